@@ -1,0 +1,32 @@
+/*
+ * check.h — the invariant checker.
+ *
+ * fw_plan_check() re-derives, independently of the cycle's own data
+ * structures, the state the cluster would be in after applying a plan to a
+ * snapshot, and checks that:
+ *   - no GPU, GPU fraction, CPU or memory of any node is over-committed
+ *     (running tasks + started tasks), and no task uses a bad GPU or lands
+ *     on an unschedulable node;
+ *   - no queue is pushed over its limit by a start (a queue already over
+ *     its limit, e.g. after the limit was lowered, may gain nothing);
+ *   - every started gang is complete (at least min_member tasks, each with
+ *     exactly its group's GPUs and milli, on a node of the requested GPU
+ *     model) and lies inside one domain of its required level;
+ *   - every pending job that did not start has exactly one pending entry.
+ * It runs after every plan in the tests, the simulator and debug builds.
+ *
+ * Returns FW_OK, or FW_EINVARIANT with d describing the first violation
+ * (field names the job, node or queue).  Scratch memory comes from a.
+ */
+#ifndef FAIRWAY_CHECK_H
+#define FAIRWAY_CHECK_H
+
+#include "fairway/arena.h"
+#include "fairway/err.h"
+#include "fairway/plan.h"
+#include "fairway/snapshot.h"
+
+int fw_plan_check(const struct fw_snapshot *s, const struct fw_plan *p,
+		  struct fw_arena *a, struct fw_diag *d);
+
+#endif

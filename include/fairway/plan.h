@@ -1,0 +1,117 @@
+/*
+ * plan.h — what a scheduling cycle decides, and why.
+ *
+ * A plan is the only output of fw_cycle_run().  It is a list of decisions
+ * (start, evict, reserve, drain), each with a reason, plus one entry per
+ * pending job that did not start, saying why (a numeric reason with up to
+ * two numeric arguments, so a UI can render it and a test can assert it),
+ * plus each queue's fair share and allocation after the plan.
+ *
+ * Reasons are an X-macro list: the enum, the stable snake_case name used in
+ * JSON and the printf template all come from FW_REASON_MAP.  The template
+ * takes the two int64 arguments a and b in that order.
+ *
+ * Determinism: decisions appear in the order the cycle made them; pending
+ * entries in snapshot job order.  Rendering (fw_plan_format_*) uses only
+ * integer and fixed-precision formatting, so equal plans render to equal
+ * bytes.
+ *
+ * Ownership: the plan and all its arrays live in the arena the cycle was
+ * given; they die with fw_arena_reset().
+ */
+#ifndef FAIRWAY_PLAN_H
+#define FAIRWAY_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fairway/snapshot.h"
+
+#define FW_DECISION_MAP(X) \
+	X(START, start)    \
+	X(EVICT, evict)    \
+	X(RESERVE, reserve) \
+	X(DRAIN, drain)
+
+enum fw_decision_kind {
+#define FW__DEC_ENUM(U, l) FW_DECIDE_##U,
+	FW_DECISION_MAP(FW__DEC_ENUM)
+#undef FW__DEC_ENUM
+	FW_DECIDE_COUNT
+};
+
+/*          NAME            json name          template (a, b)            */
+#define FW_REASON_MAP(X)                                                       \
+	X(NONE, none, "no reason")                                             \
+	X(STARTED, started, "fits: started")                                   \
+	X(FAIRSHARE_ORDER, fairshare_order,                                    \
+	  "waiting for fair-share turn: the capacity it needs (%lld GPUs) went to queues further below their share (%lld free in the best domain now)") \
+	X(OVER_QUOTA, over_quota,                                              \
+	  "over quota: starting it would put its queue %lld milli-GPU over a limit (resource %lld: 0=gpu 1=cpu 2=mem)") \
+	X(GANG_NO_FIT, gang_no_fit,                                            \
+	  "gang does not fit: needs %lld GPUs, the cluster has %lld free")    \
+	X(TOPOLOGY, topology,                                                  \
+	  "topology: the gang needs %lld GPUs inside one required domain; the largest has %lld free") \
+	X(GPU_MODEL, gpu_model,                                                \
+	  "GPU model: needs %lld GPUs of the requested model; %lld are free")  \
+	X(NO_RESOURCES, no_resources,                                          \
+	  "no node has the CPU or memory for a task (%lld tasks placed of %lld needed)") \
+	X(CYCLE_LIMIT, cycle_limit,                                            \
+	  "the cycle's start budget (%lld) was used up before this job (%lld considered)") \
+	X(HEAD_OF_LINE, head_of_line,                                          \
+	  "blocked behind job #%lld of its queue (strict order; %lld ahead)")
+
+enum fw_reason {
+#define FW__REASON_ENUM(U, l, t) FW_REASON_##U,
+	FW_REASON_MAP(FW__REASON_ENUM)
+#undef FW__REASON_ENUM
+	FW_REASON_COUNT
+};
+
+struct fw_decision {
+	enum fw_decision_kind kind;
+	enum fw_reason reason;
+	int32_t job;            /* snapshot job index, -1 for node decisions */
+	int32_t node;           /* for drain; -1 otherwise */
+	fw_time at;             /* start/reserve time */
+	int32_t alloc_first;    /* task placements in plan.allocs */
+	int32_t alloc_count;
+	int64_t a, b;           /* reason arguments */
+};
+
+struct fw_pending {
+	int32_t job;
+	enum fw_reason reason;
+	int64_t a, b;
+};
+
+struct fw_queue_result {
+	double fair[FW_RES_COUNT];      /* fair share */
+	struct fw_res allocated;        /* after the plan */
+	struct fw_res demand;           /* subtree demand */
+	double usage;                   /* decayed usage at now */
+};
+
+struct fw_plan {
+	fw_time now;
+	struct fw_decision *decisions;
+	int32_t ndecisions;
+	struct fw_pending *pending;
+	int32_t npending;
+	struct fw_task_alloc *allocs;
+	int32_t nallocs;
+	struct fw_queue_result *queues; /* one per snapshot queue */
+	int32_t nqueues;
+	int64_t considered;             /* jobs the cycle tried to place */
+};
+
+const char *fw_decision_name(enum fw_decision_kind k);
+const char *fw_reason_name(enum fw_reason r);
+/* Render a reason with its arguments; returns buf. */
+char *fw_reason_format(enum fw_reason r, int64_t a, int64_t b, char *buf,
+		       size_t n);
+
+/* Find the pending entry for job j (binary search); NULL if it started. */
+const struct fw_pending *fw_plan_pending_for(const struct fw_plan *p, int32_t j);
+
+#endif

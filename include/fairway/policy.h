@@ -1,0 +1,71 @@
+/*
+ * policy.h — scheduling policies as const ops tables.
+ *
+ * A policy is a `const struct fw_policy_ops` defined with designated
+ * initialisers in policies/<name>.c and listed in the one registry in
+ * policies/registry.c (the kernel's sched_class and sched_ext_ops are the
+ * model).  The cycle calls the ops; a policy never sees the cycle's private
+ * state, holds no globals and allocates nothing.
+ *
+ * Contract of each member (NULL always means "the documented default"):
+ *
+ *   name      Stable lower-case identifier used on the command line.
+ *   summary   One line for --help.
+ *
+ *   job_before(s, a, b)
+ *             Called while the cycle sorts each leaf queue's pending jobs,
+ *             before any placement.  Returns true when job a must be tried
+ *             before job b.  May read the snapshot only.  Must be a strict
+ *             weak order; the cycle breaks remaining ties on the job index,
+ *             so the order is total and deterministic.
+ *             Default: priority descending, then submit time ascending.
+ *
+ *   queue_order
+ *             FW_QORDER_FAIRSHARE (default): at every level of the queue
+ *             tree, serve the child queue furthest below its fair share
+ *             (lowest allocated/fair dominant share; ties: priority, then
+ *             index).  FW_QORDER_GLOBAL: ignore queues and walk all pending
+ *             jobs in job_before order (FIFO-like baselines).
+ *
+ *   strict_order
+ *             false (default): a job that cannot start is skipped and the
+ *             next one is tried.  true: the first job that cannot start
+ *             blocks every job behind it in the same order (head-of-line
+ *             blocking, as a strict FIFO does).
+ *
+ *   spread_default
+ *             false (default): bin-pack — prefer the fullest node/domain
+ *             that fits, so whole nodes and domains stay free for big gangs.
+ *             true: prefer the emptiest.  A job's own `spread` flag wins.
+ *
+ *   whole_nodes_above_one_node
+ *             true: a job that cannot fit on one node gets whole nodes (the
+ *             Slurm-like baseline's rule).  Default false.
+ */
+#ifndef FAIRWAY_POLICY_H
+#define FAIRWAY_POLICY_H
+
+#include <stdbool.h>
+
+#include "fairway/snapshot.h"
+
+enum fw_queue_order { FW_QORDER_FAIRSHARE = 0, FW_QORDER_GLOBAL = 1 };
+
+struct fw_policy_ops {
+	const char *name;
+	const char *summary;
+	bool (*job_before)(const struct fw_snapshot *s, const struct fw_job *a,
+			   const struct fw_job *b);
+	enum fw_queue_order queue_order;
+	bool strict_order;
+	bool spread_default;
+	bool whole_nodes_above_one_node;
+};
+
+/* The registry.  fw_policy_find returns NULL for an unknown name. */
+const struct fw_policy_ops *fw_policy_find(const char *name);
+const struct fw_policy_ops *fw_policy_default(void); /* "fairway" */
+/* NULL-terminated list of every registered policy, in a fixed order. */
+const struct fw_policy_ops *const *fw_policy_list(void);
+
+#endif

@@ -1,0 +1,197 @@
+/*
+ * snapshot.h — the immutable input of a scheduling cycle.
+ *
+ * A snapshot is plain data: the topology levels, the nodes, the queue tree,
+ * the jobs (pending and running, with the running jobs' task placements), the
+ * scheduler's tunables and `now`.  Adapters (the YAML loader, the simulator,
+ * the daemon, the Slurm connector) build one; fw_cycle_run() reads it and
+ * never writes it.  Two identical snapshots give byte-identical plans.
+ *
+ * Single source of truth.  Node usage is NOT stored on nodes: the cycle
+ * derives every GPU's, CPU's and memory's use from the running jobs' task
+ * allocations (struct fw_task_alloc).  Queue allocation is derived the same
+ * way.  An adapter therefore cannot hand the core a snapshot whose node
+ * usage disagrees with its jobs.
+ *
+ * References between objects are indices into the snapshot's arrays (a job's
+ * queue, a queue's parent, an allocation's node), never pointers, so a
+ * snapshot can be copied with memcpy and compared with memcmp.
+ *
+ * Topology.  Levels are named and ordered from the largest domain to the
+ * smallest, e.g. {"block", "rack", "nvlink"}; the node itself is the implicit
+ * level below the last one.  Every node has one domain name per level
+ * (node.path[level]).  A domain is identified by its full path prefix, so two
+ * racks called "r1" in different blocks are different racks.  A job's
+ * topology constraint names levels by index: required_level (never violated)
+ * and preferred_level (best effort); FW_LEVEL_NONE means no constraint and
+ * FW_LEVEL_NODE means "one node".
+ *
+ * Jobs.  A job is a gang of task groups.  Each task of a group needs `gpus`
+ * GPUs with `gpu_milli` milli-GPU on each (1000 for whole GPUs; a fraction
+ * < 1000 only with gpus == 1), plus CPU and memory.  min_member is the
+ * smallest number of tasks the job may start with (0 = all tasks).
+ *
+ * Ownership: fw_snapshot_new() returns an empty snapshot owning its arrays;
+ * the fw_snapshot_add_*() helpers grow them (amortised doubling) and return
+ * the new element's index or a negative fw_err; fw_snapshot_free() frees it
+ * all and accepts NULL.  Strings are fixed-size inline buffers so that a
+ * snapshot has no interior pointers except its arrays.
+ */
+#ifndef FAIRWAY_SNAPSHOT_H
+#define FAIRWAY_SNAPSHOT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fairway/err.h"
+#include "fairway/res.h"
+
+typedef int64_t fw_time; /* seconds; the epoch is the adapter's choice */
+
+#define FW_MAX_LEVELS 8
+#define FW_MAX_GPUS_PER_NODE 16
+#define FW_MAX_GROUPS 4
+#define FW_MAX_LABELS 8
+#define FW_NAME_MAX 64
+#define FW_LEVEL_NONE (-1)
+#define FW_LEVEL_NODE (-2)
+
+struct fw_topology {
+	int nlevels;                            /* 0..FW_MAX_LEVELS */
+	char level[FW_MAX_LEVELS][FW_NAME_MAX]; /* largest domain first */
+};
+
+struct fw_label {
+	char key[FW_NAME_MAX];
+	char value[FW_NAME_MAX];
+};
+
+struct fw_node {
+	char name[FW_NAME_MAX];
+	char gpu_model[FW_NAME_MAX];   /* "" if the node has no GPUs */
+	int32_t gpu_count;             /* 0..FW_MAX_GPUS_PER_NODE */
+	int64_t gpu_mem_mib;           /* memory per GPU */
+	int64_t cpu_milli;             /* capacity */
+	int64_t mem_mib;               /* capacity */
+	bool schedulable;              /* false: cordoned, nothing new lands */
+	uint32_t bad_gpu_mask;         /* GPUs that must not be used */
+	char path[FW_MAX_LEVELS][FW_NAME_MAX]; /* domain name per level */
+	int nlabels;
+	struct fw_label labels[FW_MAX_LABELS];
+};
+
+struct fw_queue {
+	char name[FW_NAME_MAX];
+	int32_t parent;                 /* index, or -1 for a top-level queue */
+	int32_t priority;               /* higher tier is served first over quota */
+	struct fw_res deserved;         /* guaranteed share (>= 0) */
+	struct fw_res limit;            /* hard cap; FW_UNLIMITED = none */
+	double over_quota_weight[FW_RES_COUNT]; /* >= 0, default 1 */
+	double usage;                   /* decayed GPU-seconds as of usage_at */
+	fw_time usage_at;               /* when `usage` was last decayed */
+};
+
+struct fw_task_group {
+	int32_t count;          /* tasks in the group, >= 1 */
+	int32_t gpus;           /* GPUs per task, >= 0 */
+	int32_t gpu_milli;      /* milli per GPU: 1000, or 1..999 with gpus==1 */
+	int64_t cpu_milli;      /* per task */
+	int64_t mem_mib;        /* per task */
+	char gpu_model[FW_NAME_MAX]; /* "" = any model */
+};
+
+/* One running task's place: a node and the GPUs it holds there. */
+struct fw_task_alloc {
+	int32_t node;           /* index into snapshot.nodes */
+	int16_t group;          /* task group index in the job */
+	uint32_t gpu_mask;      /* bit g = GPU g of the node */
+	int32_t gpu_milli;      /* milli held on each GPU in the mask */
+};
+
+enum fw_job_state { FW_JOB_PENDING = 0, FW_JOB_RUNNING = 1 };
+
+struct fw_job {
+	char name[FW_NAME_MAX];
+	int32_t queue;          /* index into snapshot.queues (a leaf) */
+	char user[FW_NAME_MAX];
+	int32_t priority;       /* higher first within a queue */
+	bool preemptible;
+	bool spread;            /* place tasks on the emptiest nodes */
+	fw_time submit_time;
+	fw_time expected_runtime; /* seconds; 0 = unknown */
+	int32_t min_member;     /* 0 = every task */
+	int ngroups;            /* 1..FW_MAX_GROUPS */
+	struct fw_task_group groups[FW_MAX_GROUPS];
+	int8_t required_level;  /* FW_LEVEL_NONE/NODE or a level index */
+	int8_t preferred_level; /* FW_LEVEL_NONE/NODE or a level index */
+	enum fw_job_state state;
+	fw_time start_time;     /* running jobs */
+	int32_t alloc_first;    /* running jobs: range in snapshot.allocs */
+	int32_t alloc_count;
+};
+
+/* Scheduler tunables that travel with the snapshot (so a plan is a pure
+ * function of the snapshot). */
+struct fw_sched_config {
+	double usage_half_life_s;   /* decayed-usage half-life; default 7 days */
+	double usage_weight;        /* beta in fairshare.h; default 1.0, 0 = off */
+	int64_t max_starts;         /* per cycle; 0 = unlimited */
+};
+
+struct fw_snapshot {
+	fw_time now;
+	struct fw_sched_config config;
+	struct fw_topology topology;
+	struct fw_node *nodes;
+	int32_t nnodes, cap_nodes;
+	struct fw_queue *queues;
+	int32_t nqueues, cap_queues;
+	struct fw_job *jobs;
+	int32_t njobs, cap_jobs;
+	struct fw_task_alloc *allocs;
+	int32_t nallocs, cap_allocs;
+};
+
+struct fw_snapshot *fw_snapshot_new(void);
+void fw_snapshot_free(struct fw_snapshot *s);
+void fw_sched_config_default(struct fw_sched_config *c);
+
+/* Append a copy; return its index (>= 0) or FW_ENOMEM. */
+int fw_snapshot_add_node(struct fw_snapshot *s, const struct fw_node *n);
+int fw_snapshot_add_queue(struct fw_snapshot *s, const struct fw_queue *q);
+int fw_snapshot_add_job(struct fw_snapshot *s, const struct fw_job *j);
+int fw_snapshot_add_alloc(struct fw_snapshot *s, const struct fw_task_alloc *a);
+
+/* Defaults for a fresh object (schedulable node, unlimited queue with
+ * weight 1, one-task job needing nothing, no topology constraint). */
+void fw_node_init(struct fw_node *n);
+void fw_queue_init(struct fw_queue *q);
+void fw_job_init(struct fw_job *j);
+
+/* Linear lookups by name; -1 when absent.  Adapters that need speed keep
+ * their own hash. */
+int fw_snapshot_find_node(const struct fw_snapshot *s, const char *name);
+int fw_snapshot_find_queue(const struct fw_snapshot *s, const char *name);
+int fw_snapshot_find_level(const struct fw_snapshot *s, const char *name);
+
+/* Totals a job asks for (every task), and for min_member tasks. */
+struct fw_res fw_job_request(const struct fw_job *j);
+int32_t fw_job_tasks(const struct fw_job *j);
+int32_t fw_job_min_tasks(const struct fw_job *j);
+/* Whole-GPU equivalents, rounded up per task (a 0.5-GPU task counts 1). */
+int64_t fw_job_gpus(const struct fw_job *j);
+
+/*
+ * Structural validation: indices in range, a queue tree without cycles,
+ * jobs on leaf queues, sane task shapes, no duplicate node or queue names,
+ * running jobs' allocations inside their nodes.  Fills d (field = e.g.
+ * "jobs[4].queue") and returns FW_EINVAL/FW_ELOOP/FW_EEXIST on the first
+ * problem.  The cycle assumes a validated snapshot.
+ */
+int fw_snapshot_validate(const struct fw_snapshot *s, struct fw_diag *d);
+
+/* Queue helpers over the parent indices. */
+bool fw_queue_is_leaf(const struct fw_snapshot *s, int q);
+int fw_queue_depth(const struct fw_snapshot *s, int q);
+
+#endif

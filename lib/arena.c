@@ -1,0 +1,125 @@
+/*
+ * arena.c — the per-cycle bump allocator (contract in arena.h).
+ *
+ * Blocks form a singly linked list, newest first.  Allocation bumps an
+ * offset in the newest block; when it does not fit, a new block of
+ * max(block_size, n) is chained in front.  Reset frees every block but the
+ * oldest one (the list's tail), which is kept for the next cycle, so a
+ * steady-state cycle does one malloc at most.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fairway/arena.h"
+
+struct fw__arena_block {
+	struct fw__arena_block *next;
+	size_t size; /* payload bytes */
+	size_t off;  /* bytes used */
+	_Alignas(16) unsigned char data[];
+};
+
+#define ALIGN_UP(n) (((n) + 15u) & ~(size_t)15u)
+
+void fw_arena_init(struct fw_arena *a, size_t block_size)
+{
+	memset(a, 0, sizeof *a);
+	a->block_size = block_size ? block_size : (size_t)1 << 20;
+}
+
+static struct fw__arena_block *new_block(struct fw_arena *a, size_t n)
+{
+	size_t size = n > a->block_size ? n : a->block_size;
+	struct fw__arena_block *b;
+
+	if (a->limit && a->reserved + size > a->limit)
+		return NULL;
+	b = malloc(sizeof *b + size);
+	if (!b)
+		return NULL;
+	b->size = size;
+	b->off = 0;
+	b->next = a->head;
+	a->head = b;
+	a->reserved += size;
+	return b;
+}
+
+void *fw_arena_alloc(struct fw_arena *a, size_t n)
+{
+	struct fw__arena_block *b = a->head;
+	void *p;
+
+	if (n == 0)
+		n = 1;
+	if (n > SIZE_MAX - 32)
+		return NULL;
+	n = ALIGN_UP(n);
+	if (!b || b->size - b->off < n) {
+		b = new_block(a, n);
+		if (!b)
+			return NULL;
+	}
+	p = b->data + b->off;
+	b->off += n;
+	a->used += n;
+	memset(p, 0, n);
+	return p;
+}
+
+void *fw_arena_calloc(struct fw_arena *a, size_t n, size_t sz)
+{
+	if (sz && n > SIZE_MAX / sz)
+		return NULL;
+	return fw_arena_alloc(a, n * sz);
+}
+
+char *fw_arena_strdup(struct fw_arena *a, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *p = fw_arena_alloc(a, n);
+
+	if (p)
+		memcpy(p, s, n);
+	return p;
+}
+
+void fw_arena_reset(struct fw_arena *a)
+{
+	struct fw__arena_block *b = a->head, *keep = NULL;
+
+	while (b) {
+		struct fw__arena_block *next = b->next;
+		if (!next) {
+			keep = b; /* the oldest block survives */
+		} else {
+			a->reserved -= b->size;
+			free(b);
+		}
+		b = next;
+	}
+	if (keep)
+		keep->off = 0;
+	a->head = keep;
+	a->used = 0;
+}
+
+void fw_arena_release(struct fw_arena *a)
+{
+	struct fw__arena_block *b = a->head;
+
+	while (b) {
+		struct fw__arena_block *next = b->next;
+		free(b);
+		b = next;
+	}
+	a->head = NULL;
+	a->used = 0;
+	a->reserved = 0;
+}
+
+size_t fw_arena_used(const struct fw_arena *a)
+{
+	return a->used;
+}

@@ -1,0 +1,1 @@
+/* cycle.c — being written */

@@ -1,0 +1,1 @@
+/* fairshare.c — being written */

@@ -1,0 +1,1 @@
+/* place.c — being written */

@@ -1,0 +1,1 @@
+/* plan.c — being written */

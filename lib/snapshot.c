@@ -1,0 +1,198 @@
+/*
+ * snapshot.c — building, querying and validating snapshots (snapshot.h).
+ *
+ * Arrays grow by doubling through grow(); every add_* copies the caller's
+ * value in.  Validation walks the snapshot once per rule and stops at the
+ * first problem, naming it by array index ("jobs[4].queue") because a
+ * snapshot carries no file positions: loaders that do (connectors/config)
+ * map the index back to a line.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fairway/snapshot.h"
+
+struct fw_snapshot *fw_snapshot_new(void)
+{
+	struct fw_snapshot *s = calloc(1, sizeof *s);
+
+	if (s)
+		fw_sched_config_default(&s->config);
+	return s;
+}
+
+void fw_snapshot_free(struct fw_snapshot *s)
+{
+	if (!s)
+		return;
+	free(s->nodes);
+	free(s->queues);
+	free(s->jobs);
+	free(s->allocs);
+	free(s);
+}
+
+void fw_sched_config_default(struct fw_sched_config *c)
+{
+	c->usage_half_life_s = 7.0 * 24 * 3600;
+	c->usage_weight = 1.0;
+	c->max_starts = 0;
+}
+
+static int grow(void **arr, int32_t *cap, int32_t n, size_t sz)
+{
+	int32_t ncap;
+	void *p;
+
+	if (n < *cap)
+		return FW_OK;
+	if (*cap > INT32_MAX / 2)
+		return FW_ENOMEM;
+	ncap = *cap ? *cap * 2 : 16;
+	p = realloc(*arr, (size_t)ncap * sz);
+	if (!p)
+		return FW_ENOMEM;
+	*arr = p;
+	*cap = ncap;
+	return FW_OK;
+}
+
+#define ADD(s, arr, n, cap, v)                                               \
+	do {                                                                 \
+		void *fw__p = (s)->arr;                                      \
+		if (grow(&fw__p, &(s)->cap, (s)->n, sizeof *(s)->arr))       \
+			return FW_ENOMEM;                                    \
+		(s)->arr = fw__p;                                            \
+		(s)->arr[(s)->n] = *(v);                                     \
+		return (s)->n++;                                             \
+	} while (0)
+
+int fw_snapshot_add_node(struct fw_snapshot *s, const struct fw_node *n)
+{
+	ADD(s, nodes, nnodes, cap_nodes, n);
+}
+
+int fw_snapshot_add_queue(struct fw_snapshot *s, const struct fw_queue *q)
+{
+	ADD(s, queues, nqueues, cap_queues, q);
+}
+
+int fw_snapshot_add_job(struct fw_snapshot *s, const struct fw_job *j)
+{
+	ADD(s, jobs, njobs, cap_jobs, j);
+}
+
+int fw_snapshot_add_alloc(struct fw_snapshot *s, const struct fw_task_alloc *a)
+{
+	ADD(s, allocs, nallocs, cap_allocs, a);
+}
+
+void fw_node_init(struct fw_node *n)
+{
+	memset(n, 0, sizeof *n);
+	n->schedulable = true;
+}
+
+void fw_queue_init(struct fw_queue *q)
+{
+	memset(q, 0, sizeof *q);
+	q->parent = -1;
+	for (int r = 0; r < FW_RES_COUNT; r++) {
+		q->limit.v[r] = FW_UNLIMITED;
+		q->over_quota_weight[r] = 1.0;
+	}
+}
+
+void fw_job_init(struct fw_job *j)
+{
+	memset(j, 0, sizeof *j);
+	j->ngroups = 1;
+	j->groups[0].count = 1;
+	j->groups[0].gpu_milli = 1000;
+	j->required_level = FW_LEVEL_NONE;
+	j->preferred_level = FW_LEVEL_NONE;
+	j->alloc_first = -1;
+}
+
+int fw_snapshot_find_node(const struct fw_snapshot *s, const char *name)
+{
+	for (int32_t i = 0; i < s->nnodes; i++)
+		if (strcmp(s->nodes[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+int fw_snapshot_find_queue(const struct fw_snapshot *s, const char *name)
+{
+	for (int32_t i = 0; i < s->nqueues; i++)
+		if (strcmp(s->queues[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+int fw_snapshot_find_level(const struct fw_snapshot *s, const char *name)
+{
+	if (strcmp(name, "node") == 0)
+		return FW_LEVEL_NODE;
+	for (int i = 0; i < s->topology.nlevels; i++)
+		if (strcmp(s->topology.level[i], name) == 0)
+			return i;
+	return FW_LEVEL_NONE;
+}
+
+int32_t fw_job_tasks(const struct fw_job *j)
+{
+	int32_t n = 0;
+
+	for (int g = 0; g < j->ngroups; g++)
+		n += j->groups[g].count;
+	return n;
+}
+
+int32_t fw_job_min_tasks(const struct fw_job *j)
+{
+	int32_t all = fw_job_tasks(j);
+
+	return j->min_member > 0 && j->min_member < all ? j->min_member : all;
+}
+
+struct fw_res fw_job_request(const struct fw_job *j)
+{
+	struct fw_res r = fw_res_zero();
+
+	for (int g = 0; g < j->ngroups; g++) {
+		const struct fw_task_group *t = &j->groups[g];
+		r.v[FW_RES_GPU] += (int64_t)t->count * t->gpus * t->gpu_milli;
+		r.v[FW_RES_CPU] += (int64_t)t->count * t->cpu_milli;
+		r.v[FW_RES_MEM] += (int64_t)t->count * t->mem_mib;
+	}
+	return r;
+}
+
+int64_t fw_job_gpus(const struct fw_job *j)
+{
+	int64_t n = 0;
+
+	for (int g = 0; g < j->ngroups; g++)
+		n += (int64_t)j->groups[g].count * j->groups[g].gpus;
+	return n;
+}
+
+bool fw_queue_is_leaf(const struct fw_snapshot *s, int q)
+{
+	for (int32_t i = 0; i < s->nqueues; i++)
+		if (s->queues[i].parent == q)
+			return false;
+	return true;
+}
+
+int fw_queue_depth(const struct fw_snapshot *s, int q)
+{
+	int d = 0;
+
+	while (q >= 0 && d <= s->nqueues) {
+		q = s->queues[q].parent;
+		d++;
+	}
+	return d;
+}

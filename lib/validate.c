@@ -1,0 +1,277 @@
+/*
+ * validate.c — structural validation of a snapshot (fw_snapshot_validate).
+ *
+ * One function per object kind, each stopping at the first problem and
+ * naming it by array index.  Duplicate names are found by sorting an index
+ * array (O(n log n)); the queue tree's acyclicity by walking each queue's
+ * parent chain at most nqueues steps.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fairway/snapshot.h"
+
+#define BAD(d, err, field, ...) fw_diag_set((d), (err), "", 0, 0, (field), __VA_ARGS__)
+
+static int check_topology(const struct fw_snapshot *s, struct fw_diag *d)
+{
+	const struct fw_topology *t = &s->topology;
+
+	if (t->nlevels < 0 || t->nlevels > FW_MAX_LEVELS)
+		return BAD(d, FW_ERANGE, "topology.levels",
+			   "%d levels; use 0 to %d", t->nlevels, FW_MAX_LEVELS);
+	for (int i = 0; i < t->nlevels; i++) {
+		if (!t->level[i][0] || strcmp(t->level[i], "node") == 0)
+			return BAD(d, FW_EINVAL, "topology.levels",
+				   "level %d has an empty or reserved name", i);
+		for (int k = 0; k < i; k++)
+			if (strcmp(t->level[i], t->level[k]) == 0)
+				return BAD(d, FW_EEXIST, "topology.levels",
+					   "level \"%s\" is listed twice", t->level[i]);
+	}
+	return FW_OK;
+}
+
+struct name_ref {
+	const char *name;
+	int32_t idx;
+};
+
+static int name_cmp(const void *a, const void *b)
+{
+	const struct name_ref *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* Finds a duplicate among n names spaced `stride` bytes apart.  Returns the
+ * index of the second occurrence, -1 if none, -2 on allocation failure. */
+static int32_t find_duplicate(const char *base, size_t stride, int32_t n)
+{
+	struct name_ref *r;
+	int32_t dup = -1;
+
+	if (n < 2)
+		return -1;
+	r = malloc((size_t)n * sizeof *r);
+	if (!r)
+		return -2;
+	for (int32_t i = 0; i < n; i++) {
+		r[i].name = base + (size_t)i * stride;
+		r[i].idx = i;
+	}
+	qsort(r, (size_t)n, sizeof *r, name_cmp);
+	for (int32_t i = 1; i < n && dup < 0; i++)
+		if (strcmp(r[i].name, r[i - 1].name) == 0)
+			dup = r[i].idx;
+	free(r);
+	return dup;
+}
+
+static int check_node(const struct fw_snapshot *s, int32_t i, struct fw_diag *d)
+{
+	const struct fw_node *n = &s->nodes[i];
+	char f[64];
+
+	snprintf(f, sizeof f, "nodes[%d]", (int)i);
+	if (!n->name[0])
+		return BAD(d, FW_EINVAL, f, "a node needs a name");
+	if (n->gpu_count < 0 || n->gpu_count > FW_MAX_GPUS_PER_NODE)
+		return BAD(d, FW_ERANGE, f, "node %s has %d GPUs; use 0 to %d",
+			   n->name, n->gpu_count, FW_MAX_GPUS_PER_NODE);
+	if (n->cpu_milli < 0 || n->mem_mib < 0 || n->gpu_mem_mib < 0)
+		return BAD(d, FW_ERANGE, f, "node %s has a negative capacity", n->name);
+	for (int l = 0; l < s->topology.nlevels; l++)
+		if (!n->path[l][0])
+			return BAD(d, FW_EINVAL, f,
+				   "node %s has no domain for topology level %s",
+				   n->name, s->topology.level[l]);
+	return FW_OK;
+}
+
+static int check_nodes(const struct fw_snapshot *s, struct fw_diag *d)
+{
+	int32_t dup;
+	int rc;
+
+	for (int32_t i = 0; i < s->nnodes; i++)
+		if ((rc = check_node(s, i, d)) != FW_OK)
+			return rc;
+	dup = find_duplicate(s->nnodes ? s->nodes[0].name : "", sizeof(struct fw_node), s->nnodes);
+	if (dup == -2)
+		return FW_ENOMEM;
+	if (dup >= 0) {
+		char f[64];
+		snprintf(f, sizeof f, "nodes[%d].name", (int)dup);
+		return BAD(d, FW_EEXIST, f, "duplicate node \"%s\"; node names must be unique",
+			   s->nodes[dup].name);
+	}
+	return FW_OK;
+}
+
+static int check_queue(const struct fw_snapshot *s, int32_t i, struct fw_diag *d)
+{
+	const struct fw_queue *q = &s->queues[i];
+	char f[64];
+	int32_t p = q->parent;
+	int32_t steps = 0;
+
+	snprintf(f, sizeof f, "queues[%d]", (int)i);
+	if (!q->name[0])
+		return BAD(d, FW_EINVAL, f, "a queue needs a name");
+	if (p < -1 || p >= s->nqueues)
+		return BAD(d, FW_ENOENT, f, "queue %s has parent index %d out of range", q->name, (int)p);
+	for (int r = 0; r < FW_RES_COUNT; r++) {
+		if (q->deserved.v[r] < 0)
+			return BAD(d, FW_ERANGE, f, "queue %s: negative %s quota", q->name, fw_res_name(r));
+		if (q->limit.v[r] < FW_UNLIMITED)
+			return BAD(d, FW_ERANGE, f, "queue %s: %s limit below -1", q->name, fw_res_name(r));
+		if (!(q->over_quota_weight[r] >= 0))
+			return BAD(d, FW_ERANGE, f, "queue %s: negative %s overQuotaWeight", q->name, fw_res_name(r));
+	}
+	while (p >= 0) {
+		if (p == i || ++steps > s->nqueues)
+			return BAD(d, FW_ELOOP, f, "queue %s is its own ancestor: the queue tree has a cycle", q->name);
+		p = s->queues[p].parent;
+	}
+	return FW_OK;
+}
+
+static int check_queues(const struct fw_snapshot *s, struct fw_diag *d)
+{
+	int32_t dup;
+	int rc;
+
+	for (int32_t i = 0; i < s->nqueues; i++)
+		if ((rc = check_queue(s, i, d)) != FW_OK)
+			return rc;
+	dup = find_duplicate(s->nqueues ? s->queues[0].name : "", sizeof(struct fw_queue), s->nqueues);
+	if (dup == -2)
+		return FW_ENOMEM;
+	if (dup >= 0) {
+		char f[64];
+		snprintf(f, sizeof f, "queues[%d].name", (int)dup);
+		return BAD(d, FW_EEXIST, f, "duplicate queue \"%s\"", s->queues[dup].name);
+	}
+	return FW_OK;
+}
+
+static int check_level(const struct fw_snapshot *s, int lvl)
+{
+	return lvl == FW_LEVEL_NONE || lvl == FW_LEVEL_NODE ||
+	       (lvl >= 0 && lvl < s->topology.nlevels);
+}
+
+static int check_group(const struct fw_task_group *t, const char *f, struct fw_diag *d)
+{
+	if (t->count < 1)
+		return BAD(d, FW_ERANGE, f, "a task group needs count >= 1");
+	if (t->gpus < 0 || t->gpus > FW_MAX_GPUS_PER_NODE)
+		return BAD(d, FW_ERANGE, f, "gpus per task must be 0..%d", FW_MAX_GPUS_PER_NODE);
+	if (t->gpus > 0 && (t->gpu_milli < 1 || t->gpu_milli > 1000))
+		return BAD(d, FW_ERANGE, f, "gpu fraction must be 1..1000 milli");
+	if (t->gpus > 1 && t->gpu_milli != 1000)
+		return BAD(d, FW_EINVAL, f, "a fractional GPU request needs gpus == 1");
+	if (t->cpu_milli < 0 || t->mem_mib < 0)
+		return BAD(d, FW_ERANGE, f, "negative cpu or memory request");
+	return FW_OK;
+}
+
+static int check_allocs(const struct fw_snapshot *s, const struct fw_job *j,
+			const char *f, struct fw_diag *d)
+{
+	if (j->alloc_first < 0 || j->alloc_count < 1 ||
+	    j->alloc_first > s->nallocs - j->alloc_count)
+		return BAD(d, FW_EINVAL, f, "running job %s has no valid allocation range", j->name);
+	for (int32_t k = 0; k < j->alloc_count; k++) {
+		const struct fw_task_alloc *a = &s->allocs[j->alloc_first + k];
+		if (a->node < 0 || a->node >= s->nnodes)
+			return BAD(d, FW_ENOENT, f, "running job %s: allocation on unknown node", j->name);
+		if (a->group < 0 || a->group >= j->ngroups)
+			return BAD(d, FW_ERANGE, f, "running job %s: allocation names group %d", j->name, a->group);
+		const struct fw_node *n = &s->nodes[a->node];
+		uint32_t all = n->gpu_count >= 32 ? 0xffffffffu : ((1u << n->gpu_count) - 1);
+		if (a->gpu_mask & ~all)
+			return BAD(d, FW_ERANGE, f, "running job %s: GPU index beyond node %s's %d GPUs",
+				   j->name, n->name, n->gpu_count);
+		if (__builtin_popcount(a->gpu_mask) != j->groups[a->group].gpus)
+			return BAD(d, FW_EINVAL, f, "running job %s: a task holds %d GPUs, its group asks %d",
+				   j->name, __builtin_popcount(a->gpu_mask), j->groups[a->group].gpus);
+		if (a->gpu_mask && (a->gpu_milli < 1 || a->gpu_milli > 1000))
+			return BAD(d, FW_ERANGE, f, "running job %s: gpu milli out of range", j->name);
+	}
+	return FW_OK;
+}
+
+static int check_job(const struct fw_snapshot *s, int32_t i, const char *leaf,
+		     struct fw_diag *d)
+{
+	const struct fw_job *j = &s->jobs[i];
+	char f[64];
+	int rc;
+
+	snprintf(f, sizeof f, "jobs[%d]", (int)i);
+	if (!j->name[0])
+		return BAD(d, FW_EINVAL, f, "a job needs a name");
+	if (j->queue < 0 || j->queue >= s->nqueues)
+		return BAD(d, FW_ENOENT, f, "job %s has no valid queue", j->name);
+	if (!leaf[j->queue])
+		return BAD(d, FW_EINVAL, f, "job %s is on queue %s, which has child queues; submit to a leaf queue",
+			   j->name, s->queues[j->queue].name);
+	if (j->ngroups < 1 || j->ngroups > FW_MAX_GROUPS)
+		return BAD(d, FW_ERANGE, f, "job %s has %d task groups; use 1 to %d", j->name, j->ngroups, FW_MAX_GROUPS);
+	for (int g = 0; g < j->ngroups; g++)
+		if ((rc = check_group(&j->groups[g], f, d)) != FW_OK)
+			return rc;
+	if (j->min_member < 0 || j->min_member > fw_job_tasks(j))
+		return BAD(d, FW_ERANGE, f, "job %s: minMember %d outside 0..%d", j->name, (int)j->min_member, (int)fw_job_tasks(j));
+	if (!check_level(s, j->required_level) || !check_level(s, j->preferred_level))
+		return BAD(d, FW_EINVAL, f, "job %s names an unknown topology level", j->name);
+	if (j->state == FW_JOB_RUNNING)
+		return check_allocs(s, j, f, d);
+	if (j->state != FW_JOB_PENDING)
+		return BAD(d, FW_EINVAL, f, "job %s has an unknown state", j->name);
+	return FW_OK;
+}
+
+static int check_jobs(const struct fw_snapshot *s, struct fw_diag *d)
+{
+	char *leaf = malloc((size_t)s->nqueues + 1);
+	int rc = FW_OK;
+
+	if (!leaf)
+		return FW_ENOMEM;
+	memset(leaf, 1, (size_t)s->nqueues + 1);
+	for (int32_t q = 0; q < s->nqueues; q++)
+		if (s->queues[q].parent >= 0)
+			leaf[s->queues[q].parent] = 0;
+	for (int32_t i = 0; i < s->njobs && rc == FW_OK; i++)
+		rc = check_job(s, i, leaf, d);
+	free(leaf);
+	if (rc == FW_OK) {
+		int32_t dup = find_duplicate(s->njobs ? s->jobs[0].name : "", sizeof(struct fw_job), s->njobs);
+		if (dup == -2)
+			return FW_ENOMEM;
+		if (dup >= 0) {
+			char f[64];
+			snprintf(f, sizeof f, "jobs[%d].name", (int)dup);
+			return BAD(d, FW_EEXIST, f, "duplicate job \"%s\"", s->jobs[dup].name);
+		}
+	}
+	return rc;
+}
+
+int fw_snapshot_validate(const struct fw_snapshot *s, struct fw_diag *d)
+{
+	int rc;
+
+	if ((rc = check_topology(s, d)) != FW_OK)
+		return rc;
+	if ((rc = check_nodes(s, d)) != FW_OK)
+		return rc;
+	if ((rc = check_queues(s, d)) != FW_OK)
+		return rc;
+	return check_jobs(s, d);
+}
