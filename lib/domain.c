@@ -1,1 +1,390 @@
-/* domain.c — being written */
+/*
+ * domain.c — per-cycle node state and the topology domain index.
+ *
+ * Build (once per cycle, O(N log N) for N nodes):
+ *   1. models:  distinct GPU model names, in first-seen node order;
+ *   2. usage:   per-GPU milli, CPU and memory used, from running jobs;
+ *   3. order:   node indices sorted by topology path, then node index;
+ *   4. domains: one per distinct path prefix per level, ids level-major so
+ *               each level's domains are a contiguous id range;
+ *   5. index:   per level, buckets by free whole GPUs (see cstate.h).
+ *
+ * Update (each placement): fw__domain_node_changed() walks the node's
+ * domain chain (L+2 domains) and moves each between buckets: O(levels).
+ *
+ * Query: fw__domain_first() finds the first non-empty bucket >= need with
+ * a word-at-a-time bitmap scan; ties inside a bucket go in list order
+ * (domains enter a bucket at the tail, so initially in id order).
+ * Honest note: the scan is O(maxcap/64) words per query; at 10,000 nodes x
+ * 8 GPUs the root level has one domain and the rack level a few hundred
+ * buckets, so this is a handful of words.
+ */
+#include <string.h>
+
+#include "cstate.h"
+
+int32_t fw__model_id(const struct fw__cstate *c, const char *name)
+{
+	for (int32_t i = 0; i < c->nmodels; i++)
+		if (strcmp(c->models[i], name) == 0)
+			return i;
+	return -1;
+}
+
+static int build_models(struct fw__cstate *c)
+{
+	const struct fw_snapshot *s = c->s;
+
+	c->models = fw_arena_calloc(c->arena, (size_t)s->nnodes + 1, FW_NAME_MAX);
+	c->model_free_initial = FW_ARENA_NEW(c->arena, int64_t, s->nnodes + 1);
+	if (!c->models || !c->model_free_initial)
+		return FW_ENOMEM;
+	for (int32_t i = 0; i < s->nnodes; i++) {
+		const struct fw_node *n = &s->nodes[i];
+		int32_t m = n->gpu_count ? fw__model_id(c, n->gpu_model) : -1;
+		if (n->gpu_count && m < 0) {
+			m = c->nmodels++;
+			memcpy(c->models[m], n->gpu_model, FW_NAME_MAX);
+		}
+		c->nodes[i].model = m;
+	}
+	return FW_OK;
+}
+
+int32_t fw__node_whole_free(const struct fw__cstate *c, int32_t n)
+{
+	const struct fw_node *sn = &c->s->nodes[n];
+	const struct fw__node *cn = &c->nodes[n];
+	int32_t k = 0;
+
+	if (!cn->usable)
+		return 0;
+	for (int g = 0; g < sn->gpu_count; g++)
+		if (!(sn->bad_gpu_mask & (1u << g)) && cn->used[g] == 0)
+			k++;
+	return k;
+}
+
+static void apply_running(struct fw__cstate *c)
+{
+	const struct fw_snapshot *s = c->s;
+
+	for (int32_t i = 0; i < s->nnodes; i++) {
+		c->nodes[i].cpu_free = s->nodes[i].cpu_milli;
+		c->nodes[i].mem_free = s->nodes[i].mem_mib;
+		c->nodes[i].usable = s->nodes[i].schedulable;
+	}
+	for (int32_t j = 0; j < s->njobs; j++) {
+		const struct fw_job *job = &s->jobs[j];
+		if (job->state != FW_JOB_RUNNING)
+			continue;
+		for (int32_t k = 0; k < job->alloc_count; k++) {
+			const struct fw_task_alloc *a = &s->allocs[job->alloc_first + k];
+			struct fw__node *n = &c->nodes[a->node];
+			const struct fw_task_group *t = &job->groups[a->group];
+			for (int g = 0; g < FW_MAX_GPUS_PER_NODE; g++)
+				if (a->gpu_mask & (1u << g))
+					n->used[g] = (int16_t)(n->used[g] + a->gpu_milli);
+			n->cpu_free -= t->cpu_milli;
+			n->mem_free -= t->mem_mib;
+		}
+	}
+	for (int32_t i = 0; i < s->nnodes; i++)
+		c->nodes[i].whole_free = fw__node_whole_free(c, i);
+}
+
+/* Order nodes by path (level by level), then by index: a stable merge sort
+ * on int32 indices so the result never depends on qsort's tie behaviour. */
+static int path_cmp(const struct fw_snapshot *s, int32_t a, int32_t b)
+{
+	for (int l = 0; l < s->topology.nlevels; l++) {
+		int r = strcmp(s->nodes[a].path[l], s->nodes[b].path[l]);
+		if (r)
+			return r;
+	}
+	return (a > b) - (a < b);
+}
+
+static void merge_sort(const struct fw_snapshot *s, int32_t *v, int32_t *tmp, int32_t n)
+{
+	int32_t h, i, j, k;
+
+	if (n < 2)
+		return;
+	h = n / 2;
+	merge_sort(s, v, tmp, h);
+	merge_sort(s, v + h, tmp, n - h);
+	for (i = 0, j = h, k = 0; i < h && j < n;)
+		tmp[k++] = path_cmp(s, v[i], v[j]) <= 0 ? v[i++] : v[j++];
+	while (i < h)
+		tmp[k++] = v[i++];
+	while (j < n)
+		tmp[k++] = v[j++];
+	memcpy(v, tmp, (size_t)n * sizeof *v);
+}
+
+/* Does node order[i] start a new domain at topology level l (0-based)? */
+static bool starts_domain(const struct fw__cstate *c, int32_t i, int l)
+{
+	const struct fw_snapshot *s = c->s;
+
+	if (i == 0)
+		return true;
+	for (int k = 0; k <= l; k++)
+		if (strcmp(s->nodes[c->order[i]].path[k], s->nodes[c->order[i - 1]].path[k]))
+			return true;
+	return false;
+}
+
+static int build_domains(struct fw__cstate *c)
+{
+	int32_t L = c->s->topology.nlevels, nn = c->nn;
+	int32_t count[FW_MAX_LEVELS + 2] = { 0 }, base[FW_MAX_LEVELS + 2];
+	int32_t cur[FW_MAX_LEVELS + 2];
+
+	c->ndl = L + 2;
+	count[0] = 1;
+	count[L + 1] = nn;
+	for (int l = 0; l < L; l++)
+		for (int32_t i = 0; i < nn; i++)
+			count[l + 1] += starts_domain(c, i, l);
+	c->ndom = 0;
+	for (int dl = 0; dl < c->ndl; dl++) {
+		base[dl] = c->ndom;
+		c->ndom += count[dl];
+		cur[dl] = base[dl] - 1;
+	}
+	c->dom = FW_ARENA_NEW(c->arena, struct fw__domain, c->ndom);
+	if (!c->dom)
+		return FW_ENOMEM;
+	for (int32_t i = 0; i < nn; i++) {
+		for (int dl = 0; dl < c->ndl; dl++) {
+			bool fresh = dl == 0 ? i == 0 : dl == L + 1 ? true : starts_domain(c, i, dl - 1);
+			if (fresh) {
+				struct fw__domain *d = &c->dom[++cur[dl]];
+				d->level = dl;
+				d->parent = dl ? cur[dl - 1] : -1;
+				d->first = i;
+			}
+			c->dom[cur[dl]].last = i + 1;
+		}
+		c->nodes[c->order[i]].dom = cur[L + 1];
+	}
+	for (int dl = 0; dl < c->ndl; dl++) {
+		c->lvl[dl].first_dom = base[dl];
+		c->lvl[dl].ndom = count[dl];
+	}
+	return FW_OK;
+}
+
+static void add_node_aggregates(struct fw__cstate *c, int32_t n)
+{
+	const struct fw_node *sn = &c->s->nodes[n];
+	struct fw__node *cn = &c->nodes[n];
+	int32_t good = 0;
+
+	if (!cn->usable)
+		return;
+	for (int g = 0; g < sn->gpu_count; g++)
+		good += !(sn->bad_gpu_mask & (1u << g));
+	for (int32_t d = cn->dom; d >= 0; d = c->dom[d].parent) {
+		c->dom[d].free_whole += cn->whole_free;
+		c->dom[d].cap_whole += good;
+		c->dom[d].hist[cn->whole_free]++;
+	}
+}
+
+static void bucket_insert(struct fw__cstate *c, int32_t d)
+{
+	struct fw__level_index *x = &c->lvl[c->dom[d].level];
+	int32_t k = c->dom[d].free_whole;
+
+	c->dom[d].next = -1;
+	c->dom[d].prev = x->tail[k];
+	if (x->tail[k] >= 0)
+		c->dom[x->tail[k]].next = d;
+	else
+		x->head[k] = d;
+	x->tail[k] = d;
+	x->bits[k >> 6] |= (uint64_t)1 << (k & 63);
+}
+
+static void bucket_remove(struct fw__cstate *c, int32_t d)
+{
+	struct fw__level_index *x = &c->lvl[c->dom[d].level];
+	struct fw__domain *p = &c->dom[d];
+	int32_t k = p->free_whole;
+
+	if (p->prev >= 0)
+		c->dom[p->prev].next = p->next;
+	else
+		x->head[k] = p->next;
+	if (p->next >= 0)
+		c->dom[p->next].prev = p->prev;
+	else
+		x->tail[k] = p->prev;
+	if (x->head[k] < 0)
+		x->bits[k >> 6] &= ~((uint64_t)1 << (k & 63));
+}
+
+static int build_index(struct fw__cstate *c)
+{
+	for (int dl = 0; dl < c->ndl; dl++) {
+		struct fw__level_index *x = &c->lvl[dl];
+		int32_t maxcap = 0, maxfree = 0;
+		for (int32_t d = x->first_dom; d < x->first_dom + x->ndom; d++) {
+			if (c->dom[d].cap_whole > maxcap)
+				maxcap = c->dom[d].cap_whole;
+			if (c->dom[d].free_whole > maxfree)
+				maxfree = c->dom[d].free_whole;
+		}
+		x->maxcap = maxcap;
+		x->max_free_initial = maxfree;
+		x->nwords = maxcap / 64 + 1;
+		x->head = FW_ARENA_NEW(c->arena, int32_t, maxcap + 1);
+		x->tail = FW_ARENA_NEW(c->arena, int32_t, maxcap + 1);
+		x->bits = FW_ARENA_NEW(c->arena, uint64_t, x->nwords);
+		if (!x->head || !x->tail || !x->bits)
+			return FW_ENOMEM;
+		memset(x->head, 0xff, (size_t)(maxcap + 1) * sizeof(int32_t));
+		memset(x->tail, 0xff, (size_t)(maxcap + 1) * sizeof(int32_t));
+		for (int32_t d = x->first_dom; d < x->first_dom + x->ndom; d++)
+			bucket_insert(c, d);
+	}
+	return FW_OK;
+}
+
+static void record_initial(struct fw__cstate *c)
+{
+	const struct fw_snapshot *s = c->s;
+
+	memcpy(c->root_hist_initial, c->dom[0].hist, sizeof c->root_hist_initial);
+	c->root_free_initial = c->dom[0].free_whole;
+	c->capacity = fw_res_zero();
+	for (int32_t i = 0; i < c->nn; i++) {
+		const struct fw__node *n = &c->nodes[i];
+		if (!n->usable)
+			continue;
+		if (n->model >= 0)
+			c->model_free_initial[n->model] += n->whole_free;
+		for (int g = 0; g < s->nodes[i].gpu_count; g++)
+			if (!(s->nodes[i].bad_gpu_mask & (1u << g)))
+				c->capacity.v[FW_RES_GPU] += 1000;
+		c->capacity.v[FW_RES_CPU] += s->nodes[i].cpu_milli;
+		c->capacity.v[FW_RES_MEM] += s->nodes[i].mem_mib;
+	}
+}
+
+int fw__cstate_build(struct fw__cstate *c, const struct fw_snapshot *s, struct fw_arena *a)
+{
+	int32_t *tmp;
+	int rc;
+
+	c->s = s;
+	c->arena = a;
+	c->nn = s->nnodes;
+	c->nodes = FW_ARENA_NEW(a, struct fw__node, s->nnodes + 1);
+	c->order = FW_ARENA_NEW(a, int32_t, s->nnodes + 1);
+	tmp = FW_ARENA_NEW(a, int32_t, s->nnodes + 1);
+	c->lvl = FW_ARENA_NEW(a, struct fw__level_index, FW_MAX_LEVELS + 2);
+	if (!c->nodes || !c->order || !tmp || !c->lvl)
+		return FW_ENOMEM;
+	if ((rc = build_models(c)) != FW_OK)
+		return rc;
+	apply_running(c);
+	for (int32_t i = 0; i < s->nnodes; i++)
+		c->order[i] = i;
+	merge_sort(s, c->order, tmp, s->nnodes);
+	if ((rc = build_domains(c)) != FW_OK)
+		return rc;
+	for (int32_t i = 0; i < c->nn; i++)
+		add_node_aggregates(c, i);
+	if ((rc = build_index(c)) != FW_OK)
+		return rc;
+	record_initial(c);
+	return FW_OK;
+}
+
+void fw__domain_node_changed(struct fw__cstate *c, int32_t n, int32_t old_free)
+{
+	int32_t nw = c->nodes[n].whole_free;
+
+	if (nw == old_free || !c->nodes[n].usable)
+		return;
+	for (int32_t d = c->nodes[n].dom; d >= 0; d = c->dom[d].parent) {
+		struct fw__domain *p = &c->dom[d];
+		bucket_remove(c, d);
+		p->hist[old_free]--;
+		p->hist[nw]++;
+		p->free_whole += nw - old_free;
+		bucket_insert(c, d);
+	}
+}
+
+static int32_t scan_up(const struct fw__level_index *x, int32_t k)
+{
+	if (k < 0)
+		k = 0;
+	if (k > x->maxcap)
+		return -1;
+	int32_t w = k >> 6;
+	uint64_t bits = x->bits[w] & (~(uint64_t)0 << (k & 63));
+	for (;;) {
+		if (bits)
+			return (w << 6) + __builtin_ctzll(bits);
+		if (++w >= x->nwords)
+			return -1;
+		bits = x->bits[w];
+	}
+}
+
+static int32_t scan_down(const struct fw__level_index *x, int32_t k)
+{
+	if (k > x->maxcap)
+		k = x->maxcap;
+	if (k < 0)
+		return -1;
+	int32_t w = k >> 6;
+	int sh = 63 - (k & 63);
+	uint64_t bits = (x->bits[w] << sh) >> sh;
+	for (;;) {
+		if (bits)
+			return (w << 6) + 63 - __builtin_clzll(bits);
+		if (--w < 0)
+			return -1;
+		bits = x->bits[w];
+	}
+}
+
+int32_t fw__domain_first(const struct fw__cstate *c, int32_t dl, int32_t need, bool spread)
+{
+	const struct fw__level_index *x = &c->lvl[dl];
+	int32_t k = spread ? scan_down(x, x->maxcap) : scan_up(x, need);
+
+	if (k < 0 || k < need)
+		return -1;
+	return x->head[k];
+}
+
+int32_t fw__domain_next(const struct fw__cstate *c, int32_t d, bool spread)
+{
+	const struct fw__domain *p = &c->dom[d];
+	const struct fw__level_index *x = &c->lvl[p->level];
+	int32_t k;
+
+	if (p->next >= 0)
+		return p->next;
+	k = spread ? scan_down(x, p->free_whole - 1) : scan_up(x, p->free_whole + 1);
+	return k < 0 ? -1 : x->head[k];
+}
+
+int64_t fw__domain_capacity(const struct fw__domain *d, int32_t g)
+{
+	int64_t n = 0;
+
+	if (g <= 0)
+		return INT64_MAX;
+	for (int k = g; k < FW__HIST; k++)
+		n += (int64_t)d->hist[k] * (k / g);
+	return n;
+}

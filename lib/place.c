@@ -1,1 +1,321 @@
-/* place.c — being written */
+/*
+ * place.c — all-or-nothing, topology-aware placement of one gang.
+ *
+ * Search, from tight to loose:
+ *   for each domain level dl from the preferred level up to the required
+ *   level (node < nvlink < rack < block < root):
+ *     for each domain at dl with enough free whole GPUs, fullest first
+ *     (bin-pack) or emptiest first (spread):
+ *       if its histogram says every whole-GPU group could fit, try to
+ *       assign the tasks to its nodes; the first success wins.
+ * So "the smallest domain at the preferred level that fits" is an index
+ * lookup (domain.c), a gang never leaves its required domain, and a large
+ * gang only spreads to a larger domain when no smaller one can hold it.
+ *
+ * Assignment inside a domain: its usable nodes, sorted by free whole GPUs
+ * ascending (bin-pack; descending for spread), then by topology order.  Each
+ * task takes the first node that fits it (GPU model, CPU, memory, GPUs);
+ * a fractional task first looks for an already-shared GPU with room (best
+ * fit), then a free GPU.  Changes go straight into the node state with an
+ * undo log; on failure they are rolled back, on success the domain
+ * aggregates are updated once per touched node.
+ */
+#include <string.h>
+
+#include "cstate.h"
+
+struct undo {
+	int32_t node;
+	int32_t old_free;
+};
+
+struct attempt {
+	struct fw__cstate *c;
+	const struct fw_job *job;
+	int32_t *cand;          /* candidate nodes of the current domain */
+	int32_t ncand;
+	struct fw_task_alloc *tasks;
+	int32_t ntasks;
+	struct undo *touched;
+	int32_t ntouched;
+	int32_t models[FW_MAX_GROUPS]; /* -2 = any, -1 = unknown model */
+	bool spread;
+	bool shape_fit;         /* some domain had the GPUs for the gang */
+};
+
+static int32_t to_dl(const struct fw__cstate *c, int lvl, int32_t dflt)
+{
+	int32_t L = c->s->topology.nlevels;
+
+	if (lvl == FW_LEVEL_NONE)
+		return dflt;
+	if (lvl == FW_LEVEL_NODE)
+		return L + 1;
+	return lvl + 1;
+}
+
+static bool node_fits(const struct attempt *t, int32_t n, int g, bool shared_only)
+{
+	const struct fw_task_group *grp = &t->job->groups[g];
+	const struct fw__node *cn = &t->c->nodes[n];
+	const struct fw_node *sn = &t->c->s->nodes[n];
+
+	if (!cn->usable || cn->cpu_free < grp->cpu_milli || cn->mem_free < grp->mem_mib)
+		return false;
+	if (grp->gpus == 0)
+		return true;
+	if (t->models[g] != -2 && cn->model != t->models[g])
+		return false;
+	if (grp->gpu_milli == 1000 || grp->gpus > 1)
+		return cn->whole_free >= grp->gpus;
+	for (int k = 0; k < sn->gpu_count; k++) {
+		if (sn->bad_gpu_mask & (1u << k))
+			continue;
+		bool shared = cn->used[k] > 0;
+		if ((shared || !shared_only) && 1000 - cn->used[k] >= grp->gpu_milli)
+			return true;
+	}
+	return false;
+}
+
+/* GPUs for one task of group g on node n: whole GPUs lowest index first; a
+ * fraction on the shared GPU with the least room that fits, else the
+ * lowest free GPU. */
+static uint32_t pick_gpus(const struct attempt *t, int32_t n, int g)
+{
+	const struct fw_task_group *grp = &t->job->groups[g];
+	const struct fw__node *cn = &t->c->nodes[n];
+	const struct fw_node *sn = &t->c->s->nodes[n];
+	uint32_t mask = 0;
+	int best = -1, need = grp->gpus;
+
+	for (int k = 0; k < sn->gpu_count && need > 0; k++) {
+		if (sn->bad_gpu_mask & (1u << k))
+			continue;
+		if (grp->gpu_milli == 1000) {
+			if (cn->used[k] == 0) {
+				mask |= 1u << k;
+				need--;
+			}
+			continue;
+		}
+		int room = 1000 - cn->used[k];
+		if (room < grp->gpu_milli)
+			continue;
+		if (best < 0 || (cn->used[k] > 0 && (cn->used[best] == 0 || room < 1000 - cn->used[best])))
+			best = k;
+	}
+	return grp->gpu_milli == 1000 ? mask : (best >= 0 ? 1u << best : 0);
+}
+
+static void touch(struct attempt *t, int32_t n)
+{
+	for (int32_t i = 0; i < t->ntouched; i++)
+		if (t->touched[i].node == n)
+			return;
+	t->touched[t->ntouched].node = n;
+	t->touched[t->ntouched].old_free = t->c->nodes[n].whole_free;
+	t->ntouched++;
+}
+
+static void take(struct attempt *t, int32_t n, int g)
+{
+	const struct fw_task_group *grp = &t->job->groups[g];
+	struct fw__node *cn = &t->c->nodes[n];
+	struct fw_task_alloc *a = &t->tasks[t->ntasks++];
+
+	touch(t, n);
+	a->node = n;
+	a->group = (int16_t)g;
+	a->gpu_mask = grp->gpus ? pick_gpus(t, n, g) : 0;
+	a->gpu_milli = grp->gpus ? grp->gpu_milli : 0;
+	for (int k = 0; k < FW_MAX_GPUS_PER_NODE; k++)
+		if (a->gpu_mask & (1u << k))
+			cn->used[k] = (int16_t)(cn->used[k] + a->gpu_milli);
+	cn->cpu_free -= grp->cpu_milli;
+	cn->mem_free -= grp->mem_mib;
+	cn->whole_free = fw__node_whole_free(t->c, n);
+}
+
+static void rollback(struct attempt *t)
+{
+	for (int32_t i = t->ntasks - 1; i >= 0; i--) {
+		const struct fw_task_alloc *a = &t->tasks[i];
+		const struct fw_task_group *grp = &t->job->groups[a->group];
+		struct fw__node *cn = &t->c->nodes[a->node];
+		for (int k = 0; k < FW_MAX_GPUS_PER_NODE; k++)
+			if (a->gpu_mask & (1u << k))
+				cn->used[k] = (int16_t)(cn->used[k] - a->gpu_milli);
+		cn->cpu_free += grp->cpu_milli;
+		cn->mem_free += grp->mem_mib;
+	}
+	for (int32_t i = 0; i < t->ntouched; i++)
+		t->c->nodes[t->touched[i].node].whole_free = t->touched[i].old_free;
+	t->ntasks = 0;
+	t->ntouched = 0;
+}
+
+static void sort_candidates(struct attempt *t)
+{
+	/* Counting sort by whole free GPUs (stable, so topology order holds
+	 * inside a bucket): O(n + 17) instead of a comparison sort. */
+	int32_t start[FW__HIST + 1] = { 0 };
+	int32_t *out = t->cand + t->ncand;
+
+	for (int32_t i = 0; i < t->ncand; i++)
+		start[t->c->nodes[t->cand[i]].whole_free + 1]++;
+	if (t->spread) { /* buckets high to low */
+		int32_t acc = 0;
+		for (int k = FW__HIST - 1; k >= 0; k--) {
+			int32_t n = start[k + 1];
+			start[k + 1] = acc;
+			acc += n;
+		}
+		for (int32_t i = 0; i < t->ncand; i++)
+			out[start[t->c->nodes[t->cand[i]].whole_free + 1]++] = t->cand[i];
+	} else {
+		for (int k = 1; k <= FW__HIST; k++)
+			start[k] += start[k - 1];
+		for (int32_t i = 0; i < t->ncand; i++)
+			out[start[t->c->nodes[t->cand[i]].whole_free]++] = t->cand[i];
+	}
+	memcpy(t->cand, out, (size_t)t->ncand * sizeof *out);
+}
+
+static int32_t place_group(struct attempt *t, int g, int32_t want)
+{
+	const struct fw_task_group *grp = &t->job->groups[g];
+	bool fractional = grp->gpus == 1 && grp->gpu_milli < 1000;
+	int32_t placed = 0;
+
+	for (int pass = fractional ? 0 : 1; pass < 2 && placed < want; pass++) {
+		for (int32_t i = 0; i < t->ncand && placed < want;) {
+			if (node_fits(t, t->cand[i], g, pass == 0)) {
+				take(t, t->cand[i], g);
+				placed++;
+			} else {
+				i++;
+			}
+		}
+	}
+	return placed;
+}
+
+static bool assign_in_domain(struct attempt *t, int32_t d, int32_t min_tasks)
+{
+	const struct fw__domain *dom = &t->c->dom[d];
+	int32_t placed = 0;
+
+	t->ncand = 0;
+	for (int32_t i = dom->first; i < dom->last; i++)
+		if (t->c->nodes[t->c->order[i]].usable)
+			t->cand[t->ncand++] = t->c->order[i];
+	sort_candidates(t);
+	for (int g = 0; g < t->job->ngroups; g++)
+		placed += place_group(t, g, t->job->groups[g].count);
+	if (placed >= min_tasks)
+		return true;
+	rollback(t);
+	return false;
+}
+
+static bool hist_ok(const struct attempt *t, const struct fw__domain *d, bool all)
+{
+	if (!all)
+		return true;
+	for (int g = 0; g < t->job->ngroups; g++) {
+		const struct fw_task_group *grp = &t->job->groups[g];
+		if (grp->gpu_milli == 1000 && grp->gpus > 0 &&
+		    fw__domain_capacity(d, grp->gpus) < grp->count)
+			return false;
+	}
+	return true;
+}
+
+static int32_t whole_need(const struct fw_job *j)
+{
+	int32_t n = 0;
+
+	for (int g = 0; g < j->ngroups; g++)
+		if (j->groups[g].gpu_milli == 1000)
+			n += j->groups[g].count * j->groups[g].gpus;
+	return n;
+}
+
+static bool search(struct attempt *t, int32_t pref, int32_t req, int32_t min_tasks)
+{
+	bool all = min_tasks == fw_job_tasks(t->job);
+	int32_t need = all ? whole_need(t->job) : 0;
+
+	for (int32_t dl = pref; dl >= req; dl--) {
+		for (int32_t d = fw__domain_first(t->c, dl, need, t->spread);
+		     d >= 0 && t->c->dom[d].free_whole >= need;
+		     d = fw__domain_next(t->c, d, t->spread)) {
+			if (!hist_ok(t, &t->c->dom[d], all))
+				continue;
+			t->shape_fit = true;
+			if (assign_in_domain(t, d, min_tasks))
+				return true;
+		}
+	}
+	return false;
+}
+
+static int init_attempt(struct attempt *t, struct fw__cstate *c, const struct fw_job *j)
+{
+	int32_t ntasks = fw_job_tasks(j);
+
+	memset(t, 0, sizeof *t);
+	t->c = c;
+	t->job = j;
+	t->spread = j->spread || c->pol->spread_default;
+	if (ntasks > c->scratch_tasks_cap)
+		return FW_EINVAL;
+	t->cand = c->scratch_cand;
+	t->tasks = c->scratch_tasks;
+	t->touched = (struct undo *)c->scratch_undo;
+	for (int g = 0; g < j->ngroups; g++)
+		t->models[g] = j->groups[g].gpu_model[0] ? fw__model_id(c, j->groups[g].gpu_model) : -2;
+	return FW_OK;
+}
+
+int fw__place_job(struct fw__cstate *c, int32_t j, struct fw__placement *out)
+{
+	const struct fw_job *job = &c->s->jobs[j];
+	struct attempt t;
+	int32_t L = c->s->topology.nlevels;
+	int32_t req = to_dl(c, job->required_level, 0);
+	int32_t pref = to_dl(c, job->preferred_level, L + 1);
+	int rc = init_attempt(&t, c, job);
+
+	out->shape_fit = false;
+	if (rc != FW_OK)
+		return rc;
+	if (pref < req)
+		pref = req;
+	bool ok = search(&t, pref, req, fw_job_tasks(job));
+	if (!ok && fw_job_min_tasks(job) < fw_job_tasks(job))
+		ok = search(&t, pref, req, fw_job_min_tasks(job));
+	out->shape_fit = t.shape_fit;
+	if (!ok)
+		return FW_EDECLINED;
+	for (int32_t i = 0; i < t.ntouched; i++)
+		fw__domain_node_changed(c, t.touched[i].node, t.touched[i].old_free);
+	out->ntasks = t.ntasks;
+	out->tasks = FW_ARENA_NEW(c->arena, struct fw_task_alloc, t.ntasks);
+	if (!out->tasks)
+		return FW_ENOMEM;
+	memcpy(out->tasks, t.tasks, (size_t)t.ntasks * sizeof *t.tasks);
+	return FW_OK;
+}
+
+int fw__place_scratch(struct fw__cstate *c, int32_t max_tasks)
+{
+	c->scratch_cand = FW_ARENA_NEW(c->arena, int32_t, 2 * (size_t)c->nn + 1);
+	c->scratch_tasks = FW_ARENA_NEW(c->arena, struct fw_task_alloc, max_tasks + 1);
+	c->scratch_undo = FW_ARENA_NEW(c->arena, struct undo, max_tasks + 1);
+	c->scratch_tasks_cap = max_tasks;
+	if (!c->scratch_cand || !c->scratch_tasks || !c->scratch_undo)
+		return FW_ENOMEM;
+	return FW_OK;
+}

@@ -1,1 +1,132 @@
-/* plan.c — being written */
+/*
+ * plan.c — emitting a plan from the cycle's state, and the plan's names
+ * and renderers (plan.h).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cycle_int.h"
+
+const char *fw_decision_name(enum fw_decision_kind k)
+{
+	static const char *const names[] = {
+#define FW__DEC_NAME(U, l) #l,
+		FW_DECISION_MAP(FW__DEC_NAME)
+#undef FW__DEC_NAME
+	};
+	return (unsigned)k < FW_DECIDE_COUNT ? names[k] : "?";
+}
+
+const char *fw_reason_name(enum fw_reason r)
+{
+	static const char *const names[] = {
+#define FW__REASON_NAME(U, l, t) #l,
+		FW_REASON_MAP(FW__REASON_NAME)
+#undef FW__REASON_NAME
+	};
+	return (unsigned)r < FW_REASON_COUNT ? names[r] : "?";
+}
+
+char *fw_reason_format(enum fw_reason r, int64_t a, int64_t b, char *buf, size_t n)
+{
+	switch (r) {
+#define FW__REASON_FMT(U, l, t)                                              \
+	case FW_REASON_##U:                                                  \
+		snprintf(buf, n, t, (long long)a, (long long)b);             \
+		break;
+		FW_REASON_MAP(FW__REASON_FMT)
+#undef FW__REASON_FMT
+	default:
+		snprintf(buf, n, "unknown reason %d", (int)r);
+	}
+	return buf;
+}
+
+const struct fw_pending *fw_plan_pending_for(const struct fw_plan *p, int32_t j)
+{
+	int32_t lo = 0, hi = p->npending;
+
+	while (lo < hi) {
+		int32_t mid = lo + (hi - lo) / 2;
+		if (p->pending[mid].job < j)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < p->npending && p->pending[lo].job == j ? &p->pending[lo] : NULL;
+}
+
+static int emit_decisions(struct cyc *y, struct fw_plan *p)
+{
+	int32_t total = 0, at = 0;
+
+	for (int32_t i = 0; i < y->ndec; i++)
+		total += y->dec[i].alloc_count;
+	p->allocs = FW_ARENA_NEW(y->a, struct fw_task_alloc, total + 1);
+	p->decisions = y->dec;
+	if (!p->allocs)
+		return FW_ENOMEM;
+	for (int32_t i = 0; i < y->ndec; i++) {
+		memcpy(p->allocs + at, y->dec_tasks[i], (size_t)y->dec[i].alloc_count * sizeof *p->allocs);
+		y->dec[i].alloc_first = at;
+		at += y->dec[i].alloc_count;
+	}
+	p->ndecisions = y->ndec;
+	p->nallocs = total;
+	return FW_OK;
+}
+
+static int emit_pending(struct cyc *y, struct fw_plan *p)
+{
+	const struct fw_snapshot *s = y->s;
+
+	p->pending = FW_ARENA_NEW(y->a, struct fw_pending, s->njobs + 1);
+	if (!p->pending)
+		return FW_ENOMEM;
+	for (int32_t j = 0; j < s->njobs; j++) {
+		if (s->jobs[j].state != FW_JOB_PENDING || y->started[j])
+			continue;
+		struct fw_pending *r = &p->pending[p->npending++];
+		*r = y->reason[j];
+		r->job = j;
+	}
+	return FW_OK;
+}
+
+static int emit_queues(struct cyc *y, struct fw_plan *p)
+{
+	const struct fw_snapshot *s = y->s;
+
+	p->queues = FW_ARENA_NEW(y->a, struct fw_queue_result, s->nqueues + 1);
+	if (!p->queues)
+		return FW_ENOMEM;
+	p->nqueues = s->nqueues;
+	for (int32_t q = 0; q < s->nqueues; q++) {
+		struct fw_queue_result *r = &p->queues[q];
+		memcpy(r->fair, y->share[q].fair, sizeof r->fair);
+		r->allocated = y->alloc[q];
+		for (int k = 0; k < FW_RES_COUNT; k++)
+			r->demand.v[k] = (int64_t)(y->share[q].demand[k] + 0.5);
+		r->usage = y->share[q].usage;
+	}
+	return FW_OK;
+}
+
+int fw__phase_emit(struct cyc *y, struct fw_plan **out)
+{
+	struct fw_plan *p = FW_ARENA_NEW(y->a, struct fw_plan, 1);
+	int rc;
+
+	if (!p)
+		return FW_ENOMEM;
+	p->now = y->s->now;
+	p->considered = y->considered;
+	if ((rc = emit_decisions(y, p)) != FW_OK)
+		return rc;
+	if ((rc = emit_pending(y, p)) != FW_OK)
+		return rc;
+	if ((rc = emit_queues(y, p)) != FW_OK)
+		return rc;
+	*out = p;
+	return FW_OK;
+}

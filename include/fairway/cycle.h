@@ -18,8 +18,12 @@
  *   5. explain   give every job that did not start a numeric reason;
  *   6. emit      fill the plan (decisions, pending, queue results).
  *
- * Errors: FW_ENOMEM when the arena runs out (the plan is then not
- * produced); FW_EINVAL for a snapshot that fails fw_snapshot_validate().
+ * Precondition: the snapshot passed fw_snapshot_validate() (adapters
+ * validate once when they build it; validating 100,000 jobs every cycle
+ * would cost more than the cycle).
+ *
+ * Errors: FW_ENOMEM when the arena runs out (no plan is produced; the
+ * snapshot is untouched, so the caller can retry with a larger arena).
  */
 #ifndef FAIRWAY_CYCLE_H
 #define FAIRWAY_CYCLE_H

@@ -42,24 +42,24 @@ enum fw_decision_kind {
 
 /*          NAME            json name          template (a, b)            */
 #define FW_REASON_MAP(X)                                                       \
-	X(NONE, none, "no reason")                                             \
-	X(STARTED, started, "fits: started")                                   \
+	X(NONE, none, "no decision (%lld, %lld)")                              \
+	X(STARTED, started, "started: %lld GPUs (%lld)")                       \
 	X(FAIRSHARE_ORDER, fairshare_order,                                    \
-	  "waiting for fair-share turn: the capacity it needs (%lld GPUs) went to queues further below their share (%lld free in the best domain now)") \
+	  "waiting for its turn: the %lld GPUs it needs went to jobs served before it in fair-share order; %lld GPUs are free now") \
 	X(OVER_QUOTA, over_quota,                                              \
-	  "over quota: starting it would put its queue %lld milli-GPU over a limit (resource %lld: 0=gpu 1=cpu 2=mem)") \
+	  "over quota: starting it would put its queue (or a parent) %lld units over its limit on resource #%lld (0 gpu milli, 1 cpu millicores, 2 memory MiB)") \
 	X(GANG_NO_FIT, gang_no_fit,                                            \
-	  "gang does not fit: needs %lld GPUs, the cluster has %lld free")    \
+	  "gang does not fit: it needs %lld GPUs all at once and the cluster had %lld free (or not in whole-node pieces of the right size)") \
 	X(TOPOLOGY, topology,                                                  \
-	  "topology: the gang needs %lld GPUs inside one required domain; the largest has %lld free") \
+	  "topology: the gang needs %lld GPUs inside one domain of its required level; the largest such domain has %lld free") \
 	X(GPU_MODEL, gpu_model,                                                \
-	  "GPU model: needs %lld GPUs of the requested model; %lld are free")  \
+	  "GPU model: it needs %lld GPUs of the requested model and only %lld are free") \
 	X(NO_RESOURCES, no_resources,                                          \
-	  "no node has the CPU or memory for a task (%lld tasks placed of %lld needed)") \
+	  "no node with free GPUs has the CPU, memory or GPU model for its tasks (%lld tasks, %lld CPU millicores for the first)") \
 	X(CYCLE_LIMIT, cycle_limit,                                            \
-	  "the cycle's start budget (%lld) was used up before this job (%lld considered)") \
+	  "the cycle's start budget of %lld was used up (%lld jobs considered)") \
 	X(HEAD_OF_LINE, head_of_line,                                          \
-	  "blocked behind job #%lld of its queue (strict order; %lld ahead)")
+	  "blocked behind job #%lld (strict order; %lld jobs ahead in its line)")
 
 enum fw_reason {
 #define FW__REASON_ENUM(U, l, t) FW_REASON_##U,

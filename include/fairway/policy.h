@@ -37,10 +37,6 @@
  *             false (default): bin-pack — prefer the fullest node/domain
  *             that fits, so whole nodes and domains stay free for big gangs.
  *             true: prefer the emptiest.  A job's own `spread` flag wins.
- *
- *   whole_nodes_above_one_node
- *             true: a job that cannot fit on one node gets whole nodes (the
- *             Slurm-like baseline's rule).  Default false.
  */
 #ifndef FAIRWAY_POLICY_H
 #define FAIRWAY_POLICY_H
@@ -59,7 +55,6 @@ struct fw_policy_ops {
 	enum fw_queue_order queue_order;
 	bool strict_order;
 	bool spread_default;
-	bool whole_nodes_above_one_node;
 };
 
 /* The registry.  fw_policy_find returns NULL for an unknown name. */

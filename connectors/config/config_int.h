@@ -1,0 +1,140 @@
+/*
+ * config_int.h — internals shared by the YAML loader's files.
+ *
+ * The loader is split by section of the schema:
+ *   scalar.c   pure string -> number parsers (quantities, durations, ...)
+ *   yamlget.c  typed access to a libyaml document: keys, paths, diagnostics
+ *   nameix.c   a name -> index hash over the snapshot's arrays
+ *   config.c   entry points, top level, scheduler, topology, validation
+ *   nodes.c    nodes and nodeGroups
+ *   queues.c   the queue tree
+ *   jobs.c     jobs, task groups, running allocations
+ *
+ * Every function that can fail returns FW_OK or a negative fw_err and, when
+ * it fails, has already filled c->d through cfg_fail().  "Absent" means the
+ * key is missing or its value is a plain YAML null (empty, ~, null): the
+ * getters then leave *out alone, so callers pre-load defaults.
+ */
+#ifndef FAIRWAY_CONFIG_INT_H
+#define FAIRWAY_CONFIG_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <yaml.h>
+
+#include "fairway/err.h"
+#include "fairway/snapshot.h"
+
+#define CFG_PATH 128 /* == sizeof(struct fw_diag.field) */
+#define CFG_MAX_TASKS 65536 /* tasks in one group */
+
+/* ---- scalar.c: return FW_OK, FW_EINVAL (syntax) or FW_ERANGE ---- */
+int fwc_parse_int(const char *s, int64_t *out);
+/* Decimal number scaled by 10^digits, exactly: ("0.5", 3) -> 500. */
+int fwc_parse_fixed(const char *s, int digits, int64_t *out);
+/* "96" / "0.5" cores or "500m" -> millicores. */
+int fwc_parse_cpu(const char *s, int64_t *milli);
+/* "512" (MiB), "512Mi", "80Gi", "1.5Ti", "1048576Ki" -> MiB (whole). */
+int fwc_parse_mib(const char *s, int64_t *mib);
+/* "30", "30s", "15m", "2h", "7d", "1h30m", "1.5h" -> milliseconds. */
+int fwc_parse_duration_ms(const char *s, int64_t *ms);
+int fwc_parse_bool(const char *s, bool *out);
+
+/* ---- nameix.c ---- */
+struct nameix {
+	int32_t *slot; /* index + 1; 0 = empty */
+	uint32_t cap;  /* power of two or 0 */
+	uint32_t n;
+};
+/* base/stride locate the names: name(i) = base + i * stride. */
+int32_t nameix_find(const struct nameix *ix, const void *base, size_t stride,
+		    const char *name);
+int nameix_add(struct nameix *ix, const void *base, size_t stride, int32_t i);
+void nameix_free(struct nameix *ix);
+
+/* ---- the loader's context ---- */
+struct cfg {
+	const char *file;
+	yaml_document_t *doc;
+	struct fw_snapshot *s;
+	struct fw_diag *d;
+	struct nameix nodes, queues, jobs;
+	bool *queue_has_child;  /* [nqueues], after queues are linked */
+	int32_t *gpu_used;      /* [nnodes][FW_MAX_GPUS_PER_NODE] milli */
+	int64_t *cpu_used;      /* [nnodes] by running tasks */
+	int64_t *mem_used;      /* [nnodes] */
+	int32_t fit_hint;       /* last node a task fitted on */
+};
+
+/* ---- yamlget.c ---- */
+int cfg_fail(struct cfg *c, const yaml_node_t *at, int err, const char *path,
+	     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* out = "base.key" / "base[i]" (or "key" when base is empty). */
+const char *cfg_path(char *out, const char *base, const char *key);
+const char *cfg_ipath(char *out, const char *base, int i);
+yaml_node_t *cfg_node(const struct cfg *c, int id);
+int cfg_line(const yaml_node_t *n);
+bool cfg_is_null(const yaml_node_t *n);
+const char *cfg_kind(const yaml_node_t *n);
+/* Check n is a mapping whose keys are all in valid (NULL-terminated). */
+int cfg_keys(struct cfg *c, const yaml_node_t *n, const char *path,
+	     const char *const *valid);
+/* The value of key in map, or NULL when absent or null. */
+yaml_node_t *cfg_get(const struct cfg *c, const yaml_node_t *map,
+		     const char *key);
+/* The key node itself (for diagnostics), or NULL. */
+yaml_node_t *cfg_get_key(const struct cfg *c, const yaml_node_t *map,
+			 const char *key);
+int cfg_require(struct cfg *c, const yaml_node_t *map, const char *path,
+		const char *key);
+/* A scalar's text; fails on other kinds and on embedded NULs. */
+int cfg_scalar(struct cfg *c, const yaml_node_t *n, const char *path,
+	       const char **out);
+int cfg_want_map(struct cfg *c, const yaml_node_t *n, const char *path);
+/* The sequence under key (NULL when absent); fails if not a sequence. */
+int cfg_seq(struct cfg *c, const yaml_node_t *map, const char *path,
+	    const char *key, yaml_node_t **out);
+int cfg_seq_len(const yaml_node_t *seq);
+yaml_node_t *cfg_seq_at(const struct cfg *c, const yaml_node_t *seq, int i);
+
+/* 1 with the scalar text of map[key], 0 when absent, < 0 on error; fp gets
+ * the field path "path.key", *vn the value node. */
+int cfg_get_text(struct cfg *c, const yaml_node_t *map, const char *path,
+		 const char *key, char *fp, yaml_node_t **vn, const char **txt);
+/* Typed getters for map[key]; path is the map's path. */
+int cfg_int(struct cfg *c, const yaml_node_t *map, const char *path,
+	    const char *key, int64_t lo, int64_t hi, int64_t *out);
+int cfg_int32(struct cfg *c, const yaml_node_t *map, const char *path,
+	      const char *key, int64_t lo, int64_t hi, int32_t *out);
+int cfg_bool(struct cfg *c, const yaml_node_t *map, const char *path,
+	     const char *key, bool *out);
+int cfg_name(struct cfg *c, const yaml_node_t *map, const char *path,
+	     const char *key, char *out);
+int cfg_cpu(struct cfg *c, const yaml_node_t *map, const char *path,
+	    const char *key, bool unlimited_ok, int64_t *out);
+int cfg_gpu(struct cfg *c, const yaml_node_t *map, const char *path,
+	    const char *key, bool unlimited_ok, int64_t *out);
+int cfg_mib(struct cfg *c, const yaml_node_t *map, const char *path,
+	    const char *key, bool unlimited_ok, int64_t *out);
+int cfg_duration(struct cfg *c, const yaml_node_t *map, const char *path,
+		 const char *key, int64_t *ms);
+/* Whole seconds >= 0 (duration syntax accepted). */
+int cfg_time(struct cfg *c, const yaml_node_t *map, const char *path,
+	     const char *key, fw_time *out);
+int cfg_double(struct cfg *c, const yaml_node_t *map, const char *path,
+	       const char *key, double hi, double *out);
+/* Names joined by ", " into out (at most max shown, then "..."). */
+void cfg_join(char *out, size_t n, const void *base, size_t stride,
+	      int count, int max);
+
+/* ---- sections ---- */
+int cfg_load_topology(struct cfg *c, const yaml_node_t *root);
+int cfg_node_topology(struct cfg *c, const yaml_node_t *map, const char *path,
+		      struct fw_node *n);
+int cfg_load_nodes(struct cfg *c, const yaml_node_t *root);
+int cfg_load_node_groups(struct cfg *c, const yaml_node_t *root);
+int cfg_load_queues(struct cfg *c, const yaml_node_t *root);
+int cfg_load_jobs(struct cfg *c, const yaml_node_t *root);
+
+#endif

@@ -1,0 +1,38 @@
+/*
+ * fwconfig.h — load a fairway snapshot from a YAML scenario/config file.
+ *
+ * The schema (camelCase keys, Kueue/KAI-like) is documented in
+ * docs/config.md.  The loader is the only part of fairway that includes
+ * <yaml.h>; it turns a YAML file into a struct fw_snapshot and nothing else.
+ *
+ * Errors: both functions return FW_OK and store a new snapshot in *out, or
+ * return a negative fw_err and fill *d (when d is not NULL) with the file
+ * name, the 1-based line and column of the offending YAML node, the field as
+ * a dotted path ("queues[2].resources.gpu.quota") and a message that says
+ * what is wrong and what to do.  On error *out is untouched and nothing is
+ * leaked.  The loaded snapshot has passed fw_snapshot_validate().
+ *
+ * Ownership: the caller frees the snapshot with fw_snapshot_free().
+ */
+#ifndef FAIRWAY_FWCONFIG_H
+#define FAIRWAY_FWCONFIG_H
+
+#include <stddef.h>
+
+#include "fairway/err.h"
+#include "fairway/snapshot.h"
+
+/* Files larger than this are refused (FW_ERANGE) before parsing. */
+#define FW_CONFIG_MAX_BYTES (64u << 20)
+/* Most nodes one config may describe (nodes + generated nodeGroups). */
+#define FW_CONFIG_MAX_NODES 65536
+
+int fw_config_load_file(const char *path, struct fw_snapshot **out,
+			struct fw_diag *d);
+
+/* name is used as the diag's file name ("<buffer>" when NULL); buf need not
+ * be NUL-terminated. */
+int fw_config_load_buffer(const char *name, const char *buf, size_t len,
+			  struct fw_snapshot **out, struct fw_diag *d);
+
+#endif

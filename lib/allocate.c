@@ -1,0 +1,458 @@
+/*
+ * allocate.c — the allocate phase: who goes next, and does it fit.
+ *
+ * Queue selection (FW_QORDER_FAIRSHARE).  Every inner queue, and a virtual
+ * root above the top-level queues, keeps a binary min-heap of its children
+ * that still have untried jobs below them.  The key is how far a queue is
+ * below its fair share, as a ratio of dominant shares:
+ *     key(q) = dom(allocated_q) / dom(fair_q)
+ * where dom() is the dominant share against cluster capacity (res.h).  A
+ * queue with no fair share at all gets key +inf (served only after every
+ * queue with a share), ordered among such queues by allocation.  Ties go
+ * to the higher priority, then the lower queue index.  Selecting walks
+ * from the root to a leaf through heap tops: O(depth).  A start changes
+ * the allocation of the leaf and its ancestors, so their keys are updated
+ * and sifted: O(depth * log children).
+ *
+ * A job is tried once per cycle.  Before placement: the limit check on its
+ * queue and every ancestor.  A job whose shape already failed this cycle is
+ * answered from the memo (capacity only shrinks during allocate).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "cycle_int.h"
+
+struct heap {
+	int32_t *v;
+	int32_t n;
+};
+
+struct sel {
+	struct cyc *y;
+	struct heap *h;      /* per queue + virtual root at index nq */
+	int32_t *pos;        /* position of queue q in its parent's heap */
+	double *key;
+	double *fair_dom;
+};
+
+static int32_t parent_of(const struct sel *x, int32_t q)
+{
+	int32_t p = x->y->s->queues[q].parent;
+	return p < 0 ? x->y->s->nqueues : p;
+}
+
+static bool qless(const struct sel *x, int32_t a, int32_t b)
+{
+	const struct fw_queue *qa = &x->y->s->queues[a], *qb = &x->y->s->queues[b];
+
+	if (x->key[a] != x->key[b])
+		return x->key[a] < x->key[b];
+	if (qa->priority != qb->priority)
+		return qa->priority > qb->priority;
+	return a < b;
+}
+
+static void hswap(struct sel *x, struct heap *h, int32_t i, int32_t k)
+{
+	int32_t t = h->v[i];
+
+	h->v[i] = h->v[k];
+	h->v[k] = t;
+	x->pos[h->v[i]] = i;
+	x->pos[h->v[k]] = k;
+}
+
+static void sift(struct sel *x, struct heap *h, int32_t i)
+{
+	while (i > 0 && qless(x, h->v[i], h->v[(i - 1) / 2])) {
+		hswap(x, h, i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+	for (;;) {
+		int32_t l = 2 * i + 1, r = l + 1, m = i;
+		if (l < h->n && qless(x, h->v[l], h->v[m]))
+			m = l;
+		if (r < h->n && qless(x, h->v[r], h->v[m]))
+			m = r;
+		if (m == i)
+			return;
+		hswap(x, h, i, m);
+		i = m;
+	}
+}
+
+static void heap_push(struct sel *x, int32_t q)
+{
+	struct heap *h = &x->h[parent_of(x, q)];
+
+	h->v[h->n] = q;
+	x->pos[q] = h->n++;
+	sift(x, h, h->n - 1);
+}
+
+/* Remove q from its parent's heap; if that empties the parent, remove the
+ * parent too, up to the root. */
+static void heap_remove(struct sel *x, int32_t q)
+{
+	int32_t nq = x->y->s->nqueues;
+
+	while (q < nq) {
+		struct heap *h = &x->h[parent_of(x, q)];
+		int32_t i = x->pos[q];
+		hswap(x, h, i, --h->n);
+		if (i < h->n)
+			sift(x, h, i);
+		if (h->n > 0)
+			return;
+		q = parent_of(x, q);
+	}
+}
+
+static double queue_key(const struct sel *x, int32_t q)
+{
+	double a = fw_res_dominant_share(x->y->alloc[q], x->y->c.capacity);
+
+	if (x->fair_dom[q] <= 0)
+		return 1e18 + a;
+	return a / x->fair_dom[q];
+}
+
+static int sel_init(struct sel *x, struct cyc *y)
+{
+	const struct fw_snapshot *s = y->s;
+	int32_t nq = s->nqueues, *nchild;
+
+	x->y = y;
+	x->h = FW_ARENA_NEW(y->a, struct heap, nq + 1);
+	x->pos = FW_ARENA_NEW(y->a, int32_t, nq + 1);
+	x->key = FW_ARENA_NEW(y->a, double, nq + 1);
+	x->fair_dom = FW_ARENA_NEW(y->a, double, nq + 1);
+	nchild = FW_ARENA_NEW(y->a, int32_t, nq + 1);
+	if (!x->h || !x->pos || !x->key || !x->fair_dom || !nchild)
+		return FW_ENOMEM;
+	for (int32_t q = 0; q < nq; q++) {
+		nchild[parent_of(x, q)]++;
+		struct fw_res f;
+		for (int r = 0; r < FW_RES_COUNT; r++)
+			f.v[r] = (int64_t)llround(y->share[q].fair[r]);
+		x->fair_dom[q] = fw_res_dominant_share(f, y->c.capacity);
+		x->key[q] = queue_key(x, q);
+	}
+	for (int32_t q = 0; q <= nq; q++)
+		if (!(x->h[q].v = FW_ARENA_NEW(y->a, int32_t, nchild[q] + 1)))
+			return FW_ENOMEM;
+	return FW_OK;
+}
+
+/* Leaves with pending jobs enter their parent's heap; a parent enters its
+ * own parent's heap when its first child arrives. */
+static void sel_fill(struct sel *x)
+{
+	const struct fw_snapshot *s = x->y->s;
+
+	for (int32_t q = 0; q < s->nqueues; q++) {
+		if (x->y->qfirst[q + 1] == x->y->qfirst[q])
+			continue;
+		for (int32_t p = q; p < s->nqueues; p = parent_of(x, p)) {
+			bool parent_was_empty = x->h[parent_of(x, p)].n == 0;
+			heap_push(x, p);
+			if (!parent_was_empty)
+				break;
+		}
+	}
+}
+
+static int32_t sel_pick(const struct sel *x)
+{
+	int32_t nq = x->y->s->nqueues, q = nq;
+
+	if (x->h[nq].n == 0)
+		return -1;
+	while (q == nq || x->h[q].n > 0)
+		q = x->h[q].v[0];
+	return q;
+}
+
+static void sel_started(struct sel *x, int32_t leaf)
+{
+	for (int32_t q = leaf; q < x->y->s->nqueues; q = parent_of(x, q)) {
+		x->key[q] = queue_key(x, q);
+		sift(x, &x->h[parent_of(x, q)], x->pos[q]);
+	}
+}
+
+/* ---- memo of failed shapes ------------------------------------------- */
+
+#define MEMO_SLOTS 4096
+
+struct shape {
+	int32_t ngroups, req, pref, minm, spread, queue_blind;
+	int32_t count[FW_MAX_GROUPS], gpus[FW_MAX_GROUPS], milli[FW_MAX_GROUPS], model[FW_MAX_GROUPS];
+	int64_t cpu[FW_MAX_GROUPS], mem[FW_MAX_GROUPS];
+};
+
+struct memo_slot {
+	bool used;
+	struct shape k;
+	struct fw_pending r;
+};
+
+static void shape_of(const struct cyc *y, const struct fw_job *j, struct shape *k)
+{
+	memset(k, 0, sizeof *k);
+	k->ngroups = j->ngroups;
+	k->req = j->required_level;
+	k->pref = j->preferred_level;
+	k->minm = fw_job_min_tasks(j);
+	k->spread = j->spread;
+	for (int g = 0; g < j->ngroups; g++) {
+		const struct fw_task_group *t = &j->groups[g];
+		k->count[g] = t->count;
+		k->gpus[g] = t->gpus;
+		k->milli[g] = t->gpu_milli;
+		k->model[g] = t->gpu_model[0] ? fw__model_id(&y->c, t->gpu_model) : -2;
+		k->cpu[g] = t->cpu_milli;
+		k->mem[g] = t->mem_mib;
+	}
+}
+
+static uint32_t shape_hash(const struct shape *k)
+{
+	const unsigned char *p = (const unsigned char *)k;
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < sizeof *k; i++)
+		h = (h ^ p[i]) * 16777619u;
+	return h;
+}
+
+static struct memo_slot *memo_find(struct memo_slot *m, const struct shape *k, bool *hit)
+{
+	uint32_t i = shape_hash(k) & (MEMO_SLOTS - 1);
+
+	for (int probe = 0; probe < 32; probe++, i = (i + 1) & (MEMO_SLOTS - 1)) {
+		if (!m[i].used) {
+			*hit = false;
+			return &m[i];
+		}
+		if (memcmp(&m[i].k, k, sizeof *k) == 0) {
+			*hit = true;
+			return &m[i];
+		}
+	}
+	*hit = false;
+	return NULL;
+}
+
+/* ---- one job --------------------------------------------------------- */
+
+static bool over_limit(struct cyc *y, const struct fw_job *j, struct fw_pending *r)
+{
+	struct fw_res req = fw_job_request(j);
+
+	for (int32_t q = j->queue; q >= 0; q = y->s->queues[q].parent) {
+		const struct fw_queue *qq = &y->s->queues[q];
+		for (int k = 0; k < FW_RES_COUNT; k++) {
+			if (qq->limit.v[k] == FW_UNLIMITED)
+				continue;
+			int64_t over = y->alloc[q].v[k] + req.v[k] - qq->limit.v[k];
+			if (over > 0) {
+				r->reason = FW_REASON_OVER_QUOTA;
+				r->a = over;
+				r->b = k;
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+static int32_t largest_model_free(const struct cyc *y, const struct fw_job *j, bool *constrained)
+{
+	int64_t best = INT64_MAX;
+
+	*constrained = false;
+	for (int g = 0; g < j->ngroups; g++) {
+		if (!j->groups[g].gpu_model[0] || !j->groups[g].gpus)
+			continue;
+		int32_t m = fw__model_id(&y->c, j->groups[g].gpu_model);
+		int64_t f = m < 0 ? 0 : y->c.model_free_initial[m];
+		*constrained = true;
+		if (f < best)
+			best = f;
+	}
+	return (int32_t)(best == INT64_MAX ? 0 : best);
+}
+
+/* Why did placement fail?  Judged against the capacity at the start of
+ * the cycle: if the job could not have fit even then, the cause is the
+ * cluster (GPU model, gang size, topology); otherwise it lost its turn. */
+static void explain(const struct cyc *y, const struct fw_job *j, bool shape_fit, struct fw_pending *r)
+{
+	int64_t need = fw_job_gpus(j);
+	bool constrained;
+	int32_t model_free = largest_model_free(y, j, &constrained);
+	struct fw__domain root0;
+	int32_t g0 = j->groups[0].gpu_milli == 1000 ? j->groups[0].gpus : 0;
+	int32_t L = y->s->topology.nlevels;
+
+	memset(&root0, 0, sizeof root0);
+	memcpy(root0.hist, y->c.root_hist_initial, sizeof root0.hist);
+	r->a = need;
+	if (constrained && model_free < need) {
+		r->reason = FW_REASON_GPU_MODEL;
+		r->b = model_free;
+	} else if (y->c.root_free_initial < need ||
+		   (j->ngroups == 1 && g0 > 0 && fw__domain_capacity(&root0, g0) < fw_job_min_tasks(j))) {
+		r->reason = FW_REASON_GANG_NO_FIT;
+		r->b = y->c.root_free_initial;
+	} else if (j->required_level != FW_LEVEL_NONE &&
+		   y->c.lvl[j->required_level == FW_LEVEL_NODE ? L + 1 : j->required_level + 1].max_free_initial < need) {
+		r->reason = FW_REASON_TOPOLOGY;
+		r->b = y->c.lvl[j->required_level == FW_LEVEL_NODE ? L + 1 : j->required_level + 1].max_free_initial;
+	} else if (shape_fit) {
+		r->reason = FW_REASON_NO_RESOURCES;
+		r->b = j->groups[0].cpu_milli;
+		r->a = fw_job_tasks(j);
+	} else {
+		r->reason = FW_REASON_FAIRSHARE_ORDER;
+		r->b = y->c.dom[0].free_whole;
+	}
+}
+
+static int record_start(struct cyc *y, int32_t jx, const struct fw__placement *p)
+{
+	const struct fw_job *j = &y->s->jobs[jx];
+	struct fw_decision *d = &y->dec[y->ndec];
+
+	d->kind = FW_DECIDE_START;
+	d->reason = FW_REASON_STARTED;
+	d->job = jx;
+	d->node = -1;
+	d->at = y->s->now;
+	d->alloc_count = p->ntasks;
+	d->a = fw_job_gpus(j);
+	y->dec_tasks[y->ndec] = p->tasks;
+	y->started[jx] = ++y->ndec;
+	y->reason[jx].reason = FW_REASON_STARTED;
+	for (int32_t k = 0; k < p->ntasks; k++) {
+		struct fw_res use = fw_res_zero();
+		use.v[FW_RES_GPU] = (int64_t)__builtin_popcount(p->tasks[k].gpu_mask) * p->tasks[k].gpu_milli;
+		use.v[FW_RES_CPU] = j->groups[p->tasks[k].group].cpu_milli;
+		use.v[FW_RES_MEM] = j->groups[p->tasks[k].group].mem_mib;
+		for (int32_t q = j->queue; q >= 0; q = y->s->queues[q].parent)
+			y->alloc[q] = fw_res_add(y->alloc[q], use);
+	}
+	return FW_OK;
+}
+
+/* Try job jx.  Returns FW_OK (started or not; see y->started) or an error. */
+static int try_job(struct cyc *y, struct memo_slot *memo, int32_t jx)
+{
+	const struct fw_job *j = &y->s->jobs[jx];
+	struct fw_pending *r = &y->reason[jx];
+	struct fw__placement p;
+	struct shape k;
+	bool hit;
+	int rc;
+
+	r->job = jx;
+	y->considered++;
+	if (over_limit(y, j, r))
+		return FW_OK;
+	shape_of(y, j, &k);
+	struct memo_slot *m = memo_find(memo, &k, &hit);
+	if (hit) {
+		*r = m->r;
+		r->job = jx;
+		return FW_OK;
+	}
+	rc = fw__place_job(&y->c, jx, &p);
+	if (rc == FW_OK)
+		return record_start(y, jx, &p);
+	if (rc != FW_EDECLINED)
+		return rc;
+	explain(y, j, p.shape_fit, r);
+	if (m) {
+		m->used = true;
+		m->k = k;
+		m->r = *r;
+	}
+	return FW_OK;
+}
+
+static bool budget_left(const struct cyc *y)
+{
+	return y->s->config.max_starts <= 0 || y->ndec < y->s->config.max_starts;
+}
+
+/* Mark the untried jobs of bucket q as blocked (strict order) or out of
+ * budget. */
+static void block_rest(struct cyc *y, int32_t q, enum fw_reason why, int32_t blocker)
+{
+	for (int32_t i = y->qnext[q]; i < y->qfirst[q + 1]; i++) {
+		struct fw_pending *r = &y->reason[y->jobs[i]];
+		r->job = y->jobs[i];
+		r->reason = why;
+		r->a = why == FW_REASON_HEAD_OF_LINE ? blocker : y->s->config.max_starts;
+		r->b = why == FW_REASON_HEAD_OF_LINE ? i - y->qfirst[q] : y->considered;
+	}
+	y->qnext[q] = y->qfirst[q + 1];
+}
+
+static int allocate_global(struct cyc *y, struct memo_slot *memo)
+{
+	while (y->qnext[0] < y->qfirst[1]) {
+		if (!budget_left(y)) {
+			block_rest(y, 0, FW_REASON_CYCLE_LIMIT, 0);
+			break;
+		}
+		int32_t jx = y->jobs[y->qnext[0]++];
+		int rc = try_job(y, memo, jx);
+		if (rc != FW_OK)
+			return rc;
+		if (!y->started[jx] && y->pol->strict_order)
+			block_rest(y, 0, FW_REASON_HEAD_OF_LINE, jx);
+	}
+	return FW_OK;
+}
+
+static int allocate_fairshare(struct cyc *y, struct memo_slot *memo)
+{
+	struct sel x;
+	int32_t q;
+	int rc = sel_init(&x, y);
+
+	if (rc != FW_OK)
+		return rc;
+	sel_fill(&x);
+	while ((q = sel_pick(&x)) >= 0) {
+		if (!budget_left(y)) {
+			block_rest(y, q, FW_REASON_CYCLE_LIMIT, 0);
+		} else {
+			int32_t jx = y->jobs[y->qnext[q]++];
+			if ((rc = try_job(y, memo, jx)) != FW_OK)
+				return rc;
+			if (y->started[jx])
+				sel_started(&x, q);
+			else if (y->pol->strict_order)
+				block_rest(y, q, FW_REASON_HEAD_OF_LINE, jx);
+		}
+		if (y->qnext[q] == y->qfirst[q + 1])
+			heap_remove(&x, q);
+	}
+	return FW_OK;
+}
+
+int fw__phase_allocate(struct cyc *y)
+{
+	struct memo_slot *memo = FW_ARENA_NEW(y->a, struct memo_slot, MEMO_SLOTS);
+
+	y->dec_tasks = FW_ARENA_NEW(y->a, struct fw_task_alloc *, y->s->njobs + 1);
+	if (!memo || !y->dec_tasks)
+		return FW_ENOMEM;
+	if (y->pol->queue_order == FW_QORDER_GLOBAL)
+		return allocate_global(y, memo);
+	return allocate_fairshare(y, memo);
+}

@@ -1,0 +1,118 @@
+/*
+ * cstate.h — the cycle's private, mutable working state (lib/ only).
+ *
+ * fw_cycle_run() never mutates the snapshot.  It derives this state from it
+ * once (build phase) and then mutates only this, all of it in the arena:
+ *
+ *   nodes     per-node free capacity: milli-GPU used per GPU, CPU and
+ *             memory left, and the count of whole free GPUs;
+ *   domains   the topology as a tree of domains over *domain levels*:
+ *             dl 0 is the root (the whole cluster), dl 1..L are the
+ *             snapshot's topology levels 0..L-1, and dl L+1 is the node
+ *             itself (one domain per node).  Nodes are sorted by path so
+ *             every domain owns a contiguous range of `order`.
+ *   index     per domain level, a bucket array keyed by whole free GPUs
+ *             with a bitmap of non-empty buckets, so "the smallest domain
+ *             at level dl with at least N free GPUs" is a bitmap scan plus
+ *             a list walk, not a scan of every node (domain.c).
+ *
+ * Aggregates kept per domain: free whole GPUs and a histogram of its nodes
+ * by whole free GPUs (hist[k] = nodes with k free).  From the histogram,
+ * the number of g-GPU tasks a domain can hold is sum_k hist[k]*floor(k/g),
+ * exact for whole-GPU tasks (CPU, memory and GPU model are checked when
+ * tasks are assigned to nodes).
+ */
+#ifndef FAIRWAY_CSTATE_H
+#define FAIRWAY_CSTATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fairway/arena.h"
+#include "fairway/policy.h"
+#include "fairway/snapshot.h"
+
+#define FW__HIST (FW_MAX_GPUS_PER_NODE + 1)
+
+struct fw__node {
+	int16_t used[FW_MAX_GPUS_PER_NODE]; /* milli-GPU in use per GPU */
+	int64_t cpu_free, mem_free;
+	int32_t whole_free;    /* GPUs fully free and usable */
+	int32_t model;         /* index into cstate.models, -1 = no GPUs */
+	int32_t dom;           /* its node-level domain */
+	bool usable;           /* schedulable */
+};
+
+struct fw__domain {
+	int32_t level;         /* domain level dl */
+	int32_t parent;        /* domain id, -1 for the root */
+	int32_t first, last;   /* range in cstate.order */
+	int32_t free_whole;
+	int32_t cap_whole;     /* usable GPUs under it */
+	int32_t hist[FW__HIST];
+	int32_t prev, next;    /* bucket list links (domain ids), -1 = none */
+};
+
+struct fw__level_index {
+	int32_t first_dom, ndom; /* domains of this level are contiguous ids */
+	int32_t maxcap;          /* largest cap_whole at this level */
+	int32_t *head, *tail;    /* per free count, -1 = empty */
+	uint64_t *bits;          /* bit k set: bucket k non-empty */
+	int32_t nwords;
+	int32_t max_free_initial;
+};
+
+struct fw__cstate {
+	const struct fw_snapshot *s;
+	const struct fw_policy_ops *pol;
+	struct fw_arena *arena;
+	int32_t nn;
+	struct fw__node *nodes;
+	int32_t *order;          /* node indices sorted by topology path */
+	int32_t ndl;             /* domain levels: nlevels + 2 */
+	int32_t ndom;
+	struct fw__domain *dom;
+	struct fw__level_index *lvl;
+	int32_t nmodels;
+	char (*models)[FW_NAME_MAX];
+	int64_t *model_free_initial; /* whole free GPUs per model at start */
+	int32_t root_hist_initial[FW__HIST];
+	int32_t root_free_initial;
+	struct fw_res capacity;
+	/* placement scratch, sized once per cycle (place.c) */
+	int32_t *scratch_cand;          /* 2 * nn */
+	struct fw_task_alloc *scratch_tasks;
+	void *scratch_undo;             /* struct undo[scratch_tasks_cap] */
+	int32_t scratch_tasks_cap;      /* most tasks of any pending job */
+};
+
+/* domain.c */
+int fw__cstate_build(struct fw__cstate *c, const struct fw_snapshot *s,
+		     struct fw_arena *a);
+/* Apply a change of node n's whole-free count to every domain above it. */
+void fw__domain_node_changed(struct fw__cstate *c, int32_t n, int32_t old_free);
+/* First domain at level dl with free_whole >= need, in bin-pack order
+ * (fewest free first) or spread order (most free first); then the next
+ * after `after`.  -1 when none. */
+int32_t fw__domain_first(const struct fw__cstate *c, int32_t dl, int32_t need, bool spread);
+int32_t fw__domain_next(const struct fw__cstate *c, int32_t d, bool spread);
+/* Tasks of g whole GPUs the domain can hold (histogram bound). */
+int64_t fw__domain_capacity(const struct fw__domain *d, int32_t g);
+int32_t fw__model_id(const struct fw__cstate *c, const char *name);
+/* Recompute whole_free of node n from its used[] and the bad-GPU mask. */
+int32_t fw__node_whole_free(const struct fw__cstate *c, int32_t n);
+
+/* place.c */
+struct fw__placement {
+	int32_t ntasks;
+	struct fw_task_alloc *tasks; /* arena, ntasks entries */
+	bool shape_fit;              /* some domain had the GPUs for it */
+};
+/* Size the scratch buffers for jobs of up to max_tasks tasks. */
+int fw__place_scratch(struct fw__cstate *c, int32_t max_tasks);
+/* Try to place job j all-or-nothing (at least min_member tasks).  On
+ * success fills *out, commits the capacity and returns FW_OK; otherwise
+ * leaves the state unchanged and returns FW_EDECLINED (or FW_ENOMEM). */
+int fw__place_job(struct fw__cstate *c, int32_t j, struct fw__placement *out);
+
+#endif

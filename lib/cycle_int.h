@@ -1,0 +1,37 @@
+/*
+ * cycle_int.h — state shared by the cycle's phases (cycle.c, allocate.c,
+ * emit.c).  Private to lib/.
+ */
+#ifndef FAIRWAY_CYCLE_INT_H
+#define FAIRWAY_CYCLE_INT_H
+
+#include "cstate.h"
+#include "fairway/fairshare.h"
+#include "fairway/plan.h"
+
+struct cyc {
+	const struct fw_snapshot *s;
+	const struct fw_policy_ops *pol;
+	struct fw_arena *a;
+	struct fw__cstate c;
+	/* account */
+	struct fw_res *demand;      /* per queue: own jobs' requests */
+	struct fw_res *alloc;       /* per queue: subtree allocation, live */
+	struct fw_share *share;     /* per queue */
+	/* order */
+	int32_t *jobs;              /* pending jobs grouped by leaf */
+	int32_t *qfirst;            /* bucket q: jobs[qfirst[q] .. qfirst[q+1]) */
+	int32_t *qnext;             /* next untried job of bucket q */
+	/* allocate */
+	struct fw_pending *reason;  /* per job; reason NONE = not decided */
+	int32_t *started;           /* per job: decision index + 1, 0 = no */
+	struct fw_decision *dec;
+	int32_t ndec;
+	struct fw_task_alloc **dec_tasks; /* per decision */
+	int64_t considered;
+};
+
+int fw__phase_allocate(struct cyc *y);
+int fw__phase_emit(struct cyc *y, struct fw_plan **out);
+
+#endif
