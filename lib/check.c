@@ -1,1 +1,216 @@
-/* check.c — being written */
+/*
+ * check.c — the invariant checker (check.h).
+ *
+ * Deliberately naive and independent of the cycle's data structures: it
+ * rebuilds node usage from the snapshot's running allocations plus the
+ * plan's starts with plain arrays, and queue usage by walking parents.  A
+ * bug in domain.c or allocate.c cannot hide behind the same bug here.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "fairway/check.h"
+
+#define FAIL(d, field, ...) fw_diag_set((d), FW_EINVARIANT, "plan", 0, 0, (field), __VA_ARGS__)
+
+struct usage {
+	int32_t (*gpu)[FW_MAX_GPUS_PER_NODE];
+	int64_t *cpu, *mem;
+	struct fw_res *before, *after; /* per queue, subtree */
+	bool *touched;                  /* queue got a start */
+};
+
+static void add_task(const struct fw_snapshot *s, struct usage *u, const struct fw_job *j,
+		     const struct fw_task_alloc *a)
+{
+	for (int g = 0; g < FW_MAX_GPUS_PER_NODE; g++)
+		if (a->gpu_mask & (1u << g))
+			u->gpu[a->node][g] += a->gpu_milli;
+	u->cpu[a->node] += j->groups[a->group].cpu_milli;
+	u->mem[a->node] += j->groups[a->group].mem_mib;
+	(void)s;
+}
+
+static struct fw_res task_res(const struct fw_job *j, const struct fw_task_alloc *a)
+{
+	struct fw_res r = fw_res_zero();
+
+	r.v[FW_RES_GPU] = (int64_t)__builtin_popcount(a->gpu_mask) * a->gpu_milli;
+	r.v[FW_RES_CPU] = j->groups[a->group].cpu_milli;
+	r.v[FW_RES_MEM] = j->groups[a->group].mem_mib;
+	return r;
+}
+
+static void charge(const struct fw_snapshot *s, struct fw_res *q_use, int32_t q, struct fw_res r)
+{
+	for (; q >= 0; q = s->queues[q].parent)
+		q_use[q] = fw_res_add(q_use[q], r);
+}
+
+static int usage_init(struct usage *u, const struct fw_snapshot *s, struct fw_arena *a)
+{
+	u->gpu = fw_arena_calloc(a, (size_t)s->nnodes + 1, sizeof *u->gpu);
+	u->cpu = FW_ARENA_NEW(a, int64_t, s->nnodes + 1);
+	u->mem = FW_ARENA_NEW(a, int64_t, s->nnodes + 1);
+	u->before = FW_ARENA_NEW(a, struct fw_res, s->nqueues + 1);
+	u->after = FW_ARENA_NEW(a, struct fw_res, s->nqueues + 1);
+	u->touched = FW_ARENA_NEW(a, bool, s->nqueues + 1);
+	if (!u->gpu || !u->cpu || !u->mem || !u->before || !u->after || !u->touched)
+		return FW_ENOMEM;
+	for (int32_t j = 0; j < s->njobs; j++) {
+		const struct fw_job *job = &s->jobs[j];
+		if (job->state != FW_JOB_RUNNING)
+			continue;
+		for (int32_t k = 0; k < job->alloc_count; k++) {
+			const struct fw_task_alloc *t = &s->allocs[job->alloc_first + k];
+			add_task(s, u, job, t);
+			charge(s, u->before, job->queue, task_res(job, t));
+		}
+	}
+	memcpy(u->after, u->before, (size_t)s->nqueues * sizeof *u->after);
+	return FW_OK;
+}
+
+static bool same_domain(const struct fw_snapshot *s, int lvl, int32_t n1, int32_t n2)
+{
+	if (lvl == FW_LEVEL_NONE)
+		return true;
+	if (lvl == FW_LEVEL_NODE)
+		return n1 == n2;
+	for (int l = 0; l <= lvl; l++)
+		if (strcmp(s->nodes[n1].path[l], s->nodes[n2].path[l]))
+			return false;
+	return true;
+}
+
+static int check_task(const struct fw_snapshot *s, const struct fw_job *j,
+		      const struct fw_task_alloc *t, const char *f, struct fw_diag *d)
+{
+	const struct fw_task_group *g;
+	const struct fw_node *n;
+
+	if (t->node < 0 || t->node >= s->nnodes || t->group < 0 || t->group >= j->ngroups)
+		return FAIL(d, f, "job %s: a task names a bad node or group", j->name);
+	g = &j->groups[t->group];
+	n = &s->nodes[t->node];
+	if (!n->schedulable)
+		return FAIL(d, f, "job %s started on unschedulable node %s", j->name, n->name);
+	if (__builtin_popcount(t->gpu_mask) != g->gpus || (g->gpus && t->gpu_milli != g->gpu_milli))
+		return FAIL(d, f, "job %s: a task got %d GPUs x %d milli, its group asks %d x %d", j->name,
+			    __builtin_popcount(t->gpu_mask), t->gpu_milli, g->gpus, g->gpu_milli);
+	if (t->gpu_mask & n->bad_gpu_mask)
+		return FAIL(d, f, "job %s was given a bad GPU on %s", j->name, n->name);
+	if (n->gpu_count < 32 && (t->gpu_mask >> n->gpu_count))
+		return FAIL(d, f, "job %s: GPU index beyond node %s", j->name, n->name);
+	if (g->gpus && g->gpu_model[0] && strcmp(g->gpu_model, n->gpu_model))
+		return FAIL(d, f, "job %s wants GPU model %s, node %s has %s", j->name, g->gpu_model, n->name, n->gpu_model);
+	return FW_OK;
+}
+
+static int check_start(const struct fw_snapshot *s, const struct fw_plan *p, int32_t i,
+		       struct usage *u, struct fw_diag *d)
+{
+	const struct fw_decision *dc = &p->decisions[i];
+	const struct fw_job *j;
+	int32_t per_group[FW_MAX_GROUPS] = { 0 };
+	char f[64];
+	int rc;
+
+	snprintf(f, sizeof f, "decisions[%d]", (int)i);
+	if (dc->job < 0 || dc->job >= s->njobs || s->jobs[dc->job].state != FW_JOB_PENDING)
+		return FAIL(d, f, "start of a job that is not pending");
+	j = &s->jobs[dc->job];
+	if (dc->alloc_count < fw_job_min_tasks(j) || dc->alloc_count > fw_job_tasks(j))
+		return FAIL(d, f, "job %s started with %d tasks; needs %d..%d (gang is all-or-nothing)",
+			    j->name, (int)dc->alloc_count, (int)fw_job_min_tasks(j), (int)fw_job_tasks(j));
+	for (int32_t k = 0; k < dc->alloc_count; k++) {
+		const struct fw_task_alloc *t = &p->allocs[dc->alloc_first + k];
+		if ((rc = check_task(s, j, t, f, d)) != FW_OK)
+			return rc;
+		if (++per_group[t->group] > j->groups[t->group].count)
+			return FAIL(d, f, "job %s: group %d got more tasks than it has", j->name, t->group);
+		if (!same_domain(s, j->required_level, t->node, p->allocs[dc->alloc_first].node))
+			return FAIL(d, f, "job %s spans two domains of its required level", j->name);
+		add_task(s, u, j, t);
+		charge(s, u->after, j->queue, task_res(j, t));
+	}
+	for (int32_t q = j->queue; q >= 0; q = s->queues[q].parent)
+		u->touched[q] = true;
+	return FW_OK;
+}
+
+static int check_nodes(const struct fw_snapshot *s, const struct usage *u, struct fw_diag *d)
+{
+	for (int32_t n = 0; n < s->nnodes; n++) {
+		char f[64];
+		snprintf(f, sizeof f, "nodes[%d]", (int)n);
+		for (int g = 0; g < FW_MAX_GPUS_PER_NODE; g++)
+			if (u->gpu[n][g] > 1000)
+				return FAIL(d, f, "GPU %d of node %s is over-committed: %d milli", g,
+					    s->nodes[n].name, u->gpu[n][g]);
+		if (u->cpu[n] > s->nodes[n].cpu_milli || u->mem[n] > s->nodes[n].mem_mib)
+			return FAIL(d, f, "node %s: CPU or memory over-committed", s->nodes[n].name);
+	}
+	return FW_OK;
+}
+
+static int check_queues(const struct fw_snapshot *s, const struct usage *u, struct fw_diag *d)
+{
+	for (int32_t q = 0; q < s->nqueues; q++) {
+		if (!u->touched[q])
+			continue;
+		for (int r = 0; r < FW_RES_COUNT; r++) {
+			int64_t lim = s->queues[q].limit.v[r];
+			if (lim != FW_UNLIMITED && u->after[q].v[r] > lim && u->after[q].v[r] > u->before[q].v[r]) {
+				char f[64];
+				snprintf(f, sizeof f, "queues[%d]", (int)q);
+				return FAIL(d, f, "queue %s is over its %s limit: %lld > %lld", s->queues[q].name,
+					    fw_res_name(r), (long long)u->after[q].v[r], (long long)lim);
+			}
+		}
+	}
+	return FW_OK;
+}
+
+static int check_pending(const struct fw_snapshot *s, const struct fw_plan *p, struct fw_arena *a,
+			 struct fw_diag *d)
+{
+	int8_t *seen = FW_ARENA_NEW(a, int8_t, s->njobs + 1);
+
+	if (!seen)
+		return FW_ENOMEM;
+	for (int32_t i = 0; i < p->ndecisions; i++)
+		if (p->decisions[i].kind == FW_DECIDE_START && seen[p->decisions[i].job]++)
+			return FAIL(d, "decisions", "job %s started twice", s->jobs[p->decisions[i].job].name);
+	for (int32_t i = 0; i < p->npending; i++) {
+		const struct fw_pending *r = &p->pending[i];
+		if (r->job < 0 || r->job >= s->njobs || seen[r->job]++)
+			return FAIL(d, "pending", "pending entry %d names a started, repeated or unknown job", (int)i);
+		if (r->reason == FW_REASON_NONE || r->reason == FW_REASON_STARTED || r->reason >= FW_REASON_COUNT)
+			return FAIL(d, "pending", "job %s has no pending reason", s->jobs[r->job].name);
+		if (i && r->job <= p->pending[i - 1].job)
+			return FAIL(d, "pending", "pending entries are not in job order");
+	}
+	for (int32_t j = 0; j < s->njobs; j++)
+		if (s->jobs[j].state == FW_JOB_PENDING && !seen[j])
+			return FAIL(d, "pending", "job %s neither started nor has a reason", s->jobs[j].name);
+	return FW_OK;
+}
+
+int fw_plan_check(const struct fw_snapshot *s, const struct fw_plan *p, struct fw_arena *a,
+		  struct fw_diag *d)
+{
+	struct usage u;
+	int rc = usage_init(&u, s, a);
+
+	if (rc != FW_OK)
+		return rc;
+	for (int32_t i = 0; i < p->ndecisions; i++)
+		if (p->decisions[i].kind == FW_DECIDE_START && (rc = check_start(s, p, i, &u, d)) != FW_OK)
+			return rc;
+	if ((rc = check_nodes(s, &u, d)) != FW_OK)
+		return rc;
+	if ((rc = check_queues(s, &u, d)) != FW_OK)
+		return rc;
+	return check_pending(s, p, a, d);
+}

@@ -417,10 +417,55 @@ static int fgd_score(const struct fw_score_env *env,
 #define FW_FAIRWAY_VARIANT 1
 #endif
 
+/* experimental: FGD with bucket (K,S) and GPU tie-break mode */
+static int fgdx(const struct fw_score_env *env, const struct fw_node_state *n,
+		const struct fw_pod_req *p, int *gpu, double K, double S, int gmode)
+{
+	double f0 = fw_frag(n, env->typical);
+	struct fw_node_state t;
+	int best = -1; double bestd = 0;
+	if (!fw_pod_sharing(p)) {
+		fgd_after_whole(n, p, &t);
+		*gpu = -1;
+		double d = f0 - fw_frag(&t, env->typical);
+		return (int)(K / (1.0 + exp(-(d / S))));
+	}
+	t = *n;
+	t.cpu_left -= p->cpu_nz;
+	*gpu = -1;
+	for (int g = 0; g < n->ngpu; g++) {
+		if (n->left[g] < p->milli || seen_left(n, g, p->milli))
+			continue;
+		t.left[g] = (int16_t)(n->left[g] - p->milli);
+		double d = f0 - fw_frag(&t, env->typical);
+		t.left[g] = n->left[g];
+		int s = (int)(K / (1.0 + exp(-(d / S))));
+		bool better = *gpu < 0 || s > best;
+		if (!better && s == best) {
+			if (gmode == 1) better = n->left[g] < n->left[*gpu];
+			if (gmode == 2) better = d > bestd;
+		}
+		if (better) { best = s; *gpu = g; bestd = d; }
+	}
+	return best;
+}
+
 static int fairway_score(const struct fw_score_env *env,
 			 const struct fw_node_state *n,
 			 const struct fw_pod_req *p, int *gpu)
 {
+	switch (FW_FAIRWAY_VARIANT) {
+	case 8: return fgdx(env, n, p, gpu, 100, 1000, 1);
+	case 9: return fgdx(env, n, p, gpu, 100, 1000, 2);
+	case 10: return fgdx(env, n, p, gpu, 100, 2000, 0);
+	case 11: return fgdx(env, n, p, gpu, 100, 500, 0);
+	case 12: return fgdx(env, n, p, gpu, 50, 1000, 0);
+	case 13: return fgdx(env, n, p, gpu, 200, 1000, 0);
+	case 14: return fgdx(env, n, p, gpu, 20, 1000, 0);
+	case 15: return fgdx(env, n, p, gpu, 100, 1000, 0) * 2 + (n->pods > 0);
+	case 16: return fgdx(env, n, p, gpu, 100, 4000, 0);
+	case 17: return fgdx(env, n, p, gpu, 100, 1000, 0);
+	}
 	double df;
 	int s = fgd_eval(env, n, p, gpu, &df), g2, sec = 0;
 	int64_t after = n->idle - fw_pod_total(p);

@@ -162,3 +162,437 @@ int fw_openb_slurp(const char *path, char **buf, size_t *len,
 	*len = n;
 	return FW_OK;
 }
+
+/* ---- the table-driven row parser ---------------------------------------- */
+
+enum ckind { K_STR, K_STR_NONEMPTY, K_I64, K_INT };
+
+struct colspec {
+	const char *name;
+	enum ckind kind;
+	int64_t lo, hi; /* integers: inclusive range */
+	size_t off;     /* where the value goes in the record */
+};
+
+struct table {
+	const struct colspec *cols;
+	size_t ncols;
+	size_t recsize, line_off;
+	/* Cross-field rules: returns the index of the blamed column and fills
+	 * msg, or -1 when the record is fine. */
+	int (*check)(const void *rec, char *msg, size_t n);
+	void (*free_rec)(void *rec);
+};
+
+/* The growing result and the parse's context. */
+struct parse {
+	const struct table *t;
+	const char *fname;
+	unsigned flags;
+	int map[16];  /* colspec index -> field index in the file */
+	size_t nhdr;  /* fields in the header */
+	char *v;
+	size_t n, cap, skipped;
+	struct fw_diag first_bad;
+};
+
+static char *dupstr(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *d = malloc(n);
+	return d ? memcpy(d, s, n) : NULL;
+}
+
+/* 0: ok; -1: not a decimal integer; -2: too large to hold. */
+static int parse_i64(const char *s, int64_t *out)
+{
+	bool neg = *s == '-';
+	int64_t v = 0;
+	s += neg;
+	if (*s == '\0')
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		if (v > (INT64_MAX - 9) / 10)
+			return -2;
+		v = v * 10 + (*s - '0');
+	}
+	*out = neg ? -v : v;
+	return 0;
+}
+
+static int parse_field(const struct parse *ps, const struct colspec *c,
+		       const char *s, int line, int col, char *rec,
+		       struct fw_diag *d)
+{
+	int64_t v = 0;
+	int rc;
+	if (c->kind == K_STR || c->kind == K_STR_NONEMPTY) {
+		char *dup;
+		if (c->kind == K_STR_NONEMPTY && *s == '\0')
+			return diag(d, FW_EINVAL, ps->fname, line, col, c->name,
+				    "is empty; a name is required");
+		if (!(dup = dupstr(s)))
+			return diag(d, FW_ENOMEM, ps->fname, line, col, c->name,
+				    "out of memory");
+		memcpy(rec + c->off, &dup, sizeof dup);
+		return FW_OK;
+	}
+	rc = parse_i64(s, &v);
+	if (rc == -1)
+		return diag(d, FW_EINVAL, ps->fname, line, col, c->name,
+			    "\"%.40s\" is not a decimal integer", s);
+	if (rc == -2 || v < c->lo || v > c->hi)
+		return diag(d, FW_ERANGE, ps->fname, line, col, c->name,
+			    "%.40s is out of range %lld..%lld", s,
+			    (long long)c->lo, (long long)c->hi);
+	if (c->kind == K_I64)
+		memcpy(rec + c->off, &v, sizeof v);
+	else
+		memcpy(rec + c->off, &(int){ (int)v }, sizeof(int));
+	return FW_OK;
+}
+
+/* Parse the fields of one data row into rec (zeroed by the caller). */
+static int parse_row(const struct parse *ps, const struct fw_csv_rec *r,
+		     int line, char *rec, struct fw_diag *d)
+{
+	const struct table *t = ps->t;
+	char msg[256];
+	int rc, bad;
+	for (size_t i = 0; i < t->ncols; i++) {
+		int k = ps->map[i];
+		rc = parse_field(ps, &t->cols[i], r->f[k], line, r->col[k],
+				 rec, d);
+		if (rc)
+			return rc;
+	}
+	memcpy(rec + t->line_off, &line, sizeof line);
+	bad = t->check(rec, msg, sizeof msg);
+	if (bad >= 0)
+		return diag(d, FW_EINVAL, ps->fname, line, r->col[ps->map[bad]],
+			    t->cols[bad].name, "%s", msg);
+	return FW_OK;
+}
+
+static int map_header(struct parse *ps, const struct fw_csv_rec *r,
+		      struct fw_diag *d)
+{
+	const struct table *t = ps->t;
+	ps->nhdr = r->nf;
+	for (size_t i = 0; i < t->ncols; i++) {
+		ps->map[i] = -1;
+		for (size_t k = 0; k < r->nf; k++) {
+			if (strcmp(r->f[k], t->cols[i].name) != 0)
+				continue;
+			if (ps->map[i] >= 0)
+				return diag(d, FW_EINVAL, ps->fname, 1,
+					    r->col[k], t->cols[i].name,
+					    "column appears twice in the header");
+			ps->map[i] = (int)k;
+		}
+		if (ps->map[i] < 0)
+			return diag(d, FW_EINVAL, ps->fname, 1, 1,
+				    t->cols[i].name,
+				    "missing from the header (is this the "
+				    "right kind of file?)");
+	}
+	return FW_OK;
+}
+
+static int push_rec(struct parse *ps, const char *rec)
+{
+	size_t sz = ps->t->recsize;
+	if (ps->n == ps->cap) {
+		size_t cap = ps->cap ? ps->cap * 2 : 256;
+		char *v = realloc(ps->v, cap * sz);
+		if (!v)
+			return FW_ENOMEM;
+		ps->v = v;
+		ps->cap = cap;
+	}
+	memcpy(ps->v + ps->n++ * sz, rec, sz);
+	return FW_OK;
+}
+
+/* One data row: split, parse, then keep it, skip it or fail. */
+static int handle_row(struct parse *ps, char *text, int line,
+		      struct fw_diag *d)
+{
+	struct fw_csv_rec r;
+	_Alignas(max_align_t) char rec[128];
+	const char *why;
+	int col, rc;
+	memset(rec, 0, sizeof rec);
+	if (fw_csv_split(text, &r, &why, &col) != 0)
+		rc = diag(d, FW_EINVAL, ps->fname, line, col, NULL, "%s", why);
+	else if (r.nf != ps->nhdr)
+		rc = diag(d, FW_EINVAL, ps->fname, line,
+			  r.nf > ps->nhdr ? r.col[ps->nhdr]
+					  : (int)strlen(text) + 1,
+			  NULL, "%zu fields, but the header has %zu", r.nf,
+			  ps->nhdr);
+	else
+		rc = parse_row(ps, &r, line, rec, d);
+	if (rc == FW_OK && (rc = push_rec(ps, rec)) == FW_OK)
+		return FW_OK;
+	ps->t->free_rec(rec);
+	if (rc == FW_ENOMEM)
+		return diag(d, rc, ps->fname, line, 0, NULL, "out of memory");
+	if (!(ps->flags & FW_OPENB_SKIP_BAD))
+		return rc;
+	if (ps->skipped++ == 0)
+		ps->first_bad = *d;
+	return FW_OK;
+}
+
+/* Cut the next line out of [*p, end) in place; returns its length. */
+static size_t next_line(char **p, char *end, char **text)
+{
+	char *nl = memchr(*p, '\n', (size_t)(end - *p));
+	char *e = nl ? nl : end;
+	size_t n = (size_t)(e - *p);
+	*text = *p;
+	if (n && (*p)[n - 1] == '\r')
+		n--;
+	*p = nl ? nl + 1 : end;
+	return n;
+}
+
+static int parse_lines(struct parse *ps, char *p, char *end,
+		       struct fw_diag *d)
+{
+	bool header = true;
+	int line = 0, rc;
+	while (p < end) {
+		char *text, *nul;
+		size_t n = next_line(&p, end, &text);
+		line++;
+		if ((nul = memchr(text, '\0', n)))
+			return diag(d, FW_EINVAL, ps->fname, line,
+				    (int)(nul - text) + 1, NULL,
+				    "NUL byte: this is not a text file");
+		text[n] = '\0';
+		if (line == 1 && n >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
+			text += 3; /* UTF-8 byte order mark */
+		if (text[0] == '\0')
+			continue;
+		if (header) {
+			struct fw_csv_rec r;
+			const char *why;
+			int col;
+			if (fw_csv_split(text, &r, &why, &col) != 0)
+				return diag(d, FW_EINVAL, ps->fname, line, col,
+					    NULL, "header: %s", why);
+			if ((rc = map_header(ps, &r, d)))
+				return rc;
+			header = false;
+		} else if ((rc = handle_row(ps, text, line, d))) {
+			return rc;
+		}
+	}
+	if (header)
+		return diag(d, FW_EINVAL, ps->fname, 0, 0, NULL,
+			    "empty file: expected a header line");
+	return FW_OK;
+}
+
+static void free_recs(const struct table *t, char *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		t->free_rec(v + i * t->recsize);
+	free(v);
+}
+
+static int parse_table(const struct table *t, const char *buf, size_t len,
+		       const char *fname, unsigned flags, struct parse *ps,
+		       struct fw_diag *d)
+{
+	char *copy = malloc(len + 1);
+	struct fw_diag mine; /* *d is written only on failure */
+	int rc;
+	_Static_assert(sizeof(struct fw_openb_pod) <= 128 &&
+			       sizeof(struct fw_openb_node) <= 128,
+		       "handle_row's record buffer is too small");
+	memset(ps, 0, sizeof *ps);
+	ps->t = t;
+	ps->fname = fname ? fname : "<input>";
+	ps->flags = flags;
+	if (!copy)
+		return diag(d, FW_ENOMEM, ps->fname, 0, 0, NULL,
+			    "out of memory");
+	if (len)
+		memcpy(copy, buf, len);
+	memset(&mine, 0, sizeof mine);
+	rc = parse_lines(ps, copy, copy + len, &mine);
+	free(copy);
+	if (rc) {
+		if (d)
+			*d = mine;
+		free_recs(t, ps->v, ps->n);
+		ps->v = NULL;
+		ps->n = 0;
+	}
+	return rc;
+}
+
+/* ---- nodes -------------------------------------------------------------- */
+
+#define NODE_OFF(f) offsetof(struct fw_openb_node, f)
+static const struct colspec node_cols[] = {
+	{ "sn", K_STR_NONEMPTY, 0, 0, NODE_OFF(sn) },
+	{ "cpu_milli", K_I64, 0, FW_OPENB_MAX_CPU, NODE_OFF(cpu_milli) },
+	{ "memory_mib", K_I64, 0, FW_OPENB_MAX_MEM, NODE_OFF(memory_mib) },
+	{ "gpu", K_INT, 0, FW_OPENB_MAX_NODE_GPUS, NODE_OFF(gpu) },
+	{ "model", K_STR, 0, 0, NODE_OFF(model) },
+};
+
+static int node_check(const void *rec, char *msg, size_t n)
+{
+	const struct fw_openb_node *x = rec;
+	if (x->gpu > 0 && x->model[0] == '\0') {
+		snprintf(msg, n, "is empty, but the node has %d GPU(s)",
+			 x->gpu);
+		return 4;
+	}
+	if (strchr(x->model, '|')) {
+		snprintf(msg, n, "\"%.40s\" contains '|', which separates "
+			 "models in a pod's gpu_spec", x->model);
+		return 4;
+	}
+	return -1;
+}
+
+static void node_free(void *rec)
+{
+	struct fw_openb_node *x = rec;
+	free(x->sn);
+	free(x->model);
+}
+
+static const struct table node_table = {
+	node_cols, sizeof node_cols / sizeof node_cols[0],
+	sizeof(struct fw_openb_node), NODE_OFF(line), node_check, node_free,
+};
+
+int fw_openb_parse_nodes(const char *buf, size_t len, const char *fname,
+			 unsigned flags, struct fw_openb_nodes *out,
+			 struct fw_diag *d)
+{
+	struct parse ps;
+	int rc = parse_table(&node_table, buf, len, fname, flags, &ps, d);
+	memset(out, 0, sizeof *out);
+	if (rc)
+		return rc;
+	snprintf(out->file, sizeof out->file, "%s", ps.fname);
+	out->v = (struct fw_openb_node *)(void *)ps.v;
+	out->n = ps.n;
+	out->skipped = ps.skipped;
+	out->first_bad = ps.first_bad;
+	return FW_OK;
+}
+
+void fw_openb_nodes_free(struct fw_openb_nodes *l)
+{
+	free_recs(&node_table, (char *)l->v, l->n);
+	memset(l, 0, sizeof *l);
+}
+
+/* ---- pods --------------------------------------------------------------- */
+
+#define POD_OFF(f) offsetof(struct fw_openb_pod, f)
+static const struct colspec pod_cols[] = {
+	{ "name", K_STR_NONEMPTY, 0, 0, POD_OFF(name) },
+	{ "cpu_milli", K_I64, 0, FW_OPENB_MAX_CPU, POD_OFF(cpu_milli) },
+	{ "memory_mib", K_I64, 0, FW_OPENB_MAX_MEM, POD_OFF(memory_mib) },
+	{ "num_gpu", K_INT, 0, FW_OPENB_MAX_POD_GPUS, POD_OFF(num_gpu) },
+	{ "gpu_milli", K_INT, 0, 1000, POD_OFF(gpu_milli) },
+	{ "gpu_spec", K_STR, 0, 0, POD_OFF(gpu_spec) },
+};
+
+static int pod_check(const void *rec, char *msg, size_t n)
+{
+	const struct fw_openb_pod *x = rec;
+	if (x->num_gpu == 0 && x->gpu_milli != 0) {
+		snprintf(msg, n, "%d with num_gpu 0: a CPU-only pod asks for "
+			 "no GPU share", x->gpu_milli);
+		return 4;
+	}
+	if (x->num_gpu > 0 && x->gpu_milli == 0) {
+		snprintf(msg, n, "0 with num_gpu %d: a GPU pod needs "
+			 "1..1000 milli-GPU per GPU", x->num_gpu);
+		return 4;
+	}
+	if (x->num_gpu > 1 && x->gpu_milli != 1000) {
+		snprintf(msg, n, "%d with num_gpu %d: a multi-GPU pod takes "
+			 "whole GPUs (1000)", x->gpu_milli, x->num_gpu);
+		return 4;
+	}
+	return -1;
+}
+
+static void pod_free(void *rec)
+{
+	struct fw_openb_pod *x = rec;
+	free(x->name);
+	free(x->gpu_spec);
+}
+
+static const struct table pod_table = {
+	pod_cols, sizeof pod_cols / sizeof pod_cols[0],
+	sizeof(struct fw_openb_pod), POD_OFF(line), pod_check, pod_free,
+};
+
+int fw_openb_parse_pods(const char *buf, size_t len, const char *fname,
+			unsigned flags, struct fw_openb_pods *out,
+			struct fw_diag *d)
+{
+	struct parse ps;
+	int rc = parse_table(&pod_table, buf, len, fname, flags, &ps, d);
+	memset(out, 0, sizeof *out);
+	if (rc)
+		return rc;
+	snprintf(out->file, sizeof out->file, "%s", ps.fname);
+	out->v = (struct fw_openb_pod *)(void *)ps.v;
+	out->n = ps.n;
+	out->skipped = ps.skipped;
+	out->first_bad = ps.first_bad;
+	return FW_OK;
+}
+
+void fw_openb_pods_free(struct fw_openb_pods *l)
+{
+	free_recs(&pod_table, (char *)l->v, l->n);
+	memset(l, 0, sizeof *l);
+}
+
+/* ---- files -------------------------------------------------------------- */
+
+int fw_openb_read_nodes(const char *path, unsigned flags,
+			struct fw_openb_nodes *out, struct fw_diag *d)
+{
+	char *buf;
+	size_t len;
+	int rc = fw_openb_slurp(path, &buf, &len, d);
+	memset(out, 0, sizeof *out);
+	if (rc)
+		return rc;
+	rc = fw_openb_parse_nodes(buf, len, path, flags, out, d);
+	free(buf);
+	return rc;
+}
+
+int fw_openb_read_pods(const char *path, unsigned flags,
+		       struct fw_openb_pods *out, struct fw_diag *d)
+{
+	char *buf;
+	size_t len;
+	int rc = fw_openb_slurp(path, &buf, &len, d);
+	memset(out, 0, sizeof *out);
+	if (rc)
+		return rc;
+	rc = fw_openb_parse_pods(buf, len, path, flags, out, d);
+	free(buf);
+	return rc;
+}

@@ -57,6 +57,7 @@ struct fw_openb_pod {
 };
 
 struct fw_openb_nodes {
+	char file[256];             /* the name given to the parser */
 	struct fw_openb_node *v;
 	size_t n;
 	size_t skipped;             /* bad rows skipped (FW_OPENB_SKIP_BAD) */
@@ -64,6 +65,7 @@ struct fw_openb_nodes {
 };
 
 struct fw_openb_pods {
+	char file[256];
 	struct fw_openb_pod *v;
 	size_t n;
 	size_t skipped;

@@ -87,9 +87,9 @@ typedef void (*fw_test_fn)(void);
 
 static inline int fw_test_main(const char *names, fw_test_fn *fns, int n)
 {
-	int passed = 0, failed = 0;
-	const char *p = names;
-	for (int i = 0; i < n; i++) {
+	volatile int passed = 0, failed = 0;
+	const char *volatile p = names;
+	for (volatile int i = 0; i < n; i++) {
 		char name[128];
 		size_t k = 0;
 		while (*p == ' ' || *p == ',')
@@ -111,9 +111,12 @@ static inline int fw_test_main(const char *names, fw_test_fn *fns, int n)
 		}
 		fflush(stdout);
 	}
-	printf("%d passed, %d failed\n", passed, failed);
+	printf("%d passed, %d failed\n", (int)passed, (int)failed);
 	return failed ? 1 : 0;
 }
+
+#define FW_TEST__STR2(...) #__VA_ARGS__
+#define FW_TEST__STR(...) FW_TEST__STR2(__VA_ARGS__)
 
 #define TEST_MAIN(...)                                                       \
 	int main(void)                                                       \

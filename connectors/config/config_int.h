@@ -103,6 +103,8 @@ yaml_node_t *cfg_seq_at(const struct cfg *c, const yaml_node_t *seq, int i);
 int cfg_get_text(struct cfg *c, const yaml_node_t *map, const char *path,
 		 const char *key, char *fp, yaml_node_t **vn, const char **txt);
 /* Typed getters for map[key]; path is the map's path. */
+int cfg_int_node(struct cfg *c, const yaml_node_t *v, const char *fp,
+		 int64_t lo, int64_t hi, int64_t *out);
 int cfg_int(struct cfg *c, const yaml_node_t *map, const char *path,
 	    const char *key, int64_t lo, int64_t hi, int64_t *out);
 int cfg_int32(struct cfg *c, const yaml_node_t *map, const char *path,
@@ -111,6 +113,9 @@ int cfg_bool(struct cfg *c, const yaml_node_t *map, const char *path,
 	     const char *key, bool *out);
 int cfg_name(struct cfg *c, const yaml_node_t *map, const char *path,
 	     const char *key, char *out);
+/* A name (non-empty, < FW_NAME_MAX bytes, printable) from node v. */
+int cfg_name_node(struct cfg *c, const yaml_node_t *v, const char *fp,
+		  char *out);
 int cfg_cpu(struct cfg *c, const yaml_node_t *map, const char *path,
 	    const char *key, bool unlimited_ok, int64_t *out);
 int cfg_gpu(struct cfg *c, const yaml_node_t *map, const char *path,
@@ -128,7 +133,25 @@ int cfg_double(struct cfg *c, const yaml_node_t *map, const char *path,
 void cfg_join(char *out, size_t n, const void *base, size_t stride,
 	      int count, int max);
 
+/* The YAML item that snapshot section[i] ("nodes", "queues", "jobs") came
+ * from (a generated node: its nodeGroups entry), or NULL. */
+yaml_node_t *cfg_origin(const struct cfg *c, const char *section, int i);
+
 /* ---- sections ---- */
+/* A nodeGroups topology generator: node k (start + i) is in domain
+ * prefix[l] + (k / per[l]) at level l. */
+struct cfg_gen {
+	int64_t per[FW_MAX_LEVELS];
+	char prefix[FW_MAX_LEVELS][FW_NAME_MAX];
+};
+int cfg_group_topology(struct cfg *c, const yaml_node_t *map,
+		       const char *path, struct cfg_gen *g);
+/* Fill n->path for node ordinal k; -1 when a name would not fit. */
+int cfg_gen_path(const struct cfg *c, const struct cfg_gen *g, int64_t k,
+		 struct fw_node *n);
+/* map[key] as a level reference: a level name or "node". */
+int cfg_level_ref(struct cfg *c, const yaml_node_t *map, const char *path,
+		  const char *key, int8_t *out);
 int cfg_load_topology(struct cfg *c, const yaml_node_t *root);
 int cfg_node_topology(struct cfg *c, const yaml_node_t *map, const char *path,
 		      struct fw_node *n);

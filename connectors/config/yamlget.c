@@ -313,16 +313,14 @@ int cfg_get_text(struct cfg *c, const yaml_node_t *map, const char *path,
 	return rc ? rc : 1;
 }
 
-int cfg_int(struct cfg *c, const yaml_node_t *map, const char *path,
-	    const char *key, int64_t lo, int64_t hi, int64_t *out)
+int cfg_int_node(struct cfg *c, const yaml_node_t *v, const char *fp,
+		 int64_t lo, int64_t hi, int64_t *out)
 {
-	char fp[CFG_PATH];
-	yaml_node_t *v;
 	const char *t;
 	int64_t x;
-	int rc = cfg_get_text(c, map, path, key, fp, &v, &t);
+	int rc = cfg_scalar(c, v, fp, &t);
 
-	if (rc <= 0)
+	if (rc)
 		return rc;
 	rc = fwc_parse_int(t, &x);
 	if (rc == FW_EINVAL)
@@ -337,6 +335,17 @@ int cfg_int(struct cfg *c, const yaml_node_t *map, const char *path,
 				t, (long long)lo, (long long)hi);
 	*out = x;
 	return FW_OK;
+}
+
+int cfg_int(struct cfg *c, const yaml_node_t *map, const char *path,
+	    const char *key, int64_t lo, int64_t hi, int64_t *out)
+{
+	char fp[CFG_PATH];
+	yaml_node_t *v = cfg_get(c, map, key);
+
+	if (!v)
+		return FW_OK;
+	return cfg_int_node(c, v, cfg_path(fp, path, key), lo, hi, out);
 }
 
 int cfg_int32(struct cfg *c, const yaml_node_t *map, const char *path,
@@ -367,17 +376,15 @@ int cfg_bool(struct cfg *c, const yaml_node_t *map, const char *path,
 	return FW_OK;
 }
 
-int cfg_name(struct cfg *c, const yaml_node_t *map, const char *path,
-	     const char *key, char *out)
+int cfg_name_node(struct cfg *c, const yaml_node_t *v, const char *fp,
+		  char *out)
 {
-	char fp[CFG_PATH];
-	yaml_node_t *v;
 	const char *t;
-	int rc = cfg_get_text(c, map, path, key, fp, &v, &t);
+	int rc = cfg_scalar(c, v, fp, &t);
 
-	if (rc <= 0)
+	if (rc)
 		return rc;
-	if (!*t)
+	if (!*t || cfg_is_null(v))
 		return cfg_fail(c, v, FW_EINVAL, fp,
 				"the name is empty; give it a non-empty name");
 	if (strlen(t) >= FW_NAME_MAX)
@@ -392,4 +399,15 @@ int cfg_name(struct cfg *c, const yaml_node_t *map, const char *path,
 					"character; use printable text");
 	memcpy(out, t, strlen(t) + 1);
 	return FW_OK;
+}
+
+int cfg_name(struct cfg *c, const yaml_node_t *map, const char *path,
+	     const char *key, char *out)
+{
+	char fp[CFG_PATH];
+	yaml_node_t *v = cfg_get(c, map, key);
+
+	if (!v)
+		return FW_OK;
+	return cfg_name_node(c, v, cfg_path(fp, path, key), out);
 }

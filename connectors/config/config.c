@@ -1,0 +1,302 @@
+/*
+ * config.c — the YAML config loader's entry points and top level.
+ *
+ * Design.  libyaml parses the whole input into a node tree
+ * (yaml_parser_load -> yaml_document_t); no YAML is parsed by hand.  The
+ * loader then walks that tree following the schema in docs/config.md and
+ * builds a struct fw_snapshot section by section, in dependency order
+ * regardless of the order of keys in the file:
+ *
+ *   now, scheduler -> topology -> nodes, nodeGroups -> queues -> jobs
+ *
+ * so a job can name a queue defined below it, and a queue a parent defined
+ * below it.  Each section checks what it can point at precisely (types,
+ * ranges, unknown keys, duplicates, unknown references, cycles, tasks no
+ * node can hold, allocations that do not fit); fw_snapshot_validate() then
+ * runs as a backstop and its diagnosis, which has no position, is given the
+ * file name and the line of the object it names.
+ *
+ * Failure is all-or-nothing: the snapshot under construction is private to
+ * the call and freed on any error, so *out is only written on success.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config_int.h"
+#include "fwconfig.h"
+
+static int load_now_and_scheduler(struct cfg *c, const yaml_node_t *root)
+{
+	static const char *const keys[] = { "usageHalfLife", "usageWeight",
+					    "maxStarts", NULL };
+	struct fw_sched_config *sc = &c->s->config;
+	yaml_node_t *m = cfg_get(c, root, "scheduler");
+	int64_t ms = -1;
+	int rc = cfg_time(c, root, "", "now", &c->s->now);
+
+	if (rc || !m)
+		return rc;
+	if ((rc = cfg_keys(c, m, "scheduler", keys)) ||
+	    (rc = cfg_duration(c, m, "scheduler", "usageHalfLife", &ms)) ||
+	    (rc = cfg_double(c, m, "scheduler", "usageWeight", 1e6,
+			     &sc->usage_weight)) ||
+	    (rc = cfg_int(c, m, "scheduler", "maxStarts", 0, INT32_MAX,
+			  &sc->max_starts)))
+		return rc;
+	if (ms == 0)
+		return cfg_fail(c, cfg_get(c, m, "usageHalfLife"), FW_ERANGE,
+				"scheduler.usageHalfLife",
+				"the half-life must be positive; use e.g. 7d "
+				"(a week), or usageWeight: 0 to ignore usage");
+	if (ms > 0)
+		sc->usage_half_life_s = (double)ms / 1000.0;
+	return FW_OK;
+}
+
+static int load_root(struct cfg *c, const yaml_node_t *root)
+{
+	static const char *const keys[] = { "now",	  "scheduler", "topology",
+					    "nodes",	  "nodeGroups", "queues",
+					    "jobs",	  NULL };
+	int rc;
+
+	if ((rc = cfg_keys(c, root, "", keys)) ||
+	    (rc = load_now_and_scheduler(c, root)) ||
+	    (rc = cfg_load_topology(c, root)) ||
+	    (rc = cfg_load_nodes(c, root)) ||
+	    (rc = cfg_load_node_groups(c, root)) ||
+	    (rc = cfg_load_queues(c, root)))
+		return rc;
+	return cfg_load_jobs(c, root);
+}
+
+/* The YAML item the snapshot's nodes[i] / queues[i] / jobs[i] came from;
+ * a generated node maps to its nodeGroups entry. */
+yaml_node_t *cfg_origin(const struct cfg *c, const char *section, int i)
+{
+	yaml_node_t *root = yaml_document_get_root_node(c->doc), *seq;
+	int n;
+
+	seq = cfg_get(c, root, section);
+	n = seq && seq->type == YAML_SEQUENCE_NODE ? cfg_seq_len(seq) : 0;
+	if (i < n)
+		return cfg_seq_at(c, seq, i);
+	if (strcmp(section, "nodes") != 0)
+		return NULL;
+	i -= n;
+	seq = cfg_get(c, root, "nodeGroups");
+	n = seq && seq->type == YAML_SEQUENCE_NODE ? cfg_seq_len(seq) : 0;
+	for (int g = 0; g < n; g++) {
+		yaml_node_t *grp = cfg_seq_at(c, seq, g);
+		yaml_node_t *cnt = cfg_get(c, grp, "count");
+		int64_t k = 0;
+		if (cnt && cnt->type == YAML_SCALAR_NODE)
+			fwc_parse_int((char *)cnt->data.scalar.value, &k);
+		if (i < k)
+			return grp;
+		i -= (int)k;
+	}
+	return NULL;
+}
+
+/* Give fw_snapshot_validate's diagnosis a file and, where its field names
+ * an object ("jobs[4].queue"), that object's line. */
+static int validate(struct cfg *c)
+{
+	static const char *const sections[] = { "nodes", "queues", "jobs" };
+	struct fw_diag vd;
+	int rc;
+
+	memset(&vd, 0, sizeof vd);
+	rc = fw_snapshot_validate(c->s, &vd);
+	if (rc == FW_OK)
+		return rc;
+	snprintf(vd.file, sizeof vd.file, "%s", c->file);
+	for (int k = 0; k < 3; k++) {
+		size_t len = strlen(sections[k]);
+		yaml_node_t *at;
+		if (strncmp(vd.field, sections[k], len) != 0 ||
+		    vd.field[len] != '[')
+			continue;
+		at = cfg_origin(c, sections[k], atoi(vd.field + len + 1));
+		if (at) {
+			vd.line = cfg_line(at);
+			vd.col = (int)at->start_mark.column + 1;
+		}
+	}
+	if (c->d)
+		*c->d = vd;
+	return rc;
+}
+
+static int syntax_error(struct cfg *c, const yaml_parser_t *p)
+{
+	const yaml_mark_t *m = &p->problem_mark;
+
+	if (p->error == YAML_MEMORY_ERROR)
+		return fw_diag_set(c->d, FW_ENOMEM, c->file, 0, 0, "",
+				   "out of memory while parsing YAML");
+	if (p->error == YAML_READER_ERROR)
+		return fw_diag_set(c->d, FW_EINVAL, c->file, 0, 0, "",
+				   "unreadable input: %s at byte %zu; save the "
+				   "file as UTF-8 text",
+				   p->problem ? p->problem : "bad encoding",
+				   p->problem_offset);
+	return fw_diag_set(c->d, FW_EINVAL, c->file, (int)m->line + 1,
+			   (int)m->column + 1, "",
+			   "YAML syntax error: %s%s%s; fix the YAML here (check "
+			   "indentation, colons and quotes)",
+			   p->problem ? p->problem : "malformed YAML",
+			   p->context ? " " : "", p->context ? p->context : "");
+}
+
+/* Exactly one document with a root; a second document is an error. */
+static int expect_end(struct cfg *c, yaml_parser_t *p)
+{
+	yaml_document_t extra;
+	yaml_node_t *root;
+
+	if (!yaml_parser_load(p, &extra))
+		return syntax_error(c, p);
+	root = yaml_document_get_root_node(&extra);
+	if (root) {
+		int line = cfg_line(root);
+		yaml_document_delete(&extra);
+		return fw_diag_set(c->d, FW_EINVAL, c->file, line, 0, "",
+				   "a second YAML document starts here; a "
+				   "config is one document, remove the extra "
+				   "\"---\" section");
+	}
+	yaml_document_delete(&extra);
+	return FW_OK;
+}
+
+static int parse(struct cfg *c, const char *buf, size_t len)
+{
+	yaml_parser_t p;
+	int rc = FW_OK;
+
+	if (!yaml_parser_initialize(&p))
+		return fw_diag_set(c->d, FW_ENOMEM, c->file, 0, 0, "",
+				   "out of memory starting the YAML parser");
+	yaml_parser_set_input_string(&p, (const unsigned char *)buf, len);
+	if (!yaml_parser_load(&p, c->doc)) {
+		rc = syntax_error(c, &p);
+		yaml_parser_delete(&p);
+		return rc;
+	}
+	if (!yaml_document_get_root_node(c->doc))
+		rc = fw_diag_set(c->d, FW_EINVAL, c->file, 0, 0, "",
+				 "the file has no YAML document; a config is "
+				 "a mapping with nodes:, queues: and jobs: "
+				 "(see docs/config.md)");
+	else
+		rc = expect_end(c, &p);
+	if (rc)
+		yaml_document_delete(c->doc);
+	yaml_parser_delete(&p);
+	return rc;
+}
+
+static void cfg_release(struct cfg *c)
+{
+	nameix_free(&c->nodes);
+	nameix_free(&c->queues);
+	nameix_free(&c->jobs);
+	free(c->queue_has_child);
+	free(c->gpu_used);
+	free(c->cpu_used);
+	free(c->mem_used);
+}
+
+int fw_config_load_buffer(const char *name, const char *buf, size_t len,
+			  struct fw_snapshot **out, struct fw_diag *d)
+{
+	yaml_document_t doc;
+	struct cfg c;
+	int rc;
+
+	memset(&c, 0, sizeof c);
+	c.file = name ? name : "<buffer>";
+	c.d = d;
+	c.doc = &doc;
+	if (!out || (!buf && len))
+		return fw_diag_set(d, FW_EINVAL, c.file, 0, 0, "",
+				   "no output or no input given; this is a "
+				   "bug in the caller");
+	if (len > FW_CONFIG_MAX_BYTES)
+		return fw_diag_set(d, FW_ERANGE, c.file, 0, 0, "",
+				   "the config is %zu bytes; the limit is %u, "
+				   "use nodeGroups to describe large fleets",
+				   len, FW_CONFIG_MAX_BYTES);
+	if ((rc = parse(&c, buf ? buf : "", len)))
+		return rc;
+	c.s = fw_snapshot_new();
+	if (!c.s)
+		rc = fw_diag_set(d, FW_ENOMEM, c.file, 0, 0, "",
+				 "out of memory creating the snapshot");
+	else if (!(rc = load_root(&c, yaml_document_get_root_node(&doc))))
+		rc = validate(&c);
+	cfg_release(&c);
+	yaml_document_delete(&doc);
+	if (rc)
+		fw_snapshot_free(c.s);
+	else
+		*out = c.s;
+	return rc;
+}
+
+/* Read all of f (at most FW_CONFIG_MAX_BYTES + 1 bytes) into *buf. */
+static int slurp(FILE *f, char **buf, size_t *len)
+{
+	size_t cap = 1 << 16, n = 0;
+	char *b = malloc(cap), *nb;
+
+	while (b) {
+		n += fread(b + n, 1, cap - n, f);
+		if (n < cap || cap > FW_CONFIG_MAX_BYTES)
+			break;
+		nb = realloc(b, cap * 2);
+		if (!nb)
+			free(b);
+		b = nb;
+		cap *= 2;
+	}
+	if (!b)
+		return FW_ENOMEM;
+	if (ferror(f)) {
+		free(b);
+		return FW_EIO;
+	}
+	*buf = b;
+	*len = n;
+	return FW_OK;
+}
+
+int fw_config_load_file(const char *path, struct fw_snapshot **out,
+			struct fw_diag *d)
+{
+	FILE *f = path ? fopen(path, "rb") : NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	int rc;
+
+	if (!f)
+		return fw_diag_set(d, errno == ENOENT ? FW_ENOENT : FW_EIO,
+				   path ? path : "", 0, 0, "",
+				   "cannot open the config: %s; check the path "
+				   "and permissions",
+				   path ? strerror(errno) : "no path given");
+	rc = slurp(f, &buf, &len);
+	fclose(f);
+	if (rc)
+		return fw_diag_set(d, rc, path, 0, 0, "",
+				   "cannot read the config: %s; check the file",
+				   rc == FW_ENOMEM ? "out of memory"
+						   : "read error");
+	rc = fw_config_load_buffer(path, buf, len, out, d);
+	free(buf);
+	return rc;
+}

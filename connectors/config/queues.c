@@ -1,0 +1,231 @@
+/*
+ * queues.c — the queue tree (queues:).
+ *
+ * Three passes, so a queue may name a parent defined further down:
+ *   1. each entry becomes a fw_queue (parent still -1), names are checked
+ *      for duplicates;
+ *   2. parent names are resolved to indices (unknown parent -> error at the
+ *      parent value);
+ *   3. the parent graph is checked for cycles in O(queues) with the usual
+ *      three-colour walk, and leaf-ness is recorded for jobs.c.
+ * Snapshot queue i is YAML entry queues[i].
+ *
+ * Units: resources.gpu in GPUs (fractions to 1/1000), cpu in cores (or
+ * "500m"), memory in MiB or binary quantities; usage.gpuHours is stored as
+ * GPU-seconds.  A limit of -1 (or no limit) is FW_UNLIMITED.
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config_int.h"
+
+_Static_assert(offsetof(struct fw_queue, name) == 0, "nameix needs name first");
+
+static int load_resource(struct cfg *c, const yaml_node_t *res,
+			 const char *path, int kind, struct fw_queue *q)
+{
+	static const char *const keys[] = { "quota", "limit",
+					    "overQuotaWeight", NULL };
+	static const char *const names[] = { "gpu", "cpu", "memory" };
+	int (*get)(struct cfg *, const yaml_node_t *, const char *,
+		   const char *, bool, int64_t *) =
+		kind == FW_RES_GPU ? cfg_gpu : kind == FW_RES_CPU ? cfg_cpu : cfg_mib;
+	yaml_node_t *m = cfg_get(c, res, names[kind]);
+	char fp[CFG_PATH], lp[CFG_PATH];
+	int rc;
+
+	cfg_path(fp, path, names[kind]);
+	if (!m)
+		return FW_OK;
+	if ((rc = cfg_keys(c, m, fp, keys)) ||
+	    (rc = get(c, m, fp, "quota", false, &q->deserved.v[kind])) ||
+	    (rc = get(c, m, fp, "limit", true, &q->limit.v[kind])) ||
+	    (rc = cfg_double(c, m, fp, "overQuotaWeight", 1e6,
+			     &q->over_quota_weight[kind])))
+		return rc;
+	if (q->limit.v[kind] != FW_UNLIMITED &&
+	    q->limit.v[kind] < q->deserved.v[kind])
+		return cfg_fail(c, cfg_get(c, m, "limit"), FW_ERANGE,
+				cfg_path(lp, fp, "limit"),
+				"limit is below quota; raise limit to at "
+				"least the quota, or use -1 for unlimited");
+	return FW_OK;
+}
+
+static int load_usage(struct cfg *c, const yaml_node_t *m, const char *path,
+		      struct fw_queue *q)
+{
+	static const char *const keys[] = { "gpuHours", "at", NULL };
+	yaml_node_t *u = cfg_get(c, m, "usage");
+	double hours = 0;
+	char fp[CFG_PATH];
+	int rc;
+
+	q->usage_at = c->s->now;
+	if (!u)
+		return FW_OK;
+	cfg_path(fp, path, "usage");
+	if ((rc = cfg_keys(c, u, fp, keys)) ||
+	    (rc = cfg_double(c, u, fp, "gpuHours", 1e9, &hours)) ||
+	    (rc = cfg_time(c, u, fp, "at", &q->usage_at)))
+		return rc;
+	q->usage = hours * 3600.0;
+	return FW_OK;
+}
+
+static int load_queue(struct cfg *c, const yaml_node_t *m, const char *path)
+{
+	static const char *const keys[] = { "name",	 "parent", "priority",
+					    "resources", "usage",  NULL };
+	static const char *const rkeys[] = { "gpu", "cpu", "memory", NULL };
+	struct fw_snapshot *s = c->s;
+	yaml_node_t *res;
+	struct fw_queue q;
+	char fp[CFG_PATH], rp[CFG_PATH];
+	int32_t dup;
+	int rc;
+
+	fw_queue_init(&q);
+	cfg_path(rp, path, "resources");
+	if ((rc = cfg_keys(c, m, path, keys)) ||
+	    (rc = cfg_require(c, m, path, "name")) ||
+	    (rc = cfg_name(c, m, path, "name", q.name)) ||
+	    (rc = cfg_int32(c, m, path, "priority", INT32_MIN, INT32_MAX,
+			    &q.priority)))
+		return rc;
+	res = cfg_get(c, m, "resources");
+	if (res && (rc = cfg_keys(c, res, rp, rkeys)))
+		return rc;
+	for (int k = 0; k < FW_RES_COUNT; k++)
+		if ((rc = load_resource(c, res, rp, k, &q)))
+			return rc;
+	if ((rc = load_usage(c, m, path, &q)))
+		return rc;
+	dup = nameix_find(&c->queues, s->queues, sizeof *s->queues, q.name);
+	if (dup >= 0)
+		return cfg_fail(c, cfg_get(c, m, "name"), FW_EEXIST,
+				cfg_path(fp, path, "name"),
+				"queue name \"%s\" is already used (first "
+				"defined at line %d); rename one of them",
+				q.name, cfg_line(cfg_origin(c, "queues", dup)));
+	rc = fw_snapshot_add_queue(s, &q);
+	if (rc >= 0)
+		rc = nameix_add(&c->queues, s->queues, sizeof *s->queues, rc);
+	if (rc < 0)
+		return cfg_fail(c, m, rc, path, "out of memory adding a queue");
+	return FW_OK;
+}
+
+static int link_parent(struct cfg *c, const yaml_node_t *m, const char *path,
+		       int32_t qi)
+{
+	struct fw_snapshot *s = c->s;
+	char fp[CFG_PATH], name[FW_NAME_MAX], list[256];
+	yaml_node_t *v = cfg_get(c, m, "parent");
+	int32_t p;
+	int rc;
+
+	if (!v)
+		return FW_OK;
+	cfg_path(fp, path, "parent");
+	if ((rc = cfg_name_node(c, v, fp, name)))
+		return rc;
+	p = nameix_find(&c->queues, s->queues, sizeof *s->queues, name);
+	if (p < 0) {
+		cfg_join(list, sizeof list, s->queues, sizeof *s->queues,
+			 s->nqueues, 8);
+		return cfg_fail(c, v, FW_ENOENT, fp,
+				"unknown parent queue \"%s\"; define a queue "
+				"with that name or fix the spelling (queues: "
+				"%s)",
+				name, list);
+	}
+	s->queues[qi].parent = p;
+	return FW_OK;
+}
+
+/* Report the cycle through queue q: "a -> b -> a". */
+static int report_cycle(struct cfg *c, const yaml_node_t *seq, int32_t q)
+{
+	const struct fw_snapshot *s = c->s;
+	char chain[256], fp[CFG_PATH], ip[CFG_PATH];
+	size_t used = 0;
+	int32_t k = q;
+
+	chain[0] = 0;
+	do {
+		int r = snprintf(chain + used, sizeof chain - used, "%s -> ",
+				 s->queues[k].name);
+		if (r > 0 && (size_t)r < sizeof chain - used)
+			used += (size_t)r;
+		k = s->queues[k].parent;
+	} while (k != q);
+	snprintf(chain + used, sizeof chain - used, "%s", s->queues[q].name);
+	cfg_path(fp, cfg_ipath(ip, "queues", q), "parent");
+	return cfg_fail(c, cfg_get(c, cfg_seq_at(c, seq, q), "parent"),
+			FW_ELOOP, fp,
+			"queue \"%s\" is its own ancestor (%s); break the "
+			"cycle by making one of these queues top-level or "
+			"giving it another parent",
+			s->queues[q].name, chain);
+}
+
+/* colour: 0 unvisited, 1 on the current path, 2 known acyclic. */
+static int check_cycles(struct cfg *c, const yaml_node_t *seq, char *colour)
+{
+	const struct fw_snapshot *s = c->s;
+
+	for (int32_t q = 0; q < s->nqueues; q++) {
+		int32_t k = q;
+		while (k >= 0 && colour[k] == 0) {
+			colour[k] = 1;
+			k = s->queues[k].parent;
+		}
+		if (k >= 0 && colour[k] == 1)
+			return report_cycle(c, seq, k);
+		for (k = q; k >= 0 && colour[k] == 1; k = s->queues[k].parent)
+			colour[k] = 2;
+	}
+	return FW_OK;
+}
+
+static int link_tree(struct cfg *c, const yaml_node_t *seq)
+{
+	struct fw_snapshot *s = c->s;
+	char ip[CFG_PATH], *colour;
+	int rc = FW_OK;
+
+	for (int i = 0; !rc && i < s->nqueues; i++)
+		rc = link_parent(c, cfg_seq_at(c, seq, i),
+				 cfg_ipath(ip, "queues", i), i);
+	if (rc)
+		return rc;
+	colour = calloc((size_t)s->nqueues + 1, 1);
+	c->queue_has_child = calloc((size_t)s->nqueues + 1, sizeof(bool));
+	if (!colour || !c->queue_has_child)
+		rc = cfg_fail(c, seq, FW_ENOMEM, "queues",
+			      "out of memory checking the queue tree");
+	else
+		rc = check_cycles(c, seq, colour);
+	free(colour);
+	for (int i = 0; !rc && i < s->nqueues; i++)
+		if (s->queues[i].parent >= 0)
+			c->queue_has_child[s->queues[i].parent] = true;
+	return rc;
+}
+
+int cfg_load_queues(struct cfg *c, const yaml_node_t *root)
+{
+	char ip[CFG_PATH];
+	yaml_node_t *seq;
+	int rc = cfg_seq(c, root, "", "queues", &seq);
+
+	for (int i = 0; !rc && i < cfg_seq_len(seq); i++)
+		rc = load_queue(c, cfg_seq_at(c, seq, i),
+				cfg_ipath(ip, "queues", i));
+	if (!rc && seq)
+		rc = link_tree(c, seq);
+	return rc;
+}

@@ -1,0 +1,85 @@
+/*
+ * builder.h — compact snapshot construction for unit tests.
+ */
+#ifndef FAIRWAY_TEST_BUILDER_H
+#define FAIRWAY_TEST_BUILDER_H
+
+#include <stdio.h>
+#include <string.h>
+
+#include "fairway/fairway.h"
+
+static inline void tb_levels(struct fw_snapshot *s, int n, const char **names)
+{
+	s->topology.nlevels = n;
+	for (int i = 0; i < n; i++)
+		snprintf(s->topology.level[i], FW_NAME_MAX, "%s", names[i]);
+}
+
+/* path: up to 8 domain names, NULL-terminated. */
+static inline int tb_node(struct fw_snapshot *s, const char *name, int gpus, const char *model,
+			  const char *p0, const char *p1, const char *p2)
+{
+	struct fw_node n;
+	const char *p[3] = { p0, p1, p2 };
+
+	fw_node_init(&n);
+	snprintf(n.name, sizeof n.name, "%s", name);
+	snprintf(n.gpu_model, sizeof n.gpu_model, "%s", model ? model : "H100");
+	n.gpu_count = gpus;
+	n.cpu_milli = 128000;
+	n.mem_mib = 1 << 20;
+	for (int i = 0; i < 3; i++)
+		if (p[i])
+			snprintf(n.path[i], FW_NAME_MAX, "%s", p[i]);
+	return fw_snapshot_add_node(s, &n);
+}
+
+static inline int tb_queue(struct fw_snapshot *s, const char *name, int parent, double quota_gpus,
+			   double limit_gpus, double weight)
+{
+	struct fw_queue q;
+
+	fw_queue_init(&q);
+	snprintf(q.name, sizeof q.name, "%s", name);
+	q.parent = parent;
+	q.deserved.v[FW_RES_GPU] = (int64_t)(quota_gpus * 1000);
+	q.limit.v[FW_RES_GPU] = limit_gpus < 0 ? FW_UNLIMITED : (int64_t)(limit_gpus * 1000);
+	for (int r = 0; r < FW_RES_COUNT; r++)
+		q.over_quota_weight[r] = weight;
+	return fw_snapshot_add_queue(s, &q);
+}
+
+/* A pending job of `tasks` tasks with `gpus` GPUs each (milli per GPU). */
+static inline int tb_job(struct fw_snapshot *s, const char *name, int queue, int tasks, int gpus,
+			 int milli, fw_time submit)
+{
+	struct fw_job j;
+
+	fw_job_init(&j);
+	snprintf(j.name, sizeof j.name, "%s", name);
+	j.queue = queue;
+	j.groups[0].count = tasks;
+	j.groups[0].gpus = gpus;
+	j.groups[0].gpu_milli = milli;
+	j.submit_time = submit;
+	return fw_snapshot_add_job(s, &j);
+}
+
+/* Mark job j running with one task per listed node, taking the GPUs in
+ * mask on each. */
+static inline void tb_run(struct fw_snapshot *s, int j, int nnodes, const int *nodes, uint32_t mask)
+{
+	struct fw_job *job = &s->jobs[j];
+
+	job->state = FW_JOB_RUNNING;
+	job->alloc_first = s->nallocs;
+	job->alloc_count = nnodes;
+	for (int i = 0; i < nnodes; i++) {
+		struct fw_task_alloc a = { .node = nodes[i], .group = 0, .gpu_mask = mask,
+					   .gpu_milli = job->groups[0].gpu_milli };
+		fw_snapshot_add_alloc(s, &a);
+	}
+}
+
+#endif

@@ -1,0 +1,445 @@
+/* test_cycle.c — the allocate cycle end to end, plus the checker. */
+#include <stdlib.h>
+
+#include "builder.h"
+#include "harness.h"
+
+static struct fw_arena A;
+
+static struct fw_plan *run(const struct fw_snapshot *s, const char *policy)
+{
+	struct fw_plan *p = NULL;
+	struct fw_diag d;
+	const struct fw_policy_ops *pol = policy ? fw_policy_find(policy) : NULL;
+
+	fw_arena_reset(&A);
+	if (fw_snapshot_validate(s, &d) != FW_OK) {
+		fprintf(stderr, "invalid snapshot: %s: %s\n", d.field, d.msg);
+		return NULL;
+	}
+	if (fw_cycle_run(s, pol, &A, &p) != FW_OK)
+		return NULL;
+	if (fw_plan_check(s, p, &A, &d) != FW_OK) {
+		fprintf(stderr, "invariant: %s: %s\n", d.field, d.msg);
+		return NULL;
+	}
+	return p;
+}
+
+static const struct fw_decision *start_of(const struct fw_plan *p, int job)
+{
+	for (int i = 0; i < p->ndecisions; i++)
+		if (p->decisions[i].job == job)
+			return &p->decisions[i];
+	return NULL;
+}
+
+static int node_of(const struct fw_plan *p, int job, int task)
+{
+	const struct fw_decision *d = start_of(p, job);
+	return d ? p->allocs[d->alloc_first + task].node : -1;
+}
+
+/* 2 racks x 2 nodes x 8 GPUs. */
+static struct fw_snapshot *two_racks(void)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	const char *lv[] = { "rack" };
+	tb_levels(s, 1, lv);
+	tb_node(s, "a0", 8, NULL, "ra", NULL, NULL);
+	tb_node(s, "a1", 8, NULL, "ra", NULL, NULL);
+	tb_node(s, "b0", 8, NULL, "rb", NULL, NULL);
+	tb_node(s, "b1", 8, NULL, "rb", NULL, NULL);
+	tb_queue(s, "q", -1, 32, -1, 1);
+	return s;
+}
+
+TEST(single_gpu_jobs_bin_pack_onto_the_busiest_node)
+{
+	struct fw_snapshot *s = two_racks();
+	int r = tb_job(s, "running", 0, 1, 3, 1000, 0);
+	int n2[] = { 2 };
+	tb_run(s, r, 1, n2, 0x7);
+	int j1 = tb_job(s, "j1", 0, 1, 1, 1000, 10);
+	int j2 = tb_job(s, "j2", 0, 1, 1, 1000, 11);
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT_EQ(p->ndecisions, 2);
+	ASSERT_EQ(node_of(p, j1, 0), 2);
+	ASSERT_EQ(node_of(p, j2, 0), 2);
+	ASSERT_EQ(p->allocs[start_of(p, j1)->alloc_first].gpu_mask, 0x8);
+	fw_snapshot_free(s);
+}
+
+TEST(gang_waits_rather_than_starting_partially)
+{
+	struct fw_snapshot *s = two_racks();
+	int r = tb_job(s, "running", 0, 4, 4, 1000, 0);
+	int nodes[] = { 0, 1, 2, 3 };
+	tb_run(s, r, 4, nodes, 0xf); /* 4 free GPUs left on every node */
+	int g = tb_job(s, "gang", 0, 2, 8, 1000, 10);
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT_EQ(p->ndecisions, 0);
+	ASSERT_EQ(p->npending, 1);
+	ASSERT_EQ(p->pending[0].job, g);
+	ASSERT_EQ(p->pending[0].reason, FW_REASON_GANG_NO_FIT);
+	ASSERT_EQ(p->pending[0].a, 16);
+	ASSERT_EQ(p->pending[0].b, 16);
+	fw_snapshot_free(s);
+}
+
+TEST(min_member_lets_part_of_a_gang_start)
+{
+	struct fw_snapshot *s = two_racks();
+	int r = tb_job(s, "running", 0, 3, 8, 1000, 0);
+	int nodes[] = { 0, 1, 2 };
+	tb_run(s, r, 3, nodes, 0xff);
+	int g = tb_job(s, "elastic", 0, 4, 4, 1000, 10);
+	s->jobs[g].min_member = 2;
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT_EQ(p->ndecisions, 1);
+	ASSERT_EQ(start_of(p, g)->alloc_count, 2);
+	ASSERT_EQ(node_of(p, g, 0), 3);
+	fw_snapshot_free(s);
+}
+
+TEST(required_topology_is_never_violated)
+{
+	struct fw_snapshot *s = two_racks();
+	int r = tb_job(s, "running", 0, 1, 8, 1000, 0);
+	int n0[] = { 0 };
+	tb_run(s, r, 1, n0, 0xff);
+	/* 24 GPUs free overall, but at most 16 in one rack. */
+	int g = tb_job(s, "rackbound", 0, 3, 8, 1000, 10);
+	s->jobs[g].required_level = 0;
+	int h = tb_job(s, "loose", 0, 3, 8, 1000, 20);
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT(start_of(p, g) == NULL);
+	ASSERT_EQ(fw_plan_pending_for(p, g)->reason, FW_REASON_TOPOLOGY);
+	ASSERT_EQ(fw_plan_pending_for(p, g)->b, 16);
+	ASSERT(start_of(p, h) != NULL); /* no constraint: it may span racks */
+	fw_snapshot_free(s);
+}
+
+TEST(preferred_level_picks_the_smallest_domain_that_fits)
+{
+	struct fw_snapshot *s = two_racks();
+	int r = tb_job(s, "running", 0, 1, 2, 1000, 0);
+	int n0[] = { 0 };
+	tb_run(s, r, 1, n0, 0x3);
+	/* rack ra has 14 free (6+8), rack rb 16: a 2x8 gang fits only rb
+	 * whole-node-wise; a 2x4 gang should go to ra, the fuller rack. */
+	int big = tb_job(s, "big", 0, 2, 8, 1000, 10);
+	s->jobs[big].preferred_level = 0;
+	int small = tb_job(s, "small", 0, 2, 4, 1000, 20);
+	s->jobs[small].preferred_level = 0;
+	s->jobs[small].required_level = 0;
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT_EQ(p->ndecisions, 2);
+	ASSERT(node_of(p, big, 0) >= 2 && node_of(p, big, 1) >= 2);
+	ASSERT(node_of(p, small, 0) <= 1 && node_of(p, small, 1) <= 1);
+	fw_snapshot_free(s);
+}
+
+TEST(fractional_gpus_pack_onto_a_shared_gpu)
+{
+	struct fw_snapshot *s = two_racks();
+	int r = tb_job(s, "half", 0, 1, 1, 500, 0);
+	int n3[] = { 3 };
+	tb_run(s, r, 1, n3, 0x10); /* GPU 4 of b1 is half used */
+	int f = tb_job(s, "quarter", 0, 1, 1, 250, 10);
+	int g = tb_job(s, "quarter2", 0, 1, 1, 250, 11);
+	int h = tb_job(s, "tenth", 0, 1, 1, 100, 12);
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT_EQ(node_of(p, f, 0), 3);
+	ASSERT_EQ(p->allocs[start_of(p, f)->alloc_first].gpu_mask, 0x10);
+	ASSERT_EQ(p->allocs[start_of(p, g)->alloc_first].gpu_mask, 0x10);
+	/* GPU 4 is now full: the next fraction opens one new GPU on b1. */
+	ASSERT_EQ(node_of(p, h, 0), 3);
+	ASSERT_NE(p->allocs[start_of(p, h)->alloc_first].gpu_mask, 0x10);
+	fw_snapshot_free(s);
+}
+
+TEST(gpu_model_constraint)
+{
+	struct fw_snapshot *s = two_racks();
+	tb_node(s, "c0", 4, "A100", "rc", NULL, NULL);
+	int a = tb_job(s, "wants-a100", 0, 1, 2, 1000, 0);
+	snprintf(s->jobs[a].groups[0].gpu_model, FW_NAME_MAX, "A100");
+	int b = tb_job(s, "wants-b200", 0, 1, 1, 1000, 1);
+	snprintf(s->jobs[b].groups[0].gpu_model, FW_NAME_MAX, "B200");
+	int c = tb_job(s, "too-many-a100", 0, 1, 8, 1000, 2);
+	snprintf(s->jobs[c].groups[0].gpu_model, FW_NAME_MAX, "A100");
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT_EQ(node_of(p, a, 0), 4);
+	ASSERT_EQ(fw_plan_pending_for(p, b)->reason, FW_REASON_GPU_MODEL);
+	ASSERT_EQ(fw_plan_pending_for(p, b)->b, 0);
+	ASSERT_EQ(fw_plan_pending_for(p, c)->reason, FW_REASON_GPU_MODEL);
+	ASSERT_EQ(fw_plan_pending_for(p, c)->b, 4);
+	fw_snapshot_free(s);
+}
+
+TEST(queue_limit_is_never_exceeded)
+{
+	struct fw_snapshot *s = two_racks();
+	int q = tb_queue(s, "capped", -1, 2, 3, 1);
+	for (int i = 0; i < 5; i++) {
+		char n[16];
+		snprintf(n, sizeof n, "c%d", i);
+		tb_job(s, n, q, 1, 1, 1000, i);
+	}
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT_EQ(p->ndecisions, 3);
+	ASSERT_EQ(p->queues[q].allocated.v[FW_RES_GPU], 3000);
+	ASSERT_EQ(p->npending, 2);
+	ASSERT_EQ(p->pending[0].reason, FW_REASON_OVER_QUOTA);
+	ASSERT_EQ(p->pending[0].a, 1000);
+	fw_snapshot_free(s);
+}
+
+TEST(fair_share_splits_by_weight)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
+	tb_node(s, "n1", 4, NULL, NULL, NULL, NULL);
+	int a = tb_queue(s, "a", -1, 0, -1, 2);
+	int b = tb_queue(s, "b", -1, 0, -1, 1);
+	for (int i = 0; i < 20; i++) {
+		char n[16];
+		snprintf(n, sizeof n, "a%d", i);
+		tb_job(s, n, a, 1, 1, 1000, i);
+		snprintf(n, sizeof n, "b%d", i);
+		tb_job(s, n, b, 1, 1, 1000, i);
+	}
+	s->config.usage_weight = 0;
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT_EQ(p->ndecisions, 12);
+	ASSERT_EQ(p->queues[a].allocated.v[FW_RES_GPU], 8000);
+	ASSERT_EQ(p->queues[b].allocated.v[FW_RES_GPU], 4000);
+	ASSERT_NEAR(p->queues[a].fair[FW_RES_GPU], 8000, 1);
+	ASSERT_EQ(p->pending[0].reason, FW_REASON_FAIRSHARE_ORDER);
+	fw_snapshot_free(s);
+}
+
+TEST(three_level_fair_share_with_limits)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	for (int i = 0; i < 4; i++) {
+		char n[8];
+		snprintf(n, sizeof n, "n%d", i);
+		tb_node(s, n, 8, NULL, NULL, NULL, NULL);
+	}
+	int org = tb_queue(s, "org", -1, 32, -1, 1);
+	int x = tb_queue(s, "x", org, 8, -1, 1);
+	int y = tb_queue(s, "y", org, 8, -1, 1);
+	int x1 = tb_queue(s, "x1", x, 4, -1, 1);
+	int x2 = tb_queue(s, "x2", x, 4, 6, 1);
+	int y1 = tb_queue(s, "y1", y, 8, -1, 1);
+	for (int i = 0; i < 40; i++) {
+		char n[16];
+		int qs[] = { x1, x2, y1 };
+		snprintf(n, sizeof n, "j%d", i);
+		tb_job(s, n, qs[i % 3], 1, 1, 1000, i);
+	}
+	s->config.usage_weight = 0;
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT_EQ(p->ndecisions, 32);
+	ASSERT_EQ(p->queues[x2].allocated.v[FW_RES_GPU], 6000);
+	/* y1 only asks for 13 (40 jobs round-robin over 3 queues), so x
+	 * takes the rest: 19 = x2 at its limit 6 + x1 13. */
+	ASSERT_EQ(p->queues[x].allocated.v[FW_RES_GPU], 19000);
+	ASSERT_EQ(p->queues[y].allocated.v[FW_RES_GPU], 13000);
+	ASSERT_EQ(p->queues[x1].allocated.v[FW_RES_GPU], 13000);
+	ASSERT_NEAR(p->queues[x1].fair[FW_RES_GPU], 13000, 1);
+	fw_snapshot_free(s);
+}
+
+TEST(fifo_blocks_at_the_head_of_the_line)
+{
+	struct fw_snapshot *s = two_racks();
+	int big = tb_job(s, "big", 0, 5, 8, 1000, 0);
+	int small = tb_job(s, "small", 0, 1, 1, 1000, 1);
+	struct fw_plan *p = run(s, "fifo");
+	ASSERT(p != NULL);
+	ASSERT_EQ(p->ndecisions, 0);
+	ASSERT_EQ(fw_plan_pending_for(p, big)->reason, FW_REASON_GANG_NO_FIT);
+	ASSERT_EQ(fw_plan_pending_for(p, small)->reason, FW_REASON_HEAD_OF_LINE);
+	p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT(start_of(p, small) != NULL);
+	fw_snapshot_free(s);
+}
+
+TEST(max_starts_budget)
+{
+	struct fw_snapshot *s = two_racks();
+	for (int i = 0; i < 6; i++) {
+		char n[8];
+		snprintf(n, sizeof n, "j%d", i);
+		tb_job(s, n, 0, 1, 1, 1000, i);
+	}
+	s->config.max_starts = 4;
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT_EQ(p->ndecisions, 4);
+	ASSERT_EQ(p->pending[0].reason, FW_REASON_CYCLE_LIMIT);
+	fw_snapshot_free(s);
+}
+
+static uint32_t xs32(uint32_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 17;
+	*x ^= *x << 5;
+	return *x;
+}
+
+static struct fw_snapshot *random_snapshot(uint32_t seed)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	const char *lv[] = { "block", "rack" };
+	uint32_t x = seed * 2654435761u + 1;
+#define RND() xs32(&x)
+	tb_levels(s, 2, lv);
+	for (int i = 0; i < 24; i++) {
+		char n[16], b[8], r[8];
+		snprintf(n, sizeof n, "n%02d", i);
+		snprintf(b, sizeof b, "b%d", i / 12);
+		snprintf(r, sizeof r, "r%d", i / 4);
+		int g = (RND() % 2) ? 8 : 4;
+		tb_node(s, n, g, (RND() % 4) ? "H100" : "A100", b, r, NULL);
+	}
+	int root = tb_queue(s, "root", -1, 64, -1, 1);
+	for (int q = 0; q < 4; q++) {
+		char n[8];
+		snprintf(n, sizeof n, "q%d", q);
+		tb_queue(s, n, root, 16, (q == 3) ? 20 : -1, 1 + q);
+	}
+	for (int j = 0; j < 120; j++) {
+		char n[16];
+		int shapes[][2] = { { 1, 1 }, { 1, 2 }, { 1, 4 }, { 1, 8 }, { 2, 8 }, { 4, 8 }, { 3, 2 }, { 1, 1 } };
+		int k = (int)(RND() % 8);
+		snprintf(n, sizeof n, "j%03d", j);
+		int id = tb_job(s, n, 1 + (int)(RND() % 4), shapes[k][0], shapes[k][1], 1000, (fw_time)j);
+		if (RND() % 5 == 0) {
+			s->jobs[id].groups[0].count = 1;
+			s->jobs[id].groups[0].gpus = 1;
+			s->jobs[id].groups[0].gpu_milli = 100 + (int)(RND() % 800);
+		}
+		s->jobs[id].required_level = (int8_t)((RND() % 3) - 1);
+		s->jobs[id].preferred_level = (int8_t)((RND() % 3) - 1);
+		s->jobs[id].priority = (int32_t)(RND() % 3);
+		s->jobs[id].spread = RND() % 7 == 0;
+	}
+#undef RND
+	return s;
+}
+
+TEST(random_snapshots_keep_every_invariant_and_are_deterministic)
+{
+	for (uint32_t seed = 1; seed <= 60; seed++) {
+		struct fw_snapshot *s = random_snapshot(seed);
+		struct fw_arena b;
+		struct fw_plan *p = run(s, NULL), *q = NULL;
+		ASSERT(p != NULL);
+		fw_arena_init(&b, 4096);
+		ASSERT_OK(fw_cycle_run(s, NULL, &b, &q));
+		ASSERT_EQ(p->ndecisions, q->ndecisions);
+		ASSERT_EQ(p->nallocs, q->nallocs);
+		ASSERT_EQ(p->npending, q->npending);
+		ASSERT_OK(memcmp(p->allocs, q->allocs, (size_t)p->nallocs * sizeof *p->allocs));
+		ASSERT_OK(memcmp(p->pending, q->pending, (size_t)p->npending * sizeof *p->pending));
+		for (int i = 0; i < p->ndecisions; i++)
+			ASSERT_EQ(p->decisions[i].job, q->decisions[i].job);
+		fw_arena_release(&b);
+		ASSERT(run(s, "fifo") != NULL);
+		fw_snapshot_free(s);
+	}
+}
+
+TEST(checker_catches_an_over_committed_gpu)
+{
+	struct fw_snapshot *s = two_racks();
+	tb_job(s, "a", 0, 1, 8, 1000, 0);
+	tb_job(s, "b", 0, 1, 8, 1000, 1);
+	struct fw_plan *p = run(s, NULL);
+	struct fw_diag d;
+	ASSERT(p != NULL);
+	ASSERT_EQ(p->ndecisions, 2);
+	p->allocs[1].node = p->allocs[0].node; /* corrupt: both on one node */
+	ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
+	ASSERT_STR_CONTAINS(d.msg, "over-committed");
+	fw_snapshot_free(s);
+}
+
+TEST(checker_catches_a_partial_gang_and_a_missing_reason)
+{
+	struct fw_snapshot *s = two_racks();
+	tb_job(s, "gang", 0, 2, 8, 1000, 0);
+	tb_job(s, "blocked", 0, 4, 8, 1000, 1);
+	struct fw_plan *p = run(s, NULL);
+	struct fw_diag d;
+	ASSERT(p != NULL);
+	p->decisions[0].alloc_count = 1;
+	ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
+	ASSERT_STR_CONTAINS(d.msg, "all-or-nothing");
+	p->decisions[0].alloc_count = 2;
+	p->npending = 0;
+	ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
+	ASSERT_STR_CONTAINS(d.msg, "neither started nor has a reason");
+	fw_snapshot_free(s);
+}
+
+TEST(out_of_memory_fails_cleanly_at_every_step)
+{
+	struct fw_snapshot *s = random_snapshot(7);
+	struct fw_plan *p = NULL;
+	int rc = FW_ENOMEM, steps = 0;
+	for (size_t lim = 4096; rc == FW_ENOMEM; lim += 4096, steps++) {
+		struct fw_arena b;
+		fw_arena_init(&b, 4096);
+		b.limit = lim;
+		rc = fw_cycle_run(s, NULL, &b, &p);
+		ASSERT(rc == FW_OK || rc == FW_ENOMEM);
+		fw_arena_release(&b);
+	}
+	ASSERT(steps > 3);
+	fw_snapshot_free(s);
+}
+
+static void setup(void)
+{
+	fw_arena_init(&A, 0);
+}
+
+static void teardown(void)
+{
+	fw_arena_release(&A);
+}
+
+#define TESTS single_gpu_jobs_bin_pack_onto_the_busiest_node, gang_waits_rather_than_starting_partially, \
+	min_member_lets_part_of_a_gang_start, required_topology_is_never_violated, \
+	preferred_level_picks_the_smallest_domain_that_fits, fractional_gpus_pack_onto_a_shared_gpu, \
+	gpu_model_constraint, queue_limit_is_never_exceeded, fair_share_splits_by_weight, \
+	three_level_fair_share_with_limits, fifo_blocks_at_the_head_of_the_line, max_starts_budget, \
+	random_snapshots_keep_every_invariant_and_are_deterministic, checker_catches_an_over_committed_gpu, \
+	checker_catches_a_partial_gang_and_a_missing_reason, out_of_memory_fails_cleanly_at_every_step
+
+int main(void)
+{
+	fw_test_fn fns[] = { TESTS };
+	int rc;
+	setup();
+	rc = fw_test_main(FW_TEST__STR(TESTS), fns, (int)(sizeof fns / sizeof fns[0]));
+	teardown();
+	return rc;
+}

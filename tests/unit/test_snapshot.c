@@ -1,0 +1,96 @@
+/* test_snapshot.c — snapshot building and structural validation. */
+#include "builder.h"
+#include "harness.h"
+
+static struct fw_snapshot *small(void)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	const char *lv[] = { "rack" };
+	tb_levels(s, 1, lv);
+	tb_node(s, "n0", 8, NULL, "r0", NULL, NULL);
+	tb_node(s, "n1", 8, NULL, "r0", NULL, NULL);
+	int root = tb_queue(s, "org", -1, 16, -1, 1);
+	tb_queue(s, "team", root, 8, -1, 1);
+	tb_job(s, "j0", 1, 1, 2, 1000, 0);
+	return s;
+}
+
+TEST(valid_snapshot_passes)
+{
+	struct fw_snapshot *s = small();
+	struct fw_diag d;
+	ASSERT_OK(fw_snapshot_validate(s, &d));
+	ASSERT_EQ(fw_snapshot_find_node(s, "n1"), 1);
+	ASSERT_EQ(fw_snapshot_find_queue(s, "team"), 1);
+	ASSERT_EQ(fw_snapshot_find_level(s, "rack"), 0);
+	ASSERT_EQ(fw_snapshot_find_level(s, "node"), FW_LEVEL_NODE);
+	ASSERT_EQ(fw_snapshot_find_level(s, "spine"), FW_LEVEL_NONE);
+	ASSERT_EQ(fw_job_gpus(&s->jobs[0]), 2);
+	ASSERT_EQ(fw_job_request(&s->jobs[0]).v[FW_RES_GPU], 2000);
+	fw_snapshot_free(s);
+}
+
+TEST(duplicate_node_is_rejected)
+{
+	struct fw_snapshot *s = small();
+	struct fw_diag d;
+	tb_node(s, "n0", 8, NULL, "r1", NULL, NULL);
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_EEXIST);
+	ASSERT_STR_CONTAINS(d.msg, "duplicate node");
+	ASSERT_STR_EQ(d.field, "nodes[2].name");
+	fw_snapshot_free(s);
+}
+
+TEST(queue_cycle_is_rejected)
+{
+	struct fw_snapshot *s = small();
+	struct fw_diag d;
+	s->queues[0].parent = 1;
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_ELOOP);
+	ASSERT_STR_CONTAINS(d.msg, "cycle");
+	fw_snapshot_free(s);
+}
+
+TEST(negative_quota_is_rejected)
+{
+	struct fw_snapshot *s = small();
+	struct fw_diag d;
+	s->queues[1].deserved.v[FW_RES_GPU] = -1;
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_ERANGE);
+	ASSERT_STR_CONTAINS(d.msg, "negative gpu quota");
+	fw_snapshot_free(s);
+}
+
+TEST(job_on_inner_queue_is_rejected)
+{
+	struct fw_snapshot *s = small();
+	struct fw_diag d;
+	s->jobs[0].queue = 0;
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_EINVAL);
+	ASSERT_STR_CONTAINS(d.msg, "leaf");
+	fw_snapshot_free(s);
+}
+
+TEST(bad_running_allocation_is_rejected)
+{
+	struct fw_snapshot *s = small();
+	struct fw_diag d;
+	int n[] = { 0 };
+	tb_run(s, 0, 1, n, 0x7); /* 3 GPUs for a 2-GPU task */
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_EINVAL);
+	ASSERT_STR_CONTAINS(d.msg, "holds 3 GPUs");
+	fw_snapshot_free(s);
+}
+
+TEST(fractional_gang_is_rejected)
+{
+	struct fw_snapshot *s = small();
+	struct fw_diag d;
+	s->jobs[0].groups[0].gpu_milli = 500; /* 2 GPUs x 0.5 is not allowed */
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_EINVAL);
+	fw_snapshot_free(s);
+}
+
+TEST_MAIN(valid_snapshot_passes, duplicate_node_is_rejected, queue_cycle_is_rejected,
+	  negative_quota_is_rejected, job_on_inner_queue_is_rejected, bad_running_allocation_is_rejected,
+	  fractional_gang_is_rejected)

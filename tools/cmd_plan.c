@@ -1,0 +1,146 @@
+/*
+ * cmd_plan.c — `fairway plan`: load a snapshot, run one cycle, check the
+ * plan's invariants, print it.
+ *
+ * Exit codes: 0 plan printed; 2 bad input or usage (the message names the
+ * file, line and field); 3 the invariant checker rejected the plan (a bug:
+ * please report it); 1 anything else (out of memory, I/O).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "fairway/fairway.h"
+#include "fwconfig.h"
+#include "render.h"
+
+extern const unsigned char fw_example_cluster[];
+extern const size_t fw_example_cluster_len;
+
+static const char plan_usage[] =
+	"usage: fairway plan [--config FILE] [--policy NAME] [--json] [--now T]\n"
+	"\n"
+	"Run one scheduling cycle on a cluster snapshot and print the plan: the\n"
+	"jobs it starts (with their nodes and GPUs), a reason for every job that\n"
+	"waits, and each queue's deserved quota, fair share and allocation.\n"
+	"\n"
+	"  --config FILE   YAML snapshot (nodes, topology, queues, jobs); see\n"
+	"                  docs/config.md.  Default: the built-in example\n"
+	"                  cluster (examples/cluster.yaml).\n"
+	"  --policy NAME   scheduling policy (`fairway policies` lists them);\n"
+	"                  default: fairway\n"
+	"  --json          print the plan as JSON instead of tables\n"
+	"  --now T         override the snapshot's `now` (seconds)\n"
+	"\n"
+	"Examples:\n"
+	"  fairway plan\n"
+	"  fairway plan --config examples/cluster.yaml --json | jq '.pending'\n"
+	"  fairway plan --config my.yaml --policy fifo\n";
+
+struct plan_args {
+	const char *config;
+	const char *policy;
+	const char *now;
+	bool json;
+};
+
+static int parse_plan_args(int argc, char **argv, struct plan_args *a)
+{
+	memset(a, 0, sizeof *a);
+	for (int i = 1; i < argc; i++) {
+		const char *o = argv[i];
+		if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
+			fputs(plan_usage, stdout);
+			return 1;
+		} else if (!strcmp(o, "--json")) {
+			a->json = true;
+		} else if (!strcmp(o, "--config") || !strcmp(o, "--policy") || !strcmp(o, "--now")) {
+			if (i + 1 >= argc)
+				return fw_cli_usage_error("plan", "%s needs a value", o);
+			const char **dst = !strcmp(o, "--config") ? &a->config : !strcmp(o, "--policy") ? &a->policy : &a->now;
+			*dst = argv[++i];
+		} else {
+			return fw_cli_usage_error("plan", "unknown option '%s'", o);
+		}
+	}
+	return 0;
+}
+
+static int load(const struct plan_args *a, struct fw_snapshot **s)
+{
+	struct fw_diag d;
+	char msg[1024];
+	int rc;
+
+	memset(&d, 0, sizeof d);
+	if (a->config)
+		rc = fw_config_load_file(a->config, s, &d);
+	else
+		rc = fw_config_load_buffer("<built-in examples/cluster.yaml>", (const char *)fw_example_cluster,
+					   fw_example_cluster_len, s, &d);
+	if (rc != FW_OK) {
+		fw_diag_format(&d, msg, sizeof msg);
+		fprintf(stderr, "fairway: error: %s\n", msg);
+		return 2;
+	}
+	if (a->now) {
+		char *end;
+		long long t = strtoll(a->now, &end, 10);
+		if (*end || end == a->now) {
+			fprintf(stderr, "fairway: error: --now: '%s' is not a whole number of seconds\n", a->now);
+			fw_snapshot_free(*s);
+			return 2;
+		}
+		(*s)->now = t;
+	}
+	return 0;
+}
+
+static int output(const struct fw_snapshot *s, const struct fw_plan *p, const struct fw_policy_ops *pol, bool json)
+{
+	if (!json) {
+		fw_render_table(stdout, s, p, pol);
+		return 0;
+	}
+	json_t *o = fw_render_json(s, p, pol);
+	int rc = o ? json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : -1;
+	json_decref(o);
+	fputc('\n', stdout);
+	return rc ? 1 : 0;
+}
+
+int fw_cmd_plan(int argc, char **argv)
+{
+	struct plan_args a;
+	struct fw_snapshot *s = NULL;
+	struct fw_plan *p = NULL;
+	struct fw_arena arena;
+	struct fw_diag d;
+	const struct fw_policy_ops *pol;
+	char msg[1024];
+	int rc = parse_plan_args(argc, argv, &a);
+
+	if (rc)
+		return rc == 1 ? 0 : rc;
+	pol = a.policy ? fw_policy_find(a.policy) : fw_policy_default();
+	if (!pol)
+		return fw_cli_usage_error("plan", "unknown policy '%s' (try `fairway policies`)", a.policy);
+	if ((rc = load(&a, &s)) != 0)
+		return rc;
+	fw_arena_init(&arena, 0);
+	rc = fw_cycle_run(s, pol, &arena, &p);
+	if (rc != FW_OK) {
+		fprintf(stderr, "fairway: error: the cycle failed: %s\n", fw_strerror(rc));
+		rc = 1;
+	} else if (fw_plan_check(s, p, &arena, &d) != FW_OK) {
+		fw_diag_format(&d, msg, sizeof msg);
+		fprintf(stderr, "fairway: BUG: the plan breaks an invariant: %s\n", msg);
+		rc = 3;
+	} else {
+		rc = output(s, p, pol, a.json);
+	}
+	fw_arena_release(&arena);
+	fw_snapshot_free(s);
+	return rc;
+}

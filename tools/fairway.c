@@ -1,0 +1,83 @@
+/*
+ * fairway.c — the `fairway` command: a thin dispatcher over subcommands.
+ * Each subcommand lives in tools/cmd_<name>.c and parses its own flags.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cli.h"
+#include "fairway/policy.h"
+
+static const char usage[] =
+	"fairway — the scheduling brain for GPU fleets\n"
+	"\n"
+	"usage: fairway <command> [options]\n"
+	"\n"
+	"commands:\n"
+	"  plan        run one scheduling cycle on a snapshot and print the plan\n"
+	"  policies    list the scheduling policies\n"
+	"  help        show this help (or `fairway <command> --help`)\n"
+	"\n"
+	"Start here:  fairway plan          (runs on the built-in example cluster)\n"
+	"Docs:        README.md, docs/ARCHITECTURE.md, docs/config.md\n";
+
+int fw_cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "fairway %s: error: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nrun `fairway %s --help` for usage\n", cmd);
+	return 2;
+}
+
+int fw_cmd_policies(int argc, char **argv)
+{
+	const struct fw_policy_ops *const *l = fw_policy_list();
+	bool json = argc > 1 && !strcmp(argv[1], "--json");
+
+	if (argc > 1 && !json) {
+		if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+			puts("usage: fairway policies [--json]\n\nList the registered scheduling policies.");
+			return 0;
+		}
+		return fw_cli_usage_error("policies", "unknown option '%s'", argv[1]);
+	}
+	if (json) {
+		json_t *a = json_array();
+		for (int i = 0; l[i]; i++)
+			json_array_append_new(a, json_pack("{s:s,s:s,s:b}", "name", l[i]->name, "summary",
+							   l[i]->summary, "default", l[i] == fw_policy_default()));
+		json_dumpf(a, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		fputc('\n', stdout);
+		json_decref(a);
+		return 0;
+	}
+	printf("%-10s %s\n", "POLICY", "SUMMARY");
+	for (int i = 0; l[i]; i++)
+		printf("%-10s %s%s\n", l[i]->name, l[i]->summary, l[i] == fw_policy_default() ? "" : "");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		fputs(usage, stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		puts("fairway 0.1.0");
+		return 0;
+	}
+	if (!strcmp(argv[1], "plan"))
+		return fw_cmd_plan(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "policies"))
+		return fw_cmd_policies(argc - 1, argv + 1);
+	fprintf(stderr, "fairway: error: unknown command '%s'\n\n%s", argv[1], usage);
+	return 2;
+}

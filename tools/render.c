@@ -1,0 +1,208 @@
+/*
+ * render.c — plan renderers (render.h).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "render.h"
+
+static void task_nodes(const struct fw_snapshot *s, const struct fw_plan *p,
+		       const struct fw_decision *d, char *buf, size_t n)
+{
+	size_t at = 0;
+
+	buf[0] = 0;
+	for (int32_t k = 0; k < d->alloc_count && at + 1 < n; k++) {
+		const struct fw_task_alloc *t = &p->allocs[d->alloc_first + k];
+		int w = snprintf(buf + at, n - at, "%s%s", k ? "," : "", s->nodes[t->node].name);
+		if (w < 0 || (size_t)w >= n - at) {
+			snprintf(buf + (n > 4 ? n - 4 : 0), 4, "...");
+			return;
+		}
+		at += (size_t)w;
+	}
+}
+
+static double gpus(int64_t milli)
+{
+	return (double)milli / 1000.0;
+}
+
+static void table_started(FILE *f, const struct fw_snapshot *s, const struct fw_plan *p)
+{
+	char nodes[160];
+
+	fprintf(f, "\nSTARTED (%d)\n", (int)p->ndecisions);
+	if (!p->ndecisions)
+		return;
+	fprintf(f, "  %-20s %-14s %6s %5s  %s\n", "JOB", "QUEUE", "GPUS", "TASKS", "NODES");
+	for (int32_t i = 0; i < p->ndecisions; i++) {
+		const struct fw_decision *d = &p->decisions[i];
+		const struct fw_job *j = &s->jobs[d->job];
+		int64_t milli = 0;
+		for (int32_t k = 0; k < d->alloc_count; k++)
+			milli += (int64_t)__builtin_popcount(p->allocs[d->alloc_first + k].gpu_mask) *
+				 p->allocs[d->alloc_first + k].gpu_milli;
+		task_nodes(s, p, d, nodes, sizeof nodes);
+		fprintf(f, "  %-20s %-14s %6.2f %5d  %s\n", j->name, s->queues[j->queue].name, gpus(milli),
+			(int)d->alloc_count, nodes);
+	}
+}
+
+static void table_pending(FILE *f, const struct fw_snapshot *s, const struct fw_plan *p)
+{
+	char msg[320];
+
+	fprintf(f, "\nPENDING (%d)\n", (int)p->npending);
+	if (!p->npending)
+		return;
+	fprintf(f, "  %-20s %-14s %-16s %s\n", "JOB", "QUEUE", "REASON", "WHY");
+	for (int32_t i = 0; i < p->npending; i++) {
+		const struct fw_pending *r = &p->pending[i];
+		const struct fw_job *j = &s->jobs[r->job];
+		fw_reason_format(r->reason, r->a, r->b, msg, sizeof msg);
+		fprintf(f, "  %-20s %-14s %-16s %s\n", j->name, s->queues[j->queue].name,
+			fw_reason_name(r->reason), msg);
+	}
+}
+
+static void table_queues(FILE *f, const struct fw_snapshot *s, const struct fw_plan *p)
+{
+	fprintf(f, "\nQUEUES (GPUs)\n");
+	fprintf(f, "  %-20s %-14s %9s %9s %9s %9s\n", "QUEUE", "PARENT", "DESERVED", "FAIR", "ALLOCATED",
+		"DEMAND");
+	for (int32_t q = 0; q < p->nqueues; q++) {
+		const struct fw_queue *qq = &s->queues[q];
+		const struct fw_queue_result *r = &p->queues[q];
+		fprintf(f, "  %-20s %-14s %9.2f %9.2f %9.2f %9.2f\n", qq->name,
+			qq->parent >= 0 ? s->queues[qq->parent].name : "-", gpus(qq->deserved.v[FW_RES_GPU]),
+			r->fair[FW_RES_GPU] / 1000.0, gpus(r->allocated.v[FW_RES_GPU]),
+			gpus(r->demand.v[FW_RES_GPU]));
+	}
+}
+
+void fw_render_table(FILE *f, const struct fw_snapshot *s, const struct fw_plan *p,
+		     const struct fw_policy_ops *pol)
+{
+	int32_t pending = 0;
+
+	for (int32_t j = 0; j < s->njobs; j++)
+		pending += s->jobs[j].state == FW_JOB_PENDING;
+	fprintf(f, "fairway plan: policy %s, now %lld, %d nodes, %d queues, %d pending jobs -> %d started, %d waiting\n",
+		pol->name, (long long)p->now, (int)s->nnodes, (int)s->nqueues, (int)pending,
+		(int)p->ndecisions, (int)p->npending);
+	table_started(f, s, p);
+	table_pending(f, s, p);
+	table_queues(f, s, p);
+}
+
+static json_t *json_round(double x)
+{
+	return json_real(round(x * 1000.0) / 1000.0);
+}
+
+static json_t *json_task(const struct fw_snapshot *s, const struct fw_task_alloc *t)
+{
+	json_t *o = json_object(), *g = json_array();
+
+	for (int k = 0; k < FW_MAX_GPUS_PER_NODE; k++)
+		if (t->gpu_mask & (1u << k))
+			json_array_append_new(g, json_integer(k));
+	json_object_set_new(o, "node", json_string(s->nodes[t->node].name));
+	json_object_set_new(o, "group", json_integer(t->group));
+	json_object_set_new(o, "gpus", g);
+	json_object_set_new(o, "gpuMilli", json_integer(t->gpu_milli));
+	return o;
+}
+
+static json_t *json_decisions(const struct fw_snapshot *s, const struct fw_plan *p)
+{
+	json_t *arr = json_array();
+
+	for (int32_t i = 0; i < p->ndecisions; i++) {
+		const struct fw_decision *d = &p->decisions[i];
+		json_t *o = json_object(), *tasks = json_array();
+		for (int32_t k = 0; k < d->alloc_count; k++)
+			json_array_append_new(tasks, json_task(s, &p->allocs[d->alloc_first + k]));
+		json_object_set_new(o, "kind", json_string(fw_decision_name(d->kind)));
+		json_object_set_new(o, "job", json_string(s->jobs[d->job].name));
+		json_object_set_new(o, "queue", json_string(s->queues[s->jobs[d->job].queue].name));
+		json_object_set_new(o, "reason", json_string(fw_reason_name(d->reason)));
+		json_object_set_new(o, "at", json_integer(d->at));
+		json_object_set_new(o, "tasks", tasks);
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+static json_t *json_pending(const struct fw_snapshot *s, const struct fw_plan *p)
+{
+	json_t *arr = json_array();
+	char msg[320];
+
+	for (int32_t i = 0; i < p->npending; i++) {
+		const struct fw_pending *r = &p->pending[i];
+		json_t *o = json_object();
+		json_object_set_new(o, "job", json_string(s->jobs[r->job].name));
+		json_object_set_new(o, "queue", json_string(s->queues[s->jobs[r->job].queue].name));
+		json_object_set_new(o, "reason", json_string(fw_reason_name(r->reason)));
+		json_object_set_new(o, "args", json_pack("[I,I]", (json_int_t)r->a, (json_int_t)r->b));
+		json_object_set_new(o, "message", json_string(fw_reason_format(r->reason, r->a, r->b, msg, sizeof msg)));
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+static json_t *json_res_vec(const double *v)
+{
+	json_t *o = json_object();
+
+	for (int r = 0; r < FW_RES_COUNT; r++)
+		json_object_set_new(o, fw_res_name(r), json_round(r == FW_RES_GPU ? v[r] / 1000.0 : v[r]));
+	return o;
+}
+
+static json_t *json_res(struct fw_res x)
+{
+	double v[FW_RES_COUNT];
+
+	for (int r = 0; r < FW_RES_COUNT; r++)
+		v[r] = (double)x.v[r];
+	return json_res_vec(v);
+}
+
+static json_t *json_queues(const struct fw_snapshot *s, const struct fw_plan *p)
+{
+	json_t *arr = json_array();
+
+	for (int32_t q = 0; q < p->nqueues; q++) {
+		const struct fw_queue *qq = &s->queues[q];
+		json_t *o = json_object();
+		json_object_set_new(o, "name", json_string(qq->name));
+		json_object_set_new(o, "parent", qq->parent >= 0 ? json_string(s->queues[qq->parent].name) : json_null());
+		json_object_set_new(o, "deserved", json_res(qq->deserved));
+		json_object_set_new(o, "fairShare", json_res_vec(p->queues[q].fair));
+		json_object_set_new(o, "allocated", json_res(p->queues[q].allocated));
+		json_object_set_new(o, "demand", json_res(p->queues[q].demand));
+		json_object_set_new(o, "decayedUsageGpuHours", json_round(p->queues[q].usage / 3600.0));
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+json_t *fw_render_json(const struct fw_snapshot *s, const struct fw_plan *p,
+		       const struct fw_policy_ops *pol)
+{
+	json_t *o = json_object();
+
+	if (!o)
+		return NULL;
+	json_object_set_new(o, "policy", json_string(pol->name));
+	json_object_set_new(o, "now", json_integer(p->now));
+	json_object_set_new(o, "considered", json_integer(p->considered));
+	json_object_set_new(o, "decisions", json_decisions(s, p));
+	json_object_set_new(o, "pending", json_pending(s, p));
+	json_object_set_new(o, "queues", json_queues(s, p));
+	json_object_set_new(o, "units", json_pack("{s:s,s:s,s:s}", "gpu", "GPUs", "cpu", "millicores", "mem", "MiB"));
+	return o;
+}

@@ -1,0 +1,26 @@
+/*
+ * render.h — turning a plan into what people and programs read.
+ *
+ * Two renderers over the same plan: an aligned text table for terminals
+ * (fw_render_table) and a JSON document (fw_render_json, built with
+ * jansson, keys in a fixed order) for --json.  Both are deterministic:
+ * equal plans give equal bytes, which the golden scenario tests rely on.
+ */
+#ifndef FAIRWAY_RENDER_H
+#define FAIRWAY_RENDER_H
+
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "fairway/plan.h"
+#include "fairway/policy.h"
+#include "fairway/snapshot.h"
+
+void fw_render_table(FILE *f, const struct fw_snapshot *s, const struct fw_plan *p,
+		     const struct fw_policy_ops *pol);
+/* New reference; NULL on allocation failure. */
+json_t *fw_render_json(const struct fw_snapshot *s, const struct fw_plan *p,
+		       const struct fw_policy_ops *pol);
+
+#endif
