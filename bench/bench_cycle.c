@@ -343,7 +343,7 @@ static void build_queues(struct fw_snapshot *s, const struct opts *o, struct qge
 		} else {
 			int32_t t = i - orgs - depts;
 			q.parent = orgs + t % depts;
-			snprintf(q.name, sizeof q.name, "%s.team%03d", s->queues[q.parent].name, (int)(t / depts));
+			snprintf(q.name, sizeof q.name, "%.40s.team%03d", s->queues[q.parent].name, (int)(t / depts));
 			g->leaf[t] = i;
 			uint32_t r = rng_below(5);
 			q.over_quota_weight[FW_RES_GPU] = r == 3 ? 2 : r == 4 ? 4 : 1;

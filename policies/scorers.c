@@ -465,6 +465,21 @@ static int fairway_score(const struct fw_score_env *env,
 	case 15: return fgdx(env, n, p, gpu, 100, 1000, 0) * 2 + (n->pods > 0);
 	case 16: return fgdx(env, n, p, gpu, 100, 4000, 0);
 	case 17: return fgdx(env, n, p, gpu, 100, 1000, 0);
+	case 18: return fgdx(env, n, p, gpu, 100, 1000, 1) * 2 + (p->num == 0 && n->idle == 0);
+	case 19: return fgdx(env, n, p, gpu, 100, 1000, 1) * 262144 + (p->num == 0 ? (int)(n->cpu_left / 1000) : 0);
+	case 20: return fgdx(env, n, p, gpu, 100, 1000, 1) * 2 + (n->pods > 0);
+	case 21: { int64_t h = n->cpu_left - n->idle * 12 + 200000; if (h < 0) h = 0; return fgdx(env, n, p, gpu, 100, 1000, 1) * 524288 + (p->num == 0 ? (int)(h/1000) : 0); }
+	case 22: { int64_t h = n->cpu_left - n->idle * 12 + 200000; if (h < 0) h = 0; return fgdx(env, n, p, gpu, 100, 1000, 1) * 524288 + (int)(h/1000); }
+	case 24: case 25: case 26: case 27: {
+		int64_t h = n->cpu_left - n->idle * 12 + 200000; if (h < 0) h = 0;
+		int f = fgdx(env, n, p, gpu, 100, 1000, 1), sec = 0;
+		if (p->num == 0) sec = (int)(h / 1000);
+		else if (FW_FAIRWAY_VARIANT == 24 && fw_pod_sharing(p)) sec = n->left[*gpu] < 1000;
+		else if (FW_FAIRWAY_VARIANT == 25 && fw_pod_sharing(p)) sec = 1000 - n->left[*gpu];
+		else if (FW_FAIRWAY_VARIANT == 26 && !fw_pod_sharing(p)) sec = 16 - n->nfree;
+		else if (FW_FAIRWAY_VARIANT == 27) sec = n->pods > 0;
+		return f * 524288 + sec; }
+	case 23: return fgdx(env, n, p, gpu, 100, 1000, 1) * 4 + (p->num == 0 && n->idle == 0) * 2 + (n->pods > 0);
 	}
 	double df;
 	int s = fgd_eval(env, n, p, gpu, &df), g2, sec = 0;

@@ -159,5 +159,8 @@ int cfg_load_nodes(struct cfg *c, const yaml_node_t *root);
 int cfg_load_node_groups(struct cfg *c, const yaml_node_t *root);
 int cfg_load_queues(struct cfg *c, const yaml_node_t *root);
 int cfg_load_jobs(struct cfg *c, const yaml_node_t *root);
+/* state, startTime and allocation of job j (alloc.c). */
+int cfg_job_state(struct cfg *c, const yaml_node_t *m, const char *path,
+		  struct fw_job *j);
 
 #endif

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "config_int.h"
+#include "fwconfig.h"
 
 #define LEVEL_STRIDE FW_NAME_MAX
 

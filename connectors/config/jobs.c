@@ -1,0 +1,348 @@
+/*
+ * jobs.c — jobs:, their task groups and running jobs' allocations.
+ *
+ * A job is a gang of 1..FW_MAX_GROUPS task groups on one leaf queue.  A task
+ * asks for whole GPUs (gpus: N) or a fraction of one GPU (gpu: 0.5, stored
+ * as gpus = 1, gpu_milli = 500); gpu: with a whole number is the same as
+ * gpus:.  Every group must fit on at least one node by capacity (GPU count,
+ * model, CPU, memory; cordons and bad GPUs are transient and ignored), or
+ * the job could never run and the config is rejected.
+ *
+ * A running job lists one allocation entry per running task ({node, group,
+ * gpus: [indices]}).  Entries are checked against the node (GPU indices,
+ * model) and against each other: no GPU carries more than 1000 milli, and no
+ * node's CPU or memory is overcommitted.  A job's allocations are contiguous
+ * in snapshot.allocs (alloc_first, alloc_count).
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config_int.h"
+
+_Static_assert(offsetof(struct fw_job, name) == 0, "nameix needs name first");
+
+static void cores(char *out, size_t n, int64_t milli)
+{
+	if (milli % 1000)
+		snprintf(out, n, "%lld.%03lld", (long long)(milli / 1000),
+			 (long long)(milli % 1000));
+	else
+		snprintf(out, n, "%lld", (long long)(milli / 1000));
+}
+
+static int task_gpu(struct cfg *c, const yaml_node_t *m, const char *path,
+		    struct fw_task_group *g)
+{
+	char fp[CFG_PATH];
+	int64_t milli = -1;
+	int rc = cfg_gpu(c, m, path, "gpu", false, &milli);
+
+	if (rc || milli < 0)
+		return rc;
+	cfg_path(fp, path, "gpu");
+	if (cfg_get(c, m, "gpus"))
+		return cfg_fail(c, cfg_get(c, m, "gpu"), FW_EINVAL, fp,
+				"both gpus and gpu are set; use gpus for whole "
+				"GPUs per task or gpu for a fraction of one");
+	if (milli > 0 && milli < 1000) {
+		g->gpus = 1;
+		g->gpu_milli = (int32_t)milli;
+	} else if (milli % 1000 == 0 && milli / 1000 <= FW_MAX_GPUS_PER_NODE) {
+		g->gpus = (int32_t)(milli / 1000);
+	} else {
+		return cfg_fail(c, cfg_get(c, m, "gpu"), FW_ERANGE, fp,
+				"a task may hold a fraction of one GPU (below "
+				"1) or up to %d whole GPUs; use gpu: 0.5 or "
+				"gpus: N",
+				FW_MAX_GPUS_PER_NODE);
+	}
+	return FW_OK;
+}
+
+static bool model_ok(const struct fw_node *n, const struct fw_task_group *g)
+{
+	return !g->gpus || !g->gpu_model[0] ||
+	       strcmp(n->gpu_model, g->gpu_model) == 0;
+}
+
+static bool node_fits(const struct fw_node *n, const struct fw_task_group *g)
+{
+	return g->gpus <= n->gpu_count && g->cpu_milli <= n->cpu_milli &&
+	       g->mem_mib <= n->mem_mib && model_ok(n, g);
+}
+
+/* Distinct GPU models of the nodes, for a hint. */
+static void model_list(const struct fw_snapshot *s, char *out, size_t n)
+{
+	const char *seen[4];
+	int k = 0;
+
+	out[0] = 0;
+	for (int i = 0; i < s->nnodes && k < 4; i++) {
+		int j = 0;
+		while (j < k && strcmp(seen[j], s->nodes[i].gpu_model) != 0)
+			j++;
+		if (j == k && s->nodes[i].gpu_model[0])
+			seen[k++] = s->nodes[i].gpu_model;
+	}
+	for (int j = 0; j < k; j++)
+		snprintf(out + strlen(out), n - strlen(out), "%s%s",
+			 j ? ", " : "", seen[j]);
+	if (!k)
+		snprintf(out, n, "none has a gpuModel");
+}
+
+/* The largest capacities among nodes of the task's model. */
+struct fit_max {
+	int32_t gpus;
+	int64_t cpu, mem;
+	bool model;
+};
+
+static int fit_error(struct cfg *c, const yaml_node_t *m, const char *path,
+		     const struct fw_task_group *g, const struct fit_max *x)
+{
+	char fp[CFG_PATH], a[32], b[128];
+	const char *gk = cfg_get(c, m, "gpu") ? "gpu" : "gpus";
+
+	if (!c->s->nnodes)
+		return cfg_fail(c, m, FW_EINVAL, path,
+				"a task needs resources but the config has no "
+				"nodes; add nodes: or nodeGroups:");
+	if (!x->model) {
+		model_list(c->s, b, sizeof b);
+		return cfg_fail(c, cfg_get(c, m, "gpuModel"), FW_EINVAL,
+				cfg_path(fp, path, "gpuModel"),
+				"no node has gpuModel \"%s\"; use a model the "
+				"nodes have (%s) or add such nodes",
+				g->gpu_model, b);
+	}
+	if (g->gpus > x->gpus)
+		return cfg_fail(c, cfg_get(c, m, gk), FW_ERANGE,
+				cfg_path(fp, path, gk),
+				"a task needs %d GPUs but the largest %s%snode "
+				"has %d; lower %s, split the task, or add "
+				"bigger nodes",
+				g->gpus, g->gpu_model, g->gpu_model[0] ? " " : "",
+				x->gpus, gk);
+	if (g->cpu_milli > x->cpu) {
+		cores(a, sizeof a, g->cpu_milli);
+		cores(b, sizeof b, x->cpu);
+		return cfg_fail(c, cfg_get(c, m, "cpu"), FW_ERANGE,
+				cfg_path(fp, path, "cpu"),
+				"a task needs %s cores but the largest node has "
+				"%s; lower cpu or add bigger nodes",
+				a, b);
+	}
+	if (g->mem_mib > x->mem)
+		return cfg_fail(c, cfg_get(c, m, "memory"), FW_ERANGE,
+				cfg_path(fp, path, "memory"),
+				"a task needs %lld MiB of memory but the "
+				"largest node has %lld MiB; lower memory or "
+				"add bigger nodes",
+				(long long)g->mem_mib, (long long)x->mem);
+	cores(a, sizeof a, g->cpu_milli);
+	return cfg_fail(c, m, FW_ERANGE, path,
+			"no single node has %d GPUs, %s cores and %lld MiB at "
+			"once; shrink the task or add a node with all three",
+			g->gpus, a, (long long)g->mem_mib);
+}
+
+/* Fail unless some node can hold one task of g. */
+static int check_fit(struct cfg *c, const yaml_node_t *m, const char *path,
+		     const struct fw_task_group *g)
+{
+	const struct fw_snapshot *s = c->s;
+	struct fit_max x = { -1, -1, -1, false };
+
+	if (!g->gpus && !g->cpu_milli && !g->mem_mib)
+		return FW_OK;
+	if (c->fit_hint < s->nnodes && node_fits(&s->nodes[c->fit_hint], g))
+		return FW_OK;
+	for (int32_t i = 0; i < s->nnodes; i++) {
+		const struct fw_node *n = &s->nodes[i];
+		if (!model_ok(n, g))
+			continue;
+		if (node_fits(n, g)) {
+			c->fit_hint = i;
+			return FW_OK;
+		}
+		x.model = true;
+		x.gpus = n->gpu_count > x.gpus ? n->gpu_count : x.gpus;
+		x.cpu = n->cpu_milli > x.cpu ? n->cpu_milli : x.cpu;
+		x.mem = n->mem_mib > x.mem ? n->mem_mib : x.mem;
+	}
+	return fit_error(c, m, path, g, &x);
+}
+
+static int load_task_group(struct cfg *c, const yaml_node_t *m,
+			   const char *path, struct fw_task_group *g)
+{
+	static const char *const keys[] = { "count",  "gpus",	  "gpu", "cpu",
+					    "memory", "gpuModel", NULL };
+	int rc;
+
+	memset(g, 0, sizeof *g);
+	g->count = 1;
+	g->gpu_milli = 1000;
+	if ((rc = cfg_keys(c, m, path, keys)) ||
+	    (rc = cfg_int32(c, m, path, "count", 1, CFG_MAX_TASKS,
+			    &g->count)) ||
+	    (rc = cfg_int32(c, m, path, "gpus", 0, FW_MAX_GPUS_PER_NODE,
+			    &g->gpus)) ||
+	    (rc = task_gpu(c, m, path, g)) ||
+	    (rc = cfg_cpu(c, m, path, "cpu", false, &g->cpu_milli)) ||
+	    (rc = cfg_mib(c, m, path, "memory", false, &g->mem_mib)) ||
+	    (rc = cfg_name(c, m, path, "gpuModel", g->gpu_model)))
+		return rc;
+	return check_fit(c, m, path, g);
+}
+
+static int load_tasks(struct cfg *c, const yaml_node_t *m, const char *path,
+		      struct fw_job *j)
+{
+	char fp[CFG_PATH], ip[CFG_PATH];
+	yaml_node_t *seq;
+	int n, rc = cfg_seq(c, m, path, "tasks", &seq);
+
+	cfg_path(fp, path, "tasks");
+	n = cfg_seq_len(seq);
+	if (!rc && (n < 1 || n > FW_MAX_GROUPS))
+		return cfg_fail(c, seq, FW_ERANGE, fp,
+				"%d task groups given; a job has 1 to %d, "
+				"merge groups with the same shape",
+				n, FW_MAX_GROUPS);
+	for (int i = 0; !rc && i < n; i++)
+		rc = load_task_group(c, cfg_seq_at(c, seq, i),
+				     cfg_ipath(ip, fp, i), &j->groups[i]);
+	j->ngroups = n;
+	return rc;
+}
+
+static int job_queue(struct cfg *c, const yaml_node_t *m, const char *path,
+		     struct fw_job *j)
+{
+	const struct fw_snapshot *s = c->s;
+	char fp[CFG_PATH], name[FW_NAME_MAX], list[256];
+	yaml_node_t *v = cfg_get(c, m, "queue");
+	int rc = cfg_name_node(c, v, cfg_path(fp, path, "queue"), name);
+
+	if (rc)
+		return rc;
+	j->queue = nameix_find(&c->queues, s->queues, sizeof *s->queues, name);
+	if (j->queue < 0) {
+		cfg_join(list, sizeof list, s->queues, sizeof *s->queues,
+			 s->nqueues, 8);
+		return cfg_fail(c, v, FW_ENOENT, fp,
+				"unknown queue \"%s\"; use a leaf queue "
+				"defined under queues: (%s)",
+				name, list);
+	}
+	if (c->queue_has_child[j->queue]) {
+		int k = 0;
+		while (s->queues[k].parent != j->queue)
+			k++;
+		return cfg_fail(c, v, FW_EINVAL, fp,
+				"queue \"%s\" has child queues (e.g. \"%s\"); "
+				"jobs must be submitted to a leaf queue",
+				name, s->queues[k].name);
+	}
+	return FW_OK;
+}
+
+static int job_topology(struct cfg *c, const yaml_node_t *m, const char *path,
+			struct fw_job *j)
+{
+	static const char *const keys[] = { "required", "preferred", NULL };
+	yaml_node_t *t = cfg_get(c, m, "topology");
+	char fp[CFG_PATH];
+	int rc;
+
+	if (!t)
+		return FW_OK;
+	cfg_path(fp, path, "topology");
+	if ((rc = cfg_keys(c, t, fp, keys)) ||
+	    (rc = cfg_level_ref(c, t, fp, "required", &j->required_level)))
+		return rc;
+	return cfg_level_ref(c, t, fp, "preferred", &j->preferred_level);
+}
+
+static int job_fields(struct cfg *c, const yaml_node_t *m, const char *path,
+		      struct fw_job *j)
+{
+	int rc;
+
+	if ((rc = cfg_name(c, m, path, "name", j->name)) ||
+	    (rc = job_queue(c, m, path, j)) ||
+	    (rc = cfg_name(c, m, path, "user", j->user)) ||
+	    (rc = cfg_int32(c, m, path, "priority", INT32_MIN, INT32_MAX,
+			    &j->priority)) ||
+	    (rc = cfg_bool(c, m, path, "preemptible", &j->preemptible)) ||
+	    (rc = cfg_bool(c, m, path, "spread", &j->spread)) ||
+	    (rc = cfg_time(c, m, path, "submitTime", &j->submit_time)) ||
+	    (rc = cfg_time(c, m, path, "expectedRuntime",
+			   &j->expected_runtime)) ||
+	    (rc = load_tasks(c, m, path, j)) ||
+	    (rc = cfg_int32(c, m, path, "minMember", 0, fw_job_tasks(j),
+			    &j->min_member)))
+		return rc;
+	return job_topology(c, m, path, j);
+}
+
+static int add_job(struct cfg *c, const yaml_node_t *m, const char *path,
+		   const struct fw_job *j)
+{
+	struct fw_snapshot *s = c->s;
+	int32_t dup = nameix_find(&c->jobs, s->jobs, sizeof *s->jobs, j->name);
+	char fp[CFG_PATH];
+	int rc;
+
+	if (dup >= 0)
+		return cfg_fail(c, cfg_get(c, m, "name"), FW_EEXIST,
+				cfg_path(fp, path, "name"),
+				"job name \"%s\" is already used (first "
+				"defined at line %d); rename one of them",
+				j->name, cfg_line(cfg_origin(c, "jobs", dup)));
+	rc = fw_snapshot_add_job(s, j);
+	if (rc >= 0)
+		rc = nameix_add(&c->jobs, s->jobs, sizeof *s->jobs, rc);
+	if (rc < 0)
+		return cfg_fail(c, m, rc, path, "out of memory adding a job");
+	return FW_OK;
+}
+
+static int load_job(struct cfg *c, const yaml_node_t *m, const char *path)
+{
+	static const char *const keys[] = {
+		"name",	      "queue",		 "user",       "priority",
+		"preemptible", "submitTime",	 "expectedRuntime",
+		"minMember",  "spread",		 "tasks",      "topology",
+		"state",      "startTime",	 "allocation", NULL
+	};
+	struct fw_job j;
+	int rc;
+
+	fw_job_init(&j);
+	if ((rc = cfg_keys(c, m, path, keys)) ||
+	    (rc = cfg_require(c, m, path, "name")) ||
+	    (rc = cfg_require(c, m, path, "queue")) ||
+	    (rc = cfg_require(c, m, path, "tasks")) ||
+	    (rc = job_fields(c, m, path, &j)) ||
+	    (rc = cfg_job_state(c, m, path, &j)))
+		return rc;
+	return add_job(c, m, path, &j);
+}
+
+int cfg_load_jobs(struct cfg *c, const yaml_node_t *root)
+{
+	char ip[CFG_PATH];
+	yaml_node_t *seq;
+	int rc = cfg_seq(c, root, "", "jobs", &seq);
+
+	for (int i = 0; !rc && i < cfg_seq_len(seq); i++)
+		rc = load_job(c, cfg_seq_at(c, seq, i),
+			      cfg_ipath(ip, "jobs", i));
+	return rc;
+}

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# tests/run.sh BUILD_DIR — run every test of the suite against a build.
+#
+#   1. unit tests: every test_* executable (each prints PASS/FAIL lines and
+#      "N passed, N failed");
+#   2. fuzz corpus replay: every fuzz_replay_* executable on its corpus;
+#   3. golden scenarios: tests/scenario/*.yaml through `fairway plan
+#      --json`, compared byte for byte with the .json beside it;
+#   4. CLI and bad-input cases: tests/cli.sh.
+# Sanitizers abort on the first finding; each binary gets a time limit.
+# The last line is the total: "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+B=${1:-build-asan}
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+export FAIRWAY_TRACES=${FAIRWAY_TRACES:-$(pwd)/../shared/traces}
+export FW_BUILD=$B
+PASS=0
+FAIL=0
+
+count() { # add up "N passed, N failed" from a log; a crash counts as a failure
+	local log=$1 rc=$2 name=$3 line p f
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
+	if [ -n "$line" ]; then
+		p=${line%% passed*}
+		f=${line#*, }
+		f=${f%% failed*}
+		PASS=$((PASS + p))
+		FAIL=$((FAIL + f))
+	fi
+	if [ "$rc" -ne 0 ] && { [ -z "$line" ] || [ "${f:-0}" -eq 0 ]; }; then
+		echo "FAIL $name (exit $rc)"
+		FAIL=$((FAIL + 1))
+	fi
+}
+
+run_bin() {
+	local bin=$1 name log rc
+	shift
+	name=$(basename "$bin")
+	log=$(mktemp)
+	timeout 300 "$bin" "$@" >"$log" 2>&1
+	rc=$?
+	grep -E '^(FAIL|SKIP)' "$log" | sed "s/^/[$name] /"
+	[ "$rc" -ne 0 ] && tail -40 "$log"
+	count "$log" "$rc" "$name"
+	rm -f "$log"
+}
+
+echo "== unit tests"
+for t in $(find "$B" -type f -executable -name 'test_*' | sort); do
+	run_bin "$t"
+done
+
+echo "== fuzz corpus replay"
+for t in $(find "$B" -type f -executable -name 'fuzz_replay_*' | sort); do
+	corpus=tests/fuzz/corpus/${t##*fuzz_replay_}
+	[ -d "$corpus" ] && run_bin "$t" "$corpus"
+done
+
+echo "== golden scenarios and CLI"
+for s in tests/scenario.sh tests/cli.sh; do
+	[ -x "$s" ] && run_bin "$s" "$B"
+done
+
+echo "$PASS passed, $FAIL failed"
+[ "$FAIL" -eq 0 ]

@@ -1,0 +1,163 @@
+/*
+ * test_domain.c — the topology domain index against a naive model.
+ *
+ * Random clusters, random sequences of GPU takes and frees; after each
+ * change every level's index is compared with a plain scan: aggregates
+ * (free GPUs, histogram) match sums over the domain's nodes, and walking
+ * the index from `need` visits exactly the domains with enough free GPUs,
+ * in bin-pack (ascending) or spread (descending) order.
+ */
+#include "builder.h"
+#include "cstate.h"
+#include "harness.h"
+
+static uint32_t rng(uint32_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 17;
+	*x ^= *x << 5;
+	return *x;
+}
+
+static struct fw_snapshot *random_cluster(uint32_t *x, int nnodes)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	const char *lv[] = { "block", "rack", "nvlink" };
+	tb_levels(s, 3, lv);
+	for (int i = 0; i < nnodes; i++) {
+		char n[16], b[8], r[8], v[8];
+		int gpus = (int)(rng(x) % 3) * 4 + 4; /* 4, 8 or 12 */
+		/* names shuffled so node order != topology order */
+		snprintf(n, sizeof n, "n%03d", (int)(rng(x) % 1000) * 1000 + i);
+		snprintf(b, sizeof b, "b%d", (int)(rng(x) % 3));
+		snprintf(r, sizeof r, "r%d", (int)(rng(x) % 4));
+		snprintf(v, sizeof v, "v%d", (int)(rng(x) % 2));
+		tb_node(s, n, gpus, NULL, b, r, v);
+		if (rng(x) % 10 == 0)
+			s->nodes[i].schedulable = false;
+		if (rng(x) % 10 == 0)
+			s->nodes[i].bad_gpu_mask = 1u << (rng(x) % (uint32_t)gpus);
+	}
+	return s;
+}
+
+static bool node_in(const struct fw__cstate *c, int32_t n, int32_t d)
+{
+	for (int32_t k = c->nodes[n].dom; k >= 0; k = c->dom[k].parent)
+		if (k == d)
+			return true;
+	return false;
+}
+
+static int check_aggregates(const struct fw__cstate *c)
+{
+	for (int32_t d = 0; d < c->ndom; d++) {
+		int32_t freeg = 0, hist[FW__HIST] = { 0 };
+		for (int32_t n = 0; n < c->nn; n++) {
+			if (!node_in(c, n, d) || !c->nodes[n].usable)
+				continue;
+			freeg += c->nodes[n].whole_free;
+			hist[c->nodes[n].whole_free]++;
+		}
+		if (freeg != c->dom[d].free_whole || memcmp(hist, c->dom[d].hist, sizeof hist))
+			return d + 1;
+	}
+	return 0;
+}
+
+/* Walk the index from need; check order and completeness. */
+static int check_walk(const struct fw__cstate *c, int32_t dl, int32_t need, bool spread)
+{
+	const struct fw__level_index *x = &c->lvl[dl];
+	int32_t expect = 0, seen = 0, last = spread ? INT32_MAX : -1;
+
+	for (int32_t d = x->first_dom; d < x->first_dom + x->ndom; d++)
+		expect += c->dom[d].free_whole >= need;
+	for (int32_t d = fw__domain_first(c, dl, need, spread); d >= 0 && c->dom[d].free_whole >= need;
+	     d = fw__domain_next(c, d, spread)) {
+		if (c->dom[d].level != dl)
+			return -1;
+		if (spread ? c->dom[d].free_whole > last : c->dom[d].free_whole < last)
+			return -2;
+		last = c->dom[d].free_whole;
+		seen++;
+	}
+	return seen == expect ? 0 : -3;
+}
+
+static void change_node(struct fw__cstate *c, const struct fw_snapshot *s, uint32_t *x)
+{
+	int32_t n = (int32_t)(rng(x) % (uint32_t)c->nn);
+	int g = (int)(rng(x) % (uint32_t)s->nodes[n].gpu_count);
+	int32_t old = c->nodes[n].whole_free;
+
+	c->nodes[n].used[g] = c->nodes[n].used[g] ? 0 : (int16_t)(1 + rng(x) % 1000);
+	c->nodes[n].whole_free = fw__node_whole_free(c, n);
+	fw__domain_node_changed(c, n, old);
+}
+
+TEST(index_matches_a_naive_scan_under_random_changes)
+{
+	uint32_t x = 12345;
+	for (int round = 0; round < 20; round++) {
+		struct fw_snapshot *s = random_cluster(&x, 20 + (int)(rng(&x) % 60));
+		struct fw_arena a;
+		struct fw__cstate c;
+		fw_arena_init(&a, 0);
+		memset(&c, 0, sizeof c);
+		ASSERT_OK(fw__cstate_build(&c, s, &a));
+		ASSERT_EQ(c.ndl, 5);
+		ASSERT_EQ(check_aggregates(&c), 0);
+		for (int step = 0; step < 200; step++) {
+			change_node(&c, s, &x);
+			ASSERT_EQ(check_aggregates(&c), 0);
+			int32_t dl = (int32_t)(rng(&x) % (uint32_t)c.ndl);
+			int32_t need = (int32_t)(rng(&x) % 40);
+			ASSERT_EQ(check_walk(&c, dl, need, false), 0);
+			ASSERT_EQ(check_walk(&c, dl, need, true), 0);
+		}
+		fw_arena_release(&a);
+		fw_snapshot_free(s);
+	}
+}
+
+TEST(domains_are_contiguous_ranges_of_the_topology_order)
+{
+	uint32_t x = 99;
+	struct fw_snapshot *s = random_cluster(&x, 64);
+	struct fw_arena a;
+	struct fw__cstate c;
+	fw_arena_init(&a, 0);
+	memset(&c, 0, sizeof c);
+	ASSERT_OK(fw__cstate_build(&c, s, &a));
+	for (int32_t d = 0; d < c.ndom; d++) {
+		int32_t lvl = c.dom[d].level;
+		for (int32_t i = c.dom[d].first; i < c.dom[d].last; i++) {
+			int32_t n = c.order[i];
+			ASSERT(node_in(&c, n, d));
+			/* every node of the range shares the domain's path */
+			for (int l = 0; l < lvl - 1 && lvl <= 3; l++)
+				ASSERT_STR_EQ(s->nodes[n].path[l], s->nodes[c.order[c.dom[d].first]].path[l]);
+		}
+	}
+	ASSERT_EQ(c.lvl[4].ndom, 64);
+	ASSERT_EQ(c.lvl[0].ndom, 1);
+	fw_arena_release(&a);
+	fw_snapshot_free(s);
+}
+
+TEST(histogram_capacity_counts_whole_tasks)
+{
+	struct fw__domain d;
+	memset(&d, 0, sizeof d);
+	d.hist[8] = 2;
+	d.hist[5] = 1;
+	d.hist[3] = 1;
+	ASSERT_EQ(fw__domain_capacity(&d, 8), 2);
+	ASSERT_EQ(fw__domain_capacity(&d, 4), 5);
+	ASSERT_EQ(fw__domain_capacity(&d, 1), 24);
+	ASSERT_EQ(fw__domain_capacity(&d, 6), 2);
+}
+
+TEST_MAIN(index_matches_a_naive_scan_under_random_changes, domains_are_contiguous_ranges_of_the_topology_order,
+	  histogram_capacity_counts_whole_tasks)
