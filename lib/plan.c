@@ -27,8 +27,25 @@ const char *fw_reason_name(enum fw_reason r)
 	return (unsigned)r < FW_REASON_COUNT ? names[r] : "?";
 }
 
+/* Over-quota amounts are in the resource's own unit; say them in the
+ * unit a user thinks in. */
+static void format_over_quota(int64_t a, int64_t b, char *buf, size_t n)
+{
+	static const char *const what[] = { "GPU", "CPU", "memory" };
+	static const double scale[] = { 1000.0, 1000.0, 1024.0 };
+	static const char *const unit[] = { "GPUs", "cores", "GiB" };
+	int k = b >= 0 && b < FW_RES_COUNT ? (int)b : 0;
+
+	snprintf(buf, n, "over quota: starting it would put its queue (or a parent queue) %.3g %s over its %s limit",
+		 (double)a / scale[k], unit[k], what[k]);
+}
+
 char *fw_reason_format(enum fw_reason r, int64_t a, int64_t b, char *buf, size_t n)
 {
+	if (r == FW_REASON_OVER_QUOTA) {
+		format_over_quota(a, b, buf, n);
+		return buf;
+	}
 	switch (r) {
 #define FW__REASON_FMT(U, l, t)                                              \
 	case FW_REASON_##U:                                                  \

@@ -43,6 +43,7 @@ run_bin() {
 	timeout 300 "$bin" "$@" >"$log" 2>&1
 	rc=$?
 	grep -E '^(FAIL|SKIP)' "$log" | sed "s/^/[$name] /"
+	printf '  %-28s %s\n' "$name" "$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)"
 	[ "$rc" -ne 0 ] && tail -40 "$log"
 	count "$log" "$rc" "$name"
 	rm -f "$log"

@@ -213,9 +213,9 @@ static int load_allocs(struct cfg *c, const yaml_node_t *m, const char *path,
 	cfg_path(fp, path, "allocation");
 	if (!rc && !seq)
 		return cfg_fail(c, cfg_get(c, m, "state"), FW_EINVAL, fp,
-				"a running job needs allocation: with one "
-				"entry per task, e.g. - {node: n001, gpus: "
-				"[0]}");
+				"a running job needs an allocation, one entry "
+				"per task; add e.g. allocation: [{node: n001, "
+				"gpus: [0]}]");
 	if (!rc)
 		rc = ensure_books(c, seq);
 	j->alloc_first = c->s->nallocs;

@@ -7,10 +7,12 @@
  * builds a struct fw_snapshot section by section, in dependency order
  * regardless of the order of keys in the file:
  *
- *   now, scheduler -> topology -> nodes, nodeGroups -> queues -> jobs
+ *   now, scheduler -> topology -> nodes + nodeGroups -> queues -> jobs
  *
  * so a job can name a queue defined below it, and a queue a parent defined
- * below it.  Each section checks what it can point at precisely (types,
+ * below it.  Nodes are numbered in file order (nodes: entries and nodeGroups:
+ * expansions, whichever key comes first), since node order breaks ties in
+ * placement.  Each section checks what it can point at precisely (types,
  * ranges, unknown keys, duplicates, unknown references, cycles, tasks no
  * node can hold, allocations that do not fit); fw_snapshot_validate() then
  * runs as a backstop and its diagnosis, which has no position, is given the
@@ -55,6 +57,30 @@ static int load_now_and_scheduler(struct cfg *c, const yaml_node_t *root)
 	return FW_OK;
 }
 
+/* Nodes are numbered in file order: the nodes: entries and the nodeGroups:
+ * entries' generated nodes, whichever key comes first in the file. */
+static bool groups_first(const struct cfg *c, const yaml_node_t *root)
+{
+	yaml_node_t *n = cfg_get_key(c, root, "nodes");
+	yaml_node_t *g = cfg_get_key(c, root, "nodeGroups");
+
+	return n && g && g->start_mark.index < n->start_mark.index;
+}
+
+static int load_all_nodes(struct cfg *c, const yaml_node_t *root)
+{
+	int rc;
+
+	if (groups_first(c, root)) {
+		if ((rc = cfg_load_node_groups(c, root)))
+			return rc;
+		return cfg_load_nodes(c, root);
+	}
+	if ((rc = cfg_load_nodes(c, root)))
+		return rc;
+	return cfg_load_node_groups(c, root);
+}
+
 static int load_root(struct cfg *c, const yaml_node_t *root)
 {
 	static const char *const keys[] = { "now",	  "scheduler", "topology",
@@ -65,39 +91,48 @@ static int load_root(struct cfg *c, const yaml_node_t *root)
 	if ((rc = cfg_keys(c, root, "", keys)) ||
 	    (rc = load_now_and_scheduler(c, root)) ||
 	    (rc = cfg_load_topology(c, root)) ||
-	    (rc = cfg_load_nodes(c, root)) ||
-	    (rc = cfg_load_node_groups(c, root)) ||
+	    (rc = load_all_nodes(c, root)) ||
 	    (rc = cfg_load_queues(c, root)))
 		return rc;
 	return cfg_load_jobs(c, root);
 }
 
-/* The YAML item the snapshot's nodes[i] / queues[i] / jobs[i] came from;
- * a generated node maps to its nodeGroups entry. */
+/* Find snapshot node *i among the nodes section sec generates; returns the
+ * YAML item, or NULL after subtracting that section's count from *i. */
+static yaml_node_t *origin_in(const struct cfg *c, const yaml_node_t *root,
+			      const char *sec, int *i)
+{
+	yaml_node_t *seq = cfg_get(c, root, sec);
+	int n = seq && seq->type == YAML_SEQUENCE_NODE ? cfg_seq_len(seq) : 0;
+	bool groups = strcmp(sec, "nodeGroups") == 0;
+
+	for (int k = 0; k < n; k++) {
+		yaml_node_t *item = cfg_seq_at(c, seq, k);
+		yaml_node_t *cnt = groups ? cfg_get(c, item, "count") : NULL;
+		int64_t count = groups ? 0 : 1;
+		if (cnt && cnt->type == YAML_SCALAR_NODE &&
+		    fwc_parse_int((char *)cnt->data.scalar.value, &count))
+			count = 0;
+		if (*i < count)
+			return item;
+		*i -= (int)count;
+	}
+	return NULL;
+}
+
 yaml_node_t *cfg_origin(const struct cfg *c, const char *section, int i)
 {
-	yaml_node_t *root = yaml_document_get_root_node(c->doc), *seq;
-	int n;
+	yaml_node_t *root = yaml_document_get_root_node(c->doc), *seq, *at;
+	bool gf = groups_first(c, root);
 
-	seq = cfg_get(c, root, section);
-	n = seq && seq->type == YAML_SEQUENCE_NODE ? cfg_seq_len(seq) : 0;
-	if (i < n)
-		return cfg_seq_at(c, seq, i);
-	if (strcmp(section, "nodes") != 0)
-		return NULL;
-	i -= n;
-	seq = cfg_get(c, root, "nodeGroups");
-	n = seq && seq->type == YAML_SEQUENCE_NODE ? cfg_seq_len(seq) : 0;
-	for (int g = 0; g < n; g++) {
-		yaml_node_t *grp = cfg_seq_at(c, seq, g);
-		yaml_node_t *cnt = cfg_get(c, grp, "count");
-		int64_t k = 0;
-		if (cnt && cnt->type == YAML_SCALAR_NODE)
-			fwc_parse_int((char *)cnt->data.scalar.value, &k);
-		if (i < k)
-			return grp;
-		i -= (int)k;
+	if (strcmp(section, "nodes") == 0) {
+		at = origin_in(c, root, gf ? "nodeGroups" : "nodes", &i);
+		return at ? at : origin_in(c, root, gf ? "nodes" : "nodeGroups",
+					   &i);
 	}
+	seq = cfg_get(c, root, section);
+	if (seq && seq->type == YAML_SEQUENCE_NODE && i < cfg_seq_len(seq))
+		return cfg_seq_at(c, seq, i);
 	return NULL;
 }
 
@@ -162,9 +197,9 @@ static int expect_end(struct cfg *c, yaml_parser_t *p)
 		return syntax_error(c, p);
 	root = yaml_document_get_root_node(&extra);
 	if (root) {
-		int line = cfg_line(root);
+		int line = cfg_line(root), col = (int)root->start_mark.column;
 		yaml_document_delete(&extra);
-		return fw_diag_set(c->d, FW_EINVAL, c->file, line, 0, "",
+		return fw_diag_set(c->d, FW_EINVAL, c->file, line, col + 1, "",
 				   "a second YAML document starts here; a "
 				   "config is one document, remove the extra "
 				   "\"---\" section");

@@ -4,9 +4,10 @@
  * A job is a gang of 1..FW_MAX_GROUPS task groups on one leaf queue.  A task
  * asks for whole GPUs (gpus: N) or a fraction of one GPU (gpu: 0.5, stored
  * as gpus = 1, gpu_milli = 500); gpu: with a whole number is the same as
- * gpus:.  Every group must fit on at least one node by capacity (GPU count,
- * model, CPU, memory; cordons and bad GPUs are transient and ignored), or
- * the job could never run and the config is rejected.
+ * gpus:.  One task of every group must fit some node's capacity (GPU
+ * count, CPU, memory; cordons and bad GPUs are transient and ignored), or
+ * the job could never run and the config is rejected.  A gpuModel no node
+ * has is allowed: the plan reports it as a reason to wait.
  *
  * A running job lists one allocation entry per running task ({node, group,
  * gpus: [indices]}).  Entries are checked against the node (GPU indices,
@@ -30,6 +31,17 @@ static void cores(char *out, size_t n, int64_t milli)
 			 (long long)(milli % 1000));
 	else
 		snprintf(out, n, "%lld", (long long)(milli / 1000));
+}
+
+/* MiB as the largest exact binary unit: "1Ti", "80Gi", "100Mi". */
+static void mib(char *out, size_t n, int64_t v)
+{
+	if (v && v % (1024 * 1024) == 0)
+		snprintf(out, n, "%lldTi", (long long)(v / (1024 * 1024)));
+	else if (v && v % 1024 == 0)
+		snprintf(out, n, "%lldGi", (long long)(v / 1024));
+	else
+		snprintf(out, n, "%lldMi", (long long)v);
 }
 
 static int task_gpu(struct cfg *c, const yaml_node_t *m, const char *path,
@@ -61,72 +73,35 @@ static int task_gpu(struct cfg *c, const yaml_node_t *m, const char *path,
 	return FW_OK;
 }
 
-static bool model_ok(const struct fw_node *n, const struct fw_task_group *g)
-{
-	return !g->gpus || !g->gpu_model[0] ||
-	       strcmp(n->gpu_model, g->gpu_model) == 0;
-}
-
 static bool node_fits(const struct fw_node *n, const struct fw_task_group *g)
 {
 	return g->gpus <= n->gpu_count && g->cpu_milli <= n->cpu_milli &&
-	       g->mem_mib <= n->mem_mib && model_ok(n, g);
+	       g->mem_mib <= n->mem_mib;
 }
 
-/* Distinct GPU models of the nodes, for a hint. */
-static void model_list(const struct fw_snapshot *s, char *out, size_t n)
-{
-	const char *seen[4];
-	int k = 0;
-
-	out[0] = 0;
-	for (int i = 0; i < s->nnodes && k < 4; i++) {
-		int j = 0;
-		while (j < k && strcmp(seen[j], s->nodes[i].gpu_model) != 0)
-			j++;
-		if (j == k && s->nodes[i].gpu_model[0])
-			seen[k++] = s->nodes[i].gpu_model;
-	}
-	for (int j = 0; j < k; j++)
-		snprintf(out + strlen(out), n - strlen(out), "%s%s",
-			 j ? ", " : "", seen[j]);
-	if (!k)
-		snprintf(out, n, "none has a gpuModel");
-}
-
-/* The largest capacities among nodes of the task's model. */
+/* The largest capacities over all nodes. */
 struct fit_max {
 	int32_t gpus;
 	int64_t cpu, mem;
-	bool model;
 };
 
 static int fit_error(struct cfg *c, const yaml_node_t *m, const char *path,
 		     const struct fw_task_group *g, const struct fit_max *x)
 {
-	char fp[CFG_PATH], a[32], b[128];
+	char fp[CFG_PATH], a[32], b[32];
 	const char *gk = cfg_get(c, m, "gpu") ? "gpu" : "gpus";
 
 	if (!c->s->nnodes)
 		return cfg_fail(c, m, FW_EINVAL, path,
 				"a task needs resources but the config has no "
 				"nodes; add nodes: or nodeGroups:");
-	if (!x->model) {
-		model_list(c->s, b, sizeof b);
-		return cfg_fail(c, cfg_get(c, m, "gpuModel"), FW_EINVAL,
-				cfg_path(fp, path, "gpuModel"),
-				"no node has gpuModel \"%s\"; use a model the "
-				"nodes have (%s) or add such nodes",
-				g->gpu_model, b);
-	}
 	if (g->gpus > x->gpus)
 		return cfg_fail(c, cfg_get(c, m, gk), FW_ERANGE,
 				cfg_path(fp, path, gk),
-				"a task needs %d GPUs but the largest %s%snode "
-				"has %d; lower %s, split the task, or add "
-				"bigger nodes",
-				g->gpus, g->gpu_model, g->gpu_model[0] ? " " : "",
-				x->gpus, gk);
+				"a task needs %d GPUs but the largest node has "
+				"%d; lower %s, split the task, or add bigger "
+				"nodes",
+				g->gpus, x->gpus, gk);
 	if (g->cpu_milli > x->cpu) {
 		cores(a, sizeof a, g->cpu_milli);
 		cores(b, sizeof b, x->cpu);
@@ -136,26 +111,32 @@ static int fit_error(struct cfg *c, const yaml_node_t *m, const char *path,
 				"%s; lower cpu or add bigger nodes",
 				a, b);
 	}
-	if (g->mem_mib > x->mem)
+	if (g->mem_mib > x->mem) {
+		mib(a, sizeof a, g->mem_mib);
+		mib(b, sizeof b, x->mem);
 		return cfg_fail(c, cfg_get(c, m, "memory"), FW_ERANGE,
 				cfg_path(fp, path, "memory"),
-				"a task needs %lld MiB of memory but the "
-				"largest node has %lld MiB; lower memory or "
-				"add bigger nodes",
-				(long long)g->mem_mib, (long long)x->mem);
+				"a task needs %s of memory but the largest "
+				"node has %s; lower memory or add bigger "
+				"nodes",
+				a, b);
+	}
 	cores(a, sizeof a, g->cpu_milli);
+	mib(b, sizeof b, g->mem_mib);
 	return cfg_fail(c, m, FW_ERANGE, path,
-			"no single node has %d GPUs, %s cores and %lld MiB at "
+			"no single node has %d GPUs, %s cores and %s memory at "
 			"once; shrink the task or add a node with all three",
-			g->gpus, a, (long long)g->mem_mib);
+			g->gpus, a, b);
 }
 
-/* Fail unless some node can hold one task of g. */
+/* Fail unless some node's capacity can hold one task of g.  The GPU model
+ * is not checked: a model no node has is a reason to wait (gpu_model in
+ * the plan), not a malformed config. */
 static int check_fit(struct cfg *c, const yaml_node_t *m, const char *path,
 		     const struct fw_task_group *g)
 {
 	const struct fw_snapshot *s = c->s;
-	struct fit_max x = { -1, -1, -1, false };
+	struct fit_max x = { -1, -1, -1 };
 
 	if (!g->gpus && !g->cpu_milli && !g->mem_mib)
 		return FW_OK;
@@ -163,13 +144,10 @@ static int check_fit(struct cfg *c, const yaml_node_t *m, const char *path,
 		return FW_OK;
 	for (int32_t i = 0; i < s->nnodes; i++) {
 		const struct fw_node *n = &s->nodes[i];
-		if (!model_ok(n, g))
-			continue;
 		if (node_fits(n, g)) {
 			c->fit_hint = i;
 			return FW_OK;
 		}
-		x.model = true;
 		x.gpus = n->gpu_count > x.gpus ? n->gpu_count : x.gpus;
 		x.cpu = n->cpu_milli > x.cpu ? n->cpu_milli : x.cpu;
 		x.mem = n->mem_mib > x.mem ? n->mem_mib : x.mem;

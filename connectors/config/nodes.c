@@ -207,9 +207,11 @@ static int expand_group(struct cfg *c, const yaml_node_t *m, const char *path,
 				FW_NAME_MAX - 1);
 	for (int64_t i = 0; !rc && i < count; i++) {
 		n = *t;
-		snprintf(n.name, sizeof n.name, "%s%0*lld", prefix, width,
-			 (long long)(start + i));
-		cfg_gen_path(c, g, start + i, &n);
+		/* lengths were checked above, for the longest name */
+		if (snprintf(n.name, sizeof n.name, "%s%0*lld", prefix, width,
+			     (long long)(start + i)) < 0 ||
+		    cfg_gen_path(c, g, start + i, &n))
+			return cfg_fail(c, at, FW_ERANGE, fp, "name overflow");
 		rc = add_node(c, &n, at, fp, ": change namePrefix or start");
 	}
 	return rc;

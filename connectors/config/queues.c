@@ -49,8 +49,11 @@ static int load_resource(struct cfg *c, const yaml_node_t *res,
 	    q->limit.v[kind] < q->deserved.v[kind])
 		return cfg_fail(c, cfg_get(c, m, "limit"), FW_ERANGE,
 				cfg_path(lp, fp, "limit"),
-				"limit is below quota; raise limit to at "
-				"least the quota, or use -1 for unlimited");
+				"limit (%s) is below quota (%s); raise limit "
+				"to at least the quota, or use -1 for "
+				"unlimited",
+				(const char *)cfg_get(c, m, "limit")->data.scalar.value,
+				(const char *)cfg_get(c, m, "quota")->data.scalar.value);
 	return FW_OK;
 }
 

@@ -155,6 +155,7 @@ static int gen_per(struct cfg *c, const yaml_node_t *m, const char *fp,
 {
 	bool seen[FW_MAX_LEVELS] = { false };
 	const struct fw_topology *t = &c->s->topology;
+	char vp[CFG_PATH];
 	int lvl, rc = cfg_want_map(c, m, fp);
 
 	if (rc)
@@ -174,7 +175,7 @@ static int gen_per(struct cfg *c, const yaml_node_t *m, const char *fp,
 	for (int l = 0; !rc && l + 1 < t->nlevels; l++)
 		if (g->per[l] % g->per[l + 1])
 			return cfg_fail(c, cfg_get(c, m, t->level[l]),
-					FW_EINVAL, fp,
+					FW_EINVAL, cfg_path(vp, fp, t->level[l]),
 					"nodesPer.%s (%lld) is not a multiple "
 					"of nodesPer.%s (%lld); make each "
 					"level's count a multiple of the next "

@@ -47,7 +47,7 @@ enum fw_decision_kind {
 	X(FAIRSHARE_ORDER, fairshare_order,                                    \
 	  "waiting for its turn: the %lld GPUs it needs went to jobs served before it in fair-share order; %lld GPUs are free now") \
 	X(OVER_QUOTA, over_quota,                                              \
-	  "over quota: starting it would put its queue (or a parent) %lld units over its limit on resource #%lld (0 gpu milli, 1 cpu millicores, 2 memory MiB)") \
+	  "over quota: %lld units over the limit of resource #%lld (rendered specially)") \
 	X(GANG_NO_FIT, gang_no_fit,                                            \
 	  "gang does not fit: it needs %lld GPUs all at once and the cluster had %lld free (or not in whole-node pieces of the right size)") \
 	X(TOPOLOGY, topology,                                                  \

@@ -1,0 +1,693 @@
+/*
+ * test_config.c — the YAML config loader (connectors/config).
+ *
+ * Covers: a full example with every section; the scalar syntaxes
+ * (durations, memory and CPU quantities, GPU fractions); nodeGroups name
+ * and domain generation; node order; running allocations; every file in
+ * tests/bad_input with its error, line and field; tests/bad_input/cases.txt
+ * against the formatted diagnosis; and the contract on failure (*out
+ * untouched, diag filled, nothing leaked under ASan).
+ *
+ * Files are opened relative to the source root (FW_SRCDIR, set by meson;
+ * "." otherwise, i.e. run from the repository root).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../harness.h"
+#include "config_int.h"
+#include "fwconfig.h"
+
+#ifndef FW_SRCDIR
+#define FW_SRCDIR "."
+#endif
+
+static int load(const char *yaml, struct fw_snapshot **s, struct fw_diag *d)
+{
+	memset(d, 0, sizeof *d);
+	*s = NULL;
+	return fw_config_load_buffer("t.yaml", yaml, strlen(yaml), s, d);
+}
+
+/* Load yaml expecting failure; check err, line and field. */
+#define EXPECT_FAIL(yaml, want_err, want_line, want_field)                  \
+	do {                                                                 \
+		struct fw_snapshot *s__;                                     \
+		struct fw_diag d__;                                          \
+		ASSERT_EQ(load((yaml), &s__, &d__), (want_err));             \
+		ASSERT(s__ == NULL);                                         \
+		ASSERT_EQ(d__.line, (want_line));                            \
+		ASSERT_STR_EQ(d__.field, (want_field));                      \
+		ASSERT_STR_EQ(d__.file, "t.yaml");                           \
+		ASSERT(d__.msg[0] != 0);                                     \
+	} while (0)
+
+static const char full_yaml[] =
+	"now: 3600\n"
+	"scheduler: {usageHalfLife: 2h, usageWeight: 0.5, maxStarts: 7}\n"
+	"topology:\n"
+	"  levels: [block, rack, nvlink]\n"
+	"jobs:\n" /* before queues and nodes on purpose */
+	"  - name: train-1\n"
+	"    queue: research\n"
+	"    user: alice\n"
+	"    priority: 10\n"
+	"    preemptible: true\n"
+	"    submitTime: 100\n"
+	"    expectedRuntime: 1h30m\n"
+	"    minMember: 0\n"
+	"    spread: true\n"
+	"    tasks:\n"
+	"      - {count: 2, gpus: 4, cpu: 8, memory: 64Gi, gpuModel: H100}\n"
+	"      - {count: 1, cpu: 500m, memory: 512}\n"
+	"    topology: {required: rack, preferred: node}\n"
+	"    state: running\n"
+	"    startTime: 150\n"
+	"    allocation:\n"
+	"      - {node: n001, group: 0, gpus: [0, 1, 2, 4]}\n"
+	"      - {node: n002, gpus: [4, 5, 6, 7]}\n"
+	"      - {node: n002, group: 1}\n"
+	"  - name: nb\n"
+	"    queue: research\n"
+	"    tasks: [{gpu: 0.25}]\n"
+	"nodes:\n"
+	"  - name: n001\n"
+	"    gpus: 8\n"
+	"    gpuModel: H100\n"
+	"    gpuMemory: 80Gi\n"
+	"    cpu: 96\n"
+	"    memory: 1Ti\n"
+	"    schedulable: false\n"
+	"    badGpus: [3, 7]\n"
+	"    topology: {block: b1, rack: r1, nvlink: nv1}\n"
+	"    labels: {zone: a, tier: \"1\"}\n"
+	"  - {name: n002, gpus: 8, gpuModel: H100, cpu: \"96\", memory: 1024Gi,\n"
+	"     topology: {block: b1, rack: r1, nvlink: nv2}}\n"
+	"queues:\n"
+	"  - name: research\n"
+	"    parent: org\n"
+	"    priority: 3\n"
+	"    resources:\n"
+	"      gpu: {quota: 16, limit: 32, overQuotaWeight: 2}\n"
+	"      cpu: {quota: 64, limit: -1, overQuotaWeight: 1}\n"
+	"      memory: {quota: 512Gi}\n"
+	"    usage: {gpuHours: 120, at: 60}\n"
+	"  - name: org\n"
+	"    resources: {gpu: {quota: 0.5}}\n";
+
+TEST(full_example)
+{
+	struct fw_snapshot *s;
+	struct fw_diag d;
+	ASSERT_OK(load(full_yaml, &s, &d));
+	ASSERT_EQ(s->now, 3600);
+	ASSERT_NEAR(s->config.usage_half_life_s, 7200, 1e-9);
+	ASSERT_NEAR(s->config.usage_weight, 0.5, 1e-12);
+	ASSERT_EQ(s->config.max_starts, 7);
+	ASSERT_EQ(s->topology.nlevels, 3);
+	ASSERT_STR_EQ(s->topology.level[2], "nvlink");
+	ASSERT_EQ(s->nnodes, 2);
+	const struct fw_node *n = &s->nodes[0];
+	ASSERT_STR_EQ(n->name, "n001");
+	ASSERT_STR_EQ(n->gpu_model, "H100");
+	ASSERT_EQ(n->gpu_count, 8);
+	ASSERT_EQ(n->gpu_mem_mib, 80 * 1024);
+	ASSERT_EQ(n->cpu_milli, 96000);
+	ASSERT_EQ(n->mem_mib, 1024 * 1024);
+	ASSERT(!n->schedulable);
+	ASSERT_EQ(n->bad_gpu_mask, (1u << 3) | (1u << 7));
+	ASSERT_STR_EQ(n->path[0], "b1");
+	ASSERT_STR_EQ(n->path[2], "nv1");
+	ASSERT_EQ(n->nlabels, 2);
+	ASSERT_STR_EQ(n->labels[1].key, "tier");
+	ASSERT_STR_EQ(n->labels[1].value, "1");
+	ASSERT(s->nodes[1].schedulable);
+	ASSERT_EQ(s->nodes[1].cpu_milli, 96000);
+	ASSERT_EQ(s->nodes[1].mem_mib, 1024 * 1024);
+	fw_snapshot_free(s);
+}
+
+TEST(full_example_queues)
+{
+	struct fw_snapshot *s;
+	struct fw_diag d;
+	ASSERT_OK(load(full_yaml, &s, &d));
+	ASSERT_EQ(s->nqueues, 2);
+	const struct fw_queue *q = &s->queues[0];
+	ASSERT_STR_EQ(q->name, "research");
+	ASSERT_EQ(q->parent, 1);
+	ASSERT_EQ(q->priority, 3);
+	ASSERT_EQ(q->deserved.v[FW_RES_GPU], 16000);
+	ASSERT_EQ(q->limit.v[FW_RES_GPU], 32000);
+	ASSERT_NEAR(q->over_quota_weight[FW_RES_GPU], 2, 1e-12);
+	ASSERT_EQ(q->deserved.v[FW_RES_CPU], 64000);
+	ASSERT_EQ(q->limit.v[FW_RES_CPU], FW_UNLIMITED);
+	ASSERT_EQ(q->deserved.v[FW_RES_MEM], 512 * 1024);
+	ASSERT_EQ(q->limit.v[FW_RES_MEM], FW_UNLIMITED);
+	ASSERT_NEAR(q->over_quota_weight[FW_RES_MEM], 1, 1e-12);
+	ASSERT_NEAR(q->usage, 120 * 3600.0, 1e-6);
+	ASSERT_EQ(q->usage_at, 60);
+	ASSERT_EQ(s->queues[1].parent, -1);
+	ASSERT_EQ(s->queues[1].deserved.v[FW_RES_GPU], 500);
+	ASSERT_EQ(s->queues[1].usage_at, 3600); /* defaults to now */
+	fw_snapshot_free(s);
+}
+
+TEST(full_example_jobs)
+{
+	struct fw_snapshot *s;
+	struct fw_diag d;
+	ASSERT_OK(load(full_yaml, &s, &d));
+	ASSERT_EQ(s->njobs, 2);
+	const struct fw_job *j = &s->jobs[0];
+	ASSERT_STR_EQ(j->name, "train-1");
+	ASSERT_EQ(j->queue, 0);
+	ASSERT_STR_EQ(j->user, "alice");
+	ASSERT_EQ(j->priority, 10);
+	ASSERT(j->preemptible && j->spread);
+	ASSERT_EQ(j->submit_time, 100);
+	ASSERT_EQ(j->expected_runtime, 5400);
+	ASSERT_EQ(j->ngroups, 2);
+	ASSERT_EQ(j->groups[0].count, 2);
+	ASSERT_EQ(j->groups[0].gpus, 4);
+	ASSERT_EQ(j->groups[0].gpu_milli, 1000);
+	ASSERT_EQ(j->groups[0].mem_mib, 65536);
+	ASSERT_STR_EQ(j->groups[0].gpu_model, "H100");
+	ASSERT_EQ(j->groups[1].gpus, 0);
+	ASSERT_EQ(j->groups[1].cpu_milli, 500);
+	ASSERT_EQ(j->groups[1].mem_mib, 512);
+	ASSERT_EQ(j->required_level, 1);
+	ASSERT_EQ(j->preferred_level, FW_LEVEL_NODE);
+	ASSERT_EQ(j->state, FW_JOB_RUNNING);
+	ASSERT_EQ(j->start_time, 150);
+	ASSERT_EQ(j->alloc_first, 0);
+	ASSERT_EQ(j->alloc_count, 3);
+	ASSERT_EQ(s->allocs[0].node, 0);
+	ASSERT_EQ(s->allocs[0].gpu_mask, 0x17u);
+	ASSERT_EQ(s->allocs[0].gpu_milli, 1000);
+	ASSERT_EQ(s->allocs[1].node, 1);
+	ASSERT_EQ(s->allocs[1].gpu_mask, 0xf0u);
+	ASSERT_EQ(s->allocs[2].group, 1);
+	ASSERT_EQ(s->allocs[2].gpu_mask, 0);
+	ASSERT_EQ(s->jobs[1].state, FW_JOB_PENDING);
+	ASSERT_EQ(s->jobs[1].required_level, FW_LEVEL_NONE);
+	fw_snapshot_free(s);
+}
+
+TEST(defaults)
+{
+	struct fw_snapshot *s;
+	struct fw_diag d;
+	ASSERT_OK(load("queues: [{name: q}]\n"
+		       "jobs: [{name: j, queue: q, tasks: [{}]}]\n",
+		       &s, &d));
+	ASSERT_EQ(s->now, 0);
+	ASSERT_NEAR(s->config.usage_half_life_s, 7 * 86400.0, 1e-9);
+	ASSERT_EQ(s->nnodes, 0);
+	ASSERT_EQ(s->queues[0].limit.v[FW_RES_GPU], FW_UNLIMITED);
+	ASSERT_EQ(s->jobs[0].groups[0].count, 1);
+	ASSERT_EQ(s->jobs[0].groups[0].gpus, 0);
+	ASSERT_EQ(s->jobs[0].state, FW_JOB_PENDING);
+	ASSERT(!s->jobs[0].preemptible);
+	fw_snapshot_free(s);
+	/* null values are the same as absent keys */
+	ASSERT_OK(load("now: ~\nnodes:\nqueues: []\n", &s, &d));
+	ASSERT_EQ(s->now, 0);
+	fw_snapshot_free(s);
+}
+
+TEST(durations)
+{
+	int64_t ms;
+	ASSERT_OK(fwc_parse_duration_ms("30", &ms));
+	ASSERT_EQ(ms, 30000);
+	ASSERT_OK(fwc_parse_duration_ms("30s", &ms));
+	ASSERT_EQ(ms, 30000);
+	ASSERT_OK(fwc_parse_duration_ms("15m", &ms));
+	ASSERT_EQ(ms, 900000);
+	ASSERT_OK(fwc_parse_duration_ms("2h", &ms));
+	ASSERT_EQ(ms, 7200000);
+	ASSERT_OK(fwc_parse_duration_ms("7d", &ms));
+	ASSERT_EQ(ms, 7 * 86400000LL);
+	ASSERT_OK(fwc_parse_duration_ms("1h30m", &ms));
+	ASSERT_EQ(ms, 5400000);
+	ASSERT_OK(fwc_parse_duration_ms("1.5h", &ms));
+	ASSERT_EQ(ms, 5400000);
+	ASSERT_OK(fwc_parse_duration_ms("0.5", &ms));
+	ASSERT_EQ(ms, 500);
+	ASSERT_EQ(fwc_parse_duration_ms("", &ms), FW_EINVAL);
+	ASSERT_EQ(fwc_parse_duration_ms("-5s", &ms), FW_EINVAL);
+	ASSERT_EQ(fwc_parse_duration_ms("1h-5m", &ms), FW_EINVAL);
+	ASSERT_EQ(fwc_parse_duration_ms("1week", &ms), FW_EINVAL);
+	ASSERT_EQ(fwc_parse_duration_ms("1h5", &ms), FW_EINVAL);
+	ASSERT_EQ(fwc_parse_duration_ms("s", &ms), FW_EINVAL);
+	ASSERT_EQ(fwc_parse_duration_ms("0.0001s", &ms), FW_EINVAL);
+	ASSERT_EQ(fwc_parse_duration_ms("99999999999999999999d", &ms),
+		  FW_ERANGE);
+}
+
+TEST(quantities)
+{
+	int64_t v;
+	ASSERT_OK(fwc_parse_mib("512", &v));
+	ASSERT_EQ(v, 512);
+	ASSERT_OK(fwc_parse_mib("512Mi", &v));
+	ASSERT_EQ(v, 512);
+	ASSERT_OK(fwc_parse_mib("80Gi", &v));
+	ASSERT_EQ(v, 81920);
+	ASSERT_OK(fwc_parse_mib("1Ti", &v));
+	ASSERT_EQ(v, 1048576);
+	ASSERT_OK(fwc_parse_mib("1.5Ti", &v));
+	ASSERT_EQ(v, 1572864);
+	ASSERT_OK(fwc_parse_mib("2048Ki", &v));
+	ASSERT_EQ(v, 2);
+	ASSERT_OK(fwc_parse_mib("1Pi", &v));
+	ASSERT_EQ(v, 1024LL * 1024 * 1024);
+	ASSERT_EQ(fwc_parse_mib("100Ki", &v), FW_EINVAL); /* not whole MiB */
+	ASSERT_EQ(fwc_parse_mib("80G", &v), FW_EINVAL);
+	ASSERT_EQ(fwc_parse_mib("80 Gi", &v), FW_EINVAL);
+	ASSERT_EQ(fwc_parse_mib("0.5", &v), FW_EINVAL);
+	ASSERT_EQ(fwc_parse_mib("1e3", &v), FW_EINVAL);
+	ASSERT_EQ(fwc_parse_mib("9999999999999999Pi", &v), FW_ERANGE);
+	ASSERT_OK(fwc_parse_cpu("96", &v));
+	ASSERT_EQ(v, 96000);
+	ASSERT_OK(fwc_parse_cpu("0.5", &v));
+	ASSERT_EQ(v, 500);
+	ASSERT_OK(fwc_parse_cpu("500m", &v));
+	ASSERT_EQ(v, 500);
+	ASSERT_EQ(fwc_parse_cpu("0.5m", &v), FW_EINVAL);
+	ASSERT_EQ(fwc_parse_cpu("m", &v), FW_EINVAL);
+	ASSERT_EQ(fwc_parse_cpu("0.0001", &v), FW_EINVAL);
+	ASSERT_OK(fwc_parse_fixed("0.25", 3, &v));
+	ASSERT_EQ(v, 250);
+	ASSERT_OK(fwc_parse_int("8.0", &v));
+	ASSERT_EQ(v, 8);
+	ASSERT_OK(fwc_parse_int("-1", &v));
+	ASSERT_EQ(v, -1);
+	ASSERT_EQ(fwc_parse_int("8.5", &v), FW_EINVAL);
+	ASSERT_EQ(fwc_parse_int("0x10", &v), FW_EINVAL);
+	ASSERT_EQ(fwc_parse_int("99999999999999999999", &v), FW_ERANGE);
+	bool b;
+	ASSERT_OK(fwc_parse_bool("True", &b));
+	ASSERT(b);
+	ASSERT_EQ(fwc_parse_bool("yes", &b), FW_EINVAL);
+}
+
+TEST(quantities_in_yaml)
+{
+	struct fw_snapshot *s;
+	struct fw_diag d;
+	ASSERT_OK(load("nodes:\n"
+		       "  - {name: a, gpus: 1, cpu: 1500m, memory: 512Mi}\n"
+		       "  - {name: b, cpu: \"2.5\", memory: \"3\"}\n",
+		       &s, &d));
+	ASSERT_EQ(s->nodes[0].cpu_milli, 1500);
+	ASSERT_EQ(s->nodes[0].mem_mib, 512);
+	ASSERT_EQ(s->nodes[1].cpu_milli, 2500);
+	ASSERT_EQ(s->nodes[1].mem_mib, 3);
+	fw_snapshot_free(s);
+	EXPECT_FAIL("nodes: [{name: a, memory: 1.5}]\n", FW_EINVAL, 1,
+		    "nodes[0].memory");
+	EXPECT_FAIL("nodes: [{name: a, cpu: -2}]\n", FW_ERANGE, 1,
+		    "nodes[0].cpu");
+	EXPECT_FAIL("nodes: [{name: a, cpu: 1e9999}]\n", FW_EINVAL, 1,
+		    "nodes[0].cpu");
+	EXPECT_FAIL("nodes: [{name: a, memory: 99999999999Ti}]\n", FW_ERANGE,
+		    1, "nodes[0].memory");
+	EXPECT_FAIL("now: 1.5\n", FW_EINVAL, 1, "now");
+	EXPECT_FAIL("scheduler: {usageHalfLife: 0}\n", FW_ERANGE, 1,
+		    "scheduler.usageHalfLife");
+	EXPECT_FAIL("scheduler: {usageWeight: -1}\n", FW_ERANGE, 1,
+		    "scheduler.usageWeight");
+}
+
+static const char group_yaml[] =
+	"topology: {levels: [block, rack, nvlink]}\n"
+	"nodeGroups:\n"
+	"  - count: 16\n"
+	"    namePrefix: n\n"
+	"    gpus: 8\n"
+	"    gpuModel: H100\n"
+	"    cpu: 96\n"
+	"    memory: 1Ti\n"
+	"    labels: {pool: a}\n"
+	"    topology: {nodesPer: {nvlink: 2, rack: 4, block: 8}}\n"
+	"  - count: 1200\n"
+	"    start: 16\n"
+	"    namePrefix: x-\n"
+	"    topology:\n"
+	"      nodesPer: {nvlink: 2, rack: 4, block: 8}\n"
+	"      prefix: {block: b, rack: r, nvlink: nv}\n"
+	"nodes:\n"
+	"  - {name: solo, topology: {block: s, rack: s, nvlink: s}}\n";
+
+TEST(node_groups)
+{
+	struct fw_snapshot *s;
+	struct fw_diag d;
+	ASSERT_OK(load(group_yaml, &s, &d));
+	ASSERT_EQ(s->nnodes, 16 + 1200 + 1);
+	/* nodeGroups comes first in the file, so its nodes come first */
+	ASSERT_STR_EQ(s->nodes[0].name, "n000");
+	ASSERT_STR_EQ(s->nodes[15].name, "n015");
+	ASSERT_EQ(s->nodes[5].gpu_count, 8);
+	ASSERT_EQ(s->nodes[5].cpu_milli, 96000);
+	ASSERT_STR_EQ(s->nodes[5].gpu_model, "H100");
+	ASSERT_STR_EQ(s->nodes[5].labels[0].value, "a");
+	/* node 5: block 5/8=0, rack 5/4=1, nvlink 5/2=2; default prefix =
+	 * the level's name */
+	ASSERT_STR_EQ(s->nodes[5].path[0], "block0");
+	ASSERT_STR_EQ(s->nodes[5].path[1], "rack1");
+	ASSERT_STR_EQ(s->nodes[5].path[2], "nvlink2");
+	ASSERT_STR_EQ(s->nodes[15].path[1], "rack3");
+	/* second group: width of 16 + 1199 = 1215 is 4 digits */
+	ASSERT_STR_EQ(s->nodes[16].name, "x-0016");
+	ASSERT_STR_EQ(s->nodes[16 + 1199].name, "x-1215");
+	ASSERT_STR_EQ(s->nodes[16].path[0], "b2");
+	ASSERT_STR_EQ(s->nodes[16].path[1], "r4");
+	ASSERT_STR_EQ(s->nodes[16].path[2], "nv8");
+	ASSERT_STR_EQ(s->nodes[16 + 1199].path[2], "nv607");
+	ASSERT_STR_EQ(s->nodes[1216].name, "solo");
+	fw_snapshot_free(s);
+}
+
+TEST(node_groups_errors)
+{
+	EXPECT_FAIL("topology: {levels: [rack]}\n"
+		    "nodeGroups: [{count: 2}]\n",
+		    FW_EINVAL, 2, "nodeGroups[0].topology");
+	EXPECT_FAIL("topology: {levels: [rack, nvlink]}\n"
+		    "nodeGroups:\n"
+		    "  - count: 4\n"
+		    "    topology: {nodesPer: {rack: 4}}\n",
+		    FW_EINVAL, 4, "nodeGroups[0].topology.nodesPer.nvlink");
+	EXPECT_FAIL("nodeGroups: [{count: 0}]\n", FW_ERANGE, 1,
+		    "nodeGroups[0].count");
+	EXPECT_FAIL("nodeGroups: [{count: 70000}]\n", FW_ERANGE, 1,
+		    "nodeGroups[0].count");
+	EXPECT_FAIL("nodeGroups: [{count: 40000}, {count: 40000, "
+		    "namePrefix: m}]\n",
+		    FW_ERANGE, 1, "nodeGroups[1].count");
+	EXPECT_FAIL("nodeGroups: [{count: 2}, {count: 2}]\n", FW_EEXIST, 1,
+		    "nodeGroups[1].count");
+	EXPECT_FAIL("nodeGroups: [{count: 2, badGpus: [1]}]\n", FW_EINVAL, 1,
+		    "nodeGroups[0].badGpus");
+}
+
+TEST(fractional_gpu)
+{
+	struct fw_snapshot *s;
+	struct fw_diag d;
+	ASSERT_OK(load("nodes: [{name: n, gpus: 2}]\n"
+		       "queues: [{name: q}]\n"
+		       "jobs:\n"
+		       "  - {name: a, queue: q, tasks: [{gpu: 0.5}]}\n"
+		       "  - {name: b, queue: q, tasks: [{gpu: 2}]}\n"
+		       "  - {name: c, queue: q, tasks: [{gpu: 0.001}]}\n"
+		       "  - {name: e, queue: q, tasks: [{gpu: 0}]}\n"
+		       "  - name: r\n"
+		       "    queue: q\n"
+		       "    tasks: [{count: 2, gpu: 0.5}]\n"
+		       "    state: running\n"
+		       "    allocation:\n"
+		       "      - {node: n, gpus: [1]}\n"
+		       "      - {node: n, gpus: [1], gpuMilli: 300}\n",
+		       &s, &d));
+	ASSERT_EQ(s->jobs[0].groups[0].gpus, 1);
+	ASSERT_EQ(s->jobs[0].groups[0].gpu_milli, 500);
+	ASSERT_EQ(s->jobs[1].groups[0].gpus, 2);
+	ASSERT_EQ(s->jobs[1].groups[0].gpu_milli, 1000);
+	ASSERT_EQ(s->jobs[2].groups[0].gpu_milli, 1);
+	ASSERT_EQ(s->jobs[3].groups[0].gpus, 0);
+	ASSERT_EQ(s->allocs[0].gpu_milli, 500);
+	ASSERT_EQ(s->allocs[1].gpu_milli, 300);
+	ASSERT_EQ(s->allocs[1].gpu_mask, 2u);
+	fw_snapshot_free(s);
+	EXPECT_FAIL("queues: [{name: q}]\n"
+		    "jobs: [{name: a, queue: q, tasks: [{gpu: 0.0005}]}]\n",
+		    FW_EINVAL, 2, "jobs[0].tasks[0].gpu");
+	EXPECT_FAIL("queues: [{name: q}]\n"
+		    "jobs: [{name: a, queue: q, tasks: [{gpu: 1, gpus: 1}]}]\n",
+		    FW_EINVAL, 2, "jobs[0].tasks[0].gpu");
+	/* two halves fill a GPU; a third half does not fit */
+	EXPECT_FAIL("nodes: [{name: n, gpus: 1}]\n"
+		    "queues: [{name: q}]\n"
+		    "jobs:\n"
+		    "  - name: r\n"
+		    "    queue: q\n"
+		    "    tasks: [{count: 3, gpu: 0.5}]\n"
+		    "    state: running\n"
+		    "    allocation: [{node: n, gpus: [0]}, {node: n, gpus: "
+		    "[0]},\n"
+		    "                 {node: n, gpus: [0]}]\n",
+		    FW_EBUSY, 9, "jobs[0].allocation[2].gpus");
+}
+
+TEST(type_and_range_errors)
+{
+	EXPECT_FAIL("nodes: [{name: n, gpus: lots}]\n", FW_EINVAL, 1,
+		    "nodes[0].gpus");
+	EXPECT_FAIL("nodes: [{name: n, gpus: [1]}]\n", FW_EINVAL, 1,
+		    "nodes[0].gpus");
+	EXPECT_FAIL("nodes: [{name: n, schedulable: maybe}]\n", FW_EINVAL, 1,
+		    "nodes[0].schedulable");
+	EXPECT_FAIL("nodes: {name: n}\n", FW_EINVAL, 1, "nodes");
+	EXPECT_FAIL("nodes: [{gpus: 1}]\n", FW_EINVAL, 1, "nodes[0].name");
+	EXPECT_FAIL("nodes: [{name: \"\"}]\n", FW_EINVAL, 1, "nodes[0].name");
+	EXPECT_FAIL("nodes: [{name: "
+		    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+		    "aaaaaaa}]\n",
+		    FW_ERANGE, 1, "nodes[0].name");
+	EXPECT_FAIL("nodes: [{name: \"a\\0b\"}]\n", FW_EINVAL, 1,
+		    "nodes[0].name");
+	EXPECT_FAIL("nodes: [{name: n, badGpus: [0]}]\n", FW_ERANGE, 1,
+		    "nodes[0].badGpus[0]");
+	EXPECT_FAIL("nodes: [{name: n, gpus: 4, badGpus: [1, 1]}]\n",
+		    FW_EEXIST, 1, "nodes[0].badGpus[1]");
+	EXPECT_FAIL("nodes: [{name: n, labels: {a: 1, b: 2, c: 3, d: 4, e: 5, "
+		    "f: 6, g: 7, h: 8, i: 9}}]\n",
+		    FW_ERANGE, 1, "nodes[0].labels");
+	EXPECT_FAIL("queues: [{name: q, priority: 3000000000}]\n", FW_ERANGE,
+		    1, "queues[0].priority");
+	EXPECT_FAIL("queues: [{name: q, resources: {gpu: {quota: 1.0001}}}]\n",
+		    FW_EINVAL, 1, "queues[0].resources.gpu.quota");
+	EXPECT_FAIL("queues: [{name: q, resources: {disk: {quota: 1}}}]\n",
+		    FW_EINVAL, 1, "queues[0].resources.disk");
+	EXPECT_FAIL("queues: [{name: q}]\n"
+		    "jobs: [{name: j, queue: q, tasks: []}]\n",
+		    FW_ERANGE, 2, "jobs[0].tasks");
+	EXPECT_FAIL("queues: [{name: q}]\n"
+		    "jobs: [{name: j, queue: q, tasks: [{}], minMember: 2}]\n",
+		    FW_ERANGE, 2, "jobs[0].minMember");
+	EXPECT_FAIL("queues: [{name: q}]\n"
+		    "jobs: [{name: j, queue: q, tasks: [{}], state: done}]\n",
+		    FW_EINVAL, 2, "jobs[0].state");
+	EXPECT_FAIL("queues: [{name: q}]\n"
+		    "jobs: [{name: j, queue: q, tasks: [{}], startTime: 5}]\n",
+		    FW_EINVAL, 2, "jobs[0].startTime");
+}
+
+TEST(yaml_level_errors)
+{
+	struct fw_snapshot *s = (struct fw_snapshot *)&s; /* sentinel */
+	struct fw_diag d;
+	memset(&d, 0, sizeof d);
+	ASSERT_EQ(fw_config_load_buffer("e.yaml", "", 0, &s, &d), FW_EINVAL);
+	ASSERT(s == (struct fw_snapshot *)&s); /* untouched */
+	ASSERT_STR_CONTAINS(d.msg, "no YAML document");
+	EXPECT_FAIL("now: 1\n---\nnow: 2\n", FW_EINVAL, 3, "");
+	EXPECT_FAIL("now: [1\n", FW_EINVAL, 2, "");
+	EXPECT_FAIL("\"now\": 1\nbogus: 2\n", FW_EINVAL, 2, "bogus");
+	EXPECT_FAIL("? [a]\n: 1\n", FW_EINVAL, 1, "");
+	EXPECT_FAIL("nodes: [{name: a}, {name: a}]\n", FW_EEXIST, 1,
+		    "nodes[1].name");
+	/* invalid UTF-8 is a reader error without a line */
+	ASSERT_EQ(fw_config_load_buffer("u.yaml", "now: \xff\xfe\n", 8, &s, &d),
+		  FW_EINVAL);
+	/* no diag: still fails cleanly */
+	ASSERT_EQ(fw_config_load_buffer("x", "now: x", 6, &s, NULL),
+		  FW_EINVAL);
+	ASSERT(s == (struct fw_snapshot *)&s);
+}
+
+TEST(aliases_are_safe)
+{
+	struct fw_snapshot *s;
+	struct fw_diag d;
+	/* anchors and aliases work as plain YAML reuse */
+	ASSERT_OK(load("nodes:\n"
+		       "  - &n {name: a, gpus: 8}\n"
+		       "queues: [{name: q}]\n"
+		       "jobs:\n"
+		       "  - {name: j1, queue: q, tasks: &t [{gpus: 8}]}\n"
+		       "  - {name: j2, queue: q, tasks: *t}\n",
+		       &s, &d));
+	ASSERT_EQ(s->jobs[1].groups[0].gpus, 8);
+	fw_snapshot_free(s);
+	/* a self-referencing anchor cannot make the walk recurse */
+	EXPECT_FAIL("topology: {levels: &a [*a]}\n", FW_EINVAL, 1,
+		    "topology.levels[0]");
+	EXPECT_FAIL("nodes: &a [*a]\n", FW_EINVAL, 1, "nodes[0]");
+}
+
+TEST(queue_tree)
+{
+	struct fw_snapshot *s;
+	struct fw_diag d;
+	ASSERT_OK(load("queues:\n"
+		       "  - {name: leaf, parent: mid}\n"
+		       "  - {name: mid, parent: top}\n"
+		       "  - {name: top}\n",
+		       &s, &d));
+	ASSERT_EQ(s->queues[0].parent, 1);
+	ASSERT_EQ(s->queues[1].parent, 2);
+	fw_snapshot_free(s);
+	EXPECT_FAIL("queues: [{name: a, parent: a}]\n", FW_ELOOP, 1,
+		    "queues[0].parent");
+	EXPECT_FAIL("queues:\n"
+		    "  - {name: ok}\n"
+		    "  - {name: a, parent: b}\n"
+		    "  - {name: b, parent: a}\n",
+		    FW_ELOOP, 3, "queues[1].parent");
+	EXPECT_FAIL("queues: [{name: a, resources: {cpu: {quota: -1}}}]\n",
+		    FW_ERANGE, 1, "queues[0].resources.cpu.quota");
+	EXPECT_FAIL("queues: [{name: a, usage: {gpuHours: -3}}]\n", FW_ERANGE,
+		    1, "queues[0].usage.gpuHours");
+}
+
+TEST(load_file)
+{
+	struct fw_snapshot *s = NULL;
+	struct fw_diag d;
+	memset(&d, 0, sizeof d);
+	ASSERT_EQ(fw_config_load_file("tests/bad_input/no-such-file.yaml", &s,
+				      &d),
+		  FW_ENOENT);
+	ASSERT(s == NULL);
+	ASSERT_STR_CONTAINS(d.msg, "cannot open");
+	ASSERT_OK(fw_config_load_file("tests/fuzz/corpus/config/full.yaml", &s,
+				      &d));
+	ASSERT(s->nnodes > 0 && s->njobs > 0);
+	fw_snapshot_free(s);
+	ASSERT_OK(fw_config_load_file("examples/cluster.yaml", &s, &d));
+	fw_snapshot_free(s);
+}
+
+/* Every bad input: error code, line and field. */
+static const struct {
+	const char *file;
+	int err, line;
+	const char *field;
+} bad[] = {
+	{ "negative_quota", FW_ERANGE, 11, "queues[1].resources.gpu.quota" },
+	{ "unknown_parent", FW_ENOENT, 5, "queues[1].parent" },
+	{ "queue_cycle", FW_ELOOP, 5, "queues[1].parent" },
+	{ "task_too_many_gpus", FW_ERANGE, 12, "jobs[0].tasks[0].gpus" },
+	{ "task_too_much_cpu", FW_ERANGE, 10, "jobs[0].tasks[0].cpu" },
+	{ "task_too_much_memory", FW_ERANGE, 11, "jobs[0].tasks[1].memory" },
+	{ "task_no_single_node", FW_ERANGE, 11, "jobs[0].tasks[0]" },
+	{ "unknown_level_node", FW_EINVAL, 7, "nodes[0].topology.row" },
+	{ "unknown_level_job", FW_EINVAL, 11, "jobs[0].topology.required" },
+	{ "missing_level", FW_EINVAL, 6, "nodes[0].topology.rack" },
+	{ "duplicate_node", FW_EEXIST, 5, "nodes[2].name" },
+	{ "duplicate_generated_node", FW_EEXIST, 6,
+	  "nodeGroups[0].namePrefix" },
+	{ "duplicate_queue", FW_EEXIST, 5, "queues[2].name" },
+	{ "duplicate_job", FW_EEXIST, 8, "jobs[1].name" },
+	{ "duplicate_key", FW_EEXIST, 5, "nodes[0].gpus" },
+	{ "wrong_type", FW_EINVAL, 4, "nodes[0].gpus" },
+	{ "out_of_range", FW_ERANGE, 4, "nodes[0].gpus" },
+	{ "unknown_key", FW_EINVAL, 4, "nodes[0].gpuz" },
+	{ "non_leaf_queue", FW_EINVAL, 10, "jobs[0].queue" },
+	{ "unknown_queue", FW_ENOENT, 8, "jobs[0].queue" },
+	{ "alloc_unknown_node", FW_ENOENT, 12, "jobs[0].allocation[0].node" },
+	{ "alloc_gpu_out_of_range", FW_ERANGE, 12,
+	  "jobs[0].allocation[0].gpus[1]" },
+	{ "alloc_double_booked", FW_EBUSY, 16, "jobs[1].allocation[0].gpus" },
+	{ "alloc_missing_task", FW_EINVAL, 12, "jobs[0].allocation" },
+	{ "running_without_allocation", FW_EINVAL, 10, "jobs[0].allocation" },
+	{ "bad_memory_unit", FW_EINVAL, 5, "nodes[0].memory" },
+	{ "bad_duration", FW_EINVAL, 3, "scheduler.usageHalfLife" },
+	{ "fractional_above_one", FW_ERANGE, 9, "jobs[0].tasks[0].gpu" },
+	{ "limit_below_quota", FW_ERANGE, 5, "queues[0].resources.gpu.limit" },
+	{ "syntax_error", FW_EINVAL, 4, "" },
+	{ "not_a_mapping", FW_EINVAL, 2, "" },
+	{ "level_reserved", FW_EINVAL, 3, "topology.levels[1]" },
+	{ "nodes_per_not_nested", FW_EINVAL, 7,
+	  "nodeGroups[0].topology.nodesPer.rack" },
+};
+
+TEST(bad_input_files)
+{
+	char path[256];
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		struct fw_snapshot *s = NULL;
+		struct fw_diag d;
+		memset(&d, 0, sizeof d);
+		snprintf(path, sizeof path, "tests/bad_input/%s.yaml",
+			 bad[i].file);
+		int rc = fw_config_load_file(path, &s, &d);
+		if (rc != bad[i].err || d.line != bad[i].line ||
+		    strcmp(d.field, bad[i].field) != 0)
+			fprintf(stderr, "  %s: rc %d line %d field %s: %s\n",
+				path, rc, d.line, d.field, d.msg);
+		ASSERT_EQ(rc, bad[i].err);
+		ASSERT(s == NULL);
+		ASSERT_STR_EQ(d.file, path);
+		ASSERT_EQ(d.line, bad[i].line);
+		ASSERT(d.col > 0 || !strcmp(bad[i].file, "syntax_error"));
+		ASSERT_STR_EQ(d.field, bad[i].field);
+		ASSERT(strchr(d.msg, ';') != NULL); /* what; what to do */
+	}
+}
+
+/* cases.txt lists every bad input with the substring the CLI must print. */
+TEST(bad_input_cases_txt)
+{
+	FILE *f = fopen("tests/bad_input/cases.txt", "r");
+	char line[1024], out[1024];
+	int n = 0;
+	ASSERT(f != NULL);
+	while (fgets(line, sizeof line, f)) {
+		char *tab = strchr(line, '\t');
+		struct fw_snapshot *s = NULL;
+		struct fw_diag d;
+		if (line[0] == '#' || !tab)
+			continue;
+		*tab = 0;
+		tab[1 + strcspn(tab + 1, "\n")] = 0;
+		memset(&d, 0, sizeof d);
+		if (fw_config_load_file(line, &s, &d) == FW_OK) {
+			fw_snapshot_free(s);
+			fclose(f);
+			FW_TEST__FAIL("%s loaded but should fail", line);
+		}
+		fw_diag_format(&d, out, sizeof out);
+		if (!strstr(out, tab + 1)) {
+			fclose(f);
+			FW_TEST__FAIL("%s: \"%s\" lacks \"%s\"", line, out,
+				      tab + 1);
+		}
+		n++;
+	}
+	fclose(f);
+	ASSERT_EQ(n, (int)(sizeof bad / sizeof bad[0]));
+}
+
+static int enter_srcdir(void)
+{
+	return chdir(FW_SRCDIR);
+}
+
+TEST(setup)
+{
+	ASSERT_OK(enter_srcdir());
+}
+
+TEST_MAIN(setup, full_example, full_example_queues, full_example_jobs,
+	  defaults, durations, quantities, quantities_in_yaml, node_groups,
+	  node_groups_errors, fractional_gpu, type_and_range_errors,
+	  yaml_level_errors, aliases_are_safe, queue_tree, load_file,
+	  bad_input_files, bad_input_cases_txt)
