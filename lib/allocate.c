@@ -187,7 +187,8 @@ static void sel_started(struct sel *x, int32_t leaf)
 #define MEMO_SLOTS 4096
 
 struct shape {
-	int32_t ngroups, req, pref, minm, spread, queue_blind;
+	int32_t ngroups, req, pref, minm, spread, pad;
+	int64_t end_key; /* -1 until a reservation exists, then the runtime */
 	int32_t count[FW_MAX_GROUPS], gpus[FW_MAX_GROUPS], milli[FW_MAX_GROUPS], model[FW_MAX_GROUPS];
 	int64_t cpu[FW_MAX_GROUPS], mem[FW_MAX_GROUPS];
 };
@@ -206,6 +207,7 @@ static void shape_of(const struct cyc *y, const struct fw_job *j, struct shape *
 	k->pref = j->preferred_level;
 	k->minm = fw_job_min_tasks(j);
 	k->spread = j->spread;
+	k->end_key = y->nresv > 0 ? j->expected_runtime : -1;
 	for (int g = 0; g < j->ngroups; g++) {
 		const struct fw_task_group *t = &j->groups[g];
 		k->count[g] = t->count;
@@ -347,12 +349,68 @@ static int record_start(struct cyc *y, int32_t jx, const struct fw__placement *p
 	return FW_OK;
 }
 
+/* Blocked by a reservation?  Only if it would fit with reservations
+ * ignored (a dry run that commits nothing). */
+static bool blocked_by_reservation(struct cyc *y, int32_t jx, struct fw_pending *r)
+{
+	struct fw__placement p;
+	struct fw__place_opts o = { .end = fw__job_end(&y->s->jobs[jx], y->s->now), .ignore_resv = true,
+				    .dry = true };
+
+	if (y->nresv == 0 || fw__place_job(&y->c, jx, &o, &p) != FW_OK)
+		return false;
+	r->reason = FW_REASON_RESERVED;
+	r->a = y->first_resv_job;
+	r->b = y->first_resv_at;
+	return true;
+}
+
+/* A blocked job may earn a reservation (policy reserve_depth). */
+static int maybe_reserve(struct cyc *y, int32_t jx, struct fw_pending *r)
+{
+	int rc;
+
+	if (r->reason == FW_REASON_OVER_QUOTA || y->nresv >= y->pol->reserve_depth ||
+	    y->resv_attempts >= 2 * y->pol->reserve_depth)
+		return FW_OK;
+	rc = fw__reserve(y, jx);
+	if (rc == FW_EDECLINED)
+		return FW_OK;
+	if (rc == FW_OK) {
+		r->reason = FW_REASON_HAS_RESERVATION;
+		r->a = y->dec[y->ndec - 1].at;
+		r->b = r->a - y->s->now;
+	}
+	return rc;
+}
+
+/* Why did job jx not start?  From the memo, else by explaining. */
+static int explain_failure(struct cyc *y, struct memo_slot *m, const struct shape *k, bool hit,
+			   int32_t jx, bool shape_fit)
+{
+	struct fw_pending *r = &y->reason[jx];
+
+	if (hit) {
+		*r = m->r;
+	} else if (!blocked_by_reservation(y, jx, r)) {
+		explain(y, &y->s->jobs[jx], shape_fit, r);
+		if (m) {
+			m->used = true;
+			m->k = *k;
+			m->r = *r;
+		}
+	}
+	r->job = jx;
+	return maybe_reserve(y, jx, r);
+}
+
 /* Try job jx.  Returns FW_OK (started or not; see y->started) or an error. */
 static int try_job(struct cyc *y, struct memo_slot *memo, int32_t jx)
 {
 	const struct fw_job *j = &y->s->jobs[jx];
 	struct fw_pending *r = &y->reason[jx];
-	struct fw__placement p;
+	struct fw__placement p = { 0 };
+	struct fw__place_opts o = { .end = fw__job_end(j, y->s->now) };
 	struct shape k;
 	bool hit;
 	int rc;
@@ -363,23 +421,14 @@ static int try_job(struct cyc *y, struct memo_slot *memo, int32_t jx)
 		return FW_OK;
 	shape_of(y, j, &k);
 	struct memo_slot *m = memo_find(memo, &k, &hit);
-	if (hit) {
-		*r = m->r;
-		r->job = jx;
-		return FW_OK;
+	if (!hit) {
+		rc = fw__place_job(&y->c, jx, &o, &p);
+		if (rc == FW_OK)
+			return record_start(y, jx, &p);
+		if (rc != FW_EDECLINED)
+			return rc;
 	}
-	rc = fw__place_job(&y->c, jx, &p);
-	if (rc == FW_OK)
-		return record_start(y, jx, &p);
-	if (rc != FW_EDECLINED)
-		return rc;
-	explain(y, j, p.shape_fit, r);
-	if (m) {
-		m->used = true;
-		m->k = k;
-		m->r = *r;
-	}
-	return FW_OK;
+	return explain_failure(y, m, &k, hit, jx, p.shape_fit);
 }
 
 static bool budget_left(const struct cyc *y)

@@ -197,6 +197,110 @@ static int check_pending(const struct fw_snapshot *s, const struct fw_plan *p, s
 	return FW_OK;
 }
 
+/* ---- reservations: is every reserved GPU free at the reserved time? ---- */
+
+static fw_time end_of(const struct fw_snapshot *s, const struct fw_job *j, fw_time start)
+{
+	fw_time e;
+
+	if (j->expected_runtime <= 0)
+		return INT64_MAX;
+	e = start + j->expected_runtime;
+	return e < s->now ? s->now : e;
+}
+
+struct at_t {
+	int32_t *mark;                          /* node -> reservation id + 1 */
+	int32_t (*gpu)[FW_MAX_GPUS_PER_NODE];
+	int64_t *cpu, *mem;
+};
+
+static void add_if_marked(struct at_t *u, const struct fw_job *j, const struct fw_task_alloc *t,
+			  int32_t id)
+{
+	if (u->mark[t->node] != id + 1)
+		return;
+	for (int g = 0; g < FW_MAX_GPUS_PER_NODE; g++)
+		if (t->gpu_mask & (1u << g))
+			u->gpu[t->node][g] += t->gpu_milli;
+	u->cpu[t->node] += j->groups[t->group].cpu_milli;
+	u->mem[t->node] += j->groups[t->group].mem_mib;
+}
+
+/* Use of reservation i's nodes at its time T, by everything still running. */
+static void use_at(const struct fw_snapshot *s, const struct fw_plan *p, int32_t i, struct at_t *u)
+{
+	fw_time T = p->decisions[i].at;
+
+	for (int32_t j = 0; j < s->njobs; j++) {
+		const struct fw_job *job = &s->jobs[j];
+		if (job->state != FW_JOB_RUNNING || end_of(s, job, job->start_time) <= T)
+			continue;
+		for (int32_t k = 0; k < job->alloc_count; k++)
+			add_if_marked(u, job, &s->allocs[job->alloc_first + k], i);
+	}
+	for (int32_t k = 0; k < p->ndecisions; k++) {
+		const struct fw_decision *d = &p->decisions[k];
+		if ((d->kind != FW_DECIDE_START || end_of(s, &s->jobs[d->job], s->now) <= T) && k != i)
+			continue;
+		for (int32_t m = 0; m < d->alloc_count; m++)
+			add_if_marked(u, &s->jobs[d->job], &p->allocs[d->alloc_first + m], i);
+	}
+}
+
+static int check_reservation(const struct fw_snapshot *s, const struct fw_plan *p, int32_t i,
+			     struct at_t *u, struct fw_diag *d)
+{
+	const struct fw_decision *dc = &p->decisions[i];
+	const struct fw_job *j = &s->jobs[dc->job];
+	char f[64];
+	int rc;
+
+	snprintf(f, sizeof f, "decisions[%d]", (int)i);
+	if (dc->at < s->now || dc->alloc_count < fw_job_min_tasks(j))
+		return FAIL(d, f, "reservation for job %s is in the past or incomplete", j->name);
+	for (int32_t k = 0; k < dc->alloc_count; k++) {
+		const struct fw_task_alloc *t = &p->allocs[dc->alloc_first + k];
+		if ((rc = check_task(s, j, t, f, d)) != FW_OK)
+			return rc;
+		if (u->mark[t->node] && u->mark[t->node] != i + 1)
+			return FAIL(d, f, "reservations overlap on node %s", s->nodes[t->node].name);
+		u->mark[t->node] = i + 1;
+	}
+	use_at(s, p, i, u);
+	for (int32_t k = 0; k < dc->alloc_count; k++) {
+		int32_t n = p->allocs[dc->alloc_first + k].node;
+		for (int g = 0; g < FW_MAX_GPUS_PER_NODE; g++)
+			if (u->gpu[n][g] > 1000)
+				return FAIL(d, f, "the reservation of job %s at t=%lld finds GPU %d of %s busy: a start delays it",
+					    j->name, (long long)dc->at, g, s->nodes[n].name);
+		if (u->cpu[n] > s->nodes[n].cpu_milli || u->mem[n] > s->nodes[n].mem_mib)
+			return FAIL(d, f, "the reservation of job %s finds node %s's CPU or memory taken", j->name,
+				    s->nodes[n].name);
+		memset(u->gpu[n], 0, sizeof u->gpu[n]);
+		u->cpu[n] = u->mem[n] = 0;
+	}
+	return FW_OK;
+}
+
+static int check_reservations(const struct fw_snapshot *s, const struct fw_plan *p, struct fw_arena *a,
+			      struct fw_diag *d)
+{
+	struct at_t u;
+	int rc;
+
+	u.mark = FW_ARENA_NEW(a, int32_t, s->nnodes + 1);
+	u.gpu = fw_arena_calloc(a, (size_t)s->nnodes + 1, sizeof *u.gpu);
+	u.cpu = FW_ARENA_NEW(a, int64_t, s->nnodes + 1);
+	u.mem = FW_ARENA_NEW(a, int64_t, s->nnodes + 1);
+	if (!u.mark || !u.gpu || !u.cpu || !u.mem)
+		return FW_ENOMEM;
+	for (int32_t i = 0; i < p->ndecisions; i++)
+		if (p->decisions[i].kind == FW_DECIDE_RESERVE && (rc = check_reservation(s, p, i, &u, d)) != FW_OK)
+			return rc;
+	return FW_OK;
+}
+
 int fw_plan_check(const struct fw_snapshot *s, const struct fw_plan *p, struct fw_arena *a,
 		  struct fw_diag *d)
 {
@@ -211,6 +315,8 @@ int fw_plan_check(const struct fw_snapshot *s, const struct fw_plan *p, struct f
 	if ((rc = check_nodes(s, &u, d)) != FW_OK)
 		return rc;
 	if ((rc = check_queues(s, &u, d)) != FW_OK)
+		return rc;
+	if ((rc = check_reservations(s, p, a, d)) != FW_OK)
 		return rc;
 	return check_pending(s, p, a, d);
 }

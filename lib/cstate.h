@@ -84,7 +84,13 @@ struct fw__cstate {
 	struct fw_task_alloc *scratch_tasks;
 	void *scratch_undo;             /* struct undo[scratch_tasks_cap] */
 	int32_t scratch_tasks_cap;      /* most tasks of any pending job */
+	/* reservations (reserve.c): a job ending after resv_until[n] may not
+	 * use node n; FW__NEVER when the node holds no reservation. */
+	fw_time *resv_until;
+	int32_t *resv_job;              /* holder of the earliest one, -1 */
 };
+
+#define FW__NEVER INT64_MAX
 
 /* domain.c */
 int fw__cstate_build(struct fw__cstate *c, const struct fw_snapshot *s,
@@ -110,9 +116,16 @@ struct fw__placement {
 };
 /* Size the scratch buffers for jobs of up to max_tasks tasks. */
 int fw__place_scratch(struct fw__cstate *c, int32_t max_tasks);
+struct fw__place_opts {
+	fw_time end;        /* when the job would end; FW__NEVER if unknown */
+	bool ignore_resv;   /* disregard reservations (to explain a failure) */
+	bool dry;           /* find a placement but commit nothing */
+};
 /* Try to place job j all-or-nothing (at least min_member tasks).  On
- * success fills *out, commits the capacity and returns FW_OK; otherwise
- * leaves the state unchanged and returns FW_EDECLINED (or FW_ENOMEM). */
-int fw__place_job(struct fw__cstate *c, int32_t j, struct fw__placement *out);
+ * success fills *out, commits the capacity (unless o->dry) and returns
+ * FW_OK; otherwise leaves the state unchanged and returns FW_EDECLINED
+ * (or FW_ENOMEM). */
+int fw__place_job(struct fw__cstate *c, int32_t j, const struct fw__place_opts *o,
+		  struct fw__placement *out);
 
 #endif

@@ -84,6 +84,8 @@ static bool before(const struct cyc *y, int32_t a, int32_t b)
 {
 	const struct fw_job *x = &y->s->jobs[a], *z = &y->s->jobs[b];
 
+	if (y->score && y->score[a] != y->score[b])
+		return y->score[a] > y->score[b];
 	if (y->pol->job_before) {
 		if (y->pol->job_before(y->s, x, z))
 			return true;
@@ -115,6 +117,37 @@ static void sort_jobs(const struct cyc *y, int32_t *v, int32_t *tmp, int32_t n)
 	memcpy(v, tmp, (size_t)n * sizeof *v);
 }
 
+/* The policy's job_score, once per pending job. */
+static int compute_scores(struct cyc *y)
+{
+	const struct fw_snapshot *s = y->s;
+	struct fw_prio_ctx ctx = { .s = s, .capacity = y->c.capacity };
+	double *usage = FW_ARENA_NEW(y->a, double, s->nqueues + 1);
+	double *fair = FW_ARENA_NEW(y->a, double, s->nqueues + 1);
+	bool *inner = FW_ARENA_NEW(y->a, bool, s->nqueues + 1);
+
+	y->score = FW_ARENA_NEW(y->a, double, s->njobs + 1);
+	if (!usage || !fair || !inner || !y->score)
+		return FW_ENOMEM;
+	for (int32_t q = 0; q < s->nqueues; q++)
+		if (s->queues[q].parent >= 0)
+			inner[s->queues[q].parent] = true;
+	for (int32_t q = 0; q < s->nqueues; q++) {
+		usage[q] = y->share[q].usage;
+		fair[q] = y->share[q].fair[FW_RES_GPU];
+		if (!inner[q]) {
+			ctx.leaf_usage_total += usage[q];
+			ctx.leaf_deserved_total += (double)s->queues[q].deserved.v[FW_RES_GPU];
+		}
+	}
+	ctx.usage = usage;
+	ctx.fair_gpu = fair;
+	for (int32_t j = 0; j < s->njobs; j++)
+		if (s->jobs[j].state == FW_JOB_PENDING)
+			y->score[j] = y->pol->job_score(&ctx, &s->jobs[j]);
+	return FW_OK;
+}
+
 /* Bucket pending jobs by leaf queue (counting sort), then sort each
  * bucket.  FW_QORDER_GLOBAL puts every job in one bucket. */
 static int phase_order(struct cyc *y)
@@ -128,6 +161,8 @@ static int phase_order(struct cyc *y)
 	y->jobs = FW_ARENA_NEW(y->a, int32_t, s->njobs + 1);
 	tmp = FW_ARENA_NEW(y->a, int32_t, s->njobs + 1);
 	if (!y->qfirst || !y->qnext || !y->jobs || !tmp)
+		return FW_ENOMEM;
+	if (y->pol->job_score && compute_scores(y) != FW_OK)
 		return FW_ENOMEM;
 	for (int32_t j = 0; j < s->njobs; j++)
 		if (s->jobs[j].state == FW_JOB_PENDING)

@@ -29,7 +29,21 @@ struct cyc {
 	int32_t ndec;
 	struct fw_task_alloc **dec_tasks; /* per decision */
 	int64_t considered;
+	/* order: per-job score from the policy (NULL when it has none) */
+	double *score;
+	/* reservations (reserve.c) */
+	int32_t nresv;
+	int32_t resv_attempts;
+	int32_t first_resv_job;
+	fw_time first_resv_at;
 };
+
+/* When job j would end if started at t (FW__NEVER if its runtime is
+ * unknown). */
+fw_time fw__job_end(const struct fw_job *j, fw_time t);
+/* Try to reserve capacity for job jx (reserve.c); FW_OK and a RESERVE
+ * decision when it fits at some future time, FW_EDECLINED otherwise. */
+int fw__reserve(struct cyc *y, int32_t jx);
 
 int fw__phase_allocate(struct cyc *y);
 int fw__phase_emit(struct cyc *y, struct fw_plan **out);

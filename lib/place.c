@@ -41,6 +41,7 @@ struct attempt {
 	int32_t models[FW_MAX_GROUPS]; /* -2 = any, -1 = unknown model */
 	bool spread;
 	bool shape_fit;         /* some domain had the GPUs for the gang */
+	const struct fw__place_opts *o;
 };
 
 static int32_t to_dl(const struct fw__cstate *c, int lvl, int32_t dflt)
@@ -61,6 +62,8 @@ static bool node_fits(const struct attempt *t, int32_t n, int g, bool shared_onl
 	const struct fw_node *sn = &t->c->s->nodes[n];
 
 	if (!cn->usable || cn->cpu_free < grp->cpu_milli || cn->mem_free < grp->mem_mib)
+		return false;
+	if (!t->o->ignore_resv && t->o->end > t->c->resv_until[n])
 		return false;
 	if (grp->gpus == 0)
 		return true;
@@ -279,7 +282,8 @@ static int init_attempt(struct attempt *t, struct fw__cstate *c, const struct fw
 	return FW_OK;
 }
 
-int fw__place_job(struct fw__cstate *c, int32_t j, struct fw__placement *out)
+int fw__place_job(struct fw__cstate *c, int32_t j, const struct fw__place_opts *o,
+		  struct fw__placement *out)
 {
 	const struct fw_job *job = &c->s->jobs[j];
 	struct attempt t;
@@ -291,6 +295,7 @@ int fw__place_job(struct fw__cstate *c, int32_t j, struct fw__placement *out)
 	out->shape_fit = false;
 	if (rc != FW_OK)
 		return rc;
+	t.o = o;
 	if (pref < req)
 		pref = req;
 	bool ok = search(&t, pref, req, fw_job_tasks(job));
@@ -299,13 +304,19 @@ int fw__place_job(struct fw__cstate *c, int32_t j, struct fw__placement *out)
 	out->shape_fit = t.shape_fit;
 	if (!ok)
 		return FW_EDECLINED;
-	for (int32_t i = 0; i < t.ntouched; i++)
-		fw__domain_node_changed(c, t.touched[i].node, t.touched[i].old_free);
 	out->ntasks = t.ntasks;
 	out->tasks = FW_ARENA_NEW(c->arena, struct fw_task_alloc, t.ntasks);
-	if (!out->tasks)
+	if (!out->tasks) {
+		rollback(&t);
 		return FW_ENOMEM;
+	}
 	memcpy(out->tasks, t.tasks, (size_t)t.ntasks * sizeof *t.tasks);
+	if (o->dry) {
+		rollback(&t);
+		return FW_OK;
+	}
+	for (int32_t i = 0; i < t.ntouched; i++)
+		fw__domain_node_changed(c, t.touched[i].node, t.touched[i].old_free);
 	return FW_OK;
 }
 

@@ -3,9 +3,10 @@
  *
  * Hierarchical fair share (queues furthest below their share first), jobs
  * inside a queue by priority then submit time, skip-ahead when a job does
- * not fit (no head-of-line blocking), bin-packing placement.  Every member
- * is left at its documented default (policy.h), which is the point: the
- * defaults are the product.
+ * not fit (no head-of-line blocking), bin-packing placement, and
+ * reservations for the first 16 blocked jobs so that big gangs are not
+ * starved by a stream of small ones: a job may start ahead of them only
+ * if it delays none of their reservations (backfill).
  */
 #include "fairway/policy.h"
 
@@ -15,5 +16,6 @@ const struct fw_policy_ops fw__policy_fairway = {
 	.job_before = NULL,
 	.queue_order = FW_QORDER_FAIRSHARE,
 	.strict_order = false,
+	.reserve_depth = 16,
 	.spread_default = false,
 };

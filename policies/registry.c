@@ -8,10 +8,14 @@
 
 extern const struct fw_policy_ops fw__policy_fairway;
 extern const struct fw_policy_ops fw__policy_fifo;
+extern const struct fw_policy_ops fw__policy_slurm;
+extern const struct fw_policy_ops fw__policy_kai;
 
 static const struct fw_policy_ops *const registry[] = {
 	&fw__policy_fairway,
 	&fw__policy_fifo,
+	&fw__policy_slurm,
+	&fw__policy_kai,
 	NULL,
 };
 

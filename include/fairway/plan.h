@@ -59,7 +59,11 @@ enum fw_decision_kind {
 	X(CYCLE_LIMIT, cycle_limit,                                            \
 	  "the cycle's start budget of %lld was used up (%lld jobs considered)") \
 	X(HEAD_OF_LINE, head_of_line,                                          \
-	  "blocked behind job #%lld (strict order; %lld jobs ahead in its line)")
+	  "blocked behind job #%lld (strict order; %lld jobs ahead in its line)") \
+	X(HAS_RESERVATION, has_reservation,                                    \
+	  "reserved: expected to start at t=%lld (in %lld s) on the nodes held for it") \
+	X(RESERVED, reserved,                                                  \
+	  "it fits now but would delay the reservation of job #%lld (due at t=%lld); it waits rather than push a reserved job back")
 
 enum fw_reason {
 #define FW__REASON_ENUM(U, l, t) FW_REASON_##U,

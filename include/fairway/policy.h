@@ -20,6 +20,13 @@
  *             so the order is total and deterministic.
  *             Default: priority descending, then submit time ascending.
  *
+ *   job_score(ctx, j)
+ *             Called once per pending job per cycle, before sorting.
+ *             Returns a priority; higher goes first, ahead of job_before.
+ *             May read ctx (snapshot, capacity, decayed usage and fair
+ *             share per queue) only.  Default (NULL): no score, order by
+ *             job_before alone.
+ *
  *   queue_order
  *             FW_QORDER_FAIRSHARE (default): at every level of the queue
  *             tree, serve the child queue furthest below its fair share
@@ -32,6 +39,15 @@
  *             next one is tried.  true: the first job that cannot start
  *             blocks every job behind it in the same order (head-of-line
  *             blocking, as a strict FIFO does).
+ *
+ *   reserve_depth
+ *             How many blocked jobs per cycle get a reservation: the
+ *             earliest time, and the nodes, at which the gang fits once
+ *             running jobs end at their expected end times.  A job may
+ *             then start now only if it delays no reservation: it ends
+ *             before the reservation starts, or it keeps off the reserved
+ *             nodes.  0 (default) = no reservations, no backfill
+ *             protection; 1 = EASY backfill.
  *
  *   spread_default
  *             false (default): bin-pack — prefer the fullest node/domain
@@ -47,13 +63,25 @@
 
 enum fw_queue_order { FW_QORDER_FAIRSHARE = 0, FW_QORDER_GLOBAL = 1 };
 
+/* What job_score may read: all per-cycle values, computed once. */
+struct fw_prio_ctx {
+	const struct fw_snapshot *s;
+	struct fw_res capacity;    /* usable capacity of the cluster */
+	const double *usage;       /* per queue: decayed usage at now */
+	const double *fair_gpu;    /* per queue: fair share, milli-GPU */
+	double leaf_usage_total;   /* sum of leaf queues' usage */
+	double leaf_deserved_total; /* sum of leaf queues' deserved GPUs */
+};
+
 struct fw_policy_ops {
 	const char *name;
 	const char *summary;
 	bool (*job_before)(const struct fw_snapshot *s, const struct fw_job *a,
 			   const struct fw_job *b);
+	double (*job_score)(const struct fw_prio_ctx *ctx, const struct fw_job *j);
 	enum fw_queue_order queue_order;
 	bool strict_order;
+	int reserve_depth;
 	bool spread_default;
 };
 

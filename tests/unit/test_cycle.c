@@ -339,6 +339,17 @@ static struct fw_snapshot *random_snapshot(uint32_t seed)
 		s->jobs[id].preferred_level = (int8_t)((RND() % 3) - 1);
 		s->jobs[id].priority = (int32_t)(RND() % 3);
 		s->jobs[id].spread = RND() % 7 == 0;
+		s->jobs[id].expected_runtime = (RND() % 4) ? 60 + (fw_time)(RND() % 3600) : 0;
+	}
+	s->now = 5000;
+	/* a few running jobs with end times, so reservations have events */
+	for (int n = 0; n < 24; n += 3) {
+		char nm[16];
+		snprintf(nm, sizeof nm, "run%02d", n);
+		int id = tb_job(s, nm, 1 + n % 4, 1, 2, 1000, 0);
+		tb_run(s, id, 1, &n, 0x3);
+		s->jobs[id].start_time = 4000;
+		s->jobs[id].expected_runtime = (RND() % 5) ? 500 + (fw_time)(RND() % 5000) : 0;
 	}
 #undef RND
 	return s;
@@ -346,11 +357,14 @@ static struct fw_snapshot *random_snapshot(uint32_t seed)
 
 TEST(random_snapshots_keep_every_invariant_and_are_deterministic)
 {
+	int reservations = 0;
 	for (uint32_t seed = 1; seed <= 60; seed++) {
 		struct fw_snapshot *s = random_snapshot(seed);
 		struct fw_arena b;
 		struct fw_plan *p = run(s, NULL), *q = NULL;
 		ASSERT(p != NULL);
+		for (int i = 0; i < p->ndecisions; i++)
+			reservations += p->decisions[i].kind == FW_DECIDE_RESERVE;
 		fw_arena_init(&b, 4096);
 		ASSERT_OK(fw_cycle_run(s, NULL, &b, &q));
 		ASSERT_EQ(p->ndecisions, q->ndecisions);
@@ -362,8 +376,11 @@ TEST(random_snapshots_keep_every_invariant_and_are_deterministic)
 			ASSERT_EQ(p->decisions[i].job, q->decisions[i].job);
 		fw_arena_release(&b);
 		ASSERT(run(s, "fifo") != NULL);
+		ASSERT(run(s, "slurm") != NULL);
+		ASSERT(run(s, "kai") != NULL);
 		fw_snapshot_free(s);
 	}
+	ASSERT(reservations > 20); /* the checker really saw reservations */
 }
 
 TEST(checker_catches_an_over_committed_gpu)
@@ -416,6 +433,105 @@ TEST(out_of_memory_fails_cleanly_at_every_step)
 	fw_snapshot_free(s);
 }
 
+/* n0: 8 GPUs busy until now+100; n1: 4 busy until now+1000.  A 2x8 gang
+ * must wait for both; a short job may backfill, a long one may not. */
+static struct fw_snapshot *backfill_case(void)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
+	tb_node(s, "n1", 8, NULL, NULL, NULL, NULL);
+	tb_queue(s, "q", -1, 16, -1, 1);
+	s->now = 1000;
+	int a = tb_job(s, "a", 0, 1, 8, 1000, 0), b = tb_job(s, "b", 0, 1, 4, 1000, 0);
+	int n0[] = { 0 }, n1[] = { 1 };
+	tb_run(s, a, 1, n0, 0xff);
+	tb_run(s, b, 1, n1, 0x0f);
+	s->jobs[a].start_time = 900;
+	s->jobs[a].expected_runtime = 200;  /* ends 1100 */
+	s->jobs[b].start_time = 0;
+	s->jobs[b].expected_runtime = 2000; /* ends 2000 */
+	int big = tb_job(s, "big", 0, 2, 8, 1000, 10);
+	s->jobs[big].expected_runtime = 500;
+	int shortj = tb_job(s, "short", 0, 1, 2, 1000, 20);
+	s->jobs[shortj].expected_runtime = 50;
+	int longj = tb_job(s, "long", 0, 1, 2, 1000, 30);
+	s->jobs[longj].expected_runtime = 5000;
+	return s;
+}
+
+static const struct fw_decision *reservation_of(const struct fw_plan *p, int job)
+{
+	for (int i = 0; i < p->ndecisions; i++)
+		if (p->decisions[i].kind == FW_DECIDE_RESERVE && p->decisions[i].job == job)
+			return &p->decisions[i];
+	return NULL;
+}
+
+TEST(easy_backfill_never_delays_the_reserved_gang)
+{
+	const char *pols[] = { "slurm", "fairway" };
+	for (int k = 0; k < 2; k++) {
+		struct fw_snapshot *s = backfill_case();
+		struct fw_plan *p = run(s, pols[k]);
+		ASSERT(p != NULL);
+		const struct fw_decision *r = reservation_of(p, 2);
+		ASSERT(r != NULL);
+		ASSERT_EQ(r->at, 2000);
+		ASSERT_EQ(r->alloc_count, 2);
+		ASSERT_EQ(fw_plan_pending_for(p, 2)->reason, FW_REASON_HAS_RESERVATION);
+		ASSERT_EQ(fw_plan_pending_for(p, 2)->b, 1000);
+		ASSERT(start_of(p, 3) != NULL && start_of(p, 3)->kind == FW_DECIDE_START);
+		ASSERT(fw_plan_pending_for(p, 4) != NULL);
+		ASSERT_EQ(fw_plan_pending_for(p, 4)->reason, FW_REASON_RESERVED);
+		ASSERT_EQ(fw_plan_pending_for(p, 4)->a, 2);
+		fw_snapshot_free(s);
+	}
+}
+
+TEST(kai_has_no_reservations_so_the_long_job_jumps_ahead)
+{
+	struct fw_snapshot *s = backfill_case();
+	struct fw_plan *p = run(s, "kai");
+	ASSERT(p != NULL);
+	ASSERT(reservation_of(p, 2) == NULL);
+	ASSERT(start_of(p, 3) != NULL);
+	ASSERT(start_of(p, 4) != NULL); /* it delays `big`: KAI does not care */
+	ASSERT_EQ(fw_plan_pending_for(p, 2)->reason, FW_REASON_GANG_NO_FIT);
+	fw_snapshot_free(s);
+}
+
+TEST(checker_catches_a_backfill_that_delays_a_reservation)
+{
+	struct fw_snapshot *s = backfill_case();
+	struct fw_plan *p = run(s, "slurm");
+	struct fw_diag d;
+	ASSERT(p != NULL);
+	ASSERT_OK(fw_plan_check(s, p, &A, &d));
+	s->jobs[3].expected_runtime = 5000; /* `short` now runs past t=2000 */
+	ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
+	ASSERT_STR_CONTAINS(d.msg, "a start delays it");
+	fw_snapshot_free(s);
+}
+
+TEST(slurm_priority_favours_age_fair_share_and_size)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
+	int heavy = tb_queue(s, "heavy", -1, 4, -1, 1), light = tb_queue(s, "light", -1, 4, -1, 1);
+	s->queues[heavy].usage = 3600.0 * 100;
+	s->now = 100000;
+	tb_job(s, "heavy-old", heavy, 1, 8, 1000, 0);
+	tb_job(s, "light-new", light, 1, 8, 1000, 99000);
+	struct fw_plan *p = run(s, "slurm");
+	ASSERT(p != NULL);
+	ASSERT_EQ(p->decisions[0].job, 1); /* fair share outweighs age */
+	s->queues[heavy].usage = 0;
+	p = run(s, "slurm");
+	ASSERT(p != NULL);
+	ASSERT_EQ(p->decisions[0].job, 0); /* equal fair share: the older wins */
+	fw_snapshot_free(s);
+}
+
 static void setup(void)
 {
 	fw_arena_init(&A, 0);
@@ -432,7 +548,9 @@ static void teardown(void)
 	gpu_model_constraint, queue_limit_is_never_exceeded, fair_share_splits_by_weight, \
 	three_level_fair_share_with_limits, fifo_blocks_at_the_head_of_the_line, max_starts_budget, \
 	random_snapshots_keep_every_invariant_and_are_deterministic, checker_catches_an_over_committed_gpu, \
-	checker_catches_a_partial_gang_and_a_missing_reason, out_of_memory_fails_cleanly_at_every_step
+	checker_catches_a_partial_gang_and_a_missing_reason, out_of_memory_fails_cleanly_at_every_step, \
+	easy_backfill_never_delays_the_reserved_gang, kai_has_no_reservations_so_the_long_job_jumps_ahead, \
+	checker_catches_a_backfill_that_delays_a_reservation, slurm_priority_favours_age_fair_share_and_size
 
 int main(void)
 {
