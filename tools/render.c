@@ -28,24 +28,41 @@ static double gpus(int64_t milli)
 	return (double)milli / 1000.0;
 }
 
-static void table_started(FILE *f, const struct fw_snapshot *s, const struct fw_plan *p)
+static int32_t count_kind(const struct fw_plan *p, enum fw_decision_kind k)
+{
+	int32_t n = 0;
+
+	for (int32_t i = 0; i < p->ndecisions; i++)
+		n += p->decisions[i].kind == k;
+	return n;
+}
+
+static void table_decisions(FILE *f, const struct fw_snapshot *s, const struct fw_plan *p,
+			    enum fw_decision_kind kind)
 {
 	char nodes[160];
+	int32_t n = count_kind(p, kind);
 
-	fprintf(f, "\nSTARTED (%d)\n", (int)p->ndecisions);
-	if (!p->ndecisions)
+	fprintf(f, "\n%s (%d)\n", kind == FW_DECIDE_START ? "STARTED" : "RESERVED", (int)n);
+	if (!n)
 		return;
-	fprintf(f, "  %-20s %-14s %6s %5s  %s\n", "JOB", "QUEUE", "GPUS", "TASKS", "NODES");
+	fprintf(f, "  %-20s %-14s %6s %5s  %s%s\n", "JOB", "QUEUE", "GPUS", "TASKS",
+		kind == FW_DECIDE_START ? "" : "AT        ", "NODES");
 	for (int32_t i = 0; i < p->ndecisions; i++) {
 		const struct fw_decision *d = &p->decisions[i];
 		const struct fw_job *j = &s->jobs[d->job];
 		int64_t milli = 0;
+		if (d->kind != kind)
+			continue;
 		for (int32_t k = 0; k < d->alloc_count; k++)
 			milli += (int64_t)__builtin_popcount(p->allocs[d->alloc_first + k].gpu_mask) *
 				 p->allocs[d->alloc_first + k].gpu_milli;
 		task_nodes(s, p, d, nodes, sizeof nodes);
-		fprintf(f, "  %-20s %-14s %6.2f %5d  %s\n", j->name, s->queues[j->queue].name, gpus(milli),
-			(int)d->alloc_count, nodes);
+		fprintf(f, "  %-20s %-14s %6.2f %5d  ", j->name, s->queues[j->queue].name, gpus(milli),
+			(int)d->alloc_count);
+		if (kind != FW_DECIDE_START)
+			fprintf(f, "%-10lld", (long long)d->at);
+		fprintf(f, "%s\n", nodes);
 	}
 }
 
@@ -88,10 +105,11 @@ void fw_render_table(FILE *f, const struct fw_snapshot *s, const struct fw_plan 
 
 	for (int32_t j = 0; j < s->njobs; j++)
 		pending += s->jobs[j].state == FW_JOB_PENDING;
-	fprintf(f, "fairway plan: policy %s, now %lld, %d nodes, %d queues, %d pending jobs -> %d started, %d waiting\n",
+	fprintf(f, "fairway plan: policy %s, now %lld, %d nodes, %d queues, %d pending jobs -> %d started, %d waiting (%d with a reservation)\n",
 		pol->name, (long long)p->now, (int)s->nnodes, (int)s->nqueues, (int)pending,
-		(int)p->ndecisions, (int)p->npending);
-	table_started(f, s, p);
+		(int)count_kind(p, FW_DECIDE_START), (int)p->npending, (int)count_kind(p, FW_DECIDE_RESERVE));
+	table_decisions(f, s, p, FW_DECIDE_START);
+	table_decisions(f, s, p, FW_DECIDE_RESERVE);
 	table_pending(f, s, p);
 	table_queues(f, s, p);
 }
