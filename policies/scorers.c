@@ -572,8 +572,10 @@ int fw_score_choose(const struct fw_scorer_ops *ops,
 		nf += fw_node_fits(&nodes[i], p);
 	if (nf == 0)
 		return -1;
-	if (nf >= 2 && ops->select && (best = ops->select(env, nf)) >= 0)
+	if (nf >= 2 && ops->select && (best = ops->select(env, nf)) >= 0 &&
+	    (size_t)best < nf)
 		return nth_feasible(nodes, nn, p, (size_t)best);
+	best = -1;
 	for (size_t i = 0; i < nn; i++) {
 		int s;
 		if (!fw_node_fits(&nodes[i], p))

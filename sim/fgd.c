@@ -366,7 +366,7 @@ out:
 
 /* ---- run: the pod sequence (§2 steps 1-3) -------------------------------- */
 
-#define MAX_SEQ (UINT32_C(1) << 28)
+#define MAX_SEQ ((size_t)1 << 24) /* pods after tuning: FW_ERANGE beyond */
 
 struct seq {
 	uint32_t *v;
@@ -377,8 +377,10 @@ static int seq_push(struct seq *s, uint32_t i)
 {
 	if (s->n == s->cap) {
 		size_t cap = s->cap * 2;
-		uint32_t *v = cap > MAX_SEQ ? NULL : realloc(s->v, cap * 4);
-		if (!v)
+		uint32_t *v;
+		if (s->n >= MAX_SEQ)
+			return FW_ERANGE;
+		if (!(v = realloc(s->v, cap * 4)))
 			return FW_ENOMEM;
 		s->v = v;
 		s->cap = cap;
@@ -398,8 +400,9 @@ static int tune_up(const struct fw_fgd_world *w, struct fw_rng *rng,
 		const struct fw_pod_req *p = &w->pods[i];
 		if ((double)(req + p->milli) > target)
 			return FW_OK;
-		if (seq_push(s, i))
-			return FW_ENOMEM;
+		int rc = seq_push(s, i);
+		if (rc)
+			return rc;
 		req += fw_pod_total(p);
 	}
 }
@@ -452,7 +455,7 @@ struct run {
 	int32_t *cscore;             /* [kind * nnodes + node] */
 	int8_t *cgpu;
 	uint32_t *cstamp, *stamp;    /* entry valid iff cstamp == stamp[node] */
-	uint16_t *ev_arr;            /* per event: arrived %, alloc % */
+	int32_t *ev_arr;             /* per event: arrived %, alloc % */
 	double *ev_alloc;
 	size_t nev;
 };
@@ -541,8 +544,9 @@ static int choose_node(struct run *r, const struct fw_pod_req *p,
 	if (nf == 0)
 		return -1;
 	if (nf >= 2 && r->ops->select &&
-	    (best = r->ops->select(&r->env, nf)) >= 0)
+	    (best = r->ops->select(&r->env, nf)) >= 0 && (size_t)best < nf)
 		return (int)r->feas[best];
+	best = -1;
 	if (nf == 1 && r->ops->gpu_pick != FW_GPU_PICK_SCORER)
 		return (int)r->feas[0]; /* taken without scoring */
 	for (size_t k = 0; k < nf; k++) {
@@ -577,7 +581,8 @@ static void place_all(struct run *r, const struct seq *s,
 		} else {
 			out->failed++;
 		}
-		r->ev_arr[k] = (uint16_t)rint((double)arrived / t / 10.0);
+		r->ev_arr[k] = (int32_t)fmin(rint((double)arrived / t / 10.0),
+					     INT32_MAX);
 		r->ev_alloc[k] = rint((double)used / t / 10.0 * 100.0) / 100.0;
 	}
 	r->nev = s->n;

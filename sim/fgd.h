@@ -74,7 +74,8 @@ struct fw_fgd_run {
 };
 
 /* One run.  FW_EINVAL for a bad tune (0 < tune <= FW_FGD_MAX_TUNE) or a
- * trace without GPU requests; FW_ENOMEM. */
+ * trace without GPU requests; FW_ERANGE when tuning would make more than
+ * 16 M pods (tiny GPU requests against a large cluster); FW_ENOMEM. */
 int fw_fgd_run(const struct fw_fgd_world *w, const struct fw_scorer_ops *ops,
 	       uint64_t seed, double tune, unsigned flags,
 	       struct fw_fgd_run *out);

@@ -323,14 +323,13 @@ static int handle_row(struct parse *ps, char *text, int line,
 	struct fw_csv_rec r;
 	_Alignas(max_align_t) char rec[128];
 	const char *why;
-	int col, rc;
+	int col, rc, end = (int)strlen(text) + 1; /* before the split */
 	memset(rec, 0, sizeof rec);
 	if (fw_csv_split(text, &r, &why, &col) != 0)
 		rc = diag(d, FW_EINVAL, ps->fname, line, col, NULL, "%s", why);
 	else if (r.nf != ps->nhdr)
 		rc = diag(d, FW_EINVAL, ps->fname, line,
-			  r.nf > ps->nhdr ? r.col[ps->nhdr]
-					  : (int)strlen(text) + 1,
+			  r.nf > ps->nhdr ? r.col[ps->nhdr] : end,
 			  NULL, "%zu fields, but the header has %zu", r.nf,
 			  ps->nhdr);
 	else

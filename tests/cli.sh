@@ -47,8 +47,12 @@ d = json.load(sys.stdin)
 assert d["decisions"], "no starts"
 assert d["pending"], "no pending"
 assert all(p["message"] for p in d["pending"])
-names = {x["job"] for x in d["decisions"]} | {x["job"] for x in d["pending"]}
-assert len(names) == len(d["decisions"]) + len(d["pending"])'; then
+starts = [x["job"] for x in d["decisions"] if x["kind"] == "start"]
+resv = [x["job"] for x in d["decisions"] if x["kind"] == "reserve"]
+pend = {x["job"]: x["reason"] for x in d["pending"]}
+assert resv, "the example should show a reservation"
+assert all(pend.get(j) == "has_reservation" for j in resv)
+assert not set(starts) & set(pend), "a job both started and pending"'; then
 	ok "plan-json-valid"
 else
 	bad "plan-json-valid"

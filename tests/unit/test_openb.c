@@ -1,0 +1,313 @@
+/*
+ * test_openb.c — the openb node/pod CSV readers (sim/openb.c).
+ *
+ * Good input in its variants (column order, extra columns, CRLF, blank
+ * lines, a byte order mark, quoted fields), then one test per kind of bad
+ * input, each checking the line, the column, the field and the reason, and
+ * the skip-and-count mode.  The real files are read when FAIRWAY_TRACES
+ * (default ../shared/traces) has them; otherwise that test prints SKIP and
+ * is not counted.
+ */
+#include <stdlib.h>
+
+#include "harness.h"
+#include "openb.h"
+
+#define NODE_HDR "sn,cpu_milli,memory_mib,gpu,model\n"
+#define POD_HDR                                                              \
+	"name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,"  \
+	"creation_time,deletion_time,scheduled_time\n"
+
+static int nodes(const char *csv, unsigned flags, struct fw_openb_nodes *l,
+		 struct fw_diag *d)
+{
+	memset(d, 0, sizeof *d);
+	return fw_openb_parse_nodes(csv, strlen(csv), "n.csv", flags, l, d);
+}
+
+static int pods(const char *csv, unsigned flags, struct fw_openb_pods *l,
+		struct fw_diag *d)
+{
+	memset(d, 0, sizeof *d);
+	return fw_openb_parse_pods(csv, strlen(csv), "p.csv", flags, l, d);
+}
+
+TEST(nodes_good)
+{
+	struct fw_openb_nodes l;
+	struct fw_diag d;
+	ASSERT_OK(nodes(NODE_HDR "openb-node-0000,64000,262144,2,P100\n"
+			"openb-node-0001,96000,393216,8,G2\n", 0, &l, &d));
+	ASSERT_EQ(l.n, 2);
+	ASSERT_STR_EQ(l.v[0].sn, "openb-node-0000");
+	ASSERT_EQ(l.v[0].cpu_milli, 64000);
+	ASSERT_EQ(l.v[0].memory_mib, 262144);
+	ASSERT_EQ(l.v[1].gpu, 8);
+	ASSERT_STR_EQ(l.v[1].model, "G2");
+	ASSERT_EQ(l.v[1].line, 3);
+	ASSERT_EQ(l.skipped, 0);
+	ASSERT_STR_EQ(l.file, "n.csv");
+	fw_openb_nodes_free(&l);
+	ASSERT_EQ(l.n, 0);
+	fw_openb_nodes_free(&l); /* twice is fine */
+}
+
+TEST(columns_by_name_crlf_blank_bom_quotes)
+{
+	struct fw_openb_nodes l;
+	struct fw_diag d;
+	ASSERT_OK(nodes("\xEF\xBB\xBFmodel,extra,gpu,sn,memory_mib,cpu_milli\r\n"
+			"\r\n"
+			"T4,x,2,\"node,a\",100,2000\r\n"
+			"\"V\"\"1\",,1,b,5,0\r\n\r\n",
+			0, &l, &d));
+	ASSERT_EQ(l.n, 2);
+	ASSERT_STR_EQ(l.v[0].sn, "node,a");
+	ASSERT_EQ(l.v[0].cpu_milli, 2000);
+	ASSERT_EQ(l.v[0].memory_mib, 100);
+	ASSERT_EQ(l.v[0].line, 3);
+	ASSERT_STR_EQ(l.v[1].model, "V\"1");
+	ASSERT_EQ(l.v[1].line, 4);
+	fw_openb_nodes_free(&l);
+}
+
+TEST(pods_good)
+{
+	struct fw_openb_pods l;
+	struct fw_diag d;
+	ASSERT_OK(pods(POD_HDR
+		       "openb-pod-0000,12000,16384,1,1000,,LS,Running,0,1,0\n"
+		       "openb-pod-0001,6000,12288,1,460,T4|P100,LS,Running,4,5,4\n"
+		       "openb-pod-0002,88000,1,0,0,,BE,Failed,0,0,0\n"
+		       "openb-pod-0003,64000,1,8,1000,,BE,Running,0,0,0",
+		       0, &l, &d));
+	ASSERT_EQ(l.n, 4);
+	ASSERT_EQ(l.v[1].gpu_milli, 460);
+	ASSERT_STR_EQ(l.v[1].gpu_spec, "T4|P100");
+	ASSERT_EQ(l.v[2].num_gpu, 0);
+	ASSERT_EQ(l.v[3].num_gpu, 8);
+	ASSERT_EQ(l.v[3].line, 5); /* last line without a newline */
+	fw_openb_pods_free(&l);
+}
+
+/* One bad pod row; checks code, line, column, field and a word of the
+ * reason. */
+static void bad_pod(const char *row, int err, int col, const char *field,
+		    const char *why)
+{
+	char csv[512];
+	struct fw_openb_pods l;
+	struct fw_diag d;
+	snprintf(csv, sizeof csv, "%sok,1,1,0,0,,LS,R,0,0,0\n%s\n", POD_HDR,
+		 row);
+	ASSERT_EQ(pods(csv, 0, &l, &d), err);
+	ASSERT_EQ(l.n, 0);
+	ASSERT_STR_EQ(d.file, "p.csv");
+	ASSERT_EQ(d.line, 3);
+	ASSERT_EQ(d.col, col);
+	ASSERT_STR_EQ(d.field, field);
+	ASSERT_STR_CONTAINS(d.msg, why);
+}
+
+TEST(bad_numbers_name_line_and_column)
+{
+	/*          1234567890123456789 */
+	bad_pod("p1,12a0,16384,1,1000,,LS,R,0,0,0", FW_EINVAL, 4, "cpu_milli",
+		"\"12a0\" is not a decimal integer");
+	bad_pod("p1,-5,16384,1,1000,,LS,R,0,0,0", FW_ERANGE, 4, "cpu_milli",
+		"-5 is out of range 0..1000000000");
+	bad_pod("p1,5,,1,1000,,LS,R,0,0,0", FW_EINVAL, 6, "memory_mib",
+		"\"\" is not a decimal integer");
+	bad_pod("p1,5,1,1,1001,,LS,R,0,0,0", FW_ERANGE, 10, "gpu_milli",
+		"1001 is out of range 0..1000");
+	bad_pod("p1,5,1,1,99999999999999999999,,LS,R,0,0,0", FW_ERANGE, 10,
+		"gpu_milli", "out of range");
+	bad_pod("p1,5,1,1.5,100,,LS,R,0,0,0", FW_EINVAL, 8, "num_gpu",
+		"not a decimal integer");
+	bad_pod("p1, 5,1,1,100,,LS,R,0,0,0", FW_EINVAL, 4, "cpu_milli",
+		"not a decimal integer");
+	bad_pod(",5,1,1,100,,LS,R,0,0,0", FW_EINVAL, 1, "name", "is empty");
+}
+
+TEST(bad_field_combinations)
+{
+	bad_pod("p1,5,1,2,500,,LS,R,0,0,0", FW_EINVAL, 10, "gpu_milli",
+		"a multi-GPU pod takes whole GPUs");
+	bad_pod("p1,5,1,0,500,,LS,R,0,0,0", FW_EINVAL, 10, "gpu_milli",
+		"a CPU-only pod");
+	bad_pod("p1,5,1,1,0,,LS,R,0,0,0", FW_EINVAL, 10, "gpu_milli",
+		"a GPU pod needs");
+}
+
+TEST(bad_shape)
+{
+	bad_pod("p1,5,1,1,100,,LS,R,0,0", FW_EINVAL, 23, "",
+		"10 fields, but the header has 11");
+	bad_pod("p1,5,1,1,100,,LS,R,0,0,0,9", FW_EINVAL, 26, "",
+		"12 fields, but the header has 11");
+	bad_pod("p1,5,1,1,100,\"T4,LS,R,0,0,0", FW_EINVAL, 14, "",
+		"quoted field is not closed");
+	bad_pod("p1,5,1,1,100,\"T4\"x,LS,R,0,0,0", FW_EINVAL, 18, "",
+		"characters after a closing quote");
+}
+
+TEST(bad_header)
+{
+	struct fw_openb_nodes l;
+	struct fw_diag d;
+	ASSERT_EQ(nodes("sn,cpu_milli,gpu,model\nx,1,1,T4\n", 0, &l, &d),
+		  FW_EINVAL);
+	ASSERT_EQ(d.line, 1);
+	ASSERT_STR_EQ(d.field, "memory_mib");
+	ASSERT_STR_CONTAINS(d.msg, "missing from the header");
+	ASSERT_EQ(nodes("sn,cpu_milli,memory_mib,gpu,model,gpu\n", 0, &l, &d),
+		  FW_EINVAL);
+	ASSERT_EQ(d.col, 35);
+	ASSERT_STR_CONTAINS(d.msg, "appears twice");
+	ASSERT_EQ(nodes("", 0, &l, &d), FW_EINVAL);
+	ASSERT_STR_CONTAINS(d.msg, "empty file");
+	ASSERT_EQ(nodes("\n\n", FW_OPENB_SKIP_BAD, &l, &d), FW_EINVAL);
+	ASSERT_STR_CONTAINS(d.msg, "empty file");
+	/* a pod file given as the node list */
+	ASSERT_EQ(nodes(POD_HDR, 0, &l, &d), FW_EINVAL);
+	ASSERT_STR_EQ(d.field, "sn");
+}
+
+TEST(bad_nodes)
+{
+	struct fw_openb_nodes l;
+	struct fw_diag d;
+	ASSERT_EQ(nodes(NODE_HDR "a,1,1,2,\n", 0, &l, &d), FW_EINVAL);
+	ASSERT_EQ(d.line, 2);
+	ASSERT_EQ(d.col, 9);
+	ASSERT_STR_EQ(d.field, "model");
+	ASSERT_STR_CONTAINS(d.msg, "the node has 2 GPU(s)");
+	ASSERT_EQ(nodes(NODE_HDR "a,1,1,17,T4\n", 0, &l, &d), FW_ERANGE);
+	ASSERT_STR_EQ(d.field, "gpu");
+	ASSERT_EQ(nodes(NODE_HDR "a,1,1,1,T4|P100\n", 0, &l, &d), FW_EINVAL);
+	ASSERT_STR_CONTAINS(d.msg, "contains '|'");
+	ASSERT_OK(nodes(NODE_HDR "cpu-only,1,1,0,\n", 0, &l, &d));
+	ASSERT_EQ(l.v[0].gpu, 0);
+	fw_openb_nodes_free(&l);
+}
+
+TEST(nul_byte_is_an_error)
+{
+	static const char csv[] = NODE_HDR "a,1,1,1,T4\nb,1\0,1,1,T4\n";
+	struct fw_openb_nodes l;
+	struct fw_diag d;
+	ASSERT_EQ(fw_openb_parse_nodes(csv, sizeof csv - 1, "n.csv", 0, &l, &d),
+		  FW_EINVAL);
+	ASSERT_EQ(d.line, 3);
+	ASSERT_EQ(d.col, 4);
+	ASSERT_STR_CONTAINS(d.msg, "NUL byte");
+}
+
+TEST(skip_bad_counts_rows)
+{
+	struct fw_openb_pods l;
+	struct fw_diag d;
+	ASSERT_OK(pods(POD_HDR "a,1,1,1,100,,LS,R,0,0,0\n"
+		       "b,x,1,1,100,,LS,R,0,0,0\n"
+		       "c,1,1,1,100,,LS,R,0,0,0\n"
+		       "d,1,1,3,100,,LS,R,0,0,0\n"
+		       "e,1,1\n",
+		       FW_OPENB_SKIP_BAD, &l, &d));
+	ASSERT_EQ(l.n, 2);
+	ASSERT_STR_EQ(l.v[1].name, "c");
+	ASSERT_EQ(l.skipped, 3);
+	ASSERT_EQ(l.first_bad.line, 3);
+	ASSERT_EQ(l.first_bad.col, 3);
+	ASSERT_STR_EQ(l.first_bad.field, "cpu_milli");
+	ASSERT_EQ(d.line, 0); /* *d is written only on failure */
+	fw_openb_pods_free(&l);
+}
+
+TEST(diag_string)
+{
+	struct fw_openb_pods l;
+	struct fw_diag d;
+	char buf[512];
+	bad_pod("p1,5,1,1,7x,,LS,R,0,0,0", FW_EINVAL, 10, "gpu_milli", "7x");
+	ASSERT_EQ(pods(POD_HDR "p1,5,1,1,7x,,LS,R,0,0,0\n", 0, &l, &d),
+		  FW_EINVAL);
+	fw_openb_diag_str(&d, buf, sizeof buf);
+	ASSERT_STR_EQ(buf, "p.csv:2:10: field gpu_milli: \"7x\" is not a "
+			   "decimal integer");
+}
+
+TEST(missing_file)
+{
+	struct fw_openb_nodes l;
+	struct fw_diag d;
+	ASSERT_EQ(fw_openb_read_nodes("/nonexistent/nodes.csv", 0, &l, &d),
+		  FW_EIO);
+	ASSERT_STR_EQ(d.file, "/nonexistent/nodes.csv");
+	ASSERT_STR_CONTAINS(d.msg, "cannot open");
+	ASSERT_EQ(l.n, 0);
+}
+
+static const char *traces(void)
+{
+	const char *t = getenv("FAIRWAY_TRACES");
+	return t && *t ? t : "../shared/traces";
+}
+
+TEST(real_trace_files)
+{
+	char np[512], pp[512];
+	struct fw_openb_nodes nl;
+	struct fw_openb_pods pl;
+	struct fw_diag d;
+	long gpus = 0;
+	snprintf(np, sizeof np, "%s/alibaba-openb/openb_node_list_gpu_node.csv",
+		 traces());
+	snprintf(pp, sizeof pp, "%s/alibaba-openb/openb_pod_list_default.csv",
+		 traces());
+	ASSERT_OK(fw_openb_read_nodes(np, 0, &nl, &d));
+	ASSERT_OK(fw_openb_read_pods(pp, 0, &pl, &d));
+	ASSERT_EQ(nl.n, 1213);
+	ASSERT_EQ(pl.n, 8152);
+	for (size_t i = 0; i < nl.n; i++)
+		gpus += nl.v[i].gpu;
+	ASSERT_EQ(gpus, 6212);
+	ASSERT_STR_EQ(pl.v[0].name, "openb-pod-0000");
+	ASSERT_EQ(pl.v[1].gpu_milli, 460);
+	fw_openb_nodes_free(&nl);
+	fw_openb_pods_free(&pl);
+}
+
+static int trace_present(void)
+{
+	char p[512];
+	FILE *f;
+	snprintf(p, sizeof p, "%s/alibaba-openb/openb_pod_list_default.csv",
+		 traces());
+	if (!(f = fopen(p, "r")))
+		return 0;
+	fclose(f);
+	return 1;
+}
+
+int main(void)
+{
+	fw_test_fn fns[] = { nodes_good, columns_by_name_crlf_blank_bom_quotes,
+			     pods_good, bad_numbers_name_line_and_column,
+			     bad_field_combinations, bad_shape, bad_header,
+			     bad_nodes, nul_byte_is_an_error,
+			     skip_bad_counts_rows, diag_string, missing_file,
+			     real_trace_files };
+	const char *names =
+		"nodes_good, columns_by_name_crlf_blank_bom_quotes, "
+		"pods_good, bad_numbers_name_line_and_column, "
+		"bad_field_combinations, bad_shape, bad_header, bad_nodes, "
+		"nul_byte_is_an_error, skip_bad_counts_rows, diag_string, "
+		"missing_file, real_trace_files";
+	int n = (int)(sizeof fns / sizeof fns[0]);
+	if (!trace_present()) {
+		printf("SKIP real_trace_files: no openb trace under %s "
+		       "(set FAIRWAY_TRACES)\n", traces());
+		n--; /* it is the last one */
+	}
+	return fw_test_main(names, fns, n);
+}
