@@ -9,7 +9,7 @@
  *
  * Everything here is a pure function of its arguments: no globals, no I/O,
  * no allocation.  The only state that changes is a node the caller passes to
- * fw_node_apply and the RNG the caller passes in the environment.
+ * fw_node_state_apply and the RNG the caller passes in the environment.
  *
  * Cost.  fw_frag is O(|M| * G) (35 typical pods x up to 8 GPUs on openb);
  * FGD evaluates it once for the node and once per *distinct* free amount
@@ -64,7 +64,7 @@ static void node_derive(struct fw_node_state *n)
 		n->ntags += n->tags[k] > 0;
 }
 
-void fw_node_init(struct fw_node_state *n, int64_t cpu, int64_t mem, int ngpu,
+void fw_node_state_init(struct fw_node_state *n, int64_t cpu, int64_t mem, int ngpu,
 		  int model, int max_pods)
 {
 	memset(n, 0, sizeof *n);
@@ -107,7 +107,7 @@ bool fw_node_fits(const struct fw_node_state *n, const struct fw_pod_req *p)
 	return count_fitting(n, p->milli) >= p->num;
 }
 
-void fw_node_apply(struct fw_node_state *n, const struct fw_pod_req *p,
+void fw_node_state_apply(struct fw_node_state *n, const struct fw_pod_req *p,
 		   const int8_t *gpus)
 {
 	n->cpu_left -= p->cpu;

@@ -74,7 +74,7 @@ static int init_nodes(struct fw_fgd_world *w, const struct fw_openb_nodes *l,
 		if (m < 0)
 			return fail(d, FW_EINVAL, l->file, by[i]->line,
 				    "model", "more than 31 GPU models");
-		fw_node_init(&w->nodes[i], by[i]->cpu_milli, by[i]->memory_mib,
+		fw_node_state_init(&w->nodes[i], by[i]->cpu_milli, by[i]->memory_mib,
 			     by[i]->gpu, m, FW_FGD_MAX_PODS_PER_NODE);
 		w->node_names[i] = by[i]->sn;
 		w->total_gpus += by[i]->gpu;
@@ -574,7 +574,7 @@ static void place_all(struct run *r, const struct seq *s,
 		if (node >= 0) {
 			fw_gpu_choose(&r->nodes[node], p, r->ops->gpu_pick, g,
 				      &r->rng, gpus);
-			fw_node_apply(&r->nodes[node], p, gpus);
+			fw_node_state_apply(&r->nodes[node], p, gpus);
 			r->stamp[node]++;
 			used += fw_pod_total(p);
 			out->placed++;

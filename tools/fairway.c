@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "fairway/policy.h"
+#include "fgd.h"
 
 static const char usage[] =
 	"fairway — the scheduling brain for GPU fleets\n"
@@ -19,6 +20,7 @@ static const char usage[] =
 	"commands:\n"
 	"  plan        run one scheduling cycle on a snapshot and print the plan\n"
 	"  policies    list the scheduling policies\n"
+	"  sim fgd     reproduce the FGD (ATC '23) fragmentation experiment\n"
 	"  help        show this help (or `fairway <command> --help`)\n"
 	"\n"
 	"Start here:  fairway plan          (runs on the built-in example cluster)\n"
@@ -64,6 +66,25 @@ int fw_cmd_policies(int argc, char **argv)
 	return 0;
 }
 
+static const char sim_usage[] =
+	"usage: fairway sim <experiment> [options]\n"
+	"\n"
+	"experiments:\n"
+	"  fgd   place openb pods once each under every scorer and compare GPU\n"
+	"        allocation at 130%% arrived workload with the published FGD\n"
+	"        results (`fairway sim fgd --help`)\n";
+
+int fw_cmd_sim(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		printf(sim_usage);
+		return argc < 2 ? 2 : 0;
+	}
+	if (!strcmp(argv[1], "fgd"))
+		return fw_fgd_cli(argc - 1, argv + 1);
+	return fw_cli_usage_error("sim", "unknown experiment '%s'", argv[1]);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -78,6 +99,8 @@ int main(int argc, char **argv)
 		return fw_cmd_plan(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "policies"))
 		return fw_cmd_policies(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "sim"))
+		return fw_cmd_sim(argc - 1, argv + 1);
 	fprintf(stderr, "fairway: error: unknown command '%s'\n\n%s", argv[1], usage);
 	return 2;
 }

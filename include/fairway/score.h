@@ -21,7 +21,7 @@
  * once, for tests and small callers; the experiment (sim/fgd.c) has its own
  * cached copy of it.
  *
- * Node bookkeeping (fw_node_init / fw_node_apply) keeps a few derived values
+ * Node bookkeeping (fw_node_state_init / fw_node_state_apply) keeps a few derived values
  * (idle milli, fully free GPUs, largest free slice, affinity tags) so that
  * feasibility is O(1) and the scorers never rescan more than the GPUs.
  */
@@ -78,7 +78,7 @@ static inline bool fw_pod_sharing(const struct fw_pod_req *p)
 
 /*
  * A node's state.  All fields after `left` are derived and kept up to date
- * by fw_node_init/fw_node_apply; never write them directly.
+ * by fw_node_state_init/fw_node_state_apply; never write them directly.
  * tags[0] counts sharing pods, tags[k] counts k-GPU pods (GpuClustering's
  * affinity tags, §4.3); ntags is how many of them are non-zero.
  */
@@ -98,13 +98,13 @@ struct fw_node_state {
 };
 
 /* A fresh node; ngpu must be 0..FW_NODE_MAX_GPUS. */
-void fw_node_init(struct fw_node_state *n, int64_t cpu, int64_t mem, int ngpu,
+void fw_node_state_init(struct fw_node_state *n, int64_t cpu, int64_t mem, int ngpu,
 		  int model, int max_pods);
 /* §1: may the pod be placed on the node at all? */
 bool fw_node_fits(const struct fw_node_state *n, const struct fw_pod_req *p);
 /* Place the pod on GPUs gpus[0..num-1] (ignored for CPU-only pods).  The
  * caller has checked fw_node_fits and chosen the GPUs with fw_gpu_choose. */
-void fw_node_apply(struct fw_node_state *n, const struct fw_pod_req *p,
+void fw_node_state_apply(struct fw_node_state *n, const struct fw_pod_req *p,
 		   const int8_t *gpus);
 
 /* ---- FGD's fragmentation measure (§3) ----------------------------------- */

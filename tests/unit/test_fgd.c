@@ -23,7 +23,7 @@
 static struct fw_node_state node(int64_t cpu, int ngpu)
 {
 	struct fw_node_state n;
-	fw_node_init(&n, cpu, 1 << 20, ngpu, 0, FW_FGD_MAX_PODS_PER_NODE);
+	fw_node_state_init(&n, cpu, 1 << 20, ngpu, 0, FW_FGD_MAX_PODS_PER_NODE);
 	return n;
 }
 
@@ -38,7 +38,7 @@ static void put(struct fw_node_state *n, struct fw_pod_req p)
 {
 	int8_t g[FW_NODE_MAX_GPUS];
 	fw_gpu_choose(n, &p, FW_GPU_PICK_BEST, -1, NULL, g);
-	fw_node_apply(n, &p, g);
+	fw_node_state_apply(n, &p, g);
 }
 
 static int score(const struct fw_scorer_ops *ops, const struct fw_typical *m,
