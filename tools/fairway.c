@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "fairway/policy.h"
+#include "des.h"
 #include "fgd.h"
 
 static const char usage[] =
@@ -20,6 +21,7 @@ static const char usage[] =
 	"commands:\n"
 	"  plan        run one scheduling cycle on a snapshot and print the plan\n"
 	"  policies    list the scheduling policies\n"
+	"  sim run     replay a GPU-cluster trace through several policies\n"
 	"  sim fgd     reproduce the FGD (ATC '23) fragmentation experiment\n"
 	"  help        show this help (or `fairway <command> --help`)\n"
 	"\n"
@@ -70,6 +72,9 @@ static const char sim_usage[] =
 	"usage: fairway sim <experiment> [options]\n"
 	"\n"
 	"experiments:\n"
+	"  run   replay a trace (e.g. Microsoft ITP) through the engine under\n"
+	"        several policies and compare occupancy, time to start, JCT\n"
+	"        (`fairway sim run --help`)\n"
 	"  fgd   place openb pods once each under every scorer and compare GPU\n"
 	"        allocation at 130%% arrived workload with the published FGD\n"
 	"        results (`fairway sim fgd --help`)\n";
@@ -82,6 +87,8 @@ int fw_cmd_sim(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "fgd"))
 		return fw_fgd_cli(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "run"))
+		return fw_sim_cli(argc, argv);
 	return fw_cli_usage_error("sim", "unknown experiment '%s'", argv[1]);
 }
 

@@ -1,0 +1,1263 @@
+/*
+ * des.c — the discrete-event replay (contract and semantics in des.h).
+ *
+ * Shape.  `struct sim` holds the virtual cluster as a live fw_snapshot and
+ * the event sources: the arrival order (rows sorted by submit time, then
+ * row), a binary min-heap of completions keyed by (end, row) and the tick
+ * clock.  The loop (run_loop) either steps to the next tick (while a
+ * waiting job could fit and the tick rule wants it) or jumps to the first
+ * tick at or after the next event; it drains every event up to the tick
+ * and runs at most one cycle there.  A cycle is: compact the snapshot,
+ * age queue usage to now, fw_cycle_run, fw_plan_check, apply the starts.
+ *
+ * Incremental snapshot.  Arrivals are appended to snapshot.jobs (so job
+ * index order = arrival order, which is what the policies' tie-breaks
+ * see); a finished job is only flagged, and the flagged jobs are removed
+ * in one stable pass before the next cycle, which also rewrites the
+ * allocation array in job order.  The snapshot therefore holds exactly
+ * the pending and running jobs, and each cycle costs O(pending + running)
+ * plus the engine's own work, never O(trace).
+ *
+ * Determinism: no clock, RNG or hash order reaches a decision; the only
+ * clock read is the replay's wall time, which is reported, never used.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fairway/check.h"
+#include "fairway/cycle.h"
+#include "fairway/fairshare.h"
+#include "fairway/snapshot.h"
+#include "des.h"
+
+#define LN2 0.69314718055994530942
+
+struct buf {
+	char *p;
+	size_t n, cap;
+	bool oom;
+};
+
+struct ev {
+	int64_t t;
+	int32_t row;
+};
+
+struct heap {
+	struct ev *v;
+	size_t n, cap;
+};
+
+struct sim {
+	const struct fw_itp_trace *t;
+	const struct fw_sim_opts *o;
+	const struct fw_policy_ops *pol;
+	struct fw_snapshot *s;
+	struct fw_arena arena;
+	struct ev *arrival;        /* (submit, row), sorted */
+	size_t next_arr;
+	struct heap done;          /* completions (end, row) */
+	int32_t *row_of;           /* snapshot job -> trace row */
+	bool *gone;                /* finished, removed at the next compaction */
+	int32_t jcap;
+	int32_t *snap_of;          /* trace row -> snapshot job */
+	struct fw_task_alloc *ascratch;
+	int32_t acap;
+	int64_t qalloc[FW_TEAMS_MAX]; /* milli-GPU allocated per queue */
+	int32_t npending, ngone;
+	int64_t free_gpus;         /* cluster GPUs not held by running jobs */
+	int32_t *pending_by_size;  /* [g]: pending jobs asking g GPUs */
+	int32_t *node_free;        /* free GPUs per node */
+	bool dirty, started_last;
+	struct buf log;
+	struct fw_sim_result *r;
+	struct fw_diag *d;
+};
+
+void fw_sim_opts_default(struct fw_sim_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->policy = "fairway";
+	o->nodes = 13;
+	o->gpus_per_node = 8;
+	o->tick_s = 60;
+}
+
+/* ---- small containers --------------------------------------------------- */
+
+__attribute__((format(printf, 2, 3))) static void buf_printf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	for (int pass = 0; pass < 2 && !b->oom; pass++) {
+		va_start(ap, fmt);
+		n = vsnprintf(b->p ? b->p + b->n : NULL, b->p ? b->cap - b->n : 0, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			b->oom = true;
+		} else if (b->p && (size_t)n < b->cap - b->n) {
+			b->n += (size_t)n;
+			return;
+		} else {
+			size_t cap = (b->cap ? b->cap : 4096);
+			while (cap < b->n + (size_t)n + 1)
+				cap *= 2;
+			char *p = realloc(b->p, cap);
+			if (!p)
+				b->oom = true;
+			else
+				b->p = p, b->cap = cap;
+		}
+	}
+}
+
+static bool ev_less(struct ev a, struct ev b)
+{
+	return a.t != b.t ? a.t < b.t : a.row < b.row;
+}
+
+static int heap_push(struct heap *h, struct ev e)
+{
+	size_t i;
+
+	if (h->n == h->cap) {
+		size_t cap = h->cap ? h->cap * 2 : 1024;
+		struct ev *v = realloc(h->v, cap * sizeof *v);
+		if (!v)
+			return FW_ENOMEM;
+		h->v = v;
+		h->cap = cap;
+	}
+	for (i = h->n++; i > 0 && ev_less(e, h->v[(i - 1) / 2]); i = (i - 1) / 2)
+		h->v[i] = h->v[(i - 1) / 2];
+	h->v[i] = e;
+	return FW_OK;
+}
+
+static struct ev heap_pop(struct heap *h)
+{
+	struct ev top = h->v[0], last = h->v[--h->n];
+	size_t i = 0;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= h->n)
+			break;
+		if (c + 1 < h->n && ev_less(h->v[c + 1], h->v[c]))
+			c++;
+		if (!ev_less(h->v[c], last))
+			break;
+		h->v[i] = h->v[c];
+		i = c;
+	}
+	if (h->n)
+		h->v[i] = last;
+	return top;
+}
+
+static int cmp_ev(const void *a, const void *b)
+{
+	struct ev x = *(const struct ev *)a, y = *(const struct ev *)b;
+
+	return ev_less(x, y) ? -1 : ev_less(y, x) ? 1 : 0;
+}
+
+/* ---- cluster ------------------------------------------------------------ */
+
+static int add_nodes(struct fw_snapshot *s, const struct fw_sim_opts *o)
+{
+	struct fw_node n;
+
+	if (o->nodes_per_rack > 0) {
+		s->topology.nlevels = 1;
+		snprintf(s->topology.level[0], FW_NAME_MAX, "rack");
+	}
+	for (int32_t i = 0; i < o->nodes; i++) {
+		fw_node_init(&n);
+		snprintf(n.name, sizeof n.name, "n%03d", (int)i);
+		snprintf(n.gpu_model, sizeof n.gpu_model, "itp-gpu");
+		n.gpu_count = o->gpus_per_node;
+		n.gpu_mem_mib = 81920;
+		n.cpu_milli = 128000;
+		n.mem_mib = (int64_t)1 << 20;
+		if (o->nodes_per_rack > 0)
+			snprintf(n.path[0], FW_NAME_MAX, "r%02d", (int)(i / o->nodes_per_rack));
+		if (fw_snapshot_add_node(s, &n) < 0)
+			return FW_ENOMEM;
+	}
+	return FW_OK;
+}
+
+static int add_queues(struct fw_snapshot *s, const struct fw_teams *teams, int64_t gpus)
+{
+	int64_t quota[FW_TEAMS_MAX];
+	struct fw_queue q;
+
+	fw_teams_quota(teams, gpus, quota);
+	for (int i = 0; i < teams->n; i++) {
+		fw_queue_init(&q);
+		snprintf(q.name, sizeof q.name, "vc-%s", teams->v[i].name);
+		q.deserved.v[FW_RES_GPU] = quota[i];
+		if (fw_snapshot_add_queue(s, &q) < 0)
+			return FW_ENOMEM;
+	}
+	return FW_OK;
+}
+
+static int check_opts(const struct fw_itp_trace *t, const struct fw_sim_opts *o,
+		      const struct fw_teams *teams, struct fw_diag *d)
+{
+	if (!o->policy || !fw_policy_find(o->policy))
+		return fw_diag_set(d, FW_EINVAL, "options", 0, 0, "policy", "unknown policy '%s'",
+				   o->policy ? o->policy : "(null)");
+	if (o->nodes < 1 || o->nodes > 100000)
+		return fw_diag_set(d, FW_EINVAL, "options", 0, 0, "nodes", "must be 1..100000");
+	if (o->gpus_per_node < 1 || o->gpus_per_node > FW_MAX_GPUS_PER_NODE)
+		return fw_diag_set(d, FW_EINVAL, "options", 0, 0, "gpus_per_node", "must be 1..%d",
+				   FW_MAX_GPUS_PER_NODE);
+	if (o->tick_s < 1 || o->tick_s > 86400 * 365)
+		return fw_diag_set(d, FW_EINVAL, "options", 0, 0, "tick", "must be 1..31536000 s");
+	if (o->nodes_per_rack < 0)
+		return fw_diag_set(d, FW_EINVAL, "options", 0, 0, "nodes_per_rack", "must be >= 0");
+	if (t->n > INT32_MAX - 1)
+		return fw_diag_set(d, FW_ERANGE, "options", 0, 0, "trace", "more than 2^31 jobs");
+	if (teams->n < 1 || teams->total < 1)
+		return fw_diag_set(d, FW_EINVAL, "options", 0, 0, "teams", "no teams");
+	return FW_OK;
+}
+
+/* ---- setup -------------------------------------------------------------- */
+
+static int sim_init(struct sim *m, const struct fw_teams *teams)
+{
+	const struct fw_itp_trace *t = m->t;
+	size_t n = t->n ? t->n : 1;
+	int rc;
+
+	m->pol = fw_policy_find(m->o->policy);
+	m->s = fw_snapshot_new();
+	m->arrival = calloc(n, sizeof *m->arrival);
+	m->snap_of = calloc(n, sizeof *m->snap_of);
+	m->r->start = calloc(n, sizeof *m->r->start);
+	m->r->queue = calloc(n, sizeof *m->r->queue);
+	m->pending_by_size = calloc(FW_ITP_MAX_GPUS + 1, sizeof *m->pending_by_size);
+	m->node_free = calloc((size_t)m->o->nodes, sizeof *m->node_free);
+	for (int32_t i = 0; m->node_free && i < m->o->nodes; i++)
+		m->node_free[i] = m->o->gpus_per_node;
+	m->free_gpus = (int64_t)m->o->nodes * m->o->gpus_per_node;
+	if (!m->s || !m->arrival || !m->snap_of || !m->r->start || !m->r->queue ||
+	    !m->pending_by_size || !m->node_free)
+		return FW_ENOMEM;
+	fw_arena_init(&m->arena, (size_t)4 << 20);
+	for (size_t i = 0; i < t->n; i++) {
+		m->arrival[i].t = t->v[i].submit;
+		m->arrival[i].row = (int32_t)i;
+		m->r->start[i] = -1;
+		m->r->queue[i] = fw_team_of(teams, t->v[i].id);
+	}
+	qsort(m->arrival, t->n, sizeof *m->arrival, cmp_ev);
+	if ((rc = add_nodes(m->s, m->o)) != FW_OK ||
+	    (rc = add_queues(m->s, teams, (int64_t)m->o->nodes * m->o->gpus_per_node)) != FW_OK)
+		return rc;
+	return fw_snapshot_validate(m->s, m->d);
+}
+
+static void sim_release(struct sim *m)
+{
+	fw_snapshot_free(m->s);
+	fw_arena_release(&m->arena);
+	free(m->arrival);
+	free(m->done.v);
+	free(m->row_of);
+	free(m->gone);
+	free(m->snap_of);
+	free(m->ascratch);
+	free(m->pending_by_size);
+	free(m->node_free);
+	free(m->log.p);
+}
+
+/* ---- jobs --------------------------------------------------------------- */
+
+/* n GPUs on G-GPU nodes: one task, or a gang of G-GPU tasks plus a rest. */
+static void shape(struct fw_job *j, int32_t n, int32_t G, bool racks)
+{
+	j->ngroups = 1;
+	j->groups[0].count = 1;
+	j->groups[0].gpus = n;
+	j->groups[0].gpu_milli = 1000;
+	if (n <= G)
+		return;
+	j->groups[0].count = n / G;
+	j->groups[0].gpus = G;
+	if (n % G) {
+		j->ngroups = 2;
+		j->groups[1] = j->groups[0];
+		j->groups[1].count = 1;
+		j->groups[1].gpus = n % G;
+	}
+	if (racks)
+		j->preferred_level = 0;
+}
+
+/* Keep row_of/gone as large as the snapshot's job array. */
+static int grow_index(struct sim *m)
+{
+	int32_t cap = m->s->cap_jobs;
+
+	if (cap <= m->jcap)
+		return FW_OK;
+	int32_t *r = realloc(m->row_of, (size_t)cap * sizeof *r);
+	if (r)
+		m->row_of = r;
+	bool *g = realloc(m->gone, (size_t)cap * sizeof *g);
+	if (g)
+		m->gone = g;
+	if (!r || !g)
+		return FW_ENOMEM;
+	m->jcap = cap;
+	return FW_OK;
+}
+
+static int arrive(struct sim *m, int32_t row, const struct fw_teams *teams)
+{
+	const struct fw_itp_job *it = &m->t->v[row];
+	struct fw_job j;
+	int k;
+
+	fw_job_init(&j);
+	snprintf(j.name, sizeof j.name, "%s", it->id);
+	j.queue = m->r->queue[row];
+	snprintf(j.user, sizeof j.user, "%s", teams->v[j.queue].name);
+	j.submit_time = it->submit;
+	j.expected_runtime = it->duration;
+	shape(&j, it->gpus, m->o->gpus_per_node, m->o->nodes_per_rack > 0);
+	if ((k = fw_snapshot_add_job(m->s, &j)) < 0 || grow_index(m) != FW_OK)
+		return FW_ENOMEM;
+	m->row_of[k] = row;
+	m->gone[k] = false;
+	m->snap_of[row] = k;
+	m->npending++;
+	m->pending_by_size[it->gpus]++;
+	m->dirty = true;
+	return FW_OK;
+}
+
+/* Age queue q's decayed usage to t, integrating its allocation exactly. */
+static void accrue(struct sim *m, int32_t q, fw_time t)
+{
+	struct fw_queue *Q = &m->s->queues[q];
+	double h = m->s->config.usage_half_life_s, dt = (double)(t - Q->usage_at);
+	double a = (double)m->qalloc[q] / 1000.0;
+
+	if (dt <= 0)
+		return;
+	Q->usage = fw_usage_decay(Q->usage, Q->usage_at, t, h) +
+		   (h > 0 ? a * h / LN2 * (1.0 - exp2(-dt / h)) : a * dt);
+	Q->usage_at = t;
+}
+
+static void node_use(struct sim *m, const struct fw_task_alloc *a, int32_t n, int sign)
+{
+	for (int32_t i = 0; i < n; i++)
+		m->node_free[a[i].node] += sign * __builtin_popcount(a[i].gpu_mask);
+}
+
+static void complete(struct sim *m, struct ev e)
+{
+	int32_t q = m->r->queue[e.row];
+
+	accrue(m, q, e.t);
+	m->qalloc[q] -= (int64_t)m->t->v[e.row].gpus * 1000;
+	m->free_gpus += m->t->v[e.row].gpus;
+	node_use(m, m->s->allocs + m->s->jobs[m->snap_of[e.row]].alloc_first,
+		 m->s->jobs[m->snap_of[e.row]].alloc_count, +1);
+	m->gone[m->snap_of[e.row]] = true;
+	m->ngone++;
+	m->dirty = true;
+}
+
+/* Drop finished jobs in one stable pass; rewrite allocs in job order. */
+static int compact(struct sim *m)
+{
+	struct fw_snapshot *s = m->s;
+	int32_t w = 0, na = 0;
+
+	if (s->nallocs > m->acap) {
+		struct fw_task_alloc *a = realloc(m->ascratch, (size_t)s->cap_allocs * sizeof *a);
+		if (!a)
+			return FW_ENOMEM;
+		m->ascratch = a;
+		m->acap = s->cap_allocs;
+	}
+	if (s->nallocs)
+		memcpy(m->ascratch, s->allocs, (size_t)s->nallocs * sizeof *s->allocs);
+	for (int32_t k = 0; k < s->njobs; k++) {
+		if (m->gone[k])
+			continue;
+		if (w != k)
+			s->jobs[w] = s->jobs[k];
+		m->row_of[w] = m->row_of[k];
+		m->snap_of[m->row_of[w]] = w;
+		m->gone[w] = false;
+		struct fw_job *j = &s->jobs[w++];
+		if (j->state != FW_JOB_RUNNING)
+			continue;
+		memcpy(s->allocs + na, m->ascratch + j->alloc_first,
+		       (size_t)j->alloc_count * sizeof *s->allocs);
+		j->alloc_first = na;
+		na += j->alloc_count;
+	}
+	s->njobs = w;
+	s->nallocs = na;
+	m->ngone = 0;
+	return FW_OK;
+}
+
+/* ---- applying a plan ---------------------------------------------------- */
+
+static void log_start(struct sim *m, const struct fw_plan *p, const struct fw_decision *dd,
+		      int32_t row, fw_time T)
+{
+	const struct fw_snapshot *s = m->s;
+
+	buf_printf(&m->log, "{\"t\":%lld,\"policy\":\"%s\",\"job\":\"%s\",\"queue\":\"%s\","
+		   "\"gpus\":%d,\"nodes\":[", (long long)T, m->pol->name, m->t->v[row].id,
+		   s->queues[m->r->queue[row]].name, (int)m->t->v[row].gpus);
+	for (int32_t a = 0; a < dd->alloc_count; a++) {
+		int32_t node = p->allocs[dd->alloc_first + a].node, seen = 0;
+		for (int32_t b = 0; b < a; b++)
+			seen |= p->allocs[dd->alloc_first + b].node == node;
+		if (!seen)
+			buf_printf(&m->log, "%s\"%s\"", a ? "," : "", s->nodes[node].name);
+	}
+	buf_printf(&m->log, "]}\n");
+}
+
+static int start_job(struct sim *m, const struct fw_plan *p, const struct fw_decision *dd, fw_time T)
+{
+	struct fw_snapshot *s = m->s;
+	int32_t k = dd->job, row = m->row_of[k], first = s->nallocs;
+	int32_t q = m->r->queue[row];
+	struct ev e = { T + m->t->v[row].duration, row };
+
+	for (int32_t a = 0; a < dd->alloc_count; a++)
+		if (fw_snapshot_add_alloc(s, &p->allocs[dd->alloc_first + a]) < 0)
+			return FW_ENOMEM;
+	s->jobs[k].state = FW_JOB_RUNNING;
+	s->jobs[k].start_time = T;
+	s->jobs[k].alloc_first = first;
+	s->jobs[k].alloc_count = dd->alloc_count;
+	m->r->start[row] = T;
+	accrue(m, q, T);
+	m->qalloc[q] += (int64_t)m->t->v[row].gpus * 1000;
+	m->npending--;
+	m->pending_by_size[m->t->v[row].gpus]--;
+	m->free_gpus -= m->t->v[row].gpus;
+	node_use(m, p->allocs + dd->alloc_first, dd->alloc_count, -1);
+	m->r->decisions++;
+	log_start(m, p, dd, row, T);
+	return heap_push(&m->done, e);
+}
+
+static int apply(struct sim *m, const struct fw_plan *p, fw_time T)
+{
+	int rc;
+
+	for (int32_t i = 0; i < p->ndecisions; i++) {
+		if (p->decisions[i].kind != FW_DECIDE_START)
+			continue;
+		if ((rc = start_job(m, p, &p->decisions[i], T)) != FW_OK)
+			return rc;
+		m->started_last = true;
+	}
+	return m->log.oom ? FW_ENOMEM : FW_OK;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cycle(struct sim *m, fw_time T)
+{
+	struct fw_plan *p;
+	int rc;
+
+	if (m->ngone && (rc = compact(m)) != FW_OK)
+		return rc;
+	m->s->now = T;
+	for (int32_t q = 0; q < m->s->nqueues; q++)
+		accrue(m, q, T);
+	if (m->o->validate_each && (rc = fw_snapshot_validate(m->s, m->d)) != FW_OK)
+		return rc;
+	fw_arena_reset(&m->arena);
+	double t0 = now_s();
+	rc = fw_cycle_run(m->s, m->pol, &m->arena, &p);
+	m->r->engine_s += now_s() - t0;
+	if (rc != FW_OK)
+		return fw_diag_set(m->d, rc, "sim", 0, 0, NULL, "cycle at t=%lld: %s",
+				   (long long)T, fw_strerror(rc));
+	t0 = now_s();
+	rc = fw_plan_check(m->s, p, &m->arena, m->d);
+	m->r->check_s += now_s() - t0;
+	if (rc != FW_OK) {
+		if (m->d) {
+			char msg[sizeof m->d->msg];
+			snprintf(msg, sizeof msg, "%s", m->d->msg);
+			snprintf(m->d->msg, sizeof m->d->msg, "t=%lld policy %.20s: %.300s",
+				 (long long)T, m->pol->name, msg);
+		}
+		return rc;
+	}
+	m->r->cycles++;
+	return apply(m, p, T);
+}
+
+/* ---- the event loop ----------------------------------------------------- */
+
+static int64_t next_event(const struct sim *m)
+{
+	int64_t e = INT64_MAX;
+
+	if (m->next_arr < m->t->n)
+		e = m->arrival[m->next_arr].t;
+	if (m->done.n && m->done.v[0].t < e)
+		e = m->done.v[0].t;
+	return e;
+}
+
+/* Completions first, then arrivals, everything up to T. */
+static int drain(struct sim *m, fw_time T, const struct fw_teams *teams)
+{
+	int rc;
+
+	while (m->done.n && m->done.v[0].t <= T)
+		complete(m, heap_pop(&m->done));
+	while (m->next_arr < m->t->n && m->arrival[m->next_arr].t <= T)
+		if ((rc = arrive(m, m->arrival[m->next_arr++].row, teams)) != FW_OK)
+			return rc;
+	return FW_OK;
+}
+
+/* Could any pending job start now?  A task lives on one node, so a job of
+ * n <= G GPUs needs a node with n free, and a gang of n > G GPUs needs
+ * floor(n/G) wholly free nodes and n free GPUs in all.  When no pending
+ * job passes this necessary condition a cycle would start nothing. */
+static bool could_start(const struct sim *m)
+{
+	int32_t G = m->o->gpus_per_node, maxfree = 0, whole = 0;
+
+	if (m->npending == 0 || m->free_gpus <= 0)
+		return false;
+	for (int32_t i = 0; i < m->o->nodes; i++) {
+		maxfree = m->node_free[i] > maxfree ? m->node_free[i] : maxfree;
+		whole += m->node_free[i] == G;
+	}
+	for (int32_t g = 1; g <= FW_ITP_MAX_GPUS && g <= m->free_gpus; g++)
+		if (m->pending_by_size[g] && (g <= G ? g <= maxfree : g / G <= whole))
+			return true;
+	return false;
+}
+
+/*
+ * Is a cycle a function of the cluster's state alone, not of the clock?
+ * Without reservations (whose backfill windows move with `now`) and
+ * without a time-dependent order ahead of a strict line (job_score may
+ * read ages and decayed usage), a job that did not start failed against
+ * at least the capacity free now, so re-running on an unchanged cluster
+ * starts nothing.  Then FW_SIM_EVERY_TICK may skip ticks without events.
+ */
+static bool clock_free(const struct fw_policy_ops *p)
+{
+	return p->reserve_depth == 0 && (!p->strict_order || !p->job_score);
+}
+
+static enum fw_sim_tick_rule rule_of(const struct sim *m)
+{
+	if (m->o->tick_rule == FW_SIM_EVERY_TICK && clock_free(m->pol))
+		return FW_SIM_ON_CHANGE;
+	return m->o->tick_rule;
+}
+
+/* Does the next tick need a cycle even without an event? */
+static bool keep_ticking(const struct sim *m)
+{
+	switch (rule_of(m)) {
+	case FW_SIM_ALL_TICKS: return m->npending > 0;
+	case FW_SIM_ON_CHANGE: return false;
+	default: return could_start(m);
+	}
+}
+
+static bool want_cycle(const struct sim *m)
+{
+	switch (rule_of(m)) {
+	case FW_SIM_ALL_TICKS: return m->npending > 0;
+	case FW_SIM_ON_CHANGE: return m->dirty && could_start(m);
+	default: return could_start(m);
+	}
+}
+
+static int run_loop(struct sim *m, const struct fw_teams *teams)
+{
+	int64_t T = -1, tick = m->o->tick_s;
+	int rc;
+
+	for (;;) {
+		int64_t e = next_event(m);
+		if (T >= 0 && keep_ticking(m)) {
+			if (e == INT64_MAX && !m->started_last)
+				break; /* nothing runs, nothing arrives: stuck for good */
+			T += tick;
+		} else {
+			if (e == INT64_MAX)
+				break;
+			int64_t at = (e + tick - 1) / tick * tick;
+			T = T >= 0 && at < T + tick ? T + tick : at;
+		}
+		if ((rc = drain(m, T, teams)) != FW_OK)
+			return rc;
+		m->started_last = false;
+		if (want_cycle(m) && (rc = cycle(m, T)) != FW_OK)
+			return rc;
+		m->dirty = false;
+	}
+	return FW_OK;
+}
+
+int fw_sim_run(const struct fw_itp_trace *t, const struct fw_teams *teams,
+	       const struct fw_sim_opts *o, struct fw_sim_result *r, struct fw_diag *d)
+{
+	struct sim m;
+	double t0 = now_s();
+	int rc;
+
+	memset(r, 0, sizeof *r);
+	if ((rc = check_opts(t, o, teams, d)) != FW_OK)
+		return rc;
+	memset(&m, 0, sizeof m);
+	m.t = t;
+	m.o = o;
+	m.r = r;
+	m.d = d;
+	snprintf(r->policy, sizeof r->policy, "%s", o->policy);
+	r->njobs = t->n;
+	rc = sim_init(&m, teams);
+	if (rc == FW_OK)
+		rc = run_loop(&m, teams);
+	for (size_t i = 0; rc == FW_OK && i < t->n; i++)
+		r->never_started += r->start[i] < 0;
+	if (rc == FW_OK) {
+		r->log = m.log.p ? m.log.p : calloc(1, 1);
+		r->log_len = m.log.n;
+		m.log.p = NULL;
+		rc = r->log ? FW_OK : FW_ENOMEM;
+	}
+	if (rc == FW_ENOMEM)
+		fw_diag_set(d, rc, "sim", 0, 0, NULL, "out of memory");
+	sim_release(&m);
+	r->wall_s = now_s() - t0;
+	return rc;
+}
+
+void fw_sim_result_free(struct fw_sim_result *r)
+{
+	free(r->start);
+	free(r->queue);
+	free(r->log);
+	memset(r, 0, sizeof *r);
+}
+
+/* ---- metrics -------------------------------------------------------------
+ *
+ * Time to start = start - submit (includes the wait for the next tick);
+ * JCT = start + duration - submit; both over started jobs only.
+ * Percentiles are nearest-rank: the ceil(p/100 * n)-th smallest value.
+ * Occupancy = GPU-seconds of started jobs / (cluster GPUs * makespan_s),
+ * makespan_s = last completion - first arrival.
+ */
+
+static const char *const bucket_name[FW_SIM_NBUCKETS] = { "1", "2-8", "9-32", "33+", "9+", "all" };
+
+const char *fw_sim_bucket_name(int b)
+{
+	return b >= 0 && b < FW_SIM_NBUCKETS ? bucket_name[b] : "?";
+}
+
+static bool in_bucket(int b, int32_t g)
+{
+	switch (b) {
+	case FW_SIM_B1: return g == 1;
+	case FW_SIM_B2_8: return g >= 2 && g <= 8;
+	case FW_SIM_B9_32: return g >= 9 && g <= 32;
+	case FW_SIM_B33: return g >= 33;
+	case FW_SIM_B9: return g >= 9;
+	default: return true;
+	}
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int64_t pct(const int64_t *v, size_t n, int p)
+{
+	size_t k = ((size_t)p * n + 99) / 100;
+
+	return n ? v[k ? k - 1 : 0] : -1;
+}
+
+/* Stats over rows in bucket b (or any, b < 0) and queue q (or any). */
+static void group_stats(const struct fw_itp_trace *t, const struct fw_sim_result *r, int b,
+			int q, int64_t *tts, int64_t *jct, struct fw_sim_stats *st)
+{
+	size_t n = 0;
+	double sum = 0;
+
+	memset(st, 0, sizeof *st);
+	for (size_t i = 0; i < t->n; i++) {
+		if ((b >= 0 && !in_bucket(b, t->v[i].gpus)) || (q >= 0 && r->queue[i] != q))
+			continue;
+		st->jobs++;
+		if (r->start[i] < 0)
+			continue;
+		tts[n] = r->start[i] - t->v[i].submit;
+		jct[n] = tts[n] + t->v[i].duration;
+		sum += (double)jct[n];
+		st->gpu_s += (double)t->v[i].gpus * (double)t->v[i].duration;
+		n++;
+	}
+	st->started = (int64_t)n;
+	qsort(tts, n, sizeof *tts, cmp_i64);
+	qsort(jct, n, sizeof *jct, cmp_i64);
+	st->tts_p50 = pct(tts, n, 50);
+	st->tts_p95 = pct(tts, n, 95);
+	st->tts_p99 = pct(tts, n, 99);
+	st->jct_mean = n ? sum / (double)n : -1;
+	st->jct_p95 = pct(jct, n, 95);
+}
+
+int fw_sim_metrics(const struct fw_itp_trace *t, const struct fw_sim_opts *o,
+		   const struct fw_sim_result *r, int nqueues, struct fw_sim_metrics *m)
+{
+	size_t n = t->n ? t->n : 1;
+	int64_t *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), end = 0;
+
+	memset(m, 0, sizeof *m);
+	if (!a || !b) {
+		free(a);
+		free(b);
+		return FW_ENOMEM;
+	}
+	m->first_arrival = t->n ? INT64_MAX : 0;
+	for (size_t i = 0; i < t->n; i++) {
+		if (t->v[i].submit < m->first_arrival)
+			m->first_arrival = t->v[i].submit;
+		if (r->start[i] >= 0 && r->start[i] + t->v[i].duration > end)
+			end = r->start[i] + t->v[i].duration;
+	}
+	m->makespan_s = end > m->first_arrival ? end - m->first_arrival : 0;
+	for (int k = 0; k < FW_SIM_NBUCKETS; k++)
+		group_stats(t, r, k, -1, a, b, &m->bucket[k]);
+	m->nqueues = nqueues < FW_TEAMS_MAX ? nqueues : FW_TEAMS_MAX;
+	for (int q = 0; q < m->nqueues; q++)
+		group_stats(t, r, -1, q, a, b, &m->queue[q]);
+	double cap = (double)o->nodes * o->gpus_per_node * (double)m->makespan_s;
+	m->occupancy = cap > 0 ? m->bucket[FW_SIM_BALL].gpu_s / cap : 0;
+	free(a);
+	free(b);
+	return FW_OK;
+}
+
+/* ---- the command line ----------------------------------------------------
+ *
+ * fw_sim_cli parses flags by hand (getopt_long is not POSIX), loads the
+ * trace and the teams once, then replays the trace once per policy:
+ * summary table on stdout, decision log and metrics JSON to files.
+ */
+
+#include <jansson.h>
+
+#define MAX_POLICIES 8
+
+struct cli {
+	const char *trace, *format, *json, *log, *teams;
+	const char *policy[MAX_POLICIES];
+	int npolicies;
+	bool skip_bad, nodes_given;
+	struct fw_sim_opts o;
+	char polbuf[256];  /* --policies, split in place */
+};
+
+static const char usage_text[] =
+	"usage: fairway-sim run --trace FILE [options]\n"
+	"\n"
+	"Replay a job-arrival trace through the fairway scheduling engine, one\n"
+	"run per policy, and report waiting times, completion times and GPU\n"
+	"occupancy.  Every plan is checked against the engine's invariants.\n"
+	"\n"
+	"options:\n"
+	"  --trace FILE        the trace (required), e.g.\n"
+	"                      ../shared/traces/microsoft-itp/cluster06.csv\n"
+	"  --format itp        trace format; only 'itp' (job_id,submission_time,\n"
+	"                      duration,num_gpu) for now\n"
+	"  --nodes NxG         N nodes of G GPUs (default: the trace's standard\n"
+	"                      size for clusterNN.csv, else 13x8)\n"
+	"  --racks K           group nodes K per rack; gangs prefer one rack\n"
+	"  --policies A,B      policies to compare (default fifo,fairway)\n"
+	"  --tick S            scheduling period in seconds (default 60)\n"
+	"  --tick-rule R       when a tick runs a cycle: 'every' (default) tick at\n"
+	"                      which some waiting job could fit; 'change': only\n"
+	"                      after an arrival or completion (faster; equal for\n"
+	"                      policies without reservations); 'all': every tick\n"
+	"  --teams FILE        team sizes (vc,node num); default\n"
+	"                      $FAIRWAY_TRACES/philly-vc-config/philly_vc.csv\n"
+	"  --json OUT          write metrics as JSON\n"
+	"  --log OUT.jsonl     write one JSON line per job start\n"
+	"  --skip-bad-rows     skip (and count) malformed trace rows\n"
+	"  -h, --help          this text\n"
+	"\n"
+	"Jobs are mapped to teams by a fixed hash of job_id weighted by team size;\n"
+	"each team is a queue whose deserved GPUs are proportional to its size.\n"
+	"Jobs over G GPUs become gangs of G-GPU tasks.  See docs/sim.md.\n"
+	"\n"
+	"example:\n"
+	"  fairway-sim run --trace cluster08.csv --nodes 10x8 --json m.json\n";
+
+/* The usage text plus the registered policies. */
+static void print_usage(FILE *f)
+{
+	const struct fw_policy_ops *const *l = fw_policy_list();
+
+	fputs(usage_text, f);
+	fprintf(f, "\npolicies:\n");
+	for (int i = 0; l[i]; i++)
+		fprintf(f, "  %-10s %s\n", l[i]->name, l[i]->summary);
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "fairway-sim: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry 'fairway-sim run --help'.\n");
+	return 2;
+}
+
+/* Strict positive decimal into [1, hi]; -1 if malformed. */
+static int64_t posint(const char *s, size_t n, int64_t hi)
+{
+	int64_t x = 0;
+
+	if (n == 0 || n > 12)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		x = x * 10 + (s[i] - '0');
+	}
+	return x >= 1 && x <= hi ? x : -1;
+}
+
+static int parse_nodes(struct cli *c, const char *v)
+{
+	const char *x = strchr(v, 'x');
+	int64_t n = x ? posint(v, (size_t)(x - v), 100000) : -1;
+	int64_t g = x ? posint(x + 1, strlen(x + 1), FW_MAX_GPUS_PER_NODE) : -1;
+
+	if (n < 0 || g < 0)
+		return usage_error("--nodes '%s': expected NxG, e.g. 13x8 (N 1..100000, G 1..16)", v);
+	c->o.nodes = (int32_t)n;
+	c->o.gpus_per_node = (int32_t)g;
+	c->nodes_given = true;
+	return 0;
+}
+
+static int parse_policies(struct cli *c, const char *v)
+{
+	char *save = NULL;
+
+	if (strlen(v) >= sizeof c->polbuf)
+		return usage_error("--policies '%s': too long", v);
+	snprintf(c->polbuf, sizeof c->polbuf, "%s", v);
+	c->npolicies = 0;
+	for (char *p = strtok_r(c->polbuf, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+		if (!fw_policy_find(p)) {
+			const struct fw_policy_ops *const *l = fw_policy_list();
+			fprintf(stderr, "fairway-sim: unknown policy '%s'; known:", p);
+			for (int i = 0; l[i]; i++)
+				fprintf(stderr, " %s", l[i]->name);
+			fprintf(stderr, "\n");
+			return 2;
+		}
+		if (c->npolicies == MAX_POLICIES)
+			return usage_error("--policies: at most 8 (%s)", "");
+		c->policy[c->npolicies++] = p;
+	}
+	return c->npolicies ? 0 : usage_error("--policies '%s': name at least one", v);
+}
+
+static int parse_rule(struct cli *c, const char *v)
+{
+	static const char *const name[] = { "every", "change", "all" };
+
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(v, name[i]))
+			return c->o.tick_rule = (enum fw_sim_tick_rule)i, 0;
+	return usage_error("--tick-rule '%s': expected every, change or all", v);
+}
+
+static int set_number(const char *flag, const char *v, int64_t hi, int64_t *out)
+{
+	int64_t x = posint(v, strlen(v), hi);
+
+	if (x < 0) {
+		fprintf(stderr, "fairway-sim: %s '%s': expected a whole number 1..%lld\n"
+			"Try 'fairway-sim run --help'.\n", flag, v, (long long)hi);
+		return 2;
+	}
+	*out = x;
+	return 0;
+}
+
+/* One flag with its value (NULL for switches).  Returns 0, 1 (switch:
+ * value not consumed) or the exit status 2. */
+static int one_flag(struct cli *c, const char *f, const char *v)
+{
+	int64_t x;
+	int rc;
+
+	static const char *const known[] = { "--skip-bad-rows", "--tick-rule", "--trace",
+		"--format", "--json", "--log", "--teams", "--nodes", "--policies", "--tick",
+		"--racks", NULL };
+	int i = 0;
+
+	while (known[i] && strcmp(known[i], f))
+		i++;
+	if (!known[i])
+		return usage_error("unknown option '%s'", f);
+	if (!strcmp(f, "--skip-bad-rows"))
+		return c->skip_bad = true, 1;
+	if (!v)
+		return usage_error("%s needs a value", f);
+	if (!strcmp(f, "--trace"))
+		c->trace = v;
+	else if (!strcmp(f, "--format"))
+		c->format = v;
+	else if (!strcmp(f, "--json"))
+		c->json = v;
+	else if (!strcmp(f, "--log"))
+		c->log = v;
+	else if (!strcmp(f, "--teams"))
+		c->teams = v;
+	else if (!strcmp(f, "--tick-rule"))
+		return parse_rule(c, v);
+	else if (!strcmp(f, "--nodes"))
+		return parse_nodes(c, v);
+	else if (!strcmp(f, "--policies"))
+		return parse_policies(c, v);
+	else if (!strcmp(f, "--tick"))
+		return (rc = set_number(f, v, 31536000, &x)) ? rc : (c->o.tick_s = x, 0);
+	else if (!strcmp(f, "--racks"))
+		return (rc = set_number(f, v, 100000, &x)) ? rc : (c->o.nodes_per_rack = (int32_t)x, 0);
+	else
+		return usage_error("unknown option '%s'", f);
+	return 0;
+}
+
+static int parse_args(struct cli *c, int argc, char **argv)
+{
+	for (int i = 2; i < argc; i++) {
+		const char *arg = argv[i], *eq = strchr(arg, '='), *v;
+		char f[64];
+		if (!strcmp(arg, "-h") || !strcmp(arg, "--help"))
+			return print_usage(stdout), -1;
+		if (strncmp(arg, "--", 2) != 0)
+			return usage_error("unexpected argument '%s'", arg);
+		snprintf(f, sizeof f, "%.*s", eq ? (int)(eq - arg) : (int)strlen(arg), arg);
+		if (eq)
+			v = eq + 1;
+		else
+			v = i + 1 < argc && strncmp(argv[i + 1], "--", 2) ? argv[i + 1] : NULL;
+		int rc = one_flag(c, f, v);
+		if (rc == 2)
+			return 2;
+		if (rc == 0 && !eq)
+			i++;
+		if (rc == 1 && eq)
+			return usage_error("%s takes no value", f);
+	}
+	if (!c->trace)
+		return usage_error("run needs --trace FILE%s", "");
+	if (c->format && strcmp(c->format, "itp") != 0)
+		return usage_error("--format '%s': only 'itp' is supported", c->format);
+	return 0;
+}
+
+/* The traces README's standard sizes (about 80% offered load). */
+static void default_nodes(struct cli *c)
+{
+	static const struct { const char *file; int32_t nodes; } std[] = {
+		{ "cluster01.csv", 8 }, { "cluster02.csv", 13 }, { "cluster03.csv", 21 },
+		{ "cluster05.csv", 2 }, { "cluster06.csv", 13 }, { "cluster08.csv", 10 },
+		{ "cluster09.csv", 5 }, { "cluster10.csv", 2 },
+	};
+	const char *base = strrchr(c->trace, '/');
+
+	base = base ? base + 1 : c->trace;
+	if (c->nodes_given)
+		return;
+	for (size_t i = 0; i < sizeof std / sizeof std[0]; i++)
+		if (!strcmp(base, std[i].file)) {
+			c->o.nodes = std[i].nodes;
+			printf("nodes: %dx8, the standard size for %s (traces README)\n",
+			       (int)std[i].nodes, base);
+			return;
+		}
+	printf("nodes: 13x8 (default; pass --nodes NxG)\n");
+}
+
+static void print_stats_row(const char *name, const struct fw_sim_stats *st, const char *tail)
+{
+	printf("  %-10s %6lld %7lld %8lld %8lld %8lld %9.0f %9lld%s\n", name,
+	       (long long)st->jobs, (long long)st->started, (long long)st->tts_p50,
+	       (long long)st->tts_p95, (long long)st->tts_p99, st->jct_mean,
+	       (long long)st->jct_p95, tail);
+}
+
+static void print_summary(const struct fw_sim_result *r, const struct fw_sim_metrics *m,
+			  const struct fw_teams *teams)
+{
+	const struct fw_sim_stats *all = &m->bucket[FW_SIM_BALL];
+
+	printf("\npolicy %s: %lld started, %lld never started, %lld cycles, replay %.3f s "
+	       "(engine %.3f s, check %.3f s)\n", r->policy, (long long)r->decisions,
+	       (long long)r->never_started, (long long)r->cycles, r->wall_s, r->engine_s, r->check_s);
+	printf("  occupancy %.1f%%   makespan %lld s   JCT mean %.0f s   JCT p95 %lld s\n",
+	       100.0 * m->occupancy, (long long)m->makespan_s, all->jct_mean,
+	       (long long)all->jct_p95);
+	printf("  %-10s %6s %7s %8s %8s %8s %9s %9s  (seconds)\n", "GPUs", "jobs", "started",
+	       "wait50", "wait95", "wait99", "JCTmean", "JCT95");
+	for (int b = 0; b < FW_SIM_NBUCKETS; b++)
+		print_stats_row(fw_sim_bucket_name(b), &m->bucket[b], "");
+	printf("  %-10s %6s %7s %8s %8s %8s %9s %9s  %s\n", "queue", "jobs", "started",
+	       "wait50", "wait95", "wait99", "JCTmean", "JCT95", "GPU-s%/weight%");
+	for (int q = 0; q < m->nqueues; q++) {
+		char name[FW_NAME_MAX], tail[48];
+		snprintf(name, sizeof name, "vc-%s", teams->v[q].name);
+		snprintf(tail, sizeof tail, "  %5.1f / %4.1f",
+			 all->gpu_s > 0 ? 100.0 * m->queue[q].gpu_s / all->gpu_s : 0.0,
+			 100.0 * (double)teams->v[q].weight / (double)teams->total);
+		print_stats_row(name, &m->queue[q], tail);
+	}
+}
+
+/* ---- JSON ---------------------------------------------------------------- */
+
+static json_t *jint(int64_t v)
+{
+	return v < 0 ? json_null() : json_integer(v);
+}
+
+static json_t *stats_json(const struct fw_sim_stats *st)
+{
+	json_t *o = json_object(), *w = json_object();
+
+	json_object_set_new(o, "jobs", json_integer(st->jobs));
+	json_object_set_new(o, "started", json_integer(st->started));
+	json_object_set_new(w, "p50", jint(st->tts_p50));
+	json_object_set_new(w, "p95", jint(st->tts_p95));
+	json_object_set_new(w, "p99", jint(st->tts_p99));
+	json_object_set_new(o, "time_to_start_s", w);
+	json_object_set_new(o, "jct_mean_s", st->jct_mean < 0 ? json_null() : json_real(st->jct_mean));
+	json_object_set_new(o, "jct_p95_s", jint(st->jct_p95));
+	json_object_set_new(o, "gpu_s", json_real(st->gpu_s));
+	return o;
+}
+
+static json_t *policy_json(const struct fw_sim_result *r, const struct fw_sim_metrics *m,
+			   const struct fw_teams *teams, int64_t gpus)
+{
+	json_t *o = json_object(), *b = json_object(), *q = json_object();
+	int64_t quota[FW_TEAMS_MAX];
+
+	json_object_set_new(o, "policy", json_string(r->policy));
+	json_object_set_new(o, "decisions", json_integer(r->decisions));
+	json_object_set_new(o, "never_started", json_integer(r->never_started));
+	json_object_set_new(o, "cycles", json_integer(r->cycles));
+	json_object_set_new(o, "replay_s", json_real(r->wall_s));
+	json_object_set_new(o, "engine_s", json_real(r->engine_s));
+	json_object_set_new(o, "check_s", json_real(r->check_s));
+	json_object_set_new(o, "occupancy", json_real(m->occupancy));
+	json_object_set_new(o, "makespan_s", json_integer(m->makespan_s));
+	json_object_set_new(o, "jct_mean_s", m->bucket[FW_SIM_BALL].jct_mean < 0 ? json_null()
+				: json_real(m->bucket[FW_SIM_BALL].jct_mean));
+	json_object_set_new(o, "jct_p95_s", jint(m->bucket[FW_SIM_BALL].jct_p95));
+	for (int k = 0; k < FW_SIM_NBUCKETS; k++)
+		json_object_set_new(b, fw_sim_bucket_name(k), stats_json(&m->bucket[k]));
+	json_object_set_new(o, "by_gpus", b);
+	fw_teams_quota(teams, gpus, quota);
+	for (int k = 0; k < m->nqueues; k++) {
+		char name[FW_NAME_MAX];
+		json_t *s = stats_json(&m->queue[k]);
+		snprintf(name, sizeof name, "vc-%s", teams->v[k].name);
+		json_object_set_new(s, "weight", json_integer(teams->v[k].weight));
+		json_object_set_new(s, "deserved_gpus", json_real((double)quota[k] / 1000.0));
+		json_object_set_new(q, name, s);
+	}
+	json_object_set_new(o, "by_queue", q);
+	return o;
+}
+
+static json_t *run_json(const struct cli *c, const struct fw_itp_trace *t,
+			const struct fw_teams *teams)
+{
+	json_t *o = json_object();
+	char nodes[32];
+
+	snprintf(nodes, sizeof nodes, "%dx%d", (int)c->o.nodes, (int)c->o.gpus_per_node);
+	json_object_set_new(o, "trace", json_string(c->trace));
+	json_object_set_new(o, "jobs", json_integer((json_int_t)t->n));
+	json_object_set_new(o, "skipped_rows", json_integer((json_int_t)t->skipped));
+	json_object_set_new(o, "nodes", json_string(nodes));
+	json_object_set_new(o, "racks_of", json_integer(c->o.nodes_per_rack));
+	json_object_set_new(o, "tick_s", json_integer(c->o.tick_s));
+	json_object_set_new(o, "teams", json_string(teams->source));
+	json_object_set_new(o, "policies", json_array());
+	return o;
+}
+
+/* ---- driver --------------------------------------------------------------- */
+
+static int io_error(const char *what, const char *path, int rc)
+{
+	fprintf(stderr, "fairway-sim: cannot %s %s\n", what, path);
+	return rc;
+}
+
+static int report_diag(const struct fw_diag *d)
+{
+	char msg[800];
+
+	fw_itp_diag_str(d, msg, sizeof msg);
+	fprintf(stderr, "fairway-sim: %s\n", msg);
+	return 1;
+}
+
+/* Replay once with policy name; print, append to the log and JSON. */
+static int run_policy(struct cli *c, const char *name, const struct fw_itp_trace *t,
+		      const struct fw_teams *teams, FILE *log, json_t *root)
+{
+	struct fw_sim_result r;
+	struct fw_sim_metrics *m = malloc(sizeof *m);
+	struct fw_diag d;
+	int rc;
+
+	memset(&d, 0, sizeof d);
+	c->o.policy = name;
+	if (!m)
+		return fprintf(stderr, "fairway-sim: out of memory\n"), 1;
+	rc = fw_sim_run(t, teams, &c->o, &r, &d);
+	if (rc == FW_OK)
+		rc = fw_sim_metrics(t, &c->o, &r, teams->n, m);
+	if (rc == FW_OK) {
+		print_summary(&r, m, teams);
+		if (log && fwrite(r.log, 1, r.log_len, log) != r.log_len)
+			rc = io_error("write", c->log, FW_EIO);
+		json_array_append_new(json_object_get(root, "policies"),
+				      policy_json(&r, m, teams, (int64_t)c->o.nodes * c->o.gpus_per_node));
+	} else if (rc != FW_EIO) {
+		report_diag(&d);
+	}
+	fw_sim_result_free(&r);
+	free(m);
+	return rc == FW_OK ? 0 : 1;
+}
+
+static int load_inputs(struct cli *c, struct fw_itp_trace *t, struct fw_teams *teams)
+{
+	struct fw_diag d;
+	char note[700];
+
+	memset(&d, 0, sizeof d);
+	if (fw_itp_read(c->trace, c->skip_bad ? FW_ITP_SKIP_BAD : 0, t, &d) != FW_OK)
+		return report_diag(&d);
+	if (t->skipped) {
+		char why[800];
+		fw_itp_diag_str(&t->first_bad, why, sizeof why);
+		printf("skipped %zu bad rows; the first: %s\n", t->skipped, why);
+	}
+	if (fw_teams_load(c->teams, teams, note, sizeof note, &d) != FW_OK) {
+		fw_itp_free(t);
+		return report_diag(&d);
+	}
+	if (note[0])
+		fprintf(stderr, "fairway-sim: %s\n", note);
+	default_nodes(c);
+	printf("trace %s: %zu jobs; cluster %dx%d = %d GPUs; tick %lld s; teams %s (%d)\n",
+	       c->trace, t->n, (int)c->o.nodes, (int)c->o.gpus_per_node,
+	       (int)(c->o.nodes * c->o.gpus_per_node), (long long)c->o.tick_s, teams->source,
+	       teams->n);
+	return 0;
+}
+
+static int run_all(struct cli *c, const struct fw_itp_trace *t, const struct fw_teams *teams)
+{
+	FILE *log = NULL;
+	json_t *root = run_json(c, t, teams);
+	int rc = 0;
+
+	if (c->log && !(log = fopen(c->log, "wb")))
+		rc = io_error("open", c->log, 1);
+	FILE *probe = c->json && rc == 0 ? fopen(c->json, "wb") : NULL;
+	if (c->json && rc == 0 && !probe) /* fail now, not after the replays */
+		rc = io_error("open", c->json, 1);
+	if (probe)
+		fclose(probe);
+	for (int i = 0; rc == 0 && i < c->npolicies; i++)
+		rc = run_policy(c, c->policy[i], t, teams, log, root);
+	if (log && fclose(log) != 0 && rc == 0)
+		rc = io_error("write", c->log, 1);
+	if (rc == 0 && c->json && json_dump_file(root, c->json, JSON_INDENT(2) | JSON_REAL_PRECISION(10)))
+		rc = io_error("write", c->json, 1);
+	json_decref(root);
+	return rc;
+}
+
+int fw_sim_cli(int argc, char **argv)
+{
+	struct fw_itp_trace t;
+	struct fw_teams *teams;
+	struct cli c;
+	int rc;
+
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help"))
+		return print_usage(argc < 2 ? stderr : stdout), argc < 2 ? 2 : 0;
+	if (strcmp(argv[1], "run") != 0)
+		return usage_error("unknown command '%s' (the command is 'run')", argv[1]);
+	memset(&c, 0, sizeof c);
+	fw_sim_opts_default(&c.o);
+	if (parse_policies(&c, "fifo,fairway") != 0 || (rc = parse_args(&c, argc, argv)) > 0)
+		return 2;
+	if (rc < 0)
+		return 0;
+	if (!(teams = malloc(sizeof *teams)))
+		return 1;
+	if ((rc = load_inputs(&c, &t, teams)) == 0)
+		rc = run_all(&c, &t, teams);
+	if (rc == 0 || t.v)
+		fw_itp_free(&t);
+	free(teams);
+	return rc;
+}

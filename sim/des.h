@@ -1,0 +1,121 @@
+/*
+ * des.h — `fairway sim`: a discrete-event replay of an ITP trace through
+ * the real engine.
+ *
+ * The simulator owns a virtual cluster (N nodes x G GPUs, optionally
+ * grouped into racks) and a struct fw_snapshot that mirrors it: queues
+ * from the team mapping (teams.h), the jobs that have arrived and not
+ * finished, and the running jobs' task allocations.  Scheduling is done
+ * only by fw_cycle_run() with a registered policy; every plan is checked
+ * with fw_plan_check() (a violation stops the run with FW_EINVARIANT).
+ * There is no second implementation of scheduling logic here.
+ *
+ * Events, in time order: arrivals (trace submission_time), completions
+ * (start + duration) and scheduling ticks at multiples of tick_s.  At a
+ * tick T: every completion with end <= T, then every arrival with
+ * submit <= T, then at most one cycle with now = T; starts take effect at
+ * T and a job then runs for its trace duration.  Which ticks run a cycle
+ * (enum fw_sim_tick_rule):
+ *   EVERY  (default) every tick at which some waiting job could
+ *          physically fit (a node with n free GPUs; for a gang, floor(n/G)
+ *          free nodes and n free GPUs).  For policies whose plan cannot
+ *          change with the clock alone (reserve_depth 0, no job_score
+ *          ahead of a strict line) ticks without an arrival or completion
+ *          are skipped too.  Both skips leave the log equal to ALL's
+ *          (argued at clock_free() in des.c; tested for every policy).
+ *   CHANGE only after an arrival or completion (faster; differs from
+ *          EVERY for policies with reservations or time-based scores).
+ *   ALL    every tick while a job waits (the reference; slow).
+ *
+ * Gang shaping: a job of n <= G GPUs is one task of n GPUs on one node; a
+ * job of n > G GPUs is a gang of floor(n/G) tasks of G GPUs plus, when G
+ * does not divide n, one task of n mod G GPUs, all started together
+ * (min_member = all).  With racks, gangs prefer one rack (best effort).
+ * expected_runtime = duration; tasks ask no CPU or memory.
+ *
+ * Decayed usage: the simulator keeps each queue's usage in GPU-seconds,
+ * integrating its allocation exactly under the snapshot's half-life
+ * whenever the allocation changes, as a real adapter would.
+ *
+ * Decision log: one JSON line per start, in decision order:
+ *   {"t":3840,"policy":"fairway","job":"d36e...","queue":"vc-6214e9","gpus":1,"nodes":["n003"]}
+ */
+#ifndef FAIRWAY_SIM_DES_H
+#define FAIRWAY_SIM_DES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fairway/err.h"
+#include "itp.h"
+#include "teams.h"
+
+enum fw_sim_tick_rule {
+	FW_SIM_EVERY_TICK = 0, /* default: every tick at which a job could fit */
+	FW_SIM_ON_CHANGE = 1,  /* ... and only after an arrival or completion */
+	FW_SIM_ALL_TICKS = 2,  /* literally every tick while jobs wait (tests) */
+};
+
+struct fw_sim_opts {
+	const char *policy;      /* registry name: "fairway", "fifo", ... */
+	int32_t nodes;           /* >= 1 */
+	int32_t gpus_per_node;   /* 1..FW_MAX_GPUS_PER_NODE */
+	int32_t nodes_per_rack;  /* 0 = no topology */
+	int64_t tick_s;          /* >= 1 */
+	enum fw_sim_tick_rule tick_rule;
+	bool validate_each;      /* fw_snapshot_validate before each cycle */
+};
+
+void fw_sim_opts_default(struct fw_sim_opts *o); /* fairway, 13x8, 60 s */
+
+struct fw_sim_result {
+	char policy[32];
+	size_t njobs;            /* trace rows */
+	int64_t *start;          /* per row: start time, -1 = never started */
+	int32_t *queue;          /* per row: queue (team) index */
+	char *log;               /* decision log, JSONL */
+	size_t log_len;
+	int64_t cycles, decisions, never_started;
+	double wall_s;           /* replay time, process CPU clock */
+	double engine_s;         /* of which in fw_cycle_run */
+	double check_s;          /* of which in fw_plan_check */
+};
+
+int fw_sim_run(const struct fw_itp_trace *t, const struct fw_teams *teams,
+	       const struct fw_sim_opts *o, struct fw_sim_result *r,
+	       struct fw_diag *d);
+void fw_sim_result_free(struct fw_sim_result *r);
+
+/* ---- metrics ------------------------------------------------------------ */
+
+enum { FW_SIM_B1, FW_SIM_B2_8, FW_SIM_B9_32, FW_SIM_B33, FW_SIM_B9, FW_SIM_BALL,
+       FW_SIM_NBUCKETS };
+
+/* Times in seconds; -1 when there is no job to measure. */
+struct fw_sim_stats {
+	int64_t jobs, started;
+	int64_t tts_p50, tts_p95, tts_p99; /* time to start, nearest rank */
+	double jct_mean;
+	int64_t jct_p95;
+	double gpu_s;                     /* GPU-seconds of started jobs */
+};
+
+struct fw_sim_metrics {
+	double occupancy;        /* GPU-s used / (GPUs * makespan_s) */
+	int64_t first_arrival, makespan_s;
+	struct fw_sim_stats bucket[FW_SIM_NBUCKETS];
+	struct fw_sim_stats queue[FW_TEAMS_MAX];
+	int nqueues;
+};
+
+const char *fw_sim_bucket_name(int b); /* "1", "2-8", "9-32", "33+", "9+", "all" */
+int fw_sim_metrics(const struct fw_itp_trace *t, const struct fw_sim_opts *o,
+		   const struct fw_sim_result *r, int nqueues,
+		   struct fw_sim_metrics *m);
+
+/* `fairway-sim run ...`; argv[0] is the program name.  Returns the exit
+ * status: 0 ok, 1 runtime/input error, 2 usage error. */
+int fw_sim_cli(int argc, char **argv);
+
+#endif
