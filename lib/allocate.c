@@ -19,6 +19,7 @@
  * answered from the memo (capacity only shrinks during allocate).
  */
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "cycle_int.h"
@@ -184,17 +185,24 @@ static void sel_started(struct sel *x, int32_t leaf)
 
 /* ---- memo of failed shapes ------------------------------------------- */
 
-#define MEMO_SLOTS 4096
+#define MEMO_MAX_SLOTS 4096
+
+struct shape_group {
+	int32_t count, gpus, milli, model;
+	int64_t cpu, mem;
+};
 
 struct shape {
 	int32_t ngroups, req, pref, minm, spread, pad;
 	int64_t end_key; /* -1 until a reservation exists, then the runtime */
-	int32_t count[FW_MAX_GROUPS], gpus[FW_MAX_GROUPS], milli[FW_MAX_GROUPS], model[FW_MAX_GROUPS];
-	int64_t cpu[FW_MAX_GROUPS], mem[FW_MAX_GROUPS];
+	struct shape_group g[FW_MAX_GROUPS];
 };
+
+_Static_assert(sizeof(struct shape) % sizeof(uint64_t) == 0, "shape is hashed as words");
 
 struct memo_slot {
 	bool used;
+	bool resv_failed;  /* a reservation for this shape found no time */
 	struct shape k;
 	struct fw_pending r;
 };
@@ -210,37 +218,46 @@ static void shape_of(const struct cyc *y, const struct fw_job *j, struct shape *
 	k->end_key = y->nresv > 0 ? j->expected_runtime : -1;
 	for (int g = 0; g < j->ngroups; g++) {
 		const struct fw_task_group *t = &j->groups[g];
-		k->count[g] = t->count;
-		k->gpus[g] = t->gpus;
-		k->milli[g] = t->gpu_milli;
-		k->model[g] = t->gpu_model[0] ? fw__model_id(&y->c, t->gpu_model) : -2;
-		k->cpu[g] = t->cpu_milli;
-		k->mem[g] = t->mem_mib;
+		k->g[g].count = t->count;
+		k->g[g].gpus = t->gpus;
+		k->g[g].milli = t->gpu_milli;
+		k->g[g].model = t->gpu_model[0] ? fw__model_id(&y->c, t->gpu_model) : -2;
+		k->g[g].cpu = t->cpu_milli;
+		k->g[g].mem = t->mem_mib;
 	}
 }
 
+/* Hashes the header and the used groups only (unused groups are zero). */
 static uint32_t shape_hash(const struct shape *k)
 {
-	const unsigned char *p = (const unsigned char *)k;
-	uint32_t h = 2166136261u;
+	uint64_t w[sizeof *k / sizeof(uint64_t)], h = 0x9e3779b97f4a7c15u;
+	size_t n = (offsetof(struct shape, g) + (size_t)k->ngroups * sizeof k->g[0]) / sizeof(uint64_t);
 
-	for (size_t i = 0; i < sizeof *k; i++)
-		h = (h ^ p[i]) * 16777619u;
-	return h;
+	memcpy(w, k, n * sizeof(uint64_t));
+	for (size_t i = 0; i < n; i++) {
+		h ^= w[i];
+		h *= 0xff51afd7ed558ccdu;
+	}
+	return (uint32_t)(h ^ (h >> 32));
 }
 
-static struct memo_slot *memo_find(struct memo_slot *m, const struct shape *k, bool *hit)
-{
-	uint32_t i = shape_hash(k) & (MEMO_SLOTS - 1);
+struct memo {
+	struct memo_slot *slot;
+	uint32_t mask;
+};
 
-	for (int probe = 0; probe < 32; probe++, i = (i + 1) & (MEMO_SLOTS - 1)) {
-		if (!m[i].used) {
+static struct memo_slot *memo_find(struct memo *m, const struct shape *k, bool *hit)
+{
+	uint32_t i = shape_hash(k) & m->mask;
+
+	for (int probe = 0; probe < 32; probe++, i = (i + 1) & m->mask) {
+		if (!m->slot[i].used) {
 			*hit = false;
-			return &m[i];
+			return &m->slot[i];
 		}
-		if (memcmp(&m[i].k, k, sizeof *k) == 0) {
+		if (memcmp(&m->slot[i].k, k, sizeof *k) == 0) {
 			*hit = true;
-			return &m[i];
+			return &m->slot[i];
 		}
 	}
 	*hit = false;
@@ -365,17 +382,22 @@ static bool blocked_by_reservation(struct cyc *y, int32_t jx, struct fw_pending 
 	return true;
 }
 
-/* A blocked job may earn a reservation (policy reserve_depth). */
-static int maybe_reserve(struct cyc *y, int32_t jx, struct fw_pending *r)
+/* A blocked job may earn a reservation (policy reserve_depth).  A shape
+ * whose reservation found no time will not find one later this cycle
+ * either (capacity only shrinks), so the memo remembers that too. */
+static int maybe_reserve(struct cyc *y, int32_t jx, struct fw_pending *r, struct memo_slot *m)
 {
 	int rc;
 
 	if (r->reason == FW_REASON_OVER_QUOTA || y->nresv >= y->pol->reserve_depth ||
-	    y->resv_attempts >= 2 * y->pol->reserve_depth)
+	    y->resv_attempts >= 2 * y->pol->reserve_depth || (m && m->used && m->resv_failed))
 		return FW_OK;
 	rc = fw__reserve(y, jx);
-	if (rc == FW_EDECLINED)
+	if (rc == FW_EDECLINED) {
+		if (m && m->used)
+			m->resv_failed = true;
 		return FW_OK;
+	}
 	if (rc == FW_OK) {
 		r->reason = FW_REASON_HAS_RESERVATION;
 		r->a = y->dec[y->ndec - 1].at;
@@ -401,11 +423,11 @@ static int explain_failure(struct cyc *y, struct memo_slot *m, const struct shap
 		}
 	}
 	r->job = jx;
-	return maybe_reserve(y, jx, r);
+	return maybe_reserve(y, jx, r, m);
 }
 
 /* Try job jx.  Returns FW_OK (started or not; see y->started) or an error. */
-static int try_job(struct cyc *y, struct memo_slot *memo, int32_t jx)
+static int try_job(struct cyc *y, struct memo *memo, int32_t jx)
 {
 	const struct fw_job *j = &y->s->jobs[jx];
 	struct fw_pending *r = &y->reason[jx];
@@ -450,7 +472,7 @@ static void block_rest(struct cyc *y, int32_t q, enum fw_reason why, int32_t blo
 	y->qnext[q] = y->qfirst[q + 1];
 }
 
-static int allocate_global(struct cyc *y, struct memo_slot *memo)
+static int allocate_global(struct cyc *y, struct memo *memo)
 {
 	while (y->qnext[0] < y->qfirst[1]) {
 		if (!budget_left(y)) {
@@ -467,7 +489,7 @@ static int allocate_global(struct cyc *y, struct memo_slot *memo)
 	return FW_OK;
 }
 
-static int allocate_fairshare(struct cyc *y, struct memo_slot *memo)
+static int allocate_fairshare(struct cyc *y, struct memo *memo)
 {
 	struct sel x;
 	int32_t q;
@@ -496,12 +518,19 @@ static int allocate_fairshare(struct cyc *y, struct memo_slot *memo)
 
 int fw__phase_allocate(struct cyc *y)
 {
-	struct memo_slot *memo = FW_ARENA_NEW(y->a, struct memo_slot, MEMO_SLOTS);
+	struct memo memo;
+	uint32_t slots = 16;
+	int32_t pending = y->qfirst[y->s->nqueues > 0 ? y->s->nqueues : 1];
 
+	/* Sized to the work: a small cycle must not zero a big table. */
+	while (slots < MEMO_MAX_SLOTS && (int64_t)slots < 2 * (int64_t)pending)
+		slots *= 2;
+	memo.slot = FW_ARENA_NEW(y->a, struct memo_slot, slots);
+	memo.mask = slots - 1;
 	y->dec_tasks = FW_ARENA_NEW(y->a, struct fw_task_alloc *, y->s->njobs + 1);
-	if (!memo || !y->dec_tasks)
+	if (!memo.slot || !y->dec_tasks)
 		return FW_ENOMEM;
 	if (y->pol->queue_order == FW_QORDER_GLOBAL)
-		return allocate_global(y, memo);
-	return allocate_fairshare(y, memo);
+		return allocate_global(y, &memo);
+	return allocate_fairshare(y, &memo);
 }

@@ -9,6 +9,14 @@
 #include "fairway/fairshare.h"
 #include "fairway/plan.h"
 
+/* A job ending: reservations release its tasks at `end` (reserve.c). */
+struct ev {
+	fw_time end;
+	int32_t job;
+	const struct fw_task_alloc *tasks;
+	int32_t ntasks;
+};
+
 struct cyc {
 	const struct fw_snapshot *s;
 	const struct fw_policy_ops *pol;
@@ -35,6 +43,8 @@ struct cyc {
 	int32_t nresv;
 	int32_t resv_attempts;
 	int32_t first_resv_job;
+	struct ev *ev_run;          /* running jobs by end time, lazily */
+	int32_t nev_run;
 	fw_time first_resv_at;
 };
 

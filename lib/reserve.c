@@ -26,12 +26,6 @@
 
 #include "cycle_int.h"
 
-struct ev {
-	fw_time end;
-	int32_t job;
-	const struct fw_task_alloc *tasks;
-	int32_t ntasks;
-};
 
 fw_time fw__job_end(const struct fw_job *j, fw_time t)
 {
@@ -105,16 +99,20 @@ static void ev_sort(struct ev *v, struct ev *tmp, int32_t n)
 	memcpy(v, tmp, (size_t)n * sizeof *v);
 }
 
-/* Running jobs of the snapshot and starts of this cycle, by end time. */
-static struct ev *collect_events(struct cyc *y, int32_t *nev)
+/* Running jobs of the snapshot, by end time: the same for every
+ * reservation of the cycle, so sorted once and kept in y. */
+static int running_events(struct cyc *y)
 {
 	const struct fw_snapshot *s = y->s;
-	struct ev *v = FW_ARENA_NEW(y->a, struct ev, s->njobs + 1);
-	struct ev *tmp = FW_ARENA_NEW(y->a, struct ev, s->njobs + 1);
+	struct ev *v, *tmp;
 	int32_t n = 0;
 
+	if (y->ev_run)
+		return FW_OK;
+	v = FW_ARENA_NEW(y->a, struct ev, s->njobs + 1);
+	tmp = FW_ARENA_NEW(y->a, struct ev, s->njobs + 1);
 	if (!v || !tmp)
-		return NULL;
+		return FW_ENOMEM;
 	for (int32_t j = 0; j < s->njobs; j++) {
 		const struct fw_job *job = &s->jobs[j];
 		if (job->state != FW_JOB_RUNNING || job->expected_runtime <= 0)
@@ -123,14 +121,38 @@ static struct ev *collect_events(struct cyc *y, int32_t *nev)
 		v[n++] = (struct ev){ end < s->now ? s->now : end, j, s->allocs + job->alloc_first,
 				      job->alloc_count };
 	}
-	for (int32_t i = 0; i < y->ndec; i++) {
-		const struct fw_decision *d = &y->dec[i];
-		if (d->kind != FW_DECIDE_START || s->jobs[d->job].expected_runtime <= 0)
-			continue;
-		v[n++] = (struct ev){ fw__job_end(&s->jobs[d->job], s->now), d->job, y->dec_tasks[i],
-				      d->alloc_count };
-	}
 	ev_sort(v, tmp, n);
+	y->ev_run = v;
+	y->nev_run = n;
+	return FW_OK;
+}
+
+/* Running jobs and this cycle's starts so far, merged by end time. */
+static struct ev *collect_events(struct cyc *y, int32_t *nev)
+{
+	const struct fw_snapshot *s = y->s;
+	const struct ev *run;
+	struct ev *st, *tmp, *v;
+	int32_t ns = 0, i = 0, k = 0, n = 0;
+
+	if (running_events(y) != FW_OK)
+		return NULL;
+	run = y->ev_run;
+	st = FW_ARENA_NEW(y->a, struct ev, y->ndec + 1);
+	tmp = FW_ARENA_NEW(y->a, struct ev, y->ndec + 1);
+	v = FW_ARENA_NEW(y->a, struct ev, y->nev_run + y->ndec + 1);
+	if (!st || !tmp || !v)
+		return NULL;
+	for (int32_t d = 0; d < y->ndec; d++) {
+		const struct fw_decision *dc = &y->dec[d];
+		if (dc->kind != FW_DECIDE_START || s->jobs[dc->job].expected_runtime <= 0)
+			continue;
+		st[ns++] = (struct ev){ fw__job_end(&s->jobs[dc->job], s->now), dc->job, y->dec_tasks[d],
+				       dc->alloc_count };
+	}
+	ev_sort(st, tmp, ns);
+	while (i < y->nev_run || k < ns)
+		v[n++] = (k >= ns || (i < y->nev_run && ev_cmp(&run[i], &st[k]) <= 0)) ? run[i++] : st[k++];
 	*nev = n;
 	return v;
 }
@@ -192,10 +214,16 @@ int fw__reserve(struct cyc *y, int32_t jx)
 		return rc;
 	if (!(ev = collect_events(y, &nev)))
 		return FW_ENOMEM;
+	int64_t need = 0; /* whole GPUs the gang needs for sure (0 if elastic) */
+	for (int g = 0; g < job->ngroups && fw_job_min_tasks(job) == fw_job_tasks(job); g++)
+		if (job->groups[g].gpu_milli == 1000)
+			need += (int64_t)job->groups[g].gpus * job->groups[g].count;
 	while (i < nev) {
 		fw_time t = ev[i].end;
 		for (; i < nev && ev[i].end == t; i++)
 			release(&clone, &y->s->jobs[ev[i].job], &ev[i]);
+		if (clone.dom[0].free_whole < need)
+			continue; /* not enough free GPUs yet: skip the search */
 		struct fw__place_opts o = { .end = fw__job_end(job, t), .ignore_resv = true, .dry = true };
 		rc = fw__place_job(&clone, jx, &o, &p);
 		if (rc == FW_OK) {
