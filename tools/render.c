@@ -23,6 +23,25 @@ static void task_nodes(const struct fw_snapshot *s, const struct fw_plan *p,
 	}
 }
 
+/* The reason in words; reasons whose first argument is a job index name
+ * that job. */
+static char *reason_text(const struct fw_snapshot *s, const struct fw_pending *r, char *buf, size_t n)
+{
+	int64_t a = r->a;
+
+	if ((r->reason == FW_REASON_RESERVED || r->reason == FW_REASON_HEAD_OF_LINE) && a >= 0 && a < s->njobs) {
+		const char *name = s->jobs[a].name;
+		if (r->reason == FW_REASON_RESERVED)
+			snprintf(buf, n, "it fits now but would delay the reservation of %s (due at t=%lld); it waits rather than push a reserved job back",
+				 name, (long long)r->b);
+		else
+			snprintf(buf, n, "blocked behind %s (strict order; %lld jobs ahead in its line)", name,
+				 (long long)r->b);
+		return buf;
+	}
+	return fw_reason_format(r->reason, r->a, r->b, buf, n);
+}
+
 static double gpus(int64_t milli)
 {
 	return (double)milli / 1000.0;
@@ -77,7 +96,7 @@ static void table_pending(FILE *f, const struct fw_snapshot *s, const struct fw_
 	for (int32_t i = 0; i < p->npending; i++) {
 		const struct fw_pending *r = &p->pending[i];
 		const struct fw_job *j = &s->jobs[r->job];
-		fw_reason_format(r->reason, r->a, r->b, msg, sizeof msg);
+		reason_text(s, r, msg, sizeof msg);
 		fprintf(f, "  %-20s %-14s %-16s %s\n", j->name, s->queues[j->queue].name,
 			fw_reason_name(r->reason), msg);
 	}
@@ -165,7 +184,7 @@ static json_t *json_pending(const struct fw_snapshot *s, const struct fw_plan *p
 		json_object_set_new(o, "queue", json_string(s->queues[s->jobs[r->job].queue].name));
 		json_object_set_new(o, "reason", json_string(fw_reason_name(r->reason)));
 		json_object_set_new(o, "args", json_pack("[I,I]", (json_int_t)r->a, (json_int_t)r->b));
-		json_object_set_new(o, "message", json_string(fw_reason_format(r->reason, r->a, r->b, msg, sizeof msg)));
+		json_object_set_new(o, "message", json_string(reason_text(s, r, msg, sizeof msg)));
 		json_array_append_new(arr, o);
 	}
 	return arr;
