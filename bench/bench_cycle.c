@@ -57,6 +57,7 @@ struct opts {
 	int32_t nodes, jobs, queues, cycles;
 	uint64_t seed;
 	int busy_pct;
+	const struct fw_policy_ops *policy;
 };
 
 /* ---- deterministic randomness --------------------------------------- */
@@ -274,10 +275,14 @@ static struct fw_res scale_res(struct fw_res capacity, int64_t gpu_milli)
 static void split_deserved(struct fw_snapshot *s, struct fw_res capacity, int64_t gpus,
 			   const int32_t *kids, int32_t n, double zero_frac)
 {
-	double *w = malloc((size_t)n * sizeof *w);
-	int64_t *part = malloc((size_t)n * sizeof *part);
+	double *w;
+	int64_t *part;
 	bool any = false;
 
+	if (n < 1)
+		return;
+	w = calloc((size_t)n, sizeof *w);
+	part = calloc((size_t)n, sizeof *part);
 	if (!w || !part) {
 		fprintf(stderr, "bench_cycle: out of memory\n");
 		exit(1);
@@ -641,6 +646,16 @@ static double now_ms(void)
 	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
 
+/* CPU time of this process: with the wall time, shows whether a slow
+ * cycle was slow or just preempted by a neighbour on a shared machine. */
+static double cpu_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
 static int dbl_cmp(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -659,22 +674,37 @@ static double percentile(const double *v, int n, double p)
 	return v[k - 1];
 }
 
-/* FNV-1a over the plan's decisions and placements: equal plans, equal hash. */
-static uint64_t plan_hash(const struct fw_plan *p)
+/* FNV-1a over the plan's decisions, placements and pending reasons (with
+ * their arguments): equal plans, equal hash.  Printed so that a change to
+ * lib/ that should not change decisions can be checked with this bench. */
+static uint64_t mix(uint64_t h, int64_t v)
+{
+	return (h ^ (uint64_t)v) * 1099511628211ull;
+}
+
+/* Decisions and placements only (what an adapter carries out). */
+static uint64_t decisions_hash(const struct fw_plan *p)
 {
 	uint64_t h = 1469598103934665603ull;
 
 	for (int32_t i = 0; i < p->ndecisions; i++) {
-		int64_t v[4] = { p->decisions[i].kind, p->decisions[i].job, p->decisions[i].alloc_first,
-				 p->decisions[i].alloc_count };
-		for (int k = 0; k < 4; k++)
-			h = (h ^ (uint64_t)v[k]) * 1099511628211ull;
+		const struct fw_decision *d = &p->decisions[i];
+		h = mix(mix(mix(mix(mix(h, d->kind), d->job), d->at), d->alloc_first), d->alloc_count);
 	}
 	for (int32_t i = 0; i < p->nallocs; i++)
-		h = (h ^ ((uint64_t)(uint32_t)p->allocs[i].node << 32 | p->allocs[i].gpu_mask)) * 1099511628211ull;
-	for (int32_t i = 0; i < p->npending; i++)
-		h = (h ^ ((uint64_t)(uint32_t)p->pending[i].job << 8 | (uint64_t)p->pending[i].reason)) *
-		    1099511628211ull;
+		h = mix(mix(mix(h, p->allocs[i].node), p->allocs[i].gpu_mask), p->allocs[i].gpu_milli);
+	return h;
+}
+
+/* ... and the reasons given for every pending job. */
+static uint64_t plan_hash(const struct fw_plan *p)
+{
+	uint64_t h = decisions_hash(p);
+
+	for (int32_t i = 0; i < p->npending; i++) {
+		const struct fw_pending *r = &p->pending[i];
+		h = mix(mix(mix(mix(h, r->job), r->reason), r->a), r->b);
+	}
 	return h;
 }
 
@@ -682,6 +712,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: bench_cycle [--nodes N] [--jobs N] [--queues N] [--cycles N] [--seed S] [--busy PCT]\n"
+		"                   [--policy NAME]\n"
 		"\n"
 		"Times fw_cycle_run() on a synthetic fleet (docs/performance.md):\n"
 		"  --nodes N    nodes of 8 GPUs, block > rack > nvlink topology (default 10000)\n"
@@ -690,6 +721,7 @@ static void usage(FILE *f)
 		"  --cycles N   timed cycles after one warm-up (default 20)\n"
 		"  --seed S     generator seed (default 1)\n"
 		"  --busy PCT   share of GPUs held by running jobs (default 50)\n"
+		"  --policy P   scheduling policy (default: the library's default, fairway)\n"
 		"Job sizes come from $FAIRWAY_TRACES/microsoft-itp/*.csv (default ../shared/traces),\n"
 		"else from a built-in summary of those files.  The last line is machine-readable.\n");
 }
@@ -719,6 +751,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	o->cycles = 20;
 	o->seed = 1;
 	o->busy_pct = 50;
+	o->policy = fw_policy_default();
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		long long x;
@@ -741,6 +774,17 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		FLAG("--seed", 0, INT64_MAX, o->seed)
 		FLAG("--busy", 0, 100, o->busy_pct)
 #undef FLAG
+		if (strcmp(a, "--policy") == 0) {
+			if (!v || !(o->policy = fw_policy_find(v))) {
+				fprintf(stderr, "bench_cycle: --policy: unknown policy '%s'; known:", v ? v : "");
+				for (const struct fw_policy_ops *const *p = fw_policy_list(); *p; p++)
+					fprintf(stderr, " %s", (*p)->name);
+				fprintf(stderr, "\n");
+				return -1;
+			}
+			i++;
+			continue;
+		}
 		fprintf(stderr, "bench_cycle: unknown argument '%s'\n", a);
 		usage(stderr);
 		return -1;
@@ -759,7 +803,7 @@ int main(int argc, char **argv)
 	struct fw_plan *plan = NULL;
 	struct rusage ru;
 	int64_t busy;
-	double t0, *ms;
+	double t0, *ms, *cpu;
 	int rc;
 
 	if (parse_args(argc, argv, &o) != 0)
@@ -784,6 +828,7 @@ int main(int argc, char **argv)
 	printf("jobs: %d running holding %lld GPUs (%.1f%%) in %d tasks, %d pending\n", (int)nrunning,
 	       (long long)busy, 100.0 * (double)busy / ((double)s->nnodes * GPUS_PER_NODE), (int)s->nallocs,
 	       (int)o.jobs);
+	printf("policy: %s\n", o.policy->name);
 	printf("generated in %.0f ms\n", now_ms() - t0);
 
 	t0 = now_ms();
@@ -800,7 +845,7 @@ int main(int argc, char **argv)
 	 * sizes its arena once would. */
 	fw_arena_init(&arena, 0);
 	t0 = now_ms();
-	if ((rc = fw_cycle_run(s, NULL, &arena, &plan)) != FW_OK) {
+	if ((rc = fw_cycle_run(s, o.policy, &arena, &plan)) != FW_OK) {
 		fprintf(stderr, "bench_cycle: fw_cycle_run: %s\n", fw_strerror(rc));
 		return 1;
 	}
@@ -812,13 +857,16 @@ int main(int argc, char **argv)
 	printf("warm-up cycle: %.1f ms, arena %.1f MiB\n", warm_ms, (double)arena_bytes / 1048576.0);
 
 	ms = malloc((size_t)o.cycles * sizeof *ms);
-	if (!ms)
+	cpu = malloc((size_t)o.cycles * sizeof *cpu);
+	if (!ms || !cpu)
 		return 1;
 	for (int i = 0; i < o.cycles; i++) {
 		fw_arena_reset(&arena);
+		double c0 = cpu_ms();
 		t0 = now_ms();
-		rc = fw_cycle_run(s, NULL, &arena, &plan);
+		rc = fw_cycle_run(s, o.policy, &arena, &plan);
 		ms[i] = now_ms() - t0;
+		cpu[i] = cpu_ms() - c0;
 		if (rc != FW_OK) {
 			fprintf(stderr, "bench_cycle: fw_cycle_run: %s\n", fw_strerror(rc));
 			return 1;
@@ -830,12 +878,22 @@ int main(int argc, char **argv)
 	}
 
 	int64_t started_gpus = 0, reasons[FW_REASON_COUNT] = { 0 };
-	for (int32_t i = 0; i < plan->ndecisions; i++)
-		started_gpus += plan->decisions[i].a;
+	int32_t starts = 0, reserves = 0;
+	for (int32_t i = 0; i < plan->ndecisions; i++) {
+		if (plan->decisions[i].kind == FW_DECIDE_START) {
+			starts++;
+			started_gpus += plan->decisions[i].a;
+		} else if (plan->decisions[i].kind == FW_DECIDE_RESERVE) {
+			reserves++;
+		}
+	}
 	for (int32_t i = 0; i < plan->npending; i++)
 		reasons[plan->pending[i].reason]++;
-	printf("plan: %d starts (%lld GPUs, %d tasks), %d pending, %lld jobs considered\n", (int)plan->ndecisions,
-	       (long long)started_gpus, (int)plan->nallocs, (int)plan->npending, (long long)plan->considered);
+	printf("plan: %d starts (%lld GPUs), %d reservations, %d task placements, %d pending, %lld jobs considered\n",
+	       (int)starts, (long long)started_gpus, (int)reserves, (int)plan->nallocs, (int)plan->npending,
+	       (long long)plan->considered);
+	printf("plan hash: decisions %016" PRIx64 ", with pending reasons %016" PRIx64 "\n", decisions_hash(plan),
+	       first_hash);
 	printf("pending reasons:");
 	for (int r = 0; r < FW_REASON_COUNT; r++)
 		if (reasons[r])
@@ -862,16 +920,19 @@ int main(int argc, char **argv)
 	for (int i = 0; i < o.cycles; i++)
 		mean += ms[i] / o.cycles;
 	qsort(ms, (size_t)o.cycles, sizeof *ms, dbl_cmp);
+	qsort(cpu, (size_t)o.cycles, sizeof *cpu, dbl_cmp);
 	sorted_min = ms[0];
 	getrusage(RUSAGE_SELF, &ru);
-	printf("cycles: %d timed, min %.1f ms, mean %.1f ms, max %.1f ms\n", o.cycles, sorted_min, mean,
-	       ms[o.cycles - 1]);
+	printf("cycles: %d timed, wall min %.1f ms, mean %.1f ms, max %.1f ms; cpu p50 %.1f ms, p99 %.1f ms\n",
+	       o.cycles, sorted_min, mean, ms[o.cycles - 1], percentile(cpu, o.cycles, 50),
+	       percentile(cpu, o.cycles, 99));
 	printf("cycle_ms_p50=%.1f cycle_ms_p99=%.1f rss_mb=%ld nodes=%d jobs=%d queues=%d starts=%d\n",
 	       percentile(ms, o.cycles, 50), percentile(ms, o.cycles, 99), (long)(ru.ru_maxrss / 1024),
-	       (int)s->nnodes, (int)o.jobs, (int)s->nqueues, (int)plan->ndecisions);
+	       (int)s->nnodes, (int)o.jobs, (int)s->nqueues, (int)starts);
 	fw_arena_release(&arena);
 	fw_snapshot_free(s);
 	free(ms);
+	free(cpu);
 	free(z.gpus);
 	free(z.duration);
 	free(g.leaf);

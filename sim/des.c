@@ -33,6 +33,8 @@
 #include "fairway/fairshare.h"
 #include "fairway/snapshot.h"
 #include "des.h"
+#include "fleet.h"
+#include "trace.h"
 
 #define LN2 0.69314718055994530942
 
@@ -53,7 +55,7 @@ struct heap {
 };
 
 struct sim {
-	const struct fw_itp_trace *t;
+	const struct fw_trace *t;
 	const struct fw_sim_opts *o;
 	const struct fw_policy_ops *pol;
 	struct fw_snapshot *s;
@@ -72,6 +74,10 @@ struct sim {
 	int64_t free_gpus;         /* cluster GPUs not held by running jobs */
 	int32_t *pending_by_size;  /* [g]: pending jobs asking g GPUs */
 	int32_t *node_free;        /* free GPUs per node */
+	int32_t nnodes, G;         /* fleet size; G = GPUs per node if uniform */
+	bool exact_fit;            /* could_start() is exact: see there */
+	int nteam;                 /* queues 0..nteam-1 are team queues */
+	struct fw_trace_queues qs;
 	bool dirty, started_last;
 	struct buf log;
 	struct fw_sim_result *r;
@@ -173,6 +179,13 @@ static int add_nodes(struct fw_snapshot *s, const struct fw_sim_opts *o)
 {
 	struct fw_node n;
 
+	if (o->fleet) {
+		s->topology = o->fleet->topology;
+		for (int32_t i = 0; i < o->fleet->nnodes; i++)
+			if (fw_snapshot_add_node(s, &o->fleet->nodes[i]) < 0)
+				return FW_ENOMEM;
+		return FW_OK;
+	}
 	if (o->nodes_per_rack > 0) {
 		s->topology.nlevels = 1;
 		snprintf(s->topology.level[0], FW_NAME_MAX, "rack");
@@ -193,23 +206,28 @@ static int add_nodes(struct fw_snapshot *s, const struct fw_sim_opts *o)
 	return FW_OK;
 }
 
-static int add_queues(struct fw_snapshot *s, const struct fw_teams *teams, int64_t gpus)
+/* Queues from fw_trace_queues (trace.h): team queues, then trace names. */
+static int add_queues(struct sim *m, const struct fw_teams *teams, int64_t gpus)
 {
-	int64_t quota[FW_TEAMS_MAX];
 	struct fw_queue q;
+	int rc = fw_trace_queues(m->t, teams, m->o->force_teams, gpus, &m->qs, m->d);
 
-	fw_teams_quota(teams, gpus, quota);
-	for (int i = 0; i < teams->n; i++) {
+	if (rc != FW_OK)
+		return rc;
+	m->nteam = m->r->nteam = m->qs.nteam;
+	m->r->nqueues = m->qs.n;
+	for (int i = 0; i < m->qs.n; i++) {
 		fw_queue_init(&q);
-		snprintf(q.name, sizeof q.name, "vc-%s", teams->v[i].name);
-		q.deserved.v[FW_RES_GPU] = quota[i];
-		if (fw_snapshot_add_queue(s, &q) < 0)
+		snprintf(q.name, sizeof q.name, "%s", m->qs.name[i]);
+		snprintf(m->r->qname[i], sizeof m->r->qname[i], "%s", m->qs.name[i]);
+		q.deserved.v[FW_RES_GPU] = m->r->qdeserved_milli[i] = m->qs.deserved_milli[i];
+		if (fw_snapshot_add_queue(m->s, &q) < 0)
 			return FW_ENOMEM;
 	}
 	return FW_OK;
 }
 
-static int check_opts(const struct fw_itp_trace *t, const struct fw_sim_opts *o,
+static int check_opts(const struct fw_trace *t, const struct fw_sim_opts *o,
 		      const struct fw_teams *teams, struct fw_diag *d)
 {
 	if (!o->policy || !fw_policy_find(o->policy))
@@ -228,14 +246,81 @@ static int check_opts(const struct fw_itp_trace *t, const struct fw_sim_opts *o,
 		return fw_diag_set(d, FW_ERANGE, "options", 0, 0, "trace", "more than 2^31 jobs");
 	if (teams->n < 1 || teams->total < 1)
 		return fw_diag_set(d, FW_EINVAL, "options", 0, 0, "teams", "no teams");
+	if (o->fleet && (o->fleet->nnodes < 1 || o->fleet->njobs || o->fleet->nqueues))
+		return fw_diag_set(d, FW_EINVAL, "options", 0, 0, "fleet",
+				   "a fleet has nodes and no queues or jobs");
 	return FW_OK;
 }
 
 /* ---- setup -------------------------------------------------------------- */
 
+/* Whole GPUs a row asks (a fractional GPU counts 1) and its milli-GPUs. */
+static int32_t row_gpus(const struct sim *m, int32_t row)
+{
+	return (int32_t)fw_trace_job_gpus(&m->t->v[row]);
+}
+
+static int64_t row_milli(const struct sim *m, int32_t row)
+{
+	const struct fw_trace_job *j = &m->t->v[row];
+	int64_t milli = 0;
+
+	for (int g = 0; g < j->ngroups; g++)
+		milli += (int64_t)j->groups[g].count * j->groups[g].gpus * j->groups[g].gpu_milli;
+	return milli;
+}
+
+/* Free GPUs per node; could_start() is exact only on a uniform fleet where
+ * every job is ITP-shaped (whole GPUs, nothing else asked). */
+static int init_capacity(struct sim *m)
+{
+	const struct fw_snapshot *s = m->s;
+
+	m->nnodes = s->nnodes;
+	m->exact_fit = fw_fleet_uniform(s, &m->G) && m->G > 0;
+	for (size_t i = 0; m->exact_fit && i < m->t->n; i++)
+		m->exact_fit = fw_trace_itp_shaped(&m->t->v[i], m->G);
+	m->pending_by_size = calloc(FW_ITP_MAX_GPUS + 1, sizeof *m->pending_by_size);
+	m->node_free = calloc((size_t)s->nnodes, sizeof *m->node_free);
+	if (!m->pending_by_size || !m->node_free)
+		return FW_ENOMEM;
+	for (int32_t i = 0; i < s->nnodes; i++)
+		m->node_free[i] = s->nodes[i].gpu_count;
+	m->free_gpus = fw_fleet_gpus(s);
+	return FW_OK;
+}
+
+/* Every job must be a valid snapshot job on this fleet before the run. */
+static int check_jobs(struct sim *m)
+{
+	struct fw_snapshot *probe = fw_snapshot_new();
+	struct fw_job j;
+	int rc = probe ? FW_OK : FW_ENOMEM;
+
+	if (probe) {
+		probe->topology = m->s->topology;
+		for (int32_t i = 0; i < m->s->nqueues && rc == FW_OK; i++)
+			rc = fw_snapshot_add_queue(probe, &m->s->queues[i]) < 0 ? FW_ENOMEM : FW_OK;
+	}
+	for (size_t i = 0; rc == FW_OK && i < m->t->n; i++) {
+		if ((rc = fw_trace_make_job(m->t, i, &m->s->topology, &j, m->d)) != FW_OK)
+			break;
+		j.queue = m->r->queue[i];
+		snprintf(j.name, sizeof j.name, "%s", m->t->v[i].id);
+		probe->njobs = 0;
+		if (fw_snapshot_add_job(probe, &j) < 0)
+			rc = FW_ENOMEM;
+		else if ((rc = fw_snapshot_validate(probe, m->d)) != FW_OK)
+			fw_diag_set(m->d, rc, m->t->file, m->t->v[i].line, 0, m->d->field,
+				    "job '%s': %s", m->t->v[i].id, m->d->msg);
+	}
+	fw_snapshot_free(probe);
+	return rc;
+}
+
 static int sim_init(struct sim *m, const struct fw_teams *teams)
 {
-	const struct fw_itp_trace *t = m->t;
+	const struct fw_trace *t = m->t;
 	size_t n = t->n ? t->n : 1;
 	int rc;
 
@@ -244,27 +329,23 @@ static int sim_init(struct sim *m, const struct fw_teams *teams)
 	m->arrival = calloc(n, sizeof *m->arrival);
 	m->snap_of = calloc(n, sizeof *m->snap_of);
 	m->r->start = calloc(n, sizeof *m->r->start);
-	m->r->queue = calloc(n, sizeof *m->r->queue);
-	m->pending_by_size = calloc(FW_ITP_MAX_GPUS + 1, sizeof *m->pending_by_size);
-	m->node_free = calloc((size_t)m->o->nodes, sizeof *m->node_free);
-	for (int32_t i = 0; m->node_free && i < m->o->nodes; i++)
-		m->node_free[i] = m->o->gpus_per_node;
-	m->free_gpus = (int64_t)m->o->nodes * m->o->gpus_per_node;
-	if (!m->s || !m->arrival || !m->snap_of || !m->r->start || !m->r->queue ||
-	    !m->pending_by_size || !m->node_free)
+	if (!m->s || !m->arrival || !m->snap_of || !m->r->start)
 		return FW_ENOMEM;
 	fw_arena_init(&m->arena, (size_t)4 << 20);
+	if ((rc = add_nodes(m->s, m->o)) != FW_OK || (rc = init_capacity(m)) != FW_OK ||
+	    (rc = add_queues(m, teams, m->free_gpus)) != FW_OK)
+		return rc;
+	m->r->queue = m->qs.of_job;
+	m->qs.of_job = NULL;
 	for (size_t i = 0; i < t->n; i++) {
 		m->arrival[i].t = t->v[i].submit;
 		m->arrival[i].row = (int32_t)i;
 		m->r->start[i] = -1;
-		m->r->queue[i] = fw_team_of(teams, t->v[i].id);
 	}
 	qsort(m->arrival, t->n, sizeof *m->arrival, cmp_ev);
-	if ((rc = add_nodes(m->s, m->o)) != FW_OK ||
-	    (rc = add_queues(m->s, teams, (int64_t)m->o->nodes * m->o->gpus_per_node)) != FW_OK)
+	if ((rc = fw_snapshot_validate(m->s, m->d)) != FW_OK)
 		return rc;
-	return fw_snapshot_validate(m->s, m->d);
+	return check_jobs(m);
 }
 
 static void sim_release(struct sim *m)
@@ -279,31 +360,11 @@ static void sim_release(struct sim *m)
 	free(m->ascratch);
 	free(m->pending_by_size);
 	free(m->node_free);
+	free(m->qs.of_job);
 	free(m->log.p);
 }
 
 /* ---- jobs --------------------------------------------------------------- */
-
-/* n GPUs on G-GPU nodes: one task, or a gang of G-GPU tasks plus a rest. */
-static void shape(struct fw_job *j, int32_t n, int32_t G, bool racks)
-{
-	j->ngroups = 1;
-	j->groups[0].count = 1;
-	j->groups[0].gpus = n;
-	j->groups[0].gpu_milli = 1000;
-	if (n <= G)
-		return;
-	j->groups[0].count = n / G;
-	j->groups[0].gpus = G;
-	if (n % G) {
-		j->ngroups = 2;
-		j->groups[1] = j->groups[0];
-		j->groups[1].count = 1;
-		j->groups[1].gpus = n % G;
-	}
-	if (racks)
-		j->preferred_level = 0;
-}
 
 /* Keep row_of/gone as large as the snapshot's job array. */
 static int grow_index(struct sim *m)
@@ -326,24 +387,23 @@ static int grow_index(struct sim *m)
 
 static int arrive(struct sim *m, int32_t row, const struct fw_teams *teams)
 {
-	const struct fw_itp_job *it = &m->t->v[row];
+	const struct fw_trace_job *it = &m->t->v[row];
 	struct fw_job j;
 	int k;
 
-	fw_job_init(&j);
+	if ((k = fw_trace_make_job(m->t, (size_t)row, &m->s->topology, &j, m->d)) != FW_OK)
+		return k; /* checked before the run: cannot happen */
 	snprintf(j.name, sizeof j.name, "%s", it->id);
 	j.queue = m->r->queue[row];
-	snprintf(j.user, sizeof j.user, "%s", teams->v[j.queue].name);
-	j.submit_time = it->submit;
-	j.expected_runtime = it->duration;
-	shape(&j, it->gpus, m->o->gpus_per_node, m->o->nodes_per_rack > 0);
+	snprintf(j.user, sizeof j.user, "%s", it->user[0] ? it->user
+		 : j.queue < m->nteam ? teams->v[j.queue].name : m->qs.name[j.queue]);
 	if ((k = fw_snapshot_add_job(m->s, &j)) < 0 || grow_index(m) != FW_OK)
 		return FW_ENOMEM;
 	m->row_of[k] = row;
 	m->gone[k] = false;
 	m->snap_of[row] = k;
 	m->npending++;
-	m->pending_by_size[it->gpus]++;
+	m->pending_by_size[m->exact_fit ? row_gpus(m, row) : 0]++;
 	m->dirty = true;
 	return FW_OK;
 }
@@ -373,8 +433,8 @@ static void complete(struct sim *m, struct ev e)
 	int32_t q = m->r->queue[e.row];
 
 	accrue(m, q, e.t);
-	m->qalloc[q] -= (int64_t)m->t->v[e.row].gpus * 1000;
-	m->free_gpus += m->t->v[e.row].gpus;
+	m->qalloc[q] -= row_milli(m, e.row);
+	m->free_gpus += row_gpus(m, e.row);
 	node_use(m, m->s->allocs + m->s->jobs[m->snap_of[e.row]].alloc_first,
 		 m->s->jobs[m->snap_of[e.row]].alloc_count, +1);
 	m->gone[m->snap_of[e.row]] = true;
@@ -428,7 +488,7 @@ static void log_start(struct sim *m, const struct fw_plan *p, const struct fw_de
 
 	buf_printf(&m->log, "{\"t\":%lld,\"policy\":\"%s\",\"job\":\"%s\",\"queue\":\"%s\","
 		   "\"gpus\":%d,\"nodes\":[", (long long)T, m->pol->name, m->t->v[row].id,
-		   s->queues[m->r->queue[row]].name, (int)m->t->v[row].gpus);
+		   s->queues[m->r->queue[row]].name, (int)row_gpus(m, row));
 	for (int32_t a = 0; a < dd->alloc_count; a++) {
 		int32_t node = p->allocs[dd->alloc_first + a].node, seen = 0;
 		for (int32_t b = 0; b < a; b++)
@@ -455,10 +515,10 @@ static int start_job(struct sim *m, const struct fw_plan *p, const struct fw_dec
 	s->jobs[k].alloc_count = dd->alloc_count;
 	m->r->start[row] = T;
 	accrue(m, q, T);
-	m->qalloc[q] += (int64_t)m->t->v[row].gpus * 1000;
+	m->qalloc[q] += row_milli(m, row);
 	m->npending--;
-	m->pending_by_size[m->t->v[row].gpus]--;
-	m->free_gpus -= m->t->v[row].gpus;
+	m->pending_by_size[m->exact_fit ? row_gpus(m, row) : 0]--;
+	m->free_gpus -= row_gpus(m, row);
 	node_use(m, p->allocs + dd->alloc_first, dd->alloc_count, -1);
 	m->r->decisions++;
 	log_start(m, p, dd, row, T);
@@ -519,7 +579,9 @@ static int cycle(struct sim *m, fw_time T)
 		return rc;
 	}
 	m->r->cycles++;
-	return apply(m, p, T);
+	if ((rc = apply(m, p, T)) == FW_OK && m->o->hooks && m->o->hooks->on_plan)
+		m->o->hooks->on_plan(m->o->hooks->ctx, m->s, p, m->r->decisions);
+	return rc;
 }
 
 /* ---- the event loop ----------------------------------------------------- */
@@ -551,14 +613,19 @@ static int drain(struct sim *m, fw_time T, const struct fw_teams *teams)
 /* Could any pending job start now?  A task lives on one node, so a job of
  * n <= G GPUs needs a node with n free, and a gang of n > G GPUs needs
  * floor(n/G) wholly free nodes and n free GPUs in all.  When no pending
- * job passes this necessary condition a cycle would start nothing. */
+ * job passes this necessary condition a cycle would start nothing.
+ * The test is exact only on a uniform fleet with ITP-shaped jobs
+ * (m->exact_fit); otherwise (fractions, CPU/memory, models, topology,
+ * other gang shapes) any pending job might fit, and every tick counts. */
 static bool could_start(const struct sim *m)
 {
-	int32_t G = m->o->gpus_per_node, maxfree = 0, whole = 0;
+	int32_t G = m->G, maxfree = 0, whole = 0;
 
+	if (m->npending > 0 && !m->exact_fit)
+		return true;
 	if (m->npending == 0 || m->free_gpus <= 0)
 		return false;
-	for (int32_t i = 0; i < m->o->nodes; i++) {
+	for (int32_t i = 0; i < m->nnodes; i++) {
 		maxfree = m->node_free[i] > maxfree ? m->node_free[i] : maxfree;
 		whole += m->node_free[i] == G;
 	}
@@ -634,8 +701,8 @@ static int run_loop(struct sim *m, const struct fw_teams *teams)
 	return FW_OK;
 }
 
-int fw_sim_run(const struct fw_itp_trace *t, const struct fw_teams *teams,
-	       const struct fw_sim_opts *o, struct fw_sim_result *r, struct fw_diag *d)
+int fw_sim_run_trace(const struct fw_trace *t, const struct fw_teams *teams,
+		     const struct fw_sim_opts *o, struct fw_sim_result *r, struct fw_diag *d)
 {
 	struct sim m;
 	double t0 = now_s();
@@ -666,6 +733,20 @@ int fw_sim_run(const struct fw_itp_trace *t, const struct fw_teams *teams,
 		fw_diag_set(d, rc, "sim", 0, 0, NULL, "out of memory");
 	sim_release(&m);
 	r->wall_s = now_s() - t0;
+	return rc;
+}
+
+int fw_sim_run(const struct fw_itp_trace *t, const struct fw_teams *teams,
+	       const struct fw_sim_opts *o, struct fw_sim_result *r, struct fw_diag *d)
+{
+	struct fw_trace tr;
+	int rc;
+
+	memset(r, 0, sizeof *r);
+	if ((rc = fw_trace_from_itp(t, o->gpus_per_node, &tr, d)) != FW_OK)
+		return rc;
+	rc = fw_sim_run_trace(&tr, teams, o, r, d);
+	fw_trace_free(&tr);
 	return rc;
 }
 
@@ -790,15 +871,24 @@ int fw_sim_metrics(const struct fw_itp_trace *t, const struct fw_sim_opts *o,
 
 #include <jansson.h>
 
+#include "metrics.h"
+#include "report.h"
+
 #define MAX_POLICIES 8
 
 struct cli {
 	const char *trace, *format, *json, *log, *teams;
+	const char *csv, *report; /* metrics.h, report.h */
 	const char *policy[MAX_POLICIES];
 	int npolicies;
 	bool skip_bad, nodes_given;
 	struct fw_sim_opts o;
 	char polbuf[256];  /* --policies, split in place */
+	/* trace model and fleet (trace.h, fleet.h; docs/trace-format.md) */
+	const char *fleet, *fleet_openb, *topo;
+	int32_t nodes_from_topo, blocks;
+	struct fw_trace tr;
+	struct fw_snapshot *fleetsnap;
 };
 
 static const char usage_text[] =
@@ -811,11 +901,19 @@ static const char usage_text[] =
 	"options:\n"
 	"  --trace FILE        the trace (required), e.g.\n"
 	"                      ../shared/traces/microsoft-itp/cluster06.csv\n"
-	"  --format itp        trace format; only 'itp' (job_id,submission_time,\n"
-	"                      duration,num_gpu) for now\n"
+	"  --format F          trace format: 'itp' (default; job_id,submission_time,\n"
+	"                      duration,num_gpu), 'openb' (openb pod list with\n"
+	"                      creation_time/deletion_time) or 'fairway' (generic\n"
+	"                      CSV or JSONL, docs/trace-format.md)\n"
 	"  --nodes NxG         N nodes of G GPUs (default: the trace's standard\n"
 	"                      size for clusterNN.csv, else 13x8)\n"
 	"  --racks K           group nodes K per rack; gangs prefer one rack\n"
+	"  --blocks M          group racks M per block (with --racks)\n"
+	"  --fleet FILE        nodes and topology from a YAML fleet file\n"
+	"  --fleet-openb FILE  nodes from an openb node list (models, CPU, memory)\n"
+	"  --topo FILE         topology from a topo.csv (Lingjun format); the\n"
+	"                      first N hosts go to the N nodes, in order\n"
+	"  --nodes-from-topo G one node of G GPUs per host of --topo FILE\n"
 	"  --policies A,B      policies to compare (default fifo,fairway)\n"
 	"  --tick S            scheduling period in seconds (default 60)\n"
 	"  --tick-rule R       when a tick runs a cycle: 'every' (default) tick at\n"
@@ -823,8 +921,12 @@ static const char usage_text[] =
 	"                      after an arrival or completion (faster; equal for\n"
 	"                      policies without reservations); 'all': every tick\n"
 	"  --teams FILE        team sizes (vc,node num); default\n"
-	"                      $FAIRWAY_TRACES/philly-vc-config/philly_vc.csv\n"
+	"                      $FAIRWAY_TRACES/philly-vc-config/philly_vc.csv;\n"
+	"                      given (or 'philly'), every job goes to its team\n"
+	"                      even when the trace names a queue\n"
 	"  --json OUT          write metrics as JSON\n"
+	"  --csv OUT           write metrics as CSV (docs/metrics.md)\n"
+	"  --report OUT.html   write a self-contained HTML report with charts\n"
 	"  --log OUT.jsonl     write one JSON line per job start\n"
 	"  --skip-bad-rows     skip (and count) malformed trace rows\n"
 	"  -h, --help          this text\n"
@@ -931,6 +1033,28 @@ static int set_number(const char *flag, const char *v, int64_t hi, int64_t *out)
 	return 0;
 }
 
+/* The fleet flags: 0, 2 (usage error) or -1 (not a fleet flag). */
+static int fleet_flag(struct cli *c, const char *f, const char *v)
+{
+	int64_t x;
+	int rc;
+
+	if (!strcmp(f, "--fleet"))
+		c->fleet = v;
+	else if (!strcmp(f, "--fleet-openb"))
+		c->fleet_openb = v;
+	else if (!strcmp(f, "--topo"))
+		c->topo = v;
+	else if (!strcmp(f, "--blocks"))
+		return (rc = set_number(f, v, 100000, &x)) ? rc : (c->blocks = (int32_t)x, 0);
+	else if (!strcmp(f, "--nodes-from-topo"))
+		return (rc = set_number(f, v, FW_MAX_GPUS_PER_NODE, &x)) ? rc
+		       : (c->nodes_from_topo = (int32_t)x, 0);
+	else
+		return -1;
+	return 0;
+}
+
 /* One flag with its value (NULL for switches).  Returns 0, 1 (switch:
  * value not consumed) or the exit status 2. */
 static int one_flag(struct cli *c, const char *f, const char *v)
@@ -940,7 +1064,8 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 
 	static const char *const known[] = { "--skip-bad-rows", "--tick-rule", "--trace",
 		"--format", "--json", "--log", "--teams", "--nodes", "--policies", "--tick",
-		"--racks", NULL };
+		"--racks", "--csv", "--report", "--blocks", "--fleet", "--fleet-openb",
+		"--topo", "--nodes-from-topo", NULL };
 	int i = 0;
 
 	while (known[i] && strcmp(known[i], f))
@@ -951,6 +1076,8 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 		return c->skip_bad = true, 1;
 	if (!v)
 		return usage_error("%s needs a value", f);
+	if ((rc = fleet_flag(c, f, v)) >= 0)
+		return rc;
 	if (!strcmp(f, "--trace"))
 		c->trace = v;
 	else if (!strcmp(f, "--format"))
@@ -959,6 +1086,10 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 		c->json = v;
 	else if (!strcmp(f, "--log"))
 		c->log = v;
+	else if (!strcmp(f, "--csv"))
+		c->csv = v;
+	else if (!strcmp(f, "--report"))
+		c->report = v;
 	else if (!strcmp(f, "--teams"))
 		c->teams = v;
 	else if (!strcmp(f, "--tick-rule"))
@@ -1000,8 +1131,15 @@ static int parse_args(struct cli *c, int argc, char **argv)
 	}
 	if (!c->trace)
 		return usage_error("run needs --trace FILE%s", "");
-	if (c->format && strcmp(c->format, "itp") != 0)
-		return usage_error("--format '%s': only 'itp' is supported", c->format);
+	if (c->format && fw_trace_format_of(c->format) < 0)
+		return usage_error("--format '%s': use itp, openb or fairway", c->format);
+	if ((c->fleet != NULL) + (c->fleet_openb != NULL) + (c->nodes_from_topo > 0) +
+	    c->nodes_given > 1)
+		return usage_error("%s", "use one of --nodes, --fleet, --fleet-openb, --nodes-from-topo");
+	if (c->nodes_from_topo && !c->topo)
+		return usage_error("%s", "--nodes-from-topo G needs --topo FILE");
+	if ((c->blocks || c->o.nodes_per_rack) && (c->fleet || c->fleet_openb || c->topo))
+		return usage_error("%s", "--racks/--blocks generate a topology; not with a fleet or --topo");
 	return 0;
 }
 
@@ -1054,12 +1192,15 @@ static void print_summary(const struct fw_sim_result *r, const struct fw_sim_met
 	printf("  %-10s %6s %7s %8s %8s %8s %9s %9s  %s\n", "queue", "jobs", "started",
 	       "wait50", "wait95", "wait99", "JCTmean", "JCT95", "GPU-s%/weight%");
 	for (int q = 0; q < m->nqueues; q++) {
-		char name[FW_NAME_MAX], tail[48];
-		snprintf(name, sizeof name, "vc-%s", teams->v[q].name);
+		char tail[48];
+		double cap = 0;
+		for (int k = 0; k < r->nqueues; k++)
+			cap += (double)r->qdeserved_milli[k];
 		snprintf(tail, sizeof tail, "  %5.1f / %4.1f",
 			 all->gpu_s > 0 ? 100.0 * m->queue[q].gpu_s / all->gpu_s : 0.0,
-			 100.0 * (double)teams->v[q].weight / (double)teams->total);
-		print_stats_row(name, &m->queue[q], tail);
+			 q < r->nteam ? 100.0 * (double)teams->v[q].weight / (double)teams->total
+			 : cap > 0 ? 100.0 * (double)r->qdeserved_milli[q] / cap : 0.0);
+		print_stats_row(r->qname[q], &m->queue[q], tail);
 	}
 }
 
@@ -1109,12 +1250,12 @@ static json_t *policy_json(const struct fw_sim_result *r, const struct fw_sim_me
 	json_object_set_new(o, "by_gpus", b);
 	fw_teams_quota(teams, gpus, quota);
 	for (int k = 0; k < m->nqueues; k++) {
-		char name[FW_NAME_MAX];
 		json_t *s = stats_json(&m->queue[k]);
-		snprintf(name, sizeof name, "vc-%s", teams->v[k].name);
-		json_object_set_new(s, "weight", json_integer(teams->v[k].weight));
-		json_object_set_new(s, "deserved_gpus", json_real((double)quota[k] / 1000.0));
-		json_object_set_new(q, name, s);
+		if (k < r->nteam)
+			json_object_set_new(s, "weight", json_integer(teams->v[k].weight));
+		json_object_set_new(s, "deserved_gpus", json_real(
+			(double)(r->nqueues == r->nteam ? quota[k] : r->qdeserved_milli[k]) / 1000.0));
+		json_object_set_new(q, r->qname[k], s);
 	}
 	json_object_set_new(o, "by_queue", q);
 	return o;
@@ -1157,7 +1298,8 @@ static int report_diag(const struct fw_diag *d)
 
 /* Replay once with policy name; print, append to the log and JSON. */
 static int run_policy(struct cli *c, const char *name, const struct fw_itp_trace *t,
-		      const struct fw_teams *teams, FILE *log, json_t *root)
+		      const struct fw_teams *teams, FILE *log, json_t *root,
+		      struct fw_met_run *mr)
 {
 	struct fw_sim_result r;
 	struct fw_sim_metrics *m = malloc(sizeof *m);
@@ -1168,15 +1310,21 @@ static int run_policy(struct cli *c, const char *name, const struct fw_itp_trace
 	c->o.policy = name;
 	if (!m)
 		return fprintf(stderr, "fairway-sim: out of memory\n"), 1;
-	rc = fw_sim_run(t, teams, &c->o, &r, &d);
+	fw_met_begin(mr, &c->o, name); /* records plans, draws the progress bar */
+	rc = fw_sim_run_trace(&c->tr, teams, &c->o, &r, &d);
+	fw_met_end(mr, &c->o);
 	if (rc == FW_OK)
-		rc = fw_sim_metrics(t, &c->o, &r, teams->n, m);
+		rc = fw_sim_metrics(t, &c->o, &r, r.nqueues, m);
 	if (rc == FW_OK) {
+		json_t *pj = policy_json(&r, m, teams, (int64_t)c->o.nodes * c->o.gpus_per_node);
 		print_summary(&r, m, teams);
-		if (log && fwrite(r.log, 1, r.log_len, log) != r.log_len)
+		if (fw_met_add(mr, t, &r, m, pj) == FW_OK)
+			fw_met_print(mr, stdout);
+		else
+			rc = io_error("compute the metrics of", name, FW_EIO);
+		if (rc == FW_OK && log && fwrite(r.log, 1, r.log_len, log) != r.log_len)
 			rc = io_error("write", c->log, FW_EIO);
-		json_array_append_new(json_object_get(root, "policies"),
-				      policy_json(&r, m, teams, (int64_t)c->o.nodes * c->o.gpus_per_node));
+		json_array_append_new(json_object_get(root, "policies"), pj);
 	} else if (rc != FW_EIO) {
 		report_diag(&d);
 	}
@@ -1185,26 +1333,103 @@ static int run_policy(struct cli *c, const char *name, const struct fw_itp_trace
 	return rc == FW_OK ? 0 : 1;
 }
 
+/* The fleet of --nodes/--racks/--blocks, --fleet, --fleet-openb or
+ * --nodes-from-topo, with --topo applied; o.nodes x o.gpus_per_node then
+ * hold its size (uniform) or its GPUs as 1-GPU units (for capacity). */
+static int build_fleet(struct cli *c, struct fw_diag *d)
+{
+	struct fw_fleet_opts fo = { c->o.nodes, c->o.gpus_per_node, c->o.nodes_per_rack, c->blocks };
+	struct fw_topo topo;
+	int32_t G;
+	int rc = FW_OK;
+
+	memset(&topo, 0, sizeof topo);
+	if (c->topo && (rc = fw_topo_read(c->topo, &topo, d)) != FW_OK)
+		return rc;
+	if (c->fleet)
+		rc = fw_fleet_load_yaml(c->fleet, &c->fleetsnap, d);
+	else if (c->fleet_openb)
+		rc = fw_fleet_from_openb(c->fleet_openb, &c->fleetsnap, d);
+	else if (c->nodes_from_topo)
+		rc = fw_fleet_from_topo(&topo, c->nodes_from_topo, &c->fleetsnap, d);
+	else
+		rc = fw_fleet_generate(&fo, &c->fleetsnap, d);
+	if (rc == FW_OK && c->topo && !c->nodes_from_topo)
+		rc = fw_fleet_apply_topo(c->fleetsnap, &topo, d);
+	fw_topo_free(&topo);
+	if (rc != FW_OK)
+		return rc;
+	if (fw_fleet_uniform(c->fleetsnap, &G) && G > 0) {
+		c->o.nodes = c->fleetsnap->nnodes;
+		c->o.gpus_per_node = G;
+	} else {
+		c->o.nodes = (int32_t)fw_fleet_gpus(c->fleetsnap);
+		c->o.gpus_per_node = 1;
+	}
+	c->o.fleet = c->fleetsnap;
+	return FW_OK;
+}
+
+/* The ITP-shaped view of the trace that the metrics read (metrics.h):
+ * whole GPUs per job, a fractional GPU counting 1. */
+static int itp_view(const struct fw_trace *tr, struct fw_itp_trace *t)
+{
+	memset(t, 0, sizeof *t);
+	snprintf(t->file, sizeof t->file, "%s", tr->file);
+	if (!(t->v = calloc(tr->n ? tr->n : 1, sizeof *t->v)))
+		return FW_ENOMEM;
+	t->n = tr->n;
+	t->skipped = tr->skipped;
+	for (size_t i = 0; i < tr->n; i++) {
+		snprintf(t->v[i].id, sizeof t->v[i].id, "%s", tr->v[i].id);
+		t->v[i].submit = tr->v[i].submit;
+		t->v[i].duration = tr->v[i].duration;
+		t->v[i].gpus = (int32_t)fw_trace_job_gpus(&tr->v[i]);
+		t->v[i].line = tr->v[i].line;
+	}
+	return FW_OK;
+}
+
+/* Fleet, then the trace in its format (ITP rows shaped for the fleet). */
+static int load_trace(struct cli *c, struct fw_itp_trace *t, struct fw_diag *d)
+{
+	int fmt = c->format ? fw_trace_format_of(c->format) : FW_TRACE_ITP, rc;
+	int32_t G = 0;
+
+	if ((rc = build_fleet(c, d)) != FW_OK)
+		return rc;
+	for (int32_t i = 0; i < c->fleetsnap->nnodes; i++)
+		G = c->fleetsnap->nodes[i].gpu_count > G ? c->fleetsnap->nodes[i].gpu_count : G;
+	if ((rc = fw_trace_read(c->trace, (enum fw_trace_format)fmt, G ? G : 1,
+				c->skip_bad ? FW_TRACE_SKIP_BAD : 0, &c->tr, d)) != FW_OK)
+		return rc;
+	if ((rc = itp_view(&c->tr, t)) != FW_OK)
+		return fw_diag_set(d, rc, c->trace, 0, 0, NULL, "out of memory");
+	if (c->tr.skipped) {
+		char why[800];
+		fw_itp_diag_str(&c->tr.first_bad, why, sizeof why);
+		printf("skipped %zu bad rows; the first: %s\n", c->tr.skipped, why);
+	}
+	return FW_OK;
+}
+
 static int load_inputs(struct cli *c, struct fw_itp_trace *t, struct fw_teams *teams)
 {
 	struct fw_diag d;
 	char note[700];
+	bool philly = c->teams && !strcmp(c->teams, "philly");
 
 	memset(&d, 0, sizeof d);
-	if (fw_itp_read(c->trace, c->skip_bad ? FW_ITP_SKIP_BAD : 0, t, &d) != FW_OK)
+	memset(t, 0, sizeof *t);
+	c->o.force_teams = c->teams != NULL;
+	c->nodes_given |= c->fleet || c->fleet_openb || c->nodes_from_topo;
+	if (fw_teams_load(philly ? NULL : c->teams, teams, note, sizeof note, &d) != FW_OK)
 		return report_diag(&d);
-	if (t->skipped) {
-		char why[800];
-		fw_itp_diag_str(&t->first_bad, why, sizeof why);
-		printf("skipped %zu bad rows; the first: %s\n", t->skipped, why);
-	}
-	if (fw_teams_load(c->teams, teams, note, sizeof note, &d) != FW_OK) {
-		fw_itp_free(t);
-		return report_diag(&d);
-	}
 	if (note[0])
 		fprintf(stderr, "fairway-sim: %s\n", note);
 	default_nodes(c);
+	if (load_trace(c, t, &d) != FW_OK)
+		return report_diag(&d);
 	printf("trace %s: %zu jobs; cluster %dx%d = %d GPUs; tick %lld s; teams %s (%d)\n",
 	       c->trace, t->n, (int)c->o.nodes, (int)c->o.gpus_per_node,
 	       (int)(c->o.nodes * c->o.gpus_per_node), (long long)c->o.tick_s, teams->source,
@@ -1220,17 +1445,28 @@ static int run_all(struct cli *c, const struct fw_itp_trace *t, const struct fw_
 
 	if (c->log && !(log = fopen(c->log, "wb")))
 		rc = io_error("open", c->log, 1);
-	FILE *probe = c->json && rc == 0 ? fopen(c->json, "wb") : NULL;
-	if (c->json && rc == 0 && !probe) /* fail now, not after the replays */
-		rc = io_error("open", c->json, 1);
-	if (probe)
-		fclose(probe);
+	const char *outs[] = { c->json, c->csv, c->report };
+	for (int i = 0; i < 3 && rc == 0; i++) {
+		FILE *probe = outs[i] ? fopen(outs[i], "wb") : NULL;
+		if (outs[i] && !probe) /* fail now, not after the replays */
+			rc = io_error("open", outs[i], 1);
+		if (probe)
+			fclose(probe);
+	}
+	struct fw_met_run *mr = fw_met_run_new(c->trace, &c->o, t->n);
+	if (!mr && rc == 0)
+		rc = io_error("allocate metrics for", c->trace, 1);
 	for (int i = 0; rc == 0 && i < c->npolicies; i++)
-		rc = run_policy(c, c->policy[i], t, teams, log, root);
+		rc = run_policy(c, c->policy[i], t, teams, log, root, mr);
 	if (log && fclose(log) != 0 && rc == 0)
 		rc = io_error("write", c->log, 1);
 	if (rc == 0 && c->json && json_dump_file(root, c->json, JSON_INDENT(2) | JSON_REAL_PRECISION(10)))
 		rc = io_error("write", c->json, 1);
+	if (rc == 0 && c->csv && fw_met_write_csv(mr, c->csv) != 0)
+		rc = io_error("write", c->csv, 1);
+	if (rc == 0 && c->report && fw_report_write(mr, c->report) != 0)
+		rc = io_error("write", c->report, 1);
+	fw_met_run_free(mr);
 	json_decref(root);
 	return rc;
 }
@@ -1256,8 +1492,9 @@ int fw_sim_cli(int argc, char **argv)
 		return 1;
 	if ((rc = load_inputs(&c, &t, teams)) == 0)
 		rc = run_all(&c, &t, teams);
-	if (rc == 0 || t.v)
-		fw_itp_free(&t);
+	fw_itp_free(&t);
+	fw_trace_free(&c.tr);
+	fw_snapshot_free(c.fleetsnap);
 	free(teams);
 	return rc;
 }

@@ -57,6 +57,19 @@ enum fw_sim_tick_rule {
 	FW_SIM_ALL_TICKS = 2,  /* literally every tick while jobs wait (tests) */
 };
 
+struct fw_snapshot;
+struct fw_plan;
+
+/* An observer of the replay (sim/metrics.c records fair shares and draws
+ * the progress bar with it): on_plan runs after every checked plan has
+ * been applied; s->now is the plan's time, started the jobs started so
+ * far.  It must not change the snapshot. */
+struct fw_sim_hooks {
+	void (*on_plan)(void *ctx, const struct fw_snapshot *s, const struct fw_plan *p,
+			int64_t started);
+	void *ctx;
+};
+
 struct fw_sim_opts {
 	const char *policy;      /* registry name: "fairway", "fifo", ... */
 	int32_t nodes;           /* >= 1 */
@@ -65,6 +78,11 @@ struct fw_sim_opts {
 	int64_t tick_s;          /* >= 1 */
 	enum fw_sim_tick_rule tick_rule;
 	bool validate_each;      /* fw_snapshot_validate before each cycle */
+	const struct fw_sim_hooks *hooks; /* optional observer, NULL = none */
+	/* fw_sim_run_trace only (sim/fleet.h, sim/trace.h): */
+	const struct fw_snapshot *fleet; /* nodes + topology; NULL = generate
+					  * nodes x gpus_per_node (+ racks) */
+	bool force_teams;        /* every job to its team, ignoring queue names */
 };
 
 void fw_sim_opts_default(struct fw_sim_opts *o); /* fairway, 13x8, 60 s */
@@ -74,6 +92,10 @@ struct fw_sim_result {
 	size_t njobs;            /* trace rows */
 	int64_t *start;          /* per row: start time, -1 = never started */
 	int32_t *queue;          /* per row: queue (team) index */
+	int nqueues;             /* queues of the run: teams, then trace names */
+	int nteam;               /* of which the first nteam are team queues */
+	char qname[FW_TEAMS_MAX][64];
+	int64_t qdeserved_milli[FW_TEAMS_MAX];
 	char *log;               /* decision log, JSONL */
 	size_t log_len;
 	int64_t cycles, decisions, never_started;
@@ -82,6 +104,13 @@ struct fw_sim_result {
 	double check_s;          /* of which in fw_plan_check */
 };
 
+/* Replay a trace (trace.h) on o->fleet or the generated cluster; queues
+ * as fw_trace_queues() says.  fw_sim_run() is this on the ITP rows shaped
+ * for o->gpus_per_node. */
+struct fw_trace;
+int fw_sim_run_trace(const struct fw_trace *t, const struct fw_teams *teams,
+		     const struct fw_sim_opts *o, struct fw_sim_result *r,
+		     struct fw_diag *d);
 int fw_sim_run(const struct fw_itp_trace *t, const struct fw_teams *teams,
 	       const struct fw_sim_opts *o, struct fw_sim_result *r,
 	       struct fw_diag *d);

@@ -61,7 +61,7 @@ for t in $(find "$B" -type f -executable -name 'fuzz_replay_*' | sort); do
 done
 
 echo "== golden scenarios and CLI"
-for s in tests/scenario.sh tests/cli.sh; do
+for s in tests/scenario.sh tests/cli.sh tests/report_screenshot.sh; do
 	[ -x "$s" ] && run_bin "$s" "$B"
 done
 

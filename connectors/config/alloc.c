@@ -77,10 +77,11 @@ static int book(struct cfg *c, const yaml_node_t *e, const char *path,
 {
 	const struct fw_node *n = &c->s->nodes[a->node];
 	int32_t *gu = &c->gpu_used[(size_t)a->node * FW_MAX_GPUS_PER_NODE];
+	int64_t cpu = c->cpu_used[a->node] + g->cpu_milli;
+	int64_t mem = c->mem_used[a->node] + g->mem_mib;
 	char fp[CFG_PATH];
-	int rc = FW_OK;
 
-	for (int b = 0; !rc && b < n->gpu_count; b++)
+	for (int b = 0; b < n->gpu_count; b++)
 		if ((a->gpu_mask & (1u << b)) && gu[b] + a->gpu_milli > 1000)
 			return cfg_fail(c, cfg_get(c, e, "gpus"), FW_EBUSY,
 					cfg_path(fp, path, "gpus"),
@@ -88,25 +89,18 @@ static int book(struct cfg *c, const yaml_node_t *e, const char *path,
 					"by another running task (%d milli "
 					"taken); give this task free GPUs",
 					b, n->name, gu[b]);
-	if (!rc && (c->cpu_used[a->node] + g->cpu_milli > n->cpu_milli ||
-		    c->mem_used[a->node] + g->mem_mib > n->mem_mib))
+	if (cpu > n->cpu_milli || mem > n->mem_mib)
 		return cfg_fail(c, e, FW_EBUSY, path,
 				"the running tasks on node \"%s\" need more "
 				"%s than it has; move this task or raise the "
 				"node's capacity",
-				n->name,
-				c->cpu_used[a->node] + g->cpu_milli >
-						n->cpu_milli
-					? "CPU"
-					: "memory");
-	for (int b = 0; !rc && b < n->gpu_count; b++)
+				n->name, cpu > n->cpu_milli ? "CPU" : "memory");
+	for (int b = 0; b < n->gpu_count; b++)
 		if (a->gpu_mask & (1u << b))
 			gu[b] += a->gpu_milli;
-	if (!rc) {
-		c->cpu_used[a->node] += g->cpu_milli;
-		c->mem_used[a->node] += g->mem_mib;
-	}
-	return rc;
+	c->cpu_used[a->node] = cpu;
+	c->mem_used[a->node] = mem;
+	return FW_OK;
 }
 
 static bool model_matches(const struct fw_node *n,

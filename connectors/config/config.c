@@ -83,9 +83,9 @@ static int load_all_nodes(struct cfg *c, const yaml_node_t *root)
 
 static int load_root(struct cfg *c, const yaml_node_t *root)
 {
-	static const char *const keys[] = { "now",	  "scheduler", "topology",
-					    "nodes",	  "nodeGroups", "queues",
-					    "jobs",	  NULL };
+	static const char *const keys[] = { "now",   "scheduler",  "topology",
+					    "nodes", "nodeGroups", "queues",
+					    "jobs",  NULL };
 	int rc;
 
 	if ((rc = cfg_keys(c, root, "", keys)) ||
@@ -181,8 +181,8 @@ static int syntax_error(struct cfg *c, const yaml_parser_t *p)
 				   p->problem_offset);
 	return fw_diag_set(c->d, FW_EINVAL, c->file, (int)m->line + 1,
 			   (int)m->column + 1, "",
-			   "YAML syntax error: %s%s%s; fix the YAML here (check "
-			   "indentation, colons and quotes)",
+			   "YAML syntax error: %s%s%s; fix the YAML here "
+			   "(check indentation, colons and quotes)",
 			   p->problem ? p->problem : "malformed YAML",
 			   p->context ? " " : "", p->context ? p->context : "");
 }

@@ -107,8 +107,8 @@ static int fit_error(struct cfg *c, const yaml_node_t *m, const char *path,
 		cores(b, sizeof b, x->cpu);
 		return cfg_fail(c, cfg_get(c, m, "cpu"), FW_ERANGE,
 				cfg_path(fp, path, "cpu"),
-				"a task needs %s cores but the largest node has "
-				"%s; lower cpu or add bigger nodes",
+				"a task needs %s cores but the largest node "
+				"has %s; lower cpu or add bigger nodes",
 				a, b);
 	}
 	if (g->mem_mib > x->mem) {

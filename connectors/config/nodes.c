@@ -186,12 +186,13 @@ static int expand_group(struct cfg *c, const yaml_node_t *m, const char *path,
 			const struct fw_node *t, const struct cfg_gen *g,
 			const char *prefix, int64_t start, int64_t count)
 {
-	int width = digits(start + count - 1) < 3 ? 3 : digits(start + count - 1);
+	int width = digits(start + count - 1);
 	yaml_node_t *at = cfg_get(c, m, "namePrefix");
 	char fp[CFG_PATH];
 	struct fw_node n;
 	int rc = FW_OK;
 
+	width = width < 3 ? 3 : width;
 	cfg_path(fp, path, at ? "namePrefix" : "count");
 	at = at ? at : cfg_get(c, m, "count");
 	if (strlen(prefix) + (size_t)width >= FW_NAME_MAX)

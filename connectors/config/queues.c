@@ -23,15 +23,30 @@
 
 _Static_assert(offsetof(struct fw_queue, name) == 0, "nameix needs name first");
 
+/* The scalar text of map[key], or "0" when it is absent. */
+static const char *text_or(const struct cfg *c, const yaml_node_t *map,
+			   const char *key)
+{
+	yaml_node_t *v = cfg_get(c, map, key);
+
+	if (!v || v->type != YAML_SCALAR_NODE)
+		return "0";
+	return (const char *)v->data.scalar.value;
+}
+
 static int load_resource(struct cfg *c, const yaml_node_t *res,
 			 const char *path, int kind, struct fw_queue *q)
 {
 	static const char *const keys[] = { "quota", "limit",
 					    "overQuotaWeight", NULL };
-	static const char *const names[] = { "gpu", "cpu", "memory" };
-	int (*get)(struct cfg *, const yaml_node_t *, const char *,
-		   const char *, bool, int64_t *) =
-		kind == FW_RES_GPU ? cfg_gpu : kind == FW_RES_CPU ? cfg_cpu : cfg_mib;
+	static const char *const names[FW_RES_COUNT] = {
+		[FW_RES_GPU] = "gpu", [FW_RES_CPU] = "cpu", [FW_RES_MEM] = "memory"
+	};
+	typedef int getter(struct cfg *, const yaml_node_t *, const char *,
+			   const char *, bool, int64_t *);
+	getter *get = kind == FW_RES_GPU   ? cfg_gpu
+		      : kind == FW_RES_CPU ? cfg_cpu
+					   : cfg_mib;
 	yaml_node_t *m = cfg_get(c, res, names[kind]);
 	char fp[CFG_PATH], lp[CFG_PATH];
 	int rc;
@@ -52,8 +67,7 @@ static int load_resource(struct cfg *c, const yaml_node_t *res,
 				"limit (%s) is below quota (%s); raise limit "
 				"to at least the quota, or use -1 for "
 				"unlimited",
-				(const char *)cfg_get(c, m, "limit")->data.scalar.value,
-				(const char *)cfg_get(c, m, "quota")->data.scalar.value);
+				text_or(c, m, "limit"), text_or(c, m, "quota"));
 	return FW_OK;
 }
 

@@ -175,7 +175,8 @@ static int gen_per(struct cfg *c, const yaml_node_t *m, const char *fp,
 	for (int l = 0; !rc && l + 1 < t->nlevels; l++)
 		if (g->per[l] % g->per[l + 1])
 			return cfg_fail(c, cfg_get(c, m, t->level[l]),
-					FW_EINVAL, cfg_path(vp, fp, t->level[l]),
+					FW_EINVAL,
+					cfg_path(vp, fp, t->level[l]),
 					"nodesPer.%s (%lld) is not a multiple "
 					"of nodesPer.%s (%lld); make each "
 					"level's count a multiple of the next "

@@ -156,11 +156,12 @@ int cfg_keys(struct cfg *c, const yaml_node_t *n, const char *path,
 	     const char *const *valid)
 {
 	char fp[CFG_PATH], list[256];
-	int rc = cfg_want_map(c, n, path);
+	int npairs, rc = cfg_want_map(c, n, path);
 
-	for (int i = 0; !rc && i < n->data.mapping.pairs.top -
-					     n->data.mapping.pairs.start;
-	     i++) {
+	if (rc)
+		return rc;
+	npairs = (int)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
+	for (int i = 0; !rc && i < npairs; i++) {
 		const yaml_node_pair_t *p = &n->data.mapping.pairs.start[i];
 		const char *k = key_text(c, p);
 		if (!k)

@@ -83,8 +83,8 @@ static const char full_yaml[] =
 	"    badGpus: [3, 7]\n"
 	"    topology: {block: b1, rack: r1, nvlink: nv1}\n"
 	"    labels: {zone: a, tier: \"1\"}\n"
-	"  - {name: n002, gpus: 8, gpuModel: H100, cpu: \"96\", memory: 1024Gi,\n"
-	"     topology: {block: b1, rack: r1, nvlink: nv2}}\n"
+	"  - {name: n002, gpus: 8, gpuModel: H100, cpu: \"96\",\n"
+	"     memory: 1024Gi, topology: {block: b1, rack: r1, nvlink: nv2}}\n"
 	"queues:\n"
 	"  - name: research\n"
 	"    parent: org\n"
@@ -457,8 +457,8 @@ TEST(type_and_range_errors)
 	EXPECT_FAIL("nodes: [{gpus: 1}]\n", FW_EINVAL, 1, "nodes[0].name");
 	EXPECT_FAIL("nodes: [{name: \"\"}]\n", FW_EINVAL, 1, "nodes[0].name");
 	EXPECT_FAIL("nodes: [{name: "
-		    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
-		    "aaaaaaa}]\n",
+		    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+		    "aaaaaaaaaaaaaaaaaa}]\n",
 		    FW_ERANGE, 1, "nodes[0].name");
 	EXPECT_FAIL("nodes: [{name: \"a\\0b\"}]\n", FW_EINVAL, 1,
 		    "nodes[0].name");
@@ -487,6 +487,23 @@ TEST(type_and_range_errors)
 	EXPECT_FAIL("queues: [{name: q}]\n"
 		    "jobs: [{name: j, queue: q, tasks: [{}], startTime: 5}]\n",
 		    FW_EINVAL, 2, "jobs[0].startTime");
+	/* two running 3-core tasks on a 4-core node */
+	EXPECT_FAIL("nodes: [{name: n, gpus: 2, cpu: 4}]\n"
+		    "queues: [{name: q}]\n"
+		    "jobs:\n"
+		    "  - {name: a, queue: q, state: running,\n"
+		    "     tasks: [{count: 2, gpus: 1, cpu: 3}],\n"
+		    "     allocation: [{node: n, gpus: [0]},\n"
+		    "                  {node: n, gpus: [1]}]}\n",
+		    FW_EBUSY, 7, "jobs[0].allocation[1]");
+	/* a whole-GPU task on a node of another model */
+	EXPECT_FAIL("nodes: [{name: n, gpus: 2, gpuModel: A100}]\n"
+		    "queues: [{name: q}]\n"
+		    "jobs:\n"
+		    "  - {name: a, queue: q, state: running,\n"
+		    "     tasks: [{gpus: 1, gpuModel: H100}],\n"
+		    "     allocation: [{node: n, gpus: [0]}]}\n",
+		    FW_EINVAL, 6, "jobs[0].allocation[0].node");
 }
 
 TEST(yaml_level_errors)
@@ -676,6 +693,52 @@ TEST(bad_input_cases_txt)
 	ASSERT_EQ(n, (int)(sizeof bad / sizeof bad[0]));
 }
 
+/* Read a whole file into a NUL-terminated malloc'd buffer. */
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	long n;
+
+	if (f && fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 &&
+	    fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n + 1))) {
+		buf[fread(buf, 1, (size_t)n, f)] = 0;
+	}
+	if (f)
+		fclose(f);
+	return buf;
+}
+
+/* docs/config.md's complete example is full.yaml, and it loads. */
+TEST(docs_example)
+{
+	char *md = slurp("docs/config.md");
+	char *yaml = slurp("tests/fuzz/corpus/config/full.yaml");
+	char *a = md ? strstr(md, "```yaml\n") : NULL, *b, *body;
+	struct fw_snapshot *s;
+	struct fw_diag d;
+	int same;
+
+	body = yaml ? strchr(yaml, '\n') : NULL; /* skip the header line */
+	if (a) {
+		a += 8;
+		b = strstr(a, "```");
+		if (b)
+			*b = 0;
+	}
+	same = a && body && strcmp(a, body + 1) == 0;
+	free(md);
+	free(yaml);
+	ASSERT(same);
+	ASSERT_OK(fw_config_load_file("tests/fuzz/corpus/config/full.yaml", &s,
+				      &d));
+	ASSERT_EQ(s->nnodes, 18);
+	ASSERT_STR_EQ(s->nodes[2].name, "dgx000");
+	ASSERT_STR_EQ(s->nodes[17].path[2], "nv7");
+	ASSERT_EQ(s->nallocs, 3);
+	fw_snapshot_free(s);
+}
+
 static int enter_srcdir(void)
 {
 	return chdir(FW_SRCDIR);
@@ -690,4 +753,4 @@ TEST_MAIN(setup, full_example, full_example_queues, full_example_jobs,
 	  defaults, durations, quantities, quantities_in_yaml, node_groups,
 	  node_groups_errors, fractional_gpu, type_and_range_errors,
 	  yaml_level_errors, aliases_are_safe, queue_tree, load_file,
-	  bad_input_files, bad_input_cases_txt)
+	  bad_input_files, bad_input_cases_txt, docs_example)

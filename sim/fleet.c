@@ -1,0 +1,203 @@
+/*
+ * fleet.c — building the simulator's cluster (contract in fleet.h).
+ *
+ * Each source fills a fresh snapshot with topology and nodes only, then
+ * runs fw_snapshot_validate() so that a bad file is caught here, with its
+ * own diagnostic, rather than in the middle of a replay.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "fleet.h"
+#include "fwconfig.h"
+#include "openb.h"
+
+void fw_fleet_node(struct fw_node *n, const char *name, int32_t G)
+{
+	fw_node_init(n);
+	snprintf(n->name, sizeof n->name, "%s", name);
+	snprintf(n->gpu_model, sizeof n->gpu_model, "itp-gpu");
+	n->gpu_count = G;
+	n->gpu_mem_mib = 81920;
+	n->cpu_milli = 128000;
+	n->mem_mib = (int64_t)1 << 20;
+}
+
+static int finish(struct fw_snapshot *s, int rc, const char *what,
+		  struct fw_snapshot **out, struct fw_diag *d)
+{
+	if (rc == FW_ENOMEM)
+		fw_diag_set(d, rc, what, 0, 0, NULL, "out of memory");
+	if (rc == FW_OK)
+		rc = fw_snapshot_validate(s, d);
+	if (rc != FW_OK) {
+		fw_snapshot_free(s);
+		return rc;
+	}
+	*out = s;
+	return FW_OK;
+}
+
+static int check_gen(const struct fw_fleet_opts *o, struct fw_diag *d)
+{
+	if (o->nodes < 1 || o->nodes > FW_FLEET_MAX_NODES)
+		return fw_diag_set(d, FW_EINVAL, "options", 0, 0, "nodes",
+				   "must be 1..%d", FW_FLEET_MAX_NODES);
+	if (o->gpus_per_node < 1 || o->gpus_per_node > FW_MAX_GPUS_PER_NODE)
+		return fw_diag_set(d, FW_EINVAL, "options", 0, 0, "gpus_per_node",
+				   "must be 1..%d", FW_MAX_GPUS_PER_NODE);
+	if (o->nodes_per_rack < 0 || o->racks_per_block < 0)
+		return fw_diag_set(d, FW_EINVAL, "options", 0, 0, "racks",
+				   "must be >= 0");
+	if (o->racks_per_block > 0 && o->nodes_per_rack == 0)
+		return fw_diag_set(d, FW_EINVAL, "options", 0, 0, "blocks",
+				   "blocks need racks (--racks K)");
+	return FW_OK;
+}
+
+int fw_fleet_generate(const struct fw_fleet_opts *o, struct fw_snapshot **out,
+		      struct fw_diag *d)
+{
+	struct fw_snapshot *s;
+	struct fw_node n;
+	char name[16];
+	int rc = check_gen(o, d), b = o->racks_per_block > 0;
+
+	if (rc != FW_OK)
+		return rc;
+	if (!(s = fw_snapshot_new()))
+		return fw_diag_set(d, FW_ENOMEM, "options", 0, 0, NULL, "out of memory");
+	if (o->nodes_per_rack > 0) {
+		s->topology.nlevels = 1 + b;
+		snprintf(s->topology.level[0], FW_NAME_MAX, "%s", b ? "block" : "rack");
+		snprintf(s->topology.level[b], FW_NAME_MAX, "rack");
+	}
+	for (int32_t i = 0; i < o->nodes && rc == FW_OK; i++) {
+		int32_t rack = o->nodes_per_rack > 0 ? i / o->nodes_per_rack : 0;
+		snprintf(name, sizeof name, "n%03d", (int)i);
+		fw_fleet_node(&n, name, o->gpus_per_node);
+		if (b)
+			snprintf(n.path[0], FW_NAME_MAX, "b%02d", (int)(rack / o->racks_per_block));
+		if (o->nodes_per_rack > 0)
+			snprintf(n.path[b], FW_NAME_MAX, "r%02d", (int)rack);
+		rc = fw_snapshot_add_node(s, &n) < 0 ? FW_ENOMEM : FW_OK;
+	}
+	return finish(s, rc, "options", out, d);
+}
+
+int fw_fleet_load_yaml(const char *path, struct fw_snapshot **out,
+		       struct fw_diag *d)
+{
+	struct fw_snapshot *s;
+	int rc = fw_config_load_file(path, &s, d);
+
+	if (rc != FW_OK)
+		return rc;
+	if (s->nqueues || s->njobs) {
+		fw_snapshot_free(s);
+		return fw_diag_set(d, FW_EINVAL, path, 0, 0, "queues",
+				   "a fleet file holds only topology, nodes and "
+				   "nodeGroups (found queues or jobs)");
+	}
+	if (s->nnodes == 0) {
+		fw_snapshot_free(s);
+		return fw_diag_set(d, FW_EINVAL, path, 0, 0, "nodes",
+				   "the fleet has no nodes");
+	}
+	*out = s;
+	return FW_OK;
+}
+
+static int openb_node(struct fw_snapshot *s, const struct fw_openb_node *o,
+		      const char *path, struct fw_diag *d)
+{
+	struct fw_node n;
+
+	fw_node_init(&n);
+	if (strlen(o->sn) >= FW_NAME_MAX || strlen(o->model) >= FW_NAME_MAX)
+		return fw_diag_set(d, FW_EINVAL, path, o->line, 1, "sn",
+				   "node name or model longer than %d bytes", FW_NAME_MAX - 1);
+	snprintf(n.name, sizeof n.name, "%s", o->sn);
+	snprintf(n.gpu_model, sizeof n.gpu_model, "%s", o->gpu ? o->model : "");
+	n.gpu_count = o->gpu;
+	n.cpu_milli = o->cpu_milli;
+	n.mem_mib = o->memory_mib;
+	return fw_snapshot_add_node(s, &n) < 0 ? FW_ENOMEM : FW_OK;
+}
+
+int fw_fleet_from_openb(const char *path, struct fw_snapshot **out,
+			struct fw_diag *d)
+{
+	struct fw_openb_nodes l;
+	struct fw_snapshot *s;
+	int rc = fw_openb_read_nodes(path, 0, &l, d);
+
+	if (rc != FW_OK)
+		return rc;
+	if (!(s = fw_snapshot_new()))
+		rc = FW_ENOMEM;
+	else if (l.n == 0)
+		rc = fw_diag_set(d, FW_EINVAL, path, 0, 0, "nodes", "the node list is empty");
+	for (size_t i = 0; s && i < l.n && rc == FW_OK; i++)
+		rc = openb_node(s, &l.v[i], path, d);
+	fw_openb_nodes_free(&l);
+	if (!s)
+		return fw_diag_set(d, FW_ENOMEM, path, 0, 0, NULL, "out of memory");
+	return finish(s, rc, path, out, d);
+}
+
+int fw_fleet_apply_topo(struct fw_snapshot *s, const struct fw_topo *t,
+			struct fw_diag *d)
+{
+	if (t->n < (size_t)s->nnodes)
+		return fw_diag_set(d, FW_EINVAL, t->file, 0, 0, "hosts",
+				   "has %zu hosts, the fleet has %d nodes (each node "
+				   "takes the next host in file order)", t->n, (int)s->nnodes);
+	s->topology = t->levels;
+	for (int32_t i = 0; i < s->nnodes; i++) {
+		memset(s->nodes[i].path, 0, sizeof s->nodes[i].path);
+		memcpy(s->nodes[i].path, t->v[i].path, sizeof t->v[i].path);
+	}
+	return fw_snapshot_validate(s, d);
+}
+
+int fw_fleet_from_topo(const struct fw_topo *t, int32_t G,
+		       struct fw_snapshot **out, struct fw_diag *d)
+{
+	struct fw_fleet_opts o = { (int32_t)(t->n > FW_FLEET_MAX_NODES ? 0 : t->n), G, 0, 0 };
+	struct fw_snapshot *s;
+	char name[16];
+	int rc = check_gen(&o, d);
+
+	if (rc != FW_OK)
+		return rc;
+	if (!(s = fw_snapshot_new()))
+		return fw_diag_set(d, FW_ENOMEM, t->file, 0, 0, NULL, "out of memory");
+	for (int32_t i = 0; i < o.nodes && rc == FW_OK; i++) {
+		struct fw_node n;
+		snprintf(name, sizeof name, "h%04d", (int)i);
+		fw_fleet_node(&n, name, G);
+		rc = fw_snapshot_add_node(s, &n) < 0 ? FW_ENOMEM : FW_OK;
+	}
+	if (rc == FW_OK)
+		rc = fw_fleet_apply_topo(s, t, d);
+	return finish(s, rc, t->file, out, d);
+}
+
+int64_t fw_fleet_gpus(const struct fw_snapshot *s)
+{
+	int64_t g = 0;
+
+	for (int32_t i = 0; i < s->nnodes; i++)
+		g += s->nodes[i].gpu_count;
+	return g;
+}
+
+int fw_fleet_uniform(const struct fw_snapshot *s, int32_t *G)
+{
+	*G = s->nnodes ? s->nodes[0].gpu_count : 0;
+	for (int32_t i = 1; i < s->nnodes; i++)
+		if (s->nodes[i].gpu_count != *G)
+			return 0;
+	return 1;
+}

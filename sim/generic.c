@@ -1,0 +1,542 @@
+/*
+ * generic.c — fairway's own trace format, CSV and JSONL (contract in
+ * trace.h, specification in docs/trace-format.md).
+ *
+ * Both syntaxes share one table of columns and one converter per value
+ * (set_field), so a value means the same thing in either file: CSV gives
+ * every value as text; JSONL numbers are printed back to decimal text and
+ * go through the same strict integer parser, so "1e3", 2.5 and overflow
+ * are rejected the same way.  JSON is parsed by jansson, one object per
+ * line (duplicate keys rejected).  A JSONL value's column is the column of
+ * its key's first occurrence on the line (jansson keeps no positions).
+ *
+ * After a row's fields are set, check_job() applies the cross-field rules
+ * (fractions only on 1-GPU tasks, min_member <= tasks) and the job id must
+ * be new (open-addressing table of row indices keyed by FNV-1a).
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "openb.h"
+#include "teams.h"
+#include "trace.h"
+
+enum gcol {
+	G_ID, G_SUBMIT, G_DUR, G_EXP, G_QUEUE, G_USER, G_PRIO, G_TASKS,
+	G_GPUS, G_MILLI, G_CPU, G_MEM, G_MIN, G_TREQ, G_TPREF, G_MODEL,
+	G_COUNT
+};
+
+static const char *const gname[G_COUNT] = {
+	"job_id", "submit_time", "duration", "expected_runtime", "queue",
+	"user", "priority", "tasks", "gpus_per_task", "gpu_milli",
+	"cpu_milli", "mem_mib", "min_member", "topology_required",
+	"topology_preferred", "gpu_model",
+};
+
+static bool required(int c)
+{
+	return c == G_ID || c == G_SUBMIT || c == G_DUR || c == G_GPUS;
+}
+
+static bool is_name_col(int c)
+{
+	return c == G_ID || c == G_QUEUE || c == G_USER || c == G_TREQ ||
+	       c == G_TPREF || c == G_MODEL;
+}
+
+static int col_index(const char *p, size_t n)
+{
+	for (int c = 0; c < G_COUNT; c++)
+		if (strlen(gname[c]) == n && memcmp(gname[c], p, n) == 0)
+			return c;
+	return -1;
+}
+
+struct idset {
+	uint32_t *slot; /* row index + 1; 0 = empty */
+	size_t cap;
+};
+
+struct gparser {
+	const char *fname;
+	unsigned flags;
+	int pos[G_COUNT];   /* CSV: field index of each column, -1 = absent */
+	int nhdr;
+	struct fw_trace *out;
+	struct idset ids;
+};
+
+/* ---- values ------------------------------------------------------------- */
+
+static void show(const char *p, size_t n, char *buf, size_t cap)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n && k + 1 < cap && k < 40; i++)
+		buf[k++] = (p[i] >= 0x20 && p[i] < 0x7f) ? p[i] : '?';
+	buf[k] = 0;
+}
+
+/* Strict decimal integer (optional '-') in [lo, hi]; NULL or the reason. */
+static const char *parse_i64(const char *p, size_t n, int64_t lo, int64_t hi,
+			     int64_t *v, char *why, size_t cap)
+{
+	char s[48];
+	size_t i = (n > 0 && p[0] == '-') ? 1 : 0;
+	bool neg = i == 1, ok = n > i;
+	int64_t x = 0, lim = neg ? -lo : hi;
+
+	show(p, n, s, sizeof s);
+	for (size_t k = i; k < n; k++)
+		ok = ok && p[k] >= '0' && p[k] <= '9';
+	if (!ok) {
+		bool frac = n && memchr(p, '.', n);
+		snprintf(why, cap, "'%s' is not a whole number%s", s,
+			 frac ? "" : " (digits only)");
+		return why;
+	}
+	for (; i < n && x <= lim; i++)
+		x = x * 10 + (p[i] - '0');
+	if (neg)
+		x = -x;
+	if (i == n && x >= lo && x <= hi) {
+		*v = x;
+		return NULL;
+	}
+	snprintf(why, cap, "'%s' is out of range %lld..%lld", s, (long long)lo,
+		 (long long)hi);
+	return why;
+}
+
+/* 1..63 printable bytes, no space, quote, backslash or comma. */
+static const char *parse_name(const char *p, size_t n, char *dst, char *why,
+			      size_t cap)
+{
+	char s[48];
+
+	show(p, n, s, sizeof s);
+	if (n >= FW_NAME_MAX) {
+		snprintf(why, cap, "'%s...' is longer than %d bytes", s,
+			 FW_NAME_MAX - 1);
+		return why;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (p[i] <= 0x20 || p[i] >= 0x7f || p[i] == '"' ||
+		    p[i] == '\\' || p[i] == ',') {
+			snprintf(why, cap, "'%s' has a space, quote, backslash,"
+				 " comma or control byte", s);
+			return why;
+		}
+	memcpy(dst, p, n);
+	dst[n] = 0;
+	return NULL;
+}
+
+static int64_t col_hi(int c)
+{
+	switch (c) {
+	case G_SUBMIT: case G_DUR: case G_EXP: return FW_TRACE_MAX_TIME;
+	case G_PRIO: return FW_TRACE_MAX_PRIO;
+	case G_TASKS: case G_MIN: return FW_TRACE_MAX_TASKS;
+	case G_GPUS: return FW_MAX_GPUS_PER_NODE;
+	case G_MILLI: return 1000;
+	case G_CPU: return FW_TRACE_MAX_CPU;
+	default: return FW_TRACE_MAX_MEM;
+	}
+}
+
+static int64_t col_lo(int c)
+{
+	return c == G_PRIO ? -FW_TRACE_MAX_PRIO : (c == G_TASKS || c == G_MILLI) ? 1 : 0;
+}
+
+static void store_num(struct fw_trace_job *j, int c, int64_t v)
+{
+	struct fw_trace_group *g = &j->groups[0];
+
+	switch (c) {
+	case G_SUBMIT: j->submit = v; break;
+	case G_DUR: j->duration = v; break;
+	case G_EXP: j->expected = v; break;
+	case G_PRIO: j->priority = (int32_t)v; break;
+	case G_TASKS: g->count = (int32_t)v; break;
+	case G_GPUS: g->gpus = (int32_t)v; break;
+	case G_MILLI: g->gpu_milli = (int32_t)v; break;
+	case G_CPU: g->cpu_milli = v; break;
+	case G_MEM: g->mem_mib = v; break;
+	default: j->min_member = (int32_t)v; break;
+	}
+}
+
+static char *name_dst(struct fw_trace_job *j, int c)
+{
+	switch (c) {
+	case G_ID: return j->id;
+	case G_QUEUE: return j->queue;
+	case G_USER: return j->user;
+	case G_TREQ: return j->topo_required;
+	case G_TPREF: return j->topo_preferred;
+	default: return j->gpu_model;
+	}
+}
+
+/* Set column c from text; an empty optional value keeps the default. */
+static const char *set_field(struct fw_trace_job *j, int c, const char *p,
+			     size_t n, char *why, size_t cap)
+{
+	int64_t v;
+
+	if (n == 0) {
+		if (!required(c))
+			return NULL;
+		snprintf(why, cap, "is empty (the column is required)");
+		return why;
+	}
+	if (is_name_col(c))
+		return parse_name(p, n, name_dst(j, c), why, cap);
+	if (parse_i64(p, n, col_lo(c), col_hi(c), &v, why, cap))
+		return why;
+	store_num(j, c, v);
+	return NULL;
+}
+
+static void job_defaults(struct fw_trace_job *j, int lno)
+{
+	memset(j, 0, sizeof *j);
+	j->expected = -1;
+	j->ngroups = 1;
+	j->groups[0].count = 1;
+	j->groups[0].gpu_milli = 1000;
+	j->line = lno;
+}
+
+/* Cross-field rules; returns the offending column or -1. */
+static int check_job(struct fw_trace_job *j, char *why, size_t cap)
+{
+	const struct fw_trace_group *g = &j->groups[0];
+
+	if (j->expected < 0)
+		j->expected = j->duration;
+	if (g->gpu_milli < 1000 && g->gpus != 1) {
+		snprintf(why, cap, "%d is a fraction of a GPU, allowed only "
+			 "with gpus_per_task = 1 (got %d)", g->gpu_milli, g->gpus);
+		return G_MILLI;
+	}
+	if (j->min_member > g->count) {
+		snprintf(why, cap, "%d is more than the job's %d tasks",
+			 j->min_member, g->count);
+		return G_MIN;
+	}
+	return -1;
+}
+
+/* ---- duplicate ids ------------------------------------------------------ */
+
+static size_t ids_home(const struct idset *t, const char *id)
+{
+	return (size_t)fw_fnv1a64(id, strlen(id)) & (t->cap - 1);
+}
+
+static int ids_grow(struct idset *t, const struct fw_trace *tr)
+{
+	size_t cap = t->cap ? t->cap * 2 : 1024;
+	uint32_t *s = calloc(cap, sizeof *s);
+
+	if (!s)
+		return FW_ENOMEM;
+	free(t->slot);
+	t->slot = s;
+	t->cap = cap;
+	for (size_t r = 0; r < tr->n; r++) {
+		size_t h = ids_home(t, tr->v[r].id);
+		while (t->slot[h])
+			h = (h + 1) & (cap - 1);
+		t->slot[h] = (uint32_t)r + 1;
+	}
+	return FW_OK;
+}
+
+/* Line of an earlier job with this id, or 0. */
+static int ids_seen(const struct idset *t, const struct fw_trace *tr, const char *id)
+{
+	for (size_t h = ids_home(t, id); t->slot[h]; h = (h + 1) & (t->cap - 1))
+		if (strcmp(tr->v[t->slot[h] - 1].id, id) == 0)
+			return tr->v[t->slot[h] - 1].line;
+	return 0;
+}
+
+/* Append a checked job (id new); FW_EINVAL with *d on a duplicate. */
+static int add_job(struct gparser *ps, const struct fw_trace_job *j, int col,
+		   struct fw_diag *d)
+{
+	int prev;
+
+	if ((ps->out->n + 1) * 2 > ps->ids.cap && ids_grow(&ps->ids, ps->out))
+		return FW_ENOMEM;
+	if ((prev = ids_seen(&ps->ids, ps->out, j->id)))
+		return fw_diag_set(d, FW_EINVAL, ps->fname, j->line, col, "job_id",
+				   "'%s' repeats the job on line %d", j->id, prev);
+	if (fw_trace_push(ps->out, j))
+		return FW_ENOMEM;
+	size_t h = ids_home(&ps->ids, j->id);
+	while (ps->ids.slot[h])
+		h = (h + 1) & (ps->ids.cap - 1);
+	ps->ids.slot[h] = (uint32_t)ps->out->n;
+	return FW_OK;
+}
+
+/* A bad row: keep going under SKIP_BAD (count it), else fail. */
+static int bad_row(struct gparser *ps, int rc, struct fw_diag *d)
+{
+	if (rc != FW_EINVAL || !(ps->flags & FW_TRACE_SKIP_BAD))
+		return rc;
+	if (ps->out->skipped++ == 0)
+		ps->out->first_bad = *d;
+	return FW_OK;
+}
+
+/* ---- CSV ---------------------------------------------------------------- */
+
+static int csv_header(struct gparser *ps, const struct fw_csv_rec *r, int lno,
+		      struct fw_diag *d)
+{
+	for (int c = 0; c < G_COUNT; c++)
+		ps->pos[c] = -1;
+	for (size_t i = 0; i < r->nf; i++) {
+		int c = col_index(r->f[i], strlen(r->f[i]));
+		char s[48];
+		show(r->f[i], strlen(r->f[i]), s, sizeof s);
+		if (c < 0)
+			return fw_diag_set(d, FW_EINVAL, ps->fname, lno, r->col[i], "header",
+					   "unknown column '%s' (see docs/trace-format.md)", s);
+		if (ps->pos[c] >= 0)
+			return fw_diag_set(d, FW_EINVAL, ps->fname, lno, r->col[i], "header",
+					   "column '%s' appears twice", s);
+		ps->pos[c] = (int)i;
+	}
+	for (int c = 0; c < G_COUNT; c++)
+		if (required(c) && ps->pos[c] < 0)
+			return fw_diag_set(d, FW_EINVAL, ps->fname, lno, 1, "header",
+					   "missing required column '%s'", gname[c]);
+	ps->nhdr = (int)r->nf;
+	return FW_OK;
+}
+
+static int csv_row(struct gparser *ps, const struct fw_csv_rec *r, int lno,
+		   struct fw_diag *d)
+{
+	struct fw_trace_job j;
+	char why[256];
+	int c;
+
+	if ((int)r->nf != ps->nhdr)
+		return fw_diag_set(d, FW_EINVAL, ps->fname, lno, r->col[r->nf - 1], "row",
+				   "has %zu fields, the header has %d", r->nf, ps->nhdr);
+	job_defaults(&j, lno);
+	for (c = 0; c < G_COUNT; c++) {
+		int i = ps->pos[c];
+		if (i >= 0 && set_field(&j, c, r->f[i], strlen(r->f[i]), why, sizeof why))
+			return fw_diag_set(d, FW_EINVAL, ps->fname, lno, r->col[i],
+					   gname[c], "%s", why);
+	}
+	if ((c = check_job(&j, why, sizeof why)) >= 0)
+		return fw_diag_set(d, FW_EINVAL, ps->fname, lno,
+				   ps->pos[c] >= 0 ? r->col[ps->pos[c]] : 1, gname[c], "%s", why);
+	return add_job(ps, &j, r->col[ps->pos[G_ID]], d);
+}
+
+/* One CSV line (no terminator) into a scratch copy, then split. */
+static int csv_line(struct gparser *ps, const char *p, size_t n, int lno,
+		    struct fw_diag *d)
+{
+	struct fw_csv_rec r;
+	const char *why;
+	int col, rc;
+	char *line;
+
+	if (memchr(p, 0, n))
+		return fw_diag_set(d, FW_EINVAL, ps->fname, lno,
+				   (int)((const char *)memchr(p, 0, n) - p) + 1, "row",
+				   "contains a NUL byte");
+	if (!(line = malloc(n + 1)))
+		return FW_ENOMEM;
+	memcpy(line, p, n);
+	line[n] = 0;
+	if (fw_csv_split(line, &r, &why, &col))
+		rc = fw_diag_set(d, FW_EINVAL, ps->fname, lno, col, "row", "%s", why);
+	else
+		rc = ps->nhdr ? csv_row(ps, &r, lno, d) : csv_header(ps, &r, lno, d);
+	free(line);
+	return rc;
+}
+
+typedef int (*line_fn)(struct gparser *ps, const char *p, size_t n, int lno,
+		       struct fw_diag *d);
+
+/* Walk lines; data rows that fail go through bad_row (never the header). */
+static int walk(struct gparser *ps, const char *buf, size_t len, line_fn fn,
+		bool header, struct fw_diag *d)
+{
+	size_t at = 0;
+	int lno = 0, rc;
+
+	while (at < len) {
+		const char *p = buf + at, *nl = memchr(p, '\n', len - at);
+		size_t n = nl ? (size_t)(nl - p) : len - at;
+		at += n + (nl ? 1 : 0);
+		if (++lno == INT32_MAX)
+			return fw_diag_set(d, FW_ERANGE, ps->fname, lno, 0, NULL, "too many lines");
+		if (n && p[n - 1] == '\r')
+			n--;
+		if (n == 0)
+			continue;
+		bool is_header = header && ps->nhdr == 0;
+		if ((rc = fn(ps, p, n, lno, d)) != FW_OK &&
+		    (is_header || (rc = bad_row(ps, rc, d)) != FW_OK))
+			return rc;
+	}
+	if (header && ps->nhdr == 0)
+		return fw_diag_set(d, FW_EINVAL, ps->fname, 1, 1, "header",
+				   "the file is empty (no header line)");
+	return FW_OK;
+}
+
+static int run_parser(const char *buf, size_t len, const char *fname,
+		      unsigned flags, struct fw_trace *out, line_fn fn,
+		      bool header, struct fw_diag *d)
+{
+	struct gparser ps;
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	memset(&ps, 0, sizeof ps);
+	ps.fname = fname ? fname : "<buffer>";
+	ps.flags = flags;
+	ps.out = out;
+	snprintf(out->file, sizeof out->file, "%s", ps.fname);
+	rc = walk(&ps, buf, len, fn, header, d);
+	free(ps.ids.slot);
+	if (rc != FW_OK) {
+		if (rc == FW_ENOMEM)
+			fw_diag_set(d, rc, ps.fname, 0, 0, NULL, "out of memory");
+		fw_trace_free(out);
+	}
+	return rc;
+}
+
+int fw_trace_parse_csv(const char *buf, size_t len, const char *fname,
+		       unsigned flags, struct fw_trace *out, struct fw_diag *d)
+{
+	return run_parser(buf, len, fname, flags, out, csv_line, true, d);
+}
+
+/* ---- JSONL -------------------------------------------------------------- */
+
+/* Column of "key" on the line (1 when not found). */
+static int key_col(const char *p, size_t n, const char *key)
+{
+	size_t k = strlen(key);
+
+	for (size_t i = 0; i + k + 2 <= n; i++)
+		if (p[i] == '"' && memcmp(p + i + 1, key, k) == 0 && p[i + k + 1] == '"')
+			return (int)i + 1;
+	return 1;
+}
+
+/* A JSON value as text for set_field; NULL (why set) on a wrong type. */
+static const char *json_text(int c, json_t *v, char *tmp, size_t cap,
+			     size_t *n, char *why, size_t wcap)
+{
+	if (json_is_null(v)) {
+		*n = 0;
+		return "";
+	}
+	if (json_is_string(v) && (is_name_col(c))) {
+		*n = json_string_length(v);
+		return json_string_value(v);
+	}
+	if (json_is_integer(v) && (!is_name_col(c) || c == G_ID)) {
+		*n = (size_t)snprintf(tmp, cap, "%lld", (long long)json_integer_value(v));
+		return tmp;
+	}
+	snprintf(why, wcap, "must be %s", is_name_col(c) ? "a string" :
+		 json_is_real(v) ? "a whole number" : "a number");
+	return NULL;
+}
+
+static int json_fields(struct gparser *ps, json_t *o, const char *p, size_t n,
+		       struct fw_trace_job *j, struct fw_diag *d)
+{
+	const char *key, *s;
+	char why[256], tmp[32];
+	json_t *v;
+	size_t len;
+	bool seen[G_COUNT] = { false };
+
+	json_object_foreach(o, key, v) {
+		int c = col_index(key, strlen(key)), col = key_col(p, n, key);
+		if (c < 0)
+			return fw_diag_set(d, FW_EINVAL, ps->fname, j->line, col, key,
+					   "unknown key (see docs/trace-format.md)");
+		if (!(s = json_text(c, v, tmp, sizeof tmp, &len, why, sizeof why)) ||
+		    set_field(j, c, s, len, why, sizeof why))
+			return fw_diag_set(d, FW_EINVAL, ps->fname, j->line, col, key, "%s", why);
+		seen[c] = len > 0;
+	}
+	for (int c = 0; c < G_COUNT; c++)
+		if (required(c) && !seen[c])
+			return fw_diag_set(d, FW_EINVAL, ps->fname, j->line, 1, gname[c],
+					   "missing required key");
+	return FW_OK;
+}
+
+static int json_line(struct gparser *ps, const char *p, size_t n, int lno,
+		     struct fw_diag *d)
+{
+	struct fw_trace_job j;
+	json_error_t err;
+	char why[256];
+	json_t *o = json_loadb(p, n, JSON_REJECT_DUPLICATES, &err);
+	int rc, c;
+
+	if (!o)
+		return fw_diag_set(d, FW_EINVAL, ps->fname, lno, err.column > 0 ? err.column : 1,
+				   "row", "not JSON: %s", err.text);
+	job_defaults(&j, lno);
+	if (!json_is_object(o))
+		rc = fw_diag_set(d, FW_EINVAL, ps->fname, lno, 1, "row",
+				 "must be a JSON object");
+	else if ((rc = json_fields(ps, o, p, n, &j, d)) == FW_OK) {
+		if ((c = check_job(&j, why, sizeof why)) >= 0)
+			rc = fw_diag_set(d, FW_EINVAL, ps->fname, lno,
+					 key_col(p, n, gname[c]), gname[c], "%s", why);
+		else
+			rc = add_job(ps, &j, key_col(p, n, "job_id"), d);
+	}
+	json_decref(o);
+	return rc;
+}
+
+int fw_trace_parse_jsonl(const char *buf, size_t len, const char *fname,
+			 unsigned flags, struct fw_trace *out, struct fw_diag *d)
+{
+	return run_parser(buf, len, fname, flags, out, json_line, false, d);
+}
+
+int fw_trace_parse_generic(const char *buf, size_t len, const char *fname,
+			   unsigned flags, struct fw_trace *out, struct fw_diag *d)
+{
+	size_t i = 0;
+
+	while (i < len && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\r' ||
+			   buf[i] == '\n'))
+		i++;
+	if (i < len && buf[i] == '{')
+		return fw_trace_parse_jsonl(buf, len, fname, flags, out, d);
+	return fw_trace_parse_csv(buf, len, fname, flags, out, d);
+}

@@ -1,0 +1,767 @@
+/*
+ * metrics.c — replay metrics and report series (contract in metrics.h,
+ * definitions in docs/metrics.md).
+ *
+ * Shape.  fw_met_compute sweeps the jobs' events once, in time order
+ * (sweep): +GPUs at a start, -GPUs at a completion, +1 waiting at a
+ * submission, -1 at the start; between consecutive event times the state
+ * is constant, so used GPU-seconds, idle-while-waiting GPU-seconds (free
+ * GPUs x time while the waiting count is positive, per queue and in
+ * total) and the binned occupancy series are exact sums of rectangles.
+ * The plan samples (fw_met_rec, filled by the simulator's hook) are a
+ * second step function: fairness and the per-queue share series integrate
+ * it the same way (shares).  Everything is clipped to the window
+ * [first arrival, last completion].
+ *
+ * Output.  fw_met_add keeps the policy in the run and adds its fields to
+ * the JSON object des.c built; fw_met_write_csv writes one row per
+ * (policy, scope).  No scheduling logic lives here: fair shares are the
+ * engine's own, read from the plans.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "fairway/plan.h"
+#include "fairway/snapshot.h"
+#include "metrics.h"
+
+/* ---- plan samples (the hook) --------------------------------------------- */
+
+void fw_met_rec_release(struct fw_met_rec *r)
+{
+	free(r->qname);
+	free(r->deserved);
+	free(r->leaf);
+	free(r->t);
+	free(r->fair);
+	free(r->alloc);
+	memset(r, 0, sizeof *r);
+}
+
+void fw_met_rec_reset(struct fw_met_rec *r)
+{
+	struct fw_progress *bar = r->bar;
+
+	fw_met_rec_release(r);
+	r->bar = bar;
+}
+
+/* Queue names, quotas and leaves, from the first snapshot seen. */
+static bool rec_queues(struct fw_met_rec *r, const struct fw_snapshot *s)
+{
+	int nq = s->nqueues;
+
+	r->qname = calloc((size_t)nq + 1, sizeof *r->qname);
+	r->deserved = calloc((size_t)nq + 1, sizeof *r->deserved);
+	r->leaf = calloc((size_t)nq + 1, sizeof *r->leaf);
+	if (!r->qname || !r->deserved || !r->leaf)
+		return false;
+	for (int q = 0; q < nq; q++) {
+		snprintf(r->qname[q], FW_MET_QNAME, "%s", s->queues[q].name);
+		r->deserved[q] = (double)s->queues[q].deserved.v[FW_RES_GPU] / 1000.0;
+		r->leaf[q] = true;
+	}
+	for (int q = 0; q < nq; q++)
+		if (s->queues[q].parent >= 0 && s->queues[q].parent < nq)
+			r->leaf[s->queues[q].parent] = false;
+	r->nq = nq;
+	return true;
+}
+
+static bool rec_grow(struct fw_met_rec *r)
+{
+	size_t cap = r->cap ? r->cap * 2 : 1024, nq = (size_t)(r->nq ? r->nq : 1);
+	int64_t *t = realloc(r->t, cap * sizeof *t);
+	if (t)
+		r->t = t;
+	float *f = realloc(r->fair, cap * nq * sizeof *f);
+	if (f)
+		r->fair = f;
+	float *a = realloc(r->alloc, cap * nq * sizeof *a);
+	if (a)
+		r->alloc = a;
+	if (!t || !f || !a)
+		return false;
+	r->cap = cap;
+	return true;
+}
+
+void fw_met_on_plan(void *ctx, const struct fw_snapshot *s, const struct fw_plan *p,
+		    int64_t started)
+{
+	struct fw_met_rec *r = ctx;
+
+	if (r->bar)
+		fw_progress_update(r->bar, started);
+	if (r->oom || (!r->qname && !rec_queues(r, s)) || (r->n == r->cap && !rec_grow(r))) {
+		r->oom = true;
+		return;
+	}
+	size_t base = r->n * (size_t)r->nq;
+	for (int q = 0; q < r->nq; q++) {
+		bool have = q < p->nqueues;
+		r->fair[base + (size_t)q] = have ? (float)(p->queues[q].fair[FW_RES_GPU] / 1000.0) : 0;
+		r->alloc[base + (size_t)q] =
+			have ? (float)((double)p->queues[q].allocated.v[FW_RES_GPU] / 1000.0) : 0;
+	}
+	r->t[r->n++] = p->now;
+}
+
+/* ---- step functions ------------------------------------------------------ */
+
+struct win {
+	double t0, w;   /* window start, bin width (seconds) */
+	int nb;         /* bins */
+	int64_t lo, hi; /* window */
+};
+
+/* Add v * overlap([a, b), bin) to every bin [a, b) touches. */
+static void bin_add(double *bins, const struct win *W, double a, double b, double v)
+{
+	if (v == 0 || b <= a || W->nb == 0)
+		return;
+	int i = (int)((a - W->t0) / W->w);
+	for (i = i < 0 ? 0 : i; i < W->nb; i++) {
+		double lo = W->t0 + i * W->w, hi = lo + W->w;
+		double s = a > lo ? a : lo, e = b < hi ? b : hi;
+		if (e > s)
+			bins[i] += v * (e - s);
+		if (hi >= b)
+			break;
+	}
+}
+
+/* [a, b) clipped to the window; 0 when empty. */
+static double clip(const struct win *W, int64_t *a, int64_t *b)
+{
+	if (*a < W->lo)
+		*a = W->lo;
+	if (*b > W->hi)
+		*b = W->hi;
+	return *b > *a ? (double)(*b - *a) : 0;
+}
+
+struct sev {
+	int64_t t;
+	int32_t dg, q, dw;
+};
+
+static int cmp_sev(const void *a, const void *b)
+{
+	int64_t x = ((const struct sev *)a)->t, y = ((const struct sev *)b)->t;
+
+	return (x > y) - (x < y);
+}
+
+/* The jobs' events; waiting counts only jobs that fit the cluster at all. */
+static struct sev *events(const struct fw_met_job *j, size_t n, int64_t cap, size_t *ne)
+{
+	struct sev *e = malloc((4 * n + 1) * sizeof *e);
+	size_t k = 0;
+
+	if (!e)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		bool fits = j[i].gpus <= cap;
+		if (fits)
+			e[k++] = (struct sev){ j[i].submit, 0, j[i].queue, +1 };
+		if (j[i].start < 0)
+			continue;
+		e[k++] = (struct sev){ j[i].start, j[i].gpus, j[i].queue, fits ? -1 : 0 };
+		e[k++] = (struct sev){ j[i].start + j[i].duration, -j[i].gpus, j[i].queue, 0 };
+	}
+	qsort(e, k, sizeof *e, cmp_sev);
+	*ne = k;
+	return e;
+}
+
+struct sweep_acc {
+	double used_gs, idle_gs, *idle_q_gs, *occ;
+	int32_t *waitq;
+};
+
+/* One constant stretch [a, b) with `used` GPUs busy and `wait` waiting. */
+static void sweep_span(struct sweep_acc *A, const struct win *W, int64_t a, int64_t b,
+		       int64_t used, int64_t wait, int64_t cap, int nq)
+{
+	double dt = clip(W, &a, &b), fr = (double)(cap - used);
+
+	if (dt <= 0)
+		return;
+	A->used_gs += (double)used * dt;
+	if (wait > 0)
+		A->idle_gs += fr * dt;
+	for (int q = 0; q < nq; q++)
+		if (A->waitq[q] > 0)
+			A->idle_q_gs[q] += fr * dt;
+	bin_add(A->occ, W, (double)a, (double)b, (double)used);
+}
+
+static int sweep(const struct fw_met_job *j, size_t n, int64_t cap, int nq,
+		 const struct win *W, struct sweep_acc *A)
+{
+	size_t ne, i = 0;
+	struct sev *e = events(j, n, cap, &ne);
+	int64_t used = 0, wait = 0;
+
+	if (!e)
+		return FW_ENOMEM;
+	while (i < ne) {
+		int64_t t = e[i].t;
+		for (; i < ne && e[i].t == t; i++) {
+			used += e[i].dg;
+			wait += e[i].dw;
+			if (e[i].q >= 0 && e[i].q < nq)
+				A->waitq[e[i].q] += e[i].dw;
+		}
+		sweep_span(A, W, t, i < ne ? e[i].t : W->hi, used, wait, cap, nq);
+	}
+	free(e);
+	return FW_OK;
+}
+
+/* ---- fairness and shares from the plan samples --------------------------- */
+
+struct share_acc {
+	double jain_dt, jain_t;
+	double *fair_dt, *alloc_dt, *x_dt, *x_t; /* [nq] */
+	double *fbins, *abins;                  /* [nq * nb] */
+};
+
+/* Jain over queues with a positive fair share at sample i; -1 if none or
+ * every ratio is 0.  Also accumulates the per-queue integrals over dt. */
+static double sample(const struct fw_met_rec *r, size_t i, const struct win *W, double a,
+		     double b, struct share_acc *S)
+{
+	double sx = 0, sxx = 0, dt = b - a;
+	int k = 0;
+
+	for (int q = 0; q < r->nq; q++) {
+		double f = r->fair[i * (size_t)r->nq + (size_t)q];
+		double al = r->alloc[i * (size_t)r->nq + (size_t)q];
+		S->fair_dt[q] += f * dt;
+		S->alloc_dt[q] += al * dt;
+		bin_add(S->fbins + (size_t)q * FW_MET_BINS, W, a, b, f);
+		bin_add(S->abins + (size_t)q * FW_MET_BINS, W, a, b, al);
+		if (!r->leaf[q] || f <= 1e-9)
+			continue;
+		double x = al / f;
+		S->x_dt[q] += x * dt;
+		S->x_t[q] += dt;
+		sx += x;
+		sxx += x * x;
+		k++;
+	}
+	return k && sxx > 0 ? sx * sx / ((double)k * sxx) : -1;
+}
+
+static void shares(const struct fw_met_rec *r, const struct win *W, struct share_acc *S)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		int64_t a = r->t[i], b = i + 1 < r->n ? r->t[i + 1] : W->hi;
+		double dt = clip(W, &a, &b);
+		if (dt <= 0)
+			continue;
+		double jn = sample(r, i, W, (double)a, (double)b, S);
+		if (jn >= 0) {
+			S->jain_dt += jn * dt;
+			S->jain_t += dt;
+		}
+	}
+}
+
+/* ---- time to start --------------------------------------------------------- */
+
+static bool in_bucket(int b, int32_t g)
+{
+	switch (b) {
+	case FW_SIM_B1: return g == 1;
+	case FW_SIM_B2_8: return g >= 2 && g <= 8;
+	case FW_SIM_B9_32: return g >= 9 && g <= 32;
+	case FW_SIM_B33: return g >= 33;
+	case FW_SIM_B9: return g >= 9;
+	default: return true;
+	}
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+int64_t fw_met_pct(const int64_t *v, size_t n, double p)
+{
+	size_t k = (size_t)ceil(p / 100.0 * (double)n);
+
+	return n ? v[k ? (k > n ? n : k) - 1 : 0] : -1;
+}
+
+static int tts_samples(const struct fw_met_job *j, size_t n, struct fw_met_policy *o)
+{
+	for (int b = 0; b < FW_SIM_NBUCKETS; b++) {
+		o->tts[b] = malloc((n ? n : 1) * sizeof *o->tts[b]);
+		if (!o->tts[b])
+			return FW_ENOMEM;
+		o->ntts[b] = 0;
+		for (size_t i = 0; i < n; i++)
+			if (j[i].start >= 0 && in_bucket(b, j[i].gpus))
+				o->tts[b][o->ntts[b]++] = j[i].start - j[i].submit;
+		qsort(o->tts[b], o->ntts[b], sizeof *o->tts[b], cmp_i64);
+	}
+	return FW_OK;
+}
+
+/* ---- one policy ------------------------------------------------------------ */
+
+static void window_of(const struct fw_met_job *j, size_t n, struct win *W)
+{
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+
+	for (size_t i = 0; i < n; i++) {
+		lo = j[i].submit < lo ? j[i].submit : lo;
+		if (j[i].start >= 0 && j[i].start + j[i].duration > hi)
+			hi = j[i].start + j[i].duration;
+	}
+	memset(W, 0, sizeof *W);
+	W->lo = n ? lo : 0;
+	W->hi = hi > W->lo ? hi : W->lo;
+	W->t0 = (double)W->lo;
+	W->nb = W->hi > W->lo ? FW_MET_BINS : 0;
+	W->w = W->nb ? (double)(W->hi - W->lo) / W->nb : 1;
+}
+
+static int queue_count(const struct fw_met_job *j, size_t n, const struct fw_met_rec *rec)
+{
+	int nq = rec ? rec->nq : 0;
+
+	for (size_t i = 0; i < n; i++)
+		nq = j[i].queue + 1 > nq ? j[i].queue + 1 : nq;
+	return nq;
+}
+
+struct scratch {
+	struct sweep_acc A;
+	struct share_acc S;
+	void *blk[9];
+};
+
+static int scratch_new(struct scratch *x, int nq)
+{
+	size_t q = (size_t)nq + 1, qb = q * FW_MET_BINS;
+
+	memset(x, 0, sizeof *x);
+	x->blk[0] = x->A.idle_q_gs = calloc(q, sizeof(double));
+	x->blk[1] = x->A.occ = calloc(FW_MET_BINS, sizeof(double));
+	x->blk[2] = x->A.waitq = calloc(q, sizeof(int32_t));
+	x->blk[3] = x->S.fair_dt = calloc(q, sizeof(double));
+	x->blk[4] = x->S.alloc_dt = calloc(q, sizeof(double));
+	x->blk[5] = x->S.x_dt = calloc(q, sizeof(double));
+	x->blk[6] = x->S.x_t = calloc(q, sizeof(double));
+	x->blk[7] = x->S.fbins = calloc(qb, sizeof(double));
+	x->blk[8] = x->S.abins = calloc(qb, sizeof(double));
+	for (int i = 0; i < 9; i++)
+		if (!x->blk[i])
+			return FW_ENOMEM;
+	return FW_OK;
+}
+
+static void scratch_free(struct scratch *x)
+{
+	for (int i = 0; i < 9; i++)
+		free(x->blk[i]);
+}
+
+/* Per-queue results from the accumulators. */
+static void fill_queue(struct fw_met_policy *o, int q, const struct fw_met_job *j, size_t n,
+		       const struct fw_met_rec *rec, const struct win *W, const struct scratch *x)
+{
+	struct fw_met_queue *Q = &o->q[q];
+	double span = (double)(W->hi - W->lo), gs = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (j[i].queue == q && j[i].start >= 0)
+			gs += (double)j[i].gpus * (double)j[i].duration;
+	if (rec && q < rec->nq) {
+		snprintf(Q->name, sizeof Q->name, "%s", rec->qname[q]);
+		Q->deserved_gpus = rec->deserved[q];
+	} else {
+		snprintf(Q->name, sizeof Q->name, "queue-%d", q);
+	}
+	Q->gpu_h = gs / 3600.0;
+	Q->occupancy = o->capacity_gpu_h > 0 ? Q->gpu_h / o->capacity_gpu_h : 0;
+	Q->idle_while_waiting_gpu_h = x->A.idle_q_gs[q] / 3600.0;
+	Q->fair_gpus_mean = span > 0 ? x->S.fair_dt[q] / span : 0;
+	Q->alloc_gpus_mean = span > 0 ? x->S.alloc_dt[q] / span : 0;
+	Q->share_ratio_mean = x->S.x_t[q] > 0 ? x->S.x_dt[q] / x->S.x_t[q] : -1;
+	for (int b = 0; b < W->nb; b++) {
+		Q->fair_series[b] = (float)(x->S.fbins[(size_t)q * FW_MET_BINS + (size_t)b] / W->w);
+		Q->alloc_series[b] = (float)(x->S.abins[(size_t)q * FW_MET_BINS + (size_t)b] / W->w);
+	}
+}
+
+static void fill_totals(struct fw_met_policy *o, const struct win *W, int64_t cap,
+			const struct scratch *x)
+{
+	o->t0 = W->lo;
+	o->t1 = W->hi;
+	o->nbins = W->nb;
+	o->capacity_gpu_h = (double)cap * (double)(W->hi - W->lo) / 3600.0;
+	o->used_gpu_h = x->A.used_gs / 3600.0;
+	o->goodput_gpu_h = o->used_gpu_h; /* no lost work yet (planning/health issues) */
+	o->idle_while_waiting_gpu_h = x->A.idle_gs / 3600.0;
+	o->fairness_jain = x->S.jain_t > 0 ? x->S.jain_dt / x->S.jain_t : -1;
+	for (int b = 0; b < W->nb; b++)
+		o->occupancy_series[b] = (float)(x->A.occ[b] / W->w / (double)(cap > 0 ? cap : 1));
+	o->fairness_max_dev = -1;
+	o->fairness_max_dev_queue = -1;
+	for (int q = 0; q < o->nq; q++) {
+		double r = o->q[q].share_ratio_mean, d = fabs(r - 1.0);
+		if (r >= 0 && d > o->fairness_max_dev) {
+			o->fairness_max_dev = d;
+			o->fairness_max_dev_queue = q;
+		}
+	}
+}
+
+int fw_met_compute(const struct fw_met_job *jobs, size_t n, const struct fw_met_rec *rec,
+		   int64_t capacity_gpus, struct fw_met_policy *o)
+{
+	struct win W;
+	struct scratch x;
+	int nq = queue_count(jobs, n, rec), rc;
+
+	window_of(jobs, n, &W);
+	o->nq = nq;
+	o->q = calloc((size_t)nq + 1, sizeof *o->q);
+	rc = o->q ? scratch_new(&x, nq) : FW_ENOMEM;
+	if (rc == FW_OK)
+		rc = sweep(jobs, n, capacity_gpus, nq, &W, &x.A);
+	if (rc == FW_OK && rec && rec->n && rec->nq == nq)
+		shares(rec, &W, &x.S);
+	if (rc == FW_OK)
+		rc = tts_samples(jobs, n, o);
+	if (rc == FW_OK) {
+		o->capacity_gpu_h = (double)capacity_gpus * (double)(W.hi - W.lo) / 3600.0;
+		for (int q = 0; q < nq; q++)
+			fill_queue(o, q, jobs, n, rec, &W, &x);
+		fill_totals(o, &W, capacity_gpus, &x);
+	}
+	if (o->q)
+		scratch_free(&x);
+	return rc;
+}
+
+void fw_met_policy_release(struct fw_met_policy *p)
+{
+	for (int b = 0; b < FW_SIM_NBUCKETS; b++)
+		free(p->tts[b]);
+	free(p->q);
+	memset(p, 0, sizeof *p);
+}
+
+/* ---- the run ----------------------------------------------------------------- */
+
+struct fw_met_run *fw_met_run_new(const char *trace, const struct fw_sim_opts *o, size_t jobs)
+{
+	struct fw_met_run *mr = calloc(1, sizeof *mr);
+
+	if (!mr)
+		return NULL;
+	snprintf(mr->trace, sizeof mr->trace, "%s", trace ? trace : "");
+	mr->nodes = o->nodes;
+	mr->gpus_per_node = o->gpus_per_node;
+	mr->nodes_per_rack = o->nodes_per_rack;
+	mr->tick_s = o->tick_s;
+	mr->capacity_gpus = (int64_t)o->nodes * o->gpus_per_node;
+	if (o->fleet) { /* a fleet file: its GPUs, whatever the node shapes */
+		mr->capacity_gpus = 0;
+		for (int32_t i = 0; i < o->fleet->nnodes; i++)
+			mr->capacity_gpus += o->fleet->nodes[i].gpu_count;
+	}
+	mr->jobs = jobs;
+	return mr;
+}
+
+void fw_met_run_free(struct fw_met_run *mr)
+{
+	if (!mr)
+		return;
+	for (int i = 0; i < mr->npol; i++) {
+		fw_met_policy_release(mr->pol[i]);
+		free(mr->pol[i]);
+	}
+	fw_met_rec_release(&mr->rec);
+	free(mr);
+}
+
+void fw_met_begin(struct fw_met_run *mr, struct fw_sim_opts *o, const char *policy)
+{
+	fw_met_rec_reset(&mr->rec);
+	fw_progress_init(&mr->bar, stderr, fw_progress_is_tty(stderr), policy, (int64_t)mr->jobs);
+	mr->rec.bar = &mr->bar;
+	mr->hooks.on_plan = fw_met_on_plan;
+	mr->hooks.ctx = &mr->rec;
+	o->hooks = &mr->hooks;
+}
+
+void fw_met_end(struct fw_met_run *mr, struct fw_sim_opts *o)
+{
+	fw_progress_finish(&mr->bar);
+	o->hooks = NULL;
+}
+
+static struct fw_met_job *jobs_itp(const struct fw_itp_trace *t, const struct fw_sim_result *r)
+{
+	struct fw_met_job *j = malloc((t->n ? t->n : 1) * sizeof *j);
+
+	for (size_t i = 0; j && i < t->n; i++)
+		j[i] = (struct fw_met_job){ t->v[i].submit, t->v[i].duration, r->start[i],
+					    t->v[i].gpus, r->queue[i] };
+	return j;
+}
+
+static void policy_json(const struct fw_met_policy *p, json_t *o);
+
+int fw_met_add(struct fw_met_run *mr, const struct fw_itp_trace *t,
+	       const struct fw_sim_result *r, const struct fw_sim_metrics *m,
+	       struct json_t *pj)
+{
+	struct fw_met_policy *p;
+	struct fw_met_job *j;
+	int rc;
+
+	if (mr->npol == FW_MET_POLICIES || mr->rec.oom)
+		return FW_ENOMEM;
+	if (!(p = calloc(1, sizeof *p)) || !(j = jobs_itp(t, r))) {
+		free(p);
+		return FW_ENOMEM;
+	}
+	snprintf(p->name, sizeof p->name, "%s", r->policy);
+	p->base = *m;
+	p->decisions = r->decisions;
+	p->never_started = r->never_started;
+	p->cycles = r->cycles;
+	rc = fw_met_compute(j, t->n, &mr->rec, mr->capacity_gpus, p);
+	free(j);
+	if (rc != FW_OK) {
+		fw_met_policy_release(p);
+		free(p);
+		return rc;
+	}
+	mr->pol[mr->npol++] = p;
+	if (pj)
+		policy_json(p, pj);
+	return FW_OK;
+}
+
+void fw_met_print(const struct fw_met_run *mr, FILE *f)
+{
+	const struct fw_met_policy *p = mr->npol ? mr->pol[mr->npol - 1] : NULL;
+
+	if (!p)
+		return;
+	fprintf(f, "  idle while waiting %.1f GPU-h   goodput %.1f GPU-h", p->idle_while_waiting_gpu_h,
+		p->goodput_gpu_h);
+	if (p->fairness_jain >= 0)
+		fprintf(f, "   fairness (Jain) %.3f, max deviation %.2f (%s)", p->fairness_jain,
+			p->fairness_max_dev,
+			p->fairness_max_dev_queue >= 0 ? p->q[p->fairness_max_dev_queue].name : "-");
+	fprintf(f, "\n");
+}
+
+/* ---- JSON -------------------------------------------------------------------- */
+
+static json_t *jreal(double v)
+{
+	return v < 0 ? json_null() : json_real(v);
+}
+
+static json_t *float_array(const float *v, int n, double scale)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < n; i++)
+		json_array_append_new(a, json_real(round((double)v[i] * scale * 1e4) / 1e4));
+	return a;
+}
+
+/* CDF of time to start: the 0th, 1st, ..., 100th percentile per bucket. */
+static json_t *cdf_json(const struct fw_met_policy *p)
+{
+	json_t *o = json_object();
+
+	for (int b = 0; b < FW_SIM_NBUCKETS; b++) {
+		json_t *a = json_array();
+		for (int k = 0; k <= 100 && p->ntts[b]; k++)
+			json_array_append_new(a, json_integer(k ? fw_met_pct(p->tts[b], p->ntts[b], k)
+								: p->tts[b][0]));
+		json_object_set_new(o, fw_sim_bucket_name(b), a);
+	}
+	return o;
+}
+
+static json_t *series_json(const struct fw_met_policy *p)
+{
+	json_t *s = json_object();
+
+	json_object_set_new(s, "t0_s", json_integer(p->t0));
+	json_object_set_new(s, "bin_s", json_real(p->nbins ? (double)(p->t1 - p->t0) / p->nbins : 0));
+	json_object_set_new(s, "occupancy", float_array(p->occupancy_series, p->nbins, 1));
+	json_object_set_new(s, "time_to_start_percentiles_s", cdf_json(p));
+	return s;
+}
+
+static void queue_json(const struct fw_met_queue *q, json_t *o)
+{
+	json_object_set_new(o, "gpu_h", json_real(q->gpu_h));
+	json_object_set_new(o, "occupancy", json_real(q->occupancy));
+	json_object_set_new(o, "idle_while_waiting_gpu_h", json_real(q->idle_while_waiting_gpu_h));
+	json_object_set_new(o, "fair_gpus_mean", json_real(q->fair_gpus_mean));
+	json_object_set_new(o, "alloc_gpus_mean", json_real(q->alloc_gpus_mean));
+	json_object_set_new(o, "share_ratio_mean", jreal(q->share_ratio_mean));
+}
+
+static void policy_json(const struct fw_met_policy *p, json_t *o)
+{
+	json_t *bq = json_object_get(o, "by_queue");
+
+	json_object_set_new(o, "window_s", json_pack("[I,I]", (json_int_t)p->t0, (json_int_t)p->t1));
+	json_object_set_new(o, "capacity_gpu_h", json_real(p->capacity_gpu_h));
+	json_object_set_new(o, "used_gpu_h", json_real(p->used_gpu_h));
+	json_object_set_new(o, "goodput_gpu_h", json_real(p->goodput_gpu_h));
+	json_object_set_new(o, "idle_while_waiting_gpu_h", json_real(p->idle_while_waiting_gpu_h));
+	json_object_set_new(o, "fairness_jain", jreal(p->fairness_jain));
+	json_object_set_new(o, "fairness_max_dev", jreal(p->fairness_max_dev));
+	json_object_set_new(o, "fairness_max_dev_queue", p->fairness_max_dev_queue < 0 ? json_null()
+				: json_string(p->q[p->fairness_max_dev_queue].name));
+	for (int q = 0; q < p->nq; q++) {
+		json_t *qo = bq ? json_object_get(bq, p->q[q].name) : NULL;
+		if (!qo && bq)
+			json_object_set_new(bq, p->q[q].name, qo = json_object());
+		if (qo)
+			queue_json(&p->q[q], qo);
+	}
+	json_object_set_new(o, "series", series_json(p));
+}
+
+/* ---- CSV ----------------------------------------------------------------------- */
+
+static const char csv_header[] =
+	"policy,scope,name,jobs,started,tts_p50_s,tts_p95_s,tts_p99_s,jct_mean_s,jct_p95_s,"
+	"gpu_h,occupancy,idle_while_waiting_gpu_h,goodput_gpu_h,makespan_s,fairness_jain,"
+	"fairness_max_dev,decisions,never_started,deserved_gpus,fair_gpus_mean,alloc_gpus_mean,"
+	"share_ratio_mean\n";
+
+enum { X_OCC, X_IDLE, X_GOOD, X_MAKESPAN, X_JAIN, X_DEV, X_DEC, X_NEVER, X_DES, X_FAIR,
+       X_ALLOC, X_RATIO, X_N };
+
+static void csv_str(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\n\r")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void csv_num(FILE *f, double v)
+{
+	if (v >= 0)
+		fprintf(f, ",%.10g", v);
+	else
+		fputs(",", f);
+}
+
+static void csv_row(FILE *f, const char *pol, const char *scope, const char *name,
+		    const struct fw_sim_stats *st, const double *x)
+{
+	csv_str(f, pol);
+	fprintf(f, ",%s,", scope);
+	csv_str(f, name);
+	fprintf(f, ",%lld,%lld", (long long)st->jobs, (long long)st->started);
+	csv_num(f, (double)st->tts_p50);
+	csv_num(f, (double)st->tts_p95);
+	csv_num(f, (double)st->tts_p99);
+	csv_num(f, st->jct_mean);
+	csv_num(f, (double)st->jct_p95);
+	csv_num(f, st->gpu_s / 3600.0);
+	for (int i = 0; i < X_N; i++)
+		csv_num(f, x[i]);
+	fputc('\n', f);
+}
+
+static void csv_policy(FILE *f, const struct fw_met_policy *p)
+{
+	double x[X_N];
+
+	for (int i = 0; i < X_N; i++)
+		x[i] = -1;
+	x[X_OCC] = p->base.occupancy;
+	x[X_IDLE] = p->idle_while_waiting_gpu_h;
+	x[X_GOOD] = p->goodput_gpu_h;
+	x[X_MAKESPAN] = (double)p->base.makespan_s;
+	x[X_JAIN] = p->fairness_jain;
+	x[X_DEV] = p->fairness_max_dev;
+	x[X_DEC] = (double)p->decisions;
+	x[X_NEVER] = (double)p->never_started;
+	csv_row(f, p->name, "total", "all", &p->base.bucket[FW_SIM_BALL], x);
+	for (int b = 0; b < FW_SIM_NBUCKETS; b++) {
+		const struct fw_sim_stats *st = &p->base.bucket[b];
+		for (int i = 0; i < X_N; i++)
+			x[i] = -1;
+		x[X_GOOD] = st->gpu_s / 3600.0;
+		x[X_DEC] = (double)st->started;
+		x[X_NEVER] = (double)(st->jobs - st->started);
+		if (b != FW_SIM_BALL)
+			csv_row(f, p->name, "bucket", fw_sim_bucket_name(b), st, x);
+	}
+}
+
+static void csv_queues(FILE *f, const struct fw_met_policy *p)
+{
+	static const struct fw_sim_stats none = { 0, 0, -1, -1, -1, -1, -1, 0 };
+	double x[X_N];
+
+	for (int q = 0; q < p->nq; q++) {
+		const struct fw_met_queue *Q = &p->q[q];
+		const struct fw_sim_stats *st = q < p->base.nqueues ? &p->base.queue[q] : &none;
+		for (int i = 0; i < X_N; i++)
+			x[i] = -1;
+		x[X_OCC] = Q->occupancy;
+		x[X_IDLE] = Q->idle_while_waiting_gpu_h;
+		x[X_GOOD] = Q->gpu_h;
+		x[X_DEC] = (double)st->started;
+		x[X_NEVER] = (double)(st->jobs - st->started);
+		x[X_DES] = Q->deserved_gpus;
+		x[X_FAIR] = Q->fair_gpus_mean;
+		x[X_ALLOC] = Q->alloc_gpus_mean;
+		x[X_RATIO] = Q->share_ratio_mean;
+		csv_row(f, p->name, "queue", Q->name, st, x);
+	}
+}
+
+int fw_met_write_csv(const struct fw_met_run *mr, const char *path)
+{
+	FILE *f = fopen(path, "wb");
+
+	if (!f)
+		return -1;
+	fputs(csv_header, f);
+	for (int i = 0; i < mr->npol; i++) {
+		csv_policy(f, mr->pol[i]);
+		csv_queues(f, mr->pol[i]);
+	}
+	int bad = ferror(f);
+	return fclose(f) != 0 || bad ? -1 : 0;
+}

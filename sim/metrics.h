@@ -1,0 +1,133 @@
+/*
+ * metrics.h — what a replay measured, beyond des.h's waiting-time stats:
+ * occupancy, GPUs idle while jobs wait, fairness, goodput, and the time
+ * series the HTML report draws (report.h).  Schema and exact definitions:
+ * docs/metrics.md.
+ *
+ * Design.  Two sources, no scheduling logic:
+ *   1. the replay's outcome per job (submit, duration, start, GPUs, queue)
+ *      — occupancy, idle-while-waiting and the occupancy series are exact
+ *      integrals of step functions swept from these events;
+ *   2. every checked plan, through the simulator's hook (fw_met_on_plan):
+ *      each leaf queue's fair share and allocation as the engine computed
+ *      them (plan->queues[q].fair / .allocated).  A plan's values hold
+ *      until the next plan; fairness and the share series integrate that
+ *      step function.
+ * A struct fw_met_run collects one struct fw_met_policy per replayed
+ * policy, for the JSON fields (added to des.c's per-policy object), the
+ * CSV file and the report.  Everything is heap-owned by the run and freed
+ * by fw_met_run_free; no globals.
+ */
+#ifndef FAIRWAY_SIM_METRICS_H
+#define FAIRWAY_SIM_METRICS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "des.h"
+#include "progress.h"
+
+struct json_t;
+struct fw_plan;
+struct fw_snapshot;
+
+#define FW_MET_BINS 400      /* points per time series */
+#define FW_MET_POLICIES 8
+#define FW_MET_QNAME 64
+
+/* One trace row as the metrics see it (start -1: never started). */
+struct fw_met_job {
+	int64_t submit, duration, start;
+	int32_t gpus, queue;
+};
+
+/* Per-plan samples from the simulator's hook. */
+struct fw_met_rec {
+	int nq;                          /* snapshot queues (set by the first plan) */
+	char (*qname)[FW_MET_QNAME];     /* [nq] */
+	double *deserved;                /* [nq] GPUs */
+	bool *leaf;                      /* [nq] */
+	int64_t *t;                      /* [n] plan times */
+	float *fair, *alloc;             /* [n * nq] GPUs */
+	size_t n, cap;
+	bool oom;
+	struct fw_progress *bar;         /* drawn from the hook when set */
+};
+
+struct fw_met_queue {
+	char name[FW_MET_QNAME];
+	double deserved_gpus;
+	double gpu_h;                    /* GPU-hours of its started jobs */
+	double occupancy;                /* gpu_h / cluster capacity GPU-hours */
+	double idle_while_waiting_gpu_h; /* cluster GPUs idle while it has a job waiting */
+	double fair_gpus_mean, alloc_gpus_mean; /* plan samples, time-averaged */
+	double share_ratio_mean;         /* mean allocated/fair while fair > 0; -1 never */
+	float alloc_series[FW_MET_BINS], fair_series[FW_MET_BINS]; /* GPUs */
+};
+
+struct fw_met_policy {
+	char name[32];
+	struct fw_sim_metrics base;      /* des.h: time to start and JCT stats */
+	int64_t decisions, never_started, cycles;
+	int64_t t0, t1;                  /* window: first arrival .. last completion */
+	double capacity_gpu_h, used_gpu_h, goodput_gpu_h;
+	double idle_while_waiting_gpu_h;
+	double fairness_jain;            /* time-averaged; -1 when no plan had a fair share */
+	double fairness_max_dev;         /* max over queues |share_ratio_mean - 1| */
+	int fairness_max_dev_queue;      /* that queue, -1 none */
+	int nbins;                       /* points in each series (0: empty window) */
+	float occupancy_series[FW_MET_BINS]; /* fraction of GPUs allocated, per bin */
+	int64_t *tts[FW_SIM_NBUCKETS];   /* sorted times to start per bucket */
+	size_t ntts[FW_SIM_NBUCKETS];
+	struct fw_met_queue *q;
+	int nq;
+};
+
+struct fw_met_run {
+	char trace[256];
+	int32_t nodes, gpus_per_node, nodes_per_rack;
+	int64_t tick_s, capacity_gpus;
+	size_t jobs;
+	struct fw_met_policy *pol[FW_MET_POLICIES];
+	int npol;
+	struct fw_met_rec rec;           /* the replay in progress */
+	struct fw_progress bar;
+	struct fw_sim_hooks hooks;
+};
+
+/* The hook (des.h struct fw_sim_hooks): ctx is a struct fw_met_rec. */
+void fw_met_on_plan(void *ctx, const struct fw_snapshot *s, const struct fw_plan *p,
+		    int64_t started);
+void fw_met_rec_reset(struct fw_met_rec *r);
+void fw_met_rec_release(struct fw_met_rec *r);
+
+/* Compute one policy's metrics from its jobs and plan samples. */
+int fw_met_compute(const struct fw_met_job *jobs, size_t n, const struct fw_met_rec *rec,
+		   int64_t capacity_gpus, struct fw_met_policy *out);
+void fw_met_policy_release(struct fw_met_policy *p);
+
+/* ---- the run, as fw_sim_cli drives it ----------------------------------- */
+
+struct fw_met_run *fw_met_run_new(const char *trace, const struct fw_sim_opts *o,
+				  size_t jobs);
+void fw_met_run_free(struct fw_met_run *mr);
+/* Before a replay: o->hooks records plans (and draws a bar on a TTY). */
+void fw_met_begin(struct fw_met_run *mr, struct fw_sim_opts *o, const char *policy);
+/* After it, success or not: erase the bar, detach the hook. */
+void fw_met_end(struct fw_met_run *mr, struct fw_sim_opts *o);
+/* After a successful replay: compute, keep, add fields to its JSON object
+ * (may be NULL). */
+int fw_met_add(struct fw_met_run *mr, const struct fw_itp_trace *t,
+	       const struct fw_sim_result *r, const struct fw_sim_metrics *m,
+	       struct json_t *policy_json);
+/* The summary lines for the latest policy. */
+void fw_met_print(const struct fw_met_run *mr, FILE *f);
+/* Write the CSV (docs/metrics.md); 0 or -1 (errno set). */
+int fw_met_write_csv(const struct fw_met_run *mr, const char *path);
+
+/* Percentile (nearest rank) of sorted v[n]; -1 when n == 0. */
+int64_t fw_met_pct(const int64_t *v, size_t n, double p);
+
+#endif

@@ -1,0 +1,538 @@
+/*
+ * sacct.c — convert `sacct --parsable2` output to the generic trace CSV
+ * (docs/trace-format.md, "From Slurm"); contract in trace.h.
+ *
+ * sacct prints '|'-separated fields under a header of column names; columns
+ * are found by name, so any --format order works and unknown columns are
+ * ignored.  One pass collects the jobs (job steps, whose JobID has a '.',
+ * are skipped; jobs that never started, and jobs without GPUs, are counted
+ * in *skipped); the second writes them with submit times relative to the
+ * earliest kept submit.  Every value is parsed strictly; a bad value is an
+ * error with file:line:column and the column name.
+ *
+ *   JobID (or JobIDRaw)  -> job_id
+ *   Submit               -> submit_time (ISO 8601, seconds after the first)
+ *   Elapsed, or End-Start -> duration
+ *   Timelimit            -> expected_runtime (UNLIMITED etc.: left empty)
+ *   Account (or Partition) -> queue;  User -> user;  Priority -> priority
+ *   AllocTRES (or ReqTRES when empty): gres/gpu[:model]=N GPUs, cpu=N,
+ *   mem=N[KMGT]; NNodes (or node=N) -> tasks = nodes,
+ *   gpus_per_task = GPUs / nodes (must divide), cpu and memory per node.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace.h"
+
+enum scol {
+	S_JOBID, S_JOBIDRAW, S_USER, S_ACCOUNT, S_PARTITION, S_SUBMIT, S_START,
+	S_END, S_ELAPSED, S_TIMELIMIT, S_ALLOC, S_REQ, S_NNODES, S_STATE,
+	S_PRIO, S_COUNT
+};
+
+static const char *const sname[S_COUNT] = {
+	"JobID", "JobIDRaw", "User", "Account", "Partition", "Submit", "Start",
+	"End", "Elapsed", "Timelimit", "AllocTRES", "ReqTRES", "NNodes",
+	"State", "Priority",
+};
+
+#define S_MAX_FIELDS 128
+
+struct sfields {
+	int n;
+	char *f[S_MAX_FIELDS];
+	int col[S_MAX_FIELDS];
+};
+
+struct sjob {
+	char id[FW_NAME_MAX], queue[FW_NAME_MAX], user[FW_NAME_MAX];
+	char model[FW_NAME_MAX];
+	int64_t submit, duration, expected; /* expected -1 = not given */
+	int64_t prio, tasks, gpt, cpu, mem;
+};
+
+struct sconv {
+	const char *fname;
+	int pos[S_COUNT];
+	int nhdr;
+	struct sjob *v;
+	size_t n, cap, skipped;
+};
+
+struct sctx {
+	struct sconv *c;
+	const struct sfields *f;
+	int lno;
+	struct fw_diag *d;
+};
+
+/* ---- values ------------------------------------------------------------- */
+
+static int split(char *line, struct sfields *f)
+{
+	char *p = line;
+
+	f->n = 0;
+	for (;;) {
+		if (f->n == S_MAX_FIELDS)
+			return -1;
+		f->f[f->n] = p;
+		f->col[f->n++] = (int)(p - line) + 1;
+		while (*p && *p != '|')
+			p++;
+		if (!*p)
+			return 0;
+		*p++ = 0;
+	}
+}
+
+static const char *fld(const struct sctx *x, int c)
+{
+	int i = x->c->pos[c];
+	return i >= 0 && i < x->f->n ? x->f->f[i] : "";
+}
+
+static int bad(const struct sctx *x, int c, const char *fmt, const char *v)
+{
+	int i = x->c->pos[c];
+	return fw_diag_set(x->d, FW_EINVAL, x->c->fname, x->lno,
+			   i >= 0 && i < x->f->n ? x->f->col[i] : 1, sname[c], fmt, v);
+}
+
+/* Digits only, at most 15 of them. */
+static bool digits(const char *s, size_t n, int64_t *v)
+{
+	*v = 0;
+	if (n == 0 || n > 15)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		*v = *v * 10 + (s[i] - '0');
+	}
+	return true;
+}
+
+static int64_t days_from_civil(int64_t y, int64_t m, int64_t d)
+{
+	y -= m <= 2;
+	int64_t era = (y >= 0 ? y : y - 399) / 400, yoe = y - era * 400;
+	int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	return era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
+}
+
+/* "YYYY-MM-DDTHH:MM:SS" -> seconds since 1970 (no zone); false if bad. */
+static bool iso_time(const char *s, int64_t *t)
+{
+	static const int at[6] = { 0, 5, 8, 11, 14, 17 }, len[6] = { 4, 2, 2, 2, 2, 2 };
+	static const char sep[6] = { '-', '-', 'T', ':', ':', 0 };
+	int64_t v[6];
+
+	if (strlen(s) != 19)
+		return false;
+	for (int i = 0; i < 6; i++)
+		if (!digits(s + at[i], (size_t)len[i], &v[i]) || s[at[i] + len[i]] != sep[i])
+			return false;
+	if (v[1] < 1 || v[1] > 12 || v[2] < 1 || v[2] > 31 || v[3] > 23 || v[4] > 59 ||
+	    v[5] > 60)
+		return false;
+	*t = days_from_civil(v[0], v[1], v[2]) * 86400 + v[3] * 3600 + v[4] * 60 + v[5];
+	return true;
+}
+
+/* "[D-]HH:MM:SS", "MM:SS" or "MM:SS.mmm" -> seconds (fraction dropped). */
+static bool slurm_duration(const char *s, int64_t *t)
+{
+	int64_t day = 0, part[3] = { 0, 0, 0 }, v;
+	const char *dash = strchr(s, '-'), *p = s;
+	int np = 0;
+
+	if (dash) {
+		if (!digits(s, (size_t)(dash - s), &day))
+			return false;
+		p = dash + 1;
+	}
+	while (np < 3) {
+		size_t n = strcspn(p, ":.");
+		if (!digits(p, n, &v))
+			return false;
+		part[np++] = v;
+		p += n;
+		if (*p != ':')
+			break;
+		p++;
+	}
+	if ((*p && (*p != '.' || np < 2)) || np < 2)
+		return false;
+	if (day > 100000000 || part[0] > 100000000)
+		return false; /* keeps the sum far from overflow */
+	if (np == 2)
+		*t = day * 86400 + part[0] * 60 + part[1];
+	else
+		*t = day * 86400 + part[0] * 3600 + part[1] * 60 + part[2];
+	return part[np - 1] < 60 && (np == 2 || part[1] < 60) && *t <= FW_TRACE_MAX_TIME;
+}
+
+/* mem=N[KMGT] -> MiB (rounded up); false if bad. */
+static bool tres_mem(const char *s, size_t n, int64_t *mib)
+{
+	static const char unit[] = "KMGT";
+	const char *u = n ? strchr(unit, s[n - 1]) : NULL;
+	int64_t v;
+
+	if (!digits(s, u && s[n - 1] ? n - 1 : n, &v) || v > INT64_C(1000000000000))
+		return false;
+	switch (u && s[n - 1] ? (int)(u - unit) : 1) {
+	case 0: *mib = (v + 1023) / 1024; break;
+	case 1: *mib = v; break;
+	case 2: *mib = v * 1024; break;
+	default: *mib = v * 1024 * 1024; break;
+	}
+	return true;
+}
+
+struct tres {
+	int64_t gpus, typed, cpu, mem, nodes;
+	char model[FW_NAME_MAX];
+	int nmodels;
+};
+
+/* One "key=value" item of a TRES list. */
+static bool tres_item(struct tres *t, const char *k, size_t kn, const char *v, size_t vn)
+{
+	int64_t x;
+
+	if (kn == 8 && memcmp(k, "gres/gpu", 8) == 0)
+		return digits(v, vn, &t->gpus);
+	if (kn > 9 && memcmp(k, "gres/gpu:", 9) == 0) {
+		if (!digits(v, vn, &x))
+			return false;
+		t->typed += x;
+		if (t->nmodels++ == 0 && kn - 9 < FW_NAME_MAX)
+			snprintf(t->model, sizeof t->model, "%.*s", (int)(kn - 9), k + 9);
+		return true;
+	}
+	if (kn == 3 && memcmp(k, "cpu", 3) == 0)
+		return digits(v, vn, &t->cpu);
+	if (kn == 3 && memcmp(k, "mem", 3) == 0)
+		return tres_mem(v, vn, &t->mem);
+	if (kn == 4 && memcmp(k, "node", 4) == 0)
+		return digits(v, vn, &t->nodes);
+	return true; /* billing, energy, licenses, ...: ignored */
+}
+
+static bool parse_tres(const char *s, struct tres *t)
+{
+	memset(t, 0, sizeof *t);
+	while (*s) {
+		size_t n = strcspn(s, ","), kn = strcspn(s, "=");
+		if (kn >= n || !tres_item(t, s, kn, s + kn + 1, n - kn - 1))
+			return false;
+		s += n + (s[n] == ',');
+	}
+	if (!t->gpus)
+		t->gpus = t->typed;
+	if (t->nmodels != 1)
+		t->model[0] = 0;
+	return true;
+}
+
+static bool plain_name(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n >= FW_NAME_MAX)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] <= 0x20 || s[i] >= 0x7f || s[i] == '"' || s[i] == '\\' || s[i] == ',')
+			return false;
+	return true;
+}
+
+/* ---- rows --------------------------------------------------------------- */
+
+/* Copy a name column (optional: "" stays ""). */
+static int name_col(const struct sctx *x, int c, char *dst, bool req)
+{
+	const char *v = fld(x, c);
+
+	if (!*v && !req)
+		return FW_OK;
+	if (!plain_name(v))
+		return bad(x, c, "'%.40s' is not a plain name (1..63 printable bytes, "
+			   "no space, quote, backslash or comma)", v);
+	snprintf(dst, FW_NAME_MAX, "%s", v);
+	return FW_OK;
+}
+
+static bool never_ran(const struct sctx *x)
+{
+	const char *st = fld(x, S_START), *state = fld(x, S_STATE);
+
+	return strncmp(state, "PENDING", 7) == 0 || !*st ||
+	       strcmp(st, "Unknown") == 0 || strcmp(st, "None") == 0;
+}
+
+static int times(const struct sctx *x, struct sjob *j)
+{
+	int64_t s, e;
+	const char *tl = fld(x, S_TIMELIMIT);
+
+	if (!iso_time(fld(x, S_SUBMIT), &j->submit))
+		return bad(x, S_SUBMIT, "'%.40s' is not YYYY-MM-DDTHH:MM:SS", fld(x, S_SUBMIT));
+	if (x->c->pos[S_ELAPSED] >= 0) {
+		if (!slurm_duration(fld(x, S_ELAPSED), &j->duration))
+			return bad(x, S_ELAPSED, "'%.40s' is not [D-]HH:MM:SS", fld(x, S_ELAPSED));
+	} else if (!iso_time(fld(x, S_START), &s)) {
+		return bad(x, S_START, "'%.40s' is not YYYY-MM-DDTHH:MM:SS", fld(x, S_START));
+	} else if (!iso_time(fld(x, S_END), &e) || e < s) {
+		return bad(x, S_END, "'%.40s' is not a time at or after Start", fld(x, S_END));
+	} else {
+		j->duration = e - s;
+	}
+	j->expected = -1;
+	if (*tl && strcmp(tl, "UNLIMITED") && strcmp(tl, "Partition_Limit") &&
+	    !slurm_duration(tl, &j->expected))
+		return bad(x, S_TIMELIMIT, "'%.40s' is not [D-]HH:MM:SS or UNLIMITED", tl);
+	return FW_OK;
+}
+
+/* TRES and NNodes -> tasks x gpus_per_task; 1 = no GPUs (skip). */
+static int shape(const struct sctx *x, struct sjob *j)
+{
+	int c = *fld(x, S_ALLOC) || x->c->pos[S_REQ] < 0 ? S_ALLOC : S_REQ;
+	const char *nn = fld(x, S_NNODES);
+	struct tres t;
+
+	if (!parse_tres(fld(x, c), &t))
+		return bad(x, c, "'%.60s' is not a TRES list (key=value,...)", fld(x, c));
+	if (!t.gpus)
+		return 1;
+	j->tasks = t.nodes ? t.nodes : 1;
+	if ((*nn && !digits(nn, strlen(nn), &j->tasks)) || j->tasks < 1 ||
+	    j->tasks > FW_TRACE_MAX_TASKS)
+		return bad(x, S_NNODES, "'%.40s' is not a node count 1..65536", nn);
+	if (t.gpus % j->tasks || t.gpus / j->tasks > FW_MAX_GPUS_PER_NODE)
+		return bad(x, c, "'%.60s': the GPUs do not split evenly over the nodes, "
+			   "or exceed 16 per node", fld(x, c));
+	if (t.cpu / j->tasks > FW_TRACE_MAX_CPU / 1000 || t.mem / j->tasks > FW_TRACE_MAX_MEM)
+		return bad(x, c, "'%.60s': cpu or mem per node out of range", fld(x, c));
+	j->gpt = t.gpus / j->tasks;
+	j->cpu = t.cpu * 1000 / j->tasks;
+	j->mem = t.mem / j->tasks;
+	snprintf(j->model, sizeof j->model, "%s", plain_name(t.model) ? t.model : "");
+	return FW_OK;
+}
+
+static int prio(const struct sctx *x, struct sjob *j)
+{
+	const char *p = fld(x, S_PRIO);
+
+	j->prio = 0;
+	if (*p && (!digits(p, strlen(p), &j->prio) || j->prio > FW_TRACE_MAX_PRIO))
+		return bad(x, S_PRIO, "'%.40s' is not a whole number 0..1000000000", p);
+	return FW_OK;
+}
+
+/* One data row: FW_OK (kept), 1 (skipped: step, never ran, no GPU), error. */
+static int data_row(const struct sctx *x, struct sjob *j)
+{
+	int idc = x->c->pos[S_JOBID] >= 0 ? S_JOBID : S_JOBIDRAW, rc;
+
+	if (x->f->n != x->c->nhdr)
+		return fw_diag_set(x->d, FW_EINVAL, x->c->fname, x->lno, 1, "row",
+				   "has %d fields, the header has %d", x->f->n, x->c->nhdr);
+	if (strchr(fld(x, idc), '.'))
+		return 2; /* a job step */
+	memset(j, 0, sizeof *j);
+	if (never_ran(x))
+		return 1;
+	if ((rc = name_col(x, idc, j->id, true)) || (rc = name_col(x, S_USER, j->user, false)) ||
+	    (rc = name_col(x, x->c->pos[S_ACCOUNT] >= 0 && *fld(x, S_ACCOUNT) ? S_ACCOUNT
+			   : S_PARTITION, j->queue, false)) ||
+	    (rc = times(x, j)) || (rc = prio(x, j)))
+		return rc;
+	return shape(x, j);
+}
+
+static int header(struct sconv *c, const struct sfields *f, int lno, struct fw_diag *d)
+{
+	for (int k = 0; k < S_COUNT; k++)
+		c->pos[k] = -1;
+	for (int i = 0; i < f->n; i++)
+		for (int k = 0; k < S_COUNT; k++)
+			if (strcmp(f->f[i], sname[k]) == 0) {
+				if (c->pos[k] >= 0)
+					return fw_diag_set(d, FW_EINVAL, c->fname, lno, f->col[i],
+							   "header", "column '%s' appears twice", sname[k]);
+				c->pos[k] = i;
+			}
+	if (c->pos[S_JOBID] < 0 && c->pos[S_JOBIDRAW] < 0)
+		return fw_diag_set(d, FW_EINVAL, c->fname, lno, 1, "header",
+				   "needs JobID or JobIDRaw (is this sacct --parsable2 output?)");
+	if (c->pos[S_SUBMIT] < 0 || (c->pos[S_ELAPSED] < 0 && (c->pos[S_START] < 0 ||
+								c->pos[S_END] < 0)) ||
+	    (c->pos[S_ALLOC] < 0 && c->pos[S_REQ] < 0) || c->pos[S_START] < 0)
+		return fw_diag_set(d, FW_EINVAL, c->fname, lno, 1, "header",
+				   "needs Submit, Start, Elapsed (or End) and AllocTRES or ReqTRES");
+	c->nhdr = f->n;
+	return FW_OK;
+}
+
+static int keep(struct sconv *c, const struct sjob *j)
+{
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 256;
+		struct sjob *v = realloc(c->v, cap * sizeof *v);
+		if (!v)
+			return FW_ENOMEM;
+		c->v = v;
+		c->cap = cap;
+	}
+	c->v[c->n++] = *j;
+	return FW_OK;
+}
+
+static int line(struct sconv *c, char *text, int lno, struct fw_diag *d)
+{
+	struct sfields f;
+	struct sjob j;
+	struct sctx x = { c, &f, lno, d };
+	int rc;
+
+	if (split(text, &f))
+		return fw_diag_set(d, FW_EINVAL, c->fname, lno, 1, "row",
+				   "more than %d fields", S_MAX_FIELDS);
+	if (!c->nhdr)
+		return header(c, &f, lno, d);
+	rc = data_row(&x, &j);
+	if (rc == FW_OK)
+		return keep(c, &j);
+	c->skipped += rc == 1;
+	return rc > 0 ? FW_OK : rc;
+}
+
+static int walk(struct sconv *c, const char *buf, size_t len, struct fw_diag *d)
+{
+	size_t at = 0;
+	int lno = 0, rc = FW_OK;
+
+	while (at < len && rc == FW_OK) {
+		const char *p = buf + at, *nl = memchr(p, '\n', len - at);
+		size_t n = nl ? (size_t)(nl - p) : len - at;
+		char *text;
+		at += n + (nl ? 1 : 0);
+		lno++;
+		if (n && p[n - 1] == '\r')
+			n--;
+		if (n == 0)
+			continue;
+		if (memchr(p, 0, n))
+			return fw_diag_set(d, FW_EINVAL, c->fname, lno, 1, "row", "contains a NUL byte");
+		if (!(text = malloc(n + 1)))
+			return FW_ENOMEM;
+		memcpy(text, p, n);
+		text[n] = 0;
+		rc = line(c, text, lno, d);
+		free(text);
+	}
+	if (rc == FW_OK && !c->nhdr)
+		return fw_diag_set(d, FW_EINVAL, c->fname, 1, 1, "header", "the file is empty");
+	return rc;
+}
+
+/* Write the kept jobs as generic CSV into a memory stream. */
+static int emit(const struct sconv *c, char **out, size_t *out_len)
+{
+	FILE *f = open_memstream(out, out_len);
+	int64_t t0 = INT64_MAX;
+
+	if (!f)
+		return FW_ENOMEM;
+	for (size_t i = 0; i < c->n; i++)
+		t0 = c->v[i].submit < t0 ? c->v[i].submit : t0;
+	fprintf(f, "job_id,submit_time,duration,expected_runtime,queue,user,priority,"
+		   "tasks,gpus_per_task,cpu_milli,mem_mib,gpu_model\n");
+	for (size_t i = 0; i < c->n; i++) {
+		const struct sjob *j = &c->v[i];
+		char exp[24] = "";
+		if (j->expected >= 0)
+			snprintf(exp, sizeof exp, "%lld", (long long)j->expected);
+		fprintf(f, "%s,%lld,%lld,%s,%s,%s,%lld,%lld,%lld,%lld,%lld,%s\n", j->id,
+			(long long)(j->submit - t0), (long long)j->duration, exp, j->queue,
+			j->user, (long long)j->prio, (long long)j->tasks, (long long)j->gpt,
+			(long long)j->cpu, (long long)j->mem, j->model);
+	}
+	return fclose(f) == 0 ? FW_OK : FW_ENOMEM;
+}
+
+int fw_sacct_convert(const char *buf, size_t len, const char *fname,
+		     char **out, size_t *out_len, size_t *skipped,
+		     struct fw_diag *d)
+{
+	struct sconv c;
+	int rc;
+
+	memset(&c, 0, sizeof c);
+	c.fname = fname ? fname : "<buffer>";
+	*out = NULL;
+	*out_len = 0;
+	rc = walk(&c, buf, len, d);
+	if (rc == FW_OK && (rc = emit(&c, out, out_len)) != FW_OK) {
+		free(*out);
+		*out = NULL;
+	}
+	if (rc == FW_ENOMEM)
+		fw_diag_set(d, rc, c.fname, 0, 0, NULL, "out of memory");
+	*skipped = c.skipped;
+	free(c.v);
+	return rc;
+}
+
+static int write_all(const char *path, const char *buf, size_t n)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "wb") : stdout;
+	bool ok = f && fwrite(buf, 1, n, f) == n;
+
+	if (f && f != stdout)
+		ok = fclose(f) == 0 && ok;
+	else if (f)
+		ok = fflush(f) == 0 && ok;
+	return ok ? 0 : -1;
+}
+
+int fw_sacct_convert_cli(int argc, char **argv)
+{
+	struct fw_diag d;
+	char *in, *out, msg[1024];
+	size_t len, olen, skipped;
+	int rc;
+
+	if (argc != 3 || argv[1][0] == '-' ) {
+		fprintf(stderr, "usage: %s SACCT_FILE OUT.csv|-\n"
+			"  SACCT_FILE: sacct --parsable2 output (see docs/trace-format.md)\n",
+			argc > 0 ? argv[0] : "sacct2fairway");
+		return 2;
+	}
+	memset(&d, 0, sizeof d);
+	if ((rc = fw_itp_slurp(argv[1], &in, &len, &d)) == FW_OK) {
+		rc = fw_sacct_convert(in, len, argv[1], &out, &olen, &skipped, &d);
+		free(in);
+	}
+	if (rc != FW_OK) {
+		fw_itp_diag_str(&d, msg, sizeof msg);
+		fprintf(stderr, "error: %s\n", msg);
+		return 1;
+	}
+	rc = write_all(argv[2], out, olen);
+	free(out);
+	if (rc) {
+		fprintf(stderr, "error: cannot write %s\n", argv[2]);
+		return 1;
+	}
+	fprintf(stderr, "sacct2fairway: %zu jobs skipped (never started or no GPUs)\n",
+		skipped);
+	return 0;
+}

@@ -1,0 +1,509 @@
+/*
+ * trace.c — the trace model's helpers and the non-generic sources: ITP rows
+ * (gang shaping) and openb pods (times from creation/deletion_time).  The
+ * generic CSV/JSONL reader is in generic.c; contracts are in trace.h.
+ *
+ * openb pods are read by the openb reader (every resource value checked
+ * there); this file then re-walks the same lines to take each surviving
+ * pod's creation_time and deletion_time, which the FGD experiment ignores
+ * and so openb.c does not keep.  Lines are matched by number, so skipped
+ * rows stay skipped and counted once.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "openb.h"
+#include "trace.h"
+
+void fw_trace_free(struct fw_trace *t)
+{
+	if (!t)
+		return;
+	free(t->v);
+	t->v = NULL;
+	t->n = t->cap = 0;
+}
+
+int fw_trace_push(struct fw_trace *t, const struct fw_trace_job *j)
+{
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 256;
+		struct fw_trace_job *v = realloc(t->v, cap * sizeof *v);
+		if (!v)
+			return FW_ENOMEM;
+		t->v = v;
+		t->cap = cap;
+	}
+	t->v[t->n++] = *j;
+	return FW_OK;
+}
+
+int64_t fw_trace_job_gpus(const struct fw_trace_job *j)
+{
+	int64_t g = 0;
+
+	for (int i = 0; i < j->ngroups; i++)
+		g += (int64_t)j->groups[i].count * j->groups[i].gpus;
+	return g;
+}
+
+double fw_trace_job_gpu_s(const struct fw_trace_job *j)
+{
+	int64_t milli = 0;
+
+	for (int i = 0; i < j->ngroups; i++)
+		milli += (int64_t)j->groups[i].count * j->groups[i].gpus *
+			 j->groups[i].gpu_milli;
+	return (double)milli / 1000.0 * (double)j->duration;
+}
+
+/* ---- ITP ---------------------------------------------------------------- */
+
+/* n GPUs on G-GPU nodes: one task, or floor(n/G) tasks of G plus a rest. */
+static void itp_shape(struct fw_trace_job *j, int32_t n, int32_t G)
+{
+	struct fw_trace_group *g = j->groups;
+
+	j->ngroups = 1;
+	g[0].count = 1;
+	g[0].gpus = n;
+	g[0].gpu_milli = 1000;
+	if (n <= G)
+		return;
+	g[0].count = n / G;
+	g[0].gpus = G;
+	if (n % G) {
+		j->ngroups = 2;
+		g[1] = g[0];
+		g[1].count = 1;
+		g[1].gpus = n % G;
+	}
+}
+
+int fw_trace_from_itp(const struct fw_itp_trace *in, int32_t G,
+		      struct fw_trace *out, struct fw_diag *d)
+{
+	struct fw_trace_job j;
+
+	memset(out, 0, sizeof *out);
+	if (G < 1 || G > FW_MAX_GPUS_PER_NODE)
+		return fw_diag_set(d, FW_EINVAL, in->file, 0, 0, "gpus_per_node",
+				   "must be 1..%d", FW_MAX_GPUS_PER_NODE);
+	snprintf(out->file, sizeof out->file, "%s", in->file);
+	out->skipped = in->skipped;
+	out->first_bad = in->first_bad;
+	for (size_t i = 0; i < in->n; i++) {
+		const struct fw_itp_job *r = &in->v[i];
+		memset(&j, 0, sizeof j);
+		snprintf(j.id, sizeof j.id, "%s", r->id);
+		j.submit = r->submit;
+		j.duration = j.expected = r->duration;
+		j.line = r->line;
+		itp_shape(&j, r->gpus, G);
+		if (fw_trace_push(out, &j)) {
+			fw_trace_free(out);
+			return fw_diag_set(d, FW_ENOMEM, in->file, 0, 0, NULL, "out of memory");
+		}
+	}
+	return FW_OK;
+}
+
+/* ---- openb pods --------------------------------------------------------- */
+
+struct openb_times {
+	int cpos, dpos;       /* field index of creation/deletion_time */
+	size_t next;          /* next pod (file order) to match */
+};
+
+static int time_field(const struct fw_csv_rec *r, int pos, int lno,
+		      const char *fname, const char *name, int64_t *v,
+		      struct fw_diag *d)
+{
+	const char *s = (size_t)pos < r->nf ? r->f[pos] : "";
+	char *end;
+	long long x;
+
+	if (!*s)
+		return fw_diag_set(d, FW_EINVAL, fname, lno, (size_t)pos < r->nf ? r->col[pos] : 1,
+				   name, "is empty: a pod needs creation_time and "
+				   "deletion_time to be replayed as a trace");
+	x = strtoll(s, &end, 10);
+	if (*end || s[0] < '0' || s[0] > '9' || x < 0 || x > FW_TRACE_MAX_TIME)
+		return fw_diag_set(d, FW_EINVAL, fname, lno, r->col[pos], name,
+				   "'%.40s' is not a whole number of seconds in 0..%lld",
+				   s, (long long)FW_TRACE_MAX_TIME);
+	*v = x;
+	return FW_OK;
+}
+
+static int openb_header(struct openb_times *ot, const struct fw_csv_rec *r,
+			const char *fname, int lno, struct fw_diag *d)
+{
+	ot->cpos = ot->dpos = -1;
+	for (size_t i = 0; i < r->nf; i++) {
+		if (strcmp(r->f[i], "creation_time") == 0)
+			ot->cpos = (int)i;
+		if (strcmp(r->f[i], "deletion_time") == 0)
+			ot->dpos = (int)i;
+	}
+	if (ot->cpos < 0 || ot->dpos < 0)
+		return fw_diag_set(d, FW_EINVAL, fname, lno, 1, "header",
+				   "a pod list replayed as a trace needs the columns "
+				   "creation_time and deletion_time");
+	return FW_OK;
+}
+
+/* Build the job for pod p from its split line. */
+static int openb_job(const struct fw_openb_pod *p, const struct fw_csv_rec *r,
+		     const struct openb_times *ot, const char *fname,
+		     struct fw_trace_job *j, struct fw_diag *d)
+{
+	int64_t c, e;
+	int rc;
+
+	memset(j, 0, sizeof *j);
+	if ((rc = time_field(r, ot->cpos, p->line, fname, "creation_time", &c, d)) ||
+	    (rc = time_field(r, ot->dpos, p->line, fname, "deletion_time", &e, d)))
+		return rc;
+	if (e < c)
+		return fw_diag_set(d, FW_EINVAL, fname, p->line, r->col[ot->dpos],
+				   "deletion_time", "%lld is before creation_time %lld",
+				   (long long)e, (long long)c);
+	if (p->num_gpu > FW_MAX_GPUS_PER_NODE || strlen(p->name) >= FW_NAME_MAX)
+		return fw_diag_set(d, FW_EINVAL, fname, p->line, 1, "num_gpu",
+				   "pod '%.40s' does not fit one node (%d GPUs, max %d) "
+				   "or its name is too long", p->name, p->num_gpu,
+				   FW_MAX_GPUS_PER_NODE);
+	snprintf(j->id, sizeof j->id, "%s", p->name);
+	j->submit = c;
+	j->duration = j->expected = e - c;
+	j->ngroups = 1;
+	j->groups[0] = (struct fw_trace_group){ 1, p->num_gpu,
+		p->num_gpu ? p->gpu_milli : 1000, p->cpu_milli, p->memory_mib };
+	if (!strchr(p->gpu_spec, '|'))
+		snprintf(j->gpu_model, sizeof j->gpu_model, "%s", p->gpu_spec);
+	j->line = p->line;
+	return FW_OK;
+}
+
+/* One line of the pod file; pods[] are matched by line number. */
+static int openb_line(struct openb_times *ot, const struct fw_openb_pods *pods,
+		      char *line, int lno, unsigned flags, struct fw_trace *out,
+		      struct fw_diag *d)
+{
+	struct fw_csv_rec r;
+	struct fw_trace_job j;
+	const char *why;
+	int col, rc;
+
+	if (ot->next >= pods->n || pods->v[ot->next].line != lno)
+		return ot->cpos < 0 && !fw_csv_split(line, &r, &why, &col) && r.nf > 1
+		       ? openb_header(ot, &r, out->file, lno, d) : FW_OK;
+	const struct fw_openb_pod *p = &pods->v[ot->next++];
+	if (fw_csv_split(line, &r, &why, &col))
+		return fw_diag_set(d, FW_EINVAL, out->file, lno, col, "row", "%s", why);
+	if ((rc = openb_job(p, &r, ot, out->file, &j, d)) == FW_OK)
+		return fw_trace_push(out, &j);
+	if (rc != FW_EINVAL || !(flags & FW_TRACE_SKIP_BAD))
+		return rc;
+	if (out->skipped++ == 0)
+		out->first_bad = *d;
+	return FW_OK;
+}
+
+static int openb_walk(const char *buf, size_t len, const struct fw_openb_pods *pods,
+		      unsigned flags, struct fw_trace *out, struct fw_diag *d)
+{
+	struct openb_times ot = { -1, -1, 0 };
+	size_t at = 0;
+	int lno = 0, rc = FW_OK;
+
+	while (at < len && rc == FW_OK) {
+		const char *p = buf + at, *nl = memchr(p, '\n', len - at);
+		size_t n = nl ? (size_t)(nl - p) : len - at;
+		char *line = malloc(n + 1);
+		at += n + (nl ? 1 : 0);
+		lno++;
+		if (!line)
+			return FW_ENOMEM;
+		memcpy(line, p, n);
+		line[n] = 0;
+		if (n && line[n - 1] == '\r')
+			line[n - 1] = 0;
+		rc = openb_line(&ot, pods, line, lno, flags, out, d);
+		free(line);
+	}
+	return rc;
+}
+
+int fw_trace_parse_openb(const char *buf, size_t len, const char *fname,
+			 unsigned flags, struct fw_trace *out, struct fw_diag *d)
+{
+	struct fw_openb_pods pods;
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	fname = fname ? fname : "<buffer>";
+	snprintf(out->file, sizeof out->file, "%s", fname);
+	rc = fw_openb_parse_pods(buf, len, fname,
+				 (flags & FW_TRACE_SKIP_BAD) ? FW_OPENB_SKIP_BAD : 0, &pods, d);
+	if (rc != FW_OK)
+		return rc;
+	out->skipped = pods.skipped;
+	out->first_bad = pods.first_bad;
+	rc = openb_walk(buf, len, &pods, flags, out, d);
+	fw_openb_pods_free(&pods);
+	if (rc != FW_OK)
+		fw_trace_free(out);
+	return rc;
+}
+
+/* ---- files -------------------------------------------------------------- */
+
+int fw_trace_format_of(const char *name)
+{
+	static const char *const names[] = { "itp", "openb", "fairway" };
+
+	for (int i = 0; i < 3; i++)
+		if (name && strcmp(name, names[i]) == 0)
+			return i;
+	return -1;
+}
+
+static int read_itp(const char *path, int32_t G, unsigned flags,
+		    struct fw_trace *out, struct fw_diag *d)
+{
+	struct fw_itp_trace t;
+	int rc = fw_itp_read(path, (flags & FW_TRACE_SKIP_BAD) ? FW_ITP_SKIP_BAD : 0, &t, d);
+
+	if (rc != FW_OK)
+		return rc;
+	rc = fw_trace_from_itp(&t, G, out, d);
+	fw_itp_free(&t);
+	return rc;
+}
+
+int fw_trace_read(const char *path, enum fw_trace_format fmt, int32_t G,
+		  unsigned flags, struct fw_trace *out, struct fw_diag *d)
+{
+	char *buf;
+	size_t len;
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	if (fmt == FW_TRACE_ITP)
+		return read_itp(path, G, flags, out, d);
+	if ((rc = fw_itp_slurp(path, &buf, &len, d)) != FW_OK)
+		return rc;
+	if (fmt == FW_TRACE_OPENB)
+		rc = fw_trace_parse_openb(buf, len, path, flags, out, d);
+	else
+		rc = fw_trace_parse_generic(buf, len, path, flags, out, d);
+	free(buf);
+	return rc;
+}
+
+/* ---- for the simulator -------------------------------------------------- */
+
+/* Split total over weights w[n] by largest remainder (ties: lower index);
+ * equal weights when they sum to 0. */
+static void lr_split(const double *w, int n, int64_t total, int64_t *out)
+{
+	double sum = 0, frac[FW_TEAMS_MAX + 1];
+	int64_t given = 0;
+
+	for (int i = 0; i < n; i++)
+		sum += w[i];
+	for (int i = 0; i < n; i++) {
+		double x = sum > 0 ? (double)total * w[i] / sum : (double)total / n;
+		out[i] = (int64_t)x;
+		frac[i] = x - (double)out[i];
+		given += out[i];
+	}
+	while (given < total) {
+		int best = 0;
+		for (int i = 1; i < n; i++)
+			best = frac[i] > frac[best] ? i : best;
+		out[best]++;
+		frac[best] = -1;
+		given++;
+	}
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp((const char *)a, (const char *)b);
+}
+
+/* Distinct queue names of the trace, sorted, after q->n team queues. */
+static int named_queues(const struct fw_trace *t, struct fw_trace_queues *q,
+			struct fw_diag *d)
+{
+	int first = q->n;
+
+	for (size_t i = 0; i < t->n; i++) {
+		const char *nm = t->v[i].queue;
+		bool seen = false;
+		for (int k = first; k < q->n && !seen; k++)
+			seen = strcmp(q->name[k], nm) == 0;
+		if (!nm[0] || seen)
+			continue;
+		for (int k = 0; k < first; k++)
+			if (strcmp(q->name[k], nm) == 0)
+				return fw_diag_set(d, FW_EEXIST, t->file, t->v[i].line, 0, "queue",
+						   "'%s' is also a team queue's name", nm);
+		if (q->n == FW_TEAMS_MAX)
+			return fw_diag_set(d, FW_ERANGE, t->file, t->v[i].line, 0, "queue",
+					   "more than %d queues", FW_TEAMS_MAX);
+		snprintf(q->name[q->n++], FW_NAME_MAX, "%s", nm);
+	}
+	qsort(q->name[first], (size_t)(q->n - first), FW_NAME_MAX, cmp_name);
+	return FW_OK;
+}
+
+static int find_queue(const struct fw_trace_queues *q, int from, const char *nm)
+{
+	int lo = from, hi = q->n - 1;
+
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2, c = strcmp(q->name[mid], nm);
+		if (c == 0)
+			return mid;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return -1;
+}
+
+/* Deserved shares: [named queues..., team block] by demand. */
+static void queue_shares(const struct fw_trace *t, const struct fw_teams *teams,
+			 int nteam, int64_t total, struct fw_trace_queues *q)
+{
+	double w[FW_TEAMS_MAX + 1] = { 0 };
+	int64_t share[FW_TEAMS_MAX + 1];
+	int nn = q->n - nteam;
+
+	for (size_t i = 0; i < t->n; i++) {
+		int k = q->of_job[i];
+		w[k >= nteam ? k - nteam : nn] += fw_trace_job_gpu_s(&t->v[i]);
+	}
+	lr_split(w, nn + (nteam > 0), total, share);
+	for (int k = 0; k < nn; k++)
+		q->deserved_milli[nteam + k] = share[k];
+	for (int k = 0; k < nteam; k++)
+		w[k] = (double)teams->v[k].weight;
+	if (nteam)
+		lr_split(w, nteam, share[nn], q->deserved_milli);
+}
+
+int fw_trace_queues(const struct fw_trace *t, const struct fw_teams *teams,
+		    bool force_teams, int64_t cluster_gpus,
+		    struct fw_trace_queues *q, struct fw_diag *d)
+{
+	bool any_named = false, any_team = false;
+	int nteam = 0, rc;
+
+	memset(q->name, 0, sizeof q->name);
+	q->n = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		any_named |= !force_teams && t->v[i].queue[0];
+		any_team |= force_teams || !t->v[i].queue[0];
+	}
+	if (any_team || !any_named)
+		for (nteam = 0; nteam < teams->n; nteam++)
+			snprintf(q->name[nteam], FW_NAME_MAX, "vc-%s", teams->v[nteam].name);
+	q->n = q->nteam = nteam;
+	if (any_named && (rc = named_queues(t, q, d)) != FW_OK)
+		return rc;
+	if (!(q->of_job = malloc((t->n ? t->n : 1) * sizeof *q->of_job)))
+		return fw_diag_set(d, FW_ENOMEM, t->file, 0, 0, NULL, "out of memory");
+	for (size_t i = 0; i < t->n; i++)
+		q->of_job[i] = any_named && t->v[i].queue[0]
+			       ? find_queue(q, nteam, t->v[i].queue)
+			       : fw_team_of(teams, t->v[i].id);
+	if (!any_named)
+		fw_teams_quota(teams, cluster_gpus, q->deserved_milli);
+	else
+		queue_shares(t, teams, nteam, cluster_gpus * 1000, q);
+	return FW_OK;
+}
+
+static int level_of(const struct fw_trace *t, const struct fw_trace_job *tj,
+		    const struct fw_topology *topo, const char *name,
+		    const char *field, int8_t *out, struct fw_diag *d)
+{
+	if (!name[0])
+		return FW_OK;
+	if (strcmp(name, "node") == 0) {
+		*out = FW_LEVEL_NODE;
+		return FW_OK;
+	}
+	for (int l = 0; l < topo->nlevels; l++)
+		if (strcmp(topo->level[l], name) == 0) {
+			*out = (int8_t)l;
+			return FW_OK;
+		}
+	return fw_diag_set(d, FW_EINVAL, t->file, tj->line, 0, field,
+			   "job '%s': '%s' is not a topology level of the fleet "
+			   "(it has %d; see --topo, --racks, --blocks)", tj->id, name,
+			   topo->nlevels);
+}
+
+int fw_trace_make_job(const struct fw_trace *t, size_t row,
+		      const struct fw_topology *topo, struct fw_job *j,
+		      struct fw_diag *d)
+{
+	const struct fw_trace_job *tj = &t->v[row];
+	int32_t tasks = 0;
+	int rc;
+
+	fw_job_init(j);
+	j->priority = tj->priority;
+	j->submit_time = tj->submit;
+	j->expected_runtime = tj->expected;
+	j->min_member = tj->min_member;
+	j->ngroups = tj->ngroups;
+	for (int g = 0; g < tj->ngroups; g++) {
+		struct fw_task_group *G = &j->groups[g];
+		memset(G, 0, sizeof *G);
+		G->count = tj->groups[g].count;
+		G->gpus = tj->groups[g].gpus;
+		G->gpu_milli = tj->groups[g].gpu_milli;
+		G->cpu_milli = tj->groups[g].cpu_milli;
+		G->mem_mib = tj->groups[g].mem_mib;
+		snprintf(G->gpu_model, sizeof G->gpu_model, "%s", tj->gpu_model);
+		tasks += G->count;
+	}
+	if ((rc = level_of(t, tj, topo, tj->topo_required, "topology_required",
+			   &j->required_level, d)) ||
+	    (rc = level_of(t, tj, topo, tj->topo_preferred, "topology_preferred",
+			   &j->preferred_level, d)))
+		return rc;
+	if (!tj->topo_preferred[0] && tasks > 1 && topo->nlevels > 0)
+		j->preferred_level = (int8_t)(topo->nlevels - 1);
+	return FW_OK;
+}
+
+bool fw_trace_itp_shaped(const struct fw_trace_job *j, int32_t G)
+{
+	struct fw_trace_job s;
+	int64_t n = fw_trace_job_gpus(j);
+
+	if (n < 1 || n > FW_ITP_MAX_GPUS || j->gpu_model[0] || j->min_member ||
+	    j->topo_required[0] || j->topo_preferred[0])
+		return false;
+	memset(&s, 0, sizeof s);
+	itp_shape(&s, (int32_t)n, G);
+	if (s.ngroups != j->ngroups)
+		return false;
+	for (int g = 0; g < j->ngroups; g++)
+		if (j->groups[g].count != s.groups[g].count ||
+		    j->groups[g].gpus != s.groups[g].gpus ||
+		    j->groups[g].gpu_milli != 1000 || j->groups[g].cpu_milli ||
+		    j->groups[g].mem_mib)
+			return false;
+	return true;
+}

@@ -1,0 +1,172 @@
+/*
+ * trace.h — the simulator's format-neutral trace model, and its readers.
+ *
+ * Every trace format (Microsoft ITP, Alibaba openb pods, fairway's own
+ * generic CSV/JSONL, Slurm sacct via the converter) is read into one
+ * model: a list of jobs, each a gang of task groups with an arrival time,
+ * an actual duration and the runtime the user announced.  Optional fields
+ * are empty strings (queue, user, topology levels, GPU model) so that a
+ * consumer can tell "not given" from any value.
+ *
+ *   ITP rows      fw_trace_from_itp(): floor(n/G) tasks of G GPUs plus a
+ *                 remainder task (the gang rule of des.h), expected =
+ *                 duration, no queue or user.
+ *   openb pods    fw_trace_read_openb(): one task of num_gpu GPUs at
+ *                 gpu_milli, submit = creation_time, duration =
+ *                 deletion_time - creation_time; a pod without both times
+ *                 is an error (file:line:col).
+ *   generic       fw_trace_parse_csv() / fw_trace_parse_jsonl(); the
+ *                 format is specified in docs/trace-format.md.
+ *
+ * Diagnostics are "FILE:LINE:COL: FIELD: MSG" (fw_itp_diag_str).  With
+ * FW_TRACE_SKIP_BAD a bad data row is skipped and counted; the first
+ * skipped row's diagnosis is kept.  Ownership: fw_trace_free() frees a
+ * trace and accepts a zeroed one.
+ */
+#ifndef FAIRWAY_SIM_TRACE_H
+#define FAIRWAY_SIM_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fairway/err.h"
+#include "fairway/snapshot.h"
+#include "itp.h"
+#include "teams.h"
+
+#define FW_TRACE_SKIP_BAD 1u
+#define FW_TRACE_MAX_TIME FW_ITP_MAX_TIME
+#define FW_TRACE_MAX_TASKS 65536
+#define FW_TRACE_MAX_PRIO 1000000000
+#define FW_TRACE_MAX_CPU INT64_C(1000000000)     /* milli-CPU per task */
+#define FW_TRACE_MAX_MEM INT64_C(1000000000000)  /* MiB per task */
+
+enum fw_trace_format {
+	FW_TRACE_ITP = 0,
+	FW_TRACE_OPENB = 1,
+	FW_TRACE_FAIRWAY = 2, /* generic CSV, or JSONL (by content) */
+};
+
+struct fw_trace_group {
+	int32_t count;     /* tasks, 1..FW_TRACE_MAX_TASKS */
+	int32_t gpus;      /* GPUs per task, 0..FW_MAX_GPUS_PER_NODE */
+	int32_t gpu_milli; /* per GPU, 1000 or 1..999 with gpus == 1 */
+	int64_t cpu_milli; /* per task */
+	int64_t mem_mib;   /* per task */
+};
+
+struct fw_trace_job {
+	char id[FW_NAME_MAX];
+	int64_t submit;    /* seconds from trace start */
+	int64_t duration;  /* actual runtime, seconds */
+	int64_t expected;  /* announced runtime (time limit), seconds */
+	char queue[FW_NAME_MAX];   /* "" = use the team mapping */
+	char user[FW_NAME_MAX];    /* "" = not given */
+	int32_t priority;
+	int ngroups;               /* 1..FW_MAX_GROUPS */
+	struct fw_trace_group groups[FW_MAX_GROUPS];
+	int32_t min_member;        /* 0 = every task */
+	char topo_required[FW_NAME_MAX];  /* level name, "node" or "" */
+	char topo_preferred[FW_NAME_MAX];
+	char gpu_model[FW_NAME_MAX];      /* "" = any */
+	int32_t line;              /* 1-based line in the source file */
+};
+
+struct fw_trace {
+	char file[256];
+	struct fw_trace_job *v;
+	size_t n, cap;
+	size_t skipped;            /* bad rows skipped (FW_TRACE_SKIP_BAD) */
+	struct fw_diag first_bad;
+};
+
+void fw_trace_free(struct fw_trace *t);
+/* Append a copy (FW_OK or FW_ENOMEM). */
+int fw_trace_push(struct fw_trace *t, const struct fw_trace_job *j);
+/* Whole GPUs a job asks for (each task's GPUs, a fraction counts 1). */
+int64_t fw_trace_job_gpus(const struct fw_trace_job *j);
+/* GPU-seconds of actual work (milli-GPU exact, / 1000). */
+double fw_trace_job_gpu_s(const struct fw_trace_job *j);
+
+/* ITP rows on G-GPU nodes (1 <= G <= FW_MAX_GPUS_PER_NODE). */
+int fw_trace_from_itp(const struct fw_itp_trace *in, int32_t G,
+		      struct fw_trace *out, struct fw_diag *d);
+
+/* The generic format (docs/trace-format.md).  buf need not be
+ * NUL-terminated; fname is used in diagnostics only. */
+int fw_trace_parse_csv(const char *buf, size_t len, const char *fname,
+		       unsigned flags, struct fw_trace *out, struct fw_diag *d);
+int fw_trace_parse_jsonl(const char *buf, size_t len, const char *fname,
+			 unsigned flags, struct fw_trace *out,
+			 struct fw_diag *d);
+/* CSV or JSONL, chosen by the first non-blank byte ('{' = JSONL). */
+int fw_trace_parse_generic(const char *buf, size_t len, const char *fname,
+			   unsigned flags, struct fw_trace *out,
+			   struct fw_diag *d);
+
+/* openb pod list with creation_time/deletion_time. */
+int fw_trace_parse_openb(const char *buf, size_t len, const char *fname,
+			 unsigned flags, struct fw_trace *out,
+			 struct fw_diag *d);
+
+/* Read a file of any format; ITP rows are shaped for G-GPU nodes. */
+int fw_trace_read(const char *path, enum fw_trace_format fmt, int32_t G,
+		  unsigned flags, struct fw_trace *out, struct fw_diag *d);
+/* "itp" | "openb" | "fairway" -> format; -1 when unknown. */
+int fw_trace_format_of(const char *name);
+
+/* ---- for the simulator (des.c) ------------------------------------------ */
+
+/*
+ * The queues of a run.  With force_teams, or when no job names a queue,
+ * every job goes to its team's queue ("vc-<team>", teams.h) and the teams
+ * share the cluster by weight exactly as fw_teams_quota says.  Otherwise
+ * jobs with a queue name use a queue of that name, in name order after
+ * the team queues (which exist only when some job names none); the
+ * cluster's milli-GPUs are split over the named queues and, as one block,
+ * the team queues, in proportion to their GPU-hours demand (sum over their
+ * jobs of GPUs x gpu_milli/1000 x duration; equal shares when every demand
+ * is 0), by largest remainder (ties to the lower index); the team block is
+ * split over the teams by weight the same way.  FW_ERANGE past
+ * FW_TEAMS_MAX queues, FW_EEXIST when a queue name equals a team queue's.
+ */
+struct fw_trace_queues {
+	int n;
+	int nteam;         /* queues 0..nteam-1 are the team queues */
+	char name[FW_TEAMS_MAX][FW_NAME_MAX];
+	int64_t deserved_milli[FW_TEAMS_MAX];
+	int32_t *of_job;   /* [t->n] queue index per job; caller frees */
+};
+
+int fw_trace_queues(const struct fw_trace *t, const struct fw_teams *teams,
+		    bool force_teams, int64_t cluster_gpus,
+		    struct fw_trace_queues *q, struct fw_diag *d);
+
+/*
+ * A trace job as a pending snapshot job (queue, name and user left to the
+ * caller): task groups, min_member, priority, expected runtime, GPU model,
+ * topology levels looked up by name in topo ("node" = FW_LEVEL_NODE; an
+ * unknown level is FW_EINVAL naming the job's line).  A job of more than
+ * one task without a preference prefers the smallest level (the last),
+ * when topo has levels.
+ */
+int fw_trace_make_job(const struct fw_trace *t, size_t row,
+		      const struct fw_topology *topo, struct fw_job *j,
+		      struct fw_diag *d);
+
+/* Is the job whole GPUs shaped as ITP rows are on G-GPU nodes (one task of
+ * n <= G, or floor(n/G) x G plus one n mod G), asking nothing else? */
+bool fw_trace_itp_shaped(const struct fw_trace_job *j, int32_t G);
+
+/* `fairway trace sacct2fairway IN OUT` (sim/sacct.c); argv[0] is the
+ * program name.  0 ok, 1 input error, 2 usage error. */
+int fw_sacct_convert_cli(int argc, char **argv);
+
+/* Convert sacct --parsable2 text to generic CSV in *out (malloc'd, NUL
+ * terminated).  *skipped counts jobs left out (steps not counted). */
+int fw_sacct_convert(const char *buf, size_t len, const char *fname,
+		     char **out, size_t *out_len, size_t *skipped,
+		     struct fw_diag *d);
+
+#endif

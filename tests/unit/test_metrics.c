@@ -1,0 +1,330 @@
+/*
+ * test_metrics.c — sim/metrics.c, sim/report.c and sim/progress.c.
+ *
+ * The integrals are checked on hand-built outcomes whose answers are
+ * worked out in the comments (idle-while-waiting, occupancy, fairness);
+ * the command line is checked end to end on a tiny synthetic trace
+ * (JSON fields, CSV rows, a report with charts, byte-identical reruns).
+ */
+#include <jansson.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "fairway/plan.h"
+#include "fairway/snapshot.h"
+#include "harness.h"
+#include "metrics.h"
+#include "progress.h"
+#include "report.h"
+
+/* ---- progress bar ---------------------------------------------------------- */
+
+TEST(progress_line_has_bar_percent_and_thousands)
+{
+	char b[256], c[32];
+
+	fw_progress_commas(c, sizeof c, 13046);
+	ASSERT_STR_EQ(c, "13,046");
+	fw_progress_commas(c, sizeof c, 999);
+	ASSERT_STR_EQ(c, "999");
+	fw_progress_commas(c, sizeof c, 1234567);
+	ASSERT_STR_EQ(c, "1,234,567");
+	fw_progress_format(b, sizeof b, "fifo", 9130, 13046);
+	ASSERT_STR_CONTAINS(b, "[fairway] fifo");
+	ASSERT_STR_CONTAINS(b, " 69%  9,130/13,046 jobs started");
+	ASSERT_STR_CONTAINS(b, "\xe2\x96\x88\xe2\x96\x91"); /* full then light cells */
+	fw_progress_format(b, sizeof b, "kai", 5, 0); /* no division by zero */
+	ASSERT_STR_CONTAINS(b, "100%");
+}
+
+TEST(progress_draws_only_when_on_and_erases_its_line)
+{
+	struct fw_progress p;
+	char buf[1024] = { 0 };
+	FILE *f = tmpfile();
+
+	ASSERT(f);
+	fw_progress_init(&p, f, false, "fifo", 10);
+	fw_progress_update(&p, 5);
+	fw_progress_finish(&p);
+	ASSERT_EQ(ftell(f), 0);
+	fw_progress_init(&p, f, true, "fifo", 10);
+	fw_progress_update(&p, 5);
+	fw_progress_update(&p, 6); /* within 0.1 s: skipped */
+	fw_progress_update(&p, 10); /* the end is always drawn */
+	fw_progress_finish(&p);
+	rewind(f);
+	ASSERT(fread(buf, 1, sizeof buf - 1, f) > 0);
+	ASSERT_STR_CONTAINS(buf, "\r[fairway] fifo");
+	ASSERT_STR_CONTAINS(buf, "5/10 jobs started");
+	ASSERT(!strstr(buf, "6/10"));
+	ASSERT_STR_CONTAINS(buf, "10/10 jobs started\033[K\r\033[K");
+	fclose(f);
+}
+
+/* ---- the integrals ---------------------------------------------------------- */
+
+/*
+ * 8 GPUs.  A (queue 0): submit 0, start 0, 100 s, 6 GPUs.  B (queue 1):
+ * submit 10, start 100, 50 s, 4 GPUs — waits 10..100 with 2 GPUs free, so
+ * 180 GPU-s idle while waiting.  C (queue 1): 16 GPUs, never starts; it
+ * can never fit, so it does not count as waiting.  Window 0..150:
+ * capacity 1200 GPU-s, used 600 + 200 = 800 GPU-s.
+ */
+static const struct fw_met_job jobs3[] = {
+	{ 0, 100, 0, 6, 0 },
+	{ 10, 50, 100, 4, 1 },
+	{ 0, 30, -1, 16, 1 },
+};
+
+TEST(idle_while_waiting_and_occupancy_are_exact)
+{
+	struct fw_met_policy p;
+
+	memset(&p, 0, sizeof p);
+	ASSERT_OK(fw_met_compute(jobs3, 3, NULL, 8, &p));
+	ASSERT_EQ(p.t0, 0);
+	ASSERT_EQ(p.t1, 150);
+	ASSERT_NEAR(p.capacity_gpu_h * 3600, 1200, 1e-6);
+	ASSERT_NEAR(p.used_gpu_h * 3600, 800, 1e-6);
+	ASSERT_NEAR(p.goodput_gpu_h, p.used_gpu_h, 1e-12);
+	ASSERT_NEAR(p.idle_while_waiting_gpu_h * 3600, 180, 1e-6);
+	ASSERT_EQ(p.nq, 2);
+	ASSERT_NEAR(p.q[0].idle_while_waiting_gpu_h, 0, 1e-12);
+	ASSERT_NEAR(p.q[1].idle_while_waiting_gpu_h * 3600, 180, 1e-6);
+	ASSERT_NEAR(p.q[0].occupancy, 600.0 / 1200.0, 1e-9);
+	ASSERT_EQ(p.nbins, FW_MET_BINS);
+	ASSERT_NEAR(p.occupancy_series[0], 0.75, 1e-6);
+	ASSERT_NEAR(p.occupancy_series[FW_MET_BINS - 1], 0.5, 1e-6);
+	double sum = 0;
+	for (int i = 0; i < p.nbins; i++)
+		sum += p.occupancy_series[i];
+	ASSERT_NEAR(sum / p.nbins, 800.0 / 1200.0, 1e-5);
+	ASSERT_EQ(p.ntts[FW_SIM_B2_8], 2);
+	ASSERT_EQ(p.tts[FW_SIM_B2_8][1], 90);
+	ASSERT_EQ(p.ntts[FW_SIM_B9], 0);
+	ASSERT(p.fairness_jain < 0); /* no plans recorded */
+	fw_met_policy_release(&p);
+}
+
+TEST(percentiles_are_nearest_rank)
+{
+	int64_t v[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 };
+
+	ASSERT_EQ(fw_met_pct(v, 10, 50), 5);
+	ASSERT_EQ(fw_met_pct(v, 10, 95), 10);
+	ASSERT_EQ(fw_met_pct(v, 10, 0), 1);
+	ASSERT_EQ(fw_met_pct(v, 0, 50), -1);
+}
+
+static void plan_at(struct fw_met_rec *r, const struct fw_snapshot *s, fw_time t,
+		    double f0, double a0, double f1, double a1)
+{
+	struct fw_queue_result q[2];
+	struct fw_plan p;
+
+	memset(q, 0, sizeof q);
+	memset(&p, 0, sizeof p);
+	q[0].fair[FW_RES_GPU] = f0 * 1000;
+	q[0].allocated.v[FW_RES_GPU] = (int64_t)(a0 * 1000);
+	q[1].fair[FW_RES_GPU] = f1 * 1000;
+	q[1].allocated.v[FW_RES_GPU] = (int64_t)(a1 * 1000);
+	p.now = t;
+	p.queues = q;
+	p.nqueues = 2;
+	fw_met_on_plan(r, s, &p, 0);
+}
+
+/*
+ * Two queues, window 0..150.  Plan at 0: fair (2, 2), allocated (2, 2):
+ * x = (1, 1), Jain 1, held 50 s.  Plan at 50: fair (2, 2), allocated
+ * (4, 0): x = (2, 0), Jain 4 / (2 * 4) = 0.5, held 100 s.  Time-averaged
+ * Jain (50 + 50) / 150 = 2/3; mean ratios 250/150 and 50/150, both 2/3
+ * from 1, so the first queue is the worst.
+ */
+TEST(fairness_is_jain_of_allocated_over_fair_averaged_over_time)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	struct fw_met_rec rec;
+	struct fw_met_policy p;
+	struct fw_queue q;
+
+	ASSERT(s);
+	memset(&rec, 0, sizeof rec);
+	memset(&p, 0, sizeof p);
+	for (int i = 0; i < 2; i++) {
+		fw_queue_init(&q);
+		snprintf(q.name, sizeof q.name, "team-%d", i);
+		q.deserved.v[FW_RES_GPU] = 4000;
+		ASSERT(fw_snapshot_add_queue(s, &q) >= 0);
+	}
+	plan_at(&rec, s, 0, 2, 2, 2, 2);
+	plan_at(&rec, s, 50, 2, 4, 2, 0);
+	ASSERT_EQ(rec.n, 2);
+	ASSERT_OK(fw_met_compute(jobs3, 3, &rec, 8, &p));
+	ASSERT_NEAR(p.fairness_jain, 2.0 / 3.0, 1e-9);
+	ASSERT_NEAR(p.q[0].share_ratio_mean, 250.0 / 150.0, 1e-9);
+	ASSERT_NEAR(p.q[1].share_ratio_mean, 50.0 / 150.0, 1e-9);
+	ASSERT_NEAR(p.fairness_max_dev, 2.0 / 3.0, 1e-9);
+	ASSERT_EQ(p.fairness_max_dev_queue, 0);
+	ASSERT_STR_EQ(p.q[1].name, "team-1");
+	ASSERT_NEAR(p.q[1].deserved_gpus, 4, 1e-12);
+	ASSERT_NEAR(p.q[0].fair_gpus_mean, 2, 1e-9);
+	ASSERT_NEAR(p.q[0].alloc_gpus_mean, (2 * 50 + 4 * 100) / 150.0, 1e-9);
+	ASSERT_NEAR(p.q[0].alloc_series[FW_MET_BINS - 1], 4, 1e-5);
+	fw_met_policy_release(&p);
+	fw_met_rec_release(&rec);
+	fw_snapshot_free(s);
+}
+
+/* ---- end to end through the command line --------------------------------------- */
+
+static const char synth[] =
+	"job_id,submission_time,duration,num_gpu\n"
+	"A,0,100,6\n"
+	"B,5,50,12\n"
+	"C,6,20,2\n"
+	"D,300,10,20\n"
+	"E,301,10,1\n"
+	"F,310,400,4\n"
+	"G,320,30,8\n";
+
+static char *slurp(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	char *b = NULL;
+	long len;
+
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+	    (b = calloc(1, (size_t)len + 1)) && fread(b, 1, (size_t)len, f) != (size_t)len) {
+		free(b);
+		b = NULL;
+	}
+	fclose(f);
+	*n = b ? strlen(b) : 0;
+	return b;
+}
+
+static int run_cli(const char *trace, const char *js, const char *csv, const char *html)
+{
+	char *argv[] = { "fairway-sim", "run", "--trace", (char *)trace, "--nodes", "2x8",
+			 "--tick", "10", "--policies", "fifo,fairway,kai", "--json", (char *)js,
+			 "--csv", (char *)csv, "--report", (char *)html, NULL };
+
+	return fw_sim_cli(16, argv);
+}
+
+struct tmpf {
+	char dir[64], trace[128], js[128], csv[128], html[128], html2[128];
+};
+
+static void tmpf_make(struct tmpf *t)
+{
+	snprintf(t->dir, sizeof t->dir, "/tmp/fw_test_metrics_XXXXXX");
+	if (!mkdtemp(t->dir))
+		return;
+	snprintf(t->trace, sizeof t->trace, "%s/t.csv", t->dir);
+	snprintf(t->js, sizeof t->js, "%s/m.json", t->dir);
+	snprintf(t->csv, sizeof t->csv, "%s/m.csv", t->dir);
+	snprintf(t->html, sizeof t->html, "%s/r.html", t->dir);
+	snprintf(t->html2, sizeof t->html2, "%s/r2.html", t->dir);
+	FILE *f = fopen(t->trace, "w");
+	if (f) {
+		fputs(synth, f);
+		fclose(f);
+	}
+}
+
+static void tmpf_drop(struct tmpf *t)
+{
+	unlink(t->trace);
+	unlink(t->js);
+	unlink(t->csv);
+	unlink(t->html);
+	unlink(t->html2);
+	rmdir(t->dir);
+}
+
+static void check_policy_json(json_t *p)
+{
+	double occ = json_real_value(json_object_get(p, "occupancy"));
+	double cap = json_real_value(json_object_get(p, "capacity_gpu_h"));
+	double used = json_real_value(json_object_get(p, "used_gpu_h"));
+	double idle = json_real_value(json_object_get(p, "idle_while_waiting_gpu_h"));
+	double jain = json_real_value(json_object_get(p, "fairness_jain"));
+
+	ASSERT_NEAR(used / cap, occ, 1e-9);
+	ASSERT(idle >= 0 && idle <= cap - used + 1e-9);
+	ASSERT(jain > 0 && jain <= 1 + 1e-12);
+	ASSERT_NEAR(json_real_value(json_object_get(p, "goodput_gpu_h")), used, 1e-9);
+	ASSERT(json_is_number(json_object_get(p, "fairness_max_dev")));
+	json_t *s = json_object_get(p, "series");
+	ASSERT_EQ(json_array_size(json_object_get(s, "occupancy")), FW_MET_BINS);
+	json_t *cdf = json_object_get(json_object_get(s, "time_to_start_percentiles_s"), "all");
+	ASSERT_EQ(json_array_size(cdf), 101);
+	json_t *q = json_object_get(json_object_get(p, "by_queue"), "vc-6214e9");
+	ASSERT(json_object_get(q, "share_ratio_mean"));
+	ASSERT(json_object_get(q, "idle_while_waiting_gpu_h"));
+}
+
+TEST(cli_writes_json_csv_and_a_deterministic_report)
+{
+	struct tmpf t;
+	json_error_t e;
+	size_t n1, n2;
+
+	tmpf_make(&t);
+	ASSERT_EQ(run_cli(t.trace, t.js, t.csv, t.html), 0);
+	json_t *root = json_load_file(t.js, 0, &e);
+	ASSERT(root);
+	json_t *pols = json_object_get(root, "policies");
+	ASSERT_EQ(json_array_size(pols), 3);
+	for (size_t i = 0; i < 3; i++)
+		check_policy_json(json_array_get(pols, i));
+	json_decref(root);
+	char *csv = slurp(t.csv, &n1);
+	ASSERT(csv);
+	ASSERT(!strncmp(csv, "policy,scope,name,jobs,started,tts_p50_s", 40));
+	ASSERT_STR_CONTAINS(csv, "\nfairway,total,all,7,");
+	ASSERT_STR_CONTAINS(csv, "\nkai,bucket,9+,");
+	ASSERT_STR_CONTAINS(csv, "\nfifo,queue,vc-");
+	size_t lines = 0;
+	for (char *c = csv; *c; c++)
+		lines += *c == '\n';
+	ASSERT_EQ(lines, 1 + 3 * (1 + 5 + 11)); /* header; per policy total, buckets, queues */
+	free(csv);
+	char *h1 = slurp(t.html, &n1);
+	ASSERT(h1);
+	ASSERT_STR_CONTAINS(h1, "<!DOCTYPE html>");
+	ASSERT_STR_CONTAINS(h1, "<svg");
+	ASSERT_STR_CONTAINS(h1, "class=\"win\"");
+	ASSERT_STR_CONTAINS(h1, "Occupancy over time");
+	ASSERT(!strstr(h1, "<script") && !strstr(h1, "http://www.w3.org/1999") &&
+	       !strstr(h1, "https://"));
+	ASSERT_EQ(run_cli(t.trace, t.js, t.csv, t.html2), 0);
+	char *h2 = slurp(t.html2, &n2);
+	ASSERT(h2);
+	ASSERT(n1 == n2 && !memcmp(h1, h2, n1));
+	free(h1);
+	free(h2);
+	tmpf_drop(&t);
+}
+
+TEST(cli_rejects_an_unwritable_report_before_replaying)
+{
+	struct tmpf t;
+
+	tmpf_make(&t);
+	ASSERT_EQ(run_cli(t.trace, t.js, t.csv, "/nonexistent-dir/r.html"), 1);
+	tmpf_drop(&t);
+}
+
+TEST_MAIN(progress_line_has_bar_percent_and_thousands,
+	  progress_draws_only_when_on_and_erases_its_line,
+	  idle_while_waiting_and_occupancy_are_exact,
+	  percentiles_are_nearest_rank,
+	  fairness_is_jain_of_allocated_over_fair_averaged_over_time,
+	  cli_writes_json_csv_and_a_deterministic_report,
+	  cli_rejects_an_unwritable_report_before_replaying)

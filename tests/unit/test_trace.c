@@ -1,0 +1,365 @@
+/*
+ * test_trace.c — the trace model and its readers (sim/trace.h): the
+ * generic CSV and JSONL format (values, defaults, every kind of bad row
+ * with file:line:col, --skip-bad-rows counting), ITP gang shaping, openb
+ * pods as a trace, and the sacct converter on tests/data/sacct_sample.txt
+ * (its output must read back through the generic reader).
+ *
+ * The openb test reads $FAIRWAY_TRACES/alibaba-openb (default
+ * ../shared/traces); without it that test prints SKIP and is not counted.
+ */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "trace.h"
+
+static int csv(const char *text, unsigned flags, struct fw_trace *t, char *why, size_t n)
+{
+	struct fw_diag d;
+	int rc;
+
+	memset(&d, 0, sizeof d);
+	rc = fw_trace_parse_generic(text, strlen(text), "t.csv", flags, t, &d);
+	if (why)
+		fw_itp_diag_str(rc == FW_OK ? &t->first_bad : &d, why, n);
+	return rc;
+}
+
+TEST(generic_csv_reads_every_column)
+{
+	struct fw_trace t;
+	const char *text =
+		"job_id,submit_time,duration,expected_runtime,queue,user,priority,tasks,"
+		"gpus_per_task,gpu_milli,cpu_milli,mem_mib,min_member,topology_required,"
+		"topology_preferred,gpu_model\r\n"
+		"j1,10,100,200,research,alice,-5,4,8,1000,16000,65536,2,block,rack,H100\r\n"
+		"\n"
+		"j2,20,50,,,,,,1,500,,,,,,\n";
+
+	ASSERT_OK(csv(text, 0, &t, NULL, 0));
+	ASSERT_EQ(t.n, 2);
+	ASSERT_STR_EQ(t.v[0].id, "j1");
+	ASSERT_EQ(t.v[0].submit, 10);
+	ASSERT_EQ(t.v[0].duration, 100);
+	ASSERT_EQ(t.v[0].expected, 200);
+	ASSERT_STR_EQ(t.v[0].queue, "research");
+	ASSERT_STR_EQ(t.v[0].user, "alice");
+	ASSERT_EQ(t.v[0].priority, -5);
+	ASSERT_EQ(t.v[0].groups[0].count, 4);
+	ASSERT_EQ(t.v[0].groups[0].gpus, 8);
+	ASSERT_EQ(t.v[0].groups[0].cpu_milli, 16000);
+	ASSERT_EQ(t.v[0].groups[0].mem_mib, 65536);
+	ASSERT_EQ(t.v[0].min_member, 2);
+	ASSERT_STR_EQ(t.v[0].topo_required, "block");
+	ASSERT_STR_EQ(t.v[0].topo_preferred, "rack");
+	ASSERT_STR_EQ(t.v[0].gpu_model, "H100");
+	ASSERT_EQ(fw_trace_job_gpus(&t.v[0]), 32);
+	/* defaults */
+	ASSERT_EQ(t.v[1].expected, 50);
+	ASSERT_EQ(t.v[1].groups[0].count, 1);
+	ASSERT_EQ(t.v[1].groups[0].gpu_milli, 500);
+	ASSERT_STR_EQ(t.v[1].queue, "");
+	ASSERT_EQ(t.v[1].line, 4);
+	ASSERT_NEAR(fw_trace_job_gpu_s(&t.v[1]), 25.0, 1e-9);
+	fw_trace_free(&t);
+}
+
+TEST(generic_csv_bad_rows_name_line_column_and_field)
+{
+	static const struct { const char *row, *why; } cases[] = {
+		{ "a,1,ten,1", "t.csv:2:5: duration: 'ten' is not a whole number (digits only)" },
+		{ "a,1,2.5,1", "t.csv:2:5: duration: '2.5' is not a whole number" },
+		{ "a,-1,2,1", "t.csv:2:3: submit_time: '-1' is out of range 0..1000000000000" },
+		{ "a,1,2,17", "t.csv:2:7: gpus_per_task: '17' is out of range 0..16" },
+		{ "a,1,2", "t.csv:2:5: row: has 3 fields, the header has 4" },
+		{ ",1,2,1", "t.csv:2:1: job_id: is empty (the column is required)" },
+		{ "a b,1,2,1", "t.csv:2:1: job_id: 'a b' has a space, quote, backslash, comma or control byte" },
+		{ "a,99999999999999999999,2,1", "t.csv:2:3: submit_time: '99999999999999999999' is out of range 0..1000000000000" },
+	};
+	char text[256], why[512];
+	struct fw_trace t;
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		snprintf(text, sizeof text, "job_id,submit_time,duration,gpus_per_task\n%s\n",
+			 cases[i].row);
+		ASSERT_EQ(csv(text, 0, &t, why, sizeof why), FW_EINVAL);
+		ASSERT_STR_EQ(why, cases[i].why);
+		ASSERT(t.v == NULL && t.n == 0);
+	}
+}
+
+TEST(generic_cross_field_rules_and_duplicates)
+{
+	char why[512];
+	struct fw_trace t;
+
+	ASSERT_EQ(csv("job_id,submit_time,duration,gpus_per_task,gpu_milli\nx,0,1,2,500\n",
+		      0, &t, why, sizeof why), FW_EINVAL);
+	ASSERT_STR_CONTAINS(why, "t.csv:2:9: gpu_milli: 500 is a fraction");
+	ASSERT_EQ(csv("job_id,submit_time,duration,gpus_per_task,tasks,min_member\n"
+		      "x,0,1,2,2,3\n", 0, &t, why, sizeof why), FW_EINVAL);
+	ASSERT_STR_CONTAINS(why, "min_member: 3 is more than the job's 2 tasks");
+	ASSERT_EQ(csv("job_id,submit_time,duration,gpus_per_task\nx,0,1,1\ny,0,1,1\nx,5,1,1\n",
+		      0, &t, why, sizeof why), FW_EINVAL);
+	ASSERT_STR_EQ(why, "t.csv:4:1: job_id: 'x' repeats the job on line 2");
+}
+
+TEST(generic_header_errors_are_never_skipped)
+{
+	char why[512];
+	struct fw_trace t;
+
+	ASSERT_EQ(csv("job_id,submit_time,duration\n", FW_TRACE_SKIP_BAD, &t, why, sizeof why),
+		  FW_EINVAL);
+	ASSERT_STR_CONTAINS(why, "missing required column 'gpus_per_task'");
+	ASSERT_EQ(csv("job_id,submit,duration,gpus_per_task\n", FW_TRACE_SKIP_BAD, &t, why,
+		      sizeof why), FW_EINVAL);
+	ASSERT_STR_EQ(why, "t.csv:1:8: header: unknown column 'submit' (see docs/trace-format.md)");
+	ASSERT_EQ(csv("job_id,job_id\n", 0, &t, why, sizeof why), FW_EINVAL);
+	ASSERT_STR_CONTAINS(why, "appears twice");
+	ASSERT_EQ(csv("\n\n", 0, &t, why, sizeof why), FW_EINVAL);
+	ASSERT_STR_CONTAINS(why, "no header line");
+}
+
+TEST(generic_skip_bad_rows_counts_and_keeps_the_first_reason)
+{
+	char why[512];
+	struct fw_trace t;
+	const char *text = "job_id,submit_time,duration,gpus_per_task\n"
+			   "a,1,1,1\nb,x,1,1\nc,2,2,2\nd,3,3,99\na,4,4,1\n";
+
+	ASSERT_EQ(csv(text, 0, &t, NULL, 0), FW_EINVAL);
+	ASSERT_OK(csv(text, FW_TRACE_SKIP_BAD, &t, why, sizeof why));
+	ASSERT_EQ(t.n, 2);
+	ASSERT_EQ(t.skipped, 3);
+	ASSERT_STR_EQ(t.v[1].id, "c");
+	ASSERT_STR_EQ(why, "t.csv:3:3: submit_time: 'x' is not a whole number (digits only)");
+	fw_trace_free(&t);
+}
+
+TEST(generic_jsonl_reads_the_same_keys)
+{
+	char why[512];
+	struct fw_trace t;
+	const char *text =
+		"{\"job_id\": \"j1\", \"submit_time\": 5, \"duration\": 60, \"queue\": \"q\",\n"
+		"\"gpus_per_task\": 8, \"tasks\": 2}\n";
+	const char *good =
+		"{\"job_id\": \"j1\", \"submit_time\": 5, \"duration\": 60, \"queue\": \"q\","
+		" \"gpus_per_task\": 8, \"tasks\": 2, \"user\": null}\n"
+		"\n{\"job_id\": 7, \"submit_time\": 6, \"duration\": 1, \"gpus_per_task\": 1,"
+		" \"topology_required\": \"rack\"}\n";
+
+	ASSERT_EQ(csv(text, 0, &t, why, sizeof why), FW_EINVAL);
+	ASSERT_STR_CONTAINS(why, "t.csv:1:");
+	ASSERT_STR_CONTAINS(why, "row: not JSON");
+	ASSERT_OK(csv(good, 0, &t, NULL, 0));
+	ASSERT_EQ(t.n, 2);
+	ASSERT_EQ(fw_trace_job_gpus(&t.v[0]), 16);
+	ASSERT_STR_EQ(t.v[1].id, "7");
+	ASSERT_STR_EQ(t.v[1].topo_required, "rack");
+	ASSERT_EQ(t.v[1].line, 3);
+	fw_trace_free(&t);
+}
+
+TEST(generic_jsonl_bad_values_name_the_key)
+{
+	char why[512];
+	struct fw_trace t;
+
+	ASSERT_EQ(csv("{\"job_id\":\"a\",\"submit_time\":1.5,\"duration\":1,\"gpus_per_task\":1}\n",
+		      0, &t, why, sizeof why), FW_EINVAL);
+	ASSERT_STR_EQ(why, "t.csv:1:15: submit_time: must be a whole number");
+	ASSERT_EQ(csv("{\"job_id\":\"a\",\"submit_time\":1,\"duration\":1,\"gpus\":1}\n",
+		      0, &t, why, sizeof why), FW_EINVAL);
+	ASSERT_STR_CONTAINS(why, "gpus: unknown key");
+	ASSERT_EQ(csv("{\"job_id\":\"a\",\"submit_time\":1,\"duration\":1}\n",
+		      0, &t, why, sizeof why), FW_EINVAL);
+	ASSERT_STR_CONTAINS(why, "gpus_per_task: missing required key");
+	ASSERT_EQ(csv("{\"job_id\":\"a\",\"submit_time\":1,\"duration\":1,\"gpus_per_task\":1}\n"
+		      "[1]\n", FW_TRACE_SKIP_BAD, &t, why, sizeof why), FW_OK);
+	ASSERT_EQ(t.n, 1);
+	ASSERT_EQ(t.skipped, 1);
+	ASSERT_STR_CONTAINS(why, "t.csv:2:1: row: must be a JSON object");
+	fw_trace_free(&t);
+}
+
+TEST(itp_rows_are_shaped_into_gangs)
+{
+	struct fw_itp_trace in;
+	struct fw_trace t;
+	struct fw_diag d;
+	const char *text = "job_id,submission_time,duration,num_gpu\na,0,10,20\nb,5,7,3\nc,6,1,16\n";
+
+	ASSERT_OK(fw_itp_parse(text, strlen(text), "i.csv", 0, &in, &d));
+	ASSERT_OK(fw_trace_from_itp(&in, 8, &t, &d));
+	ASSERT_EQ(t.n, 3);
+	ASSERT_EQ(t.v[0].ngroups, 2);
+	ASSERT_EQ(t.v[0].groups[0].count, 2);
+	ASSERT_EQ(t.v[0].groups[0].gpus, 8);
+	ASSERT_EQ(t.v[0].groups[1].count, 1);
+	ASSERT_EQ(t.v[0].groups[1].gpus, 4);
+	ASSERT_EQ(t.v[0].expected, 10);
+	ASSERT_EQ(t.v[1].ngroups, 1);
+	ASSERT_EQ(t.v[1].groups[0].gpus, 3);
+	ASSERT_EQ(t.v[2].ngroups, 1);
+	ASSERT_EQ(t.v[2].groups[0].count, 2);
+	ASSERT_EQ(fw_trace_job_gpus(&t.v[2]), 16);
+	fw_trace_free(&t);
+	ASSERT_EQ(fw_trace_from_itp(&in, 0, &t, &d), FW_EINVAL);
+	fw_itp_free(&in);
+}
+
+TEST(openb_pods_become_a_trace)
+{
+	char why[512];
+	struct fw_trace t;
+	struct fw_diag d;
+	const char *hdr = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,"
+			  "creation_time,deletion_time,scheduled_time\n";
+	char text[1024];
+
+	snprintf(text, sizeof text, "%sp0,12000,16384,1,460,V100,LS,Running,100,400,100\n"
+		 "p1,6000,1024,2,1000,A|B,LS,Running,200,200,0\n", hdr);
+	ASSERT_OK(fw_trace_parse_openb(text, strlen(text), "p.csv", 0, &t, &d));
+	ASSERT_EQ(t.n, 2);
+	ASSERT_EQ(t.v[0].submit, 100);
+	ASSERT_EQ(t.v[0].duration, 300);
+	ASSERT_EQ(t.v[0].groups[0].gpu_milli, 460);
+	ASSERT_EQ(t.v[0].groups[0].cpu_milli, 12000);
+	ASSERT_STR_EQ(t.v[0].gpu_model, "V100");
+	ASSERT_STR_EQ(t.v[1].gpu_model, "");
+	fw_trace_free(&t);
+	snprintf(text, sizeof text, "%sp0,1,1,1,1000,,LS,Running,100,,0\n", hdr);
+	ASSERT_EQ(fw_trace_parse_openb(text, strlen(text), "p.csv", 0, &t, &d), FW_EINVAL);
+	fw_itp_diag_str(&d, why, sizeof why);
+	ASSERT_STR_CONTAINS(why, "p.csv:2:");
+	ASSERT_STR_CONTAINS(why, "deletion_time: is empty: a pod needs creation_time");
+	snprintf(text, sizeof text, "%sp0,1,1,1,1000,,LS,Running,100,,0\n"
+		 "p1,1,1,1,1000,,LS,Running,5,6,0\n", hdr);
+	ASSERT_OK(fw_trace_parse_openb(text, strlen(text), "p.csv", FW_TRACE_SKIP_BAD, &t, &d));
+	ASSERT_EQ(t.n, 1);
+	ASSERT_EQ(t.skipped, 1);
+	fw_trace_free(&t);
+}
+
+TEST(sacct_sample_converts_and_reads_back)
+{
+	char *in, *out;
+	size_t len, olen, skipped;
+	struct fw_trace t;
+	struct fw_diag d;
+
+	ASSERT_OK(fw_itp_slurp("tests/data/sacct_sample.txt", &in, &len, &d));
+	ASSERT_OK(fw_sacct_convert(in, len, "sacct_sample.txt", &out, &olen, &skipped, &d));
+	free(in);
+	ASSERT_EQ(skipped, 2); /* 1003 pending, 1004 has no GPU */
+	ASSERT_OK(fw_trace_parse_csv(out, olen, "converted.csv", 0, &t, &d));
+	free(out);
+	ASSERT_EQ(t.n, 3);
+	ASSERT_STR_EQ(t.v[0].id, "1001");
+	ASSERT_EQ(t.v[0].submit, 0);
+	ASSERT_EQ(t.v[0].duration, 7200);
+	ASSERT_EQ(t.v[0].expected, 14400);
+	ASSERT_STR_EQ(t.v[0].queue, "vision");
+	ASSERT_STR_EQ(t.v[0].user, "alice");
+	ASSERT_EQ(t.v[0].priority, 1200);
+	ASSERT_EQ(t.v[0].groups[0].mem_mib, 65536);
+	ASSERT_STR_EQ(t.v[1].id, "1002");
+	ASSERT_EQ(t.v[1].submit, 1800);
+	ASSERT_EQ(t.v[1].duration, 86400);
+	ASSERT_EQ(t.v[1].groups[0].count, 2);
+	ASSERT_EQ(t.v[1].groups[0].gpus, 8);
+	ASSERT_EQ(t.v[1].groups[0].cpu_milli, 64000);
+	ASSERT_STR_EQ(t.v[1].gpu_model, "h100");
+	ASSERT_STR_EQ(t.v[2].id, "1005_3");
+	ASSERT_STR_EQ(t.v[2].queue, "gpu"); /* no Account: the partition */
+	ASSERT_EQ(t.v[2].duration, 1800);
+	ASSERT_EQ(t.v[2].expected, 1800);   /* Partition_Limit: = duration */
+	ASSERT_EQ(t.v[2].groups[0].mem_mib, 128000);
+	fw_trace_free(&t);
+}
+
+TEST(sacct_bad_values_name_line_and_column)
+{
+	const char *text = "JobID|Submit|Start|Elapsed|AllocTRES|NNodes\n"
+			   "1|2024-03-01T10:00:00|2024-03-01T10:00:00|1:2:3:4|gres/gpu=1|1\n";
+	const char *uneven = "JobID|Submit|Start|Elapsed|AllocTRES|NNodes\n"
+			     "1|2024-03-01T10:00:00|2024-03-01T10:00:00|01:00|gres/gpu=3|2\n";
+	char *out, why[512];
+	size_t olen, sk;
+	struct fw_diag d;
+
+	ASSERT_EQ(fw_sacct_convert(text, strlen(text), "s.txt", &out, &olen, &sk, &d), FW_EINVAL);
+	fw_itp_diag_str(&d, why, sizeof why);
+	ASSERT_STR_EQ(why, "s.txt:2:43: Elapsed: '1:2:3:4' is not [D-]HH:MM:SS");
+	ASSERT_EQ(fw_sacct_convert(uneven, strlen(uneven), "s.txt", &out, &olen, &sk, &d),
+		  FW_EINVAL);
+	fw_itp_diag_str(&d, why, sizeof why);
+	ASSERT_STR_CONTAINS(why, "AllocTRES: 'gres/gpu=3': the GPUs do not split evenly");
+	ASSERT_EQ(fw_sacct_convert("User|State\n", 11, "s.txt", &out, &olen, &sk, &d), FW_EINVAL);
+	fw_itp_diag_str(&d, why, sizeof why);
+	ASSERT_STR_CONTAINS(why, "needs JobID");
+}
+
+TEST(format_names)
+{
+	ASSERT_EQ(fw_trace_format_of("itp"), FW_TRACE_ITP);
+	ASSERT_EQ(fw_trace_format_of("openb"), FW_TRACE_OPENB);
+	ASSERT_EQ(fw_trace_format_of("fairway"), FW_TRACE_FAIRWAY);
+	ASSERT_EQ(fw_trace_format_of("csv"), -1);
+}
+
+static const char *openb_path(char *buf, size_t n)
+{
+	const char *root = getenv("FAIRWAY_TRACES");
+
+	snprintf(buf, n, "%s/alibaba-openb/openb_pod_list_default.csv",
+		 root && *root ? root : "../shared/traces");
+	return buf;
+}
+
+TEST(openb_default_pod_list_reads_as_a_trace)
+{
+	char path[1024];
+	struct fw_trace t;
+	struct fw_diag d;
+
+	ASSERT_OK(fw_trace_read(openb_path(path, sizeof path), FW_TRACE_OPENB, 8, 0, &t, &d));
+	ASSERT_EQ(t.n, 8152);
+	ASSERT_EQ(t.skipped, 0);
+	ASSERT_STR_EQ(t.v[1].id, "openb-pod-0001");
+	ASSERT_EQ(t.v[1].submit, 427061);
+	ASSERT_EQ(t.v[1].duration, 12902960 - 427061);
+	fw_trace_free(&t);
+}
+
+int main(void)
+{
+	fw_test_fn fns[] = {
+		generic_csv_reads_every_column, generic_csv_bad_rows_name_line_column_and_field,
+		generic_cross_field_rules_and_duplicates, generic_header_errors_are_never_skipped,
+		generic_skip_bad_rows_counts_and_keeps_the_first_reason,
+		generic_jsonl_reads_the_same_keys, generic_jsonl_bad_values_name_the_key,
+		itp_rows_are_shaped_into_gangs, openb_pods_become_a_trace,
+		sacct_sample_converts_and_reads_back, sacct_bad_values_name_line_and_column,
+		format_names, openb_default_pod_list_reads_as_a_trace,
+	};
+	const char *names = "generic_csv_reads_every_column, generic_csv_bad_rows_name_line_column_and_field, "
+		"generic_cross_field_rules_and_duplicates, generic_header_errors_are_never_skipped, "
+		"generic_skip_bad_rows_counts_and_keeps_the_first_reason, "
+		"generic_jsonl_reads_the_same_keys, generic_jsonl_bad_values_name_the_key, "
+		"itp_rows_are_shaped_into_gangs, openb_pods_become_a_trace, "
+		"sacct_sample_converts_and_reads_back, sacct_bad_values_name_line_and_column, "
+		"format_names, openb_default_pod_list_reads_as_a_trace";
+	int n = (int)(sizeof fns / sizeof fns[0]);
+	char path[1024];
+
+	if (access(openb_path(path, sizeof path), R_OK) != 0) {
+		printf("SKIP openb_default_pod_list_reads_as_a_trace: %s not found "
+		       "(set FAIRWAY_TRACES)\n", path);
+		n--; /* the last test; not counted as passed */
+	}
+	return fw_test_main(names, fns, n);
+}
