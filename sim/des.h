@@ -33,6 +33,13 @@
  * (min_member = all).  With racks, gangs prefer one rack (best effort).
  * expected_runtime = duration; tasks ask no CPU or memory.
  *
+ * Other traces: fw_sim_run_trace() replays the format-neutral model of
+ * trace.h (generic CSV/JSONL, openb pods, sacct conversions; ITP rows
+ * shaped as above) on o->fleet (fleet.h: YAML, openb nodes, topo.csv) or
+ * the generated cluster.  Jobs keep their own shapes, CPU, memory, model,
+ * priority, expected runtime and topology constraints; queues follow
+ * fw_trace_queues() (docs/trace-format.md).
+ *
  * Decayed usage: the simulator keeps each queue's usage in GPU-seconds,
  * integrating its allocation exactly under the snapshot's half-life
  * whenever the allocation changes, as a real adapter would.

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "des.h"
 #include "fleet.h"
 #include "harness.h"
 #include "trace.h"
@@ -159,6 +160,51 @@ TEST(topo_hosts_are_assigned_to_nodes_in_order)
 	fw_topo_free(&t);
 }
 
+
+/* A generic trace with named queues, a team job, a fraction and a rack
+ * constraint, replayed on a generated fleet with blocks and racks. */
+TEST(generic_trace_replays_on_a_fleet)
+{
+	struct fw_fleet_opts fo = { 4, 8, 2, 1 };
+	struct fw_sim_opts o;
+	struct fw_sim_result *r = malloc(sizeof *r);
+	struct fw_teams *teams = malloc(sizeof *teams);
+	struct fw_snapshot *fleet;
+	struct fw_trace t;
+	struct fw_diag d;
+	const char *text =
+		"job_id,submit_time,duration,queue,tasks,gpus_per_task,gpu_milli,topology_required\n"
+		"a,0,100,alpha,2,8,,rack\nb,0,50,beta,1,1,500,\nc,0,50,beta,1,1,500,\n"
+		"d,10,10,,1,8,,\ne,20,10,alpha,3,8,,rack\n";
+	int64_t sum = 0;
+
+	ASSERT(r && teams);
+	fw_teams_builtin(teams);
+	ASSERT_OK(fw_trace_parse_csv(text, strlen(text), "q.csv", 0, &t, &d));
+	ASSERT_OK(fw_fleet_generate(&fo, &fleet, &d));
+	fw_sim_opts_default(&o);
+	o.policy = "fifo";
+	o.fleet = fleet;
+	o.tick_s = 10;
+	ASSERT_OK(fw_sim_run_trace(&t, teams, &o, r, &d));
+	ASSERT_EQ(r->nqueues, teams->n + 2);
+	ASSERT_STR_EQ(r->qname[teams->n], "alpha");
+	for (int i = 0; i < r->nqueues; i++)
+		sum += r->qdeserved_milli[i];
+	ASSERT_EQ(sum, 32000);
+	ASSERT_EQ(r->start[0], 0);
+	ASSERT_EQ(r->start[1], 0);
+	ASSERT_EQ(r->start[2], 0); /* two halves share one GPU */
+	ASSERT_EQ(r->start[4], -1); /* 3 x 8 GPUs never fit in one 2-node rack */
+	ASSERT_EQ(r->never_started, 1);
+	ASSERT_STR_CONTAINS(r->log, "\"job\":\"a\",\"queue\":\"alpha\"");
+	fw_sim_result_free(r);
+	fw_snapshot_free(fleet);
+	fw_trace_free(&t);
+	free(r);
+	free(teams);
+}
+
 TEST(lingjun_topology_gives_three_levels)
 {
 	char path[1024];
@@ -204,13 +250,15 @@ int main(void)
 		generated_fleet_has_blocks_and_racks, yaml_fleet_keeps_nodes_and_topology,
 		yaml_fleet_refuses_a_workload_and_reports_yaml_errors,
 		topo_levels_are_ordered_by_size, topo_bad_rows_name_line_and_column,
-		topo_hosts_are_assigned_to_nodes_in_order, lingjun_topology_gives_three_levels,
+		topo_hosts_are_assigned_to_nodes_in_order, generic_trace_replays_on_a_fleet,
+		lingjun_topology_gives_three_levels,
 		openb_node_list_is_a_fleet,
 	};
 	const char *names = "generated_fleet_has_blocks_and_racks, yaml_fleet_keeps_nodes_and_topology, "
 		"yaml_fleet_refuses_a_workload_and_reports_yaml_errors, "
 		"topo_levels_are_ordered_by_size, topo_bad_rows_name_line_and_column, "
-		"topo_hosts_are_assigned_to_nodes_in_order, lingjun_topology_gives_three_levels, "
+		"topo_hosts_are_assigned_to_nodes_in_order, generic_trace_replays_on_a_fleet, "
+		"lingjun_topology_gives_three_levels, "
 		"openb_node_list_is_a_fleet";
 	int n = (int)(sizeof fns / sizeof fns[0]);
 	char path[1024];

@@ -311,6 +311,72 @@ TEST(format_names)
 	ASSERT_EQ(fw_trace_format_of("csv"), -1);
 }
 
+
+TEST(queues_from_names_share_by_demand)
+{
+	struct fw_trace t;
+	struct fw_trace_queues *q = malloc(sizeof *q);
+	struct fw_teams *teams = malloc(sizeof *teams);
+	struct fw_diag d;
+	const char *text = "job_id,submit_time,duration,queue,tasks,gpus_per_task\n"
+			   "a,0,100,zeta,1,1\nb,0,100,alpha,3,1\nc,0,100,,1,4\n";
+	int64_t sum = 0;
+
+	ASSERT(q && teams);
+	fw_teams_builtin(teams);
+	ASSERT_OK(csv(text, 0, &t, NULL, 0));
+	ASSERT_OK(fw_trace_queues(&t, teams, false, 16, q, &d));
+	ASSERT_EQ(q->nteam, teams->n);
+	ASSERT_EQ(q->n, teams->n + 2);
+	ASSERT_STR_EQ(q->name[teams->n], "alpha");
+	ASSERT_STR_EQ(q->name[teams->n + 1], "zeta");
+	ASSERT_EQ(q->of_job[0], teams->n + 1);
+	ASSERT_EQ(q->of_job[1], teams->n);
+	ASSERT(q->of_job[2] < teams->n);
+	/* demand 100 : 300 : 400 GPU-s -> alpha 6, zeta 2, teams 8 GPUs */
+	ASSERT_EQ(q->deserved_milli[teams->n], 6000);
+	ASSERT_EQ(q->deserved_milli[teams->n + 1], 2000);
+	for (int i = 0; i < q->n; i++)
+		sum += q->deserved_milli[i];
+	ASSERT_EQ(sum, 16000);
+	free(q->of_job);
+	/* --teams: everyone to a team, shares by weight only */
+	ASSERT_OK(fw_trace_queues(&t, teams, true, 16, q, &d));
+	ASSERT_EQ(q->n, teams->n);
+	ASSERT_EQ(q->of_job[0], fw_team_of(teams, "a"));
+	free(q->of_job);
+	fw_trace_free(&t);
+	free(q);
+	free(teams);
+}
+
+TEST(make_job_maps_levels_and_shapes)
+{
+	struct fw_topology topo = { 2, { "block", "rack" } };
+	struct fw_trace t;
+	struct fw_job j;
+	struct fw_diag d;
+	const char *text = "job_id,submit_time,duration,tasks,gpus_per_task,topology_required,gpu_model\n"
+			   "a,0,1,2,8,block,H100\nb,0,1,2,8,,\nc,0,1,1,1,zone,\nd,0,1,1,8,node,\n";
+
+	ASSERT_OK(csv(text, 0, &t, NULL, 0));
+	ASSERT_OK(fw_trace_make_job(&t, 0, &topo, &j, &d));
+	ASSERT_EQ(j.required_level, 0);
+	ASSERT_EQ(j.preferred_level, 1); /* a gang prefers the smallest level */
+	ASSERT_STR_EQ(j.groups[0].gpu_model, "H100");
+	ASSERT_OK(fw_trace_make_job(&t, 1, &topo, &j, &d));
+	ASSERT_EQ(j.required_level, FW_LEVEL_NONE);
+	ASSERT(fw_trace_itp_shaped(&t.v[1], 8));
+	ASSERT(!fw_trace_itp_shaped(&t.v[1], 4));
+	ASSERT(!fw_trace_itp_shaped(&t.v[0], 8));
+	ASSERT_EQ(fw_trace_make_job(&t, 2, &topo, &j, &d), FW_EINVAL);
+	ASSERT_STR_CONTAINS(d.msg, "'zone' is not a topology level");
+	ASSERT_EQ(d.line, 4);
+	ASSERT_OK(fw_trace_make_job(&t, 3, &topo, &j, &d));
+	ASSERT_EQ(j.required_level, FW_LEVEL_NODE);
+	fw_trace_free(&t);
+}
+
 static const char *openb_path(char *buf, size_t n)
 {
 	const char *root = getenv("FAIRWAY_TRACES");
@@ -344,7 +410,8 @@ int main(void)
 		generic_jsonl_reads_the_same_keys, generic_jsonl_bad_values_name_the_key,
 		itp_rows_are_shaped_into_gangs, openb_pods_become_a_trace,
 		sacct_sample_converts_and_reads_back, sacct_bad_values_name_line_and_column,
-		format_names, openb_default_pod_list_reads_as_a_trace,
+		format_names, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes,
+		openb_default_pod_list_reads_as_a_trace,
 	};
 	const char *names = "generic_csv_reads_every_column, generic_csv_bad_rows_name_line_column_and_field, "
 		"generic_cross_field_rules_and_duplicates, generic_header_errors_are_never_skipped, "
@@ -352,7 +419,8 @@ int main(void)
 		"generic_jsonl_reads_the_same_keys, generic_jsonl_bad_values_name_the_key, "
 		"itp_rows_are_shaped_into_gangs, openb_pods_become_a_trace, "
 		"sacct_sample_converts_and_reads_back, sacct_bad_values_name_line_and_column, "
-		"format_names, openb_default_pod_list_reads_as_a_trace";
+		"format_names, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes, "
+		"openb_default_pod_list_reads_as_a_trace";
 	int n = (int)(sizeof fns / sizeof fns[0]);
 	char path[1024];
 
