@@ -33,6 +33,7 @@
 #include "fairway/fairshare.h"
 #include "fairway/snapshot.h"
 #include "des.h"
+#include "synth.h"
 #include "fleet.h"
 #include "trace.h"
 
@@ -881,7 +882,7 @@ struct cli {
 	const char *csv, *report; /* metrics.h, report.h */
 	const char *policy[MAX_POLICIES];
 	int npolicies;
-	bool skip_bad, nodes_given;
+	bool skip_bad, nodes_given, verbose;
 	struct fw_sim_opts o;
 	char polbuf[256];  /* --policies, split in place */
 	/* trace model and fleet (trace.h, fleet.h; docs/trace-format.md) */
@@ -900,7 +901,9 @@ static const char usage_text[] =
 	"\n"
 	"options:\n"
 	"  --trace FILE        the trace (required), e.g.\n"
-	"                      ../shared/traces/microsoft-itp/cluster06.csv\n"
+	"                      ../shared/traces/microsoft-itp/cluster06.csv, or\n"
+	"                      'synthetic[:SEED]' for a generated trace with the\n"
+	"                      statistics of ITP cluster06 (sim/synth.h)\n"
 	"  --format F          trace format: 'itp' (default; job_id,submission_time,\n"
 	"                      duration,num_gpu), 'openb' (openb pod list with\n"
 	"                      creation_time/deletion_time) or 'fairway' (generic\n"
@@ -929,6 +932,7 @@ static const char usage_text[] =
 	"  --report OUT.html   write a self-contained HTML report with charts\n"
 	"  --log OUT.jsonl     write one JSON line per job start\n"
 	"  --skip-bad-rows     skip (and count) malformed trace rows\n"
+	"  --verbose           per-policy detail: every size bucket and queue\n"
 	"  -h, --help          this text\n"
 	"\n"
 	"Jobs are mapped to teams by a fixed hash of job_id weighted by team size;\n"
@@ -1065,7 +1069,7 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 	static const char *const known[] = { "--skip-bad-rows", "--tick-rule", "--trace",
 		"--format", "--json", "--log", "--teams", "--nodes", "--policies", "--tick",
 		"--racks", "--csv", "--report", "--blocks", "--fleet", "--fleet-openb",
-		"--topo", "--nodes-from-topo", NULL };
+		"--topo", "--nodes-from-topo", "--verbose", NULL };
 	int i = 0;
 
 	while (known[i] && strcmp(known[i], f))
@@ -1074,6 +1078,8 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 		return usage_error("unknown option '%s'", f);
 	if (!strcmp(f, "--skip-bad-rows"))
 		return c->skip_bad = true, 1;
+	if (!strcmp(f, "--verbose"))
+		return c->verbose = true, 1;
 	if (!v)
 		return usage_error("%s needs a value", f);
 	if ((rc = fleet_flag(c, f, v)) >= 0)
@@ -1317,11 +1323,15 @@ static int run_policy(struct cli *c, const char *name, const struct fw_itp_trace
 		rc = fw_sim_metrics(t, &c->o, &r, r.nqueues, m);
 	if (rc == FW_OK) {
 		json_t *pj = policy_json(&r, m, teams, (int64_t)c->o.nodes * c->o.gpus_per_node);
-		print_summary(&r, m, teams);
-		if (fw_met_add(mr, t, &r, m, pj) == FW_OK)
-			fw_met_print(mr, stdout);
+		if (c->verbose)
+			print_summary(&r, m, teams);
 		else
+			printf("policy %-8s %lld jobs started, %lld cycles, replayed in %.2f s (engine %.2f s)\n",
+			       r.policy, (long long)r.decisions, (long long)r.cycles, r.wall_s, r.engine_s);
+		if (fw_met_add(mr, t, &r, m, pj) != FW_OK)
 			rc = io_error("compute the metrics of", name, FW_EIO);
+		else if (c->verbose)
+			fw_met_print(mr, stdout);
 		if (rc == FW_OK && log && fwrite(r.log, 1, r.log_len, log) != r.log_len)
 			rc = io_error("write", c->log, FW_EIO);
 		json_array_append_new(json_object_get(root, "policies"), pj);
@@ -1390,6 +1400,30 @@ static int itp_view(const struct fw_trace *tr, struct fw_itp_trace *t)
 	return FW_OK;
 }
 
+/* `--trace synthetic[:SEED]`: the generated ITP-like trace (synth.h). */
+static int read_synthetic(struct cli *c, int32_t G, struct fw_diag *d)
+{
+	struct fw_itp_trace it;
+	const char *colon = strchr(c->trace, ':');
+	char *end = NULL;
+	unsigned long long seed = colon ? strtoull(colon + 1, &end, 10) : 1;
+	int rc;
+
+	if (colon && (end == colon + 1 || *end))
+		return fw_diag_set(d, FW_EINVAL, c->trace, 0, 0, "--trace",
+				   "write synthetic or synthetic:SEED with a whole-number seed");
+	if ((rc = fw_synth_itp(seed, FW_SYNTH_JOBS, &it)) != FW_OK)
+		return fw_diag_set(d, rc, c->trace, 0, 0, NULL, "out of memory");
+	rc = fw_trace_from_itp(&it, G, &c->tr, d);
+	fw_itp_free(&it);
+	return rc;
+}
+
+static bool is_synthetic(const char *trace)
+{
+	return !strncmp(trace, "synthetic", 9) && (!trace[9] || trace[9] == ':');
+}
+
 /* Fleet, then the trace in its format (ITP rows shaped for the fleet). */
 static int load_trace(struct cli *c, struct fw_itp_trace *t, struct fw_diag *d)
 {
@@ -1400,8 +1434,12 @@ static int load_trace(struct cli *c, struct fw_itp_trace *t, struct fw_diag *d)
 		return rc;
 	for (int32_t i = 0; i < c->fleetsnap->nnodes; i++)
 		G = c->fleetsnap->nodes[i].gpu_count > G ? c->fleetsnap->nodes[i].gpu_count : G;
-	if ((rc = fw_trace_read(c->trace, (enum fw_trace_format)fmt, G ? G : 1,
-				c->skip_bad ? FW_TRACE_SKIP_BAD : 0, &c->tr, d)) != FW_OK)
+	if (is_synthetic(c->trace))
+		rc = read_synthetic(c, G ? G : 1, d);
+	else
+		rc = fw_trace_read(c->trace, (enum fw_trace_format)fmt, G ? G : 1,
+				   c->skip_bad ? FW_TRACE_SKIP_BAD : 0, &c->tr, d);
+	if (rc != FW_OK)
 		return rc;
 	if ((rc = itp_view(&c->tr, t)) != FW_OK)
 		return fw_diag_set(d, rc, c->trace, 0, 0, NULL, "out of memory");
@@ -1458,6 +1496,8 @@ static int run_all(struct cli *c, const struct fw_itp_trace *t, const struct fw_
 		rc = io_error("allocate metrics for", c->trace, 1);
 	for (int i = 0; rc == 0 && i < c->npolicies; i++)
 		rc = run_policy(c, c->policy[i], t, teams, log, root, mr);
+	if (rc == 0)
+		fw_met_print_compare(mr, stdout);
 	if (log && fclose(log) != 0 && rc == 0)
 		rc = io_error("write", c->log, 1);
 	if (rc == 0 && c->json && json_dump_file(root, c->json, JSON_INDENT(2) | JSON_REAL_PRECISION(10)))

@@ -765,3 +765,100 @@ int fw_met_write_csv(const struct fw_met_run *mr, const char *path)
 	int bad = ferror(f);
 	return fclose(f) != 0 || bad ? -1 : 0;
 }
+
+/* ---- the one-screen comparison ------------------------------------------------ */
+
+/* "2.6 d", "3.5 h", "118 min", "45 s"; "-" for none. */
+static void human_s(double s, char *buf, size_t n)
+{
+	if (s < 0)
+		snprintf(buf, n, "-");
+	else if (s >= 86400 * 2)
+		snprintf(buf, n, "%.1f d", s / 86400);
+	else if (s >= 3600 * 2)
+		snprintf(buf, n, "%.1f h", s / 3600);
+	else if (s >= 120)
+		snprintf(buf, n, "%.0f min", s / 60);
+	else
+		snprintf(buf, n, "%.0f s", s);
+}
+
+struct cmp_row {
+	const char *label;
+	int dir;      /* +1 higher is better, -1 lower is better, 0 no winner */
+	int is_time;  /* 1: seconds shown as a duration; 2: a count */
+	double (*get)(const struct fw_met_policy *p);
+};
+
+static double g_occ(const struct fw_met_policy *p) { return 100.0 * p->base.occupancy; }
+static double g_idle(const struct fw_met_policy *p) { return p->idle_while_waiting_gpu_h; }
+static double g_w50(const struct fw_met_policy *p) { return (double)p->base.bucket[FW_SIM_BALL].tts_p50; }
+static double g_w95(const struct fw_met_policy *p) { return (double)p->base.bucket[FW_SIM_BALL].tts_p95; }
+static double g_w95_1(const struct fw_met_policy *p) { return (double)p->base.bucket[FW_SIM_B1].tts_p95; }
+static double g_w95_9(const struct fw_met_policy *p) { return (double)p->base.bucket[FW_SIM_B9].tts_p95; }
+static double g_w95_33(const struct fw_met_policy *p) { return (double)p->base.bucket[FW_SIM_B33].tts_p95; }
+static double g_jct(const struct fw_met_policy *p) { return p->base.bucket[FW_SIM_BALL].jct_mean; }
+static double g_jct95(const struct fw_met_policy *p) { return (double)p->base.bucket[FW_SIM_BALL].jct_p95; }
+static double g_mk(const struct fw_met_policy *p) { return (double)p->base.makespan_s; }
+static double g_jain(const struct fw_met_policy *p) { return p->fairness_jain; }
+static double g_never(const struct fw_met_policy *p) { return (double)p->never_started; }
+
+static const struct cmp_row cmp_rows[] = {
+	{ "occupancy (%)", +1, 0, g_occ },
+	{ "GPU-h idle while jobs wait", -1, 0, g_idle },
+	{ "time to start p50", -1, 1, g_w50 },
+	{ "time to start p95", -1, 1, g_w95 },
+	{ "  p95, 1-GPU jobs", -1, 1, g_w95_1 },
+	{ "  p95, 9+ GPUs (multi-node)", -1, 1, g_w95_9 },
+	{ "  p95, 33+ GPUs", -1, 1, g_w95_33 },
+	{ "JCT mean", -1, 1, g_jct },
+	{ "JCT p95", -1, 1, g_jct95 },
+	{ "makespan", -1, 1, g_mk },
+	{ "fairness (Jain, 1 = fair)", +1, 0, g_jain },
+	{ "jobs never started", -1, 2, g_never },
+};
+
+static int cmp_best(const struct fw_met_run *mr, const struct cmp_row *r)
+{
+	int best = -1;
+
+	for (int i = 0; i < mr->npol && r->dir; i++) {
+		double v = r->get(mr->pol[i]);
+		if (v < 0)
+			continue;
+		if (best < 0 || (r->dir > 0 ? v > r->get(mr->pol[best]) + 1e-9 : v < r->get(mr->pol[best]) - 1e-9))
+			best = i;
+	}
+	for (int i = 0; best >= 0 && i < mr->npol; i++) /* a winner only if someone lost */
+		if (fabs(r->get(mr->pol[i]) - r->get(mr->pol[best])) > 1e-9)
+			return best;
+	return -1;
+}
+
+void fw_met_print_compare(const struct fw_met_run *mr, FILE *f)
+{
+	char cell[32];
+
+	fprintf(f, "\n%-30s", "summary (* = best)");
+	for (int i = 0; i < mr->npol; i++)
+		fprintf(f, " %12s", mr->pol[i]->name);
+	fprintf(f, "\n");
+	for (size_t k = 0; k < sizeof cmp_rows / sizeof cmp_rows[0]; k++) {
+		const struct cmp_row *r = &cmp_rows[k];
+		int best = cmp_best(mr, r);
+		fprintf(f, "%-30s", r->label);
+		for (int i = 0; i < mr->npol; i++) {
+			double v = r->get(mr->pol[i]);
+			if (r->is_time == 1)
+				human_s(v, cell, sizeof cell);
+			else if (r->is_time == 2)
+				snprintf(cell, sizeof cell, "%.0f", v);
+			else if (v < 0)
+				snprintf(cell, sizeof cell, "-");
+			else
+				snprintf(cell, sizeof cell, r->dir && fabs(v) < 10 ? "%.3f" : "%.1f", v);
+			fprintf(f, " %11s%c", cell, i == best ? '*' : ' ');
+		}
+		fprintf(f, "\n");
+	}
+}

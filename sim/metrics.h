@@ -124,6 +124,8 @@ int fw_met_add(struct fw_met_run *mr, const struct fw_itp_trace *t,
 	       struct json_t *policy_json);
 /* The summary lines for the latest policy. */
 void fw_met_print(const struct fw_met_run *mr, FILE *f);
+/* One screen: a row per metric, a column per policy, the best marked. */
+void fw_met_print_compare(const struct fw_met_run *mr, FILE *f);
 /* Write the CSV (docs/metrics.md); 0 or -1 (errno set). */
 int fw_met_write_csv(const struct fw_met_run *mr, const char *path);
 

@@ -7,6 +7,7 @@
 int fw_cmd_plan(int argc, char **argv);
 int fw_cmd_policies(int argc, char **argv);
 int fw_cmd_sim(int argc, char **argv);
+int fw_cmd_trace(int argc, char **argv);
 /* Print "fairway CMD: error: ..." and a hint to stderr; returns 2. */
 int fw_cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -12,6 +12,7 @@
 #include "fairway/policy.h"
 #include "des.h"
 #include "fgd.h"
+#include "trace.h"
 
 static const char usage[] =
 	"fairway — the scheduling brain for GPU fleets\n"
@@ -23,6 +24,8 @@ static const char usage[] =
 	"  policies    list the scheduling policies\n"
 	"  sim run     replay a GPU-cluster trace through several policies\n"
 	"  sim fgd     reproduce the FGD (ATC '23) fragmentation experiment\n"
+	"  trace sacct2fairway IN OUT\n"
+	"              convert `sacct --parsable2` output to fairway's trace format\n"
 	"  help        show this help (or `fairway <command> --help`)\n"
 	"\n"
 	"Start here:  fairway plan          (runs on the built-in example cluster)\n"
@@ -92,6 +95,21 @@ int fw_cmd_sim(int argc, char **argv)
 	return fw_cli_usage_error("sim", "unknown experiment '%s'", argv[1]);
 }
 
+int fw_cmd_trace(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		puts("usage: fairway trace sacct2fairway IN OUT\n\n"
+		     "Convert Slurm accounting output (sacct --parsable2 --allusers\n"
+		     "--format=JobID,User,Account,Submit,Start,End,Timelimit,AllocTRES,...)\n"
+		     "into fairway's generic trace CSV (docs/trace-format.md), for\n"
+		     "`fairway sim run --format fairway --trace OUT`.");
+		return argc < 2 ? 2 : 0;
+	}
+	if (!strcmp(argv[1], "sacct2fairway"))
+		return fw_sacct_convert_cli(argc - 1, argv + 1);
+	return fw_cli_usage_error("trace", "unknown subcommand '%s'", argv[1]);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -108,6 +126,8 @@ int main(int argc, char **argv)
 		return fw_cmd_policies(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "sim"))
 		return fw_cmd_sim(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "trace"))
+		return fw_cmd_trace(argc - 1, argv + 1);
 	fprintf(stderr, "fairway: error: unknown command '%s'\n\n%s", argv[1], usage);
 	return 2;
 }
