@@ -893,7 +893,7 @@ struct cli {
 };
 
 static const char usage_text[] =
-	"usage: fairway-sim run --trace FILE [options]\n"
+	"usage: fairway sim run --trace FILE [options]\n"
 	"\n"
 	"Replay a job-arrival trace through the fairway scheduling engine, one\n"
 	"run per policy, and report waiting times, completion times and GPU\n"
@@ -940,7 +940,7 @@ static const char usage_text[] =
 	"Jobs over G GPUs become gangs of G-GPU tasks.  See docs/sim.md.\n"
 	"\n"
 	"example:\n"
-	"  fairway-sim run --trace cluster08.csv --nodes 10x8 --json m.json\n";
+	"  fairway sim run --trace cluster08.csv --nodes 10x8 --json m.json\n";
 
 /* The usage text plus the registered policies. */
 static void print_usage(FILE *f)
@@ -955,9 +955,9 @@ static void print_usage(FILE *f)
 
 static int usage_error(const char *fmt, const char *arg)
 {
-	fprintf(stderr, "fairway-sim: ");
+	fprintf(stderr, "fairway: ");
 	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry 'fairway-sim run --help'.\n");
+	fprintf(stderr, "\nTry 'fairway sim run --help'.\n");
 	return 2;
 }
 
@@ -1001,7 +1001,7 @@ static int parse_policies(struct cli *c, const char *v)
 	for (char *p = strtok_r(c->polbuf, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
 		if (!fw_policy_find(p)) {
 			const struct fw_policy_ops *const *l = fw_policy_list();
-			fprintf(stderr, "fairway-sim: unknown policy '%s'; known:", p);
+			fprintf(stderr, "fairway: unknown policy '%s'; known:", p);
 			for (int i = 0; l[i]; i++)
 				fprintf(stderr, " %s", l[i]->name);
 			fprintf(stderr, "\n");
@@ -1029,8 +1029,8 @@ static int set_number(const char *flag, const char *v, int64_t hi, int64_t *out)
 	int64_t x = posint(v, strlen(v), hi);
 
 	if (x < 0) {
-		fprintf(stderr, "fairway-sim: %s '%s': expected a whole number 1..%lld\n"
-			"Try 'fairway-sim run --help'.\n", flag, v, (long long)hi);
+		fprintf(stderr, "fairway: %s '%s': expected a whole number 1..%lld\n"
+			"Try 'fairway sim run --help'.\n", flag, v, (long long)hi);
 		return 2;
 	}
 	*out = x;
@@ -1289,7 +1289,7 @@ static json_t *run_json(const struct cli *c, const struct fw_itp_trace *t,
 
 static int io_error(const char *what, const char *path, int rc)
 {
-	fprintf(stderr, "fairway-sim: cannot %s %s\n", what, path);
+	fprintf(stderr, "fairway: cannot %s %s\n", what, path);
 	return rc;
 }
 
@@ -1298,7 +1298,7 @@ static int report_diag(const struct fw_diag *d)
 	char msg[800];
 
 	fw_itp_diag_str(d, msg, sizeof msg);
-	fprintf(stderr, "fairway-sim: %s\n", msg);
+	fprintf(stderr, "fairway: %s\n", msg);
 	return 1;
 }
 
@@ -1315,7 +1315,7 @@ static int run_policy(struct cli *c, const char *name, const struct fw_itp_trace
 	memset(&d, 0, sizeof d);
 	c->o.policy = name;
 	if (!m)
-		return fprintf(stderr, "fairway-sim: out of memory\n"), 1;
+		return fprintf(stderr, "fairway: out of memory\n"), 1;
 	fw_met_begin(mr, &c->o, name); /* records plans, draws the progress bar */
 	rc = fw_sim_run_trace(&c->tr, teams, &c->o, &r, &d);
 	fw_met_end(mr, &c->o);
@@ -1464,7 +1464,7 @@ static int load_inputs(struct cli *c, struct fw_itp_trace *t, struct fw_teams *t
 	if (fw_teams_load(philly ? NULL : c->teams, teams, note, sizeof note, &d) != FW_OK)
 		return report_diag(&d);
 	if (note[0])
-		fprintf(stderr, "fairway-sim: %s\n", note);
+		fprintf(stderr, "fairway: %s\n", note);
 	default_nodes(c);
 	if (load_trace(c, t, &d) != FW_OK)
 		return report_diag(&d);

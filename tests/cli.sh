@@ -61,6 +61,34 @@ a=$("$FW" plan --json | sha256sum)
 b=$("$FW" plan --json | sha256sum)
 [ "$a" = "$b" ] && ok "plan-is-deterministic" || bad "plan-is-deterministic"
 
+# ---- fairway sim / trace -------------------------------------------------
+expect "sim-help" 0 "fairway sim run" "$FW" sim --help
+expect "sim-run-help" 0 "--trace FILE" "$FW" sim run --help
+expect "sim-run-needs-trace" 2 "run needs --trace FILE" "$FW" sim run
+expect "sim-run-unknown-flag" 2 "unknown option '--bogus'" "$FW" sim run --trace x --bogus
+expect "sim-run-bad-nodes" 2 "13y8" "$FW" sim run --trace x --nodes 13y8
+expect "sim-run-unknown-policy" 2 "unknown policy 'lifo'" "$FW" sim run --trace x --policies lifo
+expect "sim-run-missing-trace-file" 1 "no-such.csv" "$FW" sim run --trace no-such.csv
+expect "sim-run-bad-row-names-file-line-col" 1 "tests/data/bad_itp.csv:3:7: duration: 'abc' is not a number" \
+	"$FW" sim run --trace tests/data/bad_itp.csv --nodes 2x8 --policies fifo
+expect "sim-run-skip-bad-rows-counts" 0 "skipped 1 bad rows" \
+	"$FW" sim run --trace tests/data/bad_itp.csv --nodes 2x8 --policies fifo --skip-bad-rows
+expect "sim-run-synthetic-summary" 0 "summary (* = best)" \
+	"$FW" sim run --trace synthetic:3 --nodes 13x8 --policies fifo,kai --tick 600
+expect "sim-run-bad-synthetic-seed" 1 "synthetic:SEED" "$FW" sim run --trace synthetic:abc
+expect "sim-fgd-unknown-flag" 2 "unknown option '--bogus'" "$FW" sim fgd --bogus
+expect "sim-unknown-experiment" 2 "unknown experiment 'walk'" "$FW" sim walk
+expect "trace-help" 0 "sacct2fairway" "$FW" trace --help
+expect "trace-sacct-converts" 0 "" "$FW" trace sacct2fairway tests/data/sacct_sample.txt "${TMPDIR:-/tmp}/fw-cli-sacct.csv"
+if head -1 "${TMPDIR:-/tmp}/fw-cli-sacct.csv" | grep -q '^job_id,submit_time,duration'; then
+	ok "trace-sacct-output-has-header"
+else
+	bad "trace-sacct-output-has-header"
+fi
+expect "sim-run-reads-converted-sacct" 0 "summary" \
+	"$FW" sim run --format fairway --trace "${TMPDIR:-/tmp}/fw-cli-sacct.csv" --nodes 2x8 --policies fifo,fairway
+rm -f "${TMPDIR:-/tmp}/fw-cli-sacct.csv"
+
 if [ -f tests/bad_input/cases.txt ]; then
 	while IFS=$'\t' read -r file sub; do
 		[ -z "$file" ] || [ "${file:0:1}" = "#" ] && continue

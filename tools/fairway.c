@@ -88,8 +88,13 @@ int fw_cmd_sim(int argc, char **argv)
 		printf(sim_usage);
 		return argc < 2 ? 2 : 0;
 	}
-	if (!strcmp(argv[1], "fgd"))
-		return fw_fgd_cli(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "fgd")) {
+		char *args[argc];
+		args[0] = (char *)"fairway sim fgd";
+		for (int i = 2; i < argc; i++)
+			args[i - 1] = argv[i];
+		return fw_fgd_cli(argc - 1, args);
+	}
 	if (!strcmp(argv[1], "run"))
 		return fw_sim_cli(argc, argv);
 	return fw_cli_usage_error("sim", "unknown experiment '%s'", argv[1]);
