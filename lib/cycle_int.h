@@ -45,12 +45,18 @@ struct cyc {
 	int32_t first_resv_job;
 	struct ev *ev_run;          /* running jobs by end time, lazily */
 	int32_t nev_run;
+	struct ev *ev_start;        /* this cycle's starts by end time */
+	int32_t nev_start;
+	int32_t ev_start_upto;      /* decisions already in ev_start */
 	fw_time first_resv_at;
 };
 
 /* When job j would end if started at t (FW__NEVER if its runtime is
  * unknown). */
-fw_time fw__job_end(const struct fw_job *j, fw_time t);
+static inline fw_time fw__job_end(const struct fw_job *j, fw_time t)
+{
+	return j->expected_runtime > 0 ? t + j->expected_runtime : FW__NEVER;
+}
 /* Try to reserve capacity for job jx (reserve.c); FW_OK and a RESERVE
  * decision when it fits at some future time, FW_EDECLINED otherwise. */
 int fw__reserve(struct cyc *y, int32_t jx);

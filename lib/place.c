@@ -250,6 +250,11 @@ static bool search(struct attempt *t, int32_t pref, int32_t req, int32_t min_tas
 	bool all = min_tasks == fw_job_tasks(t->job);
 	int32_t need = all ? whole_need(t->job) : 0;
 
+	/* No domain holds more than the whole cluster: when the root's
+	 * histogram says no, skip the walk over every level's domains. */
+	if (!hist_ok(t, &t->c->dom[0], all) || t->c->dom[0].free_whole < need)
+		return false;
+
 	for (int32_t dl = pref; dl >= req; dl--) {
 		for (int32_t d = fw__domain_first(t->c, dl, need, t->spread);
 		     d >= 0 && t->c->dom[d].free_whole >= need;

@@ -27,10 +27,6 @@
 #include "cycle_int.h"
 
 
-fw_time fw__job_end(const struct fw_job *j, fw_time t)
-{
-	return j->expected_runtime > 0 ? t + j->expected_runtime : FW__NEVER;
-}
 
 static int clone_levels(struct fw__cstate *d, const struct fw__cstate *s, struct fw_arena *a)
 {
@@ -127,32 +123,53 @@ static int running_events(struct cyc *y)
 	return FW_OK;
 }
 
-/* Running jobs and this cycle's starts so far, merged by end time. */
-static struct ev *collect_events(struct cyc *y, int32_t *nev)
+/* This cycle's starts, by end time, kept sorted across reservations:
+ * only the starts made since the last call are sorted and merged in. */
+static int start_events(struct cyc *y)
 {
 	const struct fw_snapshot *s = y->s;
-	const struct ev *run;
-	struct ev *st, *tmp, *v;
 	int32_t ns = 0, i = 0, k = 0, n = 0;
+	struct ev *fresh = FW_ARENA_NEW(y->a, struct ev, y->ndec - y->ev_start_upto + 1);
+	struct ev *tmp = FW_ARENA_NEW(y->a, struct ev, y->ndec - y->ev_start_upto + 1);
+	struct ev *v;
 
-	if (running_events(y) != FW_OK)
-		return NULL;
-	run = y->ev_run;
-	st = FW_ARENA_NEW(y->a, struct ev, y->ndec + 1);
-	tmp = FW_ARENA_NEW(y->a, struct ev, y->ndec + 1);
-	v = FW_ARENA_NEW(y->a, struct ev, y->nev_run + y->ndec + 1);
-	if (!st || !tmp || !v)
-		return NULL;
-	for (int32_t d = 0; d < y->ndec; d++) {
+	if (!fresh || !tmp)
+		return FW_ENOMEM;
+	for (int32_t d = y->ev_start_upto; d < y->ndec; d++) {
 		const struct fw_decision *dc = &y->dec[d];
 		if (dc->kind != FW_DECIDE_START || s->jobs[dc->job].expected_runtime <= 0)
 			continue;
-		st[ns++] = (struct ev){ fw__job_end(&s->jobs[dc->job], s->now), dc->job, y->dec_tasks[d],
-				       dc->alloc_count };
+		fresh[ns++] = (struct ev){ fw__job_end(&s->jobs[dc->job], s->now), dc->job, y->dec_tasks[d],
+					  dc->alloc_count };
 	}
-	ev_sort(st, tmp, ns);
-	while (i < y->nev_run || k < ns)
-		v[n++] = (k >= ns || (i < y->nev_run && ev_cmp(&run[i], &st[k]) <= 0)) ? run[i++] : st[k++];
+	y->ev_start_upto = y->ndec;
+	if (!ns)
+		return FW_OK;
+	ev_sort(fresh, tmp, ns);
+	if (!(v = FW_ARENA_NEW(y->a, struct ev, y->nev_start + ns + 1)))
+		return FW_ENOMEM;
+	while (i < y->nev_start || k < ns)
+		v[n++] = (k >= ns || (i < y->nev_start && ev_cmp(&y->ev_start[i], &fresh[k]) <= 0))
+				 ? y->ev_start[i++] : fresh[k++];
+	y->ev_start = v;
+	y->nev_start = n;
+	return FW_OK;
+}
+
+/* Running jobs and this cycle's starts so far, merged by end time. */
+static struct ev *collect_events(struct cyc *y, int32_t *nev)
+{
+	int32_t i = 0, k = 0, n = 0;
+	struct ev *v;
+
+	if (running_events(y) != FW_OK || start_events(y) != FW_OK)
+		return NULL;
+	v = FW_ARENA_NEW(y->a, struct ev, y->nev_run + y->nev_start + 1);
+	if (!v)
+		return NULL;
+	while (i < y->nev_run || k < y->nev_start)
+		v[n++] = (k >= y->nev_start || (i < y->nev_run && ev_cmp(&y->ev_run[i], &y->ev_start[k]) <= 0))
+				 ? y->ev_run[i++] : y->ev_start[k++];
 	*nev = n;
 	return v;
 }
