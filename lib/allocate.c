@@ -194,18 +194,10 @@ struct shape_group {
 
 struct shape {
 	int32_t ngroups, req, pref, minm, spread, pad;
-	int64_t end_key; /* -1 until a reservation exists, then the runtime */
 	struct shape_group g[FW_MAX_GROUPS];
 };
 
 _Static_assert(sizeof(struct shape) % sizeof(uint64_t) == 0, "shape is hashed as words");
-
-struct memo_slot {
-	bool used;
-	bool resv_failed;  /* a reservation for this shape found no time */
-	struct shape k;
-	struct fw_pending r;
-};
 
 static void shape_of(const struct cyc *y, const struct fw_job *j, struct shape *k)
 {
@@ -215,7 +207,6 @@ static void shape_of(const struct cyc *y, const struct fw_job *j, struct shape *
 	k->pref = j->preferred_level;
 	k->minm = fw_job_min_tasks(j);
 	k->spread = j->spread;
-	k->end_key = y->nresv > 0 ? j->expected_runtime : -1;
 	for (int g = 0; g < j->ngroups; g++) {
 		const struct fw_task_group *t = &j->groups[g];
 		k->g[g].count = t->count;
@@ -241,36 +232,94 @@ static uint32_t shape_hash(const struct shape *k)
 	return (uint32_t)(h ^ (h >> 32));
 }
 
-struct memo {
-	struct memo_slot *slot;
-	uint32_t mask;
+/* Per-job facts the allocate loop needs, gathered in one sequential sweep
+ * over the job records and laid out in try order, so that the loop reads
+ * them in sequence instead of missing the cache on a 576-byte record for
+ * every job it looks at. */
+struct jinfo {
+	struct fw_res req;      /* fw_job_request */
+	fw_time end;            /* fw__job_end(job, now) */
+	int32_t queue;
+	int32_t shape;          /* interned shape, -1 when the table is full */
 };
 
-static struct memo_slot *memo_find(struct memo *m, const struct shape *k, bool *hit)
+/* The memo: shapes interned once per cycle; per shape, the first failure
+ * and the earliest end time it is known for.  A failure is monotone in
+ * the end time (reservations only forbid nodes to jobs that end after
+ * them) and in time (capacity only shrinks during allocate), so a job of
+ * a failed shape that ends no earlier fails too. */
+struct memo {
+	struct jinfo *info;     /* per position in y->jobs */
+	struct shape *shp;
+	int32_t nshp, cap;
+	int32_t *tab;           /* 2 * cap hash slots: shape id or -1 */
+	uint32_t mask;
+	bool *failed;
+	bool *resv_failed;      /* a reservation for this shape found no time */
+	fw_time *fail_end;
+	struct fw_pending *r;
+};
+
+static int32_t intern(struct memo *m, const struct shape *k)
 {
 	uint32_t i = shape_hash(k) & m->mask;
 
-	for (int probe = 0; probe < 32; probe++, i = (i + 1) & m->mask) {
-		if (!m->slot[i].used) {
-			*hit = false;
-			return &m->slot[i];
+	for (;; i = (i + 1) & m->mask) {
+		int32_t id = m->tab[i];
+		if (id < 0) {
+			if (m->nshp == m->cap)
+				return -1;
+			m->shp[m->nshp] = *k;
+			m->tab[i] = m->nshp;
+			return m->nshp++;
 		}
-		if (memcmp(&m->slot[i].k, k, sizeof *k) == 0) {
-			*hit = true;
-			return &m->slot[i];
-		}
+		if (memcmp(&m->shp[id], k, sizeof *k) == 0)
+			return id;
 	}
-	*hit = false;
-	return NULL;
+}
+
+static int memo_init(struct cyc *y, struct memo *m)
+{
+	const struct fw_snapshot *s = y->s;
+	int32_t n = y->pol->queue_order == FW_QORDER_GLOBAL ? y->qfirst[1] : y->qfirst[s->nqueues];
+	struct jinfo *byjob = FW_ARENA_NEW(y->a, struct jinfo, s->njobs + 1);
+
+	memset(m, 0, sizeof *m);
+	/* sized to the work: a small cycle must not zero a big table */
+	for (m->cap = 16; m->cap < MEMO_MAX_SLOTS && m->cap < n; m->cap *= 2)
+		;
+	m->mask = 2 * (uint32_t)m->cap - 1;
+	m->info = FW_ARENA_NEW(y->a, struct jinfo, n + 1);
+	m->shp = FW_ARENA_NEW(y->a, struct shape, m->cap);
+	m->tab = FW_ARENA_NEW(y->a, int32_t, 2 * m->cap);
+	m->failed = FW_ARENA_NEW(y->a, bool, m->cap);
+	m->resv_failed = FW_ARENA_NEW(y->a, bool, m->cap);
+	m->fail_end = FW_ARENA_NEW(y->a, fw_time, m->cap);
+	m->r = FW_ARENA_NEW(y->a, struct fw_pending, m->cap);
+	if (!byjob || !m->info || !m->shp || !m->tab || !m->failed || !m->resv_failed || !m->fail_end || !m->r)
+		return FW_ENOMEM;
+	memset(m->tab, 0xff, 2 * (size_t)m->cap * sizeof *m->tab);
+	for (int32_t j = 0; j < s->njobs; j++) {
+		const struct fw_job *job = &s->jobs[j];
+		struct shape k;
+		if (job->state != FW_JOB_PENDING)
+			continue;
+		byjob[j].req = fw_job_request(job);
+		byjob[j].end = fw__job_end(job, s->now);
+		byjob[j].queue = job->queue;
+		shape_of(y, job, &k);
+		byjob[j].shape = intern(m, &k);
+	}
+	for (int32_t i = 0; i < n; i++)
+		m->info[i] = byjob[y->jobs[i]];
+	return FW_OK;
 }
 
 /* ---- one job --------------------------------------------------------- */
 
-static bool over_limit(struct cyc *y, const struct fw_job *j, struct fw_pending *r)
+static bool over_limit(struct cyc *y, int32_t q, struct fw_res req, struct fw_pending *r)
 {
-	struct fw_res req = fw_job_request(j);
-
-	for (int32_t q = j->queue; q >= 0; q = y->s->queues[q].parent) {
+	for (; q >= 0; q = y->s->queues[q].parent) {
 		const struct fw_queue *qq = &y->s->queues[q];
 		for (int k = 0; k < FW_RES_COUNT; k++) {
 			if (qq->limit.v[k] == FW_UNLIMITED)
@@ -384,18 +433,19 @@ static bool blocked_by_reservation(struct cyc *y, int32_t jx, struct fw_pending 
 
 /* A blocked job may earn a reservation (policy reserve_depth).  A shape
  * whose reservation found no time will not find one later this cycle
- * either (capacity only shrinks), so the memo remembers that too. */
-static int maybe_reserve(struct cyc *y, int32_t jx, struct fw_pending *r, struct memo_slot *m)
+ * either (capacity only shrinks, reserved nodes only grow, and the
+ * reservation search ignores the job's own end), so the memo remembers. */
+static int maybe_reserve(struct cyc *y, int32_t jx, struct fw_pending *r, struct memo *m, int32_t shape)
 {
 	int rc;
 
 	if (r->reason == FW_REASON_OVER_QUOTA || y->nresv >= y->pol->reserve_depth ||
-	    y->resv_attempts >= 2 * y->pol->reserve_depth || (m && m->used && m->resv_failed))
+	    y->resv_attempts >= 2 * y->pol->reserve_depth || (shape >= 0 && m->resv_failed[shape]))
 		return FW_OK;
 	rc = fw__reserve(y, jx);
 	if (rc == FW_EDECLINED) {
-		if (m && m->used)
-			m->resv_failed = true;
+		if (shape >= 0)
+			m->resv_failed[shape] = true;
 		return FW_OK;
 	}
 	if (rc == FW_OK) {
@@ -407,42 +457,42 @@ static int maybe_reserve(struct cyc *y, int32_t jx, struct fw_pending *r, struct
 }
 
 /* Why did job jx not start?  From the memo, else by explaining. */
-static int explain_failure(struct cyc *y, struct memo_slot *m, const struct shape *k, bool hit,
+static int explain_failure(struct cyc *y, struct memo *m, const struct jinfo *ji, bool hit,
 			   int32_t jx, bool shape_fit)
 {
 	struct fw_pending *r = &y->reason[jx];
 
 	if (hit) {
-		*r = m->r;
+		*r = m->r[ji->shape];
 	} else if (!blocked_by_reservation(y, jx, r)) {
 		explain(y, &y->s->jobs[jx], shape_fit, r);
-		if (m) {
-			m->used = true;
-			m->k = *k;
-			m->r = *r;
+		if (ji->shape >= 0) {
+			m->failed[ji->shape] = true;
+			m->r[ji->shape] = *r;
+			m->fail_end[ji->shape] = y->nresv == 0 ? INT64_MIN : ji->end;
 		}
 	}
 	r->job = jx;
-	return maybe_reserve(y, jx, r, m);
+	return maybe_reserve(y, jx, r, m, ji->shape);
 }
 
-/* Try job jx.  Returns FW_OK (started or not; see y->started) or an error. */
-static int try_job(struct cyc *y, struct memo *memo, int32_t jx)
+/* Try the job at position pos of y->jobs.  Returns FW_OK (started or
+ * not; see y->started) or an error. */
+static int try_job(struct cyc *y, struct memo *m, int32_t pos)
 {
-	const struct fw_job *j = &y->s->jobs[jx];
+	int32_t jx = y->jobs[pos];
+	const struct jinfo *ji = &m->info[pos];
 	struct fw_pending *r = &y->reason[jx];
 	struct fw__placement p = { 0 };
-	struct fw__place_opts o = { .end = fw__job_end(j, y->s->now) };
-	struct shape k;
+	struct fw__place_opts o = { .end = ji->end };
 	bool hit;
 	int rc;
 
 	r->job = jx;
 	y->considered++;
-	if (over_limit(y, j, r))
+	if (over_limit(y, ji->queue, ji->req, r))
 		return FW_OK;
-	shape_of(y, j, &k);
-	struct memo_slot *m = memo_find(memo, &k, &hit);
+	hit = ji->shape >= 0 && m->failed[ji->shape] && ji->end >= m->fail_end[ji->shape];
 	if (!hit) {
 		rc = fw__place_job(&y->c, jx, &o, &p);
 		if (rc == FW_OK)
@@ -450,7 +500,7 @@ static int try_job(struct cyc *y, struct memo *memo, int32_t jx)
 		if (rc != FW_EDECLINED)
 			return rc;
 	}
-	return explain_failure(y, m, &k, hit, jx, p.shape_fit);
+	return explain_failure(y, m, ji, hit, jx, p.shape_fit);
 }
 
 static bool budget_left(const struct cyc *y)
@@ -479,8 +529,8 @@ static int allocate_global(struct cyc *y, struct memo *memo)
 			block_rest(y, 0, FW_REASON_CYCLE_LIMIT, 0);
 			break;
 		}
-		int32_t jx = y->jobs[y->qnext[0]++];
-		int rc = try_job(y, memo, jx);
+		int32_t jx = y->jobs[y->qnext[0]];
+		int rc = try_job(y, memo, y->qnext[0]++);
 		if (rc != FW_OK)
 			return rc;
 		if (!y->started[jx] && y->pol->strict_order)
@@ -502,8 +552,8 @@ static int allocate_fairshare(struct cyc *y, struct memo *memo)
 		if (!budget_left(y)) {
 			block_rest(y, q, FW_REASON_CYCLE_LIMIT, 0);
 		} else {
-			int32_t jx = y->jobs[y->qnext[q]++];
-			if ((rc = try_job(y, memo, jx)) != FW_OK)
+			int32_t jx = y->jobs[y->qnext[q]];
+			if ((rc = try_job(y, memo, y->qnext[q]++)) != FW_OK)
 				return rc;
 			if (y->started[jx])
 				sel_started(&x, q);
@@ -519,16 +569,12 @@ static int allocate_fairshare(struct cyc *y, struct memo *memo)
 int fw__phase_allocate(struct cyc *y)
 {
 	struct memo memo;
-	uint32_t slots = 16;
-	int32_t pending = y->qfirst[y->s->nqueues > 0 ? y->s->nqueues : 1];
+	int rc = memo_init(y, &memo);
 
-	/* Sized to the work: a small cycle must not zero a big table. */
-	while (slots < MEMO_MAX_SLOTS && (int64_t)slots < 2 * (int64_t)pending)
-		slots *= 2;
-	memo.slot = FW_ARENA_NEW(y->a, struct memo_slot, slots);
-	memo.mask = slots - 1;
+	if (rc != FW_OK)
+		return rc;
 	y->dec_tasks = FW_ARENA_NEW(y->a, struct fw_task_alloc *, y->s->njobs + 1);
-	if (!memo.slot || !y->dec_tasks)
+	if (!y->dec_tasks)
 		return FW_ENOMEM;
 	if (y->pol->queue_order == FW_QORDER_GLOBAL)
 		return allocate_global(y, &memo);

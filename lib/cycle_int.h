@@ -45,9 +45,12 @@ struct cyc {
 	int32_t first_resv_job;
 	struct ev *ev_run;          /* running jobs by end time, lazily */
 	int32_t nev_run;
-	struct ev *ev_start;        /* this cycle's starts by end time */
-	int32_t nev_start;
-	int32_t ev_start_upto;      /* decisions already in ev_start */
+	struct ev *ev_st, *ev_tmp;  /* this cycle's starts by end time */
+	int32_t nev_st, ev_seen;    /* ... and decisions folded in so far */
+	struct fw__node *cl_nodes;  /* the reservation clone's buffers, */
+	struct fw__domain *cl_dom;  /* allocated once per cycle */
+	struct fw__level_index *cl_lvl;
+	int64_t *model_cap;         /* usable whole GPUs per model (reserve.c) */
 	fw_time first_resv_at;
 };
 

@@ -114,6 +114,8 @@ static void merge_sort(const struct fw_snapshot *s, int32_t *v, int32_t *tmp, in
 	h = n / 2;
 	merge_sort(s, v, tmp, h);
 	merge_sort(s, v + h, tmp, n - h);
+	if (path_cmp(s, v[h - 1], v[h]) <= 0)
+		return; /* halves already in order: adapters usually list nodes sorted */
 	for (i = 0, j = h, k = 0; i < h && j < n;)
 		tmp[k++] = path_cmp(s, v[i], v[j]) <= 0 ? v[i++] : v[j++];
 	while (i < h)
@@ -365,7 +367,11 @@ static int32_t scan_down(const struct fw__level_index *x, int32_t k)
 int32_t fw__domain_first(const struct fw__cstate *c, int32_t dl, int32_t need, bool spread)
 {
 	const struct fw__level_index *x = &c->lvl[dl];
-	int32_t k = spread ? scan_down(x, x->maxcap) : scan_up(x, need);
+	int32_t root_free = c->dom[0].free_whole; /* no domain has more */
+
+	if (need > root_free)
+		return -1;
+	int32_t k = spread ? scan_down(x, root_free) : scan_up(x, need);
 
 	if (k < 0 || k < need)
 		return -1;

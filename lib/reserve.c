@@ -28,38 +28,44 @@
 
 
 
-static int clone_levels(struct fw__cstate *d, const struct fw__cstate *s, struct fw_arena *a)
+/* Copy the cycle's node state and domain index into the clone.  The
+ * buffers are allocated on the first reservation and refilled, not
+ * reallocated, for the later ones. */
+static int clone_state(struct cyc *y, struct fw__cstate *d, const struct fw__cstate *s)
 {
-	d->lvl = FW_ARENA_NEW(a, struct fw__level_index, FW_MAX_LEVELS + 2);
-	if (!d->lvl)
-		return FW_ENOMEM;
-	memcpy(d->lvl, s->lvl, (FW_MAX_LEVELS + 2) * sizeof *d->lvl);
-	for (int dl = 0; dl < s->ndl; dl++) {
-		struct fw__level_index *x = &d->lvl[dl];
-		size_t n = (size_t)x->maxcap + 1;
-		x->head = FW_ARENA_NEW(a, int32_t, n);
-		x->tail = FW_ARENA_NEW(a, int32_t, n);
-		x->bits = FW_ARENA_NEW(a, uint64_t, x->nwords);
-		if (!x->head || !x->tail || !x->bits)
+	if (!y->cl_nodes) {
+		y->cl_nodes = FW_ARENA_NEW(y->a, struct fw__node, s->nn + 1);
+		y->cl_dom = FW_ARENA_NEW(y->a, struct fw__domain, s->ndom + 1);
+		y->cl_lvl = FW_ARENA_NEW(y->a, struct fw__level_index, FW_MAX_LEVELS + 2);
+		if (!y->cl_nodes || !y->cl_dom || !y->cl_lvl)
 			return FW_ENOMEM;
-		memcpy(x->head, s->lvl[dl].head, n * sizeof(int32_t));
-		memcpy(x->tail, s->lvl[dl].tail, n * sizeof(int32_t));
-		memcpy(x->bits, s->lvl[dl].bits, (size_t)x->nwords * sizeof(uint64_t));
+		for (int dl = 0; dl < s->ndl; dl++) {
+			size_t n = (size_t)s->lvl[dl].maxcap + 1;
+			y->cl_lvl[dl].head = FW_ARENA_NEW(y->a, int32_t, n);
+			y->cl_lvl[dl].tail = FW_ARENA_NEW(y->a, int32_t, n);
+			y->cl_lvl[dl].bits = FW_ARENA_NEW(y->a, uint64_t, s->lvl[dl].nwords);
+			if (!y->cl_lvl[dl].head || !y->cl_lvl[dl].tail || !y->cl_lvl[dl].bits)
+				return FW_ENOMEM;
+		}
 	}
-	return FW_OK;
-}
-
-static int clone_state(struct fw__cstate *d, const struct fw__cstate *s, struct fw_arena *a)
-{
 	*d = *s;
-	d->nodes = FW_ARENA_NEW(a, struct fw__node, s->nn + 1);
-	d->dom = FW_ARENA_NEW(a, struct fw__domain, s->ndom + 1);
-	if (!d->nodes || !d->dom)
-		return FW_ENOMEM;
+	d->nodes = y->cl_nodes;
+	d->dom = y->cl_dom;
+	d->lvl = y->cl_lvl;
 	memcpy(d->nodes, s->nodes, (size_t)s->nn * sizeof *d->nodes);
 	memcpy(d->dom, s->dom, (size_t)s->ndom * sizeof *d->dom);
-	if (clone_levels(d, s, a) != FW_OK)
-		return FW_ENOMEM;
+	for (int dl = 0; dl < s->ndl; dl++) {
+		struct fw__level_index *x = &d->lvl[dl];
+		int32_t *head = x->head, *tail = x->tail;
+		uint64_t *bits = x->bits;
+		*x = s->lvl[dl];
+		x->head = head;
+		x->tail = tail;
+		x->bits = bits;
+		memcpy(x->head, s->lvl[dl].head, ((size_t)x->maxcap + 1) * sizeof(int32_t));
+		memcpy(x->tail, s->lvl[dl].tail, ((size_t)x->maxcap + 1) * sizeof(int32_t));
+		memcpy(x->bits, s->lvl[dl].bits, (size_t)x->nwords * sizeof(uint64_t));
+	}
 	for (int32_t n = 0; n < s->nn; n++) {
 		if (s->resv_until[n] == FW__NEVER || !d->nodes[n].usable)
 			continue;
@@ -123,55 +129,39 @@ static int running_events(struct cyc *y)
 	return FW_OK;
 }
 
-/* This cycle's starts, by end time, kept sorted across reservations:
- * only the starts made since the last call are sorted and merged in. */
+/* This cycle's starts by end time: the ones made since the last
+ * reservation are sorted and merged into the sorted rest. */
 static int start_events(struct cyc *y)
 {
 	const struct fw_snapshot *s = y->s;
-	int32_t ns = 0, i = 0, k = 0, n = 0;
-	struct ev *fresh = FW_ARENA_NEW(y->a, struct ev, y->ndec - y->ev_start_upto + 1);
-	struct ev *tmp = FW_ARENA_NEW(y->a, struct ev, y->ndec - y->ev_start_upto + 1);
-	struct ev *v;
+	int32_t n0 = y->nev_st;
 
-	if (!fresh || !tmp)
-		return FW_ENOMEM;
-	for (int32_t d = y->ev_start_upto; d < y->ndec; d++) {
-		const struct fw_decision *dc = &y->dec[d];
+	if (!y->ev_st) {
+		y->ev_st = FW_ARENA_NEW(y->a, struct ev, s->njobs + 1);
+		y->ev_tmp = FW_ARENA_NEW(y->a, struct ev, s->njobs + 1);
+		if (!y->ev_st || !y->ev_tmp)
+			return FW_ENOMEM;
+	}
+	for (; y->ev_seen < y->ndec; y->ev_seen++) {
+		const struct fw_decision *dc = &y->dec[y->ev_seen];
 		if (dc->kind != FW_DECIDE_START || s->jobs[dc->job].expected_runtime <= 0)
 			continue;
-		fresh[ns++] = (struct ev){ fw__job_end(&s->jobs[dc->job], s->now), dc->job, y->dec_tasks[d],
-					  dc->alloc_count };
+		y->ev_st[y->nev_st++] = (struct ev){ fw__job_end(&s->jobs[dc->job], s->now), dc->job,
+						     y->dec_tasks[y->ev_seen], dc->alloc_count };
 	}
-	y->ev_start_upto = y->ndec;
-	if (!ns)
-		return FW_OK;
-	ev_sort(fresh, tmp, ns);
-	if (!(v = FW_ARENA_NEW(y->a, struct ev, y->nev_start + ns + 1)))
-		return FW_ENOMEM;
-	while (i < y->nev_start || k < ns)
-		v[n++] = (k >= ns || (i < y->nev_start && ev_cmp(&y->ev_start[i], &fresh[k]) <= 0))
-				 ? y->ev_start[i++] : fresh[k++];
-	y->ev_start = v;
-	y->nev_start = n;
+	ev_sort(y->ev_st + n0, y->ev_tmp, y->nev_st - n0);
+	if (n0 > 0 && y->nev_st > n0 && ev_cmp(&y->ev_st[n0], &y->ev_st[n0 - 1]) < 0) {
+		struct ev *v = y->ev_st, *t = y->ev_tmp;
+		int32_t i = 0, j = n0, k = 0;
+		while (i < n0 && j < y->nev_st)
+			t[k++] = ev_cmp(&v[j], &v[i]) < 0 ? v[j++] : v[i++];
+		while (i < n0)
+			t[k++] = v[i++];
+		while (j < y->nev_st)
+			t[k++] = v[j++];
+		memcpy(v, t, (size_t)y->nev_st * sizeof *v);
+	}
 	return FW_OK;
-}
-
-/* Running jobs and this cycle's starts so far, merged by end time. */
-static struct ev *collect_events(struct cyc *y, int32_t *nev)
-{
-	int32_t i = 0, k = 0, n = 0;
-	struct ev *v;
-
-	if (running_events(y) != FW_OK || start_events(y) != FW_OK)
-		return NULL;
-	v = FW_ARENA_NEW(y->a, struct ev, y->nev_run + y->nev_start + 1);
-	if (!v)
-		return NULL;
-	while (i < y->nev_run || k < y->nev_start)
-		v[n++] = (k >= y->nev_start || (i < y->nev_run && ev_cmp(&y->ev_run[i], &y->ev_start[k]) <= 0))
-				 ? y->ev_run[i++] : y->ev_start[k++];
-	*nev = n;
-	return v;
 }
 
 static void release(struct fw__cstate *c, const struct fw_job *j, const struct ev *e)
@@ -217,28 +207,91 @@ static void hold(struct cyc *y, int32_t jx, fw_time at, const struct fw__placeme
 	}
 }
 
+/* Can the gang never fit, not even with every job ended?  Two O(1)
+ * necessary conditions: a domain of its required level that has the
+ * GPUs, and enough GPUs of each model it names.  Without them the walk
+ * below would search once per end time and fail every time. */
+static int hopeless(struct cyc *y, const struct fw_job *job, int64_t need, bool *out)
+{
+	const struct fw__cstate *c = &y->c;
+	int32_t L = y->s->topology.nlevels;
+
+	*out = false;
+	if (job->required_level != FW_LEVEL_NONE) {
+		int32_t dl = job->required_level == FW_LEVEL_NODE ? L + 1 : job->required_level + 1;
+		if (need > c->lvl[dl].maxcap) {
+			*out = true;
+			return FW_OK;
+		}
+	}
+	if (!y->model_cap) {
+		if (!(y->model_cap = FW_ARENA_NEW(y->a, int64_t, c->nmodels + 1)))
+			return FW_ENOMEM;
+		for (int32_t n = 0; n < c->nn; n++) {
+			const struct fw_node *sn = &y->s->nodes[n];
+			if (!c->nodes[n].usable || c->nodes[n].model < 0)
+				continue;
+			for (int g = 0; g < sn->gpu_count; g++)
+				y->model_cap[c->nodes[n].model] += !(sn->bad_gpu_mask & (1u << g));
+		}
+	}
+	for (int g = 0; g < job->ngroups; g++) {
+		const struct fw_task_group *t = &job->groups[g];
+		if (!t->gpu_model[0] || !t->gpus)
+			continue;
+		int32_t m = fw__model_id(c, t->gpu_model);
+		int64_t want = 0;
+		for (int h = 0; h < job->ngroups; h++)
+			if (job->groups[h].gpus && strcmp(job->groups[h].gpu_model, t->gpu_model) == 0)
+				want += (int64_t)job->groups[h].count * job->groups[h].gpus;
+		if (fw_job_min_tasks(job) < fw_job_tasks(job))
+			want = 1; /* elastic: at least one task */
+		if (m < 0 || y->model_cap[m] < want) {
+			*out = true;
+			return FW_OK;
+		}
+	}
+	return FW_OK;
+}
+
 int fw__reserve(struct cyc *y, int32_t jx)
 {
 	const struct fw_job *job = &y->s->jobs[jx];
 	struct fw__cstate clone;
 	struct fw__placement p;
-	int32_t nev, i = 0;
-	struct ev *ev;
+	int32_t i = 0, k = 0;
 	int rc;
 
 	y->resv_attempts++;
-	if ((rc = clone_state(&clone, &y->c, y->a)) != FW_OK)
+	if ((rc = clone_state(y, &clone, &y->c)) != FW_OK)
 		return rc;
-	if (!(ev = collect_events(y, &nev)))
-		return FW_ENOMEM;
+	if ((rc = running_events(y)) != FW_OK || (rc = start_events(y)) != FW_OK)
+		return rc;
 	int64_t need = 0; /* whole GPUs the gang needs for sure (0 if elastic) */
 	for (int g = 0; g < job->ngroups && fw_job_min_tasks(job) == fw_job_tasks(job); g++)
 		if (job->groups[g].gpu_milli == 1000)
 			need += (int64_t)job->groups[g].gpus * job->groups[g].count;
-	while (i < nev) {
-		fw_time t = ev[i].end;
-		for (; i < nev && ev[i].end == t; i++)
-			release(&clone, &y->s->jobs[ev[i].job], &ev[i]);
+	bool never;
+	if ((rc = hopeless(y, job, need, &never)) != FW_OK)
+		return rc;
+	if (never)
+		return FW_EDECLINED;
+	/* the running jobs' and the starts' end events as one list in
+	 * (end, job) order: the order of sorting them together */
+	const struct ev *run = y->ev_run, *st = y->ev_st;
+	int32_t nrun = y->nev_run, nst = y->nev_st;
+	while (i < nrun || k < nst) {
+		fw_time t = k >= nst || (i < nrun && ev_cmp(&run[i], &st[k]) <= 0) ? run[i].end : st[k].end;
+		for (;;) {
+			const struct ev *e;
+			if (i < nrun && run[i].end == t && (k >= nst || ev_cmp(&run[i], &st[k]) <= 0))
+				e = &run[i++];
+			else if (k < nst && st[k].end == t)
+				e = &st[k++];
+			else
+				break;
+			release(&clone, &y->s->jobs[e->job], e);
+		}
 		if (clone.dom[0].free_whole < need)
 			continue; /* not enough free GPUs yet: skip the search */
 		struct fw__place_opts o = { .end = fw__job_end(job, t), .ignore_resv = true, .dry = true };
