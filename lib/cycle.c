@@ -21,26 +21,6 @@
 #include "fairway/fairshare.h"
 #include "cycle_int.h"
 
-static int phase_build(struct cyc *y)
-{
-	const struct fw_snapshot *s = y->s;
-	int32_t max_tasks = 1;
-	int rc = fw__cstate_build(&y->c, s, y->a);
-
-	if (rc != FW_OK)
-		return rc;
-	y->c.pol = y->pol;
-	for (int32_t j = 0; j < s->njobs; j++)
-		if (s->jobs[j].state == FW_JOB_PENDING && fw_job_tasks(&s->jobs[j]) > max_tasks)
-			max_tasks = fw_job_tasks(&s->jobs[j]);
-	y->reason = FW_ARENA_NEW(y->a, struct fw_pending, s->njobs + 1);
-	y->started = FW_ARENA_NEW(y->a, int32_t, s->njobs + 1);
-	y->dec = FW_ARENA_NEW(y->a, struct fw_decision, s->njobs + 1);
-	if (!y->reason || !y->started || !y->dec)
-		return FW_ENOMEM;
-	return fw__place_scratch(&y->c, max_tasks);
-}
-
 static struct fw_res alloc_res(const struct fw_job *j, const struct fw_task_alloc *a)
 {
 	const struct fw_task_group *t = &j->groups[a->group];
@@ -52,19 +32,22 @@ static struct fw_res alloc_res(const struct fw_job *j, const struct fw_task_allo
 	return r;
 }
 
-static int phase_account(struct cyc *y)
+/* The one sweep over the (large) job records: a compact per-job summary
+ * for the later phases, each queue's demand and allocation, and the
+ * largest pending gang.  Later phases read y->ji, not the records. */
+static int32_t gather(struct cyc *y)
 {
 	const struct fw_snapshot *s = y->s;
-	int32_t nq = s->nqueues;
+	int32_t max_tasks = 1;
 
-	y->demand = FW_ARENA_NEW(y->a, struct fw_res, nq + 1);
-	y->alloc = FW_ARENA_NEW(y->a, struct fw_res, nq + 1);
-	y->share = FW_ARENA_NEW(y->a, struct fw_share, nq + 1);
-	if (!y->demand || !y->alloc || !y->share)
-		return FW_ENOMEM;
 	for (int32_t j = 0; j < s->njobs; j++) {
 		const struct fw_job *job = &s->jobs[j];
+		struct fw__jinfo *ji = &y->ji[j];
 		struct fw_res use = fw_res_zero();
+		ji->submit = job->submit_time;
+		ji->prio = job->priority;
+		ji->queue = job->queue;
+		ji->pending = job->state == FW_JOB_PENDING;
 		if (job->state == FW_JOB_RUNNING) {
 			for (int32_t k = 0; k < job->alloc_count; k++)
 				use = fw_res_add(use, alloc_res(job, &s->allocs[job->alloc_first + k]));
@@ -72,10 +55,38 @@ static int phase_account(struct cyc *y)
 				y->alloc[q] = fw_res_add(y->alloc[q], use);
 		} else {
 			use = fw_job_request(job);
+			if (fw_job_tasks(job) > max_tasks)
+				max_tasks = fw_job_tasks(job);
 		}
 		y->demand[job->queue] = fw_res_add(y->demand[job->queue], use);
 	}
-	return fw_fairshare_compute(s, y->demand, y->c.capacity, y->a, y->share);
+	return max_tasks;
+}
+
+static int phase_build(struct cyc *y)
+{
+	const struct fw_snapshot *s = y->s;
+	int32_t nq = s->nqueues;
+	int rc = fw__cstate_build(&y->c, s, y->a);
+
+	if (rc != FW_OK)
+		return rc;
+	y->c.pol = y->pol;
+	y->reason = FW_ARENA_NEW(y->a, struct fw_pending, s->njobs + 1);
+	y->started = FW_ARENA_NEW(y->a, int32_t, s->njobs + 1);
+	y->dec = FW_ARENA_NEW(y->a, struct fw_decision, s->njobs + 1);
+	y->ji = FW_ARENA_NEW(y->a, struct fw__jinfo, s->njobs + 1);
+	y->demand = FW_ARENA_NEW(y->a, struct fw_res, nq + 1);
+	y->alloc = FW_ARENA_NEW(y->a, struct fw_res, nq + 1);
+	y->share = FW_ARENA_NEW(y->a, struct fw_share, nq + 1);
+	if (!y->reason || !y->started || !y->dec || !y->ji || !y->demand || !y->alloc || !y->share)
+		return FW_ENOMEM;
+	return fw__place_scratch(&y->c, gather(y));
+}
+
+static int phase_account(struct cyc *y)
+{
+	return fw_fairshare_compute(y->s, y->demand, y->c.capacity, y->a, y->share);
 }
 
 /* ---- order ---------------------------------------------------------- */
@@ -205,8 +216,8 @@ static int phase_order(struct cyc *y)
 	if (y->pol->job_score && compute_scores(y) != FW_OK)
 		return FW_ENOMEM;
 	for (int32_t j = 0; j < s->njobs; j++)
-		if (s->jobs[j].state == FW_JOB_PENDING)
-			y->qfirst[(global ? 0 : s->jobs[j].queue) + 1]++;
+		if (y->ji[j].pending)
+			y->qfirst[(global ? 0 : y->ji[j].queue) + 1]++;
 	for (int32_t q = 0; q <= nq; q++)
 		y->qfirst[q + 1] += y->qfirst[q];
 	memcpy(y->qnext, y->qfirst, (size_t)(nq + 1) * sizeof(int32_t));
@@ -219,13 +230,13 @@ static int phase_order(struct cyc *y)
 		if (!k || !kt)
 			return FW_ENOMEM;
 		for (int32_t j = 0; j < s->njobs; j++) {
-			const struct fw_job *job = &s->jobs[j];
-			if (job->state != FW_JOB_PENDING)
+			const struct fw__jinfo *ji = &y->ji[j];
+			if (!ji->pending)
 				continue;
-			struct okey *e = &k[y->qnext[global ? 0 : job->queue]++];
+			struct okey *e = &k[y->qnext[global ? 0 : ji->queue]++];
 			e->score = y->score ? y->score[j] : 0;
-			e->submit = job->submit_time;
-			e->prio = job->priority;
+			e->submit = ji->submit;
+			e->prio = ji->prio;
 			e->job = j;
 		}
 		for (int32_t q = 0; q < nq || (global && q == 0); q++)

@@ -17,11 +17,20 @@ struct ev {
 	int32_t ntasks;
 };
 
+/* What the phases need of a job, 24 bytes instead of the record's 576. */
+struct fw__jinfo {
+	int64_t submit;
+	int32_t prio;
+	int32_t queue;
+	bool pending;
+};
+
 struct cyc {
 	const struct fw_snapshot *s;
 	const struct fw_policy_ops *pol;
 	struct fw_arena *a;
 	struct fw__cstate c;
+	struct fw__jinfo *ji;       /* per job, from the one sweep */
 	/* account */
 	struct fw_res *demand;      /* per queue: own jobs' requests */
 	struct fw_res *alloc;       /* per queue: subtree allocation, live */

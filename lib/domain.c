@@ -125,17 +125,21 @@ static void merge_sort(const struct fw_snapshot *s, int32_t *v, int32_t *tmp, in
 	memcpy(v, tmp, (size_t)n * sizeof *v);
 }
 
-/* Does node order[i] start a new domain at topology level l (0-based)? */
-static bool starts_domain(const struct fw__cstate *c, int32_t i, int l)
+/* diff[i]: the first topology level at which node order[i]'s path
+ * differs from node order[i-1]'s (L when equal; 0 for the first node).
+ * Node order[i] starts a new domain at level l iff diff[i] <= l. */
+static void path_diffs(const struct fw__cstate *c, int8_t *diff)
 {
 	const struct fw_snapshot *s = c->s;
+	int L = s->topology.nlevels;
 
-	if (i == 0)
-		return true;
-	for (int k = 0; k <= l; k++)
-		if (strcmp(s->nodes[c->order[i]].path[k], s->nodes[c->order[i - 1]].path[k]))
-			return true;
-	return false;
+	for (int32_t i = 0; i < c->nn; i++) {
+		int k = 0;
+		if (i > 0)
+			while (k < L && !strcmp(s->nodes[c->order[i]].path[k], s->nodes[c->order[i - 1]].path[k]))
+				k++;
+		diff[i] = (int8_t)k;
+	}
 }
 
 static int build_domains(struct fw__cstate *c)
@@ -143,13 +147,17 @@ static int build_domains(struct fw__cstate *c)
 	int32_t L = c->s->topology.nlevels, nn = c->nn;
 	int32_t count[FW_MAX_LEVELS + 2] = { 0 }, base[FW_MAX_LEVELS + 2];
 	int32_t cur[FW_MAX_LEVELS + 2];
+	int8_t *diff = FW_ARENA_NEW(c->arena, int8_t, nn + 1);
 
+	if (!diff)
+		return FW_ENOMEM;
+	path_diffs(c, diff);
 	c->ndl = L + 2;
 	count[0] = 1;
 	count[L + 1] = nn;
 	for (int l = 0; l < L; l++)
 		for (int32_t i = 0; i < nn; i++)
-			count[l + 1] += starts_domain(c, i, l);
+			count[l + 1] += diff[i] <= l;
 	c->ndom = 0;
 	for (int dl = 0; dl < c->ndl; dl++) {
 		base[dl] = c->ndom;
@@ -161,7 +169,7 @@ static int build_domains(struct fw__cstate *c)
 		return FW_ENOMEM;
 	for (int32_t i = 0; i < nn; i++) {
 		for (int dl = 0; dl < c->ndl; dl++) {
-			bool fresh = dl == 0 ? i == 0 : dl == L + 1 ? true : starts_domain(c, i, dl - 1);
+			bool fresh = dl == 0 ? i == 0 : dl == L + 1 ? true : diff[i] <= dl - 1;
 			if (fresh) {
 				struct fw__domain *d = &c->dom[++cur[dl]];
 				d->level = dl;

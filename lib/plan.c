@@ -101,7 +101,7 @@ static int emit_pending(struct cyc *y, struct fw_plan *p)
 	if (!p->pending)
 		return FW_ENOMEM;
 	for (int32_t j = 0; j < s->njobs; j++) {
-		if (s->jobs[j].state != FW_JOB_PENDING || y->started[j])
+		if (!y->ji[j].pending || y->started[j])
 			continue;
 		struct fw_pending *r = &p->pending[p->npending++];
 		*r = y->reason[j];
