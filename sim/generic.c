@@ -355,21 +355,10 @@ static int csv_line(struct gparser *ps, const char *p, size_t n, int lno,
 		    struct fw_diag *d)
 {
 	struct fw_csv_rec r;
-	const char *why;
-	int col, rc;
 	char *line;
+	int rc = fw_csv_line(p, n, ps->fname, lno, &line, &r, d);
 
-	if (memchr(p, 0, n))
-		return fw_diag_set(d, FW_EINVAL, ps->fname, lno,
-				   (int)((const char *)memchr(p, 0, n) - p) + 1, "row",
-				   "contains a NUL byte");
-	if (!(line = malloc(n + 1)))
-		return FW_ENOMEM;
-	memcpy(line, p, n);
-	line[n] = 0;
-	if (fw_csv_split(line, &r, &why, &col))
-		rc = fw_diag_set(d, FW_EINVAL, ps->fname, lno, col, "row", "%s", why);
-	else
+	if (rc == FW_OK)
 		rc = ps->nhdr ? csv_row(ps, &r, lno, d) : csv_header(ps, &r, lno, d);
 	free(line);
 	return rc;

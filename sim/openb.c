@@ -83,6 +83,25 @@ static char *unquote(char *p, char **end_of_value)
 	}
 }
 
+int fw_csv_line(const char *p, size_t n, const char *fname, int lno,
+		char **line, struct fw_csv_rec *r, struct fw_diag *d)
+{
+	const char *nul = memchr(p, 0, n), *why;
+	int col;
+
+	*line = NULL;
+	if (nul)
+		return fw_diag_set(d, FW_EINVAL, fname, lno, (int)(nul - p) + 1, "row",
+				   "contains a NUL byte");
+	if (!(*line = malloc(n + 1)))
+		return FW_ENOMEM;
+	memcpy(*line, p, n);
+	(*line)[n] = 0;
+	if (fw_csv_split(*line, r, &why, &col))
+		return fw_diag_set(d, FW_EINVAL, fname, lno, col, "row", "%s", why);
+	return FW_OK;
+}
+
 int fw_csv_split(char *line, struct fw_csv_rec *r, const char **why, int *col)
 {
 	char *p = line;

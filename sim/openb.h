@@ -118,4 +118,13 @@ struct fw_csv_rec {
 int fw_csv_split(char *line, struct fw_csv_rec *r, const char **why,
 		 int *col);
 
+/*
+ * One raw line of a file (p, n: no terminator, maybe not NUL-terminated)
+ * into a fresh copy *line (the caller frees it, also on error) split into
+ * *r.  A NUL byte or bad CSV is FW_EINVAL with d naming fname:lno:col and
+ * the field "row"; FW_ENOMEM when the copy fails.
+ */
+int fw_csv_line(const char *p, size_t n, const char *fname, int lno,
+		char **line, struct fw_csv_rec *r, struct fw_diag *d);
+
 #endif

@@ -109,19 +109,10 @@ static int one_line(struct tparser *ps, const char *p, size_t n, int lno,
 		    struct fw_diag *d)
 {
 	struct fw_csv_rec r;
-	const char *why;
 	char *line;
-	int col, rc;
+	int rc = fw_csv_line(p, n, ps->fname, lno, &line, &r, d);
 
-	if (memchr(p, 0, n))
-		return fw_diag_set(d, FW_EINVAL, ps->fname, lno, 1, "row", "contains a NUL byte");
-	if (!(line = malloc(n + 1)))
-		return FW_ENOMEM;
-	memcpy(line, p, n);
-	line[n] = 0;
-	if (fw_csv_split(line, &r, &why, &col))
-		rc = fw_diag_set(d, FW_EINVAL, ps->fname, lno, col, "row", "%s", why);
-	else
+	if (rc == FW_OK)
 		rc = ps->ntiers ? row(ps, &r, lno, d) : header(ps, &r, lno, d);
 	free(line);
 	return rc;
