@@ -80,6 +80,13 @@ struct sim {
 	int nteam;                 /* queues 0..nteam-1 are team queues */
 	struct fw_trace_queues qs;
 	bool dirty, started_last;
+	int64_t *left;             /* per row: seconds of work left */
+	bool recompact;            /* an eviction left stale allocs */
+	int64_t *down_until;       /* per node: repair time, -1 = up */
+	int32_t ndown;             /* nodes down */
+	bool fail_ready;           /* the source's next failure, fetched ahead */
+	int64_t fail_at, fail_repair;
+	int32_t fail_node;
 	struct buf log;
 	struct fw_sim_result *r;
 	struct fw_diag *d;
@@ -165,6 +172,34 @@ static struct ev heap_pop(struct heap *h)
 	if (h->n)
 		h->v[i] = last;
 	return top;
+}
+
+/* Remove row's event (a running job has exactly one completion). */
+static void heap_remove(struct heap *h, int32_t row)
+{
+	size_t i = 0;
+
+	while (i < h->n && h->v[i].row != row)
+		i++;
+	if (i == h->n)
+		return;
+	struct ev last = h->v[--h->n];
+	if (i == h->n)
+		return;
+	for (; i > 0 && ev_less(last, h->v[(i - 1) / 2]); i = (i - 1) / 2)
+		h->v[i] = h->v[(i - 1) / 2];
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= h->n)
+			break;
+		if (c + 1 < h->n && ev_less(h->v[c + 1], h->v[c]))
+			c++;
+		if (!ev_less(h->v[c], last))
+			break;
+		h->v[i] = h->v[c];
+		i = c;
+	}
+	h->v[i] = last;
 }
 
 static int cmp_ev(const void *a, const void *b)
@@ -319,6 +354,49 @@ static int check_jobs(struct sim *m)
 	return rc;
 }
 
+/* The failure source's next failure, fetched one ahead (m->fail_*). */
+static int fetch_failure(struct sim *m, int64_t after)
+{
+	const struct fw_sim_failures *f = m->o->failures;
+
+	m->fail_ready = f && f->next &&
+			f->next(f->ctx, after, &m->fail_at, &m->fail_node, &m->fail_repair) == 1;
+	if (!m->fail_ready)
+		return FW_OK;
+	if (m->fail_at < after || m->fail_at < 0 || m->fail_node < 0 ||
+	    m->fail_node >= m->nnodes || m->fail_repair < 0 ||
+	    m->fail_repair > INT64_MAX / 4 - m->fail_at)
+		return fw_diag_set(m->d, FW_EINVAL, "failures", 0, 0, NULL,
+				   "failure at t=%lld on node %d, repair %lld s: times must not "
+				   "decrease and the node must exist", (long long)m->fail_at,
+				   (int)m->fail_node, (long long)m->fail_repair);
+	return FW_OK;
+}
+
+static int init_failures(struct sim *m)
+{
+	if (!(m->down_until = malloc((size_t)m->nnodes * sizeof *m->down_until)))
+		return FW_ENOMEM;
+	for (int32_t i = 0; i < m->nnodes; i++)
+		m->down_until[i] = -1;
+	return fetch_failure(m, -1);
+}
+
+int fw_sim_scripted_next(void *ctx, int64_t after, int64_t *at, int32_t *node,
+			 int64_t *repair_s)
+{
+	struct fw_sim_scripted *sc = ctx;
+
+	if (after < 0)
+		sc->next = 0; /* a new run */
+	if (sc->next >= sc->n)
+		return 0;
+	*at = sc->v[sc->next].at;
+	*node = sc->v[sc->next].node;
+	*repair_s = sc->v[sc->next++].repair_s;
+	return 1;
+}
+
 static int sim_init(struct sim *m, const struct fw_teams *teams)
 {
 	const struct fw_trace *t = m->t;
@@ -330,7 +408,11 @@ static int sim_init(struct sim *m, const struct fw_teams *teams)
 	m->arrival = calloc(n, sizeof *m->arrival);
 	m->snap_of = calloc(n, sizeof *m->snap_of);
 	m->r->start = calloc(n, sizeof *m->r->start);
-	if (!m->s || !m->arrival || !m->snap_of || !m->r->start)
+	m->r->end = calloc(n, sizeof *m->r->end);
+	m->r->evicted = calloc(n, sizeof *m->r->evicted);
+	m->left = calloc(n, sizeof *m->left);
+	if (!m->s || !m->arrival || !m->snap_of || !m->r->start || !m->r->end ||
+	    !m->r->evicted || !m->left)
 		return FW_ENOMEM;
 	fw_arena_init(&m->arena, (size_t)4 << 20);
 	if ((rc = add_nodes(m->s, m->o)) != FW_OK || (rc = init_capacity(m)) != FW_OK ||
@@ -341,12 +423,13 @@ static int sim_init(struct sim *m, const struct fw_teams *teams)
 	for (size_t i = 0; i < t->n; i++) {
 		m->arrival[i].t = t->v[i].submit;
 		m->arrival[i].row = (int32_t)i;
-		m->r->start[i] = -1;
+		m->r->start[i] = m->r->end[i] = -1;
+		m->left[i] = t->v[i].duration;
 	}
 	qsort(m->arrival, t->n, sizeof *m->arrival, cmp_ev);
-	if ((rc = fw_snapshot_validate(m->s, m->d)) != FW_OK)
+	if ((rc = fw_snapshot_validate(m->s, m->d)) != FW_OK || (rc = check_jobs(m)) != FW_OK)
 		return rc;
-	return check_jobs(m);
+	return init_failures(m);
 }
 
 static void sim_release(struct sim *m)
@@ -361,6 +444,8 @@ static void sim_release(struct sim *m)
 	free(m->ascratch);
 	free(m->pending_by_size);
 	free(m->node_free);
+	free(m->left);
+	free(m->down_until);
 	free(m->qs.of_job);
 	free(m->log.p);
 }
@@ -429,15 +514,22 @@ static void node_use(struct sim *m, const struct fw_task_alloc *a, int32_t n, in
 		m->node_free[a[i].node] += sign * __builtin_popcount(a[i].gpu_mask);
 }
 
+/* A running job gives back its GPUs at t (completion or eviction). */
+static void release(struct sim *m, int32_t row, fw_time t)
+{
+	int32_t q = m->r->queue[row];
+	const struct fw_job *j = &m->s->jobs[m->snap_of[row]];
+
+	accrue(m, q, t);
+	m->qalloc[q] -= row_milli(m, row);
+	m->free_gpus += row_gpus(m, row);
+	node_use(m, m->s->allocs + j->alloc_first, j->alloc_count, +1);
+}
+
 static void complete(struct sim *m, struct ev e)
 {
-	int32_t q = m->r->queue[e.row];
-
-	accrue(m, q, e.t);
-	m->qalloc[q] -= row_milli(m, e.row);
-	m->free_gpus += row_gpus(m, e.row);
-	node_use(m, m->s->allocs + m->s->jobs[m->snap_of[e.row]].alloc_first,
-		 m->s->jobs[m->snap_of[e.row]].alloc_count, +1);
+	release(m, e.row, e.t);
+	m->r->end[e.row] = e.t;
 	m->gone[m->snap_of[e.row]] = true;
 	m->ngone++;
 	m->dirty = true;
@@ -477,6 +569,7 @@ static int compact(struct sim *m)
 	s->njobs = w;
 	s->nallocs = na;
 	m->ngone = 0;
+	m->recompact = false;
 	return FW_OK;
 }
 
@@ -505,7 +598,7 @@ static int start_job(struct sim *m, const struct fw_plan *p, const struct fw_dec
 	struct fw_snapshot *s = m->s;
 	int32_t k = dd->job, row = m->row_of[k], first = s->nallocs;
 	int32_t q = m->r->queue[row];
-	struct ev e = { T + m->t->v[row].duration, row };
+	struct ev e = { T + m->left[row], row };
 
 	for (int32_t a = 0; a < dd->alloc_count; a++)
 		if (fw_snapshot_add_alloc(s, &p->allocs[dd->alloc_first + a]) < 0)
@@ -514,7 +607,8 @@ static int start_job(struct sim *m, const struct fw_plan *p, const struct fw_dec
 	s->jobs[k].start_time = T;
 	s->jobs[k].alloc_first = first;
 	s->jobs[k].alloc_count = dd->alloc_count;
-	m->r->start[row] = T;
+	if (m->r->start[row] < 0)
+		m->r->start[row] = T;
 	accrue(m, q, T);
 	m->qalloc[q] += row_milli(m, row);
 	m->npending--;
@@ -526,10 +620,124 @@ static int start_job(struct sim *m, const struct fw_plan *p, const struct fw_dec
 	return heap_push(&m->done, e);
 }
 
+/* ---- evictions and node failures ----------------------------------------
+ *
+ * One path for both: the job gives back its GPUs at t, its completion is
+ * cancelled, on_evict says how much of this run's progress it keeps, and
+ * it returns to the pending set at its old snapshot position (so its
+ * original submit time and arrival order stand).  Its allocs go stale and
+ * are dropped by the next compaction.
+ */
+
+static int64_t kept_progress(struct sim *m, int32_t k, fw_time t, int64_t ran)
+{
+	const struct fw_sim_hooks *h = m->o->hooks;
+	int64_t kept = h && h->on_evict ? h->on_evict(h->ctx, m->s, k, t, ran) : 0;
+
+	return kept < 0 ? 0 : kept > ran ? ran : kept;
+}
+
+static int evict(struct sim *m, int32_t k, fw_time t)
+{
+	if (k < 0 || k >= m->s->njobs || m->gone[k] || m->s->jobs[k].state != FW_JOB_RUNNING)
+		return fw_diag_set(m->d, FW_EINVAL, "sim", 0, 0, NULL,
+				   "t=%lld: evict job #%d, which is not running", (long long)t, (int)k);
+	struct fw_job *j = &m->s->jobs[k];
+	int32_t row = m->row_of[k];
+	int64_t ran = t - j->start_time, kept = kept_progress(m, k, t, ran);
+
+	release(m, row, t);
+	heap_remove(&m->done, row);
+	m->left[row] -= kept;
+	if (j->expected_runtime > 0)
+		j->expected_runtime = j->expected_runtime - kept > 1 ? j->expected_runtime - kept : 1;
+	j->state = FW_JOB_PENDING;
+	j->start_time = 0;
+	j->alloc_first = j->alloc_count = 0;
+	m->npending++;
+	m->pending_by_size[m->exact_fit ? row_gpus(m, row) : 0]++;
+	m->r->evictions++;
+	m->r->evicted[row]++;
+	m->r->lost_gpu_s += (double)row_milli(m, row) * (double)(ran - kept) / 1000.0;
+	m->recompact = m->dirty = true;
+	return FW_OK;
+}
+
+static bool runs_on(const struct fw_snapshot *s, const struct fw_job *j, int32_t node)
+{
+	for (int32_t a = 0; a < j->alloc_count; a++)
+		if (s->allocs[j->alloc_first + a].node == node)
+			return true;
+	return false;
+}
+
+/* Node n fails at t: evict its jobs, take it out until t + repair. */
+static int fail_node(struct sim *m, fw_time t, int32_t n, int64_t repair)
+{
+	int rc;
+
+	for (int32_t k = 0; k < m->s->njobs; k++) {
+		if (m->gone[k] || m->s->jobs[k].state != FW_JOB_RUNNING || !runs_on(m->s, &m->s->jobs[k], n))
+			continue;
+		if ((rc = evict(m, k, t)) != FW_OK)
+			return rc;
+		m->r->failure_hits++;
+	}
+	m->r->failures++;
+	if (m->down_until[n] < 0) {
+		m->ndown++;
+		m->free_gpus -= m->node_free[n];
+		m->node_free[n] = 0;
+		m->s->nodes[n].schedulable = false;
+	}
+	if (t + repair > m->down_until[n])
+		m->down_until[n] = t + repair;
+	m->dirty = true;
+	return FW_OK;
+}
+
+static void repair_node(struct sim *m, int32_t n)
+{
+	m->down_until[n] = -1;
+	m->ndown--;
+	m->node_free[n] = m->s->nodes[n].gpu_count;
+	m->free_gpus += m->s->nodes[n].gpu_count;
+	m->s->nodes[n].schedulable = m->o->fleet ? m->o->fleet->nodes[n].schedulable : true;
+	m->dirty = true;
+}
+
+/* The next repair: its node (-1 = none) and time in *t. */
+static int32_t next_repair(const struct sim *m, int64_t *t)
+{
+	int32_t n = -1;
+
+	*t = INT64_MAX;
+	for (int32_t i = 0; m->ndown && i < m->nnodes; i++)
+		if (m->down_until[i] >= 0 && m->down_until[i] < *t)
+			*t = m->down_until[i], n = i;
+	return n;
+}
+
+/* Failures keep the replay going only while there is work they can hit
+ * (or a repair to wait for); past that they are applied when the clock
+ * passes them but wake nothing. */
+static int64_t next_failure(const struct sim *m, bool live)
+{
+	if (!m->fail_ready)
+		return INT64_MAX;
+	if (live && m->next_arr >= m->t->n && !m->done.n && !m->ndown)
+		return INT64_MAX;
+	return m->fail_at;
+}
+
 static int apply(struct sim *m, const struct fw_plan *p, fw_time T)
 {
 	int rc;
 
+	for (int32_t i = 0; i < p->ndecisions; i++)
+		if (p->decisions[i].kind == FW_DECIDE_EVICT &&
+		    (rc = evict(m, p->decisions[i].job, T)) != FW_OK)
+			return rc;
 	for (int32_t i = 0; i < p->ndecisions; i++) {
 		if (p->decisions[i].kind != FW_DECIDE_START)
 			continue;
@@ -553,7 +761,7 @@ static int cycle(struct sim *m, fw_time T)
 	struct fw_plan *p;
 	int rc;
 
-	if (m->ngone && (rc = compact(m)) != FW_OK)
+	if ((m->ngone || m->recompact) && (rc = compact(m)) != FW_OK)
 		return rc;
 	m->s->now = T;
 	for (int32_t q = 0; q < m->s->nqueues; q++)
@@ -595,16 +803,32 @@ static int64_t next_event(const struct sim *m)
 		e = m->arrival[m->next_arr].t;
 	if (m->done.n && m->done.v[0].t < e)
 		e = m->done.v[0].t;
-	return e;
+	int64_t r, f = next_failure(m, true);
+	next_repair(m, &r);
+	return r < e ? (f < r ? f : r) : (f < e ? f : e);
 }
 
-/* Completions first, then arrivals, everything up to T. */
+/* Completions, repairs and failures up to T in time order (ties in that
+ * order), then arrivals up to T. */
 static int drain(struct sim *m, fw_time T, const struct fw_teams *teams)
 {
 	int rc;
 
-	while (m->done.n && m->done.v[0].t <= T)
-		complete(m, heap_pop(&m->done));
+	for (;;) {
+		int64_t c = m->done.n ? m->done.v[0].t : INT64_MAX, r, f = next_failure(m, false);
+		int32_t rn = next_repair(m, &r);
+		if (c <= T && c <= r && c <= f) {
+			complete(m, heap_pop(&m->done));
+		} else if (r <= T && r <= f) {
+			repair_node(m, rn);
+		} else if (f <= T) {
+			if ((rc = fail_node(m, f, m->fail_node, m->fail_repair)) != FW_OK ||
+			    (rc = fetch_failure(m, f)) != FW_OK)
+				return rc;
+		} else {
+			break;
+		}
+	}
 	while (m->next_arr < m->t->n && m->arrival[m->next_arr].t <= T)
 		if ((rc = arrive(m, m->arrival[m->next_arr++].row, teams)) != FW_OK)
 			return rc;
@@ -675,6 +899,31 @@ static bool want_cycle(const struct sim *m)
 	}
 }
 
+/* The handle on_tick hooks get: the replay itself. */
+struct fw_sim {
+	struct sim m;
+};
+
+int fw_sim_apply_plan(struct fw_sim *sim, const struct fw_plan *p)
+{
+	struct sim *m = &sim->m;
+	int rc = apply(m, p, m->s->now);
+
+	if (rc == FW_ENOMEM)
+		fw_diag_set(m->d, rc, "sim", 0, 0, NULL, "out of memory");
+	return rc;
+}
+
+static int tick_hook(struct sim *m, fw_time T)
+{
+	const struct fw_sim_hooks *h = m->o->hooks;
+
+	m->s->now = T;
+	if (!h || !h->on_tick)
+		return FW_OK;
+	return h->on_tick(h->ctx, (struct fw_sim *)(void *)m, m->s);
+}
+
 static int run_loop(struct sim *m, const struct fw_teams *teams)
 {
 	int64_t T = -1, tick = m->o->tick_s;
@@ -692,7 +941,7 @@ static int run_loop(struct sim *m, const struct fw_teams *teams)
 			int64_t at = (e + tick - 1) / tick * tick;
 			T = T >= 0 && at < T + tick ? T + tick : at;
 		}
-		if ((rc = drain(m, T, teams)) != FW_OK)
+		if ((rc = drain(m, T, teams)) != FW_OK || (rc = tick_hook(m, T)) != FW_OK)
 			return rc;
 		m->started_last = false;
 		if (want_cycle(m) && (rc = cycle(m, T)) != FW_OK)
@@ -754,6 +1003,8 @@ int fw_sim_run(const struct fw_itp_trace *t, const struct fw_teams *teams,
 void fw_sim_result_free(struct fw_sim_result *r)
 {
 	free(r->start);
+	free(r->end);
+	free(r->evicted);
 	free(r->queue);
 	free(r->log);
 	memset(r, 0, sizeof *r);
@@ -761,8 +1012,10 @@ void fw_sim_result_free(struct fw_sim_result *r)
 
 /* ---- metrics -------------------------------------------------------------
  *
- * Time to start = start - submit (includes the wait for the next tick);
- * JCT = start + duration - submit; both over started jobs only.
+ * Time to start = first start - submit (includes the wait for the next
+ * tick); JCT = completion - submit (start + duration without evictions;
+ * with them it includes the lost work and the wait to restart); both over
+ * finished jobs only; gpu_s counts useful work (GPUs x duration).
  * Percentiles are nearest-rank: the ceil(p/100 * n)-th smallest value.
  * Occupancy = GPU-seconds of started jobs / (cluster GPUs * makespan_s),
  * makespan_s = last completion - first arrival.
@@ -801,6 +1054,14 @@ static int64_t pct(const int64_t *v, size_t n, int p)
 	return n ? v[k ? k - 1 : 0] : -1;
 }
 
+/* Completion time: the recorded one (evictions move it), -1 = none. */
+static int64_t end_of(const struct fw_itp_trace *t, const struct fw_sim_result *r, size_t i)
+{
+	if (r->end)
+		return r->end[i];
+	return r->start[i] < 0 ? -1 : r->start[i] + t->v[i].duration;
+}
+
 /* Stats over rows in bucket b (or any, b < 0) and queue q (or any). */
 static void group_stats(const struct fw_itp_trace *t, const struct fw_sim_result *r, int b,
 			int q, int64_t *tts, int64_t *jct, struct fw_sim_stats *st)
@@ -813,10 +1074,10 @@ static void group_stats(const struct fw_itp_trace *t, const struct fw_sim_result
 		if ((b >= 0 && !in_bucket(b, t->v[i].gpus)) || (q >= 0 && r->queue[i] != q))
 			continue;
 		st->jobs++;
-		if (r->start[i] < 0)
+		if (r->start[i] < 0 || end_of(t, r, i) < 0)
 			continue;
 		tts[n] = r->start[i] - t->v[i].submit;
-		jct[n] = tts[n] + t->v[i].duration;
+		jct[n] = end_of(t, r, i) - t->v[i].submit;
 		sum += (double)jct[n];
 		st->gpu_s += (double)t->v[i].gpus * (double)t->v[i].duration;
 		n++;
@@ -847,8 +1108,8 @@ int fw_sim_metrics(const struct fw_itp_trace *t, const struct fw_sim_opts *o,
 	for (size_t i = 0; i < t->n; i++) {
 		if (t->v[i].submit < m->first_arrival)
 			m->first_arrival = t->v[i].submit;
-		if (r->start[i] >= 0 && r->start[i] + t->v[i].duration > end)
-			end = r->start[i] + t->v[i].duration;
+		if (end_of(t, r, i) > end)
+			end = end_of(t, r, i);
 	}
 	m->makespan_s = end > m->first_arrival ? end - m->first_arrival : 0;
 	for (int k = 0; k < FW_SIM_NBUCKETS; k++)
@@ -1188,6 +1449,10 @@ static void print_summary(const struct fw_sim_result *r, const struct fw_sim_met
 	printf("\npolicy %s: %lld started, %lld never started, %lld cycles, replay %.3f s "
 	       "(engine %.3f s, check %.3f s)\n", r->policy, (long long)r->decisions,
 	       (long long)r->never_started, (long long)r->cycles, r->wall_s, r->engine_s, r->check_s);
+	if (r->evictions || r->failures)
+		printf("  %lld evictions (%lld by %lld node failures), %.0f GPU-s of work lost\n",
+		       (long long)r->evictions, (long long)r->failure_hits, (long long)r->failures,
+		       r->lost_gpu_s);
 	printf("  occupancy %.1f%%   makespan %lld s   JCT mean %.0f s   JCT p95 %lld s\n",
 	       100.0 * m->occupancy, (long long)m->makespan_s, all->jct_mean,
 	       (long long)all->jct_p95);
@@ -1243,6 +1508,10 @@ static json_t *policy_json(const struct fw_sim_result *r, const struct fw_sim_me
 	json_object_set_new(o, "decisions", json_integer(r->decisions));
 	json_object_set_new(o, "never_started", json_integer(r->never_started));
 	json_object_set_new(o, "cycles", json_integer(r->cycles));
+	json_object_set_new(o, "evictions", json_integer(r->evictions));
+	json_object_set_new(o, "lost_gpu_s", json_real(r->lost_gpu_s));
+	json_object_set_new(o, "failures", json_integer(r->failures));
+	json_object_set_new(o, "failure_hits", json_integer(r->failure_hits));
 	json_object_set_new(o, "replay_s", json_real(r->wall_s));
 	json_object_set_new(o, "engine_s", json_real(r->engine_s));
 	json_object_set_new(o, "check_s", json_real(r->check_s));

@@ -11,10 +11,15 @@
  * There is no second implementation of scheduling logic here.
  *
  * Events, in time order: arrivals (trace submission_time), completions
- * (start + duration) and scheduling ticks at multiples of tick_s.  At a
- * tick T: every completion with end <= T, then every arrival with
- * submit <= T, then at most one cycle with now = T; starts take effect at
- * T and a job then runs for its trace duration.  Which ticks run a cycle
+ * (start + remaining work), node failures and repairs (o->failures) and
+ * scheduling ticks at multiples of tick_s.  At a tick T: every completion,
+ * repair and failure with time <= T in time order (ties: completion,
+ * repair, failure), then every arrival with submit <= T, then the on_tick
+ * hook, then at most one cycle with now = T; a plan's evictions, then its
+ * starts, take effect at T and a job then runs for its remaining work
+ * (its trace duration unless an eviction kept progress).  An evicted job
+ * returns to the pending set with its original submit time and snapshot
+ * position (docs/sim.md, "Evictions and node failures").  Which ticks run a cycle
  * (enum fw_sim_tick_rule):
  *   EVERY  (default) every tick at which some waiting job could
  *          physically fit (a node with n free GPUs; for a gang, floor(n/G)
@@ -71,11 +76,58 @@ struct fw_plan;
  * the progress bar with it): on_plan runs after every checked plan has
  * been applied; s->now is the plan's time, started the jobs started so
  * far.  It must not change the snapshot. */
+struct fw_sim;
+
 struct fw_sim_hooks {
 	void (*on_plan)(void *ctx, const struct fw_snapshot *s, const struct fw_plan *p,
 			int64_t started);
 	void *ctx;
+	/* Optional.  A running job is evicted (an EVICT decision or a node
+	 * failure) at `now` after running ran_s seconds in this run: return
+	 * the seconds of this run's progress it keeps (clamped to 0..ran_s;
+	 * NULL = 0, restart from scratch).  Its remaining work shrinks by
+	 * that much.  s still shows the job running; it must not change s. */
+	int64_t (*on_evict)(void *ctx, const struct fw_snapshot *s, int32_t job, int64_t now,
+			    int64_t ran_s);
+	/* Optional.  At every tick the loop visits, after that tick's events
+	 * and before its cycle (s->now is the tick); it may call
+	 * fw_sim_apply_plan(sim, ...).  A non-zero return stops the run. */
+	int (*on_tick)(void *ctx, struct fw_sim *sim, const struct fw_snapshot *s);
 };
+
+/* A node-failure source, merged into the event queue.  next() returns 1
+ * and fills (at, node, repair_s) with the source's next failure, or 0
+ * when there are no more.  `after` is the time of the previous failure
+ * the run received (-1 on a run's first call: a source restarts there);
+ * at must be >= after and >= 0, node a snapshot node index, repair_s >= 0.
+ * At `at` every job with a task on the node is evicted (on_evict charges
+ * the lost work) and the node is unschedulable until at + repair_s. */
+struct fw_sim_failures {
+	int (*next)(void *ctx, int64_t after, int64_t *at, int32_t *node, int64_t *repair_s);
+	void *ctx;
+};
+
+/* The scripted source (tests): a list sorted by `at`, replayed in order.
+ *   struct fw_sim_scripted sc = { list, n, 0 };
+ *   struct fw_sim_failures f = { fw_sim_scripted_next, &sc }; */
+struct fw_sim_failure {
+	int64_t at;
+	int32_t node;
+	int64_t repair_s;
+};
+
+struct fw_sim_scripted {
+	const struct fw_sim_failure *v;
+	size_t n, next;
+};
+
+int fw_sim_scripted_next(void *ctx, int64_t after, int64_t *at, int32_t *node,
+			 int64_t *repair_s);
+
+/* Apply a plan to the running replay at s->now, as after a cycle: its
+ * EVICT decisions first (each job must be running), then its STARTs.
+ * For on_tick hooks; returns FW_OK or an error (diag set). */
+int fw_sim_apply_plan(struct fw_sim *sim, const struct fw_plan *p);
 
 struct fw_sim_opts {
 	const char *policy;      /* registry name: "fairway", "fifo", ... */
@@ -86,6 +138,7 @@ struct fw_sim_opts {
 	enum fw_sim_tick_rule tick_rule;
 	bool validate_each;      /* fw_snapshot_validate before each cycle */
 	const struct fw_sim_hooks *hooks; /* optional observer, NULL = none */
+	const struct fw_sim_failures *failures; /* optional, NULL = none */
 	/* fw_sim_run_trace only (sim/fleet.h, sim/trace.h): */
 	const struct fw_snapshot *fleet; /* nodes + topology; NULL = generate
 					  * nodes x gpus_per_node (+ racks) */
@@ -97,7 +150,9 @@ void fw_sim_opts_default(struct fw_sim_opts *o); /* fairway, 13x8, 60 s */
 struct fw_sim_result {
 	char policy[32];
 	size_t njobs;            /* trace rows */
-	int64_t *start;          /* per row: start time, -1 = never started */
+	int64_t *start;          /* per row: first start time, -1 = never started */
+	int64_t *end;            /* per row: completion time, -1 = did not finish */
+	int32_t *evicted;        /* per row: times evicted (failures included) */
 	int32_t *queue;          /* per row: queue (team) index */
 	int nqueues;             /* queues of the run: teams, then trace names */
 	int nteam;               /* of which the first nteam are team queues */
@@ -106,6 +161,10 @@ struct fw_sim_result {
 	char *log;               /* decision log, JSONL */
 	size_t log_len;
 	int64_t cycles, decisions, never_started;
+	int64_t evictions;       /* all evictions: EVICT decisions and failures */
+	double lost_gpu_s;       /* GPU-seconds of work evictions threw away */
+	int64_t failures;        /* node failures applied */
+	int64_t failure_hits;    /* jobs evicted by node failures */
 	double wall_s;           /* replay time, process CPU clock */
 	double engine_s;         /* of which in fw_cycle_run */
 	double check_s;          /* of which in fw_plan_check */

@@ -20,6 +20,7 @@
 #define PIN_C10_FIFO 0x2ee017bbc86a1078ull
 #define PIN_C10_FAIRWAY 0xad103cf25cf37269ull
 
+#include "fairway/plan.h"
 #include "fairway/policy.h"
 #include "harness.h"
 #include "des.h"
@@ -443,6 +444,299 @@ TEST(des_tick_skipping_is_exact_for_every_policy)
 	}
 }
 
+/* ---- evictions and node failures ----------------------------------------- */
+
+static int64_t row_of_id(const struct fw_itp_trace *t, const char *id)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (!strcmp(t->v[i].id, id))
+			return (int64_t)i;
+	return -1;
+}
+
+/* The node index of the first start of job id in a decision log. */
+static int first_node_of(const char *log, const char *id)
+{
+	char key[96];
+	const char *p;
+
+	snprintf(key, sizeof key, "\"job\":\"%s\"", id);
+	if (!(p = strstr(log, key)) || !(p = strstr(p, "\"nodes\":[\"n")))
+		return -1;
+	return atoi(p + strlen("\"nodes\":[\"n"));
+}
+
+/* Every plan: each started task lands on a schedulable node (fw_plan_check
+ * says so too; this counts the plans the replay showed us). */
+struct plan_watch {
+	int64_t plans, bad;
+};
+
+static void watch_plan(void *ctx, const struct fw_snapshot *s, const struct fw_plan *p,
+		       int64_t started)
+{
+	struct plan_watch *w = ctx;
+
+	(void)started;
+	w->plans++;
+	for (int32_t i = 0; i < p->ndecisions; i++)
+		for (int32_t a = 0; p->decisions[i].kind == FW_DECIDE_START &&
+				    a < p->decisions[i].alloc_count; a++)
+			w->bad += !s->nodes[p->allocs[p->decisions[i].alloc_first + a].node].schedulable;
+}
+
+/*
+ * 2 nodes x 8 GPUs, fairway, tick 10.
+ *   A  t=0    1000 s  8 GPUs  node X at 0
+ *   B  t=5     100 s  4 GPUs  node Y at 10
+ *   C  t=250  2000 s  4 GPUs  node Y at 250 (X is full)
+ *   D  t=400    50 s  6 GPUs  Y has 4 free, X is down: waits for the repair
+ * X fails at 300, repaired at 800: A ran 300 s and loses it all (8 x 300
+ * GPU-s), waits for X and reruns 1000 s; D also needs X.
+ */
+static const char fail_trace[] =
+	"job_id,submission_time,duration,num_gpu\n"
+	"A,0,1000,8\n"
+	"B,5,100,4\n"
+	"C,250,2000,4\n"
+	"D,400,50,6\n";
+
+TEST(des_node_failure_requeues_its_job_until_the_repair)
+{
+	struct fw_sim_opts o;
+	struct fw_itp_trace t;
+	struct fw_sim_result r;
+	struct plan_watch w = { 0, 0 };
+	struct fw_sim_hooks h = { watch_plan, &w, NULL, NULL };
+
+	synth_opts(&o, "fairway");
+	ASSERT_OK(replay(fail_trace, &o, &t, &r));
+	int X = first_node_of(r.log, "A");
+	ASSERT(X == 0 || X == 1);
+	ASSERT_EQ(r.evictions, 0);
+	ASSERT_EQ(r.end[row_of_id(&t, "A")], 1000);
+	fw_sim_result_free(&r);
+	fw_itp_free(&t);
+
+	struct fw_sim_failure fl[] = { { 300, X, 500 } };
+	struct fw_sim_scripted sc = { fl, 1, 0 };
+	struct fw_sim_failures src = { fw_sim_scripted_next, &sc };
+	o.failures = &src;
+	o.hooks = &h;
+	ASSERT_OK(replay(fail_trace, &o, &t, &r)); /* every plan checked and validated */
+	int64_t a = row_of_id(&t, "A"), d = row_of_id(&t, "D");
+	ASSERT_EQ(r.failures, 1);
+	ASSERT_EQ(r.failure_hits, 1);
+	ASSERT_EQ(r.evictions, 1);
+	ASSERT_EQ(r.evicted[a], 1);
+	ASSERT_EQ(r.evicted[row_of_id(&t, "C")], 0); /* C ran on the other node */
+	ASSERT_NEAR(r.lost_gpu_s, 8.0 * 300.0, 1e-9);
+	ASSERT_EQ(r.start[a], 0);                    /* first start */
+	ASSERT_EQ(r.start[d], 1800);                 /* nothing lands on X while it is down;
+						      * at 800 A (ahead of D) takes X */
+	ASSERT_EQ(r.end[a], 1800);                   /* 300 lost + 500 repair + 1000 rerun */
+	ASSERT_EQ(r.never_started, 0);
+	ASSERT_EQ(r.decisions, 5);                   /* A twice */
+	ASSERT(w.plans > 0);
+	ASSERT_EQ(w.bad, 0);
+	char key[64];
+	snprintf(key, sizeof key, "{\"t\":800,\"policy\":\"fairway\",\"job\":\"A\"");
+	ASSERT_STR_CONTAINS(r.log, key);
+	ASSERT_EQ(first_node_of(r.log, "D"), X);
+	struct fw_sim_metrics m;
+	ASSERT_OK(fw_sim_metrics(&t, &o, &r, 11, &m));
+	/* JCTs: A 1800, B 10..110 -> 105, C 250..2250 -> 2000, D 1800..1850 -> 1450 */
+	ASSERT_NEAR(m.bucket[FW_SIM_BALL].jct_mean, (1800 + 105 + 2000 + 1450) / 4.0, 1e-9);
+	ASSERT_EQ(m.bucket[FW_SIM_BALL].tts_p99, 1400); /* D: 400 -> 1800 */
+	ASSERT_EQ(m.makespan_s, 2250);
+	fw_sim_result_free(&r);
+	fw_itp_free(&t);
+}
+
+/* on_evict: keep this run's progress in whole 1800 s checkpoints. */
+struct ckpt {
+	int64_t calls, last_now, last_ran;
+	int bad;
+	bool keep;
+};
+
+static int64_t checkpoint(void *ctx, const struct fw_snapshot *s, int32_t job, int64_t now,
+			  int64_t ran_s)
+{
+	struct ckpt *c = ctx;
+
+	c->calls++;
+	c->last_now = now;
+	c->last_ran = ran_s;
+	c->bad += job < 0 || job >= s->njobs || s->jobs[job].state != FW_JOB_RUNNING ||
+		  s->jobs[job].start_time + ran_s != now;
+	return c->keep ? ran_s / 1800 * 1800 : 0;
+}
+
+/*
+ * 1 node x 8, tick 10: A (8 GPUs, 5000 s) from 0.  The node fails at 4000
+ * (repair 100) and again at 5100 (repair 0).
+ *   checkpoints: keeps 3600 of 4000 (loses 8 x 400), reruns 1400 from 4100;
+ *                at 5100 it ran 1000 < 1800, keeps 0 (loses 8 x 1000),
+ *                reruns 1400 from 5100: ends 6500.
+ *   from scratch: loses 8 x 4000, reruns 5000 from 4100; loses 8 x 1000 at
+ *                5100, reruns 5000 from 5100: ends 10100.
+ */
+TEST(des_on_evict_checkpoints_shorten_the_rerun)
+{
+	struct fw_sim_opts o;
+	struct fw_itp_trace t;
+	struct fw_sim_result r;
+	struct fw_sim_failure fl[] = { { 4000, 0, 100 }, { 5100, 0, 0 } };
+	struct fw_sim_scripted sc = { fl, 2, 0 };
+	struct fw_sim_failures src = { fw_sim_scripted_next, &sc };
+	const char *text = "job_id,submission_time,duration,num_gpu\nA,0,5000,8\n";
+	const int64_t end[2] = { 10100, 6500 };
+	const double lost[2] = { 8.0 * 5000, 8.0 * 1400 };
+
+	for (int keep = 0; keep < 2; keep++) {
+		struct ckpt c = { 0, 0, 0, 0, keep == 1 };
+		struct fw_sim_hooks h = { NULL, &c, checkpoint, NULL };
+		synth_opts(&o, "fifo");
+		o.nodes = 1;
+		o.failures = &src;
+		o.hooks = &h;
+		ASSERT_OK(replay(text, &o, &t, &r));
+		ASSERT_EQ(c.calls, 2);
+		ASSERT_EQ(c.bad, 0);
+		ASSERT_EQ(c.last_now, 5100);
+		ASSERT_EQ(c.last_ran, 1000);
+		ASSERT_EQ(r.failures, 2);
+		ASSERT_EQ(r.evictions, 2);
+		ASSERT_EQ(r.evicted[0], 2);
+		ASSERT_EQ(r.start[0], 0);
+		ASSERT_EQ(r.end[0], end[keep]);
+		ASSERT_NEAR(r.lost_gpu_s, lost[keep], 1e-9);
+		ASSERT_STR_CONTAINS(r.log, "\"t\":4100,\"policy\":\"fifo\",\"job\":\"A\"");
+		ASSERT_STR_CONTAINS(r.log, "\"t\":5100,\"policy\":\"fifo\",\"job\":\"A\"");
+		fw_sim_result_free(&r);
+		fw_itp_free(&t);
+	}
+}
+
+/* An EVICT decision in a hand-made plan, applied through the same path as
+ * the engine's plans (fw_sim_apply_plan from an on_tick hook). */
+struct evicter {
+	int64_t at;
+	int applied, second_rc;
+};
+
+static int evict_at(void *ctx, struct fw_sim *sim, const struct fw_snapshot *s)
+{
+	struct evicter *e = ctx;
+	struct fw_decision dec;
+	struct fw_plan p;
+
+	if (s->now != e->at || e->applied)
+		return FW_OK;
+	memset(&dec, 0, sizeof dec);
+	memset(&p, 0, sizeof p);
+	dec.kind = FW_DECIDE_EVICT;
+	dec.node = -1;
+	dec.job = -1;
+	for (int32_t k = 0; k < s->njobs; k++)
+		if (!strcmp(s->jobs[k].name, "A"))
+			dec.job = k;
+	p.now = s->now;
+	p.decisions = &dec;
+	p.ndecisions = 1;
+	int rc = fw_sim_apply_plan(sim, &p);
+	e->applied++;
+	e->second_rc = fw_sim_apply_plan(sim, &p); /* A is pending now: refused */
+	return rc;
+}
+
+/*
+ * 1 node x 8, fifo, tick 10.  A (4 GPUs, 1000 s) from 0; P (1 GPU, 10 s)
+ * arrives at 500, which gives the loop a tick there.  At 500 the plan
+ * evicts A: it loses 4 x 500 GPU-s, is pending again (submit 0, ahead of
+ * P) and the cycle at 500 restarts it: it ends at 1500.
+ */
+TEST(des_evict_decision_goes_through_the_eviction_path)
+{
+	struct fw_sim_opts o;
+	struct fw_itp_trace t;
+	struct fw_sim_result r;
+	struct evicter e = { 500, 0, 0 };
+	struct fw_sim_hooks h = { NULL, &e, NULL, evict_at };
+	const char *text = "job_id,submission_time,duration,num_gpu\nA,0,1000,4\nP,500,10,1\n";
+
+	synth_opts(&o, "fifo");
+	o.nodes = 1;
+	o.hooks = &h;
+	ASSERT_OK(replay(text, &o, &t, &r));
+	ASSERT_EQ(e.applied, 1);
+	ASSERT_EQ(e.second_rc, FW_EINVAL);
+	ASSERT_EQ(r.evictions, 1);
+	ASSERT_EQ(r.failures, 0);
+	ASSERT_EQ(r.evicted[0], 1);
+	ASSERT_NEAR(r.lost_gpu_s, 4.0 * 500, 1e-9);
+	ASSERT_EQ(r.start[0], 0);
+	ASSERT_EQ(r.end[0], 1500);
+	ASSERT_EQ(r.start[1], 500);
+	ASSERT_EQ(r.end[1], 510);
+	ASSERT_STR_CONTAINS(r.log, "{\"t\":500,\"policy\":\"fifo\",\"job\":\"A\"");
+	ASSERT_EQ(r.decisions, 3);
+	fw_sim_result_free(&r);
+	fw_itp_free(&t);
+}
+
+/* With a failure source that has no failures and an on_evict hook, the
+ * pinned logs do not move. */
+TEST(des_no_failures_keeps_the_pinned_logs)
+{
+	struct fw_sim_opts o;
+	struct fw_itp_trace t;
+	struct fw_sim_result r;
+	struct fw_sim_scripted sc = { NULL, 0, 0 };
+	struct fw_sim_failures src = { fw_sim_scripted_next, &sc };
+	struct ckpt c = { 0, 0, 0, 0, true };
+	struct fw_sim_hooks h = { NULL, &c, checkpoint, NULL };
+	const char *pol[2] = { "fifo", "fairway" };
+	const uint64_t pin[2] = { PIN_SYNTH_FIFO, PIN_SYNTH_FAIRWAY };
+
+	for (int i = 0; i < 2; i++) {
+		synth_opts(&o, pol[i]);
+		o.failures = &src;
+		o.hooks = &h;
+		ASSERT_OK(replay(synth, &o, &t, &r));
+		ASSERT(fnv(r.log, r.log_len) == pin[i]);
+		ASSERT_EQ(r.evictions, 0);
+		ASSERT_EQ(r.failures, 0);
+		ASSERT_EQ(r.lost_gpu_s, 0);
+		fw_sim_result_free(&r);
+		fw_itp_free(&t);
+	}
+	ASSERT_EQ(c.calls, 0);
+}
+
+TEST(des_failure_source_is_checked)
+{
+	struct fw_sim_opts o;
+	struct fw_itp_trace t;
+	struct fw_sim_result r;
+	struct fw_sim_failure bad_node[] = { { 10, 2, 5 } };
+	struct fw_sim_failure backwards[] = { { 10, 0, 5 }, { 5, 1, 5 } };
+	struct fw_sim_scripted sc = { bad_node, 1, 0 };
+	struct fw_sim_failures src = { fw_sim_scripted_next, &sc };
+
+	synth_opts(&o, "fifo");
+	o.failures = &src;
+	ASSERT_EQ(replay(synth, &o, &t, &r), FW_EINVAL);
+	fw_sim_result_free(&r);
+	fw_itp_free(&t);
+	sc.v = backwards;
+	sc.n = 2;
+	ASSERT_EQ(replay(synth, &o, &t, &r), FW_EINVAL);
+	fw_sim_result_free(&r);
+	fw_itp_free(&t);
+}
+
 /* ---- the command line ---------------------------------------------------- */
 
 static int cli(const char *a0, const char *a1, const char *a2, const char *a3, const char *a4,
@@ -551,6 +845,11 @@ int main(void)
 		des_rejects_bad_options,
 		des_racks_and_odd_gang_sizes_keep_every_invariant,
 		des_tick_skipping_is_exact_for_every_policy,
+		des_node_failure_requeues_its_job_until_the_repair,
+		des_on_evict_checkpoints_shorten_the_rerun,
+		des_evict_decision_goes_through_the_eviction_path,
+		des_no_failures_keeps_the_pinned_logs,
+		des_failure_source_is_checked,
 		cli_usage_errors_exit_2_and_a_run_writes_json_and_log,
 		des_cluster10_log_hash_is_pinned,
 	};
@@ -570,6 +869,10 @@ int main(void)
 		"des_synthetic_log_hash_is_pinned_and_tick_skipping_changes_nothing, "
 		"des_rejects_bad_options, des_racks_and_odd_gang_sizes_keep_every_invariant, "
 		"des_tick_skipping_is_exact_for_every_policy, "
+		"des_node_failure_requeues_its_job_until_the_repair, "
+		"des_on_evict_checkpoints_shorten_the_rerun, "
+		"des_evict_decision_goes_through_the_eviction_path, "
+		"des_no_failures_keeps_the_pinned_logs, des_failure_source_is_checked, "
 		"cli_usage_errors_exit_2_and_a_run_writes_json_and_log, des_cluster10_log_hash_is_pinned",
 		fns, n);
 }
