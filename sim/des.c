@@ -1028,7 +1028,7 @@ const char *fw_sim_bucket_name(int b)
 	return b >= 0 && b < FW_SIM_NBUCKETS ? bucket_name[b] : "?";
 }
 
-static bool in_bucket(int b, int32_t g)
+bool fw_sim_in_bucket(int b, int32_t g)
 {
 	switch (b) {
 	case FW_SIM_B1: return g == 1;
@@ -1071,7 +1071,7 @@ static void group_stats(const struct fw_itp_trace *t, const struct fw_sim_result
 
 	memset(st, 0, sizeof *st);
 	for (size_t i = 0; i < t->n; i++) {
-		if ((b >= 0 && !in_bucket(b, t->v[i].gpus)) || (q >= 0 && r->queue[i] != q))
+		if ((b >= 0 && !fw_sim_in_bucket(b, t->v[i].gpus)) || (q >= 0 && r->queue[i] != q))
 			continue;
 		st->jobs++;
 		if (r->start[i] < 0 || end_of(t, r, i) < 0)

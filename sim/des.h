@@ -205,6 +205,8 @@ struct fw_sim_metrics {
 };
 
 const char *fw_sim_bucket_name(int b); /* "1", "2-8", "9-32", "33+", "9+", "all" */
+/* Does a job of g GPUs belong to size bucket b? */
+bool fw_sim_in_bucket(int b, int32_t g);
 int fw_sim_metrics(const struct fw_itp_trace *t, const struct fw_sim_opts *o,
 		   const struct fw_sim_result *r, int nqueues,
 		   struct fw_sim_metrics *m);

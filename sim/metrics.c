@@ -275,18 +275,6 @@ static void shares(const struct fw_met_rec *r, const struct win *W, struct share
 
 /* ---- time to start --------------------------------------------------------- */
 
-static bool in_bucket(int b, int32_t g)
-{
-	switch (b) {
-	case FW_SIM_B1: return g == 1;
-	case FW_SIM_B2_8: return g >= 2 && g <= 8;
-	case FW_SIM_B9_32: return g >= 9 && g <= 32;
-	case FW_SIM_B33: return g >= 33;
-	case FW_SIM_B9: return g >= 9;
-	default: return true;
-	}
-}
-
 static int cmp_i64(const void *a, const void *b)
 {
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -309,7 +297,7 @@ static int tts_samples(const struct fw_met_job *j, size_t n, struct fw_met_polic
 			return FW_ENOMEM;
 		o->ntts[b] = 0;
 		for (size_t i = 0; i < n; i++)
-			if (j[i].start >= 0 && in_bucket(b, j[i].gpus))
+			if (j[i].start >= 0 && fw_sim_in_bucket(b, j[i].gpus))
 				o->tts[b][o->ntts[b]++] = j[i].start - j[i].submit;
 		qsort(o->tts[b], o->ntts[b], sizeof *o->tts[b], cmp_i64);
 	}
