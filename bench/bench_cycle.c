@@ -58,6 +58,7 @@ struct opts {
 	uint64_t seed;
 	int busy_pct;
 	const struct fw_policy_ops *policy;
+	bool no_estimates;  /* time the cycle without start-time estimates */
 };
 
 /* ---- deterministic randomness --------------------------------------- */
@@ -712,7 +713,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: bench_cycle [--nodes N] [--jobs N] [--queues N] [--cycles N] [--seed S] [--busy PCT]\n"
-		"                   [--policy NAME]\n"
+		"                   [--policy NAME] [--no-estimates]\n"
 		"\n"
 		"Times fw_cycle_run() on a synthetic fleet (docs/performance.md):\n"
 		"  --nodes N    nodes of 8 GPUs, block > rack > nvlink topology (default 10000)\n"
@@ -722,6 +723,7 @@ static void usage(FILE *f)
 		"  --seed S     generator seed (default 1)\n"
 		"  --busy PCT   share of GPUs held by running jobs (default 50)\n"
 		"  --policy P   scheduling policy (default: the library's default, fairway)\n"
+		"  --no-estimates  skip the start-time estimate phase (scheduler.estimateStarts: false)\n"
 		"Job sizes come from $FAIRWAY_TRACES/microsoft-itp/*.csv (default ../shared/traces),\n"
 		"else from a built-in summary of those files.  The last line is machine-readable.\n");
 }
@@ -774,6 +776,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		FLAG("--seed", 0, INT64_MAX, o->seed)
 		FLAG("--busy", 0, 100, o->busy_pct)
 #undef FLAG
+		if (strcmp(a, "--no-estimates") == 0) {
+			o->no_estimates = true;
+			continue;
+		}
 		if (strcmp(a, "--policy") == 0) {
 			if (!v || !(o->policy = fw_policy_find(v))) {
 				fprintf(stderr, "bench_cycle: --policy: unknown policy '%s'; known:", v ? v : "");
@@ -828,7 +834,8 @@ int main(int argc, char **argv)
 	printf("jobs: %d running holding %lld GPUs (%.1f%%) in %d tasks, %d pending\n", (int)nrunning,
 	       (long long)busy, 100.0 * (double)busy / ((double)s->nnodes * GPUS_PER_NODE), (int)s->nallocs,
 	       (int)o.jobs);
-	printf("policy: %s\n", o.policy->name);
+	s->config.estimate_starts = !o.no_estimates;
+	printf("policy: %s%s\n", o.policy->name, o.no_estimates ? " (start-time estimates off)" : "");
 	printf("generated in %.0f ms\n", now_ms() - t0);
 
 	t0 = now_ms();

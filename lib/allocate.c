@@ -187,51 +187,6 @@ static void sel_started(struct sel *x, int32_t leaf)
 
 #define MEMO_MAX_SLOTS 4096
 
-struct shape_group {
-	int32_t count, gpus, milli, model;
-	int64_t cpu, mem;
-};
-
-struct shape {
-	int32_t ngroups, req, pref, minm, spread, pad;
-	struct shape_group g[FW_MAX_GROUPS];
-};
-
-_Static_assert(sizeof(struct shape) % sizeof(uint64_t) == 0, "shape is hashed as words");
-
-static void shape_of(const struct cyc *y, const struct fw_job *j, struct shape *k)
-{
-	memset(k, 0, sizeof *k);
-	k->ngroups = j->ngroups;
-	k->req = j->required_level;
-	k->pref = j->preferred_level;
-	k->minm = fw_job_min_tasks(j);
-	k->spread = j->spread;
-	for (int g = 0; g < j->ngroups; g++) {
-		const struct fw_task_group *t = &j->groups[g];
-		k->g[g].count = t->count;
-		k->g[g].gpus = t->gpus;
-		k->g[g].milli = t->gpu_milli;
-		k->g[g].model = t->gpu_model[0] ? fw__model_id(&y->c, t->gpu_model) : -2;
-		k->g[g].cpu = t->cpu_milli;
-		k->g[g].mem = t->mem_mib;
-	}
-}
-
-/* Hashes the header and the used groups only (unused groups are zero). */
-static uint32_t shape_hash(const struct shape *k)
-{
-	uint64_t w[sizeof *k / sizeof(uint64_t)], h = 0x9e3779b97f4a7c15u;
-	size_t n = (offsetof(struct shape, g) + (size_t)k->ngroups * sizeof k->g[0]) / sizeof(uint64_t);
-
-	memcpy(w, k, n * sizeof(uint64_t));
-	for (size_t i = 0; i < n; i++) {
-		h ^= w[i];
-		h *= 0xff51afd7ed558ccdu;
-	}
-	return (uint32_t)(h ^ (h >> 32));
-}
-
 /* Per-job facts the allocate loop needs, gathered in one sequential sweep
  * over the job records and laid out in try order, so that the loop reads
  * them in sequence instead of missing the cache on a 576-byte record for
@@ -250,7 +205,7 @@ struct jinfo {
  * a failed shape that ends no earlier fails too. */
 struct memo {
 	struct jinfo *info;     /* per position in y->jobs */
-	struct shape *shp;
+	struct fw__shape *shp;
 	int32_t nshp, cap;
 	int32_t *tab;           /* 2 * cap hash slots: shape id or -1 */
 	uint32_t mask;
@@ -260,9 +215,9 @@ struct memo {
 	struct fw_pending *r;
 };
 
-static int32_t intern(struct memo *m, const struct shape *k)
+static int32_t intern(struct memo *m, const struct fw__shape *k)
 {
-	uint32_t i = shape_hash(k) & m->mask;
+	uint32_t i = fw__shape_hash(k) & m->mask;
 
 	for (;; i = (i + 1) & m->mask) {
 		int32_t id = m->tab[i];
@@ -290,7 +245,7 @@ static int memo_init(struct cyc *y, struct memo *m)
 		;
 	m->mask = 2 * (uint32_t)m->cap - 1;
 	m->info = FW_ARENA_NEW(y->a, struct jinfo, n + 1);
-	m->shp = FW_ARENA_NEW(y->a, struct shape, m->cap);
+	m->shp = FW_ARENA_NEW(y->a, struct fw__shape, m->cap);
 	m->tab = FW_ARENA_NEW(y->a, int32_t, 2 * m->cap);
 	m->failed = FW_ARENA_NEW(y->a, bool, m->cap);
 	m->resv_failed = FW_ARENA_NEW(y->a, bool, m->cap);
@@ -301,17 +256,22 @@ static int memo_init(struct cyc *y, struct memo *m)
 	memset(m->tab, 0xff, 2 * (size_t)m->cap * sizeof *m->tab);
 	for (int32_t j = 0; j < s->njobs; j++) {
 		const struct fw_job *job = &s->jobs[j];
-		struct shape k;
+		struct fw__shape k;
 		if (job->state != FW_JOB_PENDING)
 			continue;
 		byjob[j].req = fw_job_request(job);
 		byjob[j].end = fw__job_end(job, s->now);
 		byjob[j].queue = job->queue;
-		shape_of(y, job, &k);
+		fw__shape_of(&y->c, job, &k);
 		byjob[j].shape = intern(m, &k);
 	}
-	for (int32_t i = 0; i < n; i++)
+	if (!(y->pos_shape = FW_ARENA_NEW(y->a, int32_t, n + 1)))
+		return FW_ENOMEM;
+	for (int32_t i = 0; i < n; i++) {
 		m->info[i] = byjob[y->jobs[i]];
+		y->pos_shape[i] = m->info[i].shape;
+	}
+	y->shapes = m->shp;
 	return FW_OK;
 }
 

@@ -197,6 +197,52 @@ static int check_pending(const struct fw_snapshot *s, const struct fw_plan *p, s
 	return FW_OK;
 }
 
+/* ---- start-time estimates: sane, and a reserved job's is its reservation ---- */
+
+static int check_estimate(const struct fw_snapshot *s, const struct fw_plan *p, const fw_time *resv_at,
+			  const struct fw_pending *r, struct fw_diag *d)
+{
+	const char *name = s->jobs[r->job].name;
+
+	if (r->ahead < 0)
+		return FAIL(d, "pending", "job %s: %d jobs ahead of it", name, (int)r->ahead);
+	if (r->expected_start == FW_TIME_UNKNOWN) {
+		if (r->unknown_why <= FW_REASON_STARTED || r->unknown_why >= FW_REASON_COUNT)
+			return FAIL(d, "pending", "job %s: start time unknown without a reason", name);
+		if (resv_at[r->job] != FW_TIME_UNKNOWN)
+			return FAIL(d, "pending", "job %s has a reservation but no expected start", name);
+		return FW_OK;
+	}
+	if (r->unknown_why != FW_REASON_NONE)
+		return FAIL(d, "pending", "job %s: an expected start and a reason it is unknown", name);
+	if (r->expected_start < p->now)
+		return FAIL(d, "pending", "job %s is expected to start at t=%lld, before now (%lld)", name,
+			    (long long)r->expected_start, (long long)p->now);
+	if (resv_at[r->job] != FW_TIME_UNKNOWN && r->expected_start != resv_at[r->job])
+		return FAIL(d, "pending", "job %s: expected start t=%lld, but its reservation is at t=%lld", name,
+			    (long long)r->expected_start, (long long)resv_at[r->job]);
+	return FW_OK;
+}
+
+static int check_estimates(const struct fw_snapshot *s, const struct fw_plan *p, struct fw_arena *a,
+			   struct fw_diag *d)
+{
+	fw_time *resv_at = FW_ARENA_NEW(a, fw_time, s->njobs + 1);
+	int rc;
+
+	if (!resv_at)
+		return FW_ENOMEM;
+	for (int32_t j = 0; j < s->njobs; j++)
+		resv_at[j] = FW_TIME_UNKNOWN;
+	for (int32_t i = 0; i < p->ndecisions; i++)
+		if (p->decisions[i].kind == FW_DECIDE_RESERVE)
+			resv_at[p->decisions[i].job] = p->decisions[i].at;
+	for (int32_t i = 0; i < p->npending; i++)
+		if ((rc = check_estimate(s, p, resv_at, &p->pending[i], d)) != FW_OK)
+			return rc;
+	return FW_OK;
+}
+
 /* ---- reservations: is every reserved GPU free at the reserved time? ---- */
 
 static fw_time end_of(const struct fw_snapshot *s, const struct fw_job *j, fw_time start)
@@ -318,5 +364,7 @@ int fw_plan_check(const struct fw_snapshot *s, const struct fw_plan *p, struct f
 		return rc;
 	if ((rc = check_reservations(s, p, a, d)) != FW_OK)
 		return rc;
-	return check_pending(s, p, a, d);
+	if ((rc = check_pending(s, p, a, d)) != FW_OK)
+		return rc;
+	return check_estimates(s, p, a, d);
 }

@@ -6,6 +6,8 @@
  *   order     each leaf queue's pending jobs, by the policy's job_before
  *   allocate  pick the queue furthest below its fair share, try its next
  *             job (limit check, then placement), repeat
+ *   estimate  an expected start time (or why unknown) for every job that
+ *             did not start (estimate.c)
  *   emit      the plan: starts, a reason for every job that did not start,
  *             and each queue's share and allocation
  *
@@ -254,6 +256,25 @@ static int phase_order(struct cyc *y)
 	return FW_OK;
 }
 
+/* Estimates switched off: reserved jobs still know their time. */
+static int no_estimates(struct cyc *y)
+{
+	for (int32_t j = 0; j < y->s->njobs; j++) {
+		struct fw_pending *r = &y->reason[j];
+		if (!y->ji[j].pending || y->started[j])
+			continue;
+		r->ahead = 0;
+		if (r->reason == FW_REASON_HAS_RESERVATION) {
+			r->expected_start = r->a;
+			r->unknown_why = FW_REASON_NONE;
+		} else {
+			r->expected_start = FW_TIME_UNKNOWN;
+			r->unknown_why = FW_REASON_NOT_ESTIMATED;
+		}
+	}
+	return FW_OK;
+}
+
 int fw_cycle_run(const struct fw_snapshot *s, const struct fw_policy_ops *pol,
 		 struct fw_arena *a, struct fw_plan **out)
 {
@@ -271,6 +292,9 @@ int fw_cycle_run(const struct fw_snapshot *s, const struct fw_policy_ops *pol,
 	if ((rc = phase_order(&y)) != FW_OK)
 		return rc;
 	if ((rc = fw__phase_allocate(&y)) != FW_OK)
+		return rc;
+	rc = s->config.estimate_starts ? fw__phase_estimate(&y) : no_estimates(&y);
+	if (rc != FW_OK)
 		return rc;
 	return fw__phase_emit(&y, out);
 }

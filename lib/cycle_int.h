@@ -1,9 +1,12 @@
 /*
  * cycle_int.h — state shared by the cycle's phases (cycle.c, allocate.c,
- * emit.c).  Private to lib/.
+ * reserve.c, estimate.c, plan.c).  Private to lib/.
  */
 #ifndef FAIRWAY_CYCLE_INT_H
 #define FAIRWAY_CYCLE_INT_H
+
+#include <stddef.h>
+#include <string.h>
 
 #include "cstate.h"
 #include "fairway/fairshare.h"
@@ -16,6 +19,54 @@ struct ev {
 	const struct fw_task_alloc *tasks;
 	int32_t ntasks;
 };
+
+/* A job's shape: everything placement looks at.  Jobs of one shape place
+ * alike, so the allocate memo (allocate.c) and the estimates (estimate.c)
+ * work per shape, not per job. */
+struct fw__shape_group {
+	int32_t count, gpus, milli, model;
+	int64_t cpu, mem;
+};
+
+struct fw__shape {
+	int32_t ngroups, req, pref, minm, spread, pad;
+	struct fw__shape_group g[FW_MAX_GROUPS];
+};
+
+_Static_assert(sizeof(struct fw__shape) % sizeof(uint64_t) == 0, "shape is hashed as words");
+
+static inline void fw__shape_of(const struct fw__cstate *c, const struct fw_job *j, struct fw__shape *k)
+{
+	memset(k, 0, sizeof *k);
+	k->ngroups = j->ngroups;
+	k->req = j->required_level;
+	k->pref = j->preferred_level;
+	k->minm = fw_job_min_tasks(j);
+	k->spread = j->spread;
+	for (int g = 0; g < j->ngroups; g++) {
+		const struct fw_task_group *t = &j->groups[g];
+		k->g[g].count = t->count;
+		k->g[g].gpus = t->gpus;
+		k->g[g].milli = t->gpu_milli;
+		k->g[g].model = t->gpu_model[0] ? fw__model_id(c, t->gpu_model) : -2;
+		k->g[g].cpu = t->cpu_milli;
+		k->g[g].mem = t->mem_mib;
+	}
+}
+
+/* Hashes the header and the used groups only (unused groups are zero). */
+static inline uint32_t fw__shape_hash(const struct fw__shape *k)
+{
+	uint64_t w[sizeof *k / sizeof(uint64_t)], h = 0x9e3779b97f4a7c15u;
+	size_t n = (offsetof(struct fw__shape, g) + (size_t)k->ngroups * sizeof k->g[0]) / sizeof(uint64_t);
+
+	memcpy(w, k, n * sizeof(uint64_t));
+	for (size_t i = 0; i < n; i++) {
+		h ^= w[i];
+		h *= 0xff51afd7ed558ccdu;
+	}
+	return (uint32_t)(h ^ (h >> 32));
+}
 
 /* What the phases need of a job, 24 bytes instead of the record's 576. */
 struct fw__jinfo {
@@ -46,6 +97,10 @@ struct cyc {
 	int32_t ndec;
 	struct fw_task_alloc **dec_tasks; /* per decision */
 	int64_t considered;
+	/* the allocate memo's shapes, kept for the estimates: per position
+	 * in jobs, the interned shape (-1: the memo's table was full) */
+	int32_t *pos_shape;
+	const struct fw__shape *shapes;
 	/* order: per-job score from the policy (NULL when it has none) */
 	double *score;
 	/* reservations (reserve.c) */
@@ -69,11 +124,32 @@ static inline fw_time fw__job_end(const struct fw_job *j, fw_time t)
 {
 	return j->expected_runtime > 0 ? t + j->expected_runtime : FW__NEVER;
 }
+static inline int fw__ev_cmp(const struct ev *a, const struct ev *b)
+{
+	if (a->end != b->end)
+		return a->end < b->end ? -1 : 1;
+	return (a->job > b->job) - (a->job < b->job);
+}
+
 /* Try to reserve capacity for job jx (reserve.c); FW_OK and a RESERVE
  * decision when it fits at some future time, FW_EDECLINED otherwise. */
 int fw__reserve(struct cyc *y, int32_t jx);
+/* The reservation machinery, shared with the estimates (reserve.c):
+ * copy y->c into *d (reserved nodes unusable; one set of clone buffers
+ * per cycle, so one clone is live at a time); sort the running jobs' and
+ * this cycle's starts' end events into y->ev_run / y->ev_st; release an
+ * ended job's tasks on a clone; whole GPUs a gang needs for sure (0 if
+ * elastic); can the gang never fit, not even with every job ended? */
+int fw__resv_clone(struct cyc *y, struct fw__cstate *d, const struct fw__cstate *s);
+int fw__resv_events(struct cyc *y);
+void fw__resv_release(struct fw__cstate *c, const struct fw_job *j, const struct ev *e);
+int64_t fw__gang_need(const struct fw_job *job);
+int fw__resv_hopeless(struct cyc *y, const struct fw_job *job, int64_t need, bool *out);
 
 int fw__phase_allocate(struct cyc *y);
+/* Expected start time, or why unknown, for every job that did not start
+ * (estimate.c); fills y->reason[j].expected_start/unknown_why/ahead. */
+int fw__phase_estimate(struct cyc *y);
 int fw__phase_emit(struct cyc *y, struct fw_plan **out);
 
 #endif

@@ -26,12 +26,10 @@
 
 #include "cycle_int.h"
 
-
-
 /* Copy the cycle's node state and domain index into the clone.  The
  * buffers are allocated on the first reservation and refilled, not
  * reallocated, for the later ones. */
-static int clone_state(struct cyc *y, struct fw__cstate *d, const struct fw__cstate *s)
+int fw__resv_clone(struct cyc *y, struct fw__cstate *d, const struct fw__cstate *s)
 {
 	if (!y->cl_nodes) {
 		y->cl_nodes = FW_ARENA_NEW(y->a, struct fw__node, s->nn + 1);
@@ -77,13 +75,6 @@ static int clone_state(struct cyc *y, struct fw__cstate *d, const struct fw__cst
 	return FW_OK;
 }
 
-static int ev_cmp(const struct ev *a, const struct ev *b)
-{
-	if (a->end != b->end)
-		return a->end < b->end ? -1 : 1;
-	return (a->job > b->job) - (a->job < b->job);
-}
-
 static void ev_sort(struct ev *v, struct ev *tmp, int32_t n)
 {
 	int32_t h = n / 2, i = 0, j, k = 0;
@@ -93,7 +84,7 @@ static void ev_sort(struct ev *v, struct ev *tmp, int32_t n)
 	ev_sort(v, tmp, h);
 	ev_sort(v + h, tmp, n - h);
 	for (j = h; i < h && j < n;)
-		tmp[k++] = ev_cmp(&v[j], &v[i]) < 0 ? v[j++] : v[i++];
+		tmp[k++] = fw__ev_cmp(&v[j], &v[i]) < 0 ? v[j++] : v[i++];
 	while (i < h)
 		tmp[k++] = v[i++];
 	while (j < n)
@@ -116,8 +107,10 @@ static int running_events(struct cyc *y)
 	if (!v || !tmp)
 		return FW_ENOMEM;
 	for (int32_t j = 0; j < s->njobs; j++) {
+		if (y->ji[j].pending) /* the compact summary: no record miss */
+			continue;
 		const struct fw_job *job = &s->jobs[j];
-		if (job->state != FW_JOB_RUNNING || job->expected_runtime <= 0)
+		if (job->expected_runtime <= 0)
 			continue;
 		fw_time end = fw__job_end(job, job->start_time);
 		v[n++] = (struct ev){ end < s->now ? s->now : end, j, s->allocs + job->alloc_first,
@@ -150,11 +143,11 @@ static int start_events(struct cyc *y)
 						     y->dec_tasks[y->ev_seen], dc->alloc_count };
 	}
 	ev_sort(y->ev_st + n0, y->ev_tmp, y->nev_st - n0);
-	if (n0 > 0 && y->nev_st > n0 && ev_cmp(&y->ev_st[n0], &y->ev_st[n0 - 1]) < 0) {
+	if (n0 > 0 && y->nev_st > n0 && fw__ev_cmp(&y->ev_st[n0], &y->ev_st[n0 - 1]) < 0) {
 		struct ev *v = y->ev_st, *t = y->ev_tmp;
 		int32_t i = 0, j = n0, k = 0;
 		while (i < n0 && j < y->nev_st)
-			t[k++] = ev_cmp(&v[j], &v[i]) < 0 ? v[j++] : v[i++];
+			t[k++] = fw__ev_cmp(&v[j], &v[i]) < 0 ? v[j++] : v[i++];
 		while (i < n0)
 			t[k++] = v[i++];
 		while (j < y->nev_st)
@@ -164,7 +157,7 @@ static int start_events(struct cyc *y)
 	return FW_OK;
 }
 
-static void release(struct fw__cstate *c, const struct fw_job *j, const struct ev *e)
+void fw__resv_release(struct fw__cstate *c, const struct fw_job *j, const struct ev *e)
 {
 	for (int32_t k = 0; k < e->ntasks; k++) {
 		const struct fw_task_alloc *a = &e->tasks[k];
@@ -211,7 +204,7 @@ static void hold(struct cyc *y, int32_t jx, fw_time at, const struct fw__placeme
  * necessary conditions: a domain of its required level that has the
  * GPUs, and enough GPUs of each model it names.  Without them the walk
  * below would search once per end time and fail every time. */
-static int hopeless(struct cyc *y, const struct fw_job *job, int64_t need, bool *out)
+int fw__resv_hopeless(struct cyc *y, const struct fw_job *job, int64_t need, bool *out)
 {
 	const struct fw__cstate *c = &y->c;
 	int32_t L = y->s->topology.nlevels;
@@ -254,6 +247,23 @@ static int hopeless(struct cyc *y, const struct fw_job *job, int64_t need, bool 
 	return FW_OK;
 }
 
+int fw__resv_events(struct cyc *y)
+{
+	int rc = running_events(y);
+
+	return rc != FW_OK ? rc : start_events(y);
+}
+
+int64_t fw__gang_need(const struct fw_job *job)
+{
+	int64_t need = 0;
+
+	for (int g = 0; g < job->ngroups && fw_job_min_tasks(job) == fw_job_tasks(job); g++)
+		if (job->groups[g].gpu_milli == 1000)
+			need += (int64_t)job->groups[g].gpus * job->groups[g].count;
+	return need;
+}
+
 int fw__reserve(struct cyc *y, int32_t jx)
 {
 	const struct fw_job *job = &y->s->jobs[jx];
@@ -263,16 +273,13 @@ int fw__reserve(struct cyc *y, int32_t jx)
 	int rc;
 
 	y->resv_attempts++;
-	if ((rc = clone_state(y, &clone, &y->c)) != FW_OK)
+	if ((rc = fw__resv_clone(y, &clone, &y->c)) != FW_OK)
 		return rc;
-	if ((rc = running_events(y)) != FW_OK || (rc = start_events(y)) != FW_OK)
+	if ((rc = fw__resv_events(y)) != FW_OK)
 		return rc;
-	int64_t need = 0; /* whole GPUs the gang needs for sure (0 if elastic) */
-	for (int g = 0; g < job->ngroups && fw_job_min_tasks(job) == fw_job_tasks(job); g++)
-		if (job->groups[g].gpu_milli == 1000)
-			need += (int64_t)job->groups[g].gpus * job->groups[g].count;
+	int64_t need = fw__gang_need(job);
 	bool never;
-	if ((rc = hopeless(y, job, need, &never)) != FW_OK)
+	if ((rc = fw__resv_hopeless(y, job, need, &never)) != FW_OK)
 		return rc;
 	if (never)
 		return FW_EDECLINED;
@@ -281,16 +288,16 @@ int fw__reserve(struct cyc *y, int32_t jx)
 	const struct ev *run = y->ev_run, *st = y->ev_st;
 	int32_t nrun = y->nev_run, nst = y->nev_st;
 	while (i < nrun || k < nst) {
-		fw_time t = k >= nst || (i < nrun && ev_cmp(&run[i], &st[k]) <= 0) ? run[i].end : st[k].end;
+		fw_time t = k >= nst || (i < nrun && fw__ev_cmp(&run[i], &st[k]) <= 0) ? run[i].end : st[k].end;
 		for (;;) {
 			const struct ev *e;
-			if (i < nrun && run[i].end == t && (k >= nst || ev_cmp(&run[i], &st[k]) <= 0))
+			if (i < nrun && run[i].end == t && (k >= nst || fw__ev_cmp(&run[i], &st[k]) <= 0))
 				e = &run[i++];
 			else if (k < nst && st[k].end == t)
 				e = &st[k++];
 			else
 				break;
-			release(&clone, &y->s->jobs[e->job], e);
+			fw__resv_release(&clone, &y->s->jobs[e->job], e);
 		}
 		if (clone.dom[0].free_whole < need)
 			continue; /* not enough free GPUs yet: skip the search */

@@ -37,6 +37,7 @@ void fw_sched_config_default(struct fw_sched_config *c)
 	c->usage_half_life_s = 7.0 * 24 * 3600;
 	c->usage_weight = 1.0;
 	c->max_starts = 0;
+	c->estimate_starts = true;
 }
 
 static int grow(void **arr, int32_t *cap, int32_t n, size_t sz)

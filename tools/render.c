@@ -85,20 +85,32 @@ static void table_decisions(FILE *f, const struct fw_snapshot *s, const struct f
 	}
 }
 
+/* "t=1234 (+34s)" or "unknown (over_quota)". */
+static char *expected_text(const struct fw_plan *p, const struct fw_pending *r, char *buf, size_t n)
+{
+	if (r->expected_start == FW_TIME_UNKNOWN)
+		snprintf(buf, n, "unknown (%s)", fw_reason_name(r->unknown_why));
+	else
+		snprintf(buf, n, "t=%lld (+%llds)", (long long)r->expected_start,
+			 (long long)(r->expected_start - p->now));
+	return buf;
+}
+
 static void table_pending(FILE *f, const struct fw_snapshot *s, const struct fw_plan *p)
 {
-	char msg[320];
+	char msg[320], when[64];
 
 	fprintf(f, "\nPENDING (%d)\n", (int)p->npending);
 	if (!p->npending)
 		return;
-	fprintf(f, "  %-20s %-14s %-16s %s\n", "JOB", "QUEUE", "REASON", "WHY");
+	fprintf(f, "  %-20s %-14s %-16s %-27s %5s  %s\n", "JOB", "QUEUE", "REASON", "EXPECTED START", "AHEAD",
+		"WHY");
 	for (int32_t i = 0; i < p->npending; i++) {
 		const struct fw_pending *r = &p->pending[i];
 		const struct fw_job *j = &s->jobs[r->job];
 		reason_text(s, r, msg, sizeof msg);
-		fprintf(f, "  %-20s %-14s %-16s %s\n", j->name, s->queues[j->queue].name,
-			fw_reason_name(r->reason), msg);
+		fprintf(f, "  %-20s %-14s %-16s %-27s %5d  %s\n", j->name, s->queues[j->queue].name,
+			fw_reason_name(r->reason), expected_text(p, r, when, sizeof when), (int)r->ahead, msg);
 	}
 }
 
@@ -185,6 +197,16 @@ static json_t *json_pending(const struct fw_snapshot *s, const struct fw_plan *p
 		json_object_set_new(o, "reason", json_string(fw_reason_name(r->reason)));
 		json_object_set_new(o, "args", json_pack("[I,I]", (json_int_t)r->a, (json_int_t)r->b));
 		json_object_set_new(o, "message", json_string(reason_text(s, r, msg, sizeof msg)));
+		json_object_set_new(o, "jobsAhead", json_integer(r->ahead));
+		json_object_set_new(o, "expectedStart", r->expected_start == FW_TIME_UNKNOWN
+								 ? json_null()
+								 : json_integer(r->expected_start));
+		if (r->expected_start == FW_TIME_UNKNOWN) {
+			json_object_set_new(o, "expectedStartWhy", json_string(fw_reason_name(r->unknown_why)));
+			json_object_set_new(o, "expectedStartMessage",
+					    json_string(fw_reason_format(r->unknown_why, r->why_a, r->why_b, msg,
+									 sizeof msg)));
+		}
 		json_array_append_new(arr, o);
 	}
 	return arr;

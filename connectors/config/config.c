@@ -32,7 +32,7 @@
 static int load_now_and_scheduler(struct cfg *c, const yaml_node_t *root)
 {
 	static const char *const keys[] = { "usageHalfLife", "usageWeight",
-					    "maxStarts", NULL };
+					    "maxStarts", "estimateStarts", NULL };
 	struct fw_sched_config *sc = &c->s->config;
 	yaml_node_t *m = cfg_get(c, root, "scheduler");
 	int64_t ms = -1;
@@ -45,7 +45,8 @@ static int load_now_and_scheduler(struct cfg *c, const yaml_node_t *root)
 	    (rc = cfg_double(c, m, "scheduler", "usageWeight", 1e6,
 			     &sc->usage_weight)) ||
 	    (rc = cfg_int(c, m, "scheduler", "maxStarts", 0, INT32_MAX,
-			  &sc->max_starts)))
+			  &sc->max_starts)) ||
+	    (rc = cfg_bool(c, m, "scheduler", "estimateStarts", &sc->estimate_starts)))
 		return rc;
 	if (ms == 0)
 		return cfg_fail(c, cfg_get(c, m, "usageHalfLife"), FW_ERANGE,

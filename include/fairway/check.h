@@ -16,7 +16,10 @@
  *     and at its time T every reserved GPU, CPU and byte of memory is
  *     free once the jobs expected to end by T have ended: no start of the
  *     plan (backfill) delays a reserved job;
- *   - every pending job that did not start has exactly one pending entry.
+ *   - every pending job that did not start has exactly one pending entry;
+ *   - every pending entry's start-time estimate is sane: a time >= now
+ *     with no unknown-reason, or FW_TIME_UNKNOWN with one; a job with a
+ *     reservation is expected at exactly its reservation's time.
  * It runs after every plan in the tests, the simulator and debug builds.
  *
  * Returns FW_OK, or FW_EINVARIANT with d describing the first violation

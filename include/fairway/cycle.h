@@ -16,7 +16,9 @@
  *                topology-aware placement (place.c); record a start or a
  *                reason;
  *   5. explain   give every job that did not start a numeric reason;
- *   6. emit      fill the plan (decisions, pending, queue results).
+ *   6. estimate  give it an expected start time, or say why that is
+ *                unknown (plan.h, lib/estimate.c);
+ *   7. emit      fill the plan (decisions, pending, queue results).
  *
  * Precondition: the snapshot passed fw_snapshot_validate() (adapters
  * validate once when they build it; validating 100,000 jobs every cycle

@@ -11,6 +11,26 @@
  * JSON and the printf template all come from FW_REASON_MAP.  The template
  * takes the two int64 arguments a and b in that order.
  *
+ * Start-time estimates.  Every pending entry also says when the job is
+ * expected to start (lib/estimate.c):
+ *   - a job with a reservation: the reservation's time;
+ *   - any other job: the earliest time its shape fits once running jobs
+ *     and this plan's starts end at their expected end times, with every
+ *     reserved node held until its reserved job is expected to end (the
+ *     reservation walk of reserve.c, run dry, once for all shapes);
+ *   - and never before a reservation of a job ahead of it in its own
+ *     line (its leaf queue's order; the whole order for global-order
+ *     policies): a lower bound for queue position that costs one pass;
+ *     under a strict-order policy (FIFO), never before any job ahead, and
+ *     unknown (HEAD_OF_LINE) behind a job whose start is unknown.
+ *     The estimate ignores the capacity that other waiting jobs, not yet
+ *     reserved, will take first: it is the earliest plausible start, not a
+ *     promise.  `ahead` counts the jobs ahead in its line still waiting.
+ * Unknown (FW_TIME_UNKNOWN, with unknown_why and its arguments) when the
+ * job is over quota (OVER_QUOTA), when the GPUs it needs are held by jobs
+ * with no expected runtime (UNKNOWN_RUNTIME), or when the cluster can
+ * never hold it (NEVER_FITS).  Reason values only ever get appended.
+ *
  * Determinism: decisions appear in the order the cycle made them; pending
  * entries in snapshot job order.  Rendering (fw_plan_format_*) uses only
  * integer and fixed-precision formatting, so equal plans render to equal
@@ -63,7 +83,13 @@ enum fw_decision_kind {
 	X(HAS_RESERVATION, has_reservation,                                    \
 	  "reserved: expected to start at t=%lld (in %lld s) on the nodes held for it") \
 	X(RESERVED, reserved,                                                  \
-	  "it fits now but would delay the reservation of job #%lld (due at t=%lld); it waits rather than push a reserved job back")
+	  "it fits now but would delay the reservation of job #%lld (due at t=%lld); it waits rather than push a reserved job back") \
+	X(UNKNOWN_RUNTIME, unknown_runtime,                                    \
+	  "it needs %lld GPUs; once every job with an expected runtime has ended %lld are free, the rest are held by jobs with no expected runtime") \
+	X(NEVER_FITS, never_fits,                                              \
+	  "it needs %lld GPUs and this cluster can never hold it (%lld usable GPUs; its GPU model or topology domain is too small)") \
+	X(NOT_ESTIMATED, not_estimated,                                        \
+	  "no estimate: start-time estimates are off in this snapshot's scheduler config (%lld, %lld)")
 
 enum fw_reason {
 #define FW__REASON_ENUM(U, l, t) FW_REASON_##U,
@@ -83,10 +109,16 @@ struct fw_decision {
 	int64_t a, b;           /* reason arguments */
 };
 
+#define FW_TIME_UNKNOWN ((fw_time)-1)
+
 struct fw_pending {
 	int32_t job;
 	enum fw_reason reason;
 	int64_t a, b;
+	fw_time expected_start;     /* >= now, or FW_TIME_UNKNOWN */
+	enum fw_reason unknown_why; /* NONE when expected_start is known */
+	int32_t ahead;              /* jobs ahead of it in its line, waiting */
+	int64_t why_a, why_b;       /* unknown_why's arguments */
 };
 
 struct fw_queue_result {

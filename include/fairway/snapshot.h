@@ -136,6 +136,9 @@ struct fw_sched_config {
 	double usage_half_life_s;   /* decayed-usage half-life; default 7 days */
 	double usage_weight;        /* beta in fairshare.h; default 1.0, 0 = off */
 	int64_t max_starts;         /* per cycle; 0 = unlimited */
+	bool estimate_starts;       /* expected start per waiting job; default
+				     * true (false: a leaner cycle, every
+				     * waiting job's estimate is "unknown") */
 };
 
 struct fw_snapshot {

@@ -513,6 +513,179 @@ TEST(checker_catches_a_backfill_that_delays_a_reservation)
 	fw_snapshot_free(s);
 }
 
+/* ---- start-time estimates (lib/estimate.c), computed by hand ---- */
+
+TEST(estimates_follow_the_reservation_walk)
+{
+	const char *pols[] = { "slurm", "fairway" };
+	for (int k = 0; k < 2; k++) {
+		struct fw_snapshot *s = backfill_case();
+		int wide = tb_job(s, "wide", 0, 1, 8, 1000, 40);
+		s->jobs[wide].expected_runtime = 100;
+		struct fw_plan *p = run(s, pols[k]);
+		ASSERT(p != NULL);
+		/* big: its reservation's time */
+		ASSERT_EQ(fw_plan_pending_for(p, 2)->expected_start, 2000);
+		ASSERT_EQ(fw_plan_pending_for(p, 2)->unknown_why, FW_REASON_NONE);
+		ASSERT_EQ(fw_plan_pending_for(p, 2)->ahead, 0);
+		/* long and wide: n0 and n1 are held for big until it ends at
+		 * 2000 + 500; then either fits */
+		ASSERT_EQ(fw_plan_pending_for(p, 4)->expected_start, 2500);
+		ASSERT_EQ(fw_plan_pending_for(p, wide)->expected_start, 2500);
+		if (k == 1) { /* fairway: submit order; slurm's score puts wide first */
+			ASSERT_EQ(fw_plan_pending_for(p, 4)->ahead, 1);
+			ASSERT_EQ(fw_plan_pending_for(p, wide)->ahead, 2); /* big, long; short started */
+		}
+		fw_snapshot_free(s);
+	}
+}
+
+TEST(estimate_is_unknown_when_blockers_never_end)
+{
+	struct fw_snapshot *s = backfill_case();
+	int wide = tb_job(s, "wide", 0, 1, 8, 1000, 40);
+	s->jobs[wide].expected_runtime = 100;
+	s->jobs[1].expected_runtime = 0; /* b holds 4 GPUs of n1 for ever */
+	struct fw_plan *p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT(reservation_of(p, 2) == NULL); /* no time for big: no reservation */
+	const struct fw_pending *big = fw_plan_pending_for(p, 2);
+	ASSERT_EQ(big->expected_start, FW_TIME_UNKNOWN);
+	ASSERT_EQ(big->unknown_why, FW_REASON_UNKNOWN_RUNTIME);
+	ASSERT_EQ(big->why_a, 16);
+	/* n0's 8 once wide (reserved there 1100..1200) ends, n1's 4 once
+	 * short and long end */
+	ASSERT_EQ(big->why_b, 12);
+	ASSERT(start_of(p, 3) != NULL && start_of(p, 4) != NULL);
+	/* wide is reserved n0 for when a ends at 1100 */
+	ASSERT_EQ(reservation_of(p, wide)->at, 1100);
+	ASSERT_EQ(fw_plan_pending_for(p, wide)->expected_start, 1100);
+	ASSERT_EQ(fw_plan_pending_for(p, wide)->ahead, 1);
+	fw_snapshot_free(s);
+}
+
+TEST(estimate_is_never_before_a_reservation_ahead_in_line)
+{
+	struct fw_snapshot *s = backfill_case();
+	int n2 = tb_node(s, "n2", 4, NULL, NULL, NULL, NULL); /* too small for big */
+	int c = tb_job(s, "c", 0, 1, 4, 1000, 0), nodes[] = { n2 };
+	tb_run(s, c, 1, nodes, 0xf);
+	s->jobs[c].start_time = 1000;
+	s->jobs[c].expected_runtime = 200; /* n2 frees at 1200 */
+	int later = tb_job(s, "later", 0, 1, 1, 1000, 50);
+	s->jobs[later].expected_runtime = 5000;
+	struct fw_plan *p = run(s, "slurm"); /* EASY: one reservation */
+	ASSERT(p != NULL);
+	ASSERT_EQ(reservation_of(p, 2)->at, 2000);
+	ASSERT(reservation_of(p, 4) == NULL);
+	/* long and later would fit on n2 at 1200, but big is ahead of them
+	 * in line with a reservation at 2000 */
+	ASSERT_EQ(fw_plan_pending_for(p, 4)->expected_start, 2000);
+	ASSERT_EQ(fw_plan_pending_for(p, later)->expected_start, 2000);
+	/* with fairway's 16 reservations, long reserves n2 at 1200 (its
+	 * own reservation wins over the line's), later waits for big's
+	 * nodes: held until 2000 + 500 */
+	p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT_EQ(reservation_of(p, 4)->at, 1200);
+	ASSERT_EQ(fw_plan_pending_for(p, 4)->expected_start, 1200);
+	ASSERT_EQ(fw_plan_pending_for(p, later)->expected_start, 2500);
+	ASSERT_EQ(fw_plan_pending_for(p, later)->ahead, 2);
+	fw_snapshot_free(s);
+}
+
+TEST(strict_order_estimates_wait_for_the_head_of_the_line)
+{
+	struct fw_snapshot *s = backfill_case();
+	struct fw_plan *p = run(s, "fifo");
+	ASSERT(p != NULL);
+	/* big: n0 frees at 1100, n1 at 2000; short would fit now and long
+	 * too, but FIFO serves big first */
+	for (int j = 2; j <= 4; j++) {
+		ASSERT_EQ(fw_plan_pending_for(p, j)->expected_start, 2000);
+		ASSERT_EQ(fw_plan_pending_for(p, j)->ahead, j - 2);
+	}
+	s->jobs[1].expected_runtime = 0; /* n1 never frees: big never starts */
+	p = run(s, "fifo");
+	ASSERT(p != NULL);
+	ASSERT_EQ(fw_plan_pending_for(p, 2)->unknown_why, FW_REASON_UNKNOWN_RUNTIME);
+	for (int j = 3; j <= 4; j++) {
+		ASSERT_EQ(fw_plan_pending_for(p, j)->expected_start, FW_TIME_UNKNOWN);
+		ASSERT_EQ(fw_plan_pending_for(p, j)->unknown_why, FW_REASON_HEAD_OF_LINE);
+		ASSERT_EQ(fw_plan_pending_for(p, j)->why_a, 2);
+	}
+	fw_snapshot_free(s);
+}
+
+TEST(estimate_is_unknown_over_quota_and_when_it_can_never_fit)
+{
+	struct fw_snapshot *s = two_racks();
+	int capped = tb_queue(s, "capped", -1, 8, 8, 1);
+	int over = tb_job(s, "over", capped, 2, 8, 1000, 0);
+	int huge = tb_job(s, "huge", 0, 5, 8, 1000, 1); /* 40 GPUs, cluster has 32 */
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT_EQ(fw_plan_pending_for(p, over)->expected_start, FW_TIME_UNKNOWN);
+	ASSERT_EQ(fw_plan_pending_for(p, over)->unknown_why, FW_REASON_OVER_QUOTA);
+	ASSERT_EQ(fw_plan_pending_for(p, over)->why_a, 8000); /* 8 GPUs over, in milli */
+	ASSERT_EQ(fw_plan_pending_for(p, huge)->expected_start, FW_TIME_UNKNOWN);
+	ASSERT_EQ(fw_plan_pending_for(p, huge)->unknown_why, FW_REASON_NEVER_FITS);
+	ASSERT_EQ(fw_plan_pending_for(p, huge)->why_b, 32);
+	fw_snapshot_free(s);
+}
+
+TEST(estimates_are_deterministic_and_mostly_known_on_random_snapshots)
+{
+	int known = 0, unknown = 0;
+	for (uint32_t seed = 1; seed <= 30; seed++) {
+		struct fw_snapshot *s = random_snapshot(seed);
+		struct fw_plan *p = run(s, NULL), *q = NULL;
+		struct fw_arena b;
+		ASSERT(p != NULL); /* run() checks every estimate */
+		fw_arena_init(&b, 4096);
+		ASSERT_OK(fw_cycle_run(s, NULL, &b, &q));
+		ASSERT_EQ(p->npending, q->npending);
+		for (int i = 0; i < p->npending; i++) {
+			ASSERT_EQ(p->pending[i].expected_start, q->pending[i].expected_start);
+			ASSERT_EQ(p->pending[i].unknown_why, q->pending[i].unknown_why);
+			ASSERT_EQ(p->pending[i].ahead, q->pending[i].ahead);
+		}
+		fw_arena_release(&b);
+		for (int i = 0; i < p->npending; i++) {
+			const struct fw_pending *r = &p->pending[i];
+			known += r->expected_start != FW_TIME_UNKNOWN;
+			unknown += r->expected_start == FW_TIME_UNKNOWN;
+		}
+		fw_snapshot_free(s);
+	}
+	ASSERT(known > 100);
+	ASSERT(unknown > 10);
+}
+
+TEST(checker_catches_a_bad_estimate)
+{
+	struct fw_snapshot *s = backfill_case();
+	struct fw_plan *p = run(s, "fairway");
+	struct fw_pending *big, *lng;
+	struct fw_diag d;
+	ASSERT(p != NULL);
+	big = (struct fw_pending *)fw_plan_pending_for(p, 2);
+	lng = (struct fw_pending *)fw_plan_pending_for(p, 4);
+	big->expected_start = 1999;
+	ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
+	ASSERT_STR_CONTAINS(d.msg, "its reservation is at t=2000");
+	big->expected_start = 2000;
+	lng->expected_start = 999;
+	ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
+	ASSERT_STR_CONTAINS(d.msg, "before now");
+	lng->expected_start = FW_TIME_UNKNOWN;
+	ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
+	ASSERT_STR_CONTAINS(d.msg, "unknown without a reason");
+	lng->unknown_why = FW_REASON_UNKNOWN_RUNTIME;
+	ASSERT_OK(fw_plan_check(s, p, &A, &d));
+	fw_snapshot_free(s);
+}
+
 TEST(slurm_priority_favours_age_fair_share_and_size)
 {
 	struct fw_snapshot *s = fw_snapshot_new();
@@ -529,6 +702,21 @@ TEST(slurm_priority_favours_age_fair_share_and_size)
 	p = run(s, "slurm");
 	ASSERT(p != NULL);
 	ASSERT_EQ(p->decisions[0].job, 0); /* equal fair share: the older wins */
+	fw_snapshot_free(s);
+}
+
+TEST(estimates_can_be_switched_off)
+{
+	struct fw_snapshot *s = backfill_case();
+	s->config.estimate_starts = false;
+	struct fw_plan *p = run(s, "fairway");
+	ASSERT(p != NULL);
+	/* decisions do not depend on estimates */
+	ASSERT(reservation_of(p, 2) != NULL);
+	ASSERT(start_of(p, 3) != NULL);
+	ASSERT_EQ(fw_plan_pending_for(p, 2)->expected_start, 2000);
+	ASSERT_EQ(fw_plan_pending_for(p, 4)->expected_start, FW_TIME_UNKNOWN);
+	ASSERT_EQ(fw_plan_pending_for(p, 4)->unknown_why, FW_REASON_NOT_ESTIMATED);
 	fw_snapshot_free(s);
 }
 
@@ -550,7 +738,11 @@ static void teardown(void)
 	random_snapshots_keep_every_invariant_and_are_deterministic, checker_catches_an_over_committed_gpu, \
 	checker_catches_a_partial_gang_and_a_missing_reason, out_of_memory_fails_cleanly_at_every_step, \
 	easy_backfill_never_delays_the_reserved_gang, kai_has_no_reservations_so_the_long_job_jumps_ahead, \
-	checker_catches_a_backfill_that_delays_a_reservation, slurm_priority_favours_age_fair_share_and_size
+	checker_catches_a_backfill_that_delays_a_reservation, estimates_follow_the_reservation_walk, \
+	estimate_is_unknown_when_blockers_never_end, estimate_is_never_before_a_reservation_ahead_in_line, \
+	estimate_is_unknown_over_quota_and_when_it_can_never_fit, strict_order_estimates_wait_for_the_head_of_the_line, \
+	estimates_are_deterministic_and_mostly_known_on_random_snapshots, checker_catches_a_bad_estimate, \
+	slurm_priority_favours_age_fair_share_and_size, estimates_can_be_switched_off
 
 int main(void)
 {

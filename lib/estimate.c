@@ -1,0 +1,527 @@
+/*
+ * estimate.c — the estimate phase: when is each waiting job expected to
+ * start?  (The rule is stated in plan.h; this is how it is computed.)
+ *
+ * Runs after allocate, on its final state: this cycle's starts are
+ * committed, reservations are held.  Four steps, all O(jobs) except the
+ * walk:
+ *   1. sort out: a reserved job's estimate is its reservation's time; an
+ *      over-quota job's is unknown; every other job that did not start is
+ *      interned by shape (struct fw__shape), so 100,000 jobs become the few
+ *      dozen or hundred shapes they share;
+ *   2. walk:     one dry reservation walk for all shapes together (the
+ *      machinery of reserve.c): clone the state, try every open shape at
+ *      now, then release the running jobs and this cycle's starts at their
+ *      expected ends, and each reservation's nodes when its reserved job
+ *      is expected to end, in time order; after each distinct end time t
+ *      try every shape still open.  A shape's estimate is the first t at
+ *      which it fits.  Nothing is held: the walk changes only the clone.
+ *      Tries are pruned, never guessed: a shape is skipped at t when the
+ *      free-GPU count rules it out, when a job of it already failed this
+ *      cycle (at now only: capacity only shrank since), or when a shape
+ *      that differs only by asking less CPU and memory already failed at
+ *      t (dominated()).  Fitting only gets easier as t grows (releases
+ *      only add capacity), so the first t found is the walk's answer;
+ *   3. unknown:  a shape still open when the events run out is unknown:
+ *      NEVER_FITS when the cluster could not hold it empty (more GPUs
+ *      than it has, or reserve.c's hopeless test), UNKNOWN_RUNTIME
+ *      otherwise (jobs that never end hold what it needs);
+ *   4. queue:    walk each line (leaf queue, or the global order) in try
+ *      order: count the waiting jobs ahead of each job, and raise its
+ *      estimate to the latest reservation time ahead of it (under a
+ *      strict-order policy, to the latest estimate ahead; behind a job
+ *      whose start is unknown, unknown too: HEAD_OF_LINE).
+ * Cost: the shapes come from allocate's memo (no job record is read for
+ * them); one clone (O(nodes + domains)); the end events the reservations
+ * already sorted; per distinct end time an O(1) test per open shape and a
+ * placement try for the few that pass.  On the 100,000-job benchmark:
+ * ~1,700 shapes, 300 end times, ~3,400 placement tries, 6-15 ms.
+ * Deterministic: shapes are tried in a fixed order (signature, CPU,
+ * memory, id); events of one end time are all released before any try.
+ */
+#include <string.h>
+
+#include "cycle_int.h"
+
+struct est {
+	struct cyc *y;
+	int32_t nshp, cap;      /* shapes, room in the per-shape arrays */
+	struct fw__shape *shp;  /* interned shapes */
+	int32_t *rep;           /* per shape: its first job (the one tried) */
+	int64_t *need;          /* per shape: whole GPUs the gang needs for sure */
+	fw_time *at;            /* per shape: earliest fit, FW_TIME_UNKNOWN */
+	int32_t *tab;           /* hash slots (mask + 1): shape id or -1 */
+	uint32_t mask;
+	int32_t *shape;         /* per position in y->jobs: shape, -1 = none */
+	enum fw_reason *why;    /* per shape left open: why (explain_open) */
+	int64_t *why_a, *why_b;
+	int32_t *open;          /* shapes without a time yet (sort_open) */
+	int32_t nopen;
+	int32_t *from_memo;     /* allocate memo shape -> ours + 1, 0 = none */
+	/* pruning (dominated()): shapes that differ only in CPU and memory
+	 * share a signature, named by its first shape */
+	int32_t *sig_tab;       /* hash slots: shape id of the signature, -1 */
+	int32_t *sig;           /* per shape: its signature's shape id */
+	int32_t *stamp, *head;  /* per signature: failures at try round stamp */
+	int32_t *next_fail;     /* per shape: the next failure of its round */
+	bool *tried_now;        /* per shape: some job of it failed at now */
+	int32_t round;
+};
+
+/* A sorted run of end events, consumed from the front. */
+struct stream {
+	const struct ev *v;
+	int32_t n, i;
+};
+
+#define GROW(e, p, T, n)                                                    \
+	do {                                                                \
+		T *x_ = FW_ARENA_NEW((e)->y->a, T, 2 * (size_t)(n));        \
+		if (!x_)                                                    \
+			return FW_ENOMEM;                                   \
+		memcpy(x_, (p), (size_t)(n) * sizeof(T));                   \
+		(p) = x_;                                                   \
+	} while (0)
+
+/* Double the per-shape arrays (the arena does not realloc; the old ones
+ * are left behind, at most as much again). */
+static int grow(struct est *e)
+{
+	GROW(e, e->shp, struct fw__shape, e->cap);
+	GROW(e, e->rep, int32_t, e->cap);
+	GROW(e, e->need, int64_t, e->cap);
+	GROW(e, e->at, fw_time, e->cap);
+	GROW(e, e->open, int32_t, e->cap);
+	GROW(e, e->sig, int32_t, e->cap);
+	GROW(e, e->stamp, int32_t, e->cap);
+	GROW(e, e->head, int32_t, e->cap);
+	GROW(e, e->next_fail, int32_t, e->cap);
+	GROW(e, e->tried_now, bool, e->cap);
+	e->cap *= 2;
+	return FW_OK;
+}
+
+/* The signature of shape id: its shape with CPU and memory zeroed. */
+static int32_t sig_of(struct est *e, int32_t id)
+{
+	struct fw__shape k = e->shp[id];
+	uint32_t i;
+
+	for (int g = 0; g < k.ngroups; g++)
+		k.g[g].cpu = k.g[g].mem = 0;
+	for (i = fw__shape_hash(&k) & e->mask;; i = (i + 1) & e->mask) {
+		int32_t s = e->sig_tab[i];
+		if (s < 0) {
+			e->sig_tab[i] = id;
+			return id;
+		}
+		struct fw__shape o = e->shp[s];
+		for (int g = 0; g < o.ngroups; g++)
+			o.g[g].cpu = o.g[g].mem = 0;
+		if (memcmp(&o, &k, sizeof k) == 0)
+			return s;
+	}
+}
+
+/* The shape id of job j's shape k, new ones appended; -1 when out of
+ * memory. */
+static int32_t intern(struct est *e, const struct fw__shape *k, int32_t j)
+{
+	uint32_t i = fw__shape_hash(k) & e->mask;
+
+	for (;; i = (i + 1) & e->mask) {
+		int32_t id = e->tab[i];
+		if (id < 0) {
+			if (e->nshp == e->cap && grow(e) != FW_OK)
+				return -1;
+			e->shp[e->nshp] = *k;
+			e->rep[e->nshp] = j;
+			e->need[e->nshp] = fw__gang_need(&e->y->s->jobs[j]);
+			e->at[e->nshp] = FW_TIME_UNKNOWN;
+			e->open[e->nopen++] = e->nshp;
+			e->tried_now[e->nshp] = false;
+			e->stamp[e->nshp] = -1;
+			e->tab[i] = e->nshp;
+			e->sig[e->nshp] = sig_of(e, e->nshp);
+			return e->nshp++;
+		}
+		if (memcmp(&e->shp[id], k, sizeof *k) == 0)
+			return id;
+	}
+}
+
+static int est_init(struct est *e, struct cyc *y, int32_t n)
+{
+	uint32_t slots = 32;
+
+	memset(e, 0, sizeof *e);
+	e->y = y;
+	while (slots < 2 * (uint32_t)n)
+		slots *= 2;
+	e->mask = slots - 1;
+	e->cap = 64;
+	e->shp = FW_ARENA_NEW(y->a, struct fw__shape, e->cap);
+	e->rep = FW_ARENA_NEW(y->a, int32_t, e->cap);
+	e->need = FW_ARENA_NEW(y->a, int64_t, e->cap);
+	e->at = FW_ARENA_NEW(y->a, fw_time, e->cap);
+	e->open = FW_ARENA_NEW(y->a, int32_t, e->cap);
+	e->tab = FW_ARENA_NEW(y->a, int32_t, slots);
+	e->shape = FW_ARENA_NEW(y->a, int32_t, (size_t)n + 1);
+	e->from_memo = FW_ARENA_NEW(y->a, int32_t, (size_t)n + 1);
+	e->sig_tab = FW_ARENA_NEW(y->a, int32_t, slots);
+	e->sig = FW_ARENA_NEW(y->a, int32_t, e->cap);
+	e->stamp = FW_ARENA_NEW(y->a, int32_t, e->cap);
+	e->head = FW_ARENA_NEW(y->a, int32_t, e->cap);
+	e->next_fail = FW_ARENA_NEW(y->a, int32_t, e->cap);
+	e->tried_now = FW_ARENA_NEW(y->a, bool, e->cap);
+	if (!e->shp || !e->rep || !e->need || !e->at || !e->open || !e->tab || !e->shape || !e->from_memo ||
+	    !e->sig_tab || !e->sig || !e->stamp || !e->head || !e->next_fail || !e->tried_now)
+		return FW_ENOMEM;
+	memset(e->tab, 0xff, slots * sizeof *e->tab);
+	memset(e->sig_tab, 0xff, slots * sizeof *e->sig_tab);
+	return FW_OK;
+}
+
+static void set_unknown(struct fw_pending *r, enum fw_reason why, int64_t a, int64_t b)
+{
+	r->expected_start = FW_TIME_UNKNOWN;
+	r->unknown_why = why;
+	r->why_a = a;
+	r->why_b = b;
+}
+
+/* The shape of the job at position i of y->jobs: the allocate memo's
+ * shape when it has one (no need to read the 576-byte job record). */
+static int32_t shape_at(struct est *e, int32_t i)
+{
+	struct cyc *y = e->y;
+	int32_t m = y->pos_shape[i], j = y->jobs[i];
+	struct fw__shape k;
+
+	if (m >= 0 && e->from_memo[m] > 0)
+		return e->from_memo[m] - 1;
+	if (m >= 0)
+		k = y->shapes[m];
+	else
+		fw__shape_of(&y->c, &y->s->jobs[j], &k);
+	int32_t id = intern(e, &k, j);
+	if (m >= 0 && id >= 0)
+		e->from_memo[m] = id + 1;
+	return id;
+}
+
+/* Step 1: reserved and over-quota jobs are answered at once; the rest
+ * are interned by shape, in try order (y->jobs). */
+static int sort_out(struct est *e, int32_t n)
+{
+	struct cyc *y = e->y;
+
+	for (int32_t i = 0; i < n; i++) {
+		int32_t j = y->jobs[i];
+		struct fw_pending *r = &y->reason[j];
+		e->shape[i] = -1;
+		if (y->started[j])
+			continue;
+		if (r->reason == FW_REASON_HAS_RESERVATION) {
+			r->expected_start = r->a;
+		} else if (r->reason == FW_REASON_OVER_QUOTA) {
+			set_unknown(r, FW_REASON_OVER_QUOTA, r->a, r->b);
+		} else if ((e->shape[i] = shape_at(e, i)) < 0) {
+			return FW_ENOMEM;
+		} else if (r->reason != FW_REASON_CYCLE_LIMIT && r->reason != FW_REASON_HEAD_OF_LINE) {
+			/* it was tried this cycle and capacity only shrank
+			 * since: the shape does not fit at now */
+			e->tried_now[e->shape[i]] = true;
+		}
+	}
+	return FW_OK;
+}
+
+/* Did a one-group shape of sh's signature that asks no more CPU and
+ * memory per task already fail in this round?  Then sh fails too: with
+ * one group the tasks are alike, a node takes as many as its GPUs, CPU
+ * and memory allow, and the domains tried do not depend on CPU or
+ * memory, so fitting is monotone in them. */
+static bool dominated(const struct est *e, int32_t sh)
+{
+	int32_t g = e->sig[sh];
+
+	if (e->shp[sh].ngroups != 1 || e->stamp[g] != e->round)
+		return false;
+	for (int32_t f = e->head[g]; f >= 0; f = e->next_fail[f])
+		if (e->shp[f].g[0].cpu <= e->shp[sh].g[0].cpu && e->shp[f].g[0].mem <= e->shp[sh].g[0].mem)
+			return true;
+	return false;
+}
+
+static void note_failure(struct est *e, int32_t sh)
+{
+	int32_t g = e->sig[sh];
+
+	if (e->shp[sh].ngroups != 1)
+		return;
+	if (e->stamp[g] != e->round) {
+		e->stamp[g] = e->round;
+		e->head[g] = -1;
+	}
+	e->next_fail[sh] = e->head[g];
+	e->head[g] = sh;
+}
+
+/* Could shape sh be placed on the clone now?  FW_OK, FW_EDECLINED, or
+ * an error.  Cheap tests first. */
+static int try_shape(struct est *e, struct fw__cstate *cl, int32_t sh, bool at_now)
+{
+	struct fw__place_opts o = { .end = FW__NEVER, .ignore_resv = true, .dry = true };
+	struct fw__placement p;
+
+	if ((at_now && e->tried_now[sh]) || cl->dom[0].free_whole < e->need[sh] || dominated(e, sh))
+		return FW_EDECLINED;
+	int rc = fw__place_job(cl, e->rep[sh], &o, &p);
+	if (rc == FW_EDECLINED)
+		note_failure(e, sh);
+	return rc;
+}
+
+/* Try every open shape on the clone at time t; the ones that fit get t.
+ * The open list is sorted by signature, then CPU, then memory, so the
+ * cheapest shape of a signature is tried first and its failure answers
+ * for the dearer ones (dominated()). */
+static int try_open(struct est *e, struct fw__cstate *cl, fw_time t)
+{
+	int32_t k = 0;
+
+	e->round++;
+	for (int32_t i = 0; i < e->nopen; i++) {
+		int32_t sh = e->open[i];
+		int rc = try_shape(e, cl, sh, t == e->y->s->now && e->round == 1);
+		if (rc == FW_OK)
+			e->at[sh] = t;
+		else if (rc == FW_EDECLINED)
+			e->open[k++] = sh;
+		else
+			return rc;
+	}
+	e->nopen = k;
+	return FW_OK;
+}
+
+/* Order of the open list: signature, CPU, memory of the first group, id. */
+static int open_cmp(const void *pa, const void *pb, const struct est *e)
+{
+	int32_t a = *(const int32_t *)pa, b = *(const int32_t *)pb;
+	const struct fw__shape_group *x = &e->shp[a].g[0], *z = &e->shp[b].g[0];
+
+	if (e->sig[a] != e->sig[b])
+		return e->sig[a] < e->sig[b] ? -1 : 1;
+	if (x->cpu != z->cpu)
+		return x->cpu < z->cpu ? -1 : 1;
+	if (x->mem != z->mem)
+		return x->mem < z->mem ? -1 : 1;
+	return (a > b) - (a < b);
+}
+
+static int sort_open(struct est *e)
+{
+	int32_t *tmp = FW_ARENA_NEW(e->y->a, int32_t, e->nopen + 1), *v = e->open;
+
+	if (!tmp)
+		return FW_ENOMEM;
+	/* bottom-up merge sort: stable, no callback state, no recursion */
+	for (int32_t w = 1; w < e->nopen; w *= 2) {
+		for (int32_t lo = 0; lo < e->nopen; lo += 2 * w) {
+			int32_t mid = lo + w < e->nopen ? lo + w : e->nopen;
+			int32_t hi = lo + 2 * w < e->nopen ? lo + 2 * w : e->nopen;
+			int32_t i = lo, j = mid, k = lo;
+			while (i < mid && j < hi)
+				tmp[k++] = open_cmp(&v[j], &v[i], e) < 0 ? v[j++] : v[i++];
+			while (i < mid)
+				tmp[k++] = v[i++];
+			while (j < hi)
+				tmp[k++] = v[j++];
+		}
+		memcpy(v, tmp, (size_t)e->nopen * sizeof *v);
+	}
+	return FW_OK;
+}
+
+/* When each reservation's nodes come back: its job's expected end.
+ * Events with tasks = the reserved placement, sorted (few: reserve_depth). */
+static int unhold_events(struct cyc *y, struct stream *st)
+{
+	struct ev *v = FW_ARENA_NEW(y->a, struct ev, y->nresv + 1);
+	int32_t n = 0;
+
+	if (!v)
+		return FW_ENOMEM;
+	for (int32_t i = 0; i < y->ndec; i++) {
+		const struct fw_decision *d = &y->dec[i];
+		const struct fw_job *j = &y->s->jobs[d->job];
+		if (d->kind != FW_DECIDE_RESERVE || j->expected_runtime <= 0)
+			continue;
+		struct ev x = { d->at + j->expected_runtime, d->job, y->dec_tasks[i], d->alloc_count };
+		int32_t k = n++;
+		for (; k > 0 && fw__ev_cmp(&x, &v[k - 1]) < 0; k--)
+			v[k] = v[k - 1];
+		v[k] = x;
+	}
+	*st = (struct stream){ v, n, 0 };
+	return FW_OK;
+}
+
+/* A reservation's nodes were unusable in the clone; from now on they are
+ * ordinary nodes again (with whatever has ended on them meanwhile). */
+static void unhold(struct fw__cstate *cl, const struct fw__cstate *real, const struct ev *x)
+{
+	for (int32_t k = 0; k < x->ntasks; k++) {
+		int32_t n = x->tasks[k].node;
+		if (cl->nodes[n].usable || !real->nodes[n].usable)
+			continue;
+		cl->nodes[n].usable = true;
+		cl->nodes[n].whole_free = fw__node_whole_free(cl, n);
+		fw__domain_node_changed(cl, n, 0);
+	}
+}
+
+static fw_time next_time(const struct stream *st)
+{
+	fw_time t = FW__NEVER;
+
+	for (int k = 0; k < 3; k++)
+		if (st[k].i < st[k].n && st[k].v[st[k].i].end < t)
+			t = st[k].v[st[k].i].end;
+	return t;
+}
+
+/* Release every event at time t from the three streams (running jobs,
+ * this cycle's starts, reservations' ends). */
+static void release_at(struct cyc *y, struct fw__cstate *cl, struct stream *st, fw_time t)
+{
+	for (int k = 0; k < 3; k++) {
+		for (; st[k].i < st[k].n && st[k].v[st[k].i].end == t; st[k].i++) {
+			const struct ev *x = &st[k].v[st[k].i];
+			if (k == 2)
+				unhold(cl, &y->c, x);
+			else
+				fw__resv_release(cl, &y->s->jobs[x->job], x);
+		}
+	}
+}
+
+/* Step 2: the one dry walk.  Returns the clone's free GPUs at the end
+ * (everything that ever ends has ended) through *free_end. */
+static int walk(struct est *e, int64_t *free_end)
+{
+	struct cyc *y = e->y;
+	struct fw__cstate cl;
+	struct stream st[3];
+	fw_time t;
+	int rc;
+
+	if ((rc = fw__resv_events(y)) != FW_OK || (rc = fw__resv_clone(y, &cl, &y->c)) != FW_OK)
+		return rc;
+	if ((rc = unhold_events(y, &st[2])) != FW_OK || (rc = sort_open(e)) != FW_OK)
+		return rc;
+	st[0] = (struct stream){ y->ev_run, y->nev_run, 0 };
+	st[1] = (struct stream){ y->ev_st, y->nev_st, 0 };
+	rc = try_open(e, &cl, y->s->now);
+	while (rc == FW_OK && e->nopen > 0 && (t = next_time(st)) != FW__NEVER) {
+		release_at(y, &cl, st, t);
+		rc = try_open(e, &cl, t);
+	}
+	while (rc == FW_OK && e->nopen > 0 && (t = next_time(st)) != FW__NEVER)
+		release_at(y, &cl, st, t); /* only for *free_end */
+	*free_end = cl.dom[0].free_whole;
+	return rc;
+}
+
+/* Step 3: why each shape left open has no time. */
+static int explain_open(struct est *e, int64_t free_end)
+{
+	e->why = FW_ARENA_NEW(e->y->a, enum fw_reason, e->cap);
+	e->why_a = FW_ARENA_NEW(e->y->a, int64_t, e->cap);
+	e->why_b = FW_ARENA_NEW(e->y->a, int64_t, e->cap);
+	if (!e->why || !e->why_a || !e->why_b)
+		return FW_ENOMEM;
+	for (int32_t i = 0; i < e->nopen; i++) {
+		int32_t sh = e->open[i];
+		bool never;
+		int rc = fw__resv_hopeless(e->y, &e->y->s->jobs[e->rep[sh]], e->need[sh], &never);
+		if (rc != FW_OK)
+			return rc;
+		never = never || e->need[sh] > e->y->c.dom[0].cap_whole;
+		e->why[sh] = never ? FW_REASON_NEVER_FITS : FW_REASON_UNKNOWN_RUNTIME;
+		e->why_a[sh] = fw_job_gpus(&e->y->s->jobs[e->rep[sh]]);
+		e->why_b[sh] = never ? e->y->c.dom[0].cap_whole : free_end;
+	}
+	return FW_OK;
+}
+
+/* Step 4, one line at a time.  floor: no job behind may start before
+ * it (the latest reservation ahead; under strict order, the latest
+ * estimate ahead); blocker: under strict order, the first job ahead whose
+ * start is unknown, which makes every later start unknown too. */
+struct line {
+	int32_t ahead;
+	fw_time floor;
+	int32_t blocker;
+};
+
+static void line_apply(struct line *l, struct fw_pending *r, bool strict)
+{
+	bool reserved = r->reason == FW_REASON_HAS_RESERVATION;
+	bool known = r->expected_start != FW_TIME_UNKNOWN;
+
+	r->ahead = l->ahead++;
+	if (!reserved && strict && l->blocker >= 0)
+		set_unknown(r, FW_REASON_HEAD_OF_LINE, l->blocker, r->ahead);
+	else if (!reserved && known && r->expected_start < l->floor)
+		r->expected_start = l->floor;
+	known = r->expected_start != FW_TIME_UNKNOWN;
+	if (known && (reserved || strict) && r->expected_start > l->floor)
+		l->floor = r->expected_start;
+	if (!known && strict && l->blocker < 0)
+		l->blocker = r->job;
+}
+
+/* Step 4: per line, in try order: the shape's estimate, the jobs ahead
+ * still waiting, and no start before the floor.  One pass over y->jobs
+ * (the lines are its consecutive ranges). */
+static void queue_pass(struct est *e)
+{
+	struct cyc *y = e->y;
+
+	for (int32_t q = 0; q < y->s->nqueues; q++) {
+		struct line l = { 0, y->s->now, -1 };
+		for (int32_t i = y->qfirst[q]; i < y->qfirst[q + 1]; i++) {
+			struct fw_pending *r = &y->reason[y->jobs[i]];
+			int32_t sh = e->shape[i];
+			if (y->started[y->jobs[i]])
+				continue;
+			if (sh >= 0 && e->at[sh] == FW_TIME_UNKNOWN)
+				set_unknown(r, e->why[sh], e->why_a[sh], e->why_b[sh]);
+			else if (sh >= 0)
+				r->expected_start = e->at[sh];
+			line_apply(&l, r, y->pol->strict_order);
+		}
+	}
+}
+
+int fw__phase_estimate(struct cyc *y)
+{
+	int32_t n = y->pol->queue_order == FW_QORDER_GLOBAL ? y->qfirst[1] : y->qfirst[y->s->nqueues];
+	struct est e;
+	int64_t free_end = 0;
+	int rc = est_init(&e, y, n);
+
+	if (rc != FW_OK)
+		return rc;
+	if ((rc = sort_out(&e, n)) != FW_OK)
+		return rc;
+	if (e.nshp > 0 && (rc = walk(&e, &free_end)) != FW_OK)
+		return rc;
+	if ((rc = explain_open(&e, free_end)) != FW_OK)
+		return rc;
+	queue_pass(&e);
+	return FW_OK;
+}
