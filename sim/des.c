@@ -81,6 +81,8 @@ struct sim {
 	struct fw_trace_queues qs;
 	bool dirty, started_last;
 	int64_t *left;             /* per row: seconds of work left */
+	size_t *run_of;            /* per row: its current run in r->runs */
+	size_t runcap;
 	bool recompact;            /* an eviction left stale allocs */
 	int64_t *down_until;       /* per node: repair time, -1 = up */
 	int32_t ndown;             /* nodes down */
@@ -411,8 +413,10 @@ static int sim_init(struct sim *m, const struct fw_teams *teams)
 	m->r->end = calloc(n, sizeof *m->r->end);
 	m->r->evicted = calloc(n, sizeof *m->r->evicted);
 	m->left = calloc(n, sizeof *m->left);
+	m->run_of = calloc(n, sizeof *m->run_of);
+	m->r->estimate = calloc(n, sizeof *m->r->estimate);
 	if (!m->s || !m->arrival || !m->snap_of || !m->r->start || !m->r->end ||
-	    !m->r->evicted || !m->left)
+	    !m->r->evicted || !m->left || !m->run_of || !m->r->estimate)
 		return FW_ENOMEM;
 	fw_arena_init(&m->arena, (size_t)4 << 20);
 	if ((rc = add_nodes(m->s, m->o)) != FW_OK || (rc = init_capacity(m)) != FW_OK ||
@@ -424,6 +428,7 @@ static int sim_init(struct sim *m, const struct fw_teams *teams)
 		m->arrival[i].t = t->v[i].submit;
 		m->arrival[i].row = (int32_t)i;
 		m->r->start[i] = m->r->end[i] = -1;
+		m->r->estimate[i] = FW_SIM_NO_ESTIMATE;
 		m->left[i] = t->v[i].duration;
 	}
 	qsort(m->arrival, t->n, sizeof *m->arrival, cmp_ev);
@@ -445,6 +450,7 @@ static void sim_release(struct sim *m)
 	free(m->pending_by_size);
 	free(m->node_free);
 	free(m->left);
+	free(m->run_of);
 	free(m->down_until);
 	free(m->qs.of_job);
 	free(m->log.p);
@@ -526,9 +532,33 @@ static void release(struct sim *m, int32_t row, fw_time t)
 	node_use(m, m->s->allocs + j->alloc_first, j->alloc_count, +1);
 }
 
+/* Runs (fw_sim_result.runs): one span per start, closed at its end. */
+static int run_open(struct sim *m, int32_t row, fw_time T)
+{
+	struct fw_sim_result *r = m->r;
+
+	if (r->nruns == m->runcap) {
+		size_t cap = m->runcap ? 2 * m->runcap : 1024;
+		struct fw_sim_span *v = realloc(r->runs, cap * sizeof *v);
+		if (!v)
+			return FW_ENOMEM;
+		r->runs = v;
+		m->runcap = cap;
+	}
+	m->run_of[row] = r->nruns;
+	r->runs[r->nruns++] = (struct fw_sim_span){ row, T, -1 };
+	return FW_OK;
+}
+
+static void run_close(struct sim *m, int32_t row, fw_time t)
+{
+	m->r->runs[m->run_of[row]].end = t;
+}
+
 static void complete(struct sim *m, struct ev e)
 {
 	release(m, e.row, e.t);
+	run_close(m, e.row, e.t);
 	m->r->end[e.row] = e.t;
 	m->gone[m->snap_of[e.row]] = true;
 	m->ngone++;
@@ -617,6 +647,8 @@ static int start_job(struct sim *m, const struct fw_plan *p, const struct fw_dec
 	node_use(m, p->allocs + dd->alloc_first, dd->alloc_count, -1);
 	m->r->decisions++;
 	log_start(m, p, dd, row, T);
+	if (run_open(m, row, T) != FW_OK)
+		return FW_ENOMEM;
 	return heap_push(&m->done, e);
 }
 
@@ -637,6 +669,11 @@ static int64_t kept_progress(struct sim *m, int32_t k, fw_time t, int64_t ran)
 	return kept < 0 ? 0 : kept > ran ? ran : kept;
 }
 
+int64_t fw_sim_checkpoint_kept(int64_t ran_s, int64_t interval_s)
+{
+	return interval_s > 0 && ran_s > 0 ? ran_s / interval_s * interval_s : 0;
+}
+
 static int evict(struct sim *m, int32_t k, fw_time t)
 {
 	if (k < 0 || k >= m->s->njobs || m->gone[k] || m->s->jobs[k].state != FW_JOB_RUNNING)
@@ -647,6 +684,7 @@ static int evict(struct sim *m, int32_t k, fw_time t)
 	int64_t ran = t - j->start_time, kept = kept_progress(m, k, t, ran);
 
 	release(m, row, t);
+	run_close(m, row, t);
 	heap_remove(&m->done, row);
 	m->left[row] -= kept;
 	if (j->expected_runtime > 0)
@@ -756,6 +794,21 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Each waiting job's first estimate (fw_sim_result.estimate): O(pending).
+ * apply() does not move snapshot jobs, so p's job indices still hold. */
+static void note_estimates(struct sim *m, const struct fw_plan *p)
+{
+	for (int32_t i = 0; i < p->npending; i++) {
+		int32_t k = p->pending[i].job;
+		if (k < 0 || k >= m->s->njobs)
+			continue;
+		int64_t *e = &m->r->estimate[m->row_of[k]];
+		if (*e == FW_SIM_NO_ESTIMATE)
+			*e = p->pending[i].expected_start == FW_TIME_UNKNOWN ? FW_TIME_UNKNOWN
+			     : p->pending[i].expected_start;
+	}
+}
+
 static int cycle(struct sim *m, fw_time T)
 {
 	struct fw_plan *p;
@@ -788,7 +841,9 @@ static int cycle(struct sim *m, fw_time T)
 		return rc;
 	}
 	m->r->cycles++;
-	if ((rc = apply(m, p, T)) == FW_OK && m->o->hooks && m->o->hooks->on_plan)
+	if ((rc = apply(m, p, T)) == FW_OK)
+		note_estimates(m, p);
+	if (rc == FW_OK && m->o->hooks && m->o->hooks->on_plan)
 		m->o->hooks->on_plan(m->o->hooks->ctx, m->s, p, m->r->decisions);
 	return rc;
 }
@@ -1006,6 +1061,8 @@ void fw_sim_result_free(struct fw_sim_result *r)
 	free(r->end);
 	free(r->evicted);
 	free(r->queue);
+	free(r->estimate);
+	free(r->runs);
 	free(r->log);
 	memset(r, 0, sizeof *r);
 }
@@ -1144,6 +1201,7 @@ struct cli {
 	const char *policy[MAX_POLICIES];
 	int npolicies;
 	bool skip_bad, nodes_given, verbose;
+	int64_t checkpoint_s;  /* --checkpoint: on_evict keeps whole checkpoints */
 	struct fw_sim_opts o;
 	char polbuf[256];  /* --policies, split in place */
 	/* trace model and fleet (trace.h, fleet.h; docs/trace-format.md) */
@@ -1180,6 +1238,9 @@ static const char usage_text[] =
 	"  --nodes-from-topo G one node of G GPUs per host of --topo FILE\n"
 	"  --policies A,B      policies to compare (default fifo,fairway)\n"
 	"  --tick S            scheduling period in seconds (default 60)\n"
+	"  --checkpoint S      an evicted job keeps its progress up to its last\n"
+	"                      checkpoint, every S seconds (default 1800);\n"
+	"                      0: it restarts from scratch\n"
 	"  --tick-rule R       when a tick runs a cycle: 'every' (default) tick at\n"
 	"                      which some waiting job could fit; 'change': only\n"
 	"                      after an arrival or completion (faster; equal for\n"
@@ -1330,7 +1391,7 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 	static const char *const known[] = { "--skip-bad-rows", "--tick-rule", "--trace",
 		"--format", "--json", "--log", "--teams", "--nodes", "--policies", "--tick",
 		"--racks", "--csv", "--report", "--blocks", "--fleet", "--fleet-openb",
-		"--topo", "--nodes-from-topo", "--verbose", NULL };
+		"--topo", "--nodes-from-topo", "--verbose", "--checkpoint", NULL };
 	int i = 0;
 
 	while (known[i] && strcmp(known[i], f))
@@ -1367,6 +1428,9 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 		return parse_policies(c, v);
 	else if (!strcmp(f, "--tick"))
 		return (rc = set_number(f, v, 31536000, &x)) ? rc : (c->o.tick_s = x, 0);
+	else if (!strcmp(f, "--checkpoint"))
+		return !strcmp(v, "0") ? (c->checkpoint_s = 0, 0)
+		       : (rc = set_number(f, v, 31536000, &x)) ? rc : (c->checkpoint_s = x, 0);
 	else if (!strcmp(f, "--racks"))
 		return (rc = set_number(f, v, 100000, &x)) ? rc : (c->o.nodes_per_rack = (int32_t)x, 0);
 	else
@@ -1549,6 +1613,7 @@ static json_t *run_json(const struct cli *c, const struct fw_itp_trace *t,
 	json_object_set_new(o, "nodes", json_string(nodes));
 	json_object_set_new(o, "racks_of", json_integer(c->o.nodes_per_rack));
 	json_object_set_new(o, "tick_s", json_integer(c->o.tick_s));
+	json_object_set_new(o, "checkpoint_s", json_integer(c->checkpoint_s));
 	json_object_set_new(o, "teams", json_string(teams->source));
 	json_object_set_new(o, "policies", json_array());
 	return o;
@@ -1763,6 +1828,8 @@ static int run_all(struct cli *c, const struct fw_itp_trace *t, const struct fw_
 	struct fw_met_run *mr = fw_met_run_new(c->trace, &c->o, t->n);
 	if (!mr && rc == 0)
 		rc = io_error("allocate metrics for", c->trace, 1);
+	if (mr)
+		mr->checkpoint_s = c->checkpoint_s;
 	for (int i = 0; rc == 0 && i < c->npolicies; i++)
 		rc = run_policy(c, c->policy[i], t, teams, log, root, mr);
 	if (rc == 0)
@@ -1793,6 +1860,7 @@ int fw_sim_cli(int argc, char **argv)
 		return usage_error("unknown command '%s' (the command is 'run')", argv[1]);
 	memset(&c, 0, sizeof c);
 	fw_sim_opts_default(&c.o);
+	c.checkpoint_s = FW_SIM_CHECKPOINT_S;
 	if (parse_policies(&c, "fifo,fairway") != 0 || (rc = parse_args(&c, argc, argv)) > 0)
 		return 2;
 	if (rc < 0)

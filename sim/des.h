@@ -124,6 +124,13 @@ struct fw_sim_scripted {
 int fw_sim_scripted_next(void *ctx, int64_t after, int64_t *at, int32_t *node,
 			 int64_t *repair_s);
 
+/* The checkpoint rule `fairway sim run` uses for on_evict (--checkpoint,
+ * default FW_SIM_CHECKPOINT_S): a run keeps whole checkpoints,
+ * floor(ran_s / interval_s) * interval_s; interval_s <= 0 keeps nothing
+ * (restart from scratch). */
+#define FW_SIM_CHECKPOINT_S 1800
+int64_t fw_sim_checkpoint_kept(int64_t ran_s, int64_t interval_s);
+
 /* Apply a plan to the running replay at s->now, as after a cycle: its
  * EVICT decisions first (each job must be running), then its STARTs.
  * For on_tick hooks; returns FW_OK or an error (diag set). */
@@ -147,6 +154,15 @@ struct fw_sim_opts {
 
 void fw_sim_opts_default(struct fw_sim_opts *o); /* fairway, 13x8, 60 s */
 
+#define FW_SIM_NO_ESTIMATE (-2)
+
+/* One run of a job: [start, end), end = its completion or eviction time
+ * (-1: still running when the replay stopped). */
+struct fw_sim_span {
+	int32_t row;
+	int64_t start, end;
+};
+
 struct fw_sim_result {
 	char policy[32];
 	size_t njobs;            /* trace rows */
@@ -154,6 +170,13 @@ struct fw_sim_result {
 	int64_t *end;            /* per row: completion time, -1 = did not finish */
 	int32_t *evicted;        /* per row: times evicted (failures included) */
 	int32_t *queue;          /* per row: queue (team) index */
+	int64_t *estimate;       /* per row: expected_start of its first pending
+				  * entry (the first plan after its arrival that
+				  * left it waiting); FW_TIME_UNKNOWN (-1) if that
+				  * estimate was unknown, FW_SIM_NO_ESTIMATE (-2)
+				  * if no plan ever left it waiting */
+	struct fw_sim_span *runs; /* every run of every job, in start order */
+	size_t nruns;
 	int nqueues;             /* queues of the run: teams, then trace names */
 	int nteam;               /* of which the first nteam are team queues */
 	char qname[FW_TEAMS_MAX][64];

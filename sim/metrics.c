@@ -44,9 +44,20 @@ void fw_met_rec_release(struct fw_met_rec *r)
 void fw_met_rec_reset(struct fw_met_rec *r)
 {
 	struct fw_progress *bar = r->bar;
+	int64_t ck = r->checkpoint_s;
 
 	fw_met_rec_release(r);
 	r->bar = bar;
+	r->checkpoint_s = ck;
+}
+
+int64_t fw_met_on_evict(void *ctx, const struct fw_snapshot *s, int32_t job, int64_t now,
+			int64_t ran_s)
+{
+	const struct fw_met_rec *r = ctx;
+
+	(void)s, (void)job, (void)now;
+	return fw_sim_checkpoint_kept(ran_s, r->checkpoint_s);
 }
 
 /* Queue names, quotas and leaves, from the first snapshot seen. */
@@ -156,23 +167,57 @@ static int cmp_sev(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Run r of job j: [start, end); a job without runs has one, of its
+ * duration (an unclosed run is taken to end after its duration). */
+static void run_of(const struct fw_met_job *j, int32_t r, int64_t *a, int64_t *b)
+{
+	if (!j->runs || j->nruns <= 0) {
+		*a = j->start;
+		*b = j->start + j->duration;
+		return;
+	}
+	*a = j->runs[r].start;
+	*b = j->runs[r].end >= 0 ? j->runs[r].end : *a + j->duration;
+}
+
+static int32_t nruns_of(const struct fw_met_job *j)
+{
+	return j->start < 0 ? 0 : j->runs && j->nruns > 0 ? j->nruns : 1;
+}
+
+/* One job's events: it waits from its submission (and from each eviction)
+ * to its next start, and holds its GPUs during each run. */
+static size_t job_events(const struct fw_met_job *j, bool fits, struct sev *e)
+{
+	size_t k = 0;
+	int64_t a, b, wait_from = j->submit;
+
+	for (int32_t r = 0; r < nruns_of(j); r++) {
+		run_of(j, r, &a, &b);
+		if (fits)
+			e[k++] = (struct sev){ wait_from, 0, j->queue, +1 };
+		e[k++] = (struct sev){ a, j->gpus, j->queue, fits ? -1 : 0 };
+		e[k++] = (struct sev){ b, -j->gpus, j->queue, 0 };
+		wait_from = b;
+	}
+	if (fits && j->start < 0)
+		e[k++] = (struct sev){ j->submit, 0, j->queue, +1 };
+	return k;
+}
+
 /* The jobs' events; waiting counts only jobs that fit the cluster at all. */
 static struct sev *events(const struct fw_met_job *j, size_t n, int64_t cap, size_t *ne)
 {
-	struct sev *e = malloc((4 * n + 1) * sizeof *e);
-	size_t k = 0;
+	size_t k = 1;
 
+	for (size_t i = 0; i < n; i++)
+		k += 3 * (size_t)nruns_of(&j[i]) + 1;
+	struct sev *e = malloc(k * sizeof *e);
 	if (!e)
 		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		bool fits = j[i].gpus <= cap;
-		if (fits)
-			e[k++] = (struct sev){ j[i].submit, 0, j[i].queue, +1 };
-		if (j[i].start < 0)
-			continue;
-		e[k++] = (struct sev){ j[i].start, j[i].gpus, j[i].queue, fits ? -1 : 0 };
-		e[k++] = (struct sev){ j[i].start + j[i].duration, -j[i].gpus, j[i].queue, 0 };
-	}
+	k = 0;
+	for (size_t i = 0; i < n; i++)
+		k += job_events(&j[i], j[i].gpus <= cap, e + k);
 	qsort(e, k, sizeof *e, cmp_sev);
 	*ne = k;
 	return e;
@@ -304,6 +349,74 @@ static int tts_samples(const struct fw_met_job *j, size_t n, struct fw_met_polic
 	return FW_OK;
 }
 
+/* ---- evictions and start-time estimates ------------------------------------ */
+
+static void eviction_stats(const struct fw_met_job *j, size_t n, struct fw_met_policy *o)
+{
+	int64_t sum = 0;
+
+	o->evictions_per_job_max = 0;
+	for (size_t i = 0; i < n; i++) {
+		sum += j[i].evicted;
+		if (j[i].evicted > o->evictions_per_job_max)
+			o->evictions_per_job_max = j[i].evicted;
+	}
+	o->evictions_per_job_mean = n ? (double)sum / (double)n : 0;
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static bool is_big(const struct fw_met_job *j)
+{
+	return fw_sim_in_bucket(FW_SIM_B9, j->gpus) && j->start - j->submit >= FW_MET_BIG_WAIT_S;
+}
+
+/* Fill err[] (all), berr[] and ratio[] (big jobs); counts in e. */
+static void est_samples(const struct fw_met_job *j, size_t n, int64_t *err, int64_t *berr,
+			double *ratio, struct fw_met_est *e)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (j[i].start < 0 || !j[i].estimated)
+			continue;
+		int64_t d = j[i].estimate - j[i].start, a = d < 0 ? -d : d;
+		err[e->n++] = a;
+		if (!is_big(&j[i]))
+			continue;
+		berr[e->big_n] = a;
+		ratio[e->big_n++] = (double)a / (double)(j[i].start - j[i].submit);
+	}
+}
+
+int fw_met_estimates(const struct fw_met_job *j, size_t n, struct fw_met_est *e)
+{
+	size_t m = n ? n : 1;
+	int64_t *err = malloc(m * sizeof *err), *berr = malloc(m * sizeof *berr);
+	double *ratio = malloc(m * sizeof *ratio);
+
+	memset(e, 0, sizeof *e);
+	e->err_p50_s = e->big_err_p50_s = -1;
+	e->big_ratio_p50 = -1;
+	if (!err || !berr || !ratio) {
+		free(err), free(berr), free(ratio);
+		return FW_ENOMEM;
+	}
+	est_samples(j, n, err, berr, ratio, e);
+	qsort(err, (size_t)e->n, sizeof *err, cmp_i64);
+	qsort(berr, (size_t)e->big_n, sizeof *berr, cmp_i64);
+	qsort(ratio, (size_t)e->big_n, sizeof *ratio, cmp_dbl);
+	e->err_p50_s = fw_met_pct(err, (size_t)e->n, 50);
+	e->big_err_p50_s = fw_met_pct(berr, (size_t)e->big_n, 50);
+	if (e->big_n) /* nearest rank, as fw_met_pct */
+		e->big_ratio_p50 = ratio[(e->big_n + 1) / 2 - 1];
+	free(err), free(berr), free(ratio);
+	return FW_OK;
+}
+
 /* ---- one policy ------------------------------------------------------------ */
 
 static void window_of(const struct fw_met_job *j, size_t n, struct win *W)
@@ -311,9 +424,12 @@ static void window_of(const struct fw_met_job *j, size_t n, struct win *W)
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
 
 	for (size_t i = 0; i < n; i++) {
+		int64_t a, b;
 		lo = j[i].submit < lo ? j[i].submit : lo;
-		if (j[i].start >= 0 && j[i].start + j[i].duration > hi)
-			hi = j[i].start + j[i].duration;
+		for (int32_t r = 0; r < nruns_of(&j[i]); r++) {
+			run_of(&j[i], r, &a, &b);
+			hi = b > hi ? b : hi;
+		}
 	}
 	memset(W, 0, sizeof *W);
 	W->lo = n ? lo : 0;
@@ -433,7 +549,10 @@ int fw_met_compute(const struct fw_met_job *jobs, size_t n, const struct fw_met_
 		shares(rec, &W, &x.S);
 	if (rc == FW_OK)
 		rc = tts_samples(jobs, n, o);
+	if (rc == FW_OK)
+		rc = fw_met_estimates(jobs, n, &o->est);
 	if (rc == FW_OK) {
+		eviction_stats(jobs, n, o);
 		o->capacity_gpu_h = (double)capacity_gpus * (double)(W.hi - W.lo) / 3600.0;
 		for (int q = 0; q < nq; q++)
 			fill_queue(o, q, jobs, n, rec, &W, &x);
@@ -492,7 +611,9 @@ void fw_met_begin(struct fw_met_run *mr, struct fw_sim_opts *o, const char *poli
 	fw_met_rec_reset(&mr->rec);
 	fw_progress_init(&mr->bar, stderr, fw_progress_is_tty(stderr), policy, (int64_t)mr->jobs);
 	mr->rec.bar = &mr->bar;
+	mr->rec.checkpoint_s = mr->checkpoint_s;
 	mr->hooks.on_plan = fw_met_on_plan;
+	mr->hooks.on_evict = fw_met_on_evict;
 	mr->hooks.ctx = &mr->rec;
 	o->hooks = &mr->hooks;
 }
@@ -503,13 +624,41 @@ void fw_met_end(struct fw_met_run *mr, struct fw_sim_opts *o)
 	o->hooks = NULL;
 }
 
-static struct fw_met_job *jobs_itp(const struct fw_itp_trace *t, const struct fw_sim_result *r)
+/* r->runs grouped by row (a counting sort; runs keep their time order):
+ * job i's runs are (*out)[first[i] .. first[i + 1]). */
+static int group_runs(const struct fw_sim_result *r, size_t n, struct fw_sim_span **out,
+		      size_t **first)
+{
+	*out = malloc((r->nruns ? r->nruns : 1) * sizeof **out);
+	*first = calloc(n + 2, sizeof **first);
+	if (!*out || !*first)
+		return FW_ENOMEM;
+	for (size_t k = 0; k < r->nruns; k++)
+		if (r->runs[k].row >= 0 && (size_t)r->runs[k].row < n)
+			(*first)[r->runs[k].row + 2]++;
+	for (size_t i = 2; i < n + 2; i++)
+		(*first)[i] += (*first)[i - 1];
+	for (size_t k = 0; k < r->nruns; k++)
+		if (r->runs[k].row >= 0 && (size_t)r->runs[k].row < n)
+			(*out)[(*first)[r->runs[k].row + 1]++] = r->runs[k];
+	return FW_OK;
+}
+
+static struct fw_met_job *jobs_itp(const struct fw_itp_trace *t, const struct fw_sim_result *r,
+				   const struct fw_sim_span *runs, const size_t *first)
 {
 	struct fw_met_job *j = malloc((t->n ? t->n : 1) * sizeof *j);
 
-	for (size_t i = 0; j && i < t->n; i++)
-		j[i] = (struct fw_met_job){ t->v[i].submit, t->v[i].duration, r->start[i],
-					    t->v[i].gpus, r->queue[i] };
+	for (size_t i = 0; j && i < t->n; i++) {
+		j[i] = (struct fw_met_job){ .submit = t->v[i].submit, .duration = t->v[i].duration,
+					    .start = r->start[i], .gpus = t->v[i].gpus,
+					    .queue = r->queue[i] };
+		j[i].evicted = r->evicted ? r->evicted[i] : 0;
+		j[i].estimated = r->estimate && r->estimate[i] >= 0;
+		j[i].estimate = r->estimate ? r->estimate[i] : -1;
+		j[i].runs = runs && first[i + 1] > first[i] ? runs + first[i] : NULL;
+		j[i].nruns = runs ? (int32_t)(first[i + 1] - first[i]) : 0;
+	}
 	return j;
 }
 
@@ -520,13 +669,16 @@ int fw_met_add(struct fw_met_run *mr, const struct fw_itp_trace *t,
 	       struct json_t *pj)
 {
 	struct fw_met_policy *p;
-	struct fw_met_job *j;
+	struct fw_met_job *j = NULL;
+	struct fw_sim_span *runs = NULL;
+	size_t *first = NULL;
 	int rc;
 
 	if (mr->npol == FW_MET_POLICIES || mr->rec.oom)
 		return FW_ENOMEM;
-	if (!(p = calloc(1, sizeof *p)) || !(j = jobs_itp(t, r))) {
-		free(p);
+	if (!(p = calloc(1, sizeof *p)) || group_runs(r, t->n, &runs, &first) != FW_OK ||
+	    !(j = jobs_itp(t, r, r->runs ? runs : NULL, first))) {
+		free(p), free(runs), free(first);
 		return FW_ENOMEM;
 	}
 	snprintf(p->name, sizeof p->name, "%s", r->policy);
@@ -535,7 +687,10 @@ int fw_met_add(struct fw_met_run *mr, const struct fw_itp_trace *t,
 	p->never_started = r->never_started;
 	p->cycles = r->cycles;
 	rc = fw_met_compute(j, t->n, &mr->rec, mr->capacity_gpus, p);
-	free(j);
+	free(j), free(runs), free(first);
+	p->lost_gpu_h = r->lost_gpu_s / 3600.0;
+	if (r->runs) /* used_gpu_h counts every run; goodput only what was kept */
+		p->goodput_gpu_h = p->used_gpu_h - p->lost_gpu_h;
 	if (rc != FW_OK) {
 		fw_met_policy_release(p);
 		free(p);
@@ -614,9 +769,27 @@ static void queue_json(const struct fw_met_queue *q, json_t *o)
 	json_object_set_new(o, "share_ratio_mean", jreal(q->share_ratio_mean));
 }
 
+static json_t *est_json(const struct fw_met_est *e)
+{
+	json_t *o = json_object(), *b = json_object();
+
+	json_object_set_new(o, "jobs", json_integer(e->n));
+	json_object_set_new(o, "abs_err_p50_s", e->n ? json_integer(e->err_p50_s) : json_null());
+	json_object_set_new(b, "jobs", json_integer(e->big_n));
+	json_object_set_new(b, "abs_err_p50_s", e->big_n ? json_integer(e->big_err_p50_s) : json_null());
+	json_object_set_new(b, "abs_err_over_wait_p50", jreal(e->big_ratio_p50));
+	json_object_set_new(o, "multi_node_waited_1h", b);
+	return o;
+}
+
 static void policy_json(const struct fw_met_policy *p, json_t *o)
 {
 	json_t *bq = json_object_get(o, "by_queue");
+
+	json_object_set_new(o, "lost_gpu_h", json_real(p->lost_gpu_h));
+	json_object_set_new(o, "evictions_per_job_mean", json_real(p->evictions_per_job_mean));
+	json_object_set_new(o, "evictions_per_job_max", json_integer(p->evictions_per_job_max));
+	json_object_set_new(o, "start_estimates", est_json(&p->est));
 
 	json_object_set_new(o, "window_s", json_pack("[I,I]", (json_int_t)p->t0, (json_int_t)p->t1));
 	json_object_set_new(o, "capacity_gpu_h", json_real(p->capacity_gpu_h));
@@ -643,10 +816,12 @@ static const char csv_header[] =
 	"policy,scope,name,jobs,started,tts_p50_s,tts_p95_s,tts_p99_s,jct_mean_s,jct_p95_s,"
 	"gpu_h,occupancy,idle_while_waiting_gpu_h,goodput_gpu_h,makespan_s,fairness_jain,"
 	"fairness_max_dev,decisions,never_started,deserved_gpus,fair_gpus_mean,alloc_gpus_mean,"
-	"share_ratio_mean\n";
+	"share_ratio_mean,lost_gpu_h,evictions_per_job_mean,evictions_per_job_max,"
+	"est_jobs,est_abs_err_p50_s,est_big_jobs,est_big_abs_err_p50_s,est_big_err_over_wait_p50\n";
 
 enum { X_OCC, X_IDLE, X_GOOD, X_MAKESPAN, X_JAIN, X_DEV, X_DEC, X_NEVER, X_DES, X_FAIR,
-       X_ALLOC, X_RATIO, X_N };
+       X_ALLOC, X_RATIO, X_LOST, X_EVMEAN, X_EVMAX, X_EST_N, X_EST_ERR, X_BIG_N, X_BIG_ERR,
+       X_BIG_RATIO, X_N };
 
 static void csv_str(FILE *f, const char *s)
 {
@@ -703,6 +878,14 @@ static void csv_policy(FILE *f, const struct fw_met_policy *p)
 	x[X_DEV] = p->fairness_max_dev;
 	x[X_DEC] = (double)p->decisions;
 	x[X_NEVER] = (double)p->never_started;
+	x[X_LOST] = p->lost_gpu_h;
+	x[X_EVMEAN] = p->evictions_per_job_mean;
+	x[X_EVMAX] = p->evictions_per_job_max;
+	x[X_EST_N] = (double)p->est.n;
+	x[X_EST_ERR] = (double)p->est.err_p50_s;
+	x[X_BIG_N] = (double)p->est.big_n;
+	x[X_BIG_ERR] = (double)p->est.big_err_p50_s;
+	x[X_BIG_RATIO] = p->est.big_ratio_p50;
 	csv_row(f, p->name, "total", "all", &p->base.bucket[FW_SIM_BALL], x);
 	for (int b = 0; b < FW_SIM_NBUCKETS; b++) {
 		const struct fw_sim_stats *st = &p->base.bucket[b];
@@ -790,6 +973,15 @@ static double g_jct95(const struct fw_met_policy *p) { return (double)p->base.bu
 static double g_mk(const struct fw_met_policy *p) { return (double)p->base.makespan_s; }
 static double g_jain(const struct fw_met_policy *p) { return p->fairness_jain; }
 static double g_never(const struct fw_met_policy *p) { return (double)p->never_started; }
+static double g_lost(const struct fw_met_policy *p) { return p->lost_gpu_h; }
+static double g_evmean(const struct fw_met_policy *p) { return p->evictions_per_job_mean; }
+static double g_evmax(const struct fw_met_policy *p) { return p->evictions_per_job_max; }
+static double g_esterr(const struct fw_met_policy *p) { return (double)p->est.err_p50_s; }
+static double g_bigerr(const struct fw_met_policy *p) { return (double)p->est.big_err_p50_s; }
+static double g_bigratio(const struct fw_met_policy *p)
+{
+	return p->est.big_ratio_p50 < 0 ? -1 : 100.0 * p->est.big_ratio_p50;
+}
 
 static const struct cmp_row cmp_rows[] = {
 	{ "occupancy (%)", +1, 0, g_occ },
@@ -804,6 +996,12 @@ static const struct cmp_row cmp_rows[] = {
 	{ "makespan", -1, 1, g_mk },
 	{ "fairness (Jain, 1 = fair)", +1, 0, g_jain },
 	{ "jobs never started", -1, 2, g_never },
+	{ "GPU-h lost to evictions", -1, 0, g_lost },
+	{ "evictions per job, mean", -1, 0, g_evmean },
+	{ "evictions per job, max", -1, 2, g_evmax },
+	{ "start estimate |err| p50", -1, 1, g_esterr },
+	{ "  9+ GPUs waited 1h+, |err| p50", -1, 1, g_bigerr },
+	{ "  same, % of their wait (p50)", -1, 0, g_bigratio },
 };
 
 static int cmp_best(const struct fw_met_run *mr, const struct cmp_row *r)
@@ -837,7 +1035,9 @@ void fw_met_print_compare(const struct fw_met_run *mr, FILE *f)
 		fprintf(f, "%-30s", r->label);
 		for (int i = 0; i < mr->npol; i++) {
 			double v = r->get(mr->pol[i]);
-			if (r->is_time == 1)
+			if (v < 0 && (r->get == g_bigratio || r->get == g_bigerr || r->get == g_esterr))
+				snprintf(cell, sizeof cell, "n/a");
+			else if (r->is_time == 1)
 				human_s(v, cell, sizeof cell);
 			else if (r->is_time == 2)
 				snprintf(cell, sizeof cell, "%.0f", v);

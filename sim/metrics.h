@@ -5,7 +5,8 @@
  * docs/metrics.md.
  *
  * Design.  Two sources, no scheduling logic:
- *   1. the replay's outcome per job (submit, duration, start, GPUs, queue)
+ *   1. the replay's outcome per job (submit, duration, start, GPUs, queue,
+ *      its runs when it was evicted, its first start-time estimate)
  *      — occupancy, idle-while-waiting and the occupancy series are exact
  *      integrals of step functions swept from these events;
  *   2. every checked plan, through the simulator's hook (fw_met_on_plan):
@@ -37,11 +38,30 @@ struct fw_snapshot;
 #define FW_MET_POLICIES 8
 #define FW_MET_QNAME 64
 
-/* One trace row as the metrics see it (start -1: never started). */
+/* One trace row as the metrics see it (start -1: never started).  The
+ * fields after queue may be left zero: no evictions, no estimate, and one
+ * run [start, start + duration). */
 struct fw_met_job {
 	int64_t submit, duration, start;
 	int32_t gpus, queue;
+	int32_t evicted;                 /* times evicted */
+	bool estimated;                  /* estimate holds a known expected start */
+	int64_t estimate;                /* first pending entry's expected_start */
+	const struct fw_sim_span *runs;  /* its runs in time order (des.h), or NULL */
+	int32_t nruns;
 };
+
+/* Start-time estimate accuracy (docs/metrics.md): over started jobs with a
+ * known estimate, err = |estimate - start|; "big" = 9+ GPUs that waited
+ * (start - submit) at least FW_MET_BIG_WAIT_S.  Medians are nearest-rank;
+ * -1 when there is no such job. */
+#define FW_MET_BIG_WAIT_S 3600
+struct fw_met_est {
+	int64_t n, err_p50_s;
+	int64_t big_n, big_err_p50_s;
+	double big_ratio_p50;            /* median of err / wait over big jobs */
+};
+int fw_met_estimates(const struct fw_met_job *j, size_t n, struct fw_met_est *e);
 
 /* Per-plan samples from the simulator's hook. */
 struct fw_met_rec {
@@ -53,6 +73,7 @@ struct fw_met_rec {
 	float *fair, *alloc;             /* [n * nq] GPUs */
 	size_t n, cap;
 	bool oom;
+	int64_t checkpoint_s;            /* for fw_met_on_evict */
 	struct fw_progress *bar;         /* drawn from the hook when set */
 };
 
@@ -74,6 +95,10 @@ struct fw_met_policy {
 	int64_t t0, t1;                  /* window: first arrival .. last completion */
 	double capacity_gpu_h, used_gpu_h, goodput_gpu_h;
 	double idle_while_waiting_gpu_h;
+	double lost_gpu_h;               /* work thrown away by evictions (result's lost_gpu_s) */
+	double evictions_per_job_mean;   /* over all trace jobs */
+	int32_t evictions_per_job_max;
+	struct fw_met_est est;           /* start-time estimate accuracy */
 	double fairness_jain;            /* time-averaged; -1 when no plan had a fair share */
 	double fairness_max_dev;         /* max over queues |share_ratio_mean - 1| */
 	int fairness_max_dev_queue;      /* that queue, -1 none */
@@ -95,11 +120,15 @@ struct fw_met_run {
 	struct fw_met_rec rec;           /* the replay in progress */
 	struct fw_progress bar;
 	struct fw_sim_hooks hooks;
+	int64_t checkpoint_s;            /* on_evict keeps whole checkpoints (0: none) */
 };
 
 /* The hook (des.h struct fw_sim_hooks): ctx is a struct fw_met_rec. */
 void fw_met_on_plan(void *ctx, const struct fw_snapshot *s, const struct fw_plan *p,
 		    int64_t started);
+/* The checkpoint on_evict hook: ctx is a struct fw_met_rec. */
+int64_t fw_met_on_evict(void *ctx, const struct fw_snapshot *s, int32_t job, int64_t now,
+			int64_t ran_s);
 void fw_met_rec_reset(struct fw_met_rec *r);
 void fw_met_rec_release(struct fw_met_rec *r);
 

@@ -258,7 +258,8 @@ static void legend(FILE *f, const struct fw_met_run *mr, bool occ)
 /* ---- summary table --------------------------------------------------------------- */
 
 enum met { M_OCC, M_IDLE, M_GOOD, M_W50, M_W95, M_W99, M_WB1, M_WB2, M_WB9, M_WB33, M_WB9P,
-	   M_JCT, M_JCT95, M_MAKE, M_JAIN, M_DEV, M_NEVER, M_DEC, M_CYC };
+	   M_JCT, M_JCT95, M_MAKE, M_JAIN, M_DEV, M_NEVER, M_DEC, M_CYC, M_LOST, M_EVMEAN,
+	   M_EVMAX, M_ESTERR, M_BIGERR, M_BIGRATIO };
 
 struct row {
 	const char *sec, *label;
@@ -287,6 +288,13 @@ static const struct row rows[] = {
 	{ "Work", "Jobs never started", -1, 'i', M_NEVER },
 	{ NULL, "Decisions (jobs started)", 0, 'i', M_DEC },
 	{ NULL, "Scheduling cycles", 0, 'i', M_CYC },
+	{ "Preemption", "GPU-hours lost to evictions", -1, 'h', M_LOST },
+	{ NULL, "Evictions per job, mean", -1, 'r', M_EVMEAN },
+	{ NULL, "Evictions per job, max", -1, 'i', M_EVMAX },
+	{ "Start-time estimates (first estimate vs actual start)", "Median |error|, all jobs",
+	  -1, 'd', M_ESTERR },
+	{ NULL, "Median |error|, 9+ GPUs that waited \xe2\x89\xa5 1 h", -1, 'd', M_BIGERR },
+	{ NULL, "Same, as a share of their wait (target \xe2\x89\xa4 25%)", -1, 'p', M_BIGRATIO },
 };
 
 static double value(const struct fw_met_policy *p, enum met id)
@@ -312,6 +320,12 @@ static double value(const struct fw_met_policy *p, enum met id)
 	case M_DEV: return p->fairness_max_dev;
 	case M_NEVER: return (double)p->never_started;
 	case M_DEC: return (double)p->decisions;
+	case M_LOST: return p->lost_gpu_h;
+	case M_EVMEAN: return p->evictions_per_job_mean;
+	case M_EVMAX: return (double)p->evictions_per_job_max;
+	case M_ESTERR: return (double)p->est.err_p50_s;
+	case M_BIGERR: return (double)p->est.big_err_p50_s;
+	case M_BIGRATIO: return p->est.big_ratio_p50;
 	default: return (double)p->cycles;
 	}
 }

@@ -72,9 +72,9 @@ TEST(progress_draws_only_when_on_and_erases_its_line)
  * capacity 1200 GPU-s, used 600 + 200 = 800 GPU-s.
  */
 static const struct fw_met_job jobs3[] = {
-	{ 0, 100, 0, 6, 0 },
-	{ 10, 50, 100, 4, 1 },
-	{ 0, 30, -1, 16, 1 },
+	{ 0, 100, 0, 6, 0, 0, false, 0, NULL, 0 },
+	{ 10, 50, 100, 4, 1, 0, false, 0, NULL, 0 },
+	{ 0, 30, -1, 16, 1, 0, false, 0, NULL, 0 },
 };
 
 TEST(idle_while_waiting_and_occupancy_are_exact)
@@ -105,6 +105,112 @@ TEST(idle_while_waiting_and_occupancy_are_exact)
 	ASSERT_EQ(p.ntts[FW_SIM_B9], 0);
 	ASSERT(p.fairness_jain < 0); /* no plans recorded */
 	fw_met_policy_release(&p);
+}
+
+/*
+ * Evictions: capacity 8.  X (queue 0, 8 GPUs, 100 s of work) runs [0, 40),
+ * is evicted (kept nothing), waits [40, 60) and reruns [60, 160).  Y
+ * (queue 1, 4 GPUs) arrives at 50 and runs [160, 180).  Window 0..180;
+ * used 8 x 40 + 8 x 100 + 4 x 20 = 1200 GPU-s (every run counts); idle
+ * while waiting: [40, 60) with 8 free = 160 GPU-s (queue 0: 160; queue 1:
+ * [50, 60) = 80).  Evictions per job: mean 0.5, max 1.
+ */
+static const struct fw_sim_span x_runs[] = { { 0, 0, 40 }, { 0, 60, 160 } };
+
+TEST(evictions_count_every_run_and_the_wait_between)
+{
+	const struct fw_met_job j[] = {
+		{ 0, 100, 0, 8, 0, 1, false, 0, x_runs, 2 },
+		{ 50, 20, 160, 4, 1, 0, false, 0, NULL, 0 },
+	};
+	struct fw_met_policy p;
+
+	memset(&p, 0, sizeof p);
+	ASSERT_OK(fw_met_compute(j, 2, NULL, 8, &p));
+	ASSERT_EQ(p.t1, 180);
+	ASSERT_NEAR(p.used_gpu_h * 3600, 1200, 1e-6);
+	ASSERT_NEAR(p.idle_while_waiting_gpu_h * 3600, 160, 1e-6);
+	ASSERT_NEAR(p.q[0].idle_while_waiting_gpu_h * 3600, 160, 1e-6);
+	ASSERT_NEAR(p.q[1].idle_while_waiting_gpu_h * 3600, 80, 1e-6);
+	ASSERT_NEAR(p.evictions_per_job_mean, 0.5, 1e-12);
+	ASSERT_EQ(p.evictions_per_job_max, 1);
+	ASSERT_EQ(p.est.n, 0);
+	ASSERT_EQ(p.est.err_p50_s, -1);
+	fw_met_policy_release(&p);
+}
+
+/*
+ * Estimate accuracy.  err = |estimate - start| over started jobs with a
+ * known estimate: A 600, B 1800, C 900, D 36000, E 50, H 0 (F has no
+ * estimate, G never started) -> sorted 0 50 600 900 1800 36000, median
+ * (3rd) 600.  Big = 9+ GPUs that waited >= 1 h: B (wait 7200), C (9 GPUs,
+ * wait 3600), D (wait 36000); E and H waited under an hour.  Errors 900
+ * 1800 36000 -> 1800; err / wait .25 .25 1.0 -> .25.
+ */
+TEST(estimate_accuracy_is_the_median_absolute_error)
+{
+	const struct fw_met_job j[] = {
+		{ 0, 10, 600, 1, 0, 0, true, 0, NULL, 0 },          /* A */
+		{ 0, 10, 7200, 16, 0, 0, true, 5400, NULL, 0 },     /* B */
+		{ 100, 10, 3700, 9, 0, 0, true, 4600, NULL, 0 },    /* C */
+		{ 0, 10, 36000, 32, 0, 0, true, 0, NULL, 0 },       /* D */
+		{ 0, 10, 100, 64, 0, 0, true, 50, NULL, 0 },        /* E */
+		{ 0, 10, 5000, 8, 0, 0, false, 0, NULL, 0 },        /* F */
+		{ 0, 10, -1, 16, 0, 0, true, 10, NULL, 0 },         /* G */
+		{ 0, 10, 3599, 16, 0, 0, true, 3599, NULL, 0 },     /* H */
+	};
+	struct fw_met_est e;
+
+	ASSERT_OK(fw_met_estimates(j, 8, &e));
+	ASSERT_EQ(e.n, 6);
+	ASSERT_EQ(e.err_p50_s, 600);
+	ASSERT_EQ(e.big_n, 3);
+	ASSERT_EQ(e.big_err_p50_s, 1800);
+	ASSERT_NEAR(e.big_ratio_p50, 0.25, 1e-12);
+	ASSERT_OK(fw_met_estimates(j, 1, &e)); /* A alone: no big job */
+	ASSERT_EQ(e.n, 1);
+	ASSERT_EQ(e.err_p50_s, 600);
+	ASSERT_EQ(e.big_n, 0);
+	ASSERT_EQ(e.big_err_p50_s, -1);
+	ASSERT(e.big_ratio_p50 < 0);
+}
+
+/* The comparison table has the preemption and estimate rows; "n/a" where a
+ * policy has no multi-node job that waited an hour. */
+TEST(compare_table_prints_the_eviction_and_estimate_rows)
+{
+	struct fw_met_policy a, b;
+	struct fw_met_run *mr = calloc(1, sizeof *mr);
+	char *out = NULL;
+	size_t len = 0;
+
+	ASSERT(mr);
+	memset(&a, 0, sizeof a);
+	memset(&b, 0, sizeof b);
+	snprintf(a.name, sizeof a.name, "one");
+	snprintf(b.name, sizeof b.name, "two");
+	a.lost_gpu_h = 2.5;
+	a.evictions_per_job_max = 3;
+	a.est = (struct fw_met_est){ 4, 7200, 2, 3600, 0.2 };
+	b.est = (struct fw_met_est){ 0, -1, 0, -1, -1 };
+	mr->pol[0] = &a;
+	mr->pol[1] = &b;
+	mr->npol = 2;
+	FILE *f = open_memstream(&out, &len);
+	ASSERT(f);
+	fw_met_print_compare(mr, f);
+	fclose(f);
+	ASSERT_STR_CONTAINS(out, "p95, 33+ GPUs");
+	ASSERT_STR_CONTAINS(out, "GPU-h lost to evictions");
+	ASSERT_STR_CONTAINS(out, "evictions per job, mean");
+	ASSERT_STR_CONTAINS(out, "evictions per job, max");
+	ASSERT_STR_CONTAINS(out, "start estimate |err| p50");
+	ASSERT_STR_CONTAINS(out, "9+ GPUs waited 1h+, |err| p50");
+	ASSERT_STR_CONTAINS(out, "20.0*");   /* 20 % of the wait */
+	ASSERT_STR_CONTAINS(out, "n/a");
+	ASSERT_STR_CONTAINS(out, "2.500 ");
+	free(out);
+	free(mr);
 }
 
 TEST(percentiles_are_nearest_rank)
@@ -267,6 +373,16 @@ static void check_policy_json(json_t *p)
 	json_t *q = json_object_get(json_object_get(p, "by_queue"), "vc-6214e9");
 	ASSERT(json_object_get(q, "share_ratio_mean"));
 	ASSERT(json_object_get(q, "idle_while_waiting_gpu_h"));
+	ASSERT(json_is_number(json_object_get(p, "lost_gpu_h")));
+	ASSERT(json_is_number(json_object_get(p, "evictions_per_job_mean")));
+	ASSERT(json_is_integer(json_object_get(p, "evictions_per_job_max")));
+	json_t *est = json_object_get(p, "start_estimates");
+	ASSERT(json_is_integer(json_object_get(est, "jobs")));
+	ASSERT(json_object_get(est, "abs_err_p50_s"));
+	json_t *big = json_object_get(est, "multi_node_waited_1h");
+	ASSERT(json_is_integer(json_object_get(big, "jobs")));
+	ASSERT(json_object_get(big, "abs_err_p50_s"));
+	ASSERT(json_object_get(big, "abs_err_over_wait_p50"));
 }
 
 TEST(cli_writes_json_csv_and_a_deterministic_report)
@@ -281,6 +397,7 @@ TEST(cli_writes_json_csv_and_a_deterministic_report)
 	ASSERT(root);
 	json_t *pols = json_object_get(root, "policies");
 	ASSERT_EQ(json_array_size(pols), 3);
+	ASSERT_EQ(json_integer_value(json_object_get(root, "checkpoint_s")), FW_SIM_CHECKPOINT_S);
 	for (size_t i = 0; i < 3; i++)
 		check_policy_json(json_array_get(pols, i));
 	json_decref(root);
@@ -290,6 +407,10 @@ TEST(cli_writes_json_csv_and_a_deterministic_report)
 	ASSERT_STR_CONTAINS(csv, "\nfairway,total,all,7,");
 	ASSERT_STR_CONTAINS(csv, "\nkai,bucket,9+,");
 	ASSERT_STR_CONTAINS(csv, "\nfifo,queue,vc-");
+	ASSERT_STR_CONTAINS(csv, ",share_ratio_mean,lost_gpu_h,evictions_per_job_mean,"
+			    "evictions_per_job_max,est_jobs,est_abs_err_p50_s,est_big_jobs,"
+			    "est_big_abs_err_p50_s,est_big_err_over_wait_p50\n");
+	ASSERT_STR_CONTAINS(csv, "\nfairway,total,all,7,");
 	size_t lines = 0;
 	for (char *c = csv; *c; c++)
 		lines += *c == '\n';
@@ -301,6 +422,9 @@ TEST(cli_writes_json_csv_and_a_deterministic_report)
 	ASSERT_STR_CONTAINS(h1, "<svg");
 	ASSERT_STR_CONTAINS(h1, "class=\"win\"");
 	ASSERT_STR_CONTAINS(h1, "Occupancy over time");
+	ASSERT_STR_CONTAINS(h1, "GPU-hours lost to evictions");
+	ASSERT_STR_CONTAINS(h1, "Evictions per job, max");
+	ASSERT_STR_CONTAINS(h1, "Median |error|, 9+ GPUs");
 	ASSERT(!strstr(h1, "<script") && !strstr(h1, "http://www.w3.org/1999") &&
 	       !strstr(h1, "https://"));
 	ASSERT_EQ(run_cli(t.trace, t.js, t.csv, t.html2), 0);
@@ -309,6 +433,80 @@ TEST(cli_writes_json_csv_and_a_deterministic_report)
 	ASSERT(n1 == n2 && !memcmp(h1, h2, n1));
 	free(h1);
 	free(h2);
+	tmpf_drop(&t);
+}
+
+/*
+ * The CLI's path end to end (fw_met_begin installs the checkpoint hook):
+ * 1 node x 8, A (8 GPUs, 5000 s); the node fails at 4000 (repair 100) and
+ * at 5100.  S = 1800: runs [0, 4000) keeps 3600, [4100, 5100) keeps 0,
+ * [5100, 6500).  used 8 x 6400 GPU-s, lost 8 x 1400, goodput 8 x 5000;
+ * idle while waiting: [4000, 4100) x 8 GPUs = 800 GPU-s (restarting at
+ * 5100 in the same tick waits 0); evictions per job 2 (mean and max).
+ */
+TEST(metrics_of_a_replay_with_evictions_use_checkpoints_and_runs)
+{
+	const char text[] = "job_id,submission_time,duration,num_gpu\nA,0,5000,8\n";
+	struct fw_sim_failure fl[] = { { 4000, 0, 100 }, { 5100, 0, 0 } };
+	struct fw_sim_scripted sc = { fl, 2, 0 };
+	struct fw_sim_failures src = { fw_sim_scripted_next, &sc };
+	struct fw_itp_trace t;
+	struct fw_teams teams;
+	struct fw_sim_opts o;
+	struct fw_sim_result r;
+	struct fw_sim_metrics m;
+	struct fw_diag d;
+
+	memset(&d, 0, sizeof d);
+	fw_teams_builtin(&teams);
+	ASSERT_OK(fw_itp_parse(text, sizeof text - 1, "t.csv", 0, &t, &d));
+	fw_sim_opts_default(&o);
+	o.policy = "fifo";
+	o.nodes = 1;
+	o.tick_s = 10;
+	o.failures = &src;
+	struct fw_met_run *mr = fw_met_run_new("t.csv", &o, t.n);
+	ASSERT(mr);
+	mr->checkpoint_s = 1800;
+	fw_met_begin(mr, &o, "fifo");
+	ASSERT_OK(fw_sim_run(&t, &teams, &o, &r, &d));
+	fw_met_end(mr, &o);
+	ASSERT_OK(fw_sim_metrics(&t, &o, &r, r.nqueues, &m));
+	ASSERT_OK(fw_met_add(mr, &t, &r, &m, NULL));
+	const struct fw_met_policy *p = mr->pol[0];
+	ASSERT_EQ(r.end[0], 6500);
+	ASSERT_EQ(p->t1, 6500);
+	ASSERT_NEAR(p->used_gpu_h * 3600, 8.0 * 6400, 1e-6);
+	ASSERT_NEAR(p->lost_gpu_h * 3600, 8.0 * 1400, 1e-6);
+	ASSERT_NEAR(p->goodput_gpu_h * 3600, 8.0 * 5000, 1e-6);
+	ASSERT_NEAR(p->idle_while_waiting_gpu_h * 3600, 800, 1e-6);
+	ASSERT_NEAR(p->evictions_per_job_mean, 2, 1e-12);
+	ASSERT_EQ(p->evictions_per_job_max, 2);
+	fw_met_run_free(mr);
+	fw_sim_result_free(&r);
+	fw_itp_free(&t);
+}
+
+/* --checkpoint S: a whole number of seconds, 0 = restart from scratch. */
+TEST(cli_checkpoint_flag_takes_seconds_or_zero)
+{
+	struct tmpf t;
+	json_error_t e;
+	char *bad[] = { "fairway-sim", "run", "--trace", NULL, "--checkpoint", "-5", NULL };
+	char *zero[] = { "fairway-sim", "run", "--trace", NULL, "--nodes", "2x8", "--checkpoint",
+			 "0", "--json", NULL, NULL };
+
+	tmpf_make(&t);
+	bad[3] = zero[3] = t.trace;
+	zero[9] = t.js;
+	ASSERT_EQ(fw_sim_cli(6, bad), 2);
+	bad[5] = "1h";
+	ASSERT_EQ(fw_sim_cli(6, bad), 2);
+	ASSERT_EQ(fw_sim_cli(10, zero), 0);
+	json_t *root = json_load_file(t.js, 0, &e);
+	ASSERT(root);
+	ASSERT_EQ(json_integer_value(json_object_get(root, "checkpoint_s")), 0);
+	json_decref(root);
 	tmpf_drop(&t);
 }
 
@@ -324,7 +522,12 @@ TEST(cli_rejects_an_unwritable_report_before_replaying)
 TEST_MAIN(progress_line_has_bar_percent_and_thousands,
 	  progress_draws_only_when_on_and_erases_its_line,
 	  idle_while_waiting_and_occupancy_are_exact,
+	  evictions_count_every_run_and_the_wait_between,
+	  estimate_accuracy_is_the_median_absolute_error,
+	  compare_table_prints_the_eviction_and_estimate_rows,
 	  percentiles_are_nearest_rank,
 	  fairness_is_jain_of_allocated_over_fair_averaged_over_time,
 	  cli_writes_json_csv_and_a_deterministic_report,
+	  metrics_of_a_replay_with_evictions_use_checkpoints_and_runs,
+	  cli_checkpoint_flag_takes_seconds_or_zero,
 	  cli_rejects_an_unwritable_report_before_replaying)

@@ -25,6 +25,7 @@
 #include "harness.h"
 #include "des.h"
 #include "itp.h"
+#include "metrics.h"
 #include "teams.h"
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -619,6 +620,81 @@ TEST(des_on_evict_checkpoints_shorten_the_rerun)
 	}
 }
 
+/*
+ * The built-in checkpoint rule of `fairway sim run` (fw_met_on_evict over
+ * fw_sim_checkpoint_kept), same trace and failures as above:
+ *   S = 1800: keeps 3600 of 4000, 0 of 1000: ends 6500, loses 8 x 1400;
+ *   S = 0:    from scratch: ends 10100, loses 8 x 5000;
+ *   S = 1000: keeps all 4000 (loses 0), reruns 1000 from 4100 and ends at
+ *             5100, the second failure's time: a completion comes first, so
+ *             only one eviction.
+ * Each run is recorded as a (start, end) span.
+ */
+TEST(des_builtin_checkpoint_rule_keeps_whole_intervals)
+{
+	struct fw_sim_opts o;
+	struct fw_itp_trace t;
+	struct fw_sim_result r;
+	struct fw_sim_failure fl[] = { { 4000, 0, 100 }, { 5100, 0, 0 } };
+	const char *text = "job_id,submission_time,duration,num_gpu\nA,0,5000,8\n";
+	const int64_t S[3] = { 1800, 0, 1000 }, end[3] = { 6500, 10100, 5100 };
+	const int64_t evictions[3] = { 2, 2, 1 }, run1_end[3] = { 5100, 5100, 5100 };
+	const double lost[3] = { 8.0 * 1400, 8.0 * 5000, 0 };
+
+	ASSERT_EQ(fw_sim_checkpoint_kept(3599, 1800), 1800);
+	ASSERT_EQ(fw_sim_checkpoint_kept(3600, 1800), 3600);
+	ASSERT_EQ(fw_sim_checkpoint_kept(1799, 1800), 0);
+	ASSERT_EQ(fw_sim_checkpoint_kept(5000, 0), 0);
+	ASSERT_EQ(fw_sim_checkpoint_kept(0, 1800), 0);
+	for (int k = 0; k < 3; k++) {
+		struct fw_sim_scripted sc = { fl, 2, 0 };
+		struct fw_sim_failures src = { fw_sim_scripted_next, &sc };
+		struct fw_met_rec rec;
+		memset(&rec, 0, sizeof rec);
+		rec.checkpoint_s = S[k];
+		struct fw_sim_hooks h = { NULL, &rec, fw_met_on_evict, NULL };
+		synth_opts(&o, "fifo");
+		o.nodes = 1;
+		o.failures = &src;
+		o.hooks = &h;
+		ASSERT_OK(replay(text, &o, &t, &r));
+		ASSERT_EQ(r.evictions, evictions[k]);
+		ASSERT_EQ(r.end[0], end[k]);
+		ASSERT_NEAR(r.lost_gpu_s, lost[k], 1e-9);
+		ASSERT_EQ((int64_t)r.nruns, evictions[k] + 1);
+		ASSERT_EQ(r.runs[0].start, 0);
+		ASSERT_EQ(r.runs[0].end, 4000);
+		ASSERT_EQ(r.runs[1].start, 4100);
+		ASSERT_EQ(r.runs[1].end, run1_end[k]);
+		ASSERT_EQ(r.runs[r.nruns - 1].end, end[k]);
+		ASSERT_EQ(r.estimate[0], FW_SIM_NO_ESTIMATE); /* started in its first plan */
+		fw_sim_result_free(&r);
+		fw_itp_free(&t);
+	}
+}
+
+/* The first estimate of a job that waits: B (8 GPUs) arrives while A holds
+ * the only node until 1000; B's first pending entry (the cycle at 10)
+ * expects it at 1000. */
+TEST(des_records_each_jobs_first_start_estimate)
+{
+	struct fw_sim_opts o;
+	struct fw_itp_trace t;
+	struct fw_sim_result r;
+	const char *text = "job_id,submission_time,duration,num_gpu\nA,0,1000,8\nB,5,100,8\n";
+
+	synth_opts(&o, "slurm");
+	o.nodes = 1;
+	o.tick_rule = FW_SIM_ALL_TICKS; /* `every` runs no cycle while nothing fits */
+	ASSERT_OK(replay(text, &o, &t, &r));
+	ASSERT_EQ(r.estimate[row_of_id(&t, "A")], FW_SIM_NO_ESTIMATE);
+	ASSERT_EQ(r.estimate[row_of_id(&t, "B")], 1000);
+	ASSERT_EQ(r.start[row_of_id(&t, "B")], 1000);
+	ASSERT_EQ((int64_t)r.nruns, 2);
+	fw_sim_result_free(&r);
+	fw_itp_free(&t);
+}
+
 /* An EVICT decision in a hand-made plan, applied through the same path as
  * the engine's plans (fw_sim_apply_plan from an on_tick hook). */
 struct evicter {
@@ -847,6 +923,8 @@ int main(void)
 		des_tick_skipping_is_exact_for_every_policy,
 		des_node_failure_requeues_its_job_until_the_repair,
 		des_on_evict_checkpoints_shorten_the_rerun,
+		des_builtin_checkpoint_rule_keeps_whole_intervals,
+		des_records_each_jobs_first_start_estimate,
 		des_evict_decision_goes_through_the_eviction_path,
 		des_no_failures_keeps_the_pinned_logs,
 		des_failure_source_is_checked,
@@ -871,6 +949,8 @@ int main(void)
 		"des_tick_skipping_is_exact_for_every_policy, "
 		"des_node_failure_requeues_its_job_until_the_repair, "
 		"des_on_evict_checkpoints_shorten_the_rerun, "
+		"des_builtin_checkpoint_rule_keeps_whole_intervals, "
+		"des_records_each_jobs_first_start_estimate, "
 		"des_evict_decision_goes_through_the_eviction_path, "
 		"des_no_failures_keeps_the_pinned_logs, des_failure_source_is_checked, "
 		"cli_usage_errors_exit_2_and_a_run_writes_json_and_log, des_cluster10_log_hash_is_pinned",
