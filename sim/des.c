@@ -809,6 +809,19 @@ static void note_estimates(struct sim *m, const struct fw_plan *p)
 	}
 }
 
+/* Start-time estimates cost a walk per cycle; the replay records only a
+ * job's first one, so ask for them only while some waiting job has none
+ * yet.  Decisions never depend on estimates (tests/unit/test_cycle.c,
+ * estimates_can_be_switched_off). */
+static bool estimates_wanted(const struct sim *m)
+{
+	for (int32_t k = 0; k < m->s->njobs; k++)
+		if (m->s->jobs[k].state == FW_JOB_PENDING &&
+		    m->r->estimate[m->row_of[k]] == FW_SIM_NO_ESTIMATE)
+			return true;
+	return false;
+}
+
 static int cycle(struct sim *m, fw_time T)
 {
 	struct fw_plan *p;
@@ -822,6 +835,7 @@ static int cycle(struct sim *m, fw_time T)
 	if (m->o->validate_each && (rc = fw_snapshot_validate(m->s, m->d)) != FW_OK)
 		return rc;
 	fw_arena_reset(&m->arena);
+	m->s->config.estimate_starts = estimates_wanted(m);
 	double t0 = now_s();
 	rc = fw_cycle_run(m->s, m->pol, &m->arena, &p);
 	m->r->engine_s += now_s() - t0;
