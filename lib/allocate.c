@@ -349,7 +349,7 @@ static void explain(const struct cyc *y, const struct fw_job *j, bool shape_fit,
 	}
 }
 
-static int record_start(struct cyc *y, int32_t jx, const struct fw__placement *p)
+int fw__record_start(struct cyc *y, int32_t jx, const struct fw__placement *p)
 {
 	const struct fw_job *j = &y->s->jobs[jx];
 	struct fw_decision *d = &y->dec[y->ndec];
@@ -459,7 +459,7 @@ static int try_job(struct cyc *y, struct memo *m, int32_t pos)
 	if (!hit) {
 		rc = fw__place_job(&y->c, jx, &o, &p);
 		if (rc == FW_OK)
-			return record_start(y, jx, &p);
+			return fw__record_start(y, jx, &p);
 		if (rc != FW_EDECLINED)
 			return rc;
 	}

@@ -139,6 +139,78 @@ static int check_start(const struct fw_snapshot *s, const struct fw_plan *p, int
 	return FW_OK;
 }
 
+/* ---- evictions: legal victims, freed before the starts, used by one ---- */
+
+static void sub_task(struct usage *u, const struct fw_job *j, const struct fw_task_alloc *a)
+{
+	for (int g = 0; g < FW_MAX_GPUS_PER_NODE; g++)
+		if (a->gpu_mask & (1u << g))
+			u->gpu[a->node][g] -= a->gpu_milli;
+	u->cpu[a->node] -= j->groups[a->group].cpu_milli;
+	u->mem[a->node] -= j->groups[a->group].mem_mib;
+}
+
+static int check_evict(const struct fw_snapshot *s, const struct fw_plan *p, int32_t i, struct usage *u,
+		       int8_t *evicted, struct fw_diag *d)
+{
+	const struct fw_decision *dc = &p->decisions[i];
+	const struct fw_job *j;
+	char f[64];
+
+	snprintf(f, sizeof f, "decisions[%d]", (int)i);
+	if (dc->job < 0 || dc->job >= s->njobs || s->jobs[dc->job].state != FW_JOB_RUNNING)
+		return FAIL(d, f, "eviction of a job that is not running");
+	j = &s->jobs[dc->job];
+	if (!j->preemptible)
+		return FAIL(d, f, "job %s is not preemptible but was evicted", j->name);
+	if (s->now - j->start_time < s->queues[j->queue].min_runtime_s)
+		return FAIL(d, f, "job %s was evicted after %lld s, inside its queue's %lld s protection", j->name,
+			    (long long)(s->now - j->start_time), (long long)s->queues[j->queue].min_runtime_s);
+	if (evicted[dc->job]++)
+		return FAIL(d, f, "job %s evicted twice", j->name);
+	for (int32_t k = 0; k < j->alloc_count; k++) {
+		const struct fw_task_alloc *t = &s->allocs[j->alloc_first + k];
+		sub_task(u, j, t);
+		charge(s, u->after, j->queue, fw_res_sub(fw_res_zero(), task_res(j, t)));
+	}
+	return FW_OK;
+}
+
+/* Does start decision k use a node that victim v held? */
+static bool uses_freed(const struct fw_snapshot *s, const struct fw_plan *p, int32_t k, const struct fw_job *v)
+{
+	const struct fw_decision *st = &p->decisions[k];
+
+	for (int32_t m = 0; m < st->alloc_count; m++)
+		for (int32_t t = 0; t < v->alloc_count; t++)
+			if (p->allocs[st->alloc_first + m].node == s->allocs[v->alloc_first + t].node)
+				return true;
+	return false;
+}
+
+/* Every run of EVICTs is followed at once by the START it was made for,
+ * and every victim of the run freed capacity on a node that start uses. */
+static int check_evict_runs(const struct fw_snapshot *s, const struct fw_plan *p, struct fw_diag *d)
+{
+	for (int32_t i = 0; i < p->ndecisions; i++) {
+		if (p->decisions[i].kind != FW_DECIDE_EVICT)
+			continue;
+		int32_t k = i;
+		while (k < p->ndecisions && p->decisions[k].kind == FW_DECIDE_EVICT)
+			k++;
+		if (k == p->ndecisions || p->decisions[k].kind != FW_DECIDE_START)
+			return FAIL(d, "decisions", "eviction of job %s is not followed by a start",
+				    s->jobs[p->decisions[i].job].name);
+		for (int32_t e = i; e < k; e++)
+			if (p->decisions[e].a != p->decisions[k].job ||
+			    !uses_freed(s, p, k, &s->jobs[p->decisions[e].job]))
+				return FAIL(d, "decisions", "job %s was evicted for nothing: the start after it does not use its GPUs",
+					    s->jobs[p->decisions[e].job].name);
+		i = k;
+	}
+	return FW_OK;
+}
+
 static int check_nodes(const struct fw_snapshot *s, const struct usage *u, struct fw_diag *d)
 {
 	for (int32_t n = 0; n < s->nnodes; n++) {
@@ -352,12 +424,20 @@ int fw_plan_check(const struct fw_snapshot *s, const struct fw_plan *p, struct f
 {
 	struct usage u;
 	int rc = usage_init(&u, s, a);
+	int8_t *evicted = FW_ARENA_NEW(a, int8_t, s->njobs + 1);
 
 	if (rc != FW_OK)
 		return rc;
+	if (!evicted)
+		return FW_ENOMEM;
+	for (int32_t i = 0; i < p->ndecisions; i++)
+		if (p->decisions[i].kind == FW_DECIDE_EVICT && (rc = check_evict(s, p, i, &u, evicted, d)) != FW_OK)
+			return rc;
 	for (int32_t i = 0; i < p->ndecisions; i++)
 		if (p->decisions[i].kind == FW_DECIDE_START && (rc = check_start(s, p, i, &u, d)) != FW_OK)
 			return rc;
+	if ((rc = check_evict_runs(s, p, d)) != FW_OK)
+		return rc;
 	if ((rc = check_nodes(s, &u, d)) != FW_OK)
 		return rc;
 	if ((rc = check_queues(s, &u, d)) != FW_OK)

@@ -6,6 +6,9 @@
  *   order     each leaf queue's pending jobs, by the policy's job_before
  *   allocate  pick the queue furthest below its fair share, try its next
  *             job (limit check, then placement), repeat
+ *   reclaim   (policies with `reclaim`) evict preemptible jobs of queues
+ *             above their fair share, or of lower priority in the same
+ *             queue, for a job that then starts in this plan (preempt.c)
  *   estimate  an expected start time (or why unknown) for every job that
  *             did not start (estimate.c)
  *   emit      the plan: starts, a reason for every job that did not start,
@@ -292,6 +295,8 @@ int fw_cycle_run(const struct fw_snapshot *s, const struct fw_policy_ops *pol,
 	if ((rc = phase_order(&y)) != FW_OK)
 		return rc;
 	if ((rc = fw__phase_allocate(&y)) != FW_OK)
+		return rc;
+	if ((rc = fw__phase_reclaim(&y)) != FW_OK)
 		return rc;
 	rc = s->config.estimate_starts ? fw__phase_estimate(&y) : no_estimates(&y);
 	if (rc != FW_OK)

@@ -116,6 +116,9 @@ struct cyc {
 	struct fw__level_index *cl_lvl;
 	int64_t *model_cap;         /* usable whole GPUs per model (reserve.c) */
 	fw_time first_resv_at;
+	/* reclaim (preempt.c): per job, evicted by this plan */
+	bool *evicted;
+	int32_t nevicted;
 };
 
 /* When job j would end if started at t (FW__NEVER if its runtime is
@@ -147,6 +150,12 @@ int64_t fw__gang_need(const struct fw_job *job);
 int fw__resv_hopeless(struct cyc *y, const struct fw_job *job, int64_t need, bool *out);
 
 int fw__phase_allocate(struct cyc *y);
+/* Record a START of job jx at placement p: decision, started[], reason,
+ * queue allocation (allocate.c). */
+int fw__record_start(struct cyc *y, int32_t jx, const struct fw__placement *p);
+/* Evict running preemptible jobs for a job that then starts (preempt.c);
+ * a no-op unless the policy sets `reclaim`. */
+int fw__phase_reclaim(struct cyc *y);
 /* Expected start time, or why unknown, for every job that did not start
  * (estimate.c); fills y->reason[j].expected_start/unknown_why/ahead. */
 int fw__phase_estimate(struct cyc *y);

@@ -6,7 +6,9 @@
  * not fit (no head-of-line blocking), bin-packing placement, and
  * reservations for the first 16 blocked jobs so that big gangs are not
  * starved by a stream of small ones: a job may start ahead of them only
- * if it delays none of their reservations (backfill).
+ * if it delays none of their reservations (backfill).  Reclaim and
+ * priority preemption (lib/preempt.c): up to 32 preemptible victims per
+ * cycle, only for a job that starts in the same plan.
  */
 #include "fairway/policy.h"
 
@@ -18,4 +20,6 @@ const struct fw_policy_ops fw__policy_fairway = {
 	.strict_order = false,
 	.reserve_depth = 16,
 	.spread_default = false,
+	.reclaim = true,
+	.max_evictions = 32,
 };

@@ -13,6 +13,10 @@
  *   placement    the engine's bin-packing with topology constraints;
  *   reservations none, so no backfill protection: a large gang can wait
  *                for ever behind a stream of small jobs, as in KAI.
+ *   reclaim      yes, like KAI's reclaim and preempt actions: preemptible
+ *                jobs of queues above their fair share, or of lower
+ *                priority in the same queue, are evicted for a job that
+ *                starts in the same plan (lib/preempt.c), up to 32 per cycle.
  * It is fairway's engine with reserve_depth = 0.
  */
 #include "fairway/policy.h"
@@ -23,4 +27,6 @@ const struct fw_policy_ops fw__policy_kai = {
 	.queue_order = FW_QORDER_FAIRSHARE,
 	.strict_order = false,
 	.reserve_depth = 0,
+	.reclaim = true,
+	.max_evictions = 32,
 };

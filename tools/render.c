@@ -62,11 +62,13 @@ static void table_decisions(FILE *f, const struct fw_snapshot *s, const struct f
 	char nodes[160];
 	int32_t n = count_kind(p, kind);
 
-	fprintf(f, "\n%s (%d)\n", kind == FW_DECIDE_START ? "STARTED" : "RESERVED", (int)n);
+	fprintf(f, "\n%s (%d)\n",
+		kind == FW_DECIDE_START ? "STARTED" : kind == FW_DECIDE_EVICT ? "EVICTED" : "RESERVED", (int)n);
 	if (!n)
 		return;
 	fprintf(f, "  %-20s %-14s %6s %5s  %s%s\n", "JOB", "QUEUE", "GPUS", "TASKS",
-		kind == FW_DECIDE_START ? "" : "AT        ", "NODES");
+		kind == FW_DECIDE_START ? "" : kind == FW_DECIDE_EVICT ? "WHY       FOR                  " : "AT        ",
+		"NODES");
 	for (int32_t i = 0; i < p->ndecisions; i++) {
 		const struct fw_decision *d = &p->decisions[i];
 		const struct fw_job *j = &s->jobs[d->job];
@@ -79,7 +81,10 @@ static void table_decisions(FILE *f, const struct fw_snapshot *s, const struct f
 		task_nodes(s, p, d, nodes, sizeof nodes);
 		fprintf(f, "  %-20s %-14s %6.2f %5d  ", j->name, s->queues[j->queue].name, gpus(milli),
 			(int)d->alloc_count);
-		if (kind != FW_DECIDE_START)
+		if (kind == FW_DECIDE_EVICT)
+			fprintf(f, "%-9s %-20s ", d->reason == FW_REASON_RECLAIMED ? "reclaim" : "preempt",
+				d->a >= 0 && d->a < s->njobs ? s->jobs[d->a].name : "?");
+		else if (kind != FW_DECIDE_START)
 			fprintf(f, "%-10lld", (long long)d->at);
 		fprintf(f, "%s\n", nodes);
 	}
@@ -139,6 +144,8 @@ void fw_render_table(FILE *f, const struct fw_snapshot *s, const struct fw_plan 
 	fprintf(f, "fairway plan: policy %s, now %lld, %d nodes, %d queues, %d pending jobs -> %d started, %d waiting (%d with a reservation)\n",
 		pol->name, (long long)p->now, (int)s->nnodes, (int)s->nqueues, (int)pending,
 		(int)count_kind(p, FW_DECIDE_START), (int)p->npending, (int)count_kind(p, FW_DECIDE_RESERVE));
+	if (count_kind(p, FW_DECIDE_EVICT))
+		table_decisions(f, s, p, FW_DECIDE_EVICT);
 	table_decisions(f, s, p, FW_DECIDE_START);
 	table_decisions(f, s, p, FW_DECIDE_RESERVE);
 	table_pending(f, s, p);
@@ -178,6 +185,8 @@ static json_t *json_decisions(const struct fw_snapshot *s, const struct fw_plan 
 		json_object_set_new(o, "queue", json_string(s->queues[s->jobs[d->job].queue].name));
 		json_object_set_new(o, "reason", json_string(fw_reason_name(d->reason)));
 		json_object_set_new(o, "at", json_integer(d->at));
+		if (d->kind == FW_DECIDE_EVICT && d->a >= 0 && d->a < s->njobs)
+			json_object_set_new(o, "for", json_string(s->jobs[d->a].name));
 		json_object_set_new(o, "tasks", tasks);
 		json_array_append_new(arr, o);
 	}

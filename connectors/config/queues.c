@@ -95,7 +95,8 @@ static int load_usage(struct cfg *c, const yaml_node_t *m, const char *path,
 static int load_queue(struct cfg *c, const yaml_node_t *m, const char *path)
 {
 	static const char *const keys[] = { "name",	 "parent", "priority",
-					    "resources", "usage",  NULL };
+					    "resources", "usage",  "minRuntime",
+					    NULL };
 	static const char *const rkeys[] = { "gpu", "cpu", "memory", NULL };
 	struct fw_snapshot *s = c->s;
 	yaml_node_t *res;
@@ -110,7 +111,8 @@ static int load_queue(struct cfg *c, const yaml_node_t *m, const char *path)
 	    (rc = cfg_require(c, m, path, "name")) ||
 	    (rc = cfg_name(c, m, path, "name", q.name)) ||
 	    (rc = cfg_int32(c, m, path, "priority", INT32_MIN, INT32_MAX,
-			    &q.priority)))
+			    &q.priority)) ||
+	    (rc = cfg_time(c, m, path, "minRuntime", &q.min_runtime_s)))
 		return rc;
 	res = cfg_get(c, m, "resources");
 	if (res && (rc = cfg_keys(c, res, rp, rkeys)))

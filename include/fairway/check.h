@@ -19,7 +19,13 @@
  *   - every pending job that did not start has exactly one pending entry;
  *   - every pending entry's start-time estimate is sane: a time >= now
  *     with no unknown-reason, or FW_TIME_UNKNOWN with one; a job with a
- *     reservation is expected at exactly its reservation's time.
+ *     reservation is expected at exactly its reservation's time;
+ *   - every evicted job was running and preemptible, had run at least its
+ *     queue's min_runtime_s, is evicted once and not started (a START
+ *     must name a pending job); its tasks count as freed before the
+ *     starts; every run of EVICTs is followed at once by the START of the
+ *     job they were made for (the EVICT's argument a), and that start
+ *     uses a node of every one of them (no eviction for nothing).
  * It runs after every plan in the tests, the simulator and debug builds.
  *
  * Returns FW_OK, or FW_EINVARIANT with d describing the first violation

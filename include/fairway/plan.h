@@ -89,7 +89,11 @@ enum fw_decision_kind {
 	X(NEVER_FITS, never_fits,                                              \
 	  "it needs %lld GPUs and this cluster can never hold it (%lld usable GPUs; its GPU model or topology domain is too small)") \
 	X(NOT_ESTIMATED, not_estimated,                                        \
-	  "no estimate: start-time estimates are off in this snapshot's scheduler config (%lld, %lld)")
+	  "no estimate: start-time estimates are off in this snapshot's scheduler config (%lld, %lld)") \
+	X(RECLAIMED, reclaimed,                                                \
+	  "evicted: its queue is above its fair share and job #%lld of the starving queue #%lld takes its GPUs") \
+	X(PREEMPTED, preempted,                                                \
+	  "evicted: job #%lld of higher priority in the same queue (#%lld) takes its GPUs")
 
 enum fw_reason {
 #define FW__REASON_ENUM(U, l, t) FW_REASON_##U,

@@ -53,6 +53,19 @@
  *             false (default): bin-pack — prefer the fullest node/domain
  *             that fits, so whole nodes and domains stay free for big gangs.
  *             true: prefer the emptiest.  A job's own `spread` flag wins.
+ *
+ *   reclaim
+ *             false (default): running jobs are never evicted.  true: after
+ *             allocate, the reclaim phase (lib/preempt.c) may evict
+ *             running, preemptible jobs whose queue's min_runtime_s has
+ *             passed, (a) of queues that stay at or above their fair share,
+ *             for a job of a queue below its fair share, and (b) of lower
+ *             priority in the same leaf queue; only when the job it evicts
+ *             for starts in the same plan.
+ *
+ *   max_evictions
+ *             Bound on victims per cycle when `reclaim` is set.  0
+ *             (default) = 32.
  */
 #ifndef FAIRWAY_POLICY_H
 #define FAIRWAY_POLICY_H
@@ -83,6 +96,8 @@ struct fw_policy_ops {
 	bool strict_order;
 	int reserve_depth;
 	bool spread_default;
+	bool reclaim;
+	int max_evictions;
 };
 
 /* The registry.  fw_policy_find returns NULL for an unknown name. */

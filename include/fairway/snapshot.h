@@ -89,6 +89,10 @@ struct fw_queue {
 	double over_quota_weight[FW_RES_COUNT]; /* >= 0, default 1 */
 	double usage;                   /* decayed GPU-seconds as of usage_at */
 	fw_time usage_at;               /* when `usage` was last decayed */
+	fw_time min_runtime_s;          /* reclaim/preemption protection: a
+					 * running job of this queue is never
+					 * evicted before it has run this many
+					 * seconds (now - start_time); 0 = none */
 };
 
 struct fw_task_group {

@@ -739,6 +739,17 @@ TEST(docs_example)
 	fw_snapshot_free(s);
 }
 
+TEST(queue_min_runtime)
+{
+	struct fw_snapshot *s;
+	struct fw_diag d;
+	ASSERT_OK(load("queues: [{name: a, minRuntime: 30m}, {name: b}]\n", &s, &d));
+	ASSERT_EQ(s->queues[0].min_runtime_s, 1800);
+	ASSERT_EQ(s->queues[1].min_runtime_s, 0);
+	fw_snapshot_free(s);
+	EXPECT_FAIL("queues: [{name: a, minRuntime: 1.5s}]\n", FW_EINVAL, 1, "queues[0].minRuntime");
+}
+
 static int enter_srcdir(void)
 {
 	return chdir(FW_SRCDIR);
@@ -753,4 +764,5 @@ TEST_MAIN(setup, full_example, full_example_queues, full_example_jobs,
 	  defaults, durations, quantities, quantities_in_yaml, node_groups,
 	  node_groups_errors, fractional_gpu, type_and_range_errors,
 	  yaml_level_errors, aliases_are_safe, queue_tree, load_file,
-	  bad_input_files, bad_input_cases_txt, docs_example)
+	  bad_input_files, bad_input_cases_txt, docs_example,
+	  queue_min_runtime)

@@ -720,6 +720,356 @@ TEST(estimates_can_be_switched_off)
 	fw_snapshot_free(s);
 }
 
+/* ---- reclaim and preemption (lib/preempt.c) ---- */
+
+static struct fw_plan *run_pol(const struct fw_snapshot *s, const struct fw_policy_ops *pol)
+{
+	struct fw_plan *p = NULL;
+	struct fw_diag d;
+
+	fw_arena_reset(&A);
+	if (fw_cycle_run(s, pol, &A, &p) != FW_OK)
+		return NULL;
+	if (fw_plan_check(s, p, &A, &d) != FW_OK) {
+		fprintf(stderr, "invariant: %s: %s\n", d.field, d.msg);
+		return NULL;
+	}
+	return p;
+}
+
+static int count_kind(const struct fw_plan *p, enum fw_decision_kind k)
+{
+	int n = 0;
+	for (int i = 0; i < p->ndecisions; i++)
+		n += p->decisions[i].kind == k;
+	return n;
+}
+
+static const struct fw_decision *evict_of(const struct fw_plan *p, int job)
+{
+	for (int i = 0; i < p->ndecisions; i++)
+		if (p->decisions[i].kind == FW_DECIDE_EVICT && p->decisions[i].job == job)
+			return &p->decisions[i];
+	return NULL;
+}
+
+/* 2 nodes x 8 GPUs; queue A (deserved 8) runs four preemptible 4-GPU
+ * jobs started at t=0,100,200,300 (a0,a1 on n0; a2,a3 on n1); queue B
+ * (deserved 8) has nothing running.  now = 1000. */
+static struct fw_snapshot *reclaim_case(int *a)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
+	tb_node(s, "n1", 8, NULL, NULL, NULL, NULL);
+	tb_queue(s, "A", -1, 8, -1, 1);
+	tb_queue(s, "B", -1, 8, -1, 1);
+	s->now = 1000;
+	for (int i = 0; i < 4; i++) {
+		char n[8];
+		int node = i / 2;
+		snprintf(n, sizeof n, "a%d", i);
+		a[i] = tb_job(s, n, 0, 1, 4, 1000, 0);
+		tb_run(s, a[i], 1, &node, i % 2 ? 0xf0 : 0x0f);
+		s->jobs[a[i]].start_time = 100 * i;
+		s->jobs[a[i]].preemptible = true;
+	}
+	return s;
+}
+
+TEST(reclaim_frees_a_queue_above_fair_share_for_a_starving_queue)
+{
+	int a[4];
+	struct fw_snapshot *s = reclaim_case(a);
+	int b = tb_job(s, "b", 1, 1, 4, 1000, 500);
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT_EQ(p->ndecisions, 2);
+	ASSERT_EQ(p->decisions[0].kind, FW_DECIDE_EVICT);
+	ASSERT_EQ(p->decisions[0].reason, FW_REASON_RECLAIMED);
+	ASSERT_EQ(p->decisions[0].a, b);
+	ASSERT_EQ(p->decisions[0].b, 1);
+	ASSERT_EQ(p->decisions[1].kind, FW_DECIDE_START);
+	ASSERT_EQ(p->decisions[1].job, b);
+	ASSERT(fw_plan_pending_for(p, b) == NULL);
+	/* A keeps 12 GPUs, its fair share (B's demand is 4) */
+	ASSERT_EQ(p->queues[0].allocated.v[FW_RES_GPU], 12000);
+	ASSERT_EQ(p->queues[1].allocated.v[FW_RES_GPU], 4000);
+	/* fifo and slurm never evict */
+	ASSERT_EQ(count_kind(run(s, "fifo"), FW_DECIDE_EVICT), 0);
+	ASSERT_EQ(count_kind(run(s, "slurm"), FW_DECIDE_EVICT), 0);
+	fw_snapshot_free(s);
+}
+
+TEST(reclaim_prefers_the_victim_with_the_least_work_since_start)
+{
+	int a[4];
+	struct fw_snapshot *s = reclaim_case(a);
+	tb_job(s, "b", 1, 1, 4, 1000, 500);
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT_EQ(p->decisions[0].job, a[3]); /* started last: least work lost */
+	s->jobs[a[3]].start_time = 0;
+	s->jobs[a[0]].start_time = 300;
+	p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT_EQ(p->decisions[0].job, a[0]);
+	fw_snapshot_free(s);
+}
+
+TEST(reclaim_never_evicts_non_preemptible_jobs)
+{
+	int a[4];
+	struct fw_snapshot *s = reclaim_case(a);
+	for (int i = 0; i < 4; i++)
+		s->jobs[a[i]].preemptible = false;
+	int b = tb_job(s, "b", 1, 1, 4, 1000, 500);
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 0);
+	ASSERT(fw_plan_pending_for(p, b) != NULL);
+	s->jobs[a[1]].preemptible = true; /* only a1 may go */
+	p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 1);
+	ASSERT(evict_of(p, a[1]) != NULL);
+	fw_snapshot_free(s);
+}
+
+TEST(reclaim_honours_the_queue_min_runtime_protection)
+{
+	int a[4];
+	struct fw_snapshot *s = reclaim_case(a);
+	s->queues[0].min_runtime_s = 800; /* a3 has run 700 s, a2 800 s */
+	tb_job(s, "b", 1, 1, 4, 1000, 500);
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 1);
+	ASSERT(evict_of(p, a[2]) != NULL);
+	s->queues[0].min_runtime_s = 5000; /* every job protected */
+	p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 0);
+	fw_snapshot_free(s);
+}
+
+TEST(reclaim_evicts_whole_gangs)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	int n01[] = { 0, 1 }, n0 = 0, n1 = 1;
+	tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
+	tb_node(s, "n1", 8, NULL, NULL, NULL, NULL);
+	tb_queue(s, "A", -1, 8, -1, 1);
+	tb_queue(s, "B", -1, 8, -1, 1);
+	s->now = 1000;
+	int g = tb_job(s, "gang", 0, 2, 4, 1000, 0);
+	tb_run(s, g, 2, n01, 0x0f);
+	int x0 = tb_job(s, "x0", 0, 1, 4, 1000, 0), x1 = tb_job(s, "x1", 0, 1, 4, 1000, 0);
+	tb_run(s, x0, 1, &n0, 0xf0);
+	tb_run(s, x1, 1, &n1, 0xf0);
+	s->jobs[g].start_time = 900;
+	for (int j = 0; j < 3; j++)
+		s->jobs[j].preemptible = true;
+	int b = tb_job(s, "bgang", 1, 2, 4, 1000, 500);
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 1);
+	ASSERT_EQ(evict_of(p, g)->alloc_count, 2); /* both tasks of the gang */
+	ASSERT(start_of(p, b) != NULL);
+	ASSERT_EQ(p->decisions[1].job, b);
+	ASSERT_EQ(p->decisions[1].alloc_count, 2);
+	fw_snapshot_free(s);
+}
+
+TEST(reclaim_evicts_nothing_when_the_preemptor_would_not_fit_anyway)
+{
+	int a[4];
+	struct fw_snapshot *s = reclaim_case(a);
+	/* b8 needs 8 GPUs on one node.  A (fair share 8) may lose two of
+	 * its 4-GPU jobs; the cheapest eligible ones are a1 (n0, 650 s) and
+	 * a3 (n1, 700 s): 4 GPUs free on each node, never 8 on one; a0 is
+	 * not preemptible and a2 would push A under its fair share. */
+	s->jobs[a[1]].start_time = 350;
+	s->jobs[a[2]].start_time = 0;
+	s->jobs[a[0]].preemptible = false;
+	int b = tb_job(s, "b8", 1, 1, 8, 1000, 500);
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 0);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_START), 0);
+	ASSERT(fw_plan_pending_for(p, b) != NULL);
+	fw_snapshot_free(s);
+}
+
+TEST(reclaim_never_takes_a_queue_over_its_fair_share)
+{
+	/* n0, n1: H100, full of A's 2-GPU jobs; n2: A100, free.  Fair shares
+	 * (deserved 4 / 4 / 16, no leftover): A 4, B 4, C 16 (C waits for a
+	 * model nobody has).  A may lose 12 GPUs; B's 8-GPU H100 job would
+	 * put B at 8 > 4, so the next cycle would reclaim it back: no. */
+	struct fw_snapshot *s = fw_snapshot_new();
+	tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
+	tb_node(s, "n1", 8, NULL, NULL, NULL, NULL);
+	tb_node(s, "n2", 8, "A100", NULL, NULL, NULL);
+	tb_queue(s, "A", -1, 4, -1, 1);
+	tb_queue(s, "B", -1, 4, -1, 1);
+	tb_queue(s, "C", -1, 16, -1, 1);
+	s->now = 1000;
+	for (int i = 0; i < 8; i++) {
+		char n[8];
+		int node = i / 4;
+		snprintf(n, sizeof n, "a%d", i);
+		int j = tb_job(s, n, 0, 1, 2, 1000, 0);
+		tb_run(s, j, 1, &node, 3u << (2 * (i % 4)));
+		s->jobs[j].start_time = 10 * i;
+		s->jobs[j].preemptible = true;
+	}
+	int c = tb_job(s, "c", 2, 2, 8, 1000, 0);
+	snprintf(s->jobs[c].groups[0].gpu_model, FW_NAME_MAX, "X");
+	int b = tb_job(s, "b8", 1, 1, 8, 1000, 0);
+	snprintf(s->jobs[b].groups[0].gpu_model, FW_NAME_MAX, "H100");
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 0);
+	s->jobs[b].groups[0].gpus = 4; /* B at 4 = its fair share: yes */
+	p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 2);
+	ASSERT(start_of(p, b) != NULL);
+	fw_snapshot_free(s);
+}
+
+TEST(preemption_within_a_queue_by_priority)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	int n0 = 0;
+	tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
+	tb_queue(s, "q", -1, 8, -1, 1);
+	s->now = 1000;
+	int lo = tb_job(s, "lo", 0, 1, 8, 1000, 0);
+	tb_run(s, lo, 1, &n0, 0xff);
+	s->jobs[lo].preemptible = true;
+	int same = tb_job(s, "same", 0, 1, 8, 1000, 10); /* equal priority: no */
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 0);
+	s->jobs[same].priority = 5;
+	p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT_EQ(p->ndecisions, 2);
+	ASSERT_EQ(p->decisions[0].reason, FW_REASON_PREEMPTED);
+	ASSERT_EQ(p->decisions[0].job, lo);
+	ASSERT_EQ(p->decisions[0].a, same);
+	ASSERT_EQ(p->decisions[1].job, same);
+	ASSERT_EQ(count_kind(run(s, "kai"), FW_DECIDE_EVICT), 1);
+	fw_snapshot_free(s);
+}
+
+TEST(evictions_are_bounded_per_cycle)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	struct fw_policy_ops pol = *fw_policy_find("fairway");
+	int n0 = 0;
+	tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
+	tb_queue(s, "q", -1, 8, -1, 1);
+	s->now = 1000;
+	for (int i = 0; i < 8; i++) {
+		int j = tb_job(s, "lo", 0, 1, 1, 1000, 0);
+		tb_run(s, j, 1, &n0, 1u << i);
+		s->jobs[j].preemptible = true;
+	}
+	for (int i = 0; i < 3; i++)
+		s->jobs[tb_job(s, "hi", 0, 1, 1, 1000, 10)].priority = 5;
+	pol.max_evictions = 2;
+	struct fw_plan *p = run_pol(s, &pol);
+	ASSERT(p != NULL);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 2);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_START), 2);
+	ASSERT_EQ(p->npending, 1);
+	/* a gang needing more victims than the bound evicts nothing */
+	int big = tb_job(s, "big", 0, 1, 8, 1000, 5);
+	s->jobs[big].priority = 9;
+	pol.max_evictions = 4;
+	p = run_pol(s, &pol);
+	ASSERT(p != NULL);
+	ASSERT(evict_of(p, 0) == NULL || start_of(p, big) == NULL);
+	ASSERT(start_of(p, big) == NULL);
+	fw_snapshot_free(s);
+}
+
+TEST(reclaim_is_deterministic_and_keeps_every_invariant_on_random_snapshots)
+{
+	int evictions = 0;
+	for (uint32_t seed = 1; seed <= 40; seed++) {
+		struct fw_snapshot *s = random_snapshot(seed);
+		for (int n = 0; n < 24; n++) {
+			char nm[16];
+			snprintf(nm, sizeof nm, "fill%02d", n);
+			int id = tb_job(s, nm, 1 + n % 3, 1, 2, 1000, 0);
+			tb_run(s, id, 1, &n, 0xc);
+			s->jobs[id].start_time = 100 * n;
+			s->jobs[id].expected_runtime = 9000;
+		}
+		for (int j = 0; j < s->njobs; j++)
+			s->jobs[j].preemptible = s->jobs[j].state == FW_JOB_RUNNING && j % 5 != 0;
+		s->queues[2].min_runtime_s = 1500;
+		struct fw_arena b;
+		struct fw_plan *p = run(s, NULL), *q = NULL;
+		ASSERT(p != NULL);
+		evictions += count_kind(p, FW_DECIDE_EVICT);
+		fw_arena_init(&b, 4096);
+		ASSERT_OK(fw_cycle_run(s, NULL, &b, &q));
+		ASSERT_EQ(p->ndecisions, q->ndecisions);
+		ASSERT_EQ(p->nallocs, q->nallocs);
+		ASSERT_OK(memcmp(p->allocs, q->allocs, (size_t)p->nallocs * sizeof *p->allocs));
+		ASSERT_OK(memcmp(p->pending, q->pending, (size_t)p->npending * sizeof *p->pending));
+		for (int i = 0; i < p->ndecisions; i++) {
+			ASSERT_EQ(p->decisions[i].job, q->decisions[i].job);
+			ASSERT_EQ(p->decisions[i].kind, q->decisions[i].kind);
+		}
+		fw_arena_release(&b);
+		ASSERT(run(s, "kai") != NULL);
+		fw_snapshot_free(s);
+	}
+	ASSERT(evictions > 0); /* the checker really saw evictions */
+}
+
+TEST(checker_catches_a_bad_eviction)
+{
+	int a[4];
+	struct fw_snapshot *s = reclaim_case(a);
+	struct fw_diag d;
+	tb_job(s, "b", 1, 1, 4, 1000, 500);
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	int v = p->decisions[0].job;
+	/* not preemptible */
+	s->jobs[v].preemptible = false;
+	ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
+	ASSERT_STR_CONTAINS(d.msg, "not preemptible");
+	s->jobs[v].preemptible = true;
+	/* inside its protection */
+	s->queues[0].min_runtime_s = 100000;
+	ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
+	ASSERT_STR_CONTAINS(d.msg, "protection");
+	s->queues[0].min_runtime_s = 0;
+	/* evicted for nothing: no start after it */
+	p->ndecisions = 1;
+	int32_t np = p->npending;
+	ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
+	p->ndecisions = 2;
+	/* the start does not use the victim's node */
+	p->decisions[0].job = v == a[3] ? a[0] : a[3];
+	ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
+	ASSERT_STR_CONTAINS(d.msg, "evicted for nothing");
+	p->decisions[0].job = v;
+	ASSERT_OK(fw_plan_check(s, p, &A, &d));
+	/* without the eviction the start over-commits a GPU */
+	p->decisions[0].kind = FW_DECIDE_DRAIN;
+	ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
+	(void)np;
+	fw_snapshot_free(s);
+}
+
 static void setup(void)
 {
 	fw_arena_init(&A, 0);
@@ -742,7 +1092,14 @@ static void teardown(void)
 	estimate_is_unknown_when_blockers_never_end, estimate_is_never_before_a_reservation_ahead_in_line, \
 	estimate_is_unknown_over_quota_and_when_it_can_never_fit, strict_order_estimates_wait_for_the_head_of_the_line, \
 	estimates_are_deterministic_and_mostly_known_on_random_snapshots, checker_catches_a_bad_estimate, \
-	slurm_priority_favours_age_fair_share_and_size, estimates_can_be_switched_off
+	slurm_priority_favours_age_fair_share_and_size, estimates_can_be_switched_off, \
+	reclaim_frees_a_queue_above_fair_share_for_a_starving_queue, \
+	reclaim_prefers_the_victim_with_the_least_work_since_start, reclaim_never_evicts_non_preemptible_jobs, \
+	reclaim_honours_the_queue_min_runtime_protection, reclaim_evicts_whole_gangs, \
+	reclaim_evicts_nothing_when_the_preemptor_would_not_fit_anyway, preemption_within_a_queue_by_priority, \
+	reclaim_never_takes_a_queue_over_its_fair_share, \
+	evictions_are_bounded_per_cycle, reclaim_is_deterministic_and_keeps_every_invariant_on_random_snapshots, \
+	checker_catches_a_bad_eviction
 
 int main(void)
 {

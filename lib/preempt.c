@@ -1,0 +1,512 @@
+/*
+ * preempt.c — the reclaim phase: evict running jobs so that a job that did
+ * not start in allocate can start now.
+ *
+ * Runs after allocate, only for policies with `reclaim` (policy.h).
+ *
+ * Preemptors.  Pending jobs that did not start, have no reservation and
+ * are within their queue limits, leaf queues in ascending allocated/fair
+ * dominant share (ties: queue index), jobs in each queue's order.
+ *
+ * Victims.  A running job v may be evicted for preemptor p when
+ *   - v is preemptible, not evicted already this cycle, and has run at
+ *     least its queue's min_runtime_s (now - start_time);
+ *   - and either (reclaim, reason RECLAIMED) v's leaf queue differs from
+ *     p's, p's leaf queue is below its fair share (dom(alloc) < dom(fair),
+ *     the cycle's fair-share data) and every queue on v's path that is not
+ *     also on p's path stays at or above its fair share after losing v,
+ *     and every queue on p's path that is not on v's stays at or below
+ *     its fair share with p started (so the next cycle does not reclaim
+ *     it back: no ping-pong between two queues);
+ *   - or (preemption, reason PREEMPTED) v is in p's leaf queue with a lower
+ *     priority than p.
+ *
+ * Least lost work.  Work since the last checkpoint is unknown to the core,
+ * so the proxy is now - start_time (the work a job loses when it has no
+ * checkpoint).  Candidates are walked in (work, GPUs, job index)
+ * ascending order; each eligible one is evicted, whole gang, on the
+ * cycle's node state (fw__resv_release) until the preemptor fits (a dry
+ * fw__place_job).  Then the set is pruned: from the most work to the
+ * least, a victim whose return still leaves room for the preemptor is
+ * given back.  The result is minimal (no victim can be spared) and the
+ * spared ones are the costliest; it approximates "the fewest GPUs that
+ * free a domain where the preemptor fits" without a per-domain search.
+ *
+ * No thrashing.  Victims are evicted only when the preemptor then places
+ * (with the ordinary placement, so reservations are honoured); otherwise
+ * every victim is put back and nothing is evicted.  The policy's
+ * max_evictions bounds the victims per cycle (default 32), and at most
+ * 2 * max_evictions preemptors are tried, each with at most MAX_PROBES
+ * placement searches while victims are gathered; a job is skipped when one of
+ * the same shape, leaf queue and priority already failed this cycle (the
+ * same victims are eligible for it: a cost bound, not a proof).
+ *
+ * Plan.  EVICT decisions (tasks = the victim's running allocation; a = the
+ * preemptor's job index, b = its queue) in the order made, then the
+ * preemptor's START.  Queue allocations lose the victims.  Running jobs'
+ * end events (reserve.c) drop the evicted jobs, so the estimates that
+ * follow do not free their GPUs twice.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cycle_int.h"
+
+#define DEFAULT_MAX_EVICTIONS 32
+#define MAX_PROBES 8 /* placement searches per preemptor while gathering */
+
+struct cand {
+	int64_t work;   /* now - start_time */
+	int64_t gpus;
+	int32_t job;
+};
+
+struct rc {
+	struct cyc *y;
+	struct cand *cand;
+	int32_t ncand;
+	double *fair_dom;       /* per queue */
+	int32_t *vict;          /* this attempt's victims */
+	enum fw_reason *why;
+	int32_t nvict;
+	int32_t budget;         /* evictions left this cycle */
+	int32_t *failed;        /* per interned shape: queue + 1 it failed in */
+	int32_t *failed_prio;   /* ... and the preemptor's priority then */
+	int32_t nshapes;
+};
+
+static struct fw_res job_use(const struct fw_snapshot *s, const struct fw_job *j)
+{
+	struct fw_res r = fw_res_zero();
+
+	for (int32_t k = 0; k < j->alloc_count; k++) {
+		const struct fw_task_alloc *a = &s->allocs[j->alloc_first + k];
+		r.v[FW_RES_GPU] += (int64_t)__builtin_popcount(a->gpu_mask) * a->gpu_milli;
+		r.v[FW_RES_CPU] += j->groups[a->group].cpu_milli;
+		r.v[FW_RES_MEM] += j->groups[a->group].mem_mib;
+	}
+	return r;
+}
+
+static double qdom(const struct rc *x, int32_t q, struct fw_res minus)
+{
+	return fw_res_dominant_share(fw_res_sub(x->y->alloc[q], minus), x->y->c.capacity);
+}
+
+static bool on_path(const struct fw_snapshot *s, int32_t a, int32_t leaf)
+{
+	for (int32_t q = leaf; q >= 0; q = s->queues[q].parent)
+		if (q == a)
+			return true;
+	return false;
+}
+
+/* Why v may be evicted for p, or NONE. */
+static enum fw_reason eligible(const struct rc *x, int32_t p, int32_t v)
+{
+	const struct fw_snapshot *s = x->y->s;
+	const struct fw_job *pj = &s->jobs[p], *vj = &s->jobs[v];
+
+	if (x->y->evicted[v])
+		return FW_REASON_NONE;
+	if (vj->queue == pj->queue)
+		return vj->priority < pj->priority ? FW_REASON_PREEMPTED : FW_REASON_NONE;
+	if (qdom(x, pj->queue, fw_res_zero()) >= x->fair_dom[pj->queue])
+		return FW_REASON_NONE;
+	struct fw_res use = job_use(s, vj), plus = fw_res_sub(fw_res_zero(), fw_job_request(pj));
+	for (int32_t q = vj->queue; q >= 0; q = s->queues[q].parent)
+		if (!on_path(s, q, pj->queue) && qdom(x, q, use) < x->fair_dom[q])
+			return FW_REASON_NONE;
+	for (int32_t q = pj->queue; q >= 0; q = s->queues[q].parent)
+		if (!on_path(s, q, vj->queue) && qdom(x, q, plus) > x->fair_dom[q] + 1e-9)
+			return FW_REASON_NONE; /* it would take more than its share back */
+	return FW_REASON_RECLAIMED;
+}
+
+/* The inverse of fw__resv_release: give job j's tasks back their GPUs. */
+static void occupy(struct fw__cstate *c, const struct fw_job *j, const struct fw_task_alloc *t, int32_t n)
+{
+	for (int32_t k = 0; k < n; k++) {
+		const struct fw_task_alloc *a = &t[k];
+		struct fw__node *nd = &c->nodes[a->node];
+		int32_t old = nd->whole_free;
+		for (int g = 0; g < FW_MAX_GPUS_PER_NODE; g++)
+			if (a->gpu_mask & (1u << g))
+				nd->used[g] = (int16_t)(nd->used[g] + a->gpu_milli);
+		nd->cpu_free -= j->groups[a->group].cpu_milli;
+		nd->mem_free -= j->groups[a->group].mem_mib;
+		nd->whole_free = fw__node_whole_free(c, a->node);
+		fw__domain_node_changed(c, a->node, old);
+	}
+}
+
+/* Take victim v off (out = true) or put it back on the node state and
+ * its queues' allocation. */
+static void sim(struct rc *x, int32_t v, bool out)
+{
+	struct cyc *y = x->y;
+	const struct fw_job *j = &y->s->jobs[v];
+	const struct fw_task_alloc *t = y->s->allocs + j->alloc_first;
+	struct fw_res use = job_use(y->s, j);
+
+	if (out) {
+		struct ev e = { 0, v, t, j->alloc_count };
+		fw__resv_release(&y->c, j, &e);
+	} else {
+		occupy(&y->c, j, t, j->alloc_count);
+	}
+	for (int32_t q = j->queue; q >= 0; q = y->s->queues[q].parent)
+		y->alloc[q] = out ? fw_res_sub(y->alloc[q], use) : fw_res_add(y->alloc[q], use);
+}
+
+static int fits(struct rc *x, int32_t p, bool dry, struct fw__placement *out)
+{
+	struct fw__place_opts o = { .end = fw__job_end(&x->y->s->jobs[p], x->y->s->now), .dry = dry };
+
+	return fw__place_job(&x->y->c, p, &o, out);
+}
+
+static int cand_cmp(const void *a, const void *b)
+{
+	const struct cand *u = a, *v = b;
+
+	if (u->work != v->work)
+		return u->work < v->work ? -1 : 1;
+	if (u->gpus != v->gpus)
+		return u->gpus < v->gpus ? -1 : 1;
+	return (u->job > v->job) - (u->job < v->job);
+}
+
+/* Running, preemptible jobs past their protection, cheapest first. */
+static int build_cands(struct rc *x)
+{
+	const struct fw_snapshot *s = x->y->s;
+
+	x->cand = FW_ARENA_NEW(x->y->a, struct cand, s->njobs + 1);
+	if (!x->cand)
+		return FW_ENOMEM;
+	for (int32_t j = 0; j < s->njobs; j++) {
+		const struct fw_job *job = &s->jobs[j];
+		if (x->y->ji[j].pending || !job->preemptible || job->alloc_count == 0)
+			continue;
+		if (s->now - job->start_time < s->queues[job->queue].min_runtime_s)
+			continue;
+		x->cand[x->ncand++] = (struct cand){ s->now - job->start_time, fw_job_gpus(job), j };
+	}
+	if (x->ncand > 1)
+		qsort(x->cand, (size_t)x->ncand, sizeof *x->cand, cand_cmp);
+	return FW_OK;
+}
+
+/* Could some task group of p use node n's GPU model? */
+static bool model_ok(const struct fw__cstate *c, const struct fw_job *pj, int32_t n)
+{
+	for (int g = 0; g < pj->ngroups; g++)
+		if (!pj->groups[g].gpus || !pj->groups[g].gpu_model[0] ||
+		    fw__model_id(c, pj->groups[g].gpu_model) == c->nodes[n].model)
+			return true;
+	return false;
+}
+
+/* The domain's histogram holds every whole-GPU group of a rigid gang
+ * (each group on its own: a necessary condition, as in place.c). */
+static bool hist_fits(const struct fw__domain *d, const struct fw_job *pj)
+{
+	if (fw_job_min_tasks(pj) < fw_job_tasks(pj))
+		return true;
+	for (int g = 0; g < pj->ngroups; g++) {
+		const struct fw_task_group *t = &pj->groups[g];
+		if (t->gpus > 0 && t->gpu_milli == 1000 && fw__domain_capacity(d, t->gpus) < t->count)
+			return false;
+	}
+	return true;
+}
+
+/* Can p newly fit now that v is gone?  Only in a domain of p's required
+ * level that holds one of v's nodes (the others did not change), of a
+ * GPU model p can use, and only if that domain has the whole GPUs p needs
+ * for sure, in node-sized pieces that hold its tasks. */
+static bool helps(const struct rc *x, const struct fw_job *pj, int32_t v, int64_t need)
+{
+	const struct fw__cstate *c = &x->y->c;
+	const struct fw_job *vj = &x->y->s->jobs[v];
+	int32_t L = x->y->s->topology.nlevels;
+	int32_t dl = pj->required_level == FW_LEVEL_NONE ? 0
+		     : pj->required_level == FW_LEVEL_NODE ? L + 1 : pj->required_level + 1;
+
+	for (int32_t k = 0; k < vj->alloc_count; k++) {
+		int32_t n = x->y->s->allocs[vj->alloc_first + k].node, d = c->nodes[n].dom;
+		if (!model_ok(c, pj, n))
+			continue;
+		while (c->dom[d].level > dl)
+			d = c->dom[d].parent;
+		if (c->dom[d].free_whole >= need && hist_fits(&c->dom[d], pj))
+			return true;
+	}
+	return false;
+}
+
+/* Evict candidates, cheapest first, until p fits.  1: it fits (victims in
+ * x->vict); 0: it does not, and every victim is back. */
+static int gather(struct rc *x, int32_t p, int64_t need)
+{
+	struct fw__placement pl;
+	int32_t probes = 0;
+	int rc;
+
+	x->nvict = 0;
+	for (int32_t i = 0; i < x->ncand && x->nvict < x->budget && probes < MAX_PROBES; i++) {
+		int32_t v = x->cand[i].job;
+		enum fw_reason why = eligible(x, p, v);
+		if (why == FW_REASON_NONE)
+			continue;
+		sim(x, v, true);
+		x->vict[x->nvict] = v;
+		x->why[x->nvict++] = why;
+		if (!helps(x, &x->y->s->jobs[p], v, need))
+			continue;
+		probes++;
+		if ((rc = fits(x, p, true, &pl)) == FW_OK)
+			return 1;
+		if (rc != FW_EDECLINED)
+			return rc;
+	}
+	while (x->nvict > 0)
+		sim(x, x->vict[--x->nvict], false);
+	return 0;
+}
+
+/* Spare every victim the preemptor can do without, costliest first. */
+static int prune(struct rc *x, int32_t p)
+{
+	struct fw__placement pl;
+	int rc;
+
+	for (int32_t k = x->nvict - 1; k >= 0 && x->nvict > 1; k--) {
+		sim(x, x->vict[k], false);
+		rc = fits(x, p, true, &pl);
+		if (rc == FW_EDECLINED) {
+			sim(x, x->vict[k], true);
+			continue;
+		}
+		if (rc != FW_OK)
+			return rc;
+		memmove(x->vict + k, x->vict + k + 1, (size_t)(x->nvict - k - 1) * sizeof *x->vict);
+		memmove(x->why + k, x->why + k + 1, (size_t)(x->nvict - k - 1) * sizeof *x->why);
+		x->nvict--;
+	}
+	return FW_OK;
+}
+
+static void record_evict(struct rc *x, int32_t v, enum fw_reason why, int32_t p)
+{
+	struct cyc *y = x->y;
+	const struct fw_job *j = &y->s->jobs[v];
+	struct fw_decision *d = &y->dec[y->ndec];
+
+	memset(d, 0, sizeof *d);
+	d->kind = FW_DECIDE_EVICT;
+	d->reason = why;
+	d->job = v;
+	d->node = -1;
+	d->at = y->s->now;
+	d->alloc_count = j->alloc_count;
+	d->a = p;
+	d->b = y->s->jobs[p].queue;
+	y->dec_tasks[y->ndec++] = y->s->allocs + j->alloc_first;
+	y->evicted[v] = true;
+	y->nevicted++;
+	x->budget--;
+}
+
+static bool within_limits(const struct cyc *y, int32_t p)
+{
+	struct fw_res req = fw_job_request(&y->s->jobs[p]);
+
+	for (int32_t q = y->s->jobs[p].queue; q >= 0; q = y->s->queues[q].parent)
+		for (int k = 0; k < FW_RES_COUNT; k++)
+			if (y->s->queues[q].limit.v[k] != FW_UNLIMITED &&
+			    y->alloc[q].v[k] + req.v[k] > y->s->queues[q].limit.v[k])
+				return false;
+	return true;
+}
+
+static bool used_by(const struct cyc *y, int32_t v, const struct fw__placement *pl)
+{
+	const struct fw_job *j = &y->s->jobs[v];
+
+	for (int32_t k = 0; k < j->alloc_count; k++)
+		for (int32_t m = 0; m < pl->ntasks; m++)
+			if (pl->tasks[m].node == y->s->allocs[j->alloc_first + k].node)
+				return true;
+	return false;
+}
+
+/* Placement is not monotone in free capacity (the domain order shifts),
+ * so a victim the pruning kept may end up on no node the preemptor uses.
+ * Give such victims back and place again; if the preemptor then does not
+ * fit, give every victim back.  1: placed on (*pl) with every victim's
+ * node in use; 0: nothing evicted. */
+static int settle(struct rc *x, int32_t p, struct fw__placement *pl)
+{
+	struct cyc *y = x->y;
+	int rc;
+
+	for (;;) {
+		int32_t n = 0;
+		bool moved = false;
+		struct ev e = { 0, p, pl->tasks, pl->ntasks };
+		for (int32_t k = 0; k < x->nvict; k++) {
+			if (used_by(y, x->vict[k], pl)) {
+				x->why[n] = x->why[k];
+				x->vict[n++] = x->vict[k];
+				continue;
+			}
+			if (!moved)
+				fw__resv_release(&y->c, &y->s->jobs[p], &e);
+			moved = true;
+			sim(x, x->vict[k], false);
+		}
+		if (!moved)
+			return 1;
+		x->nvict = n;
+		if (n > 0 && (rc = fits(x, p, false, pl)) == FW_OK)
+			continue;
+		while (x->nvict > 0)
+			sim(x, x->vict[--x->nvict], false);
+		return n == 0 || rc == FW_EDECLINED ? 0 : rc;
+	}
+}
+
+/* Try to start pending job p by evicting others. */
+static int try_preemptor(struct rc *x, int32_t p)
+{
+	struct fw__placement pl;
+	int rc;
+
+	if (!within_limits(x->y, p))
+		return FW_OK;
+	rc = gather(x, p, fw__gang_need(&x->y->s->jobs[p]));
+	if (rc <= 0)
+		return rc;
+	if ((rc = prune(x, p)) != FW_OK)
+		return rc;
+	if ((rc = fits(x, p, false, &pl)) != FW_OK)
+		return rc; /* the dry run just fitted: only ENOMEM */
+	if ((rc = settle(x, p, &pl)) <= 0)
+		return rc;
+	for (int32_t k = 0; k < x->nvict; k++)
+		record_evict(x, x->vict[k], x->why[k], p);
+	return fw__record_start(x->y, p, &pl);
+}
+
+static int rc_init(struct rc *x, struct cyc *y)
+{
+	const struct fw_snapshot *s = y->s;
+	int32_t maxev = y->pol->max_evictions > 0 ? y->pol->max_evictions : DEFAULT_MAX_EVICTIONS;
+
+	memset(x, 0, sizeof *x);
+	x->y = y;
+	x->budget = maxev;
+	x->fair_dom = FW_ARENA_NEW(y->a, double, s->nqueues + 1);
+	x->vict = FW_ARENA_NEW(y->a, int32_t, maxev + 1);
+	x->why = FW_ARENA_NEW(y->a, enum fw_reason, maxev + 1);
+	y->evicted = FW_ARENA_NEW(y->a, bool, s->njobs + 1);
+	for (int32_t i = 0; y->pos_shape && i < y->qfirst[s->nqueues]; i++)
+		if (y->pos_shape[i] >= x->nshapes)
+			x->nshapes = y->pos_shape[i] + 1;
+	x->failed = FW_ARENA_NEW(y->a, int32_t, x->nshapes + 1);
+	x->failed_prio = FW_ARENA_NEW(y->a, int32_t, x->nshapes + 1);
+	if (!x->fair_dom || !x->vict || !x->why || !y->evicted || !x->failed || !x->failed_prio)
+		return FW_ENOMEM;
+	for (int32_t q = 0; q < s->nqueues; q++) {
+		struct fw_res f;
+		for (int r = 0; r < FW_RES_COUNT; r++)
+			f.v[r] = (int64_t)llround(y->share[q].fair[r]);
+		x->fair_dom[q] = fw_res_dominant_share(f, y->c.capacity);
+	}
+	return build_cands(x);
+}
+
+/* Buckets of y->jobs in ascending allocated/fair order (ties: index). */
+static int32_t *bucket_order(struct rc *x, int32_t nb)
+{
+	int32_t *o = FW_ARENA_NEW(x->y->a, int32_t, nb + 1);
+	double *key = FW_ARENA_NEW(x->y->a, double, nb + 1);
+
+	if (!o || !key)
+		return NULL;
+	for (int32_t b = 0; b < nb; b++) {
+		double f = x->fair_dom[b];
+		key[b] = nb == 1 ? 0 : f > 0 ? qdom(x, b, fw_res_zero()) / f : 1e18;
+		int32_t i = b;
+		for (; i > 0 && key[o[i - 1]] > key[b]; i--)
+			o[i] = o[i - 1];
+		o[i] = b;
+	}
+	return o;
+}
+
+/* The estimates replay running jobs' ends: drop the evicted ones. */
+static int drop_evicted_events(struct cyc *y)
+{
+	int32_t n = 0;
+	int rc = fw__resv_events(y);
+
+	if (rc != FW_OK)
+		return rc;
+	for (int32_t i = 0; i < y->nev_run; i++)
+		if (!y->evicted[y->ev_run[i].job])
+			y->ev_run[n++] = y->ev_run[i];
+	y->nev_run = n;
+	return FW_OK;
+}
+
+static bool may_preempt(const struct cyc *y, int32_t p)
+{
+	enum fw_reason r = y->reason[p].reason;
+
+	return !y->started[p] && r != FW_REASON_HAS_RESERVATION && r != FW_REASON_OVER_QUOTA &&
+	       r != FW_REASON_CYCLE_LIMIT && r != FW_REASON_NEVER_FITS;
+}
+
+int fw__phase_reclaim(struct cyc *y)
+{
+	struct rc x;
+	int32_t nb, *order, tries;
+	int rc;
+
+	if (!y->pol->reclaim)
+		return FW_OK;
+	if ((rc = rc_init(&x, y)) != FW_OK)
+		return rc;
+	if (x.ncand == 0)
+		return FW_OK;
+	nb = y->pol->queue_order == FW_QORDER_GLOBAL ? 1 : y->s->nqueues;
+	if (!(order = bucket_order(&x, nb)))
+		return FW_ENOMEM;
+	tries = 2 * x.budget;
+	for (int32_t i = 0; i < nb && x.budget > 0 && tries > 0; i++) {
+		int32_t b = order[i];
+		for (int32_t k = y->qfirst[b]; k < y->qfirst[b + 1] && x.budget > 0 && tries > 0; k++) {
+			int32_t p = y->jobs[k];
+			if (!may_preempt(y, p))
+				continue;
+			if (y->s->config.max_starts > 0 && y->ndec >= y->s->config.max_starts)
+				break;
+			int32_t sh = y->pos_shape ? y->pos_shape[k] : -1;
+			if (sh >= 0 && x.failed[sh] == y->ji[p].queue + 1 && x.failed_prio[sh] == y->ji[p].prio)
+				continue; /* same shape, queue and priority failed */
+			tries--;
+			int32_t before = y->ndec;
+			if ((rc = try_preemptor(&x, p)) < 0)
+				return rc;
+			if (y->ndec == before && sh >= 0) {
+				x.failed[sh] = y->ji[p].queue + 1;
+				x.failed_prio[sh] = y->ji[p].prio;
+			}
+		}
+	}
+	return y->nevicted ? drop_evicted_events(y) : FW_OK;
+}
