@@ -59,6 +59,7 @@ struct opts {
 	int busy_pct;
 	const struct fw_policy_ops *policy;
 	bool no_estimates;  /* time the cycle without start-time estimates */
+	bool allocate_only; /* the allocate action alone (see allocate_only) */
 };
 
 /* ---- deterministic randomness --------------------------------------- */
@@ -713,7 +714,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: bench_cycle [--nodes N] [--jobs N] [--queues N] [--cycles N] [--seed S] [--busy PCT]\n"
-		"                   [--policy NAME] [--no-estimates]\n"
+		"                   [--policy NAME] [--no-estimates] [--allocate-only]\n"
 		"\n"
 		"Times fw_cycle_run() on a synthetic fleet (docs/performance.md):\n"
 		"  --nodes N    nodes of 8 GPUs, block > rack > nvlink topology (default 10000)\n"
@@ -724,6 +725,8 @@ static void usage(FILE *f)
 		"  --busy PCT   share of GPUs held by running jobs (default 50)\n"
 		"  --policy P   scheduling policy (default: the library's default, fairway)\n"
 		"  --no-estimates  skip the start-time estimate phase (scheduler.estimateStarts: false)\n"
+		"  --allocate-only the allocate action alone: the policy without reservations,\n"
+		"               reclaim or estimates (the core issue's benchmark)\n"
 		"Job sizes come from $FAIRWAY_TRACES/microsoft-itp/*.csv (default ../shared/traces),\n"
 		"else from a built-in summary of those files.  The last line is machine-readable.\n");
 }
@@ -747,6 +750,7 @@ static int parse_long(const char *flag, const char *v, long long lo, long long h
 
 static int parse_args(int argc, char **argv, struct opts *o)
 {
+	memset(o, 0, sizeof *o);
 	o->nodes = 10000;
 	o->jobs = 100000;
 	o->queues = 1000;
@@ -780,6 +784,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			o->no_estimates = true;
 			continue;
 		}
+		if (strcmp(a, "--allocate-only") == 0) {
+			o->allocate_only = true;
+			continue;
+		}
 		if (strcmp(a, "--policy") == 0) {
 			if (!v || !(o->policy = fw_policy_find(v))) {
 				fprintf(stderr, "bench_cycle: --policy: unknown policy '%s'; known:", v ? v : "");
@@ -807,6 +815,7 @@ int main(int argc, char **argv)
 	struct fw_diag diag;
 	struct fw_arena arena, check_arena;
 	struct fw_plan *plan = NULL;
+	struct fw_policy_ops alloc_only;
 	struct rusage ru;
 	int64_t busy;
 	double t0, *ms, *cpu;
@@ -834,8 +843,19 @@ int main(int argc, char **argv)
 	printf("jobs: %d running holding %lld GPUs (%.1f%%) in %d tasks, %d pending\n", (int)nrunning,
 	       (long long)busy, 100.0 * (double)busy / ((double)s->nnodes * GPUS_PER_NODE), (int)s->nallocs,
 	       (int)o.jobs);
+	if (o.allocate_only) {
+		/* The core issue's benchmark: one allocate action.  The chosen
+		 * policy's ordering and placement, without the phases later
+		 * issues added (reservations, start-time estimates, reclaim). */
+		alloc_only = *o.policy;
+		alloc_only.reserve_depth = 0;
+		alloc_only.reclaim = false;
+		o.policy = &alloc_only;
+		o.no_estimates = true;
+	}
 	s->config.estimate_starts = !o.no_estimates;
-	printf("policy: %s%s\n", o.policy->name, o.no_estimates ? " (start-time estimates off)" : "");
+	printf("policy: %s%s%s\n", o.policy->name, o.allocate_only ? ", allocate action only" : "",
+	       o.no_estimates && !o.allocate_only ? " (start-time estimates off)" : "");
 	printf("generated in %.0f ms\n", now_ms() - t0);
 
 	t0 = now_ms();

@@ -354,6 +354,7 @@ int fw__record_start(struct cyc *y, int32_t jx, const struct fw__placement *p)
 	const struct fw_job *j = &y->s->jobs[jx];
 	struct fw_decision *d = &y->dec[y->ndec];
 
+	memset(d, 0, sizeof *d);
 	d->kind = FW_DECIDE_START;
 	d->reason = FW_REASON_STARTED;
 	d->job = jx;

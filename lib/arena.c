@@ -2,10 +2,10 @@
  * arena.c — the per-cycle bump allocator (contract in arena.h).
  *
  * Blocks form a singly linked list, newest first.  Allocation bumps an
- * offset in the newest block; when it does not fit, a new block of
- * max(block_size, n) is chained in front.  Reset frees every block but the
- * oldest one (the list's tail), which is kept for the next cycle, so a
- * steady-state cycle does one malloc at most.
+ * offset in the newest block; when it does not fit, a spare block large
+ * enough is reused, else a new block of max(block_size, n) is chained in
+ * front.  Reset moves every block to the spare list, so a steady-state
+ * cycle does no malloc and touches no fresh pages.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -28,25 +28,49 @@ void fw_arena_init(struct fw_arena *a, size_t block_size)
 	a->block_size = block_size ? block_size : (size_t)1 << 20;
 }
 
+/* A spare block of at least n bytes (first fit), unlinked; NULL if none. */
+static struct fw__arena_block *take_spare(struct fw_arena *a, size_t n)
+{
+	for (struct fw__arena_block **pp = &a->spare; *pp; pp = &(*pp)->next) {
+		struct fw__arena_block *b = *pp;
+		if (b->size >= n) {
+			*pp = b->next;
+			return b;
+		}
+	}
+	return NULL;
+}
+
 static struct fw__arena_block *new_block(struct fw_arena *a, size_t n)
 {
 	size_t size = n > a->block_size ? n : a->block_size;
-	struct fw__arena_block *b;
+	struct fw__arena_block *b = take_spare(a, n);
 
-	if (a->limit && a->reserved + size > a->limit)
-		return NULL;
-	b = malloc(sizeof *b + size);
-	if (!b)
-		return NULL;
-	b->size = size;
+	if (!b) {
+		if (a->limit && a->reserved + size > a->limit)
+			return NULL;
+		b = malloc(sizeof *b + size);
+		if (!b)
+			return NULL;
+		b->size = size;
+		a->reserved += size;
+	}
 	b->off = 0;
 	b->next = a->head;
 	a->head = b;
-	a->reserved += size;
 	return b;
 }
 
 void *fw_arena_alloc(struct fw_arena *a, size_t n)
+{
+	void *p = fw_arena_alloc_raw(a, n);
+
+	if (p)
+		memset(p, 0, n ? n : 1);
+	return p;
+}
+
+void *fw_arena_alloc_raw(struct fw_arena *a, size_t n)
 {
 	struct fw__arena_block *b = a->head;
 	void *p;
@@ -64,7 +88,6 @@ void *fw_arena_alloc(struct fw_arena *a, size_t n)
 	p = b->data + b->off;
 	b->off += n;
 	a->used += n;
-	memset(p, 0, n);
 	return p;
 }
 
@@ -87,34 +110,30 @@ char *fw_arena_strdup(struct fw_arena *a, const char *s)
 
 void fw_arena_reset(struct fw_arena *a)
 {
-	struct fw__arena_block *b = a->head, *keep = NULL;
-
-	while (b) {
-		struct fw__arena_block *next = b->next;
-		if (!next) {
-			keep = b; /* the oldest block survives */
-		} else {
-			a->reserved -= b->size;
-			free(b);
-		}
-		b = next;
+	while (a->head) {
+		struct fw__arena_block *b = a->head;
+		a->head = b->next;
+		b->next = a->spare;
+		a->spare = b;
 	}
-	if (keep)
-		keep->off = 0;
-	a->head = keep;
 	a->used = 0;
 }
 
-void fw_arena_release(struct fw_arena *a)
+static void free_list(struct fw__arena_block *b)
 {
-	struct fw__arena_block *b = a->head;
-
 	while (b) {
 		struct fw__arena_block *next = b->next;
 		free(b);
 		b = next;
 	}
+}
+
+void fw_arena_release(struct fw_arena *a)
+{
+	free_list(a->head);
+	free_list(a->spare);
 	a->head = NULL;
+	a->spare = NULL;
 	a->used = 0;
 	a->reserved = 0;
 }

@@ -79,7 +79,7 @@ static int phase_build(struct cyc *y)
 	y->c.pol = y->pol;
 	y->reason = FW_ARENA_NEW(y->a, struct fw_pending, s->njobs + 1);
 	y->started = FW_ARENA_NEW(y->a, int32_t, s->njobs + 1);
-	y->dec = FW_ARENA_NEW(y->a, struct fw_decision, s->njobs + 1);
+	y->dec = FW_ARENA_RAW(y->a, struct fw_decision, s->njobs + 1); /* written when made */
 	y->ji = FW_ARENA_NEW(y->a, struct fw__jinfo, s->njobs + 1);
 	y->demand = FW_ARENA_NEW(y->a, struct fw_res, nq + 1);
 	y->alloc = FW_ARENA_NEW(y->a, struct fw_res, nq + 1);
@@ -214,8 +214,8 @@ static int phase_order(struct cyc *y)
 
 	y->qfirst = FW_ARENA_NEW(y->a, int32_t, nq + 2);
 	y->qnext = FW_ARENA_NEW(y->a, int32_t, nq + 2);
-	y->jobs = FW_ARENA_NEW(y->a, int32_t, s->njobs + 1);
-	tmp = FW_ARENA_NEW(y->a, int32_t, s->njobs + 1);
+	y->jobs = FW_ARENA_RAW(y->a, int32_t, s->njobs + 1); /* filled in full below */
+	tmp = FW_ARENA_RAW(y->a, int32_t, s->njobs + 1);
 	if (!y->qfirst || !y->qnext || !y->jobs || !tmp)
 		return FW_ENOMEM;
 	if (y->pol->job_score && compute_scores(y) != FW_OK)
@@ -230,8 +230,8 @@ static int phase_order(struct cyc *y)
 		/* bucket the keys in the same sequential sweep, sort them,
 		 * write the job indices back */
 		int32_t n = global ? y->qfirst[1] : y->qfirst[nq];
-		struct okey *k = FW_ARENA_NEW(y->a, struct okey, n + 1);
-		struct okey *kt = FW_ARENA_NEW(y->a, struct okey, n + 1);
+		struct okey *k = FW_ARENA_RAW(y->a, struct okey, n + 1);
+		struct okey *kt = FW_ARENA_RAW(y->a, struct okey, n + 1);
 		if (!k || !kt)
 			return FW_ENOMEM;
 		for (int32_t j = 0; j < s->njobs; j++) {
@@ -259,25 +259,6 @@ static int phase_order(struct cyc *y)
 	return FW_OK;
 }
 
-/* Estimates switched off: reserved jobs still know their time. */
-static int no_estimates(struct cyc *y)
-{
-	for (int32_t j = 0; j < y->s->njobs; j++) {
-		struct fw_pending *r = &y->reason[j];
-		if (!y->ji[j].pending || y->started[j])
-			continue;
-		r->ahead = 0;
-		if (r->reason == FW_REASON_HAS_RESERVATION) {
-			r->expected_start = r->a;
-			r->unknown_why = FW_REASON_NONE;
-		} else {
-			r->expected_start = FW_TIME_UNKNOWN;
-			r->unknown_why = FW_REASON_NOT_ESTIMATED;
-		}
-	}
-	return FW_OK;
-}
-
 int fw_cycle_run(const struct fw_snapshot *s, const struct fw_policy_ops *pol,
 		 struct fw_arena *a, struct fw_plan **out)
 {
@@ -298,8 +279,7 @@ int fw_cycle_run(const struct fw_snapshot *s, const struct fw_policy_ops *pol,
 		return rc;
 	if ((rc = fw__phase_reclaim(&y)) != FW_OK)
 		return rc;
-	rc = s->config.estimate_starts ? fw__phase_estimate(&y) : no_estimates(&y);
-	if (rc != FW_OK)
+	if (s->config.estimate_starts && (rc = fw__phase_estimate(&y)) != FW_OK)
 		return rc;
 	return fw__phase_emit(&y, out);
 }

@@ -93,11 +93,27 @@ static int emit_decisions(struct cyc *y, struct fw_plan *p)
 	return FW_OK;
 }
 
+/* Estimates switched off (scheduler config): reserved jobs still know
+ * their time; the others say why there is none. */
+static void no_estimate(struct fw_pending *r)
+{
+	r->ahead = 0;
+	if (r->reason == FW_REASON_HAS_RESERVATION) {
+		r->expected_start = r->a;
+		r->unknown_why = FW_REASON_NONE;
+	} else {
+		r->expected_start = FW_TIME_UNKNOWN;
+		r->unknown_why = FW_REASON_NOT_ESTIMATED;
+	}
+}
+
 static int emit_pending(struct cyc *y, struct fw_plan *p)
 {
 	const struct fw_snapshot *s = y->s;
 
-	p->pending = FW_ARENA_NEW(y->a, struct fw_pending, s->njobs + 1);
+	bool estimated = s->config.estimate_starts;
+
+	p->pending = FW_ARENA_RAW(y->a, struct fw_pending, s->njobs + 1); /* filled in order */
 	if (!p->pending)
 		return FW_ENOMEM;
 	for (int32_t j = 0; j < s->njobs; j++) {
@@ -106,6 +122,8 @@ static int emit_pending(struct cyc *y, struct fw_plan *p)
 		struct fw_pending *r = &p->pending[p->npending++];
 		*r = y->reason[j];
 		r->job = j;
+		if (!estimated)
+			no_estimate(r);
 	}
 	return FW_OK;
 }

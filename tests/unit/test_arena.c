@@ -30,17 +30,28 @@ TEST(large_requests_get_their_own_block)
 	fw_arena_release(&a);
 }
 
-TEST(reset_keeps_one_block_and_reuses_it)
+TEST(reset_keeps_the_blocks_and_reuses_them)
 {
 	struct fw_arena a;
 	fw_arena_init(&a, 1024);
 	for (int i = 0; i < 50; i++)
 		ASSERT(fw_arena_alloc(&a, 200) != NULL);
-	ASSERT(a.reserved > 1024);
+	size_t held = a.reserved;
+	ASSERT(held > 1024);
 	fw_arena_reset(&a);
 	ASSERT_EQ(fw_arena_used(&a), 0);
-	ASSERT_EQ(a.reserved, 1024);
-	ASSERT(fw_arena_alloc(&a, 100) != NULL);
+	ASSERT_EQ(a.reserved, held);
+	/* the same work again takes no new memory */
+	for (int i = 0; i < 50; i++) {
+		unsigned char *p = fw_arena_alloc(&a, 200);
+		ASSERT(p != NULL);
+		ASSERT_EQ(p[0], 0); /* still zero-filled */
+		p[0] = 1;
+	}
+	ASSERT_EQ(a.reserved, held);
+	/* a request larger than any spare block gets a new one */
+	ASSERT(fw_arena_alloc(&a, 5000) != NULL);
+	ASSERT(a.reserved > held);
 	fw_arena_release(&a);
 	ASSERT_EQ(a.reserved, 0);
 }
@@ -67,4 +78,4 @@ TEST(strdup_copies)
 }
 
 TEST_MAIN(alloc_is_aligned_and_zeroed, large_requests_get_their_own_block,
-	  reset_keeps_one_block_and_reuses_it, limit_makes_allocation_fail_cleanly, strdup_copies)
+	  reset_keeps_the_blocks_and_reuses_them, limit_makes_allocation_fail_cleanly, strdup_copies)
