@@ -204,6 +204,7 @@ struct jinfo {
  * them) and in time (capacity only shrinks during allocate), so a job of
  * a failed shape that ends no earlier fails too. */
 struct memo {
+	struct jinfo *byjob;    /* per job index (pending jobs only) */
 	struct jinfo *info;     /* per position in y->jobs */
 	struct fw__shape *shp;
 	int32_t nshp, cap;
@@ -233,42 +234,57 @@ static int32_t intern(struct memo *m, const struct fw__shape *k)
 	}
 }
 
-static int memo_init(struct cyc *y, struct memo *m)
+/* The memo's tables, sized before the job sweep (cycle.c gather) so that
+ * the sweep can intern each pending job's shape as it passes: the job
+ * records are then read once per cycle, in order. */
+int fw__memo_create(struct cyc *y, int32_t max_pending)
 {
-	const struct fw_snapshot *s = y->s;
-	int32_t n = y->pol->queue_order == FW_QORDER_GLOBAL ? y->qfirst[1] : y->qfirst[s->nqueues];
-	struct jinfo *byjob = FW_ARENA_NEW(y->a, struct jinfo, s->njobs + 1);
+	struct memo *m = FW_ARENA_NEW(y->a, struct memo, 1);
 
-	memset(m, 0, sizeof *m);
+	if (!m)
+		return FW_ENOMEM;
 	/* sized to the work: a small cycle must not zero a big table */
-	for (m->cap = 16; m->cap < MEMO_MAX_SLOTS && m->cap < n; m->cap *= 2)
+	for (m->cap = 16; m->cap < MEMO_MAX_SLOTS && m->cap < max_pending; m->cap *= 2)
 		;
 	m->mask = 2 * (uint32_t)m->cap - 1;
-	m->info = FW_ARENA_NEW(y->a, struct jinfo, n + 1);
+	m->byjob = FW_ARENA_RAW(y->a, struct jinfo, y->s->njobs + 1); /* pending rows written */
 	m->shp = FW_ARENA_NEW(y->a, struct fw__shape, m->cap);
 	m->tab = FW_ARENA_NEW(y->a, int32_t, 2 * m->cap);
 	m->failed = FW_ARENA_NEW(y->a, bool, m->cap);
 	m->resv_failed = FW_ARENA_NEW(y->a, bool, m->cap);
 	m->fail_end = FW_ARENA_NEW(y->a, fw_time, m->cap);
 	m->r = FW_ARENA_NEW(y->a, struct fw_pending, m->cap);
-	if (!byjob || !m->info || !m->shp || !m->tab || !m->failed || !m->resv_failed || !m->fail_end || !m->r)
+	if (!m->byjob || !m->shp || !m->tab || !m->failed || !m->resv_failed || !m->fail_end || !m->r)
 		return FW_ENOMEM;
 	memset(m->tab, 0xff, 2 * (size_t)m->cap * sizeof *m->tab);
-	for (int32_t j = 0; j < s->njobs; j++) {
-		const struct fw_job *job = &s->jobs[j];
-		struct fw__shape k;
-		if (job->state != FW_JOB_PENDING)
-			continue;
-		byjob[j].req = fw_job_request(job);
-		byjob[j].end = fw__job_end(job, s->now);
-		byjob[j].queue = job->queue;
-		fw__shape_of(&y->c, job, &k);
-		byjob[j].shape = intern(m, &k);
-	}
-	if (!(y->pos_shape = FW_ARENA_NEW(y->a, int32_t, n + 1)))
+	y->memo = m;
+	return FW_OK;
+}
+
+/* Called by the job sweep for each pending job j with its request. */
+void fw__memo_add_job(struct cyc *y, int32_t j, const struct fw_job *job, struct fw_res req)
+{
+	struct memo *m = y->memo;
+	struct fw__shape k;
+
+	m->byjob[j].req = req;
+	m->byjob[j].end = fw__job_end(job, y->s->now);
+	m->byjob[j].queue = job->queue;
+	fw__shape_of(&y->c, job, &k);
+	m->byjob[j].shape = intern(m, &k);
+}
+
+/* Lay the per-job facts out in try order (after the order phase). */
+static int memo_init(struct cyc *y, struct memo *m)
+{
+	int32_t n = y->pol->queue_order == FW_QORDER_GLOBAL ? y->qfirst[1] : y->qfirst[y->s->nqueues];
+
+	m->info = FW_ARENA_RAW(y->a, struct jinfo, n + 1);
+	y->pos_shape = FW_ARENA_RAW(y->a, int32_t, n + 1);
+	if (!m->info || !y->pos_shape)
 		return FW_ENOMEM;
 	for (int32_t i = 0; i < n; i++) {
-		m->info[i] = byjob[y->jobs[i]];
+		m->info[i] = m->byjob[y->jobs[i]];
 		y->pos_shape[i] = m->info[i].shape;
 	}
 	y->shapes = m->shp;
@@ -532,8 +548,8 @@ static int allocate_fairshare(struct cyc *y, struct memo *memo)
 
 int fw__phase_allocate(struct cyc *y)
 {
-	struct memo memo;
-	int rc = memo_init(y, &memo);
+	struct memo *memo = y->memo;
+	int rc = memo_init(y, memo);
 
 	if (rc != FW_OK)
 		return rc;
@@ -541,6 +557,6 @@ int fw__phase_allocate(struct cyc *y)
 	if (!y->dec_tasks)
 		return FW_ENOMEM;
 	if (y->pol->queue_order == FW_QORDER_GLOBAL)
-		return allocate_global(y, &memo);
-	return allocate_fairshare(y, &memo);
+		return allocate_global(y, memo);
+	return allocate_fairshare(y, memo);
 }

@@ -62,6 +62,7 @@ static int32_t gather(struct cyc *y)
 			use = fw_job_request(job);
 			if (fw_job_tasks(job) > max_tasks)
 				max_tasks = fw_job_tasks(job);
+			fw__memo_add_job(y, j, job, use);
 		}
 		y->demand[job->queue] = fw_res_add(y->demand[job->queue], use);
 	}
@@ -86,6 +87,8 @@ static int phase_build(struct cyc *y)
 	y->share = FW_ARENA_NEW(y->a, struct fw_share, nq + 1);
 	if (!y->reason || !y->started || !y->dec || !y->ji || !y->demand || !y->alloc || !y->share)
 		return FW_ENOMEM;
+	if ((rc = fw__memo_create(y, s->njobs)) != FW_OK)
+		return rc;
 	return fw__place_scratch(&y->c, gather(y));
 }
 

@@ -76,12 +76,15 @@ struct fw__jinfo {
 	bool pending;
 };
 
+struct memo; /* allocate.c: the failed-shape memo */
+
 struct cyc {
 	const struct fw_snapshot *s;
 	const struct fw_policy_ops *pol;
 	struct fw_arena *a;
 	struct fw__cstate c;
 	struct fw__jinfo *ji;       /* per job, from the one sweep */
+	struct memo *memo;          /* allocate.c; filled by the sweep */
 	/* account */
 	struct fw_res *demand;      /* per queue: own jobs' requests */
 	struct fw_res *alloc;       /* per queue: subtree allocation, live */
@@ -150,6 +153,8 @@ int64_t fw__gang_need(const struct fw_job *job);
 int fw__resv_hopeless(struct cyc *y, const struct fw_job *job, int64_t need, bool *out);
 
 int fw__phase_allocate(struct cyc *y);
+int fw__memo_create(struct cyc *y, int32_t max_pending);
+void fw__memo_add_job(struct cyc *y, int32_t j, const struct fw_job *job, struct fw_res req);
 /* Record a START of job jx at placement p: decision, started[], reason,
  * queue allocation (allocate.c). */
 int fw__record_start(struct cyc *y, int32_t jx, const struct fw__placement *p);
