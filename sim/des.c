@@ -155,11 +155,9 @@ static int heap_push(struct heap *h, struct ev e)
 	return FW_OK;
 }
 
-static struct ev heap_pop(struct heap *h)
+/* Put `last` into the hole at i, moving smaller children up. */
+static void sift_down(struct heap *h, size_t i, struct ev last)
 {
-	struct ev top = h->v[0], last = h->v[--h->n];
-	size_t i = 0;
-
 	for (;;) {
 		size_t c = 2 * i + 1;
 		if (c >= h->n)
@@ -171,8 +169,15 @@ static struct ev heap_pop(struct heap *h)
 		h->v[i] = h->v[c];
 		i = c;
 	}
+	h->v[i] = last;
+}
+
+static struct ev heap_pop(struct heap *h)
+{
+	struct ev top = h->v[0], last = h->v[--h->n];
+
 	if (h->n)
-		h->v[i] = last;
+		sift_down(h, 0, last);
 	return top;
 }
 
@@ -190,18 +195,7 @@ static void heap_remove(struct heap *h, int32_t row)
 		return;
 	for (; i > 0 && ev_less(last, h->v[(i - 1) / 2]); i = (i - 1) / 2)
 		h->v[i] = h->v[(i - 1) / 2];
-	for (;;) {
-		size_t c = 2 * i + 1;
-		if (c >= h->n)
-			break;
-		if (c + 1 < h->n && ev_less(h->v[c + 1], h->v[c]))
-			c++;
-		if (!ev_less(h->v[c], last))
-			break;
-		h->v[i] = h->v[c];
-		i = c;
-	}
-	h->v[i] = last;
+	sift_down(h, i, last);
 }
 
 static int cmp_ev(const void *a, const void *b)
