@@ -248,12 +248,14 @@ int fw__memo_create(struct cyc *y, int32_t max_pending)
 		;
 	m->mask = 2 * (uint32_t)m->cap - 1;
 	m->byjob = FW_ARENA_RAW(y->a, struct jinfo, y->s->njobs + 1); /* pending rows written */
-	m->shp = FW_ARENA_NEW(y->a, struct fw__shape, m->cap);
+	/* shp, fail_end and r are written before they are read (a shape when
+	 * interned, the others when failed[] is set): no need to zero them */
+	m->shp = FW_ARENA_RAW(y->a, struct fw__shape, m->cap);
 	m->tab = FW_ARENA_NEW(y->a, int32_t, 2 * m->cap);
 	m->failed = FW_ARENA_NEW(y->a, bool, m->cap);
 	m->resv_failed = FW_ARENA_NEW(y->a, bool, m->cap);
-	m->fail_end = FW_ARENA_NEW(y->a, fw_time, m->cap);
-	m->r = FW_ARENA_NEW(y->a, struct fw_pending, m->cap);
+	m->fail_end = FW_ARENA_RAW(y->a, fw_time, m->cap);
+	m->r = FW_ARENA_RAW(y->a, struct fw_pending, m->cap);
 	if (!m->byjob || !m->shp || !m->tab || !m->failed || !m->resv_failed || !m->fail_end || !m->r)
 		return FW_ENOMEM;
 	memset(m->tab, 0xff, 2 * (size_t)m->cap * sizeof *m->tab);
