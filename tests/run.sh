@@ -6,7 +6,8 @@
 #   2. fuzz corpus replay: every fuzz_replay_* executable on its corpus;
 #   3. golden scenarios: tests/scenario/*.yaml through `fairway plan
 #      --json`, compared byte for byte with the .json beside it;
-#   4. CLI and bad-input cases: tests/cli.sh.
+#   4. CLI and bad-input cases (tests/cli.sh) and the report screenshot
+#      check in headless Chromium (tests/report_screenshot.sh).
 # Sanitizers abort on the first finding; each binary gets a time limit.
 # The last line is the total: "N passed, N failed".
 set -uo pipefail
