@@ -7,7 +7,10 @@
 #   3. golden scenarios: tests/scenario/*.yaml through `fairway plan
 #      --json`, compared byte for byte with the .json beside it;
 #   4. CLI and bad-input cases (tests/cli.sh) and the report screenshot
-#      check in headless Chromium (tests/report_screenshot.sh).
+#      check in headless Chromium (tests/report_screenshot.sh);
+#   5. integration tests: every executable tests/integration/*.sh (real
+#      servers: the daemon, a local Slurm cluster, the agent with a fake
+#      NVML), each given the build directory and ending "N passed, N failed".
 # Sanitizers abort on the first finding; each binary gets a time limit.
 # The last line is the total: "N passed, N failed".
 set -uo pipefail
@@ -41,7 +44,7 @@ run_bin() {
 	shift
 	name=$(basename "$bin")
 	log=$(mktemp)
-	timeout 300 "$bin" "$@" >"$log" 2>&1
+	timeout "${TMO:-300}" "$bin" "$@" >"$log" 2>&1
 	rc=$?
 	grep -E '^(FAIL|SKIP)' "$log" | sed "s/^/[$name] /"
 	printf '  %-28s %s\n' "$name" "$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)"
@@ -64,6 +67,11 @@ done
 echo "== golden scenarios and CLI"
 for s in tests/scenario.sh tests/cli.sh tests/report_screenshot.sh; do
 	[ -x "$s" ] && run_bin "$s" "$B"
+done
+
+echo "== integration"
+for s in $(find tests/integration -maxdepth 1 -type f -name '*.sh' -perm -u+x 2>/dev/null | sort); do
+	TMO=900 run_bin "$s" "$B"
 done
 
 echo "$PASS passed, $FAIL failed"
