@@ -1,0 +1,179 @@
+/*
+ * backend.h — what `fairway serve` drives: the cluster behind the daemon.
+ *
+ * The daemon (connectors/serve/daemon.c) owns the *policy* state: queues,
+ * reservations, health reports, usage history, the decision log.  A
+ * backend owns the *world*: which nodes exist, which jobs run where and
+ * which wait.  Every cycle the daemon
+ *
+ *   1. prepares a snapshot skeleton (now, scheduler config, topology,
+ *      queues) and calls read(), which appends the nodes, the running jobs
+ *      (with their task placements) and the pending jobs, and returns the
+ *      world's generation number;
+ *   2. runs fw_cycle_run() on that snapshot without holding any lock;
+ *   3. turns the plan into name-based actions (struct fw_backend_action)
+ *      and calls apply() with the generation from step 1.
+ *
+ * Generation.  A uint64 that the backend bumps whenever its world changes
+ * in a way that could change a plan (a job submitted, cancelled, started,
+ * finished, evicted; a node added, removed, drained, failed).  apply()
+ * with a generation that is no longer current changes nothing and returns
+ * FW_EAGAIN: the plan was made for a world that is gone, and the daemon
+ * simply plans again.  Backends whose world changes under them without
+ * notice (Slurm) bump the generation on every read() where anything
+ * differs from the previous read.
+ *
+ * Idempotency.  apply() may see the same action twice (the daemon crashed
+ * after the backend acted but before it logged the action).  Each action
+ * must therefore be idempotent: starting a job that already runs on those
+ * nodes, evicting a job that is no longer running, reserving what is
+ * already reserved, draining a drained node — all succeed and change
+ * nothing.  A start of a job that is gone (cancelled, finished) is skipped
+ * and reported in the result, not an error.
+ *
+ * Names, not indices.  Actions name jobs and nodes by the names the
+ * backend put in the snapshot (struct fw_job.name, struct fw_node.name);
+ * the backend never has to keep the snapshot or the plan alive.  A job's
+ * queue is resolved by read() with fw_snapshot_find_queue(); a job whose
+ * queue the daemon does not know is left out of the snapshot and counted
+ * in fw_backend_world.skipped_jobs (the daemon shows the count).
+ *
+ * Optional operations.  submit, cancel and health may be NULL: the API
+ * then answers 501 for job submission/cancel, and node health comes only
+ * from POSTed reports.  The local backend implements all of them; a Slurm
+ * backend typically implements read/apply/health and leaves submission to
+ * sbatch.
+ *
+ * Threads.  The daemon serialises every call into one backend instance
+ * (it holds its state lock), so a backend needs no locking of its own;
+ * read() and apply() should not block for long (a Slurm backend talks to
+ * slurmctld with a timeout).
+ *
+ * Errors: the fw_err vocabulary (include/fairway/err.h).  Functions that
+ * take a struct fw_diag fill it on failure with a field and message that
+ * the daemon shows to the operator (`fairway serve` prints it and exits 2
+ * when open() fails).
+ *
+ * Registry.  fw_backend_find("local") returns the built-in backend.  A
+ * backend in another directory registers itself at build time: it defines
+ * `const struct fw_backend_ops fw_backend_slurm` and its meson.build
+ * declares `fwslurm_dep`; tools/meson.build then compiles registry.c with
+ * -DFW_HAVE_SLURM and links the dependency.  Without connectors/slurm the
+ * registry simply lists "local".
+ */
+#ifndef FAIRWAY_SERVE_BACKEND_H
+#define FAIRWAY_SERVE_BACKEND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fairway/err.h"
+#include "fairway/plan.h"
+#include "fairway/snapshot.h"
+
+struct fw_backend;        /* one open backend instance (the backend's own) */
+struct fw_serve_store;    /* the daemon's store (store.h); backends that
+			   * persist their own world (local) keep it there */
+
+/* What open() gets.  Every pointer stays valid until close(). */
+struct fw_backend_config {
+	/* The fleet as loaded from the config YAML (nodes, topology, queues,
+	 * jobs, scheduler): the local backend builds its virtual cluster
+	 * from it; the Slurm backend may read only the topology. */
+	const struct fw_snapshot *fleet;
+	const char *config_path;  /* NULL = the embedded example */
+	const char *state_dir;    /* the daemon's --state directory */
+	const char *options;      /* free-form --backend-opt string, or NULL */
+	struct fw_serve_store *store; /* the daemon's store; may be ignored */
+	/* Seed the world from fleet->jobs on the very first start (an empty
+	 * store).  Only the local backend looks at it. */
+	bool seed_jobs;
+};
+
+/* read() output.  The snapshot itself is the caller's. */
+struct fw_backend_world {
+	uint64_t generation;
+	int32_t skipped_jobs;      /* jobs whose queue the daemon lacks */
+};
+
+/* One task placement of a start or a reservation. */
+struct fw_backend_placement {
+	char node[FW_NAME_MAX];
+	int16_t group;             /* task group of the job */
+	uint32_t gpu_mask;         /* GPU g of the node = bit g */
+	int32_t gpu_milli;         /* per GPU in the mask (1000 = whole) */
+};
+
+/* One decision of a plan, by name. */
+struct fw_backend_action {
+	enum fw_decision_kind kind;   /* START, EVICT, RESERVE, DRAIN */
+	enum fw_reason reason;        /* why (plan.h) */
+	int64_t a, b;                 /* the reason's arguments */
+	char job[FW_NAME_MAX];        /* "" for DRAIN */
+	char node[FW_NAME_MAX];       /* DRAIN only, "" otherwise */
+	fw_time at;                   /* START: now; RESERVE: the start time */
+	fw_time until;                /* RESERVE: at + expected runtime, or
+				       * FW_TIME_UNKNOWN */
+	int32_t nplacements;          /* START and RESERVE */
+	const struct fw_backend_placement *placements;
+	char why[256];                /* the reason rendered for humans */
+};
+
+/* What apply() did, per action: FW_OK applied (or already in place),
+ * FW_ENOENT skipped (job or node gone), other errors failed. */
+struct fw_backend_result {
+	int32_t applied, skipped, failed;
+	int *status;                  /* one per action, filled by apply() */
+};
+
+/* One node's health as the backend sees it (Slurm: DOWN/DRAIN states). */
+struct fw_node_health {
+	char node[FW_NAME_MAX];
+	bool healthy;
+	uint32_t bad_gpu_mask;        /* GPUs that must not be used */
+	char reason[128];
+};
+
+/* A job submitted through the API (local backend). */
+struct fw_backend_job {
+	struct fw_job job;            /* name, queue index unused; groups etc. */
+	char queue[FW_NAME_MAX];      /* the leaf queue by name */
+};
+
+struct fw_backend_ops {
+	const char *name;             /* "local", "slurm" */
+	const char *summary;          /* one line for --help */
+
+	int (*open)(const struct fw_backend_config *cfg, struct fw_backend **out,
+		    struct fw_diag *d);
+	/* Append nodes, jobs and allocations to s (whose queues, topology,
+	 * config and now are already set); fill *w.  On error s may hold a
+	 * partial world and the caller throws it away. */
+	int (*read)(struct fw_backend *b, struct fw_snapshot *s,
+		    struct fw_backend_world *w, struct fw_diag *d);
+	/* Carry out n actions made from a world of generation gen, in order.
+	 * FW_EAGAIN (nothing done) when gen is not current; otherwise FW_OK
+	 * with per-action outcomes in *r (r->status has room for n). */
+	int (*apply)(struct fw_backend *b, uint64_t gen,
+		     const struct fw_backend_action *acts, int32_t n,
+		     struct fw_backend_result *r);
+	/* Optional: node health known to the backend.  Fills up to cap
+	 * entries, returns how many (>= 0) or a negative fw_err. */
+	int (*health)(struct fw_backend *b, struct fw_node_health *out, int cap);
+	/* Optional: accept a job (FW_EEXIST if the name is taken). */
+	int (*submit)(struct fw_backend *b, const struct fw_backend_job *j,
+		      fw_time now, struct fw_diag *d);
+	/* Optional: cancel a pending or running job (FW_ENOENT if unknown). */
+	int (*cancel)(struct fw_backend *b, const char *job, fw_time now);
+	void (*close)(struct fw_backend *b);
+};
+
+/* The built-in virtual cluster (local.c). */
+extern const struct fw_backend_ops fw_backend_local;
+
+/* NULL-terminated list of the backends compiled in; lookup by name
+ * (NULL when unknown). */
+const struct fw_backend_ops *const *fw_backend_list(void);
+const struct fw_backend_ops *fw_backend_find(const char *name);
+
+#endif
