@@ -444,8 +444,10 @@ static int explain_failure(struct cyc *y, struct memo *m, const struct jinfo *ji
 	if (hit) {
 		*r = m->r[ji->shape];
 	} else {
-		if (!blocked_by_reservation(y, jx, r))
+		if (!blocked_by_reservation(y, jx, r)) {
 			explain(y, &y->s->jobs[jx], shape_fit, r);
+			fw__health_explain(y, &y->s->jobs[jx], r);
+		}
 		/* The failure is remembered either way (it is monotone); a
 		 * later job of the shape reuses this reason's words. */
 		if (ji->shape >= 0) {

@@ -6,12 +6,38 @@
  * plan's starts with plain arrays, and queue usage by walking parents.  A
  * bug in domain.c or allocate.c cannot hide behind the same bug here.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "fairway/check.h"
 
 #define FAIL(d, field, ...) fw_diag_set((d), FW_EINVARIANT, "plan", 0, 0, (field), __VA_ARGS__)
+
+/* A failure in element i of an array: the field name ("decisions[7]") is
+ * formatted only when something fails; the checker runs after every plan
+ * of a simulation, so the passing path does no string work. */
+struct fld {
+	const char *what;
+	int32_t i;
+};
+
+#define FAILAT(d, fl, ...) fail_at((d), (fl), __VA_ARGS__)
+
+static int fail_at(struct fw_diag *d, struct fld fl, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail_at(struct fw_diag *d, struct fld fl, const char *fmt, ...)
+{
+	char f[64], msg[512];
+	va_list ap;
+
+	snprintf(f, sizeof f, "%s[%d]", fl.what, (int)fl.i);
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	return FAIL(d, f, "%s", msg);
+}
 
 struct usage {
 	int32_t (*gpu)[FW_MAX_GPUS_PER_NODE];
@@ -84,26 +110,32 @@ static bool same_domain(const struct fw_snapshot *s, int lvl, int32_t n1, int32_
 }
 
 static int check_task(const struct fw_snapshot *s, const struct fw_job *j,
-		      const struct fw_task_alloc *t, const char *f, struct fw_diag *d)
+		      const struct fw_task_alloc *t, struct fld f, struct fw_diag *d)
 {
 	const struct fw_task_group *g;
 	const struct fw_node *n;
 
 	if (t->node < 0 || t->node >= s->nnodes || t->group < 0 || t->group >= j->ngroups)
-		return FAIL(d, f, "job %s: a task names a bad node or group", j->name);
+		return FAILAT(d, f, "job %s: a task names a bad node or group", j->name);
 	g = &j->groups[t->group];
 	n = &s->nodes[t->node];
 	if (!n->schedulable)
-		return FAIL(d, f, "job %s started on unschedulable node %s", j->name, n->name);
+		return FAILAT(d, f, "job %s started on unschedulable node %s", j->name, n->name);
+	if (n->health == FW_HEALTH_UNHEALTHY || n->health == FW_HEALTH_DRAINING)
+		return FAILAT(d, f, "job %s started on %s node %s", j->name, fw_health_name(n->health), n->name);
+	if ((n->health == FW_HEALTH_SUSPECT || n->suspect_gpu_mask) && !j->preemptible &&
+	    fw_job_gpus(j) >= (s->config.suspect_gang_gpus > 0 ? s->config.suspect_gang_gpus : 16))
+		return FAILAT(d, f, "job %s, a gang of %lld GPUs, started on suspect node %s", j->name,
+			      (long long)fw_job_gpus(j), n->name);
 	if (__builtin_popcount(t->gpu_mask) != g->gpus || (g->gpus && t->gpu_milli != g->gpu_milli))
-		return FAIL(d, f, "job %s: a task got %d GPUs x %d milli, its group asks %d x %d", j->name,
+		return FAILAT(d, f, "job %s: a task got %d GPUs x %d milli, its group asks %d x %d", j->name,
 			    __builtin_popcount(t->gpu_mask), t->gpu_milli, g->gpus, g->gpu_milli);
 	if (t->gpu_mask & n->bad_gpu_mask)
-		return FAIL(d, f, "job %s was given a bad GPU on %s", j->name, n->name);
+		return FAILAT(d, f, "job %s was given a bad GPU on %s", j->name, n->name);
 	if (n->gpu_count < 32 && (t->gpu_mask >> n->gpu_count))
-		return FAIL(d, f, "job %s: GPU index beyond node %s", j->name, n->name);
+		return FAILAT(d, f, "job %s: GPU index beyond node %s", j->name, n->name);
 	if (g->gpus && g->gpu_model[0] && strcmp(g->gpu_model, n->gpu_model))
-		return FAIL(d, f, "job %s wants GPU model %s, node %s has %s", j->name, g->gpu_model, n->name, n->gpu_model);
+		return FAILAT(d, f, "job %s wants GPU model %s, node %s has %s", j->name, g->gpu_model, n->name, n->gpu_model);
 	return FW_OK;
 }
 
@@ -113,24 +145,23 @@ static int check_start(const struct fw_snapshot *s, const struct fw_plan *p, int
 	const struct fw_decision *dc = &p->decisions[i];
 	const struct fw_job *j;
 	int32_t per_group[FW_MAX_GROUPS] = { 0 };
-	char f[64];
+	struct fld f = { "decisions", i };
 	int rc;
 
-	snprintf(f, sizeof f, "decisions[%d]", (int)i);
 	if (dc->job < 0 || dc->job >= s->njobs || s->jobs[dc->job].state != FW_JOB_PENDING)
-		return FAIL(d, f, "start of a job that is not pending");
+		return FAILAT(d, f, "start of a job that is not pending");
 	j = &s->jobs[dc->job];
 	if (dc->alloc_count < fw_job_min_tasks(j) || dc->alloc_count > fw_job_tasks(j))
-		return FAIL(d, f, "job %s started with %d tasks; needs %d..%d (gang is all-or-nothing)",
+		return FAILAT(d, f, "job %s started with %d tasks; needs %d..%d (gang is all-or-nothing)",
 			    j->name, (int)dc->alloc_count, (int)fw_job_min_tasks(j), (int)fw_job_tasks(j));
 	for (int32_t k = 0; k < dc->alloc_count; k++) {
 		const struct fw_task_alloc *t = &p->allocs[dc->alloc_first + k];
 		if ((rc = check_task(s, j, t, f, d)) != FW_OK)
 			return rc;
 		if (++per_group[t->group] > j->groups[t->group].count)
-			return FAIL(d, f, "job %s: group %d got more tasks than it has", j->name, t->group);
+			return FAILAT(d, f, "job %s: group %d got more tasks than it has", j->name, t->group);
 		if (!same_domain(s, j->required_level, t->node, p->allocs[dc->alloc_first].node))
-			return FAIL(d, f, "job %s spans two domains of its required level", j->name);
+			return FAILAT(d, f, "job %s spans two domains of its required level", j->name);
 		add_task(s, u, j, t);
 		charge(s, u->after, j->queue, task_res(j, t));
 	}
@@ -155,19 +186,21 @@ static int check_evict(const struct fw_snapshot *s, const struct fw_plan *p, int
 {
 	const struct fw_decision *dc = &p->decisions[i];
 	const struct fw_job *j;
-	char f[64];
+	struct fld f = { "decisions", i };
 
-	snprintf(f, sizeof f, "decisions[%d]", (int)i);
 	if (dc->job < 0 || dc->job >= s->njobs || s->jobs[dc->job].state != FW_JOB_RUNNING)
-		return FAIL(d, f, "eviction of a job that is not running");
+		return FAILAT(d, f, "eviction of a job that is not running");
 	j = &s->jobs[dc->job];
-	if (!j->preemptible)
-		return FAIL(d, f, "job %s is not preemptible but was evicted", j->name);
-	if (s->now - j->start_time < s->queues[j->queue].min_runtime_s)
-		return FAIL(d, f, "job %s was evicted after %lld s, inside its queue's %lld s protection", j->name,
+	if (dc->reason == FW_REASON_DRAINED) { /* health: any job on a dead node */
+		if (dc->a < 0 || dc->a >= s->nnodes || s->nodes[dc->a].health != FW_HEALTH_UNHEALTHY)
+			return FAILAT(d, f, "job %s was drained from a node that is not unhealthy", j->name);
+	} else if (!j->preemptible)
+		return FAILAT(d, f, "job %s is not preemptible but was evicted", j->name);
+	else if (s->now - j->start_time < s->queues[j->queue].min_runtime_s)
+		return FAILAT(d, f, "job %s was evicted after %lld s, inside its queue's %lld s protection", j->name,
 			    (long long)(s->now - j->start_time), (long long)s->queues[j->queue].min_runtime_s);
 	if (evicted[dc->job]++)
-		return FAIL(d, f, "job %s evicted twice", j->name);
+		return FAILAT(d, f, "job %s evicted twice", j->name);
 	for (int32_t k = 0; k < j->alloc_count; k++) {
 		const struct fw_task_alloc *t = &s->allocs[j->alloc_first + k];
 		sub_task(u, j, t);
@@ -193,10 +226,11 @@ static bool uses_freed(const struct fw_snapshot *s, const struct fw_plan *p, int
 static int check_evict_runs(const struct fw_snapshot *s, const struct fw_plan *p, struct fw_diag *d)
 {
 	for (int32_t i = 0; i < p->ndecisions; i++) {
-		if (p->decisions[i].kind != FW_DECIDE_EVICT)
+		if (p->decisions[i].kind != FW_DECIDE_EVICT || p->decisions[i].reason == FW_REASON_DRAINED)
 			continue;
 		int32_t k = i;
-		while (k < p->ndecisions && p->decisions[k].kind == FW_DECIDE_EVICT)
+		while (k < p->ndecisions && p->decisions[k].kind == FW_DECIDE_EVICT &&
+		       p->decisions[k].reason != FW_REASON_DRAINED)
 			k++;
 		if (k == p->ndecisions || p->decisions[k].kind != FW_DECIDE_START)
 			return FAIL(d, "decisions", "eviction of job %s is not followed by a start",
@@ -214,14 +248,13 @@ static int check_evict_runs(const struct fw_snapshot *s, const struct fw_plan *p
 static int check_nodes(const struct fw_snapshot *s, const struct usage *u, struct fw_diag *d)
 {
 	for (int32_t n = 0; n < s->nnodes; n++) {
-		char f[64];
-		snprintf(f, sizeof f, "nodes[%d]", (int)n);
+		struct fld f = { "nodes", n };
 		for (int g = 0; g < FW_MAX_GPUS_PER_NODE; g++)
 			if (u->gpu[n][g] > 1000)
-				return FAIL(d, f, "GPU %d of node %s is over-committed: %d milli", g,
+				return FAILAT(d, f, "GPU %d of node %s is over-committed: %d milli", g,
 					    s->nodes[n].name, u->gpu[n][g]);
 		if (u->cpu[n] > s->nodes[n].cpu_milli || u->mem[n] > s->nodes[n].mem_mib)
-			return FAIL(d, f, "node %s: CPU or memory over-committed", s->nodes[n].name);
+			return FAILAT(d, f, "node %s: CPU or memory over-committed", s->nodes[n].name);
 	}
 	return FW_OK;
 }
@@ -234,9 +267,7 @@ static int check_queues(const struct fw_snapshot *s, const struct usage *u, stru
 		for (int r = 0; r < FW_RES_COUNT; r++) {
 			int64_t lim = s->queues[q].limit.v[r];
 			if (lim != FW_UNLIMITED && u->after[q].v[r] > lim && u->after[q].v[r] > u->before[q].v[r]) {
-				char f[64];
-				snprintf(f, sizeof f, "queues[%d]", (int)q);
-				return FAIL(d, f, "queue %s is over its %s limit: %lld > %lld", s->queues[q].name,
+				return FAILAT(d, ((struct fld){ "queues", q }), "queue %s is over its %s limit: %lld > %lld", s->queues[q].name,
 					    fw_res_name(r), (long long)u->after[q].v[r], (long long)lim);
 			}
 		}
@@ -328,6 +359,8 @@ static fw_time end_of(const struct fw_snapshot *s, const struct fw_job *j, fw_ti
 }
 
 struct at_t {
+	int32_t *run, nrun;                     /* the running jobs, listed once */
+	fw_time *run_end;                       /* ... and their end times */
 	int32_t *mark;                          /* node -> reservation id + 1 */
 	int32_t (*gpu)[FW_MAX_GPUS_PER_NODE];
 	int64_t *cpu, *mem;
@@ -350,9 +383,9 @@ static void use_at(const struct fw_snapshot *s, const struct fw_plan *p, int32_t
 {
 	fw_time T = p->decisions[i].at;
 
-	for (int32_t j = 0; j < s->njobs; j++) {
-		const struct fw_job *job = &s->jobs[j];
-		if (job->state != FW_JOB_RUNNING || end_of(s, job, job->start_time) <= T)
+	for (int32_t r = 0; r < u->nrun; r++) {
+		const struct fw_job *job = &s->jobs[u->run[r]];
+		if (u->run_end[r] <= T)
 			continue;
 		for (int32_t k = 0; k < job->alloc_count; k++)
 			add_if_marked(u, job, &s->allocs[job->alloc_first + k], i);
@@ -371,18 +404,17 @@ static int check_reservation(const struct fw_snapshot *s, const struct fw_plan *
 {
 	const struct fw_decision *dc = &p->decisions[i];
 	const struct fw_job *j = &s->jobs[dc->job];
-	char f[64];
+	struct fld f = { "decisions", i };
 	int rc;
 
-	snprintf(f, sizeof f, "decisions[%d]", (int)i);
 	if (dc->at < s->now || dc->alloc_count < fw_job_min_tasks(j))
-		return FAIL(d, f, "reservation for job %s is in the past or incomplete", j->name);
+		return FAILAT(d, f, "reservation for job %s is in the past or incomplete", j->name);
 	for (int32_t k = 0; k < dc->alloc_count; k++) {
 		const struct fw_task_alloc *t = &p->allocs[dc->alloc_first + k];
 		if ((rc = check_task(s, j, t, f, d)) != FW_OK)
 			return rc;
 		if (u->mark[t->node] && u->mark[t->node] != i + 1)
-			return FAIL(d, f, "reservations overlap on node %s", s->nodes[t->node].name);
+			return FAILAT(d, f, "reservations overlap on node %s", s->nodes[t->node].name);
 		u->mark[t->node] = i + 1;
 	}
 	use_at(s, p, i, u);
@@ -390,10 +422,10 @@ static int check_reservation(const struct fw_snapshot *s, const struct fw_plan *
 		int32_t n = p->allocs[dc->alloc_first + k].node;
 		for (int g = 0; g < FW_MAX_GPUS_PER_NODE; g++)
 			if (u->gpu[n][g] > 1000)
-				return FAIL(d, f, "the reservation of job %s at t=%lld finds GPU %d of %s busy: a start delays it",
+				return FAILAT(d, f, "the reservation of job %s at t=%lld finds GPU %d of %s busy: a start delays it",
 					    j->name, (long long)dc->at, g, s->nodes[n].name);
 		if (u->cpu[n] > s->nodes[n].cpu_milli || u->mem[n] > s->nodes[n].mem_mib)
-			return FAIL(d, f, "the reservation of job %s finds node %s's CPU or memory taken", j->name,
+			return FAILAT(d, f, "the reservation of job %s finds node %s's CPU or memory taken", j->name,
 				    s->nodes[n].name);
 		memset(u->gpu[n], 0, sizeof u->gpu[n]);
 		u->cpu[n] = u->mem[n] = 0;
@@ -411,8 +443,16 @@ static int check_reservations(const struct fw_snapshot *s, const struct fw_plan 
 	u.gpu = fw_arena_calloc(a, (size_t)s->nnodes + 1, sizeof *u.gpu);
 	u.cpu = FW_ARENA_NEW(a, int64_t, s->nnodes + 1);
 	u.mem = FW_ARENA_NEW(a, int64_t, s->nnodes + 1);
-	if (!u.mark || !u.gpu || !u.cpu || !u.mem)
+	u.run = FW_ARENA_RAW(a, int32_t, s->njobs + 1);
+	u.run_end = FW_ARENA_RAW(a, fw_time, s->njobs + 1);
+	if (!u.mark || !u.gpu || !u.cpu || !u.mem || !u.run || !u.run_end)
 		return FW_ENOMEM;
+	u.nrun = 0;
+	for (int32_t j = 0; j < s->njobs; j++)
+		if (s->jobs[j].state == FW_JOB_RUNNING) {
+			u.run[u.nrun] = j;
+			u.run_end[u.nrun++] = end_of(s, &s->jobs[j], s->jobs[j].start_time);
+		}
 	for (int32_t i = 0; i < p->ndecisions; i++)
 		if (p->decisions[i].kind == FW_DECIDE_RESERVE && (rc = check_reservation(s, p, i, &u, d)) != FW_OK)
 			return rc;

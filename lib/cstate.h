@@ -40,7 +40,8 @@ struct fw__node {
 	int32_t whole_free;    /* GPUs fully free and usable */
 	int32_t model;         /* index into cstate.models, -1 = no GPUs */
 	int32_t dom;           /* its node-level domain */
-	bool usable;           /* schedulable */
+	bool usable;           /* schedulable, not UNHEALTHY or DRAINING */
+	bool suspect;          /* SUSPECT or a suspect GPU: big gangs avoid */
 };
 
 struct fw__domain {
@@ -79,6 +80,12 @@ struct fw__cstate {
 	int32_t root_hist_initial[FW__HIST];
 	int32_t root_free_initial;
 	struct fw_res capacity;
+	/* health (health.h), counted at build for the HEALTH reason:
+	 * nodes with GPUs that placement may use or that health took out */
+	int32_t gpu_nodes, unhealthy_nodes, suspect_nodes;
+	int32_t health_lost_free;   /* idle GPUs on unhealthy nodes + bad GPUs */
+	int32_t suspect_free;       /* whole free GPUs on suspect nodes */
+	int32_t suspect_gang;       /* suspect_gang_gpus, defaulted */
 	/* placement scratch, sized once per cycle (place.c) */
 	int32_t *scratch_cand;          /* 2 * nn */
 	struct fw_task_alloc *scratch_tasks;
@@ -107,6 +114,9 @@ int64_t fw__domain_capacity(const struct fw__domain *d, int32_t g);
 int32_t fw__model_id(const struct fw__cstate *c, const char *name);
 /* Recompute whole_free of node n from its used[] and the bad-GPU mask. */
 int32_t fw__node_whole_free(const struct fw__cstate *c, int32_t n);
+
+/* drain.c: may job j use suspect nodes? (small or preemptible) */
+bool fw__may_use_suspect(const struct fw__cstate *c, const struct fw_job *j);
 
 /* place.c */
 struct fw__placement {

@@ -9,6 +9,8 @@
  *   reclaim   (policies with `reclaim`) evict preemptible jobs of queues
  *             above their fair share, or of lower priority in the same
  *             queue, for a job that then starts in this plan (preempt.c)
+ *   drain     DRAIN decisions for UNHEALTHY and DRAINING nodes with running
+ *             jobs, and by policy DRAINED evictions of them (drain.c)
  *   estimate  an expected start time (or why unknown) for every job that
  *             did not start (estimate.c)
  *   emit      the plan: starts, a reason for every job that did not start,
@@ -281,6 +283,8 @@ int fw_cycle_run(const struct fw_snapshot *s, const struct fw_policy_ops *pol,
 	if ((rc = fw__phase_allocate(&y)) != FW_OK)
 		return rc;
 	if ((rc = fw__phase_reclaim(&y)) != FW_OK)
+		return rc;
+	if ((rc = fw__phase_drain(&y)) != FW_OK)
 		return rc;
 	if (s->config.estimate_starts && (rc = fw__phase_estimate(&y)) != FW_OK)
 		return rc;

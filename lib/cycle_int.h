@@ -43,6 +43,7 @@ static inline void fw__shape_of(const struct fw__cstate *c, const struct fw_job 
 	k->pref = j->preferred_level;
 	k->minm = fw_job_min_tasks(j);
 	k->spread = j->spread;
+	k->pad = j->preemptible && c->suspect_nodes > 0; /* health: preemptible gangs may use suspect nodes */
 	for (int g = 0; g < j->ngroups; g++) {
 		const struct fw_task_group *t = &j->groups[g];
 		k->g[g].count = t->count;
@@ -165,5 +166,9 @@ int fw__phase_reclaim(struct cyc *y);
  * (estimate.c); fills y->reason[j].expected_start/unknown_why/ahead. */
 int fw__phase_estimate(struct cyc *y);
 int fw__phase_emit(struct cyc *y, struct fw_plan **out);
+/* Health (drain.c): the HEALTH reason for a job placement refused, and
+ * DRAIN decisions (with DRAINED evictions) for nodes out of service. */
+void fw__health_explain(const struct cyc *y, const struct fw_job *j, struct fw_pending *r);
+int fw__phase_drain(struct cyc *y);
 
 #endif

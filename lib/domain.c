@@ -72,7 +72,9 @@ static void apply_running(struct fw__cstate *c)
 	for (int32_t i = 0; i < s->nnodes; i++) {
 		c->nodes[i].cpu_free = s->nodes[i].cpu_milli;
 		c->nodes[i].mem_free = s->nodes[i].mem_mib;
-		c->nodes[i].usable = s->nodes[i].schedulable;
+		c->nodes[i].usable = s->nodes[i].schedulable && s->nodes[i].health != FW_HEALTH_UNHEALTHY &&
+				     s->nodes[i].health != FW_HEALTH_DRAINING;
+		c->nodes[i].suspect = s->nodes[i].health == FW_HEALTH_SUSPECT || s->nodes[i].suspect_gpu_mask;
 	}
 	for (int32_t j = 0; j < s->njobs; j++) {
 		const struct fw_job *job = &s->jobs[j];
@@ -264,6 +266,32 @@ static int build_index(struct fw__cstate *c)
 	return FW_OK;
 }
 
+/* What health takes away, for the HEALTH reason (allocate.c). */
+static void record_health(struct fw__cstate *c, int32_t i)
+{
+	const struct fw_node *sn = &c->s->nodes[i];
+	const struct fw__node *n = &c->nodes[i];
+	int32_t bad = __builtin_popcount(sn->bad_gpu_mask & ((1u << sn->gpu_count) - 1));
+
+	if (!sn->gpu_count || !sn->schedulable)
+		return;
+	c->gpu_nodes++;
+	if (!n->usable) {
+		int32_t idle = 0;
+		for (int g = 0; g < sn->gpu_count; g++)
+			idle += n->used[g] == 0;
+		c->unhealthy_nodes++;
+		c->health_lost_free += idle;
+		return;
+	}
+	c->health_lost_free += bad;
+	c->unhealthy_nodes += bad > 0;
+	if (n->suspect) {
+		c->suspect_nodes++;
+		c->suspect_free += n->whole_free;
+	}
+}
+
 static void record_initial(struct fw__cstate *c)
 {
 	const struct fw_snapshot *s = c->s;
@@ -271,8 +299,10 @@ static void record_initial(struct fw__cstate *c)
 	memcpy(c->root_hist_initial, c->dom[0].hist, sizeof c->root_hist_initial);
 	c->root_free_initial = c->dom[0].free_whole;
 	c->capacity = fw_res_zero();
+	c->suspect_gang = s->config.suspect_gang_gpus > 0 ? s->config.suspect_gang_gpus : 16;
 	for (int32_t i = 0; i < c->nn; i++) {
 		const struct fw__node *n = &c->nodes[i];
+		record_health(c, i);
 		if (!n->usable)
 			continue;
 		if (n->model >= 0)

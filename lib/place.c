@@ -40,6 +40,7 @@ struct attempt {
 	int32_t ntouched;
 	int32_t models[FW_MAX_GROUPS]; /* -2 = any, -1 = unknown model */
 	bool spread;
+	bool avoid_suspect;     /* a big gang: suspect nodes are out (health.h) */
 	bool shape_fit;         /* some domain had the GPUs for the gang */
 	const struct fw__place_opts *o;
 };
@@ -61,7 +62,8 @@ static bool node_fits(const struct attempt *t, int32_t n, int g, bool shared_onl
 	const struct fw__node *cn = &t->c->nodes[n];
 	const struct fw_node *sn = &t->c->s->nodes[n];
 
-	if (!cn->usable || cn->cpu_free < grp->cpu_milli || cn->mem_free < grp->mem_mib)
+	if (!cn->usable || cn->cpu_free < grp->cpu_milli || cn->mem_free < grp->mem_mib ||
+	    (cn->suspect && t->avoid_suspect))
 		return false;
 	if (!t->o->ignore_resv && t->o->end > t->c->resv_until[n])
 		return false;
@@ -211,7 +213,8 @@ static bool assign_in_domain(struct attempt *t, int32_t d, int32_t min_tasks)
 
 	t->ncand = 0;
 	for (int32_t i = dom->first; i < dom->last; i++)
-		if (t->c->nodes[t->c->order[i]].usable)
+		if (t->c->nodes[t->c->order[i]].usable &&
+		    !(t->c->nodes[t->c->order[i]].suspect && t->avoid_suspect))
 			t->cand[t->ncand++] = t->c->order[i];
 	sort_candidates(t);
 	for (int g = 0; g < t->job->ngroups; g++)
@@ -277,6 +280,7 @@ static int init_attempt(struct attempt *t, struct fw__cstate *c, const struct fw
 	t->c = c;
 	t->job = j;
 	t->spread = j->spread || c->pol->spread_default;
+	t->avoid_suspect = c->suspect_nodes > 0 && !fw__may_use_suspect(c, j);
 	if (ntasks > c->scratch_tasks_cap)
 		return FW_EINVAL;
 	t->cand = c->scratch_cand;

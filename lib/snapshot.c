@@ -38,6 +38,8 @@ void fw_sched_config_default(struct fw_sched_config *c)
 	c->usage_weight = 1.0;
 	c->max_starts = 0;
 	c->estimate_starts = true;
+	c->suspect_gang_gpus = 16;
+	c->drain_requeue = true;
 }
 
 static int grow(void **arr, int32_t *cap, int32_t n, size_t sz)

@@ -83,6 +83,9 @@ static int check_node(const struct fw_snapshot *s, int32_t i, struct fw_diag *d)
 			   n->name, n->gpu_count, FW_MAX_GPUS_PER_NODE);
 	if (n->cpu_milli < 0 || n->mem_mib < 0 || n->gpu_mem_mib < 0)
 		return BAD(d, FW_ERANGE, f, "node %s has a negative capacity", n->name);
+	if ((unsigned)n->health >= FW_HEALTH_COUNT)
+		return BAD(d, FW_ERANGE, f, "node %s has health %d; use a state of health.h",
+			   n->name, (int)n->health);
 	for (int l = 0; l < s->topology.nlevels; l++)
 		if (!n->path[l][0])
 			return BAD(d, FW_EINVAL, f,

@@ -93,7 +93,15 @@ enum fw_decision_kind {
 	X(RECLAIMED, reclaimed,                                                \
 	  "evicted: its queue is above its fair share and job #%lld of the starving queue #%lld takes its GPUs") \
 	X(PREEMPTED, preempted,                                                \
-	  "evicted: job #%lld of higher priority in the same queue (#%lld) takes its GPUs")
+	  "evicted: job #%lld of higher priority in the same queue (#%lld) takes its GPUs") \
+	X(HEALTH, health,                                                      \
+	  "nodes unhealthy: %lld of the %lld nodes that could fit it are unhealthy, suspect (on probation) or have bad GPUs; the healthy ones lack the free GPUs") \
+	X(DRAIN_REQUEUE, drain_requeue,                                        \
+	  "drain: node #%lld is unhealthy; its %lld running jobs are evicted and requeued") \
+	X(DRAIN_FINISH, drain_finish,                                          \
+	  "drain: node #%lld is unhealthy or draining; nothing new lands and its %lld running jobs may finish") \
+	X(DRAINED, drained,                                                    \
+	  "evicted: node #%lld it runs on is unhealthy and drained; the job is requeued (%lld of its tasks were there)")
 
 enum fw_reason {
 #define FW__REASON_ENUM(U, l, t) FW_REASON_##U,

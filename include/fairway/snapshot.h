@@ -44,6 +44,7 @@
 #include <stdint.h>
 
 #include "fairway/err.h"
+#include "fairway/health.h"
 #include "fairway/res.h"
 
 typedef int64_t fw_time; /* seconds; the epoch is the adapter's choice */
@@ -75,6 +76,12 @@ struct fw_node {
 	int64_t mem_mib;               /* capacity */
 	bool schedulable;              /* false: cordoned, nothing new lands */
 	uint32_t bad_gpu_mask;         /* GPUs that must not be used */
+	enum fw_health health;         /* health.h: UNHEALTHY and DRAINING
+					* nodes take nothing new (and are
+					* drained); gangs of suspect_gang_gpus
+					* or more avoid SUSPECT ones */
+	uint32_t suspect_gpu_mask;     /* GPUs on probation: the node counts
+					* as SUSPECT for big gangs */
 	char path[FW_MAX_LEVELS][FW_NAME_MAX]; /* domain name per level */
 	int nlabels;
 	struct fw_label labels[FW_MAX_LABELS];
@@ -143,6 +150,12 @@ struct fw_sched_config {
 	bool estimate_starts;       /* expected start per waiting job; default
 				     * true (false: a leaner cycle, every
 				     * waiting job's estimate is "unknown") */
+	int32_t suspect_gang_gpus;  /* gangs of at least this many GPUs avoid
+				     * suspect nodes (health.h); default 16,
+				     * <= 0 means the default */
+	bool drain_requeue;         /* running jobs on an UNHEALTHY node: true
+				     * (default) evicts them for requeue,
+				     * false lets them finish (lib/drain.c) */
 };
 
 struct fw_snapshot {

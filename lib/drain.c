@@ -1,0 +1,172 @@
+/*
+ * drain.c — what the cycle does with node health (health.h).
+ *
+ *   may_use_suspect  placement's rule: a job may use SUSPECT nodes (and
+ *                    nodes with a suspect GPU) when it asks fewer than
+ *                    suspect_gang_gpus GPUs (default 16) or is preemptible;
+ *                    probation is tested by small and preemptible work.
+ *   explain          a pending job that could not start at the start of
+ *                    the cycle (fewer usable free GPUs than it needs), but
+ *                    would have with the GPUs health took away (idle GPUs
+ *                    of UNHEALTHY/DRAINING nodes, bad GPUs, and for a big
+ *                    gang the free GPUs of suspect nodes), gets the HEALTH
+ *                    reason: a = nodes health took from it, b = nodes with
+ *                    GPUs.  Judged on whole-cluster GPU counts (the same
+ *                    bound GANG_NO_FIT uses), not per GPU model.
+ *   drain            after allocate and reclaim: every UNHEALTHY or
+ *                    DRAINING node with running jobs gets a DRAIN decision
+ *                    (node = its index, a = the node, b = jobs running on
+ *                    it).  On an UNHEALTHY node with drain_requeue (the
+ *                    default) the reason is DRAIN_REQUEUE and each job with
+ *                    a task there, not evicted already, gets an EVICT
+ *                    decision with reason DRAINED (a = the node, b = its
+ *                    tasks there; whole gang, whatever its preemptibility:
+ *                    the hardware under it is gone); otherwise DRAIN_FINISH
+ *                    and the jobs run on.  A DRAINING node (an operator's
+ *                    maintenance) always lets its jobs finish.
+ *
+ * Cost: the drain walks the running jobs' allocations once, and only when
+ * some node is UNHEALTHY or DRAINING (counted at build); the explanation is
+ * O(1) per explained shape.  Honest limits: the capacity a drained job
+ * frees on its healthy nodes is not reused in the same plan (the next
+ * cycle sees it), and the estimates still count a drained job's end.
+ */
+#include <string.h>
+
+#include "cycle_int.h"
+
+bool fw__may_use_suspect(const struct fw__cstate *c, const struct fw_job *j)
+{
+	return j->preemptible || fw_job_gpus(j) < c->suspect_gang;
+}
+
+void fw__health_explain(const struct cyc *y, const struct fw_job *j, struct fw_pending *r)
+{
+	const struct fw__cstate *c = &y->c;
+	bool big = !fw__may_use_suspect(c, j);
+	int64_t need = fw_job_gpus(j);
+	int64_t usable = c->root_free_initial - (big ? c->suspect_free : 0);
+	int64_t lost = c->health_lost_free + (big ? c->suspect_free : 0);
+
+	if (r->reason != FW_REASON_GANG_NO_FIT && r->reason != FW_REASON_TOPOLOGY &&
+	    r->reason != FW_REASON_NO_RESOURCES && r->reason != FW_REASON_FAIRSHARE_ORDER)
+		return;
+	if (lost == 0 || usable >= need || usable + lost < need)
+		return;
+	r->reason = FW_REASON_HEALTH;
+	r->a = c->unhealthy_nodes + (big ? c->suspect_nodes : 0);
+	r->b = c->gpu_nodes;
+}
+
+static bool out_of_service(const struct fw_node *n)
+{
+	return n->health == FW_HEALTH_UNHEALTHY || n->health == FW_HEALTH_DRAINING;
+}
+
+/* Room for the drain's decisions after those already made. */
+static int grow_decisions(struct cyc *y, int32_t extra)
+{
+	struct fw_decision *d = FW_ARENA_RAW(y->a, struct fw_decision, y->ndec + extra + 1);
+	struct fw_task_alloc **t = FW_ARENA_NEW(y->a, struct fw_task_alloc *, y->ndec + extra + 1);
+
+	if (!d || !t)
+		return FW_ENOMEM;
+	memcpy(d, y->dec, (size_t)y->ndec * sizeof *d);
+	memcpy(t, y->dec_tasks, (size_t)y->ndec * sizeof *t);
+	y->dec = d;
+	y->dec_tasks = t;
+	return FW_OK;
+}
+
+static void add_decision(struct cyc *y, enum fw_decision_kind k, enum fw_reason why, int32_t job,
+			 int32_t node, int64_t b, struct fw_task_alloc *tasks, int32_t ntasks)
+{
+	struct fw_decision *d = &y->dec[y->ndec];
+
+	memset(d, 0, sizeof *d);
+	d->kind = k;
+	d->reason = why;
+	d->job = job;
+	d->node = k == FW_DECIDE_DRAIN ? node : -1;
+	d->at = y->s->now;
+	d->alloc_count = ntasks;
+	d->a = node;
+	d->b = b;
+	y->dec_tasks[y->ndec++] = tasks;
+}
+
+/* Per node: running jobs with a task there (counted once per job). */
+static void count_jobs(const struct fw_snapshot *s, int32_t *jobs_on)
+{
+	for (int32_t j = 0; j < s->njobs; j++) {
+		const struct fw_job *job = &s->jobs[j];
+		int32_t last = -1;
+		if (job->state != FW_JOB_RUNNING)
+			continue;
+		for (int32_t k = 0; k < job->alloc_count; k++) {
+			int32_t n = s->allocs[job->alloc_first + k].node;
+			if (n != last && out_of_service(&s->nodes[n]))
+				jobs_on[n]++;
+			last = n;
+		}
+	}
+}
+
+/* Tasks job j runs on node n. */
+static int32_t tasks_on(const struct fw_snapshot *s, const struct fw_job *j, int32_t n)
+{
+	int32_t k = 0;
+
+	for (int32_t i = 0; i < j->alloc_count; i++)
+		k += s->allocs[j->alloc_first + i].node == n;
+	return k;
+}
+
+static void evict_from(struct cyc *y, int32_t n)
+{
+	const struct fw_snapshot *s = y->s;
+
+	for (int32_t j = 0; j < s->njobs; j++) {
+		const struct fw_job *job = &s->jobs[j];
+		int32_t k;
+		if (job->state != FW_JOB_RUNNING || y->evicted[j] || !(k = tasks_on(s, job, n)))
+			continue;
+		add_decision(y, FW_DECIDE_EVICT, FW_REASON_DRAINED, j, n, k,
+			     s->allocs + job->alloc_first, job->alloc_count);
+		y->evicted[j] = true;
+		y->nevicted++;
+	}
+}
+
+int fw__phase_drain(struct cyc *y)
+{
+	const struct fw_snapshot *s = y->s;
+	int32_t *jobs_on, ndrain = 0, nrun = 0;
+
+	if (y->c.unhealthy_nodes == 0)
+		return FW_OK; /* also counts nodes with bad GPUs: a cheap pre-check */
+	jobs_on = FW_ARENA_NEW(y->a, int32_t, s->nnodes + 1);
+	if (!y->evicted)
+		y->evicted = FW_ARENA_NEW(y->a, bool, s->njobs + 1);
+	if (!jobs_on || !y->evicted)
+		return FW_ENOMEM;
+	count_jobs(s, jobs_on);
+	for (int32_t n = 0; n < s->nnodes; n++) {
+		ndrain += jobs_on[n] > 0;
+		nrun += jobs_on[n];
+	}
+	if (ndrain == 0)
+		return FW_OK;
+	if (grow_decisions(y, ndrain + nrun) != FW_OK)
+		return FW_ENOMEM;
+	for (int32_t n = 0; n < s->nnodes; n++) {
+		bool requeue = s->config.drain_requeue && s->nodes[n].health == FW_HEALTH_UNHEALTHY;
+		if (!jobs_on[n])
+			continue;
+		add_decision(y, FW_DECIDE_DRAIN, requeue ? FW_REASON_DRAIN_REQUEUE : FW_REASON_DRAIN_FINISH,
+			     -1, n, jobs_on[n], s->allocs, 0);
+		if (requeue)
+			evict_from(y, n);
+	}
+	return FW_OK;
+}

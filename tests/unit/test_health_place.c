@@ -1,0 +1,386 @@
+/*
+ * test_health_place.c — node health in the cycle (health.h, lib/drain.c):
+ * per-GPU exclusion, unhealthy and suspect nodes, the size threshold, the
+ * HEALTH reason, usable-only domain capacity, drains and the checker.
+ */
+#include <stdlib.h>
+
+#include "builder.h"
+#include "cstate.h"
+#include "harness.h"
+
+static struct fw_arena A;
+
+static struct fw_plan *run(const struct fw_snapshot *s)
+{
+	struct fw_plan *p = NULL;
+	struct fw_diag d;
+
+	fw_arena_reset(&A);
+	if (fw_snapshot_validate(s, &d) != FW_OK) {
+		fprintf(stderr, "invalid snapshot: %s: %s\n", d.field, d.msg);
+		return NULL;
+	}
+	if (fw_cycle_run(s, NULL, &A, &p) != FW_OK)
+		return NULL;
+	if (fw_plan_check(s, p, &A, &d) != FW_OK) {
+		fprintf(stderr, "invariant: %s: %s\n", d.field, d.msg);
+		return NULL;
+	}
+	return p;
+}
+
+static const struct fw_decision *decision_of(const struct fw_plan *p, enum fw_decision_kind k, int job,
+					     int node)
+{
+	for (int i = 0; i < p->ndecisions; i++)
+		if (p->decisions[i].kind == k && p->decisions[i].job == job &&
+		    (node < 0 || p->decisions[i].node == node))
+			return &p->decisions[i];
+	return NULL;
+}
+
+static int count_kind(const struct fw_plan *p, enum fw_decision_kind k)
+{
+	int n = 0;
+
+	for (int i = 0; i < p->ndecisions; i++)
+		n += p->decisions[i].kind == k;
+	return n;
+}
+
+/* n nodes of 8 GPUs, one queue. */
+static struct fw_snapshot *cluster(int n)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	char name[16];
+
+	for (int i = 0; i < n; i++) {
+		snprintf(name, sizeof name, "n%d", i);
+		tb_node(s, name, 8, "H100", NULL, NULL, NULL);
+	}
+	tb_queue(s, "q", -1, 8.0 * n, -1, 1);
+	return s;
+}
+
+TEST(bad_gpu_keeps_the_others)
+{
+	struct fw_snapshot *s = cluster(1);
+	struct fw_plan *p;
+
+	char name[16];
+
+	s->nodes[0].bad_gpu_mask = 1u << 3;
+	for (int i = 0; i < 7; i++) {
+		snprintf(name, sizeof name, "one%d", i);
+		tb_job(s, name, 0, 1, 1, 1000, i);
+	}
+	tb_job(s, "seven", 0, 1, 7, 1000, 10);
+	p = run(s);
+	ASSERT(p);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_START), 7); /* seven 1-GPU jobs */
+	for (int i = 0; i < p->nallocs; i++)
+		ASSERT_EQ(p->allocs[i].gpu_mask & (1u << 3), 0);
+	fw_snapshot_free(s);
+}
+
+TEST(bad_gpu_blocks_full_node_job_with_health_reason)
+{
+	struct fw_snapshot *s = cluster(1);
+	struct fw_plan *p;
+	const struct fw_pending *r;
+
+	s->nodes[0].bad_gpu_mask = 1u << 0;
+	tb_job(s, "eight", 0, 1, 8, 1000, 0);
+	tb_job(s, "seven", 0, 1, 7, 1000, 1);
+	p = run(s);
+	ASSERT(p);
+	ASSERT(decision_of(p, FW_DECIDE_START, 1, -1));
+	r = fw_plan_pending_for(p, 0);
+	ASSERT(r);
+	ASSERT_EQ(r->reason, FW_REASON_HEALTH);
+	ASSERT_EQ(r->a, 1);
+	ASSERT_EQ(r->b, 1);
+	fw_snapshot_free(s);
+}
+
+TEST(unhealthy_node_excluded)
+{
+	struct fw_snapshot *s = cluster(2);
+	struct fw_plan *p;
+	const struct fw_pending *r;
+	char buf[256];
+
+	s->nodes[0].health = FW_HEALTH_UNHEALTHY;
+	tb_job(s, "a", 0, 1, 8, 1000, 0);
+	tb_job(s, "b", 0, 1, 8, 1000, 1);
+	p = run(s);
+	ASSERT(p);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_START), 1);
+	ASSERT_EQ(p->allocs[0].node, 1);
+	/* with a running on node 1, b cannot fit at all: health is why */
+	int one[] = { 1 };
+	tb_run(s, 0, 1, one, 0xff);
+	p = run(s);
+	ASSERT(p);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_START), 0);
+	r = fw_plan_pending_for(p, 1);
+	ASSERT(r);
+	ASSERT_EQ(r->reason, FW_REASON_HEALTH);
+	ASSERT_EQ(r->a, 1);
+	ASSERT_EQ(r->b, 2);
+	fw_reason_format(r->reason, r->a, r->b, buf, sizeof buf);
+	ASSERT_STR_CONTAINS(buf, "nodes unhealthy: 1 of the 2 nodes");
+	ASSERT_STR_EQ(fw_reason_name(FW_REASON_HEALTH), "health");
+	fw_snapshot_free(s);
+}
+
+TEST(draining_node_excluded)
+{
+	struct fw_snapshot *s = cluster(2);
+	struct fw_plan *p;
+
+	s->nodes[1].health = FW_HEALTH_DRAINING;
+	tb_job(s, "a", 0, 1, 4, 1000, 0);
+	tb_job(s, "b", 0, 1, 4, 1000, 1);
+	tb_job(s, "c", 0, 1, 4, 1000, 2);
+	p = run(s);
+	ASSERT(p);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_START), 2);
+	for (int i = 0; i < p->nallocs; i++)
+		ASSERT_EQ(p->allocs[i].node, 0);
+	fw_snapshot_free(s);
+}
+
+TEST(big_gang_avoids_suspect_small_uses_it)
+{
+	struct fw_snapshot *s = cluster(3);
+	struct fw_plan *p;
+	const struct fw_pending *r;
+
+	s->nodes[0].health = FW_HEALTH_SUSPECT;
+	tb_job(s, "gang16", 0, 2, 8, 1000, 0);
+	tb_job(s, "small8", 0, 1, 8, 1000, 1);
+	p = run(s);
+	ASSERT(p);
+	const struct fw_decision *g = decision_of(p, FW_DECIDE_START, 0, -1);
+	ASSERT(g);
+	for (int k = 0; k < g->alloc_count; k++)
+		ASSERT_NE(p->allocs[g->alloc_first + k].node, 0);
+	const struct fw_decision *sm = decision_of(p, FW_DECIDE_START, 1, -1);
+	ASSERT(sm);
+	ASSERT_EQ(p->allocs[sm->alloc_first].node, 0); /* probation is tested by small jobs */
+	fw_snapshot_free(s);
+
+	/* two nodes, one suspect: the 16-GPU gang waits and says why */
+	s = cluster(2);
+	s->nodes[1].health = FW_HEALTH_SUSPECT;
+	tb_job(s, "gang16", 0, 2, 8, 1000, 0);
+	p = run(s);
+	ASSERT(p);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_START), 0);
+	r = fw_plan_pending_for(p, 0);
+	ASSERT(r);
+	ASSERT_EQ(r->reason, FW_REASON_HEALTH);
+	ASSERT_EQ(r->a, 1);
+	ASSERT_EQ(r->b, 2);
+	/* ... unless it is preemptible */
+	s->jobs[0].preemptible = true;
+	p = run(s);
+	ASSERT(p);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_START), 1);
+	fw_snapshot_free(s);
+}
+
+TEST(suspect_gpu_mask_counts_as_suspect)
+{
+	struct fw_snapshot *s = cluster(2);
+	struct fw_plan *p;
+
+	s->nodes[0].suspect_gpu_mask = 1u << 5;
+	tb_job(s, "gang16", 0, 2, 8, 1000, 0);
+	p = run(s);
+	ASSERT(p);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_START), 0);
+	ASSERT_EQ(fw_plan_pending_for(p, 0)->reason, FW_REASON_HEALTH);
+	fw_snapshot_free(s);
+}
+
+TEST(threshold_configurable)
+{
+	struct fw_snapshot *s = cluster(2);
+	struct fw_plan *p;
+
+	s->nodes[0].health = FW_HEALTH_SUSPECT;
+	s->config.suspect_gang_gpus = 8;
+	tb_job(s, "a8", 0, 1, 8, 1000, 0);
+	tb_job(s, "b8", 0, 1, 8, 1000, 1);
+	tb_job(s, "c4", 0, 1, 4, 1000, 2);
+	p = run(s);
+	ASSERT(p);
+	/* one 8-GPU job on the healthy node, the other waits; the 4-GPU
+	 * job (under the threshold) uses the suspect node */
+	ASSERT(decision_of(p, FW_DECIDE_START, 0, -1));
+	ASSERT(!decision_of(p, FW_DECIDE_START, 1, -1));
+	const struct fw_decision *c = decision_of(p, FW_DECIDE_START, 2, -1);
+	ASSERT(c);
+	ASSERT_EQ(p->allocs[c->alloc_first].node, 0);
+	/* the default (16): both 8-GPU jobs start */
+	s->config.suspect_gang_gpus = 0;
+	p = run(s);
+	ASSERT(p);
+	ASSERT(decision_of(p, FW_DECIDE_START, 1, -1));
+	fw_snapshot_free(s);
+}
+
+TEST(domains_count_usable_capacity_only)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	const char *lv[] = { "rack" };
+	struct fw__cstate c;
+
+	tb_levels(s, 1, lv);
+	tb_node(s, "a0", 8, "H100", "ra", NULL, NULL);
+	tb_node(s, "a1", 8, "H100", "ra", NULL, NULL);
+	tb_node(s, "b0", 8, "H100", "rb", NULL, NULL);
+	tb_node(s, "b1", 8, "H100", "rb", NULL, NULL);
+	tb_queue(s, "q", -1, 32, -1, 1);
+	s->nodes[0].health = FW_HEALTH_UNHEALTHY;
+	s->nodes[2].bad_gpu_mask = 0x3;
+	fw_arena_reset(&A);
+	memset(&c, 0, sizeof c);
+	ASSERT_OK(fw__cstate_build(&c, s, &A));
+	ASSERT_EQ(c.dom[0].cap_whole, 8 + 6 + 8);
+	ASSERT_EQ(c.dom[0].free_whole, 22);
+	ASSERT_EQ(c.dom[1].cap_whole, 8); /* rack ra: a1 only */
+	ASSERT_EQ(c.dom[2].cap_whole, 14);
+	ASSERT_EQ(c.capacity.v[FW_RES_GPU], 22000);
+	/* a 16-GPU gang required in one rack fits in neither rack */
+	int j = tb_job(s, "g", 0, 2, 8, 1000, 0);
+	s->jobs[j].required_level = 0;
+	struct fw_plan *p = run(s);
+	ASSERT(p);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_START), 0);
+	fw_snapshot_free(s);
+}
+
+/* A 2-node gang on n0+n1 and a job on n1; n0 turns unhealthy. */
+static struct fw_snapshot *drain_case(void)
+{
+	struct fw_snapshot *s = cluster(3);
+	int both[] = { 0, 1 }, one[] = { 1 };
+	int g = tb_job(s, "gang", 0, 2, 4, 1000, 0);
+	int k = tb_job(s, "other", 0, 1, 4, 1000, 1);
+
+	tb_run(s, g, 2, both, 0x0f);
+	tb_run(s, k, 1, one, 0xf0);
+	s->jobs[g].start_time = s->jobs[k].start_time = 0;
+	s->now = 100;
+	s->nodes[0].health = FW_HEALTH_UNHEALTHY;
+	return s;
+}
+
+TEST(drain_requeues_by_default)
+{
+	struct fw_snapshot *s = drain_case();
+	struct fw_plan *p = run(s);
+	const struct fw_decision *d, *e;
+
+	ASSERT(p);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_DRAIN), 1);
+	d = decision_of(p, FW_DECIDE_DRAIN, -1, 0);
+	ASSERT(d);
+	ASSERT_EQ(d->reason, FW_REASON_DRAIN_REQUEUE);
+	ASSERT_EQ(d->b, 1);
+	e = decision_of(p, FW_DECIDE_EVICT, 0, -1);
+	ASSERT(e); /* the whole gang, though it is not preemptible */
+	ASSERT_EQ(e->reason, FW_REASON_DRAINED);
+	ASSERT_EQ(e->a, 0);
+	ASSERT_EQ(e->alloc_count, 2);
+	ASSERT(!decision_of(p, FW_DECIDE_EVICT, 1, -1)); /* not on n0 */
+	fw_snapshot_free(s);
+}
+
+TEST(drain_lets_finish_by_policy)
+{
+	struct fw_snapshot *s = drain_case();
+	struct fw_plan *p;
+
+	s->config.drain_requeue = false;
+	p = run(s);
+	ASSERT(p);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_DRAIN), 1);
+	ASSERT_EQ(p->decisions[0].reason, FW_REASON_DRAIN_FINISH);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 0);
+	fw_snapshot_free(s);
+}
+
+TEST(draining_node_lets_finish)
+{
+	struct fw_snapshot *s = drain_case();
+	struct fw_plan *p;
+
+	s->nodes[0].health = FW_HEALTH_DRAINING;
+	p = run(s);
+	ASSERT(p);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_DRAIN), 1);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 0);
+	fw_snapshot_free(s);
+}
+
+TEST(healthy_cluster_no_drain)
+{
+	struct fw_snapshot *s = drain_case();
+	struct fw_plan *p;
+
+	s->nodes[0].health = FW_HEALTH_HEALTHY;
+	p = run(s);
+	ASSERT(p);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_DRAIN), 0);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 0);
+	fw_snapshot_free(s);
+}
+
+TEST(checker_rejects_health_violations)
+{
+	struct fw_snapshot *s = cluster(2);
+	struct fw_plan *p;
+	struct fw_diag d;
+
+	tb_job(s, "gang16", 0, 2, 8, 1000, 0);
+	p = run(s);
+	ASSERT(p);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_START), 1);
+	/* the same plan after node 1 turned suspect, then unhealthy */
+	s->nodes[1].health = FW_HEALTH_SUSPECT;
+	ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
+	ASSERT_STR_CONTAINS(d.msg, "suspect");
+	s->nodes[1].health = FW_HEALTH_UNHEALTHY;
+	ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
+	ASSERT_STR_CONTAINS(d.msg, "unhealthy");
+	fw_snapshot_free(s);
+
+	/* a DRAINED eviction from a node that is healthy is refused */
+	s = drain_case();
+	p = run(s);
+	ASSERT(p);
+	s->nodes[0].health = FW_HEALTH_HEALTHY;
+	ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
+	fw_snapshot_free(s);
+}
+
+TEST(validate_rejects_bad_health)
+{
+	struct fw_snapshot *s = cluster(1);
+	struct fw_diag d;
+
+	s->nodes[0].health = (enum fw_health)9;
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_ERANGE);
+	fw_snapshot_free(s);
+}
+
+TEST_MAIN(bad_gpu_keeps_the_others, bad_gpu_blocks_full_node_job_with_health_reason,
+	  unhealthy_node_excluded, draining_node_excluded, big_gang_avoids_suspect_small_uses_it,
+	  suspect_gpu_mask_counts_as_suspect, threshold_configurable, domains_count_usable_capacity_only,
+	  drain_requeues_by_default, drain_lets_finish_by_policy, draining_node_lets_finish,
+	  healthy_cluster_no_drain, checker_rejects_health_violations, validate_rejects_bad_health)
