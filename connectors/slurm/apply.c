@@ -1,0 +1,319 @@
+/*
+ * apply.c — plan actions -> Slurm RPCs, each checked against the last read
+ * first so that applying the same action twice changes nothing.
+ *
+ *   START    delete the job's fairway- reservation, then one
+ *            slurm_update_job: ReqNodes = the plan's nodes, priority =
+ *            INFINITE (release; Slurm recomputes it), comment;
+ *   EVICT    slurm_requeue(JOB_REQUEUE_HOLD) a running job; a released job
+ *            Slurm has not started yet is simply held again;
+ *   RESERVE  create or move the reservation fairway-<jobid>;
+ *   DRAIN    slurm_update_node(DRAIN, "fairway: <why>").
+ * After the actions, every fairway- reservation that no RESERVE of this
+ * batch named is deleted: the plan no longer holds those nodes.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "slurm_int.h"
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static slurm_job_info_t *job_of(struct fw_slurm *h, const char *name)
+{
+	char *end;
+	unsigned long id = strtoul(name, &end, 10);
+
+	return *end || end == name ? NULL : fw__slurm_job(h, (uint32_t)id);
+}
+
+/* Distinct node names of the placements, comma separated, in order. */
+static int node_list(const struct fw_backend_action *a, char *buf, size_t len)
+{
+	int n = 0;
+
+	buf[0] = '\0';
+	for (int32_t k = 0; k < a->nplacements; k++) {
+		const char *nm = a->placements[k].node;
+		bool seen = false;
+		for (int32_t i = 0; i < k && !seen; i++)
+			seen = !strcmp(a->placements[i].node, nm);
+		if (seen)
+			continue;
+		if (strlen(buf) + strlen(nm) + 2 > len)
+			return -1;
+		if (n++)
+			strcat(buf, ",");
+		strcat(buf, nm);
+	}
+	return n;
+}
+
+/* Same host set?  Compares two hostlist expressions ("gpu[001-002]" and
+ * "gpu001,gpu002" are the same). */
+static bool same_hosts(const char *a, const char *b)
+{
+	hostlist_t ha, hb;
+	char sa[4096], sb[4096];
+
+	if (!a || !b || !*a || !*b)
+		return false;
+	ha = slurm_hostlist_create(a);
+	hb = slurm_hostlist_create(b);
+	if (!ha || !hb) {
+		if (ha)
+			slurm_hostlist_destroy(ha);
+		if (hb)
+			slurm_hostlist_destroy(hb);
+		return false;
+	}
+	slurm_hostlist_uniq(ha);
+	slurm_hostlist_uniq(hb);
+	slurm_hostlist_ranged_string(ha, sizeof sa, sa);
+	slurm_hostlist_ranged_string(hb, sizeof sb, sb);
+	slurm_hostlist_destroy(ha);
+	slurm_hostlist_destroy(hb);
+	return !strcmp(sa, sb);
+}
+
+static void resv_name(uint32_t id, char *buf, size_t len)
+{
+	snprintf(buf, len, FW_SLURM_RESV_PREFIX "%u", id);
+}
+
+static int resv_delete(struct fw_slurm *h, const char *name)
+{
+	reservation_name_msg_t m = { .name = (char *)name };
+
+	if (slurm_delete_reservation(&m) != SLURM_SUCCESS) {
+		h->st.failed++;
+		return FW_EIO;
+	}
+	h->st.unreserves++;
+	return FW_OK;
+}
+
+/* ------------------------------------------------------------ start */
+
+static int do_start(struct fw_slurm *h, const struct fw_backend_action *a)
+{
+	slurm_job_info_t *j = job_of(h, a->job);
+	char nodes[4096], resv[FW_NAME_MAX], comment[256];
+	job_desc_msg_t u;
+	int n;
+
+	if (!j || !fw__job_pending(j))
+		return j && fw__job_running(j) ? FW_OK : FW_ENOENT;
+	if ((n = node_list(a, nodes, sizeof nodes)) <= 0)
+		return FW_EINVAL;
+	if (j->priority != 0 && same_hosts(j->req_nodes, nodes))
+		return FW_OK; /* released on these nodes already */
+	if ((uint32_t)n < (j->num_nodes ? j->num_nodes : 1))
+		return FW_EINVAL; /* Slurm needs one node per task */
+	resv_name(j->job_id, resv, sizeof resv);
+	if (fw__slurm_resv(h, resv))
+		resv_delete(h, resv);
+	snprintf(comment, sizeof comment, "fairway: started on %.200s", nodes);
+	slurm_init_job_desc_msg(&u);
+	u.job_id = j->job_id;
+	u.req_nodes = nodes;
+	u.priority = INFINITE;
+	u.comment = comment;
+	if (slurm_update_job(&u) != SLURM_SUCCESS)
+		return FW_EIO;
+	h->st.starts++;
+	return FW_OK;
+}
+
+/* ------------------------------------------------------------ evict */
+
+static int do_evict(struct fw_slurm *h, const struct fw_backend_action *a)
+{
+	slurm_job_info_t *j = job_of(h, a->job);
+	job_desc_msg_t u;
+
+	if (!j)
+		return FW_ENOENT;
+	if (fw__job_held(j))
+		return FW_OK; /* evicted already */
+	if (fw__job_pending(j)) {
+		slurm_init_job_desc_msg(&u);
+		u.job_id = j->job_id;
+		u.priority = 0;
+		if (slurm_update_job(&u) != SLURM_SUCCESS)
+			return FW_EIO;
+	} else if (slurm_requeue(j->job_id, JOB_REQUEUE_HOLD) != SLURM_SUCCESS) {
+		return FW_EIO;
+	}
+	h->st.evicts++;
+	return FW_OK;
+}
+
+/* ------------------------------------------------------------ reserve */
+
+static void resv_fill(const slurm_job_info_t *j, const struct fw_backend_action *a,
+		      char *nodes, char *name, resv_desc_msg_t *r)
+{
+	time_t now = time(NULL);
+	time_t at = a->at > now ? a->at : now;
+	fw_time end = a->until != FW_TIME_UNKNOWN ? a->until : 0;
+	uint32_t minutes = end > at ? (uint32_t)((end - at + 59) / 60) : 0;
+
+	if (!minutes)
+		minutes = j->time_limit != INFINITE && j->time_limit != NO_VAL ? j->time_limit : 60;
+	slurm_init_resv_desc_msg(r);
+	r->name = name;
+	r->start_time = at;
+	r->duration = minutes;
+	r->node_list = nodes;
+	r->users = j->user_name ? j->user_name : "root";
+	r->flags = RESERVE_FLAG_IGN_JOBS;
+}
+
+static int do_reserve(struct fw_slurm *h, const struct fw_backend_action *a)
+{
+	slurm_job_info_t *j = job_of(h, a->job);
+	char nodes[4096], name[FW_NAME_MAX];
+	reserve_info_t *old;
+	resv_desc_msg_t r;
+	char *made;
+
+	if (!j || !fw__job_pending(j))
+		return FW_ENOENT;
+	if (node_list(a, nodes, sizeof nodes) <= 0)
+		return FW_EINVAL;
+	resv_name(j->job_id, name, sizeof name);
+	resv_fill(j, a, nodes, name, &r);
+	old = fw__slurm_resv(h, name);
+	if (old && same_hosts(old->node_list, nodes) &&
+	    labs((long)(old->start_time - r.start_time)) < 60)
+		return FW_OK; /* in place (a start moving by seconds is noise) */
+	if (old) {
+		r.flags = 0; /* update: keep the flags */
+		if (slurm_update_reservation(&r) != SLURM_SUCCESS)
+			return FW_EIO;
+	} else {
+		if (!(made = slurm_create_reservation(&r)))
+			return FW_EIO;
+		free(made);
+	}
+	h->st.reserves++;
+	return FW_OK;
+}
+
+/* Every fairway- reservation no RESERVE of this batch named goes. */
+static void resv_sweep(struct fw_slurm *h, const struct fw_backend_action *acts,
+		       int32_t n)
+{
+	for (uint32_t i = 0; h->resv && i < h->resv->record_count; i++) {
+		const char *nm = h->resv->reservation_array[i].name;
+		bool keep = false;
+		if (strncmp(nm, FW_SLURM_RESV_PREFIX, strlen(FW_SLURM_RESV_PREFIX)))
+			continue;
+		for (int32_t k = 0; k < n && !keep; k++)
+			keep = (acts[k].kind == FW_DECIDE_RESERVE || acts[k].kind == FW_DECIDE_START) &&
+			       !strcmp(nm + strlen(FW_SLURM_RESV_PREFIX), acts[k].job);
+		if (!keep)
+			resv_delete(h, nm);
+	}
+}
+
+/* ------------------------------------------------------------ drain */
+
+static int do_drain(struct fw_slurm *h, const struct fw_backend_action *a)
+{
+	node_info_t *n = fw__slurm_node(h, a->node);
+	char reason[300];
+
+	if (!n)
+		return FW_ENOENT;
+	snprintf(reason, sizeof reason, "fairway: %s", a->why[0] ? a->why : "drain");
+	if ((n->node_state & NODE_STATE_DRAIN) && n->reason && !strcmp(n->reason, reason))
+		return FW_OK;
+	if (fw_slurm_drain(h, a->node, reason, NULL) != FW_OK)
+		return FW_EIO;
+	h->st.drains++;
+	return FW_OK;
+}
+
+/* ------------------------------------------------------------ apply */
+
+static int apply_one(struct fw_slurm *h, const struct fw_backend_action *a)
+{
+	switch (a->kind) {
+	case FW_DECIDE_START:
+		return do_start(h, a);
+	case FW_DECIDE_EVICT:
+		return do_evict(h, a);
+	case FW_DECIDE_RESERVE:
+		return do_reserve(h, a);
+	case FW_DECIDE_DRAIN:
+		return do_drain(h, a);
+	default:
+		return FW_EINVAL;
+	}
+}
+
+int fw_slurm_apply(struct fw_slurm *h, uint64_t gen,
+		   const struct fw_backend_action *acts, int32_t n,
+		   struct fw_backend_result *r)
+{
+	double t0 = now_ms();
+	uint64_t before = h->st.starts + h->st.evicts + h->st.reserves + h->st.drains;
+
+	if (gen != h->read_gen)
+		return FW_EAGAIN;
+	r->applied = r->skipped = r->failed = 0;
+	for (int32_t k = 0; k < n; k++) {
+		int rc = apply_one(h, &acts[k]);
+		if (r->status)
+			r->status[k] = rc;
+		if (rc == FW_OK)
+			r->applied++;
+		else if (rc == FW_ENOENT)
+			r->skipped++;
+		else
+			r->failed++;
+	}
+	resv_sweep(h, acts, n);
+	h->st.failed += (uint64_t)r->failed;
+	h->st.skipped += (uint64_t)r->applied -
+			 (h->st.starts + h->st.evicts + h->st.reserves + h->st.drains - before) +
+			 (uint64_t)r->skipped;
+	h->st.apply_ms = now_ms() - t0;
+	return FW_OK;
+}
+
+/* ------------------------------------------------------------ comments */
+
+int fw_slurm_annotate(struct fw_slurm *h, const struct fw_slurm_note *notes,
+		      int32_t n)
+{
+	int done = 0;
+
+	for (int32_t k = 0; k < n && done < h->o.comment_budget; k++) {
+		slurm_job_info_t *j = job_of(h, notes[k].job);
+		job_desc_msg_t u;
+		if (!j || !fw__job_pending(j) || (j->comment && !strcmp(j->comment, notes[k].text)))
+			continue;
+		slurm_init_job_desc_msg(&u);
+		u.job_id = j->job_id;
+		u.comment = (char *)notes[k].text;
+		if (slurm_update_job(&u) == SLURM_SUCCESS) {
+			done++;
+			h->st.comments++;
+		} else {
+			h->st.failed++;
+		}
+	}
+	return done;
+}

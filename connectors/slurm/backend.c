@@ -1,0 +1,75 @@
+/*
+ * backend.c — the Slurm adapter as a `fairway serve` backend
+ * (connectors/serve/backend.h): `fairway serve --backend slurm
+ * --backend-opt conf=/etc/slurm/slurm.conf,partitions=gpu`.
+ *
+ * read, apply and health map one to one onto fwslurm.h; submission and
+ * cancellation stay with sbatch and scancel (NULL ops).  The daemon's
+ * fleet snapshot is not used: Slurm is the world.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "slurm_int.h"
+
+struct fw_backend {
+	struct fw_slurm *h;
+	char opts[1024];
+};
+
+static int sb_open(const struct fw_backend_config *cfg, struct fw_backend **out,
+		   struct fw_diag *d)
+{
+	struct fw_backend *b = calloc(1, sizeof *b);
+	struct fw_slurm_opts o;
+	int rc;
+
+	if (!b)
+		return FW_ENOMEM;
+	memset(&o, 0, sizeof o);
+	if (cfg->options)
+		snprintf(b->opts, sizeof b->opts, "%s", cfg->options);
+	if ((rc = fw_slurm_opts_parse(b->opts, &o, d)) != FW_OK ||
+	    (rc = fw_slurm_open(&o, &b->h, d)) != FW_OK) {
+		free(b);
+		return rc;
+	}
+	*out = b;
+	return FW_OK;
+}
+
+static int sb_read(struct fw_backend *b, struct fw_snapshot *s,
+		   struct fw_backend_world *w, struct fw_diag *d)
+{
+	return fw_slurm_read(b->h, s, w, d);
+}
+
+static int sb_apply(struct fw_backend *b, uint64_t gen,
+		    const struct fw_backend_action *acts, int32_t n,
+		    struct fw_backend_result *r)
+{
+	return fw_slurm_apply(b->h, gen, acts, n, r);
+}
+
+static int sb_health(struct fw_backend *b, struct fw_node_health *out, int cap)
+{
+	return fw_slurm_health(b->h, out, cap);
+}
+
+static void sb_close(struct fw_backend *b)
+{
+	if (!b)
+		return;
+	fw_slurm_close(b->h);
+	free(b);
+}
+
+const struct fw_backend_ops fw_backend_slurm = {
+	.name = "slurm",
+	.summary = "a live slurmctld through libslurm (jobs from sbatch, held until fairway starts them)",
+	.open = sb_open,
+	.read = sb_read,
+	.apply = sb_apply,
+	.health = sb_health,
+	.close = sb_close,
+};

@@ -1,0 +1,352 @@
+/*
+ * build.c — Slurm's cached messages -> the nodes, jobs and allocations of
+ * a core snapshot (the mapping is in fwslurm.h and docs/slurm.md).
+ *
+ * Phases, in order:
+ *   1. nodes    the nodes of the managed partitions, with topology paths;
+ *   2. running  jobs that hold resources: managed ones become running jobs
+ *               with their GPU indices, the others mark their GPUs bad;
+ *   3. starting jobs fairway released that Slurm has not run yet: running
+ *               on their ReqNodes, on GPUs still free after phase 2;
+ *   4. pending  held jobs.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "slurm_int.h"
+
+struct build {
+	struct fw_slurm *h;
+	struct fw_snapshot *s;
+	int32_t *node_of;       /* slurm node index -> snapshot node, -1 */
+	uint32_t *used;         /* per snapshot node: GPUs taken */
+	int32_t skipped;
+};
+
+/* ------------------------------------------------------------ nodes */
+
+static void node_path(const struct build *b, struct fw_node *n)
+{
+	const struct fw_slurm_topo *t = fw__slurm_topo_of(b->h, n->name);
+	int L = b->s->topology.nlevels;
+
+	for (int l = 0; l < L; l++) {
+		int k = L - 1 - l; /* 0 = leaf switch = last level */
+		snprintf(n->path[l], FW_NAME_MAX, "%s",
+			 t && k < t->depth ? t->sw[k] : "all");
+	}
+}
+
+static int add_node(struct build *b, uint32_t i)
+{
+	const node_info_t *ni = &b->h->nodes->node_array[i];
+	struct fw_node n;
+	int idx;
+
+	fw_node_init(&n);
+	snprintf(n.name, sizeof n.name, "%s", ni->name);
+	n.gpu_count = fw__gres_gpus(ni->gres, n.gpu_model, sizeof n.gpu_model);
+	if (n.gpu_count > FW_MAX_GPUS_PER_NODE)
+		n.gpu_count = FW_MAX_GPUS_PER_NODE;
+	n.cpu_milli = (int64_t)ni->cpus * 1000;
+	n.mem_mib = (int64_t)ni->real_memory;
+	n.schedulable = fw__node_schedulable(ni);
+	node_path(b, &n);
+	if ((idx = fw_snapshot_add_node(b->s, &n)) < 0)
+		return idx;
+	b->node_of[i] = idx;
+	return FW_OK;
+}
+
+static void mark_partition(const partition_info_t *p, char *in, uint32_t n)
+{
+	for (int k = 0; p->node_inx && p->node_inx[k] >= 0; k += 2)
+		for (int32_t i = p->node_inx[k]; i <= p->node_inx[k + 1] && (uint32_t)i < n; i++)
+			in[i] = 1;
+}
+
+static int build_nodes(struct build *b)
+{
+	uint32_t n = b->h->nodes->record_count;
+	char *in = calloc(n ? n : 1, 1);
+	int rc = FW_OK;
+
+	if (!in)
+		return FW_ENOMEM;
+	if (b->s->topology.nlevels == 0 && b->h->topo_depth > 0) {
+		b->s->topology.nlevels = 1;
+		snprintf(b->s->topology.level[0], FW_NAME_MAX, "switch");
+	}
+	for (uint32_t p = 0; p < b->h->partitions->record_count; p++)
+		if (fw__slurm_managed(b->h, b->h->partitions->partition_array[p].name))
+			mark_partition(&b->h->partitions->partition_array[p], in, n);
+	for (uint32_t i = 0; i < n && rc == FW_OK; i++)
+		if (in[i] && b->h->nodes->node_array[i].name)
+			rc = add_node(b, i);
+	free(in);
+	return rc;
+}
+
+/* ------------------------------------------------------------ jobs */
+
+static int32_t snap_node(const struct build *b, const char *name)
+{
+	for (uint32_t i = 0; i < b->h->nodes->record_count; i++) {
+		const char *nm = b->h->nodes->node_array[i].name;
+		if (nm && !strcmp(nm, name))
+			return b->node_of[i];
+	}
+	return -1;
+}
+
+/* Expand a hostlist into snapshot node indices; -1 for nodes not in the
+ * snapshot.  Returns the count (<= cap), or a negative fw_err. */
+static int hosts(const struct build *b, const char *list, int32_t *out, int cap)
+{
+	hostlist_t hl = list && *list ? slurm_hostlist_create(list) : NULL;
+	char *h;
+	int n = 0;
+
+	if (!hl)
+		return 0;
+	while ((h = slurm_hostlist_shift(hl))) {
+		if (n < cap)
+			out[n++] = snap_node(b, h);
+		free(h);
+	}
+	slurm_hostlist_destroy(hl);
+	return n;
+}
+
+static int32_t queue_of(const struct build *b, const slurm_job_info_t *j)
+{
+	int q = j->account ? fw_snapshot_find_queue(b->s, j->account) : -1;
+
+	return q >= 0 && fw_queue_is_leaf(b->s, q) ? q : -1;
+}
+
+/* The job's shape: one group of `tasks` tasks, one per node. */
+static void job_shape(const slurm_job_info_t *j, int tasks, struct fw_job *fj)
+{
+	struct fw_task_group *g = &fj->groups[0];
+	uint64_t mem = j->pn_min_memory;
+	uint32_t cpus = j->num_cpus ? (j->num_cpus + tasks - 1) / tasks : 1;
+	const char *tres = j->tres_per_node ? j->tres_per_node : "";
+
+	fj->ngroups = 1;
+	g->count = tasks;
+	g->gpus = fw__gres_gpus(tres, g->gpu_model, sizeof g->gpu_model);
+	if (!g->gpus && j->tres_per_job && tasks == 1)
+		g->gpus = fw__gres_gpus(j->tres_per_job, g->gpu_model, sizeof g->gpu_model);
+	g->gpu_milli = 1000;
+	g->cpu_milli = (int64_t)cpus * 1000;
+	if (mem & MEM_PER_CPU)
+		mem = (mem & ~MEM_PER_CPU) * cpus;
+	g->mem_mib = (int64_t)mem;
+}
+
+static void job_common(const struct build *b, const slurm_job_info_t *j,
+		       int32_t q, struct fw_job *fj)
+{
+	int64_t nice = (int64_t)j->nice - NICE_OFFSET;
+
+	fw_job_init(fj);
+	snprintf(fj->name, sizeof fj->name, "%u", j->job_id);
+	if (j->user_name)
+		snprintf(fj->user, sizeof fj->user, "%s", j->user_name);
+	else
+		snprintf(fj->user, sizeof fj->user, "uid%u", j->user_id);
+	fj->queue = q;
+	fj->priority = (int32_t)(-nice);
+	fj->preemptible = j->requeue != 0;
+	fj->submit_time = j->submit_time;
+	if (j->time_limit != INFINITE && j->time_limit != NO_VAL)
+		fj->expected_runtime = (fw_time)j->time_limit * 60;
+	if (j->req_switch == 1 && b->s->topology.nlevels > 0)
+		fj->required_level = (int8_t)(b->s->topology.nlevels - 1);
+}
+
+/* GPUs of a job we do not schedule become unusable on its nodes. */
+static void mark_foreign(struct build *b, const slurm_job_info_t *j)
+{
+	int32_t nodes[256];
+	int n = hosts(b, j->nodes, nodes, 256);
+
+	for (int k = 0; k < n; k++) {
+		uint32_t m;
+		if (nodes[k] < 0)
+			continue;
+		m = k < (int)j->gres_detail_cnt ? fw__gres_idx_mask(j->gres_detail_str[k]) : 0;
+		b->s->nodes[nodes[k]].bad_gpu_mask |= m;
+		b->used[nodes[k]] |= m;
+	}
+}
+
+static int add_allocs(struct build *b, const int32_t *nodes, const uint32_t *masks,
+		      int n, int gpus)
+{
+	for (int k = 0; k < n; k++) {
+		struct fw_task_alloc a = { .node = nodes[k], .group = 0,
+					   .gpu_mask = masks[k],
+					   .gpu_milli = gpus ? 1000 : 0 };
+		int rc = fw_snapshot_add_alloc(b->s, &a);
+		if (rc < 0)
+			return rc;
+		b->used[nodes[k]] |= masks[k];
+	}
+	return FW_OK;
+}
+
+static int add_running(struct build *b, const slurm_job_info_t *j, int32_t q,
+		       const int32_t *nodes, const uint32_t *masks, int n)
+{
+	struct fw_job fj;
+	int rc;
+
+	job_common(b, j, q, &fj);
+	job_shape(j, n, &fj);
+	fj.groups[0].gpus = __builtin_popcount(masks[0]);
+	fj.state = FW_JOB_RUNNING;
+	fj.start_time = j->start_time && j->start_time <= b->s->now ? j->start_time : b->s->now;
+	fj.alloc_first = b->s->nallocs;
+	fj.alloc_count = n;
+	if ((rc = add_allocs(b, nodes, masks, n, fj.groups[0].gpus)) != FW_OK)
+		return rc;
+	return fw_snapshot_add_job(b->s, &fj) < 0 ? FW_ENOMEM : FW_OK;
+}
+
+static int running_job(struct build *b, const slurm_job_info_t *j)
+{
+	int32_t nodes[256], q = queue_of(b, j);
+	uint32_t masks[256];
+	int n = hosts(b, j->nodes, nodes, 256);
+
+	for (int k = 0; k < n; k++) {
+		masks[k] = k < (int)j->gres_detail_cnt ? fw__gres_idx_mask(j->gres_detail_str[k]) : 0;
+		if (nodes[k] < 0 || masks[k] != masks[0])
+			q = -1; /* outside the managed nodes, or uneven */
+	}
+	if (q < 0 || n == 0 || n > 256) {
+		b->skipped += q < 0 && fw__slurm_managed(b->h, j->partition);
+		mark_foreign(b, j);
+		return FW_OK;
+	}
+	return add_running(b, j, q, nodes, masks, n);
+}
+
+/* The lowest `want` GPUs of node x not taken yet; 0 when too few. */
+static uint32_t free_gpus(const struct build *b, int32_t x, int want)
+{
+	uint32_t m = 0;
+
+	for (int g = 0; g < b->s->nodes[x].gpu_count && want > 0; g++)
+		if (!(b->used[x] & (1u << g))) {
+			m |= 1u << g;
+			want--;
+		}
+	return want ? 0 : m | (m == 0); /* 0 GPUs wanted: non-zero marker */
+}
+
+/* Released by fairway, not yet run by Slurm: it holds its ReqNodes. */
+static int starting_job(struct build *b, const slurm_job_info_t *j, bool *placed)
+{
+	int32_t nodes[256], q = queue_of(b, j);
+	uint32_t masks[256];
+	struct fw_job probe;
+	int n = hosts(b, j->req_nodes, nodes, 256);
+
+	*placed = false;
+	if (q < 0 || n <= 0 || n > 256)
+		return FW_OK;
+	job_common(b, j, q, &probe);
+	job_shape(j, n, &probe);
+	for (int k = 0; k < n; k++) {
+		if (nodes[k] < 0 || !(masks[k] = free_gpus(b, nodes[k], probe.groups[0].gpus)))
+			return FW_OK;
+		if (!probe.groups[0].gpus)
+			masks[k] = 0;
+	}
+	*placed = true;
+	return add_running(b, j, q, nodes, masks, n);
+}
+
+static int pending_job(struct build *b, const slurm_job_info_t *j)
+{
+	int32_t q = queue_of(b, j);
+	struct fw_job fj;
+	int tasks = j->num_nodes ? (int)j->num_nodes : 1;
+
+	if (q < 0) {
+		b->skipped++;
+		return FW_OK;
+	}
+	job_common(b, j, q, &fj);
+	job_shape(j, tasks, &fj);
+	fj.state = FW_JOB_PENDING;
+	return fw_snapshot_add_job(b->s, &fj) < 0 ? FW_ENOMEM : FW_OK;
+}
+
+static bool released(const slurm_job_info_t *j)
+{
+	return fw__job_pending(j) && j->priority != 0 && j->req_nodes && *j->req_nodes;
+}
+
+static int build_jobs(struct build *b)
+{
+	const job_info_msg_t *m = b->h->jobs;
+	int rc = FW_OK;
+
+	for (uint32_t i = 0; i < m->record_count && rc == FW_OK; i++)
+		if (fw__job_running(&m->job_array[i]))
+			rc = running_job(b, &m->job_array[i]);
+	for (uint32_t i = 0; i < m->record_count && rc == FW_OK; i++) {
+		const slurm_job_info_t *j = &m->job_array[i];
+		bool placed = false;
+		if (!fw__job_pending(j) || !fw__slurm_managed(b->h, j->partition))
+			continue;
+		if (released(j) && (rc = starting_job(b, j, &placed)) != FW_OK)
+			break;
+		if (!placed)
+			rc = pending_job(b, j);
+	}
+	return rc;
+}
+
+int fw__slurm_build(struct fw_slurm *h, struct fw_snapshot *s,
+		    struct fw_backend_world *w, struct fw_diag *d)
+{
+	uint32_t n = h->nodes->record_count;
+	struct build b = { .h = h, .s = s };
+	int rc = FW_ENOMEM;
+
+	b.node_of = malloc((n ? n : 1) * sizeof *b.node_of);
+	b.used = calloc(n ? n : 1, sizeof *b.used);
+	if (b.node_of && b.used) {
+		for (uint32_t i = 0; i < n; i++)
+			b.node_of[i] = -1;
+		if ((rc = build_nodes(&b)) == FW_OK)
+			rc = build_jobs(&b);
+	}
+	free(b.node_of);
+	free(b.used);
+	if (rc != FW_OK)
+		return fw_diag_set(d, rc, "slurm", 0, 0, "snapshot",
+				   "building the snapshot failed: %s", fw_strerror(rc));
+	h->st.skipped_jobs = b.skipped;
+	w->generation = h->st.generation;
+	w->skipped_jobs = b.skipped;
+	return FW_OK;
+}
+
+int fw_slurm_read(struct fw_slurm *h, struct fw_snapshot *s,
+		  struct fw_backend_world *w, struct fw_diag *d)
+{
+	int rc = fw__slurm_load(h, d);
+
+	if (rc != FW_OK)
+		return rc;
+	rc = fw__slurm_build(h, s, w, d);
+	h->read_gen = h->st.generation;
+	return rc;
+}

@@ -1,0 +1,338 @@
+/*
+ * fairway_slurm.c — `fairway-slurm`: the Slurm adapter's own driver.
+ *
+ * It runs the loop that `fairway serve --backend slurm` runs, without the
+ * daemon (no HTTP API, no store): read Slurm -> snapshot -> one cycle ->
+ * check the plan -> apply -> write comments, every --interval seconds.
+ * The tests (tests/integration/slurm_*.sh) and the benchmark
+ * (bench/bench_slurm.sh) drive a real local cluster with it.
+ *
+ * Exit codes: 0 done; 2 bad usage or a bad fairway config (the message
+ * names the file, line and field; Slurm is not contacted); 1 Slurm is
+ * unreachable or refused us; 3 the plan broke an invariant (a bug).
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fairway/fairway.h"
+#include "fwconfig.h"
+#include "fwslurm.h"
+
+static const char usage[] =
+	"usage: fairway-slurm run --config FILE [--policy NAME] [--interval S]\n"
+	"                         [--cycles N] [--opt conf=PATH,partitions=A:B,comments=N]\n"
+	"                         [--quiet]\n"
+	"       fairway-slurm drain NODE REASON | resume NODE   [--opt ...]\n"
+	"       fairway-slurm ping                              [--opt ...]\n"
+	"\n"
+	"Drive a live Slurm cluster with fairway's plans (docs/slurm.md).\n"
+	"FILE is fairway's YAML: its queue tree (Slurm accounts name leaf\n"
+	"queues), scheduler settings and topology levels; nodes and jobs come\n"
+	"from Slurm.  The Slurm configuration is $SLURM_CONF or conf=PATH.\n"
+	"--interval S (default 1) between cycles; --cycles N stops after N\n"
+	"(default: run until SIGINT/SIGTERM).\n";
+
+static volatile sig_atomic_t stop_flag; /* set by SIGINT/SIGTERM only */
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+struct args {
+	const char *cmd, *config, *policy, *node, *reason;
+	char opt[1024];
+	double interval;
+	long cycles;
+	bool quiet;
+};
+
+static int parse(int argc, char **argv, struct args *a)
+{
+	int pos = 0;
+
+	memset(a, 0, sizeof *a);
+	a->interval = 1.0;
+	for (int i = 1; i < argc; i++) {
+		const char *o = argv[i];
+		bool val = i + 1 < argc;
+		if (!strcmp(o, "--help") || !strcmp(o, "-h"))
+			return fputs(usage, stdout), 1;
+		else if (!strcmp(o, "--quiet"))
+			a->quiet = true;
+		else if (!strcmp(o, "--config") && val)
+			a->config = argv[++i];
+		else if (!strcmp(o, "--policy") && val)
+			a->policy = argv[++i];
+		else if (!strcmp(o, "--interval") && val)
+			a->interval = atof(argv[++i]);
+		else if (!strcmp(o, "--cycles") && val)
+			a->cycles = atol(argv[++i]);
+		else if (!strcmp(o, "--opt") && val)
+			snprintf(a->opt, sizeof a->opt, "%s", argv[++i]);
+		else if (o[0] == '-')
+			return fprintf(stderr, "fairway-slurm: error: unknown option or missing value: %s\n%s", o, usage), 2;
+		else if (pos == 0 && ++pos)
+			a->cmd = o;
+		else if (pos == 1 && ++pos)
+			a->node = o;
+		else if (pos == 2 && ++pos)
+			a->reason = o;
+		else
+			return fprintf(stderr, "fairway-slurm: error: unexpected argument '%s'\n", o), 2;
+	}
+	if (!a->cmd)
+		return fputs(usage, stderr), 2;
+	return 0;
+}
+
+static int open_slurm(struct args *a, struct fw_slurm **h)
+{
+	struct fw_slurm_opts o;
+	struct fw_diag d;
+	char msg[1024];
+	int rc;
+
+	memset(&o, 0, sizeof o);
+	memset(&d, 0, sizeof d);
+	if ((rc = fw_slurm_opts_parse(a->opt, &o, &d)) == FW_OK)
+		rc = fw_slurm_open(&o, h, &d);
+	if (rc != FW_OK) {
+		fw_diag_format(&d, msg, sizeof msg);
+		fprintf(stderr, "fairway-slurm: error: %s\n", msg);
+		return rc == FW_EINVAL ? 2 : 1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ run */
+
+struct loop {
+	struct fw_slurm *h;
+	const struct fw_snapshot *base;
+	const struct fw_policy_ops *pol;
+	struct fw_arena arena;
+	bool quiet;
+};
+
+static double mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* The daemon's skeleton: now, config, topology and queues; no nodes/jobs. */
+static struct fw_snapshot *skeleton(const struct fw_snapshot *base)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+
+	if (!s)
+		return NULL;
+	s->now = (fw_time)time(NULL);
+	s->config = base->config;
+	s->topology = base->topology;
+	for (int32_t q = 0; q < base->nqueues; q++)
+		if (fw_snapshot_add_queue(s, &base->queues[q]) < 0) {
+			fw_snapshot_free(s);
+			return NULL;
+		}
+	return s;
+}
+
+static void report(const struct loop *l, long n, const struct fw_snapshot *s,
+		   const struct fw_plan *p, double cyc_ms, int notes)
+{
+	const struct fw_slurm_stats *st = fw_slurm_stats(l->h);
+	int running = 0;
+
+	if (l->quiet)
+		return;
+	for (int32_t j = 0; j < s->njobs; j++)
+		running += s->jobs[j].state == FW_JOB_RUNNING;
+	printf("cycle %ld gen %llu nodes %d jobs %d running %d pending %d skipped %d | "
+	       "decisions %d comments %d | total starts %llu evicts %llu reserves %llu "
+	       "unreserves %llu failed %llu | read %.1f ms cycle %.1f ms apply %.1f ms\n",
+	       n, (unsigned long long)st->generation, s->nnodes, s->njobs, running,
+	       s->njobs - running, st->skipped_jobs, p->ndecisions, notes,
+	       (unsigned long long)st->starts, (unsigned long long)st->evicts,
+	       (unsigned long long)st->reserves, (unsigned long long)st->unreserves,
+	       (unsigned long long)st->failed, st->read_ms, cyc_ms, st->apply_ms);
+	fflush(stdout);
+}
+
+static int apply_plan(struct loop *l, const struct fw_snapshot *s,
+		      const struct fw_plan *p, uint64_t gen, int *notes_done)
+{
+	struct fw_backend_action *acts;
+	struct fw_slurm_note *notes;
+	struct fw_backend_result r = { 0 };
+	int32_t na, nn;
+	int rc = fw_slurm_plan_actions(s, p, &l->arena, &acts, &na, &notes, &nn);
+
+	if (rc != FW_OK)
+		return rc;
+	r.status = FW_ARENA_NEW(&l->arena, int, na ? na : 1);
+	if (!r.status)
+		return FW_ENOMEM;
+	if ((rc = fw_slurm_apply(l->h, gen, acts, na, &r)) != FW_OK)
+		return rc;
+	for (int32_t k = 0; k < na; k++)
+		if (r.status[k] != FW_OK && r.status[k] != FW_ENOENT)
+			fprintf(stderr, "fairway-slurm: %s of job %s%s failed: %s\n",
+				fw_decision_name(acts[k].kind), acts[k].job, acts[k].node,
+				fw_strerror(r.status[k]));
+	*notes_done = fw_slurm_annotate(l->h, notes, nn);
+	return FW_OK;
+}
+
+static int one_cycle(struct loop *l, long n)
+{
+	struct fw_snapshot *s = skeleton(l->base);
+	struct fw_backend_world w = { 0 };
+	struct fw_plan *p = NULL;
+	struct fw_diag d;
+	char msg[1024];
+	double t0;
+	int rc, notes = 0;
+
+	memset(&d, 0, sizeof d);
+	if (!s)
+		return FW_ENOMEM;
+	fw_arena_reset(&l->arena);
+	if ((rc = fw_slurm_read(l->h, s, &w, &d)) == FW_OK &&
+	    (rc = fw_snapshot_validate(s, &d)) == FW_OK) {
+		t0 = mono_ms();
+		rc = fw_cycle_run(s, l->pol, &l->arena, &p);
+		t0 = mono_ms() - t0;
+		if (rc == FW_OK && (rc = fw_plan_check(s, p, &l->arena, &d)) != FW_OK)
+			rc = FW_EINVARIANT;
+		if (rc == FW_OK && (rc = apply_plan(l, s, p, w.generation, &notes)) == FW_OK)
+			report(l, n, s, p, t0, notes);
+	}
+	if (rc != FW_OK) {
+		fw_diag_format(&d, msg, sizeof msg);
+		fprintf(stderr, "fairway-slurm: cycle %ld: %s: %s\n", n, fw_strerror(rc), msg);
+	}
+	fw_snapshot_free(s);
+	return rc;
+}
+
+static int load_config(const char *path, struct fw_snapshot **s)
+{
+	struct fw_diag d;
+	char msg[1024];
+
+	memset(&d, 0, sizeof d);
+	if (!path) {
+		fprintf(stderr, "fairway-slurm: error: run needs --config FILE\n");
+		return 2;
+	}
+	if (fw_config_load_file(path, s, &d) != FW_OK) {
+		fw_diag_format(&d, msg, sizeof msg);
+		fprintf(stderr, "fairway-slurm: error: %s\n", msg);
+		return 2;
+	}
+	return 0;
+}
+
+static void sleep_s(double s)
+{
+	struct timespec ts = { (time_t)s, (long)((s - (time_t)s) * 1e9) };
+
+	if (s > 0)
+		nanosleep(&ts, NULL);
+}
+
+static int cmd_run(struct args *a)
+{
+	struct loop l = { 0 };
+	struct fw_snapshot *base = NULL;
+	int rc, fails = 0;
+
+	if ((rc = load_config(a->config, &base)) != 0)
+		return rc;
+	l.pol = a->policy ? fw_policy_find(a->policy) : fw_policy_default();
+	if (!l.pol) {
+		fprintf(stderr, "fairway-slurm: error: unknown policy '%s'\n", a->policy);
+		fw_snapshot_free(base);
+		return 2;
+	}
+	if ((rc = open_slurm(a, &l.h)) != 0) {
+		fw_snapshot_free(base);
+		return rc;
+	}
+	l.base = base;
+	l.quiet = a->quiet;
+	fw_arena_init(&l.arena, 0);
+	for (long n = 1; !stop_flag && (!a->cycles || n <= a->cycles); n++) {
+		double t0 = mono_ms();
+		rc = one_cycle(&l, n);
+		if (rc == FW_EINVARIANT)
+			break;
+		fails = rc == FW_OK ? 0 : fails + 1;
+		sleep_s(a->interval - (mono_ms() - t0) / 1e3);
+	}
+	fw_arena_release(&l.arena);
+	fw_slurm_close(l.h);
+	fw_snapshot_free(base);
+	return rc == FW_EINVARIANT ? 3 : fails ? 1 : 0;
+}
+
+/* ------------------------------------------------------------ drain, ping */
+
+static int cmd_node(struct args *a, bool drain)
+{
+	struct fw_slurm *h = NULL;
+	struct fw_diag d;
+	char reason[300], msg[1024];
+	int rc;
+
+	if (!a->node || (drain && !a->reason))
+		return fprintf(stderr, "%s", usage), 2;
+	if ((rc = open_slurm(a, &h)) != 0)
+		return rc;
+	memset(&d, 0, sizeof d);
+	snprintf(reason, sizeof reason, "fairway: %s", drain ? a->reason : "");
+	rc = fw_slurm_drain(h, a->node, drain ? reason : NULL, &d);
+	fw_slurm_close(h);
+	if (rc != FW_OK) {
+		fw_diag_format(&d, msg, sizeof msg);
+		fprintf(stderr, "fairway-slurm: error: %s\n", msg);
+		return 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct args a;
+	struct fw_slurm *h = NULL;
+	struct sigaction sa;
+	int rc = parse(argc, argv, &a);
+
+	if (rc)
+		return rc == 1 ? 0 : rc;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (!strcmp(a.cmd, "run"))
+		return cmd_run(&a);
+	if (!strcmp(a.cmd, "drain") || !strcmp(a.cmd, "resume"))
+		return cmd_node(&a, !strcmp(a.cmd, "drain"));
+	if (!strcmp(a.cmd, "ping")) {
+		if ((rc = open_slurm(&a, &h)) == 0)
+			puts("slurmctld answers");
+		fw_slurm_close(h);
+		return rc;
+	}
+	fprintf(stderr, "fairway-slurm: error: unknown command '%s'\n%s", a.cmd, usage);
+	return 2;
+}

@@ -1,0 +1,154 @@
+/*
+ * fwslurm.h — the Slurm adapter: a live slurmctld in, a core snapshot out;
+ * a plan in, Slurm RPCs out.
+ *
+ * fairway takes over Slurm's decisions for one or more "managed"
+ * partitions while users keep sbatch, squeue and scancel.  The contract
+ * with Slurm is small and all of it is visible with scontrol:
+ *
+ *   - every job submitted to a managed partition arrives HELD (priority 0;
+ *     contrib/slurm/job_submit.lua does it), so Slurm's own scheduler
+ *     never starts one by itself;
+ *   - start   = set the job's exact node list (ReqNodes) and release it in
+ *               one slurm_update_job; Slurm starts it on those nodes at its
+ *               next batch tick;
+ *   - evict   = slurm_requeue(JOB_REQUEUE_HOLD): the job is pending and held
+ *               again (only jobs submitted with --requeue are preemptible);
+ *   - reserve = a Slurm reservation named "fairway-<jobid>" on the nodes and
+ *               at the time the plan holds for the job: created, moved when
+ *               the plan moves it by a minute or more, deleted when the job
+ *               starts or the plan no longer reserves for it;
+ *   - drain   = slurm_update_node(DRAIN) with fairway's reason;
+ *   - every waiting job's reason and expected start go in its comment
+ *     (`squeue -o "%.10i %.8T %.70k"`).
+ *
+ * Reading.  fw_slurm_read() loads nodes, partitions, jobs and reservations
+ * with their update-time arguments: a class that has not changed since the
+ * last read is answered SLURM_NO_CHANGE_IN_DATA by slurmctld and the cached
+ * message is reused (counted in struct fw_slurm_stats).  The generation
+ * goes up when any class changed.  Topology (topology.conf switches: the
+ * leaf switch is the last level of the snapshot's topology, its parent the
+ * level above, and so on) is loaded once, at open.
+ *
+ * Mapping (docs/slurm.md):
+ *   node  = a node of a managed partition: GPUs and model from its GRES
+ *           ("gpu:h100:8"), CPUs, RealMemory; not schedulable when DOWN,
+ *           DRAIN, FAIL, NOT_RESPONDING, MAINT, FUTURE or UNKNOWN;
+ *   queue = the queue tree of fairway's YAML; a job's Slurm *account* names
+ *           its leaf queue (a job whose account is no leaf queue is left
+ *           held and counted in skipped_jobs);
+ *   job   = one task group of num_nodes tasks (GPUs per node from
+ *           tres_per_node "gres:gpu[:type]:N", CPUs and memory per node);
+ *           expected runtime = the time limit; preemptible = --requeue;
+ *           --switches=1 = required topology at the leaf-switch level;
+ *           priority = -nice; the snapshot name is the Slurm job id;
+ *   state = PENDING + held -> pending;
+ *           PENDING + released with ReqNodes (fairway started it, Slurm has
+ *           not run it yet) -> running on those nodes, so a restarted
+ *           fairway never starts a job twice;
+ *           RUNNING, SUSPENDED, COMPLETING -> running on its nodes, with
+ *           the GPU indices of gres_detail_str.
+ *   GPUs held by jobs fairway does not manage (other partitions, unknown
+ *   accounts) are marked bad on their nodes, so they are never double
+ *   booked.
+ *
+ * Idempotence.  The adapter keeps no state that Slurm does not also hold:
+ * every action is checked against the last read and skipped when Slurm
+ * already shows its effect (released with the same ReqNodes, the same
+ * reservation, the node drained, the same comment).  A restart re-reads
+ * everything.
+ *
+ * The daemon drives the adapter through the backend ops table of
+ * connectors/serve/backend.h (backend.c: fw_backend_slurm); the
+ * `fairway-slurm` driver (fairway_slurm.c) runs the same read -> cycle ->
+ * apply loop without the daemon, for tests and benchmarks.
+ *
+ * Errors: FW_OK or a negative fw_err; FW_EIO when slurmctld cannot be
+ * reached or refuses an RPC, with the Slurm error text in the fw_diag.
+ * Ownership: fw_slurm_open() returns a handle freed by fw_slurm_close()
+ * (NULL is fine); fw_slurm_read() appends to the caller's snapshot.
+ * libslurm keeps its configuration in globals of its own: one handle per
+ * process, used from one thread.
+ */
+#ifndef FAIRWAY_FWSLURM_H
+#define FAIRWAY_FWSLURM_H
+
+#include <stdint.h>
+
+#include "fairway/arena.h"
+#include "fairway/err.h"
+#include "fairway/plan.h"
+#include "fairway/snapshot.h"
+#include "backend.h" /* connectors/serve: the action and world types */
+
+struct fw_slurm;
+
+struct fw_slurm_opts {
+	const char *slurm_conf;   /* slurm.conf path; NULL = $SLURM_CONF */
+	const char *partitions;   /* managed, comma separated; NULL = "gpu" */
+	int comment_budget;       /* comment updates per cycle; 0 = 256 */
+};
+
+/* What the adapter did, cumulative since open. */
+struct fw_slurm_stats {
+	uint64_t loads, unchanged;      /* class loads; answered "no change" */
+	uint64_t generation;            /* bumped when any class changed */
+	uint64_t starts, evicts, reserves, unreserves, drains, comments;
+	uint64_t skipped;               /* actions already in effect, or gone */
+	uint64_t failed;                /* RPCs slurmctld refused */
+	int32_t skipped_jobs;           /* last read: jobs with no leaf queue */
+	double read_ms, apply_ms;       /* last call */
+};
+
+/* A waiting job's explanation, for its Slurm comment. */
+struct fw_slurm_note {
+	char job[FW_NAME_MAX];          /* the snapshot job name (Slurm id) */
+	char text[200];
+};
+
+/* Parse "key=value,key=value" options (conf=PATH, partitions=A:B,
+ * comments=N) into o; strings point into buf, which is modified. */
+int fw_slurm_opts_parse(char *buf, struct fw_slurm_opts *o, struct fw_diag *d);
+
+/* Contacts slurmctld once: FW_EIO with the reason when it cannot. */
+int fw_slurm_open(const struct fw_slurm_opts *o, struct fw_slurm **out,
+		  struct fw_diag *d);
+void fw_slurm_close(struct fw_slurm *h);
+
+/* Append the nodes, jobs and allocations of the managed partitions to s,
+ * whose queues, topology, config and now are set (backend.h read()).  When
+ * s has no topology levels and Slurm has switches, the level "switch" is
+ * added.  The caller validates s. */
+int fw_slurm_read(struct fw_slurm *h, struct fw_snapshot *s,
+		  struct fw_backend_world *w, struct fw_diag *d);
+
+/* backend.h apply(): FW_EAGAIN when gen is not the last read's. */
+int fw_slurm_apply(struct fw_slurm *h, uint64_t gen,
+		   const struct fw_backend_action *acts, int32_t n,
+		   struct fw_backend_result *r);
+
+/* Write notes whose text differs from the job's comment in the last read,
+ * at most the comment budget.  Returns how many were written. */
+int fw_slurm_annotate(struct fw_slurm *h, const struct fw_slurm_note *notes,
+		      int32_t n);
+
+/* Drain (reason != NULL) or resume (reason == NULL) one node now. */
+int fw_slurm_drain(struct fw_slurm *h, const char *node, const char *reason,
+		   struct fw_diag *d);
+
+/* Node health as Slurm reports it (backend.h health()). */
+int fw_slurm_health(struct fw_slurm *h, struct fw_node_health *out, int cap);
+
+/* Is slurmctld answering?  FW_OK or FW_EIO with the reason. */
+int fw_slurm_ping(struct fw_slurm *h, struct fw_diag *d);
+
+const struct fw_slurm_stats *fw_slurm_stats(const struct fw_slurm *h);
+
+/* The plan as backend actions plus one note per waiting job, arrays from
+ * arena a; for drivers without the daemon (`fairway-slurm`). */
+int fw_slurm_plan_actions(const struct fw_snapshot *s, const struct fw_plan *p,
+			  struct fw_arena *a, struct fw_backend_action **acts,
+			  int32_t *nacts, struct fw_slurm_note **notes,
+			  int32_t *nnotes);
+
+#endif

@@ -1,0 +1,277 @@
+/*
+ * read.c — the handle: open, the cached loads with update times, lookups,
+ * topology, ping, drain and health.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "slurm_int.h"
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+int fw__slurm_eio(struct fw_diag *d, const char *what)
+{
+	int e = slurm_get_errno();
+
+	return fw_diag_set(d, FW_EIO, "slurmctld", 0, 0, what, "%s: %s", what,
+			   e ? slurm_strerror(e) : "failed");
+}
+
+/* ------------------------------------------------------------ options */
+
+static int opt_one(char *kv, struct fw_slurm_opts *o, struct fw_diag *d)
+{
+	char *v = strchr(kv, '=');
+
+	if (!v)
+		return fw_diag_set(d, FW_EINVAL, "--backend-opt", 0, 0, kv,
+				   "expected key=value (conf, partitions, comments)");
+	*v++ = '\0';
+	if (!strcmp(kv, "conf"))
+		o->slurm_conf = v;
+	else if (!strcmp(kv, "partitions"))
+		o->partitions = v;
+	else if (!strcmp(kv, "comments"))
+		o->comment_budget = atoi(v);
+	else
+		return fw_diag_set(d, FW_EINVAL, "--backend-opt", 0, 0, kv,
+				   "unknown option '%s' (conf, partitions, comments)", kv);
+	return FW_OK;
+}
+
+int fw_slurm_opts_parse(char *buf, struct fw_slurm_opts *o, struct fw_diag *d)
+{
+	char *save = NULL;
+	int rc;
+
+	for (char *kv = buf ? strtok_r(buf, ",", &save) : NULL; kv;
+	     kv = strtok_r(NULL, ",", &save))
+		if ((rc = opt_one(kv, o, d)) != FW_OK)
+			return rc;
+	return FW_OK;
+}
+
+/* ------------------------------------------------------------ open */
+
+static int open_conf(struct fw_slurm *h, const struct fw_slurm_opts *o,
+		     struct fw_diag *d)
+{
+	const char *conf = o->slurm_conf ? o->slurm_conf : getenv("SLURM_CONF");
+
+	/* Without a config, slurm_init(NULL) goes "configless": a DNS SRV
+	 * lookup, then fatal() — it would exit the process. */
+	if (!conf || !*conf)
+		return fw_diag_set(d, FW_EINVAL, "slurm.conf", 0, 0, "conf",
+				   "no Slurm configuration: set SLURM_CONF or pass conf=PATH");
+	if (access(conf, R_OK) != 0)
+		return fw_diag_set(d, FW_ENOENT, conf, 0, 0, "conf",
+				   "cannot read the Slurm configuration: %s", strerror(errno));
+	snprintf(h->conf, sizeof h->conf, "%s", conf);
+	snprintf(h->parts, sizeof h->parts, "%s", o->partitions ? o->partitions : "gpu");
+	for (char *p = h->parts; *p; p++)
+		if (*p == ':')
+			*p = ',';
+	h->o = *o;
+	h->o.slurm_conf = h->conf;
+	h->o.partitions = h->parts;
+	if (h->o.comment_budget <= 0)
+		h->o.comment_budget = 256;
+	setenv("SLURM_CONF", h->conf, 1);
+	slurm_init(h->conf);
+	return FW_OK;
+}
+
+int fw_slurm_open(const struct fw_slurm_opts *o, struct fw_slurm **out,
+		  struct fw_diag *d)
+{
+	struct fw_slurm *h = calloc(1, sizeof *h);
+	int rc;
+
+	if (!h)
+		return FW_ENOMEM;
+	if ((rc = open_conf(h, o, d)) != FW_OK || (rc = fw_slurm_ping(h, d)) != FW_OK ||
+	    (rc = fw__slurm_topo_load(h, d)) != FW_OK) {
+		fw_slurm_close(h);
+		return rc;
+	}
+	*out = h;
+	return FW_OK;
+}
+
+void fw_slurm_close(struct fw_slurm *h)
+{
+	if (!h)
+		return;
+	slurm_free_node_info_msg(h->nodes);
+	slurm_free_partition_info_msg(h->partitions);
+	slurm_free_job_info_msg(h->jobs);
+	slurm_free_reservation_info_msg(h->resv);
+	free(h->topo);
+	free(h->jhash);
+	free(h);
+}
+
+int fw_slurm_ping(struct fw_slurm *h, struct fw_diag *d)
+{
+	(void)h;
+	/* index 0 = the primary controller; slurm_ping() answers fast (one
+	 * connect) where a load would retry for MessageTimeout */
+	if (slurm_ping(0) != SLURM_SUCCESS)
+		return fw__slurm_eio(d, "cannot reach slurmctld");
+	return FW_OK;
+}
+
+const struct fw_slurm_stats *fw_slurm_stats(const struct fw_slurm *h)
+{
+	return &h->st;
+}
+
+/* ------------------------------------------------------------ loads */
+
+/* One class: keep the cached message when slurmctld says "no change". */
+#define FW__LOAD(h, field, loader, freer, changed, d, what, ...)               \
+	do {                                                                   \
+		__typeof__((h)->field) m_ = NULL;                              \
+		time_t t_ = (h)->field ? (h)->field->last_update : 0;          \
+		(h)->st.loads++;                                               \
+		if (loader(t_, &m_, ##__VA_ARGS__) != SLURM_SUCCESS) {         \
+			if (slurm_get_errno() != SLURM_NO_CHANGE_IN_DATA)      \
+				return fw__slurm_eio(d, what);                 \
+			(h)->st.unchanged++;                                   \
+		} else {                                                       \
+			freer((h)->field);                                     \
+			(h)->field = m_;                                       \
+			(changed) = true;                                      \
+		}                                                              \
+	} while (0)
+
+static int jhash_build(struct fw_slurm *h)
+{
+	uint32_t need = 16, n = h->jobs ? h->jobs->record_count : 0;
+
+	while (need < 2 * n)
+		need <<= 1;
+	if (need != h->jhash_cap) {
+		uint32_t *t = realloc(h->jhash, need * sizeof *t);
+		if (!t)
+			return FW_ENOMEM;
+		h->jhash = t;
+		h->jhash_cap = need;
+	}
+	memset(h->jhash, 0, h->jhash_cap * sizeof *h->jhash);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t k = (h->jobs->job_array[i].job_id * 2654435761u) & (h->jhash_cap - 1);
+		while (h->jhash[k])
+			k = (k + 1) & (h->jhash_cap - 1);
+		h->jhash[k] = i + 1;
+	}
+	return FW_OK;
+}
+
+int fw__slurm_load(struct fw_slurm *h, struct fw_diag *d)
+{
+	bool changed = false, jobs_changed = false;
+	double t0 = now_ms();
+
+	FW__LOAD(h, nodes, slurm_load_node, slurm_free_node_info_msg, changed, d,
+		 "slurm_load_node", SHOW_ALL | SHOW_DETAIL);
+	FW__LOAD(h, partitions, slurm_load_partitions, slurm_free_partition_info_msg,
+		 changed, d, "slurm_load_partitions", SHOW_ALL);
+	FW__LOAD(h, jobs, slurm_load_jobs, slurm_free_job_info_msg, jobs_changed, d,
+		 "slurm_load_jobs", SHOW_ALL | SHOW_DETAIL);
+	FW__LOAD(h, resv, slurm_load_reservations, slurm_free_reservation_info_msg,
+		 changed, d, "slurm_load_reservations");
+	if (jobs_changed && jhash_build(h) != FW_OK)
+		return FW_ENOMEM;
+	if (changed || jobs_changed || !h->st.generation)
+		h->st.generation++;
+	h->st.read_ms = now_ms() - t0;
+	return FW_OK;
+}
+
+/* ------------------------------------------------------------ lookups */
+
+bool fw__slurm_managed(const struct fw_slurm *h, const char *partition)
+{
+	size_t n = partition ? strlen(partition) : 0;
+
+	for (const char *p = h->parts; n && *p;) {
+		size_t len = strcspn(p, ",");
+		if (len == n && !strncmp(p, partition, n))
+			return true;
+		p += len + (p[len] == ',');
+	}
+	return false;
+}
+
+slurm_job_info_t *fw__slurm_job(const struct fw_slurm *h, uint32_t id)
+{
+	if (!h->jobs || !h->jhash_cap)
+		return NULL;
+	for (uint32_t k = (id * 2654435761u) & (h->jhash_cap - 1); h->jhash[k];
+	     k = (k + 1) & (h->jhash_cap - 1))
+		if (h->jobs->job_array[h->jhash[k] - 1].job_id == id)
+			return &h->jobs->job_array[h->jhash[k] - 1];
+	return NULL;
+}
+
+node_info_t *fw__slurm_node(const struct fw_slurm *h, const char *name)
+{
+	for (uint32_t i = 0; h->nodes && i < h->nodes->record_count; i++)
+		if (h->nodes->node_array[i].name && !strcmp(h->nodes->node_array[i].name, name))
+			return &h->nodes->node_array[i];
+	return NULL;
+}
+
+reserve_info_t *fw__slurm_resv(const struct fw_slurm *h, const char *name)
+{
+	for (uint32_t i = 0; h->resv && i < h->resv->record_count; i++)
+		if (!strcmp(h->resv->reservation_array[i].name, name))
+			return &h->resv->reservation_array[i];
+	return NULL;
+}
+
+/* ------------------------------------------------------------ drain, health */
+
+int fw_slurm_drain(struct fw_slurm *h, const char *node, const char *reason,
+		   struct fw_diag *d)
+{
+	update_node_msg_t u;
+
+	(void)h;
+	slurm_init_update_node_msg(&u);
+	u.node_names = (char *)node;
+	u.node_state = reason ? NODE_STATE_DRAIN : NODE_RESUME;
+	u.reason = (char *)reason;
+	u.reason_uid = getuid();
+	if (slurm_update_node(&u) != SLURM_SUCCESS)
+		return fw__slurm_eio(d, reason ? "drain" : "resume");
+	return FW_OK;
+}
+
+int fw_slurm_health(struct fw_slurm *h, struct fw_node_health *out, int cap)
+{
+	int n = 0;
+
+	for (uint32_t i = 0; h->nodes && i < h->nodes->record_count && n < cap; i++) {
+		const node_info_t *ni = &h->nodes->node_array[i];
+		if (!ni->name)
+			continue;
+		memset(&out[n], 0, sizeof out[n]);
+		snprintf(out[n].node, sizeof out[n].node, "%s", ni->name);
+		out[n].healthy = fw__node_schedulable(ni);
+		snprintf(out[n].reason, sizeof out[n].reason, "%s", ni->reason ? ni->reason : "");
+		n++;
+	}
+	return n;
+}

@@ -1,0 +1,76 @@
+/*
+ * slurm_int.h — the adapter's private state and helpers.  The only header
+ * of fairway that includes <slurm/slurm.h>; only the .c files of connectors/slurm
+ * include it.
+ *
+ * The handle caches the last message of every class slurmctld sends
+ * (nodes, partitions, jobs, reservations) together with the update time
+ * it carried, so the next load can say "only if changed".  Topology is
+ * flattened at open into one record per node: its switch chain, leaf
+ * first.  A job-id hash over the cached job message serves apply's
+ * lookups.
+ */
+#ifndef FAIRWAY_SLURM_INT_H
+#define FAIRWAY_SLURM_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+
+#include "fwslurm.h"
+
+/* exported by libslurm.so but not declared in slurm.h: strings libslurm
+ * xmalloc'd must be freed with it (plain free() corrupts the heap) */
+extern void slurm_xfree(void **item);
+
+#define FW_SLURM_RESV_PREFIX "fairway-"
+#define FW_SLURM_MAX_SWITCH_DEPTH 4
+
+struct fw_slurm_topo {            /* one node's switch chain */
+	char node[FW_NAME_MAX];
+	int depth;
+	char sw[FW_SLURM_MAX_SWITCH_DEPTH][FW_NAME_MAX]; /* leaf first */
+};
+
+struct fw_slurm {
+	struct fw_slurm_opts o;
+	char conf[1024];
+	char parts[256];                /* managed partitions, "a,b" */
+	node_info_msg_t *nodes;
+	partition_info_msg_t *partitions;
+	job_info_msg_t *jobs;
+	reserve_info_msg_t *resv;
+	struct fw_slurm_topo *topo;     /* sorted by node name */
+	int ntopo, topo_depth;
+	uint32_t *jhash;                /* job id -> index+1 in jobs, 0 = empty */
+	uint32_t jhash_cap;             /* power of two */
+	uint64_t read_gen;              /* generation of the last read */
+	struct fw_slurm_stats st;
+};
+
+/* read.c */
+int fw__slurm_load(struct fw_slurm *h, struct fw_diag *d);
+bool fw__slurm_managed(const struct fw_slurm *h, const char *partition);
+slurm_job_info_t *fw__slurm_job(const struct fw_slurm *h, uint32_t id);
+node_info_t *fw__slurm_node(const struct fw_slurm *h, const char *name);
+reserve_info_t *fw__slurm_resv(const struct fw_slurm *h, const char *name);
+int fw__slurm_topo_load(struct fw_slurm *h, struct fw_diag *d);
+const struct fw_slurm_topo *fw__slurm_topo_of(const struct fw_slurm *h,
+					      const char *node);
+int fw__slurm_eio(struct fw_diag *d, const char *what);
+
+/* gres.c: "gpu:h100:8", "gres:gpu:4", "gpu:h100:2(IDX:0-1,4)" */
+int fw__gres_gpus(const char *gres, char *model, size_t model_len);
+uint32_t fw__gres_idx_mask(const char *detail);
+bool fw__job_held(const slurm_job_info_t *j);
+bool fw__job_pending(const slurm_job_info_t *j);
+bool fw__job_running(const slurm_job_info_t *j);
+bool fw__node_schedulable(const node_info_t *n);
+
+/* build.c */
+int fw__slurm_build(struct fw_slurm *h, struct fw_snapshot *s,
+		    struct fw_backend_world *w, struct fw_diag *d);
+
+#endif
