@@ -219,6 +219,9 @@ struct memo {
 static int32_t intern(struct memo *m, const struct fw__shape *k)
 {
 	uint32_t i = fw__shape_hash(k) & m->mask;
+	/* shapes with the same header have the same used length; the unused
+	 * groups are zero in both */
+	size_t used = offsetof(struct fw__shape, g) + (size_t)k->ngroups * sizeof k->g[0];
 
 	for (;; i = (i + 1) & m->mask) {
 		int32_t id = m->tab[i];
@@ -229,7 +232,7 @@ static int32_t intern(struct memo *m, const struct fw__shape *k)
 			m->tab[i] = m->nshp;
 			return m->nshp++;
 		}
-		if (memcmp(&m->shp[id], k, sizeof *k) == 0)
+		if (memcmp(&m->shp[id], k, used) == 0)
 			return id;
 	}
 }

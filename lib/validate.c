@@ -14,6 +14,28 @@
 
 #define BAD(d, err, field, ...) fw_diag_set((d), (err), "", 0, 0, (field), __VA_ARGS__)
 
+/* "what[i]" into f (64 bytes) without printf: validation runs on every
+ * record of every snapshot, and the name is needed only if one fails. */
+static void elem_name(char f[64], const char *what, int32_t i)
+{
+	char digits[12];
+	size_t n = 0, k = 0;
+	uint32_t v = i < 0 ? 0u : (uint32_t)i;
+
+	while (what[n] && n < 40) {
+		f[n] = what[n];
+		n++;
+	}
+	f[n++] = '[';
+	do
+		digits[k++] = (char)('0' + v % 10);
+	while ((v /= 10) && k < sizeof digits);
+	while (k)
+		f[n++] = digits[--k];
+	f[n++] = ']';
+	f[n] = 0;
+}
+
 static int check_topology(const struct fw_snapshot *s, struct fw_diag *d)
 {
 	const struct fw_topology *t = &s->topology;
@@ -75,7 +97,7 @@ static int check_node(const struct fw_snapshot *s, int32_t i, struct fw_diag *d)
 	const struct fw_node *n = &s->nodes[i];
 	char f[64];
 
-	snprintf(f, sizeof f, "nodes[%d]", (int)i);
+	elem_name(f, "nodes", i);
 	if (!n->name[0])
 		return BAD(d, FW_EINVAL, f, "a node needs a name");
 	if (n->gpu_count < 0 || n->gpu_count > FW_MAX_GPUS_PER_NODE)
@@ -121,7 +143,7 @@ static int check_queue(const struct fw_snapshot *s, int32_t i, struct fw_diag *d
 	int32_t p = q->parent;
 	int32_t steps = 0;
 
-	snprintf(f, sizeof f, "queues[%d]", (int)i);
+	elem_name(f, "queues", i);
 	if (!q->name[0])
 		return BAD(d, FW_EINVAL, f, "a queue needs a name");
 	if (p < -1 || p >= s->nqueues)
@@ -215,7 +237,7 @@ static int check_job(const struct fw_snapshot *s, int32_t i, const char *leaf,
 	char f[64];
 	int rc;
 
-	snprintf(f, sizeof f, "jobs[%d]", (int)i);
+	elem_name(f, "jobs", i);
 	if (!j->name[0])
 		return BAD(d, FW_EINVAL, f, "a job needs a name");
 	if (j->queue < 0 || j->queue >= s->nqueues)
