@@ -82,11 +82,27 @@ static void table_decisions(FILE *f, const struct fw_snapshot *s, const struct f
 		fprintf(f, "  %-20s %-14s %6.2f %5d  ", j->name, s->queues[j->queue].name, gpus(milli),
 			(int)d->alloc_count);
 		if (kind == FW_DECIDE_EVICT)
-			fprintf(f, "%-9s %-20s ", d->reason == FW_REASON_RECLAIMED ? "reclaim" : "preempt",
-				d->a >= 0 && d->a < s->njobs ? s->jobs[d->a].name : "?");
+			fprintf(f, "%-9s %-20s ",
+				d->reason == FW_REASON_DRAINED ? "drained" : d->reason == FW_REASON_RECLAIMED ? "reclaim" : "preempt",
+				d->reason == FW_REASON_DRAINED ? s->nodes[d->a].name
+				: d->a >= 0 && d->a < s->njobs ? s->jobs[d->a].name : "?");
 		else if (kind != FW_DECIDE_START)
 			fprintf(f, "%-10lld", (long long)d->at);
 		fprintf(f, "%s\n", nodes);
+	}
+}
+
+/* DRAIN decisions: the node and why (health.h, lib/drain.c). */
+static void table_drains(FILE *f, const struct fw_snapshot *s, const struct fw_plan *p)
+{
+	char msg[320];
+
+	fprintf(f, "\nDRAINED NODES (%d)\n", (int)count_kind(p, FW_DECIDE_DRAIN));
+	for (int32_t i = 0; i < p->ndecisions; i++) {
+		const struct fw_decision *d = &p->decisions[i];
+		if (d->kind == FW_DECIDE_DRAIN)
+			fprintf(f, "  %-20s %s\n", s->nodes[d->node].name,
+				fw_reason_format(d->reason, d->a, d->b, msg, sizeof msg));
 	}
 }
 
@@ -144,6 +160,8 @@ void fw_render_table(FILE *f, const struct fw_snapshot *s, const struct fw_plan 
 	fprintf(f, "fairway plan: policy %s, now %lld, %d nodes, %d queues, %d pending jobs -> %d started, %d waiting (%d with a reservation)\n",
 		pol->name, (long long)p->now, (int)s->nnodes, (int)s->nqueues, (int)pending,
 		(int)count_kind(p, FW_DECIDE_START), (int)p->npending, (int)count_kind(p, FW_DECIDE_RESERVE));
+	if (count_kind(p, FW_DECIDE_DRAIN))
+		table_drains(f, s, p);
 	if (count_kind(p, FW_DECIDE_EVICT))
 		table_decisions(f, s, p, FW_DECIDE_EVICT);
 	table_decisions(f, s, p, FW_DECIDE_START);
@@ -181,11 +199,17 @@ static json_t *json_decisions(const struct fw_snapshot *s, const struct fw_plan 
 		for (int32_t k = 0; k < d->alloc_count; k++)
 			json_array_append_new(tasks, json_task(s, &p->allocs[d->alloc_first + k]));
 		json_object_set_new(o, "kind", json_string(fw_decision_name(d->kind)));
-		json_object_set_new(o, "job", json_string(s->jobs[d->job].name));
-		json_object_set_new(o, "queue", json_string(s->queues[s->jobs[d->job].queue].name));
+		if (d->job >= 0) {
+			json_object_set_new(o, "job", json_string(s->jobs[d->job].name));
+			json_object_set_new(o, "queue", json_string(s->queues[s->jobs[d->job].queue].name));
+		}
+		if (d->node >= 0) /* DRAIN: the node, and the running jobs there */
+			json_object_set_new(o, "node", json_string(s->nodes[d->node].name));
+		if (d->kind == FW_DECIDE_DRAIN || d->reason == FW_REASON_DRAINED)
+			json_object_set_new(o, "args", json_pack("[I,I]", (json_int_t)d->a, (json_int_t)d->b));
 		json_object_set_new(o, "reason", json_string(fw_reason_name(d->reason)));
 		json_object_set_new(o, "at", json_integer(d->at));
-		if (d->kind == FW_DECIDE_EVICT && d->a >= 0 && d->a < s->njobs)
+		if (d->kind == FW_DECIDE_EVICT && d->reason != FW_REASON_DRAINED && d->a >= 0 && d->a < s->njobs)
 			json_object_set_new(o, "for", json_string(s->jobs[d->a].name));
 		json_object_set_new(o, "tasks", tasks);
 		json_array_append_new(arr, o);

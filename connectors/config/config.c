@@ -29,10 +29,31 @@
 #include "config_int.h"
 #include "fwconfig.h"
 
+/* scheduler.drainRunning: requeue (default) | finish — what a drain of
+ * an unhealthy node does with its running jobs (lib/drain.c). */
+static int load_drain_running(struct cfg *c, const yaml_node_t *m,
+			      struct fw_sched_config *sc)
+{
+	char v[FW_NAME_MAX] = "";
+	int rc = cfg_name(c, m, "scheduler", "drainRunning", v);
+
+	if (rc || !v[0])
+		return rc;
+	if (strcmp(v, "requeue") && strcmp(v, "finish"))
+		return cfg_fail(c, cfg_get(c, m, "drainRunning"), FW_EINVAL,
+				"scheduler.drainRunning",
+				"unknown value \"%s\"; use requeue (evict the "
+				"jobs of an unhealthy node) or finish (let "
+				"them run to the end)", v);
+	sc->drain_requeue = !strcmp(v, "requeue");
+	return FW_OK;
+}
+
 static int load_now_and_scheduler(struct cfg *c, const yaml_node_t *root)
 {
 	static const char *const keys[] = { "usageHalfLife", "usageWeight",
-					    "maxStarts", "estimateStarts", NULL };
+					    "maxStarts", "estimateStarts",
+					    "suspectGangGpus", "drainRunning", NULL };
 	struct fw_sched_config *sc = &c->s->config;
 	yaml_node_t *m = cfg_get(c, root, "scheduler");
 	int64_t ms = -1;
@@ -46,7 +67,10 @@ static int load_now_and_scheduler(struct cfg *c, const yaml_node_t *root)
 			     &sc->usage_weight)) ||
 	    (rc = cfg_int(c, m, "scheduler", "maxStarts", 0, INT32_MAX,
 			  &sc->max_starts)) ||
-	    (rc = cfg_bool(c, m, "scheduler", "estimateStarts", &sc->estimate_starts)))
+	    (rc = cfg_bool(c, m, "scheduler", "estimateStarts", &sc->estimate_starts)) ||
+	    (rc = cfg_int32(c, m, "scheduler", "suspectGangGpus", 1, INT32_MAX,
+			    &sc->suspect_gang_gpus)) ||
+	    (rc = load_drain_running(c, m, sc)))
 		return rc;
 	if (ms == 0)
 		return cfg_fail(c, cfg_get(c, m, "usageHalfLife"), FW_ERANGE,

@@ -61,6 +61,24 @@ static int node_labels(struct cfg *c, const yaml_node_t *m, const char *path,
 	return FW_OK;
 }
 
+/* health: healthy | suspect | unhealthy | draining (fairway/health.h). */
+static int node_health(struct cfg *c, const yaml_node_t *m, const char *path,
+		       struct fw_node *n)
+{
+	char name[FW_NAME_MAX] = "", fp[CFG_PATH];
+	int rc = cfg_name(c, m, path, "health", name), h;
+
+	if (rc || !name[0])
+		return rc;
+	if ((h = fw_health_from_name(name)) < 0)
+		return cfg_fail(c, cfg_get(c, m, "health"), FW_EINVAL,
+				cfg_path(fp, path, "health"),
+				"unknown health \"%s\"; use healthy, suspect, "
+				"unhealthy or draining", name);
+	n->health = (enum fw_health)h;
+	return FW_OK;
+}
+
 static int node_common(struct cfg *c, const yaml_node_t *m, const char *path,
 		       struct fw_node *n)
 {
@@ -72,37 +90,51 @@ static int node_common(struct cfg *c, const yaml_node_t *m, const char *path,
 	    (rc = cfg_mib(c, m, path, "gpuMemory", false, &n->gpu_mem_mib)) ||
 	    (rc = cfg_cpu(c, m, path, "cpu", false, &n->cpu_milli)) ||
 	    (rc = cfg_mib(c, m, path, "memory", false, &n->mem_mib)) ||
-	    (rc = cfg_bool(c, m, path, "schedulable", &n->schedulable)))
+	    (rc = cfg_bool(c, m, path, "schedulable", &n->schedulable)) ||
+	    (rc = node_health(c, m, path, n)))
 		return rc;
 	return node_labels(c, m, path, n);
 }
 
-static int node_bad_gpus(struct cfg *c, const yaml_node_t *m,
-			 const char *path, struct fw_node *n)
+/* A list of GPU indices (badGpus, suspectGpus) into *mask. */
+static int node_gpu_list(struct cfg *c, const yaml_node_t *m,
+			 const char *path, const char *key, struct fw_node *n,
+			 uint32_t *mask)
 {
 	char fp[CFG_PATH], ip[CFG_PATH];
 	yaml_node_t *seq;
 	int64_t g;
-	int rc = cfg_seq(c, m, path, "badGpus", &seq);
+	int rc = cfg_seq(c, m, path, key, &seq);
 
-	cfg_path(fp, path, "badGpus");
+	cfg_path(fp, path, key);
 	for (int i = 0; !rc && i < cfg_seq_len(seq); i++) {
 		yaml_node_t *v = cfg_seq_at(c, seq, i);
 		cfg_ipath(ip, fp, i);
 		if (n->gpu_count == 0)
 			return cfg_fail(c, v, FW_ERANGE, ip,
 					"this node has no GPUs (gpus: 0), so "
-					"none can be bad; remove badGpus or "
-					"set gpus");
+					"none can be listed; remove %s or "
+					"set gpus", key);
 		if ((rc = cfg_int_node(c, v, ip, 0, n->gpu_count - 1, &g)))
 			return rc;
-		if (n->bad_gpu_mask & (1u << g))
+		if (*mask & (1u << g))
 			return cfg_fail(c, v, FW_EEXIST, ip,
 					"GPU %lld is listed twice; list each "
-					"bad GPU once",
+					"GPU once",
 					(long long)g);
-		n->bad_gpu_mask |= 1u << g;
+		*mask |= 1u << g;
 	}
+	return rc;
+}
+
+static int node_bad_gpus(struct cfg *c, const yaml_node_t *m,
+			 const char *path, struct fw_node *n)
+{
+	int rc = node_gpu_list(c, m, path, "badGpus", n, &n->bad_gpu_mask);
+
+	if (!rc)
+		rc = node_gpu_list(c, m, path, "suspectGpus", n,
+				   &n->suspect_gpu_mask);
 	return rc;
 }
 
@@ -141,7 +173,7 @@ static int load_node(struct cfg *c, const yaml_node_t *m, const char *path)
 	static const char *const keys[] = {
 		"name",	  "gpus",	 "gpuModel", "gpuMemory", "cpu",
 		"memory", "schedulable", "badGpus",  "topology",  "labels",
-		NULL
+		"health", "suspectGpus", NULL
 	};
 	struct fw_node n;
 	char fp[CFG_PATH];
@@ -223,7 +255,7 @@ static int load_group(struct cfg *c, const yaml_node_t *m, const char *path)
 	static const char *const keys[] = {
 		"count",  "namePrefix", "start",       "gpus",
 		"gpuModel", "gpuMemory", "cpu",	       "memory",
-		"schedulable", "topology", "labels",    NULL
+		"schedulable", "topology", "labels",    "health", NULL
 	};
 	char prefix[FW_NAME_MAX] = "node";
 	int64_t count = 0, start = 0;
