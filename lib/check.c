@@ -352,9 +352,9 @@ static fw_time end_of(const struct fw_snapshot *s, const struct fw_job *j, fw_ti
 {
 	fw_time e;
 
-	if (j->expected_runtime <= 0)
+	if (fw_job_runtime(s, j) <= 0)
 		return INT64_MAX;
-	e = start + j->expected_runtime;
+	e = start + fw_job_runtime(s, j);
 	return e < s->now ? s->now : e;
 }
 

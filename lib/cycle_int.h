@@ -125,11 +125,13 @@ struct cyc {
 	int32_t nevicted;
 };
 
-/* When job j would end if started at t (FW__NEVER if its runtime is
- * unknown). */
-static inline fw_time fw__job_end(const struct fw_job *j, fw_time t)
+/* When j, started at t, is expected to end (its runtime or its queue's
+ * default, fw_job_runtime); FW__NEVER when unknown. */
+static inline fw_time fw__job_end(const struct fw_snapshot *s, const struct fw_job *j, fw_time t)
 {
-	return j->expected_runtime > 0 ? t + j->expected_runtime : FW__NEVER;
+	fw_time r = j->expected_runtime > 0 ? j->expected_runtime : fw_job_runtime(s, j);
+
+	return r > 0 ? t + r : FW__NEVER;
 }
 static inline int fw__ev_cmp(const struct ev *a, const struct ev *b)
 {

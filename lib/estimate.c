@@ -357,9 +357,9 @@ static int unhold_events(struct cyc *y, struct stream *st)
 	for (int32_t i = 0; i < y->ndec; i++) {
 		const struct fw_decision *d = &y->dec[i];
 		const struct fw_job *j = &y->s->jobs[d->job];
-		if (d->kind != FW_DECIDE_RESERVE || j->expected_runtime <= 0)
+		if (d->kind != FW_DECIDE_RESERVE || fw_job_runtime(y->s, j) <= 0)
 			continue;
-		struct ev x = { d->at + j->expected_runtime, d->job, y->dec_tasks[i], d->alloc_count };
+		struct ev x = { d->at + fw_job_runtime(y->s, j), d->job, y->dec_tasks[i], d->alloc_count };
 		int32_t k = n++;
 		for (; k > 0 && fw__ev_cmp(&x, &v[k - 1]) < 0; k--)
 			v[k] = v[k - 1];

@@ -162,7 +162,7 @@ static void sim(struct rc *x, int32_t v, bool out)
 
 static int fits(struct rc *x, int32_t p, bool dry, struct fw__placement *out)
 {
-	struct fw__place_opts o = { .end = fw__job_end(&x->y->s->jobs[p], x->y->s->now), .dry = dry };
+	struct fw__place_opts o = { .end = fw__job_end(x->y->s, &x->y->s->jobs[p], x->y->s->now), .dry = dry };
 
 	return fw__place_job(&x->y->c, p, &o, out);
 }

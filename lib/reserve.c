@@ -110,9 +110,9 @@ static int running_events(struct cyc *y)
 		if (y->ji[j].pending) /* the compact summary: no record miss */
 			continue;
 		const struct fw_job *job = &s->jobs[j];
-		if (job->expected_runtime <= 0)
+		fw_time end = fw__job_end(s, job, job->start_time);
+		if (end == FW__NEVER)
 			continue;
-		fw_time end = fw__job_end(job, job->start_time);
 		v[n++] = (struct ev){ end < s->now ? s->now : end, j, s->allocs + job->alloc_first,
 				      job->alloc_count };
 	}
@@ -137,9 +137,9 @@ static int start_events(struct cyc *y)
 	}
 	for (; y->ev_seen < y->ndec; y->ev_seen++) {
 		const struct fw_decision *dc = &y->dec[y->ev_seen];
-		if (dc->kind != FW_DECIDE_START || s->jobs[dc->job].expected_runtime <= 0)
+		if (dc->kind != FW_DECIDE_START || fw_job_runtime(s, &s->jobs[dc->job]) <= 0)
 			continue;
-		y->ev_st[y->nev_st++] = (struct ev){ fw__job_end(&s->jobs[dc->job], s->now), dc->job,
+		y->ev_st[y->nev_st++] = (struct ev){ fw__job_end(s, &s->jobs[dc->job], s->now), dc->job,
 						     y->dec_tasks[y->ev_seen], dc->alloc_count };
 	}
 	ev_sort(y->ev_st + n0, y->ev_tmp, y->nev_st - n0);
@@ -301,7 +301,7 @@ int fw__reserve(struct cyc *y, int32_t jx)
 		}
 		if (clone.dom[0].free_whole < need)
 			continue; /* not enough free GPUs yet: skip the search */
-		struct fw__place_opts o = { .end = fw__job_end(job, t), .ignore_resv = true, .dry = true };
+		struct fw__place_opts o = { .end = fw__job_end(y->s, job, t), .ignore_resv = true, .dry = true };
 		rc = fw__place_job(&clone, jx, &o, &p);
 		if (rc == FW_OK) {
 			hold(y, jx, t, &p);

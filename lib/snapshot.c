@@ -152,6 +152,17 @@ int32_t fw_job_tasks(const struct fw_job *j)
 	return n;
 }
 
+fw_time fw_job_runtime(const struct fw_snapshot *s, const struct fw_job *j)
+{
+	if (j->expected_runtime > 0)
+		return j->expected_runtime;
+	for (int32_t q = j->queue, steps = 0; q >= 0 && q < s->nqueues && steps <= s->nqueues;
+	     q = s->queues[q].parent, steps++)
+		if (s->queues[q].default_runtime_s > 0)
+			return s->queues[q].default_runtime_s;
+	return 0;
+}
+
 int32_t fw_job_min_tasks(const struct fw_job *j)
 {
 	int32_t all = fw_job_tasks(j);

@@ -100,6 +100,11 @@ struct fw_queue {
 					 * running job of this queue is never
 					 * evicted before it has run this many
 					 * seconds (now - start_time); 0 = none */
+	fw_time default_runtime_s;      /* planning: the runtime assumed for a
+					 * job that gives none (expected_runtime
+					 * <= 0); 0 = inherit the parent's, and
+					 * none anywhere = the job never ends in
+					 * the availability profile */
 };
 
 struct fw_task_group {
@@ -198,6 +203,10 @@ int fw_snapshot_find_level(const struct fw_snapshot *s, const char *name);
 struct fw_res fw_job_request(const struct fw_job *j);
 int32_t fw_job_tasks(const struct fw_job *j);
 int32_t fw_job_min_tasks(const struct fw_job *j);
+/* The runtime planning assumes for j: its expected_runtime when > 0, else
+ * the default_runtime_s of its queue or nearest ancestor that has one;
+ * 0 when none does (the job has no known end). */
+fw_time fw_job_runtime(const struct fw_snapshot *s, const struct fw_job *j);
 /* Whole-GPU equivalents, rounded up per task (a 0.5-GPU task counts 1). */
 int64_t fw_job_gpus(const struct fw_job *j);
 

@@ -564,6 +564,29 @@ TEST(estimate_is_unknown_when_blockers_never_end)
 	fw_snapshot_free(s);
 }
 
+/* A running job without a runtime ends, for planning, after its queue's
+ * default runtime (inherited from the parent when the leaf has none). */
+TEST(queue_default_runtime_gives_unknown_runtimes_an_end)
+{
+	struct fw_snapshot *s = backfill_case();
+	int top = tb_queue(s, "top", -1, 16, -1, 1);
+	s->queues[0].parent = top; /* q inherits top's default */
+	s->queues[top].default_runtime_s = 3000;
+	s->jobs[1].expected_runtime = 0; /* b: started at 0, ends at 3000 */
+	ASSERT_EQ(fw_job_runtime(s, &s->jobs[1]), 3000);
+	struct fw_plan *p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT(reservation_of(p, 2) != NULL);
+	ASSERT_EQ(reservation_of(p, 2)->at, 3000);
+	ASSERT_EQ(fw_plan_pending_for(p, 2)->expected_start, 3000);
+	/* the leaf's own value wins over the parent's */
+	s->queues[0].default_runtime_s = 2500;
+	ASSERT_EQ(fw_job_runtime(s, &s->jobs[1]), 2500);
+	s->jobs[1].expected_runtime = 10; /* the job's own runtime wins */
+	ASSERT_EQ(fw_job_runtime(s, &s->jobs[1]), 10);
+	fw_snapshot_free(s);
+}
+
 TEST(estimate_is_never_before_a_reservation_ahead_in_line)
 {
 	struct fw_snapshot *s = backfill_case();
@@ -1089,7 +1112,8 @@ static void teardown(void)
 	checker_catches_a_partial_gang_and_a_missing_reason, out_of_memory_fails_cleanly_at_every_step, \
 	easy_backfill_never_delays_the_reserved_gang, kai_has_no_reservations_so_the_long_job_jumps_ahead, \
 	checker_catches_a_backfill_that_delays_a_reservation, estimates_follow_the_reservation_walk, \
-	estimate_is_unknown_when_blockers_never_end, estimate_is_never_before_a_reservation_ahead_in_line, \
+	estimate_is_unknown_when_blockers_never_end, queue_default_runtime_gives_unknown_runtimes_an_end, \
+	estimate_is_never_before_a_reservation_ahead_in_line, \
 	estimate_is_unknown_over_quota_and_when_it_can_never_fit, strict_order_estimates_wait_for_the_head_of_the_line, \
 	estimates_are_deterministic_and_mostly_known_on_random_snapshots, checker_catches_a_bad_estimate, \
 	slurm_priority_favours_age_fair_share_and_size, estimates_can_be_switched_off, \
