@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "cmd_serve.h"
 #include "fairway/policy.h"
 #include "des.h"
 #include "fgd.h"
@@ -21,6 +22,13 @@ static const char usage[] =
 	"\n"
 	"commands:\n"
 	"  plan        run one scheduling cycle on a snapshot and print the plan\n"
+	"              (with --server URL: the last plan of a running daemon)\n"
+	"  serve       run the scheduling service: JSON API, store, /metrics\n"
+	"  queues      list / set / delete a daemon's queues\n"
+	"  jobs        list / submit / cancel jobs; `jobs why ID` explains a wait\n"
+	"  nodes       list nodes; report node health\n"
+	"  reservations  maintenance windows and queue/job reservations\n"
+	"  fairshare   each queue's deserved, fair share, allocation, usage\n"
 	"  policies    list the scheduling policies\n"
 	"  sim run     replay a GPU-cluster trace through several policies\n"
 	"  sim fgd     reproduce the FGD (ATC '23) fragmentation experiment\n"
@@ -125,8 +133,18 @@ int main(int argc, char **argv)
 		puts("fairway 0.1.0");
 		return 0;
 	}
-	if (!strcmp(argv[1], "plan"))
+	if (!strcmp(argv[1], "plan")) {
+		for (int i = 2; i < argc; i++)
+			if (!strcmp(argv[i], "--server"))
+				return fw_cmd_client("plan", argc - 1, argv + 1);
 		return fw_cmd_plan(argc - 1, argv + 1);
+	}
+	if (!strcmp(argv[1], "serve"))
+		return fw_cmd_serve(argc - 1, argv + 1);
+	static const char *const client_cmds[] = { "queues", "jobs", "nodes", "reservations", "fairshare", NULL };
+	for (int i = 0; client_cmds[i]; i++)
+		if (!strcmp(argv[1], client_cmds[i]))
+			return fw_cmd_client(argv[1], argc - 1, argv + 1);
 	if (!strcmp(argv[1], "policies"))
 		return fw_cmd_policies(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "sim"))

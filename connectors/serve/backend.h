@@ -88,6 +88,7 @@ struct fw_backend_config {
 	/* Seed the world from fleet->jobs on the very first start (an empty
 	 * store).  Only the local backend looks at it. */
 	bool seed_jobs;
+	fw_time now;              /* wall clock at open (Unix seconds) */
 };
 
 /* read() output.  The snapshot itself is the caller's. */
@@ -119,8 +120,9 @@ struct fw_backend_action {
 	char why[256];                /* the reason rendered for humans */
 };
 
-/* What apply() did, per action: FW_OK applied (or already in place),
- * FW_ENOENT skipped (job or node gone), other errors failed. */
+/* What apply() did, per action: FW_OK applied now, FW_EEXIST already in
+ * place (nothing done; the daemon logs only FW_OK actions), FW_ENOENT
+ * skipped (job or node gone), other errors failed. */
 struct fw_backend_result {
 	int32_t applied, skipped, failed;
 	int *status;                  /* one per action, filled by apply() */

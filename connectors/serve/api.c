@@ -1,0 +1,806 @@
+/*
+ * api.c — the JSON API under /v1, as a route table and one handler each.
+ *
+ * Every handler follows the same phases: parse (codec.h; 400 naming the
+ * field), check against the model (404/409 naming the field), then write
+ * the model and the store in one transaction, and only then answer 2xx.
+ * A failure at any phase leaves the model and the store as they were.
+ * Reads of cycle results (jobs, nodes, fair share, plan) come from the
+ * last published view; reads of the model (queues, reservations) are live.
+ *
+ * FW_API_ROUTES is the single list of routes: the dispatcher, `fairway
+ * serve --routes` and the OpenAPI test (tests/integration/serve_api.sh)
+ * all read it.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "local.h"
+#include "serve_int.h"
+
+struct ctx {
+	struct fw_serve *d;
+	const struct fw_api_req *rq;
+	struct fw_api_resp *rs;
+	char name[FW_NAME_MAX];    /* the {name} of the path */
+	json_t *body;
+};
+
+/*        method   path                          handler        mutating */
+#define FW_API_ROUTES(X)                                                      \
+	X(GET, "/v1/health", h_health, false)                                  \
+	X(GET, "/v1/queues", h_queues_list, false)                             \
+	X(POST, "/v1/queues", h_queue_create, true)                            \
+	X(GET, "/v1/queues/{name}", h_queue_get, false)                        \
+	X(PUT, "/v1/queues/{name}", h_queue_put, true)                         \
+	X(DELETE, "/v1/queues/{name}", h_queue_delete, true)                   \
+	X(GET, "/v1/jobs", h_jobs_list, false)                                 \
+	X(POST, "/v1/jobs", h_job_submit, true)                                \
+	X(GET, "/v1/jobs/{name}", h_job_get, false)                            \
+	X(DELETE, "/v1/jobs/{name}", h_job_cancel, true)                       \
+	X(GET, "/v1/nodes", h_nodes_list, false)                               \
+	X(GET, "/v1/nodes/{name}", h_node_get, false)                          \
+	X(POST, "/v1/nodes/{name}/health", h_node_health, true)                \
+	X(GET, "/v1/reservations", h_rsv_list, false)                          \
+	X(POST, "/v1/reservations", h_rsv_create, true)                        \
+	X(GET, "/v1/reservations/{name}", h_rsv_get, false)                    \
+	X(DELETE, "/v1/reservations/{name}", h_rsv_delete, true)               \
+	X(GET, "/v1/fairshare", h_fairshare, false)                            \
+	X(GET, "/v1/plan", h_plan, false)                                      \
+	X(POST, "/v1/cycle", h_cycle, true)                                    \
+	X(GET, "/metrics", h_metrics, false)
+
+#define FW__DECL(m, p, h, mut) static void h(struct ctx *c);
+FW_API_ROUTES(FW__DECL)
+#undef FW__DECL
+
+struct route {
+	const char *method, *path;
+	void (*fn)(struct ctx *);
+	bool mutating;
+};
+
+static const struct route routes[] = {
+#define FW__ROUTE(m, p, h, mut) { #m, p, h, mut },
+	FW_API_ROUTES(FW__ROUTE)
+#undef FW__ROUTE
+};
+#define NROUTES ((int)(sizeof routes / sizeof routes[0]))
+
+void fw_serve_print_routes(FILE *f)
+{
+	for (int i = 0; i < NROUTES; i++)
+		fprintf(f, "%s %s\n", routes[i].method, routes[i].path);
+}
+
+/* --- responses ------------------------------------------------------------ */
+static void reply(struct ctx *c, unsigned status, json_t *o)
+{
+	c->rs->status = status;
+	c->rs->content_type = "application/json";
+	c->rs->body = o ? json_dumps(o, JSON_COMPACT) : NULL;
+	if (!c->rs->body) {
+		c->rs->status = 500;
+		c->rs->body = strdup("{\"error\":{\"status\":500,\"code\":\"ENOMEM\",\"field\":\"\",\"message\":\"out of memory\"}}");
+	}
+	json_decref(o);
+}
+
+static void fail(struct ctx *c, unsigned status, const char *code, const char *field, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+static void fail(struct ctx *c, unsigned status, const char *code, const char *field, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	reply(c, status, json_pack("{s:{s:i,s:s,s:s,s:s}}", "error", "status", status, "code", code, "field", field,
+				   "message", msg));
+}
+
+static unsigned status_of(int rc)
+{
+	switch (rc) {
+	case FW_EINVAL: case FW_ERANGE: case FW_ELOOP: return 400;
+	case FW_ENOENT: return 404;
+	case FW_EEXIST: case FW_EBUSY: return 409;
+	case FW_EAGAIN: return 503;
+	default: return 500;
+	}
+}
+
+static void fail_diag(struct ctx *c, int rc, const struct fw_diag *dg)
+{
+	fail(c, status_of(rc), fw_err_name(rc), dg->field, "%s", dg->msg[0] ? dg->msg : fw_strerror(rc));
+}
+
+static bool need_body(struct ctx *c)
+{
+	struct fw_diag dg;
+	int rc;
+
+	memset(&dg, 0, sizeof dg);
+	if ((rc = fw_codec_body(c->rq->body ? c->rq->body : "", c->rq->body_len, &c->body, &dg)) != FW_OK) {
+		fail_diag(c, rc, &dg);
+		return false;
+	}
+	return true;
+}
+
+/* One write transaction around fn; 500 if the store fails. */
+static bool commit_or_fail(struct ctx *c, int rc)
+{
+	if (rc == FW_OK && (rc = fw_store_commit(c->d->store)) == FW_OK)
+		return true;
+	fw_store_rollback(c->d->store);
+	fail(c, 500, "EIO", "store", "the store failed: %s", fw_store_errmsg(c->d->store));
+	return false;
+}
+
+static json_t *view_ref(struct fw_serve *d)
+{
+	return json_incref(d->view);
+}
+
+/* --- health, metrics, cycle ------------------------------------------------------ */
+static void h_health(struct ctx *c)
+{
+	reply(c, 200, json_pack("{s:b,s:s,s:I,s:i,s:b}", "ok", true, "backend", c->d->bops->name, "cycles",
+				(json_int_t)c->d->m.cycles, "schemaVersion", fw_store_schema_version(c->d->store),
+				"viewReady", c->d->view != NULL));
+}
+
+static void h_metrics(struct ctx *c)
+{
+	c->rs->status = 200;
+	c->rs->content_type = "text/plain; version=0.0.4";
+	c->rs->body = fw_metrics_render(c->d);
+}
+
+static void h_cycle(struct ctx *c)
+{
+	struct fw_serve *d = c->d;
+	struct timespec until;
+	uint64_t mine;
+
+	fw_serve_request_cycle(d);
+	mine = d->cycle_requests;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 10;
+	while (d->requests_done < mine && !d->stop)
+		if (pthread_cond_timedwait(&d->wake, &d->mu, &until) != 0)
+			break;
+	if (d->requests_done < mine)
+		return fail(c, 503, "EAGAIN", "", "the cycle did not complete within 10 s");
+	reply(c, 200, json_pack("{s:I}", "cycle", (json_int_t)d->m.cycles));
+}
+
+/* --- queues ------------------------------------------------------------------------ */
+static json_t *queue_json(const struct fw_queue_spec *q)
+{
+	return fw_codec_queue_dump(q);
+}
+
+static void h_queues_list(struct ctx *c)
+{
+	json_t *a = json_array();
+	for (int32_t i = 0; i < c->d->nqueues; i++)
+		json_array_append_new(a, queue_json(&c->d->queues[i]));
+	reply(c, 200, json_pack("{s:o}", "queues", a));
+}
+
+static void h_queue_get(struct ctx *c)
+{
+	int i = fw_serve_queue_index(c->d, c->name);
+	if (i < 0)
+		return fail(c, 404, "ENOENT", "name", "no queue named \"%s\"", c->name);
+	reply(c, 200, queue_json(&c->d->queues[i]));
+}
+
+/* Jobs the backend has that a queue set cannot hold (unknown or inner
+ * queue), or a negative fw_err. */
+static int orphans(struct fw_serve *d, const struct fw_queue_spec *qs, int32_t nq)
+{
+	struct fw_snapshot *s = fw_serve_skeleton(d, qs, nq, fw_serve_now());
+	struct fw_backend_world w = { 0, 0 };
+	int rc;
+
+	if (!s)
+		return FW_ENOMEM;
+	rc = d->bops->read(d->be, s, &w, NULL);
+	fw_snapshot_free(s);
+	return rc == FW_OK ? w.skipped_jobs : rc;
+}
+
+/* The core's validation of a candidate queue set; then no job may lose its
+ * (leaf) queue.  Fills dg naming the field of queue `focus`. */
+static int check_queues(struct fw_serve *d, const struct fw_queue_spec *qs, int32_t nq, int32_t focus,
+			struct fw_diag *dg)
+{
+	struct fw_snapshot *s = fw_serve_skeleton(d, qs, nq, fw_serve_now());
+	struct fw_diag vd;
+	int rc, before, after;
+
+	if (!s)
+		return FW_ENOMEM;
+	memset(&vd, 0, sizeof vd);
+	rc = fw_snapshot_validate(s, &vd);
+	fw_snapshot_free(s);
+	if (rc != FW_OK) {
+		const char *dot = strchr(vd.field, '.');
+		int idx = -1;
+		sscanf(vd.field, "queues[%d]", &idx);
+		if (idx >= 0 && idx < nq && idx != focus)
+			return fw_diag_set(dg, rc, "", 0, 0, "parent", "queue \"%s\": %s", qs[idx].name, vd.msg);
+		return fw_diag_set(dg, rc, "", 0, 0, dot ? dot + 1 : "parent", "%s", vd.msg);
+	}
+	before = orphans(d, d->queues, d->nqueues);
+	after = orphans(d, qs, nq);
+	if (before < 0 || after < 0)
+		return fw_diag_set(dg, FW_EIO, "", 0, 0, "backend", "cannot read the backend's jobs");
+	if (after > before)
+		return fw_diag_set(dg, FW_EBUSY, "", 0, 0, focus >= 0 ? "parent" : "name",
+				   "%d job(s) would lose their queue: jobs must sit in a leaf queue that exists "
+				   "(cancel them or move them first)",
+				   after - before);
+	return FW_OK;
+}
+
+static int fw_serve_queue_index_in(const struct fw_queue_spec *qs, int32_t n, const char *name)
+{
+	for (int32_t i = 0; i < n; i++)
+		if (!strcmp(qs[i].name, name))
+			return i;
+	return -1;
+}
+
+/* Create (idx < 0) or replace queue q, after validation. */
+static void queue_write(struct ctx *c, struct fw_queue_spec *q, int idx)
+{
+	struct fw_serve *d = c->d;
+	struct fw_diag dg;
+	int32_t n = d->nqueues + (idx < 0);
+	struct fw_queue_spec *cand = calloc((size_t)n, sizeof *cand);
+	int rc;
+
+	if (!cand)
+		return fail(c, 500, "ENOMEM", "", "out of memory");
+	memset(&dg, 0, sizeof dg);
+	if (d->nqueues)
+		memcpy(cand, d->queues, (size_t)d->nqueues * sizeof *cand);
+	if (idx >= 0) {
+		q->usage = d->queues[idx].usage; /* state, not settable */
+		q->usage_at = d->queues[idx].usage_at;
+	} else {
+		q->usage = 0;
+		q->usage_at = fw_serve_now();
+	}
+	cand[idx >= 0 ? idx : n - 1] = *q;
+	if ((rc = fw_serve_queue_order(cand, n)) != FW_OK ||
+	    (rc = check_queues(d, cand, n, fw_serve_queue_index_in(cand, n, q->name), &dg)) != FW_OK) {
+		free(cand);
+		return fail_diag(c, rc, &dg);
+	}
+	if (!commit_or_fail(c, fw_store_begin(d->store) ?: fw_serve_save_queue(d, q))) {
+		free(cand);
+		return;
+	}
+	free(d->queues);
+	d->queues = cand;
+	d->nqueues = d->capq = n;
+	d->gen++;
+	reply(c, idx >= 0 ? 200 : 201, queue_json(q));
+}
+
+static void h_queue_create(struct ctx *c)
+{
+	struct fw_queue_spec q;
+	struct fw_diag dg;
+	int rc;
+
+	memset(&dg, 0, sizeof dg);
+	if (!need_body(c))
+		return;
+	if ((rc = fw_codec_queue_parse(c->body, NULL, &q, &dg)) != FW_OK)
+		return fail_diag(c, rc, &dg);
+	if (fw_serve_queue_index(c->d, q.name) >= 0)
+		return fail(c, 409, "EEXIST", "name", "a queue named \"%s\" exists (PUT /v1/queues/%s replaces it)",
+			    q.name, q.name);
+	queue_write(c, &q, -1);
+}
+
+static void h_queue_put(struct ctx *c)
+{
+	struct fw_queue_spec q;
+	struct fw_diag dg;
+	int rc;
+
+	memset(&dg, 0, sizeof dg);
+	if (!need_body(c))
+		return;
+	if ((rc = fw_codec_queue_parse(c->body, c->name, &q, &dg)) != FW_OK)
+		return fail_diag(c, rc, &dg);
+	queue_write(c, &q, fw_serve_queue_index(c->d, q.name));
+}
+
+static void h_queue_delete(struct ctx *c)
+{
+	struct fw_serve *d = c->d;
+	int i = fw_serve_queue_index(d, c->name), rc;
+	struct fw_diag dg;
+
+	memset(&dg, 0, sizeof dg);
+	if (i < 0)
+		return fail(c, 404, "ENOENT", "name", "no queue named \"%s\"", c->name);
+	for (int32_t k = 0; k < d->nqueues; k++)
+		if (!strcmp(d->queues[k].parent, c->name))
+			return fail(c, 409, "EBUSY", "name", "queue \"%s\" has child queue \"%s\"; delete it first",
+				    c->name, d->queues[k].name);
+	struct fw_queue_spec *cand = calloc((size_t)d->nqueues + 1, sizeof *cand);
+	if (!cand)
+		return fail(c, 500, "ENOMEM", "", "out of memory");
+	memcpy(cand, d->queues, (size_t)i * sizeof *cand);
+	memcpy(cand + i, d->queues + i + 1, (size_t)(d->nqueues - i - 1) * sizeof *cand);
+	if ((rc = check_queues(d, cand, d->nqueues - 1, -1, &dg)) != FW_OK) {
+		free(cand);
+		return fail_diag(c, rc, &dg);
+	}
+	if (!commit_or_fail(c, fw_store_begin(d->store) ?: fw_store_del(d->store, FW_STORE_QUEUES, c->name))) {
+		free(cand);
+		return;
+	}
+	free(d->queues);
+	d->queues = cand;
+	d->capq = d->nqueues;
+	d->nqueues--;
+	d->gen++;
+	reply(c, 200, json_pack("{s:s}", "deleted", c->name));
+}
+
+/* --- jobs ------------------------------------------------------------------------------ */
+struct listing {
+	json_t *out, *view_jobs;
+	const char *state;
+	size_t limit;
+};
+
+static bool state_ok(const char *want, const char *have)
+{
+	return !want || !strcmp(want, "all") || !strcmp(want, have);
+}
+
+static int add_unseen(void *ctx, const struct fw_backend_job *j, const char *state, fw_time submit, fw_time start,
+		      fw_time end)
+{
+	struct listing *l = ctx;
+	bool active = !strcmp(state, "pending") || !strcmp(state, "running");
+
+	if (json_array_size(l->out) >= l->limit)
+		return 1;
+	if ((active && json_object_get(l->view_jobs, j->job.name)) || !state_ok(l->state, state))
+		return 0;
+	if (!l->state && !active)
+		return 0; /* ended jobs only on request */
+	json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:I,s:I,s:I,s:I}", "name", j->job.name, "queue", j->queue, "user",
+			      j->job.user, "state", state, "gpus", (json_int_t)fw_job_gpus(&j->job), "submitTime",
+			      (json_int_t)submit, "runtime", (json_int_t)j->job.expected_runtime, "startTime",
+			      (json_int_t)start);
+	if (!active)
+		json_object_set_new(o, "endTime", json_integer(end));
+	else
+		json_object_set_new(o, "reason", json_string("not_yet_considered"));
+	json_array_append_new(l->out, o);
+	return 0;
+}
+
+static void h_jobs_list(struct ctx *c)
+{
+	static const char *const states[] = { "pending", "running", "done", "cancelled", "all", NULL };
+	struct listing l = { json_array(), NULL, c->rq->query_state, 1000 };
+	json_t *v = view_ref(c->d), *order = json_object_get(v, "jobOrder");
+	size_t i;
+	json_t *name;
+
+	if (l.state) {
+		int k = 0;
+		while (states[k] && strcmp(states[k], l.state))
+			k++;
+		if (!states[k]) {
+			json_decref(v);
+			json_decref(l.out);
+			return fail(c, 400, "EINVAL", "state", "must be pending, running, done, cancelled or all");
+		}
+	}
+	if (c->rq->query_limit) {
+		char *end;
+		long long n = strtoll(c->rq->query_limit, &end, 10);
+		if (*end || n < 1 || n > 100000) {
+			json_decref(v);
+			json_decref(l.out);
+			return fail(c, 400, "ERANGE", "limit", "must be a whole number from 1 to 100000");
+		}
+		l.limit = (size_t)n;
+	}
+	l.view_jobs = json_object_get(v, "jobs");
+	json_array_foreach(order, i, name) {
+		json_t *j = json_object_get(l.view_jobs, json_string_value(name));
+		if (json_array_size(l.out) >= l.limit)
+			break;
+		if (state_ok(l.state, json_string_value(json_object_get(j, "state"))))
+			json_array_append(l.out, j);
+	}
+	if (c->d->bops == &fw_backend_local)
+		fw_local_each_job(c->d->be, add_unseen, &l);
+	json_decref(v);
+	reply(c, 200, json_pack("{s:o}", "jobs", l.out));
+}
+
+/* The core's validation of one job against the fleet's nodes. */
+static int check_job(struct fw_serve *d, struct fw_backend_job *bj, struct fw_diag *dg)
+{
+	struct fw_snapshot *s = fw_serve_skeleton(d, d->queues, d->nqueues, fw_serve_now());
+	struct fw_diag vd;
+	int rc = FW_ENOMEM;
+
+	if (!s)
+		return rc;
+	memset(&vd, 0, sizeof vd);
+	bj->job.queue = fw_snapshot_find_queue(s, bj->queue);
+	if (bj->job.queue < 0) {
+		rc = fw_diag_set(dg, FW_EINVAL, "", 0, 0, "queue", "no queue named \"%s\" (GET /v1/queues lists them)",
+				 bj->queue);
+	} else if (!fw_queue_is_leaf(s, bj->job.queue)) {
+		rc = fw_diag_set(dg, FW_EINVAL, "", 0, 0, "queue",
+				 "\"%s\" has child queues; submit to one of its leaf queues", bj->queue);
+	} else {
+		for (int32_t i = 0; i < d->fleet->nnodes; i++)
+			if (fw_snapshot_add_node(s, &d->fleet->nodes[i]) < 0)
+				goto out;
+		bj->job.submit_time = s->now;
+		if (fw_snapshot_add_job(s, &bj->job) < 0)
+			goto out;
+		rc = fw_snapshot_validate(s, &vd);
+		if (rc != FW_OK) {
+			const char *f = strncmp(vd.field, "jobs[0].", 8) ? vd.field : vd.field + 8;
+			rc = fw_diag_set(dg, rc, "", 0, 0, f, "%s", vd.msg);
+		}
+	}
+out:
+	fw_snapshot_free(s);
+	return rc;
+}
+
+static void h_job_submit(struct ctx *c)
+{
+	struct fw_serve *d = c->d;
+	struct fw_backend_job bj;
+	struct fw_diag dg;
+	fw_time now = fw_serve_now();
+	int rc;
+
+	memset(&dg, 0, sizeof dg);
+	if (!d->bops->submit)
+		return fail(c, 501, "EDECLINED", "", "the %s backend takes jobs from its own tools, not this API",
+			    d->bops->name);
+	if (!need_body(c))
+		return;
+	if ((rc = fw_codec_job_parse(c->body, &d->fleet->topology, &bj, &dg)) != FW_OK ||
+	    (rc = check_job(d, &bj, &dg)) != FW_OK)
+		return fail_diag(c, rc, &dg);
+	bool named = bj.job.name[0] != '\0';
+	if (!named)
+		snprintf(bj.job.name, sizeof bj.job.name, "job-%lld", (long long)d->next_job);
+	if ((rc = fw_store_begin(d->store)) != FW_OK)
+		return (void)commit_or_fail(c, rc);
+	rc = named ? FW_OK : fw_store_meta_put(d->store, "next_job", d->next_job + 1);
+	if (rc == FW_OK && (rc = d->bops->submit(d->be, &bj, now, &dg)) != FW_OK) {
+		fw_store_rollback(d->store);
+		return fail_diag(c, rc, &dg);
+	}
+	if (!commit_or_fail(c, rc))
+		return; /* the local backend's memory holds a job the store lost: rare; a restart cures it */
+	if (!named)
+		d->next_job++;
+	json_t *o = fw_codec_job_dump(&bj, &d->fleet->topology);
+	json_object_set_new(o, "state", json_string("pending"));
+	json_object_set_new(o, "submitTime", json_integer(now));
+	reply(c, 201, o);
+}
+
+static json_t *job_lookup(struct fw_serve *d, const char *name)
+{
+	json_t *v = view_ref(d), *j = json_object_get(json_object_get(v, "jobs"), name);
+	const char *state;
+	fw_time submit, start, end;
+
+	if (j) {
+		json_incref(j);
+		json_decref(v);
+		return j;
+	}
+	json_decref(v);
+	if (d->bops != &fw_backend_local || fw_local_job_info(d->be, name, &state, &submit, &start, &end))
+		return NULL;
+	j = json_pack("{s:s,s:s,s:I}", "name", name, "state", state, "submitTime", (json_int_t)submit);
+	if (!strcmp(state, "pending"))
+		json_object_set_new(j, "reason", json_string("not_yet_considered"));
+	if (strcmp(state, "pending"))
+		json_object_set_new(j, "startTime", json_integer(start));
+	if (!strcmp(state, "done") || !strcmp(state, "cancelled"))
+		json_object_set_new(j, "endTime", json_integer(end));
+	return j;
+}
+
+static void h_job_get(struct ctx *c)
+{
+	json_t *j = job_lookup(c->d, c->name);
+	if (!j)
+		return fail(c, 404, "ENOENT", "name", "no job named \"%s\"", c->name);
+	reply(c, 200, j);
+}
+
+static void h_job_cancel(struct ctx *c)
+{
+	struct fw_serve *d = c->d;
+	int rc;
+
+	if (!d->bops->cancel)
+		return fail(c, 501, "EDECLINED", "", "the %s backend cancels jobs with its own tools", d->bops->name);
+	if ((rc = fw_store_begin(d->store)) != FW_OK)
+		return (void)commit_or_fail(c, rc);
+	rc = d->bops->cancel(d->be, c->name, fw_serve_now());
+	if (rc == FW_ENOENT || rc == FW_EEXIST) {
+		fw_store_rollback(d->store);
+		return fail(c, status_of(rc), fw_err_name(rc), "name",
+			    rc == FW_ENOENT ? "no job named \"%s\"" : "job \"%s\" has already ended", c->name);
+	}
+	if (!commit_or_fail(c, rc))
+		return;
+	reply(c, 200, json_pack("{s:s,s:s}", "name", c->name, "state", "cancelled"));
+}
+
+/* --- nodes ------------------------------------------------------------------------------ */
+static void h_nodes_list(struct ctx *c)
+{
+	json_t *v = view_ref(c->d), *n = json_object_get(v, "nodes");
+	reply(c, 200, json_pack("{s:O,s:O}", "nodes", n ? n : json_array(), "figures",
+				json_object_get(v, "figures") ? json_object_get(v, "figures") : json_object()));
+	json_decref(v);
+}
+
+static void h_node_get(struct ctx *c)
+{
+	json_t *v = view_ref(c->d), *n, *found = NULL;
+	size_t i;
+
+	json_array_foreach(json_object_get(v, "nodes"), i, n)
+		if (!strcmp(json_string_value(json_object_get(n, "name")), c->name))
+			found = json_incref(n);
+	json_decref(v);
+	if (!found)
+		return fail(c, 404, "ENOENT", "name", "no node named \"%s\"", c->name);
+	reply(c, 200, found);
+}
+
+static void h_node_health(struct ctx *c)
+{
+	struct fw_serve *d = c->d;
+	struct fw_health_report h;
+	struct fw_diag dg;
+	int rc, i;
+
+	memset(&h, 0, sizeof h);
+	memset(&dg, 0, sizeof dg);
+	if (fw_serve_node_index(d, c->name) < 0)
+		return fail(c, 404, "ENOENT", "node", "no node named \"%s\"", c->name);
+	if (!need_body(c))
+		return;
+	snprintf(h.node, sizeof h.node, "%s", c->name);
+	h.at = fw_serve_now();
+	if ((rc = fw_codec_health_parse(c->body, &h, &dg)) != FW_OK)
+		return fail_diag(c, rc, &dg);
+	if (!commit_or_fail(c, fw_store_begin(d->store) ?: fw_serve_save_health(d, &h)))
+		return;
+	if ((i = fw_serve_health_index(d, h.node)) >= 0)
+		d->health[i] = h;
+	else if (fw_serve_grow(&d->health, &d->nhealth, &d->caph, sizeof h))
+		d->health[d->nhealth - 1] = h;
+	d->gen++;
+	reply(c, 200, fw_codec_health_dump(&h));
+}
+
+/* --- reservations ------------------------------------------------------------------------ */
+static void h_rsv_list(struct ctx *c)
+{
+	json_t *a = json_array();
+	for (int32_t i = 0; i < c->d->nrsv; i++)
+		json_array_append_new(a, fw_codec_reservation_dump(&c->d->rsv[i]));
+	reply(c, 200, json_pack("{s:o}", "reservations", a));
+}
+
+static void h_rsv_get(struct ctx *c)
+{
+	int i = fw_serve_rsv_index(c->d, c->name);
+	if (i < 0)
+		return fail(c, 404, "ENOENT", "name", "no reservation \"%s\"", c->name);
+	reply(c, 200, fw_codec_reservation_dump(&c->d->rsv[i]));
+}
+
+/* Nodes exist, the queue exists, no node is in two overlapping windows. */
+static int check_rsv(struct fw_serve *d, const struct fw_reservation *r, struct fw_diag *dg)
+{
+	char f[32];
+
+	if (r->kind == FW_RSV_QUEUE && fw_serve_queue_index(d, r->queue) < 0)
+		return fw_diag_set(dg, FW_EINVAL, "", 0, 0, "queue", "no queue named \"%s\"", r->queue);
+	for (int32_t k = 0; k < r->nnodes; k++) {
+		snprintf(f, sizeof f, "nodes[%d]", k);
+		if (fw_serve_node_index(d, r->nodes[k]) < 0)
+			return fw_diag_set(dg, FW_EINVAL, "", 0, 0, f, "no node named \"%s\"", r->nodes[k]);
+		for (int32_t i = 0; i < d->nrsv; i++) {
+			const struct fw_reservation *o = &d->rsv[i];
+			if (o->end <= r->start || r->end <= o->start)
+				continue;
+			for (int32_t m = 0; m < o->nnodes; m++)
+				if (!strcmp(o->nodes[m], r->nodes[k]))
+					return fw_diag_set(dg, FW_EEXIST, "", 0, 0, f,
+							   "node %s is already in reservation %s for an overlapping window",
+							   r->nodes[k], o->id);
+		}
+	}
+	return FW_OK;
+}
+
+static void h_rsv_create(struct ctx *c)
+{
+	struct fw_serve *d = c->d;
+	struct fw_reservation *r = calloc(1, sizeof *r), *slot;
+	struct fw_diag dg;
+	int rc;
+
+	memset(&dg, 0, sizeof dg);
+	if (!r)
+		return fail(c, 500, "ENOMEM", "", "out of memory");
+	if (!need_body(c) || ((rc = fw_codec_reservation_parse(c->body, r, &dg)) != FW_OK && (fail_diag(c, rc, &dg), 1)))
+		goto out;
+	bool named = r->id[0] != '\0';
+	if (!named)
+		snprintf(r->id, sizeof r->id, "rsv-%lld", (long long)d->next_rsv);
+	if (fw_serve_rsv_index(d, r->id) >= 0) {
+		fail(c, 409, "EEXIST", "id", "a reservation \"%s\" exists", r->id);
+		goto out;
+	}
+	if ((rc = check_rsv(d, r, &dg)) != FW_OK) {
+		fail_diag(c, rc, &dg);
+		goto out;
+	}
+	rc = fw_store_begin(d->store) ?: fw_serve_save_rsv(d, r);
+	if (rc == FW_OK && !named)
+		rc = fw_store_meta_put(d->store, "next_rsv", d->next_rsv + 1);
+	if (!commit_or_fail(c, rc))
+		goto out;
+	if (!named)
+		d->next_rsv++;
+	if ((slot = fw_serve_grow(&d->rsv, &d->nrsv, &d->caprsv, sizeof *slot)))
+		*slot = *r;
+	d->gen++;
+	reply(c, 201, fw_codec_reservation_dump(r));
+out:
+	free(r);
+}
+
+static void h_rsv_delete(struct ctx *c)
+{
+	struct fw_serve *d = c->d;
+	int i = fw_serve_rsv_index(d, c->name);
+
+	if (i < 0)
+		return fail(c, 404, "ENOENT", "name", "no reservation \"%s\"", c->name);
+	if (!commit_or_fail(c, fw_store_begin(d->store) ?: fw_store_del(d->store, FW_STORE_RESERVATIONS, c->name)))
+		return;
+	memmove(d->rsv + i, d->rsv + i + 1, (size_t)(d->nrsv - i - 1) * sizeof *d->rsv);
+	d->nrsv--;
+	d->gen++;
+	reply(c, 200, json_pack("{s:s}", "deleted", c->name));
+}
+
+/* --- cycle results --------------------------------------------------------------------- */
+static void h_fairshare(struct ctx *c)
+{
+	json_t *v = view_ref(c->d), *f = json_object_get(v, "fairshare");
+	reply(c, 200, json_pack("{s:O,s:O}", "queues", f ? f : json_array(), "at",
+				json_object_get(v, "at") ? json_object_get(v, "at") : json_null()));
+	json_decref(v);
+}
+
+static void h_plan(struct ctx *c)
+{
+	json_t *v = view_ref(c->d), *pending = json_array(), *name;
+	size_t i;
+
+	if (!v) {
+		json_decref(pending);
+		return fail(c, 503, "EAGAIN", "", "no cycle has completed yet; try again in a moment");
+	}
+	json_array_foreach(json_object_get(v, "jobOrder"), i, name) {
+		json_t *j = json_object_get(json_object_get(v, "jobs"), json_string_value(name));
+		if (!strcmp(json_string_value(json_object_get(j, "state")), "pending"))
+			json_array_append(pending, j);
+	}
+	reply(c, 200, json_pack("{s:O,s:O,s:O,s:O,s:O,s:o,s:O}", "cycle", json_object_get(v, "cycle"), "at",
+				json_object_get(v, "at"), "generation", json_object_get(v, "generation"), "seconds",
+				json_object_get(v, "seconds"), "decisions", json_object_get(v, "decisions"),
+				"pending", pending, "fairshare", json_object_get(v, "fairshare")));
+	json_decref(v);
+}
+
+/* --- dispatch ---------------------------------------------------------------------------- */
+/* Match "/v1/jobs/{name}" against a path; fills name. */
+static bool match(const char *pat, const char *path, char *name)
+{
+	while (*pat && *path) {
+		if (!strncmp(pat, "{name}", 6)) {
+			size_t n = strcspn(path, "/");
+			if (n == 0 || n >= FW_NAME_MAX)
+				return false;
+			memcpy(name, path, n);
+			name[n] = '\0';
+			path += n;
+			pat += 6;
+			continue;
+		}
+		if (*pat++ != *path++)
+			return false;
+	}
+	return !*pat && !*path;
+}
+
+static bool token_ok(const struct fw_serve *d, const char *auth)
+{
+	size_t n = strlen(d->token);
+	unsigned diff = 0;
+
+	if (!auth || strncmp(auth, "Bearer ", 7) || strlen(auth + 7) != n)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		diff |= (unsigned)(auth[7 + i] ^ d->token[i]);
+	return diff == 0;
+}
+
+void fw_api_handle(struct fw_serve *d, const struct fw_api_req *rq, struct fw_api_resp *rs)
+{
+	struct ctx c = { d, rq, rs, "", NULL };
+	bool path_known = false;
+
+	memset(rs, 0, sizeof *rs);
+	pthread_mutex_lock(&d->mu);
+	d->m.http_requests++;
+	for (int i = 0; i < NROUTES; i++) {
+		if (!match(routes[i].path, rq->path, c.name))
+			continue;
+		path_known = true;
+		if (strcmp(routes[i].method, rq->method))
+			continue;
+		if (routes[i].mutating && !token_ok(d, rq->auth))
+			fail(&c, 401, "EACCES", "Authorization",
+			     "this endpoint changes state: send 'Authorization: Bearer <token>' with the token from "
+			     "the daemon's --token-file");
+		else
+			routes[i].fn(&c);
+		goto done;
+	}
+	if (path_known)
+		fail(&c, 405, "EMETHOD", "method", "%s is not allowed on %s", rq->method, rq->path);
+	else
+		fail(&c, 404, "ENOROUTE", "path", "no such endpoint: %s (see docs/openapi.yaml)", rq->path);
+done:
+	if (rs->status >= 400)
+		d->m.http_errors++;
+	pthread_mutex_unlock(&d->mu);
+	json_decref(c.body);
+}

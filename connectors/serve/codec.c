@@ -1,0 +1,536 @@
+/*
+ * codec.c — strict JSON <-> struct for the API documents (codec.h).
+ *
+ * The helpers at the top do one thing each: check an object's keys
+ * against an allow-list, and read one member of one type with a range.
+ * Every error names the member by its path.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "codec.h"
+
+#define BAD(d, err, field, ...) fw_diag_set((d), (err), "", 0, 0, (field), __VA_ARGS__)
+
+static const char *const rsv_names[] = {
+#define FW__RSV_NAME(U, l) #l,
+	FW_RSV_KINDS(FW__RSV_NAME)
+#undef FW__RSV_NAME
+};
+
+const char *fw_rsv_kind_name(enum fw_rsv_kind k)
+{
+	return k >= 0 && k < FW_RSV_NKINDS ? rsv_names[k] : "?";
+}
+
+/* --- member readers ------------------------------------------------------ */
+static void path_of(char *buf, size_t n, const char *path, const char *key)
+{
+	snprintf(buf, n, "%s%s%s", path, *path ? "." : "", key);
+}
+
+static int only_keys(json_t *o, const char *path, const char *const *allowed, struct fw_diag *d)
+{
+	const char *k;
+	json_t *v;
+	char f[128];
+
+	if (!json_is_object(o))
+		return BAD(d, FW_EINVAL, *path ? path : "body", "must be a JSON object");
+	json_object_foreach(o, k, v) {
+		int i = 0;
+		while (allowed[i] && strcmp(allowed[i], k))
+			i++;
+		if (!allowed[i]) {
+			path_of(f, sizeof f, path, k);
+			return BAD(d, FW_EINVAL, f, "unknown field");
+		}
+	}
+	return FW_OK;
+}
+
+static int get_str(json_t *o, const char *path, const char *key, bool req, char *dst, size_t n,
+		   struct fw_diag *d)
+{
+	json_t *v = json_object_get(o, key);
+	char f[128];
+
+	path_of(f, sizeof f, path, key);
+	if (!v)
+		return req ? BAD(d, FW_EINVAL, f, "is required") : FW_OK;
+	if (!json_is_string(v))
+		return BAD(d, FW_EINVAL, f, "must be a string");
+	if (json_string_length(v) >= n)
+		return BAD(d, FW_ERANGE, f, "is longer than %zu bytes", n - 1);
+	if (strlen(json_string_value(v)) != json_string_length(v))
+		return BAD(d, FW_EINVAL, f, "must not contain NUL characters");
+	memcpy(dst, json_string_value(v), json_string_length(v) + 1);
+	return FW_OK;
+}
+
+/* A name: 1..63 bytes of [A-Za-z0-9._-], usable in a URL path. */
+static int get_name(json_t *o, const char *path, const char *key, bool req, char *dst, struct fw_diag *d)
+{
+	char f[128];
+	int rc = get_str(o, path, key, req, dst, FW_NAME_MAX, d);
+
+	if (rc || !json_object_get(o, key))
+		return rc;
+	path_of(f, sizeof f, path, key);
+	if (!dst[0])
+		return BAD(d, FW_EINVAL, f, "must not be empty");
+	for (const char *c = dst; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+		      *c == '-' || *c == '_' || *c == '.'))
+			return BAD(d, FW_EINVAL, f, "may contain only letters, digits, '-', '_' and '.'");
+	return FW_OK;
+}
+
+static int get_num(json_t *o, const char *path, const char *key, bool req, double lo, double hi, double *dst,
+		   struct fw_diag *d)
+{
+	json_t *v = json_object_get(o, key);
+	char f[128];
+
+	path_of(f, sizeof f, path, key);
+	if (!v)
+		return req ? BAD(d, FW_EINVAL, f, "is required") : FW_OK;
+	if (!json_is_number(v))
+		return BAD(d, FW_EINVAL, f, "must be a number");
+	double x = json_number_value(v);
+	if (!isfinite(x) || x < lo || x > hi)
+		return BAD(d, FW_ERANGE, f, "must be between %g and %g", lo, hi);
+	*dst = x;
+	return FW_OK;
+}
+
+static int get_int(json_t *o, const char *path, const char *key, bool req, int64_t lo, int64_t hi,
+		   int64_t *dst, struct fw_diag *d)
+{
+	json_t *v = json_object_get(o, key);
+	char f[128];
+
+	path_of(f, sizeof f, path, key);
+	if (!v)
+		return req ? BAD(d, FW_EINVAL, f, "is required") : FW_OK;
+	if (!json_is_integer(v))
+		return BAD(d, FW_EINVAL, f, "must be a whole number");
+	json_int_t x = json_integer_value(v);
+	if (x < lo || x > hi)
+		return BAD(d, FW_ERANGE, f, "must be between %lld and %lld", (long long)lo, (long long)hi);
+	*dst = x;
+	return FW_OK;
+}
+
+static int get_bool(json_t *o, const char *path, const char *key, bool *dst, struct fw_diag *d)
+{
+	json_t *v = json_object_get(o, key);
+	char f[128];
+
+	if (!v)
+		return FW_OK;
+	path_of(f, sizeof f, path, key);
+	if (!json_is_boolean(v))
+		return BAD(d, FW_EINVAL, f, "must be true or false");
+	*dst = json_is_true(v);
+	return FW_OK;
+}
+
+int fw_codec_body(const char *buf, size_t len, json_t **out, struct fw_diag *d)
+{
+	json_error_t je;
+	json_t *o;
+
+	if (len > FW_API_MAX_BODY)
+		return BAD(d, FW_ERANGE, "body", "is larger than %u bytes", FW_API_MAX_BODY);
+	o = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
+	if (!o)
+		return BAD(d, FW_EINVAL, "body", "not valid JSON at byte %d: %s", je.position, je.text);
+	if (!json_is_object(o)) {
+		json_decref(o);
+		return BAD(d, FW_EINVAL, "body", "must be a JSON object");
+	}
+	*out = o;
+	return FW_OK;
+}
+
+/* --- resources ------------------------------------------------------------ */
+#define GPU_MAX 1e6
+#define CPU_MAX 1e7
+#define MEM_MAX 1e12
+
+/* {"gpu": GPUs, "cpu": cores, "memory": MiB}; absent members keep dflt. */
+static int get_res(json_t *o, const char *path, const char *key, int64_t dflt, bool allow_unlimited,
+		   struct fw_res *r, struct fw_diag *d)
+{
+	static const char *const keys[] = { "gpu", "cpu", "memory", NULL };
+	static const double scale[FW_RES_COUNT] = { 1000, 1000, 1 };
+	static const double max[FW_RES_COUNT] = { GPU_MAX, CPU_MAX, MEM_MAX };
+	json_t *v = json_object_get(o, key);
+	char f[128];
+	int rc;
+
+	for (int i = 0; i < FW_RES_COUNT; i++)
+		r->v[i] = dflt;
+	if (!v)
+		return FW_OK;
+	path_of(f, sizeof f, path, key);
+	if ((rc = only_keys(v, f, keys, d)))
+		return rc;
+	for (int i = 0; i < FW_RES_COUNT; i++) {
+		double x = 0;
+		if (!json_object_get(v, keys[i]))
+			continue;
+		if (allow_unlimited && json_is_null(json_object_get(v, keys[i])))
+			continue; /* null = unlimited */
+		if ((rc = get_num(v, f, keys[i], true, 0, max[i], &x, d)))
+			return rc;
+		r->v[i] = (int64_t)llround(x * scale[i]);
+	}
+	return FW_OK;
+}
+
+static json_t *dump_res(struct fw_res r, bool unlimited_null)
+{
+	static const double scale[FW_RES_COUNT] = { 1000, 1000, 1 };
+	static const char *const keys[] = { "gpu", "cpu", "memory" };
+	json_t *o = json_object();
+
+	for (int i = 0; i < FW_RES_COUNT; i++) {
+		if (r.v[i] == FW_UNLIMITED && unlimited_null)
+			json_object_set_new(o, keys[i], json_null());
+		else if (i == FW_RES_MEM)
+			json_object_set_new(o, keys[i], json_integer(r.v[i]));
+		else
+			json_object_set_new(o, keys[i], json_real((double)r.v[i] / scale[i]));
+	}
+	return o;
+}
+
+/* --- queues --------------------------------------------------------------- */
+static int get_weights(json_t *o, struct fw_queue_spec *q, struct fw_diag *d)
+{
+	static const char *const keys[] = { "gpu", "cpu", "memory", NULL };
+	json_t *v = json_object_get(o, "overQuotaWeight");
+	int rc;
+
+	for (int i = 0; i < FW_RES_COUNT; i++)
+		q->weight[i] = 1.0;
+	if (!v)
+		return FW_OK;
+	if ((rc = only_keys(v, "overQuotaWeight", keys, d)))
+		return rc;
+	for (int i = 0; i < FW_RES_COUNT; i++)
+		if ((rc = get_num(v, "overQuotaWeight", keys[i], false, 0, 1e6, &q->weight[i], d)))
+			return rc;
+	return FW_OK;
+}
+
+int fw_codec_queue_parse(json_t *o, const char *name_in_path, struct fw_queue_spec *q, struct fw_diag *d)
+{
+	static const char *const keys[] = { "name", "parent", "priority", "deserved", "limit",
+					    "overQuotaWeight", "minRuntime", "usage", "usageAt", NULL };
+	int64_t prio = 0, minrt = 0, uat = 0;
+	double usage = 0;
+	int rc;
+
+	memset(q, 0, sizeof *q);
+	if ((rc = only_keys(o, "", keys, d)) || (rc = get_name(o, "", "name", !name_in_path, q->name, d)) ||
+	    (rc = get_name(o, "", "parent", false, q->parent, d)) ||
+	    (rc = get_int(o, "", "priority", false, -1000000, 1000000, &prio, d)) ||
+	    (rc = get_res(o, "", "deserved", 0, false, &q->deserved, d)) ||
+	    (rc = get_res(o, "", "limit", FW_UNLIMITED, true, &q->limit, d)) || (rc = get_weights(o, q, d)) ||
+	    (rc = get_int(o, "", "minRuntime", false, 0, 365LL * 86400, &minrt, d)) ||
+	    (rc = get_num(o, "", "usage", false, 0, 1e18, &usage, d)) ||
+	    (rc = get_int(o, "", "usageAt", false, 0, 1LL << 40, &uat, d)))
+		return rc;
+	if (name_in_path) {
+		if (q->name[0] && strcmp(q->name, name_in_path))
+			return BAD(d, FW_EINVAL, "name", "\"%s\" differs from the queue in the URL", q->name);
+		if (strlen(name_in_path) >= FW_NAME_MAX)
+			return BAD(d, FW_ERANGE, "name", "is longer than %d bytes", FW_NAME_MAX - 1);
+		snprintf(q->name, sizeof q->name, "%s", name_in_path);
+	}
+	if (!strcmp(q->name, q->parent))
+		return BAD(d, FW_ELOOP, "parent", "a queue cannot be its own parent");
+	for (int i = 0; i < FW_RES_COUNT; i++)
+		if (q->limit.v[i] != FW_UNLIMITED && q->limit.v[i] < q->deserved.v[i])
+			return BAD(d, FW_EINVAL, "limit", "limit.%s is below deserved.%s", fw_res_name(i),
+				   fw_res_name(i));
+	q->priority = (int32_t)prio;
+	q->min_runtime_s = minrt;
+	q->usage = usage;
+	q->usage_at = uat;
+	return FW_OK;
+}
+
+json_t *fw_codec_queue_dump(const struct fw_queue_spec *q)
+{
+	json_t *w = json_pack("{s:f,s:f,s:f}", "gpu", q->weight[0], "cpu", q->weight[1], "memory", q->weight[2]);
+	json_t *o = json_pack("{s:s,s:i,s:o,s:o,s:o,s:I,s:f,s:I}", "name", q->name, "priority", q->priority,
+			      "deserved", dump_res(q->deserved, false), "limit", dump_res(q->limit, true),
+			      "overQuotaWeight", w, "minRuntime", (json_int_t)q->min_runtime_s, "usage", q->usage,
+			      "usageAt", (json_int_t)q->usage_at);
+	if (o && q->parent[0])
+		json_object_set_new(o, "parent", json_string(q->parent));
+	return o;
+}
+
+/* --- jobs ----------------------------------------------------------------- */
+static int get_level(json_t *o, const char *key, const struct fw_topology *t, int8_t *lvl, struct fw_diag *d)
+{
+	char name[FW_NAME_MAX] = "";
+	int rc = get_str(o, "", key, false, name, sizeof name, d);
+
+	*lvl = FW_LEVEL_NONE;
+	if (rc || !name[0])
+		return rc;
+	if (!strcmp(name, "node")) {
+		*lvl = FW_LEVEL_NODE;
+		return FW_OK;
+	}
+	for (int i = 0; t && i < t->nlevels; i++)
+		if (!strcmp(t->level[i], name)) {
+			*lvl = (int8_t)i;
+			return FW_OK;
+		}
+	return BAD(d, FW_EINVAL, key, "\"%s\" is not a topology level of this cluster (nor \"node\")", name);
+}
+
+static int get_group(json_t *g, int i, struct fw_task_group *t, struct fw_diag *d)
+{
+	static const char *const keys[] = { "count", "gpus", "gpuFraction", "cpu", "memory", "gpuModel", NULL };
+	char p[32];
+	int64_t count = 1, gpus = 0, mem = 0;
+	double frac = 1.0, cpu = 0;
+	int rc;
+
+	snprintf(p, sizeof p, "tasks[%d]", i);
+	if ((rc = only_keys(g, p, keys, d)) || (rc = get_int(g, p, "count", false, 1, 100000, &count, d)) ||
+	    (rc = get_int(g, p, "gpus", false, 0, FW_MAX_GPUS_PER_NODE, &gpus, d)) ||
+	    (rc = get_num(g, p, "gpuFraction", false, 0.001, 1.0, &frac, d)) ||
+	    (rc = get_num(g, p, "cpu", false, 0, CPU_MAX, &cpu, d)) ||
+	    (rc = get_int(g, p, "memory", false, 0, (int64_t)MEM_MAX, &mem, d)) ||
+	    (rc = get_str(g, p, "gpuModel", false, t->gpu_model, sizeof t->gpu_model, d)))
+		return rc;
+	if (frac < 1.0 && gpus != 1) {
+		char f[64];
+		snprintf(f, sizeof f, "%s.gpuFraction", p);
+		return BAD(d, FW_EINVAL, f, "a GPU fraction needs exactly one GPU per task (gpus: 1)");
+	}
+	t->count = (int32_t)count;
+	t->gpus = (int32_t)gpus;
+	t->gpu_milli = (int32_t)lround(frac * 1000);
+	t->cpu_milli = (int64_t)llround(cpu * 1000);
+	t->mem_mib = mem;
+	return FW_OK;
+}
+
+static int get_groups(json_t *o, struct fw_job *j, struct fw_diag *d)
+{
+	json_t *a = json_object_get(o, "tasks");
+	int rc;
+
+	if (!a)
+		return BAD(d, FW_EINVAL, "tasks", "is required: a list of task groups like [{\"count\": 1, \"gpus\": 8}]");
+	if (!json_is_array(a) || json_array_size(a) < 1 || json_array_size(a) > FW_MAX_GROUPS)
+		return BAD(d, FW_EINVAL, "tasks", "must be a list of 1 to %d task groups", FW_MAX_GROUPS);
+	j->ngroups = (int)json_array_size(a);
+	for (int i = 0; i < j->ngroups; i++)
+		if ((rc = get_group(json_array_get(a, i), i, &j->groups[i], d)))
+			return rc;
+	return FW_OK;
+}
+
+int fw_codec_job_parse(json_t *o, const struct fw_topology *levels, struct fw_backend_job *bj,
+		       struct fw_diag *d)
+{
+	static const char *const keys[] = { "name", "queue", "user", "priority", "preemptible", "spread",
+					    "runtime", "minMember", "requiredLevel", "preferredLevel",
+					    "tasks", NULL };
+	struct fw_job *j = &bj->job;
+	int64_t prio = 0, rt = 0, minm = 0;
+	int rc;
+
+	memset(bj, 0, sizeof *bj);
+	fw_job_init(j);
+	j->preemptible = true;
+	if ((rc = only_keys(o, "", keys, d)) || (rc = get_name(o, "", "name", false, j->name, d)) ||
+	    (rc = get_name(o, "", "queue", true, bj->queue, d)) ||
+	    (rc = get_str(o, "", "user", false, j->user, sizeof j->user, d)) ||
+	    (rc = get_int(o, "", "priority", false, -1000000, 1000000, &prio, d)) ||
+	    (rc = get_bool(o, "", "preemptible", &j->preemptible, d)) ||
+	    (rc = get_bool(o, "", "spread", &j->spread, d)) ||
+	    (rc = get_int(o, "", "runtime", false, 0, 365LL * 86400, &rt, d)) ||
+	    (rc = get_int(o, "", "minMember", false, 0, 1000000, &minm, d)) ||
+	    (rc = get_level(o, "requiredLevel", levels, &j->required_level, d)) ||
+	    (rc = get_level(o, "preferredLevel", levels, &j->preferred_level, d)) || (rc = get_groups(o, j, d)))
+		return rc;
+	j->priority = (int32_t)prio;
+	j->expected_runtime = rt;
+	j->min_member = (int32_t)minm;
+	if (j->min_member > fw_job_tasks(j))
+		return BAD(d, FW_ERANGE, "minMember", "%d is more than the job's %d tasks", j->min_member,
+			   fw_job_tasks(j));
+	j->state = FW_JOB_PENDING;
+	j->queue = -1;
+	return FW_OK;
+}
+
+static const char *level_name(int8_t l, const struct fw_topology *t)
+{
+	if (l == FW_LEVEL_NODE)
+		return "node";
+	if (l >= 0 && t && l < t->nlevels)
+		return t->level[l];
+	return NULL;
+}
+
+json_t *fw_codec_job_dump(const struct fw_backend_job *bj, const struct fw_topology *levels)
+{
+	const struct fw_job *j = &bj->job;
+	json_t *tasks = json_array();
+	const char *rl = level_name(j->required_level, levels), *pl = level_name(j->preferred_level, levels);
+
+	for (int i = 0; i < j->ngroups; i++) {
+		const struct fw_task_group *g = &j->groups[i];
+		json_t *t = json_pack("{s:i,s:i,s:f,s:I}", "count", g->count, "gpus", g->gpus, "cpu",
+				      g->cpu_milli / 1000.0, "memory", (json_int_t)g->mem_mib);
+		if (g->gpu_milli != 1000)
+			json_object_set_new(t, "gpuFraction", json_real(g->gpu_milli / 1000.0));
+		if (g->gpu_model[0])
+			json_object_set_new(t, "gpuModel", json_string(g->gpu_model));
+		json_array_append_new(tasks, t);
+	}
+	json_t *o = json_pack("{s:s,s:s,s:s,s:i,s:b,s:b,s:I,s:i,s:o}", "name", j->name, "queue", bj->queue, "user",
+			      j->user, "priority", j->priority, "preemptible", j->preemptible, "spread", j->spread,
+			      "runtime", (json_int_t)j->expected_runtime, "minMember", j->min_member, "tasks", tasks);
+	if (o && rl)
+		json_object_set_new(o, "requiredLevel", json_string(rl));
+	if (o && pl)
+		json_object_set_new(o, "preferredLevel", json_string(pl));
+	return o;
+}
+
+/* --- reservations ----------------------------------------------------------- */
+static int get_kind(json_t *o, enum fw_rsv_kind *k, struct fw_diag *d)
+{
+	char s[32] = "";
+	int rc = get_str(o, "", "kind", true, s, sizeof s, d);
+
+	if (rc)
+		return rc;
+	for (int i = 0; i < FW_RSV_NKINDS; i++)
+		if (!strcmp(s, rsv_names[i])) {
+			*k = (enum fw_rsv_kind)i;
+			return FW_OK;
+		}
+	return BAD(d, FW_EINVAL, "kind", "must be \"maintenance\", \"queue\" or \"job\"");
+}
+
+static int get_nodes(json_t *o, struct fw_reservation *r, struct fw_diag *d)
+{
+	json_t *a = json_object_get(o, "nodes");
+	char f[32];
+
+	if (!a || !json_is_array(a) || json_array_size(a) < 1 || json_array_size(a) > FW_RSV_MAX_NODES)
+		return BAD(d, FW_EINVAL, "nodes", "must be a list of 1 to %d node names", FW_RSV_MAX_NODES);
+	r->nnodes = (int32_t)json_array_size(a);
+	for (int i = 0; i < r->nnodes; i++) {
+		json_t *v = json_array_get(a, i);
+		snprintf(f, sizeof f, "nodes[%d]", i);
+		if (!json_is_string(v) || json_string_length(v) == 0 || json_string_length(v) >= FW_NAME_MAX ||
+		    strlen(json_string_value(v)) != json_string_length(v))
+			return BAD(d, FW_EINVAL, f, "must be a node name (1 to %d bytes)", FW_NAME_MAX - 1);
+		memcpy(r->nodes[i], json_string_value(v), json_string_length(v) + 1);
+	}
+	return FW_OK;
+}
+
+int fw_codec_reservation_parse(json_t *o, struct fw_reservation *r, struct fw_diag *d)
+{
+	static const char *const keys[] = { "id", "kind", "queue", "job", "nodes", "start", "end", "reason", NULL };
+	int64_t start = 0, end = 0;
+	int rc;
+
+	memset(r, 0, sizeof *r);
+	if ((rc = only_keys(o, "", keys, d)) || (rc = get_name(o, "", "id", false, r->id, d)) ||
+	    (rc = get_kind(o, &r->kind, d)) ||
+	    (rc = get_name(o, "", "queue", r->kind == FW_RSV_QUEUE, r->queue, d)) ||
+	    (rc = get_name(o, "", "job", r->kind == FW_RSV_JOB, r->job, d)) || (rc = get_nodes(o, r, d)) ||
+	    (rc = get_int(o, "", "start", true, 0, 1LL << 40, &start, d)) ||
+	    (rc = get_int(o, "", "end", true, 0, 1LL << 40, &end, d)) ||
+	    (rc = get_str(o, "", "reason", false, r->reason, sizeof r->reason, d)))
+		return rc;
+	if (end <= start)
+		return BAD(d, FW_ERANGE, "end", "must be after start");
+	if (r->kind != FW_RSV_QUEUE && r->queue[0])
+		return BAD(d, FW_EINVAL, "queue", "only a reservation of kind \"queue\" names a queue");
+	if (r->kind != FW_RSV_JOB && r->job[0])
+		return BAD(d, FW_EINVAL, "job", "only a reservation of kind \"job\" names a job");
+	r->start = start;
+	r->end = end;
+	return FW_OK;
+}
+
+json_t *fw_codec_reservation_dump(const struct fw_reservation *r)
+{
+	json_t *nodes = json_array();
+	for (int i = 0; i < r->nnodes; i++)
+		json_array_append_new(nodes, json_string(r->nodes[i]));
+	json_t *o = json_pack("{s:s,s:s,s:o,s:I,s:I,s:s}", "id", r->id, "kind", fw_rsv_kind_name(r->kind), "nodes",
+			      nodes, "start", (json_int_t)r->start, "end", (json_int_t)r->end, "reason", r->reason);
+	if (o && r->kind == FW_RSV_QUEUE)
+		json_object_set_new(o, "queue", json_string(r->queue));
+	if (o && r->kind == FW_RSV_JOB)
+		json_object_set_new(o, "job", json_string(r->job));
+	return o;
+}
+
+/* --- health --------------------------------------------------------------- */
+int fw_codec_health_parse(json_t *o, struct fw_health_report *h, struct fw_diag *d)
+{
+	static const char *const keys[] = { "node", "healthy", "badGpus", "reason", "at", NULL };
+	char node[FW_NAME_MAX] = "";
+	json_t *bad;
+	int64_t at = h->at;
+	int rc;
+
+	if ((rc = only_keys(o, "", keys, d)) || (rc = get_str(o, "", "node", false, node, sizeof node, d)))
+		return rc;
+	if (!json_object_get(o, "healthy"))
+		return BAD(d, FW_EINVAL, "healthy", "is required (true or false)");
+	if ((rc = get_bool(o, "", "healthy", &h->healthy, d)) ||
+	    (rc = get_str(o, "", "reason", false, h->reason, sizeof h->reason, d)) ||
+	    (rc = get_int(o, "", "at", false, 0, 1LL << 40, &at, d)))
+		return rc;
+	if (node[0] && strcmp(node, h->node))
+		return BAD(d, FW_EINVAL, "node", "\"%s\" differs from the node in the URL", node);
+	h->at = at;
+	h->bad_gpu_mask = 0;
+	if (!(bad = json_object_get(o, "badGpus")))
+		return FW_OK;
+	if (!json_is_array(bad))
+		return BAD(d, FW_EINVAL, "badGpus", "must be a list of GPU indices");
+	for (size_t i = 0; i < json_array_size(bad); i++) {
+		json_t *g = json_array_get(bad, i);
+		char f[32];
+		snprintf(f, sizeof f, "badGpus[%zu]", i);
+		if (!json_is_integer(g) || json_integer_value(g) < 0 ||
+		    json_integer_value(g) >= FW_MAX_GPUS_PER_NODE)
+			return BAD(d, FW_ERANGE, f, "must be a GPU index from 0 to %d", FW_MAX_GPUS_PER_NODE - 1);
+		h->bad_gpu_mask |= 1u << json_integer_value(g);
+	}
+	return FW_OK;
+}
+
+json_t *fw_codec_health_dump(const struct fw_health_report *h)
+{
+	json_t *bad = json_array();
+	for (int g = 0; g < FW_MAX_GPUS_PER_NODE; g++)
+		if (h->bad_gpu_mask & (1u << g))
+			json_array_append_new(bad, json_integer(g));
+	return json_pack("{s:s,s:b,s:o,s:s,s:I}", "node", h->node, "healthy", h->healthy, "badGpus", bad, "reason",
+			 h->reason, "at", (json_int_t)h->at);
+}

@@ -1,0 +1,97 @@
+/*
+ * codec.h — the API's JSON documents, parsed strictly and dumped back.
+ *
+ * One function pair per document kind (queue, job, reservation, health
+ * report).  Parsing is all-or-nothing: a parse either fills the whole
+ * output struct or fails with a struct fw_diag whose `field` names the
+ * offending member as a path ("tasks[1].gpus", "deserved.gpu") and whose
+ * msg says what is wrong.  Unknown keys, wrong types, out-of-range numbers
+ * and over-long strings are errors (the API answers 400 with that field).
+ * Parsing never touches daemon state; the caller validates the parsed
+ * value against the cluster (known queue, known nodes) and only then
+ * writes.  The same dump is what the store keeps, so a restart re-parses
+ * exactly what the API once accepted.
+ *
+ * Units on the wire: GPUs as (possibly fractional) GPU counts, CPU in
+ * cores, memory in MiB, times in seconds since the Unix epoch, durations
+ * in seconds.  Inside, fw_res units (milli-GPU, millicores, MiB).
+ *
+ * This is the fuzzing surface (tests/fuzz/fuzz_api.c): every parser must
+ * accept any bytes without crashing or leaking.
+ */
+#ifndef FAIRWAY_SERVE_CODEC_H
+#define FAIRWAY_SERVE_CODEC_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "backend.h"
+#include "fairway/err.h"
+#include "fairway/snapshot.h"
+
+#define FW_API_MAX_BODY (1u << 20)   /* bytes; larger bodies get 413 */
+#define FW_RSV_MAX_NODES 256
+
+struct fw_queue_spec {
+	char name[FW_NAME_MAX];
+	char parent[FW_NAME_MAX];        /* "" = top level */
+	int32_t priority;
+	struct fw_res deserved;          /* >= 0 */
+	struct fw_res limit;             /* FW_UNLIMITED per resource = none */
+	double weight[FW_RES_COUNT];     /* over-quota weights, >= 0 */
+	fw_time min_runtime_s;
+	double usage;                    /* decayed GPU-seconds (state) */
+	fw_time usage_at;
+};
+
+#define FW_RSV_KINDS(X) X(MAINTENANCE, maintenance) X(QUEUE, queue) X(JOB, job)
+enum fw_rsv_kind {
+#define FW__RSV_ENUM(U, l) FW_RSV_##U,
+	FW_RSV_KINDS(FW__RSV_ENUM)
+#undef FW__RSV_ENUM
+	FW_RSV_NKINDS
+};
+
+struct fw_reservation {
+	char id[FW_NAME_MAX];            /* assigned by the daemon */
+	enum fw_rsv_kind kind;
+	char queue[FW_NAME_MAX];         /* kind queue */
+	char job[FW_NAME_MAX];           /* kind job */
+	fw_time start, end;              /* [start, end) */
+	char reason[128];
+	int32_t nnodes;
+	char nodes[FW_RSV_MAX_NODES][FW_NAME_MAX];
+};
+
+struct fw_health_report {
+	char node[FW_NAME_MAX];
+	bool healthy;
+	uint32_t bad_gpu_mask;
+	char reason[128];
+	fw_time at;
+};
+
+/* Parse a request body: valid UTF-8 JSON, one object, no duplicate keys. */
+int fw_codec_body(const char *buf, size_t len, json_t **out, struct fw_diag *d);
+
+/* name_in_path: the {name} of PUT /v1/queues/{name} (NULL for POST: the
+ * body's "name" is required).  A body name that differs is an error. */
+int fw_codec_queue_parse(json_t *o, const char *name_in_path, struct fw_queue_spec *q,
+			 struct fw_diag *d);
+json_t *fw_codec_queue_dump(const struct fw_queue_spec *q);
+
+/* Topology names requiredLevel/preferredLevel; levels may be NULL. */
+int fw_codec_job_parse(json_t *o, const struct fw_topology *levels, struct fw_backend_job *j,
+		       struct fw_diag *d);
+json_t *fw_codec_job_dump(const struct fw_backend_job *j, const struct fw_topology *levels);
+
+int fw_codec_reservation_parse(json_t *o, struct fw_reservation *r, struct fw_diag *d);
+json_t *fw_codec_reservation_dump(const struct fw_reservation *r);
+
+int fw_codec_health_parse(json_t *o, struct fw_health_report *h, struct fw_diag *d);
+json_t *fw_codec_health_dump(const struct fw_health_report *h);
+
+const char *fw_rsv_kind_name(enum fw_rsv_kind k);
+
+#endif

@@ -1,0 +1,503 @@
+/*
+ * cycle.c — the cycle thread: snapshot under the lock, plan without it,
+ * apply under it if the world is still the one planned for.
+ *
+ * One pass (run_cycle) reads as its phases:
+ *   1. take     under the lock: the skeleton (queues), the backend's
+ *               world, the model overlaid (health, maintenance windows),
+ *               usage accrued; copies of the generations;
+ *   2. plan     no lock: validate, then one sub-cycle per active queue or
+ *               job reservation (only its nodes schedulable, only its
+ *               targets pending), then the main cycle with reserved nodes
+ *               held back and the sub-cycles' starts counted as running;
+ *               every plan passes fw_plan_check before it is used;
+ *   3. apply    under the lock: if either generation moved, drop the plan
+ *               (stale) and go round again; else, in one store
+ *               transaction, the backend applies the actions and every
+ *               applied action is logged;
+ *   4. publish  the JSON view the API reads (view.c).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "serve_int.h"
+
+json_t *fw_serve_build_view(const struct fw_snapshot *s, const struct fw_plan *p,
+			    const struct fw_backend_action *acts, const int *status, int32_t nacts,
+			    const struct fw_health_report *h, int32_t nh, int64_t cycle, uint64_t gen,
+			    double seconds, int32_t skipped); /* view.c */
+
+struct actlist {
+	struct fw_backend_action *a;
+	int32_t n, cap;
+};
+
+struct taken {
+	struct fw_snapshot *s;
+	uint64_t dgen, wgen, requests;
+	int32_t skipped;
+	struct fw_reservation *rsv;     /* active queue/job reservations */
+	int32_t nrsv;
+	struct fw_health_report *health;
+	int32_t nhealth;
+};
+
+static double mono(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* --- 1. take ------------------------------------------------------------------ */
+static void mark_nodes(struct fw_snapshot *s, const struct fw_reservation *r)
+{
+	for (int32_t k = 0; k < r->nnodes; k++) {
+		int n = fw_snapshot_find_node(s, r->nodes[k]);
+		if (n >= 0)
+			s->nodes[n].schedulable = false;
+	}
+}
+
+static void overlay(struct fw_serve *d, struct fw_snapshot *s)
+{
+	for (int32_t i = 0; i < d->nhealth; i++) {
+		int n = fw_snapshot_find_node(s, d->health[i].node);
+		if (n < 0)
+			continue;
+		if (!d->health[i].healthy)
+			s->nodes[n].schedulable = false;
+		s->nodes[n].bad_gpu_mask |= d->health[i].bad_gpu_mask;
+	}
+	for (int32_t i = 0; i < d->nrsv; i++)
+		if (d->rsv[i].kind == FW_RSV_MAINTENANCE && d->rsv[i].start <= s->now && s->now < d->rsv[i].end)
+			mark_nodes(s, &d->rsv[i]);
+}
+
+/* GPU-seconds each leaf queue's running jobs used since the last pass. */
+static void accrue_usage(struct fw_serve *d, struct fw_snapshot *s)
+{
+	double h = s->config.usage_half_life_s;
+
+	for (int32_t i = 0; i < s->njobs; i++) {
+		const struct fw_job *j = &s->jobs[i];
+		double gpus = 0;
+		if (j->state != FW_JOB_RUNNING)
+			continue;
+		for (int32_t k = 0; k < j->alloc_count; k++) {
+			const struct fw_task_alloc *a = &s->allocs[j->alloc_first + k];
+			gpus += __builtin_popcount(a->gpu_mask) * a->gpu_milli / 1000.0;
+		}
+		struct fw_queue_spec *q = &d->queues[j->queue]; /* skeleton order = model order */
+		fw_time from = j->start_time > q->usage_at ? j->start_time : q->usage_at;
+		if (s->now > from)
+			q->usage = fw_usage_decay(q->usage, q->usage_at, s->now, h) + gpus * (double)(s->now - from);
+	}
+	for (int32_t q = 0; q < d->nqueues; q++) {
+		d->queues[q].usage = fw_usage_decay(d->queues[q].usage, d->queues[q].usage_at, s->now, h);
+		d->queues[q].usage_at = s->now;
+		s->queues[q].usage = d->queues[q].usage;
+		s->queues[q].usage_at = s->now;
+	}
+}
+
+static int take(struct fw_serve *d, struct taken *t, char *err, size_t errn)
+{
+	struct fw_backend_world w = { 0, 0 };
+	struct fw_diag dg;
+	fw_time now = fw_serve_now();
+	int rc;
+
+	memset(&dg, 0, sizeof dg);
+	if (!(t->s = fw_serve_skeleton(d, d->queues, d->nqueues, now)))
+		return FW_ENOMEM;
+	if ((rc = d->bops->read(d->be, t->s, &w, &dg)) != FW_OK) {
+		fw_diag_format(&dg, err, errn);
+		return rc;
+	}
+	overlay(d, t->s);
+	accrue_usage(d, t->s);
+	t->dgen = d->gen;
+	t->requests = d->cycle_requests;
+	t->wgen = w.generation;
+	t->skipped = w.skipped_jobs;
+	t->rsv = calloc((size_t)d->nrsv + 1, sizeof *t->rsv);
+	t->health = calloc((size_t)d->nhealth + 1, sizeof *t->health);
+	if (!t->rsv || !t->health)
+		return FW_ENOMEM;
+	for (int32_t i = 0; i < d->nrsv; i++)
+		if (d->rsv[i].kind != FW_RSV_MAINTENANCE && d->rsv[i].start <= now && now < d->rsv[i].end)
+			t->rsv[t->nrsv++] = d->rsv[i];
+	if (d->nhealth)
+		memcpy(t->health, d->health, (size_t)d->nhealth * sizeof *t->health);
+	t->nhealth = d->nhealth;
+	return FW_OK;
+}
+
+/* --- 2. plan ------------------------------------------------------------------ */
+static bool rsv_targets(const struct fw_snapshot *s, const struct fw_job *j, const struct fw_reservation *r)
+{
+	if (r->kind == FW_RSV_JOB)
+		return !strcmp(j->name, r->job);
+	for (int32_t q = j->queue; q >= 0; q = s->queues[q].parent)
+		if (!strcmp(s->queues[q].name, r->queue))
+			return true;
+	return false;
+}
+
+/* A copy of s with every running job and only the pending jobs r targets;
+ * r's nodes alone are schedulable. */
+static struct fw_snapshot *rsv_snapshot(const struct fw_snapshot *s, const struct fw_reservation *r)
+{
+	struct fw_snapshot *c = fw_snapshot_new();
+	bool ok = c != NULL;
+
+	if (!ok)
+		return NULL;
+	c->now = s->now;
+	c->config = s->config;
+	c->topology = s->topology;
+	for (int32_t i = 0; ok && i < s->nnodes; i++) {
+		struct fw_node n = s->nodes[i];
+		bool in = false;
+		for (int32_t k = 0; k < r->nnodes && !in; k++)
+			in = !strcmp(r->nodes[k], n.name);
+		n.schedulable = n.schedulable && in;
+		ok = fw_snapshot_add_node(c, &n) >= 0;
+	}
+	for (int32_t i = 0; ok && i < s->nqueues; i++)
+		ok = fw_snapshot_add_queue(c, &s->queues[i]) >= 0;
+	for (int32_t i = 0; ok && i < s->njobs; i++) {
+		struct fw_job j = s->jobs[i];
+		if (j.state != FW_JOB_RUNNING && !rsv_targets(s, &j, r))
+			continue;
+		j.alloc_first = c->nallocs;
+		for (int32_t k = 0; ok && k < s->jobs[i].alloc_count; k++)
+			ok = fw_snapshot_add_alloc(c, &s->allocs[s->jobs[i].alloc_first + k]) >= 0;
+		ok = ok && fw_snapshot_add_job(c, &j) >= 0;
+	}
+	if (!ok) {
+		fw_snapshot_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+/* The sub-cycle's starts become running jobs of s (same node order). */
+static int absorb_starts(struct fw_snapshot *s, const struct fw_snapshot *ps, const struct fw_plan *p)
+{
+	for (int32_t i = 0; i < p->ndecisions; i++) {
+		const struct fw_decision *dc = &p->decisions[i];
+		int32_t jx = -1;
+		if (dc->kind != FW_DECIDE_START)
+			continue;
+		for (int32_t k = 0; k < s->njobs && jx < 0; k++)
+			if (!strcmp(s->jobs[k].name, ps->jobs[dc->job].name))
+				jx = k;
+		if (jx < 0 || s->jobs[jx].state == FW_JOB_RUNNING)
+			continue;
+		int32_t first = s->nallocs;
+		for (int32_t k = 0; k < dc->alloc_count; k++)
+			if (fw_snapshot_add_alloc(s, &p->allocs[dc->alloc_first + k]) < 0)
+				return FW_ENOMEM;
+		s->jobs[jx].state = FW_JOB_RUNNING;
+		s->jobs[jx].start_time = s->now;
+		s->jobs[jx].alloc_first = first;
+		s->jobs[jx].alloc_count = dc->alloc_count;
+	}
+	return FW_OK;
+}
+
+static int add_actions(struct actlist *l, const struct fw_snapshot *s, const struct fw_plan *p)
+{
+	for (int32_t i = 0; i < p->ndecisions; i++) {
+		const struct fw_decision *dc = &p->decisions[i];
+		struct fw_backend_action *a = fw_serve_grow(&l->a, &l->n, &l->cap, sizeof *a);
+		struct fw_backend_placement *pl = calloc((size_t)dc->alloc_count + 1, sizeof *pl);
+		if (!a || !pl) {
+			free(pl);
+			return FW_ENOMEM;
+		}
+		a->kind = dc->kind;
+		a->reason = dc->reason;
+		a->a = dc->a;
+		a->b = dc->b;
+		if (dc->job >= 0)
+			snprintf(a->job, sizeof a->job, "%s", s->jobs[dc->job].name);
+		if (dc->node >= 0)
+			snprintf(a->node, sizeof a->node, "%s", s->nodes[dc->node].name);
+		a->at = dc->at;
+		a->until = FW_TIME_UNKNOWN;
+		if (dc->job >= 0 && s->jobs[dc->job].expected_runtime > 0)
+			a->until = dc->at + s->jobs[dc->job].expected_runtime;
+		for (int32_t k = 0; k < dc->alloc_count; k++) {
+			const struct fw_task_alloc *ta = &p->allocs[dc->alloc_first + k];
+			snprintf(pl[k].node, sizeof pl[k].node, "%s", s->nodes[ta->node].name);
+			pl[k].group = ta->group;
+			pl[k].gpu_mask = ta->gpu_mask;
+			pl[k].gpu_milli = ta->gpu_milli;
+		}
+		a->nplacements = dc->alloc_count;
+		a->placements = pl;
+		fw_reason_format(dc->reason, dc->a, dc->b, a->why, sizeof a->why);
+	}
+	return FW_OK;
+}
+
+static void free_actions(struct actlist *l)
+{
+	for (int32_t i = 0; i < l->n; i++)
+		free((void *)l->a[i].placements);
+	free(l->a);
+}
+
+static int plan_one(struct fw_serve *d, const struct fw_snapshot *s, struct fw_arena *ar, struct fw_plan **p,
+		    char *err, size_t errn)
+{
+	struct fw_diag dg;
+	int rc;
+
+	memset(&dg, 0, sizeof dg);
+	if ((rc = fw_cycle_run(s, d->policy, ar, p)) != FW_OK) {
+		snprintf(err, errn, "the cycle failed: %s", fw_strerror(rc));
+		return rc;
+	}
+	if ((rc = fw_plan_check(s, *p, ar, &dg)) != FW_OK) {
+		fw_diag_format(&dg, err, errn);
+		return rc;
+	}
+	return FW_OK;
+}
+
+/* Sub-cycles for reservations, then the main cycle.  *mainp plans for t->s
+ * (which gains the sub-cycles' starts as running jobs). */
+static int plan(struct fw_serve *d, struct taken *t, struct fw_arena *ar, struct fw_plan **mainp,
+		struct actlist *acts, char *err, size_t errn)
+{
+	struct fw_diag dg;
+	int rc;
+
+	memset(&dg, 0, sizeof dg);
+	if ((rc = fw_snapshot_validate(t->s, &dg)) != FW_OK) {
+		fw_diag_format(&dg, err, errn);
+		return rc;
+	}
+	for (int32_t i = 0; i < t->nrsv; i++) {
+		struct fw_snapshot *rs = rsv_snapshot(t->s, &t->rsv[i]);
+		struct fw_plan *rp = NULL;
+		if (!rs)
+			return FW_ENOMEM;
+		rc = plan_one(d, rs, ar, &rp, err, errn);
+		if (rc == FW_OK)
+			rc = add_actions(acts, rs, rp);
+		if (rc == FW_OK)
+			rc = absorb_starts(t->s, rs, rp);
+		fw_snapshot_free(rs);
+		if (rc)
+			return rc;
+	}
+	for (int32_t i = 0; i < t->nrsv; i++)
+		mark_nodes(t->s, &t->rsv[i]);
+	if ((rc = plan_one(d, t->s, ar, mainp, err, errn)))
+		return rc;
+	return add_actions(acts, t->s, *mainp);
+}
+
+/* --- 3. apply ------------------------------------------------------------------- */
+static void count(struct fw_serve *d, const struct fw_backend_action *a)
+{
+	switch (a->kind) {
+	case FW_DECIDE_START: d->m.starts++; break;
+	case FW_DECIDE_EVICT: d->m.evictions++; break;
+	case FW_DECIDE_RESERVE: d->m.reserves++; break;
+	default: d->m.drains++; break;
+	}
+}
+
+static int log_applied(struct fw_serve *d, const struct actlist *l, const int *status, fw_time now, uint64_t wgen)
+{
+	int rc = FW_OK;
+
+	for (int32_t i = 0; i < l->n && rc == FW_OK; i++) {
+		const struct fw_backend_action *a = &l->a[i];
+		if (status[i] != FW_OK)
+			continue;
+		struct fw_store_decision dec = { (int64_t)d->m.cycles + 1, now, wgen, fw_decision_name(a->kind),
+						 a->job, a->node, fw_reason_name(a->reason), a->why };
+		rc = fw_store_log_decision(d->store, &dec);
+		count(d, a);
+	}
+	return rc;
+}
+
+/* Usage to the store every 10 s, a history row per queue every minute. */
+static int save_usage(struct fw_serve *d, fw_time now)
+{
+	int rc = FW_OK;
+
+	if (now - d->usage_saved_at < 10)
+		return FW_OK;
+	d->usage_saved_at = now;
+	bool hist = now - d->history_at >= 60;
+	if (hist)
+		d->history_at = now;
+	for (int32_t q = 0; q < d->nqueues && rc == FW_OK; q++) {
+		rc = fw_serve_save_queue(d, &d->queues[q]);
+		if (rc == FW_OK && hist)
+			rc = fw_store_usage_record(d->store, d->queues[q].name, now, 0, d->queues[q].usage);
+	}
+	return rc;
+}
+
+/* FW_OK applied; FW_EAGAIN stale (plan again). */
+static int apply(struct fw_serve *d, const struct taken *t, const struct actlist *l, int *status, char *err,
+		 size_t errn)
+{
+	struct fw_backend_result r = { 0, 0, 0, status };
+	int rc;
+
+	if (d->gen != t->dgen)
+		return FW_EAGAIN;
+	if ((rc = fw_store_begin(d->store)) != FW_OK) {
+		snprintf(err, errn, "store: %s", fw_store_errmsg(d->store));
+		return rc;
+	}
+	rc = d->bops->apply(d->be, t->wgen, l->a, l->n, &r);
+	if (rc == FW_OK)
+		rc = log_applied(d, l, status, t->s->now, t->wgen);
+	if (rc == FW_OK)
+		rc = save_usage(d, t->s->now);
+	if (rc == FW_OK)
+		rc = fw_store_commit(d->store);
+	if (rc != FW_OK) {
+		if (rc != FW_EAGAIN)
+			snprintf(err, errn, "apply: %s (%s)", fw_strerror(rc), fw_store_errmsg(d->store));
+		fw_store_rollback(d->store);
+	}
+	return rc;
+}
+
+/* --- one pass ------------------------------------------------------------------------ */
+static void observe(struct fw_serve *d, double secs)
+{
+	static const double le[] = {
+#define FW__LE(x) x,
+		FW_LAT_BUCKETS(FW__LE)
+#undef FW__LE
+	};
+	int b = 0;
+	while (b < FW_NLAT && secs > le[b])
+		b++;
+	d->m.lat_count[b]++;
+	d->m.lat_sum += secs;
+}
+
+static void free_taken(struct taken *t)
+{
+	fw_snapshot_free(t->s);
+	free(t->rsv);
+	free(t->health);
+	memset(t, 0, sizeof *t);
+}
+
+static int run_cycle(struct fw_serve *d, struct fw_arena *ar, int attempt)
+{
+	struct taken t;
+	struct actlist acts = { NULL, 0, 0 };
+	struct fw_plan *p = NULL;
+	int *status = NULL;
+	char err[1024] = "";
+	double t0 = mono();
+	int rc;
+
+	memset(&t, 0, sizeof t);
+	pthread_mutex_lock(&d->mu);
+	rc = take(d, &t, err, sizeof err);
+	pthread_mutex_unlock(&d->mu);
+	if (rc == FW_OK)
+		rc = plan(d, &t, ar, &p, &acts, err, sizeof err);
+	if (rc == FW_OK && !(status = calloc((size_t)acts.n + 1, sizeof *status)))
+		rc = FW_ENOMEM;
+	json_t *view = NULL;
+	pthread_mutex_lock(&d->mu);
+	if (rc == FW_OK)
+		rc = apply(d, &t, &acts, status, err, sizeof err);
+	double secs = mono() - t0;
+	if (rc == FW_EAGAIN) {
+		d->m.stale++;
+	} else if (rc != FW_OK) {
+		d->m.failed++;
+		if (attempt == 0)
+			fprintf(stderr, "fairway serve: cycle failed: %s\n", err[0] ? err : fw_strerror(rc));
+	} else {
+		d->m.cycles++;
+		observe(d, secs);
+	}
+	pthread_mutex_unlock(&d->mu);
+	if (rc == FW_OK)
+		view = fw_serve_build_view(t.s, p, acts.a, status, acts.n, t.health, t.nhealth,
+					   (int64_t)d->m.cycles, t.wgen, secs, t.skipped);
+	pthread_mutex_lock(&d->mu);
+	if (view) {
+		json_decref(d->view);
+		d->view = view;
+	}
+	if (rc != FW_EAGAIN && t.requests > d->requests_done)
+		d->requests_done = t.requests;
+	pthread_cond_broadcast(&d->wake);
+	pthread_mutex_unlock(&d->mu);
+	free(status);
+	free_actions(&acts);
+	free_taken(&t);
+	fw_arena_reset(ar);
+	return rc;
+}
+
+void fw_serve_request_cycle(struct fw_serve *d)
+{
+	d->want_cycle = true;
+	d->cycle_requests++;
+	pthread_cond_broadcast(&d->wake);
+}
+
+static void wait_period(struct fw_serve *d, double period)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += (time_t)period;
+	until.tv_nsec += (long)((period - (double)(time_t)period) * 1e9);
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&d->mu);
+	while (!d->stop && !d->want_cycle)
+		if (pthread_cond_timedwait(&d->wake, &d->mu, &until) != 0)
+			break;
+	d->want_cycle = false;
+	pthread_mutex_unlock(&d->mu);
+}
+
+void *fw_serve_cycle_thread(void *arg)
+{
+	struct fw_serve *d = arg;
+	struct fw_arena ar;
+
+	fw_arena_init(&ar, 0);
+	for (;;) {
+		pthread_mutex_lock(&d->mu);
+		bool stop = d->stop;
+		pthread_mutex_unlock(&d->mu);
+		if (stop)
+			break;
+		/* A stale plan is retried at once, a few times; then wait. */
+		for (int attempt = 0; attempt < 4 && run_cycle(d, &ar, attempt) == FW_EAGAIN; attempt++)
+			;
+		wait_period(d, d->opts->period_s);
+	}
+	fw_arena_release(&ar);
+	return NULL;
+}

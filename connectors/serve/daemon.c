@@ -1,0 +1,474 @@
+/*
+ * daemon.c — the service's life: load the config, open the store and the
+ * backend, restore the model, start the HTTP server and the cycle thread,
+ * stop cleanly on SIGINT/SIGTERM.  The cycle itself is in cycle.c.
+ *
+ * Phases of fw_serve_run(): config, token, store, model, backend, http,
+ * cycle thread, wait, teardown.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fwconfig.h"
+#include "serve_int.h"
+
+void *fw_serve_cycle_thread(void *arg); /* cycle.c */
+
+fw_time fw_serve_now(void)
+{
+	return (fw_time)time(NULL);
+}
+
+void *fw_serve_grow(void *arrp, int32_t *n, int32_t *cap, size_t elem)
+{
+	void **arr = arrp;
+	if (*n == *cap) {
+		int32_t nc = *cap ? *cap * 2 : 16;
+		void *p = realloc(*arr, (size_t)nc * elem);
+		if (!p)
+			return NULL;
+		*arr = p;
+		*cap = nc;
+	}
+	char *slot = (char *)*arr + (size_t)(*n)++ * elem;
+	memset(slot, 0, elem);
+	return slot;
+}
+
+int fw_serve_queue_index(const struct fw_serve *d, const char *name)
+{
+	for (int32_t i = 0; i < d->nqueues; i++)
+		if (!strcmp(d->queues[i].name, name))
+			return i;
+	return -1;
+}
+
+int fw_serve_rsv_index(const struct fw_serve *d, const char *id)
+{
+	for (int32_t i = 0; i < d->nrsv; i++)
+		if (!strcmp(d->rsv[i].id, id))
+			return i;
+	return -1;
+}
+
+int fw_serve_health_index(const struct fw_serve *d, const char *node)
+{
+	for (int32_t i = 0; i < d->nhealth; i++)
+		if (!strcmp(d->health[i].node, node))
+			return i;
+	return -1;
+}
+
+int fw_serve_node_index(const struct fw_serve *d, const char *node)
+{
+	return fw_snapshot_find_node(d->fleet, node);
+}
+
+/* Parents before children (the core expects a queue's parent at a lower
+ * index), otherwise stable.  Queues caught in a parent cycle go last, in
+ * their order, for validation to name. */
+int fw_serve_queue_order(struct fw_queue_spec *q, int32_t n)
+{
+	struct fw_queue_spec *out = calloc((size_t)n + 1, sizeof *out);
+	bool *done = calloc((size_t)n + 1, sizeof *done);
+	int32_t k = 0;
+
+	if (!out || !done) {
+		free(out);
+		free(done);
+		return FW_ENOMEM;
+	}
+	for (bool progress = true; progress;) {
+		progress = false;
+		for (int32_t i = 0; i < n; i++) {
+			bool ready = !q[i].parent[0];
+			for (int32_t p = 0; !ready && p < n; p++)
+				ready = done[p] && !strcmp(q[p].name, q[i].parent);
+			if (done[i] || !ready)
+				continue;
+			out[k++] = q[i];
+			done[i] = progress = true;
+		}
+	}
+	for (int32_t i = 0; i < n; i++)
+		if (!done[i])
+			out[k++] = q[i];
+	memcpy(q, out, (size_t)n * sizeof *q);
+	free(out);
+	free(done);
+	return FW_OK;
+}
+
+/* The policy half of a snapshot: config, topology, queues, now. */
+struct fw_snapshot *fw_serve_skeleton(struct fw_serve *d, const struct fw_queue_spec *qs, int32_t nq, fw_time now)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+
+	if (!s)
+		return NULL;
+	s->now = now;
+	s->config = d->fleet->config;
+	s->topology = d->fleet->topology;
+	for (int32_t i = 0; i < nq; i++) {
+		struct fw_queue q;
+		fw_queue_init(&q);
+		snprintf(q.name, sizeof q.name, "%s", qs[i].name);
+		q.priority = qs[i].priority;
+		q.deserved = qs[i].deserved;
+		q.limit = qs[i].limit;
+		for (int r = 0; r < FW_RES_COUNT; r++)
+			q.over_quota_weight[r] = qs[i].weight[r];
+		q.min_runtime_s = qs[i].min_runtime_s;
+		q.usage = qs[i].usage;
+		q.usage_at = qs[i].usage_at;
+		q.parent = -2; /* resolved below */
+		if (fw_snapshot_add_queue(s, &q) < 0) {
+			fw_snapshot_free(s);
+			return NULL;
+		}
+	}
+	for (int32_t i = 0; i < nq; i++) {
+		s->queues[i].parent = -1;
+		if (qs[i].parent[0])
+			s->queues[i].parent = fw_snapshot_find_queue(s, qs[i].parent);
+		if (qs[i].parent[0] && s->queues[i].parent < 0)
+			s->queues[i].parent = nq; /* out of range: validation names it */
+	}
+	return s;
+}
+
+/* --- persistence of the model ------------------------------------------------ */
+static int put_doc(struct fw_serve *d, enum fw_store_doc t, const char *key, json_t *o)
+{
+	char *s = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	int rc = s ? fw_store_put(d->store, t, key, s) : FW_ENOMEM;
+	free(s);
+	json_decref(o);
+	return rc;
+}
+
+int fw_serve_save_queue(struct fw_serve *d, const struct fw_queue_spec *q)
+{
+	return put_doc(d, FW_STORE_QUEUES, q->name, fw_codec_queue_dump(q));
+}
+
+int fw_serve_save_rsv(struct fw_serve *d, const struct fw_reservation *r)
+{
+	return put_doc(d, FW_STORE_RESERVATIONS, r->id, fw_codec_reservation_dump(r));
+}
+
+int fw_serve_save_health(struct fw_serve *d, const struct fw_health_report *h)
+{
+	return put_doc(d, FW_STORE_HEALTH, h->node, fw_codec_health_dump(h));
+}
+
+/* --- restore ------------------------------------------------------------------- */
+static int restore_queue(void *ctx, const char *key, const char *doc)
+{
+	struct fw_serve *d = ctx;
+	json_t *o = json_loads(doc, 0, NULL);
+	struct fw_queue_spec *q = o ? fw_serve_grow(&d->queues, &d->nqueues, &d->capq, sizeof *q) : NULL;
+	int rc = q ? fw_codec_queue_parse(o, key, q, NULL) : FW_EINVAL;
+	json_decref(o);
+	return rc;
+}
+
+static int restore_rsv(void *ctx, const char *key, const char *doc)
+{
+	struct fw_serve *d = ctx;
+	json_t *o = json_loads(doc, 0, NULL);
+	struct fw_reservation *r = o ? fw_serve_grow(&d->rsv, &d->nrsv, &d->caprsv, sizeof *r) : NULL;
+	int rc = r ? fw_codec_reservation_parse(o, r, NULL) : FW_EINVAL;
+	(void)key;
+	json_decref(o);
+	return rc;
+}
+
+static int restore_health(void *ctx, const char *key, const char *doc)
+{
+	struct fw_serve *d = ctx;
+	json_t *o = json_loads(doc, 0, NULL);
+	struct fw_health_report *h = o ? fw_serve_grow(&d->health, &d->nhealth, &d->caph, sizeof *h) : NULL;
+	int rc = FW_EINVAL;
+	if (h) {
+		snprintf(h->node, sizeof h->node, "%s", key);
+		rc = fw_codec_health_parse(o, h, NULL);
+	}
+	json_decref(o);
+	return rc;
+}
+
+/* First start: the config's queues become the store's. */
+static int seed_queues(struct fw_serve *d)
+{
+	const struct fw_snapshot *f = d->fleet;
+	int rc = FW_OK;
+
+	for (int32_t i = 0; i < f->nqueues && rc == FW_OK; i++) {
+		const struct fw_queue *fq = &f->queues[i];
+		struct fw_queue_spec *q = fw_serve_grow(&d->queues, &d->nqueues, &d->capq, sizeof *q);
+		if (!q)
+			return FW_ENOMEM;
+		snprintf(q->name, sizeof q->name, "%s", fq->name);
+		if (fq->parent >= 0)
+			snprintf(q->parent, sizeof q->parent, "%s", f->queues[fq->parent].name);
+		q->priority = fq->priority;
+		q->deserved = fq->deserved;
+		q->limit = fq->limit;
+		for (int r = 0; r < FW_RES_COUNT; r++)
+			q->weight[r] = fq->over_quota_weight[r];
+		q->min_runtime_s = fq->min_runtime_s;
+		q->usage = fq->usage;
+		q->usage_at = fw_serve_now();
+		rc = fw_serve_save_queue(d, q);
+	}
+	return rc;
+}
+
+static int restore_model(struct fw_serve *d, char *err, size_t errn)
+{
+	int rc;
+
+	if (fw_store_created(d->store)) {
+		if ((rc = fw_store_begin(d->store)) || (rc = seed_queues(d)) || (rc = fw_store_commit(d->store))) {
+			snprintf(err, errn, "cannot seed the store: %s", fw_store_errmsg(d->store));
+			return rc;
+		}
+	} else if ((rc = fw_store_each(d->store, FW_STORE_QUEUES, restore_queue, d)) ||
+		   (rc = fw_store_each(d->store, FW_STORE_RESERVATIONS, restore_rsv, d)) ||
+		   (rc = fw_store_each(d->store, FW_STORE_HEALTH, restore_health, d))) {
+		snprintf(err, errn, "cannot restore the model from the store: %s", fw_strerror(rc));
+		return rc;
+	}
+	if ((rc = fw_serve_queue_order(d->queues, d->nqueues)))
+		return rc;
+	d->next_job = fw_store_meta_get(d->store, "next_job", 1);
+	d->next_rsv = fw_store_meta_get(d->store, "next_rsv", 1);
+	return FW_OK;
+}
+
+/* --- token ------------------------------------------------------------------------ */
+static int make_token(const char *path, char *err, size_t errn)
+{
+	unsigned char raw[24];
+	char hex[64];
+	int fd = open("/dev/urandom", O_RDONLY);
+
+	if (fd < 0 || read(fd, raw, sizeof raw) != (ssize_t)sizeof raw) {
+		if (fd >= 0)
+			close(fd);
+		snprintf(err, errn, "cannot read /dev/urandom for a token");
+		return FW_EIO;
+	}
+	close(fd);
+	for (size_t i = 0; i < sizeof raw; i++)
+		snprintf(hex + 2 * i, 3, "%02x", raw[i]);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	if (fd < 0 || write(fd, hex, strlen(hex)) != (ssize_t)strlen(hex) || write(fd, "\n", 1) != 1) {
+		snprintf(err, errn, "cannot create the token file %.300s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return FW_EIO;
+	}
+	close(fd);
+	return FW_OK;
+}
+
+/* Read the bearer token; refuse a file that group or others can read. */
+static int load_token(const char *path, char *tok, size_t n, char *err, size_t errn)
+{
+	struct stat sb;
+	FILE *f;
+
+	if (stat(path, &sb) != 0) {
+		snprintf(err, errn, "--token-file %.300s: %s", path, strerror(errno));
+		return FW_ENOENT;
+	}
+	if (sb.st_mode & 077) {
+		snprintf(err, errn,
+			 "--token-file %.300s has permissions %03o; a bearer token must be readable by its owner only "
+			 "(run: chmod 600 %.300s)",
+			 path, (unsigned)(sb.st_mode & 0777), path);
+		return FW_EINVAL;
+	}
+	if (!(f = fopen(path, "r")) || !fgets(tok, (int)n, f)) {
+		snprintf(err, errn, "--token-file %.300s: cannot read a token", path);
+		if (f)
+			fclose(f);
+		return FW_EIO;
+	}
+	fclose(f);
+	tok[strcspn(tok, "\r\n \t")] = '\0';
+	if (strlen(tok) < 16) {
+		snprintf(err, errn, "--token-file %.300s: the token is shorter than 16 characters", path);
+		return FW_EINVAL;
+	}
+	return FW_OK;
+}
+
+static int setup_token(struct fw_serve *d, char *err, size_t errn)
+{
+	char path[4096];
+	const char *p = d->opts->token_file;
+	int rc;
+
+	if (!p) {
+		snprintf(path, sizeof path, "%s/token", d->opts->state_dir);
+		p = path;
+		if (access(p, F_OK) != 0 && (rc = make_token(p, err, errn)))
+			return rc;
+	}
+	return load_token(p, d->token, sizeof d->token, err, errn);
+}
+
+/* --- config --------------------------------------------------------------------- */
+static int load_fleet(struct fw_serve *d, char *err, size_t errn)
+{
+	struct fw_diag dg;
+	int rc;
+
+	memset(&dg, 0, sizeof dg);
+	if (d->opts->config_path)
+		rc = fw_config_load_file(d->opts->config_path, &d->fleet, &dg);
+	else
+		rc = fw_config_load_buffer("<built-in examples/cluster.yaml>", d->opts->embedded_yaml,
+					   d->opts->embedded_len, &d->fleet, &dg);
+	if (rc != FW_OK)
+		fw_diag_format(&dg, err, errn);
+	return rc;
+}
+
+static int open_backend(struct fw_serve *d, char *err, size_t errn)
+{
+	struct fw_backend_config bc = {
+		.fleet = d->fleet,
+		.config_path = d->opts->config_path,
+		.state_dir = d->opts->state_dir,
+		.store = d->store,
+		.seed_jobs = fw_store_created(d->store),
+		.now = fw_serve_now(),
+	};
+	struct fw_diag dg;
+	int rc;
+
+	memset(&dg, 0, sizeof dg);
+	if ((rc = d->bops->open(&bc, &d->be, &dg)) != FW_OK) {
+		char m[1024];
+		fw_diag_format(&dg, m, sizeof m);
+		snprintf(err, errn, "backend %s: %.900s", d->bops->name, m);
+	}
+	return rc;
+}
+
+/* --- run ----------------------------------------------------------------------- */
+static void free_daemon(struct fw_serve *d)
+{
+	if (d->be)
+		d->bops->close(d->be);
+	fw_store_close(d->store);
+	fw_snapshot_free(d->fleet);
+	json_decref(d->view);
+	free(d->queues);
+	free(d->rsv);
+	free(d->health);
+	pthread_mutex_destroy(&d->mu);
+	pthread_cond_destroy(&d->wake);
+}
+
+static int wait_for_signal(void)
+{
+	sigset_t set;
+	int sig = 0;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigwait(&set, &sig);
+	return sig;
+}
+
+static int write_port_file(const char *path, int port)
+{
+	char tmp[4096];
+	FILE *f;
+
+	snprintf(tmp, sizeof tmp, "%s.tmp", path);
+	if (!(f = fopen(tmp, "w")))
+		return FW_EIO;
+	fprintf(f, "%d\n", port);
+	fclose(f);
+	return rename(tmp, path) == 0 ? FW_OK : FW_EIO;
+}
+
+int fw_serve_run(const struct fw_serve_opts *o)
+{
+	struct fw_serve d;
+	struct fw_http *http = NULL;
+	struct fw_diag dg;
+	pthread_t cyc;
+	sigset_t set;
+	char err[1024] = "";
+	int port = 0, rc, exit_code = 2;
+
+	memset(&d, 0, sizeof d);
+	pthread_mutex_init(&d.mu, NULL);
+	pthread_cond_init(&d.wake, NULL);
+	d.opts = o;
+	d.bops = o->backend;
+	d.policy = o->policy ? fw_policy_find(o->policy) : fw_policy_default();
+	memset(&dg, 0, sizeof dg);
+	/* Block the stop signals in every thread; main() waits for them. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	if (!d.policy) {
+		snprintf(err, sizeof err, "--policy %s: unknown policy (try `fairway policies`)", o->policy);
+		goto out;
+	}
+	if (load_fleet(&d, err, sizeof err))
+		goto out;
+	if (fw_store_open(o->state_dir, o->sync_full, &d.store, &dg) != FW_OK) {
+		fw_diag_format(&dg, err, sizeof err);
+		goto out;
+	}
+	if (setup_token(&d, err, sizeof err) || restore_model(&d, err, sizeof err) ||
+	    open_backend(&d, err, sizeof err))
+		goto out;
+	exit_code = 1;
+	if (fw_http_start(&d, o->listen_host, o->port, &http, &port, err, sizeof err))
+		goto out;
+	if (o->port_file && write_port_file(o->port_file, port)) {
+		snprintf(err, sizeof err, "cannot write --port-file %s", o->port_file);
+		goto out;
+	}
+	if ((rc = pthread_create(&cyc, NULL, fw_serve_cycle_thread, &d)) != 0) {
+		snprintf(err, sizeof err, "cannot start the cycle thread: %s", strerror(rc));
+		goto out;
+	}
+	fprintf(stderr, "fairway serve: listening on http://%s:%d (backend %s, state %s, period %gs)\n",
+		o->listen_host, port, d.bops->name, o->state_dir, o->period_s);
+	wait_for_signal();
+	fprintf(stderr, "fairway serve: stopping\n");
+	pthread_mutex_lock(&d.mu);
+	d.stop = true;
+	pthread_cond_broadcast(&d.wake);
+	pthread_mutex_unlock(&d.mu);
+	pthread_join(cyc, NULL);
+	exit_code = 0;
+out:
+	fw_http_stop(http);
+	if (exit_code)
+		fprintf(stderr, "fairway serve: error: %s\n", err);
+	free_daemon(&d);
+	return exit_code;
+}

@@ -1,0 +1,157 @@
+/*
+ * http.c — libmicrohttpd glue: the only file that includes <microhttpd.h>.
+ *
+ * MHD runs its own thread pool (internal polling, epoll where available).
+ * A request's body is gathered into a per-connection buffer capped at
+ * FW_API_MAX_BODY (larger bodies get 413 before any of it is parsed);
+ * then fw_api_handle() answers it.
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <microhttpd.h>
+
+#include "serve_int.h"
+
+struct fw_http {
+	struct MHD_Daemon *mhd;
+	struct fw_serve *d;
+};
+
+struct conn {
+	char *buf;
+	size_t len, cap;
+	bool too_big;
+};
+
+static enum MHD_Result send_resp(struct MHD_Connection *con, unsigned status, const char *type, char *body)
+{
+	struct MHD_Response *r = body ? MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE)
+				      : MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+	enum MHD_Result ret;
+
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, "Content-Type", type ? type : "application/json");
+	ret = MHD_queue_response(con, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static bool gather(struct conn *c, const char *data, size_t n)
+{
+	if (c->too_big || c->len + n > FW_API_MAX_BODY) {
+		c->too_big = true;
+		return true;
+	}
+	if (c->len + n + 1 > c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 4096;
+		while (cap < c->len + n + 1)
+			cap *= 2;
+		char *nb = realloc(c->buf, cap);
+		if (!nb)
+			return false;
+		c->buf = nb;
+		c->cap = cap;
+	}
+	memcpy(c->buf + c->len, data, n);
+	c->len += n;
+	c->buf[c->len] = '\0';
+	return true;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *con, const char *url, const char *method,
+				  const char *version, const char *upload, size_t *upload_size, void **con_cls)
+{
+	struct fw_http *h = cls;
+	struct conn *c = *con_cls;
+	struct fw_api_req rq;
+	struct fw_api_resp rs;
+
+	(void)version;
+	if (!c) {
+		if (!(c = calloc(1, sizeof *c)))
+			return MHD_NO;
+		*con_cls = c;
+		return MHD_YES;
+	}
+	if (*upload_size) {
+		if (!gather(c, upload, *upload_size))
+			return MHD_NO;
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	if (c->too_big)
+		return send_resp(con, 413, NULL,
+				 strdup("{\"error\":{\"status\":413,\"code\":\"ERANGE\",\"field\":\"body\","
+					"\"message\":\"the request body is larger than 1 MiB\"}}"));
+	memset(&rq, 0, sizeof rq);
+	rq.method = method;
+	rq.path = url;
+	rq.query_state = MHD_lookup_connection_value(con, MHD_GET_ARGUMENT_KIND, "state");
+	rq.query_limit = MHD_lookup_connection_value(con, MHD_GET_ARGUMENT_KIND, "limit");
+	rq.auth = MHD_lookup_connection_value(con, MHD_HEADER_KIND, "Authorization");
+	rq.body = c->buf;
+	rq.body_len = c->len;
+	fw_api_handle(h->d, &rq, &rs);
+	return send_resp(con, rs.status, rs.content_type, rs.body);
+}
+
+static void on_done(void *cls, struct MHD_Connection *con, void **con_cls, enum MHD_RequestTerminationCode why)
+{
+	struct conn *c = *con_cls;
+	(void)cls;
+	(void)con;
+	(void)why;
+	if (c) {
+		free(c->buf);
+		free(c);
+		*con_cls = NULL;
+	}
+}
+
+int fw_http_start(struct fw_serve *d, const char *host, int port, struct fw_http **out, int *bound_port, char *err,
+		  size_t errn)
+{
+	struct sockaddr_in sa;
+	struct fw_http *h = calloc(1, sizeof *h);
+	const union MHD_DaemonInfo *info;
+
+	if (!h)
+		return FW_ENOMEM;
+	memset(&sa, 0, sizeof sa);
+	sa.sin_family = AF_INET;
+	sa.sin_port = htons((uint16_t)port);
+	if (inet_pton(AF_INET, host, &sa.sin_addr) != 1) {
+		snprintf(err, errn, "--listen: '%s' is not an IPv4 address (e.g. 127.0.0.1)", host);
+		free(h);
+		return FW_EINVAL;
+	}
+	h->d = d;
+	h->mhd = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG, (uint16_t)port, NULL, NULL,
+				  on_request, h, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
+				  MHD_OPTION_THREAD_POOL_SIZE, (unsigned)4, MHD_OPTION_NOTIFY_COMPLETED, on_done, h,
+				  MHD_OPTION_CONNECTION_LIMIT, (unsigned)512, MHD_OPTION_CONNECTION_TIMEOUT,
+				  (unsigned)60, MHD_OPTION_END);
+	if (!h->mhd) {
+		snprintf(err, errn, "cannot listen on %s:%d (in use? try another --listen port)", host, port);
+		free(h);
+		return FW_EIO;
+	}
+	info = MHD_get_daemon_info(h->mhd, MHD_DAEMON_INFO_BIND_PORT);
+	*bound_port = info ? info->port : port;
+	*out = h;
+	return FW_OK;
+}
+
+void fw_http_stop(struct fw_http *h)
+{
+	if (!h)
+		return;
+	MHD_stop_daemon(h->mhd);
+	free(h);
+}

@@ -1,0 +1,509 @@
+/*
+ * local.c — the `local` backend: a virtual cluster on one machine.
+ *
+ * The nodes are the fleet's (the config YAML).  Jobs arrive through the
+ * API (submit), start when the daemon applies a START, and "run" for their
+ * requested runtime in wall-clock time: read() finishes every running job
+ * whose start + runtime has passed.  A job with runtime 0 runs until it is
+ * cancelled.  Nothing is executed.
+ *
+ * Persistence: every job is one document in the store's `jobs` table,
+ * written through on each change (submit, cancel, start, evict, finish),
+ * inside the daemon's transaction when there is one (apply), so a job's
+ * state and the decision that changed it commit together.  open() reloads
+ * the table; on a brand-new store it seeds the fleet's own jobs (the
+ * example cluster's running and pending jobs), shifting their times from
+ * the config's `now` to the wall clock.
+ *
+ * Generation: bumped on every change that could change a plan.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "codec.h"
+#include "local.h"
+#include "store.h"
+
+#define LJOB_STATES(X) X(PENDING, pending) X(RUNNING, running) X(DONE, done) X(CANCELLED, cancelled)
+enum lstate {
+#define L__ENUM(U, l) L_##U,
+	LJOB_STATES(L__ENUM)
+#undef L__ENUM
+	L_NSTATES
+};
+static const char *const lstate_name[] = {
+#define L__NAME(U, l) #l,
+	LJOB_STATES(L__NAME)
+#undef L__NAME
+};
+
+struct ljob {
+	struct fw_backend_job bj;
+	enum lstate state;
+	fw_time submit, start, end, reserved_at;
+	int32_t starts;
+	int32_t nplace;
+	struct fw_backend_placement *place;
+};
+
+struct nameref {
+	const char *name;
+	int32_t idx;
+};
+
+struct fw_backend {
+	const struct fw_snapshot *fleet;
+	struct fw_serve_store *store;
+	struct ljob *jobs;
+	int32_t njobs, cap;
+	bool *drained;                 /* per fleet node */
+	struct nameref *nodeix;        /* fleet nodes sorted by name */
+	uint64_t gen;
+};
+
+/* --- lookups ----------------------------------------------------------- */
+static int nameref_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct nameref *)a)->name, ((const struct nameref *)b)->name);
+}
+
+static int32_t node_index(const struct fw_backend *b, const char *name)
+{
+	struct nameref key = { name, -1 };
+	const struct nameref *r = bsearch(&key, b->nodeix, (size_t)b->fleet->nnodes, sizeof key, nameref_cmp);
+	return r ? r->idx : -1;
+}
+
+static struct ljob *find_job(struct fw_backend *b, const char *name)
+{
+	for (int32_t i = b->njobs - 1; i >= 0; i--)
+		if (!strcmp(b->jobs[i].bj.job.name, name))
+			return &b->jobs[i];
+	return NULL;
+}
+
+/* --- persistence ----------------------------------------------------------- */
+static json_t *ljob_dump(const struct fw_backend *b, const struct ljob *lj)
+{
+	json_t *o = fw_codec_job_dump(&lj->bj, &b->fleet->topology);
+	json_t *alloc = json_array();
+
+	for (int32_t i = 0; i < lj->nplace; i++) {
+		const struct fw_backend_placement *p = &lj->place[i];
+		json_array_append_new(alloc, json_pack("{s:s,s:i,s:I,s:i}", "node", p->node, "group", p->group, "gpuMask",
+						       (json_int_t)p->gpu_mask, "gpuMilli", p->gpu_milli));
+	}
+	json_object_set_new(o, "state", json_string(lstate_name[lj->state]));
+	json_object_set_new(o, "submitTime", json_integer(lj->submit));
+	json_object_set_new(o, "startTime", json_integer(lj->start));
+	json_object_set_new(o, "endTime", json_integer(lj->end));
+	json_object_set_new(o, "starts", json_integer(lj->starts));
+	json_object_set_new(o, "alloc", alloc);
+	return o;
+}
+
+static int save(struct fw_backend *b, const struct ljob *lj)
+{
+	json_t *o = ljob_dump(b, lj);
+	char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
+	int rc = s ? fw_store_put(b->store, FW_STORE_JOBS, lj->bj.job.name, s) : FW_ENOMEM;
+	free(s);
+	json_decref(o);
+	return rc;
+}
+
+static struct ljob *append(struct fw_backend *b)
+{
+	if (b->njobs == b->cap) {
+		int32_t cap = b->cap ? b->cap * 2 : 64;
+		struct ljob *n = realloc(b->jobs, (size_t)cap * sizeof *n);
+		if (!n)
+			return NULL;
+		b->jobs = n;
+		b->cap = cap;
+	}
+	struct ljob *lj = &b->jobs[b->njobs++];
+	memset(lj, 0, sizeof *lj);
+	return lj;
+}
+
+static int set_place(struct ljob *lj, const struct fw_backend_placement *p, int32_t n)
+{
+	struct fw_backend_placement *np = NULL;
+	if (n > 0 && !(np = malloc((size_t)n * sizeof *np)))
+		return FW_ENOMEM;
+	if (n > 0)
+		memcpy(np, p, (size_t)n * sizeof *np);
+	free(lj->place);
+	lj->place = np;
+	lj->nplace = n;
+	return FW_OK;
+}
+
+/* Restore one stored job: the codec part, then the state members. */
+static int load_one(void *ctx, const char *key, const char *doc)
+{
+	struct fw_backend *b = ctx;
+	json_t *o = json_loads(doc, 0, NULL), *alloc, *v;
+	json_t *spec = o ? json_deep_copy(o) : NULL;
+	struct ljob *lj;
+	size_t i;
+	int rc = FW_EINVAL;
+	const char *st = json_string_value(json_object_get(o, "state"));
+
+	(void)key;
+	if (!o || !spec || !st || !(lj = append(b)))
+		goto out;
+	static const char *const state_keys[] = { "state", "submitTime", "startTime", "endTime", "starts", "alloc" };
+	for (size_t k = 0; k < sizeof state_keys / sizeof *state_keys; k++)
+		json_object_del(spec, state_keys[k]);
+	if (fw_codec_job_parse(spec, &b->fleet->topology, &lj->bj, NULL) != FW_OK) {
+		b->njobs--;
+		goto out;
+	}
+	for (int s = 0; s < L_NSTATES; s++)
+		if (!strcmp(st, lstate_name[s]))
+			lj->state = (enum lstate)s;
+	lj->submit = json_integer_value(json_object_get(o, "submitTime"));
+	lj->start = json_integer_value(json_object_get(o, "startTime"));
+	lj->end = json_integer_value(json_object_get(o, "endTime"));
+	lj->starts = (int32_t)json_integer_value(json_object_get(o, "starts"));
+	alloc = json_object_get(o, "alloc");
+	lj->nplace = 0;
+	if (json_array_size(alloc) && !(lj->place = calloc(json_array_size(alloc), sizeof *lj->place))) {
+		rc = FW_ENOMEM;
+		goto out;
+	}
+	json_array_foreach(alloc, i, v) {
+		struct fw_backend_placement *p = &lj->place[lj->nplace++];
+		snprintf(p->node, sizeof p->node, "%s", json_string_value(json_object_get(v, "node")) ? json_string_value(json_object_get(v, "node")) : "");
+		p->group = (int16_t)json_integer_value(json_object_get(v, "group"));
+		p->gpu_mask = (uint32_t)json_integer_value(json_object_get(v, "gpuMask"));
+		p->gpu_milli = (int32_t)json_integer_value(json_object_get(v, "gpuMilli"));
+	}
+	rc = FW_OK;
+out:
+	json_decref(spec);
+	json_decref(o);
+	return rc;
+}
+
+/* First start: the fleet's jobs, times shifted to the wall clock. */
+static int seed(struct fw_backend *b, fw_time wall)
+{
+	const struct fw_snapshot *f = b->fleet;
+	fw_time shift = wall - f->now;
+	int rc;
+
+	for (int32_t i = 0; i < f->njobs; i++) {
+		const struct fw_job *j = &f->jobs[i];
+		struct ljob *lj = append(b);
+		if (!lj)
+			return FW_ENOMEM;
+		lj->bj.job = *j;
+		snprintf(lj->bj.queue, sizeof lj->bj.queue, "%s", f->queues[j->queue].name);
+		lj->submit = j->submit_time + shift;
+		lj->state = j->state == FW_JOB_RUNNING ? L_RUNNING : L_PENDING;
+		if (lj->state == L_RUNNING) {
+			lj->start = j->start_time + shift;
+			lj->starts = 1;
+			if (!(lj->place = calloc((size_t)j->alloc_count + 1, sizeof *lj->place)))
+				return FW_ENOMEM;
+			for (int32_t k = 0; k < j->alloc_count; k++) {
+				const struct fw_task_alloc *a = &f->allocs[j->alloc_first + k];
+				struct fw_backend_placement *p = &lj->place[lj->nplace++];
+				snprintf(p->node, sizeof p->node, "%s", f->nodes[a->node].name);
+				p->group = a->group;
+				p->gpu_mask = a->gpu_mask;
+				p->gpu_milli = a->gpu_milli;
+			}
+		}
+		if ((rc = save(b, lj)))
+			return rc;
+	}
+	return FW_OK;
+}
+
+/* --- ops -------------------------------------------------------------------- */
+static void local_close(struct fw_backend *b)
+{
+	if (!b)
+		return;
+	for (int32_t i = 0; i < b->njobs; i++)
+		free(b->jobs[i].place);
+	free(b->jobs);
+	free(b->drained);
+	free(b->nodeix);
+	free(b);
+}
+
+static int local_open(const struct fw_backend_config *cfg, struct fw_backend **out, struct fw_diag *d)
+{
+	struct fw_backend *b = calloc(1, sizeof *b);
+	int32_t n = cfg->fleet->nnodes;
+	int rc;
+
+	if (!cfg->store)
+		return fw_diag_set(d, FW_EINVAL, "", 0, 0, "backend", "the local backend needs the daemon's store");
+	if (!b || !(b->drained = calloc((size_t)n + 1, 1)) || !(b->nodeix = calloc((size_t)n + 1, sizeof *b->nodeix))) {
+		local_close(b);
+		return FW_ENOMEM;
+	}
+	b->fleet = cfg->fleet;
+	b->store = cfg->store;
+	b->gen = 1;
+	for (int32_t i = 0; i < n; i++)
+		b->nodeix[i] = (struct nameref){ cfg->fleet->nodes[i].name, i };
+	qsort(b->nodeix, (size_t)n, sizeof *b->nodeix, nameref_cmp);
+	rc = cfg->seed_jobs ? seed(b, cfg->now)
+			    : fw_store_each(cfg->store, FW_STORE_JOBS, load_one, b);
+	for (int32_t i = 0; rc == FW_OK && i < n; i++) {
+		char key[FW_NAME_MAX + 8];
+		snprintf(key, sizeof key, "drain/%s", cfg->fleet->nodes[i].name);
+		b->drained[i] = fw_store_meta_get(cfg->store, key, 0) != 0;
+	}
+	if (rc != FW_OK) {
+		local_close(b);
+		return fw_diag_set(d, rc, "", 0, 0, "store.jobs", "cannot restore the local backend's jobs: %s",
+				   fw_strerror(rc));
+	}
+	*out = b;
+	return FW_OK;
+}
+
+/* Finish every running job whose runtime has passed (in one transaction). */
+static void finish_due(struct fw_backend *b, fw_time now)
+{
+	bool began = false;
+
+	for (int32_t i = 0; i < b->njobs; i++) {
+		struct ljob *lj = &b->jobs[i];
+		fw_time rt = lj->bj.job.expected_runtime;
+		if (lj->state != L_RUNNING || rt <= 0 || now < lj->start + rt)
+			continue;
+		if (!began)
+			began = fw_store_begin(b->store) == FW_OK;
+		lj->state = L_DONE;
+		lj->end = lj->start + rt;
+		save(b, lj);
+		b->gen++;
+	}
+	if (began)
+		fw_store_commit(b->store);
+}
+
+static int add_job(struct fw_backend *b, struct fw_snapshot *s, const struct ljob *lj)
+{
+	struct fw_job j = lj->bj.job;
+	int rc;
+
+	j.queue = fw_snapshot_find_queue(s, lj->bj.queue);
+	if (j.queue < 0 || !fw_queue_is_leaf(s, j.queue))
+		return FW_EDECLINED;
+	j.submit_time = lj->submit;
+	j.state = lj->state == L_RUNNING ? FW_JOB_RUNNING : FW_JOB_PENDING;
+	j.start_time = j.state == FW_JOB_RUNNING ? lj->start : 0;
+	j.alloc_first = s->nallocs;
+	j.alloc_count = 0;
+	for (int32_t k = 0; j.state == FW_JOB_RUNNING && k < lj->nplace; k++) {
+		const struct fw_backend_placement *p = &lj->place[k];
+		struct fw_task_alloc a = { node_index(b, p->node), p->group, p->gpu_mask, p->gpu_milli };
+		if (a.node < 0)
+			continue;
+		if ((rc = fw_snapshot_add_alloc(s, &a)) < 0)
+			return rc;
+		j.alloc_count++;
+	}
+	rc = fw_snapshot_add_job(s, &j);
+	return rc < 0 ? rc : FW_OK;
+}
+
+static int local_read(struct fw_backend *b, struct fw_snapshot *s, struct fw_backend_world *w, struct fw_diag *d)
+{
+	int rc;
+
+	finish_due(b, s->now);
+	for (int32_t i = 0; i < b->fleet->nnodes; i++) {
+		struct fw_node n = b->fleet->nodes[i];
+		if (b->drained[i])
+			n.schedulable = false;
+		if ((rc = fw_snapshot_add_node(s, &n)) < 0)
+			return fw_diag_set(d, rc, "", 0, 0, "nodes", "cannot add node %s", n.name);
+	}
+	w->skipped_jobs = 0;
+	for (int32_t i = 0; i < b->njobs; i++) {
+		if (b->jobs[i].state != L_PENDING && b->jobs[i].state != L_RUNNING)
+			continue;
+		rc = add_job(b, s, &b->jobs[i]);
+		if (rc == FW_EDECLINED)
+			w->skipped_jobs++;
+		else if (rc != FW_OK)
+			return fw_diag_set(d, rc, "", 0, 0, "jobs", "cannot add job %s", b->jobs[i].bj.job.name);
+	}
+	w->generation = b->gen;
+	return FW_OK;
+}
+
+/* --- apply: one function per decision kind -------------------------------- */
+static int do_start(struct fw_backend *b, const struct fw_backend_action *a)
+{
+	struct ljob *lj = find_job(b, a->job);
+	int rc;
+
+	if (!lj || lj->state == L_DONE || lj->state == L_CANCELLED)
+		return FW_ENOENT;
+	if (lj->state == L_RUNNING)
+		return FW_EEXIST;
+	for (int32_t k = 0; k < a->nplacements; k++)
+		if (node_index(b, a->placements[k].node) < 0)
+			return FW_ENOENT;
+	if ((rc = set_place(lj, a->placements, a->nplacements)))
+		return rc;
+	lj->state = L_RUNNING;
+	lj->start = a->at;
+	lj->starts++;
+	b->gen++;
+	return save(b, lj);
+}
+
+static int do_evict(struct fw_backend *b, const struct fw_backend_action *a)
+{
+	struct ljob *lj = find_job(b, a->job);
+
+	if (!lj)
+		return FW_ENOENT;
+	if (lj->state != L_RUNNING)
+		return FW_EEXIST;
+	set_place(lj, NULL, 0);
+	lj->state = L_PENDING; /* requeued: it waits again */
+	b->gen++;
+	return save(b, lj);
+}
+
+static int do_reserve(struct fw_backend *b, const struct fw_backend_action *a)
+{
+	struct ljob *lj = find_job(b, a->job);
+
+	if (!lj || lj->state != L_PENDING)
+		return FW_ENOENT;
+	if (lj->reserved_at == a->at)
+		return FW_EEXIST;
+	lj->reserved_at = a->at; /* the virtual cluster needs no hold */
+	return FW_OK;
+}
+
+static int do_drain(struct fw_backend *b, const struct fw_backend_action *a)
+{
+	int32_t n = node_index(b, a->node);
+	char key[FW_NAME_MAX + 8];
+
+	if (n < 0)
+		return FW_ENOENT;
+	if (b->drained[n])
+		return FW_EEXIST;
+	b->drained[n] = true;
+	b->gen++;
+	snprintf(key, sizeof key, "drain/%s", a->node);
+	return fw_store_meta_put(b->store, key, 1);
+}
+
+static int local_apply(struct fw_backend *b, uint64_t gen, const struct fw_backend_action *acts, int32_t n,
+		       struct fw_backend_result *r)
+{
+	static int (*const fn[FW_DECIDE_COUNT])(struct fw_backend *, const struct fw_backend_action *) = {
+		[FW_DECIDE_START] = do_start, [FW_DECIDE_EVICT] = do_evict,
+		[FW_DECIDE_RESERVE] = do_reserve, [FW_DECIDE_DRAIN] = do_drain,
+	};
+
+	if (gen != b->gen)
+		return FW_EAGAIN;
+	r->applied = r->skipped = r->failed = 0;
+	for (int32_t i = 0; i < n; i++) {
+		int rc = (unsigned)acts[i].kind < FW_DECIDE_COUNT ? fn[acts[i].kind](b, &acts[i]) : FW_EINVAL;
+		r->status[i] = rc;
+		if (rc == FW_OK)
+			r->applied++;
+		else if (rc == FW_EEXIST || rc == FW_ENOENT)
+			r->skipped++;
+		else
+			r->failed++;
+	}
+	return FW_OK;
+}
+
+static int local_submit(struct fw_backend *b, const struct fw_backend_job *j, fw_time now, struct fw_diag *d)
+{
+	struct ljob *lj;
+	int rc;
+
+	if (find_job(b, j->job.name))
+		return fw_diag_set(d, FW_EEXIST, "", 0, 0, "name", "a job named \"%s\" already exists", j->job.name);
+	if (!(lj = append(b)))
+		return FW_ENOMEM;
+	lj->bj = *j;
+	lj->submit = now;
+	lj->state = L_PENDING;
+	if ((rc = save(b, lj)) != FW_OK) {
+		b->njobs--;
+		return fw_diag_set(d, rc, "", 0, 0, "store", "%s", fw_store_errmsg(b->store));
+	}
+	b->gen++;
+	return FW_OK;
+}
+
+static int local_cancel(struct fw_backend *b, const char *name, fw_time now)
+{
+	struct ljob *lj = find_job(b, name);
+
+	if (!lj)
+		return FW_ENOENT;
+	if (lj->state == L_DONE || lj->state == L_CANCELLED)
+		return FW_EEXIST;
+	lj->state = L_CANCELLED;
+	lj->end = now;
+	set_place(lj, NULL, 0);
+	b->gen++;
+	return save(b, lj);
+}
+
+const struct fw_backend_ops fw_backend_local = {
+	.name = "local",
+	.summary = "a virtual cluster from the fleet file; jobs run for their runtime in wall-clock time",
+	.open = local_open,
+	.read = local_read,
+	.apply = local_apply,
+	.health = NULL,
+	.submit = local_submit,
+	.cancel = local_cancel,
+	.close = local_close,
+};
+
+/* For the API's job list: the local backend's own view of a job's life
+ * (finished and cancelled jobs are no longer in the snapshot). */
+int fw_local_job_info(struct fw_backend *b, const char *name, const char **state, fw_time *submit,
+		      fw_time *start, fw_time *end)
+{
+	struct ljob *lj = find_job(b, name);
+	if (!lj)
+		return FW_ENOENT;
+	*state = lstate_name[lj->state];
+	*submit = lj->submit;
+	*start = lj->start;
+	*end = lj->end;
+	return FW_OK;
+}
+
+/* Visit every job the local backend knows (newest last). */
+int fw_local_each_job(struct fw_backend *b, int (*fn)(void *ctx, const struct fw_backend_job *j, const char *state,
+						       fw_time submit, fw_time start, fw_time end), void *ctx)
+{
+	for (int32_t i = 0; i < b->njobs; i++) {
+		const struct ljob *lj = &b->jobs[i];
+		int rc = fn(ctx, &lj->bj, lstate_name[lj->state], lj->submit, lj->start, lj->end);
+		if (rc)
+			return rc;
+	}
+	return FW_OK;
+}

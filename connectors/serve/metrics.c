@@ -1,0 +1,140 @@
+/*
+ * metrics.c — /metrics in the Prometheus text exposition format 0.0.4.
+ *
+ * Counters and the cycle-latency histogram come from the daemon's running
+ * totals; gauges (fair share, allocation, pending by reason, occupancy,
+ * unhealthy nodes) from the last published view.  Names are listed in
+ * docs/serve.md and drawn by docs/grafana-fairway.json.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "serve_int.h"
+
+struct buf {
+	char *p;
+	size_t len, cap;
+};
+
+static void put(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	for (;;) {
+		va_start(ap, fmt);
+		n = vsnprintf(b->p ? b->p + b->len : NULL, b->p ? b->cap - b->len : 0, fmt, ap);
+		va_end(ap);
+		if (n < 0)
+			return;
+		if (b->p && b->len + (size_t)n < b->cap) {
+			b->len += (size_t)n;
+			return;
+		}
+		size_t cap = b->cap ? b->cap * 2 : 8192;
+		while (cap < b->len + (size_t)n + 1)
+			cap *= 2;
+		char *np = realloc(b->p, cap);
+		if (!np)
+			return;
+		b->p = np;
+		b->cap = cap;
+	}
+}
+
+static void histogram(struct buf *b, const struct fw_serve_metrics *m)
+{
+	static const char *const le[] = {
+#define FW__LES(x) #x,
+		FW_LAT_BUCKETS(FW__LES)
+#undef FW__LES
+	};
+	uint64_t cum = 0;
+
+	put(b, "# HELP fairway_cycle_seconds Wall time of one scheduling cycle (snapshot, plan, apply).\n"
+	       "# TYPE fairway_cycle_seconds histogram\n");
+	for (int i = 0; i < FW_NLAT; i++) {
+		cum += m->lat_count[i];
+		put(b, "fairway_cycle_seconds_bucket{le=\"%s\"} %llu\n", le[i], (unsigned long long)cum);
+	}
+	cum += m->lat_count[FW_NLAT];
+	put(b, "fairway_cycle_seconds_bucket{le=\"+Inf\"} %llu\n", (unsigned long long)cum);
+	put(b, "fairway_cycle_seconds_sum %.6f\nfairway_cycle_seconds_count %llu\n", m->lat_sum,
+	    (unsigned long long)cum);
+}
+
+static void counter(struct buf *b, const char *name, const char *help, uint64_t v)
+{
+	put(b, "# HELP %s %s\n# TYPE %s counter\n%s %llu\n", name, help, name, name, (unsigned long long)v);
+}
+
+static void queues(struct buf *b, json_t *v)
+{
+	static const char *const g[][3] = {
+		{ "fairway_queue_deserved_gpus", "deserved", "GPUs guaranteed to the queue (quota)." },
+		{ "fairway_queue_fair_share_gpus", "fairShare", "GPUs the queue's fair share entitles it to now." },
+		{ "fairway_queue_allocated_gpus", "allocated", "GPUs the queue's jobs hold after the last plan." },
+		{ "fairway_queue_usage_gpu_hours", "usageGpuHours", "Decayed GPU-hours the queue has used." },
+	};
+	json_t *fs = json_object_get(v, "fairshare"), *q;
+	size_t i;
+
+	for (size_t k = 0; k < sizeof g / sizeof g[0]; k++) {
+		put(b, "# HELP %s %s\n# TYPE %s gauge\n", g[k][0], g[k][2], g[k][0]);
+		json_array_foreach(fs, i, q)
+			put(b, "%s{queue=\"%s\"} %.3f\n", g[k][0], json_string_value(json_object_get(q, "queue")),
+			    json_number_value(json_object_get(q, g[k][1])));
+	}
+}
+
+static void figures(struct buf *b, json_t *v)
+{
+	json_t *f = json_object_get(v, "figures"), *n;
+	const char *reason;
+	double total = json_number_value(json_object_get(f, "gpusTotal"));
+	double used = json_number_value(json_object_get(f, "gpusAllocated"));
+
+	put(b, "# HELP fairway_pending_jobs Jobs waiting, by the reason of the last plan.\n"
+	       "# TYPE fairway_pending_jobs gauge\n");
+	for (int r = 0; r < FW_REASON_COUNT; r++) {
+		reason = fw_reason_name((enum fw_reason)r);
+		n = json_object_get(json_object_get(f, "pendingByReason"), reason);
+		put(b, "fairway_pending_jobs{reason=\"%s\"} %lld\n", reason, (long long)json_integer_value(n));
+	}
+	put(b, "# HELP fairway_gpus GPUs of the fleet.\n# TYPE fairway_gpus gauge\n"
+	       "fairway_gpus{state=\"total\"} %.3f\nfairway_gpus{state=\"allocated\"} %.3f\n"
+	       "fairway_gpus{state=\"schedulable\"} %.3f\n",
+	    total, used, json_number_value(json_object_get(f, "gpusSchedulable")));
+	put(b, "# HELP fairway_gpu_occupancy_ratio Allocated GPUs over all GPUs.\n"
+	       "# TYPE fairway_gpu_occupancy_ratio gauge\nfairway_gpu_occupancy_ratio %.6f\n",
+	    total > 0 ? used / total : 0.0);
+	put(b, "# HELP fairway_unhealthy_nodes Nodes reported unhealthy.\n# TYPE fairway_unhealthy_nodes gauge\n"
+	       "fairway_unhealthy_nodes %lld\n",
+	    (long long)json_integer_value(json_object_get(f, "unhealthyNodes")));
+}
+
+/* Called with d->mu held. */
+char *fw_metrics_render(struct fw_serve *d)
+{
+	struct buf b = { NULL, 0, 0 };
+	const struct fw_serve_metrics *m = &d->m;
+
+	histogram(&b, m);
+	counter(&b, "fairway_cycles_total", "Cycles whose plan was applied.", m->cycles);
+	counter(&b, "fairway_cycles_stale_total", "Plans dropped because the world changed while planning.",
+		m->stale);
+	counter(&b, "fairway_cycles_failed_total", "Cycles that failed (see the daemon's log).", m->failed);
+	counter(&b, "fairway_starts_total", "Jobs started.", m->starts);
+	counter(&b, "fairway_evictions_total", "Jobs evicted (reclaim or preemption).", m->evictions);
+	counter(&b, "fairway_reservations_made_total", "Backfill reservations made or moved.", m->reserves);
+	counter(&b, "fairway_http_requests_total", "API requests answered.", m->http_requests);
+	counter(&b, "fairway_http_errors_total", "API requests answered with 4xx or 5xx.", m->http_errors);
+	if (d->view) {
+		queues(&b, d->view);
+		figures(&b, d->view);
+	}
+	return b.p;
+}

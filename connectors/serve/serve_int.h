@@ -1,0 +1,98 @@
+/*
+ * serve_int.h — the daemon's state, shared by daemon.c, api.c, http.c and
+ * metrics.c.  Everything here is guarded by `mu` unless marked otherwise.
+ */
+#ifndef FAIRWAY_SERVE_INT_H
+#define FAIRWAY_SERVE_INT_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "codec.h"
+#include "fairway/fairway.h"
+#include "serve.h"
+#include "store.h"
+
+#define FW_LAT_BUCKETS(X) X(0.001) X(0.005) X(0.01) X(0.025) X(0.05) X(0.1) X(0.25) X(0.5) X(1) X(2.5) X(5)
+#define FW__COUNT_ONE(x) +1
+#define FW_NLAT (0 FW_LAT_BUCKETS(FW__COUNT_ONE))
+
+struct fw_serve_metrics {
+	uint64_t lat_count[FW_NLAT + 1];   /* cumulative at render; last = +Inf */
+	double lat_sum;
+	uint64_t cycles, stale, failed;
+	uint64_t starts, evictions, reserves, drains;
+	uint64_t http_requests, http_errors;
+};
+
+struct fw_serve {
+	pthread_mutex_t mu;
+	pthread_cond_t wake;
+	bool stop, want_cycle;
+	uint64_t cycle_requests, requests_done; /* POST /v1/cycle waits on these */
+
+	const struct fw_serve_opts *opts;
+	const struct fw_policy_ops *policy;
+	struct fw_snapshot *fleet;          /* the config (never changes) */
+	struct fw_serve_store *store;
+	const struct fw_backend_ops *bops;
+	struct fw_backend *be;
+	char token[256];
+
+	/* the model */
+	struct fw_queue_spec *queues;
+	int32_t nqueues, capq;
+	struct fw_reservation *rsv;
+	int32_t nrsv, caprsv;
+	struct fw_health_report *health;
+	int32_t nhealth, caph;
+	uint64_t gen;                       /* bumped by every model change */
+	int64_t next_job, next_rsv;
+	fw_time usage_saved_at, history_at;
+
+	/* the last published view (json built by the cycle thread) */
+	json_t *view;
+	struct fw_serve_metrics m;
+};
+
+/* daemon.c: model helpers for the API (caller holds mu) */
+struct fw_snapshot *fw_serve_skeleton(struct fw_serve *d, const struct fw_queue_spec *qs, int32_t nq,
+				      fw_time now);
+int fw_serve_queue_order(struct fw_queue_spec *q, int32_t n);
+int fw_serve_queue_index(const struct fw_serve *d, const char *name);
+int fw_serve_rsv_index(const struct fw_serve *d, const char *id);
+int fw_serve_health_index(const struct fw_serve *d, const char *node);
+int fw_serve_node_index(const struct fw_serve *d, const char *node);
+int fw_serve_save_queue(struct fw_serve *d, const struct fw_queue_spec *q);
+int fw_serve_save_rsv(struct fw_serve *d, const struct fw_reservation *r);
+int fw_serve_save_health(struct fw_serve *d, const struct fw_health_report *h);
+void fw_serve_request_cycle(struct fw_serve *d);
+fw_time fw_serve_now(void);
+/* Grow an array by one; returns the new slot or NULL. */
+void *fw_serve_grow(void *arrp, int32_t *n, int32_t *cap, size_t elem);
+
+/* api.c */
+struct fw_api_req {
+	const char *method, *path, *query_state, *query_limit, *auth;
+	const char *body;
+	size_t body_len;
+};
+struct fw_api_resp {
+	unsigned status;
+	char *body;                          /* malloc'd */
+	const char *content_type;
+};
+void fw_api_handle(struct fw_serve *d, const struct fw_api_req *rq, struct fw_api_resp *rs);
+
+/* metrics.c: the Prometheus text of /metrics (malloc'd) */
+char *fw_metrics_render(struct fw_serve *d);
+
+/* http.c */
+struct fw_http;
+int fw_http_start(struct fw_serve *d, const char *host, int port, struct fw_http **out, int *bound_port,
+		  char *err, size_t errn);
+void fw_http_stop(struct fw_http *h);
+
+#endif

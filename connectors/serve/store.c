@@ -1,0 +1,331 @@
+/*
+ * store.c — SQLite in WAL mode behind store.h.  Phases of open(): the
+ * file, the pragmas, the migrations, the prepared statements.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <sqlite3.h>
+
+#include "store.h"
+
+/* Migrations: index i brings the schema from version i to i + 1.  Append
+ * only; never edit a shipped entry. */
+static const char *const migrations[] = {
+	/* 0 -> 1: the documents, the decision log, usage history, settings */
+	"CREATE TABLE queues (key TEXT PRIMARY KEY, doc TEXT NOT NULL);"
+	"CREATE TABLE reservations (key TEXT PRIMARY KEY, doc TEXT NOT NULL);"
+	"CREATE TABLE health (key TEXT PRIMARY KEY, doc TEXT NOT NULL);"
+	"CREATE TABLE jobs (key TEXT PRIMARY KEY, doc TEXT NOT NULL);"
+	"CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);"
+	"CREATE TABLE decisions (id INTEGER PRIMARY KEY, cycle INTEGER NOT NULL,"
+	" at INTEGER NOT NULL, generation INTEGER NOT NULL, kind TEXT NOT NULL,"
+	" job TEXT NOT NULL, node TEXT NOT NULL, reason TEXT NOT NULL,"
+	" text TEXT NOT NULL);"
+	"CREATE TABLE usage_history (id INTEGER PRIMARY KEY, queue TEXT NOT NULL,"
+	" at INTEGER NOT NULL, gpu_seconds REAL NOT NULL, decayed REAL NOT NULL);",
+	/* 1 -> 2: look decisions up by job (fairway jobs why, the crash test) */
+	"CREATE INDEX decisions_job ON decisions (job, id);"
+	"CREATE INDEX usage_queue ON usage_history (queue, at);",
+};
+#define NMIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
+
+static const char *const doc_table[] = {
+#define FW__STORE_NAME(U, l) #l,
+	FW_STORE_DOCS(FW__STORE_NAME)
+#undef FW__STORE_NAME
+};
+
+enum { ST_PUT, ST_DEL, ST_EACH, ST_NKIND };
+
+struct fw_serve_store {
+	sqlite3 *db;
+	bool created;
+	sqlite3_stmt *doc[FW_STORE_NDOCS][ST_NKIND];
+	sqlite3_stmt *meta_get, *meta_put, *decision, *usage;
+	sqlite3_stmt *begin, *commit, *rollback;
+};
+
+static int sql_fail(struct fw_serve_store *st, struct fw_diag *d, const char *what)
+{
+	return fw_diag_set(d, FW_EIO, "", 0, 0, "store", "%s: %s", what, sqlite3_errmsg(st->db));
+}
+
+static int exec(struct fw_serve_store *st, const char *sql, struct fw_diag *d)
+{
+	char *err = NULL;
+	if (sqlite3_exec(st->db, sql, NULL, NULL, &err) == SQLITE_OK)
+		return FW_OK;
+	fw_diag_set(d, FW_EIO, "", 0, 0, "store", "%s", err ? err : "sqlite error");
+	sqlite3_free(err);
+	return FW_EIO;
+}
+
+static int prep(struct fw_serve_store *st, sqlite3_stmt **s, const char *sql, struct fw_diag *d)
+{
+	if (sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, s, NULL) != SQLITE_OK)
+		return sql_fail(st, d, sql);
+	return FW_OK;
+}
+
+/* --- open: pragmas ----------------------------------------------------- */
+static int set_pragmas(struct fw_serve_store *st, bool sync_full, struct fw_diag *d)
+{
+	int rc;
+	sqlite3_busy_timeout(st->db, 5000);
+	if ((rc = exec(st, "PRAGMA journal_mode=WAL;", d)))
+		return rc;
+	return exec(st, sync_full ? "PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;"
+				  : "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;", d);
+}
+
+/* --- open: migrations -------------------------------------------------- */
+static int read_version(struct fw_serve_store *st, int *v, struct fw_diag *d)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	*v = 0;
+	if ((rc = exec(st, "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);", d)))
+		return rc;
+	if ((rc = prep(st, &s, "SELECT version FROM schema_version", d)))
+		return rc;
+	if (sqlite3_step(s) == SQLITE_ROW)
+		*v = sqlite3_column_int(s, 0);
+	else
+		st->created = true;
+	sqlite3_finalize(s);
+	return FW_OK;
+}
+
+static int migrate(struct fw_serve_store *st, struct fw_diag *d)
+{
+	int v, rc;
+	char sql[128];
+
+	if ((rc = read_version(st, &v, d)))
+		return rc;
+	if (v > NMIGRATIONS)
+		return fw_diag_set(d, FW_ERANGE, "", 0, 0, "store",
+				   "the database has schema version %d; this fairway knows up to %d (upgrade fairway)",
+				   v, NMIGRATIONS);
+	for (; v < NMIGRATIONS; v++) {
+		snprintf(sql, sizeof sql, "DELETE FROM schema_version; INSERT INTO schema_version VALUES (%d);", v + 1);
+		if ((rc = exec(st, "BEGIN IMMEDIATE;", d)))
+			return rc;
+		if ((rc = exec(st, migrations[v], d)) || (rc = exec(st, sql, d))) {
+			exec(st, "ROLLBACK;", NULL);
+			return rc;
+		}
+		if ((rc = exec(st, "COMMIT;", d)))
+			return rc;
+	}
+	return FW_OK;
+}
+
+/* --- open: statements -------------------------------------------------- */
+static int prepare_all(struct fw_serve_store *st, struct fw_diag *d)
+{
+	char sql[256];
+	int rc;
+
+	for (int t = 0; t < FW_STORE_NDOCS; t++) {
+		snprintf(sql, sizeof sql, "INSERT OR REPLACE INTO %s (key, doc) VALUES (?, ?)", doc_table[t]);
+		if ((rc = prep(st, &st->doc[t][ST_PUT], sql, d)))
+			return rc;
+		snprintf(sql, sizeof sql, "DELETE FROM %s WHERE key = ?", doc_table[t]);
+		if ((rc = prep(st, &st->doc[t][ST_DEL], sql, d)))
+			return rc;
+		snprintf(sql, sizeof sql, "SELECT key, doc FROM %s ORDER BY key", doc_table[t]);
+		if ((rc = prep(st, &st->doc[t][ST_EACH], sql, d)))
+			return rc;
+	}
+	if ((rc = prep(st, &st->meta_get, "SELECT value FROM meta WHERE key = ?", d)) ||
+	    (rc = prep(st, &st->meta_put, "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", d)) ||
+	    (rc = prep(st, &st->decision,
+		       "INSERT INTO decisions (cycle, at, generation, kind, job, node, reason, text)"
+		       " VALUES (?, ?, ?, ?, ?, ?, ?, ?)", d)) ||
+	    (rc = prep(st, &st->usage,
+		       "INSERT INTO usage_history (queue, at, gpu_seconds, decayed) VALUES (?, ?, ?, ?)", d)) ||
+	    (rc = prep(st, &st->begin, "BEGIN IMMEDIATE", d)) ||
+	    (rc = prep(st, &st->commit, "COMMIT", d)) ||
+	    (rc = prep(st, &st->rollback, "ROLLBACK", d)))
+		return rc;
+	return FW_OK;
+}
+
+int fw_store_open(const char *dir, bool sync_full, struct fw_serve_store **out, struct fw_diag *d)
+{
+	char path[4096];
+	struct fw_serve_store *st = calloc(1, sizeof *st);
+	int rc;
+
+	if (!st)
+		return FW_ENOMEM;
+	if (mkdir(dir, 0700) != 0) {
+		struct stat sb;
+		if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+			free(st);
+			return fw_diag_set(d, FW_EIO, dir, 0, 0, "--state", "cannot create the state directory");
+		}
+	}
+	snprintf(path, sizeof path, "%s/fairway.db", dir);
+	if (sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
+			    NULL) != SQLITE_OK) {
+		rc = fw_diag_set(d, FW_EIO, path, 0, 0, "--state", "cannot open: %s",
+				 st->db ? sqlite3_errmsg(st->db) : "out of memory");
+		sqlite3_close(st->db);
+		free(st);
+		return rc;
+	}
+	if ((rc = set_pragmas(st, sync_full, d)) || (rc = migrate(st, d)) || (rc = prepare_all(st, d))) {
+		if (d)
+			snprintf(d->file, sizeof d->file, "%.255s", path);
+		fw_store_close(st);
+		return rc;
+	}
+	*out = st;
+	return FW_OK;
+}
+
+void fw_store_close(struct fw_serve_store *st)
+{
+	if (!st)
+		return;
+	for (int t = 0; t < FW_STORE_NDOCS; t++)
+		for (int k = 0; k < ST_NKIND; k++)
+			sqlite3_finalize(st->doc[t][k]);
+	sqlite3_finalize(st->meta_get);
+	sqlite3_finalize(st->meta_put);
+	sqlite3_finalize(st->decision);
+	sqlite3_finalize(st->usage);
+	sqlite3_finalize(st->begin);
+	sqlite3_finalize(st->commit);
+	sqlite3_finalize(st->rollback);
+	sqlite3_close(st->db);
+	free(st);
+}
+
+int fw_store_schema_version(struct fw_serve_store *st)
+{
+	int v = -1;
+	read_version(st, &v, NULL);
+	return v;
+}
+
+bool fw_store_created(const struct fw_serve_store *st)
+{
+	return st->created;
+}
+
+const char *fw_store_errmsg(struct fw_serve_store *st)
+{
+	return sqlite3_errmsg(st->db);
+}
+
+/* --- statements ---------------------------------------------------------- */
+static int step_done(sqlite3_stmt *s)
+{
+	int rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	return rc == SQLITE_DONE ? FW_OK : FW_EIO;
+}
+
+int fw_store_begin(struct fw_serve_store *st)
+{
+	return step_done(st->begin);
+}
+
+int fw_store_commit(struct fw_serve_store *st)
+{
+	return step_done(st->commit);
+}
+
+void fw_store_rollback(struct fw_serve_store *st)
+{
+	step_done(st->rollback);
+}
+
+int fw_store_put(struct fw_serve_store *st, enum fw_store_doc t, const char *key, const char *json)
+{
+	sqlite3_stmt *s = st->doc[t][ST_PUT];
+	sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, json, -1, SQLITE_STATIC);
+	return step_done(s);
+}
+
+int fw_store_del(struct fw_serve_store *st, enum fw_store_doc t, const char *key)
+{
+	sqlite3_stmt *s = st->doc[t][ST_DEL];
+	int rc;
+	sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
+	rc = step_done(s);
+	if (rc == FW_OK && sqlite3_changes(st->db) == 0)
+		return FW_ENOENT;
+	return rc;
+}
+
+int fw_store_each(struct fw_serve_store *st, enum fw_store_doc t,
+		  int (*fn)(void *ctx, const char *key, const char *json), void *ctx)
+{
+	sqlite3_stmt *s = st->doc[t][ST_EACH];
+	int rc = FW_OK, step;
+
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		rc = fn(ctx, (const char *)sqlite3_column_text(s, 0), (const char *)sqlite3_column_text(s, 1));
+		if (rc)
+			break;
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = FW_EIO;
+	sqlite3_reset(s);
+	return rc;
+}
+
+int64_t fw_store_meta_get(struct fw_serve_store *st, const char *key, int64_t dflt)
+{
+	sqlite3_stmt *s = st->meta_get;
+	int64_t v = dflt;
+	sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		v = sqlite3_column_int64(s, 0);
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	return v;
+}
+
+int fw_store_meta_put(struct fw_serve_store *st, const char *key, int64_t v)
+{
+	sqlite3_stmt *s = st->meta_put;
+	sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 2, v);
+	return step_done(s);
+}
+
+int fw_store_log_decision(struct fw_serve_store *st, const struct fw_store_decision *dec)
+{
+	sqlite3_stmt *s = st->decision;
+	sqlite3_bind_int64(s, 1, dec->cycle);
+	sqlite3_bind_int64(s, 2, dec->at);
+	sqlite3_bind_int64(s, 3, (sqlite3_int64)dec->generation);
+	sqlite3_bind_text(s, 4, dec->kind, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 5, dec->job, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 6, dec->node, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 7, dec->reason, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 8, dec->text, -1, SQLITE_STATIC);
+	return step_done(s);
+}
+
+int fw_store_usage_record(struct fw_serve_store *st, const char *queue, fw_time at, double gpu_seconds,
+			  double decayed)
+{
+	sqlite3_stmt *s = st->usage;
+	sqlite3_bind_text(s, 1, queue, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 2, at);
+	sqlite3_bind_double(s, 3, gpu_seconds);
+	sqlite3_bind_double(s, 4, decayed);
+	return step_done(s);
+}

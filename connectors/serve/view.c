@@ -1,0 +1,245 @@
+/*
+ * view.c — the JSON view of one cycle, built by the cycle thread after it
+ * applied a plan and published whole (the API hands out parts of it).
+ *
+ * The view holds: the plan (decisions with reasons and what became of
+ * them), every job of the snapshot with its state, pending reason and
+ * expected start, every node with its GPU use and health, every queue's
+ * fair share, and the figures /metrics needs.  It is immutable once
+ * published; readers take a reference under the lock and read without it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "serve_int.h"
+
+static const char *outcome(int st)
+{
+	switch (st) {
+	case FW_OK: return "applied";
+	case FW_EEXIST: return "already";
+	case FW_ENOENT: return "skipped";
+	default: return "failed";
+	}
+}
+
+static json_t *decisions_json(const struct fw_backend_action *acts, const int *status, int32_t n)
+{
+	json_t *a = json_array();
+
+	for (int32_t i = 0; i < n; i++) {
+		const struct fw_backend_action *x = &acts[i];
+		json_t *nodes = json_array();
+		for (int32_t k = 0; k < x->nplacements; k++)
+			if (k == 0 || strcmp(x->placements[k].node, x->placements[k - 1].node))
+				json_array_append_new(nodes, json_string(x->placements[k].node));
+		json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:I,s:s,s:s,s:o,s:s}", "kind",
+						   fw_decision_name(x->kind), "job", x->job, "node", x->node, "at",
+						   (json_int_t)x->at, "reason", fw_reason_name(x->reason), "text",
+						   x->why, "nodes", nodes, "outcome", outcome(status[i])));
+	}
+	return a;
+}
+
+static const struct fw_backend_action *started(const char *job, const struct fw_backend_action *acts,
+					       const int *status, int32_t n)
+{
+	for (int32_t i = 0; i < n; i++)
+		if (acts[i].kind == FW_DECIDE_START && status[i] == FW_OK && !strcmp(acts[i].job, job))
+			return &acts[i];
+	return NULL;
+}
+
+static json_t *job_nodes(const struct fw_snapshot *s, const struct fw_job *j)
+{
+	json_t *a = json_array();
+	for (int32_t k = 0; k < j->alloc_count; k++) {
+		const char *n = s->nodes[s->allocs[j->alloc_first + k].node].name;
+		if (k == 0 || strcmp(n, s->nodes[s->allocs[j->alloc_first + k - 1].node].name))
+			json_array_append_new(a, json_string(n));
+	}
+	return a;
+}
+
+static void pending_fields(json_t *o, const struct fw_pending *pe)
+{
+	char buf[512];
+
+	fw_reason_format(pe->reason, pe->a, pe->b, buf, sizeof buf);
+	json_object_set_new(o, "reason", json_string(fw_reason_name(pe->reason)));
+	json_object_set_new(o, "reasonText", json_string(buf));
+	json_object_set_new(o, "ahead", json_integer(pe->ahead));
+	if (pe->expected_start == FW_TIME_UNKNOWN) {
+		fw_reason_format(pe->unknown_why, pe->why_a, pe->why_b, buf, sizeof buf);
+		json_object_set_new(o, "expectedStart", json_null());
+		json_object_set_new(o, "unknownWhy", json_string(fw_reason_name(pe->unknown_why)));
+		json_object_set_new(o, "unknownWhyText", json_string(buf));
+	} else {
+		json_object_set_new(o, "expectedStart", json_integer(pe->expected_start));
+	}
+}
+
+static json_t *job_json(const struct fw_snapshot *s, const struct fw_plan *p, int32_t i,
+			const struct fw_backend_action *st)
+{
+	const struct fw_job *j = &s->jobs[i];
+	json_t *o = json_pack("{s:s,s:s,s:s,s:I,s:I,s:I,s:i}", "name", j->name, "queue", s->queues[j->queue].name,
+			      "user", j->user, "gpus", (json_int_t)fw_job_gpus(j), "submitTime",
+			      (json_int_t)j->submit_time, "runtime", (json_int_t)j->expected_runtime, "priority",
+			      j->priority);
+	const struct fw_pending *pe = NULL;
+
+	if (j->state == FW_JOB_RUNNING || st) {
+		fw_time start = st ? st->at : j->start_time;
+		json_t *nodes = json_array();
+		if (st) {
+			for (int32_t k = 0; k < st->nplacements; k++)
+				if (k == 0 || strcmp(st->placements[k].node, st->placements[k - 1].node))
+					json_array_append_new(nodes, json_string(st->placements[k].node));
+		} else {
+			json_decref(nodes);
+			nodes = job_nodes(s, j);
+		}
+		json_object_set_new(o, "state", json_string("running"));
+		json_object_set_new(o, "startTime", json_integer(start));
+		json_object_set_new(o, "nodes", nodes);
+		if (j->expected_runtime > 0)
+			json_object_set_new(o, "expectedEnd", json_integer(start + j->expected_runtime));
+		return o;
+	}
+	json_object_set_new(o, "state", json_string("pending"));
+	if ((pe = fw_plan_pending_for(p, i)))
+		pending_fields(o, pe);
+	return o;
+}
+
+static const struct fw_health_report *health_of(const char *node, const struct fw_health_report *h, int32_t nh)
+{
+	for (int32_t i = 0; i < nh; i++)
+		if (!strcmp(h[i].node, node))
+			return &h[i];
+	return NULL;
+}
+
+/* Milli-GPUs in use per node: running jobs plus this plan's starts. */
+static int64_t *node_use(const struct fw_snapshot *s, const struct fw_backend_action *acts, const int *status,
+			 int32_t n)
+{
+	int64_t *use = calloc((size_t)s->nnodes + 1, sizeof *use);
+
+	if (!use)
+		return NULL;
+	for (int32_t i = 0; i < s->njobs; i++) {
+		const struct fw_job *j = &s->jobs[i];
+		for (int32_t k = 0; j->state == FW_JOB_RUNNING && k < j->alloc_count; k++) {
+			const struct fw_task_alloc *a = &s->allocs[j->alloc_first + k];
+			use[a->node] += (int64_t)__builtin_popcount(a->gpu_mask) * a->gpu_milli;
+		}
+	}
+	for (int32_t i = 0; i < n; i++) {
+		if (status[i] != FW_OK || (acts[i].kind != FW_DECIDE_START && acts[i].kind != FW_DECIDE_EVICT))
+			continue;
+		for (int32_t k = 0; k < acts[i].nplacements; k++) {
+			int x = fw_snapshot_find_node(s, acts[i].placements[k].node);
+			int64_t m = (int64_t)__builtin_popcount(acts[i].placements[k].gpu_mask) *
+				    acts[i].placements[k].gpu_milli;
+			if (x >= 0)
+				use[x] += acts[i].kind == FW_DECIDE_START ? m : 0;
+		}
+	}
+	return use;
+}
+
+static json_t *nodes_json(const struct fw_snapshot *s, const int64_t *use, const struct fw_health_report *h,
+			  int32_t nh, json_t *figures)
+{
+	json_t *a = json_array();
+	int64_t total = 0, used = 0, usable = 0, unhealthy = 0;
+
+	for (int32_t i = 0; i < s->nnodes; i++) {
+		const struct fw_node *n = &s->nodes[i];
+		const struct fw_health_report *r = health_of(n->name, h, nh);
+		json_t *path = json_object(), *bad = json_array();
+		for (int l = 0; l < s->topology.nlevels; l++)
+			json_object_set_new(path, s->topology.level[l], json_string(n->path[l]));
+		for (int g = 0; g < n->gpu_count; g++)
+			if (n->bad_gpu_mask & (1u << g))
+				json_array_append_new(bad, json_integer(g));
+		bool healthy = !r || r->healthy;
+		json_array_append_new(a, json_pack("{s:s,s:s,s:i,s:f,s:b,s:b,s:s,s:o,s:o}", "name", n->name, "gpuModel",
+						   n->gpu_model, "gpus", n->gpu_count, "gpusAllocated",
+						   use[i] / 1000.0, "schedulable", n->schedulable, "healthy", healthy,
+						   "healthReason", r ? r->reason : "", "badGpus", bad, "topology", path));
+		total += n->gpu_count * 1000LL;
+		used += use[i];
+		if (n->schedulable)
+			usable += (n->gpu_count - __builtin_popcount(n->bad_gpu_mask)) * 1000LL;
+		unhealthy += !healthy;
+	}
+	json_object_set_new(figures, "gpusTotal", json_real(total / 1000.0));
+	json_object_set_new(figures, "gpusAllocated", json_real(used / 1000.0));
+	json_object_set_new(figures, "gpusSchedulable", json_real(usable / 1000.0));
+	json_object_set_new(figures, "unhealthyNodes", json_integer(unhealthy));
+	return a;
+}
+
+static json_t *fairshare_json(const struct fw_snapshot *s, const struct fw_plan *p)
+{
+	json_t *a = json_array();
+
+	for (int32_t q = 0; q < s->nqueues && q < p->nqueues; q++) {
+		const struct fw_queue *sq = &s->queues[q];
+		const struct fw_queue_result *r = &p->queues[q];
+		json_t *o = json_pack("{s:s,s:s,s:b,s:f,s:f,s:f,s:f,s:f}", "queue", sq->name, "parent",
+				      sq->parent >= 0 ? s->queues[sq->parent].name : "", "leaf",
+				      fw_queue_is_leaf(s, q), "deserved", sq->deserved.v[FW_RES_GPU] / 1000.0,
+				      "fairShare", r->fair[FW_RES_GPU] / 1000.0, "allocated",
+				      r->allocated.v[FW_RES_GPU] / 1000.0, "demand", r->demand.v[FW_RES_GPU] / 1000.0,
+				      "usageGpuHours", r->usage / 3600.0);
+		json_object_set_new(o, "limit", sq->limit.v[FW_RES_GPU] == FW_UNLIMITED
+							 ? json_null()
+							 : json_real(sq->limit.v[FW_RES_GPU] / 1000.0));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+json_t *fw_serve_build_view(const struct fw_snapshot *s, const struct fw_plan *p,
+			    const struct fw_backend_action *acts, const int *status, int32_t nacts,
+			    const struct fw_health_report *h, int32_t nh, int64_t cycle, uint64_t gen,
+			    double seconds, int32_t skipped)
+{
+	json_t *v = json_object(), *jobs = json_object(), *order = json_array(), *byreason = json_object();
+	json_t *figures = json_object();
+	int64_t *use = node_use(s, acts, status, nacts);
+
+	if (!use) {
+		json_decref(v);
+		return NULL;
+	}
+	for (int32_t i = 0; i < s->njobs; i++) {
+		const struct fw_backend_action *st = started(s->jobs[i].name, acts, status, nacts);
+		json_t *o = job_json(s, p, i, st);
+		const char *r = json_string_value(json_object_get(o, "reason"));
+		if (r && !st && s->jobs[i].state == FW_JOB_PENDING)
+			json_object_set_new(byreason, r, json_integer(json_integer_value(json_object_get(byreason, r)) + 1));
+		json_array_append_new(order, json_string(s->jobs[i].name));
+		json_object_set_new(jobs, s->jobs[i].name, o);
+	}
+	json_object_set_new(v, "nodes", nodes_json(s, use, h, nh, figures));
+	free(use);
+	json_object_set_new(figures, "pendingByReason", byreason);
+	json_object_set_new(v, "cycle", json_integer(cycle));
+	json_object_set_new(v, "at", json_integer(s->now));
+	json_object_set_new(v, "generation", json_integer((json_int_t)gen));
+	json_object_set_new(v, "seconds", json_real(seconds));
+	json_object_set_new(v, "skippedJobs", json_integer(skipped));
+	json_object_set_new(v, "considered", json_integer(p->considered));
+	json_object_set_new(v, "decisions", decisions_json(acts, status, nacts));
+	json_object_set_new(v, "jobs", jobs);
+	json_object_set_new(v, "jobOrder", order);
+	json_object_set_new(v, "fairshare", fairshare_json(s, p));
+	json_object_set_new(v, "figures", figures);
+	return v;
+}

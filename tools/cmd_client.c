@@ -1,0 +1,723 @@
+/*
+ * cmd_client.c — the API client: `fairway queues|jobs|nodes|reservations|
+ * fairshare` and `fairway plan --server URL`, over libcurl.
+ *
+ * Each command is: parse flags (the common ones: --server, --token-file,
+ * --json), build a request (method, path, JSON body), send it, then print
+ * either the JSON as the server sent it (--json) or a human table.  An
+ * API error prints the server's message with the field it names and exits
+ * 2 (4xx) or 1 (5xx, or the server cannot be reached).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <curl/curl.h>
+#include <jansson.h>
+
+#include "cli.h"
+#include "cmd_serve.h"
+
+struct opts {
+	const char *server, *token_file, *cmd;
+	bool json;
+	int argc;             /* what remains after the common flags */
+	char **argv;
+};
+
+struct reply {
+	long status;
+	char *body;
+	size_t len;
+};
+
+/* --- transport ---------------------------------------------------------- */
+static size_t on_data(char *p, size_t sz, size_t n, void *ud)
+{
+	struct reply *r = ud;
+	char *nb = realloc(r->body, r->len + sz * n + 1);
+	if (!nb)
+		return 0;
+	memcpy(nb + r->len, p, sz * n);
+	r->body = nb;
+	r->len += sz * n;
+	r->body[r->len] = '\0';
+	return sz * n;
+}
+
+static int read_token(const struct opts *o, char *tok, size_t n)
+{
+	FILE *f = fopen(o->token_file, "r");
+	if (!f || !fgets(tok, (int)n, f)) {
+		if (f)
+			fclose(f);
+		fprintf(stderr, "fairway %s: error: cannot read the token from %s (pass --token-file, or set "
+				"FAIRWAY_TOKEN_FILE; the daemon writes DIR/token on its first start)\n",
+			o->cmd, o->token_file);
+		return 2;
+	}
+	fclose(f);
+	tok[strcspn(tok, "\r\n \t")] = '\0';
+	return 0;
+}
+
+/* Send; on success *out holds the parsed JSON (or NULL for text). */
+static int call(const struct opts *o, const char *method, const char *path, json_t *body, json_t **out)
+{
+	CURL *c = curl_easy_init();
+	struct curl_slist *h = NULL;
+	struct reply r = { 0, NULL, 0 };
+	char url[2048], auth[512], tok[300];
+	char *payload = body ? json_dumps(body, JSON_COMPACT) : NULL;
+	int rc = 1;
+
+	*out = NULL;
+	if (!c)
+		goto done;
+	if (strcmp(method, "GET")) {
+		if ((rc = read_token(o, tok, sizeof tok)))
+			goto done;
+		snprintf(auth, sizeof auth, "Authorization: Bearer %s", tok);
+		h = curl_slist_append(h, auth);
+	}
+	h = curl_slist_append(h, "Content-Type: application/json");
+	snprintf(url, sizeof url, "%s%s", o->server, path);
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, &r);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, 30L);
+	if (payload)
+		curl_easy_setopt(c, CURLOPT_POSTFIELDS, payload);
+	CURLcode cc = curl_easy_perform(c);
+	if (cc != CURLE_OK) {
+		fprintf(stderr, "fairway %s: error: cannot reach %s: %s (is `fairway serve` running? --server URL)\n",
+			o->cmd, o->server, curl_easy_strerror(cc));
+		rc = 1;
+		goto done;
+	}
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r.status);
+	json_t *j = r.body ? json_loads(r.body, 0, NULL) : NULL;
+	if (r.status >= 400) {
+		json_t *e = json_object_get(j, "error");
+		const char *field = json_string_value(json_object_get(e, "field"));
+		fprintf(stderr, "fairway %s: error: %ld: %s%s%s%s\n", o->cmd, r.status, field && *field ? "field " : "",
+			field && *field ? field : "", field && *field ? ": " : "",
+			json_string_value(json_object_get(e, "message")) ? json_string_value(json_object_get(e, "message"))
+									 : (r.body ? r.body : ""));
+		json_decref(j);
+		rc = r.status < 500 ? 2 : 1;
+		goto done;
+	}
+	*out = j;
+	rc = 0;
+done:
+	free(payload);
+	free(r.body);
+	curl_slist_free_all(h);
+	if (c)
+		curl_easy_cleanup(c);
+	return rc;
+}
+
+/* --- output helpers ----------------------------------------------------------- */
+static void dump(json_t *j)
+{
+	json_dumpf(j, stdout, JSON_INDENT(2));
+	fputc('\n', stdout);
+}
+
+static const char *str(json_t *o, const char *k)
+{
+	const char *s = json_string_value(json_object_get(o, k));
+	return s ? s : "-";
+}
+
+static double num(json_t *o, const char *k)
+{
+	return json_number_value(json_object_get(o, k));
+}
+
+/* "in 5m", "12 s ago", "unknown" relative to now. */
+static void when(char *buf, size_t n, json_t *t)
+{
+	long long d;
+	if (!json_is_integer(t)) {
+		snprintf(buf, n, "unknown");
+		return;
+	}
+	d = (long long)json_integer_value(t) - (long long)time(NULL);
+	long long a = d < 0 ? -d : d;
+	const char *u = "s";
+	if (a >= 86400) {
+		a /= 86400;
+		u = "d";
+	} else if (a >= 3600) {
+		a /= 3600;
+		u = "h";
+	} else if (a >= 60) {
+		a /= 60;
+		u = "m";
+	}
+	if (d <= 0 && a == 0)
+		snprintf(buf, n, "now");
+	else
+		snprintf(buf, n, d < 0 ? "%lld%s ago" : "in %lld%s", a, u);
+}
+
+/* --- argument helpers --------------------------------------------------------------- */
+static const char *flag(struct opts *o, const char *name)
+{
+	for (int i = 0; i + 1 < o->argc; i++)
+		if (!strcmp(o->argv[i], name))
+			return o->argv[i + 1];
+	return NULL;
+}
+
+static bool has(struct opts *o, const char *name)
+{
+	for (int i = 0; i < o->argc; i++)
+		if (!strcmp(o->argv[i], name))
+			return true;
+	return false;
+}
+
+static const char *arg(struct opts *o, int k)
+{
+	return k < o->argc ? o->argv[k] : NULL;
+}
+
+static int need(struct opts *o, const char *what, const char *v)
+{
+	if (!v)
+		return fw_cli_usage_error(o->cmd, "%s is required", what);
+	return 0;
+}
+
+/* A number flag into obj[key]; 2 on a bad value. */
+static int set_num(struct opts *o, json_t *obj, const char *key, const char *fl, bool integer)
+{
+	const char *v = flag(o, fl);
+	char *end;
+	if (!v)
+		return 0;
+	double x = strtod(v, &end);
+	if (*end || end == v)
+		return fw_cli_usage_error(o->cmd, "%s '%s' is not a number", fl, v);
+	json_object_set_new(obj, key, integer ? json_integer((json_int_t)x) : json_real(x));
+	return 0;
+}
+
+/* "+10m", "+2h", "+30s" relative to now, or an absolute Unix time. */
+static int parse_time(struct opts *o, const char *fl, json_t *obj, const char *key)
+{
+	const char *v = flag(o, fl);
+	char *end;
+	if (!v)
+		return 0;
+	double x = strtod(v + (*v == '+'), &end);
+	double mul = !*end || !strcmp(end, "s") ? 1 : !strcmp(end, "m") ? 60 : !strcmp(end, "h") ? 3600 : !strcmp(end, "d") ? 86400 : -1;
+	if (end == v + (*v == '+') || mul < 0)
+		return fw_cli_usage_error(o->cmd, "%s '%s': expected a Unix time or +DURATION like +10m", fl, v);
+	json_object_set_new(obj, key, json_integer((json_int_t)(*v == '+' ? (double)time(NULL) + x * mul : x)));
+	return 0;
+}
+
+static json_t *load_file(struct opts *o, const char *path)
+{
+	json_error_t e;
+	json_t *j = json_load_file(path, 0, &e);
+	if (!j)
+		fprintf(stderr, "fairway %s: error: %s:%d:%d: %s\n", o->cmd, path, e.line, e.column, e.text);
+	return j;
+}
+
+static json_t *csv_strings(const char *v)
+{
+	json_t *a = json_array();
+	char *dup = strdup(v), *save = NULL;
+	for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save))
+		json_array_append_new(a, json_string(t));
+	free(dup);
+	return a;
+}
+
+/* --- queues ---------------------------------------------------------------------------- */
+static void print_queue_row(json_t *q)
+{
+	json_t *lim = json_object_get(json_object_get(q, "limit"), "gpu");
+	char l[32];
+	if (json_is_number(lim))
+		snprintf(l, sizeof l, "%.1f", json_number_value(lim));
+	else
+		snprintf(l, sizeof l, "-");
+	printf("%-20s %-14s %8.1f %8s %8.1f %6.0f\n", str(q, "name"), json_object_get(q, "parent") ? str(q, "parent") : "-",
+	       num(json_object_get(q, "deserved"), "gpu"), l, num(json_object_get(q, "overQuotaWeight"), "gpu"),
+	       num(q, "priority"));
+}
+
+static json_t *queue_body(struct opts *o, int *rc)
+{
+	const char *file = flag(o, "--file");
+	json_t *q, *des = json_object(), *lim = json_object(), *w = json_object();
+
+	*rc = 0;
+	if (file) {
+		json_decref(des), json_decref(lim), json_decref(w);
+		if (!(q = load_file(o, file)))
+			*rc = 2;
+		return q;
+	}
+	q = json_object();
+	if (flag(o, "--parent"))
+		json_object_set_new(q, "parent", json_string(flag(o, "--parent")));
+	if ((*rc = set_num(o, q, "priority", "--priority", true)) || (*rc = set_num(o, des, "gpu", "--deserved-gpus", false)) ||
+	    (*rc = set_num(o, lim, "gpu", "--limit-gpus", false)) || (*rc = set_num(o, w, "gpu", "--weight", false)) ||
+	    (*rc = set_num(o, q, "minRuntime", "--min-runtime", true))) {
+		json_decref(q), json_decref(des), json_decref(lim), json_decref(w);
+		return NULL;
+	}
+	json_object_set_new(q, "deserved", des);
+	if (json_object_size(lim))
+		json_object_set_new(q, "limit", lim);
+	else
+		json_decref(lim);
+	if (json_object_size(w))
+		json_object_set_new(q, "overQuotaWeight", w);
+	else
+		json_decref(w);
+	return q;
+}
+
+static int cmd_queues(struct opts *o)
+{
+	const char *sub = arg(o, 0) ? arg(o, 0) : "list", *name = arg(o, 1);
+	char path[256];
+	json_t *r = NULL, *body = NULL;
+	int rc;
+
+	if (!strcmp(sub, "list")) {
+		if ((rc = call(o, "GET", "/v1/queues", NULL, &r)))
+			return rc;
+		if (o->json)
+			dump(r);
+		else {
+			size_t i;
+			json_t *q;
+			printf("%-20s %-14s %8s %8s %8s %6s\n", "QUEUE", "PARENT", "DESERVED", "LIMIT", "WEIGHT", "PRIO");
+			json_array_foreach(json_object_get(r, "queues"), i, q)
+				print_queue_row(q);
+		}
+		json_decref(r);
+		return 0;
+	}
+	if ((rc = need(o, "a queue NAME", name)))
+		return rc;
+	snprintf(path, sizeof path, "/v1/queues/%s", name);
+	if (!strcmp(sub, "show"))
+		rc = call(o, "GET", path, NULL, &r);
+	else if (!strcmp(sub, "delete"))
+		rc = call(o, "DELETE", path, NULL, &r);
+	else if (!strcmp(sub, "set") || !strcmp(sub, "create")) {
+		if (!(body = queue_body(o, &rc)))
+			return rc ? rc : 2;
+		rc = call(o, "PUT", path, body, &r);
+	} else
+		return fw_cli_usage_error(o->cmd, "unknown subcommand '%s'", sub);
+	json_decref(body);
+	if (rc)
+		return rc;
+	if (o->json || !strcmp(sub, "show"))
+		dump(r);
+	else
+		printf("%s: %s\n", name, !strcmp(sub, "delete") ? "deleted" : "saved");
+	json_decref(r);
+	return 0;
+}
+
+/* --- jobs -------------------------------------------------------------------------------- */
+static void print_job_row(json_t *j)
+{
+	char w[32];
+	const char *st = str(j, "state");
+	if (!strcmp(st, "pending"))
+		when(w, sizeof w, json_object_get(j, "expectedStart"));
+	else
+		when(w, sizeof w, json_object_get(j, "startTime"));
+	printf("%-24s %-12s %-10s %5.0f  %-16s %-12s %s\n", str(j, "name"), str(j, "queue"), st, num(j, "gpus"),
+	       json_object_get(j, "reason") ? str(j, "reason") : "-", w,
+	       !strcmp(st, "running") ? "(started)" : !strcmp(st, "pending") ? "(expected start)" : "");
+}
+
+static int job_why(struct opts *o, json_t *j)
+{
+	char w[32];
+	const char *st = str(j, "state");
+
+	printf("job %s  (queue %s, user %s, %.0f GPUs, runtime %.0f s)\n", str(j, "name"), str(j, "queue"),
+	       str(j, "user"), num(j, "gpus"), num(j, "runtime"));
+	printf("state: %s\n", st);
+	if (!strcmp(st, "running")) {
+		when(w, sizeof w, json_object_get(j, "startTime"));
+		printf("started %s on", w);
+		size_t i;
+		json_t *n;
+		json_array_foreach(json_object_get(j, "nodes"), i, n)
+			printf(" %s", json_string_value(n));
+		printf("\n");
+		if (json_object_get(j, "expectedEnd")) {
+			when(w, sizeof w, json_object_get(j, "expectedEnd"));
+			printf("expected to end %s\n", w);
+		}
+		return 0;
+	}
+	if (strcmp(st, "pending"))
+		return 0;
+	printf("why it waits: %s\n", json_object_get(j, "reasonText") ? str(j, "reasonText") :
+	       "submitted after the last cycle; the next cycle (within the period) will consider it");
+	when(w, sizeof w, json_object_get(j, "expectedStart"));
+	if (json_is_integer(json_object_get(j, "expectedStart")))
+		printf("expected start: %s (t=%lld; the earliest plausible start, not a promise)\n", w,
+		       (long long)json_integer_value(json_object_get(j, "expectedStart")));
+	else
+		printf("expected start: unknown%s%s\n", json_object_get(j, "unknownWhyText") ? " — " : "",
+		       json_object_get(j, "unknownWhyText") ? str(j, "unknownWhyText") : "");
+	if (json_object_get(j, "ahead"))
+		printf("jobs ahead of it in its line: %.0f\n", num(j, "ahead"));
+	(void)o;
+	return 0;
+}
+
+static json_t *job_body(struct opts *o, int *rc)
+{
+	const char *file = flag(o, "--file");
+	json_t *j, *t;
+
+	*rc = 0;
+	if (file) {
+		if (!(j = load_file(o, file)))
+			*rc = 2;
+		return j;
+	}
+	if ((*rc = need(o, "--queue", flag(o, "--queue"))))
+		return NULL;
+	j = json_pack("{s:s}", "queue", flag(o, "--queue"));
+	t = json_object();
+	if (flag(o, "--name"))
+		json_object_set_new(j, "name", json_string(flag(o, "--name")));
+	if (flag(o, "--user"))
+		json_object_set_new(j, "user", json_string(flag(o, "--user")));
+	if (flag(o, "--required-level"))
+		json_object_set_new(j, "requiredLevel", json_string(flag(o, "--required-level")));
+	if ((*rc = set_num(o, j, "runtime", "--runtime", true)) || (*rc = set_num(o, j, "priority", "--priority", true)) ||
+	    (*rc = set_num(o, t, "count", "--count", true)) || (*rc = set_num(o, t, "gpus", "--gpus", true)) ||
+	    (*rc = set_num(o, t, "cpu", "--cpu", false)) || (*rc = set_num(o, t, "memory", "--memory", true))) {
+		json_decref(j), json_decref(t);
+		return NULL;
+	}
+	if (flag(o, "--gpu-model"))
+		json_object_set_new(t, "gpuModel", json_string(flag(o, "--gpu-model")));
+	json_object_set_new(j, "tasks", json_pack("[o]", t));
+	return j;
+}
+
+static int cmd_jobs(struct opts *o)
+{
+	const char *sub = arg(o, 0) && arg(o, 0)[0] != '-' ? arg(o, 0) : "list", *name = arg(o, 1);
+	char path[256];
+	json_t *r = NULL, *body;
+	int rc;
+
+	if (!strcmp(sub, "list")) {
+		snprintf(path, sizeof path, "/v1/jobs%s%s", flag(o, "--state") ? "?state=" : "",
+			 flag(o, "--state") ? flag(o, "--state") : "");
+		if ((rc = call(o, "GET", path, NULL, &r)))
+			return rc;
+		if (o->json)
+			dump(r);
+		else {
+			size_t i;
+			json_t *j;
+			printf("%-24s %-12s %-10s %5s  %-16s %s\n", "JOB", "QUEUE", "STATE", "GPUS", "REASON", "START");
+			json_array_foreach(json_object_get(r, "jobs"), i, j)
+				print_job_row(j);
+		}
+		json_decref(r);
+		return 0;
+	}
+	if (!strcmp(sub, "submit")) {
+		if (!(body = job_body(o, &rc)))
+			return rc ? rc : 2;
+		rc = call(o, "POST", "/v1/jobs", body, &r);
+		json_decref(body);
+		if (!rc) {
+			if (o->json)
+				dump(r);
+			else
+				printf("submitted %s\n", str(r, "name"));
+		}
+		json_decref(r);
+		return rc;
+	}
+	if ((rc = need(o, "a job NAME", name)))
+		return rc;
+	snprintf(path, sizeof path, "/v1/jobs/%s", name);
+	if (!strcmp(sub, "cancel")) {
+		if (!(rc = call(o, "DELETE", path, NULL, &r)))
+			o->json ? dump(r) : (void)printf("%s: cancelled\n", name);
+	} else if (!strcmp(sub, "show") || !strcmp(sub, "why")) {
+		if (!(rc = call(o, "GET", path, NULL, &r)))
+			rc = o->json || !strcmp(sub, "show") ? (dump(r), 0) : job_why(o, r);
+	} else
+		return fw_cli_usage_error(o->cmd, "unknown subcommand '%s'", sub);
+	json_decref(r);
+	return rc;
+}
+
+/* --- nodes -------------------------------------------------------------------------------- */
+static int cmd_nodes(struct opts *o)
+{
+	const char *sub = arg(o, 0) ? arg(o, 0) : "list", *name = arg(o, 1);
+	char path[256];
+	json_t *r = NULL;
+	int rc;
+
+	if (!strcmp(sub, "list")) {
+		if ((rc = call(o, "GET", "/v1/nodes", NULL, &r)))
+			return rc;
+		if (o->json)
+			dump(r);
+		else {
+			size_t i;
+			json_t *n;
+			printf("%-16s %-8s %5s %6s %-12s %s\n", "NODE", "MODEL", "GPUS", "USED", "STATE", "HEALTH");
+			json_array_foreach(json_object_get(r, "nodes"), i, n)
+				printf("%-16s %-8s %5.0f %6.2f %-12s %s%s%s\n", str(n, "name"), str(n, "gpuModel"), num(n, "gpus"),
+				       num(n, "gpusAllocated"), json_is_true(json_object_get(n, "schedulable")) ? "schedulable" : "held",
+				       json_is_true(json_object_get(n, "healthy")) ? "ok" : "UNHEALTHY",
+				       *str(n, "healthReason") ? " " : "", str(n, "healthReason"));
+			json_t *f = json_object_get(r, "figures");
+			printf("\n%.0f of %.0f GPUs allocated; %lld unhealthy node(s)\n", num(f, "gpusAllocated"),
+			       num(f, "gpusTotal"), (long long)json_integer_value(json_object_get(f, "unhealthyNodes")));
+		}
+		json_decref(r);
+		return 0;
+	}
+	if ((rc = need(o, "a node NAME", name)))
+		return rc;
+	if (!strcmp(sub, "show")) {
+		snprintf(path, sizeof path, "/v1/nodes/%s", name);
+		if (!(rc = call(o, "GET", path, NULL, &r)))
+			dump(r);
+	} else if (!strcmp(sub, "health")) {
+		if (has(o, "--healthy") == has(o, "--unhealthy"))
+			return fw_cli_usage_error(o->cmd, "say --healthy or --unhealthy");
+		json_t *b = json_pack("{s:b}", "healthy", has(o, "--healthy"));
+		if (flag(o, "--reason"))
+			json_object_set_new(b, "reason", json_string(flag(o, "--reason")));
+		if (flag(o, "--bad-gpus")) {
+			json_t *a = json_array();
+			char *dup = strdup(flag(o, "--bad-gpus")), *save = NULL;
+			for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save))
+				json_array_append_new(a, json_integer(atoi(t)));
+			free(dup);
+			json_object_set_new(b, "badGpus", a);
+		}
+		snprintf(path, sizeof path, "/v1/nodes/%s/health", name);
+		rc = call(o, "POST", path, b, &r);
+		json_decref(b);
+		if (!rc)
+			o->json ? dump(r) : (void)printf("%s: health recorded\n", name);
+	} else
+		return fw_cli_usage_error(o->cmd, "unknown subcommand '%s'", sub);
+	json_decref(r);
+	return rc;
+}
+
+/* --- reservations ----------------------------------------------------------------------------- */
+static int cmd_reservations(struct opts *o)
+{
+	const char *sub = arg(o, 0) ? arg(o, 0) : "list";
+	char path[256], a[32], b[32];
+	json_t *r = NULL;
+	int rc;
+
+	if (!strcmp(sub, "list")) {
+		if ((rc = call(o, "GET", "/v1/reservations", NULL, &r)))
+			return rc;
+		if (o->json)
+			dump(r);
+		else {
+			size_t i;
+			json_t *x;
+			printf("%-12s %-12s %-16s %-10s %-10s %s\n", "ID", "KIND", "FOR", "START", "END", "NODES");
+			json_array_foreach(json_object_get(r, "reservations"), i, x) {
+				when(a, sizeof a, json_object_get(x, "start"));
+				when(b, sizeof b, json_object_get(x, "end"));
+				char *nodes = json_dumps(json_object_get(x, "nodes"), JSON_COMPACT);
+				printf("%-12s %-12s %-16s %-10s %-10s %s\n", str(x, "id"), str(x, "kind"),
+				       json_object_get(x, "queue") ? str(x, "queue") : json_object_get(x, "job") ? str(x, "job") : "-",
+				       a, b, nodes ? nodes : "");
+				free(nodes);
+			}
+		}
+		json_decref(r);
+		return 0;
+	}
+	if (!strcmp(sub, "create")) {
+		if ((rc = need(o, "--kind", flag(o, "--kind"))) || (rc = need(o, "--nodes", flag(o, "--nodes"))))
+			return rc;
+		json_t *body = json_pack("{s:s,s:o}", "kind", flag(o, "--kind"), "nodes", csv_strings(flag(o, "--nodes")));
+		static const char *const strs[][2] = { { "--queue", "queue" }, { "--job", "job" }, { "--reason", "reason" }, { "--id", "id" } };
+		for (size_t k = 0; k < 4; k++)
+			if (flag(o, strs[k][0]))
+				json_object_set_new(body, strs[k][1], json_string(flag(o, strs[k][0])));
+		if ((rc = parse_time(o, "--start", body, "start")) || (rc = parse_time(o, "--end", body, "end"))) {
+			json_decref(body);
+			return rc;
+		}
+		rc = call(o, "POST", "/v1/reservations", body, &r);
+		json_decref(body);
+		if (!rc)
+			o->json ? dump(r) : (void)printf("reservation %s created\n", str(r, "id"));
+		json_decref(r);
+		return rc;
+	}
+	if ((rc = need(o, "a reservation ID", arg(o, 1))))
+		return rc;
+	snprintf(path, sizeof path, "/v1/reservations/%s", arg(o, 1));
+	if (!strcmp(sub, "delete")) {
+		if (!(rc = call(o, "DELETE", path, NULL, &r)))
+			o->json ? dump(r) : (void)printf("%s: deleted\n", arg(o, 1));
+	} else if (!strcmp(sub, "show")) {
+		if (!(rc = call(o, "GET", path, NULL, &r)))
+			dump(r);
+	} else
+		return fw_cli_usage_error(o->cmd, "unknown subcommand '%s'", sub);
+	json_decref(r);
+	return rc;
+}
+
+/* --- fairshare, plan ------------------------------------------------------------------------------ */
+static void print_fairshare(json_t *qs)
+{
+	size_t i;
+	json_t *q;
+	printf("%-20s %-14s %9s %9s %9s %9s %12s\n", "QUEUE", "PARENT", "DESERVED", "FAIR", "ALLOCATED", "DEMAND",
+	       "USAGE(GPUh)");
+	json_array_foreach(qs, i, q)
+		printf("%-20s %-14s %9.1f %9.1f %9.1f %9.1f %12.1f\n", str(q, "queue"), *str(q, "parent") ? str(q, "parent") : "-",
+		       num(q, "deserved"), num(q, "fairShare"), num(q, "allocated"), num(q, "demand"), num(q, "usageGpuHours"));
+}
+
+static int cmd_fairshare(struct opts *o)
+{
+	json_t *r;
+	int rc = call(o, "GET", "/v1/fairshare", NULL, &r);
+	if (rc)
+		return rc;
+	o->json ? dump(r) : print_fairshare(json_object_get(r, "queues"));
+	json_decref(r);
+	return 0;
+}
+
+static int cmd_plan(struct opts *o)
+{
+	json_t *r, *x;
+	size_t i;
+	int rc = call(o, "GET", "/v1/plan", NULL, &r);
+
+	if (rc)
+		return rc;
+	if (o->json) {
+		dump(r);
+		json_decref(r);
+		return 0;
+	}
+	printf("cycle %.0f at t=%.0f (%.1f ms)\n\nDECISIONS\n", num(r, "cycle"), num(r, "at"), num(r, "seconds") * 1000);
+	json_array_foreach(json_object_get(r, "decisions"), i, x)
+		printf("  %-8s %-24s %-8s %s\n", str(x, "kind"), *str(x, "job") ? str(x, "job") : str(x, "node"),
+		       str(x, "outcome"), str(x, "text"));
+	printf("\nWAITING\n");
+	json_array_foreach(json_object_get(r, "pending"), i, x)
+		printf("  %-24s %-12s %s\n", str(x, "name"), str(x, "queue"),
+		       json_object_get(x, "reasonText") ? str(x, "reasonText") : "not yet considered");
+	printf("\nFAIR SHARE\n");
+	print_fairshare(json_object_get(r, "fairshare"));
+	json_decref(r);
+	return 0;
+}
+
+/* --- entry ------------------------------------------------------------------------------------------ */
+static const char client_usage[] =
+	"usage: fairway queues [list | show NAME | set NAME [flags] | delete NAME]\n"
+	"       fairway jobs [list [--state S] | show NAME | why NAME | submit FLAGS | cancel NAME]\n"
+	"       fairway nodes [list | show NAME | health NAME --healthy|--unhealthy [--reason R] [--bad-gpus 0,3]]\n"
+	"       fairway reservations [list | show ID | create FLAGS | delete ID]\n"
+	"       fairway fairshare\n"
+	"       fairway plan --server URL\n"
+	"\n"
+	"Talk to a running `fairway serve`.  Tables by default, --json for the\n"
+	"API's own JSON (docs/openapi.yaml).  Reads need nothing; changes need\n"
+	"the daemon's bearer token (--token-file).\n"
+	"\n"
+	"common flags:\n"
+	"  --server URL       default $FAIRWAY_SERVER or http://127.0.0.1:8642\n"
+	"  --token-file FILE  default $FAIRWAY_TOKEN_FILE or fairway-state/token\n"
+	"  --json             print JSON\n"
+	"\n"
+	"queues set NAME:     --parent P --deserved-gpus N --limit-gpus N --weight W\n"
+	"                     --priority P --min-runtime S   (or --file queue.json)\n"
+	"jobs submit:         --queue Q --gpus N [--count TASKS] [--runtime S]\n"
+	"                     [--name N] [--user U] [--cpu C] [--memory MiB]\n"
+	"                     [--gpu-model M] [--required-level rack]  (or --file job.json)\n"
+	"jobs why NAME:       one screen: state, why it waits, when it is expected to start\n"
+	"reservations create: --kind maintenance|queue|job --nodes a,b --start +10m --end +2h\n"
+	"                     [--queue Q | --job J] [--reason TEXT]\n"
+	"\n"
+	"examples:\n"
+	"  fairway jobs submit --queue llm --gpus 8 --count 2 --runtime 3600\n"
+	"  fairway jobs why job-7\n"
+	"  fairway reservations create --kind maintenance --nodes h100-000,h100-001 --start +1h --end +3h --reason 'BIOS update'\n"
+	"  fairway nodes health h100-003 --unhealthy --reason 'XID 79' --bad-gpus 5\n";
+
+int fw_cmd_client(const char *what, int argc, char **argv)
+{
+	static char *rest[256];
+	struct opts o = { getenv("FAIRWAY_SERVER") ? getenv("FAIRWAY_SERVER") : "http://127.0.0.1:8642",
+			  getenv("FAIRWAY_TOKEN_FILE") ? getenv("FAIRWAY_TOKEN_FILE") : "fairway-state/token", what, false,
+			  0, rest };
+	int rc;
+
+	for (int i = 1; i < argc && o.argc < 255; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(client_usage, stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "--json")) {
+			o.json = true;
+		} else if ((!strcmp(argv[i], "--server") || !strcmp(argv[i], "--token-file")) && i + 1 < argc) {
+			*(!strcmp(argv[i], "--server") ? &o.server : &o.token_file) = argv[i + 1];
+			i++;
+		} else {
+			rest[o.argc++] = argv[i];
+		}
+	}
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	if (!strcmp(what, "queues"))
+		rc = cmd_queues(&o);
+	else if (!strcmp(what, "jobs"))
+		rc = cmd_jobs(&o);
+	else if (!strcmp(what, "nodes"))
+		rc = cmd_nodes(&o);
+	else if (!strcmp(what, "reservations"))
+		rc = cmd_reservations(&o);
+	else if (!strcmp(what, "fairshare"))
+		rc = cmd_fairshare(&o);
+	else
+		rc = cmd_plan(&o);
+	curl_global_cleanup();
+	return rc;
+}

@@ -1,0 +1,156 @@
+/*
+ * cmd_serve.c — `fairway serve`: parse the flags, hand them to
+ * fw_serve_run() (connectors/serve).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "cli.h"
+#include "cmd_serve.h"
+#include "serve.h"
+
+extern const unsigned char fw_example_cluster[];
+extern const size_t fw_example_cluster_len;
+
+static const char serve_usage[] =
+	"usage: fairway serve [--config FILE] [--listen HOST:PORT] [--state DIR]\n"
+	"                     [--token-file FILE] [--period DURATION] [--backend NAME]\n"
+	"                     [--policy NAME] [--sync normal|full] [--port-file FILE]\n"
+	"                     [--routes]\n"
+	"\n"
+	"Run fairway as a service: a scheduling cycle every period (and on\n"
+	"POST /v1/cycle), a JSON API under /v1 (docs/openapi.yaml), Prometheus\n"
+	"metrics at /metrics, and a crash-safe store (SQLite, WAL) in --state.\n"
+	"\n"
+	"  --config FILE       the fleet (nodes, topology) and the initial queues,\n"
+	"                      YAML as in docs/config.md.  Default: the built-in\n"
+	"                      example cluster (examples/cluster.yaml).  Queues\n"
+	"                      are read from it on the first start only; after\n"
+	"                      that the store is the truth (change them by API).\n"
+	"  --listen HOST:PORT  default 127.0.0.1:8642 (port 0: any free port)\n"
+	"  --state DIR         the store and the default token; default\n"
+	"                      ./fairway-state\n"
+	"  --token-file FILE   bearer token for mutating endpoints; the file must\n"
+	"                      be mode 0600.  Default: DIR/token, created on\n"
+	"                      first start.\n"
+	"  --period D          cycle period: 1s (default), 500ms, 2.5s, 1m\n"
+	"  --backend NAME      the cluster behind the daemon (default: local, a\n"
+	"                      virtual cluster where started jobs run for their\n"
+	"                      runtime in wall-clock time)\n"
+	"  --policy NAME       scheduling policy (`fairway policies`)\n"
+	"  --sync full         fsync every commit (survives power loss; the\n"
+	"                      default survives a crash of the process)\n"
+	"  --port-file FILE    write the bound port here once listening\n"
+	"  --routes            print the API's routes and exit\n"
+	"\n"
+	"Try it:\n"
+	"  fairway serve --state /tmp/fw &\n"
+	"  fairway jobs                      # the example cluster's jobs\n"
+	"  fairway jobs submit --queue llm --gpus 8 --runtime 600 --token-file /tmp/fw/token\n"
+	"  fairway fairshare\n"
+	"  curl -s localhost:8642/metrics | grep fairway_queue\n"
+	"Stop it with SIGINT or SIGTERM.  Docs: docs/serve.md\n";
+
+/* "1s", "500ms", "2.5", "1m" -> seconds; < 0 when invalid. */
+static double parse_period(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || v <= 0)
+		return -1;
+	if (!*end || !strcmp(end, "s"))
+		return v;
+	if (!strcmp(end, "ms"))
+		return v / 1000;
+	if (!strcmp(end, "m"))
+		return v * 60;
+	return -1;
+}
+
+static int parse_listen(const char *s, char *host, size_t n, int *port)
+{
+	const char *colon = strrchr(s, ':');
+	char *end;
+	long p;
+
+	if (!colon || (size_t)(colon - s) >= n || colon == s)
+		return -1;
+	memcpy(host, s, (size_t)(colon - s));
+	host[colon - s] = '\0';
+	p = strtol(colon + 1, &end, 10);
+	if (*end || end == colon + 1 || p < 0 || p > 65535)
+		return -1;
+	*port = (int)p;
+	return 0;
+}
+
+static void list_backends(FILE *f)
+{
+	const struct fw_backend_ops *const *l = fw_backend_list();
+	for (int i = 0; l[i]; i++)
+		fprintf(f, "  %-8s %s\n", l[i]->name, l[i]->summary);
+}
+
+int fw_cmd_serve(int argc, char **argv)
+{
+	static char host[256] = "127.0.0.1";
+	struct fw_serve_opts o = {
+		.embedded_yaml = (const char *)fw_example_cluster,
+		.embedded_len = fw_example_cluster_len,
+		.listen_host = host,
+		.port = 8642,
+		.state_dir = "fairway-state",
+		.period_s = 1.0,
+		.backend = fw_backend_find("local"),
+	};
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			fputs(serve_usage, stdout);
+			puts("\nbackends:");
+			list_backends(stdout);
+			return 0;
+		}
+		if (!strcmp(a, "--routes")) {
+			fw_serve_print_routes(stdout);
+			return 0;
+		}
+		if (!v)
+			return fw_cli_usage_error("serve", "unknown option '%s' or it needs a value", a);
+		i++;
+		if (!strcmp(a, "--config")) {
+			o.config_path = v;
+		} else if (!strcmp(a, "--listen")) {
+			if (parse_listen(v, host, sizeof host, &o.port))
+				return fw_cli_usage_error("serve", "--listen '%s': expected HOST:PORT, e.g. 127.0.0.1:8642", v);
+		} else if (!strcmp(a, "--state")) {
+			o.state_dir = v;
+		} else if (!strcmp(a, "--token-file")) {
+			o.token_file = v;
+		} else if (!strcmp(a, "--period")) {
+			if ((o.period_s = parse_period(v)) <= 0 || o.period_s > 3600)
+				return fw_cli_usage_error("serve", "--period '%s': expected a duration like 1s, 500ms or 1m (at most 1h)", v);
+		} else if (!strcmp(a, "--backend")) {
+			if (!(o.backend = fw_backend_find(v))) {
+				fw_cli_usage_error("serve", "--backend '%s': unknown backend; these are built in:", v);
+				list_backends(stderr);
+				return 2;
+			}
+		} else if (!strcmp(a, "--policy")) {
+			o.policy = v;
+		} else if (!strcmp(a, "--sync")) {
+			if (strcmp(v, "full") && strcmp(v, "normal"))
+				return fw_cli_usage_error("serve", "--sync '%s': expected normal or full", v);
+			o.sync_full = !strcmp(v, "full");
+		} else if (!strcmp(a, "--port-file")) {
+			o.port_file = v;
+		} else {
+			return fw_cli_usage_error("serve", "unknown option '%s'", a);
+		}
+	}
+	return fw_serve_run(&o);
+}
