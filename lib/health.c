@@ -220,6 +220,8 @@ void fw_health_node_view(const struct fw_health_rec *node, const struct fw_healt
 	if (ngpus > 0 && ngpus <= 32 && bad == (ngpus == 32 ? ~0u : (1u << ngpus) - 1) &&
 	    *state != FW_HEALTH_DRAINING)
 		*state = FW_HEALTH_UNHEALTHY;
+	else if (sus && *state == FW_HEALTH_HEALTHY)
+		*state = FW_HEALTH_SUSPECT;
 	*bad_mask = bad;
 	*suspect_mask = sus;
 }

@@ -172,7 +172,9 @@ enum fw_health fw_health_tick(const struct fw_health_config *c, struct fw_health
  * A node as placement sees it, from its own record and its GPUs' records
  * (gpu[0..ngpus-1], may be NULL when ngpus is 0): the node's state, the
  * GPUs placement must not use (UNHEALTHY or DRAINING GPUs) and the
- * suspect ones.  A node whose every GPU is bad is UNHEALTHY.
+ * suspect ones.  A node whose every GPU is bad is UNHEALTHY; a HEALTHY
+ * node with a suspect GPU is SUSPECT (big gangs avoid it); a node with
+ * some bad GPUs keeps its own state and its other GPUs.
  */
 void fw_health_node_view(const struct fw_health_rec *node, const struct fw_health_rec *gpu,
 			 int ngpus, enum fw_health *state, uint32_t *bad_mask,

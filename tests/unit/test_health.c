@@ -301,9 +301,13 @@ TEST(node_view_per_gpu)
 	for (int g = 0; g < 8; g++)
 		fw_health_rec_init(&gpu[g]);
 	step(&c, &gpu[2], FW_HEV_ECC_UNCORRECTABLE, 1, 1);
-	step(&c, &gpu[5], FW_HEV_XID, 1, 62);
 	fw_health_node_view(&node, gpu, 8, &st, &bad, &sus);
 	ASSERT_EQ(st, FW_HEALTH_HEALTHY); /* the node keeps its other GPUs */
+	ASSERT_EQ(bad, 1u << 2);
+	ASSERT_EQ(sus, 0);
+	step(&c, &gpu[5], FW_HEV_XID, 1, 62);
+	fw_health_node_view(&node, gpu, 8, &st, &bad, &sus);
+	ASSERT_EQ(st, FW_HEALTH_SUSPECT); /* a suspect GPU: big gangs avoid it */
 	ASSERT_EQ(bad, 1u << 2);
 	ASSERT_EQ(sus, 1u << 5);
 	for (int g = 0; g < 8; g++)

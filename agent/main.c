@@ -1,0 +1,272 @@
+/*
+ * main.c — `fairway-agent`: a node's GPU health, from NVML, as JSON.
+ *
+ * Modes (see usage()):
+ *   one-shot  (default) load NVML, read every GPU once, wait --wait ms for
+ *             XID events, fold the report into health (agent/report.h),
+ *             print one JSON report, exit;
+ *   --watch   keep NVML and the XID event set open; every --interval
+ *             seconds print one compact JSON line; health records persist
+ *             across reports, so probation and damping play out over time;
+ *             --count N stops after N reports; SIGINT/SIGTERM stop cleanly;
+ *   --assess FILE  read a report (from any machine) and fold it into fresh
+ *             health records: the node's state and GPU masks, as JSON.
+ * Without NVML (no library, no driver, no GPUs) the agent prints a report
+ * with "available": false and the reason, says so on stderr, and exits 0:
+ * a node without NVIDIA GPUs is not an error.
+ *
+ * Exit status: 0 ok (also: no NVIDIA GPUs here), 1 runtime error, 2 usage.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fairway/err.h"
+#include "report.h"
+
+struct opts {
+	const char *nvml;
+	const char *assess;
+	char node[64];
+	bool watch;
+	unsigned wait_ms;
+	long interval_s;
+	long count;
+	bool pretty;
+};
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: fairway-agent [--watch [--interval S] [--count N]] [--wait MS]\n"
+		"                     [--nvml PATH] [--node NAME] [--pretty]\n"
+		"       fairway-agent --assess REPORT.json\n"
+		"\n"
+		"Report this node's NVIDIA GPU health as JSON: per GPU its temperature,\n"
+		"uncorrectable ECC errors, NVLink links up and down, and the XID errors\n"
+		"NVML delivers; then the health fairway's scheduler derives from them\n"
+		"(docs/health.md): \"node_health\" healthy | suspect | unhealthy |\n"
+		"draining, \"bad_gpus\" (excluded from placement) and \"suspect_gpus\"\n"
+		"(kept away from big gangs).  XID 79 or an uncorrectable ECC error makes\n"
+		"a GPU unhealthy; most other XIDs and a link down make it suspect;\n"
+		"application XIDs (13, 31, 43, 45) are ignored.\n"
+		"\n"
+		"NVML is loaded at run time (dlopen), so the agent runs anywhere: on a\n"
+		"machine without NVIDIA GPUs or driver it says so and exits 0.\n"
+		"\n"
+		"  --watch        keep running; one compact JSON line per report\n"
+		"  --interval S   seconds between reports in --watch (default 60)\n"
+		"  --count N      stop after N reports in --watch (default: until a signal)\n"
+		"  --wait MS      how long to listen for XID events per report\n"
+		"                 (default 500 one-shot; the interval in --watch)\n"
+		"  --nvml PATH    the NVML library (default libnvidia-ml.so.1)\n"
+		"  --node NAME    the node name in the report (default: the host name)\n"
+		"  --pretty       indented JSON\n"
+		"  --assess FILE  fold a saved report into health and print the verdict\n"
+		"  --help         this text\n"
+		"\n"
+		"Examples:\n"
+		"  fairway-agent                      # one report now\n"
+		"  fairway-agent --watch --interval 30 >> /var/log/gpu-health.jsonl\n"
+		"  fairway-agent > r.json && fairway-agent --assess r.json\n");
+}
+
+static int number(const char *flag, const char *v, long lo, long hi, long *out)
+{
+	char *end;
+	long x;
+
+	errno = 0;
+	x = v ? strtol(v, &end, 10) : 0;
+	if (!v || errno || *end || x < lo || x > hi) {
+		fprintf(stderr, "fairway-agent: %s needs a whole number from %ld to %ld (got \"%s\")\n", flag,
+			lo, hi, v ? v : "");
+		return 2;
+	}
+	*out = x;
+	return 0;
+}
+
+static int parse(int argc, char **argv, struct opts *o)
+{
+	long x = -1;
+	int rc = 0;
+
+	memset(o, 0, sizeof *o);
+	o->interval_s = 60;
+	o->wait_ms = 500;
+	if (gethostname(o->node, sizeof o->node - 1) != 0)
+		snprintf(o->node, sizeof o->node, "unknown");
+	for (int i = 1; i < argc && !rc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			exit(0);
+		} else if (!strcmp(a, "--watch")) {
+			o->watch = true;
+		} else if (!strcmp(a, "--pretty")) {
+			o->pretty = true;
+		} else if (!strcmp(a, "--nvml") && v) {
+			o->nvml = argv[++i];
+		} else if (!strcmp(a, "--assess") && v) {
+			o->assess = argv[++i];
+		} else if (!strcmp(a, "--node") && v) {
+			snprintf(o->node, sizeof o->node, "%s", argv[++i]);
+		} else if (!strcmp(a, "--interval")) {
+			rc = number(a, v, 1, 86400, &o->interval_s), i++;
+		} else if (!strcmp(a, "--count")) {
+			rc = number(a, v, 1, 1000000000, &o->count), i++;
+		} else if (!strcmp(a, "--wait")) {
+			rc = number(a, v, 0, 3600000, &x), i++;
+			o->wait_ms = (unsigned)x;
+		} else {
+			fprintf(stderr, "fairway-agent: unknown or incomplete option \"%s\"; see --help\n", a);
+			rc = 2;
+		}
+	}
+	if (!rc && o->watch && x < 0)
+		o->wait_ms = (unsigned)o->interval_s * 1000u;
+	return rc;
+}
+
+static void print(const struct opts *o, const struct fw_agent_report *r)
+{
+	json_t *j = fw_agent_to_json(r);
+
+	json_dumpf(j, stdout, (o->pretty ? JSON_INDENT(2) : JSON_COMPACT) | JSON_PRESERVE_ORDER);
+	fputc('\n', stdout);
+	fflush(stdout);
+	json_decref(j);
+}
+
+static int assess(const struct opts *o)
+{
+	struct fw_agent_report r;
+	struct fw_health_config c;
+	struct fw_health_rec node, gpu[FW_AGENT_MAX_GPUS];
+	json_error_t je;
+	char why[256];
+	json_t *j = json_load_file(o->assess, 0, &je);
+
+	if (!j) {
+		fprintf(stderr, "fairway-agent: %s:%d: %s\n", o->assess, je.line, je.text);
+		return 1;
+	}
+	if (fw_agent_from_json(j, &r, why, sizeof why) != FW_OK) {
+		fprintf(stderr, "fairway-agent: %s: %s\n", o->assess, why);
+		json_decref(j);
+		return 1;
+	}
+	json_decref(j);
+	fw_health_config_default(&c);
+	fw_health_rec_init(&node);
+	for (int i = 0; i < FW_AGENT_MAX_GPUS; i++)
+		fw_health_rec_init(&gpu[i]);
+	fw_agent_fold(&c, &node, gpu, &r);
+	j = json_pack("{s:s,s:I,s:s,s:o,s:o}", "node", r.node, "time", (json_int_t)r.time, "node_health",
+		      fw_health_name(r.node_health), "bad_gpus", json_array(), "suspect_gpus", json_array());
+	for (int g = 0; g < r.ngpus; g++) {
+		if (r.bad_mask & (1u << g))
+			json_array_append_new(json_object_get(j, "bad_gpus"), json_integer(g));
+		if (r.suspect_mask & (1u << g))
+			json_array_append_new(json_object_get(j, "suspect_gpus"), json_integer(g));
+	}
+	json_dumpf(j, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	fputc('\n', stdout);
+	json_decref(j);
+	return 0;
+}
+
+/* No NVML here: say so (stderr and the report) and succeed. */
+static int no_nvml(const struct opts *o, const char *why)
+{
+	struct fw_agent_report r;
+
+	memset(&r, 0, sizeof r);
+	snprintf(r.node, sizeof r.node, "%s", o->node);
+	snprintf(r.why, sizeof r.why, "%s", why);
+	r.time = (int64_t)time(NULL);
+	fprintf(stderr, "fairway-agent: no NVIDIA GPUs to report on this machine (%s)\n", why);
+	print(o, &r);
+	return 0;
+}
+
+/* --watch: sleep out the rest of the interval (an XID ends the wait for
+ * events early), unless this was the last report. */
+static void pace(const struct opts *o, int64_t started, long k)
+{
+	int64_t left = started + o->interval_s - (int64_t)time(NULL);
+	struct timespec ts = { 0, 0 };
+
+	if (stop || (o->count && k + 1 >= o->count) || left <= 0)
+		return;
+	ts.tv_sec = (time_t)left;
+	while (nanosleep(&ts, &ts) != 0 && !stop)
+		;
+}
+
+static int run(const struct opts *o, struct fw_nvml *n)
+{
+	struct fw_health_config c;
+	struct fw_health_rec node, gpu[FW_AGENT_MAX_GPUS];
+	struct fw_agent_events ev;
+	struct fw_agent_report r;
+	unsigned count = 0;
+	int rc = 0;
+
+	fw_health_config_default(&c);
+	fw_health_rec_init(&node);
+	for (int i = 0; i < FW_AGENT_MAX_GPUS; i++)
+		fw_health_rec_init(&gpu[i]);
+	if (n->count(&count) != NVML_SUCCESS || fw_agent_events_open(n, &ev, (int)count) != FW_OK)
+		memset(&ev, 0, sizeof ev);
+	for (long k = 0; !stop && (!o->watch || !o->count || k < o->count); k++) {
+		memset(&r, 0, sizeof r);
+		snprintf(r.node, sizeof r.node, "%s", o->node);
+		r.time = (int64_t)time(NULL);
+		if (fw_agent_collect(n, &ev, o->wait_ms, &r) != FW_OK) {
+			fprintf(stderr, "fairway-agent: %s\n", r.why);
+			rc = 1;
+			break;
+		}
+		fw_agent_fold(&c, &node, gpu, &r);
+		print(o, &r);
+		if (!o->watch)
+			break;
+		pace(o, r.time, k);
+	}
+	fw_agent_events_close(n, &ev);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o;
+	struct fw_nvml n;
+	char why[512];
+	int rc = parse(argc, argv, &o);
+
+	if (rc)
+		return rc;
+	if (o.assess)
+		return assess(&o);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	if (fw_nvml_open(&n, o.nvml, why, sizeof why) != FW_OK)
+		return no_nvml(&o, why);
+	rc = run(&o, &n);
+	fw_nvml_close(&n);
+	return rc;
+}

@@ -1,0 +1,294 @@
+/*
+ * report.c — collect a report from NVML, fold it into health, JSON both
+ * ways (report.h).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "fairway/err.h"
+#include "report.h"
+
+/* ---- collect ---------------------------------------------------------- */
+
+int fw_agent_events_open(struct fw_nvml *n, struct fw_agent_events *e, int ngpus)
+{
+	memset(e, 0, sizeof *e);
+	if (n->event_create(&e->set) != NVML_SUCCESS)
+		return FW_EIO;
+	e->ok = true;
+	for (int i = 0; i < ngpus; i++) {
+		nvmlDevice_t d;
+		if (n->handle((unsigned)i, &d) != NVML_SUCCESS ||
+		    n->event_register(d, nvmlEventTypeXidCriticalError, e->set) != NVML_SUCCESS)
+			e->ok = false; /* e.g. not supported on this GPU: no XIDs */
+	}
+	return FW_OK;
+}
+
+void fw_agent_events_close(struct fw_nvml *n, struct fw_agent_events *e)
+{
+	if (e->set)
+		n->event_free(e->set);
+	e->set = NULL;
+}
+
+static void read_counters(struct fw_nvml *n, nvmlDevice_t d, struct fw_agent_gpu *g)
+{
+	unsigned t;
+	unsigned long long ecc;
+	int st;
+
+	g->temperature_c = n->temperature(d, NVML_TEMPERATURE_GPU, &t) == NVML_SUCCESS ? (int64_t)t : -1;
+	g->ecc_volatile = n->ecc(d, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC, &ecc) ==
+					  NVML_SUCCESS
+				  ? (int64_t)ecc
+				  : -1;
+	g->ecc_aggregate = n->ecc(d, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_AGGREGATE_ECC, &ecc) ==
+					   NVML_SUCCESS
+				   ? (int64_t)ecc
+				   : -1;
+	for (unsigned l = 0; l < NVML_NVLINK_MAX_LINKS; l++) {
+		if (n->nvlink_state(d, l, &st) != NVML_SUCCESS)
+			continue; /* no such link */
+		if (st == NVML_FEATURE_ENABLED)
+			g->nvlink_up++;
+		else
+			g->nvlink_down[g->ndown++] = (int)l;
+	}
+}
+
+static int gpu_of(struct fw_nvml *n, const struct fw_agent_report *r, nvmlDevice_t d)
+{
+	for (int i = 0; i < r->ngpus; i++) {
+		nvmlDevice_t h;
+		if (n->handle((unsigned)i, &h) == NVML_SUCCESS && h == d)
+			return i;
+	}
+	return -1;
+}
+
+static void drain_events(struct fw_nvml *n, struct fw_agent_events *e, unsigned wait_ms,
+			 struct fw_agent_report *r)
+{
+	nvmlEventData_t ev;
+
+	if (!e || !e->set)
+		return;
+	for (unsigned w = wait_ms;; w = 0) {
+		memset(&ev, 0, sizeof ev);
+		if (n->event_wait(e->set, &ev, w) != NVML_SUCCESS)
+			return; /* NVML_ERROR_TIMEOUT: nothing (more) */
+		int i = gpu_of(n, r, ev.device);
+		if (i < 0 || !(ev.eventType & nvmlEventTypeXidCriticalError))
+			continue;
+		struct fw_agent_gpu *g = &r->gpu[i];
+		if (g->nxid < FW_AGENT_MAX_XID) {
+			g->xid[g->nxid] = (int64_t)ev.eventData;
+			g->xid_at[g->nxid++] = r->time;
+		}
+	}
+}
+
+int fw_agent_collect(struct fw_nvml *n, struct fw_agent_events *e, unsigned wait_ms,
+		     struct fw_agent_report *r)
+{
+	unsigned count;
+	nvmlReturn_t rc;
+
+	r->available = true;
+	r->xid_events = e && e->ok;
+	if (n->driver_version(r->driver, sizeof r->driver) != NVML_SUCCESS)
+		r->driver[0] = 0;
+	if ((rc = n->count(&count)) != NVML_SUCCESS) {
+		snprintf(r->why, sizeof r->why, "nvmlDeviceGetCount: %s", fw_nvml_error(n, rc));
+		return FW_EIO;
+	}
+	r->ngpus = count > FW_AGENT_MAX_GPUS ? FW_AGENT_MAX_GPUS : (int)count;
+	for (int i = 0; i < r->ngpus; i++) {
+		struct fw_agent_gpu *g = &r->gpu[i];
+		nvmlDevice_t d;
+		memset(g, 0, sizeof *g);
+		g->index = (unsigned)i;
+		if ((rc = n->handle((unsigned)i, &d)) != NVML_SUCCESS) {
+			snprintf(r->why, sizeof r->why, "GPU %d: %s", i, fw_nvml_error(n, rc));
+			return FW_EIO;
+		}
+		if (n->name(d, g->name, sizeof g->name) != NVML_SUCCESS)
+			snprintf(g->name, sizeof g->name, "unknown");
+		if (n->uuid(d, g->uuid, sizeof g->uuid) != NVML_SUCCESS)
+			g->uuid[0] = 0;
+		read_counters(n, d, g);
+	}
+	drain_events(n, e, wait_ms, r);
+	return FW_OK;
+}
+
+/* ---- fold ------------------------------------------------------------- */
+
+static void fold_gpu(const struct fw_health_config *c, struct fw_health_rec *rec,
+		     const struct fw_agent_gpu *g, int64_t now)
+{
+	struct fw_health_event ev = { FW_HEV_OK, now, 0 };
+	bool fault = false;
+
+	for (int k = 0; k < g->nxid; k++) {
+		struct fw_health_event x = { FW_HEV_XID, g->xid_at[k] < now ? g->xid_at[k] : now, g->xid[k] };
+		fw_health_step(c, rec, &x);
+		fault = true;
+	}
+	if (g->ecc_volatile > 0) {
+		struct fw_health_event x = { FW_HEV_ECC_UNCORRECTABLE, now, g->ecc_volatile };
+		fw_health_step(c, rec, &x);
+		fault = true;
+	}
+	for (int k = 0; k < g->ndown; k++) {
+		struct fw_health_event x = { FW_HEV_NVLINK_DOWN, now, g->nvlink_down[k] };
+		fw_health_step(c, rec, &x);
+		fault = true;
+	}
+	if (!fault)
+		fw_health_step(c, rec, &ev);
+}
+
+void fw_agent_fold(const struct fw_health_config *c, struct fw_health_rec *node,
+		   struct fw_health_rec *gpus, struct fw_agent_report *r)
+{
+	struct fw_health_event ok = { FW_HEV_OK, r->time, 0 };
+
+	fw_health_step(c, node, &ok);
+	for (int i = 0; i < r->ngpus; i++) {
+		fold_gpu(c, &gpus[i], &r->gpu[i], r->time);
+		r->gpu[i].health = gpus[i].state;
+	}
+	fw_health_node_view(node, gpus, r->ngpus, &r->node_health, &r->bad_mask, &r->suspect_mask);
+}
+
+/* ---- JSON ------------------------------------------------------------- */
+
+static json_t *int_list(const int64_t *v, int n)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < n; i++)
+		json_array_append_new(a, json_integer(v[i]));
+	return a;
+}
+
+static json_t *mask_list(uint32_t m)
+{
+	json_t *a = json_array();
+
+	for (int g = 0; g < 32; g++)
+		if (m & (1u << g))
+			json_array_append_new(a, json_integer(g));
+	return a;
+}
+
+static json_t *maybe(int64_t v)
+{
+	return v < 0 ? json_null() : json_integer(v);
+}
+
+static json_t *gpu_json(const struct fw_agent_gpu *g)
+{
+	int64_t down[NVML_NVLINK_MAX_LINKS];
+	json_t *o = json_object(), *xids = json_array();
+
+	for (int k = 0; k < g->ndown; k++)
+		down[k] = g->nvlink_down[k];
+	for (int k = 0; k < g->nxid; k++)
+		json_array_append_new(xids, json_pack("{s:I,s:I}", "code", (json_int_t)g->xid[k], "at",
+						      (json_int_t)g->xid_at[k]));
+	json_object_set_new(o, "index", json_integer(g->index));
+	json_object_set_new(o, "name", json_string(g->name));
+	json_object_set_new(o, "uuid", json_string(g->uuid));
+	json_object_set_new(o, "temperature_c", maybe(g->temperature_c));
+	json_object_set_new(o, "ecc_uncorrectable", json_pack("{s:o,s:o}", "volatile", maybe(g->ecc_volatile),
+							      "aggregate", maybe(g->ecc_aggregate)));
+	json_object_set_new(o, "nvlink", json_pack("{s:i,s:o}", "up", g->nvlink_up, "down", int_list(down, g->ndown)));
+	json_object_set_new(o, "xid", xids);
+	json_object_set_new(o, "health", json_string(fw_health_name(g->health)));
+	return o;
+}
+
+json_t *fw_agent_to_json(const struct fw_agent_report *r)
+{
+	json_t *o = json_object(), *gpus = json_array();
+
+	json_object_set_new(o, "agent", json_string("fairway-agent"));
+	json_object_set_new(o, "version", json_integer(1));
+	json_object_set_new(o, "node", json_string(r->node));
+	json_object_set_new(o, "time", json_integer(r->time));
+	json_object_set_new(o, "nvml", r->available ? json_pack("{s:b,s:s,s:b}", "available", 1, "driver", r->driver,
+								"xid_events", r->xid_events)
+						    : json_pack("{s:b,s:s}", "available", 0, "why", r->why));
+	for (int i = 0; i < r->ngpus; i++)
+		json_array_append_new(gpus, gpu_json(&r->gpu[i]));
+	json_object_set_new(o, "gpus", gpus);
+	json_object_set_new(o, "node_health", json_string(fw_health_name(r->node_health)));
+	json_object_set_new(o, "bad_gpus", mask_list(r->bad_mask));
+	json_object_set_new(o, "suspect_gpus", mask_list(r->suspect_mask));
+	return o;
+}
+
+static const char *str_or(const json_t *v)
+{
+	const char *s = json_string_value(v);
+
+	return s ? s : "";
+}
+
+static int64_t int_or(const json_t *v, int64_t dflt)
+{
+	return json_is_integer(v) ? (int64_t)json_integer_value(v) : dflt;
+}
+
+static int gpu_from_json(const json_t *o, struct fw_agent_gpu *g, char *why, size_t whylen)
+{
+	const json_t *xids = json_object_get(o, "xid"), *nv = json_object_get(o, "nvlink");
+	const json_t *ecc = json_object_get(o, "ecc_uncorrectable"), *down = json_object_get(nv, "down"), *v;
+	size_t k;
+
+	if (!json_is_object(o) || !json_is_array(xids) || !json_is_array(down)) {
+		snprintf(why, whylen, "gpus[]: needs xid and nvlink.down lists");
+		return FW_EINVAL;
+	}
+	memset(g, 0, sizeof *g);
+	g->index = (unsigned)int_or(json_object_get(o, "index"), 0);
+	snprintf(g->name, sizeof g->name, "%s", str_or(json_object_get(o, "name")));
+	snprintf(g->uuid, sizeof g->uuid, "%s", str_or(json_object_get(o, "uuid")));
+	g->temperature_c = int_or(json_object_get(o, "temperature_c"), -1);
+	g->ecc_volatile = int_or(json_object_get(ecc, "volatile"), -1);
+	g->ecc_aggregate = int_or(json_object_get(ecc, "aggregate"), -1);
+	g->nvlink_up = (int)int_or(json_object_get(nv, "up"), 0);
+	json_array_foreach(down, k, v) if (g->ndown < NVML_NVLINK_MAX_LINKS)
+		g->nvlink_down[g->ndown++] = (int)int_or(v, 0);
+	json_array_foreach(xids, k, v) if (g->nxid < FW_AGENT_MAX_XID) {
+		g->xid[g->nxid] = int_or(json_object_get(v, "code"), 0);
+		g->xid_at[g->nxid++] = int_or(json_object_get(v, "at"), 0);
+	}
+	return FW_OK;
+}
+
+int fw_agent_from_json(const json_t *j, struct fw_agent_report *r, char *why, size_t whylen)
+{
+	const json_t *gpus = json_object_get(j, "gpus"), *v;
+	size_t i;
+	int rc;
+
+	memset(r, 0, sizeof *r);
+	if (!json_is_object(j) || !json_is_array(gpus) || !json_is_integer(json_object_get(j, "time"))) {
+		snprintf(why, whylen, "not a fairway-agent report: needs time and gpus");
+		return FW_EINVAL;
+	}
+	snprintf(r->node, sizeof r->node, "%s", str_or(json_object_get(j, "node")));
+	r->time = json_integer_value(json_object_get(j, "time"));
+	r->available = json_is_true(json_object_get(json_object_get(j, "nvml"), "available"));
+	json_array_foreach(gpus, i, v) {
+		if (r->ngpus >= FW_AGENT_MAX_GPUS)
+			break;
+		if ((rc = gpu_from_json(v, &r->gpu[r->ngpus++], why, whylen)) != FW_OK)
+			return rc;
+	}
+	return FW_OK;
+}

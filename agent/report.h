@@ -1,0 +1,86 @@
+/*
+ * report.h — what fairway-agent reports about one node's GPUs, and how a
+ * report becomes health (include/fairway/health.h).
+ *
+ * A report is plain data: per GPU its index, name, UUID, temperature,
+ * uncorrectable ECC counts (volatile = since the driver loaded, aggregate
+ * = lifetime), NVLink links up and the ones down, and the XID events seen
+ * since the previous report.  fw_agent_collect() fills one from NVML;
+ * fw_agent_to_json() / fw_agent_from_json() write and read it, so a report
+ * printed on one machine can be folded anywhere.
+ *
+ * Folding (fw_agent_fold): each GPU has a health record; a report turns
+ * into events at the report's time, in a fixed order per GPU: every XID
+ * (FW_HEV_XID, arg = code), an uncorrectable volatile ECC count > 0
+ * (FW_HEV_ECC_UNCORRECTABLE), every NVLink link down (FW_HEV_NVLINK_DOWN),
+ * else a clean report (FW_HEV_OK).  fw_health_node_view() then gives the
+ * node's state and masks.  A watching agent keeps its records across
+ * reports, so probation and flapping play out over time; --assess folds
+ * one report into fresh records.  Temperature is reported, not judged.
+ */
+#ifndef FAIRWAY_AGENT_REPORT_H
+#define FAIRWAY_AGENT_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "fairway/health.h"
+#include "nvml.h"
+
+#define FW_AGENT_MAX_GPUS 16
+#define FW_AGENT_MAX_XID 32
+
+struct fw_agent_gpu {
+	unsigned index;
+	char name[96];
+	char uuid[96];
+	int64_t temperature_c;      /* -1: not supported */
+	int64_t ecc_volatile;       /* -1: not supported */
+	int64_t ecc_aggregate;      /* -1: not supported */
+	int nvlink_up;
+	int nvlink_down[NVML_NVLINK_MAX_LINKS];
+	int ndown;
+	int64_t xid[FW_AGENT_MAX_XID];
+	int64_t xid_at[FW_AGENT_MAX_XID];
+	int nxid;
+	enum fw_health health;      /* after folding */
+};
+
+struct fw_agent_report {
+	char node[64];
+	int64_t time;               /* seconds since the epoch */
+	bool available;             /* NVML loaded and initialised */
+	char why[256];              /* when not available */
+	char driver[80];
+	bool xid_events;            /* XID events could be registered */
+	int ngpus;
+	struct fw_agent_gpu gpu[FW_AGENT_MAX_GPUS];
+	enum fw_health node_health; /* after folding */
+	uint32_t bad_mask, suspect_mask;
+};
+
+/* XID events: one set for the agent's life (registered once). */
+struct fw_agent_events {
+	nvmlEventSet_t set;
+	bool ok;
+};
+
+int fw_agent_events_open(struct fw_nvml *n, struct fw_agent_events *e, int ngpus);
+void fw_agent_events_close(struct fw_nvml *n, struct fw_agent_events *e);
+
+/* Fill r (node name and time already set) from NVML, waiting up to
+ * wait_ms for XID events.  FW_OK or FW_EIO with r->why set. */
+int fw_agent_collect(struct fw_nvml *n, struct fw_agent_events *e, unsigned wait_ms,
+		     struct fw_agent_report *r);
+
+/* Fold r into the records (node + one per GPU) and set the health fields. */
+void fw_agent_fold(const struct fw_health_config *c, struct fw_health_rec *node,
+		   struct fw_health_rec *gpus, struct fw_agent_report *r);
+
+json_t *fw_agent_to_json(const struct fw_agent_report *r);
+/* FW_OK or FW_EINVAL with why (the field) filled. */
+int fw_agent_from_json(const json_t *j, struct fw_agent_report *r, char *why, size_t whylen);
+
+#endif

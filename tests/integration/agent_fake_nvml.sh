@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# tests/integration/agent_fake_nvml.sh BUILD_DIR — fairway-agent against the
+# fake NVML (tests/fake_nvml/fake_nvml.c, built as BUILD/agent/libfake_nvml.so):
+# no NVML at all, a healthy node, an injected XID that makes the node
+# suspect (the report folded again with --assess says so too), a fatal
+# XID and ECC errors that exclude GPUs, an NVLink down, --watch, --help.
+# Prints PASS/FAIL lines and "N passed, N failed".
+set -uo pipefail
+B=${1:-build-asan}
+AGENT=$B/agent/fairway-agent
+FAKE=$B/agent/libfake_nvml.so
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail=0
+
+ok() { echo "PASS $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1: $2"; fail=$((fail + 1)); }
+# has NAME FILE STRING...: every STRING occurs in FILE
+has() {
+	local name=$1 file=$2
+	shift 2
+	for s in "$@"; do
+		if ! grep -qF -- "$s" "$file"; then
+			bad "$name" "missing '$s' in: $(head -c 600 "$file")"
+			return
+		fi
+	done
+	ok "$name"
+}
+
+if [ ! -x "$AGENT" ] || [ ! -f "$FAKE" ]; then
+	echo "FAIL agent_build: $AGENT or $FAKE not built"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+
+# 1. no NVML: clear message, exit 0
+"$AGENT" --nvml "$T/nope/libnvidia-ml.so.1" >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc -eq 0 ] && ok no_nvml_exit_0 || bad no_nvml_exit_0 "exit $rc"
+has no_nvml_says_so "$T/err" "no NVIDIA GPUs"
+has no_nvml_report "$T/out" '"available":false' '"gpus":[]'
+
+# 2. driver not loaded (nvmlInit fails): the same, exit 0
+FAKE_NVML_INIT_FAIL=1 "$AGENT" --nvml "$FAKE" >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc -eq 0 ] && ok init_fail_exit_0 || bad init_fail_exit_0 "exit $rc"
+has init_fail_says_why "$T/err" "no NVIDIA GPUs" "Driver Not Loaded"
+
+# 3. a healthy node of 4 GPUs
+FAKE_NVML_GPUS=4 FAKE_NVML_TEMP=55 "$AGENT" --nvml "$FAKE" --node n001 >"$T/out" 2>"$T/err"
+has healthy_report "$T/out" '"node":"n001"' '"available":true' '"index":3' '"temperature_c":55' \
+	'"node_health":"healthy"' '"bad_gpus":[]' '"suspect_gpus":[]'
+[ "$(grep -o '"health":"healthy"' "$T/out" | wc -l)" -eq 4 ] && ok healthy_every_gpu ||
+	bad healthy_every_gpu "$(cat "$T/out")"
+
+# 4. an injected XID (62, not fatal) on GPU 1: the GPU and the node are suspect
+FAKE_NVML_XID=1:62 "$AGENT" --nvml "$FAKE" --node n002 >"$T/xid.json" 2>"$T/err"
+has xid_reported "$T/xid.json" '"xid":[{"code":62' '"node_health":"suspect"' '"suspect_gpus":[1]' '"bad_gpus":[]'
+# ... and the report, fed into the health model again, makes the node suspect
+"$AGENT" --assess "$T/xid.json" >"$T/assess" 2>"$T/err"
+has xid_assess_suspect "$T/assess" '"node":"n002"' '"node_health":"suspect"' '"suspect_gpus":[1]'
+
+# 5. an application XID (13) changes nothing
+FAKE_NVML_XID=0:13 "$AGENT" --nvml "$FAKE" >"$T/out" 2>"$T/err"
+has app_xid_ignored "$T/out" '"code":13' '"node_health":"healthy"'
+
+# 6. XID 79 (fallen off the bus) on GPU 0: that GPU is excluded, the node keeps GPU 1
+FAKE_NVML_XID=0:79 "$AGENT" --nvml "$FAKE" >"$T/out" 2>"$T/err"
+has fatal_xid_bad_gpu "$T/out" '"bad_gpus":[0]' '"node_health":"healthy"'
+
+# 7. uncorrectable ECC on GPU 1
+FAKE_NVML_ECC=1:3 "$AGENT" --nvml "$FAKE" >"$T/out" 2>"$T/err"
+has ecc_bad_gpu "$T/out" '"volatile":3' '"bad_gpus":[1]'
+
+# 8. every GPU bad: the node is unhealthy
+FAKE_NVML_XID=0:79,1:48 "$AGENT" --nvml "$FAKE" >"$T/out" 2>"$T/err"
+has all_bad_unhealthy "$T/out" '"bad_gpus":[0,1]' '"node_health":"unhealthy"'
+
+# 9. NVLink link 2 of GPU 0 down: suspect
+FAKE_NVML_NVLINK_DOWN=0:2 "$AGENT" --nvml "$FAKE" >"$T/out" 2>"$T/err"
+has nvlink_down_suspect "$T/out" '"down":[2]' '"suspect_gpus":[0]' '"node_health":"suspect"'
+
+# 10. --watch --count 3: three reports, one JSON line each; the XID comes
+# once but the GPU stays suspect (probation) in the later reports
+FAKE_NVML_XID=1:62 timeout 20 "$AGENT" --nvml "$FAKE" --watch --interval 1 --count 3 --wait 0 >"$T/out" 2>"$T/err"
+[ "$(wc -l <"$T/out")" -eq 3 ] && ok watch_three_lines || bad watch_three_lines "$(wc -l <"$T/out") lines"
+[ "$(grep -c '"code":62' "$T/out")" -eq 1 ] && [ "$(grep -c '"node_health":"suspect"' "$T/out")" -eq 3 ] &&
+	ok watch_probation_persists || bad watch_probation_persists "$(cat "$T/out")"
+
+# 11. --help teaches; a bad option is a usage error
+"$AGENT" --help >"$T/out" 2>&1
+has help_text "$T/out" "--watch" "--nvml" "--assess" "exits 0" "Examples"
+"$AGENT" --bogus >"$T/out" 2>&1
+[ $? -eq 2 ] && ok bad_option_exit_2 || bad bad_option_exit_2 "not exit 2"
+
+# 12. --assess on something that is not a report
+echo '{"hello":1}' >"$T/junk.json"
+"$AGENT" --assess "$T/junk.json" >"$T/out" 2>"$T/err"
+[ $? -eq 1 ] && has assess_rejects_junk "$T/err" "not a fairway-agent report" || bad assess_rejects_junk "exit not 1"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
