@@ -233,6 +233,8 @@ static int check_queues(struct fw_serve *d, const struct fw_queue_spec *qs, int3
 	fw_snapshot_free(s);
 	if (rc != FW_OK) {
 		const char *dot = strchr(vd.field, '.');
+		if (rc == FW_ENOENT)
+			rc = FW_EINVAL; /* a bad reference in the body: 400, not 404 */
 		int idx = -1;
 		sscanf(vd.field, "queues[%d]", &idx);
 		if (idx >= 0 && idx < nq && idx != focus)
@@ -281,6 +283,10 @@ static void queue_write(struct ctx *c, struct fw_queue_spec *q, int idx)
 		q->usage_at = fw_serve_now();
 	}
 	cand[idx >= 0 ? idx : n - 1] = *q;
+	if (q->parent[0] && fw_serve_queue_index_in(cand, n, q->parent) < 0) {
+		free(cand);
+		return fail(c, 400, "EINVAL", "parent", "no queue named \"%s\" (create the parent first)", q->parent);
+	}
 	if ((rc = fw_serve_queue_order(cand, n)) != FW_OK ||
 	    (rc = check_queues(d, cand, n, fw_serve_queue_index_in(cand, n, q->name), &dg)) != FW_OK) {
 		free(cand);
@@ -489,12 +495,13 @@ static void h_job_submit(struct ctx *c)
 			    d->bops->name);
 	if (!need_body(c))
 		return;
-	if ((rc = fw_codec_job_parse(c->body, &d->fleet->topology, &bj, &dg)) != FW_OK ||
-	    (rc = check_job(d, &bj, &dg)) != FW_OK)
+	if ((rc = fw_codec_job_parse(c->body, &d->fleet->topology, &bj, &dg)) != FW_OK)
 		return fail_diag(c, rc, &dg);
 	bool named = bj.job.name[0] != '\0';
 	if (!named)
 		snprintf(bj.job.name, sizeof bj.job.name, "job-%lld", (long long)d->next_job);
+	if ((rc = check_job(d, &bj, &dg)) != FW_OK)
+		return fail_diag(c, rc, &dg);
 	if ((rc = fw_store_begin(d->store)) != FW_OK)
 		return (void)commit_or_fail(c, rc);
 	rc = named ? FW_OK : fw_store_meta_put(d->store, "next_job", d->next_job + 1);

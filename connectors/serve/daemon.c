@@ -236,7 +236,9 @@ static int restore_model(struct fw_serve *d, char *err, size_t errn)
 {
 	int rc;
 
-	if (fw_store_created(d->store)) {
+	/* "seeded" rather than "created": a first start that failed after
+	 * creating the database must still seed on the next one. */
+	if (!fw_store_meta_get(d->store, "seeded", 0)) {
 		if ((rc = fw_store_begin(d->store)) || (rc = seed_queues(d)) || (rc = fw_store_commit(d->store))) {
 			snprintf(err, errn, "cannot seed the store: %s", fw_store_errmsg(d->store));
 			return rc;
@@ -352,7 +354,7 @@ static int open_backend(struct fw_serve *d, char *err, size_t errn)
 		.config_path = d->opts->config_path,
 		.state_dir = d->opts->state_dir,
 		.store = d->store,
-		.seed_jobs = fw_store_created(d->store),
+		.seed_jobs = !fw_store_meta_get(d->store, "seeded", 0),
 		.now = fw_serve_now(),
 	};
 	struct fw_diag dg;
@@ -363,7 +365,10 @@ static int open_backend(struct fw_serve *d, char *err, size_t errn)
 		char m[1024];
 		fw_diag_format(&dg, m, sizeof m);
 		snprintf(err, errn, "backend %s: %.900s", d->bops->name, m);
+		return rc;
 	}
+	if (bc.seed_jobs && (rc = fw_store_meta_put(d->store, "seeded", 1)) != FW_OK)
+		snprintf(err, errn, "store: %s", fw_store_errmsg(d->store));
 	return rc;
 }
 

@@ -1,0 +1,237 @@
+#!/usr/bin/env bash
+# tests/integration/serve_api.sh BUILD_DIR — `fairway serve` end to end on
+# 127.0.0.1: security (token file mode, bearer token, body cap), every
+# endpoint of the API with good and bad requests (4xx naming the field,
+# nothing half-applied), the local backend running jobs in wall-clock
+# time, reservations and health reports reaching the plan, /metrics, the
+# OpenAPI file against the served routes, the CLI, and restart restoring
+# everything.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. tests/integration/serve_lib.sh "$1"
+
+S=$T/state
+PORT=$(free_port)
+
+# --- startup and security ----------------------------------------------------
+echo "0123456789abcdef0123" >"$T/loose-token"
+chmod 644 "$T/loose-token"
+"$FW" serve --state "$S" --listen "127.0.0.1:$PORT" --token-file "$T/loose-token" >"$T/loose.log" 2>&1
+rc=$?
+check "a token file readable by others is refused (exit 2)" [ "$rc" -eq 2 ]
+check "the refusal says how to fix it" grep -q "chmod 600" "$T/loose.log"
+
+if ! start_daemon "$S" "$PORT"; then
+	bad "daemon starts" "$(tail -5 "$T/daemon.log")"
+	finish
+	exit 1
+fi
+ok "daemon starts and answers /v1/health"
+check "default token file is created with mode 0600" [ "$(stat -c %a "$S/token")" = 600 ]
+check "it listens on 127.0.0.1 only" bash -c "ss -ltn 2>/dev/null | grep -q '127.0.0.1:$PORT' || netstat -ltn 2>/dev/null | grep -q '127.0.0.1:$PORT'"
+
+req POST /v1/queues '{"name":"q1"}'
+check "mutating without a token: 401 naming Authorization" [ "$CODE" = 401 -a "$(jfield 'j["error"]["field"]')" = Authorization ]
+TOKEN=wrong-token-wrong-token
+req POST /v1/queues '{"name":"q1"}'
+check "mutating with a wrong token: 401" [ "$CODE" = 401 ]
+TOKEN=$(cat "$S/token")
+req GET /v1/queues
+check "reads need no token" [ "$CODE" = 200 ]
+python3 -c 'print("{\"name\":\"" + "x"*(2<<20) + "\"}")' >"$T/big.json"
+CODE=$(curl -s -o "$T/body" -w '%{http_code}' -X POST -H "Authorization: Bearer $TOKEN" \
+	--data-binary @"$T/big.json" "http://127.0.0.1:$PORT/v1/queues")
+check "a body over 1 MiB: 413" [ "$CODE" = 413 ]
+req GET /v1/nope
+check "unknown path: 404 ENOROUTE" [ "$CODE" = 404 -a "$(jfield 'j["error"]["code"]')" = ENOROUTE ]
+req PATCH /v1/queues
+check "wrong method: 405" [ "$CODE" = 405 ]
+
+# --- queues ------------------------------------------------------------------------
+req POST /v1/queues '{"name":"team-a","parent":"research","deserved":{"gpu":8},"overQuotaWeight":{"gpu":2}}'
+check "create a queue: 201" [ "$CODE" = 201 ]
+req GET /v1/queues/team-a
+check "read it back with its parent and quota" [ "$(jfield 'j["parent"], j["deserved"]["gpu"]')" = "research 8.0" ]
+req POST /v1/queues '{"name":"team-a"}'
+check "create it again: 409 naming name" [ "$CODE" = 409 -a "$(jfield 'j["error"]["field"]')" = name ]
+req POST /v1/queues '{"name":"bad","deserved":{"gpu":-1}}'
+check "negative quota: 400 naming deserved.gpu" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = deserved.gpu ]
+req POST /v1/queues '{"name":"bad","deserved":{"gpu":4},"limit":{"gpu":2}}'
+check "limit below quota: 400 naming limit" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = limit ]
+req POST /v1/queues '{"name":"bad","parent":"nowhere"}'
+check "unknown parent: 400 naming parent (the core's validation)" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = parent ]
+req POST /v1/queues '{"name":"bad","colour":"red"}'
+check "unknown field: 400 naming it" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = colour ]
+req POST /v1/queues '{"name":"bad",'
+check "broken JSON: 400 naming body" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = body ]
+req PUT /v1/queues/research '{"parent":"team-a"}'
+check "a parent cycle: 400, the tree unchanged" [ "$CODE" = 400 ]
+req GET /v1/queues/research
+check "research still has no parent" [ "$(jfield '"parent" in j')" = False ]
+req GET /v1/queues
+nq=$(jfield 'len(j["queues"])')
+check "no rejected queue was half-created" [ "$nq" = 7 ]
+req DELETE /v1/queues/research
+check "delete a queue with children: 409" [ "$CODE" = 409 ]
+req PUT /v1/queues/team-a '{"parent":"research","deserved":{"gpu":16}}'
+check "update a queue: 200, new quota" [ "$CODE" = 200 -a "$(jfield 'j["deserved"]["gpu"]')" = 16.0 ]
+
+# --- jobs --------------------------------------------------------------------------
+req POST /v1/jobs '{"queue":"research","tasks":[{"gpus":1}]}'
+check "submit to an inner queue: 400 naming queue" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = queue ]
+req POST /v1/jobs '{"queue":"team-a","tasks":[{"gpus":1}],"minMember":2}'
+check "minMember above the task count: 400 naming minMember" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = minMember ]
+req POST /v1/jobs '{"queue":"team-a","tasks":[{"gpus":1,"count":0}]}'
+check "a task group of 0 tasks: 400 naming tasks[0].count" [ "$(jfield 'j["error"]["field"]')" = "tasks[0].count" ]
+req POST /v1/jobs '{"name":"huge","queue":"vision","tasks":[{"gpus":16}]}'
+check "a job no node can hold is accepted" [ "$CODE" = 201 ]
+req POST /v1/jobs '{"queue":"team-a","tasks":[{"gpus":2,"gpuFraction":0.5}]}'
+check "a fraction of two GPUs: 400 naming tasks[0].gpuFraction" [ "$(jfield 'j["error"]["field"]')" = "tasks[0].gpuFraction" ]
+req POST /v1/jobs '{"queue":"team-a","requiredLevel":"galaxy","tasks":[{"gpus":1}]}'
+check "an unknown topology level: 400 naming requiredLevel" [ "$(jfield 'j["error"]["field"]')" = requiredLevel ]
+req POST /v1/jobs '{"queue":"team-a","runtime":600,"tasks":[{"gpus":1}]}'
+check "a job without a name gets one" [ "$CODE" = 201 -a -n "$(jfield 'j["name"]')" ]
+auto=$(jfield 'j["name"]')
+req POST /v1/jobs '{"name":"short","queue":"team-a","user":"u","runtime":3,"tasks":[{"count":1,"gpus":1}]}'
+check "submit a job: 201" [ "$CODE" = 201 ]
+req POST /v1/jobs '{"name":"short","queue":"team-a","tasks":[{"gpus":1}]}'
+check "same name again: 409 naming name" [ "$CODE" = 409 -a "$(jfield 'j["error"]["field"]')" = name ]
+req POST /v1/cycle
+check "POST /v1/cycle runs a cycle now" [ "$CODE" = 200 ]
+req GET /v1/jobs/short
+check "the job starts on a node" [ "$(jfield 'j["state"]')" = running -a "$(jfield 'len(j["nodes"])')" = 1 ]
+sleep 4.2
+req POST /v1/cycle
+req GET /v1/jobs/short
+check "after its 3 s runtime it is done (wall-clock time)" [ "$(jfield 'j["state"]')" = done ]
+req GET "/v1/jobs?state=done"
+check "listed with ?state=done" [ "$(jfield '"short" in [x["name"] for x in j["jobs"]]')" = True ]
+req GET "/v1/jobs?state=sideways"
+check "a bad ?state: 400 naming state" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = state ]
+req GET /v1/jobs/llm-pretrain-64
+check "a waiting job has a reason and an expected start field" \
+	[ "$(jfield 'j["state"], "reason" in j, "expectedStart" in j')" = "pending True True" ]
+req GET /v1/jobs/huge
+check "... and explained: a reason, and why its start is unknown" [ -n "$(jfield 'j["reason"], j["unknownWhy"]')" ]
+req DELETE /v1/jobs/huge
+req DELETE "/v1/jobs/$auto"
+check "cancel a job: 200" [ "$CODE" = 200 ]
+req DELETE "/v1/jobs/$auto"
+check "cancel it again: 409" [ "$CODE" = 409 ]
+req DELETE /v1/jobs/no-such-job
+check "cancel an unknown job: 404" [ "$CODE" = 404 ]
+req DELETE /v1/queues/team-a
+check "delete the (now empty) queue: 200" [ "$CODE" = 200 ]
+
+# --- nodes, health, reservations ------------------------------------------------------
+req GET /v1/nodes
+check "18 nodes listed with GPU figures" [ "$(jfield 'len(j["nodes"]), j["figures"]["gpusTotal"]')" = "18 144.0" ]
+req POST /v1/nodes/h100-015/health '{"healthy":false,"reason":"XID 79","badGpus":[3]}'
+check "report a node unhealthy: 200" [ "$CODE" = 200 ]
+req POST /v1/nodes/h100-015/health '{"healthy":"no"}'
+check "a bad health report: 400 naming healthy" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = healthy ]
+req POST /v1/nodes/h100-015/health '{"healthy":false,"badGpus":[99]}'
+check "a GPU index out of range: 400 naming badGpus[0]" [ "$(jfield 'j["error"]["field"]')" = "badGpus[0]" ]
+req POST /v1/nodes/ghost/health '{"healthy":false}'
+check "health for an unknown node: 404" [ "$CODE" = 404 ]
+now=$(date +%s)
+req POST /v1/reservations "{\"kind\":\"maintenance\",\"nodes\":[\"h100-014\"],\"start\":$((now - 5)),\"end\":$((now + 3600)),\"reason\":\"BIOS\"}"
+check "a maintenance window: 201" [ "$CODE" = 201 ]
+mid=$(jfield 'j["id"]')
+req POST /v1/reservations "{\"kind\":\"queue\",\"queue\":\"vision\",\"nodes\":[\"h100-014\"],\"start\":$now,\"end\":$((now + 60))}"
+check "an overlapping reservation on the same node: 409 naming nodes[0]" [ "$CODE" = 409 -a "$(jfield 'j["error"]["field"]')" = "nodes[0]" ]
+req POST /v1/reservations "{\"kind\":\"queue\",\"queue\":\"nowhere\",\"nodes\":[\"h100-013\"],\"start\":$now,\"end\":$((now + 60))}"
+check "a reservation for an unknown queue: 400 naming queue" [ "$(jfield 'j["error"]["field"]')" = queue ]
+req POST /v1/reservations "{\"kind\":\"job\",\"nodes\":[\"h100-013\"],\"start\":$now,\"end\":$((now - 60))}"
+check "a reservation that ends before it starts: 400" [ "$CODE" = 400 ]
+req POST /v1/reservations "{\"kind\":\"job\",\"job\":\"rsv-job\",\"nodes\":[\"a100-1\"],\"start\":$((now - 1)),\"end\":$((now + 3600))}"
+check "a job reservation: 201" [ "$CODE" = 201 ]
+req POST /v1/cycle
+req GET /v1/nodes/h100-015
+check "the unhealthy node is held and named unhealthy" [ "$(jfield 'j["healthy"], j["schedulable"], j["badGpus"]')" = "False False [3]" ]
+req GET /v1/nodes/h100-014
+check "the node in maintenance is not schedulable" [ "$(jfield 'j["schedulable"]')" = False ]
+req POST /v1/jobs '{"name":"other-a100","queue":"vision","runtime":600,"tasks":[{"gpus":8,"gpuModel":"A100"}]}'
+req POST /v1/jobs '{"name":"rsv-job","queue":"ranking","runtime":600,"tasks":[{"gpus":8,"gpuModel":"A100"}]}'
+req POST /v1/cycle
+req GET /v1/jobs/rsv-job
+rj=$(jfield 'j["state"], j.get("nodes")')
+req GET /v1/jobs/other-a100
+check "the job reservation: its job starts on the reserved node, another job does not" \
+	[ "$rj" = "running ['a100-1']" -a "$(jfield 'j["state"]')" = pending ]
+req GET /v1/reservations
+check "reservations listed" [ "$(jfield 'len(j["reservations"])')" = 2 ]
+
+# --- fair share, plan, metrics -------------------------------------------------------------
+req GET /v1/fairshare
+check "fair share per queue: deserved, fairShare, allocated, usage" \
+	[ "$(jfield '{"allocated","deserved","fairShare","usageGpuHours"} <= set(j["queues"][0])')" = True ]
+req GET /v1/plan
+check "the last plan has decisions and waiting jobs with reasons" \
+	[ "$(jfield 'all("reason" in p for p in j["pending"]) and "decisions" in j')" = True ]
+curl -s "http://127.0.0.1:$PORT/metrics" >"$T/metrics"
+for m in fairway_cycle_seconds_bucket fairway_queue_deserved_gpus fairway_queue_fair_share_gpus \
+	fairway_queue_allocated_gpus 'fairway_pending_jobs{reason="gpu_model"}' fairway_gpu_occupancy_ratio \
+	fairway_evictions_total fairway_unhealthy_nodes; do
+	check "/metrics has $m" grep -qF "$m" "$T/metrics"
+done
+check "/metrics counts the unhealthy node" grep -qx 'fairway_unhealthy_nodes 1' "$T/metrics"
+
+# --- the OpenAPI file matches the routes ---------------------------------------------------
+awk '/^paths:/{p=1;next} p&&/^[^ ]/{p=0} p&&/^  \/[^:]*:/{sub(/^  /,"");sub(/:.*$/,"");path=$0} p&&/^    (get|post|put|delete|patch):/{m=$1;sub(/:/,"",m);print toupper(m)" "path}' \
+	docs/openapi.yaml | sort >"$T/spec"
+"$FW" serve --routes | sort >"$T/routes"
+check "every route in docs/openapi.yaml is served and every served route is in it" diff "$T/spec" "$T/routes"
+check "docs/openapi.yaml lists at least 20 operations" [ "$(wc -l <"$T/spec")" -ge 20 ]
+unserved=0
+while read -r m p; do
+	p=${p//\{name\}/llm}
+	[ "$m" = DELETE ] && continue # exercised above
+	CODE=$(curl -s -o "$T/body" -w '%{http_code}' -X "$m" -H "Authorization: Bearer $TOKEN" -d '{}' "http://127.0.0.1:$PORT$p")
+	grep -q ENOROUTE "$T/body" && unserved=$((unserved + 1))
+	[ "$CODE" = 405 ] && unserved=$((unserved + 1))
+done <"$T/spec"
+check "each spec operation reaches a handler" [ "$unserved" = 0 ]
+
+# --- CLI ------------------------------------------------------------------------------------
+C=(--server "http://127.0.0.1:$PORT" --token-file "$S/token")
+"$FW" jobs why llm-pretrain-64 "${C[@]}" >"$T/why" 2>&1
+check "fairway jobs why: reason and expected start" grep -q "expected start" "$T/why"
+"$FW" queues "${C[@]}" >"$T/q" 2>&1
+check "fairway queues: a table" grep -q "^llm " "$T/q"
+"$FW" fairshare --json "${C[@]}" | python3 -c 'import json,sys; json.load(sys.stdin)' 2>/dev/null
+check "fairway fairshare --json is JSON" [ $? -eq 0 ]
+"$FW" jobs submit --queue llm --gpus 1 --count 2 --runtime 300 --name cli-job "${C[@]}" >/dev/null 2>&1
+req GET /v1/jobs/cli-job
+check "fairway jobs submit creates the job" [ "$CODE" = 200 ]
+"$FW" jobs submit --queue llm --gpus 99 "${C[@]}" 2>"$T/err"
+check "a rejected submit exits 2 and names the field" bash -c "[ $? -eq 2 ] && grep -q 'tasks\[0\].gpus' '$T/err'"
+"$FW" plan --server "http://127.0.0.1:$PORT" >"$T/plan" 2>&1
+check "fairway plan --server prints the daemon's plan" grep -q "^WAITING" "$T/plan"
+"$FW" nodes "${C[@]}" >"$T/n" 2>&1
+check "fairway nodes shows the unhealthy node" grep -q "h100-015.*UNHEALTHY" "$T/n"
+
+# --- restart restores everything -------------------------------------------------------------
+req PUT /v1/queues/persist '{"parent":"product","deserved":{"gpu":2}}'
+stop_daemon
+if grep -E 'ERROR: AddressSanitizer|runtime error|LeakSanitizer' "$T/daemon.log"; then
+	bad "SIGTERM stops the daemon cleanly (no sanitizer report)"
+else
+	ok "SIGTERM stops the daemon cleanly (no sanitizer report)"
+fi
+start_daemon "$S" "$PORT" || bad "daemon restarts"
+req GET /v1/queues/persist
+check "restart: a queue created by API is back" [ "$CODE" = 200 ]
+req GET /v1/reservations/"$mid"
+check "restart: the maintenance window is back" [ "$CODE" = 200 ]
+req POST /v1/cycle
+req GET /v1/nodes/h100-015
+check "restart: the health report is back" [ "$(jfield 'j["healthy"]')" = False ]
+req GET /v1/jobs/cli-job
+check "restart: the submitted job is back" [ "$CODE" = 200 ]
+req GET /v1/jobs/short
+check "restart: the finished job is still done" [ "$(jfield 'j["state"]')" = done ]
+req GET /v1/health
+check "the store is at schema version 2" [ "$(jfield 'j["schemaVersion"]')" = 2 ]
+stop_daemon
+finish
