@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# tests/integration/serve_crash.sh BUILD_DIR — kill -9 `fairway serve` at
+# random moments while a writer process submits jobs and changes a queue,
+# restart it each time, and then check the store (SQLite, read directly):
+#   - every write that got a 2xx is there (no acknowledged write lost);
+#   - a queue's stored quota is the last acknowledged one, or one sent
+#     after it whose reply was lost to the kill;
+#   - no decision was applied twice: per job, the logged starts and
+#     evictions alternate beginning with a start, their count equals the
+#     job's own start counter, and every started job has its start logged.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. tests/integration/serve_lib.sh "$1"
+
+S=$T/state
+PORT=$(free_port)
+KILLS=${KILLS:-8}
+export PERIOD=0.2s
+
+start_daemon "$S" "$PORT" || { bad "daemon starts" "$(tail -5 "$T/daemon.log")"; finish; exit 1; }
+TOKEN=$(cat "$S/token")
+
+cat >"$T/writer.py" <<'PY'
+import http.client, json, random, sys, time
+port, token, out, seconds = int(sys.argv[1]), sys.argv[2], sys.argv[3], float(sys.argv[4])
+queues = ["llm", "vision", "inference", "ranking"]
+log = open(out, "w", buffering=1)
+end = time.time() + seconds
+i = 0
+while time.time() < end:
+    i += 1
+    if i % 10 == 0:
+        q, val = random.choice(["ranking", "vision"]), random.randint(1, 40)
+        method, path = "PUT", "/v1/queues/" + q
+        parent = "product" if q == "ranking" else "research"
+        body = {"parent": parent, "deserved": {"gpu": val}}
+        what = "queue %s %d" % (q, val)
+    else:
+        method, path = "POST", "/v1/jobs"
+        body = {"name": "w-%d" % i, "queue": random.choice(queues), "runtime": random.randint(1, 3),
+                "tasks": [{"count": random.randint(1, 2), "gpus": random.choice([1, 2, 4, 8])}]}
+        what = "job w-%d" % i
+    log.write("try " + what + "\n")
+    try:
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        c.request(method, path, json.dumps(body), {"Authorization": "Bearer " + token,
+                                                   "Content-Type": "application/json"})
+        r = c.getresponse()
+        r.read()
+        if 200 <= r.status < 300:
+            log.write("ack " + what + "\n")
+        elif r.status >= 500 or r.status in (401, 404):
+            log.write("err %d %s\n" % (r.status, what))
+        c.close()
+    except OSError:
+        time.sleep(0.05)
+PY
+python3 "$T/writer.py" "$PORT" "$TOKEN" "$T/writes" $((KILLS * 2 + 4)) &
+WPID=$!
+PIDS+=("$WPID")
+
+kills=0
+for _ in $(seq 1 "$KILLS"); do
+	sleep "$(python3 -c 'import random; print(round(random.uniform(0.3, 1.6), 2))')"
+	kill -KILL "$DPID" 2>/dev/null && kills=$((kills + 1))
+	wait "$DPID" 2>/dev/null
+	start_daemon "$S" "$PORT" || { bad "daemon restarts after kill -9" "$(tail -5 "$T/daemon.log")"; break; }
+done
+wait "$WPID"
+check "the daemon was killed $KILLS times mid-load" [ "$kills" -eq "$KILLS" ]
+sleep 4 # let the last jobs start and finish
+stop_daemon
+
+python3 - "$S/fairway.db" "$T/writes" >"$T/verdict" 2>&1 <<'PY'
+import json, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+lines = [l.split() for l in open(sys.argv[2])]
+acked = [l[2] for l in lines if l[0] == "ack" and l[1] == "job"]
+jobs = {k: json.loads(d) for k, d in db.execute("SELECT key, doc FROM jobs")}
+missing = [n for n in acked if n not in jobs]
+print("acked_jobs", len(acked))
+print("missing_jobs", len(missing), " ".join(missing[:5]))
+# queues: the stored quota is the last acked or one tried after it
+bad_q = 0
+for q in ("ranking", "vision"):
+    seq = [(l[0], int(l[3])) for l in lines if len(l) == 4 and l[1] == "queue" and l[2] == q]
+    last_ack = max([i for i, (k, _) in enumerate(seq) if k == "ack"], default=-1)
+    allowed = {v for i, (k, v) in enumerate(seq) if k == "try" and i > last_ack}
+    if last_ack >= 0:
+        allowed.add(seq[last_ack][1])
+    row = db.execute("SELECT doc FROM queues WHERE key = ?", (q,)).fetchone()
+    stored = json.loads(row[0])["deserved"]["gpu"] if row else None
+    if last_ack >= 0 and stored not in allowed:
+        bad_q += 1
+        print("queue", q, "stored", stored, "allowed", sorted(allowed))
+print("bad_queues", bad_q)
+# decisions: never applied twice
+log = {}
+for job, kind in db.execute("SELECT job, kind FROM decisions WHERE kind IN ('start','evict') ORDER BY id"):
+    log.setdefault(job, []).append(kind)
+twice = 0
+for name, doc in jobs.items():
+    if not name.startswith("w-"):
+        continue  # the config's own jobs were started before the daemon
+    seq = log.get(name, [])
+    alternates = all(k == ("start" if i % 2 == 0 else "evict") for i, k in enumerate(seq))
+    starts = seq.count("start")
+    if not alternates or starts != doc.get("starts", 0):
+        twice += 1
+        if twice < 5:
+            print("job", name, "log", seq, "starts", doc.get("starts"), "state", doc["state"])
+print("double_or_lost_decisions", twice)
+print("started_jobs", sum(1 for d in jobs.values() if d.get("starts", 0) > 0))
+PY
+cat "$T/verdict" | sed 's/^/  /'
+val() { awk -v k="$1" '$1 == k {print $2}' "$T/verdict"; }
+check "the writer had at least 50 jobs acknowledged" [ "${ack:=$(val acked_jobs)}" -ge 50 ]
+check "no acknowledged job is missing from the store" [ "$(val missing_jobs)" = 0 ]
+check "every queue holds its last acknowledged quota (or a later attempt)" [ "$(val bad_queues)" = 0 ]
+check "no decision applied twice or applied without its log entry" [ "$(val double_or_lost_decisions)" = 0 ]
+check "jobs did start across the restarts" [ "$(val started_jobs)" -ge 20 ]
+if grep -E 'ERROR: AddressSanitizer|runtime error' "$T/daemon.log"; then
+	bad "no sanitizer report in any daemon run"
+else
+	ok "no sanitizer report in any daemon run"
+fi
+finish
