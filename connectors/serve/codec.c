@@ -43,7 +43,7 @@ static int only_keys(json_t *o, const char *path, const char *const *allowed, st
 		while (allowed[i] && strcmp(allowed[i], k))
 			i++;
 		if (!allowed[i]) {
-			path_of(f, sizeof f, path, k);
+			path_of(f, sizeof f, path, *k ? k : "\"\"");
 			return BAD(d, FW_EINVAL, f, "unknown field");
 		}
 	}
@@ -406,6 +406,8 @@ json_t *fw_codec_job_dump(const struct fw_backend_job *bj, const struct fw_topol
 	json_t *o = json_pack("{s:s,s:s,s:s,s:i,s:b,s:b,s:I,s:i,s:o}", "name", j->name, "queue", bj->queue, "user",
 			      j->user, "priority", j->priority, "preemptible", j->preemptible, "spread", j->spread,
 			      "runtime", (json_int_t)j->expected_runtime, "minMember", j->min_member, "tasks", tasks);
+	if (o && !j->name[0])
+		json_object_del(o, "name"); /* not yet named: the daemon names it */
 	if (o && rl)
 		json_object_set_new(o, "requiredLevel", json_string(rl));
 	if (o && pl)
@@ -481,6 +483,8 @@ json_t *fw_codec_reservation_dump(const struct fw_reservation *r)
 		json_array_append_new(nodes, json_string(r->nodes[i]));
 	json_t *o = json_pack("{s:s,s:s,s:o,s:I,s:I,s:s}", "id", r->id, "kind", fw_rsv_kind_name(r->kind), "nodes",
 			      nodes, "start", (json_int_t)r->start, "end", (json_int_t)r->end, "reason", r->reason);
+	if (o && !r->id[0])
+		json_object_del(o, "id"); /* not yet named: the daemon names it */
 	if (o && r->kind == FW_RSV_QUEUE)
 		json_object_set_new(o, "queue", json_string(r->queue));
 	if (o && r->kind == FW_RSV_JOB)

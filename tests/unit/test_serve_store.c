@@ -1,0 +1,148 @@
+/*
+ * test_serve_store.c — the daemon's store (connectors/serve/store.c):
+ * schema migrations to the current version, WAL mode, documents that
+ * survive a close and reopen, a rolled-back transaction that leaves
+ * nothing, a database from a newer fairway refused.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "../harness.h"
+#include "store.h"
+
+static char dir[64];
+
+static void fresh_dir(void)
+{
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	if (dir[0] && system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", dir);
+	snprintf(dir, sizeof dir, "/tmp/fw-store-test.XXXXXX");
+	if (!mkdtemp(dir))
+		abort();
+}
+
+static int count_cb(void *ctx, const char *key, const char *json)
+{
+	(void)key;
+	(void)json;
+	(*(int *)ctx)++;
+	return 0;
+}
+
+TEST(migrates_to_current_version_in_wal_mode)
+{
+	struct fw_serve_store *st = NULL;
+	struct fw_diag d;
+	char path[128];
+	sqlite3 *db;
+	sqlite3_stmt *s;
+
+	fresh_dir();
+	memset(&d, 0, sizeof d);
+	ASSERT_EQ(fw_store_open(dir, false, &st, &d), FW_OK);
+	ASSERT(fw_store_created(st));
+	ASSERT_EQ(fw_store_schema_version(st), 2);
+	fw_store_close(st);
+	snprintf(path, sizeof path, "%s/fairway.db", dir);
+	ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
+	ASSERT_EQ(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &s, NULL), SQLITE_OK);
+	ASSERT_EQ(sqlite3_step(s), SQLITE_ROW);
+	ASSERT_STR_EQ((const char *)sqlite3_column_text(s, 0), "wal");
+	sqlite3_finalize(s);
+	/* the v2 migration's index exists */
+	ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT name FROM sqlite_master WHERE name = 'decisions_job'", -1, &s, NULL),
+		  SQLITE_OK);
+	ASSERT_EQ(sqlite3_step(s), SQLITE_ROW);
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+}
+
+TEST(documents_survive_reopen_and_rollback_leaves_nothing)
+{
+	struct fw_serve_store *st = NULL;
+	int n = 0;
+
+	fresh_dir();
+	ASSERT_EQ(fw_store_open(dir, true, &st, NULL), FW_OK);
+	ASSERT_EQ(fw_store_begin(st), FW_OK);
+	ASSERT_EQ(fw_store_put(st, FW_STORE_QUEUES, "a", "{\"name\":\"a\"}"), FW_OK);
+	ASSERT_EQ(fw_store_meta_put(st, "next_job", 7), FW_OK);
+	ASSERT_EQ(fw_store_commit(st), FW_OK);
+	ASSERT_EQ(fw_store_begin(st), FW_OK);
+	ASSERT_EQ(fw_store_put(st, FW_STORE_QUEUES, "b", "{\"name\":\"b\"}"), FW_OK);
+	fw_store_rollback(st);
+	fw_store_close(st);
+
+	ASSERT_EQ(fw_store_open(dir, false, &st, NULL), FW_OK);
+	ASSERT(!fw_store_created(st));
+	ASSERT_EQ(fw_store_each(st, FW_STORE_QUEUES, count_cb, &n), FW_OK);
+	ASSERT_EQ(n, 1);
+	ASSERT_EQ(fw_store_meta_get(st, "next_job", 1), 7);
+	ASSERT_EQ(fw_store_meta_get(st, "absent", 42), 42);
+	ASSERT_EQ(fw_store_del(st, FW_STORE_QUEUES, "b"), FW_ENOENT);
+	ASSERT_EQ(fw_store_del(st, FW_STORE_QUEUES, "a"), FW_OK);
+	n = 0;
+	ASSERT_EQ(fw_store_each(st, FW_STORE_QUEUES, count_cb, &n), FW_OK);
+	ASSERT_EQ(n, 0);
+	fw_store_close(st);
+}
+
+TEST(decision_log_rows_are_written)
+{
+	struct fw_serve_store *st = NULL;
+	struct fw_store_decision dec = { 1, 100, 9, "start", "j1", "", "started", "started: 8 GPUs" };
+	char path[128];
+	sqlite3 *db;
+	sqlite3_stmt *s;
+
+	fresh_dir();
+	ASSERT_EQ(fw_store_open(dir, false, &st, NULL), FW_OK);
+	ASSERT_EQ(fw_store_log_decision(st, &dec), FW_OK);
+	ASSERT_EQ(fw_store_usage_record(st, "llm", 100, 3600, 1800), FW_OK);
+	fw_store_close(st);
+	snprintf(path, sizeof path, "%s/fairway.db", dir);
+	ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
+	ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT job, kind, generation FROM decisions", -1, &s, NULL), SQLITE_OK);
+	ASSERT_EQ(sqlite3_step(s), SQLITE_ROW);
+	ASSERT_STR_EQ((const char *)sqlite3_column_text(s, 0), "j1");
+	ASSERT_STR_EQ((const char *)sqlite3_column_text(s, 1), "start");
+	ASSERT_EQ(sqlite3_column_int(s, 2), 9);
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+}
+
+TEST(newer_schema_is_refused)
+{
+	struct fw_serve_store *st = NULL;
+	struct fw_diag d;
+	char path[128];
+	sqlite3 *db;
+
+	fresh_dir();
+	ASSERT_EQ(fw_store_open(dir, false, &st, NULL), FW_OK);
+	fw_store_close(st);
+	snprintf(path, sizeof path, "%s/fairway.db", dir);
+	ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
+	ASSERT_EQ(sqlite3_exec(db, "UPDATE schema_version SET version = 99", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	memset(&d, 0, sizeof d);
+	ASSERT_EQ(fw_store_open(dir, false, &st, &d), FW_ERANGE);
+	ASSERT(strstr(d.msg, "99") != NULL);
+}
+
+TEST(temporary_directory_removed)
+{
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	ASSERT_EQ(system(cmd), 0);
+	ASSERT(access(dir, F_OK) != 0);
+}
+
+TEST_MAIN(migrates_to_current_version_in_wal_mode, documents_survive_reopen_and_rollback_leaves_nothing,
+	  decision_log_rows_are_written, newer_schema_is_refused, temporary_directory_removed)
