@@ -96,7 +96,7 @@ static int resv_delete(struct fw_slurm *h, const char *name)
 
 	if (slurm_delete_reservation(&m) != SLURM_SUCCESS) {
 		h->st.failed++;
-		return FW_EIO;
+		return fw__slurm_refused(h, "delete reservation", name);
 	}
 	h->st.unreserves++;
 	return FW_OK;
@@ -129,7 +129,7 @@ static int do_start(struct fw_slurm *h, const struct fw_backend_action *a)
 	u.priority = INFINITE;
 	u.comment = comment;
 	if (slurm_update_job(&u) != SLURM_SUCCESS)
-		return FW_EIO;
+		return fw__slurm_refused(h, "start", a->job);
 	h->st.starts++;
 	return FW_OK;
 }
@@ -150,9 +150,9 @@ static int do_evict(struct fw_slurm *h, const struct fw_backend_action *a)
 		u.job_id = j->job_id;
 		u.priority = 0;
 		if (slurm_update_job(&u) != SLURM_SUCCESS)
-			return FW_EIO;
+			return fw__slurm_refused(h, "hold", a->job);
 	} else if (slurm_requeue(j->job_id, JOB_REQUEUE_HOLD) != SLURM_SUCCESS) {
-		return FW_EIO;
+		return fw__slurm_refused(h, "requeue", a->job);
 	}
 	h->st.evicts++;
 	return FW_OK;
@@ -179,6 +179,20 @@ static void resv_fill(const slurm_job_info_t *j, const struct fw_backend_action 
 	r->flags = RESERVE_FLAG_IGN_JOBS;
 }
 
+/* Slurm reserves whole nodes: true when every placement takes all GPUs of
+ * its node. */
+static bool whole_nodes(const struct fw_slurm *h, const struct fw_backend_action *a)
+{
+	for (int32_t k = 0; k < a->nplacements; k++) {
+		const node_info_t *n = fw__slurm_node(h, a->placements[k].node);
+		char model[FW_NAME_MAX];
+		if (!n || __builtin_popcount(a->placements[k].gpu_mask) <
+				  fw__gres_gpus(n->gres, model, sizeof model))
+			return false;
+	}
+	return a->nplacements > 0;
+}
+
 static int do_reserve(struct fw_slurm *h, const struct fw_backend_action *a)
 {
 	slurm_job_info_t *j = job_of(h, a->job);
@@ -189,6 +203,8 @@ static int do_reserve(struct fw_slurm *h, const struct fw_backend_action *a)
 
 	if (!j || !fw__job_pending(j))
 		return FW_ENOENT;
+	if (!whole_nodes(h, a))
+		return FW_OK; /* kept in fairway's plan only (fwslurm.h) */
 	if (node_list(a, nodes, sizeof nodes) <= 0)
 		return FW_EINVAL;
 	resv_name(j->job_id, name, sizeof name);
@@ -200,10 +216,10 @@ static int do_reserve(struct fw_slurm *h, const struct fw_backend_action *a)
 	if (old) {
 		r.flags = 0; /* update: keep the flags */
 		if (slurm_update_reservation(&r) != SLURM_SUCCESS)
-			return FW_EIO;
+			return fw__slurm_refused(h, "update reservation", name);
 	} else {
 		if (!(made = slurm_create_reservation(&r)))
-			return FW_EIO;
+			return fw__slurm_refused(h, "create reservation", name);
 		free(made);
 	}
 	h->st.reserves++;
@@ -240,7 +256,7 @@ static int do_drain(struct fw_slurm *h, const struct fw_backend_action *a)
 	if ((n->node_state & NODE_STATE_DRAIN) && n->reason && !strcmp(n->reason, reason))
 		return FW_OK;
 	if (fw_slurm_drain(h, a->node, reason, NULL) != FW_OK)
-		return FW_EIO;
+		return fw__slurm_refused(h, "drain", a->node);
 	h->st.drains++;
 	return FW_OK;
 }
@@ -313,6 +329,7 @@ int fw_slurm_annotate(struct fw_slurm *h, const struct fw_slurm_note *notes,
 			h->st.comments++;
 		} else {
 			h->st.failed++;
+			fw__slurm_refused(h, "comment", notes[k].job);
 		}
 	}
 	return done;

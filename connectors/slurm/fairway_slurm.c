@@ -185,9 +185,9 @@ static int apply_plan(struct loop *l, const struct fw_snapshot *s,
 		return rc;
 	for (int32_t k = 0; k < na; k++)
 		if (r.status[k] != FW_OK && r.status[k] != FW_ENOENT)
-			fprintf(stderr, "fairway-slurm: %s of job %s%s failed: %s\n",
+			fprintf(stderr, "fairway-slurm: %s of %s%s failed: %s (last refusal: %s)\n",
 				fw_decision_name(acts[k].kind), acts[k].job, acts[k].node,
-				fw_strerror(r.status[k]));
+				fw_strerror(r.status[k]), fw_slurm_last_error(l->h));
 	*notes_done = fw_slurm_annotate(l->h, notes, nn);
 	return FW_OK;
 }

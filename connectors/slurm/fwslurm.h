@@ -17,7 +17,12 @@
  *   - reserve = a Slurm reservation named "fairway-<jobid>" on the nodes and
  *               at the time the plan holds for the job: created, moved when
  *               the plan moves it by a minute or more, deleted when the job
- *               starts or the plan no longer reserves for it;
+ *               starts or the plan no longer reserves for it.  Slurm
+ *               reserves whole nodes, so only reservations whose every
+ *               placement takes all GPUs of its node become Slurm
+ *               reservations; a partial-node one (a 1-GPU job waiting for
+ *               a GPU) stays in fairway's plan, where it already protects
+ *               the job, and in the job's comment;
  *   - drain   = slurm_update_node(DRAIN) with fairway's reason;
  *   - every waiting job's reason and expected start go in its comment
  *     (`squeue -o "%.10i %.8T %.70k"`).
@@ -143,6 +148,8 @@ int fw_slurm_health(struct fw_slurm *h, struct fw_node_health *out, int cap);
 int fw_slurm_ping(struct fw_slurm *h, struct fw_diag *d);
 
 const struct fw_slurm_stats *fw_slurm_stats(const struct fw_slurm *h);
+/* The last RPC slurmctld refused, "what obj: Slurm's error"; "" if none. */
+const char *fw_slurm_last_error(const struct fw_slurm *h);
 
 /* The plan as backend actions plus one note per waiting job, arrays from
  * arena a; for drivers without the daemon (`fairway-slurm`). */

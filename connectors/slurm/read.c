@@ -23,8 +23,22 @@ int fw__slurm_eio(struct fw_diag *d, const char *what)
 {
 	int e = slurm_get_errno();
 
-	return fw_diag_set(d, FW_EIO, "slurmctld", 0, 0, what, "%s: %s", what,
+	return fw_diag_set(d, FW_EIO, "slurmctld", 0, 0, "", "%s: %s", what,
 			   e ? slurm_strerror(e) : "failed");
+}
+
+int fw__slurm_refused(struct fw_slurm *h, const char *what, const char *obj)
+{
+	int e = slurm_get_errno();
+
+	snprintf(h->last_err, sizeof h->last_err, "%s %s: %s", what, obj,
+		 e ? slurm_strerror(e) : "failed");
+	return FW_EIO;
+}
+
+const char *fw_slurm_last_error(const struct fw_slurm *h)
+{
+	return h->last_err;
 }
 
 /* ------------------------------------------------------------ options */

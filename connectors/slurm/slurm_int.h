@@ -48,6 +48,7 @@ struct fw_slurm {
 	uint32_t jhash_cap;             /* power of two */
 	uint64_t read_gen;              /* generation of the last read */
 	struct fw_slurm_stats st;
+	char last_err[256];             /* the last refused RPC, for logs */
 };
 
 /* read.c */
@@ -60,6 +61,7 @@ int fw__slurm_topo_load(struct fw_slurm *h, struct fw_diag *d);
 const struct fw_slurm_topo *fw__slurm_topo_of(const struct fw_slurm *h,
 					      const char *node);
 int fw__slurm_eio(struct fw_diag *d, const char *what);
+int fw__slurm_refused(struct fw_slurm *h, const char *what, const char *obj);
 
 /* gres.c: "gpu:h100:8", "gres:gpu:4", "gpu:h100:2(IDX:0-1,4)" */
 int fw__gres_gpus(const char *gres, char *model, size_t model_len);

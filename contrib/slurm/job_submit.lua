@@ -32,7 +32,7 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
    if managed(job_desc.partition) then
       -- priority 0 is an administrator hold (what `scontrol hold` sets)
       job_desc.priority = 0
-      job_desc.comment = "fairway: waiting for the first scheduling cycle"
+      job_desc.comment = "fairway: queued, not planned yet"
    end
    return slurm.SUCCESS
 end

@@ -1,0 +1,228 @@
+#!/usr/bin/env bash
+# tests/integration/slurm_e2e.sh BUILD_DIR — fairway driving a real Slurm
+# 22.05 cluster (tests/slurm/lab.sh: 16 nodes x 8 fake GPUs, 2 switches),
+# with real sbatch sleep jobs.  The scenarios (issue 7), one lab for all:
+#   fairshare_60_40      two accounts with deserved 60/40 converge to 60/40
+#                        (+-1 job) while both wait; the other takes the idle
+#                        GPUs when one has no demand left
+#   gang_one_switch      a 4-node x 8-GPU gang with --switches=1 starts only
+#                        inside one switch, waits rather than start split or
+#                        partial
+#   drain_reason         a node fairway drains carries fairway's reason in
+#                        Slurm and gets no new job
+#   reserve_backfill     a 12-node job gets a fairway- reservation and starts
+#                        no later than one cycle after its estimate; 1-node
+#                        jobs backfill meanwhile without delaying it
+#   restart_kill9        fairway killed with -9 mid-run and restarted: no job
+#                        runs twice, none is lost, the queue drains
+#   pending_comment      a waiting job's reason and expected start are in its
+#                        Slurm comment (squeue %k)
+# Prints PASS/FAIL lines and "N passed, N failed"; stops every process it
+# started (trap), also on failure.  SKIP when the machine cannot run a lab.
+. "$(dirname "$0")/../slurm/lib.sh"
+TEST_NAME=slurm_e2e
+lab_up 16
+
+# ------------------------------------------------------------ 1. 60/40
+# Deserved 60/40 with over-quota weights 60/40: fair shares 76.8/51.2 of
+# the 128 GPUs.  team_a fills the cluster first; team_b arrives; short jobs
+# turn over and fairway hands the freed GPUs to whoever is below its share.
+t_fairshare() {
+	local a b ok_samples=0 samples=0 i
+	fw_start
+	submit 600 team_a 12 || { bad fairshare_60_40 "sbatch failed"; return; }
+	wait_until 30 'test "$(gpus_of team_a)" -ge 120' || { bad fairshare_60_40 "team_a never filled the cluster ($(gpus_of team_a))"; return; }
+	submit 150 team_b 12 || { bad fairshare_60_40 "sbatch failed"; return; }
+	sleep 14 # one job length: team_a's first wave ends, team_b catches up
+	for i in $(seq 10); do
+		a=$(gpus_of team_a) b=$(gpus_of team_b)
+		[ "$(pending_of team_a)" -gt 0 ] && [ "$(pending_of team_b)" -gt 0 ] || break
+		samples=$((samples + 1))
+		# 60/40 of what they hold, +-1 job: |a*40 - b*60| <= 100
+		(((a * 40 - b * 60) <= 100 && (b * 60 - a * 40) <= 100)) && ok_samples=$((ok_samples + 1))
+		echo "  sample $i: team_a $a GPUs, team_b $b GPUs"
+		sleep 1
+	done
+	if ((samples >= 5 && ok_samples * 10 >= samples * 8)); then
+		ok fairshare_60_40
+	else
+		bad fairshare_60_40 "$ok_samples of $samples samples within 60/40 +-1 job"
+	fi
+	# team_b stops: its waiting jobs go; team_a must take the idle GPUs
+	scancel -A team_b -t PD
+	if wait_until 40 'test "$(gpus_of team_a)" -ge 126' && [ "$(pending_of team_a)" -gt 0 ]; then
+		ok fairshare_idle_to_other
+	else
+		bad fairshare_idle_to_other "team_a holds $(gpus_of team_a) GPUs with team_b idle"
+	fi
+	fw_stop
+	cancel_all
+}
+
+# ------------------------------------------------------------ 2. gang
+# s1 = gpu[001-008], s2 = gpu[009-016].  Drained: gpu[001-005] and
+# gpu[013-016].  Free whole nodes: 3 in s1, 4 in s2: the gang must start in
+# s2.  Then with 3 + 3 free it must wait; with 4 free in s1 it starts there.
+in_range() { # NODELIST LO HI: every node of the list within gpuLO..gpuHI
+	local n
+	for n in $(scontrol show hostnames "$1"); do
+		n=${n#gpu}
+		((10#$n >= $2 && 10#$n <= $3)) || return 1
+	done
+}
+job_state() { squeue -h -j "$1" -o %T 2>/dev/null; }
+job_nodes() { squeue -h -j "$1" -o %N 2>/dev/null; }
+t_gang() {
+	local id id2 nodes
+	scontrol update nodename=gpu[001-005,013-016] state=drain reason=test-setup
+	fw_start
+	id=$(sbatch --parsable -A big -N 4 --gres=gpu:8 --switches=1 -t 1 -o /dev/null --wrap 'sleep 5')
+	if wait_until 15 'test "$(job_state "$id")" = RUNNING'; then
+		nodes=$(job_nodes "$id")
+		if [ "$(scontrol show hostnames "$nodes" | wc -l)" = 4 ] && in_range "$nodes" 9 12; then
+			ok gang_one_switch_placed
+		else
+			bad gang_one_switch_placed "ran on $nodes"
+		fi
+	else
+		bad gang_one_switch_placed "never started: $(squeue -h -j "$id" -o '%T %k')"
+	fi
+	wait_until 20 'test -z "$(job_state "$id")"'
+	scontrol update nodename=gpu012 state=drain reason=test-setup
+	id2=$(sbatch --parsable -A big -N 4 --gres=gpu:8 --switches=1 -t 1 -o /dev/null --wrap 'sleep 3')
+	sleep 4 # several cycles: 6 free nodes, but no switch with 4
+	if [ "$(job_state "$id2")" = PENDING ] && [ "$(squeue -h -j "$id2" -o %Q)" = 0 ]; then
+		ok gang_waits_not_split
+	else
+		bad gang_waits_not_split "state $(job_state "$id2") on $(job_nodes "$id2")"
+	fi
+	scontrol update nodename=gpu005 state=resume 2>/dev/null
+	if wait_until 15 'test "$(job_state "$id2")" = RUNNING' && in_range "$(job_nodes "$id2")" 1 8; then
+		ok gang_starts_when_switch_frees
+	else
+		bad gang_starts_when_switch_frees "state $(job_state "$id2") on $(job_nodes "$id2")"
+	fi
+	fw_stop
+	cancel_all
+	scontrol update nodename=gpu[001-004,012-016] state=resume 2>/dev/null
+}
+
+# ------------------------------------------------------------ 3. drain
+t_drain() {
+	local st reason on
+	"$FWS" drain gpu003 "xid 79: GPU fell off the bus" || { bad drain_reason "drain failed"; return; }
+	st=$(sinfo -h -n gpu003 -o %T) reason=$(sinfo -h -n gpu003 -o %E)
+	if [[ $st == drain* ]] && [ "$reason" = "fairway: xid 79: GPU fell off the bus" ]; then
+		ok drain_reason
+	else
+		bad drain_reason "state '$st' reason '$reason'"
+	fi
+	fw_start
+	submit 130 team_a 8
+	wait_until 30 'test "$(gpus_of team_a)" -ge 120'
+	sleep 1
+	on=$(squeue -h -t R,PD -w gpu003 -o %i | wc -l)
+	if [ "$on" = 0 ] && [ "$(gpus_of team_a)" = 120 ]; then
+		ok drain_no_new_job
+	else
+		bad drain_no_new_job "$on jobs on gpu003, team_a holds $(gpus_of team_a) of 120 usable GPUs"
+	fi
+	fw_stop
+	cancel_all
+	"$FWS" resume gpu003
+}
+
+# ------------------------------------------------------------ 4. reserve
+# 12 whole-node blockers (8 GPUs, sleep 20, limit 1 min) leave 4 nodes
+# free; a 12-node job must wait for them (a reservation), while 1-node
+# jobs that arrive after it fit now without touching what it needs.
+t_reserve() {
+	local big res_start res_nodes started i small_done=0
+	fw_start
+	for i in $(seq 12); do
+		sbatch -Q -A team_a --gres=gpu:8 -t 1 -o /dev/null --wrap 'sleep 20' >/dev/null
+	done
+	wait_until 20 'test "$(gpus_of team_a)" -eq 96' || { bad reserve_created "blockers did not start"; fw_stop; cancel_all; return; }
+	big=$(sbatch --parsable -A big -N 12 --gres=gpu:8 -t 1 -o /dev/null --wrap 'sleep 3')
+	wait_until 10 'scontrol -o show res "fairway-$big" 2>/dev/null | grep -q NodeCnt'
+	res_nodes=$(scontrol -o show res "fairway-$big" 2>/dev/null | grep -o 'NodeCnt=[0-9]*')
+	res_start=$(scontrol -o show res "fairway-$big" 2>/dev/null | grep -o 'StartTime=[^ ]*' | cut -d= -f2)
+	if [ "$res_nodes" = NodeCnt=12 ]; then ok reserve_created; else bad reserve_created "reservation: '$(scontrol -o show res 2>&1)'"; fi
+	submit 6 team_b 3 # 1-node backfill candidates
+	echo 0 >"$T/small_started"
+	wait_until 60 'small_while_waiting; test "$(job_state "$big")" = RUNNING'
+	started=$(date +%s)
+	if [ -n "$res_start" ] && ((started <= $(date -d "$res_start" +%s) + 2)); then
+		ok reserve_starts_by_estimate
+	else
+		bad reserve_starts_by_estimate "reserved for $res_start, started $(date -d @"$started" +%T) (state $(job_state "$big"))"
+	fi
+	# backfill: the 1-node jobs started while the 12-node job waited
+	if [ "$(cat "$T/small_started")" -ge 1 ]; then
+		ok reserve_backfill
+	else
+		bad reserve_backfill "no 1-node job ran while the 12-node job waited"
+	fi
+	fw_stop
+	cancel_all
+}
+# how many team_b jobs hold GPUs while the 12-node job still waits (max)
+small_while_waiting() {
+	local n
+	[ "$(job_state "$big")" = PENDING ] || return 0
+	n=$(gpus_of team_b)
+	((n > $(cat "$T/small_started"))) && echo "$n" >"$T/small_started"
+	return 0
+}
+
+# ------------------------------------------------------------ 5. kill -9
+t_restart() {
+	local log=$T/ran.log n=60 ids i
+	: >"$log"
+	fw_start
+	for ((i = 0; i < n; i++)); do
+		sbatch -Q -A team_a --gres=gpu:4 -t 1 -o /dev/null --wrap "echo \$SLURM_JOB_ID >> $log; sleep 2"
+	done
+	sleep 2
+	fw_kill9
+	sleep 1
+	fw_start
+	sleep 1.5
+	fw_kill9
+	fw_start
+	wait_until 90 no_jobs
+	fw_stop
+	ids=$(sort "$log" | uniq | wc -l)
+	if [ "$ids" = "$n" ] && [ "$(wc -l <"$log")" = "$n" ]; then
+		ok restart_kill9
+	else
+		bad restart_kill9 "$(wc -l <"$log") runs of $ids distinct jobs, expected $n once each; left: $(squeue -h | wc -l)"
+	fi
+	cancel_all
+}
+
+# ------------------------------------------------------------ 6. comment
+t_comment() {
+	local id c
+	scontrol update nodename=gpu[001-016] state=drain reason=test-setup
+	fw_start
+	id=$(sbatch --parsable -A team_a --gres=gpu:1 -t 1 -o /dev/null --wrap 'sleep 1')
+	wait_until 10 'squeue -h -j $id -o %k | grep -q "fairway: waiting: "'
+	c=$(squeue -h -j "$id" -o %k)
+	case "$c" in
+	"fairway: waiting: "*) ok pending_comment ;;
+	*) bad pending_comment "comment '$c'" ;;
+	esac
+	fw_stop
+	cancel_all
+	scontrol update nodename=gpu[001-016] state=resume 2>/dev/null
+}
+
+t_fairshare
+t_gang
+t_drain
+t_reserve
+t_restart
+t_comment
+grep -E 'failed|error' "$T/fairway.log" | grep -v 'failed 0' | head -5
+finish

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# tests/integration/slurm_errors.sh BUILD_DIR — fairway-slurm refuses bad
+# input and an unreachable controller with a clear message, and changes no
+# Slurm state when it does (issue 7, scenario 6), against a real lab.
+#   bad_config_message      invalid fairway YAML: exit 2, FILE:LINE:COL and
+#                           the field named
+#   bad_config_no_change    ... and Slurm's jobs, nodes, reservations are
+#                           exactly as before
+#   unreachable_message     a slurm.conf whose controller port has no
+#                           slurmctld: exit 1 within 5 s, "cannot reach
+#                           slurmctld"
+#   unreachable_no_change   ... and nothing changed in the real cluster
+#   no_slurm_conf           no SLURM_CONF and no conf=: exit 2, says so
+#   valid_config_acts       the same jobs start once the config is valid
+. "$(dirname "$0")/../slurm/lib.sh"
+TEST_NAME=slurm_errors
+lab_up 4
+
+state() {
+	squeue -h -o '%i %T %Q %k %N' | sort
+	sinfo -h -N -o '%N %T %E' | sort
+	scontrol -o show res 2>&1
+}
+
+submit 3 team_a 2
+before=$(state)
+
+# ------------------------------------------------------------ bad config
+cat >"$T/bad.yaml" <<'YAML'
+queues:
+  - name: team_a
+    resources:
+      gpu: {quota: -3}
+YAML
+"$FWS" run --config "$T/bad.yaml" --cycles 1 >"$T/out" 2>&1
+rc=$?
+if [ $rc = 2 ] && grep -q "bad.yaml:4:.*queues\[0\].resources.gpu.quota" "$T/out"; then
+	ok bad_config_message
+else
+	bad bad_config_message "exit $rc: $(cat "$T/out")"
+fi
+[ "$(state)" = "$before" ] && ok bad_config_no_change || bad bad_config_no_change "Slurm state changed"
+
+# ------------------------------------------------------------ unreachable
+sed 's/^SlurmctldPort=.*/SlurmctldPort=1/' "$SLURM_CONF" >"$T/lab/etc/unreachable.conf"
+start=$SECONDS
+"$FWS" run --config "$SRC/tests/slurm/fairway.yaml" --cycles 1 --opt "conf=$T/lab/etc/unreachable.conf" >"$T/out" 2>&1
+rc=$?
+if [ $rc = 1 ] && ((SECONDS - start <= 5)) && grep -q "cannot reach slurmctld" "$T/out"; then
+	ok unreachable_message
+else
+	bad unreachable_message "exit $rc after $((SECONDS - start)) s: $(cat "$T/out")"
+fi
+[ "$(state)" = "$before" ] && ok unreachable_no_change || bad unreachable_no_change "Slurm state changed"
+
+# ------------------------------------------------------------ no conf
+env -u SLURM_CONF "$FWS" ping >"$T/out" 2>&1
+rc=$?
+if [ $rc = 2 ] && grep -q "no Slurm configuration" "$T/out"; then
+	ok no_slurm_conf
+else
+	bad no_slurm_conf "exit $rc: $(cat "$T/out")"
+fi
+
+# ------------------------------------------------------------ and then valid
+"$FWS" run --config "$SRC/tests/slurm/fairway.yaml" --cycles 1 --quiet >"$T/out" 2>&1
+if wait_until 10 'test "$(gpus_of team_a)" = 3'; then
+	ok valid_config_acts
+else
+	bad valid_config_acts "team_a holds $(gpus_of team_a) GPUs: $(cat "$T/out")"
+fi
+finish
