@@ -287,11 +287,35 @@ static int cmd_run(struct args *a)
 
 /* ------------------------------------------------------------ drain, ping */
 
+/* drain goes through fw_slurm_apply like a plan's DRAIN decision (so a
+ * second drain with the same reason changes nothing); resume is direct. */
+static int drain_action(struct fw_slurm *h, const char *node, const char *why,
+			struct fw_diag *d)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	struct fw_backend_world w = { 0 };
+	struct fw_backend_action act;
+	struct fw_backend_result r = { 0 };
+	int st = FW_OK, rc = s ? fw_slurm_read(h, s, &w, d) : FW_ENOMEM;
+
+	memset(&act, 0, sizeof act);
+	act.kind = FW_DECIDE_DRAIN;
+	act.until = FW_TIME_UNKNOWN;
+	snprintf(act.node, sizeof act.node, "%s", node);
+	snprintf(act.why, sizeof act.why, "%s", why);
+	r.status = &st;
+	if (rc == FW_OK && (rc = fw_slurm_apply(h, w.generation, &act, 1, &r)) == FW_OK && st != FW_OK)
+		rc = fw_diag_set(d, st, node, 0, 0, "", "drain: %s (%s)", fw_strerror(st),
+				 fw_slurm_last_error(h));
+	fw_snapshot_free(s);
+	return rc;
+}
+
 static int cmd_node(struct args *a, bool drain)
 {
 	struct fw_slurm *h = NULL;
 	struct fw_diag d;
-	char reason[300], msg[1024];
+	char msg[1024];
 	int rc;
 
 	if (!a->node || (drain && !a->reason))
@@ -299,8 +323,9 @@ static int cmd_node(struct args *a, bool drain)
 	if ((rc = open_slurm(a, &h)) != 0)
 		return rc;
 	memset(&d, 0, sizeof d);
-	snprintf(reason, sizeof reason, "fairway: %s", drain ? a->reason : "");
-	rc = fw_slurm_drain(h, a->node, drain ? reason : NULL, &d);
+	rc = drain ? drain_action(h, a->node, a->reason, &d) : fw_slurm_drain(h, a->node, NULL, &d);
+	if (rc == FW_OK && drain)
+		printf("%s: %s\n", a->node, fw_slurm_stats(h)->drains ? "drained" : "already drained with that reason");
 	fw_slurm_close(h);
 	if (rc != FW_OK) {
 		fw_diag_format(&d, msg, sizeof msg);

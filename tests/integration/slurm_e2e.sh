@@ -111,6 +111,11 @@ t_gang() {
 t_drain() {
 	local st reason on
 	"$FWS" drain gpu003 "xid 79: GPU fell off the bus" || { bad drain_reason "drain failed"; return; }
+	if "$FWS" drain gpu003 "xid 79: GPU fell off the bus" | grep -q "already drained"; then
+		ok drain_idempotent
+	else
+		bad drain_idempotent "a second drain with the same reason did not report 'already drained'"
+	fi
 	st=$(sinfo -h -n gpu003 -o %T) reason=$(sinfo -h -n gpu003 -o %E)
 	if [[ $st == drain* ]] && [ "$reason" = "fairway: xid 79: GPU fell off the bus" ]; then
 		ok drain_reason

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# tests/integration/slurm_serve.sh BUILD_DIR — `fairway serve --backend
+# slurm` against a real Slurm lab (tests/slurm/lab.sh), sbatch jobs only:
+#   serve_starts_sbatch_jobs   held sbatch jobs are started by the daemon
+#   serve_health_no_new_job    a node reported unhealthy through the API
+#                              (POST /v1/nodes/NAME/health) gets no new job
+#   serve_kill9_restart        the daemon killed with -9 twice mid-run and
+#                              restarted: every job runs exactly once, the
+#                              queue drains
+# The daemon resolves API node names against its --config fleet, so the
+# test writes one listing the lab's 16 nodes (their capacity and topology
+# still come from Slurm).
+. "$(dirname "$0")/../slurm/lib.sh"
+TEST_NAME=slurm_serve
+FAIRWAY=$B/tools/fairway
+if [ ! -x "$FAIRWAY" ] || ! "$FAIRWAY" serve --help 2>&1 | grep -q '^  slurm'; then
+	echo "SKIP slurm_serve: fairway serve has no slurm backend in $B"
+	finish
+fi
+lab_up 16
+SPID=
+
+{
+	sed -n '/^scheduler/,$p' "$SRC/tests/slurm/fairway.yaml"
+	echo "nodes:"
+	for i in $(seq 16); do
+		printf '  - {name: gpu%03d, gpus: 8, gpuModel: h100, cpu: 64, memory: 500Gi, topology: {switch: s%d}}\n' \
+			"$i" $(((i - 1) / 8 + 1))
+	done
+} >"$T/serve.yaml"
+
+serve_start() {
+	rm -f "$T/port"
+	"$FAIRWAY" serve --backend slurm --config "$T/serve.yaml" --state "$T/state" \
+		--listen 127.0.0.1:0 --port-file "$T/port" --period 500ms >>"$T/serve.log" 2>&1 &
+	SPID=$!
+	wait_until 20 'test -s "$T/port"' || { bad serve_start "no port: $(tail -3 "$T/serve.log")"; finish; }
+	PORT=$(cat "$T/port")
+}
+serve_kill9() {
+	kill -KILL "$SPID" 2>/dev/null
+	wait "$SPID" 2>/dev/null
+	SPID=
+}
+serve_stop() {
+	[ -n "$SPID" ] || return 0
+	kill -TERM "$SPID" 2>/dev/null
+	wait "$SPID" 2>/dev/null
+	SPID=
+}
+trap '[ -n "$SPID" ] && kill -KILL "$SPID" 2>/dev/null; cleanup' EXIT
+
+# ------------------------------------------------------------ 1. starts
+serve_start
+submit 10 team_a 30
+if wait_until 15 'test "$(squeue -h -t R -A team_a | wc -l)" = 10'; then
+	ok serve_starts_sbatch_jobs
+else
+	bad serve_starts_sbatch_jobs "$(squeue -h -o '%i %T %Q %k' | head -3); $(tail -3 "$T/serve.log")"
+fi
+cancel_all
+
+# ------------------------------------------------------------ 2. health
+code=$(curl -s -o "$T/health.out" -w '%{http_code}' -X POST \
+	-H "Authorization: Bearer $(cat "$T/state/token")" \
+	-d '{"healthy": false, "reason": "xid 79"}' "http://127.0.0.1:$PORT/v1/nodes/gpu007/health")
+submit 130 team_a 8
+wait_until 30 'test "$(gpus_of team_a)" -ge 120'
+sleep 1
+on=$(squeue -h -t R,PD -w gpu007 -o %i | wc -l)
+if [ "$code" = 200 ] && [ "$on" = 0 ] && [ "$(gpus_of team_a)" = 120 ]; then
+	ok serve_health_no_new_job
+else
+	bad serve_health_no_new_job "POST $code $(cat "$T/health.out"); $on jobs on gpu007; team_a holds $(gpus_of team_a)"
+fi
+cancel_all
+curl -s -o /dev/null -X POST -H "Authorization: Bearer $(cat "$T/state/token")" \
+	-d '{"healthy": true}' "http://127.0.0.1:$PORT/v1/nodes/gpu007/health"
+
+# ------------------------------------------------------------ 3. kill -9
+log=$T/ran.log
+: >"$log"
+for ((i = 0; i < 60; i++)); do
+	sbatch -Q -A team_a --gres=gpu:4 -t 1 -o /dev/null --wrap "echo \$SLURM_JOB_ID >> $log; sleep 2"
+done
+sleep 2
+serve_kill9
+sleep 1
+serve_start
+sleep 1.5
+serve_kill9
+serve_start
+wait_until 90 no_jobs
+if [ "$(sort -u "$log" | wc -l)" = 60 ] && [ "$(wc -l <"$log")" = 60 ]; then
+	ok serve_kill9_restart
+else
+	bad serve_kill9_restart "$(wc -l <"$log") runs of $(sort -u "$log" | wc -l) jobs (expected 60 once each); $(squeue -h | wc -l) left"
+fi
+serve_stop
+finish
