@@ -500,6 +500,8 @@ static bool budget_left(const struct cyc *y)
 static void block_rest(struct cyc *y, int32_t q, enum fw_reason why, int32_t blocker)
 {
 	for (int32_t i = y->qnext[q]; i < y->qfirst[q + 1]; i++) {
+		if (y->started[y->jobs[i]]) /* a starving job, tried first */
+			continue;
 		struct fw_pending *r = &y->reason[y->jobs[i]];
 		r->job = y->jobs[i];
 		r->reason = why;
@@ -526,17 +528,83 @@ static int allocate_global(struct cyc *y, struct memo *memo)
 	return FW_OK;
 }
 
+/* ---- starving jobs first (policy starve_after_s) ---------------------- */
+
+fw_time fw__starve_after(const struct cyc *y)
+{
+	int64_t c = y->s->config.starve_after_s;
+
+	return c > 0 ? c : c < 0 ? 0 : y->pol->starve_after_s;
+}
+
+/* Is the job at position a older than the one at b (submit, index)? */
+static bool older(const struct cyc *y, int32_t a, int32_t b)
+{
+	int32_t ja = y->jobs[a], jb = y->jobs[b];
+
+	if (y->ji[ja].submit != y->ji[jb].submit)
+		return y->ji[ja].submit < y->ji[jb].submit;
+	return ja < jb;
+}
+
+/* The (up to) reserve_depth oldest jobs that waited starve_after_s, by
+ * age: positions in y->jobs, kept sorted by insertion (K is small). */
+static int32_t oldest_starving(const struct cyc *y, int32_t *best, int32_t K)
+{
+	int32_t n = y->qfirst[y->s->nqueues], k = 0;
+	fw_time cut = y->s->now - fw__starve_after(y);
+
+	for (int32_t i = 0; i < n; i++) {
+		if (y->ji[y->jobs[i]].submit > cut || (k == K && !older(y, i, best[K - 1])) ||
+		    fw_job_tasks(&y->s->jobs[y->jobs[i]]) < 2)
+			continue;
+		int32_t p = k < K ? k++ : K - 1;
+		for (; p > 0 && older(y, i, best[p - 1]); p--)
+			best[p] = best[p - 1];
+		best[p] = i;
+	}
+	return k;
+}
+
+/* Try the starving jobs first; *skip marks their positions (NULL when
+ * there are none) so that the fair-share loop passes over them. */
+static int try_starving(struct cyc *y, struct memo *m, bool **skip)
+{
+	int32_t K = y->pol->reserve_depth, k;
+	int32_t *best;
+	int rc;
+
+	*skip = NULL;
+	if (fw__starve_after(y) <= 0 || K <= 0)
+		return FW_OK;
+	if (!(best = FW_ARENA_RAW(y->a, int32_t, K)))
+		return FW_ENOMEM;
+	if ((k = oldest_starving(y, best, K)) == 0)
+		return FW_OK;
+	if (!(*skip = FW_ARENA_NEW(y->a, bool, y->qfirst[y->s->nqueues] + 1)))
+		return FW_ENOMEM;
+	for (int32_t i = 0; i < k && budget_left(y); i++) {
+		(*skip)[best[i]] = true;
+		if ((rc = try_job(y, m, best[i])) != FW_OK)
+			return rc;
+	}
+	return FW_OK;
+}
+
 static int allocate_fairshare(struct cyc *y, struct memo *memo)
 {
 	struct sel x;
 	int32_t q;
-	int rc = sel_init(&x, y);
+	bool *skip;
+	int rc = try_starving(y, memo, &skip);
 
-	if (rc != FW_OK)
+	if (rc != FW_OK || (rc = sel_init(&x, y)) != FW_OK)
 		return rc;
 	sel_fill(&x);
 	while ((q = sel_pick(&x)) >= 0) {
-		if (!budget_left(y)) {
+		if (skip && skip[y->qnext[q]]) {
+			y->qnext[q]++;
+		} else if (!budget_left(y)) {
 			block_rest(y, q, FW_REASON_CYCLE_LIMIT, 0);
 		} else {
 			int32_t jx = y->jobs[y->qnext[q]];

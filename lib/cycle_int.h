@@ -156,6 +156,9 @@ int64_t fw__gang_need(const struct fw_job *job);
 int fw__resv_hopeless(struct cyc *y, const struct fw_job *job, int64_t need, bool *out);
 
 int fw__phase_allocate(struct cyc *y);
+/* The cycle's starvation age (policy starve_after_s, config override);
+ * 0 = off. */
+fw_time fw__starve_after(const struct cyc *y);
 int fw__memo_create(struct cyc *y, int32_t max_pending);
 void fw__memo_add_job(struct cyc *y, int32_t j, const struct fw_job *job, struct fw_res req);
 /* Record a START of job jx at placement p: decision, started[], reason,

@@ -9,15 +9,19 @@
  * dominant share (ties: queue index), jobs in each queue's order.
  *
  * Victims.  A running job v may be evicted for preemptor p when
- *   - v is preemptible, not evicted already this cycle, and has run at
- *     least its queue's min_runtime_s (now - start_time);
+ *   - v is preemptible, not evicted already this cycle, has run at
+ *     least its queue's min_runtime_s (now - start_time), and did not
+ *     start after starving (start_time - submit_time < the cycle's
+ *     starvation age, policy starve_after_s);
  *   - and either (reclaim, reason RECLAIMED) v's leaf queue differs from
  *     p's, p's leaf queue is below its fair share (dom(alloc) < dom(fair),
  *     the cycle's fair-share data) and every queue on v's path that is not
  *     also on p's path stays at or above its fair share after losing v,
  *     and every queue on p's path that is not on v's stays at or below
  *     its fair share with p started (so the next cycle does not reclaim
- *     it back: no ping-pong between two queues);
+ *     it back: no ping-pong between two queues) — or, under the policy's
+ *     FW_RECLAIM_NARROW, the move narrows the gap between the two sides
+ *     below their lowest common ancestor (narrows());
  *   - or (preemption, reason PREEMPTED) v is in p's leaf queue with a lower
  *     priority than p.
  *
@@ -74,6 +78,7 @@ struct rc {
 	int32_t *failed;        /* per interned shape: queue + 1 it failed in */
 	int32_t *failed_prio;   /* ... and the preemptor's priority then */
 	int32_t nshapes;
+	fw_time starve_after;   /* fw__starve_after(): its starts keep */
 };
 
 static struct fw_res job_use(const struct fw_snapshot *s, const struct fw_job *j)
@@ -102,6 +107,33 @@ static bool on_path(const struct fw_snapshot *s, int32_t a, int32_t leaf)
 	return false;
 }
 
+/* Allocated / fair dominant share of queue q after adding delta. */
+static double ratio(const struct rc *x, int32_t q, struct fw_res delta)
+{
+	double a = fw_res_dominant_share(fw_res_add(x->y->alloc[q], delta), x->y->c.capacity);
+	double f = x->fair_dom[q];
+
+	if (f <= 1e-12)
+		return a > 1e-12 ? 1e300 : 1.0;
+	return a / f;
+}
+
+/* FW_RECLAIM_NARROW (policy.h): below the lowest common ancestor of the
+ * two leaves, the victim's side keeps a ratio at least the preemptor
+ * side's after the move. */
+static bool narrows(const struct rc *x, const struct fw_job *pj, const struct fw_job *vj)
+{
+	const struct fw_snapshot *s = x->y->s;
+	int32_t cp = pj->queue, cv = vj->queue;
+
+	while (s->queues[cp].parent >= 0 && !on_path(s, s->queues[cp].parent, vj->queue))
+		cp = s->queues[cp].parent;
+	while (s->queues[cv].parent >= 0 && !on_path(s, s->queues[cv].parent, pj->queue))
+		cv = s->queues[cv].parent;
+	return ratio(x, cv, fw_res_sub(fw_res_zero(), job_use(s, vj))) >=
+	       ratio(x, cp, fw_job_request(pj)) - 1e-9;
+}
+
 /* Why v may be evicted for p, or NONE. */
 static enum fw_reason eligible(const struct rc *x, int32_t p, int32_t v)
 {
@@ -114,6 +146,8 @@ static enum fw_reason eligible(const struct rc *x, int32_t p, int32_t v)
 		return vj->priority < pj->priority ? FW_REASON_PREEMPTED : FW_REASON_NONE;
 	if (qdom(x, pj->queue, fw_res_zero()) >= x->fair_dom[pj->queue])
 		return FW_REASON_NONE;
+	if (x->y->pol->reclaim_rule == FW_RECLAIM_NARROW && narrows(x, pj, vj))
+		return FW_REASON_RECLAIMED;
 	struct fw_res use = job_use(s, vj), plus = fw_res_sub(fw_res_zero(), fw_job_request(pj));
 	for (int32_t q = vj->queue; q >= 0; q = s->queues[q].parent)
 		if (!on_path(s, q, pj->queue) && qdom(x, q, use) < x->fair_dom[q])
@@ -192,6 +226,8 @@ static int build_cands(struct rc *x)
 			continue;
 		if (s->now - job->start_time < s->queues[job->queue].min_runtime_s)
 			continue;
+		if (x->starve_after > 0 && job->start_time - job->submit_time >= x->starve_after)
+			continue; /* it waited its turn as a starving job */
 		x->cand[x->ncand++] = (struct cand){ s->now - job->start_time, fw_job_gpus(job), j };
 	}
 	if (x->ncand > 1)
@@ -409,6 +445,7 @@ static int rc_init(struct rc *x, struct cyc *y)
 	memset(x, 0, sizeof *x);
 	x->y = y;
 	x->budget = maxev;
+	x->starve_after = fw__starve_after(y);
 	x->fair_dom = FW_ARENA_NEW(y->a, double, s->nqueues + 1);
 	x->vict = FW_ARENA_NEW(y->a, int32_t, maxev + 1);
 	x->why = FW_ARENA_NEW(y->a, enum fw_reason, maxev + 1);

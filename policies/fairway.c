@@ -6,9 +6,12 @@
  * not fit (no head-of-line blocking), bin-packing placement, and
  * reservations for the first 16 blocked jobs so that big gangs are not
  * starved by a stream of small ones: a job may start ahead of them only
- * if it delays none of their reservations (backfill).  Reclaim and
- * priority preemption (lib/preempt.c): up to 32 preemptible victims per
- * cycle, only for a job that starts in the same plan.
+ * if it delays none of their reservations (backfill).  Gangs that have
+ * waited 24 h are tried first, oldest first (starve_after_s), so a big
+ * gang of a queue above its share still reaches a reservation.  Reclaim
+ * and priority preemption (lib/preempt.c): up to 32 preemptible victims
+ * per cycle, only for a job that starts in the same plan, under the
+ * narrowing rule (FW_RECLAIM_NARROW, policy.h).
  */
 #include "fairway/policy.h"
 
@@ -22,4 +25,6 @@ const struct fw_policy_ops fw__policy_fairway = {
 	.spread_default = false,
 	.reclaim = true,
 	.max_evictions = 32,
+	.reclaim_rule = FW_RECLAIM_NARROW,
+	.starve_after_s = 24 * 3600,
 };

@@ -253,6 +253,7 @@ static int add_queues(struct sim *m, const struct fw_teams *teams, int64_t gpus)
 		snprintf(q.name, sizeof q.name, "%s", m->qs.name[i]);
 		snprintf(m->r->qname[i], sizeof m->r->qname[i], "%s", m->qs.name[i]);
 		q.deserved.v[FW_RES_GPU] = m->r->qdeserved_milli[i] = m->qs.deserved_milli[i];
+		q.min_runtime_s = m->o->min_runtime_s;
 		if (fw_snapshot_add_queue(m->s, &q) < 0)
 			return FW_ENOMEM;
 	}
@@ -481,6 +482,7 @@ static int arrive(struct sim *m, int32_t row, const struct fw_teams *teams)
 		return k; /* checked before the run: cannot happen */
 	snprintf(j.name, sizeof j.name, "%s", it->id);
 	j.queue = m->r->queue[row];
+	j.preemptible = m->o->preemptible;
 	snprintf(j.user, sizeof j.user, "%s", it->user[0] ? it->user
 		 : j.queue < m->nteam ? teams->v[j.queue].name : m->qs.name[j.queue]);
 	if ((k = fw_snapshot_add_job(m->s, &j)) < 0 || grow_index(m) != FW_OK)
@@ -868,7 +870,10 @@ static int64_t next_event(const struct sim *m)
 		e = m->done.v[0].t;
 	int64_t r, f = next_failure(m, true);
 	next_repair(m, &r);
-	return r < e ? (f < r ? f : r) : (f < e ? f : e);
+	e = r < e ? (f < r ? f : r) : (f < e ? f : e);
+	const struct fw_sim_hooks *h = m->o->hooks;
+	int64_t w = m->npending && h && m->o->next_wake ? m->o->next_wake(h->ctx) : INT64_MAX;
+	return w < e ? w : e;
 }
 
 /* Completions, repairs and failures up to T in time order (ties in that
@@ -975,6 +980,12 @@ int fw_sim_apply_plan(struct fw_sim *sim, const struct fw_plan *p)
 	if (rc == FW_ENOMEM)
 		fw_diag_set(m->d, rc, "sim", 0, 0, NULL, "out of memory");
 	return rc;
+}
+
+struct fw_node *fw_sim_nodes(struct fw_sim *sim, int32_t *nnodes)
+{
+	*nnodes = sim->m.s->nnodes;
+	return sim->m.s->nodes;
 }
 
 static int tick_hook(struct sim *m, fw_time T)
@@ -1246,6 +1257,11 @@ static const char usage_text[] =
 	"  --nodes-from-topo G one node of G GPUs per host of --topo FILE\n"
 	"  --policies A,B      policies to compare (default fifo,fairway)\n"
 	"  --tick S            scheduling period in seconds (default 60)\n"
+	"  --preemptible       every job may be evicted: policies with reclaim\n"
+	"                      (fairway, kai) take GPUs back for queues below\n"
+	"                      their fair share, and preempt by priority\n"
+	"  --min-runtime S     a running job is not evicted before it has run S\n"
+	"                      seconds since its latest start (default 0)\n"
 	"  --checkpoint S      an evicted job keeps its progress up to its last\n"
 	"                      checkpoint, every S seconds (default 1800);\n"
 	"                      0: it restarts from scratch\n"
@@ -1399,7 +1415,8 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 	static const char *const known[] = { "--skip-bad-rows", "--tick-rule", "--trace",
 		"--format", "--json", "--log", "--teams", "--nodes", "--policies", "--tick",
 		"--racks", "--csv", "--report", "--blocks", "--fleet", "--fleet-openb",
-		"--topo", "--nodes-from-topo", "--verbose", "--checkpoint", NULL };
+		"--topo", "--nodes-from-topo", "--verbose", "--checkpoint", "--preemptible",
+		"--min-runtime", NULL };
 	int i = 0;
 
 	while (known[i] && strcmp(known[i], f))
@@ -1410,6 +1427,8 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 		return c->skip_bad = true, 1;
 	if (!strcmp(f, "--verbose"))
 		return c->verbose = true, 1;
+	if (!strcmp(f, "--preemptible"))
+		return c->o.preemptible = true, 1;
 	if (!v)
 		return usage_error("%s needs a value", f);
 	if ((rc = fleet_flag(c, f, v)) >= 0)
@@ -1439,6 +1458,9 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 	else if (!strcmp(f, "--checkpoint"))
 		return !strcmp(v, "0") ? (c->checkpoint_s = 0, 0)
 		       : (rc = set_number(f, v, 31536000, &x)) ? rc : (c->checkpoint_s = x, 0);
+	else if (!strcmp(f, "--min-runtime"))
+		return !strcmp(v, "0") ? (c->o.min_runtime_s = 0, 0)
+		       : (rc = set_number(f, v, 31536000, &x)) ? rc : (c->o.min_runtime_s = x, 0);
 	else if (!strcmp(f, "--racks"))
 		return (rc = set_number(f, v, 100000, &x)) ? rc : (c->o.nodes_per_rack = (int32_t)x, 0);
 	else
@@ -1622,6 +1644,8 @@ static json_t *run_json(const struct cli *c, const struct fw_itp_trace *t,
 	json_object_set_new(o, "racks_of", json_integer(c->o.nodes_per_rack));
 	json_object_set_new(o, "tick_s", json_integer(c->o.tick_s));
 	json_object_set_new(o, "checkpoint_s", json_integer(c->checkpoint_s));
+	json_object_set_new(o, "preemptible", json_boolean(c->o.preemptible));
+	json_object_set_new(o, "min_runtime_s", json_integer(c->o.min_runtime_s));
 	json_object_set_new(o, "teams", json_string(teams->source));
 	json_object_set_new(o, "policies", json_array());
 	return o;

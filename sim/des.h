@@ -131,6 +131,13 @@ int fw_sim_scripted_next(void *ctx, int64_t after, int64_t *at, int32_t *node,
 #define FW_SIM_CHECKPOINT_S 1800
 int64_t fw_sim_checkpoint_kept(int64_t ran_s, int64_t interval_s);
 
+/* The replay's nodes, for on_tick hooks that set node health (health.h:
+ * health, bad_gpu_mask, suspect_gpu_mask); nothing else may change.  The
+ * failure model and its health tracker (sim/failure.h) use it.  Such a
+ * run should keep the EVERY tick rule: a change of health alone does not
+ * mark the replay dirty. */
+struct fw_node *fw_sim_nodes(struct fw_sim *sim, int32_t *nnodes);
+
 /* Apply a plan to the running replay at s->now, as after a cycle: its
  * EVICT decisions first (each job must be running), then its STARTs.
  * For on_tick hooks; returns FW_OK or an error (diag set). */
@@ -150,6 +157,14 @@ struct fw_sim_opts {
 	const struct fw_snapshot *fleet; /* nodes + topology; NULL = generate
 					  * nodes x gpus_per_node (+ racks) */
 	bool force_teams;        /* every job to its team, ignoring queue names */
+	/* Optional.  While jobs wait, the next time an on_tick hook's own
+	 * state changes what the engine sees (e.g. a node's probation ends,
+	 * sim/failure.h), or INT64_MAX; called with hooks->ctx.  The replay
+	 * wakes then, as for an event, instead of stopping as stuck. */
+	int64_t (*next_wake)(void *ctx);
+	bool preemptible;        /* every job may be evicted (reclaim, preemption) */
+	int64_t min_runtime_s;   /* each team queue's protection window
+				  * (fw_queue.min_runtime_s); 0 = none */
 };
 
 void fw_sim_opts_default(struct fw_sim_opts *o); /* fairway, 13x8, 60 s */

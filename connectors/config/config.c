@@ -53,10 +53,11 @@ static int load_now_and_scheduler(struct cfg *c, const yaml_node_t *root)
 {
 	static const char *const keys[] = { "usageHalfLife", "usageWeight",
 					    "maxStarts", "estimateStarts",
-					    "suspectGangGpus", "drainRunning", NULL };
+					    "suspectGangGpus", "drainRunning", "starveAfter",
+					    NULL };
 	struct fw_sched_config *sc = &c->s->config;
 	yaml_node_t *m = cfg_get(c, root, "scheduler");
-	int64_t ms = -1;
+	int64_t ms = -1, starve_ms = -1;
 	int rc = cfg_time(c, root, "", "now", &c->s->now);
 
 	if (rc || !m)
@@ -70,8 +71,11 @@ static int load_now_and_scheduler(struct cfg *c, const yaml_node_t *root)
 	    (rc = cfg_bool(c, m, "scheduler", "estimateStarts", &sc->estimate_starts)) ||
 	    (rc = cfg_int32(c, m, "scheduler", "suspectGangGpus", 1, INT32_MAX,
 			    &sc->suspect_gang_gpus)) ||
-	    (rc = load_drain_running(c, m, sc)))
+	    (rc = load_drain_running(c, m, sc)) ||
+	    (rc = cfg_duration(c, m, "scheduler", "starveAfter", &starve_ms)))
 		return rc;
+	if (starve_ms >= 0) /* 0: off; absent: the policy's */
+		sc->starve_after_s = starve_ms == 0 ? -1 : (starve_ms + 999) / 1000;
 	if (ms == 0)
 		return cfg_fail(c, cfg_get(c, m, "usageHalfLife"), FW_ERANGE,
 				"scheduler.usageHalfLife",

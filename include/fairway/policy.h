@@ -66,6 +66,30 @@
  *   max_evictions
  *             Bound on victims per cycle when `reclaim` is set.  0
  *             (default) = 32.
+ *
+ *   starve_after_s
+ *             0 (default): the queue order alone decides.  > 0: before the
+ *             fair-share order, the oldest jobs that have waited at least
+ *             this long (up to reserve_depth of them, by submit time, then
+ *             job index) are tried first: each starts, or earns one of the
+ *             cycle's reservations.  A big gang of a queue above its share
+ *             is otherwise tried after every newer job of the queues below
+ *             theirs, and with a steady stream of those never reaches the
+ *             reservations.  The snapshot's config.starve_after_s
+ *             overrides it (< 0: off).
+ *
+ *   reclaim_rule
+ *             FW_RECLAIM_KEEP_SHARE (default, KAI's rule): the victim's
+ *             queues stay at or above their fair share and the
+ *             preemptor's at or below.  With jobs of several GPUs and
+ *             queues of a few GPUs' share, that rarely holds, so queues
+ *             stay far from their share for as long as jobs run.
+ *             FW_RECLAIM_NARROW: also allowed when it narrows the gap
+ *             between the two subtrees: below their lowest common
+ *             ancestor, the victim's side keeps a share ratio (allocated
+ *             / fair, dominant) at least the preemptor side's after the
+ *             move.  The reverse move would need the opposite, so two
+ *             queues never trade a job back and forth.
  */
 #ifndef FAIRWAY_POLICY_H
 #define FAIRWAY_POLICY_H
@@ -75,6 +99,7 @@
 #include "fairway/snapshot.h"
 
 enum fw_queue_order { FW_QORDER_FAIRSHARE = 0, FW_QORDER_GLOBAL = 1 };
+enum fw_reclaim_rule { FW_RECLAIM_KEEP_SHARE = 0, FW_RECLAIM_NARROW = 1 };
 
 /* What job_score may read: all per-cycle values, computed once. */
 struct fw_prio_ctx {
@@ -98,6 +123,8 @@ struct fw_policy_ops {
 	bool spread_default;
 	bool reclaim;
 	int max_evictions;
+	enum fw_reclaim_rule reclaim_rule;
+	int64_t starve_after_s;
 };
 
 /* The registry.  fw_policy_find returns NULL for an unknown name. */

@@ -158,6 +158,8 @@ struct fw_sched_config {
 	int32_t suspect_gang_gpus;  /* gangs of at least this many GPUs avoid
 				     * suspect nodes (health.h); default 16,
 				     * <= 0 means the default */
+	int64_t starve_after_s;     /* 0 (default): the policy's starve_after_s
+				     * (policy.h); > 0: this; < 0: off */
 	bool drain_requeue;         /* running jobs on an UNHEALTHY node: true
 				     * (default) evicts them for requeue,
 				     * false lets them finish (lib/drain.c) */

@@ -634,6 +634,8 @@ static const struct {
 	{ "level_reserved", FW_EINVAL, 3, "topology.levels[1]" },
 	{ "nodes_per_not_nested", FW_EINVAL, 7,
 	  "nodeGroups[0].topology.nodesPer.rack" },
+	{ "bad_starve_after", FW_EINVAL, 2, "scheduler.starveAfter" },
+	{ "bad_default_runtime", FW_EINVAL, 2, "queues[0].defaultRuntime" },
 };
 
 TEST(bad_input_files)

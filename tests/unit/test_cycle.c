@@ -950,14 +950,133 @@ TEST(reclaim_never_takes_a_queue_over_its_fair_share)
 	snprintf(s->jobs[c].groups[0].gpu_model, FW_NAME_MAX, "X");
 	int b = tb_job(s, "b8", 1, 1, 8, 1000, 0);
 	snprintf(s->jobs[b].groups[0].gpu_model, FW_NAME_MAX, "H100");
-	struct fw_plan *p = run(s, NULL);
+	struct fw_plan *p = run(s, "kai"); /* FW_RECLAIM_KEEP_SHARE */
 	ASSERT(p != NULL);
 	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 0);
+	/* fairway's FW_RECLAIM_NARROW: the 8 GPUs of one node: A keeps
+	 * 8 / 4 = 2x its share, B gets 8 / 4 = 2x: the gap narrows, and A
+	 * could not take them back (B would have to stay at >= A's ratio) */
+	p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 4);
+	ASSERT(start_of(p, b) != NULL);
 	s->jobs[b].groups[0].gpus = 4; /* B at 4 = its fair share: yes */
-	p = run(s, NULL);
+	p = run(s, "kai");
 	ASSERT(p != NULL);
 	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 2);
 	ASSERT(start_of(p, b) != NULL);
+	fw_snapshot_free(s);
+}
+
+/* A gang that has waited starve_after_s (fairway: 24 h) is tried before
+ * the fair-share order, so it earns a reservation although its queue is
+ * over its share and newer jobs of another queue fill every reservation
+ * the nodes can hold. */
+static struct fw_snapshot *starving_case(void)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
+	tb_node(s, "n1", 8, NULL, NULL, NULL, NULL);
+	tb_queue(s, "A", -1, 8, -1, 1);
+	tb_queue(s, "B", -1, 8, -1, 1);
+	s->now = 200000;
+	for (int i = 0; i < 2; i++) {
+		int j = tb_job(s, i ? "a1" : "a0", 0, 1, 8, 1000, 0);
+		tb_run(s, j, 1, &i, 0xff);
+		s->jobs[j].start_time = 150000;
+		s->jobs[j].expected_runtime = 60000 + 10000 * i; /* n0 210000, n1 220000 */
+	}
+	int g = tb_job(s, "gang", 0, 2, 8, 1000, 1000); /* waited 55 h */
+	s->jobs[g].expected_runtime = 3600;
+	for (int i = 0; i < 20; i++) {
+		char n[8];
+		snprintf(n, sizeof n, "b%d", i);
+		int j = tb_job(s, n, 1, 1, 8, 1000, s->now - 100 + i);
+		s->jobs[j].expected_runtime = 86400;
+	}
+	return s;
+}
+
+TEST(a_starving_gang_is_tried_first_and_reserved)
+{
+	struct fw_snapshot *s = starving_case();
+	int g = 2;
+	struct fw_plan *p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT(reservation_of(p, g) != NULL);
+	ASSERT_EQ(reservation_of(p, g)->at, 220000);
+	ASSERT_EQ(fw_plan_pending_for(p, g)->reason, FW_REASON_HAS_RESERVATION);
+	ASSERT_EQ(fw_plan_pending_for(p, g)->expected_start, 220000);
+	/* switched off: B's newer jobs take both nodes' reservations first */
+	s->config.starve_after_s = -1;
+	p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT(reservation_of(p, g) == NULL);
+	/* a younger gang is not starving yet */
+	s->config.starve_after_s = 0;
+	s->jobs[g].submit_time = s->now - 3600;
+	p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT(reservation_of(p, g) == NULL);
+	fw_snapshot_free(s);
+}
+
+/* A job that started after starving is not reclaimed: it waited its turn. */
+TEST(reclaim_spares_a_job_that_started_after_starving)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
+	tb_node(s, "n1", 8, NULL, NULL, NULL, NULL);
+	tb_queue(s, "A", -1, 8, -1, 1);
+	tb_queue(s, "B", -1, 8, -1, 1);
+	s->now = 400000;
+	int r[2];
+	for (int i = 0; i < 2; i++) {
+		r[i] = tb_job(s, i ? "r1" : "r0", 0, 1, 8, 1000, 0);
+		tb_run(s, r[i], 1, &i, 0xff);
+		s->jobs[r[i]].preemptible = true;
+		s->jobs[r[i]].start_time = 390000;
+	}
+	s->jobs[r[0]].submit_time = 390000 - 30 * 3600; /* waited 30 h */
+	s->jobs[r[1]].submit_time = 390000 - 3600;      /* waited 1 h */
+	int b = tb_job(s, "b", 1, 1, 8, 1000, 399000);
+	struct fw_plan *p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 1);
+	ASSERT(start_of(p, b) != NULL);
+	for (int i = 0; i < p->ndecisions; i++)
+		if (p->decisions[i].kind == FW_DECIDE_EVICT)
+			ASSERT_EQ(p->decisions[i].job, r[1]);
+	s->jobs[r[1]].submit_time = 390000 - 25 * 3600; /* both starved */
+	p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 0);
+	fw_snapshot_free(s);
+}
+
+/* FW_RECLAIM_NARROW never lets a move make the victim's side worse off
+ * than the preemptor's: A at 10 / 8 would drop to 2 / 8 = 0.25x while
+ * B rose to 8 / 4 = 2x. */
+TEST(narrowing_reclaim_never_inverts_two_queues)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
+	tb_node(s, "n1", 8, NULL, NULL, NULL, NULL);
+	tb_queue(s, "A", -1, 8, -1, 1);
+	tb_queue(s, "B", -1, 4, -1, 1);
+	s->now = 1000;
+	int a = tb_job(s, "a8", 0, 1, 8, 1000, 0), a2 = tb_job(s, "a2", 0, 1, 2, 1000, 0);
+	int n0 = 0, n1 = 1;
+	tb_run(s, a, 1, &n0, 0xff);
+	tb_run(s, a2, 1, &n1, 0x03);
+	s->jobs[a].preemptible = s->jobs[a2].preemptible = true;
+	int other = tb_job(s, "x", 0, 1, 6, 1000, 0); /* A wants more too */
+	snprintf(s->jobs[other].groups[0].gpu_model, FW_NAME_MAX, "X");
+	int b = tb_job(s, "b8", 1, 1, 8, 1000, 0);
+	struct fw_plan *p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 0);
+	ASSERT(start_of(p, b) == NULL);
 	fw_snapshot_free(s);
 }
 
@@ -1121,7 +1240,8 @@ static void teardown(void)
 	reclaim_prefers_the_victim_with_the_least_work_since_start, reclaim_never_evicts_non_preemptible_jobs, \
 	reclaim_honours_the_queue_min_runtime_protection, reclaim_evicts_whole_gangs, \
 	reclaim_evicts_nothing_when_the_preemptor_would_not_fit_anyway, preemption_within_a_queue_by_priority, \
-	reclaim_never_takes_a_queue_over_its_fair_share, \
+	reclaim_never_takes_a_queue_over_its_fair_share, narrowing_reclaim_never_inverts_two_queues, \
+	a_starving_gang_is_tried_first_and_reserved, reclaim_spares_a_job_that_started_after_starving, \
 	evictions_are_bounded_per_cycle, reclaim_is_deterministic_and_keeps_every_invariant_on_random_snapshots, \
 	checker_catches_a_bad_eviction
 
