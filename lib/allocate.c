@@ -413,16 +413,29 @@ static bool blocked_by_reservation(struct cyc *y, int32_t jx, struct fw_pending 
 	return true;
 }
 
+/* Reservations per cycle, and attempts: the policy's depth, or every
+ * blocked job in conservative mode (snapshot.h). */
+int32_t fw__resv_depth(const struct cyc *y, int32_t *attempts)
+{
+	if (y->s->config.backfill_conservative && y->pol->reserve_depth > 0) {
+		*attempts = 2 * y->s->nnodes + 32;
+		return INT32_MAX;
+	}
+	*attempts = 2 * y->pol->reserve_depth;
+	return y->pol->reserve_depth;
+}
+
 /* A blocked job may earn a reservation (policy reserve_depth).  A shape
  * whose reservation found no time will not find one later this cycle
  * either (capacity only shrinks, reserved nodes only grow, and the
  * reservation search ignores the job's own end), so the memo remembers. */
 static int maybe_reserve(struct cyc *y, int32_t jx, struct fw_pending *r, struct memo *m, int32_t shape)
 {
+	int32_t attempts, depth = fw__resv_depth(y, &attempts);
 	int rc;
 
-	if (r->reason == FW_REASON_OVER_QUOTA || y->nresv >= y->pol->reserve_depth ||
-	    y->resv_attempts >= 2 * y->pol->reserve_depth || (shape >= 0 && m->resv_failed[shape]))
+	if (r->reason == FW_REASON_OVER_QUOTA || y->nresv >= depth || y->resv_attempts >= attempts ||
+	    (shape >= 0 && m->resv_failed[shape]))
 		return FW_OK;
 	rc = fw__reserve(y, jx);
 	if (rc == FW_EDECLINED) {

@@ -159,6 +159,9 @@ int fw__phase_allocate(struct cyc *y);
 /* The cycle's starvation age (policy starve_after_s, config override);
  * 0 = off. */
 fw_time fw__starve_after(const struct cyc *y);
+/* Reservations allowed this cycle (policy reserve_depth, or unbounded in
+ * conservative mode) and the attempts they may take. */
+int32_t fw__resv_depth(const struct cyc *y, int32_t *attempts);
 int fw__memo_create(struct cyc *y, int32_t max_pending);
 void fw__memo_add_job(struct cyc *y, int32_t j, const struct fw_job *job, struct fw_res req);
 /* Record a START of job jx at placement p: decision, started[], reason,

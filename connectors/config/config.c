@@ -49,12 +49,28 @@ static int load_drain_running(struct cfg *c, const yaml_node_t *m,
 	return FW_OK;
 }
 
+static int load_backfill(struct cfg *c, const yaml_node_t *m, struct fw_sched_config *sc)
+{
+	char v[FW_NAME_MAX] = "";
+	int rc = cfg_name(c, m, "scheduler", "backfill", v);
+
+	if (rc || !v[0])
+		return rc;
+	if (strcmp(v, "easy") && strcmp(v, "conservative"))
+		return cfg_fail(c, cfg_get(c, m, "backfill"), FW_EINVAL, "scheduler.backfill",
+				"unknown value \"%s\"; use easy (reservations for the "
+				"policy's first blocked jobs) or conservative (for "
+				"every blocked job)", v);
+	sc->backfill_conservative = !strcmp(v, "conservative");
+	return FW_OK;
+}
+
 static int load_now_and_scheduler(struct cfg *c, const yaml_node_t *root)
 {
 	static const char *const keys[] = { "usageHalfLife", "usageWeight",
 					    "maxStarts", "estimateStarts",
 					    "suspectGangGpus", "drainRunning", "starveAfter",
-					    NULL };
+					    "backfill", NULL };
 	struct fw_sched_config *sc = &c->s->config;
 	yaml_node_t *m = cfg_get(c, root, "scheduler");
 	int64_t ms = -1, starve_ms = -1;
@@ -71,7 +87,7 @@ static int load_now_and_scheduler(struct cfg *c, const yaml_node_t *root)
 	    (rc = cfg_bool(c, m, "scheduler", "estimateStarts", &sc->estimate_starts)) ||
 	    (rc = cfg_int32(c, m, "scheduler", "suspectGangGpus", 1, INT32_MAX,
 			    &sc->suspect_gang_gpus)) ||
-	    (rc = load_drain_running(c, m, sc)) ||
+	    (rc = load_drain_running(c, m, sc)) || (rc = load_backfill(c, m, sc)) ||
 	    (rc = cfg_duration(c, m, "scheduler", "starveAfter", &starve_ms)))
 		return rc;
 	if (starve_ms >= 0) /* 0: off; absent: the policy's */

@@ -158,6 +158,13 @@ struct fw_sched_config {
 	int32_t suspect_gang_gpus;  /* gangs of at least this many GPUs avoid
 				     * suspect nodes (health.h); default 16,
 				     * <= 0 means the default */
+	bool backfill_conservative; /* false (default): reservations for the
+				     * policy's reserve_depth blocked jobs
+				     * (EASY when 1); true: for every blocked
+				     * job while nodes that could hold one are
+				     * free of reservations (a node holds one
+				     * reservation at a time), within
+				     * 2 * nodes + 32 attempts per cycle */
 	int64_t starve_after_s;     /* 0 (default): the policy's starve_after_s
 				     * (policy.h); > 0: this; < 0: off */
 	bool drain_requeue;         /* running jobs on an UNHEALTHY node: true

@@ -636,6 +636,7 @@ static const struct {
 	  "nodeGroups[0].topology.nodesPer.rack" },
 	{ "bad_starve_after", FW_EINVAL, 2, "scheduler.starveAfter" },
 	{ "bad_default_runtime", FW_EINVAL, 2, "queues[0].defaultRuntime" },
+	{ "bad_backfill", FW_EINVAL, 2, "scheduler.backfill" },
 };
 
 TEST(bad_input_files)

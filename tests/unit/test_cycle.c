@@ -968,6 +968,44 @@ TEST(reclaim_never_takes_a_queue_over_its_fair_share)
 	fw_snapshot_free(s);
 }
 
+/* Conservative backfill: every blocked job gets a reservation while a
+ * node can hold one (one per node); EASY (slurm): the first only. */
+TEST(conservative_backfill_reserves_for_every_blocked_job)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	tb_queue(s, "q", -1, 24, -1, 1);
+	for (int i = 0; i < 3; i++) {
+		char n[8];
+		snprintf(n, sizeof n, "n%d", i);
+		tb_node(s, n, 8, NULL, NULL, NULL, NULL);
+		int j = tb_job(s, n, 0, 1, 8, 1000, 0);
+		tb_run(s, j, 1, &i, 0xff);
+		s->jobs[j].expected_runtime = 100 * (i + 1); /* ends 100, 200, 300 */
+	}
+	for (int i = 0; i < 4; i++) {
+		char n[8];
+		snprintf(n, sizeof n, "w%d", i);
+		int j = tb_job(s, n, 0, 1, 8, 1000, 10 + i);
+		s->jobs[j].expected_runtime = 1000;
+	}
+	struct fw_plan *p = run(s, "slurm");
+	ASSERT(p != NULL);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_RESERVE), 1);
+	s->config.backfill_conservative = true;
+	p = run(s, "slurm");
+	ASSERT(p != NULL);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_RESERVE), 3);
+	ASSERT_EQ(reservation_of(p, 3)->at, 100);
+	ASSERT_EQ(reservation_of(p, 4)->at, 200);
+	ASSERT_EQ(reservation_of(p, 5)->at, 300);
+	ASSERT(reservation_of(p, 6) == NULL); /* every node holds one */
+	/* policies without reservations ignore it */
+	p = run(s, "kai");
+	ASSERT(p != NULL);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_RESERVE), 0);
+	fw_snapshot_free(s);
+}
+
 /* A gang that has waited starve_after_s (fairway: 24 h) is tried before
  * the fair-share order, so it earns a reservation although its queue is
  * over its share and newer jobs of another queue fill every reservation
@@ -1241,7 +1279,7 @@ static void teardown(void)
 	reclaim_honours_the_queue_min_runtime_protection, reclaim_evicts_whole_gangs, \
 	reclaim_evicts_nothing_when_the_preemptor_would_not_fit_anyway, preemption_within_a_queue_by_priority, \
 	reclaim_never_takes_a_queue_over_its_fair_share, narrowing_reclaim_never_inverts_two_queues, \
-	a_starving_gang_is_tried_first_and_reserved, reclaim_spares_a_job_that_started_after_starving, \
+	conservative_backfill_reserves_for_every_blocked_job, a_starving_gang_is_tried_first_and_reserved, reclaim_spares_a_job_that_started_after_starving, \
 	evictions_are_bounded_per_cycle, reclaim_is_deterministic_and_keeps_every_invariant_on_random_snapshots, \
 	checker_catches_a_bad_eviction
 
