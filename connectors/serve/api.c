@@ -613,11 +613,16 @@ static void h_node_health(struct ctx *c)
 		return fail_diag(c, rc, &dg);
 	if (!commit_or_fail(c, fw_store_begin(d->store) ?: fw_serve_save_health(d, &h)))
 		return;
-	if ((i = fw_serve_health_index(d, h.node)) >= 0)
+	bool changed = true;
+	if ((i = fw_serve_health_index(d, h.node)) >= 0) {
+		changed = d->health[i].healthy != h.healthy || d->health[i].bad_gpu_mask != h.bad_gpu_mask;
 		d->health[i] = h;
-	else if (fw_serve_grow(&d->health, &d->nhealth, &d->caph, sizeof h))
+	} else if (fw_serve_grow(&d->health, &d->nhealth, &d->caph, sizeof h)) {
+		changed = !h.healthy || h.bad_gpu_mask;
 		d->health[d->nhealth - 1] = h;
-	d->gen++;
+	}
+	if (changed)
+		d->gen++; /* a plan in flight may use what is now unhealthy */
 	reply(c, 200, fw_codec_health_dump(&h));
 }
 

@@ -15,8 +15,11 @@
  *      and calls apply() with the generation from step 1.
  *
  * Generation.  A uint64 that the backend bumps whenever its world changes
- * in a way that could change a plan (a job submitted, cancelled, started,
- * finished, evicted; a node added, removed, drained, failed).  apply()
+ * in a way that could make a plan made before the change wrong (a job
+ * cancelled, started, finished or evicted by someone else; a node added,
+ * removed, drained, failed).  A change that only adds pending work (a
+ * submission) need not bump it: the plan in flight simply has not seen
+ * the new job, and the next cycle will.  apply()
  * with a generation that is no longer current changes nothing and returns
  * FW_EAGAIN: the plan was made for a world that is gone, and the daemon
  * simply plans again.  Backends whose world changes under them without

@@ -15,7 +15,11 @@
  * example cluster's running and pending jobs), shifting their times from
  * the config's `now` to the wall clock.
  *
- * Generation: bumped on every change that could change a plan.
+ * Generation: bumped when a plan made before the change could be wrong
+ * after it (a job cancelled, started, evicted, finished; a node drained).
+ * A submission only adds pending work, which a plan in flight simply has
+ * not considered yet, so it does not bump it (under a steady stream of
+ * submissions every plan would otherwise be stale).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -449,8 +453,7 @@ static int local_submit(struct fw_backend *b, const struct fw_backend_job *j, fw
 		b->njobs--;
 		return fw_diag_set(d, rc, "", 0, 0, "store", "%s", fw_store_errmsg(b->store));
 	}
-	b->gen++;
-	return FW_OK;
+	return FW_OK; /* new pending work leaves a plan in flight valid: no bump */
 }
 
 static int local_cancel(struct fw_backend *b, const char *name, fw_time now)

@@ -176,6 +176,12 @@ for m in fairway_cycle_seconds_bucket fairway_queue_deserved_gpus fairway_queue_
 	check "/metrics has $m" grep -qF "$m" "$T/metrics"
 done
 check "/metrics counts the unhealthy node" grep -qx 'fairway_unhealthy_nodes 1' "$T/metrics"
+missing=$(python3 -c '
+import json, re, sys
+d = json.load(open(sys.argv[1])); have = open(sys.argv[2]).read()
+names = {n for p in d["panels"] for t in p["targets"] for n in re.findall(r"fairway_[a-z_]+", t["expr"])}
+print(" ".join(sorted(n for n in names if n not in have)) or "none")' docs/grafana-fairway.json "$T/metrics")
+check "every metric the Grafana dashboard draws is exported (missing: $missing)" [ "$missing" = none ]
 
 # --- the OpenAPI file matches the routes ---------------------------------------------------
 awk '/^paths:/{p=1;next} p&&/^[^ ]/{p=0} p&&/^  \/[^:]*:/{sub(/^  /,"");sub(/:.*$/,"");path=$0} p&&/^    (get|post|put|delete|patch):/{m=$1;sub(/:/,"",m);print toupper(m)" "path}' \

@@ -1,0 +1,182 @@
+/*
+ * bench_serve.c — load generator for `fairway serve` (docs/performance.md).
+ *
+ *   bench_serve URL TOKEN RATE SECONDS [THREADS]
+ *
+ * THREADS workers (default 8), each with one keep-alive connection
+ * (libcurl), send RATE requests per second in total for SECONDS, on a
+ * fixed schedule (request k of a worker is due at k * THREADS / RATE s), a
+ * mix of reads and writes:
+ *   30% GET /v1/jobs/{a job this worker submitted}
+ *   15% GET /v1/fairshare          10% GET /v1/queues
+ *   10% GET /v1/jobs?limit=50      10% GET /v1/nodes/{a node}
+ *   15% POST /v1/jobs              5% DELETE /v1/jobs/{a long job it submitted}
+ *    5% POST /v1/nodes/{a node}/health
+ * Every request is expected to succeed (2xx); anything else is an error.
+ * Prints requests, achieved rate, errors, latency p50/p99/max.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <curl/curl.h>
+
+struct worker {
+	int id;
+	const char *url, *token;
+	double rate, seconds;
+	double *lat;
+	long n, errors, cap;
+	char first_error[1024];
+};
+
+static double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static size_t sink(char *p, size_t sz, size_t n, void *ud)
+{
+	(void)p;
+	(void)ud;
+	return sz * n;
+}
+
+static int cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void *run(void *arg)
+{
+	struct worker *w = arg;
+	CURL *c = curl_easy_init();
+	struct curl_slist *h = NULL;
+	char auth[512], url[512], body[512];
+	long submitted = 0, cancelled = 0;
+	unsigned seed = 1234u + (unsigned)w->id;
+	double t0 = now_s(), period = 1.0 / w->rate;
+
+	snprintf(auth, sizeof auth, "Authorization: Bearer %s", w->token);
+	h = curl_slist_append(h, auth);
+	h = curl_slist_append(h, "Content-Type: application/json");
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, sink);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, 10L);
+	for (long k = 0;; k++) {
+		double due = t0 + (double)k * period, t = now_s();
+		if (due - t0 >= w->seconds)
+			break;
+		if (due > t) {
+			struct timespec ts = { (time_t)(due - t), (long)((due - t - (double)(time_t)(due - t)) * 1e9) };
+			nanosleep(&ts, NULL);
+		}
+		int r = (int)(rand_r(&seed) % 100);
+		const char *method = "GET";
+		body[0] = '\0';
+		if (submitted == 0 || r < 15) {
+			method = "POST";
+			snprintf(url, sizeof url, "%s/v1/jobs", w->url);
+			snprintf(body, sizeof body,
+				 "{\"name\":\"b%d-%ld\",\"queue\":\"%s\",\"runtime\":%d,\"tasks\":[{\"count\":%d,\"gpus\":%d}]}",
+				 w->id, submitted, (r % 2) ? "train" : "serve",
+				 /* even jobs run 2-5 min (cancelled later), odd ones 5-30 s */
+				 submitted % 2 ? 5 + (int)(rand_r(&seed) % 26) : 120 + (int)(rand_r(&seed) % 180),
+				 1 + (int)(rand_r(&seed) % 2), 1 << (rand_r(&seed) % 4));
+			submitted++;
+		} else if (r < 20 && cancelled < submitted) {
+			method = "DELETE"; /* an even (long) job, each once */
+			snprintf(url, sizeof url, "%s/v1/jobs/b%d-%ld", w->url, w->id, cancelled);
+			cancelled += 2;
+		} else if (r < 25) {
+			method = "POST";
+			snprintf(url, sizeof url, "%s/v1/nodes/node-%03d/health", w->url, (int)(rand_r(&seed) % 1000));
+			snprintf(body, sizeof body, "{\"healthy\":true,\"reason\":\"bench\"}");
+		} else if (r < 55) {
+			snprintf(url, sizeof url, "%s/v1/jobs/b%d-%ld", w->url, w->id, (long)(rand_r(&seed) % submitted));
+		} else if (r < 70) {
+			snprintf(url, sizeof url, "%s/v1/fairshare", w->url);
+		} else if (r < 80) {
+			snprintf(url, sizeof url, "%s/v1/queues", w->url);
+		} else if (r < 90) {
+			snprintf(url, sizeof url, "%s/v1/jobs?limit=50", w->url);
+		} else {
+			snprintf(url, sizeof url, "%s/v1/nodes/node-%03d", w->url, (int)(rand_r(&seed) % 1000));
+		}
+		curl_easy_setopt(c, CURLOPT_URL, url);
+		if (body[0]) {
+			curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+			curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, NULL);
+		} else {
+			curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
+			curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, strcmp(method, "GET") ? method : NULL);
+		}
+		double s = now_s();
+		CURLcode cc = curl_easy_perform(c);
+		long status = 0;
+		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+		if (w->n < w->cap)
+			w->lat[w->n++] = now_s() - s;
+		if (cc != CURLE_OK || status < 200 || status >= 300) {
+			if (!w->errors++)
+				snprintf(w->first_error, sizeof w->first_error, "%s %s -> %ld (%s)", method, url, status,
+					 curl_easy_strerror(cc));
+		}
+	}
+	curl_slist_free_all(h);
+	curl_easy_cleanup(c);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 5) {
+		fprintf(stderr, "usage: bench_serve URL TOKEN RATE SECONDS [THREADS]\n");
+		return 2;
+	}
+	int nt = argc > 5 ? atoi(argv[5]) : 8;
+	double rate = atof(argv[3]), secs = atof(argv[4]);
+	struct worker *w = calloc((size_t)nt, sizeof *w);
+	pthread_t *th = calloc((size_t)nt, sizeof *th);
+	long total = 0, errors = 0;
+	double t0 = now_s();
+
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	for (int i = 0; i < nt; i++) {
+		w[i] = (struct worker){ .id = i, .url = argv[1], .token = argv[2], .rate = rate / nt, .seconds = secs };
+		w[i].cap = (long)(rate / nt * secs) + 16;
+		w[i].lat = malloc((size_t)w[i].cap * sizeof *w[i].lat);
+		pthread_create(&th[i], NULL, run, &w[i]);
+	}
+	for (int i = 0; i < nt; i++) {
+		pthread_join(th[i], NULL);
+		total += w[i].n;
+		errors += w[i].errors;
+	}
+	double wall = now_s() - t0;
+	double *all = malloc((size_t)(total + 1) * sizeof *all);
+	long k = 0;
+	for (int i = 0; i < nt; i++)
+		for (long j = 0; j < w[i].n; j++)
+			all[k++] = w[i].lat[j];
+	qsort(all, (size_t)total, sizeof *all, cmp);
+	printf("requests %ld in %.1f s = %.0f req/s, errors %ld\n", total, wall, total / wall, errors);
+	if (total)
+		printf("latency p50 %.2f ms, p99 %.2f ms, max %.2f ms\n", all[total / 2] * 1e3,
+		       all[(long)(total * 0.99)] * 1e3, all[total - 1] * 1e3);
+	for (int i = 0; i < nt; i++)
+		if (w[i].errors)
+			printf("first error (worker %d): %s\n", i, w[i].first_error);
+	for (int i = 0; i < nt; i++)
+		free(w[i].lat);
+	free(all);
+	free(w);
+	free(th);
+	curl_global_cleanup();
+	return errors ? 1 : 0;
+}

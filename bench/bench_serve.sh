@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# bench/bench_serve.sh [BUILD_DIR] [RATE] [SECONDS] — the service load
+# benchmark of docs/performance.md: `fairway serve` (local backend) on a
+# 1,000-node fleet (8 GPUs each, 2-level topology), cycling every second,
+# and bench_serve in a second process sending RATE mixed requests/s
+# (default 1000) for SECONDS (default 60) on loopback.  Prints the load
+# generator's figures, the daemon's peak RSS, and its cycle figures.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+B=${1:-build-serve-rel}
+RATE=${2:-1000}
+SECS=${3:-60}
+T=$(mktemp -d /tmp/fw-bench-serve.XXXXXX)
+trap 'kill $DPID 2>/dev/null; rm -rf "$T"' EXIT
+
+cat >"$T/fleet.yaml" <<'YAML'
+now: 0
+topology:
+  levels: [block, rack]
+nodeGroups:
+  - count: 1000
+    namePrefix: node-
+    gpus: 8
+    gpuModel: H100
+    gpuMemory: 80Gi
+    cpu: 96
+    memory: 1Ti
+    topology:
+      nodesPer: {rack: 20, block: 200}
+queues:
+  - name: org
+    resources:
+      gpu: {quota: 8000}
+  - name: train
+    parent: org
+    resources:
+      gpu: {quota: 6000, overQuotaWeight: 2}
+  - name: serve
+    parent: org
+    resources:
+      gpu: {quota: 2000}
+YAML
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+"$B/tools/fairway" serve --config "$T/fleet.yaml" --state "$T/state" --listen "127.0.0.1:$PORT" \
+	--period 1s >"$T/daemon.log" 2>&1 &
+DPID=$!
+for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$PORT/v1/health" >/dev/null && break; sleep 0.1; done
+"$B/bench/bench_serve" "http://127.0.0.1:$PORT" "$(cat "$T/state/token")" "$RATE" "$SECS" || true
+echo "daemon peak RSS: $(awk '/VmHWM/ {printf "%.1f MiB", $2/1024}' /proc/$DPID/status)"
+curl -s "http://127.0.0.1:$PORT/metrics" >"$T/metrics"
+awk '/^fairway_cycle_seconds_(sum|count)/ {v[$1]=$2} /^fairway_cycles_stale_total/ {st=$2}
+     /^fairway_starts_total/ {s=$2}
+     END {printf "cycles %d, mean cycle %.1f ms, stale plans %d, jobs started %d\n",
+          v["fairway_cycle_seconds_count"], 1000*v["fairway_cycle_seconds_sum"]/v["fairway_cycle_seconds_count"], st, s}' "$T/metrics"
+grep '^fairway_cycle_seconds_bucket' "$T/metrics" | tr '\n' ' ' | sed 's/fairway_cycle_seconds_bucket//g'
+echo
+kill -TERM $DPID
+wait $DPID 2>/dev/null || true
