@@ -314,6 +314,7 @@ int fw_slurm_apply(struct fw_slurm *h, uint64_t gen,
 int fw_slurm_annotate(struct fw_slurm *h, const struct fw_slurm_note *notes,
 		      int32_t n)
 {
+	double t0 = now_ms();
 	int done = 0;
 
 	for (int32_t k = 0; k < n && done < h->o.comment_budget; k++) {
@@ -332,5 +333,6 @@ int fw_slurm_annotate(struct fw_slurm *h, const struct fw_slurm_note *notes,
 			fw__slurm_refused(h, "comment", notes[k].job);
 		}
 	}
+	h->st.annotate_ms = now_ms() - t0;
 	return done;
 }

@@ -20,6 +20,7 @@
 
 #include "fairway/fairway.h"
 #include "fwconfig.h"
+#include "driver.h"
 #include "fwslurm.h"
 
 static const char usage[] =
@@ -28,13 +29,14 @@ static const char usage[] =
 	"                         [--quiet]\n"
 	"       fairway-slurm drain NODE REASON | resume NODE   [--opt ...]\n"
 	"       fairway-slurm ping                              [--opt ...]\n"
+	"       fairway-slurm bench latency|throughput|cycle N --config FILE [--opt ...]\n"
 	"\n"
 	"Drive a live Slurm cluster with fairway's plans (docs/slurm.md).\n"
 	"FILE is fairway's YAML: its queue tree (Slurm accounts name leaf\n"
 	"queues), scheduler settings and topology levels; nodes and jobs come\n"
 	"from Slurm.  The Slurm configuration is $SLURM_CONF or conf=PATH.\n"
 	"--interval S (default 1) between cycles; --cycles N stops after N\n"
-	"(default: run until SIGINT/SIGTERM).\n";
+	"(default: run until SIGINT/SIGTERM).  bench: see bench/bench_slurm.sh.\n";
 
 static volatile sig_atomic_t stop_flag; /* set by SIGINT/SIGTERM only */
 
@@ -112,15 +114,9 @@ static int open_slurm(struct args *a, struct fw_slurm **h)
 
 /* ------------------------------------------------------------ run */
 
-struct loop {
-	struct fw_slurm *h;
-	const struct fw_snapshot *base;
-	const struct fw_policy_ops *pol;
-	struct fw_arena arena;
-	bool quiet;
-};
+#define loop fw_slurm_loop
 
-static double mono_ms(void)
+double fw_slurm_mono_ms(void)
 {
 	struct timespec ts;
 
@@ -192,7 +188,7 @@ static int apply_plan(struct loop *l, const struct fw_snapshot *s,
 	return FW_OK;
 }
 
-static int one_cycle(struct loop *l, long n)
+int fw_slurm_loop_cycle(struct loop *l, long n)
 {
 	struct fw_snapshot *s = skeleton(l->base);
 	struct fw_backend_world w = { 0 };
@@ -208,9 +204,13 @@ static int one_cycle(struct loop *l, long n)
 	fw_arena_reset(&l->arena);
 	if ((rc = fw_slurm_read(l->h, s, &w, &d)) == FW_OK &&
 	    (rc = fw_snapshot_validate(s, &d)) == FW_OK) {
-		t0 = mono_ms();
+		t0 = fw_slurm_mono_ms();
 		rc = fw_cycle_run(s, l->pol, &l->arena, &p);
-		t0 = mono_ms() - t0;
+		t0 = fw_slurm_mono_ms() - t0;
+		l->cycle_ms = t0;
+		l->nstarts = 0;
+		for (int32_t i = 0; rc == FW_OK && i < p->ndecisions; i++)
+			l->nstarts += p->decisions[i].kind == FW_DECIDE_START;
 		if (rc == FW_OK && (rc = fw_plan_check(s, p, &l->arena, &d)) != FW_OK)
 			rc = FW_EINVARIANT;
 		if (rc == FW_OK && (rc = apply_plan(l, s, p, w.generation, &notes)) == FW_OK)
@@ -271,17 +271,23 @@ static int cmd_run(struct args *a)
 	l.base = base;
 	l.quiet = a->quiet;
 	fw_arena_init(&l.arena, 0);
-	for (long n = 1; !stop_flag && (!a->cycles || n <= a->cycles); n++) {
-		double t0 = mono_ms();
-		rc = one_cycle(&l, n);
+	if (!strcmp(a->cmd, "bench")) {
+		rc = fw_slurm_bench(&l, a->node, a->reason);
+		a->cycles = -1; /* skip the loop */
+	}
+	for (long n = 1; a->cycles >= 0 && !stop_flag && (!a->cycles || n <= a->cycles); n++) {
+		double t0 = fw_slurm_mono_ms();
+		rc = fw_slurm_loop_cycle(&l, n);
 		if (rc == FW_EINVARIANT)
 			break;
 		fails = rc == FW_OK ? 0 : fails + 1;
-		sleep_s(a->interval - (mono_ms() - t0) / 1e3);
+		sleep_s(a->interval - (fw_slurm_mono_ms() - t0) / 1e3);
 	}
 	fw_arena_release(&l.arena);
 	fw_slurm_close(l.h);
 	fw_snapshot_free(base);
+	if (!strcmp(a->cmd, "bench"))
+		return rc;
 	return rc == FW_EINVARIANT ? 3 : fails ? 1 : 0;
 }
 
@@ -348,7 +354,7 @@ int main(int argc, char **argv)
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	if (!strcmp(a.cmd, "run"))
+	if (!strcmp(a.cmd, "run") || !strcmp(a.cmd, "bench"))
 		return cmd_run(&a);
 	if (!strcmp(a.cmd, "drain") || !strcmp(a.cmd, "resume"))
 		return cmd_node(&a, !strcmp(a.cmd, "drain"));

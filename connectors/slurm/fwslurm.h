@@ -102,7 +102,7 @@ struct fw_slurm_stats {
 	uint64_t skipped;               /* actions already in effect, or gone */
 	uint64_t failed;                /* RPCs slurmctld refused */
 	int32_t skipped_jobs;           /* last read: jobs with no leaf queue */
-	double read_ms, apply_ms;       /* last call */
+	double read_ms, apply_ms, annotate_ms; /* last call */
 };
 
 /* A waiting job's explanation, for its Slurm comment. */

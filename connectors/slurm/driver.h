@@ -1,0 +1,36 @@
+/*
+ * driver.h — the loop of the `fairway-slurm` driver, shared by its `run`
+ * command (fairway_slurm.c) and its `bench` command (bench_slurm.c).
+ *
+ * One call of fw_slurm_loop_cycle() is one cycle of what `fairway serve
+ * --backend slurm` does: a skeleton snapshot from the YAML (now, scheduler
+ * config, topology, queues), fw_slurm_read(), validate, fw_cycle_run(),
+ * fw_plan_check(), fw_slurm_apply() and fw_slurm_annotate().  It records
+ * the cycle's own time and its number of starts in the loop struct.
+ */
+#ifndef FAIRWAY_SLURM_DRIVER_H
+#define FAIRWAY_SLURM_DRIVER_H
+
+#include <stdbool.h>
+
+#include "fairway/fairway.h"
+#include "fwslurm.h"
+
+struct fw_slurm_loop {
+	struct fw_slurm *h;
+	const struct fw_snapshot *base;       /* the YAML */
+	const struct fw_policy_ops *pol;
+	struct fw_arena arena;
+	bool quiet;                           /* no per-cycle line */
+	double cycle_ms;                      /* last fw_cycle_run */
+	int nstarts;                          /* last plan's starts */
+};
+
+/* 0 = FW_OK; FW_EINVARIANT when the plan broke an invariant. */
+int fw_slurm_loop_cycle(struct fw_slurm_loop *l, long n);
+double fw_slurm_mono_ms(void);
+
+/* `fairway-slurm bench MODE N` (bench_slurm.c); prints result lines. */
+int fw_slurm_bench(struct fw_slurm_loop *l, const char *mode, const char *n);
+
+#endif
