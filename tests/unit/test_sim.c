@@ -26,6 +26,7 @@
 #include "des.h"
 #include "itp.h"
 #include "metrics.h"
+#include "synth.h"
 #include "teams.h"
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -423,6 +424,50 @@ TEST(des_racks_and_odd_gang_sizes_keep_every_invariant)
 		fw_sim_result_free(&r);
 		fw_itp_free(&t);
 	}
+}
+
+/* Reclaim in a replay: with every job preemptible and a 1 h protection
+ * window, evictions happen, and no run ended by an eviction lasted less
+ * than the window, so no job is evicted twice within it. */
+TEST(des_reclaim_honours_the_protection_window_across_cycles)
+{
+	struct fw_itp_trace t;
+	struct fw_sim_opts o;
+	struct fw_sim_result r;
+	struct fw_teams teams;
+	struct fw_diag d;
+	const int64_t W = 3600;
+
+	ASSERT_OK(fw_synth_itp(3, 1500, &t));
+	fw_teams_builtin(&teams);
+	fw_sim_opts_default(&o);
+	o.policy = "fairway";
+	o.nodes = 13;
+	o.gpus_per_node = 8;
+	o.preemptible = true;
+	o.min_runtime_s = W;
+	memset(&d, 0, sizeof d);
+	ASSERT_OK(fw_sim_run(&t, &teams, &o, &r, &d));
+	printf("  %lld evictions in %zu runs\n", (long long)r.evictions, r.nruns);
+	ASSERT(r.evictions > 0);
+	ASSERT_EQ(r.never_started, 0);
+	int64_t *last = calloc(r.njobs, sizeof *last); /* last run's start + 1 */
+	ASSERT(last != NULL);
+	for (size_t i = 0; i < r.nruns; i++)
+		if (r.runs[i].start + 1 > last[r.runs[i].row])
+			last[r.runs[i].row] = r.runs[i].start + 1;
+	size_t evicted_runs = 0;
+	for (size_t i = 0; i < r.nruns; i++) {
+		const struct fw_sim_span *sp = &r.runs[i];
+		if (sp->start + 1 == last[sp->row])
+			continue; /* the run that completed */
+		evicted_runs++;
+		ASSERT(sp->end - sp->start >= W);
+	}
+	ASSERT_EQ((int64_t)evicted_runs, r.evictions);
+	free(last);
+	fw_sim_result_free(&r);
+	fw_itp_free(&t);
 }
 
 /* The default tick rule skips only ticks at which no cycle could start
@@ -919,7 +964,8 @@ int main(void)
 		des_fairway_skips_ahead,
 		des_synthetic_log_hash_is_pinned_and_tick_skipping_changes_nothing,
 		des_rejects_bad_options,
-		des_racks_and_odd_gang_sizes_keep_every_invariant,
+		des_racks_and_odd_gang_sizes_keep_every_invariant, \
+	des_reclaim_honours_the_protection_window_across_cycles,
 		des_tick_skipping_is_exact_for_every_policy,
 		des_node_failure_requeues_its_job_until_the_repair,
 		des_on_evict_checkpoints_shorten_the_rerun,
