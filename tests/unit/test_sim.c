@@ -964,8 +964,8 @@ int main(void)
 		des_fairway_skips_ahead,
 		des_synthetic_log_hash_is_pinned_and_tick_skipping_changes_nothing,
 		des_rejects_bad_options,
-		des_racks_and_odd_gang_sizes_keep_every_invariant, \
-	des_reclaim_honours_the_protection_window_across_cycles,
+		des_racks_and_odd_gang_sizes_keep_every_invariant,
+		des_reclaim_honours_the_protection_window_across_cycles,
 		des_tick_skipping_is_exact_for_every_policy,
 		des_node_failure_requeues_its_job_until_the_repair,
 		des_on_evict_checkpoints_shorten_the_rerun,
@@ -992,6 +992,7 @@ int main(void)
 		"des_fifo_blocks_behind_the_head_of_the_line, des_fairway_skips_ahead, "
 		"des_synthetic_log_hash_is_pinned_and_tick_skipping_changes_nothing, "
 		"des_rejects_bad_options, des_racks_and_odd_gang_sizes_keep_every_invariant, "
+		"des_reclaim_honours_the_protection_window_across_cycles, "
 		"des_tick_skipping_is_exact_for_every_policy, "
 		"des_node_failure_requeues_its_job_until_the_repair, "
 		"des_on_evict_checkpoints_shorten_the_rerun, "
