@@ -61,19 +61,71 @@ static void mark_nodes(struct fw_snapshot *s, const struct fw_reservation *r)
 	}
 }
 
-static void overlay(struct fw_serve *d, struct fw_snapshot *s)
+struct nameref {
+	const char *name;
+	int32_t idx;
+};
+
+static int nameref_cmp(const void *a, const void *b)
 {
-	for (int32_t i = 0; i < d->nhealth; i++) {
-		int n = fw_snapshot_find_node(s, d->health[i].node);
-		if (n < 0)
+	return strcmp(((const struct nameref *)a)->name, ((const struct nameref *)b)->name);
+}
+
+/* Health reports (the API's, then the backend's) and active maintenance
+ * windows make nodes unschedulable and mask bad GPUs. */
+static int overlay(struct fw_serve *d, struct fw_snapshot *s, const struct fw_health_report *h, int32_t nh)
+{
+	struct nameref *ix = calloc((size_t)s->nnodes + 1, sizeof *ix);
+
+	if (!ix)
+		return FW_ENOMEM;
+	for (int32_t i = 0; i < s->nnodes; i++)
+		ix[i] = (struct nameref){ s->nodes[i].name, i };
+	qsort(ix, (size_t)s->nnodes, sizeof *ix, nameref_cmp);
+	for (int32_t i = 0; i < nh; i++) {
+		struct nameref key = { h[i].node, -1 };
+		const struct nameref *r = bsearch(&key, ix, (size_t)s->nnodes, sizeof key, nameref_cmp);
+		if (!r)
 			continue;
-		if (!d->health[i].healthy)
-			s->nodes[n].schedulable = false;
-		s->nodes[n].bad_gpu_mask |= d->health[i].bad_gpu_mask;
+		if (!h[i].healthy)
+			s->nodes[r->idx].schedulable = false;
+		s->nodes[r->idx].bad_gpu_mask |= h[i].bad_gpu_mask;
 	}
+	free(ix);
 	for (int32_t i = 0; i < d->nrsv; i++)
 		if (d->rsv[i].kind == FW_RSV_MAINTENANCE && d->rsv[i].start <= s->now && s->now < d->rsv[i].end)
 			mark_nodes(s, &d->rsv[i]);
+	return FW_OK;
+}
+
+/* The API's reports, then what the backend knows (Slurm: DOWN/DRAIN). */
+static int gather_health(struct fw_serve *d, struct taken *t)
+{
+	int32_t cap = d->nhealth + (d->bops->health ? t->s->nnodes : 0) + 1;
+	struct fw_node_health *bh = NULL;
+	int n = 0;
+
+	if (!(t->health = calloc((size_t)cap, sizeof *t->health)))
+		return FW_ENOMEM;
+	if (d->nhealth)
+		memcpy(t->health, d->health, (size_t)d->nhealth * sizeof *t->health);
+	t->nhealth = d->nhealth;
+	if (!d->bops->health)
+		return FW_OK;
+	if (!(bh = calloc((size_t)t->s->nnodes + 1, sizeof *bh)))
+		return FW_ENOMEM;
+	n = d->bops->health(d->be, bh, t->s->nnodes);
+	for (int i = 0; i < n && t->nhealth < cap; i++) {
+		struct fw_health_report *r = &t->health[t->nhealth++];
+		memset(r, 0, sizeof *r);
+		snprintf(r->node, sizeof r->node, "%s", bh[i].node);
+		r->healthy = bh[i].healthy;
+		r->bad_gpu_mask = bh[i].bad_gpu_mask;
+		snprintf(r->reason, sizeof r->reason, "%s (%s)", bh[i].reason, d->bops->name);
+		r->at = t->s->now;
+	}
+	free(bh);
+	return FW_OK;
 }
 
 /* GPU-seconds each leaf queue's running jobs used since the last pass. */
@@ -117,22 +169,18 @@ static int take(struct fw_serve *d, struct taken *t, char *err, size_t errn)
 		fw_diag_format(&dg, err, errn);
 		return rc;
 	}
-	overlay(d, t->s);
+	if ((rc = gather_health(d, t)) || (rc = overlay(d, t->s, t->health, t->nhealth)))
+		return rc;
 	accrue_usage(d, t->s);
 	t->dgen = d->gen;
 	t->requests = d->cycle_requests;
 	t->wgen = w.generation;
 	t->skipped = w.skipped_jobs;
-	t->rsv = calloc((size_t)d->nrsv + 1, sizeof *t->rsv);
-	t->health = calloc((size_t)d->nhealth + 1, sizeof *t->health);
-	if (!t->rsv || !t->health)
+	if (!(t->rsv = calloc((size_t)d->nrsv + 1, sizeof *t->rsv)))
 		return FW_ENOMEM;
 	for (int32_t i = 0; i < d->nrsv; i++)
 		if (d->rsv[i].kind != FW_RSV_MAINTENANCE && d->rsv[i].start <= now && now < d->rsv[i].end)
 			t->rsv[t->nrsv++] = d->rsv[i];
-	if (d->nhealth)
-		memcpy(t->health, d->health, (size_t)d->nhealth * sizeof *t->health);
-	t->nhealth = d->nhealth;
 	return FW_OK;
 }
 
