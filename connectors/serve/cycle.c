@@ -7,9 +7,11 @@
  *               world, the model overlaid (health, maintenance windows),
  *               usage accrued; copies of the generations;
  *   2. plan     no lock: validate, then one sub-cycle per active queue or
- *               job reservation (only its nodes schedulable, only its
- *               targets pending), then the main cycle with reserved nodes
- *               held back and the sub-cycles' starts counted as running;
+ *               job reservation and per maintenance window still to come
+ *               (only its nodes schedulable; pending only its targets, or
+ *               for a window the jobs whose runtime ends before it opens),
+ *               then the main cycle with those nodes held back and the
+ *               sub-cycles' starts counted as running;
  *               every plan passes fw_plan_check before it is used;
  *   3. apply    under the lock: if either generation moved, drop the plan
  *               (stale) and go round again; else, in one store
@@ -178,8 +180,11 @@ static int take(struct fw_serve *d, struct taken *t, char *err, size_t errn)
 	t->skipped = w.skipped_jobs;
 	if (!(t->rsv = calloc((size_t)d->nrsv + 1, sizeof *t->rsv)))
 		return FW_ENOMEM;
+	/* Active queue/job reservations, and maintenance windows still to
+	 * come: their nodes take only jobs that end before the window. */
 	for (int32_t i = 0; i < d->nrsv; i++)
-		if (d->rsv[i].kind != FW_RSV_MAINTENANCE && d->rsv[i].start <= now && now < d->rsv[i].end)
+		if ((d->rsv[i].kind != FW_RSV_MAINTENANCE && d->rsv[i].start <= now && now < d->rsv[i].end) ||
+		    (d->rsv[i].kind == FW_RSV_MAINTENANCE && now < d->rsv[i].start))
 			t->rsv[t->nrsv++] = d->rsv[i];
 	return FW_OK;
 }
@@ -187,6 +192,8 @@ static int take(struct fw_serve *d, struct taken *t, char *err, size_t errn)
 /* --- 2. plan ------------------------------------------------------------------ */
 static bool rsv_targets(const struct fw_snapshot *s, const struct fw_job *j, const struct fw_reservation *r)
 {
+	if (r->kind == FW_RSV_MAINTENANCE) /* a window to come: done before it */
+		return j->expected_runtime > 0 && s->now + j->expected_runtime <= r->start;
 	if (r->kind == FW_RSV_JOB)
 		return !strcmp(j->name, r->job);
 	for (int32_t q = j->queue; q >= 0; q = s->queues[q].parent)

@@ -159,8 +159,18 @@ rj=$(jfield 'j["state"], j.get("nodes")')
 req GET /v1/jobs/other-a100
 check "the job reservation: its job starts on the reserved node, another job does not" \
 	[ "$rj" = "running ['a100-1']" -a "$(jfield 'j["state"]')" = pending ]
+req POST /v1/reservations "{\"kind\":\"maintenance\",\"nodes\":[\"a100-0\"],\"start\":$((now + 300)),\"end\":$((now + 900))}"
+check "a maintenance window to come: 201" [ "$CODE" = 201 ]
+req POST /v1/jobs '{"name":"runs-into","queue":"vision","runtime":3600,"tasks":[{"gpus":2,"gpuModel":"A100"}]}'
+req POST /v1/jobs '{"name":"fits-before","queue":"vision","runtime":60,"tasks":[{"gpus":2,"gpuModel":"A100"}]}'
+req POST /v1/cycle
+req GET /v1/jobs/runs-into
+ri=$(jfield 'j["state"]')
+req GET /v1/jobs/fits-before
+check "before a window: a job that ends before it starts there, one that would run into it waits" \
+	[ "$ri" = pending -a "$(jfield 'j["state"], j.get("nodes")')" = "running ['a100-0']" ]
 req GET /v1/reservations
-check "reservations listed" [ "$(jfield 'len(j["reservations"])')" = 2 ]
+check "reservations listed" [ "$(jfield 'len(j["reservations"])')" = 3 ]
 
 # --- fair share, plan, metrics -------------------------------------------------------------
 req GET /v1/fairshare
