@@ -17,6 +17,9 @@
 #                        runs twice, none is lost, the queue drains
 #   pending_comment      a waiting job's reason and expected start are in its
 #                        Slurm comment (squeue %k)
+#   evict_requeue_held   reclaim (policy kai): preemptible (--requeue) jobs of
+#                        the account over its share are requeued and held
+#                        again, and the starved account's jobs start
 # Prints PASS/FAIL lines and "N passed, N failed"; stops every process it
 # started (trap), also on failure.  SKIP when the machine cannot run a lab.
 . "$(dirname "$0")/../slurm/lib.sh"
@@ -110,7 +113,7 @@ t_gang() {
 # ------------------------------------------------------------ 3. drain
 t_drain() {
 	local st reason on
-	"$FWS" drain gpu003 "xid 79: GPU fell off the bus" || { bad drain_reason "drain failed"; return; }
+	"$FWS" drain gpu003 "xid 79: GPU fell off the bus" >/dev/null || { bad drain_reason "drain failed"; return; }
 	if "$FWS" drain gpu003 "xid 79: GPU fell off the bus" | grep -q "already drained"; then
 		ok drain_idempotent
 	else
@@ -223,7 +226,30 @@ t_comment() {
 	scontrol update nodename=gpu[001-016] state=resume 2>/dev/null
 }
 
+# ------------------------------------------------------------ 7. evict
+t_evict() {
+	local i held
+	for i in $(seq 16); do
+		sbatch -Q -A team_b --requeue --gres=gpu:8 -t 5 -o /dev/null --wrap 'sleep 120'
+	done
+	fw_start --policy kai
+	wait_until 20 'test "$(gpus_of team_b)" = 128' || { bad evict_requeue_held "team_b did not fill the cluster"; fw_stop; cancel_all; return; }
+	for i in $(seq 8); do
+		sbatch -Q -A team_a --gres=gpu:8 -t 5 -o /dev/null --wrap 'sleep 60'
+	done
+	wait_until 30 'test "$(squeue -h -t R -A team_a | wc -l)" = 8'
+	held=$(squeue -h -A team_b -t PD -o '%Q %r' | grep -c '^0 .*requeued')
+	if [ "$(squeue -h -t R -A team_a | wc -l)" = 8 ] && [ "$held" = 8 ] && [ "$(squeue -h -t R -A team_b | wc -l)" = 8 ]; then
+		ok evict_requeue_held
+	else
+		bad evict_requeue_held "team_a running $(squeue -h -t R -A team_a | wc -l)/8, team_b requeued+held $held/8"
+	fi
+	fw_stop
+	cancel_all
+}
+
 t_fairshare
+t_evict
 t_gang
 t_drain
 t_reserve
