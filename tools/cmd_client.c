@@ -352,7 +352,22 @@ static void print_job_row(json_t *j)
 	       !strcmp(st, "running") ? "(started)" : !strcmp(st, "pending") ? "(expected start)" : "");
 }
 
-static int job_why(struct opts *o, json_t *j)
+static void history(json_t *j)
+{
+	json_t *h = json_object_get(j, "decisions"), *x;
+	size_t i;
+	char w[32];
+
+	if (!json_array_size(h))
+		return;
+	printf("history:\n");
+	json_array_foreach(h, i, x) {
+		when(w, sizeof w, json_object_get(x, "at"));
+		printf("  %-10s %-8s %s\n", w, str(x, "kind"), str(x, "text"));
+	}
+}
+
+static int job_state(json_t *j)
 {
 	char w[32];
 	const char *st = str(j, "state");
@@ -387,8 +402,15 @@ static int job_why(struct opts *o, json_t *j)
 		       json_object_get(j, "unknownWhyText") ? str(j, "unknownWhyText") : "");
 	if (json_object_get(j, "ahead"))
 		printf("jobs ahead of it in its line: %.0f\n", num(j, "ahead"));
-	(void)o;
 	return 0;
+}
+
+/* `fairway jobs why`: state, reason, expected start, then history. */
+static int job_why(json_t *j)
+{
+	int rc = job_state(j);
+	history(j);
+	return rc;
 }
 
 static json_t *job_body(struct opts *o, int *rc)
@@ -470,7 +492,7 @@ static int cmd_jobs(struct opts *o)
 			o->json ? dump(r) : (void)printf("%s: cancelled\n", name);
 	} else if (!strcmp(sub, "show") || !strcmp(sub, "why")) {
 		if (!(rc = call(o, "GET", path, NULL, &r)))
-			rc = o->json || !strcmp(sub, "show") ? (dump(r), 0) : job_why(o, r);
+			rc = o->json || !strcmp(sub, "show") ? (dump(r), 0) : job_why(r);
 	} else
 		return fw_cli_usage_error(o->cmd, "unknown subcommand '%s'", sub);
 	json_decref(r);

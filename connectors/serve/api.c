@@ -543,11 +543,28 @@ static json_t *job_lookup(struct fw_serve *d, const char *name)
 	return j;
 }
 
+static int add_decision(void *ctx, const struct fw_store_decision *dec)
+{
+	json_array_append_new(ctx, json_pack("{s:s,s:I,s:I,s:s,s:s}", "kind", dec->kind, "at", (json_int_t)dec->at,
+					     "cycle", (json_int_t)dec->cycle, "reason", dec->reason, "text",
+					     dec->text));
+	return 0;
+}
+
+/* One job, with the last decisions the daemon applied to it. */
 static void h_job_get(struct ctx *c)
 {
-	json_t *j = job_lookup(c->d, c->name);
+	json_t *j = job_lookup(c->d, c->name), *hist;
+
 	if (!j)
 		return fail(c, 404, "ENOENT", "name", "no job named \"%s\"", c->name);
+	json_t *copy = json_copy(j); /* the view's object is shared: never add to it */
+	json_decref(j);
+	if (!(j = copy))
+		return fail(c, 500, "ENOMEM", "", "out of memory");
+	hist = json_array();
+	fw_store_job_decisions(c->d->store, c->name, 10, add_decision, hist);
+	json_object_set_new(j, "decisions", hist);
 	reply(c, 200, j);
 }
 

@@ -44,7 +44,7 @@ struct fw_serve_store {
 	sqlite3 *db;
 	bool created;
 	sqlite3_stmt *doc[FW_STORE_NDOCS][ST_NKIND];
-	sqlite3_stmt *meta_get, *meta_put, *decision, *usage;
+	sqlite3_stmt *meta_get, *meta_put, *decision, *usage, *job_decisions;
 	sqlite3_stmt *begin, *commit, *rollback;
 };
 
@@ -147,6 +147,9 @@ static int prepare_all(struct fw_serve_store *st, struct fw_diag *d)
 	    (rc = prep(st, &st->decision,
 		       "INSERT INTO decisions (cycle, at, generation, kind, job, node, reason, text)"
 		       " VALUES (?, ?, ?, ?, ?, ?, ?, ?)", d)) ||
+	    (rc = prep(st, &st->job_decisions,
+		       "SELECT cycle, at, generation, kind, job, node, reason, text FROM"
+		       " (SELECT * FROM decisions WHERE job = ? ORDER BY id DESC LIMIT ?) ORDER BY id", d)) ||
 	    (rc = prep(st, &st->usage,
 		       "INSERT INTO usage_history (queue, at, gpu_seconds, decayed) VALUES (?, ?, ?, ?)", d)) ||
 	    (rc = prep(st, &st->begin, "BEGIN IMMEDIATE", d)) ||
@@ -201,6 +204,7 @@ void fw_store_close(struct fw_serve_store *st)
 	sqlite3_finalize(st->meta_put);
 	sqlite3_finalize(st->decision);
 	sqlite3_finalize(st->usage);
+	sqlite3_finalize(st->job_decisions);
 	sqlite3_finalize(st->begin);
 	sqlite3_finalize(st->commit);
 	sqlite3_finalize(st->rollback);
@@ -328,4 +332,29 @@ int fw_store_usage_record(struct fw_serve_store *st, const char *queue, fw_time 
 	sqlite3_bind_double(s, 3, gpu_seconds);
 	sqlite3_bind_double(s, 4, decayed);
 	return step_done(s);
+}
+
+int fw_store_job_decisions(struct fw_serve_store *st, const char *job, int limit,
+			   int (*fn)(void *ctx, const struct fw_store_decision *dec), void *ctx)
+{
+	sqlite3_stmt *s = st->job_decisions;
+	int rc = FW_OK, step;
+
+	sqlite3_bind_text(s, 1, job, -1, SQLITE_STATIC);
+	sqlite3_bind_int(s, 2, limit);
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		struct fw_store_decision dec = {
+			sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1),
+			(uint64_t)sqlite3_column_int64(s, 2), (const char *)sqlite3_column_text(s, 3),
+			(const char *)sqlite3_column_text(s, 4), (const char *)sqlite3_column_text(s, 5),
+			(const char *)sqlite3_column_text(s, 6), (const char *)sqlite3_column_text(s, 7),
+		};
+		if ((rc = fn(ctx, &dec)))
+			break;
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = FW_EIO;
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	return rc;
 }
