@@ -311,27 +311,43 @@ int fw_slurm_apply(struct fw_slurm *h, uint64_t gen,
 
 /* ------------------------------------------------------------ comments */
 
+/* 1 when written, 0 when already there (or the job is gone). */
+static int comment(struct fw_slurm *h, slurm_job_info_t *j, const char *text)
+{
+	job_desc_msg_t u;
+	char id[16];
+
+	if (!j || !fw__job_pending(j) || (j->comment && !strcmp(j->comment, text)))
+		return 0;
+	slurm_init_job_desc_msg(&u);
+	u.job_id = j->job_id;
+	u.comment = (char *)text;
+	if (slurm_update_job(&u) != SLURM_SUCCESS) {
+		snprintf(id, sizeof id, "%u", j->job_id);
+		h->st.failed++;
+		fw__slurm_refused(h, "comment", id);
+		return 0;
+	}
+	h->st.comments++;
+	return 1;
+}
+
 int fw_slurm_annotate(struct fw_slurm *h, const struct fw_slurm_note *notes,
 		      int32_t n)
 {
 	double t0 = now_ms();
+	char text[200];
 	int done = 0;
 
-	for (int32_t k = 0; k < n && done < h->o.comment_budget; k++) {
-		slurm_job_info_t *j = job_of(h, notes[k].job);
-		job_desc_msg_t u;
-		if (!j || !fw__job_pending(j) || (j->comment && !strcmp(j->comment, notes[k].text)))
+	for (int32_t k = 0; k < n && done < h->o.comment_budget; k++)
+		done += comment(h, job_of(h, notes[k].job), notes[k].text);
+	for (int32_t k = 0; k < h->norphans && done < h->o.comment_budget; k++) {
+		slurm_job_info_t *j = fw__slurm_job(h, h->orphans[k]);
+		if (!j)
 			continue;
-		slurm_init_job_desc_msg(&u);
-		u.job_id = j->job_id;
-		u.comment = (char *)notes[k].text;
-		if (slurm_update_job(&u) == SLURM_SUCCESS) {
-			done++;
-			h->st.comments++;
-		} else {
-			h->st.failed++;
-			fw__slurm_refused(h, "comment", notes[k].job);
-		}
+		snprintf(text, sizeof text, "fairway: account '%.60s' is no fairway queue: held",
+			 j->account ? j->account : "");
+		done += comment(h, j, text);
 	}
 	h->st.annotate_ms = now_ms() - t0;
 	return done;

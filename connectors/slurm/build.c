@@ -271,16 +271,33 @@ static int starting_job(struct build *b, const slurm_job_info_t *j, bool *placed
 	return add_running(b, j, q, nodes, masks, n);
 }
 
+/* A held job whose account names no leaf queue: remembered so that
+ * fw_slurm_annotate() can say so in its comment. */
+static int orphan(struct build *b, const slurm_job_info_t *j)
+{
+	struct fw_slurm *h = b->h;
+
+	b->skipped++;
+	if (h->norphans == h->cap_orphans) {
+		int32_t cap = h->cap_orphans ? 2 * h->cap_orphans : 64;
+		uint32_t *p = realloc(h->orphans, (size_t)cap * sizeof *p);
+		if (!p)
+			return FW_ENOMEM;
+		h->orphans = p;
+		h->cap_orphans = cap;
+	}
+	h->orphans[h->norphans++] = j->job_id;
+	return FW_OK;
+}
+
 static int pending_job(struct build *b, const slurm_job_info_t *j)
 {
 	int32_t q = queue_of(b, j);
 	struct fw_job fj;
 	int tasks = j->num_nodes ? (int)j->num_nodes : 1;
 
-	if (q < 0) {
-		b->skipped++;
-		return FW_OK;
-	}
+	if (q < 0)
+		return orphan(b, j);
 	job_common(b, j, q, &fj);
 	job_shape(j, tasks, &fj);
 	fj.state = FW_JOB_PENDING;
@@ -320,6 +337,7 @@ int fw__slurm_build(struct fw_slurm *h, struct fw_snapshot *s,
 	struct build b = { .h = h, .s = s };
 	int rc = FW_ENOMEM;
 
+	h->norphans = 0;
 	b.node_of = malloc((n ? n : 1) * sizeof *b.node_of);
 	b.used = calloc(n ? n : 1, sizeof *b.used);
 	if (b.node_of && b.used) {

@@ -19,22 +19,21 @@ int fw__gres_gpus(const char *gres, char *model, size_t model_len)
 		model[0] = '\0';
 	while (p && *p) {
 		size_t len = strcspn(p, ",;");
-		const char *e = p;
+		const char *e = p, *end = p + strcspn(p, ",;(");
 
 		if (!strncmp(e, "gres:", 5) || !strncmp(e, "gres/", 5))
 			e += 5;
 		if (!strncmp(e, "gpu", 3) && (e[3] == ':' || e[3] == '=')) {
-			const char *f = e + 4, *last = strrchr(e, ':');
-			char *end;
-			long n;
+			const char *f = e + 4, *last = f - 1;
 
-			if (!last || last < f - 1 || last >= p + len)
-				last = f - 1;
+			for (const char *q = f; q < end; q++)
+				if (*q == ':')
+					last = q;
 			if (last > f && (size_t)(last - f) < model_len) {
 				memcpy(model, f, (size_t)(last - f));
 				model[last - f] = '\0';
 			}
-			n = strtol(last + 1, &end, 10);
+			long n = strtol(last + 1, NULL, 10);
 			return n > 0 && n <= 64 ? (int)n : 0;
 		}
 		p += len;

@@ -132,6 +132,7 @@ void fw_slurm_close(struct fw_slurm *h)
 	slurm_free_reservation_info_msg(h->resv);
 	free(h->topo);
 	free(h->jhash);
+	free(h->orphans);
 	free(h);
 }
 

@@ -49,6 +49,8 @@ struct fw_slurm {
 	uint64_t read_gen;              /* generation of the last read */
 	struct fw_slurm_stats st;
 	char last_err[256];             /* the last refused RPC, for logs */
+	uint32_t *orphans;              /* last read: held jobs with no queue */
+	int32_t norphans, cap_orphans;
 };
 
 /* read.c */

@@ -17,6 +17,8 @@
 #                        runs twice, none is lost, the queue drains
 #   pending_comment      a waiting job's reason and expected start are in its
 #                        Slurm comment (squeue %k)
+#   unknown_account_comment  a job whose account is no queue stays held and
+#                        its comment says why
 #   evict_requeue_held   reclaim (policy kai): preemptible (--requeue) jobs of
 #                        the account over its share are requeued and held
 #                        again, and the starved account's jobs start
@@ -221,6 +223,12 @@ t_comment() {
 	"fairway: waiting: "*) ok pending_comment ;;
 	*) bad pending_comment "comment '$c'" ;;
 	esac
+	id=$(sbatch --parsable -A nobody --gres=gpu:1 -t 1 -o /dev/null --wrap 'sleep 1')
+	if wait_until 10 'squeue -h -j $id -o %k | grep -q "account .nobody. is no fairway queue"'; then
+		ok unknown_account_comment
+	else
+		bad unknown_account_comment "comment '$(squeue -h -j "$id" -o %k)'"
+	fi
 	fw_stop
 	cancel_all
 	scontrol update nodename=gpu[001-016] state=resume 2>/dev/null
