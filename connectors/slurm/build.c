@@ -26,15 +26,37 @@ struct build {
 
 /* ------------------------------------------------------------ nodes */
 
-static void node_path(const struct build *b, struct fw_node *n)
+/* The domain a feature "LEVEL=NAME" names for level, or NULL. */
+static const char *feature_domain(const char *features, const char *level,
+				  char *buf, size_t len)
+{
+	size_t ll = strlen(level);
+
+	for (const char *p = features; p && *p;) {
+		size_t n = strcspn(p, ",");
+		if (n > ll + 1 && !strncmp(p, level, ll) && p[ll] == '=') {
+			snprintf(buf, len, "%.*s", (int)(n - ll - 1), p + ll + 1);
+			return buf;
+		}
+		p += n + (p[n] == ',');
+	}
+	return NULL;
+}
+
+/* Level l's domain: a node feature "LEVEL=NAME" first, else the switch
+ * chain of topology.conf (leaf switch = the last level), else "all". */
+static void node_path(const struct build *b, const node_info_t *ni, struct fw_node *n)
 {
 	const struct fw_slurm_topo *t = fw__slurm_topo_of(b->h, n->name);
+	const char *feat = ni->features_act ? ni->features_act : ni->features;
 	int L = b->s->topology.nlevels;
+	char buf[FW_NAME_MAX];
 
 	for (int l = 0; l < L; l++) {
 		int k = L - 1 - l; /* 0 = leaf switch = last level */
+		const char *f = feature_domain(feat, b->s->topology.level[l], buf, sizeof buf);
 		snprintf(n->path[l], FW_NAME_MAX, "%s",
-			 t && k < t->depth ? t->sw[k] : "all");
+			 f ? f : t && k < t->depth ? t->sw[k] : "all");
 	}
 }
 
@@ -52,7 +74,7 @@ static int add_node(struct build *b, uint32_t i)
 	n.cpu_milli = (int64_t)ni->cpus * 1000;
 	n.mem_mib = (int64_t)ni->real_memory;
 	n.schedulable = fw__node_schedulable(ni);
-	node_path(b, &n);
+	node_path(b, ni, &n);
 	if ((idx = fw_snapshot_add_node(b->s, &n)) < 0)
 		return idx;
 	b->node_of[i] = idx;

@@ -31,9 +31,11 @@
  * with their update-time arguments: a class that has not changed since the
  * last read is answered SLURM_NO_CHANGE_IN_DATA by slurmctld and the cached
  * message is reused (counted in struct fw_slurm_stats).  The generation
- * goes up when any class changed.  Topology (topology.conf switches: the
- * leaf switch is the last level of the snapshot's topology, its parent the
- * level above, and so on) is loaded once, at open.
+ * goes up when any class changed.  Topology: a node feature "LEVEL=NAME"
+ * (e.g. "rack=r12") names the node's domain at that level of the
+ * snapshot's topology; levels no feature names come from topology.conf's
+ * switches (the leaf switch is the last level, its parent the level above,
+ * and so on; loaded once, at open).
  *
  * Mapping (docs/slurm.md):
  *   node  = a node of a managed partition: GPUs and model from its GRES
