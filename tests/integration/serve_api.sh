@@ -211,6 +211,10 @@ check "each spec operation reaches a handler" [ "$unserved" = 0 ]
 
 # --- CLI ------------------------------------------------------------------------------------
 C=(--server "http://127.0.0.1:$PORT" --token-file "$S/token")
+check "fairway serve --help teaches: flags and a first session" bash -c "'$FW' serve --help | grep -q -- '--token-file' && '$FW' serve --help | grep -q 'Try it'"
+check "fairway jobs --help shows submit flags and jobs why" bash -c "'$FW' jobs --help | grep -q 'jobs why' && '$FW' jobs --help | grep -q -- '--runtime'"
+"$FW" jobs --server "http://127.0.0.1:1" >/dev/null 2>"$T/unreach"
+check "an unreachable server: exit 1 and a hint" bash -c "[ $? -eq 1 ] && grep -q 'fairway serve' '$T/unreach'"
 "$FW" jobs why llm-pretrain-64 "${C[@]}" >"$T/why" 2>&1
 check "fairway jobs why: reason and expected start" grep -q "expected start" "$T/why"
 "$FW" queues "${C[@]}" >"$T/q" 2>&1

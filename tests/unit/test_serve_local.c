@@ -1,0 +1,180 @@
+/*
+ * test_serve_local.c — the local backend (connectors/serve/local.c)
+ * through its ops table: the generation guards a stale plan, every action
+ * is idempotent, jobs run for their runtime, and the world survives a
+ * close and reopen from the store.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../harness.h"
+#include "backend.h"
+#include "fwconfig.h"
+#include "local.h"
+#include "store.h"
+
+static const char fleet_yaml[] =
+	"now: 0\n"
+	"nodes:\n"
+	"  - {name: n0, gpus: 8, cpu: 64, memory: 512Gi}\n"
+	"  - {name: n1, gpus: 8, cpu: 64, memory: 512Gi}\n"
+	"queues:\n"
+	"  - name: q\n"
+	"    resources: {gpu: {quota: 16}}\n";
+
+static char dir[64];
+static struct fw_snapshot *fleet;
+static struct fw_serve_store *store;
+
+static void setup(struct fw_backend **b)
+{
+	struct fw_backend_config cfg;
+	snprintf(dir, sizeof dir, "/tmp/fw-local-test.XXXXXX");
+	if (!mkdtemp(dir) || fw_config_load_buffer("fleet", fleet_yaml, sizeof fleet_yaml - 1, &fleet, NULL) ||
+	    fw_store_open(dir, false, &store, NULL))
+		abort();
+	memset(&cfg, 0, sizeof cfg);
+	cfg.fleet = fleet;
+	cfg.store = store;
+	cfg.now = 1000;
+	if (fw_backend_local.open(&cfg, b, NULL))
+		abort();
+}
+
+static void teardown(struct fw_backend *b)
+{
+	char cmd[128];
+	fw_backend_local.close(b);
+	fw_store_close(store);
+	fw_snapshot_free(fleet);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", dir);
+}
+
+static struct fw_snapshot *world(struct fw_backend *b, fw_time now, struct fw_backend_world *w)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	struct fw_queue q;
+	fw_queue_init(&q);
+	strcpy(q.name, "q");
+	fw_snapshot_add_queue(s, &q);
+	s->now = now;
+	if (fw_backend_local.read(b, s, w, NULL) != FW_OK)
+		abort();
+	return s;
+}
+
+static int submit(struct fw_backend *b, const char *name, fw_time runtime)
+{
+	struct fw_backend_job j;
+	memset(&j, 0, sizeof j);
+	fw_job_init(&j.job);
+	snprintf(j.job.name, sizeof j.job.name, "%s", name);
+	strcpy(j.queue, "q");
+	j.job.groups[0].gpus = 4;
+	j.job.expected_runtime = runtime;
+	return fw_backend_local.submit(b, &j, 1000, NULL);
+}
+
+static int act(struct fw_backend *b, uint64_t gen, enum fw_decision_kind k, const char *job, fw_time at)
+{
+	struct fw_backend_placement p = { "n1", 0, 0x0f, 1000 };
+	struct fw_backend_action a;
+	int status = -100;
+	struct fw_backend_result r = { 0, 0, 0, &status };
+	memset(&a, 0, sizeof a);
+	a.kind = k;
+	snprintf(a.job, sizeof a.job, "%s", job);
+	a.at = at;
+	a.nplacements = k == FW_DECIDE_START ? 1 : 0;
+	a.placements = &p;
+	int rc = fw_backend_local.apply(b, gen, &a, 1, &r);
+	return rc != FW_OK ? rc : status;
+}
+
+TEST(stale_generation_changes_nothing_and_actions_are_idempotent)
+{
+	struct fw_backend *b;
+	struct fw_backend_world w;
+	struct fw_snapshot *s;
+
+	setup(&b);
+	ASSERT_EQ(submit(b, "a", 60), FW_OK);
+	ASSERT_EQ(submit(b, "a", 60), FW_EEXIST);
+	s = world(b, 1000, &w);
+	ASSERT_EQ(s->nnodes, 2);
+	ASSERT_EQ(s->njobs, 1);
+	ASSERT_EQ(s->jobs[0].state, FW_JOB_PENDING);
+	fw_snapshot_free(s);
+	ASSERT_EQ(act(b, w.generation + 1, FW_DECIDE_START, "a", 1000), FW_EAGAIN);
+	ASSERT_EQ(act(b, w.generation, FW_DECIDE_START, "a", 1000), FW_OK);
+	s = world(b, 1010, &w);
+	ASSERT_EQ(s->jobs[0].state, FW_JOB_RUNNING);
+	ASSERT_EQ(s->jobs[0].alloc_count, 1);
+	ASSERT_EQ(s->allocs[s->jobs[0].alloc_first].node, 1);
+	fw_snapshot_free(s);
+	ASSERT_EQ(act(b, w.generation, FW_DECIDE_START, "a", 1010), FW_EEXIST); /* a replayed start */
+	ASSERT_EQ(act(b, w.generation, FW_DECIDE_EVICT, "a", 1010), FW_OK);
+	s = world(b, 1010, &w);
+	ASSERT_EQ(s->jobs[0].state, FW_JOB_PENDING);
+	fw_snapshot_free(s);
+	ASSERT_EQ(act(b, w.generation, FW_DECIDE_EVICT, "a", 1010), FW_EEXIST);
+	ASSERT_EQ(fw_backend_local.cancel(b, "a", 1020), FW_OK);
+	ASSERT_EQ(fw_backend_local.cancel(b, "a", 1020), FW_EEXIST);
+	ASSERT_EQ(fw_backend_local.cancel(b, "zz", 1020), FW_ENOENT);
+	s = world(b, 1030, &w);
+	ASSERT_EQ(s->njobs, 0);
+	fw_snapshot_free(s);
+	ASSERT_EQ(act(b, w.generation, FW_DECIDE_START, "a", 1030), FW_ENOENT);
+	teardown(b);
+}
+
+TEST(jobs_run_for_their_runtime_and_survive_reopen)
+{
+	struct fw_backend *b;
+	struct fw_backend_world w;
+	struct fw_backend_config cfg;
+	struct fw_snapshot *s;
+	const char *state;
+	fw_time sub, start, end;
+
+	setup(&b);
+	ASSERT_EQ(submit(b, "short", 60), FW_OK);
+	ASSERT_EQ(submit(b, "forever", 0), FW_OK);
+	s = world(b, 1000, &w);
+	fw_snapshot_free(s);
+	ASSERT_EQ(act(b, w.generation, FW_DECIDE_START, "short", 1000), FW_OK);
+	s = world(b, 1000, &w);
+	fw_snapshot_free(s);
+	ASSERT_EQ(act(b, w.generation, FW_DECIDE_START, "forever", 1000), FW_OK);
+	s = world(b, 1059, &w);
+	ASSERT_EQ(s->njobs, 2);
+	fw_snapshot_free(s);
+	s = world(b, 1060, &w);
+	ASSERT_EQ(s->njobs, 1); /* short ended at start + runtime */
+	ASSERT_STR_EQ(s->jobs[0].name, "forever");
+	fw_snapshot_free(s);
+	ASSERT_EQ(fw_local_job_info(b, "short", &state, &sub, &start, &end), FW_OK);
+	ASSERT_STR_EQ(state, "done");
+	ASSERT_EQ(end, 1060);
+
+	fw_backend_local.close(b); /* reopen from the store alone */
+	memset(&cfg, 0, sizeof cfg);
+	cfg.fleet = fleet;
+	cfg.store = store;
+	ASSERT_EQ(fw_backend_local.open(&cfg, &b, NULL), FW_OK);
+	ASSERT_EQ(fw_local_job_info(b, "short", &state, &sub, &start, &end), FW_OK);
+	ASSERT_STR_EQ(state, "done");
+	s = world(b, 5000, &w);
+	ASSERT_EQ(s->njobs, 1);
+	ASSERT_EQ(s->jobs[0].state, FW_JOB_RUNNING);
+	ASSERT_EQ(s->jobs[0].start_time, 1000);
+	ASSERT_EQ(s->allocs[s->jobs[0].alloc_first].gpu_mask, 0x0fu);
+	fw_snapshot_free(s);
+	teardown(b);
+}
+
+TEST_MAIN(stale_generation_changes_nothing_and_actions_are_idempotent, jobs_run_for_their_runtime_and_survive_reopen)
