@@ -499,6 +499,8 @@ static int try_job(struct cyc *y, struct memo *m, int32_t pos)
 			return fw__record_start(y, jx, &p);
 		if (rc != FW_EDECLINED)
 			return rc;
+		if ((rc = fw__consolidate(y, jx)) != 0)
+			return rc > 0 ? FW_OK : rc;
 	}
 	return explain_failure(y, m, ji, hit, jx, p.shape_fit);
 }

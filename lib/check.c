@@ -140,7 +140,7 @@ static int check_task(const struct fw_snapshot *s, const struct fw_job *j,
 }
 
 static int check_start(const struct fw_snapshot *s, const struct fw_plan *p, int32_t i,
-		       struct usage *u, struct fw_diag *d)
+		       struct usage *u, const int8_t *evicted, struct fw_diag *d)
 {
 	const struct fw_decision *dc = &p->decisions[i];
 	const struct fw_job *j;
@@ -148,7 +148,10 @@ static int check_start(const struct fw_snapshot *s, const struct fw_plan *p, int
 	struct fld f = { "decisions", i };
 	int rc;
 
-	if (dc->job < 0 || dc->job >= s->njobs || s->jobs[dc->job].state != FW_JOB_PENDING)
+	/* a pending job, or a running one this plan evicted first (moved) */
+	if (dc->job < 0 || dc->job >= s->njobs ||
+	    (s->jobs[dc->job].state != FW_JOB_PENDING &&
+	     !(s->jobs[dc->job].state == FW_JOB_RUNNING && evicted[dc->job])))
 		return FAILAT(d, f, "start of a job that is not pending");
 	j = &s->jobs[dc->job];
 	if (dc->alloc_count < fw_job_min_tasks(j) || dc->alloc_count > fw_job_tasks(j))
@@ -434,7 +437,7 @@ static int check_reservation(const struct fw_snapshot *s, const struct fw_plan *
 }
 
 static int check_reservations(const struct fw_snapshot *s, const struct fw_plan *p, struct fw_arena *a,
-			      struct fw_diag *d)
+			      const int8_t *evicted, struct fw_diag *d)
 {
 	struct at_t u;
 	int rc;
@@ -449,7 +452,7 @@ static int check_reservations(const struct fw_snapshot *s, const struct fw_plan 
 		return FW_ENOMEM;
 	u.nrun = 0;
 	for (int32_t j = 0; j < s->njobs; j++)
-		if (s->jobs[j].state == FW_JOB_RUNNING) {
+		if (s->jobs[j].state == FW_JOB_RUNNING && !evicted[j]) { /* evicted: gone */
 			u.run[u.nrun] = j;
 			u.run_end[u.nrun++] = end_of(s, &s->jobs[j], s->jobs[j].start_time);
 		}
@@ -474,7 +477,7 @@ int fw_plan_check(const struct fw_snapshot *s, const struct fw_plan *p, struct f
 		if (p->decisions[i].kind == FW_DECIDE_EVICT && (rc = check_evict(s, p, i, &u, evicted, d)) != FW_OK)
 			return rc;
 	for (int32_t i = 0; i < p->ndecisions; i++)
-		if (p->decisions[i].kind == FW_DECIDE_START && (rc = check_start(s, p, i, &u, d)) != FW_OK)
+		if (p->decisions[i].kind == FW_DECIDE_START && (rc = check_start(s, p, i, &u, evicted, d)) != FW_OK)
 			return rc;
 	if ((rc = check_evict_runs(s, p, d)) != FW_OK)
 		return rc;
@@ -482,7 +485,7 @@ int fw_plan_check(const struct fw_snapshot *s, const struct fw_plan *p, struct f
 		return rc;
 	if ((rc = check_queues(s, &u, d)) != FW_OK)
 		return rc;
-	if ((rc = check_reservations(s, p, a, d)) != FW_OK)
+	if ((rc = check_reservations(s, p, a, evicted, d)) != FW_OK)
 		return rc;
 	if ((rc = check_pending(s, p, a, d)) != FW_OK)
 		return rc;

@@ -123,6 +123,7 @@ struct cyc {
 	/* reclaim (preempt.c): per job, evicted by this plan */
 	bool *evicted;
 	int32_t nevicted;
+	struct rc *reclaim;         /* preempt.c's state, made on first use */
 };
 
 /* When j, started at t, is expected to end (its runtime or its queue's
@@ -170,6 +171,10 @@ int fw__record_start(struct cyc *y, int32_t jx, const struct fw__placement *p);
 /* Evict running preemptible jobs for a job that then starts (preempt.c);
  * a no-op unless the policy sets `reclaim`. */
 int fw__phase_reclaim(struct cyc *y);
+/* Consolidation (policy max_moves): start gang jx, which just failed to
+ * place, by moving single-task preemptible jobs elsewhere.  1: started
+ * (EVICT ... START jx, START moved ...), 0: nothing changed, < 0: error. */
+int fw__consolidate(struct cyc *y, int32_t jx);
 /* Expected start time, or why unknown, for every job that did not start
  * (estimate.c); fills y->reason[j].expected_start/unknown_why/ahead. */
 int fw__phase_estimate(struct cyc *y);

@@ -79,6 +79,10 @@ struct rc {
 	int32_t *failed_prio;   /* ... and the preemptor's priority then */
 	int32_t nshapes;
 	fw_time starve_after;   /* fw__starve_after(): its starts keep */
+	/* consolidation (fw__consolidate) */
+	bool moving;            /* gather() picks jobs to move, not reclaim */
+	int32_t moves;          /* jobs that may still move this cycle */
+	int32_t move_tries;     /* gangs that may still try */
 };
 
 static struct fw_res job_use(const struct fw_snapshot *s, const struct fw_job *j)
@@ -156,6 +160,17 @@ static enum fw_reason eligible(const struct rc *x, int32_t p, int32_t v)
 		if (!on_path(s, q, vj->queue) && qdom(x, q, plus) > x->fair_dom[q] + 1e-9)
 			return FW_REASON_NONE; /* it would take more than its share back */
 	return FW_REASON_RECLAIMED;
+}
+
+/* May v move to make room for gang p?  A single-task job not moved or
+ * evicted yet (the candidates are already preemptible and unprotected). */
+static enum fw_reason movable(const struct rc *x, int32_t v)
+{
+	const struct fw_job *vj = &x->y->s->jobs[v];
+
+	if (x->y->evicted[v] || fw_job_tasks(vj) != 1)
+		return FW_REASON_NONE;
+	return FW_REASON_MOVED;
 }
 
 /* The inverse of fw__resv_release: give job j's tasks back their GPUs. */
@@ -291,10 +306,12 @@ static int gather(struct rc *x, int32_t p, int64_t need)
 	int32_t probes = 0;
 	int rc;
 
+	int32_t most = x->moving && x->moves < x->budget ? x->moves : x->budget;
+
 	x->nvict = 0;
-	for (int32_t i = 0; i < x->ncand && x->nvict < x->budget && probes < MAX_PROBES; i++) {
+	for (int32_t i = 0; i < x->ncand && x->nvict < most && probes < MAX_PROBES; i++) {
 		int32_t v = x->cand[i].job;
-		enum fw_reason why = eligible(x, p, v);
+		enum fw_reason why = x->moving ? movable(x, v) : eligible(x, p, v);
 		if (why == FW_REASON_NONE)
 			continue;
 		sim(x, v, true);
@@ -445,6 +462,8 @@ static int rc_init(struct rc *x, struct cyc *y)
 	memset(x, 0, sizeof *x);
 	x->y = y;
 	x->budget = maxev;
+	x->moves = y->pol->max_moves;
+	x->move_tries = 2 * y->pol->max_moves;
 	x->starve_after = fw__starve_after(y);
 	x->fair_dom = FW_ARENA_NEW(y->a, double, s->nqueues + 1);
 	x->vict = FW_ARENA_NEW(y->a, int32_t, maxev + 1);
@@ -464,6 +483,107 @@ static int rc_init(struct rc *x, struct cyc *y)
 		x->fair_dom[q] = fw_res_dominant_share(f, y->c.capacity);
 	}
 	return build_cands(x);
+}
+
+/* The cycle's reclaim state, made on first use (consolidation during
+ * allocate, or the reclaim phase). */
+static int get_rc(struct cyc *y, struct rc **out)
+{
+	int rc;
+
+	if (!y->reclaim) {
+		struct rc *x = FW_ARENA_NEW(y->a, struct rc, 1);
+		if (!x)
+			return FW_ENOMEM;
+		if ((rc = rc_init(x, y)) != FW_OK)
+			return rc;
+		y->reclaim = x;
+	}
+	*out = y->reclaim;
+	return FW_OK;
+}
+
+static int drop_evicted_events(struct cyc *y);
+
+/* ---- consolidation ---------------------------------------------------- */
+
+/* Whole GPUs free on usable nodes: a gang that needs no more than this
+ * fails for fragmentation (or topology), not for capacity. */
+static int64_t free_whole(const struct cyc *y)
+{
+	int64_t n = 0;
+
+	for (int32_t i = 0; i < y->s->nnodes; i++)
+		n += y->c.nodes[i].whole_free;
+	return n;
+}
+
+static void unplace(struct cyc *y, int32_t job, const struct fw__placement *pl)
+{
+	struct ev e = { 0, job, pl->tasks, pl->ntasks };
+
+	fw__resv_release(&y->c, &y->s->jobs[job], &e);
+}
+
+/* The gang is placed on the room the victims left (*pl); place each
+ * victim elsewhere (into vp), or undo everything.  1: all placed. */
+static int replace_victims(struct rc *x, int32_t p, const struct fw__placement *pl,
+			   struct fw__placement *vp)
+{
+	int32_t k = 0;
+	int rc = FW_OK;
+
+	for (; k < x->nvict && (rc = fits(x, x->vict[k], false, &vp[k])) == FW_OK; k++)
+		;
+	if (k == x->nvict)
+		return 1;
+	if (rc != FW_EDECLINED)
+		return rc;
+	while (k-- > 0)
+		unplace(x->y, x->vict[k], &vp[k]);
+	unplace(x->y, p, pl);
+	while (x->nvict > 0)
+		sim(x, x->vict[--x->nvict], false);
+	return 0;
+}
+
+int fw__consolidate(struct cyc *y, int32_t jx)
+{
+	const struct fw_job *j = &y->s->jobs[jx];
+	int64_t need = fw__gang_need(j);
+	struct fw__placement pl, *vp;
+	struct rc *x;
+	int rc;
+
+	if (y->pol->max_moves <= 0 || fw_job_tasks(j) < 2 || need <= 0)
+		return 0;
+	if ((rc = get_rc(y, &x)) != FW_OK)
+		return rc;
+	if (x->moves <= 0 || x->move_tries <= 0 || x->ncand == 0 || free_whole(y) < need)
+		return 0;
+	x->move_tries--;
+	x->moving = true;
+	rc = gather(x, jx, need);
+	if (rc > 0 && (rc = prune(x, jx)) == FW_OK && (rc = fits(x, jx, false, &pl)) == FW_OK)
+		rc = settle(x, jx, &pl);
+	x->moving = false;
+	if (rc <= 0)
+		return rc;
+	if (!(vp = FW_ARENA_NEW(y->a, struct fw__placement, x->nvict + 1)))
+		return FW_ENOMEM;
+	if ((rc = replace_victims(x, jx, &pl, vp)) <= 0)
+		return rc;
+	for (int32_t k = 0; k < x->nvict; k++)
+		record_evict(x, x->vict[k], FW_REASON_MOVED, jx);
+	x->moves -= x->nvict;
+	if ((rc = fw__record_start(y, jx, &pl)) != FW_OK)
+		return rc;
+	for (int32_t k = 0; k < x->nvict; k++)
+		if ((rc = fw__record_start(y, x->vict[k], &vp[k])) != FW_OK)
+			return rc;
+	/* later reservations this cycle must not free the moved jobs' old
+	 * GPUs at their old ends */
+	return (rc = drop_evicted_events(y)) != FW_OK ? rc : 1;
 }
 
 /* Buckets of y->jobs in ascending allocated/fair order (ties: index). */
@@ -510,38 +630,38 @@ static bool may_preempt(const struct cyc *y, int32_t p)
 
 int fw__phase_reclaim(struct cyc *y)
 {
-	struct rc x;
+	struct rc *x;
 	int32_t nb, *order, tries;
 	int rc;
 
 	if (!y->pol->reclaim)
-		return FW_OK;
-	if ((rc = rc_init(&x, y)) != FW_OK)
+		return y->nevicted ? drop_evicted_events(y) : FW_OK;
+	if ((rc = get_rc(y, &x)) != FW_OK)
 		return rc;
-	if (x.ncand == 0)
-		return FW_OK;
+	if (x->ncand == 0)
+		return y->nevicted ? drop_evicted_events(y) : FW_OK;
 	nb = y->pol->queue_order == FW_QORDER_GLOBAL ? 1 : y->s->nqueues;
-	if (!(order = bucket_order(&x, nb)))
+	if (!(order = bucket_order(x, nb)))
 		return FW_ENOMEM;
-	tries = 2 * x.budget;
-	for (int32_t i = 0; i < nb && x.budget > 0 && tries > 0; i++) {
+	tries = 2 * x->budget;
+	for (int32_t i = 0; i < nb && x->budget > 0 && tries > 0; i++) {
 		int32_t b = order[i];
-		for (int32_t k = y->qfirst[b]; k < y->qfirst[b + 1] && x.budget > 0 && tries > 0; k++) {
+		for (int32_t k = y->qfirst[b]; k < y->qfirst[b + 1] && x->budget > 0 && tries > 0; k++) {
 			int32_t p = y->jobs[k];
 			if (!may_preempt(y, p))
 				continue;
 			if (y->s->config.max_starts > 0 && y->ndec >= y->s->config.max_starts)
 				break;
 			int32_t sh = y->pos_shape ? y->pos_shape[k] : -1;
-			if (sh >= 0 && x.failed[sh] == y->ji[p].queue + 1 && x.failed_prio[sh] == y->ji[p].prio)
+			if (sh >= 0 && x->failed[sh] == y->ji[p].queue + 1 && x->failed_prio[sh] == y->ji[p].prio)
 				continue; /* same shape, queue and priority failed */
 			tries--;
 			int32_t before = y->ndec;
-			if ((rc = try_preemptor(&x, p)) < 0)
+			if ((rc = try_preemptor(x, p)) < 0)
 				return rc;
 			if (y->ndec == before && sh >= 0) {
-				x.failed[sh] = y->ji[p].queue + 1;
-				x.failed_prio[sh] = y->ji[p].prio;
+				x->failed[sh] = y->ji[p].queue + 1;
+				x->failed_prio[sh] = y->ji[p].prio;
 			}
 		}
 	}

@@ -27,4 +27,5 @@ const struct fw_policy_ops fw__policy_fairway = {
 	.max_evictions = 32,
 	.reclaim_rule = FW_RECLAIM_NARROW,
 	.starve_after_s = 24 * 3600,
+	.max_moves = 4,
 };

@@ -101,7 +101,9 @@ enum fw_decision_kind {
 	X(DRAIN_FINISH, drain_finish,                                          \
 	  "drain: node #%lld is unhealthy or draining; nothing new lands and its %lld running jobs may finish") \
 	X(DRAINED, drained,                                                    \
-	  "evicted: node #%lld it runs on is unhealthy and drained; the job is requeued (%lld of its tasks were there)")
+	  "evicted: node #%lld it runs on is unhealthy and drained; the job is requeued (%lld of its tasks were there)") \
+	X(MOVED, moved,                                                        \
+	  "moved: evicted and restarted on other nodes in this plan, to free a domain for gang job #%lld (queue #%lld)")
 
 enum fw_reason {
 #define FW__REASON_ENUM(U, l, t) FW_REASON_##U,

@@ -78,6 +78,16 @@
  *             reservations.  The snapshot's config.starve_after_s
  *             overrides it (< 0: off).
  *
+ *   max_moves
+ *             0 (default): no consolidation.  > 0: when a gang fails to
+ *             fit although enough GPUs are free (fragmentation), up to
+ *             this many single-task preemptible jobs per cycle may be
+ *             moved (EVICT with reason MOVED, then START elsewhere in the
+ *             same plan) if that frees room for the gang, which starts in
+ *             the same plan.  Same victim rules as reclaim (protection,
+ *             least work first, minimal set); nothing moves unless the
+ *             gang and every moved job place.
+ *
  *   reclaim_rule
  *             FW_RECLAIM_KEEP_SHARE (default, KAI's rule): the victim's
  *             queues stay at or above their fair share and the
@@ -125,6 +135,7 @@ struct fw_policy_ops {
 	int max_evictions;
 	enum fw_reclaim_rule reclaim_rule;
 	int64_t starve_after_s;
+	int max_moves;
 };
 
 /* The registry.  fw_policy_find returns NULL for an unknown name. */

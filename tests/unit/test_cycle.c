@@ -1006,6 +1006,107 @@ TEST(conservative_backfill_reserves_for_every_blocked_job)
 	fw_snapshot_free(s);
 }
 
+/* Consolidation: four nodes each half taken by a 4-GPU job; 16 GPUs are
+ * free but no two whole nodes, so the 2 x 8 gang cannot start.  fairway
+ * moves two of the small jobs into the others' holes (EVICT, reason
+ * MOVED, then START elsewhere in the same plan) and starts the gang. */
+static bool is_started(const struct fw_plan *p, int job)
+{
+	for (int i = 0; i < p->ndecisions; i++)
+		if (p->decisions[i].kind == FW_DECIDE_START && p->decisions[i].job == job)
+			return true;
+	return false;
+}
+
+static struct fw_snapshot *fragmented_case(void)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	tb_queue(s, "q", -1, 32, -1, 1);
+	s->now = 10000;
+	for (int i = 0; i < 4; i++) {
+		char n[8];
+		snprintf(n, sizeof n, "n%d", i);
+		tb_node(s, n, 8, NULL, NULL, NULL, NULL);
+		snprintf(n, sizeof n, "v%d", i);
+		int j = tb_job(s, n, 0, 1, 4, 1000, 0);
+		tb_run(s, j, 1, &i, 0x0f);
+		s->jobs[j].preemptible = true;
+		s->jobs[j].start_time = 1000 * i;  /* v3 has done the least work */
+		s->jobs[j].expected_runtime = 100000;
+	}
+	int g = tb_job(s, "gang", 0, 2, 8, 1000, 5000);
+	s->jobs[g].expected_runtime = 3600;
+	return s;
+}
+
+TEST(consolidation_moves_small_jobs_to_free_nodes_for_a_gang)
+{
+	struct fw_snapshot *s = fragmented_case();
+	int g = 4;
+	struct fw_plan *p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT(is_started(p, g));
+	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 2);
+	int moved = 0;
+	for (int i = 0; i < p->ndecisions; i++) {
+		const struct fw_decision *d = &p->decisions[i];
+		if (d->kind != FW_DECIDE_EVICT)
+			continue;
+		ASSERT_EQ(d->reason, FW_REASON_MOVED);
+		ASSERT_EQ(d->a, g);
+		ASSERT(d->job == 2 || d->job == 3); /* the least work first */
+		/* restarted in the same plan, on a node the gang does not use */
+		const struct fw_decision *st = NULL;
+		for (int k = i + 1; k < p->ndecisions; k++)
+			if (p->decisions[k].kind == FW_DECIDE_START && p->decisions[k].job == d->job)
+				st = &p->decisions[k];
+		ASSERT(st != NULL);
+		const struct fw_decision *gs = NULL;
+		for (int k = 0; k < p->ndecisions; k++)
+			if (p->decisions[k].kind == FW_DECIDE_START && p->decisions[k].job == g)
+				gs = &p->decisions[k];
+		for (int m = 0; m < gs->alloc_count; m++)
+			ASSERT(p->allocs[gs->alloc_first + m].node != p->allocs[st->alloc_first].node);
+		moved++;
+	}
+	ASSERT_EQ(moved, 2);
+	/* kai does not consolidate */
+	p = run(s, "kai");
+	ASSERT(p != NULL);
+	ASSERT(!is_started(p, g));
+	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 0);
+	/* nothing moves when the small jobs are protected */
+	s->queues[0].min_runtime_s = 100000;
+	p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT(!is_started(p, g));
+	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 0);
+	s->queues[0].min_runtime_s = 0;
+	for (int i = 0; i < 4; i++)
+		s->jobs[i].preemptible = false;
+	p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 0);
+	fw_snapshot_free(s);
+}
+
+/* The checker rejects a START of a running job that the plan did not
+ * evict first. */
+TEST(checker_catches_a_start_of_a_running_job)
+{
+	struct fw_snapshot *s = fragmented_case();
+	struct fw_plan *p = run(s, "fairway");
+	ASSERT(p != NULL);
+	struct fw_diag d;
+	for (int i = 0; i < p->ndecisions; i++)
+		if (p->decisions[i].kind == FW_DECIDE_EVICT) {
+			p->decisions[i].kind = FW_DECIDE_RESERVE; /* drop the eviction */
+			break;
+		}
+	ASSERT(fw_plan_check(s, p, &A, &d) != FW_OK);
+	fw_snapshot_free(s);
+}
+
 /* A gang that has waited starve_after_s (fairway: 24 h) is tried before
  * the fair-share order, so it earns a reservation although its queue is
  * over its share and newer jobs of another queue fill every reservation
@@ -1279,7 +1380,8 @@ static void teardown(void)
 	reclaim_honours_the_queue_min_runtime_protection, reclaim_evicts_whole_gangs, \
 	reclaim_evicts_nothing_when_the_preemptor_would_not_fit_anyway, preemption_within_a_queue_by_priority, \
 	reclaim_never_takes_a_queue_over_its_fair_share, narrowing_reclaim_never_inverts_two_queues, \
-	conservative_backfill_reserves_for_every_blocked_job, a_starving_gang_is_tried_first_and_reserved, reclaim_spares_a_job_that_started_after_starving, \
+	conservative_backfill_reserves_for_every_blocked_job, consolidation_moves_small_jobs_to_free_nodes_for_a_gang, \
+	checker_catches_a_start_of_a_running_job, a_starving_gang_is_tried_first_and_reserved, reclaim_spares_a_job_that_started_after_starving, \
 	evictions_are_bounded_per_cycle, reclaim_is_deterministic_and_keeps_every_invariant_on_random_snapshots, \
 	checker_catches_a_bad_eviction
 
