@@ -49,9 +49,12 @@ for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$PORT/v1/health" >/dev/null
 echo "daemon peak RSS: $(awk '/VmHWM/ {printf "%.1f MiB", $2/1024}' /proc/$DPID/status)"
 curl -s "http://127.0.0.1:$PORT/metrics" >"$T/metrics"
 awk '/^fairway_cycle_seconds_(sum|count)/ {v[$1]=$2} /^fairway_cycles_stale_total/ {st=$2}
-     /^fairway_starts_total/ {s=$2}
+     /^fairway_starts_total/ {s=$2} /^fairway_cycle_(busy|locked)_seconds_total/ {v[$1]=$2}
      END {printf "cycles %d, mean cycle %.1f ms, stale plans %d, jobs started %d\n",
-          v["fairway_cycle_seconds_count"], 1000*v["fairway_cycle_seconds_sum"]/v["fairway_cycle_seconds_count"], st, s}' "$T/metrics"
+          v["fairway_cycle_seconds_count"], 1000*v["fairway_cycle_seconds_sum"]/v["fairway_cycle_seconds_count"], st, s;
+          printf "cycle thread busy %.2f s, of which %.2f s holding the state lock (%.0f%%)\n",
+          v["fairway_cycle_busy_seconds_total"], v["fairway_cycle_locked_seconds_total"],
+          100*v["fairway_cycle_locked_seconds_total"]/v["fairway_cycle_busy_seconds_total"]}' "$T/metrics"
 grep '^fairway_cycle_seconds_bucket' "$T/metrics" | tr '\n' ' ' | sed 's/fairway_cycle_seconds_bucket//g'
 echo
 kill -TERM $DPID

@@ -464,12 +464,15 @@ static int run_cycle(struct fw_serve *d, struct fw_arena *ar, int attempt)
 	struct fw_plan *p = NULL;
 	int *status = NULL;
 	char err[1024] = "";
-	double t0 = mono();
+	double t0 = mono(), locked, tl;
+	int64_t cycle = 0;
 	int rc;
 
 	memset(&t, 0, sizeof t);
 	pthread_mutex_lock(&d->mu);
+	tl = mono();
 	rc = take(d, &t, err, sizeof err);
+	locked = mono() - tl;
 	pthread_mutex_unlock(&d->mu);
 	if (rc == FW_OK)
 		rc = plan(d, &t, ar, &p, &acts, err, sizeof err);
@@ -477,6 +480,7 @@ static int run_cycle(struct fw_serve *d, struct fw_arena *ar, int attempt)
 		rc = FW_ENOMEM;
 	json_t *view = NULL;
 	pthread_mutex_lock(&d->mu);
+	tl = mono();
 	if (rc == FW_OK)
 		rc = apply(d, &t, &acts, status, err, sizeof err);
 	double secs = mono() - t0;
@@ -490,11 +494,14 @@ static int run_cycle(struct fw_serve *d, struct fw_arena *ar, int attempt)
 		d->m.cycles++;
 		observe(d, secs);
 	}
+	cycle = (int64_t)d->m.cycles;
+	locked += mono() - tl;
 	pthread_mutex_unlock(&d->mu);
 	if (rc == FW_OK)
-		view = fw_serve_build_view(t.s, p, acts.a, status, acts.n, t.health, t.nhealth,
-					   (int64_t)d->m.cycles, t.wgen, secs, t.skipped);
+		view = fw_serve_build_view(t.s, p, acts.a, status, acts.n, t.health, t.nhealth, cycle, t.wgen, secs,
+					   t.skipped);
 	pthread_mutex_lock(&d->mu);
+	tl = mono();
 	if (view) {
 		json_decref(d->view);
 		d->view = view;
@@ -502,6 +509,8 @@ static int run_cycle(struct fw_serve *d, struct fw_arena *ar, int attempt)
 	if (rc != FW_EAGAIN && t.requests > d->requests_done)
 		d->requests_done = t.requests;
 	pthread_cond_broadcast(&d->wake);
+	d->m.locked_sum += locked + (mono() - tl);
+	d->m.busy_sum += mono() - t0;
 	pthread_mutex_unlock(&d->mu);
 	free(status);
 	free_actions(&acts);

@@ -123,6 +123,12 @@ char *fw_metrics_render(struct fw_serve *d)
 	const struct fw_serve_metrics *m = &d->m;
 
 	histogram(&b, m);
+	put(&b, "# HELP fairway_cycle_busy_seconds_total Time spent in cycles (every attempt, with the view).\n"
+		"# TYPE fairway_cycle_busy_seconds_total counter\nfairway_cycle_busy_seconds_total %.6f\n"
+		"# HELP fairway_cycle_locked_seconds_total Part of it holding the state lock (take, apply, publish);\n"
+		"# the rest (planning, the view) ran while the API kept answering.\n"
+		"# TYPE fairway_cycle_locked_seconds_total counter\nfairway_cycle_locked_seconds_total %.6f\n",
+	    m->busy_sum, m->locked_sum);
 	counter(&b, "fairway_cycles_total", "Cycles whose plan was applied.", m->cycles);
 	counter(&b, "fairway_cycles_stale_total", "Plans dropped because the world changed while planning.",
 		m->stale);

@@ -22,6 +22,7 @@
 struct fw_serve_metrics {
 	uint64_t lat_count[FW_NLAT + 1];   /* cumulative at render; last = +Inf */
 	double lat_sum;
+	double locked_sum, busy_sum;       /* cycle time holding the lock, and all */
 	uint64_t cycles, stale, failed;
 	uint64_t starts, evictions, reserves, drains;
 	uint64_t http_requests, http_errors;

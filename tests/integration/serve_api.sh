@@ -28,7 +28,9 @@ if ! start_daemon "$S" "$PORT"; then
 fi
 ok "daemon starts and answers /v1/health"
 check "default token file is created with mode 0600" [ "$(stat -c %a "$S/token")" = 600 ]
-check "it listens on 127.0.0.1 only" bash -c "ss -ltn 2>/dev/null | grep -q '127.0.0.1:$PORT' || netstat -ltn 2>/dev/null | grep -q '127.0.0.1:$PORT'"
+hexport=$(printf '%04X' "$PORT")
+check "it listens on 127.0.0.1 only (/proc/net/tcp)" bash -c \
+	"grep -q ' 0100007F:$hexport 00000000:0000 0A' /proc/net/tcp && ! grep -q ' 00000000:$hexport 00000000:0000 0A' /proc/net/tcp"
 
 req POST /v1/queues '{"name":"q1"}'
 check "mutating without a token: 401 naming Authorization" [ "$CODE" = 401 -a "$(jfield 'j["error"]["field"]')" = Authorization ]
@@ -186,6 +188,8 @@ for m in fairway_cycle_seconds_bucket fairway_queue_deserved_gpus fairway_queue_
 	check "/metrics has $m" grep -qF "$m" "$T/metrics"
 done
 check "/metrics counts the unhealthy node" grep -qx 'fairway_unhealthy_nodes 1' "$T/metrics"
+check "the cycle holds the state lock for only part of its time" \
+	awk '/^fairway_cycle_busy_seconds_total/ {b=$2} /^fairway_cycle_locked_seconds_total/ {l=$2} END {exit !(b > 0 && l < b)}' "$T/metrics"
 missing=$(python3 -c '
 import json, re, sys
 d = json.load(open(sys.argv[1])); have = open(sys.argv[2]).read()
