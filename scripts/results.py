@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""scripts/results.py — regenerate docs/results.md (the planning issue's
+acceptance table) from fresh `fairway sim run` replays.
+
+Usage: scripts/results.py [--fairway BIN] [--out docs/results.md]
+
+Runs ITP cluster02, cluster03 and cluster06 at their standard sizes
+(13, 21 and 13 nodes x 8 GPUs) with the Philly team mapping through fifo,
+slurm and fairway in one run per trace, twice: as the trace is (no job is
+preemptible) and with every job preemptible (1 h protection, 30 min
+checkpoints), where reclaim and consolidation act.  Every number in the
+output comes from the JSON the simulator writes; nothing is typed in.
+Analysis tooling only (the project's product code is C).
+"""
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+
+TRACES = [("cluster02", 13), ("cluster03", 21), ("cluster06", 13)]
+POLICIES = ["fifo", "slurm", "fairway"]
+RUNS = [
+    ("as traced", []),
+    ("preemptible", ["--preemptible", "--min-runtime", "3600", "--checkpoint", "1800"]),
+]
+
+
+def run(binary, traces_dir, trace, nodes, extra):
+    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
+        out = f.name
+    cmd = [binary, "sim", "run", "--trace", os.path.join(traces_dir, "microsoft-itp", trace + ".csv"),
+           "--nodes", "%dx8" % nodes, "--policies", ",".join(POLICIES), "--teams", "philly",
+           "--json", out] + extra
+    t0 = time.time()
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    wall = time.time() - t0
+    with open(out) as fh:
+        d = json.load(fh)
+    os.unlink(out)
+    return cmd, wall, {p["policy"]: p for p in d["policies"]}
+
+
+def p95_multi(p):
+    return p["by_gpus"]["9+"]["time_to_start_s"]["p95"]
+
+
+def est_ratio(p):
+    m = p["start_estimates"].get("multi_node_waited_1h") or {}
+    return m.get("abs_err_over_wait_p50"), m.get("jobs", 0)
+
+
+def run_jain(p):
+    """Jain over leaf queues of (time-mean allocated / time-mean fair)."""
+    xs = [q["alloc_gpus_mean"] / q["fair_gpus_mean"] for q in p["by_queue"].values()
+          if q.get("fair_gpus_mean", 0) > 1e-9]
+    return sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs)) if xs else float("nan")
+
+
+def days(s):
+    return "%.2f d" % (s / 86400.0)
+
+
+def mark(ok):
+    return "yes" if ok else "**no**"
+
+
+def targets(P):
+    fw, fifo, sl = P["fairway"], P["fifo"], P["slurm"]
+    r = []
+    a, f, s = p95_multi(fw), p95_multi(fifo), p95_multi(sl)
+    r.append(("p95 time-to-start, 9+ GPUs: <= 0.7 x fifo and <= slurm",
+              "%s (fifo %s, slurm %s)" % (days(a), days(f), days(s)), a <= 0.7 * f and a <= s))
+    j, js = fw["jct_mean_s"], sl["jct_mean_s"]
+    r.append(("mean JCT <= 1.02 x slurm", "%.3f x slurm" % (j / js), j <= 1.02 * js))
+    r.append(("fairness_jain >= 0.95", "%.3f (slurm %.3f, fifo %.3f)" % (
+        fw["fairness_jain"], sl["fairness_jain"], fifo["fairness_jain"]), fw["fairness_jain"] >= 0.95))
+    best = max(fifo["occupancy"], sl["occupancy"])
+    r.append(("occupancy within 1 pp of the best baseline", "%.1f%% (best %.1f%%)" % (
+        100 * fw["occupancy"], 100 * best), fw["occupancy"] >= best - 0.01))
+    lost = fw["lost_gpu_h"] / fw["used_gpu_h"] if fw["used_gpu_h"] else 0.0
+    r.append(("GPU-h lost to preemption < 2% of used", "%.2f%% (%.1f GPU-h, %d evictions)" % (
+        100 * lost, fw["lost_gpu_h"], fw["evictions"]), lost < 0.02))
+    e, n = est_ratio(fw)
+    es, _ = est_ratio(sl)
+    r.append(("estimates, 9+ GPU jobs that waited 1 h+: median abs. error <= 25% of wait",
+              "%.0f%% of wait over %d jobs (slurm %.0f%%)" % (100 * (e or 0), n, 100 * (es or 0)),
+              e is not None and e <= 0.25))
+    return r
+
+
+def table(P):
+    rows = [
+        ("occupancy (%)", lambda p: "%.1f" % (100 * p["occupancy"])),
+        ("GPU-h idle while jobs wait", lambda p: "%.0f" % p["idle_while_waiting_gpu_h"]),
+        ("time to start p50", lambda p: days(p["by_gpus"]["all"]["time_to_start_s"]["p50"])),
+        ("time to start p95, 9+ GPUs", lambda p: days(p95_multi(p))),
+        ("time to start p95, 33+ GPUs", lambda p: days(p["by_gpus"]["33+"]["time_to_start_s"]["p95"])),
+        ("JCT mean", lambda p: days(p["jct_mean_s"])),
+        ("JCT p95", lambda p: days(p["jct_p95_s"])),
+        ("fairness (Jain, per instant, time-averaged)", lambda p: "%.3f" % p["fairness_jain"]),
+        ("fairness (Jain over the run's mean shares)", lambda p: "%.3f" % run_jain(p)),
+        ("evictions", lambda p: "%d" % p["evictions"]),
+        ("GPU-h lost to evictions", lambda p: "%.1f" % p["lost_gpu_h"]),
+        ("estimate abs. error / wait, 9+ GPUs waited 1 h+ (p50)",
+         lambda p: "%.0f%%" % (100 * (est_ratio(p)[0] or 0))),
+        ("replay wall time (s)", lambda p: "%.2f" % p["replay_s"]),
+    ]
+    out = ["| metric | " + " | ".join(POLICIES) + " |", "|---|" + "---:|" * len(POLICIES)]
+    for name, f in rows:
+        out.append("| %s | %s |" % (name, " | ".join(f(P[k]) for k in POLICIES)))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--fairway", default="build-release/tools/fairway")
+    ap.add_argument("--out", default="docs/results.md")
+    a = ap.parse_args()
+    traces_dir = os.environ.get("FAIRWAY_TRACES", "../shared/traces")
+    if not os.path.isdir(os.path.join(traces_dir, "microsoft-itp")):
+        sys.exit("results: %s/microsoft-itp not found; set FAIRWAY_TRACES to the traces folder" % traces_dir)
+    lines = ["# Results: time-aware planning on the ITP traces", "",
+             "Regenerate with `scripts/results.sh` (builds a release binary, then runs",
+             "`scripts/results.py`; about a minute).  Every number below comes from the JSON of",
+             "`fairway sim run`; the exact command is given per run.  Machine: %s, %d CPUs." % (
+                 platform.machine(), os.cpu_count() or 0), "",
+             "Policies: `fifo`, `slurm` (multifactor + EASY backfill) and `fairway` (docs/policies.md),",
+             "all through the same engine and invariant checker.  Targets from the planning issue;",
+             "\"no\" marks a target this build does not meet, with the measured value.", ""]
+    summary = []
+    for label, extra in RUNS:
+        lines += ["## Run: %s" % label, ""]
+        for trace, nodes in TRACES:
+            cmd, wall, P = run(a.fairway, traces_dir, trace, nodes, extra)
+            lines += ["### %s, %d x 8 GPUs" % (trace, nodes), "",
+                      "`fairway sim run --trace $FAIRWAY_TRACES/microsoft-itp/%s.csv --nodes %dx8 "
+                      "--policies %s --teams philly%s --json OUT` (%.1f s wall)" % (
+                          trace, nodes, ",".join(POLICIES), "".join(" " + x for x in extra), wall), ""]
+            lines += table(P) + [""]
+            lines += ["| target | fairway | met |", "|---|---|---|"]
+            for name, val, ok in targets(P):
+                lines.append("| %s | %s | %s |" % (name, val, mark(ok)))
+                summary.append((label, trace, name, ok))
+            lines.append("")
+    met = sum(1 for s in summary if s[3])
+    lines[len(lines):] = ["## Summary", "",
+                          "%d of %d target checks met.  Not met:" % (met, len(summary)), ""]
+    lines += ["- %s, %s: %s" % (l, t, n) for l, t, n, ok in summary if not ok] + [""]
+    with open(a.out, "w") as fh:
+        fh.write("\n".join(lines))
+    print("results: wrote %s (%d of %d targets met)" % (a.out, met, len(summary)))
+
+
+if __name__ == "__main__":
+    main()

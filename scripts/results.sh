@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# scripts/results.sh — regenerate docs/results.md: build a release binary
+# and replay ITP cluster02/03/06 through fifo, slurm and fairway
+# (scripts/results.py).  Traces from $FAIRWAY_TRACES (default
+# ../shared/traces).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/deps.sh
+if [ ! -f build-release/build.ninja ]; then
+	meson setup build-release --buildtype=release >/dev/null
+fi
+ninja -C build-release tools/fairway >/dev/null
+export FAIRWAY_TRACES=${FAIRWAY_TRACES:-$(pwd)/../shared/traces}
+exec python3 scripts/results.py --fairway build-release/tools/fairway "$@"
