@@ -250,6 +250,29 @@ static void sleep_s(double s)
 		nanosleep(&ts, NULL);
 }
 
+/* A YAML without queues: the queue tree is slurmdbd's account tree. */
+static int import_accounts(struct loop *l, struct fw_snapshot *base)
+{
+	struct fw_diag d;
+	char msg[1024];
+	int added = 0, rc;
+
+	memset(&d, 0, sizeof d);
+	rc = fw_slurm_import_accounts(l->h, base, &added, &d);
+	if (rc == FW_OK && (rc = fw_snapshot_validate(base, &d)) == FW_OK) {
+		printf("fairway-slurm: the config has no queues: %d queues from slurmdbd's accounts:", added);
+		for (int32_t q = 0; q < base->nqueues; q++)
+			printf(" %s%s%s", base->queues[q].parent >= 0 ? base->queues[base->queues[q].parent].name : "",
+			       base->queues[q].parent >= 0 ? "/" : "", base->queues[q].name);
+		printf("\n");
+		fflush(stdout);
+		return 0;
+	}
+	fw_diag_format(&d, msg, sizeof msg);
+	fprintf(stderr, "fairway-slurm: error: the config has no queues and slurmdbd gave none: %s\n", msg);
+	return rc == FW_EIO ? 1 : 2;
+}
+
 static int cmd_run(struct args *a)
 {
 	struct loop l = { 0 };
@@ -265,6 +288,11 @@ static int cmd_run(struct args *a)
 		return 2;
 	}
 	if ((rc = open_slurm(a, &l.h)) != 0) {
+		fw_snapshot_free(base);
+		return rc;
+	}
+	if (base->nqueues == 0 && (rc = import_accounts(&l, base)) != 0) {
+		fw_slurm_close(l.h);
 		fw_snapshot_free(base);
 		return rc;
 	}

@@ -41,9 +41,10 @@
  *   node  = a node of a managed partition: GPUs and model from its GRES
  *           ("gpu:h100:8"), CPUs, RealMemory; not schedulable when DOWN,
  *           DRAIN, FAIL, NOT_RESPONDING, MAINT, FUTURE or UNKNOWN;
- *   queue = the queue tree of fairway's YAML; a job's Slurm *account* names
- *           its leaf queue (a job whose account is no leaf queue is left
- *           held and counted in skipped_jobs);
+ *   queue = the queue tree of fairway's YAML (or, when it has none,
+ *           slurmdbd's account tree: fw_slurm_import_accounts); a job's
+ *           Slurm *account* names its leaf queue (a job whose account is
+ *           no leaf queue is left held and counted in skipped_jobs);
  *   job   = one task group of num_nodes tasks (GPUs per node from
  *           tres_per_node "gres:gpu[:type]:N", CPUs and memory per node);
  *           expected runtime = the time limit; preemptible = --requeue;
@@ -138,6 +139,12 @@ int fw_slurm_apply(struct fw_slurm *h, uint64_t gen,
  * at most the comment budget.  Returns how many were written. */
 int fw_slurm_annotate(struct fw_slurm *h, const struct fw_slurm_note *notes,
 		      int32_t n);
+
+/* Add slurmdbd's account tree to s as queues (accounts.c: parent account
+ * = parent queue, FairShare = GPU over-quota weight, quota 0); queues s
+ * has already are kept.  FW_ENOENT when the cluster has no slurmdbd. */
+int fw_slurm_import_accounts(struct fw_slurm *h, struct fw_snapshot *s,
+			     int *added, struct fw_diag *d);
 
 /* Drain (reason != NULL) or resume (reason == NULL) one node now. */
 int fw_slurm_drain(struct fw_slurm *h, const char *node, const char *reason,

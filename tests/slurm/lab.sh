@@ -20,13 +20,17 @@
 #     consecutive node ranges, under one root switch;
 #   - one partition `gpu` (Default) managed by fairway: contrib/slurm/
 #     job_submit.lua holds every job submitted to it (JOB_SUBMIT=0: off);
-#   - no slurmdbd: fairway's queue tree is the accounting it needs.
+#   - no slurmdbd by default (fairway's queue tree is the accounting it
+#     needs); ACCT=1 adds MariaDB (127.0.0.1, data in DIR/mysql) and
+#     slurmdbd, with the account tree of ACCOUNTS ("name:parent:fairshare
+#     ...", default org:root:1 team_a:org:60 team_b:org:40 big:root:28)
+#     and root as a user of every account.
 # The daemons are exec'd through symlinks named exactly slurmctld/slurmd/
 # slurmstepd: started under their Debian names (-wlm) they silently drop
 # Gres= and bind 0.0.0.0.  CommunicationParameters=NoCtldInAddrAny,NoInAddrAny
 # binds them to $(hostname)'s address, which must be 127.x (checked).
 #
-# Knobs: NODES=16 GPUS=8 SWITCHES=2 PORT_BASE=(a free random range)
+# Knobs: NODES=16 GPUS=8 SWITCHES=2 PORT_BASE=(a free random range) ACCT=0
 #        JOB_SUBMIT=1 SCHED_PARAMS=(tuned: 1 s batch tick, no delay)
 #        INSTALL=1 (apt-get the packages when missing; needs root)
 # Clients: source DIR/env.sh (SLURM_CONF=DIR/etc/slurm.conf).
@@ -40,6 +44,7 @@ die() { printf '[lab] error: %s\n' "$*" >&2; exit 1; }
 
 missing_pkgs() {
 	local p
+	[ "${ACCT:-0}" = 1 ] && PKGS+=(slurmdbd mariadb-server)
 	for p in "${PKGS[@]}"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || echo "$p"
 	done
@@ -81,7 +86,7 @@ pick_ports() {
 	used=$(ss -Htan 2>/dev/null | awk '{n=split($4,a,":"); print a[n]}' | sort -u)
 	for try in $(seq 50); do
 		base=$((20000 + (RANDOM % 400) * 100))
-		if ! echo "$used" | awk -v lo="$base" -v hi="$((base + NODES + 1))" '$1>=lo && $1<=hi {f=1} END {exit !f}'; then
+		if ! echo "$used" | awk -v lo="$base" -v hi="$((base + NODES + 3))" '$1>=lo && $1<=hi {f=1} END {exit !f}'; then
 			echo "$base"
 			return 0
 		fi
@@ -137,7 +142,6 @@ ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 JobAcctGatherType=jobacct_gather/none
 JobCompType=jobcomp/none
-AccountingStorageType=accounting_storage/none
 MpiDefault=none
 SwitchType=switch/none
 TopologyPlugin=topology/tree
@@ -159,6 +163,11 @@ SlurmctldTimeout=30
 SlurmdTimeout=60
 CONF
 	[ "$JOB_SUBMIT" = 1 ] && echo "JobSubmitPlugins=lua" >>"$LAB/etc/slurm.conf"
+	if [ "$ACCT" = 1 ]; then
+		write_dbd_conf
+	else
+		echo "AccountingStorageType=accounting_storage/none" >>"$LAB/etc/slurm.conf"
+	fi
 	cat >>"$LAB/etc/slurm.conf" <<CONF
 NodeName=DEFAULT CPUs=64 Boards=1 SocketsPerBoard=2 CoresPerSocket=32 ThreadsPerCore=1 RealMemory=512000 State=UNKNOWN
 NodeName=$nodelist Gres=gpu:h100:$GPUS NodeHostname=localhost NodeAddr=127.0.0.1 Port=$ports
@@ -179,6 +188,63 @@ CONF
 	printf 'export SLURM_CONF=%s\nexport FW_SLURM_LAB=%s\n' "$LAB/etc/slurm.conf" "$LAB" >"$LAB/env.sh"
 	echo "$PORT_BASE" >"$LAB/port_base"
 	return 0
+}
+
+DBPASS=fwlab # the lab's MariaDB user, loopback only
+write_dbd_conf() {
+	cat >>"$LAB/etc/slurm.conf" <<CONF
+AccountingStorageType=accounting_storage/slurmdbd
+AccountingStorageHost=localhost
+AccountingStoragePort=$((PORT_BASE + NODES + 1))
+AccountingStoragePass=socket=$LAB/munge/munge.socket
+CONF
+	cat >"$LAB/etc/slurmdbd.conf" <<CONF
+AuthType=auth/munge
+AuthInfo=socket=$LAB/munge/munge.socket
+DbdHost=localhost
+DbdAddr=127.0.0.1
+DbdPort=$((PORT_BASE + NODES + 1))
+CommunicationParameters=NoInAddrAny
+SlurmUser=root
+DebugLevel=info
+LogFile=$LAB/log/slurmdbd.log
+PidFile=$LAB/run/slurmdbd.pid
+StorageType=accounting_storage/mysql
+StorageHost=127.0.0.1
+StoragePort=$((PORT_BASE + NODES + 2))
+StorageUser=slurm
+StoragePass=$DBPASS
+StorageLoc=slurm_acct_db
+CONF
+	chmod 600 "$LAB/etc/slurmdbd.conf"
+}
+
+# MariaDB on 127.0.0.1 with its data in DIR/mysql, then slurmdbd, then the
+# cluster and ACCOUNTS (before slurmctld, which must find its cluster)
+start_accounting() {
+	local sock=$LAB/mysql/mysqld.sock a name parent fs
+	mkdir -p "$LAB/mysql"
+	mariadb-install-db --no-defaults --datadir="$LAB/mysql/data" --user=root \
+		--auth-root-authentication-method=socket --skip-test-db >"$LAB/log/mariadb-install.log" 2>&1 ||
+		die "mariadb-install-db failed (see $LAB/log/mariadb-install.log)"
+	setsid mariadbd --no-defaults --datadir="$LAB/mysql/data" --socket="$sock" \
+		--pid-file="$LAB/run/mariadbd.pid" --port=$((PORT_BASE + NODES + 2)) --bind-address=127.0.0.1 \
+		--skip-name-resolve --user=root --log-error="$LAB/log/mariadbd.log" \
+		--innodb-buffer-pool-size=64M </dev/null >/dev/null 2>&1 &
+	wait_for 60 mariadb --no-defaults -S "$sock" -uroot -e 'select 1' || die "mariadbd did not start"
+	mariadb --no-defaults -S "$sock" -uroot -e "CREATE DATABASE slurm_acct_db;
+		CREATE USER 'slurm'@'127.0.0.1' IDENTIFIED BY '$DBPASS';
+		GRANT ALL ON slurm_acct_db.* TO 'slurm'@'127.0.0.1';" || die "MariaDB setup failed"
+	ln -sfn /usr/sbin/slurmdbd "$LAB/sbin/slurmdbd" # its command line names DIR
+	"$LAB/sbin/slurmdbd" || die "slurmdbd failed (see $LAB/log/slurmdbd.log)"
+	wait_for 60 sacctmgr -n show cluster || die "slurmdbd not answering (see $LAB/log/slurmdbd.log)"
+	sacctmgr -i add cluster fwlab >/dev/null
+	for a in ${ACCOUNTS:-org:root:1 team_a:org:60 team_b:org:40 big:root:28}; do
+		IFS=: read -r name parent fs <<<"$a"
+		sacctmgr -i add account "$name" cluster=fwlab parent="$parent" fairshare="$fs" >/dev/null ||
+			die "sacctmgr add account $name failed"
+		sacctmgr -i add user root account="$name" cluster=fwlab >/dev/null
+	done
 }
 
 start_munge() {
@@ -208,6 +274,7 @@ cmd_start() {
 	write_conf
 	export SLURM_CONF="$LAB/etc/slurm.conf"
 	start_munge
+	[ "$ACCT" = 1 ] && start_accounting
 	"$LAB/sbin/slurmctld" -f "$SLURM_CONF" || die "slurmctld failed (see $LAB/log/slurmctld.log)"
 	wait_for 30 scontrol ping || die "slurmctld not answering (see $LAB/log/slurmctld.log)"
 	local i n
@@ -260,6 +327,8 @@ cmd_stop() {
 		[ "$p" = $$ ] && continue
 		{ tr '\0' '\n' <"$d/environ"; } 2>/dev/null | grep -qxF "FW_SLURM_LAB=$LAB" && kill -KILL "$p" 2>/dev/null
 	done
+	ours "$LAB/run/slurmdbd.pid" && stop_pid "$(cat "$LAB/run/slurmdbd.pid")"
+	ours "$LAB/run/mariadbd.pid" && stop_pid "$(cat "$LAB/run/mariadbd.pid")"
 	ours "$LAB/run/munged.pid" && stop_pid "$(cat "$LAB/run/munged.pid")"
 	rm -f "$LAB"/run/*.pid
 	return 0
@@ -274,7 +343,7 @@ start | stop)
 	LAB=$(cd "$2" && pwd)
 	case "$LAB" in /) die "refusing DIR=/" ;; esac
 	NODES=${NODES:-16} GPUS=${GPUS:-8} SWITCHES=${SWITCHES:-2}
-	JOB_SUBMIT=${JOB_SUBMIT:-1}
+	JOB_SUBMIT=${JOB_SUBMIT:-1} ACCT=${ACCT:-0}
 	SCHED_PARAMS=${SCHED_PARAMS:-batch_sched_delay=0,sched_interval=2,sched_min_interval=0,bf_interval=1,bf_continue,default_queue_depth=1000}
 	"cmd_$cmd"
 	;;

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# tests/integration/slurm_accounts.sh BUILD_DIR — the queue tree imported
+# from slurmdbd when fairway's YAML has none, on a real lab with MariaDB
+# and slurmdbd (tests/slurm/lab.sh ACCT=1: accounts org(1) > team_a(60),
+# team_b(40); big(28)):
+#   accounts_imported     the driver reports slurmdbd's account tree as
+#                         queues (org/team_a, org/team_b, big)
+#   accounts_share_60_40  team_a and team_b competing for 32 GPUs get
+#                         their FairShare 60/40 (+-1 job) in the first cycle
+. "$(dirname "$0")/../slurm/lib.sh"
+TEST_NAME=slurm_accounts
+export ACCT=1
+lab_up 4
+printf 'scheduler: {usageWeight: 0}\n' >"$T/noqueues.yaml"
+
+submit 30 team_a 30
+submit 30 team_b 30
+FW_CONFIG=$T/noqueues.yaml fw_start
+wait_until 15 'grep -q "queues from slurmdbd" "$T/fairway.log"'
+line=$(grep "queues from slurmdbd" "$T/fairway.log")
+if [[ $line == *org/team_a* && $line == *org/team_b* && $line == *" big"* ]]; then
+	ok accounts_imported
+else
+	bad accounts_imported "log: $(head -3 "$T/fairway.log")"
+fi
+wait_until 15 'test $(( $(gpus_of team_a) + $(gpus_of team_b) )) = 32'
+a=$(gpus_of team_a) b=$(gpus_of team_b)
+if ((a >= 18 && a <= 20 && a + b == 32)); then
+	ok accounts_share_60_40
+else
+	bad accounts_share_60_40 "team_a $a, team_b $b GPUs of 32 (expected 19/13 +-1)"
+fi
+fw_stop
+finish
