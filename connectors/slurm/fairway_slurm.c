@@ -154,12 +154,13 @@ static void report(const struct loop *l, long n, const struct fw_snapshot *s,
 		running += s->jobs[j].state == FW_JOB_RUNNING;
 	printf("cycle %ld gen %llu nodes %d jobs %d running %d pending %d skipped %d | "
 	       "decisions %d comments %d | total starts %llu evicts %llu reserves %llu "
-	       "unreserves %llu failed %llu | read %.1f ms cycle %.1f ms apply %.1f ms\n",
+	       "unreserves %llu failed %llu | loads %llu unchanged %llu | read %.1f ms cycle %.1f ms apply %.1f ms\n",
 	       n, (unsigned long long)st->generation, s->nnodes, s->njobs, running,
 	       s->njobs - running, st->skipped_jobs, p->ndecisions, notes,
 	       (unsigned long long)st->starts, (unsigned long long)st->evicts,
 	       (unsigned long long)st->reserves, (unsigned long long)st->unreserves,
-	       (unsigned long long)st->failed, st->read_ms, cyc_ms, st->apply_ms);
+	       (unsigned long long)st->failed, (unsigned long long)st->loads,
+	       (unsigned long long)st->unchanged, st->read_ms, cyc_ms, st->apply_ms);
 	fflush(stdout);
 }
 

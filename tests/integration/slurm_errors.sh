@@ -12,6 +12,8 @@
 #   unreachable_no_change   ... and nothing changed in the real cluster
 #   no_slurm_conf           no SLURM_CONF and no conf=: exit 2, says so
 #   valid_config_acts       the same jobs start once the config is valid
+#   unchanged_not_reread    on a quiet cluster later cycles are answered
+#                           "no change" by slurmctld for every class
 . "$(dirname "$0")/../slurm/lib.sh"
 TEST_NAME=slurm_errors
 lab_up 4
@@ -68,5 +70,17 @@ if wait_until 10 'test "$(gpus_of team_a)" = 3'; then
 	ok valid_config_acts
 else
 	bad valid_config_acts "team_a holds $(gpus_of team_a) GPUs: $(cat "$T/out")"
+fi
+
+# ------------------------------------------------------------ update times
+cancel_all
+sleep 3 # the nodes settle (completing -> idle) before the quiet cycles
+"$FWS" run --config "$SRC/tests/slurm/fairway.yaml" --cycles 7 --interval 0.3 >"$T/out" 2>&1
+first=$(grep '^cycle 4 ' "$T/out" | sed 's/.*unchanged \([0-9]*\).*/\1/')
+last=$(grep '^cycle 7 ' "$T/out" | sed 's/.*unchanged \([0-9]*\).*/\1/')
+if [ -n "$first" ] && [ -n "$last" ] && ((last - first == 12)); then
+	ok unchanged_not_reread
+else
+	bad unchanged_not_reread "unchanged loads: cycle 4 '$first', cycle 7 '$last' (want +12: 4 classes x 3 cycles); $(tail -2 "$T/out")"
 fi
 finish
