@@ -1,0 +1,294 @@
+/*
+ * failure.c — the failure model and the health tracker of failure.h.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "failure.h"
+#include "fairway/snapshot.h"
+#include "teams.h"
+
+#define DAY 86400.0
+
+void fw_failure_model_default(struct fw_failure_model *m)
+{
+	m->rate_per_1000 = 6.50;
+	m->flaky_fraction = 0.05;
+	m->flaky_factor = 10.0;
+	m->repair_s = 4 * 3600;
+	m->horizon_s = 30 * 86400;
+	m->seed = 1;
+}
+
+/* ---- generate ---------------------------------------------------------- */
+
+static double unit(uint64_t *st)
+{
+	*st += 0x9e3779b97f4a7c15ull;
+	return (double)(fw_splitmix64(*st) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* Exponential with mean 1/rate (rate per second). */
+static int64_t expo(uint64_t *st, double rate)
+{
+	double u = unit(st);
+
+	return (int64_t)(-log(1.0 - u) / rate);
+}
+
+static int fail_cmp(const void *a, const void *b)
+{
+	const struct fw_sim_failure *x = a, *y = b;
+
+	if (x->at != y->at)
+		return x->at < y->at ? -1 : 1;
+	return (x->node > y->node) - (x->node < y->node);
+}
+
+static int push(struct fw_sim_failure **v, size_t *n, size_t *cap, int64_t at, int32_t node,
+		int64_t repair)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 256;
+		struct fw_sim_failure *p = realloc(*v, nc * sizeof *p);
+		if (!p)
+			return FW_ENOMEM;
+		*v = p;
+		*cap = nc;
+	}
+	(*v)[(*n)++] = (struct fw_sim_failure){ at, node, repair };
+	return FW_OK;
+}
+
+/* Flaky nodes: the first round(fraction * nnodes) of a seeded shuffle. */
+static void pick_flaky(const struct fw_failure_model *m, int32_t nnodes, bool *flaky)
+{
+	uint64_t st = m->seed ^ 0xf1a4f1a4ull;
+	int32_t *perm = malloc((size_t)nnodes * sizeof *perm);
+	int32_t k = (int32_t)llround(m->flaky_fraction * nnodes);
+
+	memset(flaky, 0, (size_t)nnodes * sizeof *flaky);
+	if (!perm)
+		return;
+	for (int32_t i = 0; i < nnodes; i++)
+		perm[i] = i;
+	for (int32_t i = nnodes - 1; i > 0; i--) {
+		int32_t j = (int32_t)(unit(&st) * (i + 1));
+		int32_t x = perm[i];
+		perm[i] = perm[j];
+		perm[j] = x;
+	}
+	for (int32_t i = 0; i < k && i < nnodes; i++)
+		flaky[perm[i]] = true;
+	free(perm);
+}
+
+int fw_failure_generate(const struct fw_failure_model *m, int32_t nnodes,
+			struct fw_sim_failure **out, size_t *n, bool *flaky)
+{
+	struct fw_sim_failure *v = NULL;
+	size_t cnt = 0, cap = 0;
+	bool *fl = flaky ? flaky : calloc((size_t)nnodes + 1, sizeof *fl);
+
+	*out = NULL;
+	*n = 0;
+	if (!fl)
+		return FW_ENOMEM;
+	if (m->rate_per_1000 < 0 || m->flaky_fraction < 0 || m->flaky_fraction > 1 ||
+	    m->flaky_factor < 0 || m->repair_s < 0 || m->horizon_s < 0 || nnodes < 1) {
+		if (!flaky)
+			free(fl);
+		return FW_EINVAL;
+	}
+	pick_flaky(m, nnodes, fl);
+	for (int32_t i = 0; i < nnodes; i++) {
+		uint64_t st = fw_splitmix64(m->seed * 0x100000001b3ull + (uint64_t)i);
+		double rate = m->rate_per_1000 / 1000.0 / DAY * (fl[i] ? m->flaky_factor : 1.0);
+		if (rate <= 0)
+			continue;
+		for (int64_t t = expo(&st, rate); t < m->horizon_s; t += m->repair_s + expo(&st, rate))
+			if (push(&v, &cnt, &cap, t, i, m->repair_s) != FW_OK) {
+				free(v);
+				if (!flaky)
+					free(fl);
+				return FW_ENOMEM;
+			}
+	}
+	if (!flaky)
+		free(fl);
+	if (cnt)
+		qsort(v, cnt, sizeof *v, fail_cmp);
+	*out = v;
+	*n = cnt;
+	return FW_OK;
+}
+
+/* ---- tracker ------------------------------------------------------------ */
+
+static int row_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct fw_row_id *)a)->id, ((const struct fw_row_id *)b)->id);
+}
+
+int fw_health_tracker_init(struct fw_health_tracker *t, int32_t nnodes)
+{
+	size_t rows = t->trace ? t->trace->n : 0;
+
+	t->next = 0;
+	t->nnodes = nnodes;
+	t->repair_at = malloc(((size_t)nnodes + 1) * sizeof *t->repair_at);
+	t->rec = malloc(((size_t)nnodes + 1) * sizeof *t->rec);
+	t->row_sorted = malloc((rows + 1) * sizeof *t->row_sorted);
+	t->lost_s = calloc(rows + 1, sizeof *t->lost_s);
+	t->lost_fail_s = calloc(rows + 1, sizeof *t->lost_fail_s);
+	t->fail_hits = calloc(rows + 1, sizeof *t->fail_hits);
+	if (!t->repair_at || !t->rec || !t->row_sorted || !t->lost_s || !t->lost_fail_s || !t->fail_hits)
+		return FW_ENOMEM;
+	for (int32_t i = 0; i < nnodes; i++) {
+		t->repair_at[i] = -1;
+		fw_health_rec_init(&t->rec[i]);
+	}
+	for (size_t r = 0; r < rows; r++)
+		t->row_sorted[r] = (struct fw_row_id){ t->trace->v[r].id, (int32_t)r };
+	if (rows)
+		qsort(t->row_sorted, rows, sizeof *t->row_sorted, row_cmp);
+	return FW_OK;
+}
+
+void fw_health_tracker_free(struct fw_health_tracker *t)
+{
+	free(t->repair_at);
+	free(t->rec);
+	free(t->row_sorted);
+	free(t->lost_s);
+	free(t->lost_fail_s);
+	free(t->fail_hits);
+	t->repair_at = NULL;
+	t->rec = NULL;
+	t->row_sorted = NULL;
+	t->lost_s = t->lost_fail_s = NULL;
+	t->fail_hits = NULL;
+}
+
+/* The trace row of a snapshot job (its name is the trace id); -1 if none. */
+static int32_t row_of(const struct fw_health_tracker *t, const char *id)
+{
+	size_t lo = 0, hi = t->trace ? t->trace->n : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(t->row_sorted[mid].id, id);
+		if (c == 0)
+			return t->row_sorted[mid].row;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+/* The earliest repair due by now: its node, or -1. */
+static int32_t due_repair(const struct fw_health_tracker *t, int64_t now)
+{
+	int32_t best = -1;
+
+	for (int32_t i = 0; i < t->nnodes; i++)
+		if (t->repair_at[i] >= 0 && t->repair_at[i] <= now &&
+		    (best < 0 || t->repair_at[i] < t->repair_at[best]))
+			best = i;
+	return best;
+}
+
+/* Failures and repairs up to now, in time order (a repair before a
+ * failure at the same time, as in des.h). */
+static void fold_events(struct fw_health_tracker *t, int64_t now)
+{
+	for (;;) {
+		int32_t r = due_repair(t, now);
+		bool fail = t->next < t->n && t->v[t->next].at <= now;
+		if (r >= 0 && (!fail || t->repair_at[r] <= t->v[t->next].at)) {
+			struct fw_health_event ev = { FW_HEV_REPAIRED, t->repair_at[r], 0 };
+			fw_health_step(&t->cfg, &t->rec[r], &ev);
+			t->repair_at[r] = -1;
+		} else if (fail) {
+			const struct fw_sim_failure *f = &t->v[t->next++];
+			struct fw_health_event ev = { FW_HEV_XID, f->at, 79 };
+			fw_health_step(&t->cfg, &t->rec[f->node], &ev);
+			if (f->at + f->repair_s > t->repair_at[f->node])
+				t->repair_at[f->node] = f->at + f->repair_s;
+		} else {
+			return;
+		}
+	}
+}
+
+static int on_tick(void *ctx, struct fw_sim *sim, const struct fw_snapshot *s)
+{
+	struct fw_health_tracker *t = ctx;
+	int32_t nn;
+	struct fw_node *nodes = fw_sim_nodes(sim, &nn);
+
+	fold_events(t, s->now);
+	t->ticks++;
+	for (int32_t i = 0; i < nn && i < t->nnodes; i++) {
+		enum fw_health h = fw_health_tick(&t->cfg, &t->rec[i], s->now);
+		t->suspect_node_ticks += h == FW_HEALTH_SUSPECT;
+		if (t->aware)
+			nodes[i].health = h;
+	}
+	return 0;
+}
+
+/* Does a failure of one of job j's nodes happen exactly at now? */
+static bool failure_now(const struct fw_health_tracker *t, const struct fw_snapshot *s,
+			const struct fw_job *j, int64_t now)
+{
+	for (size_t i = t->next; i < t->n && t->v[i].at <= now; i++) {
+		if (t->v[i].at != now)
+			continue;
+		for (int32_t a = 0; a < j->alloc_count; a++)
+			if (s->allocs[j->alloc_first + a].node == t->v[i].node)
+				return true;
+	}
+	return false;
+}
+
+static int64_t on_evict(void *ctx, const struct fw_snapshot *s, int32_t job, int64_t now,
+			int64_t ran_s)
+{
+	struct fw_health_tracker *t = ctx;
+	const struct fw_job *j = &s->jobs[job];
+	int64_t kept = fw_sim_checkpoint_kept(ran_s, t->checkpoint_s);
+	int32_t row = row_of(t, j->name);
+
+	if (row >= 0) {
+		t->lost_s[row] += (double)(ran_s - kept);
+		if (failure_now(t, s, j, now)) {
+			t->lost_fail_s[row] += (double)(ran_s - kept);
+			t->fail_hits[row]++;
+		}
+	}
+	return kept;
+}
+
+/* The earliest probation end still ahead (aware runs only). */
+int64_t fw_health_tracker_next_wake(void *ctx)
+{
+	const struct fw_health_tracker *t = ctx;
+	int64_t w = INT64_MAX;
+
+	for (int32_t i = 0; t->aware && i < t->nnodes; i++)
+		if (t->rec[i].state == FW_HEALTH_SUSPECT && t->rec[i].until < w)
+			w = t->rec[i].until;
+	return w;
+}
+
+void fw_health_tracker_hooks(struct fw_health_tracker *t, struct fw_sim_hooks *h)
+{
+	memset(h, 0, sizeof *h);
+	h->ctx = t;
+	h->on_tick = on_tick;
+	h->on_evict = on_evict;
+}

@@ -1,0 +1,93 @@
+/*
+ * failure.h — node failures for the simulator, and the health tracker
+ * that makes placement health-aware (docs/health.md, docs/results-health.md).
+ *
+ * Failure model (fw_failure_generate).  Every node fails as a Poisson
+ * process: rate r per node-day, r = rate_per_1000 / 1000 (default 6.50,
+ * Meta's RSC-1), times flaky_factor (default 10) for a flaky_fraction
+ * (default 5%) of the nodes chosen by the seed.  A failure takes the node
+ * down for repair_s (default 4 h); its next failure is drawn from the end
+ * of the repair.  Failures are drawn in [0, horizon_s).  The list is a
+ * pure function of (model, nodes, seed), sorted by time then node, so two
+ * placement variants replayed with the same list see the same hardware.
+ * In the replay (des.h) a failure evicts every job with a task on the
+ * node; it restarts from its last checkpoint (the tracker's on_evict).
+ *
+ * Health tracker (struct fw_health_tracker).  The simulator hooks of one
+ * replay:
+ *   on_tick   folds the failures and repairs up to now into one health
+ *             record per node (health.h: a failure is a fatal XID 79, a
+ *             repair is REPAIRED, so the node goes back through probation
+ *             and a node that fails twice within the flap window stays
+ *             suspect for the flap hold) and, when `aware`, writes each
+ *             record's state into the replay's nodes; health-blind runs
+ *             leave every node HEALTHY (a down node is unschedulable in
+ *             both);
+ *   on_evict  keeps whole checkpoints (fw_sim_checkpoint_kept) and
+ *             charges the work lost to the job, and to failures when a
+ *             failure of one of its nodes is at this very time.
+ * The tracker's per-row tallies feed the metrics of llmfleet.h.
+ */
+#ifndef FAIRWAY_SIM_FAILURE_H
+#define FAIRWAY_SIM_FAILURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "des.h"
+#include "fairway/health.h"
+#include "trace.h"
+
+struct fw_failure_model {
+	double rate_per_1000;   /* failures per 1,000 node-days; 6.50 */
+	double flaky_fraction;  /* 0.05 */
+	double flaky_factor;    /* 10 */
+	int64_t repair_s;       /* 4 h */
+	int64_t horizon_s;      /* failures are drawn in [0, horizon_s) */
+	uint64_t seed;
+};
+
+void fw_failure_model_default(struct fw_failure_model *m);
+
+/* *out (malloc'd, caller frees) gets the failures of nnodes nodes; flaky
+ * (nnodes entries, may be NULL) says which nodes are flaky.  FW_OK,
+ * FW_EINVAL (bad model) or FW_ENOMEM. */
+int fw_failure_generate(const struct fw_failure_model *m, int32_t nnodes,
+			struct fw_sim_failure **out, size_t *n, bool *flaky);
+
+struct fw_row_id {
+	const char *id;                 /* a trace job id */
+	int32_t row;
+};
+
+struct fw_health_tracker {
+	/* set by the caller */
+	bool aware;                     /* write health into the replay */
+	struct fw_health_config cfg;
+	int64_t checkpoint_s;           /* on_evict keeps whole checkpoints */
+	const struct fw_trace *trace;   /* rows: for the per-row tallies */
+	const struct fw_sim_failure *v; /* the same list the replay gets */
+	size_t n;
+	/* state (fw_health_tracker_init) */
+	size_t next;                    /* failures folded so far */
+	int64_t *repair_at;             /* per node: pending repair, -1 */
+	struct fw_health_rec *rec;      /* per node */
+	int32_t nnodes;
+	struct fw_row_id *row_sorted;   /* trace rows sorted by id (bsearch) */
+	/* tallies per trace row */
+	double *lost_s;                 /* seconds of work lost, all evictions */
+	double *lost_fail_s;            /* ... of which to node failures */
+	int32_t *fail_hits;             /* evictions by node failures */
+	int64_t suspect_node_ticks;     /* sum over ticks of suspect nodes */
+	int64_t ticks;
+};
+
+int fw_health_tracker_init(struct fw_health_tracker *t, int32_t nnodes);
+void fw_health_tracker_free(struct fw_health_tracker *t);
+/* The hooks for fw_sim_opts.hooks (ctx = the tracker), and for
+ * fw_sim_opts.next_wake: the earliest probation end of an aware run. */
+void fw_health_tracker_hooks(struct fw_health_tracker *t, struct fw_sim_hooks *h);
+int64_t fw_health_tracker_next_wake(void *ctx);
+
+#endif

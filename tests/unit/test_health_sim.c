@@ -1,0 +1,206 @@
+/*
+ * test_health_sim.c — failure injection and the health tracker in the
+ * simulator (sim/failure.h), and the LLM-fleet workload (sim/llmfleet.h).
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "failure.h"
+#include "harness.h"
+#include "llmfleet.h"
+
+TEST(failure_rate_and_flaky_share)
+{
+	struct fw_failure_model m;
+	struct fw_sim_failure *v;
+	size_t n;
+	bool flaky[512];
+	double nf = 0, nn = 0;
+	int32_t kflaky = 0;
+
+	fw_failure_model_default(&m);
+	m.horizon_s = 1000LL * 86400;
+	m.repair_s = 0;
+	ASSERT_OK(fw_failure_generate(&m, 512, &v, &n, flaky));
+	for (int i = 0; i < 512; i++)
+		kflaky += flaky[i];
+	ASSERT_EQ(kflaky, 26); /* 5% of 512, rounded */
+	for (size_t i = 0; i < n; i++) {
+		if (flaky[v[i].node])
+			nf++;
+		else
+			nn++;
+		if (i)
+			ASSERT(v[i - 1].at < v[i].at || (v[i - 1].at == v[i].at && v[i - 1].node < v[i].node));
+	}
+	/* expected: 486 x 6.5 = 3159 normal, 26 x 65 = 1690 flaky */
+	ASSERT_NEAR(nn, 3159, 3159 * 0.06);
+	ASSERT_NEAR(nf, 1690, 1690 * 0.10);
+	free(v);
+}
+
+TEST(failure_list_deterministic_and_seeded)
+{
+	struct fw_failure_model m;
+	struct fw_sim_failure *a, *b, *c;
+	size_t na, nb, nc;
+
+	fw_failure_model_default(&m);
+	ASSERT_OK(fw_failure_generate(&m, 64, &a, &na, NULL));
+	ASSERT_OK(fw_failure_generate(&m, 64, &b, &nb, NULL));
+	m.seed = 2;
+	ASSERT_OK(fw_failure_generate(&m, 64, &c, &nc, NULL));
+	ASSERT_EQ(na, nb);
+	ASSERT(na == 0 || memcmp(a, b, na * sizeof *a) == 0);
+	ASSERT(na != nc || (na && memcmp(a, c, na * sizeof *a) != 0));
+	free(a);
+	free(b);
+	free(c);
+	m.rate_per_1000 = -1;
+	ASSERT_EQ(fw_failure_generate(&m, 64, &c, &nc, NULL), FW_EINVAL);
+	ASSERT(c == NULL);
+}
+
+/* Two 8-GPU nodes; jobs are 16-GPU gangs (2 tasks x 8) or 8-GPU jobs. */
+static void add_job(struct fw_trace *t, const char *id, int64_t submit, int64_t dur, int tasks)
+{
+	struct fw_trace_job j;
+
+	memset(&j, 0, sizeof j);
+	snprintf(j.id, sizeof j.id, "%s", id);
+	snprintf(j.queue, sizeof j.queue, "q");
+	j.submit = submit;
+	j.duration = j.expected = dur;
+	j.ngroups = 1;
+	j.groups[0].count = tasks;
+	j.groups[0].gpus = 8;
+	j.groups[0].gpu_milli = 1000;
+	j.line = (int32_t)t->n + 1;
+	fw_trace_push(t, &j);
+}
+
+struct run {
+	struct fw_sim_result r;
+	struct fw_health_tracker k;
+};
+
+static int replay(const struct fw_trace *t, const struct fw_sim_failure *f, size_t nf, bool aware,
+		  struct run *x)
+{
+	struct fw_sim_scripted sc = { f, nf, 0 };
+	struct fw_sim_failures fs = { fw_sim_scripted_next, &sc };
+	struct fw_sim_hooks h;
+	struct fw_sim_opts o;
+	struct fw_teams teams;
+	struct fw_diag d;
+
+	memset(&x->k, 0, sizeof x->k);
+	x->k.aware = aware;
+	fw_health_config_default(&x->k.cfg);
+	x->k.checkpoint_s = 1800;
+	x->k.trace = t;
+	x->k.v = f;
+	x->k.n = nf;
+	if (fw_health_tracker_init(&x->k, 2) != FW_OK)
+		return -1;
+	fw_health_tracker_hooks(&x->k, &h);
+	fw_sim_opts_default(&o);
+	o.nodes = 2;
+	o.gpus_per_node = 8;
+	o.hooks = &h;
+	o.next_wake = fw_health_tracker_next_wake;
+	o.failures = &fs;
+	fw_teams_builtin(&teams);
+	return fw_sim_run_trace(t, &teams, &o, &x->r, &d);
+}
+
+static void done(struct run *x)
+{
+	fw_sim_result_free(&x->r);
+	fw_health_tracker_free(&x->k);
+}
+
+TEST(failure_restarts_from_checkpoint)
+{
+	struct fw_trace t;
+	struct fw_sim_failure f[] = { { 3000, 0, 600 } };
+	struct run x;
+
+	memset(&t, 0, sizeof t);
+	add_job(&t, "gang", 0, 10000, 2);
+	ASSERT_OK(replay(&t, f, 1, false, &x));
+	/* ran 3000 s, kept the checkpoint at 1800: 1200 s lost, once */
+	ASSERT_EQ(x.k.fail_hits[0], 1);
+	ASSERT_NEAR(x.k.lost_fail_s[0], 1200, 1e-9);
+	ASSERT_NEAR(x.k.lost_s[0], 1200, 1e-9);
+	ASSERT_EQ(x.r.failures, 1);
+	/* back when node 0 is repaired (t=3600), 10000 - 1800 s left */
+	ASSERT_EQ(x.r.end[0], 3600 + 8200);
+	done(&x);
+	fw_trace_free(&t);
+}
+
+TEST(aware_gang_waits_out_probation_blind_does_not)
+{
+	struct fw_trace t;
+	struct fw_sim_failure f[] = { { 100, 0, 600 } }; /* node 0 back at t=700 */
+	struct run blind, aware;
+	struct fw_health_config c;
+
+	fw_health_config_default(&c);
+	memset(&t, 0, sizeof t);
+	add_job(&t, "gang", 1200, 3600, 2);
+	add_job(&t, "small", 1200, 600, 1);
+	ASSERT_OK(replay(&t, f, 1, false, &blind));
+	ASSERT_OK(replay(&t, f, 1, true, &aware));
+	ASSERT_EQ(blind.r.start[0], 1200);
+	/* the gang avoids the suspect node 0 until its probation ends */
+	ASSERT(aware.r.start[0] >= 700 + c.probation_s);
+	/* the small job may use the node on probation, at once */
+	ASSERT_EQ(aware.r.start[1], 1200);
+	ASSERT(aware.k.suspect_node_ticks > 0);
+	/* both track the failure; only the aware run writes health */
+	ASSERT_EQ(blind.k.rec[0].strikes, 1);
+	ASSERT_EQ(aware.k.rec[0].strikes, 1);
+	done(&blind);
+	done(&aware);
+	fw_trace_free(&t);
+}
+
+TEST(llmfleet_shape)
+{
+	struct fw_llmfleet f;
+	struct fw_trace t, u;
+	double big = 0, all = 0;
+	size_t nbig = 0;
+
+	fw_llmfleet_default(&f);
+	ASSERT_OK(fw_llmfleet_generate(&f, &t));
+	ASSERT_OK(fw_llmfleet_generate(&f, &u));
+	ASSERT_EQ(t.n, u.n);
+	ASSERT(memcmp(t.v, u.v, t.n * sizeof *t.v) == 0);
+	ASSERT(t.n > 1000);
+	for (size_t i = 0; i < t.n; i++) {
+		int64_t g = fw_trace_job_gpus(&t.v[i]);
+		double w = fw_trace_job_gpu_s(&t.v[i]);
+		all += w;
+		if (g >= 256) {
+			big += w;
+			nbig++;
+			ASSERT(t.v[i].duration >= 86400);
+		}
+		ASSERT(t.v[i].submit >= 0 && t.v[i].submit < f.span_s);
+		ASSERT(g >= 1 && g <= 1024);
+	}
+	/* a few % of the jobs, most of the GPU time */
+	ASSERT(nbig * 100 >= t.n * 1 && nbig * 100 <= t.n * 4);
+	ASSERT(big / all > 0.7);
+	/* offered load near 85% of the fleet over the span */
+	/* (one seed: 2% of ~3,000 jobs carry the load, so it varies) */
+	ASSERT_NEAR(all / (512.0 * 8 * (double)f.span_s), 0.85, 0.25);
+	fw_trace_free(&t);
+	fw_trace_free(&u);
+}
+
+TEST_MAIN(failure_rate_and_flaky_share, failure_list_deterministic_and_seeded,
+	  failure_restarts_from_checkpoint, aware_gang_waits_out_probation_blind_does_not, llmfleet_shape)
