@@ -62,6 +62,9 @@ struct fw_backend {
 	struct fw_serve_store *store;
 	struct ljob *jobs;
 	int32_t njobs, cap;
+	uint32_t *hash;                /* job index + 1 by name (open addressing) */
+	uint32_t hcap;                 /* a power of two, > 2 * indexed */
+	int32_t indexed;               /* jobs [0, indexed) are in the hash */
 	bool *drained;                 /* per fleet node */
 	struct nameref *nodeix;        /* fleet nodes sorted by name */
 	uint64_t gen;
@@ -80,11 +83,56 @@ static int32_t node_index(const struct fw_backend *b, const char *name)
 	return r ? r->idx : -1;
 }
 
+static uint32_t name_hash(const char *s)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+	while (*s)
+		h = (h ^ (uint8_t)*s++) * 16777619u;
+	return h;
+}
+
+static void hash_put(struct fw_backend *b, int32_t i)
+{
+	uint32_t m = b->hcap - 1, k = name_hash(b->jobs[i].bj.job.name) & m;
+	while (b->hash[k])
+		k = (k + 1) & m;
+	b->hash[k] = (uint32_t)i + 1;
+}
+
+/* Bring the name index up to date with the job array (jobs are only ever
+ * appended; a rolled-back append is never indexed). */
+static bool index_jobs(struct fw_backend *b)
+{
+	if (b->indexed > b->njobs)
+		b->indexed = 0, b->hcap = 0; /* an append was rolled back: rebuild */
+	if ((uint32_t)b->njobs * 2 >= b->hcap) {
+		uint32_t cap = 1024;
+		while (cap <= (uint32_t)b->njobs * 2)
+			cap *= 2;
+		uint32_t *h = calloc(cap, sizeof *h);
+		if (!h)
+			return false;
+		free(b->hash);
+		b->hash = h;
+		b->hcap = cap;
+		b->indexed = 0;
+	}
+	for (; b->indexed < b->njobs; b->indexed++)
+		hash_put(b, b->indexed);
+	return true;
+}
+
 static struct ljob *find_job(struct fw_backend *b, const char *name)
 {
-	for (int32_t i = b->njobs - 1; i >= 0; i--)
-		if (!strcmp(b->jobs[i].bj.job.name, name))
-			return &b->jobs[i];
+	if (!index_jobs(b)) { /* out of memory: the slow way */
+		for (int32_t i = b->njobs - 1; i >= 0; i--)
+			if (!strcmp(b->jobs[i].bj.job.name, name))
+				return &b->jobs[i];
+		return NULL;
+	}
+	for (uint32_t m = b->hcap - 1, k = name_hash(name) & m; b->hash[k]; k = (k + 1) & m)
+		if (!strcmp(b->jobs[b->hash[k] - 1].bj.job.name, name))
+			return &b->jobs[b->hash[k] - 1];
 	return NULL;
 }
 
@@ -238,6 +286,7 @@ static void local_close(struct fw_backend *b)
 	for (int32_t i = 0; i < b->njobs; i++)
 		free(b->jobs[i].place);
 	free(b->jobs);
+	free(b->hash);
 	free(b->drained);
 	free(b->nodeix);
 	free(b);

@@ -1,8 +1,8 @@
 /*
  * test_serve_local.c — the local backend (connectors/serve/local.c)
  * through its ops table: the generation guards a stale plan, every action
- * is idempotent, jobs run for their runtime, and the world survives a
- * close and reopen from the store.
+ * is idempotent, jobs run for their runtime, the world survives a close
+ * and reopen from the store, and jobs are found by name among thousands.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,4 +177,31 @@ TEST(jobs_run_for_their_runtime_and_survive_reopen)
 	teardown(b);
 }
 
-TEST_MAIN(stale_generation_changes_nothing_and_actions_are_idempotent, jobs_run_for_their_runtime_and_survive_reopen)
+TEST(thousands_of_jobs_are_found_by_name)
+{
+	struct fw_backend *b;
+	char name[32];
+	const char *state;
+	fw_time sub, start, end;
+
+	setup(&b);
+	ASSERT_EQ(fw_store_begin(store), FW_OK);
+	for (int i = 0; i < 5000; i++) {
+		snprintf(name, sizeof name, "j%d", i);
+		ASSERT_EQ(submit(b, name, 60), FW_OK);
+	}
+	ASSERT_EQ(fw_store_commit(store), FW_OK);
+	ASSERT_EQ(submit(b, "j4999", 60), FW_EEXIST);
+	ASSERT_EQ(submit(b, "j0", 60), FW_EEXIST);
+	ASSERT_EQ(fw_backend_local.cancel(b, "j2500", 1001), FW_OK);
+	ASSERT_EQ(fw_local_job_info(b, "j2500", &state, &sub, &start, &end), FW_OK);
+	ASSERT_STR_EQ(state, "cancelled");
+	ASSERT_EQ(fw_local_job_info(b, "j5000", &state, &sub, &start, &end), FW_ENOENT);
+	ASSERT_EQ(submit(b, "j5000", 60), FW_OK);
+	ASSERT_EQ(fw_local_job_info(b, "j5000", &state, &sub, &start, &end), FW_OK);
+	ASSERT_STR_EQ(state, "pending");
+	teardown(b);
+}
+
+TEST_MAIN(stale_generation_changes_nothing_and_actions_are_idempotent, jobs_run_for_their_runtime_and_survive_reopen,
+	  thousands_of_jobs_are_found_by_name)
