@@ -180,11 +180,13 @@ static int take(struct fw_serve *d, struct taken *t, char *err, size_t errn)
 	t->skipped = w.skipped_jobs;
 	if (!(t->rsv = calloc((size_t)d->nrsv + 1, sizeof *t->rsv)))
 		return FW_ENOMEM;
-	/* Active queue/job reservations, and maintenance windows still to
-	 * come: their nodes take only jobs that end before the window. */
+	/* Active queue/job reservations first, then maintenance windows still
+	 * to come (their nodes take only jobs that end before the window). */
 	for (int32_t i = 0; i < d->nrsv; i++)
-		if ((d->rsv[i].kind != FW_RSV_MAINTENANCE && d->rsv[i].start <= now && now < d->rsv[i].end) ||
-		    (d->rsv[i].kind == FW_RSV_MAINTENANCE && now < d->rsv[i].start))
+		if (d->rsv[i].kind != FW_RSV_MAINTENANCE && d->rsv[i].start <= now && now < d->rsv[i].end)
+			t->rsv[t->nrsv++] = d->rsv[i];
+	for (int32_t i = 0; i < d->nrsv; i++)
+		if (d->rsv[i].kind == FW_RSV_MAINTENANCE && now < d->rsv[i].start)
 			t->rsv[t->nrsv++] = d->rsv[i];
 	return FW_OK;
 }
@@ -202,9 +204,53 @@ static bool rsv_targets(const struct fw_snapshot *s, const struct fw_job *j, con
 	return false;
 }
 
-/* A copy of s with every running job and only the pending jobs r targets;
- * r's nodes alone are schedulable. */
-static struct fw_snapshot *rsv_snapshot(const struct fw_snapshot *s, const struct fw_reservation *r)
+static bool holds(const struct fw_reservation *r, const char *node)
+{
+	for (int32_t k = 0; k < r->nnodes; k++)
+		if (!strcmp(r->nodes[k], node))
+			return true;
+	return false;
+}
+
+static bool share_node(const struct fw_reservation *a, const struct fw_reservation *b)
+{
+	for (int32_t k = 0; k < a->nnodes; k++)
+		if (holds(b, a->nodes[k]))
+			return true;
+	return false;
+}
+
+/* Node n may take work in r's sub-cycle: it is r's, and, for a window to
+ * come, not held by an active queue/job reservation (those come first). */
+static bool rsv_node(const struct fw_reservation *r, const struct fw_reservation *all, int32_t nall,
+		     const char *node)
+{
+	if (!holds(r, node))
+		return false;
+	for (int32_t i = 0; r->kind == FW_RSV_MAINTENANCE && i < nall; i++)
+		if (all[i].kind != FW_RSV_MAINTENANCE && holds(&all[i], node))
+			return false;
+	return true;
+}
+
+/* Job j may start in r's sub-cycle: r targets it, and for a queue/job
+ * reservation it ends before any window to come on r's nodes. */
+static bool rsv_job(const struct fw_snapshot *s, const struct fw_job *j, const struct fw_reservation *r,
+		    const struct fw_reservation *all, int32_t nall)
+{
+	if (!rsv_targets(s, j, r))
+		return false;
+	for (int32_t i = 0; r->kind != FW_RSV_MAINTENANCE && i < nall; i++)
+		if (all[i].kind == FW_RSV_MAINTENANCE && share_node(r, &all[i]) &&
+		    !rsv_targets(s, j, &all[i]))
+			return false;
+	return true;
+}
+
+/* A copy of s with every running job and only the pending jobs r may
+ * start; r's nodes alone are schedulable. */
+static struct fw_snapshot *rsv_snapshot(const struct fw_snapshot *s, const struct fw_reservation *r,
+					const struct fw_reservation *all, int32_t nall)
 {
 	struct fw_snapshot *c = fw_snapshot_new();
 	bool ok = c != NULL;
@@ -216,17 +262,14 @@ static struct fw_snapshot *rsv_snapshot(const struct fw_snapshot *s, const struc
 	c->topology = s->topology;
 	for (int32_t i = 0; ok && i < s->nnodes; i++) {
 		struct fw_node n = s->nodes[i];
-		bool in = false;
-		for (int32_t k = 0; k < r->nnodes && !in; k++)
-			in = !strcmp(r->nodes[k], n.name);
-		n.schedulable = n.schedulable && in;
+		n.schedulable = n.schedulable && rsv_node(r, all, nall, n.name);
 		ok = fw_snapshot_add_node(c, &n) >= 0;
 	}
 	for (int32_t i = 0; ok && i < s->nqueues; i++)
 		ok = fw_snapshot_add_queue(c, &s->queues[i]) >= 0;
 	for (int32_t i = 0; ok && i < s->njobs; i++) {
 		struct fw_job j = s->jobs[i];
-		if (j.state != FW_JOB_RUNNING && !rsv_targets(s, &j, r))
+		if (j.state != FW_JOB_RUNNING && !rsv_job(s, &j, r, all, nall))
 			continue;
 		j.alloc_first = c->nallocs;
 		for (int32_t k = 0; ok && k < s->jobs[i].alloc_count; k++)
@@ -340,7 +383,7 @@ static int plan(struct fw_serve *d, struct taken *t, struct fw_arena *ar, struct
 		return rc;
 	}
 	for (int32_t i = 0; i < t->nrsv; i++) {
-		struct fw_snapshot *rs = rsv_snapshot(t->s, &t->rsv[i]);
+		struct fw_snapshot *rs = rsv_snapshot(t->s, &t->rsv[i], t->rsv, t->nrsv);
 		struct fw_plan *rp = NULL;
 		if (!rs)
 			return FW_ENOMEM;

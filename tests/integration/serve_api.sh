@@ -171,8 +171,22 @@ ri=$(jfield 'j["state"]')
 req GET /v1/jobs/fits-before
 check "before a window: a job that ends before it starts there, one that would run into it waits" \
 	[ "$ri" = pending -a "$(jfield 'j["state"], j.get("nodes")')" = "running ['a100-0']" ]
+req DELETE /v1/jobs/fits-before
+req POST /v1/reservations "{\"kind\":\"queue\",\"queue\":\"product\",\"nodes\":[\"a100-0\"],\"start\":$((now - 1)),\"end\":$((now + 200))}"
+check "a queue reservation before the window on the same node: 201" [ "$CODE" = 201 ]
+req POST /v1/jobs '{"name":"vision-short","queue":"vision","runtime":60,"tasks":[{"gpus":2,"gpuModel":"A100"}]}'
+req POST /v1/jobs '{"name":"ranking-long","queue":"ranking","runtime":3600,"tasks":[{"gpus":2,"gpuModel":"A100"}]}'
+req POST /v1/jobs '{"name":"ranking-short","queue":"ranking","runtime":60,"tasks":[{"gpus":2,"gpuModel":"A100"}]}'
+req POST /v1/cycle
+states=""
+for jn in vision-short ranking-long ranking-short; do
+	req GET "/v1/jobs/$jn"
+	states="$states $(jfield 'j["state"]')"
+done
+check "a queue reservation: only its (sub-)queues' jobs, and only those done before the window" \
+	[ "$states" = " pending pending running" ]
 req GET /v1/reservations
-check "reservations listed" [ "$(jfield 'len(j["reservations"])')" = 3 ]
+check "reservations listed" [ "$(jfield 'len(j["reservations"])')" = 4 ]
 
 # --- fair share, plan, metrics -------------------------------------------------------------
 req GET /v1/fairshare
