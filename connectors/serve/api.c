@@ -509,8 +509,13 @@ static void h_job_submit(struct ctx *c)
 		fw_store_rollback(d->store);
 		return fail_diag(c, rc, &dg);
 	}
-	if (!commit_or_fail(c, rc))
-		return; /* the local backend's memory holds a job the store lost: rare; a restart cures it */
+	if (!commit_or_fail(c, rc)) {
+		/* The backend took the job but the store did not: withdraw it so
+		 * that a job the client was told failed never runs. */
+		if (d->bops->cancel)
+			d->bops->cancel(d->be, bj.job.name, now);
+		return;
+	}
 	if (!named)
 		d->next_job++;
 	json_t *o = fw_codec_job_dump(&bj, &d->fleet->topology);
