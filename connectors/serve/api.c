@@ -700,8 +700,12 @@ static void h_rsv_create(struct ctx *c)
 	memset(&dg, 0, sizeof dg);
 	if (!r)
 		return fail(c, 500, "ENOMEM", "", "out of memory");
-	if (!need_body(c) || ((rc = fw_codec_reservation_parse(c->body, r, &dg)) != FW_OK && (fail_diag(c, rc, &dg), 1)))
+	if (!need_body(c))
 		goto out;
+	if ((rc = fw_codec_reservation_parse(c->body, r, &dg)) != FW_OK) {
+		fail_diag(c, rc, &dg);
+		goto out;
+	}
 	bool named = r->id[0] != '\0';
 	if (!named)
 		snprintf(r->id, sizeof r->id, "rsv-%lld", (long long)d->next_rsv);
