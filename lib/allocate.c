@@ -570,8 +570,8 @@ static int32_t oldest_starving(const struct cyc *y, int32_t *best, int32_t K)
 	fw_time cut = y->s->now - fw__starve_after(y);
 
 	for (int32_t i = 0; i < n; i++) {
-		if (y->ji[y->jobs[i]].submit > cut || (k == K && !older(y, i, best[K - 1])) ||
-		    fw_job_tasks(&y->s->jobs[y->jobs[i]]) < 2)
+		const struct fw__jinfo *ji = &y->ji[y->jobs[i]];
+		if (ji->submit > cut || ji->tasks < 2 || (k == K && !older(y, i, best[K - 1])))
 			continue;
 		int32_t p = k < K ? k++ : K - 1;
 		for (; p > 0 && older(y, i, best[p - 1]); p--)
@@ -590,7 +590,7 @@ static int try_starving(struct cyc *y, struct memo *m, bool **skip)
 	int rc;
 
 	*skip = NULL;
-	if (fw__starve_after(y) <= 0 || K <= 0)
+	if (fw__starve_after(y) <= 0 || K <= 0 || y->oldest_gang > y->s->now - fw__starve_after(y))
 		return FW_OK;
 	if (!(best = FW_ARENA_RAW(y->a, int32_t, K)))
 		return FW_ENOMEM;

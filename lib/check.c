@@ -361,9 +361,17 @@ static fw_time end_of(const struct fw_snapshot *s, const struct fw_job *j, fw_ti
 	return e < s->now ? s->now : e;
 }
 
+/* A running task, for the per-node index of running work. */
+struct held {
+	fw_time end;
+	const struct fw_job *job;
+	const struct fw_task_alloc *t;
+};
+
 struct at_t {
-	int32_t *run, nrun;                     /* the running jobs, listed once */
-	fw_time *run_end;                       /* ... and their end times */
+	int32_t *first;                         /* node n's tasks: held[first[n] .. first[n+1]) */
+	struct held *held;                      /* running tasks (not evicted), by node */
+	int32_t *seen;                          /* node -> reservation id + 1, visited */
 	int32_t *mark;                          /* node -> reservation id + 1 */
 	int32_t (*gpu)[FW_MAX_GPUS_PER_NODE];
 	int64_t *cpu, *mem;
@@ -384,14 +392,17 @@ static void add_if_marked(struct at_t *u, const struct fw_job *j, const struct f
 /* Use of reservation i's nodes at its time T, by everything still running. */
 static void use_at(const struct fw_snapshot *s, const struct fw_plan *p, int32_t i, struct at_t *u)
 {
-	fw_time T = p->decisions[i].at;
+	const struct fw_decision *dc = &p->decisions[i];
+	fw_time T = dc->at;
 
-	for (int32_t r = 0; r < u->nrun; r++) {
-		const struct fw_job *job = &s->jobs[u->run[r]];
-		if (u->run_end[r] <= T)
+	for (int32_t k = 0; k < dc->alloc_count; k++) {
+		int32_t n = p->allocs[dc->alloc_first + k].node;
+		if (u->seen[n] == i + 1)
 			continue;
-		for (int32_t k = 0; k < job->alloc_count; k++)
-			add_if_marked(u, job, &s->allocs[job->alloc_first + k], i);
+		u->seen[n] = i + 1;
+		for (int32_t h = u->first[n]; h < u->first[n + 1]; h++)
+			if (u->held[h].end > T)
+				add_if_marked(u, u->held[h].job, u->held[h].t, i);
 	}
 	for (int32_t k = 0; k < p->ndecisions; k++) {
 		const struct fw_decision *d = &p->decisions[k];
@@ -436,6 +447,34 @@ static int check_reservation(const struct fw_snapshot *s, const struct fw_plan *
 	return FW_OK;
 }
 
+static bool holds(const struct fw_snapshot *s, const int8_t *evicted, int32_t j)
+{
+	return s->jobs[j].state == FW_JOB_RUNNING && !evicted[j]; /* evicted: gone */
+}
+
+/* Running tasks by node (a counting sort), with their jobs' end times. */
+static void index_running(const struct fw_snapshot *s, const int8_t *evicted, struct at_t *u)
+{
+	for (int32_t j = 0; j < s->njobs; j++)
+		for (int32_t k = 0; holds(s, evicted, j) && k < s->jobs[j].alloc_count; k++)
+			u->first[s->allocs[s->jobs[j].alloc_first + k].node + 1]++;
+	for (int32_t n = 0; n < s->nnodes; n++)
+		u->first[n + 1] += u->first[n];
+	for (int32_t j = 0; j < s->njobs; j++) {
+		const struct fw_job *job = &s->jobs[j];
+		if (!holds(s, evicted, j))
+			continue;
+		fw_time end = end_of(s, job, job->start_time);
+		for (int32_t k = 0; k < job->alloc_count; k++) {
+			const struct fw_task_alloc *t = &s->allocs[job->alloc_first + k];
+			u->held[u->first[t->node]++] = (struct held){ end, job, t };
+		}
+	}
+	for (int32_t n = s->nnodes; n > 0; n--) /* first[n] moved to first[n+1] */
+		u->first[n] = u->first[n - 1];
+	u->first[0] = 0;
+}
+
 static int check_reservations(const struct fw_snapshot *s, const struct fw_plan *p, struct fw_arena *a,
 			      const int8_t *evicted, struct fw_diag *d)
 {
@@ -446,16 +485,12 @@ static int check_reservations(const struct fw_snapshot *s, const struct fw_plan 
 	u.gpu = fw_arena_calloc(a, (size_t)s->nnodes + 1, sizeof *u.gpu);
 	u.cpu = FW_ARENA_NEW(a, int64_t, s->nnodes + 1);
 	u.mem = FW_ARENA_NEW(a, int64_t, s->nnodes + 1);
-	u.run = FW_ARENA_RAW(a, int32_t, s->njobs + 1);
-	u.run_end = FW_ARENA_RAW(a, fw_time, s->njobs + 1);
-	if (!u.mark || !u.gpu || !u.cpu || !u.mem || !u.run || !u.run_end)
+	u.seen = FW_ARENA_NEW(a, int32_t, s->nnodes + 1);
+	u.first = FW_ARENA_NEW(a, int32_t, s->nnodes + 2);
+	u.held = FW_ARENA_RAW(a, struct held, s->nallocs + 1);
+	if (!u.mark || !u.gpu || !u.cpu || !u.mem || !u.seen || !u.first || !u.held)
 		return FW_ENOMEM;
-	u.nrun = 0;
-	for (int32_t j = 0; j < s->njobs; j++)
-		if (s->jobs[j].state == FW_JOB_RUNNING && !evicted[j]) { /* evicted: gone */
-			u.run[u.nrun] = j;
-			u.run_end[u.nrun++] = end_of(s, &s->jobs[j], s->jobs[j].start_time);
-		}
+	index_running(s, evicted, &u);
 	for (int32_t i = 0; i < p->ndecisions; i++)
 		if (p->decisions[i].kind == FW_DECIDE_RESERVE && (rc = check_reservation(s, p, i, &u, d)) != FW_OK)
 			return rc;

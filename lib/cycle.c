@@ -47,6 +47,7 @@ static int32_t gather(struct cyc *y)
 	const struct fw_snapshot *s = y->s;
 	int32_t max_tasks = 1;
 
+	y->oldest_gang = INT64_MAX;
 	for (int32_t j = 0; j < s->njobs; j++) {
 		const struct fw_job *job = &s->jobs[j];
 		struct fw__jinfo *ji = &y->ji[j];
@@ -62,8 +63,11 @@ static int32_t gather(struct cyc *y)
 				y->alloc[q] = fw_res_add(y->alloc[q], use);
 		} else {
 			use = fw_job_request(job);
-			if (fw_job_tasks(job) > max_tasks)
-				max_tasks = fw_job_tasks(job);
+			ji->tasks = fw_job_tasks(job);
+			if (ji->tasks > max_tasks)
+				max_tasks = ji->tasks;
+			if (ji->tasks > 1 && job->submit_time < y->oldest_gang)
+				y->oldest_gang = job->submit_time;
 			fw__memo_add_job(y, j, job, use);
 		}
 		y->demand[job->queue] = fw_res_add(y->demand[job->queue], use);

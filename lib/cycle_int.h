@@ -74,6 +74,7 @@ struct fw__jinfo {
 	int64_t submit;
 	int32_t prio;
 	int32_t queue;
+	int32_t tasks;      /* pending jobs: fw_job_tasks */
 	bool pending;
 };
 
@@ -124,6 +125,7 @@ struct cyc {
 	bool *evicted;
 	int32_t nevicted;
 	struct rc *reclaim;         /* preempt.c's state, made on first use */
+	fw_time oldest_gang;        /* earliest submit of a pending gang (gather) */
 };
 
 /* When j, started at t, is expected to end (its runtime or its queue's
