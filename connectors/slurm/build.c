@@ -122,8 +122,8 @@ static int32_t snap_node(const struct build *b, const char *name)
 	return -1;
 }
 
-/* Expand a hostlist into snapshot node indices; -1 for nodes not in the
- * snapshot.  Returns the count (<= cap), or a negative fw_err. */
+/* Expand a hostlist into snapshot node indices (the first cap); -1 for
+ * nodes not in the snapshot.  Returns how many hosts the list has. */
 static int hosts(const struct build *b, const char *list, int32_t *out, int cap)
 {
 	hostlist_t hl = list && *list ? slurm_hostlist_create(list) : NULL;
@@ -134,7 +134,8 @@ static int hosts(const struct build *b, const char *list, int32_t *out, int cap)
 		return 0;
 	while ((h = slurm_hostlist_shift(hl))) {
 		if (n < cap)
-			out[n++] = snap_node(b, h);
+			out[n] = snap_node(b, h);
+		n++;
 		free(h);
 	}
 	slurm_hostlist_destroy(hl);
@@ -192,10 +193,10 @@ static void job_common(const struct build *b, const slurm_job_info_t *j,
 /* GPUs of a job we do not schedule become unusable on its nodes. */
 static void mark_foreign(struct build *b, const slurm_job_info_t *j)
 {
-	int32_t nodes[256];
-	int n = hosts(b, j->nodes, nodes, 256);
+	int32_t nodes[FW_SLURM_MAX_JOB_NODES];
+	int n = hosts(b, j->nodes, nodes, FW_SLURM_MAX_JOB_NODES);
 
-	for (int k = 0; k < n; k++) {
+	for (int k = 0; k < n && k < FW_SLURM_MAX_JOB_NODES; k++) {
 		uint32_t m;
 		if (nodes[k] < 0)
 			continue;
@@ -240,16 +241,16 @@ static int add_running(struct build *b, const slurm_job_info_t *j, int32_t q,
 
 static int running_job(struct build *b, const slurm_job_info_t *j)
 {
-	int32_t nodes[256], q = queue_of(b, j);
-	uint32_t masks[256];
-	int n = hosts(b, j->nodes, nodes, 256);
+	int32_t nodes[FW_SLURM_MAX_JOB_NODES], q = queue_of(b, j);
+	uint32_t masks[FW_SLURM_MAX_JOB_NODES];
+	int n = hosts(b, j->nodes, nodes, FW_SLURM_MAX_JOB_NODES);
 
-	for (int k = 0; k < n; k++) {
+	for (int k = 0; k < n && k < FW_SLURM_MAX_JOB_NODES; k++) {
 		masks[k] = k < (int)j->gres_detail_cnt ? fw__gres_idx_mask(j->gres_detail_str[k]) : 0;
-		if (nodes[k] < 0 || masks[k] != masks[0])
-			q = -1; /* outside the managed nodes, or uneven */
+		if (nodes[k] < 0 || __builtin_popcount(masks[k]) != __builtin_popcount(masks[0]))
+			q = -1; /* outside the managed nodes, or uneven GPU counts */
 	}
-	if (q < 0 || n == 0 || n > 256) {
+	if (q < 0 || n == 0 || n > FW_SLURM_MAX_JOB_NODES) {
 		b->skipped += q < 0 && fw__slurm_managed(b->h, j->partition);
 		mark_foreign(b, j);
 		return FW_OK;
@@ -257,38 +258,35 @@ static int running_job(struct build *b, const slurm_job_info_t *j)
 	return add_running(b, j, q, nodes, masks, n);
 }
 
-/* The lowest `want` GPUs of node x not taken yet; 0 when too few. */
-static uint32_t free_gpus(const struct build *b, int32_t x, int want)
+/* The lowest `want` GPUs of node x not taken yet, in *mask; false when
+ * the node has fewer free. */
+static bool free_gpus(const struct build *b, int32_t x, int want, uint32_t *mask)
 {
-	uint32_t m = 0;
-
+	*mask = 0;
 	for (int g = 0; g < b->s->nodes[x].gpu_count && want > 0; g++)
 		if (!(b->used[x] & (1u << g))) {
-			m |= 1u << g;
+			*mask |= 1u << g;
 			want--;
 		}
-	return want ? 0 : m | (m == 0); /* 0 GPUs wanted: non-zero marker */
+	return want == 0;
 }
 
 /* Released by fairway, not yet run by Slurm: it holds its ReqNodes. */
 static int starting_job(struct build *b, const slurm_job_info_t *j, bool *placed)
 {
-	int32_t nodes[256], q = queue_of(b, j);
-	uint32_t masks[256];
+	int32_t nodes[FW_SLURM_MAX_JOB_NODES], q = queue_of(b, j);
+	uint32_t masks[FW_SLURM_MAX_JOB_NODES];
 	struct fw_job probe;
-	int n = hosts(b, j->req_nodes, nodes, 256);
+	int n = hosts(b, j->req_nodes, nodes, FW_SLURM_MAX_JOB_NODES);
 
 	*placed = false;
-	if (q < 0 || n <= 0 || n > 256)
+	if (q < 0 || n <= 0 || n > FW_SLURM_MAX_JOB_NODES)
 		return FW_OK;
 	job_common(b, j, q, &probe);
 	job_shape(j, n, &probe);
-	for (int k = 0; k < n; k++) {
-		if (nodes[k] < 0 || !(masks[k] = free_gpus(b, nodes[k], probe.groups[0].gpus)))
+	for (int k = 0; k < n; k++)
+		if (nodes[k] < 0 || !free_gpus(b, nodes[k], probe.groups[0].gpus, &masks[k]))
 			return FW_OK;
-		if (!probe.groups[0].gpus)
-			masks[k] = 0;
-	}
 	*placed = true;
 	return add_running(b, j, q, nodes, masks, n);
 }

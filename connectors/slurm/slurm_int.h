@@ -27,6 +27,7 @@ extern void slurm_xfree(void **item);
 
 #define FW_SLURM_RESV_PREFIX "fairway-"
 #define FW_SLURM_MAX_SWITCH_DEPTH 4
+#define FW_SLURM_MAX_JOB_NODES 1024   /* larger jobs are not scheduled */
 
 struct fw_slurm_topo {            /* one node's switch chain */
 	char node[FW_NAME_MAX];

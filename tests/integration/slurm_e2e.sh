@@ -246,7 +246,9 @@ t_evict() {
 		sbatch -Q -A team_a --gres=gpu:8 -t 5 -o /dev/null --wrap 'sleep 60'
 	done
 	wait_until 30 'test "$(squeue -h -t R -A team_a | wc -l)" = 8'
-	held=$(squeue -h -A team_b -t PD -o '%Q %r' | grep -c '^0 .*requeued')
+	# every team_b job ran before team_a came: a pending held one was evicted
+	held=$(scontrol -o show job 2>/dev/null | grep 'Account=team_b' | grep 'JobState=PENDING' |
+		grep ' Priority=0 ' | grep -c 'Restarts=[1-9]')
 	if [ "$(squeue -h -t R -A team_a | wc -l)" = 8 ] && [ "$held" = 8 ] && [ "$(squeue -h -t R -A team_b | wc -l)" = 8 ]; then
 		ok evict_requeue_held
 	else
