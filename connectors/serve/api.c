@@ -8,6 +8,12 @@
  * Reads of cycle results (jobs, nodes, fair share, plan) come from the
  * last published view; reads of the model (queues, reservations) are live.
  *
+ * Threads: handlers run under the daemon's state lock; the answer is
+ * serialised after it is released.  That is safe because an answer only
+ * references the published view, which nobody modifies once published,
+ * and jansson (>= 2.13, Debian 12 ships 2.14) counts references
+ * atomically and keeps no state in the objects it dumps.
+ *
  * FW_API_ROUTES is the single list of routes: the dispatcher, `fairway
  * serve --routes` and the OpenAPI test (tests/integration/serve_api.sh)
  * all read it.
@@ -27,6 +33,7 @@ struct ctx {
 	struct fw_api_resp *rs;
 	char name[FW_NAME_MAX];    /* the {name} of the path */
 	json_t *body;
+	json_t *out;               /* the answer, serialised after the lock */
 };
 
 /*        method   path                          handler        mutating */
@@ -77,16 +84,27 @@ void fw_serve_print_routes(FILE *f)
 }
 
 /* --- responses ------------------------------------------------------------ */
+/* Keep the answer; fw_api_handle() serialises it after releasing the
+ * lock (parts of it may be shared with the view, which is immutable). */
 static void reply(struct ctx *c, unsigned status, json_t *o)
 {
 	c->rs->status = status;
 	c->rs->content_type = "application/json";
-	c->rs->body = o ? json_dumps(o, JSON_COMPACT) : NULL;
+	json_decref(c->out);
+	c->out = o;
+}
+
+static void serialise(struct ctx *c)
+{
+	if (c->rs->body)
+		return; /* already text (/metrics) */
+	c->rs->body = c->out ? json_dumps(c->out, JSON_COMPACT) : NULL;
 	if (!c->rs->body) {
 		c->rs->status = 500;
 		c->rs->body = strdup("{\"error\":{\"status\":500,\"code\":\"ENOMEM\",\"field\":\"\",\"message\":\"out of memory\"}}");
 	}
-	json_decref(o);
+	json_decref(c->out);
+	c->out = NULL;
 }
 
 static void fail(struct ctx *c, unsigned status, const char *code, const char *field, const char *fmt, ...)
@@ -812,7 +830,7 @@ static bool token_ok(const struct fw_serve *d, const char *auth)
 
 void fw_api_handle(struct fw_serve *d, const struct fw_api_req *rq, struct fw_api_resp *rs)
 {
-	struct ctx c = { d, rq, rs, "", NULL };
+	struct ctx c = { d, rq, rs, "", NULL, NULL };
 	bool path_known = false;
 
 	memset(rs, 0, sizeof *rs);
@@ -840,5 +858,6 @@ done:
 	if (rs->status >= 400)
 		d->m.http_errors++;
 	pthread_mutex_unlock(&d->mu);
+	serialise(&c);
 	json_decref(c.body);
 }
