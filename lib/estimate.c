@@ -30,7 +30,9 @@
  *      order: count the waiting jobs ahead of each job, and raise its
  *      estimate to the latest reservation time ahead of it (under a
  *      strict-order policy, to the latest estimate ahead; behind a job
- *      whose start is unknown, unknown too: HEAD_OF_LINE).
+ *      whose start is unknown, unknown too: HEAD_OF_LINE);
+ *   5. gangs:    under a starvation age, the oldest unreserved gangs in a
+ *      time profile of free GPUs, oldest first (gang_queue()).
  * Cost: the shapes come from allocate's memo (no job record is read for
  * them); one clone (O(nodes + domains)); the end events the reservations
  * already sorted; per distinct end time an O(1) test per open shape and a
@@ -507,6 +509,189 @@ static void queue_pass(struct est *e)
 	}
 }
 
+/* ---- step 5: gangs queue by age (policies with starve_after_s) -------- */
+
+/* A change of free whole GPUs at time t. */
+struct step {
+	fw_time t;
+	int64_t d;
+};
+
+static void step_sort(struct step *v, struct step *tmp, int32_t n)
+{
+	int32_t h = n / 2, i = 0, j = h, k = 0;
+
+	if (n < 2)
+		return;
+	step_sort(v, tmp, h);
+	step_sort(v + h, tmp, n - h);
+	while (i < h && j < n)
+		tmp[k++] = v[j].t < v[i].t ? v[j++] : v[i++];
+	while (i < h)
+		tmp[k++] = v[i++];
+	while (j < n)
+		tmp[k++] = v[j++];
+	memcpy(v, tmp, (size_t)n * sizeof *v);
+}
+
+static int64_t held_gpus(const struct fw_task_alloc *t, int32_t n)
+{
+	int64_t g = 0;
+
+	for (int32_t k = 0; k < n; k++)
+		g += __builtin_popcount(t[k].gpu_mask);
+	return g;
+}
+
+/* Free whole GPUs over time: F[b] from T[b] to T[b + 1] (the last one for
+ * ever), from the final node state, the running jobs' and this plan's
+ * starts' ends, and the reservations. */
+struct profile {
+	fw_time *T;
+	int64_t *F;
+	int32_t n, cap;
+};
+
+static int profile_build(struct cyc *y, struct profile *pr, int32_t room)
+{
+	int32_t ne = y->nev_run + y->nev_st + 2 * y->nresv, n = 0;
+	struct step *v = FW_ARENA_RAW(y->a, struct step, ne + 1);
+	struct step *tmp = FW_ARENA_RAW(y->a, struct step, ne + 1);
+	int64_t f = 0;
+
+	pr->cap = ne + 1 + room;
+	pr->T = FW_ARENA_RAW(y->a, fw_time, pr->cap);
+	pr->F = FW_ARENA_RAW(y->a, int64_t, pr->cap);
+	if (!v || !tmp || !pr->T || !pr->F)
+		return FW_ENOMEM;
+	for (int32_t i = 0; i < y->nev_run; i++)
+		v[n++] = (struct step){ y->ev_run[i].end, held_gpus(y->ev_run[i].tasks, y->ev_run[i].ntasks) };
+	for (int32_t i = 0; i < y->nev_st; i++)
+		v[n++] = (struct step){ y->ev_st[i].end, held_gpus(y->ev_st[i].tasks, y->ev_st[i].ntasks) };
+	for (int32_t i = 0; i < y->ndec; i++) {
+		const struct fw_decision *d = &y->dec[i];
+		fw_time run = fw_job_runtime(y->s, &y->s->jobs[d->job]);
+		if (d->kind != FW_DECIDE_RESERVE)
+			continue;
+		int64_t g = held_gpus(y->dec_tasks[i], d->alloc_count);
+		v[n++] = (struct step){ d->at, -g };
+		if (run > 0)
+			v[n++] = (struct step){ d->at + run, g };
+	}
+	step_sort(v, tmp, n);
+	for (int32_t i = 0; i < y->s->nnodes; i++)
+		f += y->c.nodes[i].whole_free;
+	pr->n = 1;
+	pr->T[0] = y->s->now;
+	pr->F[0] = f;
+	for (int32_t i = 0; i < n; i++) {
+		if (v[i].t > pr->T[pr->n - 1]) {
+			pr->T[pr->n] = v[i].t;
+			pr->F[pr->n] = pr->F[pr->n - 1];
+			pr->n++;
+		}
+		pr->F[pr->n - 1] += v[i].d;
+	}
+	return FW_OK;
+}
+
+/* Make T[b] == t a breakpoint (t >= T[0]); its index. */
+static int32_t profile_split(struct profile *pr, fw_time t)
+{
+	int32_t b = pr->n - 1;
+
+	while (pr->T[b] > t)
+		b--;
+	if (pr->T[b] == t)
+		return b;
+	memmove(pr->T + b + 2, pr->T + b + 1, (size_t)(pr->n - b - 1) * sizeof *pr->T);
+	memmove(pr->F + b + 2, pr->F + b + 1, (size_t)(pr->n - b - 1) * sizeof *pr->F);
+	pr->T[b + 1] = t;
+	pr->F[b + 1] = pr->F[b];
+	pr->n++;
+	return b + 1;
+}
+
+/* The earliest t >= lo with need GPUs free over [t, t + dur); -1: none. */
+static fw_time profile_fit(const struct profile *pr, fw_time lo, int64_t need, fw_time dur)
+{
+	for (int32_t b = 0; b < pr->n; b++) {
+		fw_time t = pr->T[b] > lo ? pr->T[b] : lo;
+		if (b + 1 < pr->n && pr->T[b + 1] <= t)
+			continue;
+		int32_t k = b;
+		while (k < pr->n && (k == b || pr->T[k] < t + dur) && pr->F[k] >= need)
+			k++;
+		if (k == pr->n || pr->T[k] >= t + dur)
+			return t;
+	}
+	return -1;
+}
+
+/* The oldest pending gangs without a reservation, by (submit, job). */
+#define GANG_QUEUE_MAX 64
+
+static int32_t oldest_gangs(const struct cyc *y, int32_t *best)
+{
+	int32_t n = y->qfirst[y->s->nqueues], k = 0;
+
+	for (int32_t i = 0; i < n; i++) {
+		int32_t j = y->jobs[i];
+		const struct fw_pending *r = &y->reason[j];
+		if (y->started[j] || y->ji[j].tasks < 2 || r->reason == FW_REASON_HAS_RESERVATION ||
+		    r->expected_start == FW_TIME_UNKNOWN)
+			continue;
+		if (k == GANG_QUEUE_MAX && y->ji[j].submit >= y->ji[best[k - 1]].submit)
+			continue;
+		int32_t p = k < GANG_QUEUE_MAX ? k++ : k - 1;
+		for (; p > 0 && (y->ji[j].submit < y->ji[best[p - 1]].submit ||
+				 (y->ji[j].submit == y->ji[best[p - 1]].submit && j < best[p - 1]));
+		     p--)
+			best[p] = best[p - 1];
+		best[p] = j;
+	}
+	return k;
+}
+
+/* Under a policy with starve_after_s, a gang that earned no reservation
+ * now is tried first only once it has waited that long, and then behind
+ * the older gangs: place the oldest gangs, in age order, in a time profile
+ * of free GPUs (conservatively, topology aside), each no earlier than its
+ * estimate so far and its starving time; each one's time there bounds its
+ * estimate from below. */
+static int gang_queue(struct est *e)
+{
+	struct cyc *y = e->y;
+	fw_time sa = fw__starve_after(y);
+	int32_t *g, ng;
+	struct profile pr;
+	int rc;
+
+	if (sa <= 0 || y->oldest_gang == INT64_MAX)
+		return FW_OK;
+	if (!(g = FW_ARENA_RAW(y->a, int32_t, GANG_QUEUE_MAX)))
+		return FW_ENOMEM;
+	if ((ng = oldest_gangs(y, g)) == 0)
+		return FW_OK;
+	if ((rc = fw__resv_events(y)) != FW_OK || (rc = profile_build(y, &pr, 2 * ng + 2)) != FW_OK)
+		return rc;
+	for (int32_t i = 0; i < ng; i++) {
+		const struct fw_job *job = &y->s->jobs[g[i]];
+		struct fw_pending *r = &y->reason[g[i]];
+		fw_time lo = y->ji[g[i]].submit + sa, dur = fw_job_runtime(y->s, job), t;
+		int64_t need = fw__gang_need(job);
+		if (lo < r->expected_start)
+			lo = r->expected_start;
+		if (need <= 0 || (t = profile_fit(&pr, lo, need, dur > 0 ? dur : 1)) < 0)
+			continue;
+		r->expected_start = t;
+		int32_t b0 = profile_split(&pr, t), b1 = dur > 0 ? profile_split(&pr, t + dur) : pr.n;
+		for (int32_t b = b0; b < b1; b++)
+			pr.F[b] -= need;
+	}
+	return FW_OK;
+}
+
 int fw__phase_estimate(struct cyc *y)
 {
 	int32_t n = y->pol->queue_order == FW_QORDER_GLOBAL ? y->qfirst[1] : y->qfirst[y->s->nqueues];
@@ -523,5 +708,5 @@ int fw__phase_estimate(struct cyc *y)
 	if ((rc = explain_open(&e, free_end)) != FW_OK)
 		return rc;
 	queue_pass(&e);
-	return FW_OK;
+	return gang_queue(&e);
 }

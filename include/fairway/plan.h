@@ -23,9 +23,16 @@
  *     policies): a lower bound for queue position that costs one pass;
  *     under a strict-order policy (FIFO), never before any job ahead, and
  *     unknown (HEAD_OF_LINE) behind a job whose start is unknown.
- *     The estimate ignores the capacity that other waiting jobs, not yet
- *     reserved, will take first: it is the earliest plausible start, not a
- *     promise.  `ahead` counts the jobs ahead in its line still waiting.
+ *   - under a policy with a starvation age (policy.h starve_after_s), a
+ *     gang with no reservation is expected no earlier than when it starves
+ *     (submit + the age), and behind the older such gangs: the 64 oldest
+ *     are placed, oldest first, in a time profile of free whole GPUs
+ *     (running jobs' and this plan's ends, reservations held), each at
+ *     the first time it fits for its runtime, topology aside.
+ *     Otherwise the estimate ignores the capacity that other waiting jobs,
+ *     not yet reserved, will take first: it is the earliest plausible
+ *     start, not a promise.  `ahead` counts the jobs ahead in its line
+ *     still waiting.
  * Unknown (FW_TIME_UNKNOWN, with unknown_why and its arguments) when the
  * job is over quota (OVER_QUOTA), when the GPUs it needs are held by jobs
  * with no expected runtime (UNKNOWN_RUNTIME), or when the cluster can

@@ -1107,6 +1107,44 @@ TEST(checker_catches_a_start_of_a_running_job)
 	fw_snapshot_free(s);
 }
 
+/* Estimates under a starvation age: a gang that earned no reservation is
+ * expected no earlier than when it starves, and then behind older gangs
+ * (a time profile of free GPUs, oldest first). */
+TEST(unreserved_gangs_are_expected_in_age_order_after_starving)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
+	tb_node(s, "n1", 8, NULL, NULL, NULL, NULL);
+	tb_queue(s, "A", -1, 8, -1, 1);
+	tb_queue(s, "B", -1, 8, -1, 1);
+	s->now = 100;
+	s->config.starve_after_s = 3600;
+	for (int i = 0; i < 2; i++) {
+		int j = tb_job(s, i ? "r1" : "r0", 0, 1, 8, 1000, 0);
+		tb_run(s, j, 1, &i, 0xff);
+		s->jobs[j].expected_runtime = 1000 * (i + 1); /* n0 free at 1000, n1 at 2000 */
+	}
+	int b = tb_job(s, "b", 1, 2, 8, 1000, 50);  /* B is below its share: tried first */
+	s->jobs[b].expected_runtime = 1000;
+	int a1 = tb_job(s, "a1", 0, 2, 8, 1000, 0), a2 = tb_job(s, "a2", 0, 2, 8, 1000, 10);
+	s->jobs[a1].expected_runtime = s->jobs[a2].expected_runtime = 500;
+	struct fw_plan *p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT(reservation_of(p, b) != NULL);
+	ASSERT_EQ(reservation_of(p, b)->at, 2000);
+	ASSERT(reservation_of(p, a1) == NULL && reservation_of(p, a2) == NULL);
+	/* a1 starves at 3600 (b holds both nodes 2000..3000), then a2 after it */
+	ASSERT_EQ(fw_plan_pending_for(p, a1)->expected_start, 3600);
+	ASSERT_EQ(fw_plan_pending_for(p, a2)->expected_start, 4100);
+	/* without a starvation age: the walk alone, once b's reservation ends */
+	s->config.starve_after_s = -1;
+	p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT_EQ(fw_plan_pending_for(p, a1)->expected_start, 3000);
+	ASSERT_EQ(fw_plan_pending_for(p, a2)->expected_start, 3000);
+	fw_snapshot_free(s);
+}
+
 /* A gang that has waited starve_after_s (fairway: 24 h) is tried before
  * the fair-share order, so it earns a reservation although its queue is
  * over its share and newer jobs of another queue fill every reservation
@@ -1380,7 +1418,7 @@ static void teardown(void)
 	reclaim_honours_the_queue_min_runtime_protection, reclaim_evicts_whole_gangs, \
 	reclaim_evicts_nothing_when_the_preemptor_would_not_fit_anyway, preemption_within_a_queue_by_priority, \
 	reclaim_never_takes_a_queue_over_its_fair_share, narrowing_reclaim_never_inverts_two_queues, \
-	conservative_backfill_reserves_for_every_blocked_job, consolidation_moves_small_jobs_to_free_nodes_for_a_gang, \
+	unreserved_gangs_are_expected_in_age_order_after_starving, conservative_backfill_reserves_for_every_blocked_job, consolidation_moves_small_jobs_to_free_nodes_for_a_gang, \
 	checker_catches_a_start_of_a_running_job, a_starving_gang_is_tried_first_and_reserved, reclaim_spares_a_job_that_started_after_starving, \
 	evictions_are_bounded_per_cycle, reclaim_is_deterministic_and_keeps_every_invariant_on_random_snapshots, \
 	checker_catches_a_bad_eviction
