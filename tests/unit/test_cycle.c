@@ -968,6 +968,30 @@ TEST(reclaim_never_takes_a_queue_over_its_fair_share)
 	fw_snapshot_free(s);
 }
 
+/* Evictions in the plan of policy pol for s; -1 when the cycle fails. */
+static int evictions(const struct fw_snapshot *s, const char *pol)
+{
+	struct fw_plan *p = run(s, pol);
+	return p ? count_kind(p, FW_DECIDE_EVICT) : -1;
+}
+
+/* Two 8-GPU nodes, queues A and B (deserved 8 each), and queue A's jobs
+ * 0 and 1 running on n0 and n1 with all their GPUs. */
+static struct fw_snapshot *two_busy_nodes(fw_time now)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
+	tb_node(s, "n1", 8, NULL, NULL, NULL, NULL);
+	tb_queue(s, "A", -1, 8, -1, 1);
+	tb_queue(s, "B", -1, 8, -1, 1);
+	s->now = now;
+	for (int i = 0; i < 2; i++) {
+		int j = tb_job(s, i ? "r1" : "r0", 0, 1, 8, 1000, 0);
+		tb_run(s, j, 1, &i, 0xff);
+	}
+	return s;
+}
+
 /* Conservative backfill: every blocked job gets a reservation while a
  * node can hold one (one per node); EASY (slurm): the first only. */
 TEST(conservative_backfill_reserves_for_every_blocked_job)
@@ -1084,9 +1108,7 @@ TEST(consolidation_moves_small_jobs_to_free_nodes_for_a_gang)
 	s->queues[0].min_runtime_s = 0;
 	for (int i = 0; i < 4; i++)
 		s->jobs[i].preemptible = false;
-	p = run(s, "fairway");
-	ASSERT(p != NULL);
-	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 0);
+	ASSERT_EQ(evictions(s, "fairway"), 0);
 	fw_snapshot_free(s);
 }
 
@@ -1112,18 +1134,10 @@ TEST(checker_catches_a_start_of_a_running_job)
  * (a time profile of free GPUs, oldest first). */
 TEST(unreserved_gangs_are_expected_in_age_order_after_starving)
 {
-	struct fw_snapshot *s = fw_snapshot_new();
-	tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
-	tb_node(s, "n1", 8, NULL, NULL, NULL, NULL);
-	tb_queue(s, "A", -1, 8, -1, 1);
-	tb_queue(s, "B", -1, 8, -1, 1);
-	s->now = 100;
+	struct fw_snapshot *s = two_busy_nodes(100);
 	s->config.starve_after_s = 3600;
-	for (int i = 0; i < 2; i++) {
-		int j = tb_job(s, i ? "r1" : "r0", 0, 1, 8, 1000, 0);
-		tb_run(s, j, 1, &i, 0xff);
-		s->jobs[j].expected_runtime = 1000 * (i + 1); /* n0 free at 1000, n1 at 2000 */
-	}
+	for (int i = 0; i < 2; i++)
+		s->jobs[i].expected_runtime = 1000 * (i + 1); /* n0 free at 1000, n1 at 2000 */
 	int b = tb_job(s, "b", 1, 2, 8, 1000, 50);  /* B is below its share: tried first */
 	s->jobs[b].expected_runtime = 1000;
 	int a1 = tb_job(s, "a1", 0, 2, 8, 1000, 0), a2 = tb_job(s, "a2", 0, 2, 8, 1000, 10);
@@ -1151,17 +1165,10 @@ TEST(unreserved_gangs_are_expected_in_age_order_after_starving)
  * the nodes can hold. */
 static struct fw_snapshot *starving_case(void)
 {
-	struct fw_snapshot *s = fw_snapshot_new();
-	tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
-	tb_node(s, "n1", 8, NULL, NULL, NULL, NULL);
-	tb_queue(s, "A", -1, 8, -1, 1);
-	tb_queue(s, "B", -1, 8, -1, 1);
-	s->now = 200000;
+	struct fw_snapshot *s = two_busy_nodes(200000);
 	for (int i = 0; i < 2; i++) {
-		int j = tb_job(s, i ? "a1" : "a0", 0, 1, 8, 1000, 0);
-		tb_run(s, j, 1, &i, 0xff);
-		s->jobs[j].start_time = 150000;
-		s->jobs[j].expected_runtime = 60000 + 10000 * i; /* n0 210000, n1 220000 */
+		s->jobs[i].start_time = 150000;
+		s->jobs[i].expected_runtime = 60000 + 10000 * i; /* n0 210000, n1 220000 */
 	}
 	int g = tb_job(s, "gang", 0, 2, 8, 1000, 1000); /* waited 55 h */
 	s->jobs[g].expected_runtime = 3600;
@@ -1201,16 +1208,9 @@ TEST(a_starving_gang_is_tried_first_and_reserved)
 /* A job that started after starving is not reclaimed: it waited its turn. */
 TEST(reclaim_spares_a_job_that_started_after_starving)
 {
-	struct fw_snapshot *s = fw_snapshot_new();
-	tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
-	tb_node(s, "n1", 8, NULL, NULL, NULL, NULL);
-	tb_queue(s, "A", -1, 8, -1, 1);
-	tb_queue(s, "B", -1, 8, -1, 1);
-	s->now = 400000;
-	int r[2];
+	struct fw_snapshot *s = two_busy_nodes(400000);
+	int r[2] = { 0, 1 };
 	for (int i = 0; i < 2; i++) {
-		r[i] = tb_job(s, i ? "r1" : "r0", 0, 1, 8, 1000, 0);
-		tb_run(s, r[i], 1, &i, 0xff);
 		s->jobs[r[i]].preemptible = true;
 		s->jobs[r[i]].start_time = 390000;
 	}
@@ -1225,9 +1225,7 @@ TEST(reclaim_spares_a_job_that_started_after_starving)
 		if (p->decisions[i].kind == FW_DECIDE_EVICT)
 			ASSERT_EQ(p->decisions[i].job, r[1]);
 	s->jobs[r[1]].submit_time = 390000 - 25 * 3600; /* both starved */
-	p = run(s, "fairway");
-	ASSERT(p != NULL);
-	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 0);
+	ASSERT_EQ(evictions(s, "fairway"), 0);
 	fw_snapshot_free(s);
 }
 
