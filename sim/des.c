@@ -23,6 +23,7 @@
  */
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -562,6 +563,18 @@ static void complete(struct sim *m, struct ev e)
 }
 
 /* Drop finished jobs in one stable pass; rewrite allocs in job order. */
+/* Move a job record: its fields and its used task groups only.  The
+ * replay compacts its jobs before most cycles, and most of a record is
+ * task groups a trace job does not use (nothing reads past ngroups). */
+static void job_move(struct fw_job *d, const struct fw_job *src)
+{
+	size_t used = offsetof(struct fw_job, groups) + (size_t)src->ngroups * sizeof src->groups[0];
+	size_t tail = offsetof(struct fw_job, required_level);
+
+	memcpy(d, src, used);
+	memcpy((char *)d + tail, (const char *)src + tail, sizeof *d - tail);
+}
+
 static int compact(struct sim *m)
 {
 	struct fw_snapshot *s = m->s;
@@ -580,7 +593,7 @@ static int compact(struct sim *m)
 		if (m->gone[k])
 			continue;
 		if (w != k)
-			s->jobs[w] = s->jobs[k];
+			job_move(&s->jobs[w], &s->jobs[k]);
 		m->row_of[w] = m->row_of[k];
 		m->snap_of[m->row_of[w]] = w;
 		m->gone[w] = false;
