@@ -42,13 +42,25 @@ static json_t *decisions_json(const struct fw_backend_action *acts, const int *s
 	return a;
 }
 
+/* This plan's applied action of a kind for a job, or NULL. */
+static const struct fw_backend_action *applied(enum fw_decision_kind kind, const char *job,
+					       const struct fw_backend_action *acts, const int *status, int32_t n)
+{
+	for (int32_t i = 0; i < n; i++)
+		if (acts[i].kind == kind && status[i] == FW_OK && !strcmp(acts[i].job, job))
+			return &acts[i];
+	return NULL;
+}
+
 static const struct fw_backend_action *started(const char *job, const struct fw_backend_action *acts,
 					       const int *status, int32_t n)
 {
-	for (int32_t i = 0; i < n; i++)
-		if (acts[i].kind == FW_DECIDE_START && status[i] == FW_OK && !strcmp(acts[i].job, job))
-			return &acts[i];
-	return NULL;
+	return applied(FW_DECIDE_START, job, acts, status, n);
+}
+
+static bool evicted(const char *job, const struct fw_backend_action *acts, const int *status, int32_t n)
+{
+	return applied(FW_DECIDE_EVICT, job, acts, status, n) != NULL;
 }
 
 static json_t *job_nodes(const struct fw_snapshot *s, const struct fw_job *j)
@@ -81,7 +93,7 @@ static void pending_fields(json_t *o, const struct fw_pending *pe)
 }
 
 static json_t *job_json(const struct fw_snapshot *s, const struct fw_plan *p, int32_t i,
-			const struct fw_backend_action *st)
+			const struct fw_backend_action *st, const struct fw_backend_action *ev)
 {
 	const struct fw_job *j = &s->jobs[i];
 	json_t *o = json_pack("{s:s,s:s,s:s,s:I,s:I,s:I,s:i}", "name", j->name, "queue", s->queues[j->queue].name,
@@ -90,6 +102,13 @@ static json_t *job_json(const struct fw_snapshot *s, const struct fw_plan *p, in
 			      j->priority);
 	const struct fw_pending *pe = NULL;
 
+	if (ev && !st) { /* evicted by this plan and requeued */
+		json_object_set_new(o, "state", json_string("pending"));
+		json_object_set_new(o, "reason", json_string(fw_reason_name(ev->reason)));
+		json_object_set_new(o, "reasonText", json_string(ev->why));
+		json_object_set_new(o, "expectedStart", json_null());
+		return o;
+	}
 	if (j->state == FW_JOB_RUNNING || st) {
 		fw_time start = st ? st->at : j->start_time;
 		json_t *nodes = json_array();
@@ -122,30 +141,36 @@ static const struct fw_health_report *health_of(const char *node, const struct f
 	return NULL;
 }
 
-/* Milli-GPUs in use per node: running jobs plus this plan's starts. */
+
+/* Milli-GPUs in use per node: running jobs this plan did not evict, plus
+ * this plan's starts (a moved job: evicted, then started elsewhere). */
 static int64_t *node_use(const struct fw_snapshot *s, const struct fw_backend_action *acts, const int *status,
 			 int32_t n)
 {
 	int64_t *use = calloc((size_t)s->nnodes + 1, sizeof *use);
+	int32_t nevict = 0;
 
 	if (!use)
 		return NULL;
+	for (int32_t i = 0; i < n; i++)
+		nevict += acts[i].kind == FW_DECIDE_EVICT && status[i] == FW_OK;
 	for (int32_t i = 0; i < s->njobs; i++) {
 		const struct fw_job *j = &s->jobs[i];
-		for (int32_t k = 0; j->state == FW_JOB_RUNNING && k < j->alloc_count; k++) {
+		if (j->state != FW_JOB_RUNNING || (nevict && evicted(j->name, acts, status, n)))
+			continue;
+		for (int32_t k = 0; k < j->alloc_count; k++) {
 			const struct fw_task_alloc *a = &s->allocs[j->alloc_first + k];
 			use[a->node] += (int64_t)__builtin_popcount(a->gpu_mask) * a->gpu_milli;
 		}
 	}
 	for (int32_t i = 0; i < n; i++) {
-		if (status[i] != FW_OK || (acts[i].kind != FW_DECIDE_START && acts[i].kind != FW_DECIDE_EVICT))
+		if (status[i] != FW_OK || acts[i].kind != FW_DECIDE_START)
 			continue;
 		for (int32_t k = 0; k < acts[i].nplacements; k++) {
 			int x = fw_snapshot_find_node(s, acts[i].placements[k].node);
-			int64_t m = (int64_t)__builtin_popcount(acts[i].placements[k].gpu_mask) *
-				    acts[i].placements[k].gpu_milli;
 			if (x >= 0)
-				use[x] += acts[i].kind == FW_DECIDE_START ? m : 0;
+				use[x] += (int64_t)__builtin_popcount(acts[i].placements[k].gpu_mask) *
+					  acts[i].placements[k].gpu_milli;
 		}
 	}
 	return use;
@@ -220,9 +245,10 @@ json_t *fw_serve_build_view(const struct fw_snapshot *s, const struct fw_plan *p
 	}
 	for (int32_t i = 0; i < s->njobs; i++) {
 		const struct fw_backend_action *st = started(s->jobs[i].name, acts, status, nacts);
-		json_t *o = job_json(s, p, i, st);
+		const struct fw_backend_action *ev = applied(FW_DECIDE_EVICT, s->jobs[i].name, acts, status, nacts);
+		json_t *o = job_json(s, p, i, st, ev);
 		const char *r = json_string_value(json_object_get(o, "reason"));
-		if (r && !st && s->jobs[i].state == FW_JOB_PENDING)
+		if (r && !strcmp(json_string_value(json_object_get(o, "state")), "pending"))
 			json_object_set_new(byreason, r, json_integer(json_integer_value(json_object_get(byreason, r)) + 1));
 		json_array_append_new(order, json_string(s->jobs[i].name));
 		json_object_set_new(jobs, s->jobs[i].name, o);
