@@ -7,6 +7,11 @@
 #   serve_kill9_restart        the daemon killed with -9 twice mid-run and
 #                              restarted: every job runs exactly once, the
 #                              queue drains
+#   serve_unreachable          a slurm.conf whose controller does not answer:
+#                              serve exits at once with "cannot reach
+#                              slurmctld", Slurm state unchanged
+#   serve_bad_config           an invalid YAML: serve exits 2 naming the
+#                              field, Slurm state unchanged
 # The daemon resolves API node names against its --config fleet, so the
 # test writes one listing the lab's 16 nodes (their capacity and topology
 # still come from Slurm).
@@ -97,4 +102,33 @@ else
 	bad serve_kill9_restart "$(wc -l <"$log") runs of $(sort -u "$log" | wc -l) jobs (expected 60 once each); $(squeue -h | wc -l) left"
 fi
 serve_stop
+
+# ------------------------------------------------------------ 4. errors
+state() {
+	squeue -h -o '%i %T %Q %k %N' | sort
+	sinfo -h -N -o '%N %T %E' | sort
+	scontrol -o show res 2>&1
+}
+submit 2 team_a 5
+before=$(state)
+sed 's/^SlurmctldPort=.*/SlurmctldPort=1/' "$SLURM_CONF" >"$T/lab/etc/unreachable.conf"
+start=$SECONDS
+SLURM_CONF=$T/lab/etc/unreachable.conf timeout 20 "$FAIRWAY" serve --backend slurm --config "$T/serve.yaml" \
+	--state "$T/state2" --listen 127.0.0.1:0 >"$T/out" 2>&1
+rc=$?
+if [ $rc != 0 ] && [ $rc != 124 ] && ((SECONDS - start <= 5)) && grep -q "cannot reach slurmctld" "$T/out" &&
+	[ "$(state)" = "$before" ]; then
+	ok serve_unreachable
+else
+	bad serve_unreachable "exit $rc after $((SECONDS - start)) s: $(head -c 300 "$T/out")"
+fi
+printf 'queues:\n  - name: team_a\n    resources: {gpu: {quota: -3}}\n' >"$T/bad.yaml"
+timeout 20 "$FAIRWAY" serve --backend slurm --config "$T/bad.yaml" --state "$T/state3" \
+	--listen 127.0.0.1:0 >"$T/out" 2>&1
+rc=$?
+if [ $rc = 2 ] && grep -q "quota" "$T/out" && [ "$(state)" = "$before" ]; then
+	ok serve_bad_config
+else
+	bad serve_bad_config "exit $rc: $(head -c 300 "$T/out")"
+fi
 finish
