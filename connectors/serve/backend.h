@@ -41,9 +41,9 @@
  * queue the daemon does not know is left out of the snapshot and counted
  * in fw_backend_world.skipped_jobs (the daemon shows the count).
  *
- * Optional operations.  submit, cancel and health may be NULL: the API
- * then answers 501 for job submission/cancel, and node health comes only
- * from POSTed reports.  The local backend implements all of them; a Slurm
+ * Optional operations.  submit, cancel, health and explain may be NULL: the
+ * API then answers 501 for job submission/cancel, node health comes only
+ * from POSTed reports, and waiting reasons stay in the API.  The local backend implements all of them; a Slurm
  * backend typically implements read/apply/health and leaves submission to
  * sbatch.
  *
@@ -131,6 +131,16 @@ struct fw_backend_result {
 	int *status;                  /* one per action, filled by apply() */
 };
 
+/* Why one waiting job waits, for explain(): the plan's pending entry by
+ * name (plan.h struct fw_pending). */
+struct fw_backend_note {
+	char job[FW_NAME_MAX];
+	enum fw_reason reason;
+	fw_time expected_start;       /* FW_TIME_UNKNOWN when unknown */
+	enum fw_reason unknown_why;   /* why it is unknown */
+	int32_t ahead;                /* jobs ahead of it, waiting */
+};
+
 /* One node's health as the backend sees it (Slurm: DOWN/DRAIN states). */
 struct fw_node_health {
 	char node[FW_NAME_MAX];
@@ -171,6 +181,10 @@ struct fw_backend_ops {
 	/* Optional: cancel a pending or running job (FW_ENOENT if unknown). */
 	int (*cancel)(struct fw_backend *b, const char *job, fw_time now);
 	void (*close)(struct fw_backend *b);
+	/* Optional: show users why their jobs wait, after apply() (Slurm:
+	 * the job's comment).  Best effort, bounded by the backend. */
+	void (*explain)(struct fw_backend *b, const struct fw_backend_note *notes,
+			int32_t n);
 };
 
 /* The built-in virtual cluster (local.c). */

@@ -59,7 +59,7 @@ static int one_action(const struct fw_snapshot *s, const struct fw_plan *p,
 	return FW_OK;
 }
 
-static void note_text(const struct fw_pending *e, char *buf, size_t n)
+void fw_slurm_note_text(const struct fw_backend_note *e, char *buf, size_t n)
 {
 	char when[32];
 	time_t t;
@@ -95,8 +95,12 @@ int fw_slurm_plan_actions(const struct fw_snapshot *s, const struct fw_plan *p,
 			return rc;
 	for (int32_t i = 0; i < p->npending; i++) {
 		const struct fw_pending *e = &p->pending[i];
+		struct fw_backend_note bn = { .reason = e->reason,
+					      .expected_start = e->expected_start,
+					      .unknown_why = e->unknown_why,
+					      .ahead = e->ahead };
 		snprintf(t[i].job, sizeof t[i].job, "%s", s->jobs[e->job].name);
-		note_text(e, t[i].text, sizeof t[i].text);
+		fw_slurm_note_text(&bn, t[i].text, sizeof t[i].text);
 	}
 	*acts = x;
 	*nacts = p->ndecisions;

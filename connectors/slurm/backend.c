@@ -3,10 +3,11 @@
  * (connectors/serve/backend.h): `fairway serve --backend slurm
  * --backend-opt conf=/etc/slurm/slurm.conf,partitions=gpu`.
  *
- * read, apply and health map one to one onto fwslurm.h; submission and
- * cancellation stay with sbatch and scancel (NULL ops).  The daemon's
- * fleet snapshot is not used: Slurm is the world.
+ * read, apply, health and explain map one to one onto fwslurm.h;
+ * submission and cancellation stay with sbatch and scancel (NULL ops).
+ * The daemon's fleet snapshot is not used: Slurm is the world.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,6 +57,23 @@ static int sb_health(struct fw_backend *b, struct fw_node_health *out, int cap)
 	return fw_slurm_health(b->h, out, cap);
 }
 
+/* Waiting reasons into comments: fw_slurm_annotate writes only those that
+ * changed, at most its comment budget per call. */
+static void sb_explain(struct fw_backend *b, const struct fw_backend_note *notes,
+		       int32_t n)
+{
+	struct fw_slurm_note *t = calloc(n > 0 ? (size_t)n : 1, sizeof *t);
+
+	if (!t)
+		return;
+	for (int32_t i = 0; i < n; i++) {
+		snprintf(t[i].job, sizeof t[i].job, "%s", notes[i].job);
+		fw_slurm_note_text(&notes[i], t[i].text, sizeof t[i].text);
+	}
+	fw_slurm_annotate(b->h, t, n);
+	free(t);
+}
+
 static void sb_close(struct fw_backend *b)
 {
 	if (!b)
@@ -72,4 +90,5 @@ const struct fw_backend_ops fw_backend_slurm = {
 	.apply = sb_apply,
 	.health = sb_health,
 	.close = sb_close,
+	.explain = sb_explain,
 };

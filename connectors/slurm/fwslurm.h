@@ -160,6 +160,9 @@ const struct fw_slurm_stats *fw_slurm_stats(const struct fw_slurm *h);
 /* The last RPC slurmctld refused, "what obj: Slurm's error"; "" if none. */
 const char *fw_slurm_last_error(const struct fw_slurm *h);
 
+/* A waiting job's comment text (actions.c has the format). */
+void fw_slurm_note_text(const struct fw_backend_note *e, char *buf, size_t n);
+
 /* The plan as backend actions plus one note per waiting job, arrays from
  * arena a; for drivers without the daemon (`fairway-slurm`). */
 int fw_slurm_plan_actions(const struct fw_snapshot *s, const struct fw_plan *p,
