@@ -25,9 +25,10 @@
  *                    and the jobs run on.  A DRAINING node (an operator's
  *                    maintenance) always lets its jobs finish.
  *
- * Cost: the drain walks the running jobs' allocations once, and only when
- * some node is UNHEALTHY or DRAINING (counted at build); the explanation is
- * O(1) per explained shape.  Honest limits: the capacity a drained job
+ * Cost: only when some node is UNHEALTHY, DRAINING or has a bad GPU
+ * (counted at build), the drain walks the running jobs' allocations once to
+ * count, then once per node it requeues from; the explanation is O(1) per
+ * explained shape.  Honest limits: the capacity a drained job
  * frees on its healthy nodes is not reused in the same plan (the next
  * cycle sees it), and the estimates still count a drained job's end.
  */

@@ -19,6 +19,13 @@
  * fit), then a free GPU.  Changes go straight into the node state with an
  * undo log; on failure they are rolled back, on success the domain
  * aggregates are updated once per touched node.
+ *
+ * Health (health.h): UNHEALTHY and DRAINING nodes are not usable and bad
+ * GPUs never count (domain.c leaves both out of the index); a gang of
+ * suspect_gang_gpus or more that is not preemptible skips SUSPECT nodes
+ * (one flag test per candidate), so a domain's count may include suspect
+ * GPUs it cannot use: the assignment then fails there and the search
+ * moves on.
  */
 #include <string.h>
 

@@ -30,6 +30,7 @@ struct cli {
 	const char *out;
 	const char *traces;
 	bool cluster03;
+	bool sensitivity;
 };
 
 struct pair {
@@ -62,7 +63,8 @@ static void usage(FILE *f)
 		"                 the health model's settings (default: health.h's)\n"
 		"  --traces DIR   where microsoft-itp/cluster03.csv is (default\n"
 		"                 $FAIRWAY_TRACES or ../shared/traces)\n"
-		"  --no-cluster03 skip the cluster03 no-harm run\n");
+		"  --no-cluster03 skip the cluster03 no-harm run\n"
+		"  --no-sensitivity  skip the sensitivity table (five more experiments)\n");
 }
 
 static int num(const char *flag, const char *v, double lo, double hi, double *out)
@@ -88,6 +90,7 @@ static int parse(int argc, char **argv, struct cli *c)
 	memset(c, 0, sizeof *c);
 	c->seeds = 5;
 	c->cluster03 = true;
+	c->sensitivity = true;
 	c->tail_s = 15 * DAY;
 	fw_llmfleet_default(&c->fleet);
 	fw_failure_model_default(&c->fail);
@@ -100,6 +103,9 @@ static int parse(int argc, char **argv, struct cli *c)
 			exit(0);
 		} else if (!strcmp(a, "--no-cluster03")) {
 			c->cluster03 = false;
+			continue;
+		} else if (!strcmp(a, "--no-sensitivity")) {
+			c->sensitivity = false;
 			continue;
 		} else if (!strcmp(a, "--out") && v) {
 			c->out = v;
@@ -232,13 +238,26 @@ static int run_c03(const struct cli *c, struct pair *p, bool *have)
 
 /* ---- markdown ---------------------------------------------------------------- */
 
+/* A ratio, or n/a for an empty bucket. */
+static const char *ratio(double x, char *buf, size_t n, const char *fmt)
+{
+	if (isnan(x))
+		snprintf(buf, n, "n/a");
+	else
+		snprintf(buf, n, fmt, x);
+	return buf;
+}
+
 static void row(FILE *f, const char *label, const struct pair *p, const struct fw_health_metrics *m,
 		const char *variant)
 {
-	fprintf(f, "| %s | %s | %zu | %zu | %.3f | %.3f | %.3f | %.2f | %.0f | %.2f%% | %.2f | %lld | %.1f |\n",
-		label, variant, p->jobs, p->nfails, m->ettr[FW_HB_BIG], m->ettr[FW_HB_MID], m->ettr[FW_HB_SMALL],
-		m->fail_per_job[FW_HB_BIG], m->lost_gpu_h, 100.0 * m->occupancy, m->jct_mean / 3600.0,
-		(long long)m->finished, m->suspect_nodes_mean);
+	char e0[16], e1[16], e2[16], fj[16];
+
+	fprintf(f, "| %s | %s | %zu | %zu | %s | %s | %s | %s | %.0f | %.2f%% | %.2f | %lld | %.1f |\n", label,
+		variant, p->jobs, p->nfails, ratio(m->ettr[FW_HB_BIG], e0, sizeof e0, "%.3f"),
+		ratio(m->ettr[FW_HB_MID], e1, sizeof e1, "%.3f"), ratio(m->ettr[FW_HB_SMALL], e2, sizeof e2, "%.3f"),
+		ratio(m->fail_per_job[FW_HB_BIG], fj, sizeof fj, "%.2f"), m->lost_gpu_h, 100.0 * m->occupancy,
+		m->jct_mean / 3600.0, (long long)m->finished, m->suspect_nodes_mean);
 }
 
 static void table(FILE *f, const struct pair *p, int n, const char *what)
@@ -346,6 +365,60 @@ static void setup(FILE *f, const struct cli *c)
 		   "  Occupancy = GPU-seconds of runs inside the arrival window / (GPUs x window).\n\n");
 }
 
+/* ---- sensitivity ----------------------------------------------------------- */
+
+/* Variations of the main setup, each over the same seeds: a longer run
+ * (more failure history to learn from), a stronger "lemon node" setting of
+ * the health model, a busier fleet.  Fixed here so that the document is
+ * one command's output. */
+struct variant {
+	const char *what;
+	double days, load;
+	double flap_window_d, flap_hold_d; /* 0 = the main setup's */
+};
+
+static const struct variant variants[] = {
+	{ "main setup", 0, 0, 0, 0 },
+	{ "90 days of arrivals", 90, 0, 0, 0 },
+	{ "flap window 30 d, hold 30 d", 0, 0, 30, 30 },
+	{ "90 days; flap window 30 d, hold 30 d", 90, 0, 30, 30 },
+	{ "90 days at 95% load", 90, 0.95, 0, 0 },
+};
+
+static int sensitivity(FILE *f, const struct cli *c)
+{
+	fprintf(f, "\n## LLM fleet: sensitivity\n\n"
+		   "The same experiment with one thing changed (means over seeds 1..%d):\n\n"
+		   "| variation | ETTR >=256 blind | ETTR >=256 aware | change | GPU-h lost blind | GPU-h lost aware | change | occupancy change |\n"
+		   "|---|---|---|---|---|---|---|---|\n",
+		c->seeds);
+	for (size_t v = 0; v < sizeof variants / sizeof *variants; v++) {
+		struct cli x = *c;
+		struct pair *p = calloc((size_t)c->seeds, sizeof *p);
+		const struct variant *w = &variants[v];
+		if (!p)
+			return FW_ENOMEM;
+		if (w->days > 0)
+			x.fleet.span_s = (int64_t)(w->days * DAY);
+		if (w->load > 0)
+			x.fleet.load = w->load;
+		if (w->flap_window_d > 0) {
+			x.health.flap_window_s = (int64_t)(w->flap_window_d * DAY);
+			x.health.flap_hold_s = (int64_t)(w->flap_hold_d * DAY);
+		}
+		if (run_llm(&x, p) != FW_OK) {
+			free(p);
+			return FW_EIO;
+		}
+		struct means m = means_of(p, c->seeds);
+		fprintf(f, "| %s | %.4f | %.4f | %+.2f pp | %.0f | %.0f | %+.1f%% | %+.2f pp |\n", w->what, m.ettr_b,
+			m.ettr_a, 100.0 * (m.ettr_a - m.ettr_b), m.lost_b, m.lost_a,
+			m.lost_b > 0 ? 100.0 * (m.lost_a / m.lost_b - 1) : 0, 100.0 * (m.occ_a - m.occ_b));
+		free(p);
+	}
+	return FW_OK;
+}
+
 static int write_doc(FILE *f, const struct cli *c, const struct pair *llm, const struct pair *c03, bool have03)
 {
 	setup(f, c);
@@ -364,6 +437,24 @@ static int write_doc(FILE *f, const struct cli *c, const struct pair *llm, const
 	acceptance_c03(f, c03, c->seeds);
 	table(f, c03, c->seeds, "seed");
 	return FW_OK;
+}
+
+static void notes(FILE *f)
+{
+	fprintf(f, "\n## Reading the numbers\n\n"
+		   "- Where a target is not met, the table says so; the targets were not tuned toward.\n"
+		   "- The health model learns only from the failure history the run produces: a flaky node\n"
+		   "  (10x the base rate) fails about every 15 days, so within the flap window most flaky nodes\n"
+		   "  have one failure or none, and the default damping rarely marks them.  What health-aware\n"
+		   "  placement avoids is mostly the repaired node's probation window.  The sensitivity table\n"
+		   "  shows how longer runs and a stronger flap hold trade occupancy for fewer lost GPU-hours.\n"
+		   "- ETTR is bounded by how little a failure costs here: checkpoints every 30 minutes lose 15\n"
+		   "  minutes on average, and the replay charges no restart or failure-detection time, so the\n"
+		   "  health-blind ETTR of big jobs is already near 0.99 and cannot rise by 5 pp.\n"
+		   "- cluster03 is 21 nodes: its tables show how few failures its span sees and how few nodes\n"
+		   "  are suspect at a time; jobs under 16 GPUs may use suspect nodes anyway.  The no-harm check\n"
+		   "  measures what health-aware placement costs there.\n"
+		   "- \"n/a\": no job of that size in the trace.\n");
 }
 
 int fw_health_sim_cli(int argc, char **argv)
@@ -388,6 +479,9 @@ int fw_health_sim_cli(int argc, char **argv)
 		rc = 1;
 	} else {
 		write_doc(f, &c, llm, c03, have03);
+		if (c.sensitivity && sensitivity(f, &c) != FW_OK)
+			rc = 1;
+		notes(f);
 		if (f != stdout)
 			fclose(f);
 	}

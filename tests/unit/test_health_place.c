@@ -369,6 +369,30 @@ TEST(checker_rejects_health_violations)
 	fw_snapshot_free(s);
 }
 
+TEST(reservation_avoids_suspect_nodes)
+{
+	struct fw_snapshot *s = cluster(3);
+	struct fw_plan *p;
+	const struct fw_decision *r;
+	int busy[] = { 1, 2 };
+	int b = tb_job(s, "busy", 0, 2, 8, 1000, 0);
+
+	s->nodes[0].health = FW_HEALTH_SUSPECT;
+	tb_run(s, b, 2, busy, 0xff);
+	s->jobs[b].expected_runtime = 1000;
+	s->jobs[b].start_time = 0;
+	s->now = 10;
+	tb_job(s, "gang16", 0, 2, 8, 1000, 5);
+	p = run(s);
+	ASSERT(p);
+	r = decision_of(p, FW_DECIDE_RESERVE, 1, -1);
+	ASSERT(r); /* it waits for the healthy nodes, not the suspect one */
+	ASSERT_EQ(r->at, 1000);
+	for (int k = 0; k < r->alloc_count; k++)
+		ASSERT_NE(p->allocs[r->alloc_first + k].node, 0);
+	fw_snapshot_free(s);
+}
+
 TEST(validate_rejects_bad_health)
 {
 	struct fw_snapshot *s = cluster(1);
@@ -383,4 +407,5 @@ TEST_MAIN(bad_gpu_keeps_the_others, bad_gpu_blocks_full_node_job_with_health_rea
 	  unhealthy_node_excluded, draining_node_excluded, big_gang_avoids_suspect_small_uses_it,
 	  suspect_gpu_mask_counts_as_suspect, threshold_configurable, domains_count_usable_capacity_only,
 	  drain_requeues_by_default, drain_lets_finish_by_policy, draining_node_lets_finish,
-	  healthy_cluster_no_drain, checker_rejects_health_violations, validate_rejects_bad_health)
+	  healthy_cluster_no_drain, checker_rejects_health_violations, reservation_avoids_suspect_nodes,
+	  validate_rejects_bad_health)
