@@ -62,6 +62,24 @@ has xid_reported "$T/xid.json" '"xid":[{"code":62' '"node_health":"suspect"' '"s
 "$AGENT" --assess "$T/xid.json" >"$T/assess" 2>"$T/err"
 has xid_assess_suspect "$T/assess" '"node":"n002"' '"node_health":"suspect"' '"suspect_gpus":[1]'
 
+# ... and the scheduler, given that verdict, keeps a 16-GPU gang off the node
+state=$(sed -n 's/.*"node_health":"\([a-z]*\)".*/\1/p' "$T/assess")
+cat >"$T/snap.yaml" <<YAML
+now: 100
+nodes:
+  - {name: n002, gpus: 8, cpu: 64, memory: 512Gi, health: $state}
+  - {name: n003, gpus: 8, cpu: 64, memory: 512Gi}
+queues:
+  - {name: q, resources: {gpu: {quota: 16}}}
+jobs:
+  - {name: gang, queue: q, submitTime: 1, tasks: [{count: 2, gpus: 8}]}
+  - {name: eval, queue: q, submitTime: 2, tasks: [{count: 1, gpus: 1}]}
+YAML
+if [ -x "$B/tools/fairway" ]; then
+	"$B/tools/fairway" plan --config "$T/snap.yaml" --json >"$T/plan" 2>&1
+	has xid_node_gang_waits_health "$T/plan" '"job": "gang"' '"reason": "health"'
+fi
+
 # 5. an application XID (13) changes nothing
 FAKE_NVML_XID=0:13 "$AGENT" --nvml "$FAKE" >"$T/out" 2>"$T/err"
 has app_xid_ignored "$T/out" '"code":13' '"node_health":"healthy"'
