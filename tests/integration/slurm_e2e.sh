@@ -34,25 +34,30 @@ lab_up 16
 # the 128 GPUs.  team_a fills the cluster first; team_b arrives; short jobs
 # turn over and fairway hands the freed GPUs to whoever is below its share.
 t_fairshare() {
-	local a b ok_samples=0 samples=0 i
+	local a b full=0 good=0 i d
 	fw_start
-	submit 600 team_a 12 || { bad fairshare_60_40 "sbatch failed"; return; }
+	# 600 + 150 jobs of 10..14 s (mixed lengths: no synchronized waves)
+	for d in 10 11 12 13 14; do submit 120 team_a "$d" || { bad fairshare_60_40 "sbatch failed"; return; }; done
 	wait_until 30 'test "$(gpus_of team_a)" -ge 120' || { bad fairshare_60_40 "team_a never filled the cluster ($(gpus_of team_a))"; return; }
-	submit 150 team_b 12 || { bad fairshare_60_40 "sbatch failed"; return; }
-	sleep 14 # one job length: team_a's first wave ends, team_b catches up
-	for i in $(seq 10); do
-		a=$(gpus_of team_a) b=$(gpus_of team_b)
+	for d in 10 11 12 13 14; do submit 30 team_b "$d" || { bad fairshare_60_40 "sbatch failed"; return; }; done
+	sleep 15 # one job length: team_a's first wave ends, team_b catches up
+	# While both wait: whenever the cluster is full (not between a job's
+	# end and the next start), team_a holds 76.8 +- 1 of 128 GPUs
+	for i in $(seq 30); do
 		[ "$(pending_of team_a)" -gt 0 ] && [ "$(pending_of team_b)" -gt 0 ] || break
-		samples=$((samples + 1))
-		# 60/40 of what they hold, +-1 job: |a*40 - b*60| <= 100
-		(((a * 40 - b * 60) <= 100 && (b * 60 - a * 40) <= 100)) && ok_samples=$((ok_samples + 1))
-		echo "  sample $i: team_a $a GPUs, team_b $b GPUs"
-		sleep 1
+		a=$(gpus_of team_a) b=$(gpus_of team_b)
+		if ((a + b == 128)); then
+			full=$((full + 1))
+			((a >= 76 && a <= 78)) && good=$((good + 1))
+			echo "  full sample $full: team_a $a GPUs, team_b $b GPUs"
+		fi
+		((full >= 10)) && break
+		sleep 0.5
 	done
-	if ((samples >= 5 && ok_samples * 10 >= samples * 8)); then
+	if ((full >= 5 && good * 10 >= full * 9)); then
 		ok fairshare_60_40
 	else
-		bad fairshare_60_40 "$ok_samples of $samples samples within 60/40 +-1 job"
+		bad fairshare_60_40 "$good of $full full-cluster samples had team_a at 76.8 +- 1 GPUs"
 	fi
 	# team_b stops: its waiting jobs go; team_a must take the idle GPUs
 	scancel -A team_b -t PD
@@ -247,7 +252,7 @@ t_evict() {
 		sbatch -Q -A team_b --requeue --gres=gpu:8 -t 5 -o /dev/null --wrap 'sleep 120'
 	done
 	fw_start --policy kai
-	wait_until 20 'test "$(gpus_of team_b)" = 128' || { bad evict_requeue_held "team_b did not fill the cluster"; fw_stop; cancel_all; return; }
+	wait_until 30 'test "$(squeue -h -t R -A team_b | wc -l)" = 16' || { bad evict_requeue_held "team_b did not fill the cluster"; fw_stop; cancel_all; return; }
 	for i in $(seq 8); do
 		sbatch -Q -A team_a --gres=gpu:8 -t 5 -o /dev/null --wrap 'sleep 60'
 	done
