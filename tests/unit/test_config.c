@@ -637,6 +637,7 @@ static const struct {
 	{ "bad_starve_after", FW_EINVAL, 2, "scheduler.starveAfter" },
 	{ "bad_default_runtime", FW_EINVAL, 2, "queues[0].defaultRuntime" },
 	{ "bad_backfill", FW_EINVAL, 2, "scheduler.backfill" },
+	{ "bad_health", FW_EINVAL, 2, "nodes[0].health" },
 };
 
 TEST(bad_input_files)
