@@ -14,9 +14,10 @@
  *                    GPUs.  Judged on whole-cluster GPU counts (the same
  *                    bound GANG_NO_FIT uses), not per GPU model.
  *   drain            after allocate and reclaim: every UNHEALTHY or
- *                    DRAINING node with running jobs gets a DRAIN decision
- *                    (node = its index, a = the node, b = jobs running on
- *                    it).  On an UNHEALTHY node with drain_requeue (the
+ *                    DRAINING node with running jobs, or idle but still
+ *                    schedulable, gets a DRAIN decision (node = its index,
+ *                    a = the node, b = jobs running on it, 0 when idle).
+ *                    On an UNHEALTHY node with drain_requeue (the
  *                    default) the reason is DRAIN_REQUEUE and each job with
  *                    a task there, not evicted already, gets an EVICT
  *                    decision with reason DRAINED (a = the node, b = its
@@ -62,6 +63,16 @@ void fw__health_explain(const struct cyc *y, const struct fw_job *j, struct fw_p
 static bool out_of_service(const struct fw_node *n)
 {
 	return n->health == FW_HEALTH_UNHEALTHY || n->health == FW_HEALTH_DRAINING;
+}
+
+/* An out-of-service node is drained when jobs run on it, or when it is
+ * idle but still schedulable (the world has not drained it yet: a node
+ * reported unhealthy with nothing on it must still be closed to work the
+ * core does not place, such as a backend's own scheduler).  An idle node
+ * the world already holds unschedulable needs nothing. */
+static bool must_drain(const struct fw_node *n, int32_t jobs)
+{
+	return jobs > 0 || (out_of_service(n) && n->schedulable);
 }
 
 /* Room for the drain's decisions after those already made. */
@@ -153,7 +164,7 @@ int fw__phase_drain(struct cyc *y)
 		return FW_ENOMEM;
 	count_jobs(s, jobs_on);
 	for (int32_t n = 0; n < s->nnodes; n++) {
-		ndrain += jobs_on[n] > 0;
+		ndrain += must_drain(&s->nodes[n], jobs_on[n]);
 		nrun += jobs_on[n];
 	}
 	if (ndrain == 0)
@@ -162,7 +173,7 @@ int fw__phase_drain(struct cyc *y)
 		return FW_ENOMEM;
 	for (int32_t n = 0; n < s->nnodes; n++) {
 		bool requeue = s->config.drain_requeue && s->nodes[n].health == FW_HEALTH_UNHEALTHY;
-		if (!jobs_on[n])
+		if (!must_drain(&s->nodes[n], jobs_on[n]))
 			continue;
 		add_decision(y, FW_DECIDE_DRAIN, requeue ? FW_REASON_DRAIN_REQUEUE : FW_REASON_DRAIN_FINISH,
 			     -1, n, jobs_on[n], s->allocs, 0);

@@ -84,7 +84,8 @@ static int emit_decisions(struct cyc *y, struct fw_plan *p)
 	if (!p->allocs)
 		return FW_ENOMEM;
 	for (int32_t i = 0; i < y->ndec; i++) {
-		memcpy(p->allocs + at, y->dec_tasks[i], (size_t)y->dec[i].alloc_count * sizeof *p->allocs);
+		if (y->dec[i].alloc_count) /* a DRAIN has none (and may have no tasks pointer) */
+			memcpy(p->allocs + at, y->dec_tasks[i], (size_t)y->dec[i].alloc_count * sizeof *p->allocs);
 		y->dec[i].alloc_first = at;
 		at += y->dec[i].alloc_count;
 	}

@@ -341,6 +341,36 @@ TEST(healthy_cluster_no_drain)
 	fw_snapshot_free(s);
 }
 
+/* An idle out-of-service node is drained while the world still has it
+ * schedulable (b = 0 jobs), and not again once it is not. */
+TEST(idle_unhealthy_node_drained_once)
+{
+	struct fw_snapshot *s = cluster(3);
+	const struct fw_decision *d;
+	struct fw_plan *p;
+
+	s->now = 100;
+	s->nodes[1].health = FW_HEALTH_UNHEALTHY;
+	s->nodes[2].health = FW_HEALTH_DRAINING;
+	p = run(s);
+	ASSERT(p);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_DRAIN), 2);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 0);
+	d = decision_of(p, FW_DECIDE_DRAIN, -1, 1);
+	ASSERT(d);
+	ASSERT_EQ(d->reason, FW_REASON_DRAIN_REQUEUE);
+	ASSERT_EQ(d->a, 1);
+	ASSERT_EQ(d->b, 0);
+	d = decision_of(p, FW_DECIDE_DRAIN, -1, 2);
+	ASSERT(d);
+	ASSERT_EQ(d->reason, FW_REASON_DRAIN_FINISH);
+	s->nodes[1].schedulable = s->nodes[2].schedulable = false; /* drained */
+	p = run(s);
+	ASSERT(p);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_DRAIN), 0);
+	fw_snapshot_free(s);
+}
+
 TEST(checker_rejects_health_violations)
 {
 	struct fw_snapshot *s = cluster(2);
@@ -407,5 +437,5 @@ TEST_MAIN(bad_gpu_keeps_the_others, bad_gpu_blocks_full_node_job_with_health_rea
 	  unhealthy_node_excluded, draining_node_excluded, big_gang_avoids_suspect_small_uses_it,
 	  suspect_gpu_mask_counts_as_suspect, threshold_configurable, domains_count_usable_capacity_only,
 	  drain_requeues_by_default, drain_lets_finish_by_policy, draining_node_lets_finish,
-	  healthy_cluster_no_drain, checker_rejects_health_violations, reservation_avoids_suspect_nodes,
-	  validate_rejects_bad_health)
+	  healthy_cluster_no_drain, idle_unhealthy_node_drained_once, checker_rejects_health_violations,
+	  reservation_avoids_suspect_nodes, validate_rejects_bad_health)
