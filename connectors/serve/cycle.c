@@ -17,6 +17,8 @@
  *               (stale) and go round again; else, in one store
  *               transaction, the backend applies the actions and every
  *               applied action is logged;
+ *               then, still under it, the backend's optional explain()
+ *               gets the plan's waiting reasons by job name (best effort);
  *   4. publish  the JSON view the API reads (view.c).
  */
 #include <stdio.h>
@@ -74,8 +76,14 @@ static int nameref_cmp(const void *a, const void *b)
 }
 
 /* Health reports (the API's, then the backend's) and active maintenance
- * windows make nodes unschedulable and mask bad GPUs. */
-static int overlay(struct fw_serve *d, struct fw_snapshot *s, const struct fw_health_report *h, int32_t nh)
+ * windows hold nodes back and mask bad GPUs.  A node the API reports
+ * unhealthy becomes UNHEALTHY in the snapshot, so the core drains it in
+ * the backend (lib/drain.c: with its jobs, or idle while the backend still
+ * has it schedulable); the first napi reports are the API's.  The
+ * backend's own reports (Slurm: DOWN, DRAIN) only make the node
+ * unschedulable: the backend has already taken it out, for its reasons. */
+static int overlay(struct fw_serve *d, struct fw_snapshot *s, const struct fw_health_report *h, int32_t nh,
+		   int32_t napi)
 {
 	struct nameref *ix = calloc((size_t)s->nnodes + 1, sizeof *ix);
 
@@ -89,7 +97,9 @@ static int overlay(struct fw_serve *d, struct fw_snapshot *s, const struct fw_he
 		const struct nameref *r = bsearch(&key, ix, (size_t)s->nnodes, sizeof key, nameref_cmp);
 		if (!r)
 			continue;
-		if (!h[i].healthy)
+		if (!h[i].healthy && i < napi)
+			s->nodes[r->idx].health = FW_HEALTH_UNHEALTHY;
+		else if (!h[i].healthy)
 			s->nodes[r->idx].schedulable = false;
 		s->nodes[r->idx].bad_gpu_mask |= h[i].bad_gpu_mask;
 	}
@@ -171,7 +181,7 @@ static int take(struct fw_serve *d, struct taken *t, char *err, size_t errn)
 		fw_diag_format(&dg, err, errn);
 		return rc;
 	}
-	if ((rc = gather_health(d, t)) || (rc = overlay(d, t->s, t->health, t->nhealth)))
+	if ((rc = gather_health(d, t)) || (rc = overlay(d, t->s, t->health, t->nhealth, d->nhealth)))
 		return rc;
 	accrue_usage(d, t->s);
 	t->dgen = d->gen;
@@ -248,7 +258,8 @@ static bool rsv_job(const struct fw_snapshot *s, const struct fw_job *j, const s
 }
 
 /* A copy of s with every running job and only the pending jobs r may
- * start; r's nodes alone are schedulable. */
+ * start; r's nodes alone are schedulable, and an unhealthy node not at all
+ * (left HEALTHY here: only the main cycle drains, once). */
 static struct fw_snapshot *rsv_snapshot(const struct fw_snapshot *s, const struct fw_reservation *r,
 					const struct fw_reservation *all, int32_t nall)
 {
@@ -263,6 +274,10 @@ static struct fw_snapshot *rsv_snapshot(const struct fw_snapshot *s, const struc
 	for (int32_t i = 0; ok && i < s->nnodes; i++) {
 		struct fw_node n = s->nodes[i];
 		n.schedulable = n.schedulable && rsv_node(r, all, nall, n.name);
+		if (n.health == FW_HEALTH_UNHEALTHY) { /* the main cycle drains it */
+			n.health = FW_HEALTH_HEALTHY;
+			n.schedulable = false;
+		}
 		ok = fw_snapshot_add_node(c, &n) >= 0;
 	}
 	for (int32_t i = 0; ok && i < s->nqueues; i++)
@@ -477,6 +492,48 @@ static int apply(struct fw_serve *d, const struct taken *t, const struct actlist
 	return rc;
 }
 
+/* --- 3b. explain ---------------------------------------------------------------- */
+/* The main plan's waiting reasons by job name, for the backend's optional
+ * explain (backend.h); built without the lock.  NULL when there is nothing
+ * to do (no explain op, nothing waits) or no memory (explain is best
+ * effort: the cycle goes on). */
+static struct fw_backend_note *notes_of(const struct fw_serve *d, const struct fw_snapshot *s,
+					const struct fw_plan *p, int32_t *n)
+{
+	struct fw_backend_note *nt;
+
+	*n = 0;
+	if (!d->bops->explain || !p || p->npending <= 0)
+		return NULL;
+	if (!(nt = calloc((size_t)p->npending, sizeof *nt)))
+		return NULL;
+	for (int32_t i = 0; i < p->npending; i++) {
+		const struct fw_pending *w = &p->pending[i];
+		if (w->job < 0 || w->job >= s->njobs)
+			continue;
+		struct fw_backend_note *o = &nt[(*n)++];
+		snprintf(o->job, sizeof o->job, "%s", s->jobs[w->job].name);
+		o->reason = w->reason;
+		o->expected_start = w->expected_start;
+		o->unknown_why = w->unknown_why;
+		o->ahead = w->ahead;
+	}
+	return nt;
+}
+
+/* Called under the lock (the daemon serialises every backend call), after
+ * apply() succeeded for this generation.  Its cost is the backend's bound
+ * (Slurm: a comment budget per call, only changed comments written); the
+ * time it takes is counted in /metrics. */
+static void explain(struct fw_serve *d, const struct fw_backend_note *nt, int32_t n)
+{
+	double t0 = mono();
+
+	d->bops->explain(d->be, nt, n);
+	d->m.explains++;
+	d->m.explain_sum += mono() - t0;
+}
+
 /* --- one pass ------------------------------------------------------------------------ */
 static void observe(struct fw_serve *d, double secs)
 {
@@ -521,6 +578,8 @@ static int run_cycle(struct fw_serve *d, struct fw_arena *ar, int attempt)
 		rc = plan(d, &t, ar, &p, &acts, err, sizeof err);
 	if (rc == FW_OK && !(status = calloc((size_t)acts.n + 1, sizeof *status)))
 		rc = FW_ENOMEM;
+	int32_t nnotes = 0;
+	struct fw_backend_note *notes = rc == FW_OK ? notes_of(d, t.s, p, &nnotes) : NULL;
 	json_t *view = NULL;
 	pthread_mutex_lock(&d->mu);
 	tl = mono();
@@ -536,6 +595,8 @@ static int run_cycle(struct fw_serve *d, struct fw_arena *ar, int attempt)
 	} else {
 		d->m.cycles++;
 		observe(d, secs);
+		if (notes)
+			explain(d, notes, nnotes);
 	}
 	cycle = (int64_t)d->m.cycles;
 	locked += mono() - tl;
@@ -556,6 +617,7 @@ static int run_cycle(struct fw_serve *d, struct fw_arena *ar, int attempt)
 	d->m.busy_sum += mono() - t0;
 	pthread_mutex_unlock(&d->mu);
 	free(status);
+	free(notes);
 	free_actions(&acts);
 	free_taken(&t);
 	fw_arena_reset(ar);

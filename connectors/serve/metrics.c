@@ -136,6 +136,12 @@ char *fw_metrics_render(struct fw_serve *d)
 	counter(&b, "fairway_starts_total", "Jobs started.", m->starts);
 	counter(&b, "fairway_evictions_total", "Jobs evicted (reclaim or preemption).", m->evictions);
 	counter(&b, "fairway_reservations_made_total", "Backfill reservations made or moved.", m->reserves);
+	counter(&b, "fairway_drains_total", "Nodes drained in the backend (health).", m->drains);
+	counter(&b, "fairway_explain_total", "Waiting reasons handed to the backend (explain, after an applied plan).",
+		m->explains);
+	put(&b, "# HELP fairway_explain_seconds_total Time in the backend's explain (under the state lock).\n"
+		"# TYPE fairway_explain_seconds_total counter\nfairway_explain_seconds_total %.6f\n",
+	    m->explain_sum);
 	counter(&b, "fairway_http_requests_total", "API requests answered.", m->http_requests);
 	counter(&b, "fairway_http_errors_total", "API requests answered with 4xx or 5xx.", m->http_errors);
 	if (d->view) {

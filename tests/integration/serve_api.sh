@@ -202,6 +202,8 @@ for m in fairway_cycle_seconds_bucket fairway_queue_deserved_gpus fairway_queue_
 	check "/metrics has $m" grep -qF "$m" "$T/metrics"
 done
 check "/metrics counts the unhealthy node" grep -qx 'fairway_unhealthy_nodes 1' "$T/metrics"
+check "the node reported unhealthy was drained in the backend, once" grep -qx 'fairway_drains_total 1' "$T/metrics"
+check "the local backend has no explain: none called" grep -qx 'fairway_explain_total 0' "$T/metrics"
 check "the cycle holds the state lock for only part of its time" \
 	awk '/^fairway_cycle_busy_seconds_total/ {b=$2} /^fairway_cycle_locked_seconds_total/ {l=$2} END {exit !(b > 0 && l < b)}' "$T/metrics"
 missing=$(python3 -c '

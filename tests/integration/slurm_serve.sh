@@ -4,6 +4,12 @@
 #   serve_starts_sbatch_jobs   held sbatch jobs are started by the daemon
 #   serve_health_no_new_job    a node reported unhealthy through the API
 #                              (POST /v1/nodes/NAME/health) gets no new job
+#   serve_health_drains_idle   ... and, idle, is drained in Slurm with
+#                              fairway's reason (scontrol show node: DRAIN,
+#                              Reason=fairway: drain: ...)
+#   serve_explain_comment      a job left waiting shows fairway's reason in
+#                              its Slurm comment (squeue -o %k): the daemon
+#                              calls the backend's explain after apply
 #   serve_kill9_restart        the daemon killed with -9 twice mid-run and
 #                              restarted: every job runs exactly once, the
 #                              queue drains
@@ -78,9 +84,22 @@ if [ "$code" = 200 ] && [ "$on" = 0 ] && [ "$(gpus_of team_a)" = 120 ]; then
 else
 	bad serve_health_no_new_job "POST $code $(cat "$T/health.out"); $on jobs on gpu007; team_a holds $(gpus_of team_a)"
 fi
+pd=$(squeue -h -t PD -A team_a -o %i | tail -1)
+if wait_until 10 'squeue -h -o %k -j "$pd" | grep -q "^fairway: waiting: "'; then
+	ok serve_explain_comment
+else
+	bad serve_explain_comment "job $pd comment '$(squeue -h -o %k -j "$pd")'; $(tail -3 "$T/serve.log")"
+fi
+node=$(scontrol show node gpu007)
+if grep -q 'State=[A-Z+]*DRAIN' <<<"$node" && grep -q 'Reason=fairway: drain: ' <<<"$node"; then
+	ok serve_health_drains_idle
+else
+	bad serve_health_drains_idle "$(grep -E 'State=|Reason=' <<<"$node" | tr -s ' ' | tr '\n' ' ')"
+fi
 cancel_all
 curl -s -o /dev/null -X POST -H "Authorization: Bearer $(cat "$T/state/token")" \
 	-d '{"healthy": true}' "http://127.0.0.1:$PORT/v1/nodes/gpu007/health"
+scontrol update nodename=gpu007 state=resume # fairway drains, an operator resumes
 
 # ------------------------------------------------------------ 3. kill -9
 log=$T/ran.log
