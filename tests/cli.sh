@@ -35,6 +35,12 @@ expect "plan-bad-now" 2 "not a whole number" "$FW" plan --now soon
 expect "plan-missing-file" 2 "does-not-exist.yaml" "$FW" plan --config does-not-exist.yaml
 expect "plan-default-runs" 0 "STARTED" "$FW" plan
 expect "policies" 0 "fifo" "$FW" policies
+expect "serve-help-backend-opt" 0 "--backend-opt K=V" "$FW" serve --help
+expect "serve-backend-opt-not-kv" 2 "--backend-opt 'conf': expected KEY=VALUE" "$FW" serve --backend-opt conf
+SERVE_TMP=$(mktemp -d)
+expect "serve-local-refuses-backend-opt" 2 "the local backend takes no options ('a=b,c=d')" \
+	timeout 20 "$FW" serve --state "$SERVE_TMP" --listen 127.0.0.1:0 --backend-opt a=b --backend-opt c=d
+rm -rf "$SERVE_TMP"
 
 if "$FW" policies --json | python3 -c 'import json,sys; d=json.load(sys.stdin); assert any(p["default"] for p in d)'; then
 	ok "policies-json-valid"

@@ -17,8 +17,8 @@ extern const size_t fw_example_cluster_len;
 static const char serve_usage[] =
 	"usage: fairway serve [--config FILE] [--listen HOST:PORT] [--state DIR]\n"
 	"                     [--token-file FILE] [--period DURATION] [--backend NAME]\n"
-	"                     [--policy NAME] [--sync normal|full] [--port-file FILE]\n"
-	"                     [--routes]\n"
+	"                     [--backend-opt KEY=VALUE]... [--policy NAME]\n"
+	"                     [--sync normal|full] [--port-file FILE] [--routes]\n"
 	"\n"
 	"Run fairway as a service: a scheduling cycle every period (and on\n"
 	"POST /v1/cycle), a JSON API under /v1 (docs/openapi.yaml), Prometheus\n"
@@ -39,6 +39,11 @@ static const char serve_usage[] =
 	"  --backend NAME      the cluster behind the daemon (default: local, a\n"
 	"                      virtual cluster where started jobs run for their\n"
 	"                      runtime in wall-clock time)\n"
+	"  --backend-opt K=V   an option for the backend's open, repeatable (or\n"
+	"                      comma-separated).  slurm: conf=PATH (slurm.conf;\n"
+	"                      else $SLURM_CONF), partitions=gpu:gpu2 (managed\n"
+	"                      partitions, default gpu), comments=N (comment\n"
+	"                      writes per cycle, default 256).  local: none\n"
 	"  --policy NAME       scheduling policy (`fairway policies`)\n"
 	"  --sync full         fsync every commit (survives power loss; the\n"
 	"                      default survives a crash of the process)\n"
@@ -94,9 +99,25 @@ static void list_backends(FILE *f)
 		fprintf(f, "  %-8s %s\n", l[i]->name, l[i]->summary);
 }
 
+/* Append one --backend-opt to the comma-joined list; -1 when it is not
+ * KEY=VALUE or the list is full. */
+static int add_backend_opt(char *all, size_t n, const char *kv)
+{
+	size_t used = strlen(all);
+	const char *eq = strchr(kv, '=');
+
+	if (!eq || eq == kv)
+		return -1;
+	if (used + strlen(kv) + 2 > n)
+		return -1;
+	snprintf(all + used, n - used, "%s%s", used ? "," : "", kv);
+	return 0;
+}
+
 int fw_cmd_serve(int argc, char **argv)
 {
 	static char host[256] = "127.0.0.1";
+	static char bopts[2048];
 	struct fw_serve_opts o = {
 		.embedded_yaml = (const char *)fw_example_cluster,
 		.embedded_len = fw_example_cluster_len,
@@ -140,6 +161,11 @@ int fw_cmd_serve(int argc, char **argv)
 				list_backends(stderr);
 				return 2;
 			}
+		} else if (!strcmp(a, "--backend-opt")) {
+			if (add_backend_opt(bopts, sizeof bopts, v))
+				return fw_cli_usage_error("serve", "--backend-opt '%s': expected KEY=VALUE (at most %zu bytes in all)",
+							  v, sizeof bopts - 1);
+			o.backend_opts = bopts;
 		} else if (!strcmp(a, "--policy")) {
 			o.policy = v;
 		} else if (!strcmp(a, "--sync")) {

@@ -353,6 +353,7 @@ static int open_backend(struct fw_serve *d, char *err, size_t errn)
 		.fleet = d->fleet,
 		.config_path = d->opts->config_path,
 		.state_dir = d->opts->state_dir,
+		.options = d->opts->backend_opts,
 		.store = d->store,
 		.seed_jobs = !fw_store_meta_get(d->store, "seeded", 0),
 		.now = fw_serve_now(),

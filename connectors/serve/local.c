@@ -298,8 +298,15 @@ static int local_open(const struct fw_backend_config *cfg, struct fw_backend **o
 	int32_t n = cfg->fleet->nnodes;
 	int rc;
 
-	if (!cfg->store)
+	if (!cfg->store) {
+		free(b);
 		return fw_diag_set(d, FW_EINVAL, "", 0, 0, "backend", "the local backend needs the daemon's store");
+	}
+	if (cfg->options && *cfg->options) {
+		free(b);
+		return fw_diag_set(d, FW_EINVAL, "", 0, 0, "--backend-opt", "the local backend takes no options ('%s')",
+				   cfg->options);
+	}
 	if (!b || !(b->drained = calloc((size_t)n + 1, 1)) || !(b->nodeix = calloc((size_t)n + 1, sizeof *b->nodeix))) {
 		local_close(b);
 		return FW_ENOMEM;

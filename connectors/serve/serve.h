@@ -39,6 +39,7 @@ struct fw_serve_opts {
 	const char *token_file;           /* NULL: DIR/token, created 0600 */
 	double period_s;                  /* default 1 */
 	const struct fw_backend_ops *backend;
+	const char *backend_opts;         /* --backend-opt K=V, comma-joined; NULL: none */
 	const char *policy;               /* NULL: the default policy */
 	bool sync_full;
 	const char *port_file;            /* write the bound port here */

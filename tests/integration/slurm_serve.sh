@@ -13,7 +13,9 @@
 #   serve_kill9_restart        the daemon killed with -9 twice mid-run and
 #                              restarted: every job runs exactly once, the
 #                              queue drains
-#   serve_unreachable          a slurm.conf whose controller does not answer:
+#   serve_unreachable          a slurm.conf whose controller does not answer
+#                              (given as --backend-opt conf=PATH, as the
+#                              daemon's runs above give the lab's):
 #                              serve exits at once with "cannot reach
 #                              slurmctld", Slurm state unchanged
 #   serve_bad_config           an invalid YAML: serve exits 2 naming the
@@ -42,7 +44,8 @@ SPID=
 
 serve_start() {
 	rm -f "$T/port"
-	"$FAIRWAY" serve --backend slurm --config "$T/serve.yaml" --state "$T/state" \
+	"$FAIRWAY" serve --backend slurm --backend-opt "conf=$SLURM_CONF" --backend-opt partitions=gpu \
+		--config "$T/serve.yaml" --state "$T/state" \
 		--listen 127.0.0.1:0 --port-file "$T/port" --period 500ms >>"$T/serve.log" 2>&1 &
 	SPID=$!
 	wait_until 20 'test -s "$T/port"' || { bad serve_start "no port: $(tail -3 "$T/serve.log")"; finish; }
@@ -132,8 +135,8 @@ submit 2 team_a 5
 before=$(state)
 sed 's/^SlurmctldPort=.*/SlurmctldPort=1/' "$SLURM_CONF" >"$T/lab/etc/unreachable.conf"
 start=$SECONDS
-SLURM_CONF=$T/lab/etc/unreachable.conf timeout 20 "$FAIRWAY" serve --backend slurm --config "$T/serve.yaml" \
-	--state "$T/state2" --listen 127.0.0.1:0 >"$T/out" 2>&1
+timeout 20 "$FAIRWAY" serve --backend slurm --backend-opt "conf=$T/lab/etc/unreachable.conf" \
+	--config "$T/serve.yaml" --state "$T/state2" --listen 127.0.0.1:0 >"$T/out" 2>&1
 rc=$?
 if [ $rc != 0 ] && [ $rc != 124 ] && ((SECONDS - start <= 5)) && grep -q "cannot reach slurmctld" "$T/out" &&
 	[ "$(state)" = "$before" ]; then
