@@ -507,15 +507,12 @@ static int drop_evicted_events(struct cyc *y);
 
 /* ---- consolidation ---------------------------------------------------- */
 
-/* Whole GPUs free on usable nodes: a gang that needs no more than this
- * fails for fragmentation (or topology), not for capacity. */
+/* Whole GPUs free on usable nodes (the root domain's count, kept by the
+ * domain index): a gang that needs no more than this fails for
+ * fragmentation (or topology), not for capacity. */
 static int64_t free_whole(const struct cyc *y)
 {
-	int64_t n = 0;
-
-	for (int32_t i = 0; i < y->s->nnodes; i++)
-		n += y->c.nodes[i].whole_free;
-	return n;
+	return y->c.dom[0].free_whole;
 }
 
 static void unplace(struct cyc *y, int32_t job, const struct fw__placement *pl)
@@ -555,11 +552,12 @@ int fw__consolidate(struct cyc *y, int32_t jx)
 	struct rc *x;
 	int rc;
 
-	if (y->pol->max_moves <= 0 || fw_job_tasks(j) < 2 || need <= 0)
+	/* the cheap tests first: the candidates cost a sweep over the jobs */
+	if (y->pol->max_moves <= 0 || fw_job_tasks(j) < 2 || need <= 0 || free_whole(y) < need)
 		return 0;
 	if ((rc = get_rc(y, &x)) != FW_OK)
 		return rc;
-	if (x->moves <= 0 || x->move_tries <= 0 || x->ncand == 0 || free_whole(y) < need)
+	if (x->moves <= 0 || x->move_tries <= 0 || x->ncand == 0)
 		return 0;
 	x->move_tries--;
 	x->moving = true;
