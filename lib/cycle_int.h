@@ -118,6 +118,7 @@ struct cyc {
 	double *score;
 	/* reservations (reserve.c) */
 	int32_t nresv;
+	int64_t resv_cap_left;      /* usable GPUs on nodes holding no reservation */
 	int32_t resv_attempts;
 	int32_t first_resv_job;
 	struct ev *ev_run;          /* running jobs by end time, lazily */

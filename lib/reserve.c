@@ -179,6 +179,8 @@ static void hold(struct cyc *y, int32_t jx, fw_time at, const struct fw__placeme
 
 	for (int32_t k = 0; k < p->ntasks; k++) {
 		int32_t n = p->tasks[k].node;
+		if (y->c.resv_until[n] == FW__NEVER && y->c.nodes[n].usable)
+			y->resv_cap_left -= y->c.dom[y->c.nodes[n].dom].cap_whole;
 		if (at < y->c.resv_until[n]) {
 			y->c.resv_until[n] = at;
 			y->c.resv_job[n] = jx;
@@ -272,13 +274,16 @@ int fw__reserve(struct cyc *y, int32_t jx)
 	int32_t i = 0, k = 0;
 	int rc;
 
+	int64_t need = fw__gang_need(job);
+	bool never;
+
 	y->resv_attempts++;
+	if (need > y->resv_cap_left)
+		return FW_EDECLINED; /* the unreserved nodes cannot hold it, ever */
 	if ((rc = fw__resv_clone(y, &clone, &y->c)) != FW_OK)
 		return rc;
 	if ((rc = fw__resv_events(y)) != FW_OK)
 		return rc;
-	int64_t need = fw__gang_need(job);
-	bool never;
 	if ((rc = fw__resv_hopeless(y, job, need, &never)) != FW_OK)
 		return rc;
 	if (never)
