@@ -41,11 +41,27 @@
  * queue the daemon does not know is left out of the snapshot and counted
  * in fw_backend_world.skipped_jobs (the daemon shows the count).
  *
- * Optional operations.  submit, cancel, health and explain may be NULL: the
- * API then answers 501 for job submission/cancel, node health comes only
- * from POSTed reports, and waiting reasons stay in the API.  The local backend implements all of them; a Slurm
- * backend typically implements read/apply/health and leaves submission to
+ * Optional operations.  submit, cancel, health, explain and windows may be
+ * NULL: the API then answers 501 for job submission/cancel, node health
+ * comes only from POSTed reports, waiting reasons stay in the API, and
+ * maintenance windows stay in the daemon's plans.  The local backend
+ * implements all of them but windows; a Slurm backend typically
+ * implements read/apply/health/explain/windows and leaves submission to
  * sbatch.
+ *
+ * Maintenance windows.  The optional windows() op hands the backend the
+ * daemon's maintenance windows (reservations of kind "maintenance" made
+ * through the API), the full current list, after every applied cycle,
+ * under the same lock as apply().  The backend reconciles its own copy
+ * against the list: it creates what is missing, updates what changed and
+ * deletes what the list no longer has, so the call is idempotent and a
+ * restarted daemon neither duplicates nor forgets a window (Slurm: one
+ * reservation "fairway-maint-<id>" per window, MAINT and IGNORE_JOBS, on
+ * the window's nodes from its start to its end).  It must compare against
+ * what it already knows (Slurm: the last read) and act only on a
+ * difference, since it runs every cycle.  The daemon plans around windows
+ * itself (cycle.c), so the op only makes them visible to, and enforced by,
+ * the world behind the backend; NULL (local) = nothing to mirror.
  *
  * Threads.  The daemon serialises every call into one backend instance
  * (it holds its state lock), so a backend needs no locking of its own;
@@ -149,6 +165,16 @@ struct fw_node_health {
 	char reason[128];
 };
 
+/* One maintenance window for windows(): [start, end) on nodes.  The
+ * pointers stay valid for the call only. */
+struct fw_backend_window {
+	const char *id;               /* the API's reservation id */
+	fw_time start, end;
+	const char *reason;           /* "" when none */
+	int32_t nnodes;
+	const char (*nodes)[FW_NAME_MAX];
+};
+
 /* A job submitted through the API (local backend). */
 struct fw_backend_job {
 	struct fw_job job;            /* name, queue index unused; groups etc. */
@@ -185,6 +211,13 @@ struct fw_backend_ops {
 	 * the job's comment).  Best effort, bounded by the backend. */
 	void (*explain)(struct fw_backend *b, const struct fw_backend_note *notes,
 			int32_t n);
+	/* Optional: reconcile the backend's maintenance reservations with
+	 * the n current windows (all of them, every applied cycle; see
+	 * "Maintenance windows" above).  FW_OK, or a negative fw_err with
+	 * *d filled when the backend refused one (the others are still
+	 * reconciled; the next cycle tries again). */
+	int (*windows)(struct fw_backend *b, const struct fw_backend_window *w,
+		       int32_t n, fw_time now, struct fw_diag *d);
 };
 
 /* The built-in virtual cluster (local.c). */

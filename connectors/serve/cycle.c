@@ -18,7 +18,9 @@
  *               transaction, the backend applies the actions and every
  *               applied action is logged;
  *               then, still under it, the backend's optional explain()
- *               gets the plan's waiting reasons by job name (best effort);
+ *               gets the plan's waiting reasons by job name (best effort),
+ *               and the optional windows() every maintenance window of the
+ *               model, which the backend mirrors (Slurm reservations);
  *   4. publish  the JSON view the API reads (view.c).
  */
 #include <stdio.h>
@@ -534,6 +536,40 @@ static void explain(struct fw_serve *d, const struct fw_backend_note *nt, int32_
 	d->m.explain_sum += mono() - t0;
 }
 
+/* --- 3c. windows ---------------------------------------------------------------- */
+/* Every maintenance window of the model, for the backend's optional
+ * windows() (backend.h), which reconciles its own reservations with them.
+ * Called under the lock after an applied cycle, so d->rsv is the model the
+ * plan was made from.  A refusal is reported once, when it starts, and
+ * once more when it clears; the next cycle tries again. */
+static void windows(struct fw_serve *d, fw_time now)
+{
+	struct fw_backend_window *w = calloc(d->nrsv > 0 ? (size_t)d->nrsv : 1, sizeof *w);
+	struct fw_diag dg;
+	char msg[512];
+	int32_t n = 0;
+	int rc;
+
+	if (!w)
+		return;
+	memset(&dg, 0, sizeof dg);
+	for (int32_t i = 0; i < d->nrsv; i++) {
+		const struct fw_reservation *r = &d->rsv[i];
+		if (r->kind != FW_RSV_MAINTENANCE)
+			continue;
+		w[n++] = (struct fw_backend_window){ r->id, r->start, r->end, r->reason, r->nnodes, r->nodes };
+	}
+	rc = d->bops->windows(d->be, w, n, now, &dg);
+	free(w);
+	if (rc != FW_OK && !d->windows_failing) {
+		fw_diag_format(&dg, msg, sizeof msg);
+		fprintf(stderr, "fairway serve: maintenance windows: %s\n", msg[0] ? msg : fw_strerror(rc));
+	} else if (rc == FW_OK && d->windows_failing) {
+		fprintf(stderr, "fairway serve: maintenance windows: in place again\n");
+	}
+	d->windows_failing = rc != FW_OK;
+}
+
 /* --- one pass ------------------------------------------------------------------------ */
 static void observe(struct fw_serve *d, double secs)
 {
@@ -597,6 +633,8 @@ static int run_cycle(struct fw_serve *d, struct fw_arena *ar, int attempt)
 		observe(d, secs);
 		if (notes)
 			explain(d, notes, nnotes);
+		if (d->bops->windows)
+			windows(d, t.s->now);
 	}
 	cycle = (int64_t)d->m.cycles;
 	locked += mono() - tl;

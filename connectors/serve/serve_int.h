@@ -54,6 +54,7 @@ struct fw_serve {
 	uint64_t gen;                       /* bumped by every model change */
 	int64_t next_job, next_rsv;
 	fw_time usage_saved_at, history_at;
+	bool windows_failing;               /* the backend's windows() refused */
 
 	/* the last published view (json built by the cycle thread) */
 	json_t *view;

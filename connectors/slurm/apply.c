@@ -10,7 +10,9 @@
  *   RESERVE  create or move the reservation fairway-<jobid>;
  *   DRAIN    slurm_update_node(DRAIN, "fairway: <why>").
  * After the actions, every fairway- reservation that no RESERVE of this
- * batch named is deleted: the plan no longer holds those nodes.
+ * batch named is deleted: the plan no longer holds those nodes.  The
+ * daemon's maintenance windows are fairway-maint-<id> reservations that
+ * fw_slurm_windows() alone creates, moves and deletes.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -233,8 +235,9 @@ static void resv_sweep(struct fw_slurm *h, const struct fw_backend_action *acts,
 	for (uint32_t i = 0; h->resv && i < h->resv->record_count; i++) {
 		const char *nm = h->resv->reservation_array[i].name;
 		bool keep = false;
-		if (strncmp(nm, FW_SLURM_RESV_PREFIX, strlen(FW_SLURM_RESV_PREFIX)))
-			continue;
+		if (strncmp(nm, FW_SLURM_RESV_PREFIX, strlen(FW_SLURM_RESV_PREFIX)) ||
+		    !strncmp(nm, FW_SLURM_MAINT_PREFIX, strlen(FW_SLURM_MAINT_PREFIX)))
+			continue; /* not fairway's, or a window's (fw_slurm_windows) */
 		for (int32_t k = 0; k < n && !keep; k++)
 			keep = (acts[k].kind == FW_DECIDE_RESERVE || acts[k].kind == FW_DECIDE_START) &&
 			       !strcmp(nm + strlen(FW_SLURM_RESV_PREFIX), acts[k].job);
@@ -307,6 +310,97 @@ int fw_slurm_apply(struct fw_slurm *h, uint64_t gen,
 			 (uint64_t)r->skipped;
 	h->st.apply_ms = now_ms() - t0;
 	return FW_OK;
+}
+
+/* ------------------------------------------------------------ windows */
+
+/* The window's nodes, comma separated (malloc'd), or NULL. */
+static char *window_nodes(const struct fw_backend_window *w)
+{
+	size_t len = 1;
+	char *s;
+
+	for (int32_t k = 0; k < w->nnodes; k++)
+		len += strlen(w->nodes[k]) + 1;
+	if (!(s = calloc(1, len)))
+		return NULL;
+	for (int32_t k = 0; k < w->nnodes; k++) {
+		if (k)
+			strcat(s, ",");
+		strcat(s, w->nodes[k]);
+	}
+	return s;
+}
+
+/* One window: create fairway-maint-<id>, or update it when its nodes
+ * differ from the last read or its times by a minute or more.  An open window starts "now" in Slurm
+ * (it refuses starts far in the past), so its start is compared only while
+ * it is to come. */
+static int window_one(struct fw_slurm *h, const struct fw_backend_window *w,
+		      time_t now, struct fw_diag *d)
+{
+	char name[FW_NAME_MAX + 16], *nodes = window_nodes(w), *made;
+	time_t start = w->start > now ? (time_t)w->start : now;
+	reserve_info_t *old;
+	resv_desc_msg_t r;
+	int rc = FW_OK;
+
+	if (!nodes)
+		return FW_ENOMEM;
+	snprintf(name, sizeof name, FW_SLURM_MAINT_PREFIX "%s", w->id);
+	old = fw__slurm_resv(h, name);
+	if (old && same_hosts(old->node_list, nodes) && labs((long)(old->end_time - (time_t)w->end)) < 60 &&
+	    (labs((long)(old->start_time - start)) < 60 || (w->start <= now && old->start_time <= now)))
+		goto out; /* in place (Slurm may round to the minute) */
+	slurm_init_resv_desc_msg(&r);
+	r.name = name;
+	r.node_list = nodes;
+	r.end_time = (time_t)w->end;
+	if (old) {
+		if (w->start > now || old->start_time > now)
+			r.start_time = start;
+		if (slurm_update_reservation(&r) != SLURM_SUCCESS)
+			rc = fw__slurm_refused(h, "update reservation", name);
+	} else {
+		r.start_time = start;
+		r.users = "root";
+		r.flags = RESERVE_FLAG_MAINT | RESERVE_FLAG_IGN_JOBS;
+		if (!(made = slurm_create_reservation(&r)))
+			rc = fw__slurm_refused(h, "create reservation", name);
+		free(made);
+	}
+	if (rc == FW_OK)
+		h->st.reserves++;
+	else
+		fw_diag_set(d, rc, "", 0, 0, "windows", "%s", h->last_err);
+out:
+	free(nodes);
+	return rc;
+}
+
+int fw_slurm_windows(struct fw_slurm *h, const struct fw_backend_window *w, int32_t n,
+		     fw_time now, struct fw_diag *d)
+{
+	size_t plen = strlen(FW_SLURM_MAINT_PREFIX);
+	int rc = FW_OK, one;
+
+	for (int32_t k = 0; k < n; k++)
+		if (w[k].end > now && w[k].nnodes > 0 && (one = window_one(h, &w[k], (time_t)now, d)) != FW_OK) {
+			h->st.failed++;
+			if (rc == FW_OK)
+				rc = one;
+		}
+	for (uint32_t i = 0; h->resv && i < h->resv->record_count; i++) {
+		const char *nm = h->resv->reservation_array[i].name;
+		bool keep = false;
+		if (strncmp(nm, FW_SLURM_MAINT_PREFIX, plen))
+			continue;
+		for (int32_t k = 0; k < n && !keep; k++)
+			keep = w[k].end > now && !strcmp(nm + plen, w[k].id);
+		if (!keep && resv_delete(h, nm) != FW_OK && rc == FW_OK)
+			rc = fw_diag_set(d, FW_EIO, "", 0, 0, "windows", "%s", h->last_err);
+	}
+	return rc;
 }
 
 /* ------------------------------------------------------------ comments */

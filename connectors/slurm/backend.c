@@ -3,7 +3,7 @@
  * (connectors/serve/backend.h): `fairway serve --backend slurm
  * --backend-opt conf=/etc/slurm/slurm.conf,partitions=gpu`.
  *
- * read, apply, health and explain map one to one onto fwslurm.h;
+ * read, apply, health, explain and windows map one to one onto fwslurm.h;
  * submission and cancellation stay with sbatch and scancel (NULL ops).
  * The daemon's fleet snapshot is not used: Slurm is the world.
  */
@@ -74,6 +74,12 @@ static void sb_explain(struct fw_backend *b, const struct fw_backend_note *notes
 	free(t);
 }
 
+static int sb_windows(struct fw_backend *b, const struct fw_backend_window *w,
+		      int32_t n, fw_time now, struct fw_diag *d)
+{
+	return fw_slurm_windows(b->h, w, n, now, d);
+}
+
 static void sb_close(struct fw_backend *b)
 {
 	if (!b)
@@ -91,4 +97,5 @@ const struct fw_backend_ops fw_backend_slurm = {
 	.health = sb_health,
 	.close = sb_close,
 	.explain = sb_explain,
+	.windows = sb_windows,
 };

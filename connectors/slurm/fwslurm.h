@@ -24,6 +24,11 @@
  *               a GPU) stays in fairway's plan, where it already protects
  *               the job, and in the job's comment;
  *   - drain   = slurm_update_node(DRAIN) with fairway's reason;
+ *   - window  = a maintenance window of the daemon's API is a Slurm
+ *               reservation "fairway-maint-<id>" (MAINT, IGNORE_JOBS) on
+ *               its nodes for its time, reconciled every cycle
+ *               (fw_slurm_windows); the sweep of fairway-<jobid>
+ *               reservations leaves it alone;
  *   - every waiting job's reason and expected start go in its comment
  *     (`squeue -o "%.10i %.8T %.70k"`).
  *
@@ -134,6 +139,15 @@ int fw_slurm_read(struct fw_slurm *h, struct fw_snapshot *s,
 int fw_slurm_apply(struct fw_slurm *h, uint64_t gen,
 		   const struct fw_backend_action *acts, int32_t n,
 		   struct fw_backend_result *r);
+
+/* backend.h windows(): one reservation "fairway-maint-<id>" per window
+ * still open (MAINT|IGNORE_JOBS, users root, the window's nodes, from its
+ * start, or now when it has begun, to its end), created or updated when
+ * the last read shows it missing or different; every other
+ * fairway-maint- reservation is deleted.  FW_EIO (with Slurm's reason in
+ * *d) when slurmctld refused one; the rest are still reconciled. */
+int fw_slurm_windows(struct fw_slurm *h, const struct fw_backend_window *w, int32_t n,
+		     fw_time now, struct fw_diag *d);
 
 /* Write notes whose text differs from the job's comment in the last read,
  * at most the comment budget.  Returns how many were written. */

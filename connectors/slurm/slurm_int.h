@@ -26,6 +26,7 @@
 extern void slurm_xfree(void **item);
 
 #define FW_SLURM_RESV_PREFIX "fairway-"
+#define FW_SLURM_MAINT_PREFIX "fairway-maint-"  /* + the window's id */
 #define FW_SLURM_MAX_SWITCH_DEPTH 4
 #define FW_SLURM_MAX_JOB_NODES 1024   /* larger jobs are not scheduled */
 

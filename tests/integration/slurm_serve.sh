@@ -10,9 +10,17 @@
 #   serve_explain_comment      a job left waiting shows fairway's reason in
 #                              its Slurm comment (squeue -o %k): the daemon
 #                              calls the backend's explain after apply
+#   serve_window_reservation   a maintenance window POSTed to
+#                              /v1/reservations becomes the Slurm reservation
+#                              fairway-maint-<id> (scontrol show res: its
+#                              nodes, start, end, flags MAINT,IGNORE_JOBS)
 #   serve_kill9_restart        the daemon killed with -9 twice mid-run and
 #                              restarted: every job runs exactly once, the
 #                              queue drains
+#   serve_window_restart       ... and the window's reservation is still
+#                              there, once, unchanged
+#   serve_window_deleted       the window DELETEd through the API: its Slurm
+#                              reservation is gone
 #   serve_unreachable          a slurm.conf whose controller does not answer
 #                              (given as --backend-opt conf=PATH, as the
 #                              daemon's runs above give the lab's):
@@ -104,7 +112,25 @@ curl -s -o /dev/null -X POST -H "Authorization: Bearer $(cat "$T/state/token")" 
 	-d '{"healthy": true}' "http://127.0.0.1:$PORT/v1/nodes/gpu007/health"
 scontrol update nodename=gpu007 state=resume # fairway drains, an operator resumes
 
-# ------------------------------------------------------------ 3. kill -9
+# ------------------------------------------------------------ 3. window
+# A maintenance window an hour ahead (whole minutes, as Slurm shows them):
+# the kill -9 runs below happen while it exists.
+ws=$((($(date +%s) / 60 + 60) * 60))
+we=$((ws + 3600))
+code=$(curl -s -o "$T/win.out" -w '%{http_code}' -X POST -H "Authorization: Bearer $(cat "$T/state/token")" \
+	-d "{\"id\": \"bios\", \"kind\": \"maintenance\", \"nodes\": [\"gpu015\", \"gpu016\"], \"start\": $ws, \"end\": $we}" \
+	"http://127.0.0.1:$PORT/v1/reservations")
+window() { scontrol -o show res fairway-maint-bios 2>/dev/null | grep '^ReservationName=fairway-maint-bios '; }
+wait_until 5 'window >/dev/null'
+res=$(window)
+want="StartTime=$(date -d "@$ws" +%FT%T) EndTime=$(date -d "@$we" +%FT%T) .* Nodes=gpu\[015-016\] "
+if [ "$code" = 201 ] && grep -q "$want" <<<"$res" && grep -q 'Flags=MAINT,IGNORE_JOBS' <<<"$res"; then
+	ok serve_window_reservation
+else
+	bad serve_window_reservation "POST $code $(cat "$T/win.out"); res '$res'; $(tail -3 "$T/serve.log")"
+fi
+
+# ------------------------------------------------------------ 4. kill -9
 log=$T/ran.log
 : >"$log"
 for ((i = 0; i < 60; i++)); do
@@ -123,9 +149,22 @@ if [ "$(sort -u "$log" | wc -l)" = 60 ] && [ "$(wc -l <"$log")" = 60 ]; then
 else
 	bad serve_kill9_restart "$(wc -l <"$log") runs of $(sort -u "$log" | wc -l) jobs (expected 60 once each); $(squeue -h | wc -l) left"
 fi
+n=$(scontrol -o show res 2>/dev/null | grep -c '^ReservationName=fairway-maint-')
+if [ "$n" = 1 ] && [ "$(window)" = "$res" ]; then
+	ok serve_window_restart
+else
+	bad serve_window_restart "$n fairway-maint- reservations; '$(window)'"
+fi
+code=$(curl -s -o "$T/win.out" -w '%{http_code}' -X DELETE -H "Authorization: Bearer $(cat "$T/state/token")" \
+	"http://127.0.0.1:$PORT/v1/reservations/bios")
+if [ "$code" = 200 ] && wait_until 5 '! window >/dev/null'; then
+	ok serve_window_deleted
+else
+	bad serve_window_deleted "DELETE $code $(cat "$T/win.out"); '$(window)'"
+fi
 serve_stop
 
-# ------------------------------------------------------------ 4. errors
+# ------------------------------------------------------------ 5. errors
 state() {
 	squeue -h -o '%i %T %Q %k %N' | sort
 	sinfo -h -N -o '%N %T %E' | sort
