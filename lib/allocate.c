@@ -562,16 +562,13 @@ static bool older(const struct cyc *y, int32_t a, int32_t b)
 	return ja < jb;
 }
 
-/* The (up to) reserve_depth oldest jobs that waited starve_after_s, by
- * age: positions in y->jobs, kept sorted by insertion (K is small). */
-static int32_t oldest_starving(const struct cyc *y, int32_t *best, int32_t K)
+int32_t fw__oldest_gangs(const struct cyc *y, int32_t K, bool (*keep)(const struct cyc *, int32_t),
+			 int32_t *best)
 {
 	int32_t n = y->qfirst[y->s->nqueues], k = 0;
-	fw_time cut = y->s->now - fw__starve_after(y);
 
 	for (int32_t i = 0; i < n; i++) {
-		const struct fw__jinfo *ji = &y->ji[y->jobs[i]];
-		if (ji->submit > cut || ji->tasks < 2 || (k == K && !older(y, i, best[K - 1])))
+		if (y->ji[y->jobs[i]].tasks < 2 || (k == K && !older(y, i, best[K - 1])) || !keep(y, i))
 			continue;
 		int32_t p = k < K ? k++ : K - 1;
 		for (; p > 0 && older(y, i, best[p - 1]); p--)
@@ -579,6 +576,12 @@ static int32_t oldest_starving(const struct cyc *y, int32_t *best, int32_t K)
 		best[p] = i;
 	}
 	return k;
+}
+
+/* Has the job at position pos waited the starvation age? */
+static bool starving(const struct cyc *y, int32_t pos)
+{
+	return y->ji[y->jobs[pos]].submit <= y->s->now - fw__starve_after(y);
 }
 
 /* Try the starving jobs first; *skip marks their positions (NULL when
@@ -594,7 +597,7 @@ static int try_starving(struct cyc *y, struct memo *m, bool **skip)
 		return FW_OK;
 	if (!(best = FW_ARENA_RAW(y->a, int32_t, K)))
 		return FW_ENOMEM;
-	if ((k = oldest_starving(y, best, K)) == 0)
+	if ((k = fw__oldest_gangs(y, K, starving, best)) == 0)
 		return FW_OK;
 	if (!(*skip = FW_ARENA_NEW(y->a, bool, y->qfirst[y->s->nqueues] + 1)))
 		return FW_ENOMEM;

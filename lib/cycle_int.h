@@ -174,6 +174,12 @@ fw_time fw__starve_after(const struct cyc *y);
 /* Reservations allowed this cycle (policy reserve_depth, or unbounded in
  * conservative mode) and the attempts they may take. */
 int32_t fw__resv_depth(const struct cyc *y, int32_t *attempts);
+/* The (up to) K oldest pending gangs (more than one task) that keep(y,
+ * pos) accepts, by (submit, job index): positions in y->jobs, sorted by
+ * insertion (K is small).  Used for starving gangs (allocate.c) and the
+ * gang queue of the estimates (estimate.c). */
+int32_t fw__oldest_gangs(const struct cyc *y, int32_t K, bool (*keep)(const struct cyc *, int32_t),
+			 int32_t *best);
 int fw__memo_create(struct cyc *y, int32_t max_pending);
 void fw__memo_add_job(struct cyc *y, int32_t j, const struct fw_job *job, struct fw_res req);
 /* Record a START of job jx at placement p: decision, started[], reason,

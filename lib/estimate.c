@@ -628,29 +628,17 @@ static fw_time profile_fit(const struct profile *pr, fw_time lo, int64_t need, f
 	return -1;
 }
 
-/* The oldest pending gangs without a reservation, by (submit, job). */
+/* How many of the oldest unreserved gangs the estimates queue up. */
 #define GANG_QUEUE_MAX 64
 
-static int32_t oldest_gangs(const struct cyc *y, int32_t *best)
+/* A gang still waiting with a known estimate and no reservation. */
+static bool unreserved(const struct cyc *y, int32_t pos)
 {
-	int32_t n = y->qfirst[y->s->nqueues], k = 0;
+	int32_t j = y->jobs[pos];
+	const struct fw_pending *r = &y->reason[j];
 
-	for (int32_t i = 0; i < n; i++) {
-		int32_t j = y->jobs[i];
-		const struct fw_pending *r = &y->reason[j];
-		if (y->started[j] || y->ji[j].tasks < 2 || r->reason == FW_REASON_HAS_RESERVATION ||
-		    r->expected_start == FW_TIME_UNKNOWN)
-			continue;
-		if (k == GANG_QUEUE_MAX && y->ji[j].submit >= y->ji[best[k - 1]].submit)
-			continue;
-		int32_t p = k < GANG_QUEUE_MAX ? k++ : k - 1;
-		for (; p > 0 && (y->ji[j].submit < y->ji[best[p - 1]].submit ||
-				 (y->ji[j].submit == y->ji[best[p - 1]].submit && j < best[p - 1]));
-		     p--)
-			best[p] = best[p - 1];
-		best[p] = j;
-	}
-	return k;
+	return !y->started[j] && r->reason != FW_REASON_HAS_RESERVATION &&
+	       r->expected_start != FW_TIME_UNKNOWN;
 }
 
 /* Under a policy with starve_after_s, a gang that earned no reservation
@@ -671,8 +659,10 @@ static int gang_queue(struct est *e)
 		return FW_OK;
 	if (!(g = FW_ARENA_RAW(y->a, int32_t, GANG_QUEUE_MAX)))
 		return FW_ENOMEM;
-	if ((ng = oldest_gangs(y, g)) == 0)
+	if ((ng = fw__oldest_gangs(y, GANG_QUEUE_MAX, unreserved, g)) == 0)
 		return FW_OK;
+	for (int32_t i = 0; i < ng; i++)
+		g[i] = y->jobs[g[i]]; /* positions to jobs */
 	if ((rc = fw__resv_events(y)) != FW_OK || (rc = profile_build(y, &pr, 2 * ng + 2)) != FW_OK)
 		return rc;
 	for (int32_t i = 0; i < ng; i++) {
