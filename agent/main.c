@@ -11,11 +11,20 @@
  *             --count N stops after N reports; SIGINT/SIGTERM stop cleanly;
  *   --assess FILE  read a report (from any machine) and fold it into fresh
  *             health records: the node's state and GPU masks, as JSON.
+ * With --server URL (and --token-file), every report of the first two
+ * modes is also sent to `fairway serve` as POST /v1/nodes/{node}/health
+ * (agent/post.h maps the agent's health to that body).  A report that
+ * cannot be sent is an error in one-shot (exit 1); in --watch it is logged
+ * and the next report, one interval later, is the retry.  --quiet drops
+ * the JSON on stdout.
  * Without NVML (no library, no driver, no GPUs) the agent prints a report
  * with "available": false and the reason, says so on stderr, and exits 0:
- * a node without NVIDIA GPUs is not an error.
+ * a node without NVIDIA GPUs is not an error; with --server it sends
+ * nothing (the daemon's view of the node is left as it is).
  *
- * Exit status: 0 ok (also: no NVIDIA GPUs here), 1 runtime error, 2 usage.
+ * Exit status: 0 ok (also: no NVIDIA GPUs here), 1 runtime error (also: a
+ * report not delivered; in --watch, the last one), 2 usage (also: the
+ * token file cannot be read).
  */
 #include <errno.h>
 #include <signal.h>
@@ -25,7 +34,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <curl/curl.h>
+
 #include "fairway/err.h"
+#include "post.h"
 #include "report.h"
 
 struct opts {
@@ -37,6 +49,8 @@ struct opts {
 	long interval_s;
 	long count;
 	bool pretty;
+	bool quiet;
+	struct fw_agent_server server; /* url NULL: print only */
 };
 
 static volatile sig_atomic_t stop;
@@ -52,6 +66,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: fairway-agent [--watch [--interval S] [--count N]] [--wait MS]\n"
 		"                     [--nvml PATH] [--node NAME] [--pretty]\n"
+		"                     [--server URL --token-file FILE [--quiet]]\n"
 		"       fairway-agent --assess REPORT.json\n"
 		"\n"
 		"Report this node's NVIDIA GPU health as JSON: per GPU its temperature,\n"
@@ -66,6 +81,15 @@ static void usage(FILE *f)
 		"NVML is loaded at run time (dlopen), so the agent runs anywhere: on a\n"
 		"machine without NVIDIA GPUs or driver it says so and exits 0.\n"
 		"\n"
+		"With --server, every report is also sent to `fairway serve` as\n"
+		"POST /v1/nodes/NODE/health: healthy false when the node is unhealthy,\n"
+		"badGpus = bad_gpus, and a reason naming the state and the events\n"
+		"(\"suspect: suspect GPUs 1; GPU 1 XID 62\"); a clean report is the\n"
+		"heartbeat.  NODE (--node) must be a node the daemon knows.  A report\n"
+		"that cannot be sent (server down, token refused, 4xx) exits 1 in\n"
+		"one-shot; --watch logs it on stderr and sends the next report at the\n"
+		"next interval.  Without NVML nothing is sent (exit 0).\n"
+		"\n"
 		"  --watch        keep running; one compact JSON line per report\n"
 		"  --interval S   seconds between reports in --watch (default 60)\n"
 		"  --count N      stop after N reports in --watch (default: until a signal)\n"
@@ -74,13 +98,20 @@ static void usage(FILE *f)
 		"  --nvml PATH    the NVML library (default libnvidia-ml.so.1)\n"
 		"  --node NAME    the node name in the report (default: the host name)\n"
 		"  --pretty       indented JSON\n"
+		"  --server URL   also send each report to the daemon at URL\n"
+		"                 (e.g. http://127.0.0.1:8080)\n"
+		"  --token-file FILE  the daemon's bearer token (its --token-file,\n"
+		"                 default STATE_DIR/token; or $FAIRWAY_TOKEN_FILE)\n"
+		"  --quiet        with --server: do not print the JSON on stdout\n"
 		"  --assess FILE  fold a saved report into health and print the verdict\n"
 		"  --help         this text\n"
 		"\n"
 		"Examples:\n"
 		"  fairway-agent                      # one report now\n"
 		"  fairway-agent --watch --interval 30 >> /var/log/gpu-health.jsonl\n"
-		"  fairway-agent > r.json && fairway-agent --assess r.json\n");
+		"  fairway-agent > r.json && fairway-agent --assess r.json\n"
+		"  fairway-agent --watch --interval 30 --quiet --node gpu-017 \\\n"
+		"      --server http://10.0.0.5:8080 --token-file /etc/fairway/token\n");
 }
 
 static int number(const char *flag, const char *v, long lo, long hi, long *out)
@@ -96,6 +127,31 @@ static int number(const char *flag, const char *v, long lo, long hi, long *out)
 		return 2;
 	}
 	*out = x;
+	return 0;
+}
+
+/* --server needs a readable token; --token-file and --quiet need --server. */
+static int check_server(struct opts *o)
+{
+	char tok[512], why[512];
+	const char *msg = NULL;
+
+	if (o->server.url && !o->server.token_file)
+		o->server.token_file = getenv("FAIRWAY_TOKEN_FILE");
+	if (o->server.url && !o->server.token_file)
+		msg = "--server needs --token-file FILE (the daemon's bearer token)";
+	else if (!o->server.url && (o->server.token_file || o->quiet))
+		msg = "--token-file and --quiet go with --server URL";
+	else if (o->server.url && o->assess)
+		msg = "--assess prints a verdict; it does not send one (drop --server)";
+	if (msg) {
+		fprintf(stderr, "fairway-agent: %s; see --help\n", msg);
+		return 2;
+	}
+	if (o->server.url && fw_agent_read_token(o->server.token_file, tok, sizeof tok, why, sizeof why) != FW_OK) {
+		fprintf(stderr, "fairway-agent: %s\n", why);
+		return 2;
+	}
 	return 0;
 }
 
@@ -118,6 +174,12 @@ static int parse(int argc, char **argv, struct opts *o)
 			o->watch = true;
 		} else if (!strcmp(a, "--pretty")) {
 			o->pretty = true;
+		} else if (!strcmp(a, "--quiet")) {
+			o->quiet = true;
+		} else if (!strcmp(a, "--server") && v) {
+			o->server.url = argv[++i];
+		} else if (!strcmp(a, "--token-file") && v) {
+			o->server.token_file = argv[++i];
 		} else if (!strcmp(a, "--nvml") && v) {
 			o->nvml = argv[++i];
 		} else if (!strcmp(a, "--assess") && v) {
@@ -138,13 +200,16 @@ static int parse(int argc, char **argv, struct opts *o)
 	}
 	if (!rc && o->watch && x < 0)
 		o->wait_ms = (unsigned)o->interval_s * 1000u;
-	return rc;
+	return rc ? rc : check_server(o);
 }
 
 static void print(const struct opts *o, const struct fw_agent_report *r)
 {
-	json_t *j = fw_agent_to_json(r);
+	json_t *j;
 
+	if (o->quiet)
+		return;
+	j = fw_agent_to_json(r);
 	json_dumpf(j, stdout, (o->pretty ? JSON_INDENT(2) : JSON_COMPACT) | JSON_PRESERVE_ORDER);
 	fputc('\n', stdout);
 	fflush(stdout);
@@ -198,7 +263,8 @@ static int no_nvml(const struct opts *o, const char *why)
 	snprintf(r.node, sizeof r.node, "%s", o->node);
 	snprintf(r.why, sizeof r.why, "%s", why);
 	r.time = (int64_t)time(NULL);
-	fprintf(stderr, "fairway-agent: no NVIDIA GPUs to report on this machine (%s)\n", why);
+	fprintf(stderr, "fairway-agent: no NVIDIA GPUs to report on this machine (%s)%s%s\n", why,
+		o->server.url ? "; nothing sent to " : "", o->server.url ? o->server.url : "");
 	print(o, &r);
 	return 0;
 }
@@ -215,6 +281,28 @@ static void pace(const struct opts *o, int64_t started, long k)
 	ts.tv_sec = (time_t)left;
 	while (nanosleep(&ts, &ts) != 0 && !stop)
 		;
+}
+
+/* --server: send one folded report.  0, or 1 with the reason on stderr. */
+static int deliver(const struct opts *o, const struct fw_agent_report *r)
+{
+	char why[1024];
+	json_t *body;
+	int rc;
+
+	if (!o->server.url)
+		return 0;
+	body = fw_agent_health_body(r);
+	rc = fw_agent_post(&o->server, r->node, body, why, sizeof why);
+	json_decref(body);
+	if (rc == FW_OK)
+		return 0;
+	if (o->watch)
+		fprintf(stderr, "fairway-agent: report at %lld not sent: %s; next try in %ld s\n", (long long)r->time,
+			why, o->interval_s);
+	else
+		fprintf(stderr, "fairway-agent: report not sent: %s\n", why);
+	return 1;
 }
 
 static int run(const struct opts *o, struct fw_nvml *n)
@@ -243,6 +331,7 @@ static int run(const struct opts *o, struct fw_nvml *n)
 		}
 		fw_agent_fold(&c, &node, gpu, &r);
 		print(o, &r);
+		rc = deliver(o, &r); /* --watch: the last report's outcome */
 		if (!o->watch)
 			break;
 		pace(o, r.time, k);
@@ -266,7 +355,11 @@ int main(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	if (fw_nvml_open(&n, o.nvml, why, sizeof why) != FW_OK)
 		return no_nvml(&o, why);
+	if (o.server.url)
+		curl_global_init(CURL_GLOBAL_DEFAULT);
 	rc = run(&o, &n);
 	fw_nvml_close(&n);
+	if (o.server.url)
+		curl_global_cleanup();
 	return rc;
 }
