@@ -42,6 +42,7 @@ struct fw__node {
 	int32_t dom;           /* its node-level domain */
 	bool usable;           /* schedulable, not UNHEALTHY or DRAINING */
 	bool suspect;          /* SUSPECT or a suspect GPU: big gangs avoid */
+	bool lemon;            /* fault history: big gangs take it last */
 };
 
 struct fw__domain {
@@ -82,7 +83,7 @@ struct fw__cstate {
 	struct fw_res capacity;
 	/* health (health.h), counted at build for the HEALTH reason:
 	 * nodes with GPUs that placement may use or that health took out */
-	int32_t gpu_nodes, unhealthy_nodes, suspect_nodes;
+	int32_t gpu_nodes, unhealthy_nodes, suspect_nodes, lemon_nodes;
 	int32_t health_lost_free;   /* idle GPUs on unhealthy nodes + bad GPUs */
 	int32_t suspect_free;       /* whole free GPUs on suspect nodes */
 	int32_t suspect_gang;       /* suspect_gang_gpus, defaulted */

@@ -75,6 +75,7 @@ static void apply_running(struct fw__cstate *c)
 		c->nodes[i].usable = s->nodes[i].schedulable && s->nodes[i].health != FW_HEALTH_UNHEALTHY &&
 				     s->nodes[i].health != FW_HEALTH_DRAINING;
 		c->nodes[i].suspect = s->nodes[i].health == FW_HEALTH_SUSPECT || s->nodes[i].suspect_gpu_mask;
+		c->nodes[i].lemon = s->nodes[i].lemon;
 	}
 	for (int32_t j = 0; j < s->njobs; j++) {
 		const struct fw_job *job = &s->jobs[j];
@@ -290,6 +291,7 @@ static void record_health(struct fw__cstate *c, int32_t i)
 		c->suspect_nodes++;
 		c->suspect_free += n->whole_free;
 	}
+	c->lemon_nodes += n->lemon;
 }
 
 static void record_initial(struct fw__cstate *c)

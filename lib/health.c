@@ -24,6 +24,8 @@ void fw_health_config_default(struct fw_health_config *c)
 	c->job_fail_threshold = 3;
 	c->job_fail_window_s = DAY;
 	c->heartbeat_s = 0; /* off: the adapter that hears heartbeats sets it */
+	c->lemon_window_s = 120 * DAY;
+	c->lemon_threshold = 3;
 }
 
 void fw_health_rec_init(struct fw_health_rec *r)
@@ -168,10 +170,32 @@ static void probation(const struct fw_health_config *c, struct fw_health_rec *r,
 	r->until = ev->at + hold(c, r);
 }
 
+/* A fault that finds the node in service is a new incident. */
+static void incident(struct fw_health_rec *r, fw_time now)
+{
+	if (r->state == FW_HEALTH_UNHEALTHY)
+		return;
+	r->incident[r->incidents % FW_HEALTH_INCIDENTS] = now;
+	r->incidents++;
+}
+
+bool fw_health_is_lemon(const struct fw_health_config *c, const struct fw_health_rec *r,
+			fw_time now)
+{
+	int32_t k = c->lemon_threshold, n = 0;
+
+	if (k <= 0 || k > FW_HEALTH_INCIDENTS || r->incidents < k)
+		return false;
+	for (int32_t i = 0; i < FW_HEALTH_INCIDENTS && i < r->incidents; i++)
+		n += r->incident[i] <= now && now - r->incident[i] < c->lemon_window_s;
+	return n >= k;
+}
+
 static void on_fault(const struct fw_health_config *c, struct fw_health_rec *r,
 		     const struct fw_health_event *ev, enum fw_health_class k)
 {
 	strike(c, r, ev->at);
+	incident(r, ev->at);
 	if (r->state == FW_HEALTH_UNHEALTHY)
 		return; /* T11 */
 	if (k == FW_HCLASS_FATAL) {

@@ -25,7 +25,11 @@
  * suspect_gang_gpus or more that is not preemptible skips SUSPECT nodes
  * (one flag test per candidate), so a domain's count may include suspect
  * GPUs it cannot use: the assignment then fails there and the search
- * moves on.
+ * moves on.  Lemon nodes (a fault history, health.h) are a soft version of
+ * the same rule: such a gang first searches without them, and only when
+ * that fails searches again with them, ranked last among equals, so it
+ * takes as few as it must.  A soft rule costs no occupancy: the gang
+ * starts when it would have started anyway.
  */
 #include <string.h>
 
@@ -48,6 +52,8 @@ struct attempt {
 	int32_t models[FW_MAX_GROUPS]; /* -2 = any, -1 = unknown model */
 	bool spread;
 	bool avoid_suspect;     /* a big gang: suspect nodes are out (health.h) */
+	bool avoid_lemon;       /* a big gang's first search: lemons are out */
+	bool lemon_last;        /* its second: lemons last among equals */
 	bool shape_fit;         /* some domain had the GPUs for the gang */
 	const struct fw__place_opts *o;
 };
@@ -70,7 +76,7 @@ static bool node_fits(const struct attempt *t, int32_t n, int g, bool shared_onl
 	const struct fw_node *sn = &t->c->s->nodes[n];
 
 	if (!cn->usable || cn->cpu_free < grp->cpu_milli || cn->mem_free < grp->mem_mib ||
-	    (cn->suspect && t->avoid_suspect))
+	    (cn->suspect && t->avoid_suspect) || (cn->lemon && t->avoid_lemon))
 		return false;
 	if (!t->o->ignore_resv && t->o->end > t->c->resv_until[n])
 		return false;
@@ -167,6 +173,18 @@ static void rollback(struct attempt *t)
 	t->ntouched = 0;
 }
 
+/* A stable partition: lemons after every other candidate. */
+static void lemons_last(struct attempt *t)
+{
+	int32_t *out = t->cand + t->ncand, k = 0;
+
+	for (int pass = 0; pass < 2; pass++)
+		for (int32_t i = 0; i < t->ncand; i++)
+			if (t->c->nodes[t->cand[i]].lemon == (pass == 1))
+				out[k++] = t->cand[i];
+	memcpy(t->cand, out, (size_t)t->ncand * sizeof *out);
+}
+
 static void sort_candidates(struct attempt *t)
 {
 	/* Counting sort by whole free GPUs (stable, so topology order holds
@@ -192,6 +210,8 @@ static void sort_candidates(struct attempt *t)
 			out[start[t->c->nodes[t->cand[i]].whole_free]++] = t->cand[i];
 	}
 	memcpy(t->cand, out, (size_t)t->ncand * sizeof *out);
+	if (t->lemon_last)
+		lemons_last(t);
 }
 
 static int32_t place_group(struct attempt *t, int g, int32_t want)
@@ -213,6 +233,11 @@ static int32_t place_group(struct attempt *t, int g, int32_t want)
 	return placed;
 }
 
+static bool candidate(const struct attempt *t, const struct fw__node *n)
+{
+	return n->usable && !(n->suspect && t->avoid_suspect) && !(n->lemon && t->avoid_lemon);
+}
+
 static bool assign_in_domain(struct attempt *t, int32_t d, int32_t min_tasks)
 {
 	const struct fw__domain *dom = &t->c->dom[d];
@@ -220,8 +245,7 @@ static bool assign_in_domain(struct attempt *t, int32_t d, int32_t min_tasks)
 
 	t->ncand = 0;
 	for (int32_t i = dom->first; i < dom->last; i++)
-		if (t->c->nodes[t->c->order[i]].usable &&
-		    !(t->c->nodes[t->c->order[i]].suspect && t->avoid_suspect))
+		if (candidate(t, &t->c->nodes[t->c->order[i]]))
 			t->cand[t->ncand++] = t->c->order[i];
 	sort_candidates(t);
 	for (int g = 0; g < t->job->ngroups; g++)
@@ -279,6 +303,21 @@ static bool search(struct attempt *t, int32_t pref, int32_t req, int32_t min_tas
 	return false;
 }
 
+/* Without lemons first, then with them last (a big gang only). */
+static bool search_all(struct attempt *t, int32_t pref, int32_t req, int32_t min_tasks)
+{
+	bool lemons = t->avoid_lemon, ok = search(t, pref, req, min_tasks);
+
+	if (!ok && lemons) {
+		t->avoid_lemon = false;
+		t->lemon_last = true;
+		ok = search(t, pref, req, min_tasks);
+		t->avoid_lemon = true;
+		t->lemon_last = false;
+	}
+	return ok;
+}
+
 static int init_attempt(struct attempt *t, struct fw__cstate *c, const struct fw_job *j)
 {
 	int32_t ntasks = fw_job_tasks(j);
@@ -288,6 +327,7 @@ static int init_attempt(struct attempt *t, struct fw__cstate *c, const struct fw
 	t->job = j;
 	t->spread = j->spread || c->pol->spread_default;
 	t->avoid_suspect = c->suspect_nodes > 0 && !fw__may_use_suspect(c, j);
+	t->avoid_lemon = c->lemon_nodes > 0 && !fw__may_use_suspect(c, j);
 	if (ntasks > c->scratch_tasks_cap)
 		return FW_EINVAL;
 	t->cand = c->scratch_cand;
@@ -314,9 +354,9 @@ int fw__place_job(struct fw__cstate *c, int32_t j, const struct fw__place_opts *
 	t.o = o;
 	if (pref < req)
 		pref = req;
-	bool ok = search(&t, pref, req, fw_job_tasks(job));
+	bool ok = search_all(&t, pref, req, fw_job_tasks(job));
 	if (!ok && fw_job_min_tasks(job) < fw_job_tasks(job))
-		ok = search(&t, pref, req, fw_job_min_tasks(job));
+		ok = search_all(&t, pref, req, fw_job_min_tasks(job));
 	out->shape_fit = t.shape_fit;
 	if (!ok)
 		return FW_EDECLINED;

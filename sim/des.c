@@ -664,7 +664,9 @@ static int start_job(struct sim *m, const struct fw_plan *p, const struct fw_dec
 /* ---- evictions and node failures ----------------------------------------
  *
  * One path for both: the job gives back its GPUs at t, its completion is
- * cancelled, on_evict says how much of this run's progress it keeps, and
+ * cancelled, on_evict says how much of this run's progress it keeps (at
+ * most what it ran; below 0 when the restart itself costs work, e.g. the
+ * start-up after a node failure: the job then has that much more to do), and
  * it returns to the pending set at its old snapshot position (so its
  * original submit time and arrival order stand).  Its allocs go stale and
  * are dropped by the next compaction.
@@ -675,7 +677,7 @@ static int64_t kept_progress(struct sim *m, int32_t k, fw_time t, int64_t ran)
 	const struct fw_sim_hooks *h = m->o->hooks;
 	int64_t kept = h && h->on_evict ? h->on_evict(h->ctx, m->s, k, t, ran) : 0;
 
-	return kept < 0 ? 0 : kept > ran ? ran : kept;
+	return kept > ran ? ran : kept;
 }
 
 int64_t fw_sim_checkpoint_kept(int64_t ran_s, int64_t interval_s)

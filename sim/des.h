@@ -84,9 +84,10 @@ struct fw_sim_hooks {
 	void *ctx;
 	/* Optional.  A running job is evicted (an EVICT decision or a node
 	 * failure) at `now` after running ran_s seconds in this run: return
-	 * the seconds of this run's progress it keeps (clamped to 0..ran_s;
-	 * NULL = 0, restart from scratch).  Its remaining work shrinks by
-	 * that much.  s still shows the job running; it must not change s. */
+	 * the seconds of this run's progress it keeps (at most ran_s; NULL =
+	 * 0, restart from scratch; below 0 when the restart itself costs
+	 * work, as the start-up after a failure does).  Its remaining work
+	 * shrinks by that much (grows, when below 0).  s still shows the job running; it must not change s. */
 	int64_t (*on_evict)(void *ctx, const struct fw_snapshot *s, int32_t job, int64_t now,
 			    int64_t ran_s);
 	/* Optional.  At every tick the loop visits, after that tick's events

@@ -10,6 +10,7 @@
 #include "teams.h"
 
 #define DAY 86400.0
+#define NO_REPAIR INT64_MIN /* repair_at: none pending (history is below 0) */
 
 void fw_failure_model_default(struct fw_failure_model *m)
 {
@@ -18,6 +19,7 @@ void fw_failure_model_default(struct fw_failure_model *m)
 	m->flaky_factor = 10.0;
 	m->repair_s = 4 * 3600;
 	m->horizon_s = 30 * 86400;
+	m->history_s = 0;
 	m->seed = 1;
 }
 
@@ -96,7 +98,7 @@ int fw_failure_generate(const struct fw_failure_model *m, int32_t nnodes,
 	if (!fl)
 		return FW_ENOMEM;
 	if (m->rate_per_1000 < 0 || m->flaky_fraction < 0 || m->flaky_fraction > 1 ||
-	    m->flaky_factor < 0 || m->repair_s < 0 || m->horizon_s < 0 || nnodes < 1) {
+	    m->flaky_factor < 0 || m->repair_s < 0 || m->horizon_s < 0 || m->history_s < 0 || nnodes < 1) {
 		if (!flaky)
 			free(fl);
 		return FW_EINVAL;
@@ -107,7 +109,8 @@ int fw_failure_generate(const struct fw_failure_model *m, int32_t nnodes,
 		double rate = m->rate_per_1000 / 1000.0 / DAY * (fl[i] ? m->flaky_factor : 1.0);
 		if (rate <= 0)
 			continue;
-		for (int64_t t = expo(&st, rate); t < m->horizon_s; t += m->repair_s + expo(&st, rate))
+		for (int64_t t = expo(&st, rate) - m->history_s; t < m->horizon_s;
+		     t += m->repair_s + expo(&st, rate))
 			if (push(&v, &cnt, &cap, t, i, m->repair_s) != FW_OK) {
 				free(v);
 				if (!flaky)
@@ -121,6 +124,32 @@ int fw_failure_generate(const struct fw_failure_model *m, int32_t nnodes,
 		qsort(v, cnt, sizeof *v, fail_cmp);
 	*out = v;
 	*n = cnt;
+	return FW_OK;
+}
+
+int fw_failure_replay_list(const struct fw_sim_failure *v, size_t n, struct fw_sim_failure **out,
+			   size_t *nout)
+{
+	size_t k = 0;
+
+	*out = malloc((n + 1) * sizeof **out);
+	*nout = 0;
+	if (!*out)
+		return FW_ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		int64_t end = v[i].at + v[i].repair_s;
+		if (end <= 0)
+			continue;
+		(*out)[k] = v[i];
+		if (v[i].at < 0) {
+			(*out)[k].at = 0;
+			(*out)[k].repair_s = end;
+		}
+		k++;
+	}
+	if (k)
+		qsort(*out, k, sizeof **out, fail_cmp);
+	*nout = k;
 	return FW_OK;
 }
 
@@ -142,11 +171,13 @@ int fw_health_tracker_init(struct fw_health_tracker *t, int32_t nnodes)
 	t->row_sorted = malloc((rows + 1) * sizeof *t->row_sorted);
 	t->lost_s = calloc(rows + 1, sizeof *t->lost_s);
 	t->lost_fail_s = calloc(rows + 1, sizeof *t->lost_fail_s);
+	t->lost_flaky_s = calloc(rows + 1, sizeof *t->lost_flaky_s);
 	t->fail_hits = calloc(rows + 1, sizeof *t->fail_hits);
-	if (!t->repair_at || !t->rec || !t->row_sorted || !t->lost_s || !t->lost_fail_s || !t->fail_hits)
+	if (!t->repair_at || !t->rec || !t->row_sorted || !t->lost_s || !t->lost_fail_s ||
+	    !t->lost_flaky_s || !t->fail_hits)
 		return FW_ENOMEM;
 	for (int32_t i = 0; i < nnodes; i++) {
-		t->repair_at[i] = -1;
+		t->repair_at[i] = NO_REPAIR;
 		fw_health_rec_init(&t->rec[i]);
 	}
 	for (size_t r = 0; r < rows; r++)
@@ -163,11 +194,12 @@ void fw_health_tracker_free(struct fw_health_tracker *t)
 	free(t->row_sorted);
 	free(t->lost_s);
 	free(t->lost_fail_s);
+	free(t->lost_flaky_s);
 	free(t->fail_hits);
 	t->repair_at = NULL;
 	t->rec = NULL;
 	t->row_sorted = NULL;
-	t->lost_s = t->lost_fail_s = NULL;
+	t->lost_s = t->lost_fail_s = t->lost_flaky_s = NULL;
 	t->fail_hits = NULL;
 }
 
@@ -195,7 +227,7 @@ static int32_t due_repair(const struct fw_health_tracker *t, int64_t now)
 	int32_t best = -1;
 
 	for (int32_t i = 0; i < t->nnodes; i++)
-		if (t->repair_at[i] >= 0 && t->repair_at[i] <= now &&
+		if (t->repair_at[i] != NO_REPAIR && t->repair_at[i] <= now &&
 		    (best < 0 || t->repair_at[i] < t->repair_at[best]))
 			best = i;
 	return best;
@@ -211,12 +243,12 @@ static void fold_events(struct fw_health_tracker *t, int64_t now)
 		if (r >= 0 && (!fail || t->repair_at[r] <= t->v[t->next].at)) {
 			struct fw_health_event ev = { FW_HEV_REPAIRED, t->repair_at[r], 0 };
 			fw_health_step(&t->cfg, &t->rec[r], &ev);
-			t->repair_at[r] = -1;
+			t->repair_at[r] = NO_REPAIR;
 		} else if (fail) {
 			const struct fw_sim_failure *f = &t->v[t->next++];
 			struct fw_health_event ev = { FW_HEV_XID, f->at, 79 };
 			fw_health_step(&t->cfg, &t->rec[f->node], &ev);
-			if (f->at + f->repair_s > t->repair_at[f->node])
+			if (t->repair_at[f->node] == NO_REPAIR || f->at + f->repair_s > t->repair_at[f->node])
 				t->repair_at[f->node] = f->at + f->repair_s;
 		} else {
 			return;
@@ -235,24 +267,31 @@ static int on_tick(void *ctx, struct fw_sim *sim, const struct fw_snapshot *s)
 	for (int32_t i = 0; i < nn && i < t->nnodes; i++) {
 		enum fw_health h = fw_health_tick(&t->cfg, &t->rec[i], s->now);
 		t->suspect_node_ticks += h == FW_HEALTH_SUSPECT;
-		if (t->aware)
+		bool lemon = fw_health_is_lemon(&t->cfg, &t->rec[i], s->now);
+		t->lemon_node_ticks += lemon;
+		if (t->aware) {
 			nodes[i].health = h;
+			nodes[i].lemon = lemon;
+		}
 	}
 	return 0;
 }
 
-/* Does a failure of one of job j's nodes happen exactly at now? */
-static bool failure_now(const struct fw_health_tracker *t, const struct fw_snapshot *s,
-			const struct fw_job *j, int64_t now)
+/* The node of job j whose failure is at this very time, or -1.  The
+ * tracker has not folded it yet (on_tick runs after the evictions), so
+ * look from next on; a failure the replay moved to 0 from the history is
+ * never under a running job. */
+static int32_t failure_now(const struct fw_health_tracker *t, const struct fw_snapshot *s,
+			   const struct fw_job *j, int64_t now)
 {
 	for (size_t i = t->next; i < t->n && t->v[i].at <= now; i++) {
 		if (t->v[i].at != now)
 			continue;
 		for (int32_t a = 0; a < j->alloc_count; a++)
 			if (s->allocs[j->alloc_first + a].node == t->v[i].node)
-				return true;
+				return t->v[i].node;
 	}
-	return false;
+	return -1;
 }
 
 static int64_t on_evict(void *ctx, const struct fw_snapshot *s, int32_t job, int64_t now,
@@ -263,11 +302,17 @@ static int64_t on_evict(void *ctx, const struct fw_snapshot *s, int32_t job, int
 	int64_t kept = fw_sim_checkpoint_kept(ran_s, t->checkpoint_s);
 	int32_t row = row_of(t, j->name);
 
+	int32_t failed = failure_now(t, s, j, now);
+
+	if (failed >= 0)
+		kept -= t->restart_s;
 	if (row >= 0) {
 		t->lost_s[row] += (double)(ran_s - kept);
-		if (failure_now(t, s, j, now)) {
+		if (failed >= 0) {
 			t->lost_fail_s[row] += (double)(ran_s - kept);
 			t->fail_hits[row]++;
+			if (t->flaky && t->flaky[failed])
+				t->lost_flaky_s[row] += (double)(ran_s - kept);
 		}
 	}
 	return kept;

@@ -7,7 +7,10 @@
  * Meta's RSC-1), times flaky_factor (default 10) for a flaky_fraction
  * (default 5%) of the nodes chosen by the seed.  A failure takes the node
  * down for repair_s (default 4 h); its next failure is drawn from the end
- * of the repair.  Failures are drawn in [0, horizon_s).  The list is a
+ * of the repair.  Failures are drawn in [-history_s, horizon_s): a fleet
+ * has a past, and the failures before time 0 are its history, which the
+ * health tracker folds before the first tick (the replay itself sees only
+ * what is still under repair at 0: fw_failure_replay_list).  The list is a
  * pure function of (model, nodes, seed), sorted by time then node, so two
  * placement variants replayed with the same list see the same hardware.
  * In the replay (des.h) a failure evicts every job with a task on the
@@ -20,12 +23,18 @@
  *             repair is REPAIRED, so the node goes back through probation
  *             and a node that fails twice within the flap window stays
  *             suspect for the flap hold) and, when `aware`, writes each
- *             record's state into the replay's nodes; health-blind runs
+ *             record's state and lemon verdict into the replay's nodes; health-blind runs
  *             leave every node HEALTHY (a down node is unschedulable in
  *             both);
  *   on_evict  keeps whole checkpoints (fw_sim_checkpoint_kept) and
  *             charges the work lost to the job, and to failures when a
- *             failure of one of its nodes is at this very time.
+ *             failure of one of its nodes is at this very time; such a
+ *             restart also costs restart_s (failure detection, start-up,
+ *             checkpoint load: ETTR's unproductive restart time), charged
+ *             as work the next run must redo; and when flaky says the
+ *             failed node is flaky, the loss is also tallied there (the
+ *             share of the loss a perfect flaky-node detector could
+ *             avoid).
  * The tracker's per-row tallies feed the metrics of llmfleet.h.
  */
 #ifndef FAIRWAY_SIM_FAILURE_H
@@ -44,7 +53,8 @@ struct fw_failure_model {
 	double flaky_fraction;  /* 0.05 */
 	double flaky_factor;    /* 10 */
 	int64_t repair_s;       /* 4 h */
-	int64_t horizon_s;      /* failures are drawn in [0, horizon_s) */
+	int64_t horizon_s;      /* failures are drawn in [-history_s, horizon_s) */
+	int64_t history_s;      /* 0: no history */
 	uint64_t seed;
 };
 
@@ -56,6 +66,12 @@ void fw_failure_model_default(struct fw_failure_model *m);
 int fw_failure_generate(const struct fw_failure_model *m, int32_t nnodes,
 			struct fw_sim_failure **out, size_t *n, bool *flaky);
 
+/* The part of list v (sorted, possibly with history) the replay sees: every
+ * failure whose repair ends after time 0, one that began before 0 moved to
+ * 0 with the rest of its repair.  *out is malloc'd (caller frees). */
+int fw_failure_replay_list(const struct fw_sim_failure *v, size_t n, struct fw_sim_failure **out,
+			   size_t *nout);
+
 struct fw_row_id {
 	const char *id;                 /* a trace job id */
 	int32_t row;
@@ -66,20 +82,24 @@ struct fw_health_tracker {
 	bool aware;                     /* write health into the replay */
 	struct fw_health_config cfg;
 	int64_t checkpoint_s;           /* on_evict keeps whole checkpoints */
+	int64_t restart_s;              /* cost of a restart after a failure */
+	const bool *flaky;              /* per node, or NULL */
 	const struct fw_trace *trace;   /* rows: for the per-row tallies */
 	const struct fw_sim_failure *v; /* the same list the replay gets */
 	size_t n;
 	/* state (fw_health_tracker_init) */
 	size_t next;                    /* failures folded so far */
-	int64_t *repair_at;             /* per node: pending repair, -1 */
+	int64_t *repair_at;             /* per node: pending repair, INT64_MIN */
 	struct fw_health_rec *rec;      /* per node */
 	int32_t nnodes;
 	struct fw_row_id *row_sorted;   /* trace rows sorted by id (bsearch) */
 	/* tallies per trace row */
 	double *lost_s;                 /* seconds of work lost, all evictions */
 	double *lost_fail_s;            /* ... of which to node failures */
+	double *lost_flaky_s;           /* ... of which to flaky nodes' */
 	int32_t *fail_hits;             /* evictions by node failures */
 	int64_t suspect_node_ticks;     /* sum over ticks of suspect nodes */
+	int64_t lemon_node_ticks;       /* ... of lemons */
 	int64_t ticks;
 };
 

@@ -183,6 +183,7 @@ static void job_metrics(const struct fw_trace *t, const struct fw_sim_result *r,
 		int64_t g = fw_trace_job_gpus(&t->v[i]);
 		int b = bucket_of(g);
 		m->lost_gpu_h += (double)g * k->lost_fail_s[i] / HOUR;
+		m->lost_flaky_gpu_h += (double)g * k->lost_flaky_s[i] / HOUR;
 		m->lost_all_gpu_h += (double)g * k->lost_s[i] / HOUR;
 		if (r->start[i] < 0) {
 			m->never_started++;
@@ -209,13 +210,14 @@ static void job_metrics(const struct fw_trace *t, const struct fw_sim_result *r,
 }
 
 int fw_health_replay(const struct fw_trace *t, int32_t nodes, int32_t gpus, int64_t window_s,
-		     const struct fw_sim_failure *fails, size_t nfails, bool aware,
-		     const struct fw_health_config *hc, struct fw_health_metrics *m,
-		     struct fw_diag *d)
+		     const struct fw_sim_failure *fails, size_t nfails,
+		     const struct fw_health_run *run, struct fw_health_metrics *m, struct fw_diag *d)
 {
 	struct fw_health_tracker k;
 	struct fw_sim_hooks h;
-	struct fw_sim_scripted sc = { fails, nfails, 0 };
+	struct fw_sim_failure *now_on = NULL;
+	size_t nnow = 0;
+	struct fw_sim_scripted sc = { NULL, 0, 0 };
 	struct fw_sim_failures f = { fw_sim_scripted_next, &sc };
 	struct fw_sim_opts o;
 	struct fw_sim_result r;
@@ -226,16 +228,22 @@ int fw_health_replay(const struct fw_trace *t, int32_t nodes, int32_t gpus, int6
 
 	memset(m, 0, sizeof *m);
 	memset(&k, 0, sizeof k);
-	k.aware = aware;
-	k.cfg = *hc;
+	k.aware = run->aware;
+	k.cfg = run->cfg;
 	k.checkpoint_s = FW_SIM_CHECKPOINT_S;
+	k.restart_s = run->restart_s;
+	k.flaky = run->flaky;
 	k.trace = t;
 	k.v = fails;
 	k.n = nfails;
-	if ((rc = fw_health_tracker_init(&k, nodes)) != FW_OK) {
+	if ((rc = fw_health_tracker_init(&k, nodes)) != FW_OK ||
+	    (rc = fw_failure_replay_list(fails, nfails, &now_on, &nnow)) != FW_OK) {
 		fw_health_tracker_free(&k);
+		free(now_on);
 		return rc;
 	}
+	sc.v = now_on;
+	sc.n = nnow;
 	fw_health_tracker_hooks(&k, &h);
 	fw_sim_opts_default(&o);
 	o.policy = "fairway";
@@ -252,11 +260,13 @@ int fw_health_replay(const struct fw_trace *t, int32_t nodes, int32_t gpus, int6
 		m->failures = r.failures;
 		m->failure_hits = r.failure_hits;
 		m->suspect_nodes_mean = k.ticks ? (double)k.suspect_node_ticks / (double)k.ticks : 0;
+		m->lemon_nodes_mean = k.ticks ? (double)k.lemon_node_ticks / (double)k.ticks : 0;
 		m->wall_s = r.wall_s;
 	}
 	free(a.ran);
 	free(a.last);
 	fw_sim_result_free(&r);
 	fw_health_tracker_free(&k);
+	free(now_on);
 	return rc;
 }

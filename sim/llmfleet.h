@@ -66,20 +66,31 @@ struct fw_health_metrics {
 	int64_t jobs[FW_HB_COUNT];      /* started */
 	double fail_per_job[FW_HB_COUNT];
 	double lost_gpu_h;              /* to failures */
+	double lost_flaky_gpu_h;        /* ... of which to flaky nodes' */
 	double lost_all_gpu_h;          /* all evictions */
 	double occupancy;
 	double jct_mean;
 	int64_t finished, never_started, failures, failure_hits;
 	double suspect_nodes_mean;      /* mean suspect nodes per tick */
+	double lemon_nodes_mean;        /* mean lemons per tick */
 	double wall_s;
 };
 
-/* One replay of trace t on nodes x gpus with the failures and the tracker
- * (aware or not); metrics over the window [0, window_s). */
+/* How one replay treats health. */
+struct fw_health_run {
+	bool aware;                     /* write health into the replay */
+	struct fw_health_config cfg;    /* the health model */
+	int64_t restart_s;              /* cost of each restart after a failure */
+	const bool *flaky;              /* per node (for lost_flaky_gpu_h), or NULL */
+};
+
+/* One replay of trace t on nodes x gpus with the failures (sorted; those
+ * before time 0 are the fleet's history: the tracker folds them, the
+ * replay sees what is still under repair at 0); metrics over the window
+ * [0, window_s). */
 int fw_health_replay(const struct fw_trace *t, int32_t nodes, int32_t gpus, int64_t window_s,
-		     const struct fw_sim_failure *fails, size_t nfails, bool aware,
-		     const struct fw_health_config *hc, struct fw_health_metrics *m,
-		     struct fw_diag *d);
+		     const struct fw_sim_failure *fails, size_t nfails,
+		     const struct fw_health_run *run, struct fw_health_metrics *m, struct fw_diag *d);
 
 /* `fairway-health-sim`: argv[0] is the program name; 0 ok, 1 error, 2 usage. */
 int fw_health_sim_cli(int argc, char **argv);

@@ -73,6 +73,24 @@
  * whole window instead of bouncing back to HEALTHY after every repair.
  * REPAIRED on a HEALTHY or SUSPECT record changes nothing.
  *
+ * Fault history ("lemon" nodes).  Probation and damping forget a node a few
+ * days after its last fault, but some hardware fails again and again: a
+ * flaky node at 10x the base rate fails every couple of weeks, which no
+ * 7-day window sees twice.  So the record also keeps the times of its
+ * latest incidents (a fault that finds the record not UNHEALTHY; repeats
+ * inside one outage are one incident), and fw_health_is_lemon() says
+ * whether lemon_threshold (default 3) of them fall within lemon_window_s
+ * (default 120 days) before now.  A lemon is a soft verdict, not a state:
+ * the node stays schedulable, and placement (lib/place.c) keeps big gangs
+ * off lemons while they can start elsewhere and puts them there last
+ * when they cannot (struct fw_node.lemon).  The trade is between two
+ * errors: a healthy node with three base-rate failures in the window is a
+ * false lemon (at Meta's 6.5 failures per 1,000 node-days, a Poisson mean
+ * of 0.78 in 120 days: 4.5% of healthy nodes), and a flaky node with fewer
+ * is missed (at 10x that rate, 2% of them); the defaults hold both near
+ * 5%.  A soft verdict makes the false lemons cheap, which is what lets
+ * the window be long.
+ *
  * Purity: time is an argument, never read; no I/O, no globals.  The same
  * events in the same order give the same record.
  */
@@ -132,7 +150,12 @@ struct fw_health_config {
 	fw_time job_fail_window_s; /* default 24 h */
 	fw_time heartbeat_s;       /* default 0 = never time out (the adapter
 				    * that hears heartbeats sets it, e.g. 300) */
+	fw_time lemon_window_s;    /* default 120 days */
+	int32_t lemon_threshold;   /* incidents in the window; default 3, 0 =
+				    * off, at most FW_HEALTH_INCIDENTS */
 };
+
+#define FW_HEALTH_INCIDENTS 8      /* incident times a record remembers */
 
 struct fw_health_rec {
 	enum fw_health state;
@@ -145,11 +168,18 @@ struct fw_health_rec {
 	fw_time job_fail_from;
 	enum fw_health_event_kind cause; /* the event that set state */
 	int64_t cause_arg;
+	fw_time incident[FW_HEALTH_INCIDENTS]; /* ring of the latest incidents */
+	int32_t incidents;      /* incidents ever; the ring holds the last 8 */
 };
 
 void fw_health_config_default(struct fw_health_config *c);
 /* A HEALTHY record, never seen. */
 void fw_health_rec_init(struct fw_health_rec *r);
+
+/* Does the record hold lemon_threshold incidents within lemon_window_s
+ * before now (fault history; see above)? */
+bool fw_health_is_lemon(const struct fw_health_config *c, const struct fw_health_rec *r,
+			fw_time now);
 
 const char *fw_health_name(enum fw_health h);           /* "healthy" ... */
 const char *fw_health_event_name(enum fw_health_event_kind k);

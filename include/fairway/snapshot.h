@@ -82,6 +82,9 @@ struct fw_node {
 					* or more avoid SUSPECT ones */
 	uint32_t suspect_gpu_mask;     /* GPUs on probation: the node counts
 					* as SUSPECT for big gangs */
+	bool lemon;                    /* fault history (health.h): big gangs
+					* take it only when they cannot start
+					* elsewhere, and last */
 	char path[FW_MAX_LEVELS][FW_NAME_MAX]; /* domain name per level */
 	int nlabels;
 	struct fw_label labels[FW_MAX_LABELS];

@@ -46,6 +46,8 @@ TEST(defaults_documented)
 	ASSERT_EQ(c.flap_hold_s, 3 * 86400);
 	ASSERT_EQ(c.job_fail_threshold, 3);
 	ASSERT_EQ(c.heartbeat_s, 0);
+	ASSERT_EQ(c.lemon_window_s, 120 * 86400);
+	ASSERT_EQ(c.lemon_threshold, 3);
 	fw_health_rec_init(&r);
 	ASSERT_EQ(r.state, FW_HEALTH_HEALTHY);
 	ASSERT_EQ(r.last_seen, -1);
@@ -258,6 +260,41 @@ TEST(damping_old_strikes_forgotten)
 	ASSERT_EQ(r.until, c.flap_window_s + 5 + c.probation_s);
 }
 
+/* A fault that finds the node in service is an incident; three within the
+ * lemon window make a lemon; repeats inside one outage count once; old
+ * incidents age out; threshold 0 turns it off. */
+TEST(lemon_from_incident_history)
+{
+	struct fw_health_config c = cfg();
+	struct fw_health_rec r;
+	const fw_time D = 86400;
+
+	fw_health_rec_init(&r);
+	for (int i = 0; i < 3; i++) {
+		ASSERT(!fw_health_is_lemon(&c, &r, i * 20 * D));
+		step(&c, &r, FW_HEV_XID, i * 20 * D, 79);
+		step(&c, &r, FW_HEV_XID, i * 20 * D + 60, 79);   /* same outage */
+		step(&c, &r, FW_HEV_ECC_UNCORRECTABLE, i * 20 * D + 90, 2);
+		ASSERT_EQ(r.incidents, i + 1);
+		step(&c, &r, FW_HEV_REPAIRED, i * 20 * D + 4 * 3600, 0);
+	}
+	ASSERT(fw_health_is_lemon(&c, &r, 40 * D + 1));
+	ASSERT(fw_health_is_lemon(&c, &r, 119 * D));    /* first incident at 0 */
+	ASSERT(!fw_health_is_lemon(&c, &r, 120 * D));   /* ... ages out */
+	c.lemon_threshold = 0;
+	ASSERT(!fw_health_is_lemon(&c, &r, 41 * D));
+	c.lemon_threshold = FW_HEALTH_INCIDENTS + 1;   /* more than remembered */
+	ASSERT(!fw_health_is_lemon(&c, &r, 41 * D));
+	/* the ring keeps the latest: ten transient faults a day apart */
+	c = cfg();
+	fw_health_rec_init(&r);
+	for (int i = 0; i < 10; i++)
+		step(&c, &r, FW_HEV_NVLINK_DOWN, 200 * D + i * D, 1);
+	ASSERT_EQ(r.incidents, 10);
+	ASSERT(fw_health_is_lemon(&c, &r, 210 * D));
+	ASSERT(!fw_health_is_lemon(&c, &r, 209 * D + 120 * D));
+}
+
 TEST(repaired_on_healthy_is_noop)
 {
 	struct fw_health_config c = cfg();
@@ -343,5 +380,5 @@ TEST_MAIN(defaults_documented, t1_healthy_transient_suspect, t2_healthy_fatal_un
 	  t11_unhealthy_fault_stays_and_strikes, t12_missed_heartbeat_unhealthy,
 	  t13_job_failures_below_threshold, t14_draining_transient_stays,
 	  damping_flapping_node_held_suspect, damping_old_strikes_forgotten,
-	  repaired_on_healthy_is_noop, xid_classes, names_round_trip, node_view_per_gpu,
+	  lemon_from_incident_history, repaired_on_healthy_is_noop, xid_classes, names_round_trip, node_view_per_gpu,
 	  deterministic)

@@ -192,6 +192,55 @@ TEST(big_gang_avoids_suspect_small_uses_it)
 	fw_snapshot_free(s);
 }
 
+/* Lemons (fault history) are soft: a big gang takes the other nodes when
+ * it can, takes lemons last when it must, and small jobs ignore them. */
+TEST(big_gang_takes_lemons_last)
+{
+	struct fw_snapshot *s = cluster(4);
+	struct fw_plan *p;
+
+	s->nodes[0].lemon = true;
+	s->nodes[1].lemon = true;
+	tb_job(s, "gang16", 0, 2, 8, 1000, 0);
+	p = run(s);
+	ASSERT(p);
+	const struct fw_decision *g = decision_of(p, FW_DECIDE_START, 0, -1);
+	ASSERT(g);
+	ASSERT_EQ(g->alloc_count, 2);
+	for (int k = 0; k < g->alloc_count; k++)
+		ASSERT(p->allocs[g->alloc_first + k].node >= 2);
+	fw_snapshot_free(s);
+
+	/* three lemons of four: the gang starts now, on one lemon only */
+	s = cluster(4);
+	for (int i = 0; i < 3; i++)
+		s->nodes[i].lemon = true;
+	tb_job(s, "gang16", 0, 2, 8, 1000, 0);
+	p = run(s);
+	ASSERT(p);
+	g = decision_of(p, FW_DECIDE_START, 0, -1);
+	ASSERT(g);
+	int lemons = 0, on3 = 0;
+	for (int k = 0; k < g->alloc_count; k++) {
+		lemons += s->nodes[p->allocs[g->alloc_first + k].node].lemon;
+		on3 += p->allocs[g->alloc_first + k].node == 3;
+	}
+	ASSERT_EQ(lemons, 1);
+	ASSERT_EQ(on3, 1);
+	fw_snapshot_free(s);
+
+	/* a small job does not care: it bin-packs as if no node were a lemon */
+	s = cluster(2);
+	s->nodes[0].lemon = true;
+	tb_job(s, "small4", 0, 1, 4, 1000, 0);
+	p = run(s);
+	ASSERT(p);
+	const struct fw_decision *sm = decision_of(p, FW_DECIDE_START, 0, -1);
+	ASSERT(sm);
+	ASSERT_EQ(p->allocs[sm->alloc_first].node, 0);
+	fw_snapshot_free(s);
+}
+
 TEST(suspect_gpu_mask_counts_as_suspect)
 {
 	struct fw_snapshot *s = cluster(2);
@@ -435,6 +484,7 @@ TEST(validate_rejects_bad_health)
 
 TEST_MAIN(bad_gpu_keeps_the_others, bad_gpu_blocks_full_node_job_with_health_reason,
 	  unhealthy_node_excluded, draining_node_excluded, big_gang_avoids_suspect_small_uses_it,
+	  big_gang_takes_lemons_last,
 	  suspect_gpu_mask_counts_as_suspect, threshold_configurable, domains_count_usable_capacity_only,
 	  drain_requeues_by_default, drain_lets_finish_by_policy, draining_node_lets_finish,
 	  healthy_cluster_no_drain, idle_unhealthy_node_drained_once, checker_rejects_health_violations,

@@ -167,6 +167,107 @@ TEST(aware_gang_waits_out_probation_blind_does_not)
 	fw_trace_free(&t);
 }
 
+/* History: failures before 0 are drawn too; the replay sees only what is
+ * still under repair at 0, moved to 0 with the rest of its repair. */
+TEST(failure_history_and_replay_list)
+{
+	struct fw_failure_model m;
+	struct fw_sim_failure *v, *w;
+	size_t n, nw, before = 0;
+
+	fw_failure_model_default(&m);
+	m.history_s = 90LL * 86400;
+	ASSERT_OK(fw_failure_generate(&m, 512, &v, &n, NULL));
+	for (size_t i = 0; i < n; i++)
+		before += v[i].at < 0;
+	/* about 90 / 120 of them are history */
+	ASSERT(before * 100 > n * 60 && before * 100 < n * 90);
+	ASSERT(v[0].at >= -m.history_s);
+	free(v);
+
+	struct fw_sim_failure hist[] = { { -9000, 0, 4000 }, { -3000, 1, 4000 }, { 50, 0, 10 } };
+	ASSERT_OK(fw_failure_replay_list(hist, 3, &w, &nw));
+	ASSERT_EQ(nw, 2);
+	ASSERT_EQ(w[0].at, 0);
+	ASSERT_EQ(w[0].node, 1);
+	ASSERT_EQ(w[0].repair_s, 1000); /* -3000 + 4000 */
+	ASSERT_EQ(w[1].at, 50);
+	free(w);
+}
+
+/* A restart after a failure costs restart_s on top of the lost work; the
+ * loss on a flaky node is tallied apart. */
+TEST(restart_cost_and_flaky_tally)
+{
+	struct fw_trace t;
+	struct fw_sim_failure f[] = { { 3000, 0, 600 } };
+	struct run x;
+	bool flaky[2] = { true, false };
+
+	memset(&t, 0, sizeof t);
+	add_job(&t, "gang", 0, 10000, 2);
+	memset(&x, 0, sizeof x);
+	struct fw_sim_scripted sc = { f, 1, 0 };
+	struct fw_sim_failures fs = { fw_sim_scripted_next, &sc };
+	struct fw_sim_hooks h;
+	struct fw_sim_opts o;
+	struct fw_teams teams;
+	struct fw_diag d;
+	fw_health_config_default(&x.k.cfg);
+	x.k.checkpoint_s = 1800;
+	x.k.restart_s = 900;
+	x.k.flaky = flaky;
+	x.k.trace = &t;
+	x.k.v = f;
+	x.k.n = 1;
+	ASSERT_OK(fw_health_tracker_init(&x.k, 2));
+	fw_health_tracker_hooks(&x.k, &h);
+	fw_sim_opts_default(&o);
+	o.nodes = 2;
+	o.gpus_per_node = 8;
+	o.hooks = &h;
+	o.failures = &fs;
+	fw_teams_builtin(&teams);
+	ASSERT_OK(fw_sim_run_trace(&t, &teams, &o, &x.r, &d));
+	/* 1200 s back to the checkpoint plus 900 s of restart */
+	ASSERT_NEAR(x.k.lost_fail_s[0], 2100, 1e-9);
+	ASSERT_NEAR(x.k.lost_flaky_s[0], 2100, 1e-9);
+	ASSERT_EQ(x.r.end[0], 3600 + 8200 + 900);
+	done(&x);
+	fw_trace_free(&t);
+}
+
+/* The fleet's history makes node 0 a lemon (three failures in the last
+ * 50 days).  The aware replay keeps the 16-GPU gang off it, as two other
+ * nodes are free, and so escapes node 0's next failure; the blind one
+ * bin-packs onto nodes 0 and 1 and loses work. */
+TEST(history_lemon_steers_gang)
+{
+	struct fw_trace t;
+	struct fw_sim_failure f[] = { { -50 * 86400, 0, 3600 }, { -30 * 86400, 0, 3600 },
+				      { -10 * 86400, 0, 3600 }, { 5000, 0, 600 } };
+	struct fw_health_run run;
+	struct fw_health_metrics mb, ma;
+	struct fw_diag d;
+
+	memset(&t, 0, sizeof t);
+	add_job(&t, "gang", 0, 10000, 2);
+	memset(&run, 0, sizeof run);
+	fw_health_config_default(&run.cfg);
+	ASSERT_OK(fw_health_replay(&t, 3, 8, 20000, f, 4, &run, &mb, &d));
+	run.aware = true;
+	ASSERT_OK(fw_health_replay(&t, 3, 8, 20000, f, 4, &run, &ma, &d));
+	ASSERT(mb.lemon_nodes_mean > 0.99); /* tracked in both */
+	ASSERT(ma.lemon_nodes_mean > 0.99);
+	ASSERT_EQ(mb.failure_hits, 1);
+	ASSERT(mb.lost_gpu_h > 0);
+	ASSERT_EQ(ma.failure_hits, 0);
+	ASSERT_NEAR(ma.lost_gpu_h, 0, 1e-9);
+	ASSERT_EQ(ma.finished, 1);
+	ASSERT_EQ(mb.finished, 1);
+	fw_trace_free(&t);
+}
+
 TEST(llmfleet_shape)
 {
 	struct fw_llmfleet f;
@@ -203,4 +304,6 @@ TEST(llmfleet_shape)
 }
 
 TEST_MAIN(failure_rate_and_flaky_share, failure_list_deterministic_and_seeded,
-	  failure_restarts_from_checkpoint, aware_gang_waits_out_probation_blind_does_not, llmfleet_shape)
+	  failure_restarts_from_checkpoint, aware_gang_waits_out_probation_blind_does_not,
+	  failure_history_and_replay_list, restart_cost_and_flaky_tally, history_lemon_steers_gang,
+	  llmfleet_shape)
