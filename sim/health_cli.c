@@ -71,7 +71,7 @@ static void usage(FILE *f)
 		"  --traces DIR   where microsoft-itp/cluster03.csv is (default\n"
 		"                 $FAIRWAY_TRACES or ../shared/traces)\n"
 		"  --no-cluster03 skip the cluster03 no-harm run\n"
-		"  --no-sensitivity  skip the sensitivity table (five more experiments)\n");
+		"  --no-sensitivity  skip the sensitivity table (eight more experiments)\n");
 }
 
 static int num(const char *flag, const char *v, double lo, double hi, double *out)
