@@ -84,8 +84,9 @@ struct run {
 	struct fw_health_tracker k;
 };
 
-static int replay(const struct fw_trace *t, const struct fw_sim_failure *f, size_t nf, bool aware,
-		  struct run *x)
+/* restart_s and flaky: the tracker's restart cost and flaky nodes. */
+static int replay_with(const struct fw_trace *t, const struct fw_sim_failure *f, size_t nf, bool aware,
+		       int64_t restart_s, const bool *flaky, struct run *x)
 {
 	struct fw_sim_scripted sc = { f, nf, 0 };
 	struct fw_sim_failures fs = { fw_sim_scripted_next, &sc };
@@ -98,6 +99,8 @@ static int replay(const struct fw_trace *t, const struct fw_sim_failure *f, size
 	x->k.aware = aware;
 	fw_health_config_default(&x->k.cfg);
 	x->k.checkpoint_s = 1800;
+	x->k.restart_s = restart_s;
+	x->k.flaky = flaky;
 	x->k.trace = t;
 	x->k.v = f;
 	x->k.n = nf;
@@ -112,6 +115,12 @@ static int replay(const struct fw_trace *t, const struct fw_sim_failure *f, size
 	o.failures = &fs;
 	fw_teams_builtin(&teams);
 	return fw_sim_run_trace(t, &teams, &o, &x->r, &d);
+}
+
+static int replay(const struct fw_trace *t, const struct fw_sim_failure *f, size_t nf, bool aware,
+		  struct run *x)
+{
+	return replay_with(t, f, nf, aware, 0, NULL, x);
 }
 
 static void done(struct run *x)
@@ -206,29 +215,7 @@ TEST(restart_cost_and_flaky_tally)
 
 	memset(&t, 0, sizeof t);
 	add_job(&t, "gang", 0, 10000, 2);
-	memset(&x, 0, sizeof x);
-	struct fw_sim_scripted sc = { f, 1, 0 };
-	struct fw_sim_failures fs = { fw_sim_scripted_next, &sc };
-	struct fw_sim_hooks h;
-	struct fw_sim_opts o;
-	struct fw_teams teams;
-	struct fw_diag d;
-	fw_health_config_default(&x.k.cfg);
-	x.k.checkpoint_s = 1800;
-	x.k.restart_s = 900;
-	x.k.flaky = flaky;
-	x.k.trace = &t;
-	x.k.v = f;
-	x.k.n = 1;
-	ASSERT_OK(fw_health_tracker_init(&x.k, 2));
-	fw_health_tracker_hooks(&x.k, &h);
-	fw_sim_opts_default(&o);
-	o.nodes = 2;
-	o.gpus_per_node = 8;
-	o.hooks = &h;
-	o.failures = &fs;
-	fw_teams_builtin(&teams);
-	ASSERT_OK(fw_sim_run_trace(&t, &teams, &o, &x.r, &d));
+	ASSERT_OK(replay_with(&t, f, 1, false, 900, flaky, &x));
 	/* 1200 s back to the checkpoint plus 900 s of restart */
 	ASSERT_NEAR(x.k.lost_fail_s[0], 2100, 1e-9);
 	ASSERT_NEAR(x.k.lost_flaky_s[0], 2100, 1e-9);
