@@ -78,8 +78,9 @@ json_t *fw_agent_health_body(const struct fw_agent_report *r)
 		if (r->bad_mask & (1u << g))
 			json_array_append_new(bad, json_integer(g));
 	reason(r, why, sizeof why);
-	return json_pack("{s:s,s:b,s:o,s:s,s:I}", "node", r->node, "healthy", healthy, "badGpus", bad, "reason",
-			 why, "at", (json_int_t)r->time);
+	return json_pack("{s:s,s:b,s:b,s:o,s:s,s:I}", "node", r->node, "healthy", healthy, "suspect",
+			 r->node_health == FW_HEALTH_SUSPECT, "badGpus", bad, "reason", why, "at",
+			 (json_int_t)r->time);
 }
 
 /* ---- the token --------------------------------------------------------- */

@@ -655,10 +655,11 @@ static void h_node_health(struct ctx *c)
 		return;
 	bool changed = true;
 	if ((i = fw_serve_health_index(d, h.node)) >= 0) {
-		changed = d->health[i].healthy != h.healthy || d->health[i].bad_gpu_mask != h.bad_gpu_mask;
+		changed = d->health[i].healthy != h.healthy || d->health[i].suspect != h.suspect ||
+			  d->health[i].bad_gpu_mask != h.bad_gpu_mask;
 		d->health[i] = h;
 	} else if (fw_serve_grow(&d->health, &d->nhealth, &d->caph, sizeof h)) {
-		changed = !h.healthy || h.bad_gpu_mask;
+		changed = !h.healthy || h.suspect || h.bad_gpu_mask;
 		d->health[d->nhealth - 1] = h;
 	}
 	if (changed)

@@ -495,7 +495,7 @@ json_t *fw_codec_reservation_dump(const struct fw_reservation *r)
 /* --- health --------------------------------------------------------------- */
 int fw_codec_health_parse(json_t *o, struct fw_health_report *h, struct fw_diag *d)
 {
-	static const char *const keys[] = { "node", "healthy", "badGpus", "reason", "at", NULL };
+	static const char *const keys[] = { "node", "healthy", "suspect", "badGpus", "reason", "at", NULL };
 	char node[FW_NAME_MAX] = "";
 	json_t *bad;
 	int64_t at = h->at;
@@ -505,6 +505,9 @@ int fw_codec_health_parse(json_t *o, struct fw_health_report *h, struct fw_diag 
 		return rc;
 	if (!json_object_get(o, "healthy"))
 		return BAD(d, FW_EINVAL, "healthy", "is required (true or false)");
+	h->suspect = false;
+	if (json_object_get(o, "suspect") && (rc = get_bool(o, "", "suspect", &h->suspect, d)))
+		return rc;
 	if ((rc = get_bool(o, "", "healthy", &h->healthy, d)) ||
 	    (rc = get_str(o, "", "reason", false, h->reason, sizeof h->reason, d)) ||
 	    (rc = get_int(o, "", "at", false, 0, 1LL << 40, &at, d)))
@@ -535,6 +538,6 @@ json_t *fw_codec_health_dump(const struct fw_health_report *h)
 	for (int g = 0; g < FW_MAX_GPUS_PER_NODE; g++)
 		if (h->bad_gpu_mask & (1u << g))
 			json_array_append_new(bad, json_integer(g));
-	return json_pack("{s:s,s:b,s:o,s:s,s:I}", "node", h->node, "healthy", h->healthy, "badGpus", bad, "reason",
-			 h->reason, "at", (json_int_t)h->at);
+	return json_pack("{s:s,s:b,s:b,s:o,s:s,s:I}", "node", h->node, "healthy", h->healthy, "suspect",
+			 h->suspect, "badGpus", bad, "reason", h->reason, "at", (json_int_t)h->at);
 }

@@ -67,6 +67,8 @@ struct fw_reservation {
 struct fw_health_report {
 	char node[FW_NAME_MAX];
 	bool healthy;
+	bool suspect;                   /* healthy but on probation (health.h):
+					 * big gangs avoid it */
 	uint32_t bad_gpu_mask;
 	char reason[128];
 	fw_time at;

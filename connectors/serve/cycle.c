@@ -101,6 +101,8 @@ static int overlay(struct fw_serve *d, struct fw_snapshot *s, const struct fw_he
 			continue;
 		if (!h[i].healthy && i < napi)
 			s->nodes[r->idx].health = FW_HEALTH_UNHEALTHY;
+		else if (h[i].suspect && i < napi && s->nodes[r->idx].health == FW_HEALTH_HEALTHY)
+			s->nodes[r->idx].health = FW_HEALTH_SUSPECT;
 		else if (!h[i].healthy)
 			s->nodes[r->idx].schedulable = false;
 		s->nodes[r->idx].bad_gpu_mask |= h[i].bad_gpu_mask;

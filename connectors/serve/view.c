@@ -195,10 +195,11 @@ static json_t *nodes_json(const struct fw_snapshot *s, const int64_t *use, const
 		/* An unhealthy node the backend has not drained yet is in the
 		 * snapshot as schedulable (the core drains it); it takes no work. */
 		bool sched = n->schedulable && n->health != FW_HEALTH_UNHEALTHY && n->health != FW_HEALTH_DRAINING;
-		json_array_append_new(a, json_pack("{s:s,s:s,s:i,s:f,s:b,s:b,s:s,s:o,s:o}", "name", n->name, "gpuModel",
-						   n->gpu_model, "gpus", n->gpu_count, "gpusAllocated",
+		json_array_append_new(a, json_pack("{s:s,s:s,s:i,s:f,s:b,s:b,s:s,s:s,s:o,s:o}", "name", n->name,
+						   "gpuModel", n->gpu_model, "gpus", n->gpu_count, "gpusAllocated",
 						   use[i] / 1000.0, "schedulable", sched, "healthy", healthy,
-						   "healthReason", r ? r->reason : "", "badGpus", bad, "topology", path));
+						   "health", fw_health_name(n->health), "healthReason",
+						   r ? r->reason : "", "badGpus", bad, "topology", path));
 		total += n->gpu_count * 1000LL;
 		used += use[i];
 		if (sched)

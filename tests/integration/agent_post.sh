@@ -4,7 +4,8 @@
 # real `fairway serve` (embedded default cluster, 127.0.0.1, temp state;
 # tests/integration/serve_lib.sh starts and stops exactly its PID), and
 # GET /v1/nodes/{name} shows what docs/health.md predicts: a transient XID
-# leaves the node schedulable with a "suspect" reason, a fatal XID or ECC
+# leaves the node schedulable with a "suspect" reason and health "suspect"
+# (big gangs avoid it), a fatal XID or ECC
 # error masks that GPU, every GPU bad makes the node unhealthy (held), a
 # clean report (heartbeat) clears the health record.  A wrong token is
 # refused with the file named, a non-zero exit and no change; an unknown
@@ -79,6 +80,7 @@ check "transient XID posted: exit 0" [ "$RC" -eq 0 ]
 check "the JSON report is still printed on stdout" has "$T/out" '"node_health":"suspect"'
 node_is "transient XID: healthy, suspect reason naming XID 62, no bad GPU" \
 	'j["healthy"] and j["schedulable"] and j["badGpus"] == [] and j["healthReason"].startswith("suspect:") and "GPU 1 XID 62" in j["healthReason"]'
+node_is "transient XID: the scheduler plans with the node as suspect" 'j["health"] == "suspect"'
 
 # 3. a wrong token: refused, the file named, non-zero exit, nothing changes
 echo wrong-token-wrong-token >"$T/bad-token"
@@ -116,6 +118,7 @@ node_is "every GPU bad: healthy false, not schedulable, reason unhealthy" \
 agent -- "${POST[@]}" --quiet
 node_is "clean report: healthy again, no bad GPU, \"$NG GPUs ok\"" \
 	'j["healthy"] and j["badGpus"] == [] and j["healthReason"] == "healthy: '"$NG"' GPUs ok"'
+node_is "clean report: the scheduler plans with the node as healthy" 'j["health"] == "healthy"'
 
 # 8. NVLink link 2 of GPU 0 down: suspect, named
 agent FAKE_NVML_NVLINK_DOWN=0:2 -- "${POST[@]}" --quiet

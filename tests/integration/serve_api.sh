@@ -134,6 +134,8 @@ req POST /v1/nodes/h100-015/health '{"healthy":"no"}'
 check "a bad health report: 400 naming healthy" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = healthy ]
 req POST /v1/nodes/h100-015/health '{"healthy":false,"badGpus":[99]}'
 check "a GPU index out of range: 400 naming badGpus[0]" [ "$(jfield 'j["error"]["field"]')" = "badGpus[0]" ]
+req POST /v1/nodes/h100-015/health '{"healthy":true,"suspect":"yes"}'
+check "a bad suspect flag: 400 naming suspect" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = suspect ]
 req POST /v1/nodes/ghost/health '{"healthy":false}'
 check "health for an unknown node: 404" [ "$CODE" = 404 ]
 now=$(date +%s)

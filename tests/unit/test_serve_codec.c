@@ -110,6 +110,22 @@ TEST(reservation_and_health_refusals)
 	ASSERT_EQ(fw_codec_health_parse(o, &h, &d), FW_EINVAL);
 	ASSERT_STR_EQ(d.field, "node"); /* differs from the URL's node */
 	json_decref(o);
+	o = body("{\"healthy\":true,\"suspect\":1}");
+	ASSERT_EQ(fw_codec_health_parse(o, &h, &d), FW_EINVAL);
+	ASSERT_STR_EQ(d.field, "suspect");
+	json_decref(o);
+	/* suspect round-trips, and is false when absent */
+	o = body("{\"healthy\":true,\"suspect\":true}");
+	ASSERT_OK(fw_codec_health_parse(o, &h, &d));
+	ASSERT(h.suspect && h.healthy);
+	json_decref(o);
+	o = fw_codec_health_dump(&h);
+	ASSERT(json_is_true(json_object_get(o, "suspect")));
+	json_decref(o);
+	o = body("{\"healthy\":true}");
+	ASSERT_OK(fw_codec_health_parse(o, &h, &d));
+	ASSERT(!h.suspect);
+	json_decref(o);
 	ASSERT_EQ(fw_codec_body("{\"a\":1,\"a\":2}", 13, &o, &d), FW_EINVAL);
 	ASSERT_STR_EQ(d.field, "body");
 	free(r);
