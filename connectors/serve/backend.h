@@ -41,8 +41,8 @@
  * queue the daemon does not know is left out of the snapshot and counted
  * in fw_backend_world.skipped_jobs (the daemon shows the count).
  *
- * Optional operations.  submit, cancel, health, explain and windows may be
- * NULL: the API then answers 501 for job submission/cancel, node health
+ * Optional operations.  submit, cancel, health, explain, windows and
+ * release may be NULL: the API then answers 501 for job submission/cancel, node health
  * comes only from POSTed reports, waiting reasons stay in the API, and
  * maintenance windows stay in the daemon's plans.  The local backend
  * implements all of them but windows; a Slurm backend typically
@@ -62,6 +62,17 @@
  * difference, since it runs every cycle.  The daemon plans around windows
  * itself (cycle.c), so the op only makes them visible to, and enforced by,
  * the world behind the backend; NULL (local) = nothing to mirror.
+ *
+ * Returning drained nodes.  The core drains a node the API reports
+ * unhealthy (lib/drain.c); once a later report says it is healthy again
+ * (repaired: the agent's clean heartbeat), the node should come back.  The
+ * optional release() op gets, after every applied cycle, the nodes whose
+ * latest API report is healthy, and returns to service each of them that
+ * *fairway* drained (local: its own drain flag; Slurm: DRAIN with a
+ * "fairway: " reason).  A node no report names, or one an operator
+ * drained for another reason, or that is down, is never touched.
+ * Idempotent like windows(); NULL = drained nodes stay drained until an
+ * operator acts.
  *
  * Threads.  The daemon serialises every call into one backend instance
  * (it holds its state lock), so a backend needs no locking of its own;
@@ -218,6 +229,12 @@ struct fw_backend_ops {
 	 * reconciled; the next cycle tries again). */
 	int (*windows)(struct fw_backend *b, const struct fw_backend_window *w,
 		       int32_t n, fw_time now, struct fw_diag *d);
+	/* Optional: return to service those of the n nodes reported healthy
+	 * again that fairway drained (see "Returning drained nodes").  The
+	 * number of nodes returned (>= 0), or a negative fw_err with *d
+	 * filled (the next cycle tries again). */
+	int (*release)(struct fw_backend *b, const char (*healthy)[FW_NAME_MAX], int32_t n,
+		       struct fw_diag *d);
 };
 
 /* The built-in virtual cluster (local.c). */

@@ -572,6 +572,34 @@ static void windows(struct fw_serve *d, fw_time now)
 	d->windows_failing = rc != FW_OK;
 }
 
+/* --- 3d. release ---------------------------------------------------------------- */
+/* The nodes whose latest API report is healthy, for the backend's optional
+ * release() (backend.h), which returns those of them fairway drained. */
+static void release(struct fw_serve *d)
+{
+	char (*ok)[FW_NAME_MAX] = calloc((size_t)d->nhealth + 1, sizeof *ok);
+	struct fw_diag dg;
+	char msg[512];
+	int32_t n = 0;
+	int rc;
+
+	if (!ok)
+		return;
+	memset(&dg, 0, sizeof dg);
+	for (int32_t i = 0; i < d->nhealth; i++)
+		if (d->health[i].healthy)
+			snprintf(ok[n++], FW_NAME_MAX, "%s", d->health[i].node);
+	rc = n ? d->bops->release(d->be, (const char(*)[FW_NAME_MAX])ok, n, &dg) : 0;
+	free(ok);
+	if (rc > 0) {
+		d->m.releases += rc;
+		d->gen++; /* the world changed: plan again with the node back */
+	} else if (rc < 0) {
+		fw_diag_format(&dg, msg, sizeof msg);
+		fprintf(stderr, "fairway serve: returning drained nodes: %s\n", msg[0] ? msg : fw_strerror(rc));
+	}
+}
+
 /* --- one pass ------------------------------------------------------------------------ */
 static void observe(struct fw_serve *d, double secs)
 {
@@ -637,6 +665,8 @@ static int run_cycle(struct fw_serve *d, struct fw_arena *ar, int attempt)
 			explain(d, notes, nnotes);
 		if (d->bops->windows)
 			windows(d, t.s->now);
+		if (d->bops->release)
+			release(d);
 	}
 	cycle = (int64_t)d->m.cycles;
 	locked += mono() - tl;

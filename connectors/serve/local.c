@@ -469,6 +469,29 @@ static int do_drain(struct fw_backend *b, const struct fw_backend_action *a)
 	return fw_store_meta_put(b->store, key, 1);
 }
 
+/* The nodes reported healthy again that this backend drained go back
+ * into service (backend.h, "Returning drained nodes"). */
+static int local_release(struct fw_backend *b, const char (*healthy)[FW_NAME_MAX], int32_t n,
+			 struct fw_diag *d)
+{
+	char key[FW_NAME_MAX + 8];
+	int back = 0;
+
+	for (int32_t k = 0; k < n; k++) {
+		int32_t i = node_index(b, healthy[k]);
+		const char *name = healthy[k];
+		if (i < 0 || !b->drained[i])
+			continue;
+		snprintf(key, sizeof key, "drain/%s", name);
+		if (fw_store_meta_put(b->store, key, 0) != FW_OK)
+			return fw_diag_set(d, FW_EIO, "", 0, 0, name, "cannot record the return of node %s", name);
+		b->drained[i] = false;
+		b->gen++;
+		back++;
+	}
+	return back;
+}
+
 static int local_apply(struct fw_backend *b, uint64_t gen, const struct fw_backend_action *acts, int32_t n,
 		       struct fw_backend_result *r)
 {
@@ -537,6 +560,7 @@ const struct fw_backend_ops fw_backend_local = {
 	.submit = local_submit,
 	.cancel = local_cancel,
 	.close = local_close,
+	.release = local_release,
 };
 
 /* For the API's job list: the local backend's own view of a job's life

@@ -137,6 +137,7 @@ char *fw_metrics_render(struct fw_serve *d)
 	counter(&b, "fairway_evictions_total", "Jobs evicted (reclaim or preemption).", m->evictions);
 	counter(&b, "fairway_reservations_made_total", "Backfill reservations made or moved.", m->reserves);
 	counter(&b, "fairway_drains_total", "Nodes drained in the backend (health).", m->drains);
+	counter(&b, "fairway_releases_total", "Drained nodes returned to service once healthy again.", m->releases);
 	counter(&b, "fairway_explain_total", "Waiting reasons handed to the backend (explain, after an applied plan).",
 		m->explains);
 	put(&b, "# HELP fairway_explain_seconds_total Time in the backend's explain (under the state lock).\n"

@@ -24,7 +24,7 @@ struct fw_serve_metrics {
 	double lat_sum;
 	double locked_sum, busy_sum;       /* cycle time holding the lock, and all */
 	uint64_t cycles, stale, failed;
-	uint64_t starts, evictions, reserves, drains;
+	uint64_t starts, evictions, reserves, drains, releases;
 	uint64_t explains;                 /* explain() calls */
 	double explain_sum;                /* seconds in them (under the lock) */
 	uint64_t http_requests, http_errors;

@@ -3,7 +3,8 @@
  * (connectors/serve/backend.h): `fairway serve --backend slurm
  * --backend-opt conf=/etc/slurm/slurm.conf,partitions=gpu`.
  *
- * read, apply, health, explain and windows map one to one onto fwslurm.h;
+ * read, apply, health, explain, windows and release map one to one onto
+ * fwslurm.h;
  * submission and cancellation stay with sbatch and scancel (NULL ops).
  * The daemon's fleet snapshot is not used: Slurm is the world.
  */
@@ -80,6 +81,12 @@ static int sb_windows(struct fw_backend *b, const struct fw_backend_window *w,
 	return fw_slurm_windows(b->h, w, n, now, d);
 }
 
+static int sb_release(struct fw_backend *b, const char (*nodes)[FW_NAME_MAX], int32_t n,
+		      struct fw_diag *d)
+{
+	return fw_slurm_release(b->h, nodes, n, d);
+}
+
 static void sb_close(struct fw_backend *b)
 {
 	if (!b)
@@ -98,4 +105,5 @@ const struct fw_backend_ops fw_backend_slurm = {
 	.close = sb_close,
 	.explain = sb_explain,
 	.windows = sb_windows,
+	.release = sb_release,
 };

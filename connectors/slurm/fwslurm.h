@@ -164,6 +164,13 @@ int fw_slurm_import_accounts(struct fw_slurm *h, struct fw_snapshot *s,
 int fw_slurm_drain(struct fw_slurm *h, const char *node, const char *reason,
 		   struct fw_diag *d);
 
+/* backend.h release(): resume each of the n nodes that the last read shows
+ * drained with a "fairway: " reason (a drain fairway made; an operator's
+ * drain says something else and stays).  Returns how many were resumed,
+ * or FW_EIO (with Slurm's reason in *d) when slurmctld refused one. */
+int fw_slurm_release(struct fw_slurm *h, const char (*nodes)[FW_NAME_MAX], int32_t n,
+		     struct fw_diag *d);
+
 /* Node health as Slurm reports it (backend.h health()). */
 int fw_slurm_health(struct fw_slurm *h, struct fw_node_health *out, int cap);
 

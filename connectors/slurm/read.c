@@ -274,6 +274,23 @@ int fw_slurm_drain(struct fw_slurm *h, const char *node, const char *reason,
 	return FW_OK;
 }
 
+int fw_slurm_release(struct fw_slurm *h, const char (*nodes)[FW_NAME_MAX], int32_t n,
+		     struct fw_diag *d)
+{
+	int back = 0;
+
+	for (int32_t k = 0; k < n; k++) {
+		const node_info_t *ni = fw__slurm_node(h, nodes[k]);
+		if (!ni || !(ni->node_state & NODE_STATE_DRAIN) || !ni->reason ||
+		    strncmp(ni->reason, "fairway: ", 9))
+			continue;
+		if (fw_slurm_drain(h, nodes[k], NULL, d) != FW_OK)
+			return FW_EIO;
+		back++;
+	}
+	return back;
+}
+
 int fw_slurm_health(struct fw_slurm *h, struct fw_node_health *out, int cap)
 {
 	int n = 0;

@@ -112,13 +112,13 @@ check "every GPU bad posted: exit 0" [ "$RC" -eq 0 ]
 node_is "every GPU bad: healthy false, not schedulable, reason unhealthy" \
 	'not j["healthy"] and not j["schedulable"] and j["healthReason"].startswith("unhealthy:") and len(j["badGpus"]) == '"$NG"
 
-# 7. a clean report (the heartbeat) clears the health record.  (The drain
-# the unhealthy report caused stays: the backend holds the node until an
-# operator returns it, so "schedulable" is not checked here.)
+# 7. a clean report (the heartbeat) clears the health record, and the
+# backend returns the node fairway drained (backend.h release())
 agent -- "${POST[@]}" --quiet
 node_is "clean report: healthy again, no bad GPU, \"$NG GPUs ok\"" \
 	'j["healthy"] and j["badGpus"] == [] and j["healthReason"] == "healthy: '"$NG"' GPUs ok"'
 node_is "clean report: the scheduler plans with the node as healthy" 'j["health"] == "healthy"'
+node_is "clean report: the node fairway drained is schedulable again" 'j["schedulable"]'
 
 # 8. NVLink link 2 of GPU 0 down: suspect, named
 agent FAKE_NVML_NVLINK_DOWN=0:2 -- "${POST[@]}" --quiet

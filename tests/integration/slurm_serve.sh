@@ -7,6 +7,10 @@
 #   serve_health_drains_idle   ... and, idle, is drained in Slurm with
 #                              fairway's reason (scontrol show node: DRAIN,
 #                              Reason=fairway: drain: ...)
+#   serve_health_repaired_resumed  reported healthy again, the node fairway
+#                              drained is resumed in Slurm by the daemon
+#   serve_operator_drain_kept  ... while a node an operator drained for
+#                              another reason stays drained, report or not
 #   serve_explain_comment      a job left waiting shows fairway's reason in
 #                              its Slurm comment (squeue -o %k): the daemon
 #                              calls the backend's explain after apply
@@ -108,9 +112,24 @@ else
 	bad serve_health_drains_idle "$(grep -E 'State=|Reason=' <<<"$node" | tr -s ' ' | tr '\n' ' ')"
 fi
 cancel_all
-curl -s -o /dev/null -X POST -H "Authorization: Bearer $(cat "$T/state/token")" \
-	-d '{"healthy": true}' "http://127.0.0.1:$PORT/v1/nodes/gpu007/health"
-scontrol update nodename=gpu007 state=resume # fairway drains, an operator resumes
+# An operator's own drain of another node, which a healthy report must not undo.
+scontrol update nodename=gpu006 state=drain reason="operator: bios update"
+for n in gpu007 gpu006; do
+	curl -s -o /dev/null -X POST -H "Authorization: Bearer $(cat "$T/state/token")" \
+		-d '{"healthy": true, "reason": "repaired"}' "http://127.0.0.1:$PORT/v1/nodes/$n/health"
+done
+if wait_until 15 '! scontrol show node gpu007 | grep -q "State=[A-Z+]*DRAIN"'; then
+	ok serve_health_repaired_resumed
+else
+	bad serve_health_repaired_resumed "$(scontrol show node gpu007 | grep -E 'State=|Reason=' | tr -s ' ' | tr '\n' ' ')"
+fi
+node=$(scontrol show node gpu006)
+if grep -q 'State=[A-Z+]*DRAIN' <<<"$node" && grep -q 'Reason=operator: bios update' <<<"$node"; then
+	ok serve_operator_drain_kept
+else
+	bad serve_operator_drain_kept "$(grep -E 'State=|Reason=' <<<"$node" | tr -s ' ' | tr '\n' ' ')"
+fi
+scontrol update nodename=gpu006 state=resume # the operator's own resume
 
 # ------------------------------------------------------------ 3. window
 # A maintenance window an hour ahead (whole minutes, as Slurm shows them):
