@@ -574,7 +574,8 @@ static void windows(struct fw_serve *d, fw_time now)
 
 /* --- 3d. release ---------------------------------------------------------------- */
 /* The nodes whose latest API report is healthy, for the backend's optional
- * release() (backend.h), which returns those of them fairway drained. */
+ * release() (backend.h), which returns those of them fairway drained.  A
+ * refusal is reported when it starts and when it clears, as windows(). */
 static void release(struct fw_serve *d)
 {
 	char (*ok)[FW_NAME_MAX] = calloc((size_t)d->nhealth + 1, sizeof *ok);
@@ -594,10 +595,14 @@ static void release(struct fw_serve *d)
 	if (rc > 0) {
 		d->m.releases += rc;
 		d->gen++; /* the world changed: plan again with the node back */
-	} else if (rc < 0) {
+	}
+	if (rc < 0 && !d->release_failing) {
 		fw_diag_format(&dg, msg, sizeof msg);
 		fprintf(stderr, "fairway serve: returning drained nodes: %s\n", msg[0] ? msg : fw_strerror(rc));
+	} else if (rc >= 0 && d->release_failing) {
+		fprintf(stderr, "fairway serve: returning drained nodes: works again\n");
 	}
+	d->release_failing = rc < 0;
 }
 
 /* --- one pass ------------------------------------------------------------------------ */

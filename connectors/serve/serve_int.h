@@ -55,6 +55,7 @@ struct fw_serve {
 	int64_t next_job, next_rsv;
 	fw_time usage_saved_at, history_at;
 	bool windows_failing;               /* the backend's windows() refused */
+	bool release_failing;               /* the backend's release() refused */
 
 	/* the last published view (json built by the cycle thread) */
 	json_t *view;
