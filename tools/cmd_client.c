@@ -515,12 +515,18 @@ static int cmd_nodes(struct opts *o)
 		else {
 			size_t i;
 			json_t *n;
-			printf("%-16s %-8s %5s %6s %-12s %s\n", "NODE", "MODEL", "GPUS", "USED", "STATE", "HEALTH");
-			json_array_foreach(json_object_get(r, "nodes"), i, n)
-				printf("%-16s %-8s %5.0f %6.2f %-12s %s%s%s\n", str(n, "name"), str(n, "gpuModel"), num(n, "gpus"),
-				       num(n, "gpusAllocated"), json_is_true(json_object_get(n, "schedulable")) ? "schedulable" : "held",
+			printf("%-16s %-8s %5s %6s %-12s %-9s %s\n", "NODE", "MODEL", "GPUS", "USED", "STATE", "INCIDENTS",
+			       "HEALTH");
+			json_array_foreach(json_object_get(r, "nodes"), i, n) {
+				char inc[32];
+				snprintf(inc, sizeof inc, "%.0f%s", num(n, "incidents"),
+					 json_is_true(json_object_get(n, "lemon")) ? " lemon" : "");
+				printf("%-16s %-8s %5.0f %6.2f %-12s %-9s %s%s%s\n", str(n, "name"), str(n, "gpuModel"),
+				       num(n, "gpus"), num(n, "gpusAllocated"),
+				       json_is_true(json_object_get(n, "schedulable")) ? "schedulable" : "held", inc,
 				       json_is_true(json_object_get(n, "healthy")) ? "ok" : "UNHEALTHY",
 				       *str(n, "healthReason") ? " " : "", str(n, "healthReason"));
+			}
 			json_t *f = json_object_get(r, "figures");
 			printf("\n%.0f of %.0f GPUs allocated; %lld unhealthy node(s)\n", num(f, "gpusAllocated"),
 			       num(f, "gpusTotal"), (long long)json_integer_value(json_object_get(f, "unhealthyNodes")));

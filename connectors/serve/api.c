@@ -24,6 +24,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "history.h"
 #include "local.h"
 #include "serve_int.h"
 
@@ -651,10 +652,12 @@ static void h_node_health(struct ctx *c)
 	h.at = fw_serve_now();
 	if ((rc = fw_codec_health_parse(c->body, &h, &dg)) != FW_OK)
 		return fail_diag(c, rc, &dg);
+	i = fw_serve_health_index(d, h.node);
+	fw_history_follow(i >= 0 ? &d->health[i] : NULL, &h); /* the daemon's history, not the body's */
 	if (!commit_or_fail(c, fw_store_begin(d->store) ?: fw_serve_save_health(d, &h)))
 		return;
 	bool changed = true;
-	if ((i = fw_serve_health_index(d, h.node)) >= 0) {
+	if (i >= 0) {
 		changed = d->health[i].healthy != h.healthy || d->health[i].suspect != h.suspect ||
 			  d->health[i].bad_gpu_mask != h.bad_gpu_mask;
 		d->health[i] = h;

@@ -493,9 +493,31 @@ json_t *fw_codec_reservation_dump(const struct fw_reservation *r)
 }
 
 /* --- health --------------------------------------------------------------- */
+/* "incidents": up to FW_HEALTH_INCIDENTS times, oldest first (history.h). */
+static int get_incidents(json_t *o, struct fw_health_report *h, struct fw_diag *d)
+{
+	json_t *a = json_object_get(o, "incidents");
+
+	h->nincidents = 0;
+	if (!a)
+		return FW_OK;
+	if (!json_is_array(a) || json_array_size(a) > FW_HEALTH_INCIDENTS)
+		return BAD(d, FW_EINVAL, "incidents", "must be a list of at most %d times (Unix seconds)",
+			   FW_HEALTH_INCIDENTS);
+	for (size_t i = 0; i < json_array_size(a); i++) {
+		json_t *t = json_array_get(a, i);
+		char f[32];
+		snprintf(f, sizeof f, "incidents[%zu]", i);
+		if (!json_is_integer(t) || json_integer_value(t) < 0 || json_integer_value(t) > (1LL << 40))
+			return BAD(d, FW_ERANGE, f, "must be a time in Unix seconds, from 0 to %lld", 1LL << 40);
+		h->incident[h->nincidents++] = json_integer_value(t);
+	}
+	return FW_OK;
+}
+
 int fw_codec_health_parse(json_t *o, struct fw_health_report *h, struct fw_diag *d)
 {
-	static const char *const keys[] = { "node", "healthy", "suspect", "badGpus", "reason", "at", NULL };
+	static const char *const keys[] = { "node", "healthy", "suspect", "badGpus", "reason", "at", "incidents", NULL };
 	char node[FW_NAME_MAX] = "";
 	json_t *bad;
 	int64_t at = h->at;
@@ -510,7 +532,7 @@ int fw_codec_health_parse(json_t *o, struct fw_health_report *h, struct fw_diag 
 		return rc;
 	if ((rc = get_bool(o, "", "healthy", &h->healthy, d)) ||
 	    (rc = get_str(o, "", "reason", false, h->reason, sizeof h->reason, d)) ||
-	    (rc = get_int(o, "", "at", false, 0, 1LL << 40, &at, d)))
+	    (rc = get_int(o, "", "at", false, 0, 1LL << 40, &at, d)) || (rc = get_incidents(o, h, d)))
 		return rc;
 	if (node[0] && strcmp(node, h->node))
 		return BAD(d, FW_EINVAL, "node", "\"%s\" differs from the node in the URL", node);
@@ -534,10 +556,12 @@ int fw_codec_health_parse(json_t *o, struct fw_health_report *h, struct fw_diag 
 
 json_t *fw_codec_health_dump(const struct fw_health_report *h)
 {
-	json_t *bad = json_array();
+	json_t *bad = json_array(), *inc = json_array();
 	for (int g = 0; g < FW_MAX_GPUS_PER_NODE; g++)
 		if (h->bad_gpu_mask & (1u << g))
 			json_array_append_new(bad, json_integer(g));
-	return json_pack("{s:s,s:b,s:b,s:o,s:s,s:I}", "node", h->node, "healthy", h->healthy, "suspect",
-			 h->suspect, "badGpus", bad, "reason", h->reason, "at", (json_int_t)h->at);
+	for (int32_t i = 0; i < h->nincidents && i < FW_HEALTH_INCIDENTS; i++)
+		json_array_append_new(inc, json_integer(h->incident[i]));
+	return json_pack("{s:s,s:b,s:b,s:o,s:s,s:I,s:o}", "node", h->node, "healthy", h->healthy, "suspect",
+			 h->suspect, "badGpus", bad, "reason", h->reason, "at", (json_int_t)h->at, "incidents", inc);
 }

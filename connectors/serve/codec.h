@@ -16,6 +16,11 @@
  * cores, memory in MiB, times in seconds since the Unix epoch, durations
  * in seconds.  Inside, fw_res units (milli-GPU, millicores, MiB).
  *
+ * Documents that hold daemon state beside what the client sent (a queue's
+ * usage, a health report's incidents) parse it too, so that the store's
+ * copy parses back whole; the API handler replaces it with the daemon's
+ * own before writing.
+ *
  * This is the fuzzing surface (tests/fuzz/fuzz_api.c): every parser must
  * accept any bytes without crashing or leaking.
  */
@@ -72,6 +77,12 @@ struct fw_health_report {
 	uint32_t bad_gpu_mask;
 	char reason[128];
 	fw_time at;
+	/* The daemon's fault history of the node, not the reporter's
+	 * (history.h): the times of its last incidents, oldest first.  Part
+	 * of the stored document and of the POST answer; a request body may
+	 * carry it (what a previous answer said) but the daemon replaces it. */
+	int32_t nincidents;
+	fw_time incident[FW_HEALTH_INCIDENTS];
 };
 
 /* Parse a request body: valid UTF-8 JSON, one object, no duplicate keys. */

@@ -4,8 +4,12 @@
  *
  * One pass (run_cycle) reads as its phases:
  *   1. take     under the lock: the skeleton (queues), the backend's
- *               world, the model overlaid (health, maintenance windows),
- *               usage accrued; copies of the generations;
+ *               world, the model overlaid (overlay(): a node the API
+ *               reports unhealthy is UNHEALTHY, suspect SUSPECT, one whose
+ *               fault history says so a lemon (history.h), one the
+ *               backend reports down only unschedulable; the nodes of an
+ *               open maintenance window unschedulable), usage accrued;
+ *               copies of the generations;
  *   2. plan     no lock: validate, then one sub-cycle per active queue or
  *               job reservation and per maintenance window still to come
  *               (only its nodes schedulable; pending only its targets, or
@@ -28,12 +32,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "history.h"
 #include "serve_int.h"
 
 json_t *fw_serve_build_view(const struct fw_snapshot *s, const struct fw_plan *p,
 			    const struct fw_backend_action *acts, const int *status, int32_t nacts,
-			    const struct fw_health_report *h, int32_t nh, int64_t cycle, uint64_t gen,
-			    double seconds, int32_t skipped); /* view.c */
+			    const struct fw_health_report *h, int32_t nh, const struct fw_health_config *hc,
+			    int64_t cycle, uint64_t gen, double seconds, int32_t skipped); /* view.c */
 
 struct actlist {
 	struct fw_backend_action *a;
@@ -48,6 +53,8 @@ struct taken {
 	int32_t nrsv;
 	struct fw_health_report *health;
 	int32_t nhealth;
+	struct fw_reservation *open;    /* maintenance windows open now */
+	int32_t nopen;
 };
 
 static double mono(void)
@@ -58,15 +65,6 @@ static double mono(void)
 }
 
 /* --- 1. take ------------------------------------------------------------------ */
-static void mark_nodes(struct fw_snapshot *s, const struct fw_reservation *r)
-{
-	for (int32_t k = 0; k < r->nnodes; k++) {
-		int n = fw_snapshot_find_node(s, r->nodes[k]);
-		if (n >= 0)
-			s->nodes[n].schedulable = false;
-	}
-}
-
 struct nameref {
 	const char *name;
 	int32_t idx;
@@ -77,40 +75,86 @@ static int nameref_cmp(const void *a, const void *b)
 	return strcmp(((const struct nameref *)a)->name, ((const struct nameref *)b)->name);
 }
 
-/* Health reports (the API's, then the backend's) and active maintenance
- * windows hold nodes back and mask bad GPUs.  A node the API reports
- * unhealthy becomes UNHEALTHY in the snapshot, so the core drains it in
- * the backend (lib/drain.c: with its jobs, or idle while the backend still
- * has it schedulable); the first napi reports are the API's.  The
- * backend's own reports (Slurm: DOWN, DRAIN) only make the node
- * unschedulable: the backend has already taken it out, for its reasons. */
-static int overlay(struct fw_serve *d, struct fw_snapshot *s, const struct fw_health_report *h, int32_t nh,
-		   int32_t napi)
+/* The snapshot's nodes sorted by name, for find(); NULL without memory. */
+static struct nameref *index_nodes(const struct fw_snapshot *s)
 {
 	struct nameref *ix = calloc((size_t)s->nnodes + 1, sizeof *ix);
 
 	if (!ix)
-		return FW_ENOMEM;
+		return NULL;
 	for (int32_t i = 0; i < s->nnodes; i++)
 		ix[i] = (struct nameref){ s->nodes[i].name, i };
 	qsort(ix, (size_t)s->nnodes, sizeof *ix, nameref_cmp);
-	for (int32_t i = 0; i < nh; i++) {
-		struct nameref key = { h[i].node, -1 };
-		const struct nameref *r = bsearch(&key, ix, (size_t)s->nnodes, sizeof key, nameref_cmp);
-		if (!r)
-			continue;
-		if (!h[i].healthy && i < napi)
-			s->nodes[r->idx].health = FW_HEALTH_UNHEALTHY;
-		else if (h[i].suspect && i < napi && s->nodes[r->idx].health == FW_HEALTH_HEALTHY)
-			s->nodes[r->idx].health = FW_HEALTH_SUSPECT;
-		else if (!h[i].healthy)
-			s->nodes[r->idx].schedulable = false;
-		s->nodes[r->idx].bad_gpu_mask |= h[i].bad_gpu_mask;
+	return ix;
+}
+
+static struct fw_node *find(struct fw_snapshot *s, const struct nameref *ix, const char *name)
+{
+	struct nameref key = { name, -1 };
+	const struct nameref *r = bsearch(&key, ix, (size_t)s->nnodes, sizeof key, nameref_cmp);
+
+	return r ? &s->nodes[r->idx] : NULL;
+}
+
+/* One report.  The API's (api): unhealthy makes the node UNHEALTHY, so
+ * the core drains it in the backend (lib/drain.c: with its jobs, or idle
+ * while the backend still has it schedulable); suspect makes it SUSPECT;
+ * its fault history may make it a lemon (history.h).  The backend's own
+ * (Slurm: DOWN, DRAIN) only make it unschedulable: the backend has
+ * already taken it out, for its reasons. */
+static void report(const struct fw_health_config *c, struct fw_node *n, const struct fw_health_report *h,
+		   bool api, fw_time now)
+{
+	if (!h->healthy && api)
+		n->health = FW_HEALTH_UNHEALTHY;
+	else if (h->suspect && api && n->health == FW_HEALTH_HEALTHY)
+		n->health = FW_HEALTH_SUSPECT;
+	else if (!h->healthy)
+		n->schedulable = false;
+	n->bad_gpu_mask |= h->bad_gpu_mask;
+	if (api && fw_history_is_lemon(h, c, now))
+		n->lemon = true;
+}
+
+/* An open maintenance window: its nodes take no new work. */
+static void hold_window(struct fw_snapshot *s, const struct nameref *ix, const struct fw_reservation *r)
+{
+	for (int32_t k = 0; k < r->nnodes; k++) {
+		struct fw_node *n = find(s, ix, r->nodes[k]);
+		if (n)
+			n->schedulable = false;
 	}
+}
+
+/* Health reports (the API's, the first d->nhealth, then the backend's)
+ * and open maintenance windows: node states, held nodes, bad GPUs,
+ * lemons. */
+static int overlay(const struct fw_serve *d, struct taken *t)
+{
+	struct fw_snapshot *s = t->s;
+	struct nameref *ix = index_nodes(s);
+
+	if (!ix)
+		return FW_ENOMEM;
+	for (int32_t i = 0; i < t->nhealth; i++) {
+		struct fw_node *n = find(s, ix, t->health[i].node);
+		if (n)
+			report(&d->hcfg, n, &t->health[i], i < d->nhealth, s->now);
+	}
+	for (int32_t i = 0; i < t->nopen; i++)
+		hold_window(s, ix, &t->open[i]);
 	free(ix);
+	return FW_OK;
+}
+
+/* The maintenance windows open now (start <= now < end). */
+static int open_windows(const struct fw_serve *d, struct taken *t, fw_time now)
+{
+	if (!(t->open = calloc((size_t)d->nrsv + 1, sizeof *t->open)))
+		return FW_ENOMEM;
 	for (int32_t i = 0; i < d->nrsv; i++)
-		if (d->rsv[i].kind == FW_RSV_MAINTENANCE && d->rsv[i].start <= s->now && s->now < d->rsv[i].end)
-			mark_nodes(s, &d->rsv[i]);
+		if (d->rsv[i].kind == FW_RSV_MAINTENANCE && d->rsv[i].start <= now && now < d->rsv[i].end)
+			t->open[t->nopen++] = d->rsv[i];
 	return FW_OK;
 }
 
@@ -185,7 +229,7 @@ static int take(struct fw_serve *d, struct taken *t, char *err, size_t errn)
 		fw_diag_format(&dg, err, errn);
 		return rc;
 	}
-	if ((rc = gather_health(d, t)) || (rc = overlay(d, t->s, t->health, t->nhealth, d->nhealth)))
+	if ((rc = gather_health(d, t)) || (rc = open_windows(d, t, now)) || (rc = overlay(d, t)))
 		return rc;
 	accrue_usage(d, t->s);
 	t->dgen = d->gen;
@@ -206,6 +250,15 @@ static int take(struct fw_serve *d, struct taken *t, char *err, size_t errn)
 }
 
 /* --- 2. plan ------------------------------------------------------------------ */
+static void mark_nodes(struct fw_snapshot *s, const struct fw_reservation *r)
+{
+	for (int32_t k = 0; k < r->nnodes; k++) {
+		int n = fw_snapshot_find_node(s, r->nodes[k]);
+		if (n >= 0)
+			s->nodes[n].schedulable = false;
+	}
+}
+
 static bool rsv_targets(const struct fw_snapshot *s, const struct fw_job *j, const struct fw_reservation *r)
 {
 	if (r->kind == FW_RSV_MAINTENANCE) /* a window to come: done before it */
@@ -625,6 +678,7 @@ static void free_taken(struct taken *t)
 	fw_snapshot_free(t->s);
 	free(t->rsv);
 	free(t->health);
+	free(t->open);
 	memset(t, 0, sizeof *t);
 }
 
@@ -677,8 +731,8 @@ static int run_cycle(struct fw_serve *d, struct fw_arena *ar, int attempt)
 	locked += mono() - tl;
 	pthread_mutex_unlock(&d->mu);
 	if (rc == FW_OK)
-		view = fw_serve_build_view(t.s, p, acts.a, status, acts.n, t.health, t.nhealth, cycle, t.wgen, secs,
-					   t.skipped);
+		view = fw_serve_build_view(t.s, p, acts.a, status, acts.n, t.health, t.nhealth, &d->hcfg, cycle,
+					   t.wgen, secs, t.skipped);
 	pthread_mutex_lock(&d->mu);
 	tl = mono();
 	if (view) {

@@ -429,6 +429,7 @@ int fw_serve_run(const struct fw_serve_opts *o)
 	d.opts = o;
 	d.bops = o->backend;
 	d.policy = o->policy ? fw_policy_find(o->policy) : fw_policy_default();
+	fw_health_config_default(&d.hcfg);
 	memset(&dg, 0, sizeof dg);
 	/* Block the stop signals in every thread; main() waits for them. */
 	sigemptyset(&set);

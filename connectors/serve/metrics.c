@@ -3,7 +3,7 @@
  *
  * Counters and the cycle-latency histogram come from the daemon's running
  * totals; gauges (fair share, allocation, pending by reason, occupancy,
- * unhealthy nodes) from the last published view.  Names are listed in
+ * unhealthy and lemon nodes) from the last published view.  Names are listed in
  * docs/serve.md and drawn by docs/grafana-fairway.json.
  */
 #include <stdarg.h>
@@ -114,6 +114,9 @@ static void figures(struct buf *b, json_t *v)
 	put(b, "# HELP fairway_unhealthy_nodes Nodes reported unhealthy.\n# TYPE fairway_unhealthy_nodes gauge\n"
 	       "fairway_unhealthy_nodes %lld\n",
 	    (long long)json_integer_value(json_object_get(f, "unhealthyNodes")));
+	put(b, "# HELP fairway_lemon_nodes Nodes that fail again and again (3 incidents in 120 days); big gangs go "
+	       "there last.\n# TYPE fairway_lemon_nodes gauge\nfairway_lemon_nodes %lld\n",
+	    (long long)json_integer_value(json_object_get(f, "lemonNodes")));
 }
 
 /* Called with d->mu held. */

@@ -39,6 +39,9 @@ struct fw_serve {
 	const struct fw_serve_opts *opts;
 	const struct fw_policy_ops *policy;
 	struct fw_snapshot *fleet;          /* the config (never changes) */
+	struct fw_health_config hcfg;       /* the lemon verdict's window and
+					     * threshold (history.h): the core's
+					     * defaults (never changes) */
 	struct fw_serve_store *store;
 	const struct fw_backend_ops *bops;
 	struct fw_backend *be;

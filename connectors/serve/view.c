@@ -4,14 +4,16 @@
  *
  * The view holds: the plan (decisions with reasons and what became of
  * them), every job of the snapshot with its state, pending reason and
- * expected start, every node with its GPU use and health, every queue's
- * fair share, and the figures /metrics needs.  It is immutable once
+ * expected start, every node with its GPU use, health and lemon verdict
+ * (with the incidents it weighs), every queue's fair share, and the
+ * figures /metrics needs.  It is immutable once
  * published; readers take a reference under the lock and read without it.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "history.h"
 #include "serve_int.h"
 
 static const char *outcome(int st)
@@ -177,10 +179,10 @@ static int64_t *node_use(const struct fw_snapshot *s, const struct fw_backend_ac
 }
 
 static json_t *nodes_json(const struct fw_snapshot *s, const int64_t *use, const struct fw_health_report *h,
-			  int32_t nh, json_t *figures)
+			  int32_t nh, const struct fw_health_config *hc, json_t *figures)
 {
 	json_t *a = json_array();
-	int64_t total = 0, used = 0, usable = 0, unhealthy = 0;
+	int64_t total = 0, used = 0, usable = 0, unhealthy = 0, lemons = 0;
 
 	for (int32_t i = 0; i < s->nnodes; i++) {
 		const struct fw_node *n = &s->nodes[i];
@@ -195,21 +197,25 @@ static json_t *nodes_json(const struct fw_snapshot *s, const int64_t *use, const
 		/* An unhealthy node the backend has not drained yet is in the
 		 * snapshot as schedulable (the core drains it); it takes no work. */
 		bool sched = n->schedulable && n->health != FW_HEALTH_UNHEALTHY && n->health != FW_HEALTH_DRAINING;
-		json_array_append_new(a, json_pack("{s:s,s:s,s:i,s:f,s:b,s:b,s:s,s:s,s:o,s:o}", "name", n->name,
-						   "gpuModel", n->gpu_model, "gpus", n->gpu_count, "gpusAllocated",
-						   use[i] / 1000.0, "schedulable", sched, "healthy", healthy,
-						   "health", fw_health_name(n->health), "healthReason",
-						   r ? r->reason : "", "badGpus", bad, "topology", path));
+		/* incidents: the count the lemon verdict weighs (history.h) */
+		json_array_append_new(a, json_pack("{s:s,s:s,s:i,s:f,s:b,s:b,s:s,s:s,s:o,s:b,s:i,s:o}", "name",
+						   n->name, "gpuModel", n->gpu_model, "gpus", n->gpu_count,
+						   "gpusAllocated", use[i] / 1000.0, "schedulable", sched, "healthy",
+						   healthy, "health", fw_health_name(n->health), "healthReason",
+						   r ? r->reason : "", "badGpus", bad, "lemon", n->lemon, "incidents",
+						   r ? (int)fw_history_recent(r, hc, s->now) : 0, "topology", path));
 		total += n->gpu_count * 1000LL;
 		used += use[i];
 		if (sched)
 			usable += (n->gpu_count - __builtin_popcount(n->bad_gpu_mask)) * 1000LL;
 		unhealthy += !healthy;
+		lemons += n->lemon;
 	}
 	json_object_set_new(figures, "gpusTotal", json_real(total / 1000.0));
 	json_object_set_new(figures, "gpusAllocated", json_real(used / 1000.0));
 	json_object_set_new(figures, "gpusSchedulable", json_real(usable / 1000.0));
 	json_object_set_new(figures, "unhealthyNodes", json_integer(unhealthy));
+	json_object_set_new(figures, "lemonNodes", json_integer(lemons));
 	return a;
 }
 
@@ -236,8 +242,8 @@ static json_t *fairshare_json(const struct fw_snapshot *s, const struct fw_plan 
 
 json_t *fw_serve_build_view(const struct fw_snapshot *s, const struct fw_plan *p,
 			    const struct fw_backend_action *acts, const int *status, int32_t nacts,
-			    const struct fw_health_report *h, int32_t nh, int64_t cycle, uint64_t gen,
-			    double seconds, int32_t skipped)
+			    const struct fw_health_report *h, int32_t nh, const struct fw_health_config *hc,
+			    int64_t cycle, uint64_t gen, double seconds, int32_t skipped)
 {
 	json_t *v = json_object(), *jobs = json_object(), *order = json_array(), *byreason = json_object();
 	json_t *figures = json_object();
@@ -257,7 +263,7 @@ json_t *fw_serve_build_view(const struct fw_snapshot *s, const struct fw_plan *p
 		json_array_append_new(order, json_string(s->jobs[i].name));
 		json_object_set_new(jobs, s->jobs[i].name, o);
 	}
-	json_object_set_new(v, "nodes", nodes_json(s, use, h, nh, figures));
+	json_object_set_new(v, "nodes", nodes_json(s, use, h, nh, hc, figures));
 	free(use);
 	json_object_set_new(figures, "pendingByReason", byreason);
 	json_object_set_new(v, "cycle", json_integer(cycle));

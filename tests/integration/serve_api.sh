@@ -13,6 +13,23 @@ cd "$(dirname "$0")/../.."
 S=$T/state
 PORT=$(free_port)
 
+# node_is NAME NODE PYTHON-CONDITION: wait (up to 5 s: cycles every 0.2 s)
+# until GET /v1/nodes/NODE satisfies the condition over j
+node_is() {
+	local name=$1 node=$2 cond=$3
+	for _ in $(seq 1 50); do
+		req GET "/v1/nodes/$node"
+		[ "$CODE" = 200 ] && [ "$(jfield "bool($cond)")" = True ] && {
+			ok "$name"
+			return 0
+		}
+		sleep 0.1
+	done
+	bad "$name" "GET /v1/nodes/$node: $BODY"
+	return 1
+}
+metric() { curl -s "http://127.0.0.1:$PORT/metrics" | awk -v m="$1" '$1 == m {print $2}'; }
+
 # --- startup and security ----------------------------------------------------
 echo "0123456789abcdef0123" >"$T/loose-token"
 chmod 644 "$T/loose-token"
@@ -200,7 +217,7 @@ check "the last plan has decisions and waiting jobs with reasons" \
 curl -s "http://127.0.0.1:$PORT/metrics" >"$T/metrics"
 for m in fairway_cycle_seconds_bucket fairway_queue_deserved_gpus fairway_queue_fair_share_gpus \
 	fairway_queue_allocated_gpus 'fairway_pending_jobs{reason="gpu_model"}' fairway_gpu_occupancy_ratio \
-	fairway_evictions_total fairway_unhealthy_nodes; do
+	fairway_evictions_total fairway_unhealthy_nodes fairway_lemon_nodes; do
 	check "/metrics has $m" grep -qF "$m" "$T/metrics"
 done
 check "/metrics counts the unhealthy node" grep -qx 'fairway_unhealthy_nodes 1' "$T/metrics"
@@ -214,6 +231,40 @@ d = json.load(open(sys.argv[1])); have = open(sys.argv[2]).read()
 names = {n for p in d["panels"] for t in p["targets"] for n in re.findall(r"fairway_[a-z_]+", t["expr"])}
 print(" ".join(sorted(n for n in names if n not in have)) or "none")' docs/grafana-fairway.json "$T/metrics")
 check "every metric the Grafana dashboard draws is exported (missing: $missing)" [ "$missing" = none ]
+
+# --- fault history: incidents and the lemon verdict -------------------------------------
+post_health() { req POST "/v1/nodes/$1/health" "$2"; }
+for i in 1 2 3; do
+	post_health h100-012 '{"healthy":false,"reason":"XID 79"}'
+	[ "$i" = 3 ] || post_health h100-012 '{"healthy":true}'
+done
+check "three outages: the POST answer carries three incidents" [ "$(jfield 'len(j["incidents"])')" = 3 ]
+post_health h100-012 '{"healthy":false,"reason":"XID 79 again"}'
+check "another unhealthy report in the same outage adds none" [ "$(jfield 'len(j["incidents"])')" = 3 ]
+post_health h100-012 '{"healthy":true,"incidents":[1,2,3,4,5,6,7,8]}'
+check "a report's own incidents are ignored: the daemon's history is kept" [ "$(jfield 'len(j["incidents"])')" = 3 ]
+post_health h100-012 '{"healthy":true,"incidents":[-1]}'
+check "a bad incidents member: 400 naming incidents[0]" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = "incidents[0]" ]
+for i in 1 2; do
+	post_health h100-011 '{"healthy":false}'
+	post_health h100-011 '{"healthy":true}'
+done
+past=$(($(date +%s) - 200 * 86400))
+for i in 1 2 3; do
+	post_health h100-010 "{\"healthy\":false,\"at\":$((past + i))}"
+	post_health h100-010 "{\"healthy\":true,\"at\":$((past + i + 1))}"
+done
+check "incidents are stamped with the report's at" [ "$(jfield 'j["incidents"]')" = "[$((past + 1)), $((past + 2)), $((past + 3))]" ]
+req POST /v1/cycle
+node_is "3 incidents in the window: a lemon, incidents 3, and back in service" h100-012 \
+	'j["lemon"] is True and j["incidents"] == 3 and j["healthy"] and j["schedulable"]'
+node_is "2 incidents: not a lemon, incidents 2" h100-011 'j["lemon"] is False and j["incidents"] == 2'
+node_is "3 incidents 200 days ago: outside the 120-day window, not a lemon" h100-010 \
+	'j["lemon"] is False and j["incidents"] == 0'
+req GET /v1/nodes
+check "GET /v1/nodes: every node says lemon and incidents; one lemon" \
+	[ "$(jfield 'all("lemon" in n and "incidents" in n for n in j["nodes"]), sum(n["lemon"] for n in j["nodes"]), j["figures"]["lemonNodes"]')" = "True 1 1" ]
+check "/metrics: fairway_lemon_nodes 1" [ "$(metric fairway_lemon_nodes)" = 1 ]
 
 # --- the OpenAPI file matches the routes ---------------------------------------------------
 awk '/^paths:/{p=1;next} p&&/^[^ ]/{p=0} p&&/^  \/[^:]*:/{sub(/^  /,"");sub(/:.*$/,"");path=$0} p&&/^    (get|post|put|delete|patch):/{m=$1;sub(/:/,"",m);print toupper(m)" "path}' \
@@ -262,6 +313,12 @@ check "a rejected submit exits 2 and names the field" bash -c "[ $? -eq 2 ] && g
 check "fairway plan --server prints the daemon's plan" grep -q "^WAITING" "$T/plan"
 "$FW" nodes "${C[@]}" >"$T/n" 2>&1
 check "fairway nodes shows the unhealthy node" grep -q "h100-015.*UNHEALTHY" "$T/n"
+check "fairway nodes shows the lemon and its incidents" grep -q "^h100-012 .* 3 lemon " "$T/n"
+"$FW" nodes --json "${C[@]}" >"$T/nj" 2>&1
+check "fairway nodes --json has lemon and incidents" python3 -c '
+import json, sys
+n = {x["name"]: x for x in json.load(open(sys.argv[1]))["nodes"]}
+sys.exit(not (n["h100-012"]["lemon"] is True and n["h100-012"]["incidents"] == 3))' "$T/nj"
 
 # --- restart restores everything -------------------------------------------------------------
 req PUT /v1/queues/persist '{"parent":"product","deserved":{"gpu":2}}'
@@ -279,6 +336,12 @@ check "restart: the maintenance window is back" [ "$CODE" = 200 ]
 req POST /v1/cycle
 req GET /v1/nodes/h100-015
 check "restart: the health report is back" [ "$(jfield 'j["healthy"]')" = False ]
+req GET /v1/nodes/h100-012
+check "restart: the fault history is back (a lemon, 3 incidents)" [ "$(jfield 'j["lemon"], j["incidents"]')" = "True 3" ]
+req GET /v1/nodes/h100-011
+check "restart: 2 incidents, still not a lemon" [ "$(jfield 'j["lemon"], j["incidents"]')" = "False 2" ]
+post_health h100-012 '{"healthy":false}'
+check "restart: the next outage is the fourth incident" [ "$(jfield 'len(j["incidents"])')" = 4 ]
 req GET /v1/jobs/cli-job
 check "restart: the submitted job is back" [ "$CODE" = 200 ]
 req GET /v1/jobs/short

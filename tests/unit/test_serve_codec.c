@@ -2,13 +2,15 @@
  * test_serve_codec.c — the API's JSON documents (connectors/serve/codec.c):
  * units on the wire become fw_res units, absent members take their
  * defaults, every refusal names its field, and a dump parses back to the
- * same document.
+ * same document.  Also the health document's fault history: its stored
+ * form, and how reports make incidents and a lemon (history.c).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "../harness.h"
 #include "codec.h"
+#include "history.h"
 
 static json_t *body(const char *s)
 {
@@ -131,5 +133,120 @@ TEST(reservation_and_health_refusals)
 	free(r);
 }
 
+/* Parse a health document for node n1 ("" on success, else the field). */
+static const char *health_field(const char *s, struct fw_health_report *h)
+{
+	static struct fw_diag d;
+	json_t *o = body(s);
+	memset(&d, 0, sizeof d);
+	memset(h, 0, sizeof *h);
+	strcpy(h->node, "n1");
+	h->at = 1000;
+	int rc = fw_codec_health_parse(o, h, &d);
+	json_decref(o);
+	return rc == FW_OK ? "" : d.field;
+}
+
+/* The stored form keeps the incidents, oldest first; a document without
+ * them (a request body, or one stored before they existed) has none. */
+TEST(health_incidents_stored_form)
+{
+	struct fw_health_report h, k;
+	struct fw_diag d;
+	json_t *o, *p;
+
+	ASSERT_STR_EQ(health_field("{\"healthy\":false}", &h), "");
+	ASSERT_EQ(h.nincidents, 0);
+	ASSERT_EQ(h.at, 1000); /* no "at": the caller's (the daemon's now) */
+	ASSERT_STR_EQ(health_field("{\"healthy\":false,\"at\":7,\"incidents\":[5,6,7]}", &h), "");
+	ASSERT_EQ(h.nincidents, 3);
+	ASSERT_EQ(h.incident[0], 5);
+	ASSERT_EQ(h.incident[2], 7);
+	o = fw_codec_health_dump(&h);
+	p = json_object_get(o, "incidents");
+	ASSERT(json_is_array(p) && json_array_size(p) == 3);
+	ASSERT_EQ(json_integer_value(json_array_get(p, 1)), 6);
+	memset(&k, 0, sizeof k);
+	strcpy(k.node, "n1");
+	memset(&d, 0, sizeof d);
+	ASSERT_OK(fw_codec_health_parse(o, &k, &d)); /* what the store keeps parses back */
+	ASSERT_EQ(k.nincidents, 3);
+	ASSERT_EQ(memcmp(k.incident, h.incident, 3 * sizeof k.incident[0]), 0);
+	json_decref(o);
+	h.nincidents = 0; /* none: an empty list, so the document's shape is fixed */
+	o = fw_codec_health_dump(&h);
+	ASSERT(json_is_array(json_object_get(o, "incidents")) && json_array_size(json_object_get(o, "incidents")) == 0);
+	json_decref(o);
+	ASSERT_STR_EQ(health_field("{\"healthy\":true,\"incidents\":3}", &h), "incidents");
+	ASSERT_STR_EQ(health_field("{\"healthy\":true,\"incidents\":[1,2,3,4,5,6,7,8,9]}", &h), "incidents");
+	ASSERT_STR_EQ(health_field("{\"healthy\":true,\"incidents\":[1,\"2\"]}", &h), "incidents[1]");
+	ASSERT_STR_EQ(health_field("{\"healthy\":true,\"incidents\":[-1]}", &h), "incidents[0]");
+	ASSERT_STR_EQ(health_field("{\"healthy\":true,\"incidents\":[1.5]}", &h), "incidents[0]");
+}
+
+/* One report after another, as POST /v1/nodes/{name}/health folds them. */
+static void post(struct fw_health_report *node, bool healthy, fw_time at, bool first)
+{
+	struct fw_health_report h;
+
+	memset(&h, 0, sizeof h);
+	strcpy(h.node, "n1");
+	h.healthy = healthy;
+	h.at = at;
+	h.nincidents = 5; /* whatever the body said is replaced */
+	fw_history_follow(first ? NULL : node, &h);
+	*node = h;
+}
+
+TEST(history_incidents_and_lemon)
+{
+	const fw_time day = 86400, now = 1000 * day;
+	struct fw_health_config c;
+	struct fw_health_report n;
+
+	fw_health_config_default(&c);
+	ASSERT_EQ(c.lemon_threshold, 3);
+	ASSERT_EQ(c.lemon_window_s, 120 * day);
+	post(&n, false, now - 50 * day, true); /* never reported: an incident */
+	ASSERT_EQ(n.nincidents, 1);
+	post(&n, false, now - 49 * day, false); /* the same outage */
+	ASSERT_EQ(n.nincidents, 1);
+	ASSERT_EQ(n.incident[0], now - 50 * day);
+	post(&n, true, now - 48 * day, false);
+	post(&n, false, now - 40 * day, false);
+	ASSERT_EQ(n.nincidents, 2);
+	ASSERT(!fw_history_is_lemon(&n, &c, now)); /* 2 < 3 */
+	ASSERT_EQ(fw_history_recent(&n, &c, now), 2);
+	post(&n, true, now - 39 * day, false); /* healthy (suspect or not) ends it */
+	post(&n, false, now - 10 * day, false);
+	ASSERT_EQ(n.nincidents, 3);
+	ASSERT(fw_history_is_lemon(&n, &c, now));
+	ASSERT_EQ(fw_history_recent(&n, &c, now), 3);
+	/* time passes: the first incident leaves the 120-day window */
+	ASSERT(fw_history_is_lemon(&n, &c, now + 69 * day));
+	ASSERT(!fw_history_is_lemon(&n, &c, now + 71 * day));
+	ASSERT_EQ(fw_history_recent(&n, &c, now + 71 * day), 2);
+	/* an incident after now does not count yet */
+	ASSERT_EQ(fw_history_recent(&n, &c, now - 20 * day), 2);
+	c.lemon_threshold = 0; /* off */
+	ASSERT(!fw_history_is_lemon(&n, &c, now));
+}
+
+TEST(history_keeps_the_last_eight)
+{
+	struct fw_health_report n;
+
+	for (int i = 0; i < 11; i++) {
+		post(&n, false, 100 + 10 * i, i == 0);
+		post(&n, true, 105 + 10 * i, false);
+	}
+	ASSERT_EQ(n.nincidents, FW_HEALTH_INCIDENTS);
+	ASSERT_EQ(n.incident[0], 130); /* the 4th: the first three forgotten */
+	ASSERT_EQ(n.incident[FW_HEALTH_INCIDENTS - 1], 200);
+	for (int i = 1; i < FW_HEALTH_INCIDENTS; i++)
+		ASSERT(n.incident[i - 1] < n.incident[i]); /* oldest first */
+}
+
 TEST_MAIN(queue_units_and_defaults, queue_refusals_name_the_field, job_parse_and_round_trip,
-	  reservation_and_health_refusals)
+	  reservation_and_health_refusals, health_incidents_stored_form, history_incidents_and_lemon,
+	  history_keeps_the_last_eight)
