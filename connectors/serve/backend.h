@@ -60,19 +60,27 @@
  * the window's nodes from its start to its end).  It must compare against
  * what it already knows (Slurm: the last read) and act only on a
  * difference, since it runs every cycle.  The daemon plans around windows
- * itself (cycle.c), so the op only makes them visible to, and enforced by,
- * the world behind the backend; NULL (local) = nothing to mirror.
+ * itself (cycle.c): before one opens it starts there only jobs that end in
+ * time, and while it is open the core drains its nodes through apply()
+ * like any drain (a DRAIN action with reason DRAIN_FINISH, its `why`
+ * naming the window), so the op only makes the windows themselves visible
+ * to, and enforced by, the world behind the backend; NULL (local) =
+ * nothing to mirror.
  *
  * Returning drained nodes.  The core drains a node the API reports
- * unhealthy (lib/drain.c); once a later report says it is healthy again
- * (repaired: the agent's clean heartbeat), the node should come back.  The
- * optional release() op gets, after every applied cycle, the nodes whose
- * latest API report is healthy, and returns to service each of them that
- * *fairway* drained (local: its own drain flag; Slurm: DRAIN with a
- * "fairway: " reason).  A node no report names, or one an operator
- * drained for another reason, or that is down, is never touched.
- * Idempotent like windows(); NULL = drained nodes stay drained until an
- * operator acts.
+ * unhealthy, and the nodes of an open maintenance window (lib/drain.c);
+ * once a later report says it is healthy again (repaired: the agent's
+ * clean heartbeat), or the window is over or deleted, the node should come
+ * back.  The optional release() op gets, after every applied cycle, the
+ * nodes the backend's read() held out of service (not schedulable, or
+ * reported down by health()) for which fairway has no reason left: no
+ * unhealthy API report, no open window, not unhealthy or draining in the
+ * fleet's config.  It returns to service each of them that *fairway*
+ * drained (local: its own drain flag; Slurm: DRAIN with a "fairway: "
+ * reason).  A node an operator drained for another reason, or that is
+ * down without such a drain, is never touched, so passing it costs a
+ * look-up.  Idempotent like windows(); NULL = drained nodes stay drained
+ * until an operator acts.
  *
  * Threads.  The daemon serialises every call into one backend instance
  * (it holds its state lock), so a backend needs no locking of its own;
@@ -229,10 +237,10 @@ struct fw_backend_ops {
 	 * reconciled; the next cycle tries again). */
 	int (*windows)(struct fw_backend *b, const struct fw_backend_window *w,
 		       int32_t n, fw_time now, struct fw_diag *d);
-	/* Optional: return to service those of the n nodes reported healthy
-	 * again that fairway drained (see "Returning drained nodes").  The
-	 * number of nodes returned (>= 0), or a negative fw_err with *d
-	 * filled (the next cycle tries again). */
+	/* Optional: return to service those of the n nodes fairway no
+	 * longer holds out that fairway drained (see "Returning drained
+	 * nodes").  The number of nodes returned (>= 0), or a negative fw_err
+	 * with *d filled (the next cycle tries again). */
 	int (*release)(struct fw_backend *b, const char (*healthy)[FW_NAME_MAX], int32_t n,
 		       struct fw_diag *d);
 };

@@ -8,8 +8,9 @@
  *               reports unhealthy is UNHEALTHY, suspect SUSPECT, one whose
  *               fault history says so a lemon (history.h), one the
  *               backend reports down only unschedulable; the nodes of an
- *               open maintenance window unschedulable), usage accrued;
- *               copies of the generations;
+ *               open maintenance window DRAINING, unless UNHEALTHY), the
+ *               nodes to release (3d), usage accrued; copies of the
+ *               generations;
  *   2. plan     no lock: validate, then one sub-cycle per active queue or
  *               job reservation and per maintenance window still to come
  *               (only its nodes schedulable; pending only its targets, or
@@ -23,9 +24,23 @@
  *               applied action is logged;
  *               then, still under it, the backend's optional explain()
  *               gets the plan's waiting reasons by job name (best effort),
- *               and the optional windows() every maintenance window of the
- *               model, which the backend mirrors (Slurm reservations);
+ *               the optional windows() every maintenance window of the
+ *               model, which the backend mirrors (Slurm reservations),
+ *               and the optional release() the nodes fairway no longer
+ *               holds out (repaired, or their window over);
  *   4. publish  the JSON view the API reads (view.c).
+ *
+ * Maintenance windows take three forms, by time.  To come: a sub-cycle
+ * on the window's nodes starts only jobs that end before it opens, and
+ * the main cycle leaves the nodes alone.  Open: the nodes are DRAINING,
+ * so the core puts nothing new there and emits a DRAIN decision
+ * (DRAIN_FINISH: running jobs finish) that the backend applies like any
+ * other drain, with a text naming the window (the backend's drain reason,
+ * Slurm "fairway: drain: maintenance window <id> (<reason>); ...").
+ * Over, or deleted: nothing marks the nodes, the backend still holds them
+ * out, and release() returns them.  A node that is also reported
+ * unhealthy stays UNHEALTHY throughout and is never released for the
+ * window's sake: the report, not the window, decides.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +70,8 @@ struct taken {
 	int32_t nhealth;
 	struct fw_reservation *open;    /* maintenance windows open now */
 	int32_t nopen;
+	char (*back)[FW_NAME_MAX];      /* for release() */
+	int32_t nback;
 };
 
 static double mono(void)
@@ -116,13 +133,15 @@ static void report(const struct fw_health_config *c, struct fw_node *n, const st
 		n->lemon = true;
 }
 
-/* An open maintenance window: its nodes take no new work. */
-static void hold_window(struct fw_snapshot *s, const struct nameref *ix, const struct fw_reservation *r)
+/* An open maintenance window: its nodes become DRAINING (an UNHEALTHY
+ * one stays so), so nothing new lands there and the core drains them in
+ * the backend, jobs left to finish (DRAIN_FINISH). */
+static void drain_window(struct fw_snapshot *s, const struct nameref *ix, const struct fw_reservation *r)
 {
 	for (int32_t k = 0; k < r->nnodes; k++) {
 		struct fw_node *n = find(s, ix, r->nodes[k]);
-		if (n)
-			n->schedulable = false;
+		if (n && n->health != FW_HEALTH_UNHEALTHY)
+			n->health = FW_HEALTH_DRAINING;
 	}
 }
 
@@ -142,7 +161,7 @@ static int overlay(const struct fw_serve *d, struct taken *t)
 			report(&d->hcfg, n, &t->health[i], i < d->nhealth, s->now);
 	}
 	for (int32_t i = 0; i < t->nopen; i++)
-		hold_window(s, ix, &t->open[i]);
+		drain_window(s, ix, &t->open[i]);
 	free(ix);
 	return FW_OK;
 }
@@ -155,6 +174,27 @@ static int open_windows(const struct fw_serve *d, struct taken *t, fw_time now)
 	for (int32_t i = 0; i < d->nrsv; i++)
 		if (d->rsv[i].kind == FW_RSV_MAINTENANCE && d->rsv[i].start <= now && now < d->rsv[i].end)
 			t->open[t->nopen++] = d->rsv[i];
+	return FW_OK;
+}
+
+/* Nodes for the backend's release() (backend.h): those the world holds
+ * out of service although fairway has no reason to hold them any more:
+ * no unhealthy API report, no open maintenance window, not unhealthy or
+ * draining in the fleet's config (each of those is UNHEALTHY or DRAINING
+ * here).  The backend returns only those *it* drained for fairway; an
+ * operator's drain or a down node is left alone.  Taken before the plan
+ * holds nodes back for reservations to come. */
+static int to_release(struct taken *t)
+{
+	const struct fw_snapshot *s = t->s;
+
+	if (!(t->back = calloc((size_t)s->nnodes + 1, sizeof *t->back)))
+		return FW_ENOMEM;
+	for (int32_t i = 0; i < s->nnodes; i++) {
+		const struct fw_node *n = &s->nodes[i];
+		if (!n->schedulable && (n->health == FW_HEALTH_HEALTHY || n->health == FW_HEALTH_SUSPECT))
+			snprintf(t->back[t->nback++], FW_NAME_MAX, "%s", n->name);
+	}
 	return FW_OK;
 }
 
@@ -229,7 +269,8 @@ static int take(struct fw_serve *d, struct taken *t, char *err, size_t errn)
 		fw_diag_format(&dg, err, errn);
 		return rc;
 	}
-	if ((rc = gather_health(d, t)) || (rc = open_windows(d, t, now)) || (rc = overlay(d, t)))
+	if ((rc = gather_health(d, t)) || (rc = open_windows(d, t, now)) || (rc = overlay(d, t)) ||
+	    (rc = d->bops->release ? to_release(t) : FW_OK))
 		return rc;
 	accrue_usage(d, t->s);
 	t->dgen = d->gen;
@@ -315,8 +356,8 @@ static bool rsv_job(const struct fw_snapshot *s, const struct fw_job *j, const s
 }
 
 /* A copy of s with every running job and only the pending jobs r may
- * start; r's nodes alone are schedulable, and an unhealthy node not at all
- * (left HEALTHY here: only the main cycle drains, once). */
+ * start; r's nodes alone are schedulable, and an unhealthy or draining
+ * node not at all (left HEALTHY here: only the main cycle drains, once). */
 static struct fw_snapshot *rsv_snapshot(const struct fw_snapshot *s, const struct fw_reservation *r,
 					const struct fw_reservation *all, int32_t nall)
 {
@@ -331,7 +372,7 @@ static struct fw_snapshot *rsv_snapshot(const struct fw_snapshot *s, const struc
 	for (int32_t i = 0; ok && i < s->nnodes; i++) {
 		struct fw_node n = s->nodes[i];
 		n.schedulable = n.schedulable && rsv_node(r, all, nall, n.name);
-		if (n.health == FW_HEALTH_UNHEALTHY) { /* the main cycle drains it */
+		if (n.health == FW_HEALTH_UNHEALTHY || n.health == FW_HEALTH_DRAINING) { /* the main cycle drains it */
 			n.health = FW_HEALTH_HEALTHY;
 			n.schedulable = false;
 		}
@@ -380,7 +421,30 @@ static int absorb_starts(struct fw_snapshot *s, const struct fw_snapshot *ps, co
 	return FW_OK;
 }
 
-static int add_actions(struct actlist *l, const struct fw_snapshot *s, const struct fw_plan *p)
+/* The open window that holds node, or NULL. */
+static const struct fw_reservation *window_of(const struct taken *t, const char *node)
+{
+	for (int32_t i = 0; i < t->nopen; i++)
+		if (holds(&t->open[i], node))
+			return &t->open[i];
+	return NULL;
+}
+
+/* A drain for a maintenance window (w; NULL: the node is draining for
+ * another reason, the fleet's config) says which window: the text is the
+ * backend's drain reason (Slurm: "fairway: <why>"), and the core's names
+ * only the node's index and "unhealthy or draining". */
+static void window_why(struct fw_backend_action *a, const struct fw_reservation *w)
+{
+	if (!w)
+		return;
+	snprintf(a->why, sizeof a->why,
+		 "drain: maintenance window %s%s%.60s%s; nothing new lands and its %lld running jobs may finish",
+		 w->id, w->reason[0] ? " (" : "", w->reason, w->reason[0] ? ")" : "", (long long)a->b);
+}
+
+static int add_actions(struct actlist *l, const struct fw_snapshot *s, const struct fw_plan *p,
+		       const struct taken *t)
 {
 	for (int32_t i = 0; i < p->ndecisions; i++) {
 		const struct fw_decision *dc = &p->decisions[i];
@@ -412,6 +476,8 @@ static int add_actions(struct actlist *l, const struct fw_snapshot *s, const str
 		a->nplacements = dc->alloc_count;
 		a->placements = pl;
 		fw_reason_format(dc->reason, dc->a, dc->b, a->why, sizeof a->why);
+		if (dc->kind == FW_DECIDE_DRAIN && s->nodes[dc->node].health == FW_HEALTH_DRAINING)
+			window_why(a, window_of(t, a->node));
 	}
 	return FW_OK;
 }
@@ -461,7 +527,7 @@ static int plan(struct fw_serve *d, struct taken *t, struct fw_arena *ar, struct
 			return FW_ENOMEM;
 		rc = plan_one(d, rs, ar, &rp, err, errn);
 		if (rc == FW_OK)
-			rc = add_actions(acts, rs, rp);
+			rc = add_actions(acts, rs, rp, t);
 		if (rc == FW_OK)
 			rc = absorb_starts(t->s, rs, rp);
 		fw_snapshot_free(rs);
@@ -472,7 +538,7 @@ static int plan(struct fw_serve *d, struct taken *t, struct fw_arena *ar, struct
 		mark_nodes(t->s, &t->rsv[i]);
 	if ((rc = plan_one(d, t->s, ar, mainp, err, errn)))
 		return rc;
-	return add_actions(acts, t->s, *mainp);
+	return add_actions(acts, t->s, *mainp, t);
 }
 
 /* --- 3. apply ------------------------------------------------------------------- */
@@ -626,25 +692,20 @@ static void windows(struct fw_serve *d, fw_time now)
 }
 
 /* --- 3d. release ---------------------------------------------------------------- */
-/* The nodes whose latest API report is healthy, for the backend's optional
- * release() (backend.h), which returns those of them fairway drained.  A
+/* The nodes fairway no longer holds out (to_release()), for the backend's
+ * optional release() (backend.h), which returns those of them it drained:
+ * repaired nodes (a healthy report) and the nodes of maintenance windows
+ * that ended or were deleted.  Called after apply() succeeded in the same
+ * hold of the lock, so the list is the model the plan was made from.  A
  * refusal is reported when it starts and when it clears, as windows(). */
-static void release(struct fw_serve *d)
+static void release(struct fw_serve *d, const struct taken *t)
 {
-	char (*ok)[FW_NAME_MAX] = calloc((size_t)d->nhealth + 1, sizeof *ok);
 	struct fw_diag dg;
 	char msg[512];
-	int32_t n = 0;
 	int rc;
 
-	if (!ok)
-		return;
 	memset(&dg, 0, sizeof dg);
-	for (int32_t i = 0; i < d->nhealth; i++)
-		if (d->health[i].healthy)
-			snprintf(ok[n++], FW_NAME_MAX, "%s", d->health[i].node);
-	rc = n ? d->bops->release(d->be, (const char(*)[FW_NAME_MAX])ok, n, &dg) : 0;
-	free(ok);
+	rc = t->nback ? d->bops->release(d->be, (const char(*)[FW_NAME_MAX])t->back, t->nback, &dg) : 0;
 	if (rc > 0) {
 		d->m.releases += rc;
 		d->gen++; /* the world changed: plan again with the node back */
@@ -679,6 +740,7 @@ static void free_taken(struct taken *t)
 	free(t->rsv);
 	free(t->health);
 	free(t->open);
+	free(t->back);
 	memset(t, 0, sizeof *t);
 }
 
@@ -725,7 +787,7 @@ static int run_cycle(struct fw_serve *d, struct fw_arena *ar, int attempt)
 		if (d->bops->windows)
 			windows(d, t.s->now);
 		if (d->bops->release)
-			release(d);
+			release(d, &t);
 	}
 	cycle = (int64_t)d->m.cycles;
 	locked += mono() - tl;

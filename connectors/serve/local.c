@@ -469,17 +469,18 @@ static int do_drain(struct fw_backend *b, const struct fw_backend_action *a)
 	return fw_store_meta_put(b->store, key, 1);
 }
 
-/* The nodes reported healthy again that this backend drained go back
- * into service (backend.h, "Returning drained nodes"). */
-static int local_release(struct fw_backend *b, const char (*healthy)[FW_NAME_MAX], int32_t n,
+/* The nodes fairway no longer holds out (repaired, their maintenance
+ * window over) that this backend drained go back into service (backend.h,
+ * "Returning drained nodes"). */
+static int local_release(struct fw_backend *b, const char (*nodes)[FW_NAME_MAX], int32_t n,
 			 struct fw_diag *d)
 {
 	char key[FW_NAME_MAX + 8];
 	int back = 0;
 
 	for (int32_t k = 0; k < n; k++) {
-		int32_t i = node_index(b, healthy[k]);
-		const char *name = healthy[k];
+		int32_t i = node_index(b, nodes[k]);
+		const char *name = nodes[k];
 		if (i < 0 || !b->drained[i])
 			continue;
 		snprintf(key, sizeof key, "drain/%s", name);

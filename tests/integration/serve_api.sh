@@ -3,9 +3,10 @@
 # 127.0.0.1: security (token file mode, bearer token, body cap), every
 # endpoint of the API with good and bad requests (4xx naming the field,
 # nothing half-applied), the local backend running jobs in wall-clock
-# time, reservations and health reports reaching the plan, /metrics, the
-# OpenAPI file against the served routes, the CLI, and restart restoring
-# everything.
+# time, reservations and health reports reaching the plan (a maintenance
+# window drains its nodes and returns them when it ends or is deleted; a
+# node's fault history makes it a lemon), /metrics, the OpenAPI file
+# against the served routes, the CLI, and restart restoring everything.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/serve_lib.sh "$1"
@@ -13,6 +14,13 @@ cd "$(dirname "$0")/../.."
 S=$T/state
 PORT=$(free_port)
 
+# decisions_for NODE: the store's decision log for a node, "kind reason | text" a line
+decisions_for() {
+	python3 -c 'import sqlite3, sys
+for k, r, t in sqlite3.connect(sys.argv[1]).execute(
+        "SELECT kind, reason, text FROM decisions WHERE node = ? ORDER BY id", (sys.argv[2],)):
+    print(k, r, "|", t)' "$S/fairway.db" "$1"
+}
 # node_is NAME NODE PYTHON-CONDITION: wait (up to 5 s: cycles every 0.2 s)
 # until GET /v1/nodes/NODE satisfies the condition over j
 node_is() {
@@ -171,7 +179,10 @@ req POST /v1/cycle
 req GET /v1/nodes/h100-015
 check "the unhealthy node is held and named unhealthy" [ "$(jfield 'j["healthy"], j["schedulable"], j["badGpus"]')" = "False False [3]" ]
 req GET /v1/nodes/h100-014
-check "the node in maintenance is not schedulable" [ "$(jfield 'j["schedulable"]')" = False ]
+check "the node in maintenance is not schedulable, and draining" [ "$(jfield 'j["schedulable"], j["health"]')" = "False draining" ]
+decisions_for h100-014 >"$T/dec14"
+check "the open window drained its node in the backend, jobs left to finish, the window named" \
+	grep -qx "drain drain_finish | drain: maintenance window $mid (BIOS); nothing new lands and its [0-9]* running jobs may finish" "$T/dec14"
 req POST /v1/jobs '{"name":"other-a100","queue":"vision","runtime":600,"tasks":[{"gpus":8,"gpuModel":"A100"}]}'
 req POST /v1/jobs '{"name":"rsv-job","queue":"ranking","runtime":600,"tasks":[{"gpus":8,"gpuModel":"A100"}]}'
 req POST /v1/cycle
@@ -221,7 +232,8 @@ for m in fairway_cycle_seconds_bucket fairway_queue_deserved_gpus fairway_queue_
 	check "/metrics has $m" grep -qF "$m" "$T/metrics"
 done
 check "/metrics counts the unhealthy node" grep -qx 'fairway_unhealthy_nodes 1' "$T/metrics"
-check "the node reported unhealthy was drained in the backend, once" grep -qx 'fairway_drains_total 1' "$T/metrics"
+check "the node reported unhealthy and the node in maintenance were drained in the backend, once each" \
+	grep -qx 'fairway_drains_total 2' "$T/metrics"
 check "the local backend has no explain: none called" grep -qx 'fairway_explain_total 0' "$T/metrics"
 check "the cycle holds the state lock for only part of its time" \
 	awk '/^fairway_cycle_busy_seconds_total/ {b=$2} /^fairway_cycle_locked_seconds_total/ {l=$2} END {exit !(b > 0 && l < b)}' "$T/metrics"
@@ -231,6 +243,33 @@ d = json.load(open(sys.argv[1])); have = open(sys.argv[2]).read()
 names = {n for p in d["panels"] for t in p["targets"] for n in re.findall(r"fairway_[a-z_]+", t["expr"])}
 print(" ".join(sorted(n for n in names if n not in have)) or "none")' docs/grafana-fairway.json "$T/metrics")
 check "every metric the Grafana dashboard draws is exported (missing: $missing)" [ "$missing" = none ]
+
+# --- maintenance windows drain through the plan, and end -----------------------------------
+now=$(date +%s)
+req POST /v1/reservations "{\"kind\":\"maintenance\",\"nodes\":[\"h100-013\"],\"start\":$((now - 1)),\"end\":$((now + 3600)),\"reason\":\"PSU swap\"}"
+w2=$(jfield 'j["id"]')
+req POST /v1/cycle
+node_is "a window opens: its node is draining and takes nothing new" h100-013 'j["health"] == "draining" and not j["schedulable"]'
+decisions_for h100-013 >"$T/dec13"
+check "... drained in the backend with the window's id and reason" \
+	grep -q "^drain drain_finish | drain: maintenance window $w2 (PSU swap);" "$T/dec13"
+releases=$(metric fairway_releases_total)
+req DELETE "/v1/reservations/$w2"
+check "delete the open window: 200" [ "$CODE" = 200 ]
+node_is "a deleted window: its node is schedulable and healthy again" h100-013 'j["health"] == "healthy" and j["schedulable"]'
+check "... returned by the backend (fairway_releases_total +1)" [ "$(metric fairway_releases_total)" = $((releases + 1)) ]
+now=$(date +%s)
+req POST /v1/reservations "{\"kind\":\"maintenance\",\"nodes\":[\"h100-013\",\"h100-015\"],\"start\":$((now - 1)),\"end\":$((now + 3))}"
+w3=$(jfield 'j["id"]')
+req POST /v1/cycle
+node_is "a short window: its node is drained" h100-013 'j["health"] == "draining" and not j["schedulable"]'
+node_is "... a node reported unhealthy in it stays unhealthy (not draining)" h100-015 'j["health"] == "unhealthy"'
+sleep 3.5
+node_is "the window ended by itself: its node is schedulable again" h100-013 'j["health"] == "healthy" and j["schedulable"]'
+node_is "... but the node reported unhealthy stays held" h100-015 'j["health"] == "unhealthy" and not j["schedulable"]'
+check "... only the window's healthy node was returned (fairway_releases_total +2 in all)" \
+	[ "$(metric fairway_releases_total)" = $((releases + 2)) ]
+req DELETE "/v1/reservations/$w3"
 
 # --- fault history: incidents and the lemon verdict -------------------------------------
 post_health() { req POST "/v1/nodes/$1/health" "$2"; }
