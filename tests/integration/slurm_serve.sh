@@ -18,6 +18,12 @@
 #                              /v1/reservations becomes the Slurm reservation
 #                              fairway-maint-<id> (scontrol show res: its
 #                              nodes, start, end, flags MAINT,IGNORE_JOBS)
+#   serve_window_open_drains   a window open from now: its idle node is
+#                              drained in Slurm with the window named
+#                              (Reason=fairway: drain: maintenance window
+#                              psu (PSU swap); ...)
+#   serve_window_deleted_resumed  ... and, the window DELETEd, resumed, its
+#                              reservation gone
 #   serve_kill9_restart        the daemon killed with -9 twice mid-run and
 #                              restarted: every job runs exactly once, the
 #                              queue drains
@@ -147,6 +153,27 @@ if [ "$code" = 201 ] && grep -q "$want" <<<"$res" && grep -q 'Flags=MAINT,IGNORE
 	ok serve_window_reservation
 else
 	bad serve_window_reservation "POST $code $(cat "$T/win.out"); res '$res'; $(tail -3 "$T/serve.log")"
+fi
+
+# A window open from now: the first cycle that sees it drains its idle
+# node (still schedulable in Slurm until the window's reservation exists).
+now=$(date +%s)
+code=$(curl -s -o "$T/win.out" -w '%{http_code}' -X POST -H "Authorization: Bearer $(cat "$T/state/token")" \
+	-d "{\"id\": \"psu\", \"kind\": \"maintenance\", \"nodes\": [\"gpu014\"], \"start\": $now, \"end\": $((now + 3600)), \"reason\": \"PSU swap\"}" \
+	"http://127.0.0.1:$PORT/v1/reservations")
+if [ "$code" = 201 ] && wait_until 10 'scontrol show node gpu014 | grep -q "State=[A-Z+]*DRAIN" &&
+	scontrol show node gpu014 | grep -q "Reason=fairway: drain: maintenance window psu (PSU swap); "'; then
+	ok serve_window_open_drains
+else
+	bad serve_window_open_drains "POST $code $(cat "$T/win.out"); $(scontrol show node gpu014 | grep -E 'State=|Reason=' | tr -s ' ' | tr '\n' ' ')"
+fi
+code=$(curl -s -o "$T/win.out" -w '%{http_code}' -X DELETE -H "Authorization: Bearer $(cat "$T/state/token")" \
+	"http://127.0.0.1:$PORT/v1/reservations/psu")
+if [ "$code" = 200 ] && wait_until 15 '! scontrol show node gpu014 | grep -q "State=[A-Z+]*DRAIN" &&
+	! scontrol -o show res fairway-maint-psu 2>/dev/null | grep -q ^ReservationName'; then
+	ok serve_window_deleted_resumed
+else
+	bad serve_window_deleted_resumed "DELETE $code; $(scontrol show node gpu014 | grep -E 'State=|Reason=' | tr -s ' ' | tr '\n' ' ')"
 fi
 
 # ------------------------------------------------------------ 4. kill -9
