@@ -184,17 +184,23 @@ static int open_windows(const struct fw_serve *d, struct taken *t, fw_time now)
  * here).  The backend returns only those *it* drained for fairway; an
  * operator's drain or a down node is left alone.  Taken before the plan
  * holds nodes back for reservations to come. */
+static bool held_without_reason(const struct fw_node *n)
+{
+	return !n->schedulable && (n->health == FW_HEALTH_HEALTHY || n->health == FW_HEALTH_SUSPECT);
+}
+
 static int to_release(struct taken *t)
 {
 	const struct fw_snapshot *s = t->s;
+	int32_t n = 0;
 
-	if (!(t->back = calloc((size_t)s->nnodes + 1, sizeof *t->back)))
+	for (int32_t i = 0; i < s->nnodes; i++)
+		n += held_without_reason(&s->nodes[i]);
+	if (!(t->back = calloc((size_t)n + 1, sizeof *t->back)))
 		return FW_ENOMEM;
-	for (int32_t i = 0; i < s->nnodes; i++) {
-		const struct fw_node *n = &s->nodes[i];
-		if (!n->schedulable && (n->health == FW_HEALTH_HEALTHY || n->health == FW_HEALTH_SUSPECT))
-			snprintf(t->back[t->nback++], FW_NAME_MAX, "%s", n->name);
-	}
+	for (int32_t i = 0; i < s->nnodes; i++)
+		if (held_without_reason(&s->nodes[i]))
+			snprintf(t->back[t->nback++], FW_NAME_MAX, "%s", s->nodes[i].name);
 	return FW_OK;
 }
 
