@@ -84,9 +84,17 @@ struct fw__cstate {
 	/* health (health.h), counted at build for the HEALTH reason:
 	 * nodes with GPUs that placement may use or that health took out */
 	int32_t gpu_nodes, unhealthy_nodes, suspect_nodes, lemon_nodes;
+	int32_t out_of_service;     /* UNHEALTHY or DRAINING nodes, schedulable
+				     * or not: the drain phase's pre-check */
 	int32_t health_lost_free;   /* idle GPUs on unhealthy nodes + bad GPUs */
 	int32_t suspect_free;       /* whole free GPUs on suspect nodes */
 	int32_t suspect_gang;       /* suspect_gang_gpus, defaulted */
+	int32_t lemon_gang;         /* lemon_gang_gpus, defaulted */
+	/* suspect and lemon nodes in topology order, and their whole free
+	 * GPUs (kept by fw__domain_node_changed): small jobs try them first */
+	int32_t *tainted, ntainted;
+	int32_t *tainted_dom;       /* 2 * ntainted: place.c's scratch */
+	int32_t tainted_free;
 	/* placement scratch, sized once per cycle (place.c) */
 	int32_t *scratch_cand;          /* 2 * nn */
 	struct fw_task_alloc *scratch_tasks;
@@ -118,6 +126,8 @@ int32_t fw__node_whole_free(const struct fw__cstate *c, int32_t n);
 
 /* drain.c: may job j use suspect nodes? (small or preemptible) */
 bool fw__may_use_suspect(const struct fw__cstate *c, const struct fw_job *j);
+/* drain.c: does job j take lemon nodes last? (big and not preemptible) */
+bool fw__avoids_lemon(const struct fw__cstate *c, const struct fw_job *j);
 
 /* place.c */
 struct fw__placement {

@@ -274,6 +274,7 @@ static void record_health(struct fw__cstate *c, int32_t i)
 	const struct fw__node *n = &c->nodes[i];
 	int32_t bad = __builtin_popcount(sn->bad_gpu_mask & ((1u << sn->gpu_count) - 1));
 
+	c->out_of_service += sn->health == FW_HEALTH_UNHEALTHY || sn->health == FW_HEALTH_DRAINING;
 	if (!sn->gpu_count || !sn->schedulable)
 		return;
 	c->gpu_nodes++;
@@ -302,6 +303,7 @@ static void record_initial(struct fw__cstate *c)
 	c->root_free_initial = c->dom[0].free_whole;
 	c->capacity = fw_res_zero();
 	c->suspect_gang = s->config.suspect_gang_gpus > 0 ? s->config.suspect_gang_gpus : 16;
+	c->lemon_gang = s->config.lemon_gang_gpus > 0 ? s->config.lemon_gang_gpus : 64;
 	for (int32_t i = 0; i < c->nn; i++) {
 		const struct fw__node *n = &c->nodes[i];
 		record_health(c, i);
@@ -315,6 +317,28 @@ static void record_initial(struct fw__cstate *c)
 		c->capacity.v[FW_RES_CPU] += s->nodes[i].cpu_milli;
 		c->capacity.v[FW_RES_MEM] += s->nodes[i].mem_mib;
 	}
+}
+
+/* Usable suspect and lemon nodes in topology order (place.c tries them
+ * first for small jobs), with their whole free GPUs. */
+static int build_tainted(struct fw__cstate *c)
+{
+	c->ntainted = 0;
+	c->tainted_free = 0;
+	if (!c->suspect_nodes && !c->lemon_nodes)
+		return FW_OK;
+	c->tainted = FW_ARENA_NEW(c->arena, int32_t, (size_t)c->nn);
+	c->tainted_dom = FW_ARENA_NEW(c->arena, int32_t, 2 * (size_t)c->nn);
+	if (!c->tainted || !c->tainted_dom)
+		return FW_ENOMEM;
+	for (int32_t i = 0; i < c->nn; i++) {
+		const struct fw__node *n = &c->nodes[c->order[i]];
+		if (n->usable && (n->suspect || n->lemon)) {
+			c->tainted[c->ntainted++] = c->order[i];
+			c->tainted_free += n->whole_free;
+		}
+	}
+	return FW_OK;
 }
 
 int fw__cstate_build(struct fw__cstate *c, const struct fw_snapshot *s, struct fw_arena *a)
@@ -350,7 +374,7 @@ int fw__cstate_build(struct fw__cstate *c, const struct fw_snapshot *s, struct f
 	if ((rc = build_index(c)) != FW_OK)
 		return rc;
 	record_initial(c);
-	return FW_OK;
+	return build_tainted(c);
 }
 
 void fw__domain_node_changed(struct fw__cstate *c, int32_t n, int32_t old_free)
@@ -359,6 +383,8 @@ void fw__domain_node_changed(struct fw__cstate *c, int32_t n, int32_t old_free)
 
 	if (nw == old_free || !c->nodes[n].usable)
 		return;
+	if (c->nodes[n].suspect || c->nodes[n].lemon)
+		c->tainted_free += nw - old_free;
 	for (int32_t d = c->nodes[n].dom; d >= 0; d = c->dom[d].parent) {
 		struct fw__domain *p = &c->dom[d];
 		bucket_remove(c, d);

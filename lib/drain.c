@@ -5,6 +5,11 @@
  *                    nodes with a suspect GPU) when it asks fewer than
  *                    suspect_gang_gpus GPUs (default 16) or is preemptible;
  *                    probation is tested by small and preemptible work.
+ *   avoids_lemon     a job of lemon_gang_gpus (default 64) or more that is
+ *                    not preemptible takes lemon nodes last; every other
+ *                    job takes them (and suspect nodes it may use) first,
+ *                    so the nodes with a fault history hold the work a
+ *                    failure costs least (lib/place.c).
  *   explain          a pending job that could not start at the start of
  *                    the cycle (fewer usable free GPUs than it needs), but
  *                    would have with the GPUs health took away (idle GPUs
@@ -40,6 +45,11 @@
 bool fw__may_use_suspect(const struct fw__cstate *c, const struct fw_job *j)
 {
 	return j->preemptible || fw_job_gpus(j) < c->suspect_gang;
+}
+
+bool fw__avoids_lemon(const struct fw__cstate *c, const struct fw_job *j)
+{
+	return !j->preemptible && fw_job_gpus(j) >= c->lemon_gang;
 }
 
 void fw__health_explain(const struct cyc *y, const struct fw_job *j, struct fw_pending *r)
@@ -155,8 +165,11 @@ int fw__phase_drain(struct cyc *y)
 	const struct fw_snapshot *s = y->s;
 	int32_t *jobs_on, ndrain = 0, nrun = 0;
 
-	if (y->c.unhealthy_nodes == 0)
-		return FW_OK; /* also counts nodes with bad GPUs: a cheap pre-check */
+	/* A cheap pre-check; an unschedulable node counts too: the world may
+	 * hold it out of new work (an operator's drain) while jobs still run
+	 * on it that must be requeued. */
+	if (y->c.out_of_service == 0)
+		return FW_OK;
 	jobs_on = FW_ARENA_NEW(y->a, int32_t, s->nnodes + 1);
 	if (!y->evicted)
 		y->evicted = FW_ARENA_NEW(y->a, bool, s->njobs + 1);

@@ -26,10 +26,23 @@
  * (one flag test per candidate), so a domain's count may include suspect
  * GPUs it cannot use: the assignment then fails there and the search
  * moves on.  Lemon nodes (a fault history, health.h) are a soft version of
- * the same rule: such a gang first searches without them, and only when
+ * the same rule, graded by size.  A job of lemon_gang_gpus (default 64) or
+ * more that is not preemptible first searches without them, and only when
  * that fails searches again with them, ranked last among equals, so it
- * takes as few as it must.  A soft rule costs no occupancy: the gang
- * starts when it would have started anyway.
+ * takes as few as it must.  Every other job first tries to fit on the
+ * suspect and lemon nodes it may use alone, and when it cannot, searches
+ * as if none were tainted (ranking them first there instead measured no
+ * better, docs/results-health.md): a failure costs a job its GPUs
+ * times the work since its checkpoint, so the nodes most likely to fail
+ * should hold the smallest work, and the healthy nodes they leave free go
+ * to the big gangs.  A soft rule costs no occupancy: every job starts when
+ * it would have started anyway.
+ *
+ * Cost of the "tainted first" search: it walks only the domains above the
+ * tainted nodes (cstate.tainted, in topology order, so each domain once
+ * per level), O(tainted nodes x levels), and is skipped outright when the
+ * tainted nodes have fewer whole free GPUs than the job needs; a cluster
+ * without suspect or lemon nodes never runs it.
  */
 #include <string.h>
 
@@ -54,6 +67,8 @@ struct attempt {
 	bool avoid_suspect;     /* a big gang: suspect nodes are out (health.h) */
 	bool avoid_lemon;       /* a big gang's first search: lemons are out */
 	bool lemon_last;        /* its second: lemons last among equals */
+	bool tainted_first;     /* any other job: suspect/lemon nodes first */
+	bool tainted_only;      /* ... during that first search */
 	bool shape_fit;         /* some domain had the GPUs for the gang */
 	const struct fw__place_opts *o;
 };
@@ -235,7 +250,8 @@ static int32_t place_group(struct attempt *t, int g, int32_t want)
 
 static bool candidate(const struct attempt *t, const struct fw__node *n)
 {
-	return n->usable && !(n->suspect && t->avoid_suspect) && !(n->lemon && t->avoid_lemon);
+	return n->usable && !(n->suspect && t->avoid_suspect) && !(n->lemon && t->avoid_lemon) &&
+	       (!t->tainted_only || n->suspect || n->lemon);
 }
 
 static bool assign_in_domain(struct attempt *t, int32_t d, int32_t min_tasks)
@@ -303,9 +319,82 @@ static bool search(struct attempt *t, int32_t pref, int32_t req, int32_t min_tas
 	return false;
 }
 
-/* Without lemons first, then with them last (a big gang only). */
+static int32_t ancestor(const struct fw__cstate *c, int32_t n, int32_t dl)
+{
+	int32_t d = c->nodes[n].dom;
+
+	while (c->dom[d].level > dl)
+		d = c->dom[d].parent;
+	return d;
+}
+
+/* The distinct domains at level dl above the tainted nodes this job may
+ * use, with at least need free GPUs, into out[]: fullest first (emptiest
+ * for spread), by a counting sort on free GPUs capped at FW__HIST - 1, so
+ * ties and the larger domains stay in topology order.  Returns the count. */
+static int32_t tainted_domains(const struct attempt *t, int32_t dl, int32_t need, int32_t *out)
+{
+	const struct fw__cstate *c = t->c;
+	int32_t *tmp = c->tainted_dom + c->ntainted, m = 0, start[FW__HIST + 1] = { 0 };
+
+	for (int32_t k = 0, last = -1; k < c->ntainted; k++) {
+		int32_t d = ancestor(c, c->tainted[k], dl);
+		if (d != last && candidate(t, &c->nodes[c->tainted[k]]) && c->dom[d].free_whole >= need)
+			tmp[m++] = last = d;
+	}
+	for (int32_t i = 0; i < m; i++) {
+		int32_t f = c->dom[tmp[i]].free_whole;
+		start[(f < FW__HIST ? f : FW__HIST - 1) + 1]++;
+	}
+	if (t->spread) { /* buckets high to low */
+		for (int k = FW__HIST - 1, acc = 0; k >= 0; k--) {
+			int32_t n = start[k + 1];
+			start[k + 1] = acc;
+			acc += n;
+		}
+		for (int32_t i = 0; i < m; i++) {
+			int32_t f = c->dom[tmp[i]].free_whole;
+			out[start[(f < FW__HIST ? f : FW__HIST - 1) + 1]++] = tmp[i];
+		}
+		return m;
+	}
+	for (int k = 1; k <= FW__HIST; k++)
+		start[k] += start[k - 1];
+	for (int32_t i = 0; i < m; i++) {
+		int32_t f = c->dom[tmp[i]].free_whole;
+		out[start[f < FW__HIST ? f : FW__HIST - 1]++] = tmp[i];
+	}
+	return m;
+}
+
+/* The domains above the tainted nodes, tightest level first; inside each,
+ * only tainted nodes are candidates (candidate()). */
+static bool search_tainted(struct attempt *t, int32_t pref, int32_t req, int32_t min_tasks)
+{
+	const struct fw__cstate *c = t->c;
+	bool all = min_tasks == fw_job_tasks(t->job), ok = false;
+	int32_t need = all ? whole_need(t->job) : 0;
+
+	if (c->tainted_free < need)
+		return false;
+	t->tainted_only = true;
+	for (int32_t dl = pref; dl >= req && !ok; dl--) {
+		int32_t m = tainted_domains(t, dl, need, c->tainted_dom);
+		for (int32_t i = 0; i < m && !ok; i++)
+			if (hist_ok(t, &c->dom[c->tainted_dom[i]], all))
+				ok = assign_in_domain(t, c->tainted_dom[i], min_tasks);
+	}
+	t->tainted_only = false;
+	return ok;
+}
+
+/* A big gang: without lemons first, then with them last.  Any other job:
+ * on the suspect and lemon nodes it may use first, then anywhere. */
 static bool search_all(struct attempt *t, int32_t pref, int32_t req, int32_t min_tasks)
 {
+	if (t->tainted_first && search_tainted(t, pref, req, min_tasks))
+		return true;
+
 	bool lemons = t->avoid_lemon, ok = search(t, pref, req, min_tasks);
 
 	if (!ok && lemons) {
@@ -327,7 +416,9 @@ static int init_attempt(struct attempt *t, struct fw__cstate *c, const struct fw
 	t->job = j;
 	t->spread = j->spread || c->pol->spread_default;
 	t->avoid_suspect = c->suspect_nodes > 0 && !fw__may_use_suspect(c, j);
-	t->avoid_lemon = c->lemon_nodes > 0 && !fw__may_use_suspect(c, j);
+	t->avoid_lemon = c->lemon_nodes > 0 && fw__avoids_lemon(c, j);
+	t->tainted_first = !fw__avoids_lemon(c, j) &&
+			   (c->lemon_nodes > 0 || (c->suspect_nodes > 0 && !t->avoid_suspect));
 	if (ntasks > c->scratch_tasks_cap)
 		return FW_EINVAL;
 	t->cand = c->scratch_cand;

@@ -39,6 +39,7 @@ void fw_sched_config_default(struct fw_sched_config *c)
 	c->max_starts = 0;
 	c->estimate_starts = true;
 	c->suspect_gang_gpus = 16;
+	c->lemon_gang_gpus = 64;
 	c->drain_requeue = true;
 }
 

@@ -414,6 +414,8 @@ static int sim_init(struct sim *m, const struct fw_teams *teams)
 	if (!m->s || !m->arrival || !m->snap_of || !m->r->start || !m->r->end ||
 	    !m->r->evicted || !m->left || !m->run_of || !m->r->estimate)
 		return FW_ENOMEM;
+	if (m->o->lemon_gang_gpus > 0)
+		m->s->config.lemon_gang_gpus = m->o->lemon_gang_gpus;
 	fw_arena_init(&m->arena, (size_t)4 << 20);
 	if ((rc = add_nodes(m->s, m->o)) != FW_OK || (rc = init_capacity(m)) != FW_OK ||
 	    (rc = add_queues(m, teams, m->free_gpus)) != FW_OK)

@@ -166,6 +166,8 @@ struct fw_sim_opts {
 	bool preemptible;        /* every job may be evicted (reclaim, preemption) */
 	int64_t min_runtime_s;   /* each team queue's protection window
 				  * (fw_queue.min_runtime_s); 0 = none */
+	int32_t lemon_gang_gpus; /* fw_sched_config.lemon_gang_gpus; 0 = its
+				  * default */
 };
 
 void fw_sim_opts_default(struct fw_sim_opts *o); /* fairway, 13x8, 60 s */

@@ -28,6 +28,8 @@ struct cli {
 	int64_t tail_s;          /* failures drawn this long past the span */
 	int64_t restart_s;       /* cost of a restart after a failure */
 	struct fw_health_config health;
+	int32_t lemon_gang;      /* fw_sched_config.lemon_gang_gpus; 0 = default */
+	int holdout;             /* seeds seeds+1 .. seeds+holdout, reported apart */
 	const char *out;
 	const char *traces;
 	bool cluster03;
@@ -66,12 +68,17 @@ static void usage(FILE *f)
 		"                 start-up, checkpoint load; default 0)\n"
 		"  --lemon-window S, --lemon-threshold N\n"
 		"                 fault history (health.h: default 3 incidents in 120 days)\n"
+		"  --lemon-gang N jobs of N+ GPUs take lemon nodes last, smaller ones first\n"
+		"                 (scheduler.lemonGangGpus; default 64)\n"
+		"  --holdout N    also run seeds after the main ones (default 25: seeds\n"
+		"                 6..30), the seeds placement rules were chosen on, and\n"
+		"                 report them in a section of their own; 0 = skip\n"
 		"  --probation S, --flap-window S, --flap-hold S, --flap-threshold N\n"
 		"                 the health model's settings (default: health.h's)\n"
 		"  --traces DIR   where microsoft-itp/cluster03.csv is (default\n"
 		"                 $FAIRWAY_TRACES or ../shared/traces)\n"
 		"  --no-cluster03 skip the cluster03 no-harm run\n"
-		"  --no-sensitivity  skip the sensitivity table (eight more experiments)\n");
+		"  --no-sensitivity  skip the sensitivity table (eleven more experiments)\n");
 }
 
 static int num(const char *flag, const char *v, double lo, double hi, double *out)
@@ -96,6 +103,7 @@ static int parse(int argc, char **argv, struct cli *c)
 
 	memset(c, 0, sizeof *c);
 	c->seeds = 5;
+	c->holdout = 25;
 	c->cluster03 = true;
 	c->sensitivity = true;
 	c->tail_s = 15 * DAY;
@@ -147,6 +155,10 @@ static int parse(int argc, char **argv, struct cli *c)
 			rc = num(a, v, 1, 365 * DAY, &x), c->health.lemon_window_s = (int64_t)x;
 		} else if (!strcmp(a, "--lemon-threshold")) {
 			rc = num(a, v, 0, FW_HEALTH_INCIDENTS, &x), c->health.lemon_threshold = (int32_t)x;
+		} else if (!strcmp(a, "--lemon-gang")) {
+			rc = num(a, v, 1, 1 << 20, &x), c->lemon_gang = (int32_t)x;
+		} else if (!strcmp(a, "--holdout")) {
+			rc = num(a, v, 0, 100, &x), c->holdout = (int)x;
 		} else if (!strcmp(a, "--flap-threshold")) {
 			rc = num(a, v, 1, 100, &x), c->health.flap_threshold = (int32_t)x;
 		} else {
@@ -214,7 +226,7 @@ static int run_pair(const struct cli *c, const struct fw_trace *t, int32_t nodes
 	p->jobs = t->n;
 	p->pretrain_gpu_share = pretrain_share(t);
 	memset(&d, 0, sizeof d);
-	struct fw_health_run run = { false, c->health, c->restart_s, flaky };
+	struct fw_health_run run = { false, c->health, c->restart_s, flaky, c->lemon_gang };
 	rc = fw_health_replay(t, nodes, 8, span, fails, p->nfails, &run, &p->blind, &d);
 	run.aware = true;
 	if (rc == FW_OK)
@@ -227,22 +239,28 @@ static int run_pair(const struct cli *c, const struct fw_trace *t, int32_t nodes
 	return rc;
 }
 
-static int run_llm(const struct cli *c, struct pair *p)
+/* Seeds first .. first + n - 1 into p[0 .. n-1]. */
+static int run_seeds(const struct cli *c, int first, int n, struct pair *p)
 {
-	for (int s = 0; s < c->seeds; s++) {
+	for (int s = 0; s < n; s++) {
 		struct fw_llmfleet f = c->fleet;
 		struct fw_trace t;
 		int rc;
-		f.seed = (uint64_t)s + 1;
+		f.seed = (uint64_t)(first + s);
 		if ((rc = fw_llmfleet_generate(&f, &t)) == FW_OK)
 			rc = run_pair(c, &t, f.nodes, f.seed, &p[s]);
-		fprintf(stderr, "llm-fleet seed %d: %zu jobs, %zu failures, replays %.0f s + %.0f s\n", s + 1,
+		fprintf(stderr, "llm-fleet seed %d: %zu jobs, %zu failures, replays %.0f s + %.0f s\n", first + s,
 			t.n, p[s].nfails, p[s].blind.wall_s, p[s].aware.wall_s);
 		fw_trace_free(&t);
 		if (rc != FW_OK)
 			return rc;
 	}
 	return FW_OK;
+}
+
+static int run_llm(const struct cli *c, struct pair *p)
+{
+	return run_seeds(c, 1, c->seeds, p);
 }
 
 static int run_c03(const struct cli *c, struct pair *p, bool *have)
@@ -380,6 +398,14 @@ static void acceptance_c03(FILE *f, const struct pair *p, int n)
 		x.jct_a / 3600.0, d_jct, met(fabs(d_jct) <= 1.0));
 }
 
+static int32_t lemon_gang_of(const struct cli *c)
+{
+	struct fw_sched_config sc;
+
+	fw_sched_config_default(&sc);
+	return c->lemon_gang ? c->lemon_gang : sc.lemon_gang_gpus;
+}
+
 static void setup(FILE *f, const struct cli *c)
 {
 	struct fw_health_config h = c->health;
@@ -408,10 +434,12 @@ static void setup(FILE *f, const struct cli *c)
 	fprintf(f, "- Health-blind: every node healthy; a failed node is out only while it is repaired.\n"
 		   "  Health-aware: the health model of docs/health.md with its defaults (probation %.0f h after a\n"
 		   "  repair; %d failures within %.0f days hold a node suspect for %.0f days; %d incidents within\n"
-		   "  %.0f days make a node a lemon); gangs of 16+ GPUs avoid suspect nodes, and take lemons\n"
-		   "  only when they cannot start elsewhere, and last.\n",
+		   "  %.0f days make a node a lemon); gangs of 16+ GPUs avoid suspect nodes; jobs of %d+ GPUs\n"
+		   "  take lemons only when they cannot start elsewhere, and last; smaller jobs take the\n"
+		   "  lemons (and the suspect nodes they may use) first.\n",
 		(double)h.probation_s / 3600.0, h.flap_threshold, (double)h.flap_window_s / DAY,
-		(double)h.flap_hold_s / DAY, h.lemon_threshold, (double)h.lemon_window_s / DAY);
+		(double)h.flap_hold_s / DAY, h.lemon_threshold, (double)h.lemon_window_s / DAY,
+		lemon_gang_of(c));
 	fprintf(f, "- ETTR = productive time / wall time per started job: productive = time its runs ran minus\n"
 		   "  the work thrown away back to the last checkpoint; wall = first start to completion.\n"
 		   "  Occupancy = GPU-seconds of runs inside the arrival window / (GPUs x window).\n\n");
@@ -430,17 +458,21 @@ struct variant {
 	double history_d;                  /* -1 = the main setup's */
 	int lemon_threshold;               /* -1 = the main setup's */
 	double restart_s;                  /* -1 = the main setup's */
+	int32_t lemon_gang;                /* 0 = the main setup's */
 };
 
 static const struct variant variants[] = {
-	{ "main setup", 0, 0, 0, 0, -1, -1, -1 },
-	{ "no lemons (fault history off)", 0, 0, 0, 0, -1, 0, -1 },
-	{ "no failure history before the run", 0, 0, 0, 0, 0, -1, -1 },
-	{ "lemons at 2 incidents in 120 days", 0, 0, 0, 0, -1, 2, -1 },
-	{ "restart costs 30 min", 0, 0, 0, 0, -1, -1, 1800 },
-	{ "flap window 30 d, hold 30 d (hard)", 0, 0, 30, 30, -1, -1, -1 },
-	{ "90 days of arrivals", 90, 0, 0, 0, -1, -1, -1 },
-	{ "90 days at 95% load", 90, 0.95, 0, 0, -1, -1, -1 },
+	{ "main setup", 0, 0, 0, 0, -1, -1, -1, 0 },
+	{ "no lemons (fault history off)", 0, 0, 0, 0, -1, 0, -1, 0 },
+	{ "no failure history before the run", 0, 0, 0, 0, 0, -1, -1, 0 },
+	{ "lemons at 2 incidents in 120 days", 0, 0, 0, 0, -1, 2, -1, 0 },
+	{ "every job takes lemons last (lemonGangGpus 1)", 0, 0, 0, 0, -1, -1, -1, 1 },
+	{ "lemons first for jobs under 16 GPUs only (lemonGangGpus 16)", 0, 0, 0, 0, -1, -1, -1, 16 },
+	{ "lemons first for jobs under 256 GPUs (lemonGangGpus 256)", 0, 0, 0, 0, -1, -1, -1, 256 },
+	{ "restart costs 30 min", 0, 0, 0, 0, -1, -1, 1800, 0 },
+	{ "flap window 30 d, hold 30 d (hard)", 0, 0, 30, 30, -1, -1, -1, 0 },
+	{ "90 days of arrivals", 90, 0, 0, 0, -1, -1, -1, 0 },
+	{ "90 days at 95% load", 90, 0.95, 0, 0, -1, -1, -1, 0 },
 };
 
 static int sensitivity(FILE *f, const struct cli *c)
@@ -466,6 +498,8 @@ static int sensitivity(FILE *f, const struct cli *c)
 			x.health.lemon_threshold = w->lemon_threshold;
 		if (w->restart_s >= 0)
 			x.restart_s = (int64_t)w->restart_s;
+		if (w->lemon_gang > 0)
+			x.lemon_gang = w->lemon_gang;
 		if (w->flap_window_d > 0) {
 			x.health.flap_window_s = (int64_t)(w->flap_window_d * DAY);
 			x.health.flap_hold_s = (int64_t)(w->flap_hold_d * DAY);
@@ -483,11 +517,47 @@ static int sensitivity(FILE *f, const struct cli *c)
 	return FW_OK;
 }
 
+/* The seeds after the main ones: where the placement rules were chosen
+ * (docs/health.md), so that the acceptance seeds judge them fresh. */
+static int holdout(FILE *f, const struct cli *c)
+{
+	struct pair *p = calloc((size_t)c->holdout, sizeof *p);
+	double sum = 0, sq = 0;
+
+	if (!p || run_seeds(c, c->seeds + 1, c->holdout, p) != FW_OK) {
+		free(p);
+		return FW_EIO;
+	}
+	struct means m = means_of(p, c->holdout);
+	for (int s = 0; s < c->holdout; s++) {
+		double d = 100.0 * (p[s].aware.lost_gpu_h / p[s].blind.lost_gpu_h - 1);
+		sum += d;
+		sq += d * d;
+	}
+	double mean = sum / c->holdout, sd = c->holdout > 1 ? sqrt((sq - sum * mean) / (c->holdout - 1)) : 0;
+	fprintf(f, "## LLM fleet: seeds %d..%d (where the rules were chosen)\n\n"
+		   "The placement rules' settings (docs/health.md) were chosen on these seeds, not on the\n"
+		   "acceptance seeds above.  Means over the %d seeds:\n\n"
+		   "| check | health-blind | health-aware | change |\n|---|---|---|---|\n"
+		   "| mean ETTR of jobs >= 256 GPUs | %.4f | %.4f | %+.2f pp |\n"
+		   "| GPU-hours lost to failures | %.0f | %.0f | %+.1f%% |\n"
+		   "| occupancy | %.2f%% | %.2f%% | %+.2f pp |\n\n"
+		   "One seed's change in lost GPU-hours varies a lot: %.1f%% +- %.1f%% (mean +- standard\n"
+		   "deviation over these seeds), so a mean over 5 seeds is known to about +-%.0f%%.\n\n",
+		c->seeds + 1, c->seeds + c->holdout, c->holdout, m.ettr_b, m.ettr_a, 100.0 * (m.ettr_a - m.ettr_b),
+		m.lost_b, m.lost_a, m.lost_b > 0 ? 100.0 * (m.lost_a / m.lost_b - 1) : 0, 100.0 * m.occ_b,
+		100.0 * m.occ_a, 100.0 * (m.occ_a - m.occ_b), mean, sd, sd / sqrt(5.0));
+	free(p);
+	return FW_OK;
+}
+
 static int write_doc(FILE *f, const struct cli *c, const struct pair *llm, const struct pair *c03, bool have03)
 {
 	setup(f, c);
 	fprintf(f, "## LLM fleet: acceptance\n\n");
 	acceptance_llm(f, llm, c->seeds);
+	if (c->holdout && holdout(f, c) != FW_OK)
+		return FW_EIO;
 	fprintf(f, "## LLM fleet: every seed\n\n");
 	table(f, llm, c->seeds, "seed");
 	fprintf(f, "\n## cluster03 (21 x 8): no harm\n\n");
@@ -508,9 +578,17 @@ static void notes(FILE *f)
 	fprintf(f, "\n## Reading the numbers\n\n"
 		   "- Where a target is not met, the table says so.  The lemon rule's defaults (3 incidents in\n"
 		   "  120 days: about 5%% false lemons among healthy nodes and 2%% of 10x nodes missed, health.h)\n"
-		   "  were picked after a sweep of this experiment: 2 incidents in 30, 60 or 90 days, 3 in 120\n"
-		   "  or 180, 4 in 120 or 180 cut the lost GPU-hours by 14%% to 22.6%%, and this is the best of\n"
-		   "  them.  The sensitivity table shows another setting next to it.\n"
+		   "  were picked after a sweep of this experiment on seeds 1..5: 2 incidents in 30, 60 or 90\n"
+		   "  days, 3 in 120 or 180, 4 in 120 or 180 cut the lost GPU-hours by 14%% to 22.6%%, and this\n"
+		   "  is the best of them.  The size rule (lemonGangGpus 64, smaller jobs on lemons first) was\n"
+		   "  chosen later on the held-out seeds of their own section: 16, 32, 64, 128 and 256, each with\n"
+		   "  and without \"lemons first\" for the smaller jobs; 64 with it was best there (-25.0%%,\n"
+		   "  against -20.5%% for the rule before it), 128 and 256 next (-24.4%%).  The differences\n"
+		   "  between the best few are within the seed-to-seed noise that section measures.  The\n"
+		   "  sensitivity table shows other settings next to the defaults.\n"
+		   "- The lost-GPU-hours target sits at the edge of what the seeds can tell: a mean over 5\n"
+		   "  seeds is known to a few percent (the held-out section measures it), so read a result\n"
+		   "  near -25%% together with the 25 held-out seeds' mean.\n"
 		   "- What health-aware placement can avoid is bounded by the failure model: failures are\n"
 		   "  Poisson, so the base-rate failures of healthy hardware (about two thirds of the lost\n"
 		   "  GPU-hours) strike wherever a job runs, and only the flaky nodes' share can be dodged (the\n"
@@ -551,7 +629,8 @@ int fw_health_sim_cli(int argc, char **argv)
 		fprintf(stderr, "fairway-health-sim: cannot write %s: %s\n", c.out, strerror(errno));
 		rc = 1;
 	} else {
-		write_doc(f, &c, llm, c03, have03);
+		if (write_doc(f, &c, llm, c03, have03) != FW_OK)
+			rc = 1;
 		if (c.sensitivity && sensitivity(f, &c) != FW_OK)
 			rc = 1;
 		notes(f);

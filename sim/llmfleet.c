@@ -251,6 +251,7 @@ int fw_health_replay(const struct fw_trace *t, int32_t nodes, int32_t gpus, int6
 	o.gpus_per_node = gpus;
 	o.hooks = &h;
 	o.next_wake = fw_health_tracker_next_wake;
+	o.lemon_gang_gpus = run->lemon_gang_gpus;
 	o.failures = &f;
 	fw_teams_builtin(&teams);
 	rc = fw_sim_run_trace(t, &teams, &o, &r, d);

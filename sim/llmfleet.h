@@ -82,6 +82,7 @@ struct fw_health_run {
 	struct fw_health_config cfg;    /* the health model */
 	int64_t restart_s;              /* cost of each restart after a failure */
 	const bool *flaky;              /* per node (for lost_flaky_gpu_h), or NULL */
+	int32_t lemon_gang_gpus;        /* fw_sched_config's; 0 = its default */
 };
 
 /* One replay of trace t on nodes x gpus with the failures (sorted; those

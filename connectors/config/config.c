@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "config_int.h"
+#include "fairway/health.h"
 #include "fwconfig.h"
 
 /* scheduler.drainRunning: requeue (default) | finish — what a drain of
@@ -69,11 +70,12 @@ static int load_now_and_scheduler(struct cfg *c, const yaml_node_t *root)
 {
 	static const char *const keys[] = { "usageHalfLife", "usageWeight",
 					    "maxStarts", "estimateStarts",
-					    "suspectGangGpus", "drainRunning", "starveAfter",
+					    "suspectGangGpus", "lemonGangGpus", "lemonWindow",
+					    "lemonThreshold", "drainRunning", "starveAfter",
 					    "backfill", NULL };
 	struct fw_sched_config *sc = &c->s->config;
 	yaml_node_t *m = cfg_get(c, root, "scheduler");
-	int64_t ms = -1, starve_ms = -1;
+	int64_t ms = -1, starve_ms = -1, lemon_ms = -1, lemon_k = -1;
 	int rc = cfg_time(c, root, "", "now", &c->s->now);
 
 	if (rc || !m)
@@ -87,9 +89,21 @@ static int load_now_and_scheduler(struct cfg *c, const yaml_node_t *root)
 	    (rc = cfg_bool(c, m, "scheduler", "estimateStarts", &sc->estimate_starts)) ||
 	    (rc = cfg_int32(c, m, "scheduler", "suspectGangGpus", 1, INT32_MAX,
 			    &sc->suspect_gang_gpus)) ||
+	    (rc = cfg_int32(c, m, "scheduler", "lemonGangGpus", 1, INT32_MAX,
+			    &sc->lemon_gang_gpus)) ||
+	    (rc = cfg_duration(c, m, "scheduler", "lemonWindow", &lemon_ms)) ||
+	    (rc = cfg_int(c, m, "scheduler", "lemonThreshold", 0, FW_HEALTH_INCIDENTS, &lemon_k)) ||
 	    (rc = load_drain_running(c, m, sc)) || (rc = load_backfill(c, m, sc)) ||
 	    (rc = cfg_duration(c, m, "scheduler", "starveAfter", &starve_ms)))
 		return rc;
+	if (lemon_ms == 0)
+		return cfg_fail(c, cfg_get(c, m, "lemonWindow"), FW_ERANGE, "scheduler.lemonWindow",
+				"the window must be positive; use e.g. 120d, or lemonThreshold: 0 "
+				"to turn the lemon verdict off");
+	if (lemon_ms > 0)
+		sc->lemon_window_s = (lemon_ms + 999) / 1000;
+	if (lemon_k >= 0) /* 0: off */
+		sc->lemon_threshold = lemon_k == 0 ? -1 : (int32_t)lemon_k;
 	if (starve_ms >= 0) /* 0: off; absent: the policy's */
 		sc->starve_after_s = starve_ms == 0 ? -1 : (starve_ms + 999) / 1000;
 	if (ms == 0)

@@ -161,6 +161,15 @@ struct fw_sched_config {
 	int32_t suspect_gang_gpus;  /* gangs of at least this many GPUs avoid
 				     * suspect nodes (health.h); default 16,
 				     * <= 0 means the default */
+	int32_t lemon_gang_gpus;    /* jobs of at least this many GPUs (not
+				     * preemptible) take lemon nodes last,
+				     * smaller ones first (health.h); default
+				     * 64, <= 0 means the default */
+	/* The lemon verdict (health.h), for the adapters that keep a fault
+	 * history (fairway serve); the cycle itself reads only fw_node.lemon.
+	 * 0 = health.h's default; a threshold < 0 turns lemons off. */
+	int64_t lemon_window_s;
+	int32_t lemon_threshold;
 	bool backfill_conservative; /* false (default): reservations for the
 				     * policy's reserve_depth blocked jobs
 				     * (EASY when 1); true: for every blocked

@@ -192,13 +192,15 @@ TEST(big_gang_avoids_suspect_small_uses_it)
 	fw_snapshot_free(s);
 }
 
-/* Lemons (fault history) are soft: a big gang takes the other nodes when
- * it can, takes lemons last when it must, and small jobs ignore them. */
+/* Lemons (fault history) are soft: a big gang (lemon_gang_gpus or more;
+ * 16 here) takes the other nodes when it can, takes lemons last when it
+ * must, and smaller jobs take lemons first. */
 TEST(big_gang_takes_lemons_last)
 {
 	struct fw_snapshot *s = cluster(4);
 	struct fw_plan *p;
 
+	s->config.lemon_gang_gpus = 16;
 	s->nodes[0].lemon = true;
 	s->nodes[1].lemon = true;
 	tb_job(s, "gang16", 0, 2, 8, 1000, 0);
@@ -213,6 +215,7 @@ TEST(big_gang_takes_lemons_last)
 
 	/* three lemons of four: the gang starts now, on one lemon only */
 	s = cluster(4);
+	s->config.lemon_gang_gpus = 16;
 	for (int i = 0; i < 3; i++)
 		s->nodes[i].lemon = true;
 	tb_job(s, "gang16", 0, 2, 8, 1000, 0);
@@ -229,15 +232,163 @@ TEST(big_gang_takes_lemons_last)
 	ASSERT_EQ(on3, 1);
 	fw_snapshot_free(s);
 
-	/* a small job does not care: it bin-packs as if no node were a lemon */
+	/* a smaller job takes the lemon first, though node 0 comes first */
 	s = cluster(2);
-	s->nodes[0].lemon = true;
+	s->config.lemon_gang_gpus = 16;
+	s->nodes[1].lemon = true;
 	tb_job(s, "small4", 0, 1, 4, 1000, 0);
 	p = run(s);
 	ASSERT(p);
 	const struct fw_decision *sm = decision_of(p, FW_DECIDE_START, 0, -1);
 	ASSERT(sm);
-	ASSERT_EQ(p->allocs[sm->alloc_first].node, 0);
+	ASSERT_EQ(p->allocs[sm->alloc_first].node, 1);
+	fw_snapshot_free(s);
+}
+
+static int on_lemons(const struct fw_snapshot *s, const struct fw_plan *p, const struct fw_decision *d)
+{
+	int n = 0;
+
+	for (int k = 0; k < d->alloc_count; k++)
+		n += s->nodes[p->allocs[d->alloc_first + k].node].lemon;
+	return n;
+}
+
+/* The default threshold is 64 GPUs: a 32-GPU gang fits on four lemons
+ * and takes them (with two lemons only, it places as if there were none),
+ * a 64-GPU gang keeps off them while it can. */
+TEST(lemon_gang_default_64)
+{
+	struct fw_snapshot *s = cluster(10);
+	struct fw_plan *p;
+
+	for (int i = 6; i < 10; i++)
+		s->nodes[i].lemon = true;
+	tb_job(s, "gang32", 0, 4, 8, 1000, 0);
+	p = run(s);
+	ASSERT(p);
+	const struct fw_decision *g = decision_of(p, FW_DECIDE_START, 0, -1);
+	ASSERT(g);
+	ASSERT_EQ(on_lemons(s, p, g), 4);
+	fw_snapshot_free(s);
+
+	s = cluster(10);
+	s->nodes[3].lemon = true;
+	s->nodes[7].lemon = true;
+	tb_job(s, "gang64", 0, 8, 8, 1000, 0);
+	p = run(s);
+	ASSERT(p);
+	g = decision_of(p, FW_DECIDE_START, 0, -1);
+	ASSERT(g);
+	ASSERT_EQ(g->alloc_count, 8);
+	ASSERT_EQ(on_lemons(s, p, g), 0);
+	fw_snapshot_free(s);
+
+	/* ... and a preemptible one takes them first, like small work */
+	s = cluster(10);
+	for (int i = 0; i < 8; i++)
+		s->nodes[i + 2].lemon = true;
+	int j = tb_job(s, "gang64", 0, 8, 8, 1000, 0);
+	p = run(s);
+	ASSERT(p);
+	ASSERT_EQ(on_lemons(s, p, decision_of(p, FW_DECIDE_START, 0, -1)), 6);
+	s->jobs[j].preemptible = true;
+	p = run(s);
+	ASSERT(p);
+	ASSERT_EQ(on_lemons(s, p, decision_of(p, FW_DECIDE_START, 0, -1)), 8);
+	fw_snapshot_free(s);
+}
+
+/* Smaller jobs: suspect nodes they may use first, fullest tainted node
+ * first, and anywhere once the tainted nodes are full. */
+TEST(small_jobs_take_tainted_nodes_first)
+{
+	struct fw_snapshot *s = cluster(4);
+	struct fw_plan *p;
+
+	s->nodes[2].health = FW_HEALTH_SUSPECT;
+	tb_job(s, "small2", 0, 1, 2, 1000, 0);
+	p = run(s);
+	ASSERT(p);
+	const struct fw_decision *d = decision_of(p, FW_DECIDE_START, 0, -1);
+	ASSERT(d);
+	ASSERT_EQ(p->allocs[d->alloc_first].node, 2);
+	fw_snapshot_free(s);
+
+	/* two lemons, node 3 already half busy: bin-pack among them */
+	s = cluster(4);
+	s->nodes[1].lemon = true;
+	s->nodes[3].lemon = true;
+	int r = tb_job(s, "running", 0, 1, 4, 1000, 0);
+	const int on3[] = { 3 };
+	tb_run(s, r, 1, on3, 0x0f);
+	tb_job(s, "small4", 0, 1, 4, 1000, 1);
+	p = run(s);
+	ASSERT(p);
+	d = decision_of(p, FW_DECIDE_START, 1, -1);
+	ASSERT(d);
+	ASSERT_EQ(p->allocs[d->alloc_first].node, 3);
+	fw_snapshot_free(s);
+
+	/* the lemon is full: the job goes elsewhere, now */
+	s = cluster(2);
+	s->nodes[0].lemon = true;
+	r = tb_job(s, "running", 0, 1, 8, 1000, 0);
+	const int on0[] = { 0 };
+	tb_run(s, r, 1, on0, 0xff);
+	tb_job(s, "small1", 0, 1, 1, 1000, 1);
+	p = run(s);
+	ASSERT(p);
+	d = decision_of(p, FW_DECIDE_START, 1, -1);
+	ASSERT(d);
+	ASSERT_EQ(p->allocs[d->alloc_first].node, 1);
+	fw_snapshot_free(s);
+
+	/* a 16-GPU gang takes lemons first but never a suspect node: of the
+	 * lemons 0 (also suspect), 2 and 3 it takes 2 and 3 */
+	s = cluster(5);
+	s->nodes[0].health = FW_HEALTH_SUSPECT;
+	s->nodes[0].lemon = true;
+	s->nodes[2].lemon = true;
+	s->nodes[3].lemon = true;
+	tb_job(s, "gang16", 0, 2, 8, 1000, 0);
+	p = run(s);
+	ASSERT(p);
+	d = decision_of(p, FW_DECIDE_START, 0, -1);
+	ASSERT(d);
+	ASSERT_EQ(d->alloc_count, 2);
+	for (int k = 0; k < d->alloc_count; k++)
+		ASSERT(p->allocs[d->alloc_first + k].node == 2 || p->allocs[d->alloc_first + k].node == 3);
+	fw_snapshot_free(s);
+}
+
+/* The lemons-first search keeps a gang inside its required domain: one
+ * lemon per rack cannot hold a rack-bound 2-node gang, so it starts on
+ * one rack's nodes, lemon included. */
+TEST(tainted_first_honours_topology)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	const char *lv[] = { "rack" };
+	struct fw_plan *p;
+
+	tb_levels(s, 1, lv);
+	tb_node(s, "a0", 8, NULL, "ra", NULL, NULL);
+	tb_node(s, "a1", 8, NULL, "ra", NULL, NULL);
+	tb_node(s, "b0", 8, NULL, "rb", NULL, NULL);
+	tb_node(s, "b1", 8, NULL, "rb", NULL, NULL);
+	tb_queue(s, "q", -1, 32, -1, 1);
+	s->nodes[1].lemon = true;
+	s->nodes[2].lemon = true;
+	int j = tb_job(s, "gang16", 0, 2, 8, 1000, 0);
+	s->jobs[j].required_level = 0;
+	p = run(s);
+	ASSERT(p);
+	const struct fw_decision *d = decision_of(p, FW_DECIDE_START, 0, -1);
+	ASSERT(d);
+	ASSERT_EQ(d->alloc_count, 2);
+	int n0 = p->allocs[d->alloc_first].node, n1 = p->allocs[d->alloc_first + 1].node;
+	ASSERT_EQ(n0 / 2, n1 / 2); /* one rack */
+	ASSERT_EQ(on_lemons(s, p, d), 1);
 	fw_snapshot_free(s);
 }
 
@@ -377,6 +528,23 @@ TEST(draining_node_lets_finish)
 	fw_snapshot_free(s);
 }
 
+/* The world already holds the node out of new work (an operator's drain:
+ * unschedulable), but jobs run on it: reported unhealthy, it is drained
+ * and its jobs requeued all the same. */
+TEST(unschedulable_unhealthy_node_with_jobs_drained)
+{
+	struct fw_snapshot *s = drain_case();
+	struct fw_plan *p;
+
+	s->nodes[0].schedulable = false;
+	p = run(s);
+	ASSERT(p);
+	ASSERT(decision_of(p, FW_DECIDE_DRAIN, -1, 0));
+	ASSERT_EQ(decision_of(p, FW_DECIDE_DRAIN, -1, 0)->reason, FW_REASON_DRAIN_REQUEUE);
+	ASSERT(count_kind(p, FW_DECIDE_EVICT) >= 1);
+	fw_snapshot_free(s);
+}
+
 TEST(healthy_cluster_no_drain)
 {
 	struct fw_snapshot *s = drain_case();
@@ -484,8 +652,9 @@ TEST(validate_rejects_bad_health)
 
 TEST_MAIN(bad_gpu_keeps_the_others, bad_gpu_blocks_full_node_job_with_health_reason,
 	  unhealthy_node_excluded, draining_node_excluded, big_gang_avoids_suspect_small_uses_it,
-	  big_gang_takes_lemons_last,
+	  big_gang_takes_lemons_last, lemon_gang_default_64, small_jobs_take_tainted_nodes_first,
+	  tainted_first_honours_topology,
 	  suspect_gpu_mask_counts_as_suspect, threshold_configurable, domains_count_usable_capacity_only,
 	  drain_requeues_by_default, drain_lets_finish_by_policy, draining_node_lets_finish,
-	  healthy_cluster_no_drain, idle_unhealthy_node_drained_once, checker_rejects_health_violations,
+	  healthy_cluster_no_drain, unschedulable_unhealthy_node_with_jobs_drained, idle_unhealthy_node_drained_once, checker_rejects_health_violations,
 	  reservation_avoids_suspect_nodes, validate_rejects_bad_health)
