@@ -342,8 +342,15 @@ static int load_fleet(struct fw_serve *d, char *err, size_t errn)
 	else
 		rc = fw_config_load_buffer("<built-in examples/cluster.yaml>", d->opts->embedded_yaml,
 					   d->opts->embedded_len, &d->fleet, &dg);
-	if (rc != FW_OK)
+	if (rc != FW_OK) {
 		fw_diag_format(&dg, err, errn);
+		return rc;
+	}
+	/* the lemon verdict's settings: the daemon keeps the fault history */
+	if (d->fleet->config.lemon_window_s > 0)
+		d->hcfg.lemon_window_s = d->fleet->config.lemon_window_s;
+	if (d->fleet->config.lemon_threshold)
+		d->hcfg.lemon_threshold = d->fleet->config.lemon_threshold < 0 ? 0 : d->fleet->config.lemon_threshold;
 	return rc;
 }
 

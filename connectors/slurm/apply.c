@@ -256,7 +256,10 @@ static int do_drain(struct fw_slurm *h, const struct fw_backend_action *a)
 	if (!n)
 		return FW_ENOENT;
 	snprintf(reason, sizeof reason, "fairway: %s", a->why[0] ? a->why : "drain");
-	if ((n->node_state & NODE_STATE_DRAIN) && n->reason && !strcmp(n->reason, reason))
+	/* Drained already: by fairway for this reason, or by someone else,
+	 * whose reason stays (release() resumes fairway's drains only). */
+	if ((n->node_state & NODE_STATE_DRAIN) && n->reason &&
+	    (!strcmp(n->reason, reason) || strncmp(n->reason, "fairway: ", 9) != 0))
 		return FW_OK;
 	if (fw_slurm_drain(h, a->node, reason, NULL) != FW_OK)
 		return fw__slurm_refused(h, "drain", a->node);

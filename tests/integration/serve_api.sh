@@ -388,4 +388,9 @@ check "restart: the finished job is still done" [ "$(jfield 'j["state"]')" = don
 req GET /v1/health
 check "the store is at schema version 2" [ "$(jfield 'j["schemaVersion"]')" = 2 ]
 stop_daemon
+# The lemon rule from the config: 2 incidents in 120 days make a lemon.
+sed 's/^scheduler: {/scheduler: {lemonThreshold: 2, lemonWindow: 120d, /' examples/cluster.yaml >"$T/lemon2.yaml"
+start_daemon "$S" "$PORT" --config "$T/lemon2.yaml" || bad "daemon restarts with --config"
+node_is "config lemonThreshold 2: 2 incidents make a lemon" h100-011 'j["lemon"] is True and j["incidents"] == 2'
+stop_daemon
 finish

@@ -9,6 +9,9 @@
 #                              Reason=fairway: drain: ...)
 #   serve_health_repaired_resumed  reported healthy again, the node fairway
 #                              drained is resumed in Slurm by the daemon
+#   serve_operator_reason_kept an unhealthy report on a busy node an operator
+#                              drained requeues its jobs but keeps the
+#                              operator's reason
 #   serve_operator_drain_kept  ... while a node an operator drained for
 #                              another reason stays drained, report or not
 #   serve_explain_comment      a job left waiting shows fairway's reason in
@@ -118,8 +121,25 @@ else
 	bad serve_health_drains_idle "$(grep -E 'State=|Reason=' <<<"$node" | tr -s ' ' | tr '\n' ' ')"
 fi
 cancel_all
-# An operator's own drain of another node, which a healthy report must not undo.
+# An operator's own drain of a busy node: fairway's drain of it (after an
+# unhealthy report; its jobs are requeued) must keep the operator's
+# reason, and a healthy report must not undo it.
+submit 120 team_a 120 --requeue # the lab has JobRequeue=0
+wait_until 30 'test "$(squeue -h -t R -w gpu006 | wc -l)" -gt 0'
+busy=$(squeue -h -t R -w gpu006 | wc -l)
 scontrol update nodename=gpu006 state=drain reason="operator: bios update"
+curl -s -o /dev/null -X POST -H "Authorization: Bearer $(cat "$T/state/token")" \
+	-d '{"healthy": false, "reason": "xid 48"}' "http://127.0.0.1:$PORT/v1/nodes/gpu006/health"
+wait_until 15 'test "$(squeue -h -t R -w gpu006 | wc -l)" = 0'
+sleep 1
+node=$(scontrol show node gpu006)
+if [ "$busy" -gt 0 ] && [ "$(squeue -h -t R -w gpu006 | wc -l)" = 0 ] &&
+	grep -q 'State=[A-Z+]*DRAIN' <<<"$node" && grep -q 'Reason=operator: bios update' <<<"$node"; then
+	ok serve_operator_reason_kept
+else
+	bad serve_operator_reason_kept "$busy jobs before; $(squeue -h -t R -w gpu006 | wc -l) after; $(grep -E 'State=|Reason=' <<<"$node" | tr -s ' ' | tr '\n' ' ')"
+fi
+cancel_all
 for n in gpu007 gpu006; do
 	curl -s -o /dev/null -X POST -H "Authorization: Bearer $(cat "$T/state/token")" \
 		-d '{"healthy": true, "reason": "repaired"}' "http://127.0.0.1:$PORT/v1/nodes/$n/health"
