@@ -638,6 +638,8 @@ static const struct {
 	{ "bad_default_runtime", FW_EINVAL, 2, "queues[0].defaultRuntime" },
 	{ "bad_backfill", FW_EINVAL, 2, "scheduler.backfill" },
 	{ "bad_health", FW_EINVAL, 2, "nodes[0].health" },
+	{ "bad_lemon_gang", FW_ERANGE, 2, "scheduler.lemonGangGpus" },
+	{ "bad_lemon_window", FW_ERANGE, 2, "scheduler.lemonWindow" },
 };
 
 TEST(bad_input_files)

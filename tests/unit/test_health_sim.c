@@ -225,9 +225,9 @@ TEST(restart_cost_and_flaky_tally)
 }
 
 /* The fleet's history makes node 0 a lemon (three failures in the last
- * 50 days).  The aware replay keeps the 16-GPU gang off it, as two other
- * nodes are free, and so escapes node 0's next failure; the blind one
- * bin-packs onto nodes 0 and 1 and loses work. */
+ * 50 days).  The aware replay keeps the 16-GPU gang (lemon_gang_gpus 16
+ * here) off it, as two other nodes are free, and so escapes node 0's next
+ * failure; the blind one bin-packs onto nodes 0 and 1 and loses work. */
 TEST(history_lemon_steers_gang)
 {
 	struct fw_trace t;
@@ -241,6 +241,7 @@ TEST(history_lemon_steers_gang)
 	add_job(&t, "gang", 0, 10000, 2);
 	memset(&run, 0, sizeof run);
 	fw_health_config_default(&run.cfg);
+	run.lemon_gang_gpus = 16;
 	ASSERT_OK(fw_health_replay(&t, 3, 8, 20000, f, 4, &run, &mb, &d));
 	run.aware = true;
 	ASSERT_OK(fw_health_replay(&t, 3, 8, 20000, f, 4, &run, &ma, &d));
