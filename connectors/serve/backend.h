@@ -164,6 +164,8 @@ struct fw_backend_action {
 struct fw_backend_result {
 	int32_t applied, skipped, failed;
 	int *status;                  /* one per action, filled by apply() */
+	char msg[256];                /* the first failure in words, for the
+				       * daemon's log ("" when none failed) */
 };
 
 /* Why one waiting job waits, for explain(): the plan's pending entry by

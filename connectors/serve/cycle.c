@@ -594,10 +594,24 @@ static int save_usage(struct fw_serve *d, fw_time now)
 }
 
 /* FW_OK applied; FW_EAGAIN stale (plan again). */
+/* Actions the backend refused are counted, and reported when refusals
+ * start and when they stop (the plan asks again every cycle, so one line
+ * per cycle would flood the log). */
+static void report_refusals(struct fw_serve *d, const struct fw_backend_result *r)
+{
+	d->m.actions_failed += (uint64_t)r->failed;
+	if (r->failed > 0 && !d->apply_failing)
+		fprintf(stderr, "fairway serve: the backend refused %d action%s, retried every cycle: %s\n", r->failed,
+			r->failed == 1 ? "" : "s", r->msg[0] ? r->msg : "no reason given");
+	else if (r->failed == 0 && d->apply_failing)
+		fprintf(stderr, "fairway serve: the backend takes every action again\n");
+	d->apply_failing = r->failed > 0;
+}
+
 static int apply(struct fw_serve *d, const struct taken *t, const struct actlist *l, int *status, char *err,
 		 size_t errn)
 {
-	struct fw_backend_result r = { 0, 0, 0, status };
+	struct fw_backend_result r = { .status = status };
 	int rc;
 
 	if (d->gen != t->dgen)
@@ -607,6 +621,8 @@ static int apply(struct fw_serve *d, const struct taken *t, const struct actlist
 		return rc;
 	}
 	rc = d->bops->apply(d->be, t->wgen, l->a, l->n, &r);
+	if (rc == FW_OK)
+		report_refusals(d, &r);
 	if (rc == FW_OK)
 		rc = log_applied(d, l, status, t->s->now, t->wgen);
 	if (rc == FW_OK)

@@ -504,6 +504,7 @@ static int local_apply(struct fw_backend *b, uint64_t gen, const struct fw_backe
 	if (gen != b->gen)
 		return FW_EAGAIN;
 	r->applied = r->skipped = r->failed = 0;
+	r->msg[0] = 0;
 	for (int32_t i = 0; i < n; i++) {
 		int rc = (unsigned)acts[i].kind < FW_DECIDE_COUNT ? fn[acts[i].kind](b, &acts[i]) : FW_EINVAL;
 		r->status[i] = rc;
@@ -511,8 +512,9 @@ static int local_apply(struct fw_backend *b, uint64_t gen, const struct fw_backe
 			r->applied++;
 		else if (rc == FW_EEXIST || rc == FW_ENOENT)
 			r->skipped++;
-		else
-			r->failed++;
+		else if (r->failed++ == 0)
+			snprintf(r->msg, sizeof r->msg, "%s %s%s: %s", fw_decision_name(acts[i].kind), acts[i].job,
+				 acts[i].node, fw_strerror(rc));
 	}
 	return FW_OK;
 }

@@ -141,6 +141,9 @@ char *fw_metrics_render(struct fw_serve *d)
 	counter(&b, "fairway_reservations_made_total", "Backfill reservations made or moved.", m->reserves);
 	counter(&b, "fairway_drains_total", "Nodes drained in the backend (health).", m->drains);
 	counter(&b, "fairway_releases_total", "Drained nodes returned to service once healthy again.", m->releases);
+	counter(&b, "fairway_actions_failed_total",
+		"Plan actions the backend refused (the daemon's log names the first; each is retried next cycle).",
+		m->actions_failed);
 	counter(&b, "fairway_explain_total", "Waiting reasons handed to the backend (explain, after an applied plan).",
 		m->explains);
 	put(&b, "# HELP fairway_explain_seconds_total Time in the backend's explain (under the state lock).\n"

@@ -25,6 +25,7 @@ struct fw_serve_metrics {
 	double locked_sum, busy_sum;       /* cycle time holding the lock, and all */
 	uint64_t cycles, stale, failed;
 	uint64_t starts, evictions, reserves, drains, releases;
+	uint64_t actions_failed;     /* actions the backend refused */
 	uint64_t explains;                 /* explain() calls */
 	double explain_sum;                /* seconds in them (under the lock) */
 	uint64_t http_requests, http_errors;
@@ -59,6 +60,7 @@ struct fw_serve {
 	fw_time usage_saved_at, history_at;
 	bool windows_failing;               /* the backend's windows() refused */
 	bool release_failing;               /* the backend's release() refused */
+	bool apply_failing;                 /* the last apply() refused actions */
 
 	/* the last published view (json built by the cycle thread) */
 	json_t *view;

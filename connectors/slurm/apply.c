@@ -154,7 +154,13 @@ static int do_evict(struct fw_slurm *h, const struct fw_backend_action *a)
 		if (slurm_update_job(&u) != SLURM_SUCCESS)
 			return fw__slurm_refused(h, "hold", a->job);
 	} else if (slurm_requeue(j->job_id, JOB_REQUEUE_HOLD) != SLURM_SUCCESS) {
-		return fw__slurm_refused(h, "requeue", a->job);
+		bool disabled = slurm_get_errno() == ESLURM_DISABLED;
+		int rc = fw__slurm_refused(h, "requeue", a->job);
+		if (disabled) /* JobRequeue=0 and no --requeue: say so */
+			snprintf(h->last_err + strlen(h->last_err), sizeof h->last_err - strlen(h->last_err),
+				 " (Slurm requeues this job only if it was submitted with --requeue, or "
+				 "with JobRequeue=1 in slurm.conf)");
+		return rc;
 	}
 	h->st.evicts++;
 	return FW_OK;
@@ -295,6 +301,7 @@ int fw_slurm_apply(struct fw_slurm *h, uint64_t gen,
 	if (gen != h->read_gen)
 		return FW_EAGAIN;
 	r->applied = r->skipped = r->failed = 0;
+	r->msg[0] = 0;
 	for (int32_t k = 0; k < n; k++) {
 		int rc = apply_one(h, &acts[k]);
 		if (r->status)
@@ -303,8 +310,8 @@ int fw_slurm_apply(struct fw_slurm *h, uint64_t gen,
 			r->applied++;
 		else if (rc == FW_ENOENT)
 			r->skipped++;
-		else
-			r->failed++;
+		else if (r->failed++ == 0)
+			snprintf(r->msg, sizeof r->msg, "%s", rc == FW_EIO ? h->last_err : fw_strerror(rc));
 	}
 	resv_sweep(h, acts, n);
 	h->st.failed += (uint64_t)r->failed;

@@ -12,6 +12,11 @@
 #   serve_operator_reason_kept an unhealthy report on a busy node an operator
 #                              drained requeues its jobs but keeps the
 #                              operator's reason
+#   serve_requeue_refused_reported  jobs Slurm will not requeue (no
+#                              --requeue) on a node reported unhealthy: the
+#                              refusal is logged once, naming --requeue, and
+#                              counted (fairway_actions_failed_total)
+#   serve_requeue_refusal_cleared   ... and the log says when it clears
 #   serve_operator_drain_kept  ... while a node an operator drained for
 #                              another reason stays drained, report or not
 #   serve_explain_comment      a job left waiting shows fairway's reason in
@@ -140,7 +145,32 @@ else
 	bad serve_operator_reason_kept "$busy jobs before; $(squeue -h -t R -w gpu006 | wc -l) after; $(grep -E 'State=|Reason=' <<<"$node" | tr -s ' ' | tr '\n' ' ')"
 fi
 cancel_all
-for n in gpu007 gpu006; do
+# Jobs Slurm will not requeue (no --requeue, JobRequeue=0) on a node
+# reported unhealthy: the refusal is logged once, naming the fix, and
+# counted; once they are gone the log says the backend takes actions again.
+submit 120 team_a 120
+wait_until 30 'test "$(squeue -h -t R -w gpu005 | wc -l)" -gt 0'
+curl -s -o /dev/null -X POST -H "Authorization: Bearer $(cat "$T/state/token")" \
+	-d '{"healthy": false, "reason": "xid 79"}' "http://127.0.0.1:$PORT/v1/nodes/gpu005/health"
+if wait_until 10 'grep -q "refused .*requeue .*--requeue" "$T/serve.log"'; then
+	sleep 2 # a few more cycles: still one line
+	failed=$(curl -s "http://127.0.0.1:$PORT/metrics" | awk '$1 == "fairway_actions_failed_total" {print $2}')
+	if [ "$(grep -c "refused .*requeue" "$T/serve.log")" = 1 ] && [ "${failed:-0}" -gt 1 ] &&
+		[ "$(squeue -h -t R -w gpu005 | wc -l)" -gt 0 ]; then
+		ok serve_requeue_refused_reported
+	else
+		bad serve_requeue_refused_reported "$(grep -c "refused" "$T/serve.log") log lines, fairway_actions_failed_total=$failed"
+	fi
+else
+	bad serve_requeue_refused_reported "no refusal in the log: $(tail -3 "$T/serve.log")"
+fi
+cancel_all
+if wait_until 10 'grep -q "takes every action again" "$T/serve.log"'; then
+	ok serve_requeue_refusal_cleared
+else
+	bad serve_requeue_refusal_cleared "$(tail -3 "$T/serve.log")"
+fi
+for n in gpu007 gpu006 gpu005; do
 	curl -s -o /dev/null -X POST -H "Authorization: Bearer $(cat "$T/state/token")" \
 		-d '{"healthy": true, "reason": "repaired"}' "http://127.0.0.1:$PORT/v1/nodes/$n/health"
 done

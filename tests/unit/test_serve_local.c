@@ -84,7 +84,7 @@ static int act(struct fw_backend *b, uint64_t gen, enum fw_decision_kind k, cons
 	struct fw_backend_placement p = { "n1", 0, 0x0f, 1000 };
 	struct fw_backend_action a;
 	int status = -100;
-	struct fw_backend_result r = { 0, 0, 0, &status };
+	struct fw_backend_result r = { .status = &status };
 	memset(&a, 0, sizeof a);
 	a.kind = k;
 	snprintf(a.job, sizeof a.job, "%s", job);
