@@ -91,6 +91,7 @@ static int node_common(struct cfg *c, const yaml_node_t *m, const char *path,
 	    (rc = cfg_cpu(c, m, path, "cpu", false, &n->cpu_milli)) ||
 	    (rc = cfg_mib(c, m, path, "memory", false, &n->mem_mib)) ||
 	    (rc = cfg_bool(c, m, path, "schedulable", &n->schedulable)) ||
+	    (rc = cfg_bool(c, m, path, "lemon", &n->lemon)) ||
 	    (rc = node_health(c, m, path, n)))
 		return rc;
 	return node_labels(c, m, path, n);
@@ -173,7 +174,7 @@ static int load_node(struct cfg *c, const yaml_node_t *m, const char *path)
 	static const char *const keys[] = {
 		"name",	  "gpus",	 "gpuModel", "gpuMemory", "cpu",
 		"memory", "schedulable", "badGpus",  "topology",  "labels",
-		"health", "suspectGpus", NULL
+		"health", "suspectGpus", "lemon", NULL
 	};
 	struct fw_node n;
 	char fp[CFG_PATH];
@@ -255,7 +256,7 @@ static int load_group(struct cfg *c, const yaml_node_t *m, const char *path)
 	static const char *const keys[] = {
 		"count",  "namePrefix", "start",       "gpus",
 		"gpuModel", "gpuMemory", "cpu",	       "memory",
-		"schedulable", "topology", "labels",    "health", NULL
+		"schedulable", "topology", "labels",    "health", "lemon", NULL
 	};
 	char prefix[FW_NAME_MAX] = "node";
 	int64_t count = 0, start = 0;

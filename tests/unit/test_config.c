@@ -640,6 +640,7 @@ static const struct {
 	{ "bad_health", FW_EINVAL, 2, "nodes[0].health" },
 	{ "bad_lemon_gang", FW_ERANGE, 2, "scheduler.lemonGangGpus" },
 	{ "bad_lemon_window", FW_ERANGE, 2, "scheduler.lemonWindow" },
+	{ "bad_lemon_flag", FW_EINVAL, 2, "nodes[0].lemon" },
 };
 
 TEST(bad_input_files)
