@@ -118,13 +118,14 @@ static struct fw_node *find(struct fw_snapshot *s, const struct nameref *ix, con
  * while the backend still has it schedulable); suspect makes it SUSPECT;
  * its fault history may make it a lemon (history.h).  The backend's own
  * (Slurm: DOWN, DRAIN) only make it unschedulable: the backend has
- * already taken it out, for its reasons. */
+ * already taken it out, for its reasons; its suspect (Slurm: repeated job
+ * failures on the node) makes it SUSPECT, as the API's does. */
 static void report(const struct fw_health_config *c, struct fw_node *n, const struct fw_health_report *h,
 		   bool api, fw_time now)
 {
 	if (!h->healthy && api)
 		n->health = FW_HEALTH_UNHEALTHY;
-	else if (h->suspect && api && n->health == FW_HEALTH_HEALTHY)
+	else if (h->suspect && n->health == FW_HEALTH_HEALTHY)
 		n->health = FW_HEALTH_SUSPECT;
 	else if (!h->healthy)
 		n->schedulable = false;
@@ -226,6 +227,7 @@ static int gather_health(struct fw_serve *d, struct taken *t)
 		memset(r, 0, sizeof *r);
 		snprintf(r->node, sizeof r->node, "%s", bh[i].node);
 		r->healthy = bh[i].healthy;
+		r->suspect = bh[i].suspect;
 		r->bad_gpu_mask = bh[i].bad_gpu_mask;
 		snprintf(r->reason, sizeof r->reason, "%s (%s)", bh[i].reason, d->bops->name);
 		r->at = t->s->now;

@@ -133,6 +133,7 @@ void fw_slurm_close(struct fw_slurm *h)
 	free(h->topo);
 	free(h->jhash);
 	free(h->orphans);
+	fw__jobfail_free(h->jobfail);
 	free(h);
 }
 
@@ -291,10 +292,15 @@ int fw_slurm_release(struct fw_slurm *h, const char (*nodes)[FW_NAME_MAX], int32
 	return back;
 }
 
+/* Slurm's node states, and probation after repeated job failures on a
+ * node (jobfail.c). */
 int fw_slurm_health(struct fw_slurm *h, struct fw_node_health *out, int cap)
 {
+	fw_time now = (fw_time)time(NULL);
 	int n = 0;
 
+	if (fw__jobfail_update(h) != FW_OK)
+		return FW_ENOMEM;
 	for (uint32_t i = 0; h->nodes && i < h->nodes->record_count && n < cap; i++) {
 		const node_info_t *ni = &h->nodes->node_array[i];
 		if (!ni->name)
@@ -303,6 +309,8 @@ int fw_slurm_health(struct fw_slurm *h, struct fw_node_health *out, int cap)
 		snprintf(out[n].node, sizeof out[n].node, "%s", ni->name);
 		out[n].healthy = fw__node_schedulable(ni);
 		snprintf(out[n].reason, sizeof out[n].reason, "%s", ni->reason ? ni->reason : "");
+		if (out[n].healthy)
+			out[n].suspect = fw__jobfail_suspect(h, ni->name, now, out[n].reason, sizeof out[n].reason);
 		n++;
 	}
 	return n;

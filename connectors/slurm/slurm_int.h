@@ -53,6 +53,7 @@ struct fw_slurm {
 	char last_err[256];             /* the last refused RPC, for logs */
 	uint32_t *orphans;              /* last read: held jobs with no queue */
 	int32_t norphans, cap_orphans;
+	struct fw__jobfail *jobfail;    /* jobfail.c, NULL until first used */
 };
 
 /* read.c */
@@ -74,6 +75,12 @@ bool fw__job_held(const slurm_job_info_t *j);
 bool fw__job_pending(const slurm_job_info_t *j);
 bool fw__job_running(const slurm_job_info_t *j);
 bool fw__node_schedulable(const node_info_t *n);
+
+/* jobfail.c: job failures attributed to nodes, through the health model */
+struct fw__jobfail;
+int fw__jobfail_update(struct fw_slurm *h);
+bool fw__jobfail_suspect(struct fw_slurm *h, const char *node, fw_time now, char *why, size_t cap);
+void fw__jobfail_free(struct fw__jobfail *f);
 
 /* build.c */
 int fw__slurm_build(struct fw_slurm *h, struct fw_snapshot *s,

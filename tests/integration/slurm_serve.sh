@@ -17,6 +17,9 @@
 #                              refusal is logged once, naming --requeue, and
 #                              counted (fairway_actions_failed_total)
 #   serve_requeue_refusal_cleared   ... and the log says when it clears
+#   serve_job_failures_suspect three jobs exiting 1 on one node make it
+#                              suspect (probation) in the plan: Slurm's
+#                              failed jobs, through the health model
 #   serve_operator_drain_kept  ... while a node an operator drained for
 #                              another reason stays drained, report or not
 #   serve_explain_comment      a job left waiting shows fairway's reason in
@@ -129,7 +132,7 @@ cancel_all
 # An operator's own drain of a busy node: fairway's drain of it (after an
 # unhealthy report; its jobs are requeued) must keep the operator's
 # reason, and a healthy report must not undo it.
-submit 120 team_a 120 --requeue # the lab has JobRequeue=0
+submit 120 team_a 120 --requeue -t 5 # the lab has JobRequeue=0
 wait_until 30 'test "$(squeue -h -t R -w gpu006 | wc -l)" -gt 0'
 busy=$(squeue -h -t R -w gpu006 | wc -l)
 scontrol update nodename=gpu006 state=drain reason="operator: bios update"
@@ -148,7 +151,8 @@ cancel_all
 # Jobs Slurm will not requeue (no --requeue, JobRequeue=0) on a node
 # reported unhealthy: the refusal is logged once, naming the fix, and
 # counted; once they are gone the log says the backend takes actions again.
-submit 120 team_a 120
+# (-t 5: no job reaches its time limit, which would end the refusals early)
+submit 120 team_a 120 -t 5
 wait_until 30 'test "$(squeue -h -t R -w gpu005 | wc -l)" -gt 0'
 curl -s -o /dev/null -X POST -H "Authorization: Bearer $(cat "$T/state/token")" \
 	-d '{"healthy": false, "reason": "xid 79"}' "http://127.0.0.1:$PORT/v1/nodes/gpu005/health"
@@ -159,7 +163,7 @@ if wait_until 10 'grep -q "refused .*requeue .*--requeue" "$T/serve.log"'; then
 		[ "$(squeue -h -t R -w gpu005 | wc -l)" -gt 0 ]; then
 		ok serve_requeue_refused_reported
 	else
-		bad serve_requeue_refused_reported "$(grep -c "refused" "$T/serve.log") log lines, fairway_actions_failed_total=$failed"
+		bad serve_requeue_refused_reported "$(grep -c "refused" "$T/serve.log") log lines, fairway_actions_failed_total=$failed: $(grep -E "refused|takes every" "$T/serve.log" | cut -c1-150 | tr '\n' '|')"
 	fi
 else
 	bad serve_requeue_refused_reported "no refusal in the log: $(tail -3 "$T/serve.log")"
@@ -186,6 +190,25 @@ else
 	bad serve_operator_drain_kept "$(grep -E 'State=|Reason=' <<<"$node" | tr -s ' ' | tr '\n' ' ')"
 fi
 scontrol update nodename=gpu006 state=resume # the operator's own resume
+
+# Three jobs that exit 1 on one node (the only one left free by 120
+# one-GPU jobs): repeated job failures make it suspect (probation).
+submit 120 team_a 120
+wait_until 30 'test "$(squeue -h -t R -A team_a | wc -l)" = 120'
+jf=()
+for i in 1 2 3; do
+	jf+=("$(sbatch --parsable -A team_a --gres=gpu:1 -t 1 -o /dev/null --wrap 'exit 1')")
+done
+wait_until 20 'test "$(squeue -h -t PD,R,CG -j "$(IFS=,; echo "${jf[*]}")" 2>/dev/null | wc -l)" = 0'
+on=$(for j in "${jf[@]}"; do scontrol -o show job "$j" | grep -o ' NodeList=[^ ]*' | cut -d= -f2; done | sort -u | grep -v '^$')
+states=$(for j in "${jf[@]}"; do scontrol -o show job "$j" | grep -o 'JobState=[A-Z_]*'; done | sort | uniq -c | tr -s ' ' | tr '\n' ' ')
+if [ "$(wc -w <<<"$on")" = 1 ] &&
+	wait_until 10 'curl -s "http://127.0.0.1:$PORT/v1/nodes/$on" | grep -q "\"health\":\"suspect\""'; then
+	ok serve_job_failures_suspect
+else
+	bad serve_job_failures_suspect "jobs ran on '$(tr '\n' ' ' <<<"$on")' ($states); $(curl -s "http://127.0.0.1:$PORT/v1/nodes/${on%% *}")"
+fi
+cancel_all
 
 # ------------------------------------------------------------ 3. window
 # A maintenance window an hour ahead (whole minutes, as Slurm shows them):
