@@ -58,7 +58,7 @@ void fw_progress_commas(char *buf, size_t n, int64_t v)
 	snprintf(buf, n, "%s", out);
 }
 
-void fw_progress_format(char *buf, size_t n, const char *label, int64_t done,
+void fw_progress_format(char *buf, size_t n, const char *label, const char *unit, int64_t done,
 			int64_t total)
 {
 	char bar[FW_PROGRESS_WIDTH * 3 + 1], a[32], b[32];
@@ -74,7 +74,7 @@ void fw_progress_format(char *buf, size_t n, const char *label, int64_t done,
 	bar[k] = 0;
 	fw_progress_commas(a, sizeof a, done);
 	fw_progress_commas(b, sizeof b, total);
-	snprintf(buf, n, "[fairway] %-8s %s %3d%%  %s/%s jobs started", label, bar, pct, a, b);
+	snprintf(buf, n, "[fairway] %-8s %s %3d%%  %s/%s %s", label, bar, pct, a, b, unit ? unit : "jobs started");
 }
 
 void fw_progress_update(struct fw_progress *p, int64_t done)
@@ -88,7 +88,7 @@ void fw_progress_update(struct fw_progress *p, int64_t done)
 	if (p->last >= 0 && now - p->last < 0.1 && done != p->total)
 		return;
 	p->last = now;
-	fw_progress_format(line, sizeof line, p->label, done, p->total);
+	fw_progress_format(line, sizeof line, p->label, p->unit, done, p->total);
 	fprintf(p->f, "\r%s\033[K", line);
 	fflush(p->f);
 	p->drawn = true;

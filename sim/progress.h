@@ -28,6 +28,7 @@ struct fw_progress {
 	double last;      /* monotonic seconds of the last draw */
 	int64_t total;
 	char label[32];
+	const char *unit; /* what is counted; NULL: "jobs started" */
 };
 
 /* True when f is a terminal. */
@@ -39,7 +40,7 @@ void fw_progress_update(struct fw_progress *p, int64_t done);
 /* Erase the line (no-op when nothing was drawn). */
 void fw_progress_finish(struct fw_progress *p);
 /* The line without "\r": "[fairway] LABEL BAR PCT DONE/TOTAL jobs started". */
-void fw_progress_format(char *buf, size_t n, const char *label, int64_t done,
+void fw_progress_format(char *buf, size_t n, const char *label, const char *unit, int64_t done,
 			int64_t total);
 /* 13046 -> "13,046". */
 void fw_progress_commas(char *buf, size_t n, int64_t v);

@@ -29,12 +29,14 @@ TEST(progress_line_has_bar_percent_and_thousands)
 	ASSERT_STR_EQ(c, "999");
 	fw_progress_commas(c, sizeof c, 1234567);
 	ASSERT_STR_EQ(c, "1,234,567");
-	fw_progress_format(b, sizeof b, "fifo", 9130, 13046);
+	fw_progress_format(b, sizeof b, "fifo", NULL, 9130, 13046);
 	ASSERT_STR_CONTAINS(b, "[fairway] fifo");
 	ASSERT_STR_CONTAINS(b, " 69%  9,130/13,046 jobs started");
 	ASSERT_STR_CONTAINS(b, "\xe2\x96\x88\xe2\x96\x91"); /* full then light cells */
-	fw_progress_format(b, sizeof b, "kai", 5, 0); /* no division by zero */
+	fw_progress_format(b, sizeof b, "kai", NULL, 5, 0); /* no division by zero */
 	ASSERT_STR_CONTAINS(b, "100%");
+	fw_progress_format(b, sizeof b, "health", "replay pairs", 3, 40);
+	ASSERT_STR_CONTAINS(b, "  7%  3/40 replay pairs");
 }
 
 TEST(progress_draws_only_when_on_and_erases_its_line)
