@@ -103,5 +103,25 @@ if [ -f tests/bad_input/cases.txt ]; then
 else
 	bad "tests/bad_input/cases.txt is missing"
 fi
+
+# fairway-health-sim: help, bad flags, an unwritable --out refused before
+# any replay, and a tiny run whose document replaces FILE only when whole.
+HS=$B/sim/fairway-health-sim
+HS_TMP=$(mktemp -d)
+expect "health-sim-help" 0 "--lemon-gang N" "$HS" --help
+expect "health-sim-unknown-flag" 2 "unknown or incomplete option \"--bogus\"" "$HS" --bogus
+expect "health-sim-bad-seeds" 2 "--seeds needs a number in [1, 100]" "$HS" --seeds 0
+expect "health-sim-unwritable-out" 1 "cannot write $HS_TMP/no/such/dir/r.md.tmp" \
+	"$HS" --seeds 1 --out "$HS_TMP/no/such/dir/r.md"
+echo old >"$HS_TMP/r.md"
+expect "health-sim-tiny-run" 0 "llm-fleet seed 1" "$HS" --seeds 1 --holdout 1 --no-sensitivity \
+	--no-cluster03 --days 2 --nodes 16 --out "$HS_TMP/r.md"
+if grep -q "^## LLM fleet: acceptance" "$HS_TMP/r.md" && grep -q "^## LLM fleet: seeds 2..2" "$HS_TMP/r.md" &&
+	[ ! -e "$HS_TMP/r.md.tmp" ]; then
+	ok "health-sim-document-whole"
+else
+	bad "health-sim-document-whole: $(head -c 200 "$HS_TMP/r.md"); $(ls "$HS_TMP")"
+fi
+rm -rf "$HS_TMP"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
