@@ -71,11 +71,11 @@ static int load_now_and_scheduler(struct cfg *c, const yaml_node_t *root)
 	static const char *const keys[] = { "usageHalfLife", "usageWeight",
 					    "maxStarts", "estimateStarts",
 					    "suspectGangGpus", "lemonGangGpus", "lemonWindow",
-					    "lemonThreshold", "drainRunning", "starveAfter",
+					    "lemonThreshold", "heartbeatTimeout", "drainRunning", "starveAfter",
 					    "backfill", NULL };
 	struct fw_sched_config *sc = &c->s->config;
 	yaml_node_t *m = cfg_get(c, root, "scheduler");
-	int64_t ms = -1, starve_ms = -1, lemon_ms = -1, lemon_k = -1;
+	int64_t ms = -1, starve_ms = -1, lemon_ms = -1, lemon_k = -1, hb_ms = -1;
 	int rc = cfg_time(c, root, "", "now", &c->s->now);
 
 	if (rc || !m)
@@ -93,6 +93,7 @@ static int load_now_and_scheduler(struct cfg *c, const yaml_node_t *root)
 			    &sc->lemon_gang_gpus)) ||
 	    (rc = cfg_duration(c, m, "scheduler", "lemonWindow", &lemon_ms)) ||
 	    (rc = cfg_int(c, m, "scheduler", "lemonThreshold", 0, FW_HEALTH_INCIDENTS, &lemon_k)) ||
+	    (rc = cfg_duration(c, m, "scheduler", "heartbeatTimeout", &hb_ms)) ||
 	    (rc = load_drain_running(c, m, sc)) || (rc = load_backfill(c, m, sc)) ||
 	    (rc = cfg_duration(c, m, "scheduler", "starveAfter", &starve_ms)))
 		return rc;
@@ -102,6 +103,8 @@ static int load_now_and_scheduler(struct cfg *c, const yaml_node_t *root)
 				"to turn the lemon verdict off");
 	if (lemon_ms > 0)
 		sc->lemon_window_s = (lemon_ms + 999) / 1000;
+	if (hb_ms > 0) /* 0 or absent: off */
+		sc->heartbeat_s = (hb_ms + 999) / 1000;
 	if (lemon_k >= 0) /* 0: off */
 		sc->lemon_threshold = lemon_k == 0 ? -1 : (int32_t)lemon_k;
 	if (starve_ms >= 0) /* 0: off; absent: the policy's */

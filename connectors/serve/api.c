@@ -649,7 +649,7 @@ static void h_node_health(struct ctx *c)
 	if (!need_body(c))
 		return;
 	snprintf(h.node, sizeof h.node, "%s", c->name);
-	h.at = fw_serve_now();
+	h.at = h.received = fw_serve_now();
 	if ((rc = fw_codec_health_parse(c->body, &h, &dg)) != FW_OK)
 		return fail_diag(c, rc, &dg);
 	i = fw_serve_health_index(d, h.node);

@@ -83,6 +83,10 @@ struct fw_health_report {
 	 * carry it (what a previous answer said) but the daemon replaces it. */
 	int32_t nincidents;
 	fw_time incident[FW_HEALTH_INCIDENTS];
+	/* When the daemon received it (its own clock; not stored: a restored
+	 * report counts as received at the restart).  With a heartbeat
+	 * timeout, a report older than that makes the node not responding. */
+	fw_time received;
 };
 
 /* Parse a request body: valid UTF-8 JSON, one object, no duplicate keys. */

@@ -205,7 +205,25 @@ static int to_release(struct taken *t)
 	return FW_OK;
 }
 
-/* The API's reports, then what the backend knows (Slurm: DOWN/DRAIN). */
+/* A node whose reporter has gone quiet for longer than the heartbeat
+ * timeout (health.h heartbeat_s; 0 = off) is not responding: unhealthy
+ * for this cycle (health.h T12), until its next report.  The stored
+ * report is left as it was. */
+static void stale(const struct fw_health_config *c, struct fw_health_report *h, fw_time now)
+{
+	char was[sizeof h->reason];
+
+	if (c->heartbeat_s <= 0 || !h->healthy || now - h->received <= c->heartbeat_s)
+		return;
+	snprintf(was, sizeof was, "%s", h->reason);
+	h->healthy = false;
+	h->suspect = false;
+	snprintf(h->reason, sizeof h->reason, "not responding: no report for %lld s (last: %.80s)",
+		 (long long)(now - h->received), was);
+}
+
+/* The API's reports (a silent reporter's as not responding), then what
+ * the backend knows (Slurm: DOWN/DRAIN, repeated job failures). */
 static int gather_health(struct fw_serve *d, struct taken *t)
 {
 	int32_t cap = d->nhealth + (d->bops->health ? t->s->nnodes : 0) + 1;
@@ -217,6 +235,8 @@ static int gather_health(struct fw_serve *d, struct taken *t)
 	if (d->nhealth)
 		memcpy(t->health, d->health, (size_t)d->nhealth * sizeof *t->health);
 	t->nhealth = d->nhealth;
+	for (int32_t i = 0; i < t->nhealth; i++)
+		stale(&d->hcfg, &t->health[i], t->s->now);
 	if (!d->bops->health)
 		return FW_OK;
 	if (!(bh = calloc((size_t)t->s->nnodes + 1, sizeof *bh)))

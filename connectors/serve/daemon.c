@@ -200,6 +200,7 @@ static int restore_health(void *ctx, const char *key, const char *doc)
 	if (h) {
 		snprintf(h->node, sizeof h->node, "%s", key);
 		rc = fw_codec_health_parse(o, h, NULL);
+		h->received = fw_serve_now(); /* a grace period after a restart */
 	}
 	json_decref(o);
 	return rc;
@@ -351,6 +352,7 @@ static int load_fleet(struct fw_serve *d, char *err, size_t errn)
 		d->hcfg.lemon_window_s = d->fleet->config.lemon_window_s;
 	if (d->fleet->config.lemon_threshold)
 		d->hcfg.lemon_threshold = d->fleet->config.lemon_threshold < 0 ? 0 : d->fleet->config.lemon_threshold;
+	d->hcfg.heartbeat_s = d->fleet->config.heartbeat_s;
 	return rc;
 }
 

@@ -170,6 +170,10 @@ struct fw_sched_config {
 	 * 0 = health.h's default; a threshold < 0 turns lemons off. */
 	int64_t lemon_window_s;
 	int32_t lemon_threshold;
+	/* The heartbeat timeout of fairway serve's health reports (health.h
+	 * heartbeat_s): a node whose last report is older is not responding.
+	 * 0 = off (the default).  Adapter-only, like the lemon settings. */
+	int64_t heartbeat_s;
 	bool backfill_conservative; /* false (default): reservations for the
 				     * policy's reserve_depth blocked jobs
 				     * (EASY when 1); true: for every blocked

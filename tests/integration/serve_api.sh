@@ -388,9 +388,18 @@ check "restart: the finished job is still done" [ "$(jfield 'j["state"]')" = don
 req GET /v1/health
 check "the store is at schema version 2" [ "$(jfield 'j["schemaVersion"]')" = 2 ]
 stop_daemon
-# The lemon rule from the config: 2 incidents in 120 days make a lemon.
-sed 's/^scheduler: {/scheduler: {lemonThreshold: 2, lemonWindow: 120d, /' examples/cluster.yaml >"$T/lemon2.yaml"
+# The lemon rule from the config: 2 incidents in 120 days make a lemon;
+# and a heartbeat timeout: a node whose reports stop is not responding.
+sed 's/^scheduler: {/scheduler: {lemonThreshold: 2, lemonWindow: 120d, heartbeatTimeout: 2s, /' \
+	examples/cluster.yaml >"$T/lemon2.yaml"
 start_daemon "$S" "$PORT" --config "$T/lemon2.yaml" || bad "daemon restarts with --config"
 node_is "config lemonThreshold 2: 2 incidents make a lemon" h100-011 'j["lemon"] is True and j["incidents"] == 2'
+post_health h100-003 '{"healthy":true,"reason":"healthy: 8 GPUs ok"}'
+node_is "heartbeat: a fresh report keeps the node healthy" h100-003 'j["healthy"] and j["health"] == "healthy"'
+sleep 3
+node_is "heartbeat: silent for 3 s (timeout 2 s), the node is not responding" h100-003 \
+	'not j["healthy"] and j["health"] == "unhealthy" and j["healthReason"].startswith("not responding: no report for")'
+post_health h100-003 '{"healthy":true,"reason":"healthy: 8 GPUs ok"}'
+node_is "heartbeat: the next report brings it back" h100-003 'j["healthy"] and j["health"] == "healthy"'
 stop_daemon
 finish
