@@ -138,24 +138,41 @@ static int do_start(struct fw_slurm *h, const struct fw_backend_action *a)
 
 /* ------------------------------------------------------------ evict */
 
+/* Hold a pending job again (priority 0). */
+static int hold(struct fw_slurm *h, const slurm_job_info_t *j, const char *name)
+{
+	job_desc_msg_t u;
+
+	slurm_init_job_desc_msg(&u);
+	u.job_id = j->job_id;
+	u.priority = 0;
+	if (slurm_update_job(&u) != SLURM_SUCCESS)
+		return fw__slurm_refused(h, "hold", name);
+	return FW_OK;
+}
+
 static int do_evict(struct fw_slurm *h, const struct fw_backend_action *a)
 {
 	slurm_job_info_t *j = job_of(h, a->job);
-	job_desc_msg_t u;
+	int rc;
 
 	if (!j)
 		return FW_ENOENT;
 	if (fw__job_held(j))
 		return FW_OK; /* evicted already */
 	if (fw__job_pending(j)) {
-		slurm_init_job_desc_msg(&u);
-		u.job_id = j->job_id;
-		u.priority = 0;
-		if (slurm_update_job(&u) != SLURM_SUCCESS)
-			return fw__slurm_refused(h, "hold", a->job);
+		if ((rc = hold(h, j, a->job)) != FW_OK)
+			return rc;
 	} else if (slurm_requeue(j->job_id, JOB_REQUEUE_HOLD) != SLURM_SUCCESS) {
-		bool disabled = slurm_get_errno() == ESLURM_DISABLED;
-		int rc = fw__slurm_refused(h, "requeue", a->job);
+		int e = slurm_get_errno();
+		/* pending since the read (requeued by Slurm or an earlier
+		 * cycle): holding it is what is left to do */
+		if (e == ESLURM_JOB_PENDING && hold(h, j, a->job) == FW_OK) {
+			h->st.evicts++;
+			return FW_OK;
+		}
+		bool disabled = e == ESLURM_DISABLED;
+		rc = fw__slurm_refused(h, "requeue", a->job);
 		if (disabled) /* JobRequeue=0 and no --requeue: say so */
 			snprintf(h->last_err + strlen(h->last_err), sizeof h->last_err - strlen(h->last_err),
 				 " (Slurm requeues this job only if it was submitted with --requeue, or "

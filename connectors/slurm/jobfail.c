@@ -69,12 +69,17 @@ static struct fw_health_rec *rec_of(struct fw__jobfail *f, const char *node, boo
 	return &e->rec;
 }
 
+static int id_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* seen is sorted (fold() sorts it): a binary search per failed job. */
 static bool was_seen(const struct fw__jobfail *f, uint32_t id)
 {
-	for (int32_t i = 0; i < f->nseen; i++)
-		if (f->seen[i] == id)
-			return true;
-	return false;
+	return f->nseen && bsearch(&id, f->seen, (size_t)f->nseen, sizeof id, id_cmp);
 }
 
 /* Which nodes a failed job blames: all of a NODE_FAIL, the one of a
@@ -127,6 +132,8 @@ static int fold(struct fw_slurm *h, struct fw__jobfail *f)
 		}
 		seen[nseen++] = j->job_id;
 	}
+	if (nseen > 1)
+		qsort(seen, (size_t)nseen, sizeof *seen, id_cmp);
 	free(f->seen);
 	f->seen = seen;
 	f->nseen = nseen;

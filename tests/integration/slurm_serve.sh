@@ -153,23 +153,25 @@ cancel_all
 # counted; once they are gone the log says the backend takes actions again.
 # (-t 5: no job reaches its time limit, which would end the refusals early)
 submit 120 team_a 120 -t 5
+log0=$(wc -l <"$T/serve.log")
+since() { tail -n +$((log0 + 1)) "$T/serve.log"; } # this block's log lines
 wait_until 30 'test "$(squeue -h -t R -w gpu005 | wc -l)" -gt 0'
 curl -s -o /dev/null -X POST -H "Authorization: Bearer $(cat "$T/state/token")" \
 	-d '{"healthy": false, "reason": "xid 79"}' "http://127.0.0.1:$PORT/v1/nodes/gpu005/health"
-if wait_until 10 'grep -q "refused .*requeue .*--requeue" "$T/serve.log"'; then
+if wait_until 10 'since | grep -q "refused .*requeue .*--requeue"'; then
 	sleep 2 # a few more cycles: still one line
 	failed=$(curl -s "http://127.0.0.1:$PORT/metrics" | awk '$1 == "fairway_actions_failed_total" {print $2}')
-	if [ "$(grep -c "refused .*requeue" "$T/serve.log")" = 1 ] && [ "${failed:-0}" -gt 1 ] &&
+	if [ "$(since | grep -c "refused")" = 1 ] && [ "${failed:-0}" -gt 1 ] &&
 		[ "$(squeue -h -t R -w gpu005 | wc -l)" -gt 0 ]; then
 		ok serve_requeue_refused_reported
 	else
-		bad serve_requeue_refused_reported "$(grep -c "refused" "$T/serve.log") log lines, fairway_actions_failed_total=$failed: $(grep -E "refused|takes every" "$T/serve.log" | cut -c1-150 | tr '\n' '|')"
+		bad serve_requeue_refused_reported "$(since | grep -c "refused") log lines, fairway_actions_failed_total=$failed: $(since | grep -E "refused|takes every" | cut -c1-150 | tr '\n' '|')"
 	fi
 else
 	bad serve_requeue_refused_reported "no refusal in the log: $(tail -3 "$T/serve.log")"
 fi
 cancel_all
-if wait_until 10 'grep -q "takes every action again" "$T/serve.log"'; then
+if wait_until 10 'since | grep -q "takes every action again"'; then
 	ok serve_requeue_refusal_cleared
 else
 	bad serve_requeue_refusal_cleared "$(tail -3 "$T/serve.log")"
