@@ -58,6 +58,7 @@ struct opts {
 	uint64_t seed;
 	int busy_pct;
 	const struct fw_policy_ops *policy;
+	int lemon_pct, suspect_pct; /* nodes with a fault history / on probation */
 	bool no_estimates;  /* time the cycle without start-time estimates */
 	bool allocate_only; /* the allocate action alone (see allocate_only) */
 };
@@ -456,6 +457,14 @@ static struct fw_res build_nodes(struct fw_snapshot *s, const struct opts *o)
 			n.schedulable = false;
 		else if (r < 8) /* 0.5% with one failed GPU */
 			n.bad_gpu_mask = 1u << rng_below(GPUS_PER_NODE);
+		/* health without drawing from the generator, so the default
+		 * fleet (0%) is the same as before these flags existed */
+		uint64_t hh = ((uint64_t)i + 1) * 0x9e3779b97f4a7c15ull;
+		hh ^= hh >> 29;
+		if ((int)(hh % 100) < o->lemon_pct)
+			n.lemon = true;
+		else if ((int)((hh >> 20) % 100) < o->suspect_pct)
+			n.health = FW_HEALTH_SUSPECT;
 		if (fw_snapshot_add_node(s, &n) < 0) {
 			fprintf(stderr, "bench_cycle: out of memory\n");
 			exit(1);
@@ -723,6 +732,9 @@ static void usage(FILE *f)
 		"  --cycles N   timed cycles after one warm-up (default 20)\n"
 		"  --seed S     generator seed (default 1)\n"
 		"  --busy PCT   share of GPUs held by running jobs (default 50)\n"
+		"  --lemons PCT, --suspect PCT\n"
+		"               nodes with a fault history (lemons) / on probation (default 0):\n"
+		"               the cost of health-aware placement (small jobs try them first)\n"
 		"  --policy P   scheduling policy (default: the library's default, fairway)\n"
 		"  --no-estimates  skip the start-time estimate phase (scheduler.estimateStarts: false)\n"
 		"  --allocate-only the allocate action alone: the policy without reservations,\n"
@@ -779,6 +791,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		FLAG("--cycles", 1, 100000, o->cycles)
 		FLAG("--seed", 0, INT64_MAX, o->seed)
 		FLAG("--busy", 0, 100, o->busy_pct)
+		FLAG("--lemons", 0, 100, o->lemon_pct)
+		FLAG("--suspect", 0, 100, o->suspect_pct)
 #undef FLAG
 		if (strcmp(a, "--no-estimates") == 0) {
 			o->no_estimates = true;

@@ -93,8 +93,17 @@ struct fw__cstate {
 	/* suspect and lemon nodes in topology order, and their whole free
 	 * GPUs (kept by fw__domain_node_changed): small jobs try them first */
 	int32_t *tainted, ntainted;
-	int32_t *tainted_dom;       /* 2 * ntainted: place.c's scratch */
+	int32_t *tainted_dom;       /* 4 * nn: place.c's scratch */
 	int32_t tainted_free;
+	int32_t tainted_hist[FW__HIST]; /* tainted nodes by whole free GPUs */
+	/* ... and their lists per whole free GPUs (head/tail per count,
+	 * next/prev per node, -1 = none): one-task jobs pick from these */
+	int32_t tb_head[FW__HIST], tb_tail[FW__HIST];
+	int32_t *tb_next, *tb_prev;
+	/* Shapes whose tainted-first search failed (place.c), valid while
+	 * tainted_gen stands: it moves when a tainted node gains GPUs. */
+	uint32_t tainted_gen;
+	struct { uint64_t key; uint32_t gen; } tainted_miss[64];
 	/* placement scratch, sized once per cycle (place.c) */
 	int32_t *scratch_cand;          /* 2 * nn */
 	struct fw_task_alloc *scratch_tasks;

@@ -128,6 +128,7 @@ struct cyc {
 	struct fw__node *cl_nodes;  /* the reservation clone's buffers, */
 	struct fw__domain *cl_dom;  /* allocated once per cycle */
 	struct fw__level_index *cl_lvl;
+	int32_t *cl_tb_next, *cl_tb_prev; /* ... and its tainted-node lists */
 	int64_t *model_cap;         /* usable whole GPUs per model (reserve.c) */
 	fw_time first_resv_at;
 	/* reclaim (preempt.c): per job, evicted by this plan */

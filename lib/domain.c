@@ -319,23 +319,57 @@ static void record_initial(struct fw__cstate *c)
 	}
 }
 
+static void tb_insert(struct fw__cstate *c, int32_t n, int32_t k)
+{
+	c->tb_prev[n] = c->tb_tail[k];
+	c->tb_next[n] = -1;
+	if (c->tb_tail[k] >= 0)
+		c->tb_next[c->tb_tail[k]] = n;
+	else
+		c->tb_head[k] = n;
+	c->tb_tail[k] = n;
+}
+
+static void tb_remove(struct fw__cstate *c, int32_t n, int32_t k)
+{
+	if (c->tb_prev[n] >= 0)
+		c->tb_next[c->tb_prev[n]] = c->tb_next[n];
+	else
+		c->tb_head[k] = c->tb_next[n];
+	if (c->tb_next[n] >= 0)
+		c->tb_prev[c->tb_next[n]] = c->tb_prev[n];
+	else
+		c->tb_tail[k] = c->tb_prev[n];
+}
+
 /* Usable suspect and lemon nodes in topology order (place.c tries them
- * first for small jobs), with their whole free GPUs. */
+ * first for small jobs), with their whole free GPUs, counted and listed
+ * per count. */
 static int build_tainted(struct fw__cstate *c)
 {
 	c->ntainted = 0;
 	c->tainted_free = 0;
+	c->tb_next = c->tb_prev = NULL;
+	memset(c->tainted_hist, 0, sizeof c->tainted_hist);
+	memset(c->tainted_miss, 0, sizeof c->tainted_miss);
+	c->tainted_gen = 1; /* a zeroed entry never matches */
 	if (!c->suspect_nodes && !c->lemon_nodes)
 		return FW_OK;
 	c->tainted = FW_ARENA_NEW(c->arena, int32_t, (size_t)c->nn);
-	c->tainted_dom = FW_ARENA_NEW(c->arena, int32_t, 2 * (size_t)c->nn);
-	if (!c->tainted || !c->tainted_dom)
+	c->tainted_dom = FW_ARENA_NEW(c->arena, int32_t, 4 * (size_t)c->nn);
+	c->tb_next = FW_ARENA_NEW(c->arena, int32_t, (size_t)c->nn);
+	c->tb_prev = FW_ARENA_NEW(c->arena, int32_t, (size_t)c->nn);
+	if (!c->tainted || !c->tainted_dom || !c->tb_next || !c->tb_prev)
 		return FW_ENOMEM;
+	for (int k = 0; k < FW__HIST; k++)
+		c->tb_head[k] = c->tb_tail[k] = -1;
 	for (int32_t i = 0; i < c->nn; i++) {
 		const struct fw__node *n = &c->nodes[c->order[i]];
 		if (n->usable && (n->suspect || n->lemon)) {
 			c->tainted[c->ntainted++] = c->order[i];
 			c->tainted_free += n->whole_free;
+			c->tainted_hist[n->whole_free]++;
+			tb_insert(c, c->order[i], n->whole_free);
 		}
 	}
 	return FW_OK;
@@ -383,8 +417,14 @@ void fw__domain_node_changed(struct fw__cstate *c, int32_t n, int32_t old_free)
 
 	if (nw == old_free || !c->nodes[n].usable)
 		return;
-	if (c->nodes[n].suspect || c->nodes[n].lemon)
+	if ((c->nodes[n].suspect || c->nodes[n].lemon) && c->tb_next) {
 		c->tainted_free += nw - old_free;
+		c->tainted_hist[old_free]--;
+		c->tainted_hist[nw]++;
+		c->tainted_gen += nw > old_free;
+		tb_remove(c, n, old_free);
+		tb_insert(c, n, nw);
+	}
 	for (int32_t d = c->nodes[n].dom; d >= 0; d = c->dom[d].parent) {
 		struct fw__domain *p = &c->dom[d];
 		bucket_remove(c, d);

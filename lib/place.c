@@ -40,9 +40,10 @@
  *
  * Cost of the "tainted first" search: it walks only the domains above the
  * tainted nodes (cstate.tainted, in topology order, so each domain once
- * per level), O(tainted nodes x levels), and is skipped outright when the
- * tainted nodes have fewer whole free GPUs than the job needs; a cluster
- * without suspect or lemon nodes never runs it.
+ * per level and its tainted nodes one run of that list), O(tainted nodes
+ * x levels), and is skipped outright when the tainted nodes' histogram of
+ * free GPUs cannot hold the job; a cluster without suspect or lemon nodes
+ * never runs it.
  */
 #include <string.h>
 
@@ -68,7 +69,6 @@ struct attempt {
 	bool avoid_lemon;       /* a big gang's first search: lemons are out */
 	bool lemon_last;        /* its second: lemons last among equals */
 	bool tainted_first;     /* any other job: suspect/lemon nodes first */
-	bool tainted_only;      /* ... during that first search */
 	bool shape_fit;         /* some domain had the GPUs for the gang */
 	const struct fw__place_opts *o;
 };
@@ -250,19 +250,15 @@ static int32_t place_group(struct attempt *t, int g, int32_t want)
 
 static bool candidate(const struct attempt *t, const struct fw__node *n)
 {
-	return n->usable && !(n->suspect && t->avoid_suspect) && !(n->lemon && t->avoid_lemon) &&
-	       (!t->tainted_only || n->suspect || n->lemon);
+	return n->usable && !(n->suspect && t->avoid_suspect) && !(n->lemon && t->avoid_lemon);
 }
 
-static bool assign_in_domain(struct attempt *t, int32_t d, int32_t min_tasks)
+/* Assign the tasks to the candidates in t->cand (all or at least
+ * min_tasks); on failure roll back. */
+static bool assign_candidates(struct attempt *t, int32_t min_tasks)
 {
-	const struct fw__domain *dom = &t->c->dom[d];
 	int32_t placed = 0;
 
-	t->ncand = 0;
-	for (int32_t i = dom->first; i < dom->last; i++)
-		if (candidate(t, &t->c->nodes[t->c->order[i]]))
-			t->cand[t->ncand++] = t->c->order[i];
 	sort_candidates(t);
 	for (int g = 0; g < t->job->ngroups; g++)
 		placed += place_group(t, g, t->job->groups[g].count);
@@ -270,6 +266,17 @@ static bool assign_in_domain(struct attempt *t, int32_t d, int32_t min_tasks)
 		return true;
 	rollback(t);
 	return false;
+}
+
+static bool assign_in_domain(struct attempt *t, int32_t d, int32_t min_tasks)
+{
+	const struct fw__domain *dom = &t->c->dom[d];
+
+	t->ncand = 0;
+	for (int32_t i = dom->first; i < dom->last; i++)
+		if (candidate(t, &t->c->nodes[t->c->order[i]]))
+			t->cand[t->ncand++] = t->c->order[i];
+	return assign_candidates(t, min_tasks);
 }
 
 static bool hist_ok(const struct attempt *t, const struct fw__domain *d, bool all)
@@ -329,62 +336,173 @@ static int32_t ancestor(const struct fw__cstate *c, int32_t n, int32_t dl)
 }
 
 /* The distinct domains at level dl above the tainted nodes this job may
- * use, with at least need free GPUs, into out[]: fullest first (emptiest
- * for spread), by a counting sort on free GPUs capped at FW__HIST - 1, so
- * ties and the larger domains stay in topology order.  Returns the count. */
-static int32_t tainted_domains(const struct attempt *t, int32_t dl, int32_t need, int32_t *out)
+ * use, with at least need free GPUs.  The tainted nodes are in topology
+ * order, so those under one domain are a run tainted[k0[i] .. k1[i]).
+ * Into ord[] go the indices 0..m-1, fullest domain first (emptiest for
+ * spread), by a counting sort on free GPUs capped at FW__HIST - 1, so ties
+ * and the larger domains stay in topology order.  Returns m. */
+static int32_t tainted_domains(const struct attempt *t, int32_t dl, int32_t need, int32_t *dom,
+			       int32_t *k0, int32_t *k1, int32_t *ord)
 {
 	const struct fw__cstate *c = t->c;
-	int32_t *tmp = c->tainted_dom + c->ntainted, m = 0, start[FW__HIST + 1] = { 0 };
+	int32_t m = 0, start[FW__HIST + 1] = { 0 };
 
-	for (int32_t k = 0, last = -1; k < c->ntainted; k++) {
+	for (int32_t k = 0; k < c->ntainted; k++) {
 		int32_t d = ancestor(c, c->tainted[k], dl);
-		if (d != last && candidate(t, &c->nodes[c->tainted[k]]) && c->dom[d].free_whole >= need)
-			tmp[m++] = last = d;
-	}
-	for (int32_t i = 0; i < m; i++) {
-		int32_t f = c->dom[tmp[i]].free_whole;
-		start[(f < FW__HIST ? f : FW__HIST - 1) + 1]++;
-	}
-	if (t->spread) { /* buckets high to low */
-		for (int k = FW__HIST - 1, acc = 0; k >= 0; k--) {
-			int32_t n = start[k + 1];
-			start[k + 1] = acc;
-			acc += n;
+		if (m && dom[m - 1] == d) {
+			k1[m - 1] = k + 1;
+			continue;
 		}
-		for (int32_t i = 0; i < m; i++) {
-			int32_t f = c->dom[tmp[i]].free_whole;
-			out[start[(f < FW__HIST ? f : FW__HIST - 1) + 1]++] = tmp[i];
-		}
-		return m;
+		dom[m] = d, k0[m] = k, k1[m] = k + 1;
+		m++;
 	}
+	int32_t kept = 0; /* drop domains with too few free GPUs */
+	for (int32_t i = 0; i < m; i++)
+		if (c->dom[dom[i]].free_whole >= need)
+			dom[kept] = dom[i], k0[kept] = k0[i], k1[kept] = k1[i], kept++;
+	m = kept;
+#define FW__KEY(i) ((c->dom[dom[i]].free_whole < FW__HIST ? c->dom[dom[i]].free_whole : FW__HIST - 1))
+	for (int32_t i = 0; i < m; i++)
+		start[(t->spread ? FW__HIST - 1 - FW__KEY(i) : FW__KEY(i)) + 1]++;
 	for (int k = 1; k <= FW__HIST; k++)
 		start[k] += start[k - 1];
-	for (int32_t i = 0; i < m; i++) {
-		int32_t f = c->dom[tmp[i]].free_whole;
-		out[start[f < FW__HIST ? f : FW__HIST - 1]++] = tmp[i];
-	}
+	for (int32_t i = 0; i < m; i++)
+		ord[start[t->spread ? FW__HIST - 1 - FW__KEY(i) : FW__KEY(i)]++] = i;
+#undef FW__KEY
 	return m;
 }
 
+/* Could the tainted nodes hold every whole-GPU task group, counted by
+ * their histogram (the bound hist_ok uses for a domain)?  A cheap no
+ * when their free GPUs are too few or too fragmented. */
+static bool tainted_could_fit(const struct attempt *t, bool all)
+{
+	const struct fw__cstate *c = t->c;
+
+	for (int g = 0; all && g < t->job->ngroups; g++) {
+		const struct fw_task_group *grp = &t->job->groups[g];
+		int64_t cap = 0;
+		if (grp->gpu_milli != 1000 || grp->gpus <= 0)
+			continue;
+		for (int k = grp->gpus; k < FW__HIST; k++)
+			cap += (int64_t)c->tainted_hist[k] * (k / grp->gpus);
+		if (cap < grp->count)
+			return false;
+	}
+	return true;
+}
+
+/* One task of whole GPUs (the common small job)? */
+static bool one_whole_task(const struct attempt *t)
+{
+	const struct fw_task_group *grp = &t->job->groups[0];
+
+	return t->job->ngroups == 1 && grp->count == 1 && grp->gpus > 0 &&
+	       (grp->gpu_milli == 1000 || grp->gpus > 1);
+}
+
+/* One task of whole GPUs: the first tainted node that fits, from the
+ * lists by free GPUs, fewest free first (most for spread), so bin-packing
+ * holds and the usual case is O(1). */
+static bool pick_tainted(struct attempt *t, int32_t min_tasks)
+{
+	const struct fw__cstate *c = t->c;
+	int32_t g = t->job->groups[0].gpus;
+
+	for (int i = 0; i + g < FW__HIST; i++) {
+		int k = t->spread ? FW__HIST - 1 - i : g + i;
+		for (int32_t n = c->tb_head[k]; n >= 0; n = c->tb_next[n]) {
+			if (!candidate(t, &c->nodes[n]) || !node_fits(t, n, 0, false))
+				continue;
+			t->cand[0] = n;
+			t->ncand = 1;
+			return assign_candidates(t, min_tasks);
+		}
+	}
+	return false;
+}
+
+/* The job's shape for the miss memo: what decides where it fits, except
+ * its end time (FNV-1a). */
+static uint64_t shape_key(const struct attempt *t, int32_t min_tasks)
+{
+	uint64_t h = 1469598103934665603ull;
+	const int64_t v0[] = { min_tasks, t->avoid_suspect, t->spread, t->job->ngroups };
+
+#define FW__MIX(x) (h = (h ^ (uint64_t)(x)) * 1099511628211ull)
+	for (size_t i = 0; i < sizeof v0 / sizeof *v0; i++)
+		FW__MIX(v0[i]);
+	for (int g = 0; g < t->job->ngroups; g++) {
+		const struct fw_task_group *grp = &t->job->groups[g];
+		FW__MIX(grp->count);
+		FW__MIX(grp->gpus);
+		FW__MIX(grp->gpu_milli);
+		FW__MIX(grp->cpu_milli);
+		FW__MIX(grp->mem_mib);
+		FW__MIX(t->models[g]);
+	}
+#undef FW__MIX
+	return h;
+}
+
 /* The domains above the tainted nodes, tightest level first; inside each,
- * only tainted nodes are candidates (candidate()). */
+ * only its tainted nodes are candidates.  A shape that failed is not tried
+ * again until a tainted node gains GPUs (tainted_miss): reservations and
+ * placements only ever take room away within a cycle.  The memo ignores
+ * the end time, so a shorter job of a failed shape, which could have
+ * backfilled a lemon before a reservation, goes the ordinary way: the
+ * preference is soft, so that costs nothing but the preference. */
+static bool tainted_walk(struct attempt *t, int32_t pref, int32_t req, int32_t min_tasks);
+
 static bool search_tainted(struct attempt *t, int32_t pref, int32_t req, int32_t min_tasks)
+{
+	struct fw__cstate *c = t->c;
+	uint64_t key = shape_key(t, min_tasks);
+	int slot = (int)(key % 64);
+
+	if (c->tainted_miss[slot].key == key && c->tainted_miss[slot].gen == c->tainted_gen)
+		return false;
+	if (tainted_walk(t, pref, req, min_tasks))
+		return true;
+	c->tainted_miss[slot].key = key;
+	c->tainted_miss[slot].gen = c->tainted_gen;
+	return false;
+}
+
+static bool tainted_walk(struct attempt *t, int32_t pref, int32_t req, int32_t min_tasks)
 {
 	const struct fw__cstate *c = t->c;
 	bool all = min_tasks == fw_job_tasks(t->job), ok = false;
-	int32_t need = all ? whole_need(t->job) : 0;
+	int32_t need = all ? whole_need(t->job) : 0, n = c->ntainted;
+	int32_t *dom = c->tainted_dom, *k0 = dom + n, *k1 = k0 + n, *ord = k1 + n;
 
-	if (c->tainted_free < need)
+	if (c->tainted_free < need || !tainted_could_fit(t, all))
 		return false;
-	t->tainted_only = true;
-	for (int32_t dl = pref; dl >= req && !ok; dl--) {
-		int32_t m = tainted_domains(t, dl, need, c->tainted_dom);
-		for (int32_t i = 0; i < m && !ok; i++)
-			if (hist_ok(t, &c->dom[c->tainted_dom[i]], all))
-				ok = assign_in_domain(t, c->tainted_dom[i], min_tasks);
+	if (fw_job_tasks(t->job) == 1 && one_whole_task(t))
+		return pick_tainted(t, min_tasks);
+	if (fw_job_tasks(t->job) == 1) {
+		/* one task: one node, whatever the level; every tainted node
+		 * at once, fullest first (the domain walk would try them one
+		 * by one at every level) */
+		t->ncand = 0;
+		for (int32_t k = 0; k < n; k++)
+			if (candidate(t, &c->nodes[c->tainted[k]]))
+				t->cand[t->ncand++] = c->tainted[k];
+		return t->ncand > 0 && assign_candidates(t, min_tasks);
 	}
-	t->tainted_only = false;
+	for (int32_t dl = pref; dl >= req && !ok; dl--) {
+		int32_t m = tainted_domains(t, dl, need, dom, k0, k1, ord);
+		for (int32_t j = 0; j < m && !ok; j++) {
+			int32_t i = ord[j];
+			if (!hist_ok(t, &c->dom[dom[i]], all))
+				continue;
+			t->ncand = 0;
+			for (int32_t k = k0[i]; k < k1[i]; k++)
+				if (candidate(t, &c->nodes[c->tainted[k]]))
+					t->cand[t->ncand++] = c->tainted[k];
+			ok = t->ncand > 0 && assign_candidates(t, min_tasks);
+		}
+	}
 	return ok;
 }
 

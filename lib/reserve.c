@@ -37,6 +37,12 @@ int fw__resv_clone(struct cyc *y, struct fw__cstate *d, const struct fw__cstate 
 		y->cl_lvl = FW_ARENA_NEW(y->a, struct fw__level_index, FW_MAX_LEVELS + 2);
 		if (!y->cl_nodes || !y->cl_dom || !y->cl_lvl)
 			return FW_ENOMEM;
+		if (s->tb_next) {
+			y->cl_tb_next = FW_ARENA_NEW(y->a, int32_t, (size_t)s->nn);
+			y->cl_tb_prev = FW_ARENA_NEW(y->a, int32_t, (size_t)s->nn);
+			if (!y->cl_tb_next || !y->cl_tb_prev)
+				return FW_ENOMEM;
+		}
 		for (int dl = 0; dl < s->ndl; dl++) {
 			size_t n = (size_t)s->lvl[dl].maxcap + 1;
 			y->cl_lvl[dl].head = FW_ARENA_NEW(y->a, int32_t, n);
@@ -52,6 +58,12 @@ int fw__resv_clone(struct cyc *y, struct fw__cstate *d, const struct fw__cstate 
 	d->lvl = y->cl_lvl;
 	memcpy(d->nodes, s->nodes, (size_t)s->nn * sizeof *d->nodes);
 	memcpy(d->dom, s->dom, (size_t)s->ndom * sizeof *d->dom);
+	if (s->tb_next) { /* the lists are the clone's own, like the index */
+		d->tb_next = y->cl_tb_next;
+		d->tb_prev = y->cl_tb_prev;
+		memcpy(d->tb_next, s->tb_next, (size_t)s->nn * sizeof *d->tb_next);
+		memcpy(d->tb_prev, s->tb_prev, (size_t)s->nn * sizeof *d->tb_prev);
+	}
 	for (int dl = 0; dl < s->ndl; dl++) {
 		struct fw__level_index *x = &d->lvl[dl];
 		int32_t *head = x->head, *tail = x->tail;

@@ -9,6 +9,7 @@
  */
 #include "builder.h"
 #include "cstate.h"
+#include "cycle_int.h"
 #include "harness.h"
 
 static uint32_t rng(uint32_t *x)
@@ -159,5 +160,70 @@ TEST(histogram_capacity_counts_whole_tasks)
 	ASSERT_EQ(fw__domain_capacity(&d, 6), 2);
 }
 
+/* The tainted-node lists (place.c's "lemons first" for small jobs): each
+ * usable suspect or lemon node is in exactly the list of its whole free
+ * GPUs, the lists are sane (prev/next agree, no cycle) and the counts
+ * match the histogram.  0 when consistent. */
+static int check_tainted(const struct fw__cstate *c)
+{
+	int32_t seen = 0, total = 0;
+
+	for (int k = 0; k < FW__HIST; k++) {
+		int32_t count = 0, prev = -1;
+		for (int32_t n = c->tb_head[k]; n >= 0; n = c->tb_next[n]) {
+			if (++count > c->nn || c->tb_prev[n] != prev || c->nodes[n].whole_free != k ||
+			    !c->nodes[n].usable || !(c->nodes[n].suspect || c->nodes[n].lemon))
+				return -1;
+			prev = n;
+		}
+		if (c->tb_tail[k] != prev || count != c->tainted_hist[k])
+			return -2;
+		seen += count;
+	}
+	for (int32_t n = 0; n < c->nn; n++)
+		total += c->nodes[n].usable && (c->nodes[n].suspect || c->nodes[n].lemon);
+	return seen == total && seen == c->ntainted ? 0 : -3;
+}
+
+/* The lists under random changes; then a reservation clone (reserve.c,
+ * also the estimate's) changes its copy only: a clone sharing the lists
+ * corrupted the cycle's own, and a later walk looped. */
+TEST(tainted_lists_stay_consistent_and_clones_own_theirs)
+{
+	uint32_t x = 777;
+	for (int round = 0; round < 10; round++) {
+		struct fw_snapshot *s = random_cluster(&x, 30 + (int)(rng(&x) % 40));
+		struct fw_arena a;
+		struct fw__cstate c, d;
+		struct cyc y;
+		for (int32_t i = 0; i < s->nnodes; i++) {
+			uint32_t r = rng(&x) % 10;
+			s->nodes[i].lemon = r < 2;
+			if (r == 2)
+				s->nodes[i].health = FW_HEALTH_SUSPECT;
+		}
+		fw_arena_init(&a, 0);
+		memset(&c, 0, sizeof c);
+		ASSERT_OK(fw__cstate_build(&c, s, &a));
+		ASSERT(c.ntainted > 0);
+		ASSERT_EQ(check_tainted(&c), 0);
+		for (int step = 0; step < 100; step++) {
+			change_node(&c, s, &x);
+			ASSERT_EQ(check_tainted(&c), 0);
+		}
+		memset(&y, 0, sizeof y);
+		y.a = &a;
+		for (int32_t n = 0; n < c.nn; n++) /* the clone zeroes reserved nodes */
+			c.resv_until[n] = rng(&x) % 3 == 0 ? 1000 : FW__NEVER;
+		ASSERT_OK(fw__resv_clone(&y, &d, &c));
+		ASSERT_EQ(check_tainted(&c), 0);
+		for (int step = 0; step < 50; step++)
+			change_node(&d, s, &x);
+		ASSERT_EQ(check_tainted(&c), 0);
+		fw_arena_release(&a);
+		fw_snapshot_free(s);
+	}
+}
+
 TEST_MAIN(index_matches_a_naive_scan_under_random_changes, domains_are_contiguous_ranges_of_the_topology_order,
-	  histogram_capacity_counts_whole_tasks)
+	  histogram_capacity_counts_whole_tasks, tainted_lists_stay_consistent_and_clones_own_theirs)

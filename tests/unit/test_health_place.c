@@ -362,6 +362,46 @@ TEST(small_jobs_take_tainted_nodes_first)
 	fw_snapshot_free(s);
 }
 
+/* Lemons, a blocked gang's reservation and start-time estimates in one
+ * cycle: the clones the reservation and estimate phases work on carry
+ * their own copy of the tainted-node lists (a shared copy corrupted them
+ * and looped), and small jobs still take the lemons first. */
+TEST(tainted_lists_survive_reservations_and_estimates)
+{
+	struct fw_snapshot *s = cluster(6);
+	struct fw_plan *p;
+	const int busy[] = { 0, 1, 2, 3 };
+
+	for (int i = 3; i < 6; i++)
+		s->nodes[i].lemon = true;
+	int r = tb_job(s, "running", 0, 4, 6, 1000, 0);
+	tb_run(s, r, 4, busy, 0x3f);
+	s->jobs[r].expected_runtime = 3600;
+	s->jobs[r].start_time = 0;
+	s->now = 100;
+	tb_job(s, "gang48", 0, 6, 8, 1000, 1); /* blocked: a reservation */
+	for (int i = 0; i < 12; i++) {
+		char name[16];
+		snprintf(name, sizeof name, "small%d", i);
+		int j = tb_job(s, name, 0, 1, 2, 1000, 2 + i);
+		s->jobs[j].expected_runtime = 600;
+	}
+	p = run(s);
+	ASSERT(p);
+	int on_lemons = 0, starts = 0;
+	for (int i = 0; i < p->ndecisions; i++) {
+		const struct fw_decision *d = &p->decisions[i];
+		if (d->kind != FW_DECIDE_START)
+			continue;
+		starts++;
+		on_lemons += s->nodes[p->allocs[d->alloc_first].node].lemon;
+	}
+	ASSERT(starts > 0);
+	ASSERT(on_lemons > 0);
+	ASSERT(count_kind(p, FW_DECIDE_RESERVE) >= 1);
+	fw_snapshot_free(s);
+}
+
 /* The lemons-first search keeps a gang inside its required domain: one
  * lemon per rack cannot hold a rack-bound 2-node gang, so it starts on
  * one rack's nodes, lemon included. */
@@ -653,7 +693,7 @@ TEST(validate_rejects_bad_health)
 TEST_MAIN(bad_gpu_keeps_the_others, bad_gpu_blocks_full_node_job_with_health_reason,
 	  unhealthy_node_excluded, draining_node_excluded, big_gang_avoids_suspect_small_uses_it,
 	  big_gang_takes_lemons_last, lemon_gang_default_64, small_jobs_take_tainted_nodes_first,
-	  tainted_first_honours_topology,
+	  tainted_first_honours_topology, tainted_lists_survive_reservations_and_estimates,
 	  suspect_gpu_mask_counts_as_suspect, threshold_configurable, domains_count_usable_capacity_only,
 	  drain_requeues_by_default, drain_lets_finish_by_policy, draining_node_lets_finish,
 	  healthy_cluster_no_drain, unschedulable_unhealthy_node_with_jobs_drained, idle_unhealthy_node_drained_once, checker_rejects_health_violations,
