@@ -38,12 +38,16 @@
  * to the big gangs.  A soft rule costs no occupancy: every job starts when
  * it would have started anyway.
  *
- * Cost of the "tainted first" search: it walks only the domains above the
- * tainted nodes (cstate.tainted, in topology order, so each domain once
- * per level and its tainted nodes one run of that list), O(tainted nodes
- * x levels), and is skipped outright when the tainted nodes' histogram of
- * free GPUs cannot hold the job; a cluster without suspect or lemon nodes
- * never runs it.
+ * Cost of the "tainted first" search.  A one-task job (most small jobs)
+ * takes the first fitting node from cstate's lists of tainted nodes per
+ * free-GPU count, fewest free first: O(1) in the usual case.  A gang walks
+ * only the domains above the tainted nodes (cstate.tainted, in topology
+ * order, so each domain once per level and its tainted nodes one run of
+ * that list), O(tainted nodes x levels).  Either is skipped when the
+ * tainted nodes' histogram of free GPUs cannot hold the job, or when the
+ * same shape already failed and no tainted node has gained GPUs since (a
+ * per-cycle memo).  A cluster without suspect or lemon nodes never runs
+ * it.  Measured: bench_cycle --lemons 5 --suspect 2 (docs/performance.md).
  */
 #include <string.h>
 
