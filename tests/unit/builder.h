@@ -66,6 +66,21 @@ static inline int tb_job(struct fw_snapshot *s, const char *name, int queue, int
 	return fw_snapshot_add_job(s, &j);
 }
 
+/* 2 racks ("ra": a0 a1, "rb": b0 b1) x 8 GPUs, one queue "q" of 32 GPUs. */
+static inline struct fw_snapshot *tb_two_racks(void)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	const char *lv[] = { "rack" };
+
+	tb_levels(s, 1, lv);
+	tb_node(s, "a0", 8, NULL, "ra", NULL, NULL);
+	tb_node(s, "a1", 8, NULL, "ra", NULL, NULL);
+	tb_node(s, "b0", 8, NULL, "rb", NULL, NULL);
+	tb_node(s, "b1", 8, NULL, "rb", NULL, NULL);
+	tb_queue(s, "q", -1, 32, -1, 1);
+	return s;
+}
+
 /* Mark job j running with one task per listed node, taking the GPUs in
  * mask on each. */
 static inline void tb_run(struct fw_snapshot *s, int j, int nnodes, const int *nodes, uint32_t mask)

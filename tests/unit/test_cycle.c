@@ -40,18 +40,10 @@ static int node_of(const struct fw_plan *p, int job, int task)
 	return d ? p->allocs[d->alloc_first + task].node : -1;
 }
 
-/* 2 racks x 2 nodes x 8 GPUs. */
+/* 2 racks x 2 nodes x 8 GPUs (builder.h). */
 static struct fw_snapshot *two_racks(void)
 {
-	struct fw_snapshot *s = fw_snapshot_new();
-	const char *lv[] = { "rack" };
-	tb_levels(s, 1, lv);
-	tb_node(s, "a0", 8, NULL, "ra", NULL, NULL);
-	tb_node(s, "a1", 8, NULL, "ra", NULL, NULL);
-	tb_node(s, "b0", 8, NULL, "rb", NULL, NULL);
-	tb_node(s, "b1", 8, NULL, "rb", NULL, NULL);
-	tb_queue(s, "q", -1, 32, -1, 1);
-	return s;
+	return tb_two_racks();
 }
 
 TEST(single_gpu_jobs_bin_pack_onto_the_busiest_node)

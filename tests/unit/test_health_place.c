@@ -407,16 +407,9 @@ TEST(tainted_lists_survive_reservations_and_estimates)
  * one rack's nodes, lemon included. */
 TEST(tainted_first_honours_topology)
 {
-	struct fw_snapshot *s = fw_snapshot_new();
-	const char *lv[] = { "rack" };
+	struct fw_snapshot *s = tb_two_racks();
 	struct fw_plan *p;
 
-	tb_levels(s, 1, lv);
-	tb_node(s, "a0", 8, NULL, "ra", NULL, NULL);
-	tb_node(s, "a1", 8, NULL, "ra", NULL, NULL);
-	tb_node(s, "b0", 8, NULL, "rb", NULL, NULL);
-	tb_node(s, "b1", 8, NULL, "rb", NULL, NULL);
-	tb_queue(s, "q", -1, 32, -1, 1);
 	s->nodes[1].lemon = true;
 	s->nodes[2].lemon = true;
 	int j = tb_job(s, "gang16", 0, 2, 8, 1000, 0);
