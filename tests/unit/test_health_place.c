@@ -40,6 +40,15 @@ static const struct fw_decision *decision_of(const struct fw_plan *p, enum fw_de
 	return NULL;
 }
 
+/* The node of job j's first task in the plan's START, or -1 if it did not
+ * start. */
+static int start_node(const struct fw_plan *p, int j)
+{
+	const struct fw_decision *d = decision_of(p, FW_DECIDE_START, j, -1);
+
+	return d ? p->allocs[d->alloc_first].node : -1;
+}
+
 static int count_kind(const struct fw_plan *p, enum fw_decision_kind k)
 {
 	int n = 0;
@@ -167,9 +176,7 @@ TEST(big_gang_avoids_suspect_small_uses_it)
 	ASSERT(g);
 	for (int k = 0; k < g->alloc_count; k++)
 		ASSERT_NE(p->allocs[g->alloc_first + k].node, 0);
-	const struct fw_decision *sm = decision_of(p, FW_DECIDE_START, 1, -1);
-	ASSERT(sm);
-	ASSERT_EQ(p->allocs[sm->alloc_first].node, 0); /* probation is tested by small jobs */
+	ASSERT_EQ(start_node(p, 1), 0); /* probation is tested by small jobs */
 	fw_snapshot_free(s);
 
 	/* two nodes, one suspect: the 16-GPU gang waits and says why */
@@ -239,9 +246,7 @@ TEST(big_gang_takes_lemons_last)
 	tb_job(s, "small4", 0, 1, 4, 1000, 0);
 	p = run(s);
 	ASSERT(p);
-	const struct fw_decision *sm = decision_of(p, FW_DECIDE_START, 0, -1);
-	ASSERT(sm);
-	ASSERT_EQ(p->allocs[sm->alloc_first].node, 1);
+	ASSERT_EQ(start_node(p, 0), 1);
 	fw_snapshot_free(s);
 }
 
@@ -310,9 +315,7 @@ TEST(small_jobs_take_tainted_nodes_first)
 	tb_job(s, "small2", 0, 1, 2, 1000, 0);
 	p = run(s);
 	ASSERT(p);
-	const struct fw_decision *d = decision_of(p, FW_DECIDE_START, 0, -1);
-	ASSERT(d);
-	ASSERT_EQ(p->allocs[d->alloc_first].node, 2);
+	ASSERT_EQ(start_node(p, 0), 2);
 	fw_snapshot_free(s);
 
 	/* two lemons, node 3 already half busy: bin-pack among them */
@@ -325,9 +328,7 @@ TEST(small_jobs_take_tainted_nodes_first)
 	tb_job(s, "small4", 0, 1, 4, 1000, 1);
 	p = run(s);
 	ASSERT(p);
-	d = decision_of(p, FW_DECIDE_START, 1, -1);
-	ASSERT(d);
-	ASSERT_EQ(p->allocs[d->alloc_first].node, 3);
+	ASSERT_EQ(start_node(p, 1), 3);
 	fw_snapshot_free(s);
 
 	/* the lemon is full: the job goes elsewhere, now */
@@ -339,9 +340,7 @@ TEST(small_jobs_take_tainted_nodes_first)
 	tb_job(s, "small1", 0, 1, 1, 1000, 1);
 	p = run(s);
 	ASSERT(p);
-	d = decision_of(p, FW_DECIDE_START, 1, -1);
-	ASSERT(d);
-	ASSERT_EQ(p->allocs[d->alloc_first].node, 1);
+	ASSERT_EQ(start_node(p, 1), 1);
 	fw_snapshot_free(s);
 
 	/* a 16-GPU gang takes lemons first but never a suspect node: of the
@@ -354,7 +353,7 @@ TEST(small_jobs_take_tainted_nodes_first)
 	tb_job(s, "gang16", 0, 2, 8, 1000, 0);
 	p = run(s);
 	ASSERT(p);
-	d = decision_of(p, FW_DECIDE_START, 0, -1);
+	const struct fw_decision *d = decision_of(p, FW_DECIDE_START, 0, -1);
 	ASSERT(d);
 	ASSERT_EQ(d->alloc_count, 2);
 	for (int k = 0; k < d->alloc_count; k++)
@@ -455,9 +454,7 @@ TEST(threshold_configurable)
 	 * job (under the threshold) uses the suspect node */
 	ASSERT(decision_of(p, FW_DECIDE_START, 0, -1));
 	ASSERT(!decision_of(p, FW_DECIDE_START, 1, -1));
-	const struct fw_decision *c = decision_of(p, FW_DECIDE_START, 2, -1);
-	ASSERT(c);
-	ASSERT_EQ(p->allocs[c->alloc_first].node, 0);
+	ASSERT_EQ(start_node(p, 2), 0);
 	/* the default (16): both 8-GPU jobs start */
 	s->config.suspect_gang_gpus = 0;
 	p = run(s);
