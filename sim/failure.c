@@ -153,6 +153,49 @@ int fw_failure_replay_list(const struct fw_sim_failure *v, size_t n, struct fw_s
 	return FW_OK;
 }
 
+/* ---- the blind view of silent faults --------------------------------------- */
+
+static bool is_silent(const struct fw_sim_failure *f, double fraction)
+{
+	uint64_t h = fw_splitmix64((uint64_t)f->node * 0x9e3779b97f4a7c15ull ^ (uint64_t)f->at);
+
+	return (double)(h >> 11) * (1.0 / 9007199254740992.0) < fraction;
+}
+
+/* Entries failure f becomes: 1 when it is seen at once. */
+static size_t view_len(const struct fw_sim_failure *f, const struct fw_silent_model *s)
+{
+	if (s->detect_s <= 0 || !is_silent(f, s->fraction))
+		return 1;
+	return (size_t)((s->detect_s - 1) / s->crash_s) + 2;
+}
+
+int fw_failure_blind_view(const struct fw_sim_failure *v, size_t n, const struct fw_silent_model *s,
+			  struct fw_sim_failure **out, size_t *nout)
+{
+	size_t k = 0, total = 0;
+
+	*out = NULL;
+	*nout = 0;
+	if (!(s->fraction >= 0 && s->fraction <= 1) || s->detect_s < 0 || s->crash_s < 1)
+		return FW_EINVAL;
+	for (size_t i = 0; i < n; i++)
+		total += view_len(&v[i], s);
+	if (!(*out = malloc((total + 1) * sizeof **out)))
+		return FW_ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		size_t len = view_len(&v[i], s);
+		for (size_t c = 0; c + 1 < len; c++) /* crashes while nobody knows */
+			(*out)[k++] = (struct fw_sim_failure){ v[i].at + (int64_t)c * s->crash_s, v[i].node, 0 };
+		(*out)[k] = v[i];
+		(*out)[k++].at += len > 1 ? s->detect_s : 0;
+	}
+	if (k)
+		qsort(*out, k, sizeof **out, fail_cmp);
+	*nout = k;
+	return FW_OK;
+}
+
 /* ---- tracker ------------------------------------------------------------ */
 
 static int row_cmp(const void *a, const void *b)

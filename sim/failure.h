@@ -16,6 +16,21 @@
  * In the replay (des.h) a failure evicts every job with a task on the
  * node; it restarts from its last checkpoint (the tracker's on_evict).
  *
+ * Silent faults (fw_failure_blind_view).  The main model lets both
+ * placements see every failure at once, as if every fault took the node
+ * NotReady.  A GPU that falls off the bus, an uncorrectable ECC error or a
+ * downed NVLink leaves the node Ready: a scheduler that reads only Ready
+ * and taints keeps placing work there, and each job crashes at start-up,
+ * until someone notices (pytorch/ci-infra#1058: one dead GPU on a Ready
+ * node rejected 554 pods in 1 h 46 min and nothing reported it).  The
+ * blind view of a failure list turns a fraction of the failures into
+ * that: the fault at t kills the node's jobs, then every crash_s until
+ * t + detect_s any job placed there is killed again, and only at
+ * t + detect_s does the node go to repair (for repair_s).  Which failures
+ * are silent is a hash of (node, time), so the choice does not move the
+ * failure draws.  A health-aware fairway reads the agent's XID report at
+ * t and keeps the failure as it is.
+ *
  * Health tracker (struct fw_health_tracker).  The simulator hooks of one
  * replay:
  *   on_tick   folds the failures and repairs up to now into one health
@@ -71,6 +86,21 @@ int fw_failure_generate(const struct fw_failure_model *m, int32_t nnodes,
  * 0 with the rest of its repair.  *out is malloc'd (caller frees). */
 int fw_failure_replay_list(const struct fw_sim_failure *v, size_t n, struct fw_sim_failure **out,
 			   size_t *nout);
+
+struct fw_silent_model {
+	double fraction;  /* share of failures that leave the node Ready; 0 = none */
+	int64_t detect_s; /* until a silent fault is noticed and sent to repair */
+	int64_t crash_s;  /* a job started on the faulty node dies this long after */
+};
+
+/* The failures v (sorted) as a Ready-only scheduler lives them, in *out
+ * (malloc'd, sorted; the caller frees): each silent failure (t, node, R)
+ * becomes (t, node, 0), (t + crash_s, node, 0), ... while before
+ * t + detect_s, then (t + detect_s, node, R).  fraction 0 or detect_s 0
+ * gives v itself.  FW_OK, FW_EINVAL (fraction outside [0, 1], detect_s < 0,
+ * crash_s < 1) or FW_ENOMEM. */
+int fw_failure_blind_view(const struct fw_sim_failure *v, size_t n, const struct fw_silent_model *s,
+			  struct fw_sim_failure **out, size_t *nout);
 
 struct fw_row_id {
 	const char *id;                 /* a trace job id */

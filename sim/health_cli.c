@@ -30,6 +30,7 @@ struct cli {
 	int64_t restart_s;       /* cost of a restart after a failure */
 	struct fw_health_config health;
 	int32_t lemon_gang;      /* fw_sched_config.lemon_gang_gpus; 0 = default */
+	struct fw_silent_model silent; /* blind runs: faults that leave nodes Ready */
 	int holdout;             /* seeds seeds+1 .. seeds+holdout, reported apart */
 	const char *out;
 	const char *traces;
@@ -82,6 +83,13 @@ static void usage(FILE *f)
 		"                 fault history (health.h: default 3 incidents in 120 days)\n"
 		"  --lemon-gang N jobs of N+ GPUs take lemon nodes last, smaller ones first\n"
 		"                 (scheduler.lemonGangGpus; default 64)\n"
+		"  --silent F     fraction of failures that leave the node Ready, so that\n"
+		"                 health-blind placement keeps using it until noticed\n"
+		"                 (default 0: every failure takes the node out at once)\n"
+		"  --detect S     seconds until a silent fault is noticed (default 6360,\n"
+		"                 the 1 h 46 min of pytorch/ci-infra#1058)\n"
+		"  --crash S      seconds until a job started on a silently faulty node\n"
+		"                 dies (default 300)\n"
 		"  --holdout N    also run seeds after the main ones (default 25: seeds\n"
 		"                 6..30), the seeds placement rules were chosen on, and\n"
 		"                 report them in a section of their own; 0 = skip\n"
@@ -90,7 +98,8 @@ static void usage(FILE *f)
 		"  --traces DIR   where microsoft-itp/cluster03.csv is (default\n"
 		"                 $FAIRWAY_TRACES or ../shared/traces)\n"
 		"  --no-cluster03 skip the cluster03 no-harm run\n"
-		"  --no-sensitivity  skip the sensitivity table (eleven more experiments)\n"
+		"  --no-sensitivity  skip the sensitivity and silent-fault tables (sixteen\n"
+		"                 more experiments)\n"
 		"\n"
 		"The document is written to FILE.tmp and renamed to FILE when whole.  On a\n"
 		"terminal a progress bar counts the replay pairs; otherwise each pair\n"
@@ -128,6 +137,7 @@ static int parse(int argc, char **argv, struct cli *c)
 	fw_failure_model_default(&c->fail);
 	c->fail.history_s = 90 * DAY;
 	fw_health_config_default(&c->health);
+	c->silent = (struct fw_silent_model){ 0, 6360, 300 };
 	c->traces = getenv("FAIRWAY_TRACES") ? getenv("FAIRWAY_TRACES") : "../shared/traces";
 	for (int i = 1; i < argc && !rc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -176,6 +186,12 @@ static int parse(int argc, char **argv, struct cli *c)
 			rc = num(a, v, 1, 1 << 20, &x), c->lemon_gang = (int32_t)x;
 		} else if (!strcmp(a, "--holdout")) {
 			rc = num(a, v, 0, 100, &x), c->holdout = (int)x;
+		} else if (!strcmp(a, "--silent")) {
+			rc = num(a, v, 0, 1, &c->silent.fraction);
+		} else if (!strcmp(a, "--detect")) {
+			rc = num(a, v, 0, 30 * DAY, &x), c->silent.detect_s = (int64_t)x;
+		} else if (!strcmp(a, "--crash")) {
+			rc = num(a, v, 1, DAY, &x), c->silent.crash_s = (int64_t)x;
 		} else if (!strcmp(a, "--flap-threshold")) {
 			rc = num(a, v, 1, 100, &x), c->health.flap_threshold = (int32_t)x;
 		} else {
@@ -243,7 +259,7 @@ static int run_pair(const struct cli *c, const struct fw_trace *t, int32_t nodes
 	p->jobs = t->n;
 	p->pretrain_gpu_share = pretrain_share(t);
 	memset(&d, 0, sizeof d);
-	struct fw_health_run run = { false, c->health, c->restart_s, flaky, c->lemon_gang };
+	struct fw_health_run run = { false, c->health, c->restart_s, flaky, c->lemon_gang, c->silent };
 	rc = fw_health_replay(t, nodes, 8, span, fails, p->nfails, &run, &p->blind, &d);
 	run.aware = true;
 	if (rc == FW_OK)
@@ -352,6 +368,7 @@ static void table(FILE *f, const struct pair *p, int n, const char *what)
 struct means {
 	double ettr_b, ettr_a, lost_b, lost_a, occ_b, occ_a, jct_b, jct_a, share;
 	double flaky_b, flaky_a; /* GPU-h lost to flaky nodes' failures */
+	double fpj_b, fpj_a;     /* failures per >= 256-GPU job */
 };
 
 static struct means means_of(const struct pair *p, int n)
@@ -371,6 +388,8 @@ static struct means means_of(const struct pair *p, int n)
 		x.jct_b += p[s].blind.jct_mean / n;
 		x.jct_a += p[s].aware.jct_mean / n;
 		x.share += p[s].pretrain_gpu_share / n;
+		x.fpj_b += p[s].blind.fail_per_job[FW_HB_BIG] / n;
+		x.fpj_a += p[s].aware.fail_per_job[FW_HB_BIG] / n;
 	}
 	return x;
 }
@@ -452,6 +471,15 @@ static void setup(FILE *f, const struct cli *c)
 		(double)c->restart_s);
 	fprintf(f, "- Scheduling: policy fairway, 60 s ticks, checkpoints every 30 min (an evicted job keeps\n"
 		   "  its last checkpoint), no job preemptible.\n");
+	if (c->silent.fraction > 0)
+		fprintf(f, "- Silent faults: %.0f%% of the failures leave the node Ready.  Health-blind placement\n"
+			   "  keeps using such a node: each job started there dies %.0f s later, until the fault\n"
+			   "  is noticed %.0f min after it struck and the node goes to repair.  Health-aware\n"
+			   "  placement reads the agent's XID report and takes the node out at once.\n",
+			100.0 * c->silent.fraction, (double)c->silent.crash_s, (double)c->silent.detect_s / 60.0);
+	else
+		fprintf(f, "- Every failure takes its node out at once, for both placements, as if every fault made\n"
+			   "  the node NotReady (the section on silent faults drops that assumption).\n");
 	fprintf(f, "- Health-blind: every node healthy; a failed node is out only while it is repaired.\n"
 		   "  Health-aware: the health model of docs/health.md with its defaults (probation %.0f h after a\n"
 		   "  repair; %d failures within %.0f days hold a node suspect for %.0f days; %d incidents within\n"
@@ -532,6 +560,59 @@ static int sensitivity(FILE *f, const struct cli *c)
 		struct means m = means_of(p, c->seeds);
 		fprintf(f, "| %s | %.4f | %.4f | %+.2f pp | %.0f | %.0f | %+.1f%% | %+.2f pp |\n", w->what, m.ettr_b,
 			m.ettr_a, 100.0 * (m.ettr_a - m.ettr_b), m.lost_b, m.lost_a,
+			m.lost_b > 0 ? 100.0 * (m.lost_a / m.lost_b - 1) : 0, 100.0 * (m.occ_a - m.occ_b));
+		free(p);
+	}
+	return FW_OK;
+}
+
+/* Silent faults (failure.h): the main setup with a share of the failures
+ * leaving the node Ready, so that health-blind placement keeps feeding it
+ * jobs until the fault is noticed.  The aware runs are the main setup's
+ * (the agent reports the XID at once); only the blind runs change. */
+struct silent_row {
+	double fraction;
+	int64_t detect_s;
+};
+
+static const struct silent_row silent_rows[] = {
+	{ 0.5, 1800 }, { 0.5, 6360 }, { 0.5, 8 * 3600 }, { 0.25, 6360 }, { 1.0, 6360 },
+};
+
+static int silent_faults(FILE *f, const struct cli *c)
+{
+	fprintf(f, "\n## LLM fleet: faults a Ready-only scheduler does not see\n\n"
+		   "The main setup lets both placements see every failure at once, as if every fault made\n"
+		   "its node NotReady.  A GPU that falls off the bus (XID 79), an uncorrectable ECC error or\n"
+		   "a downed NVLink leaves the node Ready: a scheduler that reads only Ready and taints keeps\n"
+		   "placing work there, and each job dies at start-up until someone notices\n"
+		   "(pytorch/ci-infra#1058: one dead GPU made a Ready node reject 554 pods in 1 h 46 min, and\n"
+		   "nothing reported it).  Here a share of the failures (chosen by a hash of node and time)\n"
+		   "is silent: health-blind placement loses the node's jobs when the fault strikes, then\n"
+		   "every job started there dies %.0f s after its start, until the fault is noticed and\n"
+		   "the node goes to repair for %.1f h.  Health-aware placement reads the agent's XID report\n"
+		   "and takes the node out at once, so its runs are the main setup's.  Neither share nor\n"
+		   "delay is in the issue's failure model; they are assumptions, so the table shows a range\n"
+		   "(means over seeds 1..%d).  Occupancy counts the GPUs that doomed runs hold, so the blind\n"
+		   "runs' occupancy rises with the crashes; the GPU-hours lost show that waste:\n\n"
+		   "| silent share | noticed after | ETTR >=256 blind | ETTR >=256 aware | change | failures per >=256 job blind | aware | GPU-h lost blind | GPU-h lost aware | change | occupancy change |\n"
+		   "|---|---|---|---|---|---|---|---|---|---|---|\n",
+		(double)c->silent.crash_s, (double)c->fail.repair_s / 3600.0, c->seeds);
+	for (size_t r = 0; r < sizeof silent_rows / sizeof *silent_rows; r++) {
+		struct cli x = *c;
+		struct pair *p = calloc((size_t)c->seeds, sizeof *p);
+		if (!p)
+			return FW_ENOMEM;
+		x.silent.fraction = silent_rows[r].fraction;
+		x.silent.detect_s = silent_rows[r].detect_s;
+		if (run_llm(&x, p) != FW_OK) {
+			free(p);
+			return FW_EIO;
+		}
+		struct means m = means_of(p, c->seeds);
+		fprintf(f, "| %.0f%% | %.0f min | %.4f | %.4f | %+.2f pp | %.2f | %.2f | %.0f | %.0f | %+.1f%% | %+.2f pp |\n",
+			100.0 * x.silent.fraction, (double)x.silent.detect_s / 60.0, m.ettr_b, m.ettr_a,
+			100.0 * (m.ettr_a - m.ettr_b), m.fpj_b, m.fpj_a, m.lost_b, m.lost_a,
 			m.lost_b > 0 ? 100.0 * (m.lost_a / m.lost_b - 1) : 0, 100.0 * (m.occ_a - m.occ_b));
 		free(p);
 	}
@@ -620,6 +701,11 @@ static void notes(FILE *f)
 		   "  so the health-blind ETTR of big jobs is already near 0.99, and even a placement that\n"
 		   "  dodged every flaky node could raise it by well under 1 pp, not 5.  A restart cost (the\n"
 		   "  sensitivity row with 30 minutes per restart) lowers both ETTRs and widens the gap a little.\n"
+		   "- What health-awareness wins in ETTR depends on what the health-blind scheduler fails to\n"
+		   "  see.  Under the issue's failure model both see every failure at once, and the gap is the\n"
+		   "  flaky nodes' share above.  When faults leave the node Ready, the blind scheduler restarts\n"
+		   "  jobs onto the dead GPU until someone notices, and the gap grows with that delay and with\n"
+		   "  the share of such faults (the silent-fault table).\n"
 		   "- Lemons are soft: a big gang takes one only when it cannot start elsewhere, so occupancy\n"
 		   "  does not pay for false lemons; the hard rule (a long flap hold keeping nodes suspect, in\n"
 		   "  the sensitivity table) dodges more but leaves GPUs idle.\n"
@@ -677,7 +763,9 @@ int fw_health_sim_cli(int argc, char **argv)
 	if (!(f = open_out(&c, tmp, sizeof tmp)))
 		return 1;
 	int64_t pairs = (int64_t)c.seeds * (1 + c.cluster03) + c.holdout +
-			(c.sensitivity ? (int64_t)c.seeds * (int64_t)(sizeof variants / sizeof *variants) : 0);
+			(c.sensitivity ? (int64_t)c.seeds * (int64_t)(sizeof variants / sizeof *variants +
+								     sizeof silent_rows / sizeof *silent_rows)
+				       : 0);
 	/* the bar only when the document does not go to the same terminal */
 	fw_progress_init(&bar, stderr, fw_progress_is_tty(stderr) && (c.out || !fw_progress_is_tty(stdout)),
 			 "health", pairs);
@@ -692,6 +780,8 @@ int fw_health_sim_cli(int argc, char **argv)
 		if (write_doc(f, &c, llm, c03, have03) != FW_OK)
 			rc = 1;
 		if (rc == 0 && c.sensitivity && sensitivity(f, &c) != FW_OK)
+			rc = 1;
+		if (rc == 0 && c.sensitivity && silent_faults(f, &c) != FW_OK)
 			rc = 1;
 		notes(f);
 	}

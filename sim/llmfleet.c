@@ -215,7 +215,7 @@ int fw_health_replay(const struct fw_trace *t, int32_t nodes, int32_t gpus, int6
 {
 	struct fw_health_tracker k;
 	struct fw_sim_hooks h;
-	struct fw_sim_failure *now_on = NULL;
+	struct fw_sim_failure *now_on = NULL, *view = NULL;
 	size_t nnow = 0;
 	struct fw_sim_scripted sc = { NULL, 0, 0 };
 	struct fw_sim_failures f = { fw_sim_scripted_next, &sc };
@@ -228,6 +228,11 @@ int fw_health_replay(const struct fw_trace *t, int32_t nodes, int32_t gpus, int6
 
 	memset(m, 0, sizeof *m);
 	memset(&k, 0, sizeof k);
+	if (!run->aware && run->silent.fraction > 0) {
+		if ((rc = fw_failure_blind_view(fails, nfails, &run->silent, &view, &nfails)) != FW_OK)
+			return rc;
+		fails = view;
+	}
 	k.aware = run->aware;
 	k.cfg = run->cfg;
 	k.checkpoint_s = FW_SIM_CHECKPOINT_S;
@@ -240,6 +245,7 @@ int fw_health_replay(const struct fw_trace *t, int32_t nodes, int32_t gpus, int6
 	    (rc = fw_failure_replay_list(fails, nfails, &now_on, &nnow)) != FW_OK) {
 		fw_health_tracker_free(&k);
 		free(now_on);
+		free(view);
 		return rc;
 	}
 	sc.v = now_on;
@@ -269,5 +275,6 @@ int fw_health_replay(const struct fw_trace *t, int32_t nodes, int32_t gpus, int6
 	fw_sim_result_free(&r);
 	fw_health_tracker_free(&k);
 	free(now_on);
+	free(view);
 	return rc;
 }

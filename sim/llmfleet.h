@@ -26,7 +26,10 @@
  * health-blind (every node HEALTHY; a failed node is only out while it is
  * being repaired) and health-aware (the tracker's records in the
  * snapshot: repaired nodes on probation, flapping nodes held suspect, and
- * gangs of 16+ GPUs kept off suspect nodes).
+ * gangs of 16+ GPUs kept off suspect nodes).  With fw_health_run.silent
+ * set, the health-blind replay gets the failures as a Ready-only
+ * scheduler lives them (failure.h, fw_failure_blind_view): a share of them
+ * leave the node Ready and kill every job started there until noticed.
  *
  * Metrics per replay (struct fw_health_metrics):
  *   ettr       per job that started: productive time / wall time, with
@@ -83,6 +86,8 @@ struct fw_health_run {
 	int64_t restart_s;              /* cost of each restart after a failure */
 	const bool *flaky;              /* per node (for lost_flaky_gpu_h), or NULL */
 	int32_t lemon_gang_gpus;        /* fw_sched_config's; 0 = its default */
+	struct fw_silent_model silent;  /* blind runs: faults that leave the node
+					 * Ready (failure.h); fraction 0 = none */
 };
 
 /* One replay of trace t on nodes x gpus with the failures (sorted; those

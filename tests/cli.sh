@@ -111,6 +111,9 @@ HS_TMP=$(mktemp -d)
 expect "health-sim-help" 0 "--lemon-gang N" "$HS" --help
 expect "health-sim-unknown-flag" 2 "unknown or incomplete option \"--bogus\"" "$HS" --bogus
 expect "health-sim-bad-seeds" 2 "--seeds needs a number in [1, 100]" "$HS" --seeds 0
+expect "health-sim-bad-silent" 2 "--silent needs a number in [0, 1]" "$HS" --silent 1.5
+expect "health-sim-bad-crash" 2 "--crash needs a number in [1, 86400]" "$HS" --crash 0
+expect "health-sim-missing-detect" 2 "--detect needs a number" "$HS" --detect
 expect "health-sim-unwritable-out" 1 "cannot write $HS_TMP/no/such/dir/r.md.tmp" \
 	"$HS" --seeds 1 --out "$HS_TMP/no/such/dir/r.md"
 echo old >"$HS_TMP/r.md"
@@ -121,6 +124,14 @@ if grep -q "^## LLM fleet: acceptance" "$HS_TMP/r.md" && grep -q "^## LLM fleet:
 	ok "health-sim-document-whole"
 else
 	bad "health-sim-document-whole: $(head -c 200 "$HS_TMP/r.md"); $(ls "$HS_TMP")"
+fi
+# silent faults: the setup says so, and the blind runs crash-loop
+expect "health-sim-silent-run" 0 "llm-fleet seed 1" "$HS" --seeds 1 --holdout 0 --no-sensitivity \
+	--no-cluster03 --days 2 --nodes 16 --rate 300 --silent 1 --detect 3600 --out "$HS_TMP/s.md"
+if grep -q "^- Silent faults: 100% of the failures leave the node Ready" "$HS_TMP/s.md"; then
+	ok "health-sim-silent-setup"
+else
+	bad "health-sim-silent-setup: $(grep -i silent "$HS_TMP/s.md" | head -3)"
 fi
 rm -rf "$HS_TMP"
 echo "$pass passed, $fail failed"

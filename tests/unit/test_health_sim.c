@@ -256,6 +256,112 @@ TEST(history_lemon_steers_gang)
 	fw_trace_free(&t);
 }
 
+/* The blind view: a silent failure becomes crashes every crash_s until
+ * it is noticed, then the repair; the others stay as they are. */
+TEST(silent_fault_blind_view)
+{
+	struct fw_sim_failure f[] = { { 1000, 0, 4000 }, { 1200, 1, 50 } }, *w;
+	struct fw_silent_model all = { 1.0, 600, 300 }, none = { 0, 600, 300 };
+	struct fw_silent_model bad[] = { { -0.1, 600, 300 }, { 1.5, 600, 300 }, { 0.5, -1, 300 },
+					 { 0.5, 600, 0 } };
+	size_t n;
+
+	ASSERT_OK(fw_failure_blind_view(f, 2, &none, &w, &n));
+	ASSERT_EQ(n, 2);
+	ASSERT(memcmp(w, f, sizeof f) == 0);
+	free(w);
+	ASSERT_OK(fw_failure_blind_view(f, 2, &all, &w, &n));
+	const struct fw_sim_failure want[] = { { 1000, 0, 0 },	  { 1200, 1, 0 },  { 1300, 0, 0 },
+					       { 1500, 1, 0 },	  { 1600, 0, 4000 }, { 1800, 1, 50 } };
+	ASSERT_EQ(n, 6);
+	for (size_t i = 0; i < 6; i++) {
+		ASSERT_EQ(w[i].at, want[i].at);
+		ASSERT_EQ(w[i].node, want[i].node);
+		ASSERT_EQ(w[i].repair_s, want[i].repair_s);
+	}
+	free(w);
+	/* the choice is a fixed hash of (node, time): about the fraction, and
+	 * the same list twice */
+	struct fw_failure_model m;
+	struct fw_sim_failure *v, *w2;
+	size_t nv, n2, silent = 0;
+	struct fw_silent_model half = { 0.5, 300, 300 };
+	fw_failure_model_default(&m);
+	ASSERT_OK(fw_failure_generate(&m, 2048, &v, &nv, NULL));
+	ASSERT_OK(fw_failure_blind_view(v, nv, &half, &w, &n));
+	ASSERT_OK(fw_failure_blind_view(v, nv, &half, &w2, &n2));
+	ASSERT_EQ(n, n2);
+	ASSERT(memcmp(w, w2, n * sizeof *w) == 0);
+	for (size_t i = 0; i < n; i++)
+		silent += w[i].repair_s == 0;
+	ASSERT_EQ(n, nv + silent); /* one crash entry per silent failure */
+	ASSERT(silent * 100 > nv * 40 && silent * 100 < nv * 60);
+	free(v);
+	free(w);
+	free(w2);
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		ASSERT_EQ(fw_failure_blind_view(f, 2, &bad[i], &w, &n), FW_EINVAL);
+		ASSERT(w == NULL);
+	}
+}
+
+/* Health-blind placement keeps restarting the gang on the silently faulty
+ * node: it dies every crash_s until the fault is noticed (1200 s after it
+ * struck), then waits out the repair. */
+TEST(silent_fault_crash_loop)
+{
+	struct fw_trace t;
+	struct fw_sim_failure f[] = { { 3000, 0, 600 } }, *w;
+	struct fw_silent_model s = { 1.0, 1200, 300 };
+	struct run x;
+	size_t n;
+
+	memset(&t, 0, sizeof t);
+	add_job(&t, "gang", 0, 10000, 2);
+	ASSERT_OK(fw_failure_blind_view(f, 1, &s, &w, &n));
+	ASSERT_EQ(n, 5);
+	ASSERT_OK(replay(&t, w, n, false, &x));
+	/* struck at 3000, then started again at 3000, 3300, 3600, 3900 and
+	 * killed 300 s later each time; the fault is noticed at 4200 */
+	ASSERT_EQ(x.k.fail_hits[0], 5);
+	ASSERT_EQ(x.r.evicted[0], 5);
+	ASSERT_NEAR(x.k.lost_fail_s[0], 1200 + 4 * 300, 1e-9);
+	/* repaired at 4800; 10000 - 1800 s left */
+	ASSERT_EQ(x.r.end[0], 4800 + 8200);
+	done(&x);
+	free(w);
+	fw_trace_free(&t);
+}
+
+/* fw_health_replay applies the blind view to health-blind runs only: the
+ * agent reports the fault to a health-aware fairway at once. */
+TEST(silent_faults_change_blind_runs_only)
+{
+	struct fw_trace t;
+	struct fw_sim_failure f[] = { { 3000, 0, 600 } };
+	struct fw_health_run run;
+	struct fw_health_metrics b0, b1, a0, a1;
+	struct fw_diag d;
+
+	memset(&t, 0, sizeof t);
+	add_job(&t, "gang", 0, 10000, 2);
+	memset(&run, 0, sizeof run);
+	fw_health_config_default(&run.cfg);
+	ASSERT_OK(fw_health_replay(&t, 2, 8, 20000, f, 1, &run, &b0, &d));
+	run.aware = true;
+	ASSERT_OK(fw_health_replay(&t, 2, 8, 20000, f, 1, &run, &a0, &d));
+	run.silent = (struct fw_silent_model){ 1.0, 1200, 300 };
+	ASSERT_OK(fw_health_replay(&t, 2, 8, 20000, f, 1, &run, &a1, &d));
+	run.aware = false;
+	ASSERT_OK(fw_health_replay(&t, 2, 8, 20000, f, 1, &run, &b1, &d));
+	ASSERT_EQ(b0.failure_hits, 1);
+	ASSERT_EQ(b1.failure_hits, 5);
+	ASSERT(b1.ettr[FW_HB_MID] < b0.ettr[FW_HB_MID] - 0.05);
+	ASSERT_EQ(a1.failure_hits, a0.failure_hits);
+	ASSERT_NEAR(a1.ettr[FW_HB_MID], a0.ettr[FW_HB_MID], 1e-12);
+	fw_trace_free(&t);
+}
+
 TEST(llmfleet_shape)
 {
 	struct fw_llmfleet f;
@@ -294,4 +400,5 @@ TEST(llmfleet_shape)
 TEST_MAIN(failure_rate_and_flaky_share, failure_list_deterministic_and_seeded,
 	  failure_restarts_from_checkpoint, aware_gang_waits_out_probation_blind_does_not,
 	  failure_history_and_replay_list, restart_cost_and_flaky_tally, history_lemon_steers_gang,
-	  llmfleet_shape)
+	  silent_fault_blind_view, silent_fault_crash_loop,
+	  silent_faults_change_blind_runs_only, llmfleet_shape)
