@@ -290,6 +290,8 @@ static void fold_events(struct fw_health_tracker *t, int64_t now)
 		} else if (fail) {
 			const struct fw_sim_failure *f = &t->v[t->next++];
 			struct fw_health_event ev = { FW_HEV_XID, f->at, 79 };
+			if (t->no_agent && f->repair_s == 0)
+				continue; /* a crash nobody reports */
 			fw_health_step(&t->cfg, &t->rec[f->node], &ev);
 			if (t->repair_at[f->node] == NO_REPAIR || f->at + f->repair_s > t->repair_at[f->node])
 				t->repair_at[f->node] = f->at + f->repair_s;
@@ -320,21 +322,32 @@ static int on_tick(void *ctx, struct fw_sim *sim, const struct fw_snapshot *s)
 	return 0;
 }
 
-/* The node of job j whose failure is at this very time, or -1.  The
- * tracker has not folded it yet (on_tick runs after the evictions), so
- * look from next on; a failure the replay moved to 0 from the history is
- * never under a running job. */
-static int32_t failure_now(const struct fw_health_tracker *t, const struct fw_snapshot *s,
-			   const struct fw_job *j, int64_t now)
+/* The failure under job j at this very time, or NULL.  The tracker has
+ * not folded it yet (on_tick runs after the evictions), so look from next
+ * on; a failure the replay moved to 0 from the history is never under a
+ * running job. */
+static const struct fw_sim_failure *failure_now(const struct fw_health_tracker *t,
+						const struct fw_snapshot *s, const struct fw_job *j,
+						int64_t now)
 {
 	for (size_t i = t->next; i < t->n && t->v[i].at <= now; i++) {
 		if (t->v[i].at != now)
 			continue;
 		for (int32_t a = 0; a < j->alloc_count; a++)
 			if (s->allocs[j->alloc_first + a].node == t->v[i].node)
-				return t->v[i].node;
+				return &t->v[i];
 	}
-	return -1;
+	return NULL;
+}
+
+/* No agent: the job the failure f killed is a job failure on its node,
+ * after what happened before now. */
+static void job_failed(struct fw_health_tracker *t, const struct fw_sim_failure *f, int64_t now)
+{
+	struct fw_health_event ev = { FW_HEV_JOB_FAILURE, now, 0 };
+
+	fold_events(t, now - 1);
+	fw_health_step(&t->cfg, &t->rec[f->node], &ev);
 }
 
 static int64_t on_evict(void *ctx, const struct fw_snapshot *s, int32_t job, int64_t now,
@@ -345,8 +358,11 @@ static int64_t on_evict(void *ctx, const struct fw_snapshot *s, int32_t job, int
 	int64_t kept = fw_sim_checkpoint_kept(ran_s, t->checkpoint_s);
 	int32_t row = row_of(t, j->name);
 
-	int32_t failed = failure_now(t, s, j, now);
+	const struct fw_sim_failure *f = failure_now(t, s, j, now);
+	int32_t failed = f ? f->node : -1;
 
+	if (f && t->no_agent)
+		job_failed(t, f, now);
 	if (failed >= 0)
 		kept -= t->restart_s;
 	if (row >= 0) {

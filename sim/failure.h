@@ -51,6 +51,13 @@
  *             share of the loss a perfect flaky-node detector could
  *             avoid).
  * The tracker's per-row tallies feed the metrics of llmfleet.h.
+ *
+ * Without an agent (no_agent, with the blind view of silent faults), no
+ * XID report reaches the health model: the crash entries (repair 0) are
+ * not folded as faults, and each job a failure evicts counts as one
+ * JOB_FAILURE on that node (health.h: the 3rd within 24 h puts it on
+ * probation, so big gangs avoid it).  The fault noticed later (the entry
+ * with its repair) is folded as before: the operator sends it to repair.
  */
 #ifndef FAIRWAY_SIM_FAILURE_H
 #define FAIRWAY_SIM_FAILURE_H
@@ -110,6 +117,8 @@ struct fw_row_id {
 struct fw_health_tracker {
 	/* set by the caller */
 	bool aware;                     /* write health into the replay */
+	bool no_agent;                  /* faults reach the model only as job
+					 * failures (see below) */
 	struct fw_health_config cfg;
 	int64_t checkpoint_s;           /* on_evict keeps whole checkpoints */
 	int64_t restart_s;              /* cost of a restart after a failure */

@@ -228,12 +228,13 @@ int fw_health_replay(const struct fw_trace *t, int32_t nodes, int32_t gpus, int6
 
 	memset(m, 0, sizeof *m);
 	memset(&k, 0, sizeof k);
-	if (!run->aware && run->silent.fraction > 0) {
+	if ((!run->aware || run->no_agent) && run->silent.fraction > 0) {
 		if ((rc = fw_failure_blind_view(fails, nfails, &run->silent, &view, &nfails)) != FW_OK)
 			return rc;
 		fails = view;
 	}
 	k.aware = run->aware;
+	k.no_agent = run->no_agent;
 	k.cfg = run->cfg;
 	k.checkpoint_s = FW_SIM_CHECKPOINT_S;
 	k.restart_s = run->restart_s;

@@ -88,6 +88,9 @@ struct fw_health_run {
 	int32_t lemon_gang_gpus;        /* fw_sched_config's; 0 = its default */
 	struct fw_silent_model silent;  /* blind runs: faults that leave the node
 					 * Ready (failure.h); fraction 0 = none */
+	bool no_agent;                  /* aware runs: no XID reports, so the
+					 * silent faults too, learnt only from
+					 * job failures (failure.h) */
 };
 
 /* One replay of trace t on nodes x gpus with the failures (sorted; those

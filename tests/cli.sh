@@ -128,7 +128,8 @@ fi
 # silent faults: the setup says so, and the blind runs crash-loop
 expect "health-sim-silent-run" 0 "llm-fleet seed 1" "$HS" --seeds 1 --holdout 0 --no-sensitivity \
 	--no-cluster03 --days 2 --nodes 16 --rate 300 --silent 1 --detect 3600 --out "$HS_TMP/s.md"
-if grep -q "^- Silent faults: 100% of the failures leave the node Ready" "$HS_TMP/s.md"; then
+if grep -q "^- Silent faults: 100% of the failures leave the node Ready" "$HS_TMP/s.md" &&
+	grep -q "^Health-aware without the agent" "$HS_TMP/s.md"; then
 	ok "health-sim-silent-setup"
 else
 	bad "health-sim-silent-setup: $(grep -i silent "$HS_TMP/s.md" | head -3)"

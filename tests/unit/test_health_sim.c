@@ -362,6 +362,38 @@ TEST(silent_faults_change_blind_runs_only)
 	fw_trace_free(&t);
 }
 
+/* Without an agent the silent fault reaches the health model only as job
+ * failures: the gang dies on node 0 three times (3000, 3300, 3600), the
+ * third job failure puts node 0 on probation, and the gang (16 GPUs)
+ * restarts on nodes 1 and 2.  Blind, it dies there until the fault is
+ * noticed at 6600; with the agent, once. */
+TEST(silent_fault_learnt_from_job_failures)
+{
+	struct fw_trace t;
+	struct fw_sim_failure f[] = { { 3000, 0, 600 } };
+	struct fw_health_run run;
+	struct fw_health_metrics b, a, n;
+	struct fw_diag d;
+
+	memset(&t, 0, sizeof t);
+	add_job(&t, "gang", 0, 10000, 2);
+	memset(&run, 0, sizeof run);
+	fw_health_config_default(&run.cfg);
+	run.silent = (struct fw_silent_model){ 1.0, 3600, 300 };
+	ASSERT_OK(fw_health_replay(&t, 3, 8, 30000, f, 1, &run, &b, &d));
+	run.aware = true;
+	ASSERT_OK(fw_health_replay(&t, 3, 8, 30000, f, 1, &run, &a, &d));
+	run.no_agent = true;
+	ASSERT_OK(fw_health_replay(&t, 3, 8, 30000, f, 1, &run, &n, &d));
+	ASSERT_EQ(b.failure_hits, 13); /* 3000, 3300, ..., 6300, then 6600 */
+	ASSERT_EQ(a.failure_hits, 1);
+	ASSERT_EQ(n.failure_hits, 3);
+	ASSERT(a.ettr[FW_HB_MID] > n.ettr[FW_HB_MID]);
+	ASSERT(n.ettr[FW_HB_MID] > b.ettr[FW_HB_MID]);
+	ASSERT_EQ(n.finished, 1);
+	fw_trace_free(&t);
+}
+
 TEST(llmfleet_shape)
 {
 	struct fw_llmfleet f;
@@ -401,4 +433,5 @@ TEST_MAIN(failure_rate_and_flaky_share, failure_list_deterministic_and_seeded,
 	  failure_restarts_from_checkpoint, aware_gang_waits_out_probation_blind_does_not,
 	  failure_history_and_replay_list, restart_cost_and_flaky_tally, history_lemon_steers_gang,
 	  silent_fault_blind_view, silent_fault_crash_loop,
-	  silent_faults_change_blind_runs_only, llmfleet_shape)
+	  silent_faults_change_blind_runs_only, silent_fault_learnt_from_job_failures,
+	  llmfleet_shape)
