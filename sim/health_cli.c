@@ -62,6 +62,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: fairway-health-sim [--seeds N] [--days D] [--nodes N] [--load X]\n"
 		"                          [--rate R] [--flaky F] [--repair S] [--no-cluster03]\n"
+		"                          [--silent F [--detect S] [--crash S]]\n"
 		"                          [--traces DIR] [--out FILE]\n"
 		"\n"
 		"Health-aware vs health-blind placement under node failures (docs/health.md):\n"
