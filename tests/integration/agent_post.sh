@@ -42,21 +42,6 @@ NODE=$(jfield '[n["name"] for n in j["nodes"] if n["healthy"]][0]')
 NG=$(jfield '[n["gpus"] for n in j["nodes"] if n["name"] == "'"$NODE"'"][0]')
 check "GET /v1/nodes names a healthy node ($NODE, $NG GPUs)" [ -n "$NODE" -a "${NG:-0}" -gt 1 ]
 
-# node_is NAME PYTHON-CONDITION: wait (up to 5 s, the daemon's cycle) until
-# GET /v1/nodes/NODE satisfies the condition over j; the last body stays in BODY.
-node_is() {
-	local name=$1 cond=$2
-	for _ in $(seq 1 50); do
-		req GET "/v1/nodes/$NODE"
-		[ "$CODE" = 200 ] && [ "$(jfield "bool($cond)")" = True ] && {
-			ok "$name"
-			return 0
-		}
-		sleep 0.1
-	done
-	bad "$name" "GET /v1/nodes/$NODE: $BODY"
-	return 1
-}
 agent() { # agent [ENV=V...] -- ARGS: the agent against the fake NVML; sets RC
 	local envs=()
 	while [ "$1" != -- ]; do envs+=("$1") && shift; done
@@ -72,15 +57,15 @@ agent -- "${POST[@]}" --nvml "$T/nope/libnvidia-ml.so.1"
 check "no NVML with --server: exit 0" [ "$RC" -eq 0 ]
 check "no NVML with --server: says nothing was sent" has "$T/err" "nothing sent to $URL"
 sleep 0.5
-node_is "no NVML: the node's health is untouched" 'j["healthy"] and j["healthReason"] == "" and j["badGpus"] == []'
+node_is "no NVML: the node's health is untouched" "$NODE" 'j["healthy"] and j["healthReason"] == "" and j["badGpus"] == []'
 
 # 2. a transient XID (62) on GPU 1: suspect; the node stays schedulable with no bad GPU
 agent FAKE_NVML_XID=1:62 -- "${POST[@]}"
 check "transient XID posted: exit 0" [ "$RC" -eq 0 ]
 check "the JSON report is still printed on stdout" has "$T/out" '"node_health":"suspect"'
-node_is "transient XID: healthy, suspect reason naming XID 62, no bad GPU" \
+node_is "transient XID: healthy, suspect reason naming XID 62, no bad GPU" "$NODE" \
 	'j["healthy"] and j["schedulable"] and j["badGpus"] == [] and j["healthReason"].startswith("suspect:") and "GPU 1 XID 62" in j["healthReason"]'
-node_is "transient XID: the scheduler plans with the node as suspect" 'j["health"] == "suspect"'
+node_is "transient XID: the scheduler plans with the node as suspect" "$NODE" 'j["health"] == "suspect"'
 
 # 3. a wrong token: refused, the file named, non-zero exit, nothing changes
 echo wrong-token-wrong-token >"$T/bad-token"
@@ -98,37 +83,37 @@ check "wrong token: the node's health is unchanged ($before)" [ "$(health)" = "$
 agent FAKE_NVML_XID=3:79 -- "${POST[@]}" --quiet
 check "fatal XID posted: exit 0" [ "$RC" -eq 0 ]
 check "--quiet prints nothing on stdout" [ ! -s "$T/out" ]
-node_is "fatal XID: badGpus [3], node still healthy and schedulable" \
+node_is "fatal XID: badGpus [3], node still healthy and schedulable" "$NODE" \
 	'j["healthy"] and j["schedulable"] and j["badGpus"] == [3] and "GPU 3 XID 79" in j["healthReason"]'
 
 # 5. uncorrectable ECC on GPU 2: that GPU is masked
 agent FAKE_NVML_ECC=2:4 -- "${POST[@]}" --quiet
-node_is "ECC uncorrectable: badGpus [2], reason names it" \
+node_is "ECC uncorrectable: badGpus [2], reason names it" "$NODE" \
 	'j["badGpus"] == [2] and "GPU 2 ECC uncorrectable 4" in j["healthReason"]'
 
 # 6. every GPU fatal: the node is unhealthy and held
 agent FAKE_NVML_XID="$(seq -s, -f '%g:79' 0 $((NG - 1)))" -- "${POST[@]}" --quiet
 check "every GPU bad posted: exit 0" [ "$RC" -eq 0 ]
-node_is "every GPU bad: healthy false, not schedulable, reason unhealthy" \
+node_is "every GPU bad: healthy false, not schedulable, reason unhealthy" "$NODE" \
 	'not j["healthy"] and not j["schedulable"] and j["healthReason"].startswith("unhealthy:") and len(j["badGpus"]) == '"$NG"
 
 # 7. a clean report (the heartbeat) clears the health record, and the
 # backend returns the node fairway drained (backend.h release())
 agent -- "${POST[@]}" --quiet
-node_is "clean report: healthy again, no bad GPU, \"$NG GPUs ok\"" \
+node_is "clean report: healthy again, no bad GPU, \"$NG GPUs ok\"" "$NODE" \
 	'j["healthy"] and j["badGpus"] == [] and j["healthReason"] == "healthy: '"$NG"' GPUs ok"'
-node_is "clean report: the scheduler plans with the node as healthy" 'j["health"] == "healthy"'
-node_is "clean report: the node fairway drained is schedulable again" 'j["schedulable"]'
+node_is "clean report: the scheduler plans with the node as healthy" "$NODE" 'j["health"] == "healthy"'
+node_is "clean report: the node fairway drained is schedulable again" "$NODE" 'j["schedulable"]'
 
 # 8. NVLink link 2 of GPU 0 down: suspect, named
 agent FAKE_NVML_NVLINK_DOWN=0:2 -- "${POST[@]}" --quiet
-node_is "NVLink down: healthy, suspect reason naming the link" \
+node_is "NVLink down: healthy, suspect reason naming the link" "$NODE" \
 	'j["healthy"] and j["healthReason"].startswith("suspect:") and "GPU 0 NVLink 2 down" in j["healthReason"]'
 
 # 9. --watch: every report is sent (three, one per second)
 agent FAKE_NVML_XID=1:62 -- "${POST[@]}" --watch --interval 1 --count 3 --wait 0
 check "--watch --count 3 to the daemon: exit 0, three JSON lines" [ "$RC" -eq 0 -a "$(wc -l <"$T/out")" -eq 3 ]
-node_is "--watch: the last report is the daemon's (suspect, probation)" \
+node_is "--watch: the last report is the daemon's (suspect, probation)" "$NODE" \
 	'j["healthy"] and j["healthReason"] == "suspect: suspect GPUs 1"'
 
 # 10. usage and configuration errors

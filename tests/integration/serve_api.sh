@@ -21,21 +21,6 @@ for k, r, t in sqlite3.connect(sys.argv[1]).execute(
         "SELECT kind, reason, text FROM decisions WHERE node = ? ORDER BY id", (sys.argv[2],)):
     print(k, r, "|", t)' "$S/fairway.db" "$1"
 }
-# node_is NAME NODE PYTHON-CONDITION: wait (up to 5 s: cycles every 0.2 s)
-# until GET /v1/nodes/NODE satisfies the condition over j
-node_is() {
-	local name=$1 node=$2 cond=$3
-	for _ in $(seq 1 50); do
-		req GET "/v1/nodes/$node"
-		[ "$CODE" = 200 ] && [ "$(jfield "bool($cond)")" = True ] && {
-			ok "$name"
-			return 0
-		}
-		sleep 0.1
-	done
-	bad "$name" "GET /v1/nodes/$node: $BODY"
-	return 1
-}
 metric() { curl -s "http://127.0.0.1:$PORT/metrics" | awk -v m="$1" '$1 == m {print $2}'; }
 
 # --- startup and security ----------------------------------------------------

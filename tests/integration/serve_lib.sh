@@ -58,6 +58,22 @@ jfield() { # jfield EXPR: python expression over j (the last BODY)
 	python3 -c "import json,sys; j=json.loads(sys.argv[1]); print($1)" "$BODY" 2>/dev/null
 }
 
+# node_is NAME NODE PYTHON-CONDITION: wait (up to 5 s) until GET
+# /v1/nodes/NODE satisfies the condition over j; the last body stays in BODY.
+node_is() {
+	local name=$1 node=$2 cond=$3
+	for _ in $(seq 1 50); do
+		req GET "/v1/nodes/$node"
+		[ "$CODE" = 200 ] && [ "$(jfield "bool($cond)")" = True ] && {
+			ok "$name"
+			return 0
+		}
+		sleep 0.1
+	done
+	bad "$name" "GET /v1/nodes/$node: $BODY"
+	return 1
+}
+
 finish() {
 	echo "$PASS passed, $FAIL failed"
 	[ "$FAIL" -eq 0 ]
