@@ -12,6 +12,18 @@
 #include "fairway/fairshare.h"
 #include "fairway/plan.h"
 
+/* A hint that *p will be read (w 0) or written (w 1) soon.  It changes no
+ * result, only when the cache line arrives; a no-op without GCC/Clang. */
+#if defined(__GNUC__) || defined(__clang__)
+#define FW__PREFETCH(p, w) __builtin_prefetch((p), (w))
+#else
+#define FW__PREFETCH(p, w) ((void)(p))
+#endif
+
+/* How many entries ahead a loop over y->jobs (try order) asks for the
+ * job's pending entry, which sits at a random place in y->reason. */
+#define FW__AHEAD 8
+
 /* A job ending: reservations release its tasks at `end` (reserve.c). */
 struct ev {
 	fw_time end;

@@ -221,6 +221,8 @@ static int sort_out(struct est *e, int32_t n)
 	for (int32_t i = 0; i < n; i++) {
 		int32_t j = y->jobs[i];
 		struct fw_pending *r = &y->reason[j];
+		if (i + FW__AHEAD < n)
+			FW__PREFETCH(&y->reason[y->jobs[i + FW__AHEAD]], 1);
 		e->shape[i] = -1;
 		if (y->started[j])
 			continue;
@@ -498,6 +500,8 @@ static void queue_pass(struct est *e)
 		for (int32_t i = y->qfirst[q]; i < y->qfirst[q + 1]; i++) {
 			struct fw_pending *r = &y->reason[y->jobs[i]];
 			int32_t sh = e->shape[i];
+			if (i + FW__AHEAD < y->qfirst[y->s->nqueues])
+				FW__PREFETCH(&y->reason[y->jobs[i + FW__AHEAD]], 1);
 			if (y->started[y->jobs[i]])
 				continue;
 			if (sh >= 0 && e->at[sh] == FW_TIME_UNKNOWN)
