@@ -202,6 +202,9 @@ struct fw_backend_window {
 struct fw_backend_job {
 	struct fw_job job;            /* name, queue index unused; groups etc. */
 	char queue[FW_NAME_MAX];      /* the leaf queue by name */
+	int32_t exit_code;            /* 0..255, what the job exits with when
+				       * its runtime is up (local: non-zero =
+				       * it fails); 0 by default */
 };
 
 struct fw_backend_ops {
