@@ -4,10 +4,14 @@
  * The nodes are the fleet's (the config YAML).  Jobs arrive through the
  * API (submit), start when the daemon applies a START, and "run" for their
  * requested runtime in wall-clock time: read() finishes every running job
- * whose start + runtime has passed.  A job with runtime 0 runs until it is
- * cancelled.  Nothing is executed.
+ * whose start + runtime has passed: `done`, or `failed` when it was
+ * submitted with a non-zero exitCode (0..255, default 0).  A job with
+ * runtime 0 runs until it is cancelled.  Nothing is executed.  States:
+ * pending, running, done, failed, cancelled (LJOB_STATES); an evicted job
+ * is pending again and a cancelled one is not a failure.
  *
- * Persistence: every job is one document in the store's `jobs` table,
+ * Persistence: every job is one document in the store's `jobs` table
+ * (its exitCode only when non-zero: older documents load as 0),
  * written through on each change (submit, cancel, start, evict, finish),
  * inside the daemon's transaction when there is one (apply), so a job's
  * state and the decision that changed it commit together.  open() reloads
@@ -30,7 +34,8 @@
 #include "local.h"
 #include "store.h"
 
-#define LJOB_STATES(X) X(PENDING, pending) X(RUNNING, running) X(DONE, done) X(CANCELLED, cancelled)
+#define LJOB_STATES(X) \
+	X(PENDING, pending) X(RUNNING, running) X(DONE, done) X(CANCELLED, cancelled) X(FAILED, failed)
 enum lstate {
 #define L__ENUM(U, l) L_##U,
 	LJOB_STATES(L__ENUM)
@@ -81,6 +86,11 @@ static int32_t node_index(const struct fw_backend *b, const char *name)
 	struct nameref key = { name, -1 };
 	const struct nameref *r = bsearch(&key, b->nodeix, (size_t)b->fleet->nnodes, sizeof key, nameref_cmp);
 	return r ? r->idx : -1;
+}
+
+static bool ended(const struct ljob *lj)
+{
+	return lj->state == L_DONE || lj->state == L_FAILED || lj->state == L_CANCELLED;
 }
 
 static uint32_t name_hash(const char *s)
@@ -333,7 +343,8 @@ static int local_open(const struct fw_backend_config *cfg, struct fw_backend **o
 	return FW_OK;
 }
 
-/* Finish every running job whose runtime has passed (in one transaction). */
+/* Finish every running job whose runtime has passed (in one transaction):
+ * done, or failed when it exits non-zero. */
 static void finish_due(struct fw_backend *b, fw_time now)
 {
 	bool began = false;
@@ -345,7 +356,7 @@ static void finish_due(struct fw_backend *b, fw_time now)
 			continue;
 		if (!began)
 			began = fw_store_begin(b->store) == FW_OK;
-		lj->state = L_DONE;
+		lj->state = lj->bj.exit_code ? L_FAILED : L_DONE;
 		lj->end = lj->start + rt;
 		save(b, lj);
 		b->gen++;
@@ -412,7 +423,7 @@ static int do_start(struct fw_backend *b, const struct fw_backend_action *a)
 	struct ljob *lj = find_job(b, a->job);
 	int rc;
 
-	if (!lj || lj->state == L_DONE || lj->state == L_CANCELLED)
+	if (!lj || ended(lj))
 		return FW_ENOENT;
 	if (lj->state == L_RUNNING)
 		return FW_EEXIST;
@@ -544,7 +555,7 @@ static int local_cancel(struct fw_backend *b, const char *name, fw_time now)
 
 	if (!lj)
 		return FW_ENOENT;
-	if (lj->state == L_DONE || lj->state == L_CANCELLED)
+	if (ended(lj))
 		return FW_EEXIST;
 	lj->state = L_CANCELLED;
 	lj->end = now;
@@ -567,9 +578,9 @@ const struct fw_backend_ops fw_backend_local = {
 };
 
 /* For the API's job list: the local backend's own view of a job's life
- * (finished and cancelled jobs are no longer in the snapshot). */
+ * (finished, failed and cancelled jobs are no longer in the snapshot). */
 int fw_local_job_info(struct fw_backend *b, const char *name, const char **state, fw_time *submit,
-		      fw_time *start, fw_time *end)
+		      fw_time *start, fw_time *end, int32_t *exit_code)
 {
 	struct ljob *lj = find_job(b, name);
 	if (!lj)
@@ -578,6 +589,8 @@ int fw_local_job_info(struct fw_backend *b, const char *name, const char **state
 	*submit = lj->submit;
 	*start = lj->start;
 	*end = lj->end;
+	if (exit_code)
+		*exit_code = lj->bj.exit_code;
 	return FW_OK;
 }
 

@@ -3,6 +3,7 @@
  * through its ops table: the generation guards a stale plan, every action
  * is idempotent, jobs run for their runtime, the world survives a close
  * and reopen from the store, and jobs are found by name among thousands.
+ * Jobs with a non-zero exit code fail.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,7 +68,7 @@ static struct fw_snapshot *world(struct fw_backend *b, fw_time now, struct fw_ba
 	return s;
 }
 
-static int submit(struct fw_backend *b, const char *name, fw_time runtime)
+static int submit_exit(struct fw_backend *b, const char *name, fw_time runtime, int32_t exit_code)
 {
 	struct fw_backend_job j;
 	memset(&j, 0, sizeof j);
@@ -76,15 +77,23 @@ static int submit(struct fw_backend *b, const char *name, fw_time runtime)
 	strcpy(j.queue, "q");
 	j.job.groups[0].gpus = 4;
 	j.job.expected_runtime = runtime;
+	j.exit_code = exit_code;
 	return fw_backend_local.submit(b, &j, 1000, NULL);
 }
 
-static int act(struct fw_backend *b, uint64_t gen, enum fw_decision_kind k, const char *job, fw_time at)
+static int submit(struct fw_backend *b, const char *name, fw_time runtime)
 {
-	struct fw_backend_placement p = { "n1", 0, 0x0f, 1000 };
+	return submit_exit(b, name, runtime, 0);
+}
+
+static int act_on(struct fw_backend *b, uint64_t gen, enum fw_decision_kind k, const char *job, fw_time at,
+		  const char *node)
+{
+	struct fw_backend_placement p = { "", 0, 0x0f, 1000 };
 	struct fw_backend_action a;
 	int status = -100;
 	struct fw_backend_result r = { .status = &status };
+	snprintf(p.node, sizeof p.node, "%s", node);
 	memset(&a, 0, sizeof a);
 	a.kind = k;
 	snprintf(a.job, sizeof a.job, "%s", job);
@@ -94,6 +103,21 @@ static int act(struct fw_backend *b, uint64_t gen, enum fw_decision_kind k, cons
 	int rc = fw_backend_local.apply(b, gen, &a, 1, &r);
 	return rc != FW_OK ? rc : status;
 }
+
+static int act(struct fw_backend *b, uint64_t gen, enum fw_decision_kind k, const char *job, fw_time at)
+{
+	return act_on(b, gen, k, job, at, "n1");
+}
+
+/* Read the world at now (finishing what is due), then start job on node. */
+static void start_on(struct fw_backend *b, const char *job, fw_time now, const char *node)
+{
+	struct fw_backend_world w;
+	fw_snapshot_free(world(b, now, &w));
+	if (act_on(b, w.generation, FW_DECIDE_START, job, now, node) != FW_OK)
+		abort();
+}
+
 
 TEST(stale_generation_changes_nothing_and_actions_are_idempotent)
 {
@@ -157,7 +181,7 @@ TEST(jobs_run_for_their_runtime_and_survive_reopen)
 	ASSERT_EQ(s->njobs, 1); /* short ended at start + runtime */
 	ASSERT_STR_EQ(s->jobs[0].name, "forever");
 	fw_snapshot_free(s);
-	ASSERT_EQ(fw_local_job_info(b, "short", &state, &sub, &start, &end), FW_OK);
+	ASSERT_EQ(fw_local_job_info(b, "short", &state, &sub, &start, &end, NULL), FW_OK);
 	ASSERT_STR_EQ(state, "done");
 	ASSERT_EQ(end, 1060);
 
@@ -166,7 +190,7 @@ TEST(jobs_run_for_their_runtime_and_survive_reopen)
 	cfg.fleet = fleet;
 	cfg.store = store;
 	ASSERT_EQ(fw_backend_local.open(&cfg, &b, NULL), FW_OK);
-	ASSERT_EQ(fw_local_job_info(b, "short", &state, &sub, &start, &end), FW_OK);
+	ASSERT_EQ(fw_local_job_info(b, "short", &state, &sub, &start, &end, NULL), FW_OK);
 	ASSERT_STR_EQ(state, "done");
 	s = world(b, 5000, &w);
 	ASSERT_EQ(s->njobs, 1);
@@ -194,14 +218,66 @@ TEST(thousands_of_jobs_are_found_by_name)
 	ASSERT_EQ(submit(b, "j4999", 60), FW_EEXIST);
 	ASSERT_EQ(submit(b, "j0", 60), FW_EEXIST);
 	ASSERT_EQ(fw_backend_local.cancel(b, "j2500", 1001), FW_OK);
-	ASSERT_EQ(fw_local_job_info(b, "j2500", &state, &sub, &start, &end), FW_OK);
+	ASSERT_EQ(fw_local_job_info(b, "j2500", &state, &sub, &start, &end, NULL), FW_OK);
 	ASSERT_STR_EQ(state, "cancelled");
-	ASSERT_EQ(fw_local_job_info(b, "j5000", &state, &sub, &start, &end), FW_ENOENT);
+	ASSERT_EQ(fw_local_job_info(b, "j5000", &state, &sub, &start, &end, NULL), FW_ENOENT);
 	ASSERT_EQ(submit(b, "j5000", 60), FW_OK);
-	ASSERT_EQ(fw_local_job_info(b, "j5000", &state, &sub, &start, &end), FW_OK);
+	ASSERT_EQ(fw_local_job_info(b, "j5000", &state, &sub, &start, &end, NULL), FW_OK);
 	ASSERT_STR_EQ(state, "pending");
 	teardown(b);
 }
 
+/* A job with a non-zero exit code ends failed at start + runtime, with
+ * its code, also after a reopen; one exiting 0 is done; an evicted one
+ * waits again and a cancelled one is cancelled, whatever their code. */
+TEST(jobs_with_a_non_zero_exit_code_fail)
+{
+	struct fw_backend *b;
+	struct fw_backend_world w;
+	struct fw_backend_config cfg;
+	const char *state;
+	fw_time sub, start, end;
+	int32_t code = -1;
+
+	setup(&b);
+	ASSERT_EQ(submit_exit(b, "bad", 60, 2), FW_OK);
+	ASSERT_EQ(submit(b, "good", 60), FW_OK);
+	ASSERT_EQ(submit_exit(b, "moved", 60, 1), FW_OK);
+	ASSERT_EQ(submit_exit(b, "gone", 0, 1), FW_OK);
+	start_on(b, "bad", 1000, "n0");
+	start_on(b, "good", 1000, "n0");
+	start_on(b, "moved", 1000, "n1");
+	start_on(b, "gone", 1000, "n1");
+	fw_snapshot_free(world(b, 1010, &w));
+	ASSERT_EQ(act(b, w.generation, FW_DECIDE_EVICT, "moved", 1010), FW_OK);
+	ASSERT_EQ(fw_backend_local.cancel(b, "gone", 1020), FW_OK);
+	fw_snapshot_free(world(b, 1059, &w));
+	ASSERT_EQ(fw_local_job_info(b, "bad", &state, &sub, &start, &end, &code), FW_OK);
+	ASSERT_STR_EQ(state, "running");
+	fw_snapshot_free(world(b, 5000, &w));
+	ASSERT_EQ(fw_local_job_info(b, "bad", &state, &sub, &start, &end, &code), FW_OK);
+	ASSERT_STR_EQ(state, "failed");
+	ASSERT_EQ(end, 1060);
+	ASSERT_EQ(code, 2);
+	ASSERT_EQ(fw_local_job_info(b, "good", &state, &sub, &start, &end, &code), FW_OK);
+	ASSERT_STR_EQ(state, "done");
+	ASSERT_EQ(code, 0);
+	ASSERT_EQ(fw_local_job_info(b, "moved", &state, &sub, &start, &end, NULL), FW_OK);
+	ASSERT_STR_EQ(state, "pending");
+	ASSERT_EQ(fw_local_job_info(b, "gone", &state, &sub, &start, &end, NULL), FW_OK);
+	ASSERT_STR_EQ(state, "cancelled");
+
+	fw_backend_local.close(b); /* reopen from the store alone */
+	memset(&cfg, 0, sizeof cfg);
+	cfg.fleet = fleet;
+	cfg.store = store;
+	ASSERT_EQ(fw_backend_local.open(&cfg, &b, NULL), FW_OK);
+	ASSERT_EQ(fw_local_job_info(b, "bad", &state, &sub, &start, &end, &code), FW_OK);
+	ASSERT_STR_EQ(state, "failed");
+	ASSERT_EQ(code, 2);
+	ASSERT_EQ(fw_backend_local.cancel(b, "bad", 5000), FW_EEXIST); /* it has ended */
+	teardown(b);
+}
+
 TEST_MAIN(stale_generation_changes_nothing_and_actions_are_idempotent, jobs_run_for_their_runtime_and_survive_reopen,
-	  thousands_of_jobs_are_found_by_name)
+	  thousands_of_jobs_are_found_by_name, jobs_with_a_non_zero_exit_code_fail)
