@@ -182,8 +182,8 @@ struct fw_backend_note {
 struct fw_node_health {
 	char node[FW_NAME_MAX];
 	bool healthy;
-	bool suspect;                 /* healthy, but on probation (Slurm:
-				       * repeated job failures there) */
+	bool suspect;                 /* healthy, but on probation (Slurm,
+				       * local: repeated job failures there) */
 	uint32_t bad_gpu_mask;        /* GPUs that must not be used */
 	char reason[128];
 };
