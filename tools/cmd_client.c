@@ -529,7 +529,8 @@ static int cmd_nodes(struct opts *o)
 				printf("%-16s %-8s %5.0f %6.2f %-12s %-9s %s%s%s\n", str(n, "name"), str(n, "gpuModel"),
 				       num(n, "gpus"), num(n, "gpusAllocated"),
 				       json_is_true(json_object_get(n, "schedulable")) ? "schedulable" : "held", inc,
-				       json_is_true(json_object_get(n, "healthy")) ? "ok" : "UNHEALTHY",
+				       !json_is_true(json_object_get(n, "healthy")) ? "UNHEALTHY" :
+				       !strcmp(str(n, "health"), "suspect") ? "suspect" : "ok",
 				       *str(n, "healthReason") ? " " : "", str(n, "healthReason"));
 			}
 			json_t *f = json_object_get(r, "figures");
