@@ -341,15 +341,17 @@ static int cmd_queues(struct opts *o)
 /* --- jobs -------------------------------------------------------------------------------- */
 static void print_job_row(json_t *j)
 {
-	char w[32];
+	char w[32], ex[24] = "";
 	const char *st = str(j, "state");
 	if (!strcmp(st, "pending"))
 		when(w, sizeof w, json_object_get(j, "expectedStart"));
 	else
 		when(w, sizeof w, json_object_get(j, "startTime"));
+	if (!strcmp(st, "failed"))
+		snprintf(ex, sizeof ex, "(exit %.0f)", num(j, "exitCode"));
 	printf("%-24s %-12s %-10s %5.0f  %-16s %-12s %s\n", str(j, "name"), str(j, "queue"), st, num(j, "gpus"),
 	       json_object_get(j, "reason") ? str(j, "reason") : "-", w,
-	       !strcmp(st, "running") ? "(started)" : !strcmp(st, "pending") ? "(expected start)" : "");
+	       !strcmp(st, "running") ? "(started)" : !strcmp(st, "pending") ? "(expected start)" : ex);
 }
 
 static void history(json_t *j)
@@ -375,6 +377,8 @@ static int job_state(json_t *j)
 	printf("job %s  (queue %s, user %s, %.0f GPUs, runtime %.0f s)\n", str(j, "name"), str(j, "queue"),
 	       str(j, "user"), num(j, "gpus"), num(j, "runtime"));
 	printf("state: %s\n", st);
+	if (json_object_get(j, "exitCode"))
+		printf("exit code: %.0f\n", num(j, "exitCode"));
 	if (!strcmp(st, "running")) {
 		when(w, sizeof w, json_object_get(j, "startTime"));
 		printf("started %s on", w);
@@ -435,6 +439,7 @@ static json_t *job_body(struct opts *o, int *rc)
 	if (flag(o, "--required-level"))
 		json_object_set_new(j, "requiredLevel", json_string(flag(o, "--required-level")));
 	if ((*rc = set_num(o, j, "runtime", "--runtime", true)) || (*rc = set_num(o, j, "priority", "--priority", true)) ||
+	    (*rc = set_num(o, j, "exitCode", "--exit-code", true)) ||
 	    (*rc = set_num(o, t, "count", "--count", true)) || (*rc = set_num(o, t, "gpus", "--gpus", true)) ||
 	    (*rc = set_num(o, t, "cpu", "--cpu", false)) || (*rc = set_num(o, t, "memory", "--memory", true))) {
 		json_decref(j), json_decref(t);
@@ -524,7 +529,8 @@ static int cmd_nodes(struct opts *o)
 				printf("%-16s %-8s %5.0f %6.2f %-12s %-9s %s%s%s\n", str(n, "name"), str(n, "gpuModel"),
 				       num(n, "gpus"), num(n, "gpusAllocated"),
 				       json_is_true(json_object_get(n, "schedulable")) ? "schedulable" : "held", inc,
-				       json_is_true(json_object_get(n, "healthy")) ? "ok" : "UNHEALTHY",
+				       !json_is_true(json_object_get(n, "healthy")) ? "UNHEALTHY" :
+				       !strcmp(str(n, "health"), "suspect") ? "suspect" : "ok",
 				       *str(n, "healthReason") ? " " : "", str(n, "healthReason"));
 			}
 			json_t *f = json_object_get(r, "figures");
@@ -702,6 +708,7 @@ static const char client_usage[] =
 	"jobs submit:         --queue Q --gpus N [--count TASKS] [--runtime S]\n"
 	"                     [--name N] [--user U] [--cpu C] [--memory MiB]\n"
 	"                     [--gpu-model M] [--required-level rack]  (or --file job.json)\n"
+	"                     [--exit-code N]  (local backend: a non-zero code fails the job)\n"
 	"jobs why NAME:       one screen: state, why it waits, when it is expected to start\n"
 	"reservations create: --kind maintenance|queue|job --nodes a,b --start +10m --end +2h\n"
 	"                     [--queue Q | --job J] [--reason TEXT]\n"

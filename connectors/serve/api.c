@@ -417,7 +417,9 @@ static int add_unseen(void *ctx, const struct fw_backend_job *j, const char *sta
 			      (json_int_t)start);
 	if (!active)
 		json_object_set_new(o, "endTime", json_integer(end));
-	else
+	if (!strcmp(state, "done") || !strcmp(state, "failed"))
+		json_object_set_new(o, "exitCode", json_integer(j->exit_code));
+	if (active)
 		json_object_set_new(o, "reason", json_string("not_yet_considered"));
 	json_array_append_new(l->out, o);
 	return 0;
@@ -425,7 +427,7 @@ static int add_unseen(void *ctx, const struct fw_backend_job *j, const char *sta
 
 static void h_jobs_list(struct ctx *c)
 {
-	static const char *const states[] = { "pending", "running", "done", "cancelled", "all", NULL };
+	static const char *const states[] = { "pending", "running", "done", "failed", "cancelled", "all", NULL };
 	struct listing l = { json_array(), NULL, c->rq->query_state, 1000 };
 	json_t *v = view_ref(c->d), *order = json_object_get(v, "jobOrder");
 	size_t i;
@@ -438,7 +440,7 @@ static void h_jobs_list(struct ctx *c)
 		if (!states[k]) {
 			json_decref(v);
 			json_decref(l.out);
-			return fail(c, 400, "EINVAL", "state", "must be pending, running, done, cancelled or all");
+			return fail(c, 400, "EINVAL", "state", "must be pending, running, done, failed, cancelled or all");
 		}
 	}
 	if (c->rq->query_limit) {
@@ -548,6 +550,7 @@ static json_t *job_lookup(struct fw_serve *d, const char *name)
 	json_t *v = view_ref(d), *j = json_object_get(json_object_get(v, "jobs"), name);
 	const char *state;
 	fw_time submit, start, end;
+	int32_t exit_code;
 
 	if (j) {
 		json_incref(j);
@@ -555,15 +558,17 @@ static json_t *job_lookup(struct fw_serve *d, const char *name)
 		return j;
 	}
 	json_decref(v);
-	if (d->bops != &fw_backend_local || fw_local_job_info(d->be, name, &state, &submit, &start, &end))
+	if (d->bops != &fw_backend_local || fw_local_job_info(d->be, name, &state, &submit, &start, &end, &exit_code))
 		return NULL;
 	j = json_pack("{s:s,s:s,s:I}", "name", name, "state", state, "submitTime", (json_int_t)submit);
 	if (!strcmp(state, "pending"))
 		json_object_set_new(j, "reason", json_string("not_yet_considered"));
 	if (strcmp(state, "pending"))
 		json_object_set_new(j, "startTime", json_integer(start));
-	if (!strcmp(state, "done") || !strcmp(state, "cancelled"))
+	if (strcmp(state, "pending") && strcmp(state, "running"))
 		json_object_set_new(j, "endTime", json_integer(end));
+	if (!strcmp(state, "done") || !strcmp(state, "failed"))
+		json_object_set_new(j, "exitCode", json_integer(exit_code));
 	return j;
 }
 

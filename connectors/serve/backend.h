@@ -182,8 +182,8 @@ struct fw_backend_note {
 struct fw_node_health {
 	char node[FW_NAME_MAX];
 	bool healthy;
-	bool suspect;                 /* healthy, but on probation (Slurm:
-				       * repeated job failures there) */
+	bool suspect;                 /* healthy, but on probation (Slurm,
+				       * local: repeated job failures there) */
 	uint32_t bad_gpu_mask;        /* GPUs that must not be used */
 	char reason[128];
 };
@@ -202,6 +202,9 @@ struct fw_backend_window {
 struct fw_backend_job {
 	struct fw_job job;            /* name, queue index unused; groups etc. */
 	char queue[FW_NAME_MAX];      /* the leaf queue by name */
+	int32_t exit_code;            /* 0..255, what the job exits with when
+				       * its runtime is up (local: non-zero =
+				       * it fails); 0 by default */
 };
 
 struct fw_backend_ops {

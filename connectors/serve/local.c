@@ -4,10 +4,33 @@
  * The nodes are the fleet's (the config YAML).  Jobs arrive through the
  * API (submit), start when the daemon applies a START, and "run" for their
  * requested runtime in wall-clock time: read() finishes every running job
- * whose start + runtime has passed.  A job with runtime 0 runs until it is
- * cancelled.  Nothing is executed.
+ * whose start + runtime has passed: `done`, or `failed` when it was
+ * submitted with a non-zero exitCode (0..255, default 0).  A job with
+ * runtime 0 runs until it is cancelled.  Nothing is executed.  States:
+ * pending, running, done, failed, cancelled (LJOB_STATES); an evicted job
+ * is pending again and a cancelled one is not a failure.
  *
- * Persistence: every job is one document in the store's `jobs` table,
+ * Job failures (health.h: JOB_FAILURE), so the failure -> suspect-node
+ * path can be tried without Slurm.  Each failed job is one event at its
+ * end time on every node it ran on (once per node, however many of its
+ * tasks were there), folded per fleet node through the core's model
+ * (fw_health_step, fw_health_config_default) as connectors/slurm/
+ * jobfail.c does: the 3rd within 24 h puts the node on probation (6 h),
+ * and health() reports it suspect with jobfail.c's reason.  Unlike Slurm,
+ * where the failing node of a multi-node FAILED job is unknown and none
+ * is blamed, a virtual job's exit code is its submitter's choice, so all
+ * its nodes count it.  The tally is not stored: it is rebuilt from the
+ * stored jobs, failed ones in order of end time, on open and at the first
+ * health() after a job failed, so a restart forgets nothing and counts
+ * exactly what the daemon before it counted.  The rebuild is O(jobs) and
+ * runs only when a job failed.  health() names only nodes on probation or
+ * with failures in the current window; the daemon reads the others as
+ * healthy (and a POSTed unhealthy report still wins: cycle.c).  Sharing
+ * jobfail.c's name-keyed tally was not worth a new module: this backend
+ * knows its nodes by index, so a record per fleet node is the whole of it.
+ *
+ * Persistence: every job is one document in the store's `jobs` table
+ * (its exitCode only when non-zero: older documents load as 0),
  * written through on each change (submit, cancel, start, evict, finish),
  * inside the daemon's transaction when there is one (apply), so a job's
  * state and the decision that changed it commit together.  open() reloads
@@ -27,10 +50,12 @@
 
 #include "backend.h"
 #include "codec.h"
+#include "fairway/health.h"
 #include "local.h"
 #include "store.h"
 
-#define LJOB_STATES(X) X(PENDING, pending) X(RUNNING, running) X(DONE, done) X(CANCELLED, cancelled)
+#define LJOB_STATES(X) \
+	X(PENDING, pending) X(RUNNING, running) X(DONE, done) X(CANCELLED, cancelled) X(FAILED, failed)
 enum lstate {
 #define L__ENUM(U, l) L_##U,
 	LJOB_STATES(L__ENUM)
@@ -68,6 +93,10 @@ struct fw_backend {
 	bool *drained;                 /* per fleet node */
 	struct nameref *nodeix;        /* fleet nodes sorted by name */
 	uint64_t gen;
+	struct fw_health_config hcfg;  /* fw_health_config_default() */
+	struct fw_health_rec *fail;    /* per fleet node: its job failures */
+	bool fail_stale;               /* a job failed since the last tally */
+	fw_time now;                   /* the last read's (open's until then) */
 };
 
 /* --- lookups ----------------------------------------------------------- */
@@ -81,6 +110,11 @@ static int32_t node_index(const struct fw_backend *b, const char *name)
 	struct nameref key = { name, -1 };
 	const struct nameref *r = bsearch(&key, b->nodeix, (size_t)b->fleet->nnodes, sizeof key, nameref_cmp);
 	return r ? r->idx : -1;
+}
+
+static bool ended(const struct ljob *lj)
+{
+	return lj->state == L_DONE || lj->state == L_FAILED || lj->state == L_CANCELLED;
 }
 
 static uint32_t name_hash(const char *s)
@@ -278,6 +312,78 @@ static int seed(struct fw_backend *b, fw_time wall)
 	return FW_OK;
 }
 
+/* --- job failures, per node ------------------------------------------------ */
+/* End time, then submission order (the job array only grows). */
+static int end_cmp(const void *x, const void *y)
+{
+	const struct ljob *a = *(const struct ljob *const *)x, *b = *(const struct ljob *const *)y;
+
+	if (a->end != b->end)
+		return (a->end > b->end) - (a->end < b->end);
+	return (a > b) - (a < b);
+}
+
+/* One failed job: a JOB_FAILURE at its end on each node it ran on (a node
+ * that held several of its tasks counts it once). */
+static void count_failure(struct fw_backend *b, const struct ljob *lj)
+{
+	struct fw_health_event ev = { FW_HEV_JOB_FAILURE, lj->end, 0 };
+
+	for (int32_t k = 0; k < lj->nplace; k++) {
+		int32_t n = node_index(b, lj->place[k].node);
+		bool again = false;
+		for (int32_t e = 0; e < k && !again; e++)
+			again = !strcmp(lj->place[e].node, lj->place[k].node);
+		if (n < 0 || again)
+			continue;
+		fw_health_step(&b->hcfg, &b->fail[n], &ev);
+	}
+}
+
+/* The tally from the jobs alone (phase 1: the failed ones in order of end
+ * time; phase 2: fold them into fresh records), so a reopened backend
+ * counts exactly what the one before it counted. */
+static int tally_failures(struct fw_backend *b)
+{
+	const struct ljob **v;
+	int32_t n = 0;
+
+	for (int32_t i = 0; i < b->njobs; i++)
+		n += b->jobs[i].state == L_FAILED;
+	if (!(v = malloc(((size_t)n + 1) * sizeof *v)))
+		return FW_ENOMEM;
+	n = 0;
+	for (int32_t i = 0; i < b->njobs; i++)
+		if (b->jobs[i].state == L_FAILED)
+			v[n++] = &b->jobs[i];
+	qsort(v, (size_t)n, sizeof *v, end_cmp);
+	for (int32_t i = 0; i < b->fleet->nnodes; i++)
+		fw_health_rec_init(&b->fail[i]);
+	for (int32_t i = 0; i < n; i++)
+		count_failure(b, v[i]);
+	free(v);
+	b->fail_stale = false;
+	return FW_OK;
+}
+
+/* What health() says of a node: on probation, the jobfail.c text; with
+ * failures in the current window, their count; else nothing (false). */
+static bool describe(const struct fw_backend *b, const struct fw_health_rec *r, bool suspect, char *buf, size_t n)
+{
+	const struct fw_health_config *c = &b->hcfg;
+	long long hours = (long long)(c->job_fail_window_s / 3600);
+
+	if (suspect)
+		snprintf(buf, n, "fairway: %d job failures within %lld h (probation until %lld)", c->job_fail_threshold,
+			 hours, (long long)r->until);
+	else if (r->job_failures > 0 && b->now - r->job_fail_from < c->job_fail_window_s)
+		snprintf(buf, n, "fairway: %d job failure%s within %lld h (%d make it suspect)", r->job_failures,
+			 r->job_failures == 1 ? "" : "s", hours, c->job_fail_threshold);
+	else
+		return false;
+	return true;
+}
+
 /* --- ops -------------------------------------------------------------------- */
 static void local_close(struct fw_backend *b)
 {
@@ -289,6 +395,7 @@ static void local_close(struct fw_backend *b)
 	free(b->hash);
 	free(b->drained);
 	free(b->nodeix);
+	free(b->fail);
 	free(b);
 }
 
@@ -307,13 +414,16 @@ static int local_open(const struct fw_backend_config *cfg, struct fw_backend **o
 		return fw_diag_set(d, FW_EINVAL, "", 0, 0, "--backend-opt", "the local backend takes no options ('%s')",
 				   cfg->options);
 	}
-	if (!b || !(b->drained = calloc((size_t)n + 1, 1)) || !(b->nodeix = calloc((size_t)n + 1, sizeof *b->nodeix))) {
+	if (!b || !(b->drained = calloc((size_t)n + 1, 1)) || !(b->nodeix = calloc((size_t)n + 1, sizeof *b->nodeix)) ||
+	    !(b->fail = calloc((size_t)n + 1, sizeof *b->fail))) {
 		local_close(b);
 		return FW_ENOMEM;
 	}
 	b->fleet = cfg->fleet;
 	b->store = cfg->store;
 	b->gen = 1;
+	b->now = cfg->now;
+	fw_health_config_default(&b->hcfg);
 	for (int32_t i = 0; i < n; i++)
 		b->nodeix[i] = (struct nameref){ cfg->fleet->nodes[i].name, i };
 	qsort(b->nodeix, (size_t)n, sizeof *b->nodeix, nameref_cmp);
@@ -324,6 +434,8 @@ static int local_open(const struct fw_backend_config *cfg, struct fw_backend **o
 		snprintf(key, sizeof key, "drain/%s", cfg->fleet->nodes[i].name);
 		b->drained[i] = fw_store_meta_get(cfg->store, key, 0) != 0;
 	}
+	if (rc == FW_OK)
+		rc = tally_failures(b); /* a restart forgets no failure */
 	if (rc != FW_OK) {
 		local_close(b);
 		return fw_diag_set(d, rc, "", 0, 0, "store.jobs", "cannot restore the local backend's jobs: %s",
@@ -333,7 +445,8 @@ static int local_open(const struct fw_backend_config *cfg, struct fw_backend **o
 	return FW_OK;
 }
 
-/* Finish every running job whose runtime has passed (in one transaction). */
+/* Finish every running job whose runtime has passed (in one transaction):
+ * done, or failed when it exits non-zero. */
 static void finish_due(struct fw_backend *b, fw_time now)
 {
 	bool began = false;
@@ -345,8 +458,9 @@ static void finish_due(struct fw_backend *b, fw_time now)
 			continue;
 		if (!began)
 			began = fw_store_begin(b->store) == FW_OK;
-		lj->state = L_DONE;
+		lj->state = lj->bj.exit_code ? L_FAILED : L_DONE;
 		lj->end = lj->start + rt;
+		b->fail_stale |= lj->state == L_FAILED;
 		save(b, lj);
 		b->gen++;
 	}
@@ -384,6 +498,7 @@ static int local_read(struct fw_backend *b, struct fw_snapshot *s, struct fw_bac
 {
 	int rc;
 
+	b->now = s->now;
 	finish_due(b, s->now);
 	for (int32_t i = 0; i < b->fleet->nnodes; i++) {
 		struct fw_node n = b->fleet->nodes[i];
@@ -412,7 +527,7 @@ static int do_start(struct fw_backend *b, const struct fw_backend_action *a)
 	struct ljob *lj = find_job(b, a->job);
 	int rc;
 
-	if (!lj || lj->state == L_DONE || lj->state == L_CANCELLED)
+	if (!lj || ended(lj))
 		return FW_ENOENT;
 	if (lj->state == L_RUNNING)
 		return FW_EEXIST;
@@ -493,6 +608,29 @@ static int local_release(struct fw_backend *b, const char (*nodes)[FW_NAME_MAX],
 	return back;
 }
 
+/* Nodes on probation or with recent job failures, as of the last read
+ * (backend.h: health); the others are left out, which the daemon reads as
+ * healthy. */
+static int local_health(struct fw_backend *b, struct fw_node_health *out, int cap)
+{
+	int n = 0;
+
+	if (b->fail_stale && tally_failures(b) != FW_OK)
+		return FW_ENOMEM;
+	for (int32_t i = 0; i < b->fleet->nnodes && n < cap; i++) {
+		struct fw_node_health *h = &out[n];
+		bool suspect = fw_health_tick(&b->hcfg, &b->fail[i], b->now) == FW_HEALTH_SUSPECT;
+		memset(h, 0, sizeof *h);
+		if (!describe(b, &b->fail[i], suspect, h->reason, sizeof h->reason))
+			continue;
+		snprintf(h->node, sizeof h->node, "%s", b->fleet->nodes[i].name);
+		h->healthy = true;
+		h->suspect = suspect;
+		n++;
+	}
+	return n;
+}
+
 static int local_apply(struct fw_backend *b, uint64_t gen, const struct fw_backend_action *acts, int32_t n,
 		       struct fw_backend_result *r)
 {
@@ -544,7 +682,7 @@ static int local_cancel(struct fw_backend *b, const char *name, fw_time now)
 
 	if (!lj)
 		return FW_ENOENT;
-	if (lj->state == L_DONE || lj->state == L_CANCELLED)
+	if (ended(lj))
 		return FW_EEXIST;
 	lj->state = L_CANCELLED;
 	lj->end = now;
@@ -559,7 +697,7 @@ const struct fw_backend_ops fw_backend_local = {
 	.open = local_open,
 	.read = local_read,
 	.apply = local_apply,
-	.health = NULL,
+	.health = local_health,
 	.submit = local_submit,
 	.cancel = local_cancel,
 	.close = local_close,
@@ -567,9 +705,9 @@ const struct fw_backend_ops fw_backend_local = {
 };
 
 /* For the API's job list: the local backend's own view of a job's life
- * (finished and cancelled jobs are no longer in the snapshot). */
+ * (finished, failed and cancelled jobs are no longer in the snapshot). */
 int fw_local_job_info(struct fw_backend *b, const char *name, const char **state, fw_time *submit,
-		      fw_time *start, fw_time *end)
+		      fw_time *start, fw_time *end, int32_t *exit_code)
 {
 	struct ljob *lj = find_job(b, name);
 	if (!lj)
@@ -578,6 +716,8 @@ int fw_local_job_info(struct fw_backend *b, const char *name, const char **state
 	*submit = lj->submit;
 	*start = lj->start;
 	*end = lj->end;
+	if (exit_code)
+		*exit_code = lj->bj.exit_code;
 	return FW_OK;
 }
 

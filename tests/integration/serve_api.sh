@@ -7,6 +7,8 @@
 # window drains its nodes and returns them when it ends or is deleted; a
 # node's fault history makes it a lemon), /metrics, the OpenAPI file
 # against the served routes, the CLI, and restart restoring everything.
+# Last, on a one-node fleet: local jobs with a non-zero exitCode fail, and
+# the third failure makes the node suspect, also after a restart.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/serve_lib.sh "$1"
@@ -95,6 +97,10 @@ req POST /v1/jobs '{"queue":"team-a","tasks":[{"gpus":1}],"minMember":2}'
 check "minMember above the task count: 400 naming minMember" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = minMember ]
 req POST /v1/jobs '{"queue":"team-a","tasks":[{"gpus":1,"count":0}]}'
 check "a task group of 0 tasks: 400 naming tasks[0].count" [ "$(jfield 'j["error"]["field"]')" = "tasks[0].count" ]
+for bad in -1 256 '"x"'; do
+	req POST /v1/jobs "{\"queue\":\"team-a\",\"exitCode\":$bad,\"tasks\":[{\"gpus\":1}]}"
+	check "exitCode $bad: 400 naming exitCode" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = exitCode ]
+done
 req POST /v1/jobs '{"name":"huge","queue":"vision","tasks":[{"gpus":16}]}'
 check "a job no node can hold is accepted" [ "$CODE" = 201 ]
 req POST /v1/jobs '{"queue":"team-a","tasks":[{"gpus":2,"gpuFraction":0.5}]}'
@@ -387,4 +393,52 @@ node_is "heartbeat: silent for 3 s (timeout 2 s), the node is not responding" h1
 post_health h100-003 '{"healthy":true,"reason":"healthy: 8 GPUs ok"}'
 node_is "heartbeat: the next report brings it back" h100-003 'j["healthy"] and j["health"] == "healthy"'
 stop_daemon
+
+# --- local jobs that fail: attributed to their node (one-node fleet) ---------------------------
+cat >"$T/solo.yaml" <<'EOF2'
+now: 0
+nodes:
+  - {name: solo, gpus: 8, cpu: 64, memory: 512Gi}
+queues:
+  - name: q
+    resources: {gpu: {quota: 8}}
+EOF2
+S=$T/state-fail
+start_daemon "$S" "$PORT" --config "$T/solo.yaml" || bad "daemon starts on a one-node fleet"
+TOKEN=$(cat "$S/token")
+for i in 1 2; do
+	req POST /v1/jobs "{\"name\":\"fail$i\",\"queue\":\"q\",\"runtime\":1,\"exitCode\":1,\"tasks\":[{\"gpus\":1}]}"
+done
+check "a job with exitCode 1: 201, the code echoed" [ "$CODE" = 201 -a "$(jfield 'j["exitCode"]')" = 1 ]
+req POST /v1/jobs '{"name":"fine","queue":"q","runtime":1,"tasks":[{"gpus":1}]}'
+node_is "two failed jobs on a node: counted, not yet suspect" solo \
+	'j["health"] == "healthy" and j["healthReason"].startswith("fairway: 2 job failures within 24 h")'
+job_is "a job exiting 0 is done (exitCode 0)" fine 'j["state"] == "done" and j["exitCode"] == 0'
+node_is "... and counts for nothing" solo 'j["healthReason"].startswith("fairway: 2 job failures within 24 h")'
+req POST /v1/jobs '{"name":"fail3","queue":"q","runtime":1,"exitCode":3,"tasks":[{"gpus":1}]}'
+node_is "the third failure within 24 h: the node is suspect, the reason names the count" solo \
+	'j["health"] == "suspect" and j["healthy"] and j["schedulable"] and j["healthReason"].startswith("fairway: 3 job failures within 24 h (probation until")'
+req GET "/v1/jobs?state=failed"
+check "GET /v1/jobs?state=failed lists the three with their exit codes" \
+	[ "$(jfield 'sorted((x["name"], x["state"], x["exitCode"]) for x in j["jobs"])')" = "[('fail1', 'failed', 1), ('fail2', 'failed', 1), ('fail3', 'failed', 3)]" ]
+req GET /v1/jobs/fail3
+check "GET /v1/jobs/fail3: failed, exitCode 3, an end time" [ "$(jfield 'j["state"], j["exitCode"], "endTime" in j')" = "failed 3 True" ]
+"$FW" nodes --server "http://127.0.0.1:$PORT" >"$T/solo-nodes" 2>&1
+check "fairway nodes says suspect and why" grep -q "^solo .* suspect fairway: 3 job failures within 24 h" "$T/solo-nodes"
+"$FW" jobs list --state failed --server "http://127.0.0.1:$PORT" >"$T/failed" 2>&1
+check "fairway jobs list --state failed shows them with their exit codes" \
+	bash -c "grep -q '^fail3 .* failed .*(exit 3)' '$T/failed' && [ \$(grep -c ' failed ' '$T/failed') = 3 ]"
+stop_daemon
+start_daemon "$S" "$PORT" --config "$T/solo.yaml" || bad "daemon restarts on the one-node fleet"
+node_is "restart: the failures are counted again from the store, the node still suspect" solo \
+	'j["health"] == "suspect" and j["healthReason"].startswith("fairway: 3 job failures")'
+req POST /v1/nodes/solo/health '{"healthy":false,"reason":"XID 79"}'
+node_is "an unhealthy report through the API wins over the backend's suspect" solo \
+	'j["health"] == "unhealthy" and not j["healthy"] and j["healthReason"] == "XID 79"'
+stop_daemon
+if grep -E 'ERROR: AddressSanitizer|runtime error|LeakSanitizer' "$T/daemon.log"; then
+	bad "the one-node daemon stops cleanly (no sanitizer report)"
+else
+	ok "the one-node daemon stops cleanly (no sanitizer report)"
+fi
 finish

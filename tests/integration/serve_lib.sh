@@ -74,6 +74,21 @@ node_is() {
 	return 1
 }
 
+# job_is NAME JOB PYTHON-CONDITION: the same for GET /v1/jobs/JOB.
+job_is() {
+	local name=$1 job=$2 cond=$3
+	for _ in $(seq 1 50); do
+		req GET "/v1/jobs/$job"
+		[ "$CODE" = 200 ] && [ "$(jfield "bool($cond)")" = True ] && {
+			ok "$name"
+			return 0
+		}
+		sleep 0.1
+	done
+	bad "$name" "GET /v1/jobs/$job: $BODY"
+	return 1
+}
+
 finish() {
 	echo "$PASS passed, $FAIL failed"
 	[ "$FAIL" -eq 0 ]

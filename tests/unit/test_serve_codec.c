@@ -5,6 +5,7 @@
  * same document.  Also the health document's fault history: its stored
  * form, and how reports make incidents and a lemon (history.c).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,6 +89,45 @@ TEST(job_parse_and_round_trip)
 	ASSERT_EQ(fw_codec_job_parse(o, &levels, &j, &d), FW_EINVAL);
 	ASSERT_STR_EQ(d.field, "requiredLevel");
 	json_decref(o);
+}
+
+/* exitCode: 0 by default and left out of the dump; 0..255 otherwise, and
+ * a refusal names it. */
+TEST(job_exit_code)
+{
+	static const char *const bad[] = { "-1", "256", "\"x\"", "1.5", "true" };
+	struct fw_backend_job j, k;
+	struct fw_diag d;
+	json_t *o = body("{\"queue\":\"q\",\"tasks\":[{\"gpus\":1}]}");
+
+	memset(&d, 0, sizeof d);
+	ASSERT_EQ(fw_codec_job_parse(o, NULL, &j, &d), FW_OK);
+	json_decref(o);
+	ASSERT_EQ(j.exit_code, 0);
+	o = fw_codec_job_dump(&j, NULL);
+	ASSERT(!json_object_get(o, "exitCode")); /* old documents look the same */
+	json_decref(o);
+
+	o = body("{\"queue\":\"q\",\"exitCode\":255,\"tasks\":[{\"gpus\":1}]}");
+	ASSERT_EQ(fw_codec_job_parse(o, NULL, &j, &d), FW_OK);
+	json_decref(o);
+	ASSERT_EQ(j.exit_code, 255);
+	o = fw_codec_job_dump(&j, NULL);
+	ASSERT_EQ(json_integer_value(json_object_get(o, "exitCode")), 255);
+	ASSERT_EQ(fw_codec_job_parse(o, NULL, &k, &d), FW_OK);
+	json_decref(o);
+	ASSERT_EQ(k.exit_code, 255);
+
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		char s[128];
+		snprintf(s, sizeof s, "{\"queue\":\"q\",\"exitCode\":%s,\"tasks\":[{\"gpus\":1}]}", bad[i]);
+		o = body(s);
+		memset(&d, 0, sizeof d);
+		ASSERT(fw_codec_job_parse(o, NULL, &j, &d) != FW_OK);
+		json_decref(o);
+		ASSERT_STR_EQ(d.field, "exitCode");
+		ASSERT(d.msg[0] != 0);
+	}
 }
 
 TEST(reservation_and_health_refusals)
@@ -247,6 +287,6 @@ TEST(history_keeps_the_last_eight)
 		ASSERT(n.incident[i - 1] < n.incident[i]); /* oldest first */
 }
 
-TEST_MAIN(queue_units_and_defaults, queue_refusals_name_the_field, job_parse_and_round_trip,
+TEST_MAIN(queue_units_and_defaults, queue_refusals_name_the_field, job_parse_and_round_trip, job_exit_code,
 	  reservation_and_health_refusals, health_incidents_stored_form, history_incidents_and_lemon,
 	  history_keeps_the_last_eight)

@@ -3,6 +3,9 @@
  * through its ops table: the generation guards a stale plan, every action
  * is idempotent, jobs run for their runtime, the world survives a close
  * and reopen from the store, and jobs are found by name among thousands.
+ * Jobs with a non-zero exit code fail, and health() attributes their
+ * failures to the nodes they ran on (the 3rd within 24 h: suspect), also
+ * after a reopen.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,7 +70,7 @@ static struct fw_snapshot *world(struct fw_backend *b, fw_time now, struct fw_ba
 	return s;
 }
 
-static int submit(struct fw_backend *b, const char *name, fw_time runtime)
+static int submit_exit(struct fw_backend *b, const char *name, fw_time runtime, int32_t exit_code)
 {
 	struct fw_backend_job j;
 	memset(&j, 0, sizeof j);
@@ -76,15 +79,23 @@ static int submit(struct fw_backend *b, const char *name, fw_time runtime)
 	strcpy(j.queue, "q");
 	j.job.groups[0].gpus = 4;
 	j.job.expected_runtime = runtime;
+	j.exit_code = exit_code;
 	return fw_backend_local.submit(b, &j, 1000, NULL);
 }
 
-static int act(struct fw_backend *b, uint64_t gen, enum fw_decision_kind k, const char *job, fw_time at)
+static int submit(struct fw_backend *b, const char *name, fw_time runtime)
 {
-	struct fw_backend_placement p = { "n1", 0, 0x0f, 1000 };
+	return submit_exit(b, name, runtime, 0);
+}
+
+static int act_on(struct fw_backend *b, uint64_t gen, enum fw_decision_kind k, const char *job, fw_time at,
+		  const char *node)
+{
+	struct fw_backend_placement p = { "", 0, 0x0f, 1000 };
 	struct fw_backend_action a;
 	int status = -100;
 	struct fw_backend_result r = { .status = &status };
+	snprintf(p.node, sizeof p.node, "%s", node);
 	memset(&a, 0, sizeof a);
 	a.kind = k;
 	snprintf(a.job, sizeof a.job, "%s", job);
@@ -93,6 +104,38 @@ static int act(struct fw_backend *b, uint64_t gen, enum fw_decision_kind k, cons
 	a.placements = &p;
 	int rc = fw_backend_local.apply(b, gen, &a, 1, &r);
 	return rc != FW_OK ? rc : status;
+}
+
+static int act(struct fw_backend *b, uint64_t gen, enum fw_decision_kind k, const char *job, fw_time at)
+{
+	return act_on(b, gen, k, job, at, "n1");
+}
+
+/* Read the world at now (finishing what is due), then start job on node. */
+static void start_on(struct fw_backend *b, const char *job, fw_time now, const char *node)
+{
+	struct fw_backend_world w;
+	fw_snapshot_free(world(b, now, &w));
+	if (act_on(b, w.generation, FW_DECIDE_START, job, now, node) != FW_OK)
+		abort();
+}
+
+/* health() entry of node: 0 none (healthy), 1 healthy, 2 suspect. */
+static int health_of(struct fw_backend *b, const char *node, char *reason)
+{
+	struct fw_node_health h[4];
+	int n = fw_backend_local.health(b, h, 4);
+	if (n < 0)
+		abort();
+	for (int i = 0; i < n; i++)
+		if (!strcmp(h[i].node, node)) {
+			if (!h[i].healthy || h[i].bad_gpu_mask)
+				abort(); /* failures only ever make a node suspect */
+			if (reason)
+				strcpy(reason, h[i].reason);
+			return h[i].suspect ? 2 : 1;
+		}
+	return 0;
 }
 
 TEST(stale_generation_changes_nothing_and_actions_are_idempotent)
@@ -157,7 +200,7 @@ TEST(jobs_run_for_their_runtime_and_survive_reopen)
 	ASSERT_EQ(s->njobs, 1); /* short ended at start + runtime */
 	ASSERT_STR_EQ(s->jobs[0].name, "forever");
 	fw_snapshot_free(s);
-	ASSERT_EQ(fw_local_job_info(b, "short", &state, &sub, &start, &end), FW_OK);
+	ASSERT_EQ(fw_local_job_info(b, "short", &state, &sub, &start, &end, NULL), FW_OK);
 	ASSERT_STR_EQ(state, "done");
 	ASSERT_EQ(end, 1060);
 
@@ -166,7 +209,7 @@ TEST(jobs_run_for_their_runtime_and_survive_reopen)
 	cfg.fleet = fleet;
 	cfg.store = store;
 	ASSERT_EQ(fw_backend_local.open(&cfg, &b, NULL), FW_OK);
-	ASSERT_EQ(fw_local_job_info(b, "short", &state, &sub, &start, &end), FW_OK);
+	ASSERT_EQ(fw_local_job_info(b, "short", &state, &sub, &start, &end, NULL), FW_OK);
 	ASSERT_STR_EQ(state, "done");
 	s = world(b, 5000, &w);
 	ASSERT_EQ(s->njobs, 1);
@@ -194,14 +237,170 @@ TEST(thousands_of_jobs_are_found_by_name)
 	ASSERT_EQ(submit(b, "j4999", 60), FW_EEXIST);
 	ASSERT_EQ(submit(b, "j0", 60), FW_EEXIST);
 	ASSERT_EQ(fw_backend_local.cancel(b, "j2500", 1001), FW_OK);
-	ASSERT_EQ(fw_local_job_info(b, "j2500", &state, &sub, &start, &end), FW_OK);
+	ASSERT_EQ(fw_local_job_info(b, "j2500", &state, &sub, &start, &end, NULL), FW_OK);
 	ASSERT_STR_EQ(state, "cancelled");
-	ASSERT_EQ(fw_local_job_info(b, "j5000", &state, &sub, &start, &end), FW_ENOENT);
+	ASSERT_EQ(fw_local_job_info(b, "j5000", &state, &sub, &start, &end, NULL), FW_ENOENT);
 	ASSERT_EQ(submit(b, "j5000", 60), FW_OK);
-	ASSERT_EQ(fw_local_job_info(b, "j5000", &state, &sub, &start, &end), FW_OK);
+	ASSERT_EQ(fw_local_job_info(b, "j5000", &state, &sub, &start, &end, NULL), FW_OK);
 	ASSERT_STR_EQ(state, "pending");
 	teardown(b);
 }
 
+/* A job with a non-zero exit code ends failed at start + runtime, with
+ * its code, also after a reopen; one exiting 0 is done; an evicted one
+ * waits again and a cancelled one is cancelled, whatever their code. */
+TEST(jobs_with_a_non_zero_exit_code_fail)
+{
+	struct fw_backend *b;
+	struct fw_backend_world w;
+	struct fw_backend_config cfg;
+	const char *state;
+	fw_time sub, start, end;
+	int32_t code = -1;
+
+	setup(&b);
+	ASSERT_EQ(submit_exit(b, "bad", 60, 2), FW_OK);
+	ASSERT_EQ(submit(b, "good", 60), FW_OK);
+	ASSERT_EQ(submit_exit(b, "moved", 60, 1), FW_OK);
+	ASSERT_EQ(submit_exit(b, "gone", 0, 1), FW_OK);
+	start_on(b, "bad", 1000, "n0");
+	start_on(b, "good", 1000, "n0");
+	start_on(b, "moved", 1000, "n1");
+	start_on(b, "gone", 1000, "n1");
+	fw_snapshot_free(world(b, 1010, &w));
+	ASSERT_EQ(act(b, w.generation, FW_DECIDE_EVICT, "moved", 1010), FW_OK);
+	ASSERT_EQ(fw_backend_local.cancel(b, "gone", 1020), FW_OK);
+	fw_snapshot_free(world(b, 1059, &w));
+	ASSERT_EQ(fw_local_job_info(b, "bad", &state, &sub, &start, &end, &code), FW_OK);
+	ASSERT_STR_EQ(state, "running");
+	fw_snapshot_free(world(b, 5000, &w));
+	ASSERT_EQ(fw_local_job_info(b, "bad", &state, &sub, &start, &end, &code), FW_OK);
+	ASSERT_STR_EQ(state, "failed");
+	ASSERT_EQ(end, 1060);
+	ASSERT_EQ(code, 2);
+	ASSERT_EQ(fw_local_job_info(b, "good", &state, &sub, &start, &end, &code), FW_OK);
+	ASSERT_STR_EQ(state, "done");
+	ASSERT_EQ(code, 0);
+	ASSERT_EQ(fw_local_job_info(b, "moved", &state, &sub, &start, &end, NULL), FW_OK);
+	ASSERT_STR_EQ(state, "pending");
+	ASSERT_EQ(fw_local_job_info(b, "gone", &state, &sub, &start, &end, NULL), FW_OK);
+	ASSERT_STR_EQ(state, "cancelled");
+
+	fw_backend_local.close(b); /* reopen from the store alone */
+	memset(&cfg, 0, sizeof cfg);
+	cfg.fleet = fleet;
+	cfg.store = store;
+	ASSERT_EQ(fw_backend_local.open(&cfg, &b, NULL), FW_OK);
+	ASSERT_EQ(fw_local_job_info(b, "bad", &state, &sub, &start, &end, &code), FW_OK);
+	ASSERT_STR_EQ(state, "failed");
+	ASSERT_EQ(code, 2);
+	ASSERT_EQ(fw_backend_local.cancel(b, "bad", 5000), FW_EEXIST); /* it has ended */
+	teardown(b);
+}
+
+/* Three jobs exiting 1 on n0, one after the other: failed, not done; n0
+ * is suspect after the third and not before; a job exiting 0 and a
+ * cancelled one count for nothing; n1 stays out of health(); a reopen
+ * counts the same from the store. */
+TEST(failed_jobs_make_their_node_suspect)
+{
+	struct fw_backend *b;
+	struct fw_backend_world w;
+	struct fw_backend_config cfg;
+	struct fw_snapshot *s;
+	const char *state;
+	fw_time sub, start, end;
+	int32_t code = -1;
+	char why[128];
+
+	setup(&b);
+	ASSERT_EQ(submit_exit(b, "f1", 10, 1), FW_OK);
+	ASSERT_EQ(submit_exit(b, "f2", 10, 1), FW_OK);
+	ASSERT_EQ(submit_exit(b, "f3", 10, 7), FW_OK);
+	ASSERT_EQ(submit(b, "ok", 10), FW_OK);
+	ASSERT_EQ(submit_exit(b, "gone", 0, 1), FW_OK);
+	ASSERT_EQ(health_of(b, "n0", NULL), 0);
+	start_on(b, "ok", 1000, "n0");
+	start_on(b, "gone", 1000, "n0");
+	start_on(b, "f1", 1000, "n0");
+	ASSERT_EQ(fw_backend_local.cancel(b, "gone", 1005), FW_OK);
+	start_on(b, "f2", 1010, "n0"); /* the read at 1010 ends ok and f1 */
+	ASSERT_EQ(fw_local_job_info(b, "ok", &state, &sub, &start, &end, &code), FW_OK);
+	ASSERT_STR_EQ(state, "done");
+	ASSERT_EQ(code, 0);
+	ASSERT_EQ(fw_local_job_info(b, "f1", &state, &sub, &start, &end, &code), FW_OK);
+	ASSERT_STR_EQ(state, "failed");
+	ASSERT_EQ(end, 1010);
+	ASSERT_EQ(code, 1);
+	ASSERT_EQ(health_of(b, "n0", why), 1);
+	ASSERT_STR_EQ(why, "fairway: 1 job failure within 24 h (3 make it suspect)");
+	start_on(b, "f3", 1020, "n0");
+	ASSERT_EQ(health_of(b, "n0", why), 1); /* two failures: not yet */
+	ASSERT_STR_EQ(why, "fairway: 2 job failures within 24 h (3 make it suspect)");
+	s = world(b, 1030, &w);
+	ASSERT_EQ(s->njobs, 0); /* a failed job leaves the snapshot */
+	fw_snapshot_free(s);
+	ASSERT_EQ(health_of(b, "n0", why), 2);
+	ASSERT_STR_EQ(why, "fairway: 3 job failures within 24 h (probation until 22630)");
+	ASSERT_EQ(health_of(b, "n1", NULL), 0);
+	ASSERT_EQ(act(b, w.generation, FW_DECIDE_START, "f3", 1030), FW_ENOENT); /* ended */
+	ASSERT_EQ(fw_backend_local.cancel(b, "f3", 1030), FW_EEXIST);
+
+	fw_backend_local.close(b); /* reopen from the store alone */
+	memset(&cfg, 0, sizeof cfg);
+	cfg.fleet = fleet;
+	cfg.store = store;
+	cfg.now = 1040;
+	ASSERT_EQ(fw_backend_local.open(&cfg, &b, NULL), FW_OK);
+	ASSERT_EQ(fw_local_job_info(b, "f3", &state, &sub, &start, &end, &code), FW_OK);
+	ASSERT_STR_EQ(state, "failed");
+	ASSERT_EQ(code, 7);
+	ASSERT_EQ(health_of(b, "n0", why), 2);
+	ASSERT_STR_EQ(why, "fairway: 3 job failures within 24 h (probation until 22630)");
+	s = world(b, 22630, &w); /* probation (6 h) is over */
+	fw_snapshot_free(s);
+	ASSERT_EQ(health_of(b, "n0", why), 0);
+	teardown(b);
+}
+
+/* A job on two nodes counts on both, once each however many of its
+ * tasks a node held; the window is the model's (24 h from its first
+ * failure), and a node whose window is over leaves health(). */
+TEST(failures_count_per_node_within_the_window)
+{
+	struct fw_backend *b;
+	struct fw_backend_world w;
+	struct fw_backend_placement p[3] = { { "n0", 0, 0x1, 1000 }, { "n1", 0, 0x1, 1000 }, { "n1", 0, 0x2, 1000 } };
+	struct fw_backend_action a;
+	int status[1];
+	struct fw_backend_result r = { .status = status };
+	char name[8], why[128];
+
+	setup(&b);
+	for (int i = 0; i < 3; i++) {
+		snprintf(name, sizeof name, "g%d", i);
+		ASSERT_EQ(submit_exit(b, name, 10, 1), FW_OK);
+		fw_snapshot_free(world(b, 1000 + i * 50000, &w)); /* 50000 s apart: never 3 in 24 h */
+		memset(&a, 0, sizeof a);
+		a.kind = FW_DECIDE_START;
+		snprintf(a.job, sizeof a.job, "%s", name);
+		a.at = 1000 + i * 50000;
+		a.nplacements = i == 2 ? 3 : 2;
+		a.placements = p;
+		ASSERT_EQ(fw_backend_local.apply(b, w.generation, &a, 1, &r), FW_OK);
+		ASSERT_EQ(status[0], FW_OK);
+	}
+	fw_snapshot_free(world(b, 101010, &w)); /* g2 ends: a new window */
+	ASSERT_EQ(health_of(b, "n0", why), 1);
+	ASSERT_STR_EQ(why, "fairway: 1 job failure within 24 h (3 make it suspect)");
+	ASSERT_EQ(health_of(b, "n1", why), 1);
+	ASSERT_STR_EQ(why, "fairway: 1 job failure within 24 h (3 make it suspect)");
+	fw_snapshot_free(world(b, 101010 + 86400, &w));
+	ASSERT_EQ(health_of(b, "n0", NULL), 0);
+	ASSERT_EQ(health_of(b, "n1", NULL), 0);
+	teardown(b);
+}
+
 TEST_MAIN(stale_generation_changes_nothing_and_actions_are_idempotent, jobs_run_for_their_runtime_and_survive_reopen,
-	  thousands_of_jobs_are_found_by_name)
+	  thousands_of_jobs_are_found_by_name, jobs_with_a_non_zero_exit_code_fail, failed_jobs_make_their_node_suspect,
+	  failures_count_per_node_within_the_window)
