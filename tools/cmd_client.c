@@ -133,7 +133,7 @@ static void dump(json_t *j)
 static const char *str(json_t *o, const char *k)
 {
 	const char *s = json_string_value(json_object_get(o, k));
-	return s ? s : "-";
+	return s && *s ? s : "-";
 }
 
 static double num(json_t *o, const char *k)
@@ -524,6 +524,7 @@ static int cmd_nodes(struct opts *o)
 			       "HEALTH");
 			json_array_foreach(json_object_get(r, "nodes"), i, n) {
 				char inc[32];
+				const char *why = json_string_value(json_object_get(n, "healthReason"));
 				snprintf(inc, sizeof inc, "%.0f%s", num(n, "incidents"),
 					 json_is_true(json_object_get(n, "lemon")) ? " lemon" : "");
 				printf("%-16s %-8s %5.0f %6.2f %-12s %-9s %s%s%s\n", str(n, "name"), str(n, "gpuModel"),
@@ -531,7 +532,7 @@ static int cmd_nodes(struct opts *o)
 				       json_is_true(json_object_get(n, "schedulable")) ? "schedulable" : "held", inc,
 				       !json_is_true(json_object_get(n, "healthy")) ? "UNHEALTHY" :
 				       !strcmp(str(n, "health"), "suspect") ? "suspect" : "ok",
-				       *str(n, "healthReason") ? " " : "", str(n, "healthReason"));
+				       why && *why ? " " : "", why ? why : "");
 			}
 			json_t *f = json_object_get(r, "figures");
 			printf("\n%.0f of %.0f GPUs allocated; %lld unhealthy node(s)\n", num(f, "gpusAllocated"),

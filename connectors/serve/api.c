@@ -399,6 +399,27 @@ static bool state_ok(const char *want, const char *have)
 	return !want || !strcmp(want, "all") || !strcmp(want, have);
 }
 
+/* A local job the last plan did not see (ended, or newer than the plan):
+ * what the local backend knows of it. */
+static json_t *local_job_json(const struct fw_backend_job *j, const char *state, fw_time submit, fw_time start,
+			      fw_time end)
+{
+	bool active = !strcmp(state, "pending") || !strcmp(state, "running");
+	json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:I,s:I,s:I}", "name", j->job.name, "queue", j->queue, "user",
+			      j->job.user, "state", state, "gpus", (json_int_t)fw_job_gpus(&j->job), "submitTime",
+			      (json_int_t)submit, "runtime", (json_int_t)j->job.expected_runtime);
+
+	if (strcmp(state, "pending"))
+		json_object_set_new(o, "startTime", json_integer(start));
+	if (!active)
+		json_object_set_new(o, "endTime", json_integer(end));
+	if (!strcmp(state, "done") || !strcmp(state, "failed"))
+		json_object_set_new(o, "exitCode", json_integer(j->exit_code));
+	if (active)
+		json_object_set_new(o, "reason", json_string("not_yet_considered"));
+	return o;
+}
+
 static int add_unseen(void *ctx, const struct fw_backend_job *j, const char *state, fw_time submit, fw_time start,
 		      fw_time end)
 {
@@ -411,17 +432,7 @@ static int add_unseen(void *ctx, const struct fw_backend_job *j, const char *sta
 		return 0;
 	if (!l->state && !active)
 		return 0; /* ended jobs only on request */
-	json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:I,s:I,s:I,s:I}", "name", j->job.name, "queue", j->queue, "user",
-			      j->job.user, "state", state, "gpus", (json_int_t)fw_job_gpus(&j->job), "submitTime",
-			      (json_int_t)submit, "runtime", (json_int_t)j->job.expected_runtime, "startTime",
-			      (json_int_t)start);
-	if (!active)
-		json_object_set_new(o, "endTime", json_integer(end));
-	if (!strcmp(state, "done") || !strcmp(state, "failed"))
-		json_object_set_new(o, "exitCode", json_integer(j->exit_code));
-	if (active)
-		json_object_set_new(o, "reason", json_string("not_yet_considered"));
-	json_array_append_new(l->out, o);
+	json_array_append_new(l->out, local_job_json(j, state, submit, start, end));
 	return 0;
 }
 
@@ -548,9 +559,9 @@ static void h_job_submit(struct ctx *c)
 static json_t *job_lookup(struct fw_serve *d, const char *name)
 {
 	json_t *v = view_ref(d), *j = json_object_get(json_object_get(v, "jobs"), name);
+	const struct fw_backend_job *bj;
 	const char *state;
 	fw_time submit, start, end;
-	int32_t exit_code;
 
 	if (j) {
 		json_incref(j);
@@ -558,18 +569,10 @@ static json_t *job_lookup(struct fw_serve *d, const char *name)
 		return j;
 	}
 	json_decref(v);
-	if (d->bops != &fw_backend_local || fw_local_job_info(d->be, name, &state, &submit, &start, &end, &exit_code))
+	if (d->bops != &fw_backend_local ||
+	    fw_local_job_info(d->be, name, &state, &submit, &start, &end, NULL, &bj))
 		return NULL;
-	j = json_pack("{s:s,s:s,s:I}", "name", name, "state", state, "submitTime", (json_int_t)submit);
-	if (!strcmp(state, "pending"))
-		json_object_set_new(j, "reason", json_string("not_yet_considered"));
-	if (strcmp(state, "pending"))
-		json_object_set_new(j, "startTime", json_integer(start));
-	if (strcmp(state, "pending") && strcmp(state, "running"))
-		json_object_set_new(j, "endTime", json_integer(end));
-	if (!strcmp(state, "done") || !strcmp(state, "failed"))
-		json_object_set_new(j, "exitCode", json_integer(exit_code));
-	return j;
+	return local_job_json(bj, state, submit, start, end);
 }
 
 static int add_decision(void *ctx, const struct fw_store_decision *dec)

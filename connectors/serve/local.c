@@ -707,7 +707,7 @@ const struct fw_backend_ops fw_backend_local = {
 /* For the API's job list: the local backend's own view of a job's life
  * (finished, failed and cancelled jobs are no longer in the snapshot). */
 int fw_local_job_info(struct fw_backend *b, const char *name, const char **state, fw_time *submit,
-		      fw_time *start, fw_time *end, int32_t *exit_code)
+		      fw_time *start, fw_time *end, int32_t *exit_code, const struct fw_backend_job **job)
 {
 	struct ljob *lj = find_job(b, name);
 	if (!lj)
@@ -718,6 +718,8 @@ int fw_local_job_info(struct fw_backend *b, const char *name, const char **state
 	*end = lj->end;
 	if (exit_code)
 		*exit_code = lj->bj.exit_code;
+	if (job)
+		*job = &lj->bj;
 	return FW_OK;
 }
 

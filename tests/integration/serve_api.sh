@@ -423,6 +423,8 @@ check "GET /v1/jobs?state=failed lists the three with their exit codes" \
 	[ "$(jfield 'sorted((x["name"], x["state"], x["exitCode"]) for x in j["jobs"])')" = "[('fail1', 'failed', 1), ('fail2', 'failed', 1), ('fail3', 'failed', 3)]" ]
 req GET /v1/jobs/fail3
 check "GET /v1/jobs/fail3: failed, exitCode 3, an end time" [ "$(jfield 'j["state"], j["exitCode"], "endTime" in j')" = "failed 3 True" ]
+check "GET /v1/jobs/fail3: an ended job keeps its queue, GPUs and runtime" \
+	[ "$(jfield 'j["queue"], j["gpus"], j["runtime"]')" = "q 1 1" ]
 "$FW" nodes --server "http://127.0.0.1:$PORT" >"$T/solo-nodes" 2>&1
 check "fairway nodes says suspect and why" grep -q "^solo .* suspect fairway: 3 job failures within 24 h" "$T/solo-nodes"
 "$FW" jobs list --state failed --server "http://127.0.0.1:$PORT" >"$T/failed" 2>&1

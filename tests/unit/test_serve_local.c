@@ -200,7 +200,7 @@ TEST(jobs_run_for_their_runtime_and_survive_reopen)
 	ASSERT_EQ(s->njobs, 1); /* short ended at start + runtime */
 	ASSERT_STR_EQ(s->jobs[0].name, "forever");
 	fw_snapshot_free(s);
-	ASSERT_EQ(fw_local_job_info(b, "short", &state, &sub, &start, &end, NULL), FW_OK);
+	ASSERT_EQ(fw_local_job_info(b, "short", &state, &sub, &start, &end, NULL, NULL), FW_OK);
 	ASSERT_STR_EQ(state, "done");
 	ASSERT_EQ(end, 1060);
 
@@ -209,7 +209,7 @@ TEST(jobs_run_for_their_runtime_and_survive_reopen)
 	cfg.fleet = fleet;
 	cfg.store = store;
 	ASSERT_EQ(fw_backend_local.open(&cfg, &b, NULL), FW_OK);
-	ASSERT_EQ(fw_local_job_info(b, "short", &state, &sub, &start, &end, NULL), FW_OK);
+	ASSERT_EQ(fw_local_job_info(b, "short", &state, &sub, &start, &end, NULL, NULL), FW_OK);
 	ASSERT_STR_EQ(state, "done");
 	s = world(b, 5000, &w);
 	ASSERT_EQ(s->njobs, 1);
@@ -237,11 +237,11 @@ TEST(thousands_of_jobs_are_found_by_name)
 	ASSERT_EQ(submit(b, "j4999", 60), FW_EEXIST);
 	ASSERT_EQ(submit(b, "j0", 60), FW_EEXIST);
 	ASSERT_EQ(fw_backend_local.cancel(b, "j2500", 1001), FW_OK);
-	ASSERT_EQ(fw_local_job_info(b, "j2500", &state, &sub, &start, &end, NULL), FW_OK);
+	ASSERT_EQ(fw_local_job_info(b, "j2500", &state, &sub, &start, &end, NULL, NULL), FW_OK);
 	ASSERT_STR_EQ(state, "cancelled");
-	ASSERT_EQ(fw_local_job_info(b, "j5000", &state, &sub, &start, &end, NULL), FW_ENOENT);
+	ASSERT_EQ(fw_local_job_info(b, "j5000", &state, &sub, &start, &end, NULL, NULL), FW_ENOENT);
 	ASSERT_EQ(submit(b, "j5000", 60), FW_OK);
-	ASSERT_EQ(fw_local_job_info(b, "j5000", &state, &sub, &start, &end, NULL), FW_OK);
+	ASSERT_EQ(fw_local_job_info(b, "j5000", &state, &sub, &start, &end, NULL, NULL), FW_OK);
 	ASSERT_STR_EQ(state, "pending");
 	teardown(b);
 }
@@ -271,19 +271,19 @@ TEST(jobs_with_a_non_zero_exit_code_fail)
 	ASSERT_EQ(act(b, w.generation, FW_DECIDE_EVICT, "moved", 1010), FW_OK);
 	ASSERT_EQ(fw_backend_local.cancel(b, "gone", 1020), FW_OK);
 	fw_snapshot_free(world(b, 1059, &w));
-	ASSERT_EQ(fw_local_job_info(b, "bad", &state, &sub, &start, &end, &code), FW_OK);
+	ASSERT_EQ(fw_local_job_info(b, "bad", &state, &sub, &start, &end, &code, NULL), FW_OK);
 	ASSERT_STR_EQ(state, "running");
 	fw_snapshot_free(world(b, 5000, &w));
-	ASSERT_EQ(fw_local_job_info(b, "bad", &state, &sub, &start, &end, &code), FW_OK);
+	ASSERT_EQ(fw_local_job_info(b, "bad", &state, &sub, &start, &end, &code, NULL), FW_OK);
 	ASSERT_STR_EQ(state, "failed");
 	ASSERT_EQ(end, 1060);
 	ASSERT_EQ(code, 2);
-	ASSERT_EQ(fw_local_job_info(b, "good", &state, &sub, &start, &end, &code), FW_OK);
+	ASSERT_EQ(fw_local_job_info(b, "good", &state, &sub, &start, &end, &code, NULL), FW_OK);
 	ASSERT_STR_EQ(state, "done");
 	ASSERT_EQ(code, 0);
-	ASSERT_EQ(fw_local_job_info(b, "moved", &state, &sub, &start, &end, NULL), FW_OK);
+	ASSERT_EQ(fw_local_job_info(b, "moved", &state, &sub, &start, &end, NULL, NULL), FW_OK);
 	ASSERT_STR_EQ(state, "pending");
-	ASSERT_EQ(fw_local_job_info(b, "gone", &state, &sub, &start, &end, NULL), FW_OK);
+	ASSERT_EQ(fw_local_job_info(b, "gone", &state, &sub, &start, &end, NULL, NULL), FW_OK);
 	ASSERT_STR_EQ(state, "cancelled");
 
 	fw_backend_local.close(b); /* reopen from the store alone */
@@ -291,7 +291,7 @@ TEST(jobs_with_a_non_zero_exit_code_fail)
 	cfg.fleet = fleet;
 	cfg.store = store;
 	ASSERT_EQ(fw_backend_local.open(&cfg, &b, NULL), FW_OK);
-	ASSERT_EQ(fw_local_job_info(b, "bad", &state, &sub, &start, &end, &code), FW_OK);
+	ASSERT_EQ(fw_local_job_info(b, "bad", &state, &sub, &start, &end, &code, NULL), FW_OK);
 	ASSERT_STR_EQ(state, "failed");
 	ASSERT_EQ(code, 2);
 	ASSERT_EQ(fw_backend_local.cancel(b, "bad", 5000), FW_EEXIST); /* it has ended */
@@ -325,10 +325,10 @@ TEST(failed_jobs_make_their_node_suspect)
 	start_on(b, "f1", 1000, "n0");
 	ASSERT_EQ(fw_backend_local.cancel(b, "gone", 1005), FW_OK);
 	start_on(b, "f2", 1010, "n0"); /* the read at 1010 ends ok and f1 */
-	ASSERT_EQ(fw_local_job_info(b, "ok", &state, &sub, &start, &end, &code), FW_OK);
+	ASSERT_EQ(fw_local_job_info(b, "ok", &state, &sub, &start, &end, &code, NULL), FW_OK);
 	ASSERT_STR_EQ(state, "done");
 	ASSERT_EQ(code, 0);
-	ASSERT_EQ(fw_local_job_info(b, "f1", &state, &sub, &start, &end, &code), FW_OK);
+	ASSERT_EQ(fw_local_job_info(b, "f1", &state, &sub, &start, &end, &code, NULL), FW_OK);
 	ASSERT_STR_EQ(state, "failed");
 	ASSERT_EQ(end, 1010);
 	ASSERT_EQ(code, 1);
@@ -352,7 +352,7 @@ TEST(failed_jobs_make_their_node_suspect)
 	cfg.store = store;
 	cfg.now = 1040;
 	ASSERT_EQ(fw_backend_local.open(&cfg, &b, NULL), FW_OK);
-	ASSERT_EQ(fw_local_job_info(b, "f3", &state, &sub, &start, &end, &code), FW_OK);
+	ASSERT_EQ(fw_local_job_info(b, "f3", &state, &sub, &start, &end, &code, NULL), FW_OK);
 	ASSERT_STR_EQ(state, "failed");
 	ASSERT_EQ(code, 7);
 	ASSERT_EQ(health_of(b, "n0", why), 2);
