@@ -426,6 +426,78 @@ TEST(des_racks_and_odd_gang_sizes_keep_every_invariant)
 	}
 }
 
+/* Per-GPU exclusion over a whole replay: two of four nodes have bad GPUs
+ * (node 0: GPU 3; node 1: all but GPU 7), set before every cycle.  No
+ * started task may hold a bad GPU (checked here from each plan, and by
+ * fw_plan_check), node 1 takes only one-GPU tasks on GPU 7, and node 0
+ * keeps its seven good GPUs for tasks that fit them: the 23-GPU gangs
+ * (8 + 8 + 7) can only start with a 7-GPU task there. */
+struct bad_gpus {
+	int64_t plans, tasks, on_bad, on_n1, n1_not_gpu7, seven_on_n0;
+};
+
+static const uint32_t bad_mask[4] = { 1u << 3, 0x7fu, 0, 0 };
+
+static int set_bad_gpus(void *ctx, struct fw_sim *sim, const struct fw_snapshot *s)
+{
+	int32_t nn;
+	struct fw_node *n = fw_sim_nodes(sim, &nn);
+
+	(void)ctx;
+	(void)s;
+	for (int32_t i = 0; i < nn && i < 4; i++)
+		n[i].bad_gpu_mask = bad_mask[i];
+	return 0;
+}
+
+static void watch_bad_gpus(void *ctx, const struct fw_snapshot *s, const struct fw_plan *p, int64_t started)
+{
+	struct bad_gpus *w = ctx;
+
+	(void)s;
+	(void)started;
+	w->plans++;
+	for (int32_t i = 0; i < p->ndecisions; i++) {
+		const struct fw_decision *dc = &p->decisions[i];
+		for (int32_t a = 0; dc->kind == FW_DECIDE_START && a < dc->alloc_count; a++) {
+			const struct fw_task_alloc *t = &p->allocs[dc->alloc_first + a];
+			w->tasks++;
+			w->on_bad += (t->gpu_mask & bad_mask[t->node]) != 0;
+			w->on_n1 += t->node == 1;
+			w->n1_not_gpu7 += t->node == 1 && t->gpu_mask != 1u << 7;
+			w->seven_on_n0 += t->node == 0 && __builtin_popcount(t->gpu_mask) == 7;
+		}
+	}
+}
+
+TEST(des_bad_gpus_are_never_used_and_their_nodes_keep_the_rest)
+{
+	struct fw_sim_opts o;
+	struct fw_itp_trace t;
+	struct fw_sim_result r;
+	char text[8192];
+	const struct fw_policy_ops *const *pol = fw_policy_list();
+
+	staggered(text, sizeof text);
+	for (int i = 0; pol[i]; i++) {
+		struct bad_gpus w = { 0 };
+		struct fw_sim_hooks h = { watch_bad_gpus, &w, NULL, set_bad_gpus };
+		synth_opts(&o, pol[i]->name);
+		o.nodes = 4;
+		o.hooks = &h;
+		ASSERT_OK(replay(text, &o, &t, &r)); /* every plan checked, too */
+		ASSERT_EQ(r.never_started, 0);
+		ASSERT_EQ(r.decisions, 120);
+		ASSERT(w.plans > 0 && w.tasks >= 120);
+		ASSERT_EQ(w.on_bad, 0);
+		ASSERT(w.on_n1 > 0);
+		ASSERT_EQ(w.n1_not_gpu7, 0);
+		ASSERT(w.seven_on_n0 > 0);
+		fw_sim_result_free(&r);
+		fw_itp_free(&t);
+	}
+}
+
 /* Reclaim in a replay: with every job preemptible and a 1 h protection
  * window, evictions happen, and no run ended by an eviction lasted less
  * than the window, so no job is evicted twice within it. */
@@ -965,6 +1037,7 @@ int main(void)
 		des_synthetic_log_hash_is_pinned_and_tick_skipping_changes_nothing,
 		des_rejects_bad_options,
 		des_racks_and_odd_gang_sizes_keep_every_invariant,
+		des_bad_gpus_are_never_used_and_their_nodes_keep_the_rest,
 		des_reclaim_honours_the_protection_window_across_cycles,
 		des_tick_skipping_is_exact_for_every_policy,
 		des_node_failure_requeues_its_job_until_the_repair,
@@ -992,6 +1065,7 @@ int main(void)
 		"des_fifo_blocks_behind_the_head_of_the_line, des_fairway_skips_ahead, "
 		"des_synthetic_log_hash_is_pinned_and_tick_skipping_changes_nothing, "
 		"des_rejects_bad_options, des_racks_and_odd_gang_sizes_keep_every_invariant, "
+		"des_bad_gpus_are_never_used_and_their_nodes_keep_the_rest, "
 		"des_reclaim_honours_the_protection_window_across_cycles, "
 		"des_tick_skipping_is_exact_for_every_policy, "
 		"des_node_failure_requeues_its_job_until_the_repair, "
