@@ -8,6 +8,7 @@
  *             job failures and strikes on the way;
  *   move      the transition table of health.h, T1..T14.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "fairway/health.h"
@@ -51,6 +52,20 @@ static const char *const event_names[] = {
 const char *fw_health_name(enum fw_health h)
 {
 	return (unsigned)h < FW_HEALTH_COUNT ? state_names[h] : "unknown";
+}
+
+void fw_health_job_fail_text(const struct fw_health_config *c, const struct fw_health_rec *r, fw_time now,
+			     char *buf, size_t n)
+{
+	long long left = r->until > now ? (long long)(r->until - now + 59) / 60 : 0; /* minutes, rounded up */
+	char rest[32];
+
+	if (left >= 60)
+		snprintf(rest, sizeof rest, "%lld h %lld min", left / 60, left % 60);
+	else
+		snprintf(rest, sizeof rest, "%lld min", left);
+	snprintf(buf, n, "fairway: %d job failures within %lld h (probation ends in %s)", (int)c->job_fail_threshold,
+		 (long long)(c->job_fail_window_s / 3600), rest);
 }
 
 const char *fw_health_event_name(enum fw_health_event_kind k)

@@ -374,8 +374,7 @@ static bool describe(const struct fw_backend *b, const struct fw_health_rec *r, 
 	long long hours = (long long)(c->job_fail_window_s / 3600);
 
 	if (suspect)
-		snprintf(buf, n, "fairway: %d job failures within %lld h (probation until %lld)", c->job_fail_threshold,
-			 hours, (long long)r->until);
+		fw_health_job_fail_text(c, r, b->now, buf, n);
 	else if (r->job_failures > 0 && b->now - r->job_fail_from < c->job_fail_window_s)
 		snprintf(buf, n, "fairway: %d job failure%s within %lld h (%d make it suspect)", r->job_failures,
 			 r->job_failures == 1 ? "" : "s", hours, c->job_fail_threshold);

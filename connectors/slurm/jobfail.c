@@ -158,7 +158,6 @@ bool fw__jobfail_suspect(struct fw_slurm *h, const char *node, fw_time now, char
 
 	if (!r || fw_health_tick(&f->cfg, r, now) != FW_HEALTH_SUSPECT)
 		return false;
-	snprintf(why, cap, "fairway: %d job failures within %lld h (probation until %lld)",
-		 f->cfg.job_fail_threshold, (long long)(f->cfg.job_fail_window_s / 3600), (long long)r->until);
+	fw_health_job_fail_text(&f->cfg, r, now, why, cap);
 	return true;
 }

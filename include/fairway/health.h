@@ -198,6 +198,14 @@ enum fw_health fw_health_step(const struct fw_health_config *c, struct fw_health
 enum fw_health fw_health_tick(const struct fw_health_config *c, struct fw_health_rec *r,
 			      fw_time now);
 
+/* Why a record that job failures put on probation is SUSPECT, for
+ * people: "fairway: 3 job failures within 24 h (probation ends in 5 h
+ * 59 min)", the time left counted from now (never negative), so the words
+ * stay true when they are rendered again later.  Adapters that attribute
+ * job failures (Slurm, local) show it as the node's reason. */
+void fw_health_job_fail_text(const struct fw_health_config *c, const struct fw_health_rec *r, fw_time now,
+			     char *buf, size_t n);
+
 /*
  * A node as placement sees it, from its own record and its GPUs' records
  * (gpu[0..ngpus-1], may be NULL when ngpus is 0): the node's state, the

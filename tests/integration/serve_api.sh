@@ -417,7 +417,7 @@ job_is "a job exiting 0 is done (exitCode 0)" fine 'j["state"] == "done" and j["
 node_is "... and counts for nothing" solo 'j["healthReason"].startswith("fairway: 2 job failures within 24 h")'
 req POST /v1/jobs '{"name":"fail3","queue":"q","runtime":1,"exitCode":3,"tasks":[{"gpus":1}]}'
 node_is "the third failure within 24 h: the node is suspect, the reason names the count" solo \
-	'j["health"] == "suspect" and j["healthy"] and j["schedulable"] and j["healthReason"].startswith("fairway: 3 job failures within 24 h (probation until")'
+	'j["health"] == "suspect" and j["healthy"] and j["schedulable"] and j["healthReason"].startswith("fairway: 3 job failures within 24 h (probation ends in ")'
 req GET "/v1/jobs?state=failed"
 check "GET /v1/jobs?state=failed lists the three with their exit codes" \
 	[ "$(jfield 'sorted((x["name"], x["state"], x["exitCode"]) for x in j["jobs"])')" = "[('fail1', 'failed', 1), ('fail2', 'failed', 1), ('fail3', 'failed', 3)]" ]

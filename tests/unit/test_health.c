@@ -222,6 +222,28 @@ TEST(t13_job_failures_below_threshold)
 	ASSERT_EQ(r.job_failures, 1);
 }
 
+/* The words an adapter shows for a node job failures put on probation:
+ * the time left, rounded up to the minute, never negative. */
+TEST(job_fail_text_counts_the_time_left)
+{
+	struct fw_health_config c = cfg();
+	struct fw_health_rec r = rec_in(&c, FW_HEALTH_HEALTHY, 0);
+	char buf[128];
+
+	step(&c, &r, FW_HEV_JOB_FAILURE, 100, 0);
+	step(&c, &r, FW_HEV_JOB_FAILURE, 200, 0);
+	ASSERT_EQ(step(&c, &r, FW_HEV_JOB_FAILURE, 300, 0), FW_HEALTH_SUSPECT);
+	ASSERT_EQ(r.until, 300 + c.probation_s);
+	fw_health_job_fail_text(&c, &r, 300, buf, sizeof buf);
+	ASSERT_STR_EQ(buf, "fairway: 3 job failures within 24 h (probation ends in 6 h 0 min)");
+	fw_health_job_fail_text(&c, &r, r.until - 3601, buf, sizeof buf);
+	ASSERT_STR_EQ(buf, "fairway: 3 job failures within 24 h (probation ends in 1 h 1 min)");
+	fw_health_job_fail_text(&c, &r, r.until - 59, buf, sizeof buf);
+	ASSERT_STR_EQ(buf, "fairway: 3 job failures within 24 h (probation ends in 1 min)");
+	fw_health_job_fail_text(&c, &r, r.until + 5, buf, sizeof buf);
+	ASSERT_STR_EQ(buf, "fairway: 3 job failures within 24 h (probation ends in 0 min)");
+}
+
 TEST(t14_draining_transient_stays)
 {
 	struct fw_health_config c = cfg();
@@ -381,4 +403,4 @@ TEST_MAIN(defaults_documented, t1_healthy_transient_suspect, t2_healthy_fatal_un
 	  t13_job_failures_below_threshold, t14_draining_transient_stays,
 	  damping_flapping_node_held_suspect, damping_old_strikes_forgotten,
 	  lemon_from_incident_history, repaired_on_healthy_is_noop, xid_classes, names_round_trip, node_view_per_gpu,
-	  deterministic)
+	  job_fail_text_counts_the_time_left, deterministic)

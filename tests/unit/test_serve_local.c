@@ -341,7 +341,7 @@ TEST(failed_jobs_make_their_node_suspect)
 	ASSERT_EQ(s->njobs, 0); /* a failed job leaves the snapshot */
 	fw_snapshot_free(s);
 	ASSERT_EQ(health_of(b, "n0", why), 2);
-	ASSERT_STR_EQ(why, "fairway: 3 job failures within 24 h (probation until 22630)");
+	ASSERT_STR_EQ(why, "fairway: 3 job failures within 24 h (probation ends in 6 h 0 min)");
 	ASSERT_EQ(health_of(b, "n1", NULL), 0);
 	ASSERT_EQ(act(b, w.generation, FW_DECIDE_START, "f3", 1030), FW_ENOENT); /* ended */
 	ASSERT_EQ(fw_backend_local.cancel(b, "f3", 1030), FW_EEXIST);
@@ -356,7 +356,7 @@ TEST(failed_jobs_make_their_node_suspect)
 	ASSERT_STR_EQ(state, "failed");
 	ASSERT_EQ(code, 7);
 	ASSERT_EQ(health_of(b, "n0", why), 2);
-	ASSERT_STR_EQ(why, "fairway: 3 job failures within 24 h (probation until 22630)");
+	ASSERT_STR_EQ(why, "fairway: 3 job failures within 24 h (probation ends in 6 h 0 min)");
 	s = world(b, 22630, &w); /* probation (6 h) is over */
 	fw_snapshot_free(s);
 	ASSERT_EQ(health_of(b, "n0", why), 0);
