@@ -58,36 +58,26 @@ jfield() { # jfield EXPR: python expression over j (the last BODY)
 	python3 -c "import json,sys; j=json.loads(sys.argv[1]); print($1)" "$BODY" 2>/dev/null
 }
 
-# node_is NAME NODE PYTHON-CONDITION: wait (up to 5 s) until GET
-# /v1/nodes/NODE satisfies the condition over j; the last body stays in BODY.
-node_is() {
-	local name=$1 node=$2 cond=$3
+# becomes NAME PATH PYTHON-CONDITION: wait (up to 5 s) until GET PATH
+# satisfies the condition over j; the last body stays in BODY.
+becomes() {
+	local name=$1 path=$2 cond=$3
 	for _ in $(seq 1 50); do
-		req GET "/v1/nodes/$node"
+		req GET "$path"
 		[ "$CODE" = 200 ] && [ "$(jfield "bool($cond)")" = True ] && {
 			ok "$name"
 			return 0
 		}
 		sleep 0.1
 	done
-	bad "$name" "GET /v1/nodes/$node: $BODY"
+	bad "$name" "GET $path: $BODY"
 	return 1
 }
 
-# job_is NAME JOB PYTHON-CONDITION: the same for GET /v1/jobs/JOB.
-job_is() {
-	local name=$1 job=$2 cond=$3
-	for _ in $(seq 1 50); do
-		req GET "/v1/jobs/$job"
-		[ "$CODE" = 200 ] && [ "$(jfield "bool($cond)")" = True ] && {
-			ok "$name"
-			return 0
-		}
-		sleep 0.1
-	done
-	bad "$name" "GET /v1/jobs/$job: $BODY"
-	return 1
-}
+# node_is NAME NODE CONDITION, job_is NAME JOB CONDITION: becomes for
+# /v1/nodes/NODE and /v1/jobs/JOB.
+node_is() { becomes "$1" "/v1/nodes/$2" "$3"; }
+job_is() { becomes "$1" "/v1/jobs/$2" "$3"; }
 
 finish() {
 	echo "$PASS passed, $FAIL failed"

@@ -405,20 +405,29 @@ static void staggered(char *text, size_t cap)
 				      50 + (i * 37) % 400, 1 + (i * 5) % 23);
 }
 
-TEST(des_racks_and_odd_gang_sizes_keep_every_invariant)
+/* The staggered trace under one policy on `nodes` x 8 GPUs. */
+static int replay_staggered(const char *policy, int nodes, int per_rack, const struct fw_sim_hooks *h,
+			    struct fw_itp_trace *t, struct fw_sim_result *r)
 {
 	struct fw_sim_opts o;
-	struct fw_itp_trace t;
-	struct fw_sim_result r;
 	char text[8192];
-	const struct fw_policy_ops *const *pol = fw_policy_list();
 
 	staggered(text, sizeof text);
+	synth_opts(&o, policy);
+	o.nodes = nodes;
+	o.nodes_per_rack = per_rack;
+	o.hooks = h;
+	return replay(text, &o, t, r);
+}
+
+TEST(des_racks_and_odd_gang_sizes_keep_every_invariant)
+{
+	struct fw_itp_trace t;
+	struct fw_sim_result r;
+	const struct fw_policy_ops *const *pol = fw_policy_list();
+
 	for (int i = 0; pol[i]; i++) {
-		synth_opts(&o, pol[i]->name);
-		o.nodes = 6;
-		o.nodes_per_rack = 2;
-		ASSERT_OK(replay(text, &o, &t, &r));
+		ASSERT_OK(replay_staggered(pol[i]->name, 6, 2, NULL, &t, &r));
 		ASSERT_EQ(r.never_started, 0);
 		ASSERT_EQ(r.decisions, 120);
 		fw_sim_result_free(&r);
@@ -472,20 +481,14 @@ static void watch_bad_gpus(void *ctx, const struct fw_snapshot *s, const struct 
 
 TEST(des_bad_gpus_are_never_used_and_their_nodes_keep_the_rest)
 {
-	struct fw_sim_opts o;
 	struct fw_itp_trace t;
 	struct fw_sim_result r;
-	char text[8192];
 	const struct fw_policy_ops *const *pol = fw_policy_list();
 
-	staggered(text, sizeof text);
 	for (int i = 0; pol[i]; i++) {
 		struct bad_gpus w = { 0 };
 		struct fw_sim_hooks h = { watch_bad_gpus, &w, NULL, set_bad_gpus };
-		synth_opts(&o, pol[i]->name);
-		o.nodes = 4;
-		o.hooks = &h;
-		ASSERT_OK(replay(text, &o, &t, &r)); /* every plan checked, too */
+		ASSERT_OK(replay_staggered(pol[i]->name, 4, 0, &h, &t, &r)); /* every plan checked, too */
 		ASSERT_EQ(r.never_started, 0);
 		ASSERT_EQ(r.decisions, 120);
 		ASSERT(w.plans > 0 && w.tasks >= 120);
