@@ -194,16 +194,23 @@ static void incident(struct fw_health_rec *r, fw_time now)
 	r->incidents++;
 }
 
+int32_t fw_health_incidents(const struct fw_health_config *c, const struct fw_health_rec *r, fw_time now)
+{
+	int32_t n = 0;
+
+	for (int32_t i = 0; i < FW_HEALTH_INCIDENTS && i < r->incidents; i++)
+		n += r->incident[i] <= now && now - r->incident[i] < c->lemon_window_s;
+	return n;
+}
+
 bool fw_health_is_lemon(const struct fw_health_config *c, const struct fw_health_rec *r,
 			fw_time now)
 {
-	int32_t k = c->lemon_threshold, n = 0;
+	int32_t k = c->lemon_threshold;
 
 	if (k <= 0 || k > FW_HEALTH_INCIDENTS || r->incidents < k)
 		return false;
-	for (int32_t i = 0; i < FW_HEALTH_INCIDENTS && i < r->incidents; i++)
-		n += r->incident[i] <= now && now - r->incident[i] < c->lemon_window_s;
-	return n >= k;
+	return fw_health_incidents(c, r, now) >= k;
 }
 
 static void on_fault(const struct fw_health_config *c, struct fw_health_rec *r,

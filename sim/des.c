@@ -87,9 +87,11 @@ struct sim {
 	bool recompact;            /* an eviction left stale allocs */
 	int64_t *down_until;       /* per node: repair time, -1 = up */
 	int32_t ndown;             /* nodes down */
+	uint32_t *gpu_bad;         /* per node: GPUs failed (not the fleet's own) */
+	int64_t *gpu_until;        /* per node: their repair time, -1 = none */
+	int32_t ngpu_bad;          /* nodes with failed GPUs */
 	bool fail_ready;           /* the source's next failure, fetched ahead */
-	int64_t fail_at, fail_repair;
-	int32_t fail_node;
+	struct fw_sim_failure fail;
 	struct buf log;
 	struct fw_sim_result *r;
 	struct fw_diag *d;
@@ -357,31 +359,35 @@ static int fetch_failure(struct sim *m, int64_t after)
 {
 	const struct fw_sim_failures *f = m->o->failures;
 
-	m->fail_ready = f && f->next &&
-			f->next(f->ctx, after, &m->fail_at, &m->fail_node, &m->fail_repair) == 1;
+	const struct fw_sim_failure *x = &m->fail;
+
+	memset(&m->fail, 0, sizeof m->fail);
+	m->fail_ready = f && f->next && f->next(f->ctx, after, &m->fail) == 1;
 	if (!m->fail_ready)
 		return FW_OK;
-	if (m->fail_at < after || m->fail_at < 0 || m->fail_node < 0 ||
-	    m->fail_node >= m->nnodes || m->fail_repair < 0 ||
-	    m->fail_repair > INT64_MAX / 4 - m->fail_at)
+	if (x->at < after || x->at < 0 || x->node < 0 || x->node >= m->nnodes || x->repair_s < 0 ||
+	    x->repair_s > INT64_MAX / 4 - x->at ||
+	    (m->s->nodes[x->node].gpu_count < 32 && x->gpus >> m->s->nodes[x->node].gpu_count))
 		return fw_diag_set(m->d, FW_EINVAL, "failures", 0, 0, NULL,
-				   "failure at t=%lld on node %d, repair %lld s: times must not "
-				   "decrease and the node must exist", (long long)m->fail_at,
-				   (int)m->fail_node, (long long)m->fail_repair);
+				   "failure at t=%lld on node %d (GPUs 0x%x), repair %lld s: times must not "
+				   "decrease and the node and its GPUs must exist", (long long)x->at,
+				   (int)x->node, (unsigned)x->gpus, (long long)x->repair_s);
 	return FW_OK;
 }
 
 static int init_failures(struct sim *m)
 {
-	if (!(m->down_until = malloc((size_t)m->nnodes * sizeof *m->down_until)))
+	size_t n = (size_t)m->nnodes;
+
+	if (!(m->down_until = malloc(n * sizeof *m->down_until)) ||
+	    !(m->gpu_until = malloc(n * sizeof *m->gpu_until)) || !(m->gpu_bad = calloc(n, sizeof *m->gpu_bad)))
 		return FW_ENOMEM;
 	for (int32_t i = 0; i < m->nnodes; i++)
-		m->down_until[i] = -1;
+		m->down_until[i] = m->gpu_until[i] = -1;
 	return fetch_failure(m, -1);
 }
 
-int fw_sim_scripted_next(void *ctx, int64_t after, int64_t *at, int32_t *node,
-			 int64_t *repair_s)
+int fw_sim_scripted_next(void *ctx, int64_t after, struct fw_sim_failure *f)
 {
 	struct fw_sim_scripted *sc = ctx;
 
@@ -389,9 +395,7 @@ int fw_sim_scripted_next(void *ctx, int64_t after, int64_t *at, int32_t *node,
 		sc->next = 0; /* a new run */
 	if (sc->next >= sc->n)
 		return 0;
-	*at = sc->v[sc->next].at;
-	*node = sc->v[sc->next].node;
-	*repair_s = sc->v[sc->next++].repair_s;
+	*f = sc->v[sc->next++];
 	return 1;
 }
 
@@ -450,6 +454,8 @@ static void sim_release(struct sim *m)
 	free(m->left);
 	free(m->run_of);
 	free(m->down_until);
+	free(m->gpu_until);
+	free(m->gpu_bad);
 	free(m->qs.of_job);
 	free(m->log.p);
 }
@@ -714,27 +720,87 @@ static int evict(struct sim *m, int32_t k, fw_time t)
 	return FW_OK;
 }
 
-static bool runs_on(const struct fw_snapshot *s, const struct fw_job *j, int32_t node)
+/* Does job j hold a task on node `node` (on one of `gpus`, when not 0)? */
+static bool runs_on(const struct fw_snapshot *s, const struct fw_job *j, int32_t node, uint32_t gpus)
 {
-	for (int32_t a = 0; a < j->alloc_count; a++)
-		if (s->allocs[j->alloc_first + a].node == node)
+	for (int32_t a = 0; a < j->alloc_count; a++) {
+		const struct fw_task_alloc *t = &s->allocs[j->alloc_first + a];
+		if (t->node == node && (!gpus || (t->gpu_mask & gpus)))
 			return true;
+	}
 	return false;
 }
 
-/* Node n fails at t: evict its jobs, take it out until t + repair. */
-static int fail_node(struct sim *m, fw_time t, int32_t n, int64_t repair)
+/* Evict every job on node n (on one of gpus, when not 0): a failure. */
+static int evict_failed(struct sim *m, fw_time t, int32_t n, uint32_t gpus)
 {
 	int rc;
 
 	for (int32_t k = 0; k < m->s->njobs; k++) {
-		if (m->gone[k] || m->s->jobs[k].state != FW_JOB_RUNNING || !runs_on(m->s, &m->s->jobs[k], n))
+		if (m->gone[k] || m->s->jobs[k].state != FW_JOB_RUNNING || !runs_on(m->s, &m->s->jobs[k], n, gpus))
 			continue;
 		if ((rc = evict(m, k, t)) != FW_OK)
 			return rc;
 		m->r->failure_hits++;
 	}
 	m->r->failures++;
+	return FW_OK;
+}
+
+static uint32_t fleet_bad(const struct sim *m, int32_t n)
+{
+	return m->o->fleet ? m->o->fleet->nodes[n].bad_gpu_mask : 0;
+}
+
+/* GPUs of node n fail at t: their jobs go, the GPUs are out until
+ * t + repair, the node and its other GPUs stay.  The evictions freed the
+ * failed GPUs, so the node's free count drops by the newly failed ones. */
+static int fail_gpus(struct sim *m, fw_time t, int32_t n, uint32_t gpus, int64_t repair)
+{
+	int rc = evict_failed(m, t, n, gpus);
+	uint32_t fresh = gpus & ~m->gpu_bad[n] & ~fleet_bad(m, n);
+
+	if (rc != FW_OK)
+		return rc;
+	if (!m->gpu_bad[n])
+		m->ngpu_bad++;
+	m->gpu_bad[n] |= gpus;
+	m->s->nodes[n].bad_gpu_mask |= gpus;
+	if (t + repair > m->gpu_until[n])
+		m->gpu_until[n] = t + repair;
+	if (m->down_until[n] < 0) {
+		m->node_free[n] -= __builtin_popcount(fresh);
+		m->free_gpus -= __builtin_popcount(fresh);
+	}
+	m->dirty = true;
+	return FW_OK;
+}
+
+/* Node n's failed GPUs are repaired (or its whole repair ended). */
+static void repair_gpus(struct sim *m, int32_t n)
+{
+	uint32_t back = m->gpu_bad[n] & ~fleet_bad(m, n);
+
+	if (!m->gpu_bad[n])
+		return;
+	m->ngpu_bad--;
+	m->s->nodes[n].bad_gpu_mask = fleet_bad(m, n);
+	if (m->down_until[n] < 0) {
+		m->node_free[n] += __builtin_popcount(back);
+		m->free_gpus += __builtin_popcount(back);
+	}
+	m->gpu_bad[n] = 0;
+	m->gpu_until[n] = -1;
+	m->dirty = true;
+}
+
+/* Node n fails at t: evict its jobs, take it out until t + repair. */
+static int fail_node(struct sim *m, fw_time t, int32_t n, int64_t repair)
+{
+	int rc = evict_failed(m, t, n, 0);
+
+	if (rc != FW_OK)
+		return rc;
 	if (m->down_until[n] < 0) {
 		m->ndown++;
 		m->free_gpus -= m->node_free[n];
@@ -749,6 +815,7 @@ static int fail_node(struct sim *m, fw_time t, int32_t n, int64_t repair)
 
 static void repair_node(struct sim *m, int32_t n)
 {
+	repair_gpus(m, n); /* while down: no free count to restore */
 	m->down_until[n] = -1;
 	m->ndown--;
 	m->node_free[n] = m->s->nodes[n].gpu_count;
@@ -757,15 +824,20 @@ static void repair_node(struct sim *m, int32_t n)
 	m->dirty = true;
 }
 
-/* The next repair: its node (-1 = none) and time in *t. */
-static int32_t next_repair(const struct sim *m, int64_t *t)
+/* The next repair: its node (-1 = none) and time in *t; *gpus says it
+ * is a GPU repair (a node's repair first at the same time). */
+static int32_t next_repair(const struct sim *m, int64_t *t, bool *gpus)
 {
 	int32_t n = -1;
 
 	*t = INT64_MAX;
-	for (int32_t i = 0; m->ndown && i < m->nnodes; i++)
+	*gpus = false;
+	for (int32_t i = 0; (m->ndown || m->ngpu_bad) && i < m->nnodes; i++) {
 		if (m->down_until[i] >= 0 && m->down_until[i] < *t)
-			*t = m->down_until[i], n = i;
+			*t = m->down_until[i], n = i, *gpus = false;
+		if (m->gpu_until[i] >= 0 && m->gpu_until[i] < *t)
+			*t = m->gpu_until[i], n = i, *gpus = true;
+	}
 	return n;
 }
 
@@ -776,9 +848,9 @@ static int64_t next_failure(const struct sim *m, bool live)
 {
 	if (!m->fail_ready)
 		return INT64_MAX;
-	if (live && m->next_arr >= m->t->n && !m->done.n && !m->ndown)
+	if (live && m->next_arr >= m->t->n && !m->done.n && !m->ndown && !m->ngpu_bad)
 		return INT64_MAX;
-	return m->fail_at;
+	return m->fail.at;
 }
 
 static int apply(struct sim *m, const struct fw_plan *p, fw_time T)
@@ -886,7 +958,8 @@ static int64_t next_event(const struct sim *m)
 	if (m->done.n && m->done.v[0].t < e)
 		e = m->done.v[0].t;
 	int64_t r, f = next_failure(m, true);
-	next_repair(m, &r);
+	bool g;
+	next_repair(m, &r, &g);
 	e = r < e ? (f < r ? f : r) : (f < e ? f : e);
 	const struct fw_sim_hooks *h = m->o->hooks;
 	int64_t w = m->npending && h && m->o->next_wake ? m->o->next_wake(h->ctx) : INT64_MAX;
@@ -901,14 +974,20 @@ static int drain(struct sim *m, fw_time T, const struct fw_teams *teams)
 
 	for (;;) {
 		int64_t c = m->done.n ? m->done.v[0].t : INT64_MAX, r, f = next_failure(m, false);
-		int32_t rn = next_repair(m, &r);
+		bool gpus;
+		int32_t rn = next_repair(m, &r, &gpus);
 		if (c <= T && c <= r && c <= f) {
 			complete(m, heap_pop(&m->done));
 		} else if (r <= T && r <= f) {
-			repair_node(m, rn);
+			if (gpus)
+				repair_gpus(m, rn);
+			else
+				repair_node(m, rn);
 		} else if (f <= T) {
-			if ((rc = fail_node(m, f, m->fail_node, m->fail_repair)) != FW_OK ||
-			    (rc = fetch_failure(m, f)) != FW_OK)
+			const struct fw_sim_failure *x = &m->fail;
+			rc = x->gpus ? fail_gpus(m, f, x->node, x->gpus, x->repair_s)
+				     : fail_node(m, f, x->node, x->repair_s);
+			if (rc != FW_OK || (rc = fetch_failure(m, f)) != FW_OK)
 				return rc;
 		} else {
 			break;

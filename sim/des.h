@@ -96,34 +96,42 @@ struct fw_sim_hooks {
 	int (*on_tick)(void *ctx, struct fw_sim *sim, const struct fw_snapshot *s);
 };
 
-/* A node-failure source, merged into the event queue.  next() returns 1
- * and fills (at, node, repair_s) with the source's next failure, or 0
- * when there are no more.  `after` is the time of the previous failure
- * the run received (-1 on a run's first call: a source restarts there);
- * at must be >= after and >= 0, node a snapshot node index, repair_s >= 0.
- * At `at` every job with a task on the node is evicted (on_evict charges
- * the lost work) and the node is unschedulable until at + repair_s. */
+/* One hardware failure: at `at`, node `node` (a snapshot node index)
+ * fails, or with gpus != 0 only those GPUs of it (bit g = GPU g), for
+ * repair_s seconds. */
+struct fw_sim_failure {
+	int64_t at;
+	int32_t node;
+	int64_t repair_s;
+	uint32_t gpus;           /* 0 = the whole node */
+};
+
+/* A failure source, merged into the event queue.  next() returns 1 and
+ * fills *f with the source's next failure, or 0 when there are no more.
+ * `after` is the time of the previous failure the run received (-1 on a
+ * run's first call: a source restarts there); f->at must be >= after and
+ * >= 0, f->node a snapshot node index, f->repair_s >= 0, f->gpus within
+ * the node's GPUs.
+ *   Whole node: every job with a task on the node is evicted (on_evict
+ *   charges the lost work) and the node is unschedulable until
+ *   at + repair_s; its repair also ends any GPU failure on it.
+ *   GPUs: every job with a task on one of them is evicted; the node stays
+ *   in service with those GPUs in its bad_gpu_mask (no placement uses
+ *   them) until at + repair_s, and the jobs on its other GPUs run on. */
 struct fw_sim_failures {
-	int (*next)(void *ctx, int64_t after, int64_t *at, int32_t *node, int64_t *repair_s);
+	int (*next)(void *ctx, int64_t after, struct fw_sim_failure *f);
 	void *ctx;
 };
 
 /* The scripted source (tests): a list sorted by `at`, replayed in order.
  *   struct fw_sim_scripted sc = { list, n, 0 };
  *   struct fw_sim_failures f = { fw_sim_scripted_next, &sc }; */
-struct fw_sim_failure {
-	int64_t at;
-	int32_t node;
-	int64_t repair_s;
-};
-
 struct fw_sim_scripted {
 	const struct fw_sim_failure *v;
 	size_t n, next;
 };
 
-int fw_sim_scripted_next(void *ctx, int64_t after, int64_t *at, int32_t *node,
-			 int64_t *repair_s);
+int fw_sim_scripted_next(void *ctx, int64_t after, struct fw_sim_failure *f);
 
 /* The checkpoint rule `fairway sim run` uses for on_evict (--checkpoint,
  * default FW_SIM_CHECKPOINT_S): a run keeps whole checkpoints,

@@ -59,7 +59,7 @@ static int push(struct fw_sim_failure **v, size_t *n, size_t *cap, int64_t at, i
 		*v = p;
 		*cap = nc;
 	}
-	(*v)[(*n)++] = (struct fw_sim_failure){ at, node, repair };
+	(*v)[(*n)++] = (struct fw_sim_failure){ at, node, repair, 0 };
 	return FW_OK;
 }
 
@@ -186,13 +186,44 @@ int fw_failure_blind_view(const struct fw_sim_failure *v, size_t n, const struct
 	for (size_t i = 0; i < n; i++) {
 		size_t len = view_len(&v[i], s);
 		for (size_t c = 0; c + 1 < len; c++) /* crashes while nobody knows */
-			(*out)[k++] = (struct fw_sim_failure){ v[i].at + (int64_t)c * s->crash_s, v[i].node, 0 };
+			(*out)[k++] = (struct fw_sim_failure){ v[i].at + (int64_t)c * s->crash_s, v[i].node, 0, 0 };
 		(*out)[k] = v[i];
 		(*out)[k++].at += len > 1 ? s->detect_s : 0;
 	}
 	if (k)
 		qsort(*out, k, sizeof **out, fail_cmp);
 	*nout = k;
+	return FW_OK;
+}
+
+/* ---- the per-GPU view ------------------------------------------------------ */
+
+/* A hash of the failure, salted apart from is_silent()'s. */
+static uint64_t gpu_hash(const struct fw_sim_failure *f)
+{
+	return fw_splitmix64(((uint64_t)f->node * 0x9e3779b97f4a7c15ull ^ (uint64_t)f->at) + 0x6a09e667f3bcc909ull);
+}
+
+int fw_failure_gpu_view(const struct fw_sim_failure *v, size_t n, const struct fw_gpu_fault_model *g,
+			bool per_gpu, struct fw_sim_failure **out, size_t *nout)
+{
+	*out = NULL;
+	*nout = 0;
+	if (!(g->fraction >= 0 && g->fraction <= 1) || g->gpus_per_node < 1 || g->gpus_per_node > 32 ||
+	    g->repair_s < 0)
+		return FW_EINVAL;
+	if (!(*out = malloc((n + 1) * sizeof **out)))
+		return FW_ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t h = gpu_hash(&v[i]);
+		struct fw_sim_failure *f = &(*out)[i];
+		*f = v[i];
+		if (v[i].gpus || v[i].repair_s == 0 || (double)(h >> 11) * (1.0 / 9007199254740992.0) >= g->fraction)
+			continue;
+		f->repair_s = g->repair_s ? g->repair_s : f->repair_s;
+		f->gpus = per_gpu ? 1u << (uint32_t)((h & 0x7ff) % (uint64_t)g->gpus_per_node) : 0;
+	}
+	*nout = n; /* times unchanged: still sorted */
 	return FW_OK;
 }
 
@@ -216,8 +247,12 @@ int fw_health_tracker_init(struct fw_health_tracker *t, int32_t nnodes)
 	t->lost_fail_s = calloc(rows + 1, sizeof *t->lost_fail_s);
 	t->lost_flaky_s = calloc(rows + 1, sizeof *t->lost_flaky_s);
 	t->fail_hits = calloc(rows + 1, sizeof *t->fail_hits);
+	t->gpu_rec = malloc(((size_t)nnodes * 32 + 1) * sizeof *t->gpu_rec);
+	t->gpu_seen = calloc((size_t)nnodes + 1, sizeof *t->gpu_seen);
+	t->gpu_repairs = NULL;
+	t->ngpu_repairs = t->gpu_repairs_cap = 0;
 	if (!t->repair_at || !t->rec || !t->row_sorted || !t->lost_s || !t->lost_fail_s ||
-	    !t->lost_flaky_s || !t->fail_hits)
+	    !t->lost_flaky_s || !t->fail_hits || !t->gpu_rec || !t->gpu_seen)
 		return FW_ENOMEM;
 	for (int32_t i = 0; i < nnodes; i++) {
 		t->repair_at[i] = NO_REPAIR;
@@ -239,6 +274,12 @@ void fw_health_tracker_free(struct fw_health_tracker *t)
 	free(t->lost_fail_s);
 	free(t->lost_flaky_s);
 	free(t->fail_hits);
+	free(t->gpu_rec);
+	free(t->gpu_seen);
+	free(t->gpu_repairs);
+	t->gpu_rec = NULL;
+	t->gpu_seen = NULL;
+	t->gpu_repairs = NULL;
 	t->repair_at = NULL;
 	t->rec = NULL;
 	t->row_sorted = NULL;
@@ -276,29 +317,114 @@ static int32_t due_repair(const struct fw_health_tracker *t, int64_t now)
 	return best;
 }
 
-/* Failures and repairs up to now, in time order (a repair before a
- * failure at the same time, as in des.h). */
+/* The earliest GPU repair due by now: its index in gpu_repairs, or -1. */
+static int64_t due_gpu_repair(const struct fw_health_tracker *t, int64_t now)
+{
+	int64_t best = -1;
+
+	for (size_t i = 0; i < t->ngpu_repairs; i++)
+		if (t->gpu_repairs[i].at <= now && (best < 0 || t->gpu_repairs[i].at < t->gpu_repairs[best].at))
+			best = (int64_t)i;
+	return best;
+}
+
+static struct fw_health_rec *gpu_rec(struct fw_health_tracker *t, int32_t node, int32_t g)
+{
+	if (!t->gpu_seen[node]) {
+		for (int32_t k = 0; k < 32; k++)
+			fw_health_rec_init(&t->gpu_rec[(size_t)node * 32 + (size_t)k]);
+		t->gpu_seen[node] = true;
+	}
+	return &t->gpu_rec[(size_t)node * 32 + (size_t)g];
+}
+
+/* GPU failure f: a fatal XID on each failed GPU's record, repaired at
+ * f->at + f->repair_s.  FW_ENOMEM leaves the repair out. */
+static void fold_gpu_failure(struct fw_health_tracker *t, const struct fw_sim_failure *f)
+{
+	struct fw_health_event ev = { FW_HEV_XID, f->at, 79 };
+
+	for (int32_t g = 0; g < 32; g++) {
+		if (!(f->gpus & (1u << g)))
+			continue;
+		fw_health_step(&t->cfg, gpu_rec(t, f->node, g), &ev);
+		if (t->ngpu_repairs == t->gpu_repairs_cap) {
+			size_t nc = t->gpu_repairs_cap ? 2 * t->gpu_repairs_cap : 16;
+			struct fw_gpu_repair *p = realloc(t->gpu_repairs, nc * sizeof *p);
+			if (!p)
+				return;
+			t->gpu_repairs = p;
+			t->gpu_repairs_cap = nc;
+		}
+		t->gpu_repairs[t->ngpu_repairs++] = (struct fw_gpu_repair){ f->at + f->repair_s, f->node, g };
+	}
+}
+
+static void fold_failure(struct fw_health_tracker *t, const struct fw_sim_failure *f)
+{
+	struct fw_health_event ev = { FW_HEV_XID, f->at, 79 };
+
+	if (t->no_agent && f->repair_s == 0)
+		return; /* a crash nobody reports */
+	if (f->gpus) {
+		fold_gpu_failure(t, f);
+		return;
+	}
+	fw_health_step(&t->cfg, &t->rec[f->node], &ev);
+	if (t->repair_at[f->node] == NO_REPAIR || f->at + f->repair_s > t->repair_at[f->node])
+		t->repair_at[f->node] = f->at + f->repair_s;
+}
+
+/* Failures and repairs up to now, in time order (repairs before a failure
+ * at the same time, as in des.h; a node's before a GPU's). */
 static void fold_events(struct fw_health_tracker *t, int64_t now)
 {
 	for (;;) {
 		int32_t r = due_repair(t, now);
-		bool fail = t->next < t->n && t->v[t->next].at <= now;
-		if (r >= 0 && (!fail || t->repair_at[r] <= t->v[t->next].at)) {
-			struct fw_health_event ev = { FW_HEV_REPAIRED, t->repair_at[r], 0 };
+		int64_t g = due_gpu_repair(t, now);
+		int64_t rt = r >= 0 ? t->repair_at[r] : INT64_MAX, gt = g >= 0 ? t->gpu_repairs[g].at : INT64_MAX;
+		int64_t ft = t->next < t->n && t->v[t->next].at <= now ? t->v[t->next].at : INT64_MAX;
+		if (r >= 0 && rt <= gt && rt <= ft) {
+			struct fw_health_event ev = { FW_HEV_REPAIRED, rt, 0 };
 			fw_health_step(&t->cfg, &t->rec[r], &ev);
 			t->repair_at[r] = NO_REPAIR;
-		} else if (fail) {
-			const struct fw_sim_failure *f = &t->v[t->next++];
-			struct fw_health_event ev = { FW_HEV_XID, f->at, 79 };
-			if (t->no_agent && f->repair_s == 0)
-				continue; /* a crash nobody reports */
-			fw_health_step(&t->cfg, &t->rec[f->node], &ev);
-			if (t->repair_at[f->node] == NO_REPAIR || f->at + f->repair_s > t->repair_at[f->node])
-				t->repair_at[f->node] = f->at + f->repair_s;
+		} else if (g >= 0 && gt <= ft) {
+			struct fw_gpu_repair x = t->gpu_repairs[g];
+			struct fw_health_event ev = { FW_HEV_REPAIRED, x.at, 0 };
+			fw_health_step(&t->cfg, gpu_rec(t, x.node, x.gpu), &ev);
+			t->gpu_repairs[g] = t->gpu_repairs[--t->ngpu_repairs];
+		} else if (ft != INT64_MAX) {
+			fold_failure(t, &t->v[t->next++]);
 		} else {
 			return;
 		}
 	}
+}
+
+/* Node i as placement sees it: its record and, if one of its GPUs ever
+ * failed, theirs (health.h, fw_health_node_view); the lemon verdict
+ * counts the incidents of all of them. */
+static enum fw_health node_state(struct fw_health_tracker *t, int32_t i, int32_t ngpus, int64_t now,
+				 uint32_t *suspect, bool *lemon)
+{
+	enum fw_health h = fw_health_tick(&t->cfg, &t->rec[i], now);
+	uint32_t bad;
+	int32_t inc;
+
+	*suspect = 0;
+	if (!t->gpu_seen[i]) {
+		*lemon = fw_health_is_lemon(&t->cfg, &t->rec[i], now);
+		return h;
+	}
+	ngpus = ngpus < 32 ? ngpus : 32;
+	inc = fw_health_incidents(&t->cfg, &t->rec[i], now);
+	for (int32_t g = 0; g < ngpus; g++) {
+		fw_health_tick(&t->cfg, gpu_rec(t, i, g), now);
+		inc += fw_health_incidents(&t->cfg, gpu_rec(t, i, g), now);
+	}
+	fw_health_node_view(&t->rec[i], gpu_rec(t, i, 0), ngpus, &h, &bad, suspect);
+	*lemon = t->cfg.lemon_threshold > 0 && inc >= t->cfg.lemon_threshold;
+	return h;
 }
 
 static int on_tick(void *ctx, struct fw_sim *sim, const struct fw_snapshot *s)
@@ -310,13 +436,15 @@ static int on_tick(void *ctx, struct fw_sim *sim, const struct fw_snapshot *s)
 	fold_events(t, s->now);
 	t->ticks++;
 	for (int32_t i = 0; i < nn && i < t->nnodes; i++) {
-		enum fw_health h = fw_health_tick(&t->cfg, &t->rec[i], s->now);
+		uint32_t suspect;
+		bool lemon;
+		enum fw_health h = node_state(t, i, nodes[i].gpu_count, s->now, &suspect, &lemon);
 		t->suspect_node_ticks += h == FW_HEALTH_SUSPECT;
-		bool lemon = fw_health_is_lemon(&t->cfg, &t->rec[i], s->now);
 		t->lemon_node_ticks += lemon;
 		if (t->aware) {
 			nodes[i].health = h;
 			nodes[i].lemon = lemon;
+			nodes[i].suspect_gpu_mask = suspect;
 		}
 	}
 	return 0;
@@ -333,9 +461,11 @@ static const struct fw_sim_failure *failure_now(const struct fw_health_tracker *
 	for (size_t i = t->next; i < t->n && t->v[i].at <= now; i++) {
 		if (t->v[i].at != now)
 			continue;
-		for (int32_t a = 0; a < j->alloc_count; a++)
-			if (s->allocs[j->alloc_first + a].node == t->v[i].node)
+		for (int32_t a = 0; a < j->alloc_count; a++) {
+			const struct fw_task_alloc *x = &s->allocs[j->alloc_first + a];
+			if (x->node == t->v[i].node && (!t->v[i].gpus || (x->gpu_mask & t->v[i].gpus)))
 				return &t->v[i];
+		}
 	}
 	return NULL;
 }
@@ -383,9 +513,15 @@ int64_t fw_health_tracker_next_wake(void *ctx)
 	const struct fw_health_tracker *t = ctx;
 	int64_t w = INT64_MAX;
 
-	for (int32_t i = 0; t->aware && i < t->nnodes; i++)
+	for (int32_t i = 0; t->aware && i < t->nnodes; i++) {
 		if (t->rec[i].state == FW_HEALTH_SUSPECT && t->rec[i].until < w)
 			w = t->rec[i].until;
+		for (int32_t g = 0; t->gpu_seen[i] && g < 32; g++) {
+			const struct fw_health_rec *r = &t->gpu_rec[(size_t)i * 32 + (size_t)g];
+			if (r->state == FW_HEALTH_SUSPECT && r->until < w)
+				w = r->until;
+		}
+	}
 	return w;
 }
 

@@ -58,6 +58,13 @@
  * JOB_FAILURE on that node (health.h: the 3rd within 24 h puts it on
  * probation, so big gangs avoid it).  The fault noticed later (the entry
  * with its repair) is folded as before: the operator sends it to repair.
+ *
+ * GPU failures (an entry with gpus, fw_failure_gpu_view) go to that GPU's
+ * own record: a fatal XID 79, REPAIRED at its repair.  The node keeps its
+ * state and its other GPUs (health.h, fw_health_node_view): placement
+ * skips the failed GPU (the replay holds it in bad_gpu_mask), and while a
+ * repaired GPU is on probation the node is SUSPECT, so big gangs avoid it.
+ * Its incidents count towards the node's lemon verdict with the node's.
  */
 #ifndef FAIRWAY_SIM_FAILURE_H
 #define FAIRWAY_SIM_FAILURE_H
@@ -109,6 +116,29 @@ struct fw_silent_model {
 int fw_failure_blind_view(const struct fw_sim_failure *v, size_t n, const struct fw_silent_model *s,
 			  struct fw_sim_failure **out, size_t *nout);
 
+/* GPU failures: a share of the failures strike one GPU of the node, not
+ * the whole node (a GPU that falls off the bus, an uncorrectable ECC
+ * error).  Which ones, and which GPU, is a hash of node and time,
+ * independent of the silent-fault choice, so the failure draws do not
+ * move. */
+struct fw_gpu_fault_model {
+	double fraction;        /* share of the failures; 0 = none */
+	int32_t gpus_per_node;  /* the GPU is picked below this (1..32) */
+	int64_t repair_s;       /* their repair (a GPU swap may wait for parts);
+				 * 0 = the failure's own */
+};
+
+/* The failures v (sorted) with the GPU failures of g, in *out (malloc'd,
+ * sorted; the caller frees).  per_gpu: as a placement that reads per-GPU
+ * health lives them, each chosen failure strikes its GPU only (gpus set:
+ * the node's other GPUs and their jobs carry on, des.h); otherwise as a
+ * placement that sees only node Ready lives them: the same failures and
+ * repairs, each taking the whole node out.  FW_OK, FW_EINVAL (fraction
+ * outside [0, 1], gpus_per_node outside 1..32, repair_s < 0) or
+ * FW_ENOMEM. */
+int fw_failure_gpu_view(const struct fw_sim_failure *v, size_t n, const struct fw_gpu_fault_model *g,
+			bool per_gpu, struct fw_sim_failure **out, size_t *nout);
+
 struct fw_row_id {
 	const char *id;                 /* a trace job id */
 	int32_t row;
@@ -131,6 +161,12 @@ struct fw_health_tracker {
 	int64_t *repair_at;             /* per node: pending repair, INT64_MIN */
 	struct fw_health_rec *rec;      /* per node */
 	int32_t nnodes;
+	/* GPU failures: records for the GPUs of nodes that had one
+	 * (gpu_rec[node * 32 + g], gpu_seen[node]) and their pending repairs */
+	struct fw_health_rec *gpu_rec;
+	bool *gpu_seen;
+	struct fw_gpu_repair { int64_t at; int32_t node, gpu; } *gpu_repairs;
+	size_t ngpu_repairs, gpu_repairs_cap;
 	struct fw_row_id *row_sorted;   /* trace rows sorted by id (bsearch) */
 	/* tallies per trace row */
 	double *lost_s;                 /* seconds of work lost, all evictions */

@@ -31,6 +31,7 @@ struct cli {
 	struct fw_health_config health;
 	int32_t lemon_gang;      /* fw_sched_config.lemon_gang_gpus; 0 = default */
 	struct fw_silent_model silent; /* blind runs: faults that leave nodes Ready */
+	struct fw_gpu_fault_model gpu; /* failures that strike one GPU */
 	int holdout;             /* seeds seeds+1 .. seeds+holdout, reported apart */
 	const char *out;
 	const char *traces;
@@ -63,6 +64,7 @@ static void usage(FILE *f)
 		"usage: fairway-health-sim [--seeds N] [--days D] [--nodes N] [--load X]\n"
 		"                          [--rate R] [--flaky F] [--repair S] [--no-cluster03]\n"
 		"                          [--silent F [--detect S] [--crash S]]\n"
+		"                          [--gpu-faults F [--gpu-repair S]]\n"
 		"                          [--traces DIR] [--out FILE]\n"
 		"\n"
 		"Health-aware vs health-blind placement under node failures (docs/health.md):\n"
@@ -94,6 +96,10 @@ static void usage(FILE *f)
 		"                 the 1 h 46 min of pytorch/ci-infra#1058)\n"
 		"  --crash S      seconds until a job started on a silently faulty node\n"
 		"                 dies (default 300)\n"
+		"  --gpu-faults F fraction of failures that strike one GPU, not the whole\n"
+		"                 node (default 0): health-aware placement keeps the node's\n"
+		"                 other GPUs and their jobs, health-blind loses the node\n"
+		"  --gpu-repair S repair time of those (default: --repair's)\n"
 		"  --holdout N    also run seeds after the main ones (default 25: seeds\n"
 		"                 6..30), the seeds placement rules were chosen on, and\n"
 		"                 report them in a section of their own; 0 = skip\n"
@@ -102,8 +108,8 @@ static void usage(FILE *f)
 		"  --traces DIR   where microsoft-itp/cluster03.csv is (default\n"
 		"                 $FAIRWAY_TRACES or ../shared/traces)\n"
 		"  --no-cluster03 skip the cluster03 no-harm run\n"
-		"  --no-sensitivity  skip the sensitivity and silent-fault tables (sixteen\n"
-		"                 more experiments)\n"
+		"  --no-sensitivity  skip the sensitivity, silent-fault and GPU-failure\n"
+		"                 tables (nineteen more experiments)\n"
 		"\n"
 		"The document is written to FILE.tmp and renamed to FILE when whole.  On a\n"
 		"terminal a progress bar counts the replay pairs; otherwise each pair\n"
@@ -142,6 +148,7 @@ static int parse(int argc, char **argv, struct cli *c)
 	c->fail.history_s = 90 * DAY;
 	fw_health_config_default(&c->health);
 	c->silent = (struct fw_silent_model){ 0, 6360, 300 };
+	c->gpu = (struct fw_gpu_fault_model){ 0, 8, 0 };
 	c->traces = getenv("FAIRWAY_TRACES") ? getenv("FAIRWAY_TRACES") : "../shared/traces";
 	for (int i = 1; i < argc && !rc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -196,6 +203,10 @@ static int parse(int argc, char **argv, struct cli *c)
 			rc = num(a, v, 0, 30 * DAY, &x), c->silent.detect_s = (int64_t)x;
 		} else if (!strcmp(a, "--crash")) {
 			rc = num(a, v, 1, DAY, &x), c->silent.crash_s = (int64_t)x;
+		} else if (!strcmp(a, "--gpu-faults")) {
+			rc = num(a, v, 0, 1, &c->gpu.fraction);
+		} else if (!strcmp(a, "--gpu-repair")) {
+			rc = num(a, v, 1, 365 * DAY, &x), c->gpu.repair_s = (int64_t)x;
 		} else if (!strcmp(a, "--flap-threshold")) {
 			rc = num(a, v, 1, 100, &x), c->health.flap_threshold = (int32_t)x;
 		} else {
@@ -263,7 +274,7 @@ static int run_pair(const struct cli *c, const struct fw_trace *t, int32_t nodes
 	p->jobs = t->n;
 	p->pretrain_gpu_share = pretrain_share(t);
 	memset(&d, 0, sizeof d);
-	struct fw_health_run run = { false, c->health, c->restart_s, flaky, c->lemon_gang, c->silent, false };
+	struct fw_health_run run = { false, c->health, c->restart_s, flaky, c->lemon_gang, c->silent, false, c->gpu };
 	rc = fw_health_replay(t, nodes, 8, span, fails, p->nfails, &run, &p->blind, &d);
 	run.aware = true;
 	if (rc == FW_OK)
@@ -491,6 +502,11 @@ static void setup(FILE *f, const struct cli *c)
 	else
 		fprintf(f, "- Every failure takes its node out at once, for both placements, as if every fault made\n"
 			   "  the node NotReady (the section on silent faults drops that assumption).\n");
+	if (c->gpu.fraction > 0)
+		fprintf(f, "- GPU failures: %.0f%% of the failures strike one GPU (repair %.1f h).  Health-aware\n"
+			   "  placement excludes that GPU and keeps the node's others and their jobs; health-blind\n"
+			   "  placement loses the whole node for the repair.\n",
+			100.0 * c->gpu.fraction, (double)(c->gpu.repair_s ? c->gpu.repair_s : c->fail.repair_s) / 3600.0);
 	fprintf(f, "- Health-blind: every node healthy; a failed node is out only while it is repaired.\n"
 		   "  Health-aware: the health model of docs/health.md with its defaults (probation %.0f h after a\n"
 		   "  repair; %d failures within %.0f days hold a node suspect for %.0f days; %d incidents within\n"
@@ -630,6 +646,54 @@ static int silent_faults(FILE *f, const struct cli *c)
 			100.0 * (m.ettr_a - m.ettr_b), m.fpj_b, m.fpj_a, m.lost_b, m.lost_a,
 			m.lost_b > 0 ? 100.0 * (m.lost_a / m.lost_b - 1) : 0, 100.0 * (m.occ_a - m.occ_b), m.ettr_n,
 			100.0 * (m.ettr_n - m.ettr_b), m.fpj_n, m.lost_n);
+		free(p);
+	}
+	return FW_OK;
+}
+
+/* GPU failures (failure.h, fw_failure_gpu_view): a share of the failures
+ * strike one GPU.  Health-aware placement with the agent excludes that
+ * GPU and keeps the node; health-blind placement, which sees only node
+ * Ready, loses the node for the repair. */
+struct gpu_row {
+	double fraction;
+	int64_t repair_s; /* 0: the main setup's */
+};
+
+static const struct gpu_row gpu_rows[] = { { 0.5, 0 }, { 1.0, 0 }, { 0.5, 3 * DAY } };
+
+static int gpu_faults(FILE *f, const struct cli *c)
+{
+	fprintf(f, "\n## LLM fleet: failures of one GPU\n\n"
+		   "Most hardware faults in a GPU server are one GPU's: it falls off the bus (XID 79), or an\n"
+		   "uncorrectable ECC error retires it.  Here a share of the failures (chosen by a hash of node\n"
+		   "and time, apart from the silent-fault choice) strike one GPU of the node.  Health-aware\n"
+		   "placement reads the agent's per-GPU report: the GPU is excluded until its repair, the\n"
+		   "jobs on the node's other GPUs run on, and the node keeps taking jobs that fit its good\n"
+		   "GPUs (after the repair the GPU's probation makes the node suspect, so big gangs wait it\n"
+		   "out).  Health-blind placement sees only node Ready, so the node is out, with all its\n"
+		   "jobs, for the repair, as in the main setup.  Means over seeds 1..%d; the last row has the\n"
+		   "GPU repairs wait 3 days for a spare part:\n\n"
+		   "| one-GPU share | GPU repair | ETTR >=256 blind | ETTR >=256 aware | change | GPU-h lost blind | GPU-h lost aware | change | occupancy blind | occupancy aware | change |\n"
+		   "|---|---|---|---|---|---|---|---|---|---|---|\n",
+		c->seeds);
+	for (size_t r = 0; r < sizeof gpu_rows / sizeof *gpu_rows; r++) {
+		struct cli x = *c;
+		struct pair *p = calloc((size_t)c->seeds, sizeof *p);
+		if (!p)
+			return FW_ENOMEM;
+		x.gpu.fraction = gpu_rows[r].fraction;
+		x.gpu.repair_s = gpu_rows[r].repair_s;
+		if (run_llm(&x, p) != FW_OK) {
+			free(p);
+			return FW_EIO;
+		}
+		struct means m = means_of(p, c->seeds);
+		fprintf(f, "| %.0f%% | %.1f h | %.4f | %.4f | %+.2f pp | %.0f | %.0f | %+.1f%% | %.2f%% | %.2f%% | %+.2f pp |\n",
+			100.0 * x.gpu.fraction, (double)(x.gpu.repair_s ? x.gpu.repair_s : c->fail.repair_s) / 3600.0,
+			m.ettr_b, m.ettr_a, 100.0 * (m.ettr_a - m.ettr_b), m.lost_b, m.lost_a,
+			m.lost_b > 0 ? 100.0 * (m.lost_a / m.lost_b - 1) : 0, 100.0 * m.occ_b, 100.0 * m.occ_a,
+			100.0 * (m.occ_a - m.occ_b));
 		free(p);
 	}
 	return FW_OK;
@@ -788,7 +852,8 @@ int fw_health_sim_cli(int argc, char **argv)
 		return 1;
 	int64_t pairs = (int64_t)c.seeds * (1 + c.cluster03) + c.holdout +
 			(c.sensitivity ? (int64_t)c.seeds * (int64_t)(sizeof variants / sizeof *variants +
-								     sizeof silent_rows / sizeof *silent_rows)
+								     sizeof silent_rows / sizeof *silent_rows +
+								     sizeof gpu_rows / sizeof *gpu_rows)
 				       : 0);
 	/* the bar only when the document does not go to the same terminal */
 	fw_progress_init(&bar, stderr, fw_progress_is_tty(stderr) && (c.out || !fw_progress_is_tty(stdout)),
@@ -806,6 +871,8 @@ int fw_health_sim_cli(int argc, char **argv)
 		if (rc == 0 && c.sensitivity && sensitivity(f, &c) != FW_OK)
 			rc = 1;
 		if (rc == 0 && c.sensitivity && silent_faults(f, &c) != FW_OK)
+			rc = 1;
+		if (rc == 0 && c.sensitivity && gpu_faults(f, &c) != FW_OK)
 			rc = 1;
 		notes(f);
 	}

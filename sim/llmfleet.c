@@ -215,7 +215,7 @@ int fw_health_replay(const struct fw_trace *t, int32_t nodes, int32_t gpus, int6
 {
 	struct fw_health_tracker k;
 	struct fw_sim_hooks h;
-	struct fw_sim_failure *now_on = NULL, *view = NULL;
+	struct fw_sim_failure *now_on = NULL, *view = NULL, *gview = NULL;
 	size_t nnow = 0;
 	struct fw_sim_scripted sc = { NULL, 0, 0 };
 	struct fw_sim_failures f = { fw_sim_scripted_next, &sc };
@@ -228,9 +228,17 @@ int fw_health_replay(const struct fw_trace *t, int32_t nodes, int32_t gpus, int6
 
 	memset(m, 0, sizeof *m);
 	memset(&k, 0, sizeof k);
-	if ((!run->aware || run->no_agent) && run->silent.fraction > 0) {
-		if ((rc = fw_failure_blind_view(fails, nfails, &run->silent, &view, &nfails)) != FW_OK)
+	if (run->gpu.fraction > 0) {
+		if ((rc = fw_failure_gpu_view(fails, nfails, &run->gpu, run->aware && !run->no_agent, &gview,
+					      &nfails)) != FW_OK)
 			return rc;
+		fails = gview;
+	}
+	if ((!run->aware || run->no_agent) && run->silent.fraction > 0) {
+		if ((rc = fw_failure_blind_view(fails, nfails, &run->silent, &view, &nfails)) != FW_OK) {
+			free(gview);
+			return rc;
+		}
 		fails = view;
 	}
 	k.aware = run->aware;
@@ -247,6 +255,7 @@ int fw_health_replay(const struct fw_trace *t, int32_t nodes, int32_t gpus, int6
 		fw_health_tracker_free(&k);
 		free(now_on);
 		free(view);
+		free(gview);
 		return rc;
 	}
 	sc.v = now_on;
@@ -277,5 +286,6 @@ int fw_health_replay(const struct fw_trace *t, int32_t nodes, int32_t gpus, int6
 	fw_health_tracker_free(&k);
 	free(now_on);
 	free(view);
+	free(gview);
 	return rc;
 }

@@ -91,6 +91,10 @@ struct fw_health_run {
 	bool no_agent;                  /* aware runs: no XID reports, so the
 					 * silent faults too, learnt only from
 					 * job failures (failure.h) */
+	struct fw_gpu_fault_model gpu;  /* failures that strike one GPU
+					 * (failure.h): aware runs with the
+					 * agent exclude the GPU, the others
+					 * lose the node; fraction 0 = none */
 };
 
 /* One replay of trace t on nodes x gpus with the failures (sorted; those

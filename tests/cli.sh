@@ -114,6 +114,8 @@ expect "health-sim-bad-seeds" 2 "--seeds needs a number in [1, 100]" "$HS" --see
 expect "health-sim-bad-silent" 2 "--silent needs a number in [0, 1]" "$HS" --silent 1.5
 expect "health-sim-bad-crash" 2 "--crash needs a number in [1, 86400]" "$HS" --crash 0
 expect "health-sim-missing-detect" 2 "--detect needs a number" "$HS" --detect
+expect "health-sim-bad-gpu-faults" 2 "--gpu-faults needs a number in [0, 1]" "$HS" --gpu-faults -0.1
+expect "health-sim-bad-gpu-repair" 2 "--gpu-repair needs a number in [1, " "$HS" --gpu-repair 0
 expect "health-sim-unwritable-out" 1 "cannot write $HS_TMP/no/such/dir/r.md.tmp" \
 	"$HS" --seeds 1 --out "$HS_TMP/no/such/dir/r.md"
 echo old >"$HS_TMP/r.md"
@@ -133,6 +135,14 @@ if grep -q "^- Silent faults: 100% of the failures leave the node Ready" "$HS_TM
 	ok "health-sim-silent-setup"
 else
 	bad "health-sim-silent-setup: $(grep -i silent "$HS_TMP/s.md" | head -3)"
+fi
+# GPU failures: the setup says so, and the two runs differ
+expect "health-sim-gpu-run" 0 "llm-fleet seed 1" "$HS" --seeds 1 --holdout 0 --no-sensitivity \
+	--no-cluster03 --days 2 --nodes 16 --rate 300 --gpu-faults 1 --out "$HS_TMP/g.md"
+if grep -q "^- GPU failures: 100% of the failures strike one GPU" "$HS_TMP/g.md"; then
+	ok "health-sim-gpu-setup"
+else
+	bad "health-sim-gpu-setup: $(grep -i gpu "$HS_TMP/g.md" | head -3)"
 fi
 rm -rf "$HS_TMP"
 echo "$pass passed, $fail failed"

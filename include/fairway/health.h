@@ -180,6 +180,10 @@ void fw_health_rec_init(struct fw_health_rec *r);
  * before now (fault history; see above)? */
 bool fw_health_is_lemon(const struct fw_health_config *c, const struct fw_health_rec *r,
 			fw_time now);
+/* The incidents the record remembers within lemon_window_s before now (at
+ * most FW_HEALTH_INCIDENTS): a node's and its GPUs' counts add up when
+ * an adapter keeps them apart. */
+int32_t fw_health_incidents(const struct fw_health_config *c, const struct fw_health_rec *r, fw_time now);
 
 const char *fw_health_name(enum fw_health h);           /* "healthy" ... */
 const char *fw_health_event_name(enum fw_health_event_kind k);

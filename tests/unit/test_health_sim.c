@@ -132,7 +132,7 @@ static void done(struct run *x)
 TEST(failure_restarts_from_checkpoint)
 {
 	struct fw_trace t;
-	struct fw_sim_failure f[] = { { 3000, 0, 600 } };
+	struct fw_sim_failure f[] = { { 3000, 0, 600, 0 } };
 	struct run x;
 
 	memset(&t, 0, sizeof t);
@@ -152,7 +152,7 @@ TEST(failure_restarts_from_checkpoint)
 TEST(aware_gang_waits_out_probation_blind_does_not)
 {
 	struct fw_trace t;
-	struct fw_sim_failure f[] = { { 100, 0, 600 } }; /* node 0 back at t=700 */
+	struct fw_sim_failure f[] = { { 100, 0, 600, 0 } }; /* node 0 back at t=700 */
 	struct run blind, aware;
 	struct fw_health_config c;
 
@@ -194,7 +194,7 @@ TEST(failure_history_and_replay_list)
 	ASSERT(v[0].at >= -m.history_s);
 	free(v);
 
-	struct fw_sim_failure hist[] = { { -9000, 0, 4000 }, { -3000, 1, 4000 }, { 50, 0, 10 } };
+	struct fw_sim_failure hist[] = { { -9000, 0, 4000, 0 }, { -3000, 1, 4000, 0 }, { 50, 0, 10, 0 } };
 	ASSERT_OK(fw_failure_replay_list(hist, 3, &w, &nw));
 	ASSERT_EQ(nw, 2);
 	ASSERT_EQ(w[0].at, 0);
@@ -209,7 +209,7 @@ TEST(failure_history_and_replay_list)
 TEST(restart_cost_and_flaky_tally)
 {
 	struct fw_trace t;
-	struct fw_sim_failure f[] = { { 3000, 0, 600 } };
+	struct fw_sim_failure f[] = { { 3000, 0, 600, 0 } };
 	struct run x;
 	bool flaky[2] = { true, false };
 
@@ -231,8 +231,8 @@ TEST(restart_cost_and_flaky_tally)
 TEST(history_lemon_steers_gang)
 {
 	struct fw_trace t;
-	struct fw_sim_failure f[] = { { -50 * 86400, 0, 3600 }, { -30 * 86400, 0, 3600 },
-				      { -10 * 86400, 0, 3600 }, { 5000, 0, 600 } };
+	struct fw_sim_failure f[] = { { -50 * 86400, 0, 3600, 0 }, { -30 * 86400, 0, 3600, 0 },
+				      { -10 * 86400, 0, 3600, 0 }, { 5000, 0, 600, 0 } };
 	struct fw_health_run run;
 	struct fw_health_metrics mb, ma;
 	struct fw_diag d;
@@ -260,7 +260,7 @@ TEST(history_lemon_steers_gang)
  * it is noticed, then the repair; the others stay as they are. */
 TEST(silent_fault_blind_view)
 {
-	struct fw_sim_failure f[] = { { 1000, 0, 4000 }, { 1200, 1, 50 } }, *w;
+	struct fw_sim_failure f[] = { { 1000, 0, 4000, 0 }, { 1200, 1, 50, 0 } }, *w;
 	struct fw_silent_model all = { 1.0, 600, 300 }, none = { 0, 600, 300 };
 	struct fw_silent_model bad[] = { { -0.1, 600, 300 }, { 1.5, 600, 300 }, { 0.5, -1, 300 },
 					 { 0.5, 600, 0 } };
@@ -271,8 +271,8 @@ TEST(silent_fault_blind_view)
 	ASSERT(memcmp(w, f, sizeof f) == 0);
 	free(w);
 	ASSERT_OK(fw_failure_blind_view(f, 2, &all, &w, &n));
-	const struct fw_sim_failure want[] = { { 1000, 0, 0 },	  { 1200, 1, 0 },  { 1300, 0, 0 },
-					       { 1500, 1, 0 },	  { 1600, 0, 4000 }, { 1800, 1, 50 } };
+	const struct fw_sim_failure want[] = { { 1000, 0, 0, 0 },	  { 1200, 1, 0, 0 },  { 1300, 0, 0, 0 },
+					       { 1500, 1, 0, 0 },	  { 1600, 0, 4000, 0 }, { 1800, 1, 50, 0 } };
 	ASSERT_EQ(n, 6);
 	for (size_t i = 0; i < 6; i++) {
 		ASSERT_EQ(w[i].at, want[i].at);
@@ -311,7 +311,7 @@ TEST(silent_fault_blind_view)
 TEST(silent_fault_crash_loop)
 {
 	struct fw_trace t;
-	struct fw_sim_failure f[] = { { 3000, 0, 600 } }, *w;
+	struct fw_sim_failure f[] = { { 3000, 0, 600, 0 } }, *w;
 	struct fw_silent_model s = { 1.0, 1200, 300 };
 	struct run x;
 	size_t n;
@@ -338,7 +338,7 @@ TEST(silent_fault_crash_loop)
 TEST(silent_faults_change_blind_runs_only)
 {
 	struct fw_trace t;
-	struct fw_sim_failure f[] = { { 3000, 0, 600 } };
+	struct fw_sim_failure f[] = { { 3000, 0, 600, 0 } };
 	struct fw_health_run run;
 	struct fw_health_metrics b0, b1, a0, a1;
 	struct fw_diag d;
@@ -370,7 +370,7 @@ TEST(silent_faults_change_blind_runs_only)
 TEST(silent_fault_learnt_from_job_failures)
 {
 	struct fw_trace t;
-	struct fw_sim_failure f[] = { { 3000, 0, 600 } };
+	struct fw_sim_failure f[] = { { 3000, 0, 600, 0 } };
 	struct fw_health_run run;
 	struct fw_health_metrics b, a, n;
 	struct fw_diag d;
@@ -429,9 +429,89 @@ TEST(llmfleet_shape)
 	fw_trace_free(&u);
 }
 
+/* The GPU view: the chosen share of failures strikes one GPU (per_gpu) or
+ * keeps the whole node (the Ready-only view), with the GPU repair time in
+ * both; crash entries (repair 0) and times are left alone. */
+TEST(gpu_fault_view)
+{
+	struct fw_failure_model m;
+	struct fw_sim_failure *v, *a, *b, *z;
+	size_t n, na, nb, nz, picked = 0;
+	struct fw_gpu_fault_model g = { 0.5, 8, 3 * 86400 };
+
+	fw_failure_model_default(&m);
+	ASSERT_OK(fw_failure_generate(&m, 512, &v, &n, NULL));
+	ASSERT(n > 100);
+	ASSERT_OK(fw_failure_gpu_view(v, n, &g, true, &a, &na));
+	ASSERT_OK(fw_failure_gpu_view(v, n, &g, false, &b, &nb));
+	ASSERT(na == n && nb == n);
+	for (size_t i = 0; i < n; i++) {
+		ASSERT(a[i].at == v[i].at && a[i].node == v[i].node && b[i].at == v[i].at);
+		ASSERT_EQ(b[i].gpus, 0);                       /* Ready-only: whole nodes */
+		ASSERT_EQ(a[i].repair_s, b[i].repair_s);       /* the same repairs */
+		if (a[i].gpus) {
+			picked++;
+			ASSERT_EQ(__builtin_popcount(a[i].gpus), 1);
+			ASSERT(a[i].gpus < 1u << 8);
+			ASSERT_EQ(a[i].repair_s, 3 * 86400);
+		} else {
+			ASSERT_EQ(a[i].repair_s, v[i].repair_s);
+		}
+	}
+	ASSERT(picked * 100 > n * 40 && picked * 100 < n * 60);
+	/* the same list gives the same view; fraction 0 gives the list */
+	ASSERT_OK(fw_failure_gpu_view(v, n, &g, true, &z, &nz));
+	ASSERT(memcmp(a, z, n * sizeof *a) == 0);
+	free(z);
+	g.fraction = 0;
+	ASSERT_OK(fw_failure_gpu_view(v, n, &g, true, &z, &nz));
+	ASSERT(memcmp(v, z, n * sizeof *v) == 0);
+	free(z);
+	/* crash entries stay whole-node crashes */
+	struct fw_sim_failure crash[] = { { 10, 0, 0, 0 } };
+	g.fraction = 1;
+	ASSERT_OK(fw_failure_gpu_view(crash, 1, &g, true, &z, &nz));
+	ASSERT(z[0].gpus == 0 && z[0].repair_s == 0);
+	free(z);
+	g.fraction = 1.5;
+	ASSERT_EQ(fw_failure_gpu_view(v, n, &g, true, &z, &nz), FW_EINVAL);
+	g = (struct fw_gpu_fault_model){ 0.5, 33, 0 };
+	ASSERT_EQ(fw_failure_gpu_view(v, n, &g, true, &z, &nz), FW_EINVAL);
+	free(v);
+	free(a);
+	free(b);
+}
+
+/* A GPU failure in an aware replay: after the GPU's repair its probation
+ * holds the node suspect, so a 16-GPU gang waits it out; the blind run's
+ * gang starts at once.  Both track the GPU's record, not the node's
+ * (test_sim.c has the replay side: the node's other GPUs stay in use). */
+TEST(gpu_failure_keeps_the_node_then_probation)
+{
+	struct fw_trace t;
+	struct fw_sim_failure f[] = { { 100, 0, 600, 1u << 2 } }; /* GPU 2 of node 0, back at 700 */
+	struct run blind, aware;
+	struct fw_health_config c;
+
+	fw_health_config_default(&c);
+	memset(&t, 0, sizeof t);
+	add_job(&t, "gang", 1200, 3600, 2);
+	ASSERT_OK(replay(&t, f, 1, false, &blind));
+	ASSERT_OK(replay(&t, f, 1, true, &aware));
+	ASSERT_EQ(blind.r.start[0], 1200);
+	ASSERT(aware.r.start[0] >= 700 + c.probation_s && aware.r.start[0] < 700 + c.probation_s + 60);
+	ASSERT_EQ(aware.k.rec[0].strikes, 0);             /* the node's own record is clean */
+	ASSERT_EQ(aware.k.gpu_rec[0 * 32 + 2].strikes, 1);
+	ASSERT_EQ(aware.k.gpu_rec[0 * 32 + 2].incidents, 1);
+	ASSERT(aware.k.suspect_node_ticks > 0);
+	done(&blind);
+	done(&aware);
+	fw_trace_free(&t);
+}
+
 TEST_MAIN(failure_rate_and_flaky_share, failure_list_deterministic_and_seeded,
 	  failure_restarts_from_checkpoint, aware_gang_waits_out_probation_blind_does_not,
 	  failure_history_and_replay_list, restart_cost_and_flaky_tally, history_lemon_steers_gang,
 	  silent_fault_blind_view, silent_fault_crash_loop,
 	  silent_faults_change_blind_runs_only, silent_fault_learnt_from_job_failures,
-	  llmfleet_shape)
+	  gpu_fault_view, gpu_failure_keeps_the_node_then_probation, llmfleet_shape)

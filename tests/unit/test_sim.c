@@ -639,7 +639,7 @@ TEST(des_node_failure_requeues_its_job_until_the_repair)
 	fw_sim_result_free(&r);
 	fw_itp_free(&t);
 
-	struct fw_sim_failure fl[] = { { 300, X, 500 } };
+	struct fw_sim_failure fl[] = { { 300, X, 500, 0 } };
 	struct fw_sim_scripted sc = { fl, 1, 0 };
 	struct fw_sim_failures src = { fw_sim_scripted_next, &sc };
 	o.failures = &src;
@@ -695,6 +695,78 @@ static int64_t checkpoint(void *ctx, const struct fw_snapshot *s, int32_t job, i
 }
 
 /*
+ * One node x 8 GPUs, fairway, tick 10; GPU 0 fails at 300, repaired at 800.
+ *   A  t=0    1000 s  4 GPUs  GPUs 0-3: evicted at 300, 4 GPUs again only
+ *                             at 800 (1, 2, 3 are free, 0 is out)
+ *   B  t=1    1000 s  4 GPUs  GPUs 4-7 from 10: runs on, untouched
+ *   C  t=400    50 s  3 GPUs  the node's good free GPUs: starts at 400
+ */
+static const char gpu_fail_trace[] =
+	"job_id,submission_time,duration,num_gpu\n"
+	"A,0,1000,4\n"
+	"B,1,1000,4\n"
+	"C,400,50,3\n";
+
+struct gpu0_watch {
+	int64_t on_gpu0_while_out, tasks;
+};
+
+static void watch_gpu0(void *ctx, const struct fw_snapshot *s, const struct fw_plan *p, int64_t started)
+{
+	struct gpu0_watch *w = ctx;
+
+	(void)started;
+	for (int32_t i = 0; i < p->ndecisions; i++)
+		for (int32_t a = 0; p->decisions[i].kind == FW_DECIDE_START && a < p->decisions[i].alloc_count; a++) {
+			w->tasks++;
+			w->on_gpu0_while_out += s->now >= 300 && s->now < 800 &&
+						(p->allocs[p->decisions[i].alloc_first + a].gpu_mask & 1u);
+		}
+}
+
+TEST(des_gpu_failure_evicts_its_jobs_only_and_keeps_the_node)
+{
+	struct fw_sim_opts o;
+	struct fw_itp_trace t;
+	struct fw_sim_result r;
+	struct gpu0_watch w = { 0, 0 };
+	struct fw_sim_hooks h = { watch_gpu0, &w, NULL, NULL };
+	struct fw_sim_failure fl[] = { { 300, 0, 500, 1u << 0 } };
+	struct fw_sim_scripted sc = { fl, 1, 0 };
+	struct fw_sim_failures src = { fw_sim_scripted_next, &sc };
+
+	synth_opts(&o, "fairway");
+	o.nodes = 1;
+	o.failures = &src;
+	o.hooks = &h;
+	ASSERT_OK(replay(gpu_fail_trace, &o, &t, &r)); /* every plan checked and validated */
+	int64_t a = row_of_id(&t, "A"), b = row_of_id(&t, "B"), c = row_of_id(&t, "C");
+	ASSERT_EQ(r.failures, 1);
+	ASSERT_EQ(r.failure_hits, 1);
+	ASSERT_EQ(r.evicted[a], 1);
+	ASSERT_EQ(r.evicted[b], 0);
+	ASSERT_EQ(r.end[b], 1010);                   /* B ran on through the failure */
+	ASSERT_EQ(r.start[c], 400);                  /* the node kept its good GPUs */
+	ASSERT_EQ(r.end[a], 1800);                   /* back at the repair, 1000 s again */
+	ASSERT_NEAR(r.lost_gpu_s, 4.0 * 300.0, 1e-9);
+	ASSERT_EQ(w.on_gpu0_while_out, 0);
+	ASSERT_EQ(w.tasks, 4);                       /* A, B, C, A again */
+	ASSERT_EQ(r.never_started, 0);
+	fw_sim_result_free(&r);
+	fw_itp_free(&t);
+
+	/* a GPU beyond the node's is refused */
+	struct fw_sim_failure bad[] = { { 300, 0, 500, 1u << 8 } };
+	struct fw_sim_scripted sb = { bad, 1, 0 };
+	struct fw_sim_failures srcb = { fw_sim_scripted_next, &sb };
+	o.failures = &srcb;
+	o.hooks = NULL;
+	ASSERT_EQ(replay(gpu_fail_trace, &o, &t, &r), FW_EINVAL);
+	fw_sim_result_free(&r);
+	fw_itp_free(&t);
+}
+
+/*
  * 1 node x 8, tick 10: A (8 GPUs, 5000 s) from 0.  The node fails at 4000
  * (repair 100) and again at 5100 (repair 0).
  *   checkpoints: keeps 3600 of 4000 (loses 8 x 400), reruns 1400 from 4100;
@@ -708,7 +780,7 @@ TEST(des_on_evict_checkpoints_shorten_the_rerun)
 	struct fw_sim_opts o;
 	struct fw_itp_trace t;
 	struct fw_sim_result r;
-	struct fw_sim_failure fl[] = { { 4000, 0, 100 }, { 5100, 0, 0 } };
+	struct fw_sim_failure fl[] = { { 4000, 0, 100, 0 }, { 5100, 0, 0, 0 } };
 	struct fw_sim_scripted sc = { fl, 2, 0 };
 	struct fw_sim_failures src = { fw_sim_scripted_next, &sc };
 	const char *text = "job_id,submission_time,duration,num_gpu\nA,0,5000,8\n";
@@ -755,7 +827,7 @@ TEST(des_builtin_checkpoint_rule_keeps_whole_intervals)
 	struct fw_sim_opts o;
 	struct fw_itp_trace t;
 	struct fw_sim_result r;
-	struct fw_sim_failure fl[] = { { 4000, 0, 100 }, { 5100, 0, 0 } };
+	struct fw_sim_failure fl[] = { { 4000, 0, 100, 0 }, { 5100, 0, 0, 0 } };
 	const char *text = "job_id,submission_time,duration,num_gpu\nA,0,5000,8\n";
 	const int64_t S[3] = { 1800, 0, 1000 }, end[3] = { 6500, 10100, 5100 };
 	const int64_t evictions[3] = { 2, 2, 1 }, run1_end[3] = { 5100, 5100, 5100 };
@@ -916,8 +988,8 @@ TEST(des_failure_source_is_checked)
 	struct fw_sim_opts o;
 	struct fw_itp_trace t;
 	struct fw_sim_result r;
-	struct fw_sim_failure bad_node[] = { { 10, 2, 5 } };
-	struct fw_sim_failure backwards[] = { { 10, 0, 5 }, { 5, 1, 5 } };
+	struct fw_sim_failure bad_node[] = { { 10, 2, 5, 0 } };
+	struct fw_sim_failure backwards[] = { { 10, 0, 5, 0 }, { 5, 1, 5, 0 } };
 	struct fw_sim_scripted sc = { bad_node, 1, 0 };
 	struct fw_sim_failures src = { fw_sim_scripted_next, &sc };
 
@@ -1044,6 +1116,7 @@ int main(void)
 		des_reclaim_honours_the_protection_window_across_cycles,
 		des_tick_skipping_is_exact_for_every_policy,
 		des_node_failure_requeues_its_job_until_the_repair,
+		des_gpu_failure_evicts_its_jobs_only_and_keeps_the_node,
 		des_on_evict_checkpoints_shorten_the_rerun,
 		des_builtin_checkpoint_rule_keeps_whole_intervals,
 		des_records_each_jobs_first_start_estimate,
@@ -1072,6 +1145,7 @@ int main(void)
 		"des_reclaim_honours_the_protection_window_across_cycles, "
 		"des_tick_skipping_is_exact_for_every_policy, "
 		"des_node_failure_requeues_its_job_until_the_repair, "
+		"des_gpu_failure_evicts_its_jobs_only_and_keeps_the_node, "
 		"des_on_evict_checkpoints_shorten_the_rerun, "
 		"des_builtin_checkpoint_rule_keeps_whole_intervals, "
 		"des_records_each_jobs_first_start_estimate, "
