@@ -551,6 +551,18 @@ static const struct variant variants[] = {
 	{ "90 days at 95% load", 90, 0.95, 0, 0, -1, -1, -1, 0 },
 };
 
+/* The LLM fleet's seeds under variant x of the setup: their means. */
+static int variant_means(const struct cli *x, struct means *m)
+{
+	struct pair *p = calloc((size_t)x->seeds, sizeof *p);
+	int rc = p ? run_llm(x, p) : FW_ENOMEM;
+
+	if (rc == FW_OK)
+		*m = means_of(p, x->seeds);
+	free(p);
+	return rc;
+}
+
 static int sensitivity(FILE *f, const struct cli *c)
 {
 	fprintf(f, "\n## LLM fleet: sensitivity\n\n"
@@ -560,10 +572,8 @@ static int sensitivity(FILE *f, const struct cli *c)
 		c->seeds);
 	for (size_t v = 0; v < sizeof variants / sizeof *variants; v++) {
 		struct cli x = *c;
-		struct pair *p = calloc((size_t)c->seeds, sizeof *p);
+		struct means m;
 		const struct variant *w = &variants[v];
-		if (!p)
-			return FW_ENOMEM;
 		if (w->days > 0)
 			x.fleet.span_s = (int64_t)(w->days * DAY);
 		if (w->load > 0)
@@ -580,15 +590,11 @@ static int sensitivity(FILE *f, const struct cli *c)
 			x.health.flap_window_s = (int64_t)(w->flap_window_d * DAY);
 			x.health.flap_hold_s = (int64_t)(w->flap_hold_d * DAY);
 		}
-		if (run_llm(&x, p) != FW_OK) {
-			free(p);
+		if (variant_means(&x, &m) != FW_OK)
 			return FW_EIO;
-		}
-		struct means m = means_of(p, c->seeds);
 		fprintf(f, "| %s | %.4f | %.4f | %+.2f pp | %.0f | %.0f | %+.1f%% | %+.2f pp |\n", w->what, m.ettr_b,
 			m.ettr_a, 100.0 * (m.ettr_a - m.ettr_b), m.lost_b, m.lost_a,
 			m.lost_b > 0 ? 100.0 * (m.lost_a / m.lost_b - 1) : 0, 100.0 * (m.occ_a - m.occ_b));
-		free(p);
 	}
 	return FW_OK;
 }
@@ -630,23 +636,17 @@ static int silent_faults(FILE *f, const struct cli *c)
 		(double)c->silent.crash_s, (double)c->fail.repair_s / 3600.0, c->seeds);
 	for (size_t r = 0; r < sizeof silent_rows / sizeof *silent_rows; r++) {
 		struct cli x = *c;
-		struct pair *p = calloc((size_t)c->seeds, sizeof *p);
-		if (!p)
-			return FW_ENOMEM;
+		struct means m;
 		x.silent.fraction = silent_rows[r].fraction;
 		x.silent.detect_s = silent_rows[r].detect_s;
-		if (run_llm(&x, p) != FW_OK) {
-			free(p);
+		if (variant_means(&x, &m) != FW_OK)
 			return FW_EIO;
-		}
-		struct means m = means_of(p, c->seeds);
 		fprintf(f, "| %.0f%% | %.0f min | %.4f | %.4f | %+.2f pp | %.2f | %.2f | %.0f | %.0f | %+.1f%% | %+.2f pp "
 			   "| %.4f | %+.2f pp | %.2f | %.0f |\n",
 			100.0 * x.silent.fraction, (double)x.silent.detect_s / 60.0, m.ettr_b, m.ettr_a,
 			100.0 * (m.ettr_a - m.ettr_b), m.fpj_b, m.fpj_a, m.lost_b, m.lost_a,
 			m.lost_b > 0 ? 100.0 * (m.lost_a / m.lost_b - 1) : 0, 100.0 * (m.occ_a - m.occ_b), m.ettr_n,
 			100.0 * (m.ettr_n - m.ettr_b), m.fpj_n, m.lost_n);
-		free(p);
 	}
 	return FW_OK;
 }
@@ -679,22 +679,16 @@ static int gpu_faults(FILE *f, const struct cli *c)
 		c->seeds);
 	for (size_t r = 0; r < sizeof gpu_rows / sizeof *gpu_rows; r++) {
 		struct cli x = *c;
-		struct pair *p = calloc((size_t)c->seeds, sizeof *p);
-		if (!p)
-			return FW_ENOMEM;
+		struct means m;
 		x.gpu.fraction = gpu_rows[r].fraction;
 		x.gpu.repair_s = gpu_rows[r].repair_s;
-		if (run_llm(&x, p) != FW_OK) {
-			free(p);
+		if (variant_means(&x, &m) != FW_OK)
 			return FW_EIO;
-		}
-		struct means m = means_of(p, c->seeds);
 		fprintf(f, "| %.0f%% | %.1f h | %.4f | %.4f | %+.2f pp | %.0f | %.0f | %+.1f%% | %.2f%% | %.2f%% | %+.2f pp |\n",
 			100.0 * x.gpu.fraction, (double)(x.gpu.repair_s ? x.gpu.repair_s : c->fail.repair_s) / 3600.0,
 			m.ettr_b, m.ettr_a, 100.0 * (m.ettr_a - m.ettr_b), m.lost_b, m.lost_a,
 			m.lost_b > 0 ? 100.0 * (m.lost_a / m.lost_b - 1) : 0, 100.0 * m.occ_b, 100.0 * m.occ_a,
 			100.0 * (m.occ_a - m.occ_b));
-		free(p);
 	}
 	return FW_OK;
 }
