@@ -117,7 +117,9 @@ struct fw_sim_failure {
  *   at + repair_s; its repair also ends any GPU failure on it.
  *   GPUs: every job with a task on one of them is evicted; the node stays
  *   in service with those GPUs in its bad_gpu_mask (no placement uses
- *   them) until at + repair_s, and the jobs on its other GPUs run on. */
+ *   them) until at + repair_s, and the jobs on its other GPUs run on
+ *   (several GPU failures of one node end together, at the latest
+ *   repair). */
 struct fw_sim_failures {
 	int (*next)(void *ctx, int64_t after, struct fw_sim_failure *f);
 	void *ctx;
