@@ -1305,6 +1305,7 @@ int fw_sim_metrics(const struct fw_itp_trace *t, const struct fw_sim_opts *o,
 
 #include <jansson.h>
 
+#include "failure.h"
 #include "metrics.h"
 #include "report.h"
 
@@ -1324,6 +1325,14 @@ struct cli {
 	int32_t nodes_from_topo, blocks;
 	struct fw_trace tr;
 	struct fw_snapshot *fleetsnap;
+	/* --failures: node failures drawn once, the same for every policy
+	 * (failure.h) */
+	struct fw_failure_model fail;
+	struct fw_sim_failure *fails;
+	size_t nfails;
+	struct fw_sim_scripted fail_src;
+	struct fw_sim_failures fail_feed;
+	bool fail_flags;        /* --flaky, --repair or --failure-seed given */
 };
 
 static const char usage_text[] =
@@ -1361,6 +1370,16 @@ static const char usage_text[] =
 	"  --checkpoint S      an evicted job keeps its progress up to its last\n"
 	"                      checkpoint, every S seconds (default 1800);\n"
 	"                      0: it restarts from scratch\n"
+	"  --failures R        node failures per 1,000 node-days (Poisson per node;\n"
+	"                      Meta's RSC-1 saw 6.50; default 0: none), drawn once\n"
+	"                      for every policy (each replay meets those before its\n"
+	"                      end): a failed node's jobs restart from their last\n"
+	"                      checkpoint, and the node is out for the repair\n"
+	"  --flaky F           with --failures: fraction of flaky nodes that fail\n"
+	"                      10x as often (default 0.05)\n"
+	"  --repair S          with --failures: repair time in seconds (default 14400)\n"
+	"  --failure-seed N    with --failures: which nodes are flaky and when\n"
+	"                      failures strike (default 1)\n"
 	"  --tick-rule R       when a tick runs a cycle: 'every' (default) tick at\n"
 	"                      which some waiting job could fit; 'change': only\n"
 	"                      after an arrival or completion (faster; equal for\n"
@@ -1479,6 +1498,40 @@ static int set_number(const char *flag, const char *v, int64_t hi, int64_t *out)
 	return 0;
 }
 
+/* A number in [lo, hi], all of v. */
+static int set_real(const char *flag, const char *v, double lo, double hi, double *out)
+{
+	char *end;
+	double x = strtod(v, &end);
+
+	if (end == v || *end || !(x >= lo && x <= hi)) {
+		fprintf(stderr, "fairway: %s '%s': expected a number from %g to %g\n"
+			"Try 'fairway sim run --help'.\n", flag, v, lo, hi);
+		return 2;
+	}
+	*out = x;
+	return 0;
+}
+
+/* The failure flags: 0, 2 (usage error) or -1 (not a failure flag). */
+static int failure_flag(struct cli *c, const char *f, const char *v)
+{
+	int64_t x;
+	int rc;
+
+	if (!strcmp(f, "--failures"))
+		return set_real(f, v, 0, 100000, &c->fail.rate_per_1000);
+	if (!strcmp(f, "--flaky"))
+		return c->fail_flags = true, set_real(f, v, 0, 1, &c->fail.flaky_fraction);
+	if (!strcmp(f, "--repair"))
+		return c->fail_flags = true,
+		       (rc = set_number(f, v, 31536000, &x)) ? rc : (c->fail.repair_s = x, 0);
+	if (!strcmp(f, "--failure-seed"))
+		return c->fail_flags = true,
+		       (rc = set_number(f, v, INT64_MAX / 2, &x)) ? rc : (c->fail.seed = (uint64_t)x, 0);
+	return -1;
+}
+
 /* The fleet flags: 0, 2 (usage error) or -1 (not a fleet flag). */
 static int fleet_flag(struct cli *c, const char *f, const char *v)
 {
@@ -1512,7 +1565,7 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 		"--format", "--json", "--log", "--teams", "--nodes", "--policies", "--tick",
 		"--racks", "--csv", "--report", "--blocks", "--fleet", "--fleet-openb",
 		"--topo", "--nodes-from-topo", "--verbose", "--checkpoint", "--preemptible",
-		"--min-runtime", NULL };
+		"--min-runtime", "--failures", "--flaky", "--repair", "--failure-seed", NULL };
 	int i = 0;
 
 	while (known[i] && strcmp(known[i], f))
@@ -1527,7 +1580,7 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 		return c->o.preemptible = true, 1;
 	if (!v)
 		return usage_error("%s needs a value", f);
-	if ((rc = fleet_flag(c, f, v)) >= 0)
+	if ((rc = fleet_flag(c, f, v)) >= 0 || (rc = failure_flag(c, f, v)) >= 0)
 		return rc;
 	if (!strcmp(f, "--trace"))
 		c->trace = v;
@@ -1743,6 +1796,12 @@ static json_t *run_json(const struct cli *c, const struct fw_itp_trace *t,
 	json_object_set_new(o, "preemptible", json_boolean(c->o.preemptible));
 	json_object_set_new(o, "min_runtime_s", json_integer(c->o.min_runtime_s));
 	json_object_set_new(o, "teams", json_string(teams->source));
+	if (c->fail.rate_per_1000 > 0)
+		json_object_set_new(o, "failure_model",
+				    json_pack("{s:f,s:f,s:f,s:I,s:I,s:I}", "rate_per_1000", c->fail.rate_per_1000,
+					      "flaky_fraction", c->fail.flaky_fraction, "flaky_factor",
+					      c->fail.flaky_factor, "repair_s", (json_int_t)c->fail.repair_s, "seed",
+					      (json_int_t)c->fail.seed, "failures", (json_int_t)c->nfails));
 	json_object_set_new(o, "policies", json_array());
 	return o;
 }
@@ -1790,6 +1849,9 @@ static int run_policy(struct cli *c, const char *name, const struct fw_itp_trace
 		else
 			printf("policy %-8s %lld jobs started, %lld cycles, replayed in %.2f s (engine %.2f s)\n",
 			       r.policy, (long long)r.decisions, (long long)r.cycles, r.wall_s, r.engine_s);
+		if (!c->verbose && r.failures)
+			printf("  %lld node failures hit %lld running jobs; %.1f GPU-h of work lost to evictions\n",
+			       (long long)r.failures, (long long)r.failure_hits, r.lost_gpu_s / 3600.0);
 		if (fw_met_add(mr, t, &r, m, pj) != FW_OK)
 			rc = io_error("compute the metrics of", name, FW_EIO);
 		else if (c->verbose)
@@ -1937,6 +1999,38 @@ static int load_inputs(struct cli *c, struct fw_itp_trace *t, struct fw_teams *t
 	return 0;
 }
 
+/* --failures: draw the fleet's node failures once, from the first arrival
+ * to twice the trace's span plus its longest job and 30 days (a replay
+ * that runs past that sees no more), and feed the same list to every
+ * policy's replay. */
+static int draw_failures(struct cli *c, const struct fw_itp_trace *t)
+{
+	int64_t first = INT64_MAX, last = 0, longest = 0;
+	int rc;
+
+	if (c->fail.rate_per_1000 <= 0)
+		return 0;
+	for (size_t i = 0; i < t->n; i++) {
+		first = t->v[i].submit < first ? t->v[i].submit : first;
+		last = t->v[i].submit > last ? t->v[i].submit : last;
+		longest = t->v[i].duration > longest ? t->v[i].duration : longest;
+	}
+	c->fail.horizon_s = (t->n ? 2 * (last - first) + longest : 0) + 30 * 86400;
+	c->fail.history_s = 0;
+	if ((rc = fw_failure_generate(&c->fail, c->fleetsnap->nnodes, &c->fails, &c->nfails, NULL)) != FW_OK)
+		return fprintf(stderr, "fairway: cannot draw the failures (%s)\n",
+			       rc == FW_ENOMEM ? "out of memory" : "bad failure model"), 1;
+	for (size_t i = 0; i < c->nfails; i++) /* times from the first arrival */
+		c->fails[i].at += first == INT64_MAX ? 0 : first;
+	c->fail_src = (struct fw_sim_scripted){ c->fails, c->nfails, 0 };
+	c->fail_feed = (struct fw_sim_failures){ fw_sim_scripted_next, &c->fail_src };
+	c->o.failures = &c->fail_feed;
+	printf("failures: %zu drawn (%.2f per 1,000 node-days, %.0f%% of nodes flaky at %.0fx, repair %lld s, seed %llu)\n",
+	       c->nfails, c->fail.rate_per_1000, 100.0 * c->fail.flaky_fraction, c->fail.flaky_factor,
+	       (long long)c->fail.repair_s, (unsigned long long)c->fail.seed);
+	return 0;
+}
+
 static int run_all(struct cli *c, const struct fw_itp_trace *t, const struct fw_teams *teams)
 {
 	FILE *log = NULL;
@@ -1989,17 +2083,22 @@ int fw_sim_cli(int argc, char **argv)
 	memset(&c, 0, sizeof c);
 	fw_sim_opts_default(&c.o);
 	c.checkpoint_s = FW_SIM_CHECKPOINT_S;
+	fw_failure_model_default(&c.fail);
+	c.fail.rate_per_1000 = 0; /* off unless --failures */
 	if (parse_policies(&c, "fifo,fairway") != 0 || (rc = parse_args(&c, argc, argv)) > 0)
 		return 2;
 	if (rc < 0)
 		return 0;
+	if (c.fail_flags && c.fail.rate_per_1000 <= 0)
+		return usage_error("%s", "--flaky, --repair and --failure-seed shape failures: give --failures R too");
 	if (!(teams = malloc(sizeof *teams)))
 		return 1;
-	if ((rc = load_inputs(&c, &t, teams)) == 0)
+	if ((rc = load_inputs(&c, &t, teams)) == 0 && (rc = draw_failures(&c, &t)) == 0)
 		rc = run_all(&c, &t, teams);
 	fw_itp_free(&t);
 	fw_trace_free(&c.tr);
 	fw_snapshot_free(c.fleetsnap);
+	free(c.fails);
 	free(teams);
 	return rc;
 }

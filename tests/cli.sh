@@ -82,6 +82,27 @@ expect "sim-run-skip-bad-rows-counts" 0 "skipped 1 bad rows" \
 expect "sim-run-synthetic-summary" 0 "summary (* = best)" \
 	"$FW" sim run --trace synthetic:3 --nodes 13x8 --policies fifo,kai --tick 600
 expect "sim-run-bad-synthetic-seed" 1 "synthetic:SEED" "$FW" sim run --trace synthetic:abc
+# node failures: bad values, shaping flags without a rate, and a run where
+# every policy meets failures from the same list (each up to its own end)
+expect "sim-run-bad-failures" 2 "--failures '-1': expected a number from 0 to 100000" \
+	"$FW" sim run --trace synthetic:3 --failures -1
+expect "sim-run-repair-needs-failures" 2 "give --failures R too" "$FW" sim run --trace synthetic:3 --repair 60
+expect "sim-run-bad-flaky" 2 "--flaky '2': expected a number from 0 to 1" \
+	"$FW" sim run --trace synthetic:3 --failures 5 --flaky 2
+FJ=${TMPDIR:-/tmp}/fw-cli-fail.$$.json
+expect "sim-run-failures" 0 "node failures hit" "$FW" sim run --trace synthetic:3 --nodes 13x8 \
+	--policies fifo,fairway --failures 300 --repair 3600 --json "$FJ"
+if python3 -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+f = d["failure_model"]; p = d["policies"]
+sys.exit(not (f["failures"] > 0 and f["rate_per_1000"] == 300 and f["repair_s"] == 3600 and
+              all(0 < x["failures"] <= f["failures"] and x["failure_hits"] > 0 and x["lost_gpu_h"] > 0
+                  for x in p)))' "$FJ"; then
+	ok "sim-run-failures-json"
+else
+	bad "sim-run-failures-json: $(head -c 300 "$FJ")"
+fi
+rm -f "$FJ"
 expect "sim-fgd-unknown-flag" 2 "unknown option '--bogus'" "$FW" sim fgd --bogus
 expect "sim-unknown-experiment" 2 "unknown experiment 'walk'" "$FW" sim walk
 expect "trace-help" 0 "sacct2fairway" "$FW" trace --help
