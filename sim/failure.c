@@ -375,6 +375,21 @@ static void fold_failure(struct fw_health_tracker *t, const struct fw_sim_failur
 		t->repair_at[f->node] = f->at + f->repair_s;
 }
 
+/* A node's repair ends its GPUs' failures too (as in des.h). */
+static void repair_node_gpus(struct fw_health_tracker *t, int32_t node, int64_t at)
+{
+	struct fw_health_event ev = { FW_HEV_REPAIRED, at, 0 };
+
+	for (size_t i = 0; i < t->ngpu_repairs;) {
+		if (t->gpu_repairs[i].node != node) {
+			i++;
+			continue;
+		}
+		fw_health_step(&t->cfg, gpu_rec(t, node, t->gpu_repairs[i].gpu), &ev);
+		t->gpu_repairs[i] = t->gpu_repairs[--t->ngpu_repairs];
+	}
+}
+
 /* Failures and repairs up to now, in time order (repairs before a failure
  * at the same time, as in des.h; a node's before a GPU's). */
 static void fold_events(struct fw_health_tracker *t, int64_t now)
@@ -388,6 +403,7 @@ static void fold_events(struct fw_health_tracker *t, int64_t now)
 			struct fw_health_event ev = { FW_HEV_REPAIRED, rt, 0 };
 			fw_health_step(&t->cfg, &t->rec[r], &ev);
 			t->repair_at[r] = NO_REPAIR;
+			repair_node_gpus(t, r, rt);
 		} else if (g >= 0 && gt <= ft) {
 			struct fw_gpu_repair x = t->gpu_repairs[g];
 			struct fw_health_event ev = { FW_HEV_REPAIRED, x.at, 0 };

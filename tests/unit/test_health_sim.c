@@ -509,9 +509,31 @@ TEST(gpu_failure_keeps_the_node_then_probation)
 	fw_trace_free(&t);
 }
 
+/* A node's repair ends its GPU's failure too, in the tracker as in the
+ * replay: GPU 1 fails at 100 (repair due at 10100), node 0 fails at 200
+ * and is repaired at 500; from 500 the GPU is on probation, not down. */
+TEST(node_repair_ends_its_gpu_failure)
+{
+	struct fw_trace t;
+	struct fw_sim_failure f[] = { { 100, 0, 10000, 1u << 1 }, { 200, 0, 300, 0 } };
+	struct run x;
+	struct fw_health_config c;
+
+	fw_health_config_default(&c);
+	memset(&t, 0, sizeof t);
+	add_job(&t, "long", 0, 2000, 1);
+	ASSERT_OK(replay(&t, f, 2, true, &x));
+	ASSERT_EQ(x.k.gpu_rec[0 * 32 + 1].state, FW_HEALTH_SUSPECT);
+	ASSERT_EQ(x.k.gpu_rec[0 * 32 + 1].until, 500 + c.probation_s);
+	ASSERT_EQ(x.k.ngpu_repairs, 0);
+	done(&x);
+	fw_trace_free(&t);
+}
+
 TEST_MAIN(failure_rate_and_flaky_share, failure_list_deterministic_and_seeded,
 	  failure_restarts_from_checkpoint, aware_gang_waits_out_probation_blind_does_not,
 	  failure_history_and_replay_list, restart_cost_and_flaky_tally, history_lemon_steers_gang,
 	  silent_fault_blind_view, silent_fault_crash_loop,
 	  silent_faults_change_blind_runs_only, silent_fault_learnt_from_job_failures,
-	  gpu_fault_view, gpu_failure_keeps_the_node_then_probation, llmfleet_shape)
+	  gpu_fault_view, gpu_failure_keeps_the_node_then_probation, node_repair_ends_its_gpu_failure,
+	  llmfleet_shape)
