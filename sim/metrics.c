@@ -318,6 +318,95 @@ static void shares(const struct fw_met_rec *r, const struct win *W, struct share
 	}
 }
 
+/* ---- fairness over windows ------------------------------------------------ */
+
+const int64_t fw_met_jain_window_s[FW_MET_NWIN] = { 3600, 6 * 3600, 86400, 7 * 86400 };
+const char *const fw_met_jain_window_name[FW_MET_NWIN] = { "1h", "6h", "1d", "7d" };
+
+/* One window length's accumulators: the window in progress (k) and its
+ * per-queue integrals of allocated and fair GPUs. */
+struct jwin {
+	int64_t len, k;
+	double *a, *f;   /* [nq] GPU-seconds in window k */
+	double t;        /* sampled seconds in window k */
+	double jdt, jt;  /* sum of Jain x sampled time, sampled time */
+};
+
+/* Close window k: Jain over leaf queues with fair GPU-time in it. */
+static void jwin_close(struct jwin *J, const struct fw_met_rec *r)
+{
+	double sx = 0, sxx = 0;
+	int k = 0;
+
+	for (int q = 0; q < r->nq; q++) {
+		if (r->leaf[q] && J->f[q] > 1e-9 * (J->t > 1 ? J->t : 1)) {
+			double x = J->a[q] / J->f[q];
+			sx += x;
+			sxx += x * x;
+			k++;
+		}
+		J->a[q] = J->f[q] = 0;
+	}
+	if (k && sxx > 0) {
+		J->jdt += sx * sx / ((double)k * sxx) * J->t;
+		J->jt += J->t;
+	}
+	J->t = 0;
+}
+
+/* Add plan sample i over [a, b), split at the window edges. */
+static void jwin_add(struct jwin *J, const struct fw_met_rec *r, size_t i, int64_t lo, int64_t a,
+		     int64_t b)
+{
+	const float *f = r->fair + i * (size_t)r->nq, *al = r->alloc + i * (size_t)r->nq;
+
+	while (a < b) {
+		int64_t k = (a - lo) / J->len, e = lo + (k + 1) * J->len;
+		e = e < b ? e : b;
+		if (k != J->k) {
+			jwin_close(J, r);
+			J->k = k;
+		}
+		for (int q = 0; q < r->nq; q++) {
+			J->a[q] += (double)al[q] * (double)(e - a);
+			J->f[q] += (double)f[q] * (double)(e - a);
+		}
+		J->t += (double)(e - a);
+		a = e;
+	}
+}
+
+/* o->fairness_jain_win from the plan samples, one pass per window length. */
+static int windowed_jain(const struct fw_met_rec *r, const struct win *W, struct fw_met_policy *o)
+{
+	struct jwin J;
+	int rc = FW_OK;
+
+	for (int w = 0; w < FW_MET_NWIN; w++) {
+		o->fairness_jain_win[w] = -1;
+		if (!r || !r->n || rc != FW_OK)
+			continue;
+		memset(&J, 0, sizeof J);
+		J.len = fw_met_jain_window_s[w];
+		J.a = calloc((size_t)r->nq + 1, sizeof(double));
+		J.f = calloc((size_t)r->nq + 1, sizeof(double));
+		if (!J.a || !J.f)
+			rc = FW_ENOMEM;
+		for (size_t i = 0; rc == FW_OK && i < r->n; i++) {
+			int64_t a = r->t[i], b = i + 1 < r->n ? r->t[i + 1] : W->hi;
+			if (clip(W, &a, &b) > 0)
+				jwin_add(&J, r, i, W->lo, a, b);
+		}
+		if (rc == FW_OK) {
+			jwin_close(&J, r);
+			o->fairness_jain_win[w] = J.jt > 0 ? J.jdt / J.jt : -1;
+		}
+		free(J.a);
+		free(J.f);
+	}
+	return rc;
+}
+
 /* ---- time to start --------------------------------------------------------- */
 
 static int cmp_i64(const void *a, const void *b)
@@ -547,6 +636,8 @@ int fw_met_compute(const struct fw_met_job *jobs, size_t n, const struct fw_met_
 		rc = sweep(jobs, n, capacity_gpus, nq, &W, &x.A);
 	if (rc == FW_OK && rec && rec->n && rec->nq == nq)
 		shares(rec, &W, &x.S);
+	if (rc == FW_OK)
+		rc = windowed_jain(rec && rec->nq == nq ? rec : NULL, &W, o);
 	if (rc == FW_OK)
 		rc = tts_samples(jobs, n, o);
 	if (rc == FW_OK)
@@ -797,6 +888,10 @@ static void policy_json(const struct fw_met_policy *p, json_t *o)
 	json_object_set_new(o, "goodput_gpu_h", json_real(p->goodput_gpu_h));
 	json_object_set_new(o, "idle_while_waiting_gpu_h", json_real(p->idle_while_waiting_gpu_h));
 	json_object_set_new(o, "fairness_jain", jreal(p->fairness_jain));
+	json_t *jw = json_object();
+	for (int w = 0; w < FW_MET_NWIN; w++)
+		json_object_set_new(jw, fw_met_jain_window_name[w], jreal(p->fairness_jain_win[w]));
+	json_object_set_new(o, "fairness_jain_windows", jw);
 	json_object_set_new(o, "fairness_max_dev", jreal(p->fairness_max_dev));
 	json_object_set_new(o, "fairness_max_dev_queue", p->fairness_max_dev_queue < 0 ? json_null()
 				: json_string(p->q[p->fairness_max_dev_queue].name));

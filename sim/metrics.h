@@ -37,6 +37,9 @@ struct fw_snapshot;
 #define FW_MET_BINS 400      /* points per time series */
 #define FW_MET_POLICIES 8
 #define FW_MET_QNAME 64
+#define FW_MET_NWIN 4        /* windowed fairness: 1 h, 6 h, 1 d, 7 d */
+extern const int64_t fw_met_jain_window_s[FW_MET_NWIN];
+extern const char *const fw_met_jain_window_name[FW_MET_NWIN];
 
 /* One trace row as the metrics see it (start -1: never started).  The
  * fields after queue may be left zero: no evictions, no estimate, and one
@@ -100,6 +103,10 @@ struct fw_met_policy {
 	int32_t evictions_per_job_max;
 	struct fw_met_est est;           /* start-time estimate accuracy */
 	double fairness_jain;            /* time-averaged; -1 when no plan had a fair share */
+	/* The same index over windows of fw_met_jain_window_s[w]: per window,
+	 * Jain over leaf queues of (GPU-time allocated / fair GPU-time) in it,
+	 * averaged over the windows weighted by their sampled time; -1 none. */
+	double fairness_jain_win[FW_MET_NWIN];
 	double fairness_max_dev;         /* max over queues |share_ratio_mean - 1| */
 	int fairness_max_dev_queue;      /* that queue, -1 none */
 	int nbins;                       /* points in each series (0: empty window) */

@@ -285,6 +285,52 @@ TEST(fairness_is_jain_of_allocated_over_fair_averaged_over_time)
 	fw_snapshot_free(s);
 }
 
+/*
+ * Two queues take turns: 0..1 h the first holds 4 GPUs and the second none,
+ * 1..2 h the reverse, both with a fair share of 2.  At every instant Jain is
+ * 0.5, and in each 1-hour window too; over a 6-hour (or longer) window each
+ * got exactly its fair GPU-time, so 1.  A third plan at 1 h 30 min swaps
+ * nothing: windows are cut by time, not by plans.
+ */
+TEST(fairness_over_windows_counts_turns_taken)
+{
+	static const struct fw_met_job turns[] = {
+		{ 0, 3600, 0, 4, 0, 0, false, 0, NULL, 0 },
+		{ 0, 3600, 3600, 4, 1, 0, false, 0, NULL, 0 },
+	};
+	struct fw_snapshot *s = fw_snapshot_new();
+	struct fw_met_rec rec;
+	struct fw_met_policy p;
+	struct fw_queue q;
+
+	ASSERT(s);
+	memset(&rec, 0, sizeof rec);
+	memset(&p, 0, sizeof p);
+	for (int i = 0; i < 2; i++) {
+		fw_queue_init(&q);
+		snprintf(q.name, sizeof q.name, "team-%d", i);
+		q.deserved.v[FW_RES_GPU] = 2000;
+		ASSERT(fw_snapshot_add_queue(s, &q) >= 0);
+	}
+	plan_at(&rec, s, 0, 2, 4, 2, 0);
+	plan_at(&rec, s, 3600, 2, 0, 2, 4);
+	plan_at(&rec, s, 5400, 2, 0, 2, 4);
+	ASSERT_OK(fw_met_compute(turns, 2, &rec, 4, &p));
+	ASSERT_NEAR(p.fairness_jain, 0.5, 1e-9);
+	ASSERT_EQ(fw_met_jain_window_s[0], 3600);
+	ASSERT_NEAR(p.fairness_jain_win[0], 0.5, 1e-9);
+	for (int w = 1; w < FW_MET_NWIN; w++)
+		ASSERT_NEAR(p.fairness_jain_win[w], 1.0, 1e-9);
+	fw_met_policy_release(&p);
+	memset(&p, 0, sizeof p);
+	ASSERT_OK(fw_met_compute(turns, 2, NULL, 4, &p)); /* no plans: none */
+	for (int w = 0; w < FW_MET_NWIN; w++)
+		ASSERT(p.fairness_jain_win[w] < 0);
+	fw_met_policy_release(&p);
+	fw_met_rec_release(&rec);
+	fw_snapshot_free(s);
+}
+
 /* ---- end to end through the command line --------------------------------------- */
 
 static const char synth[] =
@@ -522,6 +568,7 @@ TEST(cli_rejects_an_unwritable_report_before_replaying)
 }
 
 TEST_MAIN(progress_line_has_bar_percent_and_thousands,
+	  fairness_over_windows_counts_turns_taken,
 	  progress_draws_only_when_on_and_erases_its_line,
 	  idle_while_waiting_and_occupancy_are_exact,
 	  evictions_count_every_run_and_the_wait_between,
