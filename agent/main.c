@@ -48,6 +48,7 @@ struct opts {
 	unsigned wait_ms;
 	long interval_s;
 	long count;
+	long nvlinks;
 	bool pretty;
 	bool quiet;
 	struct fw_agent_server server; /* url NULL: print only */
@@ -78,6 +79,11 @@ static void usage(FILE *f)
 		"a GPU unhealthy; most other XIDs and a link down make it suspect;\n"
 		"application XIDs (13, 31, 43, 45) are ignored.\n"
 		"\n"
+		"An NVLink link that is not up is \"down\" (a fault) only when it should\n"
+		"be up: the same link is up on another GPU of this node, this agent saw\n"
+		"it up before (--watch), or --nvlinks says so; otherwise it is listed\n"
+		"as \"inactive\" (a PCIe card without bridges, one GPU in a VM).\n"
+		"\n"
 		"NVML is loaded at run time (dlopen), so the agent runs anywhere: on a\n"
 		"machine without NVIDIA GPUs or driver it says so and exits 0.\n"
 		"\n"
@@ -96,6 +102,9 @@ static void usage(FILE *f)
 		"  --wait MS      how long to listen for XID events per report\n"
 		"                 (default 500 one-shot; the interval in --watch)\n"
 		"  --nvml PATH    the NVML library (default libnvidia-ml.so.1)\n"
+		"  --nvlinks N    every GPU has links 0..N-1 up (e.g. 18 on HGX H100/H200);\n"
+		"                 fewer is a fault even when every GPU lost them at once\n"
+		"                 (default 0: learn from the node's GPUs and earlier reports)\n"
 		"  --node NAME    the node name in the report (default: the host name)\n"
 		"  --pretty       indented JSON\n"
 		"  --server URL   also send each report to the daemon at URL\n"
@@ -190,6 +199,8 @@ static int parse(int argc, char **argv, struct opts *o)
 			rc = number(a, v, 1, 86400, &o->interval_s), i++;
 		} else if (!strcmp(a, "--count")) {
 			rc = number(a, v, 1, 1000000000, &o->count), i++;
+		} else if (!strcmp(a, "--nvlinks")) {
+			rc = number(a, v, 0, NVML_NVLINK_MAX_LINKS, &o->nvlinks), i++;
 		} else if (!strcmp(a, "--wait")) {
 			rc = number(a, v, 0, 3600000, &x), i++;
 			o->wait_ms = (unsigned)x;
@@ -320,6 +331,7 @@ static int run(const struct opts *o, struct fw_nvml *n)
 		fw_health_rec_init(&gpu[i]);
 	if (n->count(&count) != NVML_SUCCESS || fw_agent_events_open(n, &ev, (int)count) != FW_OK)
 		memset(&ev, 0, sizeof ev);
+	ev.nvlinks = (int)o->nvlinks;
 	for (long k = 0; !stop && (!o->watch || !o->count || k < o->count); k++) {
 		memset(&r, 0, sizeof r);
 		snprintf(r.node, sizeof r.node, "%s", o->node);

@@ -50,10 +50,39 @@ static void read_counters(struct fw_nvml *n, nvmlDevice_t d, struct fw_agent_gpu
 	for (unsigned l = 0; l < NVML_NVLINK_MAX_LINKS; l++) {
 		if (n->nvlink_state(d, l, &st) != NVML_SUCCESS)
 			continue; /* no such link */
-		if (st == NVML_FEATURE_ENABLED)
+		g->link_present |= 1u << l;
+		if (st == NVML_FEATURE_ENABLED) {
+			g->link_active |= 1u << l;
 			g->nvlink_up++;
-		else
-			g->nvlink_down[g->ndown++] = (int)l;
+		}
+	}
+}
+
+/* Sort each GPU's inactive links into down (expected up: report.h) and
+ * inactive, and remember the links seen up. */
+static void judge_links(struct fw_agent_events *e, struct fw_agent_report *r)
+{
+	uint32_t peers = 0, expect = 0;
+
+	for (int i = 0; i < r->ngpus; i++)
+		peers |= r->gpu[i].link_active;
+	if (e && e->nvlinks > 0)
+		expect = (uint32_t)((1ull << e->nvlinks) - 1);
+	for (int i = 0; i < r->ngpus; i++) {
+		struct fw_agent_gpu *g = &r->gpu[i];
+		uint32_t seen = e ? e->seen_up[i] : 0;
+		uint32_t want = peers | seen | expect;
+		for (int l = 0; l < NVML_NVLINK_MAX_LINKS; l++) {
+			uint32_t b = 1u << l;
+			if ((g->link_active & b) || (!(g->link_present & b) && !(expect & b)))
+				continue;
+			if (want & b)
+				g->nvlink_down[g->ndown++] = l;
+			else
+				g->nvlink_inactive[g->ninactive++] = l;
+		}
+		if (e)
+			e->seen_up[i] = seen | g->link_active;
 	}
 }
 
@@ -119,6 +148,7 @@ int fw_agent_collect(struct fw_nvml *n, struct fw_agent_events *e, unsigned wait
 			g->uuid[0] = 0;
 		read_counters(n, d, g);
 	}
+	judge_links(e, r);
 	drain_events(n, e, wait_ms, r);
 	return FW_OK;
 }
@@ -191,11 +221,13 @@ static json_t *maybe(int64_t v)
 
 static json_t *gpu_json(const struct fw_agent_gpu *g)
 {
-	int64_t down[NVML_NVLINK_MAX_LINKS];
+	int64_t down[NVML_NVLINK_MAX_LINKS], off[NVML_NVLINK_MAX_LINKS];
 	json_t *o = json_object(), *xids = json_array();
 
 	for (int k = 0; k < g->ndown; k++)
 		down[k] = g->nvlink_down[k];
+	for (int k = 0; k < g->ninactive; k++)
+		off[k] = g->nvlink_inactive[k];
 	for (int k = 0; k < g->nxid; k++)
 		json_array_append_new(xids, json_pack("{s:I,s:I}", "code", (json_int_t)g->xid[k], "at",
 						      (json_int_t)g->xid_at[k]));
@@ -205,7 +237,8 @@ static json_t *gpu_json(const struct fw_agent_gpu *g)
 	json_object_set_new(o, "temperature_c", maybe(g->temperature_c));
 	json_object_set_new(o, "ecc_uncorrectable", json_pack("{s:o,s:o}", "volatile", maybe(g->ecc_volatile),
 							      "aggregate", maybe(g->ecc_aggregate)));
-	json_object_set_new(o, "nvlink", json_pack("{s:i,s:o}", "up", g->nvlink_up, "down", int_list(down, g->ndown)));
+	json_object_set_new(o, "nvlink", json_pack("{s:i,s:o,s:o}", "up", g->nvlink_up, "down", int_list(down, g->ndown),
+						   "inactive", int_list(off, g->ninactive)));
 	json_object_set_new(o, "xid", xids);
 	json_object_set_new(o, "health", json_string(fw_health_name(g->health)));
 	return o;
@@ -263,6 +296,8 @@ static int gpu_from_json(const json_t *o, struct fw_agent_gpu *g, char *why, siz
 	g->nvlink_up = (int)int_or(json_object_get(nv, "up"), 0);
 	json_array_foreach(down, k, v) if (g->ndown < NVML_NVLINK_MAX_LINKS)
 		g->nvlink_down[g->ndown++] = (int)int_or(v, 0);
+	json_array_foreach(json_object_get(nv, "inactive"), k, v) if (g->ninactive < NVML_NVLINK_MAX_LINKS)
+		g->nvlink_inactive[g->ninactive++] = (int)int_or(v, 0);
 	json_array_foreach(xids, k, v) if (g->nxid < FW_AGENT_MAX_XID) {
 		g->xid[g->nxid] = int_or(json_object_get(v, "code"), 0);
 		g->xid_at[g->nxid++] = int_or(json_object_get(v, "at"), 0);

@@ -4,8 +4,19 @@
  *
  * A report is plain data: per GPU its index, name, UUID, temperature,
  * uncorrectable ECC counts (volatile = since the driver loaded, aggregate
- * = lifetime), NVLink links up and the ones down, and the XID events seen
- * since the previous report.  fw_agent_collect() fills one from NVML;
+ * = lifetime), NVLink links up, the ones down and the inactive ones, and
+ * the XID events seen since the previous report.
+ *
+ * Down or merely unused?  NVML says a link is not active, not whether it
+ * should be: a PCIe card with one bridge, or a GPU passed alone into a VM,
+ * has links that are never up.  So an inactive link is *down* (a fault)
+ * only when something says it should be up: the same link is up on another
+ * GPU of the node in this report (the GPUs of a node are wired alike), this
+ * agent saw it up in an earlier report (--watch), or the operator said how
+ * many links each GPU has up (--nvlinks N: links 0..N-1).  Otherwise it is
+ * *inactive*: reported, never a fault.  A node whose GPUs all lose every
+ * link at once (a fabric manager failure) is caught by the second and third
+ * rules, not the first.  fw_agent_collect() fills one from NVML;
  * fw_agent_to_json() / fw_agent_from_json() write and read it, so a report
  * printed on one machine can be folded anywhere.
  *
@@ -40,8 +51,11 @@ struct fw_agent_gpu {
 	int64_t ecc_volatile;       /* -1: not supported */
 	int64_t ecc_aggregate;      /* -1: not supported */
 	int nvlink_up;
-	int nvlink_down[NVML_NVLINK_MAX_LINKS];
+	int nvlink_down[NVML_NVLINK_MAX_LINKS];     /* faults */
 	int ndown;
+	int nvlink_inactive[NVML_NVLINK_MAX_LINKS]; /* not up, not expected */
+	int ninactive;
+	uint32_t link_present, link_active;        /* collect: bit per link */
 	int64_t xid[FW_AGENT_MAX_XID];
 	int64_t xid_at[FW_AGENT_MAX_XID];
 	int nxid;
@@ -61,10 +75,13 @@ struct fw_agent_report {
 	uint32_t bad_mask, suspect_mask;
 };
 
-/* XID events: one set for the agent's life (registered once). */
+/* XID events: one set for the agent's life (registered once), and what
+ * the agent knows of the NVLink links that should be up. */
 struct fw_agent_events {
 	nvmlEventSet_t set;
 	bool ok;
+	int nvlinks;                          /* --nvlinks N; 0: learn only */
+	uint32_t seen_up[FW_AGENT_MAX_GPUS];  /* links seen up, per GPU */
 };
 
 int fw_agent_events_open(struct fw_nvml *n, struct fw_agent_events *e, int ngpus);

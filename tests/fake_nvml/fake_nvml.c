@@ -9,6 +9,8 @@
  *                              through the event set
  *   FAKE_NVML_ECC=G:N          N uncorrectable (volatile) ECC errors on G
  *   FAKE_NVML_NVLINK_DOWN=G:L  link L of GPU G is down (each GPU has 4)
+ *   FAKE_NVML_NVLINK_DOWN_FROM=K  ... from the K-th report on (default 1;
+ *                              a report reads link 0 of GPU 0 once)
  *   FAKE_NVML_TEMP=T           every GPU's temperature (default 40)
  *
  * Devices are pointers into a static array; the event set is the array of
@@ -49,6 +51,7 @@ struct fake_set {
 static struct fake_dev devs[MAXG];
 static struct fake_set the_set;
 static int ngpus, inited;
+static int link_reads, down_from = 1; /* reads of GPU 0's link 0 = reports */
 static unsigned temp = 40;
 
 /* "G:V,G:V" -> calls f(g, v) */
@@ -103,6 +106,8 @@ nvmlReturn_t nvmlInit_v2(void)
 	pairs("FAKE_NVML_XID", set_xid);
 	pairs("FAKE_NVML_ECC", set_ecc);
 	pairs("FAKE_NVML_NVLINK_DOWN", set_link);
+	link_reads = 0;
+	down_from = getenv("FAKE_NVML_NVLINK_DOWN_FROM") ? atoi(getenv("FAKE_NVML_NVLINK_DOWN_FROM")) : 1;
 	inited = 1;
 	return 0;
 }
@@ -180,7 +185,9 @@ nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t d, unsigned link, int *state)
 {
 	if (link >= LINKS)
 		return 2; /* no such link */
-	*state = !d->link_down[link];
+	if (d->index == 0 && link == 0)
+		link_reads++;
+	*state = !(d->link_down[link] && link_reads >= down_from);
 	return 0;
 }
 

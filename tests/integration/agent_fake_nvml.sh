@@ -100,6 +100,29 @@ has all_bad_unhealthy "$T/out" '"bad_gpus":[0,1]' '"node_health":"unhealthy"'
 FAKE_NVML_NVLINK_DOWN=0:2 "$AGENT" --nvml "$FAKE" >"$T/out" 2>"$T/err"
 has nvlink_down_suspect "$T/out" '"down":[2]' '"suspect_gpus":[0]' '"node_health":"suspect"'
 
+# 9b. links never up are inactive, not a fault: one GPU with none up (a GPU
+# alone in a VM), or every GPU without link 3 (wired alike)
+FAKE_NVML_GPUS=1 FAKE_NVML_NVLINK_DOWN=0:0,0:1,0:2,0:3 "$AGENT" --nvml "$FAKE" >"$T/out" 2>"$T/err"
+has nvlink_unused_is_inactive "$T/out" '"up":0,"down":[],"inactive":[0,1,2,3]' '"suspect_gpus":[]' '"node_health":"healthy"'
+FAKE_NVML_NVLINK_DOWN=0:3,1:3 "$AGENT" --nvml "$FAKE" >"$T/out" 2>"$T/err"
+has nvlink_unwired_everywhere_is_inactive "$T/out" '"up":3,"down":[],"inactive":[3]' '"node_health":"healthy"'
+# ... unless --nvlinks says each GPU has them up
+FAKE_NVML_NVLINK_DOWN=0:3,1:3 "$AGENT" --nvml "$FAKE" --nvlinks 4 >"$T/out" 2>"$T/err"
+has nvlink_expected_is_down "$T/out" '"down":[3]' '"suspect_gpus":[0,1]' '"node_health":"suspect"'
+"$AGENT" --nvml "$FAKE" --nvlinks 19 >"$T/out" 2>&1
+[ $? -eq 2 ] && has nvlinks_range "$T/out" "--nvlinks needs a whole number from 0 to 18" ||
+	bad nvlinks_range "not exit 2"
+# ... or --watch saw them up before: all links of the only GPU drop at the
+# 2nd report (a fabric manager failure), so that report is suspect
+FAKE_NVML_GPUS=1 FAKE_NVML_NVLINK_DOWN=0:0,0:1,0:2,0:3 FAKE_NVML_NVLINK_DOWN_FROM=2 timeout 20 \
+	"$AGENT" --nvml "$FAKE" --watch --interval 1 --count 2 --wait 0 >"$T/out" 2>"$T/err"
+if [ "$(sed -n 1p "$T/out" | grep -c '"up":4,"down":\[\],"inactive":\[\].*"node_health":"healthy"')" -eq 1 ] &&
+	[ "$(sed -n 2p "$T/out" | grep -c '"up":0,"down":\[0,1,2,3\].*"node_health":"suspect"')" -eq 1 ]; then
+	ok nvlink_seen_up_then_down
+else
+	bad nvlink_seen_up_then_down "$(cat "$T/out")"
+fi
+
 # 10. --watch --count 3: three reports, one JSON line each; the XID comes
 # once but the GPU stays suspect (probation) in the later reports
 FAKE_NVML_XID=1:62 timeout 20 "$AGENT" --nvml "$FAKE" --watch --interval 1 --count 3 --wait 0 >"$T/out" 2>"$T/err"
