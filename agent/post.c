@@ -44,6 +44,9 @@ static void add_mask(char *buf, size_t n, const char *what, uint32_t m, int *par
 
 static void add_events(char *buf, size_t n, const struct fw_agent_gpu *g, int *parts)
 {
+	if (g->lost)
+		add(buf, n, "%sGPU %u lost (%s)", (*parts)++ ? "; " : "", g->index,
+		    g->unread[0] ? g->unread : "GPU is lost");
 	for (int k = 0; k < g->nxid; k++)
 		add(buf, n, "%sGPU %u XID %lld", (*parts)++ ? "; " : "", g->index, (long long)g->xid[k]);
 	if (g->ecc_volatile > 0)

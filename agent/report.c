@@ -18,8 +18,9 @@ int fw_agent_events_open(struct fw_nvml *n, struct fw_agent_events *e, int ngpus
 	e->ok = true;
 	for (int i = 0; i < ngpus; i++) {
 		nvmlDevice_t d;
-		if (n->handle((unsigned)i, &d) != NVML_SUCCESS ||
-		    n->event_register(d, nvmlEventTypeXidCriticalError, e->set) != NVML_SUCCESS)
+		if (n->handle((unsigned)i, &d) != NVML_SUCCESS)
+			continue; /* not ours, or lost: fw_agent_collect says which */
+		if (n->event_register(d, nvmlEventTypeXidCriticalError, e->set) != NVML_SUCCESS)
 			e->ok = false; /* e.g. not supported on this GPU: no XIDs */
 	}
 	return FW_OK;
@@ -32,13 +33,20 @@ void fw_agent_events_close(struct fw_nvml *n, struct fw_agent_events *e)
 	e->set = NULL;
 }
 
+static bool is_lost(nvmlReturn_t rc)
+{
+	return rc == NVML_ERROR_GPU_IS_LOST || rc == NVML_ERROR_RESET_REQUIRED;
+}
+
 static void read_counters(struct fw_nvml *n, nvmlDevice_t d, struct fw_agent_gpu *g)
 {
 	unsigned t;
 	unsigned long long ecc;
 	int st;
+	nvmlReturn_t rc = n->temperature(d, NVML_TEMPERATURE_GPU, &t);
 
-	g->temperature_c = n->temperature(d, NVML_TEMPERATURE_GPU, &t) == NVML_SUCCESS ? (int64_t)t : -1;
+	g->lost = is_lost(rc);
+	g->temperature_c = rc == NVML_SUCCESS ? (int64_t)t : -1;
 	g->ecc_volatile = n->ecc(d, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC, &ecc) ==
 					  NVML_SUCCESS
 				  ? (int64_t)ecc
@@ -138,9 +146,12 @@ int fw_agent_collect(struct fw_nvml *n, struct fw_agent_events *e, unsigned wait
 		nvmlDevice_t d;
 		memset(g, 0, sizeof *g);
 		g->index = (unsigned)i;
+		g->temperature_c = g->ecc_volatile = g->ecc_aggregate = -1;
 		if ((rc = n->handle((unsigned)i, &d)) != NVML_SUCCESS) {
-			snprintf(r->why, sizeof r->why, "GPU %d: %s", i, fw_nvml_error(n, rc));
-			return FW_EIO;
+			g->lost = is_lost(rc);
+			snprintf(g->name, sizeof g->name, "unknown");
+			snprintf(g->unread, sizeof g->unread, "%s", fw_nvml_error(n, rc));
+			continue; /* report.h: unread or lost, never the report's end */
 		}
 		if (n->name(d, g->name, sizeof g->name) != NVML_SUCCESS)
 			snprintf(g->name, sizeof g->name, "unknown");
@@ -160,6 +171,14 @@ static void fold_gpu(const struct fw_health_config *c, struct fw_health_rec *rec
 {
 	struct fw_health_event ev = { FW_HEV_OK, now, 0 };
 	bool fault = false;
+
+	if (g->lost) {
+		struct fw_health_event x = { FW_HEV_NOT_RESPONDING, now, 0 };
+		fw_health_step(c, rec, &x);
+		fault = true;
+	} else if (g->unread[0]) {
+		return; /* not this agent's to judge */
+	}
 
 	for (int k = 0; k < g->nxid; k++) {
 		struct fw_health_event x = { FW_HEV_XID, g->xid_at[k] < now ? g->xid_at[k] : now, g->xid[k] };
@@ -240,6 +259,8 @@ static json_t *gpu_json(const struct fw_agent_gpu *g)
 	json_object_set_new(o, "nvlink", json_pack("{s:i,s:o,s:o}", "up", g->nvlink_up, "down", int_list(down, g->ndown),
 						   "inactive", int_list(off, g->ninactive)));
 	json_object_set_new(o, "xid", xids);
+	json_object_set_new(o, "lost", json_boolean(g->lost));
+	json_object_set_new(o, "unread", g->unread[0] ? json_string(g->unread) : json_null());
 	json_object_set_new(o, "health", json_string(fw_health_name(g->health)));
 	return o;
 }
@@ -294,6 +315,8 @@ static int gpu_from_json(const json_t *o, struct fw_agent_gpu *g, char *why, siz
 	g->ecc_volatile = int_or(json_object_get(ecc, "volatile"), -1);
 	g->ecc_aggregate = int_or(json_object_get(ecc, "aggregate"), -1);
 	g->nvlink_up = (int)int_or(json_object_get(nv, "up"), 0);
+	g->lost = json_is_true(json_object_get(o, "lost"));
+	snprintf(g->unread, sizeof g->unread, "%s", str_or(json_object_get(o, "unread")));
 	json_array_foreach(down, k, v) if (g->ndown < NVML_NVLINK_MAX_LINKS)
 		g->nvlink_down[g->ndown++] = (int)int_or(v, 0);
 	json_array_foreach(json_object_get(nv, "inactive"), k, v) if (g->ninactive < NVML_NVLINK_MAX_LINKS)

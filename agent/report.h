@@ -16,7 +16,14 @@
  * many links each GPU has up (--nvlinks N: links 0..N-1).  Otherwise it is
  * *inactive*: reported, never a fault.  A node whose GPUs all lose every
  * link at once (a fabric manager failure) is caught by the second and third
- * rules, not the first.  fw_agent_collect() fills one from NVML;
+ * rules, not the first.
+ *
+ * A GPU NVML cannot open.  nvmlDeviceGetCount_v2 counts every GPU of the
+ * machine, also those this process may not open (a container given some
+ * of them): such a GPU is "unread" with NVML's reason, and not judged.
+ * A GPU that answers GPU_IS_LOST or RESET_REQUIRED has fallen off the bus:
+ * it is "lost", folded as not responding (fatal), and the other GPUs are
+ * read as usual.  Neither fails the report.  fw_agent_collect() fills one from NVML;
  * fw_agent_to_json() / fw_agent_from_json() write and read it, so a report
  * printed on one machine can be folded anywhere.
  *
@@ -24,7 +31,8 @@
  * into events at the report's time, in a fixed order per GPU: every XID
  * (FW_HEV_XID, arg = code), an uncorrectable volatile ECC count > 0
  * (FW_HEV_ECC_UNCORRECTABLE), every NVLink link down (FW_HEV_NVLINK_DOWN),
- * else a clean report (FW_HEV_OK).  fw_health_node_view() then gives the
+ * a lost GPU (FW_HEV_NOT_RESPONDING), else a clean report (FW_HEV_OK); an
+ * unread GPU gets no event.  fw_health_node_view() then gives the
  * node's state and masks.  A watching agent keeps its records across
  * reports, so probation and flapping play out over time; --assess folds
  * one report into fresh records.  Temperature is reported, not judged.
@@ -56,6 +64,8 @@ struct fw_agent_gpu {
 	int nvlink_inactive[NVML_NVLINK_MAX_LINKS]; /* not up, not expected */
 	int ninactive;
 	uint32_t link_present, link_active;        /* collect: bit per link */
+	bool lost;                  /* fallen off the bus / reset required */
+	char unread[96];            /* why NVML gave no handle; "" = read */
 	int64_t xid[FW_AGENT_MAX_XID];
 	int64_t xid_at[FW_AGENT_MAX_XID];
 	int nxid;

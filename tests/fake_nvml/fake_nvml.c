@@ -12,6 +12,9 @@
  *   FAKE_NVML_NVLINK_DOWN_FROM=K  ... from the K-th report on (default 1;
  *                              a report reads link 0 of GPU 0 once)
  *   FAKE_NVML_TEMP=T           every GPU's temperature (default 40)
+ *   FAKE_NVML_HANDLE_ERR=G:RC  nvmlDeviceGetHandleByIndex_v2 of GPU G
+ *                              returns RC (4 no permission: a GPU of
+ *                              another container; 15 fallen off the bus)
  *
  * Devices are pointers into a static array; the event set is the array of
  * pending XIDs.  Not thread-safe; one process, one agent.
@@ -40,6 +43,7 @@ struct fake_dev {
 	unsigned long long ecc;
 	int link_down[LINKS];
 	int registered;
+	int handle_err;
 };
 
 struct fake_set {
@@ -84,6 +88,11 @@ static void set_ecc(int g, long n)
 	devs[g].ecc = (unsigned long long)n;
 }
 
+static void set_handle_err(int g, long rc)
+{
+	devs[g].handle_err = (int)rc;
+}
+
 static void set_link(int g, long l)
 {
 	if (l >= 0 && l < LINKS)
@@ -106,6 +115,7 @@ nvmlReturn_t nvmlInit_v2(void)
 	pairs("FAKE_NVML_XID", set_xid);
 	pairs("FAKE_NVML_ECC", set_ecc);
 	pairs("FAKE_NVML_NVLINK_DOWN", set_link);
+	pairs("FAKE_NVML_HANDLE_ERR", set_handle_err);
 	link_reads = 0;
 	down_from = getenv("FAKE_NVML_NVLINK_DOWN_FROM") ? atoi(getenv("FAKE_NVML_NVLINK_DOWN_FROM")) : 1;
 	inited = 1;
@@ -124,7 +134,9 @@ const char *nvmlErrorString(nvmlReturn_t rc)
 	case 0: return "Success";
 	case 2: return "Invalid Argument";
 	case 9: return "Driver Not Loaded";
+	case 4: return "Insufficient Permissions";
 	case 10: return "Timeout";
+	case 15: return "GPU is lost";
 	default: return "Unknown Error";
 	}
 }
@@ -147,6 +159,8 @@ nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned i, nvmlDevice_t *d)
 {
 	if (!inited || i >= (unsigned)ngpus)
 		return 2;
+	if (devs[i].handle_err)
+		return devs[i].handle_err;
 	*d = &devs[i];
 	return 0;
 }

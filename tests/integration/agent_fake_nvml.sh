@@ -123,6 +123,21 @@ else
 	bad nvlink_seen_up_then_down "$(cat "$T/out")"
 fi
 
+# 9c. GPUs NVML cannot open do not end the report: one fallen off the bus
+# (GPU_IS_LOST) is bad, also for --assess; one this process may not open
+# (another container's) is listed as unread and not judged
+FAKE_NVML_HANDLE_ERR=1:15 "$AGENT" --nvml "$FAKE" >"$T/lost.json" 2>"$T/err"
+rc=$?
+[ $rc -eq 0 ] && has gpu_lost_is_bad "$T/lost.json" '"lost":true,"unread":"GPU is lost","health":"unhealthy"' \
+	'"bad_gpus":[1]' || bad gpu_lost_is_bad "exit $rc: $(cat "$T/err")"
+"$AGENT" --assess "$T/lost.json" >"$T/out" 2>"$T/err"
+has gpu_lost_assess "$T/out" '"bad_gpus":[1]'
+FAKE_NVML_HANDLE_ERR=0:4 "$AGENT" --nvml "$FAKE" >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc -eq 0 ] && has gpu_no_permission_is_unread "$T/out" '"unread":"Insufficient Permissions"' \
+	'"temperature_c":40' '"node_health":"healthy","bad_gpus":[]' ||
+	bad gpu_no_permission_is_unread "exit $rc: $(cat "$T/err")"
+
 # 10. --watch --count 3: three reports, one JSON line each; the XID comes
 # once but the GPU stays suspect (probation) in the later reports
 FAKE_NVML_XID=1:62 timeout 20 "$AGENT" --nvml "$FAKE" --watch --interval 1 --count 3 --wait 0 >"$T/out" 2>"$T/err"

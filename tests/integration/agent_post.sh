@@ -110,6 +110,11 @@ agent FAKE_NVML_NVLINK_DOWN=0:2 -- "${POST[@]}" --quiet
 node_is "NVLink down: healthy, suspect reason naming the link" "$NODE" \
 	'j["healthy"] and j["healthReason"].startswith("suspect:") and "GPU 0 NVLink 2 down" in j["healthReason"]'
 
+# 8b. GPU 1 fallen off the bus: the daemon masks it and the reason says so
+agent FAKE_NVML_HANDLE_ERR=1:15 -- "${POST[@]}" --quiet
+node_is "lost GPU: badGpus [1], reason naming it" "$NODE" \
+	'j["badGpus"] == [1] and "GPU 1 lost (GPU is lost)" in j["healthReason"]'
+
 # 9. --watch: every report is sent (three, one per second)
 agent FAKE_NVML_XID=1:62 -- "${POST[@]}" --watch --interval 1 --count 3 --wait 0
 check "--watch --count 3 to the daemon: exit 0, three JSON lines" [ "$RC" -eq 0 -a "$(wc -l <"$T/out")" -eq 3 ]
