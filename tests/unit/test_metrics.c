@@ -243,6 +243,24 @@ static void plan_at(struct fw_met_rec *r, const struct fw_snapshot *s, fw_time t
 	fw_met_on_plan(r, s, &p, 0);
 }
 
+/* A snapshot with queues team-0 and team-1 of `deserved` milli-GPUs each. */
+static struct fw_snapshot *two_teams(int64_t deserved)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	struct fw_queue q;
+
+	for (int i = 0; s && i < 2; i++) {
+		fw_queue_init(&q);
+		snprintf(q.name, sizeof q.name, "team-%d", i);
+		q.deserved.v[FW_RES_GPU] = deserved;
+		if (fw_snapshot_add_queue(s, &q) < 0) {
+			fw_snapshot_free(s);
+			return NULL;
+		}
+	}
+	return s;
+}
+
 /*
  * Two queues, window 0..150.  Plan at 0: fair (2, 2), allocated (2, 2):
  * x = (1, 1), Jain 1, held 50 s.  Plan at 50: fair (2, 2), allocated
@@ -252,20 +270,13 @@ static void plan_at(struct fw_met_rec *r, const struct fw_snapshot *s, fw_time t
  */
 TEST(fairness_is_jain_of_allocated_over_fair_averaged_over_time)
 {
-	struct fw_snapshot *s = fw_snapshot_new();
+	struct fw_snapshot *s = two_teams(4000);
 	struct fw_met_rec rec;
 	struct fw_met_policy p;
-	struct fw_queue q;
 
 	ASSERT(s);
 	memset(&rec, 0, sizeof rec);
 	memset(&p, 0, sizeof p);
-	for (int i = 0; i < 2; i++) {
-		fw_queue_init(&q);
-		snprintf(q.name, sizeof q.name, "team-%d", i);
-		q.deserved.v[FW_RES_GPU] = 4000;
-		ASSERT(fw_snapshot_add_queue(s, &q) >= 0);
-	}
 	plan_at(&rec, s, 0, 2, 2, 2, 2);
 	plan_at(&rec, s, 50, 2, 4, 2, 0);
 	ASSERT_EQ(rec.n, 2);
@@ -298,20 +309,13 @@ TEST(fairness_over_windows_counts_turns_taken)
 		{ 0, 3600, 0, 4, 0, 0, false, 0, NULL, 0 },
 		{ 0, 3600, 3600, 4, 1, 0, false, 0, NULL, 0 },
 	};
-	struct fw_snapshot *s = fw_snapshot_new();
+	struct fw_snapshot *s = two_teams(2000);
 	struct fw_met_rec rec;
 	struct fw_met_policy p;
-	struct fw_queue q;
 
 	ASSERT(s);
 	memset(&rec, 0, sizeof rec);
 	memset(&p, 0, sizeof p);
-	for (int i = 0; i < 2; i++) {
-		fw_queue_init(&q);
-		snprintf(q.name, sizeof q.name, "team-%d", i);
-		q.deserved.v[FW_RES_GPU] = 2000;
-		ASSERT(fw_snapshot_add_queue(s, &q) >= 0);
-	}
 	plan_at(&rec, s, 0, 2, 4, 2, 0);
 	plan_at(&rec, s, 3600, 2, 0, 2, 4);
 	plan_at(&rec, s, 5400, 2, 0, 2, 4);
