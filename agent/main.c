@@ -66,7 +66,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: fairway-agent [--watch [--interval S] [--count N]] [--wait MS]\n"
-		"                     [--nvml PATH] [--node NAME] [--pretty]\n"
+		"                     [--nvml PATH] [--nvlinks N] [--node NAME] [--pretty]\n"
 		"                     [--server URL --token-file FILE [--quiet]]\n"
 		"       fairway-agent --assess REPORT.json\n"
 		"\n"
@@ -83,6 +83,9 @@ static void usage(FILE *f)
 		"be up: the same link is up on another GPU of this node, this agent saw\n"
 		"it up before (--watch), or --nvlinks says so; otherwise it is listed\n"
 		"as \"inactive\" (a PCIe card without bridges, one GPU in a VM).\n"
+		"A GPU that has fallen off the bus (NVML: GPU is lost) is \"lost\" and\n"
+		"unhealthy; one this process may not open (another container's) is\n"
+		"\"unread\" and not judged.\n"
 		"\n"
 		"NVML is loaded at run time (dlopen), so the agent runs anywhere: on a\n"
 		"machine without NVIDIA GPUs or driver it says so and exits 0.\n"
