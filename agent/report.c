@@ -89,8 +89,14 @@ static void judge_links(struct fw_agent_events *e, struct fw_agent_report *r)
 			else
 				g->nvlink_inactive[g->ninactive++] = l;
 		}
-		if (e)
+		uint32_t down = 0;
+		for (int k = 0; k < g->ndown; k++)
+			down |= 1u << g->nvlink_down[k];
+		g->down_new = down & ~(e ? e->down_last[i] : 0);
+		if (e) {
 			e->seen_up[i] = seen | g->link_active;
+			e->down_last[i] = down;
+		}
 	}
 }
 
@@ -192,7 +198,10 @@ static void fold_gpu(const struct fw_health_config *c, struct fw_health_rec *rec
 	}
 	for (int k = 0; k < g->ndown; k++) {
 		struct fw_health_event x = { FW_HEV_NVLINK_DOWN, now, g->nvlink_down[k] };
-		fw_health_step(c, rec, &x);
+		bool fresh = (unsigned)g->nvlink_down[k] >= 32 || (g->down_new >> g->nvlink_down[k]) & 1;
+		bool healing = rec->state == FW_HEALTH_HEALTHY || (rec->state == FW_HEALTH_SUSPECT && now >= rec->until);
+		if (fresh || healing)
+			fw_health_step(c, rec, &x); /* report.h: a link that stays down */
 		fault = true;
 	}
 	if (!fault)
@@ -208,6 +217,7 @@ void fw_agent_fold(const struct fw_health_config *c, struct fw_health_rec *node,
 	for (int i = 0; i < r->ngpus; i++) {
 		fold_gpu(c, &gpus[i], &r->gpu[i], r->time);
 		r->gpu[i].health = gpus[i].state;
+		r->gpu[i].until = gpus[i].state == FW_HEALTH_SUSPECT ? gpus[i].until : 0;
 	}
 	fw_health_node_view(node, gpus, r->ngpus, &r->node_health, &r->bad_mask, &r->suspect_mask);
 }
@@ -262,6 +272,7 @@ static json_t *gpu_json(const struct fw_agent_gpu *g)
 	json_object_set_new(o, "lost", json_boolean(g->lost));
 	json_object_set_new(o, "unread", g->unread[0] ? json_string(g->unread) : json_null());
 	json_object_set_new(o, "health", json_string(fw_health_name(g->health)));
+	json_object_set_new(o, "suspect_until", g->until > 0 ? json_integer(g->until) : json_null());
 	return o;
 }
 
@@ -319,6 +330,7 @@ static int gpu_from_json(const json_t *o, struct fw_agent_gpu *g, char *why, siz
 	snprintf(g->unread, sizeof g->unread, "%s", str_or(json_object_get(o, "unread")));
 	json_array_foreach(down, k, v) if (g->ndown < NVML_NVLINK_MAX_LINKS)
 		g->nvlink_down[g->ndown++] = (int)int_or(v, 0);
+	g->down_new = ~0u; /* a report read alone: every link down is news */
 	json_array_foreach(json_object_get(nv, "inactive"), k, v) if (g->ninactive < NVML_NVLINK_MAX_LINKS)
 		g->nvlink_inactive[g->ninactive++] = (int)int_or(v, 0);
 	json_array_foreach(xids, k, v) if (g->nxid < FW_AGENT_MAX_XID) {

@@ -32,7 +32,11 @@
  * (FW_HEV_XID, arg = code), an uncorrectable volatile ECC count > 0
  * (FW_HEV_ECC_UNCORRECTABLE), every NVLink link down (FW_HEV_NVLINK_DOWN),
  * a lost GPU (FW_HEV_NOT_RESPONDING), else a clean report (FW_HEV_OK); an
- * unread GPU gets no event.  fw_health_node_view() then gives the
+ * unread GPU gets no event.  A link that stays down is one fault, not one
+ * per report: it is an event when it goes down, and again only when the
+ * GPU's probation would otherwise end while it is still down.  Counting it
+ * every report would turn a link down for two minutes into the flap hold
+ * (days), which damping keeps for faults that come back.  fw_health_node_view() then gives the
  * node's state and masks.  A watching agent keeps its records across
  * reports, so probation and flapping play out over time; --assess folds
  * one report into fresh records.  Temperature is reported, not judged.
@@ -64,6 +68,8 @@ struct fw_agent_gpu {
 	int nvlink_inactive[NVML_NVLINK_MAX_LINKS]; /* not up, not expected */
 	int ninactive;
 	uint32_t link_present, link_active;        /* collect: bit per link */
+	uint32_t down_new;          /* down links not down in the last report */
+	int64_t until;              /* after folding: SUSPECT's probation end */
 	bool lost;                  /* fallen off the bus / reset required */
 	char unread[96];            /* why NVML gave no handle; "" = read */
 	int64_t xid[FW_AGENT_MAX_XID];
@@ -92,6 +98,7 @@ struct fw_agent_events {
 	bool ok;
 	int nvlinks;                          /* --nvlinks N; 0: learn only */
 	uint32_t seen_up[FW_AGENT_MAX_GPUS];  /* links seen up, per GPU */
+	uint32_t down_last[FW_AGENT_MAX_GPUS]; /* links down in the last report */
 };
 
 int fw_agent_events_open(struct fw_nvml *n, struct fw_agent_events *e, int ngpus);

@@ -11,6 +11,7 @@
  *   FAKE_NVML_NVLINK_DOWN=G:L  link L of GPU G is down (each GPU has 4)
  *   FAKE_NVML_NVLINK_DOWN_FROM=K  ... from the K-th report on (default 1;
  *                              a report reads link 0 of GPU 0 once)
+ *   FAKE_NVML_NVLINK_DOWN_UNTIL=K ... up to the K-th report (default: for ever)
  *   FAKE_NVML_TEMP=T           every GPU's temperature (default 40)
  *   FAKE_NVML_HANDLE_ERR=G:RC  nvmlDeviceGetHandleByIndex_v2 of GPU G
  *                              returns RC (4 no permission: a GPU of
@@ -55,7 +56,7 @@ struct fake_set {
 static struct fake_dev devs[MAXG];
 static struct fake_set the_set;
 static int ngpus, inited;
-static int link_reads, down_from = 1; /* reads of GPU 0's link 0 = reports */
+static int link_reads, down_from = 1, down_until; /* reads of GPU 0's link 0 = reports */
 static unsigned temp = 40;
 
 /* "G:V,G:V" -> calls f(g, v) */
@@ -118,6 +119,7 @@ nvmlReturn_t nvmlInit_v2(void)
 	pairs("FAKE_NVML_HANDLE_ERR", set_handle_err);
 	link_reads = 0;
 	down_from = getenv("FAKE_NVML_NVLINK_DOWN_FROM") ? atoi(getenv("FAKE_NVML_NVLINK_DOWN_FROM")) : 1;
+	down_until = getenv("FAKE_NVML_NVLINK_DOWN_UNTIL") ? atoi(getenv("FAKE_NVML_NVLINK_DOWN_UNTIL")) : 0;
 	inited = 1;
 	return 0;
 }
@@ -201,7 +203,7 @@ nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t d, unsigned link, int *state)
 		return 2; /* no such link */
 	if (d->index == 0 && link == 0)
 		link_reads++;
-	*state = !(d->link_down[link] && link_reads >= down_from);
+	*state = !(d->link_down[link] && link_reads >= down_from && (!down_until || link_reads <= down_until));
 	return 0;
 }
 

@@ -123,6 +123,20 @@ else
 	bad nvlink_seen_up_then_down "$(cat "$T/out")"
 fi
 
+# 9b'. a link down for three reports is one fault: back up at the 4th, the
+# GPU is on the 6 h probation from the first, not the 3-day flap hold that
+# a fault per report would give (two faults within the flap window)
+FAKE_NVML_NVLINK_DOWN=0:2 FAKE_NVML_NVLINK_DOWN_UNTIL=3 timeout 30 \
+	"$AGENT" --nvml "$FAKE" --watch --interval 1 --count 4 --wait 0 >"$T/out" 2>"$T/err"
+python3 - "$T/out" <<'PY' && ok nvlink_down_for_a_while_is_one_fault || bad nvlink_down_for_a_while_is_one_fault "$(cat "$T/out")"
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1])]
+g = [x["gpus"][0] for x in r]
+assert len(r) == 4 and [x["nvlink"]["down"] for x in g] == [[2], [2], [2], []], g
+assert all(x["health"] == "suspect" for x in g), [x["health"] for x in g]
+assert all(x["suspect_until"] == r[0]["time"] + 6 * 3600 for x in g), [x["suspect_until"] - r[0]["time"] for x in g]
+PY
+
 # 9c. GPUs NVML cannot open do not end the report: one fallen off the bus
 # (GPU_IS_LOST) is bad, also for --assess; one this process may not open
 # (another container's) is listed as unread and not judged

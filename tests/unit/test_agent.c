@@ -1,0 +1,123 @@
+/*
+ * test_agent.c — how fairway-agent folds reports into health over time
+ * (agent/report.h), with reports built by hand at chosen times: a link
+ * that stays down is one fault, re-asserted only when its probation would
+ * end; a link that goes down again after coming back is a second fault;
+ * a lost GPU is unhealthy and masked, an unread one is not judged.
+ */
+#include "harness.h"
+#include "report.h"
+
+#define H 3600
+
+struct agent {
+	struct fw_health_config c;
+	struct fw_health_rec node, gpu[FW_AGENT_MAX_GPUS];
+};
+
+static void agent_init(struct agent *a)
+{
+	fw_health_config_default(&a->c);
+	fw_health_rec_init(&a->node);
+	for (int i = 0; i < FW_AGENT_MAX_GPUS; i++)
+		fw_health_rec_init(&a->gpu[i]);
+}
+
+/* A report of one GPU at time t with `down` links down, of which `fresh`
+ * went down since the report before. */
+static struct fw_agent_report one_gpu(int64_t t, uint32_t down, uint32_t fresh)
+{
+	struct fw_agent_report r;
+
+	memset(&r, 0, sizeof r);
+	r.time = t;
+	r.available = true;
+	r.ngpus = 1;
+	r.gpu[0].nvlink_up = 4 - __builtin_popcount(down);
+	for (int l = 0; l < 4; l++)
+		if (down & (1u << l))
+			r.gpu[0].nvlink_down[r.gpu[0].ndown++] = l;
+	r.gpu[0].down_new = fresh;
+	return r;
+}
+
+static struct fw_agent_report fold(struct agent *a, int64_t t, uint32_t down, uint32_t fresh)
+{
+	struct fw_agent_report r = one_gpu(t, down, fresh);
+
+	fw_agent_fold(&a->c, &a->node, a->gpu, &r);
+	return r;
+}
+
+TEST(a_link_that_stays_down_is_one_fault)
+{
+	struct agent a;
+	struct fw_agent_report r;
+
+	agent_init(&a);
+	r = fold(&a, 0, 1u << 2, 1u << 2);
+	ASSERT_EQ(r.gpu[0].health, FW_HEALTH_SUSPECT);
+	ASSERT_EQ(r.gpu[0].until, 6 * H);
+	for (int64_t t = 60; t < 6 * H; t += 600) { /* still down: no new fault */
+		r = fold(&a, t, 1u << 2, 0);
+		ASSERT_EQ(r.gpu[0].health, FW_HEALTH_SUSPECT);
+		ASSERT_EQ(r.gpu[0].until, 6 * H);
+	}
+	ASSERT_EQ(a.gpu[0].strikes, 1);
+	r = fold(&a, 6 * H - 1, 0, 0); /* back up: probation runs out */
+	ASSERT_EQ(r.gpu[0].until, 6 * H);
+	r = fold(&a, 6 * H, 0, 0);
+	ASSERT_EQ(r.gpu[0].health, FW_HEALTH_HEALTHY);
+}
+
+TEST(a_link_still_down_when_probation_ends_is_asserted_again)
+{
+	struct agent a;
+	struct fw_agent_report r;
+
+	agent_init(&a);
+	fold(&a, 0, 1u << 2, 1u << 2);
+	r = fold(&a, 6 * H, 1u << 2, 0); /* probation over, link still down */
+	ASSERT_EQ(r.gpu[0].health, FW_HEALTH_SUSPECT);
+	ASSERT_EQ(a.gpu[0].strikes, 2);
+	ASSERT_EQ(r.gpu[0].until, 6 * H + a.c.flap_hold_s); /* down 6 h: the flap hold */
+}
+
+TEST(a_link_that_comes_back_and_drops_again_is_a_second_fault)
+{
+	struct agent a;
+	struct fw_agent_report r;
+
+	agent_init(&a);
+	fold(&a, 0, 1u << 1, 1u << 1);
+	fold(&a, 60, 0, 0);
+	r = fold(&a, 120, 1u << 1, 1u << 1);
+	ASSERT_EQ(a.gpu[0].strikes, 2);
+	ASSERT_EQ(r.gpu[0].until, 120 + a.c.flap_hold_s);
+}
+
+TEST(a_lost_gpu_is_unhealthy_and_an_unread_one_is_not_judged)
+{
+	struct agent a;
+	struct fw_agent_report r;
+
+	agent_init(&a);
+	memset(&r, 0, sizeof r);
+	r.time = 100;
+	r.ngpus = 3;
+	r.gpu[1].lost = true;
+	snprintf(r.gpu[1].unread, sizeof r.gpu[1].unread, "GPU is lost");
+	snprintf(r.gpu[2].unread, sizeof r.gpu[2].unread, "Insufficient Permissions");
+	fw_agent_fold(&a.c, &a.node, a.gpu, &r);
+	ASSERT_EQ(r.gpu[0].health, FW_HEALTH_HEALTHY);
+	ASSERT_EQ(r.gpu[1].health, FW_HEALTH_UNHEALTHY);
+	ASSERT_EQ(a.gpu[1].cause, FW_HEV_NOT_RESPONDING);
+	ASSERT_EQ(r.gpu[2].health, FW_HEALTH_HEALTHY);
+	ASSERT_EQ(a.gpu[2].last_seen, -1); /* no event at all */
+	ASSERT_EQ(r.bad_mask, 1u << 1);
+	ASSERT_EQ(r.suspect_mask, 0u);
+}
+
+TEST_MAIN(a_link_that_stays_down_is_one_fault, a_link_still_down_when_probation_ends_is_asserted_again,
+	  a_link_that_comes_back_and_drops_again_is_a_second_fault,
+	  a_lost_gpu_is_unhealthy_and_an_unread_one_is_not_judged)
