@@ -54,12 +54,14 @@ struct opts {
 	struct fw_agent_server server; /* url NULL: print only */
 };
 
-static volatile sig_atomic_t stop;
+static volatile sig_atomic_t stop, repaired;
 
 static void on_signal(int sig)
 {
-	(void)sig;
-	stop = 1;
+	if (sig == SIGHUP)
+		repaired = 1;
+	else
+		stop = 1;
 }
 
 static void usage(FILE *f)
@@ -85,7 +87,10 @@ static void usage(FILE *f)
 		"as \"inactive\" (a PCIe card without bridges, one GPU in a VM).\n"
 		"A GPU that has fallen off the bus (NVML: GPU is lost) is \"lost\" and\n"
 		"unhealthy; one this process may not open (another container's) is\n"
-		"\"unread\" and not judged.\n"
+		"\"unread\" and not judged.  An unhealthy GPU goes on probation\n"
+		"(suspect) when it is seen reset (it answers again, or its volatile\n"
+		"ECC count is back to 0) or, in --watch, on SIGHUP (the operator's\n"
+		"\"repaired\"); a fault still there makes it unhealthy again.\n"
 		"\n"
 		"NVML is loaded at run time (dlopen), so the agent runs anywhere: on a\n"
 		"machine without NVIDIA GPUs or driver it says so and exits 0.\n"
@@ -339,6 +344,8 @@ static int run(const struct opts *o, struct fw_nvml *n)
 		memset(&r, 0, sizeof r);
 		snprintf(r.node, sizeof r.node, "%s", o->node);
 		r.time = (int64_t)time(NULL);
+		ev.repaired = repaired;
+		repaired = 0;
 		if (fw_agent_collect(n, &ev, o->wait_ms, &r) != FW_OK) {
 			fprintf(stderr, "fairway-agent: %s\n", r.why);
 			rc = 1;
@@ -368,6 +375,7 @@ int main(int argc, char **argv)
 		return assess(&o);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_signal);
 	if (fw_nvml_open(&n, o.nvml, why, sizeof why) != FW_OK)
 		return no_nvml(&o, why);
 	if (o.server.url)

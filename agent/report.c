@@ -100,6 +100,21 @@ static void judge_links(struct fw_agent_events *e, struct fw_agent_report *r)
 	}
 }
 
+/* Mark the GPUs seen reset since the last report, or all of them when the
+ * operator said repaired (report.h); remember this report's state. */
+static void judge_resets(struct fw_agent_events *e, struct fw_agent_report *r)
+{
+	for (int i = 0; e && i < r->ngpus; i++) {
+		struct fw_agent_gpu *g = &r->gpu[i];
+		g->reset = e->repaired || (e->lost_last[i] && !g->lost && !g->unread[0]) ||
+			   (e->ecc_last[i] > 0 && g->ecc_volatile == 0);
+		e->lost_last[i] = g->lost;
+		e->ecc_last[i] = g->ecc_volatile;
+	}
+	if (e)
+		e->repaired = false;
+}
+
 static int gpu_of(struct fw_nvml *n, const struct fw_agent_report *r, nvmlDevice_t d)
 {
 	for (int i = 0; i < r->ngpus; i++) {
@@ -166,6 +181,7 @@ int fw_agent_collect(struct fw_nvml *n, struct fw_agent_events *e, unsigned wait
 		read_counters(n, d, g);
 	}
 	judge_links(e, r);
+	judge_resets(e, r);
 	drain_events(n, e, wait_ms, r);
 	return FW_OK;
 }
@@ -178,6 +194,10 @@ static void fold_gpu(const struct fw_health_config *c, struct fw_health_rec *rec
 	struct fw_health_event ev = { FW_HEV_OK, now, 0 };
 	bool fault = false;
 
+	if (g->reset && rec->state == FW_HEALTH_UNHEALTHY) {
+		struct fw_health_event x = { FW_HEV_REPAIRED, now, 0 };
+		fw_health_step(c, rec, &x);
+	}
 	if (g->lost) {
 		struct fw_health_event x = { FW_HEV_NOT_RESPONDING, now, 0 };
 		fw_health_step(c, rec, &x);

@@ -36,7 +36,15 @@
  * per report: it is an event when it goes down, and again only when the
  * GPU's probation would otherwise end while it is still down.  Counting it
  * every report would turn a link down for two minutes into the flap hold
- * (days), which damping keeps for faults that come back.  fw_health_node_view() then gives the
+ * (days), which damping keeps for faults that come back.
+ *
+ * Repair.  An unhealthy GPU stays unhealthy until it is repaired, and the
+ * agent sees two kinds of repair: the GPU was reset (it answers again
+ * after being lost, or its volatile uncorrectable ECC count, which only a
+ * reset clears, is back to 0), or the operator says so (SIGHUP to a
+ * --watch agent: every unhealthy GPU).  Either is FW_HEV_REPAIRED before
+ * the report's own events, so the GPU goes on probation (suspect), or
+ * straight back to unhealthy if the fault is still there.  fw_health_node_view() then gives the
  * node's state and masks.  A watching agent keeps its records across
  * reports, so probation and flapping play out over time; --assess folds
  * one report into fresh records.  Temperature is reported, not judged.
@@ -69,6 +77,7 @@ struct fw_agent_gpu {
 	int ninactive;
 	uint32_t link_present, link_active;        /* collect: bit per link */
 	uint32_t down_new;          /* down links not down in the last report */
+	bool reset;                 /* seen reset since the last report: repaired */
 	int64_t until;              /* after folding: SUSPECT's probation end */
 	bool lost;                  /* fallen off the bus / reset required */
 	char unread[96];            /* why NVML gave no handle; "" = read */
@@ -99,6 +108,9 @@ struct fw_agent_events {
 	int nvlinks;                          /* --nvlinks N; 0: learn only */
 	uint32_t seen_up[FW_AGENT_MAX_GPUS];  /* links seen up, per GPU */
 	uint32_t down_last[FW_AGENT_MAX_GPUS]; /* links down in the last report */
+	bool lost_last[FW_AGENT_MAX_GPUS];     /* lost in the last report */
+	int64_t ecc_last[FW_AGENT_MAX_GPUS];   /* volatile ECC count then */
+	bool repaired;                         /* SIGHUP: the operator repaired */
 };
 
 int fw_agent_events_open(struct fw_nvml *n, struct fw_agent_events *e, int ngpus);

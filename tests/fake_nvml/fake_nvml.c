@@ -12,6 +12,11 @@
  *   FAKE_NVML_NVLINK_DOWN_FROM=K  ... from the K-th report on (default 1;
  *                              a report reads link 0 of GPU 0 once)
  *   FAKE_NVML_NVLINK_DOWN_UNTIL=K ... up to the K-th report (default: for ever)
+ *   FAKE_NVML_FAULTS_UNTIL=K   ECC errors and handle errors last through
+ *                              the K-th report (one driver-version read
+ *                              each); then the GPU looks reset: it answers,
+ *                              and its volatile ECC count is 0 (the
+ *                              aggregate one stays)
  *   FAKE_NVML_TEMP=T           every GPU's temperature (default 40)
  *   FAKE_NVML_HANDLE_ERR=G:RC  nvmlDeviceGetHandleByIndex_v2 of GPU G
  *                              returns RC (4 no permission: a GPU of
@@ -57,6 +62,12 @@ static struct fake_dev devs[MAXG];
 static struct fake_set the_set;
 static int ngpus, inited;
 static int link_reads, down_from = 1, down_until; /* reads of GPU 0's link 0 = reports */
+static int reports, faults_until;                 /* driver-version reads = reports */
+
+static int faulty(void)
+{
+	return !faults_until || reports <= faults_until;
+}
 static unsigned temp = 40;
 
 /* "G:V,G:V" -> calls f(g, v) */
@@ -120,6 +131,8 @@ nvmlReturn_t nvmlInit_v2(void)
 	link_reads = 0;
 	down_from = getenv("FAKE_NVML_NVLINK_DOWN_FROM") ? atoi(getenv("FAKE_NVML_NVLINK_DOWN_FROM")) : 1;
 	down_until = getenv("FAKE_NVML_NVLINK_DOWN_UNTIL") ? atoi(getenv("FAKE_NVML_NVLINK_DOWN_UNTIL")) : 0;
+	reports = 0;
+	faults_until = getenv("FAKE_NVML_FAULTS_UNTIL") ? atoi(getenv("FAKE_NVML_FAULTS_UNTIL")) : 0;
 	inited = 1;
 	return 0;
 }
@@ -145,6 +158,7 @@ const char *nvmlErrorString(nvmlReturn_t rc)
 
 nvmlReturn_t nvmlSystemGetDriverVersion(char *buf, unsigned len)
 {
+	reports++;
 	snprintf(buf, len, "fake-1.0");
 	return 0;
 }
@@ -161,7 +175,7 @@ nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned i, nvmlDevice_t *d)
 {
 	if (!inited || i >= (unsigned)ngpus)
 		return 2;
-	if (devs[i].handle_err)
+	if (devs[i].handle_err && faulty())
 		return devs[i].handle_err;
 	*d = &devs[i];
 	return 0;
@@ -193,7 +207,7 @@ nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t d, int type, int counter, 
 {
 	if (type != 1 || (counter != 0 && counter != 1))
 		return 2;
-	*n = d->ecc;
+	*n = counter == 0 && !faulty() ? 0 : d->ecc;
 	return 0;
 }
 

@@ -3,7 +3,8 @@
  * (agent/report.h), with reports built by hand at chosen times: a link
  * that stays down is one fault, re-asserted only when its probation would
  * end; a link that goes down again after coming back is a second fault;
- * a lost GPU is unhealthy and masked, an unread one is not judged.
+ * a lost GPU is unhealthy and masked, an unread one is not judged; a GPU
+ * seen reset goes on probation, or back to unhealthy if the fault stays.
  */
 #include "harness.h"
 #include "report.h"
@@ -118,6 +119,36 @@ TEST(a_lost_gpu_is_unhealthy_and_an_unread_one_is_not_judged)
 	ASSERT_EQ(r.suspect_mask, 0u);
 }
 
-TEST_MAIN(a_link_that_stays_down_is_one_fault, a_link_still_down_when_probation_ends_is_asserted_again,
+TEST(a_gpu_seen_reset_goes_on_probation_or_back_to_unhealthy)
+{
+	struct agent a;
+	struct fw_agent_report r = one_gpu(0, 0, 0);
+
+	agent_init(&a);
+	r.gpu[0].ecc_volatile = 2;
+	fw_agent_fold(&a.c, &a.node, a.gpu, &r);
+	ASSERT_EQ(r.gpu[0].health, FW_HEALTH_UNHEALTHY);
+	r = one_gpu(H, 0, 0); /* reset: the count is back to 0 */
+	r.gpu[0].reset = true;
+	fw_agent_fold(&a.c, &a.node, a.gpu, &r);
+	ASSERT_EQ(r.gpu[0].health, FW_HEALTH_SUSPECT);
+	ASSERT_EQ(r.gpu[0].until, H + 6 * H);
+	ASSERT_EQ(r.bad_mask, 0u);
+	ASSERT_EQ(r.suspect_mask, 1u);
+	r = one_gpu(2 * H, 0, 0); /* the operator's repair, the error still there */
+	fw_agent_fold(&a.c, &a.node, a.gpu, &r);
+	r = one_gpu(3 * H, 0, 0);
+	r.gpu[0].ecc_volatile = 5;
+	fw_agent_fold(&a.c, &a.node, a.gpu, &r);
+	ASSERT_EQ(r.gpu[0].health, FW_HEALTH_UNHEALTHY);
+	r = one_gpu(4 * H, 0, 0);
+	r.gpu[0].ecc_volatile = 5;
+	r.gpu[0].reset = true;
+	fw_agent_fold(&a.c, &a.node, a.gpu, &r);
+	ASSERT_EQ(r.gpu[0].health, FW_HEALTH_UNHEALTHY);
+	ASSERT_EQ(r.bad_mask, 1u);
+}
+
+TEST_MAIN(a_gpu_seen_reset_goes_on_probation_or_back_to_unhealthy, a_link_that_stays_down_is_one_fault, a_link_still_down_when_probation_ends_is_asserted_again,
 	  a_link_that_comes_back_and_drops_again_is_a_second_fault,
 	  a_lost_gpu_is_unhealthy_and_an_unread_one_is_not_judged)
