@@ -115,6 +115,12 @@ agent FAKE_NVML_HANDLE_ERR=1:15 -- "${POST[@]}" --quiet
 node_is "lost GPU: badGpus [1], reason naming it" "$NODE" \
 	'j["badGpus"] == [1] and "GPU 1 lost (GPU is lost)" in j["healthReason"]'
 
+# 8c. ... and reset: it answers again at the 2nd report, so the daemon
+# gets it back on probation (suspect, no bad GPU)
+agent FAKE_NVML_HANDLE_ERR=1:15 FAKE_NVML_FAULTS_UNTIL=1 -- "${POST[@]}" --quiet --watch --interval 1 --count 2 --wait 0
+node_is "lost GPU reset: no bad GPU, suspect on probation" "$NODE" \
+	'j["badGpus"] == [] and j["healthy"] and j["healthReason"] == "suspect: suspect GPUs 1"'
+
 # 9. --watch: every report is sent (three, one per second)
 agent FAKE_NVML_XID=1:62 -- "${POST[@]}" --watch --interval 1 --count 3 --wait 0
 check "--watch --count 3 to the daemon: exit 0, three JSON lines" [ "$RC" -eq 0 -a "$(wc -l <"$T/out")" -eq 3 ]
