@@ -322,6 +322,7 @@ static void shares(const struct fw_met_rec *r, const struct win *W, struct share
 
 const int64_t fw_met_jain_window_s[FW_MET_NWIN] = { 3600, 6 * 3600, 86400, 7 * 86400 };
 const char *const fw_met_jain_window_name[FW_MET_NWIN] = { "1h", "6h", "1d", "7d" };
+_Static_assert(FW_MET_NWIN == 4, "g_jain1d reads window 2, the day");
 
 /* One window length's accumulators: the window in progress (k) and its
  * per-queue integrals of allocated and fair GPUs. */
@@ -1067,6 +1068,7 @@ static double g_jct(const struct fw_met_policy *p) { return p->base.bucket[FW_SI
 static double g_jct95(const struct fw_met_policy *p) { return (double)p->base.bucket[FW_SIM_BALL].jct_p95; }
 static double g_mk(const struct fw_met_policy *p) { return (double)p->base.makespan_s; }
 static double g_jain(const struct fw_met_policy *p) { return p->fairness_jain; }
+static double g_jain1d(const struct fw_met_policy *p) { return p->fairness_jain_win[2]; }
 static double g_never(const struct fw_met_policy *p) { return (double)p->never_started; }
 static double g_lost(const struct fw_met_policy *p) { return p->lost_gpu_h; }
 static double g_evmean(const struct fw_met_policy *p) { return p->evictions_per_job_mean; }
@@ -1090,6 +1092,7 @@ static const struct cmp_row cmp_rows[] = {
 	{ "JCT p95", -1, 1, g_jct95 },
 	{ "makespan", -1, 1, g_mk },
 	{ "fairness (Jain, 1 = fair)", +1, 0, g_jain },
+	{ "  over 1-day windows", +1, 0, g_jain1d },
 	{ "jobs never started", -1, 2, g_never },
 	{ "GPU-h lost to evictions", -1, 0, g_lost },
 	{ "evictions per job, mean", -1, 0, g_evmean },
