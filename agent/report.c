@@ -291,7 +291,8 @@ static json_t *gpu_json(const struct fw_agent_gpu *g)
 	json_object_set_new(o, "xid", xids);
 	json_object_set_new(o, "lost", json_boolean(g->lost));
 	json_object_set_new(o, "unread", g->unread[0] ? json_string(g->unread) : json_null());
-	json_object_set_new(o, "health", json_string(fw_health_name(g->health)));
+	json_object_set_new(o, "health", g->unread[0] && !g->lost ? json_null() /* not judged */
+						     : json_string(fw_health_name(g->health)));
 	json_object_set_new(o, "suspect_until", g->until > 0 ? json_integer(g->until) : json_null());
 	return o;
 }

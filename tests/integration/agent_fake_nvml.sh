@@ -148,7 +148,7 @@ rc=$?
 has gpu_lost_assess "$T/out" '"bad_gpus":[1]'
 FAKE_NVML_HANDLE_ERR=0:4 "$AGENT" --nvml "$FAKE" >"$T/out" 2>"$T/err"
 rc=$?
-[ $rc -eq 0 ] && has gpu_no_permission_is_unread "$T/out" '"unread":"Insufficient Permissions"' \
+[ $rc -eq 0 ] && has gpu_no_permission_is_unread "$T/out" '"unread":"Insufficient Permissions","health":null' \
 	'"temperature_c":40' '"node_health":"healthy","bad_gpus":[]' ||
 	bad gpu_no_permission_is_unread "exit $rc: $(cat "$T/err")"
 
