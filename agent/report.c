@@ -198,9 +198,13 @@ static void fold_gpu(const struct fw_health_config *c, struct fw_health_rec *rec
 		struct fw_health_event x = { FW_HEV_REPAIRED, now, 0 };
 		fw_health_step(c, rec, &x);
 	}
+	/* A lost GPU or a volatile ECC count is there until a reset, so it is
+	 * one fault: stepped again only once the GPU is out of UNHEALTHY
+	 * (repaired while the fault stays), not in every report of it. */
 	if (g->lost) {
 		struct fw_health_event x = { FW_HEV_NOT_RESPONDING, now, 0 };
-		fw_health_step(c, rec, &x);
+		if (rec->state != FW_HEALTH_UNHEALTHY)
+			fw_health_step(c, rec, &x);
 		fault = true;
 	} else if (g->unread[0]) {
 		return; /* not this agent's to judge */
@@ -213,7 +217,8 @@ static void fold_gpu(const struct fw_health_config *c, struct fw_health_rec *rec
 	}
 	if (g->ecc_volatile > 0) {
 		struct fw_health_event x = { FW_HEV_ECC_UNCORRECTABLE, now, g->ecc_volatile };
-		fw_health_step(c, rec, &x);
+		if (rec->state != FW_HEALTH_UNHEALTHY)
+			fw_health_step(c, rec, &x);
 		fault = true;
 	}
 	for (int k = 0; k < g->ndown; k++) {

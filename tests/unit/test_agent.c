@@ -149,6 +149,26 @@ TEST(a_gpu_seen_reset_goes_on_probation_or_back_to_unhealthy)
 	ASSERT_EQ(r.bad_mask, 1u);
 }
 
-TEST_MAIN(a_gpu_seen_reset_goes_on_probation_or_back_to_unhealthy, a_link_that_stays_down_is_one_fault, a_link_still_down_when_probation_ends_is_asserted_again,
+TEST(a_gpu_lost_for_a_while_is_one_fault)
+{
+	struct agent a;
+	struct fw_agent_report r;
+
+	agent_init(&a);
+	for (int64_t t = 0; t <= 600; t += 60) { /* lost for 10 minutes */
+		r = one_gpu(t, 0, 0);
+		r.gpu[0].lost = true;
+		fw_agent_fold(&a.c, &a.node, a.gpu, &r);
+		ASSERT_EQ(r.gpu[0].health, FW_HEALTH_UNHEALTHY);
+	}
+	ASSERT_EQ(a.gpu[0].strikes, 1);
+	r = one_gpu(660, 0, 0); /* back after a reset: probation, not the flap hold */
+	r.gpu[0].reset = true;
+	fw_agent_fold(&a.c, &a.node, a.gpu, &r);
+	ASSERT_EQ(r.gpu[0].health, FW_HEALTH_SUSPECT);
+	ASSERT_EQ(r.gpu[0].until, 660 + 6 * H);
+}
+
+TEST_MAIN(a_gpu_lost_for_a_while_is_one_fault, a_gpu_seen_reset_goes_on_probation_or_back_to_unhealthy, a_link_that_stays_down_is_one_fault, a_link_still_down_when_probation_ends_is_asserted_again,
 	  a_link_that_comes_back_and_drops_again_is_a_second_fault,
 	  a_lost_gpu_is_unhealthy_and_an_unread_one_is_not_judged)
