@@ -32,9 +32,11 @@
  * (FW_HEV_XID, arg = code), an uncorrectable volatile ECC count > 0
  * (FW_HEV_ECC_UNCORRECTABLE), every NVLink link down (FW_HEV_NVLINK_DOWN),
  * a lost GPU (FW_HEV_NOT_RESPONDING), else a clean report (FW_HEV_OK); an
- * unread GPU gets no event.  A link that stays down is one fault, not one
- * per report: it is an event when it goes down, and again only when the
- * GPU's probation would otherwise end while it is still down.  Counting it
+ * unread GPU gets no event.  A fault that stays is one fault, not one per
+ * report: a link is an event when it goes down, and again only when the
+ * GPU's probation would otherwise end while it is still down; a lost GPU
+ * or a volatile ECC count is an event only while the GPU is not already
+ * unhealthy.  Counting it
  * every report would turn a link down for two minutes into the flap hold
  * (days), which damping keeps for faults that come back.
  *
