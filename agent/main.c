@@ -58,7 +58,7 @@ static volatile sig_atomic_t stop, repaired;
 
 static void on_signal(int sig)
 {
-	if (sig == SIGHUP)
+	if (sig == SIGUSR1)
 		repaired = 1;
 	else
 		stop = 1;
@@ -89,7 +89,7 @@ static void usage(FILE *f)
 		"unhealthy; one this process may not open (another container's) is\n"
 		"\"unread\" and not judged.  An unhealthy GPU goes on probation\n"
 		"(suspect) when it is seen reset (it answers again, or its volatile\n"
-		"ECC count is back to 0) or, in --watch, on SIGHUP (the operator's\n"
+		"ECC count is back to 0) or, in --watch, on SIGUSR1 (the operator's\n"
 		"\"repaired\"); a fault still there makes it unhealthy again.\n"
 		"\n"
 		"NVML is loaded at run time (dlopen), so the agent runs anywhere: on a\n"
@@ -375,7 +375,7 @@ int main(int argc, char **argv)
 		return assess(&o);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	signal(SIGHUP, on_signal);
+	signal(SIGUSR1, on_signal);
 	if (fw_nvml_open(&n, o.nvml, why, sizeof why) != FW_OK)
 		return no_nvml(&o, why);
 	if (o.server.url)

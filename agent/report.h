@@ -43,7 +43,7 @@
  * Repair.  An unhealthy GPU stays unhealthy until it is repaired, and the
  * agent sees two kinds of repair: the GPU was reset (it answers again
  * after being lost, or its volatile uncorrectable ECC count, which only a
- * reset clears, is back to 0), or the operator says so (SIGHUP to a
+ * reset clears, is back to 0), or the operator says so (SIGUSR1 to a
  * --watch agent: every unhealthy GPU).  Either is FW_HEV_REPAIRED before
  * the report's own events, so the GPU goes on probation (suspect), or
  * straight back to unhealthy if the fault is still there.  fw_health_node_view() then gives the
@@ -112,7 +112,7 @@ struct fw_agent_events {
 	uint32_t down_last[FW_AGENT_MAX_GPUS]; /* links down in the last report */
 	bool lost_last[FW_AGENT_MAX_GPUS];     /* lost in the last report */
 	int64_t ecc_last[FW_AGENT_MAX_GPUS];   /* volatile ECC count then */
-	bool repaired;                         /* SIGHUP: the operator repaired */
+	bool repaired;                         /* SIGUSR1: the operator repaired */
 };
 
 int fw_agent_events_open(struct fw_nvml *n, struct fw_agent_events *e, int ngpus);

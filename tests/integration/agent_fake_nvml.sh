@@ -153,7 +153,7 @@ rc=$?
 	bad gpu_no_permission_is_unread "exit $rc: $(cat "$T/err")"
 
 # 9d. repair: a GPU seen reset goes on probation (suspect): its volatile ECC
-# count back to 0, or answering again after being lost; SIGHUP to a --watch
+# count back to 0, or answering again after being lost; SIGUSR1 to a --watch
 # agent is the operator's "repaired" for every unhealthy GPU
 # watch2 NAME ENV...: two reports; GPU 1 unhealthy in the 1st, suspect in the 2nd
 watch2() {
@@ -170,16 +170,24 @@ watch2() {
 }
 watch2 ecc_reset_is_repaired FAKE_NVML_ECC=1:2
 watch2 lost_gpu_back_is_repaired FAKE_NVML_HANDLE_ERR=1:15
-FAKE_NVML_XID=1:79 timeout 20 "$AGENT" --nvml "$FAKE" --watch --interval 2 --count 3 --wait 0 >"$T/out" 2>"$T/err" &
+# (the signal goes to the agent itself, once its first report is out)
+FAKE_NVML_XID=1:79 "$AGENT" --nvml "$FAKE" --watch --interval 2 --count 3 --wait 0 >"$T/out" 2>"$T/err" &
 apid=$!
-sleep 3
-kill -HUP "$apid" 2>/dev/null
+(sleep 60 && kill "$apid" 2>/dev/null) &
+wd=$!
+for _ in $(seq 200); do
+	[ -s "$T/out" ] && break
+	sleep 0.1
+done
+kill -USR1 "$apid" 2>/dev/null
 wait "$apid"
-if [ "$(sed -n 2p "$T/out" | grep -c '"bad_gpus":\[1\]')" -eq 1 ] &&
+kill "$wd" 2>/dev/null
+wait "$wd" 2>/dev/null
+if [ "$(sed -n 1p "$T/out" | grep -c '"bad_gpus":\[1\]')" -eq 1 ] &&
 	[ "$(sed -n 3p "$T/out" | grep -c '"bad_gpus":\[\],"suspect_gpus":\[1\]')" -eq 1 ]; then
-	ok sighup_is_repaired
+	ok usr1_is_repaired
 else
-	bad sighup_is_repaired "$(cat "$T/out" "$T/err")"
+	bad usr1_is_repaired "$(cat "$T/out" "$T/err")"
 fi
 
 # 10. --watch --count 3: three reports, one JSON line each; the XID comes
