@@ -531,7 +531,8 @@ static int cmd_nodes(struct opts *o)
 				       num(n, "gpus"), num(n, "gpusAllocated"),
 				       json_is_true(json_object_get(n, "schedulable")) ? "schedulable" : "held", inc,
 				       !json_is_true(json_object_get(n, "healthy")) ? "UNHEALTHY" :
-				       !strcmp(str(n, "health"), "suspect") ? "suspect" : "ok",
+				       !strcmp(str(n, "health"), "suspect") ? "suspect" :
+				       json_array_size(json_object_get(n, "badGpus")) ? "degraded" : "ok",
 				       why && *why ? " " : "", why ? why : "");
 			}
 			json_t *f = json_object_get(r, "figures");
@@ -711,6 +712,9 @@ static const char client_usage[] =
 	"                     [--gpu-model M] [--required-level rack]  (or --file job.json)\n"
 	"                     [--exit-code N]  (local backend: a non-zero code fails the job)\n"
 	"jobs why NAME:       one screen: state, why it waits, when it is expected to start\n"
+	"nodes list:          HEALTH is UNHEALTHY (takes no work), suspect (on probation:\n"
+	"                     no big gangs), degraded (healthy, some GPUs bad and left\n"
+	"                     out) or ok, then the reason the last report gave\n"
 	"reservations create: --kind maintenance|queue|job --nodes a,b --start +10m --end +2h\n"
 	"                     [--queue Q | --job J] [--reason TEXT]\n"
 	"\n"

@@ -343,6 +343,11 @@ check "a rejected submit exits 2 and names the field" bash -c "[ $? -eq 2 ] && g
 check "fairway plan --server prints the daemon's plan" grep -q "^WAITING" "$T/plan"
 "$FW" nodes "${C[@]}" >"$T/n" 2>&1
 check "fairway nodes shows the unhealthy node" grep -q "h100-015.*UNHEALTHY" "$T/n"
+post_health h100-013 '{"healthy":true,"reason":"healthy: bad GPUs 2","badGpus":[2]}'
+node_is "a healthy report with a bad GPU: badGpus [2], still healthy" h100-013 'j["badGpus"] == [2] and j["healthy"]'
+"$FW" nodes "${C[@]}" >"$T/n16" 2>&1
+check "fairway nodes: a healthy node with a bad GPU is degraded" grep -q "^h100-013 .* degraded healthy: bad GPUs 2" "$T/n16"
+check "fairway nodes: a node without bad GPUs is ok" grep -q "^h100-000 .* ok$" "$T/n16"
 check "fairway nodes shows the lemon and its incidents" grep -q "^h100-012 .* 3 lemon " "$T/n"
 "$FW" nodes --json "${C[@]}" >"$T/nj" 2>&1
 check "fairway nodes --json has lemon and incidents" python3 -c '
