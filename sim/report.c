@@ -258,7 +258,7 @@ static void legend(FILE *f, const struct fw_met_run *mr, bool occ)
 /* ---- summary table --------------------------------------------------------------- */
 
 enum met { M_OCC, M_IDLE, M_GOOD, M_W50, M_W95, M_W99, M_WB1, M_WB2, M_WB9, M_WB33, M_WB9P,
-	   M_JCT, M_JCT95, M_MAKE, M_JAIN, M_DEV, M_NEVER, M_DEC, M_CYC, M_LOST, M_EVMEAN,
+	   M_JCT, M_JCT95, M_MAKE, M_JAIN, M_JAIN1D, M_DEV, M_NEVER, M_DEC, M_CYC, M_LOST, M_EVMEAN,
 	   M_EVMAX, M_ESTERR, M_BIGERR, M_BIGRATIO };
 
 struct row {
@@ -284,6 +284,7 @@ static const struct row rows[] = {
 	{ NULL, "JCT p95", -1, 'd', M_JCT95 },
 	{ NULL, "Makespan", -1, 'd', M_MAKE },
 	{ "Fairness", "Jain's index of allocated / fair share (1 = fair)", +1, 'r', M_JAIN },
+	{ NULL, "The same over 1-day windows (GPU-time received / fair)", +1, 'r', M_JAIN1D },
 	{ NULL, "Worst queue's mean |allocated / fair \xe2\x88\x92 1|", -1, 'r', M_DEV },
 	{ "Work", "Jobs never started", -1, 'i', M_NEVER },
 	{ NULL, "Decisions (jobs started)", 0, 'i', M_DEC },
@@ -317,6 +318,7 @@ static double value(const struct fw_met_policy *p, enum met id)
 	case M_JCT95: return (double)all->jct_p95;
 	case M_MAKE: return (double)p->base.makespan_s;
 	case M_JAIN: return p->fairness_jain;
+	case M_JAIN1D: return p->fairness_jain_win[2]; /* metrics.h: 1h, 6h, 1d, 7d */
 	case M_DEV: return p->fairness_max_dev;
 	case M_NEVER: return (double)p->never_started;
 	case M_DEC: return (double)p->decisions;
