@@ -98,12 +98,14 @@ struct fw_sim_hooks {
 
 /* One hardware failure: at `at`, node `node` (a snapshot node index)
  * fails, or with gpus != 0 only those GPUs of it (bit g = GPU g), for
- * repair_s seconds. */
+ * repair_s seconds.  flap: an NVLink flap (failure.h), replayed the same
+ * way; only the health model reads it differently. */
 struct fw_sim_failure {
 	int64_t at;
 	int32_t node;
 	int64_t repair_s;
 	uint32_t gpus;           /* 0 = the whole node */
+	bool flap;
 };
 
 /* A failure source, merged into the event queue.  next() returns 1 and

@@ -45,7 +45,9 @@ static int fail_cmp(const void *a, const void *b)
 
 	if (x->at != y->at)
 		return x->at < y->at ? -1 : 1;
-	return (x->node > y->node) - (x->node < y->node);
+	if (x->node != y->node)
+		return (x->node > y->node) - (x->node < y->node);
+	return (int)x->flap - (int)y->flap;
 }
 
 static int push(struct fw_sim_failure **v, size_t *n, size_t *cap, int64_t at, int32_t node,
@@ -59,7 +61,7 @@ static int push(struct fw_sim_failure **v, size_t *n, size_t *cap, int64_t at, i
 		*v = p;
 		*cap = nc;
 	}
-	(*v)[(*n)++] = (struct fw_sim_failure){ at, node, repair, 0 };
+	(*v)[(*n)++] = (struct fw_sim_failure){ at, node, repair, 0, false };
 	return FW_OK;
 }
 
@@ -127,6 +129,39 @@ int fw_failure_generate(const struct fw_failure_model *m, int32_t nnodes,
 	return FW_OK;
 }
 
+int fw_failure_add_flaps(const struct fw_failure_model *m, const struct fw_flap_model *fl, int32_t nnodes,
+			 const bool *flaky, struct fw_sim_failure **v, size_t *n)
+{
+	struct fw_sim_failure *w;
+	size_t cnt = 0, cap = 0;
+
+	if (fl->rate_per_1000 < 0 || fl->down_s < 1 || nnodes < 1)
+		return FW_EINVAL;
+	if (!(w = malloc((*n + 1) * sizeof *w)))
+		return FW_ENOMEM;
+	if (*n)
+		memcpy(w, *v, *n * sizeof *w);
+	cnt = cap = *n;
+	for (int32_t i = 0; i < nnodes && fl->rate_per_1000 > 0; i++) {
+		uint64_t st = fw_splitmix64((m->seed ^ 0xf1a9f1a9ull) * 0x100000001b3ull + (uint64_t)i);
+		double rate = fl->rate_per_1000 / 1000.0 / DAY * (flaky && flaky[i] ? m->flaky_factor : 1.0);
+		for (int64_t t = expo(&st, rate) - m->history_s; t < m->horizon_s;
+		     t += fl->down_s + expo(&st, rate)) {
+			if (push(&w, &cnt, &cap, t, i, fl->down_s) != FW_OK) {
+				free(w);
+				return FW_ENOMEM;
+			}
+			w[cnt - 1].flap = true;
+		}
+	}
+	if (cnt)
+		qsort(w, cnt, sizeof *w, fail_cmp);
+	free(*v);
+	*v = w;
+	*n = cnt;
+	return FW_OK;
+}
+
 int fw_failure_replay_list(const struct fw_sim_failure *v, size_t n, struct fw_sim_failure **out,
 			   size_t *nout)
 {
@@ -186,7 +221,7 @@ int fw_failure_blind_view(const struct fw_sim_failure *v, size_t n, const struct
 	for (size_t i = 0; i < n; i++) {
 		size_t len = view_len(&v[i], s);
 		for (size_t c = 0; c + 1 < len; c++) /* crashes while nobody knows */
-			(*out)[k++] = (struct fw_sim_failure){ v[i].at + (int64_t)c * s->crash_s, v[i].node, 0, 0 };
+			(*out)[k++] = (struct fw_sim_failure){ v[i].at + (int64_t)c * s->crash_s, v[i].node, 0, 0, false };
 		(*out)[k] = v[i];
 		(*out)[k++].at += len > 1 ? s->detect_s : 0;
 	}
@@ -364,8 +399,13 @@ static void fold_failure(struct fw_health_tracker *t, const struct fw_sim_failur
 {
 	struct fw_health_event ev = { FW_HEV_XID, f->at, 79 };
 
-	if (t->no_agent && f->repair_s == 0)
+	if (t->no_agent && (f->repair_s == 0 || f->flap))
 		return; /* a crash nobody reports */
+	if (f->flap) { /* failure.h: transient, no repair */
+		struct fw_health_event x = { FW_HEV_NVLINK_DOWN, f->at, 0 };
+		fw_health_step(&t->cfg, &t->rec[f->node], &x);
+		return;
+	}
 	if (f->gpus) {
 		fold_gpu_failure(t, f);
 		return;

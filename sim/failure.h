@@ -59,6 +59,18 @@
  * probation, so big gangs avoid it).  The fault noticed later (the entry
  * with its repair) is folded as before: the operator sends it to repair.
  *
+ * NVLink flaps (an entry with flap, fw_failure_add_flaps): a node's links
+ * drop for a few minutes and come back.  The replay treats a flap like a
+ * short failure, for both placements: the collectives of every job on the
+ * node fail, so those jobs restart from their last checkpoint, and the
+ * node is out while its links are down.  The tracker folds it as the
+ * agent reports it: NVLINK_DOWN, a transient fault, so the node is
+ * suspect for the probation, and a node that flaps twice within the flap
+ * window stays suspect for the flap hold (health.h's damping); there is
+ * no repair.  Flaps are drawn like failures, per node, at their own rate
+ * (flaky nodes at flaky_factor times it: the same nodes), from their own
+ * random stream, so adding them moves no failure.
+ *
  * GPU failures (an entry with gpus, fw_failure_gpu_view) go to that GPU's
  * own record: a fatal XID 79, REPAIRED at its repair.  The node keeps its
  * state and its other GPUs (health.h, fw_health_node_view): placement
@@ -138,6 +150,19 @@ struct fw_gpu_fault_model {
  * FW_ENOMEM. */
 int fw_failure_gpu_view(const struct fw_sim_failure *v, size_t n, const struct fw_gpu_fault_model *g,
 			bool per_gpu, struct fw_sim_failure **out, size_t *nout);
+
+/* NVLink flaps (see above). */
+struct fw_flap_model {
+	double rate_per_1000;   /* flaps per 1,000 node-days; 0 = none */
+	int64_t down_s;         /* how long the links stay down */
+};
+
+/* Append the flaps of fl, for the nodes and flaky nodes (nnodes entries,
+ * from fw_failure_generate) and horizon of m, to the sorted list *v of *n
+ * entries (realloc'd; the caller frees), and sort it again.  FW_OK,
+ * FW_EINVAL (rate < 0, down_s < 1) or FW_ENOMEM (*v unchanged). */
+int fw_failure_add_flaps(const struct fw_failure_model *m, const struct fw_flap_model *fl, int32_t nnodes,
+			 const bool *flaky, struct fw_sim_failure **v, size_t *n);
 
 struct fw_row_id {
 	const char *id;                 /* a trace job id */

@@ -32,6 +32,7 @@ struct cli {
 	int32_t lemon_gang;      /* fw_sched_config.lemon_gang_gpus; 0 = default */
 	struct fw_silent_model silent; /* blind runs: faults that leave nodes Ready */
 	struct fw_gpu_fault_model gpu; /* failures that strike one GPU */
+	struct fw_flap_model flap;     /* NVLink flaps (failure.h); rate 0 = none */
 	int holdout;             /* seeds seeds+1 .. seeds+holdout, reported apart */
 	const char *out;
 	const char *traces;
@@ -64,7 +65,7 @@ static void usage(FILE *f)
 		"usage: fairway-health-sim [--seeds N] [--days D] [--nodes N] [--load X]\n"
 		"                          [--rate R] [--flaky F] [--repair S] [--no-cluster03]\n"
 		"                          [--silent F [--detect S] [--crash S]]\n"
-		"                          [--gpu-faults F [--gpu-repair S]]\n"
+		"                          [--gpu-faults F [--gpu-repair S]] [--flaps R [--flap-down S]]\n"
 		"                          [--traces DIR] [--out FILE]\n"
 		"\n"
 		"Health-aware vs health-blind placement under node failures (docs/health.md):\n"
@@ -100,6 +101,11 @@ static void usage(FILE *f)
 		"                 node (default 0): health-aware placement keeps the node's\n"
 		"                 other GPUs and their jobs, health-blind loses the node\n"
 		"  --gpu-repair S repair time of those (default: --repair's)\n"
+		"  --flaps R      NVLink flaps per 1,000 node-days (flaky nodes at 10x;\n"
+		"                 default 0): the node's links drop, its jobs restart from\n"
+		"                 their checkpoint, and the health model hears a transient\n"
+		"                 fault (suspect; twice in the flap window: the flap hold)\n"
+		"  --flap-down S  seconds the links stay down (default 600)\n"
 		"  --holdout N    also run seeds after the main ones (default 25: seeds\n"
 		"                 6..30), the seeds placement rules were chosen on, and\n"
 		"                 report them in a section of their own; 0 = skip\n"
@@ -108,8 +114,8 @@ static void usage(FILE *f)
 		"  --traces DIR   where microsoft-itp/cluster03.csv is (default\n"
 		"                 $FAIRWAY_TRACES or ../shared/traces)\n"
 		"  --no-cluster03 skip the cluster03 no-harm run\n"
-		"  --no-sensitivity  skip the sensitivity, silent-fault and GPU-failure\n"
-		"                 tables (nineteen more experiments)\n"
+		"  --no-sensitivity  skip the sensitivity, silent-fault, GPU-failure and\n"
+		"                 NVLink-flap tables (twenty-two more experiments)\n"
 		"\n"
 		"The document is written to FILE.tmp and renamed to FILE when whole.  On a\n"
 		"terminal a progress bar counts the replay pairs; otherwise each pair\n"
@@ -149,6 +155,7 @@ static int parse(int argc, char **argv, struct cli *c)
 	fw_health_config_default(&c->health);
 	c->silent = (struct fw_silent_model){ 0, 6360, 300 };
 	c->gpu = (struct fw_gpu_fault_model){ 0, 8, 0 };
+	c->flap = (struct fw_flap_model){ 0, 600 };
 	c->traces = getenv("FAIRWAY_TRACES") ? getenv("FAIRWAY_TRACES") : "../shared/traces";
 	for (int i = 1; i < argc && !rc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -207,6 +214,10 @@ static int parse(int argc, char **argv, struct cli *c)
 			rc = num(a, v, 0, 1, &c->gpu.fraction);
 		} else if (!strcmp(a, "--gpu-repair")) {
 			rc = num(a, v, 1, 365 * DAY, &x), c->gpu.repair_s = (int64_t)x;
+		} else if (!strcmp(a, "--flaps")) {
+			rc = num(a, v, 0, 100000, &c->flap.rate_per_1000);
+		} else if (!strcmp(a, "--flap-down")) {
+			rc = num(a, v, 1, DAY, &x), c->flap.down_s = (int64_t)x;
 		} else if (!strcmp(a, "--flap-threshold")) {
 			rc = num(a, v, 1, 100, &x), c->health.flap_threshold = (int32_t)x;
 		} else {
@@ -267,7 +278,10 @@ static int run_pair(const struct cli *c, const struct fw_trace *t, int32_t nodes
 	span_of(t, &span);
 	fm.seed = seed;
 	fm.horizon_s = span + c->tail_s;
-	if ((rc = fw_failure_generate(&fm, nodes, &fails, &p->nfails, flaky)) != FW_OK) {
+	if ((rc = fw_failure_generate(&fm, nodes, &fails, &p->nfails, flaky)) != FW_OK ||
+	    (c->flap.rate_per_1000 > 0 &&
+	     (rc = fw_failure_add_flaps(&fm, &c->flap, nodes, flaky, &fails, &p->nfails)) != FW_OK)) {
+		free(fails);
 		free(flaky);
 		return rc;
 	}
@@ -507,6 +521,11 @@ static void setup(FILE *f, const struct cli *c)
 			   "  placement excludes that GPU and keeps the node's others and their jobs; health-blind\n"
 			   "  placement loses the whole node for the repair.\n",
 			100.0 * c->gpu.fraction, (double)(c->gpu.repair_s ? c->gpu.repair_s : c->fail.repair_s) / 3600.0);
+	if (c->flap.rate_per_1000 > 0)
+		fprintf(f, "- NVLink flaps: %.2f per 1,000 node-days on top of the failures (flaky nodes at %.0fx),\n"
+			   "  links down %.0f min; each kills the node's jobs, and the health model hears a\n"
+			   "  transient fault.  Flaps are not in the issue's failure model.\n",
+			c->flap.rate_per_1000, c->fail.flaky_factor, (double)c->flap.down_s / 60.0);
 	fprintf(f, "- Health-blind: every node healthy; a failed node is out only while it is repaired.\n"
 		   "  Health-aware: the health model of docs/health.md with its defaults (probation %.0f h after a\n"
 		   "  repair; %d failures within %.0f days hold a node suspect for %.0f days; %d incidents within\n"
@@ -693,6 +712,43 @@ static int gpu_faults(FILE *f, const struct cli *c)
 	return FW_OK;
 }
 
+/* NVLink flaps (failure.h, fw_failure_add_flaps) on top of the main
+ * setup's failures, at a few rates: the same flaps for both placements;
+ * only the health-aware one hears them (the agent's NVLINK_DOWN). */
+static const double flap_rates[] = { 6.5, 19.5, 65 };
+
+static int flaps(FILE *f, const struct cli *c)
+{
+	fprintf(f, "\n## LLM fleet: NVLink flaps\n\n"
+		   "A link that drops and comes back minutes later is the fault damping is for\n"
+		   "(docs/health.md): a node that flaps once is suspect for the probation (%.0f h), and one\n"
+		   "that flaps twice within %.0f days stays suspect for %.0f days, so big gangs stay off it.\n"
+		   "Here flaps come on top of the main setup's failures, drawn like them per node (the same\n"
+		   "5%% of flaky nodes at 10 times the rate) from a stream of their own; the links stay\n"
+		   "down %.0f min.  A flap kills the collectives of every job on the node, in both\n"
+		   "placements: those jobs restart from their last checkpoint.  Health-aware placement\n"
+		   "hears it from the agent as a transient fault; health-blind placement only sees the\n"
+		   "node back after the %.0f minutes.  The rates are assumptions (no published\n"
+		   "per-node-day figure for flaps was at hand), so the table shows a range; means over seeds\n"
+		   "1..%d:\n\n"
+		   "| flaps per 1,000 node-days | ETTR >=256 blind | ETTR >=256 aware | change | failures per >=256 job blind | aware | GPU-h lost blind | GPU-h lost aware | change | occupancy change |\n"
+		   "|---|---|---|---|---|---|---|---|---|---|\n",
+		(double)c->health.probation_s / 3600.0, (double)c->health.flap_window_s / DAY,
+		(double)c->health.flap_hold_s / DAY, (double)c->flap.down_s / 60.0, (double)c->flap.down_s / 60.0,
+		c->seeds);
+	for (size_t r = 0; r < sizeof flap_rates / sizeof *flap_rates; r++) {
+		struct cli x = *c;
+		struct means m;
+		x.flap.rate_per_1000 = flap_rates[r];
+		if (variant_means(&x, &m) != FW_OK)
+			return FW_EIO;
+		fprintf(f, "| %.1f | %.4f | %.4f | %+.2f pp | %.2f | %.2f | %.0f | %.0f | %+.1f%% | %+.2f pp |\n",
+			flap_rates[r], m.ettr_b, m.ettr_a, 100.0 * (m.ettr_a - m.ettr_b), m.fpj_b, m.fpj_a, m.lost_b,
+			m.lost_a, m.lost_b > 0 ? 100.0 * (m.lost_a / m.lost_b - 1) : 0, 100.0 * (m.occ_a - m.occ_b));
+	}
+	return FW_OK;
+}
+
 /* The seeds after the main ones: where the placement rules were chosen
  * (docs/health.md), so that the acceptance seeds judge them fresh. */
 static int holdout(FILE *f, const struct cli *c)
@@ -847,7 +903,8 @@ int fw_health_sim_cli(int argc, char **argv)
 	int64_t pairs = (int64_t)c.seeds * (1 + c.cluster03) + c.holdout +
 			(c.sensitivity ? (int64_t)c.seeds * (int64_t)(sizeof variants / sizeof *variants +
 								     sizeof silent_rows / sizeof *silent_rows +
-								     sizeof gpu_rows / sizeof *gpu_rows)
+								     sizeof gpu_rows / sizeof *gpu_rows +
+								     sizeof flap_rates / sizeof *flap_rates)
 				       : 0);
 	/* the bar only when the document does not go to the same terminal */
 	fw_progress_init(&bar, stderr, fw_progress_is_tty(stderr) && (c.out || !fw_progress_is_tty(stdout)),
@@ -867,6 +924,8 @@ int fw_health_sim_cli(int argc, char **argv)
 		if (rc == 0 && c.sensitivity && silent_faults(f, &c) != FW_OK)
 			rc = 1;
 		if (rc == 0 && c.sensitivity && gpu_faults(f, &c) != FW_OK)
+			rc = 1;
+		if (rc == 0 && c.sensitivity && flaps(f, &c) != FW_OK)
 			rc = 1;
 		notes(f);
 	}

@@ -165,6 +165,17 @@ if grep -q "^- GPU failures: 100% of the failures strike one GPU" "$HS_TMP/g.md"
 else
 	bad "health-sim-gpu-setup: $(grep -i gpu "$HS_TMP/g.md" | head -3)"
 fi
+# NVLink flaps: bad values refused; a run whose setup says flaps are in
+expect "health-sim-bad-flaps" 2 "--flaps needs a number in [0, " "$HS" --flaps -1
+expect "health-sim-bad-flap-down" 2 "--flap-down needs a number in [1, 86400]" "$HS" --flap-down 0
+expect "health-sim-flap-run" 0 "llm-fleet seed 1" "$HS" --seeds 1 --holdout 0 --no-sensitivity \
+	--no-cluster03 --days 2 --nodes 16 --flaps 300 --flap-down 300 --out "$HS_TMP/f.md"
+if grep -q "^- NVLink flaps: 300.00 per 1,000 node-days on top of the failures" "$HS_TMP/f.md" &&
+	grep -q "links down 5 min" "$HS_TMP/f.md"; then
+	ok "health-sim-flap-setup"
+else
+	bad "health-sim-flap-setup: $(grep -i flap "$HS_TMP/f.md" | head -3)"
+fi
 rm -rf "$HS_TMP"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

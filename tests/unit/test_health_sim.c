@@ -132,7 +132,7 @@ static void done(struct run *x)
 TEST(failure_restarts_from_checkpoint)
 {
 	struct fw_trace t;
-	struct fw_sim_failure f[] = { { 3000, 0, 600, 0 } };
+	struct fw_sim_failure f[] = { { 3000, 0, 600, 0, false } };
 	struct run x;
 
 	memset(&t, 0, sizeof t);
@@ -152,7 +152,7 @@ TEST(failure_restarts_from_checkpoint)
 TEST(aware_gang_waits_out_probation_blind_does_not)
 {
 	struct fw_trace t;
-	struct fw_sim_failure f[] = { { 100, 0, 600, 0 } }; /* node 0 back at t=700 */
+	struct fw_sim_failure f[] = { { 100, 0, 600, 0, false } }; /* node 0 back at t=700 */
 	struct run blind, aware;
 	struct fw_health_config c;
 
@@ -194,7 +194,7 @@ TEST(failure_history_and_replay_list)
 	ASSERT(v[0].at >= -m.history_s);
 	free(v);
 
-	struct fw_sim_failure hist[] = { { -9000, 0, 4000, 0 }, { -3000, 1, 4000, 0 }, { 50, 0, 10, 0 } };
+	struct fw_sim_failure hist[] = { { -9000, 0, 4000, 0, false }, { -3000, 1, 4000, 0, false }, { 50, 0, 10, 0, false } };
 	ASSERT_OK(fw_failure_replay_list(hist, 3, &w, &nw));
 	ASSERT_EQ(nw, 2);
 	ASSERT_EQ(w[0].at, 0);
@@ -209,7 +209,7 @@ TEST(failure_history_and_replay_list)
 TEST(restart_cost_and_flaky_tally)
 {
 	struct fw_trace t;
-	struct fw_sim_failure f[] = { { 3000, 0, 600, 0 } };
+	struct fw_sim_failure f[] = { { 3000, 0, 600, 0, false } };
 	struct run x;
 	bool flaky[2] = { true, false };
 
@@ -231,8 +231,8 @@ TEST(restart_cost_and_flaky_tally)
 TEST(history_lemon_steers_gang)
 {
 	struct fw_trace t;
-	struct fw_sim_failure f[] = { { -50 * 86400, 0, 3600, 0 }, { -30 * 86400, 0, 3600, 0 },
-				      { -10 * 86400, 0, 3600, 0 }, { 5000, 0, 600, 0 } };
+	struct fw_sim_failure f[] = { { -50 * 86400, 0, 3600, 0, false }, { -30 * 86400, 0, 3600, 0, false },
+				      { -10 * 86400, 0, 3600, 0, false }, { 5000, 0, 600, 0, false } };
 	struct fw_health_run run;
 	struct fw_health_metrics mb, ma;
 	struct fw_diag d;
@@ -260,7 +260,7 @@ TEST(history_lemon_steers_gang)
  * it is noticed, then the repair; the others stay as they are. */
 TEST(silent_fault_blind_view)
 {
-	struct fw_sim_failure f[] = { { 1000, 0, 4000, 0 }, { 1200, 1, 50, 0 } }, *w;
+	struct fw_sim_failure f[] = { { 1000, 0, 4000, 0, false }, { 1200, 1, 50, 0, false } }, *w;
 	struct fw_silent_model all = { 1.0, 600, 300 }, none = { 0, 600, 300 };
 	struct fw_silent_model bad[] = { { -0.1, 600, 300 }, { 1.5, 600, 300 }, { 0.5, -1, 300 },
 					 { 0.5, 600, 0 } };
@@ -271,8 +271,8 @@ TEST(silent_fault_blind_view)
 	ASSERT(memcmp(w, f, sizeof f) == 0);
 	free(w);
 	ASSERT_OK(fw_failure_blind_view(f, 2, &all, &w, &n));
-	const struct fw_sim_failure want[] = { { 1000, 0, 0, 0 },	  { 1200, 1, 0, 0 },  { 1300, 0, 0, 0 },
-					       { 1500, 1, 0, 0 },	  { 1600, 0, 4000, 0 }, { 1800, 1, 50, 0 } };
+	const struct fw_sim_failure want[] = { { 1000, 0, 0, 0, false },	  { 1200, 1, 0, 0, false },  { 1300, 0, 0, 0, false },
+					       { 1500, 1, 0, 0, false },	  { 1600, 0, 4000, 0, false }, { 1800, 1, 50, 0, false } };
 	ASSERT_EQ(n, 6);
 	for (size_t i = 0; i < 6; i++) {
 		ASSERT_EQ(w[i].at, want[i].at);
@@ -311,7 +311,7 @@ TEST(silent_fault_blind_view)
 TEST(silent_fault_crash_loop)
 {
 	struct fw_trace t;
-	struct fw_sim_failure f[] = { { 3000, 0, 600, 0 } }, *w;
+	struct fw_sim_failure f[] = { { 3000, 0, 600, 0, false } }, *w;
 	struct fw_silent_model s = { 1.0, 1200, 300 };
 	struct run x;
 	size_t n;
@@ -338,7 +338,7 @@ TEST(silent_fault_crash_loop)
 TEST(silent_faults_change_blind_runs_only)
 {
 	struct fw_trace t;
-	struct fw_sim_failure f[] = { { 3000, 0, 600, 0 } };
+	struct fw_sim_failure f[] = { { 3000, 0, 600, 0, false } };
 	struct fw_health_run run;
 	struct fw_health_metrics b0, b1, a0, a1;
 	struct fw_diag d;
@@ -370,7 +370,7 @@ TEST(silent_faults_change_blind_runs_only)
 TEST(silent_fault_learnt_from_job_failures)
 {
 	struct fw_trace t;
-	struct fw_sim_failure f[] = { { 3000, 0, 600, 0 } };
+	struct fw_sim_failure f[] = { { 3000, 0, 600, 0, false } };
 	struct fw_health_run run;
 	struct fw_health_metrics b, a, n;
 	struct fw_diag d;
@@ -468,7 +468,7 @@ TEST(gpu_fault_view)
 	ASSERT(memcmp(v, z, n * sizeof *v) == 0);
 	free(z);
 	/* crash entries stay whole-node crashes */
-	struct fw_sim_failure crash[] = { { 10, 0, 0, 0 } };
+	struct fw_sim_failure crash[] = { { 10, 0, 0, 0, false } };
 	g.fraction = 1;
 	ASSERT_OK(fw_failure_gpu_view(crash, 1, &g, true, &z, &nz));
 	ASSERT(z[0].gpus == 0 && z[0].repair_s == 0);
@@ -489,7 +489,7 @@ TEST(gpu_fault_view)
 TEST(gpu_failure_keeps_the_node_then_probation)
 {
 	struct fw_trace t;
-	struct fw_sim_failure f[] = { { 100, 0, 600, 1u << 2 } }; /* GPU 2 of node 0, back at 700 */
+	struct fw_sim_failure f[] = { { 100, 0, 600, 1u << 2, false } }; /* GPU 2 of node 0, back at 700 */
 	struct run blind, aware;
 	struct fw_health_config c;
 
@@ -515,7 +515,7 @@ TEST(gpu_failure_keeps_the_node_then_probation)
 TEST(node_repair_ends_its_gpu_failure)
 {
 	struct fw_trace t;
-	struct fw_sim_failure f[] = { { 100, 0, 10000, 1u << 1 }, { 200, 0, 300, 0 } };
+	struct fw_sim_failure f[] = { { 100, 0, 10000, 1u << 1, false }, { 200, 0, 300, 0, false } };
 	struct run x;
 	struct fw_health_config c;
 
@@ -530,7 +530,81 @@ TEST(node_repair_ends_its_gpu_failure)
 	fw_trace_free(&t);
 }
 
-TEST_MAIN(failure_rate_and_flaky_share, failure_list_deterministic_and_seeded,
+/* Flaps join the failures: flagged, own stream, the failures unmoved, the
+ * flaky nodes at 10 times the rate, sorted. */
+TEST(flaps_join_the_failures)
+{
+	struct fw_failure_model m;
+	struct fw_flap_model fl = { 6.5, 600 };
+	struct fw_sim_failure *v, *w;
+	size_t n, nw;
+	bool flaky[512];
+	double nf = 0, nn = 0, nfail = 0;
+
+	fw_failure_model_default(&m);
+	m.horizon_s = 1000LL * 86400;
+	ASSERT_OK(fw_failure_generate(&m, 512, &v, &n, flaky));
+	ASSERT_OK(fw_failure_generate(&m, 512, &w, &nw, NULL));
+	ASSERT_OK(fw_failure_add_flaps(&m, &fl, 512, flaky, &w, &nw));
+	for (size_t i = 0, k = 0; i < nw; i++) {
+		if (i)
+			ASSERT(w[i - 1].at < w[i].at || (w[i - 1].at == w[i].at && w[i - 1].node <= w[i].node));
+		if (!w[i].flap) { /* the failures, in order, unchanged */
+			ASSERT(k < n && w[i].at == v[k].at && w[i].node == v[k].node && w[i].repair_s == v[k].repair_s);
+			k++;
+			nfail++;
+			continue;
+		}
+		ASSERT_EQ(w[i].repair_s, 600);
+		ASSERT_EQ(w[i].gpus, 0u);
+		if (flaky[w[i].node])
+			nf++;
+		else
+			nn++;
+	}
+	ASSERT_NEAR(nfail, (double)n, 0);
+	/* 486 x 6.5 = 3159 normal, 26 x 65 = 1690 flaky, as for failures */
+	ASSERT_NEAR(nn, 3159, 3159 * 0.06);
+	ASSERT_NEAR(nf, 1690, 1690 * 0.10);
+	fl.down_s = 0;
+	ASSERT_EQ(fw_failure_add_flaps(&m, &fl, 512, flaky, &w, &nw), FW_EINVAL);
+	fl.down_s = 600;
+	fl.rate_per_1000 = -1;
+	ASSERT_EQ(fw_failure_add_flaps(&m, &fl, 512, flaky, &w, &nw), FW_EINVAL);
+	free(v);
+	free(w);
+}
+
+/* A flap is the agent's NVLINK_DOWN: the aware run's node is suspect, not
+ * unhealthy, with no repair; two within the flap window hold it for the
+ * flap hold.  Both runs lose the node's job to each flap. */
+TEST(flap_is_transient_and_damped)
+{
+	struct fw_trace t;
+	struct fw_sim_failure f[] = { { 1000, 0, 600, 0, true }, { 20000, 0, 600, 0, true } };
+	struct run blind, aware;
+	struct fw_health_config c;
+
+	fw_health_config_default(&c);
+	memset(&t, 0, sizeof t);
+	add_job(&t, "gang", 0, 100000, 2);
+	ASSERT_OK(replay(&t, f, 2, false, &blind));
+	ASSERT_OK(replay(&t, f, 2, true, &aware));
+	ASSERT_EQ(blind.k.fail_hits[0], 2); /* the gang died at both flaps */
+	/* (the run ends after the hold, so the record is healthy again) */
+	ASSERT(aware.k.rec[0].state != FW_HEALTH_UNHEALTHY);
+	ASSERT(aware.k.suspect_node_ticks > 0);
+	ASSERT_EQ(aware.k.rec[0].strikes, 2);
+	ASSERT_EQ(aware.k.rec[0].until, 20000 + c.flap_hold_s);
+	ASSERT(aware.k.repair_at[0] == INT64_MIN); /* no repair pending */
+	/* the aware gang, 16 GPUs, waits out the probation after the first flap */
+	ASSERT_EQ(aware.k.fail_hits[0], 1);
+	done(&blind);
+	done(&aware);
+	fw_trace_free(&t);
+}
+
+TEST_MAIN(flaps_join_the_failures, flap_is_transient_and_damped, failure_rate_and_flaky_share, failure_list_deterministic_and_seeded,
 	  failure_restarts_from_checkpoint, aware_gang_waits_out_probation_blind_does_not,
 	  failure_history_and_replay_list, restart_cost_and_flaky_tally, history_lemon_steers_gang,
 	  silent_fault_blind_view, silent_fault_crash_loop,

@@ -499,7 +499,7 @@ TEST(cli_writes_json_csv_and_a_deterministic_report)
 TEST(metrics_of_a_replay_with_evictions_use_checkpoints_and_runs)
 {
 	const char text[] = "job_id,submission_time,duration,num_gpu\nA,0,5000,8\n";
-	struct fw_sim_failure fl[] = { { 4000, 0, 100, 0 }, { 5100, 0, 0, 0 } };
+	struct fw_sim_failure fl[] = { { 4000, 0, 100, 0, false }, { 5100, 0, 0, 0, false } };
 	struct fw_sim_scripted sc = { fl, 2, 0 };
 	struct fw_sim_failures src = { fw_sim_scripted_next, &sc };
 	struct fw_itp_trace t;

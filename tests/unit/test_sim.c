@@ -639,7 +639,7 @@ TEST(des_node_failure_requeues_its_job_until_the_repair)
 	fw_sim_result_free(&r);
 	fw_itp_free(&t);
 
-	struct fw_sim_failure fl[] = { { 300, X, 500, 0 } };
+	struct fw_sim_failure fl[] = { { 300, X, 500, 0, false } };
 	struct fw_sim_scripted sc = { fl, 1, 0 };
 	struct fw_sim_failures src = { fw_sim_scripted_next, &sc };
 	o.failures = &src;
@@ -731,7 +731,7 @@ TEST(des_gpu_failure_evicts_its_jobs_only_and_keeps_the_node)
 	struct fw_sim_result r;
 	struct gpu0_watch w = { 0, 0 };
 	struct fw_sim_hooks h = { watch_gpu0, &w, NULL, NULL };
-	struct fw_sim_failure fl[] = { { 300, 0, 500, 1u << 0 } };
+	struct fw_sim_failure fl[] = { { 300, 0, 500, 1u << 0, false } };
 	struct fw_sim_scripted sc = { fl, 1, 0 };
 	struct fw_sim_failures src = { fw_sim_scripted_next, &sc };
 
@@ -756,7 +756,7 @@ TEST(des_gpu_failure_evicts_its_jobs_only_and_keeps_the_node)
 	fw_itp_free(&t);
 
 	/* a GPU beyond the node's is refused */
-	struct fw_sim_failure bad[] = { { 300, 0, 500, 1u << 8 } };
+	struct fw_sim_failure bad[] = { { 300, 0, 500, 1u << 8, false } };
 	struct fw_sim_scripted sb = { bad, 1, 0 };
 	struct fw_sim_failures srcb = { fw_sim_scripted_next, &sb };
 	o.failures = &srcb;
@@ -780,7 +780,7 @@ TEST(des_on_evict_checkpoints_shorten_the_rerun)
 	struct fw_sim_opts o;
 	struct fw_itp_trace t;
 	struct fw_sim_result r;
-	struct fw_sim_failure fl[] = { { 4000, 0, 100, 0 }, { 5100, 0, 0, 0 } };
+	struct fw_sim_failure fl[] = { { 4000, 0, 100, 0, false }, { 5100, 0, 0, 0, false } };
 	struct fw_sim_scripted sc = { fl, 2, 0 };
 	struct fw_sim_failures src = { fw_sim_scripted_next, &sc };
 	const char *text = "job_id,submission_time,duration,num_gpu\nA,0,5000,8\n";
@@ -827,7 +827,7 @@ TEST(des_builtin_checkpoint_rule_keeps_whole_intervals)
 	struct fw_sim_opts o;
 	struct fw_itp_trace t;
 	struct fw_sim_result r;
-	struct fw_sim_failure fl[] = { { 4000, 0, 100, 0 }, { 5100, 0, 0, 0 } };
+	struct fw_sim_failure fl[] = { { 4000, 0, 100, 0, false }, { 5100, 0, 0, 0, false } };
 	const char *text = "job_id,submission_time,duration,num_gpu\nA,0,5000,8\n";
 	const int64_t S[3] = { 1800, 0, 1000 }, end[3] = { 6500, 10100, 5100 };
 	const int64_t evictions[3] = { 2, 2, 1 }, run1_end[3] = { 5100, 5100, 5100 };
@@ -988,8 +988,8 @@ TEST(des_failure_source_is_checked)
 	struct fw_sim_opts o;
 	struct fw_itp_trace t;
 	struct fw_sim_result r;
-	struct fw_sim_failure bad_node[] = { { 10, 2, 5, 0 } };
-	struct fw_sim_failure backwards[] = { { 10, 0, 5, 0 }, { 5, 1, 5, 0 } };
+	struct fw_sim_failure bad_node[] = { { 10, 2, 5, 0, false } };
+	struct fw_sim_failure backwards[] = { { 10, 0, 5, 0, false }, { 5, 1, 5, 0, false } };
 	struct fw_sim_scripted sc = { bad_node, 1, 0 };
 	struct fw_sim_failures src = { fw_sim_scripted_next, &sc };
 
