@@ -129,6 +129,22 @@ static void done(struct run *x)
 	fw_health_tracker_free(&x->k);
 }
 
+/* One 2-node gang (16 GPUs) submitted at `submit`, running dur s, replayed
+ * health-blind and health-aware with the failures f. */
+static int gang_both(struct fw_trace *t, int64_t submit, int64_t dur, const struct fw_sim_failure *f,
+		     size_t nf, struct run *blind, struct run *aware)
+{
+	int rc;
+
+	memset(t, 0, sizeof *t);
+	add_job(t, "gang", submit, dur, 2);
+	if ((rc = replay(t, f, nf, false, blind)) != FW_OK)
+		return rc;
+	if ((rc = replay(t, f, nf, true, aware)) != FW_OK)
+		done(blind);
+	return rc;
+}
+
 TEST(failure_restarts_from_checkpoint)
 {
 	struct fw_trace t;
@@ -494,10 +510,7 @@ TEST(gpu_failure_keeps_the_node_then_probation)
 	struct fw_health_config c;
 
 	fw_health_config_default(&c);
-	memset(&t, 0, sizeof t);
-	add_job(&t, "gang", 1200, 3600, 2);
-	ASSERT_OK(replay(&t, f, 1, false, &blind));
-	ASSERT_OK(replay(&t, f, 1, true, &aware));
+	ASSERT_OK(gang_both(&t, 1200, 3600, f, 1, &blind, &aware));
 	ASSERT_EQ(blind.r.start[0], 1200);
 	ASSERT(aware.r.start[0] >= 700 + c.probation_s && aware.r.start[0] < 700 + c.probation_s + 60);
 	ASSERT_EQ(aware.k.rec[0].strikes, 0);             /* the node's own record is clean */
@@ -586,10 +599,7 @@ TEST(flap_is_transient_and_damped)
 	struct fw_health_config c;
 
 	fw_health_config_default(&c);
-	memset(&t, 0, sizeof t);
-	add_job(&t, "gang", 0, 100000, 2);
-	ASSERT_OK(replay(&t, f, 2, false, &blind));
-	ASSERT_OK(replay(&t, f, 2, true, &aware));
+	ASSERT_OK(gang_both(&t, 0, 100000, f, 2, &blind, &aware));
 	ASSERT_EQ(blind.k.fail_hits[0], 2); /* the gang died at both flaps */
 	/* (the run ends after the hold, so the record is healthy again) */
 	ASSERT(aware.k.rec[0].state != FW_HEALTH_UNHEALTHY);
