@@ -119,7 +119,7 @@ static void usage(FILE *f)
 		"\n"
 		"The document is written to FILE.tmp and renamed to FILE when whole.  On a\n"
 		"terminal a progress bar counts the replay pairs; otherwise each pair\n"
-		"prints a line on stderr.  The whole document takes about 10 minutes on 2\n"
+		"prints a line on stderr.  The whole document takes about 11 minutes on 2\n"
 		"cores.\n");
 }
 
