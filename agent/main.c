@@ -49,6 +49,7 @@ struct opts {
 	long interval_s;
 	long count;
 	long nvlinks;
+	struct fw_health_config health; /* --probation, --flap-*: the damping */
 	bool pretty;
 	bool quiet;
 	struct fw_agent_server server; /* url NULL: print only */
@@ -69,6 +70,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: fairway-agent [--watch [--interval S] [--count N]] [--wait MS]\n"
 		"                     [--nvml PATH] [--nvlinks N] [--node NAME] [--pretty]\n"
+		"                     [--probation S] [--flap-threshold N --flap-window S --flap-hold S]\n"
 		"                     [--server URL --token-file FILE [--quiet]]\n"
 		"       fairway-agent --assess REPORT.json\n"
 		"\n"
@@ -113,6 +115,13 @@ static void usage(FILE *f)
 		"  --nvlinks N    every GPU has links 0..N-1 up (e.g. 18 on HGX H100/H200);\n"
 		"                 fewer is a fault even when every GPU lost them at once\n"
 		"                 (default 0: learn from the node's GPUs and earlier reports)\n"
+		"  --probation S  seconds a GPU stays suspect after a fault or a repair\n"
+		"                 (default 21600, 6 h)\n"
+		"  --flap-threshold N, --flap-window S, --flap-hold S\n"
+		"                 damping: N faults within S seconds (default 2 in 7 days)\n"
+		"                 hold the GPU suspect for the flap hold instead (default\n"
+		"                 3 days); a fleet with many flapping links may want less\n"
+		"                 (docs/results-health.md, \"NVLink flaps\")\n"
 		"  --node NAME    the node name in the report (default: the host name)\n"
 		"  --pretty       indented JSON\n"
 		"  --server URL   also send each report to the daemon at URL\n"
@@ -174,10 +183,11 @@ static int check_server(struct opts *o)
 
 static int parse(int argc, char **argv, struct opts *o)
 {
-	long x = -1;
+	long x = -1, y = 0;
 	int rc = 0;
 
 	memset(o, 0, sizeof *o);
+	fw_health_config_default(&o->health);
 	o->interval_s = 60;
 	o->wait_ms = 500;
 	if (gethostname(o->node, sizeof o->node - 1) != 0)
@@ -209,6 +219,14 @@ static int parse(int argc, char **argv, struct opts *o)
 			rc = number(a, v, 1, 1000000000, &o->count), i++;
 		} else if (!strcmp(a, "--nvlinks")) {
 			rc = number(a, v, 0, NVML_NVLINK_MAX_LINKS, &o->nvlinks), i++;
+		} else if (!strcmp(a, "--probation")) {
+			rc = number(a, v, 1, 365 * 86400L, &y), o->health.probation_s = y, i++;
+		} else if (!strcmp(a, "--flap-window")) {
+			rc = number(a, v, 1, 365 * 86400L, &y), o->health.flap_window_s = y, i++;
+		} else if (!strcmp(a, "--flap-hold")) {
+			rc = number(a, v, 1, 365 * 86400L, &y), o->health.flap_hold_s = y, i++;
+		} else if (!strcmp(a, "--flap-threshold")) {
+			rc = number(a, v, 1, 100, &y), o->health.flap_threshold = (int32_t)y, i++;
 		} else if (!strcmp(a, "--wait")) {
 			rc = number(a, v, 0, 3600000, &x), i++;
 			o->wait_ms = (unsigned)x;
@@ -254,7 +272,7 @@ static int assess(const struct opts *o)
 		return 1;
 	}
 	json_decref(j);
-	fw_health_config_default(&c);
+	c = o->health;
 	fw_health_rec_init(&node);
 	for (int i = 0; i < FW_AGENT_MAX_GPUS; i++)
 		fw_health_rec_init(&gpu[i]);
@@ -333,7 +351,7 @@ static int run(const struct opts *o, struct fw_nvml *n)
 	unsigned count = 0;
 	int rc = 0;
 
-	fw_health_config_default(&c);
+	c = o->health;
 	fw_health_rec_init(&node);
 	for (int i = 0; i < FW_AGENT_MAX_GPUS; i++)
 		fw_health_rec_init(&gpu[i]);

@@ -137,6 +137,23 @@ assert all(x["health"] == "suspect" for x in g), [x["health"] for x in g]
 assert all(x["suspect_until"] == r[0]["time"] + 6 * 3600 for x in g), [x["suspect_until"] - r[0]["time"] for x in g]
 PY
 
+# 9b''. the damping is the operator's to set: --probation for one fault,
+# --flap-hold once --flap-threshold faults fall within --flap-window
+FAKE_NVML_XID=1:62 "$AGENT" --nvml "$FAKE" --probation 600 >"$T/out" 2>"$T/err"
+python3 - "$T/out" <<'PY' && ok probation_flag || bad probation_flag "$(cat "$T/out" "$T/err")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["gpus"][1]["suspect_until"] == r["time"] + 600, r["gpus"][1]
+PY
+FAKE_NVML_XID=1:62,1:62 "$AGENT" --nvml "$FAKE" --flap-hold 900 --flap-window 3600 --flap-threshold 2 >"$T/out" 2>"$T/err"
+python3 - "$T/out" <<'PY' && ok flap_hold_flags || bad flap_hold_flags "$(cat "$T/out" "$T/err")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["gpus"][1]["suspect_until"] == r["time"] + 900, r["gpus"][1]
+PY
+"$AGENT" --nvml "$FAKE" --probation 0 >"$T/out" 2>&1
+[ $? -eq 2 ] && has probation_range "$T/out" "--probation needs a whole number from 1 to" || bad probation_range "not exit 2"
+
 # 9c. GPUs NVML cannot open do not end the report: one fallen off the bus
 # (GPU_IS_LOST) is bad, also for --assess; one this process may not open
 # (another container's) is listed as unread and not judged
