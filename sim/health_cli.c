@@ -430,6 +430,12 @@ static struct means means_of(const struct pair *p, int n)
 	return x;
 }
 
+/* GPU-hours lost to failures, aware against blind, in percent. */
+static double lost_change(const struct means *m)
+{
+	return m->lost_b > 0 ? 100.0 * (m->lost_a / m->lost_b - 1) : 0;
+}
+
 static const char *met(bool ok)
 {
 	return ok ? "**met**" : "**not met**";
@@ -438,7 +444,7 @@ static const char *met(bool ok)
 static void acceptance_llm(FILE *f, const struct pair *p, int n)
 {
 	struct means x = means_of(p, n);
-	double d_ettr = 100.0 * (x.ettr_a - x.ettr_b), d_lost = x.lost_b > 0 ? 100.0 * (x.lost_a / x.lost_b - 1) : 0;
+	double d_ettr = 100.0 * (x.ettr_a - x.ettr_b), d_lost = lost_change(&x);
 	double d_occ = 100.0 * (x.occ_a - x.occ_b);
 
 	fprintf(f, "Means over the %d seeds (pre-training jobs hold %.0f%% of the offered GPU time):\n\n", n,
@@ -613,7 +619,7 @@ static int sensitivity(FILE *f, const struct cli *c)
 			return FW_EIO;
 		fprintf(f, "| %s | %.4f | %.4f | %+.2f pp | %.0f | %.0f | %+.1f%% | %+.2f pp |\n", w->what, m.ettr_b,
 			m.ettr_a, 100.0 * (m.ettr_a - m.ettr_b), m.lost_b, m.lost_a,
-			m.lost_b > 0 ? 100.0 * (m.lost_a / m.lost_b - 1) : 0, 100.0 * (m.occ_a - m.occ_b));
+			lost_change(&m), 100.0 * (m.occ_a - m.occ_b));
 	}
 	return FW_OK;
 }
@@ -664,7 +670,7 @@ static int silent_faults(FILE *f, const struct cli *c)
 			   "| %.4f | %+.2f pp | %.2f | %.0f |\n",
 			100.0 * x.silent.fraction, (double)x.silent.detect_s / 60.0, m.ettr_b, m.ettr_a,
 			100.0 * (m.ettr_a - m.ettr_b), m.fpj_b, m.fpj_a, m.lost_b, m.lost_a,
-			m.lost_b > 0 ? 100.0 * (m.lost_a / m.lost_b - 1) : 0, 100.0 * (m.occ_a - m.occ_b), m.ettr_n,
+			lost_change(&m), 100.0 * (m.occ_a - m.occ_b), m.ettr_n,
 			100.0 * (m.ettr_n - m.ettr_b), m.fpj_n, m.lost_n);
 	}
 	return FW_OK;
@@ -706,7 +712,7 @@ static int gpu_faults(FILE *f, const struct cli *c)
 		fprintf(f, "| %.0f%% | %.1f h | %.4f | %.4f | %+.2f pp | %.0f | %.0f | %+.1f%% | %.2f%% | %.2f%% | %+.2f pp |\n",
 			100.0 * x.gpu.fraction, (double)(x.gpu.repair_s ? x.gpu.repair_s : c->fail.repair_s) / 3600.0,
 			m.ettr_b, m.ettr_a, 100.0 * (m.ettr_a - m.ettr_b), m.lost_b, m.lost_a,
-			m.lost_b > 0 ? 100.0 * (m.lost_a / m.lost_b - 1) : 0, 100.0 * m.occ_b, 100.0 * m.occ_a,
+			lost_change(&m), 100.0 * m.occ_b, 100.0 * m.occ_a,
 			100.0 * (m.occ_a - m.occ_b));
 	}
 	return FW_OK;
@@ -744,7 +750,7 @@ static int flaps(FILE *f, const struct cli *c)
 			return FW_EIO;
 		fprintf(f, "| %.1f | %.4f | %.4f | %+.2f pp | %.2f | %.2f | %.0f | %.0f | %+.1f%% | %+.2f pp |\n",
 			flap_rates[r], m.ettr_b, m.ettr_a, 100.0 * (m.ettr_a - m.ettr_b), m.fpj_b, m.fpj_a, m.lost_b,
-			m.lost_a, m.lost_b > 0 ? 100.0 * (m.lost_a / m.lost_b - 1) : 0, 100.0 * (m.occ_a - m.occ_b));
+			m.lost_a, lost_change(&m), 100.0 * (m.occ_a - m.occ_b));
 	}
 	return FW_OK;
 }
@@ -777,7 +783,7 @@ static int holdout(FILE *f, const struct cli *c)
 		   "One seed's change in lost GPU-hours varies a lot: %.1f%% +- %.1f%% (mean +- standard\n"
 		   "deviation over these seeds), so a mean over 5 seeds is known to about +-%.0f%%.\n\n",
 		c->seeds + 1, c->seeds + c->holdout, c->holdout, m.ettr_b, m.ettr_a, 100.0 * (m.ettr_a - m.ettr_b),
-		m.lost_b, m.lost_a, m.lost_b > 0 ? 100.0 * (m.lost_a / m.lost_b - 1) : 0, 100.0 * m.occ_b,
+		m.lost_b, m.lost_a, lost_change(&m), 100.0 * m.occ_b,
 		100.0 * m.occ_a, 100.0 * (m.occ_a - m.occ_b), mean, sd, sd / sqrt(5.0));
 	free(p);
 	return FW_OK;
