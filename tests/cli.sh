@@ -35,6 +35,21 @@ expect "plan-bad-now" 2 "not a whole number" "$FW" plan --now soon
 expect "plan-missing-file" 2 "does-not-exist.yaml" "$FW" plan --config does-not-exist.yaml
 expect "plan-default-runs" 0 "STARTED" "$FW" plan
 expect "policies" 0 "fifo" "$FW" policies
+expect "policies-unknown-flag-after-json" 2 "unknown option '--bogus'" "$FW" policies --json --bogus
+# The API client checks every word before it sends anything: these fail
+# with exit 2 and no server running (a flag it ignored would reach curl).
+expect "client-unknown-flag" 2 "unknown option '--bogus' for \`fairway queues list\`" "$FW" queues --bogus
+expect "client-unknown-flag-submit" 2 "unknown option '--gpu' for \`fairway jobs submit\`" \
+	"$FW" jobs submit --queue q --gpu 8
+expect "client-missing-value" 2 "--gpus needs a value" "$FW" jobs submit --queue q --gpus
+expect "client-server-missing-value" 2 "--server needs a value" "$FW" plan --server
+expect "client-extra-word" 2 "unexpected argument 'b' after jobs why" "$FW" jobs why a b
+expect "client-no-subcommands" 2 "unexpected argument 'x'" "$FW" fairshare x
+expect "client-unknown-subcommand" 2 "unknown subcommand 'frob'" "$FW" nodes frob
+expect "client-subcommand-after-flags" 2 "'submit' goes before its flags" "$FW" jobs --state running submit
+expect "client-flag-of-another-subcommand" 2 "unknown option '--reason' for \`fairway jobs cancel\`" \
+	"$FW" jobs cancel j1 --reason x
+expect "client-bad-gpus" 2 "--bad-gpus '1,x': expected GPU indices" "$FW" nodes health n1 --unhealthy --bad-gpus 1,x
 expect "serve-help-backend-opt" 0 "--backend-opt K=V" "$FW" serve --help
 expect "serve-backend-opt-not-kv" 2 "--backend-opt 'conf': expected KEY=VALUE" "$FW" serve --backend-opt conf
 SERVE_TMP=$(mktemp -d)

@@ -23,8 +23,10 @@
 struct opts {
 	const char *server, *token_file, *cmd;
 	bool json;
-	int argc;             /* what remains after the common flags */
+	int argc;             /* the command's own flags, with their values */
 	char **argv;
+	int npos;             /* the positional words: subcommand, NAME */
+	char **pos;
 };
 
 struct reply {
@@ -169,9 +171,10 @@ static void when(char *buf, size_t n, json_t *t)
 }
 
 /* --- argument helpers --------------------------------------------------------------- */
+/* o->argv holds (flag, value) pairs, value NULL for a bare flag (check_args). */
 static const char *flag(struct opts *o, const char *name)
 {
-	for (int i = 0; i + 1 < o->argc; i++)
+	for (int i = 0; i + 1 < o->argc; i += 2)
 		if (!strcmp(o->argv[i], name))
 			return o->argv[i + 1];
 	return NULL;
@@ -179,7 +182,7 @@ static const char *flag(struct opts *o, const char *name)
 
 static bool has(struct opts *o, const char *name)
 {
-	for (int i = 0; i < o->argc; i++)
+	for (int i = 0; i + 1 < o->argc; i += 2)
 		if (!strcmp(o->argv[i], name))
 			return true;
 	return false;
@@ -187,7 +190,7 @@ static bool has(struct opts *o, const char *name)
 
 static const char *arg(struct opts *o, int k)
 {
-	return k < o->argc ? o->argv[k] : NULL;
+	return k < o->npos ? o->pos[k] : NULL;
 }
 
 static int need(struct opts *o, const char *what, const char *v)
@@ -453,7 +456,7 @@ static json_t *job_body(struct opts *o, int *rc)
 
 static int cmd_jobs(struct opts *o)
 {
-	const char *sub = arg(o, 0) && arg(o, 0)[0] != '-' ? arg(o, 0) : "list", *name = arg(o, 1);
+	const char *sub = arg(o, 0) ? arg(o, 0) : "list", *name = arg(o, 1);
 	char path[256];
 	json_t *r = NULL, *body;
 	int rc;
@@ -557,8 +560,17 @@ static int cmd_nodes(struct opts *o)
 		if (flag(o, "--bad-gpus")) {
 			json_t *a = json_array();
 			char *dup = strdup(flag(o, "--bad-gpus")), *save = NULL;
-			for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save))
-				json_array_append_new(a, json_integer(atoi(t)));
+			for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+				char *end;
+				long g = strtol(t, &end, 10);
+				if (*end || end == t || g < 0 || g > 255) {
+					rc = fw_cli_usage_error(o->cmd, "--bad-gpus '%s': expected GPU indices 0..255, "
+								"comma-separated, e.g. 0,3", flag(o, "--bad-gpus"));
+					free(dup), json_decref(a), json_decref(b);
+					return rc;
+				}
+				json_array_append_new(a, json_integer(g));
+			}
 			free(dup);
 			json_object_set_new(b, "badGpus", a);
 		}
@@ -724,27 +736,135 @@ static const char client_usage[] =
 	"  fairway reservations create --kind maintenance --nodes h100-000,h100-001 --start +1h --end +3h --reason 'BIOS update'\n"
 	"  fairway nodes health h100-003 --unhealthy --reason 'XID 79' --bad-gpus 5\n";
 
-int fw_cmd_client(const char *what, int argc, char **argv)
+/* --- argument check ---------------------------------------------------------------------------- */
+/* What each command and subcommand accepts: how many NAME words follow the
+ * subcommand, the flags that take a value, and the bare ones.  Every word
+ * on the line must fit its row before anything is sent, so a typo is an
+ * error rather than a flag silently ignored. */
+#define QUEUE_FLAGS " --parent --deserved-gpus --limit-gpus --weight --priority --min-runtime --file "
+#define JOB_FLAGS                                                                                               \
+	" --queue --name --user --required-level --runtime --priority --exit-code --count --gpus --cpu --memory " \
+	"--gpu-model --file "
+static const struct spec {
+	const char *cmd, *sub; /* sub NULL: the command has no subcommands */
+	int names;             /* NAME words after the subcommand */
+	const char *valued, *bare;
+} specs[] = {
+	{ "queues", "list", 0, "", "" },
+	{ "queues", "show", 1, "", "" },
+	{ "queues", "delete", 1, "", "" },
+	{ "queues", "set", 1, QUEUE_FLAGS, "" },
+	{ "queues", "create", 1, QUEUE_FLAGS, "" },
+	{ "jobs", "list", 0, " --state ", "" },
+	{ "jobs", "submit", 0, JOB_FLAGS, "" },
+	{ "jobs", "show", 1, "", "" },
+	{ "jobs", "why", 1, "", "" },
+	{ "jobs", "cancel", 1, "", "" },
+	{ "nodes", "list", 0, "", "" },
+	{ "nodes", "show", 1, "", "" },
+	{ "nodes", "health", 1, " --reason --bad-gpus ", " --healthy --unhealthy " },
+	{ "reservations", "list", 0, "", "" },
+	{ "reservations", "create", 0, " --kind --nodes --queue --job --reason --id --start --end ", "" },
+	{ "reservations", "show", 1, "", "" },
+	{ "reservations", "delete", 1, "", "" },
+	{ "fairshare", NULL, 0, "", "" },
+	{ "plan", NULL, 0, "", "" },
+};
+
+static bool listed(const char *set, const char *word)
 {
-	static char *rest[256];
-	struct opts o = { getenv("FAIRWAY_SERVER") ? getenv("FAIRWAY_SERVER") : "http://127.0.0.1:8642",
-			  getenv("FAIRWAY_TOKEN_FILE") ? getenv("FAIRWAY_TOKEN_FILE") : "fairway-state/token", what, false,
-			  0, rest };
+	char key[64];
+	if (strlen(word) + 3 > sizeof key)
+		return false;
+	snprintf(key, sizeof key, " %s ", word);
+	return strstr(set, key) != NULL;
+}
+
+/* The row for CMD SUB; for a command without subcommands, its only row. */
+static const struct spec *find_spec(const char *cmd, const char *sub)
+{
+	for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++)
+		if (!strcmp(specs[i].cmd, cmd) && (!specs[i].sub || (sub && !strcmp(specs[i].sub, sub))))
+			return &specs[i];
+	return NULL;
+}
+
+/* One positional word: the subcommand, then its NAMEs. */
+static int take_word(struct opts *o, const struct spec **sp, bool implicit, char *w)
+{
+	if (*sp && !(*sp)->sub)
+		return fw_cli_usage_error(o->cmd, "unexpected argument '%s' (`fairway %s` takes only flags)", w, o->cmd);
+	if (o->npos == 0 && (!*sp || implicit)) {
+		const struct spec *s = find_spec(o->cmd, w);
+		if (!s)
+			return fw_cli_usage_error(o->cmd, "unknown subcommand '%s'", w);
+		if (implicit && strcmp(w, "list"))
+			return fw_cli_usage_error(o->cmd, "'%s' goes before its flags: fairway %s %s [flags]", w, o->cmd, w);
+		*sp = s;
+	} else if (o->npos > (*sp)->names)
+		return fw_cli_usage_error(o->cmd, "unexpected argument '%s' after %s %s", w, o->cmd, (*sp)->sub);
+	o->pos[o->npos++] = w;
+	return 0;
+}
+
+/* Split the words left after the common flags into positionals and the
+ * command's own flags, stored as (name, value) pairs, value NULL for a bare
+ * flag; 2 with a message when a word does not belong. */
+static int check_args(struct opts *o, char **words, int n)
+{
+	const struct spec *sp = find_spec(o->cmd, NULL);
+	bool implicit = false;
 	int rc;
 
-	for (int i = 1; i < argc && o.argc < 255; i++) {
+	for (int i = 0; i < n; i++) {
+		char *w = words[i];
+		if (!(w[0] == '-' && w[1])) {
+			if ((rc = take_word(o, &sp, implicit, w)))
+				return rc;
+			implicit = false;
+			continue;
+		}
+		if (!sp) /* flags before the subcommand: the default "list" */
+			sp = find_spec(o->cmd, "list"), implicit = true;
+		bool valued = listed(sp->valued, w);
+		if (!valued && !listed(sp->bare, w))
+			return fw_cli_usage_error(o->cmd, "unknown option '%s' for `fairway %s%s%s`", w, o->cmd,
+						  sp->sub ? " " : "", sp->sub ? sp->sub : "");
+		if (valued && i + 1 >= n)
+			return fw_cli_usage_error(o->cmd, "%s needs a value", w);
+		o->argv[o->argc++] = w;
+		o->argv[o->argc++] = valued ? words[++i] : NULL;
+	}
+	return 0;
+}
+
+int fw_cmd_client(const char *what, int argc, char **argv)
+{
+	static char *words[256], *flags[512], *pos[256];
+	struct opts o = { getenv("FAIRWAY_SERVER") ? getenv("FAIRWAY_SERVER") : "http://127.0.0.1:8642",
+			  getenv("FAIRWAY_TOKEN_FILE") ? getenv("FAIRWAY_TOKEN_FILE") : "fairway-state/token", what, false,
+			  0, flags, 0, pos };
+	int rc, n = 0;
+
+	if (argc > 255)
+		return fw_cli_usage_error(what, "too many arguments (%d)", argc - 1);
+	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			fputs(client_usage, stdout);
 			return 0;
 		} else if (!strcmp(argv[i], "--json")) {
 			o.json = true;
-		} else if ((!strcmp(argv[i], "--server") || !strcmp(argv[i], "--token-file")) && i + 1 < argc) {
+		} else if (!strcmp(argv[i], "--server") || !strcmp(argv[i], "--token-file")) {
+			if (i + 1 >= argc)
+				return fw_cli_usage_error(what, "%s needs a value", argv[i]);
 			*(!strcmp(argv[i], "--server") ? &o.server : &o.token_file) = argv[i + 1];
 			i++;
 		} else {
-			rest[o.argc++] = argv[i];
+			words[n++] = argv[i];
 		}
 	}
+	if ((rc = check_args(&o, words, n)))
+		return rc;
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	if (!strcmp(what, "queues"))
 		rc = cmd_queues(&o);

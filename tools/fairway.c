@@ -54,14 +54,16 @@ int fw_cli_usage_error(const char *cmd, const char *fmt, ...)
 int fw_cmd_policies(int argc, char **argv)
 {
 	const struct fw_policy_ops *const *l = fw_policy_list();
-	bool json = argc > 1 && !strcmp(argv[1], "--json");
+	bool json = false;
 
-	if (argc > 1 && !json) {
-		if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json")) {
+			json = true;
+		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			puts("usage: fairway policies [--json]\n\nList the registered scheduling policies.");
 			return 0;
-		}
-		return fw_cli_usage_error("policies", "unknown option '%s'", argv[1]);
+		} else
+			return fw_cli_usage_error("policies", "unknown option '%s'", argv[i]);
 	}
 	if (json) {
 		json_t *a = json_array();
