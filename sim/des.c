@@ -420,6 +420,8 @@ static int sim_init(struct sim *m, const struct fw_teams *teams)
 		return FW_ENOMEM;
 	if (m->o->lemon_gang_gpus > 0)
 		m->s->config.lemon_gang_gpus = m->o->lemon_gang_gpus;
+	m->s->config.starve_after_s = m->o->starve_after_s;
+	m->s->config.backfill_conservative = m->o->backfill_conservative;
 	fw_arena_init(&m->arena, (size_t)4 << 20);
 	if ((rc = add_nodes(m->s, m->o)) != FW_OK || (rc = init_capacity(m)) != FW_OK ||
 	    (rc = add_queues(m, teams, m->free_gpus)) != FW_OK)
@@ -1367,6 +1369,14 @@ static const char usage_text[] =
 	"                      their fair share, and preempt by priority\n"
 	"  --min-runtime S     a running job is not evicted before it has run S\n"
 	"                      seconds since its latest start (default 0)\n"
+	"  --starve-after S    under fairway, a gang that has waited S seconds is\n"
+	"                      tried before the fair-share order, oldest first,\n"
+	"                      and starts or earns a reservation (YAML\n"
+	"                      scheduler.starveAfter; default 86400; 0: off);\n"
+	"                      fifo, slurm and kai have no such pass\n"
+	"  --backfill MODE     'easy' (default: reservations for the policy's\n"
+	"                      first blocked jobs) or 'conservative' (for every\n"
+	"                      blocked job; YAML scheduler.backfill)\n"
 	"  --checkpoint S      an evicted job keeps its progress up to its last\n"
 	"                      checkpoint, every S seconds (default 1800);\n"
 	"                      0: it restarts from scratch\n"
@@ -1565,7 +1575,8 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 		"--format", "--json", "--log", "--teams", "--nodes", "--policies", "--tick",
 		"--racks", "--csv", "--report", "--blocks", "--fleet", "--fleet-openb",
 		"--topo", "--nodes-from-topo", "--verbose", "--checkpoint", "--preemptible",
-		"--min-runtime", "--failures", "--flaky", "--repair", "--failure-seed", NULL };
+		"--min-runtime", "--failures", "--flaky", "--repair", "--failure-seed", "--starve-after",
+		"--backfill", NULL };
 	int i = 0;
 
 	while (known[i] && strcmp(known[i], f))
@@ -1610,7 +1621,14 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 	else if (!strcmp(f, "--min-runtime"))
 		return !strcmp(v, "0") ? (c->o.min_runtime_s = 0, 0)
 		       : (rc = set_number(f, v, 31536000, &x)) ? rc : (c->o.min_runtime_s = x, 0);
-	else if (!strcmp(f, "--racks"))
+	else if (!strcmp(f, "--starve-after"))
+		return !strcmp(v, "0") ? (c->o.starve_after_s = -1, 0)
+		       : (rc = set_number(f, v, 31536000, &x)) ? rc : (c->o.starve_after_s = x, 0);
+	else if (!strcmp(f, "--backfill")) {
+		if (strcmp(v, "easy") && strcmp(v, "conservative"))
+			return usage_error("--backfill '%s': use easy or conservative", v);
+		c->o.backfill_conservative = !strcmp(v, "conservative");
+	} else if (!strcmp(f, "--racks"))
 		return (rc = set_number(f, v, 100000, &x)) ? rc : (c->o.nodes_per_rack = (int32_t)x, 0);
 	else
 		return usage_error("unknown option '%s'", f);
@@ -1795,6 +1813,10 @@ static json_t *run_json(const struct cli *c, const struct fw_itp_trace *t,
 	json_object_set_new(o, "checkpoint_s", json_integer(c->checkpoint_s));
 	json_object_set_new(o, "preemptible", json_boolean(c->o.preemptible));
 	json_object_set_new(o, "min_runtime_s", json_integer(c->o.min_runtime_s));
+	/* null: each policy's own starvation age; 0: off */
+	json_object_set_new(o, "starve_after_s", !c->o.starve_after_s ? json_null() :
+				  json_integer(c->o.starve_after_s < 0 ? 0 : c->o.starve_after_s));
+	json_object_set_new(o, "backfill", json_string(c->o.backfill_conservative ? "conservative" : "easy"));
 	json_object_set_new(o, "teams", json_string(teams->source));
 	if (c->fail.rate_per_1000 > 0)
 		json_object_set_new(o, "failure_model",

@@ -180,6 +180,9 @@ struct fw_sim_opts {
 				  * (fw_queue.min_runtime_s); 0 = none */
 	int32_t lemon_gang_gpus; /* fw_sched_config.lemon_gang_gpus; 0 = its
 				  * default */
+	int64_t starve_after_s;  /* fw_sched_config.starve_after_s: 0 = each
+				  * policy's own, > 0 this age, < 0 off */
+	bool backfill_conservative; /* fw_sched_config.backfill_conservative */
 };
 
 void fw_sim_opts_default(struct fw_sim_opts *o); /* fairway, 13x8, 60 s */

@@ -97,6 +97,31 @@ expect "sim-run-skip-bad-rows-counts" 0 "skipped 1 bad rows" \
 expect "sim-run-synthetic-summary" 0 "summary (* = best)" \
 	"$FW" sim run --trace synthetic:3 --nodes 13x8 --policies fifo,kai --tick 600
 expect "sim-run-bad-synthetic-seed" 1 "synthetic:SEED" "$FW" sim run --trace synthetic:abc
+# --starve-after and --backfill reach the engine: with fairway's starvation
+# pass off the gangs' p95 wait grows; conservative backfill changes slurm's
+# replay (EASY reserves for one job); bad values are refused.
+expect "sim-run-bad-starve-after" 2 "--starve-after '-3'" "$FW" sim run --trace x --starve-after -3
+expect "sim-run-bad-backfill" 2 "--backfill 'yes': use easy or conservative" "$FW" sim run --trace x --backfill yes
+SV=$(mktemp -d)
+for v in default off; do
+	extra=(); [ $v = off ] && extra=(--starve-after 0)
+	"$FW" sim run --trace synthetic:3 --nodes 13x8 --policies fairway --tick 600 "${extra[@]}" \
+		--json "$SV/$v.json" >/dev/null 2>&1
+done
+"$FW" sim run --trace synthetic:3 --nodes 13x8 --policies slurm --tick 600 --backfill conservative \
+	--json "$SV/cons.json" >/dev/null 2>&1
+"$FW" sim run --trace synthetic:3 --nodes 13x8 --policies slurm --tick 600 --json "$SV/easy.json" >/dev/null 2>&1
+if python3 - "$SV" <<'PY'
+import json, sys
+d = {k: json.load(open("%s/%s.json" % (sys.argv[1], k))) for k in ("default", "off", "cons", "easy")}
+p95 = lambda k: d[k]["policies"][0]["by_gpus"]["9+"]["time_to_start_s"]["p95"]
+assert d["default"]["starve_after_s"] is None and d["off"]["starve_after_s"] == 0, "starve_after_s echoed"
+assert p95("off") > 2 * p95("default"), (p95("off"), p95("default"))
+assert d["cons"]["backfill"] == "conservative" and d["easy"]["backfill"] == "easy"
+assert d["cons"]["policies"][0]["jct_mean_s"] != d["easy"]["policies"][0]["jct_mean_s"], "backfill mode ignored"
+PY
+then ok "sim-run-starve-after-and-backfill-reach-the-engine"; else bad "sim-run-starve-after-and-backfill-reach-the-engine"; fi
+rm -rf "$SV"
 # node failures: bad values, shaping flags without a rate, and a run where
 # every policy meets failures from the same list (each up to its own end)
 expect "sim-run-bad-failures" 2 "--failures '-1': expected a number from 0 to 100000" \
