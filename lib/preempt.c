@@ -25,12 +25,14 @@
  *   - or (preemption, reason PREEMPTED) v is in p's leaf queue with a lower
  *     priority than p.
  *
- * Least lost work.  Work since the last checkpoint is unknown to the core,
- * so the proxy is now - start_time (the work a job loses when it has no
- * checkpoint).  Candidates are walked in (work, GPUs, job index)
- * ascending order; each eligible one is evicted, whole gang, on the
- * cycle's node state (fw__resv_release) until the preemptor fits (a dry
- * fw__place_job).  Then the set is pruned: from the most work to the
+ * Least lost work.  A job's work is what an eviction now throws away: the
+ * run since its last checkpoint, (now - start_time) mod checkpoint_s, for
+ * a job that declares its interval (fw_job.checkpoint_s), else the whole
+ * run, now - start_time.  So a job that has just saved is a cheaper victim
+ * than one that started 20 minutes ago.  Candidates are walked in (work,
+ * GPUs, job index) ascending order; each eligible one is evicted, whole
+ * gang, on the cycle's node state (fw__resv_release) until the preemptor
+ * fits (a dry fw__place_job).  Then the set is pruned: from the most work to the
  * least, a victim whose return still leaves room for the preemptor is
  * given back.  The result is minimal (no victim can be spared) and the
  * spared ones are the costliest; it approximates "the fewest GPUs that
@@ -61,7 +63,7 @@
 #define MAX_PROBES 8 /* placement searches per preemptor while gathering */
 
 struct cand {
-	int64_t work;   /* now - start_time */
+	int64_t work;   /* lost_work(): the run since its last checkpoint */
 	int64_t gpus;
 	int32_t job;
 };
@@ -227,6 +229,15 @@ static int cand_cmp(const void *a, const void *b)
 	return (u->job > v->job) - (u->job < v->job);
 }
 
+/* The work an eviction at now throws away: the run since its last
+ * checkpoint, or the whole run when the job declares none. */
+static int64_t lost_work(const struct fw_job *j, fw_time now)
+{
+	int64_t ran = now - j->start_time;
+
+	return j->checkpoint_s > 0 && ran > 0 ? ran % j->checkpoint_s : ran;
+}
+
 /* Running, preemptible jobs past their protection, cheapest first. */
 static int build_cands(struct rc *x)
 {
@@ -243,7 +254,7 @@ static int build_cands(struct rc *x)
 			continue;
 		if (x->starve_after > 0 && job->start_time - job->submit_time >= x->starve_after)
 			continue; /* it waited its turn as a starving job */
-		x->cand[x->ncand++] = (struct cand){ s->now - job->start_time, fw_job_gpus(job), j };
+		x->cand[x->ncand++] = (struct cand){ lost_work(job, s->now), fw_job_gpus(job), j };
 	}
 	if (x->ncand > 1)
 		qsort(x->cand, (size_t)x->ncand, sizeof *x->cand, cand_cmp);

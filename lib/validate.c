@@ -256,6 +256,9 @@ static int check_job(const struct fw_snapshot *s, int32_t i, const char *leaf,
 		return BAD(d, FW_ERANGE, f, "job %s: minMember %d outside 0..%d", j->name, (int)j->min_member, (int)fw_job_tasks(j));
 	if (!check_level(s, j->required_level) || !check_level(s, j->preferred_level))
 		return BAD(d, FW_EINVAL, f, "job %s names an unknown topology level", j->name);
+	if (j->checkpoint_s < 0)
+		return BAD(d, FW_ERANGE, f, "job %s: checkpoint interval %lld s is negative; 0 means none",
+			   j->name, (long long)j->checkpoint_s);
 	if (j->state == FW_JOB_RUNNING)
 		return check_allocs(s, j, f, d);
 	if (j->state != FW_JOB_PENDING)

@@ -494,6 +494,7 @@ static int arrive(struct sim *m, int32_t row, const struct fw_teams *teams)
 	snprintf(j.name, sizeof j.name, "%s", it->id);
 	j.queue = m->r->queue[row];
 	j.preemptible = m->o->preemptible;
+	j.checkpoint_s = m->o->checkpoint_s;
 	snprintf(j.user, sizeof j.user, "%s", it->user[0] ? it->user
 		 : j.queue < m->nteam ? teams->v[j.queue].name : m->qs.name[j.queue]);
 	if ((k = fw_snapshot_add_job(m->s, &j)) < 0 || grow_index(m) != FW_OK)
@@ -1379,7 +1380,8 @@ static const char usage_text[] =
 	"                      blocked job; YAML scheduler.backfill)\n"
 	"  --checkpoint S      an evicted job keeps its progress up to its last\n"
 	"                      checkpoint, every S seconds (default 1800);\n"
-	"                      0: it restarts from scratch\n"
+	"                      0: it restarts from scratch.  Victims are chosen\n"
+	"                      by the work they lose since their last checkpoint\n"
 	"  --failures R        node failures per 1,000 node-days (Poisson per node;\n"
 	"                      Meta's RSC-1 saw 6.50; default 0: none), drawn once\n"
 	"                      for every policy (each replay meets those before its\n"
@@ -2074,6 +2076,7 @@ static int run_all(struct cli *c, const struct fw_itp_trace *t, const struct fw_
 		rc = io_error("allocate metrics for", c->trace, 1);
 	if (mr)
 		mr->checkpoint_s = c->checkpoint_s;
+	c->o.checkpoint_s = c->checkpoint_s; /* the engine reads it per job */
 	for (int i = 0; rc == 0 && i < c->npolicies; i++)
 		rc = run_policy(c, c->policy[i], t, teams, log, root, mr);
 	if (rc == 0)

@@ -442,6 +442,7 @@ static json_t *job_body(struct opts *o, int *rc)
 	if (flag(o, "--required-level"))
 		json_object_set_new(j, "requiredLevel", json_string(flag(o, "--required-level")));
 	if ((*rc = set_num(o, j, "runtime", "--runtime", true)) || (*rc = set_num(o, j, "priority", "--priority", true)) ||
+	    (*rc = set_num(o, j, "checkpointInterval", "--checkpoint-interval", true)) ||
 	    (*rc = set_num(o, j, "exitCode", "--exit-code", true)) ||
 	    (*rc = set_num(o, t, "count", "--count", true)) || (*rc = set_num(o, t, "gpus", "--gpus", true)) ||
 	    (*rc = set_num(o, t, "cpu", "--cpu", false)) || (*rc = set_num(o, t, "memory", "--memory", true))) {
@@ -722,6 +723,8 @@ static const char client_usage[] =
 	"jobs submit:         --queue Q --gpus N [--count TASKS] [--runtime S]\n"
 	"                     [--name N] [--user U] [--cpu C] [--memory MiB]\n"
 	"                     [--gpu-model M] [--required-level rack]  (or --file job.json)\n"
+	"                     [--checkpoint-interval S]  (it saves every S s: evict it\n"
+	"                     before jobs that would lose more work)\n"
 	"                     [--exit-code N]  (local backend: a non-zero code fails the job)\n"
 	"jobs why NAME:       one screen: state, why it waits, when it is expected to start\n"
 	"nodes list:          HEALTH is UNHEALTHY (takes no work), suspect (on probation:\n"
@@ -744,7 +747,7 @@ static const char client_usage[] =
 #define QUEUE_FLAGS " --parent --deserved-gpus --limit-gpus --weight --priority --min-runtime --file "
 #define JOB_FLAGS                                                                                               \
 	" --queue --name --user --required-level --runtime --priority --exit-code --count --gpus --cpu --memory " \
-	"--gpu-model --file "
+	"--gpu-model --checkpoint-interval --file "
 static const struct spec {
 	const char *cmd, *sub; /* sub NULL: the command has no subcommands */
 	int names;             /* NAME words after the subcommand */

@@ -409,6 +409,8 @@ static json_t *local_job_json(const struct fw_backend_job *j, const char *state,
 			      j->job.user, "state", state, "gpus", (json_int_t)fw_job_gpus(&j->job), "submitTime",
 			      (json_int_t)submit, "runtime", (json_int_t)j->job.expected_runtime);
 
+	if (j->job.checkpoint_s > 0)
+		json_object_set_new(o, "checkpointInterval", json_integer(j->job.checkpoint_s));
 	if (strcmp(state, "pending"))
 		json_object_set_new(o, "startTime", json_integer(start));
 	if (!active)

@@ -348,9 +348,9 @@ int fw_codec_job_parse(json_t *o, const struct fw_topology *levels, struct fw_ba
 {
 	static const char *const keys[] = { "name", "queue", "user", "priority", "preemptible", "spread",
 					    "runtime", "minMember", "requiredLevel", "preferredLevel",
-					    "tasks", "exitCode", NULL };
+					    "tasks", "exitCode", "checkpointInterval", NULL };
 	struct fw_job *j = &bj->job;
-	int64_t prio = 0, rt = 0, minm = 0, exit_code = 0;
+	int64_t prio = 0, rt = 0, minm = 0, exit_code = 0, ckpt = 0;
 	int rc;
 
 	memset(bj, 0, sizeof *bj);
@@ -363,6 +363,7 @@ int fw_codec_job_parse(json_t *o, const struct fw_topology *levels, struct fw_ba
 	    (rc = get_bool(o, "", "preemptible", &j->preemptible, d)) ||
 	    (rc = get_bool(o, "", "spread", &j->spread, d)) ||
 	    (rc = get_int(o, "", "runtime", false, 0, 365LL * 86400, &rt, d)) ||
+	    (rc = get_int(o, "", "checkpointInterval", false, 0, 365LL * 86400, &ckpt, d)) ||
 	    (rc = get_int(o, "", "minMember", false, 0, 1000000, &minm, d)) ||
 	    (rc = get_int(o, "", "exitCode", false, 0, 255, &exit_code, d)) ||
 	    (rc = get_level(o, "requiredLevel", levels, &j->required_level, d)) ||
@@ -370,6 +371,7 @@ int fw_codec_job_parse(json_t *o, const struct fw_topology *levels, struct fw_ba
 		return rc;
 	j->priority = (int32_t)prio;
 	j->expected_runtime = rt;
+	j->checkpoint_s = ckpt;
 	j->min_member = (int32_t)minm;
 	bj->exit_code = (int32_t)exit_code;
 	if (j->min_member > fw_job_tasks(j))
@@ -416,6 +418,8 @@ json_t *fw_codec_job_dump(const struct fw_backend_job *bj, const struct fw_topol
 		json_object_set_new(o, "preferredLevel", json_string(pl));
 	if (o && bj->exit_code)
 		json_object_set_new(o, "exitCode", json_integer(bj->exit_code)); /* 0: left out */
+	if (o && j->checkpoint_s)
+		json_object_set_new(o, "checkpointInterval", json_integer(j->checkpoint_s)); /* 0: left out */
 	return o;
 }
 

@@ -104,6 +104,8 @@ static json_t *job_json(const struct fw_snapshot *s, const struct fw_plan *p, in
 			      j->priority);
 	const struct fw_pending *pe = NULL;
 
+	if (j->checkpoint_s > 0)
+		json_object_set_new(o, "checkpointInterval", json_integer(j->checkpoint_s));
 	if (ev && !st) { /* evicted by this plan and requeued */
 		json_object_set_new(o, "state", json_string("pending"));
 		json_object_set_new(o, "reason", json_string(fw_reason_name(ev->reason)));

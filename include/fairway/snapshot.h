@@ -145,6 +145,10 @@ struct fw_job {
 	int8_t preferred_level; /* FW_LEVEL_NONE/NODE or a level index */
 	enum fw_job_state state;
 	fw_time start_time;     /* running jobs */
+	fw_time checkpoint_s;   /* the job saves its progress every this many
+				 * seconds of a run (at start_time + k x
+				 * checkpoint_s); 0 = it does not say, and an
+				 * eviction is taken to lose the whole run */
 	int32_t alloc_first;    /* running jobs: range in snapshot.allocs */
 	int32_t alloc_count;
 };

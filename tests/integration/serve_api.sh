@@ -334,9 +334,11 @@ check "fairway jobs why: reason and expected start" grep -q "expected start" "$T
 check "fairway queues: a table" grep -q "^llm " "$T/q"
 "$FW" fairshare --json "${C[@]}" | python3 -c 'import json,sys; json.load(sys.stdin)' 2>/dev/null
 check "fairway fairshare --json is JSON" [ $? -eq 0 ]
-"$FW" jobs submit --queue llm --gpus 1 --count 2 --runtime 300 --name cli-job "${C[@]}" >/dev/null 2>&1
+"$FW" jobs submit --queue llm --gpus 1 --count 2 --runtime 300 --checkpoint-interval 1800 --name cli-job "${C[@]}" >/dev/null 2>&1
 req GET /v1/jobs/cli-job
 check "fairway jobs submit creates the job" [ "$CODE" = 200 ]
+check "the job keeps its checkpoint interval (reclaim's victim order reads it)" \
+	[ "$(jfield 'j["checkpointInterval"]')" = 1800 ]
 "$FW" jobs submit --queue llm --gpus 99 "${C[@]}" 2>"$T/err"
 check "a rejected submit exits 2 and names the field" bash -c "[ $? -eq 2 ] && grep -q 'tasks\[0\].gpus' '$T/err'"
 "$FW" plan --server "http://127.0.0.1:$PORT" >"$T/plan" 2>&1

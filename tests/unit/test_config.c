@@ -57,6 +57,7 @@ static const char full_yaml[] =
 	"    preemptible: true\n"
 	"    submitTime: 100\n"
 	"    expectedRuntime: 1h30m\n"
+	"    checkpointInterval: 30m\n"
 	"    minMember: 0\n"
 	"    spread: true\n"
 	"    tasks:\n"
@@ -169,6 +170,8 @@ TEST(full_example_jobs)
 	ASSERT(j->preemptible && j->spread);
 	ASSERT_EQ(j->submit_time, 100);
 	ASSERT_EQ(j->expected_runtime, 5400);
+	ASSERT_EQ(j->checkpoint_s, 1800);
+	ASSERT_EQ(s->jobs[1].checkpoint_s, 0);
 	ASSERT_EQ(j->ngroups, 2);
 	ASSERT_EQ(j->groups[0].count, 2);
 	ASSERT_EQ(j->groups[0].gpus, 4);
@@ -635,6 +638,7 @@ static const struct {
 	{ "nodes_per_not_nested", FW_EINVAL, 7,
 	  "nodeGroups[0].topology.nodesPer.rack" },
 	{ "bad_starve_after", FW_EINVAL, 2, "scheduler.starveAfter" },
+	{ "bad_checkpoint_interval", FW_EINVAL, 8, "jobs[0].checkpointInterval" },
 	{ "bad_default_runtime", FW_EINVAL, 2, "queues[0].defaultRuntime" },
 	{ "bad_backfill", FW_EINVAL, 2, "scheduler.backfill" },
 	{ "bad_health", FW_EINVAL, 2, "nodes[0].health" },

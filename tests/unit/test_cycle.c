@@ -831,6 +831,34 @@ TEST(reclaim_prefers_the_victim_with_the_least_work_since_start)
 	fw_snapshot_free(s);
 }
 
+/* With checkpoints, the work an eviction loses is the run since the last
+ * one: a job that has just saved goes first, even if it started first. */
+TEST(reclaim_prefers_the_victim_with_the_least_work_since_its_checkpoint)
+{
+	int a[4];
+	struct fw_snapshot *s = reclaim_case(a);
+	struct fw_diag d;
+	tb_job(s, "b", 1, 1, 4, 1000, 500);
+	/* ran 1000, 900, 800, 700 s; every 450 s: lost 100, 0, 350, 250 */
+	for (int i = 0; i < 4; i++)
+		s->jobs[a[i]].checkpoint_s = 450;
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT_EQ(p->decisions[0].kind, FW_DECIDE_EVICT);
+	ASSERT_EQ(p->decisions[0].job, a[1]);
+	/* only a0 saves (every 500 s: lost 0); the others lose their whole run */
+	for (int i = 0; i < 4; i++)
+		s->jobs[a[i]].checkpoint_s = i == 0 ? 500 : 0;
+	p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT_EQ(p->decisions[0].job, a[0]);
+	/* a negative interval is refused, naming the job */
+	s->jobs[a[2]].checkpoint_s = -1;
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_ERANGE);
+	ASSERT(strstr(d.msg, "a2") && strstr(d.msg, "checkpoint"));
+	fw_snapshot_free(s);
+}
+
 TEST(reclaim_never_evicts_non_preemptible_jobs)
 {
 	int a[4];
@@ -1404,7 +1432,8 @@ static void teardown(void)
 	estimates_are_deterministic_and_mostly_known_on_random_snapshots, checker_catches_a_bad_estimate, \
 	slurm_priority_favours_age_fair_share_and_size, estimates_can_be_switched_off, \
 	reclaim_frees_a_queue_above_fair_share_for_a_starving_queue, \
-	reclaim_prefers_the_victim_with_the_least_work_since_start, reclaim_never_evicts_non_preemptible_jobs, \
+	reclaim_prefers_the_victim_with_the_least_work_since_start, \
+	reclaim_prefers_the_victim_with_the_least_work_since_its_checkpoint, reclaim_never_evicts_non_preemptible_jobs, \
 	reclaim_honours_the_queue_min_runtime_protection, reclaim_evicts_whole_gangs, \
 	reclaim_evicts_nothing_when_the_preemptor_would_not_fit_anyway, preemption_within_a_queue_by_priority, \
 	reclaim_never_takes_a_queue_over_its_fair_share, narrowing_reclaim_never_inverts_two_queues, \

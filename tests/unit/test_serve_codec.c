@@ -91,43 +91,69 @@ TEST(job_parse_and_round_trip)
 	json_decref(o);
 }
 
-/* exitCode: 0 by default and left out of the dump; 0..255 otherwise, and
- * a refusal names it. */
-TEST(job_exit_code)
+/* An optional integer member of a job: 0 when absent and then left out of
+ * the dump (old documents look the same); GOOD parses to VALUE and dumps
+ * back to it; each of BAD is refused, naming the member. */
+static void optional_job_int(const char *key, int64_t (*get)(const struct fw_backend_job *), const char *good,
+			    int64_t value, const char *const *bad, size_t nbad)
 {
-	static const char *const bad[] = { "-1", "256", "\"x\"", "1.5", "true" };
 	struct fw_backend_job j, k;
 	struct fw_diag d;
+	char s[160];
 	json_t *o = body("{\"queue\":\"q\",\"tasks\":[{\"gpus\":1}]}");
 
 	memset(&d, 0, sizeof d);
 	ASSERT_EQ(fw_codec_job_parse(o, NULL, &j, &d), FW_OK);
 	json_decref(o);
-	ASSERT_EQ(j.exit_code, 0);
+	ASSERT_EQ(get(&j), 0);
 	o = fw_codec_job_dump(&j, NULL);
-	ASSERT(!json_object_get(o, "exitCode")); /* old documents look the same */
+	ASSERT(!json_object_get(o, key));
 	json_decref(o);
 
-	o = body("{\"queue\":\"q\",\"exitCode\":255,\"tasks\":[{\"gpus\":1}]}");
+	snprintf(s, sizeof s, "{\"queue\":\"q\",\"%s\":%s,\"tasks\":[{\"gpus\":1}]}", key, good);
+	o = body(s);
 	ASSERT_EQ(fw_codec_job_parse(o, NULL, &j, &d), FW_OK);
 	json_decref(o);
-	ASSERT_EQ(j.exit_code, 255);
+	ASSERT_EQ(get(&j), value);
 	o = fw_codec_job_dump(&j, NULL);
-	ASSERT_EQ(json_integer_value(json_object_get(o, "exitCode")), 255);
+	ASSERT_EQ(json_integer_value(json_object_get(o, key)), value);
 	ASSERT_EQ(fw_codec_job_parse(o, NULL, &k, &d), FW_OK);
 	json_decref(o);
-	ASSERT_EQ(k.exit_code, 255);
+	ASSERT_EQ(get(&k), value);
 
-	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-		char s[128];
-		snprintf(s, sizeof s, "{\"queue\":\"q\",\"exitCode\":%s,\"tasks\":[{\"gpus\":1}]}", bad[i]);
+	for (size_t i = 0; i < nbad; i++) {
+		snprintf(s, sizeof s, "{\"queue\":\"q\",\"%s\":%s,\"tasks\":[{\"gpus\":1}]}", key, bad[i]);
 		o = body(s);
 		memset(&d, 0, sizeof d);
 		ASSERT(fw_codec_job_parse(o, NULL, &j, &d) != FW_OK);
 		json_decref(o);
-		ASSERT_STR_EQ(d.field, "exitCode");
+		ASSERT_STR_EQ(d.field, key);
 		ASSERT(d.msg[0] != 0);
 	}
+}
+
+static int64_t exit_code_of(const struct fw_backend_job *j)
+{
+	return j->exit_code;
+}
+
+static int64_t checkpoint_of(const struct fw_backend_job *j)
+{
+	return j->job.checkpoint_s;
+}
+
+/* exitCode: 0..255. */
+TEST(job_exit_code)
+{
+	static const char *const bad[] = { "-1", "256", "\"x\"", "1.5", "true" };
+	optional_job_int("exitCode", exit_code_of, "255", 255, bad, sizeof bad / sizeof *bad);
+}
+
+/* checkpointInterval: seconds, 0..1 year; what reclaim's victim order reads. */
+TEST(job_checkpoint_interval)
+{
+	static const char *const bad[] = { "-1", "31536001", "\"30m\"", "1.5", "null" };
+	optional_job_int("checkpointInterval", checkpoint_of, "1800", 1800, bad, sizeof bad / sizeof *bad);
 }
 
 TEST(reservation_and_health_refusals)
@@ -287,6 +313,6 @@ TEST(history_keeps_the_last_eight)
 		ASSERT(n.incident[i - 1] < n.incident[i]); /* oldest first */
 }
 
-TEST_MAIN(queue_units_and_defaults, queue_refusals_name_the_field, job_parse_and_round_trip, job_exit_code,
+TEST_MAIN(queue_units_and_defaults, queue_refusals_name_the_field, job_parse_and_round_trip, job_exit_code, job_checkpoint_interval,
 	  reservation_and_health_refusals, health_incidents_stored_form, history_incidents_and_lemon,
 	  history_keeps_the_last_eight)
