@@ -32,9 +32,9 @@
  * than one that started 20 minutes ago.  Candidates are walked in (work,
  * GPUs, job index) ascending order; each eligible one is evicted, whole
  * gang, on the cycle's node state (fw__resv_release) until the preemptor
- * fits (a dry fw__place_job).  Then the set is pruned: from the most work to the
- * least, a victim whose return still leaves room for the preemptor is
- * given back.  The result is minimal (no victim can be spared) and the
+ * fits (a dry fw__place_job).  Then the set is pruned: from the most work
+ * to the least, a victim whose return still leaves room for the preemptor
+ * is given back.  The result is minimal (no victim can be spared) and the
  * spared ones are the costliest; it approximates "the fewest GPUs that
  * free a domain where the preemptor fits" without a per-domain search.
  *
