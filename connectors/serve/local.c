@@ -8,7 +8,11 @@
  * submitted with a non-zero exitCode (0..255, default 0).  A job with
  * runtime 0 runs until it is cancelled.  Nothing is executed.  States:
  * pending, running, done, failed, cancelled (LJOB_STATES); an evicted job
- * is pending again and a cancelled one is not a failure.
+ * is pending again and a cancelled one is not a failure.  An evicted job
+ * keeps the whole checkpoints of its run (one every checkpointInterval
+ * seconds after its start; none without one): restarted, it runs only the
+ * rest of its runtime, and the snapshot gives the engine that rest as its
+ * expected runtime.
  *
  * Job failures (health.h: JOB_FAILURE), so the failure -> suspect-node
  * path can be tried without Slurm.  Each failed job is one event at its
@@ -72,6 +76,9 @@ struct ljob {
 	struct fw_backend_job bj;
 	enum lstate state;
 	fw_time submit, start, end, reserved_at;
+	fw_time kept;         /* seconds of its runtime saved by checkpoints
+			       * before evictions (do_evict); a restart runs
+			       * only the rest */
 	int32_t starts;
 	int32_t nplace;
 	struct fw_backend_placement *place;
@@ -186,6 +193,8 @@ static json_t *ljob_dump(const struct fw_backend *b, const struct ljob *lj)
 	json_object_set_new(o, "startTime", json_integer(lj->start));
 	json_object_set_new(o, "endTime", json_integer(lj->end));
 	json_object_set_new(o, "starts", json_integer(lj->starts));
+	if (lj->kept)
+		json_object_set_new(o, "kept", json_integer(lj->kept)); /* 0: left out */
 	json_object_set_new(o, "alloc", alloc);
 	return o;
 }
@@ -242,7 +251,8 @@ static int load_one(void *ctx, const char *key, const char *doc)
 	(void)key;
 	if (!o || !spec || !st || !(lj = append(b)))
 		goto out;
-	static const char *const state_keys[] = { "state", "submitTime", "startTime", "endTime", "starts", "alloc" };
+	static const char *const state_keys[] = { "state", "submitTime", "startTime", "endTime", "starts", "kept",
+						  "alloc" };
 	for (size_t k = 0; k < sizeof state_keys / sizeof *state_keys; k++)
 		json_object_del(spec, state_keys[k]);
 	if (fw_codec_job_parse(spec, &b->fleet->topology, &lj->bj, NULL) != FW_OK) {
@@ -256,6 +266,7 @@ static int load_one(void *ctx, const char *key, const char *doc)
 	lj->start = json_integer_value(json_object_get(o, "startTime"));
 	lj->end = json_integer_value(json_object_get(o, "endTime"));
 	lj->starts = (int32_t)json_integer_value(json_object_get(o, "starts"));
+	lj->kept = json_integer_value(json_object_get(o, "kept"));
 	alloc = json_object_get(o, "alloc");
 	lj->nplace = 0;
 	if (json_array_size(alloc) && !(lj->place = calloc(json_array_size(alloc), sizeof *lj->place))) {
@@ -452,8 +463,8 @@ static void finish_due(struct fw_backend *b, fw_time now)
 
 	for (int32_t i = 0; i < b->njobs; i++) {
 		struct ljob *lj = &b->jobs[i];
-		fw_time rt = lj->bj.job.expected_runtime;
-		if (lj->state != L_RUNNING || rt <= 0 || now < lj->start + rt)
+		fw_time rt = lj->bj.job.expected_runtime - lj->kept;
+		if (lj->state != L_RUNNING || lj->bj.job.expected_runtime <= 0 || now < lj->start + rt)
 			continue;
 		if (!began)
 			began = fw_store_begin(b->store) == FW_OK;
@@ -476,6 +487,8 @@ static int add_job(struct fw_backend *b, struct fw_snapshot *s, const struct ljo
 	if (j.queue < 0 || !fw_queue_is_leaf(s, j.queue))
 		return FW_EDECLINED;
 	j.submit_time = lj->submit;
+	if (j.expected_runtime > 0)
+		j.expected_runtime -= lj->kept; /* what is left to run */
 	j.state = lj->state == L_RUNNING ? FW_JOB_RUNNING : FW_JOB_PENDING;
 	j.start_time = j.state == FW_JOB_RUNNING ? lj->start : 0;
 	j.alloc_first = s->nallocs;
@@ -542,6 +555,20 @@ static int do_start(struct fw_backend *b, const struct fw_backend_action *a)
 	return save(b, lj);
 }
 
+/* An eviction at `at` keeps the run's whole checkpoints (every
+ * checkpointInterval seconds after its start); at least one second of a
+ * job with a runtime is always left to run. */
+static void keep_checkpoints(struct ljob *lj, fw_time at)
+{
+	fw_time cp = lj->bj.job.checkpoint_s, rt = lj->bj.job.expected_runtime, ran = at - lj->start;
+
+	if (cp <= 0 || ran < cp)
+		return;
+	lj->kept += ran / cp * cp;
+	if (rt > 0 && lj->kept > rt - 1)
+		lj->kept = rt - 1;
+}
+
 static int do_evict(struct fw_backend *b, const struct fw_backend_action *a)
 {
 	struct ljob *lj = find_job(b, a->job);
@@ -550,6 +577,7 @@ static int do_evict(struct fw_backend *b, const struct fw_backend_action *a)
 		return FW_ENOENT;
 	if (lj->state != L_RUNNING)
 		return FW_EEXIST;
+	keep_checkpoints(lj, a->at);
 	set_place(lj, NULL, 0);
 	lj->state = L_PENDING; /* requeued: it waits again */
 	b->gen++;

@@ -220,6 +220,67 @@ TEST(jobs_run_for_their_runtime_and_survive_reopen)
 	teardown(b);
 }
 
+/* An evicted job keeps its whole checkpoints: runtime 3600 s, one every
+ * 600 s, evicted 1300 s after its start keeps 1200 s; restarted, it runs
+ * the remaining 2400 s, and the engine is told so; after a reopen too. */
+TEST(an_evicted_job_resumes_from_its_last_checkpoint)
+{
+	struct fw_backend *b;
+	struct fw_backend_world w;
+	struct fw_backend_config cfg;
+	struct fw_backend_job j;
+	struct fw_snapshot *s;
+	const char *state;
+	fw_time sub, start, end;
+
+	setup(&b);
+	memset(&j, 0, sizeof j);
+	fw_job_init(&j.job);
+	strcpy(j.job.name, "ckpt");
+	strcpy(j.queue, "q");
+	j.job.groups[0].gpus = 4;
+	j.job.expected_runtime = 3600;
+	j.job.checkpoint_s = 600;
+	ASSERT_EQ(fw_backend_local.submit(b, &j, 1000, NULL), FW_OK);
+	ASSERT_EQ(submit(b, "plain", 3600), FW_OK);
+	start_on(b, "ckpt", 1000, "n0");
+	start_on(b, "plain", 1000, "n1");
+	s = world(b, 2300, &w);
+	fw_snapshot_free(s);
+	ASSERT_EQ(act(b, w.generation, FW_DECIDE_EVICT, "ckpt", 2300), FW_OK);
+	s = world(b, 2300, &w);
+	fw_snapshot_free(s);
+	ASSERT_EQ(act(b, w.generation, FW_DECIDE_EVICT, "plain", 2300), FW_OK);
+
+	fw_backend_local.close(b); /* what it kept is in the store */
+	memset(&cfg, 0, sizeof cfg);
+	cfg.fleet = fleet;
+	cfg.store = store;
+	ASSERT_EQ(fw_backend_local.open(&cfg, &b, NULL), FW_OK);
+	s = world(b, 3000, &w);
+	ASSERT_EQ(s->njobs, 2);
+	for (int32_t i = 0; i < s->njobs; i++) /* the rest, for estimates and backfill */
+		ASSERT_EQ(s->jobs[i].expected_runtime, !strcmp(s->jobs[i].name, "ckpt") ? 2400 : 3600);
+	fw_snapshot_free(s);
+	start_on(b, "ckpt", 3000, "n0");
+	start_on(b, "plain", 3000, "n1");
+	s = world(b, 5399, &w);
+	ASSERT_EQ(s->njobs, 2);
+	fw_snapshot_free(s);
+	s = world(b, 5400, &w);
+	ASSERT_EQ(s->njobs, 1); /* ckpt ends at 3000 + 2400; plain runs 3600 again */
+	ASSERT_STR_EQ(s->jobs[0].name, "plain");
+	fw_snapshot_free(s);
+	ASSERT_EQ(fw_local_job_info(b, "ckpt", &state, &sub, &start, &end, NULL, NULL), FW_OK);
+	ASSERT_STR_EQ(state, "done");
+	ASSERT_EQ(end, 5400);
+	fw_snapshot_free(world(b, 6600, &w));
+	ASSERT_EQ(fw_local_job_info(b, "plain", &state, &sub, &start, &end, NULL, NULL), FW_OK);
+	ASSERT_STR_EQ(state, "done");
+	ASSERT_EQ(end, 6600);
+	teardown(b);
+}
+
 TEST(thousands_of_jobs_are_found_by_name)
 {
 	struct fw_backend *b;
@@ -402,5 +463,6 @@ TEST(failures_count_per_node_within_the_window)
 }
 
 TEST_MAIN(stale_generation_changes_nothing_and_actions_are_idempotent, jobs_run_for_their_runtime_and_survive_reopen,
+	  an_evicted_job_resumes_from_its_last_checkpoint,
 	  thousands_of_jobs_are_found_by_name, jobs_with_a_non_zero_exit_code_fail, failed_jobs_make_their_node_suspect,
 	  failures_count_per_node_within_the_window)
