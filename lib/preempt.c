@@ -63,7 +63,7 @@
 #define MAX_PROBES 8 /* placement searches per preemptor while gathering */
 
 struct cand {
-	int64_t work;   /* lost_work(): the run since its last checkpoint */
+	int64_t work;   /* fw_job_lost_work(): the run since its last checkpoint */
 	int64_t gpus;
 	int32_t job;
 };
@@ -229,15 +229,6 @@ static int cand_cmp(const void *a, const void *b)
 	return (u->job > v->job) - (u->job < v->job);
 }
 
-/* The work an eviction at now throws away: the run since its last
- * checkpoint, or the whole run when the job declares none. */
-static int64_t lost_work(const struct fw_job *j, fw_time now)
-{
-	int64_t ran = now - j->start_time;
-
-	return j->checkpoint_s > 0 && ran > 0 ? ran % j->checkpoint_s : ran;
-}
-
 /* Running, preemptible jobs past their protection, cheapest first. */
 static int build_cands(struct rc *x)
 {
@@ -254,7 +245,7 @@ static int build_cands(struct rc *x)
 			continue;
 		if (x->starve_after > 0 && job->start_time - job->submit_time >= x->starve_after)
 			continue; /* it waited its turn as a starving job */
-		x->cand[x->ncand++] = (struct cand){ lost_work(job, s->now), fw_job_gpus(job), j };
+		x->cand[x->ncand++] = (struct cand){ fw_job_lost_work(job, s->now), fw_job_gpus(job), j };
 	}
 	if (x->ncand > 1)
 		qsort(x->cand, (size_t)x->ncand, sizeof *x->cand, cand_cmp);

@@ -164,6 +164,13 @@ fw_time fw_job_runtime(const struct fw_snapshot *s, const struct fw_job *j)
 	return 0;
 }
 
+fw_time fw_job_lost_work(const struct fw_job *j, fw_time now)
+{
+	fw_time ran = now - j->start_time;
+
+	return j->checkpoint_s > 0 && ran > 0 ? ran % j->checkpoint_s : ran;
+}
+
 int32_t fw_job_min_tasks(const struct fw_job *j)
 {
 	int32_t all = fw_job_tasks(j);

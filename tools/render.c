@@ -56,10 +56,23 @@ static int32_t count_kind(const struct fw_plan *p, enum fw_decision_kind k)
 	return n;
 }
 
+/* "45s", "20m", "10h05m": the work an eviction loses, since the job's
+ * last checkpoint (fw_job_lost_work). */
+static const char *span(fw_time secs, char *buf, size_t n)
+{
+	if (secs < 60)
+		snprintf(buf, n, "%llds", (long long)secs);
+	else if (secs < 3600)
+		snprintf(buf, n, "%lldm", (long long)(secs / 60));
+	else
+		snprintf(buf, n, "%lldh%02lldm", (long long)(secs / 3600), (long long)(secs % 3600 / 60));
+	return buf;
+}
+
 static void table_decisions(FILE *f, const struct fw_snapshot *s, const struct fw_plan *p,
 			    enum fw_decision_kind kind)
 {
-	char nodes[160];
+	char nodes[160], lost[24];
 	int32_t n = count_kind(p, kind);
 
 	fprintf(f, "\n%s (%d)\n",
@@ -67,7 +80,7 @@ static void table_decisions(FILE *f, const struct fw_snapshot *s, const struct f
 	if (!n)
 		return;
 	fprintf(f, "  %-20s %-14s %6s %5s  %s%s\n", "JOB", "QUEUE", "GPUS", "TASKS",
-		kind == FW_DECIDE_START ? "" : kind == FW_DECIDE_EVICT ? "WHY       FOR                  " : "AT        ",
+		kind == FW_DECIDE_START ? "" : kind == FW_DECIDE_EVICT ? "WHY       FOR                  LOSES   " : "AT        ",
 		"NODES");
 	for (int32_t i = 0; i < p->ndecisions; i++) {
 		const struct fw_decision *d = &p->decisions[i];
@@ -82,10 +95,10 @@ static void table_decisions(FILE *f, const struct fw_snapshot *s, const struct f
 		fprintf(f, "  %-20s %-14s %6.2f %5d  ", j->name, s->queues[j->queue].name, gpus(milli),
 			(int)d->alloc_count);
 		if (kind == FW_DECIDE_EVICT)
-			fprintf(f, "%-9s %-20s ",
-				d->reason == FW_REASON_DRAINED ? "drained" : d->reason == FW_REASON_RECLAIMED ? "reclaim" : "preempt",
+			fprintf(f, "%-9s %-20s %-7s ", fw_reason_name(d->reason),
 				d->reason == FW_REASON_DRAINED ? s->nodes[d->a].name
-				: d->a >= 0 && d->a < s->njobs ? s->jobs[d->a].name : "?");
+				: d->a >= 0 && d->a < s->njobs ? s->jobs[d->a].name : "?",
+				span(fw_job_lost_work(j, p->now), lost, sizeof lost));
 		else if (kind != FW_DECIDE_START)
 			fprintf(f, "%-10lld", (long long)d->at);
 		fprintf(f, "%s\n", nodes);
@@ -211,6 +224,8 @@ static json_t *json_decisions(const struct fw_snapshot *s, const struct fw_plan 
 		json_object_set_new(o, "at", json_integer(d->at));
 		if (d->kind == FW_DECIDE_EVICT && d->reason != FW_REASON_DRAINED && d->a >= 0 && d->a < s->njobs)
 			json_object_set_new(o, "for", json_string(s->jobs[d->a].name));
+		if (d->kind == FW_DECIDE_EVICT) /* seconds of its run since the last checkpoint */
+			json_object_set_new(o, "lostWork", json_integer(fw_job_lost_work(&s->jobs[d->job], p->now)));
 		json_object_set_new(o, "tasks", tasks);
 		json_array_append_new(arr, o);
 	}

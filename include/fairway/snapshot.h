@@ -236,6 +236,10 @@ int32_t fw_job_min_tasks(const struct fw_job *j);
  * the default_runtime_s of its queue or nearest ancestor that has one;
  * 0 when none does (the job has no known end). */
 fw_time fw_job_runtime(const struct fw_snapshot *s, const struct fw_job *j);
+/* The work a running job would lose if evicted at now: the run since its
+ * last checkpoint, (now - start_time) mod checkpoint_s, or the whole run
+ * when it declares no checkpoint interval (reclaim's victim order). */
+fw_time fw_job_lost_work(const struct fw_job *j, fw_time now);
 /* Whole-GPU equivalents, rounded up per task (a 0.5-GPU task counts 1). */
 int64_t fw_job_gpus(const struct fw_job *j);
 

@@ -445,6 +445,36 @@ req POST /v1/nodes/solo/health '{"healthy":false,"reason":"XID 79"}'
 node_is "an unhealthy report through the API wins over the backend's suspect" solo \
 	'j["health"] == "unhealthy" and not j["healthy"] and j["healthReason"] == "XID 79"'
 stop_daemon
+
+# --- reclaim on the local backend (a's jobs run until cancelled, so b cannot wait for
+# them): the victim's text says what it loses ---------------------------------------------------
+cat >"$T/two.yaml" <<'EOF2'
+now: 0
+nodes:
+  - {name: solo, gpus: 8, cpu: 64, memory: 512Gi}
+queues:
+  - {name: a, resources: {gpu: {quota: 4}}}
+  - {name: b, resources: {gpu: {quota: 4}}}
+EOF2
+S=$T/state-reclaim
+start_daemon "$S" "$PORT" --config "$T/two.yaml" || bad "daemon starts on the two-queue fleet"
+TOKEN=$(cat "$S/token")
+for i in 1 2; do
+	req POST /v1/jobs "{\"name\":\"a$i\",\"queue\":\"a\",\"checkpointInterval\":3600,\"tasks\":[{\"gpus\":4}]}"
+done
+job_is "queue a takes the idle node" a2 'j["state"] == "running"'
+sleep 1.5
+req POST /v1/jobs '{"name":"b1","queue":"b","runtime":600,"tasks":[{"gpus":4}]}'
+job_is "queue b reclaims its share" b1 'j["state"] == "running"'
+req GET /v1/jobs/a1; A1=$BODY
+req GET /v1/jobs/a2; A2=$BODY
+check "the evicted job's history says the work it loses since its last checkpoint" python3 -c '
+import json, re, sys
+texts = [d["text"] for b in sys.argv[1:] for d in json.loads(b).get("decisions", []) if d["kind"] == "evict"]
+assert len(texts) == 1, texts
+assert re.search(r"; it loses [0-9]+ s of work since its last checkpoint$", texts[0]), texts' "$A1" "$A2"
+stop_daemon
+
 if grep -E 'ERROR: AddressSanitizer|runtime error|LeakSanitizer' "$T/daemon.log"; then
 	bad "the one-node daemon stops cleanly (no sanitizer report)"
 else
