@@ -26,9 +26,9 @@
  *     priority than p.
  *
  * Least lost work.  A job's work is what an eviction now throws away: the
- * run since its last checkpoint, (now - start_time) mod checkpoint_s, for
- * a job that declares its interval (fw_job.checkpoint_s), else the whole
- * run, now - start_time.  So a job that has just saved is a cheaper victim
+ * run since its last checkpoint, (now - start_time) mod its interval
+ * (fw_job_checkpoint: the job's checkpoint_s, else its queue's default),
+ * else the whole run, now - start_time.  So a job that has just saved is a cheaper victim
  * than one that started 20 minutes ago.  Candidates are walked in (work,
  * GPUs, job index) ascending order; each eligible one is evicted, whole
  * gang, on the cycle's node state (fw__resv_release) until the preemptor
@@ -245,7 +245,7 @@ static int build_cands(struct rc *x)
 			continue;
 		if (x->starve_after > 0 && job->start_time - job->submit_time >= x->starve_after)
 			continue; /* it waited its turn as a starving job */
-		x->cand[x->ncand++] = (struct cand){ fw_job_lost_work(job, s->now), fw_job_gpus(job), j };
+		x->cand[x->ncand++] = (struct cand){ fw_job_lost_work(s, job, s->now), fw_job_gpus(job), j };
 	}
 	if (x->ncand > 1)
 		qsort(x->cand, (size_t)x->ncand, sizeof *x->cand, cand_cmp);

@@ -164,11 +164,22 @@ fw_time fw_job_runtime(const struct fw_snapshot *s, const struct fw_job *j)
 	return 0;
 }
 
-fw_time fw_job_lost_work(const struct fw_job *j, fw_time now)
+fw_time fw_job_checkpoint(const struct fw_snapshot *s, const struct fw_job *j)
 {
-	fw_time ran = now - j->start_time;
+	if (j->checkpoint_s > 0)
+		return j->checkpoint_s;
+	for (int32_t q = j->queue, steps = 0; q >= 0 && q < s->nqueues && steps <= s->nqueues;
+	     q = s->queues[q].parent, steps++)
+		if (s->queues[q].default_checkpoint_s > 0)
+			return s->queues[q].default_checkpoint_s;
+	return 0;
+}
 
-	return j->checkpoint_s > 0 && ran > 0 ? ran % j->checkpoint_s : ran;
+fw_time fw_job_lost_work(const struct fw_snapshot *s, const struct fw_job *j, fw_time now)
+{
+	fw_time ran = now - j->start_time, cp = fw_job_checkpoint(s, j);
+
+	return cp > 0 && ran > 0 ? ran % cp : ran;
 }
 
 int32_t fw_job_min_tasks(const struct fw_job *j)

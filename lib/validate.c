@@ -156,8 +156,9 @@ static int check_queue(const struct fw_snapshot *s, int32_t i, struct fw_diag *d
 		if (!(q->over_quota_weight[r] >= 0))
 			return BAD(d, FW_ERANGE, f, "queue %s: negative %s overQuotaWeight", q->name, fw_res_name(r));
 	}
-	if (q->min_runtime_s < 0 || q->default_runtime_s < 0)
-		return BAD(d, FW_ERANGE, f, "queue %s: negative minRuntime or defaultRuntime", q->name);
+	if (q->min_runtime_s < 0 || q->default_runtime_s < 0 || q->default_checkpoint_s < 0)
+		return BAD(d, FW_ERANGE, f, "queue %s: negative minRuntime, defaultRuntime or defaultCheckpointInterval",
+			   q->name);
 	while (p >= 0) {
 		if (p == i || ++steps > s->nqueues)
 			return BAD(d, FW_ELOOP, f, "queue %s is its own ancestor: the queue tree has a cycle", q->name);

@@ -98,7 +98,7 @@ static void table_decisions(FILE *f, const struct fw_snapshot *s, const struct f
 			fprintf(f, "%-9s %-20s %-7s ", fw_reason_name(d->reason),
 				d->reason == FW_REASON_DRAINED ? s->nodes[d->a].name
 				: d->a >= 0 && d->a < s->njobs ? s->jobs[d->a].name : "?",
-				span(fw_job_lost_work(j, p->now), lost, sizeof lost));
+				span(fw_job_lost_work(s, j, p->now), lost, sizeof lost));
 		else if (kind != FW_DECIDE_START)
 			fprintf(f, "%-10lld", (long long)d->at);
 		fprintf(f, "%s\n", nodes);
@@ -225,7 +225,7 @@ static json_t *json_decisions(const struct fw_snapshot *s, const struct fw_plan 
 		if (d->kind == FW_DECIDE_EVICT && d->reason != FW_REASON_DRAINED && d->a >= 0 && d->a < s->njobs)
 			json_object_set_new(o, "for", json_string(s->jobs[d->a].name));
 		if (d->kind == FW_DECIDE_EVICT) /* seconds of its run since the last checkpoint */
-			json_object_set_new(o, "lostWork", json_integer(fw_job_lost_work(&s->jobs[d->job], p->now)));
+			json_object_set_new(o, "lostWork", json_integer(fw_job_lost_work(s, &s->jobs[d->job], p->now)));
 		json_object_set_new(o, "tasks", tasks);
 		json_array_append_new(arr, o);
 	}

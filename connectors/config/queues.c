@@ -96,7 +96,7 @@ static int load_queue(struct cfg *c, const yaml_node_t *m, const char *path)
 {
 	static const char *const keys[] = { "name",	 "parent", "priority",
 					    "resources", "usage",  "minRuntime",
-					    "defaultRuntime", NULL };
+					    "defaultRuntime", "defaultCheckpointInterval", NULL };
 	static const char *const rkeys[] = { "gpu", "cpu", "memory", NULL };
 	struct fw_snapshot *s = c->s;
 	yaml_node_t *res;
@@ -113,7 +113,8 @@ static int load_queue(struct cfg *c, const yaml_node_t *m, const char *path)
 	    (rc = cfg_int32(c, m, path, "priority", INT32_MIN, INT32_MAX,
 			    &q.priority)) ||
 	    (rc = cfg_time(c, m, path, "minRuntime", &q.min_runtime_s)) ||
-	    (rc = cfg_time(c, m, path, "defaultRuntime", &q.default_runtime_s)))
+	    (rc = cfg_time(c, m, path, "defaultRuntime", &q.default_runtime_s)) ||
+	    (rc = cfg_time(c, m, path, "defaultCheckpointInterval", &q.default_checkpoint_s)))
 		return rc;
 	res = cfg_get(c, m, "resources");
 	if (res && (rc = cfg_keys(c, res, rp, rkeys)))

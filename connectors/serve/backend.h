@@ -153,6 +153,9 @@ struct fw_backend_action {
 	fw_time at;                   /* START: now; RESERVE: the start time */
 	fw_time until;                /* RESERVE: at + expected runtime, or
 				       * FW_TIME_UNKNOWN */
+	fw_time checkpoint_s;         /* EVICT: the job's checkpoint interval
+				       * (fw_job_checkpoint: its own or its
+				       * queue's default); 0 = none */
 	int32_t nplacements;          /* START and RESERVE */
 	const struct fw_backend_placement *placements;
 	char why[256];                /* the reason rendered for humans */

@@ -230,8 +230,9 @@ static int get_weights(json_t *o, struct fw_queue_spec *q, struct fw_diag *d)
 int fw_codec_queue_parse(json_t *o, const char *name_in_path, struct fw_queue_spec *q, struct fw_diag *d)
 {
 	static const char *const keys[] = { "name", "parent", "priority", "deserved", "limit",
-					    "overQuotaWeight", "minRuntime", "usage", "usageAt", NULL };
-	int64_t prio = 0, minrt = 0, uat = 0;
+					    "overQuotaWeight", "minRuntime", "defaultRuntime",
+					    "defaultCheckpointInterval", "usage", "usageAt", NULL };
+	int64_t prio = 0, minrt = 0, uat = 0, defrt = 0, defcp = 0;
 	double usage = 0;
 	int rc;
 
@@ -242,6 +243,8 @@ int fw_codec_queue_parse(json_t *o, const char *name_in_path, struct fw_queue_sp
 	    (rc = get_res(o, "", "deserved", 0, false, &q->deserved, d)) ||
 	    (rc = get_res(o, "", "limit", FW_UNLIMITED, true, &q->limit, d)) || (rc = get_weights(o, q, d)) ||
 	    (rc = get_int(o, "", "minRuntime", false, 0, 365LL * 86400, &minrt, d)) ||
+	    (rc = get_int(o, "", "defaultRuntime", false, 0, 365LL * 86400, &defrt, d)) ||
+	    (rc = get_int(o, "", "defaultCheckpointInterval", false, 0, 365LL * 86400, &defcp, d)) ||
 	    (rc = get_num(o, "", "usage", false, 0, 1e18, &usage, d)) ||
 	    (rc = get_int(o, "", "usageAt", false, 0, 1LL << 40, &uat, d)))
 		return rc;
@@ -260,6 +263,8 @@ int fw_codec_queue_parse(json_t *o, const char *name_in_path, struct fw_queue_sp
 				   fw_res_name(i));
 	q->priority = (int32_t)prio;
 	q->min_runtime_s = minrt;
+	q->default_runtime_s = defrt;
+	q->default_checkpoint_s = defcp;
 	q->usage = usage;
 	q->usage_at = uat;
 	return FW_OK;
@@ -274,6 +279,10 @@ json_t *fw_codec_queue_dump(const struct fw_queue_spec *q)
 			      "usageAt", (json_int_t)q->usage_at);
 	if (o && q->parent[0])
 		json_object_set_new(o, "parent", json_string(q->parent));
+	if (o && q->default_runtime_s) /* 0: left out, as older documents */
+		json_object_set_new(o, "defaultRuntime", json_integer(q->default_runtime_s));
+	if (o && q->default_checkpoint_s)
+		json_object_set_new(o, "defaultCheckpointInterval", json_integer(q->default_checkpoint_s));
 	return o;
 }
 

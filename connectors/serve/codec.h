@@ -46,6 +46,8 @@ struct fw_queue_spec {
 	struct fw_res limit;             /* FW_UNLIMITED per resource = none */
 	double weight[FW_RES_COUNT];     /* over-quota weights, >= 0 */
 	fw_time min_runtime_s;
+	fw_time default_runtime_s;       /* fw_queue's; 0 = inherit */
+	fw_time default_checkpoint_s;    /* fw_queue's; 0 = inherit */
 	double usage;                    /* decayed GPU-seconds (state) */
 	fw_time usage_at;
 };

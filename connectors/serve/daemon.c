@@ -126,6 +126,8 @@ struct fw_snapshot *fw_serve_skeleton(struct fw_serve *d, const struct fw_queue_
 		for (int r = 0; r < FW_RES_COUNT; r++)
 			q.over_quota_weight[r] = qs[i].weight[r];
 		q.min_runtime_s = qs[i].min_runtime_s;
+		q.default_runtime_s = qs[i].default_runtime_s;
+		q.default_checkpoint_s = qs[i].default_checkpoint_s;
 		q.usage = qs[i].usage;
 		q.usage_at = qs[i].usage_at;
 		q.parent = -2; /* resolved below */
@@ -226,6 +228,8 @@ static int seed_queues(struct fw_serve *d)
 		for (int r = 0; r < FW_RES_COUNT; r++)
 			q->weight[r] = fq->over_quota_weight[r];
 		q->min_runtime_s = fq->min_runtime_s;
+		q->default_runtime_s = fq->default_runtime_s;
+		q->default_checkpoint_s = fq->default_checkpoint_s;
 		q->usage = fq->usage;
 		q->usage_at = fw_serve_now();
 		rc = fw_serve_save_queue(d, q);

@@ -555,12 +555,12 @@ static int do_start(struct fw_backend *b, const struct fw_backend_action *a)
 	return save(b, lj);
 }
 
-/* An eviction at `at` keeps the run's whole checkpoints (every
- * checkpointInterval seconds after its start); at least one second of a
- * job with a runtime is always left to run. */
-static void keep_checkpoints(struct ljob *lj, fw_time at)
+/* An eviction at `at` keeps the run's whole checkpoints (every cp seconds
+ * after its start: the action's interval, the job's own or its queue's
+ * default); at least one second of a job with a runtime is left to run. */
+static void keep_checkpoints(struct ljob *lj, fw_time at, fw_time cp)
 {
-	fw_time cp = lj->bj.job.checkpoint_s, rt = lj->bj.job.expected_runtime, ran = at - lj->start;
+	fw_time rt = lj->bj.job.expected_runtime, ran = at - lj->start;
 
 	if (cp <= 0 || ran < cp)
 		return;
@@ -577,7 +577,7 @@ static int do_evict(struct fw_backend *b, const struct fw_backend_action *a)
 		return FW_ENOENT;
 	if (lj->state != L_RUNNING)
 		return FW_EEXIST;
-	keep_checkpoints(lj, a->at);
+	keep_checkpoints(lj, a->at, a->checkpoint_s > 0 ? a->checkpoint_s : lj->bj.job.checkpoint_s);
 	set_place(lj, NULL, 0);
 	lj->state = L_PENDING; /* requeued: it waits again */
 	b->gen++;

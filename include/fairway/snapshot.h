@@ -108,6 +108,11 @@ struct fw_queue {
 					 * <= 0); 0 = inherit the parent's, and
 					 * none anywhere = the job never ends in
 					 * the availability profile */
+	fw_time default_checkpoint_s;   /* the checkpoint interval assumed for
+					 * a job that gives none (checkpoint_s
+					 * 0); 0 = inherit the parent's, and
+					 * none anywhere = an eviction loses the
+					 * whole run */
 };
 
 struct fw_task_group {
@@ -147,8 +152,9 @@ struct fw_job {
 	fw_time start_time;     /* running jobs */
 	fw_time checkpoint_s;   /* the job saves its progress every this many
 				 * seconds of a run (at start_time + k x
-				 * checkpoint_s); 0 = it does not say, and an
-				 * eviction is taken to lose the whole run */
+				 * checkpoint_s); 0 = it does not say: its
+				 * queue's default_checkpoint_s, else an
+				 * eviction loses the whole run */
 	int32_t alloc_first;    /* running jobs: range in snapshot.allocs */
 	int32_t alloc_count;
 };
@@ -236,10 +242,14 @@ int32_t fw_job_min_tasks(const struct fw_job *j);
  * the default_runtime_s of its queue or nearest ancestor that has one;
  * 0 when none does (the job has no known end). */
 fw_time fw_job_runtime(const struct fw_snapshot *s, const struct fw_job *j);
+/* The checkpoint interval of j: its checkpoint_s when > 0, else the
+ * default_checkpoint_s of its queue or nearest ancestor that has one; 0
+ * when none does. */
+fw_time fw_job_checkpoint(const struct fw_snapshot *s, const struct fw_job *j);
 /* The work a running job would lose if evicted at now: the run since its
- * last checkpoint, (now - start_time) mod checkpoint_s, or the whole run
- * when it declares no checkpoint interval (reclaim's victim order). */
-fw_time fw_job_lost_work(const struct fw_job *j, fw_time now);
+ * last checkpoint, (now - start_time) mod fw_job_checkpoint(), or the
+ * whole run without one (reclaim's victim order). */
+fw_time fw_job_lost_work(const struct fw_snapshot *s, const struct fw_job *j, fw_time now);
 /* Whole-GPU equivalents, rounded up per task (a 0.5-GPU task counts 1). */
 int64_t fw_job_gpus(const struct fw_job *j);
 

@@ -447,21 +447,25 @@ node_is "an unhealthy report through the API wins over the backend's suspect" so
 stop_daemon
 
 # --- reclaim on the local backend (a's jobs run until cancelled, so b cannot wait for
-# them): the victim's text says what it loses ---------------------------------------------------
+# them): the victim's text says what it loses, by its queue's checkpoint interval ---------------
 cat >"$T/two.yaml" <<'EOF2'
 now: 0
 nodes:
   - {name: solo, gpus: 8, cpu: 64, memory: 512Gi}
 queues:
-  - {name: a, resources: {gpu: {quota: 4}}}
-  - {name: b, resources: {gpu: {quota: 4}}}
+  - {name: a, defaultCheckpointInterval: 1h, resources: {gpu: {quota: 4}}}
+  - {name: b, defaultRuntime: 10m, resources: {gpu: {quota: 4}}}
 EOF2
 S=$T/state-reclaim
 start_daemon "$S" "$PORT" --config "$T/two.yaml" || bad "daemon starts on the two-queue fleet"
 TOKEN=$(cat "$S/token")
 for i in 1 2; do
-	req POST /v1/jobs "{\"name\":\"a$i\",\"queue\":\"a\",\"checkpointInterval\":3600,\"tasks\":[{\"gpus\":4}]}"
+	req POST /v1/jobs "{\"name\":\"a$i\",\"queue\":\"a\",\"tasks\":[{\"gpus\":4}]}"
 done
+req GET /v1/queues/a
+check "a YAML queue's defaultCheckpointInterval reaches the daemon" [ "$(jfield 'j["defaultCheckpointInterval"]')" = 3600 ]
+req GET /v1/queues/b
+check "a YAML queue's defaultRuntime reaches the daemon" [ "$(jfield 'j["defaultRuntime"]')" = 600 ]
 job_is "queue a takes the idle node" a2 'j["state"] == "running"'
 sleep 1.5
 req POST /v1/jobs '{"name":"b1","queue":"b","runtime":600,"tasks":[{"gpus":4}]}'

@@ -852,10 +852,27 @@ TEST(reclaim_prefers_the_victim_with_the_least_work_since_its_checkpoint)
 	p = run(s, NULL);
 	ASSERT(p != NULL);
 	ASSERT_EQ(p->decisions[0].job, a[0]);
-	/* a negative interval is refused, naming the job */
+	ASSERT_EQ(fw_job_lost_work(s, &s->jobs[a[3]], s->now), 700);
+	/* the queue's default covers the jobs that give none (450 s: a1 loses
+	 * 0), and a job's own interval wins over it (a0, 500 s: loses 0 too,
+	 * a tie broken by job index) */
+	s->queues[0].default_checkpoint_s = 450;
+	ASSERT_EQ(fw_job_checkpoint(s, &s->jobs[a[1]]), 450);
+	ASSERT_EQ(fw_job_checkpoint(s, &s->jobs[a[0]]), 500);
+	ASSERT_EQ(fw_job_lost_work(s, &s->jobs[a[2]], s->now), 350);
+	s->jobs[a[0]].checkpoint_s = 600; /* a0 now loses 400 */
+	p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT_EQ(p->decisions[0].job, a[1]);
+	s->queues[0].default_checkpoint_s = 0;
+	/* a negative interval is refused, naming the job or the queue */
 	s->jobs[a[2]].checkpoint_s = -1;
 	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_ERANGE);
 	ASSERT(strstr(d.msg, "a2") && strstr(d.msg, "checkpoint"));
+	s->jobs[a[2]].checkpoint_s = 0;
+	s->queues[0].default_checkpoint_s = -5;
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_ERANGE);
+	ASSERT(strstr(d.msg, "defaultCheckpointInterval"));
 	fw_snapshot_free(s);
 }
 

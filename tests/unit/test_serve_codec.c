@@ -46,6 +46,22 @@ TEST(queue_units_and_defaults)
 	ASSERT_EQ(q.limit.v[FW_RES_MEM], FW_UNLIMITED);
 	ASSERT_NEAR(q.weight[FW_RES_GPU], 1.0, 1e-12);
 	ASSERT_STR_EQ(q.parent, "");
+	ASSERT_EQ(q.default_runtime_s, 0);
+	ASSERT_EQ(q.default_checkpoint_s, 0);
+	json_t *o = fw_codec_queue_dump(&q); /* zeros are left out, as in older documents */
+	ASSERT(!json_object_get(o, "defaultRuntime") && !json_object_get(o, "defaultCheckpointInterval"));
+	json_decref(o);
+
+	/* the planning defaults of jobs that give none: seconds, kept through a dump */
+	ASSERT_STR_EQ(queue_field("{\"name\":\"a\",\"defaultRuntime\":7200,\"defaultCheckpointInterval\":1800}", &q), "");
+	ASSERT_EQ(q.default_runtime_s, 7200);
+	ASSERT_EQ(q.default_checkpoint_s, 1800);
+	char *doc = json_dumps(o = fw_codec_queue_dump(&q), JSON_COMPACT);
+	json_decref(o);
+	ASSERT_STR_EQ(queue_field(doc, &q), "");
+	free(doc);
+	ASSERT_EQ(q.default_runtime_s, 7200);
+	ASSERT_EQ(q.default_checkpoint_s, 1800);
 }
 
 TEST(queue_refusals_name_the_field)
@@ -59,6 +75,9 @@ TEST(queue_refusals_name_the_field)
 	ASSERT_STR_EQ(queue_field("{\"name\":\"a\",\"deserved\":{\"tpu\":8}}", &q), "deserved.tpu");
 	ASSERT_STR_EQ(queue_field("{\"name\":\"a\",\"overQuotaWeight\":{\"gpu\":-1}}", &q), "overQuotaWeight.gpu");
 	ASSERT_STR_EQ(queue_field("{\"name\":\"a\",\"priority\":1.5}", &q), "priority");
+	ASSERT_STR_EQ(queue_field("{\"name\":\"a\",\"defaultRuntime\":-1}", &q), "defaultRuntime");
+	ASSERT_STR_EQ(queue_field("{\"name\":\"a\",\"defaultCheckpointInterval\":\"30m\"}", &q),
+		      "defaultCheckpointInterval");
 }
 
 TEST(job_parse_and_round_trip)
