@@ -279,7 +279,9 @@ static json_t *queue_body(struct opts *o, int *rc)
 		json_object_set_new(q, "parent", json_string(flag(o, "--parent")));
 	if ((*rc = set_num(o, q, "priority", "--priority", true)) || (*rc = set_num(o, des, "gpu", "--deserved-gpus", false)) ||
 	    (*rc = set_num(o, lim, "gpu", "--limit-gpus", false)) || (*rc = set_num(o, w, "gpu", "--weight", false)) ||
-	    (*rc = set_num(o, q, "minRuntime", "--min-runtime", true))) {
+	    (*rc = set_num(o, q, "minRuntime", "--min-runtime", true)) ||
+	    (*rc = set_num(o, q, "defaultRuntime", "--default-runtime", true)) ||
+	    (*rc = set_num(o, q, "defaultCheckpointInterval", "--default-checkpoint-interval", true))) {
 		json_decref(q), json_decref(des), json_decref(lim), json_decref(w);
 		return NULL;
 	}
@@ -720,6 +722,8 @@ static const char client_usage[] =
 	"\n"
 	"queues set NAME:     --parent P --deserved-gpus N --limit-gpus N --weight W\n"
 	"                     --priority P --min-runtime S   (or --file queue.json)\n"
+	"                     --default-runtime S --default-checkpoint-interval S\n"
+	"                     (assumed for its jobs that give none)\n"
 	"jobs submit:         --queue Q --gpus N [--count TASKS] [--runtime S]\n"
 	"                     [--name N] [--user U] [--cpu C] [--memory MiB]\n"
 	"                     [--gpu-model M] [--required-level rack]  (or --file job.json)\n"
@@ -744,7 +748,9 @@ static const char client_usage[] =
  * subcommand, the flags that take a value, and the bare ones.  Every word
  * on the line must fit its row before anything is sent, so a typo is an
  * error rather than a flag silently ignored. */
-#define QUEUE_FLAGS " --parent --deserved-gpus --limit-gpus --weight --priority --min-runtime --file "
+#define QUEUE_FLAGS                                                                                   \
+	" --parent --deserved-gpus --limit-gpus --weight --priority --min-runtime --default-runtime " \
+	"--default-checkpoint-interval --file "
 #define JOB_FLAGS                                                                                               \
 	" --queue --name --user --required-level --runtime --priority --exit-code --count --gpus --cpu --memory " \
 	"--gpu-model --checkpoint-interval --file "

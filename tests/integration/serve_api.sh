@@ -477,6 +477,11 @@ import json, re, sys
 texts = [d["text"] for b in sys.argv[1:] for d in json.loads(b).get("decisions", []) if d["kind"] == "evict"]
 assert len(texts) == 1, texts
 assert re.search(r"; it loses [0-9]+ s of work since its last checkpoint$", texts[0]), texts' "$A1" "$A2"
+"$FW" queues set b --deserved-gpus 4 --default-runtime 900 --default-checkpoint-interval 300 \
+	--server "http://127.0.0.1:$PORT" --token-file "$S/token" >/dev/null 2>&1
+req GET /v1/queues/b
+check "fairway queues set --default-runtime/--default-checkpoint-interval" \
+	[ "$(jfield 'j["defaultRuntime"], j["defaultCheckpointInterval"]')" = "900 300" ]
 stop_daemon
 
 if grep -E 'ERROR: AddressSanitizer|runtime error|LeakSanitizer' "$T/daemon.log"; then
