@@ -153,26 +153,27 @@ int32_t fw_job_tasks(const struct fw_job *j)
 	return n;
 }
 
+/* The first positive default of queue q or its nearest ancestor: its
+ * default_checkpoint_s when checkpoint, else its default_runtime_s; 0 when
+ * none has one (the step bound guards a cycle in an unvalidated tree). */
+static fw_time inherited(const struct fw_snapshot *s, int32_t q, bool checkpoint)
+{
+	for (int32_t steps = 0; q >= 0 && q < s->nqueues && steps <= s->nqueues; q = s->queues[q].parent, steps++) {
+		fw_time v = checkpoint ? s->queues[q].default_checkpoint_s : s->queues[q].default_runtime_s;
+		if (v > 0)
+			return v;
+	}
+	return 0;
+}
+
 fw_time fw_job_runtime(const struct fw_snapshot *s, const struct fw_job *j)
 {
-	if (j->expected_runtime > 0)
-		return j->expected_runtime;
-	for (int32_t q = j->queue, steps = 0; q >= 0 && q < s->nqueues && steps <= s->nqueues;
-	     q = s->queues[q].parent, steps++)
-		if (s->queues[q].default_runtime_s > 0)
-			return s->queues[q].default_runtime_s;
-	return 0;
+	return j->expected_runtime > 0 ? j->expected_runtime : inherited(s, j->queue, false);
 }
 
 fw_time fw_job_checkpoint(const struct fw_snapshot *s, const struct fw_job *j)
 {
-	if (j->checkpoint_s > 0)
-		return j->checkpoint_s;
-	for (int32_t q = j->queue, steps = 0; q >= 0 && q < s->nqueues && steps <= s->nqueues;
-	     q = s->queues[q].parent, steps++)
-		if (s->queues[q].default_checkpoint_s > 0)
-			return s->queues[q].default_checkpoint_s;
-	return 0;
+	return j->checkpoint_s > 0 ? j->checkpoint_s : inherited(s, j->queue, true);
 }
 
 fw_time fw_job_lost_work(const struct fw_snapshot *s, const struct fw_job *j, fw_time now)

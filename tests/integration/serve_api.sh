@@ -402,7 +402,15 @@ node_is "heartbeat: the next report brings it back" h100-003 'j["healthy"] and j
 stop_daemon
 
 # --- local jobs that fail: attributed to their node (one-node fleet) ---------------------------
-cat >"$T/solo.yaml" <<'EOF2'
+# fleet_daemon NAME STATE: start a daemon on the fleet YAML read from stdin
+# (kept as $T/NAME.yaml), its store in $T/STATE; sets S and TOKEN.
+fleet_daemon() {
+	cat >"$T/$1.yaml"
+	S=$T/$2
+	start_daemon "$S" "$PORT" --config "$T/$1.yaml" || bad "daemon starts on $1.yaml"
+	TOKEN=$(cat "$S/token")
+}
+fleet_daemon solo state-fail <<'EOF2'
 now: 0
 nodes:
   - {name: solo, gpus: 8, cpu: 64, memory: 512Gi}
@@ -410,9 +418,6 @@ queues:
   - name: q
     resources: {gpu: {quota: 8}}
 EOF2
-S=$T/state-fail
-start_daemon "$S" "$PORT" --config "$T/solo.yaml" || bad "daemon starts on a one-node fleet"
-TOKEN=$(cat "$S/token")
 for i in 1 2; do
 	req POST /v1/jobs "{\"name\":\"fail$i\",\"queue\":\"q\",\"runtime\":1,\"exitCode\":1,\"tasks\":[{\"gpus\":1}]}"
 done
@@ -448,7 +453,7 @@ stop_daemon
 
 # --- reclaim on the local backend (a's jobs run until cancelled, so b cannot wait for
 # them): the victim's text says what it loses, by its queue's checkpoint interval ---------------
-cat >"$T/two.yaml" <<'EOF2'
+fleet_daemon two state-reclaim <<'EOF2'
 now: 0
 nodes:
   - {name: solo, gpus: 8, cpu: 64, memory: 512Gi}
@@ -456,9 +461,6 @@ queues:
   - {name: a, defaultCheckpointInterval: 1h, resources: {gpu: {quota: 4}}}
   - {name: b, defaultRuntime: 10m, resources: {gpu: {quota: 4}}}
 EOF2
-S=$T/state-reclaim
-start_daemon "$S" "$PORT" --config "$T/two.yaml" || bad "daemon starts on the two-queue fleet"
-TOKEN=$(cat "$S/token")
 for i in 1 2; do
 	req POST /v1/jobs "{\"name\":\"a$i\",\"queue\":\"a\",\"tasks\":[{\"gpus\":4}]}"
 done

@@ -111,12 +111,18 @@ static int act(struct fw_backend *b, uint64_t gen, enum fw_decision_kind k, cons
 	return act_on(b, gen, k, job, at, "n1");
 }
 
-/* Read the world at now (finishing what is due), then start job on node. */
-static void start_on(struct fw_backend *b, const char *job, fw_time now, const char *node)
+/* Read the world at now (finishing what is due), then apply one action
+ * of kind k to job (a START places it on node). */
+static int act_at(struct fw_backend *b, enum fw_decision_kind k, const char *job, fw_time now, const char *node)
 {
 	struct fw_backend_world w;
 	fw_snapshot_free(world(b, now, &w));
-	if (act_on(b, w.generation, FW_DECIDE_START, job, now, node) != FW_OK)
+	return act_on(b, w.generation, k, job, now, node);
+}
+
+static void start_on(struct fw_backend *b, const char *job, fw_time now, const char *node)
+{
+	if (act_at(b, FW_DECIDE_START, job, now, node) != FW_OK)
 		abort();
 }
 
@@ -245,12 +251,8 @@ TEST(an_evicted_job_resumes_from_its_last_checkpoint)
 	ASSERT_EQ(submit(b, "plain", 3600), FW_OK);
 	start_on(b, "ckpt", 1000, "n0");
 	start_on(b, "plain", 1000, "n1");
-	s = world(b, 2300, &w);
-	fw_snapshot_free(s);
-	ASSERT_EQ(act(b, w.generation, FW_DECIDE_EVICT, "ckpt", 2300), FW_OK);
-	s = world(b, 2300, &w);
-	fw_snapshot_free(s);
-	ASSERT_EQ(act(b, w.generation, FW_DECIDE_EVICT, "plain", 2300), FW_OK);
+	ASSERT_EQ(act_at(b, FW_DECIDE_EVICT, "ckpt", 2300, ""), FW_OK);
+	ASSERT_EQ(act_at(b, FW_DECIDE_EVICT, "plain", 2300, ""), FW_OK);
 
 	fw_backend_local.close(b); /* what it kept is in the store */
 	memset(&cfg, 0, sizeof cfg);
