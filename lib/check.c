@@ -303,7 +303,8 @@ static int check_pending(const struct fw_snapshot *s, const struct fw_plan *p, s
 	return FW_OK;
 }
 
-/* ---- start-time estimates: sane, and a reserved job's is its reservation ---- */
+/* ---- start-time estimates: sane, and a reserved job's is its reservation (a
+ * gang's may be sooner) ---- */
 
 static int check_estimate(const struct fw_snapshot *s, const struct fw_plan *p, const fw_time *resv_at,
 			  const struct fw_pending *r, struct fw_diag *d)
@@ -324,7 +325,12 @@ static int check_estimate(const struct fw_snapshot *s, const struct fw_plan *p, 
 	if (r->expected_start < p->now)
 		return FAIL(d, "pending", "job %s is expected to start at t=%lld, before now (%lld)", name,
 			    (long long)r->expected_start, (long long)p->now);
-	if (resv_at[r->job] != FW_TIME_UNKNOWN && r->expected_start != resv_at[r->job])
+	if (resv_at[r->job] == FW_TIME_UNKNOWN || r->expected_start == resv_at[r->job])
+		return FW_OK;
+	/* sooner only for a gang not starving yet: it will be tried ahead of
+	 * the order that reserved it (plan.h) */
+	if (r->expected_start > resv_at[r->job] || fw_job_tasks(&s->jobs[r->job]) < 2 ||
+	    r->expected_start == p->now)
 		return FAIL(d, "pending", "job %s: expected start t=%lld, but its reservation is at t=%lld", name,
 			    (long long)r->expected_start, (long long)resv_at[r->job]);
 	return FW_OK;

@@ -31,8 +31,10 @@
  *      estimate to the latest reservation time ahead of it (under a
  *      strict-order policy, to the latest estimate ahead; behind a job
  *      whose start is unknown, unknown too: HEAD_OF_LINE);
- *   5. gangs:    under a starvation age, the oldest unreserved gangs in a
- *      time profile of free GPUs, oldest first (gang_queue()).
+ *   5. gangs:    under a starvation age, the oldest waiting gangs in a
+ *      time profile of free task slots, oldest first (gang_queue()): an
+ *      unreserved gang no earlier than when it starves; a reserved one
+ *      sooner than its reservation if it starves first and fits then.
  * Cost: the shapes come from allocate's memo (no job record is read for
  * them); one clone (O(nodes + domains)); the end events the reservations
  * already sorted; per distinct end time an O(1) test per open shape and a
@@ -515,7 +517,7 @@ static void queue_pass(struct est *e)
 
 /* ---- step 5: gangs queue by age (policies with starve_after_s) -------- */
 
-/* A change of free whole GPUs at time t. */
+/* A change of free slots at time t. */
 struct step {
 	fw_time t;
 	int64_t d;
@@ -538,56 +540,116 @@ static void step_sort(struct step *v, struct step *tmp, int32_t n)
 	memcpy(v, tmp, (size_t)n * sizeof *v);
 }
 
-static int64_t held_gpus(const struct fw_task_alloc *t, int32_t n)
-{
-	int64_t g = 0;
-
-	for (int32_t k = 0; k < n; k++)
-		g += __builtin_popcount(t[k].gpu_mask);
-	return g;
-}
-
-/* Free whole GPUs over time: F[b] from T[b] to T[b + 1] (the last one for
- * ever), from the final node state, the running jobs' and this plan's
- * starts' ends, and the reservations. */
+/* Free capacity over time in slots of g whole GPUs: F[b] from T[b] to
+ * T[b + 1] (the last one for ever).  A usable node with k whole GPUs free
+ * holds k / g slots.  A GPU frees up when every job holding it has ended
+ * (the running jobs' and this plan's starts' end events), never while a
+ * job with no expected runtime holds it.  A reservation holds, from its
+ * time for its runtime, ceil(its GPUs on a node / g) slots of that node.
+ * With g = 1 the slots are whole GPUs; with g = 8 on 8-GPU nodes, whole
+ * nodes, so a gang of two 8-GPU tasks does not "fit" into 16 GPUs free
+ * on four half-busy nodes. */
 struct profile {
 	fw_time *T;
 	int64_t *F;
 	int32_t n, cap;
 };
 
-static int profile_build(struct cyc *y, struct profile *pr, int32_t room)
+/* Per GPU of every node: when it is whole and free (now, an end event,
+ * or never). */
+struct gpu_free {
+	fw_time *at;      /* [node * FW_MAX_GPUS_PER_NODE + gpu] */
+	int32_t *milli;   /* milli the end events release */
+};
+
+static void release(struct gpu_free *f, const struct ev *e)
 {
-	int32_t ne = y->nev_run + y->nev_st + 2 * y->nresv, n = 0;
+	for (int32_t k = 0; k < e->ntasks; k++) {
+		const struct fw_task_alloc *t = &e->tasks[k];
+		for (int g = 0; g < FW_MAX_GPUS_PER_NODE; g++) {
+			size_t x = (size_t)t->node * FW_MAX_GPUS_PER_NODE + (size_t)g;
+			if (!(t->gpu_mask & (1u << g)))
+				continue;
+			f->milli[x] += t->gpu_milli;
+			if (e->end > f->at[x])
+				f->at[x] = e->end;
+		}
+	}
+}
+
+/* One node's slot steps: its GPUs' free times in order, a step each time
+ * the count of free GPUs passes a multiple of g.  Returns the slots it
+ * holds now. */
+static int64_t node_steps(const struct cyc *y, const struct gpu_free *f, int32_t n, int32_t g,
+			  struct step *out, int32_t *nout)
+{
+	const struct fw_node *sn = &y->s->nodes[n];
+	const struct fw__node *cn = &y->c.nodes[n];
+	fw_time at[FW_MAX_GPUS_PER_NODE];
+	int32_t m = 0, k = 0;
+
+	if (!cn->usable)
+		return 0;
+	for (int b = 0; b < sn->gpu_count; b++) {
+		size_t x = (size_t)n * FW_MAX_GPUS_PER_NODE + (size_t)b;
+		if (sn->bad_gpu_mask & (1u << b))
+			continue;
+		if (cn->used[b] == 0)
+			k++;
+		else if (f->milli[x] >= cn->used[b]) {
+			int32_t i = m++;
+			for (; i > 0 && at[i - 1] > f->at[x]; i--)
+				at[i] = at[i - 1];
+			at[i] = f->at[x];
+		}
+	}
+	for (int32_t i = 0; i < m; i++)
+		if ((k + i + 1) / g > (k + i) / g)
+			out[(*nout)++] = (struct step){ at[i], 1 };
+	return k / g;
+}
+
+static int profile_build(struct cyc *y, struct profile *pr, int32_t room, int32_t g)
+{
+	size_t ngpu = (size_t)y->s->nnodes * FW_MAX_GPUS_PER_NODE;
+	struct gpu_free f = { FW_ARENA_RAW(y->a, fw_time, ngpu + 1), FW_ARENA_NEW(y->a, int32_t, ngpu + 1) };
+	int32_t ne = y->s->nnodes * FW_MAX_GPUS_PER_NODE, n = 0;
+	int64_t now_slots = 0;
+
+	for (int32_t i = 0; i < y->ndec; i++)
+		if (y->dec[i].kind == FW_DECIDE_RESERVE)
+			ne += 2 * y->dec[i].alloc_count;
 	struct step *v = FW_ARENA_RAW(y->a, struct step, ne + 1);
 	struct step *tmp = FW_ARENA_RAW(y->a, struct step, ne + 1);
-	int64_t f = 0;
-
 	pr->cap = ne + 1 + room;
 	pr->T = FW_ARENA_RAW(y->a, fw_time, pr->cap);
 	pr->F = FW_ARENA_RAW(y->a, int64_t, pr->cap);
-	if (!v || !tmp || !pr->T || !pr->F)
+	if (!f.at || !f.milli || !v || !tmp || !pr->T || !pr->F)
 		return FW_ENOMEM;
+	for (size_t x = 0; x < ngpu; x++)
+		f.at[x] = y->s->now;
 	for (int32_t i = 0; i < y->nev_run; i++)
-		v[n++] = (struct step){ y->ev_run[i].end, held_gpus(y->ev_run[i].tasks, y->ev_run[i].ntasks) };
+		release(&f, &y->ev_run[i]);
 	for (int32_t i = 0; i < y->nev_st; i++)
-		v[n++] = (struct step){ y->ev_st[i].end, held_gpus(y->ev_st[i].tasks, y->ev_st[i].ntasks) };
+		release(&f, &y->ev_st[i]);
+	for (int32_t i = 0; i < y->s->nnodes; i++)
+		now_slots += node_steps(y, &f, i, g, v, &n);
 	for (int32_t i = 0; i < y->ndec; i++) {
 		const struct fw_decision *d = &y->dec[i];
-		fw_time run = fw_job_runtime(y->s, &y->s->jobs[d->job]);
 		if (d->kind != FW_DECIDE_RESERVE)
 			continue;
-		int64_t g = held_gpus(y->dec_tasks[i], d->alloc_count);
-		v[n++] = (struct step){ d->at, -g };
-		if (run > 0)
-			v[n++] = (struct step){ d->at + run, g };
+		fw_time run = fw_job_runtime(y->s, &y->s->jobs[d->job]);
+		for (int32_t k = 0; k < d->alloc_count; k++) {
+			int64_t sl = (__builtin_popcount(y->dec_tasks[i][k].gpu_mask) + g - 1) / g;
+			v[n++] = (struct step){ d->at, -sl };
+			if (run > 0)
+				v[n++] = (struct step){ d->at + run, sl };
+		}
 	}
 	step_sort(v, tmp, n);
-	for (int32_t i = 0; i < y->s->nnodes; i++)
-		f += y->c.nodes[i].whole_free;
 	pr->n = 1;
 	pr->T[0] = y->s->now;
-	pr->F[0] = f;
+	pr->F[0] = now_slots;
 	for (int32_t i = 0; i < n; i++) {
 		if (v[i].t > pr->T[pr->n - 1]) {
 			pr->T[pr->n] = v[i].t;
@@ -616,7 +678,17 @@ static int32_t profile_split(struct profile *pr, fw_time t)
 	return b + 1;
 }
 
-/* The earliest t >= lo with need GPUs free over [t, t + dur); -1: none. */
+/* Take (d < 0) or give back (d > 0) d slots over [t, t + dur); dur <= 0:
+ * for ever. */
+static void profile_add(struct profile *pr, fw_time t, fw_time dur, int64_t d)
+{
+	int32_t b0 = profile_split(pr, t), b1 = dur > 0 ? profile_split(pr, t + dur) : pr->n;
+
+	for (int32_t b = b0; b < b1; b++)
+		pr->F[b] += d;
+}
+
+/* The earliest t >= lo with need slots free over [t, t + dur); -1: none. */
 static fw_time profile_fit(const struct profile *pr, fw_time lo, int64_t need, fw_time dur)
 {
 	for (int32_t b = 0; b < pr->n; b++) {
@@ -632,25 +704,77 @@ static fw_time profile_fit(const struct profile *pr, fw_time lo, int64_t need, f
 	return -1;
 }
 
-/* How many of the oldest unreserved gangs the estimates queue up. */
+/* How many of the oldest waiting gangs the estimates queue up. */
 #define GANG_QUEUE_MAX 64
 
-/* A gang still waiting with a known estimate and no reservation. */
-static bool unreserved(const struct cyc *y, int32_t pos)
+/* A gang still waiting with a known estimate (reserved or not). */
+static bool waiting(const struct cyc *y, int32_t pos)
 {
 	int32_t j = y->jobs[pos];
-	const struct fw_pending *r = &y->reason[j];
 
-	return !y->started[j] && r->reason != FW_REASON_HAS_RESERVATION &&
-	       r->expected_start != FW_TIME_UNKNOWN;
+	return !y->started[j] && y->reason[j].expected_start != FW_TIME_UNKNOWN;
 }
 
-/* Under a policy with starve_after_s, a gang that earned no reservation
- * now is tried first only once it has waited that long, and then behind
- * the older gangs: place the oldest gangs, in age order, in a time profile
- * of free GPUs (conservatively, topology aside), each no earlier than its
- * estimate so far and its starving time; each one's time there bounds its
- * estimate from below. */
+/* The slot size of the profile: the GPUs of every whole-GPU task of the
+ * queued gangs when they all ask the same (the usual shape: one task per
+ * node), else 1 (whole GPUs). */
+static int32_t slot_gpus(const struct cyc *y, const int32_t *g, int32_t ng)
+{
+	int32_t size = 0;
+
+	for (int32_t i = 0; i < ng; i++) {
+		const struct fw_job *job = &y->s->jobs[g[i]];
+		for (int k = 0; k < job->ngroups; k++) {
+			if (job->groups[k].gpu_milli != 1000 || job->groups[k].gpus <= 0)
+				continue;
+			if (size && size != job->groups[k].gpus)
+				return 1;
+			size = job->groups[k].gpus;
+		}
+	}
+	return size > 0 ? size : 1;
+}
+
+/* Place one gang in the profile; its estimate is where it lands. */
+static void gang_place(struct cyc *y, struct profile *pr, int32_t j, fw_time sa, int32_t slot)
+{
+	const struct fw_job *job = &y->s->jobs[j];
+	struct fw_pending *r = &y->reason[j];
+	fw_time starve = y->ji[j].submit + sa, hold = fw_job_runtime(y->s, job), t;
+	fw_time dur = hold > 0 ? hold : 1; /* hold <= 0: it never ends */
+	int64_t need = fw__gang_need(job) / slot;
+
+	if (need <= 0)
+		return;
+	if (r->reason == FW_REASON_HAS_RESERVATION) {
+		/* held from its reservation, unless it starves first: then it
+		 * is tried ahead of the order that reserved it so late */
+		fw_time at = r->expected_start;
+		if (starve <= y->s->now || at <= starve)
+			return;
+		profile_add(pr, at, hold, need);
+		t = profile_fit(pr, starve, need, dur);
+		if (t >= 0 && t < at)
+			r->expected_start = t;
+		profile_add(pr, r->expected_start, hold, -need);
+		return;
+	}
+	if (starve < r->expected_start)
+		starve = r->expected_start;
+	if ((t = profile_fit(pr, starve, need, dur)) < 0)
+		return;
+	r->expected_start = t;
+	profile_add(pr, t, hold, -need);
+}
+
+/* Under a policy with starve_after_s, a gang is tried ahead of the
+ * fair-share order once it has waited that long, behind the older gangs.
+ * Place the oldest waiting gangs, in age order, in a time profile of free
+ * slots (topology aside): one with no reservation no earlier than its
+ * estimate so far and its starving time, where it fits; one whose
+ * reservation lies beyond its starving time where it fits from that time
+ * on, if that is sooner; one reserved before it starves stays where it is.
+ * Each one's time there is its estimate, and holds its slots from then. */
 static int gang_queue(struct est *e)
 {
 	struct cyc *y = e->y;
@@ -663,26 +787,15 @@ static int gang_queue(struct est *e)
 		return FW_OK;
 	if (!(g = FW_ARENA_RAW(y->a, int32_t, GANG_QUEUE_MAX)))
 		return FW_ENOMEM;
-	if ((ng = fw__oldest_gangs(y, GANG_QUEUE_MAX, unreserved, g)) == 0)
+	if ((ng = fw__oldest_gangs(y, GANG_QUEUE_MAX, waiting, g)) == 0)
 		return FW_OK;
 	for (int32_t i = 0; i < ng; i++)
 		g[i] = y->jobs[g[i]]; /* positions to jobs */
-	if ((rc = fw__resv_events(y)) != FW_OK || (rc = profile_build(y, &pr, 2 * ng + 2)) != FW_OK)
+	int32_t slot = slot_gpus(y, g, ng);
+	if ((rc = fw__resv_events(y)) != FW_OK || (rc = profile_build(y, &pr, 2 * ng + 2, slot)) != FW_OK)
 		return rc;
-	for (int32_t i = 0; i < ng; i++) {
-		const struct fw_job *job = &y->s->jobs[g[i]];
-		struct fw_pending *r = &y->reason[g[i]];
-		fw_time lo = y->ji[g[i]].submit + sa, dur = fw_job_runtime(y->s, job), t;
-		int64_t need = fw__gang_need(job);
-		if (lo < r->expected_start)
-			lo = r->expected_start;
-		if (need <= 0 || (t = profile_fit(&pr, lo, need, dur > 0 ? dur : 1)) < 0)
-			continue;
-		r->expected_start = t;
-		int32_t b0 = profile_split(&pr, t), b1 = dur > 0 ? profile_split(&pr, t + dur) : pr.n;
-		for (int32_t b = b0; b < b1; b++)
-			pr.F[b] -= need;
-	}
+	for (int32_t i = 0; i < ng; i++)
+		gang_place(y, &pr, g[i], sa, slot);
 	return FW_OK;
 }
 

@@ -13,7 +13,8 @@
  *
  * Start-time estimates.  Every pending entry also says when the job is
  * expected to start (lib/estimate.c):
- *   - a job with a reservation: the reservation's time;
+ *   - a job with a reservation: the reservation's time (its pending
+ *     entry's `a`), or sooner for a gang that starves first (below);
  *   - any other job: the earliest time its shape fits once running jobs
  *     and this plan's starts end at their expected end times, with every
  *     reserved node held until its reserved job is expected to end (the
@@ -24,11 +25,19 @@
  *     under a strict-order policy (FIFO), never before any job ahead, and
  *     unknown (HEAD_OF_LINE) behind a job whose start is unknown.
  *   - under a policy with a starvation age (policy.h starve_after_s), a
- *     gang with no reservation is expected no earlier than when it starves
- *     (submit + the age), and behind the older such gangs: the 64 oldest
- *     are placed, oldest first, in a time profile of free whole GPUs
- *     (running jobs' and this plan's ends, reservations held), each at
- *     the first time it fits for its runtime, topology aside.
+ *     gang is tried ahead of the fair-share order once it has waited that
+ *     long, behind the older gangs.  The 64 oldest waiting gangs are
+ *     placed, oldest first, in a time profile of free task slots (whole
+ *     free GPUs, or whole free g-GPU slots per node when every one of
+ *     them asks for tasks of g GPUs: two 8-GPU tasks need two free nodes,
+ *     not 16 GPUs; running jobs' and this plan's ends, reservations
+ *     held), topology aside, each at the first time it fits for its
+ *     runtime: a gang with no reservation no earlier than its estimate
+ *     above and its starving time (submit + the age); a reserved gang
+ *     that is not starving yet and whose reservation lies beyond its
+ *     starving time, from its starving time on, if that is sooner than
+ *     its reservation (the checker allows a reserved job's estimate
+ *     before its reservation for such a gang only).
  *     Otherwise the estimate ignores the capacity that other waiting jobs,
  *     not yet reserved, will take first: it is the earliest plausible
  *     start, not a promise.  `ahead` counts the jobs ahead in its line
@@ -88,7 +97,7 @@ enum fw_decision_kind {
 	X(HEAD_OF_LINE, head_of_line,                                          \
 	  "blocked behind job #%lld (strict order; %lld jobs ahead in its line)") \
 	X(HAS_RESERVATION, has_reservation,                                    \
-	  "reserved: expected to start at t=%lld (in %lld s) on the nodes held for it") \
+	  "reserved: nodes are held for it from t=%lld (in %lld s)") \
 	X(RESERVED, reserved,                                                  \
 	  "it fits now but would delay the reservation of job #%lld (due at t=%lld); it waits rather than push a reserved job back") \
 	X(UNKNOWN_RUNTIME, unknown_runtime,                                    \

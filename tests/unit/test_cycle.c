@@ -686,9 +686,11 @@ TEST(checker_catches_a_bad_estimate)
 	ASSERT(p != NULL);
 	big = (struct fw_pending *)fw_plan_pending_for(p, 2);
 	lng = (struct fw_pending *)fw_plan_pending_for(p, 4);
-	big->expected_start = 1999;
+	big->expected_start = 2001;
 	ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
 	ASSERT_STR_CONTAINS(d.msg, "its reservation is at t=2000");
+	big->expected_start = 1999; /* a gang may be expected sooner (plan.h) */
+	ASSERT_OK(fw_plan_check(s, p, &A, &d));
 	big->expected_start = 2000;
 	lng->expected_start = 999;
 	ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
@@ -698,6 +700,15 @@ TEST(checker_catches_a_bad_estimate)
 	ASSERT_STR_CONTAINS(d.msg, "unknown without a reason");
 	lng->unknown_why = FW_REASON_UNKNOWN_RUNTIME;
 	ASSERT_OK(fw_plan_check(s, p, &A, &d));
+	/* a single-task job is never expected before its reservation */
+	s->jobs[2].groups[0].count = 1;
+	p = run(s, "fairway");
+	ASSERT(p != NULL && reservation_of(p, 2) != NULL);
+	big = (struct fw_pending *)fw_plan_pending_for(p, 2);
+	ASSERT_EQ(big->expected_start, reservation_of(p, 2)->at);
+	big->expected_start--;
+	ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
+	ASSERT_STR_CONTAINS(d.msg, "but its reservation is at");
 	fw_snapshot_free(s);
 }
 
@@ -1196,6 +1207,86 @@ TEST(unreserved_gangs_are_expected_in_age_order_after_starving)
 	fw_snapshot_free(s);
 }
 
+/* Nodes n0..n<k-1> of 8 GPUs, each running a job of queue A (over its
+ * share; B below it) on the GPUs of `mask` until ends[i]. */
+static struct fw_snapshot *busy_until(fw_time now, int k, const fw_time *ends, uint32_t mask)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	tb_queue(s, "A", -1, 8, -1, 1);
+	tb_queue(s, "B", -1, 8, -1, 1);
+	s->now = now;
+	for (int i = 0; i < k; i++) {
+		char n[8];
+		snprintf(n, sizeof n, "n%d", i);
+		tb_node(s, n, 8, NULL, NULL, NULL, NULL);
+		int j = tb_job(s, n, 0, 1, __builtin_popcount(mask), 1000, 0);
+		tb_run(s, j, 1, &i, mask);
+		s->jobs[j].start_time = 0;
+		s->jobs[j].expected_runtime = ends[i];
+	}
+	return s;
+}
+
+/* A reserved gang that starves before its reservation is tried ahead of
+ * the order that reserved it so late: it is expected where it fits from
+ * its starving time on (its reservation stays as the cycle made it). */
+TEST(a_gang_reserved_beyond_its_starving_time_is_expected_sooner)
+{
+	fw_time ends[] = { 1000, 1200, 2000, 3000, 3500 };
+	struct fw_snapshot *s = busy_until(100, 5, ends, 0xff);
+	s->config.starve_after_s = 1000;
+	int b = tb_job(s, "b", 1, 3, 8, 1000, 50); /* B is below its share: tried first */
+	int a = tb_job(s, "a", 0, 2, 8, 1000, 0);  /* starves at 1000 */
+	s->jobs[b].expected_runtime = 1000;
+	s->jobs[a].expected_runtime = 500;
+	struct fw_plan *p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT(reservation_of(p, b) != NULL && reservation_of(p, a) != NULL);
+	ASSERT_EQ(reservation_of(p, b)->at, 2000); /* n0, n1, n2 */
+	ASSERT_EQ(reservation_of(p, a)->at, 3500); /* on n3 and n4, off b's nodes */
+	/* at 1000 it starves; n0 and n1 are free from 1200 until b's 2000 */
+	ASSERT_EQ(fw_plan_pending_for(p, a)->expected_start, 1200);
+	ASSERT_EQ(fw_plan_pending_for(p, b)->expected_start, 2000);
+	/* it runs 900 s: the profile keeps b's reservation, so it fits once
+	 * b is expected to end, still sooner than its own */
+	s->jobs[a].expected_runtime = 900;
+	p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT_EQ(reservation_of(p, a)->at, 3500);
+	ASSERT_EQ(fw_plan_pending_for(p, a)->expected_start, 3000);
+	/* without a starvation age, the reservation's time */
+	s->jobs[a].expected_runtime = 500;
+	s->config.starve_after_s = -1;
+	p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT_EQ(fw_plan_pending_for(p, a)->expected_start, reservation_of(p, a)->at);
+	fw_snapshot_free(s);
+}
+
+/* The starving gangs' time profile counts whole free nodes for gangs of
+ * whole-node tasks: 16 GPUs free on four half-busy nodes do not hold a
+ * gang of two 8-GPU tasks. */
+TEST(the_gang_queue_counts_free_task_slots_not_gpus)
+{
+	fw_time ends[] = { 5000, 6000, 7000, 8000 };
+	struct fw_snapshot *s = busy_until(100, 4, ends, 0x0f);
+	s->config.starve_after_s = 1000;
+	int g = tb_job(s, "g", 0, 2, 8, 1000, 0);
+	s->jobs[g].expected_runtime = 100;
+	struct fw_plan *p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT(reservation_of(p, g) != NULL);
+	ASSERT_EQ(reservation_of(p, g)->at, 6000);
+	ASSERT_EQ(fw_plan_pending_for(p, g)->expected_start, 6000);
+	/* four 4-GPU tasks fit in the four free halves: it starts now */
+	s->jobs[g].groups[0].count = 4;
+	s->jobs[g].groups[0].gpus = 4;
+	p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT(fw_plan_pending_for(p, g) == NULL);
+	fw_snapshot_free(s);
+}
+
 /* A gang that has waited starve_after_s (fairway: 24 h) is tried before
  * the fair-share order, so it earns a reservation although its queue is
  * over its share and newer jobs of another queue fill every reservation
@@ -1454,7 +1545,8 @@ static void teardown(void)
 	reclaim_honours_the_queue_min_runtime_protection, reclaim_evicts_whole_gangs, \
 	reclaim_evicts_nothing_when_the_preemptor_would_not_fit_anyway, preemption_within_a_queue_by_priority, \
 	reclaim_never_takes_a_queue_over_its_fair_share, narrowing_reclaim_never_inverts_two_queues, \
-	unreserved_gangs_are_expected_in_age_order_after_starving, conservative_backfill_reserves_for_every_blocked_job, consolidation_moves_small_jobs_to_free_nodes_for_a_gang, \
+	unreserved_gangs_are_expected_in_age_order_after_starving, a_gang_reserved_beyond_its_starving_time_is_expected_sooner, \
+	the_gang_queue_counts_free_task_slots_not_gpus, conservative_backfill_reserves_for_every_blocked_job, consolidation_moves_small_jobs_to_free_nodes_for_a_gang, \
 	checker_catches_a_start_of_a_running_job, a_starving_gang_is_tried_first_and_reserved, reclaim_spares_a_job_that_started_after_starving, \
 	evictions_are_bounded_per_cycle, reclaim_is_deterministic_and_keeps_every_invariant_on_random_snapshots, \
 	checker_catches_a_bad_eviction
