@@ -651,9 +651,17 @@ TEST(estimate_is_unknown_over_quota_and_when_it_can_never_fit)
 
 TEST(estimates_are_deterministic_and_mostly_known_on_random_snapshots)
 {
-	int known = 0, unknown = 0;
-	for (uint32_t seed = 1; seed <= 30; seed++) {
-		struct fw_snapshot *s = random_snapshot(seed);
+	int known = 0, unknown = 0, sooner = 0;
+	for (uint32_t seed = 1; seed <= 90; seed++) {
+		struct fw_snapshot *s = random_snapshot(1 + (seed - 1) / 3);
+		/* the same snapshots with the oldest gangs starving, and with
+		 * every gang of 8-GPU tasks (the starving gangs' profile then
+		 * counts free 8-GPU slots) */
+		if (seed % 3 != 1)
+			s->config.starve_after_s = 4960;
+		for (int32_t j = 0; seed % 3 == 0 && j < s->njobs; j++)
+			if (fw_job_tasks(&s->jobs[j]) > 1)
+				s->jobs[j].groups[0].gpus = 8;
 		struct fw_plan *p = run(s, NULL), *q = NULL;
 		struct fw_arena b;
 		ASSERT(p != NULL); /* run() checks every estimate */
@@ -670,11 +678,13 @@ TEST(estimates_are_deterministic_and_mostly_known_on_random_snapshots)
 			const struct fw_pending *r = &p->pending[i];
 			known += r->expected_start != FW_TIME_UNKNOWN;
 			unknown += r->expected_start == FW_TIME_UNKNOWN;
+			sooner += r->reason == FW_REASON_HAS_RESERVATION && r->expected_start < r->a;
 		}
 		fw_snapshot_free(s);
 	}
-	ASSERT(known > 100);
-	ASSERT(unknown > 10);
+	ASSERT(known > 300);
+	ASSERT(unknown > 30);
+	ASSERT(sooner > 0); /* reserved gangs expected before their reservation */
 }
 
 TEST(checker_catches_a_bad_estimate)
