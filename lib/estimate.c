@@ -577,9 +577,9 @@ static void release(struct gpu_free *f, const struct ev *e)
 	}
 }
 
-/* One node's slot steps: its GPUs' free times in order, a step each time
- * the count of free GPUs passes a multiple of g.  Returns the slots it
- * holds now. */
+/* One node's slot steps: its GPUs' free times in order, a step at each
+ * distinct time the count of free GPUs passes a multiple of g.  Returns
+ * the slots it holds now. */
 static int64_t node_steps(const struct cyc *y, const struct gpu_free *f, int32_t n, int32_t g,
 			  struct step *out, int32_t *nout)
 {
@@ -603,9 +603,12 @@ static int64_t node_steps(const struct cyc *y, const struct gpu_free *f, int32_t
 			at[i] = f->at[x];
 		}
 	}
-	for (int32_t i = 0; i < m; i++)
-		if ((k + i + 1) / g > (k + i) / g)
-			out[(*nout)++] = (struct step){ at[i], 1 };
+	for (int32_t i = 0, d; i < m; i += d) { /* one step per distinct time */
+		for (d = 1; i + d < m && at[i + d] == at[i]; d++)
+			;
+		if ((k + i + d) / g > (k + i) / g)
+			out[(*nout)++] = (struct step){ at[i], (k + i + d) / g - (k + i) / g };
+	}
 	return k / g;
 }
 
