@@ -1317,6 +1317,7 @@ int fw_sim_metrics(const struct fw_itp_trace *t, const struct fw_sim_opts *o,
 struct cli {
 	const char *trace, *format, *json, *log, *teams;
 	const char *csv, *report; /* metrics.h, report.h */
+	const char *jobs;         /* --jobs: one CSV row per job and policy */
 	const char *policy[MAX_POLICIES];
 	int npolicies;
 	bool skip_bad, nodes_given, verbose;
@@ -1404,6 +1405,9 @@ static const char usage_text[] =
 	"  --csv OUT           write metrics as CSV (docs/metrics.md)\n"
 	"  --report OUT.html   write a self-contained HTML report with charts\n"
 	"  --log OUT.jsonl     write one JSON line per job start\n"
+	"  --jobs OUT.csv      write one CSV row per job and policy: submit, first\n"
+	"                      start, end, wait, JCT, evictions, and the first\n"
+	"                      start-time estimate with its error (docs/sim.md)\n"
 	"  --skip-bad-rows     skip (and count) malformed trace rows\n"
 	"  --verbose           per-policy detail: every size bucket and queue\n"
 	"  -h, --help          this text\n"
@@ -1578,7 +1582,7 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 		"--racks", "--csv", "--report", "--blocks", "--fleet", "--fleet-openb",
 		"--topo", "--nodes-from-topo", "--verbose", "--checkpoint", "--preemptible",
 		"--min-runtime", "--failures", "--flaky", "--repair", "--failure-seed", "--starve-after",
-		"--backfill", NULL };
+		"--backfill", "--jobs", NULL };
 	int i = 0;
 
 	while (known[i] && strcmp(known[i], f))
@@ -1605,6 +1609,8 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 		c->log = v;
 	else if (!strcmp(f, "--csv"))
 		c->csv = v;
+	else if (!strcmp(f, "--jobs"))
+		c->jobs = v;
 	else if (!strcmp(f, "--report"))
 		c->report = v;
 	else if (!strcmp(f, "--teams"))
@@ -1847,9 +1853,45 @@ static int report_diag(const struct fw_diag *d)
 	return 1;
 }
 
+/* --jobs: one row per trace row of this replay (docs/sim.md, "Per job"). */
+static const char jobs_header[] = "policy,job,queue,gpus,submit,start,end,wait_s,jct_s,evictions,"
+				  "estimate_kind,estimate,estimate_err_s\n";
+
+static void csv_int(FILE *f, int64_t v, bool known)
+{
+	if (known)
+		fprintf(f, ",%lld", (long long)v);
+	else
+		fputs(",", f);
+}
+
+static int write_jobs(FILE *f, const struct fw_itp_trace *t, const struct fw_sim_result *r)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		int64_t st = r->start[i], end = end_of(t, r, i), est = r->estimate[i];
+		bool started = st >= 0, ended = started && end >= 0, known = est >= 0;
+		fw_met_csv_str(f, r->policy);
+		fputc(',', f);
+		fw_met_csv_str(f, t->v[i].id);
+		fputc(',', f);
+		fw_met_csv_str(f, r->qname[r->queue[i]]);
+		fprintf(f, ",%d,%lld", (int)t->v[i].gpus, (long long)t->v[i].submit);
+		csv_int(f, st, started);
+		csv_int(f, end, ended);
+		csv_int(f, st - t->v[i].submit, started);
+		csv_int(f, end - t->v[i].submit, ended);
+		fprintf(f, ",%d,%s", (int)(r->evicted ? r->evicted[i] : 0),
+			known ? "known" : est == FW_SIM_NO_ESTIMATE ? "none" : "unknown");
+		csv_int(f, est, known);
+		csv_int(f, est - st, known && started);
+		fputc('\n', f);
+	}
+	return ferror(f) ? FW_EIO : FW_OK;
+}
+
 /* Replay once with policy name; print, append to the log and JSON. */
 static int run_policy(struct cli *c, const char *name, const struct fw_itp_trace *t,
-		      const struct fw_teams *teams, FILE *log, json_t *root,
+		      const struct fw_teams *teams, FILE *log, FILE *jobs, json_t *root,
 		      struct fw_met_run *mr)
 {
 	struct fw_sim_result r;
@@ -1882,6 +1924,8 @@ static int run_policy(struct cli *c, const char *name, const struct fw_itp_trace
 			fw_met_print(mr, stdout);
 		if (rc == FW_OK && log && fwrite(r.log, 1, r.log_len, log) != r.log_len)
 			rc = io_error("write", c->log, FW_EIO);
+		if (rc == FW_OK && jobs && write_jobs(jobs, t, &r) != FW_OK)
+			rc = io_error("write", c->jobs, FW_EIO);
 		json_array_append_new(json_object_get(root, "policies"), pj);
 	} else if (rc != FW_EIO) {
 		report_diag(&d);
@@ -2057,12 +2101,16 @@ static int draw_failures(struct cli *c, const struct fw_itp_trace *t)
 
 static int run_all(struct cli *c, const struct fw_itp_trace *t, const struct fw_teams *teams)
 {
-	FILE *log = NULL;
+	FILE *log = NULL, *jobs = NULL;
 	json_t *root = run_json(c, t, teams);
 	int rc = 0;
 
 	if (c->log && !(log = fopen(c->log, "wb")))
 		rc = io_error("open", c->log, 1);
+	if (rc == 0 && c->jobs && !(jobs = fopen(c->jobs, "wb")))
+		rc = io_error("open", c->jobs, 1);
+	if (jobs && fputs(jobs_header, jobs) < 0)
+		rc = io_error("write", c->jobs, 1);
 	const char *outs[] = { c->json, c->csv, c->report };
 	for (int i = 0; i < 3 && rc == 0; i++) {
 		FILE *probe = outs[i] ? fopen(outs[i], "wb") : NULL;
@@ -2078,11 +2126,13 @@ static int run_all(struct cli *c, const struct fw_itp_trace *t, const struct fw_
 		mr->checkpoint_s = c->checkpoint_s;
 	c->o.checkpoint_s = c->checkpoint_s; /* the engine reads it per job */
 	for (int i = 0; rc == 0 && i < c->npolicies; i++)
-		rc = run_policy(c, c->policy[i], t, teams, log, root, mr);
+		rc = run_policy(c, c->policy[i], t, teams, log, jobs, root, mr);
 	if (rc == 0)
 		fw_met_print_compare(mr, stdout);
 	if (log && fclose(log) != 0 && rc == 0)
 		rc = io_error("write", c->log, 1);
+	if (jobs && fclose(jobs) != 0 && rc == 0)
+		rc = io_error("write", c->jobs, 1);
 	if (rc == 0 && c->json && json_dump_file(root, c->json, JSON_INDENT(2) | JSON_REAL_PRECISION(10)))
 		rc = io_error("write", c->json, 1);
 	if (rc == 0 && c->csv && fw_met_write_csv(mr, c->csv) != 0)

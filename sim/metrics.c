@@ -919,7 +919,7 @@ enum { X_OCC, X_IDLE, X_GOOD, X_MAKESPAN, X_JAIN, X_DEV, X_DEC, X_NEVER, X_DES, 
        X_ALLOC, X_RATIO, X_LOST, X_EVMEAN, X_EVMAX, X_EST_N, X_EST_ERR, X_BIG_N, X_BIG_ERR,
        X_BIG_RATIO, X_N };
 
-static void csv_str(FILE *f, const char *s)
+void fw_met_csv_str(FILE *f, const char *s)
 {
 	if (!strpbrk(s, ",\"\n\r")) {
 		fputs(s, f);
@@ -945,9 +945,9 @@ static void csv_num(FILE *f, double v)
 static void csv_row(FILE *f, const char *pol, const char *scope, const char *name,
 		    const struct fw_sim_stats *st, const double *x)
 {
-	csv_str(f, pol);
+	fw_met_csv_str(f, pol);
 	fprintf(f, ",%s,", scope);
-	csv_str(f, name);
+	fw_met_csv_str(f, name);
 	fprintf(f, ",%lld,%lld", (long long)st->jobs, (long long)st->started);
 	csv_num(f, (double)st->tts_p50);
 	csv_num(f, (double)st->tts_p95);

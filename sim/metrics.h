@@ -164,6 +164,9 @@ void fw_met_print(const struct fw_met_run *mr, FILE *f);
 void fw_met_print_compare(const struct fw_met_run *mr, FILE *f);
 /* Write the CSV (docs/metrics.md); 0 or -1 (errno set). */
 int fw_met_write_csv(const struct fw_met_run *mr, const char *path);
+/* One CSV field: as is, or quoted ("" for ") when it holds a comma, a
+ * quote or a line break. */
+void fw_met_csv_str(FILE *f, const char *s);
 
 /* Percentile (nearest rank) of sorted v[n]; -1 when n == 0. */
 int64_t fw_met_pct(const int64_t *v, size_t n, double p);

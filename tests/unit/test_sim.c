@@ -1058,6 +1058,67 @@ TEST(cli_usage_errors_exit_2_and_a_run_writes_json_and_log)
 	rmdir(dir);
 }
 
+/* --jobs: a header, then one row per trace row and policy, in trace
+ * order; wait, JCT and the estimate's error follow from the times. */
+TEST(cli_jobs_csv_has_a_row_per_job_and_policy)
+{
+	char dir[] = "/tmp/fw_test_sim_XXXXXX", trace[128], jobs[128], line[512];
+	int rows = 0, never = 0, estimated = 0;
+
+	ASSERT(mkdtemp(dir));
+	snprintf(trace, sizeof trace, "%s/t.csv", dir);
+	snprintf(jobs, sizeof jobs, "%s/j.csv", dir);
+	FILE *f = fopen(trace, "w");
+	ASSERT(f);
+	fputs(synth, f);
+	fclose(f);
+	ASSERT_EQ(cli("fairway-sim", "run", "--trace", trace, "--nodes=2x8", "--jobs", "/nonexistent/j.csv",
+		      NULL, NULL), 1);
+	ASSERT_EQ(cli("fairway-sim", "run", "--trace", trace, "--nodes=2x8", "--jobs", jobs, NULL, NULL), 0);
+	ASSERT((f = fopen(jobs, "r")) != NULL);
+	ASSERT(fgets(line, sizeof line, f));
+	ASSERT_STR_EQ(line, "policy,job,queue,gpus,submit,start,end,wait_s,jct_s,evictions,"
+			    "estimate_kind,estimate,estimate_err_s\n");
+	while (fgets(line, sizeof line, f)) {
+		char pol[16], id[16], q[32], kind[16];
+		long long g, sub, st = -1, end = -1, wait = -1, jct = -1, ev, est = -1, err = -1;
+		char *p = line;
+		/* policy,job,queue: no commas in the synthetic ids and team names */
+		ASSERT_EQ(sscanf(p, "%15[^,],%15[^,],%31[^,],%lld,%lld", pol, id, q, &g, &sub), 5);
+		for (int k = 0; k < 5; k++)
+			p = strchr(p, ',') + 1;
+		long long *v[] = { &st, &end, &wait, &jct };
+		for (int k = 0; k < 4; k++, p = strchr(p, ',') + 1)
+			if (*p != ',')
+				*v[k] = strtoll(p, NULL, 10);
+		ASSERT_EQ(sscanf(p, "%lld,%15[^,]", &ev, kind), 2);
+		p = strchr(strchr(p, ',') + 1, ',') + 1;
+		if (*p != ',')
+			est = strtoll(p, NULL, 10);
+		p = strchr(p, ',') + 1;
+		if (*p != '\n')
+			err = strtoll(p, NULL, 10);
+		ASSERT(!strcmp(pol, rows < 5 ? "fifo" : "fairway"));
+		static const long long submits[] = { 0, 5, 6, 300, 301 };
+		ASSERT_EQ(sub, submits[rows % 5]);
+		never += st < 0;
+		ASSERT(st < 0 || (wait == st - sub && end >= st && jct == end - sub));
+		ASSERT(st >= 0 || (end < 0 && wait < 0 && jct < 0));
+		ASSERT(!strcmp(kind, "known") || !strcmp(kind, "unknown") || !strcmp(kind, "none"));
+		ASSERT(!strcmp(kind, "known") == (est >= 0));
+		ASSERT(est < 0 || st < 0 || err == est - st);
+		estimated += est >= 0;
+		rows++;
+	}
+	fclose(f);
+	ASSERT_EQ(rows, 10);
+	ASSERT_EQ(never, 3); /* D (20 GPUs) never fits 2x8; fifo keeps E behind it */
+	ASSERT(estimated > 0);
+	unlink(trace);
+	unlink(jobs);
+	rmdir(dir);
+}
+
 /* ---- the real trace (optional) ------------------------------------------- */
 
 static const char *c10_path(char *buf, size_t n)
@@ -1124,6 +1185,7 @@ int main(void)
 		des_no_failures_keeps_the_pinned_logs,
 		des_failure_source_is_checked,
 		cli_usage_errors_exit_2_and_a_run_writes_json_and_log,
+		cli_jobs_csv_has_a_row_per_job_and_policy,
 		des_cluster10_log_hash_is_pinned,
 	};
 	int n = (int)(sizeof fns / sizeof fns[0]);
@@ -1151,6 +1213,7 @@ int main(void)
 		"des_records_each_jobs_first_start_estimate, "
 		"des_evict_decision_goes_through_the_eviction_path, "
 		"des_no_failures_keeps_the_pinned_logs, des_failure_source_is_checked, "
-		"cli_usage_errors_exit_2_and_a_run_writes_json_and_log, des_cluster10_log_hash_is_pinned",
+		"cli_usage_errors_exit_2_and_a_run_writes_json_and_log, cli_jobs_csv_has_a_row_per_job_and_policy, "
+		"des_cluster10_log_hash_is_pinned",
 		fns, n);
 }
