@@ -121,6 +121,21 @@ assert d["cons"]["backfill"] == "conservative" and d["easy"]["backfill"] == "eas
 assert d["cons"]["policies"][0]["jct_mean_s"] != d["easy"]["policies"][0]["jct_mean_s"], "backfill mode ignored"
 PY
 then ok "sim-run-starve-after-and-backfill-reach-the-engine"; else bad "sim-run-starve-after-and-backfill-reach-the-engine"; fi
+# --jobs: a row per job and policy; its estimate errors give the JSON's metric
+"$FW" sim run --trace synthetic:3 --nodes 13x8 --policies slurm,fairway --tick 600 \
+	--json "$SV/m.json" --jobs "$SV/jobs.csv" >/dev/null 2>&1
+if python3 - "$SV" <<'PY'
+import csv, json, sys
+d = json.load(open("%s/m.json" % sys.argv[1]))
+rows = list(csv.DictReader(open("%s/jobs.csv" % sys.argv[1])))
+assert len(rows) == 2 * d["jobs"], (len(rows), d["jobs"])
+for p in d["policies"]:
+    mine = [r for r in rows if r["policy"] == p["policy"]]
+    assert sum(1 for r in mine if r["start"]) == p["decisions"] - sum(int(r["evictions"]) for r in mine)
+    e = sorted(abs(int(r["estimate_err_s"])) for r in mine if r["estimate_err_s"])
+    assert e and e[(len(e) + 1) // 2 - 1] == p["start_estimates"]["abs_err_p50_s"], p["policy"]
+PY
+then ok "sim-run-jobs-csv"; else bad "sim-run-jobs-csv"; fi
 rm -rf "$SV"
 # node failures: bad values, shaping flags without a rate, and a run where
 # every policy meets failures from the same list (each up to its own end)
