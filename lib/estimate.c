@@ -27,10 +27,10 @@
  *      than it has, or reserve.c's hopeless test), UNKNOWN_RUNTIME
  *      otherwise (jobs that never end hold what it needs);
  *   4. queue:    walk each line (leaf queue, or the global order) in try
- *      order: count the waiting jobs ahead of each job, and raise its
- *      estimate to the latest reservation time ahead of it (under a
- *      strict-order policy, to the latest estimate ahead; behind a job
- *      whose start is unknown, unknown too: HEAD_OF_LINE);
+ *      order: count the waiting jobs ahead of each job; under a
+ *      strict-order policy, raise its estimate to the latest estimate
+ *      ahead (behind a job whose start is unknown, unknown too:
+ *      HEAD_OF_LINE);
  *   5. gangs:    under a starvation age, the oldest waiting gangs in a
  *      time profile of free task slots, oldest first (gang_queue()): an
  *      unreserved gang no earlier than when it starves; a reserved one
@@ -463,10 +463,13 @@ static int explain_open(struct est *e, int64_t free_end)
 	return FW_OK;
 }
 
-/* Step 4, one line at a time.  floor: no job behind may start before
- * it (the latest reservation ahead; under strict order, the latest
- * estimate ahead); blocker: under strict order, the first job ahead whose
- * start is unknown, which makes every later start unknown too. */
+/* Step 4, one line at a time.  Under strict order only: floor, no job
+ * behind may start before the latest estimate ahead (reservations
+ * included); blocker, the first job ahead whose start is unknown, which
+ * makes every later start unknown too.  A policy that skips ahead starts
+ * a job behind as soon as it fits without delaying a reservation, which
+ * the walk already models (it holds the reserved nodes until their jobs
+ * end), so its lines only count the jobs ahead. */
 struct line {
 	int32_t ahead;
 	fw_time floor;
@@ -479,14 +482,16 @@ static void line_apply(struct line *l, struct fw_pending *r, bool strict)
 	bool known = r->expected_start != FW_TIME_UNKNOWN;
 
 	r->ahead = l->ahead++;
-	if (!reserved && strict && l->blocker >= 0)
+	if (!strict)
+		return;
+	if (!reserved && l->blocker >= 0)
 		set_unknown(r, FW_REASON_HEAD_OF_LINE, l->blocker, r->ahead);
 	else if (!reserved && known && r->expected_start < l->floor)
 		r->expected_start = l->floor;
 	known = r->expected_start != FW_TIME_UNKNOWN;
-	if (known && (reserved || strict) && r->expected_start > l->floor)
+	if (known && r->expected_start > l->floor)
 		l->floor = r->expected_start;
-	if (!known && strict && l->blocker < 0)
+	if (!known && l->blocker < 0)
 		l->blocker = r->job;
 }
 

@@ -19,11 +19,12 @@
  *     and this plan's starts end at their expected end times, with every
  *     reserved node held until its reserved job is expected to end (the
  *     reservation walk of reserve.c, run dry, once for all shapes);
- *   - and never before a reservation of a job ahead of it in its own
- *     line (its leaf queue's order; the whole order for global-order
- *     policies): a lower bound for queue position that costs one pass;
- *     under a strict-order policy (FIFO), never before any job ahead, and
- *     unknown (HEAD_OF_LINE) behind a job whose start is unknown.
+ *   - under a strict-order policy (FIFO), never before any job ahead of
+ *     it in its line (the whole order), and unknown (HEAD_OF_LINE) behind
+ *     a job whose start is unknown.  A policy that skips ahead starts a
+ *     later job as soon as it fits without delaying a reservation, which
+ *     the walk models by holding the reserved nodes, so a job's place in
+ *     its line does not raise its estimate there.
  *   - under a policy with a starvation age (policy.h starve_after_s), a
  *     gang is tried ahead of the fair-share order once it has waited that
  *     long, behind the older gangs.  The 64 oldest waiting gangs are

@@ -579,7 +579,7 @@ TEST(queue_default_runtime_gives_unknown_runtimes_an_end)
 	fw_snapshot_free(s);
 }
 
-TEST(estimate_is_never_before_a_reservation_ahead_in_line)
+TEST(estimates_follow_backfill_not_queue_position)
 {
 	struct fw_snapshot *s = backfill_case();
 	int n2 = tb_node(s, "n2", 4, NULL, NULL, NULL, NULL); /* too small for big */
@@ -593,19 +593,24 @@ TEST(estimate_is_never_before_a_reservation_ahead_in_line)
 	ASSERT(p != NULL);
 	ASSERT_EQ(reservation_of(p, 2)->at, 2000);
 	ASSERT(reservation_of(p, 4) == NULL);
-	/* long and later would fit on n2 at 1200, but big is ahead of them
-	 * in line with a reservation at 2000 */
-	ASSERT_EQ(fw_plan_pending_for(p, 4)->expected_start, 2000);
-	ASSERT_EQ(fw_plan_pending_for(p, later)->expected_start, 2000);
-	/* with fairway's 16 reservations, long reserves n2 at 1200 (its
-	 * own reservation wins over the line's), later waits for big's
-	 * nodes: held until 2000 + 500 */
+	/* long and later are behind big in line, but n2 is not reserved:
+	 * EASY backfill starts them there at 1200, ahead of big's 2000 */
+	ASSERT_EQ(fw_plan_pending_for(p, 4)->expected_start, 1200);
+	ASSERT_EQ(fw_plan_pending_for(p, later)->expected_start, 1200);
+	ASSERT_EQ(fw_plan_pending_for(p, later)->ahead, 2);
+	/* with fairway's 16 reservations, long reserves n2 at 1200, so later
+	 * waits for big's nodes: held until 2000 + 500 */
 	p = run(s, "fairway");
 	ASSERT(p != NULL);
 	ASSERT_EQ(reservation_of(p, 4)->at, 1200);
 	ASSERT_EQ(fw_plan_pending_for(p, 4)->expected_start, 1200);
 	ASSERT_EQ(fw_plan_pending_for(p, later)->expected_start, 2500);
 	ASSERT_EQ(fw_plan_pending_for(p, later)->ahead, 2);
+	/* under strict order the line decides: nobody passes big */
+	p = run(s, "fifo");
+	ASSERT(p != NULL);
+	ASSERT_EQ(fw_plan_pending_for(p, 4)->expected_start, 2000);
+	ASSERT_EQ(fw_plan_pending_for(p, later)->expected_start, 2000);
 	fw_snapshot_free(s);
 }
 
@@ -1545,7 +1550,7 @@ static void teardown(void)
 	easy_backfill_never_delays_the_reserved_gang, kai_has_no_reservations_so_the_long_job_jumps_ahead, \
 	checker_catches_a_backfill_that_delays_a_reservation, estimates_follow_the_reservation_walk, \
 	estimate_is_unknown_when_blockers_never_end, queue_default_runtime_gives_unknown_runtimes_an_end, \
-	estimate_is_never_before_a_reservation_ahead_in_line, \
+	estimates_follow_backfill_not_queue_position, \
 	estimate_is_unknown_over_quota_and_when_it_can_never_fit, strict_order_estimates_wait_for_the_head_of_the_line, \
 	estimates_are_deterministic_and_mostly_known_on_random_snapshots, checker_catches_a_bad_estimate, \
 	slurm_priority_favours_age_fair_share_and_size, estimates_can_be_switched_off, \
