@@ -19,7 +19,8 @@
  *   - every pending job that did not start has exactly one pending entry;
  *   - every pending entry's start-time estimate is sane: a time >= now
  *     with no unknown-reason, or FW_TIME_UNKNOWN with one; a job with a
- *     reservation is expected at exactly its reservation's time;
+ *     reservation is expected at exactly its reservation's time, or, a
+ *     gang only, sooner but after now (plan.h: it starves first);
  *   - every evicted job was running and preemptible, had run at least its
  *     queue's min_runtime_s, is evicted once and not started (a START
  *     must name a pending job); its tasks count as freed before the
