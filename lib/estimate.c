@@ -800,7 +800,9 @@ static int gang_queue(struct est *e)
 	for (int32_t i = 0; i < ng; i++)
 		g[i] = y->jobs[g[i]]; /* positions to jobs */
 	int32_t slot = slot_gpus(y, g, ng);
-	if ((rc = fw__resv_events(y)) != FW_OK || (rc = profile_build(y, &pr, 2 * ng + 2, slot)) != FW_OK)
+	/* room: each gang_place splits at most 4 breakpoints (a reserved
+	 * gang's own times are breakpoints already, so in practice 2) */
+	if ((rc = fw__resv_events(y)) != FW_OK || (rc = profile_build(y, &pr, 4 * ng + 2, slot)) != FW_OK)
 		return rc;
 	for (int32_t i = 0; i < ng; i++)
 		gang_place(y, &pr, g[i], sa, slot);
