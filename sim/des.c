@@ -1595,7 +1595,7 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 		return c->verbose = true, 1;
 	if (!strcmp(f, "--preemptible"))
 		return c->o.preemptible = true, 1;
-	if (!v)
+	if (!v || !*v)
 		return usage_error("%s needs a value", f);
 	if ((rc = fleet_flag(c, f, v)) >= 0 || (rc = failure_flag(c, f, v)) >= 0)
 		return rc;

@@ -32,6 +32,15 @@ expect "plan-unknown-flag" 2 "unknown option '--bogus'" "$FW" plan --bogus
 expect "plan-missing-value" 2 "--config needs a value" "$FW" plan --config
 expect "plan-unknown-policy" 2 "unknown policy 'nope'" "$FW" plan --policy nope
 expect "plan-bad-now" 2 "not a whole number" "$FW" plan --now soon
+# GNU-style --flag=value everywhere, and a bare flag refuses one
+expect "plan-flag-equals-value" 0 "policy fifo" "$FW" plan --config=examples/cluster.yaml --policy=fifo
+expect "plan-empty-value" 2 "--config needs a value" "$FW" plan --config=
+expect "plan-bare-flag-with-value" 2 "--json takes no value" "$FW" plan --json=yes
+expect "client-server-equals" 1 "cannot reach http://127.0.0.1:1" "$FW" jobs --server=http://127.0.0.1:1
+expect "client-own-flag-equals" 2 "--gpus needs a value" "$FW" jobs submit --queue=q --gpus=
+expect "client-bare-flag-with-value" 2 "--json takes no value" "$FW" jobs --json=1
+expect "serve-flag-equals-value" 2 "--period '0'" "$FW" serve --period=0
+expect "policies-bare-flag-with-value" 2 "--json takes no value" "$FW" policies --json=1
 expect "plan-missing-file" 2 "does-not-exist.yaml" "$FW" plan --config does-not-exist.yaml
 expect "plan-default-runs" 0 "STARTED" "$FW" plan
 expect "policies" 0 "fifo" "$FW" policies
@@ -87,6 +96,7 @@ expect "sim-help" 0 "fairway sim run" "$FW" sim --help
 expect "sim-run-help" 0 "--trace FILE" "$FW" sim run --help
 expect "sim-run-needs-trace" 2 "run needs --trace FILE" "$FW" sim run
 expect "sim-run-unknown-flag" 2 "unknown option '--bogus'" "$FW" sim run --trace x --bogus
+expect "sim-run-empty-value" 2 "--jobs needs a value" "$FW" sim run --trace x --jobs=
 expect "sim-run-bad-nodes" 2 "13y8" "$FW" sim run --trace x --nodes 13y8
 expect "sim-run-unknown-policy" 2 "unknown policy 'lifo'" "$FW" sim run --trace x --policies lifo
 expect "sim-run-missing-trace-file" 1 "no-such.csv" "$FW" sim run --trace no-such.csv

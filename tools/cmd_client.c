@@ -835,14 +835,17 @@ static int check_args(struct opts *o, char **words, int n)
 		}
 		if (!sp) /* flags before the subcommand: the default "list" */
 			sp = find_spec(o->cmd, "list"), implicit = true;
+		char *eq = fw_cli_split_eq(w);
 		bool valued = listed(sp->valued, w);
 		if (!valued && !listed(sp->bare, w))
 			return fw_cli_usage_error(o->cmd, "unknown option '%s' for `fairway %s%s%s`", w, o->cmd,
 						  sp->sub ? " " : "", sp->sub ? sp->sub : "");
-		if (valued && i + 1 >= n)
+		if (!valued && eq)
+			return fw_cli_usage_error(o->cmd, "%s takes no value", w);
+		if (valued && (eq ? !*eq : i + 1 >= n))
 			return fw_cli_usage_error(o->cmd, "%s needs a value", w);
 		o->argv[o->argc++] = w;
-		o->argv[o->argc++] = valued ? words[++i] : NULL;
+		o->argv[o->argc++] = !valued ? NULL : eq ? eq : words[++i];
 	}
 	return 0;
 }
@@ -858,17 +861,23 @@ int fw_cmd_client(const char *what, int argc, char **argv)
 	if (argc > 255)
 		return fw_cli_usage_error(what, "too many arguments (%d)", argc - 1);
 	for (int i = 1; i < argc; i++) {
+		char *eq = fw_cli_split_eq(argv[i]);
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			fputs(client_usage, stdout);
 			return 0;
 		} else if (!strcmp(argv[i], "--json")) {
+			if (eq)
+				return fw_cli_usage_error(what, "--json takes no value");
 			o.json = true;
 		} else if (!strcmp(argv[i], "--server") || !strcmp(argv[i], "--token-file")) {
-			if (i + 1 >= argc)
-				return fw_cli_usage_error(what, "%s needs a value", argv[i]);
-			*(!strcmp(argv[i], "--server") ? &o.server : &o.token_file) = argv[i + 1];
-			i++;
+			const char **dst = !strcmp(argv[i], "--server") ? &o.server : &o.token_file;
+			const char *flag = argv[i], *v = eq ? eq : i + 1 < argc ? argv[++i] : NULL;
+			if (!v || !*v)
+				return fw_cli_usage_error(what, "%s needs a value", flag);
+			*dst = v;
 		} else {
+			if (eq)
+				eq[-1] = '='; /* check_args splits the command's own flags */
 			words[n++] = argv[i];
 		}
 	}

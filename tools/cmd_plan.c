@@ -49,17 +49,20 @@ static int parse_plan_args(int argc, char **argv, struct plan_args *a)
 {
 	memset(a, 0, sizeof *a);
 	for (int i = 1; i < argc; i++) {
-		const char *o = argv[i];
+		char *o = argv[i], *eq = fw_cli_split_eq(o);
 		if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
 			fputs(plan_usage, stdout);
 			return 1;
-		} else if (!strcmp(o, "--json")) {
+		} else if (!strcmp(o, "--json") && !eq) {
 			a->json = true;
+		} else if (!strcmp(o, "--json")) {
+			return fw_cli_usage_error("plan", "--json takes no value");
 		} else if (!strcmp(o, "--config") || !strcmp(o, "--policy") || !strcmp(o, "--now")) {
-			if (i + 1 >= argc)
+			const char *v = eq ? eq : i + 1 < argc ? argv[++i] : NULL;
+			if (!v || !*v)
 				return fw_cli_usage_error("plan", "%s needs a value", o);
 			const char **dst = !strcmp(o, "--config") ? &a->config : !strcmp(o, "--policy") ? &a->policy : &a->now;
-			*dst = argv[++i];
+			*dst = v;
 		} else {
 			return fw_cli_usage_error("plan", "unknown option '%s'", o);
 		}

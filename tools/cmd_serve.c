@@ -129,7 +129,10 @@ int fw_cmd_serve(int argc, char **argv)
 	};
 
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		char *a = argv[i], *eq = fw_cli_split_eq(a);
+		const char *v = eq ? eq : i + 1 < argc ? argv[i + 1] : NULL;
+		if (eq && (!strcmp(a, "--help") || !strcmp(a, "--routes")))
+			return fw_cli_usage_error("serve", "%s takes no value", a);
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			fputs(serve_usage, stdout);
 			puts("\nbackends:");
@@ -140,9 +143,10 @@ int fw_cmd_serve(int argc, char **argv)
 			fw_serve_print_routes(stdout);
 			return 0;
 		}
-		if (!v)
+		if (!v || !*v)
 			return fw_cli_usage_error("serve", "unknown option '%s' or it needs a value", a);
-		i++;
+		if (!eq)
+			i++;
 		if (!strcmp(a, "--config")) {
 			o.config_path = v;
 		} else if (!strcmp(a, "--listen")) {

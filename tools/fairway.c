@@ -39,6 +39,16 @@ static const char usage[] =
 	"Start here:  fairway plan          (runs on the built-in example cluster)\n"
 	"Docs:        README.md, docs/ARCHITECTURE.md, docs/config.md\n";
 
+char *fw_cli_split_eq(char *word)
+{
+	char *eq = strncmp(word, "--", 2) ? NULL : strchr(word, '=');
+
+	if (!eq)
+		return NULL;
+	*eq = '\0';
+	return eq + 1;
+}
+
 int fw_cli_usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
@@ -57,6 +67,8 @@ int fw_cmd_policies(int argc, char **argv)
 	bool json = false;
 
 	for (int i = 1; i < argc; i++) {
+		if (fw_cli_split_eq(argv[i]))
+			return fw_cli_usage_error("policies", "%s takes no value", argv[i]);
 		if (!strcmp(argv[i], "--json")) {
 			json = true;
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
