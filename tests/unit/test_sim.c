@@ -1020,6 +1020,21 @@ static int cli(const char *a0, const char *a1, const char *a2, const char *a3, c
 	return fw_sim_cli(argc, argv);
 }
 
+/* A fresh temp dir (the mkdtemp template dir) holding the synthetic trace
+ * as t.csv, its path in trace. */
+static int synth_file(char *dir, char *trace, size_t n)
+{
+	FILE *f;
+
+	if (!mkdtemp(dir))
+		return -1;
+	snprintf(trace, n, "%s/t.csv", dir);
+	if (!(f = fopen(trace, "w")))
+		return -1;
+	fputs(synth, f);
+	return fclose(f) == 0 ? 0 : -1;
+}
+
 TEST(cli_usage_errors_exit_2_and_a_run_writes_json_and_log)
 {
 	char dir[] = "/tmp/fw_test_sim_XXXXXX", trace[128], js[128], lg[128];
@@ -1033,14 +1048,9 @@ TEST(cli_usage_errors_exit_2_and_a_run_writes_json_and_log)
 	ASSERT_EQ(cli("fairway-sim", "run", "--trace", "x", "--tick", "-1", NULL, NULL, NULL), 2);
 	ASSERT_EQ(cli("fairway-sim", "run", "--help", NULL, NULL, NULL, NULL, NULL, NULL), 0);
 	ASSERT_EQ(cli("fairway-sim", "run", "--trace", "/nonexistent.csv", NULL, NULL, NULL, NULL, NULL), 1);
-	ASSERT(mkdtemp(dir));
-	snprintf(trace, sizeof trace, "%s/t.csv", dir);
+	ASSERT_OK(synth_file(dir, trace, sizeof trace));
 	snprintf(js, sizeof js, "%s/m.json", dir);
 	snprintf(lg, sizeof lg, "%s/l.jsonl", dir);
-	FILE *f = fopen(trace, "w");
-	ASSERT(f);
-	fputs(synth, f);
-	fclose(f);
 	ASSERT_EQ(cli("fairway-sim", "run", "--trace", trace, "--nodes=2x8", "--json", js, "--log", lg), 0);
 	json_t *root = json_load_file(js, 0, &e);
 	ASSERT(root);
@@ -1065,13 +1075,9 @@ TEST(cli_jobs_csv_has_a_row_per_job_and_policy)
 	char dir[] = "/tmp/fw_test_sim_XXXXXX", trace[128], jobs[128], line[512];
 	int rows = 0, never = 0, estimated = 0;
 
-	ASSERT(mkdtemp(dir));
-	snprintf(trace, sizeof trace, "%s/t.csv", dir);
+	ASSERT_OK(synth_file(dir, trace, sizeof trace));
 	snprintf(jobs, sizeof jobs, "%s/j.csv", dir);
-	FILE *f = fopen(trace, "w");
-	ASSERT(f);
-	fputs(synth, f);
-	fclose(f);
+	FILE *f;
 	ASSERT_EQ(cli("fairway-sim", "run", "--trace", trace, "--nodes=2x8", "--jobs", "/nonexistent/j.csv",
 		      NULL, NULL), 1);
 	ASSERT_EQ(cli("fairway-sim", "run", "--trace", trace, "--nodes=2x8", "--jobs", jobs, NULL, NULL), 0);
