@@ -409,6 +409,15 @@ static int job_state(json_t *j)
 	else
 		printf("expected start: unknown%s%s\n", json_object_get(j, "unknownWhyText") ? " — " : "",
 		       json_object_get(j, "unknownWhyText") ? str(j, "unknownWhyText") : "");
+	if (json_is_integer(json_object_get(j, "reservedAt"))) {
+		json_int_t at = json_integer_value(json_object_get(j, "reservedAt"));
+		json_t *ex = json_object_get(j, "expectedStart");
+		when(w, sizeof w, json_object_get(j, "reservedAt"));
+		printf("nodes reserved for it from: %s (t=%lld)%s\n", w, (long long)at,
+		       json_is_integer(ex) && json_integer_value(ex) < at
+		       ? "; it is expected sooner: by then it will have waited the starvation age, and a gang that"
+			 " has is tried ahead of the fair-share order" : "");
+	}
 	if (json_object_get(j, "ahead"))
 		printf("jobs ahead of it in its line: %.0f\n", num(j, "ahead"));
 	return 0;

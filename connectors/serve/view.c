@@ -84,6 +84,8 @@ static void pending_fields(json_t *o, const struct fw_pending *pe)
 	json_object_set_new(o, "reason", json_string(fw_reason_name(pe->reason)));
 	json_object_set_new(o, "reasonText", json_string(buf));
 	json_object_set_new(o, "ahead", json_integer(pe->ahead));
+	if (pe->reason == FW_REASON_HAS_RESERVATION)
+		json_object_set_new(o, "reservedAt", json_integer(pe->a));
 	if (pe->expected_start == FW_TIME_UNKNOWN) {
 		fw_reason_format(pe->unknown_why, pe->why_a, pe->why_b, buf, sizeof buf);
 		json_object_set_new(o, "expectedStart", json_null());

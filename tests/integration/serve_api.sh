@@ -330,6 +330,11 @@ check "fairway jobs --help shows submit flags and jobs why" bash -c "'$FW' jobs 
 check "an unreachable server: exit 1 and a hint" bash -c "[ $? -eq 1 ] && grep -q 'fairway serve' '$T/unreach'"
 "$FW" jobs why llm-pretrain-64 "${C[@]}" >"$T/why" 2>&1
 check "fairway jobs why: reason and expected start" grep -q "expected start" "$T/why"
+"$FW" jobs why llm-pretrain-128 "${C[@]}" >"$T/why128" 2>&1
+check "fairway jobs why: a reserved job shows when its nodes are held" grep -q "nodes reserved for it from" "$T/why128"
+req GET /v1/jobs/llm-pretrain-128
+check "a reserved job's reservedAt is the time in its reason" \
+	[ "$(jfield 'j["reason"] == "has_reservation" and str(j["reservedAt"]) in j["reasonText"] and j["expectedStart"] <= j["reservedAt"]')" = True ]
 "$FW" queues "${C[@]}" >"$T/q" 2>&1
 check "fairway queues: a table" grep -q "^llm " "$T/q"
 "$FW" fairshare --json "${C[@]}" | python3 -c 'import json,sys; json.load(sys.stdin)' 2>/dev/null
