@@ -261,6 +261,13 @@ static struct fw_snapshot *two_teams(int64_t deserved)
 	return s;
 }
 
+/* An empty plan record and policy result for the fairness tests. */
+static void fresh(struct fw_met_rec *rec, struct fw_met_policy *p)
+{
+	memset(rec, 0, sizeof *rec);
+	memset(p, 0, sizeof *p);
+}
+
 /*
  * Two queues, window 0..150.  Plan at 0: fair (2, 2), allocated (2, 2):
  * x = (1, 1), Jain 1, held 50 s.  Plan at 50: fair (2, 2), allocated
@@ -275,8 +282,7 @@ TEST(fairness_is_jain_of_allocated_over_fair_averaged_over_time)
 	struct fw_met_policy p;
 
 	ASSERT(s);
-	memset(&rec, 0, sizeof rec);
-	memset(&p, 0, sizeof p);
+	fresh(&rec, &p);
 	plan_at(&rec, s, 0, 2, 2, 2, 2);
 	plan_at(&rec, s, 50, 2, 4, 2, 0);
 	ASSERT_EQ(rec.n, 2);
@@ -314,8 +320,7 @@ TEST(fairness_over_windows_counts_turns_taken)
 	struct fw_met_policy p;
 
 	ASSERT(s);
-	memset(&rec, 0, sizeof rec);
-	memset(&p, 0, sizeof p);
+	fresh(&rec, &p);
 	plan_at(&rec, s, 0, 2, 4, 2, 0);
 	plan_at(&rec, s, 3600, 2, 0, 2, 4);
 	plan_at(&rec, s, 5400, 2, 0, 2, 4);
