@@ -36,6 +36,7 @@
 
 #include <curl/curl.h>
 
+#include "cliword.h"
 #include "fairway/err.h"
 #include "post.h"
 #include "report.h"
@@ -131,6 +132,7 @@ static void usage(FILE *f)
 		"  --quiet        with --server: do not print the JSON on stdout\n"
 		"  --assess FILE  fold a saved report into health and print the verdict\n"
 		"  --help         this text\n"
+		"A value may follow its flag or be joined to it: --node gpu-017 or --node=gpu-017.\n"
 		"\n"
 		"Examples:\n"
 		"  fairway-agent                      # one report now\n"
@@ -181,6 +183,19 @@ static int check_server(struct opts *o)
 	return 0;
 }
 
+/* A value joined with '=' (cliword.h): refused on a flag that takes none,
+ * and when empty.  Returns 0 or the exit status 2. */
+static int joined_value(const char *flag, const char *value)
+{
+	static const char *const bare[] = { "--help", "-h", "--watch", "--pretty", "--quiet", NULL };
+	char why[256];
+
+	if (fw_cli_joined_ok(flag, value, bare, why, sizeof why) == 0)
+		return 0;
+	fprintf(stderr, "fairway-agent: %s; see --help\n", why);
+	return 2;
+}
+
 static int parse(int argc, char **argv, struct opts *o)
 {
 	long x = -1, y = 0;
@@ -193,7 +208,11 @@ static int parse(int argc, char **argv, struct opts *o)
 	if (gethostname(o->node, sizeof o->node - 1) != 0)
 		snprintf(o->node, sizeof o->node, "unknown");
 	for (int i = 1; i < argc && !rc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		char *eq = fw_cli_split_eq(argv[i]);
+		const char *a = argv[i], *v = eq ? eq : i + 1 < argc ? argv[i + 1] : NULL;
+		int take = eq ? 0 : 1; /* words the value uses after the flag */
+		if ((rc = joined_value(a, eq)) != 0)
+			break;
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage(stdout);
 			exit(0);
@@ -204,31 +223,31 @@ static int parse(int argc, char **argv, struct opts *o)
 		} else if (!strcmp(a, "--quiet")) {
 			o->quiet = true;
 		} else if (!strcmp(a, "--server") && v) {
-			o->server.url = argv[++i];
+			o->server.url = v, i += take;
 		} else if (!strcmp(a, "--token-file") && v) {
-			o->server.token_file = argv[++i];
+			o->server.token_file = v, i += take;
 		} else if (!strcmp(a, "--nvml") && v) {
-			o->nvml = argv[++i];
+			o->nvml = v, i += take;
 		} else if (!strcmp(a, "--assess") && v) {
-			o->assess = argv[++i];
+			o->assess = v, i += take;
 		} else if (!strcmp(a, "--node") && v) {
-			snprintf(o->node, sizeof o->node, "%s", argv[++i]);
+			snprintf(o->node, sizeof o->node, "%s", v), i += take;
 		} else if (!strcmp(a, "--interval")) {
-			rc = number(a, v, 1, 86400, &o->interval_s), i++;
+			rc = number(a, v, 1, 86400, &o->interval_s), i += take;
 		} else if (!strcmp(a, "--count")) {
-			rc = number(a, v, 1, 1000000000, &o->count), i++;
+			rc = number(a, v, 1, 1000000000, &o->count), i += take;
 		} else if (!strcmp(a, "--nvlinks")) {
-			rc = number(a, v, 0, NVML_NVLINK_MAX_LINKS, &o->nvlinks), i++;
+			rc = number(a, v, 0, NVML_NVLINK_MAX_LINKS, &o->nvlinks), i += take;
 		} else if (!strcmp(a, "--probation")) {
-			rc = number(a, v, 1, 365 * 86400L, &y), o->health.probation_s = y, i++;
+			rc = number(a, v, 1, 365 * 86400L, &y), o->health.probation_s = y, i += take;
 		} else if (!strcmp(a, "--flap-window")) {
-			rc = number(a, v, 1, 365 * 86400L, &y), o->health.flap_window_s = y, i++;
+			rc = number(a, v, 1, 365 * 86400L, &y), o->health.flap_window_s = y, i += take;
 		} else if (!strcmp(a, "--flap-hold")) {
-			rc = number(a, v, 1, 365 * 86400L, &y), o->health.flap_hold_s = y, i++;
+			rc = number(a, v, 1, 365 * 86400L, &y), o->health.flap_hold_s = y, i += take;
 		} else if (!strcmp(a, "--flap-threshold")) {
-			rc = number(a, v, 1, 100, &y), o->health.flap_threshold = (int32_t)y, i++;
+			rc = number(a, v, 1, 100, &y), o->health.flap_threshold = (int32_t)y, i += take;
 		} else if (!strcmp(a, "--wait")) {
-			rc = number(a, v, 0, 3600000, &x), i++;
+			rc = number(a, v, 0, 3600000, &x), i += take;
 			o->wait_ms = (unsigned)x;
 		} else {
 			fprintf(stderr, "fairway-agent: unknown or incomplete option \"%s\"; see --help\n", a);

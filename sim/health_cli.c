@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cliword.h"
 #include "itp.h"
 #include "llmfleet.h"
 #include "progress.h"
@@ -117,6 +118,7 @@ static void usage(FILE *f)
 		"  --no-sensitivity  skip the sensitivity, silent-fault, GPU-failure and\n"
 		"                 NVLink-flap tables (twenty-two more experiments)\n"
 		"\n"
+		"A value may follow its flag or be joined to it (--seeds 5, --seeds=5).\n"
 		"The document is written to FILE.tmp and renamed to FILE when whole.  On a\n"
 		"terminal a progress bar counts the replay pairs; otherwise each pair\n"
 		"prints a line on stderr.  The whole document takes about 11 minutes on 2\n"
@@ -140,6 +142,7 @@ static int num(const char *flag, const char *v, double lo, double hi, double *ou
 
 static int parse(int argc, char **argv, struct cli *c)
 {
+	static const char *const bare[] = { "--help", "-h", "--no-cluster03", "--no-sensitivity", NULL };
 	double x;
 	int rc = 0;
 
@@ -158,7 +161,13 @@ static int parse(int argc, char **argv, struct cli *c)
 	c->flap = (struct fw_flap_model){ 0, 600 };
 	c->traces = getenv("FAIRWAY_TRACES") ? getenv("FAIRWAY_TRACES") : "../shared/traces";
 	for (int i = 1; i < argc && !rc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		char *eq = fw_cli_split_eq(argv[i]);
+		const char *a = argv[i], *v = eq ? eq : i + 1 < argc ? argv[i + 1] : NULL;
+		char why[256];
+		if (fw_cli_joined_ok(a, eq, bare, why, sizeof why)) {
+			fprintf(stderr, "fairway-health-sim: %s; see --help\n", why);
+			return 2;
+		}
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage(stdout);
 			exit(0);
@@ -224,7 +233,7 @@ static int parse(int argc, char **argv, struct cli *c)
 			fprintf(stderr, "fairway-health-sim: unknown or incomplete option \"%s\"; see --help\n", a);
 			return 2;
 		}
-		i++;
+		i += !eq; /* the value was the next word */
 	}
 	return rc;
 }

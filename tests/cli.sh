@@ -233,14 +233,35 @@ fi
 # NVLink flaps: bad values refused; a run whose setup says flaps are in
 expect "health-sim-bad-flaps" 2 "--flaps needs a number in [0, " "$HS" --flaps -1
 expect "health-sim-bad-flap-down" 2 "--flap-down needs a number in [1, 86400]" "$HS" --flap-down 0
-expect "health-sim-flap-run" 0 "llm-fleet seed 1" "$HS" --seeds 1 --holdout 0 --no-sensitivity \
-	--no-cluster03 --days 2 --nodes 16 --flaps 300 --flap-down 300 --out "$HS_TMP/f.md"
+# (values joined with '=' here: the same run, as a user may type it)
+expect "health-sim-flap-run" 0 "llm-fleet seed 1" "$HS" --seeds=1 --holdout 0 --no-sensitivity \
+	--no-cluster03 --days 2 --nodes 16 --flaps=300 --flap-down=300 --out="$HS_TMP/f.md"
 if grep -q "^- NVLink flaps: 300.00 per 1,000 node-days on top of the failures" "$HS_TMP/f.md" &&
 	grep -q "links down 5 min" "$HS_TMP/f.md"; then
 	ok "health-sim-flap-setup"
 else
 	bad "health-sim-flap-setup: $(grep -i flap "$HS_TMP/f.md" | head -3)"
 fi
+expect "health-sim-equals-value-checked" 2 "--seeds needs a number in [1, 100]" "$HS" --seeds=0
+expect "health-sim-equals-empty" 2 "--out= has an empty value" "$HS" --out=
+expect "health-sim-bare-flag-with-value" 2 "--no-sensitivity takes no value" "$HS" --no-sensitivity=yes
 rm -rf "$HS_TMP"
+
+# fairway-agent and fairway-slurm take --flag=value too; bare flags refuse one
+AG=$B/agent/fairway-agent
+if [ -x "$AG" ]; then
+	expect "agent-equals-value" 0 '"node":"n-eq"' "$AG" --nvml=/nonexistent/libnvidia-ml.so.1 --node=n-eq --wait=0
+	expect "agent-equals-range" 2 "--interval needs a whole number from 1 to 86400" "$AG" --watch --interval=0
+	expect "agent-equals-empty" 2 "--server= has an empty value" "$AG" --server=
+	expect "agent-bare-flag-with-value" 2 "--watch takes no value" "$AG" --watch=1
+fi
+SL=$B/connectors/slurm/fairway-slurm
+if [ -x "$SL" ]; then
+	expect "slurm-equals-config" 2 "/nonexistent.yaml: cannot open the config" "$SL" run --config=/nonexistent.yaml
+	expect "slurm-bad-interval" 2 "--interval needs a number of seconds" "$SL" run --config x --interval=abc
+	expect "slurm-bad-cycles" 2 "--cycles needs a whole number from 1" "$SL" run --config x --cycles 2.5
+	expect "slurm-zero-cycles" 2 "--cycles needs a whole number from 1" "$SL" run --config x --cycles=0
+	expect "slurm-bare-flag-with-value" 2 "--quiet takes no value" "$SL" run --quiet=1
+fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

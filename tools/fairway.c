@@ -39,16 +39,6 @@ static const char usage[] =
 	"Start here:  fairway plan          (runs on the built-in example cluster)\n"
 	"Docs:        README.md, docs/ARCHITECTURE.md, docs/config.md\n";
 
-char *fw_cli_split_eq(char *word)
-{
-	char *eq = strncmp(word, "--", 2) ? NULL : strchr(word, '=');
-
-	if (!eq)
-		return NULL;
-	*eq = '\0';
-	return eq + 1;
-}
-
 int fw_cli_usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;

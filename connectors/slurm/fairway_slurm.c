@@ -11,6 +11,7 @@
  * names the file, line and field; Slurm is not contacted); 1 Slurm is
  * unreachable or refused us; 3 the plan broke an invariant (a bug).
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cliword.h"
 #include "fairway/fairway.h"
 #include "fwconfig.h"
 #include "driver.h"
@@ -36,7 +38,8 @@ static const char usage[] =
 	"queues), scheduler settings and topology levels; nodes and jobs come\n"
 	"from Slurm.  The Slurm configuration is $SLURM_CONF or conf=PATH.\n"
 	"--interval S (default 1) between cycles; --cycles N stops after N\n"
-	"(default: run until SIGINT/SIGTERM).  bench: see bench/bench_slurm.sh.\n";
+	"(default: run until SIGINT/SIGTERM).  bench: see bench/bench_slurm.sh.\n"
+	"A value may follow its flag or be joined to it (--config=FILE).\n";
 
 static volatile sig_atomic_t stop_flag; /* set by SIGINT/SIGTERM only */
 
@@ -54,30 +57,64 @@ struct args {
 	bool quiet;
 };
 
+/* --interval S: seconds in (0, 1 day]; --cycles N: 1..1e9.  0 or 2. */
+static int number(const char *flag, const char *v, double lo, double hi, bool whole, double *out)
+{
+	char *end;
+	double x;
+
+	errno = 0;
+	x = strtod(v, &end);
+	if (errno || end == v || *end || !(x >= lo && x <= hi) || (whole && x != (double)(long)x)) {
+		fprintf(stderr, "fairway-slurm: error: %s needs %s from %.15g to %.15g (got \"%s\")\n", flag,
+			whole ? "a whole number" : "a number of seconds", lo, hi, v);
+		return 2;
+	}
+	*out = x;
+	return 0;
+}
+
+/* One option with its value v (joined or the next word); 0, or 2. */
+static int option(struct args *a, const char *o, const char *v)
+{
+	double x;
+
+	if (!strcmp(o, "--config"))
+		a->config = v;
+	else if (!strcmp(o, "--policy"))
+		a->policy = v;
+	else if (!strcmp(o, "--interval"))
+		return number(o, v, 0.001, 86400, false, &a->interval);
+	else if (!strcmp(o, "--cycles"))
+		return number(o, v, 1, 1e9, true, &x) ? 2 : (a->cycles = (long)x, 0);
+	else if (!strcmp(o, "--opt"))
+		snprintf(a->opt, sizeof a->opt, "%s", v);
+	else
+		return fprintf(stderr, "fairway-slurm: error: unknown option or missing value: %s\n%s", o, usage), 2;
+	return 0;
+}
+
 static int parse(int argc, char **argv, struct args *a)
 {
-	int pos = 0;
+	static const char *const bare[] = { "--help", "-h", "--quiet", NULL };
+	int pos = 0, rc;
+	char why[256];
 
 	memset(a, 0, sizeof *a);
 	a->interval = 1.0;
 	for (int i = 1; i < argc; i++) {
+		char *eq = fw_cli_split_eq(argv[i]);
 		const char *o = argv[i];
-		bool val = i + 1 < argc;
+		if (fw_cli_joined_ok(o, eq, bare, why, sizeof why))
+			return fprintf(stderr, "fairway-slurm: error: %s\n", why), 2;
 		if (!strcmp(o, "--help") || !strcmp(o, "-h"))
 			return fputs(usage, stdout), 1;
 		else if (!strcmp(o, "--quiet"))
 			a->quiet = true;
-		else if (!strcmp(o, "--config") && val)
-			a->config = argv[++i];
-		else if (!strcmp(o, "--policy") && val)
-			a->policy = argv[++i];
-		else if (!strcmp(o, "--interval") && val)
-			a->interval = atof(argv[++i]);
-		else if (!strcmp(o, "--cycles") && val)
-			a->cycles = atol(argv[++i]);
-		else if (!strcmp(o, "--opt") && val)
-			snprintf(a->opt, sizeof a->opt, "%s", argv[++i]);
-		else if (o[0] == '-')
+		else if (o[0] == '-' && (eq || i + 1 < argc)) {
+			if ((rc = option(a, o, eq ? eq : argv[++i])) != 0)
+				return rc;
+		} else if (o[0] == '-')
 			return fprintf(stderr, "fairway-slurm: error: unknown option or missing value: %s\n%s", o, usage), 2;
 		else if (pos == 0 && ++pos)
 			a->cmd = o;

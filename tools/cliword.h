@@ -1,0 +1,35 @@
+/*
+ * cliword.h — one command-line word, GNU style.
+ *
+ * Every fairway program takes a flag's value either as the next word or
+ * joined to the flag with '=': `--config my.yaml` and `--config=my.yaml`
+ * mean the same.  A parser calls fw_cli_split_eq on each word first: for
+ * "--name=value" it cuts the word at the '=' in place (the word then reads
+ * "--name") and returns the value, which the parser uses instead of the
+ * next word.  Each parser then refuses what cannot make sense, with exit
+ * status 2: a value joined to a flag that takes none (`--watch=1`), and an
+ * empty joined value (`--config=`), which is almost always a shell
+ * variable that was never set.
+ *
+ * It is shared by `fairway` (tools/), `fairway-agent` (agent/),
+ * `fairway-health-sim` (sim/) and `fairway-slurm` (connectors/slurm/);
+ * `fairway sim run` and `fairway sim fgd` split on their own, against
+ * their tables of flags.
+ */
+#ifndef FAIRWAY_CLIWORD_H
+#define FAIRWAY_CLIWORD_H
+
+#include <stddef.h>
+
+/* "--name=value": ends the word at '=' and returns the value; NULL when
+ * the word is not of that form (no leading "--", or no '='). */
+char *fw_cli_split_eq(char *word);
+
+/* Is the joined value `value` (fw_cli_split_eq's result, or NULL) of flag
+ * acceptable?  bare lists the flags that take no value, ending with NULL.
+ * Returns 0, or 2 with the reason in why ("--watch takes no value", "--out=
+ * has an empty value; give --out VALUE or --out=VALUE"). */
+int fw_cli_joined_ok(const char *flag, const char *value, const char *const *bare, char *why,
+		     size_t n);
+
+#endif
