@@ -43,6 +43,22 @@ const char *fw_slurm_last_error(const struct fw_slurm *h)
 
 /* ------------------------------------------------------------ options */
 
+/* comments=N: comment updates per cycle, 1..1000000. */
+static int opt_comments(const char *v, struct fw_slurm_opts *o, struct fw_diag *d)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (errno || end == v || *end || n < 1 || n > 1000000)
+		return fw_diag_set(d, FW_EINVAL, "--backend-opt", 0, 0, "comments",
+				   "comments=%s: expected a whole number from 1 to 1000000 "
+				   "(comment updates per cycle; default 256)", v);
+	o->comment_budget = (int)n;
+	return FW_OK;
+}
+
 static int opt_one(char *kv, struct fw_slurm_opts *o, struct fw_diag *d)
 {
 	char *v = strchr(kv, '=');
@@ -56,7 +72,7 @@ static int opt_one(char *kv, struct fw_slurm_opts *o, struct fw_diag *d)
 	else if (!strcmp(kv, "partitions"))
 		o->partitions = v;
 	else if (!strcmp(kv, "comments"))
-		o->comment_budget = atoi(v);
+		return opt_comments(v, o, d);
 	else
 		return fw_diag_set(d, FW_EINVAL, "--backend-opt", 0, 0, kv,
 				   "unknown option '%s' (conf, partitions, comments)", kv);

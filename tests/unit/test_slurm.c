@@ -53,6 +53,13 @@ TEST(options)
 	ASSERT_EQ(o.comment_budget, 10);
 	ASSERT_EQ(fw_slurm_opts_parse(bad, &o, &d), FW_EINVAL);
 	ASSERT_STR_CONTAINS(d.msg, "colour");
+	for (int i = 0; i < 4; i++) {
+		char c[32];
+		snprintf(c, sizeof c, "comments=%s", (const char *[]){ "abc", "0", "10x", "" }[i]);
+		ASSERT_EQ(fw_slurm_opts_parse(c, &o, &d), FW_EINVAL);
+		ASSERT_STR_CONTAINS(d.msg, "expected a whole number from 1 to 1000000");
+		ASSERT_EQ(o.comment_budget, 10); /* unchanged */
+	}
 }
 
 TEST(managed_partitions)
