@@ -1318,6 +1318,7 @@ struct cli {
 	const char *trace, *format, *json, *log, *teams;
 	const char *csv, *report; /* metrics.h, report.h */
 	const char *jobs;         /* --jobs: one CSV row per job and policy */
+	const char *shares;       /* --shares: fair share and allocation per plan and queue */
 	const char *policy[MAX_POLICIES];
 	int npolicies;
 	bool skip_bad, nodes_given, verbose;
@@ -1408,6 +1409,9 @@ static const char usage_text[] =
 	"  --jobs OUT.csv      write one CSV row per job and policy: submit, first\n"
 	"                      start, end, wait, JCT, evictions, and the first\n"
 	"                      start-time estimate with its error (docs/sim.md)\n"
+	"  --shares OUT.csv    write each queue's fair share and allocation (GPUs)\n"
+	"                      at every plan, per policy: what fairness is computed\n"
+	"                      from (docs/metrics.md)\n"
 	"  --skip-bad-rows     skip (and count) malformed trace rows\n"
 	"  --verbose           per-policy detail: every size bucket and queue\n"
 	"  -h, --help          this text\n"
@@ -1582,7 +1586,7 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 		"--racks", "--csv", "--report", "--blocks", "--fleet", "--fleet-openb",
 		"--topo", "--nodes-from-topo", "--verbose", "--checkpoint", "--preemptible",
 		"--min-runtime", "--failures", "--flaky", "--repair", "--failure-seed", "--starve-after",
-		"--backfill", "--jobs", NULL };
+		"--backfill", "--jobs", "--shares", NULL };
 	int i = 0;
 
 	while (known[i] && strcmp(known[i], f))
@@ -1611,6 +1615,8 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 		c->csv = v;
 	else if (!strcmp(f, "--jobs"))
 		c->jobs = v;
+	else if (!strcmp(f, "--shares"))
+		c->shares = v;
 	else if (!strcmp(f, "--report"))
 		c->report = v;
 	else if (!strcmp(f, "--teams"))
@@ -1890,8 +1896,23 @@ static int write_jobs(FILE *f, const struct fw_itp_trace *t, const struct fw_sim
 }
 
 /* Replay once with policy name; print, append to the log and JSON. */
+/* The streams run_all opened (NULL: not asked for). */
+struct outs {
+	FILE *log, *jobs, *shares;
+};
+
+/* The replay's last completion (the metrics' window end). */
+static int64_t last_end(const struct fw_itp_trace *t, const struct fw_sim_result *r)
+{
+	int64_t hi = INT64_MIN;
+
+	for (size_t i = 0; i < t->n; i++)
+		hi = end_of(t, r, i) > hi ? end_of(t, r, i) : hi;
+	return hi;
+}
+
 static int run_policy(struct cli *c, const char *name, const struct fw_itp_trace *t,
-		      const struct fw_teams *teams, FILE *log, FILE *jobs, json_t *root,
+		      const struct fw_teams *teams, const struct outs *out, json_t *root,
 		      struct fw_met_run *mr)
 {
 	struct fw_sim_result r;
@@ -1922,10 +1943,13 @@ static int run_policy(struct cli *c, const char *name, const struct fw_itp_trace
 			rc = io_error("compute the metrics of", name, FW_EIO);
 		else if (c->verbose)
 			fw_met_print(mr, stdout);
-		if (rc == FW_OK && log && fwrite(r.log, 1, r.log_len, log) != r.log_len)
+		if (rc == FW_OK && out->log && fwrite(r.log, 1, r.log_len, out->log) != r.log_len)
 			rc = io_error("write", c->log, FW_EIO);
-		if (rc == FW_OK && jobs && write_jobs(jobs, t, &r) != FW_OK)
+		if (rc == FW_OK && out->jobs && write_jobs(out->jobs, t, &r) != FW_OK)
 			rc = io_error("write", c->jobs, FW_EIO);
+		if (rc == FW_OK && out->shares &&
+		    fw_met_write_shares(out->shares, &mr->rec, r.policy, last_end(t, &r)) != FW_OK)
+			rc = io_error("write", c->shares, FW_EIO);
 		json_array_append_new(json_object_get(root, "policies"), pj);
 	} else if (rc != FW_EIO) {
 		report_diag(&d);
@@ -2101,16 +2125,20 @@ static int draw_failures(struct cli *c, const struct fw_itp_trace *t)
 
 static int run_all(struct cli *c, const struct fw_itp_trace *t, const struct fw_teams *teams)
 {
-	FILE *log = NULL, *jobs = NULL;
+	struct outs o = { NULL, NULL, NULL };
 	json_t *root = run_json(c, t, teams);
 	int rc = 0;
 
-	if (c->log && !(log = fopen(c->log, "wb")))
+	if (c->log && !(o.log = fopen(c->log, "wb")))
 		rc = io_error("open", c->log, 1);
-	if (rc == 0 && c->jobs && !(jobs = fopen(c->jobs, "wb")))
+	if (rc == 0 && c->jobs && !(o.jobs = fopen(c->jobs, "wb")))
 		rc = io_error("open", c->jobs, 1);
-	if (jobs && fputs(jobs_header, jobs) < 0)
+	if (o.jobs && fputs(jobs_header, o.jobs) < 0)
 		rc = io_error("write", c->jobs, 1);
+	if (rc == 0 && c->shares && !(o.shares = fopen(c->shares, "wb")))
+		rc = io_error("open", c->shares, 1);
+	if (o.shares && fputs(fw_met_shares_header, o.shares) < 0)
+		rc = io_error("write", c->shares, 1);
 	const char *outs[] = { c->json, c->csv, c->report };
 	for (int i = 0; i < 3 && rc == 0; i++) {
 		FILE *probe = outs[i] ? fopen(outs[i], "wb") : NULL;
@@ -2126,13 +2154,15 @@ static int run_all(struct cli *c, const struct fw_itp_trace *t, const struct fw_
 		mr->checkpoint_s = c->checkpoint_s;
 	c->o.checkpoint_s = c->checkpoint_s; /* the engine reads it per job */
 	for (int i = 0; rc == 0 && i < c->npolicies; i++)
-		rc = run_policy(c, c->policy[i], t, teams, log, jobs, root, mr);
+		rc = run_policy(c, c->policy[i], t, teams, &o, root, mr);
 	if (rc == 0)
 		fw_met_print_compare(mr, stdout);
-	if (log && fclose(log) != 0 && rc == 0)
+	if (o.log && fclose(o.log) != 0 && rc == 0)
 		rc = io_error("write", c->log, 1);
-	if (jobs && fclose(jobs) != 0 && rc == 0)
+	if (o.jobs && fclose(o.jobs) != 0 && rc == 0)
 		rc = io_error("write", c->jobs, 1);
+	if (o.shares && fclose(o.shares) != 0 && rc == 0)
+		rc = io_error("write", c->shares, 1);
 	if (rc == 0 && c->json && json_dump_file(root, c->json, JSON_INDENT(2) | JSON_REAL_PRECISION(10)))
 		rc = io_error("write", c->json, 1);
 	if (rc == 0 && c->csv && fw_met_write_csv(mr, c->csv) != 0)

@@ -934,6 +934,26 @@ void fw_met_csv_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+const char fw_met_shares_header[] = "policy,t,until,queue,deserved_gpus,fair_gpus,alloc_gpus\n";
+
+int fw_met_write_shares(FILE *f, const struct fw_met_rec *rec, const char *policy, int64_t hi)
+{
+	for (size_t i = 0; i < rec->n; i++) {
+		int64_t until = i + 1 < rec->n ? rec->t[i + 1] : hi > rec->t[i] ? hi : rec->t[i];
+		for (int q = 0; q < rec->nq; q++) {
+			if (!rec->leaf[q])
+				continue;
+			fw_met_csv_str(f, policy);
+			fprintf(f, ",%lld,%lld,", (long long)rec->t[i], (long long)until);
+			fw_met_csv_str(f, rec->qname[q]);
+			fprintf(f, ",%.10g,%.10g,%.10g\n", rec->deserved[q],
+				(double)rec->fair[i * (size_t)rec->nq + (size_t)q],
+				(double)rec->alloc[i * (size_t)rec->nq + (size_t)q]);
+		}
+	}
+	return ferror(f) ? FW_EIO : FW_OK;
+}
+
 static void csv_num(FILE *f, double v)
 {
 	if (v >= 0)

@@ -164,6 +164,12 @@ void fw_met_print(const struct fw_met_run *mr, FILE *f);
 void fw_met_print_compare(const struct fw_met_run *mr, FILE *f);
 /* Write the CSV (docs/metrics.md); 0 or -1 (errno set). */
 int fw_met_write_csv(const struct fw_met_run *mr, const char *path);
+/* --shares: the header, then one row per plan sample of rec and leaf
+ * queue: policy,t,until,queue,deserved_gpus,fair_gpus,alloc_gpus (the
+ * plan at t holds until the next plan, the last one until `hi`, the
+ * replay's last completion).  FW_OK or FW_EIO. */
+extern const char fw_met_shares_header[];
+int fw_met_write_shares(FILE *f, const struct fw_met_rec *rec, const char *policy, int64_t hi);
 /* One CSV field: as is, or quoted ("" for ") when it holds a comma, a
  * quote or a line break. */
 void fw_met_csv_str(FILE *f, const char *s);

@@ -133,7 +133,7 @@ PY
 then ok "sim-run-starve-after-and-backfill-reach-the-engine"; else bad "sim-run-starve-after-and-backfill-reach-the-engine"; fi
 # --jobs: a row per job and policy; its estimate errors give the JSON's metric
 "$FW" sim run --trace synthetic:3 --nodes 13x8 --policies slurm,fairway --tick 600 \
-	--json "$SV/m.json" --jobs "$SV/jobs.csv" >/dev/null 2>&1
+	--json "$SV/m.json" --jobs "$SV/jobs.csv" --shares "$SV/shares.csv" >/dev/null 2>&1
 if python3 - "$SV" <<'PY'
 import csv, json, sys
 d = json.load(open("%s/m.json" % sys.argv[1]))
@@ -146,6 +146,37 @@ for p in d["policies"]:
     assert e and e[(len(e) + 1) // 2 - 1] == p["start_estimates"]["abs_err_p50_s"], p["policy"]
 PY
 then ok "sim-run-jobs-csv"; else bad "sim-run-jobs-csv"; fi
+# --shares: the plans' fair shares and allocations give the JSON's fairness_jain,
+# and scripts/fairness_bound.py recomputes it and finds a pick at least as fair
+if python3 - "$SV" <<'PY'
+import collections, csv, json, subprocess, sys
+d = json.load(open("%s/m.json" % sys.argv[1]))
+rows = list(csv.DictReader(open("%s/shares.csv" % sys.argv[1])))
+assert {r["policy"] for r in rows} == {"slurm", "fairway"}, "both policies"
+for p in d["policies"]:
+    plans = collections.OrderedDict()
+    for r in rows:
+        if r["policy"] == p["policy"]:
+            plans.setdefault((int(r["t"]), int(r["until"])), []).append((float(r["fair_gpus"]), float(r["alloc_gpus"])))
+    keys = list(plans)
+    assert all(a[1] == b[0] for a, b in zip(keys, keys[1:])), "each plan holds until the next"
+    assert all(len(q) == len(d["policies"][0]["by_queue"]) for q in plans.values()), "a row per queue"
+    assert all(sum(a for _, a in q) <= 104 + 1e-6 for q in plans.values()), "allocations fit"
+    acc = tot = 0.0
+    for (t, u), q in plans.items():
+        xs = [a / f for f, a in q if f > 1e-9]
+        if xs and sum(x * x for x in xs) > 0:
+            acc += (u - t) * sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs)); tot += u - t
+    assert abs(acc / tot - p["fairness_jain"]) < 1e-6, (acc / tot, p["fairness_jain"])
+    if p["policy"] != "fairway":
+        continue
+    b = json.loads(subprocess.run([sys.executable, "scripts/fairness_bound.py", "--shares",
+                                   "%s/shares.csv" % sys.argv[1], "--jobs", "%s/jobs.csv" % sys.argv[1],
+                                   "--policy", p["policy"]], check=True, capture_output=True, text=True).stdout)
+    assert abs(b["fairness_jain"] - p["fairness_jain"]) < 1e-6, b
+    assert b["sizes_pack"] and b["fairest_choice_jain"] >= b["fairness_jain"] - 1e-12, b
+PY
+then ok "sim-run-shares-csv"; else bad "sim-run-shares-csv"; fi
 rm -rf "$SV"
 # node failures: bad values, shaping flags without a rate, and a run where
 # every policy meets failures from the same list (each up to its own end)

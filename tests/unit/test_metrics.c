@@ -302,6 +302,39 @@ TEST(fairness_is_jain_of_allocated_over_fair_averaged_over_time)
 	fw_snapshot_free(s);
 }
 
+/* --shares writes every plan sample: a plan holds until the next one, the
+ * last until the replay's end (never before its own time). */
+TEST(shares_csv_has_a_row_per_plan_and_queue)
+{
+	struct fw_snapshot *s = two_teams(4000);
+	struct fw_met_rec rec;
+	struct fw_met_policy p;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	ASSERT(s);
+	fresh(&rec, &p);
+	plan_at(&rec, s, 0, 2, 2, 2, 2);
+	plan_at(&rec, s, 50, 2, 4, 2, 0.5);
+	ASSERT((f = open_memstream(&buf, &len)) != NULL);
+	ASSERT_OK(fw_met_write_shares(f, &rec, "fair,way", 150));
+	ASSERT_OK(fw_met_write_shares(f, &rec, "x", 10)); /* an end before the last plan */
+	ASSERT_EQ(fclose(f), 0);
+	ASSERT_STR_EQ(buf, "\"fair,way\",0,50,team-0,4,2,2\n"
+			   "\"fair,way\",0,50,team-1,4,2,2\n"
+			   "\"fair,way\",50,150,team-0,4,2,4\n"
+			   "\"fair,way\",50,150,team-1,4,2,0.5\n"
+			   "x,0,50,team-0,4,2,2\n"
+			   "x,0,50,team-1,4,2,2\n"
+			   "x,50,50,team-0,4,2,4\n"
+			   "x,50,50,team-1,4,2,0.5\n");
+	ASSERT_STR_EQ(fw_met_shares_header, "policy,t,until,queue,deserved_gpus,fair_gpus,alloc_gpus\n");
+	free(buf);
+	fw_met_rec_release(&rec);
+	fw_snapshot_free(s);
+}
+
 /*
  * Two queues take turns: 0..1 h the first holds 4 GPUs and the second none,
  * 1..2 h the reverse, both with a fair share of 2.  At every instant Jain is
@@ -577,7 +610,7 @@ TEST(cli_rejects_an_unwritable_report_before_replaying)
 }
 
 TEST_MAIN(progress_line_has_bar_percent_and_thousands,
-	  fairness_over_windows_counts_turns_taken,
+	  fairness_over_windows_counts_turns_taken, shares_csv_has_a_row_per_plan_and_queue,
 	  progress_draws_only_when_on_and_erases_its_line,
 	  idle_while_waiting_and_occupancy_are_exact,
 	  evictions_count_every_run_and_the_wait_between,
