@@ -97,6 +97,8 @@ expect "sim-run-help" 0 "--trace FILE" "$FW" sim run --help
 expect "sim-run-needs-trace" 2 "run needs --trace FILE" "$FW" sim run
 expect "sim-run-unknown-flag" 2 "unknown option '--bogus'" "$FW" sim run --trace x --bogus
 expect "sim-run-empty-value" 2 "--jobs needs a value" "$FW" sim run --trace x --jobs=
+expect "sim-run-shares-unwritable" 1 "cannot open /nonexistent-dir/s.csv" "$FW" sim run --trace synthetic:3 \
+	--shares /nonexistent-dir/s.csv
 expect "sim-run-bad-nodes" 2 "13y8" "$FW" sim run --trace x --nodes 13y8
 expect "sim-run-unknown-policy" 2 "unknown policy 'lifo'" "$FW" sim run --trace x --policies lifo
 expect "sim-run-missing-trace-file" 1 "no-such.csv" "$FW" sim run --trace no-such.csv
