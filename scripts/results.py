@@ -219,7 +219,7 @@ def fairest_section(binary, traces_dir):
               "same plan, under the reclaim rule of docs/policies.md.  Nor does the pick care whether",
               "every job ever runs: it may leave a small queue's big job waiting for good, the",
               "starving the paragraph above rules out.", ""]
-    return lines
+    return lines, lo
 
 
 def windows_section(fair_runs):
@@ -500,8 +500,12 @@ def main():
                 if name.startswith("mean JCT") and not ok:
                     jct_misses.append((label, trace, P))
             lines.append("")
+    fairest_lines, fairest_lo = fairest_section(a.fairway, traces_dir)
     lines += ["## Why fairness_jain stays below 0.95", "",
               "The target reads Jain's index over queues of received share / fair share at every instant.",
+              "Mostly it is low because a started job keeps its GPUs until it ends, while the fair shares",
+              "move with every arrival: a free choice of the jobs present at each plan would score %.3f" % fairest_lo,
+              "or more (\"What a free choice of running jobs could reach\" below).  Job sizes add to it.",
               "With the Philly team mapping some queues deserve less than one 8-GPU node, and their jobs",
               "are indivisible: whenever one of them runs a job larger than its share while the cluster is",
               "busy, that queue's ratio is well above 1 at that instant, whichever policy started it.",
@@ -522,7 +526,7 @@ def main():
               "job is not the scheduler's to do.  By the per-instant index fairway is %s" % (
                   "the fairest of the three\npolicies in every run above, yet below 0.95." if best else
                   "not the fairest\npolicy in every run above (see the tables)."), ""]
-    lines += fairest_section(a.fairway, traces_dir)
+    lines += fairest_lines
     lines += windows_section(fair_runs)
     lines += jct_section(jct_misses)
     lines += ticks_section(a.fairway, traces_dir)
