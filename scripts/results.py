@@ -32,9 +32,35 @@ RUNS = [
 ]
 
 
+class Progress:
+    """A bar on stderr while the replays run, on a terminal only."""
+    def __init__(self):
+        n = len(RUNS) * len(TRACES)
+        self.total = n * (1 + len(TICKS) + len(STARVE)) + len(TRACES)
+        self.done = 0
+        self.on = sys.stderr.isatty()
+
+    def step(self, what, k=1):
+        self.done += k
+        if self.on:
+            w = 30 * self.done // self.total
+            sys.stderr.write("\r\033[Kresults [%s%s] %3d%%  %s" % (
+                "#" * w, "." * (30 - w), 100 * self.done // self.total, what))
+            sys.stderr.flush()
+
+    def end(self):
+        if self.on:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
+
+
+PROGRESS = Progress()
+
+
 def run(binary, traces_dir, trace, nodes, extra, policies=POLICIES):
     """One replay of the trace through POLICIES: (command, wall s, metrics
     per policy, fairway's job starts from --log as (queue, gpus))."""
+    PROGRESS.step("%s %s" % (trace, " ".join(extra)))
     with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
         out = f.name
     log = out + ".log"
@@ -190,8 +216,10 @@ def fairest_one(job):
 def fairest_section(binary, traces_dir):
     """What a free choice of the running jobs at every plan could score."""
     from multiprocessing import Pool
+    PROGRESS.step("the fairest picks of cluster02/03/06 (about 2 min)", 0)
     with Pool(min(3, os.cpu_count() or 1)) as pool:
         res = pool.map(fairest_one, [(binary, traces_dir, t, n) for t, n in TRACES])
+    PROGRESS.step("the fairest picks", len(TRACES))
     lines = ["### What a free choice of running jobs could reach", "",
              "Job sizes are not the whole story.  For every plan of fairway's replays as traced,",
              "`scripts/fairness_bound.py` (reading `fairway sim run --shares S.csv --jobs J.csv`)",
@@ -542,6 +570,7 @@ def main():
     lines += ["- %s, %s: %s (%s)" % (l, t, n, next(v for k, v in why.items() if n.startswith(k)))
               if any(n.startswith(k) for k in why) else "- %s, %s: %s" % (l, t, n)
               for l, t, n, ok in summary if not ok] + [""]
+    PROGRESS.end()
     with open(a.out, "w") as fh:
         fh.write("\n".join(lines))
     print("results: wrote %s (%d of %d targets met)" % (a.out, met, len(summary)))
