@@ -191,6 +191,7 @@ static void fs_phase_deserved(struct fs_ctx *c)
 		for (int i = 0; i < c->nk; i++) {
 			c->kid[i].rem[r] -= c->kid[i].got[r];
 			given += c->kid[i].got[r];
+			c->out[c->kid[i].q].guaranteed[r] = c->kid[i].got[r];
 		}
 		c->left[r] = c->a[r] > given ? c->a[r] - given : 0;
 	}
@@ -220,6 +221,7 @@ static void fs_phase_weights(struct fs_ctx *c)
 
 	for (int i = 0; i < c->nk; i++) {
 		c->kid[i].w = fs_base_weight(c, &c->kid[i]);
+		c->out[c->kid[i].q].weight = c->kid[i].w;
 		wsum += c->kid[i].w;
 		usum += c->out[c->kid[i].q].usage;
 	}
@@ -408,8 +410,11 @@ static void fs_store(struct fs_ctx *c)
 		}
 		if (sum > c->a[r])
 			scale = c->a[r] / sum;
-		for (int i = 0; i < c->nk; i++)
-			c->out[c->kid[i].q].fair[r] = c->kid[i].got[r] * scale;
+		for (int i = 0; i < c->nk; i++) {
+			struct fw_share *o = &c->out[c->kid[i].q];
+			o->fair[r] = c->kid[i].got[r] * scale;
+			o->guaranteed[r] = fmin(o->guaranteed[r] * scale, o->fair[r]);
+		}
 	}
 }
 

@@ -140,6 +140,9 @@ static int emit_queues(struct cyc *y, struct fw_plan *p)
 	for (int32_t q = 0; q < s->nqueues; q++) {
 		struct fw_queue_result *r = &p->queues[q];
 		memcpy(r->fair, y->share[q].fair, sizeof r->fair);
+		memcpy(r->guaranteed, y->share[q].guaranteed, sizeof r->guaranteed);
+		r->weight = y->share[q].weight;
+		r->weight_eff = y->share[q].weight_eff;
 		r->allocated = y->alloc[q];
 		for (int k = 0; k < FW_RES_COUNT; k++)
 			r->demand.v[k] = (int64_t)(y->share[q].demand[k] + 0.5);

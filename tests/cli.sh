@@ -53,7 +53,8 @@ expect "client-unknown-flag-submit" 2 "unknown option '--gpu' for \`fairway jobs
 expect "client-missing-value" 2 "--gpus needs a value" "$FW" jobs submit --queue q --gpus
 expect "client-server-missing-value" 2 "--server needs a value" "$FW" plan --server
 expect "client-extra-word" 2 "unexpected argument 'b' after jobs why" "$FW" jobs why a b
-expect "client-no-subcommands" 2 "unexpected argument 'x'" "$FW" fairshare x
+expect "client-fairshare-unknown-subcommand" 2 "unknown subcommand 'x'" "$FW" fairshare x
+expect "client-fairshare-explain-one-name" 2 "unexpected argument 'b' after fairshare explain" "$FW" fairshare explain a b
 expect "client-unknown-subcommand" 2 "unknown subcommand 'frob'" "$FW" nodes frob
 expect "client-subcommand-after-flags" 2 "'submit' goes before its flags" "$FW" jobs --state running submit
 expect "client-flag-of-another-subcommand" 2 "unknown option '--reason' for \`fairway jobs cancel\`" \

@@ -9,6 +9,7 @@
  * 2 (4xx) or 1 (5xx, or the server cannot be reached).
  */
 #include <stdarg.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -666,22 +667,98 @@ static void print_fairshare(json_t *qs)
 {
 	size_t i;
 	json_t *q;
-	printf("%-20s %-14s %9s %9s %9s %9s %12s\n", "QUEUE", "PARENT", "DESERVED", "FAIR", "ALLOCATED", "DEMAND",
-	       "USAGE(GPUh)");
+	printf("%-20s %-14s %9s %9s %10s %10s %9s %9s %7s %12s\n", "QUEUE", "PARENT", "DESERVED", "FAIR", "GUARANTEED",
+	       "OVER QUOTA", "ALLOCATED", "DEMAND", "WEIGHT", "USAGE(GPUh)");
 	json_array_foreach(qs, i, q)
-		printf("%-20s %-14s %9.1f %9.1f %9.1f %9.1f %12.1f\n", str(q, "queue"), *str(q, "parent") ? str(q, "parent") : "-",
-		       num(q, "deserved"), num(q, "fairShare"), num(q, "allocated"), num(q, "demand"), num(q, "usageGpuHours"));
+		printf("%-20s %-14s %9.1f %9.1f %10.1f %10.1f %9.1f %9.1f %7.2f %12.1f\n", str(q, "queue"),
+		       *str(q, "parent") ? str(q, "parent") : "-", num(q, "deserved"), num(q, "fairShare"),
+		       num(q, "guaranteed"), num(q, "overQuota"), num(q, "allocated"), num(q, "demand"),
+		       num(q, "weightEffective"), num(q, "usageGpuHours"));
+}
+
+/* The guaranteed part of q's fair share, in words. */
+static void explain_guaranteed(json_t *q)
+{
+	double d = num(q, "deserved"), dem = num(q, "demand"), g = num(q, "guaranteed");
+	const char *why = d <= 0 ? "it deserves nothing"
+			  : g >= fmin(d, dem) - 0.05 ? (dem < d ? "its demand caps it" : "its deserved share in full")
+						     : "scaled down: its siblings' deserved shares add up to more than their parent's";
+	printf("  guaranteed  %8.1f  of its deserved %.1f GPUs and demand %.1f: %s\n", g, d, dem, why);
+}
+
+/* The over-quota part: the siblings' split by effective weight. */
+static void explain_over_quota(json_t *all, json_t *q)
+{
+	const char *parent = str(q, "parent");
+	bool top = !strcmp(parent, "-");
+	double usum = 0, wsum = 0;
+	size_t i;
+	json_t *s;
+
+	printf("  over quota  %8.1f  of what %s%s leaves over once every sibling has its guaranteed part,\n"
+	       "                       split by effective weight among the siblings that want more:\n",
+	       num(q, "overQuota"), top ? "the cluster" : parent, top ? "" : "'s fair share");
+	json_array_foreach(all, i, s) {
+		if (strcmp(str(s, "parent"), parent))
+			continue;
+		usum += num(s, "usageGpuHours"), wsum += num(s, "weight");
+		printf("    %-20s weight %5.2f -> %5.2f  over quota %6.1f  (demand %.1f, guaranteed %.1f)%s\n",
+		       str(s, "queue"), num(s, "weight"), num(s, "weightEffective"), num(s, "overQuota"),
+		       num(s, "demand"), num(s, "guaranteed"), s == q ? "  <-" : "");
+	}
+	if (num(q, "weight") > 0 && usum > 0 && wsum > 0)
+		printf("  usage       of its siblings' decayed usage u = %.0f%% is its, against e = %.0f%% of their\n"
+		       "              weight: its weight is x%.2f = 2^(-usageWeight * (u/e - 1)), within 16x either\n"
+		       "              way (x1 when it used exactly its weight's share; include/fairway/fairshare.h)\n",
+		       100 * num(q, "usageGpuHours") / usum, 100 * num(q, "weight") / wsum,
+		       num(q, "weightEffective") / num(q, "weight"));
+}
+
+/* `fairway fairshare explain NAME`: where the queue's fair share comes from. */
+static int explain_fairshare(struct opts *o, json_t *all, const char *name)
+{
+	size_t i;
+	json_t *q, *hit = NULL;
+
+	json_array_foreach(all, i, q)
+		if (!strcmp(str(q, "queue"), name))
+			hit = q;
+	if (!hit) {
+		fprintf(stderr, "fairway fairshare: no queue '%s' (fairway fairshare lists them)\n", name);
+		return 1;
+	}
+	if (o->json) {
+		dump(hit);
+		return 0;
+	}
+	bool top = !strcmp(str(hit, "parent"), "-");
+
+	printf("queue %s (%s%s): fair share %.1f GPUs = guaranteed %.1f + over quota %.1f; allocated %.1f\n",
+	       name, top ? "top level" : "under ", top ? "" : str(hit, "parent"), num(hit, "fairShare"),
+	       num(hit, "guaranteed"), num(hit, "overQuota"), num(hit, "allocated"));
+	explain_guaranteed(hit);
+	explain_over_quota(all, hit);
+	if (json_is_number(json_object_get(hit, "limit")))
+		printf("  limit       %8.1f  GPUs at most, whatever the split gives\n", num(hit, "limit"));
+	return 0;
 }
 
 static int cmd_fairshare(struct opts *o)
 {
+	const char *sub = arg(o, 0) ? arg(o, 0) : "list";
 	json_t *r;
-	int rc = call(o, "GET", "/v1/fairshare", NULL, &r);
-	if (rc)
+	int rc;
+
+	if (!strcmp(sub, "explain") && (rc = need(o, "a queue NAME", arg(o, 1))))
 		return rc;
-	o->json ? dump(r) : print_fairshare(json_object_get(r, "queues"));
+	if ((rc = call(o, "GET", "/v1/fairshare", NULL, &r)))
+		return rc;
+	if (!strcmp(sub, "explain"))
+		rc = explain_fairshare(o, json_object_get(r, "queues"), arg(o, 1));
+	else
+		o->json ? dump(r) : print_fairshare(json_object_get(r, "queues"));
 	json_decref(r);
-	return 0;
+	return rc;
 }
 
 static int cmd_plan(struct opts *o)
@@ -717,7 +794,7 @@ static const char client_usage[] =
 	"       fairway jobs [list [--state S] | show NAME | why NAME | submit FLAGS | cancel NAME]\n"
 	"       fairway nodes [list | show NAME | health NAME --healthy|--unhealthy [--reason R] [--bad-gpus 0,3]]\n"
 	"       fairway reservations [list | show ID | create FLAGS | delete ID]\n"
-	"       fairway fairshare\n"
+	"       fairway fairshare [list | explain NAME]\n"
 	"       fairway plan --server URL\n"
 	"\n"
 	"Talk to a running `fairway serve`.  Tables by default, --json for the\n"
@@ -785,7 +862,8 @@ static const struct spec {
 	{ "reservations", "create", 0, " --kind --nodes --queue --job --reason --id --start --end ", "" },
 	{ "reservations", "show", 1, "", "" },
 	{ "reservations", "delete", 1, "", "" },
-	{ "fairshare", NULL, 0, "", "" },
+	{ "fairshare", "list", 0, "", "" },
+	{ "fairshare", "explain", 1, "", "" },
 	{ "plan", NULL, 0, "", "" },
 };
 

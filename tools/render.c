@@ -150,16 +150,16 @@ static void table_pending(FILE *f, const struct fw_snapshot *s, const struct fw_
 
 static void table_queues(FILE *f, const struct fw_snapshot *s, const struct fw_plan *p)
 {
-	fprintf(f, "\nQUEUES (GPUs)\n");
-	fprintf(f, "  %-20s %-14s %9s %9s %9s %9s\n", "QUEUE", "PARENT", "DESERVED", "FAIR", "ALLOCATED",
-		"DEMAND");
+	fprintf(f, "\nQUEUES (GPUs; FAIR = GUARANTEED, its deserved share up to its demand, + OVER QUOTA, split by WEIGHT)\n");
+	fprintf(f, "  %-20s %-14s %9s %9s %10s %10s %9s %9s %7s\n", "QUEUE", "PARENT", "DESERVED", "FAIR",
+		"GUARANTEED", "OVER QUOTA", "ALLOCATED", "DEMAND", "WEIGHT");
 	for (int32_t q = 0; q < p->nqueues; q++) {
 		const struct fw_queue *qq = &s->queues[q];
 		const struct fw_queue_result *r = &p->queues[q];
-		fprintf(f, "  %-20s %-14s %9.2f %9.2f %9.2f %9.2f\n", qq->name,
-			qq->parent >= 0 ? s->queues[qq->parent].name : "-", gpus(qq->deserved.v[FW_RES_GPU]),
-			r->fair[FW_RES_GPU] / 1000.0, gpus(r->allocated.v[FW_RES_GPU]),
-			gpus(r->demand.v[FW_RES_GPU]));
+		double fair = r->fair[FW_RES_GPU] / 1000.0, g = r->guaranteed[FW_RES_GPU] / 1000.0;
+		fprintf(f, "  %-20s %-14s %9.2f %9.2f %10.2f %10.2f %9.2f %9.2f %7.2f\n", qq->name,
+			qq->parent >= 0 ? s->queues[qq->parent].name : "-", gpus(qq->deserved.v[FW_RES_GPU]), fair, g,
+			fair - g, gpus(r->allocated.v[FW_RES_GPU]), gpus(r->demand.v[FW_RES_GPU]), r->weight_eff);
 	}
 }
 
@@ -289,6 +289,9 @@ static json_t *json_queues(const struct fw_snapshot *s, const struct fw_plan *p)
 		json_object_set_new(o, "parent", qq->parent >= 0 ? json_string(s->queues[qq->parent].name) : json_null());
 		json_object_set_new(o, "deserved", json_res(qq->deserved));
 		json_object_set_new(o, "fairShare", json_res_vec(p->queues[q].fair));
+		json_object_set_new(o, "guaranteed", json_res_vec(p->queues[q].guaranteed));
+		json_object_set_new(o, "overQuotaWeight", json_round(p->queues[q].weight));
+		json_object_set_new(o, "overQuotaWeightEffective", json_round(p->queues[q].weight_eff));
 		json_object_set_new(o, "allocated", json_res(p->queues[q].allocated));
 		json_object_set_new(o, "demand", json_res(p->queues[q].demand));
 		json_object_set_new(o, "decayedUsageGpuHours", json_round(p->queues[q].usage / 3600.0));

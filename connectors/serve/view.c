@@ -236,6 +236,11 @@ static json_t *fairshare_json(const struct fw_snapshot *s, const struct fw_plan 
 				      "fairShare", r->fair[FW_RES_GPU] / 1000.0, "allocated",
 				      r->allocated.v[FW_RES_GPU] / 1000.0, "demand", r->demand.v[FW_RES_GPU] / 1000.0,
 				      "usageGpuHours", r->usage / 3600.0);
+		json_object_set_new(o, "guaranteed", json_real(r->guaranteed[FW_RES_GPU] / 1000.0));
+		json_object_set_new(o, "overQuota",
+				    json_real((r->fair[FW_RES_GPU] - r->guaranteed[FW_RES_GPU]) / 1000.0));
+		json_object_set_new(o, "weight", json_real(r->weight));
+		json_object_set_new(o, "weightEffective", json_real(r->weight_eff));
 		json_object_set_new(o, "limit", sq->limit.v[FW_RES_GPU] == FW_UNLIMITED
 							 ? json_null()
 							 : json_real(sq->limit.v[FW_RES_GPU] / 1000.0));

@@ -90,7 +90,13 @@ struct fw_share {
 	double fair[FW_RES_COUNT];     /* fair share */
 	double demand[FW_RES_COUNT];   /* subtree demand, capped by limits */
 	double usage;                  /* decayed usage at `now` */
-	double weight_eff;             /* effective over-quota weight used */
+	double guaranteed[FW_RES_COUNT]; /* the part of fair from the deserved
+					  * phase (<= fair); the rest is over
+					  * quota */
+	double weight;                 /* over-quota weight of the dominant
+					* resource of its remaining demand */
+	double weight_eff;             /* weight after decayed usage: the one
+					* the over-quota split used */
 };
 
 /* Decay `usage` recorded at `at` to time `now` with half-life h (seconds);

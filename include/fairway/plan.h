@@ -154,9 +154,13 @@ struct fw_pending {
 
 struct fw_queue_result {
 	double fair[FW_RES_COUNT];      /* fair share */
+	double guaranteed[FW_RES_COUNT]; /* of fair: the deserved part (the
+					  * rest is its over-quota part);
+					  * fairshare.h */
 	struct fw_res allocated;        /* after the plan */
 	struct fw_res demand;           /* subtree demand */
 	double usage;                   /* decayed usage at now */
+	double weight, weight_eff;      /* over-quota weight, and after usage */
 };
 
 struct fw_plan {

@@ -213,6 +213,8 @@ check "reservations listed" [ "$(jfield 'len(j["reservations"])')" = 4 ]
 req GET /v1/fairshare
 check "fair share per queue: deserved, fairShare, allocated, usage" \
 	[ "$(jfield '{"allocated","deserved","fairShare","usageGpuHours"} <= set(j["queues"][0])')" = True ]
+check "fair share = guaranteed (at most deserved) + over quota, with the weights behind it" \
+	[ "$(jfield 'all(abs(q["guaranteed"] + q["overQuota"] - q["fairShare"]) < 1e-6 and -1e-9 <= q["guaranteed"] <= q["deserved"] + 1e-6 and q["weightEffective"] >= 0 and q["weight"] >= 0 for q in j["queues"])')" = True ]
 req GET /v1/plan
 check "the last plan has decisions and waiting jobs with reasons" \
 	[ "$(jfield 'all("reason" in p for p in j["pending"]) and "decisions" in j')" = True ]
@@ -339,6 +341,21 @@ check "a reserved job's reservedAt is the time in its reason" \
 check "fairway queues: a table" grep -q "^llm " "$T/q"
 "$FW" fairshare --json "${C[@]}" | python3 -c 'import json,sys; json.load(sys.stdin)' 2>/dev/null
 check "fairway fairshare --json is JSON" [ $? -eq 0 ]
+"$FW" fairshare "${C[@]}" >"$T/fs" 2>&1
+check "fairway fairshare: guaranteed and over-quota columns" grep -q "GUARANTEED OVER QUOTA" "$T/fs"
+# (the numbers read before and after: a job may end between the two calls)
+fsparts='"fair share %.1f GPUs = guaranteed %.1f + over quota %.1f" % next((q["fairShare"], q["guaranteed"], q["overQuota"]) for q in j["queues"] if q["queue"] == "vision")'
+req GET /v1/fairshare
+want1=$(jfield "$fsparts")
+"$FW" fairshare explain vision "${C[@]}" >"$T/fsx" 2>&1
+req GET /v1/fairshare
+want2=$(jfield "$fsparts")
+check "fairway fairshare explain: the queue's parts, its siblings and weights" \
+	bash -c "(grep -qF '$want1' '$T/fsx' || grep -qF '$want2' '$T/fsx') && grep -q '^  guaranteed ' '$T/fsx' && grep -q '^    vision .*weight .*<-' '$T/fsx'"
+"$FW" fairshare explain no-such-queue "${C[@]}" >/dev/null 2>"$T/fsx"
+check "fairway fairshare explain of an unknown queue: exit 1, named" bash -c "[ $? -eq 1 ] && grep -q \"no queue 'no-such-queue'\" '$T/fsx'"
+"$FW" fairshare explain "${C[@]}" >/dev/null 2>"$T/fsx"
+check "fairway fairshare explain without a NAME: exit 2" bash -c "[ $? -eq 2 ] && grep -q 'a queue NAME is required' '$T/fsx'"
 "$FW" jobs submit --queue llm --gpus 1 --count 2 --runtime 300 --checkpoint-interval 1800 --name cli-job "${C[@]}" >/dev/null 2>&1
 req GET /v1/jobs/cli-job
 check "fairway jobs submit creates the job" [ "$CODE" = 200 ]

@@ -82,11 +82,46 @@ TEST(worked_example)
 	ASSERT_NEAR(fair_gpus(&out[a]), 4 + 8.0 / 3, 1e-9);
 	ASSERT_NEAR(fair_gpus(&out[b]), 4 + 16.0 / 3, 1e-9);
 	ASSERT_NEAR(out[org].demand[FW_RES_GPU], GPU(24), 0);
+	/* the deserved part and the over-quota weights behind the rest */
+	ASSERT_NEAR(out[a].guaranteed[FW_RES_GPU], GPU(4), 1e-6);
+	ASSERT_NEAR(out[b].guaranteed[FW_RES_GPU], GPU(4), 1e-6);
+	ASSERT_NEAR(out[org].guaranteed[FW_RES_GPU], 0, 0); /* org deserves nothing: all over quota */
+	ASSERT_NEAR(out[a].weight, 1, 0);
+	ASSERT_NEAR(out[b].weight, 1, 0);
 
 	s->config.usage_weight = 0; /* beta = 0: usage ignored */
 	ASSERT_OK(run(s, dem, gpus(16), out));
 	ASSERT_NEAR(fair_gpus(&out[a]), 8, 1e-9);
 	ASSERT_NEAR(fair_gpus(&out[b]), 8, 1e-9);
+	fw_snapshot_free(s);
+}
+
+/* The deserved part: capped by demand, and scaled down with the siblings'
+ * when their deserved shares exceed the parent's. */
+TEST(guaranteed_part_is_deserved_capped_by_demand_and_parent)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	struct fw_res dem[3] = { fw_res_zero(), gpus(12), gpus(2) };
+	struct fw_share out[3];
+	int org = add_q(s, "org", -1), a = add_q(s, "a", org), b = add_q(s, "b", org);
+
+	s->queues[org].deserved = gpus(16);
+	s->queues[a].deserved = gpus(8);
+	s->queues[b].deserved = gpus(8);
+	ASSERT_OK(run(s, dem, gpus(16), out));
+	ASSERT_NEAR(out[b].guaranteed[FW_RES_GPU], GPU(2), 1e-6); /* its demand */
+	ASSERT_NEAR(fair_gpus(&out[b]), 2, 1e-9);
+	ASSERT_NEAR(out[a].guaranteed[FW_RES_GPU], GPU(8), 1e-6);
+	ASSERT_NEAR(fair_gpus(&out[a]), 12, 1e-9);                  /* 8 + 4 over quota */
+	ASSERT_NEAR(out[org].guaranteed[FW_RES_GPU], GPU(14), 1e-6); /* its demand, under 16 */
+
+	dem[2] = gpus(12); /* 8 + 8 deserved in a parent of 8: halved */
+	ASSERT_OK(run(s, dem, gpus(8), out));
+	ASSERT_NEAR(out[a].guaranteed[FW_RES_GPU], GPU(4), 1e-6);
+	ASSERT_NEAR(out[b].guaranteed[FW_RES_GPU], GPU(4), 1e-6);
+	ASSERT_NEAR(fair_gpus(&out[a]), 4, 1e-9);
+	for (int q = 0; q < 3; q++)
+		ASSERT(out[q].guaranteed[FW_RES_GPU] <= out[q].fair[FW_RES_GPU] + 1e-6);
 	fw_snapshot_free(s);
 }
 
@@ -495,8 +530,15 @@ static void check_invariants(const struct fw_snapshot *s,
 	for (int r = 0; r < FW_RES_COUNT; r++)
 		a[r] = (double)cap.v[r];
 	check_level(s, out, -1, a, single);
-	for (int q = 0; q < s->nqueues; q++)
+	for (int q = 0; q < s->nqueues; q++) {
 		check_level(s, out, q, out[q].fair, single);
+		for (int r = 0; r < FW_RES_COUNT; r++) { /* the deserved part */
+			ASSERT(out[q].guaranteed[r] >= 0);
+			ASSERT(out[q].guaranteed[r] <= out[q].fair[r] + 1e-9 * fmax(1, out[q].fair[r]));
+			ASSERT(out[q].guaranteed[r] <= (double)s->queues[q].deserved.v[r] + 1e-6);
+		}
+		ASSERT(out[q].weight_eff >= 0 && out[q].weight >= 0);
+	}
 }
 
 /*
@@ -761,7 +803,7 @@ TEST(arena_exhaustion)
 	fw_snapshot_free(s);
 }
 
-TEST_MAIN(worked_example, half_life_decay, deserved_guaranteed,
+TEST_MAIN(worked_example, guaranteed_part_is_deserved_capped_by_demand_and_parent, half_life_decay, deserved_guaranteed,
 	  limits_never_exceeded, priority_tiers, weights_proportional,
 	  drf_consistency, three_level_tree, decayed_usage_lowers_over_user,
 	  bad_input, random_vs_reference, random_invariants_three_resources,
