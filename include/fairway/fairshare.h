@@ -71,6 +71,13 @@
  * not reorder whole subtrees.  Slurm's PriorityDecayHalfLife is the same
  * decay as ours.
  *
+ * What it reports.  Per queue, besides the fair share: the phase-1 part
+ * (`guaranteed`, scaled with the share when the final clamp scales it, so
+ * never above it), the base weight and the effective weight the phase-2
+ * split used.  They answer "why does my queue get X?" without re-deriving
+ * the split: fair = guaranteed + what the weights won in phase 2 (`fairway
+ * fairshare explain NAME`, docs/serve.md).
+ *
  * Cost.  O(n) to build the tree and roll up demand; per parent with k
  * children O(k^2 * R) worst case (phase 2 retires at least one child per
  * event).  1,000 queues in a 3-level tree take well under a millisecond.
