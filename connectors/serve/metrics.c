@@ -76,6 +76,10 @@ static void queues(struct buf *b, json_t *v)
 	static const char *const g[][3] = {
 		{ "fairway_queue_deserved_gpus", "deserved", "GPUs guaranteed to the queue (quota)." },
 		{ "fairway_queue_fair_share_gpus", "fairShare", "GPUs the queue's fair share entitles it to now." },
+		{ "fairway_queue_guaranteed_gpus", "guaranteed",
+		  "GPUs of the fair share from the queue's quota (the rest is its over-quota part)." },
+		{ "fairway_queue_weight_effective", "weightEffective",
+		  "The queue's over-quota weight after decayed usage (splits what quotas leave over)." },
 		{ "fairway_queue_allocated_gpus", "allocated", "GPUs the queue's jobs hold after the last plan." },
 		{ "fairway_queue_usage_gpu_hours", "usageGpuHours", "Decayed GPU-hours the queue has used." },
 	};

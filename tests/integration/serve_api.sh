@@ -220,6 +220,7 @@ check "the last plan has decisions and waiting jobs with reasons" \
 	[ "$(jfield 'all("reason" in p for p in j["pending"]) and "decisions" in j')" = True ]
 curl -s "http://127.0.0.1:$PORT/metrics" >"$T/metrics"
 for m in fairway_cycle_seconds_bucket fairway_queue_deserved_gpus fairway_queue_fair_share_gpus \
+	fairway_queue_guaranteed_gpus fairway_queue_weight_effective \
 	fairway_queue_allocated_gpus 'fairway_pending_jobs{reason="gpu_model"}' fairway_gpu_occupancy_ratio \
 	fairway_evictions_total fairway_unhealthy_nodes fairway_lemon_nodes; do
 	check "/metrics has $m" grep -qF "$m" "$T/metrics"
