@@ -21,6 +21,7 @@
  * Determinism: no clock, RNG or hash order reaches a decision; the only
  * clock read is the replay's wall time, which is reported, never used.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -631,7 +632,7 @@ static void log_start(struct sim *m, const struct fw_plan *p, const struct fw_de
 	const struct fw_snapshot *s = m->s;
 
 	buf_printf(&m->log, "{\"t\":%lld,\"policy\":\"%s\",\"job\":\"%s\",\"queue\":\"%s\","
-		   "\"gpus\":%d,\"nodes\":[", (long long)T, m->pol->name, m->t->v[row].id,
+		   "\"gpus\":%d,\"nodes\":[", (long long)T, m->o->label ? m->o->label : m->pol->name, m->t->v[row].id,
 		   s->queues[m->r->queue[row]].name, (int)row_gpus(m, row));
 	for (int32_t a = 0; a < dd->alloc_count; a++) {
 		int32_t node = p->allocs[dd->alloc_first + a].node, seen = 0;
@@ -1139,7 +1140,7 @@ int fw_sim_run_trace(const struct fw_trace *t, const struct fw_teams *teams,
 	m.o = o;
 	m.r = r;
 	m.d = d;
-	snprintf(r->policy, sizeof r->policy, "%s", o->policy);
+	snprintf(r->policy, sizeof r->policy, "%s", o->label ? o->label : o->policy);
 	r->njobs = t->n;
 	rc = sim_init(&m, teams);
 	if (rc == FW_OK)
@@ -1314,12 +1315,22 @@ int fw_sim_metrics(const struct fw_itp_trace *t, const struct fw_sim_opts *o,
 
 #define MAX_POLICIES 8
 
+/* One entry of --policies: a registered policy, or a variant of one with
+ * scheduler settings of its own, "NAME[:KEY=VALUE]...", e.g.
+ * "fairway:starve-after=0:backfill=conservative" (docs/sim.md). */
+struct variant {
+	const char *name;              /* registry name */
+	char label[FW_SIM_LABEL_MAX];  /* the entry as given: the result's name */
+	int64_t starve_after_s;        /* 0 = the run's (--starve-after), < 0 off */
+	int backfill;                  /* -1 = the run's (--backfill), 0 easy, 1 conservative */
+};
+
 struct cli {
 	const char *trace, *format, *json, *log, *teams;
 	const char *csv, *report; /* metrics.h, report.h */
 	const char *jobs;         /* --jobs: one CSV row per job and policy */
 	const char *shares;       /* --shares: fair share and allocation per plan and queue */
-	const char *policy[MAX_POLICIES];
+	struct variant policy[MAX_POLICIES];
 	int npolicies;
 	bool skip_bad, nodes_given, verbose;
 	int64_t checkpoint_s;  /* --checkpoint: on_evict keeps whole checkpoints */
@@ -1365,7 +1376,10 @@ static const char usage_text[] =
 	"  --topo FILE         topology from a topo.csv (Lingjun format); the\n"
 	"                      first N hosts go to the N nodes, in order\n"
 	"  --nodes-from-topo G one node of G GPUs per host of --topo FILE\n"
-	"  --policies A,B      policies to compare (default fifo,fairway)\n"
+	"  --policies A,B      policies to compare (default fifo,fairway); an entry\n"
+	"                      NAME:KEY=VALUE[:KEY=VALUE] is a variant with its own\n"
+	"                      starve-after=S (0 = off) or backfill=easy|conservative,\n"
+	"                      e.g. fairway,fairway:starve-after=432000\n"
 	"  --tick S            scheduling period in seconds (default 60)\n"
 	"  --preemptible       every job may be evicted: policies with reclaim\n"
 	"                      (fairway, kai) take GPUs back for queues below\n"
@@ -1471,26 +1485,81 @@ static int parse_nodes(struct cli *c, const char *v)
 	return 0;
 }
 
+static int unknown_policy(const char *p)
+{
+	const struct fw_policy_ops *const *l = fw_policy_list();
+
+	fprintf(stderr, "fairway: unknown policy '%s'; known:", p);
+	for (int i = 0; l[i]; i++)
+		fprintf(stderr, " %s", l[i]->name);
+	fprintf(stderr, "\n");
+	return 2;
+}
+
+/* One KEY=VALUE of a variant: starve-after=S (0 = off) or backfill=MODE. */
+static int variant_setting(struct variant *w, char *kv)
+{
+	char *v = strchr(kv, '='), *end;
+	long long x;
+
+	if (!v || v == kv || !v[1])
+		return usage_error("--policies: '%s': a variant's settings are KEY=VALUE "
+				   "(starve-after=S, backfill=easy|conservative)", kv);
+	*v++ = '\0';
+	if (!strcmp(kv, "starve-after")) {
+		errno = 0;
+		x = strtoll(v, &end, 10);
+		if (errno || *end || x < 0 || x > 31536000)
+			return usage_error("--policies: starve-after=%s: whole seconds from 0 (off) to 31536000", v);
+		w->starve_after_s = x ? x : -1;
+	} else if (!strcmp(kv, "backfill")) {
+		if (strcmp(v, "easy") && strcmp(v, "conservative"))
+			return usage_error("--policies: backfill=%s: use easy or conservative", v);
+		w->backfill = !strcmp(v, "conservative");
+	} else {
+		return usage_error("--policies: unknown setting '%s' (starve-after, backfill)", kv);
+	}
+	return 0;
+}
+
+/* "NAME[:KEY=VALUE]..." into w; 0 or 2. */
+static int parse_variant(char *p, struct variant *w)
+{
+	char *save = NULL, *kv;
+	int rc;
+
+	if (strlen(p) >= sizeof w->label)
+		return usage_error("--policies: '%s' is too long (at most 63 characters)", p);
+	memset(w, 0, sizeof *w);
+	snprintf(w->label, sizeof w->label, "%s", p);
+	w->backfill = -1;
+	w->name = strtok_r(p, ":", &save);
+	if (!w->name || !fw_policy_find(w->name))
+		return unknown_policy(w->name ? w->name : p);
+	while ((kv = strtok_r(NULL, ":", &save)))
+		if ((rc = variant_setting(w, kv)) != 0)
+			return rc;
+	return 0;
+}
+
 static int parse_policies(struct cli *c, const char *v)
 {
 	char *save = NULL;
+	int rc;
 
 	if (strlen(v) >= sizeof c->polbuf)
 		return usage_error("--policies '%s': too long", v);
 	snprintf(c->polbuf, sizeof c->polbuf, "%s", v);
 	c->npolicies = 0;
 	for (char *p = strtok_r(c->polbuf, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
-		if (!fw_policy_find(p)) {
-			const struct fw_policy_ops *const *l = fw_policy_list();
-			fprintf(stderr, "fairway: unknown policy '%s'; known:", p);
-			for (int i = 0; l[i]; i++)
-				fprintf(stderr, " %s", l[i]->name);
-			fprintf(stderr, "\n");
-			return 2;
-		}
 		if (c->npolicies == MAX_POLICIES)
 			return usage_error("--policies: at most 8 (%s)", "");
-		c->policy[c->npolicies++] = p;
+		if ((rc = parse_variant(p, &c->policy[c->npolicies])) != 0)
+			return rc;
+		for (int i = 0; i < c->npolicies; i++)
+			if (!strcmp(c->policy[i].label, c->policy[c->npolicies].label))
+				return usage_error("--policies: '%s' is named twice", c->policy[i].label);
+		c->npolicies++;
 	}
 	return c->npolicies ? 0 : usage_error("--policies '%s': name at least one", v);
 }
@@ -1911,26 +1980,58 @@ static int64_t last_end(const struct fw_itp_trace *t, const struct fw_sim_result
 	return hi;
 }
 
-static int run_policy(struct cli *c, const char *name, const struct fw_itp_trace *t,
+/* What the variant ran with: its base policy and scheduler settings (the
+ * run's unless the variant set its own). */
+static void variant_json(const struct cli *c, const struct variant *w, json_t *pj)
+{
+	int64_t sa = w->starve_after_s ? w->starve_after_s : c->o.starve_after_s;
+	bool cons = w->backfill >= 0 ? w->backfill == 1 : c->o.backfill_conservative;
+
+	json_object_set_new(pj, "base_policy", json_string(w->name));
+	json_object_set_new(pj, "starve_after_s", !sa ? json_null() : json_integer(sa < 0 ? 0 : sa));
+	json_object_set_new(pj, "backfill", json_string(cons ? "conservative" : "easy"));
+}
+
+/* The replay of variant w: its settings over the run's, then the run's back. */
+static int replay_variant(struct cli *c, const struct variant *w, const struct fw_teams *teams,
+			  struct fw_sim_result *r, struct fw_diag *d)
+{
+	struct fw_sim_opts keep = c->o;
+	int rc;
+
+	c->o.policy = w->name;
+	c->o.label = w->label;
+	if (w->starve_after_s)
+		c->o.starve_after_s = w->starve_after_s;
+	if (w->backfill >= 0)
+		c->o.backfill_conservative = w->backfill == 1;
+	rc = fw_sim_run_trace(&c->tr, teams, &c->o, r, d);
+	keep.hooks = c->o.hooks;
+	c->o = keep;
+	return rc;
+}
+
+static int run_policy(struct cli *c, const struct variant *w, const struct fw_itp_trace *t,
 		      const struct fw_teams *teams, const struct outs *out, json_t *root,
 		      struct fw_met_run *mr)
 {
 	struct fw_sim_result r;
 	struct fw_sim_metrics *m = malloc(sizeof *m);
 	struct fw_diag d;
+	const char *name = w->label;
 	int rc;
 
 	memset(&d, 0, sizeof d);
-	c->o.policy = name;
 	if (!m)
 		return fprintf(stderr, "fairway: out of memory\n"), 1;
 	fw_met_begin(mr, &c->o, name); /* records plans, draws the progress bar */
-	rc = fw_sim_run_trace(&c->tr, teams, &c->o, &r, &d);
+	rc = replay_variant(c, w, teams, &r, &d);
 	fw_met_end(mr, &c->o);
 	if (rc == FW_OK)
 		rc = fw_sim_metrics(t, &c->o, &r, r.nqueues, m);
 	if (rc == FW_OK) {
 		json_t *pj = policy_json(&r, m, teams, (int64_t)c->o.nodes * c->o.gpus_per_node);
+		variant_json(c, w, pj);
 		if (c->verbose)
 			print_summary(&r, m, teams);
 		else
@@ -2154,7 +2255,7 @@ static int run_all(struct cli *c, const struct fw_itp_trace *t, const struct fw_
 		mr->checkpoint_s = c->checkpoint_s;
 	c->o.checkpoint_s = c->checkpoint_s; /* the engine reads it per job */
 	for (int i = 0; rc == 0 && i < c->npolicies; i++)
-		rc = run_policy(c, c->policy[i], t, teams, &o, root, mr);
+		rc = run_policy(c, &c->policy[i], t, teams, &o, root, mr);
 	if (rc == 0)
 		fw_met_print_compare(mr, stdout);
 	if (o.log && fclose(o.log) != 0 && rc == 0)

@@ -158,6 +158,9 @@ int fw_sim_apply_plan(struct fw_sim *sim, const struct fw_plan *p);
 
 struct fw_sim_opts {
 	const char *policy;      /* registry name: "fairway", "fifo", ... */
+	const char *label;       /* the name the result and the start log
+				  * carry (a variant such as
+				  * "fairway:starve-after=0"); NULL = policy */
 	int32_t nodes;           /* >= 1 */
 	int32_t gpus_per_node;   /* 1..FW_MAX_GPUS_PER_NODE */
 	int32_t nodes_per_rack;  /* 0 = no topology */
@@ -198,8 +201,10 @@ struct fw_sim_span {
 	int64_t start, end;
 };
 
+#define FW_SIM_LABEL_MAX 64 /* a policy's label, with its NUL */
+
 struct fw_sim_result {
-	char policy[32];
+	char policy[FW_SIM_LABEL_MAX]; /* the label (fw_sim_opts.label or .policy) */
 	size_t njobs;            /* trace rows */
 	int64_t *start;          /* per row: first start time, -1 = never started */
 	int64_t *end;            /* per row: completion time, -1 = did not finish */

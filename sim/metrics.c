@@ -1143,9 +1143,13 @@ void fw_met_print_compare(const struct fw_met_run *mr, FILE *f)
 {
 	char cell[32];
 
+	int w[FW_MET_POLICIES];
+
 	fprintf(f, "\n%-30s", "summary (* = best)");
-	for (int i = 0; i < mr->npol; i++)
-		fprintf(f, " %12s", mr->pol[i]->name);
+	for (int i = 0; i < mr->npol; i++) { /* a column as wide as its policy's name */
+		w[i] = strlen(mr->pol[i]->name) > 12 ? (int)strlen(mr->pol[i]->name) : 12;
+		fprintf(f, " %*s", w[i], mr->pol[i]->name);
+	}
 	fprintf(f, "\n");
 	for (size_t k = 0; k < sizeof cmp_rows / sizeof cmp_rows[0]; k++) {
 		const struct cmp_row *r = &cmp_rows[k];
@@ -1163,7 +1167,7 @@ void fw_met_print_compare(const struct fw_met_run *mr, FILE *f)
 				snprintf(cell, sizeof cell, "-");
 			else
 				snprintf(cell, sizeof cell, r->dir && fabs(v) < 10 ? "%.3f" : "%.1f", v);
-			fprintf(f, " %11s%c", cell, i == best ? '*' : ' ');
+			fprintf(f, " %*s%c", w[i] - 1, cell, i == best ? '*' : ' ');
 		}
 		fprintf(f, "\n");
 	}

@@ -92,7 +92,7 @@ struct fw_met_queue {
 };
 
 struct fw_met_policy {
-	char name[32];
+	char name[FW_SIM_LABEL_MAX];
 	struct fw_sim_metrics base;      /* des.h: time to start and JCT stats */
 	int64_t decisions, never_started, cycles;
 	int64_t t0, t1;                  /* window: first arrival .. last completion */

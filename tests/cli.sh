@@ -134,6 +134,35 @@ assert d["cons"]["backfill"] == "conservative" and d["easy"]["backfill"] == "eas
 assert d["cons"]["policies"][0]["jct_mean_s"] != d["easy"]["policies"][0]["jct_mean_s"], "backfill mode ignored"
 PY
 then ok "sim-run-starve-after-and-backfill-reach-the-engine"; else bad "sim-run-starve-after-and-backfill-reach-the-engine"; fi
+# Policy variants: one run compares a policy with itself under other settings,
+# and each variant replays exactly as the same settings given for the whole run
+"$FW" sim run --trace synthetic:3 --nodes 13x8 --tick 600 \
+	--policies fairway,fairway:starve-after=0,slurm:backfill=conservative \
+	--json "$SV/var.json" --log "$SV/var.log" >"$SV/var.out" 2>&1
+if python3 - "$SV" <<'PY'
+import json, sys
+d = {k: json.load(open("%s/%s.json" % (sys.argv[1], k))) for k in ("default", "off", "cons", "var")}
+v = {p["policy"]: p for p in d["var"]["policies"]}
+assert list(v) == ["fairway", "fairway:starve-after=0", "slurm:backfill=conservative"], list(v)
+assert v["fairway:starve-after=0"]["base_policy"] == "fairway" and v["fairway:starve-after=0"]["starve_after_s"] == 0
+assert v["fairway"]["starve_after_s"] is None and v["slurm:backfill=conservative"]["backfill"] == "conservative"
+same = lambda a, b: all(a[k] == b[k] for k in ("jct_mean_s", "occupancy", "by_gpus", "fairness_jain"))
+assert same(v["fairway"], d["default"]["policies"][0]), "the plain entry is the plain run"
+assert same(v["fairway:starve-after=0"], d["off"]["policies"][0]), "the variant is the run with --starve-after 0"
+assert same(v["slurm:backfill=conservative"], d["cons"]["policies"][0]), "the variant is the run with --backfill conservative"
+logs = {json.loads(l)["policy"] for l in open("%s/var.log" % sys.argv[1])}
+assert logs == set(v), logs
+PY
+then ok "sim-run-policy-variants"; else bad "sim-run-policy-variants"; fi
+grep -q "^summary (\* = best) .*fairway:starve-after=0 slurm:backfill=conservative$" "$SV/var.out" &&
+	ok "sim-run-policy-variants-compared" || bad "sim-run-policy-variants-compared: $(grep summary "$SV/var.out")"
+expect "sim-run-variant-unknown-setting" 2 "unknown setting 'depth' (starve-after, backfill)" \
+	"$FW" sim run --trace x --policies fairway:depth=4
+expect "sim-run-variant-bad-value" 2 "starve-after=1h: whole seconds" "$FW" sim run --trace x --policies fairway:starve-after=1h
+expect "sim-run-variant-bad-backfill" 2 "backfill=yes: use easy or conservative" "$FW" sim run --trace x --policies slurm:backfill=yes
+expect "sim-run-variant-not-kv" 2 "a variant's settings are KEY=VALUE" "$FW" sim run --trace x --policies fairway:fast
+expect "sim-run-variant-unknown-base" 2 "unknown policy 'fairwey'" "$FW" sim run --trace x --policies fairwey:starve-after=0
+expect "sim-run-variant-twice" 2 "'fairway' is named twice" "$FW" sim run --trace x --policies fairway,fifo,fairway
 # --jobs: a row per job and policy; its estimate errors give the JSON's metric
 "$FW" sim run --trace synthetic:3 --nodes 13x8 --policies slurm,fairway --tick 600 \
 	--json "$SV/m.json" --jobs "$SV/jobs.csv" --shares "$SV/shares.csv" >/dev/null 2>&1
