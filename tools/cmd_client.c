@@ -424,10 +424,34 @@ static int job_state(json_t *j)
 	return 0;
 }
 
-/* `fairway jobs why`: state, reason, expected start, then history. */
-static int job_why(json_t *j)
+/* A waiting job's queue against its fair share (GET /v1/fairshare). */
+static void queue_share(struct opts *o, json_t *j)
+{
+	json_t *r, *q;
+	size_t i;
+
+	if (strcmp(str(j, "state"), "pending") || call(o, "GET", "/v1/fairshare", NULL, &r))
+		return;
+	json_array_foreach(json_object_get(r, "queues"), i, q) {
+		if (strcmp(str(q, "queue"), str(j, "queue")))
+			continue;
+		double f = num(q, "fairShare"), a = num(q, "allocated");
+		printf("its queue %s holds %.1f GPUs of a fair share of %.1f", str(q, "queue"), a, f);
+		if (f > 0)
+			printf(" (%.2fx)", a / f);
+		printf("%s; `fairway fairshare explain %s` shows where the share comes from\n",
+		       !strcmp(str(j, "reason"), "fairshare_order") ? ", and queues further below their share are served first" : "",
+		       str(q, "queue"));
+	}
+	json_decref(r);
+}
+
+/* `fairway jobs why`: state, reason, expected start, its queue's share,
+ * then history. */
+static int job_why(struct opts *o, json_t *j)
 {
 	int rc = job_state(j);
+	queue_share(o, j);
 	history(j);
 	return rc;
 }
@@ -513,7 +537,7 @@ static int cmd_jobs(struct opts *o)
 			o->json ? dump(r) : (void)printf("%s: cancelled\n", name);
 	} else if (!strcmp(sub, "show") || !strcmp(sub, "why")) {
 		if (!(rc = call(o, "GET", path, NULL, &r)))
-			rc = o->json || !strcmp(sub, "show") ? (dump(r), 0) : job_why(r);
+			rc = o->json || !strcmp(sub, "show") ? (dump(r), 0) : job_why(o, r);
 	} else
 		return fw_cli_usage_error(o->cmd, "unknown subcommand '%s'", sub);
 	json_decref(r);
