@@ -209,6 +209,20 @@ for p in d["policies"]:
     assert b["sizes_pack"] and b["fairest_choice_jain"] >= b["fairness_jain"] - 1e-12, b
 PY
 then ok "sim-run-shares-csv"; else bad "sim-run-shares-csv"; fi
+# fairness_bound.py by hand: queues a and b, fair share 4 each; a runs its
+# 8-GPU job, b waits with two 4-GPU jobs (Jain 0.5).  On 12 GPUs the fairest
+# pick runs a's job and one of b's: x = (2, 1), Jain 9/10; on 8 GPUs no pick
+# beats 0.5.
+printf 'policy,t,until,queue,deserved_gpus,fair_gpus,alloc_gpus\np,0,100,a,4,4,8\np,0,100,b,4,4,0\n' >"$SV/hs.csv"
+printf 'policy,job,queue,gpus,submit,start,end,wait_s,jct_s,evictions,estimate_kind,estimate,estimate_err_s\n%s\n%s\n%s\n' \
+	p,j1,a,8,0,0,200,0,200,0,none,, p,j2,b,4,0,,,,,0,none,, p,j3,b,4,0,,,,,0,none,, >"$SV/hj.csv"
+b12=$(python3 scripts/fairness_bound.py --shares "$SV/hs.csv" --jobs "$SV/hj.csv" --policy p --capacity 12)
+b8=$(python3 scripts/fairness_bound.py --shares "$SV/hs.csv" --jobs "$SV/hj.csv" --policy p --capacity 8)
+if [[ $b12 == *'"fairness_jain": 0.5, "fairest_choice_jain": 0.9}' && $b8 == *'"fairest_choice_jain": 0.5}' ]]; then
+	ok "fairness-bound-hand-case"
+else
+	bad "fairness-bound-hand-case: $b12 / $b8"
+fi
 rm -rf "$SV"
 # node failures: bad values, shaping flags without a rate, and a run where
 # every policy meets failures from the same list (each up to its own end)
