@@ -503,6 +503,28 @@ static int write_all(const char *path, const char *buf, size_t n)
 	return ok ? 0 : -1;
 }
 
+static const char sacct_help[] =
+	"usage: %s SACCT_FILE OUT.csv|-\n"
+	"\n"
+	"Convert Slurm's accounting records into fairway's trace format, so that\n"
+	"`fairway sim run --format fairway` replays your own cluster's history\n"
+	"through every policy.  OUT.csv '-' writes to stdout.\n"
+	"\n"
+	"SACCT_FILE is what this prints (columns are found by name, any order):\n"
+	"  sacct --allusers --parsable2 --starttime 2024-03-01 \\\n"
+	"        --format JobID,JobIDRaw,User,Account,Partition,Submit,Start,End,Elapsed,\\\n"
+	"Timelimit,AllocTRES,ReqTRES,NNodes,State,Priority > sacct.txt\n"
+	"\n"
+	"Each job becomes one row: its Account is the queue, AllocTRES gives GPUs,\n"
+	"CPUs and memory, NNodes the tasks, Timelimit the expected runtime.  Job\n"
+	"steps, jobs that never started and jobs without GPUs are left out and\n"
+	"counted on stderr; any other bad value stops with FILE:LINE:COLUMN.\n"
+	"The mapping, field by field: docs/trace-format.md.\n"
+	"\n"
+	"Example:\n"
+	"  %s sacct.txt jobs.csv\n"
+	"  fairway sim run --trace jobs.csv --format fairway --nodes 16x8 --policies slurm,fairway\n";
+
 int fw_sacct_convert_cli(int argc, char **argv)
 {
 	struct fw_diag d;
@@ -510,9 +532,14 @@ int fw_sacct_convert_cli(int argc, char **argv)
 	size_t len, olen, skipped;
 	int rc;
 
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		printf(sacct_help, argv[0], argv[0]);
+		return 0;
+	}
 	if (argc != 3 || argv[1][0] == '-' ) {
 		fprintf(stderr, "usage: %s SACCT_FILE OUT.csv|-\n"
-			"  SACCT_FILE: sacct --parsable2 output (see docs/trace-format.md)\n",
+			"  SACCT_FILE: sacct --parsable2 output (see docs/trace-format.md)\n"
+			"  (--help shows the sacct command to run)\n",
 			argc > 0 ? argv[0] : "sacct2fairway");
 		return 2;
 	}

@@ -122,8 +122,11 @@ int fw_cmd_trace(int argc, char **argv)
 		     "`fairway sim run --format fairway --trace OUT`.");
 		return argc < 2 ? 2 : 0;
 	}
-	if (!strcmp(argv[1], "sacct2fairway"))
+	if (!strcmp(argv[1], "sacct2fairway")) {
+		char name[] = "fairway trace sacct2fairway"; /* for its usage lines */
+		argv[1] = name;
 		return fw_sacct_convert_cli(argc - 1, argv + 1);
+	}
 	return fw_cli_usage_error("trace", "unknown subcommand '%s'", argv[1]);
 }
 
