@@ -173,12 +173,13 @@ int fw__reserve(struct cyc *y, int32_t jx);
  * per cycle, so one clone is live at a time); sort the running jobs' and
  * this cycle's starts' end events into y->ev_run / y->ev_st; release an
  * ended job's tasks on a clone; whole GPUs a gang needs for sure (0 if
- * elastic); can the gang never fit, not even with every job ended? */
+ * elastic); can the gang never fit, not even with every job ended (*cap:
+ * then the most GPUs it could ever get in one place it may use)? */
 int fw__resv_clone(struct cyc *y, struct fw__cstate *d, const struct fw__cstate *s);
 int fw__resv_events(struct cyc *y);
 void fw__resv_release(struct fw__cstate *c, const struct fw_job *j, const struct ev *e);
 int64_t fw__gang_need(const struct fw_job *job);
-int fw__resv_hopeless(struct cyc *y, const struct fw_job *job, int64_t need, bool *out);
+int fw__resv_hopeless(struct cyc *y, const struct fw_job *job, int64_t need, bool *out, int64_t *cap);
 
 int fw__phase_allocate(struct cyc *y);
 /* The cycle's starvation age (policy starve_after_s, config override);

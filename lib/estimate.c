@@ -452,13 +452,14 @@ static int explain_open(struct est *e, int64_t free_end)
 	for (int32_t i = 0; i < e->nopen; i++) {
 		int32_t sh = e->open[i];
 		bool never;
-		int rc = fw__resv_hopeless(e->y, &e->y->s->jobs[e->rep[sh]], e->need[sh], &never);
+		int64_t cap = e->y->c.dom[0].cap_whole;
+		int rc = fw__resv_hopeless(e->y, &e->y->s->jobs[e->rep[sh]], e->need[sh], &never, &cap);
 		if (rc != FW_OK)
 			return rc;
 		never = never || e->need[sh] > e->y->c.dom[0].cap_whole;
 		e->why[sh] = never ? FW_REASON_NEVER_FITS : FW_REASON_UNKNOWN_RUNTIME;
 		e->why_a[sh] = fw_job_gpus(&e->y->s->jobs[e->rep[sh]]);
-		e->why_b[sh] = never ? e->y->c.dom[0].cap_whole : free_end;
+		e->why_b[sh] = never ? cap : free_end;
 	}
 	return FW_OK;
 }

@@ -218,7 +218,7 @@ static void hold(struct cyc *y, int32_t jx, fw_time at, const struct fw__placeme
  * necessary conditions: a domain of its required level that has the
  * GPUs, and enough GPUs of each model it names.  Without them the walk
  * below would search once per end time and fail every time. */
-int fw__resv_hopeless(struct cyc *y, const struct fw_job *job, int64_t need, bool *out)
+int fw__resv_hopeless(struct cyc *y, const struct fw_job *job, int64_t need, bool *out, int64_t *cap)
 {
 	const struct fw__cstate *c = &y->c;
 	int32_t L = y->s->topology.nlevels;
@@ -228,6 +228,7 @@ int fw__resv_hopeless(struct cyc *y, const struct fw_job *job, int64_t need, boo
 		int32_t dl = job->required_level == FW_LEVEL_NODE ? L + 1 : job->required_level + 1;
 		if (need > c->lvl[dl].maxcap) {
 			*out = true;
+			*cap = c->lvl[dl].maxcap;
 			return FW_OK;
 		}
 	}
@@ -255,6 +256,7 @@ int fw__resv_hopeless(struct cyc *y, const struct fw_job *job, int64_t need, boo
 			want = 1; /* elastic: at least one task */
 		if (m < 0 || y->model_cap[m] < want) {
 			*out = true;
+			*cap = m < 0 ? 0 : y->model_cap[m];
 			return FW_OK;
 		}
 	}
@@ -296,7 +298,8 @@ int fw__reserve(struct cyc *y, int32_t jx)
 		return rc;
 	if ((rc = fw__resv_events(y)) != FW_OK)
 		return rc;
-	if ((rc = fw__resv_hopeless(y, job, need, &never)) != FW_OK)
+	int64_t cap;
+	if ((rc = fw__resv_hopeless(y, job, need, &never, &cap)) != FW_OK)
 		return rc;
 	if (never)
 		return FW_EDECLINED;

@@ -104,7 +104,7 @@ enum fw_decision_kind {
 	X(UNKNOWN_RUNTIME, unknown_runtime,                                    \
 	  "it needs %lld GPUs; once every job with an expected runtime has ended %lld are free, the rest are held by jobs with no expected runtime") \
 	X(NEVER_FITS, never_fits,                                              \
-	  "it needs %lld GPUs and this cluster can never hold it (%lld usable GPUs; its GPU model or topology domain is too small)") \
+	  "it needs %lld GPUs and this cluster can never hold it: at most %lld are ever usable in one place it may use (the cluster, GPUs of its model, one domain of its required topology level)") \
 	X(NOT_ESTIMATED, not_estimated,                                        \
 	  "no estimate: start-time estimates are off in this snapshot's scheduler config (%lld, %lld)") \
 	X(RECLAIMED, reclaimed,                                                \

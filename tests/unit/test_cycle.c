@@ -654,6 +654,26 @@ TEST(estimate_is_unknown_over_quota_and_when_it_can_never_fit)
 	fw_snapshot_free(s);
 }
 
+/* Why never: the bound that binds is the one reported (why_b), not the
+ * cluster's size: a rack holds 16 of the 32 GPUs, and no node has a B200. */
+TEST(estimate_never_fits_names_the_binding_bound)
+{
+	struct fw_snapshot *s = two_racks();
+	int rack = tb_job(s, "rack", 0, 3, 8, 1000, 0); /* 24 GPUs, one rack required */
+	int model = tb_job(s, "model", 0, 1, 1, 1000, 1);
+	struct fw_plan *p;
+
+	s->jobs[rack].required_level = 0;
+	snprintf(s->jobs[model].groups[0].gpu_model, sizeof s->jobs[model].groups[0].gpu_model, "B200");
+	ASSERT((p = run(s, NULL)) != NULL);
+	ASSERT_EQ(fw_plan_pending_for(p, rack)->unknown_why, FW_REASON_NEVER_FITS);
+	ASSERT_EQ(fw_plan_pending_for(p, rack)->why_a, 24);
+	ASSERT_EQ(fw_plan_pending_for(p, rack)->why_b, 16);
+	ASSERT_EQ(fw_plan_pending_for(p, model)->unknown_why, FW_REASON_NEVER_FITS);
+	ASSERT_EQ(fw_plan_pending_for(p, model)->why_b, 0);
+	fw_snapshot_free(s);
+}
+
 TEST(estimates_are_deterministic_and_mostly_known_on_random_snapshots)
 {
 	int known = 0, unknown = 0, sooner = 0;
@@ -1551,7 +1571,7 @@ static void teardown(void)
 	checker_catches_a_backfill_that_delays_a_reservation, estimates_follow_the_reservation_walk, \
 	estimate_is_unknown_when_blockers_never_end, queue_default_runtime_gives_unknown_runtimes_an_end, \
 	estimates_follow_backfill_not_queue_position, \
-	estimate_is_unknown_over_quota_and_when_it_can_never_fit, strict_order_estimates_wait_for_the_head_of_the_line, \
+	estimate_is_unknown_over_quota_and_when_it_can_never_fit, estimate_never_fits_names_the_binding_bound, strict_order_estimates_wait_for_the_head_of_the_line, \
 	estimates_are_deterministic_and_mostly_known_on_random_snapshots, checker_catches_a_bad_estimate, \
 	slurm_priority_favours_age_fair_share_and_size, estimates_can_be_switched_off, \
 	reclaim_frees_a_queue_above_fair_share_for_a_starving_queue, \
