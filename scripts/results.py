@@ -432,8 +432,11 @@ def starve_section(binary, traces_dir, fair_runs):
     the main runs: what the gangs' guarantee costs the mean JCT."""
     out = ["## What the starvation age trades", "",
            "fairway tries gangs that have waited 24 h before its fair-share order (docs/policies.md).",
-           "The same replays of fairway alone with `--starve-after S` (YAML `scheduler.starveAfter`; `0`",
-           "turns it off), against the fifo and slurm runs above, which it does not change.  Per run:",
+           "The same replays of fairway at other starvation ages (YAML `scheduler.starveAfter`; `0`",
+           "turns it off), one run per trace with a policy variant per age (docs/sim.md, \"Variants\"):",
+           "`fairway sim run ... --policies %s`, against the" % ",".join(
+               "fairway:starve-after=%d" % a for a in STARVE),
+           "fifo and slurm runs above, which the age does not change.  Per run:",
            "fairway's mean JCT over slurm's, its p95 time to start of 9+ GPU jobs over slurm's and",
            "over fifo's (the target is <= 1 and <= 0.7), its occupancy minus the best baseline's, and",
            "the targets met (of 6).", "",
@@ -442,11 +445,12 @@ def starve_section(binary, traces_dir, fair_runs):
            "|---|---|---:|---:|---:|---:|---:|---:|"]
     runs = [(label, extra, trace, nodes) for label, extra in RUNS for trace, nodes in TRACES]
     met_by_age, jct_ok = {}, {}
+    variants = ["fairway:starve-after=%d" % a for a in STARVE]
     for (label, extra, trace, nodes), base in zip(runs, fair_runs):
-        for age in STARVE:
-            _, _, F, _ = run(binary, traces_dir, trace, nodes, extra + ["--starve-after", str(age)],
-                             ["fairway"])
-            P = dict(base, fairway=F["fairway"])
+        _, _, V, _ = run(binary, traces_dir, trace, nodes, extra, variants)
+        PROGRESS.step("", len(STARVE) - 1)
+        for age, name in zip(STARVE, variants):
+            P = dict(base, fairway=V[name])
             fw, sl, fifo = P["fairway"], P["slurm"], P["fifo"]
             t = targets(P)
             met = sum(1 for _, _, ok in t if ok)
@@ -498,7 +502,7 @@ def main():
         sys.exit("results: %s/microsoft-itp not found; set FAIRWAY_TRACES to the traces folder" % traces_dir)
     lines = ["# Results: time-aware planning on the ITP traces", "",
              "Regenerate with `scripts/results.sh` (builds a release binary, then runs",
-             "`scripts/results.py`; about three minutes).  Every number below comes from the JSON of",
+             "`scripts/results.py`; about two minutes).  Every number below comes from the JSON of",
              "`fairway sim run` (one section also from its `--shares` and `--jobs` CSVs); the exact command is given per run.  Machine: %s, %d CPUs." % (
                  platform.machine(), os.cpu_count() or 0), "",
              "Policies: `fifo`, `slurm` (multifactor + EASY backfill) and `fairway` (docs/policies.md),",
