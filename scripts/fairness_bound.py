@@ -42,7 +42,10 @@ import csv
 import json
 import sys
 
-import numpy as np
+try:
+    import numpy as np
+except ImportError:  # pragma: no cover - a machine without the Debian package
+    sys.exit("fairness_bound.py: needs numpy: run scripts/deps.sh (it installs python3-numpy)")
 
 GRID = np.geomspace(0.15, 3.0, 32)
 X_MAX = 4.0  # options above 4x the fair share are left out (see fairest)
@@ -52,12 +55,15 @@ def load_plans(path, policy):
     """[(t, until, [(queue, fair, alloc)])] in time order."""
     plans = collections.OrderedDict()
     with open(path) as f:
-        for r in csv.DictReader(f):
+        for line, r in enumerate(csv.DictReader(f), 2):
             if r["policy"] != policy:
                 continue
-            key = (int(r["t"]), int(r["until"]))
-            plans.setdefault(key, []).append(
-                (r["queue"], float(r["fair_gpus"]), float(r["alloc_gpus"])))
+            try:
+                key = (int(r["t"]), int(r["until"]))
+                plans.setdefault(key, []).append(
+                    (r["queue"], float(r["fair_gpus"]), float(r["alloc_gpus"])))
+            except (TypeError, ValueError) as e:
+                raise ValueError("%s:%d: %s" % (path, line, e)) from None
     return [(t, u, qs) for (t, u), qs in plans.items()]
 
 
@@ -72,13 +78,16 @@ def load_events(path, policy):
     sorted; a job that never ended stays present."""
     ev = []
     with open(path) as f:
-        for r in csv.DictReader(f):
+        for line, r in enumerate(csv.DictReader(f), 2):
             if r["policy"] != policy:
                 continue
-            g = int(r["gpus"])
-            ev.append((int(r["submit"]), 1, r["queue"], g))
-            if r["end"]:
-                ev.append((int(r["end"]), -1, r["queue"], g))
+            try:
+                g = int(r["gpus"])
+                ev.append((int(r["submit"]), 1, r["queue"], g))
+                if r["end"]:
+                    ev.append((int(r["end"]), -1, r["queue"], g))
+            except (TypeError, ValueError) as e:
+                raise ValueError("%s:%d: %s" % (path, line, e)) from None
     ev.sort(key=lambda e: (e[0], e[1]))
     return ev
 
@@ -161,15 +170,29 @@ def bound(shares, jobs, policy, cap):
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--shares", required=True)
-    ap.add_argument("--jobs", required=True)
-    ap.add_argument("--policy", required=True)
-    ap.add_argument("--capacity", type=int, default=104)
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 epilog="Example: fairway sim run --trace T.csv --policies fairway "
+                                 "--shares S.csv --jobs J.csv; then fairness_bound.py --shares S.csv "
+                                 "--jobs J.csv --policy fairway --capacity 104")
+    ap.add_argument("--shares", required=True, help="the CSV of `fairway sim run --shares`")
+    ap.add_argument("--jobs", required=True, help="the CSV of `fairway sim run --jobs`, same run")
+    ap.add_argument("--policy", required=True, help="the policy (or variant) of that run to read")
+    ap.add_argument("--capacity", type=int, default=104, help="the cluster's GPUs (default 104 = 13 x 8)")
     a = ap.parse_args(argv)
     if a.capacity < 1:
         ap.error("--capacity must be at least 1")
-    print(json.dumps(bound(a.shares, a.jobs, a.policy, a.capacity)))
+    try:
+        b = bound(a.shares, a.jobs, a.policy, a.capacity)
+    except OSError as e:
+        sys.exit("fairness_bound.py: cannot read %s: %s" % (e.filename, e.strerror))
+    except KeyError as e:
+        sys.exit("fairness_bound.py: a column is missing: %s (give the CSVs of `fairway sim run "
+                 "--shares` and `--jobs`)" % e)
+    except ValueError as e:
+        sys.exit("fairness_bound.py: %s (not a number)" % e)
+    if not b["plans"]:
+        sys.exit("fairness_bound.py: %s has no rows of policy '%s'" % (a.shares, a.policy))
+    print(json.dumps(b))
 
 
 if __name__ == "__main__":

@@ -223,6 +223,13 @@ if [[ $b12 == *'"fairness_jain": 0.5, "fairest_choice_jain": 0.9}' && $b8 == *'"
 else
 	bad "fairness-bound-hand-case: $b12 / $b8"
 fi
+sed 's/^p,0,100,b/p,soon,100,b/' "$SV/hs.csv" >"$SV/hs-bad.csv"
+expect "fairness-bound-bad-value" 1 "hs-bad.csv:3: invalid literal" \
+	python3 scripts/fairness_bound.py --shares "$SV/hs-bad.csv" --jobs "$SV/hj.csv" --policy p
+expect "fairness-bound-missing-file" 1 "cannot read $SV/none.csv" \
+	python3 scripts/fairness_bound.py --shares "$SV/none.csv" --jobs "$SV/hj.csv" --policy p
+expect "fairness-bound-no-such-policy" 1 "has no rows of policy 'q'" \
+	python3 scripts/fairness_bound.py --shares "$SV/hs.csv" --jobs "$SV/hj.csv" --policy q
 rm -rf "$SV"
 # node failures: bad values, shaping flags without a rate, and a run where
 # every policy meets failures from the same list (each up to its own end)
