@@ -22,6 +22,8 @@ static int load_symbols(struct fw_nvml *n, char *why, size_t whylen)
 #undef FW__NVML_SYM
 	if ((p = dlsym(n->lib, "nvmlErrorString")))
 		memcpy(&n->error_string, &p, sizeof p);
+	if ((p = dlsym(n->lib, "nvmlDeviceGetRemappedRows")))
+		memcpy(&n->remapped_rows, &p, sizeof p);
 	return FW_OK;
 }
 

@@ -10,8 +10,9 @@
  * function we call is looked up by its versioned symbol name.
  *
  * The test double (tests/fake_nvml/fake_nvml.c) implements exactly these
- * symbols, driven by environment variables, so the agent's whole path
- * from dlopen to JSON is exercised without a GPU.
+ * symbols and the optional ones (nvmlErrorString,
+ * nvmlDeviceGetRemappedRows), driven by environment variables, so the
+ * agent's whole path from dlopen to JSON is exercised without a GPU.
  *
  * Ownership: fw_nvml_open() fills a table and keeps the dlopen handle in
  * it; fw_nvml_close() shuts NVML down and closes the library.
@@ -70,6 +71,12 @@ struct fw_nvml {
 	FW_NVML_FUNCS(FW__NVML_PTR)
 #undef FW__NVML_PTR
 	const char *(*error_string)(nvmlReturn_t); /* "nvmlErrorString" */
+	/* "nvmlDeviceGetRemappedRows" (drivers since R460; Ampere and newer
+	 * GPUs answer, older ones NOT_SUPPORTED): correctable and
+	 * uncorrectable rows remapped, a remap pending (applied at the next
+	 * GPU reset), a remap that failed (no spare row left).  Optional: NULL
+	 * when the library lacks it, and the report then says null. */
+	nvmlReturn_t (*remapped_rows)(nvmlDevice_t, unsigned *, unsigned *, unsigned *, unsigned *);
 };
 
 /* Load path (NULL = "libnvidia-ml.so.1") and call nvmlInit.  FW_OK, or

@@ -52,6 +52,10 @@ static void add_events(char *buf, size_t n, const struct fw_agent_gpu *g, int *p
 	if (g->ecc_volatile > 0)
 		add(buf, n, "%sGPU %u ECC uncorrectable %lld", (*parts)++ ? "; " : "", g->index,
 		    (long long)g->ecc_volatile);
+	if (g->remap_failed)
+		add(buf, n, "%sGPU %u row remap failed", (*parts)++ ? "; " : "", g->index);
+	if (g->remap_pending)
+		add(buf, n, "%sGPU %u row remap pending", (*parts)++ ? "; " : "", g->index);
 	for (int k = 0; k < g->ndown; k++)
 		add(buf, n, "%sGPU %u NVLink %d down", (*parts)++ ? "; " : "", g->index, g->nvlink_down[k]);
 }

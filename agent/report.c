@@ -38,6 +38,20 @@ static bool is_lost(nvmlReturn_t rc)
 	return rc == NVML_ERROR_GPU_IS_LOST || rc == NVML_ERROR_RESET_REQUIRED;
 }
 
+/* Row remapping (report.h); left at -1 (not supported) when NVML has no
+ * answer: an older GPU or driver. */
+static void read_remap(struct fw_nvml *n, nvmlDevice_t d, struct fw_agent_gpu *g)
+{
+	unsigned corr, unc, pending, failed;
+
+	if (!n->remapped_rows || n->remapped_rows(d, &corr, &unc, &pending, &failed) != NVML_SUCCESS)
+		return;
+	g->remap_corr = corr;
+	g->remap_unc = unc;
+	g->remap_pending = pending != 0;
+	g->remap_failed = failed != 0;
+}
+
 static void read_counters(struct fw_nvml *n, nvmlDevice_t d, struct fw_agent_gpu *g)
 {
 	unsigned t;
@@ -55,6 +69,7 @@ static void read_counters(struct fw_nvml *n, nvmlDevice_t d, struct fw_agent_gpu
 					   NVML_SUCCESS
 				   ? (int64_t)ecc
 				   : -1;
+	read_remap(n, d, g);
 	for (unsigned l = 0; l < NVML_NVLINK_MAX_LINKS; l++) {
 		if (n->nvlink_state(d, l, &st) != NVML_SUCCESS)
 			continue; /* no such link */
@@ -101,15 +116,21 @@ static void judge_links(struct fw_agent_events *e, struct fw_agent_report *r)
 }
 
 /* Mark the GPUs seen reset since the last report, or all of them when the
- * operator said repaired (report.h); remember this report's state. */
+ * operator said repaired (report.h), and the row remaps that are news;
+ * remember this report's state. */
 static void judge_resets(struct fw_agent_events *e, struct fw_agent_report *r)
 {
-	for (int i = 0; e && i < r->ngpus; i++) {
+	for (int i = 0; i < r->ngpus; i++) {
 		struct fw_agent_gpu *g = &r->gpu[i];
+		g->remap_new = g->remap_pending && !(e && e->remap_last[i]);
+		if (!e)
+			continue;
 		g->reset = e->repaired || (e->lost_last[i] && !g->lost && !g->unread[0]) ||
-			   (e->ecc_last[i] > 0 && g->ecc_volatile == 0);
+			   (e->ecc_last[i] > 0 && g->ecc_volatile == 0) ||
+			   (e->remap_last[i] && !g->remap_pending && g->remap_corr >= 0);
 		e->lost_last[i] = g->lost;
 		e->ecc_last[i] = g->ecc_volatile;
+		e->remap_last[i] = g->remap_pending;
 	}
 	if (e)
 		e->repaired = false;
@@ -168,6 +189,7 @@ int fw_agent_collect(struct fw_nvml *n, struct fw_agent_events *e, unsigned wait
 		memset(g, 0, sizeof *g);
 		g->index = (unsigned)i;
 		g->temperature_c = g->ecc_volatile = g->ecc_aggregate = -1;
+		g->remap_corr = g->remap_unc = -1;
 		if ((rc = n->handle((unsigned)i, &d)) != NVML_SUCCESS) {
 			g->lost = is_lost(rc);
 			snprintf(g->name, sizeof g->name, "unknown");
@@ -187,6 +209,38 @@ int fw_agent_collect(struct fw_nvml *n, struct fw_agent_events *e, unsigned wait
 }
 
 /* ---- fold ------------------------------------------------------------- */
+
+/* A fault that stays (a link down, a pending remap) is stepped again
+ * only when the record would otherwise heal (report.h). */
+static bool healing(const struct fw_health_rec *rec, int64_t now)
+{
+	return rec->state == FW_HEALTH_HEALTHY || (rec->state == FW_HEALTH_SUSPECT && now >= rec->until);
+}
+
+static bool has_xid(const struct fw_agent_gpu *g, int64_t code)
+{
+	for (int k = 0; k < g->nxid; k++)
+		if (g->xid[k] == code)
+			return true;
+	return false;
+}
+
+/* The row-remap counters as the XIDs the driver raises for them (report.h);
+ * not again when this report carries that XID itself, and a pending remap
+ * of a GPU whose remap failed is the same fault. */
+static bool fold_remap(const struct fw_health_config *c, struct fw_health_rec *rec,
+		       const struct fw_agent_gpu *g, int64_t now)
+{
+	if (g->remap_failed && rec->state != FW_HEALTH_UNHEALTHY && !has_xid(g, 64)) {
+		struct fw_health_event x = { FW_HEV_XID, now, 64 };
+		fw_health_step(c, rec, &x);
+	}
+	if (g->remap_pending && !g->remap_failed && (g->remap_new || healing(rec, now)) && !has_xid(g, 63)) {
+		struct fw_health_event x = { FW_HEV_XID, now, 63 };
+		fw_health_step(c, rec, &x);
+	}
+	return g->remap_failed || g->remap_pending;
+}
 
 static void fold_gpu(const struct fw_health_config *c, struct fw_health_rec *rec,
 		     const struct fw_agent_gpu *g, int64_t now)
@@ -221,11 +275,12 @@ static void fold_gpu(const struct fw_health_config *c, struct fw_health_rec *rec
 			fw_health_step(c, rec, &x);
 		fault = true;
 	}
+	if (fold_remap(c, rec, g, now))
+		fault = true;
 	for (int k = 0; k < g->ndown; k++) {
 		struct fw_health_event x = { FW_HEV_NVLINK_DOWN, now, g->nvlink_down[k] };
 		bool fresh = (unsigned)g->nvlink_down[k] >= 32 || (g->down_new >> g->nvlink_down[k]) & 1;
-		bool healing = rec->state == FW_HEALTH_HEALTHY || (rec->state == FW_HEALTH_SUSPECT && now >= rec->until);
-		if (fresh || healing)
+		if (fresh || healing(rec, now))
 			fw_health_step(c, rec, &x); /* report.h: a link that stays down */
 		fault = true;
 	}
@@ -291,6 +346,10 @@ static json_t *gpu_json(const struct fw_agent_gpu *g)
 	json_object_set_new(o, "temperature_c", maybe(g->temperature_c));
 	json_object_set_new(o, "ecc_uncorrectable", json_pack("{s:o,s:o}", "volatile", maybe(g->ecc_volatile),
 							      "aggregate", maybe(g->ecc_aggregate)));
+	json_object_set_new(o, "row_remap", g->remap_corr < 0 ? json_null()
+				: json_pack("{s:I,s:o,s:b,s:b}", "correctable", (json_int_t)g->remap_corr,
+					    "uncorrectable", maybe(g->remap_unc), "pending", g->remap_pending,
+					    "failed", g->remap_failed));
 	json_object_set_new(o, "nvlink", json_pack("{s:i,s:o,s:o}", "up", g->nvlink_up, "down", int_list(down, g->ndown),
 						   "inactive", int_list(off, g->ninactive)));
 	json_object_set_new(o, "xid", xids);
@@ -334,6 +393,23 @@ static int64_t int_or(const json_t *v, int64_t dflt)
 	return json_is_integer(v) ? (int64_t)json_integer_value(v) : dflt;
 }
 
+/* "row_remap": null (not supported) or its four members; a report read
+ * alone has every pending remap as news. */
+static void remap_from_json(const json_t *rm, struct fw_agent_gpu *g)
+{
+	g->remap_corr = int_or(json_object_get(rm, "correctable"), -1);
+	g->remap_unc = -1;
+	if (g->remap_corr < 0) {
+		g->remap_corr = -1;
+		return;
+	}
+	g->remap_unc = int_or(json_object_get(rm, "uncorrectable"), -1);
+	if (g->remap_unc < 0)
+		g->remap_unc = -1;
+	g->remap_pending = g->remap_new = json_is_true(json_object_get(rm, "pending"));
+	g->remap_failed = json_is_true(json_object_get(rm, "failed"));
+}
+
 static int gpu_from_json(const json_t *o, struct fw_agent_gpu *g, char *why, size_t whylen)
 {
 	const json_t *xids = json_object_get(o, "xid"), *nv = json_object_get(o, "nvlink");
@@ -352,6 +428,7 @@ static int gpu_from_json(const json_t *o, struct fw_agent_gpu *g, char *why, siz
 	g->ecc_volatile = int_or(json_object_get(ecc, "volatile"), -1);
 	g->ecc_aggregate = int_or(json_object_get(ecc, "aggregate"), -1);
 	g->nvlink_up = (int)int_or(json_object_get(nv, "up"), 0);
+	remap_from_json(json_object_get(o, "row_remap"), g);
 	g->lost = json_is_true(json_object_get(o, "lost"));
 	snprintf(g->unread, sizeof g->unread, "%s", str_or(json_object_get(o, "unread")));
 	json_array_foreach(down, k, v) if (g->ndown < NVML_NVLINK_MAX_LINKS)

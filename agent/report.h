@@ -18,6 +18,22 @@
  * link at once (a fabric manager failure) is caught by the second and third
  * rules, not the first.
  *
+ * Row remapping.  On Ampere and newer GPUs an uncorrectable (or a
+ * repeatedly corrected) memory error makes the driver remap the row to a
+ * spare: the remap is *pending* until the next GPU reset, and when a bank
+ * has no spare left the remap *fails* and the GPU must be replaced.  The
+ * driver raises XID 63 and XID 64 for these once, when they happen; an
+ * agent started later (or restarted) would never hear them, but NVML's
+ * counters (nvmlDeviceGetRemappedRows) keep saying so on every read.  So
+ * the agent reads them each report and folds a failed remap as XID 64
+ * (fatal: the GPU is bad, and stays bad after a reset, since the flag
+ * survives it) and a pending one as XID 63 (transient: the GPU is
+ * suspect, kept from big gangs until it is reset).  A pending remap, like
+ * a link, is one fault while it stays: stepped when it appears, and again
+ * only when the GPU's probation would otherwise end.  A remap that was
+ * pending and is not any more was applied by a reset.  A GPU or driver
+ * without the counters reports null and is judged without them.
+ *
  * A GPU NVML cannot open.  nvmlDeviceGetCount_v2 counts every GPU of the
  * machine, also those this process may not open (a container given some
  * of them): such a GPU is "unread" with NVML's reason, and not judged.
@@ -30,7 +46,8 @@
  * Folding (fw_agent_fold): each GPU has a health record; a report turns
  * into events at the report's time, in a fixed order per GPU: every XID
  * (FW_HEV_XID, arg = code), an uncorrectable volatile ECC count > 0
- * (FW_HEV_ECC_UNCORRECTABLE), every NVLink link down (FW_HEV_NVLINK_DOWN),
+ * (FW_HEV_ECC_UNCORRECTABLE), a failed row remap (FW_HEV_XID 64), a
+ * pending one (FW_HEV_XID 63), every NVLink link down (FW_HEV_NVLINK_DOWN),
  * a lost GPU (FW_HEV_NOT_RESPONDING), else a clean report (FW_HEV_OK); an
  * unread GPU gets no event.  A fault that stays is one fault, not one per
  * report: a link is an event when it goes down, and again only when the
@@ -42,8 +59,9 @@
  *
  * Repair.  An unhealthy GPU stays unhealthy until it is repaired, and the
  * agent sees two kinds of repair: the GPU was reset (it answers again
- * after being lost, or its volatile uncorrectable ECC count, which only a
- * reset clears, is back to 0), or the operator says so (SIGUSR1 to a
+ * after being lost, its volatile uncorrectable ECC count, which only a
+ * reset clears, is back to 0, or its pending row remap was applied), or
+ * the operator says so (SIGUSR1 to a
  * --watch agent: every unhealthy GPU).  Either is FW_HEV_REPAIRED before
  * the report's own events, so the GPU goes on probation (suspect), or
  * straight back to unhealthy if the fault is still there.  fw_health_node_view() then gives the
@@ -72,6 +90,11 @@ struct fw_agent_gpu {
 	int64_t temperature_c;      /* -1: not supported */
 	int64_t ecc_volatile;       /* -1: not supported */
 	int64_t ecc_aggregate;      /* -1: not supported */
+	int64_t remap_corr;         /* rows remapped for correctable errors; -1: not supported */
+	int64_t remap_unc;          /* ... for uncorrectable errors; -1: not supported */
+	bool remap_pending;         /* a remap waits for the next reset */
+	bool remap_failed;          /* a remap failed: no spare row */
+	bool remap_new;             /* pending now, not in the last report */
 	int nvlink_up;
 	int nvlink_down[NVML_NVLINK_MAX_LINKS];     /* faults */
 	int ndown;
@@ -112,6 +135,7 @@ struct fw_agent_events {
 	uint32_t down_last[FW_AGENT_MAX_GPUS]; /* links down in the last report */
 	bool lost_last[FW_AGENT_MAX_GPUS];     /* lost in the last report */
 	int64_t ecc_last[FW_AGENT_MAX_GPUS];   /* volatile ECC count then */
+	bool remap_last[FW_AGENT_MAX_GPUS];    /* a row remap pending then */
 	bool repaired;                         /* SIGUSR1: the operator repaired */
 };
 

@@ -2,14 +2,22 @@
 # scripts/gpu_check.sh OUTDIR — fairway-agent against the real NVML of this
 # machine, checked against nvidia-smi (run scripts/gpu_bundle.sh first, on a
 # machine with the build dependencies; it fills .gpu/).  Writes to OUTDIR:
-# oneshot.json, watch.jsonl, assess.json, smi.txt, nvlink.txt, check.txt.
+# oneshot.json, watch.jsonl, assess.json, smi.txt, nvlink.txt, remap.csv,
+# load.jsonl, load_smi.txt, check.txt and the programs' stderr.
 # Checks: NVML available; one entry per GPU nvidia-smi lists, same names
 # and UUIDs; temperatures within 5 C of nvidia-smi's; XID events
-# registered; the NVLink links the agent counts up match nvidia-smi's
-# active links; no link called down unless nvidia-smi shows it inactive
-# while a sibling GPU has it up; a healthy GPU with no faults folds to
-# healthy; --watch gives one line per report; --assess reads the report
-# back.  Ends with "N passed, N failed"; exit 0 only when all pass.
+# registered; row-remap counters equal to nvidia-smi's; the NVLink links
+# the agent counts up match nvidia-smi's active links; no link called down
+# unless nvidia-smi shows it inactive while a sibling GPU has it up; a
+# healthy GPU with no faults folds to healthy; --watch gives one line per
+# report; --assess reads the report back.  Then, where python3 has torch
+# with CUDA, GPU 0 runs bf16 matrix products for 20 s while the agent
+# watches: its temperature must rise by 5 C or more, and the agent's
+# hottest reading be within 5 C of nvidia-smi's.  Ends with "N passed,
+# N failed"; exit 0 only when all pass.  With the device tool (at most 8
+# files come back, so pack them):
+#   run(command="bash scripts/gpu_check.sh /tmp/gc; rc=$?; tar czf $OUT/gc.tgz -C /tmp gc; exit $rc",
+#       carry=[".gpu"])
 # GPU_CHECK_NVML=PATH loads that NVML instead (a dry run with the fake one
 # and a stand-in nvidia-smi on PATH, before spending device time).
 set -uo pipefail
@@ -28,12 +36,33 @@ fi
 nvidia-smi -q >"$O/smi.txt" 2>&1
 nvidia-smi nvlink -s >"$O/nvlink.txt" 2>&1
 nvidia-smi --query-gpu=index,name,uuid,temperature.gpu --format=csv,noheader >"$O/smi.csv" 2>&1
+nvidia-smi --query-remapped-rows=gpu_uuid,remapped_rows.correctable,remapped_rows.uncorrectable,remapped_rows.pending,remapped_rows.failure \
+	--format=csv,noheader >"$O/remap.csv" 2>&1
 "$A" "${NV[@]}" --pretty --wait 2000 >"$O/oneshot.json" 2>"$O/oneshot.err"
 echo "oneshot exit $?" >>"$O/oneshot.err"
 timeout 60 "$A" "${NV[@]}" --watch --interval 2 --count 3 --wait 0 >"$O/watch.jsonl" 2>"$O/watch.err"
 echo "watch exit $?" >>"$O/watch.err"
 "$A" --assess "$O/oneshot.json" >"$O/assess.json" 2>"$O/assess.err"
 echo "assess exit $?" >>"$O/assess.err"
+# under load: bf16 matrix products on GPU 0 for 20 s, the agent watching
+# (5 reports, 4 s apart) and nvidia-smi sampled alongside
+if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
+	python3 -c 'import time, torch
+a = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
+t = time.time()
+while time.time() - t < 20:
+    a @ a
+torch.cuda.synchronize()' >"$O/load_torch.err" 2>&1 &
+	lp=$!
+	sleep 2
+	timeout 40 "$A" "${NV[@]}" --watch --interval 4 --count 5 --wait 0 >"$O/load.jsonl" 2>"$O/load.err" &
+	ap=$!
+	for _ in 1 2 3 4 5; do
+		nvidia-smi --query-gpu=index,temperature.gpu,utilization.gpu --format=csv,noheader >>"$O/load_smi.txt" 2>&1
+		sleep 4
+	done
+	wait "$ap" "$lp"
+fi
 python3 - "$O" <<'PY' | tee "$O/check.txt"
 import json, re, sys
 O = sys.argv[1]
@@ -56,6 +85,21 @@ if r:
         check("gpu%d_temperature" % i, t is not None and abs(t - int(s[3])) <= 5, (t, s[3]))
         check("gpu%d_read" % i, g["unread"] is None and not g["lost"], g)
     check("xid_events_registered", r["nvml"].get("xid_events") is True, r["nvml"])
+    # nvidia-smi --query-remapped-rows: uuid, correctable, uncorrectable, pending, failure
+    # (pending and failure read "No"/"Yes", or 0/1 on some drivers)
+    yes = lambda v: v.strip().lower() in ("yes", "1", "true")
+    remap = {}
+    for l in open(O + "/remap.csv"):
+        f = [x.strip() for x in l.split(",")]
+        if len(f) == 5 and f[0].startswith("GPU-") and f[1].isdigit():
+            remap[f[0]] = (int(f[1]), int(f[2]), yes(f[3]), yes(f[4]))
+    for g in r["gpus"]:
+        if g["uuid"] in remap:
+            rr = g["row_remap"]
+            mine = rr and (rr["correctable"], rr["uncorrectable"], rr["pending"], rr["failed"])
+            check("gpu%d_row_remap_matches_smi" % g["index"], mine == remap[g["uuid"]], (rr, remap[g["uuid"]]))
+        else:
+            print("NOTE gpu%d: nvidia-smi gives no row-remap counters (pre-Ampere?); not compared" % g["index"])
     # nvidia-smi nvlink -s: "GPU i: ..." then "Link l: <speed>" or "Link l: <inactive>"
     active, cur = {}, None
     for line in open(O + "/nvlink.txt"):
@@ -65,13 +109,17 @@ if r:
         m = re.match(r"\s+Link (\d+): (.*)", line)
         if m and cur is not None and "inactive" not in m.group(2).lower():
             active[cur].add(int(m.group(1)))
+    if not any(active.values()):
+        print("NOTE nvidia-smi shows no NVLink link up on this machine: the link checks compare 0 with 0")
     for g in r["gpus"]:
         i = g["index"]
         up = len(active.get(i, ()))
         check("gpu%d_nvlink_up_matches_smi" % i, g["nvlink"]["up"] == up, (g["nvlink"], sorted(active.get(i, ()))))
         sib = set().union(*[v for k, v in active.items() if k != i]) if len(active) > 1 else set()
         check("gpu%d_nvlink_down_only_if_sibling_up" % i, set(g["nvlink"]["down"]) <= sib, (g["nvlink"], sorted(sib)))
-        faults = g["xid"] or (g["ecc_uncorrectable"]["volatile"] or 0) > 0 or g["nvlink"]["down"]
+        rr = g.get("row_remap") or {}
+        faults = (g["xid"] or (g["ecc_uncorrectable"]["volatile"] or 0) > 0 or g["nvlink"]["down"]
+                  or rr.get("pending") or rr.get("failed"))
         if not faults:
             check("gpu%d_healthy" % i, g["health"] == "healthy", g["health"])
     lines = [l for l in open(O + "/watch.jsonl") if l.strip()]
@@ -81,6 +129,21 @@ if r:
         check("assess_reads_back", a["node_health"] == r["node_health"] and a["bad_gpus"] == r["bad_gpus"], a)
     except Exception as e:
         check("assess_reads_back", False, e)
+import os
+if os.path.exists(O + "/load.jsonl"):
+    temps = []
+    for l in open(O + "/load.jsonl"):
+        try:
+            temps.append(json.loads(l)["gpus"][0]["temperature_c"])
+        except Exception:
+            pass
+    smi_t = [int(l.split(",")[1]) for l in open(O + "/load_smi.txt") if l.count(",") == 2 and l.split(",")[1].strip().isdigit()]
+    print("NOTE under load: agent read %s C, nvidia-smi %s C" % (temps, smi_t))
+    check("load_five_reports", len(temps) == 5, temps)
+    check("load_agent_sees_heat", len(temps) >= 2 and max(temps) - temps[0] >= 5, temps)
+    check("load_hottest_matches_smi", bool(temps) and bool(smi_t) and abs(max(temps) - max(smi_t)) <= 5, (temps, smi_t))
+else:
+    print("NOTE no torch with CUDA here: the load check did not run")
 print("%d passed, %d failed" % (sum(res), len(res) - sum(res)))
 sys.exit(0 if all(res) else 1)
 PY

@@ -18,6 +18,13 @@
  *                              and its volatile ECC count is 0 (the
  *                              aggregate one stays)
  *   FAKE_NVML_TEMP=T           every GPU's temperature (default 40)
+ *   FAKE_NVML_REMAP=G:K        row remapping of GPU G: K = 1 a remap
+ *                              pending (until FAKE_NVML_FAULTS_UNTIL: a
+ *                              reset applies it), 2 a remap failed (for
+ *                              ever), 3 both; each counts one
+ *                              uncorrectable row
+ *   FAKE_NVML_REMAP_NS=1       nvmlDeviceGetRemappedRows is NOT_SUPPORTED
+ *                              (a pre-Ampere GPU)
  *   FAKE_NVML_HANDLE_ERR=G:RC  nvmlDeviceGetHandleByIndex_v2 of GPU G
  *                              returns RC (4 no permission: a GPU of
  *                              another container; 15 fallen off the bus)
@@ -50,6 +57,7 @@ struct fake_dev {
 	int link_down[LINKS];
 	int registered;
 	int handle_err;
+	int remap; /* FAKE_NVML_REMAP's K */
 };
 
 struct fake_set {
@@ -100,6 +108,11 @@ static void set_ecc(int g, long n)
 	devs[g].ecc = (unsigned long long)n;
 }
 
+static void set_remap(int g, long k)
+{
+	devs[g].remap = (int)k;
+}
+
 static void set_handle_err(int g, long rc)
 {
 	devs[g].handle_err = (int)rc;
@@ -128,6 +141,7 @@ nvmlReturn_t nvmlInit_v2(void)
 	pairs("FAKE_NVML_ECC", set_ecc);
 	pairs("FAKE_NVML_NVLINK_DOWN", set_link);
 	pairs("FAKE_NVML_HANDLE_ERR", set_handle_err);
+	pairs("FAKE_NVML_REMAP", set_remap);
 	link_reads = 0;
 	down_from = getenv("FAKE_NVML_NVLINK_DOWN_FROM") ? atoi(getenv("FAKE_NVML_NVLINK_DOWN_FROM")) : 1;
 	down_until = getenv("FAKE_NVML_NVLINK_DOWN_UNTIL") ? atoi(getenv("FAKE_NVML_NVLINK_DOWN_UNTIL")) : 0;
@@ -218,6 +232,18 @@ nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t d, unsigned link, int *state)
 	if (d->index == 0 && link == 0)
 		link_reads++;
 	*state = !(d->link_down[link] && link_reads >= down_from && (!down_until || link_reads <= down_until));
+	return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t d, unsigned *corr, unsigned *unc, unsigned *pending,
+				       unsigned *failed)
+{
+	if (getenv("FAKE_NVML_REMAP_NS"))
+		return 3; /* NVML_ERROR_NOT_SUPPORTED */
+	*pending = (d->remap & 1) && faulty();
+	*failed = (d->remap & 2) != 0;
+	*corr = 0;
+	*unc = (unsigned)((d->remap & 1) + ((d->remap & 2) >> 1));
 	return 0;
 }
 

@@ -3,7 +3,9 @@
 # fake NVML (tests/fake_nvml/fake_nvml.c, built as BUILD/agent/libfake_nvml.so):
 # no NVML at all, a healthy node, an injected XID that makes the node
 # suspect (the report folded again with --assess says so too), a fatal
-# XID and ECC errors that exclude GPUs, an NVLink down, --watch, --help.
+# XID and ECC errors that exclude GPUs, row remapping (a failed remap
+# excludes a GPU, a pending one makes it suspect), an NVLink down, --watch,
+# --help.
 # Prints PASS/FAIL lines and "N passed, N failed".
 set -uo pipefail
 B=${1:-build-asan}
@@ -91,6 +93,45 @@ has fatal_xid_bad_gpu "$T/out" '"bad_gpus":[0]' '"node_health":"healthy"'
 # 7. uncorrectable ECC on GPU 1
 FAKE_NVML_ECC=1:3 "$AGENT" --nvml "$FAKE" >"$T/out" 2>"$T/err"
 has ecc_bad_gpu "$T/out" '"volatile":3' '"bad_gpus":[1]'
+
+# 7b. row remapping, read from NVML's counters (no XID needed: an agent
+# started after the event still sees it).  A failed remap excludes the GPU,
+# also for --assess; a pending one makes it suspect; a GPU without the
+# counters (before Ampere) reports null and stays healthy
+FAKE_NVML_REMAP=1:2 "$AGENT" --nvml "$FAKE" >"$T/remap.json" 2>"$T/err"
+has remap_failed_bad_gpu "$T/remap.json" \
+	'"row_remap":{"correctable":0,"uncorrectable":1,"pending":false,"failed":true}' '"bad_gpus":[1]' \
+	'"node_health":"healthy"'
+"$AGENT" --assess "$T/remap.json" >"$T/out" 2>"$T/err"
+has remap_failed_assess "$T/out" '"bad_gpus":[1]'
+FAKE_NVML_REMAP=0:1 "$AGENT" --nvml "$FAKE" >"$T/remap.json" 2>"$T/err"
+has remap_pending_suspect "$T/remap.json" '"pending":true,"failed":false' '"suspect_gpus":[0]' \
+	'"node_health":"suspect"' '"bad_gpus":[]'
+"$AGENT" --assess "$T/remap.json" >"$T/out" 2>"$T/err"
+has remap_pending_assess "$T/out" '"suspect_gpus":[0]'
+FAKE_NVML_REMAP=0:3 FAKE_NVML_REMAP_NS=1 "$AGENT" --nvml "$FAKE" >"$T/out" 2>"$T/err"
+has remap_not_supported "$T/out" '"row_remap":null' '"node_health":"healthy","bad_gpus":[],"suspect_gpus":[]'
+# ... a pending remap is one fault while it stays (probation from the 1st
+# report, not restarted), and the reset that applies it (3rd report) leaves
+# the GPU on that probation; a failed remap outlasts the reset
+FAKE_NVML_REMAP=0:1 FAKE_NVML_FAULTS_UNTIL=2 timeout 30 \
+	"$AGENT" --nvml "$FAKE" --watch --interval 1 --count 3 --wait 0 >"$T/out" 2>"$T/err"
+python3 - "$T/out" <<'PY' && ok remap_pending_is_one_fault || bad remap_pending_is_one_fault "$(cat "$T/out" "$T/err")"
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1])]
+g = [x["gpus"][0] for x in r]
+assert len(r) == 3 and [x["row_remap"]["pending"] for x in g] == [True, True, False], g
+assert all(x["health"] == "suspect" for x in g), [x["health"] for x in g]
+assert all(x["suspect_until"] == r[0]["time"] + 6 * 3600 for x in g), [x["suspect_until"] - r[0]["time"] for x in g]
+PY
+FAKE_NVML_REMAP=1:3 FAKE_NVML_FAULTS_UNTIL=1 timeout 20 \
+	"$AGENT" --nvml "$FAKE" --watch --interval 1 --count 2 --wait 0 >"$T/out" 2>"$T/err"
+if [ "$(grep -c '"pending":false,"failed":true.*"bad_gpus":\[1\]' "$T/out")" -eq 1 ] &&
+	[ "$(sed -n 1p "$T/out" | grep -c '"pending":true,"failed":true.*"bad_gpus":\[1\]')" -eq 1 ]; then
+	ok remap_failed_outlasts_reset
+else
+	bad remap_failed_outlasts_reset "$(cat "$T/out" "$T/err")"
+fi
 
 # 8. every GPU bad: the node is unhealthy
 FAKE_NVML_XID=0:79,1:48 "$AGENT" --nvml "$FAKE" >"$T/out" 2>"$T/err"

@@ -115,6 +115,11 @@ agent FAKE_NVML_HANDLE_ERR=1:15 -- "${POST[@]}" --quiet
 node_is "lost GPU: badGpus [1], reason naming it" "$NODE" \
 	'j["badGpus"] == [1] and "GPU 1 lost (GPU is lost)" in j["healthReason"]'
 
+# 8b'. a failed row remap on GPU 2: masked, and the reason names it
+agent FAKE_NVML_REMAP=2:2 -- "${POST[@]}" --quiet
+node_is "row remap failed: badGpus [2], reason naming it" "$NODE" \
+	'j["badGpus"] == [2] and "GPU 2 row remap failed" in j["healthReason"]'
+
 # 8c. ... and reset: it answers again at the 2nd report, so the daemon
 # gets it back on probation (suspect, no bad GPU)
 agent FAKE_NVML_HANDLE_ERR=1:15 FAKE_NVML_FAULTS_UNTIL=1 -- "${POST[@]}" --quiet --watch --interval 1 --count 2 --wait 0

@@ -4,7 +4,10 @@
  * that stays down is one fault, re-asserted only when its probation would
  * end; a link that goes down again after coming back is a second fault;
  * a lost GPU is unhealthy and masked, an unread one is not judged; a GPU
- * seen reset goes on probation, or back to unhealthy if the fault stays.
+ * seen reset goes on probation, or back to unhealthy if the fault stays;
+ * a pending row remap is one transient fault while it stays, a failed one
+ * is fatal and outlasts a reset, and an XID of the same fault in the same
+ * report is not counted twice.
  */
 #include "harness.h"
 #include "report.h"
@@ -169,6 +172,94 @@ TEST(a_gpu_lost_for_a_while_is_one_fault)
 	ASSERT_EQ(r.gpu[0].until, 660 + 6 * H);
 }
 
-TEST_MAIN(a_gpu_lost_for_a_while_is_one_fault, a_gpu_seen_reset_goes_on_probation_or_back_to_unhealthy, a_link_that_stays_down_is_one_fault, a_link_still_down_when_probation_ends_is_asserted_again,
+/* A report of one GPU at t with a row remap pending (new: since the
+ * report before) and/or failed. */
+static struct fw_agent_report remap(int64_t t, bool pending, bool fresh, bool failed)
+{
+	struct fw_agent_report r = one_gpu(t, 0, 0);
+
+	r.gpu[0].remap_corr = 0;
+	r.gpu[0].remap_unc = pending + failed;
+	r.gpu[0].remap_pending = pending;
+	r.gpu[0].remap_new = fresh;
+	r.gpu[0].remap_failed = failed;
+	return r;
+}
+
+TEST(a_pending_row_remap_is_one_transient_fault_until_a_reset)
+{
+	struct agent a;
+	struct fw_agent_report r;
+
+	agent_init(&a);
+	r = remap(0, true, true, false);
+	fw_agent_fold(&a.c, &a.node, a.gpu, &r);
+	ASSERT_EQ(r.gpu[0].health, FW_HEALTH_SUSPECT);
+	ASSERT_EQ(a.gpu[0].cause, FW_HEV_XID);
+	ASSERT_EQ(a.gpu[0].cause_arg, 63);
+	ASSERT_EQ(r.suspect_mask, 1u);
+	for (int64_t t = 60; t < 6 * H; t += 600) { /* still pending: no new fault */
+		r = remap(t, true, false, false);
+		fw_agent_fold(&a.c, &a.node, a.gpu, &r);
+		ASSERT_EQ(r.gpu[0].until, 6 * H);
+	}
+	ASSERT_EQ(a.gpu[0].strikes, 1);
+	r = remap(6 * H, true, false, false); /* no reset by the end of probation */
+	fw_agent_fold(&a.c, &a.node, a.gpu, &r);
+	ASSERT_EQ(r.gpu[0].health, FW_HEALTH_SUSPECT);
+	ASSERT_EQ(a.gpu[0].strikes, 2);
+	r = remap(6 * H + 60, false, false, false); /* reset: applied */
+	r.gpu[0].reset = true;
+	fw_agent_fold(&a.c, &a.node, a.gpu, &r);
+	ASSERT_EQ(r.gpu[0].health, FW_HEALTH_SUSPECT);
+	ASSERT_EQ(a.gpu[0].strikes, 2);
+}
+
+TEST(a_failed_row_remap_is_fatal_and_outlasts_a_reset)
+{
+	struct agent a;
+	struct fw_agent_report r;
+
+	agent_init(&a);
+	r = remap(0, true, true, true);
+	fw_agent_fold(&a.c, &a.node, a.gpu, &r);
+	ASSERT_EQ(r.gpu[0].health, FW_HEALTH_UNHEALTHY);
+	ASSERT_EQ(a.gpu[0].cause_arg, 64);
+	ASSERT_EQ(r.bad_mask, 1u);
+	for (int64_t t = 60; t <= 600; t += 60) {
+		r = remap(t, true, false, true);
+		fw_agent_fold(&a.c, &a.node, a.gpu, &r);
+		ASSERT_EQ(r.gpu[0].health, FW_HEALTH_UNHEALTHY);
+	}
+	ASSERT_EQ(a.gpu[0].strikes, 1);
+	r = remap(H, false, false, true); /* reset: the pending remap applied, the failure stays */
+	r.gpu[0].reset = true;
+	fw_agent_fold(&a.c, &a.node, a.gpu, &r);
+	ASSERT_EQ(r.gpu[0].health, FW_HEALTH_UNHEALTHY);
+	ASSERT_EQ(r.bad_mask, 1u);
+}
+
+TEST(a_remap_and_its_xid_in_one_report_are_one_fault)
+{
+	struct agent a;
+	struct fw_agent_report r;
+
+	agent_init(&a);
+	r = remap(0, true, true, false);
+	r.gpu[0].xid[0] = 63;
+	r.gpu[0].nxid = 1;
+	fw_agent_fold(&a.c, &a.node, a.gpu, &r);
+	ASSERT_EQ(r.gpu[0].health, FW_HEALTH_SUSPECT);
+	ASSERT_EQ(a.gpu[0].strikes, 1);
+	ASSERT_EQ(r.gpu[0].until, 6 * H); /* probation, not the flap hold */
+	agent_init(&a);
+	r = remap(0, false, false, false); /* no counters (-1): judged without */
+	r.gpu[0].remap_corr = r.gpu[0].remap_unc = -1;
+	fw_agent_fold(&a.c, &a.node, a.gpu, &r);
+	ASSERT_EQ(r.gpu[0].health, FW_HEALTH_HEALTHY);
+}
+
+TEST_MAIN(a_pending_row_remap_is_one_transient_fault_until_a_reset, a_failed_row_remap_is_fatal_and_outlasts_a_reset,
+	  a_remap_and_its_xid_in_one_report_are_one_fault, a_gpu_lost_for_a_while_is_one_fault, a_gpu_seen_reset_goes_on_probation_or_back_to_unhealthy, a_link_that_stays_down_is_one_fault, a_link_still_down_when_probation_ends_is_asserted_again,
 	  a_link_that_comes_back_and_drops_again_is_a_second_fault,
 	  a_lost_gpu_is_unhealthy_and_an_unread_one_is_not_judged)
