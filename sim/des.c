@@ -578,10 +578,12 @@ static void complete(struct sim *m, struct ev e)
 /* Move a job record: its fields and its used task groups only.  The
  * replay compacts its jobs before most cycles, and most of a record is
  * task groups a trace job does not use (nothing reads past ngroups). */
+_Static_assert(offsetof(struct fw_job, user) == offsetof(struct fw_job, groups) + sizeof(((struct fw_job *)0)->groups),
+	       "job_move copies the fields before the groups, the used groups, then the rest");
 static void job_move(struct fw_job *d, const struct fw_job *src)
 {
 	size_t used = offsetof(struct fw_job, groups) + (size_t)src->ngroups * sizeof src->groups[0];
-	size_t tail = offsetof(struct fw_job, required_level);
+	size_t tail = offsetof(struct fw_job, user); /* what follows the groups */
 
 	memcpy(d, src, used);
 	memcpy((char *)d + tail, (const char *)src + tail, sizeof *d - tail);
