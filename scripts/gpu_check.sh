@@ -13,7 +13,11 @@
 # report; --assess reads the report back.  Then, where python3 has torch
 # with CUDA, GPU 0 runs bf16 matrix products for 20 s while the agent
 # watches: its temperature must rise by 5 C or more, and the agent's
-# hottest reading be within 5 C of nvidia-smi's.  Ends with "N passed,
+# hottest reading be within 5 C of nvidia-smi's.  And where python3 has
+# cupy, a kernel writes to an invalid address while the agent watches:
+# the driver raises an application XID for it (31, a page fault; or 13 or
+# 43), which the agent must report, leaving the GPU healthy (an
+# application fault is the program's, not the hardware's).  Ends with "N passed,
 # N failed"; exit 0 only when all pass.  With the device tool (at most 8
 # files come back, so pack them):
 #   run(command="bash scripts/gpu_check.sh /tmp/gc; rc=$?; tar czf $OUT/gc.tgz -C /tmp gc; exit $rc",
@@ -44,6 +48,28 @@ timeout 60 "$A" "${NV[@]}" --watch --interval 2 --count 3 --wait 0 >"$O/watch.js
 echo "watch exit $?" >>"$O/watch.err"
 "$A" --assess "$O/oneshot.json" >"$O/assess.json" 2>"$O/assess.err"
 echo "assess exit $?" >>"$O/assess.err"
+# an application fault: a kernel writes to address 0x10 (the dry run has
+# the fake NVML deliver XID 31 instead)
+if python3 -c 'import cupy' 2>/dev/null || [ -n "${GPU_CHECK_NVML:-}" ]; then
+	FAKE_NVML_XID=0:31 timeout 40 "$A" "${NV[@]}" --watch --interval 2 --count 6 --wait 1000 \
+		>"$O/xid.jsonl" 2>"$O/xid.err" &
+	ap=$!
+	sleep 3
+	if [ -z "${GPU_CHECK_NVML:-}" ]; then
+		cat >"$O/xid_kernel.py" <<'PY'
+import cupy as cp
+k = cp.RawKernel(r'''extern "C" __global__ void bad() { *(volatile int *)0x10 = 1; }''', "bad")
+try:
+    k((1,), (1,), ())
+    cp.cuda.runtime.deviceSynchronize()
+    print("kernel: no error")
+except Exception as e:
+    print("kernel:", type(e).__name__, e)
+PY
+		python3 "$O/xid_kernel.py" >"$O/xid_kernel.txt" 2>&1
+	fi
+	wait "$ap"
+fi
 # under load: bf16 matrix products on GPU 0 for 20 s, the agent watching
 # (5 reports, 4 s apart) and nvidia-smi sampled alongside
 if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
@@ -130,6 +156,23 @@ if r:
     except Exception as e:
         check("assess_reads_back", False, e)
 import os
+if os.path.exists(O + "/xid.jsonl"):
+    seen = []
+    for l in open(O + "/xid.jsonl"):
+        try:
+            x = json.loads(l)
+        except Exception:
+            continue
+        for g in x["gpus"]:
+            for e in g["xid"]:
+                seen.append((g["index"], e["code"], g["health"], x["node_health"]))
+    kern = open(O + "/xid_kernel.txt").readline().strip() if os.path.exists(O + "/xid_kernel.txt") else "(dry run)"
+    print("NOTE invalid-address kernel: %s; XIDs the agent reported (gpu, code, gpu health, node health): %s" % (kern, seen))
+    app = [t for t in seen if t[1] in (13, 31, 43)]
+    check("fault_xid_reported", len(app) >= 1, seen)
+    check("fault_xid_not_judged", bool(app) and all(t[2] == "healthy" and t[3] == "healthy" for t in app), seen)
+else:
+    print("NOTE no cupy here: the application-fault check did not run")
 if os.path.exists(O + "/load.jsonl"):
     temps = []
     for l in open(O + "/load.jsonl"):
