@@ -226,8 +226,9 @@ static bool has_xid(const struct fw_agent_gpu *g, int64_t code)
 }
 
 /* The row-remap counters as the XIDs the driver raises for them (report.h);
- * not again when this report carries that XID itself, and a pending remap
- * of a GPU whose remap failed is the same fault. */
+ * not again when this report carries that XID itself.  A pending remap is
+ * the aftermath of a memory error: of a failed remap, or of an ECC error
+ * that has already made the GPU unhealthy, it is the same fault. */
 static bool fold_remap(const struct fw_health_config *c, struct fw_health_rec *rec,
 		       const struct fw_agent_gpu *g, int64_t now)
 {
@@ -235,7 +236,8 @@ static bool fold_remap(const struct fw_health_config *c, struct fw_health_rec *r
 		struct fw_health_event x = { FW_HEV_XID, now, 64 };
 		fw_health_step(c, rec, &x);
 	}
-	if (g->remap_pending && !g->remap_failed && (g->remap_new || healing(rec, now)) && !has_xid(g, 63)) {
+	if (g->remap_pending && !g->remap_failed && rec->state != FW_HEALTH_UNHEALTHY &&
+	    (g->remap_new || healing(rec, now)) && !has_xid(g, 63)) {
 		struct fw_health_event x = { FW_HEV_XID, now, 63 };
 		fw_health_step(c, rec, &x);
 	}

@@ -30,7 +30,8 @@
  * survives it) and a pending one as XID 63 (transient: the GPU is
  * suspect, kept from big gangs until it is reset).  A pending remap, like
  * a link, is one fault while it stays: stepped when it appears, and again
- * only when the GPU's probation would otherwise end.  A remap that was
+ * only when the GPU's probation would otherwise end; on a GPU already
+ * unhealthy (the ECC error the remap is for) it adds nothing.  A remap that was
  * pending and is not any more was applied by a reset.  A GPU or driver
  * without the counters reports null and is judged without them.
  *

@@ -239,7 +239,7 @@ TEST(a_failed_row_remap_is_fatal_and_outlasts_a_reset)
 	ASSERT_EQ(r.bad_mask, 1u);
 }
 
-TEST(a_remap_and_its_xid_in_one_report_are_one_fault)
+TEST(a_remap_and_its_xid_or_ecc_error_in_one_report_are_one_fault)
 {
 	struct agent a;
 	struct fw_agent_report r;
@@ -253,6 +253,17 @@ TEST(a_remap_and_its_xid_in_one_report_are_one_fault)
 	ASSERT_EQ(a.gpu[0].strikes, 1);
 	ASSERT_EQ(r.gpu[0].until, 6 * H); /* probation, not the flap hold */
 	agent_init(&a);
+	r = remap(0, true, true, false); /* the ECC error the remap is for */
+	r.gpu[0].ecc_volatile = 1;
+	fw_agent_fold(&a.c, &a.node, a.gpu, &r);
+	ASSERT_EQ(r.gpu[0].health, FW_HEALTH_UNHEALTHY);
+	ASSERT_EQ(a.gpu[0].strikes, 1);
+	r = remap(H, false, false, false); /* reset: applied, count back to 0 */
+	r.gpu[0].ecc_volatile = 0;
+	r.gpu[0].reset = true;
+	fw_agent_fold(&a.c, &a.node, a.gpu, &r);
+	ASSERT_EQ(r.gpu[0].until, H + 6 * H); /* probation, not the flap hold */
+	agent_init(&a);
 	r = remap(0, false, false, false); /* no counters (-1): judged without */
 	r.gpu[0].remap_corr = r.gpu[0].remap_unc = -1;
 	fw_agent_fold(&a.c, &a.node, a.gpu, &r);
@@ -260,6 +271,6 @@ TEST(a_remap_and_its_xid_in_one_report_are_one_fault)
 }
 
 TEST_MAIN(a_pending_row_remap_is_one_transient_fault_until_a_reset, a_failed_row_remap_is_fatal_and_outlasts_a_reset,
-	  a_remap_and_its_xid_in_one_report_are_one_fault, a_gpu_lost_for_a_while_is_one_fault, a_gpu_seen_reset_goes_on_probation_or_back_to_unhealthy, a_link_that_stays_down_is_one_fault, a_link_still_down_when_probation_ends_is_asserted_again,
+	  a_remap_and_its_xid_or_ecc_error_in_one_report_are_one_fault, a_gpu_lost_for_a_while_is_one_fault, a_gpu_seen_reset_goes_on_probation_or_back_to_unhealthy, a_link_that_stays_down_is_one_fault, a_link_still_down_when_probation_ends_is_asserted_again,
 	  a_link_that_comes_back_and_drops_again_is_a_second_fault,
 	  a_lost_gpu_is_unhealthy_and_an_unread_one_is_not_judged)
