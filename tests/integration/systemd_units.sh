@@ -21,7 +21,7 @@ if command -v systemd-analyze >/dev/null; then
 			"$U/$u.service" >"$T/$u.service"
 		out=$(systemd-analyze verify "$T/$u.service" 2>&1)
 		rc=$?
-		check "verify_$u" [ "$rc" -eq 0 -a -z "$out" ] || echo "$out" | head -5
+		if [ "$rc" -eq 0 ] && [ -z "$out" ]; then ok "verify_$u"; else bad "verify_$u" "$(head -3 <<<"$out")"; fi
 	done
 else
 	echo "SKIP verify: no systemd-analyze on this machine (not counted)"
@@ -67,7 +67,7 @@ for _ in $(seq 1 100); do
 	kill -0 "$DPID" 2>/dev/null || break
 	sleep 0.1
 done
-check "serve_unit_command_answers" [ "$up" -eq 1 ] || tail -5 "$T/daemon.log"
+if [ "$up" -eq 1 ]; then ok serve_unit_command_answers; else bad serve_unit_command_answers "$(tail -3 "$T/daemon.log")"; fi
 check "serve_unit_store_in_state_dir" [ -f "$T/state/token" ]
 
 # 3. fairway-agent.service's command line, pointed at that daemon: the
@@ -79,7 +79,7 @@ mapfile -t acmd < <(FAIRWAY_SERVER=http://127.0.0.1:$PORT CREDENTIALS_DIRECTORY=
 acmd[0]=$AGENT
 FAKE_NVML_XID=1:79 timeout 60 "${acmd[@]}" >"$T/agent.out" 2>"$T/agent.err"
 rc=$?
-check "agent_unit_command_exit_0" [ "$rc" -eq 0 ] || cat "$T/agent.err"
+if [ "$rc" -eq 0 ]; then ok agent_unit_command_exit_0; else bad agent_unit_command_exit_0 "exit $rc: $(head -3 "$T/agent.err")"; fi
 node_is "agent_unit_report_reached_daemon" a100-0 'j["badGpus"] == [1] and "GPU 1 XID 79" in j["healthReason"]'
 
 # 4. systemctl stop: SIGTERM, exit 0
