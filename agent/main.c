@@ -141,7 +141,8 @@ static void usage(FILE *f)
 		"  fairway-agent --watch --interval 30 >> /var/log/gpu-health.jsonl\n"
 		"  fairway-agent > r.json && fairway-agent --assess r.json\n"
 		"  fairway-agent --watch --interval 30 --quiet --node gpu-017 \\\n"
-		"      --server http://10.0.0.5:8080 --token-file /etc/fairway/token\n");
+		"      --server http://10.0.0.5:8080 --token-file /etc/fairway/token\n"
+		"As a service on every GPU node: contrib/systemd/fairway-agent.service.\n");
 }
 
 static int number(const char *flag, const char *v, long lo, long hi, long *out)

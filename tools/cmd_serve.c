@@ -56,7 +56,8 @@ static const char serve_usage[] =
 	"  fairway jobs submit --queue llm --gpus 8 --runtime 600 --token-file /tmp/fw/token\n"
 	"  fairway fairshare\n"
 	"  curl -s localhost:8642/metrics | grep fairway_queue\n"
-	"Stop it with SIGINT or SIGTERM.  Docs: docs/serve.md\n";
+	"Stop it with SIGINT or SIGTERM.  As a service: contrib/systemd/fairway.service.\n"
+	"Docs: docs/serve.md\n";
 
 /* "1s", "500ms", "2.5", "1m" -> seconds; < 0 when invalid. */
 static double parse_period(const char *s)
