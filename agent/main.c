@@ -129,8 +129,10 @@ static void usage(FILE *f)
 		"  --pretty       indented JSON\n"
 		"  --server URL   also send each report to the daemon at URL\n"
 		"                 (e.g. http://127.0.0.1:8080)\n"
-		"  --token-file FILE  the daemon's bearer token (its --token-file,\n"
-		"                 default STATE_DIR/token; or $FAIRWAY_TOKEN_FILE)\n"
+		"  --token-file FILE  the daemon's agent token (its --agent-token-file,\n"
+		"                 default STATE_DIR/agent-token: it may only report\n"
+		"                 node health; the admin token works too; or\n"
+		"                 $FAIRWAY_TOKEN_FILE)\n"
 		"  --quiet        with --server: do not print the JSON on stdout\n"
 		"  --assess FILE  fold a saved report into health and print the verdict\n"
 		"  --help         this text\n"
@@ -141,7 +143,7 @@ static void usage(FILE *f)
 		"  fairway-agent --watch --interval 30 >> /var/log/gpu-health.jsonl\n"
 		"  fairway-agent > r.json && fairway-agent --assess r.json\n"
 		"  fairway-agent --watch --interval 30 --quiet --node gpu-017 \\\n"
-		"      --server http://10.0.0.5:8080 --token-file /etc/fairway/token\n"
+		"      --server http://10.0.0.5:8080 --token-file /etc/fairway/agent-token\n"
 		"As a service on every GPU node: contrib/systemd/fairway-agent.service.\n");
 }
 

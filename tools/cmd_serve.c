@@ -16,7 +16,8 @@ extern const size_t fw_example_cluster_len;
 
 static const char serve_usage[] =
 	"usage: fairway serve [--config FILE] [--listen HOST:PORT] [--state DIR]\n"
-	"                     [--token-file FILE] [--period DURATION] [--backend NAME]\n"
+	"                     [--token-file FILE] [--agent-token-file FILE]\n"
+	"                     [--period DURATION] [--backend NAME]\n"
 	"                     [--backend-opt KEY=VALUE]... [--policy NAME]\n"
 	"                     [--sync normal|full] [--port-file FILE] [--routes]\n"
 	"\n"
@@ -30,10 +31,15 @@ static const char serve_usage[] =
 	"                      are read from it on the first start only; after\n"
 	"                      that the store is the truth (change them by API).\n"
 	"  --listen HOST:PORT  default 127.0.0.1:8642 (port 0: any free port)\n"
-	"  --state DIR         the store and the default token; default\n"
+	"  --state DIR         the store and the default tokens; default\n"
 	"                      ./fairway-state\n"
 	"  --token-file FILE   bearer token for mutating endpoints; the file must\n"
 	"                      be mode 0600.  Default: DIR/token, created on\n"
+	"                      first start.\n"
+	"  --agent-token-file FILE  the token fairway-agent sends: it may only\n"
+	"                      report node health (POST /v1/nodes/NAME/health),\n"
+	"                      so the GPU nodes never hold the admin token.\n"
+	"                      Mode 0600.  Default: DIR/agent-token, created on\n"
 	"                      first start.\n"
 	"  --period D          cycle period: 1s (default), 500ms, 2.5s, 1m\n"
 	"  --backend NAME      the cluster behind the daemon (default: local, a\n"
@@ -157,6 +163,8 @@ int fw_cmd_serve(int argc, char **argv)
 			o.state_dir = v;
 		} else if (!strcmp(a, "--token-file")) {
 			o.token_file = v;
+		} else if (!strcmp(a, "--agent-token-file")) {
+			o.agent_token_file = v;
 		} else if (!strcmp(a, "--period")) {
 			if ((o.period_s = parse_period(v)) <= 0 || o.period_s > 3600)
 				return fw_cli_usage_error("serve", "--period '%s': expected a duration like 1s, 500ms or 1m (at most 1h)", v);

@@ -37,29 +37,34 @@ struct ctx {
 	json_t *out;               /* the answer, serialised after the lock */
 };
 
-/*        method   path                          handler        mutating */
+/* Who may call: OPEN anyone (reads), ADMIN the --token-file token,
+ * HEALTH that token or the agents' (--agent-token-file), which may do
+ * nothing else. */
+enum auth { OPEN, ADMIN, HEALTH };
+
+/*        method   path                          handler        auth */
 #define FW_API_ROUTES(X)                                                      \
-	X(GET, "/v1/health", h_health, false)                                  \
-	X(GET, "/v1/queues", h_queues_list, false)                             \
-	X(POST, "/v1/queues", h_queue_create, true)                            \
-	X(GET, "/v1/queues/{name}", h_queue_get, false)                        \
-	X(PUT, "/v1/queues/{name}", h_queue_put, true)                         \
-	X(DELETE, "/v1/queues/{name}", h_queue_delete, true)                   \
-	X(GET, "/v1/jobs", h_jobs_list, false)                                 \
-	X(POST, "/v1/jobs", h_job_submit, true)                                \
-	X(GET, "/v1/jobs/{name}", h_job_get, false)                            \
-	X(DELETE, "/v1/jobs/{name}", h_job_cancel, true)                       \
-	X(GET, "/v1/nodes", h_nodes_list, false)                               \
-	X(GET, "/v1/nodes/{name}", h_node_get, false)                          \
-	X(POST, "/v1/nodes/{name}/health", h_node_health, true)                \
-	X(GET, "/v1/reservations", h_rsv_list, false)                          \
-	X(POST, "/v1/reservations", h_rsv_create, true)                        \
-	X(GET, "/v1/reservations/{name}", h_rsv_get, false)                    \
-	X(DELETE, "/v1/reservations/{name}", h_rsv_delete, true)               \
-	X(GET, "/v1/fairshare", h_fairshare, false)                            \
-	X(GET, "/v1/plan", h_plan, false)                                      \
-	X(POST, "/v1/cycle", h_cycle, true)                                    \
-	X(GET, "/metrics", h_metrics, false)
+	X(GET, "/v1/health", h_health, OPEN)                                  \
+	X(GET, "/v1/queues", h_queues_list, OPEN)                             \
+	X(POST, "/v1/queues", h_queue_create, ADMIN)                            \
+	X(GET, "/v1/queues/{name}", h_queue_get, OPEN)                        \
+	X(PUT, "/v1/queues/{name}", h_queue_put, ADMIN)                         \
+	X(DELETE, "/v1/queues/{name}", h_queue_delete, ADMIN)                   \
+	X(GET, "/v1/jobs", h_jobs_list, OPEN)                                 \
+	X(POST, "/v1/jobs", h_job_submit, ADMIN)                                \
+	X(GET, "/v1/jobs/{name}", h_job_get, OPEN)                            \
+	X(DELETE, "/v1/jobs/{name}", h_job_cancel, ADMIN)                       \
+	X(GET, "/v1/nodes", h_nodes_list, OPEN)                               \
+	X(GET, "/v1/nodes/{name}", h_node_get, OPEN)                          \
+	X(POST, "/v1/nodes/{name}/health", h_node_health, HEALTH)                \
+	X(GET, "/v1/reservations", h_rsv_list, OPEN)                          \
+	X(POST, "/v1/reservations", h_rsv_create, ADMIN)                        \
+	X(GET, "/v1/reservations/{name}", h_rsv_get, OPEN)                    \
+	X(DELETE, "/v1/reservations/{name}", h_rsv_delete, ADMIN)               \
+	X(GET, "/v1/fairshare", h_fairshare, OPEN)                            \
+	X(GET, "/v1/plan", h_plan, OPEN)                                      \
+	X(POST, "/v1/cycle", h_cycle, ADMIN)                                    \
+	X(GET, "/metrics", h_metrics, OPEN)
 
 #define FW__DECL(m, p, h, mut) static void h(struct ctx *c);
 FW_API_ROUTES(FW__DECL)
@@ -68,7 +73,7 @@ FW_API_ROUTES(FW__DECL)
 struct route {
 	const char *method, *path;
 	void (*fn)(struct ctx *);
-	bool mutating;
+	enum auth auth;
 };
 
 static const struct route routes[] = {
@@ -830,16 +835,41 @@ static bool match(const char *pat, const char *path, char *name)
 	return !*pat && !*path;
 }
 
-static bool token_ok(const struct fw_serve *d, const char *auth)
+/* "Bearer <tok>"?  Constant time in the token's bytes. */
+static bool token_is(const char *tok, const char *auth)
 {
-	size_t n = strlen(d->token);
+	size_t n = strlen(tok);
 	unsigned diff = 0;
 
 	if (!auth || strncmp(auth, "Bearer ", 7) || strlen(auth + 7) != n)
 		return false;
 	for (size_t i = 0; i < n; i++)
-		diff |= (unsigned)(auth[7 + i] ^ d->token[i]);
+		diff |= (unsigned)(auth[7 + i] ^ tok[i]);
 	return diff == 0;
+}
+
+/* May this request call a route of this kind?  Fails it (401, 403) when
+ * not. */
+static bool allowed(struct ctx *c, enum auth need)
+{
+	const char *auth = c->rq->auth;
+	bool admin, agent;
+
+	if (need == OPEN)
+		return true;
+	admin = token_is(c->d->token, auth);
+	agent = token_is(c->d->agent_token, auth);
+	if (admin || (agent && need == HEALTH))
+		return true;
+	if (agent)
+		fail(c, 403, "EPERM", "Authorization",
+		     "the agent token may only report node health (POST /v1/nodes/{name}/health); this endpoint "
+		     "needs the token from the daemon's --token-file");
+	else
+		fail(c, 401, "EACCES", "Authorization",
+		     "this endpoint changes state: send 'Authorization: Bearer <token>' with the token from "
+		     "the daemon's --token-file");
+	return false;
 }
 
 void fw_api_handle(struct fw_serve *d, const struct fw_api_req *rq, struct fw_api_resp *rs)
@@ -856,11 +886,7 @@ void fw_api_handle(struct fw_serve *d, const struct fw_api_req *rq, struct fw_ap
 		path_known = true;
 		if (strcmp(routes[i].method, rq->method))
 			continue;
-		if (routes[i].mutating && !token_ok(d, rq->auth))
-			fail(&c, 401, "EACCES", "Authorization",
-			     "this endpoint changes state: send 'Authorization: Bearer <token>' with the token from "
-			     "the daemon's --token-file");
-		else
+		if (allowed(&c, routes[i].auth))
 			routes[i].fn(&c);
 		goto done;
 	}

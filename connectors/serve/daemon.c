@@ -289,24 +289,24 @@ static int make_token(const char *path, char *err, size_t errn)
 }
 
 /* Read the bearer token; refuse a file that group or others can read. */
-static int load_token(const char *path, char *tok, size_t n, char *err, size_t errn)
+static int load_token(const char *flag, const char *path, char *tok, size_t n, char *err, size_t errn)
 {
 	struct stat sb;
 	FILE *f;
 
 	if (stat(path, &sb) != 0) {
-		snprintf(err, errn, "--token-file %.300s: %s", path, strerror(errno));
+		snprintf(err, errn, "%s %.300s: %s", flag, path, strerror(errno));
 		return FW_ENOENT;
 	}
 	if (sb.st_mode & 077) {
 		snprintf(err, errn,
-			 "--token-file %.300s has permissions %03o; a bearer token must be readable by its owner only "
+			 "%s %.300s has permissions %03o; a bearer token must be readable by its owner only "
 			 "(run: chmod 600 %.300s)",
-			 path, (unsigned)(sb.st_mode & 0777), path);
+			 flag, path, (unsigned)(sb.st_mode & 0777), path);
 		return FW_EINVAL;
 	}
 	if (!(f = fopen(path, "r")) || !fgets(tok, (int)n, f)) {
-		snprintf(err, errn, "--token-file %.300s: cannot read a token", path);
+		snprintf(err, errn, "%s %.300s: cannot read a token", flag, path);
 		if (f)
 			fclose(f);
 		return FW_EIO;
@@ -314,25 +314,45 @@ static int load_token(const char *path, char *tok, size_t n, char *err, size_t e
 	fclose(f);
 	tok[strcspn(tok, "\r\n \t")] = '\0';
 	if (strlen(tok) < 16) {
-		snprintf(err, errn, "--token-file %.300s: the token is shorter than 16 characters", path);
+		snprintf(err, errn, "%s %.300s: the token is shorter than 16 characters", flag, path);
 		return FW_EINVAL;
 	}
 	return FW_OK;
 }
 
-static int setup_token(struct fw_serve *d, char *err, size_t errn)
+/* One token: the file given, else DIR/NAME, made on the first start. */
+static int one_token(const struct fw_serve *d, const char *flag, const char *given, const char *name, char *tok,
+		     size_t n, char *err, size_t errn)
 {
 	char path[4096];
-	const char *p = d->opts->token_file;
+	const char *p = given;
 	int rc;
 
 	if (!p) {
-		snprintf(path, sizeof path, "%s/token", d->opts->state_dir);
+		snprintf(path, sizeof path, "%s/%s", d->opts->state_dir, name);
 		p = path;
 		if (access(p, F_OK) != 0 && (rc = make_token(p, err, errn)))
 			return rc;
 	}
-	return load_token(p, d->token, sizeof d->token, err, errn);
+	return load_token(flag, p, tok, n, err, errn);
+}
+
+/* The admin token and the agents' (docs/serve.md, Security); they must
+ * differ, or the agents' would be the admin's. */
+static int setup_token(struct fw_serve *d, char *err, size_t errn)
+{
+	int rc;
+
+	if ((rc = one_token(d, "--token-file", d->opts->token_file, "token", d->token, sizeof d->token, err, errn)) ||
+	    (rc = one_token(d, "--agent-token-file", d->opts->agent_token_file, "agent-token", d->agent_token,
+			    sizeof d->agent_token, err, errn)))
+		return rc;
+	if (!strcmp(d->token, d->agent_token)) {
+		snprintf(err, errn, "the agent token is the admin token: give --agent-token-file a token of its own "
+				    "(it may only report node health)");
+		return FW_EINVAL;
+	}
+	return FW_OK;
 }
 
 /* --- config --------------------------------------------------------------------- */

@@ -37,6 +37,9 @@ struct fw_serve_opts {
 	int port;                         /* default 8642; 0 = any free port */
 	const char *state_dir;            /* default ./fairway-state */
 	const char *token_file;           /* NULL: DIR/token, created 0600 */
+	const char *agent_token_file;     /* the token that may only report node
+					   * health; NULL: DIR/agent-token, created
+					   * 0600 */
 	double period_s;                  /* default 1 */
 	const struct fw_backend_ops *backend;
 	const char *backend_opts;         /* --backend-opt K=V, comma-joined; NULL: none */

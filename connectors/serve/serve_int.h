@@ -46,7 +46,8 @@ struct fw_serve {
 	struct fw_serve_store *store;
 	const struct fw_backend_ops *bops;
 	struct fw_backend *be;
-	char token[256];
+	char token[256];                    /* every mutating endpoint */
+	char agent_token[256];              /* POST /v1/nodes/{name}/health only */
 
 	/* the model */
 	struct fw_queue_spec *queues;

@@ -32,6 +32,16 @@ chmod 644 "$T/loose-token"
 rc=$?
 check "a token file readable by others is refused (exit 2)" [ "$rc" -eq 2 ]
 check "the refusal says how to fix it" grep -q "chmod 600" "$T/loose.log"
+"$FW" serve --state "$S" --listen "127.0.0.1:$PORT" --agent-token-file "$T/loose-token" >"$T/loose.log" 2>&1
+rc=$?
+check "an agent token file readable by others is refused (exit 2)" [ "$rc" -eq 2 ] &&
+	check "... naming the flag and the file" grep -q -- "--agent-token-file $T/loose-token has permissions 644.*chmod 600" "$T/loose.log"
+chmod 600 "$T/loose-token"
+"$FW" serve --state "$S" --listen "127.0.0.1:$PORT" --token-file "$T/loose-token" \
+	--agent-token-file "$T/loose-token" >"$T/loose.log" 2>&1
+rc=$?
+check "the same token for admin and agents is refused (exit 2)" [ "$rc" -eq 2 ] &&
+	check "... saying the agent token needs its own" grep -q "agent token is the admin token" "$T/loose.log"
 
 if ! start_daemon "$S" "$PORT"; then
 	bad "daemon starts" "$(tail -5 "$T/daemon.log")"
@@ -49,7 +59,24 @@ check "mutating without a token: 401 naming Authorization" [ "$CODE" = 401 -a "$
 TOKEN=wrong-token-wrong-token
 req POST /v1/queues '{"name":"q1"}'
 check "mutating with a wrong token: 401" [ "$CODE" = 401 ]
+# the agents' token (--agent-token-file; default DIR/agent-token): node
+# health only, so a GPU node never holds the admin token
+check "default agent token file is created with mode 0600" [ "$(stat -c %a "$S/agent-token")" = 600 ]
+check "the agent token differs from the admin token" [ "$(cat "$S/agent-token")" != "$(cat "$S/token")" ]
+TOKEN=$(cat "$S/agent-token")
+req POST /v1/nodes/h100-015/health '{"healthy":true,"reason":"healthy: 8 GPUs ok"}'
+check "agent token: may report node health (200)" [ "$CODE" = 200 ]
+req POST /v1/queues '{"name":"q1"}'
+check "agent token: 403 EPERM on any other mutating endpoint, saying which token" \
+	[ "$CODE" = 403 -a "$(jfield 'j["error"]["code"]')" = EPERM ] &&
+	check "agent token: the refusal names the health endpoint" grep -q "only report node health" <<<"$BODY"
+req POST /v1/cycle ''
+check "agent token: no cycle either (403)" [ "$CODE" = 403 ]
+req DELETE /v1/jobs/anything
+check "agent token: no cancel either (403)" [ "$CODE" = 403 ]
 TOKEN=$(cat "$S/token")
+req POST /v1/nodes/h100-015/health '{"healthy":true,"reason":"healthy: 8 GPUs ok"}'
+check "admin token: may report node health too (200)" [ "$CODE" = 200 ]
 req GET /v1/queues
 check "reads need no token" [ "$CODE" = 200 ]
 python3 -c 'print("{\"name\":\"" + "x"*(2<<20) + "\"}")' >"$T/big.json"

@@ -70,10 +70,10 @@ done
 if [ "$up" -eq 1 ]; then ok serve_unit_command_answers; else bad serve_unit_command_answers "$(tail -3 "$T/daemon.log")"; fi
 check "serve_unit_store_in_state_dir" [ -f "$T/state/token" ]
 
-# 3. fairway-agent.service's command line, pointed at that daemon: the
-# token as systemd hands it over (LoadCredential), a fake NVML with a
+# 3. fairway-agent.service's command line, pointed at that daemon: its
+# agent token as systemd hands it over (LoadCredential), a fake NVML with a
 # fatal XID on GPU 1, one report
-mkdir -p "$T/cred" && cp "$T/state/token" "$T/cred/token" && chmod 600 "$T/cred/token"
+mkdir -p "$T/cred" && cp "$T/state/agent-token" "$T/cred/token" && chmod 600 "$T/cred/token"
 mapfile -t acmd < <(FAIRWAY_SERVER=http://127.0.0.1:$PORT CREDENTIALS_DIRECTORY=$T/cred \
 	FAIRWAY_AGENT_OPTS="--node a100-0 --nvml $FAKE --count 1 --wait 0" execstart fairway-agent)
 acmd[0]=$AGENT
