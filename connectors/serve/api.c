@@ -835,13 +835,14 @@ static bool match(const char *pat, const char *path, char *name)
 	return !*pat && !*path;
 }
 
-/* "Bearer <tok>"?  Constant time in the token's bytes. */
+/* "Bearer <tok>"?  Constant time in the token's bytes; an empty token
+ * (none loaded) matches nothing. */
 static bool token_is(const char *tok, const char *auth)
 {
 	size_t n = strlen(tok);
 	unsigned diff = 0;
 
-	if (!auth || strncmp(auth, "Bearer ", 7) || strlen(auth + 7) != n)
+	if (!n || !auth || strncmp(auth, "Bearer ", 7) || strlen(auth + 7) != n)
 		return false;
 	for (size_t i = 0; i < n; i++)
 		diff |= (unsigned)(auth[7 + i] ^ tok[i]);
