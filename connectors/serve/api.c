@@ -46,24 +46,24 @@ enum auth { OPEN, ADMIN, HEALTH };
 #define FW_API_ROUTES(X)                                                      \
 	X(GET, "/v1/health", h_health, OPEN)                                  \
 	X(GET, "/v1/queues", h_queues_list, OPEN)                             \
-	X(POST, "/v1/queues", h_queue_create, ADMIN)                            \
+	X(POST, "/v1/queues", h_queue_create, ADMIN)                          \
 	X(GET, "/v1/queues/{name}", h_queue_get, OPEN)                        \
-	X(PUT, "/v1/queues/{name}", h_queue_put, ADMIN)                         \
-	X(DELETE, "/v1/queues/{name}", h_queue_delete, ADMIN)                   \
+	X(PUT, "/v1/queues/{name}", h_queue_put, ADMIN)                       \
+	X(DELETE, "/v1/queues/{name}", h_queue_delete, ADMIN)                 \
 	X(GET, "/v1/jobs", h_jobs_list, OPEN)                                 \
-	X(POST, "/v1/jobs", h_job_submit, ADMIN)                                \
+	X(POST, "/v1/jobs", h_job_submit, ADMIN)                              \
 	X(GET, "/v1/jobs/{name}", h_job_get, OPEN)                            \
-	X(DELETE, "/v1/jobs/{name}", h_job_cancel, ADMIN)                       \
+	X(DELETE, "/v1/jobs/{name}", h_job_cancel, ADMIN)                     \
 	X(GET, "/v1/nodes", h_nodes_list, OPEN)                               \
 	X(GET, "/v1/nodes/{name}", h_node_get, OPEN)                          \
-	X(POST, "/v1/nodes/{name}/health", h_node_health, HEALTH)                \
+	X(POST, "/v1/nodes/{name}/health", h_node_health, HEALTH)             \
 	X(GET, "/v1/reservations", h_rsv_list, OPEN)                          \
-	X(POST, "/v1/reservations", h_rsv_create, ADMIN)                        \
+	X(POST, "/v1/reservations", h_rsv_create, ADMIN)                      \
 	X(GET, "/v1/reservations/{name}", h_rsv_get, OPEN)                    \
-	X(DELETE, "/v1/reservations/{name}", h_rsv_delete, ADMIN)               \
+	X(DELETE, "/v1/reservations/{name}", h_rsv_delete, ADMIN)             \
 	X(GET, "/v1/fairshare", h_fairshare, OPEN)                            \
 	X(GET, "/v1/plan", h_plan, OPEN)                                      \
-	X(POST, "/v1/cycle", h_cycle, ADMIN)                                    \
+	X(POST, "/v1/cycle", h_cycle, ADMIN)                                  \
 	X(GET, "/metrics", h_metrics, OPEN)
 
 #define FW__DECL(m, p, h, mut) static void h(struct ctx *c);
