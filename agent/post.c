@@ -60,7 +60,7 @@ static void add_events(char *buf, size_t n, const struct fw_agent_gpu *g, int *p
 		add(buf, n, "%sGPU %u NVLink %d down", (*parts)++ ? "; " : "", g->index, g->nvlink_down[k]);
 }
 
-/* "suspect: suspect GPUs 1; GPU 1 XID 62", or "healthy: 8 GPUs ok". */
+/* "suspect: suspect GPUs 1; GPU 1 XID 62", or "healthy: 8 GPUs ok" ("1 GPU ok"). */
 static void reason(const struct fw_agent_report *r, char *buf, size_t n)
 {
 	int parts = 0;
@@ -72,7 +72,7 @@ static void reason(const struct fw_agent_report *r, char *buf, size_t n)
 	for (int i = 0; i < r->ngpus; i++)
 		add_events(buf, n, &r->gpu[i], &parts);
 	if (!parts)
-		add(buf, n, "%d GPUs ok", r->ngpus);
+		add(buf, n, "%d GPU%s ok", r->ngpus, r->ngpus == 1 ? "" : "s");
 }
 
 json_t *fw_agent_health_body(const struct fw_agent_report *r)

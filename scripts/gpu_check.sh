@@ -17,7 +17,10 @@
 # cupy, a kernel writes to an invalid address while the agent watches:
 # the driver raises an application XID for it (31, a page fault; or 13 or
 # 43), which the agent must report, leaving the GPU healthy (an
-# application fault is the program's, not the hardware's).  Ends with "N passed,
+# application fault is the program's, not the hardware's); with the
+# bundle's `fairway`, the agent sends those reports to a `fairway serve`
+# started there, with the agents' token, and the daemon's node must name
+# the XID and stay healthy.  Ends with "N passed,
 # N failed"; exit 0 only when all pass.  With the device tool (at most 8
 # files come back, so pack them):
 #   run(command="bash scripts/gpu_check.sh /tmp/gc; rc=$?; tar czf $OUT/gc.tgz -C /tmp gc; exit $rc",
@@ -49,9 +52,38 @@ echo "watch exit $?" >>"$O/watch.err"
 "$A" --assess "$O/oneshot.json" >"$O/assess.json" 2>"$O/assess.err"
 echo "assess exit $?" >>"$O/assess.err"
 # an application fault: a kernel writes to address 0x10 (the dry run has
-# the fake NVML deliver XID 31 instead)
+# the fake NVML deliver XID 31 instead).  With the daemon in the bundle,
+# the agent also sends its reports to a `fairway serve` started here (the
+# built-in example fleet; the agent speaks for its node a100-0) with the
+# agents' token, which may only report node health.
 if python3 -c 'import cupy' 2>/dev/null || [ -n "${GPU_CHECK_NVML:-}" ]; then
-	FAKE_NVML_XID=0:31 timeout 40 "$A" "${NV[@]}" --watch --interval 2 --count 6 --wait 1000 \
+	POST=()
+	if [ -x .gpu/fairway ]; then
+		.gpu/fairway serve --state "$O/state" --listen 127.0.0.1:0 --port-file "$O/port" \
+			>"$O/serve.log" 2>&1 &
+		sp=$!
+		for _ in $(seq 1 100); do
+			[ -s "$O/port" ] && break
+			sleep 0.1
+		done
+		[ -s "$O/port" ] && POST=(--server "http://127.0.0.1:$(cat "$O/port")" \
+			--token-file "$O/state/agent-token" --node a100-0)
+		# the daemon keeps a node's latest report: watch what it says
+		# while the agent runs (every reason it gave, in order)
+		python3 -c 'import json, sys, time, urllib.request
+seen, t0 = [], time.time()
+while time.time() - t0 < 45:
+    try:
+        j = json.loads(urllib.request.urlopen("http://127.0.0.1:%s/v1/nodes/a100-0" % sys.argv[1]).read())
+        if not seen or seen[-1]["healthReason"] != j["healthReason"]:
+            seen.append(j)
+            open(sys.argv[2], "w").write(json.dumps(seen))
+    except Exception:
+        pass
+    time.sleep(0.3)' "$(cat "$O/port" 2>/dev/null)" "$O/node.json" 2>/dev/null &
+		wp=$!
+	fi
+	FAKE_NVML_XID=0:31 timeout 40 "$A" "${NV[@]}" "${POST[@]}" --watch --interval 2 --count 6 --wait 1000 \
 		>"$O/xid.jsonl" 2>"$O/xid.err" &
 	ap=$!
 	sleep 3
@@ -69,6 +101,14 @@ PY
 		python3 "$O/xid_kernel.py" >"$O/xid_kernel.txt" 2>&1
 	fi
 	wait "$ap"
+	if [ -n "${sp:-}" ]; then
+		sleep 1
+		kill "$wp" 2>/dev/null
+		wait "$wp" 2>/dev/null
+		kill -TERM "$sp"
+		wait "$sp"
+		echo "serve exit $?" >>"$O/serve.log"
+	fi
 fi
 # under load: bf16 matrix products on GPU 0 for 20 s, the agent watching
 # (5 reports, 4 s apart) and nvidia-smi sampled alongside
@@ -171,6 +211,21 @@ if os.path.exists(O + "/xid.jsonl"):
     app = [t for t in seen if t[1] in (13, 31, 43)]
     check("fault_xid_reported", len(app) >= 1, seen)
     check("fault_xid_not_judged", bool(app) and all(t[2] == "healthy" and t[3] == "healthy" for t in app), seen)
+    if os.path.exists(O + "/serve.log"):
+        # the daemon heard it: the node's health reason names the XID, and
+        # an application XID leaves the node healthy and schedulable
+        try:
+            seen = json.load(open(O + "/node.json"))
+        except Exception as e:
+            seen = [{"error": str(e)}]
+        reasons = [str(x.get("healthReason")) for x in seen]
+        print("NOTE the daemon's reasons for a100-0, in order: %s" % reasons)
+        hit = [x for x in seen if any("XID %d" % t[1] in str(x.get("healthReason")) for t in app)]
+        check("daemon_got_the_xid", len(hit) >= 1, reasons)
+        check("daemon_node_still_healthy", bool(hit) and all(x.get("healthy") is True and x.get("badGpus") == []
+                                                             for x in hit), hit)
+        log = open(O + "/serve.log").read()
+        check("daemon_sigterm_exit_0", "serve exit 0" in log, log[-300:])
 else:
     print("NOTE no cupy here: the application-fault check did not run")
 if os.path.exists(O + "/load.jsonl"):
