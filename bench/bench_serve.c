@@ -141,17 +141,29 @@ int main(int argc, char **argv)
 	}
 	int nt = argc > 5 ? atoi(argv[5]) : 8;
 	double rate = atof(argv[3]), secs = atof(argv[4]);
+	if (nt < 1 || nt > 1024 || !(rate > 0 && rate <= 1e6) || !(secs > 0 && secs <= 86400)) {
+		fprintf(stderr, "bench_serve: RATE in (0, 1e6], SECONDS in (0, 86400], THREADS in [1, 1024]\n");
+		return 2;
+	}
 	struct worker *w = calloc((size_t)nt, sizeof *w);
 	pthread_t *th = calloc((size_t)nt, sizeof *th);
 	long total = 0, errors = 0;
 	double t0 = now_s();
+
+	if (!w || !th) {
+		fprintf(stderr, "bench_serve: out of memory\n");
+		return 1;
+	}
 
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	for (int i = 0; i < nt; i++) {
 		w[i] = (struct worker){ .id = i, .url = argv[1], .token = argv[2], .rate = rate / nt, .seconds = secs };
 		w[i].cap = (long)(rate / nt * secs) + 16;
 		w[i].lat = malloc((size_t)w[i].cap * sizeof *w[i].lat);
-		pthread_create(&th[i], NULL, run, &w[i]);
+		if (!w[i].lat || pthread_create(&th[i], NULL, run, &w[i]) != 0) {
+			fprintf(stderr, "bench_serve: cannot start worker %d\n", i);
+			return 1;
+		}
 	}
 	for (int i = 0; i < nt; i++) {
 		pthread_join(th[i], NULL);

@@ -503,6 +503,28 @@ static int check_reservations(const struct fw_snapshot *s, const struct fw_plan 
 	return FW_OK;
 }
 
+/* Every decision's kind, job or node, and task range lie inside the
+ * snapshot and the plan, so the passes below may index with them (a
+ * buggy policy is what the checker is for). */
+static int check_shapes(const struct fw_snapshot *s, const struct fw_plan *p, struct fw_diag *d)
+{
+	for (int32_t i = 0; i < p->ndecisions; i++) {
+		const struct fw_decision *dc = &p->decisions[i];
+		struct fld f = { "decisions", i };
+		if ((unsigned)dc->kind >= FW_DECIDE_COUNT)
+			return FAILAT(d, f, "unknown decision kind %d", (int)dc->kind);
+		if (dc->kind == FW_DECIDE_DRAIN ? dc->node < 0 || dc->node >= s->nnodes
+						: dc->job < 0 || dc->job >= s->njobs)
+			return FAILAT(d, f, "a %s decision names job %d, node %d: out of range",
+				      dc->kind == FW_DECIDE_DRAIN ? "drain" : "job", (int)dc->job, (int)dc->node);
+		if (dc->alloc_count < 0 || dc->alloc_first < 0 || dc->alloc_first > p->nallocs ||
+		    dc->alloc_count > p->nallocs - dc->alloc_first)
+			return FAILAT(d, f, "its tasks [%d, +%d) lie outside the plan's %d", (int)dc->alloc_first,
+				      (int)dc->alloc_count, (int)p->nallocs);
+	}
+	return FW_OK;
+}
+
 int fw_plan_check(const struct fw_snapshot *s, const struct fw_plan *p, struct fw_arena *a,
 		  struct fw_diag *d)
 {
@@ -514,6 +536,8 @@ int fw_plan_check(const struct fw_snapshot *s, const struct fw_plan *p, struct f
 		return rc;
 	if (!evicted)
 		return FW_ENOMEM;
+	if ((rc = check_shapes(s, p, d)) != FW_OK)
+		return rc;
 	for (int32_t i = 0; i < p->ndecisions; i++)
 		if (p->decisions[i].kind == FW_DECIDE_EVICT && (rc = check_evict(s, p, i, &u, evicted, d)) != FW_OK)
 			return rc;

@@ -17,7 +17,7 @@
 
 const struct fw_policy_ops fw__policy_fairway = {
 	.name = "fairway",
-	.summary = "hierarchical fair share, gangs, topology-aware bin-packing (default)",
+	.summary = "hierarchical fair share, gangs, topology-aware bin-packing",
 	.job_before = NULL,
 	.queue_order = FW_QORDER_FAIRSHARE,
 	.strict_order = false,

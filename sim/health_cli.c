@@ -143,7 +143,7 @@ static int num(const char *flag, const char *v, double lo, double hi, double *ou
 static int parse(int argc, char **argv, struct cli *c)
 {
 	static const char *const bare[] = { "--help", "-h", "--no-cluster03", "--no-sensitivity", NULL };
-	double x;
+	double x = 0; /* num() leaves it alone on a bad value; parse() then returns 2 */
 	int rc = 0;
 
 	memset(c, 0, sizeof *c);

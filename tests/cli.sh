@@ -72,6 +72,13 @@ if "$FW" policies --json | python3 -c 'import json,sys; d=json.load(sys.stdin); 
 else
 	bad "policies-json-valid"
 fi
+# the text listing marks the default policy, once, on the row the JSON names
+def=$("$FW" policies --json | python3 -c 'import json,sys; print([p["name"] for p in json.load(sys.stdin) if p["default"]][0])')
+if [ "$("$FW" policies | grep -c '(default)')" = 1 ] && "$FW" policies | grep -q "^$def .*(default)\$"; then
+	ok "policies-default-marked"
+else
+	bad "policies-default-marked"
+fi
 if "$FW" plan --json | python3 -c '
 import json, sys
 d = json.load(sys.stdin)

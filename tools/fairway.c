@@ -80,7 +80,7 @@ int fw_cmd_policies(int argc, char **argv)
 	}
 	printf("%-10s %s\n", "POLICY", "SUMMARY");
 	for (int i = 0; l[i]; i++)
-		printf("%-10s %s%s\n", l[i]->name, l[i]->summary, l[i] == fw_policy_default() ? "" : "");
+		printf("%-10s %s%s\n", l[i]->name, l[i]->summary, l[i] == fw_policy_default() ? " (default)" : "");
 	return 0;
 }
 

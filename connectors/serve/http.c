@@ -34,8 +34,10 @@ static enum MHD_Result send_resp(struct MHD_Connection *con, unsigned status, co
 				      : MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
 	enum MHD_Result ret;
 
-	if (!r)
+	if (!r) {
+		free(body); /* MUST_FREE hands it over only when the response exists */
 		return MHD_NO;
+	}
 	MHD_add_response_header(r, "Content-Type", type ? type : "application/json");
 	ret = MHD_queue_response(con, status, r);
 	MHD_destroy_response(r);

@@ -390,6 +390,34 @@ TEST(checker_catches_an_over_committed_gpu)
 	fw_snapshot_free(s);
 }
 
+TEST(checker_refuses_decisions_that_point_outside)
+{
+	struct fw_snapshot *s = two_racks();
+	tb_job(s, "a", 0, 2, 8, 1000, 0);
+	struct fw_plan *p = run(s, NULL);
+	struct fw_diag d;
+	ASSERT(p != NULL);
+	ASSERT_EQ(p->ndecisions, 1);
+	p->decisions[0].alloc_first = p->nallocs; /* tasks past the end */
+	ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
+	ASSERT_STR_CONTAINS(d.msg, "outside the plan's");
+	p->decisions[0].alloc_first = 0;
+	p->decisions[0].alloc_count = -1;
+	ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
+	ASSERT_STR_CONTAINS(d.msg, "outside the plan's");
+	p->decisions[0].alloc_count = 2;
+	p->decisions[0].job = s->njobs;
+	ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
+	ASSERT_STR_CONTAINS(d.msg, "out of range");
+	p->decisions[0].job = 0;
+	p->decisions[0].kind = FW_DECIDE_RESERVE + 7;
+	ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
+	ASSERT_STR_CONTAINS(d.msg, "unknown decision kind");
+	p->decisions[0].kind = FW_DECIDE_START;
+	ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_OK);
+	fw_snapshot_free(s);
+}
+
 TEST(checker_catches_a_partial_gang_and_a_missing_reason)
 {
 	struct fw_snapshot *s = two_racks();
@@ -1566,6 +1594,7 @@ static void teardown(void)
 	gpu_model_constraint, queue_limit_is_never_exceeded, fair_share_splits_by_weight, \
 	three_level_fair_share_with_limits, fifo_blocks_at_the_head_of_the_line, max_starts_budget, \
 	random_snapshots_keep_every_invariant_and_are_deterministic, checker_catches_an_over_committed_gpu, \
+	checker_refuses_decisions_that_point_outside, \
 	checker_catches_a_partial_gang_and_a_missing_reason, out_of_memory_fails_cleanly_at_every_step, \
 	easy_backfill_never_delays_the_reserved_gang, kai_has_no_reservations_so_the_long_job_jumps_ahead, \
 	checker_catches_a_backfill_that_delays_a_reservation, estimates_follow_the_reservation_walk, \
