@@ -4,6 +4,9 @@
  * fw_plan_check() re-derives, independently of the cycle's own data
  * structures, the state the cluster would be in after applying a plan to a
  * snapshot, and checks that:
+ *   - every decision is well formed before anything indexes with it: a
+ *     known kind, a job (a node for DRAIN) of the snapshot, and a task
+ *     range inside the plan's allocations;
  *   - no GPU, GPU fraction, CPU or memory of any node is over-committed
  *     (running tasks + started tasks), and no task uses a bad GPU or lands
  *     on an unschedulable node;
