@@ -79,6 +79,7 @@ struct sim {
 	int32_t *node_free;        /* free GPUs per node */
 	int32_t nnodes, G;         /* fleet size; G = GPUs per node if uniform */
 	bool exact_fit;            /* could_start() is exact: see there */
+	bool evicts;               /* a cycle may evict to start a job: see could_start() */
 	int nteam;                 /* queues 0..nteam-1 are team queues */
 	struct fw_trace_queues qs;
 	bool dirty, started_last;
@@ -314,6 +315,7 @@ static int init_capacity(struct sim *m)
 	const struct fw_snapshot *s = m->s;
 
 	m->nnodes = s->nnodes;
+	m->evicts = m->o->preemptible && (m->pol->reclaim || m->pol->max_moves > 0);
 	m->exact_fit = fw_fleet_uniform(s, &m->G) && m->G > 0;
 	for (size_t i = 0; m->exact_fit && i < m->t->n; i++)
 		m->exact_fit = fw_trace_itp_shaped(&m->t->v[i], m->G);
@@ -1011,12 +1013,16 @@ static int drain(struct sim *m, fw_time T, const struct fw_teams *teams)
  * job passes this necessary condition a cycle would start nothing.
  * The test is exact only on a uniform fleet with ITP-shaped jobs
  * (m->exact_fit); otherwise (fractions, CPU/memory, models, topology,
- * other gang shapes) any pending job might fit, and every tick counts. */
+ * other gang shapes) any pending job might fit, and every tick counts.
+ * So does every tick when the policy may evict preemptible jobs to start
+ * one (reclaim, preemption, consolidation: m->evicts): it needs no free
+ * capacity, and whether a victim is eligible moves with the clock
+ * (protection windows, checkpoints, starvation ages). */
 static bool could_start(const struct sim *m)
 {
 	int32_t G = m->G, maxfree = 0, whole = 0;
 
-	if (m->npending > 0 && !m->exact_fit)
+	if (m->npending > 0 && (!m->exact_fit || m->evicts))
 		return true;
 	if (m->npending == 0 || m->free_gpus <= 0)
 		return false;
@@ -1045,7 +1051,7 @@ static bool clock_free(const struct fw_policy_ops *p)
 
 static enum fw_sim_tick_rule rule_of(const struct sim *m)
 {
-	if (m->o->tick_rule == FW_SIM_EVERY_TICK && clock_free(m->pol))
+	if (m->o->tick_rule == FW_SIM_EVERY_TICK && clock_free(m->pol) && !m->evicts)
 		return FW_SIM_ON_CHANGE;
 	return m->o->tick_rule;
 }

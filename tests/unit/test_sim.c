@@ -565,6 +565,49 @@ TEST(des_tick_skipping_is_exact_for_every_policy)
 	}
 }
 
+/* With preemptible jobs a cycle may start a job by evicting others (reclaim,
+ * consolidation) when no capacity is free, and whether it may depends on
+ * the clock (protection windows, checkpoints): skipping ticks must still
+ * change nothing. */
+TEST(des_tick_skipping_is_exact_with_preemptible_jobs)
+{
+	const struct fw_policy_ops *const *pol = fw_policy_list();
+	struct fw_itp_trace t;
+	struct fw_teams teams;
+
+	ASSERT_OK(fw_synth_itp(5, 300, &t));
+	fw_teams_builtin(&teams);
+	for (int i = 0; pol[i]; i++) {
+		uint64_t h[2];
+		int64_t cycles[2], evictions = 0;
+		for (int all = 0; all < 2; all++) {
+			struct fw_sim_opts o;
+			struct fw_sim_result r;
+			struct fw_diag d;
+			fw_sim_opts_default(&o);
+			o.policy = pol[i]->name;
+			o.nodes = 4;
+			o.gpus_per_node = 8;
+			o.preemptible = true;
+			o.min_runtime_s = 1800;
+			o.tick_rule = all ? FW_SIM_ALL_TICKS : FW_SIM_EVERY_TICK;
+			memset(&d, 0, sizeof d);
+			ASSERT_OK(fw_sim_run(&t, &teams, &o, &r, &d));
+			h[all] = fnv(r.log, r.log_len);
+			cycles[all] = r.cycles;
+			evictions += r.evictions;
+			fw_sim_result_free(&r);
+		}
+		printf("  %s: %lld cycles (every tick: %lld), %lld evictions\n", pol[i]->name,
+		       (long long)cycles[0], (long long)cycles[1], (long long)evictions);
+		ASSERT(h[0] == h[1]);
+		ASSERT(cycles[0] <= cycles[1]);
+		if (pol[i]->reclaim)
+			ASSERT(evictions > 0); /* the case this test is about happened */
+	}
+	fw_itp_free(&t);
+}
+
 /* ---- evictions and node failures ----------------------------------------- */
 
 static int64_t row_of_id(const struct fw_itp_trace *t, const char *id)
@@ -1162,64 +1205,36 @@ TEST(des_cluster10_log_hash_is_pinned)
 	fw_itp_free(&t);
 }
 
+/* Every test, in order; the last needs $FAIRWAY_TRACES (skipped without). */
+#define TESTS \
+	itp_reads_rows_in_any_column_order, itp_bad_values_name_line_column_and_reason, \
+	itp_skip_bad_rows_counts_and_keeps_the_first_reason, itp_read_reports_a_missing_file, \
+	team_hash_is_splitmix64_over_fnv1a, team_mapping_is_deterministic_and_weighted, \
+	team_quotas_are_proportional_and_sum_to_the_cluster, \
+	teams_file_is_parsed_strictly_and_falls_back_when_missing, \
+	des_fifo_blocks_behind_the_head_of_the_line, des_fairway_skips_ahead, \
+	des_synthetic_log_hash_is_pinned_and_tick_skipping_changes_nothing, des_rejects_bad_options, \
+	des_racks_and_odd_gang_sizes_keep_every_invariant, \
+	des_bad_gpus_are_never_used_and_their_nodes_keep_the_rest, \
+	des_reclaim_honours_the_protection_window_across_cycles, \
+	des_tick_skipping_is_exact_for_every_policy, des_tick_skipping_is_exact_with_preemptible_jobs, \
+	des_node_failure_requeues_its_job_until_the_repair, \
+	des_gpu_failure_evicts_its_jobs_only_and_keeps_the_node, \
+	des_on_evict_checkpoints_shorten_the_rerun, des_builtin_checkpoint_rule_keeps_whole_intervals, \
+	des_records_each_jobs_first_start_estimate, des_evict_decision_goes_through_the_eviction_path, \
+	des_no_failures_keeps_the_pinned_logs, des_failure_source_is_checked, \
+	cli_usage_errors_exit_2_and_a_run_writes_json_and_log, \
+	cli_jobs_csv_has_a_row_per_job_and_policy, des_cluster10_log_hash_is_pinned
+
 int main(void)
 {
 	char path[600];
-	fw_test_fn fns[] = {
-		itp_reads_rows_in_any_column_order,
-		itp_bad_values_name_line_column_and_reason,
-		itp_skip_bad_rows_counts_and_keeps_the_first_reason,
-		itp_read_reports_a_missing_file,
-		team_hash_is_splitmix64_over_fnv1a,
-		team_mapping_is_deterministic_and_weighted,
-		team_quotas_are_proportional_and_sum_to_the_cluster,
-		teams_file_is_parsed_strictly_and_falls_back_when_missing,
-		des_fifo_blocks_behind_the_head_of_the_line,
-		des_fairway_skips_ahead,
-		des_synthetic_log_hash_is_pinned_and_tick_skipping_changes_nothing,
-		des_rejects_bad_options,
-		des_racks_and_odd_gang_sizes_keep_every_invariant,
-		des_bad_gpus_are_never_used_and_their_nodes_keep_the_rest,
-		des_reclaim_honours_the_protection_window_across_cycles,
-		des_tick_skipping_is_exact_for_every_policy,
-		des_node_failure_requeues_its_job_until_the_repair,
-		des_gpu_failure_evicts_its_jobs_only_and_keeps_the_node,
-		des_on_evict_checkpoints_shorten_the_rerun,
-		des_builtin_checkpoint_rule_keeps_whole_intervals,
-		des_records_each_jobs_first_start_estimate,
-		des_evict_decision_goes_through_the_eviction_path,
-		des_no_failures_keeps_the_pinned_logs,
-		des_failure_source_is_checked,
-		cli_usage_errors_exit_2_and_a_run_writes_json_and_log,
-		cli_jobs_csv_has_a_row_per_job_and_policy,
-		des_cluster10_log_hash_is_pinned,
-	};
+	fw_test_fn fns[] = { TESTS };
 	int n = (int)(sizeof fns / sizeof fns[0]);
 
 	if (access(c10_path(path, sizeof path), R_OK) != 0) {
 		printf("SKIP des_cluster10_log_hash_is_pinned: %s not found (set FAIRWAY_TRACES)\n", path);
 		n--; /* the last test; not counted as passed */
 	}
-	return fw_test_main(
-		"itp_reads_rows_in_any_column_order, itp_bad_values_name_line_column_and_reason, "
-		"itp_skip_bad_rows_counts_and_keeps_the_first_reason, itp_read_reports_a_missing_file, "
-		"team_hash_is_splitmix64_over_fnv1a, team_mapping_is_deterministic_and_weighted, "
-		"team_quotas_are_proportional_and_sum_to_the_cluster, "
-		"teams_file_is_parsed_strictly_and_falls_back_when_missing, "
-		"des_fifo_blocks_behind_the_head_of_the_line, des_fairway_skips_ahead, "
-		"des_synthetic_log_hash_is_pinned_and_tick_skipping_changes_nothing, "
-		"des_rejects_bad_options, des_racks_and_odd_gang_sizes_keep_every_invariant, "
-		"des_bad_gpus_are_never_used_and_their_nodes_keep_the_rest, "
-		"des_reclaim_honours_the_protection_window_across_cycles, "
-		"des_tick_skipping_is_exact_for_every_policy, "
-		"des_node_failure_requeues_its_job_until_the_repair, "
-		"des_gpu_failure_evicts_its_jobs_only_and_keeps_the_node, "
-		"des_on_evict_checkpoints_shorten_the_rerun, "
-		"des_builtin_checkpoint_rule_keeps_whole_intervals, "
-		"des_records_each_jobs_first_start_estimate, "
-		"des_evict_decision_goes_through_the_eviction_path, "
-		"des_no_failures_keeps_the_pinned_logs, des_failure_source_is_checked, "
-		"cli_usage_errors_exit_2_and_a_run_writes_json_and_log, cli_jobs_csv_has_a_row_per_job_and_policy, "
-		"des_cluster10_log_hash_is_pinned",
-		fns, n);
+	return fw_test_main(FW_TEST__STR(TESTS), fns, n);
 }
