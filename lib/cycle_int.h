@@ -142,6 +142,10 @@ struct cyc {
 	struct fw__level_index *cl_lvl;
 	int32_t *cl_tb_next, *cl_tb_prev; /* ... and its tainted-node lists */
 	int64_t *model_cap;         /* usable whole GPUs per model (reserve.c) */
+	struct fw__bounds {         /* the largest usable node (reserve.c) */
+		int64_t *model_node; /* good GPUs, per model */
+		int64_t gpus, cpu, mem;
+	} bounds;
 	fw_time first_resv_at;
 	/* reclaim (preempt.c): per job, evicted by this plan */
 	bool *evicted;
@@ -179,7 +183,15 @@ int fw__resv_clone(struct cyc *y, struct fw__cstate *d, const struct fw__cstate 
 int fw__resv_events(struct cyc *y);
 void fw__resv_release(struct fw__cstate *c, const struct fw_job *j, const struct ev *e);
 int64_t fw__gang_need(const struct fw_job *job);
-int fw__resv_hopeless(struct cyc *y, const struct fw_job *job, int64_t need, bool *out, int64_t *cap);
+/* Why a job can never fit (fw__resv_hopeless): never, with the reason
+ * (NEVER_FITS: GPUs; TASK_CPU, TASK_MEM: one task's CPU or memory), what
+ * it needs and the most that is ever usable where it could go. */
+struct fw__hopeless {
+	bool never;
+	enum fw_reason why;
+	int64_t need, cap;
+};
+int fw__resv_hopeless(struct cyc *y, const struct fw_job *job, int64_t need, struct fw__hopeless *h);
 
 int fw__phase_allocate(struct cyc *y);
 /* The cycle's starvation age (policy starve_after_s, config override);

@@ -23,8 +23,9 @@
  *      t (dominated()).  Fitting only gets easier as t grows (releases
  *      only add capacity), so the first t found is the walk's answer;
  *   3. unknown:  a shape still open when the events run out is unknown:
- *      NEVER_FITS when the cluster could not hold it empty (more GPUs
- *      than it has, or reserve.c's hopeless test), UNKNOWN_RUNTIME
+ *      NEVER_FITS (or TASK_CPU / TASK_MEM) when the cluster could not
+ *      hold it empty (more GPUs than it has, or reserve.c's hopeless
+ *      test, which also asks whether one task fits a node), UNKNOWN_RUNTIME
  *      otherwise (jobs that never end hold what it needs);
  *   4. queue:    walk each line (leaf queue, or the global order) in try
  *      order: count the waiting jobs ahead of each job; under a
@@ -451,15 +452,16 @@ static int explain_open(struct est *e, int64_t free_end)
 		return FW_ENOMEM;
 	for (int32_t i = 0; i < e->nopen; i++) {
 		int32_t sh = e->open[i];
-		bool never;
-		int64_t cap = e->y->c.dom[0].cap_whole;
-		int rc = fw__resv_hopeless(e->y, &e->y->s->jobs[e->rep[sh]], e->need[sh], &never, &cap);
+		const struct fw_job *job = &e->y->s->jobs[e->rep[sh]];
+		struct fw__hopeless h;
+		int rc = fw__resv_hopeless(e->y, job, e->need[sh], &h);
 		if (rc != FW_OK)
 			return rc;
-		never = never || e->need[sh] > e->y->c.dom[0].cap_whole;
-		e->why[sh] = never ? FW_REASON_NEVER_FITS : FW_REASON_UNKNOWN_RUNTIME;
-		e->why_a[sh] = fw_job_gpus(&e->y->s->jobs[e->rep[sh]]);
-		e->why_b[sh] = never ? cap : free_end;
+		if (!h.never && e->need[sh] > e->y->c.dom[0].cap_whole)
+			h = (struct fw__hopeless){ true, FW_REASON_NEVER_FITS, fw_job_gpus(job), e->y->c.dom[0].cap_whole };
+		e->why[sh] = h.never ? h.why : FW_REASON_UNKNOWN_RUNTIME;
+		e->why_a[sh] = h.never ? h.need : fw_job_gpus(job);
+		e->why_b[sh] = h.never ? h.cap : free_end;
 	}
 	return FW_OK;
 }

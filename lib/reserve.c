@@ -214,52 +214,104 @@ static void hold(struct cyc *y, int32_t jx, fw_time at, const struct fw__placeme
 	}
 }
 
-/* Can the gang never fit, not even with every job ended?  Two O(1)
- * necessary conditions: a domain of its required level that has the
- * GPUs, and enough GPUs of each model it names.  Without them the walk
- * below would search once per end time and fail every time. */
-int fw__resv_hopeless(struct cyc *y, const struct fw_job *job, int64_t need, bool *out, int64_t *cap)
+/* The largest usable node, per GPU model and over all: the bound one task
+ * must fit under (computed once per cycle, with model_cap). */
+static int node_bounds(struct cyc *y)
+{
+	const struct fw__cstate *c = &y->c;
+	struct fw__bounds *bd = &y->bounds;
+
+	if (y->model_cap)
+		return FW_OK;
+	y->model_cap = FW_ARENA_NEW(y->a, int64_t, c->nmodels + 1);
+	bd->model_node = FW_ARENA_NEW(y->a, int64_t, c->nmodels + 1);
+	if (!y->model_cap || !bd->model_node)
+		return FW_ENOMEM;
+	for (int32_t n = 0; n < c->nn; n++) {
+		const struct fw_node *sn = &y->s->nodes[n];
+		if (!c->nodes[n].usable)
+			continue;
+		bd->cpu = sn->cpu_milli > bd->cpu ? sn->cpu_milli : bd->cpu;
+		bd->mem = sn->mem_mib > bd->mem ? sn->mem_mib : bd->mem;
+		if (c->nodes[n].model < 0)
+			continue;
+		int64_t good = 0;
+		for (int g = 0; g < sn->gpu_count; g++)
+			good += !(sn->bad_gpu_mask & (1u << g));
+		y->model_cap[c->nodes[n].model] += good;
+		if (good > bd->model_node[c->nodes[n].model])
+			bd->model_node[c->nodes[n].model] = good;
+		bd->gpus = good > bd->gpus ? good : bd->gpus;
+	}
+	return FW_OK;
+}
+
+static void never(struct fw__hopeless *h, enum fw_reason why, int64_t need, int64_t cap)
+{
+	h->never = true;
+	h->why = why;
+	h->need = need;
+	h->cap = cap;
+}
+
+/* Could one task of every group land on some usable node: GPUs (of its
+ * model), CPU and memory each within the largest node's?  Each bound on
+ * its own: necessary, not sufficient. */
+static void task_bounds(const struct cyc *y, const struct fw_job *job, struct fw__hopeless *h)
+{
+	const struct fw__bounds *bd = &y->bounds;
+
+	for (int g = 0; g < job->ngroups && !h->never; g++) {
+		const struct fw_task_group *t = &job->groups[g];
+		int32_t m = t->gpu_model[0] ? fw__model_id(&y->c, t->gpu_model) : -1;
+		int64_t gmax = !t->gpu_model[0] ? bd->gpus : m < 0 ? 0 : bd->model_node[m];
+		if (t->gpus > 0 && t->gpus > gmax)
+			never(h, FW_REASON_NEVER_FITS, t->gpus, gmax);
+		else if (t->cpu_milli > bd->cpu)
+			never(h, FW_REASON_TASK_CPU, t->cpu_milli, bd->cpu);
+		else if (t->mem_mib > bd->mem)
+			never(h, FW_REASON_TASK_MEM, t->mem_mib, bd->mem);
+	}
+}
+
+/* Can the gang never fit, not even with every job ended?  O(1) necessary
+ * conditions per group: a domain of its required level that has the
+ * GPUs, enough GPUs of each model it names, and a node that could hold
+ * one task.  Without them the walk below would search once per end time
+ * and fail every time. */
+int fw__resv_hopeless(struct cyc *y, const struct fw_job *job, int64_t need, struct fw__hopeless *h)
 {
 	const struct fw__cstate *c = &y->c;
 	int32_t L = y->s->topology.nlevels;
+	int rc;
 
-	*out = false;
+	*h = (struct fw__hopeless){ false, FW_REASON_NONE, need, 0 };
 	if (job->required_level != FW_LEVEL_NONE) {
 		int32_t dl = job->required_level == FW_LEVEL_NODE ? L + 1 : job->required_level + 1;
 		if (need > c->lvl[dl].maxcap) {
-			*out = true;
-			*cap = c->lvl[dl].maxcap;
+			never(h, FW_REASON_NEVER_FITS, fw_job_gpus(job), c->lvl[dl].maxcap);
 			return FW_OK;
 		}
 	}
-	if (!y->model_cap) {
-		if (!(y->model_cap = FW_ARENA_NEW(y->a, int64_t, c->nmodels + 1)))
-			return FW_ENOMEM;
-		for (int32_t n = 0; n < c->nn; n++) {
-			const struct fw_node *sn = &y->s->nodes[n];
-			if (!c->nodes[n].usable || c->nodes[n].model < 0)
-				continue;
-			for (int g = 0; g < sn->gpu_count; g++)
-				y->model_cap[c->nodes[n].model] += !(sn->bad_gpu_mask & (1u << g));
-		}
-	}
+	if ((rc = node_bounds(y)) != FW_OK)
+		return rc;
 	for (int g = 0; g < job->ngroups; g++) {
 		const struct fw_task_group *t = &job->groups[g];
 		if (!t->gpu_model[0] || !t->gpus)
 			continue;
 		int32_t m = fw__model_id(c, t->gpu_model);
 		int64_t want = 0;
-		for (int h = 0; h < job->ngroups; h++)
-			if (job->groups[h].gpus && strcmp(job->groups[h].gpu_model, t->gpu_model) == 0)
-				want += (int64_t)job->groups[h].count * job->groups[h].gpus;
+		for (int k = 0; k < job->ngroups; k++)
+			if (job->groups[k].gpus && strcmp(job->groups[k].gpu_model, t->gpu_model) == 0)
+				want += (int64_t)job->groups[k].count * job->groups[k].gpus;
 		if (fw_job_min_tasks(job) < fw_job_tasks(job))
 			want = 1; /* elastic: at least one task */
 		if (m < 0 || y->model_cap[m] < want) {
-			*out = true;
-			*cap = m < 0 ? 0 : y->model_cap[m];
+			never(h, FW_REASON_NEVER_FITS, fw_job_gpus(job), m < 0 ? 0 : y->model_cap[m]);
 			return FW_OK;
 		}
 	}
+	task_bounds(y, job, h);
 	return FW_OK;
 }
 
@@ -289,7 +341,6 @@ int fw__reserve(struct cyc *y, int32_t jx)
 	int rc;
 
 	int64_t need = fw__gang_need(job);
-	bool never;
 
 	y->resv_attempts++;
 	if (need > y->resv_cap_left)
@@ -298,10 +349,10 @@ int fw__reserve(struct cyc *y, int32_t jx)
 		return rc;
 	if ((rc = fw__resv_events(y)) != FW_OK)
 		return rc;
-	int64_t cap;
-	if ((rc = fw__resv_hopeless(y, job, need, &never, &cap)) != FW_OK)
+	struct fw__hopeless h;
+	if ((rc = fw__resv_hopeless(y, job, need, &h)) != FW_OK)
 		return rc;
-	if (never)
+	if (h.never)
 		return FW_EDECLINED;
 	/* the running jobs' and the starts' end events as one list in
 	 * (end, job) order: the order of sorting them together */

@@ -46,7 +46,10 @@
  * Unknown (FW_TIME_UNKNOWN, with unknown_why and its arguments) when the
  * job is over quota (OVER_QUOTA), when the GPUs it needs are held by jobs
  * with no expected runtime (UNKNOWN_RUNTIME), or when the cluster can
- * never hold it (NEVER_FITS).  Reason values only ever get appended.
+ * never hold it (NEVER_FITS: its GPUs, in the cluster, of its model, in
+ * one domain of its required level, or one task's on one node; TASK_CPU,
+ * TASK_MEM: one task's CPU or memory on the largest usable node).
+ * Reason values only ever get appended.
  *
  * Determinism: decisions appear in the order the cycle made them; pending
  * entries in snapshot job order.  Rendering (fw_plan_format_*) uses only
@@ -104,7 +107,7 @@ enum fw_decision_kind {
 	X(UNKNOWN_RUNTIME, unknown_runtime,                                    \
 	  "it needs %lld GPUs; once every job with an expected runtime has ended %lld are free, the rest are held by jobs with no expected runtime") \
 	X(NEVER_FITS, never_fits,                                              \
-	  "it needs %lld GPUs and this cluster can never hold it: at most %lld are ever usable in one place it may use (the cluster, GPUs of its model, one domain of its required topology level)") \
+	  "it needs %lld GPUs and this cluster can never hold it: at most %lld are ever usable in one place it may use (the cluster, GPUs of its model, one domain of its required topology level, one node for one task)") \
 	X(NOT_ESTIMATED, not_estimated,                                        \
 	  "no estimate: start-time estimates are off in this snapshot's scheduler config (%lld, %lld)") \
 	X(RECLAIMED, reclaimed,                                                \
@@ -120,7 +123,11 @@ enum fw_decision_kind {
 	X(DRAINED, drained,                                                    \
 	  "evicted: node #%lld it runs on is unhealthy and drained; the job is requeued (%lld of its tasks were there)") \
 	X(MOVED, moved,                                                        \
-	  "moved: evicted and restarted on other nodes in this plan, to free a domain for gang job #%lld (queue #%lld)")
+	  "moved: evicted and restarted on other nodes in this plan, to free a domain for gang job #%lld (queue #%lld)") \
+	X(TASK_CPU, task_cpu,                                                  \
+	  "one of its tasks needs %lld CPU millicores and no usable node has more than %lld: it can never start") \
+	X(TASK_MEM, task_mem,                                                  \
+	  "one of its tasks needs %lld MiB of memory and no usable node has more than %lld: it can never start")
 
 enum fw_reason {
 #define FW__REASON_ENUM(U, l, t) FW_REASON_##U,

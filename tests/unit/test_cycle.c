@@ -702,6 +702,43 @@ TEST(estimate_never_fits_names_the_binding_bound)
 	fw_snapshot_free(s);
 }
 
+/* A task no node can hold never starts, even with the cluster empty: a
+ * 16-GPU task on 8-GPU nodes, a task asking more CPU or memory than any
+ * node has.  The estimate says never (not "once the jobs end"), naming
+ * the task's need and the largest node's. */
+TEST(estimate_never_fits_a_task_no_node_can_hold)
+{
+	struct fw_snapshot *s = two_racks();
+	int wide = tb_job(s, "wide", 0, 1, 16, 1000, 0);
+	int cpu = tb_job(s, "cpu", 0, 1, 1, 1000, 1);
+	int mem = tb_job(s, "mem", 0, 1, 1, 1000, 2);
+	int fits = tb_job(s, "fits", 0, 1, 8, 1000, 3);
+	int r = tb_job(s, "running", 0, 4, 8, 1000, 0);
+	int all[] = { 0, 1, 2, 3 };
+	struct fw_plan *p;
+	char msg[512];
+
+	tb_run(s, r, 4, all, 0xff);
+	s->jobs[r].expected_runtime = 600;
+	s->jobs[r].start_time = 0;
+	s->jobs[cpu].groups[0].cpu_milli = 128001;
+	s->jobs[mem].groups[0].mem_mib = (1 << 20) + 1;
+	ASSERT((p = run(s, NULL)) != NULL);
+	const struct fw_pending *w = fw_plan_pending_for(p, wide);
+	ASSERT_EQ(w->expected_start, FW_TIME_UNKNOWN);
+	ASSERT_EQ(w->unknown_why, FW_REASON_NEVER_FITS);
+	ASSERT_EQ(w->why_a, 16);
+	ASSERT_EQ(w->why_b, 8);
+	ASSERT_EQ(fw_plan_pending_for(p, cpu)->unknown_why, FW_REASON_TASK_CPU);
+	ASSERT_EQ(fw_plan_pending_for(p, cpu)->why_a, 128001);
+	ASSERT_EQ(fw_plan_pending_for(p, cpu)->why_b, 128000);
+	ASSERT_EQ(fw_plan_pending_for(p, mem)->unknown_why, FW_REASON_TASK_MEM);
+	fw_reason_format(FW_REASON_TASK_CPU, 128001, 128000, msg, sizeof msg);
+	ASSERT_STR_CONTAINS(msg, "needs 128001 CPU millicores and no usable node has more than 128000");
+	ASSERT_EQ(fw_plan_pending_for(p, fits)->expected_start, 600); /* the control */
+	fw_snapshot_free(s);
+}
+
 TEST(estimates_are_deterministic_and_mostly_known_on_random_snapshots)
 {
 	int known = 0, unknown = 0, sooner = 0;
@@ -1600,7 +1637,7 @@ static void teardown(void)
 	checker_catches_a_backfill_that_delays_a_reservation, estimates_follow_the_reservation_walk, \
 	estimate_is_unknown_when_blockers_never_end, queue_default_runtime_gives_unknown_runtimes_an_end, \
 	estimates_follow_backfill_not_queue_position, \
-	estimate_is_unknown_over_quota_and_when_it_can_never_fit, estimate_never_fits_names_the_binding_bound, strict_order_estimates_wait_for_the_head_of_the_line, \
+	estimate_is_unknown_over_quota_and_when_it_can_never_fit, estimate_never_fits_names_the_binding_bound, estimate_never_fits_a_task_no_node_can_hold, strict_order_estimates_wait_for_the_head_of_the_line, \
 	estimates_are_deterministic_and_mostly_known_on_random_snapshots, checker_catches_a_bad_estimate, \
 	slurm_priority_favours_age_fair_share_and_size, estimates_can_be_switched_off, \
 	reclaim_frees_a_queue_above_fair_share_for_a_starving_queue, \
