@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "itp.h"
 #include "openb.h"
@@ -54,7 +55,7 @@ static int header(struct tparser *ps, const struct fw_csv_rec *r, int lno,
 				   FW_MAX_LEVELS, r->nf);
 	for (size_t i = 1; i < r->nf; i++) {
 		size_t n = strlen(r->f[i]);
-		if (bad_name(r->f[i], FW_NAME_MAX) || strcmp(r->f[i], "node") == 0)
+		if (bad_name(r->f[i], FW_NAME_MAX) || strcasecmp(r->f[i], "node") == 0) /* lowercased below */
 			return fw_diag_set(d, FW_EINVAL, ps->fname, lno, r->col[i], "header",
 					   "tier name '%.40s' is empty, reserved or not a plain name",
 					   r->f[i]);
