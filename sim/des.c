@@ -83,6 +83,7 @@ struct sim {
 	struct fw_trace_queues qs;
 	bool dirty, started_last;
 	int64_t *left;             /* per row: seconds of work left */
+	int64_t *held_milli;       /* per row: milli-GPUs its current run holds */
 	size_t *run_of;            /* per row: its current run in r->runs */
 	size_t runcap;
 	bool recompact;            /* an eviction left stale allocs */
@@ -291,20 +292,10 @@ static int check_opts(const struct fw_trace *t, const struct fw_sim_opts *o,
 
 /* ---- setup -------------------------------------------------------------- */
 
-/* Whole GPUs a row asks (a fractional GPU counts 1) and its milli-GPUs. */
+/* Whole GPUs a row asks, every task (a fractional GPU counts 1). */
 static int32_t row_gpus(const struct sim *m, int32_t row)
 {
 	return (int32_t)fw_trace_job_gpus(&m->t->v[row]);
-}
-
-static int64_t row_milli(const struct sim *m, int32_t row)
-{
-	const struct fw_trace_job *j = &m->t->v[row];
-	int64_t milli = 0;
-
-	for (int g = 0; g < j->ngroups; g++)
-		milli += (int64_t)j->groups[g].count * j->groups[g].gpus * j->groups[g].gpu_milli;
-	return milli;
 }
 
 /* Free GPUs per node; could_start() is exact only on a uniform fleet where
@@ -416,8 +407,11 @@ static int sim_init(struct sim *m, const struct fw_teams *teams)
 	m->left = calloc(n, sizeof *m->left);
 	m->run_of = calloc(n, sizeof *m->run_of);
 	m->r->estimate = calloc(n, sizeof *m->r->estimate);
+	m->r->gpus = calloc(n, sizeof *m->r->gpus);
+	m->held_milli = calloc(n, sizeof *m->held_milli);
 	if (!m->s || !m->arrival || !m->snap_of || !m->r->start || !m->r->end ||
-	    !m->r->evicted || !m->left || !m->run_of || !m->r->estimate)
+	    !m->r->evicted || !m->left || !m->run_of || !m->r->estimate || !m->r->gpus ||
+	    !m->held_milli)
 		return FW_ENOMEM;
 	if (m->o->lemon_gang_gpus > 0)
 		m->s->config.lemon_gang_gpus = m->o->lemon_gang_gpus;
@@ -435,6 +429,7 @@ static int sim_init(struct sim *m, const struct fw_teams *teams)
 		m->r->start[i] = m->r->end[i] = -1;
 		m->r->estimate[i] = FW_SIM_NO_ESTIMATE;
 		m->left[i] = t->v[i].duration;
+		m->r->gpus[i] = row_gpus(m, (int32_t)i);
 	}
 	qsort(m->arrival, t->n, sizeof *m->arrival, cmp_ev);
 	if ((rc = fw_snapshot_validate(m->s, m->d)) != FW_OK || (rc = check_jobs(m)) != FW_OK)
@@ -455,6 +450,7 @@ static void sim_release(struct sim *m)
 	free(m->pending_by_size);
 	free(m->node_free);
 	free(m->left);
+	free(m->held_milli);
 	free(m->run_of);
 	free(m->down_until);
 	free(m->gpu_until);
@@ -536,8 +532,8 @@ static void release(struct sim *m, int32_t row, fw_time t)
 	const struct fw_job *j = &m->s->jobs[m->snap_of[row]];
 
 	accrue(m, q, t);
-	m->qalloc[q] -= row_milli(m, row);
-	m->free_gpus += row_gpus(m, row);
+	m->qalloc[q] -= m->held_milli[row];
+	m->free_gpus += m->r->gpus[row];
 	node_use(m, m->s->allocs + j->alloc_first, j->alloc_count, +1);
 }
 
@@ -555,7 +551,7 @@ static int run_open(struct sim *m, int32_t row, fw_time T)
 		m->runcap = cap;
 	}
 	m->run_of[row] = r->nruns;
-	r->runs[r->nruns++] = (struct fw_sim_span){ row, T, -1 };
+	r->runs[r->nruns++] = (struct fw_sim_span){ row, T, -1, r->gpus[row] };
 	return FW_OK;
 }
 
@@ -635,7 +631,7 @@ static void log_start(struct sim *m, const struct fw_plan *p, const struct fw_de
 
 	buf_printf(&m->log, "{\"t\":%lld,\"policy\":\"%s\",\"job\":\"%s\",\"queue\":\"%s\","
 		   "\"gpus\":%d,\"nodes\":[", (long long)T, m->o->label ? m->o->label : m->pol->name, m->t->v[row].id,
-		   s->queues[m->r->queue[row]].name, (int)row_gpus(m, row));
+		   s->queues[m->r->queue[row]].name, (int)m->r->gpus[row]);
 	for (int32_t a = 0; a < dd->alloc_count; a++) {
 		int32_t node = p->allocs[dd->alloc_first + a].node, seen = 0;
 		for (int32_t b = 0; b < a; b++)
@@ -644,6 +640,23 @@ static void log_start(struct sim *m, const struct fw_plan *p, const struct fw_de
 			buf_printf(&m->log, "%s\"%s\"", a ? "," : "", s->nodes[node].name);
 	}
 	buf_printf(&m->log, "]}\n");
+}
+
+/* What a START holds: its tasks' GPUs (an elastic job may start with
+ * fewer tasks than it has, min_member of them), whole and in milli-GPU. */
+static void held_by(struct sim *m, const struct fw_plan *p, const struct fw_decision *dd,
+		    int32_t row)
+{
+	int32_t gpus = 0;
+	int64_t milli = 0;
+
+	for (int32_t a = 0; a < dd->alloc_count; a++) {
+		const struct fw_task_alloc *al = &p->allocs[dd->alloc_first + a];
+		gpus += __builtin_popcount(al->gpu_mask);
+		milli += (int64_t)__builtin_popcount(al->gpu_mask) * al->gpu_milli;
+	}
+	m->r->gpus[row] = gpus;
+	m->held_milli[row] = milli;
 }
 
 static int start_job(struct sim *m, const struct fw_plan *p, const struct fw_decision *dd, fw_time T)
@@ -662,11 +675,12 @@ static int start_job(struct sim *m, const struct fw_plan *p, const struct fw_dec
 	s->jobs[k].alloc_count = dd->alloc_count;
 	if (m->r->start[row] < 0)
 		m->r->start[row] = T;
+	held_by(m, p, dd, row);
 	accrue(m, q, T);
-	m->qalloc[q] += row_milli(m, row);
+	m->qalloc[q] += m->held_milli[row];
 	m->npending--;
 	m->pending_by_size[m->exact_fit ? row_gpus(m, row) : 0]--;
-	m->free_gpus -= row_gpus(m, row);
+	m->free_gpus -= m->r->gpus[row];
 	node_use(m, p->allocs + dd->alloc_first, dd->alloc_count, -1);
 	m->r->decisions++;
 	log_start(m, p, dd, row, T);
@@ -721,7 +735,7 @@ static int evict(struct sim *m, int32_t k, fw_time t)
 	m->pending_by_size[m->exact_fit ? row_gpus(m, row) : 0]++;
 	m->r->evictions++;
 	m->r->evicted[row]++;
-	m->r->lost_gpu_s += (double)row_milli(m, row) * (double)(ran - kept) / 1000.0;
+	m->r->lost_gpu_s += (double)m->held_milli[row] * (double)(ran - kept) / 1000.0;
 	m->recompact = m->dirty = true;
 	return FW_OK;
 }
@@ -1183,6 +1197,7 @@ void fw_sim_result_free(struct fw_sim_result *r)
 	free(r->evicted);
 	free(r->queue);
 	free(r->estimate);
+	free(r->gpus);
 	free(r->runs);
 	free(r->log);
 	memset(r, 0, sizeof *r);
@@ -1193,7 +1208,9 @@ void fw_sim_result_free(struct fw_sim_result *r)
  * Time to start = first start - submit (includes the wait for the next
  * tick); JCT = completion - submit (start + duration without evictions;
  * with them it includes the lost work and the wait to restart); both over
- * finished jobs only; gpu_s counts useful work (GPUs x duration).
+ * finished jobs only; gpu_s counts useful work (GPUs x duration, the GPUs
+ * its latest run held: fewer than asked for an elastic job started with
+ * fewer tasks).  Size buckets go by the GPUs asked.
  * Percentiles are nearest-rank: the ceil(p/100 * n)-th smallest value.
  * Occupancy = GPU-seconds of started jobs / (cluster GPUs * makespan_s),
  * makespan_s = last completion - first arrival.
@@ -1257,7 +1274,7 @@ static void group_stats(const struct fw_itp_trace *t, const struct fw_sim_result
 		tts[n] = r->start[i] - t->v[i].submit;
 		jct[n] = end_of(t, r, i) - t->v[i].submit;
 		sum += (double)jct[n];
-		st->gpu_s += (double)t->v[i].gpus * (double)t->v[i].duration;
+		st->gpu_s += (double)(r->gpus ? r->gpus[i] : t->v[i].gpus) * (double)t->v[i].duration;
 		n++;
 	}
 	st->started = (int64_t)n;
@@ -1952,7 +1969,7 @@ static int write_jobs(FILE *f, const struct fw_itp_trace *t, const struct fw_sim
 		fw_met_csv_str(f, t->v[i].id);
 		fputc(',', f);
 		fw_met_csv_str(f, r->qname[r->queue[i]]);
-		fprintf(f, ",%d,%lld", (int)t->v[i].gpus, (long long)t->v[i].submit);
+		fprintf(f, ",%d,%lld", (int)r->gpus[i], (long long)t->v[i].submit);
 		csv_int(f, st, started);
 		csv_int(f, end, ended);
 		csv_int(f, st - t->v[i].submit, started);

@@ -199,6 +199,8 @@ void fw_sim_opts_default(struct fw_sim_opts *o); /* fairway, 13x8, 60 s */
 struct fw_sim_span {
 	int32_t row;
 	int64_t start, end;
+	int32_t gpus;            /* GPUs the run held (its START's tasks; 0 =
+				  * the job's trace GPUs) */
 };
 
 #define FW_SIM_LABEL_MAX 64 /* a policy's label, with its NUL */
@@ -210,6 +212,10 @@ struct fw_sim_result {
 	int64_t *end;            /* per row: completion time, -1 = did not finish */
 	int32_t *evicted;        /* per row: times evicted (failures included) */
 	int32_t *queue;          /* per row: queue (team) index */
+	int32_t *gpus;           /* per row: GPUs of its latest run (an elastic
+				  * job started with fewer tasks than it has
+				  * holds fewer); the trace's GPUs until it
+				  * starts */
 	int64_t *estimate;       /* per row: expected_start of its first pending
 				  * entry (the first plan after its arrival that
 				  * left it waiting); FW_TIME_UNKNOWN (-1) if that

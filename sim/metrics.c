@@ -167,10 +167,19 @@ static int cmp_sev(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Run r of job j: [start, end); a job without runs has one, of its
- * duration (an unclosed run is taken to end after its duration). */
-static void run_of(const struct fw_met_job *j, int32_t r, int64_t *a, int64_t *b)
+/* GPUs job j holds while it runs (an elastic job may hold fewer than it
+ * asks), and in its run r when the run says. */
+static int32_t held_of(const struct fw_met_job *j)
 {
+	return j->held > 0 ? j->held : j->gpus;
+}
+
+/* Run r of job j: [start, end) holding *g GPUs; a job without runs has
+ * one, of its duration (an unclosed run is taken to end after its
+ * duration). */
+static void run_of(const struct fw_met_job *j, int32_t r, int64_t *a, int64_t *b, int32_t *g)
+{
+	*g = held_of(j);
 	if (!j->runs || j->nruns <= 0) {
 		*a = j->start;
 		*b = j->start + j->duration;
@@ -178,6 +187,7 @@ static void run_of(const struct fw_met_job *j, int32_t r, int64_t *a, int64_t *b
 	}
 	*a = j->runs[r].start;
 	*b = j->runs[r].end >= 0 ? j->runs[r].end : *a + j->duration;
+	*g = j->runs[r].gpus > 0 ? j->runs[r].gpus : *g;
 }
 
 static int32_t nruns_of(const struct fw_met_job *j)
@@ -191,13 +201,14 @@ static size_t job_events(const struct fw_met_job *j, bool fits, struct sev *e)
 {
 	size_t k = 0;
 	int64_t a, b, wait_from = j->submit;
+	int32_t g;
 
 	for (int32_t r = 0; r < nruns_of(j); r++) {
-		run_of(j, r, &a, &b);
+		run_of(j, r, &a, &b, &g);
 		if (fits)
 			e[k++] = (struct sev){ wait_from, 0, j->queue, +1 };
-		e[k++] = (struct sev){ a, j->gpus, j->queue, fits ? -1 : 0 };
-		e[k++] = (struct sev){ b, -j->gpus, j->queue, 0 };
+		e[k++] = (struct sev){ a, g, j->queue, fits ? -1 : 0 };
+		e[k++] = (struct sev){ b, -g, j->queue, 0 };
 		wait_from = b;
 	}
 	if (fits && j->start < 0)
@@ -515,9 +526,10 @@ static void window_of(const struct fw_met_job *j, size_t n, struct win *W)
 
 	for (size_t i = 0; i < n; i++) {
 		int64_t a, b;
+		int32_t g;
 		lo = j[i].submit < lo ? j[i].submit : lo;
 		for (int32_t r = 0; r < nruns_of(&j[i]); r++) {
-			run_of(&j[i], r, &a, &b);
+			run_of(&j[i], r, &a, &b, &g);
 			hi = b > hi ? b : hi;
 		}
 	}
@@ -579,7 +591,7 @@ static void fill_queue(struct fw_met_policy *o, int q, const struct fw_met_job *
 
 	for (size_t i = 0; i < n; i++)
 		if (j[i].queue == q && j[i].start >= 0)
-			gs += (double)j[i].gpus * (double)j[i].duration;
+			gs += (double)held_of(&j[i]) * (double)j[i].duration;
 	if (rec && q < rec->nq) {
 		snprintf(Q->name, sizeof Q->name, "%s", rec->qname[q]);
 		Q->deserved_gpus = rec->deserved[q];
@@ -745,6 +757,7 @@ static struct fw_met_job *jobs_itp(const struct fw_itp_trace *t, const struct fw
 		j[i] = (struct fw_met_job){ .submit = t->v[i].submit, .duration = t->v[i].duration,
 					    .start = r->start[i], .gpus = t->v[i].gpus,
 					    .queue = r->queue[i] };
+		j[i].held = r->gpus ? r->gpus[i] : 0;
 		j[i].evicted = r->evicted ? r->evicted[i] : 0;
 		j[i].estimated = r->estimate && r->estimate[i] >= 0;
 		j[i].estimate = r->estimate ? r->estimate[i] : -1;

@@ -46,12 +46,16 @@ extern const char *const fw_met_jain_window_name[FW_MET_NWIN];
  * run [start, start + duration). */
 struct fw_met_job {
 	int64_t submit, duration, start;
-	int32_t gpus, queue;
+	int32_t gpus, queue;             /* gpus: asked (size buckets, fits) */
 	int32_t evicted;                 /* times evicted */
 	bool estimated;                  /* estimate holds a known expected start */
 	int64_t estimate;                /* first pending entry's expected_start */
 	const struct fw_sim_span *runs;  /* its runs in time order (des.h), or NULL */
 	int32_t nruns;
+	int32_t held;                    /* GPUs its runs hold (a span's own
+					  * when it says); 0 = gpus.  Fewer
+					  * than gpus: an elastic job started
+					  * with fewer tasks than it has */
 };
 
 /* Start-time estimate accuracy (docs/metrics.md): over started jobs with a
