@@ -1213,7 +1213,9 @@ void fw_sim_result_free(struct fw_sim_result *r)
  * fewer tasks).  Size buckets go by the GPUs asked.
  * Percentiles are nearest-rank: the ceil(p/100 * n)-th smallest value.
  * Occupancy = GPU-seconds of started jobs / (cluster GPUs * makespan_s),
- * makespan_s = last completion - first arrival.
+ * makespan_s = end of the replay - first arrival, where the replay ends at
+ * its last completion or, when later, its last arrival (a job that never
+ * started waited that long; docs/metrics.md, "Window").
  */
 
 static const char *const bucket_name[FW_SIM_NBUCKETS] = { "1", "2-8", "9-32", "33+", "9+", "all" };
@@ -1303,8 +1305,8 @@ int fw_sim_metrics(const struct fw_itp_trace *t, const struct fw_sim_opts *o,
 	for (size_t i = 0; i < t->n; i++) {
 		if (t->v[i].submit < m->first_arrival)
 			m->first_arrival = t->v[i].submit;
-		if (end_of(t, r, i) > end)
-			end = end_of(t, r, i);
+		end = end_of(t, r, i) > end ? end_of(t, r, i) : end;
+		end = t->v[i].submit > end ? t->v[i].submit : end; /* the wait of a job never started */
 	}
 	m->makespan_s = end > m->first_arrival ? end - m->first_arrival : 0;
 	for (int k = 0; k < FW_SIM_NBUCKETS; k++)
@@ -1989,13 +1991,16 @@ struct outs {
 	FILE *log, *jobs, *shares;
 };
 
-/* The replay's last completion (the metrics' window end). */
+/* The end of the replay, the metrics' window end: its last completion,
+ * or its last arrival when later. */
 static int64_t last_end(const struct fw_itp_trace *t, const struct fw_sim_result *r)
 {
 	int64_t hi = INT64_MIN;
 
-	for (size_t i = 0; i < t->n; i++)
+	for (size_t i = 0; i < t->n; i++) {
 		hi = end_of(t, r, i) > hi ? end_of(t, r, i) : hi;
+		hi = t->v[i].submit > hi ? t->v[i].submit : hi;
+	}
 	return hi;
 }
 

@@ -635,6 +635,78 @@ TEST(elastic_jobs_count_the_gpus_they_started_with)
 	free(t.v);
 }
 
+/*
+ * Jobs that never start keep the window open.  1 node x 8, tick 10: A (1
+ * GPU) runs [0, 10); B (16 GPUs) can never fit; C (1 GPU, at 100) and D
+ * (1 GPU, at 500).  fifo holds C and D behind B forever: its replay ends
+ * at the last arrival, 500, so its window is [0, 500] (makespan 500, not
+ * the 10 of its last completion) and C and D wait with 8 GPUs free over
+ * [100, 500): 3200 GPU-s.  fairway skips B: C runs [100, 150), D [500,
+ * 550).  fifo's shorter makespan earns no star: it left 3 jobs never
+ * started, fairway 1 (B, which no policy can start).
+ */
+static const char never_text[] = "job_id,submission_time,duration,num_gpu\n"
+				 "A,0,10,1\nB,20,50,16\nC,100,50,1\nD,500,50,1\n";
+
+static void replay_into(struct fw_met_run *mr, const struct fw_itp_trace *t, const char *policy)
+{
+	struct fw_teams teams;
+	struct fw_sim_opts o;
+	struct fw_sim_result r;
+	struct fw_sim_metrics m;
+	struct fw_diag d;
+
+	memset(&d, 0, sizeof d);
+	fw_teams_builtin(&teams);
+	fw_sim_opts_default(&o);
+	o.policy = policy;
+	o.nodes = 1;
+	o.tick_s = 10;
+	fw_met_begin(mr, &o, policy);
+	ASSERT_OK(fw_sim_run(t, &teams, &o, &r, &d));
+	fw_met_end(mr, &o);
+	ASSERT_OK(fw_sim_metrics(t, &o, &r, r.nqueues, &m));
+	ASSERT_OK(fw_met_add(mr, t, &r, &m, NULL));
+	fw_sim_result_free(&r);
+}
+
+TEST(never_started_jobs_keep_the_window_open_and_win_no_star)
+{
+	struct fw_itp_trace t;
+	struct fw_sim_opts o;
+	struct fw_diag d;
+	char *out = NULL;
+	size_t len = 0;
+
+	memset(&d, 0, sizeof d);
+	fw_sim_opts_default(&o);
+	o.nodes = 1;
+	ASSERT_OK(fw_itp_parse(never_text, sizeof never_text - 1, "t.csv", 0, &t, &d));
+	struct fw_met_run *mr = fw_met_run_new("t.csv", &o, t.n);
+	ASSERT(mr);
+	replay_into(mr, &t, "fifo");
+	replay_into(mr, &t, "fairway");
+	const struct fw_met_policy *fifo = mr->pol[0], *fw = mr->pol[1];
+	ASSERT_EQ(fifo->never_started, 3);
+	ASSERT_EQ(fifo->t1, 500);
+	ASSERT_EQ(fifo->base.makespan_s, 500);
+	ASSERT_NEAR(fifo->idle_while_waiting_gpu_h * 3600, 3200, 1e-6);
+	ASSERT_NEAR(fifo->base.occupancy, 10.0 / (8 * 500), 1e-12);
+	ASSERT_EQ(fw->never_started, 1);
+	ASSERT_EQ(fw->base.makespan_s, 550);
+	ASSERT(fw_met_may_win(mr, 1) && !fw_met_may_win(mr, 0));
+	FILE *f = open_memstream(&out, &len);
+	ASSERT(f);
+	fw_met_print_compare(mr, f);
+	fclose(f);
+	char *mk = strstr(out, "\nmakespan ");
+	ASSERT(mk);
+	ASSERT_EQ(strcspn(mk + 1, "*"), strcspn(mk + 1, "\n") - 1); /* the star: fairway's, last */
+	free(out);
+	fw_met_run_free(mr);
+	fw_itp_free(&t);
+}
+
 /* --checkpoint S: a whole number of seconds, 0 = restart from scratch. */
 TEST(cli_checkpoint_flag_takes_seconds_or_zero)
 {
@@ -679,5 +751,6 @@ TEST_MAIN(progress_line_has_bar_percent_and_thousands,
 	  cli_writes_json_csv_and_a_deterministic_report,
 	  metrics_of_a_replay_with_evictions_use_checkpoints_and_runs,
 	  elastic_jobs_count_the_gpus_they_started_with,
+	  never_started_jobs_keep_the_window_open_and_win_no_star,
 	  cli_checkpoint_flag_takes_seconds_or_zero,
 	  cli_rejects_an_unwritable_report_before_replaying)
