@@ -1332,6 +1332,7 @@ int fw_sim_metrics(const struct fw_itp_trace *t, const struct fw_sim_opts *o,
 
 #include "failure.h"
 #include "metrics.h"
+#include "outfile.h"
 #include "report.h"
 
 #define MAX_POLICIES 8
@@ -1940,6 +1941,14 @@ static int io_error(const char *what, const char *path, int rc)
 	return rc;
 }
 
+/* "--json x/m.json: cannot write: No such file or directory" (errno). */
+static int out_error(const struct fw_outfile *o)
+{
+	fprintf(stderr, "fairway: %s %s: cannot write: %s\n", o->flag, o->path,
+		strerror(errno ? errno : EIO));
+	return 1;
+}
+
 static int report_diag(const struct fw_diag *d)
 {
 	char msg[800];
@@ -1985,10 +1994,11 @@ static int write_jobs(FILE *f, const struct fw_itp_trace *t, const struct fw_sim
 	return ferror(f) ? FW_EIO : FW_OK;
 }
 
-/* Replay once with policy name; print, append to the log and JSON. */
-/* The streams run_all opened (NULL: not asked for). */
+/* The output files of a run (outfile.h): opened before the replays,
+ * published only when the whole run succeeded.  f == NULL: not asked. */
+enum { O_LOG, O_JOBS, O_SHARES, O_JSON, O_CSV, O_REPORT, O_N };
 struct outs {
-	FILE *log, *jobs, *shares;
+	struct fw_outfile v[O_N];
 };
 
 /* The end of the replay, the metrics' window end: its last completion,
@@ -2035,6 +2045,22 @@ static int replay_variant(struct cli *c, const struct variant *w, const struct f
 	return rc;
 }
 
+/* This replay's rows of --log, --jobs and --shares. */
+static int write_streams(const struct outs *out, const struct fw_itp_trace *t,
+			 const struct fw_sim_result *r, const struct fw_met_run *mr)
+{
+	const struct fw_outfile *o = out->v;
+
+	if (o[O_LOG].f && fwrite(r->log, 1, r->log_len, o[O_LOG].f) != r->log_len)
+		return out_error(&o[O_LOG]), FW_EIO;
+	if (o[O_JOBS].f && write_jobs(o[O_JOBS].f, t, r) != FW_OK)
+		return out_error(&o[O_JOBS]), FW_EIO;
+	if (o[O_SHARES].f &&
+	    fw_met_write_shares(o[O_SHARES].f, &mr->rec, r->policy, last_end(t, r)) != FW_OK)
+		return out_error(&o[O_SHARES]), FW_EIO;
+	return FW_OK;
+}
+
 static int run_policy(struct cli *c, const struct variant *w, const struct fw_itp_trace *t,
 		      const struct fw_teams *teams, const struct outs *out, json_t *root,
 		      struct fw_met_run *mr)
@@ -2068,13 +2094,8 @@ static int run_policy(struct cli *c, const struct variant *w, const struct fw_it
 			rc = io_error("compute the metrics of", name, FW_EIO);
 		else if (c->verbose)
 			fw_met_print(mr, stdout);
-		if (rc == FW_OK && out->log && fwrite(r.log, 1, r.log_len, out->log) != r.log_len)
-			rc = io_error("write", c->log, FW_EIO);
-		if (rc == FW_OK && out->jobs && write_jobs(out->jobs, t, &r) != FW_OK)
-			rc = io_error("write", c->jobs, FW_EIO);
-		if (rc == FW_OK && out->shares &&
-		    fw_met_write_shares(out->shares, &mr->rec, r.policy, last_end(t, &r)) != FW_OK)
-			rc = io_error("write", c->shares, FW_EIO);
+		if (rc == FW_OK)
+			rc = write_streams(out, t, &r, mr);
 		json_array_append_new(json_object_get(root, "policies"), pj);
 	} else if (rc != FW_EIO) {
 		report_diag(&d);
@@ -2248,30 +2269,58 @@ static int draw_failures(struct cli *c, const struct fw_itp_trace *t)
 	return 0;
 }
 
-static int run_all(struct cli *c, const struct fw_itp_trace *t, const struct fw_teams *teams)
+/* Every output asked for, before any replay: a path that cannot be
+ * written fails now, naming its flag, and nothing is created. */
+static int open_outs(const struct cli *c, struct outs *o)
 {
-	struct outs o = { NULL, NULL, NULL };
-	json_t *root = run_json(c, t, teams);
+	const char *flag[O_N] = { "--log", "--jobs", "--shares", "--json", "--csv", "--report" };
+	const char *path[O_N] = { c->log, c->jobs, c->shares, c->json, c->csv, c->report };
 	int rc = 0;
 
-	if (c->log && !(o.log = fopen(c->log, "wb")))
-		rc = io_error("open", c->log, 1);
-	if (rc == 0 && c->jobs && !(o.jobs = fopen(c->jobs, "wb")))
-		rc = io_error("open", c->jobs, 1);
-	if (o.jobs && fputs(jobs_header, o.jobs) < 0)
-		rc = io_error("write", c->jobs, 1);
-	if (rc == 0 && c->shares && !(o.shares = fopen(c->shares, "wb")))
-		rc = io_error("open", c->shares, 1);
-	if (o.shares && fputs(fw_met_shares_header, o.shares) < 0)
-		rc = io_error("write", c->shares, 1);
-	const char *outs[] = { c->json, c->csv, c->report };
-	for (int i = 0; i < 3 && rc == 0; i++) {
-		FILE *probe = outs[i] ? fopen(outs[i], "wb") : NULL;
-		if (outs[i] && !probe) /* fail now, not after the replays */
-			rc = io_error("open", outs[i], 1);
-		if (probe)
-			fclose(probe);
-	}
+	memset(o, 0, sizeof *o);
+	for (int i = 0; i < O_N && rc == 0; i++)
+		if (path[i] && fw_outfile_open(&o->v[i], flag[i], path[i]) != 0)
+			rc = out_error(&o->v[i]);
+	if (rc == 0 && o->v[O_JOBS].f && fputs(jobs_header, o->v[O_JOBS].f) < 0)
+		rc = out_error(&o->v[O_JOBS]);
+	if (rc == 0 && o->v[O_SHARES].f && fputs(fw_met_shares_header, o->v[O_SHARES].f) < 0)
+		rc = out_error(&o->v[O_SHARES]);
+	return rc;
+}
+
+/* The metrics files, once every replay is done. */
+static int write_results(struct outs *o, json_t *root, const struct fw_met_run *mr)
+{
+	if (o->v[O_JSON].f &&
+	    json_dumpf(root, o->v[O_JSON].f, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0)
+		return out_error(&o->v[O_JSON]);
+	if (o->v[O_CSV].f && fw_met_write_csv(mr, o->v[O_CSV].f) != 0)
+		return out_error(&o->v[O_CSV]);
+	if (o->v[O_REPORT].f && fw_report_emit(mr, o->v[O_REPORT].f) != 0)
+		return out_error(&o->v[O_REPORT]);
+	return 0;
+}
+
+/* Publish every output (flush all first, so a full disk publishes none),
+ * or, after a failure, drop them all: the paths stay as they were. */
+static int finish_outs(struct outs *o, int rc)
+{
+	for (int i = 0; i < O_N && rc == 0; i++)
+		if (fw_outfile_close(&o->v[i]) != 0)
+			rc = out_error(&o->v[i]);
+	for (int i = 0; i < O_N && rc == 0; i++)
+		if (o->v[i].path && fw_outfile_commit(&o->v[i]) != 0)
+			rc = out_error(&o->v[i]);
+	for (int i = 0; i < O_N; i++)
+		fw_outfile_abort(&o->v[i]);
+	return rc;
+}
+
+static int run_all(struct cli *c, const struct fw_itp_trace *t, const struct fw_teams *teams)
+{
+	struct outs o;
+	json_t *root = run_json(c, t, teams);
+	int rc = open_outs(c, &o);
 	struct fw_met_run *mr = fw_met_run_new(c->trace, &c->o, t->n);
 	if (!mr && rc == 0)
 		rc = io_error("allocate metrics for", c->trace, 1);
@@ -2282,18 +2331,9 @@ static int run_all(struct cli *c, const struct fw_itp_trace *t, const struct fw_
 		rc = run_policy(c, &c->policy[i], t, teams, &o, root, mr);
 	if (rc == 0)
 		fw_met_print_compare(mr, stdout);
-	if (o.log && fclose(o.log) != 0 && rc == 0)
-		rc = io_error("write", c->log, 1);
-	if (o.jobs && fclose(o.jobs) != 0 && rc == 0)
-		rc = io_error("write", c->jobs, 1);
-	if (o.shares && fclose(o.shares) != 0 && rc == 0)
-		rc = io_error("write", c->shares, 1);
-	if (rc == 0 && c->json && json_dump_file(root, c->json, JSON_INDENT(2) | JSON_REAL_PRECISION(10)))
-		rc = io_error("write", c->json, 1);
-	if (rc == 0 && c->csv && fw_met_write_csv(mr, c->csv) != 0)
-		rc = io_error("write", c->csv, 1);
-	if (rc == 0 && c->report && fw_report_write(mr, c->report) != 0)
-		rc = io_error("write", c->report, 1);
+	if (rc == 0)
+		rc = write_results(&o, root, mr);
+	rc = finish_outs(&o, rc);
 	fw_met_run_free(mr);
 	json_decref(root);
 	return rc;

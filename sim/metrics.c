@@ -1055,19 +1055,14 @@ static void csv_queues(FILE *f, const struct fw_met_policy *p)
 	}
 }
 
-int fw_met_write_csv(const struct fw_met_run *mr, const char *path)
+int fw_met_write_csv(const struct fw_met_run *mr, FILE *f)
 {
-	FILE *f = fopen(path, "wb");
-
-	if (!f)
-		return -1;
 	fputs(csv_header, f);
 	for (int i = 0; i < mr->npol; i++) {
 		csv_policy(f, mr->pol[i]);
 		csv_queues(f, mr->pol[i]);
 	}
-	int bad = ferror(f);
-	return fclose(f) != 0 || bad ? -1 : 0;
+	return ferror(f) ? -1 : 0;
 }
 
 /* ---- the one-screen comparison ------------------------------------------------ */

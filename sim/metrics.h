@@ -172,8 +172,8 @@ void fw_met_print(const struct fw_met_run *mr, FILE *f);
 bool fw_met_may_win(const struct fw_met_run *mr, int i);
 /* One screen: a row per metric, a column per policy, the best marked. */
 void fw_met_print_compare(const struct fw_met_run *mr, FILE *f);
-/* Write the CSV (docs/metrics.md); 0 or -1 (errno set). */
-int fw_met_write_csv(const struct fw_met_run *mr, const char *path);
+/* Write the CSV (docs/metrics.md) to f; 0 or -1 (ferror). */
+int fw_met_write_csv(const struct fw_met_run *mr, FILE *f);
 /* --shares: the header, then one row per plan sample of rec and leaf
  * queue: policy,t,until,queue,deserved_gpus,fair_gpus,alloc_gpus (the
  * plan at t holds until the next plan, the last one until `hi`, the

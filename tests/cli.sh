@@ -105,8 +105,29 @@ expect "sim-run-help" 0 "--trace FILE" "$FW" sim run --help
 expect "sim-run-needs-trace" 2 "run needs --trace FILE" "$FW" sim run
 expect "sim-run-unknown-flag" 2 "unknown option '--bogus'" "$FW" sim run --trace x --bogus
 expect "sim-run-empty-value" 2 "--jobs needs a value" "$FW" sim run --trace x --jobs=
-expect "sim-run-shares-unwritable" 1 "cannot open /nonexistent-dir/s.csv" "$FW" sim run --trace synthetic:3 \
-	--shares /nonexistent-dir/s.csv
+expect "sim-run-shares-unwritable" 1 "--shares /nonexistent-dir/s.csv: cannot write: No such file or directory" \
+	"$FW" sim run --trace synthetic:3 --shares /nonexistent-dir/s.csv
+# Output files appear whole or not at all: a run that fails (here a job's
+# required level the fleet lacks) keeps an earlier --json and creates
+# nothing; an unwritable path is refused before any replay and before any
+# other output exists; a symlink's target is replaced, a special file
+# written through.
+OF=$(mktemp -d)
+echo PREV >"$OF/keep.json"
+printf 'job_id,submit_time,duration,gpus_per_task,tasks,topology_required\na,0,7200,8,2,zone\n' >"$OF/tr.csv"
+expect "sim-run-failed-run-names-the-job" 1 "'zone' is not a topology level" "$FW" sim run --trace "$OF/tr.csv" \
+	--format fairway --racks 1 --nodes 2x8 --json "$OF/keep.json" --report "$OF/o.html" --jobs "$OF/oj.csv"
+[ "$(cat "$OF/keep.json")" = PREV ] && [ "$(ls -A "$OF" | sort | tr '\n' ' ')" = "keep.json tr.csv " ] &&
+	ok "sim-run-failed-run-touches-no-output" || bad "sim-run-failed-run-touches-no-output: $(ls -A "$OF")"
+expect "sim-run-unwritable-json-names-the-flag" 1 "--json /nonexistent/x.json: cannot write: No such file or directory" \
+	"$FW" sim run --trace "$OF/tr.csv" --format fairway --nodes 2x8 --jobs "$OF/zz.csv" --json /nonexistent/x.json
+[ ! -e "$OF/zz.csv" ] && ok "sim-run-unwritable-json-creates-nothing" || bad "sim-run-unwritable-json-creates-nothing"
+ln -s real.json "$OF/link.json"
+expect "sim-run-log-to-stdout" 0 '"policy":"fifo"' "$FW" sim run --trace synthetic:3 --nodes 13x8 --tick 600 \
+	--policies fifo --json "$OF/link.json" --log /dev/stdout
+[ -L "$OF/link.json" ] && python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$OF/real.json" &&
+	ok "sim-run-symlink-target-replaced" || bad "sim-run-symlink-target-replaced: $(ls -lA "$OF")"
+rm -rf "$OF"
 expect "sim-run-bad-nodes" 2 "13y8" "$FW" sim run --trace x --nodes 13y8
 expect "sim-run-unknown-policy" 2 "unknown policy 'lifo'" "$FW" sim run --trace x --policies lifo
 expect "sim-run-missing-trace-file" 1 "no-such.csv" "$FW" sim run --trace no-such.csv
