@@ -673,8 +673,10 @@ static int start_job(struct sim *m, const struct fw_plan *p, const struct fw_dec
 	s->jobs[k].start_time = T;
 	s->jobs[k].alloc_first = first;
 	s->jobs[k].alloc_count = dd->alloc_count;
-	if (m->r->start[row] < 0)
+	if (m->r->start[row] < 0) {
 		m->r->start[row] = T;
+		m->r->started++;
+	}
 	held_by(m, p, dd, row);
 	accrue(m, q, T);
 	m->qalloc[q] += m->held_milli[row];
@@ -963,7 +965,7 @@ static int cycle(struct sim *m, fw_time T)
 	if ((rc = apply(m, p, T)) == FW_OK)
 		note_estimates(m, p);
 	if (rc == FW_OK && m->o->hooks && m->o->hooks->on_plan)
-		m->o->hooks->on_plan(m->o->hooks->ctx, m->s, p, m->r->decisions);
+		m->o->hooks->on_plan(m->o->hooks->ctx, m->s, p, m->r->started);
 	return rc;
 }
 
@@ -1812,9 +1814,10 @@ static void print_summary(const struct fw_sim_result *r, const struct fw_sim_met
 {
 	const struct fw_sim_stats *all = &m->bucket[FW_SIM_BALL];
 
-	printf("\npolicy %s: %lld started, %lld never started, %lld cycles, replay %.3f s "
-	       "(engine %.3f s, check %.3f s)\n", r->policy, (long long)r->decisions,
-	       (long long)r->never_started, (long long)r->cycles, r->wall_s, r->engine_s, r->check_s);
+	printf("\npolicy %s: %lld started (%lld restarts), %lld never started, %lld cycles, replay %.3f s "
+	       "(engine %.3f s, check %.3f s)\n", r->policy, (long long)r->started,
+	       (long long)(r->decisions - r->started), (long long)r->never_started,
+	       (long long)r->cycles, r->wall_s, r->engine_s, r->check_s);
 	if (r->evictions || r->failures)
 		printf("  %lld evictions (%lld by %lld node failures), %.0f GPU-s of work lost\n",
 		       (long long)r->evictions, (long long)r->failure_hits, (long long)r->failures,
@@ -1839,6 +1842,18 @@ static void print_summary(const struct fw_sim_result *r, const struct fw_sim_met
 			 : cap > 0 ? 100.0 * (double)r->qdeserved_milli[q] / cap : 0.0);
 		print_stats_row(r->qname[q], &m->queue[q], tail);
 	}
+}
+
+/* The one line per policy: jobs started counts each job once; its
+ * restarts after evictions are counted apart. */
+static void print_policy_line(const struct fw_sim_result *r)
+{
+	char again[48] = "";
+
+	if (r->decisions > r->started)
+		snprintf(again, sizeof again, " (%lld restarts)", (long long)(r->decisions - r->started));
+	printf("policy %-8s %lld jobs started%s, %lld cycles, replayed in %.2f s (engine %.2f s)\n",
+	       r->policy, (long long)r->started, again, (long long)r->cycles, r->wall_s, r->engine_s);
 }
 
 /* ---- JSON ---------------------------------------------------------------- */
@@ -2085,8 +2100,7 @@ static int run_policy(struct cli *c, const struct variant *w, const struct fw_it
 		if (c->verbose)
 			print_summary(&r, m, teams);
 		else
-			printf("policy %-8s %lld jobs started, %lld cycles, replayed in %.2f s (engine %.2f s)\n",
-			       r.policy, (long long)r.decisions, (long long)r.cycles, r.wall_s, r.engine_s);
+			print_policy_line(&r);
 		if (!c->verbose && r.failures)
 			printf("  %lld node failures hit %lld running jobs; %.1f GPU-h of work lost to evictions\n",
 			       (long long)r.failures, (long long)r.failure_hits, r.lost_gpu_s / 3600.0);

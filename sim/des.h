@@ -75,7 +75,7 @@ struct fw_plan;
 /* An observer of the replay (sim/metrics.c records fair shares and draws
  * the progress bar with it): on_plan runs after every checked plan has
  * been applied; s->now is the plan's time, started the jobs started so
- * far.  It must not change the snapshot. */
+ * far (each once, however often restarted).  It must not change the snapshot. */
 struct fw_sim;
 
 struct fw_sim_hooks {
@@ -230,6 +230,8 @@ struct fw_sim_result {
 	char *log;               /* decision log, JSONL */
 	size_t log_len;
 	int64_t cycles, decisions, never_started;
+	int64_t started;         /* jobs started at least once; decisions
+				  * counts every start, restarts included */
 	int64_t evictions;       /* all evictions: EVICT decisions and failures */
 	double lost_gpu_s;       /* GPU-seconds of work evictions threw away */
 	int64_t failures;        /* node failures applied */

@@ -287,7 +287,7 @@ static const struct row rows[] = {
 	{ NULL, "The same over 1-day windows (GPU-time received / fair)", +1, 'r', M_JAIN1D },
 	{ NULL, "Worst queue's mean |allocated / fair \xe2\x88\x92 1|", -1, 'r', M_DEV },
 	{ "Work", "Jobs never started", -1, 'i', M_NEVER },
-	{ NULL, "Decisions (jobs started)", 0, 'i', M_DEC },
+	{ NULL, "Decisions (starts, restarts included)", 0, 'i', M_DEC },
 	{ NULL, "Scheduling cycles", 0, 'i', M_CYC },
 	{ "Preemption", "GPU-hours lost to evictions", -1, 'h', M_LOST },
 	{ NULL, "Evictions per job, mean", -1, 'r', M_EVMEAN },

@@ -280,6 +280,10 @@ else
 	bad "sim-run-failures-json: $(head -c 300 "$FJ")"
 fi
 rm -f "$FJ"
+# each job counts once in "N jobs started" (the trace has 2396); its
+# restarts after failures are counted apart
+expect "sim-run-failures-count-jobs-once" 0 "policy fifo     2396 jobs started (" "$FW" sim run \
+	--trace synthetic:3 --nodes 13x8 --policies fifo --failures 300 --repair 3600
 expect "sim-fgd-unknown-flag" 2 "unknown option '--bogus'" "$FW" sim fgd --bogus
 expect "sim-unknown-experiment" 2 "unknown experiment 'walk'" "$FW" sim walk
 expect "trace-help" 0 "sacct2fairway" "$FW" trace --help
