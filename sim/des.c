@@ -1520,16 +1520,51 @@ static int unknown_policy(const char *p)
 	return 2;
 }
 
-/* One KEY=VALUE of a variant: starve-after=S (0 = off) or backfill=MODE. */
-static int variant_setting(struct variant *w, char *kv)
+/* "--policies 'ENTRY': WHY" (exit 2). */
+static int entry_error(const struct variant *w, const char *why, const char *arg)
+{
+	char msg[160];
+
+	snprintf(msg, sizeof msg, why, arg);
+	fprintf(stderr, "fairway: --policies '%s': %s\nTry 'fairway sim run --help'.\n", w->label, msg);
+	return 2;
+}
+
+/* starve-after means something only to a policy with a starvation pass. */
+static int starve_setting_applies(const struct variant *w)
+{
+	const struct fw_policy_ops *const *l = fw_policy_list();
+	char with[128] = "";
+
+	if (fw_policy_find(w->name)->starve_after_s > 0)
+		return 0;
+	for (int i = 0; l[i]; i++)
+		if (l[i]->starve_after_s > 0)
+			snprintf(with + strlen(with), sizeof with - strlen(with), "%s%s",
+				 with[0] ? ", " : "", l[i]->name);
+	fprintf(stderr, "fairway: --policies '%s': %s has no starvation pass, so starve-after "
+		"means nothing to it (policies with one: %s)\nTry 'fairway sim run --help'.\n",
+		w->label, w->name, with);
+	return 2;
+}
+
+/* One KEY=VALUE of a variant: starve-after=S (0 = off) or backfill=MODE;
+ * each key at most once. */
+static int variant_setting(struct variant *w, char *kv, unsigned *seen)
 {
 	char *v = strchr(kv, '='), *end;
 	long long x;
 
 	if (!v || v == kv || !v[1])
-		return usage_error("--policies: '%s': a variant's settings are KEY=VALUE "
+		return entry_error(w, "'%s': a variant's settings are KEY=VALUE "
 				   "(starve-after=S, backfill=easy|conservative)", kv);
 	*v++ = '\0';
+	unsigned bit = !strcmp(kv, "starve-after") ? 1u : !strcmp(kv, "backfill") ? 2u : 0u;
+	if (*seen & bit)
+		return entry_error(w, "%s is set twice", kv);
+	*seen |= bit;
+	if (bit == 1 && starve_setting_applies(w))
+		return 2;
 	if (!strcmp(kv, "starve-after")) {
 		errno = 0;
 		x = strtoll(v, &end, 10);
@@ -1546,10 +1581,23 @@ static int variant_setting(struct variant *w, char *kv)
 	return 0;
 }
 
+/* Cut s at the next sep (in place); the rest, or NULL at the end.  Unlike
+ * strtok, an empty piece stays a piece ("a,,b", "fifo,", "fairway:"). */
+static char *cut(char *s, int sep)
+{
+	char *x = strchr(s, sep);
+
+	if (!x)
+		return NULL;
+	*x = '\0';
+	return x + 1;
+}
+
 /* "NAME[:KEY=VALUE]..." into w; 0 or 2. */
 static int parse_variant(char *p, struct variant *w)
 {
-	char *save = NULL, *kv;
+	char *kv, *rest;
+	unsigned seen = 0;
 	int rc;
 
 	if (strlen(p) >= sizeof w->label)
@@ -1557,25 +1605,35 @@ static int parse_variant(char *p, struct variant *w)
 	memset(w, 0, sizeof *w);
 	snprintf(w->label, sizeof w->label, "%s", p);
 	w->backfill = -1;
-	w->name = strtok_r(p, ":", &save);
-	if (!w->name || !fw_policy_find(w->name))
-		return unknown_policy(w->name ? w->name : p);
-	while ((kv = strtok_r(NULL, ":", &save)))
-		if ((rc = variant_setting(w, kv)) != 0)
+	rest = cut(p, ':');
+	w->name = p;
+	if (!*p)
+		return entry_error(w, "an entry needs a policy name%s", "");
+	if (!fw_policy_find(w->name))
+		return unknown_policy(w->name);
+	for (kv = rest; kv; kv = rest) {
+		rest = cut(kv, ':');
+		if (!*kv)
+			return entry_error(w, "an empty setting after ':'%s (write NAME or NAME:KEY=VALUE)", "");
+		if ((rc = variant_setting(w, kv, &seen)) != 0)
 			return rc;
+	}
 	return 0;
 }
 
 static int parse_policies(struct cli *c, const char *v)
 {
-	char *save = NULL;
+	char *p, *rest;
 	int rc;
 
 	if (strlen(v) >= sizeof c->polbuf)
 		return usage_error("--policies '%s': too long", v);
 	snprintf(c->polbuf, sizeof c->polbuf, "%s", v);
 	c->npolicies = 0;
-	for (char *p = strtok_r(c->polbuf, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+	for (p = c->polbuf; p; p = rest) {
+		rest = cut(p, ',');
+		if (!*p)
+			return usage_error("--policies '%s': an empty entry (a stray comma?)", v);
 		if (c->npolicies == MAX_POLICIES)
 			return usage_error("--policies: at most 8 (%s)", "");
 		if ((rc = parse_variant(p, &c->policy[c->npolicies])) != 0)
@@ -1604,6 +1662,20 @@ static int set_number(const char *flag, const char *v, int64_t hi, int64_t *out)
 
 	if (x < 0) {
 		fprintf(stderr, "fairway: %s '%s': expected a whole number 1..%lld\n"
+			"Try 'fairway sim run --help'.\n", flag, v, (long long)hi);
+		return 2;
+	}
+	*out = x;
+	return 0;
+}
+
+/* Whole seconds 0..hi, for the flags where 0 means "none" or "off". */
+static int set_seconds(const char *flag, const char *v, int64_t hi, int64_t *out)
+{
+	int64_t x = !strcmp(v, "0") ? 0 : posint(v, strlen(v), hi);
+
+	if (x < 0) {
+		fprintf(stderr, "fairway: %s '%s': expected whole seconds 0..%lld\n"
 			"Try 'fairway sim run --help'.\n", flag, v, (long long)hi);
 		return 2;
 	}
@@ -1723,14 +1795,11 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 	else if (!strcmp(f, "--tick"))
 		return (rc = set_number(f, v, 31536000, &x)) ? rc : (c->o.tick_s = x, 0);
 	else if (!strcmp(f, "--checkpoint"))
-		return !strcmp(v, "0") ? (c->checkpoint_s = 0, 0)
-		       : (rc = set_number(f, v, 31536000, &x)) ? rc : (c->checkpoint_s = x, 0);
+		return (rc = set_seconds(f, v, 31536000, &x)) ? rc : (c->checkpoint_s = x, 0);
 	else if (!strcmp(f, "--min-runtime"))
-		return !strcmp(v, "0") ? (c->o.min_runtime_s = 0, 0)
-		       : (rc = set_number(f, v, 31536000, &x)) ? rc : (c->o.min_runtime_s = x, 0);
-	else if (!strcmp(f, "--starve-after"))
-		return !strcmp(v, "0") ? (c->o.starve_after_s = -1, 0)
-		       : (rc = set_number(f, v, 31536000, &x)) ? rc : (c->o.starve_after_s = x, 0);
+		return (rc = set_seconds(f, v, 31536000, &x)) ? rc : (c->o.min_runtime_s = x, 0);
+	else if (!strcmp(f, "--starve-after")) /* 0: off */
+		return (rc = set_seconds(f, v, 31536000, &x)) ? rc : (c->o.starve_after_s = x ? x : -1, 0);
 	else if (!strcmp(f, "--backfill")) {
 		if (strcmp(v, "easy") && strcmp(v, "conservative"))
 			return usage_error("--backfill '%s': use easy or conservative", v);
@@ -1739,6 +1808,28 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 		return (rc = set_number(f, v, 100000, &x)) ? rc : (c->o.nodes_per_rack = (int32_t)x, 0);
 	else
 		return usage_error("unknown option '%s'", f);
+	return 0;
+}
+
+static bool is_synthetic(const char *trace)
+{
+	return !strncmp(trace, "synthetic", 9) && (!trace[9] || trace[9] == ':');
+}
+
+/* --trace synthetic:SEED: SEED is 0..2^64-1 in decimal digits, nothing
+ * else (strtoull alone takes "-1" and saturates on overflow). */
+static int check_seed(const char *trace)
+{
+	const char *s = trace + 10;
+	char *end;
+
+	if (!is_synthetic(trace) || !trace[9])
+		return 0;
+	errno = 0;
+	if (*s < '0' || *s > '9' || strspn(s, "0123456789") != strlen(s) ||
+	    (strtoull(s, &end, 10), errno == ERANGE))
+		return usage_error("--trace '%s': the seed is a whole number 0..18446744073709551615, "
+				   "e.g. synthetic:7", trace);
 	return 0;
 }
 
@@ -1775,7 +1866,9 @@ static int parse_args(struct cli *c, int argc, char **argv)
 		return usage_error("%s", "--nodes-from-topo G needs --topo FILE");
 	if ((c->blocks || c->o.nodes_per_rack) && (c->fleet || c->fleet_openb || c->topo))
 		return usage_error("%s", "--racks/--blocks generate a topology; not with a fleet or --topo");
-	return 0;
+	if (c->blocks && !c->o.nodes_per_rack)
+		return usage_error("%s", "--blocks M groups racks: give --racks K too");
+	return check_seed(c->trace);
 }
 
 /* The traces README's standard sizes (about 80% offered load). */
@@ -2193,11 +2286,6 @@ static int read_synthetic(struct cli *c, int32_t G, struct fw_diag *d)
 	rc = fw_trace_from_itp(&it, G, &c->tr, d);
 	fw_itp_free(&it);
 	return rc;
-}
-
-static bool is_synthetic(const char *trace)
-{
-	return !strncmp(trace, "synthetic", 9) && (!trace[9] || trace[9] == ':');
 }
 
 /* Fleet, then the trace in its format (ITP rows shaped for the fleet). */

@@ -137,7 +137,15 @@ expect "sim-run-skip-bad-rows-counts" 0 "skipped 1 bad rows" \
 	"$FW" sim run --trace tests/data/bad_itp.csv --nodes 2x8 --policies fifo --skip-bad-rows
 expect "sim-run-synthetic-summary" 0 "summary (* = best)" \
 	"$FW" sim run --trace synthetic:3 --nodes 13x8 --policies fifo,kai --tick 600
-expect "sim-run-bad-synthetic-seed" 1 "synthetic:SEED" "$FW" sim run --trace synthetic:abc
+expect "sim-run-bad-synthetic-seed" 2 "--trace 'synthetic:abc': the seed is a whole number 0..18446744073709551615" \
+	"$FW" sim run --trace synthetic:abc
+expect "sim-run-negative-synthetic-seed" 2 "--trace 'synthetic:-1': the seed is a whole number" "$FW" sim run --trace synthetic:-1
+expect "sim-run-synthetic-seed-overflow" 2 "the seed is a whole number" "$FW" sim run --trace synthetic:18446744073709551616
+expect "sim-run-blocks-needs-racks" 2 "--blocks M groups racks: give --racks K too" "$FW" sim run --trace synthetic:3 --blocks 2
+# 0 is accepted by these (none / off), so the message states 0..
+expect "sim-run-checkpoint-range" 2 "--checkpoint '-1': expected whole seconds 0..31536000" "$FW" sim run --trace x --checkpoint -1
+expect "sim-run-min-runtime-range" 2 "--min-runtime '-5': expected whole seconds 0..31536000" "$FW" sim run --trace x --min-runtime -5
+expect "sim-run-starve-after-range" 2 "--starve-after '-5': expected whole seconds 0..31536000" "$FW" sim run --trace x --starve-after -5
 # --starve-after and --backfill reach the engine: with fairway's starvation
 # pass off the gangs' p95 wait grows; conservative backfill changes slurm's
 # replay (EASY reserves for one job); bad values are refused.
@@ -191,6 +199,12 @@ expect "sim-run-variant-bad-backfill" 2 "backfill=yes: use easy or conservative"
 expect "sim-run-variant-not-kv" 2 "a variant's settings are KEY=VALUE" "$FW" sim run --trace x --policies fairway:fast
 expect "sim-run-variant-unknown-base" 2 "unknown policy 'fairwey'" "$FW" sim run --trace x --policies fairwey:starve-after=0
 expect "sim-run-variant-twice" 2 "'fairway' is named twice" "$FW" sim run --trace x --policies fairway,fifo,fairway
+expect "sim-run-variant-empty-setting" 2 "--policies 'fairway:': an empty setting after ':'" "$FW" sim run --trace x --policies fairway:
+expect "sim-run-policies-trailing-comma" 2 "--policies 'fifo,': an empty entry" "$FW" sim run --trace x --policies fifo,
+expect "sim-run-variant-key-twice" 2 "starve-after is set twice" \
+	"$FW" sim run --trace x --policies fairway:starve-after=5:starve-after=6
+expect "sim-run-variant-starve-after-needs-the-pass" 2 "--policies 'fifo:starve-after=5': fifo has no starvation pass" \
+	"$FW" sim run --trace x --policies fifo:starve-after=5
 # --jobs: a row per job and policy; its estimate errors give the JSON's metric
 "$FW" sim run --trace synthetic:3 --nodes 13x8 --policies slurm,fairway --tick 600 \
 	--json "$SV/m.json" --jobs "$SV/jobs.csv" --shares "$SV/shares.csv" >/dev/null 2>&1
