@@ -2305,13 +2305,18 @@ static int load_trace(struct cli *c, struct fw_itp_trace *t, struct fw_diag *d)
 				   c->skip_bad ? FW_TRACE_SKIP_BAD : 0, &c->tr, d);
 	if (rc != FW_OK)
 		return rc;
-	if ((rc = itp_view(&c->tr, t)) != FW_OK)
-		return fw_diag_set(d, rc, c->trace, 0, 0, NULL, "out of memory");
 	if (c->tr.skipped) {
 		char why[800];
 		fw_itp_diag_str(&c->tr.first_bad, why, sizeof why);
 		printf("skipped %zu bad rows; the first: %s\n", c->tr.skipped, why);
 	}
+	if (c->tr.n == 0) /* nothing to replay, and no metric is defined */
+		return fw_diag_set(d, FW_EINVAL, c->trace, 0, 0, NULL, c->tr.skipped ?
+				   "the trace has no jobs: all %zu of its rows were skipped as bad" :
+				   "the trace has no jobs (a header only?); give it at least one row",
+				   c->tr.skipped);
+	if ((rc = itp_view(&c->tr, t)) != FW_OK)
+		return fw_diag_set(d, rc, c->trace, 0, 0, NULL, "out of memory");
 	return FW_OK;
 }
 

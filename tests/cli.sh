@@ -133,6 +133,17 @@ expect "sim-run-unknown-policy" 2 "unknown policy 'lifo'" "$FW" sim run --trace 
 expect "sim-run-missing-trace-file" 1 "no-such.csv" "$FW" sim run --trace no-such.csv
 expect "sim-run-bad-row-names-file-line-col" 1 "tests/data/bad_itp.csv:3:7: duration: 'abc' is not a number" \
 	"$FW" sim run --trace tests/data/bad_itp.csv --nodes 2x8 --policies fifo
+# a trace without jobs is bad input: no metric is defined, no output written
+HO=$(mktemp -d)
+printf 'job_id,submission_time,duration,num_gpu\n' >"$HO/h.csv"
+printf 'job_id,submit_time,duration,gpus_per_task\n' >"$HO/g.csv"
+expect "sim-run-header-only-trace" 1 "h.csv: the trace has no jobs (a header only?)" \
+	"$FW" sim run --trace "$HO/h.csv" --nodes 2x8 --json "$HO/h.json"
+expect "sim-run-header-only-generic-trace" 1 "g.csv: the trace has no jobs" \
+	"$FW" sim run --trace "$HO/g.csv" --format fairway --nodes 2x8 --csv "$HO/g.csv.out"
+[ "$(ls -A "$HO" | sort | tr '\n' ' ')" = "g.csv h.csv " ] && ok "sim-run-header-only-writes-nothing" ||
+	bad "sim-run-header-only-writes-nothing: $(ls -A "$HO")"
+rm -rf "$HO"
 expect "sim-run-skip-bad-rows-counts" 0 "skipped 1 bad rows" \
 	"$FW" sim run --trace tests/data/bad_itp.csv --nodes 2x8 --policies fifo --skip-bad-rows
 expect "sim-run-synthetic-summary" 0 "summary (* = best)" \
