@@ -1894,12 +1894,25 @@ static void default_nodes(struct cli *c)
 	printf("nodes: 13x8 (default; pass --nodes NxG)\n");
 }
 
+/* A time cell of the verbose tables: seconds, or "-" when the group has
+ * no started job (the stats hold -1). */
+static const char *secs(char *buf, size_t n, double v)
+{
+	if (v < 0)
+		return "-";
+	snprintf(buf, n, "%.0f", v);
+	return buf;
+}
+
 static void print_stats_row(const char *name, const struct fw_sim_stats *st, const char *tail)
 {
-	printf("  %-10s %6lld %7lld %8lld %8lld %8lld %9.0f %9lld%s\n", name,
-	       (long long)st->jobs, (long long)st->started, (long long)st->tts_p50,
-	       (long long)st->tts_p95, (long long)st->tts_p99, st->jct_mean,
-	       (long long)st->jct_p95, tail);
+	char a[24], b[24], c[24], d[24], e[24];
+
+	printf("  %-10s %6lld %7lld %8s %8s %8s %9s %9s%s\n", name,
+	       (long long)st->jobs, (long long)st->started,
+	       secs(a, sizeof a, (double)st->tts_p50), secs(b, sizeof b, (double)st->tts_p95),
+	       secs(c, sizeof c, (double)st->tts_p99), secs(d, sizeof d, st->jct_mean),
+	       secs(e, sizeof e, (double)st->jct_p95), tail);
 }
 
 static void print_summary(const struct fw_sim_result *r, const struct fw_sim_metrics *m,

@@ -143,6 +143,12 @@ expect "sim-run-header-only-generic-trace" 1 "g.csv: the trace has no jobs" \
 	"$FW" sim run --trace "$HO/g.csv" --format fairway --nodes 2x8 --csv "$HO/g.csv.out"
 [ "$(ls -A "$HO" | sort | tr '\n' ' ')" = "g.csv h.csv " ] && ok "sim-run-header-only-writes-nothing" ||
 	bad "sim-run-header-only-writes-nothing: $(ls -A "$HO")"
+# --verbose: a size bucket without a started job shows '-', never -1
+printf 'job_id,submission_time,duration,num_gpu\nA,0,100,16\n' >"$HO/v.csv"
+expect "sim-run-verbose-empty-bucket-dash" 0 "  1               0       0        -        -        -         -         -" \
+	"$FW" sim run --trace "$HO/v.csv" --nodes 2x8 --policies fifo --verbose
+expect "sim-run-verbose-idle-line" 0 "  idle while waiting 0.0 GPU-h   goodput 0.4 GPU-h" \
+	"$FW" sim run --trace "$HO/v.csv" --nodes 2x8 --policies fifo --verbose
 rm -rf "$HO"
 expect "sim-run-skip-bad-rows-counts" 0 "skipped 1 bad rows" \
 	"$FW" sim run --trace tests/data/bad_itp.csv --nodes 2x8 --policies fifo --skip-bad-rows
