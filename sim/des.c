@@ -84,6 +84,7 @@ struct sim {
 	struct fw_trace_queues qs;
 	bool dirty, started_last;
 	int64_t *left;             /* per row: seconds of work left */
+	int64_t *held_milli;       /* per row: milli-GPUs its current run holds */
 	size_t *run_of;            /* per row: its current run in r->runs */
 	size_t runcap;
 	bool recompact;            /* an eviction left stale allocs */
@@ -292,20 +293,10 @@ static int check_opts(const struct fw_trace *t, const struct fw_sim_opts *o,
 
 /* ---- setup -------------------------------------------------------------- */
 
-/* Whole GPUs a row asks (a fractional GPU counts 1) and its milli-GPUs. */
+/* Whole GPUs a row asks, every task (a fractional GPU counts 1). */
 static int32_t row_gpus(const struct sim *m, int32_t row)
 {
 	return (int32_t)fw_trace_job_gpus(&m->t->v[row]);
-}
-
-static int64_t row_milli(const struct sim *m, int32_t row)
-{
-	const struct fw_trace_job *j = &m->t->v[row];
-	int64_t milli = 0;
-
-	for (int g = 0; g < j->ngroups; g++)
-		milli += (int64_t)j->groups[g].count * j->groups[g].gpus * j->groups[g].gpu_milli;
-	return milli;
 }
 
 /* Free GPUs per node; could_start() is exact only on a uniform fleet where
@@ -418,8 +409,11 @@ static int sim_init(struct sim *m, const struct fw_teams *teams)
 	m->left = calloc(n, sizeof *m->left);
 	m->run_of = calloc(n, sizeof *m->run_of);
 	m->r->estimate = calloc(n, sizeof *m->r->estimate);
+	m->r->gpus = calloc(n, sizeof *m->r->gpus);
+	m->held_milli = calloc(n, sizeof *m->held_milli);
 	if (!m->s || !m->arrival || !m->snap_of || !m->r->start || !m->r->end ||
-	    !m->r->evicted || !m->left || !m->run_of || !m->r->estimate)
+	    !m->r->evicted || !m->left || !m->run_of || !m->r->estimate || !m->r->gpus ||
+	    !m->held_milli)
 		return FW_ENOMEM;
 	if (m->o->lemon_gang_gpus > 0)
 		m->s->config.lemon_gang_gpus = m->o->lemon_gang_gpus;
@@ -437,6 +431,7 @@ static int sim_init(struct sim *m, const struct fw_teams *teams)
 		m->r->start[i] = m->r->end[i] = -1;
 		m->r->estimate[i] = FW_SIM_NO_ESTIMATE;
 		m->left[i] = t->v[i].duration;
+		m->r->gpus[i] = row_gpus(m, (int32_t)i);
 	}
 	qsort(m->arrival, t->n, sizeof *m->arrival, cmp_ev);
 	if ((rc = fw_snapshot_validate(m->s, m->d)) != FW_OK || (rc = check_jobs(m)) != FW_OK)
@@ -457,6 +452,7 @@ static void sim_release(struct sim *m)
 	free(m->pending_by_size);
 	free(m->node_free);
 	free(m->left);
+	free(m->held_milli);
 	free(m->run_of);
 	free(m->down_until);
 	free(m->gpu_until);
@@ -538,8 +534,8 @@ static void release(struct sim *m, int32_t row, fw_time t)
 	const struct fw_job *j = &m->s->jobs[m->snap_of[row]];
 
 	accrue(m, q, t);
-	m->qalloc[q] -= row_milli(m, row);
-	m->free_gpus += row_gpus(m, row);
+	m->qalloc[q] -= m->held_milli[row];
+	m->free_gpus += m->r->gpus[row];
 	node_use(m, m->s->allocs + j->alloc_first, j->alloc_count, +1);
 }
 
@@ -557,7 +553,7 @@ static int run_open(struct sim *m, int32_t row, fw_time T)
 		m->runcap = cap;
 	}
 	m->run_of[row] = r->nruns;
-	r->runs[r->nruns++] = (struct fw_sim_span){ row, T, -1 };
+	r->runs[r->nruns++] = (struct fw_sim_span){ row, T, -1, r->gpus[row] };
 	return FW_OK;
 }
 
@@ -637,7 +633,7 @@ static void log_start(struct sim *m, const struct fw_plan *p, const struct fw_de
 
 	buf_printf(&m->log, "{\"t\":%lld,\"policy\":\"%s\",\"job\":\"%s\",\"queue\":\"%s\","
 		   "\"gpus\":%d,\"nodes\":[", (long long)T, m->o->label ? m->o->label : m->pol->name, m->t->v[row].id,
-		   s->queues[m->r->queue[row]].name, (int)row_gpus(m, row));
+		   s->queues[m->r->queue[row]].name, (int)m->r->gpus[row]);
 	for (int32_t a = 0; a < dd->alloc_count; a++) {
 		int32_t node = p->allocs[dd->alloc_first + a].node, seen = 0;
 		for (int32_t b = 0; b < a; b++)
@@ -646,6 +642,23 @@ static void log_start(struct sim *m, const struct fw_plan *p, const struct fw_de
 			buf_printf(&m->log, "%s\"%s\"", a ? "," : "", s->nodes[node].name);
 	}
 	buf_printf(&m->log, "]}\n");
+}
+
+/* What a START holds: its tasks' GPUs (an elastic job may start with
+ * fewer tasks than it has, min_member of them), whole and in milli-GPU. */
+static void held_by(struct sim *m, const struct fw_plan *p, const struct fw_decision *dd,
+		    int32_t row)
+{
+	int32_t gpus = 0;
+	int64_t milli = 0;
+
+	for (int32_t a = 0; a < dd->alloc_count; a++) {
+		const struct fw_task_alloc *al = &p->allocs[dd->alloc_first + a];
+		gpus += __builtin_popcount(al->gpu_mask);
+		milli += (int64_t)__builtin_popcount(al->gpu_mask) * al->gpu_milli;
+	}
+	m->r->gpus[row] = gpus;
+	m->held_milli[row] = milli;
 }
 
 static int start_job(struct sim *m, const struct fw_plan *p, const struct fw_decision *dd, fw_time T)
@@ -662,13 +675,16 @@ static int start_job(struct sim *m, const struct fw_plan *p, const struct fw_dec
 	s->jobs[k].start_time = T;
 	s->jobs[k].alloc_first = first;
 	s->jobs[k].alloc_count = dd->alloc_count;
-	if (m->r->start[row] < 0)
+	if (m->r->start[row] < 0) {
 		m->r->start[row] = T;
+		m->r->started++;
+	}
+	held_by(m, p, dd, row);
 	accrue(m, q, T);
-	m->qalloc[q] += row_milli(m, row);
+	m->qalloc[q] += m->held_milli[row];
 	m->npending--;
 	m->pending_by_size[m->exact_fit ? row_gpus(m, row) : 0]--;
-	m->free_gpus -= row_gpus(m, row);
+	m->free_gpus -= m->r->gpus[row];
 	node_use(m, p->allocs + dd->alloc_first, dd->alloc_count, -1);
 	m->r->decisions++;
 	log_start(m, p, dd, row, T);
@@ -723,7 +739,7 @@ static int evict(struct sim *m, int32_t k, fw_time t)
 	m->pending_by_size[m->exact_fit ? row_gpus(m, row) : 0]++;
 	m->r->evictions++;
 	m->r->evicted[row]++;
-	m->r->lost_gpu_s += (double)row_milli(m, row) * (double)(ran - kept) / 1000.0;
+	m->r->lost_gpu_s += (double)m->held_milli[row] * (double)(ran - kept) / 1000.0;
 	m->recompact = m->dirty = true;
 	return FW_OK;
 }
@@ -951,7 +967,7 @@ static int cycle(struct sim *m, fw_time T)
 	if ((rc = apply(m, p, T)) == FW_OK)
 		note_estimates(m, p);
 	if (rc == FW_OK && m->o->hooks && m->o->hooks->on_plan)
-		m->o->hooks->on_plan(m->o->hooks->ctx, m->s, p, m->r->decisions);
+		m->o->hooks->on_plan(m->o->hooks->ctx, m->s, p, m->r->started);
 	return rc;
 }
 
@@ -1189,6 +1205,7 @@ void fw_sim_result_free(struct fw_sim_result *r)
 	free(r->evicted);
 	free(r->queue);
 	free(r->estimate);
+	free(r->gpus);
 	free(r->runs);
 	free(r->log);
 	memset(r, 0, sizeof *r);
@@ -1199,10 +1216,14 @@ void fw_sim_result_free(struct fw_sim_result *r)
  * Time to start = first start - submit (includes the wait for the next
  * tick); JCT = completion - submit (start + duration without evictions;
  * with them it includes the lost work and the wait to restart); both over
- * finished jobs only; gpu_s counts useful work (GPUs x duration).
+ * finished jobs only; gpu_s counts useful work (GPUs x duration, the GPUs
+ * its latest run held: fewer than asked for an elastic job started with
+ * fewer tasks).  Size buckets go by the GPUs asked.
  * Percentiles are nearest-rank: the ceil(p/100 * n)-th smallest value.
  * Occupancy = GPU-seconds of started jobs / (cluster GPUs * makespan_s),
- * makespan_s = last completion - first arrival.
+ * makespan_s = end of the replay - first arrival, where the replay ends at
+ * its last completion or, when later, its last arrival (a job that never
+ * started waited that long; docs/metrics.md, "Window").
  */
 
 static const char *const bucket_name[FW_SIM_NBUCKETS] = { "1", "2-8", "9-32", "33+", "9+", "all" };
@@ -1263,7 +1284,7 @@ static void group_stats(const struct fw_itp_trace *t, const struct fw_sim_result
 		tts[n] = r->start[i] - t->v[i].submit;
 		jct[n] = end_of(t, r, i) - t->v[i].submit;
 		sum += (double)jct[n];
-		st->gpu_s += (double)t->v[i].gpus * (double)t->v[i].duration;
+		st->gpu_s += (double)(r->gpus ? r->gpus[i] : t->v[i].gpus) * (double)t->v[i].duration;
 		n++;
 	}
 	st->started = (int64_t)n;
@@ -1292,8 +1313,8 @@ int fw_sim_metrics(const struct fw_itp_trace *t, const struct fw_sim_opts *o,
 	for (size_t i = 0; i < t->n; i++) {
 		if (t->v[i].submit < m->first_arrival)
 			m->first_arrival = t->v[i].submit;
-		if (end_of(t, r, i) > end)
-			end = end_of(t, r, i);
+		end = end_of(t, r, i) > end ? end_of(t, r, i) : end;
+		end = t->v[i].submit > end ? t->v[i].submit : end; /* the wait of a job never started */
 	}
 	m->makespan_s = end > m->first_arrival ? end - m->first_arrival : 0;
 	for (int k = 0; k < FW_SIM_NBUCKETS; k++)
@@ -1319,6 +1340,7 @@ int fw_sim_metrics(const struct fw_itp_trace *t, const struct fw_sim_opts *o,
 
 #include "failure.h"
 #include "metrics.h"
+#include "outfile.h"
 #include "report.h"
 
 #define MAX_POLICIES 8
@@ -1504,16 +1526,51 @@ static int unknown_policy(const char *p)
 	return 2;
 }
 
-/* One KEY=VALUE of a variant: starve-after=S (0 = off) or backfill=MODE. */
-static int variant_setting(struct variant *w, char *kv)
+/* "--policies 'ENTRY': WHY" (exit 2). */
+static int entry_error(const struct variant *w, const char *why, const char *arg)
+{
+	char msg[160];
+
+	snprintf(msg, sizeof msg, why, arg);
+	fprintf(stderr, "fairway: --policies '%s': %s\nTry 'fairway sim run --help'.\n", w->label, msg);
+	return 2;
+}
+
+/* starve-after means something only to a policy with a starvation pass. */
+static int starve_setting_applies(const struct variant *w)
+{
+	const struct fw_policy_ops *const *l = fw_policy_list();
+	char with[128] = "";
+
+	if (fw_policy_find(w->name)->starve_after_s > 0)
+		return 0;
+	for (int i = 0; l[i]; i++)
+		if (l[i]->starve_after_s > 0)
+			snprintf(with + strlen(with), sizeof with - strlen(with), "%s%s",
+				 with[0] ? ", " : "", l[i]->name);
+	fprintf(stderr, "fairway: --policies '%s': %s has no starvation pass, so starve-after "
+		"means nothing to it (policies with one: %s)\nTry 'fairway sim run --help'.\n",
+		w->label, w->name, with);
+	return 2;
+}
+
+/* One KEY=VALUE of a variant: starve-after=S (0 = off) or backfill=MODE;
+ * each key at most once. */
+static int variant_setting(struct variant *w, char *kv, unsigned *seen)
 {
 	char *v = strchr(kv, '='), *end;
 	long long x;
 
 	if (!v || v == kv || !v[1])
-		return usage_error("--policies: '%s': a variant's settings are KEY=VALUE "
+		return entry_error(w, "'%s': a variant's settings are KEY=VALUE "
 				   "(starve-after=S, backfill=easy|conservative)", kv);
 	*v++ = '\0';
+	unsigned bit = !strcmp(kv, "starve-after") ? 1u : !strcmp(kv, "backfill") ? 2u : 0u;
+	if (*seen & bit)
+		return entry_error(w, "%s is set twice", kv);
+	*seen |= bit;
+	if (bit == 1 && starve_setting_applies(w))
+		return 2;
 	if (!strcmp(kv, "starve-after")) {
 		errno = 0;
 		x = strtoll(v, &end, 10);
@@ -1530,10 +1587,23 @@ static int variant_setting(struct variant *w, char *kv)
 	return 0;
 }
 
+/* Cut s at the next sep (in place); the rest, or NULL at the end.  Unlike
+ * strtok, an empty piece stays a piece ("a,,b", "fifo,", "fairway:"). */
+static char *cut(char *s, int sep)
+{
+	char *x = strchr(s, sep);
+
+	if (!x)
+		return NULL;
+	*x = '\0';
+	return x + 1;
+}
+
 /* "NAME[:KEY=VALUE]..." into w; 0 or 2. */
 static int parse_variant(char *p, struct variant *w)
 {
-	char *save = NULL, *kv;
+	char *kv, *rest;
+	unsigned seen = 0;
 	int rc;
 
 	if (strlen(p) >= sizeof w->label)
@@ -1541,25 +1611,35 @@ static int parse_variant(char *p, struct variant *w)
 	memset(w, 0, sizeof *w);
 	snprintf(w->label, sizeof w->label, "%s", p);
 	w->backfill = -1;
-	w->name = strtok_r(p, ":", &save);
-	if (!w->name || !fw_policy_find(w->name))
-		return unknown_policy(w->name ? w->name : p);
-	while ((kv = strtok_r(NULL, ":", &save)))
-		if ((rc = variant_setting(w, kv)) != 0)
+	rest = cut(p, ':');
+	w->name = p;
+	if (!*p)
+		return entry_error(w, "an entry needs a policy name%s", "");
+	if (!fw_policy_find(w->name))
+		return unknown_policy(w->name);
+	for (kv = rest; kv; kv = rest) {
+		rest = cut(kv, ':');
+		if (!*kv)
+			return entry_error(w, "an empty setting after ':'%s (write NAME or NAME:KEY=VALUE)", "");
+		if ((rc = variant_setting(w, kv, &seen)) != 0)
 			return rc;
+	}
 	return 0;
 }
 
 static int parse_policies(struct cli *c, const char *v)
 {
-	char *save = NULL;
+	char *p, *rest;
 	int rc;
 
 	if (strlen(v) >= sizeof c->polbuf)
 		return usage_error("--policies '%s': too long", v);
 	snprintf(c->polbuf, sizeof c->polbuf, "%s", v);
 	c->npolicies = 0;
-	for (char *p = strtok_r(c->polbuf, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+	for (p = c->polbuf; p; p = rest) {
+		rest = cut(p, ',');
+		if (!*p)
+			return usage_error("--policies '%s': an empty entry (a stray comma?)", v);
 		if (c->npolicies == MAX_POLICIES)
 			return usage_error("--policies: at most 8 (%s)", "");
 		if ((rc = parse_variant(p, &c->policy[c->npolicies])) != 0)
@@ -1588,6 +1668,20 @@ static int set_number(const char *flag, const char *v, int64_t hi, int64_t *out)
 
 	if (x < 0) {
 		fprintf(stderr, "fairway: %s '%s': expected a whole number 1..%lld\n"
+			"Try 'fairway sim run --help'.\n", flag, v, (long long)hi);
+		return 2;
+	}
+	*out = x;
+	return 0;
+}
+
+/* Whole seconds 0..hi, for the flags where 0 means "none" or "off". */
+static int set_seconds(const char *flag, const char *v, int64_t hi, int64_t *out)
+{
+	int64_t x = !strcmp(v, "0") ? 0 : posint(v, strlen(v), hi);
+
+	if (x < 0) {
+		fprintf(stderr, "fairway: %s '%s': expected whole seconds 0..%lld\n"
 			"Try 'fairway sim run --help'.\n", flag, v, (long long)hi);
 		return 2;
 	}
@@ -1707,14 +1801,11 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 	else if (!strcmp(f, "--tick"))
 		return (rc = set_number(f, v, 31536000, &x)) ? rc : (c->o.tick_s = x, 0);
 	else if (!strcmp(f, "--checkpoint"))
-		return !strcmp(v, "0") ? (c->checkpoint_s = 0, 0)
-		       : (rc = set_number(f, v, 31536000, &x)) ? rc : (c->checkpoint_s = x, 0);
+		return (rc = set_seconds(f, v, 31536000, &x)) ? rc : (c->checkpoint_s = x, 0);
 	else if (!strcmp(f, "--min-runtime"))
-		return !strcmp(v, "0") ? (c->o.min_runtime_s = 0, 0)
-		       : (rc = set_number(f, v, 31536000, &x)) ? rc : (c->o.min_runtime_s = x, 0);
-	else if (!strcmp(f, "--starve-after"))
-		return !strcmp(v, "0") ? (c->o.starve_after_s = -1, 0)
-		       : (rc = set_number(f, v, 31536000, &x)) ? rc : (c->o.starve_after_s = x, 0);
+		return (rc = set_seconds(f, v, 31536000, &x)) ? rc : (c->o.min_runtime_s = x, 0);
+	else if (!strcmp(f, "--starve-after")) /* 0: off */
+		return (rc = set_seconds(f, v, 31536000, &x)) ? rc : (c->o.starve_after_s = x ? x : -1, 0);
 	else if (!strcmp(f, "--backfill")) {
 		if (strcmp(v, "easy") && strcmp(v, "conservative"))
 			return usage_error("--backfill '%s': use easy or conservative", v);
@@ -1723,6 +1814,28 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 		return (rc = set_number(f, v, 100000, &x)) ? rc : (c->o.nodes_per_rack = (int32_t)x, 0);
 	else
 		return usage_error("unknown option '%s'", f);
+	return 0;
+}
+
+static bool is_synthetic(const char *trace)
+{
+	return !strncmp(trace, "synthetic", 9) && (!trace[9] || trace[9] == ':');
+}
+
+/* --trace synthetic:SEED: SEED is 0..2^64-1 in decimal digits, nothing
+ * else (strtoull alone takes "-1" and saturates on overflow). */
+static int check_seed(const char *trace)
+{
+	const char *s = trace + 10;
+	char *end;
+
+	if (!is_synthetic(trace) || !trace[9])
+		return 0;
+	errno = 0;
+	if (*s < '0' || *s > '9' || strspn(s, "0123456789") != strlen(s) ||
+	    (strtoull(s, &end, 10), errno == ERANGE))
+		return usage_error("--trace '%s': the seed is a whole number 0..18446744073709551615, "
+				   "e.g. synthetic:7", trace);
 	return 0;
 }
 
@@ -1759,7 +1872,9 @@ static int parse_args(struct cli *c, int argc, char **argv)
 		return usage_error("%s", "--nodes-from-topo G needs --topo FILE");
 	if ((c->blocks || c->o.nodes_per_rack) && (c->fleet || c->fleet_openb || c->topo))
 		return usage_error("%s", "--racks/--blocks generate a topology; not with a fleet or --topo");
-	return 0;
+	if (c->blocks && !c->o.nodes_per_rack)
+		return usage_error("%s", "--blocks M groups racks: give --racks K too");
+	return check_seed(c->trace);
 }
 
 /* The traces README's standard sizes (about 80% offered load). */
@@ -1785,12 +1900,25 @@ static void default_nodes(struct cli *c)
 	printf("nodes: 13x8 (default; pass --nodes NxG)\n");
 }
 
+/* A time cell of the verbose tables: seconds, or "-" when the group has
+ * no started job (the stats hold -1). */
+static const char *secs(char *buf, size_t n, double v)
+{
+	if (v < 0)
+		return "-";
+	snprintf(buf, n, "%.0f", v);
+	return buf;
+}
+
 static void print_stats_row(const char *name, const struct fw_sim_stats *st, const char *tail)
 {
-	printf("  %-10s %6lld %7lld %8lld %8lld %8lld %9.0f %9lld%s\n", name,
-	       (long long)st->jobs, (long long)st->started, (long long)st->tts_p50,
-	       (long long)st->tts_p95, (long long)st->tts_p99, st->jct_mean,
-	       (long long)st->jct_p95, tail);
+	char a[24], b[24], c[24], d[24], e[24];
+
+	printf("  %-10s %6lld %7lld %8s %8s %8s %9s %9s%s\n", name,
+	       (long long)st->jobs, (long long)st->started,
+	       secs(a, sizeof a, (double)st->tts_p50), secs(b, sizeof b, (double)st->tts_p95),
+	       secs(c, sizeof c, (double)st->tts_p99), secs(d, sizeof d, st->jct_mean),
+	       secs(e, sizeof e, (double)st->jct_p95), tail);
 }
 
 static void print_summary(const struct fw_sim_result *r, const struct fw_sim_metrics *m,
@@ -1798,9 +1926,10 @@ static void print_summary(const struct fw_sim_result *r, const struct fw_sim_met
 {
 	const struct fw_sim_stats *all = &m->bucket[FW_SIM_BALL];
 
-	printf("\npolicy %s: %lld started, %lld never started, %lld cycles, replay %.3f s "
-	       "(engine %.3f s, check %.3f s)\n", r->policy, (long long)r->decisions,
-	       (long long)r->never_started, (long long)r->cycles, r->wall_s, r->engine_s, r->check_s);
+	printf("\npolicy %s: %lld started (%lld restarts), %lld never started, %lld cycles, replay %.3f s "
+	       "(engine %.3f s, check %.3f s)\n", r->policy, (long long)r->started,
+	       (long long)(r->decisions - r->started), (long long)r->never_started,
+	       (long long)r->cycles, r->wall_s, r->engine_s, r->check_s);
 	if (r->evictions || r->failures)
 		printf("  %lld evictions (%lld by %lld node failures), %.0f GPU-s of work lost\n",
 		       (long long)r->evictions, (long long)r->failure_hits, (long long)r->failures,
@@ -1825,6 +1954,18 @@ static void print_summary(const struct fw_sim_result *r, const struct fw_sim_met
 			 : cap > 0 ? 100.0 * (double)r->qdeserved_milli[q] / cap : 0.0);
 		print_stats_row(r->qname[q], &m->queue[q], tail);
 	}
+}
+
+/* The one line per policy: jobs started counts each job once; its
+ * restarts after evictions are counted apart. */
+static void print_policy_line(const struct fw_sim_result *r)
+{
+	char again[48] = "";
+
+	if (r->decisions > r->started)
+		snprintf(again, sizeof again, " (%lld restarts)", (long long)(r->decisions - r->started));
+	printf("policy %-8s %lld jobs started%s, %lld cycles, replayed in %.2f s (engine %.2f s)\n",
+	       r->policy, (long long)r->started, again, (long long)r->cycles, r->wall_s, r->engine_s);
 }
 
 /* ---- JSON ---------------------------------------------------------------- */
@@ -1927,6 +2068,14 @@ static int io_error(const char *what, const char *path, int rc)
 	return rc;
 }
 
+/* "--json x/m.json: cannot write: No such file or directory" (errno). */
+static int out_error(const struct fw_outfile *o)
+{
+	fprintf(stderr, "fairway: %s %s: cannot write: %s\n", o->flag, o->path,
+		strerror(errno ? errno : EIO));
+	return 1;
+}
+
 static int report_diag(const struct fw_diag *d)
 {
 	char msg[800];
@@ -1958,7 +2107,7 @@ static int write_jobs(FILE *f, const struct fw_itp_trace *t, const struct fw_sim
 		fw_met_csv_str(f, t->v[i].id);
 		fputc(',', f);
 		fw_met_csv_str(f, r->qname[r->queue[i]]);
-		fprintf(f, ",%d,%lld", (int)t->v[i].gpus, (long long)t->v[i].submit);
+		fprintf(f, ",%d,%lld", (int)r->gpus[i], (long long)t->v[i].submit);
 		csv_int(f, st, started);
 		csv_int(f, end, ended);
 		csv_int(f, st - t->v[i].submit, started);
@@ -1972,19 +2121,23 @@ static int write_jobs(FILE *f, const struct fw_itp_trace *t, const struct fw_sim
 	return ferror(f) ? FW_EIO : FW_OK;
 }
 
-/* Replay once with policy name; print, append to the log and JSON. */
-/* The streams run_all opened (NULL: not asked for). */
+/* The output files of a run (outfile.h): opened before the replays,
+ * published only when the whole run succeeded.  f == NULL: not asked. */
+enum { O_LOG, O_JOBS, O_SHARES, O_JSON, O_CSV, O_REPORT, O_N };
 struct outs {
-	FILE *log, *jobs, *shares;
+	struct fw_outfile v[O_N];
 };
 
-/* The replay's last completion (the metrics' window end). */
+/* The end of the replay, the metrics' window end: its last completion,
+ * or its last arrival when later. */
 static int64_t last_end(const struct fw_itp_trace *t, const struct fw_sim_result *r)
 {
 	int64_t hi = INT64_MIN;
 
-	for (size_t i = 0; i < t->n; i++)
+	for (size_t i = 0; i < t->n; i++) {
 		hi = end_of(t, r, i) > hi ? end_of(t, r, i) : hi;
+		hi = t->v[i].submit > hi ? t->v[i].submit : hi;
+	}
 	return hi;
 }
 
@@ -2019,6 +2172,22 @@ static int replay_variant(struct cli *c, const struct variant *w, const struct f
 	return rc;
 }
 
+/* This replay's rows of --log, --jobs and --shares. */
+static int write_streams(const struct outs *out, const struct fw_itp_trace *t,
+			 const struct fw_sim_result *r, const struct fw_met_run *mr)
+{
+	const struct fw_outfile *o = out->v;
+
+	if (o[O_LOG].f && fwrite(r->log, 1, r->log_len, o[O_LOG].f) != r->log_len)
+		return out_error(&o[O_LOG]), FW_EIO;
+	if (o[O_JOBS].f && write_jobs(o[O_JOBS].f, t, r) != FW_OK)
+		return out_error(&o[O_JOBS]), FW_EIO;
+	if (o[O_SHARES].f &&
+	    fw_met_write_shares(o[O_SHARES].f, &mr->rec, r->policy, last_end(t, r)) != FW_OK)
+		return out_error(&o[O_SHARES]), FW_EIO;
+	return FW_OK;
+}
+
 static int run_policy(struct cli *c, const struct variant *w, const struct fw_itp_trace *t,
 		      const struct fw_teams *teams, const struct outs *out, json_t *root,
 		      struct fw_met_run *mr)
@@ -2043,8 +2212,7 @@ static int run_policy(struct cli *c, const struct variant *w, const struct fw_it
 		if (c->verbose)
 			print_summary(&r, m, teams);
 		else
-			printf("policy %-8s %lld jobs started, %lld cycles, replayed in %.2f s (engine %.2f s)\n",
-			       r.policy, (long long)r.decisions, (long long)r.cycles, r.wall_s, r.engine_s);
+			print_policy_line(&r);
 		if (!c->verbose && r.failures)
 			printf("  %lld node failures hit %lld running jobs; %.1f GPU-h of work lost to evictions\n",
 			       (long long)r.failures, (long long)r.failure_hits, r.lost_gpu_s / 3600.0);
@@ -2052,13 +2220,8 @@ static int run_policy(struct cli *c, const struct variant *w, const struct fw_it
 			rc = io_error("compute the metrics of", name, FW_EIO);
 		else if (c->verbose)
 			fw_met_print(mr, stdout);
-		if (rc == FW_OK && out->log && fwrite(r.log, 1, r.log_len, out->log) != r.log_len)
-			rc = io_error("write", c->log, FW_EIO);
-		if (rc == FW_OK && out->jobs && write_jobs(out->jobs, t, &r) != FW_OK)
-			rc = io_error("write", c->jobs, FW_EIO);
-		if (rc == FW_OK && out->shares &&
-		    fw_met_write_shares(out->shares, &mr->rec, r.policy, last_end(t, &r)) != FW_OK)
-			rc = io_error("write", c->shares, FW_EIO);
+		if (rc == FW_OK)
+			rc = write_streams(out, t, &r, mr);
 		json_array_append_new(json_object_get(root, "policies"), pj);
 	} else if (rc != FW_EIO) {
 		report_diag(&d);
@@ -2144,11 +2307,6 @@ static int read_synthetic(struct cli *c, int32_t G, struct fw_diag *d)
 	return rc;
 }
 
-static bool is_synthetic(const char *trace)
-{
-	return !strncmp(trace, "synthetic", 9) && (!trace[9] || trace[9] == ':');
-}
-
 /* Fleet, then the trace in its format (ITP rows shaped for the fleet). */
 static int load_trace(struct cli *c, struct fw_itp_trace *t, struct fw_diag *d)
 {
@@ -2166,13 +2324,18 @@ static int load_trace(struct cli *c, struct fw_itp_trace *t, struct fw_diag *d)
 				   c->skip_bad ? FW_TRACE_SKIP_BAD : 0, &c->tr, d);
 	if (rc != FW_OK)
 		return rc;
-	if ((rc = itp_view(&c->tr, t)) != FW_OK)
-		return fw_diag_set(d, rc, c->trace, 0, 0, NULL, "out of memory");
 	if (c->tr.skipped) {
 		char why[800];
 		fw_itp_diag_str(&c->tr.first_bad, why, sizeof why);
 		printf("skipped %zu bad rows; the first: %s\n", c->tr.skipped, why);
 	}
+	if (c->tr.n == 0) /* nothing to replay, and no metric is defined */
+		return fw_diag_set(d, FW_EINVAL, c->trace, 0, 0, NULL, c->tr.skipped ?
+				   "the trace has no jobs: all %zu of its rows were skipped as bad" :
+				   "the trace has no jobs (a header only?); give it at least one row",
+				   c->tr.skipped);
+	if ((rc = itp_view(&c->tr, t)) != FW_OK)
+		return fw_diag_set(d, rc, c->trace, 0, 0, NULL, "out of memory");
 	return FW_OK;
 }
 
@@ -2232,30 +2395,58 @@ static int draw_failures(struct cli *c, const struct fw_itp_trace *t)
 	return 0;
 }
 
-static int run_all(struct cli *c, const struct fw_itp_trace *t, const struct fw_teams *teams)
+/* Every output asked for, before any replay: a path that cannot be
+ * written fails now, naming its flag, and nothing is created. */
+static int open_outs(const struct cli *c, struct outs *o)
 {
-	struct outs o = { NULL, NULL, NULL };
-	json_t *root = run_json(c, t, teams);
+	const char *flag[O_N] = { "--log", "--jobs", "--shares", "--json", "--csv", "--report" };
+	const char *path[O_N] = { c->log, c->jobs, c->shares, c->json, c->csv, c->report };
 	int rc = 0;
 
-	if (c->log && !(o.log = fopen(c->log, "wb")))
-		rc = io_error("open", c->log, 1);
-	if (rc == 0 && c->jobs && !(o.jobs = fopen(c->jobs, "wb")))
-		rc = io_error("open", c->jobs, 1);
-	if (o.jobs && fputs(jobs_header, o.jobs) < 0)
-		rc = io_error("write", c->jobs, 1);
-	if (rc == 0 && c->shares && !(o.shares = fopen(c->shares, "wb")))
-		rc = io_error("open", c->shares, 1);
-	if (o.shares && fputs(fw_met_shares_header, o.shares) < 0)
-		rc = io_error("write", c->shares, 1);
-	const char *outs[] = { c->json, c->csv, c->report };
-	for (int i = 0; i < 3 && rc == 0; i++) {
-		FILE *probe = outs[i] ? fopen(outs[i], "wb") : NULL;
-		if (outs[i] && !probe) /* fail now, not after the replays */
-			rc = io_error("open", outs[i], 1);
-		if (probe)
-			fclose(probe);
-	}
+	memset(o, 0, sizeof *o);
+	for (int i = 0; i < O_N && rc == 0; i++)
+		if (path[i] && fw_outfile_open(&o->v[i], flag[i], path[i]) != 0)
+			rc = out_error(&o->v[i]);
+	if (rc == 0 && o->v[O_JOBS].f && fputs(jobs_header, o->v[O_JOBS].f) < 0)
+		rc = out_error(&o->v[O_JOBS]);
+	if (rc == 0 && o->v[O_SHARES].f && fputs(fw_met_shares_header, o->v[O_SHARES].f) < 0)
+		rc = out_error(&o->v[O_SHARES]);
+	return rc;
+}
+
+/* The metrics files, once every replay is done. */
+static int write_results(struct outs *o, json_t *root, const struct fw_met_run *mr)
+{
+	if (o->v[O_JSON].f &&
+	    json_dumpf(root, o->v[O_JSON].f, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) != 0)
+		return out_error(&o->v[O_JSON]);
+	if (o->v[O_CSV].f && fw_met_write_csv(mr, o->v[O_CSV].f) != 0)
+		return out_error(&o->v[O_CSV]);
+	if (o->v[O_REPORT].f && fw_report_emit(mr, o->v[O_REPORT].f) != 0)
+		return out_error(&o->v[O_REPORT]);
+	return 0;
+}
+
+/* Publish every output (flush all first, so a full disk publishes none),
+ * or, after a failure, drop them all: the paths stay as they were. */
+static int finish_outs(struct outs *o, int rc)
+{
+	for (int i = 0; i < O_N && rc == 0; i++)
+		if (fw_outfile_close(&o->v[i]) != 0)
+			rc = out_error(&o->v[i]);
+	for (int i = 0; i < O_N && rc == 0; i++)
+		if (o->v[i].path && fw_outfile_commit(&o->v[i]) != 0)
+			rc = out_error(&o->v[i]);
+	for (int i = 0; i < O_N; i++)
+		fw_outfile_abort(&o->v[i]);
+	return rc;
+}
+
+static int run_all(struct cli *c, const struct fw_itp_trace *t, const struct fw_teams *teams)
+{
+	struct outs o;
+	json_t *root = run_json(c, t, teams);
+	int rc = open_outs(c, &o);
 	struct fw_met_run *mr = fw_met_run_new(c->trace, &c->o, t->n);
 	if (!mr && rc == 0)
 		rc = io_error("allocate metrics for", c->trace, 1);
@@ -2266,18 +2457,9 @@ static int run_all(struct cli *c, const struct fw_itp_trace *t, const struct fw_
 		rc = run_policy(c, &c->policy[i], t, teams, &o, root, mr);
 	if (rc == 0)
 		fw_met_print_compare(mr, stdout);
-	if (o.log && fclose(o.log) != 0 && rc == 0)
-		rc = io_error("write", c->log, 1);
-	if (o.jobs && fclose(o.jobs) != 0 && rc == 0)
-		rc = io_error("write", c->jobs, 1);
-	if (o.shares && fclose(o.shares) != 0 && rc == 0)
-		rc = io_error("write", c->shares, 1);
-	if (rc == 0 && c->json && json_dump_file(root, c->json, JSON_INDENT(2) | JSON_REAL_PRECISION(10)))
-		rc = io_error("write", c->json, 1);
-	if (rc == 0 && c->csv && fw_met_write_csv(mr, c->csv) != 0)
-		rc = io_error("write", c->csv, 1);
-	if (rc == 0 && c->report && fw_report_write(mr, c->report) != 0)
-		rc = io_error("write", c->report, 1);
+	if (rc == 0)
+		rc = write_results(&o, root, mr);
+	rc = finish_outs(&o, rc);
 	fw_met_run_free(mr);
 	json_decref(root);
 	return rc;

@@ -75,7 +75,7 @@ struct fw_plan;
 /* An observer of the replay (sim/metrics.c records fair shares and draws
  * the progress bar with it): on_plan runs after every checked plan has
  * been applied; s->now is the plan's time, started the jobs started so
- * far.  It must not change the snapshot. */
+ * far (each once, however often restarted).  It must not change the snapshot. */
 struct fw_sim;
 
 struct fw_sim_hooks {
@@ -199,6 +199,8 @@ void fw_sim_opts_default(struct fw_sim_opts *o); /* fairway, 13x8, 60 s */
 struct fw_sim_span {
 	int32_t row;
 	int64_t start, end;
+	int32_t gpus;            /* GPUs the run held (its START's tasks; 0 =
+				  * the job's trace GPUs) */
 };
 
 #define FW_SIM_LABEL_MAX 64 /* a policy's label, with its NUL */
@@ -210,6 +212,10 @@ struct fw_sim_result {
 	int64_t *end;            /* per row: completion time, -1 = did not finish */
 	int32_t *evicted;        /* per row: times evicted (failures included) */
 	int32_t *queue;          /* per row: queue (team) index */
+	int32_t *gpus;           /* per row: GPUs of its latest run (an elastic
+				  * job started with fewer tasks than it has
+				  * holds fewer); the trace's GPUs until it
+				  * starts */
 	int64_t *estimate;       /* per row: expected_start of its first pending
 				  * entry (the first plan after its arrival that
 				  * left it waiting); FW_TIME_UNKNOWN (-1) if that
@@ -224,6 +230,8 @@ struct fw_sim_result {
 	char *log;               /* decision log, JSONL */
 	size_t log_len;
 	int64_t cycles, decisions, never_started;
+	int64_t started;         /* jobs started at least once; decisions
+				  * counts every start, restarts included */
 	int64_t evictions;       /* all evictions: EVICT decisions and failures */
 	double lost_gpu_s;       /* GPU-seconds of work evictions threw away */
 	int64_t failures;        /* node failures applied */

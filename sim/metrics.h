@@ -46,12 +46,16 @@ extern const char *const fw_met_jain_window_name[FW_MET_NWIN];
  * run [start, start + duration). */
 struct fw_met_job {
 	int64_t submit, duration, start;
-	int32_t gpus, queue;
+	int32_t gpus, queue;             /* gpus: asked (size buckets, fits) */
 	int32_t evicted;                 /* times evicted */
 	bool estimated;                  /* estimate holds a known expected start */
 	int64_t estimate;                /* first pending entry's expected_start */
 	const struct fw_sim_span *runs;  /* its runs in time order (des.h), or NULL */
 	int32_t nruns;
+	int32_t held;                    /* GPUs its runs hold (a span's own
+					  * when it says); 0 = gpus.  Fewer
+					  * than gpus: an elastic job started
+					  * with fewer tasks than it has */
 };
 
 /* Start-time estimate accuracy (docs/metrics.md): over started jobs with a
@@ -95,7 +99,7 @@ struct fw_met_policy {
 	char name[FW_SIM_LABEL_MAX];
 	struct fw_sim_metrics base;      /* des.h: time to start and JCT stats */
 	int64_t decisions, never_started, cycles;
-	int64_t t0, t1;                  /* window: first arrival .. last completion */
+	int64_t t0, t1;                  /* window: first arrival .. end of replay */
 	double capacity_gpu_h, used_gpu_h, goodput_gpu_h;
 	double idle_while_waiting_gpu_h;
 	double lost_gpu_h;               /* work thrown away by evictions (result's lost_gpu_s) */
@@ -160,14 +164,20 @@ int fw_met_add(struct fw_met_run *mr, const struct fw_itp_trace *t,
 	       struct json_t *policy_json);
 /* The summary lines for the latest policy. */
 void fw_met_print(const struct fw_met_run *mr, FILE *f);
+/* May policy i be marked best on a metric measured over the jobs it
+ * started, or up to its last completion (time to start, JCT, makespan,
+ * evictions, start estimates)?  Only if no policy of the run left fewer
+ * jobs never started: leaving the hard jobs out must not look fast.  The
+ * stdout table and the report both follow it (docs/metrics.md). */
+bool fw_met_may_win(const struct fw_met_run *mr, int i);
 /* One screen: a row per metric, a column per policy, the best marked. */
 void fw_met_print_compare(const struct fw_met_run *mr, FILE *f);
-/* Write the CSV (docs/metrics.md); 0 or -1 (errno set). */
-int fw_met_write_csv(const struct fw_met_run *mr, const char *path);
+/* Write the CSV (docs/metrics.md) to f; 0 or -1 (ferror). */
+int fw_met_write_csv(const struct fw_met_run *mr, FILE *f);
 /* --shares: the header, then one row per plan sample of rec and leaf
  * queue: policy,t,until,queue,deserved_gpus,fair_gpus,alloc_gpus (the
  * plan at t holds until the next plan, the last one until `hi`, the
- * replay's last completion).  FW_OK or FW_EIO. */
+ * end of the replay, the window end).  FW_OK or FW_EIO. */
 extern const char fw_met_shares_header[];
 int fw_met_write_shares(FILE *f, const struct fw_met_rec *rec, const char *policy, int64_t hi);
 /* One CSV field: as is, or quoted ("" for ") when it holds a comma, a

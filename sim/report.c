@@ -287,7 +287,7 @@ static const struct row rows[] = {
 	{ NULL, "The same over 1-day windows (GPU-time received / fair)", +1, 'r', M_JAIN1D },
 	{ NULL, "Worst queue's mean |allocated / fair \xe2\x88\x92 1|", -1, 'r', M_DEV },
 	{ "Work", "Jobs never started", -1, 'i', M_NEVER },
-	{ NULL, "Decisions (jobs started)", 0, 'i', M_DEC },
+	{ NULL, "Decisions (starts, restarts included)", 0, 'i', M_DEC },
 	{ NULL, "Scheduling cycles", 0, 'i', M_CYC },
 	{ "Preemption", "GPU-hours lost to evictions", -1, 'h', M_LOST },
 	{ NULL, "Evictions per job, mean", -1, 'r', M_EVMEAN },
@@ -353,6 +353,26 @@ static bool same(double a, double b)
 	return fabs(a - b) <= 1e-9 * (fabs(a) > fabs(b) ? fabs(a) : fabs(b)) + 1e-12;
 }
 
+/* Is the metric measured over the jobs a policy started, or up to its
+ * last completion?  Then only policies that left the fewest jobs never
+ * started may win it (fw_met_may_win). */
+static bool over_started(enum met id)
+{
+	switch (id) {
+	case M_W50: case M_W95: case M_W99: case M_WB1: case M_WB2: case M_WB9: case M_WB33:
+	case M_WB9P: case M_JCT: case M_JCT95: case M_MAKE: case M_LOST: case M_EVMEAN:
+	case M_EVMAX: case M_ESTERR: case M_BIGERR: case M_BIGRATIO:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool may_win(const struct fw_met_run *mr, const struct row *r, int i)
+{
+	return !over_started(r->id) || fw_met_may_win(mr, i);
+}
+
 /* The best value of a row, or -1 when there is no winner (no direction,
  * one policy, no values, or every policy ties). */
 static double best_of(const struct fw_met_run *mr, const struct row *r)
@@ -362,7 +382,7 @@ static double best_of(const struct fw_met_run *mr, const struct row *r)
 
 	for (int i = 0; i < mr->npol; i++) {
 		double v = value(mr->pol[i], r->id);
-		if (v < 0)
+		if (v < 0 || !may_win(mr, r, i))
 			continue;
 		n++;
 		if (best < 0 || (r->better > 0 ? v > best : v < best))
@@ -390,8 +410,8 @@ static void table_row(FILE *f, const struct fw_met_run *mr, const struct row *r)
 	for (int i = 0; i < mr->npol; i++) {
 		double v = value(mr->pol[i], r->id);
 		fmt_value(b, sizeof b, r->fmt, v);
-		fprintf(f, "<td%s>%s</td>", best >= 0 && v >= 0 && same(v, best) ? " class=\"win\"" : "",
-			b);
+		bool win = best >= 0 && v >= 0 && same(v, best) && may_win(mr, r, i);
+		fprintf(f, "<td%s>%s</td>", win ? " class=\"win\"" : "", b);
 	}
 	fputs("</tr>\n", f);
 }

@@ -105,18 +105,64 @@ expect "sim-run-help" 0 "--trace FILE" "$FW" sim run --help
 expect "sim-run-needs-trace" 2 "run needs --trace FILE" "$FW" sim run
 expect "sim-run-unknown-flag" 2 "unknown option '--bogus'" "$FW" sim run --trace x --bogus
 expect "sim-run-empty-value" 2 "--jobs needs a value" "$FW" sim run --trace x --jobs=
-expect "sim-run-shares-unwritable" 1 "cannot open /nonexistent-dir/s.csv" "$FW" sim run --trace synthetic:3 \
-	--shares /nonexistent-dir/s.csv
+expect "sim-run-shares-unwritable" 1 "--shares /nonexistent-dir/s.csv: cannot write: No such file or directory" \
+	"$FW" sim run --trace synthetic:3 --shares /nonexistent-dir/s.csv
+# Output files appear whole or not at all: a run that fails (here a job's
+# required level the fleet lacks) keeps an earlier --json and creates
+# nothing; an unwritable path is refused before any replay and before any
+# other output exists; a symlink's target is replaced, a special file
+# written through.
+OF=$(mktemp -d)
+echo PREV >"$OF/keep.json"
+printf 'job_id,submit_time,duration,gpus_per_task,tasks,topology_required\na,0,7200,8,2,zone\n' >"$OF/tr.csv"
+expect "sim-run-failed-run-names-the-job" 1 "'zone' is not a topology level" "$FW" sim run --trace "$OF/tr.csv" \
+	--format fairway --racks 1 --nodes 2x8 --json "$OF/keep.json" --report "$OF/o.html" --jobs "$OF/oj.csv"
+[ "$(cat "$OF/keep.json")" = PREV ] && [ "$(ls -A "$OF" | sort | tr '\n' ' ')" = "keep.json tr.csv " ] &&
+	ok "sim-run-failed-run-touches-no-output" || bad "sim-run-failed-run-touches-no-output: $(ls -A "$OF")"
+expect "sim-run-unwritable-json-names-the-flag" 1 "--json /nonexistent/x.json: cannot write: No such file or directory" \
+	"$FW" sim run --trace "$OF/tr.csv" --format fairway --nodes 2x8 --jobs "$OF/zz.csv" --json /nonexistent/x.json
+[ ! -e "$OF/zz.csv" ] && ok "sim-run-unwritable-json-creates-nothing" || bad "sim-run-unwritable-json-creates-nothing"
+ln -s real.json "$OF/link.json"
+expect "sim-run-log-to-stdout" 0 '"policy":"fifo"' "$FW" sim run --trace synthetic:3 --nodes 13x8 --tick 600 \
+	--policies fifo --json "$OF/link.json" --log /dev/stdout
+[ -L "$OF/link.json" ] && python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$OF/real.json" &&
+	ok "sim-run-symlink-target-replaced" || bad "sim-run-symlink-target-replaced: $(ls -lA "$OF")"
+rm -rf "$OF"
 expect "sim-run-bad-nodes" 2 "13y8" "$FW" sim run --trace x --nodes 13y8
 expect "sim-run-unknown-policy" 2 "unknown policy 'lifo'" "$FW" sim run --trace x --policies lifo
 expect "sim-run-missing-trace-file" 1 "no-such.csv" "$FW" sim run --trace no-such.csv
 expect "sim-run-bad-row-names-file-line-col" 1 "tests/data/bad_itp.csv:3:7: duration: 'abc' is not a number" \
 	"$FW" sim run --trace tests/data/bad_itp.csv --nodes 2x8 --policies fifo
+# a trace without jobs is bad input: no metric is defined, no output written
+HO=$(mktemp -d)
+printf 'job_id,submission_time,duration,num_gpu\n' >"$HO/h.csv"
+printf 'job_id,submit_time,duration,gpus_per_task\n' >"$HO/g.csv"
+expect "sim-run-header-only-trace" 1 "h.csv: the trace has no jobs (a header only?)" \
+	"$FW" sim run --trace "$HO/h.csv" --nodes 2x8 --json "$HO/h.json"
+expect "sim-run-header-only-generic-trace" 1 "g.csv: the trace has no jobs" \
+	"$FW" sim run --trace "$HO/g.csv" --format fairway --nodes 2x8 --csv "$HO/g.csv.out"
+[ "$(ls -A "$HO" | sort | tr '\n' ' ')" = "g.csv h.csv " ] && ok "sim-run-header-only-writes-nothing" ||
+	bad "sim-run-header-only-writes-nothing: $(ls -A "$HO")"
+# --verbose: a size bucket without a started job shows '-', never -1
+printf 'job_id,submission_time,duration,num_gpu\nA,0,100,16\n' >"$HO/v.csv"
+expect "sim-run-verbose-empty-bucket-dash" 0 "  1               0       0        -        -        -         -         -" \
+	"$FW" sim run --trace "$HO/v.csv" --nodes 2x8 --policies fifo --verbose
+expect "sim-run-verbose-idle-line" 0 "  idle while waiting 0.0 GPU-h   goodput 0.4 GPU-h" \
+	"$FW" sim run --trace "$HO/v.csv" --nodes 2x8 --policies fifo --verbose
+rm -rf "$HO"
 expect "sim-run-skip-bad-rows-counts" 0 "skipped 1 bad rows" \
 	"$FW" sim run --trace tests/data/bad_itp.csv --nodes 2x8 --policies fifo --skip-bad-rows
 expect "sim-run-synthetic-summary" 0 "summary (* = best)" \
 	"$FW" sim run --trace synthetic:3 --nodes 13x8 --policies fifo,kai --tick 600
-expect "sim-run-bad-synthetic-seed" 1 "synthetic:SEED" "$FW" sim run --trace synthetic:abc
+expect "sim-run-bad-synthetic-seed" 2 "--trace 'synthetic:abc': the seed is a whole number 0..18446744073709551615" \
+	"$FW" sim run --trace synthetic:abc
+expect "sim-run-negative-synthetic-seed" 2 "--trace 'synthetic:-1': the seed is a whole number" "$FW" sim run --trace synthetic:-1
+expect "sim-run-synthetic-seed-overflow" 2 "the seed is a whole number" "$FW" sim run --trace synthetic:18446744073709551616
+expect "sim-run-blocks-needs-racks" 2 "--blocks M groups racks: give --racks K too" "$FW" sim run --trace synthetic:3 --blocks 2
+# 0 is accepted by these (none / off), so the message states 0..
+expect "sim-run-checkpoint-range" 2 "--checkpoint '-1': expected whole seconds 0..31536000" "$FW" sim run --trace x --checkpoint -1
+expect "sim-run-min-runtime-range" 2 "--min-runtime '-5': expected whole seconds 0..31536000" "$FW" sim run --trace x --min-runtime -5
+expect "sim-run-starve-after-range" 2 "--starve-after '-5': expected whole seconds 0..31536000" "$FW" sim run --trace x --starve-after -5
 # --starve-after and --backfill reach the engine: with fairway's starvation
 # pass off the gangs' p95 wait grows; conservative backfill changes slurm's
 # replay (EASY reserves for one job); bad values are refused.
@@ -170,6 +216,12 @@ expect "sim-run-variant-bad-backfill" 2 "backfill=yes: use easy or conservative"
 expect "sim-run-variant-not-kv" 2 "a variant's settings are KEY=VALUE" "$FW" sim run --trace x --policies fairway:fast
 expect "sim-run-variant-unknown-base" 2 "unknown policy 'fairwey'" "$FW" sim run --trace x --policies fairwey:starve-after=0
 expect "sim-run-variant-twice" 2 "'fairway' is named twice" "$FW" sim run --trace x --policies fairway,fifo,fairway
+expect "sim-run-variant-empty-setting" 2 "--policies 'fairway:': an empty setting after ':'" "$FW" sim run --trace x --policies fairway:
+expect "sim-run-policies-trailing-comma" 2 "--policies 'fifo,': an empty entry" "$FW" sim run --trace x --policies fifo,
+expect "sim-run-variant-key-twice" 2 "starve-after is set twice" \
+	"$FW" sim run --trace x --policies fairway:starve-after=5:starve-after=6
+expect "sim-run-variant-starve-after-needs-the-pass" 2 "--policies 'fifo:starve-after=5': fifo has no starvation pass" \
+	"$FW" sim run --trace x --policies fifo:starve-after=5
 # --jobs: a row per job and policy; its estimate errors give the JSON's metric
 "$FW" sim run --trace synthetic:3 --nodes 13x8 --policies slurm,fairway --tick 600 \
 	--json "$SV/m.json" --jobs "$SV/jobs.csv" --shares "$SV/shares.csv" >/dev/null 2>&1
@@ -259,6 +311,10 @@ else
 	bad "sim-run-failures-json: $(head -c 300 "$FJ")"
 fi
 rm -f "$FJ"
+# each job counts once in "N jobs started" (the trace has 2396); its
+# restarts after failures are counted apart
+expect "sim-run-failures-count-jobs-once" 0 "policy fifo     2396 jobs started (" "$FW" sim run \
+	--trace synthetic:3 --nodes 13x8 --policies fifo --failures 300 --repair 3600
 expect "sim-fgd-unknown-flag" 2 "unknown option '--bogus'" "$FW" sim fgd --bogus
 expect "sim-unknown-experiment" 2 "unknown experiment 'walk'" "$FW" sim walk
 expect "trace-help" 0 "sacct2fairway" "$FW" trace --help

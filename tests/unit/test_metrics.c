@@ -16,6 +16,7 @@
 #include "metrics.h"
 #include "progress.h"
 #include "report.h"
+#include "trace.h"
 
 /* ---- progress bar ---------------------------------------------------------- */
 
@@ -74,9 +75,9 @@ TEST(progress_draws_only_when_on_and_erases_its_line)
  * capacity 1200 GPU-s, used 600 + 200 = 800 GPU-s.
  */
 static const struct fw_met_job jobs3[] = {
-	{ 0, 100, 0, 6, 0, 0, false, 0, NULL, 0 },
-	{ 10, 50, 100, 4, 1, 0, false, 0, NULL, 0 },
-	{ 0, 30, -1, 16, 1, 0, false, 0, NULL, 0 },
+	{ 0, 100, 0, 6, 0, 0, false, 0, NULL, 0, 0 },
+	{ 10, 50, 100, 4, 1, 0, false, 0, NULL, 0, 0 },
+	{ 0, 30, -1, 16, 1, 0, false, 0, NULL, 0, 0 },
 };
 
 TEST(idle_while_waiting_and_occupancy_are_exact)
@@ -117,13 +118,13 @@ TEST(idle_while_waiting_and_occupancy_are_exact)
  * while waiting: [40, 60) with 8 free = 160 GPU-s (queue 0: 160; queue 1:
  * [50, 60) = 80).  Evictions per job: mean 0.5, max 1.
  */
-static const struct fw_sim_span x_runs[] = { { 0, 0, 40 }, { 0, 60, 160 } };
+static const struct fw_sim_span x_runs[] = { { 0, 0, 40, 0 }, { 0, 60, 160, 0 } };
 
 TEST(evictions_count_every_run_and_the_wait_between)
 {
 	const struct fw_met_job j[] = {
-		{ 0, 100, 0, 8, 0, 1, false, 0, x_runs, 2 },
-		{ 50, 20, 160, 4, 1, 0, false, 0, NULL, 0 },
+		{ 0, 100, 0, 8, 0, 1, false, 0, x_runs, 2, 0 },
+		{ 50, 20, 160, 4, 1, 0, false, 0, NULL, 0, 0 },
 	};
 	struct fw_met_policy p;
 
@@ -152,14 +153,14 @@ TEST(evictions_count_every_run_and_the_wait_between)
 TEST(estimate_accuracy_is_the_median_absolute_error)
 {
 	const struct fw_met_job j[] = {
-		{ 0, 10, 600, 1, 0, 0, true, 0, NULL, 0 },          /* A */
-		{ 0, 10, 7200, 16, 0, 0, true, 5400, NULL, 0 },     /* B */
-		{ 100, 10, 3700, 9, 0, 0, true, 4600, NULL, 0 },    /* C */
-		{ 0, 10, 36000, 32, 0, 0, true, 0, NULL, 0 },       /* D */
-		{ 0, 10, 100, 64, 0, 0, true, 50, NULL, 0 },        /* E */
-		{ 0, 10, 5000, 8, 0, 0, false, 0, NULL, 0 },        /* F */
-		{ 0, 10, -1, 16, 0, 0, true, 10, NULL, 0 },         /* G */
-		{ 0, 10, 3599, 16, 0, 0, true, 3599, NULL, 0 },     /* H */
+		{ 0, 10, 600, 1, 0, 0, true, 0, NULL, 0, 0 },          /* A */
+		{ 0, 10, 7200, 16, 0, 0, true, 5400, NULL, 0, 0 },     /* B */
+		{ 100, 10, 3700, 9, 0, 0, true, 4600, NULL, 0, 0 },    /* C */
+		{ 0, 10, 36000, 32, 0, 0, true, 0, NULL, 0, 0 },       /* D */
+		{ 0, 10, 100, 64, 0, 0, true, 50, NULL, 0, 0 },        /* E */
+		{ 0, 10, 5000, 8, 0, 0, false, 0, NULL, 0, 0 },        /* F */
+		{ 0, 10, -1, 16, 0, 0, true, 10, NULL, 0, 0 },         /* G */
+		{ 0, 10, 3599, 16, 0, 0, true, 3599, NULL, 0, 0 },     /* H */
 	};
 	struct fw_met_est e;
 
@@ -345,8 +346,8 @@ TEST(shares_csv_has_a_row_per_plan_and_queue)
 TEST(fairness_over_windows_counts_turns_taken)
 {
 	static const struct fw_met_job turns[] = {
-		{ 0, 3600, 0, 4, 0, 0, false, 0, NULL, 0 },
-		{ 0, 3600, 3600, 4, 1, 0, false, 0, NULL, 0 },
+		{ 0, 3600, 0, 4, 0, 0, false, 0, NULL, 0, 0 },
+		{ 0, 3600, 3600, 4, 1, 0, false, 0, NULL, 0, 0 },
 	};
 	struct fw_snapshot *s = two_teams(2000);
 	struct fw_met_rec rec;
@@ -577,6 +578,135 @@ TEST(metrics_of_a_replay_with_evictions_use_checkpoints_and_runs)
 	fw_itp_free(&t);
 }
 
+/*
+ * Elastic jobs are measured at the GPUs they started with.  2 x 8 GPUs,
+ * tick 60: EL (4 tasks of 8 GPUs, min_member 2) starts at 0 with 2 tasks,
+ * 16 GPUs, for 3600 s; S (1 GPU, 100 s) arrives at 10 and waits for them
+ * until 3600.  used = 16 x 3600 + 100 GPU-s over a window [0, 3700] of
+ * 16 x 3700; no GPU is free while S waits, so idle while waiting is 0
+ * (counted at 32 GPUs it went negative and occupancy passed 100%).
+ */
+TEST(elastic_jobs_count_the_gpus_they_started_with)
+{
+	const char text[] = "job_id,submit_time,duration,tasks,gpus_per_task,min_member\n"
+			    "EL,0,3600,4,8,2\nS,10,100,1,1,1\n";
+	struct fw_trace tr;
+	struct fw_itp_trace t;
+	struct fw_teams teams;
+	struct fw_sim_opts o;
+	struct fw_sim_result r;
+	struct fw_sim_metrics m;
+	struct fw_diag d;
+
+	memset(&d, 0, sizeof d);
+	memset(&t, 0, sizeof t);
+	fw_teams_builtin(&teams);
+	ASSERT_OK(fw_trace_parse_csv(text, sizeof text - 1, "el.csv", 0, &tr, &d));
+	ASSERT((t.v = calloc(tr.n, sizeof *t.v)) != NULL);
+	t.n = tr.n;
+	for (size_t i = 0; i < tr.n; i++)
+		t.v[i] = (struct fw_itp_job){ "", tr.v[i].submit, tr.v[i].duration,
+					      (int32_t)fw_trace_job_gpus(&tr.v[i]), tr.v[i].line };
+	fw_sim_opts_default(&o);
+	o.policy = "fifo";
+	o.nodes = 2;
+	struct fw_met_run *mr = fw_met_run_new("el.csv", &o, t.n);
+	ASSERT(mr);
+	fw_met_begin(mr, &o, "fifo");
+	ASSERT_OK(fw_sim_run_trace(&tr, &teams, &o, &r, &d));
+	fw_met_end(mr, &o);
+	ASSERT_OK(fw_sim_metrics(&t, &o, &r, r.nqueues, &m));
+	ASSERT_OK(fw_met_add(mr, &t, &r, &m, NULL));
+	const struct fw_met_policy *p = mr->pol[0];
+	ASSERT_EQ(r.start[0], 0);
+	ASSERT_EQ(r.gpus[0], 16);
+	ASSERT_EQ(r.runs[0].gpus, 16);
+	ASSERT_EQ(r.start[1], 3600);
+	ASSERT_STR_CONTAINS(r.log, "\"gpus\":16,\"nodes\":[\"n000\",\"n001\"]}");
+	ASSERT_EQ(m.makespan_s, 3700);
+	ASSERT_NEAR(m.bucket[FW_SIM_BALL].gpu_s, 16.0 * 3600 + 100, 1e-6);
+	ASSERT_NEAR(m.occupancy, (16.0 * 3600 + 100) / (16.0 * 3700), 1e-9);
+	ASSERT_NEAR(p->used_gpu_h * 3600, 16.0 * 3600 + 100, 1e-6);
+	ASSERT_NEAR(p->capacity_gpu_h * 3600, 16.0 * 3700, 1e-6);
+	ASSERT_NEAR(p->idle_while_waiting_gpu_h, 0, 1e-12);
+	fw_met_run_free(mr);
+	fw_sim_result_free(&r);
+	fw_trace_free(&tr);
+	free(t.v);
+}
+
+/*
+ * Jobs that never start keep the window open.  1 node x 8, tick 10: A (1
+ * GPU) runs [0, 10); B (16 GPUs) can never fit; C (1 GPU, at 100) and D
+ * (1 GPU, at 500).  fifo holds C and D behind B forever: its replay ends
+ * at the last arrival, 500, so its window is [0, 500] (makespan 500, not
+ * the 10 of its last completion) and C and D wait with 8 GPUs free over
+ * [100, 500): 3200 GPU-s.  fairway skips B: C runs [100, 150), D [500,
+ * 550).  fifo's shorter makespan earns no star: it left 3 jobs never
+ * started, fairway 1 (B, which no policy can start).
+ */
+static const char never_text[] = "job_id,submission_time,duration,num_gpu\n"
+				 "A,0,10,1\nB,20,50,16\nC,100,50,1\nD,500,50,1\n";
+
+static void replay_into(struct fw_met_run *mr, const struct fw_itp_trace *t, const char *policy)
+{
+	struct fw_teams teams;
+	struct fw_sim_opts o;
+	struct fw_sim_result r;
+	struct fw_sim_metrics m;
+	struct fw_diag d;
+
+	memset(&d, 0, sizeof d);
+	fw_teams_builtin(&teams);
+	fw_sim_opts_default(&o);
+	o.policy = policy;
+	o.nodes = 1;
+	o.tick_s = 10;
+	fw_met_begin(mr, &o, policy);
+	ASSERT_OK(fw_sim_run(t, &teams, &o, &r, &d));
+	fw_met_end(mr, &o);
+	ASSERT_OK(fw_sim_metrics(t, &o, &r, r.nqueues, &m));
+	ASSERT_OK(fw_met_add(mr, t, &r, &m, NULL));
+	fw_sim_result_free(&r);
+}
+
+TEST(never_started_jobs_keep_the_window_open_and_win_no_star)
+{
+	struct fw_itp_trace t;
+	struct fw_sim_opts o;
+	struct fw_diag d;
+	char *out = NULL;
+	size_t len = 0;
+
+	memset(&d, 0, sizeof d);
+	fw_sim_opts_default(&o);
+	o.nodes = 1;
+	ASSERT_OK(fw_itp_parse(never_text, sizeof never_text - 1, "t.csv", 0, &t, &d));
+	struct fw_met_run *mr = fw_met_run_new("t.csv", &o, t.n);
+	ASSERT(mr);
+	replay_into(mr, &t, "fifo");
+	replay_into(mr, &t, "fairway");
+	const struct fw_met_policy *fifo = mr->pol[0], *fw = mr->pol[1];
+	ASSERT_EQ(fifo->never_started, 3);
+	ASSERT_EQ(fifo->t1, 500);
+	ASSERT_EQ(fifo->base.makespan_s, 500);
+	ASSERT_NEAR(fifo->idle_while_waiting_gpu_h * 3600, 3200, 1e-6);
+	ASSERT_NEAR(fifo->base.occupancy, 10.0 / (8 * 500), 1e-12);
+	ASSERT_EQ(fw->never_started, 1);
+	ASSERT_EQ(fw->base.makespan_s, 550);
+	ASSERT(fw_met_may_win(mr, 1) && !fw_met_may_win(mr, 0));
+	FILE *f = open_memstream(&out, &len);
+	ASSERT(f);
+	fw_met_print_compare(mr, f);
+	fclose(f);
+	char *mk = strstr(out, "\nmakespan ");
+	ASSERT(mk);
+	ASSERT_EQ(strcspn(mk + 1, "*"), strcspn(mk + 1, "\n") - 1); /* the star: fairway's, last */
+	free(out);
+	fw_met_run_free(mr);
+	fw_itp_free(&t);
+}
+
 /* --checkpoint S: a whole number of seconds, 0 = restart from scratch. */
 TEST(cli_checkpoint_flag_takes_seconds_or_zero)
 {
@@ -620,5 +750,7 @@ TEST_MAIN(progress_line_has_bar_percent_and_thousands,
 	  fairness_is_jain_of_allocated_over_fair_averaged_over_time,
 	  cli_writes_json_csv_and_a_deterministic_report,
 	  metrics_of_a_replay_with_evictions_use_checkpoints_and_runs,
+	  elastic_jobs_count_the_gpus_they_started_with,
+	  never_started_jobs_keep_the_window_open_and_win_no_star,
 	  cli_checkpoint_flag_takes_seconds_or_zero,
 	  cli_rejects_an_unwritable_report_before_replaying)

@@ -1,0 +1,56 @@
+/*
+ * outfile.h — the output files of `fairway sim run`: whole or not at all.
+ *
+ * A run writes up to six files (--json, --csv, --report, --log, --jobs,
+ * --shares).  A run that fails must leave every one of them as it was:
+ * no empty or half-written file, no earlier result wiped.  So each output
+ * is written to a temporary file beside it (same directory, so rename()
+ * is atomic and never crosses a filesystem), and only when the whole run
+ * succeeded are they all closed, then all renamed into place.  Opening
+ * the temporary files before the replays is also the writability check:
+ * a bad path fails at once, naming its flag and the OS reason.
+ *
+ * Special paths are written through, not replaced: a path that exists and
+ * is not a regular file (/dev/stdout, a FIFO, a terminal) is written
+ * directly at commit from a memory buffer, and a symlink is followed, so
+ * its target is replaced and the link stays.
+ *
+ *   struct fw_outfile o;
+ *   if (fw_outfile_open(&o, "--json", path) != 0) -> errno says why
+ *   ... write to o.f ...
+ *   fw_outfile_close(&o) (flush, 0 or -1), then fw_outfile_commit(&o), or
+ *   fw_outfile_abort(&o) on any failure (removes the temporary file).
+ * Messages are the caller's: "--json PATH: cannot write: REASON"
+ * (strerror(errno)).
+ */
+#ifndef FAIRWAY_SIM_OUTFILE_H
+#define FAIRWAY_SIM_OUTFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#define FW_OUTFILE_PATH 4096
+
+struct fw_outfile {
+	const char *flag;             /* "--json": for the caller's messages */
+	const char *path;             /* as given */
+	char dest[FW_OUTFILE_PATH];   /* the file replaced (a symlink's target) */
+	char tmp[FW_OUTFILE_PATH];    /* the temporary file; "" = written through */
+	FILE *f;                      /* where the run writes; NULL = not open */
+	char *mem;                    /* written through: the bytes, until commit */
+	size_t len;
+	int mode;                     /* the mode the replaced file gets */
+};
+
+/* Open a temporary file for path (or a memory buffer for a special
+ * file).  0, or -1 with errno set and nothing created. */
+int fw_outfile_open(struct fw_outfile *o, const char *flag, const char *path);
+/* Flush and close o->f (the data stays unpublished); 0 or -1 (errno). */
+int fw_outfile_close(struct fw_outfile *o);
+/* After fw_outfile_close: publish (rename, or write through); 0 or -1. */
+int fw_outfile_commit(struct fw_outfile *o);
+/* Drop everything written; the path is left as it was.  Idempotent. */
+void fw_outfile_abort(struct fw_outfile *o);
+
+#endif
