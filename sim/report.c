@@ -15,7 +15,6 @@
  * Colours: one per policy, in --policies order, from a palette chosen to
  * stay distinct for colour-blind readers.
  */
-#include <errno.h>
 #include <math.h>
 #include <string.h>
 
@@ -686,19 +685,4 @@ int fw_report_emit(const struct fw_met_run *mr, FILE *f)
 	      "decision came from the fairway engine; every plan passed the invariant checker."
 	      "</p>\n</main></body></html>\n", f);
 	return ferror(f) ? -1 : 0;
-}
-
-int fw_report_write(const struct fw_met_run *mr, const char *path)
-{
-	FILE *f = fopen(path, "wb");
-	int rc, e;
-
-	if (!f)
-		return -1;
-	rc = fw_report_emit(mr, f);
-	e = errno;
-	if (fclose(f) != 0)
-		return -1;
-	errno = e;
-	return rc;
 }

@@ -22,9 +22,9 @@
 
 #define FW_REPORT_MAX_QUEUES 6 /* queue rows in the share chart */
 
-/* Write the report to path; 0, or -1 with errno set. */
-int fw_report_write(const struct fw_met_run *mr, const char *path);
-/* The same, to an open stream; returns ferror(f) ? -1 : 0. */
+/* Write the report to an open stream (sim/outfile.c owns the file: a
+ * temporary renamed into place when the whole run succeeded); returns
+ * ferror(f) ? -1 : 0. */
 int fw_report_emit(const struct fw_met_run *mr, FILE *f);
 
 #endif
