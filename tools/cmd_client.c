@@ -286,7 +286,10 @@ static json_t *queue_body(struct opts *o, int *rc)
 		json_decref(q), json_decref(des), json_decref(lim), json_decref(w);
 		return NULL;
 	}
-	json_object_set_new(q, "deserved", des);
+	if (json_object_size(des))
+		json_object_set_new(q, "deserved", des);
+	else
+		json_decref(des);
 	if (json_object_size(lim))
 		json_object_set_new(q, "limit", lim);
 	else
@@ -328,9 +331,11 @@ static int cmd_queues(struct opts *o)
 	else if (!strcmp(sub, "delete"))
 		rc = call(o, "DELETE", path, NULL, &r);
 	else if (!strcmp(sub, "set") || !strcmp(sub, "create")) {
+		/* set changes only the members given (PATCH, a merge on the
+		 * daemon); create sends the whole queue (PUT) */
 		if (!(body = queue_body(o, &rc)))
 			return rc ? rc : 2;
-		rc = call(o, "PUT", path, body, &r);
+		rc = call(o, !strcmp(sub, "set") ? "PATCH" : "PUT", path, body, &r);
 	} else
 		return fw_cli_usage_error(o->cmd, "unknown subcommand '%s'", sub);
 	json_decref(body);
@@ -814,7 +819,7 @@ static int cmd_plan(struct opts *o)
 
 /* --- entry ------------------------------------------------------------------------------------------ */
 static const char client_usage[] =
-	"usage: fairway queues [list | show NAME | set NAME [flags] | delete NAME]\n"
+	"usage: fairway queues [list | show NAME | set NAME [flags] | create NAME [flags] | delete NAME]\n"
 	"       fairway jobs [list [--state S] | show NAME | why NAME | submit FLAGS | cancel NAME]\n"
 	"       fairway nodes [list | show NAME | health NAME --healthy|--unhealthy [--reason R] [--bad-gpus 0,3]]\n"
 	"       fairway reservations [list | show ID | create FLAGS | delete ID]\n"
@@ -831,9 +836,12 @@ static const char client_usage[] =
 	"  --json             print JSON\n"
 	"\n"
 	"queues set NAME:     --parent P --deserved-gpus N --limit-gpus N --weight W\n"
-	"                     --priority P --min-runtime S   (or --file queue.json)\n"
+	"                     --priority P --min-runtime S   (or --file patch.json)\n"
 	"                     --default-runtime S --default-checkpoint-interval S\n"
-	"                     (assumed for its jobs that give none)\n"
+	"                     (assumed for its jobs that give none); changes only\n"
+	"                     the flags given, the rest stays (PATCH)\n"
+	"queues create NAME:  the same flags; a new queue, or a whole replacement:\n"
+	"                     what is not given takes its default (PUT)\n"
 	"jobs submit:         --queue Q --gpus N [--count TASKS] [--runtime S]\n"
 	"                     [--name N] [--user U] [--cpu C] [--memory MiB]\n"
 	"                     [--gpu-model M] [--required-level rack]  (or --file job.json)\n"

@@ -49,6 +49,7 @@ enum auth { OPEN, ADMIN, HEALTH };
 	X(POST, "/v1/queues", h_queue_create, ADMIN)                          \
 	X(GET, "/v1/queues/{name}", h_queue_get, OPEN)                        \
 	X(PUT, "/v1/queues/{name}", h_queue_put, ADMIN)                       \
+	X(PATCH, "/v1/queues/{name}", h_queue_patch, ADMIN)                   \
 	X(DELETE, "/v1/queues/{name}", h_queue_delete, ADMIN)                 \
 	X(GET, "/v1/jobs", h_jobs_list, OPEN)                                 \
 	X(POST, "/v1/jobs", h_job_submit, ADMIN)                              \
@@ -356,6 +357,52 @@ static void h_queue_put(struct ctx *c)
 	if ((rc = fw_codec_queue_parse(c->body, c->name, &q, &dg)) != FW_OK)
 		return fail_diag(c, rc, &dg);
 	queue_write(c, &q, fw_serve_queue_index(c->d, q.name));
+}
+
+/* RFC 7396 JSON merge patch of target by patch: a member of the patch
+ * replaces the target's, an object merges member by member, and null
+ * removes the member (so it takes its default: limit.gpu null =
+ * unlimited, no parent = top level). */
+static void merge_patch(json_t *target, json_t *patch)
+{
+	const char *k;
+	json_t *v, *t;
+
+	json_object_foreach(patch, k, v) {
+		if (json_is_null(v))
+			json_object_del(target, k);
+		else if (json_is_object(v) && json_is_object(t = json_object_get(target, k)))
+			merge_patch(t, v);
+		else
+			json_object_set(target, k, v);
+	}
+}
+
+/* Change only the members the body gives (`fairway queues set`): the
+ * queue as it is, merged with the body, then validated and written as
+ * a PUT would be.  Read, merge and write happen under the state lock, so
+ * two PATCHes of different members never undo each other. */
+static void h_queue_patch(struct ctx *c)
+{
+	int i = fw_serve_queue_index(c->d, c->name), rc;
+	struct fw_queue_spec q;
+	struct fw_diag dg;
+	json_t *doc;
+
+	memset(&dg, 0, sizeof dg);
+	if (i < 0)
+		return fail(c, 404, "ENOENT", "name", "no queue named \"%s\" (PUT /v1/queues/%s creates it)", c->name,
+			    c->name);
+	if (!need_body(c))
+		return;
+	if (!(doc = queue_json(&c->d->queues[i])))
+		return fail(c, 500, "ENOMEM", "", "out of memory");
+	merge_patch(doc, c->body);
+	rc = fw_codec_queue_parse(doc, c->name, &q, &dg);
+	json_decref(doc);
+	if (rc != FW_OK)
+		return fail_diag(c, rc, &dg);
+	queue_write(c, &q, i);
 }
 
 static void h_queue_delete(struct ctx *c)

@@ -116,6 +116,20 @@ req DELETE /v1/queues/research
 check "delete a queue with children: 409" [ "$CODE" = 409 ]
 req PUT /v1/queues/team-a '{"parent":"research","deserved":{"gpu":16}}'
 check "update a queue: 200, new quota" [ "$CODE" = 200 -a "$(jfield 'j["deserved"]["gpu"]')" = 16.0 ]
+req PATCH /v1/queues/team-a '{"limit":{"gpu":40}}'
+check "PATCH a queue: 200, only the limit changes (parent, quota, weight kept)" \
+	[ "$CODE" = 200 -a "$(jfield 'j.get("parent"), j["deserved"]["gpu"], j["limit"]["gpu"], j["overQuotaWeight"]["gpu"]')" = "research 16.0 40.0 1.0" ]
+req PATCH /v1/queues/team-a '{"limit":{"gpu":null}}'
+check "PATCH a member to null: it takes its default (no GPU limit)" \
+	[ "$CODE" = 200 -a "$(jfield 'j["limit"]["gpu"], j["deserved"]["gpu"]')" = "None 16.0" ]
+req PATCH /v1/queues/team-a '{"limit":{"gpu":4}}'
+check "PATCH a limit below the quota: 400 naming limit" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = limit ]
+req PATCH /v1/queues/team-a '{"colour":"red"}'
+check "PATCH with an unknown field: 400 naming it" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = colour ]
+req GET /v1/queues/team-a
+check "... the refused patches changed nothing" [ "$(jfield 'j.get("parent"), j["deserved"]["gpu"], j["limit"]["gpu"]')" = "research 16.0 None" ]
+req PATCH /v1/queues/no-such-queue '{"priority":1}'
+check "PATCH an unknown queue: 404 naming name" [ "$CODE" = 404 -a "$(jfield 'j["error"]["field"]')" = name ]
 
 # --- jobs --------------------------------------------------------------------------
 req POST /v1/jobs '{"queue":"research","tasks":[{"gpus":1}]}'
@@ -392,6 +406,15 @@ check "the job keeps its checkpoint interval (reclaim's victim order reads it)" 
 	[ "$(jfield 'j["checkpointInterval"]')" = 1800 ]
 "$FW" jobs submit --queue llm --gpus 99 "${C[@]}" 2>"$T/err"
 check "a rejected submit exits 2 and names the field" bash -c "[ $? -eq 2 ] && grep -q 'tasks\[0\].gpus' '$T/err'"
+"$FW" queues create cliq --parent product --deserved-gpus 2 --weight 3 --priority 5 "${C[@]}" >/dev/null 2>&1
+"$FW" queues set cliq --limit-gpus 8 "${C[@]}" >"$T/qset" 2>&1
+req GET /v1/queues/cliq
+check "fairway queues set changes only the flags given (parent, quota, weight, priority kept)" \
+	[ "$(jfield 'j.get("parent"), j["deserved"]["gpu"], j["limit"]["gpu"], j["overQuotaWeight"]["gpu"], j["priority"]')" = "product 2.0 8.0 3.0 5" ]
+"$FW" queues set no-such-queue --limit-gpus 8 "${C[@]}" >/dev/null 2>"$T/err"
+check "fairway queues set of an unknown queue: exit 2, says so" bash -c "[ $? -eq 2 ] && grep -q 'no queue named' '$T/err'"
+check "fairway queues --help says set changes only the flags given" bash -c "'$FW' queues --help | grep -q 'changes only'"
+req DELETE /v1/queues/cliq
 "$FW" plan --server "http://127.0.0.1:$PORT" >"$T/plan" 2>&1
 check "fairway plan --server prints the daemon's plan" grep -q "^WAITING" "$T/plan"
 "$FW" nodes "${C[@]}" >"$T/n" 2>&1
