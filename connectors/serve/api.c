@@ -567,6 +567,32 @@ out:
 	return rc;
 }
 
+/* Daemon-made names (job-N, rsv-N) skip the names already taken, which a
+ * client may have chosen itself; at most this many are tried. */
+#define FW_AUTO_NAME_TRIES 100000
+
+/* Is a job of this name known?  Of the backends that take submissions
+ * only local exists; another would answer its submit with 409. */
+static bool job_name_taken(struct fw_serve *d, const char *name)
+{
+	const char *st;
+	fw_time t0, t1, t2;
+
+	return d->bops == &fw_backend_local && fw_local_job_info(d->be, name, &st, &t0, &t1, &t2, NULL, NULL) == FW_OK;
+}
+
+/* The first free job-N from the counter on; *n is that N.  false when
+ * FW_AUTO_NAME_TRIES names in a row are taken. */
+static bool auto_job_name(struct fw_serve *d, char *name, size_t len, int64_t *n)
+{
+	for (*n = d->next_job; *n < d->next_job + FW_AUTO_NAME_TRIES; (*n)++) {
+		snprintf(name, len, "job-%lld", (long long)*n);
+		if (!job_name_taken(d, name))
+			return true;
+	}
+	return false;
+}
+
 static void h_job_submit(struct ctx *c)
 {
 	struct fw_serve *d = c->d;
@@ -584,13 +610,15 @@ static void h_job_submit(struct ctx *c)
 	if ((rc = fw_codec_job_parse(c->body, &d->fleet->topology, &bj, &dg)) != FW_OK)
 		return fail_diag(c, rc, &dg);
 	bool named = bj.job.name[0] != '\0';
-	if (!named)
-		snprintf(bj.job.name, sizeof bj.job.name, "job-%lld", (long long)d->next_job);
+	int64_t n = d->next_job;
+	if (!named && !auto_job_name(d, bj.job.name, sizeof bj.job.name, &n))
+		return fail(c, 409, "EEXIST", "name", "job-%lld to job-%lld are all taken: give the job a name",
+			    (long long)d->next_job, (long long)n - 1);
 	if ((rc = check_job(d, &bj, &dg)) != FW_OK)
 		return fail_diag(c, rc, &dg);
 	if ((rc = fw_store_begin(d->store)) != FW_OK)
 		return (void)commit_or_fail(c, rc);
-	rc = named ? FW_OK : fw_store_meta_put(d->store, "next_job", d->next_job + 1);
+	rc = named ? FW_OK : fw_store_meta_put(d->store, "next_job", n + 1);
 	if (rc == FW_OK && (rc = d->bops->submit(d->be, &bj, now, &dg)) != FW_OK) {
 		fw_store_rollback(d->store);
 		return fail_diag(c, rc, &dg);
@@ -603,7 +631,7 @@ static void h_job_submit(struct ctx *c)
 		return;
 	}
 	if (!named)
-		d->next_job++;
+		d->next_job = n + 1;
 	json_t *o = fw_codec_job_dump(&bj, &d->fleet->topology);
 	json_object_set_new(o, "state", json_string("pending"));
 	json_object_set_new(o, "submitTime", json_integer(now));
@@ -791,8 +819,13 @@ static void h_rsv_create(struct ctx *c)
 		goto out;
 	}
 	bool named = r->id[0] != '\0';
-	if (!named)
-		snprintf(r->id, sizeof r->id, "rsv-%lld", (long long)d->next_rsv);
+	int64_t n = d->next_rsv;
+	/* at most nrsv names are taken: this ends within nrsv + 1 tries */
+	for (; !named; n++) {
+		snprintf(r->id, sizeof r->id, "rsv-%lld", (long long)n);
+		if (fw_serve_rsv_index(d, r->id) < 0)
+			break;
+	}
 	if (fw_serve_rsv_index(d, r->id) >= 0) {
 		fail(c, 409, "EEXIST", "id", "a reservation \"%s\" exists", r->id);
 		goto out;
@@ -803,11 +836,11 @@ static void h_rsv_create(struct ctx *c)
 	}
 	rc = fw_store_begin(d->store) ?: fw_serve_save_rsv(d, r);
 	if (rc == FW_OK && !named)
-		rc = fw_store_meta_put(d->store, "next_rsv", d->next_rsv + 1);
+		rc = fw_store_meta_put(d->store, "next_rsv", n + 1);
 	if (!commit_or_fail(c, rc))
 		goto out;
 	if (!named)
-		d->next_rsv++;
+		d->next_rsv = n + 1;
 	if ((slot = fw_serve_grow(&d->rsv, &d->nrsv, &d->caprsv, sizeof *slot)))
 		*slot = *r;
 	d->gen++;

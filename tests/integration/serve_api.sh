@@ -151,6 +151,12 @@ check "an unknown topology level: 400 naming requiredLevel" [ "$(jfield 'j["erro
 req POST /v1/jobs '{"queue":"team-a","runtime":600,"tasks":[{"gpus":1}]}'
 check "a job without a name gets one" [ "$CODE" = 201 -a -n "$(jfield 'j["name"]')" ]
 auto=$(jfield 'j["name"]')
+k=${auto#job-}
+req POST /v1/jobs "{\"name\":\"job-$((k + 1))\",\"queue\":\"team-a\",\"tasks\":[{\"gpus\":1}]}"
+req POST /v1/jobs '{"queue":"team-a","tasks":[{"gpus":1}]}'
+check "an unnamed job skips a job-N a client took: 201 job-$((k + 2))" [ "$CODE" = 201 -a "$(jfield 'j["name"]')" = "job-$((k + 2))" ]
+req DELETE "/v1/jobs/job-$((k + 1))"
+req DELETE "/v1/jobs/job-$((k + 2))"
 req POST /v1/jobs '{"name":"short","queue":"team-a","user":"u","runtime":3,"tasks":[{"count":1,"gpus":1}]}'
 check "submit a job: 201" [ "$CODE" = 201 ]
 req POST /v1/jobs '{"name":"short","queue":"team-a","tasks":[{"gpus":1}]}'
@@ -199,6 +205,12 @@ now=$(date +%s)
 req POST /v1/reservations "{\"kind\":\"maintenance\",\"nodes\":[\"h100-014\"],\"start\":$((now - 5)),\"end\":$((now + 3600)),\"reason\":\"BIOS\"}"
 check "a maintenance window: 201" [ "$CODE" = 201 ]
 mid=$(jfield 'j["id"]')
+k=${mid#rsv-}
+req POST /v1/reservations "{\"id\":\"rsv-$((k + 1))\",\"kind\":\"maintenance\",\"nodes\":[\"h100-000\"],\"start\":$((now + 90000)),\"end\":$((now + 90060))}"
+req POST /v1/reservations "{\"kind\":\"maintenance\",\"nodes\":[\"h100-000\"],\"start\":$((now + 90100)),\"end\":$((now + 90160))}"
+check "an unnamed reservation skips an rsv-N a client took: 201 rsv-$((k + 2))" [ "$CODE" = 201 -a "$(jfield 'j["id"]')" = "rsv-$((k + 2))" ]
+req DELETE "/v1/reservations/rsv-$((k + 1))"
+req DELETE "/v1/reservations/rsv-$((k + 2))"
 req POST /v1/reservations "{\"kind\":\"queue\",\"queue\":\"vision\",\"nodes\":[\"h100-014\"],\"start\":$now,\"end\":$((now + 60))}"
 check "an overlapping reservation on the same node: 409 naming nodes[0]" [ "$CODE" = 409 -a "$(jfield 'j["error"]["field"]')" = "nodes[0]" ]
 req POST /v1/reservations "{\"kind\":\"queue\",\"queue\":\"nowhere\",\"nodes\":[\"h100-013\"],\"start\":$now,\"end\":$((now + 60))}"
