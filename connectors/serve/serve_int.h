@@ -38,6 +38,8 @@ struct fw_serve {
 	uint64_t cycle_requests, requests_done; /* POST /v1/cycle waits on these */
 
 	const struct fw_serve_opts *opts;
+	int lock_fd;                        /* STATE_DIR/lock, flock'ed for the
+					     * daemon's life (never changes) */
 	const struct fw_policy_ops *policy;
 	struct fw_snapshot *fleet;          /* the config (never changes) */
 	struct fw_health_config hcfg;       /* the lemon verdict's window and

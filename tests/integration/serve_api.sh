@@ -50,6 +50,12 @@ if ! start_daemon "$S" "$PORT"; then
 fi
 ok "daemon starts and answers /v1/health"
 check "default token file is created with mode 0600" [ "$(stat -c %a "$S/token")" = 600 ]
+# one daemon per state directory (an flock on STATE_DIR/lock)
+PORT2=$(free_port)
+timeout 10 "$FW" serve --state "$S" --listen "127.0.0.1:$PORT2" >"$T/second.log" 2>&1
+rc=$?
+check "a second daemon on the same --state refuses to start (exit 2)" [ "$rc" -eq 2 ] &&
+	check "... naming the directory and the PID that holds it" grep -q -- "--state $S is in use by another fairway serve (PID $DPID" "$T/second.log"
 hexport=$(printf '%04X' "$PORT")
 check "it listens on 127.0.0.1 only (/proc/net/tcp)" bash -c \
 	"grep -q ' 0100007F:$hexport 00000000:0000 0A' /proc/net/tcp && ! grep -q ' 00000000:$hexport 00000000:0000 0A' /proc/net/tcp"
@@ -451,7 +457,9 @@ if grep -E 'ERROR: AddressSanitizer|runtime error|LeakSanitizer' "$T/daemon.log"
 else
 	ok "SIGTERM stops the daemon cleanly (no sanitizer report)"
 fi
+check "the stopped daemon leaves its lock file (with its PID)" [ -f "$S/lock" ]
 start_daemon "$S" "$PORT" || bad "daemon restarts"
+check "... which does not block the next daemon, which takes it" [ "$(cat "$S/lock")" = "$DPID" ]
 req GET /v1/queues/persist
 check "restart: a queue created by API is back" [ "$CODE" = 200 ]
 req GET /v1/reservations/"$mid"
