@@ -173,11 +173,17 @@ static json_t *view_ref(struct fw_serve *d)
 }
 
 /* --- health, metrics, cycle ------------------------------------------------------ */
+/* ok: the last cycle ran; when it failed, why (the daemon still answers,
+ * but plans nothing until that is fixed). */
 static void h_health(struct ctx *c)
 {
-	reply(c, 200, json_pack("{s:b,s:s,s:I,s:i,s:b}", "ok", true, "backend", c->d->bops->name, "cycles",
-				(json_int_t)c->d->m.cycles, "schemaVersion", fw_store_schema_version(c->d->store),
-				"viewReady", c->d->view != NULL));
+	json_t *o = json_pack("{s:b,s:s,s:I,s:i,s:b}", "ok", !c->d->cycle_err[0], "backend", c->d->bops->name,
+			      "cycles", (json_int_t)c->d->m.cycles, "schemaVersion",
+			      fw_store_schema_version(c->d->store), "viewReady", c->d->view != NULL);
+
+	if (o && c->d->cycle_err[0])
+		json_object_set_new(o, "error", json_string(c->d->cycle_err));
+	reply(c, 200, o);
 }
 
 static void h_metrics(struct ctx *c)

@@ -64,6 +64,8 @@ struct fw_serve {
 	bool windows_failing;               /* the backend's windows() refused */
 	bool release_failing;               /* the backend's release() refused */
 	bool apply_failing;                 /* the last apply() refused actions */
+	char cycle_err[512];                /* why the last cycle failed; "" when
+					     * it ran (GET /v1/health: ok false) */
 
 	/* the last published view (json built by the cycle thread) */
 	json_t *view;

@@ -580,6 +580,61 @@ check "fairway queues set --default-runtime/--default-checkpoint-interval" \
 	[ "$(jfield 'j["defaultRuntime"], j["defaultCheckpointInterval"]')" = "900 300" ]
 stop_daemon
 
+# --- a fleet change: jobs on nodes the config dropped are requeued; a store the
+# config cannot describe is refused by name; failing cycles show in /v1/health ---
+fleet_daemon pair state-fleet <<'EOF2'
+now: 0
+topology: {levels: [rack]}
+nodes:
+  - {name: n1, gpus: 8, cpu: 64, memory: 512Gi, topology: {rack: r0}}
+  - {name: n2, gpus: 8, cpu: 64, memory: 512Gi, topology: {rack: r0}}
+queues:
+  - name: q
+    resources: {gpu: {quota: 16}}
+EOF2
+req POST /v1/jobs '{"name":"w1","queue":"q","tasks":[{"gpus":8}]}'
+req POST /v1/jobs '{"name":"w2","queue":"q","requiredLevel":"rack","tasks":[{"gpus":8}]}'
+job_is "two jobs run, one per node" w2 'j["state"] == "running"'
+on_n2=w2
+req GET /v1/jobs/w1
+[ "$(jfield 'j["nodes"]')" = "['n2']" ] && on_n2=w1
+on_n1=$([ $on_n2 = w1 ] && echo w2 || echo w1)
+stop_daemon
+grep -v n2 "$T/pair.yaml" >"$T/pair-n1.yaml"
+start_daemon "$S" "$PORT" --config "$T/pair-n1.yaml" || bad "daemon restarts without node n2"
+check "restart without a node: its running job is requeued, the log naming the job and the node" \
+	grep -q "job $on_n2 was running on node n2, which the fleet no longer has: requeued" "$T/daemon.log"
+job_is "... it is pending again" "$on_n2" 'j["state"] == "pending"'
+job_is "... the job on the node kept still runs there" "$on_n1" 'j["state"] == "running" and j["nodes"] == ["n1"]'
+req POST /v1/cycle
+req GET /v1/health
+check "... cycles run: /v1/health ok, no error" [ "$(jfield 'j["ok"], "error" in j')" = "True False" ]
+req GET /v1/plan
+check "... and /v1/plan answers (200)" [ "$CODE" = 200 ]
+# a store transaction held elsewhere (sqlite3 on the db): cycles fail, and /v1/health says so
+python3 -c 'import sqlite3, sys, time
+c = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=30)
+c.execute("BEGIN EXCLUSIVE"); time.sleep(9)' "$S/fairway.db" &
+LPID=$!
+PIDS+=("$LPID")
+seen=""
+for _ in $(seq 1 60); do
+	req GET /v1/health
+	[ "$(jfield 'j["ok"]')" = False ] && { seen=$(jfield 'j["error"]'); break; }
+	sleep 0.2
+done
+check "cycles failing: /v1/health says ok false and why (${seen:-nothing})" grep -q "locked" <<<"$seen"
+wait "$LPID"
+becomes "cycles running again: /v1/health ok" /v1/health 'j["ok"] and "error" not in j'
+check "the log says when cycles fail and when they run again" \
+	bash -c "grep -q 'cycle failed (every cycle until this changes): .*locked' '$T/daemon.log' && grep -q 'cycles run again' '$T/daemon.log'"
+stop_daemon
+grep -v -e n2 -e topology "$T/pair.yaml" | sed 's/, topology: {rack: r0}//' >"$T/pair-flat.yaml"
+"$FW" serve --state "$S" --listen "127.0.0.1:$PORT" --config "$T/pair-flat.yaml" >"$T/flat.log" 2>&1
+rc=$?
+check "a config without a level a stored job requires: refused (exit 2)" [ "$rc" -eq 2 ] &&
+	check "... naming the job, its field and the level" grep -q 'store.jobs: cannot restore .*job w2: requiredLevel: "rack" is not a topology level' "$T/flat.log"
+
 if grep -E 'ERROR: AddressSanitizer|runtime error|LeakSanitizer' "$T/daemon.log"; then
 	bad "the one-node daemon stops cleanly (no sanitizer report)"
 else
