@@ -422,6 +422,17 @@ req GET /v1/jobs/cli-job
 check "fairway jobs submit creates the job" [ "$CODE" = 200 ]
 check "the job keeps its checkpoint interval (reclaim's victim order reads it)" \
 	[ "$(jfield 'j["checkpointInterval"]')" = 1800 ]
+"$FW" jobs submit --queue llm --gpus 1 --gpus 2 --name cli-last "${C[@]}" >/dev/null 2>&1
+req GET /v1/jobs/cli-last
+check "a flag given twice: the last one counts (--gpus 1 --gpus 2: 2 GPUs)" [ "$(jfield 'j["gpus"]')" = 2 ]
+"$FW" jobs submit --queue llm --gpus 1 --gpu-fraction 0.5 --name cli-half --json "${C[@]}" >"$T/half" 2>&1
+check "fairway jobs submit --gpu-fraction 0.5: half of one GPU" \
+	python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))["tasks"][0]; sys.exit(not (t["gpus"] == 1 and t["gpuFraction"] == 0.5))' "$T/half"
+req DELETE /v1/jobs/cli-last
+req DELETE /v1/jobs/cli-half
+req POST /v1/jobs '{"name":"real-gpus","queue":"llm","runtime":60.0,"tasks":[{"gpus":1.0,"count":1.0}]}'
+check "the API takes 1.0 as a whole number (201)" [ "$CODE" = 201 -a "$(jfield 'j["tasks"][0]["gpus"]')" = 1 ]
+req DELETE /v1/jobs/real-gpus
 "$FW" jobs submit --queue llm --gpus 99 "${C[@]}" 2>"$T/err"
 check "a rejected submit exits 2 and names the field" bash -c "[ $? -eq 2 ] && grep -q 'tasks\[0\].gpus' '$T/err'"
 "$FW" queues create cliq --parent product --deserved-gpus 2 --weight 3 --priority 5 "${C[@]}" >/dev/null 2>&1
