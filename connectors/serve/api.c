@@ -424,6 +424,11 @@ static void h_queue_delete(struct ctx *c)
 		if (!strcmp(d->queues[k].parent, c->name))
 			return fail(c, 409, "EBUSY", "name", "queue \"%s\" has child queue \"%s\"; delete it first",
 				    c->name, d->queues[k].name);
+	for (int32_t k = 0; k < d->nrsv; k++)
+		if (d->rsv[k].kind == FW_RSV_QUEUE && !strcmp(d->rsv[k].queue, c->name))
+			return fail(c, 409, "EBUSY", "name",
+				    "queue \"%s\" has reservation %s; delete it first (DELETE /v1/reservations/%s)",
+				    c->name, d->rsv[k].id, d->rsv[k].id);
 	struct fw_queue_spec *cand = calloc((size_t)d->nqueues + 1, sizeof *cand);
 	if (!cand)
 		return fail(c, 500, "ENOMEM", "", "out of memory");

@@ -267,6 +267,15 @@ check "a queue reservation: only its (sub-)queues' jobs, and only those done bef
 	[ "$states" = " pending pending running" ]
 req GET /v1/reservations
 check "reservations listed" [ "$(jfield 'len(j["reservations"])')" = 4 ]
+req POST /v1/queues '{"name":"rq","parent":"product"}'
+req POST /v1/reservations "{\"kind\":\"queue\",\"queue\":\"rq\",\"nodes\":[\"h100-001\"],\"start\":$((now + 90000)),\"end\":$((now + 90060))}"
+rqid=$(jfield 'j["id"]')
+req DELETE /v1/queues/rq
+check "delete a queue that has a queue reservation: 409 naming the reservation" \
+	[ "$CODE" = 409 ] && check "... (the message names $rqid)" grep -q "has reservation $rqid" <<<"$BODY"
+req DELETE "/v1/reservations/$rqid"
+req DELETE /v1/queues/rq
+check "... once the reservation is deleted: 200" [ "$CODE" = 200 ]
 
 # --- fair share, plan, metrics -------------------------------------------------------------
 req GET /v1/fairshare
