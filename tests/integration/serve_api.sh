@@ -205,6 +205,15 @@ req POST /v1/nodes/h100-015/health '{"healthy":false,"badGpus":[99]}'
 check "a GPU index out of range: 400 naming badGpus[0]" [ "$(jfield 'j["error"]["field"]')" = "badGpus[0]" ]
 req POST /v1/nodes/h100-015/health '{"healthy":true,"suspect":"yes"}'
 check "a bad suspect flag: 400 naming suspect" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = suspect ]
+req POST /v1/nodes/h100-010/health '{"healthy":true,"badGpus":[2,8]}'
+check "a bad GPU the node does not have: 400 naming badGpus[1] and the node's GPUs" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = "badGpus[1]" ] && check "... (GPUs 0 to 7)" grep -q "has GPUs 0 to 7" <<<"$BODY"
+req POST /v1/nodes/h100-010/health '{"healthy":false,"suspect":true}'
+check "suspect with healthy false: 400 naming suspect" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = suspect ]
+req POST /v1/nodes/h100-010/health "{\"healthy\":false,\"at\":$(($(date +%s) + 90000))}"
+check "an at more than a day ahead: 400 naming at" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = at ]
+req GET /v1/nodes/h100-010
+check "... the refused reports changed nothing" [ "$(jfield 'j["healthy"], j["badGpus"]')" = "True []" ]
 req POST /v1/nodes/ghost/health '{"healthy":false}'
 check "health for an unknown node: 404" [ "$CODE" = 404 ]
 now=$(date +%s)
