@@ -364,8 +364,10 @@ static void print_job_row(json_t *j)
 	const char *st = str(j, "state");
 	if (!strcmp(st, "pending"))
 		when(w, sizeof w, json_object_get(j, "expectedStart"));
-	else
+	else if (json_object_get(j, "startTime"))
 		when(w, sizeof w, json_object_get(j, "startTime"));
+	else
+		snprintf(w, sizeof w, "-"); /* it never started (cancelled while pending) */
 	if (!strcmp(st, "failed"))
 		snprintf(ex, sizeof ex, "(exit %.0f)", num(j, "exitCode"));
 	printf("%-24s %-12s %-10s %5.0f  %-16s %-12s %s\n", str(j, "name"), str(j, "queue"), st, num(j, "gpus"),
@@ -480,7 +482,8 @@ static json_t *job_body(struct opts *o, int *rc)
 			*rc = 2;
 		return j;
 	}
-	if ((*rc = need(o, "--queue", flag(o, "--queue"))))
+	if ((*rc = need(o, "--queue", flag(o, "--queue"))) ||
+	    (*rc = need(o, "--gpus (0 for a job of only --cpu and --memory)", flag(o, "--gpus"))))
 		return NULL;
 	j = json_pack("{s:s}", "queue", flag(o, "--queue"));
 	t = json_object();

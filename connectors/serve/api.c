@@ -474,7 +474,7 @@ static json_t *local_job_json(const struct fw_backend_job *j, const char *state,
 
 	if (j->job.checkpoint_s > 0)
 		json_object_set_new(o, "checkpointInterval", json_integer(j->job.checkpoint_s));
-	if (strcmp(state, "pending"))
+	if (strcmp(state, "pending") && start > 0) /* one cancelled while pending never started */
 		json_object_set_new(o, "startTime", json_integer(start));
 	if (!active)
 		json_object_set_new(o, "endTime", json_integer(end));
@@ -541,6 +541,21 @@ static void h_jobs_list(struct ctx *c)
 		fw_local_each_job(c->d->be, add_unseen, &l);
 	json_decref(v);
 	reply(c, 200, json_pack("{s:o}", "jobs", l.out));
+}
+
+/* Every task group asks for something (GPUs, CPU or memory): a task of
+ * nothing would hold its place for ever. */
+static int check_asks(const struct fw_job *j, struct fw_diag *dg)
+{
+	char f[32];
+
+	for (int i = 0; i < j->ngroups; i++) {
+		const struct fw_task_group *g = &j->groups[i];
+		snprintf(f, sizeof f, "tasks[%d]", i);
+		if (g->gpus == 0 && g->cpu_milli == 0 && g->mem_mib == 0)
+			return fw_diag_set(dg, FW_EINVAL, "", 0, 0, f, "asks for nothing: give gpus, cpu or memory");
+	}
+	return FW_OK;
 }
 
 /* The core's validation of one job against the fleet's nodes. */
@@ -618,7 +633,8 @@ static void h_job_submit(struct ctx *c)
 			    d->bops->name);
 	if (!need_body(c))
 		return;
-	if ((rc = fw_codec_job_parse(c->body, &d->fleet->topology, &bj, &dg)) != FW_OK)
+	if ((rc = fw_codec_job_parse(c->body, &d->fleet->topology, &bj, &dg)) != FW_OK ||
+	    (rc = check_asks(&bj.job, &dg)) != FW_OK)
 		return fail_diag(c, rc, &dg);
 	bool named = bj.job.name[0] != '\0';
 	int64_t n = d->next_job;
@@ -822,17 +838,26 @@ static void h_rsv_get(struct ctx *c)
 	reply(c, 200, fw_codec_reservation_dump(&c->d->rsv[i]));
 }
 
-/* Nodes exist, the queue exists, no node is in two overlapping windows. */
+/* It ends in the future, nodes exist and are listed once, the queue
+ * exists, no node is in two overlapping windows. */
 static int check_rsv(struct fw_serve *d, const struct fw_reservation *r, struct fw_diag *dg)
 {
+	fw_time now = fw_serve_now();
 	char f[32];
 
+	if (r->end <= now)
+		return fw_diag_set(dg, FW_ERANGE, "", 0, 0, "end", "%lld is in the past (the daemon's clock says %lld): "
+				   "a reservation must end in the future", (long long)r->end, (long long)now);
 	if (r->kind == FW_RSV_QUEUE && fw_serve_queue_index(d, r->queue) < 0)
 		return fw_diag_set(dg, FW_EINVAL, "", 0, 0, "queue", "no queue named \"%s\"", r->queue);
 	for (int32_t k = 0; k < r->nnodes; k++) {
 		snprintf(f, sizeof f, "nodes[%d]", k);
 		if (fw_serve_node_index(d, r->nodes[k]) < 0)
 			return fw_diag_set(dg, FW_EINVAL, "", 0, 0, f, "no node named \"%s\"", r->nodes[k]);
+		for (int32_t m = 0; m < k; m++)
+			if (!strcmp(r->nodes[m], r->nodes[k]))
+				return fw_diag_set(dg, FW_EINVAL, "", 0, 0, f, "node %s is listed twice (also nodes[%d])",
+						   r->nodes[k], m);
 		for (int32_t i = 0; i < d->nrsv; i++) {
 			const struct fw_reservation *o = &d->rsv[i];
 			if (o->end <= r->start || r->end <= o->start)

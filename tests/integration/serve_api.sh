@@ -148,6 +148,17 @@ for bad in -1 256 '"x"'; do
 	req POST /v1/jobs "{\"queue\":\"team-a\",\"exitCode\":$bad,\"tasks\":[{\"gpus\":1}]}"
 	check "exitCode $bad: 400 naming exitCode" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = exitCode ]
 done
+req POST /v1/jobs '{"queue":"team-a","tasks":[{"gpus":1},{"count":2}]}'
+check "a task group that asks for nothing: 400 naming tasks[1]" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = "tasks[1]" ]
+req POST /v1/jobs '{"name":"cpu-only","queue":"team-a","tasks":[{"cpu":2}]}'
+check "a job of CPU only is a job (201)" [ "$CODE" = 201 ]
+req DELETE /v1/jobs/cpu-only
+req POST /v1/jobs '{"name":"never-ran","queue":"vision","tasks":[{"gpus":16}]}'
+req DELETE /v1/jobs/never-ran
+req GET /v1/jobs/never-ran
+check "a job cancelled while pending has no startTime" [ "$(jfield 'j["state"], "startTime" in j')" = "cancelled False" ]
+"$FW" jobs list --state cancelled --server "http://127.0.0.1:$PORT" >"$T/cancelled" 2>&1
+check "... and fairway jobs list shows its START as -" grep -q "^never-ran .* cancelled .* -  *$" "$T/cancelled"
 req POST /v1/jobs '{"name":"huge","queue":"vision","tasks":[{"gpus":16}]}'
 check "a job no node can hold is accepted" [ "$CODE" = 201 ]
 req POST /v1/jobs '{"queue":"team-a","tasks":[{"gpus":2,"gpuFraction":0.5}]}'
@@ -232,6 +243,10 @@ req POST /v1/reservations "{\"kind\":\"queue\",\"queue\":\"nowhere\",\"nodes\":[
 check "a reservation for an unknown queue: 400 naming queue" [ "$(jfield 'j["error"]["field"]')" = queue ]
 req POST /v1/reservations "{\"kind\":\"job\",\"nodes\":[\"h100-013\"],\"start\":$now,\"end\":$((now - 60))}"
 check "a reservation that ends before it starts: 400" [ "$CODE" = 400 ]
+req POST /v1/reservations '{"kind":"maintenance","nodes":["h100-013"],"start":0,"end":1}'
+check "a reservation entirely in the past: 400 naming end" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = end ]
+req POST /v1/reservations "{\"kind\":\"maintenance\",\"nodes\":[\"h100-013\",\"h100-012\",\"h100-013\"],\"start\":$((now + 90000)),\"end\":$((now + 90060))}"
+check "the same node twice in one reservation: 400 naming nodes[2]" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = "nodes[2]" ]
 req POST /v1/reservations "{\"kind\":\"job\",\"job\":\"rsv-job\",\"nodes\":[\"a100-1\"],\"start\":$((now - 1)),\"end\":$((now + 3600))}"
 check "a job reservation: 201" [ "$CODE" = 201 ]
 req POST /v1/cycle
