@@ -59,6 +59,11 @@ expect "client-unknown-subcommand" 2 "unknown subcommand 'frob'" "$FW" nodes fro
 expect "client-subcommand-after-flags" 2 "'submit' goes before its flags" "$FW" jobs --state running submit
 expect "client-flag-of-another-subcommand" 2 "unknown option '--reason' for \`fairway jobs cancel\`" \
 	"$FW" jobs cancel j1 --reason x
+expect "client-fraction-of-whole-flag" 2 "--gpus 0.5: must be a whole number; for a fraction of a GPU use --gpus 1 --gpu-fraction" \
+	"$FW" jobs submit --queue q --gpus 0.5
+expect "client-fraction-not-rounded" 2 "--gpus 1.9: must be a whole number" "$FW" jobs submit --queue q --gpus 1.9
+expect "client-fraction-count" 2 "--count 2.5: must be a whole number" "$FW" jobs submit --queue q --gpus 1 --count 2.5
+expect "client-submit-needs-gpus" 2 "--gpus (0 for a job of only --cpu and --memory) is required" "$FW" jobs submit --queue q
 expect "client-bad-gpus" 2 "--bad-gpus '1,x': expected GPU indices" "$FW" nodes health n1 --unhealthy --bad-gpus 1,x
 expect "serve-help-backend-opt" 0 "--backend-opt K=V" "$FW" serve --help
 expect "serve-backend-opt-not-kv" 2 "--backend-opt 'conf': expected KEY=VALUE" "$FW" serve --backend-opt conf

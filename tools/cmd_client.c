@@ -172,13 +172,16 @@ static void when(char *buf, size_t n, json_t *t)
 }
 
 /* --- argument helpers --------------------------------------------------------------- */
-/* o->argv holds (flag, value) pairs, value NULL for a bare flag (check_args). */
+/* o->argv holds (flag, value) pairs, value NULL for a bare flag
+ * (check_args).  A flag given twice: the last one counts. */
 static const char *flag(struct opts *o, const char *name)
 {
+	const char *v = NULL;
+
 	for (int i = 0; i + 1 < o->argc; i += 2)
 		if (!strcmp(o->argv[i], name))
-			return o->argv[i + 1];
-	return NULL;
+			v = o->argv[i + 1];
+	return v;
 }
 
 static bool has(struct opts *o, const char *name)
@@ -201,7 +204,8 @@ static int need(struct opts *o, const char *what, const char *v)
 	return 0;
 }
 
-/* A number flag into obj[key]; 2 on a bad value. */
+/* A number flag into obj[key]; 2 on a bad value.  A whole-number flag
+ * refuses a fraction rather than cut it (--gpus 0.5 would ask for none). */
 static int set_num(struct opts *o, json_t *obj, const char *key, const char *fl, bool integer)
 {
 	const char *v = flag(o, fl);
@@ -209,8 +213,12 @@ static int set_num(struct opts *o, json_t *obj, const char *key, const char *fl,
 	if (!v)
 		return 0;
 	double x = strtod(v, &end);
-	if (*end || end == v)
+	if (*end || end == v || !isfinite(x))
 		return fw_cli_usage_error(o->cmd, "%s '%s' is not a number", fl, v);
+	if (integer && (x != floor(x) || fabs(x) > 9e15))
+		return fw_cli_usage_error(o->cmd, "%s %s: must be a whole number%s", fl, v,
+					  !strcmp(fl, "--gpus") ? "; for a fraction of a GPU use --gpus 1 --gpu-fraction F "
+								  "(e.g. 0.5: half of one GPU)" : "");
 	json_object_set_new(obj, key, integer ? json_integer((json_int_t)x) : json_real(x));
 	return 0;
 }
@@ -286,7 +294,10 @@ static json_t *queue_body(struct opts *o, int *rc)
 		json_decref(q), json_decref(des), json_decref(lim), json_decref(w);
 		return NULL;
 	}
-	json_object_set_new(q, "deserved", des);
+	if (json_object_size(des))
+		json_object_set_new(q, "deserved", des);
+	else
+		json_decref(des);
 	if (json_object_size(lim))
 		json_object_set_new(q, "limit", lim);
 	else
@@ -328,9 +339,11 @@ static int cmd_queues(struct opts *o)
 	else if (!strcmp(sub, "delete"))
 		rc = call(o, "DELETE", path, NULL, &r);
 	else if (!strcmp(sub, "set") || !strcmp(sub, "create")) {
+		/* set changes only the members given (PATCH, a merge on the
+		 * daemon); create sends the whole queue (PUT) */
 		if (!(body = queue_body(o, &rc)))
 			return rc ? rc : 2;
-		rc = call(o, "PUT", path, body, &r);
+		rc = call(o, !strcmp(sub, "set") ? "PATCH" : "PUT", path, body, &r);
 	} else
 		return fw_cli_usage_error(o->cmd, "unknown subcommand '%s'", sub);
 	json_decref(body);
@@ -351,8 +364,10 @@ static void print_job_row(json_t *j)
 	const char *st = str(j, "state");
 	if (!strcmp(st, "pending"))
 		when(w, sizeof w, json_object_get(j, "expectedStart"));
-	else
+	else if (json_object_get(j, "startTime"))
 		when(w, sizeof w, json_object_get(j, "startTime"));
+	else
+		snprintf(w, sizeof w, "-"); /* it never started (cancelled while pending) */
 	if (!strcmp(st, "failed"))
 		snprintf(ex, sizeof ex, "(exit %.0f)", num(j, "exitCode"));
 	printf("%-24s %-12s %-10s %5.0f  %-16s %-12s %s\n", str(j, "name"), str(j, "queue"), st, num(j, "gpus"),
@@ -467,7 +482,8 @@ static json_t *job_body(struct opts *o, int *rc)
 			*rc = 2;
 		return j;
 	}
-	if ((*rc = need(o, "--queue", flag(o, "--queue"))))
+	if ((*rc = need(o, "--queue", flag(o, "--queue"))) ||
+	    (*rc = need(o, "--gpus (0 for a job of only --cpu and --memory)", flag(o, "--gpus"))))
 		return NULL;
 	j = json_pack("{s:s}", "queue", flag(o, "--queue"));
 	t = json_object();
@@ -481,6 +497,7 @@ static json_t *job_body(struct opts *o, int *rc)
 	    (*rc = set_num(o, j, "checkpointInterval", "--checkpoint-interval", true)) ||
 	    (*rc = set_num(o, j, "exitCode", "--exit-code", true)) ||
 	    (*rc = set_num(o, t, "count", "--count", true)) || (*rc = set_num(o, t, "gpus", "--gpus", true)) ||
+	    (*rc = set_num(o, t, "gpuFraction", "--gpu-fraction", false)) ||
 	    (*rc = set_num(o, t, "cpu", "--cpu", false)) || (*rc = set_num(o, t, "memory", "--memory", true))) {
 		json_decref(j), json_decref(t);
 		return NULL;
@@ -814,7 +831,7 @@ static int cmd_plan(struct opts *o)
 
 /* --- entry ------------------------------------------------------------------------------------------ */
 static const char client_usage[] =
-	"usage: fairway queues [list | show NAME | set NAME [flags] | delete NAME]\n"
+	"usage: fairway queues [list | show NAME | set NAME [flags] | create NAME [flags] | delete NAME]\n"
 	"       fairway jobs [list [--state S] | show NAME | why NAME | submit FLAGS | cancel NAME]\n"
 	"       fairway nodes [list | show NAME | health NAME --healthy|--unhealthy [--reason R] [--bad-gpus 0,3]]\n"
 	"       fairway reservations [list | show ID | create FLAGS | delete ID]\n"
@@ -829,12 +846,19 @@ static const char client_usage[] =
 	"  --server URL       default $FAIRWAY_SERVER or http://127.0.0.1:8642\n"
 	"  --token-file FILE  default $FAIRWAY_TOKEN_FILE or fairway-state/token\n"
 	"  --json             print JSON\n"
+	"A flag given twice: the last one counts.  Whole-number flags (--gpus,\n"
+	"--count, --memory, --priority, ...) refuse fractions.\n"
 	"\n"
 	"queues set NAME:     --parent P --deserved-gpus N --limit-gpus N --weight W\n"
-	"                     --priority P --min-runtime S   (or --file queue.json)\n"
+	"                     --priority P --min-runtime S   (or --file patch.json)\n"
 	"                     --default-runtime S --default-checkpoint-interval S\n"
-	"                     (assumed for its jobs that give none)\n"
+	"                     (assumed for its jobs that give none); changes only\n"
+	"                     the flags given, the rest stays (PATCH)\n"
+	"queues create NAME:  the same flags; a new queue, or a whole replacement:\n"
+	"                     what is not given takes its default (PUT)\n"
 	"jobs submit:         --queue Q --gpus N [--count TASKS] [--runtime S]\n"
+	"                     [--gpu-fraction F]  (with --gpus 1: a share of one GPU,\n"
+	"                     0.001..1)\n"
 	"                     [--name N] [--user U] [--cpu C] [--memory MiB]\n"
 	"                     [--gpu-model M] [--required-level rack]  (or --file job.json)\n"
 	"                     [--checkpoint-interval S]  (it saves every S s: evict it\n"
@@ -863,7 +887,7 @@ static const char client_usage[] =
 	"--default-checkpoint-interval --file "
 #define JOB_FLAGS                                                                                               \
 	" --queue --name --user --required-level --runtime --priority --exit-code --count --gpus --cpu --memory " \
-	"--gpu-model --checkpoint-interval --file "
+	"--gpu-model --checkpoint-interval --gpu-fraction --file "
 static const struct spec {
 	const char *cmd, *sub; /* sub NULL: the command has no subcommands */
 	int names;             /* NAME words after the subcommand */

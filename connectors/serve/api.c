@@ -49,6 +49,7 @@ enum auth { OPEN, ADMIN, HEALTH };
 	X(POST, "/v1/queues", h_queue_create, ADMIN)                          \
 	X(GET, "/v1/queues/{name}", h_queue_get, OPEN)                        \
 	X(PUT, "/v1/queues/{name}", h_queue_put, ADMIN)                       \
+	X(PATCH, "/v1/queues/{name}", h_queue_patch, ADMIN)                   \
 	X(DELETE, "/v1/queues/{name}", h_queue_delete, ADMIN)                 \
 	X(GET, "/v1/jobs", h_jobs_list, OPEN)                                 \
 	X(POST, "/v1/jobs", h_job_submit, ADMIN)                              \
@@ -172,11 +173,17 @@ static json_t *view_ref(struct fw_serve *d)
 }
 
 /* --- health, metrics, cycle ------------------------------------------------------ */
+/* ok: the last cycle ran; when it failed, why (the daemon still answers,
+ * but plans nothing until that is fixed). */
 static void h_health(struct ctx *c)
 {
-	reply(c, 200, json_pack("{s:b,s:s,s:I,s:i,s:b}", "ok", true, "backend", c->d->bops->name, "cycles",
-				(json_int_t)c->d->m.cycles, "schemaVersion", fw_store_schema_version(c->d->store),
-				"viewReady", c->d->view != NULL));
+	json_t *o = json_pack("{s:b,s:s,s:I,s:i,s:b}", "ok", !c->d->cycle_err[0], "backend", c->d->bops->name,
+			      "cycles", (json_int_t)c->d->m.cycles, "schemaVersion",
+			      fw_store_schema_version(c->d->store), "viewReady", c->d->view != NULL);
+
+	if (o && c->d->cycle_err[0])
+		json_object_set_new(o, "error", json_string(c->d->cycle_err));
+	reply(c, 200, o);
 }
 
 static void h_metrics(struct ctx *c)
@@ -358,6 +365,52 @@ static void h_queue_put(struct ctx *c)
 	queue_write(c, &q, fw_serve_queue_index(c->d, q.name));
 }
 
+/* RFC 7396 JSON merge patch of target by patch: a member of the patch
+ * replaces the target's, an object merges member by member, and null
+ * removes the member (so it takes its default: limit.gpu null =
+ * unlimited, no parent = top level). */
+static void merge_patch(json_t *target, json_t *patch)
+{
+	const char *k;
+	json_t *v, *t;
+
+	json_object_foreach(patch, k, v) {
+		if (json_is_null(v))
+			json_object_del(target, k);
+		else if (json_is_object(v) && json_is_object(t = json_object_get(target, k)))
+			merge_patch(t, v);
+		else
+			json_object_set(target, k, v);
+	}
+}
+
+/* Change only the members the body gives (`fairway queues set`): the
+ * queue as it is, merged with the body, then validated and written as
+ * a PUT would be.  Read, merge and write happen under the state lock, so
+ * two PATCHes of different members never undo each other. */
+static void h_queue_patch(struct ctx *c)
+{
+	int i = fw_serve_queue_index(c->d, c->name), rc;
+	struct fw_queue_spec q;
+	struct fw_diag dg;
+	json_t *doc;
+
+	memset(&dg, 0, sizeof dg);
+	if (i < 0)
+		return fail(c, 404, "ENOENT", "name", "no queue named \"%s\" (PUT /v1/queues/%s creates it)", c->name,
+			    c->name);
+	if (!need_body(c))
+		return;
+	if (!(doc = queue_json(&c->d->queues[i])))
+		return fail(c, 500, "ENOMEM", "", "out of memory");
+	merge_patch(doc, c->body);
+	rc = fw_codec_queue_parse(doc, c->name, &q, &dg);
+	json_decref(doc);
+	if (rc != FW_OK)
+		return fail_diag(c, rc, &dg);
+	queue_write(c, &q, i);
+}
+
 static void h_queue_delete(struct ctx *c)
 {
 	struct fw_serve *d = c->d;
@@ -371,6 +424,11 @@ static void h_queue_delete(struct ctx *c)
 		if (!strcmp(d->queues[k].parent, c->name))
 			return fail(c, 409, "EBUSY", "name", "queue \"%s\" has child queue \"%s\"; delete it first",
 				    c->name, d->queues[k].name);
+	for (int32_t k = 0; k < d->nrsv; k++)
+		if (d->rsv[k].kind == FW_RSV_QUEUE && !strcmp(d->rsv[k].queue, c->name))
+			return fail(c, 409, "EBUSY", "name",
+				    "queue \"%s\" has reservation %s; delete it first (DELETE /v1/reservations/%s)",
+				    c->name, d->rsv[k].id, d->rsv[k].id);
 	struct fw_queue_spec *cand = calloc((size_t)d->nqueues + 1, sizeof *cand);
 	if (!cand)
 		return fail(c, 500, "ENOMEM", "", "out of memory");
@@ -416,7 +474,7 @@ static json_t *local_job_json(const struct fw_backend_job *j, const char *state,
 
 	if (j->job.checkpoint_s > 0)
 		json_object_set_new(o, "checkpointInterval", json_integer(j->job.checkpoint_s));
-	if (strcmp(state, "pending"))
+	if (strcmp(state, "pending") && start > 0) /* one cancelled while pending never started */
 		json_object_set_new(o, "startTime", json_integer(start));
 	if (!active)
 		json_object_set_new(o, "endTime", json_integer(end));
@@ -485,6 +543,21 @@ static void h_jobs_list(struct ctx *c)
 	reply(c, 200, json_pack("{s:o}", "jobs", l.out));
 }
 
+/* Every task group asks for something (GPUs, CPU or memory): a task of
+ * nothing would hold its place for ever. */
+static int check_asks(const struct fw_job *j, struct fw_diag *dg)
+{
+	char f[32];
+
+	for (int i = 0; i < j->ngroups; i++) {
+		const struct fw_task_group *g = &j->groups[i];
+		snprintf(f, sizeof f, "tasks[%d]", i);
+		if (g->gpus == 0 && g->cpu_milli == 0 && g->mem_mib == 0)
+			return fw_diag_set(dg, FW_EINVAL, "", 0, 0, f, "asks for nothing: give gpus, cpu or memory");
+	}
+	return FW_OK;
+}
+
 /* The core's validation of one job against the fleet's nodes. */
 static int check_job(struct fw_serve *d, struct fw_backend_job *bj, struct fw_diag *dg)
 {
@@ -520,6 +593,32 @@ out:
 	return rc;
 }
 
+/* Daemon-made names (job-N, rsv-N) skip the names already taken, which a
+ * client may have chosen itself; at most this many are tried. */
+#define FW_AUTO_NAME_TRIES 100000
+
+/* Is a job of this name known?  Of the backends that take submissions
+ * only local exists; another would answer its submit with 409. */
+static bool job_name_taken(struct fw_serve *d, const char *name)
+{
+	const char *st;
+	fw_time t0, t1, t2;
+
+	return d->bops == &fw_backend_local && fw_local_job_info(d->be, name, &st, &t0, &t1, &t2, NULL, NULL) == FW_OK;
+}
+
+/* The first free job-N from the counter on; *n is that N.  false when
+ * FW_AUTO_NAME_TRIES names in a row are taken. */
+static bool auto_job_name(struct fw_serve *d, char *name, size_t len, int64_t *n)
+{
+	for (*n = d->next_job; *n < d->next_job + FW_AUTO_NAME_TRIES; (*n)++) {
+		snprintf(name, len, "job-%lld", (long long)*n);
+		if (!job_name_taken(d, name))
+			return true;
+	}
+	return false;
+}
+
 static void h_job_submit(struct ctx *c)
 {
 	struct fw_serve *d = c->d;
@@ -534,16 +633,19 @@ static void h_job_submit(struct ctx *c)
 			    d->bops->name);
 	if (!need_body(c))
 		return;
-	if ((rc = fw_codec_job_parse(c->body, &d->fleet->topology, &bj, &dg)) != FW_OK)
+	if ((rc = fw_codec_job_parse(c->body, &d->fleet->topology, &bj, &dg)) != FW_OK ||
+	    (rc = check_asks(&bj.job, &dg)) != FW_OK)
 		return fail_diag(c, rc, &dg);
 	bool named = bj.job.name[0] != '\0';
-	if (!named)
-		snprintf(bj.job.name, sizeof bj.job.name, "job-%lld", (long long)d->next_job);
+	int64_t n = d->next_job;
+	if (!named && !auto_job_name(d, bj.job.name, sizeof bj.job.name, &n))
+		return fail(c, 409, "EEXIST", "name", "job-%lld to job-%lld are all taken: give the job a name",
+			    (long long)d->next_job, (long long)n - 1);
 	if ((rc = check_job(d, &bj, &dg)) != FW_OK)
 		return fail_diag(c, rc, &dg);
 	if ((rc = fw_store_begin(d->store)) != FW_OK)
 		return (void)commit_or_fail(c, rc);
-	rc = named ? FW_OK : fw_store_meta_put(d->store, "next_job", d->next_job + 1);
+	rc = named ? FW_OK : fw_store_meta_put(d->store, "next_job", n + 1);
 	if (rc == FW_OK && (rc = d->bops->submit(d->be, &bj, now, &dg)) != FW_OK) {
 		fw_store_rollback(d->store);
 		return fail_diag(c, rc, &dg);
@@ -556,7 +658,7 @@ static void h_job_submit(struct ctx *c)
 		return;
 	}
 	if (!named)
-		d->next_job++;
+		d->next_job = n + 1;
 	json_t *o = fw_codec_job_dump(&bj, &d->fleet->topology);
 	json_object_set_new(o, "state", json_string("pending"));
 	json_object_set_new(o, "submitTime", json_integer(now));
@@ -650,6 +752,40 @@ static void h_node_get(struct ctx *c)
 	reply(c, 200, found);
 }
 
+/* How far ahead of the daemon's clock a report's `at` may be (clock skew
+ * between a node and the daemon, not a report from the future). */
+#define FW_HEALTH_AT_AHEAD_MAX 86400
+
+/* A parsed report against the node it names: its bad GPUs exist, suspect
+ * only with healthy (suspect = healthy but on probation), and no `at` far
+ * in the future. */
+static int check_health(const struct fw_serve *d, json_t *body, const struct fw_health_report *h,
+			struct fw_diag *dg)
+{
+	int32_t gpus = d->fleet->nodes[fw_serve_node_index(d, h->node)].gpu_count;
+	size_t k;
+	json_t *g;
+	char f[32];
+
+	json_array_foreach(json_object_get(body, "badGpus"), k, g) {
+		snprintf(f, sizeof f, "badGpus[%zu]", k);
+		if (json_integer_value(g) >= gpus)
+			return gpus ? fw_diag_set(dg, FW_ERANGE, "", 0, 0, f, "node %s has GPUs 0 to %d, not %lld", h->node,
+						  gpus - 1, (long long)json_integer_value(g))
+				    : fw_diag_set(dg, FW_ERANGE, "", 0, 0, f, "node %s has no GPUs", h->node);
+	}
+	if (h->suspect && !h->healthy)
+		return fw_diag_set(dg, FW_EINVAL, "", 0, 0, "suspect",
+				   "suspect means healthy but on probation: with \"healthy\": false leave it out "
+				   "(or report \"healthy\": true)");
+	if (h->at > h->received + FW_HEALTH_AT_AHEAD_MAX)
+		return fw_diag_set(dg, FW_ERANGE, "", 0, 0, "at",
+				   "%lld is %lld s ahead of the daemon's clock (%lld); at most %d s ahead is taken",
+				   (long long)h->at, (long long)(h->at - h->received), (long long)h->received,
+				   FW_HEALTH_AT_AHEAD_MAX);
+	return FW_OK;
+}
+
 static void h_node_health(struct ctx *c)
 {
 	struct fw_serve *d = c->d;
@@ -665,7 +801,7 @@ static void h_node_health(struct ctx *c)
 		return;
 	snprintf(h.node, sizeof h.node, "%s", c->name);
 	h.at = h.received = fw_serve_now();
-	if ((rc = fw_codec_health_parse(c->body, &h, &dg)) != FW_OK)
+	if ((rc = fw_codec_health_parse(c->body, &h, &dg)) != FW_OK || (rc = check_health(d, c->body, &h, &dg)) != FW_OK)
 		return fail_diag(c, rc, &dg);
 	i = fw_serve_health_index(d, h.node);
 	fw_history_follow(i >= 0 ? &d->health[i] : NULL, &h); /* the daemon's history, not the body's */
@@ -702,17 +838,26 @@ static void h_rsv_get(struct ctx *c)
 	reply(c, 200, fw_codec_reservation_dump(&c->d->rsv[i]));
 }
 
-/* Nodes exist, the queue exists, no node is in two overlapping windows. */
+/* It ends in the future, nodes exist and are listed once, the queue
+ * exists, no node is in two overlapping windows. */
 static int check_rsv(struct fw_serve *d, const struct fw_reservation *r, struct fw_diag *dg)
 {
+	fw_time now = fw_serve_now();
 	char f[32];
 
+	if (r->end <= now)
+		return fw_diag_set(dg, FW_ERANGE, "", 0, 0, "end", "%lld is in the past (the daemon's clock says %lld): "
+				   "a reservation must end in the future", (long long)r->end, (long long)now);
 	if (r->kind == FW_RSV_QUEUE && fw_serve_queue_index(d, r->queue) < 0)
 		return fw_diag_set(dg, FW_EINVAL, "", 0, 0, "queue", "no queue named \"%s\"", r->queue);
 	for (int32_t k = 0; k < r->nnodes; k++) {
 		snprintf(f, sizeof f, "nodes[%d]", k);
 		if (fw_serve_node_index(d, r->nodes[k]) < 0)
 			return fw_diag_set(dg, FW_EINVAL, "", 0, 0, f, "no node named \"%s\"", r->nodes[k]);
+		for (int32_t m = 0; m < k; m++)
+			if (!strcmp(r->nodes[m], r->nodes[k]))
+				return fw_diag_set(dg, FW_EINVAL, "", 0, 0, f, "node %s is listed twice (also nodes[%d])",
+						   r->nodes[k], m);
 		for (int32_t i = 0; i < d->nrsv; i++) {
 			const struct fw_reservation *o = &d->rsv[i];
 			if (o->end <= r->start || r->end <= o->start)
@@ -744,8 +889,13 @@ static void h_rsv_create(struct ctx *c)
 		goto out;
 	}
 	bool named = r->id[0] != '\0';
-	if (!named)
-		snprintf(r->id, sizeof r->id, "rsv-%lld", (long long)d->next_rsv);
+	int64_t n = d->next_rsv;
+	/* at most nrsv names are taken: this ends within nrsv + 1 tries */
+	for (; !named; n++) {
+		snprintf(r->id, sizeof r->id, "rsv-%lld", (long long)n);
+		if (fw_serve_rsv_index(d, r->id) < 0)
+			break;
+	}
 	if (fw_serve_rsv_index(d, r->id) >= 0) {
 		fail(c, 409, "EEXIST", "id", "a reservation \"%s\" exists", r->id);
 		goto out;
@@ -756,11 +906,11 @@ static void h_rsv_create(struct ctx *c)
 	}
 	rc = fw_store_begin(d->store) ?: fw_serve_save_rsv(d, r);
 	if (rc == FW_OK && !named)
-		rc = fw_store_meta_put(d->store, "next_rsv", d->next_rsv + 1);
+		rc = fw_store_meta_put(d->store, "next_rsv", n + 1);
 	if (!commit_or_fail(c, rc))
 		goto out;
 	if (!named)
-		d->next_rsv++;
+		d->next_rsv = n + 1;
 	if ((slot = fw_serve_grow(&d->rsv, &d->nrsv, &d->caprsv, sizeof *slot)))
 		*slot = *r;
 	d->gen++;

@@ -114,9 +114,13 @@ static int get_int(json_t *o, const char *path, const char *key, bool req, int64
 	path_of(f, sizeof f, path, key);
 	if (!v)
 		return req ? BAD(d, FW_EINVAL, f, "is required") : FW_OK;
-	if (!json_is_integer(v))
+	/* 1.0 is whole too: many JSON encoders write every number so */
+	double r = json_number_value(v);
+	if (!json_is_integer(v) && (!json_is_real(v) || r != floor(r)))
 		return BAD(d, FW_EINVAL, f, "must be a whole number");
-	json_int_t x = json_integer_value(v);
+	if (json_is_real(v) && (r < (double)lo || r > (double)hi))
+		return BAD(d, FW_ERANGE, f, "must be between %lld and %lld", (long long)lo, (long long)hi);
+	json_int_t x = json_is_integer(v) ? json_integer_value(v) : (json_int_t)r;
 	if (x < lo || x > hi)
 		return BAD(d, FW_ERANGE, f, "must be between %lld and %lld", (long long)lo, (long long)hi);
 	*dst = x;

@@ -803,6 +803,22 @@ static void free_taken(struct taken *t)
 	memset(t, 0, sizeof *t);
 }
 
+/* Keep why the cycle failed (NULL: it ran) for GET /v1/health; the log
+ * says it when it first fails or its reason changes, and when cycles run
+ * again, not at every period. */
+static void note_failure(struct fw_serve *d, const char *why, int attempt)
+{
+	if (!why) {
+		if (d->cycle_err[0])
+			fprintf(stderr, "fairway serve: cycles run again\n");
+		d->cycle_err[0] = '\0';
+		return;
+	}
+	if (attempt == 0 && strcmp(d->cycle_err, why))
+		fprintf(stderr, "fairway serve: cycle failed (every cycle until this changes): %s\n", why);
+	snprintf(d->cycle_err, sizeof d->cycle_err, "%s", why);
+}
+
 static int run_cycle(struct fw_serve *d, struct fw_arena *ar, int attempt)
 {
 	struct taken t;
@@ -836,9 +852,9 @@ static int run_cycle(struct fw_serve *d, struct fw_arena *ar, int attempt)
 		d->m.stale++;
 	} else if (rc != FW_OK) {
 		d->m.failed++;
-		if (attempt == 0)
-			fprintf(stderr, "fairway serve: cycle failed: %s\n", err[0] ? err : fw_strerror(rc));
+		note_failure(d, err[0] ? err : fw_strerror(rc), attempt);
 	} else {
+		note_failure(d, NULL, attempt);
 		d->m.cycles++;
 		observe(d, secs);
 		if (notes)

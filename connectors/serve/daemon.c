@@ -3,8 +3,15 @@
  * backend, restore the model, start the HTTP server and the cycle thread,
  * stop cleanly on SIGINT/SIGTERM.  The cycle itself is in cycle.c.
  *
- * Phases of fw_serve_run(): config, token, store, model, backend, http,
- * cycle thread, wait, teardown.
+ * Phases of fw_serve_run(): config, lock, token, store, model, backend,
+ * http, cycle thread, wait, teardown.
+ *
+ * One daemon per state directory: it holds an exclusive flock(2) on
+ * STATE_DIR/lock (which holds its PID) for its whole life, so a second
+ * one on the same directory refuses to start, naming the PID, rather than
+ * double-book the fleet.  The kernel drops the lock when the process
+ * ends, however it ends: the file a killed daemon leaves behind blocks
+ * nothing.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -355,6 +363,50 @@ static int setup_token(struct fw_serve *d, char *err, size_t errn)
 	return FW_OK;
 }
 
+/* --- lock ------------------------------------------------------------------------ */
+/* The PID the lock file names, or 0. */
+static long lock_holder(int fd)
+{
+	char buf[32] = "";
+	ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+
+	buf[n > 0 ? n : 0] = '\0';
+	return strtol(buf, NULL, 10);
+}
+
+static int lock_state(struct fw_serve *d, char *err, size_t errn)
+{
+	const char *dir = d->opts->state_dir;
+	char path[4096], pid[32];
+	int fd;
+
+	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+		snprintf(err, errn, "--state %.300s: cannot create the state directory: %s", dir, strerror(errno));
+		return FW_EIO;
+	}
+	snprintf(path, sizeof path, "%s/lock", dir);
+	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) < 0) {
+		snprintf(err, errn, "cannot open the lock file %.300s: %s", path, strerror(errno));
+		return FW_EIO;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		long holder = lock_holder(fd);
+		snprintf(err, errn, "--state %.300s is in use by another fairway serve (PID %ld, lock file %.300s): "
+				    "stop it first, or give this one another --state",
+			 dir, holder, path);
+		close(fd);
+		return FW_EBUSY;
+	}
+	snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, strlen(pid), 0) != (ssize_t)strlen(pid)) {
+		snprintf(err, errn, "cannot write the lock file %.300s: %s", path, strerror(errno));
+		close(fd);
+		return FW_EIO;
+	}
+	d->lock_fd = fd;
+	return FW_OK;
+}
+
 /* --- config --------------------------------------------------------------------- */
 static int load_fleet(struct fw_serve *d, char *err, size_t errn)
 {
@@ -417,6 +469,8 @@ static void free_daemon(struct fw_serve *d)
 	free(d->queues);
 	free(d->rsv);
 	free(d->health);
+	if (d->lock_fd >= 0)
+		close(d->lock_fd); /* last: the next daemon may start now */
 	pthread_mutex_destroy(&d->mu);
 	pthread_cond_destroy(&d->wake);
 }
@@ -460,6 +514,7 @@ int fw_serve_run(const struct fw_serve_opts *o)
 	pthread_mutex_init(&d.mu, NULL);
 	pthread_cond_init(&d.wake, NULL);
 	d.opts = o;
+	d.lock_fd = -1;
 	d.bops = o->backend;
 	d.policy = o->policy ? fw_policy_find(o->policy) : fw_policy_default();
 	fw_health_config_default(&d.hcfg);
@@ -475,7 +530,7 @@ int fw_serve_run(const struct fw_serve_opts *o)
 		snprintf(err, sizeof err, "--policy %s: unknown policy (try `fairway policies`)", o->policy);
 		goto out;
 	}
-	if (load_fleet(&d, err, sizeof err))
+	if (load_fleet(&d, err, sizeof err) || lock_state(&d, err, sizeof err))
 		goto out;
 	if (fw_store_open(o->state_dir, o->sync_full, &d.store, &dg) != FW_OK) {
 		fw_diag_format(&dg, err, sizeof err);

@@ -42,6 +42,15 @@
  * example cluster's running and pending jobs), shifting their times from
  * the config's `now` to the wall clock.
  *
+ * Fleet changes: the store outlives the config, so open() may find jobs
+ * the fleet no longer fits.  A running job on a node the fleet lacks (or
+ * on GPUs its node no longer has) is requeued, as Slurm does with jobs on
+ * removed nodes: pending again, keeping its whole checkpoints, one line
+ * on stderr naming the job and the node.  A stored job the config cannot
+ * describe at all (a topology level it lacks) stops the open with an
+ * error naming the job and what is missing: it cannot be planned, and
+ * dropping it silently would lose it.
+ *
  * Generation: bumped when a plan made before the change could be wrong
  * after it (a job cancelled, started, evicted, finished; a node drained).
  * A submission only adds pending work, which a plan in flight simply has
@@ -104,6 +113,7 @@ struct fw_backend {
 	struct fw_health_rec *fail;    /* per fleet node: its job failures */
 	bool fail_stale;               /* a job failed since the last tally */
 	fw_time now;                   /* the last read's (open's until then) */
+	char why[512];                 /* open(): the stored job that failed */
 };
 
 /* --- lookups ----------------------------------------------------------- */
@@ -247,15 +257,21 @@ static int load_one(void *ctx, const char *key, const char *doc)
 	size_t i;
 	int rc = FW_EINVAL;
 	const char *st = json_string_value(json_object_get(o, "state"));
+	struct fw_diag dg;
 
-	(void)key;
-	if (!o || !spec || !st || !(lj = append(b)))
+	memset(&dg, 0, sizeof dg);
+	if (!o || !spec || !st) {
+		snprintf(b->why, sizeof b->why, "job %.63s: not a job document", key);
+		goto out;
+	}
+	if (!(lj = append(b)))
 		goto out;
 	static const char *const state_keys[] = { "state", "submitTime", "startTime", "endTime", "starts", "kept",
 						  "alloc" };
 	for (size_t k = 0; k < sizeof state_keys / sizeof *state_keys; k++)
 		json_object_del(spec, state_keys[k]);
-	if (fw_codec_job_parse(spec, &b->fleet->topology, &lj->bj, NULL) != FW_OK) {
+	if (fw_codec_job_parse(spec, &b->fleet->topology, &lj->bj, &dg) != FW_OK) {
+		snprintf(b->why, sizeof b->why, "job %.63s: %.127s: %.300s", key, dg.field, dg.msg);
 		b->njobs--;
 		goto out;
 	}
@@ -394,6 +410,45 @@ static bool describe(const struct fw_backend *b, const struct fw_health_rec *r, 
 	return true;
 }
 
+/* --- fleet changes ------------------------------------------------------------ */
+static void keep_checkpoints(struct ljob *lj, fw_time at, fw_time cp);
+
+/* A placement's node the fleet lacks, or whose GPUs it no longer has;
+ * NULL when every placement still fits. */
+static const char *lost_node(const struct fw_backend *b, const struct ljob *lj, bool *gone)
+{
+	for (int32_t k = 0; k < lj->nplace; k++) {
+		const struct fw_backend_placement *p = &lj->place[k];
+		int32_t n = node_index(b, p->node);
+		int32_t gpus = n < 0 ? 0 : b->fleet->nodes[n].gpu_count;
+		*gone = n < 0;
+		if (n < 0 || (gpus < 32 && (p->gpu_mask >> gpus) != 0))
+			return p->node;
+	}
+	return NULL;
+}
+
+/* Requeue the running jobs the fleet no longer fits (the file comment). */
+static int requeue_lost(struct fw_backend *b, fw_time now)
+{
+	for (int32_t i = 0; i < b->njobs; i++) {
+		struct ljob *lj = &b->jobs[i];
+		const char *node;
+		bool gone;
+		int rc;
+		if (lj->state != L_RUNNING || !(node = lost_node(b, lj, &gone)))
+			continue;
+		fprintf(stderr, "fairway serve: job %s was running on node %s, which the fleet %s: requeued (pending again)\n",
+			lj->bj.job.name, node, gone ? "no longer has" : "now has with fewer GPUs");
+		keep_checkpoints(lj, now, lj->bj.job.checkpoint_s);
+		set_place(lj, NULL, 0);
+		lj->state = L_PENDING;
+		if ((rc = save(b, lj)) != FW_OK)
+			return rc;
+	}
+	return FW_OK;
+}
+
 /* --- ops -------------------------------------------------------------------- */
 static void local_close(struct fw_backend *b)
 {
@@ -445,11 +500,16 @@ static int local_open(const struct fw_backend_config *cfg, struct fw_backend **o
 		b->drained[i] = fw_store_meta_get(cfg->store, key, 0) != 0;
 	}
 	if (rc == FW_OK)
+		rc = requeue_lost(b, cfg->now);
+	if (rc == FW_OK)
 		rc = tally_failures(b); /* a restart forgets no failure */
 	if (rc != FW_OK) {
+		rc = fw_diag_set(d, rc, "", 0, 0, "store.jobs", "cannot restore the local backend's jobs: %s%s",
+				 b->why[0] ? b->why : fw_strerror(rc),
+				 b->why[0] ? " (the --config must keep the topology levels and nodes the stored jobs use)"
+					   : "");
 		local_close(b);
-		return fw_diag_set(d, rc, "", 0, 0, "store.jobs", "cannot restore the local backend's jobs: %s",
-				   fw_strerror(rc));
+		return rc;
 	}
 	*out = b;
 	return FW_OK;

@@ -38,6 +38,8 @@ struct fw_serve {
 	uint64_t cycle_requests, requests_done; /* POST /v1/cycle waits on these */
 
 	const struct fw_serve_opts *opts;
+	int lock_fd;                        /* STATE_DIR/lock, flock'ed for the
+					     * daemon's life (never changes) */
 	const struct fw_policy_ops *policy;
 	struct fw_snapshot *fleet;          /* the config (never changes) */
 	struct fw_health_config hcfg;       /* the lemon verdict's window and
@@ -62,6 +64,8 @@ struct fw_serve {
 	bool windows_failing;               /* the backend's windows() refused */
 	bool release_failing;               /* the backend's release() refused */
 	bool apply_failing;                 /* the last apply() refused actions */
+	char cycle_err[512];                /* why the last cycle failed; "" when
+					     * it ran (GET /v1/health: ok false) */
 
 	/* the last published view (json built by the cycle thread) */
 	json_t *view;

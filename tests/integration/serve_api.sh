@@ -50,6 +50,12 @@ if ! start_daemon "$S" "$PORT"; then
 fi
 ok "daemon starts and answers /v1/health"
 check "default token file is created with mode 0600" [ "$(stat -c %a "$S/token")" = 600 ]
+# one daemon per state directory (an flock on STATE_DIR/lock)
+PORT2=$(free_port)
+timeout 10 "$FW" serve --state "$S" --listen "127.0.0.1:$PORT2" >"$T/second.log" 2>&1
+rc=$?
+check "a second daemon on the same --state refuses to start (exit 2)" [ "$rc" -eq 2 ] &&
+	check "... naming the directory and the PID that holds it" grep -q -- "--state $S is in use by another fairway serve (PID $DPID" "$T/second.log"
 hexport=$(printf '%04X' "$PORT")
 check "it listens on 127.0.0.1 only (/proc/net/tcp)" bash -c \
 	"grep -q ' 0100007F:$hexport 00000000:0000 0A' /proc/net/tcp && ! grep -q ' 00000000:$hexport 00000000:0000 0A' /proc/net/tcp"
@@ -116,6 +122,20 @@ req DELETE /v1/queues/research
 check "delete a queue with children: 409" [ "$CODE" = 409 ]
 req PUT /v1/queues/team-a '{"parent":"research","deserved":{"gpu":16}}'
 check "update a queue: 200, new quota" [ "$CODE" = 200 -a "$(jfield 'j["deserved"]["gpu"]')" = 16.0 ]
+req PATCH /v1/queues/team-a '{"limit":{"gpu":40}}'
+check "PATCH a queue: 200, only the limit changes (parent, quota, weight kept)" \
+	[ "$CODE" = 200 -a "$(jfield 'j.get("parent"), j["deserved"]["gpu"], j["limit"]["gpu"], j["overQuotaWeight"]["gpu"]')" = "research 16.0 40.0 1.0" ]
+req PATCH /v1/queues/team-a '{"limit":{"gpu":null}}'
+check "PATCH a member to null: it takes its default (no GPU limit)" \
+	[ "$CODE" = 200 -a "$(jfield 'j["limit"]["gpu"], j["deserved"]["gpu"]')" = "None 16.0" ]
+req PATCH /v1/queues/team-a '{"limit":{"gpu":4}}'
+check "PATCH a limit below the quota: 400 naming limit" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = limit ]
+req PATCH /v1/queues/team-a '{"colour":"red"}'
+check "PATCH with an unknown field: 400 naming it" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = colour ]
+req GET /v1/queues/team-a
+check "... the refused patches changed nothing" [ "$(jfield 'j.get("parent"), j["deserved"]["gpu"], j["limit"]["gpu"]')" = "research 16.0 None" ]
+req PATCH /v1/queues/no-such-queue '{"priority":1}'
+check "PATCH an unknown queue: 404 naming name" [ "$CODE" = 404 -a "$(jfield 'j["error"]["field"]')" = name ]
 
 # --- jobs --------------------------------------------------------------------------
 req POST /v1/jobs '{"queue":"research","tasks":[{"gpus":1}]}'
@@ -128,6 +148,17 @@ for bad in -1 256 '"x"'; do
 	req POST /v1/jobs "{\"queue\":\"team-a\",\"exitCode\":$bad,\"tasks\":[{\"gpus\":1}]}"
 	check "exitCode $bad: 400 naming exitCode" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = exitCode ]
 done
+req POST /v1/jobs '{"queue":"team-a","tasks":[{"gpus":1},{"count":2}]}'
+check "a task group that asks for nothing: 400 naming tasks[1]" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = "tasks[1]" ]
+req POST /v1/jobs '{"name":"cpu-only","queue":"team-a","tasks":[{"cpu":2}]}'
+check "a job of CPU only is a job (201)" [ "$CODE" = 201 ]
+req DELETE /v1/jobs/cpu-only
+req POST /v1/jobs '{"name":"never-ran","queue":"vision","tasks":[{"gpus":16}]}'
+req DELETE /v1/jobs/never-ran
+req GET /v1/jobs/never-ran
+check "a job cancelled while pending has no startTime" [ "$(jfield 'j["state"], "startTime" in j')" = "cancelled False" ]
+"$FW" jobs list --state cancelled --server "http://127.0.0.1:$PORT" >"$T/cancelled" 2>&1
+check "... and fairway jobs list shows its START as -" grep -q "^never-ran .* cancelled .* -  *$" "$T/cancelled"
 req POST /v1/jobs '{"name":"huge","queue":"vision","tasks":[{"gpus":16}]}'
 check "a job no node can hold is accepted" [ "$CODE" = 201 ]
 req POST /v1/jobs '{"queue":"team-a","tasks":[{"gpus":2,"gpuFraction":0.5}]}'
@@ -137,6 +168,12 @@ check "an unknown topology level: 400 naming requiredLevel" [ "$(jfield 'j["erro
 req POST /v1/jobs '{"queue":"team-a","runtime":600,"tasks":[{"gpus":1}]}'
 check "a job without a name gets one" [ "$CODE" = 201 -a -n "$(jfield 'j["name"]')" ]
 auto=$(jfield 'j["name"]')
+k=${auto#job-}
+req POST /v1/jobs "{\"name\":\"job-$((k + 1))\",\"queue\":\"team-a\",\"tasks\":[{\"gpus\":1}]}"
+req POST /v1/jobs '{"queue":"team-a","tasks":[{"gpus":1}]}'
+check "an unnamed job skips a job-N a client took: 201 job-$((k + 2))" [ "$CODE" = 201 -a "$(jfield 'j["name"]')" = "job-$((k + 2))" ]
+req DELETE "/v1/jobs/job-$((k + 1))"
+req DELETE "/v1/jobs/job-$((k + 2))"
 req POST /v1/jobs '{"name":"short","queue":"team-a","user":"u","runtime":3,"tasks":[{"count":1,"gpus":1}]}'
 check "submit a job: 201" [ "$CODE" = 201 ]
 req POST /v1/jobs '{"name":"short","queue":"team-a","tasks":[{"gpus":1}]}'
@@ -179,18 +216,37 @@ req POST /v1/nodes/h100-015/health '{"healthy":false,"badGpus":[99]}'
 check "a GPU index out of range: 400 naming badGpus[0]" [ "$(jfield 'j["error"]["field"]')" = "badGpus[0]" ]
 req POST /v1/nodes/h100-015/health '{"healthy":true,"suspect":"yes"}'
 check "a bad suspect flag: 400 naming suspect" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = suspect ]
+req POST /v1/nodes/h100-010/health '{"healthy":true,"badGpus":[2,8]}'
+check "a bad GPU the node does not have: 400 naming badGpus[1] and the node's GPUs" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = "badGpus[1]" ] && check "... (GPUs 0 to 7)" grep -q "has GPUs 0 to 7" <<<"$BODY"
+req POST /v1/nodes/h100-010/health '{"healthy":false,"suspect":true}'
+check "suspect with healthy false: 400 naming suspect" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = suspect ]
+req POST /v1/nodes/h100-010/health "{\"healthy\":false,\"at\":$(($(date +%s) + 90000))}"
+check "an at more than a day ahead: 400 naming at" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = at ]
+req GET /v1/nodes/h100-010
+check "... the refused reports changed nothing" [ "$(jfield 'j["healthy"], j["badGpus"]')" = "True []" ]
 req POST /v1/nodes/ghost/health '{"healthy":false}'
 check "health for an unknown node: 404" [ "$CODE" = 404 ]
 now=$(date +%s)
 req POST /v1/reservations "{\"kind\":\"maintenance\",\"nodes\":[\"h100-014\"],\"start\":$((now - 5)),\"end\":$((now + 3600)),\"reason\":\"BIOS\"}"
 check "a maintenance window: 201" [ "$CODE" = 201 ]
 mid=$(jfield 'j["id"]')
+k=${mid#rsv-}
+req POST /v1/reservations "{\"id\":\"rsv-$((k + 1))\",\"kind\":\"maintenance\",\"nodes\":[\"h100-000\"],\"start\":$((now + 90000)),\"end\":$((now + 90060))}"
+req POST /v1/reservations "{\"kind\":\"maintenance\",\"nodes\":[\"h100-000\"],\"start\":$((now + 90100)),\"end\":$((now + 90160))}"
+check "an unnamed reservation skips an rsv-N a client took: 201 rsv-$((k + 2))" [ "$CODE" = 201 -a "$(jfield 'j["id"]')" = "rsv-$((k + 2))" ]
+req DELETE "/v1/reservations/rsv-$((k + 1))"
+req DELETE "/v1/reservations/rsv-$((k + 2))"
 req POST /v1/reservations "{\"kind\":\"queue\",\"queue\":\"vision\",\"nodes\":[\"h100-014\"],\"start\":$now,\"end\":$((now + 60))}"
 check "an overlapping reservation on the same node: 409 naming nodes[0]" [ "$CODE" = 409 -a "$(jfield 'j["error"]["field"]')" = "nodes[0]" ]
 req POST /v1/reservations "{\"kind\":\"queue\",\"queue\":\"nowhere\",\"nodes\":[\"h100-013\"],\"start\":$now,\"end\":$((now + 60))}"
 check "a reservation for an unknown queue: 400 naming queue" [ "$(jfield 'j["error"]["field"]')" = queue ]
 req POST /v1/reservations "{\"kind\":\"job\",\"nodes\":[\"h100-013\"],\"start\":$now,\"end\":$((now - 60))}"
 check "a reservation that ends before it starts: 400" [ "$CODE" = 400 ]
+req POST /v1/reservations '{"kind":"maintenance","nodes":["h100-013"],"start":0,"end":1}'
+check "a reservation entirely in the past: 400 naming end" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = end ]
+req POST /v1/reservations "{\"kind\":\"maintenance\",\"nodes\":[\"h100-013\",\"h100-012\",\"h100-013\"],\"start\":$((now + 90000)),\"end\":$((now + 90060))}"
+check "the same node twice in one reservation: 400 naming nodes[2]" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = "nodes[2]" ]
 req POST /v1/reservations "{\"kind\":\"job\",\"job\":\"rsv-job\",\"nodes\":[\"a100-1\"],\"start\":$((now - 1)),\"end\":$((now + 3600))}"
 check "a job reservation: 201" [ "$CODE" = 201 ]
 req POST /v1/cycle
@@ -235,6 +291,15 @@ check "a queue reservation: only its (sub-)queues' jobs, and only those done bef
 	[ "$states" = " pending pending running" ]
 req GET /v1/reservations
 check "reservations listed" [ "$(jfield 'len(j["reservations"])')" = 4 ]
+req POST /v1/queues '{"name":"rq","parent":"product"}'
+req POST /v1/reservations "{\"kind\":\"queue\",\"queue\":\"rq\",\"nodes\":[\"h100-001\"],\"start\":$((now + 90000)),\"end\":$((now + 90060))}"
+rqid=$(jfield 'j["id"]')
+req DELETE /v1/queues/rq
+check "delete a queue that has a queue reservation: 409 naming the reservation" \
+	[ "$CODE" = 409 ] && check "... (the message names $rqid)" grep -q "has reservation $rqid" <<<"$BODY"
+req DELETE "/v1/reservations/$rqid"
+req DELETE /v1/queues/rq
+check "... once the reservation is deleted: 200" [ "$CODE" = 200 ]
 
 # --- fair share, plan, metrics -------------------------------------------------------------
 req GET /v1/fairshare
@@ -390,8 +455,28 @@ req GET /v1/jobs/cli-job
 check "fairway jobs submit creates the job" [ "$CODE" = 200 ]
 check "the job keeps its checkpoint interval (reclaim's victim order reads it)" \
 	[ "$(jfield 'j["checkpointInterval"]')" = 1800 ]
+"$FW" jobs submit --queue llm --gpus 1 --gpus 2 --name cli-last "${C[@]}" >/dev/null 2>&1
+req GET /v1/jobs/cli-last
+check "a flag given twice: the last one counts (--gpus 1 --gpus 2: 2 GPUs)" [ "$(jfield 'j["gpus"]')" = 2 ]
+"$FW" jobs submit --queue llm --gpus 1 --gpu-fraction 0.5 --name cli-half --json "${C[@]}" >"$T/half" 2>&1
+check "fairway jobs submit --gpu-fraction 0.5: half of one GPU" \
+	python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))["tasks"][0]; sys.exit(not (t["gpus"] == 1 and t["gpuFraction"] == 0.5))' "$T/half"
+req DELETE /v1/jobs/cli-last
+req DELETE /v1/jobs/cli-half
+req POST /v1/jobs '{"name":"real-gpus","queue":"llm","runtime":60.0,"tasks":[{"gpus":1.0,"count":1.0}]}'
+check "the API takes 1.0 as a whole number (201)" [ "$CODE" = 201 -a "$(jfield 'j["tasks"][0]["gpus"]')" = 1 ]
+req DELETE /v1/jobs/real-gpus
 "$FW" jobs submit --queue llm --gpus 99 "${C[@]}" 2>"$T/err"
 check "a rejected submit exits 2 and names the field" bash -c "[ $? -eq 2 ] && grep -q 'tasks\[0\].gpus' '$T/err'"
+"$FW" queues create cliq --parent product --deserved-gpus 2 --weight 3 --priority 5 "${C[@]}" >/dev/null 2>&1
+"$FW" queues set cliq --limit-gpus 8 "${C[@]}" >"$T/qset" 2>&1
+req GET /v1/queues/cliq
+check "fairway queues set changes only the flags given (parent, quota, weight, priority kept)" \
+	[ "$(jfield 'j.get("parent"), j["deserved"]["gpu"], j["limit"]["gpu"], j["overQuotaWeight"]["gpu"], j["priority"]')" = "product 2.0 8.0 3.0 5" ]
+"$FW" queues set no-such-queue --limit-gpus 8 "${C[@]}" >/dev/null 2>"$T/err"
+check "fairway queues set of an unknown queue: exit 2, says so" bash -c "[ $? -eq 2 ] && grep -q 'no queue named' '$T/err'"
+check "fairway queues --help says set changes only the flags given" bash -c "'$FW' queues --help | grep -q 'changes only'"
+req DELETE /v1/queues/cliq
 "$FW" plan --server "http://127.0.0.1:$PORT" >"$T/plan" 2>&1
 check "fairway plan --server prints the daemon's plan" grep -q "^WAITING" "$T/plan"
 "$FW" nodes "${C[@]}" >"$T/n" 2>&1
@@ -416,7 +501,9 @@ if grep -E 'ERROR: AddressSanitizer|runtime error|LeakSanitizer' "$T/daemon.log"
 else
 	ok "SIGTERM stops the daemon cleanly (no sanitizer report)"
 fi
+check "the stopped daemon leaves its lock file (with its PID)" [ -f "$S/lock" ]
 start_daemon "$S" "$PORT" || bad "daemon restarts"
+check "... which does not block the next daemon, which takes it" [ "$(cat "$S/lock")" = "$DPID" ]
 req GET /v1/queues/persist
 check "restart: a queue created by API is back" [ "$CODE" = 200 ]
 req GET /v1/reservations/"$mid"
@@ -536,6 +623,61 @@ req GET /v1/queues/b
 check "fairway queues set --default-runtime/--default-checkpoint-interval" \
 	[ "$(jfield 'j["defaultRuntime"], j["defaultCheckpointInterval"]')" = "900 300" ]
 stop_daemon
+
+# --- a fleet change: jobs on nodes the config dropped are requeued; a store the
+# config cannot describe is refused by name; failing cycles show in /v1/health ---
+fleet_daemon pair state-fleet <<'EOF2'
+now: 0
+topology: {levels: [rack]}
+nodes:
+  - {name: n1, gpus: 8, cpu: 64, memory: 512Gi, topology: {rack: r0}}
+  - {name: n2, gpus: 8, cpu: 64, memory: 512Gi, topology: {rack: r0}}
+queues:
+  - name: q
+    resources: {gpu: {quota: 16}}
+EOF2
+req POST /v1/jobs '{"name":"w1","queue":"q","tasks":[{"gpus":8}]}'
+req POST /v1/jobs '{"name":"w2","queue":"q","requiredLevel":"rack","tasks":[{"gpus":8}]}'
+job_is "two jobs run, one per node" w2 'j["state"] == "running"'
+on_n2=w2
+req GET /v1/jobs/w1
+[ "$(jfield 'j["nodes"]')" = "['n2']" ] && on_n2=w1
+on_n1=$([ $on_n2 = w1 ] && echo w2 || echo w1)
+stop_daemon
+grep -v n2 "$T/pair.yaml" >"$T/pair-n1.yaml"
+start_daemon "$S" "$PORT" --config "$T/pair-n1.yaml" || bad "daemon restarts without node n2"
+check "restart without a node: its running job is requeued, the log naming the job and the node" \
+	grep -q "job $on_n2 was running on node n2, which the fleet no longer has: requeued" "$T/daemon.log"
+job_is "... it is pending again" "$on_n2" 'j["state"] == "pending"'
+job_is "... the job on the node kept still runs there" "$on_n1" 'j["state"] == "running" and j["nodes"] == ["n1"]'
+req POST /v1/cycle
+req GET /v1/health
+check "... cycles run: /v1/health ok, no error" [ "$(jfield 'j["ok"], "error" in j')" = "True False" ]
+req GET /v1/plan
+check "... and /v1/plan answers (200)" [ "$CODE" = 200 ]
+# a store transaction held elsewhere (sqlite3 on the db): cycles fail, and /v1/health says so
+python3 -c 'import sqlite3, sys, time
+c = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=30)
+c.execute("BEGIN EXCLUSIVE"); time.sleep(9)' "$S/fairway.db" &
+LPID=$!
+PIDS+=("$LPID")
+seen=""
+for _ in $(seq 1 60); do
+	req GET /v1/health
+	[ "$(jfield 'j["ok"]')" = False ] && { seen=$(jfield 'j["error"]'); break; }
+	sleep 0.2
+done
+check "cycles failing: /v1/health says ok false and why (${seen:-nothing})" grep -q "locked" <<<"$seen"
+wait "$LPID"
+becomes "cycles running again: /v1/health ok" /v1/health 'j["ok"] and "error" not in j'
+check "the log says when cycles fail and when they run again" \
+	bash -c "grep -q 'cycle failed (every cycle until this changes): .*locked' '$T/daemon.log' && grep -q 'cycles run again' '$T/daemon.log'"
+stop_daemon
+grep -v -e n2 -e topology "$T/pair.yaml" | sed 's/, topology: {rack: r0}//' >"$T/pair-flat.yaml"
+"$FW" serve --state "$S" --listen "127.0.0.1:$PORT" --config "$T/pair-flat.yaml" >"$T/flat.log" 2>&1
+rc=$?
+check "a config without a level a stored job requires: refused (exit 2)" [ "$rc" -eq 2 ] &&
+	check "... naming the job, its field and the level" grep -q 'store.jobs: cannot restore .*job w2: requiredLevel: "rack" is not a topology level' "$T/flat.log"
 
 if grep -E 'ERROR: AddressSanitizer|runtime error|LeakSanitizer' "$T/daemon.log"; then
 	bad "the one-node daemon stops cleanly (no sanitizer report)"

@@ -175,6 +175,30 @@ TEST(job_checkpoint_interval)
 	optional_job_int("checkpointInterval", checkpoint_of, "1800", 1800, bad, sizeof bad / sizeof *bad);
 }
 
+/* A whole-number member takes a real with a whole value (1.0: what many
+ * JSON encoders write), and still refuses 1.5 and out-of-range reals. */
+TEST(whole_reals_are_whole_numbers)
+{
+	struct fw_backend_job j;
+	struct fw_diag d;
+	json_t *o = body("{\"queue\":\"q\",\"runtime\":600.0,\"tasks\":[{\"count\":2.0,\"gpus\":1.0}]}");
+
+	memset(&d, 0, sizeof d);
+	ASSERT_EQ(fw_codec_job_parse(o, NULL, &j, &d), FW_OK);
+	json_decref(o);
+	ASSERT_EQ(j.job.groups[0].gpus, 1);
+	ASSERT_EQ(j.job.groups[0].count, 2);
+	ASSERT_EQ(j.job.expected_runtime, 600);
+	o = body("{\"queue\":\"q\",\"tasks\":[{\"gpus\":1.5}]}");
+	ASSERT_EQ(fw_codec_job_parse(o, NULL, &j, &d), FW_EINVAL);
+	ASSERT_STR_EQ(d.field, "tasks[0].gpus");
+	json_decref(o);
+	o = body("{\"queue\":\"q\",\"tasks\":[{\"gpus\":1e300}]}");
+	ASSERT_EQ(fw_codec_job_parse(o, NULL, &j, &d), FW_ERANGE);
+	ASSERT_STR_EQ(d.field, "tasks[0].gpus");
+	json_decref(o);
+}
+
 TEST(reservation_and_health_refusals)
 {
 	struct fw_reservation *r = malloc(sizeof *r);
@@ -333,5 +357,5 @@ TEST(history_keeps_the_last_eight)
 }
 
 TEST_MAIN(queue_units_and_defaults, queue_refusals_name_the_field, job_parse_and_round_trip, job_exit_code, job_checkpoint_interval,
-	  reservation_and_health_refusals, health_incidents_stored_form, history_incidents_and_lemon,
+	  whole_reals_are_whole_numbers, reservation_and_health_refusals, health_incidents_stored_form, history_incidents_and_lemon,
 	  history_keeps_the_last_eight)
