@@ -12,8 +12,9 @@
  *
  *   JobID (or JobIDRaw)  -> job_id
  *   Submit               -> submit_time (ISO 8601, seconds after the first)
- *   Elapsed, or End-Start -> duration
- *   Timelimit            -> expected_runtime (UNLIMITED etc.: left empty)
+ *   Elapsed, or End-Start -> duration (Slurm's six duration forms)
+ *   Timelimit            -> expected_runtime (UNLIMITED, Partition_Limit,
+ *                           INVALID: left empty)
  *   Account (or Partition) -> queue;  User -> user;  Priority -> priority
  *   AllocTRES (or ReqTRES when empty): gres/gpu[:model]=N GPUs, cpu=N,
  *   mem=N[KMGT]; NNodes (or node=N) -> tasks = nodes,
@@ -123,56 +124,106 @@ static int64_t days_from_civil(int64_t y, int64_t m, int64_t d)
 	return era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
 }
 
-/* "YYYY-MM-DDTHH:MM:SS" -> seconds since 1970 (no zone); false if bad. */
-static bool iso_time(const char *s, int64_t *t)
+static bool leap_year(int64_t y)
+{
+	return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+}
+
+static int64_t month_days(int64_t y, int64_t m)
+{
+	static const int64_t days[12] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+
+	return days[m - 1] + (m == 2 && leap_year(y));
+}
+
+enum { ISO_OK, ISO_FORM, ISO_NO_DAY };
+
+/* "YYYY-MM-DDTHH:MM:SS" -> seconds since 1970 (no zone); ISO_FORM if the
+ * text is not of that form, ISO_NO_DAY if the day is not in the calendar
+ * (2024-02-30, 2023-02-29, 2024-04-31). */
+static int iso_time(const char *s, int64_t *t)
 {
 	static const int at[6] = { 0, 5, 8, 11, 14, 17 }, len[6] = { 4, 2, 2, 2, 2, 2 };
 	static const char sep[6] = { '-', '-', 'T', ':', ':', 0 };
 	int64_t v[6];
 
 	if (strlen(s) != 19)
-		return false;
+		return ISO_FORM;
 	for (int i = 0; i < 6; i++)
 		if (!digits(s + at[i], (size_t)len[i], &v[i]) || s[at[i] + len[i]] != sep[i])
-			return false;
-	if (v[1] < 1 || v[1] > 12 || v[2] < 1 || v[2] > 31 || v[3] > 23 || v[4] > 59 ||
-	    v[5] > 60)
-		return false;
+			return ISO_FORM;
+	if (v[1] < 1 || v[1] > 12 || v[2] < 1 || v[3] > 23 || v[4] > 59 || v[5] > 60)
+		return ISO_FORM;
+	if (v[2] > month_days(v[0], v[1]))
+		return ISO_NO_DAY;
 	*t = days_from_civil(v[0], v[1], v[2]) * 86400 + v[3] * 3600 + v[4] * 60 + v[5];
-	return true;
+	return ISO_OK;
 }
 
-/* "[D-]HH:MM:SS", "MM:SS" or "MM:SS.mmm" -> seconds (fraction dropped). */
-static bool slurm_duration(const char *s, int64_t *t)
+/* "a[:b[:c]][.fff]" -> the number of parts (0 if malformed); *frac is set
+ * when a fraction (digits after a '.') ends the text. */
+static int time_parts(const char *p, int64_t part[3], bool *frac)
 {
-	int64_t day = 0, part[3] = { 0, 0, 0 }, v;
-	const char *dash = strchr(s, '-'), *p = s;
 	int np = 0;
 
-	if (dash) {
-		if (!digits(s, (size_t)(dash - s), &day))
-			return false;
-		p = dash + 1;
-	}
-	while (np < 3) {
+	*frac = false;
+	for (;;) {
 		size_t n = strcspn(p, ":.");
-		if (!digits(p, n, &v))
-			return false;
-		part[np++] = v;
+		if (np == 3 || !digits(p, n, &part[np]))
+			return 0;
+		np++;
 		p += n;
-		if (*p != ':')
-			break;
+		if (*p == '.') {
+			*frac = true;
+			return p[1] && strspn(p + 1, "0123456789") == strlen(p + 1) ? np : 0;
+		}
+		if (!*p)
+			return np;
 		p++;
 	}
-	if ((*p && (*p != '.' || np < 2)) || np < 2)
+}
+
+/*
+ * Slurm's duration forms (sbatch(1) --time; sacct prints the last and
+ * HH:MM:SS, and MM:SS.mmm for CPU times) -> seconds, fraction dropped:
+ *   MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS
+ * The first part is unbounded (up to 10^8), minutes and seconds after it
+ * are below 60, hours after a day below 24; a fraction only follows seconds.
+ */
+static bool slurm_duration(const char *s, int64_t *t)
+{
+	static const int64_t unit[2][3][3] = {
+		{ { 60 }, { 60, 1 }, { 3600, 60, 1 } },      /* MM, MM:SS, HH:MM:SS */
+		{ { 3600 }, { 3600, 60 }, { 3600, 60, 1 } }, /* D-HH, D-HH:MM, D-HH:MM:SS */
+	};
+	const char *dash = strchr(s, '-');
+	const int64_t *u;
+	int64_t day = 0, part[3];
+	int np, dd = dash != NULL;
+	bool frac;
+
+	if (dash && !digits(s, (size_t)(dash - s), &day))
 		return false;
-	if (day > 100000000 || part[0] > 100000000)
-		return false; /* keeps the sum far from overflow */
-	if (np == 2)
-		*t = day * 86400 + part[0] * 60 + part[1];
-	else
-		*t = day * 86400 + part[0] * 3600 + part[1] * 60 + part[2];
-	return part[np - 1] < 60 && (np == 2 || part[1] < 60) && *t <= FW_TRACE_MAX_TIME;
+	np = time_parts(dash ? dash + 1 : s, part, &frac);
+	if (np == 0 || day > 100000000 || part[0] > 100000000)
+		return false; /* the bound keeps the sum far from overflow */
+	u = unit[dd][np - 1];
+	if (frac && u[np - 1] != 1)
+		return false;
+	*t = day * 86400;
+	for (int i = 0; i < np; i++) {
+		if ((i > 0 && part[i] >= 60) || (dd && u[i] == 3600 && part[i] >= 24))
+			return false;
+		*t += part[i] * u[i];
+	}
+	return *t <= FW_TRACE_MAX_TIME;
+}
+
+/* Slurm's words for "no time limit" / "no value" (sacct prints them). */
+static bool no_duration(const char *s)
+{
+	return !*s || !strcmp(s, "UNLIMITED") || !strcmp(s, "Partition_Limit") ||
+	       !strcmp(s, "INVALID");
 }
 
 /* mem=N[KMGT] -> MiB (rounded up); false if bad. */
@@ -275,27 +326,48 @@ static bool never_ran(const struct sctx *x)
 	       strcmp(st, "Unknown") == 0 || strcmp(st, "None") == 0;
 }
 
+/* An ISO time column -> seconds; an impossible date is named as such. */
+static int time_col(const struct sctx *x, int c, int64_t *t)
+{
+	const char *v = fld(x, c);
+
+	switch (iso_time(v, t)) {
+	case ISO_OK:
+		return FW_OK;
+	case ISO_NO_DAY:
+		return bad(x, c, "'%.40s' is not a calendar date (that month has no such day)", v);
+	default:
+		return bad(x, c, "'%.40s' is not YYYY-MM-DDTHH:MM:SS", v);
+	}
+}
+
+#define DURATION_FORMS "a Slurm duration (MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS)"
+
 static int times(const struct sctx *x, struct sjob *j)
 {
 	int64_t s, e;
-	const char *tl = fld(x, S_TIMELIMIT);
+	const char *el = fld(x, S_ELAPSED), *tl = fld(x, S_TIMELIMIT);
+	int rc;
 
-	if (!iso_time(fld(x, S_SUBMIT), &j->submit))
-		return bad(x, S_SUBMIT, "'%.40s' is not YYYY-MM-DDTHH:MM:SS", fld(x, S_SUBMIT));
+	if ((rc = time_col(x, S_SUBMIT, &j->submit)))
+		return rc;
 	if (x->c->pos[S_ELAPSED] >= 0) {
-		if (!slurm_duration(fld(x, S_ELAPSED), &j->duration))
-			return bad(x, S_ELAPSED, "'%.40s' is not [D-]HH:MM:SS", fld(x, S_ELAPSED));
-	} else if (!iso_time(fld(x, S_START), &s)) {
-		return bad(x, S_START, "'%.40s' is not YYYY-MM-DDTHH:MM:SS", fld(x, S_START));
-	} else if (!iso_time(fld(x, S_END), &e) || e < s) {
-		return bad(x, S_END, "'%.40s' is not a time at or after Start", fld(x, S_END));
+		if (no_duration(el))
+			return bad(x, S_ELAPSED, "'%.40s': the job has no elapsed time; "
+				   "fix the row or leave it out", el);
+		if (!slurm_duration(el, &j->duration))
+			return bad(x, S_ELAPSED, "'%.40s' is not " DURATION_FORMS, el);
+	} else if ((rc = time_col(x, S_START, &s)) || (rc = time_col(x, S_END, &e))) {
+		return rc;
+	} else if (e < s) {
+		return bad(x, S_END, "'%.40s' is before Start", fld(x, S_END));
 	} else {
 		j->duration = e - s;
 	}
 	j->expected = -1;
-	if (*tl && strcmp(tl, "UNLIMITED") && strcmp(tl, "Partition_Limit") &&
-	    !slurm_duration(tl, &j->expected))
-		return bad(x, S_TIMELIMIT, "'%.40s' is not [D-]HH:MM:SS or UNLIMITED", tl);
+	if (!no_duration(tl) && !slurm_duration(tl, &j->expected))
+		return bad(x, S_TIMELIMIT, "'%.40s' is not " DURATION_FORMS
+			   " or UNLIMITED, Partition_Limit, INVALID", tl);
 	return FW_OK;
 }
 

@@ -293,7 +293,8 @@ TEST(sacct_bad_values_name_line_and_column)
 
 	ASSERT_EQ(fw_sacct_convert(text, strlen(text), "s.txt", &out, &olen, &sk, &d), FW_EINVAL);
 	fw_itp_diag_str(&d, why, sizeof why);
-	ASSERT_STR_EQ(why, "s.txt:2:43: Elapsed: '1:2:3:4' is not [D-]HH:MM:SS");
+	ASSERT_STR_EQ(why, "s.txt:2:43: Elapsed: '1:2:3:4' is not a Slurm duration "
+		      "(MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS)");
 	ASSERT_EQ(fw_sacct_convert(uneven, strlen(uneven), "s.txt", &out, &olen, &sk, &d),
 		  FW_EINVAL);
 	fw_itp_diag_str(&d, why, sizeof why);
@@ -301,6 +302,99 @@ TEST(sacct_bad_values_name_line_and_column)
 	ASSERT_EQ(fw_sacct_convert("User|State\n", 11, "s.txt", &out, &olen, &sk, &d), FW_EINVAL);
 	fw_itp_diag_str(&d, why, sizeof why);
 	ASSERT_STR_CONTAINS(why, "needs JobID");
+}
+
+/* Convert one row; *dur and *exp from the output (-1: the field is empty). */
+static int sacct_one(const char *submit, const char *elapsed, const char *limit,
+		     long long *dur, long long *exp, char *why, size_t n)
+{
+	char text[512], *out, *p;
+	size_t olen, sk;
+	struct fw_diag d;
+	int rc;
+
+	snprintf(text, sizeof text, "JobID|Submit|Start|Elapsed|Timelimit|AllocTRES\n"
+		 "7|%s|2024-03-01T10:00:00|%s|%s|gres/gpu=1\n", submit, elapsed, limit);
+	memset(&d, 0, sizeof d);
+	rc = fw_sacct_convert(text, strlen(text), "s.txt", &out, &olen, &sk, &d);
+	if (rc != FW_OK) {
+		fw_itp_diag_str(&d, why, n);
+		return rc;
+	}
+	p = strchr(out, '\n') + 1;                   /* "7,0,DUR,EXP,..." */
+	*dur = strtoll(strchr(p, ',') + 1 + 2, &p, 10);
+	*exp = p[1] == ',' ? -1 : strtoll(p + 1, NULL, 10);
+	free(out);
+	return FW_OK;
+}
+
+TEST(sacct_durations_follow_slurm)
+{
+	static const struct { const char *s; long long secs; } ok[] = {
+		{ "90", 5400 },                 /* MM */
+		{ "30:00", 1800 },              /* MM:SS */
+		{ "00:03.271", 3 },             /* MM:SS.mmm (fraction dropped) */
+		{ "02:03:04", 7384 },           /* HH:MM:SS */
+		{ "1-02", 93600 },              /* D-HH */
+		{ "1-02:03", 93780 },           /* D-HH:MM: 1 day 2 h 3 min */
+		{ "1-02:03:04", 93784 },        /* D-HH:MM:SS */
+		{ "7-00:00:00", 604800 },
+	};
+	static const char *const bad[] = {
+		"1:2:3:4", "1-", "-5", "1-24:00", "1-02:60", "61:60", "1:2.", "1:2.x",
+		"1-02.5", "90.5", "1--2", "a:00",
+	};
+	long long dur, exp;
+	char why[512];
+
+	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+		ASSERT_OK(sacct_one("2024-03-01T10:00:00", ok[i].s, ok[i].s, &dur, &exp,
+				    why, sizeof why));
+		ASSERT_EQ(dur, ok[i].secs);
+		ASSERT_EQ(exp, ok[i].secs);
+	}
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		ASSERT_EQ(sacct_one("2024-03-01T10:00:00", "01:00", bad[i], &dur, &exp,
+				    why, sizeof why), FW_EINVAL);
+		ASSERT_STR_CONTAINS(why, "Timelimit: '");
+		ASSERT_STR_CONTAINS(why, "is not a Slurm duration (MM, MM:SS, HH:MM:SS, D-HH");
+	}
+	/* Slurm's words for "no limit" leave expected_runtime empty */
+	ASSERT_OK(sacct_one("2024-03-01T10:00:00", "01:00", "UNLIMITED", &dur, &exp, why, 512));
+	ASSERT_EQ(exp, -1);
+	ASSERT_OK(sacct_one("2024-03-01T10:00:00", "01:00", "Partition_Limit", &dur, &exp, why, 512));
+	ASSERT_EQ(exp, -1);
+	ASSERT_OK(sacct_one("2024-03-01T10:00:00", "01:00", "INVALID", &dur, &exp, why, 512));
+	ASSERT_EQ(exp, -1);
+	/* ... but a job must have an elapsed time */
+	ASSERT_EQ(sacct_one("2024-03-01T10:00:00", "INVALID", "", &dur, &exp, why, 512), FW_EINVAL);
+	ASSERT_STR_EQ(why, "s.txt:2:43: Elapsed: 'INVALID': the job has no elapsed time; "
+		      "fix the row or leave it out");
+}
+
+TEST(sacct_impossible_dates_are_refused)
+{
+	static const char *const no_day[] = {
+		"2024-02-30T10:00:00", "2023-02-29T10:00:00", "2024-04-31T10:00:00",
+		"1900-02-29T00:00:00", "2024-06-31T00:00:00",
+	};
+	static const char *const real[] = {
+		"2024-02-29T10:00:00", "2000-02-29T00:00:00", "2024-01-31T00:00:00",
+		"2024-12-31T23:59:59",
+	};
+	long long dur, exp;
+	char why[512], want[256];
+
+	for (size_t i = 0; i < sizeof no_day / sizeof no_day[0]; i++) {
+		ASSERT_EQ(sacct_one(no_day[i], "01:00", "", &dur, &exp, why, sizeof why), FW_EINVAL);
+		snprintf(want, sizeof want, "s.txt:2:3: Submit: '%s' is not a calendar date "
+			 "(that month has no such day)", no_day[i]);
+		ASSERT_STR_EQ(why, want);
+	}
+	for (size_t i = 0; i < sizeof real / sizeof real[0]; i++)
+		ASSERT_OK(sacct_one(real[i], "01:00", "", &dur, &exp, why, sizeof why));
+	ASSERT_EQ(sacct_one("2024-13-01T00:00:00", "01:00", "", &dur, &exp, why, 512), FW_EINVAL);
+	ASSERT_STR_CONTAINS(why, "is not YYYY-MM-DDTHH:MM:SS");
 }
 
 TEST(format_names)
@@ -410,6 +504,7 @@ int main(void)
 		generic_jsonl_reads_the_same_keys, generic_jsonl_bad_values_name_the_key,
 		itp_rows_are_shaped_into_gangs, openb_pods_become_a_trace,
 		sacct_sample_converts_and_reads_back, sacct_bad_values_name_line_and_column,
+		sacct_durations_follow_slurm, sacct_impossible_dates_are_refused,
 		format_names, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes,
 		openb_default_pod_list_reads_as_a_trace,
 	};
@@ -419,6 +514,7 @@ int main(void)
 		"generic_jsonl_reads_the_same_keys, generic_jsonl_bad_values_name_the_key, "
 		"itp_rows_are_shaped_into_gangs, openb_pods_become_a_trace, "
 		"sacct_sample_converts_and_reads_back, sacct_bad_values_name_line_and_column, "
+		"sacct_durations_follow_slurm, sacct_impossible_dates_are_refused, "
 		"format_names, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes, "
 		"openb_default_pod_list_reads_as_a_trace";
 	int n = (int)(sizeof fns / sizeof fns[0]);
