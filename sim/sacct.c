@@ -19,6 +19,10 @@
  *   AllocTRES (or ReqTRES when empty): gres/gpu[:model]=N GPUs, cpu=N,
  *   mem=N[KMGT]; NNodes (or node=N) -> tasks = nodes,
  *   gpus_per_task = GPUs / nodes (must divide), cpu and memory per node.
+ *   A single GPU type (gres/gpu:h100=N) -> gpu_model, unless
+ *   FW_SACCT_NO_MODEL (--no-gpu-model): Slurm's GRES type names rarely
+ *   match the model names of a simulated fleet, and a job whose model no
+ *   node has never starts.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -56,6 +60,7 @@ struct sjob {
 
 struct sconv {
 	const char *fname;
+	unsigned flags;
 	int pos[S_COUNT];
 	int nhdr;
 	struct sjob *v;
@@ -394,7 +399,8 @@ static int shape(const struct sctx *x, struct sjob *j)
 	j->gpt = t.gpus / j->tasks;
 	j->cpu = t.cpu * 1000 / j->tasks;
 	j->mem = t.mem / j->tasks;
-	snprintf(j->model, sizeof j->model, "%s", plain_name(t.model) ? t.model : "");
+	if (!(x->c->flags & FW_SACCT_NO_MODEL) && plain_name(t.model))
+		snprintf(j->model, sizeof j->model, "%s", t.model);
 	return FW_OK;
 }
 
@@ -540,7 +546,7 @@ static int emit(const struct sconv *c, char **out, size_t *out_len)
 	return fclose(f) == 0 ? FW_OK : FW_ENOMEM;
 }
 
-int fw_sacct_convert(const char *buf, size_t len, const char *fname,
+int fw_sacct_convert(const char *buf, size_t len, const char *fname, unsigned flags,
 		     char **out, size_t *out_len, size_t *skipped,
 		     struct fw_diag *d)
 {
@@ -549,6 +555,7 @@ int fw_sacct_convert(const char *buf, size_t len, const char *fname,
 
 	memset(&c, 0, sizeof c);
 	c.fname = fname ? fname : "<buffer>";
+	c.flags = flags;
 	*out = NULL;
 	*out_len = 0;
 	rc = walk(&c, buf, len, d);
@@ -576,7 +583,7 @@ static int write_all(const char *path, const char *buf, size_t n)
 }
 
 static const char sacct_help[] =
-	"usage: %s SACCT_FILE OUT.csv|-\n"
+	"usage: %s [--no-gpu-model] SACCT_FILE OUT.csv|-\n"
 	"\n"
 	"Convert Slurm's accounting records into fairway's trace format, so that\n"
 	"`fairway sim run --format fairway` replays your own cluster's history\n"
@@ -591,33 +598,59 @@ static const char sacct_help[] =
 	"CPUs and memory, NNodes the tasks, Timelimit the expected runtime.  Job\n"
 	"steps, jobs that never started and jobs without GPUs are left out and\n"
 	"counted on stderr; any other bad value stops with FILE:LINE:COLUMN.\n"
+	"A single GPU type (gres/gpu:h100=8) becomes the job's gpu_model, and\n"
+	"such a job starts only on nodes of exactly that model (case included;\n"
+	"the nodes of --nodes are 'itp-gpu').  --no-gpu-model leaves it out, so\n"
+	"the job runs on any GPU.\n"
 	"The mapping, field by field: docs/trace-format.md.\n"
 	"\n"
 	"Example:\n"
-	"  %s sacct.txt jobs.csv\n"
+	"  %s sacct.txt jobs.csv          # typed GPUs (gres/gpu:h100): add --no-gpu-model\n"
 	"  fairway sim run --trace jobs.csv --format fairway --nodes 16x8 --policies slurm,fairway\n";
+
+/* [--no-gpu-model] IN OUT: 0 and the names, or 1 (a usage error). */
+static int sacct_args(int argc, char **argv, unsigned *flags, const char **in,
+		      const char **out)
+{
+	int npos = 0;
+
+	*flags = 0;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--no-gpu-model"))
+			*flags |= FW_SACCT_NO_MODEL;
+		else if (argv[i][0] == '-' && (npos == 0 || argv[i][1]))
+			return 1;
+		else if (npos < 2)
+			*(npos++ ? out : in) = argv[i];
+		else
+			return 1;
+	}
+	return npos == 2 ? 0 : 1;
+}
 
 int fw_sacct_convert_cli(int argc, char **argv)
 {
 	struct fw_diag d;
 	char *in, *out, msg[1024];
+	const char *src, *dst;
 	size_t len, olen, skipped;
+	unsigned flags;
 	int rc;
 
 	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		printf(sacct_help, argv[0], argv[0]);
 		return 0;
 	}
-	if (argc != 3 || argv[1][0] == '-' ) {
-		fprintf(stderr, "usage: %s SACCT_FILE OUT.csv|-\n"
+	if (sacct_args(argc, argv, &flags, &src, &dst)) {
+		fprintf(stderr, "usage: %s [--no-gpu-model] SACCT_FILE OUT.csv|-\n"
 			"  SACCT_FILE: sacct --parsable2 output (see docs/trace-format.md)\n"
 			"  (--help shows the sacct command to run)\n",
 			argc > 0 ? argv[0] : "sacct2fairway");
 		return 2;
 	}
 	memset(&d, 0, sizeof d);
-	if ((rc = fw_itp_slurp(argv[1], &in, &len, &d)) == FW_OK) {
-		rc = fw_sacct_convert(in, len, argv[1], &out, &olen, &skipped, &d);
+	if ((rc = fw_itp_slurp(src, &in, &len, &d)) == FW_OK) {
+		rc = fw_sacct_convert(in, len, src, flags, &out, &olen, &skipped, &d);
 		free(in);
 	}
 	if (rc != FW_OK) {
@@ -625,10 +658,10 @@ int fw_sacct_convert_cli(int argc, char **argv)
 		fprintf(stderr, "error: %s\n", msg);
 		return 1;
 	}
-	rc = write_all(argv[2], out, olen);
+	rc = write_all(dst, out, olen);
 	free(out);
 	if (rc) {
-		fprintf(stderr, "error: cannot write %s\n", argv[2]);
+		fprintf(stderr, "error: cannot write %s\n", dst);
 		return 1;
 	}
 	fprintf(stderr, "sacct2fairway: %zu jobs skipped (never started or no GPUs)\n",

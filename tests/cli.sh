@@ -263,7 +263,7 @@ expect "sim-fgd-unknown-flag" 2 "unknown option '--bogus'" "$FW" sim fgd --bogus
 expect "sim-unknown-experiment" 2 "unknown experiment 'walk'" "$FW" sim walk
 expect "trace-help" 0 "sacct2fairway" "$FW" trace --help
 expect "trace-sacct-help" 0 "  fairway trace sacct2fairway sacct.txt jobs.csv" "$FW" trace sacct2fairway --help
-expect "trace-sacct-usage" 2 "usage: fairway trace sacct2fairway SACCT_FILE OUT.csv|-" "$FW" trace sacct2fairway onlyone
+expect "trace-sacct-usage" 2 "usage: fairway trace sacct2fairway [--no-gpu-model] SACCT_FILE OUT.csv|-" "$FW" trace sacct2fairway onlyone
 expect "trace-sacct-converts" 0 "" "$FW" trace sacct2fairway tests/data/sacct_sample.txt "${TMPDIR:-/tmp}/fw-cli-sacct.csv"
 if head -1 "${TMPDIR:-/tmp}/fw-cli-sacct.csv" | grep -q '^job_id,submit_time,duration'; then
 	ok "trace-sacct-output-has-header"
@@ -272,6 +272,20 @@ else
 fi
 expect "sim-run-reads-converted-sacct" 0 "summary" \
 	"$FW" sim run --format fairway --trace "${TMPDIR:-/tmp}/fw-cli-sacct.csv" --nodes 2x8 --policies fifo,fairway
+# a typed GPU (gres/gpu:h100) becomes gpu_model; --no-gpu-model leaves it out
+if grep -q ',h100$' "${TMPDIR:-/tmp}/fw-cli-sacct.csv"; then
+	ok "trace-sacct-keeps-gpu-model"
+else
+	bad "trace-sacct-keeps-gpu-model"
+fi
+expect "trace-sacct-no-gpu-model" 0 "" "$FW" trace sacct2fairway --no-gpu-model tests/data/sacct_sample.txt "${TMPDIR:-/tmp}/fw-cli-sacct.csv"
+if grep -q '^1002,' "${TMPDIR:-/tmp}/fw-cli-sacct.csv" && ! grep -q 'h100' "${TMPDIR:-/tmp}/fw-cli-sacct.csv"; then
+	ok "trace-sacct-no-gpu-model-drops-it"
+else
+	bad "trace-sacct-no-gpu-model-drops-it"
+fi
+expect "trace-sacct-unknown-option" 2 "usage: fairway trace sacct2fairway [--no-gpu-model]" \
+	"$FW" trace sacct2fairway --bogus tests/data/sacct_sample.txt -
 rm -f "${TMPDIR:-/tmp}/fw-cli-sacct.csv"
 
 if [ -f tests/bad_input/cases.txt ]; then

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "fleet.h"
 #include "harness.h"
 #include "trace.h"
 
@@ -252,7 +253,7 @@ TEST(sacct_sample_converts_and_reads_back)
 	struct fw_diag d;
 
 	ASSERT_OK(fw_itp_slurp("tests/data/sacct_sample.txt", &in, &len, &d));
-	ASSERT_OK(fw_sacct_convert(in, len, "sacct_sample.txt", &out, &olen, &skipped, &d));
+	ASSERT_OK(fw_sacct_convert(in, len, "sacct_sample.txt", 0, &out, &olen, &skipped, &d));
 	free(in);
 	ASSERT_EQ(skipped, 2); /* 1003 pending, 1004 has no GPU */
 	ASSERT_OK(fw_trace_parse_csv(out, olen, "converted.csv", 0, &t, &d));
@@ -291,15 +292,15 @@ TEST(sacct_bad_values_name_line_and_column)
 	size_t olen, sk;
 	struct fw_diag d;
 
-	ASSERT_EQ(fw_sacct_convert(text, strlen(text), "s.txt", &out, &olen, &sk, &d), FW_EINVAL);
+	ASSERT_EQ(fw_sacct_convert(text, strlen(text), "s.txt", 0, &out, &olen, &sk, &d), FW_EINVAL);
 	fw_itp_diag_str(&d, why, sizeof why);
 	ASSERT_STR_EQ(why, "s.txt:2:43: Elapsed: '1:2:3:4' is not a Slurm duration "
 		      "(MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS)");
-	ASSERT_EQ(fw_sacct_convert(uneven, strlen(uneven), "s.txt", &out, &olen, &sk, &d),
+	ASSERT_EQ(fw_sacct_convert(uneven, strlen(uneven), "s.txt", 0, &out, &olen, &sk, &d),
 		  FW_EINVAL);
 	fw_itp_diag_str(&d, why, sizeof why);
 	ASSERT_STR_CONTAINS(why, "AllocTRES: 'gres/gpu=3': the GPUs do not split evenly");
-	ASSERT_EQ(fw_sacct_convert("User|State\n", 11, "s.txt", &out, &olen, &sk, &d), FW_EINVAL);
+	ASSERT_EQ(fw_sacct_convert("User|State\n", 11, "s.txt", 0, &out, &olen, &sk, &d), FW_EINVAL);
 	fw_itp_diag_str(&d, why, sizeof why);
 	ASSERT_STR_CONTAINS(why, "needs JobID");
 }
@@ -316,7 +317,7 @@ static int sacct_one(const char *submit, const char *elapsed, const char *limit,
 	snprintf(text, sizeof text, "JobID|Submit|Start|Elapsed|Timelimit|AllocTRES\n"
 		 "7|%s|2024-03-01T10:00:00|%s|%s|gres/gpu=1\n", submit, elapsed, limit);
 	memset(&d, 0, sizeof d);
-	rc = fw_sacct_convert(text, strlen(text), "s.txt", &out, &olen, &sk, &d);
+	rc = fw_sacct_convert(text, strlen(text), "s.txt", 0, &out, &olen, &sk, &d);
 	if (rc != FW_OK) {
 		fw_itp_diag_str(&d, why, n);
 		return rc;
@@ -395,6 +396,68 @@ TEST(sacct_impossible_dates_are_refused)
 		ASSERT_OK(sacct_one(real[i], "01:00", "", &dur, &exp, why, sizeof why));
 	ASSERT_EQ(sacct_one("2024-13-01T00:00:00", "01:00", "", &dur, &exp, why, 512), FW_EINVAL);
 	ASSERT_STR_CONTAINS(why, "is not YYYY-MM-DDTHH:MM:SS");
+}
+
+/* The sample, converted with flags and read back. */
+static void sacct_sample_trace(unsigned flags, struct fw_trace *t)
+{
+	char *in, *out;
+	size_t len, olen, skipped;
+	struct fw_diag d;
+
+	ASSERT_OK(fw_itp_slurp("tests/data/sacct_sample.txt", &in, &len, &d));
+	ASSERT_OK(fw_sacct_convert(in, len, "sacct_sample.txt", flags, &out, &olen, &skipped, &d));
+	free(in);
+	ASSERT_OK(fw_trace_parse_csv(out, olen, "jobs.csv", 0, t, &d));
+	free(out);
+}
+
+TEST(typed_gpu_jobs_a_fleet_cannot_run_are_named)
+{
+	struct fw_fleet_opts fo = { 4, 8, 0, 0 };
+	struct fw_snapshot *s;
+	struct fw_trace t;
+	struct fw_diag d;
+	char want[64], have[64], *msg;
+	size_t mlen;
+	FILE *f;
+
+	sacct_sample_trace(0, &t);
+	ASSERT_STR_EQ(t.v[1].gpu_model, "h100");
+	ASSERT_OK(fw_fleet_generate(&fo, &s, &d));
+	/* the documented workflow: --nodes 4x8 is all itp-gpu, 1002 never starts */
+	ASSERT_EQ(fw_trace_unknown_models(&t, s, want, sizeof want, have, sizeof have), 1);
+	ASSERT_STR_EQ(want, "h100");
+	ASSERT_STR_EQ(have, "itp-gpu");
+	ASSERT(f = open_memstream(&msg, &mlen));
+	fw_trace_warn_models(&t, s, f);
+	fw_trace_warn_models(&t, s, stderr); /* shows the line in the test log */
+	fclose(f);
+	ASSERT_STR_CONTAINS(msg, "fairway: warning: 1 job of jobs.csv asks for a GPU model no "
+			    "node has (h100; the fleet has itp-gpu), so it can never start");
+	ASSERT_STR_CONTAINS(msg, "--no-gpu-model");
+	free(msg);
+	/* models match exactly: H100 is not h100 */
+	snprintf(s->nodes[2].gpu_model, sizeof s->nodes[2].gpu_model, "H100");
+	ASSERT_EQ(fw_trace_unknown_models(&t, s, want, sizeof want, have, sizeof have), 1);
+	ASSERT_STR_EQ(have, "itp-gpu, H100");
+	/* one node of the model is enough; then nothing is printed */
+	snprintf(s->nodes[3].gpu_model, sizeof s->nodes[3].gpu_model, "h100");
+	ASSERT_EQ(fw_trace_unknown_models(&t, s, want, sizeof want, have, sizeof have), 0);
+	ASSERT_STR_EQ(want, "");
+	ASSERT(f = open_memstream(&msg, &mlen));
+	fw_trace_warn_models(&t, s, f);
+	fclose(f);
+	ASSERT_EQ(mlen, 0);
+	free(msg);
+	fw_trace_free(&t);
+	/* --no-gpu-model: no job names a model */
+	sacct_sample_trace(FW_SACCT_NO_MODEL, &t);
+	ASSERT_STR_EQ(t.v[1].gpu_model, "");
+	snprintf(s->nodes[3].gpu_model, sizeof s->nodes[3].gpu_model, "itp-gpu");
+	ASSERT_EQ(fw_trace_unknown_models(&t, s, want, sizeof want, have, sizeof have), 0);
+	fw_trace_free(&t);
+	fw_snapshot_free(s);
 }
 
 TEST(format_names)
@@ -505,7 +568,7 @@ int main(void)
 		itp_rows_are_shaped_into_gangs, openb_pods_become_a_trace,
 		sacct_sample_converts_and_reads_back, sacct_bad_values_name_line_and_column,
 		sacct_durations_follow_slurm, sacct_impossible_dates_are_refused,
-		format_names, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes,
+		typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes,
 		openb_default_pod_list_reads_as_a_trace,
 	};
 	const char *names = "generic_csv_reads_every_column, generic_csv_bad_rows_name_line_column_and_field, "
@@ -515,7 +578,7 @@ int main(void)
 		"itp_rows_are_shaped_into_gangs, openb_pods_become_a_trace, "
 		"sacct_sample_converts_and_reads_back, sacct_bad_values_name_line_and_column, "
 		"sacct_durations_follow_slurm, sacct_impossible_dates_are_refused, "
-		"format_names, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes, "
+		"typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes, "
 		"openb_default_pod_list_reads_as_a_trace";
 	int n = (int)(sizeof fns / sizeof fns[0]);
 	char path[1024];
