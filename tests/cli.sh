@@ -260,6 +260,26 @@ else
 fi
 rm -f "$FJ"
 expect "sim-fgd-unknown-flag" 2 "unknown option '--bogus'" "$FW" sim fgd --bogus
+expect "sim-fgd-duplicate-scorer" 2 "--scorers names 'fgd' twice" "$FW" sim fgd --pods p --nodes n --scorers fgd,fgd
+# --skip-bad is offered for a bad row, never for a header error (not skippable)
+FD=$(mktemp -d)
+printf 'sn,cpu_milli,memory_mib,gpu,model\nn1,96000,786432,8,V100M32\n' >"$FD/nodes.csv"
+printf 'name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\np1,1000,1024,1,1000,\np2,1000\n' >"$FD/pods.csv"
+printf 'nom,cpu_milli\np1,1000\n' >"$FD/hdr.csv"
+expect "sim-fgd-bad-row-offers-skip-bad" 1 "(--skip-bad would skip 1 bad row(s) of $FD/pods.csv" \
+	"$FW" sim fgd --pods "$FD/pods.csv" --nodes "$FD/nodes.csv" --seeds 1 --scorers fgd
+out=$("$FW" sim fgd --pods "$FD/hdr.csv" --nodes "$FD/nodes.csv" --seeds 1 --scorers fgd 2>&1)
+if grep -qF "missing from the header" <<<"$out" && ! grep -qF -- "--skip-bad" <<<"$out"; then
+	ok "sim-fgd-header-error-no-skip-bad-hint"
+else
+	bad "sim-fgd-header-error-no-skip-bad-hint: $out"
+fi
+# --check fails when nothing was compared (no summary found)
+expect "sim-fgd-check-nothing-compared" 1 "--check fails: nothing was compared: no published summary" \
+	env FAIRWAY_TRACES=/nonexistent "$FW" sim fgd --pods "$FD/pods.csv" --nodes "$FD/nodes.csv" --seeds 1 --scorers fgd --skip-bad --check
+expect "sim-fgd-published-not-a-summary" 1 "$FD/nodes.csv:1: header: this is not a published summary; expected the columns workload, sc_policy, metric" \
+	"$FW" sim fgd --pods "$FD/pods.csv" --nodes "$FD/nodes.csv" --seeds 1 --scorers fgd --skip-bad --published "$FD/nodes.csv"
+rm -rf "$FD"
 expect "sim-unknown-experiment" 2 "unknown experiment 'walk'" "$FW" sim walk
 expect "trace-help" 0 "sacct2fairway" "$FW" trace --help
 expect "trace-sacct-help" 0 "  fairway trace sacct2fairway sacct.txt jobs.csv" "$FW" trace sacct2fairway --help
