@@ -11,10 +11,13 @@
  * the measured values (nothing in the document is typed by hand).
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cliword.h"
 #include "itp.h"
@@ -119,7 +122,9 @@ static void usage(FILE *f)
 		"                 NVLink-flap tables (twenty-two more experiments)\n"
 		"\n"
 		"A value may follow its flag or be joined to it (--seeds 5, --seeds=5).\n"
-		"The document is written to FILE.tmp and renamed to FILE when whole.  On a\n"
+		"The document is written to FILE.tmp and renamed to FILE when whole (for a\n"
+		"symlink: beside its target, which is replaced; a FIFO or device is written\n"
+		"directly).  On a\n"
 		"terminal a progress bar counts the replay pairs; otherwise each pair\n"
 		"prints a line on stderr.  The whole document takes about 11 minutes on 2\n"
 		"cores.\n");
@@ -868,35 +873,90 @@ static void notes(FILE *f)
 		   "- \"n/a\": no job of that size in the trace.\n");
 }
 
-/* The document goes to OUT.tmp, renamed to OUT once whole, so a failed or
+/*
+ * The document goes to OUT.tmp, renamed to OUT once whole, so a failed or
  * interrupted run leaves the old document in place; a path that cannot be
- * written is refused before minutes of replays. */
-static FILE *open_out(const struct cli *c, char *tmp, size_t cap)
-{
+ * written is refused before minutes of replays.  OUT is first resolved
+ * through its symlinks, so a link keeps pointing where it did and its
+ * target is what gets replaced (the temporary file sits beside the
+ * target).  A target that exists and is not a regular file (a FIFO, a
+ * device such as /dev/stdout) cannot be replaced: it is written directly.
+ */
+struct out {
 	FILE *f;
+	char path[PATH_MAX];     /* OUT with its symlinks resolved */
+	char tmp[PATH_MAX + 8];  /* path.tmp, or "" when writing directly */
+};
 
-	if (!c->out)
-		return stdout;
-	snprintf(tmp, cap, "%s.tmp", c->out);
-	if (!(f = fopen(tmp, "w")))
-		fprintf(stderr, "fairway-health-sim: cannot write %s: %s\n", tmp, strerror(errno));
-	return f;
+static int out_error(const char *what, const char *path, int err)
+{
+	fprintf(stderr, "fairway-health-sim: cannot %s %s: %s\n", what, path, strerror(err));
+	return -1;
 }
 
-static int close_out(const struct cli *c, FILE *f, const char *tmp, int rc)
+/* Follow path's symlinks (the last may dangle) into out; 0 or -1 (said). */
+static int resolve_links(const char *path, char *out, size_t cap)
 {
-	if (f == stdout)
+	char link[PATH_MAX], next[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+
+	snprintf(out, cap, "%s", path);
+	for (int hops = 0; hops < 40; hops++) {
+		if (lstat(out, &st) != 0 || !S_ISLNK(st.st_mode))
+			return 0;
+		if ((n = readlink(out, link, sizeof link - 1)) < 0)
+			return out_error("follow the link", out, errno);
+		link[n] = 0;
+		const char *slash = strrchr(out, '/');
+		size_t dir = link[0] == '/' || !slash ? 0 : (size_t)(slash - out) + 1;
+		if (dir + (size_t)n >= sizeof next || dir + (size_t)n >= cap)
+			return out_error("follow the link", out, ENAMETOOLONG);
+		memcpy(next, out, dir); /* the link's directory, with its '/' */
+		memcpy(next + dir, link, (size_t)n + 1);
+		memcpy(out, next, dir + (size_t)n + 1);
+	}
+	return out_error("follow the links of", path, ELOOP);
+}
+
+static int open_out(const struct cli *c, struct out *o)
+{
+	struct stat st;
+
+	o->f = stdout;
+	o->tmp[0] = 0;
+	if (!c->out)
+		return 0;
+	if (resolve_links(c->out, o->path, sizeof o->path) != 0)
+		return -1;
+	if (stat(o->path, &st) == 0 && S_ISDIR(st.st_mode))
+		return out_error("write", o->path, EISDIR);
+	if (stat(o->path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		if (!(o->f = fopen(o->path, "w")))
+			return out_error("write", o->path, errno);
+		return 0; /* a FIFO or a device: written through, never replaced */
+	}
+	snprintf(o->tmp, sizeof o->tmp, "%s.tmp", o->path);
+	if (!(o->f = fopen(o->tmp, "w")))
+		return out_error("write", o->tmp, errno);
+	return 0;
+}
+
+static int close_out(struct out *o, int rc)
+{
+	const char *written = o->tmp[0] ? o->tmp : o->path;
+
+	if (o->f == stdout)
 		return rc;
-	if (fclose(f) != 0 && rc == 0) {
-		fprintf(stderr, "fairway-health-sim: cannot write %s: %s\n", tmp, strerror(errno));
+	if (fclose(o->f) != 0 && rc == 0)
+		rc = -out_error("write", written, errno);
+	if (o->tmp[0] && rc == 0 && rename(o->tmp, o->path) != 0) {
+		fprintf(stderr, "fairway-health-sim: cannot rename %s to %s: %s\n", o->tmp,
+			o->path, strerror(errno));
 		rc = 1;
 	}
-	if (rc == 0 && rename(tmp, c->out) != 0) {
-		fprintf(stderr, "fairway-health-sim: cannot rename %s to %s: %s\n", tmp, c->out, strerror(errno));
-		rc = 1;
-	}
-	if (rc != 0)
-		remove(tmp);
+	if (o->tmp[0] && rc != 0)
+		remove(o->tmp);
 	return rc;
 }
 
@@ -905,7 +965,7 @@ int fw_health_sim_cli(int argc, char **argv)
 	struct cli c;
 	struct pair *llm = NULL, *c03 = NULL;
 	struct fw_progress bar;
-	char tmp[1024];
+	struct out o;
 	int64_t done = 0;
 	bool have03 = false;
 	FILE *f;
@@ -913,8 +973,9 @@ int fw_health_sim_cli(int argc, char **argv)
 
 	if (rc)
 		return rc;
-	if (!(f = open_out(&c, tmp, sizeof tmp)))
+	if (open_out(&c, &o) != 0)
 		return 1;
+	f = o.f;
 	int64_t pairs = (int64_t)c.seeds * (1 + c.cluster03) + c.holdout +
 			(c.sensitivity ? (int64_t)c.seeds * (int64_t)(sizeof variants / sizeof *variants +
 								     sizeof silent_rows / sizeof *silent_rows +
@@ -947,5 +1008,5 @@ int fw_health_sim_cli(int argc, char **argv)
 	fw_progress_finish(&bar);
 	free(llm);
 	free(c03);
-	return close_out(&c, f, tmp, rc);
+	return close_out(&o, rc);
 }

@@ -340,6 +340,35 @@ if grep -q "^## LLM fleet: acceptance" "$HS_TMP/r.md" && grep -q "^## LLM fleet:
 else
 	bad "health-sim-document-whole: $(head -c 200 "$HS_TMP/r.md"); $(ls "$HS_TMP")"
 fi
+# --out through a symlink replaces the link's target (the link stays a link,
+# also when it dangles or is relative to another directory); a FIFO is
+# written through, never replaced.  Only files in $HS_TMP, never a device.
+HS_ARGS=(--seeds 1 --holdout 0 --no-sensitivity --no-cluster03 --days 1 --nodes 16)
+echo keep >"$HS_TMP/target.md"
+ln -s target.md "$HS_TMP/link.md"
+mkdir "$HS_TMP/sub"
+ln -s ../dangling.md "$HS_TMP/sub/link.md"
+expect "health-sim-out-symlink" 0 "llm-fleet seed 1" "$HS" "${HS_ARGS[@]}" --out "$HS_TMP/link.md"
+expect "health-sim-out-dangling-symlink" 0 "llm-fleet seed 1" "$HS" "${HS_ARGS[@]}" --out "$HS_TMP/sub/link.md"
+if [ -L "$HS_TMP/link.md" ] && [ -L "$HS_TMP/sub/link.md" ] &&
+	grep -q "^## LLM fleet: acceptance" "$HS_TMP/target.md" &&
+	grep -q "^## LLM fleet: acceptance" "$HS_TMP/dangling.md" &&
+	[ ! -e "$HS_TMP/target.md.tmp" ] && [ ! -e "$HS_TMP/link.md.tmp" ]; then
+	ok "health-sim-out-symlink-keeps-the-link"
+else
+	bad "health-sim-out-symlink-keeps-the-link: $(ls -l "$HS_TMP" "$HS_TMP/sub")"
+fi
+mkfifo "$HS_TMP/fifo.md"
+timeout 20 cat "$HS_TMP/fifo.md" >"$HS_TMP/from-fifo.md" &  # bounded: a replaced FIFO never gets a writer
+HS_CAT=$!
+expect "health-sim-out-fifo" 0 "llm-fleet seed 1" "$HS" "${HS_ARGS[@]}" --out "$HS_TMP/fifo.md"
+wait "$HS_CAT" 2>/dev/null
+if [ -p "$HS_TMP/fifo.md" ] && grep -q "^## LLM fleet: acceptance" "$HS_TMP/from-fifo.md" &&
+	[ ! -e "$HS_TMP/fifo.md.tmp" ]; then
+	ok "health-sim-out-fifo-written-through"
+else
+	bad "health-sim-out-fifo-written-through: $(ls -l "$HS_TMP")"
+fi
 # silent faults: the setup says so, and the blind runs crash-loop
 expect "health-sim-silent-run" 0 "llm-fleet seed 1" "$HS" --seeds 1 --holdout 0 --no-sensitivity \
 	--no-cluster03 --days 2 --nodes 16 --rate 300 --silent 1 --detect 3600 --out "$HS_TMP/s.md"
