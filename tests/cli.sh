@@ -369,6 +369,15 @@ if [ -p "$HS_TMP/fifo.md" ] && grep -q "^## LLM fleet: acceptance" "$HS_TMP/from
 else
 	bad "health-sim-out-fifo-written-through: $(ls -l "$HS_TMP")"
 fi
+# a fleet too small for jobs >= 256 GPUs: every ETTR mean and change is n/a,
+# never nan (all tables: acceptance, no-agent line, holdout, sensitivity)
+out=$("$HS" --seeds 1 --days 3 --nodes 32 --holdout 1 --silent 0.5 --no-cluster03 2>/dev/null)
+if grep -qF "| mean ETTR of jobs >= 256 GPUs | n/a | n/a | n/a | >= +5 pp | n/a (no such job) |" <<<"$out" &&
+	grep -qF "No job of 256 GPUs or more ran" <<<"$out" && ! grep -qiw "nan" <<<"$out"; then
+	ok "health-sim-no-big-jobs-prints-n/a"
+else
+	bad "health-sim-no-big-jobs-prints-n/a: $(grep -iw -m3 "nan" <<<"$out")"
+fi
 # silent faults: the setup says so, and the blind runs crash-loop
 expect "health-sim-silent-run" 0 "llm-fleet seed 1" "$HS" --seeds 1 --holdout 0 --no-sensitivity \
 	--no-cluster03 --days 2 --nodes 16 --rate 300 --silent 1 --detect 3600 --out "$HS_TMP/s.md"
