@@ -32,6 +32,12 @@ expect "plan-unknown-flag" 2 "unknown option '--bogus'" "$FW" plan --bogus
 expect "plan-missing-value" 2 "--config needs a value" "$FW" plan --config
 expect "plan-unknown-policy" 2 "unknown policy 'nope'" "$FW" plan --policy nope
 expect "plan-bad-now" 2 "not a whole number" "$FW" plan --now soon
+# --now keeps to the YAML now:'s bounds (0..10^11 s): no negative, no saturation
+expect "plan-negative-now" 2 '--now: "-1" is not a whole number of seconds; write seconds from 0 to 100000000000' "$FW" plan --now -1
+expect "plan-huge-now" 2 '--now: "99999999999999999999" is too large; times are limited to 100000000000 seconds' \
+	"$FW" plan --now 99999999999999999999
+expect "plan-now-past-the-limit" 2 "is too large" "$FW" plan --now 100000000001
+expect "plan-now-at-the-limit" 0 "now 100000000000," "$FW" plan --now 100000000000
 # GNU-style --flag=value everywhere, and a bare flag refuses one
 expect "plan-flag-equals-value" 0 "policy fifo" "$FW" plan --config=examples/cluster.yaml --policy=fifo
 expect "plan-empty-value" 2 "--config needs a value" "$FW" plan --config=

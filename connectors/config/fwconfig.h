@@ -26,6 +26,9 @@
 #define FW_CONFIG_MAX_BYTES (64u << 20)
 /* Most nodes one config may describe (nodes + generated nodeGroups). */
 #define FW_CONFIG_MAX_NODES 65536
+/* Longest duration, and latest time, in seconds (~3170 years); `fairway
+ * plan --now` keeps to it too. */
+#define FW_CONFIG_MAX_SECONDS 100000000000LL
 
 int fw_config_load_file(const char *path, struct fw_snapshot **out,
 			struct fw_diag *d);
