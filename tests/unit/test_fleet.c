@@ -128,8 +128,14 @@ TEST(topo_bad_rows_name_line_and_column)
 	ASSERT_EQ(topo("ip,a\n", &t, why, sizeof why), FW_EINVAL);
 	ASSERT_STR_CONTAINS(why, "no hosts");
 	ASSERT_EQ(topo("ip,a\nh1,x\nh1,y\n", &t, why, sizeof why), FW_EINVAL);
-	ASSERT_STR_CONTAINS(why, "more than one line");
+	ASSERT_STR_EQ(why, "topo.csv:3:1: host: 'h1' is already on line 2; list each host once");
 	ASSERT(t.v == NULL);
+	/* the first repeat in file order: h2 (lines 3, 5) before h1 (2, 6, 7) */
+	ASSERT_EQ(topo("ip,a\nh1,x\nh2,x\nh3,x\nh2,y\nh1,y\nh1,z\n", &t, why, sizeof why),
+		  FW_EINVAL);
+	ASSERT_STR_EQ(why, "topo.csv:5:1: host: 'h2' is already on line 3; list each host once");
+	ASSERT_EQ(topo("ip,a\nh1,x\nh2,x\nh1,y\nh1,z\n", &t, why, sizeof why), FW_EINVAL);
+	ASSERT_STR_EQ(why, "topo.csv:4:1: host: 'h1' is already on line 2; list each host once");
 }
 
 TEST(topo_hosts_are_assigned_to_nodes_in_order)
