@@ -38,4 +38,12 @@ int fw_config_load_file(const char *path, struct fw_snapshot **out,
 int fw_config_load_buffer(const char *name, const char *buf, size_t len,
 			  struct fw_snapshot **out, struct fw_diag *d);
 
+/* fw_config_load_file, with the top level limited to root_keys (a
+ * NULL-terminated subset of the schema's: now, scheduler, topology, nodes,
+ * nodeGroups, queues, jobs).  Any other top-level key is refused as the
+ * schema refuses an unknown key: FILE:LINE:COL, the key and the allowed
+ * list.  A fleet file (sim/fleet.h) allows topology, nodes, nodeGroups. */
+int fw_config_load_file_keys(const char *path, const char *const *root_keys,
+			     struct fw_snapshot **out, struct fw_diag *d);
+
 #endif
