@@ -243,6 +243,12 @@ TEST(openb_pods_become_a_trace)
 	ASSERT_EQ(t.n, 1);
 	ASSERT_EQ(t.skipped, 1);
 	fw_trace_free(&t);
+	/* a repeated pod name is refused as a repeated job id is */
+	snprintf(text, sizeof text, "%sp0,1,1,1,1000,,LS,Running,1,2,0\n"
+		 "p1,1,1,1,1000,,LS,Running,1,2,0\np0,1,1,1,1000,,LS,Running,3,4,0\n", hdr);
+	ASSERT_EQ(fw_trace_parse_openb(text, strlen(text), "p.csv", 0, &t, &d), FW_EINVAL);
+	fw_itp_diag_str(&d, why, sizeof why);
+	ASSERT_STR_EQ(why, "p.csv:4:1: name: duplicate pod name \"p0\": it already appeared on line 2");
 }
 
 TEST(sacct_sample_converts_and_reads_back)
