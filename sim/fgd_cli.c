@@ -10,7 +10,11 @@
  * The published summary (traces/published/fgd_atc23_default_summary.csv)
  * has one row per (workload, sc_policy, metric) with columns
  * arrived_<X>pct_mean/std.  The workload is the pod file's base name
- * without ".csv"; sc_policy is "NN-<paper name>".
+ * without ".csv"; sc_policy is "NN-<paper name>".  A summary whose header
+ * lacks workload, sc_policy, metric or any arrived_<X>pct_mean is an error;
+ * one without the columns of this --tune, or without a row for this workload and these scorers,
+ * compares nothing, and --check fails when nothing was compared (a check
+ * that checked nothing must not pass).
  */
 #include <jansson.h>
 #include <math.h>
@@ -37,9 +41,10 @@ struct cli {
 
 /* Published mean/std per scorer; NaN when unknown. */
 struct published {
-	char file[512];
+	char file[512];            /* "" when the default file is absent */
 	double mean[MAX_SCORERS], std[MAX_SCORERS];
 	double fgd_mean;
+	bool tune_cols;            /* the header has this --tune's columns */
 };
 
 /* Per scorer: the runs and their summary. */
@@ -48,7 +53,7 @@ struct result {
 	struct fw_fgd_run *runs;
 	size_t nruns;
 	double mean, std, pub_mean, pub_std;
-	bool ok;
+	bool ok, compared;         /* compared: a published number was used */
 };
 
 static void help(const char *prog)
@@ -82,7 +87,8 @@ static void help(const char *prog)
 "                     ../shared/traces)\n"
 "  --tolerance PP     allowed distance from a published mean (default 1.0)\n"
 "  --check            exit 1 unless every scorer with a published mean is\n"
-"                     within the tolerance and fairway >= published FGD\n"
+"                     within the tolerance and fairway >= published FGD;\n"
+"                     also exit 1 when nothing could be compared\n"
 "  --skip-bad         skip malformed CSV rows (and say how many) instead of\n"
 "                     stopping at the first\n"
 "  --no-cache         score every feasible node for every pod (slow; the\n"
@@ -165,6 +171,11 @@ static int parse_scorers(struct cli *c, const char *list)
 		if (!ops)
 			return usage_error(c, "unknown scorer in --scorers "
 					   "'%s' (the list is in --help)", list);
+		for (size_t k = 0; k < c->nsc; k++)
+			if (c->sc[k] == ops)
+				return usage_error(c, "--scorers names '%s' "
+						   "twice; name each scorer once",
+						   ops->name);
 		if (c->nsc == MAX_SCORERS)
 			return usage_error(c, "too many scorers: %s", list);
 		c->sc[c->nsc++] = ops;
@@ -301,6 +312,7 @@ static void workload_name(const char *pods, char *out, size_t n)
 /* Column indices of one header, or -1. */
 struct sumcols {
 	int workload, policy, metric, mean, std;
+	bool any_mean; /* some arrived_<P>pct_mean column, for any P */
 };
 
 static int find_col(const struct fw_csv_rec *r, const char *name)
@@ -323,6 +335,11 @@ static void summary_header(const struct fw_csv_rec *r, double tune,
 	k->metric = find_col(r, "metric");
 	k->mean = find_col(r, mean);
 	k->std = find_col(r, std);
+	for (size_t i = 0; i < r->nf; i++) {
+		size_t n = strlen(r->f[i]);
+		k->any_mean |= !strncmp(r->f[i], "arrived_", 8) && n > 16 &&
+			       !strcmp(r->f[i] + n - 8, "pct_mean");
+	}
 }
 
 /* One data row: if it is this workload's allocation row, note it. */
@@ -351,11 +368,27 @@ static void summary_row(const struct cli *c, const struct fw_csv_rec *r,
 	}
 }
 
-static void summary_parse(const struct cli *c, char *text,
-			  struct published *pub)
+/* A header without workload, sc_policy, metric and some arrived_<P>pct_mean
+ * is not a summary: 1. */
+static int summary_bad_header(const struct cli *c, const struct published *pub,
+			      const struct sumcols *k)
+{
+	if (k->workload >= 0 && k->policy >= 0 && k->metric >= 0 && k->any_mean)
+		return 0;
+	fprintf(stderr, "%s: %s:1: header: this is not a published summary; "
+		"expected the columns workload, sc_policy, metric, "
+		"arrived_<P>pct_mean and arrived_<P>pct_std (P = 100 x --tune, "
+		"here %ld), as in $FAIRWAY_TRACES/" SUMMARY_REL "\n", c->prog,
+		pub->file, lrint(c->tune * 100));
+	return 1;
+}
+
+/* 0, or 1 when the header is not a summary's (said on stderr). */
+static int summary_parse(const struct cli *c, char *text,
+			 struct published *pub)
 {
 	char workload[256];
-	struct sumcols k = { -1, -1, -1, -1, -1 };
+	struct sumcols k = { -1, -1, -1, -1, -1, false };
 	bool header = true;
 	workload_name(c->pods, workload, sizeof workload);
 	for (char *line = text, *next; line && *line; line = next) {
@@ -371,22 +404,29 @@ static void summary_parse(const struct cli *c, char *text,
 			line[n - 1] = '\0';
 		if (fw_csv_split(line, &r, &why, &col) != 0)
 			continue;
-		if (header)
+		if (header) {
 			summary_header(&r, c->tune, &k);
-		else if (k.workload >= 0 && k.policy >= 0 && k.metric >= 0 &&
-			 k.mean >= 0 && k.std >= 0)
+			if (summary_bad_header(c, pub, &k))
+				return 1;
+			pub->tune_cols = k.mean >= 0 && k.std >= 0;
+		} else if (pub->tune_cols) {
 			summary_row(c, &r, &k, workload, pub);
+		}
 		header = false;
 	}
+	return header ? summary_bad_header(c, pub, &k) : 0;
 }
 
-/* 0, or 1 when an explicitly named file cannot be read. */
+/* 0, or 1 when an explicitly named file cannot be read, or a summary's
+ * header is wrong. */
 static int load_published(const struct cli *c, struct published *pub)
 {
 	struct fw_diag d;
 	char *text;
 	size_t len;
+	int rc;
 	pub->fgd_mean = NAN;
+	pub->tune_cols = false;
 	for (size_t i = 0; i < MAX_SCORERS; i++)
 		pub->mean[i] = pub->std[i] = NAN;
 	if (c->published)
@@ -402,12 +442,45 @@ static int load_published(const struct cli *c, struct published *pub)
 		fprintf(stderr, "%s: %s: %s\n", c->prog, d.file, d.msg);
 		return 1;
 	}
-	summary_parse(c, text, pub);
+	rc = summary_parse(c, text, pub);
 	free(text);
-	return 0;
+	return rc;
 }
 
 /* ---- inputs ---------------------------------------------------------------- */
+
+/* Bad rows --skip-bad would skip in a file that failed without it; 0 when
+ * it would fail anyway (a header error, an empty file, a NUL byte). */
+static size_t skippable(const char *path, bool pods)
+{
+	struct fw_openb_nodes nl = { 0 };
+	struct fw_openb_pods pl = { 0 };
+	struct fw_diag d;
+	size_t n = 0;
+
+	if (pods && fw_openb_read_pods(path, FW_OPENB_SKIP_BAD, &pl, &d) == FW_OK)
+		n = pl.skipped;
+	else if (!pods && fw_openb_read_nodes(path, FW_OPENB_SKIP_BAD, &nl, &d) == FW_OK)
+		n = nl.skipped;
+	fw_openb_pods_free(&pl);
+	fw_openb_nodes_free(&nl);
+	return n;
+}
+
+/* The error of a failed read; the --skip-bad hint only where it helps. */
+static int input_error(const struct cli *c, const struct fw_diag *d, int rc,
+		       const char *path, bool pods)
+{
+	char msg[1024];
+	size_t n;
+
+	fw_openb_diag_str(d, msg, sizeof msg);
+	fprintf(stderr, "%s: %s\n", c->prog, msg);
+	if ((rc == FW_EINVAL || rc == FW_ERANGE) && path && !c->skip_bad && (n = skippable(path, pods)))
+		fprintf(stderr, "%s: (--skip-bad would skip %zu bad row(s) of "
+			"%s and count them)\n", c->prog, n, path);
+	return 1;
+}
 
 static int load_inputs(const struct cli *c, struct fw_openb_nodes *nl,
 		       struct fw_openb_pods *pl, struct fw_fgd_world *w)
@@ -415,19 +488,14 @@ static int load_inputs(const struct cli *c, struct fw_openb_nodes *nl,
 	unsigned fl = c->skip_bad ? FW_OPENB_SKIP_BAD : 0;
 	struct fw_diag d;
 	char msg[1024];
-	int rc = fw_openb_read_nodes(c->nodes, fl, nl, &d);
-	if (rc == FW_OK)
-		rc = fw_openb_read_pods(c->pods, fl, pl, &d);
-	if (rc == FW_OK)
-		rc = fw_fgd_world_build(nl, pl, w, &d);
-	if (rc != FW_OK) {
-		fw_openb_diag_str(&d, msg, sizeof msg);
-		fprintf(stderr, "%s: %s\n", c->prog, msg);
-		if (rc == FW_EINVAL || rc == FW_ERANGE)
-			fprintf(stderr, "%s: (--skip-bad skips bad rows of a "
-				"CSV file and counts them)\n", c->prog);
-		return 1;
-	}
+	int rc;
+
+	if ((rc = fw_openb_read_nodes(c->nodes, fl, nl, &d)) != FW_OK)
+		return input_error(c, &d, rc, c->nodes, false);
+	if ((rc = fw_openb_read_pods(c->pods, fl, pl, &d)) != FW_OK)
+		return input_error(c, &d, rc, c->pods, true);
+	if ((rc = fw_fgd_world_build(nl, pl, w, &d)) != FW_OK)
+		return input_error(c, &d, rc, NULL, false);
 	if (nl->skipped || pl->skipped) {
 		const struct fw_diag *f = nl->skipped ? &nl->first_bad
 						      : &pl->first_bad;
@@ -458,12 +526,15 @@ static void judge(const struct cli *c, const struct published *pub,
 {
 	r->pub_mean = pub->mean[i];
 	r->pub_std = pub->std[i];
+	r->compared = true;
 	if (!isnan(r->pub_mean))
 		r->ok = fabs(r->mean - r->pub_mean) <= c->tol + 1e-9;
 	else if (!strcmp(r->ops->name, "fairway") && !isnan(pub->fgd_mean))
 		r->ok = r->mean >= pub->fgd_mean;
-	else
+	else {
 		r->ok = true; /* nothing to compare with */
+		r->compared = false;
+	}
 }
 
 static int run_scorer(const struct cli *c, const struct fw_fgd_world *w,
@@ -650,17 +721,45 @@ static int run_all(const struct cli *c, const struct fw_fgd_world *w,
 	return 0;
 }
 
-static int finish(const struct cli *c, const struct result *res,
-		  double seconds)
+/* Why no published number matched (for the last line and --check). */
+static void nothing_why(const struct cli *c, const struct published *pub,
+			char *buf, size_t n)
+{
+	char workload[256];
+
+	workload_name(c->pods, workload, sizeof workload);
+	if (!pub->file[0])
+		snprintf(buf, n, "no published summary at %s/" SUMMARY_REL
+			 " (set FAIRWAY_TRACES or give --published FILE)",
+			 traces_dir());
+	else if (!pub->tune_cols)
+		snprintf(buf, n, "%s has no column arrived_%ldpct_mean/std "
+			 "for --tune %g", pub->file, lrint(c->tune * 100), c->tune);
+	else
+		snprintf(buf, n, "%s has no gpu_alloc_pct row for workload %s "
+			 "and these scorers", pub->file, workload);
+}
+
+static int finish(const struct cli *c, const struct published *pub,
+		  const struct result *res, double seconds)
 {
 	bool all_ok = true;
-	for (size_t i = 0; i < c->nsc; i++)
+	size_t compared = 0;
+	char why[900];
+	for (size_t i = 0; i < c->nsc; i++) {
 		all_ok &= res[i].ok;
-	printf("\n%zu scorers x %llu seeds in %.1f s; %s\n", c->nsc,
+		compared += res[i].compared;
+	}
+	if (!compared)
+		nothing_why(c, pub, why, sizeof why);
+	printf("\n%zu scorers x %llu seeds in %.1f s; %s%s\n", c->nsc,
 	       (unsigned long long)(c->seed_hi - c->seed_lo + 1), seconds,
-	       all_ok ? "every comparison holds"
-		      : "SOME COMPARISONS FAIL (see verdict)");
-	return c->check && !all_ok ? 1 : 0;
+	       !compared ? "nothing compared: " : all_ok ? "every comparison holds"
+		      : "SOME COMPARISONS FAIL (see verdict)", !compared ? why : "");
+	if (c->check && !compared)
+		fprintf(stderr, "%s: --check fails: nothing was compared: %s\n",
+			c->prog, why);
+	return c->check && (!all_ok || !compared) ? 1 : 0;
 }
 
 int fw_fgd_cli(int argc, char **argv)
@@ -687,7 +786,7 @@ int fw_fgd_cli(int argc, char **argv)
 	if (!rc && c.json)
 		rc = write_json(&c, &w, &pub, res, c.nsc, now_s() - t0);
 	if (!rc)
-		rc = finish(&c, res, now_s() - t0);
+		rc = finish(&c, &pub, res, now_s() - t0);
 	for (size_t i = 0; i < MAX_SCORERS; i++)
 		free(res[i].runs);
 	fw_fgd_world_free(&w);

@@ -85,24 +85,33 @@ int fw_fleet_generate(const struct fw_fleet_opts *o, struct fw_snapshot **out,
 	return finish(s, rc, "options", out, d);
 }
 
+/* A fleet whose nodes have no GPU at all cannot run any job: FW_EINVAL. */
+static int has_gpus(const struct fw_snapshot *s, const char *path, const char *field,
+		    struct fw_diag *d)
+{
+	if (fw_fleet_gpus(s) > 0)
+		return FW_OK;
+	return fw_diag_set(d, FW_EINVAL, path, 0, 0, field,
+			   "none of the fleet's %d nodes has a GPU; give at least one node "
+			   "GPUs (gpus: 1..%d)", (int)s->nnodes, FW_MAX_GPUS_PER_NODE);
+}
+
 int fw_fleet_load_yaml(const char *path, struct fw_snapshot **out,
 		       struct fw_diag *d)
 {
+	static const char *const keys[] = { "topology", "nodes", "nodeGroups", NULL };
 	struct fw_snapshot *s;
-	int rc = fw_config_load_file(path, &s, d);
+	int rc = fw_config_load_file_keys(path, keys, &s, d);
 
 	if (rc != FW_OK)
 		return rc;
-	if (s->nqueues || s->njobs) {
+	if (s->nnodes == 0)
+		rc = fw_diag_set(d, FW_EINVAL, path, 0, 0, "nodes", "the fleet has no nodes");
+	else
+		rc = has_gpus(s, path, "nodes", d);
+	if (rc != FW_OK) {
 		fw_snapshot_free(s);
-		return fw_diag_set(d, FW_EINVAL, path, 0, 0, "queues",
-				   "a fleet file holds only topology, nodes and "
-				   "nodeGroups (found queues or jobs)");
-	}
-	if (s->nnodes == 0) {
-		fw_snapshot_free(s);
-		return fw_diag_set(d, FW_EINVAL, path, 0, 0, "nodes",
-				   "the fleet has no nodes");
+		return rc;
 	}
 	*out = s;
 	return FW_OK;
@@ -143,6 +152,8 @@ int fw_fleet_from_openb(const char *path, struct fw_snapshot **out,
 	fw_openb_nodes_free(&l);
 	if (!s)
 		return fw_diag_set(d, FW_ENOMEM, path, 0, 0, NULL, "out of memory");
+	if (rc == FW_OK)
+		rc = has_gpus(s, path, "gpu", d);
 	return finish(s, rc, path, out, d);
 }
 

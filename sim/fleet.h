@@ -11,12 +11,14 @@
  *                       node shape as the simulator's built-in cluster
  *                       (model "itp-gpu", 80 GiB per GPU, 128 CPUs, 1 TiB).
  *   fw_fleet_load_yaml  a config file (docs/config.md) read with
- *                       fw_config_load_file; only its topology and nodes
- *                       (nodes and nodeGroups) are kept, and a file that
- *                       declares queues or jobs is refused, so that a fleet
- *                       file cannot silently carry a workload.
+ *                       fw_config_load_file_keys: only topology, nodes
+ *                       and nodeGroups may appear at the top level; any
+ *                       other key (queues, jobs, scheduler, now) is refused
+ *                       with file:line, so that a fleet file cannot silently
+ *                       carry a workload or settings it would ignore.
  *   fw_fleet_from_openb an openb node list: one node per row with its GPU
  *                       count and model, CPU and memory; no topology.
+ *   Both refuse a fleet whose nodes have no GPU at all (naming the file).
  *   fw_fleet_from_topo  one node per host of a topology file (topo.h), in
  *                       file order, named h0000, h0001, ... with G GPUs of
  *                       the generated shape (`--nodes-from-topo G`).

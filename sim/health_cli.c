@@ -11,10 +11,13 @@
  * the measured values (nothing in the document is typed by hand).
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cliword.h"
 #include "itp.h"
@@ -119,7 +122,9 @@ static void usage(FILE *f)
 		"                 NVLink-flap tables (twenty-two more experiments)\n"
 		"\n"
 		"A value may follow its flag or be joined to it (--seeds 5, --seeds=5).\n"
-		"The document is written to FILE.tmp and renamed to FILE when whole.  On a\n"
+		"The document is written to FILE.tmp and renamed to FILE when whole (for a\n"
+		"symlink: beside its target, which is replaced; a FIFO or device is written\n"
+		"directly).  On a\n"
 		"terminal a progress bar counts the replay pairs; otherwise each pair\n"
 		"prints a line on stderr.  The whole document takes about 11 minutes on 2\n"
 		"cores.\n");
@@ -369,7 +374,8 @@ static int run_c03(const struct cli *c, struct pair *p, bool *have)
 
 /* ---- markdown ---------------------------------------------------------------- */
 
-/* A ratio, or n/a for an empty bucket. */
+/* A number, or n/a when it is undefined (NaN: an empty bucket, or a mean
+ * over seeds none of which had such a job).  Nothing prints "nan". */
 static const char *ratio(double x, char *buf, size_t n, const char *fmt)
 {
 	if (isnan(x))
@@ -377,6 +383,17 @@ static const char *ratio(double x, char *buf, size_t n, const char *fmt)
 	else
 		snprintf(buf, n, fmt, x);
 	return buf;
+}
+
+/* The cells of one table row that may be n/a: up to 8 per printf. */
+struct cells {
+	char s[8][24];
+	int n;
+};
+
+static const char *cellf(struct cells *k, const char *fmt, double x)
+{
+	return ratio(x, k->s[k->n++ & 7], sizeof k->s[0], fmt);
 }
 
 static void row(FILE *f, const char *label, const struct pair *p, const struct fw_health_metrics *m,
@@ -406,6 +423,9 @@ static void table(FILE *f, const struct pair *p, int n, const char *what)
 	}
 }
 
+/* Means over seeds.  ETTR and failures per job of the >= 256-GPU bucket
+ * are means over the seeds that had such a job (NaN, printed n/a, when
+ * none had); the rest are over every seed. */
 struct means {
 	double ettr_b, ettr_a, lost_b, lost_a, occ_b, occ_a, jct_b, jct_a, share;
 	double flaky_b, flaky_a; /* GPU-h lost to flaky nodes' failures */
@@ -413,14 +433,52 @@ struct means {
 	double ettr_n, fpj_n, lost_n; /* aware without an agent (silent faults) */
 };
 
+/* A mean of the defined values only. */
+struct avg {
+	double sum;
+	int n;
+};
+
+static void avg_add(struct avg *a, double v)
+{
+	if (!isnan(v)) {
+		a->sum += v;
+		a->n++;
+	}
+}
+
+static double avg_of(const struct avg *a)
+{
+	return a->n ? a->sum / a->n : NAN;
+}
+
+static void big_means(const struct pair *p, int n, struct means *x)
+{
+	struct avg eb = { 0, 0 }, ea = { 0, 0 }, fb = { 0, 0 }, fa = { 0, 0 };
+	struct avg en = { 0, 0 }, fn = { 0, 0 };
+
+	for (int s = 0; s < n; s++) {
+		avg_add(&eb, p[s].blind.ettr[FW_HB_BIG]);
+		avg_add(&ea, p[s].aware.ettr[FW_HB_BIG]);
+		avg_add(&fb, p[s].blind.fail_per_job[FW_HB_BIG]);
+		avg_add(&fa, p[s].aware.fail_per_job[FW_HB_BIG]);
+		avg_add(&en, p[s].noagent.ettr[FW_HB_BIG]);
+		avg_add(&fn, p[s].noagent.fail_per_job[FW_HB_BIG]);
+	}
+	x->ettr_b = avg_of(&eb);
+	x->ettr_a = avg_of(&ea);
+	x->fpj_b = avg_of(&fb);
+	x->fpj_a = avg_of(&fa);
+	x->ettr_n = avg_of(&en);
+	x->fpj_n = avg_of(&fn);
+}
+
 static struct means means_of(const struct pair *p, int n)
 {
 	struct means x;
 
 	memset(&x, 0, sizeof x);
 	for (int s = 0; s < n; s++) {
-		x.ettr_b += p[s].blind.ettr[FW_HB_BIG] / n;
-		x.ettr_a += p[s].aware.ettr[FW_HB_BIG] / n;
 		x.lost_b += p[s].blind.lost_gpu_h / n;
 		x.lost_a += p[s].aware.lost_gpu_h / n;
 		x.flaky_b += p[s].blind.lost_flaky_gpu_h / n;
@@ -430,12 +488,9 @@ static struct means means_of(const struct pair *p, int n)
 		x.jct_b += p[s].blind.jct_mean / n;
 		x.jct_a += p[s].aware.jct_mean / n;
 		x.share += p[s].pretrain_gpu_share / n;
-		x.fpj_b += p[s].blind.fail_per_job[FW_HB_BIG] / n;
-		x.fpj_a += p[s].aware.fail_per_job[FW_HB_BIG] / n;
-		x.ettr_n += p[s].noagent.ettr[FW_HB_BIG] / n;
-		x.fpj_n += p[s].noagent.fail_per_job[FW_HB_BIG] / n;
 		x.lost_n += p[s].noagent.lost_gpu_h / n;
 	}
+	big_means(p, n, &x);
 	return x;
 }
 
@@ -450,30 +505,44 @@ static const char *met(bool ok)
 	return ok ? "**met**" : "**not met**";
 }
 
+/* What keeping big gangs off flaky nodes could win at most. */
+static void avoidable(FILE *f, const struct means *x)
+{
+	double fs = x->lost_b > 0 ? x->flaky_b / x->lost_b : 0;
+
+	fprintf(f, "What placement can avoid: in the health-blind runs, %.0f%% of the GPU-hours lost to\n"
+		   "failures (%.0f of %.0f) were lost to the flaky nodes' failures (%.0f in the health-aware\n"
+		   "runs).  The base-rate failures of healthy hardware strike wherever a job runs, so a\n"
+		   "placement that kept every big gang off every flaky node, at no other cost, would cut the\n"
+		   "lost GPU-hours by about that %.0f%%",
+		100.0 * fs, x->flaky_b, x->lost_b, x->flaky_a, 100.0 * fs);
+	if (isnan(x->ettr_b))
+		fprintf(f, ".  No job of 256 GPUs or more ran in these seeds, so there is no\n"
+			   "big-job ETTR to raise (n/a above).\n\n");
+	else
+		fprintf(f, " and raise the big jobs' ETTR by at most about\n"
+			   "%.0f%% x (1 - %.4f) = %.2f pp.\n\n",
+			100.0 * fs, x->ettr_b, 100.0 * fs * (1.0 - x->ettr_b));
+}
+
 static void acceptance_llm(FILE *f, const struct pair *p, int n)
 {
 	struct means x = means_of(p, n);
 	double d_ettr = 100.0 * (x.ettr_a - x.ettr_b), d_lost = lost_change(&x);
 	double d_occ = 100.0 * (x.occ_a - x.occ_b);
+	struct cells k = { .n = 0 };
 
 	fprintf(f, "Means over the %d seeds (pre-training jobs hold %.0f%% of the offered GPU time):\n\n", n,
 		100.0 * x.share);
 	fprintf(f, "| check | health-blind | health-aware | change | target | |\n|---|---|---|---|---|---|\n");
-	fprintf(f, "| mean ETTR of jobs >= 256 GPUs | %.4f | %.4f | %+.2f pp | >= +5 pp | %s |\n", x.ettr_b,
-		x.ettr_a, d_ettr, met(d_ettr >= 5.0));
+	fprintf(f, "| mean ETTR of jobs >= 256 GPUs | %s | %s | %s | >= +5 pp | %s |\n",
+		cellf(&k, "%.4f", x.ettr_b), cellf(&k, "%.4f", x.ettr_a), cellf(&k, "%+.2f pp", d_ettr),
+		isnan(d_ettr) ? "n/a (no such job)" : met(d_ettr >= 5.0));
 	fprintf(f, "| GPU-hours lost to failures | %.0f | %.0f | %+.1f%% | <= -25%% | %s |\n", x.lost_b, x.lost_a,
 		d_lost, met(d_lost <= -25.0));
 	fprintf(f, "| occupancy | %.2f%% | %.2f%% | %+.2f pp | within 1 pp | %s |\n\n", 100.0 * x.occ_b,
 		100.0 * x.occ_a, d_occ, met(fabs(d_occ) <= 1.0));
-	double fs = x.lost_b > 0 ? x.flaky_b / x.lost_b : 0;
-	fprintf(f, "What placement can avoid: in the health-blind runs, %.0f%% of the GPU-hours lost to\n"
-		   "failures (%.0f of %.0f) were lost to the flaky nodes' failures (%.0f in the health-aware\n"
-		   "runs).  The base-rate failures of healthy hardware strike wherever a job runs, so a\n"
-		   "placement that kept every big gang off every flaky node, at no other cost, would cut the\n"
-		   "lost GPU-hours by about that %.0f%% and raise the big jobs' ETTR by at most about\n"
-		   "%.0f%% x (1 - %.4f) = %.2f pp.\n\n",
-		100.0 * fs, x.flaky_b, x.lost_b, x.flaky_a, 100.0 * fs, 100.0 * fs, x.ettr_b,
-		100.0 * fs * (1.0 - x.ettr_b));
+	avoidable(f, &x);
 }
 
 static void acceptance_c03(FILE *f, const struct pair *p, int n)
@@ -626,8 +695,10 @@ static int sensitivity(FILE *f, const struct cli *c)
 		}
 		if (variant_means(&x, &m) != FW_OK)
 			return FW_EIO;
-		fprintf(f, "| %s | %.4f | %.4f | %+.2f pp | %.0f | %.0f | %+.1f%% | %+.2f pp |\n", w->what, m.ettr_b,
-			m.ettr_a, 100.0 * (m.ettr_a - m.ettr_b), m.lost_b, m.lost_a,
+		struct cells k = { .n = 0 };
+		fprintf(f, "| %s | %s | %s | %s | %.0f | %.0f | %+.1f%% | %+.2f pp |\n", w->what,
+			cellf(&k, "%.4f", m.ettr_b), cellf(&k, "%.4f", m.ettr_a),
+			cellf(&k, "%+.2f pp", 100.0 * (m.ettr_a - m.ettr_b)), m.lost_b, m.lost_a,
 			lost_change(&m), 100.0 * (m.occ_a - m.occ_b));
 	}
 	return FW_OK;
@@ -675,12 +746,14 @@ static int silent_faults(FILE *f, const struct cli *c)
 		x.silent.detect_s = silent_rows[r].detect_s;
 		if (variant_means(&x, &m) != FW_OK)
 			return FW_EIO;
-		fprintf(f, "| %.0f%% | %.0f min | %.4f | %.4f | %+.2f pp | %.2f | %.2f | %.0f | %.0f | %+.1f%% | %+.2f pp "
-			   "| %.4f | %+.2f pp | %.2f | %.0f |\n",
-			100.0 * x.silent.fraction, (double)x.silent.detect_s / 60.0, m.ettr_b, m.ettr_a,
-			100.0 * (m.ettr_a - m.ettr_b), m.fpj_b, m.fpj_a, m.lost_b, m.lost_a,
-			lost_change(&m), 100.0 * (m.occ_a - m.occ_b), m.ettr_n,
-			100.0 * (m.ettr_n - m.ettr_b), m.fpj_n, m.lost_n);
+		struct cells k = { .n = 0 };
+		fprintf(f, "| %.0f%% | %.0f min | %s | %s | %s | %s | %s | %.0f | %.0f | %+.1f%% | %+.2f pp "
+			   "| %s | %s | %s | %.0f |\n",
+			100.0 * x.silent.fraction, (double)x.silent.detect_s / 60.0, cellf(&k, "%.4f", m.ettr_b),
+			cellf(&k, "%.4f", m.ettr_a), cellf(&k, "%+.2f pp", 100.0 * (m.ettr_a - m.ettr_b)),
+			cellf(&k, "%.2f", m.fpj_b), cellf(&k, "%.2f", m.fpj_a), m.lost_b, m.lost_a,
+			lost_change(&m), 100.0 * (m.occ_a - m.occ_b), cellf(&k, "%.4f", m.ettr_n),
+			cellf(&k, "%+.2f pp", 100.0 * (m.ettr_n - m.ettr_b)), cellf(&k, "%.2f", m.fpj_n), m.lost_n);
 	}
 	return FW_OK;
 }
@@ -718,9 +791,11 @@ static int gpu_faults(FILE *f, const struct cli *c)
 		x.gpu.repair_s = gpu_rows[r].repair_s;
 		if (variant_means(&x, &m) != FW_OK)
 			return FW_EIO;
-		fprintf(f, "| %.0f%% | %.1f h | %.4f | %.4f | %+.2f pp | %.0f | %.0f | %+.1f%% | %.2f%% | %.2f%% | %+.2f pp |\n",
+		struct cells k = { .n = 0 };
+		fprintf(f, "| %.0f%% | %.1f h | %s | %s | %s | %.0f | %.0f | %+.1f%% | %.2f%% | %.2f%% | %+.2f pp |\n",
 			100.0 * x.gpu.fraction, (double)(x.gpu.repair_s ? x.gpu.repair_s : c->fail.repair_s) / 3600.0,
-			m.ettr_b, m.ettr_a, 100.0 * (m.ettr_a - m.ettr_b), m.lost_b, m.lost_a,
+			cellf(&k, "%.4f", m.ettr_b), cellf(&k, "%.4f", m.ettr_a),
+			cellf(&k, "%+.2f pp", 100.0 * (m.ettr_a - m.ettr_b)), m.lost_b, m.lost_a,
 			lost_change(&m), 100.0 * m.occ_b, 100.0 * m.occ_a,
 			100.0 * (m.occ_a - m.occ_b));
 	}
@@ -757,11 +832,32 @@ static int flaps(FILE *f, const struct cli *c)
 		x.flap.rate_per_1000 = flap_rates[r];
 		if (variant_means(&x, &m) != FW_OK)
 			return FW_EIO;
-		fprintf(f, "| %.1f | %.4f | %.4f | %+.2f pp | %.2f | %.2f | %.0f | %.0f | %+.1f%% | %+.2f pp |\n",
-			flap_rates[r], m.ettr_b, m.ettr_a, 100.0 * (m.ettr_a - m.ettr_b), m.fpj_b, m.fpj_a, m.lost_b,
-			m.lost_a, lost_change(&m), 100.0 * (m.occ_a - m.occ_b));
+		struct cells k = { .n = 0 };
+		fprintf(f, "| %.1f | %s | %s | %s | %s | %s | %.0f | %.0f | %+.1f%% | %+.2f pp |\n",
+			flap_rates[r], cellf(&k, "%.4f", m.ettr_b), cellf(&k, "%.4f", m.ettr_a),
+			cellf(&k, "%+.2f pp", 100.0 * (m.ettr_a - m.ettr_b)), cellf(&k, "%.2f", m.fpj_b),
+			cellf(&k, "%.2f", m.fpj_a), m.lost_b, m.lost_a, lost_change(&m), 100.0 * (m.occ_a - m.occ_b));
 	}
 	return FW_OK;
+}
+
+/* One seed's change in lost GPU-hours, aware against blind, in percent:
+ * mean and standard deviation over the seeds that lost any (NaN if none). */
+static void lost_spread(const struct pair *p, int n, double *mean, double *sd)
+{
+	double sum = 0, sq = 0;
+	int k = 0;
+
+	for (int s = 0; s < n; s++) {
+		if (!(p[s].blind.lost_gpu_h > 0))
+			continue;
+		double d = 100.0 * (p[s].aware.lost_gpu_h / p[s].blind.lost_gpu_h - 1);
+		sum += d;
+		sq += d * d;
+		k++;
+	}
+	*mean = k ? sum / k : NAN;
+	*sd = k > 1 ? sqrt((sq - sum * *mean) / (k - 1)) : k ? 0 : NAN;
 }
 
 /* The seeds after the main ones: where the placement rules were chosen
@@ -769,31 +865,29 @@ static int flaps(FILE *f, const struct cli *c)
 static int holdout(FILE *f, const struct cli *c)
 {
 	struct pair *p = calloc((size_t)c->holdout, sizeof *p);
-	double sum = 0, sq = 0;
+	struct cells k = { .n = 0 };
+	double mean, sd;
 
 	if (!p || run_seeds(c, c->seeds + 1, c->holdout, p) != FW_OK) {
 		free(p);
 		return FW_EIO;
 	}
 	struct means m = means_of(p, c->holdout);
-	for (int s = 0; s < c->holdout; s++) {
-		double d = 100.0 * (p[s].aware.lost_gpu_h / p[s].blind.lost_gpu_h - 1);
-		sum += d;
-		sq += d * d;
-	}
-	double mean = sum / c->holdout, sd = c->holdout > 1 ? sqrt((sq - sum * mean) / (c->holdout - 1)) : 0;
+	lost_spread(p, c->holdout, &mean, &sd);
 	fprintf(f, "## LLM fleet: seeds %d..%d (where the rules were chosen)\n\n"
 		   "The placement rules' settings (docs/health.md) were chosen on these seeds, not on the\n"
 		   "acceptance seeds above.  Means over the %d seeds:\n\n"
 		   "| check | health-blind | health-aware | change |\n|---|---|---|---|\n"
-		   "| mean ETTR of jobs >= 256 GPUs | %.4f | %.4f | %+.2f pp |\n"
+		   "| mean ETTR of jobs >= 256 GPUs | %s | %s | %s |\n"
 		   "| GPU-hours lost to failures | %.0f | %.0f | %+.1f%% |\n"
 		   "| occupancy | %.2f%% | %.2f%% | %+.2f pp |\n\n"
-		   "One seed's change in lost GPU-hours varies a lot: %.1f%% +- %.1f%% (mean +- standard\n"
-		   "deviation over these seeds), so a mean over 5 seeds is known to about +-%.0f%%.\n\n",
-		c->seeds + 1, c->seeds + c->holdout, c->holdout, m.ettr_b, m.ettr_a, 100.0 * (m.ettr_a - m.ettr_b),
+		   "One seed's change in lost GPU-hours varies a lot: %s +- %s (mean +- standard\n"
+		   "deviation over these seeds), so a mean over 5 seeds is known to about +-%s.\n\n",
+		c->seeds + 1, c->seeds + c->holdout, c->holdout, cellf(&k, "%.4f", m.ettr_b),
+		cellf(&k, "%.4f", m.ettr_a), cellf(&k, "%+.2f pp", 100.0 * (m.ettr_a - m.ettr_b)),
 		m.lost_b, m.lost_a, lost_change(&m), 100.0 * m.occ_b,
-		100.0 * m.occ_a, 100.0 * (m.occ_a - m.occ_b), mean, sd, sd / sqrt(5.0));
+		100.0 * m.occ_a, 100.0 * (m.occ_a - m.occ_b), cellf(&k, "%.1f%%", mean),
+		cellf(&k, "%.1f%%", sd), cellf(&k, "%.0f%%", sd / sqrt(5.0)));
 	free(p);
 	return FW_OK;
 }
@@ -805,10 +899,11 @@ static int write_doc(FILE *f, const struct cli *c, const struct pair *llm, const
 	acceptance_llm(f, llm, c->seeds);
 	if (c->silent.fraction > 0) {
 		struct means m = means_of(llm, c->seeds);
+		struct cells k = { .n = 0 };
 		fprintf(f, "Health-aware without the agent (silent faults learnt only from the jobs that die on\n"
-			   "them): ETTR of jobs >= 256 GPUs %.4f (%+.2f pp against health-blind), %.0f GPU-hours\n"
+			   "them): ETTR of jobs >= 256 GPUs %s (%s against health-blind), %.0f GPU-hours\n"
 			   "lost to failures (%+.1f%%).\n\n",
-			m.ettr_n, 100.0 * (m.ettr_n - m.ettr_b), m.lost_n,
+			cellf(&k, "%.4f", m.ettr_n), cellf(&k, "%+.2f pp", 100.0 * (m.ettr_n - m.ettr_b)), m.lost_n,
 			m.lost_b > 0 ? 100.0 * (m.lost_n / m.lost_b - 1) : 0);
 	}
 	if (c->holdout && holdout(f, c) != FW_OK)
@@ -865,38 +960,94 @@ static void notes(FILE *f)
 		   "- cluster03 is 21 nodes: its tables show how few failures its span sees and how few nodes\n"
 		   "  are suspect at a time; jobs under 16 GPUs may use suspect nodes anyway.  The no-harm check\n"
 		   "  measures what health-aware placement costs there.\n"
-		   "- \"n/a\": no job of that size in the trace.\n");
+		   "- \"n/a\": no job of that size in the trace; a mean of ETTR or failures per job is over\n"
+		   "  the seeds that had such a job, n/a when none had.\n");
 }
 
-/* The document goes to OUT.tmp, renamed to OUT once whole, so a failed or
+/*
+ * The document goes to OUT.tmp, renamed to OUT once whole, so a failed or
  * interrupted run leaves the old document in place; a path that cannot be
- * written is refused before minutes of replays. */
-static FILE *open_out(const struct cli *c, char *tmp, size_t cap)
-{
+ * written is refused before minutes of replays.  OUT is first resolved
+ * through its symlinks, so a link keeps pointing where it did and its
+ * target is what gets replaced (the temporary file sits beside the
+ * target).  A target that exists and is not a regular file (a FIFO, a
+ * device such as /dev/stdout) cannot be replaced: it is written directly.
+ */
+struct out {
 	FILE *f;
+	char path[PATH_MAX];     /* OUT with its symlinks resolved */
+	char tmp[PATH_MAX + 8];  /* path.tmp, or "" when writing directly */
+};
 
-	if (!c->out)
-		return stdout;
-	snprintf(tmp, cap, "%s.tmp", c->out);
-	if (!(f = fopen(tmp, "w")))
-		fprintf(stderr, "fairway-health-sim: cannot write %s: %s\n", tmp, strerror(errno));
-	return f;
+static int out_error(const char *what, const char *path, int err)
+{
+	fprintf(stderr, "fairway-health-sim: cannot %s %s: %s\n", what, path, strerror(err));
+	return -1;
 }
 
-static int close_out(const struct cli *c, FILE *f, const char *tmp, int rc)
+/* Follow path's symlinks (the last may dangle) into out; 0 or -1 (said). */
+static int resolve_links(const char *path, char *out, size_t cap)
 {
-	if (f == stdout)
+	char link[PATH_MAX], next[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+
+	snprintf(out, cap, "%s", path);
+	for (int hops = 0; hops < 40; hops++) {
+		if (lstat(out, &st) != 0 || !S_ISLNK(st.st_mode))
+			return 0;
+		if ((n = readlink(out, link, sizeof link - 1)) < 0)
+			return out_error("follow the link", out, errno);
+		link[n] = 0;
+		const char *slash = strrchr(out, '/');
+		size_t dir = link[0] == '/' || !slash ? 0 : (size_t)(slash - out) + 1;
+		if (dir + (size_t)n >= sizeof next || dir + (size_t)n >= cap)
+			return out_error("follow the link", out, ENAMETOOLONG);
+		memcpy(next, out, dir); /* the link's directory, with its '/' */
+		memcpy(next + dir, link, (size_t)n + 1);
+		memcpy(out, next, dir + (size_t)n + 1);
+	}
+	return out_error("follow the links of", path, ELOOP);
+}
+
+static int open_out(const struct cli *c, struct out *o)
+{
+	struct stat st;
+
+	o->f = stdout;
+	o->tmp[0] = 0;
+	if (!c->out)
+		return 0;
+	if (resolve_links(c->out, o->path, sizeof o->path) != 0)
+		return -1;
+	if (stat(o->path, &st) == 0 && S_ISDIR(st.st_mode))
+		return out_error("write", o->path, EISDIR);
+	if (stat(o->path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		if (!(o->f = fopen(o->path, "w")))
+			return out_error("write", o->path, errno);
+		return 0; /* a FIFO or a device: written through, never replaced */
+	}
+	snprintf(o->tmp, sizeof o->tmp, "%s.tmp", o->path);
+	if (!(o->f = fopen(o->tmp, "w")))
+		return out_error("write", o->tmp, errno);
+	return 0;
+}
+
+static int close_out(struct out *o, int rc)
+{
+	const char *written = o->tmp[0] ? o->tmp : o->path;
+
+	if (o->f == stdout)
 		return rc;
-	if (fclose(f) != 0 && rc == 0) {
-		fprintf(stderr, "fairway-health-sim: cannot write %s: %s\n", tmp, strerror(errno));
+	if (fclose(o->f) != 0 && rc == 0)
+		rc = -out_error("write", written, errno);
+	if (o->tmp[0] && rc == 0 && rename(o->tmp, o->path) != 0) {
+		fprintf(stderr, "fairway-health-sim: cannot rename %s to %s: %s\n", o->tmp,
+			o->path, strerror(errno));
 		rc = 1;
 	}
-	if (rc == 0 && rename(tmp, c->out) != 0) {
-		fprintf(stderr, "fairway-health-sim: cannot rename %s to %s: %s\n", tmp, c->out, strerror(errno));
-		rc = 1;
-	}
-	if (rc != 0)
-		remove(tmp);
+	if (o->tmp[0] && rc != 0)
+		remove(o->tmp);
 	return rc;
 }
 
@@ -905,7 +1056,7 @@ int fw_health_sim_cli(int argc, char **argv)
 	struct cli c;
 	struct pair *llm = NULL, *c03 = NULL;
 	struct fw_progress bar;
-	char tmp[1024];
+	struct out o;
 	int64_t done = 0;
 	bool have03 = false;
 	FILE *f;
@@ -913,8 +1064,9 @@ int fw_health_sim_cli(int argc, char **argv)
 
 	if (rc)
 		return rc;
-	if (!(f = open_out(&c, tmp, sizeof tmp)))
+	if (open_out(&c, &o) != 0)
 		return 1;
+	f = o.f;
 	int64_t pairs = (int64_t)c.seeds * (1 + c.cluster03) + c.holdout +
 			(c.sensitivity ? (int64_t)c.seeds * (int64_t)(sizeof variants / sizeof *variants +
 								     sizeof silent_rows / sizeof *silent_rows +
@@ -947,5 +1099,5 @@ int fw_health_sim_cli(int argc, char **argv)
 	fw_progress_finish(&bar);
 	free(llm);
 	free(c03);
-	return close_out(&c, f, tmp, rc);
+	return close_out(&o, rc);
 }

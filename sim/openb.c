@@ -12,6 +12,12 @@
  * Errors.  Each message says what the field holds, what was expected and
  * where: "pods.csv:17:23: field gpu_milli: \"4x0\" is not a decimal integer".
  * Columns are 1-based byte offsets of the field's first character.
+ *
+ * Names.  A table's first column (sn, name) is a key: a row that repeats an
+ * earlier row's name is a bad row naming the line it first appeared on, as
+ * the ITP and generic trace readers treat a repeated job id.  Kept rows'
+ * names sit in an open-addressing hash set of row indices, so the check is
+ * O(1) a row.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -201,6 +207,7 @@ struct table {
 	 * msg, or -1 when the record is fine. */
 	int (*check)(const void *rec, char *msg, size_t n);
 	void (*free_rec)(void *rec);
+	const char *key_what; /* "pod name": column 0 is unique */
 };
 
 /* The growing result and the parse's context. */
@@ -213,6 +220,8 @@ struct parse {
 	char *v;
 	size_t n, cap, skipped;
 	struct fw_diag first_bad;
+	uint32_t *slot;  /* kept row index + 1 by key hash; 0 = empty */
+	size_t nslot;    /* a power of two, or 0 */
 };
 
 static char *dupstr(const char *s)
@@ -320,6 +329,91 @@ static int map_header(struct parse *ps, const struct fw_csv_rec *r,
 	return FW_OK;
 }
 
+/* ---- the key column ------------------------------------------------------ */
+
+static const char *key_of(const struct parse *ps, const char *rec)
+{
+	const char *k;
+
+	memcpy(&k, rec + ps->t->cols[0].off, sizeof k);
+	return k;
+}
+
+static size_t key_hash(const char *s) /* FNV-1a */
+{
+	uint64_t h = UINT64_C(14695981039346656037);
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * UINT64_C(1099511628211);
+	return (size_t)h;
+}
+
+/* Put kept row i in the set (which has room). */
+static void key_put(struct parse *ps, size_t i)
+{
+	size_t h = key_hash(key_of(ps, ps->v + i * ps->t->recsize)) & (ps->nslot - 1);
+
+	while (ps->slot[h])
+		h = (h + 1) & (ps->nslot - 1);
+	ps->slot[h] = (uint32_t)(i + 1);
+}
+
+/* Room for one more kept row at load <= 1/2; FW_ENOMEM. */
+static int key_room(struct parse *ps)
+{
+	size_t n = ps->nslot ? ps->nslot : 1024;
+
+	while ((ps->n + 1) * 2 > n)
+		n *= 2;
+	if (n == ps->nslot)
+		return FW_OK;
+	uint32_t *s = calloc(n, sizeof *s);
+	if (!s || ps->n >= UINT32_MAX) {
+		free(s);
+		return FW_ENOMEM;
+	}
+	free(ps->slot);
+	ps->slot = s;
+	ps->nslot = n;
+	for (size_t i = 0; i < ps->n; i++)
+		key_put(ps, i);
+	return FW_OK;
+}
+
+/* The line of a kept row with this row's key, or 0. */
+static int key_seen(const struct parse *ps, const char *rec)
+{
+	const char *k = key_of(ps, rec);
+	size_t h = key_hash(k) & (ps->nslot - 1);
+	int line;
+
+	for (; ps->slot[h]; h = (h + 1) & (ps->nslot - 1)) {
+		const char *kept = ps->v + (ps->slot[h] - 1) * ps->t->recsize;
+		if (strcmp(key_of(ps, kept), k) == 0) {
+			memcpy(&line, kept + ps->t->line_off, sizeof line);
+			return line;
+		}
+	}
+	return 0;
+}
+
+/* FW_OK when the row's key is new (or the table has none). */
+static int key_check(struct parse *ps, const struct fw_csv_rec *r, int line,
+		     const char *rec, struct fw_diag *d)
+{
+	int first, rc;
+
+	if (!ps->t->key_what)
+		return FW_OK;
+	if ((rc = key_room(ps)) != FW_OK)
+		return rc;
+	if ((first = key_seen(ps, rec)))
+		return diag(d, FW_EINVAL, ps->fname, line, r->col[ps->map[0]],
+			    ps->t->cols[0].name, "duplicate %s \"%s\": it already "
+			    "appeared on line %d", ps->t->key_what, key_of(ps, rec), first);
+	return FW_OK;
+}
+
 static int push_rec(struct parse *ps, const char *rec)
 {
 	size_t sz = ps->t->recsize;
@@ -353,8 +447,13 @@ static int handle_row(struct parse *ps, char *text, int line,
 			  ps->nhdr);
 	else
 		rc = parse_row(ps, &r, line, rec, d);
-	if (rc == FW_OK && (rc = push_rec(ps, rec)) == FW_OK)
+	if (rc == FW_OK)
+		rc = key_check(ps, &r, line, rec, d);
+	if (rc == FW_OK && (rc = push_rec(ps, rec)) == FW_OK) {
+		if (ps->t->key_what)
+			key_put(ps, ps->n - 1);
 		return FW_OK;
+	}
 	ps->t->free_rec(rec);
 	if (rc == FW_ENOMEM)
 		return diag(d, rc, ps->fname, line, 0, NULL, "out of memory");
@@ -445,6 +544,9 @@ static int parse_table(const struct table *t, const char *buf, size_t len,
 	memset(&mine, 0, sizeof mine);
 	rc = parse_lines(ps, copy, copy + len, &mine);
 	free(copy);
+	free(ps->slot);
+	ps->slot = NULL;
+	ps->nslot = 0;
 	if (rc) {
 		if (d)
 			*d = mine;
@@ -492,6 +594,7 @@ static void node_free(void *rec)
 static const struct table node_table = {
 	node_cols, sizeof node_cols / sizeof node_cols[0],
 	sizeof(struct fw_openb_node), NODE_OFF(line), node_check, node_free,
+	"node name",
 };
 
 int fw_openb_parse_nodes(const char *buf, size_t len, const char *fname,
@@ -560,6 +663,7 @@ static void pod_free(void *rec)
 static const struct table pod_table = {
 	pod_cols, sizeof pod_cols / sizeof pod_cols[0],
 	sizeof(struct fw_openb_pod), POD_OFF(line), pod_check, pod_free,
+	"pod name",
 };
 
 int fw_openb_parse_pods(const char *buf, size_t len, const char *fname,

@@ -12,12 +12,17 @@
  *
  *   JobID (or JobIDRaw)  -> job_id
  *   Submit               -> submit_time (ISO 8601, seconds after the first)
- *   Elapsed, or End-Start -> duration
- *   Timelimit            -> expected_runtime (UNLIMITED etc.: left empty)
+ *   Elapsed, or End-Start -> duration (Slurm's six duration forms)
+ *   Timelimit            -> expected_runtime (UNLIMITED, Partition_Limit,
+ *                           INVALID: left empty)
  *   Account (or Partition) -> queue;  User -> user;  Priority -> priority
  *   AllocTRES (or ReqTRES when empty): gres/gpu[:model]=N GPUs, cpu=N,
  *   mem=N[KMGT]; NNodes (or node=N) -> tasks = nodes,
  *   gpus_per_task = GPUs / nodes (must divide), cpu and memory per node.
+ *   A single GPU type (gres/gpu:h100=N) -> gpu_model, unless
+ *   FW_SACCT_NO_MODEL (--no-gpu-model): Slurm's GRES type names rarely
+ *   match the model names of a simulated fleet, and a job whose model no
+ *   node has never starts.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -55,6 +60,7 @@ struct sjob {
 
 struct sconv {
 	const char *fname;
+	unsigned flags;
 	int pos[S_COUNT];
 	int nhdr;
 	struct sjob *v;
@@ -123,56 +129,106 @@ static int64_t days_from_civil(int64_t y, int64_t m, int64_t d)
 	return era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
 }
 
-/* "YYYY-MM-DDTHH:MM:SS" -> seconds since 1970 (no zone); false if bad. */
-static bool iso_time(const char *s, int64_t *t)
+static bool leap_year(int64_t y)
+{
+	return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+}
+
+static int64_t month_days(int64_t y, int64_t m)
+{
+	static const int64_t days[12] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+
+	return days[m - 1] + (m == 2 && leap_year(y));
+}
+
+enum { ISO_OK, ISO_FORM, ISO_NO_DAY };
+
+/* "YYYY-MM-DDTHH:MM:SS" -> seconds since 1970 (no zone); ISO_FORM if the
+ * text is not of that form, ISO_NO_DAY if the day is not in the calendar
+ * (2024-02-30, 2023-02-29, 2024-04-31). */
+static int iso_time(const char *s, int64_t *t)
 {
 	static const int at[6] = { 0, 5, 8, 11, 14, 17 }, len[6] = { 4, 2, 2, 2, 2, 2 };
 	static const char sep[6] = { '-', '-', 'T', ':', ':', 0 };
 	int64_t v[6];
 
 	if (strlen(s) != 19)
-		return false;
+		return ISO_FORM;
 	for (int i = 0; i < 6; i++)
 		if (!digits(s + at[i], (size_t)len[i], &v[i]) || s[at[i] + len[i]] != sep[i])
-			return false;
-	if (v[1] < 1 || v[1] > 12 || v[2] < 1 || v[2] > 31 || v[3] > 23 || v[4] > 59 ||
-	    v[5] > 60)
-		return false;
+			return ISO_FORM;
+	if (v[1] < 1 || v[1] > 12 || v[2] < 1 || v[3] > 23 || v[4] > 59 || v[5] > 60)
+		return ISO_FORM;
+	if (v[2] > month_days(v[0], v[1]))
+		return ISO_NO_DAY;
 	*t = days_from_civil(v[0], v[1], v[2]) * 86400 + v[3] * 3600 + v[4] * 60 + v[5];
-	return true;
+	return ISO_OK;
 }
 
-/* "[D-]HH:MM:SS", "MM:SS" or "MM:SS.mmm" -> seconds (fraction dropped). */
-static bool slurm_duration(const char *s, int64_t *t)
+/* "a[:b[:c]][.fff]" -> the number of parts (0 if malformed); *frac is set
+ * when a fraction (digits after a '.') ends the text. */
+static int time_parts(const char *p, int64_t part[3], bool *frac)
 {
-	int64_t day = 0, part[3] = { 0, 0, 0 }, v;
-	const char *dash = strchr(s, '-'), *p = s;
 	int np = 0;
 
-	if (dash) {
-		if (!digits(s, (size_t)(dash - s), &day))
-			return false;
-		p = dash + 1;
-	}
-	while (np < 3) {
+	*frac = false;
+	for (;;) {
 		size_t n = strcspn(p, ":.");
-		if (!digits(p, n, &v))
-			return false;
-		part[np++] = v;
+		if (np == 3 || !digits(p, n, &part[np]))
+			return 0;
+		np++;
 		p += n;
-		if (*p != ':')
-			break;
+		if (*p == '.') {
+			*frac = true;
+			return p[1] && strspn(p + 1, "0123456789") == strlen(p + 1) ? np : 0;
+		}
+		if (!*p)
+			return np;
 		p++;
 	}
-	if ((*p && (*p != '.' || np < 2)) || np < 2)
+}
+
+/*
+ * Slurm's duration forms (sbatch(1) --time; sacct prints the last and
+ * HH:MM:SS, and MM:SS.mmm for CPU times) -> seconds, fraction dropped:
+ *   MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS
+ * The first part is unbounded (up to 10^8), minutes and seconds after it
+ * are below 60, hours after a day below 24; a fraction only follows seconds.
+ */
+static bool slurm_duration(const char *s, int64_t *t)
+{
+	static const int64_t unit[2][3][3] = {
+		{ { 60 }, { 60, 1 }, { 3600, 60, 1 } },      /* MM, MM:SS, HH:MM:SS */
+		{ { 3600 }, { 3600, 60 }, { 3600, 60, 1 } }, /* D-HH, D-HH:MM, D-HH:MM:SS */
+	};
+	const char *dash = strchr(s, '-');
+	const int64_t *u;
+	int64_t day = 0, part[3];
+	int np, dd = dash != NULL;
+	bool frac;
+
+	if (dash && !digits(s, (size_t)(dash - s), &day))
 		return false;
-	if (day > 100000000 || part[0] > 100000000)
-		return false; /* keeps the sum far from overflow */
-	if (np == 2)
-		*t = day * 86400 + part[0] * 60 + part[1];
-	else
-		*t = day * 86400 + part[0] * 3600 + part[1] * 60 + part[2];
-	return part[np - 1] < 60 && (np == 2 || part[1] < 60) && *t <= FW_TRACE_MAX_TIME;
+	np = time_parts(dash ? dash + 1 : s, part, &frac);
+	if (np == 0 || day > 100000000 || part[0] > 100000000)
+		return false; /* the bound keeps the sum far from overflow */
+	u = unit[dd][np - 1];
+	if (frac && u[np - 1] != 1)
+		return false;
+	*t = day * 86400;
+	for (int i = 0; i < np; i++) {
+		if ((i > 0 && part[i] >= 60) || (dd && u[i] == 3600 && part[i] >= 24))
+			return false;
+		*t += part[i] * u[i];
+	}
+	return *t <= FW_TRACE_MAX_TIME;
+}
+
+/* Slurm's words for "no time limit" / "no value" (sacct prints them). */
+static bool no_duration(const char *s)
+{
+	return !*s || !strcmp(s, "UNLIMITED") || !strcmp(s, "Partition_Limit") ||
+	       !strcmp(s, "INVALID");
 }
 
 /* mem=N[KMGT] -> MiB (rounded up); false if bad. */
@@ -275,27 +331,48 @@ static bool never_ran(const struct sctx *x)
 	       strcmp(st, "Unknown") == 0 || strcmp(st, "None") == 0;
 }
 
+/* An ISO time column -> seconds; an impossible date is named as such. */
+static int time_col(const struct sctx *x, int c, int64_t *t)
+{
+	const char *v = fld(x, c);
+
+	switch (iso_time(v, t)) {
+	case ISO_OK:
+		return FW_OK;
+	case ISO_NO_DAY:
+		return bad(x, c, "'%.40s' is not a calendar date (that month has no such day)", v);
+	default:
+		return bad(x, c, "'%.40s' is not YYYY-MM-DDTHH:MM:SS", v);
+	}
+}
+
+#define DURATION_FORMS "a Slurm duration (MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS)"
+
 static int times(const struct sctx *x, struct sjob *j)
 {
 	int64_t s, e;
-	const char *tl = fld(x, S_TIMELIMIT);
+	const char *el = fld(x, S_ELAPSED), *tl = fld(x, S_TIMELIMIT);
+	int rc;
 
-	if (!iso_time(fld(x, S_SUBMIT), &j->submit))
-		return bad(x, S_SUBMIT, "'%.40s' is not YYYY-MM-DDTHH:MM:SS", fld(x, S_SUBMIT));
+	if ((rc = time_col(x, S_SUBMIT, &j->submit)))
+		return rc;
 	if (x->c->pos[S_ELAPSED] >= 0) {
-		if (!slurm_duration(fld(x, S_ELAPSED), &j->duration))
-			return bad(x, S_ELAPSED, "'%.40s' is not [D-]HH:MM:SS", fld(x, S_ELAPSED));
-	} else if (!iso_time(fld(x, S_START), &s)) {
-		return bad(x, S_START, "'%.40s' is not YYYY-MM-DDTHH:MM:SS", fld(x, S_START));
-	} else if (!iso_time(fld(x, S_END), &e) || e < s) {
-		return bad(x, S_END, "'%.40s' is not a time at or after Start", fld(x, S_END));
+		if (no_duration(el))
+			return bad(x, S_ELAPSED, "'%.40s': the job has no elapsed time; "
+				   "fix the row or leave it out", el);
+		if (!slurm_duration(el, &j->duration))
+			return bad(x, S_ELAPSED, "'%.40s' is not " DURATION_FORMS, el);
+	} else if ((rc = time_col(x, S_START, &s)) || (rc = time_col(x, S_END, &e))) {
+		return rc;
+	} else if (e < s) {
+		return bad(x, S_END, "'%.40s' is before Start", fld(x, S_END));
 	} else {
 		j->duration = e - s;
 	}
 	j->expected = -1;
-	if (*tl && strcmp(tl, "UNLIMITED") && strcmp(tl, "Partition_Limit") &&
-	    !slurm_duration(tl, &j->expected))
-		return bad(x, S_TIMELIMIT, "'%.40s' is not [D-]HH:MM:SS or UNLIMITED", tl);
+	if (!no_duration(tl) && !slurm_duration(tl, &j->expected))
+		return bad(x, S_TIMELIMIT, "'%.40s' is not " DURATION_FORMS
+			   " or UNLIMITED, Partition_Limit, INVALID", tl);
 	return FW_OK;
 }
 
@@ -322,7 +399,8 @@ static int shape(const struct sctx *x, struct sjob *j)
 	j->gpt = t.gpus / j->tasks;
 	j->cpu = t.cpu * 1000 / j->tasks;
 	j->mem = t.mem / j->tasks;
-	snprintf(j->model, sizeof j->model, "%s", plain_name(t.model) ? t.model : "");
+	if (!(x->c->flags & FW_SACCT_NO_MODEL) && plain_name(t.model))
+		snprintf(j->model, sizeof j->model, "%s", t.model);
 	return FW_OK;
 }
 
@@ -468,7 +546,7 @@ static int emit(const struct sconv *c, char **out, size_t *out_len)
 	return fclose(f) == 0 ? FW_OK : FW_ENOMEM;
 }
 
-int fw_sacct_convert(const char *buf, size_t len, const char *fname,
+int fw_sacct_convert(const char *buf, size_t len, const char *fname, unsigned flags,
 		     char **out, size_t *out_len, size_t *skipped,
 		     struct fw_diag *d)
 {
@@ -477,6 +555,7 @@ int fw_sacct_convert(const char *buf, size_t len, const char *fname,
 
 	memset(&c, 0, sizeof c);
 	c.fname = fname ? fname : "<buffer>";
+	c.flags = flags;
 	*out = NULL;
 	*out_len = 0;
 	rc = walk(&c, buf, len, d);
@@ -504,7 +583,7 @@ static int write_all(const char *path, const char *buf, size_t n)
 }
 
 static const char sacct_help[] =
-	"usage: %s SACCT_FILE OUT.csv|-\n"
+	"usage: %s [--no-gpu-model] SACCT_FILE OUT.csv|-\n"
 	"\n"
 	"Convert Slurm's accounting records into fairway's trace format, so that\n"
 	"`fairway sim run --format fairway` replays your own cluster's history\n"
@@ -519,33 +598,59 @@ static const char sacct_help[] =
 	"CPUs and memory, NNodes the tasks, Timelimit the expected runtime.  Job\n"
 	"steps, jobs that never started and jobs without GPUs are left out and\n"
 	"counted on stderr; any other bad value stops with FILE:LINE:COLUMN.\n"
+	"A single GPU type (gres/gpu:h100=8) becomes the job's gpu_model, and\n"
+	"such a job starts only on nodes of exactly that model (case included;\n"
+	"the nodes of --nodes are 'itp-gpu').  --no-gpu-model leaves it out, so\n"
+	"the job runs on any GPU.\n"
 	"The mapping, field by field: docs/trace-format.md.\n"
 	"\n"
 	"Example:\n"
-	"  %s sacct.txt jobs.csv\n"
+	"  %s sacct.txt jobs.csv          # typed GPUs (gres/gpu:h100): add --no-gpu-model\n"
 	"  fairway sim run --trace jobs.csv --format fairway --nodes 16x8 --policies slurm,fairway\n";
+
+/* [--no-gpu-model] IN OUT: 0 and the names, or 1 (a usage error). */
+static int sacct_args(int argc, char **argv, unsigned *flags, const char **in,
+		      const char **out)
+{
+	int npos = 0;
+
+	*flags = 0;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--no-gpu-model"))
+			*flags |= FW_SACCT_NO_MODEL;
+		else if (argv[i][0] == '-' && (npos == 0 || argv[i][1]))
+			return 1;
+		else if (npos < 2)
+			*(npos++ ? out : in) = argv[i];
+		else
+			return 1;
+	}
+	return npos == 2 ? 0 : 1;
+}
 
 int fw_sacct_convert_cli(int argc, char **argv)
 {
 	struct fw_diag d;
 	char *in, *out, msg[1024];
+	const char *src, *dst;
 	size_t len, olen, skipped;
+	unsigned flags;
 	int rc;
 
 	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		printf(sacct_help, argv[0], argv[0]);
 		return 0;
 	}
-	if (argc != 3 || argv[1][0] == '-' ) {
-		fprintf(stderr, "usage: %s SACCT_FILE OUT.csv|-\n"
+	if (sacct_args(argc, argv, &flags, &src, &dst)) {
+		fprintf(stderr, "usage: %s [--no-gpu-model] SACCT_FILE OUT.csv|-\n"
 			"  SACCT_FILE: sacct --parsable2 output (see docs/trace-format.md)\n"
 			"  (--help shows the sacct command to run)\n",
 			argc > 0 ? argv[0] : "sacct2fairway");
 		return 2;
 	}
 	memset(&d, 0, sizeof d);
-	if ((rc = fw_itp_slurp(argv[1], &in, &len, &d)) == FW_OK) {
-		rc = fw_sacct_convert(in, len, argv[1], &out, &olen, &skipped, &d);
+	if ((rc = fw_itp_slurp(src, &in, &len, &d)) == FW_OK) {
+		rc = fw_sacct_convert(in, len, src, flags, &out, &olen, &skipped, &d);
 		free(in);
 	}
 	if (rc != FW_OK) {
@@ -553,10 +658,10 @@ int fw_sacct_convert_cli(int argc, char **argv)
 		fprintf(stderr, "error: %s\n", msg);
 		return 1;
 	}
-	rc = write_all(argv[2], out, olen);
+	rc = write_all(dst, out, olen);
 	free(out);
 	if (rc) {
-		fprintf(stderr, "error: cannot write %s\n", argv[2]);
+		fprintf(stderr, "error: cannot write %s\n", dst);
 		return 1;
 	}
 	fprintf(stderr, "sacct2fairway: %zu jobs skipped (never started or no GPUs)\n",

@@ -5,7 +5,8 @@
  * hosts with their tier values in file column order, counting the distinct
  * values per column (a sorted copy, so no hashing); the second reorders
  * each host's path into level order.  Duplicate hosts are found by sorting
- * host indices by name.
+ * pointers to the hosts by (name, line); the error names the host and both
+ * lines of the first repeat in file order.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -147,7 +148,7 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* Distinct values of column c (sorted copy); -1 on no memory. */
-static long distinct(const struct fw_topo *t, int c, bool host)
+static long distinct(const struct fw_topo *t, int c)
 {
 	const char **v = malloc(t->n * sizeof *v);
 	long k = 0;
@@ -155,12 +156,46 @@ static long distinct(const struct fw_topo *t, int c, bool host)
 	if (!v)
 		return -1;
 	for (size_t i = 0; i < t->n; i++)
-		v[i] = host ? t->v[i].host : t->v[i].path[c];
+		v[i] = t->v[i].path[c];
 	qsort(v, t->n, sizeof *v, cmp_str);
 	for (size_t i = 0; i < t->n; i++)
 		k += i == 0 || strcmp(v[i], v[i - 1]) != 0;
 	free(v);
 	return k;
+}
+
+static int cmp_host(const void *a, const void *b)
+{
+	const struct fw_topo_host *x = *(const struct fw_topo_host *const *)a;
+	const struct fw_topo_host *y = *(const struct fw_topo_host *const *)b;
+	int c = strcmp(x->host, y->host);
+
+	return c ? c : (x->line > y->line) - (x->line < y->line);
+}
+
+/* FW_EINVAL naming the host and both lines of the first repeated host (in
+ * file order), FW_OK when every host is on one line, or FW_ENOMEM. */
+static int dup_hosts(const struct tparser *ps, struct fw_diag *d)
+{
+	const struct fw_topo *t = ps->out;
+	const struct fw_topo_host **v = malloc(t->n * sizeof *v), *first = NULL, *again = NULL;
+
+	if (!v)
+		return FW_ENOMEM;
+	for (size_t i = 0; i < t->n; i++)
+		v[i] = &t->v[i];
+	qsort(v, t->n, sizeof *v, cmp_host);
+	for (size_t i = 1; i < t->n; i++)
+		if (!strcmp(v[i]->host, v[i - 1]->host) && (!again || v[i]->line < again->line)) {
+			first = v[i - 1];
+			again = v[i];
+		}
+	free(v);
+	if (!again)
+		return FW_OK;
+	return fw_diag_set(d, FW_EINVAL, ps->fname, again->line, 1, "host",
+			   "'%s' is already on line %d; list each host once", again->host,
+			   first->line);
 }
 
 /* Order tiers by distinct count (stable) and permute every path. */
@@ -169,12 +204,12 @@ static int order_levels(struct tparser *ps, struct fw_diag *d)
 	struct fw_topo *t = ps->out;
 	long cnt[FW_MAX_LEVELS];
 	int ord[FW_MAX_LEVELS];
+	int rc;
 
-	if (distinct(t, 0, true) != (long)t->n)
-		return fw_diag_set(d, distinct(t, 0, true) < 0 ? FW_ENOMEM : FW_EINVAL,
-				   ps->fname, 0, 0, "host", "a host appears on more than one line");
+	if ((rc = dup_hosts(ps, d)) != FW_OK)
+		return rc;
 	for (int i = 0; i < ps->ntiers; i++) {
-		if ((cnt[i] = distinct(t, i, false)) < 0)
+		if ((cnt[i] = distinct(t, i)) < 0)
 			return FW_ENOMEM;
 		int k = i;
 		while (k > 0 && cnt[ord[k - 1]] > cnt[i]) {

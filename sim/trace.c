@@ -8,7 +8,14 @@
  * pod's creation_time and deletion_time, which the FGD experiment ignores
  * and so openb.c does not keep.  Lines are matched by number, so skipped
  * rows stay skipped and counted once.
+ *
+ * fw_trace_warn_models() is a check across trace and fleet: a job that
+ * asks for a GPU model no node has can never start (models match exactly,
+ * case included), and a replay would only show it waiting forever.  The
+ * fleet's models are collected once (a few names), so the check is
+ * O(jobs x models).
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -506,4 +513,91 @@ bool fw_trace_itp_shaped(const struct fw_trace_job *j, int32_t G)
 		    j->groups[g].mem_mib)
 			return false;
 	return true;
+}
+
+/* ---- GPU models the fleet lacks ------------------------------------------ */
+
+#define MODELS_KEPT 64
+
+struct models {
+	const char *name[MODELS_KEPT]; /* distinct models of nodes with GPUs */
+	int n;
+	bool more;                     /* more than MODELS_KEPT: scan the nodes */
+};
+
+static bool model_in(const struct models *m, const struct fw_snapshot *s, const char *name)
+{
+	for (int i = 0; i < m->n; i++)
+		if (!strcmp(m->name[i], name))
+			return true;
+	for (int32_t i = 0; m->more && i < s->nnodes; i++)
+		if (s->nodes[i].gpu_count > 0 && !strcmp(s->nodes[i].gpu_model, name))
+			return true;
+	return false;
+}
+
+static void models_of(const struct fw_snapshot *s, struct models *m)
+{
+	memset(m, 0, sizeof *m);
+	for (int32_t i = 0; i < s->nnodes; i++) {
+		const char *name = s->nodes[i].gpu_model;
+		if (s->nodes[i].gpu_count <= 0 || model_in(m, s, name))
+			continue;
+		if (m->n == MODELS_KEPT)
+			m->more = true;
+		else
+			m->name[m->n++] = name;
+	}
+}
+
+/* Append name to a ", "-separated list; ", ..." once it is full. */
+static void list_add(char *list, size_t n, const char *name)
+{
+	size_t len = strlen(list);
+
+	if (len >= 3 && !strcmp(list + len - 3, "..."))
+		return;
+	if (len + strlen(name) + 2 + 5 < n)
+		snprintf(list + len, n - len, "%s%s", len ? ", " : "", name);
+	else
+		snprintf(list + len, n - len, "%s", len ? ", ..." : "...");
+}
+
+size_t fw_trace_unknown_models(const struct fw_trace *t, const struct fw_snapshot *fleet,
+			       char *want, size_t wn, char *have, size_t hn)
+{
+	struct models m, missing;
+	size_t jobs = 0;
+
+	want[0] = have[0] = 0;
+	models_of(fleet, &m);
+	for (int i = 0; i < m.n; i++)
+		list_add(have, hn, m.name[i]);
+	memset(&missing, 0, sizeof missing);
+	for (size_t i = 0; i < t->n; i++) {
+		const char *name = t->v[i].gpu_model;
+		if (!name[0] || !fw_trace_job_gpus(&t->v[i]) || model_in(&m, fleet, name))
+			continue;
+		jobs++;
+		if (missing.n < MODELS_KEPT && !model_in(&missing, fleet, name)) {
+			missing.name[missing.n++] = name;
+			list_add(want, wn, name);
+		}
+	}
+	return jobs;
+}
+
+void fw_trace_warn_models(const struct fw_trace *t, const struct fw_snapshot *fleet, FILE *err)
+{
+	char want[512], have[512];
+	size_t jobs = fw_trace_unknown_models(t, fleet, want, sizeof want, have, sizeof have);
+
+	if (!jobs)
+		return;
+	fprintf(err, "fairway: warning: %zu job%s of %s ask%s for a GPU model no node has (%s; "
+		"the fleet has %s), so %s never start. Models match exactly, case "
+		"included: give the nodes that model (--fleet, --fleet-openb) or drop it from "
+		"the trace (fairway trace sacct2fairway --no-gpu-model)\n",
+		jobs, jobs == 1 ? "" : "s", t->file, jobs == 1 ? "s" : "", want,
+		have[0] ? have : "no GPUs", jobs == 1 ? "it can" : "they can");
 }

@@ -29,6 +29,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "fairway/err.h"
 #include "fairway/snapshot.h"
@@ -159,13 +160,27 @@ int fw_trace_make_job(const struct fw_trace *t, size_t row,
  * n <= G, or floor(n/G) x G plus one n mod G), asking nothing else? */
 bool fw_trace_itp_shaped(const struct fw_trace_job *j, int32_t G);
 
+/* Jobs (with GPUs) asking for a GPU model that no node with GPUs of the
+ * fleet has: they can never start.  Returns their count; want lists the
+ * missing models and have the fleet's, each ", "-separated and ending in
+ * "..." when cut to its size (wn, hn >= 8). */
+size_t fw_trace_unknown_models(const struct fw_trace *t, const struct fw_snapshot *fleet,
+			       char *want, size_t wn, char *have, size_t hn);
+
+/* One warning line on err when fw_trace_unknown_models() finds any, with
+ * the count, the missing models, the fleet's and what to do; else nothing. */
+void fw_trace_warn_models(const struct fw_trace *t, const struct fw_snapshot *fleet, FILE *err);
+
 /* `fairway trace sacct2fairway IN OUT` (sim/sacct.c); argv[0] is the
  * program name.  0 ok, 1 input error, 2 usage error. */
 int fw_sacct_convert_cli(int argc, char **argv);
 
+#define FW_SACCT_NO_MODEL 1u /* leave gpu_model empty (--no-gpu-model) */
+
 /* Convert sacct --parsable2 text to generic CSV in *out (malloc'd, NUL
- * terminated).  *skipped counts jobs left out (steps not counted). */
-int fw_sacct_convert(const char *buf, size_t len, const char *fname,
+ * terminated).  *skipped counts jobs left out (steps not counted).
+ * flags: FW_SACCT_NO_MODEL or 0. */
+int fw_sacct_convert(const char *buf, size_t len, const char *fname, unsigned flags,
 		     char **out, size_t *out_len, size_t *skipped,
 		     struct fw_diag *d);
 

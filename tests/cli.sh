@@ -32,6 +32,12 @@ expect "plan-unknown-flag" 2 "unknown option '--bogus'" "$FW" plan --bogus
 expect "plan-missing-value" 2 "--config needs a value" "$FW" plan --config
 expect "plan-unknown-policy" 2 "unknown policy 'nope'" "$FW" plan --policy nope
 expect "plan-bad-now" 2 "not a whole number" "$FW" plan --now soon
+# --now keeps to the YAML now:'s bounds (0..10^11 s): no negative, no saturation
+expect "plan-negative-now" 2 '--now: "-1" is not a whole number of seconds; write seconds from 0 to 100000000000' "$FW" plan --now -1
+expect "plan-huge-now" 2 '--now: "99999999999999999999" is too large; times are limited to 100000000000 seconds' \
+	"$FW" plan --now 99999999999999999999
+expect "plan-now-past-the-limit" 2 "is too large" "$FW" plan --now 100000000001
+expect "plan-now-at-the-limit" 0 "now 100000000000," "$FW" plan --now 100000000000
 # GNU-style --flag=value everywhere, and a bare flag refuses one
 expect "plan-flag-equals-value" 0 "policy fifo" "$FW" plan --config=examples/cluster.yaml --policy=fifo
 expect "plan-empty-value" 2 "--config needs a value" "$FW" plan --config=
@@ -321,10 +327,30 @@ rm -f "$FJ"
 expect "sim-run-failures-count-jobs-once" 0 "policy fifo     2396 jobs started (" "$FW" sim run \
 	--trace synthetic:3 --nodes 13x8 --policies fifo --failures 300 --repair 3600
 expect "sim-fgd-unknown-flag" 2 "unknown option '--bogus'" "$FW" sim fgd --bogus
+expect "sim-fgd-duplicate-scorer" 2 "--scorers names 'fgd' twice" "$FW" sim fgd --pods p --nodes n --scorers fgd,fgd
+# --skip-bad is offered for a bad row, never for a header error (not skippable)
+FD=$(mktemp -d)
+printf 'sn,cpu_milli,memory_mib,gpu,model\nn1,96000,786432,8,V100M32\n' >"$FD/nodes.csv"
+printf 'name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\np1,1000,1024,1,1000,\np2,1000\n' >"$FD/pods.csv"
+printf 'nom,cpu_milli\np1,1000\n' >"$FD/hdr.csv"
+expect "sim-fgd-bad-row-offers-skip-bad" 1 "(--skip-bad would skip 1 bad row(s) of $FD/pods.csv" \
+	"$FW" sim fgd --pods "$FD/pods.csv" --nodes "$FD/nodes.csv" --seeds 1 --scorers fgd
+out=$("$FW" sim fgd --pods "$FD/hdr.csv" --nodes "$FD/nodes.csv" --seeds 1 --scorers fgd 2>&1)
+if grep -qF "missing from the header" <<<"$out" && ! grep -qF -- "--skip-bad" <<<"$out"; then
+	ok "sim-fgd-header-error-no-skip-bad-hint"
+else
+	bad "sim-fgd-header-error-no-skip-bad-hint: $out"
+fi
+# --check fails when nothing was compared (no summary found)
+expect "sim-fgd-check-nothing-compared" 1 "--check fails: nothing was compared: no published summary" \
+	env FAIRWAY_TRACES=/nonexistent "$FW" sim fgd --pods "$FD/pods.csv" --nodes "$FD/nodes.csv" --seeds 1 --scorers fgd --skip-bad --check
+expect "sim-fgd-published-not-a-summary" 1 "$FD/nodes.csv:1: header: this is not a published summary; expected the columns workload, sc_policy, metric" \
+	"$FW" sim fgd --pods "$FD/pods.csv" --nodes "$FD/nodes.csv" --seeds 1 --scorers fgd --skip-bad --published "$FD/nodes.csv"
+rm -rf "$FD"
 expect "sim-unknown-experiment" 2 "unknown experiment 'walk'" "$FW" sim walk
 expect "trace-help" 0 "sacct2fairway" "$FW" trace --help
 expect "trace-sacct-help" 0 "  fairway trace sacct2fairway sacct.txt jobs.csv" "$FW" trace sacct2fairway --help
-expect "trace-sacct-usage" 2 "usage: fairway trace sacct2fairway SACCT_FILE OUT.csv|-" "$FW" trace sacct2fairway onlyone
+expect "trace-sacct-usage" 2 "usage: fairway trace sacct2fairway [--no-gpu-model] SACCT_FILE OUT.csv|-" "$FW" trace sacct2fairway onlyone
 expect "trace-sacct-converts" 0 "" "$FW" trace sacct2fairway tests/data/sacct_sample.txt "${TMPDIR:-/tmp}/fw-cli-sacct.csv"
 if head -1 "${TMPDIR:-/tmp}/fw-cli-sacct.csv" | grep -q '^job_id,submit_time,duration'; then
 	ok "trace-sacct-output-has-header"
@@ -333,6 +359,20 @@ else
 fi
 expect "sim-run-reads-converted-sacct" 0 "summary" \
 	"$FW" sim run --format fairway --trace "${TMPDIR:-/tmp}/fw-cli-sacct.csv" --nodes 2x8 --policies fifo,fairway
+# a typed GPU (gres/gpu:h100) becomes gpu_model; --no-gpu-model leaves it out
+if grep -q ',h100$' "${TMPDIR:-/tmp}/fw-cli-sacct.csv"; then
+	ok "trace-sacct-keeps-gpu-model"
+else
+	bad "trace-sacct-keeps-gpu-model"
+fi
+expect "trace-sacct-no-gpu-model" 0 "" "$FW" trace sacct2fairway --no-gpu-model tests/data/sacct_sample.txt "${TMPDIR:-/tmp}/fw-cli-sacct.csv"
+if grep -q '^1002,' "${TMPDIR:-/tmp}/fw-cli-sacct.csv" && ! grep -q 'h100' "${TMPDIR:-/tmp}/fw-cli-sacct.csv"; then
+	ok "trace-sacct-no-gpu-model-drops-it"
+else
+	bad "trace-sacct-no-gpu-model-drops-it"
+fi
+expect "trace-sacct-unknown-option" 2 "usage: fairway trace sacct2fairway [--no-gpu-model]" \
+	"$FW" trace sacct2fairway --bogus tests/data/sacct_sample.txt -
 rm -f "${TMPDIR:-/tmp}/fw-cli-sacct.csv"
 
 if [ -f tests/bad_input/cases.txt ]; then
@@ -366,6 +406,44 @@ if grep -q "^## LLM fleet: acceptance" "$HS_TMP/r.md" && grep -q "^## LLM fleet:
 	ok "health-sim-document-whole"
 else
 	bad "health-sim-document-whole: $(head -c 200 "$HS_TMP/r.md"); $(ls "$HS_TMP")"
+fi
+# --out through a symlink replaces the link's target (the link stays a link,
+# also when it dangles or is relative to another directory); a FIFO is
+# written through, never replaced.  Only files in $HS_TMP, never a device.
+HS_ARGS=(--seeds 1 --holdout 0 --no-sensitivity --no-cluster03 --days 1 --nodes 16)
+echo keep >"$HS_TMP/target.md"
+ln -s target.md "$HS_TMP/link.md"
+mkdir "$HS_TMP/sub"
+ln -s ../dangling.md "$HS_TMP/sub/link.md"
+expect "health-sim-out-symlink" 0 "llm-fleet seed 1" "$HS" "${HS_ARGS[@]}" --out "$HS_TMP/link.md"
+expect "health-sim-out-dangling-symlink" 0 "llm-fleet seed 1" "$HS" "${HS_ARGS[@]}" --out "$HS_TMP/sub/link.md"
+if [ -L "$HS_TMP/link.md" ] && [ -L "$HS_TMP/sub/link.md" ] &&
+	grep -q "^## LLM fleet: acceptance" "$HS_TMP/target.md" &&
+	grep -q "^## LLM fleet: acceptance" "$HS_TMP/dangling.md" &&
+	[ ! -e "$HS_TMP/target.md.tmp" ] && [ ! -e "$HS_TMP/link.md.tmp" ]; then
+	ok "health-sim-out-symlink-keeps-the-link"
+else
+	bad "health-sim-out-symlink-keeps-the-link: $(ls -l "$HS_TMP" "$HS_TMP/sub")"
+fi
+mkfifo "$HS_TMP/fifo.md"
+timeout 20 cat "$HS_TMP/fifo.md" >"$HS_TMP/from-fifo.md" &  # bounded: a replaced FIFO never gets a writer
+HS_CAT=$!
+expect "health-sim-out-fifo" 0 "llm-fleet seed 1" "$HS" "${HS_ARGS[@]}" --out "$HS_TMP/fifo.md"
+wait "$HS_CAT" 2>/dev/null
+if [ -p "$HS_TMP/fifo.md" ] && grep -q "^## LLM fleet: acceptance" "$HS_TMP/from-fifo.md" &&
+	[ ! -e "$HS_TMP/fifo.md.tmp" ]; then
+	ok "health-sim-out-fifo-written-through"
+else
+	bad "health-sim-out-fifo-written-through: $(ls -l "$HS_TMP")"
+fi
+# a fleet too small for jobs >= 256 GPUs: every ETTR mean and change is n/a,
+# never nan (all tables: acceptance, no-agent line, holdout, sensitivity)
+out=$("$HS" --seeds 1 --days 3 --nodes 32 --holdout 1 --silent 0.5 --no-cluster03 2>/dev/null)
+if grep -qF "| mean ETTR of jobs >= 256 GPUs | n/a | n/a | n/a | >= +5 pp | n/a (no such job) |" <<<"$out" &&
+	grep -qF "No job of 256 GPUs or more ran" <<<"$out" && ! grep -qiw "nan" <<<"$out"; then
+	ok "health-sim-no-big-jobs-prints-n/a"
+else
+	bad "health-sim-no-big-jobs-prints-n/a: $(grep -iw -m3 "nan" <<<"$out")"
 fi
 # silent faults: the setup says so, and the blind runs crash-loop
 expect "health-sim-silent-run" 0 "llm-fleet seed 1" "$HS" --seeds 1 --holdout 0 --no-sensitivity \

@@ -32,7 +32,8 @@ static const char plan_usage[] =
 	"  --policy NAME   scheduling policy (`fairway policies` lists them);\n"
 	"                  default: fairway\n"
 	"  --json          print the plan as JSON instead of tables\n"
-	"  --now T         override the snapshot's `now` (seconds)\n"
+	"  --now T         override the snapshot's `now` (whole seconds, 0 to\n"
+	"                  100000000000, as the config's `now:`)\n"
 	"\n"
 	"Examples:\n"
 	"  fairway plan\n"
@@ -71,6 +72,25 @@ static int parse_plan_args(int argc, char **argv, struct plan_args *a)
 	return 0;
 }
 
+/* --now T: whole seconds 0..FW_CONFIG_MAX_SECONDS, as the YAML `now:`;
+ * 0, or 2 with the reason on stderr. */
+static int parse_now(const char *v, fw_time *t)
+{
+	size_t n = strspn(v, "0123456789");
+	long long x = 0;
+
+	if (n == 0 || v[n])
+		return fprintf(stderr, "fairway: error: --now: \"%s\" is not a whole number of "
+			       "seconds; write seconds from 0 to %lld\n", v, FW_CONFIG_MAX_SECONDS), 2;
+	for (size_t i = 0; i < n && x <= FW_CONFIG_MAX_SECONDS; i++)
+		x = x * 10 + (v[i] - '0');
+	if (x > FW_CONFIG_MAX_SECONDS)
+		return fprintf(stderr, "fairway: error: --now: \"%s\" is too large; times are "
+			       "limited to %lld seconds\n", v, FW_CONFIG_MAX_SECONDS), 2;
+	*t = (fw_time)x;
+	return 0;
+}
+
 static int load(const struct plan_args *a, struct fw_snapshot **s)
 {
 	struct fw_diag d;
@@ -88,15 +108,9 @@ static int load(const struct plan_args *a, struct fw_snapshot **s)
 		fprintf(stderr, "fairway: error: %s\n", msg);
 		return 2;
 	}
-	if (a->now) {
-		char *end;
-		long long t = strtoll(a->now, &end, 10);
-		if (*end || end == a->now) {
-			fprintf(stderr, "fairway: error: --now: '%s' is not a whole number of seconds\n", a->now);
-			fw_snapshot_free(*s);
-			return 2;
-		}
-		(*s)->now = t;
+	if (a->now && parse_now(a->now, &(*s)->now) != 0) {
+		fw_snapshot_free(*s);
+		return 2;
 	}
 	return 0;
 }

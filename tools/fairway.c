@@ -33,7 +33,7 @@ static const char usage[] =
 	"  policies    list the scheduling policies\n"
 	"  sim run     replay a GPU-cluster trace through several policies\n"
 	"  sim fgd     reproduce the FGD (ATC '23) fragmentation experiment\n"
-	"  trace sacct2fairway IN OUT\n"
+	"  trace sacct2fairway [--no-gpu-model] IN OUT\n"
 	"              convert `sacct --parsable2` output to fairway's trace format\n"
 	"  help        show this help (or `fairway <command> --help`)\n"
 	"\n"
@@ -116,7 +116,7 @@ int fw_cmd_sim(int argc, char **argv)
 int fw_cmd_trace(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		puts("usage: fairway trace sacct2fairway IN OUT\n\n"
+		puts("usage: fairway trace sacct2fairway [--no-gpu-model] IN OUT\n\n"
 		     "Convert Slurm accounting output (sacct --parsable2 --allusers\n"
 		     "--format=JobID,User,Account,Submit,Start,End,Timelimit,AllocTRES,...)\n"
 		     "into fairway's generic trace CSV (docs/trace-format.md), for\n"

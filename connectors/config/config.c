@@ -20,6 +20,8 @@
  *
  * Failure is all-or-nothing: the snapshot under construction is private to
  * the call and freed on any error, so *out is only written on success.
+ * fw_config_load_file_keys() narrows the top-level keys (a fleet file);
+ * the refusal is the schema's own unknown-key error (cfg_keys).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -150,7 +152,7 @@ static int load_root(struct cfg *c, const yaml_node_t *root)
 					    "jobs",  NULL };
 	int rc;
 
-	if ((rc = cfg_keys(c, root, "", keys)) ||
+	if ((rc = cfg_keys(c, root, "", c->root_keys ? c->root_keys : keys)) ||
 	    (rc = load_now_and_scheduler(c, root)) ||
 	    (rc = cfg_load_topology(c, root)) ||
 	    (rc = load_all_nodes(c, root)) ||
@@ -308,8 +310,9 @@ static void cfg_release(struct cfg *c)
 	free(c->mem_used);
 }
 
-int fw_config_load_buffer(const char *name, const char *buf, size_t len,
-			  struct fw_snapshot **out, struct fw_diag *d)
+static int load_buffer(const char *name, const char *buf, size_t len,
+		       const char *const *root_keys, struct fw_snapshot **out,
+		       struct fw_diag *d)
 {
 	yaml_document_t doc;
 	struct cfg c;
@@ -319,6 +322,7 @@ int fw_config_load_buffer(const char *name, const char *buf, size_t len,
 	c.file = name ? name : "<buffer>";
 	c.d = d;
 	c.doc = &doc;
+	c.root_keys = root_keys;
 	if (!out || (!buf && len))
 		return fw_diag_set(d, FW_EINVAL, c.file, 0, 0, "",
 				   "no output or no input given; this is a "
@@ -343,6 +347,12 @@ int fw_config_load_buffer(const char *name, const char *buf, size_t len,
 	else
 		*out = c.s;
 	return rc;
+}
+
+int fw_config_load_buffer(const char *name, const char *buf, size_t len,
+			  struct fw_snapshot **out, struct fw_diag *d)
+{
+	return load_buffer(name, buf, len, NULL, out, d);
 }
 
 /* Read all of f (at most FW_CONFIG_MAX_BYTES + 1 bytes) into *buf. */
@@ -372,8 +382,8 @@ static int slurp(FILE *f, char **buf, size_t *len)
 	return FW_OK;
 }
 
-int fw_config_load_file(const char *path, struct fw_snapshot **out,
-			struct fw_diag *d)
+int fw_config_load_file_keys(const char *path, const char *const *root_keys,
+			     struct fw_snapshot **out, struct fw_diag *d)
 {
 	FILE *f = path ? fopen(path, "rb") : NULL;
 	char *buf = NULL;
@@ -393,7 +403,13 @@ int fw_config_load_file(const char *path, struct fw_snapshot **out,
 				   "cannot read the config: %s; check the file",
 				   rc == FW_ENOMEM ? "out of memory"
 						   : "read error");
-	rc = fw_config_load_buffer(path, buf, len, out, d);
+	rc = load_buffer(path, buf, len, root_keys, out, d);
 	free(buf);
 	return rc;
+}
+
+int fw_config_load_file(const char *path, struct fw_snapshot **out,
+			struct fw_diag *d)
+{
+	return fw_config_load_file_keys(path, NULL, out, d);
 }

@@ -65,6 +65,7 @@ struct cfg {
 	int64_t *cpu_used;      /* [nnodes] by running tasks */
 	int64_t *mem_used;      /* [nnodes] */
 	int32_t fit_hint;       /* last node a task fitted on */
+	const char *const *root_keys; /* top-level keys allowed; NULL: all */
 };
 
 /* ---- yamlget.c ---- */

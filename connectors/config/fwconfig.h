@@ -26,6 +26,9 @@
 #define FW_CONFIG_MAX_BYTES (64u << 20)
 /* Most nodes one config may describe (nodes + generated nodeGroups). */
 #define FW_CONFIG_MAX_NODES 65536
+/* Longest duration, and latest time, in seconds (~3170 years); `fairway
+ * plan --now` keeps to it too. */
+#define FW_CONFIG_MAX_SECONDS 100000000000LL
 
 int fw_config_load_file(const char *path, struct fw_snapshot **out,
 			struct fw_diag *d);
@@ -34,5 +37,13 @@ int fw_config_load_file(const char *path, struct fw_snapshot **out,
  * be NUL-terminated. */
 int fw_config_load_buffer(const char *name, const char *buf, size_t len,
 			  struct fw_snapshot **out, struct fw_diag *d);
+
+/* fw_config_load_file, with the top level limited to root_keys (a
+ * NULL-terminated subset of the schema's: now, scheduler, topology, nodes,
+ * nodeGroups, queues, jobs).  Any other top-level key is refused as the
+ * schema refuses an unknown key: FILE:LINE:COL, the key and the allowed
+ * list.  A fleet file (sim/fleet.h) allows topology, nodes, nodeGroups. */
+int fw_config_load_file_keys(const char *path, const char *const *root_keys,
+			     struct fw_snapshot **out, struct fw_diag *d);
 
 #endif

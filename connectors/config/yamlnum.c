@@ -11,9 +11,10 @@
 #include <string.h>
 
 #include "config_int.h"
+#include "fwconfig.h"
 
 #define AMOUNT_MAX 1000000000000LL        /* 1e12 of the core's unit */
-#define DURATION_MAX_MS 100000000000000LL /* ~3170 years */
+#define DURATION_MAX_MS (FW_CONFIG_MAX_SECONDS * 1000) /* ~3170 years */
 
 enum amount_kind { AM_GPU, AM_CPU, AM_MEM };
 

@@ -63,7 +63,7 @@ static void fuzz_sacct(const char *buf, size_t size)
 	size_t n, skipped;
 
 	memset(&d, 0, sizeof d);
-	if (fw_sacct_convert(buf, size, "fuzz.txt", &out, &n, &skipped, &d) != FW_OK) {
+	if (fw_sacct_convert(buf, size, "fuzz.txt", 0, &out, &n, &skipped, &d) != FW_OK) {
 		if (d.msg[0] == 0 || out != NULL)
 			abort();
 		return;

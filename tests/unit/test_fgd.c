@@ -579,6 +579,8 @@ TEST(cli_usage_errors_exit_2)
 		      NULL), 2);
 	ASSERT_EQ(cli("fairway-fgd", "--pods=p", "--nodes=n", "--scorers",
 		      "fgd,nope", NULL), 2);
+	ASSERT_EQ(cli("fairway-fgd", "--pods=p", "--nodes=n", "--scorers",
+		      "fgd,fgd", NULL), 2); /* a scorer named twice */
 	ASSERT_EQ(cli("fairway-fgd", "--pods=p", "--nodes=n", "--tune", "x",
 		      NULL), 2);
 	ASSERT_EQ(cli("fairway-fgd", "--pods=p", "--nodes=n", "--tune=9",
@@ -600,13 +602,18 @@ static void write_file(const char *path, const char *text)
 	fclose(f);
 }
 
+static const char *traces(void);
+
 TEST(cli_runs_and_writes_json)
 {
 	static char ncsv[16384], pcsv[40000];
-	char dir[] = "/tmp/test_fgd_XXXXXX", np[64], pp[64], jp[64], sp[64];
+	char dir[] = "/tmp/test_fgd_XXXXXX", np[64], pp[64], jp[64], sp[64], bp[64];
+	char old_traces[512];
 	json_t *j, *sc;
 	json_error_t err;
 	ASSERT(mkdtemp(dir) != NULL);
+	snprintf(old_traces, sizeof old_traces, "%s", traces());
+	snprintf(bp, sizeof bp, "%s/bad_summary.csv", dir);
 	snprintf(np, sizeof np, "%s/nodes.csv", dir);
 	snprintf(pp, sizeof pp, "%s/mini.csv", dir);
 	snprintf(jp, sizeof jp, "%s/out.json", dir);
@@ -630,6 +637,33 @@ TEST(cli_runs_and_writes_json)
 	/* a --published file that is not there is an error */
 	ASSERT_EQ(cli("fairway-fgd", "--pods", pp, "--nodes", np, "--seeds=3",
 		      "--published", "/nonexistent.csv", NULL), 1);
+	/* --check passes when a comparison holds ... */
+	ASSERT_EQ(cli("fairway-fgd", "--pods", pp, "--nodes", np, "--seeds=3",
+		      "--scorers=fgd", "--published", sp, "--tolerance=100",
+		      "--check", NULL), 0);
+	/* ... but not when nothing was compared: no column for this --tune */
+	ASSERT_EQ(cli("fairway-fgd", "--pods", pp, "--nodes", np, "--seeds=3",
+		      "--scorers=fgd", "--published", sp, "--tune=1.25",
+		      "--check", NULL), 1);
+	ASSERT_EQ(cli("fairway-fgd", "--pods", pp, "--nodes", np, "--seeds=3",
+		      "--scorers=fgd", "--published", sp, "--tune=1.25", NULL), 0);
+	/* no row for this workload and scorer (random is not in it) */
+	ASSERT_EQ(cli("fairway-fgd", "--pods", pp, "--nodes", np, "--seeds=3",
+		      "--scorers=random", "--published", sp, "--check", NULL), 1);
+	/* no summary at all (FAIRWAY_TRACES points nowhere) */
+	setenv("FAIRWAY_TRACES", "/nonexistent", 1);
+	ASSERT_EQ(cli("fairway-fgd", "--pods", pp, "--nodes", np, "--seeds=3",
+		      "--scorers=fairway", "--check", NULL), 1);
+	ASSERT_EQ(cli("fairway-fgd", "--pods", pp, "--nodes", np, "--seeds=3",
+		      "--scorers=fairway", NULL), 0);
+	setenv("FAIRWAY_TRACES", old_traces, 1);
+	/* a file that is not a summary (the node list) is an error, with or
+	 * without --check */
+	ASSERT_EQ(cli("fairway-fgd", "--pods", pp, "--nodes", np, "--seeds=3",
+		      "--scorers=fgd", "--published", np, NULL), 1);
+	write_file(bp, "workload,sc_policy,metric\nmini,06-FGD,gpu_alloc_pct\n");
+	ASSERT_EQ(cli("fairway-fgd", "--pods", pp, "--nodes", np, "--seeds=3",
+		      "--scorers=fgd", "--published", bp, NULL), 1);
 	j = json_load_file(jp, 0, &err);
 	ASSERT(j != NULL);
 	sc = json_object_get(j, "scorers");
@@ -652,6 +686,7 @@ TEST(cli_runs_and_writes_json)
 	unlink(pp);
 	unlink(jp);
 	unlink(sp);
+	unlink(bp);
 	rmdir(dir);
 }
 

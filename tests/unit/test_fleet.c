@@ -1,7 +1,7 @@
 /*
  * test_fleet.c — fleets and topology (sim/fleet.h, sim/topo.h): generated
  * racks and blocks, a YAML fleet file (tests/data/fleet.yaml) and its
- * refusal of workloads, openb node lists, topology files (level order,
+ * refusal of workloads, other top-level keys and fleets without GPUs, openb node lists, topology files (level order,
  * bad rows with file:line:col), assigning hosts to nodes, and a fleet
  * generated from the hosts.
  *
@@ -77,8 +77,62 @@ TEST(yaml_fleet_refuses_a_workload_and_reports_yaml_errors)
 
 	ASSERT_EQ(fw_fleet_load_yaml("tests/fuzz/corpus/config/topology.yaml", &s, &d),
 		  FW_EINVAL);
-	ASSERT_STR_CONTAINS(d.msg, "a fleet file holds only topology");
+	ASSERT_STR_CONTAINS(d.msg, "valid keys here: topology, nodes, nodeGroups");
 	ASSERT_NE(fw_fleet_load_yaml("tests/data/no-such-fleet.yaml", &s, &d), FW_OK);
+}
+
+/* Write text to a temporary fleet file, load it, return the code and why. */
+static int fleet_text(const char *text, char *why, size_t n)
+{
+	char path[] = "/tmp/test_fleet_XXXXXX";
+	struct fw_snapshot *s = NULL;
+	struct fw_diag d;
+	int fd = mkstemp(path), rc;
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+	if (!f)
+		return -1000;
+	fputs(text, f);
+	fclose(f);
+	memset(&d, 0, sizeof d);
+	rc = fw_fleet_load_yaml(path, &s, &d);
+	fw_itp_diag_str(&d, why, n);
+	if (rc == FW_OK)
+		fw_snapshot_free(s);
+	/* the temporary name varies: keep what follows it */
+	if (strncmp(why, path, strlen(path)) == 0)
+		memmove(why, why + strlen(path), strlen(why + strlen(path)) + 1);
+	unlink(path);
+	return rc;
+}
+
+TEST(yaml_fleet_allows_only_topology_and_nodes)
+{
+	char why[512];
+
+	/* keys the config schema knows, but a fleet does not hold */
+	ASSERT_EQ(fleet_text("scheduler: {starveAfter: 1h}\nnodes:\n  - {name: a, gpus: 8}\n",
+			     why, sizeof why), FW_EINVAL);
+	ASSERT_STR_EQ(why, ":1:1: scheduler: unknown key \"scheduler\"; valid keys here: "
+		      "topology, nodes, nodeGroups");
+	ASSERT_EQ(fleet_text("nodes:\n  - {name: a, gpus: 8}\nnow: 5\n", why, sizeof why),
+		  FW_EINVAL);
+	ASSERT_STR_EQ(why, ":3:1: now: unknown key \"now\"; valid keys here: "
+		      "topology, nodes, nodeGroups");
+	ASSERT_OK(fleet_text("nodeGroups:\n  - {namePrefix: g, count: 2, gpus: 8}\n", why,
+			     sizeof why));
+}
+
+TEST(yaml_fleet_without_gpus_names_the_file)
+{
+	char why[512];
+
+	ASSERT_EQ(fleet_text("nodes:\n  - {name: a, gpus: 0}\n  - {name: b, gpus: 0}\n", why,
+			     sizeof why), FW_EINVAL);
+	ASSERT_STR_EQ(why, ": nodes: none of the fleet's 2 nodes has a GPU; give at least one "
+		      "node GPUs (gpus: 1..16)");
+	ASSERT_OK(fleet_text("nodes:\n  - {name: a, gpus: 0}\n  - {name: b, gpus: 8}\n", why,
+			     sizeof why));
 }
 
 static int topo(const char *text, struct fw_topo *t, char *why, size_t n)
@@ -128,8 +182,14 @@ TEST(topo_bad_rows_name_line_and_column)
 	ASSERT_EQ(topo("ip,a\n", &t, why, sizeof why), FW_EINVAL);
 	ASSERT_STR_CONTAINS(why, "no hosts");
 	ASSERT_EQ(topo("ip,a\nh1,x\nh1,y\n", &t, why, sizeof why), FW_EINVAL);
-	ASSERT_STR_CONTAINS(why, "more than one line");
+	ASSERT_STR_EQ(why, "topo.csv:3:1: host: 'h1' is already on line 2; list each host once");
 	ASSERT(t.v == NULL);
+	/* the first repeat in file order: h2 (lines 3, 5) before h1 (2, 6, 7) */
+	ASSERT_EQ(topo("ip,a\nh1,x\nh2,x\nh3,x\nh2,y\nh1,y\nh1,z\n", &t, why, sizeof why),
+		  FW_EINVAL);
+	ASSERT_STR_EQ(why, "topo.csv:5:1: host: 'h2' is already on line 3; list each host once");
+	ASSERT_EQ(topo("ip,a\nh1,x\nh2,x\nh1,y\nh1,z\n", &t, why, sizeof why), FW_EINVAL);
+	ASSERT_STR_EQ(why, "topo.csv:4:1: host: 'h1' is already on line 2; list each host once");
 }
 
 TEST(topo_hosts_are_assigned_to_nodes_in_order)
@@ -249,6 +309,7 @@ int main(void)
 	fw_test_fn fns[] = {
 		generated_fleet_has_blocks_and_racks, yaml_fleet_keeps_nodes_and_topology,
 		yaml_fleet_refuses_a_workload_and_reports_yaml_errors,
+		yaml_fleet_allows_only_topology_and_nodes, yaml_fleet_without_gpus_names_the_file,
 		topo_levels_are_ordered_by_size, topo_bad_rows_name_line_and_column,
 		topo_hosts_are_assigned_to_nodes_in_order, generic_trace_replays_on_a_fleet,
 		lingjun_topology_gives_three_levels,
@@ -256,6 +317,7 @@ int main(void)
 	};
 	const char *names = "generated_fleet_has_blocks_and_racks, yaml_fleet_keeps_nodes_and_topology, "
 		"yaml_fleet_refuses_a_workload_and_reports_yaml_errors, "
+		"yaml_fleet_allows_only_topology_and_nodes, yaml_fleet_without_gpus_names_the_file, "
 		"topo_levels_are_ordered_by_size, topo_bad_rows_name_line_and_column, "
 		"topo_hosts_are_assigned_to_nodes_in_order, generic_trace_replays_on_a_fleet, "
 		"lingjun_topology_gives_three_levels, "

@@ -223,6 +223,59 @@ TEST(skip_bad_counts_rows)
 	fw_openb_pods_free(&l);
 }
 
+TEST(repeated_names_name_the_first_line)
+{
+	struct fw_openb_pods l;
+	struct fw_openb_nodes nl;
+	struct fw_diag d;
+	char buf[512];
+
+	/* a repeated pod name, as ITP and generic traces treat a repeated id */
+	ASSERT_EQ(pods(POD_HDR "a,1,1,1,100,,LS,R,0,0,0\n"
+		       "b,1,1,1,100,,LS,R,0,0,0\n"
+		       "a,1,1,1,100,,LS,R,0,0,0\n", 0, &l, &d), FW_EINVAL);
+	fw_openb_diag_str(&d, buf, sizeof buf);
+	ASSERT_STR_EQ(buf, "p.csv:4:1: field name: duplicate pod name \"a\": it already "
+			   "appeared on line 2");
+	/* a repeated node name too */
+	ASSERT_EQ(nodes(NODE_HDR "n1,1,1,1,T4\n\nn1,1,1,1,T4\n", 0, &nl, &d), FW_EINVAL);
+	fw_openb_diag_str(&d, buf, sizeof buf);
+	ASSERT_STR_EQ(buf, "n.csv:4:1: field sn: duplicate node name \"n1\": it already "
+			   "appeared on line 2");
+	/* --skip-bad skips the repeat and counts it; a skipped row's name is
+	 * not taken (c on line 5 is kept although a bad c came before) */
+	ASSERT_OK(pods(POD_HDR "a,1,1,1,100,,LS,R,0,0,0\n"
+		       "a,2,1,1,100,,LS,R,0,0,0\n"
+		       "c,x,1,1,100,,LS,R,0,0,0\n"
+		       "c,1,1,1,100,,LS,R,0,0,0\n", FW_OPENB_SKIP_BAD, &l, &d));
+	ASSERT_EQ(l.n, 2);
+	ASSERT_EQ(l.v[0].cpu_milli, 1);
+	ASSERT_STR_EQ(l.v[1].name, "c");
+	ASSERT_EQ(l.skipped, 2);
+	ASSERT_EQ(l.first_bad.line, 3);
+	ASSERT_STR_CONTAINS(l.first_bad.msg, "already appeared on line 2");
+	fw_openb_pods_free(&l);
+}
+
+/* Many names: the set grows past its first size and still finds a repeat. */
+TEST(repeated_name_found_among_many)
+{
+	static char csv[200000];
+	struct fw_openb_pods l;
+	struct fw_diag d;
+	size_t k = (size_t)snprintf(csv, sizeof csv, POD_HDR);
+
+	for (int i = 0; i < 3000; i++)
+		k += (size_t)snprintf(csv + k, sizeof csv - k, "pod-%d,1,1,1,100,,LS,R,0,0,0\n", i);
+	ASSERT_OK(pods(csv, 0, &l, &d));
+	ASSERT_EQ(l.n, 3000);
+	fw_openb_pods_free(&l);
+	snprintf(csv + k, sizeof csv - k, "pod-1234,1,1,1,100,,LS,R,0,0,0\n");
+	ASSERT_EQ(pods(csv, 0, &l, &d), FW_EINVAL);
+	ASSERT_EQ(d.line, 3002);
+	ASSERT_STR_CONTAINS(d.msg, "already appeared on line 1236");
+}
+
 TEST(diag_string)
 {
 	struct fw_openb_pods l;
@@ -295,13 +348,15 @@ int main(void)
 			     pods_good, bad_numbers_name_line_and_column,
 			     bad_field_combinations, bad_shape, bad_header,
 			     bad_nodes, nul_byte_is_an_error,
-			     skip_bad_counts_rows, diag_string, missing_file,
+			     skip_bad_counts_rows, repeated_names_name_the_first_line,
+			     repeated_name_found_among_many, diag_string, missing_file,
 			     real_trace_files };
 	const char *names =
 		"nodes_good, columns_by_name_crlf_blank_bom_quotes, "
 		"pods_good, bad_numbers_name_line_and_column, "
 		"bad_field_combinations, bad_shape, bad_header, bad_nodes, "
-		"nul_byte_is_an_error, skip_bad_counts_rows, diag_string, "
+		"nul_byte_is_an_error, skip_bad_counts_rows, "
+		"repeated_names_name_the_first_line, repeated_name_found_among_many, diag_string, "
 		"missing_file, real_trace_files";
 	int n = (int)(sizeof fns / sizeof fns[0]);
 	if (!trace_present()) {

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "fleet.h"
 #include "harness.h"
 #include "trace.h"
 
@@ -242,6 +243,12 @@ TEST(openb_pods_become_a_trace)
 	ASSERT_EQ(t.n, 1);
 	ASSERT_EQ(t.skipped, 1);
 	fw_trace_free(&t);
+	/* a repeated pod name is refused as a repeated job id is */
+	snprintf(text, sizeof text, "%sp0,1,1,1,1000,,LS,Running,1,2,0\n"
+		 "p1,1,1,1,1000,,LS,Running,1,2,0\np0,1,1,1,1000,,LS,Running,3,4,0\n", hdr);
+	ASSERT_EQ(fw_trace_parse_openb(text, strlen(text), "p.csv", 0, &t, &d), FW_EINVAL);
+	fw_itp_diag_str(&d, why, sizeof why);
+	ASSERT_STR_EQ(why, "p.csv:4:1: name: duplicate pod name \"p0\": it already appeared on line 2");
 }
 
 TEST(sacct_sample_converts_and_reads_back)
@@ -252,7 +259,7 @@ TEST(sacct_sample_converts_and_reads_back)
 	struct fw_diag d;
 
 	ASSERT_OK(fw_itp_slurp("tests/data/sacct_sample.txt", &in, &len, &d));
-	ASSERT_OK(fw_sacct_convert(in, len, "sacct_sample.txt", &out, &olen, &skipped, &d));
+	ASSERT_OK(fw_sacct_convert(in, len, "sacct_sample.txt", 0, &out, &olen, &skipped, &d));
 	free(in);
 	ASSERT_EQ(skipped, 2); /* 1003 pending, 1004 has no GPU */
 	ASSERT_OK(fw_trace_parse_csv(out, olen, "converted.csv", 0, &t, &d));
@@ -291,16 +298,172 @@ TEST(sacct_bad_values_name_line_and_column)
 	size_t olen, sk;
 	struct fw_diag d;
 
-	ASSERT_EQ(fw_sacct_convert(text, strlen(text), "s.txt", &out, &olen, &sk, &d), FW_EINVAL);
+	ASSERT_EQ(fw_sacct_convert(text, strlen(text), "s.txt", 0, &out, &olen, &sk, &d), FW_EINVAL);
 	fw_itp_diag_str(&d, why, sizeof why);
-	ASSERT_STR_EQ(why, "s.txt:2:43: Elapsed: '1:2:3:4' is not [D-]HH:MM:SS");
-	ASSERT_EQ(fw_sacct_convert(uneven, strlen(uneven), "s.txt", &out, &olen, &sk, &d),
+	ASSERT_STR_EQ(why, "s.txt:2:43: Elapsed: '1:2:3:4' is not a Slurm duration "
+		      "(MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS)");
+	ASSERT_EQ(fw_sacct_convert(uneven, strlen(uneven), "s.txt", 0, &out, &olen, &sk, &d),
 		  FW_EINVAL);
 	fw_itp_diag_str(&d, why, sizeof why);
 	ASSERT_STR_CONTAINS(why, "AllocTRES: 'gres/gpu=3': the GPUs do not split evenly");
-	ASSERT_EQ(fw_sacct_convert("User|State\n", 11, "s.txt", &out, &olen, &sk, &d), FW_EINVAL);
+	ASSERT_EQ(fw_sacct_convert("User|State\n", 11, "s.txt", 0, &out, &olen, &sk, &d), FW_EINVAL);
 	fw_itp_diag_str(&d, why, sizeof why);
 	ASSERT_STR_CONTAINS(why, "needs JobID");
+}
+
+/* Convert one row; *dur and *exp from the output (-1: the field is empty). */
+static int sacct_one(const char *submit, const char *elapsed, const char *limit,
+		     long long *dur, long long *exp, char *why, size_t n)
+{
+	char text[512], *out, *p;
+	size_t olen, sk;
+	struct fw_diag d;
+	int rc;
+
+	snprintf(text, sizeof text, "JobID|Submit|Start|Elapsed|Timelimit|AllocTRES\n"
+		 "7|%s|2024-03-01T10:00:00|%s|%s|gres/gpu=1\n", submit, elapsed, limit);
+	memset(&d, 0, sizeof d);
+	rc = fw_sacct_convert(text, strlen(text), "s.txt", 0, &out, &olen, &sk, &d);
+	if (rc != FW_OK) {
+		fw_itp_diag_str(&d, why, n);
+		return rc;
+	}
+	p = strchr(out, '\n') + 1;                   /* "7,0,DUR,EXP,..." */
+	*dur = strtoll(strchr(p, ',') + 1 + 2, &p, 10);
+	*exp = p[1] == ',' ? -1 : strtoll(p + 1, NULL, 10);
+	free(out);
+	return FW_OK;
+}
+
+TEST(sacct_durations_follow_slurm)
+{
+	static const struct { const char *s; long long secs; } ok[] = {
+		{ "90", 5400 },                 /* MM */
+		{ "30:00", 1800 },              /* MM:SS */
+		{ "00:03.271", 3 },             /* MM:SS.mmm (fraction dropped) */
+		{ "02:03:04", 7384 },           /* HH:MM:SS */
+		{ "1-02", 93600 },              /* D-HH */
+		{ "1-02:03", 93780 },           /* D-HH:MM: 1 day 2 h 3 min */
+		{ "1-02:03:04", 93784 },        /* D-HH:MM:SS */
+		{ "7-00:00:00", 604800 },
+	};
+	static const char *const bad[] = {
+		"1:2:3:4", "1-", "-5", "1-24:00", "1-02:60", "61:60", "1:2.", "1:2.x",
+		"1-02.5", "90.5", "1--2", "a:00",
+	};
+	long long dur, exp;
+	char why[512];
+
+	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+		ASSERT_OK(sacct_one("2024-03-01T10:00:00", ok[i].s, ok[i].s, &dur, &exp,
+				    why, sizeof why));
+		ASSERT_EQ(dur, ok[i].secs);
+		ASSERT_EQ(exp, ok[i].secs);
+	}
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		ASSERT_EQ(sacct_one("2024-03-01T10:00:00", "01:00", bad[i], &dur, &exp,
+				    why, sizeof why), FW_EINVAL);
+		ASSERT_STR_CONTAINS(why, "Timelimit: '");
+		ASSERT_STR_CONTAINS(why, "is not a Slurm duration (MM, MM:SS, HH:MM:SS, D-HH");
+	}
+	/* Slurm's words for "no limit" leave expected_runtime empty */
+	ASSERT_OK(sacct_one("2024-03-01T10:00:00", "01:00", "UNLIMITED", &dur, &exp, why, 512));
+	ASSERT_EQ(exp, -1);
+	ASSERT_OK(sacct_one("2024-03-01T10:00:00", "01:00", "Partition_Limit", &dur, &exp, why, 512));
+	ASSERT_EQ(exp, -1);
+	ASSERT_OK(sacct_one("2024-03-01T10:00:00", "01:00", "INVALID", &dur, &exp, why, 512));
+	ASSERT_EQ(exp, -1);
+	/* ... but a job must have an elapsed time */
+	ASSERT_EQ(sacct_one("2024-03-01T10:00:00", "INVALID", "", &dur, &exp, why, 512), FW_EINVAL);
+	ASSERT_STR_EQ(why, "s.txt:2:43: Elapsed: 'INVALID': the job has no elapsed time; "
+		      "fix the row or leave it out");
+}
+
+TEST(sacct_impossible_dates_are_refused)
+{
+	static const char *const no_day[] = {
+		"2024-02-30T10:00:00", "2023-02-29T10:00:00", "2024-04-31T10:00:00",
+		"1900-02-29T00:00:00", "2024-06-31T00:00:00",
+	};
+	static const char *const real[] = {
+		"2024-02-29T10:00:00", "2000-02-29T00:00:00", "2024-01-31T00:00:00",
+		"2024-12-31T23:59:59",
+	};
+	long long dur, exp;
+	char why[512], want[256];
+
+	for (size_t i = 0; i < sizeof no_day / sizeof no_day[0]; i++) {
+		ASSERT_EQ(sacct_one(no_day[i], "01:00", "", &dur, &exp, why, sizeof why), FW_EINVAL);
+		snprintf(want, sizeof want, "s.txt:2:3: Submit: '%s' is not a calendar date "
+			 "(that month has no such day)", no_day[i]);
+		ASSERT_STR_EQ(why, want);
+	}
+	for (size_t i = 0; i < sizeof real / sizeof real[0]; i++)
+		ASSERT_OK(sacct_one(real[i], "01:00", "", &dur, &exp, why, sizeof why));
+	ASSERT_EQ(sacct_one("2024-13-01T00:00:00", "01:00", "", &dur, &exp, why, 512), FW_EINVAL);
+	ASSERT_STR_CONTAINS(why, "is not YYYY-MM-DDTHH:MM:SS");
+}
+
+/* The sample, converted with flags and read back. */
+static void sacct_sample_trace(unsigned flags, struct fw_trace *t)
+{
+	char *in, *out;
+	size_t len, olen, skipped;
+	struct fw_diag d;
+
+	ASSERT_OK(fw_itp_slurp("tests/data/sacct_sample.txt", &in, &len, &d));
+	ASSERT_OK(fw_sacct_convert(in, len, "sacct_sample.txt", flags, &out, &olen, &skipped, &d));
+	free(in);
+	ASSERT_OK(fw_trace_parse_csv(out, olen, "jobs.csv", 0, t, &d));
+	free(out);
+}
+
+TEST(typed_gpu_jobs_a_fleet_cannot_run_are_named)
+{
+	struct fw_fleet_opts fo = { 4, 8, 0, 0 };
+	struct fw_snapshot *s;
+	struct fw_trace t;
+	struct fw_diag d;
+	char want[64], have[64], *msg;
+	size_t mlen;
+	FILE *f;
+
+	sacct_sample_trace(0, &t);
+	ASSERT_STR_EQ(t.v[1].gpu_model, "h100");
+	ASSERT_OK(fw_fleet_generate(&fo, &s, &d));
+	/* the documented workflow: --nodes 4x8 is all itp-gpu, 1002 never starts */
+	ASSERT_EQ(fw_trace_unknown_models(&t, s, want, sizeof want, have, sizeof have), 1);
+	ASSERT_STR_EQ(want, "h100");
+	ASSERT_STR_EQ(have, "itp-gpu");
+	ASSERT(f = open_memstream(&msg, &mlen));
+	fw_trace_warn_models(&t, s, f);
+	fw_trace_warn_models(&t, s, stderr); /* shows the line in the test log */
+	fclose(f);
+	ASSERT_STR_CONTAINS(msg, "fairway: warning: 1 job of jobs.csv asks for a GPU model no "
+			    "node has (h100; the fleet has itp-gpu), so it can never start");
+	ASSERT_STR_CONTAINS(msg, "--no-gpu-model");
+	free(msg);
+	/* models match exactly: H100 is not h100 */
+	snprintf(s->nodes[2].gpu_model, sizeof s->nodes[2].gpu_model, "H100");
+	ASSERT_EQ(fw_trace_unknown_models(&t, s, want, sizeof want, have, sizeof have), 1);
+	ASSERT_STR_EQ(have, "itp-gpu, H100");
+	/* one node of the model is enough; then nothing is printed */
+	snprintf(s->nodes[3].gpu_model, sizeof s->nodes[3].gpu_model, "h100");
+	ASSERT_EQ(fw_trace_unknown_models(&t, s, want, sizeof want, have, sizeof have), 0);
+	ASSERT_STR_EQ(want, "");
+	ASSERT(f = open_memstream(&msg, &mlen));
+	fw_trace_warn_models(&t, s, f);
+	fclose(f);
+	ASSERT_EQ(mlen, 0);
+	free(msg);
+	fw_trace_free(&t);
+	/* --no-gpu-model: no job names a model */
+	sacct_sample_trace(FW_SACCT_NO_MODEL, &t);
+	ASSERT_STR_EQ(t.v[1].gpu_model, "");
+	snprintf(s->nodes[3].gpu_model, sizeof s->nodes[3].gpu_model, "itp-gpu");
+	ASSERT_EQ(fw_trace_unknown_models(&t, s, want, sizeof want, have, sizeof have), 0);
+	fw_trace_free(&t);
+	fw_snapshot_free(s);
 }
 
 TEST(format_names)
@@ -410,7 +573,8 @@ int main(void)
 		generic_jsonl_reads_the_same_keys, generic_jsonl_bad_values_name_the_key,
 		itp_rows_are_shaped_into_gangs, openb_pods_become_a_trace,
 		sacct_sample_converts_and_reads_back, sacct_bad_values_name_line_and_column,
-		format_names, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes,
+		sacct_durations_follow_slurm, sacct_impossible_dates_are_refused,
+		typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes,
 		openb_default_pod_list_reads_as_a_trace,
 	};
 	const char *names = "generic_csv_reads_every_column, generic_csv_bad_rows_name_line_column_and_field, "
@@ -419,7 +583,8 @@ int main(void)
 		"generic_jsonl_reads_the_same_keys, generic_jsonl_bad_values_name_the_key, "
 		"itp_rows_are_shaped_into_gangs, openb_pods_become_a_trace, "
 		"sacct_sample_converts_and_reads_back, sacct_bad_values_name_line_and_column, "
-		"format_names, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes, "
+		"sacct_durations_follow_slurm, sacct_impossible_dates_are_refused, "
+		"typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes, "
 		"openb_default_pod_list_reads_as_a_trace";
 	int n = (int)(sizeof fns / sizeof fns[0]);
 	char path[1024];
