@@ -50,6 +50,7 @@ expect "policies-bare-flag-with-value" 2 "--json takes no value" "$FW" policies 
 expect "plan-missing-file" 2 "does-not-exist.yaml" "$FW" plan --config does-not-exist.yaml
 expect "plan-default-runs" 0 "STARTED" "$FW" plan
 expect "policies" 0 "fifo" "$FW" policies
+expect "plan-help-names-server" 0 "fairway plan --server URL" "$FW" plan --help
 expect "policies-unknown-flag-after-json" 2 "unknown option '--bogus'" "$FW" policies --json --bogus
 # The API client checks every word before it sends anything: these fail
 # with exit 2 and no server running (a flag it ignored would reach curl).
@@ -359,6 +360,9 @@ else
 fi
 expect "sim-run-reads-converted-sacct" 0 "summary" \
 	"$FW" sim run --format fairway --trace "${TMPDIR:-/tmp}/fw-cli-sacct.csv" --nodes 2x8 --policies fifo,fairway
+# ... and says that its h100 job can never start on the generated fleet
+expect "sim-run-warns-of-a-gpu-model-no-node-has" 0 "a GPU model no node has (h100; the fleet has itp-gpu)" \
+	"$FW" sim run --format fairway --trace "${TMPDIR:-/tmp}/fw-cli-sacct.csv" --nodes 2x8 --policies fifo
 # a typed GPU (gres/gpu:h100) becomes gpu_model; --no-gpu-model leaves it out
 if grep -q ',h100$' "${TMPDIR:-/tmp}/fw-cli-sacct.csv"; then
 	ok "trace-sacct-keeps-gpu-model"

@@ -20,6 +20,7 @@ extern const size_t fw_example_cluster_len;
 
 static const char plan_usage[] =
 	"usage: fairway plan [--config FILE] [--policy NAME] [--json] [--now T]\n"
+	"       fairway plan --server URL [--json]   (the last plan of a running daemon)\n"
 	"\n"
 	"Run one scheduling cycle on a cluster snapshot and print the plan: the\n"
 	"jobs it starts (with their nodes and GPUs), a reason for every job that\n"
@@ -34,6 +35,8 @@ static const char plan_usage[] =
 	"  --json          print the plan as JSON instead of tables\n"
 	"  --now T         override the snapshot's `now` (whole seconds, 0 to\n"
 	"                  100000000000, as the config's `now:`)\n"
+	"  --server URL    print the last plan of a running `fairway serve`\n"
+	"                  instead of running a cycle (docs/serve.md)\n"
 	"\n"
 	"Examples:\n"
 	"  fairway plan\n"
