@@ -6,7 +6,8 @@
  * bound, or fail with a filled diagnosis and nothing left behind.  A strict
  * success implies a skipping success with the same jobs and nothing
  * skipped.  A successful sacct conversion must itself read back through
- * the generic CSV reader.  Built with -fsanitize=fuzzer under clang, and
+ * the generic CSV reader (with --no-gpu-model, naming no GPU model).  Built
+ * with -fsanitize=fuzzer under clang, and
  * as fuzz_replay_generic over tests/fuzz/corpus/generic in every run.
  */
 #include <stddef.h>
@@ -55,7 +56,9 @@ static void fuzz_trace(const char *buf, size_t size)
 	fw_trace_free(&skip);
 }
 
-static void fuzz_sacct(const char *buf, size_t size)
+/* Convert with flags; a success must read back (ids may repeat in sacct
+ * output), and with FW_SACCT_NO_MODEL no job may name a GPU model. */
+static void fuzz_sacct(const char *buf, size_t size, unsigned flags)
 {
 	struct fw_trace t;
 	struct fw_diag d;
@@ -63,16 +66,18 @@ static void fuzz_sacct(const char *buf, size_t size)
 	size_t n, skipped;
 
 	memset(&d, 0, sizeof d);
-	if (fw_sacct_convert(buf, size, "fuzz.txt", 0, &out, &n, &skipped, &d) != FW_OK) {
+	if (fw_sacct_convert(buf, size, "fuzz.txt", flags, &out, &n, &skipped, &d) != FW_OK) {
 		if (d.msg[0] == 0 || out != NULL)
 			abort();
 		return;
 	}
-	/* ids may repeat in sacct output; anything else must read back */
 	if (fw_trace_parse_csv(out, n, "converted.csv", 0, &t, &d) != FW_OK &&
 	    !strstr(d.msg, "repeats the job"))
 		abort();
 	check_jobs(&t);
+	for (size_t i = 0; (flags & FW_SACCT_NO_MODEL) && i < t.n; i++)
+		if (t.v[i].gpu_model[0])
+			abort();
 	fw_trace_free(&t);
 	free(out);
 }
@@ -87,7 +92,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size)
 		memcpy(buf, data, size);
 	fuzz_trace(buf, size);
-	fuzz_sacct(buf, size);
+	fuzz_sacct(buf, size, 0);
+	fuzz_sacct(buf, size, FW_SACCT_NO_MODEL);
 	free(buf);
 	return 0;
 }
