@@ -257,6 +257,9 @@ check "the node in maintenance is not schedulable, and draining" [ "$(jfield 'j[
 decisions_for h100-014 >"$T/dec14"
 check "the open window drained its node in the backend, jobs left to finish, the window named" \
 	grep -qx "drain drain_finish | drain: maintenance window $mid (BIOS); nothing new lands and its [0-9]* running jobs may finish" "$T/dec14"
+decisions_for h100-015 >"$T/dec15"
+check "the unhealthy node's drain names the node, not its index" \
+	grep -qx 'drain drain_requeue | drain: node "h100-015" is unhealthy; its [0-9]* running jobs are evicted and requeued' "$T/dec15"
 req POST /v1/jobs '{"name":"other-a100","queue":"vision","runtime":600,"tasks":[{"gpus":8,"gpuModel":"A100"}]}'
 req POST /v1/jobs '{"name":"rsv-job","queue":"ranking","runtime":600,"tasks":[{"gpus":8,"gpuModel":"A100"}]}'
 req POST /v1/cycle
@@ -617,11 +620,41 @@ import json, re, sys
 texts = [d["text"] for b in sys.argv[1:] for d in json.loads(b).get("decisions", []) if d["kind"] == "evict"]
 assert len(texts) == 1, texts
 assert re.search(r"; it loses [0-9]+ s of work since its last checkpoint$", texts[0]), texts' "$A1" "$A2"
+check "... and names the job that takes its GPUs and that job's queue, not their indices" python3 -c '
+import json, sys
+texts = [d["text"] for b in sys.argv[1:] for d in json.loads(b).get("decisions", []) if d["kind"] == "evict"]
+want = "evicted: its queue is above its fair share and job \"b1\" of the starving queue \"b\" takes its GPUs; "
+assert texts and texts[0].startswith(want), texts' "$A1" "$A2"
 "$FW" queues set b --deserved-gpus 4 --default-runtime 900 --default-checkpoint-interval 300 \
 	--server "http://127.0.0.1:$PORT" --token-file "$S/token" >/dev/null 2>&1
 req GET /v1/queues/b
 check "fairway queues set --default-runtime/--default-checkpoint-interval" \
 	[ "$(jfield 'j["defaultRuntime"], j["defaultCheckpointInterval"]')" = "900 300" ]
+stop_daemon
+
+# --- strict order (--policy fifo): a waiting job's reason names the job it waits
+# behind, and a start says its GPUs, without the core's indices ---------------------------
+cat >"$T/fifo.yaml" <<'EOF2'
+now: 0
+nodes:
+  - {name: solo, gpus: 8, cpu: 64, memory: 512Gi}
+queues:
+  - name: q
+    resources: {gpu: {quota: 8}}
+EOF2
+S=$T/state-fifo
+start_daemon "$S" "$PORT" --config "$T/fifo.yaml" --policy fifo || bad "daemon starts with --policy fifo"
+TOKEN=$(cat "$S/token")
+req POST /v1/jobs '{"name":"forever","queue":"q","tasks":[{"gpus":4}]}'
+req POST /v1/jobs '{"name":"whole","queue":"q","runtime":60,"tasks":[{"gpus":8}]}'
+req POST /v1/jobs '{"name":"small","queue":"q","runtime":60,"tasks":[{"gpus":2}]}'
+job_is "fifo: the small job waits behind the whole-node one, named" small \
+	'j["reason"] == "head_of_line" and j["reasonText"].startswith("blocked behind job \"whole\" (strict order;") and j["unknownWhyText"].startswith("blocked behind job \"whole\"")'
+req GET /v1/plan
+check "fifo: /v1/plan's waiting texts carry no index" [ "$(jfield 'any("#" in p.get("reasonText", "") + p.get("unknownWhyText", "") for p in j["pending"])')" = False ]
+req GET /v1/jobs/forever
+check "a start's text says its GPUs (the core's unset second argument left out)" \
+	[ "$(jfield '[d["text"] for d in j["decisions"] if d["kind"] == "start"]')" = "['started: 4 GPUs']" ]
 stop_daemon
 
 # --- a fleet change: jobs on nodes the config dropped are requeued; a store the
