@@ -19,6 +19,10 @@
  *   DRAINED                      a = the node, b = a count (lib/drain.c)
  *   STARTED                      a = the job's GPUs; b is never set (0),
  *                                so it is left out
+ *   OVER_QUOTA                   a = the excess in the resource's own
+ *                                unit, b = the resource; the amount is
+ *                                written in full (the core's text rounds
+ *                                it to 3 significant digits: "8e+05")
  *
  * Every other reason, and an index out of range, reads as the core's text.
  * Names are quoted: `job "train-7" of the starving queue "llm"`.

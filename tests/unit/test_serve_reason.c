@@ -2,7 +2,7 @@
  * test_serve_reason.c — the daemon's reason texts (connectors/serve/
  * reason.c): the indices a reason carries become the names of the jobs,
  * queues and nodes of the snapshot; every other reason reads as the
- * core's text.
+ * core's text; an over-quota amount is written in full.
  */
 #include <stdio.h>
 #include <string.h>
@@ -83,6 +83,23 @@ TEST(started_says_the_gpus_only)
 	fw_snapshot_free(s);
 }
 
+TEST(over_quota_amount_in_full)
+{
+	struct fw_snapshot *s = world();
+
+	ASSERT_STR_EQ(text(s, FW_REASON_OVER_QUOTA, 800000000, FW_RES_GPU),
+		      "over quota: starting it would put its queue (or a parent queue) 800000 GPUs over its GPU limit");
+	ASSERT_STR_EQ(text(s, FW_REASON_OVER_QUOTA, 1234567, FW_RES_GPU),
+		      "over quota: starting it would put its queue (or a parent queue) 1234.567 GPUs over its GPU limit");
+	ASSERT_STR_EQ(text(s, FW_REASON_OVER_QUOTA, 500, FW_RES_GPU),
+		      "over quota: starting it would put its queue (or a parent queue) 0.5 GPUs over its GPU limit");
+	ASSERT_STR_EQ(text(s, FW_REASON_OVER_QUOTA, 2000, FW_RES_CPU),
+		      "over quota: starting it would put its queue (or a parent queue) 2 cores over its CPU limit");
+	ASSERT_STR_EQ(text(s, FW_REASON_OVER_QUOTA, 1536, FW_RES_MEM),
+		      "over quota: starting it would put its queue (or a parent queue) 1.5 GiB over its memory limit");
+	fw_snapshot_free(s);
+}
+
 /* An index the snapshot does not have, and every reason without an
  * index: the core's own text. */
 TEST(the_rest_reads_as_the_core)
@@ -96,16 +113,16 @@ TEST(the_rest_reads_as_the_core)
 	ASSERT_STR_EQ(text(s, FW_REASON_HEAD_OF_LINE, 2, 1),
 		      fw_reason_format(FW_REASON_HEAD_OF_LINE, 2, 1, core, sizeof core));
 	for (int r = 0; r < FW_REASON_COUNT; r++) {
-		if (r == FW_REASON_STARTED || r == FW_REASON_RECLAIMED ||
+		if (r == FW_REASON_STARTED || r == FW_REASON_OVER_QUOTA || r == FW_REASON_RECLAIMED ||
 		    r == FW_REASON_PREEMPTED || r == FW_REASON_MOVED || r == FW_REASON_RESERVED ||
 		    r == FW_REASON_HEAD_OF_LINE || r == FW_REASON_DRAIN_REQUEUE || r == FW_REASON_DRAIN_FINISH ||
 		    r == FW_REASON_DRAINED)
 			continue;
 		ASSERT_STR_EQ(text(s, (enum fw_reason)r, 1, 1), fw_reason_format((enum fw_reason)r, 1, 1, core, sizeof core));
-		ASSERT(r == FW_REASON_OVER_QUOTA || !strchr(core, '#')); /* no other reason carries an index */
+		ASSERT(!strchr(core, '#')); /* no other reason carries an index */
 	}
 	fw_snapshot_free(s);
 }
 
 TEST_MAIN(evictions_name_the_job_and_its_queue, waiting_reasons_name_the_job_ahead, drains_name_the_node,
-	  started_says_the_gpus_only, the_rest_reads_as_the_core)
+	  started_says_the_gpus_only, over_quota_amount_in_full, the_rest_reads_as_the_core)
