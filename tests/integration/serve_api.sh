@@ -93,6 +93,22 @@ req GET /v1/nope
 check "unknown path: 404 ENOROUTE" [ "$CODE" = 404 -a "$(jfield 'j["error"]["code"]')" = ENOROUTE ]
 req PATCH /v1/queues
 check "wrong method: 405" [ "$CODE" = 405 ]
+curl -s -o /dev/null -D "$T/h405" -X PATCH "http://127.0.0.1:$PORT/v1/queues"
+check "a 405 names the path's methods: Allow: GET, HEAD, POST" grep -q $'^Allow: GET, HEAD, POST\r$' "$T/h405"
+curl -s -o /dev/null -D "$T/h401" -X POST "http://127.0.0.1:$PORT/v1/queues"
+check "a 401 names the scheme: WWW-Authenticate: Bearer realm=\"fairway\"" \
+	grep -q $'^WWW-Authenticate: Bearer realm="fairway"\r$' "$T/h401"
+for scheme in bearer BEARER 'Bearer  '; do
+	CODE=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H "Authorization: $scheme $TOKEN" \
+		"http://127.0.0.1:$PORT/v1/cycle")
+	check "the auth scheme in any case, then spaces (RFC 7235): '$scheme <token>' is accepted (200)" [ "$CODE" = 200 ]
+done
+curl -s -I "http://127.0.0.1:$PORT/v1/health" >"$T/hhead"
+check "HEAD on a GET route: 200 with the GET's headers" \
+	bash -c "grep -q '^HTTP/1.1 200' '$T/hhead' && grep -q '^Content-Type: application/json' '$T/hhead'"
+curl -s -I "http://127.0.0.1:$PORT/v1/cycle" >"$T/hhead"
+check "HEAD on a POST-only route: 405, Allow: POST" \
+	bash -c "grep -q '^HTTP/1.1 405' '$T/hhead' && grep -q $'^Allow: POST\r$' '$T/hhead'"
 
 # --- queues ------------------------------------------------------------------------
 req POST /v1/queues '{"name":"team-a","parent":"research","deserved":{"gpu":8},"overQuotaWeight":{"gpu":2}}'
