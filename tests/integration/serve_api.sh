@@ -514,6 +514,17 @@ sys.exit(not (n["h100-012"]["lemon"] is True and n["h100-012"]["incidents"] == 3
 
 # --- restart restores everything -------------------------------------------------------------
 req PUT /v1/queues/persist '{"parent":"product","deserved":{"gpu":2}}'
+req GET /v1/queues
+qorder=$(jfield '[q["name"] for q in j["queues"]]')
+check "GET /v1/queues: each top-level queue by name, then its sub-queues depth first, siblings by name" python3 -c '
+import json, sys
+qs = json.loads(sys.argv[1])["queues"]
+def tree(parent):
+    out = []
+    for q in sorted((q for q in qs if q.get("parent", "") == parent), key=lambda q: q["name"]):
+        out += [q["name"]] + tree(q["name"])
+    return out
+sys.exit(not ([q["name"] for q in qs] == tree("") and "persist" in tree("")))' "$BODY"
 stop_daemon
 if grep -E 'ERROR: AddressSanitizer|runtime error|LeakSanitizer' "$T/daemon.log"; then
 	bad "SIGTERM stops the daemon cleanly (no sanitizer report)"
@@ -525,6 +536,8 @@ start_daemon "$S" "$PORT" || bad "daemon restarts"
 check "... which does not block the next daemon, which takes it" [ "$(cat "$S/lock")" = "$DPID" ]
 req GET /v1/queues/persist
 check "restart: a queue created by API is back" [ "$CODE" = 200 ]
+req GET /v1/queues
+check "restart: GET /v1/queues lists the queues in the same order" [ "$(jfield '[q["name"] for q in j["queues"]]')" = "$qorder" ]
 req GET /v1/reservations/"$mid"
 check "restart: the maintenance window is back" [ "$CODE" = 200 ]
 req POST /v1/cycle
