@@ -482,6 +482,11 @@ check "fairway jobs submit --gpu-fraction 0.5: half of one GPU" \
 	python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))["tasks"][0]; sys.exit(not (t["gpus"] == 1 and t["gpuFraction"] == 0.5))' "$T/half"
 req DELETE /v1/jobs/cli-last
 req DELETE /v1/jobs/cli-half
+"$FW" jobs submit --queue llm --gpus 1 --runtime 1h --checkpoint-interval 1.5m --name cli-dur "${C[@]}" >/dev/null 2>&1
+req GET /v1/jobs/cli-dur
+check "fairway jobs submit --runtime 1h --checkpoint-interval 1.5m: 3600 s and 90 s" \
+	[ "$(jfield 'j["runtime"], j["checkpointInterval"]')" = "3600 90" ]
+req DELETE /v1/jobs/cli-dur
 req POST /v1/jobs '{"name":"real-gpus","queue":"llm","runtime":60.0,"tasks":[{"gpus":1.0,"count":1.0}]}'
 check "the API takes 1.0 as a whole number (201)" [ "$CODE" = 201 -a "$(jfield 'j["tasks"][0]["gpus"]')" = 1 ]
 req DELETE /v1/jobs/real-gpus
@@ -495,6 +500,10 @@ check "fairway queues set changes only the flags given (parent, quota, weight, p
 "$FW" queues set no-such-queue --limit-gpus 8 "${C[@]}" >/dev/null 2>"$T/err"
 check "fairway queues set of an unknown queue: exit 2, says so" bash -c "[ $? -eq 2 ] && grep -q 'no queue named' '$T/err'"
 check "fairway queues --help says set changes only the flags given" bash -c "'$FW' queues --help | grep -q 'changes only'"
+"$FW" queues set cliq --default-runtime 2h --min-runtime 1m --default-checkpoint-interval 1d "${C[@]}" >/dev/null 2>&1
+req GET /v1/queues/cliq
+check "fairway queues set takes durations: --default-runtime 2h --min-runtime 1m --default-checkpoint-interval 1d" \
+	[ "$(jfield 'j["defaultRuntime"], j["minRuntime"], j["defaultCheckpointInterval"]')" = "7200 60 86400" ]
 req DELETE /v1/queues/cliq
 "$FW" plan --server "http://127.0.0.1:$PORT" >"$T/plan" 2>&1
 check "fairway plan --server prints the daemon's plan" grep -q "^WAITING" "$T/plan"
