@@ -684,17 +684,18 @@ static int cmd_reservations(struct opts *o)
 		if (o->json)
 			dump(r);
 		else {
-			size_t i;
-			json_t *x;
+			size_t i, k;
+			json_t *x, *n;
 			printf("%-12s %-12s %-16s %-10s %-10s %s\n", "ID", "KIND", "FOR", "START", "END", "NODES");
 			json_array_foreach(json_object_get(r, "reservations"), i, x) {
 				when(a, sizeof a, json_object_get(x, "start"));
 				when(b, sizeof b, json_object_get(x, "end"));
-				char *nodes = json_dumps(json_object_get(x, "nodes"), JSON_COMPACT);
-				printf("%-12s %-12s %-16s %-10s %-10s %s\n", str(x, "id"), str(x, "kind"),
+				printf("%-12s %-12s %-16s %-10s %-10s ", str(x, "id"), str(x, "kind"),
 				       json_object_get(x, "queue") ? str(x, "queue") : json_object_get(x, "job") ? str(x, "job") : "-",
-				       a, b, nodes ? nodes : "");
-				free(nodes);
+				       a, b);
+				json_array_foreach(json_object_get(x, "nodes"), k, n) /* comma-separated, as --nodes takes them */
+					printf("%s%s", k ? "," : "", json_string_value(n));
+				printf("\n");
 			}
 		}
 		json_decref(r);

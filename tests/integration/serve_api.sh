@@ -487,6 +487,16 @@ req GET /v1/jobs/cli-dur
 check "fairway jobs submit --runtime 1h --checkpoint-interval 1.5m: 3600 s and 90 s" \
 	[ "$(jfield 'j["runtime"], j["checkpointInterval"]')" = "3600 90" ]
 req DELETE /v1/jobs/cli-dur
+"$FW" reservations create --kind maintenance --nodes h100-008,h100-009 --start +100d --end +101d --id cli-rsv \
+	"${C[@]}" >/dev/null 2>&1
+"$FW" reservations "${C[@]}" >"$T/rsv" 2>&1
+check "fairway reservations: NODES comma-separated, as --nodes takes them" grep -q '^cli-rsv .* h100-008,h100-009$' "$T/rsv"
+"$FW" reservations --json "${C[@]}" >"$T/rsvj" 2>&1
+check "fairway reservations --json: nodes still a JSON array" python3 -c '
+import json, sys
+r = [x for x in json.load(open(sys.argv[1]))["reservations"] if x["id"] == "cli-rsv"]
+sys.exit(not (r and r[0]["nodes"] == ["h100-008", "h100-009"]))' "$T/rsvj"
+req DELETE /v1/reservations/cli-rsv
 req POST /v1/jobs '{"name":"real-gpus","queue":"llm","runtime":60.0,"tasks":[{"gpus":1.0,"count":1.0}]}'
 check "the API takes 1.0 as a whole number (201)" [ "$CODE" = 201 -a "$(jfield 'j["tasks"][0]["gpus"]')" = 1 ]
 req DELETE /v1/jobs/real-gpus
