@@ -70,6 +70,14 @@ expect "client-fraction-of-whole-flag" 2 "--gpus 0.5: must be a whole number; fo
 	"$FW" jobs submit --queue q --gpus 0.5
 expect "client-fraction-not-rounded" 2 "--gpus 1.9: must be a whole number" "$FW" jobs submit --queue q --gpus 1.9
 expect "client-fraction-count" 2 "--count 2.5: must be a whole number" "$FW" jobs submit --queue q --gpus 1 --count 2.5
+# seconds flags take the duration syntax of --start +10m (and serve --period)
+expect "client-runtime-not-a-duration" 2 "--runtime 'soon': expected seconds or a DURATION like 90s, 10m, 2h or 1d" \
+	"$FW" jobs submit --queue q --gpus 1 --runtime soon
+expect "client-runtime-fraction-of-a-second" 2 "--runtime 1.5s: must be a whole number of seconds" \
+	"$FW" jobs submit --queue q --gpus 1 --runtime 1.5s
+expect "client-queue-duration-flag" 2 "--default-runtime '2w': expected seconds or a DURATION" \
+	"$FW" queues set q --default-runtime 2w
+expect "client-help-durations" 0 "also take a DURATION: 90s, 10m, 2h, 1d" "$FW" jobs --help
 expect "client-submit-needs-gpus" 2 "--gpus (0 for a job of only --cpu and --memory) is required" "$FW" jobs submit --queue q
 expect "client-bad-gpus" 2 "--bad-gpus '1,x': expected GPU indices" "$FW" nodes health n1 --unhealthy --bad-gpus 1,x
 expect "serve-help-backend-opt" 0 "--backend-opt K=V" "$FW" serve --help

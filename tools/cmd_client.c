@@ -223,6 +223,37 @@ static int set_num(struct opts *o, json_t *obj, const char *key, const char *fl,
 	return 0;
 }
 
+/* "90", "90s", "10m", "2h", "1d" -> seconds (the syntax of --start's
+ * +DURATION); false when v is not one. */
+static bool duration(const char *v, double *secs)
+{
+	char *end;
+	double x = strtod(v, &end);
+	double mul = !*end || !strcmp(end, "s") ? 1 : !strcmp(end, "m") ? 60 : !strcmp(end, "h") ? 3600 : !strcmp(end, "d") ? 86400 : -1;
+
+	if (end == v || mul < 0 || !isfinite(x))
+		return false;
+	*secs = x * mul;
+	return true;
+}
+
+/* A seconds flag (--runtime, --checkpoint-interval, --min-runtime, ...)
+ * into obj[key]: whole seconds, or a duration like 10m; 2 on a bad value. */
+static int set_secs(struct opts *o, json_t *obj, const char *key, const char *fl)
+{
+	const char *v = flag(o, fl);
+	double x;
+
+	if (!v)
+		return 0;
+	if (!duration(v, &x))
+		return fw_cli_usage_error(o->cmd, "%s '%s': expected seconds or a DURATION like 90s, 10m, 2h or 1d", fl, v);
+	if (x != floor(x) || fabs(x) > 9e15)
+		return fw_cli_usage_error(o->cmd, "%s %s: must be a whole number of seconds", fl, v);
+	json_object_set_new(obj, key, json_integer((json_int_t)x));
+	return 0;
+}
+
 /* "+10m", "+2h", "+30s" relative to now, or an absolute Unix time. */
 static int parse_time(struct opts *o, const char *fl, json_t *obj, const char *key)
 {
@@ -288,9 +319,9 @@ static json_t *queue_body(struct opts *o, int *rc)
 		json_object_set_new(q, "parent", json_string(flag(o, "--parent")));
 	if ((*rc = set_num(o, q, "priority", "--priority", true)) || (*rc = set_num(o, des, "gpu", "--deserved-gpus", false)) ||
 	    (*rc = set_num(o, lim, "gpu", "--limit-gpus", false)) || (*rc = set_num(o, w, "gpu", "--weight", false)) ||
-	    (*rc = set_num(o, q, "minRuntime", "--min-runtime", true)) ||
-	    (*rc = set_num(o, q, "defaultRuntime", "--default-runtime", true)) ||
-	    (*rc = set_num(o, q, "defaultCheckpointInterval", "--default-checkpoint-interval", true))) {
+	    (*rc = set_secs(o, q, "minRuntime", "--min-runtime")) ||
+	    (*rc = set_secs(o, q, "defaultRuntime", "--default-runtime")) ||
+	    (*rc = set_secs(o, q, "defaultCheckpointInterval", "--default-checkpoint-interval"))) {
 		json_decref(q), json_decref(des), json_decref(lim), json_decref(w);
 		return NULL;
 	}
@@ -493,8 +524,8 @@ static json_t *job_body(struct opts *o, int *rc)
 		json_object_set_new(j, "user", json_string(flag(o, "--user")));
 	if (flag(o, "--required-level"))
 		json_object_set_new(j, "requiredLevel", json_string(flag(o, "--required-level")));
-	if ((*rc = set_num(o, j, "runtime", "--runtime", true)) || (*rc = set_num(o, j, "priority", "--priority", true)) ||
-	    (*rc = set_num(o, j, "checkpointInterval", "--checkpoint-interval", true)) ||
+	if ((*rc = set_secs(o, j, "runtime", "--runtime")) || (*rc = set_num(o, j, "priority", "--priority", true)) ||
+	    (*rc = set_secs(o, j, "checkpointInterval", "--checkpoint-interval")) ||
 	    (*rc = set_num(o, j, "exitCode", "--exit-code", true)) ||
 	    (*rc = set_num(o, t, "count", "--count", true)) || (*rc = set_num(o, t, "gpus", "--gpus", true)) ||
 	    (*rc = set_num(o, t, "gpuFraction", "--gpu-fraction", false)) ||
@@ -653,17 +684,18 @@ static int cmd_reservations(struct opts *o)
 		if (o->json)
 			dump(r);
 		else {
-			size_t i;
-			json_t *x;
+			size_t i, k;
+			json_t *x, *n;
 			printf("%-12s %-12s %-16s %-10s %-10s %s\n", "ID", "KIND", "FOR", "START", "END", "NODES");
 			json_array_foreach(json_object_get(r, "reservations"), i, x) {
 				when(a, sizeof a, json_object_get(x, "start"));
 				when(b, sizeof b, json_object_get(x, "end"));
-				char *nodes = json_dumps(json_object_get(x, "nodes"), JSON_COMPACT);
-				printf("%-12s %-12s %-16s %-10s %-10s %s\n", str(x, "id"), str(x, "kind"),
+				printf("%-12s %-12s %-16s %-10s %-10s ", str(x, "id"), str(x, "kind"),
 				       json_object_get(x, "queue") ? str(x, "queue") : json_object_get(x, "job") ? str(x, "job") : "-",
-				       a, b, nodes ? nodes : "");
-				free(nodes);
+				       a, b);
+				json_array_foreach(json_object_get(x, "nodes"), k, n) /* comma-separated, as --nodes takes them */
+					printf("%s%s", k ? "," : "", json_string_value(n));
+				printf("\n");
 			}
 		}
 		json_decref(r);
@@ -847,7 +879,9 @@ static const char client_usage[] =
 	"  --token-file FILE  default $FAIRWAY_TOKEN_FILE or fairway-state/token\n"
 	"  --json             print JSON\n"
 	"A flag given twice: the last one counts.  Whole-number flags (--gpus,\n"
-	"--count, --memory, --priority, ...) refuse fractions.\n"
+	"--count, --memory, --priority, ...) refuse fractions.  Seconds flags\n"
+	"(--runtime, --checkpoint-interval, --min-runtime, --default-runtime,\n"
+	"--default-checkpoint-interval) also take a DURATION: 90s, 10m, 2h, 1d.\n"
 	"\n"
 	"queues set NAME:     --parent P --deserved-gpus N --limit-gpus N --weight W\n"
 	"                     --priority P --min-runtime S   (or --file patch.json)\n"
@@ -872,7 +906,7 @@ static const char client_usage[] =
 	"                     [--queue Q | --job J] [--reason TEXT]\n"
 	"\n"
 	"examples:\n"
-	"  fairway jobs submit --queue llm --gpus 8 --count 2 --runtime 3600\n"
+	"  fairway jobs submit --queue llm --gpus 8 --count 2 --runtime 1h\n"
 	"  fairway jobs why job-7\n"
 	"  fairway reservations create --kind maintenance --nodes h100-000,h100-001 --start +1h --end +3h --reason 'BIOS update'\n"
 	"  fairway nodes health h100-003 --unhealthy --reason 'XID 79' --bad-gpus 5\n";

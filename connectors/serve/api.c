@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "history.h"
@@ -985,17 +986,22 @@ static bool match(const char *pat, const char *path, char *name)
 	return !*pat && !*path;
 }
 
-/* "Bearer <tok>"?  Constant time in the token's bytes; an empty token
- * (none loaded) matches nothing. */
+/* "Bearer <tok>"?  The scheme in any case and one or more spaces after
+ * it (RFC 7235: "bearer", "BEARER" are the same scheme).  Constant time
+ * in the token's bytes; an empty token (none loaded) matches nothing. */
 static bool token_is(const char *tok, const char *auth)
 {
 	size_t n = strlen(tok);
 	unsigned diff = 0;
 
-	if (!n || !auth || strncmp(auth, "Bearer ", 7) || strlen(auth + 7) != n)
+	if (!n || !auth || strncasecmp(auth, "Bearer ", 7))
+		return false;
+	for (auth += 7; *auth == ' ';)
+		auth++;
+	if (strlen(auth) != n)
 		return false;
 	for (size_t i = 0; i < n; i++)
-		diff |= (unsigned)(auth[7 + i] ^ tok[i]);
+		diff |= (unsigned)(auth[i] ^ tok[i]);
 	return diff == 0;
 }
 
@@ -1016,16 +1022,36 @@ static bool allowed(struct ctx *c, enum auth need)
 		fail(c, 403, "EPERM", "Authorization",
 		     "the agent token may only report node health (POST /v1/nodes/{name}/health); this endpoint "
 		     "needs the token from the daemon's --token-file");
-	else
+	else {
 		fail(c, 401, "EACCES", "Authorization",
 		     "this endpoint changes state: send 'Authorization: Bearer <token>' with the token from "
 		     "the daemon's --token-file");
+		c->rs->challenge = true;
+	}
 	return false;
+}
+
+/* The methods the routes of path take, for a 405's Allow header: in
+ * route-table order, and HEAD after GET (fw_api_handle answers it). */
+static void allow_list(const char *path, char *buf, size_t n)
+{
+	char name[FW_NAME_MAX];
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < NROUTES && at < n; i++) {
+		if (!match(routes[i].path, path, name))
+			continue;
+		at += (size_t)snprintf(buf + at, n - at, "%s%s%s", at ? ", " : "", routes[i].method,
+				       strcmp(routes[i].method, "GET") ? "" : ", HEAD");
+	}
 }
 
 void fw_api_handle(struct fw_serve *d, const struct fw_api_req *rq, struct fw_api_resp *rs)
 {
 	struct ctx c = { d, rq, rs, "", NULL, NULL };
+	/* HEAD is GET without the body, which libmicrohttpd leaves out */
+	const char *method = strcmp(rq->method, "HEAD") ? rq->method : "GET";
 	bool path_known = false;
 
 	memset(rs, 0, sizeof *rs);
@@ -1035,15 +1061,16 @@ void fw_api_handle(struct fw_serve *d, const struct fw_api_req *rq, struct fw_ap
 		if (!match(routes[i].path, rq->path, c.name))
 			continue;
 		path_known = true;
-		if (strcmp(routes[i].method, rq->method))
+		if (strcmp(routes[i].method, method))
 			continue;
 		if (allowed(&c, routes[i].auth))
 			routes[i].fn(&c);
 		goto done;
 	}
-	if (path_known)
+	if (path_known) {
 		fail(&c, 405, "EMETHOD", "method", "%s is not allowed on %s", rq->method, rq->path);
-	else
+		allow_list(rq->path, rs->allow, sizeof rs->allow);
+	} else
 		fail(&c, 404, "ENOROUTE", "path", "no such endpoint: %s (see docs/openapi.yaml)", rq->path);
 done:
 	if (rs->status >= 400)

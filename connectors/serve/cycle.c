@@ -48,6 +48,7 @@
 #include <time.h>
 
 #include "history.h"
+#include "reason.h"
 #include "serve_int.h"
 
 json_t *fw_serve_build_view(const struct fw_snapshot *s, const struct fw_plan *p,
@@ -460,8 +461,8 @@ static const struct fw_reservation *window_of(const struct taken *t, const char 
 
 /* A drain for a maintenance window (w; NULL: the node is draining for
  * another reason, the fleet's config) says which window: the text is the
- * backend's drain reason (Slurm: "fairway: <why>"), and the core's names
- * only the node's index and "unhealthy or draining". */
+ * backend's drain reason (Slurm: "fairway: <why>"), and the core's says
+ * only "node X is unhealthy or draining". */
 static void window_why(struct fw_backend_action *a, const struct fw_reservation *w)
 {
 	if (!w)
@@ -514,7 +515,7 @@ static int add_actions(struct actlist *l, const struct fw_snapshot *s, const str
 		}
 		a->nplacements = dc->alloc_count;
 		a->placements = pl;
-		fw_reason_format(dc->reason, dc->a, dc->b, a->why, sizeof a->why);
+		fw_serve_reason_text(s, dc->reason, dc->a, dc->b, a->why, sizeof a->why); /* s: the indices' */
 		if (dc->kind == FW_DECIDE_EVICT) {
 			a->checkpoint_s = fw_job_checkpoint(s, &s->jobs[dc->job]);
 			lost_why(a, s, &s->jobs[dc->job]);

@@ -79,9 +79,32 @@ int fw_serve_node_index(const struct fw_serve *d, const char *node)
 	return fw_snapshot_find_node(d->fleet, node);
 }
 
-/* Parents before children (the core expects a queue's parent at a lower
- * index), otherwise stable.  Queues caught in a parent cycle go last, in
- * their order, for validation to name. */
+static int by_name(const void *x, const void *y)
+{
+	return strcmp(((const struct fw_queue_spec *)x)->name, ((const struct fw_queue_spec *)y)->name);
+}
+
+/* The sub-queues of parent ("" for the top level), each followed by its
+ * own, depth first; q is in name order, so siblings are too. */
+static void put_children(const struct fw_queue_spec *q, int32_t n, const char *parent, bool *done,
+			 struct fw_queue_spec *out, int32_t *k)
+{
+	for (int32_t i = 0; i < n; i++) {
+		if (done[i] || strcmp(q[i].parent, parent))
+			continue;
+		out[(*k)++] = q[i];
+		done[i] = true;
+		put_children(q, n, q[i].name, done, out, k);
+	}
+}
+
+/* Tree order: each top-level queue by name, followed by its sub-queues
+ * (depth first, siblings by name).  Parents come before children (the
+ * core expects a queue's parent at a lower index), and the order depends
+ * only on the names and parents, never on the order queues were created
+ * or read back from the store: GET /v1/queues lists the same before and
+ * after a restart.  Queues caught in a parent cycle, or under an unknown
+ * parent, go last, by name, for validation to name. */
 int fw_serve_queue_order(struct fw_queue_spec *q, int32_t n)
 {
 	struct fw_queue_spec *out = calloc((size_t)n + 1, sizeof *out);
@@ -93,18 +116,9 @@ int fw_serve_queue_order(struct fw_queue_spec *q, int32_t n)
 		free(done);
 		return FW_ENOMEM;
 	}
-	for (bool progress = true; progress;) {
-		progress = false;
-		for (int32_t i = 0; i < n; i++) {
-			bool ready = !q[i].parent[0];
-			for (int32_t p = 0; !ready && p < n; p++)
-				ready = done[p] && !strcmp(q[p].name, q[i].parent);
-			if (done[i] || !ready)
-				continue;
-			out[k++] = q[i];
-			done[i] = progress = true;
-		}
-	}
+	if (n > 1)
+		qsort(q, (size_t)n, sizeof *q, by_name);
+	put_children(q, n, "", done, out, &k);
 	for (int32_t i = 0; i < n; i++)
 		if (!done[i])
 			out[k++] = q[i];

@@ -4,7 +4,8 @@
  * MHD runs its own thread pool (internal polling, epoll where available).
  * A request's body is gathered into a per-connection buffer capped at
  * FW_API_MAX_BODY (larger bodies get 413 before any of it is parsed);
- * then fw_api_handle() answers it.
+ * then fw_api_handle() answers it.  A HEAD request is answered as its GET
+ * (api.c); MHD sends the headers of that answer and leaves out its body.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -28,7 +29,10 @@ struct conn {
 	bool too_big;
 };
 
-static enum MHD_Result send_resp(struct MHD_Connection *con, unsigned status, const char *type, char *body)
+/* rs (NULL for an answer of http.c's own) adds the headers the API asks
+ * for: the 401 challenge (RFC 6750) and the 405 Allow list (RFC 9110). */
+static enum MHD_Result send_resp(struct MHD_Connection *con, unsigned status, const char *type, char *body,
+				 const struct fw_api_resp *rs)
 {
 	struct MHD_Response *r = body ? MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE)
 				      : MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
@@ -39,6 +43,10 @@ static enum MHD_Result send_resp(struct MHD_Connection *con, unsigned status, co
 		return MHD_NO;
 	}
 	MHD_add_response_header(r, "Content-Type", type ? type : "application/json");
+	if (rs && rs->challenge)
+		MHD_add_response_header(r, "WWW-Authenticate", "Bearer realm=\"fairway\"");
+	if (rs && rs->allow[0])
+		MHD_add_response_header(r, "Allow", rs->allow);
 	ret = MHD_queue_response(con, status, r);
 	MHD_destroy_response(r);
 	return ret;
@@ -90,7 +98,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con, const c
 	if (c->too_big)
 		return send_resp(con, 413, NULL,
 				 strdup("{\"error\":{\"status\":413,\"code\":\"ERANGE\",\"field\":\"body\","
-					"\"message\":\"the request body is larger than 1 MiB\"}}"));
+					"\"message\":\"the request body is larger than 1 MiB\"}}"),
+				 NULL);
 	memset(&rq, 0, sizeof rq);
 	rq.method = method;
 	rq.path = url;
@@ -100,7 +109,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con, const c
 	rq.body = c->buf;
 	rq.body_len = c->len;
 	fw_api_handle(h->d, &rq, &rs);
-	return send_resp(con, rs.status, rs.content_type, rs.body);
+	return send_resp(con, rs.status, rs.content_type, rs.body, &rs);
 }
 
 static void on_done(void *cls, struct MHD_Connection *con, void **con_cls, enum MHD_RequestTerminationCode why)

@@ -98,6 +98,9 @@ struct fw_api_resp {
 	unsigned status;
 	char *body;                          /* malloc'd */
 	const char *content_type;
+	bool challenge;                      /* 401: WWW-Authenticate: Bearer */
+	char allow[64];                      /* 405: the path's methods, for
+					      * Allow ("" otherwise) */
 };
 void fw_api_handle(struct fw_serve *d, const struct fw_api_req *rq, struct fw_api_resp *rs);
 

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "history.h"
+#include "reason.h"
 #include "serve_int.h"
 
 static const char *outcome(int st)
@@ -76,18 +77,19 @@ static json_t *job_nodes(const struct fw_snapshot *s, const struct fw_job *j)
 	return a;
 }
 
-static void pending_fields(json_t *o, const struct fw_pending *pe)
+/* The texts name what the indices stand for in s (reason.h). */
+static void pending_fields(json_t *o, const struct fw_snapshot *s, const struct fw_pending *pe)
 {
 	char buf[512];
 
-	fw_reason_format(pe->reason, pe->a, pe->b, buf, sizeof buf);
+	fw_serve_reason_text(s, pe->reason, pe->a, pe->b, buf, sizeof buf);
 	json_object_set_new(o, "reason", json_string(fw_reason_name(pe->reason)));
 	json_object_set_new(o, "reasonText", json_string(buf));
 	json_object_set_new(o, "ahead", json_integer(pe->ahead));
 	if (pe->reason == FW_REASON_HAS_RESERVATION)
 		json_object_set_new(o, "reservedAt", json_integer(pe->a));
 	if (pe->expected_start == FW_TIME_UNKNOWN) {
-		fw_reason_format(pe->unknown_why, pe->why_a, pe->why_b, buf, sizeof buf);
+		fw_serve_reason_text(s, pe->unknown_why, pe->why_a, pe->why_b, buf, sizeof buf);
 		json_object_set_new(o, "expectedStart", json_null());
 		json_object_set_new(o, "unknownWhy", json_string(fw_reason_name(pe->unknown_why)));
 		json_object_set_new(o, "unknownWhyText", json_string(buf));
@@ -135,7 +137,7 @@ static json_t *job_json(const struct fw_snapshot *s, const struct fw_plan *p, in
 	}
 	json_object_set_new(o, "state", json_string("pending"));
 	if ((pe = fw_plan_pending_for(p, i)))
-		pending_fields(o, pe);
+		pending_fields(o, s, pe);
 	return o;
 }
 

@@ -93,6 +93,22 @@ req GET /v1/nope
 check "unknown path: 404 ENOROUTE" [ "$CODE" = 404 -a "$(jfield 'j["error"]["code"]')" = ENOROUTE ]
 req PATCH /v1/queues
 check "wrong method: 405" [ "$CODE" = 405 ]
+curl -s -o /dev/null -D "$T/h405" -X PATCH "http://127.0.0.1:$PORT/v1/queues"
+check "a 405 names the path's methods: Allow: GET, HEAD, POST" grep -q $'^Allow: GET, HEAD, POST\r$' "$T/h405"
+curl -s -o /dev/null -D "$T/h401" -X POST "http://127.0.0.1:$PORT/v1/queues"
+check "a 401 names the scheme: WWW-Authenticate: Bearer realm=\"fairway\"" \
+	grep -q $'^WWW-Authenticate: Bearer realm="fairway"\r$' "$T/h401"
+for scheme in bearer BEARER 'Bearer  '; do
+	CODE=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H "Authorization: $scheme $TOKEN" \
+		"http://127.0.0.1:$PORT/v1/cycle")
+	check "the auth scheme in any case, then spaces (RFC 7235): '$scheme <token>' is accepted (200)" [ "$CODE" = 200 ]
+done
+curl -s -I "http://127.0.0.1:$PORT/v1/health" >"$T/hhead"
+check "HEAD on a GET route: 200 with the GET's headers" \
+	bash -c "grep -q '^HTTP/1.1 200' '$T/hhead' && grep -q '^Content-Type: application/json' '$T/hhead'"
+curl -s -I "http://127.0.0.1:$PORT/v1/cycle" >"$T/hhead"
+check "HEAD on a POST-only route: 405, Allow: POST" \
+	bash -c "grep -q '^HTTP/1.1 405' '$T/hhead' && grep -q $'^Allow: POST\r$' '$T/hhead'"
 
 # --- queues ------------------------------------------------------------------------
 req POST /v1/queues '{"name":"team-a","parent":"research","deserved":{"gpu":8},"overQuotaWeight":{"gpu":2}}'
@@ -257,6 +273,9 @@ check "the node in maintenance is not schedulable, and draining" [ "$(jfield 'j[
 decisions_for h100-014 >"$T/dec14"
 check "the open window drained its node in the backend, jobs left to finish, the window named" \
 	grep -qx "drain drain_finish | drain: maintenance window $mid (BIOS); nothing new lands and its [0-9]* running jobs may finish" "$T/dec14"
+decisions_for h100-015 >"$T/dec15"
+check "the unhealthy node's drain names the node, not its index" \
+	grep -qx 'drain drain_requeue | drain: node "h100-015" is unhealthy; its [0-9]* running jobs are evicted and requeued' "$T/dec15"
 req POST /v1/jobs '{"name":"other-a100","queue":"vision","runtime":600,"tasks":[{"gpus":8,"gpuModel":"A100"}]}'
 req POST /v1/jobs '{"name":"rsv-job","queue":"ranking","runtime":600,"tasks":[{"gpus":8,"gpuModel":"A100"}]}'
 req POST /v1/cycle
@@ -463,6 +482,21 @@ check "fairway jobs submit --gpu-fraction 0.5: half of one GPU" \
 	python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))["tasks"][0]; sys.exit(not (t["gpus"] == 1 and t["gpuFraction"] == 0.5))' "$T/half"
 req DELETE /v1/jobs/cli-last
 req DELETE /v1/jobs/cli-half
+"$FW" jobs submit --queue llm --gpus 1 --runtime 1h --checkpoint-interval 1.5m --name cli-dur "${C[@]}" >/dev/null 2>&1
+req GET /v1/jobs/cli-dur
+check "fairway jobs submit --runtime 1h --checkpoint-interval 1.5m: 3600 s and 90 s" \
+	[ "$(jfield 'j["runtime"], j["checkpointInterval"]')" = "3600 90" ]
+req DELETE /v1/jobs/cli-dur
+"$FW" reservations create --kind maintenance --nodes h100-008,h100-009 --start +100d --end +101d --id cli-rsv \
+	"${C[@]}" >/dev/null 2>&1
+"$FW" reservations "${C[@]}" >"$T/rsv" 2>&1
+check "fairway reservations: NODES comma-separated, as --nodes takes them" grep -q '^cli-rsv .* h100-008,h100-009$' "$T/rsv"
+"$FW" reservations --json "${C[@]}" >"$T/rsvj" 2>&1
+check "fairway reservations --json: nodes still a JSON array" python3 -c '
+import json, sys
+r = [x for x in json.load(open(sys.argv[1]))["reservations"] if x["id"] == "cli-rsv"]
+sys.exit(not (r and r[0]["nodes"] == ["h100-008", "h100-009"]))' "$T/rsvj"
+req DELETE /v1/reservations/cli-rsv
 req POST /v1/jobs '{"name":"real-gpus","queue":"llm","runtime":60.0,"tasks":[{"gpus":1.0,"count":1.0}]}'
 check "the API takes 1.0 as a whole number (201)" [ "$CODE" = 201 -a "$(jfield 'j["tasks"][0]["gpus"]')" = 1 ]
 req DELETE /v1/jobs/real-gpus
@@ -476,6 +510,10 @@ check "fairway queues set changes only the flags given (parent, quota, weight, p
 "$FW" queues set no-such-queue --limit-gpus 8 "${C[@]}" >/dev/null 2>"$T/err"
 check "fairway queues set of an unknown queue: exit 2, says so" bash -c "[ $? -eq 2 ] && grep -q 'no queue named' '$T/err'"
 check "fairway queues --help says set changes only the flags given" bash -c "'$FW' queues --help | grep -q 'changes only'"
+"$FW" queues set cliq --default-runtime 2h --min-runtime 1m --default-checkpoint-interval 1d "${C[@]}" >/dev/null 2>&1
+req GET /v1/queues/cliq
+check "fairway queues set takes durations: --default-runtime 2h --min-runtime 1m --default-checkpoint-interval 1d" \
+	[ "$(jfield 'j["defaultRuntime"], j["minRuntime"], j["defaultCheckpointInterval"]')" = "7200 60 86400" ]
 req DELETE /v1/queues/cliq
 "$FW" plan --server "http://127.0.0.1:$PORT" >"$T/plan" 2>&1
 check "fairway plan --server prints the daemon's plan" grep -q "^WAITING" "$T/plan"
@@ -495,6 +533,17 @@ sys.exit(not (n["h100-012"]["lemon"] is True and n["h100-012"]["incidents"] == 3
 
 # --- restart restores everything -------------------------------------------------------------
 req PUT /v1/queues/persist '{"parent":"product","deserved":{"gpu":2}}'
+req GET /v1/queues
+qorder=$(jfield '[q["name"] for q in j["queues"]]')
+check "GET /v1/queues: each top-level queue by name, then its sub-queues depth first, siblings by name" python3 -c '
+import json, sys
+qs = json.loads(sys.argv[1])["queues"]
+def tree(parent):
+    out = []
+    for q in sorted((q for q in qs if q.get("parent", "") == parent), key=lambda q: q["name"]):
+        out += [q["name"]] + tree(q["name"])
+    return out
+sys.exit(not ([q["name"] for q in qs] == tree("") and "persist" in tree("")))' "$BODY"
 stop_daemon
 if grep -E 'ERROR: AddressSanitizer|runtime error|LeakSanitizer' "$T/daemon.log"; then
 	bad "SIGTERM stops the daemon cleanly (no sanitizer report)"
@@ -506,6 +555,8 @@ start_daemon "$S" "$PORT" || bad "daemon restarts"
 check "... which does not block the next daemon, which takes it" [ "$(cat "$S/lock")" = "$DPID" ]
 req GET /v1/queues/persist
 check "restart: a queue created by API is back" [ "$CODE" = 200 ]
+req GET /v1/queues
+check "restart: GET /v1/queues lists the queues in the same order" [ "$(jfield '[q["name"] for q in j["queues"]]')" = "$qorder" ]
 req GET /v1/reservations/"$mid"
 check "restart: the maintenance window is back" [ "$CODE" = 200 ]
 req POST /v1/cycle
@@ -617,11 +668,41 @@ import json, re, sys
 texts = [d["text"] for b in sys.argv[1:] for d in json.loads(b).get("decisions", []) if d["kind"] == "evict"]
 assert len(texts) == 1, texts
 assert re.search(r"; it loses [0-9]+ s of work since its last checkpoint$", texts[0]), texts' "$A1" "$A2"
+check "... and names the job that takes its GPUs and that job's queue, not their indices" python3 -c '
+import json, sys
+texts = [d["text"] for b in sys.argv[1:] for d in json.loads(b).get("decisions", []) if d["kind"] == "evict"]
+want = "evicted: its queue is above its fair share and job \"b1\" of the starving queue \"b\" takes its GPUs; "
+assert texts and texts[0].startswith(want), texts' "$A1" "$A2"
 "$FW" queues set b --deserved-gpus 4 --default-runtime 900 --default-checkpoint-interval 300 \
 	--server "http://127.0.0.1:$PORT" --token-file "$S/token" >/dev/null 2>&1
 req GET /v1/queues/b
 check "fairway queues set --default-runtime/--default-checkpoint-interval" \
 	[ "$(jfield 'j["defaultRuntime"], j["defaultCheckpointInterval"]')" = "900 300" ]
+stop_daemon
+
+# --- strict order (--policy fifo): a waiting job's reason names the job it waits
+# behind, and a start says its GPUs, without the core's indices ---------------------------
+cat >"$T/fifo.yaml" <<'EOF2'
+now: 0
+nodes:
+  - {name: solo, gpus: 8, cpu: 64, memory: 512Gi}
+queues:
+  - name: q
+    resources: {gpu: {quota: 8}}
+EOF2
+S=$T/state-fifo
+start_daemon "$S" "$PORT" --config "$T/fifo.yaml" --policy fifo || bad "daemon starts with --policy fifo"
+TOKEN=$(cat "$S/token")
+req POST /v1/jobs '{"name":"forever","queue":"q","tasks":[{"gpus":4}]}'
+req POST /v1/jobs '{"name":"whole","queue":"q","runtime":60,"tasks":[{"gpus":8}]}'
+req POST /v1/jobs '{"name":"small","queue":"q","runtime":60,"tasks":[{"gpus":2}]}'
+job_is "fifo: the small job waits behind the whole-node one, named" small \
+	'j["reason"] == "head_of_line" and j["reasonText"].startswith("blocked behind job \"whole\" (strict order;") and j["unknownWhyText"].startswith("blocked behind job \"whole\"")'
+req GET /v1/plan
+check "fifo: /v1/plan's waiting texts carry no index" [ "$(jfield 'any("#" in p.get("reasonText", "") + p.get("unknownWhyText", "") for p in j["pending"])')" = False ]
+req GET /v1/jobs/forever
+check "a start's text says its GPUs (the core's unset second argument left out)" \
+	[ "$(jfield '[d["text"] for d in j["decisions"] if d["kind"] == "start"]')" = "['started: 4 GPUs']" ]
 stop_daemon
 
 # --- a fleet change: jobs on nodes the config dropped are requeued; a store the

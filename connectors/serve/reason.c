@@ -1,0 +1,123 @@
+/*
+ * reason.c — plan reasons in words, with names (reason.h).
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "reason.h"
+
+static const char *job_name(const struct fw_snapshot *s, int64_t i)
+{
+	return i >= 0 && i < s->njobs ? s->jobs[i].name : NULL;
+}
+
+static const char *queue_name(const struct fw_snapshot *s, int64_t i)
+{
+	return i >= 0 && i < s->nqueues ? s->queues[i].name : NULL;
+}
+
+static const char *node_name(const struct fw_snapshot *s, int64_t i)
+{
+	return i >= 0 && i < s->nnodes ? s->nodes[i].name : NULL;
+}
+
+/* x with 3 decimals at most and no trailing zeros: "800000", "0.5". */
+static void amount(double x, char *buf, size_t n)
+{
+	char *dot, *end;
+
+	snprintf(buf, n, "%.3f", x);
+	if (!(dot = strchr(buf, '.')))
+		return;
+	end = buf + strlen(buf);
+	while (end > dot && (end[-1] == '0' || end[-1] == '.'))
+		*--end = '\0';
+}
+
+/* The core's over-quota sentence (lib/plan.c), the amount in full. */
+static void over_quota(int64_t a, int64_t b, char *buf, size_t n)
+{
+	static const char *const what[] = { "GPU", "CPU", "memory" };
+	static const double scale[] = { 1000.0, 1000.0, 1024.0 };
+	static const char *const unit[] = { "GPUs", "cores", "GiB" };
+	int k = b >= 0 && b < FW_RES_COUNT ? (int)b : 0;
+	char x[48];
+
+	amount((double)a / scale[k], x, sizeof x);
+	snprintf(buf, n, "over quota: starting it would put its queue (or a parent queue) %s %s over its %s limit", x,
+		 unit[k], what[k]);
+}
+
+/* The reasons whose a is a node; false when it is out of range. */
+static bool node_text(const struct fw_snapshot *s, enum fw_reason r, int64_t a, int64_t b, char *buf, size_t n)
+{
+	const char *node = node_name(s, a);
+	long long k = (long long)b;
+
+	if (!node)
+		return false;
+	if (r == FW_REASON_DRAIN_REQUEUE)
+		snprintf(buf, n, "drain: node \"%s\" is unhealthy; its %lld running jobs are evicted and requeued", node, k);
+	else if (r == FW_REASON_DRAIN_FINISH)
+		snprintf(buf, n, "drain: node \"%s\" is unhealthy or draining; nothing new lands and its %lld running jobs "
+				 "may finish", node, k);
+	else
+		snprintf(buf, n, "evicted: node \"%s\" it runs on is unhealthy and drained; the job is requeued (%lld of "
+				 "its tasks were there)", node, k);
+	return true;
+}
+
+/* The reasons whose a is a job (and b, for evictions, its queue); false
+ * when an index is out of range. */
+static bool job_text(const struct fw_snapshot *s, enum fw_reason r, int64_t a, int64_t b, char *buf, size_t n)
+{
+	const char *job = job_name(s, a), *queue = queue_name(s, b);
+
+	if (!job || (!queue && r != FW_REASON_RESERVED && r != FW_REASON_HEAD_OF_LINE))
+		return false;
+	if (r == FW_REASON_RECLAIMED)
+		snprintf(buf, n, "evicted: its queue is above its fair share and job \"%s\" of the starving queue \"%s\" "
+				 "takes its GPUs", job, queue);
+	else if (r == FW_REASON_PREEMPTED)
+		snprintf(buf, n, "evicted: job \"%s\" of higher priority in the same queue (\"%s\") takes its GPUs", job,
+			 queue);
+	else if (r == FW_REASON_MOVED)
+		snprintf(buf, n, "moved: evicted and restarted on other nodes in this plan, to free a domain for gang job "
+				 "\"%s\" (queue \"%s\")", job, queue);
+	else if (r == FW_REASON_RESERVED)
+		snprintf(buf, n, "it fits now but would delay the reservation of job \"%s\" (due at t=%lld); it waits "
+				 "rather than push a reserved job back", job, (long long)b);
+	else
+		snprintf(buf, n, "blocked behind job \"%s\" (strict order; %lld jobs ahead in its line)", job, (long long)b);
+	return true;
+}
+
+char *fw_serve_reason_text(const struct fw_snapshot *s, enum fw_reason r, int64_t a, int64_t b, char *buf, size_t n)
+{
+	switch (r) {
+	case FW_REASON_STARTED:
+		snprintf(buf, n, "started: %lld GPUs", (long long)a);
+		return buf;
+	case FW_REASON_OVER_QUOTA:
+		over_quota(a, b, buf, n);
+		return buf;
+	case FW_REASON_DRAIN_REQUEUE:
+	case FW_REASON_DRAIN_FINISH:
+	case FW_REASON_DRAINED:
+		if (node_text(s, r, a, b, buf, n))
+			return buf;
+		break;
+	case FW_REASON_RECLAIMED:
+	case FW_REASON_PREEMPTED:
+	case FW_REASON_MOVED:
+	case FW_REASON_RESERVED:
+	case FW_REASON_HEAD_OF_LINE:
+		if (job_text(s, r, a, b, buf, n))
+			return buf;
+		break;
+	default:
+		break;
+	}
+	return fw_reason_format(r, a, b, buf, n);
+}

@@ -1,0 +1,43 @@
+/*
+ * reason.h — a plan reason in words, with names instead of indices.
+ *
+ * The core renders a reason with its two int64 arguments as they are
+ * (plan.h FW_REASON_MAP, fw_reason_format): where an argument is an index
+ * into the snapshot the cycle ran on, the text says "job #12", "queue #3"
+ * or "node #0", which an API user cannot map to anything: the indices
+ * live only as long as that snapshot.  The daemon renders its texts (the
+ * decision log, /v1/plan, /v1/jobs) here instead, while the snapshot is
+ * still at hand (cycle.c add_actions, view.c), so the indices become the
+ * names they stand for.  Which argument is which, by how lib/ fills them:
+ *
+ *   RECLAIMED, PREEMPTED, MOVED  a = the job the eviction makes room for,
+ *                                b = its queue (lib/preempt.c record_evict)
+ *   RESERVED                     a = the reserved job it would delay,
+ *                                b = that reservation's time (allocate.c)
+ *   HEAD_OF_LINE                 a = the job it waits behind, b = a count
+ *   DRAIN_REQUEUE, DRAIN_FINISH,
+ *   DRAINED                      a = the node, b = a count (lib/drain.c)
+ *   STARTED                      a = the job's GPUs; b is never set (0),
+ *                                so it is left out
+ *   OVER_QUOTA                   a = the excess in the resource's own
+ *                                unit, b = the resource; the amount is
+ *                                written in full (the core's text rounds
+ *                                it to 3 significant digits: "8e+05")
+ *
+ * Every other reason, and an index out of range, reads as the core's text.
+ * Names are quoted: `job "train-7" of the starving queue "llm"`.
+ */
+#ifndef FAIRWAY_SERVE_REASON_H
+#define FAIRWAY_SERVE_REASON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fairway/fairway.h"
+
+/* Render reason r with its arguments a, b, the indices among them looked
+ * up in s (the snapshot the plan was made for); returns buf. */
+char *fw_serve_reason_text(const struct fw_snapshot *s, enum fw_reason r, int64_t a, int64_t b, char *buf,
+			   size_t n);
+
+#endif

@@ -1,0 +1,128 @@
+/*
+ * test_serve_reason.c — the daemon's reason texts (connectors/serve/
+ * reason.c): the indices a reason carries become the names of the jobs,
+ * queues and nodes of the snapshot; every other reason reads as the
+ * core's text; an over-quota amount is written in full.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "../harness.h"
+#include "builder.h"
+#include "reason.h"
+
+/* nodes n0 n1; queues root, llm (under root), cv; jobs train-7 (llm),
+ * eval-1 (cv). */
+static struct fw_snapshot *world(void)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+
+	tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
+	tb_node(s, "h100-014", 8, NULL, NULL, NULL, NULL);
+	tb_queue(s, "root", -1, 16, -1, 1);
+	tb_queue(s, "llm", 0, 8, -1, 1);
+	tb_queue(s, "cv", 0, 8, 4, 1);
+	tb_job(s, "train-7", 1, 2, 8, 1000, 0);
+	tb_job(s, "eval-1", 2, 1, 1, 1000, 0);
+	return s;
+}
+
+static const char *text(const struct fw_snapshot *s, enum fw_reason r, int64_t a, int64_t b)
+{
+	static char buf[512];
+	return fw_serve_reason_text(s, r, a, b, buf, sizeof buf);
+}
+
+TEST(evictions_name_the_job_and_its_queue)
+{
+	struct fw_snapshot *s = world();
+
+	ASSERT_STR_EQ(text(s, FW_REASON_RECLAIMED, 0, 1),
+		      "evicted: its queue is above its fair share and job \"train-7\" of the starving queue \"llm\" "
+		      "takes its GPUs");
+	ASSERT_STR_EQ(text(s, FW_REASON_PREEMPTED, 1, 2),
+		      "evicted: job \"eval-1\" of higher priority in the same queue (\"cv\") takes its GPUs");
+	ASSERT_STR_EQ(text(s, FW_REASON_MOVED, 0, 1),
+		      "moved: evicted and restarted on other nodes in this plan, to free a domain for gang job "
+		      "\"train-7\" (queue \"llm\")");
+	fw_snapshot_free(s);
+}
+
+TEST(waiting_reasons_name_the_job_ahead)
+{
+	struct fw_snapshot *s = world();
+
+	ASSERT_STR_EQ(text(s, FW_REASON_RESERVED, 1, 1700000000),
+		      "it fits now but would delay the reservation of job \"eval-1\" (due at t=1700000000); it waits "
+		      "rather than push a reserved job back");
+	ASSERT_STR_EQ(text(s, FW_REASON_HEAD_OF_LINE, 0, 3),
+		      "blocked behind job \"train-7\" (strict order; 3 jobs ahead in its line)");
+	fw_snapshot_free(s);
+}
+
+TEST(drains_name_the_node)
+{
+	struct fw_snapshot *s = world();
+
+	ASSERT_STR_EQ(text(s, FW_REASON_DRAIN_REQUEUE, 1, 2),
+		      "drain: node \"h100-014\" is unhealthy; its 2 running jobs are evicted and requeued");
+	ASSERT_STR_EQ(text(s, FW_REASON_DRAIN_FINISH, 0, 0),
+		      "drain: node \"n0\" is unhealthy or draining; nothing new lands and its 0 running jobs may finish");
+	ASSERT_STR_EQ(text(s, FW_REASON_DRAINED, 1, 1),
+		      "evicted: node \"h100-014\" it runs on is unhealthy and drained; the job is requeued (1 of its "
+		      "tasks were there)");
+	fw_snapshot_free(s);
+}
+
+/* STARTED's second argument is never set by the core: left out. */
+TEST(started_says_the_gpus_only)
+{
+	struct fw_snapshot *s = world();
+
+	ASSERT_STR_EQ(text(s, FW_REASON_STARTED, 16, 0), "started: 16 GPUs");
+	fw_snapshot_free(s);
+}
+
+TEST(over_quota_amount_in_full)
+{
+	struct fw_snapshot *s = world();
+
+	ASSERT_STR_EQ(text(s, FW_REASON_OVER_QUOTA, 800000000, FW_RES_GPU),
+		      "over quota: starting it would put its queue (or a parent queue) 800000 GPUs over its GPU limit");
+	ASSERT_STR_EQ(text(s, FW_REASON_OVER_QUOTA, 1234567, FW_RES_GPU),
+		      "over quota: starting it would put its queue (or a parent queue) 1234.567 GPUs over its GPU limit");
+	ASSERT_STR_EQ(text(s, FW_REASON_OVER_QUOTA, 500, FW_RES_GPU),
+		      "over quota: starting it would put its queue (or a parent queue) 0.5 GPUs over its GPU limit");
+	ASSERT_STR_EQ(text(s, FW_REASON_OVER_QUOTA, 2000, FW_RES_CPU),
+		      "over quota: starting it would put its queue (or a parent queue) 2 cores over its CPU limit");
+	ASSERT_STR_EQ(text(s, FW_REASON_OVER_QUOTA, 1536, FW_RES_MEM),
+		      "over quota: starting it would put its queue (or a parent queue) 1.5 GiB over its memory limit");
+	fw_snapshot_free(s);
+}
+
+/* An index the snapshot does not have, and every reason without an
+ * index: the core's own text. */
+TEST(the_rest_reads_as_the_core)
+{
+	struct fw_snapshot *s = world();
+	char core[512];
+
+	ASSERT_STR_EQ(text(s, FW_REASON_RECLAIMED, 9, 1), fw_reason_format(FW_REASON_RECLAIMED, 9, 1, core, sizeof core));
+	ASSERT_STR_EQ(text(s, FW_REASON_RECLAIMED, 0, 7), fw_reason_format(FW_REASON_RECLAIMED, 0, 7, core, sizeof core));
+	ASSERT_STR_EQ(text(s, FW_REASON_DRAINED, -1, 1), fw_reason_format(FW_REASON_DRAINED, -1, 1, core, sizeof core));
+	ASSERT_STR_EQ(text(s, FW_REASON_HEAD_OF_LINE, 2, 1),
+		      fw_reason_format(FW_REASON_HEAD_OF_LINE, 2, 1, core, sizeof core));
+	for (int r = 0; r < FW_REASON_COUNT; r++) {
+		if (r == FW_REASON_STARTED || r == FW_REASON_OVER_QUOTA || r == FW_REASON_RECLAIMED ||
+		    r == FW_REASON_PREEMPTED || r == FW_REASON_MOVED || r == FW_REASON_RESERVED ||
+		    r == FW_REASON_HEAD_OF_LINE || r == FW_REASON_DRAIN_REQUEUE || r == FW_REASON_DRAIN_FINISH ||
+		    r == FW_REASON_DRAINED)
+			continue;
+		ASSERT_STR_EQ(text(s, (enum fw_reason)r, 1, 1), fw_reason_format((enum fw_reason)r, 1, 1, core, sizeof core));
+		ASSERT(!strchr(core, '#')); /* no other reason carries an index */
+	}
+	fw_snapshot_free(s);
+}
+
+TEST_MAIN(evictions_name_the_job_and_its_queue, waiting_reasons_name_the_job_ahead, drains_name_the_node,
+	  started_says_the_gpus_only, over_quota_amount_in_full, the_rest_reads_as_the_core)
