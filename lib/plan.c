@@ -27,17 +27,40 @@ const char *fw_reason_name(enum fw_reason r)
 	return (unsigned)r < FW_REASON_COUNT ? names[r] : "?";
 }
 
+/* a / scale in full: the whole part exact (no 8e+05), then up to three
+ * decimals, rounded, without trailing zeros (0.5, 1.25). */
+static void format_amount(int64_t a, int64_t scale, char *buf, size_t n)
+{
+	uint64_t m = a < 0 ? 0 - (uint64_t)a : (uint64_t)a, s = (uint64_t)scale;
+	uint64_t whole = m / s, milli = ((m % s) * 1000 + s / 2) / s;
+	int len;
+
+	if (milli == 1000) { /* rounding reached the next whole unit */
+		whole++;
+		milli = 0;
+	}
+	len = snprintf(buf, n, "%s%llu", a < 0 ? "-" : "", (unsigned long long)whole);
+	if (milli && len > 0 && (size_t)len < n) {
+		snprintf(buf + len, n - (size_t)len, ".%03llu", (unsigned long long)milli);
+		for (char *e = buf + strlen(buf) - 1; *e == '0'; e--)
+			*e = 0;
+	}
+}
+
 /* Over-quota amounts are in the resource's own unit; say them in the
  * unit a user thinks in. */
 static void format_over_quota(int64_t a, int64_t b, char *buf, size_t n)
 {
 	static const char *const what[] = { "GPU", "CPU", "memory" };
-	static const double scale[] = { 1000.0, 1000.0, 1024.0 };
+	static const int64_t scale[] = { 1000, 1000, 1024 };
 	static const char *const unit[] = { "GPUs", "cores", "GiB" };
 	int k = b >= 0 && b < FW_RES_COUNT ? (int)b : 0;
 
-	snprintf(buf, n, "over quota: starting it would put its queue (or a parent queue) %.3g %s over its %s limit",
-		 (double)a / scale[k], unit[k], what[k]);
+	char amount[32];
+
+	format_amount(a, scale[k], amount, sizeof amount);
+	snprintf(buf, n, "over quota: starting it would put its queue (or a parent queue) %s %s over its %s limit",
+		 amount, unit[k], what[k]);
 }
 
 char *fw_reason_format(enum fw_reason r, int64_t a, int64_t b, char *buf, size_t n)

@@ -22,33 +22,6 @@ static const char *node_name(const struct fw_snapshot *s, int64_t i)
 	return i >= 0 && i < s->nnodes ? s->nodes[i].name : NULL;
 }
 
-/* x with 3 decimals at most and no trailing zeros: "800000", "0.5". */
-static void amount(double x, char *buf, size_t n)
-{
-	char *dot, *end;
-
-	snprintf(buf, n, "%.3f", x);
-	if (!(dot = strchr(buf, '.')))
-		return;
-	end = buf + strlen(buf);
-	while (end > dot && (end[-1] == '0' || end[-1] == '.'))
-		*--end = '\0';
-}
-
-/* The core's over-quota sentence (lib/plan.c), the amount in full. */
-static void over_quota(int64_t a, int64_t b, char *buf, size_t n)
-{
-	static const char *const what[] = { "GPU", "CPU", "memory" };
-	static const double scale[] = { 1000.0, 1000.0, 1024.0 };
-	static const char *const unit[] = { "GPUs", "cores", "GiB" };
-	int k = b >= 0 && b < FW_RES_COUNT ? (int)b : 0;
-	char x[48];
-
-	amount((double)a / scale[k], x, sizeof x);
-	snprintf(buf, n, "over quota: starting it would put its queue (or a parent queue) %s %s over its %s limit", x,
-		 unit[k], what[k]);
-}
-
 /* The reasons whose a is a node; false when it is out of range. */
 static bool node_text(const struct fw_snapshot *s, enum fw_reason r, int64_t a, int64_t b, char *buf, size_t n)
 {
@@ -98,9 +71,6 @@ char *fw_serve_reason_text(const struct fw_snapshot *s, enum fw_reason r, int64_
 	switch (r) {
 	case FW_REASON_STARTED:
 		snprintf(buf, n, "started: %lld GPUs", (long long)a);
-		return buf;
-	case FW_REASON_OVER_QUOTA:
-		over_quota(a, b, buf, n);
 		return buf;
 	case FW_REASON_DRAIN_REQUEUE:
 	case FW_REASON_DRAIN_FINISH:
