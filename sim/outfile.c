@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -17,9 +18,82 @@
 
 #include "outfile.h"
 
-/* The file to replace: path, or the target of a symlink.  *through: a
- * symlink whose target does not exist yet (written through the link). */
-static int resolve(struct fw_outfile *o, struct stat *st, bool *exists, bool *through)
+/* ---- temporary files an interrupt removes ------------------------------ */
+
+#define MAX_TMP 16 /* six outputs per run; room to spare */
+
+static char live[MAX_TMP][FW_OUTFILE_PATH]; /* "" = free slot */
+static volatile sig_atomic_t nlive;
+
+static void on_signal(int sig)
+{
+	for (int i = 0; i < MAX_TMP; i++)
+		if (live[i][0])
+			unlink(live[i]); /* async-signal-safe */
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void track(const char *tmp, bool on)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	static bool installed;
+
+	for (int i = 0; i < MAX_TMP; i++) {
+		if (on && !live[i][0]) {
+			memcpy(live[i], tmp, strlen(tmp) + 1);
+			nlive++;
+			break;
+		}
+		if (!on && live[i][0] && strcmp(live[i], tmp) == 0) {
+			live[i][0] = '\0';
+			nlive--;
+			break;
+		}
+	}
+	for (size_t k = 0; on && !installed && k < sizeof sigs / sizeof sigs[0]; k++) {
+		struct sigaction sa, old;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = on_signal;
+		sigemptyset(&sa.sa_mask);
+		if (sigaction(sigs[k], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+			sigaction(sigs[k], &sa, NULL); /* an ignored signal stays ignored */
+	}
+	installed = installed || on;
+}
+
+/* ---- open --------------------------------------------------------------- */
+
+/* Is st the file behind our stdout or stderr?  1 or 2, else -1. */
+static int std_fd(const struct stat *st)
+{
+	struct stat f;
+
+	for (int fd = 1; fd <= 2; fd++)
+		if (fstat(fd, &f) == 0 && f.st_dev == st->st_dev && f.st_ino == st->st_ino)
+			return fd;
+	return -1;
+}
+
+/* A dangling symlink's target, relative to the link's directory. */
+static int link_target(struct fw_outfile *o)
+{
+	char t[FW_OUTFILE_PATH];
+	const char *slash = strrchr(o->path, '/');
+	ssize_t n = readlink(o->path, t, sizeof t - 1);
+	int dirlen = slash && t[0] != '/' ? (int)(slash - o->path) + 1 : 0;
+
+	if (n < 0)
+		return -1;
+	t[n] = '\0';
+	if ((size_t)snprintf(o->dest, sizeof o->dest, "%.*s%s", dirlen, o->path, t) >= sizeof o->dest)
+		return errno = ENAMETOOLONG, -1;
+	return 0;
+}
+
+/* The file to replace: path, or the target of a symlink (a dangling
+ * one's target is created). */
+static int resolve(struct fw_outfile *o, struct stat *st, bool *exists)
 {
 	char real[PATH_MAX];
 
@@ -27,12 +101,12 @@ static int resolve(struct fw_outfile *o, struct stat *st, bool *exists, bool *th
 		return errno = ENAMETOOLONG, -1;
 	snprintf(o->dest, sizeof o->dest, "%s", o->path);
 	*exists = lstat(o->path, st) == 0;
-	*through = false;
 	if (*exists && S_ISLNK(st->st_mode)) {
-		*exists = stat(o->path, st) == 0 && realpath(o->path, real);
-		*through = !*exists;
-		if (*exists)
+		*exists = stat(o->path, st) == 0;
+		if (*exists && realpath(o->path, real)) /* else a pipe or socket: the path */
 			snprintf(o->dest, sizeof o->dest, "%s", real);
+		else if (!*exists && link_target(o) != 0)
+			return -1;
 	}
 	return 0;
 }
@@ -53,25 +127,29 @@ static int make_tmp(struct fw_outfile *o)
 		o->tmp[0] = '\0';
 		return errno = e, -1;
 	}
+	track(o->tmp, true);
 	return 0;
 }
 
 int fw_outfile_open(struct fw_outfile *o, const char *flag, const char *path)
 {
 	struct stat st;
-	bool exists, through;
+	bool exists;
 	mode_t mask = umask(0);
 
 	umask(mask);
 	memset(o, 0, sizeof *o);
 	o->flag = flag;
 	o->path = path;
-	if (resolve(o, &st, &exists, &through) != 0)
+	o->fd = -1;
+	if (resolve(o, &st, &exists) != 0)
 		return -1;
 	if (exists && S_ISDIR(st.st_mode))
 		return errno = EISDIR, -1;
-	if (through || (exists && !S_ISREG(st.st_mode))) { /* written through at commit */
-		if (exists && access(o->dest, W_OK) != 0)
+	if (exists)
+		o->fd = std_fd(&st);
+	if (exists && (!S_ISREG(st.st_mode) || o->fd > 0)) { /* written through at commit */
+		if (o->fd < 0 && access(o->dest, W_OK) != 0)
 			return -1;
 		o->f = open_memstream(&o->mem, &o->len);
 		return o->f ? 0 : -1;
@@ -97,13 +175,32 @@ int fw_outfile_close(struct fw_outfile *o)
 	return bad ? -1 : 0;
 }
 
+/* Our own stdout or stderr: after what the program printed, through the
+ * descriptor (so a redirected file is appended to, not truncated). */
+static int write_fd(int fd, const char *p, size_t n)
+{
+	fflush(NULL);
+	while (n > 0) {
+		ssize_t k = write(fd, p, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
 /* A special file: the buffered bytes, written straight through. */
 static int write_through(struct fw_outfile *o)
 {
 	FILE *f;
 	int bad;
 
-	fflush(NULL); /* what the program printed first: the path may be its stdout */
+	if (o->fd > 0)
+		return write_fd(o->fd, o->mem, o->len);
+	fflush(NULL); /* what the program printed first: the path may be a terminal */
 	if (!(f = fopen(o->dest, "wb")))
 		return -1;
 	bad = o->len && fwrite(o->mem, 1, o->len, f) != o->len;
@@ -116,8 +213,10 @@ int fw_outfile_commit(struct fw_outfile *o)
 	int rc;
 
 	if (o->tmp[0]) {
-		if ((rc = rename(o->tmp, o->dest)) == 0)
+		if ((rc = rename(o->tmp, o->dest)) == 0) {
+			track(o->tmp, false);
 			o->tmp[0] = '\0';
+		}
 	} else {
 		rc = write_through(o);
 	}
@@ -132,8 +231,10 @@ void fw_outfile_abort(struct fw_outfile *o)
 	if (o->f)
 		fclose(o->f);
 	o->f = NULL;
-	if (o->tmp[0])
+	if (o->tmp[0]) {
 		unlink(o->tmp);
+		track(o->tmp, false);
+	}
 	o->tmp[0] = '\0';
 	free(o->mem);
 	o->mem = NULL;

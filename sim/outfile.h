@@ -12,8 +12,17 @@
  *
  * Special paths are written through, not replaced: a path that exists and
  * is not a regular file (/dev/stdout, a FIFO, a terminal) is written
- * directly at commit from a memory buffer, and a symlink is followed, so
- * its target is replaced and the link stays.
+ * directly at commit from a memory buffer, and so is a path that is the
+ * program's own stdout or stderr, whatever it is (--json /dev/stdout >
+ * file: appended to the file after what the run printed, through the
+ * descriptor, not truncated or replaced).  A symlink is followed, so its
+ * target is replaced and the link stays; a dangling one creates its
+ * target (the temporary file beside it, so a missing directory fails at
+ * open, like any bad path).
+ *
+ * Temporary files do not outlive an interrupted run: while one exists,
+ * SIGINT, SIGTERM and SIGHUP remove every one of them, then end the
+ * program as the signal would have.
  *
  *   struct fw_outfile o;
  *   if (fw_outfile_open(&o, "--json", path) != 0) -> errno says why
@@ -41,6 +50,8 @@ struct fw_outfile {
 	char *mem;                    /* written through: the bytes, until commit */
 	size_t len;
 	int mode;                     /* the mode the replaced file gets */
+	int fd;                       /* written through our own stdout/stderr: 1
+				       * or 2; else -1 */
 };
 
 /* Open a temporary file for path (or a memory buffer for a special

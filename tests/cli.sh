@@ -147,6 +147,24 @@ expect "sim-run-log-to-stdout" 0 '"policy":"fifo"' "$FW" sim run --trace synthet
 	--policies fifo --json "$OF/link.json" --log /dev/stdout
 [ -L "$OF/link.json" ] && python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$OF/real.json" &&
 	ok "sim-run-symlink-target-replaced" || bad "sim-run-symlink-target-replaced: $(ls -lA "$OF")"
+# --json /dev/stdout with stdout redirected to a file: the JSON follows the
+# summary in that file (it was renamed over it, and the summary was lost)
+"$FW" sim run --trace synthetic:3 --nodes 13x8 --tick 600 --policies fifo --json /dev/stdout >"$OF/all.txt" 2>&1
+grep -q '^summary' "$OF/all.txt" && grep -q '"policies"' "$OF/all.txt" &&
+	ok "sim-run-json-to-redirected-stdout-keeps-the-summary" ||
+	bad "sim-run-json-to-redirected-stdout-keeps-the-summary: $(head -c 300 "$OF/all.txt")"
+# a dangling symlink into a missing directory is a bad path: refused before
+# any replay, and the other outputs are not created
+ln -s "$OF/missing/x.json" "$OF/dangling.json"
+expect "sim-run-dangling-link-refused-at-once" 1 "--json $OF/dangling.json: cannot write: No such file or directory" \
+	"$FW" sim run --trace synthetic:3 --nodes 13x8 --tick 600 --policies fifo --log "$OF/l1.jsonl" --json "$OF/dangling.json"
+[ ! -e "$OF/l1.jsonl" ] && ok "sim-run-dangling-link-creates-nothing" || bad "sim-run-dangling-link-creates-nothing"
+# an interrupted run leaves no temporary file behind
+mkdir "$OF/int"
+timeout -s INT 2 "$FW" sim run --trace synthetic:3 --nodes 13x8 --tick 1 --tick-rule all --json "$OF/int/r.json" \
+	--log "$OF/int/l.jsonl" >/dev/null 2>&1
+[ -z "$(ls -A "$OF/int")" ] && ok "sim-run-interrupted-leaves-no-temporary" ||
+	bad "sim-run-interrupted-leaves-no-temporary: $(ls -A "$OF/int")"
 rm -rf "$OF"
 expect "sim-run-bad-nodes" 2 "13y8" "$FW" sim run --trace x --nodes 13y8
 expect "sim-run-unknown-policy" 2 "unknown policy 'lifo'" "$FW" sim run --trace x --policies lifo
