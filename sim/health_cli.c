@@ -22,6 +22,7 @@
 #include "cliword.h"
 #include "itp.h"
 #include "llmfleet.h"
+#include "outfile.h"
 #include "progress.h"
 
 #define DAY 86400
@@ -122,9 +123,9 @@ static void usage(FILE *f)
 		"                 NVLink-flap tables (twenty-two more experiments)\n"
 		"\n"
 		"A value may follow its flag or be joined to it (--seeds 5, --seeds=5).\n"
-		"The document is written to FILE.tmp and renamed to FILE when whole (for a\n"
-		"symlink: beside its target, which is replaced; a FIFO or device is written\n"
-		"directly).  On a\n"
+		"The document is written to a temporary file beside FILE and renamed to\n"
+		"FILE when whole (for a symlink: beside its target, which is replaced; a\n"
+		"FIFO, a device or /dev/stdout is written through).  On a\n"
 		"terminal a progress bar counts the replay pairs; otherwise each pair\n"
 		"prints a line on stderr.  The whole document takes about 11 minutes on 2\n"
 		"cores.\n");
@@ -139,6 +140,23 @@ static int num(const char *flag, const char *v, double lo, double hi, double *ou
 	x = v ? strtod(v, &end) : 0;
 	if (!v || errno || *end || !(x >= lo && x <= hi)) {
 		fprintf(stderr, "fairway-health-sim: %s needs a number in [%g, %g]\n", flag, lo, hi);
+		return 2;
+	}
+	*out = x;
+	return 0;
+}
+
+/* num() for a count or a number of seconds: a fraction is refused, not
+ * truncated (--seeds 1.5). */
+static int whole(const char *flag, const char *v, double lo, double hi, double *out)
+{
+	double x;
+	int rc = num(flag, v, lo, hi, &x);
+
+	if (rc)
+		return rc;
+	if (x != floor(x)) {
+		fprintf(stderr, "fairway-health-sim: %s needs a whole number in [%g, %g], not %s\n", flag, lo, hi, v);
 		return 2;
 	}
 	*out = x;
@@ -187,11 +205,11 @@ static int parse(int argc, char **argv, struct cli *c)
 		} else if (!strcmp(a, "--traces") && v) {
 			c->traces = v;
 		} else if (!strcmp(a, "--seeds")) {
-			rc = num(a, v, 1, 100, &x), c->seeds = (int)x;
+			rc = whole(a, v, 1, 100, &x), c->seeds = (int)x;
 		} else if (!strcmp(a, "--days")) {
 			rc = num(a, v, 1, 365, &x), c->fleet.span_s = (int64_t)(x * DAY);
 		} else if (!strcmp(a, "--nodes")) {
-			rc = num(a, v, 1, 100000, &x), c->fleet.nodes = (int32_t)x;
+			rc = whole(a, v, 1, 100000, &x), c->fleet.nodes = (int32_t)x;
 		} else if (!strcmp(a, "--load")) {
 			rc = num(a, v, 0.01, 2, &c->fleet.load);
 		} else if (!strcmp(a, "--rate")) {
@@ -201,39 +219,39 @@ static int parse(int argc, char **argv, struct cli *c)
 		} else if (!strcmp(a, "--history")) {
 			rc = num(a, v, 0, 3650, &x), c->fail.history_s = (int64_t)(x * DAY);
 		} else if (!strcmp(a, "--restart")) {
-			rc = num(a, v, 0, 7 * DAY, &x), c->restart_s = (int64_t)x;
+			rc = whole(a, v, 0, 7 * DAY, &x), c->restart_s = (int64_t)x;
 		} else if (!strcmp(a, "--repair")) {
-			rc = num(a, v, 0, 30 * DAY, &x), c->fail.repair_s = (int64_t)x;
+			rc = whole(a, v, 0, 30 * DAY, &x), c->fail.repair_s = (int64_t)x;
 		} else if (!strcmp(a, "--probation")) {
-			rc = num(a, v, 0, 365 * DAY, &x), c->health.probation_s = (int64_t)x;
+			rc = whole(a, v, 0, 365 * DAY, &x), c->health.probation_s = (int64_t)x;
 		} else if (!strcmp(a, "--flap-window")) {
-			rc = num(a, v, 1, 365 * DAY, &x), c->health.flap_window_s = (int64_t)x;
+			rc = whole(a, v, 1, 365 * DAY, &x), c->health.flap_window_s = (int64_t)x;
 		} else if (!strcmp(a, "--flap-hold")) {
-			rc = num(a, v, 0, 365 * DAY, &x), c->health.flap_hold_s = (int64_t)x;
+			rc = whole(a, v, 0, 365 * DAY, &x), c->health.flap_hold_s = (int64_t)x;
 		} else if (!strcmp(a, "--lemon-window")) {
-			rc = num(a, v, 1, 365 * DAY, &x), c->health.lemon_window_s = (int64_t)x;
+			rc = whole(a, v, 1, 365 * DAY, &x), c->health.lemon_window_s = (int64_t)x;
 		} else if (!strcmp(a, "--lemon-threshold")) {
-			rc = num(a, v, 0, FW_HEALTH_INCIDENTS, &x), c->health.lemon_threshold = (int32_t)x;
+			rc = whole(a, v, 0, FW_HEALTH_INCIDENTS, &x), c->health.lemon_threshold = (int32_t)x;
 		} else if (!strcmp(a, "--lemon-gang")) {
-			rc = num(a, v, 1, 1 << 20, &x), c->lemon_gang = (int32_t)x;
+			rc = whole(a, v, 1, 1 << 20, &x), c->lemon_gang = (int32_t)x;
 		} else if (!strcmp(a, "--holdout")) {
-			rc = num(a, v, 0, 100, &x), c->holdout = (int)x;
+			rc = whole(a, v, 0, 100, &x), c->holdout = (int)x;
 		} else if (!strcmp(a, "--silent")) {
 			rc = num(a, v, 0, 1, &c->silent.fraction);
 		} else if (!strcmp(a, "--detect")) {
-			rc = num(a, v, 0, 30 * DAY, &x), c->silent.detect_s = (int64_t)x;
+			rc = whole(a, v, 0, 30 * DAY, &x), c->silent.detect_s = (int64_t)x;
 		} else if (!strcmp(a, "--crash")) {
-			rc = num(a, v, 1, DAY, &x), c->silent.crash_s = (int64_t)x;
+			rc = whole(a, v, 1, DAY, &x), c->silent.crash_s = (int64_t)x;
 		} else if (!strcmp(a, "--gpu-faults")) {
 			rc = num(a, v, 0, 1, &c->gpu.fraction);
 		} else if (!strcmp(a, "--gpu-repair")) {
-			rc = num(a, v, 1, 365 * DAY, &x), c->gpu.repair_s = (int64_t)x;
+			rc = whole(a, v, 1, 365 * DAY, &x), c->gpu.repair_s = (int64_t)x;
 		} else if (!strcmp(a, "--flaps")) {
 			rc = num(a, v, 0, 100000, &c->flap.rate_per_1000);
 		} else if (!strcmp(a, "--flap-down")) {
-			rc = num(a, v, 1, DAY, &x), c->flap.down_s = (int64_t)x;
+			rc = whole(a, v, 1, DAY, &x), c->flap.down_s = (int64_t)x;
 		} else if (!strcmp(a, "--flap-threshold")) {
-			rc = num(a, v, 1, 100, &x), c->health.flap_threshold = (int32_t)x;
+			rc = whole(a, v, 1, 100, &x), c->health.flap_threshold = (int32_t)x;
 		} else {
 			fprintf(stderr, "fairway-health-sim: unknown or incomplete option \"%s\"; see --help\n", a);
 			return 2;
@@ -399,13 +417,14 @@ static const char *cellf(struct cells *k, const char *fmt, double x)
 static void row(FILE *f, const char *label, const struct pair *p, const struct fw_health_metrics *m,
 		const char *variant)
 {
-	char e0[16], e1[16], e2[16], fj[16];
+	char e0[16], e1[16], e2[16], fj[16], jct[24];
 
-	fprintf(f, "| %s | %s | %zu | %zu | %s | %s | %s | %s | %.0f | %.2f%% | %.2f | %lld | %.1f | %.1f |\n", label,
+	ratio(m->finished ? m->jct_mean / 3600.0 : NAN, jct, sizeof jct, "%.2f"); /* no job finished: n/a */
+	fprintf(f, "| %s | %s | %zu | %zu | %s | %s | %s | %s | %.0f | %.2f%% | %s | %lld | %.1f | %.1f |\n", label,
 		variant, p->jobs, p->nfails, ratio(m->ettr[FW_HB_BIG], e0, sizeof e0, "%.3f"),
 		ratio(m->ettr[FW_HB_MID], e1, sizeof e1, "%.3f"), ratio(m->ettr[FW_HB_SMALL], e2, sizeof e2, "%.3f"),
 		ratio(m->fail_per_job[FW_HB_BIG], fj, sizeof fj, "%.2f"), m->lost_gpu_h, 100.0 * m->occupancy,
-		m->jct_mean / 3600.0, (long long)m->finished, m->suspect_nodes_mean, m->lemon_nodes_mean);
+		jct, (long long)m->finished, m->suspect_nodes_mean, m->lemon_nodes_mean);
 }
 
 static void table(FILE *f, const struct pair *p, int n, const char *what)
@@ -965,89 +984,43 @@ static void notes(FILE *f)
 }
 
 /*
- * The document goes to OUT.tmp, renamed to OUT once whole, so a failed or
- * interrupted run leaves the old document in place; a path that cannot be
- * written is refused before minutes of replays.  OUT is first resolved
- * through its symlinks, so a link keeps pointing where it did and its
- * target is what gets replaced (the temporary file sits beside the
- * target).  A target that exists and is not a regular file (a FIFO, a
- * device such as /dev/stdout) cannot be replaced: it is written directly.
+ * The document is written whole or not at all, by sim/outfile.c (as `sim
+ * run` writes its outputs): a temporary file beside OUT (beside a
+ * symlink's target, so the link stays), renamed over it once the document
+ * is whole; a path that cannot be written is refused before minutes of
+ * replays; a FIFO, a device or the program's own stdout (/dev/stdout,
+ * piped or redirected) is written through; an interrupt removes the
+ * temporary file.  Without --out, stdout.
  */
 struct out {
+	struct fw_outfile of;
 	FILE *f;
-	char path[PATH_MAX];     /* OUT with its symlinks resolved */
-	char tmp[PATH_MAX + 8];  /* path.tmp, or "" when writing directly */
+	bool file;              /* --out given */
 };
-
-static int out_error(const char *what, const char *path, int err)
-{
-	fprintf(stderr, "fairway-health-sim: cannot %s %s: %s\n", what, path, strerror(err));
-	return -1;
-}
-
-/* Follow path's symlinks (the last may dangle) into out; 0 or -1 (said). */
-static int resolve_links(const char *path, char *out, size_t cap)
-{
-	char link[PATH_MAX], next[PATH_MAX];
-	struct stat st;
-	ssize_t n;
-
-	snprintf(out, cap, "%s", path);
-	for (int hops = 0; hops < 40; hops++) {
-		if (lstat(out, &st) != 0 || !S_ISLNK(st.st_mode))
-			return 0;
-		if ((n = readlink(out, link, sizeof link - 1)) < 0)
-			return out_error("follow the link", out, errno);
-		link[n] = 0;
-		const char *slash = strrchr(out, '/');
-		size_t dir = link[0] == '/' || !slash ? 0 : (size_t)(slash - out) + 1;
-		if (dir + (size_t)n >= sizeof next || dir + (size_t)n >= cap)
-			return out_error("follow the link", out, ENAMETOOLONG);
-		memcpy(next, out, dir); /* the link's directory, with its '/' */
-		memcpy(next + dir, link, (size_t)n + 1);
-		memcpy(out, next, dir + (size_t)n + 1);
-	}
-	return out_error("follow the links of", path, ELOOP);
-}
 
 static int open_out(const struct cli *c, struct out *o)
 {
-	struct stat st;
-
 	o->f = stdout;
-	o->tmp[0] = 0;
-	if (!c->out)
+	o->file = c->out != NULL;
+	if (!o->file)
 		return 0;
-	if (resolve_links(c->out, o->path, sizeof o->path) != 0)
+	if (fw_outfile_open(&o->of, "--out", c->out) != 0) {
+		fprintf(stderr, "fairway-health-sim: --out %s: cannot write: %s\n", c->out, strerror(errno));
 		return -1;
-	if (stat(o->path, &st) == 0 && S_ISDIR(st.st_mode))
-		return out_error("write", o->path, EISDIR);
-	if (stat(o->path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		if (!(o->f = fopen(o->path, "w")))
-			return out_error("write", o->path, errno);
-		return 0; /* a FIFO or a device: written through, never replaced */
 	}
-	snprintf(o->tmp, sizeof o->tmp, "%s.tmp", o->path);
-	if (!(o->f = fopen(o->tmp, "w")))
-		return out_error("write", o->tmp, errno);
+	o->f = o->of.f;
 	return 0;
 }
 
 static int close_out(struct out *o, int rc)
 {
-	const char *written = o->tmp[0] ? o->tmp : o->path;
-
-	if (o->f == stdout)
+	if (!o->file)
 		return rc;
-	if (fclose(o->f) != 0 && rc == 0)
-		rc = -out_error("write", written, errno);
-	if (o->tmp[0] && rc == 0 && rename(o->tmp, o->path) != 0) {
-		fprintf(stderr, "fairway-health-sim: cannot rename %s to %s: %s\n", o->tmp,
-			o->path, strerror(errno));
+	if (rc == 0 && (fw_outfile_close(&o->of) != 0 || fw_outfile_commit(&o->of) != 0)) {
+		fprintf(stderr, "fairway-health-sim: --out %s: cannot write: %s\n", o->of.path, strerror(errno));
 		rc = 1;
 	}
-	if (o->tmp[0] && rc != 0)
-		remove(o->tmp);
+	fw_outfile_abort(&o->of);
 	return rc;
 }
 

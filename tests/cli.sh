@@ -426,13 +426,14 @@ expect "health-sim-bad-crash" 2 "--crash needs a number in [1, 86400]" "$HS" --c
 expect "health-sim-missing-detect" 2 "--detect needs a number" "$HS" --detect
 expect "health-sim-bad-gpu-faults" 2 "--gpu-faults needs a number in [0, 1]" "$HS" --gpu-faults -0.1
 expect "health-sim-bad-gpu-repair" 2 "--gpu-repair needs a number in [1, " "$HS" --gpu-repair 0
-expect "health-sim-unwritable-out" 1 "cannot write $HS_TMP/no/such/dir/r.md.tmp" \
+expect "health-sim-fraction-refused" 2 "--seeds needs a whole number in [1, 100], not 1.5" "$HS" --seeds 1.5
+expect "health-sim-unwritable-out" 1 "--out $HS_TMP/no/such/dir/r.md: cannot write: No such file or directory" \
 	"$HS" --seeds 1 --out "$HS_TMP/no/such/dir/r.md"
 echo old >"$HS_TMP/r.md"
 expect "health-sim-tiny-run" 0 "llm-fleet seed 1" "$HS" --seeds 1 --holdout 1 --no-sensitivity \
 	--no-cluster03 --days 2 --nodes 16 --out "$HS_TMP/r.md"
 if grep -q "^## LLM fleet: acceptance" "$HS_TMP/r.md" && grep -q "^## LLM fleet: seeds 2..2" "$HS_TMP/r.md" &&
-	[ ! -e "$HS_TMP/r.md.tmp" ]; then
+	[ -z "$(ls -A "$HS_TMP" | grep '^\.r\.md\.')" ]; then
 	ok "health-sim-document-whole"
 else
 	bad "health-sim-document-whole: $(head -c 200 "$HS_TMP/r.md"); $(ls "$HS_TMP")"
@@ -467,6 +468,15 @@ else
 	bad "health-sim-out-fifo-written-through: $(ls -l "$HS_TMP")"
 fi
 # a fleet too small for jobs >= 256 GPUs: every ETTR mean and change is n/a,
+# --out /dev/stdout through a pipe is written through (it tried a
+# temporary file named after the pipe); a seed where no job finished has
+# n/a as its mean JCT, not nan
+out=$("$HS" --seeds 1 --days 1 --nodes 8 --holdout 0 --no-cluster03 --no-sensitivity --out /dev/stdout 2>/dev/null | cat)
+if grep -q '^# Health-aware placement' <<<"$out" && ! grep -qiw "nan" <<<"$out"; then
+	ok "health-sim-out-dev-stdout-piped-no-nan"
+else
+	bad "health-sim-out-dev-stdout-piped-no-nan: $(grep -iw -m3 nan <<<"$out" | head -3)"
+fi
 # never nan (all tables: acceptance, no-agent line, holdout, sensitivity)
 out=$("$HS" --seeds 1 --days 3 --nodes 32 --holdout 1 --silent 0.5 --no-cluster03 2>/dev/null)
 if grep -qF "| mean ETTR of jobs >= 256 GPUs | n/a | n/a | n/a | >= +5 pp | n/a (no such job) |" <<<"$out" &&
