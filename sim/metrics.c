@@ -1179,6 +1179,9 @@ void fw_met_print_compare(const struct fw_met_run *mr, FILE *f)
 		fprintf(f, "%-30s", r->label);
 		for (int i = 0; i < mr->npol; i++) {
 			double v = r->get(mr->pol[i]);
+			/* every policy tied with the best gets its star, as in the report */
+			bool star = best >= 0 && v >= 0 && (!r->started || fw_met_may_win(mr, i)) &&
+				    fabs(v - r->get(mr->pol[best])) <= 1e-9;
 			if (v < 0 && (r->get == g_bigratio || r->get == g_bigerr || r->get == g_esterr))
 				snprintf(cell, sizeof cell, "n/a");
 			else if (r->is_time == 1)
@@ -1189,7 +1192,7 @@ void fw_met_print_compare(const struct fw_met_run *mr, FILE *f)
 				snprintf(cell, sizeof cell, "-");
 			else
 				snprintf(cell, sizeof cell, r->dir && fabs(v) < 10 ? "%.3f" : "%.1f", v);
-			fprintf(f, " %*s%c", w[i] - 1, cell, i == best ? '*' : ' ');
+			fprintf(f, " %*s%c", w[i] - 1, cell, star ? '*' : ' ');
 		}
 		fprintf(f, "\n");
 	}

@@ -166,6 +166,13 @@ timeout -s INT 2 "$FW" sim run --trace synthetic:3 --nodes 13x8 --tick 1 --tick-
 [ -z "$(ls -A "$OF/int")" ] && ok "sim-run-interrupted-leaves-no-temporary" ||
 	bad "sim-run-interrupted-leaves-no-temporary: $(ls -A "$OF/int")"
 rm -rf "$OF"
+# policies tied for the best both get the star (the first one only did)
+if "$FW" sim run --trace synthetic:3 --nodes 13x8 --tick 600 --policies fifo,fairway,fairway:starve-after=86400 \
+	2>/dev/null | grep -E '^occupancy' | grep -q '\*.*\*'; then
+	ok "sim-run-ties-share-the-star"
+else
+	bad "sim-run-ties-share-the-star"
+fi
 expect "sim-run-bad-nodes" 2 "13y8" "$FW" sim run --trace x --nodes 13y8
 expect "sim-run-unknown-policy" 2 "unknown policy 'lifo'" "$FW" sim run --trace x --policies lifo
 expect "sim-run-missing-trace-file" 1 "no-such.csv" "$FW" sim run --trace no-such.csv
