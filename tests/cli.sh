@@ -173,6 +173,10 @@ if "$FW" sim run --trace synthetic:3 --nodes 13x8 --tick 600 --policies fifo,fai
 else
 	bad "sim-run-ties-share-the-star"
 fi
+EMPTY_FLEET=$(mktemp)
+expect "sim-run-empty-fleet-file-names-fleet-keys" 1 "it should be a mapping with topology:, nodes:, nodeGroups:" \
+	"$FW" sim run --trace synthetic:3 --fleet "$EMPTY_FLEET"
+rm -f "$EMPTY_FLEET"
 expect "sim-run-bad-nodes" 2 "13y8" "$FW" sim run --trace x --nodes 13y8
 expect "sim-run-unknown-policy" 2 "unknown policy 'lifo'" "$FW" sim run --trace x --policies lifo
 expect "sim-run-missing-trace-file" 1 "no-such.csv" "$FW" sim run --trace no-such.csv

@@ -272,6 +272,25 @@ static int expect_end(struct cfg *c, yaml_parser_t *p)
 	return FW_OK;
 }
 
+/* An empty file: say what it should hold (a fleet file's own keys when
+ * the caller narrowed them). */
+static int no_document(struct cfg *c)
+{
+	char keys[256] = "";
+	size_t n = 0;
+
+	if (!c->root_keys)
+		return fw_diag_set(c->d, FW_EINVAL, c->file, 0, 0, "",
+				   "the file has no YAML document; a config is "
+				   "a mapping with nodes:, queues: and jobs: "
+				   "(see docs/config.md)");
+	for (int i = 0; c->root_keys[i] && n < sizeof keys; i++)
+		n += (size_t)snprintf(keys + n, sizeof keys - n, "%s%s:", i ? ", " : "", c->root_keys[i]);
+	return fw_diag_set(c->d, FW_EINVAL, c->file, 0, 0, "",
+			   "the file has no YAML document; it should be a "
+			   "mapping with %s (see docs/config.md)", keys);
+}
+
 static int parse(struct cfg *c, const char *buf, size_t len)
 {
 	yaml_parser_t p;
@@ -287,10 +306,7 @@ static int parse(struct cfg *c, const char *buf, size_t len)
 		return rc;
 	}
 	if (!yaml_document_get_root_node(c->doc))
-		rc = fw_diag_set(c->d, FW_EINVAL, c->file, 0, 0, "",
-				 "the file has no YAML document; a config is "
-				 "a mapping with nodes:, queues: and jobs: "
-				 "(see docs/config.md)");
+		rc = no_document(c);
 	else
 		rc = expect_end(c, &p);
 	if (rc)
