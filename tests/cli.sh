@@ -80,6 +80,21 @@ expect "client-queue-duration-flag" 2 "--default-runtime '2w': expected seconds 
 expect "client-help-durations" 0 "also take a DURATION: 90s, 10m, 2h, 1d" "$FW" jobs --help
 expect "client-submit-needs-gpus" 2 "--gpus (0 for a job of only --cpu and --memory) is required" "$FW" jobs submit --queue q
 expect "client-bad-gpus" 2 "--bad-gpus '1,x': expected GPU indices" "$FW" nodes health n1 --unhealthy --bad-gpus 1,x
+# --file is the whole body: a flag beside it is refused, not dropped
+# (with a token and a valid file, only the refusal stops it reaching the server)
+CL_TMP=$(mktemp -d)
+echo '{"priority": 1}' >"$CL_TMP/q.json"
+echo 0123456789abcdef0123 >"$CL_TMP/token"
+expect "client-queue-file-and-flag" 2 "--file and --priority: give the queue either as a file or as flags" \
+	"$FW" queues set q --file "$CL_TMP/q.json" --priority 4 --server http://127.0.0.1:1 --token-file "$CL_TMP/token"
+expect "client-queue-create-flag-and-file" 2 "--file and --limit-gpus: give the queue either as a file or as flags" \
+	"$FW" queues create q --limit-gpus 8 --file "$CL_TMP/q.json" --server http://127.0.0.1:1 --token-file "$CL_TMP/token"
+expect "client-job-file-and-flag" 2 "--file and --gpus: give the job either as a file or as flags" \
+	"$FW" jobs submit --file "$CL_TMP/q.json" --gpus 2 --server http://127.0.0.1:1 --token-file "$CL_TMP/token"
+expect "client-file-alone-is-sent" 1 "cannot reach http://127.0.0.1:1" \
+	"$FW" queues set q --file "$CL_TMP/q.json" --server http://127.0.0.1:1 --token-file "$CL_TMP/token"
+expect "client-help-file-alone" 0 "or --file patch.json, alone" "$FW" queues --help
+rm -rf "$CL_TMP"
 expect "serve-help-backend-opt" 0 "--backend-opt K=V" "$FW" serve --help
 expect "serve-backend-opt-not-kv" 2 "--backend-opt 'conf': expected KEY=VALUE" "$FW" serve --backend-opt conf
 SERVE_TMP=$(mktemp -d)

@@ -269,6 +269,18 @@ static int parse_time(struct opts *o, const char *fl, json_t *obj, const char *k
 	return 0;
 }
 
+/* With --file the body is the file, whole: a flag beside it would be
+ * neither applied nor checked, so it is refused; 0, or 2 with a message
+ * naming both flags. */
+static int file_alone(struct opts *o, const char *what)
+{
+	for (int i = 0; i + 1 < o->argc; i += 2)
+		if (strcmp(o->argv[i], "--file"))
+			return fw_cli_usage_error(o->cmd, "--file and %s: give the %s either as a file or as flags",
+						  o->argv[i], what);
+	return 0;
+}
+
 static json_t *load_file(struct opts *o, const char *path)
 {
 	json_error_t e;
@@ -310,6 +322,8 @@ static json_t *queue_body(struct opts *o, int *rc)
 	*rc = 0;
 	if (file) {
 		json_decref(des), json_decref(lim), json_decref(w);
+		if ((*rc = file_alone(o, "queue")))
+			return NULL;
 		if (!(q = load_file(o, file)))
 			*rc = 2;
 		return q;
@@ -509,6 +523,8 @@ static json_t *job_body(struct opts *o, int *rc)
 
 	*rc = 0;
 	if (file) {
+		if ((*rc = file_alone(o, "job")))
+			return NULL;
 		if (!(j = load_file(o, file)))
 			*rc = 2;
 		return j;
@@ -884,20 +900,23 @@ static const char client_usage[] =
 	"--default-checkpoint-interval) also take a DURATION: 90s, 10m, 2h, 1d.\n"
 	"\n"
 	"queues set NAME:     --parent P --deserved-gpus N --limit-gpus N --weight W\n"
-	"                     --priority P --min-runtime S   (or --file patch.json)\n"
+	"                     --priority P --min-runtime S\n"
 	"                     --default-runtime S --default-checkpoint-interval S\n"
 	"                     (assumed for its jobs that give none); changes only\n"
 	"                     the flags given, the rest stays (PATCH)\n"
+	"                     or --file patch.json, alone: the body as it is, with\n"
+	"                     none of the flags above beside it\n"
 	"queues create NAME:  the same flags; a new queue, or a whole replacement:\n"
 	"                     what is not given takes its default (PUT)\n"
 	"jobs submit:         --queue Q --gpus N [--count TASKS] [--runtime S]\n"
 	"                     [--gpu-fraction F]  (with --gpus 1: a share of one GPU,\n"
 	"                     0.001..1)\n"
 	"                     [--name N] [--user U] [--cpu C] [--memory MiB]\n"
-	"                     [--gpu-model M] [--required-level rack]  (or --file job.json)\n"
+	"                     [--gpu-model M] [--required-level rack]\n"
 	"                     [--checkpoint-interval S]  (it saves every S s: evict it\n"
 	"                     before jobs that would lose more work)\n"
 	"                     [--exit-code N]  (local backend: a non-zero code fails the job)\n"
+	"                     or --file job.json, alone: the job as the API takes it\n"
 	"jobs why NAME:       one screen: state, why it waits, when it is expected to start\n"
 	"nodes list:          HEALTH is UNHEALTHY (takes no work), suspect (on probation:\n"
 	"                     no big gangs), degraded (healthy, some GPUs bad and left\n"
