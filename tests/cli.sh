@@ -70,6 +70,18 @@ expect "client-fraction-of-whole-flag" 2 "--gpus 0.5: must be a whole number; fo
 	"$FW" jobs submit --queue q --gpus 0.5
 expect "client-fraction-not-rounded" 2 "--gpus 1.9: must be a whole number" "$FW" jobs submit --queue q --gpus 1.9
 expect "client-fraction-count" 2 "--count 2.5: must be a whole number" "$FW" jobs submit --queue q --gpus 1 --count 2.5
+# a whole number out of range says the range, not "whole number"
+expect "client-huge-gpus-says-range" 2 "--gpus 99999999999999999999: must be from 0 to 16" \
+	"$FW" jobs submit --queue q --gpus 99999999999999999999
+expect "client-gpus-past-a-node" 2 "--gpus 17: must be from 0 to 16" "$FW" jobs submit --queue q --gpus 17
+expect "client-count-zero-says-range" 2 "--count 0: must be from 1 to 100000" "$FW" jobs submit --queue q --gpus 1 --count 0
+expect "client-huge-priority-says-range" 2 "--priority 1e20: must be from -1000000 to 1000000" \
+	"$FW" queues set q --priority 1e20
+expect "client-exit-code-range" 2 "--exit-code 256: must be from 0 to 255" "$FW" jobs submit --queue q --gpus 1 --exit-code 256
+expect "client-huge-runtime-says-range" 2 "--runtime 99999999999999999999: must be from 0 to 31536000 seconds" \
+	"$FW" jobs submit --queue q --gpus 1 --runtime 99999999999999999999
+expect "client-negative-runtime-says-range" 2 "--runtime -5: must be from 0 to 31536000 seconds" \
+	"$FW" jobs submit --queue q --gpus 1 --runtime -5
 # seconds flags take the duration syntax of --start +10m (and serve --period)
 expect "client-runtime-not-a-duration" 2 "--runtime 'soon': expected seconds or a DURATION like 90s, 10m, 2h or 1d" \
 	"$FW" jobs submit --queue q --gpus 1 --runtime soon

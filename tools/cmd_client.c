@@ -20,6 +20,7 @@
 
 #include "cli.h"
 #include "cmd_serve.h"
+#include "fairway/snapshot.h"
 
 struct opts {
 	const char *server, *token_file, *cmd;
@@ -204,10 +205,33 @@ static int need(struct opts *o, const char *what, const char *v)
 	return 0;
 }
 
+/* The daemon's range of each whole-number flag (connectors/serve/codec.c),
+ * said by the client rather than left to a 400 that names the JSON member. */
+static const struct int_range {
+	const char *flag;
+	long long lo, hi;
+} int_ranges[] = {
+	{ "--priority", -1000000, 1000000 },
+	{ "--exit-code", 0, 255 },
+	{ "--count", 1, 100000 },
+	{ "--gpus", 0, FW_MAX_GPUS_PER_NODE },
+	{ "--memory", 0, 1000000000000LL }, /* MiB */
+};
+
+static const struct int_range *int_range(const char *fl)
+{
+	for (size_t i = 0; i < sizeof int_ranges / sizeof int_ranges[0]; i++)
+		if (!strcmp(int_ranges[i].flag, fl))
+			return &int_ranges[i];
+	return NULL;
+}
+
 /* A number flag into obj[key]; 2 on a bad value.  A whole-number flag
- * refuses a fraction rather than cut it (--gpus 0.5 would ask for none). */
+ * refuses a fraction rather than cut it (--gpus 0.5 would ask for none),
+ * and a whole number out of its range with the range. */
 static int set_num(struct opts *o, json_t *obj, const char *key, const char *fl, bool integer)
 {
+	const struct int_range *r = int_range(fl);
 	const char *v = flag(o, fl);
 	char *end;
 	if (!v)
@@ -215,10 +239,12 @@ static int set_num(struct opts *o, json_t *obj, const char *key, const char *fl,
 	double x = strtod(v, &end);
 	if (*end || end == v || !isfinite(x))
 		return fw_cli_usage_error(o->cmd, "%s '%s' is not a number", fl, v);
-	if (integer && (x != floor(x) || fabs(x) > 9e15))
+	if (integer && x != floor(x))
 		return fw_cli_usage_error(o->cmd, "%s %s: must be a whole number%s", fl, v,
 					  !strcmp(fl, "--gpus") ? "; for a fraction of a GPU use --gpus 1 --gpu-fraction F "
 								  "(e.g. 0.5: half of one GPU)" : "");
+	if (integer && r && (x < (double)r->lo || x > (double)r->hi))
+		return fw_cli_usage_error(o->cmd, "%s %s: must be from %lld to %lld", fl, v, r->lo, r->hi);
 	json_object_set_new(obj, key, integer ? json_integer((json_int_t)x) : json_real(x));
 	return 0;
 }
@@ -237,6 +263,8 @@ static bool duration(const char *v, double *secs)
 	return true;
 }
 
+#define SECS_MAX (365 * 86400.0) /* the daemon's bound on a seconds member */
+
 /* A seconds flag (--runtime, --checkpoint-interval, --min-runtime, ...)
  * into obj[key]: whole seconds, or a duration like 10m; 2 on a bad value. */
 static int set_secs(struct opts *o, json_t *obj, const char *key, const char *fl)
@@ -248,8 +276,11 @@ static int set_secs(struct opts *o, json_t *obj, const char *key, const char *fl
 		return 0;
 	if (!duration(v, &x))
 		return fw_cli_usage_error(o->cmd, "%s '%s': expected seconds or a DURATION like 90s, 10m, 2h or 1d", fl, v);
-	if (x != floor(x) || fabs(x) > 9e15)
+	if (x != floor(x))
 		return fw_cli_usage_error(o->cmd, "%s %s: must be a whole number of seconds", fl, v);
+	if (x < 0 || x > SECS_MAX)
+		return fw_cli_usage_error(o->cmd, "%s %s: must be from 0 to %lld seconds (365 days)", fl, v,
+					  (long long)SECS_MAX);
 	json_object_set_new(obj, key, json_integer((json_int_t)x));
 	return 0;
 }
@@ -894,10 +925,12 @@ static const char client_usage[] =
 	"  --server URL       default $FAIRWAY_SERVER or http://127.0.0.1:8642\n"
 	"  --token-file FILE  default $FAIRWAY_TOKEN_FILE or fairway-state/token\n"
 	"  --json             print JSON\n"
-	"A flag given twice: the last one counts.  Whole-number flags (--gpus,\n"
-	"--count, --memory, --priority, ...) refuse fractions.  Seconds flags\n"
-	"(--runtime, --checkpoint-interval, --min-runtime, --default-runtime,\n"
-	"--default-checkpoint-interval) also take a DURATION: 90s, 10m, 2h, 1d.\n"
+	"A flag given twice: the last one counts.  Whole-number flags (--gpus\n"
+	"0..16, --count 1..100000, --memory, --priority, ...) refuse fractions\n"
+	"and numbers out of their range.  Seconds flags (--runtime,\n"
+	"--checkpoint-interval, --min-runtime, --default-runtime,\n"
+	"--default-checkpoint-interval) also take a DURATION: 90s, 10m, 2h, 1d;\n"
+	"at most 365 days.\n"
 	"\n"
 	"queues set NAME:     --parent P --deserved-gpus N --limit-gpus N --weight W\n"
 	"                     --priority P --min-runtime S\n"
