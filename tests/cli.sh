@@ -106,6 +106,18 @@ expect "client-job-file-and-flag" 2 "--file and --gpus: give the job either as a
 expect "client-file-alone-is-sent" 1 "cannot reach http://127.0.0.1:1" \
 	"$FW" queues set q --file "$CL_TMP/q.json" --server http://127.0.0.1:1 --token-file "$CL_TMP/token"
 expect "client-help-file-alone" 0 "or --file patch.json, alone" "$FW" queues --help
+# --start/--end: a unit without "+" is not a Unix time, and no time is negative
+RS=(reservations create --kind maintenance --nodes n1 --server http://127.0.0.1:1 --token-file "$CL_TMP/token")
+expect "client-start-unit-needs-plus" 2 \
+	"--start 2h: a duration needs a leading + (in 2 h: +2h), or give a Unix time in seconds" "$FW" "${RS[@]}" --start 2h
+expect "client-end-unit-needs-plus" 2 "--end 30m: a duration needs a leading + (in 30 m: +30m)" \
+	"$FW" "${RS[@]}" --start +1h --end 30m
+expect "client-start-negative-duration" 2 "--start -2h: a time is not negative" "$FW" "${RS[@]}" --start -2h
+expect "client-start-negative-time" 2 "--start -2: a time is not negative" "$FW" "${RS[@]}" --start -2
+expect "client-start-plus-negative" 2 "--start '+-2h': expected +DURATION like +10m" "$FW" "${RS[@]}" --start +-2h
+expect "client-start-huge" 2 "--start 99999999999999999999: times go up to 1099511627776" \
+	"$FW" "${RS[@]}" --start 99999999999999999999
+expect "client-start-unix-time-is-sent" 1 "cannot reach http://127.0.0.1:1" "$FW" "${RS[@]}" --start 1700000000 --end +2h
 rm -rf "$CL_TMP"
 expect "serve-help-backend-opt" 0 "--backend-opt K=V" "$FW" serve --help
 expect "serve-backend-opt-not-kv" 2 "--backend-opt 'conf': expected KEY=VALUE" "$FW" serve --backend-opt conf

@@ -285,18 +285,38 @@ static int set_secs(struct opts *o, json_t *obj, const char *key, const char *fl
 	return 0;
 }
 
-/* "+10m", "+2h", "+30s" relative to now, or an absolute Unix time. */
+#define TIME_MAX (double)(1LL << 40) /* the daemon's bound on a time, Unix seconds */
+
+/* A time flag (--start, --end) into obj[key]: "+10m", "+2h", "+30s"
+ * from now, or a Unix time in whole seconds; 2 on a bad value.  A number
+ * with a unit but no "+" is refused rather than read as a Unix time
+ * (--start 2h would be 1970), and so is a negative one. */
 static int parse_time(struct opts *o, const char *fl, json_t *obj, const char *key)
 {
-	const char *v = flag(o, fl);
-	char *end;
+	const char *v = flag(o, fl), *unit;
+	double x;
+
 	if (!v)
 		return 0;
-	double x = strtod(v + (*v == '+'), &end);
-	double mul = !*end || !strcmp(end, "s") ? 1 : !strcmp(end, "m") ? 60 : !strcmp(end, "h") ? 3600 : !strcmp(end, "d") ? 86400 : -1;
-	if (end == v + (*v == '+') || mul < 0)
-		return fw_cli_usage_error(o->cmd, "%s '%s': expected a Unix time or +DURATION like +10m", fl, v);
-	json_object_set_new(obj, key, json_integer((json_int_t)(*v == '+' ? (double)time(NULL) + x * mul : x)));
+	unit = v + strspn(v, "0123456789.");
+	if (*v == '+') {
+		if (!(v[1] >= '0' && v[1] <= '9') || !duration(v + 1, &x))
+			return fw_cli_usage_error(o->cmd, "%s '%s': expected +DURATION like +10m, +2h or +1d", fl, v);
+		x = floor(x + (double)time(NULL));
+	} else if (*v == '-')
+		return fw_cli_usage_error(o->cmd, "%s %s: a time is not negative; give a Unix time in seconds, or "
+					  "+DURATION from now like +10m", fl, v);
+	else if (unit != v && !*unit && !strchr(v, '.'))
+		x = strtod(v, NULL);
+	else if (unit != v && *unit && duration(v, &x))
+		return fw_cli_usage_error(o->cmd, "%s %s: a duration needs a leading + (in %.*s %s: +%s), or give a "
+					  "Unix time in seconds", fl, v, (int)(unit - v), v, unit, v);
+	else
+		return fw_cli_usage_error(o->cmd, "%s '%s': expected a Unix time in whole seconds or +DURATION like +10m",
+					  fl, v);
+	if (x > TIME_MAX)
+		return fw_cli_usage_error(o->cmd, "%s %s: times go up to %.0f (Unix seconds)", fl, v, TIME_MAX);
+	json_object_set_new(obj, key, json_integer((json_int_t)x));
 	return 0;
 }
 
@@ -956,6 +976,8 @@ static const char client_usage[] =
 	"                     out) or ok, then the reason the last report gave\n"
 	"reservations create: --kind maintenance|queue|job --nodes a,b --start +10m --end +2h\n"
 	"                     [--queue Q | --job J] [--reason TEXT]\n"
+	"                     (--start, --end: +DURATION from now, or a Unix time in\n"
+	"                     whole seconds; 2h without the + is refused)\n"
 	"\n"
 	"examples:\n"
 	"  fairway jobs submit --queue llm --gpus 8 --count 2 --runtime 1h\n"
