@@ -59,6 +59,14 @@ expect "client-unknown-flag-submit" 2 "unknown option '--gpu' for \`fairway jobs
 	"$FW" jobs submit --queue q --gpu 8
 expect "client-missing-value" 2 "--gpus needs a value" "$FW" jobs submit --queue q --gpus
 expect "client-server-missing-value" 2 "--server needs a value" "$FW" plan --server
+expect "client-plan-server-with-now" 2 \
+	"--now cannot be combined with --server (the daemon's plan is at its own clock)" \
+	"$FW" plan --server http://127.0.0.1:1 --now 5
+expect "client-plan-server-with-config" 2 "--config cannot be combined with --server" \
+	"$FW" plan --config examples/cluster.yaml --server http://127.0.0.1:1
+expect "client-plan-server-unknown-flag" 2 "unknown option '--bogus' for \`fairway plan\`" \
+	"$FW" plan --server http://127.0.0.1:1 --bogus
+expect "plan-help-now-not-with-server" 0 "not with" "$FW" plan --help
 expect "client-extra-word" 2 "unexpected argument 'b' after jobs why" "$FW" jobs why a b
 expect "client-fairshare-unknown-subcommand" 2 "unknown subcommand 'x'" "$FW" fairshare x
 expect "client-fairshare-explain-one-name" 2 "unexpected argument 'b' after fairshare explain" "$FW" fairshare explain a b

@@ -1023,6 +1023,22 @@ static const struct spec {
 	{ "plan", NULL, 0, "", "" },
 };
 
+/* Why `fairway plan --server` refuses w, one of plan's options for a cycle
+ * of its own (cmd_plan.c); NULL for any other word or command. */
+static const char *plan_local_only(const char *cmd, const char *w)
+{
+	static const char *const why[][2] = {
+		{ "--now", "the daemon's plan is at its own clock" },
+		{ "--config", "the daemon plans the fleet it was started with (fairway serve --config)" },
+		{ "--policy", "the daemon plans with its own policy (fairway serve --policy)" },
+	};
+
+	for (size_t k = 0; !strcmp(cmd, "plan") && k < sizeof why / sizeof why[0]; k++)
+		if (!strcmp(w, why[k][0]))
+			return why[k][1];
+	return NULL;
+}
+
 static bool listed(const char *set, const char *word)
 {
 	char key[64];
@@ -1080,6 +1096,9 @@ static int check_args(struct opts *o, char **words, int n)
 			sp = find_spec(o->cmd, "list"), implicit = true;
 		char *eq = fw_cli_split_eq(w);
 		bool valued = listed(sp->valued, w);
+		if (plan_local_only(o->cmd, w))
+			return fw_cli_usage_error(o->cmd, "%s cannot be combined with --server (%s)", w,
+						  plan_local_only(o->cmd, w));
 		if (!valued && !listed(sp->bare, w))
 			return fw_cli_usage_error(o->cmd, "unknown option '%s' for `fairway %s%s%s`", w, o->cmd,
 						  sp->sub ? " " : "", sp->sub ? sp->sub : "");
