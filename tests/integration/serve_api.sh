@@ -737,6 +737,9 @@ start_daemon "$S" "$PORT" --config "$T/pair-n1.yaml" || bad "daemon restarts wit
 check "restart without a node: its running job is requeued, the log naming the job and the node" \
 	grep -q "job $on_n2 was running on node n2, which the fleet no longer has: requeued" "$T/daemon.log"
 job_is "... it is pending again" "$on_n2" 'j["state"] == "pending"'
+job_is "... and its decision history says why, naming the node (fairway jobs why)" "$on_n2" \
+	'[(d["kind"], d["reason"], d["text"]) for d in j["decisions"]][-1] == ("requeue", "fleet_change", "requeued: it was running on node n2, which the fleet no longer has")'
+check "... fairway jobs why prints it" bash -c "'$FW' jobs why '$on_n2' --server http://127.0.0.1:$PORT | grep -q 'requeue  requeued: it was running on node n2'"
 job_is "... the job on the node kept still runs there" "$on_n1" 'j["state"] == "running" and j["nodes"] == ["n1"]'
 req POST /v1/cycle
 req GET /v1/health
