@@ -59,6 +59,14 @@ expect "client-unknown-flag-submit" 2 "unknown option '--gpu' for \`fairway jobs
 	"$FW" jobs submit --queue q --gpu 8
 expect "client-missing-value" 2 "--gpus needs a value" "$FW" jobs submit --queue q --gpus
 expect "client-server-missing-value" 2 "--server needs a value" "$FW" plan --server
+expect "client-plan-server-with-now" 2 \
+	"--now cannot be combined with --server (the daemon's plan is at its own clock)" \
+	"$FW" plan --server http://127.0.0.1:1 --now 5
+expect "client-plan-server-with-config" 2 "--config cannot be combined with --server" \
+	"$FW" plan --config examples/cluster.yaml --server http://127.0.0.1:1
+expect "client-plan-server-unknown-flag" 2 "unknown option '--bogus' for \`fairway plan\`" \
+	"$FW" plan --server http://127.0.0.1:1 --bogus
+expect "plan-help-now-not-with-server" 0 "not with" "$FW" plan --help
 expect "client-extra-word" 2 "unexpected argument 'b' after jobs why" "$FW" jobs why a b
 expect "client-fairshare-unknown-subcommand" 2 "unknown subcommand 'x'" "$FW" fairshare x
 expect "client-fairshare-explain-one-name" 2 "unexpected argument 'b' after fairshare explain" "$FW" fairshare explain a b
@@ -70,6 +78,18 @@ expect "client-fraction-of-whole-flag" 2 "--gpus 0.5: must be a whole number; fo
 	"$FW" jobs submit --queue q --gpus 0.5
 expect "client-fraction-not-rounded" 2 "--gpus 1.9: must be a whole number" "$FW" jobs submit --queue q --gpus 1.9
 expect "client-fraction-count" 2 "--count 2.5: must be a whole number" "$FW" jobs submit --queue q --gpus 1 --count 2.5
+# a whole number out of range says the range, not "whole number"
+expect "client-huge-gpus-says-range" 2 "--gpus 99999999999999999999: must be from 0 to 16" \
+	"$FW" jobs submit --queue q --gpus 99999999999999999999
+expect "client-gpus-past-a-node" 2 "--gpus 17: must be from 0 to 16" "$FW" jobs submit --queue q --gpus 17
+expect "client-count-zero-says-range" 2 "--count 0: must be from 1 to 100000" "$FW" jobs submit --queue q --gpus 1 --count 0
+expect "client-huge-priority-says-range" 2 "--priority 1e20: must be from -1000000 to 1000000" \
+	"$FW" queues set q --priority 1e20
+expect "client-exit-code-range" 2 "--exit-code 256: must be from 0 to 255" "$FW" jobs submit --queue q --gpus 1 --exit-code 256
+expect "client-huge-runtime-says-range" 2 "--runtime 99999999999999999999: must be from 0 to 31536000 seconds" \
+	"$FW" jobs submit --queue q --gpus 1 --runtime 99999999999999999999
+expect "client-negative-runtime-says-range" 2 "--runtime -5: must be from 0 to 31536000 seconds" \
+	"$FW" jobs submit --queue q --gpus 1 --runtime -5
 # seconds flags take the duration syntax of --start +10m (and serve --period)
 expect "client-runtime-not-a-duration" 2 "--runtime 'soon': expected seconds or a DURATION like 90s, 10m, 2h or 1d" \
 	"$FW" jobs submit --queue q --gpus 1 --runtime soon
@@ -80,6 +100,33 @@ expect "client-queue-duration-flag" 2 "--default-runtime '2w': expected seconds 
 expect "client-help-durations" 0 "also take a DURATION: 90s, 10m, 2h, 1d" "$FW" jobs --help
 expect "client-submit-needs-gpus" 2 "--gpus (0 for a job of only --cpu and --memory) is required" "$FW" jobs submit --queue q
 expect "client-bad-gpus" 2 "--bad-gpus '1,x': expected GPU indices" "$FW" nodes health n1 --unhealthy --bad-gpus 1,x
+# --file is the whole body: a flag beside it is refused, not dropped
+# (with a token and a valid file, only the refusal stops it reaching the server)
+CL_TMP=$(mktemp -d)
+echo '{"priority": 1}' >"$CL_TMP/q.json"
+echo 0123456789abcdef0123 >"$CL_TMP/token"
+expect "client-queue-file-and-flag" 2 "--file and --priority: give the queue either as a file or as flags" \
+	"$FW" queues set q --file "$CL_TMP/q.json" --priority 4 --server http://127.0.0.1:1 --token-file "$CL_TMP/token"
+expect "client-queue-create-flag-and-file" 2 "--file and --limit-gpus: give the queue either as a file or as flags" \
+	"$FW" queues create q --limit-gpus 8 --file "$CL_TMP/q.json" --server http://127.0.0.1:1 --token-file "$CL_TMP/token"
+expect "client-job-file-and-flag" 2 "--file and --gpus: give the job either as a file or as flags" \
+	"$FW" jobs submit --file "$CL_TMP/q.json" --gpus 2 --server http://127.0.0.1:1 --token-file "$CL_TMP/token"
+expect "client-file-alone-is-sent" 1 "cannot reach http://127.0.0.1:1" \
+	"$FW" queues set q --file "$CL_TMP/q.json" --server http://127.0.0.1:1 --token-file "$CL_TMP/token"
+expect "client-help-file-alone" 0 "or --file patch.json, alone" "$FW" queues --help
+# --start/--end: a unit without "+" is not a Unix time, and no time is negative
+RS=(reservations create --kind maintenance --nodes n1 --server http://127.0.0.1:1 --token-file "$CL_TMP/token")
+expect "client-start-unit-needs-plus" 2 \
+	"--start 2h: a duration needs a leading + (in 2 h: +2h), or give a Unix time in seconds" "$FW" "${RS[@]}" --start 2h
+expect "client-end-unit-needs-plus" 2 "--end 30m: a duration needs a leading + (in 30 m: +30m)" \
+	"$FW" "${RS[@]}" --start +1h --end 30m
+expect "client-start-negative-duration" 2 "--start -2h: a time is not negative" "$FW" "${RS[@]}" --start -2h
+expect "client-start-negative-time" 2 "--start -2: a time is not negative" "$FW" "${RS[@]}" --start -2
+expect "client-start-plus-negative" 2 "--start '+-2h': expected +DURATION like +10m" "$FW" "${RS[@]}" --start +-2h
+expect "client-start-huge" 2 "--start 99999999999999999999: times go up to 1099511627776" \
+	"$FW" "${RS[@]}" --start 99999999999999999999
+expect "client-start-unix-time-is-sent" 1 "cannot reach http://127.0.0.1:1" "$FW" "${RS[@]}" --start 1700000000 --end +2h
+rm -rf "$CL_TMP"
 expect "serve-help-backend-opt" 0 "--backend-opt K=V" "$FW" serve --help
 expect "serve-backend-opt-not-kv" 2 "--backend-opt 'conf': expected KEY=VALUE" "$FW" serve --backend-opt conf
 SERVE_TMP=$(mktemp -d)

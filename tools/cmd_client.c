@@ -20,6 +20,7 @@
 
 #include "cli.h"
 #include "cmd_serve.h"
+#include "fairway/snapshot.h"
 
 struct opts {
 	const char *server, *token_file, *cmd;
@@ -204,10 +205,33 @@ static int need(struct opts *o, const char *what, const char *v)
 	return 0;
 }
 
+/* The daemon's range of each whole-number flag (connectors/serve/codec.c),
+ * said by the client rather than left to a 400 that names the JSON member. */
+static const struct int_range {
+	const char *flag;
+	long long lo, hi;
+} int_ranges[] = {
+	{ "--priority", -1000000, 1000000 },
+	{ "--exit-code", 0, 255 },
+	{ "--count", 1, 100000 },
+	{ "--gpus", 0, FW_MAX_GPUS_PER_NODE },
+	{ "--memory", 0, 1000000000000LL }, /* MiB */
+};
+
+static const struct int_range *int_range(const char *fl)
+{
+	for (size_t i = 0; i < sizeof int_ranges / sizeof int_ranges[0]; i++)
+		if (!strcmp(int_ranges[i].flag, fl))
+			return &int_ranges[i];
+	return NULL;
+}
+
 /* A number flag into obj[key]; 2 on a bad value.  A whole-number flag
- * refuses a fraction rather than cut it (--gpus 0.5 would ask for none). */
+ * refuses a fraction rather than cut it (--gpus 0.5 would ask for none),
+ * and a whole number out of its range with the range. */
 static int set_num(struct opts *o, json_t *obj, const char *key, const char *fl, bool integer)
 {
+	const struct int_range *r = int_range(fl);
 	const char *v = flag(o, fl);
 	char *end;
 	if (!v)
@@ -215,10 +239,12 @@ static int set_num(struct opts *o, json_t *obj, const char *key, const char *fl,
 	double x = strtod(v, &end);
 	if (*end || end == v || !isfinite(x))
 		return fw_cli_usage_error(o->cmd, "%s '%s' is not a number", fl, v);
-	if (integer && (x != floor(x) || fabs(x) > 9e15))
+	if (integer && x != floor(x))
 		return fw_cli_usage_error(o->cmd, "%s %s: must be a whole number%s", fl, v,
 					  !strcmp(fl, "--gpus") ? "; for a fraction of a GPU use --gpus 1 --gpu-fraction F "
 								  "(e.g. 0.5: half of one GPU)" : "");
+	if (integer && r && (x < (double)r->lo || x > (double)r->hi))
+		return fw_cli_usage_error(o->cmd, "%s %s: must be from %lld to %lld", fl, v, r->lo, r->hi);
 	json_object_set_new(obj, key, integer ? json_integer((json_int_t)x) : json_real(x));
 	return 0;
 }
@@ -237,6 +263,8 @@ static bool duration(const char *v, double *secs)
 	return true;
 }
 
+#define SECS_MAX (365 * 86400.0) /* the daemon's bound on a seconds member */
+
 /* A seconds flag (--runtime, --checkpoint-interval, --min-runtime, ...)
  * into obj[key]: whole seconds, or a duration like 10m; 2 on a bad value. */
 static int set_secs(struct opts *o, json_t *obj, const char *key, const char *fl)
@@ -248,24 +276,59 @@ static int set_secs(struct opts *o, json_t *obj, const char *key, const char *fl
 		return 0;
 	if (!duration(v, &x))
 		return fw_cli_usage_error(o->cmd, "%s '%s': expected seconds or a DURATION like 90s, 10m, 2h or 1d", fl, v);
-	if (x != floor(x) || fabs(x) > 9e15)
+	if (x != floor(x))
 		return fw_cli_usage_error(o->cmd, "%s %s: must be a whole number of seconds", fl, v);
+	if (x < 0 || x > SECS_MAX)
+		return fw_cli_usage_error(o->cmd, "%s %s: must be from 0 to %lld seconds (365 days)", fl, v,
+					  (long long)SECS_MAX);
 	json_object_set_new(obj, key, json_integer((json_int_t)x));
 	return 0;
 }
 
-/* "+10m", "+2h", "+30s" relative to now, or an absolute Unix time. */
+#define TIME_MAX (double)(1LL << 40) /* the daemon's bound on a time, Unix seconds */
+
+/* A time flag (--start, --end) into obj[key]: "+10m", "+2h", "+30s"
+ * from now, or a Unix time in whole seconds; 2 on a bad value.  A number
+ * with a unit but no "+" is refused rather than read as a Unix time
+ * (--start 2h would be 1970), and so is a negative one. */
 static int parse_time(struct opts *o, const char *fl, json_t *obj, const char *key)
 {
-	const char *v = flag(o, fl);
-	char *end;
+	const char *v = flag(o, fl), *unit;
+	double x;
+
 	if (!v)
 		return 0;
-	double x = strtod(v + (*v == '+'), &end);
-	double mul = !*end || !strcmp(end, "s") ? 1 : !strcmp(end, "m") ? 60 : !strcmp(end, "h") ? 3600 : !strcmp(end, "d") ? 86400 : -1;
-	if (end == v + (*v == '+') || mul < 0)
-		return fw_cli_usage_error(o->cmd, "%s '%s': expected a Unix time or +DURATION like +10m", fl, v);
-	json_object_set_new(obj, key, json_integer((json_int_t)(*v == '+' ? (double)time(NULL) + x * mul : x)));
+	unit = v + strspn(v, "0123456789.");
+	if (*v == '+') {
+		if (!(v[1] >= '0' && v[1] <= '9') || !duration(v + 1, &x))
+			return fw_cli_usage_error(o->cmd, "%s '%s': expected +DURATION like +10m, +2h or +1d", fl, v);
+		x = floor(x + (double)time(NULL));
+	} else if (*v == '-')
+		return fw_cli_usage_error(o->cmd, "%s %s: a time is not negative; give a Unix time in seconds, or "
+					  "+DURATION from now like +10m", fl, v);
+	else if (unit != v && !*unit && !strchr(v, '.'))
+		x = strtod(v, NULL);
+	else if (unit != v && *unit && duration(v, &x))
+		return fw_cli_usage_error(o->cmd, "%s %s: a duration needs a leading + (in %.*s %s: +%s), or give a "
+					  "Unix time in seconds", fl, v, (int)(unit - v), v, unit, v);
+	else
+		return fw_cli_usage_error(o->cmd, "%s '%s': expected a Unix time in whole seconds or +DURATION like +10m",
+					  fl, v);
+	if (x > TIME_MAX)
+		return fw_cli_usage_error(o->cmd, "%s %s: times go up to %.0f (Unix seconds)", fl, v, TIME_MAX);
+	json_object_set_new(obj, key, json_integer((json_int_t)x));
+	return 0;
+}
+
+/* With --file the body is the file, whole: a flag beside it would be
+ * neither applied nor checked, so it is refused; 0, or 2 with a message
+ * naming both flags. */
+static int file_alone(struct opts *o, const char *what)
+{
+	for (int i = 0; i + 1 < o->argc; i += 2)
+		if (strcmp(o->argv[i], "--file"))
+			return fw_cli_usage_error(o->cmd, "--file and %s: give the %s either as a file or as flags",
+						  o->argv[i], what);
 	return 0;
 }
 
@@ -310,6 +373,8 @@ static json_t *queue_body(struct opts *o, int *rc)
 	*rc = 0;
 	if (file) {
 		json_decref(des), json_decref(lim), json_decref(w);
+		if ((*rc = file_alone(o, "queue")))
+			return NULL;
 		if (!(q = load_file(o, file)))
 			*rc = 2;
 		return q;
@@ -509,6 +574,8 @@ static json_t *job_body(struct opts *o, int *rc)
 
 	*rc = 0;
 	if (file) {
+		if ((*rc = file_alone(o, "job")))
+			return NULL;
 		if (!(j = load_file(o, file)))
 			*rc = 2;
 		return j;
@@ -878,32 +945,39 @@ static const char client_usage[] =
 	"  --server URL       default $FAIRWAY_SERVER or http://127.0.0.1:8642\n"
 	"  --token-file FILE  default $FAIRWAY_TOKEN_FILE or fairway-state/token\n"
 	"  --json             print JSON\n"
-	"A flag given twice: the last one counts.  Whole-number flags (--gpus,\n"
-	"--count, --memory, --priority, ...) refuse fractions.  Seconds flags\n"
-	"(--runtime, --checkpoint-interval, --min-runtime, --default-runtime,\n"
-	"--default-checkpoint-interval) also take a DURATION: 90s, 10m, 2h, 1d.\n"
+	"A flag given twice: the last one counts.  Whole-number flags (--gpus\n"
+	"0..16, --count 1..100000, --memory, --priority, ...) refuse fractions\n"
+	"and numbers out of their range.  Seconds flags (--runtime,\n"
+	"--checkpoint-interval, --min-runtime, --default-runtime,\n"
+	"--default-checkpoint-interval) also take a DURATION: 90s, 10m, 2h, 1d;\n"
+	"at most 365 days.\n"
 	"\n"
 	"queues set NAME:     --parent P --deserved-gpus N --limit-gpus N --weight W\n"
-	"                     --priority P --min-runtime S   (or --file patch.json)\n"
+	"                     --priority P --min-runtime S\n"
 	"                     --default-runtime S --default-checkpoint-interval S\n"
 	"                     (assumed for its jobs that give none); changes only\n"
 	"                     the flags given, the rest stays (PATCH)\n"
+	"                     or --file patch.json, alone: the body as it is, with\n"
+	"                     none of the flags above beside it\n"
 	"queues create NAME:  the same flags; a new queue, or a whole replacement:\n"
 	"                     what is not given takes its default (PUT)\n"
 	"jobs submit:         --queue Q --gpus N [--count TASKS] [--runtime S]\n"
 	"                     [--gpu-fraction F]  (with --gpus 1: a share of one GPU,\n"
 	"                     0.001..1)\n"
 	"                     [--name N] [--user U] [--cpu C] [--memory MiB]\n"
-	"                     [--gpu-model M] [--required-level rack]  (or --file job.json)\n"
+	"                     [--gpu-model M] [--required-level rack]\n"
 	"                     [--checkpoint-interval S]  (it saves every S s: evict it\n"
 	"                     before jobs that would lose more work)\n"
 	"                     [--exit-code N]  (local backend: a non-zero code fails the job)\n"
+	"                     or --file job.json, alone: the job as the API takes it\n"
 	"jobs why NAME:       one screen: state, why it waits, when it is expected to start\n"
 	"nodes list:          HEALTH is UNHEALTHY (takes no work), suspect (on probation:\n"
 	"                     no big gangs), degraded (healthy, some GPUs bad and left\n"
 	"                     out) or ok, then the reason the last report gave\n"
 	"reservations create: --kind maintenance|queue|job --nodes a,b --start +10m --end +2h\n"
 	"                     [--queue Q | --job J] [--reason TEXT]\n"
+	"                     (--start, --end: +DURATION from now, or a Unix time in\n"
+	"                     whole seconds; 2h without the + is refused)\n"
 	"\n"
 	"examples:\n"
 	"  fairway jobs submit --queue llm --gpus 8 --count 2 --runtime 1h\n"
@@ -948,6 +1022,22 @@ static const struct spec {
 	{ "fairshare", "explain", 1, "", "" },
 	{ "plan", NULL, 0, "", "" },
 };
+
+/* Why `fairway plan --server` refuses w, one of plan's options for a cycle
+ * of its own (cmd_plan.c); NULL for any other word or command. */
+static const char *plan_local_only(const char *cmd, const char *w)
+{
+	static const char *const why[][2] = {
+		{ "--now", "the daemon's plan is at its own clock" },
+		{ "--config", "the daemon plans the fleet it was started with (fairway serve --config)" },
+		{ "--policy", "the daemon plans with its own policy (fairway serve --policy)" },
+	};
+
+	for (size_t k = 0; !strcmp(cmd, "plan") && k < sizeof why / sizeof why[0]; k++)
+		if (!strcmp(w, why[k][0]))
+			return why[k][1];
+	return NULL;
+}
 
 static bool listed(const char *set, const char *word)
 {
@@ -1006,6 +1096,9 @@ static int check_args(struct opts *o, char **words, int n)
 			sp = find_spec(o->cmd, "list"), implicit = true;
 		char *eq = fw_cli_split_eq(w);
 		bool valued = listed(sp->valued, w);
+		if (plan_local_only(o->cmd, w))
+			return fw_cli_usage_error(o->cmd, "%s cannot be combined with --server (%s)", w,
+						  plan_local_only(o->cmd, w));
 		if (!valued && !listed(sp->bare, w))
 			return fw_cli_usage_error(o->cmd, "unknown option '%s' for `fairway %s%s%s`", w, o->cmd,
 						  sp->sub ? " " : "", sp->sub ? sp->sub : "");

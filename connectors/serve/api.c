@@ -757,24 +757,11 @@ static void h_node_get(struct ctx *c)
  * between a node and the daemon, not a report from the future). */
 #define FW_HEALTH_AT_AHEAD_MAX 86400
 
-/* A parsed report against the node it names: its bad GPUs exist, suspect
- * only with healthy (suspect = healthy but on probation), and no `at` far
- * in the future. */
-static int check_health(const struct fw_serve *d, json_t *body, const struct fw_health_report *h,
-			struct fw_diag *dg)
+/* A parsed report (its bad GPUs checked against its node by the codec):
+ * suspect only with healthy (suspect = healthy but on probation), and no
+ * `at` far in the future. */
+static int check_health(const struct fw_health_report *h, struct fw_diag *dg)
 {
-	int32_t gpus = d->fleet->nodes[fw_serve_node_index(d, h->node)].gpu_count;
-	size_t k;
-	json_t *g;
-	char f[32];
-
-	json_array_foreach(json_object_get(body, "badGpus"), k, g) {
-		snprintf(f, sizeof f, "badGpus[%zu]", k);
-		if (json_integer_value(g) >= gpus)
-			return gpus ? fw_diag_set(dg, FW_ERANGE, "", 0, 0, f, "node %s has GPUs 0 to %d, not %lld", h->node,
-						  gpus - 1, (long long)json_integer_value(g))
-				    : fw_diag_set(dg, FW_ERANGE, "", 0, 0, f, "node %s has no GPUs", h->node);
-	}
 	if (h->suspect && !h->healthy)
 		return fw_diag_set(dg, FW_EINVAL, "", 0, 0, "suspect",
 				   "suspect means healthy but on probation: with \"healthy\": false leave it out "
@@ -792,7 +779,7 @@ static void h_node_health(struct ctx *c)
 	struct fw_serve *d = c->d;
 	struct fw_health_report h;
 	struct fw_diag dg;
-	int rc, i;
+	int rc, i, gpus;
 
 	memset(&h, 0, sizeof h);
 	memset(&dg, 0, sizeof dg);
@@ -802,7 +789,8 @@ static void h_node_health(struct ctx *c)
 		return;
 	snprintf(h.node, sizeof h.node, "%s", c->name);
 	h.at = h.received = fw_serve_now();
-	if ((rc = fw_codec_health_parse(c->body, &h, &dg)) != FW_OK || (rc = check_health(d, c->body, &h, &dg)) != FW_OK)
+	gpus = d->fleet->nodes[fw_serve_node_index(d, c->name)].gpu_count;
+	if ((rc = fw_codec_health_parse_node(c->body, gpus, &h, &dg)) != FW_OK || (rc = check_health(&h, &dg)) != FW_OK)
 		return fail_diag(c, rc, &dg);
 	i = fw_serve_health_index(d, h.node);
 	fw_history_follow(i >= 0 ? &d->health[i] : NULL, &h); /* the daemon's history, not the body's */

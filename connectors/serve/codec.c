@@ -105,25 +105,38 @@ static int get_num(json_t *o, const char *path, const char *key, bool req, doubl
 	return FW_OK;
 }
 
+/* v as a whole number from lo to hi into *dst: FW_EINVAL when it is not
+ * one, FW_ERANGE when it is one out of range; the caller words the
+ * message.  1.0 is whole too: many JSON encoders write every number so. */
+static int whole(json_t *v, int64_t lo, int64_t hi, int64_t *dst)
+{
+	double r = json_number_value(v);
+
+	if (!json_is_integer(v) && (!json_is_real(v) || r != floor(r)))
+		return FW_EINVAL;
+	if (json_is_real(v) && (r < (double)lo || r > (double)hi))
+		return FW_ERANGE;
+	json_int_t x = json_is_integer(v) ? json_integer_value(v) : (json_int_t)r;
+	if (x < lo || x > hi)
+		return FW_ERANGE;
+	*dst = x;
+	return FW_OK;
+}
+
 static int get_int(json_t *o, const char *path, const char *key, bool req, int64_t lo, int64_t hi,
 		   int64_t *dst, struct fw_diag *d)
 {
 	json_t *v = json_object_get(o, key);
 	char f[128];
+	int rc;
 
 	path_of(f, sizeof f, path, key);
 	if (!v)
 		return req ? BAD(d, FW_EINVAL, f, "is required") : FW_OK;
-	/* 1.0 is whole too: many JSON encoders write every number so */
-	double r = json_number_value(v);
-	if (!json_is_integer(v) && (!json_is_real(v) || r != floor(r)))
-		return BAD(d, FW_EINVAL, f, "must be a whole number");
-	if (json_is_real(v) && (r < (double)lo || r > (double)hi))
-		return BAD(d, FW_ERANGE, f, "must be between %lld and %lld", (long long)lo, (long long)hi);
-	json_int_t x = json_is_integer(v) ? json_integer_value(v) : (json_int_t)r;
-	if (x < lo || x > hi)
-		return BAD(d, FW_ERANGE, f, "must be between %lld and %lld", (long long)lo, (long long)hi);
-	*dst = x;
+	if ((rc = whole(v, lo, hi, dst)) == FW_EINVAL)
+		return BAD(d, rc, f, "must be a whole number");
+	if (rc)
+		return BAD(d, rc, f, "must be between %lld and %lld", (long long)lo, (long long)hi);
 	return FW_OK;
 }
 
@@ -536,11 +549,51 @@ static int get_incidents(json_t *o, struct fw_health_report *h, struct fw_diag *
 	return FW_OK;
 }
 
+/* badGpus into h->bad_gpu_mask: indices of the node's gpus GPUs (gpus < 0:
+ * not known, any the mask holds). */
+static int get_bad_gpus(json_t *o, int32_t gpus, struct fw_health_report *h, struct fw_diag *d)
+{
+	json_t *bad = json_object_get(o, "badGpus");
+	int32_t n = gpus < 0 || gpus > FW_MAX_GPUS_PER_NODE ? FW_MAX_GPUS_PER_NODE : gpus;
+
+	h->bad_gpu_mask = 0;
+	if (!bad)
+		return FW_OK;
+	if (!json_is_array(bad))
+		return BAD(d, FW_EINVAL, "badGpus", "must be a list of GPU indices");
+	for (size_t i = 0; i < json_array_size(bad); i++) {
+		json_t *v = json_array_get(bad, i);
+		char f[32], was[32];
+		int64_t g;
+		int rc = whole(v, 0, (int64_t)n - 1, &g);
+		snprintf(f, sizeof f, "badGpus[%zu]", i);
+		if (rc == FW_EINVAL)
+			return BAD(d, rc, f, "must be a GPU index (a whole number)");
+		if (rc && gpus < 0)
+			return BAD(d, rc, f, "must be a GPU index from 0 to %d", n - 1);
+		if (rc && n == 0)
+			return BAD(d, rc, f, "node %s has no GPUs", h->node);
+		if (rc) {
+			if (json_is_integer(v))
+				snprintf(was, sizeof was, "%lld", (long long)json_integer_value(v));
+			else
+				snprintf(was, sizeof was, "%g", json_real_value(v));
+			return BAD(d, rc, f, "node %s has GPUs 0 to %d, not %s", h->node, n - 1, was);
+		}
+		h->bad_gpu_mask |= 1u << g;
+	}
+	return FW_OK;
+}
+
 int fw_codec_health_parse(json_t *o, struct fw_health_report *h, struct fw_diag *d)
+{
+	return fw_codec_health_parse_node(o, -1, h, d);
+}
+
+int fw_codec_health_parse_node(json_t *o, int32_t gpus, struct fw_health_report *h, struct fw_diag *d)
 {
 	static const char *const keys[] = { "node", "healthy", "suspect", "badGpus", "reason", "at", "incidents", NULL };
 	char node[FW_NAME_MAX] = "";
-	json_t *bad;
 	int64_t at = h->at;
 	int rc;
 
@@ -558,21 +611,7 @@ int fw_codec_health_parse(json_t *o, struct fw_health_report *h, struct fw_diag 
 	if (node[0] && strcmp(node, h->node))
 		return BAD(d, FW_EINVAL, "node", "\"%s\" differs from the node in the URL", node);
 	h->at = at;
-	h->bad_gpu_mask = 0;
-	if (!(bad = json_object_get(o, "badGpus")))
-		return FW_OK;
-	if (!json_is_array(bad))
-		return BAD(d, FW_EINVAL, "badGpus", "must be a list of GPU indices");
-	for (size_t i = 0; i < json_array_size(bad); i++) {
-		json_t *g = json_array_get(bad, i);
-		char f[32];
-		snprintf(f, sizeof f, "badGpus[%zu]", i);
-		if (!json_is_integer(g) || json_integer_value(g) < 0 ||
-		    json_integer_value(g) >= FW_MAX_GPUS_PER_NODE)
-			return BAD(d, FW_ERANGE, f, "must be a GPU index from 0 to %d", FW_MAX_GPUS_PER_NODE - 1);
-		h->bad_gpu_mask |= 1u << json_integer_value(g);
-	}
-	return FW_OK;
+	return get_bad_gpus(o, gpus, h, d);
 }
 
 json_t *fw_codec_health_dump(const struct fw_health_report *h)

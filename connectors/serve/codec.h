@@ -108,7 +108,13 @@ json_t *fw_codec_job_dump(const struct fw_backend_job *j, const struct fw_topolo
 int fw_codec_reservation_parse(json_t *o, struct fw_reservation *r, struct fw_diag *d);
 json_t *fw_codec_reservation_dump(const struct fw_reservation *r);
 
+/* h->node and h->at come in set (the URL's node, the daemon's clock).
+ * badGpus holds indices of the node's gpus GPUs, and a 400 names that
+ * range ("node N has GPUs 0 to 7, not 8"); fw_codec_health_parse, for a
+ * stored report, takes any index the mask holds (0 to
+ * FW_MAX_GPUS_PER_NODE - 1).  Indices are whole numbers, 1.0 included. */
 int fw_codec_health_parse(json_t *o, struct fw_health_report *h, struct fw_diag *d);
+int fw_codec_health_parse_node(json_t *o, int32_t gpus, struct fw_health_report *h, struct fw_diag *d);
 json_t *fw_codec_health_dump(const struct fw_health_report *h);
 
 const char *fw_rsv_kind_name(enum fw_rsv_kind k);

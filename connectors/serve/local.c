@@ -46,7 +46,10 @@
  * the fleet no longer fits.  A running job on a node the fleet lacks (or
  * on GPUs its node no longer has) is requeued, as Slurm does with jobs on
  * removed nodes: pending again, keeping its whole checkpoints, one line
- * on stderr naming the job and the node.  A stored job the config cannot
+ * on stderr naming the job and the node, and a decision-log row (kind
+ * "requeue", reason "fleet_change", cycle 0: before this daemon's first
+ * cycle) committed with the job's new state, so `fairway jobs why` and
+ * GET /v1/jobs/{name} show it.  A stored job the config cannot
  * describe at all (a topology level it lacks) stops the open with an
  * error naming the job and what is missing: it cannot be planned, and
  * dropping it silently would lose it.
@@ -428,25 +431,51 @@ static const char *lost_node(const struct fw_backend *b, const struct ljob *lj, 
 	return NULL;
 }
 
-/* Requeue the running jobs the fleet no longer fits (the file comment). */
+/* Requeue one running job the fleet no longer fits: its new state and a
+ * decision-log row saying why (kind "requeue", before the first cycle:
+ * cycle 0), so `fairway jobs why` shows it. */
+static int requeue_one(struct fw_backend *b, struct ljob *lj, const char *node, bool gone, fw_time now)
+{
+	const char *how = gone ? "no longer has" : "now has with fewer GPUs";
+	char text[FW_NAME_MAX + 96];
+	struct fw_store_decision dec = { 0, now, b->gen, "requeue", lj->bj.job.name, "", "fleet_change", text };
+	int rc;
+
+	/* node names a placement: used before set_place frees it */
+	snprintf(text, sizeof text, "requeued: it was running on node %s, which the fleet %s", node, how);
+	fprintf(stderr, "fairway serve: job %s was running on node %s, which the fleet %s: requeued (pending again)\n",
+		lj->bj.job.name, node, how);
+	keep_checkpoints(lj, now, lj->bj.job.checkpoint_s);
+	set_place(lj, NULL, 0);
+	lj->state = L_PENDING;
+	if ((rc = save(b, lj)) == FW_OK)
+		rc = fw_store_log_decision(b->store, &dec);
+	return rc;
+}
+
+/* Requeue the running jobs the fleet no longer fits (the file comment),
+ * in one transaction: each job's state and its log row commit together. */
 static int requeue_lost(struct fw_backend *b, fw_time now)
 {
-	for (int32_t i = 0; i < b->njobs; i++) {
+	bool began = false;
+	int rc = FW_OK;
+
+	for (int32_t i = 0; i < b->njobs && rc == FW_OK; i++) {
 		struct ljob *lj = &b->jobs[i];
 		const char *node;
 		bool gone;
-		int rc;
 		if (lj->state != L_RUNNING || !(node = lost_node(b, lj, &gone)))
 			continue;
-		fprintf(stderr, "fairway serve: job %s was running on node %s, which the fleet %s: requeued (pending again)\n",
-			lj->bj.job.name, node, gone ? "no longer has" : "now has with fewer GPUs");
-		keep_checkpoints(lj, now, lj->bj.job.checkpoint_s);
-		set_place(lj, NULL, 0);
-		lj->state = L_PENDING;
-		if ((rc = save(b, lj)) != FW_OK)
-			return rc;
+		if (!began && (rc = fw_store_begin(b->store)) != FW_OK)
+			break;
+		began = true;
+		rc = requeue_one(b, lj, node, gone, now);
 	}
-	return FW_OK;
+	if (began && rc == FW_OK)
+		rc = fw_store_commit(b->store);
+	else if (began)
+		fw_store_rollback(b->store);
+	return rc;
 }
 
 /* --- ops -------------------------------------------------------------------- */

@@ -224,12 +224,16 @@ check "delete the (now empty) queue: 200" [ "$CODE" = 200 ]
 # --- nodes, health, reservations ------------------------------------------------------
 req GET /v1/nodes
 check "18 nodes listed with GPU figures" [ "$(jfield 'len(j["nodes"]), j["figures"]["gpusTotal"]')" = "18 144.0" ]
-req POST /v1/nodes/h100-015/health '{"healthy":false,"reason":"XID 79","badGpus":[3]}'
-check "report a node unhealthy: 200" [ "$CODE" = 200 ]
+req POST /v1/nodes/h100-015/health '{"healthy":false,"reason":"XID 79","badGpus":[3.0]}'
+check "report a node unhealthy (a GPU index written 3.0 is whole): 200" [ "$CODE" = 200 ]
 req POST /v1/nodes/h100-015/health '{"healthy":"no"}'
 check "a bad health report: 400 naming healthy" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = healthy ]
 req POST /v1/nodes/h100-015/health '{"healthy":false,"badGpus":[99]}'
-check "a GPU index out of range: 400 naming badGpus[0]" [ "$(jfield 'j["error"]["field"]')" = "badGpus[0]" ]
+check "a GPU index out of range: 400 naming badGpus[0]" [ "$(jfield 'j["error"]["field"]')" = "badGpus[0]" ] &&
+	check "... and the node's range" grep -q "node h100-015 has GPUs 0 to 7, not 99" <<<"$BODY"
+req POST /v1/nodes/h100-015/health '{"healthy":false,"badGpus":[-1]}'
+check "a negative GPU index: 400 naming the node's range, as one too high does" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["message"]')" = "node h100-015 has GPUs 0 to 7, not -1" ]
 req POST /v1/nodes/h100-015/health '{"healthy":true,"suspect":"yes"}'
 check "a bad suspect flag: 400 naming suspect" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = suspect ]
 req POST /v1/nodes/h100-010/health '{"healthy":true,"badGpus":[2,8]}'
@@ -500,8 +504,11 @@ req DELETE /v1/reservations/cli-rsv
 req POST /v1/jobs '{"name":"real-gpus","queue":"llm","runtime":60.0,"tasks":[{"gpus":1.0,"count":1.0}]}'
 check "the API takes 1.0 as a whole number (201)" [ "$CODE" = 201 -a "$(jfield 'j["tasks"][0]["gpus"]')" = 1 ]
 req DELETE /v1/jobs/real-gpus
+"$FW" jobs submit --queue llm --gpus 1 --gpu-fraction 2 "${C[@]}" 2>"$T/err"
+check "a rejected submit exits 2 and names the field" bash -c "[ $? -eq 2 ] && grep -q 'tasks\[0\].gpuFraction' '$T/err'"
 "$FW" jobs submit --queue llm --gpus 99 "${C[@]}" 2>"$T/err"
-check "a rejected submit exits 2 and names the field" bash -c "[ $? -eq 2 ] && grep -q 'tasks\[0\].gpus' '$T/err'"
+check "--gpus past the daemon's range: the client says the range (exit 2)" \
+	bash -c "[ $? -eq 2 ] && grep -q -- '--gpus 99: must be from 0 to 16' '$T/err'"
 "$FW" queues create cliq --parent product --deserved-gpus 2 --weight 3 --priority 5 "${C[@]}" >/dev/null 2>&1
 "$FW" queues set cliq --limit-gpus 8 "${C[@]}" >"$T/qset" 2>&1
 req GET /v1/queues/cliq
@@ -730,6 +737,9 @@ start_daemon "$S" "$PORT" --config "$T/pair-n1.yaml" || bad "daemon restarts wit
 check "restart without a node: its running job is requeued, the log naming the job and the node" \
 	grep -q "job $on_n2 was running on node n2, which the fleet no longer has: requeued" "$T/daemon.log"
 job_is "... it is pending again" "$on_n2" 'j["state"] == "pending"'
+job_is "... and its decision history says why, naming the node (fairway jobs why)" "$on_n2" \
+	'[(d["kind"], d["reason"], d["text"]) for d in j["decisions"]][-1] == ("requeue", "fleet_change", "requeued: it was running on node n2, which the fleet no longer has")'
+check "... fairway jobs why prints it" bash -c "'$FW' jobs why '$on_n2' --server http://127.0.0.1:$PORT | grep -q 'requeue  requeued: it was running on node n2'"
 job_is "... the job on the node kept still runs there" "$on_n1" 'j["state"] == "running" and j["nodes"] == ["n1"]'
 req POST /v1/cycle
 req GET /v1/health

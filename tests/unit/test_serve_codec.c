@@ -199,6 +199,44 @@ TEST(whole_reals_are_whole_numbers)
 	json_decref(o);
 }
 
+/* Parse a health report for n1, a node of `gpus` GPUs (-1: a stored
+ * report, node unknown); the error's message ("" on success). */
+static const char *bad_gpus_msg(const char *s, int32_t gpus, uint32_t *mask)
+{
+	static struct fw_diag d;
+	struct fw_health_report h;
+	json_t *o = body(s);
+	memset(&d, 0, sizeof d);
+	memset(&h, 0, sizeof h);
+	strcpy(h.node, "n1");
+	int rc = gpus < 0 ? fw_codec_health_parse(o, &h, &d) : fw_codec_health_parse_node(o, gpus, &h, &d);
+	json_decref(o);
+	*mask = h.bad_gpu_mask;
+	return rc == FW_OK ? "" : d.msg;
+}
+
+/* badGpus members are whole numbers like every integer member (1.0 too),
+ * and out of range, low or high, name the node's range. */
+TEST(bad_gpus_whole_reals_and_the_nodes_range)
+{
+	uint32_t m;
+
+	ASSERT_STR_EQ(bad_gpus_msg("{\"healthy\":false,\"badGpus\":[1.0,3]}", 8, &m), "");
+	ASSERT_EQ(m, 0x0au);
+	ASSERT_STR_EQ(bad_gpus_msg("{\"healthy\":false,\"badGpus\":[1.0]}", -1, &m), "");
+	ASSERT_EQ(m, 0x02u);
+	ASSERT_STR_EQ(bad_gpus_msg("{\"healthy\":false,\"badGpus\":[-1]}", 8, &m), "node n1 has GPUs 0 to 7, not -1");
+	ASSERT_STR_EQ(bad_gpus_msg("{\"healthy\":false,\"badGpus\":[8]}", 8, &m), "node n1 has GPUs 0 to 7, not 8");
+	ASSERT_STR_EQ(bad_gpus_msg("{\"healthy\":false,\"badGpus\":[0,8.0]}", 8, &m), "node n1 has GPUs 0 to 7, not 8");
+	ASSERT_STR_EQ(bad_gpus_msg("{\"healthy\":false,\"badGpus\":[99]}", 8, &m), "node n1 has GPUs 0 to 7, not 99");
+	ASSERT_STR_EQ(bad_gpus_msg("{\"healthy\":false,\"badGpus\":[0]}", 0, &m), "node n1 has no GPUs");
+	ASSERT_STR_EQ(bad_gpus_msg("{\"healthy\":false,\"badGpus\":[1.5]}", 8, &m), "must be a GPU index (a whole number)");
+	ASSERT_STR_EQ(bad_gpus_msg("{\"healthy\":false,\"badGpus\":[\"1\"]}", 8, &m), "must be a GPU index (a whole number)");
+	ASSERT_STR_EQ(bad_gpus_msg("{\"healthy\":false,\"badGpus\":[15]}", -1, &m), "");
+	ASSERT_STR_EQ(bad_gpus_msg("{\"healthy\":false,\"badGpus\":[16]}", -1, &m), "must be a GPU index from 0 to 15");
+	ASSERT_STR_EQ(bad_gpus_msg("{\"healthy\":false,\"badGpus\":[1e300]}", 8, &m), "node n1 has GPUs 0 to 7, not 1e+300");
+}
+
 TEST(reservation_and_health_refusals)
 {
 	struct fw_reservation *r = malloc(sizeof *r);
@@ -357,5 +395,5 @@ TEST(history_keeps_the_last_eight)
 }
 
 TEST_MAIN(queue_units_and_defaults, queue_refusals_name_the_field, job_parse_and_round_trip, job_exit_code, job_checkpoint_interval,
-	  whole_reals_are_whole_numbers, reservation_and_health_refusals, health_incidents_stored_form, history_incidents_and_lemon,
+	  whole_reals_are_whole_numbers, bad_gpus_whole_reals_and_the_nodes_range, reservation_and_health_refusals, health_incidents_stored_form, history_incidents_and_lemon,
 	  history_keeps_the_last_eight)

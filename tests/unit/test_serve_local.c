@@ -464,7 +464,67 @@ TEST(failures_count_per_node_within_the_window)
 	teardown(b);
 }
 
+static int last_decision(void *ctx, const struct fw_store_decision *dec)
+{
+	snprintf(ctx, 256, "%s %s %lld | %s", dec->kind, dec->reason, (long long)dec->cycle, dec->text);
+	return 0;
+}
+
+static int count_decisions(void *ctx, const struct fw_store_decision *dec)
+{
+	(void)dec;
+	++*(int *)ctx;
+	return 0;
+}
+
+/* Reopened on a fleet without the node a job ran on: the job is pending
+ * again, and its decision history says so, naming the node; a job on a
+ * node kept runs on with no new row. */
+TEST(a_job_requeued_by_a_fleet_change_has_a_decision)
+{
+	static const char n0_only[] = "now: 0\n"
+				      "nodes:\n"
+				      "  - {name: n0, gpus: 8, cpu: 64, memory: 512Gi}\n";
+	struct fw_backend *b;
+	struct fw_backend_world w;
+	struct fw_backend_config cfg;
+	struct fw_snapshot *small, *s;
+	char last[256] = "";
+	const char *state;
+	fw_time sub, start, end;
+	int rows = 0;
+
+	setup(&b);
+	ASSERT_EQ(submit(b, "on-n0", 0), FW_OK);
+	ASSERT_EQ(submit(b, "on-n1", 0), FW_OK);
+	start_on(b, "on-n0", 1000, "n0");
+	start_on(b, "on-n1", 1000, "n1");
+	fw_backend_local.close(b);
+	ASSERT_EQ(fw_config_load_buffer("fleet", n0_only, sizeof n0_only - 1, &small, NULL), FW_OK);
+	memset(&cfg, 0, sizeof cfg);
+	cfg.fleet = small;
+	cfg.store = store;
+	cfg.now = 2000;
+	ASSERT_EQ(fw_backend_local.open(&cfg, &b, NULL), FW_OK);
+	ASSERT_EQ(fw_local_job_info(b, "on-n1", &state, &sub, &start, &end, NULL, NULL), FW_OK);
+	ASSERT_STR_EQ(state, "pending");
+	ASSERT_EQ(fw_store_job_decisions(store, "on-n1", 10, last_decision, last), FW_OK);
+	ASSERT_STR_EQ(last, "requeue fleet_change 0 | requeued: it was running on node n1, which the fleet no longer has");
+	last[0] = '\0';
+	ASSERT_EQ(fw_store_job_decisions(store, "on-n0", 10, last_decision, last), FW_OK);
+	ASSERT_STR_EQ(last, "");
+	s = world(b, 2000, &w);
+	ASSERT_EQ(s->njobs, 2);
+	fw_snapshot_free(s);
+	fw_backend_local.close(b);
+	ASSERT_EQ(fw_backend_local.open(&cfg, &b, NULL), FW_OK); /* once: the job is no longer running */
+	ASSERT_EQ(fw_store_job_decisions(store, "on-n1", 10, count_decisions, &rows), FW_OK);
+	ASSERT_EQ(rows, 1);
+	teardown(b);
+	fw_snapshot_free(small);
+}
+
 TEST_MAIN(stale_generation_changes_nothing_and_actions_are_idempotent, jobs_run_for_their_runtime_and_survive_reopen,
 	  an_evicted_job_resumes_from_its_last_checkpoint,
 	  thousands_of_jobs_are_found_by_name, jobs_with_a_non_zero_exit_code_fail, failed_jobs_make_their_node_suspect,
-	  failures_count_per_node_within_the_window)
+	  failures_count_per_node_within_the_window, a_job_requeued_by_a_fleet_change_has_a_decision)
