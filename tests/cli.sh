@@ -51,6 +51,7 @@ expect "plan-missing-file" 2 "does-not-exist.yaml" "$FW" plan --config does-not-
 expect "plan-default-runs" 0 "STARTED" "$FW" plan
 expect "policies" 0 "fifo" "$FW" policies
 expect "plan-help-names-server" 0 "fairway plan --server URL" "$FW" plan --help
+expect "plan-server-equals-goes-to-the-daemon" 1 "cannot reach http://127.0.0.1:1" "$FW" plan --server=http://127.0.0.1:1
 expect "policies-unknown-flag-after-json" 2 "unknown option '--bogus'" "$FW" policies --json --bogus
 # The API client checks every word before it sends anything: these fail
 # with exit 2 and no server running (a flag it ignored would reach curl).

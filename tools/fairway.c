@@ -143,7 +143,7 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "plan")) {
 		for (int i = 2; i < argc; i++)
-			if (!strcmp(argv[i], "--server"))
+			if (!strcmp(argv[i], "--server") || !strncmp(argv[i], "--server=", 9))
 				return fw_cmd_client("plan", argc - 1, argv + 1);
 		return fw_cmd_plan(argc - 1, argv + 1);
 	}
