@@ -666,12 +666,20 @@ static void h_job_submit(struct ctx *c)
 	reply(c, 201, o);
 }
 
+/* One job: the last plan's view of it, unless the local backend knows it
+ * ended since (a job cancelled a moment ago reads cancelled, not the
+ * plan's pending). */
 static json_t *job_lookup(struct fw_serve *d, const char *name)
 {
-	json_t *v = view_ref(d), *j = json_object_get(json_object_get(v, "jobs"), name);
 	const struct fw_backend_job *bj;
 	const char *state;
 	fw_time submit, start, end;
+	bool local = d->bops == &fw_backend_local &&
+		     !fw_local_job_info(d->be, name, &state, &submit, &start, &end, NULL, &bj);
+
+	if (local && strcmp(state, "pending") && strcmp(state, "running"))
+		return local_job_json(bj, state, submit, start, end);
+	json_t *v = view_ref(d), *j = json_object_get(json_object_get(v, "jobs"), name);
 
 	if (j) {
 		json_incref(j);
@@ -679,10 +687,7 @@ static json_t *job_lookup(struct fw_serve *d, const char *name)
 		return j;
 	}
 	json_decref(v);
-	if (d->bops != &fw_backend_local ||
-	    fw_local_job_info(d->be, name, &state, &submit, &start, &end, NULL, &bj))
-		return NULL;
-	return local_job_json(bj, state, submit, start, end);
+	return local ? local_job_json(bj, state, submit, start, end) : NULL;
 }
 
 static int add_decision(void *ctx, const struct fw_store_decision *dec)

@@ -170,6 +170,14 @@ req POST /v1/jobs '{"name":"cpu-only","queue":"team-a","tasks":[{"cpu":2}]}'
 check "a job of CPU only is a job (201)" [ "$CODE" = 201 ]
 req DELETE /v1/jobs/cpu-only
 req POST /v1/jobs '{"name":"never-ran","queue":"vision","tasks":[{"gpus":16}]}'
+# wait until a plan has seen it pending, so that the cancel below is newer
+# than the last plan: reading it must still say cancelled, not the plan's
+# pending (it did when a cycle fell between the submit and the cancel)
+for _ in $(seq 1 50); do
+	req GET /v1/jobs/never-ran
+	[ "$(jfield 'j.get("reason")')" != not_yet_considered ] && break
+	sleep 0.1
+done
 req DELETE /v1/jobs/never-ran
 req GET /v1/jobs/never-ran
 check "a job cancelled while pending has no startTime" [ "$(jfield 'j["state"], "startTime" in j')" = "cancelled False" ]
