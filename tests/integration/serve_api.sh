@@ -697,16 +697,8 @@ stop_daemon
 
 # --- strict order (--policy fifo): a waiting job's reason names the job it waits
 # behind, and a start says its GPUs, without the core's indices ---------------------------
-cat >"$T/fifo.yaml" <<'EOF2'
-now: 0
-nodes:
-  - {name: solo, gpus: 8, cpu: 64, memory: 512Gi}
-queues:
-  - name: q
-    resources: {gpu: {quota: 8}}
-EOF2
-S=$T/state-fifo
-start_daemon "$S" "$PORT" --config "$T/fifo.yaml" --policy fifo || bad "daemon starts with --policy fifo"
+S=$T/state-fifo # the one-node fleet of the job-failure section
+start_daemon "$S" "$PORT" --config "$T/solo.yaml" --policy fifo || bad "daemon starts with --policy fifo"
 TOKEN=$(cat "$S/token")
 req POST /v1/jobs '{"name":"forever","queue":"q","tasks":[{"gpus":4}]}'
 req POST /v1/jobs '{"name":"whole","queue":"q","runtime":60,"tasks":[{"gpus":8}]}'
