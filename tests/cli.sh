@@ -131,6 +131,12 @@ rm -rf "$CL_TMP"
 expect "serve-help-backend-opt" 0 "--backend-opt K=V" "$FW" serve --help
 expect "serve-backend-opt-not-kv" 2 "--backend-opt 'conf': expected KEY=VALUE" "$FW" serve --backend-opt conf
 SERVE_TMP=$(mktemp -d)
+# --listen takes an IPv4 address: a host name is a usage error (exit 2)
+# before the state directory is touched, like a bad port
+expect "serve-listen-host-name" 2 "--listen 'localhost:0': 'localhost' is not an IPv4 address" \
+	timeout 20 "$FW" serve --state "$SERVE_TMP/st" --listen localhost:0
+expect "serve-listen-ipv6" 2 "'::1' is not an IPv4 address" timeout 20 "$FW" serve --state "$SERVE_TMP/st" --listen ::1:0
+if [ -e "$SERVE_TMP/st" ]; then bad "serve-listen-bad-host-leaves-no-state"; else ok "serve-listen-bad-host-leaves-no-state"; fi
 expect "serve-local-refuses-backend-opt" 2 "the local backend takes no options ('a=b,c=d')" \
 	timeout 20 "$FW" serve --state "$SERVE_TMP" --listen 127.0.0.1:0 --backend-opt a=b --backend-opt c=d
 rm -rf "$SERVE_TMP"

@@ -2,6 +2,7 @@
  * cmd_serve.c — `fairway serve`: parse the flags, hand them to
  * fw_serve_run() (connectors/serve).
  */
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,8 +158,13 @@ int fw_cmd_serve(int argc, char **argv)
 		if (!strcmp(a, "--config")) {
 			o.config_path = v;
 		} else if (!strcmp(a, "--listen")) {
+			struct in_addr ip;
+
 			if (parse_listen(v, host, sizeof host, &o.port))
 				return fw_cli_usage_error("serve", "--listen '%s': expected HOST:PORT, e.g. 127.0.0.1:8642", v);
+			if (inet_pton(AF_INET, host, &ip) != 1)
+				return fw_cli_usage_error("serve", "--listen '%s': '%s' is not an IPv4 address (e.g. 127.0.0.1)",
+							  v, host);
 		} else if (!strcmp(a, "--state")) {
 			o.state_dir = v;
 		} else if (!strcmp(a, "--token-file")) {
