@@ -166,7 +166,7 @@ int cfg_double(struct cfg *c, const yaml_node_t *map, const char *path,
 	if (rc || micro < 0 || (double)micro / 1e6 > hi)
 		return cfg_fail(c, v, FW_ERANGE, fp,
 				"%s is out of range; use a number from 0 to "
-				"%g",
+				"%.10g",
 				t, hi);
 	*out = (double)micro / 1e6;
 	return FW_OK;

@@ -645,6 +645,8 @@ static const struct {
 	{ "bad_lemon_gang", FW_ERANGE, 2, "scheduler.lemonGangGpus" },
 	{ "bad_lemon_window", FW_ERANGE, 2, "scheduler.lemonWindow" },
 	{ "bad_lemon_flag", FW_EINVAL, 2, "nodes[0].lemon" },
+	{ "weight_out_of_range", FW_ERANGE, 6,
+	  "queues[0].resources.gpu.overQuotaWeight" },
 };
 
 TEST(bad_input_files)
