@@ -94,7 +94,8 @@ static void queues(struct buf *b, json_t *v)
 	}
 }
 
-static void figures(struct buf *b, json_t *v)
+/* hc: the lemon verdict the daemon applies (scheduler.lemonThreshold, lemonWindow). */
+static void figures(struct buf *b, json_t *v, const struct fw_health_config *hc)
 {
 	json_t *f = json_object_get(v, "figures"), *n;
 	const char *reason;
@@ -118,8 +119,15 @@ static void figures(struct buf *b, json_t *v)
 	put(b, "# HELP fairway_unhealthy_nodes Nodes reported unhealthy.\n# TYPE fairway_unhealthy_nodes gauge\n"
 	       "fairway_unhealthy_nodes %lld\n",
 	    (long long)json_integer_value(json_object_get(f, "unhealthyNodes")));
-	put(b, "# HELP fairway_lemon_nodes Nodes that fail again and again (3 incidents in 120 days); big gangs go "
-	       "there last.\n# TYPE fairway_lemon_nodes gauge\nfairway_lemon_nodes %lld\n",
+	if (hc->lemon_threshold > 0 && hc->lemon_window_s % 86400 == 0)
+		put(b, "# HELP fairway_lemon_nodes Nodes that fail again and again (%d incidents in %lld days); ",
+		    (int)hc->lemon_threshold, (long long)(hc->lemon_window_s / 86400));
+	else if (hc->lemon_threshold > 0)
+		put(b, "# HELP fairway_lemon_nodes Nodes that fail again and again (%d incidents in %lld s); ",
+		    (int)hc->lemon_threshold, (long long)hc->lemon_window_s);
+	else
+		put(b, "# HELP fairway_lemon_nodes Nodes that fail again and again (the verdict is off); ");
+	put(b, "big gangs go there last.\n# TYPE fairway_lemon_nodes gauge\nfairway_lemon_nodes %lld\n",
 	    (long long)json_integer_value(json_object_get(f, "lemonNodes")));
 }
 
@@ -157,7 +165,7 @@ char *fw_metrics_render(struct fw_serve *d)
 	counter(&b, "fairway_http_errors_total", "API requests answered with 4xx or 5xx.", m->http_errors);
 	if (d->view) {
 		queues(&b, d->view);
-		figures(&b, d->view);
+		figures(&b, d->view, &d->hcfg);
 	}
 	return b.p;
 }

@@ -596,6 +596,9 @@ sed 's/^scheduler: {/scheduler: {lemonThreshold: 2, lemonWindow: 120d, heartbeat
 	examples/cluster.yaml >"$T/lemon2.yaml"
 start_daemon "$S" "$PORT" --config "$T/lemon2.yaml" || bad "daemon restarts with --config"
 node_is "config lemonThreshold 2: 2 incidents make a lemon" h100-011 'j["lemon"] is True and j["incidents"] == 2'
+curl -s "http://127.0.0.1:$PORT/metrics" >"$T/lemon2.metrics"
+check "/metrics: fairway_lemon_nodes's help gives the config's rule, 2 incidents in 120 days" \
+	grep -q '^# HELP fairway_lemon_nodes .*(2 incidents in 120 days)' "$T/lemon2.metrics"
 post_health h100-003 '{"healthy":true,"reason":"healthy: 8 GPUs ok"}'
 node_is "heartbeat: a fresh report keeps the node healthy" h100-003 'j["healthy"] and j["health"] == "healthy"'
 sleep 3
