@@ -128,7 +128,7 @@ static void usage(FILE *f)
 		"  --node NAME    the node name in the report (default: the host name)\n"
 		"  --pretty       indented JSON\n"
 		"  --server URL   also send each report to the daemon at URL\n"
-		"                 (e.g. http://127.0.0.1:8080)\n"
+		"                 (e.g. http://127.0.0.1:8642, fairway serve's default)\n"
 		"  --token-file FILE  the daemon's agent token (its --agent-token-file,\n"
 		"                 default STATE_DIR/agent-token: it may only report\n"
 		"                 node health; the admin token works too; or\n"
@@ -143,7 +143,7 @@ static void usage(FILE *f)
 		"  fairway-agent --watch --interval 30 >> /var/log/gpu-health.jsonl\n"
 		"  fairway-agent > r.json && fairway-agent --assess r.json\n"
 		"  fairway-agent --watch --interval 30 --quiet --node gpu-017 \\\n"
-		"      --server http://10.0.0.5:8080 --token-file /etc/fairway/agent-token\n"
+		"      --server http://10.0.0.5:8642 --token-file /etc/fairway/agent-token\n"
 		"As a service on every GPU node: contrib/systemd/fairway-agent.service.\n");
 }
 

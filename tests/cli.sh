@@ -591,6 +591,8 @@ if [ -x "$AG" ]; then
 	expect "agent-equals-range" 2 "--interval needs a whole number from 1 to 86400" "$AG" --watch --interval=0
 	expect "agent-equals-empty" 2 "--server= has an empty value" "$AG" --server=
 	expect "agent-bare-flag-with-value" 2 "--watch takes no value" "$AG" --watch=1
+	# its help's URL is the daemon's default address (fairway serve --listen)
+	expect "agent-help-names-the-daemon-port" 0 "http://127.0.0.1:8642" "$AG" --help
 fi
 SL=$B/connectors/slurm/fairway-slurm
 if [ -x "$SL" ]; then
