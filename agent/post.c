@@ -98,8 +98,8 @@ int fw_agent_read_token(const char *file, char *tok, size_t n, char *why, size_t
 
 	if (!f) {
 		snprintf(why, whylen,
-			 "cannot read the token file %s (pass --token-file with the daemon's token: "
-			 "`fairway serve --token-file`, default STATE_DIR/token)",
+			 "cannot read the token file %s (pass --token-file with the daemon's agent token: "
+			 "`fairway serve --agent-token-file`, default STATE_DIR/agent-token)",
 			 file);
 		return FW_ENOENT;
 	}
@@ -146,8 +146,8 @@ static void refused(const struct fw_agent_server *s, const char *node, long stat
 
 	if (status == 401)
 		snprintf(why, whylen,
-			 "%s refused the token in %s (401: %s): use the token file of that daemon "
-			 "(`fairway serve --token-file`, default STATE_DIR/token)",
+			 "%s refused the token in %s (401: %s): use that daemon's agent token "
+			 "(`fairway serve --agent-token-file`, default STATE_DIR/agent-token)",
 			 s->url, s->token_file, msg ? msg : "unauthorized");
 	else if (e)
 		snprintf(why, whylen, "%s refused the report for node %s: %ld %s%s%s%s%s%s", s->url, node, status,

@@ -75,6 +75,8 @@ before=$(health)
 agent FAKE_NVML_XID="$(seq -s, -f '%g:79' 0 $((NG - 1)))" -- --node "$NODE" --server "$URL" --token-file "$T/bad-token"
 check "wrong token: exit 1" [ "$RC" -eq 1 ]
 check "wrong token: says 401 and names the token file" bash -c "grep -qF '401' '$T/err' && grep -qF '$T/bad-token' '$T/err'"
+check "wrong token: points at the agent token (--agent-token-file), not the admin one" \
+	grep -qF 'default STATE_DIR/agent-token' "$T/err"
 sleep 0.6
 req GET "/v1/nodes/$NODE"
 check "wrong token: the node's health is unchanged ($before)" [ "$(health)" = "$before" ]
@@ -139,6 +141,7 @@ check "unknown node: the daemon's 404 is echoed with what to do" \
 	bash -c "grep -qF 'no node named \"ghost\"' '$T/err' && grep -qF -- '--node NAME' '$T/err'"
 agent -- --node "$NODE" --server "$URL" --token-file "$T/missing-token"
 check "missing token file: exit 2, the file named" bash -c "[ $RC -eq 2 ] && grep -qF '$T/missing-token' '$T/err'"
+check "missing token file: points at the agent token" grep -qF '`fairway serve --agent-token-file`, default STATE_DIR/agent-token' "$T/err"
 agent -- --server "$URL"
 check "--server without --token-file: exit 2, says so" bash -c "[ $RC -eq 2 ] && grep -qF -- '--token-file' '$T/err'"
 agent -- --quiet
