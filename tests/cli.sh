@@ -137,6 +137,12 @@ expect "serve-listen-host-name" 2 "--listen 'localhost:0': 'localhost' is not an
 	timeout 20 "$FW" serve --state "$SERVE_TMP/st" --listen localhost:0
 expect "serve-listen-ipv6" 2 "'::1' is not an IPv4 address" timeout 20 "$FW" serve --state "$SERVE_TMP/st" --listen ::1:0
 if [ -e "$SERVE_TMP/st" ]; then bad "serve-listen-bad-host-leaves-no-state"; else ok "serve-listen-bad-host-leaves-no-state"; fi
+# --period: plain decimals with s, ms, m or h, up to the 1h the message names
+expect "serve-period-nan" 2 "--period 'nan': expected a duration" timeout 20 "$FW" serve --state "$SERVE_TMP/st" --period nan
+expect "serve-period-hex" 2 "--period '0x10': expected a duration" timeout 20 "$FW" serve --state "$SERVE_TMP/st" --period 0x10
+expect "serve-period-exponent" 2 "--period '1e1': expected a duration" timeout 20 "$FW" serve --state "$SERVE_TMP/st" --period 1e1
+expect "serve-period-1h-is-taken" 2 "--listen 'x'" "$FW" serve --period 1h --listen x
+expect "serve-period-over-1h" 2 "--period '1.5h': expected a duration" "$FW" serve --period 1.5h
 expect "serve-local-refuses-backend-opt" 2 "the local backend takes no options ('a=b,c=d')" \
 	timeout 20 "$FW" serve --state "$SERVE_TMP" --listen 127.0.0.1:0 --backend-opt a=b --backend-opt c=d
 rm -rf "$SERVE_TMP"

@@ -42,7 +42,8 @@ static const char serve_usage[] =
 	"                      so the GPU nodes never hold the admin token.\n"
 	"                      Mode 0600.  Default: DIR/agent-token, created on\n"
 	"                      first start.\n"
-	"  --period D          cycle period: 1s (default), 500ms, 2.5s, 1m\n"
+	"  --period D          cycle period: 1s (default), 500ms, 2.5s, 1m; at\n"
+	"                      most 1h\n"
 	"  --backend NAME      the cluster behind the daemon (default: local, a\n"
 	"                      virtual cluster where started jobs run for their\n"
 	"                      runtime in wall-clock time)\n"
@@ -66,13 +67,16 @@ static const char serve_usage[] =
 	"Stop it with SIGINT or SIGTERM.  As a service: contrib/systemd/fairway.service.\n"
 	"Docs: docs/serve.md\n";
 
-/* "1s", "500ms", "2.5", "1m" -> seconds; < 0 when invalid. */
+/* "1s", "500ms", "2.5", "1m", "1h" -> seconds; < 0 when invalid.  The
+ * number is plain digits and a point: strtod's sign, exponent, hex, inf
+ * and nan are refused (a nan period would pass every range check). */
 static double parse_period(const char *s)
 {
+	size_t n = strspn(s, "0123456789.");
 	char *end;
 	double v = strtod(s, &end);
 
-	if (end == s || v <= 0)
+	if (n == 0 || end != s + n || !(v > 0))
 		return -1;
 	if (!*end || !strcmp(end, "s"))
 		return v;
@@ -80,6 +84,8 @@ static double parse_period(const char *s)
 		return v / 1000;
 	if (!strcmp(end, "m"))
 		return v * 60;
+	if (!strcmp(end, "h"))
+		return v * 3600;
 	return -1;
 }
 
