@@ -413,16 +413,27 @@ static bool blocked_by_reservation(struct cyc *y, int32_t jx, struct fw_pending 
 	return true;
 }
 
-/* Reservations per cycle, and attempts: the policy's depth, or every
- * blocked job in conservative mode (snapshot.h). */
+int32_t fw__easy_depth(const struct cyc *y)
+{
+	int32_t p = y->pol->reserve_depth, c = y->s->config.reserve_depth;
+
+	if (p <= 0 || c == 0)
+		return p;
+	return c < 0 ? 0 : c > FW_RESERVE_DEPTH_MAX ? FW_RESERVE_DEPTH_MAX : c;
+}
+
+/* Reservations per cycle, and attempts: the easy depth, or every blocked
+ * job in conservative mode (snapshot.h). */
 int32_t fw__resv_depth(const struct cyc *y, int32_t *attempts)
 {
-	if (y->s->config.backfill_conservative && y->pol->reserve_depth > 0) {
+	int32_t depth = fw__easy_depth(y);
+
+	if (y->s->config.backfill_conservative && depth > 0) {
 		*attempts = 2 * y->s->nnodes + 32;
 		return INT32_MAX;
 	}
-	*attempts = 2 * y->pol->reserve_depth;
-	return y->pol->reserve_depth;
+	*attempts = 2 * depth;
+	return depth;
 }
 
 /* A blocked job may earn a reservation (policy reserve_depth).  A shape
@@ -588,7 +599,7 @@ static bool starving(const struct cyc *y, int32_t pos)
  * there are none) so that the fair-share loop passes over them. */
 static int try_starving(struct cyc *y, struct memo *m, bool **skip)
 {
-	int32_t K = y->pol->reserve_depth, k;
+	int32_t K = fw__easy_depth(y), k;
 	int32_t *best;
 	int rc;
 

@@ -197,7 +197,11 @@ int fw__phase_allocate(struct cyc *y);
 /* The cycle's starvation age (policy starve_after_s, config override);
  * 0 = off. */
 fw_time fw__starve_after(const struct cyc *y);
-/* Reservations allowed this cycle (policy reserve_depth, or unbounded in
+/* Easy backfill's depth: the policy's reserve_depth, or the snapshot's
+ * override for a policy that makes reservations at all (snapshot.h
+ * reserve_depth); also the most starving gangs tried first. */
+int32_t fw__easy_depth(const struct cyc *y);
+/* Reservations allowed this cycle (the easy depth, or unbounded in
  * conservative mode) and the attempts they may take. */
 int32_t fw__resv_depth(const struct cyc *y, int32_t *attempts);
 /* The (up to) K oldest pending gangs (more than one task) that keep(y,

@@ -794,8 +794,8 @@ static int gang_queue(struct est *e)
 	struct profile pr;
 	int rc;
 
-	if (sa <= 0 || y->oldest_gang == INT64_MAX)
-		return FW_OK;
+	if (sa <= 0 || fw__easy_depth(y) <= 0 || y->oldest_gang == INT64_MAX)
+		return FW_OK; /* no starving pass (allocate.c try_starving) */
 	if (!(g = FW_ARENA_RAW(y->a, int32_t, GANG_QUEUE_MAX)))
 		return FW_ENOMEM;
 	if ((ng = fw__oldest_gangs(y, GANG_QUEUE_MAX, waiting, g)) == 0)

@@ -294,10 +294,20 @@ static int check_jobs(const struct fw_snapshot *s, struct fw_diag *d)
 	return rc;
 }
 
+static int check_config(const struct fw_snapshot *s, struct fw_diag *d)
+{
+	if (s->config.reserve_depth > FW_RESERVE_DEPTH_MAX)
+		return BAD(d, FW_ERANGE, "config.reserve_depth", "%d reservations per cycle; at most %d",
+			   (int)s->config.reserve_depth, FW_RESERVE_DEPTH_MAX);
+	return FW_OK;
+}
+
 int fw_snapshot_validate(const struct fw_snapshot *s, struct fw_diag *d)
 {
 	int rc;
 
+	if ((rc = check_config(s, d)) != FW_OK)
+		return rc;
 	if ((rc = check_topology(s, d)) != FW_OK)
 		return rc;
 	if ((rc = check_nodes(s, d)) != FW_OK)

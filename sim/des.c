@@ -419,6 +419,7 @@ static int sim_init(struct sim *m, const struct fw_teams *teams)
 		m->s->config.lemon_gang_gpus = m->o->lemon_gang_gpus;
 	m->s->config.starve_after_s = m->o->starve_after_s;
 	m->s->config.backfill_conservative = m->o->backfill_conservative;
+	m->s->config.reserve_depth = m->o->reserve_depth;
 	fw_arena_init(&m->arena, (size_t)4 << 20);
 	if ((rc = add_nodes(m->s, m->o)) != FW_OK || (rc = init_capacity(m)) != FW_OK ||
 	    (rc = add_queues(m, teams, m->free_gpus)) != FW_OK)
@@ -1353,6 +1354,7 @@ struct variant {
 	char label[FW_SIM_LABEL_MAX];  /* the entry as given: the result's name */
 	int64_t starve_after_s;        /* 0 = the run's (--starve-after), < 0 off */
 	int backfill;                  /* -1 = the run's (--backfill), 0 easy, 1 conservative */
+	int32_t reserve_depth;         /* 0 = the run's (--reserve-depth), < 0 none */
 };
 
 struct cli {
@@ -1408,8 +1410,9 @@ static const char usage_text[] =
 	"  --nodes-from-topo G one node of G GPUs per host of --topo FILE\n"
 	"  --policies A,B      policies to compare (default fifo,fairway); an entry\n"
 	"                      NAME:KEY=VALUE[:KEY=VALUE] is a variant with its own\n"
-	"                      starve-after=S (0 = off) or backfill=easy|conservative,\n"
-	"                      e.g. fairway,fairway:starve-after=432000\n"
+	"                      starve-after=S (0 = off), backfill=easy|conservative\n"
+	"                      or reserve-depth=N (0 = none), e.g.\n"
+	"                      fairway,fairway:starve-after=432000,fairway:reserve-depth=4\n"
 	"  --tick S            scheduling period in seconds (default 60)\n"
 	"  --preemptible       every job may be evicted: policies with reclaim\n"
 	"                      (fairway, kai) take GPUs back for queues below\n"
@@ -1424,6 +1427,11 @@ static const char usage_text[] =
 	"  --backfill MODE     'easy' (default: reservations for the policy's\n"
 	"                      first blocked jobs) or 'conservative' (for every\n"
 	"                      blocked job; YAML scheduler.backfill)\n"
+	"  --reserve-depth N   how many blocked jobs get a reservation per cycle\n"
+	"                      under easy backfill (YAML scheduler.reserveDepth;\n"
+	"                      default: fairway 16, slurm 1; 0: none); also the\n"
+	"                      most starving gangs fairway tries first.  fifo and\n"
+	"                      kai make no reservations\n"
 	"  --checkpoint S      an evicted job keeps its progress up to its last\n"
 	"                      checkpoint, every S seconds (default 1800);\n"
 	"                      0: it restarts from scratch.  Victims are chosen\n"
@@ -1554,8 +1562,28 @@ static int starve_setting_applies(const struct variant *w)
 	return 2;
 }
 
-/* One KEY=VALUE of a variant: starve-after=S (0 = off) or backfill=MODE;
- * each key at most once. */
+_Static_assert(FW_RESERVE_DEPTH_MAX == 100000, "the reserve-depth messages say 100000");
+
+/* reserve-depth means something only to a policy that makes reservations. */
+static int depth_setting_applies(const struct variant *w)
+{
+	const struct fw_policy_ops *const *l = fw_policy_list();
+	char with[128] = "";
+
+	if (fw_policy_find(w->name)->reserve_depth > 0)
+		return 0;
+	for (int i = 0; l[i]; i++)
+		if (l[i]->reserve_depth > 0)
+			snprintf(with + strlen(with), sizeof with - strlen(with), "%s%s",
+				 with[0] ? ", " : "", l[i]->name);
+	fprintf(stderr, "fairway: --policies '%s': %s makes no reservations, so reserve-depth "
+		"means nothing to it (policies that do: %s)\nTry 'fairway sim run --help'.\n",
+		w->label, w->name, with);
+	return 2;
+}
+
+/* One KEY=VALUE of a variant: starve-after=S (0 = off), backfill=MODE or
+ * reserve-depth=N (0 = none); each key at most once. */
 static int variant_setting(struct variant *w, char *kv, unsigned *seen)
 {
 	char *v = strchr(kv, '='), *end;
@@ -1563,13 +1591,14 @@ static int variant_setting(struct variant *w, char *kv, unsigned *seen)
 
 	if (!v || v == kv || !v[1])
 		return entry_error(w, "'%s': a variant's settings are KEY=VALUE "
-				   "(starve-after=S, backfill=easy|conservative)", kv);
+				   "(starve-after=S, backfill=easy|conservative, reserve-depth=N)", kv);
 	*v++ = '\0';
-	unsigned bit = !strcmp(kv, "starve-after") ? 1u : !strcmp(kv, "backfill") ? 2u : 0u;
+	unsigned bit = !strcmp(kv, "starve-after") ? 1u : !strcmp(kv, "backfill") ? 2u
+		       : !strcmp(kv, "reserve-depth") ? 4u : 0u;
 	if (*seen & bit)
 		return entry_error(w, "%s is set twice", kv);
 	*seen |= bit;
-	if (bit == 1 && starve_setting_applies(w))
+	if ((bit == 1 && starve_setting_applies(w)) || (bit == 4 && depth_setting_applies(w)))
 		return 2;
 	if (!strcmp(kv, "starve-after")) {
 		errno = 0;
@@ -1581,8 +1610,14 @@ static int variant_setting(struct variant *w, char *kv, unsigned *seen)
 		if (strcmp(v, "easy") && strcmp(v, "conservative"))
 			return usage_error("--policies: backfill=%s: use easy or conservative", v);
 		w->backfill = !strcmp(v, "conservative");
+	} else if (!strcmp(kv, "reserve-depth")) {
+		errno = 0;
+		x = strtoll(v, &end, 10);
+		if (errno || *end || x < 0 || x > FW_RESERVE_DEPTH_MAX || v[0] < '0' || v[0] > '9')
+			return usage_error("--policies: reserve-depth=%s: a whole number from 0 (none) to 100000", v);
+		w->reserve_depth = x ? (int32_t)x : -1;
 	} else {
-		return usage_error("--policies: unknown setting '%s' (starve-after, backfill)", kv);
+		return usage_error("--policies: unknown setting '%s' (starve-after, backfill, reserve-depth)", kv);
 	}
 	return 0;
 }
@@ -1675,6 +1710,20 @@ static int set_number(const char *flag, const char *v, int64_t hi, int64_t *out)
 	return 0;
 }
 
+/* A whole number 0..hi, for the counts where 0 means "none". */
+static int set_count(const char *flag, const char *v, int64_t hi, int64_t *out)
+{
+	int64_t x = !strcmp(v, "0") ? 0 : posint(v, strlen(v), hi);
+
+	if (x < 0) {
+		fprintf(stderr, "fairway: %s '%s': expected a whole number 0..%lld (0: none)\n"
+			"Try 'fairway sim run --help'.\n", flag, v, (long long)hi);
+		return 2;
+	}
+	*out = x;
+	return 0;
+}
+
 /* Whole seconds 0..hi, for the flags where 0 means "none" or "off". */
 static int set_seconds(const char *flag, const char *v, int64_t hi, int64_t *out)
 {
@@ -1757,7 +1806,7 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 		"--racks", "--csv", "--report", "--blocks", "--fleet", "--fleet-openb",
 		"--topo", "--nodes-from-topo", "--verbose", "--checkpoint", "--preemptible",
 		"--min-runtime", "--failures", "--flaky", "--repair", "--failure-seed", "--starve-after",
-		"--backfill", "--jobs", "--shares", NULL };
+		"--backfill", "--reserve-depth", "--jobs", "--shares", NULL };
 	int i = 0;
 
 	while (known[i] && strcmp(known[i], f))
@@ -1806,6 +1855,9 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 		return (rc = set_seconds(f, v, 31536000, &x)) ? rc : (c->o.min_runtime_s = x, 0);
 	else if (!strcmp(f, "--starve-after")) /* 0: off */
 		return (rc = set_seconds(f, v, 31536000, &x)) ? rc : (c->o.starve_after_s = x ? x : -1, 0);
+	else if (!strcmp(f, "--reserve-depth")) /* 0: none */
+		return (rc = set_count(f, v, FW_RESERVE_DEPTH_MAX, &x)) ? rc
+			: (c->o.reserve_depth = x ? (int32_t)x : -1, 0);
 	else if (!strcmp(f, "--backfill")) {
 		if (strcmp(v, "easy") && strcmp(v, "conservative"))
 			return usage_error("--backfill '%s': use easy or conservative", v);
@@ -2049,6 +2101,9 @@ static json_t *run_json(const struct cli *c, const struct fw_itp_trace *t,
 	json_object_set_new(o, "starve_after_s", !c->o.starve_after_s ? json_null() :
 				  json_integer(c->o.starve_after_s < 0 ? 0 : c->o.starve_after_s));
 	json_object_set_new(o, "backfill", json_string(c->o.backfill_conservative ? "conservative" : "easy"));
+	/* null: each policy's own reservation depth; 0: none */
+	json_object_set_new(o, "reserve_depth", !c->o.reserve_depth ? json_null() :
+				  json_integer(c->o.reserve_depth < 0 ? 0 : c->o.reserve_depth));
 	json_object_set_new(o, "teams", json_string(teams->source));
 	if (c->fail.rate_per_1000 > 0)
 		json_object_set_new(o, "failure_model",
@@ -2147,10 +2202,12 @@ static void variant_json(const struct cli *c, const struct variant *w, json_t *p
 {
 	int64_t sa = w->starve_after_s ? w->starve_after_s : c->o.starve_after_s;
 	bool cons = w->backfill >= 0 ? w->backfill == 1 : c->o.backfill_conservative;
+	int32_t rd = w->reserve_depth ? w->reserve_depth : c->o.reserve_depth;
 
 	json_object_set_new(pj, "base_policy", json_string(w->name));
 	json_object_set_new(pj, "starve_after_s", !sa ? json_null() : json_integer(sa < 0 ? 0 : sa));
 	json_object_set_new(pj, "backfill", json_string(cons ? "conservative" : "easy"));
+	json_object_set_new(pj, "reserve_depth", !rd ? json_null() : json_integer(rd < 0 ? 0 : rd));
 }
 
 /* The replay of variant w: its settings over the run's, then the run's back. */
@@ -2166,6 +2223,8 @@ static int replay_variant(struct cli *c, const struct variant *w, const struct f
 		c->o.starve_after_s = w->starve_after_s;
 	if (w->backfill >= 0)
 		c->o.backfill_conservative = w->backfill == 1;
+	if (w->reserve_depth)
+		c->o.reserve_depth = w->reserve_depth;
 	rc = fw_sim_run_trace(&c->tr, teams, &c->o, r, d);
 	keep.hooks = c->o.hooks;
 	c->o = keep;

@@ -186,6 +186,8 @@ struct fw_sim_opts {
 	int64_t starve_after_s;  /* fw_sched_config.starve_after_s: 0 = each
 				  * policy's own, > 0 this age, < 0 off */
 	bool backfill_conservative; /* fw_sched_config.backfill_conservative */
+	int32_t reserve_depth;   /* fw_sched_config.reserve_depth: 0 = each
+				  * policy's own, > 0 this many, < 0 none */
 	int64_t checkpoint_s;    /* every job's fw_job.checkpoint_s (what the
 				  * engine's victim choice reads); 0 = none */
 };

@@ -318,7 +318,7 @@ PY
 then ok "sim-run-policy-variants"; else bad "sim-run-policy-variants"; fi
 grep -q "^summary (\* = best) .*fairway:starve-after=0 slurm:backfill=conservative$" "$SV/var.out" &&
 	ok "sim-run-policy-variants-compared" || bad "sim-run-policy-variants-compared: $(grep summary "$SV/var.out")"
-expect "sim-run-variant-unknown-setting" 2 "unknown setting 'depth' (starve-after, backfill)" \
+expect "sim-run-variant-unknown-setting" 2 "unknown setting 'depth' (starve-after, backfill, reserve-depth)" \
 	"$FW" sim run --trace x --policies fairway:depth=4
 expect "sim-run-variant-bad-value" 2 "starve-after=1h: whole seconds" "$FW" sim run --trace x --policies fairway:starve-after=1h
 expect "sim-run-variant-bad-backfill" 2 "backfill=yes: use easy or conservative" "$FW" sim run --trace x --policies slurm:backfill=yes
@@ -331,6 +331,35 @@ expect "sim-run-variant-key-twice" 2 "starve-after is set twice" \
 	"$FW" sim run --trace x --policies fairway:starve-after=5:starve-after=6
 expect "sim-run-variant-starve-after-needs-the-pass" 2 "--policies 'fifo:starve-after=5': fifo has no starvation pass" \
 	"$FW" sim run --trace x --policies fifo:starve-after=5
+# --reserve-depth N / reserve-depth=N (YAML scheduler.reserveDepth): how many
+# blocked jobs get a reservation; the variant is the run with the flag, and
+# a depth other than fairway's 16 changes its replay
+expect "sim-run-reserve-depth-range" 2 "--reserve-depth '-1': expected a whole number 0..100000 (0: none)" \
+	"$FW" sim run --trace x --reserve-depth -1
+expect "sim-run-reserve-depth-too-big" 2 "--reserve-depth '100001': expected a whole number 0..100000" \
+	"$FW" sim run --trace x --reserve-depth 100001
+expect "sim-run-variant-bad-reserve-depth" 2 "reserve-depth=4x: a whole number from 0 (none) to 100000" \
+	"$FW" sim run --trace x --policies fairway:reserve-depth=4x
+expect "sim-run-variant-reserve-depth-needs-reservations" 2 \
+	"--policies 'kai:reserve-depth=4': kai makes no reservations, so reserve-depth means nothing to it (policies that do: fairway, slurm)" \
+	"$FW" sim run --trace x --policies kai:reserve-depth=4
+"$FW" sim run --trace synthetic:3 --nodes 13x8 --tick 600 --policies fairway --reserve-depth 1 \
+	--json "$SV/d1.json" >/dev/null 2>&1
+"$FW" sim run --trace synthetic:3 --nodes 13x8 --tick 600 --policies fairway,fairway:reserve-depth=1,fairway:reserve-depth=0 \
+	--json "$SV/dvar.json" >/dev/null 2>&1
+if python3 - "$SV" <<'PY'
+import json, sys
+d = {k: json.load(open("%s/%s.json" % (sys.argv[1], k))) for k in ("default", "d1", "dvar")}
+v = {p["policy"]: p for p in d["dvar"]["policies"]}
+same = lambda a, b: all(a[k] == b[k] for k in ("jct_mean_s", "occupancy", "by_gpus", "fairness_jain"))
+assert d["d1"]["reserve_depth"] == 1 and d["default"]["reserve_depth"] is None, "reserve_depth echoed"
+assert v["fairway:reserve-depth=1"]["reserve_depth"] == 1 and v["fairway:reserve-depth=0"]["reserve_depth"] == 0
+assert v["fairway"]["reserve_depth"] is None
+assert same(v["fairway:reserve-depth=1"], d["d1"]["policies"][0]), "the variant is the run with --reserve-depth 1"
+assert same(v["fairway"], d["default"]["policies"][0]), "the plain entry is the plain run"
+assert not same(v["fairway:reserve-depth=0"], v["fairway"]), "no reservations changed nothing"
+PY
+then ok "sim-run-reserve-depth-reaches-the-engine"; else bad "sim-run-reserve-depth-reaches-the-engine"; fi
 # --jobs: a row per job and policy; its estimate errors give the JSON's metric
 "$FW" sim run --trace synthetic:3 --nodes 13x8 --policies slurm,fairway --tick 600 \
 	--json "$SV/m.json" --jobs "$SV/jobs.csv" --shares "$SV/shares.csv" >/dev/null 2>&1

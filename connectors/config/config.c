@@ -74,10 +74,10 @@ static int load_now_and_scheduler(struct cfg *c, const yaml_node_t *root)
 					    "maxStarts", "estimateStarts",
 					    "suspectGangGpus", "lemonGangGpus", "lemonWindow",
 					    "lemonThreshold", "heartbeatTimeout", "drainRunning", "starveAfter",
-					    "backfill", NULL };
+					    "backfill", "reserveDepth", NULL };
 	struct fw_sched_config *sc = &c->s->config;
 	yaml_node_t *m = cfg_get(c, root, "scheduler");
-	int64_t ms = -1, starve_ms = -1, lemon_ms = -1, lemon_k = -1, hb_ms = -1;
+	int64_t ms = -1, starve_ms = -1, lemon_ms = -1, lemon_k = -1, hb_ms = -1, depth = -1;
 	int rc = cfg_time(c, root, "", "now", &c->s->now);
 
 	if (rc || !m)
@@ -97,7 +97,8 @@ static int load_now_and_scheduler(struct cfg *c, const yaml_node_t *root)
 	    (rc = cfg_int(c, m, "scheduler", "lemonThreshold", 0, FW_HEALTH_INCIDENTS, &lemon_k)) ||
 	    (rc = cfg_duration(c, m, "scheduler", "heartbeatTimeout", &hb_ms)) ||
 	    (rc = load_drain_running(c, m, sc)) || (rc = load_backfill(c, m, sc)) ||
-	    (rc = cfg_duration(c, m, "scheduler", "starveAfter", &starve_ms)))
+	    (rc = cfg_duration(c, m, "scheduler", "starveAfter", &starve_ms)) ||
+	    (rc = cfg_int(c, m, "scheduler", "reserveDepth", 0, FW_RESERVE_DEPTH_MAX, &depth)))
 		return rc;
 	if (lemon_ms == 0)
 		return cfg_fail(c, cfg_get(c, m, "lemonWindow"), FW_ERANGE, "scheduler.lemonWindow",
@@ -109,6 +110,8 @@ static int load_now_and_scheduler(struct cfg *c, const yaml_node_t *root)
 		sc->heartbeat_s = (hb_ms + 999) / 1000;
 	if (lemon_k >= 0) /* 0: off */
 		sc->lemon_threshold = lemon_k == 0 ? -1 : (int32_t)lemon_k;
+	if (depth >= 0) /* 0: none; absent: the policy's */
+		sc->reserve_depth = depth == 0 ? -1 : (int32_t)depth;
 	if (starve_ms >= 0) /* 0: off; absent: the policy's */
 		sc->starve_after_s = starve_ms == 0 ? -1 : (starve_ms + 999) / 1000;
 	if (ms == 0)

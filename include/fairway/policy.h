@@ -47,7 +47,9 @@
  *             then start now only if it delays no reservation: it ends
  *             before the reservation starts, or it keeps off the reserved
  *             nodes.  0 (default) = no reservations, no backfill
- *             protection; 1 = EASY backfill.
+ *             protection; 1 = EASY backfill.  For a policy with > 0,
+ *             the snapshot's config.reserve_depth overrides it (> 0:
+ *             that many, < 0: none); a policy with 0 ignores it.
  *
  *   spread_default
  *             false (default): bin-pack — prefer the fullest node/domain

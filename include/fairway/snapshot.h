@@ -166,6 +166,8 @@ struct fw_job {
 
 /* Scheduler tunables that travel with the snapshot (so a plan is a pure
  * function of the snapshot). */
+#define FW_RESERVE_DEPTH_MAX 100000 /* fw_sched_config.reserve_depth */
+
 struct fw_sched_config {
 	double usage_half_life_s;   /* decayed-usage half-life; default 7 days */
 	double usage_weight;        /* beta in fairshare.h; default 1.0, 0 = off */
@@ -198,6 +200,14 @@ struct fw_sched_config {
 				     * 2 * nodes + 32 attempts per cycle */
 	int64_t starve_after_s;     /* 0 (default): the policy's starve_after_s
 				     * (policy.h); > 0: this; < 0: off */
+	int32_t reserve_depth;      /* reservations per cycle under easy
+				     * backfill, for a policy that makes them
+				     * (policy.h reserve_depth > 0): 0
+				     * (default) the policy's; > 0 this many,
+				     * at most FW_RESERVE_DEPTH_MAX; < 0 none.
+				     * A policy without reservations ignores
+				     * it.  Also bounds the starving gangs
+				     * tried first (starve_after_s). */
 	bool drain_requeue;         /* running jobs on an UNHEALTHY node: true
 				     * (default) evicts them for requeue,
 				     * false lets them finish (lib/drain.c) */

@@ -641,6 +641,7 @@ static const struct {
 	{ "bad_checkpoint_interval", FW_EINVAL, 8, "jobs[0].checkpointInterval" },
 	{ "bad_default_runtime", FW_EINVAL, 2, "queues[0].defaultRuntime" },
 	{ "bad_backfill", FW_EINVAL, 2, "scheduler.backfill" },
+	{ "bad_reserve_depth", FW_ERANGE, 2, "scheduler.reserveDepth" },
 	{ "bad_health", FW_EINVAL, 2, "nodes[0].health" },
 	{ "bad_lemon_gang", FW_ERANGE, 2, "scheduler.lemonGangGpus" },
 	{ "bad_lemon_window", FW_ERANGE, 2, "scheduler.lemonWindow" },
@@ -769,6 +770,24 @@ TEST(queue_min_runtime)
 		    "queues[0].defaultCheckpointInterval");
 }
 
+/* scheduler.reserveDepth: absent = the policy's (0), 0 = none (-1), N. */
+TEST(scheduler_reserve_depth)
+{
+	struct fw_snapshot *s;
+	struct fw_diag d;
+	ASSERT_OK(load("queues: [{name: a}]\n", &s, &d));
+	ASSERT_EQ(s->config.reserve_depth, 0);
+	fw_snapshot_free(s);
+	ASSERT_OK(load("scheduler: {reserveDepth: 4}\nqueues: [{name: a}]\n", &s, &d));
+	ASSERT_EQ(s->config.reserve_depth, 4);
+	fw_snapshot_free(s);
+	ASSERT_OK(load("scheduler: {reserveDepth: 0}\nqueues: [{name: a}]\n", &s, &d));
+	ASSERT_EQ(s->config.reserve_depth, -1);
+	fw_snapshot_free(s);
+	EXPECT_FAIL("scheduler: {reserveDepth: -1}\n", FW_ERANGE, 1, "scheduler.reserveDepth");
+	EXPECT_FAIL("scheduler: {reserveDepth: 2.5}\n", FW_EINVAL, 1, "scheduler.reserveDepth");
+}
+
 static int enter_srcdir(void)
 {
 	return chdir(FW_SRCDIR);
@@ -784,4 +803,4 @@ TEST_MAIN(setup, full_example, full_example_queues, full_example_jobs,
 	  node_groups_errors, fractional_gpu, type_and_range_errors,
 	  yaml_level_errors, aliases_are_safe, queue_tree, load_file,
 	  bad_input_files, bad_input_cases_txt, docs_example,
-	  queue_min_runtime)
+	  queue_min_runtime, scheduler_reserve_depth)

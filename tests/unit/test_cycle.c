@@ -1178,6 +1178,56 @@ TEST(conservative_backfill_reserves_for_every_blocked_job)
 	fw_snapshot_free(s);
 }
 
+/* scheduler.reserveDepth: the snapshot's depth replaces the policy's for
+ * a policy that makes reservations (fairway 16, slurm 1); < 0 is none;
+ * fifo and kai ignore it; above FW_RESERVE_DEPTH_MAX the snapshot is
+ * refused. */
+TEST(the_config_sets_how_many_blocked_jobs_get_a_reservation)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	tb_queue(s, "q", -1, 24, -1, 1);
+	for (int i = 0; i < 3; i++) {
+		char n[8];
+		snprintf(n, sizeof n, "n%d", i);
+		tb_node(s, n, 8, NULL, NULL, NULL, NULL);
+		int j = tb_job(s, n, 0, 1, 8, 1000, 0);
+		tb_run(s, j, 1, &i, 0xff);
+		s->jobs[j].expected_runtime = 100 * (i + 1); /* ends 100, 200, 300 */
+	}
+	for (int i = 0; i < 4; i++) {
+		char n[8];
+		snprintf(n, sizeof n, "w%d", i);
+		int j = tb_job(s, n, 0, 1, 8, 1000, 10 + i);
+		s->jobs[j].expected_runtime = 1000;
+	}
+	struct fw_plan *p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_RESERVE), 3); /* depth 16: one per node */
+	s->config.reserve_depth = 2;
+	p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_RESERVE), 2);
+	ASSERT_EQ(reservation_of(p, 3)->at, 100);
+	ASSERT_EQ(reservation_of(p, 4)->at, 200);
+	ASSERT(reservation_of(p, 5) == NULL);
+	s->config.reserve_depth = 3;
+	p = run(s, "slurm"); /* its own depth is 1 */
+	ASSERT(p != NULL);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_RESERVE), 3);
+	p = run(s, "kai"); /* no reservations whatever the config */
+	ASSERT(p != NULL);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_RESERVE), 0);
+	s->config.reserve_depth = -1;
+	p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_RESERVE), 0);
+	s->config.reserve_depth = FW_RESERVE_DEPTH_MAX + 1;
+	struct fw_diag d = { 0 };
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_ERANGE);
+	ASSERT(strstr(d.field, "reserve_depth") != NULL);
+	fw_snapshot_free(s);
+}
+
 /* Consolidation: four nodes each half taken by a 4-GPU job; 16 GPUs are
  * free but no two whole nodes, so the 2 x 8 gang cannot start.  fairway
  * moves two of the small jobs into the others' holes (EVICT, reason
@@ -1419,6 +1469,18 @@ TEST(a_starving_gang_is_tried_first_and_reserved)
 	ASSERT_EQ(reservation_of(p, g)->at, 220000);
 	ASSERT_EQ(fw_plan_pending_for(p, g)->reason, FW_REASON_HAS_RESERVATION);
 	ASSERT_EQ(fw_plan_pending_for(p, g)->expected_start, 220000);
+	/* a reservation depth of 1: the starving gang takes the only one */
+	s->config.reserve_depth = 1;
+	p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT(reservation_of(p, g) != NULL);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_RESERVE), 1);
+	/* none: no reservation, so no starving pass either */
+	s->config.reserve_depth = -1;
+	p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_RESERVE), 0);
+	s->config.reserve_depth = 0;
 	/* switched off: B's newer jobs take both nodes' reservations first */
 	s->config.starve_after_s = -1;
 	p = run(s, "fairway");
@@ -1647,7 +1709,7 @@ static void teardown(void)
 	reclaim_evicts_nothing_when_the_preemptor_would_not_fit_anyway, preemption_within_a_queue_by_priority, \
 	reclaim_never_takes_a_queue_over_its_fair_share, narrowing_reclaim_never_inverts_two_queues, \
 	unreserved_gangs_are_expected_in_age_order_after_starving, a_gang_reserved_beyond_its_starving_time_is_expected_sooner, \
-	the_gang_queue_counts_free_task_slots_not_gpus, conservative_backfill_reserves_for_every_blocked_job, consolidation_moves_small_jobs_to_free_nodes_for_a_gang, \
+	the_gang_queue_counts_free_task_slots_not_gpus, conservative_backfill_reserves_for_every_blocked_job, the_config_sets_how_many_blocked_jobs_get_a_reservation, consolidation_moves_small_jobs_to_free_nodes_for_a_gang, \
 	checker_catches_a_start_of_a_running_job, a_starving_gang_is_tried_first_and_reserved, reclaim_spares_a_job_that_started_after_starving, \
 	evictions_are_bounded_per_cycle, reclaim_is_deterministic_and_keeps_every_invariant_on_random_snapshots, \
 	checker_catches_a_bad_eviction
