@@ -25,6 +25,10 @@ expect() { # name, expected exit, expected substring (in stdout+stderr), cmd...
 }
 
 expect "help" 0 "fairway plan" "$FW" --help
+# fairway help CMD [SUB] is CMD [SUB] --help (as git's), not the general help
+expect "help-for-plan" 0 "usage: fairway plan [--config FILE]" "$FW" help plan
+expect "help-for-sim-run" 0 "usage: fairway sim run --trace FILE" "$FW" help sim run
+expect "help-for-unknown-command" 2 "unknown command 'nosuch'" "$FW" help nosuch
 expect "no-args-shows-usage" 2 "usage: fairway" "$FW"
 expect "unknown-command" 2 "unknown command 'frobnicate'" "$FW" frobnicate
 expect "plan-help" 0 "--config FILE" "$FW" plan --help

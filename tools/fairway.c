@@ -35,7 +35,8 @@ static const char usage[] =
 	"  sim fgd     reproduce the FGD (ATC '23) fragmentation experiment\n"
 	"  trace sacct2fairway [--no-gpu-model] IN OUT\n"
 	"              convert `sacct --parsable2` output to fairway's trace format\n"
-	"  help        show this help (or `fairway <command> --help`)\n"
+	"  help [CMD]  this help, or a command's: `fairway help sim run` is\n"
+	"              `fairway sim run --help`\n"
 	"\n"
 	"Start here:  fairway plan          (runs on the built-in example cluster)\n"
 	"Docs:        README.md, docs/ARCHITECTURE.md, docs/config.md\n";
@@ -131,7 +132,29 @@ int fw_cmd_trace(int argc, char **argv)
 	return fw_cli_usage_error("trace", "unknown subcommand '%s'", argv[1]);
 }
 
+static int dispatch(int argc, char **argv);
+
+/* `fairway help CMD [SUB]` is `fairway CMD [SUB] --help`, as git does. */
+static int help_for(int argc, char **argv)
+{
+	char *args[argc + 1], flag[] = "--help";
+
+	args[0] = argv[0];
+	for (int i = 2; i < argc; i++)
+		args[i - 1] = argv[i];
+	args[argc - 1] = flag;
+	args[argc] = NULL;
+	return dispatch(argc, args);
+}
+
 int main(int argc, char **argv)
+{
+	if (argc > 2 && !strcmp(argv[1], "help"))
+		return help_for(argc, argv);
+	return dispatch(argc, argv);
+}
+
+static int dispatch(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		fputs(usage, stdout);
