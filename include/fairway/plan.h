@@ -198,6 +198,11 @@ struct fw_plan {
 
 const char *fw_decision_name(enum fw_decision_kind k);
 const char *fw_reason_name(enum fw_reason r);
+/* Bytes that hold any text of fw_reason_format, NUL included: the longest
+ * template with both arguments at their widest, 20 characters
+ * ("-9223372036854775808"); plan.c checks every template against it when
+ * it compiles. */
+#define FW_REASON_TEXT_MAX 256
 /* Render a reason with its arguments; returns buf. */
 char *fw_reason_format(enum fw_reason r, int64_t a, int64_t b, char *buf,
 		       size_t n);
