@@ -334,6 +334,64 @@ static int32_t largest_model_free(const struct cyc *y, const struct fw_job *j, b
 	return (int32_t)(best == INT64_MAX ? 0 : best);
 }
 
+/* Room on usable node n for the GPUs of one task of group g, as place.c
+ * node_fits judges it: its whole GPUs free, or a fraction of one GPU. */
+static bool task_gpus_fit(const struct fw__cstate *c, int32_t n, const struct fw_task_group *g)
+{
+	const struct fw__node *cn = &c->nodes[n];
+	const struct fw_node *sn = &c->s->nodes[n];
+
+	if (g->gpus == 0 || g->gpu_milli == 1000 || g->gpus > 1)
+		return cn->whole_free >= g->gpus;
+	for (int k = 0; k < sn->gpu_count; k++)
+		if (!(sn->bad_gpu_mask & (1u << k)) && 1000 - cn->used[k] >= g->gpu_milli)
+			return true;
+	return false;
+}
+
+static void say(struct fw_pending *r, enum fw_reason why, int64_t a, int64_t b)
+{
+	r->reason = why;
+	r->a = a;
+	r->b = b;
+}
+
+/* Some domain had the GPUs, yet the job did not fit: what does its first
+ * task lack on every usable node with room for its GPUs, as the nodes are
+ * now (placement judged them so)?  Its GPU model (NO_MODEL: the most free
+ * on one node of the model), else CPU, else memory (the most such a node
+ * has free).  When each need alone is met somewhere, it is the needs
+ * together or a later task: NO_RESOURCES, with the nodes that could hold
+ * the first task alone.  Reserved and tainted nodes count as usable, so a
+ * named shortage holds on every node the job may use. */
+static void explain_no_resources(const struct cyc *y, const struct fw_job *j, struct fw_pending *r)
+{
+	const struct fw_task_group *g = &j->groups[0];
+	int32_t model = g->gpus && g->gpu_model[0] ? fw__model_id(&y->c, g->gpu_model) : -2;
+	int64_t cpu = -1, mem = -1, gpus = 0, fit = 0;
+
+	for (int32_t n = 0; n < y->s->nnodes; n++) {
+		const struct fw__node *cn = &y->c.nodes[n];
+		if (!cn->usable || (model != -2 && cn->model != model))
+			continue;
+		if (!task_gpus_fit(&y->c, n, g)) {
+			gpus = cn->whole_free > gpus ? cn->whole_free : gpus;
+			continue;
+		}
+		cpu = cn->cpu_free > cpu ? cn->cpu_free : cpu;
+		mem = cn->mem_free > mem ? cn->mem_free : mem;
+		fit += cn->cpu_free >= g->cpu_milli && cn->mem_free >= g->mem_mib;
+	}
+	if (cpu < 0 && model != -2)
+		say(r, FW_REASON_NO_MODEL, g->gpus, gpus);
+	else if (cpu >= 0 && cpu < g->cpu_milli)
+		say(r, FW_REASON_NO_CPU, g->cpu_milli, cpu);
+	else if (cpu >= 0 && mem < g->mem_mib)
+		say(r, FW_REASON_NO_MEM, g->mem_mib, mem);
+	else
+		say(r, FW_REASON_NO_RESOURCES, fw_job_tasks(j), fit);
+}
+
 /* Why did placement fail?  Judged against the capacity at the start of
  * the cycle: if the job could not have fit even then, the cause is the
  * cluster (GPU model, gang size, topology); otherwise it lost its turn. */
@@ -361,9 +419,7 @@ static void explain(const struct cyc *y, const struct fw_job *j, bool shape_fit,
 		r->reason = FW_REASON_TOPOLOGY;
 		r->b = y->c.lvl[j->required_level == FW_LEVEL_NODE ? L + 1 : j->required_level + 1].max_free_initial;
 	} else if (shape_fit) {
-		r->reason = FW_REASON_NO_RESOURCES;
-		r->b = j->groups[0].cpu_milli;
-		r->a = fw_job_tasks(j);
+		explain_no_resources(y, j, r);
 	} else {
 		r->reason = FW_REASON_FAIRSHARE_ORDER;
 		r->b = y->c.dom[0].free_whole;

@@ -61,7 +61,8 @@ void fw__health_explain(const struct cyc *y, const struct fw_job *j, struct fw_p
 	int64_t lost = c->health_lost_free + (big ? c->suspect_free : 0);
 
 	if (r->reason != FW_REASON_GANG_NO_FIT && r->reason != FW_REASON_TOPOLOGY &&
-	    r->reason != FW_REASON_NO_RESOURCES && r->reason != FW_REASON_FAIRSHARE_ORDER)
+	    r->reason != FW_REASON_NO_RESOURCES && r->reason != FW_REASON_NO_CPU && r->reason != FW_REASON_NO_MEM &&
+	    r->reason != FW_REASON_NO_MODEL && r->reason != FW_REASON_FAIRSHARE_ORDER)
 		return;
 	if (lost == 0 || usable >= need || usable + lost < need)
 		return;

@@ -63,6 +63,13 @@ static void format_over_quota(int64_t a, int64_t b, char *buf, size_t n)
 		 amount, unit[k], what[k]);
 }
 
+/* Each template's two %lld (4 characters) become at most 20; the
+ * over-quota text is about half the bound. */
+#define FW__REASON_FITS(U, l, t)                                             \
+	_Static_assert(sizeof(t) - 2 * 4 + 2 * 20 <= FW_REASON_TEXT_MAX, "reason " #U ": FW_REASON_TEXT_MAX too small");
+FW_REASON_MAP(FW__REASON_FITS)
+#undef FW__REASON_FITS
+
 char *fw_reason_format(enum fw_reason r, int64_t a, int64_t b, char *buf, size_t n)
 {
 	if (r == FW_REASON_OVER_QUOTA) {

@@ -18,6 +18,7 @@
 #include <curl/curl.h>
 #include <jansson.h>
 
+#include "api_ranges.h" /* connectors/serve */
 #include "cli.h"
 #include "cmd_serve.h"
 #include "fairway/snapshot.h"
@@ -205,17 +206,18 @@ static int need(struct opts *o, const char *what, const char *v)
 	return 0;
 }
 
-/* The daemon's range of each whole-number flag (connectors/serve/codec.c),
- * said by the client rather than left to a 400 that names the JSON member. */
+/* The daemon's range of each whole-number flag (api_ranges.h, as codec.c
+ * checks it), said by the client rather than left to a 400 that names the
+ * JSON member. */
 static const struct int_range {
 	const char *flag;
 	long long lo, hi;
 } int_ranges[] = {
-	{ "--priority", -1000000, 1000000 },
-	{ "--exit-code", 0, 255 },
-	{ "--count", 1, 100000 },
+	{ "--priority", FW_API_PRIORITY_MIN, FW_API_PRIORITY_MAX },
+	{ "--exit-code", 0, FW_API_EXIT_CODE_MAX },
+	{ "--count", 1, FW_API_COUNT_MAX },
 	{ "--gpus", 0, FW_MAX_GPUS_PER_NODE },
-	{ "--memory", 0, 1000000000000LL }, /* MiB */
+	{ "--memory", 0, FW_API_MEMORY_MAX }, /* MiB */
 };
 
 static const struct int_range *int_range(const char *fl)
@@ -263,7 +265,7 @@ static bool duration(const char *v, double *secs)
 	return true;
 }
 
-#define SECS_MAX (365 * 86400.0) /* the daemon's bound on a seconds member */
+#define SECS_MAX ((double)FW_API_SECS_MAX) /* the daemon's bound on a seconds member */
 
 /* A seconds flag (--runtime, --checkpoint-interval, --min-runtime, ...)
  * into obj[key]: whole seconds, or a duration like 10m; 2 on a bad value. */
@@ -285,7 +287,7 @@ static int set_secs(struct opts *o, json_t *obj, const char *key, const char *fl
 	return 0;
 }
 
-#define TIME_MAX (double)(1LL << 40) /* the daemon's bound on a time, Unix seconds */
+#define TIME_MAX ((double)FW_API_TIME_MAX) /* the daemon's bound on a time, Unix seconds */
 
 /* A time flag (--start, --end) into obj[key]: "+10m", "+2h", "+30s"
  * from now, or a Unix time in whole seconds; 2 on a bad value.  A number

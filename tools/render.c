@@ -108,7 +108,7 @@ static void table_decisions(FILE *f, const struct fw_snapshot *s, const struct f
 /* DRAIN decisions: the node and why (health.h, lib/drain.c). */
 static void table_drains(FILE *f, const struct fw_snapshot *s, const struct fw_plan *p)
 {
-	char msg[320];
+	char msg[FW_REASON_TEXT_MAX];
 
 	fprintf(f, "\nDRAINED NODES (%d)\n", (int)count_kind(p, FW_DECIDE_DRAIN));
 	for (int32_t i = 0; i < p->ndecisions; i++) {
@@ -132,7 +132,7 @@ static char *expected_text(const struct fw_plan *p, const struct fw_pending *r, 
 
 static void table_pending(FILE *f, const struct fw_snapshot *s, const struct fw_plan *p)
 {
-	char msg[320], when[64];
+	char msg[FW_REASON_TEXT_MAX + FW_NAME_MAX], when[64]; /* reason_text: one job named */
 
 	fprintf(f, "\nPENDING (%d)\n", (int)p->npending);
 	if (!p->npending)
@@ -235,7 +235,7 @@ static json_t *json_decisions(const struct fw_snapshot *s, const struct fw_plan 
 static json_t *json_pending(const struct fw_snapshot *s, const struct fw_plan *p)
 {
 	json_t *arr = json_array();
-	char msg[320];
+	char msg[FW_REASON_TEXT_MAX + FW_NAME_MAX]; /* reason_text: one job named */
 
 	for (int32_t i = 0; i < p->npending; i++) {
 		const struct fw_pending *r = &p->pending[i];

@@ -108,6 +108,7 @@
 #include "fairway/err.h"
 #include "fairway/plan.h"
 #include "fairway/snapshot.h"
+#include "reason.h"
 
 struct fw_backend;        /* one open backend instance (the backend's own) */
 struct fw_serve_store;    /* the daemon's store (store.h); backends that
@@ -158,7 +159,8 @@ struct fw_backend_action {
 				       * queue's default); 0 = none */
 	int32_t nplacements;          /* START and RESERVE */
 	const struct fw_backend_placement *placements;
-	char why[256];                /* the reason rendered for humans */
+	char why[FW_SERVE_EVICT_MAX]; /* the reason rendered for humans
+				       * (reason.h; cycle.c, a window's drain) */
 };
 
 /* What apply() did, per action: FW_OK applied now, FW_EEXIST already in

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "api_ranges.h"
 #include "codec.h"
 
 #define BAD(d, err, field, ...) fw_diag_set((d), (err), "", 0, 0, (field), __VA_ARGS__)
@@ -175,7 +176,7 @@ int fw_codec_body(const char *buf, size_t len, json_t **out, struct fw_diag *d)
 /* --- resources ------------------------------------------------------------ */
 #define GPU_MAX 1e6
 #define CPU_MAX 1e7
-#define MEM_MAX 1e12
+#define MEM_MAX ((double)FW_API_MEMORY_MAX)
 
 /* {"gpu": GPUs, "cpu": cores, "memory": MiB}; absent members keep dflt. */
 static int get_res(json_t *o, const char *path, const char *key, int64_t dflt, bool allow_unlimited,
@@ -256,14 +257,14 @@ int fw_codec_queue_parse(json_t *o, const char *name_in_path, struct fw_queue_sp
 	memset(q, 0, sizeof *q);
 	if ((rc = only_keys(o, "", keys, d)) || (rc = get_name(o, "", "name", !name_in_path, q->name, d)) ||
 	    (rc = get_name(o, "", "parent", false, q->parent, d)) ||
-	    (rc = get_int(o, "", "priority", false, -1000000, 1000000, &prio, d)) ||
+	    (rc = get_int(o, "", "priority", false, FW_API_PRIORITY_MIN, FW_API_PRIORITY_MAX, &prio, d)) ||
 	    (rc = get_res(o, "", "deserved", 0, false, &q->deserved, d)) ||
 	    (rc = get_res(o, "", "limit", FW_UNLIMITED, true, &q->limit, d)) || (rc = get_weights(o, q, d)) ||
-	    (rc = get_int(o, "", "minRuntime", false, 0, 365LL * 86400, &minrt, d)) ||
-	    (rc = get_int(o, "", "defaultRuntime", false, 0, 365LL * 86400, &defrt, d)) ||
-	    (rc = get_int(o, "", "defaultCheckpointInterval", false, 0, 365LL * 86400, &defcp, d)) ||
+	    (rc = get_int(o, "", "minRuntime", false, 0, FW_API_SECS_MAX, &minrt, d)) ||
+	    (rc = get_int(o, "", "defaultRuntime", false, 0, FW_API_SECS_MAX, &defrt, d)) ||
+	    (rc = get_int(o, "", "defaultCheckpointInterval", false, 0, FW_API_SECS_MAX, &defcp, d)) ||
 	    (rc = get_num(o, "", "usage", false, 0, 1e18, &usage, d)) ||
-	    (rc = get_int(o, "", "usageAt", false, 0, 1LL << 40, &uat, d)))
+	    (rc = get_int(o, "", "usageAt", false, 0, FW_API_TIME_MAX, &uat, d)))
 		return rc;
 	if (name_in_path) {
 		if (q->name[0] && strcmp(q->name, name_in_path))
@@ -333,11 +334,11 @@ static int get_group(json_t *g, int i, struct fw_task_group *t, struct fw_diag *
 	int rc;
 
 	snprintf(p, sizeof p, "tasks[%d]", i);
-	if ((rc = only_keys(g, p, keys, d)) || (rc = get_int(g, p, "count", false, 1, 100000, &count, d)) ||
+	if ((rc = only_keys(g, p, keys, d)) || (rc = get_int(g, p, "count", false, 1, FW_API_COUNT_MAX, &count, d)) ||
 	    (rc = get_int(g, p, "gpus", false, 0, FW_MAX_GPUS_PER_NODE, &gpus, d)) ||
 	    (rc = get_num(g, p, "gpuFraction", false, 0.001, 1.0, &frac, d)) ||
 	    (rc = get_num(g, p, "cpu", false, 0, CPU_MAX, &cpu, d)) ||
-	    (rc = get_int(g, p, "memory", false, 0, (int64_t)MEM_MAX, &mem, d)) ||
+	    (rc = get_int(g, p, "memory", false, 0, FW_API_MEMORY_MAX, &mem, d)) ||
 	    (rc = get_str(g, p, "gpuModel", false, t->gpu_model, sizeof t->gpu_model, d)))
 		return rc;
 	if (frac < 1.0 && gpus != 1) {
@@ -385,13 +386,13 @@ int fw_codec_job_parse(json_t *o, const struct fw_topology *levels, struct fw_ba
 	if ((rc = only_keys(o, "", keys, d)) || (rc = get_name(o, "", "name", false, j->name, d)) ||
 	    (rc = get_name(o, "", "queue", true, bj->queue, d)) ||
 	    (rc = get_str(o, "", "user", false, j->user, sizeof j->user, d)) ||
-	    (rc = get_int(o, "", "priority", false, -1000000, 1000000, &prio, d)) ||
+	    (rc = get_int(o, "", "priority", false, FW_API_PRIORITY_MIN, FW_API_PRIORITY_MAX, &prio, d)) ||
 	    (rc = get_bool(o, "", "preemptible", &j->preemptible, d)) ||
 	    (rc = get_bool(o, "", "spread", &j->spread, d)) ||
-	    (rc = get_int(o, "", "runtime", false, 0, 365LL * 86400, &rt, d)) ||
-	    (rc = get_int(o, "", "checkpointInterval", false, 0, 365LL * 86400, &ckpt, d)) ||
+	    (rc = get_int(o, "", "runtime", false, 0, FW_API_SECS_MAX, &rt, d)) ||
+	    (rc = get_int(o, "", "checkpointInterval", false, 0, FW_API_SECS_MAX, &ckpt, d)) ||
 	    (rc = get_int(o, "", "minMember", false, 0, 1000000, &minm, d)) ||
-	    (rc = get_int(o, "", "exitCode", false, 0, 255, &exit_code, d)) ||
+	    (rc = get_int(o, "", "exitCode", false, 0, FW_API_EXIT_CODE_MAX, &exit_code, d)) ||
 	    (rc = get_level(o, "requiredLevel", levels, &j->required_level, d)) ||
 	    (rc = get_level(o, "preferredLevel", levels, &j->preferred_level, d)) || (rc = get_groups(o, j, d)))
 		return rc;
@@ -495,8 +496,8 @@ int fw_codec_reservation_parse(json_t *o, struct fw_reservation *r, struct fw_di
 	    (rc = get_kind(o, &r->kind, d)) ||
 	    (rc = get_name(o, "", "queue", r->kind == FW_RSV_QUEUE, r->queue, d)) ||
 	    (rc = get_name(o, "", "job", r->kind == FW_RSV_JOB, r->job, d)) || (rc = get_nodes(o, r, d)) ||
-	    (rc = get_int(o, "", "start", true, 0, 1LL << 40, &start, d)) ||
-	    (rc = get_int(o, "", "end", true, 0, 1LL << 40, &end, d)) ||
+	    (rc = get_int(o, "", "start", true, 0, FW_API_TIME_MAX, &start, d)) ||
+	    (rc = get_int(o, "", "end", true, 0, FW_API_TIME_MAX, &end, d)) ||
 	    (rc = get_str(o, "", "reason", false, r->reason, sizeof r->reason, d)))
 		return rc;
 	if (end <= start)
@@ -542,8 +543,8 @@ static int get_incidents(json_t *o, struct fw_health_report *h, struct fw_diag *
 		json_t *t = json_array_get(a, i);
 		char f[32];
 		snprintf(f, sizeof f, "incidents[%zu]", i);
-		if (!json_is_integer(t) || json_integer_value(t) < 0 || json_integer_value(t) > (1LL << 40))
-			return BAD(d, FW_ERANGE, f, "must be a time in Unix seconds, from 0 to %lld", 1LL << 40);
+		if (!json_is_integer(t) || json_integer_value(t) < 0 || json_integer_value(t) > FW_API_TIME_MAX)
+			return BAD(d, FW_ERANGE, f, "must be a time in Unix seconds, from 0 to %lld", FW_API_TIME_MAX);
 		h->incident[h->nincidents++] = json_integer_value(t);
 	}
 	return FW_OK;
@@ -606,7 +607,7 @@ int fw_codec_health_parse_node(json_t *o, int32_t gpus, struct fw_health_report 
 		return rc;
 	if ((rc = get_bool(o, "", "healthy", &h->healthy, d)) ||
 	    (rc = get_str(o, "", "reason", false, h->reason, sizeof h->reason, d)) ||
-	    (rc = get_int(o, "", "at", false, 0, 1LL << 40, &at, d)) || (rc = get_incidents(o, h, d)))
+	    (rc = get_int(o, "", "at", false, 0, FW_API_TIME_MAX, &at, d)) || (rc = get_incidents(o, h, d)))
 		return rc;
 	if (node[0] && strcmp(node, h->node))
 		return BAD(d, FW_EINVAL, "node", "\"%s\" differs from the node in the URL", node);

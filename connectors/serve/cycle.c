@@ -472,17 +472,6 @@ static void window_why(struct fw_backend_action *a, const struct fw_reservation 
 		 w->id, w->reason[0] ? " (" : "", w->reason, w->reason[0] ? ")" : "", (long long)a->b);
 }
 
-/* An eviction's text ends with the work it loses: the run since the job's
- * last checkpoint (fw_job_lost_work; the whole run without checkpoints). */
-static void lost_why(struct fw_backend_action *a, const struct fw_snapshot *s, const struct fw_job *j)
-{
-	fw_time w = fw_job_lost_work(s, j, s->now);
-	size_t n = strlen(a->why);
-
-	snprintf(a->why + n, sizeof a->why - n, "; it loses %lld s of work%s", (long long)w,
-		 fw_job_checkpoint(s, j) > 0 ? " since its last checkpoint" : " (no checkpoint interval: the whole run)");
-}
-
 static int add_actions(struct actlist *l, const struct fw_snapshot *s, const struct fw_plan *p,
 		       const struct taken *t)
 {
@@ -515,10 +504,11 @@ static int add_actions(struct actlist *l, const struct fw_snapshot *s, const str
 		}
 		a->nplacements = dc->alloc_count;
 		a->placements = pl;
-		fw_serve_reason_text(s, dc->reason, dc->a, dc->b, a->why, sizeof a->why); /* s: the indices' */
 		if (dc->kind == FW_DECIDE_EVICT) {
 			a->checkpoint_s = fw_job_checkpoint(s, &s->jobs[dc->job]);
-			lost_why(a, s, &s->jobs[dc->job]);
+			fw_serve_evict_text(s, &s->jobs[dc->job], dc->reason, dc->a, dc->b, a->why, sizeof a->why);
+		} else {
+			fw_serve_reason_text(s, dc->reason, dc->a, dc->b, a->why, sizeof a->why); /* s: the indices' */
 		}
 		if (dc->kind == FW_DECIDE_DRAIN && s->nodes[dc->node].health == FW_HEALTH_DRAINING)
 			window_why(a, window_of(t, a->node));

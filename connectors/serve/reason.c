@@ -91,3 +91,13 @@ char *fw_serve_reason_text(const struct fw_snapshot *s, enum fw_reason r, int64_
 	}
 	return fw_reason_format(r, a, b, buf, n);
 }
+
+char *fw_serve_evict_text(const struct fw_snapshot *s, const struct fw_job *j, enum fw_reason r, int64_t a, int64_t b,
+			  char *buf, size_t n)
+{
+	size_t len = strlen(fw_serve_reason_text(s, r, a, b, buf, n));
+
+	snprintf(buf + len, n - len, "; it loses %lld s of work%s", (long long)fw_job_lost_work(s, j, s->now),
+		 fw_job_checkpoint(s, j) > 0 ? " since its last checkpoint" : " (no checkpoint interval: the whole run)");
+	return buf;
+}

@@ -25,7 +25,8 @@
  *                                it to 3 significant digits: "8e+05")
  *
  * Every other reason, and an index out of range, reads as the core's text.
- * Names are quoted: `job "train-7" of the starving queue "llm"`.
+ * Names are quoted: `job "train-7" of the starving queue "llm"`.  An
+ * eviction's text ends with the work it loses (fw_serve_evict_text).
  */
 #ifndef FAIRWAY_SERVE_REASON_H
 #define FAIRWAY_SERVE_REASON_H
@@ -35,9 +36,23 @@
 
 #include "fairway/fairway.h"
 
+/* Bytes that hold any text of fw_serve_reason_text, NUL included: the
+ * core's (FW_REASON_TEXT_MAX) with up to two names of FW_NAME_MAX - 1
+ * characters in it; and of fw_serve_evict_text, with the work lost after
+ * it ("; it loses N s of work (no checkpoint interval: the whole run)",
+ * N up to 20 characters).  test_serve_reason measures every reason. */
+#define FW_SERVE_REASON_MAX (FW_REASON_TEXT_MAX + 2 * (FW_NAME_MAX - 1))
+#define FW_SERVE_EVICT_MAX (FW_SERVE_REASON_MAX + 96)
+
 /* Render reason r with its arguments a, b, the indices among them looked
  * up in s (the snapshot the plan was made for); returns buf. */
 char *fw_serve_reason_text(const struct fw_snapshot *s, enum fw_reason r, int64_t a, int64_t b, char *buf,
 			   size_t n);
+
+/* The same for an eviction of job j, ending with the work it loses: the
+ * run since its last checkpoint at s->now (fw_job_lost_work; the whole
+ * run without checkpoints); returns buf. */
+char *fw_serve_evict_text(const struct fw_snapshot *s, const struct fw_job *j, enum fw_reason r, int64_t a, int64_t b,
+			  char *buf, size_t n);
 
 #endif

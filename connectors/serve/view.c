@@ -80,7 +80,7 @@ static json_t *job_nodes(const struct fw_snapshot *s, const struct fw_job *j)
 /* The texts name what the indices stand for in s (reason.h). */
 static void pending_fields(json_t *o, const struct fw_snapshot *s, const struct fw_pending *pe)
 {
-	char buf[512];
+	char buf[FW_SERVE_REASON_MAX];
 
 	fw_serve_reason_text(s, pe->reason, pe->a, pe->b, buf, sizeof buf);
 	json_object_set_new(o, "reason", json_string(fw_reason_name(pe->reason)));

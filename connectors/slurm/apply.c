@@ -274,7 +274,7 @@ static void resv_sweep(struct fw_slurm *h, const struct fw_backend_action *acts,
 static int do_drain(struct fw_slurm *h, const struct fw_backend_action *a)
 {
 	node_info_t *n = fw__slurm_node(h, a->node);
-	char reason[300];
+	char reason[sizeof "fairway: " + sizeof a->why];
 
 	if (!n)
 		return FW_ENOENT;

@@ -51,6 +51,13 @@
  * TASK_MEM: one task's CPU or memory on the largest usable node).
  * Reason values only ever get appended.
  *
+ * A job that failed to place although some domain had the GPUs for it
+ * says what its first task lacks on every usable node with room for its
+ * GPUs (lib/allocate.c): NO_MODEL (none of them is of its model), NO_CPU,
+ * NO_MEM (its need, and the most such a node has free, in the task's
+ * unit), or, when each need alone is met somewhere, NO_RESOURCES (its
+ * tasks, and the nodes that could hold its first task alone).
+ *
  * Determinism: decisions appear in the order the cycle made them; pending
  * entries in snapshot job order.  Rendering (fw_plan_format_*) uses only
  * integer and fixed-precision formatting, so equal plans render to equal
@@ -95,7 +102,7 @@ enum fw_decision_kind {
 	X(GPU_MODEL, gpu_model,                                                \
 	  "GPU model: it needs %lld GPUs of the requested model and only %lld are free") \
 	X(NO_RESOURCES, no_resources,                                          \
-	  "no node with free GPUs has the CPU, memory or GPU model for its tasks (%lld tasks, %lld CPU millicores for the first)") \
+	  "no set of nodes with free GPUs has the CPU, memory and GPU model for all its tasks at once (%lld tasks; %lld nodes could hold the first alone)") \
 	X(CYCLE_LIMIT, cycle_limit,                                            \
 	  "the cycle's start budget of %lld was used up (%lld jobs considered)") \
 	X(HEAD_OF_LINE, head_of_line,                                          \
@@ -127,7 +134,13 @@ enum fw_decision_kind {
 	X(TASK_CPU, task_cpu,                                                  \
 	  "one of its tasks needs %lld CPU millicores and no usable node has more than %lld: it can never start") \
 	X(TASK_MEM, task_mem,                                                  \
-	  "one of its tasks needs %lld MiB of memory and no usable node has more than %lld: it can never start")
+	  "one of its tasks needs %lld MiB of memory and no usable node has more than %lld: it can never start") \
+	X(NO_CPU, no_cpu,                                                      \
+	  "no node with free GPUs has the CPU for its first task: it needs %lld CPU millicores and such a node has at most %lld free") \
+	X(NO_MEM, no_mem,                                                      \
+	  "no node with free GPUs has the memory for its first task: it needs %lld MiB and such a node has at most %lld MiB free") \
+	X(NO_MODEL, no_model,                                                  \
+	  "no node of the GPU model its first task asks for has the free GPUs for it: it needs %lld on one node and such a node has at most %lld free")
 
 enum fw_reason {
 #define FW__REASON_ENUM(U, l, t) FW_REASON_##U,
@@ -185,6 +198,11 @@ struct fw_plan {
 
 const char *fw_decision_name(enum fw_decision_kind k);
 const char *fw_reason_name(enum fw_reason r);
+/* Bytes that hold any text of fw_reason_format, NUL included: the longest
+ * template with both arguments at their widest, 20 characters
+ * ("-9223372036854775808"); plan.c checks every template against it when
+ * it compiles. */
+#define FW_REASON_TEXT_MAX 256
 /* Render a reason with its arguments; returns buf. */
 char *fw_reason_format(enum fw_reason r, int64_t a, int64_t b, char *buf,
 		       size_t n);

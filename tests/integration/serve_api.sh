@@ -517,6 +517,33 @@ check "a rejected submit exits 2 and names the field" bash -c "[ $? -eq 2 ] && g
 "$FW" jobs submit --queue llm --gpus 99 "${C[@]}" 2>"$T/err"
 check "--gpus past the daemon's range: the client says the range (exit 2)" \
 	bash -c "[ $? -eq 2 ] && grep -q -- '--gpus 99: must be from 0 to 16' '$T/err'"
+# The client's ranges are the daemon's (connectors/serve/api_ranges.h): a
+# value just past a bound is refused by both, the client naming the flag
+# and the daemon the member, and both state the same range.
+same_range() { # same_range FIELD METHOD PATH BODY -- CLIENT-ARGS...
+	local field=$1 method=$2 path=$3 body=$4 out cr dr
+	shift 5
+	out=$("$FW" "$@" "${C[@]}" 2>&1)
+	cr=$(sed -n 's/.*: must be from \(-\{0,1\}[0-9]*\) to \([0-9]*\).*/\1 \2/p' <<<"$out")
+	req "$method" "$path" "$body"
+	dr=$(jfield 'j["error"]["message"]' | sed -n 's/^must be between \(-\{0,1\}[0-9]*\) and \([0-9]*\)$/\1 \2/p')
+	check "client and daemon refuse $field past its bound with one range (${cr:-none} / ${dr:-none})" \
+		[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = "$field" -a -n "$cr" -a "$cr" = "$dr" ]
+}
+same_range tasks[0].gpus POST /v1/jobs '{"queue":"llm","tasks":[{"gpus":17}]}' -- jobs submit --queue llm --gpus 17
+same_range tasks[0].count POST /v1/jobs '{"queue":"llm","tasks":[{"gpus":1,"count":100001}]}' -- \
+	jobs submit --queue llm --gpus 1 --count 100001
+same_range tasks[0].memory POST /v1/jobs '{"queue":"llm","tasks":[{"gpus":1,"memory":1000000000001}]}' -- \
+	jobs submit --queue llm --gpus 1 --memory 1000000000001
+same_range priority POST /v1/jobs '{"queue":"llm","priority":1000001,"tasks":[{"gpus":1}]}' -- \
+	jobs submit --queue llm --gpus 1 --priority 1000001
+same_range exitCode POST /v1/jobs '{"queue":"llm","exitCode":256,"tasks":[{"gpus":1}]}' -- \
+	jobs submit --queue llm --gpus 1 --exit-code 256
+same_range runtime POST /v1/jobs '{"queue":"llm","runtime":31536001,"tasks":[{"gpus":1}]}' -- \
+	jobs submit --queue llm --gpus 1 --runtime 31536001
+same_range priority POST /v1/queues '{"name":"rangeq","priority":-1000001}' -- queues create rangeq --priority -1000001
+same_range defaultRuntime POST /v1/queues '{"name":"rangeq","defaultRuntime":31536001}' -- \
+	queues create rangeq --default-runtime 31536001
 "$FW" queues create cliq --parent product --deserved-gpus 2 --weight 3 --priority 5 "${C[@]}" >/dev/null 2>&1
 "$FW" queues set cliq --limit-gpus 8 "${C[@]}" >"$T/qset" 2>&1
 req GET /v1/queues/cliq

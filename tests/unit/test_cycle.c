@@ -739,6 +739,82 @@ TEST(estimate_never_fits_a_task_no_node_can_hold)
 	fw_snapshot_free(s);
 }
 
+/* The pending reason of a job whose first task finds no node with its
+ * GPUs free and its CPU, memory or GPU model: it names what is short, in
+ * that resource's unit, with the most a node with free GPUs has. */
+static const char *pending_text(const struct fw_plan *p, int j, char *buf, size_t n)
+{
+	const struct fw_pending *r = fw_plan_pending_for(p, j);
+	char words[512];
+
+	fw_reason_format(r->reason, r->a, r->b, words, sizeof words);
+	snprintf(buf, n, "%s: %s", fw_reason_name(r->reason), words);
+	return buf;
+}
+
+TEST(no_resources_says_what_the_first_task_lacks)
+{
+	struct fw_snapshot *s = two_racks();
+	int hog = tb_job(s, "hog", 0, 4, 2, 1000, 0);
+	int mem = tb_job(s, "mem", 0, 1, 1, 1000, 1);
+	int cpu = tb_job(s, "cpu", 0, 1, 1, 1000, 2);
+	int all[] = { 0, 1, 2, 3 };
+	struct fw_plan *p;
+	char msg[600];
+
+	s->jobs[hog].groups[0].cpu_milli = 120000;       /* 8000 left per node */
+	s->jobs[hog].groups[0].mem_mib = (1 << 20) - 1000; /* 1000 MiB left */
+	tb_run(s, hog, 4, all, 0x3);
+	s->jobs[mem].groups[0].mem_mib = 4096;
+	s->jobs[cpu].groups[0].cpu_milli = 16000;
+	s->jobs[cpu].groups[0].mem_mib = 500;
+	ASSERT((p = run(s, NULL)) != NULL);
+	ASSERT_STR_EQ(pending_text(p, mem, msg, sizeof msg),
+		      "no_mem: no node with free GPUs has the memory for its first task: it needs 4096 MiB and such a "
+		      "node has at most 1000 MiB free");
+	ASSERT_STR_EQ(pending_text(p, cpu, msg, sizeof msg),
+		      "no_cpu: no node with free GPUs has the CPU for its first task: it needs 16000 CPU millicores and "
+		      "such a node has at most 8000 free");
+	fw_snapshot_free(s);
+}
+
+/* Enough GPUs of the model in the cluster, but not on one node; and a
+ * gang whose first task fits on one node only. */
+TEST(no_resources_says_the_model_or_the_tasks_together)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	int b0, b1, a1;
+
+	tb_node(s, "a0", 8, NULL, NULL, NULL, NULL);
+	a1 = tb_node(s, "a1", 8, NULL, NULL, NULL, NULL);
+	b0 = tb_node(s, "b0", 8, "B200", NULL, NULL, NULL);
+	b1 = tb_node(s, "b1", 8, "B200", NULL, NULL, NULL);
+	tb_queue(s, "q", -1, 32, -1, 1);
+	int busy = tb_job(s, "busy", 0, 2, 6, 1000, 0);
+	int model = tb_job(s, "model", 0, 1, 4, 1000, 1);
+	int fat = tb_job(s, "fat", 0, 2, 1, 1000, 2);
+	int hog = tb_job(s, "hog", 0, 1, 1, 1000, 0);
+	int bs[] = { b0, b1 }, as[] = { a1 };
+	struct fw_plan *p;
+	char msg[600];
+
+	snprintf(s->jobs[busy].groups[0].gpu_model, FW_NAME_MAX, "B200");
+	snprintf(s->jobs[model].groups[0].gpu_model, FW_NAME_MAX, "B200");
+	tb_run(s, busy, 2, bs, 0x3f); /* 2 B200s free on each */
+	s->jobs[hog].groups[0].mem_mib = 1 << 20;
+	tb_run(s, hog, 1, as, 0x1);   /* a1: GPUs free, no memory */
+	s->jobs[busy].groups[0].mem_mib = 1 << 20; /* b0, b1: the same */
+	s->jobs[fat].groups[0].mem_mib = 600000;   /* one fits a0, not two */
+	ASSERT((p = run(s, NULL)) != NULL);
+	ASSERT_STR_EQ(pending_text(p, model, msg, sizeof msg),
+		      "no_model: no node of the GPU model its first task asks for has the free GPUs for it: it needs 4 "
+		      "on one node and such a node has at most 2 free");
+	ASSERT_STR_EQ(pending_text(p, fat, msg, sizeof msg),
+		      "no_resources: no set of nodes with free GPUs has the CPU, memory and GPU model for all its tasks "
+		      "at once (2 tasks; 1 nodes could hold the first alone)");
+	fw_snapshot_free(s);
+}
+
 TEST(estimates_are_deterministic_and_mostly_known_on_random_snapshots)
 {
 	int known = 0, unknown = 0, sooner = 0;
@@ -1699,7 +1775,9 @@ static void teardown(void)
 	checker_catches_a_backfill_that_delays_a_reservation, estimates_follow_the_reservation_walk, \
 	estimate_is_unknown_when_blockers_never_end, queue_default_runtime_gives_unknown_runtimes_an_end, \
 	estimates_follow_backfill_not_queue_position, \
-	estimate_is_unknown_over_quota_and_when_it_can_never_fit, estimate_never_fits_names_the_binding_bound, estimate_never_fits_a_task_no_node_can_hold, strict_order_estimates_wait_for_the_head_of_the_line, \
+	estimate_is_unknown_over_quota_and_when_it_can_never_fit, estimate_never_fits_names_the_binding_bound, estimate_never_fits_a_task_no_node_can_hold, \
+	no_resources_says_what_the_first_task_lacks, no_resources_says_the_model_or_the_tasks_together, \
+	strict_order_estimates_wait_for_the_head_of_the_line, \
 	estimates_are_deterministic_and_mostly_known_on_random_snapshots, checker_catches_a_bad_estimate, \
 	slurm_priority_favours_age_fair_share_and_size, estimates_can_be_switched_off, \
 	reclaim_frees_a_queue_above_fair_share_for_a_starving_queue, \

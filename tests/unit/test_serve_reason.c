@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../harness.h"
+#include "backend.h"
 #include "builder.h"
 #include "reason.h"
 
@@ -124,5 +125,72 @@ TEST(the_rest_reads_as_the_core)
 	fw_snapshot_free(s);
 }
 
+/* Names of FW_NAME_MAX - 1 characters: job 0 "jjj...j" in queue 0
+ * "qqq...q", on node 0 "nnn...n"; job 0 ran from t=0 to now, without a
+ * checkpoint interval. */
+static struct fw_snapshot *long_names(void)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	char name[3][FW_NAME_MAX];
+
+	for (int i = 0; i < 3; i++) {
+		memset(name[i], "jqn"[i], FW_NAME_MAX - 1);
+		name[i][FW_NAME_MAX - 1] = 0;
+	}
+	tb_node(s, name[2], 8, NULL, NULL, NULL, NULL);
+	tb_queue(s, name[1], -1, 8, -1, 1);
+	tb_job(s, name[0], 0, 1, 8, 1000, 0);
+	s->jobs[0].start_time = 0;
+	s->now = 1700000000;
+	return s;
+}
+
+static bool ends_with(const char *text, const char *tail)
+{
+	size_t n = strlen(text), k = strlen(tail);
+	return n >= k && !strcmp(text + n - k, tail);
+}
+
+/* The daemon's decision text (struct fw_backend_action.why) holds an
+ * eviction's whole text with the longest job and queue names. */
+TEST(longest_names_arrive_whole)
+{
+	struct fw_snapshot *s = long_names();
+	const char *tail = "; it loses 1700000000 s of work (no checkpoint interval: the whole run)";
+	char why[sizeof ((struct fw_backend_action *)0)->why];
+
+	fw_serve_evict_text(s, &s->jobs[0], FW_REASON_RECLAIMED, 0, 0, why, sizeof why);
+	ASSERT_STR_CONTAINS(why, s->jobs[0].name);
+	ASSERT_STR_CONTAINS(why, s->queues[0].name);
+	ASSERT(ends_with(why, tail));
+	fw_serve_evict_text(s, &s->jobs[0], FW_REASON_MOVED, 0, 0, why, sizeof why);
+	ASSERT(ends_with(why, tail));
+	fw_serve_evict_text(s, &s->jobs[0], FW_REASON_PREEMPTED, 0, 0, why, sizeof why);
+	ASSERT(ends_with(why, tail));
+	fw_snapshot_free(s);
+}
+
+/* Every reason, with the longest names and the widest numbers, fits
+ * the bounds the buffers are sized by (plan.h, reason.h). */
+TEST(every_text_fits_its_bound)
+{
+	static const int64_t v[] = { 0, 1, INT64_MIN, INT64_MAX };
+	struct fw_snapshot *s = long_names();
+	char big[2048];
+
+	s->now = INT64_MAX; /* the work lost: 19 digits */
+	for (int r = 0; r < FW_REASON_COUNT; r++)
+		for (int i = 0; i < 16; i++) {
+			int64_t a = v[i / 4], b = v[i % 4];
+			ASSERT(strlen(fw_reason_format((enum fw_reason)r, a, b, big, sizeof big)) < FW_REASON_TEXT_MAX);
+			ASSERT(strlen(fw_serve_reason_text(s, (enum fw_reason)r, a, b, big, sizeof big)) <
+			       FW_SERVE_REASON_MAX);
+			ASSERT(strlen(fw_serve_evict_text(s, &s->jobs[0], (enum fw_reason)r, a, b, big, sizeof big)) <
+			       FW_SERVE_EVICT_MAX);
+		}
+	fw_snapshot_free(s);
+}
+
 TEST_MAIN(evictions_name_the_job_and_its_queue, waiting_reasons_name_the_job_ahead, drains_name_the_node,
-	  started_says_the_gpus_only, over_quota_amount_in_full, the_rest_reads_as_the_core)
+	  started_says_the_gpus_only, over_quota_amount_in_full, the_rest_reads_as_the_core,
+	  longest_names_arrive_whole, every_text_fits_its_bound)

@@ -1,0 +1,26 @@
+/*
+ * api_ranges.h — the API's ranges of whole numbers, in one place.
+ *
+ * The daemon's codec (codec.c) refuses a member out of its range with a
+ * 400 that names the member; the command-line client (tools/cmd_client.c)
+ * checks its flags against the same ranges before it sends anything and
+ * names the flag instead.  Both take the bounds from here, so they cannot
+ * drift apart; tests/integration/serve_api.sh sends each value just past
+ * a bound both ways and compares the ranges the two refusals state.
+ *
+ * Units are the wire's (codec.h): memory in MiB, durations in seconds,
+ * times in Unix seconds.  A task's GPUs go up to FW_MAX_GPUS_PER_NODE
+ * (snapshot.h): one task lives on one node.
+ */
+#ifndef FAIRWAY_SERVE_API_RANGES_H
+#define FAIRWAY_SERVE_API_RANGES_H
+
+#define FW_API_PRIORITY_MIN (-1000000)       /* a job's or a queue's */
+#define FW_API_PRIORITY_MAX 1000000
+#define FW_API_EXIT_CODE_MAX 255             /* local backend; from 0 */
+#define FW_API_COUNT_MAX 100000              /* tasks of a group; from 1 */
+#define FW_API_MEMORY_MAX 1000000000000LL    /* MiB; from 0 */
+#define FW_API_SECS_MAX (365LL * 86400)      /* a duration; from 0 */
+#define FW_API_TIME_MAX (1LL << 40)          /* a time; from 0 */
+
+#endif
