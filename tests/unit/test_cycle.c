@@ -1615,6 +1615,46 @@ TEST(checker_catches_a_bad_eviction)
 	fw_snapshot_free(s);
 }
 
+/* Consolidation makes two decisions for a moved job (EVICT, then START
+ * elsewhere): with two moved jobs and one gang the plan has five
+ * decisions for three jobs.  Each arena allocation here is a block of
+ * its own, so writing past the cycle's decision array is a heap overflow
+ * the sanitizers see, not a silent write into the next array. */
+TEST(consolidation_decisions_fit_when_moves_outnumber_the_other_jobs)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	struct fw_arena b;
+	struct fw_plan *p = NULL;
+	struct fw_diag d;
+	int a0 = 0, a1 = 1;
+
+	tb_queue(s, "q", -1, 32, -1, 1);
+	s->now = 10000;
+	tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
+	tb_node(s, "n1", 8, NULL, NULL, NULL, NULL);
+	tb_node(s, "small0", 4, NULL, NULL, NULL, NULL);
+	tb_node(s, "small1", 4, NULL, NULL, NULL, NULL);
+	tb_node(s, "n2", 8, NULL, NULL, NULL, NULL);
+	for (int i = 0; i < 2; i++) {
+		int j = tb_job(s, i ? "v1" : "v0", 0, 1, 4, 1000, 0);
+		tb_run(s, j, 1, i ? &a1 : &a0, 0x0f);
+		s->jobs[j].preemptible = true;
+		s->jobs[j].start_time = 5000;
+		s->jobs[j].expected_runtime = 100000;
+	}
+	int g = tb_job(s, "gang", 0, 3, 8, 1000, 5000);
+	s->jobs[g].expected_runtime = 3600;
+	ASSERT_OK(fw_snapshot_validate(s, &d));
+	fw_arena_init(&b, 1);
+	ASSERT_OK(fw_cycle_run(s, fw_policy_find("fairway"), &b, &p));
+	ASSERT(is_started(p, g));
+	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 2);
+	ASSERT_EQ(p->ndecisions, 5);
+	ASSERT_OK(fw_plan_check(s, p, &b, &d));
+	fw_arena_release(&b);
+	fw_snapshot_free(s);
+}
+
 static void setup(void)
 {
 	fw_arena_init(&A, 0);
@@ -1650,7 +1690,7 @@ static void teardown(void)
 	the_gang_queue_counts_free_task_slots_not_gpus, conservative_backfill_reserves_for_every_blocked_job, consolidation_moves_small_jobs_to_free_nodes_for_a_gang, \
 	checker_catches_a_start_of_a_running_job, a_starving_gang_is_tried_first_and_reserved, reclaim_spares_a_job_that_started_after_starving, \
 	evictions_are_bounded_per_cycle, reclaim_is_deterministic_and_keeps_every_invariant_on_random_snapshots, \
-	checker_catches_a_bad_eviction
+	checker_catches_a_bad_eviction, consolidation_decisions_fit_when_moves_outnumber_the_other_jobs
 
 int main(void)
 {
