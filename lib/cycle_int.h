@@ -120,6 +120,7 @@ struct cyc {
 	int32_t *started;           /* per job: decision index + 1, 0 = no */
 	struct fw_decision *dec;
 	int32_t ndec;
+	int32_t nstarts;            /* START decisions: the max_starts budget */
 	struct fw_task_alloc **dec_tasks; /* per decision */
 	int64_t considered;
 	/* the allocate memo's shapes, kept for the estimates: per position

@@ -871,6 +871,33 @@ static int count_kind(const struct fw_plan *p, enum fw_decision_kind k)
 	return n;
 }
 
+/* The budget counts starts (docs/config.md: "most jobs started per
+ * cycle"), not decisions: a reservation made on the way, or the EVICTs
+ * of a reclaim, take none of it. */
+TEST(max_starts_budget_counts_starts_not_reservations)
+{
+	struct fw_snapshot *s = two_racks();
+	int r = tb_job(s, "running", 0, 3, 8, 1000, 0);
+	int n3[] = { 0, 1, 2 };
+	tb_run(s, r, 3, n3, 0xff);
+	s->jobs[r].expected_runtime = 1000;
+	int g = tb_job(s, "gang", 0, 2, 8, 1000, 1);
+	s->jobs[g].expected_runtime = 100;
+	for (int i = 0; i < 3; i++) {
+		char n[8];
+		snprintf(n, sizeof n, "s%d", i);
+		int j = tb_job(s, n, 0, 1, 1, 1000, 2 + i);
+		s->jobs[j].expected_runtime = 10;
+	}
+	s->config.max_starts = 2;
+	struct fw_plan *p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_RESERVE), 1);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_START), 2);
+	ASSERT_EQ(fw_plan_pending_for(p, 4)->reason, FW_REASON_CYCLE_LIMIT);
+	fw_snapshot_free(s);
+}
+
 static const struct fw_decision *evict_of(const struct fw_plan *p, int job)
 {
 	for (int i = 0; i < p->ndecisions; i++)
@@ -1669,7 +1696,7 @@ static void teardown(void)
 	min_member_lets_part_of_a_gang_start, required_topology_is_never_violated, \
 	preferred_level_picks_the_smallest_domain_that_fits, fractional_gpus_pack_onto_a_shared_gpu, \
 	gpu_model_constraint, queue_limit_is_never_exceeded, fair_share_splits_by_weight, \
-	three_level_fair_share_with_limits, fifo_blocks_at_the_head_of_the_line, max_starts_budget, \
+	three_level_fair_share_with_limits, fifo_blocks_at_the_head_of_the_line, max_starts_budget, max_starts_budget_counts_starts_not_reservations, \
 	random_snapshots_keep_every_invariant_and_are_deterministic, checker_catches_an_over_committed_gpu, \
 	checker_refuses_decisions_that_point_outside, \
 	checker_catches_a_partial_gang_and_a_missing_reason, out_of_memory_fails_cleanly_at_every_step, \
