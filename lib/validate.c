@@ -238,6 +238,7 @@ static int check_job(const struct fw_snapshot *s, int32_t i, const char *leaf,
 {
 	const struct fw_job *j = &s->jobs[i];
 	char f[64];
+	int64_t tasks = 0;
 	int rc;
 
 	elem_name(f, "jobs", i);
@@ -250,9 +251,14 @@ static int check_job(const struct fw_snapshot *s, int32_t i, const char *leaf,
 			   j->name, s->queues[j->queue].name);
 	if (j->ngroups < 1 || j->ngroups > FW_MAX_GROUPS)
 		return BAD(d, FW_ERANGE, f, "job %s has %d task groups; use 1 to %d", j->name, j->ngroups, FW_MAX_GROUPS);
-	for (int g = 0; g < j->ngroups; g++)
+	for (int g = 0; g < j->ngroups; g++) {
 		if ((rc = check_group(&j->groups[g], f, d)) != FW_OK)
 			return rc;
+		tasks += j->groups[g].count;
+	}
+	if (tasks > FW_MAX_TASKS) /* fw_job_tasks() is int32; placement sizes by it */
+		return BAD(d, FW_ERANGE, f, "job %s has %lld tasks; use at most %d", j->name, (long long)tasks,
+			   FW_MAX_TASKS);
 	if (j->min_member < 0 || j->min_member > fw_job_tasks(j))
 		return BAD(d, FW_ERANGE, f, "job %s: minMember %d outside 0..%d", j->name, (int)j->min_member, (int)fw_job_tasks(j));
 	if (!check_level(s, j->required_level) || !check_level(s, j->preferred_level))

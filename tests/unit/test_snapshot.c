@@ -91,6 +91,30 @@ TEST(fractional_gang_is_rejected)
 	fw_snapshot_free(s);
 }
 
+/* Task counts whose sum leaves int32 (four groups of 2^30 tasks wrap
+ * fw_job_tasks() to 0) must not pass: the cycle sizes its placement
+ * scratch by that sum and would then write far past it. */
+TEST(huge_task_count_is_rejected)
+{
+	struct fw_snapshot *s = small();
+	struct fw_diag d;
+	struct fw_job *j = &s->jobs[0];
+	j->ngroups = 4;
+	for (int g = 0; g < 4; g++) {
+		j->groups[g].count = 1 << 30;
+		j->groups[g].gpus = 0;
+		j->groups[g].gpu_milli = 1000;
+	}
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_ERANGE);
+	ASSERT_STR_CONTAINS(d.msg, "tasks");
+	j->ngroups = 1;
+	j->groups[0].count = FW_MAX_TASKS;
+	ASSERT_OK(fw_snapshot_validate(s, &d));
+	j->groups[0].count = FW_MAX_TASKS + 1;
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_ERANGE);
+	fw_snapshot_free(s);
+}
+
 TEST_MAIN(valid_snapshot_passes, duplicate_node_is_rejected, queue_cycle_is_rejected,
 	  negative_quota_is_rejected, job_on_inner_queue_is_rejected, bad_running_allocation_is_rejected,
-	  fractional_gang_is_rejected)
+	  fractional_gang_is_rejected, huge_task_count_is_rejected)
