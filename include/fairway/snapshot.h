@@ -48,6 +48,9 @@
 #include "fairway/res.h"
 
 typedef int64_t fw_time; /* seconds; the epoch is the adapter's choice */
+/* Every time and duration of a valid snapshot lies within +-FW_TIME_MAX
+ * (2^61 s), so that a time plus a duration (an end) never overflows. */
+#define FW_TIME_MAX ((fw_time)1 << 61)
 
 #define FW_MAX_LEVELS 8
 #define FW_MAX_GPUS_PER_NODE 16

@@ -115,6 +115,34 @@ TEST(huge_task_count_is_rejected)
 	fw_snapshot_free(s);
 }
 
+/* A running job "that runs for ever" given as a huge runtime: its end,
+ * start + runtime, overflowed to a time before now, so the cycle had it
+ * end now and reserved its busy nodes for a gang at now (and the checker,
+ * doing the same sum, agreed). */
+TEST(times_beyond_the_time_range_are_rejected)
+{
+	struct fw_snapshot *s = small();
+	struct fw_diag d;
+	int n[] = { 0 };
+	tb_run(s, 0, 1, n, 0x3);
+	s->now = 1000;
+	s->jobs[0].start_time = 500;
+	s->jobs[0].expected_runtime = INT64_MAX - 100;
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_ERANGE);
+	s->jobs[0].expected_runtime = FW_TIME_MAX;
+	ASSERT_OK(fw_snapshot_validate(s, &d));
+	s->jobs[0].start_time = INT64_MIN;
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_ERANGE);
+	s->jobs[0].start_time = 500;
+	s->queues[1].default_runtime_s = FW_TIME_MAX + 1;
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_ERANGE);
+	s->queues[1].default_runtime_s = 0;
+	s->now = INT64_MAX;
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_ERANGE);
+	fw_snapshot_free(s);
+}
+
 TEST_MAIN(valid_snapshot_passes, duplicate_node_is_rejected, queue_cycle_is_rejected,
 	  negative_quota_is_rejected, job_on_inner_queue_is_rejected, bad_running_allocation_is_rejected,
-	  fractional_gang_is_rejected, huge_task_count_is_rejected)
+	  fractional_gang_is_rejected, huge_task_count_is_rejected,
+	  times_beyond_the_time_range_are_rejected)
