@@ -184,6 +184,14 @@ static void sub_task(struct usage *u, const struct fw_job *j, const struct fw_ta
 	u->mem[a->node] -= j->groups[a->group].mem_mib;
 }
 
+static bool runs_on(const struct fw_snapshot *s, const struct fw_job *j, int32_t n)
+{
+	for (int32_t k = 0; k < j->alloc_count; k++)
+		if (s->allocs[j->alloc_first + k].node == n)
+			return true;
+	return false;
+}
+
 static int check_evict(const struct fw_snapshot *s, const struct fw_plan *p, int32_t i, struct usage *u,
 		       int8_t *evicted, struct fw_diag *d)
 {
@@ -197,6 +205,9 @@ static int check_evict(const struct fw_snapshot *s, const struct fw_plan *p, int
 	if (dc->reason == FW_REASON_DRAINED) { /* health: any job on a dead node */
 		if (dc->a < 0 || dc->a >= s->nnodes || s->nodes[dc->a].health != FW_HEALTH_UNHEALTHY)
 			return FAILAT(d, f, "job %s was drained from a node that is not unhealthy", j->name);
+		if (!runs_on(s, j, (int32_t)dc->a))
+			return FAILAT(d, f, "job %s was drained from node %s, where it has no task", j->name,
+				      s->nodes[dc->a].name);
 	} else if (!j->preemptible)
 		return FAILAT(d, f, "job %s is not preemptible but was evicted", j->name);
 	else if (s->now - j->start_time < s->queues[j->queue].min_runtime_s)

@@ -33,8 +33,8 @@
  *   - health (health.h): no task lands on an UNHEALTHY or DRAINING node,
  *     nor a non-preemptible gang of suspect_gang_gpus or more on a SUSPECT
  *     node (or one with a suspect GPU); a DRAINED eviction names an
- *     UNHEALTHY node and is exempt from the preemptible, min-runtime and
- *     followed-by-a-start rules.
+ *     UNHEALTHY node the job has a task on, and is exempt from the
+ *     preemptible, min-runtime and followed-by-a-start rules.
  * It runs after every plan in the tests, the simulator and debug builds.
  *
  * Returns FW_OK, or FW_EINVARIANT with d describing the first violation

@@ -643,6 +643,15 @@ TEST(checker_rejects_health_violations)
 	ASSERT(p);
 	s->nodes[0].health = FW_HEALTH_HEALTHY;
 	ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
+	s->nodes[0].health = FW_HEALTH_UNHEALTHY;
+	ASSERT_OK(fw_plan_check(s, p, &A, &d));
+	/* ... and so is one of a job with no task on that node ("other",
+	 * on n1 only, not preemptible: no other rule would let it go) */
+	for (int i = 0; i < p->ndecisions; i++)
+		if (p->decisions[i].kind == FW_DECIDE_EVICT)
+			p->decisions[i].job = 1;
+	ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
+	ASSERT_STR_CONTAINS(d.msg, "no task");
 	fw_snapshot_free(s);
 }
 
