@@ -299,6 +299,11 @@ static int check_pending(const struct fw_snapshot *s, const struct fw_plan *p, s
 	for (int32_t i = 0; i < p->ndecisions; i++)
 		if (p->decisions[i].kind == FW_DECIDE_START && seen[p->decisions[i].job]++)
 			return FAIL(d, "decisions", "job %s started twice", s->jobs[p->decisions[i].job].name);
+	for (int32_t i = 0; i < p->ndecisions; i++) /* a move is an eviction and a restart (policy.h) */
+		if (p->decisions[i].kind == FW_DECIDE_EVICT && p->decisions[i].reason == FW_REASON_MOVED &&
+		    !seen[p->decisions[i].job])
+			return FAIL(d, "decisions", "job %s was moved but not started again",
+				    s->jobs[p->decisions[i].job].name);
 	for (int32_t i = 0; i < p->npending; i++) {
 		const struct fw_pending *r = &p->pending[i];
 		if (r->job < 0 || r->job >= s->njobs || seen[r->job]++)

@@ -29,7 +29,8 @@
  *     must name a pending job); its tasks count as freed before the
  *     starts; every run of EVICTs is followed at once by the START of the
  *     job they were made for (the EVICT's argument a), and that start
- *     uses a node of every one of them (no eviction for nothing).
+ *     uses a node of every one of them (no eviction for nothing); a job
+ *     evicted with reason MOVED is started again in the plan.
  *   - health (health.h): no task lands on an UNHEALTHY or DRAINING node,
  *     nor a non-preemptible gang of suspect_gang_gpus or more on a SUSPECT
  *     node (or one with a suspect GPU); a DRAINED eviction names an

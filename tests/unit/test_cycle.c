@@ -1269,6 +1269,16 @@ TEST(consolidation_moves_small_jobs_to_free_nodes_for_a_gang)
 		moved++;
 	}
 	ASSERT_EQ(moved, 2);
+	/* the checker holds a move to its word: the same plan without the
+	 * moved jobs' restarts (the last two decisions) is two evictions */
+	{
+		struct fw_diag d;
+		ASSERT_EQ(p->decisions[p->ndecisions - 1].kind, FW_DECIDE_START);
+		ASSERT_NE(p->decisions[p->ndecisions - 1].job, g);
+		p->ndecisions -= 2;
+		ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
+		ASSERT_STR_CONTAINS(d.msg, "moved");
+	}
 	/* kai does not consolidate */
 	p = run(s, "kai");
 	ASSERT(p != NULL);
