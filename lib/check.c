@@ -292,13 +292,20 @@ static int check_queues(const struct fw_snapshot *s, const struct usage *u, stru
 static int check_pending(const struct fw_snapshot *s, const struct fw_plan *p, struct fw_arena *a,
 			 struct fw_diag *d)
 {
-	int8_t *seen = FW_ARENA_NEW(a, int8_t, s->njobs + 1);
+	int8_t *seen = FW_ARENA_NEW(a, int8_t, s->njobs + 1), *held = FW_ARENA_NEW(a, int8_t, s->njobs + 1);
 
-	if (!seen)
+	if (!seen || !held)
 		return FW_ENOMEM;
 	for (int32_t i = 0; i < p->ndecisions; i++)
 		if (p->decisions[i].kind == FW_DECIDE_START && seen[p->decisions[i].job]++)
 			return FAIL(d, "decisions", "job %s started twice", s->jobs[p->decisions[i].job].name);
+	for (int32_t i = 0; i < p->ndecisions; i++) {
+		int32_t j = p->decisions[i].job;
+		if (p->decisions[i].kind == FW_DECIDE_RESERVE &&
+		    (s->jobs[j].state != FW_JOB_PENDING || seen[j] || held[j]++))
+			return FAIL(d, "decisions", "a reservation for job %s, which is running, starts in this plan or has one already",
+				    s->jobs[j].name);
+	}
 	for (int32_t i = 0; i < p->ndecisions; i++) /* a move is an eviction and a restart (policy.h) */
 		if (p->decisions[i].kind == FW_DECIDE_EVICT && p->decisions[i].reason == FW_REASON_MOVED &&
 		    !seen[p->decisions[i].job])

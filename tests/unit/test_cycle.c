@@ -533,6 +533,27 @@ TEST(checker_catches_a_backfill_that_delays_a_reservation)
 	fw_snapshot_free(s);
 }
 
+/* A reservation is for a job that waits: not for a running job, not for
+ * one the plan starts, not twice for one job. */
+TEST(checker_catches_a_reservation_for_a_job_that_does_not_wait)
+{
+	struct fw_snapshot *s = backfill_case();
+	struct fw_plan *p = run(s, "slurm");
+	struct fw_diag d;
+	struct fw_decision *r = NULL;
+	ASSERT(p != NULL);
+	for (int i = 0; i < p->ndecisions; i++)
+		if (p->decisions[i].kind == FW_DECIDE_RESERVE)
+			r = &p->decisions[i];
+	ASSERT(r != NULL && r->job == 2);
+	r->job = 0; /* "a", running, with the same task shape */
+	ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
+	ASSERT_STR_CONTAINS(d.msg, "reservation");
+	r->job = 2;
+	ASSERT_OK(fw_plan_check(s, p, &A, &d));
+	fw_snapshot_free(s);
+}
+
 /* ---- start-time estimates (lib/estimate.c), computed by hand ---- */
 
 TEST(estimates_follow_the_reservation_walk)
@@ -1711,7 +1732,7 @@ static void teardown(void)
 	checker_refuses_decisions_that_point_outside, \
 	checker_catches_a_partial_gang_and_a_missing_reason, out_of_memory_fails_cleanly_at_every_step, \
 	easy_backfill_never_delays_the_reserved_gang, kai_has_no_reservations_so_the_long_job_jumps_ahead, \
-	checker_catches_a_backfill_that_delays_a_reservation, estimates_follow_the_reservation_walk, \
+	checker_catches_a_backfill_that_delays_a_reservation, checker_catches_a_reservation_for_a_job_that_does_not_wait, estimates_follow_the_reservation_walk, \
 	estimate_is_unknown_when_blockers_never_end, queue_default_runtime_gives_unknown_runtimes_an_end, \
 	estimates_follow_backfill_not_queue_position, \
 	estimate_is_unknown_over_quota_and_when_it_can_never_fit, estimate_never_fits_names_the_binding_bound, estimate_never_fits_a_task_no_node_can_hold, strict_order_estimates_wait_for_the_head_of_the_line, \
