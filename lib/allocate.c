@@ -441,6 +441,7 @@ int fw__record_start(struct cyc *y, int32_t jx, const struct fw__placement *p)
 	d->a = fw_job_gpus(j);
 	y->dec_tasks[y->ndec] = p->tasks;
 	y->started[jx] = ++y->ndec;
+	y->nstarts++;
 	y->reason[jx].reason = FW_REASON_STARTED;
 	for (int32_t k = 0; k < p->ntasks; k++) {
 		struct fw_res use = fw_res_zero();
@@ -574,7 +575,7 @@ static int try_job(struct cyc *y, struct memo *m, int32_t pos)
 
 static bool budget_left(const struct cyc *y)
 {
-	return y->s->config.max_starts <= 0 || y->ndec < y->s->config.max_starts;
+	return y->s->config.max_starts <= 0 || y->nstarts < y->s->config.max_starts;
 }
 
 /* Mark the untried jobs of bucket q as blocked (strict order) or out of
@@ -723,7 +724,7 @@ int fw__phase_allocate(struct cyc *y)
 
 	if (rc != FW_OK)
 		return rc;
-	y->dec_tasks = FW_ARENA_NEW(y->a, struct fw_task_alloc *, y->s->njobs + 1);
+	y->dec_tasks = FW_ARENA_NEW(y->a, struct fw_task_alloc *, fw__max_decisions(y));
 	if (!y->dec_tasks)
 		return FW_ENOMEM;
 	if (y->pol->queue_order == FW_QORDER_GLOBAL)

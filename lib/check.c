@@ -184,6 +184,14 @@ static void sub_task(struct usage *u, const struct fw_job *j, const struct fw_ta
 	u->mem[a->node] -= j->groups[a->group].mem_mib;
 }
 
+static bool runs_on(const struct fw_snapshot *s, const struct fw_job *j, int32_t n)
+{
+	for (int32_t k = 0; k < j->alloc_count; k++)
+		if (s->allocs[j->alloc_first + k].node == n)
+			return true;
+	return false;
+}
+
 static int check_evict(const struct fw_snapshot *s, const struct fw_plan *p, int32_t i, struct usage *u,
 		       int8_t *evicted, struct fw_diag *d)
 {
@@ -197,6 +205,9 @@ static int check_evict(const struct fw_snapshot *s, const struct fw_plan *p, int
 	if (dc->reason == FW_REASON_DRAINED) { /* health: any job on a dead node */
 		if (dc->a < 0 || dc->a >= s->nnodes || s->nodes[dc->a].health != FW_HEALTH_UNHEALTHY)
 			return FAILAT(d, f, "job %s was drained from a node that is not unhealthy", j->name);
+		if (!runs_on(s, j, (int32_t)dc->a))
+			return FAILAT(d, f, "job %s was drained from node %s, where it has no task", j->name,
+				      s->nodes[dc->a].name);
 	} else if (!j->preemptible)
 		return FAILAT(d, f, "job %s is not preemptible but was evicted", j->name);
 	else if (s->now - j->start_time < s->queues[j->queue].min_runtime_s)
@@ -281,13 +292,25 @@ static int check_queues(const struct fw_snapshot *s, const struct usage *u, stru
 static int check_pending(const struct fw_snapshot *s, const struct fw_plan *p, struct fw_arena *a,
 			 struct fw_diag *d)
 {
-	int8_t *seen = FW_ARENA_NEW(a, int8_t, s->njobs + 1);
+	int8_t *seen = FW_ARENA_NEW(a, int8_t, s->njobs + 1), *held = FW_ARENA_NEW(a, int8_t, s->njobs + 1);
 
-	if (!seen)
+	if (!seen || !held)
 		return FW_ENOMEM;
 	for (int32_t i = 0; i < p->ndecisions; i++)
 		if (p->decisions[i].kind == FW_DECIDE_START && seen[p->decisions[i].job]++)
 			return FAIL(d, "decisions", "job %s started twice", s->jobs[p->decisions[i].job].name);
+	for (int32_t i = 0; i < p->ndecisions; i++) {
+		int32_t j = p->decisions[i].job;
+		if (p->decisions[i].kind == FW_DECIDE_RESERVE &&
+		    (s->jobs[j].state != FW_JOB_PENDING || seen[j] || held[j]++))
+			return FAIL(d, "decisions", "a reservation for job %s, which is running, starts in this plan or has one already",
+				    s->jobs[j].name);
+	}
+	for (int32_t i = 0; i < p->ndecisions; i++) /* a move is an eviction and a restart (policy.h) */
+		if (p->decisions[i].kind == FW_DECIDE_EVICT && p->decisions[i].reason == FW_REASON_MOVED &&
+		    !seen[p->decisions[i].job])
+			return FAIL(d, "decisions", "job %s was moved but not started again",
+				    s->jobs[p->decisions[i].job].name);
 	for (int32_t i = 0; i < p->npending; i++) {
 		const struct fw_pending *r = &p->pending[i];
 		if (r->job < 0 || r->job >= s->njobs || seen[r->job]++)

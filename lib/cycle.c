@@ -87,7 +87,7 @@ static int phase_build(struct cyc *y)
 	y->resv_cap_left = s->nnodes > 0 ? y->c.dom[0].cap_whole : 0;
 	y->reason = FW_ARENA_NEW(y->a, struct fw_pending, s->njobs + 1);
 	y->started = FW_ARENA_NEW(y->a, int32_t, s->njobs + 1);
-	y->dec = FW_ARENA_RAW(y->a, struct fw_decision, s->njobs + 1); /* written when made */
+	y->dec = FW_ARENA_RAW(y->a, struct fw_decision, fw__max_decisions(y)); /* written when made */
 	y->ji = FW_ARENA_NEW(y->a, struct fw__jinfo, s->njobs + 1);
 	y->demand = FW_ARENA_NEW(y->a, struct fw_res, nq + 1);
 	y->alloc = FW_ARENA_NEW(y->a, struct fw_res, nq + 1);

@@ -120,6 +120,7 @@ struct cyc {
 	int32_t *started;           /* per job: decision index + 1, 0 = no */
 	struct fw_decision *dec;
 	int32_t ndec;
+	int32_t nstarts;            /* START decisions: the max_starts budget */
 	struct fw_task_alloc **dec_tasks; /* per decision */
 	int64_t considered;
 	/* the allocate memo's shapes, kept for the estimates: per position
@@ -162,6 +163,18 @@ static inline fw_time fw__job_end(const struct fw_snapshot *s, const struct fw_j
 
 	return r > 0 ? t + r : FW__NEVER;
 }
+/* Room for the decisions of allocate and reclaim: one per job (a start, a
+ * reservation or an eviction), plus a second one for each job that
+ * consolidation moves (its EVICT, then its START elsewhere), at most the
+ * policy's max_moves and never more than the jobs.  The drain phase grows
+ * the arrays for its own (drain.c). */
+static inline size_t fw__max_decisions(const struct cyc *y)
+{
+	size_t n = (size_t)y->s->njobs, moves = y->pol->max_moves > 0 ? (size_t)y->pol->max_moves : 0;
+
+	return n + 1 + (moves < n ? moves : n);
+}
+
 static inline int fw__ev_cmp(const struct ev *a, const struct ev *b)
 {
 	if (a->end != b->end)

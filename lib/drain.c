@@ -118,19 +118,19 @@ static void add_decision(struct cyc *y, enum fw_decision_kind k, enum fw_reason 
 	y->dec_tasks[y->ndec++] = tasks;
 }
 
-/* Per node: running jobs with a task there (counted once per job). */
-static void count_jobs(const struct fw_snapshot *s, int32_t *jobs_on)
+/* Per node: running jobs with a task there (counted once per job, even
+ * when its tasks there are not listed together: seen_by[n] = job + 1). */
+static void count_jobs(const struct fw_snapshot *s, int32_t *jobs_on, int32_t *seen_by)
 {
 	for (int32_t j = 0; j < s->njobs; j++) {
 		const struct fw_job *job = &s->jobs[j];
-		int32_t last = -1;
 		if (job->state != FW_JOB_RUNNING)
 			continue;
 		for (int32_t k = 0; k < job->alloc_count; k++) {
 			int32_t n = s->allocs[job->alloc_first + k].node;
-			if (n != last && out_of_service(&s->nodes[n]))
+			if (seen_by[n] != j + 1 && out_of_service(&s->nodes[n]))
 				jobs_on[n]++;
-			last = n;
+			seen_by[n] = j + 1;
 		}
 	}
 }
@@ -164,7 +164,7 @@ static void evict_from(struct cyc *y, int32_t n)
 int fw__phase_drain(struct cyc *y)
 {
 	const struct fw_snapshot *s = y->s;
-	int32_t *jobs_on, ndrain = 0, nrun = 0;
+	int32_t *jobs_on, *seen_by, ndrain = 0, nrun = 0;
 
 	/* A cheap pre-check; an unschedulable node counts too: the world may
 	 * hold it out of new work (an operator's drain) while jobs still run
@@ -172,11 +172,12 @@ int fw__phase_drain(struct cyc *y)
 	if (y->c.out_of_service == 0)
 		return FW_OK;
 	jobs_on = FW_ARENA_NEW(y->a, int32_t, s->nnodes + 1);
+	seen_by = FW_ARENA_NEW(y->a, int32_t, s->nnodes + 1);
 	if (!y->evicted)
 		y->evicted = FW_ARENA_NEW(y->a, bool, s->njobs + 1);
-	if (!jobs_on || !y->evicted)
+	if (!jobs_on || !seen_by || !y->evicted)
 		return FW_ENOMEM;
-	count_jobs(s, jobs_on);
+	count_jobs(s, jobs_on, seen_by);
 	for (int32_t n = 0; n < s->nnodes; n++) {
 		ndrain += must_drain(&s->nodes[n], jobs_on[n]);
 		nrun += jobs_on[n];

@@ -650,7 +650,7 @@ int fw__phase_reclaim(struct cyc *y)
 			int32_t p = y->jobs[k];
 			if (!may_preempt(y, p))
 				continue;
-			if (y->s->config.max_starts > 0 && y->ndec >= y->s->config.max_starts)
+			if (y->s->config.max_starts > 0 && y->nstarts >= y->s->config.max_starts)
 				break;
 			int32_t sh = y->pos_shape ? y->pos_shape[k] : -1;
 			if (sh >= 0 && x->failed[sh] == y->ji[p].queue + 1 && x->failed_prio[sh] == y->ji[p].prio)

@@ -6,6 +6,7 @@
  * array (O(n log n)); the queue tree's acyclicity by walking each queue's
  * parent chain at most nqueues steps.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,11 @@ static void elem_name(char f[64], const char *what, int32_t i)
 		f[n++] = digits[--k];
 	f[n++] = ']';
 	f[n] = 0;
+}
+
+static bool time_ok(fw_time t)
+{
+	return t >= -FW_TIME_MAX && t <= FW_TIME_MAX;
 }
 
 static int check_topology(const struct fw_snapshot *s, struct fw_diag *d)
@@ -159,6 +165,9 @@ static int check_queue(const struct fw_snapshot *s, int32_t i, struct fw_diag *d
 	if (q->min_runtime_s < 0 || q->default_runtime_s < 0 || q->default_checkpoint_s < 0)
 		return BAD(d, FW_ERANGE, f, "queue %s: negative minRuntime, defaultRuntime or defaultCheckpointInterval",
 			   q->name);
+	if (!time_ok(q->min_runtime_s) || !time_ok(q->default_runtime_s) || !time_ok(q->default_checkpoint_s) ||
+	    !time_ok(q->usage_at))
+		return BAD(d, FW_ERANGE, f, "queue %s: a time or duration beyond 2^61 s", q->name);
 	while (p >= 0) {
 		if (p == i || ++steps > s->nqueues)
 			return BAD(d, FW_ELOOP, f, "queue %s is its own ancestor: the queue tree has a cycle", q->name);
@@ -238,6 +247,7 @@ static int check_job(const struct fw_snapshot *s, int32_t i, const char *leaf,
 {
 	const struct fw_job *j = &s->jobs[i];
 	char f[64];
+	int64_t tasks = 0;
 	int rc;
 
 	elem_name(f, "jobs", i);
@@ -250,9 +260,14 @@ static int check_job(const struct fw_snapshot *s, int32_t i, const char *leaf,
 			   j->name, s->queues[j->queue].name);
 	if (j->ngroups < 1 || j->ngroups > FW_MAX_GROUPS)
 		return BAD(d, FW_ERANGE, f, "job %s has %d task groups; use 1 to %d", j->name, j->ngroups, FW_MAX_GROUPS);
-	for (int g = 0; g < j->ngroups; g++)
+	for (int g = 0; g < j->ngroups; g++) {
 		if ((rc = check_group(&j->groups[g], f, d)) != FW_OK)
 			return rc;
+		tasks += j->groups[g].count;
+	}
+	if (tasks > FW_MAX_TASKS) /* fw_job_tasks() is int32; placement sizes by it */
+		return BAD(d, FW_ERANGE, f, "job %s has %lld tasks; use at most %d", j->name, (long long)tasks,
+			   FW_MAX_TASKS);
 	if (j->min_member < 0 || j->min_member > fw_job_tasks(j))
 		return BAD(d, FW_ERANGE, f, "job %s: minMember %d outside 0..%d", j->name, (int)j->min_member, (int)fw_job_tasks(j));
 	if (!check_level(s, j->required_level) || !check_level(s, j->preferred_level))
@@ -260,6 +275,9 @@ static int check_job(const struct fw_snapshot *s, int32_t i, const char *leaf,
 	if (j->checkpoint_s < 0)
 		return BAD(d, FW_ERANGE, f, "job %s: checkpoint interval %lld s is negative; 0 means none",
 			   j->name, (long long)j->checkpoint_s);
+	if (!time_ok(j->submit_time) || !time_ok(j->start_time) || !time_ok(j->expected_runtime) ||
+	    !time_ok(j->checkpoint_s))
+		return BAD(d, FW_ERANGE, f, "job %s: a time or duration beyond 2^61 s", j->name);
 	if (j->state == FW_JOB_RUNNING)
 		return check_allocs(s, j, f, d);
 	if (j->state != FW_JOB_PENDING)
@@ -308,6 +326,8 @@ int fw_snapshot_validate(const struct fw_snapshot *s, struct fw_diag *d)
 
 	if ((rc = check_config(s, d)) != FW_OK)
 		return rc;
+	if (!time_ok(s->now))
+		return BAD(d, FW_ERANGE, "now", "now is %lld, beyond 2^61 s", (long long)s->now);
 	if ((rc = check_topology(s, d)) != FW_OK)
 		return rc;
 	if ((rc = check_nodes(s, d)) != FW_OK)

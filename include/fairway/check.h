@@ -15,7 +15,8 @@
  *   - every started gang is complete (at least min_member tasks, each with
  *     exactly its group's GPUs and milli, on a node of the requested GPU
  *     model) and lies inside one domain of its required level;
- *   - every reservation is complete, reservations never share a node,
+ *   - every reservation is for a pending job that does not start in the
+ *     plan, one per job; it is complete, reservations never share a node,
  *     and at its time T every reserved GPU, CPU and byte of memory is
  *     free once the jobs expected to end by T have ended: no start of the
  *     plan (backfill) delays a reserved job;
@@ -29,12 +30,13 @@
  *     must name a pending job); its tasks count as freed before the
  *     starts; every run of EVICTs is followed at once by the START of the
  *     job they were made for (the EVICT's argument a), and that start
- *     uses a node of every one of them (no eviction for nothing).
+ *     uses a node of every one of them (no eviction for nothing); a job
+ *     evicted with reason MOVED is started again in the plan.
  *   - health (health.h): no task lands on an UNHEALTHY or DRAINING node,
  *     nor a non-preemptible gang of suspect_gang_gpus or more on a SUSPECT
  *     node (or one with a suspect GPU); a DRAINED eviction names an
- *     UNHEALTHY node and is exempt from the preemptible, min-runtime and
- *     followed-by-a-start rules.
+ *     UNHEALTHY node the job has a task on, and is exempt from the
+ *     preemptible, min-runtime and followed-by-a-start rules.
  * It runs after every plan in the tests, the simulator and debug builds.
  *
  * Returns FW_OK, or FW_EINVARIANT with d describing the first violation

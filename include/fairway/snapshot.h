@@ -48,10 +48,14 @@
 #include "fairway/res.h"
 
 typedef int64_t fw_time; /* seconds; the epoch is the adapter's choice */
+/* Every time and duration of a valid snapshot lies within +-FW_TIME_MAX
+ * (2^61 s), so that a time plus a duration (an end) never overflows. */
+#define FW_TIME_MAX ((fw_time)1 << 61)
 
 #define FW_MAX_LEVELS 8
 #define FW_MAX_GPUS_PER_NODE 16
 #define FW_MAX_GROUPS 4
+#define FW_MAX_TASKS (1 << 20) /* tasks of one job, all groups together */
 #define FW_MAX_LABELS 8
 #define FW_NAME_MAX 64
 #define FW_LEVEL_NONE (-1)
@@ -116,7 +120,8 @@ struct fw_queue {
 };
 
 struct fw_task_group {
-	int32_t count;          /* tasks in the group, >= 1 */
+	int32_t count;          /* tasks in the group, >= 1; all the job's
+				 * groups together at most FW_MAX_TASKS */
 	int32_t gpus;           /* GPUs per task, >= 0 */
 	int32_t gpu_milli;      /* milli per GPU: 1000, or 1..999 with gpus==1 */
 	int64_t cpu_milli;      /* per task */

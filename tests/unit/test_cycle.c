@@ -533,6 +533,27 @@ TEST(checker_catches_a_backfill_that_delays_a_reservation)
 	fw_snapshot_free(s);
 }
 
+/* A reservation is for a job that waits: not for a running job, not for
+ * one the plan starts, not twice for one job. */
+TEST(checker_catches_a_reservation_for_a_job_that_does_not_wait)
+{
+	struct fw_snapshot *s = backfill_case();
+	struct fw_plan *p = run(s, "slurm");
+	struct fw_diag d;
+	struct fw_decision *r = NULL;
+	ASSERT(p != NULL);
+	for (int i = 0; i < p->ndecisions; i++)
+		if (p->decisions[i].kind == FW_DECIDE_RESERVE)
+			r = &p->decisions[i];
+	ASSERT(r != NULL && r->job == 2);
+	r->job = 0; /* "a", running, with the same task shape */
+	ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
+	ASSERT_STR_CONTAINS(d.msg, "reservation");
+	r->job = 2;
+	ASSERT_OK(fw_plan_check(s, p, &A, &d));
+	fw_snapshot_free(s);
+}
+
 /* ---- start-time estimates (lib/estimate.c), computed by hand ---- */
 
 TEST(estimates_follow_the_reservation_walk)
@@ -945,6 +966,33 @@ static int count_kind(const struct fw_plan *p, enum fw_decision_kind k)
 	for (int i = 0; i < p->ndecisions; i++)
 		n += p->decisions[i].kind == k;
 	return n;
+}
+
+/* The budget counts starts (docs/config.md: "most jobs started per
+ * cycle"), not decisions: a reservation made on the way, or the EVICTs
+ * of a reclaim, take none of it. */
+TEST(max_starts_budget_counts_starts_not_reservations)
+{
+	struct fw_snapshot *s = two_racks();
+	int r = tb_job(s, "running", 0, 3, 8, 1000, 0);
+	int n3[] = { 0, 1, 2 };
+	tb_run(s, r, 3, n3, 0xff);
+	s->jobs[r].expected_runtime = 1000;
+	int g = tb_job(s, "gang", 0, 2, 8, 1000, 1);
+	s->jobs[g].expected_runtime = 100;
+	for (int i = 0; i < 3; i++) {
+		char n[8];
+		snprintf(n, sizeof n, "s%d", i);
+		int j = tb_job(s, n, 0, 1, 1, 1000, 2 + i);
+		s->jobs[j].expected_runtime = 10;
+	}
+	s->config.max_starts = 2;
+	struct fw_plan *p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_RESERVE), 1);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_START), 2);
+	ASSERT_EQ(fw_plan_pending_for(p, 4)->reason, FW_REASON_CYCLE_LIMIT);
+	fw_snapshot_free(s);
 }
 
 static const struct fw_decision *evict_of(const struct fw_plan *p, int job)
@@ -1368,6 +1416,16 @@ TEST(consolidation_moves_small_jobs_to_free_nodes_for_a_gang)
 		moved++;
 	}
 	ASSERT_EQ(moved, 2);
+	/* the checker holds a move to its word: the same plan without the
+	 * moved jobs' restarts (the last two decisions) is two evictions */
+	{
+		struct fw_diag d;
+		ASSERT_EQ(p->decisions[p->ndecisions - 1].kind, FW_DECIDE_START);
+		ASSERT_NE(p->decisions[p->ndecisions - 1].job, g);
+		p->ndecisions -= 2;
+		ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
+		ASSERT_STR_CONTAINS(d.msg, "moved");
+	}
 	/* kai does not consolidate */
 	p = run(s, "kai");
 	ASSERT(p != NULL);
@@ -1753,6 +1811,46 @@ TEST(checker_catches_a_bad_eviction)
 	fw_snapshot_free(s);
 }
 
+/* Consolidation makes two decisions for a moved job (EVICT, then START
+ * elsewhere): with two moved jobs and one gang the plan has five
+ * decisions for three jobs.  Each arena allocation here is a block of
+ * its own, so writing past the cycle's decision array is a heap overflow
+ * the sanitizers see, not a silent write into the next array. */
+TEST(consolidation_decisions_fit_when_moves_outnumber_the_other_jobs)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	struct fw_arena b;
+	struct fw_plan *p = NULL;
+	struct fw_diag d;
+	int a0 = 0, a1 = 1;
+
+	tb_queue(s, "q", -1, 32, -1, 1);
+	s->now = 10000;
+	tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
+	tb_node(s, "n1", 8, NULL, NULL, NULL, NULL);
+	tb_node(s, "small0", 4, NULL, NULL, NULL, NULL);
+	tb_node(s, "small1", 4, NULL, NULL, NULL, NULL);
+	tb_node(s, "n2", 8, NULL, NULL, NULL, NULL);
+	for (int i = 0; i < 2; i++) {
+		int j = tb_job(s, i ? "v1" : "v0", 0, 1, 4, 1000, 0);
+		tb_run(s, j, 1, i ? &a1 : &a0, 0x0f);
+		s->jobs[j].preemptible = true;
+		s->jobs[j].start_time = 5000;
+		s->jobs[j].expected_runtime = 100000;
+	}
+	int g = tb_job(s, "gang", 0, 3, 8, 1000, 5000);
+	s->jobs[g].expected_runtime = 3600;
+	ASSERT_OK(fw_snapshot_validate(s, &d));
+	fw_arena_init(&b, 1);
+	ASSERT_OK(fw_cycle_run(s, fw_policy_find("fairway"), &b, &p));
+	ASSERT(is_started(p, g));
+	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 2);
+	ASSERT_EQ(p->ndecisions, 5);
+	ASSERT_OK(fw_plan_check(s, p, &b, &d));
+	fw_arena_release(&b);
+	fw_snapshot_free(s);
+}
+
 static void setup(void)
 {
 	fw_arena_init(&A, 0);
@@ -1767,12 +1865,12 @@ static void teardown(void)
 	min_member_lets_part_of_a_gang_start, required_topology_is_never_violated, \
 	preferred_level_picks_the_smallest_domain_that_fits, fractional_gpus_pack_onto_a_shared_gpu, \
 	gpu_model_constraint, queue_limit_is_never_exceeded, fair_share_splits_by_weight, \
-	three_level_fair_share_with_limits, fifo_blocks_at_the_head_of_the_line, max_starts_budget, \
+	three_level_fair_share_with_limits, fifo_blocks_at_the_head_of_the_line, max_starts_budget, max_starts_budget_counts_starts_not_reservations, \
 	random_snapshots_keep_every_invariant_and_are_deterministic, checker_catches_an_over_committed_gpu, \
 	checker_refuses_decisions_that_point_outside, \
 	checker_catches_a_partial_gang_and_a_missing_reason, out_of_memory_fails_cleanly_at_every_step, \
 	easy_backfill_never_delays_the_reserved_gang, kai_has_no_reservations_so_the_long_job_jumps_ahead, \
-	checker_catches_a_backfill_that_delays_a_reservation, estimates_follow_the_reservation_walk, \
+	checker_catches_a_backfill_that_delays_a_reservation, checker_catches_a_reservation_for_a_job_that_does_not_wait, estimates_follow_the_reservation_walk, \
 	estimate_is_unknown_when_blockers_never_end, queue_default_runtime_gives_unknown_runtimes_an_end, \
 	estimates_follow_backfill_not_queue_position, \
 	estimate_is_unknown_over_quota_and_when_it_can_never_fit, estimate_never_fits_names_the_binding_bound, estimate_never_fits_a_task_no_node_can_hold, \
@@ -1790,7 +1888,7 @@ static void teardown(void)
 	the_gang_queue_counts_free_task_slots_not_gpus, conservative_backfill_reserves_for_every_blocked_job, the_config_sets_how_many_blocked_jobs_get_a_reservation, consolidation_moves_small_jobs_to_free_nodes_for_a_gang, \
 	checker_catches_a_start_of_a_running_job, a_starving_gang_is_tried_first_and_reserved, reclaim_spares_a_job_that_started_after_starving, \
 	evictions_are_bounded_per_cycle, reclaim_is_deterministic_and_keeps_every_invariant_on_random_snapshots, \
-	checker_catches_a_bad_eviction
+	checker_catches_a_bad_eviction, consolidation_decisions_fit_when_moves_outnumber_the_other_jobs
 
 int main(void)
 {

@@ -531,6 +531,41 @@ TEST(drain_requeues_by_default)
 	fw_snapshot_free(s);
 }
 
+/* A job counts once per node however its tasks are listed: two groups,
+ * the first on n0 and n1, the second on n0 again (allocations n0 n1 n0). */
+TEST(drain_counts_a_job_once_per_node)
+{
+	struct fw_snapshot *s = cluster(3);
+	int j = tb_job(s, "ps-workers", 0, 2, 2, 1000, 0);
+	struct fw_job *job = &s->jobs[j];
+	const int nodes[] = { 0, 1, 0 };
+	const struct fw_decision *d;
+	struct fw_plan *p;
+
+	job->ngroups = 2;
+	job->groups[1] = job->groups[0];
+	job->groups[1].count = 1;
+	job->state = FW_JOB_RUNNING;
+	job->alloc_first = s->nallocs;
+	job->alloc_count = 3;
+	for (int k = 0; k < 3; k++) {
+		struct fw_task_alloc a = { .node = nodes[k], .group = (int16_t)(k == 2), .gpu_mask = k == 2 ? 0x30 : 0x03,
+					   .gpu_milli = 1000 };
+		fw_snapshot_add_alloc(s, &a);
+	}
+	s->now = 100;
+	s->nodes[0].health = FW_HEALTH_UNHEALTHY;
+	p = run(s);
+	ASSERT(p);
+	d = decision_of(p, FW_DECIDE_DRAIN, -1, 0);
+	ASSERT(d);
+	ASSERT_EQ(d->b, 1);
+	d = decision_of(p, FW_DECIDE_EVICT, j, -1);
+	ASSERT(d);
+	ASSERT_EQ(d->b, 2); /* its tasks on n0 */
+	fw_snapshot_free(s);
+}
+
 TEST(drain_lets_finish_by_policy)
 {
 	struct fw_snapshot *s = drain_case();
@@ -643,6 +678,15 @@ TEST(checker_rejects_health_violations)
 	ASSERT(p);
 	s->nodes[0].health = FW_HEALTH_HEALTHY;
 	ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
+	s->nodes[0].health = FW_HEALTH_UNHEALTHY;
+	ASSERT_OK(fw_plan_check(s, p, &A, &d));
+	/* ... and so is one of a job with no task on that node ("other",
+	 * on n1 only, not preemptible: no other rule would let it go) */
+	for (int i = 0; i < p->ndecisions; i++)
+		if (p->decisions[i].kind == FW_DECIDE_EVICT)
+			p->decisions[i].job = 1;
+	ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
+	ASSERT_STR_CONTAINS(d.msg, "no task");
 	fw_snapshot_free(s);
 }
 
@@ -680,7 +724,7 @@ TEST(validate_rejects_bad_health)
 	fw_snapshot_free(s);
 }
 
-TEST_MAIN(bad_gpu_keeps_the_others, bad_gpu_blocks_full_node_job_with_health_reason,
+TEST_MAIN(drain_counts_a_job_once_per_node, bad_gpu_keeps_the_others, bad_gpu_blocks_full_node_job_with_health_reason,
 	  unhealthy_node_excluded, draining_node_excluded, big_gang_avoids_suspect_small_uses_it,
 	  big_gang_takes_lemons_last, lemon_gang_default_64, small_jobs_take_tainted_nodes_first,
 	  tainted_first_honours_topology, tainted_lists_survive_reservations_and_estimates,

@@ -91,6 +91,58 @@ TEST(fractional_gang_is_rejected)
 	fw_snapshot_free(s);
 }
 
+/* Task counts whose sum leaves int32 (four groups of 2^30 tasks wrap
+ * fw_job_tasks() to 0) must not pass: the cycle sizes its placement
+ * scratch by that sum and would then write far past it. */
+TEST(huge_task_count_is_rejected)
+{
+	struct fw_snapshot *s = small();
+	struct fw_diag d;
+	struct fw_job *j = &s->jobs[0];
+	j->ngroups = 4;
+	for (int g = 0; g < 4; g++) {
+		j->groups[g].count = 1 << 30;
+		j->groups[g].gpus = 0;
+		j->groups[g].gpu_milli = 1000;
+	}
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_ERANGE);
+	ASSERT_STR_CONTAINS(d.msg, "tasks");
+	j->ngroups = 1;
+	j->groups[0].count = FW_MAX_TASKS;
+	ASSERT_OK(fw_snapshot_validate(s, &d));
+	j->groups[0].count = FW_MAX_TASKS + 1;
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_ERANGE);
+	fw_snapshot_free(s);
+}
+
+/* A running job "that runs for ever" given as a huge runtime: its end,
+ * start + runtime, overflowed to a time before now, so the cycle had it
+ * end now and reserved its busy nodes for a gang at now (and the checker,
+ * doing the same sum, agreed). */
+TEST(times_beyond_the_time_range_are_rejected)
+{
+	struct fw_snapshot *s = small();
+	struct fw_diag d;
+	int n[] = { 0 };
+	tb_run(s, 0, 1, n, 0x3);
+	s->now = 1000;
+	s->jobs[0].start_time = 500;
+	s->jobs[0].expected_runtime = INT64_MAX - 100;
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_ERANGE);
+	s->jobs[0].expected_runtime = FW_TIME_MAX;
+	ASSERT_OK(fw_snapshot_validate(s, &d));
+	s->jobs[0].start_time = INT64_MIN;
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_ERANGE);
+	s->jobs[0].start_time = 500;
+	s->queues[1].default_runtime_s = FW_TIME_MAX + 1;
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_ERANGE);
+	s->queues[1].default_runtime_s = 0;
+	s->now = INT64_MAX;
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_ERANGE);
+	fw_snapshot_free(s);
+}
+
 TEST_MAIN(valid_snapshot_passes, duplicate_node_is_rejected, queue_cycle_is_rejected,
 	  negative_quota_is_rejected, job_on_inner_queue_is_rejected, bad_running_allocation_is_rejected,
-	  fractional_gang_is_rejected)
+	  fractional_gang_is_rejected, huge_task_count_is_rejected,
+	  times_beyond_the_time_range_are_rejected)
