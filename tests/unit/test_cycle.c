@@ -1264,9 +1264,9 @@ static struct fw_snapshot *two_busy_nodes(fw_time now)
 	return s;
 }
 
-/* Conservative backfill: every blocked job gets a reservation while a
- * node can hold one (one per node); EASY (slurm): the first only. */
-TEST(conservative_backfill_reserves_for_every_blocked_job)
+/* Three busy 8-GPU nodes ending at 100, 200 and 300, and four waiting
+ * 8-GPU jobs (jobs 3..6). */
+static struct fw_snapshot *four_blocked_jobs(void)
 {
 	struct fw_snapshot *s = fw_snapshot_new();
 	tb_queue(s, "q", -1, 24, -1, 1);
@@ -1284,6 +1284,14 @@ TEST(conservative_backfill_reserves_for_every_blocked_job)
 		int j = tb_job(s, n, 0, 1, 8, 1000, 10 + i);
 		s->jobs[j].expected_runtime = 1000;
 	}
+	return s;
+}
+
+/* Conservative backfill: every blocked job gets a reservation while a
+ * node can hold one (one per node); EASY (slurm): the first only. */
+TEST(conservative_backfill_reserves_for_every_blocked_job)
+{
+	struct fw_snapshot *s = four_blocked_jobs();
 	struct fw_plan *p = run(s, "slurm");
 	ASSERT(p != NULL);
 	ASSERT_EQ(count_kind(p, FW_DECIDE_RESERVE), 1);
@@ -1308,22 +1316,7 @@ TEST(conservative_backfill_reserves_for_every_blocked_job)
  * refused. */
 TEST(the_config_sets_how_many_blocked_jobs_get_a_reservation)
 {
-	struct fw_snapshot *s = fw_snapshot_new();
-	tb_queue(s, "q", -1, 24, -1, 1);
-	for (int i = 0; i < 3; i++) {
-		char n[8];
-		snprintf(n, sizeof n, "n%d", i);
-		tb_node(s, n, 8, NULL, NULL, NULL, NULL);
-		int j = tb_job(s, n, 0, 1, 8, 1000, 0);
-		tb_run(s, j, 1, &i, 0xff);
-		s->jobs[j].expected_runtime = 100 * (i + 1); /* ends 100, 200, 300 */
-	}
-	for (int i = 0; i < 4; i++) {
-		char n[8];
-		snprintf(n, sizeof n, "w%d", i);
-		int j = tb_job(s, n, 0, 1, 8, 1000, 10 + i);
-		s->jobs[j].expected_runtime = 1000;
-	}
+	struct fw_snapshot *s = four_blocked_jobs();
 	struct fw_plan *p = run(s, "fairway");
 	ASSERT(p != NULL);
 	ASSERT_EQ(count_kind(p, FW_DECIDE_RESERVE), 3); /* depth 16: one per node */
