@@ -1544,41 +1544,32 @@ static int entry_error(const struct variant *w, const char *why, const char *arg
 	return 2;
 }
 
-/* starve-after means something only to a policy with a starvation pass. */
-static int starve_setting_applies(const struct variant *w)
-{
-	const struct fw_policy_ops *const *l = fw_policy_list();
-	char with[128] = "";
-
-	if (fw_policy_find(w->name)->starve_after_s > 0)
-		return 0;
-	for (int i = 0; l[i]; i++)
-		if (l[i]->starve_after_s > 0)
-			snprintf(with + strlen(with), sizeof with - strlen(with), "%s%s",
-				 with[0] ? ", " : "", l[i]->name);
-	fprintf(stderr, "fairway: --policies '%s': %s has no starvation pass, so starve-after "
-		"means nothing to it (policies with one: %s)\nTry 'fairway sim run --help'.\n",
-		w->label, w->name, with);
-	return 2;
-}
-
 _Static_assert(FW_RESERVE_DEPTH_MAX == 100000, "the reserve-depth messages say 100000");
 
-/* reserve-depth means something only to a policy that makes reservations. */
-static int depth_setting_applies(const struct variant *w)
+/* Does policy p take the variant setting `bit` (1 starve-after: it has a
+ * starvation pass; 4 reserve-depth: it makes reservations)? */
+static bool takes_setting(const struct fw_policy_ops *p, unsigned bit)
+{
+	return bit == 1 ? p->starve_after_s > 0 : bit == 4 ? p->reserve_depth > 0 : true;
+}
+
+/* A setting that means nothing to w's policy is refused, naming the
+ * policies that take it; 0 when it applies. */
+static int setting_applies(const struct variant *w, unsigned bit)
 {
 	const struct fw_policy_ops *const *l = fw_policy_list();
 	char with[128] = "";
 
-	if (fw_policy_find(w->name)->reserve_depth > 0)
+	if (takes_setting(fw_policy_find(w->name), bit))
 		return 0;
 	for (int i = 0; l[i]; i++)
-		if (l[i]->reserve_depth > 0)
+		if (takes_setting(l[i], bit))
 			snprintf(with + strlen(with), sizeof with - strlen(with), "%s%s",
 				 with[0] ? ", " : "", l[i]->name);
-	fprintf(stderr, "fairway: --policies '%s': %s makes no reservations, so reserve-depth "
-		"means nothing to it (policies that do: %s)\nTry 'fairway sim run --help'.\n",
-		w->label, w->name, with);
+	fprintf(stderr, "fairway: --policies '%s': %s %s means nothing to it (%s: %s)\n"
+		"Try 'fairway sim run --help'.\n", w->label, w->name,
+		bit == 1 ? "has no starvation pass, so starve-after" : "makes no reservations, so reserve-depth",
+		bit == 1 ? "policies with one" : "policies that do", with);
 	return 2;
 }
 
@@ -1598,7 +1589,7 @@ static int variant_setting(struct variant *w, char *kv, unsigned *seen)
 	if (*seen & bit)
 		return entry_error(w, "%s is set twice", kv);
 	*seen |= bit;
-	if ((bit == 1 && starve_setting_applies(w)) || (bit == 4 && depth_setting_applies(w)))
+	if (setting_applies(w, bit))
 		return 2;
 	if (!strcmp(kv, "starve-after")) {
 		errno = 0;
