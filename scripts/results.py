@@ -467,6 +467,30 @@ SHORT = {"p95": "the gangs' p95 wait", "mean JCT": "JCT", "occupancy": "occupanc
          "GPU-h lost": "lost GPU-hours", "estimates": "the estimates' accuracy", "fairness": "fairness"}
 
 
+def variant_runs(binary, traces_dir, fair_runs, key, values):
+    """fairway at each value of one setting (a policy variant per value,
+    one replay per run and trace), against the baselines of the main runs:
+    yields (label, trace, value, base, P, target checks, checks met)."""
+    runs = [(label, extra, trace, nodes) for label, extra in RUNS for trace, nodes in TRACES]
+    variants = ["fairway:%s=%d" % (key, v) for v in values]
+    for (label, extra, trace, nodes), base in zip(runs, fair_runs):
+        _, _, V, _ = run(binary, traces_dir, trace, nodes, extra, variants)
+        PROGRESS.step("", len(values) - 1)
+        for v, name in zip(values, variants):
+            P = dict(base, fairway=V[name])
+            t = targets(P)
+            yield label, trace, v, base, P, t, sum(1 for _, _, ok in t if ok)
+
+
+def trade_row(label, trace, shown, P, met):
+    """A row of the variant tables: JCT and p95 9+ ratios, occupancy gap."""
+    fw, sl, fifo = P["fairway"], P["slurm"], P["fifo"]
+    return "| %s | %s | %s | %.3f | %.2f | %.2f | %+.1f | %d |" % (
+        label, trace, shown, fw["jct_mean_s"] / sl["jct_mean_s"], p95_multi(fw) / p95_multi(sl),
+        p95_multi(fw) / p95_multi(fifo),
+        100 * (fw["occupancy"] - max(fifo["occupancy"], sl["occupancy"])), met)
+
+
 def starve_section(binary, traces_dir, fair_runs):
     """fairway alone at other starvation ages, against the baselines of
     the main runs: what the gangs' guarantee costs the mean JCT."""
@@ -483,30 +507,18 @@ def starve_section(binary, traces_dir, fair_runs):
            "| run | trace | starvation age | JCT fairway / slurm | p95 9+ / slurm | p95 9+ / fifo "
            "| occupancy fairway - best (pp) | targets met |",
            "|---|---|---:|---:|---:|---:|---:|---:|"]
-    runs = [(label, extra, trace, nodes) for label, extra in RUNS for trace, nodes in TRACES]
     met_by_age, jct_ok = {}, {}
-    variants = ["fairway:starve-after=%d" % a for a in STARVE]
-    for (label, extra, trace, nodes), base in zip(runs, fair_runs):
-        _, _, V, _ = run(binary, traces_dir, trace, nodes, extra, variants)
-        PROGRESS.step("", len(STARVE) - 1)
-        for age, name in zip(STARVE, variants):
-            P = dict(base, fairway=V[name])
-            fw, sl, fifo = P["fairway"], P["slurm"], P["fifo"]
-            t = targets(P)
-            met = sum(1 for _, _, ok in t if ok)
-            met_by_age[age] = met_by_age.get(age, 0) + met
-            if any(n.startswith("mean JCT") and not ok for n, _, ok in targets(base)):
-                ok_jct = next(ok for n, _, ok in t if n.startswith("mean JCT"))
-                miss = [next(v for k, v in SHORT.items() if n.startswith(k))
-                        for n, _, ok in t if not ok and not n.startswith("fairness")]
-                jct_ok.setdefault((label, trace), [])
-                if ok_jct:
-                    jct_ok[(label, trace)].append((age, miss))
-            out.append("| %s | %s | %s | %.3f | %.2f | %.2f | %+.1f | %d |" % (
-                label, trace, "off" if age == 0 else "%g h%s" % (age / 3600, " (default)" if age == 86400 else ""),
-                fw["jct_mean_s"] / sl["jct_mean_s"], p95_multi(fw) / p95_multi(sl),
-                p95_multi(fw) / p95_multi(fifo),
-                100 * (fw["occupancy"] - max(fifo["occupancy"], sl["occupancy"])), met))
+    for label, trace, age, base, P, t, met in variant_runs(binary, traces_dir, fair_runs, "starve-after", STARVE):
+        met_by_age[age] = met_by_age.get(age, 0) + met
+        if any(n.startswith("mean JCT") and not ok for n, _, ok in targets(base)):
+            ok_jct = next(ok for n, _, ok in t if n.startswith("mean JCT"))
+            miss = [next(v for k, v in SHORT.items() if n.startswith(k))
+                    for n, _, ok in t if not ok and not n.startswith("fairness")]
+            jct_ok.setdefault((label, trace), [])
+            if ok_jct:
+                jct_ok[(label, trace)].append((age, miss))
+        out.append(trade_row(label, trace, "off" if age == 0 else "%g h%s" % (
+            age / 3600, " (default)" if age == 86400 else ""), P, met))
     age_name = lambda a: "off" if a == 0 else "%g h" % (a / 3600)
     best = max(STARVE, key=lambda a: (met_by_age[a], a == 86400))
     out += ["", "Targets met over the six runs, per age: " + ", ".join(
@@ -548,24 +560,12 @@ def depth_section(binary, traces_dir, fair_runs):
            "| run | trace | reservations per cycle | JCT fairway / slurm | p95 9+ / slurm | p95 9+ / fifo "
            "| occupancy fairway - best (pp) | targets met |",
            "|---|---|---:|---:|---:|---:|---:|---:|"]
-    runs = [(label, extra, trace, nodes) for label, extra in RUNS for trace, nodes in TRACES]
     met_by, checks = {}, {}
-    variants = ["fairway:reserve-depth=%d" % k for k in DEPTH]
-    for (label, extra, trace, nodes), base in zip(runs, fair_runs):
-        _, _, V, _ = run(binary, traces_dir, trace, nodes, extra, variants)
-        PROGRESS.step("", len(DEPTH) - 1)
-        for k, name in zip(DEPTH, variants):
-            P = dict(base, fairway=V[name])
-            fw, sl, fifo = P["fairway"], P["slurm"], P["fifo"]
-            t = targets(P)
-            met = sum(1 for _, _, ok in t if ok)
-            met_by[k] = met_by.get(k, 0) + met
-            checks[(label, trace, k)] = {n: ok for n, _, ok in t}
-            out.append("| %s | %s | %s | %.3f | %.2f | %.2f | %+.1f | %d |" % (
-                label, trace, "none" if k == 0 else "%d%s" % (k, " (default)" if k == 16 else ""),
-                fw["jct_mean_s"] / sl["jct_mean_s"], p95_multi(fw) / p95_multi(sl),
-                p95_multi(fw) / p95_multi(fifo),
-                100 * (fw["occupancy"] - max(fifo["occupancy"], sl["occupancy"])), met))
+    for label, trace, k, _, P, t, met in variant_runs(binary, traces_dir, fair_runs, "reserve-depth", DEPTH):
+        met_by[k] = met_by.get(k, 0) + met
+        checks[(label, trace, k)] = {n: ok for n, _, ok in t}
+        out.append(trade_row(label, trace, "none" if k == 0 else "%d%s" % (
+            k, " (default)" if k == 16 else ""), P, met))
     name = lambda k: "none" if k == 0 else "%d" % k
     out += ["", "Targets met over the six runs, per depth: " + ", ".join(
         "%s %d" % (name(k), met_by[k]) for k in DEPTH) + ".", ""]
