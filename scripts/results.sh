@@ -10,5 +10,9 @@ if [ ! -f build-release/build.ninja ]; then
 	meson setup build-release --buildtype=release >/dev/null
 fi
 ninja -C build-release tools/fairway >/dev/null
+# numpy comes from Debian's python3-numpy, for /usr/bin/python3 (see tests/run.sh)
+if ! python3 -c 'import numpy' 2>/dev/null && /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
+	export PATH=/usr/bin:$PATH
+fi
 export FAIRWAY_TRACES=${FAIRWAY_TRACES:-$(pwd)/../shared/traces}
 exec python3 scripts/results.py --fairway build-release/tools/fairway "$@"

@@ -20,6 +20,11 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 export FAIRWAY_TRACES=${FAIRWAY_TRACES:-$(pwd)/../shared/traces}
 export FW_BUILD=$B
+# scripts/deps.sh installs Debian's python3-numpy, for /usr/bin/python3; a
+# python3 found first on PATH (pyenv, a venv) may lack it.
+if ! python3 -c 'import numpy' 2>/dev/null && /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
+	export PATH=/usr/bin:$PATH
+fi
 PASS=0
 FAIL=0
 
