@@ -428,11 +428,14 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int64_t fw_met_pct(const int64_t *v, size_t n, double p)
+/* Rank k = ceil(p * n / 100) in whole numbers: a double p / 100.0 * n is
+ * off by a hair for some p and n (7 / 100.0 * 100 > 7) and ceil then
+ * takes the next value.  p is clamped to 0..100; rank 0 reads the first. */
+int64_t fw_met_pct(const int64_t *v, size_t n, int p)
 {
-	size_t k = (size_t)ceil(p / 100.0 * (double)n);
+	size_t pp = p < 0 ? 0 : p > 100 ? 100 : (size_t)p, k = (pp * n + 99) / 100;
 
-	return n ? v[k ? (k > n ? n : k) - 1 : 0] : -1;
+	return n ? v[k ? k - 1 : 0] : -1;
 }
 
 static int tts_samples(const struct fw_met_job *j, size_t n, struct fw_met_policy *o)

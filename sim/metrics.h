@@ -184,7 +184,9 @@ int fw_met_write_shares(FILE *f, const struct fw_met_rec *rec, const char *polic
  * quote or a line break. */
 void fw_met_csv_str(FILE *f, const char *s);
 
-/* Percentile (nearest rank) of sorted v[n]; -1 when n == 0. */
-int64_t fw_met_pct(const int64_t *v, size_t n, double p);
+/* Percentile p (0..100, nearest rank: the ceil(p * n / 100)-th smallest,
+ * computed in whole numbers; p = 0 gives the smallest) of sorted v[n];
+ * -1 when n == 0. */
+int64_t fw_met_pct(const int64_t *v, size_t n, int p);
 
 #endif

@@ -226,6 +226,26 @@ TEST(percentiles_are_nearest_rank)
 	ASSERT_EQ(fw_met_pct(v, 0, 50), -1);
 }
 
+/* The rank is ceil(p * n / 100) in whole numbers: in floating point
+ * 7 / 100.0 * 100 is 7.000000000000001 and ceil took the 8th value; the
+ * same for p = 28, n = 25 and p = 55, n = 100 (among others). */
+TEST(percentile_rank_is_exact_for_every_p_and_n)
+{
+	int64_t v[200];
+
+	for (int i = 0; i < 200; i++)
+		v[i] = i + 1; /* v[k - 1] = k: the value is the rank */
+	ASSERT_EQ(fw_met_pct(v, 100, 7), 7);
+	ASSERT_EQ(fw_met_pct(v, 25, 28), 7);
+	ASSERT_EQ(fw_met_pct(v, 100, 55), 55);
+	ASSERT_EQ(fw_met_pct(v, 50, 14), 7);
+	for (int n = 1; n <= 200; n++)
+		for (int p = 0; p <= 100; p++) {
+			int64_t k = ((int64_t)p * n + 99) / 100;
+			ASSERT_EQ(fw_met_pct(v, (size_t)n, p), k ? k : 1);
+		}
+}
+
 static void plan_at(struct fw_met_rec *r, const struct fw_snapshot *s, fw_time t,
 		    double f0, double a0, double f1, double a1)
 {
@@ -746,7 +766,7 @@ TEST_MAIN(progress_line_has_bar_percent_and_thousands,
 	  evictions_count_every_run_and_the_wait_between,
 	  estimate_accuracy_is_the_median_absolute_error,
 	  compare_table_prints_the_eviction_and_estimate_rows,
-	  percentiles_are_nearest_rank,
+	  percentiles_are_nearest_rank, percentile_rank_is_exact_for_every_p_and_n,
 	  fairness_is_jain_of_allocated_over_fair_averaged_over_time,
 	  cli_writes_json_csv_and_a_deterministic_report,
 	  metrics_of_a_replay_with_evictions_use_checkpoints_and_runs,
