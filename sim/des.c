@@ -905,6 +905,8 @@ static double now_s(void)
 }
 
 /* Each waiting job's first estimate (fw_sim_result.estimate): O(pending).
+ * Only before its first start: a job evicted after starting in its first
+ * cycle is pending again, but an estimate then is not of its first start.
  * apply() does not move snapshot jobs, so p's job indices still hold. */
 static void note_estimates(struct sim *m, const struct fw_plan *p)
 {
@@ -912,21 +914,23 @@ static void note_estimates(struct sim *m, const struct fw_plan *p)
 		int32_t k = p->pending[i].job;
 		if (k < 0 || k >= m->s->njobs)
 			continue;
-		int64_t *e = &m->r->estimate[m->row_of[k]];
-		if (*e == FW_SIM_NO_ESTIMATE)
+		int32_t row = m->row_of[k];
+		int64_t *e = &m->r->estimate[row];
+		if (*e == FW_SIM_NO_ESTIMATE && m->r->start[row] < 0)
 			*e = p->pending[i].expected_start == FW_TIME_UNKNOWN ? FW_TIME_UNKNOWN
 			     : p->pending[i].expected_start;
 	}
 }
 
 /* Start-time estimates cost a walk per cycle; the replay records only a
- * job's first one, so ask for them only while some waiting job has none
- * yet.  Decisions never depend on estimates (tests/unit/test_cycle.c,
+ * job's first one, before its first start, so ask for them only while
+ * some waiting job that never started has none yet.  Decisions never
+ * depend on estimates (tests/unit/test_cycle.c,
  * estimates_can_be_switched_off). */
 static bool estimates_wanted(const struct sim *m)
 {
 	for (int32_t k = 0; k < m->s->njobs; k++)
-		if (m->s->jobs[k].state == FW_JOB_PENDING &&
+		if (m->s->jobs[k].state == FW_JOB_PENDING && m->r->start[m->row_of[k]] < 0 &&
 		    m->r->estimate[m->row_of[k]] == FW_SIM_NO_ESTIMATE)
 			return true;
 	return false;

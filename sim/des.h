@@ -220,9 +220,11 @@ struct fw_sim_result {
 				  * starts */
 	int64_t *estimate;       /* per row: expected_start of its first pending
 				  * entry (the first plan after its arrival that
-				  * left it waiting); FW_TIME_UNKNOWN (-1) if that
-				  * estimate was unknown, FW_SIM_NO_ESTIMATE (-2)
-				  * if no plan ever left it waiting */
+				  * left it waiting, before its first start: a
+				  * plan after an eviction does not count);
+				  * FW_TIME_UNKNOWN (-1) if that estimate was
+				  * unknown, FW_SIM_NO_ESTIMATE (-2) if no plan
+				  * left it waiting before it first started */
 	struct fw_sim_span *runs; /* every run of every job, in start order */
 	size_t nruns;
 	int nqueues;             /* queues of the run: teams, then trace names */
