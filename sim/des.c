@@ -1227,8 +1227,10 @@ void fw_sim_result_free(struct fw_sim_result *r)
  * Percentiles are nearest-rank: the ceil(p/100 * n)-th smallest value.
  * Occupancy = GPU-seconds of started jobs / (cluster GPUs * makespan_s),
  * makespan_s = end of the replay - first arrival, where the replay ends at
- * its last completion or, when later, its last arrival (a job that never
- * started waited that long; docs/metrics.md, "Window").
+ * its last completion or eviction or, when later, its last arrival (a job
+ * that never started, or was evicted and never restarted, waited that
+ * long; docs/metrics.md, "Window").  A job evicted and never restarted did
+ * not finish: it is in no time to start, JCT or gpu_s.
  */
 
 static const char *const bucket_name[FW_SIM_NBUCKETS] = { "1", "2-8", "9-32", "33+", "9+", "all" };
@@ -1321,6 +1323,8 @@ int fw_sim_metrics(const struct fw_itp_trace *t, const struct fw_sim_opts *o,
 		end = end_of(t, r, i) > end ? end_of(t, r, i) : end;
 		end = t->v[i].submit > end ? t->v[i].submit : end; /* the wait of a job never started */
 	}
+	for (size_t k = 0; k < r->nruns; k++) /* an eviction the replay ended with */
+		end = r->runs[k].end > end ? r->runs[k].end : end;
 	m->makespan_s = end > m->first_arrival ? end - m->first_arrival : 0;
 	for (int k = 0; k < FW_SIM_NBUCKETS; k++)
 		group_stats(t, r, k, -1, a, b, &m->bucket[k]);
@@ -1972,11 +1976,17 @@ static void print_summary(const struct fw_sim_result *r, const struct fw_sim_met
 			  const struct fw_teams *teams)
 {
 	const struct fw_sim_stats *all = &m->bucket[FW_SIM_BALL];
+	int64_t stranded = 0; /* evicted and never restarted */
 
+	for (size_t i = 0; r->end && i < r->njobs; i++)
+		stranded += r->start[i] >= 0 && r->end[i] < 0;
 	printf("\npolicy %s: %lld started (%lld restarts), %lld never started, %lld cycles, replay %.3f s "
 	       "(engine %.3f s, check %.3f s)\n", r->policy, (long long)r->started,
 	       (long long)(r->decisions - r->started), (long long)r->never_started,
 	       (long long)r->cycles, r->wall_s, r->engine_s, r->check_s);
+	if (stranded)
+		printf("  %lld evicted and never restarted (waiting at the end; not counted as started "
+		       "below)\n", (long long)stranded);
 	if (r->evictions || r->failures)
 		printf("  %lld evictions (%lld by %lld node failures), %.0f GPU-s of work lost\n",
 		       (long long)r->evictions, (long long)r->failure_hits, (long long)r->failures,

@@ -195,8 +195,17 @@ static int32_t nruns_of(const struct fw_met_job *j)
 	return j->start < 0 ? 0 : j->runs && j->nruns > 0 ? j->nruns : 1;
 }
 
+/* Is j a started job for time to start, estimates and GPU-hours of work
+ * done?  Not when it never started, nor when it was evicted and never
+ * restarted (as des.c's stats, which count finished jobs). */
+static bool started(const struct fw_met_job *j)
+{
+	return j->start >= 0 && !j->waiting;
+}
+
 /* One job's events: it waits from its submission (and from each eviction)
- * to its next start, and holds its GPUs during each run. */
+ * to its next start, and holds its GPUs during each run; a job never
+ * started, or evicted and not restarted, waits to the end. */
 static size_t job_events(const struct fw_met_job *j, bool fits, struct sev *e)
 {
 	size_t k = 0;
@@ -211,8 +220,8 @@ static size_t job_events(const struct fw_met_job *j, bool fits, struct sev *e)
 		e[k++] = (struct sev){ b, -g, j->queue, 0 };
 		wait_from = b;
 	}
-	if (fits && j->start < 0)
-		e[k++] = (struct sev){ j->submit, 0, j->queue, +1 };
+	if (fits && (j->start < 0 || j->waiting))
+		e[k++] = (struct sev){ wait_from, 0, j->queue, +1 };
 	return k;
 }
 
@@ -446,7 +455,7 @@ static int tts_samples(const struct fw_met_job *j, size_t n, struct fw_met_polic
 			return FW_ENOMEM;
 		o->ntts[b] = 0;
 		for (size_t i = 0; i < n; i++)
-			if (j[i].start >= 0 && fw_sim_in_bucket(b, j[i].gpus))
+			if (started(&j[i]) && fw_sim_in_bucket(b, j[i].gpus))
 				o->tts[b][o->ntts[b]++] = j[i].start - j[i].submit;
 		qsort(o->tts[b], o->ntts[b], sizeof *o->tts[b], cmp_i64);
 	}
@@ -460,8 +469,10 @@ static void eviction_stats(const struct fw_met_job *j, size_t n, struct fw_met_p
 	int64_t sum = 0;
 
 	o->evictions_per_job_max = 0;
+	o->evicted_waiting = 0;
 	for (size_t i = 0; i < n; i++) {
 		sum += j[i].evicted;
+		o->evicted_waiting += j[i].start >= 0 && j[i].waiting;
 		if (j[i].evicted > o->evictions_per_job_max)
 			o->evictions_per_job_max = j[i].evicted;
 	}
@@ -485,7 +496,7 @@ static void est_samples(const struct fw_met_job *j, size_t n, int64_t *err, int6
 			double *ratio, struct fw_met_est *e)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (j[i].start < 0 || !j[i].estimated)
+		if (!started(&j[i]) || !j[i].estimated)
 			continue;
 		int64_t d = j[i].estimate - j[i].start, a = d < 0 ? -d : d;
 		err[e->n++] = a;
@@ -523,9 +534,10 @@ int fw_met_estimates(const struct fw_met_job *j, size_t n, struct fw_met_est *e)
 
 /* ---- one policy ------------------------------------------------------------ */
 
-/* [first arrival, end of the replay]: its last completion, or its last
- * arrival when later (a job that never started waits until the replay
- * ends, and the window must hold that wait; docs/metrics.md). */
+/* [first arrival, end of the replay]: its last completion or eviction, or
+ * its last arrival when later (a job that never started, or was evicted
+ * and never restarted, waits until the replay ends, and the window must
+ * hold that wait; docs/metrics.md). */
 static void window_of(const struct fw_met_job *j, size_t n, struct win *W)
 {
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
@@ -597,7 +609,7 @@ static void fill_queue(struct fw_met_policy *o, int q, const struct fw_met_job *
 	double span = (double)(W->hi - W->lo), gs = 0;
 
 	for (size_t i = 0; i < n; i++)
-		if (j[i].queue == q && j[i].start >= 0)
+		if (j[i].queue == q && started(&j[i]))
 			gs += (double)held_of(&j[i]) * (double)j[i].duration;
 	if (rec && q < rec->nq) {
 		snprintf(Q->name, sizeof Q->name, "%s", rec->qname[q]);
@@ -765,6 +777,7 @@ static struct fw_met_job *jobs_itp(const struct fw_itp_trace *t, const struct fw
 					    .start = r->start[i], .gpus = t->v[i].gpus,
 					    .queue = r->queue[i] };
 		j[i].held = r->gpus ? r->gpus[i] : 0;
+		j[i].waiting = r->start[i] >= 0 && r->end && r->end[i] < 0;
 		j[i].evicted = r->evicted ? r->evicted[i] : 0;
 		j[i].estimated = r->estimate && r->estimate[i] >= 0;
 		j[i].estimate = r->estimate ? r->estimate[i] : -1;
@@ -898,6 +911,7 @@ static void policy_json(const struct fw_met_policy *p, json_t *o)
 {
 	json_t *bq = json_object_get(o, "by_queue");
 
+	json_object_set_new(o, "evicted_waiting", json_integer(p->evicted_waiting));
 	json_object_set_new(o, "lost_gpu_h", json_real(p->lost_gpu_h));
 	json_object_set_new(o, "evictions_per_job_mean", json_real(p->evictions_per_job_mean));
 	json_object_set_new(o, "evictions_per_job_max", json_integer(p->evictions_per_job_max));
@@ -1141,8 +1155,11 @@ static const struct cmp_row cmp_rows[] = {
 
 bool fw_met_may_win(const struct fw_met_run *mr, int i)
 {
+	const struct fw_met_policy *p = mr->pol[i];
+
 	for (int k = 0; k < mr->npol; k++)
-		if (mr->pol[k]->never_started < mr->pol[i]->never_started)
+		if (mr->pol[k]->never_started + mr->pol[k]->evicted_waiting <
+		    p->never_started + p->evicted_waiting)
 			return false;
 	return true;
 }
