@@ -587,6 +587,10 @@ TEST(metrics_of_a_replay_with_evictions_use_checkpoints_and_runs)
 	const struct fw_met_policy *p = mr->pol[0];
 	ASSERT_EQ(r.end[0], 6500);
 	ASSERT_EQ(p->t1, 6500);
+	/* JCT = final completion - submit (docs/metrics.md), not start +
+	 * duration - submit = 5000 */
+	ASSERT_NEAR(m.bucket[FW_SIM_BALL].jct_mean, 6500, 1e-9);
+	ASSERT_EQ(m.bucket[FW_SIM_BALL].jct_p95, 6500);
 	ASSERT_NEAR(p->used_gpu_h * 3600, 8.0 * 6400, 1e-6);
 	ASSERT_NEAR(p->lost_gpu_h * 3600, 8.0 * 1400, 1e-6);
 	ASSERT_NEAR(p->goodput_gpu_h * 3600, 8.0 * 5000, 1e-6);
