@@ -156,8 +156,8 @@ static double clip(const struct win *W, int64_t *a, int64_t *b)
 }
 
 struct sev {
-	int64_t t;
-	int32_t dg, q, dw;
+	int64_t t, dm;   /* dm: milli-GPUs taken (+) or given back (-) */
+	int32_t q, dw;
 };
 
 static int cmp_sev(const void *a, const void *b)
@@ -167,27 +167,30 @@ static int cmp_sev(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* GPUs job j holds while it runs (an elastic job may hold fewer than it
- * asks), and in its run r when the run says. */
-static int32_t held_of(const struct fw_met_job *j)
+/* Milli-GPUs job j holds while it runs: its own figure when it has one
+ * (a fractional GPU counts its gpu_milli), else 1000 per GPU it holds (an
+ * elastic job may hold fewer than it asks).  Every GPU-second here is
+ * milli-GPU-seconds / 1000: one unit, whole and fractional GPUs alike. */
+static int64_t milli_of(const struct fw_met_job *j)
 {
-	return j->held > 0 ? j->held : j->gpus;
+	return j->milli > 0 ? j->milli : 1000 * (int64_t)(j->held > 0 ? j->held : j->gpus);
 }
 
-/* Run r of job j: [start, end) holding *g GPUs; a job without runs has
- * one, of its duration (an unclosed run is taken to end after its
- * duration). */
-static void run_of(const struct fw_met_job *j, int32_t r, int64_t *a, int64_t *b, int32_t *g)
+/* Run r of job j: [start, end) holding *m milli-GPUs (the run's own when
+ * it says); a job without runs has one, of its duration (an unclosed run
+ * is taken to end after its duration). */
+static void run_of(const struct fw_met_job *j, int32_t r, int64_t *a, int64_t *b, int64_t *m)
 {
-	*g = held_of(j);
+	*m = milli_of(j);
 	if (!j->runs || j->nruns <= 0) {
 		*a = j->start;
 		*b = j->start + j->duration;
 		return;
 	}
-	*a = j->runs[r].start;
-	*b = j->runs[r].end >= 0 ? j->runs[r].end : *a + j->duration;
-	*g = j->runs[r].gpus > 0 ? j->runs[r].gpus : *g;
+	const struct fw_sim_span *s = &j->runs[r];
+	*a = s->start;
+	*b = s->end >= 0 ? s->end : *a + j->duration;
+	*m = s->milli > 0 ? s->milli : s->gpus > 0 ? 1000 * (int64_t)s->gpus : *m;
 }
 
 static int32_t nruns_of(const struct fw_met_job *j)
@@ -209,8 +212,7 @@ static bool started(const struct fw_met_job *j)
 static size_t job_events(const struct fw_met_job *j, bool fits, struct sev *e)
 {
 	size_t k = 0;
-	int64_t a, b, wait_from = j->submit;
-	int32_t g;
+	int64_t a, b, g, wait_from = j->submit;
 
 	for (int32_t r = 0; r < nruns_of(j); r++) {
 		run_of(j, r, &a, &b, &g);
@@ -248,21 +250,22 @@ struct sweep_acc {
 	int32_t *waitq;
 };
 
-/* One constant stretch [a, b) with `used` GPUs busy and `wait` waiting. */
+/* One constant stretch [a, b) with `used` milli-GPUs busy (of cap GPUs)
+ * and `wait` jobs waiting; the sums are in GPU-seconds. */
 static void sweep_span(struct sweep_acc *A, const struct win *W, int64_t a, int64_t b,
 		       int64_t used, int64_t wait, int64_t cap, int nq)
 {
-	double dt = clip(W, &a, &b), fr = (double)(cap - used);
+	double dt = clip(W, &a, &b), u = (double)used / 1000.0, fr = (double)cap - u;
 
 	if (dt <= 0)
 		return;
-	A->used_gs += (double)used * dt;
+	A->used_gs += u * dt;
 	if (wait > 0)
 		A->idle_gs += fr * dt;
 	for (int q = 0; q < nq; q++)
 		if (A->waitq[q] > 0)
 			A->idle_q_gs[q] += fr * dt;
-	bin_add(A->occ, W, (double)a, (double)b, (double)used);
+	bin_add(A->occ, W, (double)a, (double)b, u);
 }
 
 static int sweep(const struct fw_met_job *j, size_t n, int64_t cap, int nq,
@@ -277,7 +280,7 @@ static int sweep(const struct fw_met_job *j, size_t n, int64_t cap, int nq,
 	while (i < ne) {
 		int64_t t = e[i].t;
 		for (; i < ne && e[i].t == t; i++) {
-			used += e[i].dg;
+			used += e[i].dm;
 			wait += e[i].dw;
 			if (e[i].q >= 0 && e[i].q < nq)
 				A->waitq[e[i].q] += e[i].dw;
@@ -543,8 +546,7 @@ static void window_of(const struct fw_met_job *j, size_t n, struct win *W)
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
 
 	for (size_t i = 0; i < n; i++) {
-		int64_t a, b;
-		int32_t g;
+		int64_t a, b, g;
 		lo = j[i].submit < lo ? j[i].submit : lo;
 		hi = j[i].submit > hi ? j[i].submit : hi;
 		for (int32_t r = 0; r < nruns_of(&j[i]); r++) {
@@ -610,7 +612,7 @@ static void fill_queue(struct fw_met_policy *o, int q, const struct fw_met_job *
 
 	for (size_t i = 0; i < n; i++)
 		if (j[i].queue == q && started(&j[i]))
-			gs += (double)held_of(&j[i]) * (double)j[i].duration;
+			gs += (double)milli_of(&j[i]) / 1000.0 * (double)j[i].duration;
 	if (rec && q < rec->nq) {
 		snprintf(Q->name, sizeof Q->name, "%s", rec->qname[q]);
 		Q->deserved_gpus = rec->deserved[q];
@@ -777,6 +779,7 @@ static struct fw_met_job *jobs_itp(const struct fw_itp_trace *t, const struct fw
 					    .start = r->start[i], .gpus = t->v[i].gpus,
 					    .queue = r->queue[i] };
 		j[i].held = r->gpus ? r->gpus[i] : 0;
+		j[i].milli = r->milli ? r->milli[i] : 0;
 		j[i].waiting = r->start[i] >= 0 && r->end && r->end[i] < 0;
 		j[i].evicted = r->evicted ? r->evicted[i] : 0;
 		j[i].estimated = r->estimate && r->estimate[i] >= 0;

@@ -61,6 +61,11 @@ struct fw_met_job {
 					  * with fewer tasks than it has */
 	bool waiting;                    /* evicted, not restarted: waiting
 					  * when the replay ended */
+	int64_t milli;                   /* milli-GPUs its runs hold (a span's
+					  * own when it says): a fractional
+					  * GPU counts its gpu_milli; 0 =
+					  * 1000 x held.  GPU-seconds are
+					  * milli-GPU-seconds / 1000 */
 };
 
 /* Start-time estimate accuracy (docs/metrics.md): over started jobs with a

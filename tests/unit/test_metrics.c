@@ -75,9 +75,9 @@ TEST(progress_draws_only_when_on_and_erases_its_line)
  * capacity 1200 GPU-s, used 600 + 200 = 800 GPU-s.
  */
 static const struct fw_met_job jobs3[] = {
-	{ 0, 100, 0, 6, 0, 0, false, 0, NULL, 0, 0, false },
-	{ 10, 50, 100, 4, 1, 0, false, 0, NULL, 0, 0, false },
-	{ 0, 30, -1, 16, 1, 0, false, 0, NULL, 0, 0, false },
+	{ 0, 100, 0, 6, 0, 0, false, 0, NULL, 0, 0, false, 0 },
+	{ 10, 50, 100, 4, 1, 0, false, 0, NULL, 0, 0, false, 0 },
+	{ 0, 30, -1, 16, 1, 0, false, 0, NULL, 0, 0, false, 0 },
 };
 
 TEST(idle_while_waiting_and_occupancy_are_exact)
@@ -118,13 +118,13 @@ TEST(idle_while_waiting_and_occupancy_are_exact)
  * while waiting: [40, 60) with 8 free = 160 GPU-s (queue 0: 160; queue 1:
  * [50, 60) = 80).  Evictions per job: mean 0.5, max 1.
  */
-static const struct fw_sim_span x_runs[] = { { 0, 0, 40, 0 }, { 0, 60, 160, 0 } };
+static const struct fw_sim_span x_runs[] = { { 0, 0, 40, 0, 0 }, { 0, 60, 160, 0, 0 } };
 
 TEST(evictions_count_every_run_and_the_wait_between)
 {
 	const struct fw_met_job j[] = {
-		{ 0, 100, 0, 8, 0, 1, false, 0, x_runs, 2, 0, false },
-		{ 50, 20, 160, 4, 1, 0, false, 0, NULL, 0, 0, false },
+		{ 0, 100, 0, 8, 0, 1, false, 0, x_runs, 2, 0, false, 0 },
+		{ 50, 20, 160, 4, 1, 0, false, 0, NULL, 0, 0, false, 0 },
 	};
 	struct fw_met_policy p;
 
@@ -153,14 +153,14 @@ TEST(evictions_count_every_run_and_the_wait_between)
 TEST(estimate_accuracy_is_the_median_absolute_error)
 {
 	const struct fw_met_job j[] = {
-		{ 0, 10, 600, 1, 0, 0, true, 0, NULL, 0, 0, false },          /* A */
-		{ 0, 10, 7200, 16, 0, 0, true, 5400, NULL, 0, 0, false },     /* B */
-		{ 100, 10, 3700, 9, 0, 0, true, 4600, NULL, 0, 0, false },    /* C */
-		{ 0, 10, 36000, 32, 0, 0, true, 0, NULL, 0, 0, false },       /* D */
-		{ 0, 10, 100, 64, 0, 0, true, 50, NULL, 0, 0, false },        /* E */
-		{ 0, 10, 5000, 8, 0, 0, false, 0, NULL, 0, 0, false },        /* F */
-		{ 0, 10, -1, 16, 0, 0, true, 10, NULL, 0, 0, false },         /* G */
-		{ 0, 10, 3599, 16, 0, 0, true, 3599, NULL, 0, 0, false },     /* H */
+		{ 0, 10, 600, 1, 0, 0, true, 0, NULL, 0, 0, false, 0 },          /* A */
+		{ 0, 10, 7200, 16, 0, 0, true, 5400, NULL, 0, 0, false, 0 },     /* B */
+		{ 100, 10, 3700, 9, 0, 0, true, 4600, NULL, 0, 0, false, 0 },    /* C */
+		{ 0, 10, 36000, 32, 0, 0, true, 0, NULL, 0, 0, false, 0 },       /* D */
+		{ 0, 10, 100, 64, 0, 0, true, 50, NULL, 0, 0, false, 0 },        /* E */
+		{ 0, 10, 5000, 8, 0, 0, false, 0, NULL, 0, 0, false, 0 },        /* F */
+		{ 0, 10, -1, 16, 0, 0, true, 10, NULL, 0, 0, false, 0 },         /* G */
+		{ 0, 10, 3599, 16, 0, 0, true, 3599, NULL, 0, 0, false, 0 },     /* H */
 	};
 	struct fw_met_est e;
 
@@ -366,8 +366,8 @@ TEST(shares_csv_has_a_row_per_plan_and_queue)
 TEST(fairness_over_windows_counts_turns_taken)
 {
 	static const struct fw_met_job turns[] = {
-		{ 0, 3600, 0, 4, 0, 0, false, 0, NULL, 0, 0, false },
-		{ 0, 3600, 3600, 4, 1, 0, false, 0, NULL, 0, 0, false },
+		{ 0, 3600, 0, 4, 0, 0, false, 0, NULL, 0, 0, false, 0 },
+		{ 0, 3600, 3600, 4, 1, 0, false, 0, NULL, 0, 0, false, 0 },
 	};
 	struct fw_snapshot *s = two_teams(2000);
 	struct fw_met_rec rec;
@@ -660,6 +660,79 @@ TEST(elastic_jobs_count_the_gpus_they_started_with)
 }
 
 /*
+ * Fractional GPUs are measured in one unit, the GPU (1000 milli-GPUs).  One
+ * node of one GPU, fifo: H1 and H2 ask half a GPU each, 3600 s, and share
+ * it from 0.  The node fails at 1800 (repaired at once): both lose 1800 s
+ * (kept nothing) and rerun [1800, 5400).  Every GPU-second below is 0.5 x
+ * seconds per job: used 2 x 0.5 x 5400 = 5400 GPU-s (the one GPU, busy
+ * the whole window: 100 %), lost 2 x 0.5 x 1800 = 1800, goodput and the
+ * queues' GPU-hours 2 x 0.5 x 3600 = 3600, des.c's occupancy 3600 / 5400.
+ * Counted as whole GPUs the runs held 2 GPUs of 1 (occupancy 200 %, idle
+ * GPUs negative) and goodput (whole) - lost (milli) mixed the two.
+ */
+TEST(fractional_gpus_are_measured_in_one_unit)
+{
+	const char text[] = "job_id,submit_time,duration,gpus_per_task,gpu_milli\n"
+			    "H1,0,3600,1,500\nH2,0,3600,1,500\n";
+	struct fw_sim_failure fl[] = { { 1800, 0, 0, 0, false } };
+	struct fw_sim_scripted sc = { fl, 1, 0 };
+	struct fw_sim_failures src = { fw_sim_scripted_next, &sc };
+	struct fw_trace tr;
+	struct fw_itp_trace t;
+	struct fw_teams teams;
+	struct fw_sim_opts o;
+	struct fw_sim_result r;
+	struct fw_sim_metrics m;
+	struct fw_diag d;
+
+	memset(&d, 0, sizeof d);
+	memset(&t, 0, sizeof t);
+	fw_teams_builtin(&teams);
+	ASSERT_OK(fw_trace_parse_csv(text, sizeof text - 1, "frac.csv", 0, &tr, &d));
+	ASSERT((t.v = calloc(tr.n, sizeof *t.v)) != NULL);
+	t.n = tr.n;
+	for (size_t i = 0; i < tr.n; i++)
+		t.v[i] = (struct fw_itp_job){ "", tr.v[i].submit, tr.v[i].duration,
+					      (int32_t)fw_trace_job_gpus(&tr.v[i]), tr.v[i].line };
+	fw_sim_opts_default(&o);
+	o.policy = "fifo";
+	o.nodes = 1;
+	o.gpus_per_node = 1;
+	o.tick_s = 10;
+	o.failures = &src;
+	struct fw_met_run *mr = fw_met_run_new("frac.csv", &o, t.n);
+	ASSERT(mr);
+	fw_met_begin(mr, &o, "fifo");
+	ASSERT_OK(fw_sim_run_trace(&tr, &teams, &o, &r, &d));
+	fw_met_end(mr, &o);
+	ASSERT_OK(fw_sim_metrics(&t, &o, &r, r.nqueues, &m));
+	ASSERT_OK(fw_met_add(mr, &t, &r, &m, NULL));
+	const struct fw_met_policy *p = mr->pol[0];
+	ASSERT_EQ(r.start[0], 0);
+	ASSERT_EQ(r.start[1], 0);                         /* they share the GPU */
+	ASSERT_EQ(r.end[0], 5400);
+	ASSERT_EQ(r.end[1], 5400);
+	ASSERT_EQ(p->t1, 5400);
+	ASSERT_NEAR(p->capacity_gpu_h * 3600, 5400, 1e-6);
+	ASSERT_NEAR(p->used_gpu_h * 3600, 5400, 1e-6);
+	ASSERT_NEAR(p->lost_gpu_h * 3600, 1800, 1e-6);
+	ASSERT_NEAR(p->goodput_gpu_h * 3600, 3600, 1e-6);
+	ASSERT_NEAR(m.bucket[FW_SIM_BALL].gpu_s, 3600, 1e-6);
+	ASSERT_NEAR(m.occupancy, 3600.0 / 5400.0, 1e-9);
+	double qs = 0;
+	for (int q = 0; q < p->nq; q++)
+		qs += p->q[q].gpu_h;
+	ASSERT_NEAR(qs * 3600, 3600, 1e-6);
+	for (int b = 0; b < p->nbins; b++)
+		ASSERT_NEAR(p->occupancy_series[b], 1.0, 1e-6);
+	ASSERT_NEAR(p->idle_while_waiting_gpu_h, 0, 1e-9);
+	fw_met_run_free(mr);
+	fw_sim_result_free(&r);
+	fw_trace_free(&tr);
+	free(t.v);
+}
+
+/*
  * Jobs that never start keep the window open.  1 node x 8, tick 10: A (1
  * GPU) runs [0, 10); B (16 GPUs) can never fit; C (1 GPU, at 100) and D
  * (1 GPU, at 500).  fifo holds C and D behind B forever: its replay ends
@@ -916,7 +989,7 @@ TEST_MAIN(progress_line_has_bar_percent_and_thousands,
 	  fairness_is_jain_of_allocated_over_fair_averaged_over_time,
 	  cli_writes_json_csv_and_a_deterministic_report,
 	  metrics_of_a_replay_with_evictions_use_checkpoints_and_runs,
-	  elastic_jobs_count_the_gpus_they_started_with,
+	  elastic_jobs_count_the_gpus_they_started_with, fractional_gpus_are_measured_in_one_unit,
 	  never_started_jobs_keep_the_window_open_and_win_no_star,
 	  a_job_evicted_and_never_restarted_waits_to_the_end,
 	  a_replay_that_ends_with_an_eviction_ends_there,
