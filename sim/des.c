@@ -84,7 +84,6 @@ struct sim {
 	struct fw_trace_queues qs;
 	bool dirty, started_last;
 	int64_t *left;             /* per row: seconds of work left */
-	int64_t *held_milli;       /* per row: milli-GPUs its current run holds */
 	size_t *run_of;            /* per row: its current run in r->runs */
 	size_t runcap;
 	bool recompact;            /* an eviction left stale allocs */
@@ -299,6 +298,18 @@ static int32_t row_gpus(const struct sim *m, int32_t row)
 	return (int32_t)fw_trace_job_gpus(&m->t->v[row]);
 }
 
+/* Its milli-GPUs: each GPU at its gpu_milli (a fractional GPU counts its
+ * share; fw_sim_result.milli until it starts). */
+static int64_t row_milli(const struct sim *m, int32_t row)
+{
+	const struct fw_trace_job *j = &m->t->v[row];
+	int64_t milli = 0;
+
+	for (int g = 0; g < j->ngroups; g++)
+		milli += (int64_t)j->groups[g].count * j->groups[g].gpus * j->groups[g].gpu_milli;
+	return milli;
+}
+
 /* Free GPUs per node; could_start() is exact only on a uniform fleet where
  * every job is ITP-shaped (whole GPUs, nothing else asked). */
 static int init_capacity(struct sim *m)
@@ -410,10 +421,10 @@ static int sim_init(struct sim *m, const struct fw_teams *teams)
 	m->run_of = calloc(n, sizeof *m->run_of);
 	m->r->estimate = calloc(n, sizeof *m->r->estimate);
 	m->r->gpus = calloc(n, sizeof *m->r->gpus);
-	m->held_milli = calloc(n, sizeof *m->held_milli);
+	m->r->milli = calloc(n, sizeof *m->r->milli);
 	if (!m->s || !m->arrival || !m->snap_of || !m->r->start || !m->r->end ||
 	    !m->r->evicted || !m->left || !m->run_of || !m->r->estimate || !m->r->gpus ||
-	    !m->held_milli)
+	    !m->r->milli)
 		return FW_ENOMEM;
 	if (m->o->lemon_gang_gpus > 0)
 		m->s->config.lemon_gang_gpus = m->o->lemon_gang_gpus;
@@ -433,6 +444,7 @@ static int sim_init(struct sim *m, const struct fw_teams *teams)
 		m->r->estimate[i] = FW_SIM_NO_ESTIMATE;
 		m->left[i] = t->v[i].duration;
 		m->r->gpus[i] = row_gpus(m, (int32_t)i);
+		m->r->milli[i] = row_milli(m, (int32_t)i);
 	}
 	qsort(m->arrival, t->n, sizeof *m->arrival, cmp_ev);
 	if ((rc = fw_snapshot_validate(m->s, m->d)) != FW_OK || (rc = check_jobs(m)) != FW_OK)
@@ -453,7 +465,6 @@ static void sim_release(struct sim *m)
 	free(m->pending_by_size);
 	free(m->node_free);
 	free(m->left);
-	free(m->held_milli);
 	free(m->run_of);
 	free(m->down_until);
 	free(m->gpu_until);
@@ -535,7 +546,7 @@ static void release(struct sim *m, int32_t row, fw_time t)
 	const struct fw_job *j = &m->s->jobs[m->snap_of[row]];
 
 	accrue(m, q, t);
-	m->qalloc[q] -= m->held_milli[row];
+	m->qalloc[q] -= m->r->milli[row];
 	m->free_gpus += m->r->gpus[row];
 	node_use(m, m->s->allocs + j->alloc_first, j->alloc_count, +1);
 }
@@ -554,7 +565,7 @@ static int run_open(struct sim *m, int32_t row, fw_time T)
 		m->runcap = cap;
 	}
 	m->run_of[row] = r->nruns;
-	r->runs[r->nruns++] = (struct fw_sim_span){ row, T, -1, r->gpus[row] };
+	r->runs[r->nruns++] = (struct fw_sim_span){ row, T, -1, r->gpus[row], r->milli[row] };
 	return FW_OK;
 }
 
@@ -659,7 +670,7 @@ static void held_by(struct sim *m, const struct fw_plan *p, const struct fw_deci
 		milli += (int64_t)__builtin_popcount(al->gpu_mask) * al->gpu_milli;
 	}
 	m->r->gpus[row] = gpus;
-	m->held_milli[row] = milli;
+	m->r->milli[row] = milli;
 }
 
 static int start_job(struct sim *m, const struct fw_plan *p, const struct fw_decision *dd, fw_time T)
@@ -682,7 +693,7 @@ static int start_job(struct sim *m, const struct fw_plan *p, const struct fw_dec
 	}
 	held_by(m, p, dd, row);
 	accrue(m, q, T);
-	m->qalloc[q] += m->held_milli[row];
+	m->qalloc[q] += m->r->milli[row];
 	m->npending--;
 	m->pending_by_size[m->exact_fit ? row_gpus(m, row) : 0]--;
 	m->free_gpus -= m->r->gpus[row];
@@ -740,7 +751,7 @@ static int evict(struct sim *m, int32_t k, fw_time t)
 	m->pending_by_size[m->exact_fit ? row_gpus(m, row) : 0]++;
 	m->r->evictions++;
 	m->r->evicted[row]++;
-	m->r->lost_gpu_s += (double)m->held_milli[row] * (double)(ran - kept) / 1000.0;
+	m->r->lost_gpu_s += (double)m->r->milli[row] * (double)(ran - kept) / 1000.0;
 	m->recompact = m->dirty = true;
 	return FW_OK;
 }
@@ -905,6 +916,8 @@ static double now_s(void)
 }
 
 /* Each waiting job's first estimate (fw_sim_result.estimate): O(pending).
+ * Only before its first start: a job evicted after starting in its first
+ * cycle is pending again, but an estimate then is not of its first start.
  * apply() does not move snapshot jobs, so p's job indices still hold. */
 static void note_estimates(struct sim *m, const struct fw_plan *p)
 {
@@ -912,21 +925,23 @@ static void note_estimates(struct sim *m, const struct fw_plan *p)
 		int32_t k = p->pending[i].job;
 		if (k < 0 || k >= m->s->njobs)
 			continue;
-		int64_t *e = &m->r->estimate[m->row_of[k]];
-		if (*e == FW_SIM_NO_ESTIMATE)
+		int32_t row = m->row_of[k];
+		int64_t *e = &m->r->estimate[row];
+		if (*e == FW_SIM_NO_ESTIMATE && m->r->start[row] < 0)
 			*e = p->pending[i].expected_start == FW_TIME_UNKNOWN ? FW_TIME_UNKNOWN
 			     : p->pending[i].expected_start;
 	}
 }
 
 /* Start-time estimates cost a walk per cycle; the replay records only a
- * job's first one, so ask for them only while some waiting job has none
- * yet.  Decisions never depend on estimates (tests/unit/test_cycle.c,
+ * job's first one, before its first start, so ask for them only while
+ * some waiting job that never started has none yet.  Decisions never
+ * depend on estimates (tests/unit/test_cycle.c,
  * estimates_can_be_switched_off). */
 static bool estimates_wanted(const struct sim *m)
 {
 	for (int32_t k = 0; k < m->s->njobs; k++)
-		if (m->s->jobs[k].state == FW_JOB_PENDING &&
+		if (m->s->jobs[k].state == FW_JOB_PENDING && m->r->start[m->row_of[k]] < 0 &&
 		    m->r->estimate[m->row_of[k]] == FW_SIM_NO_ESTIMATE)
 			return true;
 	return false;
@@ -1207,6 +1222,7 @@ void fw_sim_result_free(struct fw_sim_result *r)
 	free(r->queue);
 	free(r->estimate);
 	free(r->gpus);
+	free(r->milli);
 	free(r->runs);
 	free(r->log);
 	memset(r, 0, sizeof *r);
@@ -1219,12 +1235,16 @@ void fw_sim_result_free(struct fw_sim_result *r)
  * with them it includes the lost work and the wait to restart); both over
  * finished jobs only; gpu_s counts useful work (GPUs x duration, the GPUs
  * its latest run held: fewer than asked for an elastic job started with
- * fewer tasks).  Size buckets go by the GPUs asked.
+ * fewer tasks; a fractional GPU counts its gpu_milli / 1000, the unit of
+ * every GPU-second the simulator reports).  Size buckets go by the GPUs
+ * asked.
  * Percentiles are nearest-rank: the ceil(p/100 * n)-th smallest value.
  * Occupancy = GPU-seconds of started jobs / (cluster GPUs * makespan_s),
  * makespan_s = end of the replay - first arrival, where the replay ends at
- * its last completion or, when later, its last arrival (a job that never
- * started waited that long; docs/metrics.md, "Window").
+ * its last completion or eviction or, when later, its last arrival (a job
+ * that never started, or was evicted and never restarted, waited that
+ * long; docs/metrics.md, "Window").  A job evicted and never restarted did
+ * not finish: it is in no time to start, JCT or gpu_s.
  */
 
 static const char *const bucket_name[FW_SIM_NBUCKETS] = { "1", "2-8", "9-32", "33+", "9+", "all" };
@@ -1260,6 +1280,15 @@ static int64_t pct(const int64_t *v, size_t n, int p)
 	return n ? v[k ? k - 1 : 0] : -1;
 }
 
+/* GPUs row i held in its latest run, in GPUs of 1000 milli-GPUs (a
+ * fractional GPU counts its share): the unit of every GPU-second. */
+static double gpus_held(const struct fw_itp_trace *t, const struct fw_sim_result *r, size_t i)
+{
+	if (r->milli)
+		return (double)r->milli[i] / 1000.0;
+	return (double)(r->gpus ? r->gpus[i] : t->v[i].gpus);
+}
+
 /* Completion time: the recorded one (evictions move it), -1 = none. */
 static int64_t end_of(const struct fw_itp_trace *t, const struct fw_sim_result *r, size_t i)
 {
@@ -1285,7 +1314,7 @@ static void group_stats(const struct fw_itp_trace *t, const struct fw_sim_result
 		tts[n] = r->start[i] - t->v[i].submit;
 		jct[n] = end_of(t, r, i) - t->v[i].submit;
 		sum += (double)jct[n];
-		st->gpu_s += (double)(r->gpus ? r->gpus[i] : t->v[i].gpus) * (double)t->v[i].duration;
+		st->gpu_s += gpus_held(t, r, i) * (double)t->v[i].duration;
 		n++;
 	}
 	st->started = (int64_t)n;
@@ -1317,6 +1346,8 @@ int fw_sim_metrics(const struct fw_itp_trace *t, const struct fw_sim_opts *o,
 		end = end_of(t, r, i) > end ? end_of(t, r, i) : end;
 		end = t->v[i].submit > end ? t->v[i].submit : end; /* the wait of a job never started */
 	}
+	for (size_t k = 0; k < r->nruns; k++) /* an eviction the replay ended with */
+		end = r->runs[k].end > end ? r->runs[k].end : end;
 	m->makespan_s = end > m->first_arrival ? end - m->first_arrival : 0;
 	for (int k = 0; k < FW_SIM_NBUCKETS; k++)
 		group_stats(t, r, k, -1, a, b, &m->bucket[k]);
@@ -1968,11 +1999,17 @@ static void print_summary(const struct fw_sim_result *r, const struct fw_sim_met
 			  const struct fw_teams *teams)
 {
 	const struct fw_sim_stats *all = &m->bucket[FW_SIM_BALL];
+	int64_t stranded = 0; /* evicted and never restarted */
 
+	for (size_t i = 0; r->end && i < r->njobs; i++)
+		stranded += r->start[i] >= 0 && r->end[i] < 0;
 	printf("\npolicy %s: %lld started (%lld restarts), %lld never started, %lld cycles, replay %.3f s "
 	       "(engine %.3f s, check %.3f s)\n", r->policy, (long long)r->started,
 	       (long long)(r->decisions - r->started), (long long)r->never_started,
 	       (long long)r->cycles, r->wall_s, r->engine_s, r->check_s);
+	if (stranded)
+		printf("  %lld evicted and never restarted (waiting at the end; not counted as started "
+		       "below)\n", (long long)stranded);
 	if (r->evictions || r->failures)
 		printf("  %lld evictions (%lld by %lld node failures), %.0f GPU-s of work lost\n",
 		       (long long)r->evictions, (long long)r->failure_hits, (long long)r->failures,
@@ -2319,7 +2356,8 @@ static int build_fleet(struct cli *c, struct fw_diag *d)
 }
 
 /* The ITP-shaped view of the trace that the metrics read (metrics.h):
- * whole GPUs per job, a fractional GPU counting 1. */
+ * whole GPUs per job, a fractional GPU counting 1, for the size buckets
+ * and "fits the cluster"; GPU-seconds come from the result's milli-GPUs. */
 static int itp_view(const struct fw_trace *tr, struct fw_itp_trace *t)
 {
 	memset(t, 0, sizeof *t);

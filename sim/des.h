@@ -203,6 +203,10 @@ struct fw_sim_span {
 	int64_t start, end;
 	int32_t gpus;            /* GPUs the run held (its START's tasks; 0 =
 				  * the job's trace GPUs) */
+	int64_t milli;           /* milli-GPUs it held: each GPU's gpu_milli
+				  * (a fractional job's share, 1000 for a
+				  * whole GPU); 0 = gpus x 1000.  Every
+				  * GPU-hour figure is milli / 1000 x time */
 };
 
 #define FW_SIM_LABEL_MAX 64 /* a policy's label, with its NUL */
@@ -218,11 +222,16 @@ struct fw_sim_result {
 				  * job started with fewer tasks than it has
 				  * holds fewer); the trace's GPUs until it
 				  * starts */
+	int64_t *milli;          /* per row: milli-GPUs of its latest run (a
+				  * fractional GPU counts its gpu_milli), the
+				  * trace's until it starts */
 	int64_t *estimate;       /* per row: expected_start of its first pending
 				  * entry (the first plan after its arrival that
-				  * left it waiting); FW_TIME_UNKNOWN (-1) if that
-				  * estimate was unknown, FW_SIM_NO_ESTIMATE (-2)
-				  * if no plan ever left it waiting */
+				  * left it waiting, before its first start: a
+				  * plan after an eviction does not count);
+				  * FW_TIME_UNKNOWN (-1) if that estimate was
+				  * unknown, FW_SIM_NO_ESTIMATE (-2) if no plan
+				  * left it waiting before it first started */
 	struct fw_sim_span *runs; /* every run of every job, in start order */
 	size_t nruns;
 	int nqueues;             /* queues of the run: teams, then trace names */

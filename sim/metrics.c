@@ -156,8 +156,8 @@ static double clip(const struct win *W, int64_t *a, int64_t *b)
 }
 
 struct sev {
-	int64_t t;
-	int32_t dg, q, dw;
+	int64_t t, dm;   /* dm: milli-GPUs taken (+) or given back (-) */
+	int32_t q, dw;
 };
 
 static int cmp_sev(const void *a, const void *b)
@@ -167,27 +167,30 @@ static int cmp_sev(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* GPUs job j holds while it runs (an elastic job may hold fewer than it
- * asks), and in its run r when the run says. */
-static int32_t held_of(const struct fw_met_job *j)
+/* Milli-GPUs job j holds while it runs: its own figure when it has one
+ * (a fractional GPU counts its gpu_milli), else 1000 per GPU it holds (an
+ * elastic job may hold fewer than it asks).  Every GPU-second here is
+ * milli-GPU-seconds / 1000: one unit, whole and fractional GPUs alike. */
+static int64_t milli_of(const struct fw_met_job *j)
 {
-	return j->held > 0 ? j->held : j->gpus;
+	return j->milli > 0 ? j->milli : 1000 * (int64_t)(j->held > 0 ? j->held : j->gpus);
 }
 
-/* Run r of job j: [start, end) holding *g GPUs; a job without runs has
- * one, of its duration (an unclosed run is taken to end after its
- * duration). */
-static void run_of(const struct fw_met_job *j, int32_t r, int64_t *a, int64_t *b, int32_t *g)
+/* Run r of job j: [start, end) holding *m milli-GPUs (the run's own when
+ * it says); a job without runs has one, of its duration (an unclosed run
+ * is taken to end after its duration). */
+static void run_of(const struct fw_met_job *j, int32_t r, int64_t *a, int64_t *b, int64_t *m)
 {
-	*g = held_of(j);
+	*m = milli_of(j);
 	if (!j->runs || j->nruns <= 0) {
 		*a = j->start;
 		*b = j->start + j->duration;
 		return;
 	}
-	*a = j->runs[r].start;
-	*b = j->runs[r].end >= 0 ? j->runs[r].end : *a + j->duration;
-	*g = j->runs[r].gpus > 0 ? j->runs[r].gpus : *g;
+	const struct fw_sim_span *s = &j->runs[r];
+	*a = s->start;
+	*b = s->end >= 0 ? s->end : *a + j->duration;
+	*m = s->milli > 0 ? s->milli : s->gpus > 0 ? 1000 * (int64_t)s->gpus : *m;
 }
 
 static int32_t nruns_of(const struct fw_met_job *j)
@@ -195,13 +198,21 @@ static int32_t nruns_of(const struct fw_met_job *j)
 	return j->start < 0 ? 0 : j->runs && j->nruns > 0 ? j->nruns : 1;
 }
 
+/* Is j a started job for time to start, estimates and GPU-hours of work
+ * done?  Not when it never started, nor when it was evicted and never
+ * restarted (as des.c's stats, which count finished jobs). */
+static bool started(const struct fw_met_job *j)
+{
+	return j->start >= 0 && !j->waiting;
+}
+
 /* One job's events: it waits from its submission (and from each eviction)
- * to its next start, and holds its GPUs during each run. */
+ * to its next start, and holds its GPUs during each run; a job never
+ * started, or evicted and not restarted, waits to the end. */
 static size_t job_events(const struct fw_met_job *j, bool fits, struct sev *e)
 {
 	size_t k = 0;
-	int64_t a, b, wait_from = j->submit;
-	int32_t g;
+	int64_t a, b, g, wait_from = j->submit;
 
 	for (int32_t r = 0; r < nruns_of(j); r++) {
 		run_of(j, r, &a, &b, &g);
@@ -211,8 +222,8 @@ static size_t job_events(const struct fw_met_job *j, bool fits, struct sev *e)
 		e[k++] = (struct sev){ b, -g, j->queue, 0 };
 		wait_from = b;
 	}
-	if (fits && j->start < 0)
-		e[k++] = (struct sev){ j->submit, 0, j->queue, +1 };
+	if (fits && (j->start < 0 || j->waiting))
+		e[k++] = (struct sev){ wait_from, 0, j->queue, +1 };
 	return k;
 }
 
@@ -239,21 +250,22 @@ struct sweep_acc {
 	int32_t *waitq;
 };
 
-/* One constant stretch [a, b) with `used` GPUs busy and `wait` waiting. */
+/* One constant stretch [a, b) with `used` milli-GPUs busy (of cap GPUs)
+ * and `wait` jobs waiting; the sums are in GPU-seconds. */
 static void sweep_span(struct sweep_acc *A, const struct win *W, int64_t a, int64_t b,
 		       int64_t used, int64_t wait, int64_t cap, int nq)
 {
-	double dt = clip(W, &a, &b), fr = (double)(cap - used);
+	double dt = clip(W, &a, &b), u = (double)used / 1000.0, fr = (double)cap - u;
 
 	if (dt <= 0)
 		return;
-	A->used_gs += (double)used * dt;
+	A->used_gs += u * dt;
 	if (wait > 0)
 		A->idle_gs += fr * dt;
 	for (int q = 0; q < nq; q++)
 		if (A->waitq[q] > 0)
 			A->idle_q_gs[q] += fr * dt;
-	bin_add(A->occ, W, (double)a, (double)b, (double)used);
+	bin_add(A->occ, W, (double)a, (double)b, u);
 }
 
 static int sweep(const struct fw_met_job *j, size_t n, int64_t cap, int nq,
@@ -268,7 +280,7 @@ static int sweep(const struct fw_met_job *j, size_t n, int64_t cap, int nq,
 	while (i < ne) {
 		int64_t t = e[i].t;
 		for (; i < ne && e[i].t == t; i++) {
-			used += e[i].dg;
+			used += e[i].dm;
 			wait += e[i].dw;
 			if (e[i].q >= 0 && e[i].q < nq)
 				A->waitq[e[i].q] += e[i].dw;
@@ -428,11 +440,14 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int64_t fw_met_pct(const int64_t *v, size_t n, double p)
+/* Rank k = ceil(p * n / 100) in whole numbers: a double p / 100.0 * n is
+ * off by a hair for some p and n (7 / 100.0 * 100 > 7) and ceil then
+ * takes the next value.  p is clamped to 0..100; rank 0 reads the first. */
+int64_t fw_met_pct(const int64_t *v, size_t n, int p)
 {
-	size_t k = (size_t)ceil(p / 100.0 * (double)n);
+	size_t pp = p < 0 ? 0 : p > 100 ? 100 : (size_t)p, k = (pp * n + 99) / 100;
 
-	return n ? v[k ? (k > n ? n : k) - 1 : 0] : -1;
+	return n ? v[k ? k - 1 : 0] : -1;
 }
 
 static int tts_samples(const struct fw_met_job *j, size_t n, struct fw_met_policy *o)
@@ -443,7 +458,7 @@ static int tts_samples(const struct fw_met_job *j, size_t n, struct fw_met_polic
 			return FW_ENOMEM;
 		o->ntts[b] = 0;
 		for (size_t i = 0; i < n; i++)
-			if (j[i].start >= 0 && fw_sim_in_bucket(b, j[i].gpus))
+			if (started(&j[i]) && fw_sim_in_bucket(b, j[i].gpus))
 				o->tts[b][o->ntts[b]++] = j[i].start - j[i].submit;
 		qsort(o->tts[b], o->ntts[b], sizeof *o->tts[b], cmp_i64);
 	}
@@ -457,8 +472,10 @@ static void eviction_stats(const struct fw_met_job *j, size_t n, struct fw_met_p
 	int64_t sum = 0;
 
 	o->evictions_per_job_max = 0;
+	o->evicted_waiting = 0;
 	for (size_t i = 0; i < n; i++) {
 		sum += j[i].evicted;
+		o->evicted_waiting += j[i].start >= 0 && j[i].waiting;
 		if (j[i].evicted > o->evictions_per_job_max)
 			o->evictions_per_job_max = j[i].evicted;
 	}
@@ -482,7 +499,7 @@ static void est_samples(const struct fw_met_job *j, size_t n, int64_t *err, int6
 			double *ratio, struct fw_met_est *e)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (j[i].start < 0 || !j[i].estimated)
+		if (!started(&j[i]) || !j[i].estimated)
 			continue;
 		int64_t d = j[i].estimate - j[i].start, a = d < 0 ? -d : d;
 		err[e->n++] = a;
@@ -520,16 +537,16 @@ int fw_met_estimates(const struct fw_met_job *j, size_t n, struct fw_met_est *e)
 
 /* ---- one policy ------------------------------------------------------------ */
 
-/* [first arrival, end of the replay]: its last completion, or its last
- * arrival when later (a job that never started waits until the replay
- * ends, and the window must hold that wait; docs/metrics.md). */
+/* [first arrival, end of the replay]: its last completion or eviction, or
+ * its last arrival when later (a job that never started, or was evicted
+ * and never restarted, waits until the replay ends, and the window must
+ * hold that wait; docs/metrics.md). */
 static void window_of(const struct fw_met_job *j, size_t n, struct win *W)
 {
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
 
 	for (size_t i = 0; i < n; i++) {
-		int64_t a, b;
-		int32_t g;
+		int64_t a, b, g;
 		lo = j[i].submit < lo ? j[i].submit : lo;
 		hi = j[i].submit > hi ? j[i].submit : hi;
 		for (int32_t r = 0; r < nruns_of(&j[i]); r++) {
@@ -594,8 +611,8 @@ static void fill_queue(struct fw_met_policy *o, int q, const struct fw_met_job *
 	double span = (double)(W->hi - W->lo), gs = 0;
 
 	for (size_t i = 0; i < n; i++)
-		if (j[i].queue == q && j[i].start >= 0)
-			gs += (double)held_of(&j[i]) * (double)j[i].duration;
+		if (j[i].queue == q && started(&j[i]))
+			gs += (double)milli_of(&j[i]) / 1000.0 * (double)j[i].duration;
 	if (rec && q < rec->nq) {
 		snprintf(Q->name, sizeof Q->name, "%s", rec->qname[q]);
 		Q->deserved_gpus = rec->deserved[q];
@@ -762,6 +779,8 @@ static struct fw_met_job *jobs_itp(const struct fw_itp_trace *t, const struct fw
 					    .start = r->start[i], .gpus = t->v[i].gpus,
 					    .queue = r->queue[i] };
 		j[i].held = r->gpus ? r->gpus[i] : 0;
+		j[i].milli = r->milli ? r->milli[i] : 0;
+		j[i].waiting = r->start[i] >= 0 && r->end && r->end[i] < 0;
 		j[i].evicted = r->evicted ? r->evicted[i] : 0;
 		j[i].estimated = r->estimate && r->estimate[i] >= 0;
 		j[i].estimate = r->estimate ? r->estimate[i] : -1;
@@ -895,6 +914,7 @@ static void policy_json(const struct fw_met_policy *p, json_t *o)
 {
 	json_t *bq = json_object_get(o, "by_queue");
 
+	json_object_set_new(o, "evicted_waiting", json_integer(p->evicted_waiting));
 	json_object_set_new(o, "lost_gpu_h", json_real(p->lost_gpu_h));
 	json_object_set_new(o, "evictions_per_job_mean", json_real(p->evictions_per_job_mean));
 	json_object_set_new(o, "evictions_per_job_max", json_integer(p->evictions_per_job_max));
@@ -1138,8 +1158,11 @@ static const struct cmp_row cmp_rows[] = {
 
 bool fw_met_may_win(const struct fw_met_run *mr, int i)
 {
+	const struct fw_met_policy *p = mr->pol[i];
+
 	for (int k = 0; k < mr->npol; k++)
-		if (mr->pol[k]->never_started < mr->pol[i]->never_started)
+		if (mr->pol[k]->never_started + mr->pol[k]->evicted_waiting <
+		    p->never_started + p->evicted_waiting)
 			return false;
 	return true;
 }

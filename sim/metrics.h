@@ -43,7 +43,10 @@ extern const char *const fw_met_jain_window_name[FW_MET_NWIN];
 
 /* One trace row as the metrics see it (start -1: never started).  The
  * fields after queue may be left zero: no evictions, no estimate, and one
- * run [start, start + duration). */
+ * run [start, start + duration), finished.  A job with waiting set was
+ * evicted and never restarted: the metrics count it as not started (time
+ * to start, estimates, its queue's GPU-hours; des.c leaves it out of JCT)
+ * and it waits from its last eviction to the end of the window. */
 struct fw_met_job {
 	int64_t submit, duration, start;
 	int32_t gpus, queue;             /* gpus: asked (size buckets, fits) */
@@ -56,6 +59,13 @@ struct fw_met_job {
 					  * when it says); 0 = gpus.  Fewer
 					  * than gpus: an elastic job started
 					  * with fewer tasks than it has */
+	bool waiting;                    /* evicted, not restarted: waiting
+					  * when the replay ended */
+	int64_t milli;                   /* milli-GPUs its runs hold (a span's
+					  * own when it says): a fractional
+					  * GPU counts its gpu_milli; 0 =
+					  * 1000 x held.  GPU-seconds are
+					  * milli-GPU-seconds / 1000 */
 };
 
 /* Start-time estimate accuracy (docs/metrics.md): over started jobs with a
@@ -99,6 +109,7 @@ struct fw_met_policy {
 	char name[FW_SIM_LABEL_MAX];
 	struct fw_sim_metrics base;      /* des.h: time to start and JCT stats */
 	int64_t decisions, never_started, cycles;
+	int64_t evicted_waiting;         /* jobs evicted and never restarted */
 	int64_t t0, t1;                  /* window: first arrival .. end of replay */
 	double capacity_gpu_h, used_gpu_h, goodput_gpu_h;
 	double idle_while_waiting_gpu_h;
@@ -167,8 +178,9 @@ void fw_met_print(const struct fw_met_run *mr, FILE *f);
 /* May policy i be marked best on a metric measured over the jobs it
  * started, or up to its last completion (time to start, JCT, makespan,
  * evictions, start estimates)?  Only if no policy of the run left fewer
- * jobs never started: leaving the hard jobs out must not look fast.  The
- * stdout table and the report both follow it (docs/metrics.md). */
+ * jobs not started (never started, or evicted and never restarted):
+ * leaving the hard jobs out must not look fast.  The stdout table and the
+ * report both follow it (docs/metrics.md). */
 bool fw_met_may_win(const struct fw_met_run *mr, int i);
 /* One screen: a row per metric, a column per policy, the best marked. */
 void fw_met_print_compare(const struct fw_met_run *mr, FILE *f);
@@ -184,7 +196,9 @@ int fw_met_write_shares(FILE *f, const struct fw_met_rec *rec, const char *polic
  * quote or a line break. */
 void fw_met_csv_str(FILE *f, const char *s);
 
-/* Percentile (nearest rank) of sorted v[n]; -1 when n == 0. */
-int64_t fw_met_pct(const int64_t *v, size_t n, double p);
+/* Percentile p (0..100, nearest rank: the ceil(p * n / 100)-th smallest,
+ * computed in whole numbers; p = 0 gives the smallest) of sorted v[n];
+ * -1 when n == 0. */
+int64_t fw_met_pct(const int64_t *v, size_t n, int p);
 
 #endif

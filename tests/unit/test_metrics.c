@@ -75,9 +75,9 @@ TEST(progress_draws_only_when_on_and_erases_its_line)
  * capacity 1200 GPU-s, used 600 + 200 = 800 GPU-s.
  */
 static const struct fw_met_job jobs3[] = {
-	{ 0, 100, 0, 6, 0, 0, false, 0, NULL, 0, 0 },
-	{ 10, 50, 100, 4, 1, 0, false, 0, NULL, 0, 0 },
-	{ 0, 30, -1, 16, 1, 0, false, 0, NULL, 0, 0 },
+	{ 0, 100, 0, 6, 0, 0, false, 0, NULL, 0, 0, false, 0 },
+	{ 10, 50, 100, 4, 1, 0, false, 0, NULL, 0, 0, false, 0 },
+	{ 0, 30, -1, 16, 1, 0, false, 0, NULL, 0, 0, false, 0 },
 };
 
 TEST(idle_while_waiting_and_occupancy_are_exact)
@@ -118,13 +118,13 @@ TEST(idle_while_waiting_and_occupancy_are_exact)
  * while waiting: [40, 60) with 8 free = 160 GPU-s (queue 0: 160; queue 1:
  * [50, 60) = 80).  Evictions per job: mean 0.5, max 1.
  */
-static const struct fw_sim_span x_runs[] = { { 0, 0, 40, 0 }, { 0, 60, 160, 0 } };
+static const struct fw_sim_span x_runs[] = { { 0, 0, 40, 0, 0 }, { 0, 60, 160, 0, 0 } };
 
 TEST(evictions_count_every_run_and_the_wait_between)
 {
 	const struct fw_met_job j[] = {
-		{ 0, 100, 0, 8, 0, 1, false, 0, x_runs, 2, 0 },
-		{ 50, 20, 160, 4, 1, 0, false, 0, NULL, 0, 0 },
+		{ 0, 100, 0, 8, 0, 1, false, 0, x_runs, 2, 0, false, 0 },
+		{ 50, 20, 160, 4, 1, 0, false, 0, NULL, 0, 0, false, 0 },
 	};
 	struct fw_met_policy p;
 
@@ -153,14 +153,14 @@ TEST(evictions_count_every_run_and_the_wait_between)
 TEST(estimate_accuracy_is_the_median_absolute_error)
 {
 	const struct fw_met_job j[] = {
-		{ 0, 10, 600, 1, 0, 0, true, 0, NULL, 0, 0 },          /* A */
-		{ 0, 10, 7200, 16, 0, 0, true, 5400, NULL, 0, 0 },     /* B */
-		{ 100, 10, 3700, 9, 0, 0, true, 4600, NULL, 0, 0 },    /* C */
-		{ 0, 10, 36000, 32, 0, 0, true, 0, NULL, 0, 0 },       /* D */
-		{ 0, 10, 100, 64, 0, 0, true, 50, NULL, 0, 0 },        /* E */
-		{ 0, 10, 5000, 8, 0, 0, false, 0, NULL, 0, 0 },        /* F */
-		{ 0, 10, -1, 16, 0, 0, true, 10, NULL, 0, 0 },         /* G */
-		{ 0, 10, 3599, 16, 0, 0, true, 3599, NULL, 0, 0 },     /* H */
+		{ 0, 10, 600, 1, 0, 0, true, 0, NULL, 0, 0, false, 0 },          /* A */
+		{ 0, 10, 7200, 16, 0, 0, true, 5400, NULL, 0, 0, false, 0 },     /* B */
+		{ 100, 10, 3700, 9, 0, 0, true, 4600, NULL, 0, 0, false, 0 },    /* C */
+		{ 0, 10, 36000, 32, 0, 0, true, 0, NULL, 0, 0, false, 0 },       /* D */
+		{ 0, 10, 100, 64, 0, 0, true, 50, NULL, 0, 0, false, 0 },        /* E */
+		{ 0, 10, 5000, 8, 0, 0, false, 0, NULL, 0, 0, false, 0 },        /* F */
+		{ 0, 10, -1, 16, 0, 0, true, 10, NULL, 0, 0, false, 0 },         /* G */
+		{ 0, 10, 3599, 16, 0, 0, true, 3599, NULL, 0, 0, false, 0 },     /* H */
 	};
 	struct fw_met_est e;
 
@@ -224,6 +224,26 @@ TEST(percentiles_are_nearest_rank)
 	ASSERT_EQ(fw_met_pct(v, 10, 95), 10);
 	ASSERT_EQ(fw_met_pct(v, 10, 0), 1);
 	ASSERT_EQ(fw_met_pct(v, 0, 50), -1);
+}
+
+/* The rank is ceil(p * n / 100) in whole numbers: in floating point
+ * 7 / 100.0 * 100 is 7.000000000000001 and ceil took the 8th value; the
+ * same for p = 28, n = 25 and p = 55, n = 100 (among others). */
+TEST(percentile_rank_is_exact_for_every_p_and_n)
+{
+	int64_t v[200];
+
+	for (int i = 0; i < 200; i++)
+		v[i] = i + 1; /* v[k - 1] = k: the value is the rank */
+	ASSERT_EQ(fw_met_pct(v, 100, 7), 7);
+	ASSERT_EQ(fw_met_pct(v, 25, 28), 7);
+	ASSERT_EQ(fw_met_pct(v, 100, 55), 55);
+	ASSERT_EQ(fw_met_pct(v, 50, 14), 7);
+	for (int n = 1; n <= 200; n++)
+		for (int p = 0; p <= 100; p++) {
+			int64_t k = ((int64_t)p * n + 99) / 100;
+			ASSERT_EQ(fw_met_pct(v, (size_t)n, p), k ? k : 1);
+		}
 }
 
 static void plan_at(struct fw_met_rec *r, const struct fw_snapshot *s, fw_time t,
@@ -346,8 +366,8 @@ TEST(shares_csv_has_a_row_per_plan_and_queue)
 TEST(fairness_over_windows_counts_turns_taken)
 {
 	static const struct fw_met_job turns[] = {
-		{ 0, 3600, 0, 4, 0, 0, false, 0, NULL, 0, 0 },
-		{ 0, 3600, 3600, 4, 1, 0, false, 0, NULL, 0, 0 },
+		{ 0, 3600, 0, 4, 0, 0, false, 0, NULL, 0, 0, false, 0 },
+		{ 0, 3600, 3600, 4, 1, 0, false, 0, NULL, 0, 0, false, 0 },
 	};
 	struct fw_snapshot *s = two_teams(2000);
 	struct fw_met_rec rec;
@@ -567,6 +587,10 @@ TEST(metrics_of_a_replay_with_evictions_use_checkpoints_and_runs)
 	const struct fw_met_policy *p = mr->pol[0];
 	ASSERT_EQ(r.end[0], 6500);
 	ASSERT_EQ(p->t1, 6500);
+	/* JCT = final completion - submit (docs/metrics.md), not start +
+	 * duration - submit = 5000 */
+	ASSERT_NEAR(m.bucket[FW_SIM_BALL].jct_mean, 6500, 1e-9);
+	ASSERT_EQ(m.bucket[FW_SIM_BALL].jct_p95, 6500);
 	ASSERT_NEAR(p->used_gpu_h * 3600, 8.0 * 6400, 1e-6);
 	ASSERT_NEAR(p->lost_gpu_h * 3600, 8.0 * 1400, 1e-6);
 	ASSERT_NEAR(p->goodput_gpu_h * 3600, 8.0 * 5000, 1e-6);
@@ -629,6 +653,79 @@ TEST(elastic_jobs_count_the_gpus_they_started_with)
 	ASSERT_NEAR(p->used_gpu_h * 3600, 16.0 * 3600 + 100, 1e-6);
 	ASSERT_NEAR(p->capacity_gpu_h * 3600, 16.0 * 3700, 1e-6);
 	ASSERT_NEAR(p->idle_while_waiting_gpu_h, 0, 1e-12);
+	fw_met_run_free(mr);
+	fw_sim_result_free(&r);
+	fw_trace_free(&tr);
+	free(t.v);
+}
+
+/*
+ * Fractional GPUs are measured in one unit, the GPU (1000 milli-GPUs).  One
+ * node of one GPU, fifo: H1 and H2 ask half a GPU each, 3600 s, and share
+ * it from 0.  The node fails at 1800 (repaired at once): both lose 1800 s
+ * (kept nothing) and rerun [1800, 5400).  Every GPU-second below is 0.5 x
+ * seconds per job: used 2 x 0.5 x 5400 = 5400 GPU-s (the one GPU, busy
+ * the whole window: 100 %), lost 2 x 0.5 x 1800 = 1800, goodput and the
+ * queues' GPU-hours 2 x 0.5 x 3600 = 3600, des.c's occupancy 3600 / 5400.
+ * Counted as whole GPUs the runs held 2 GPUs of 1 (occupancy 200 %, idle
+ * GPUs negative) and goodput (whole) - lost (milli) mixed the two.
+ */
+TEST(fractional_gpus_are_measured_in_one_unit)
+{
+	const char text[] = "job_id,submit_time,duration,gpus_per_task,gpu_milli\n"
+			    "H1,0,3600,1,500\nH2,0,3600,1,500\n";
+	struct fw_sim_failure fl[] = { { 1800, 0, 0, 0, false } };
+	struct fw_sim_scripted sc = { fl, 1, 0 };
+	struct fw_sim_failures src = { fw_sim_scripted_next, &sc };
+	struct fw_trace tr;
+	struct fw_itp_trace t;
+	struct fw_teams teams;
+	struct fw_sim_opts o;
+	struct fw_sim_result r;
+	struct fw_sim_metrics m;
+	struct fw_diag d;
+
+	memset(&d, 0, sizeof d);
+	memset(&t, 0, sizeof t);
+	fw_teams_builtin(&teams);
+	ASSERT_OK(fw_trace_parse_csv(text, sizeof text - 1, "frac.csv", 0, &tr, &d));
+	ASSERT((t.v = calloc(tr.n, sizeof *t.v)) != NULL);
+	t.n = tr.n;
+	for (size_t i = 0; i < tr.n; i++)
+		t.v[i] = (struct fw_itp_job){ "", tr.v[i].submit, tr.v[i].duration,
+					      (int32_t)fw_trace_job_gpus(&tr.v[i]), tr.v[i].line };
+	fw_sim_opts_default(&o);
+	o.policy = "fifo";
+	o.nodes = 1;
+	o.gpus_per_node = 1;
+	o.tick_s = 10;
+	o.failures = &src;
+	struct fw_met_run *mr = fw_met_run_new("frac.csv", &o, t.n);
+	ASSERT(mr);
+	fw_met_begin(mr, &o, "fifo");
+	ASSERT_OK(fw_sim_run_trace(&tr, &teams, &o, &r, &d));
+	fw_met_end(mr, &o);
+	ASSERT_OK(fw_sim_metrics(&t, &o, &r, r.nqueues, &m));
+	ASSERT_OK(fw_met_add(mr, &t, &r, &m, NULL));
+	const struct fw_met_policy *p = mr->pol[0];
+	ASSERT_EQ(r.start[0], 0);
+	ASSERT_EQ(r.start[1], 0);                         /* they share the GPU */
+	ASSERT_EQ(r.end[0], 5400);
+	ASSERT_EQ(r.end[1], 5400);
+	ASSERT_EQ(p->t1, 5400);
+	ASSERT_NEAR(p->capacity_gpu_h * 3600, 5400, 1e-6);
+	ASSERT_NEAR(p->used_gpu_h * 3600, 5400, 1e-6);
+	ASSERT_NEAR(p->lost_gpu_h * 3600, 1800, 1e-6);
+	ASSERT_NEAR(p->goodput_gpu_h * 3600, 3600, 1e-6);
+	ASSERT_NEAR(m.bucket[FW_SIM_BALL].gpu_s, 3600, 1e-6);
+	ASSERT_NEAR(m.occupancy, 3600.0 / 5400.0, 1e-9);
+	double qs = 0;
+	for (int q = 0; q < p->nq; q++)
+		qs += p->q[q].gpu_h;
+	ASSERT_NEAR(qs * 3600, 3600, 1e-6);
+	for (int b = 0; b < p->nbins; b++)
+		ASSERT_NEAR(p->occupancy_series[b], 1.0, 1e-6);
+	ASSERT_NEAR(p->idle_while_waiting_gpu_h, 0, 1e-9);
 	fw_met_run_free(mr);
 	fw_sim_result_free(&r);
 	fw_trace_free(&tr);
@@ -708,6 +805,148 @@ TEST(never_started_jobs_keep_the_window_open_and_win_no_star)
 }
 
 /* --checkpoint S: a whole number of seconds, 0 = restart from scratch. */
+/*
+ * A job evicted and never restarted is waiting when the replay ends: it is
+ * not a started job (time to start, JCT, estimates, its queue's GPU-hours)
+ * and it waits up to the end of the window like a job never started.  The
+ * on_tick hook evicts A at `at` and marks 7 of the node's 8 GPUs bad (the
+ * jobs on them run on; nothing starts there): A (4 GPUs) never fits again.
+ */
+struct strand {
+	int64_t at;
+	int applied;
+};
+static struct strand strand;
+
+static int strand_a(void *ctx, struct fw_sim *sim, const struct fw_snapshot *s)
+{
+	struct fw_decision dec;
+	struct fw_plan p;
+	int32_t nn;
+	struct fw_node *n = fw_sim_nodes(sim, &nn);
+
+	(void)ctx;
+	if (s->now != strand.at || strand.applied)
+		return FW_OK;
+	memset(&dec, 0, sizeof dec);
+	memset(&p, 0, sizeof p);
+	dec.kind = FW_DECIDE_EVICT;
+	dec.node = dec.job = -1;
+	for (int32_t k = 0; k < s->njobs; k++)
+		if (!strcmp(s->jobs[k].name, "A"))
+			dec.job = k;
+	p.now = s->now;
+	p.decisions = &dec;
+	p.ndecisions = 1;
+	strand.applied++;
+	n[0].bad_gpu_mask = 0xfeu; /* jobs on them run on; nothing starts there */
+	return fw_sim_apply_plan(sim, &p);
+}
+
+static struct fw_met_run *strand_replay(const char *text, int64_t at, enum fw_sim_tick_rule rule,
+					struct fw_itp_trace *t, struct fw_sim_metrics *m)
+{
+	struct fw_teams teams;
+	struct fw_sim_opts o;
+	struct fw_sim_result r;
+	struct fw_diag d;
+
+	memset(&d, 0, sizeof d);
+	fw_teams_builtin(&teams);
+	if (fw_itp_parse(text, strlen(text), "t.csv", 0, t, &d) != FW_OK)
+		return NULL;
+	fw_sim_opts_default(&o);
+	o.policy = "fifo";
+	o.nodes = 1;
+	o.tick_s = 10;
+	o.tick_rule = rule;
+	struct fw_met_run *mr = fw_met_run_new("t.csv", &o, t->n);
+	if (!mr)
+		return NULL;
+	strand = (struct strand){ at, 0 };
+	fw_met_begin(mr, &o, "fifo");
+	mr->hooks.on_tick = strand_a;
+	int rc = fw_sim_run(t, &teams, &o, &r, &d);
+	fw_met_end(mr, &o);
+	if (rc == FW_OK && strand.applied == 1 && r.start[0] == 0 && r.end[0] < 0 &&
+	    fw_sim_metrics(t, &o, &r, r.nqueues, m) == FW_OK && fw_met_add(mr, t, &r, m, NULL) == FW_OK) {
+		fw_sim_result_free(&r);
+		return mr;
+	}
+	fw_sim_result_free(&r);
+	fw_met_run_free(mr);
+	return NULL;
+}
+
+/*
+ * 1 node x 8, fifo.  A (4 GPUs, 1000 s), B (2 GPUs, 100 s) and C (2 GPUs,
+ * 400 s) start at 0.  At 100 (B's completion) A is evicted and stranded;
+ * the replay ends at C's completion, 400.  A waits [100, 400) with 6 GPUs
+ * free: 1800 GPU-s idle while waiting.  Started jobs: B and C (time to
+ * start 0, 0); their GPU-hours 2 x 100 + 2 x 400 = 1000 GPU-s, which is
+ * also the goodput: used 4 x 100 + 1000, minus A's 400 lost.  A policy
+ * that left no job waiting may win the rows over started jobs; this one
+ * may not (fw_met_may_win).
+ */
+TEST(a_job_evicted_and_never_restarted_waits_to_the_end)
+{
+	struct fw_itp_trace t;
+	struct fw_sim_metrics m;
+	const char text[] = "job_id,submission_time,duration,num_gpu\n"
+			    "A,0,1000,4\nB,0,100,2\nC,0,400,2\n";
+	struct fw_met_run *mr = strand_replay(text, 100, FW_SIM_EVERY_TICK, &t, &m);
+
+	ASSERT(mr);
+	const struct fw_met_policy *p = mr->pol[0];
+	ASSERT_EQ(m.bucket[FW_SIM_BALL].started, 2);     /* des.c: B and C */
+	ASSERT_EQ(m.makespan_s, 400);
+	ASSERT_EQ(p->t1, 400);
+	ASSERT_EQ(p->ntts[FW_SIM_BALL], 2);               /* the CDF: B and C too */
+	ASSERT_EQ(p->ntts[FW_SIM_B2_8], 2);
+	ASSERT_EQ(p->never_started, 0);
+	ASSERT_EQ(p->evicted_waiting, 1);
+	ASSERT_NEAR(p->idle_while_waiting_gpu_h * 3600, 1800, 1e-6);
+	ASSERT_NEAR(p->used_gpu_h * 3600, 1400, 1e-6);
+	ASSERT_NEAR(p->lost_gpu_h * 3600, 400, 1e-6);
+	ASSERT_NEAR(p->goodput_gpu_h * 3600, 1000, 1e-6);
+	double qs = 0;
+	for (int q = 0; q < p->nq; q++)
+		qs += p->q[q].gpu_h;
+	ASSERT_NEAR(qs * 3600, 1000, 1e-6);               /* = des.c's gpu_s */
+	ASSERT_NEAR(m.bucket[FW_SIM_BALL].gpu_s, 1000, 1e-6);
+	struct fw_met_policy other; /* a policy that left nothing waiting */
+	memset(&other, 0, sizeof other);
+	mr->pol[mr->npol++] = &other;
+	ASSERT(!fw_met_may_win(mr, 0) && fw_met_may_win(mr, 1));
+	mr->npol--;
+	fw_met_run_free(mr);
+	fw_itp_free(&t);
+}
+
+/*
+ * When the eviction is the replay's last event, the replay ends there.  X
+ * (16 GPUs) can never fit and keeps every-tick cycles going; A runs from 0
+ * and is stranded at 300; nothing else happens.  Window [0, 300] in both
+ * des.c (makespan) and the metrics; A's run is 4 x 300 GPU-s.
+ */
+TEST(a_replay_that_ends_with_an_eviction_ends_there)
+{
+	struct fw_itp_trace t;
+	struct fw_sim_metrics m;
+	const char text[] = "job_id,submission_time,duration,num_gpu\nA,0,1000,4\nX,0,10,16\n";
+	struct fw_met_run *mr = strand_replay(text, 300, FW_SIM_ALL_TICKS, &t, &m);
+
+	ASSERT(mr);
+	const struct fw_met_policy *p = mr->pol[0];
+	ASSERT_EQ(p->t1 - p->t0, 300);
+	ASSERT_EQ(m.makespan_s, 300);
+	ASSERT_NEAR(p->used_gpu_h * 3600, 1200, 1e-6);
+	ASSERT_NEAR(p->capacity_gpu_h * 3600, 8.0 * 300, 1e-6);
+	ASSERT_EQ(p->ntts[FW_SIM_BALL], 0);
+	fw_met_run_free(mr);
+	fw_itp_free(&t);
+}
+
 TEST(cli_checkpoint_flag_takes_seconds_or_zero)
 {
 	struct tmpf t;
@@ -746,11 +985,13 @@ TEST_MAIN(progress_line_has_bar_percent_and_thousands,
 	  evictions_count_every_run_and_the_wait_between,
 	  estimate_accuracy_is_the_median_absolute_error,
 	  compare_table_prints_the_eviction_and_estimate_rows,
-	  percentiles_are_nearest_rank,
+	  percentiles_are_nearest_rank, percentile_rank_is_exact_for_every_p_and_n,
 	  fairness_is_jain_of_allocated_over_fair_averaged_over_time,
 	  cli_writes_json_csv_and_a_deterministic_report,
 	  metrics_of_a_replay_with_evictions_use_checkpoints_and_runs,
-	  elastic_jobs_count_the_gpus_they_started_with,
+	  elastic_jobs_count_the_gpus_they_started_with, fractional_gpus_are_measured_in_one_unit,
 	  never_started_jobs_keep_the_window_open_and_win_no_star,
+	  a_job_evicted_and_never_restarted_waits_to_the_end,
+	  a_replay_that_ends_with_an_eviction_ends_there,
 	  cli_checkpoint_flag_takes_seconds_or_zero,
 	  cli_rejects_an_unwritable_report_before_replaying)

@@ -930,6 +930,38 @@ TEST(des_records_each_jobs_first_start_estimate)
 	fw_itp_free(&t);
 }
 
+/* The estimate is the first pending entry's before the first start.  1
+ * node x 8, slurm, every tick.  A (8 GPUs, 1000 s) starts in its first
+ * cycle (no estimate); B (8 GPUs) waits from 5, its first pending entry
+ * (10) expects 1000.  The node fails at 300 for 500 s: A is evicted and
+ * pending again in every cycle up to the repair, but those entries come
+ * after its first start and are not its estimate; nor does B's change. */
+TEST(des_estimate_is_not_taken_after_an_eviction)
+{
+	struct fw_sim_opts o;
+	struct fw_itp_trace t;
+	struct fw_sim_result r;
+	struct fw_sim_failure fl[] = { { 300, 0, 500, 0, false } };
+	struct fw_sim_scripted sc = { fl, 1, 0 };
+	struct fw_sim_failures src = { fw_sim_scripted_next, &sc };
+	const char *text = "job_id,submission_time,duration,num_gpu\nA,0,1000,8\nB,5,100,8\n";
+
+	synth_opts(&o, "slurm");
+	o.nodes = 1;
+	o.tick_rule = FW_SIM_ALL_TICKS;
+	o.failures = &src;
+	ASSERT_OK(replay(text, &o, &t, &r));
+	int64_t a = row_of_id(&t, "A"), b = row_of_id(&t, "B");
+	ASSERT_EQ(r.evicted[a], 1);
+	ASSERT_EQ(r.start[a], 0);
+	ASSERT(r.end[a] >= 1800);                    /* reruns after the repair at 800 */
+	ASSERT_EQ(r.estimate[a], FW_SIM_NO_ESTIMATE); /* started in its first plan */
+	ASSERT_EQ(r.estimate[b], 1000);
+	ASSERT(r.start[b] >= 800);
+	fw_sim_result_free(&r);
+	fw_itp_free(&t);
+}
+
 /* An EVICT decision in a hand-made plan, applied through the same path as
  * the engine's plans (fw_sim_apply_plan from an on_tick hook). */
 struct evicter {
@@ -1221,7 +1253,8 @@ TEST(des_cluster10_log_hash_is_pinned)
 	des_node_failure_requeues_its_job_until_the_repair, \
 	des_gpu_failure_evicts_its_jobs_only_and_keeps_the_node, \
 	des_on_evict_checkpoints_shorten_the_rerun, des_builtin_checkpoint_rule_keeps_whole_intervals, \
-	des_records_each_jobs_first_start_estimate, des_evict_decision_goes_through_the_eviction_path, \
+	des_records_each_jobs_first_start_estimate, des_estimate_is_not_taken_after_an_eviction, \
+	des_evict_decision_goes_through_the_eviction_path, \
 	des_no_failures_keeps_the_pinned_logs, des_failure_source_is_checked, \
 	cli_usage_errors_exit_2_and_a_run_writes_json_and_log, \
 	cli_jobs_csv_has_a_row_per_job_and_policy, des_cluster10_log_hash_is_pinned
