@@ -760,6 +760,57 @@ TEST(estimate_never_fits_a_task_no_node_can_hold)
 	fw_snapshot_free(s);
 }
 
+/* A job no node can ever host, although each need alone fits somewhere:
+ * a0 has the CPU but not the memory, b0 the memory but not the CPU, and
+ * a gang whose tasks must share one node that is too small for both.
+ * With nothing running the cluster is as empty as it gets, so the
+ * estimate says never, not "held by jobs with no expected runtime"
+ * (nothing is), for a job of GPUs and one of none alike. */
+TEST(estimate_never_fits_a_job_no_node_can_ever_host)
+{
+	struct fw_snapshot *s = two_racks();
+	int cpu_only = tb_job(s, "cpu_only", 0, 1, 0, 1000, 0);
+	int gpu = tb_job(s, "gpu", 0, 1, 1, 1000, 1);
+	int pair = tb_job(s, "pair", 0, 2, 0, 1000, 2);
+	int idle = tb_job(s, "idle", 0, 1, 0, 1000, 3);
+	struct fw_plan *p;
+	char msg[512];
+
+	s->nodes[0].cpu_milli = 256000;
+	s->nodes[2].mem_mib = 4 << 20;
+	for (int j = cpu_only; j <= gpu; j++) {
+		s->jobs[j].groups[0].cpu_milli = 200000;
+		s->jobs[j].groups[0].mem_mib = 2 << 20;
+	}
+	s->jobs[pair].groups[0].cpu_milli = 150000; /* 300 cores: a0 has 256 */
+	s->jobs[pair].required_level = FW_LEVEL_NODE;
+	s->jobs[idle].groups[0].cpu_milli = 1000;
+	s->jobs[idle].expected_runtime = 60;
+	ASSERT((p = run(s, NULL)) != NULL);
+	ASSERT(start_of(p, idle) != NULL); /* the control: it starts now */
+	for (int j = cpu_only; j <= gpu; j++) {
+		const struct fw_pending *r = fw_plan_pending_for(p, j);
+		ASSERT_EQ(r->expected_start, FW_TIME_UNKNOWN);
+		ASSERT_EQ(r->unknown_why, FW_REASON_TASK_MEM);
+		ASSERT_EQ(r->why_a, 2 << 20);
+		ASSERT_EQ(r->why_b, 1 << 20); /* a0: the only node with the CPU */
+	}
+	fw_reason_format(FW_REASON_TASK_MEM, 2 << 20, 1 << 20, msg, sizeof msg);
+	ASSERT_STR_CONTAINS(msg, "needs 2097152 MiB of memory and no usable node");
+	ASSERT_EQ(fw_plan_pending_for(p, pair)->unknown_why, FW_REASON_NEVER_FITS);
+	ASSERT_EQ(fw_plan_pending_for(p, pair)->why_a, 0);
+	ASSERT_EQ(fw_plan_pending_for(p, pair)->why_b, 8); /* one node: at most 8 GPUs */
+	for (int n = 0; n < 4; n++)
+		s->nodes[n].schedulable = false;
+	ASSERT((p = run(s, NULL)) != NULL);
+	ASSERT_EQ(fw_plan_pending_for(p, idle)->unknown_why, FW_REASON_TASK_CPU);
+	s->jobs[idle].groups[0].cpu_milli = 0; /* asks nothing: still nowhere to go */
+	ASSERT((p = run(s, NULL)) != NULL);
+	ASSERT_EQ(fw_plan_pending_for(p, idle)->unknown_why, FW_REASON_NEVER_FITS);
+	ASSERT_EQ(fw_plan_pending_for(p, idle)->why_b, 0);
+	fw_snapshot_free(s);
+}
+
 /* The pending reason of a job whose first task finds no node with its
  * GPUs free and its CPU, memory or GPU model: it names what is short, in
  * that resource's unit, with the most a node with free GPUs has. */
@@ -1867,6 +1918,7 @@ static void teardown(void)
 	estimate_is_unknown_when_blockers_never_end, queue_default_runtime_gives_unknown_runtimes_an_end, \
 	estimates_follow_backfill_not_queue_position, \
 	estimate_is_unknown_over_quota_and_when_it_can_never_fit, estimate_never_fits_names_the_binding_bound, estimate_never_fits_a_task_no_node_can_hold, \
+	estimate_never_fits_a_job_no_node_can_ever_host, \
 	no_resources_says_what_the_first_task_lacks, no_resources_says_the_model_or_the_tasks_together, \
 	strict_order_estimates_wait_for_the_head_of_the_line, \
 	estimates_are_deterministic_and_mostly_known_on_random_snapshots, checker_catches_a_bad_estimate, \
