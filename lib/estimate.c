@@ -18,7 +18,8 @@
  *      which it fits.  Nothing is held: the walk changes only the clone.
  *      Tries are pruned, never guessed: a shape is skipped at t when the
  *      free-GPU count rules it out, when a job of it already failed this
- *      cycle (at now only: capacity only shrank since), or when a shape
+ *      cycle (at now only, and only if the reclaim phase evicted nothing:
+ *      otherwise capacity only shrank since), or when a shape
  *      that differs only by asking less CPU and memory already failed at
  *      t (dominated()).  Fitting only gets easier as t grows (releases
  *      only add capacity), so the first t found is the walk's answer;
@@ -236,9 +237,12 @@ static int sort_out(struct est *e, int32_t n)
 			set_unknown(r, FW_REASON_OVER_QUOTA, r->a, r->b);
 		} else if ((e->shape[i] = shape_at(e, i)) < 0) {
 			return FW_ENOMEM;
-		} else if (r->reason != FW_REASON_CYCLE_LIMIT && r->reason != FW_REASON_HEAD_OF_LINE) {
+		} else if (r->reason != FW_REASON_CYCLE_LIMIT && r->reason != FW_REASON_HEAD_OF_LINE &&
+			   !y->reclaimed) {
 			/* it was tried this cycle and capacity only shrank
-			 * since: the shape does not fit at now */
+			 * since: the shape does not fit at now (unless the
+			 * reclaim phase evicted: the victims' room that its
+			 * preemptors did not take is new) */
 			e->tried_now[e->shape[i]] = true;
 		}
 	}

@@ -1101,6 +1101,44 @@ TEST(reclaim_frees_a_queue_above_fair_share_for_a_starving_queue)
 	fw_snapshot_free(s);
 }
 
+/* Reclaim frees capacity after allocate: b (4 GPUs) evicts an 8-GPU job
+ * of A (A keeps its fair share of 8: B also asks 8 B200 GPUs no node has)
+ * and leaves 4 GPUs free, where x (2 GPUs, of A: it may not reclaim) fits
+ * now.  x failed in allocate, when nothing was free, but its estimate is
+ * now, not b's end (1600): the walk must not take "a job of its shape
+ * failed at now this cycle" for "it does not fit at now" once reclaim
+ * has evicted. */
+TEST(estimate_sees_the_room_reclaim_left_at_now)
+{
+	const char *pols[] = { "fairway", "kai" };
+
+	for (int k = 0; k < 2; k++) {
+		struct fw_snapshot *s = fw_snapshot_new();
+		struct fw_plan *p;
+		tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
+		tb_node(s, "n1", 8, NULL, NULL, NULL, NULL);
+		tb_queue(s, "A", -1, 8, -1, 1);
+		tb_queue(s, "B", -1, 8, -1, 1);
+		s->now = 1000;
+		for (int i = 0; i < 2; i++) {
+			int a = tb_job(s, i ? "a1" : "a0", 0, 1, 8, 1000, 0);
+			tb_run(s, a, 1, &i, 0xff);
+			s->jobs[a].start_time = 100 * i;
+			s->jobs[a].preemptible = true;
+		}
+		int x = tb_job(s, "x", 0, 1, 2, 1000, 400);
+		int b = tb_job(s, "b", 1, 1, 4, 1000, 500);
+		int q = tb_job(s, "q", 1, 1, 8, 1000, 600);
+		snprintf(s->jobs[q].groups[0].gpu_model, sizeof s->jobs[q].groups[0].gpu_model, "B200");
+		s->jobs[x].expected_runtime = s->jobs[b].expected_runtime = 600;
+		ASSERT((p = run(s, pols[k])) != NULL);
+		ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 1);
+		ASSERT(start_of(p, b) != NULL);
+		ASSERT_EQ(fw_plan_pending_for(p, x)->expected_start, 1000);
+		fw_snapshot_free(s);
+	}
+}
+
 TEST(reclaim_prefers_the_victim_with_the_least_work_since_start)
 {
 	int a[4];
@@ -1923,7 +1961,7 @@ static void teardown(void)
 	strict_order_estimates_wait_for_the_head_of_the_line, \
 	estimates_are_deterministic_and_mostly_known_on_random_snapshots, checker_catches_a_bad_estimate, \
 	slurm_priority_favours_age_fair_share_and_size, estimates_can_be_switched_off, \
-	reclaim_frees_a_queue_above_fair_share_for_a_starving_queue, \
+	reclaim_frees_a_queue_above_fair_share_for_a_starving_queue, estimate_sees_the_room_reclaim_left_at_now, \
 	reclaim_prefers_the_victim_with_the_least_work_since_start, \
 	reclaim_prefers_the_victim_with_the_least_work_since_its_checkpoint, reclaim_never_evicts_non_preemptible_jobs, \
 	reclaim_honours_the_queue_min_runtime_protection, reclaim_evicts_whole_gangs, \
