@@ -487,6 +487,36 @@ static const struct fw_decision *reservation_of(const struct fw_plan *p, int job
 	return NULL;
 }
 
+/* A gang of fractional tasks needs a share of a GPU per task, not a GPU:
+ * six half-GPU A100 tasks fit the 4 A100 GPUs of c0 (on 3 of them) once
+ * the job holding them ends at 600, so the gang is reserved there.  The
+ * "can it ever fit" test counted each task as a whole GPU (6 > 4) and
+ * refused the reservation, leaving the gang to be starved by backfill. */
+TEST(a_fractional_gang_of_more_tasks_than_gpus_is_reserved)
+{
+	const char *pols[] = { "slurm", "fairway" };
+
+	for (int k = 0; k < 2; k++) {
+		struct fw_snapshot *s = two_racks();
+		int c0 = tb_node(s, "c0", 4, "A100", "rc", NULL, NULL);
+		int r = tb_job(s, "running", 0, 1, 4, 1000, 0);
+		int g = tb_job(s, "frac", 0, 6, 1, 500, 10);
+		const struct fw_decision *d;
+		struct fw_plan *p;
+
+		snprintf(s->jobs[r].groups[0].gpu_model, FW_NAME_MAX, "A100");
+		snprintf(s->jobs[g].groups[0].gpu_model, FW_NAME_MAX, "A100");
+		tb_run(s, r, 1, &c0, 0xf);
+		s->jobs[r].expected_runtime = 600;
+		s->jobs[g].expected_runtime = 100;
+		ASSERT((p = run(s, pols[k])) != NULL);
+		ASSERT((d = reservation_of(p, g)) != NULL);
+		ASSERT_EQ(d->at, 600);
+		ASSERT_EQ(fw_plan_pending_for(p, g)->expected_start, 600);
+		fw_snapshot_free(s);
+	}
+}
+
 TEST(easy_backfill_never_delays_the_reserved_gang)
 {
 	const char *pols[] = { "slurm", "fairway" };
@@ -1951,7 +1981,7 @@ static void teardown(void)
 	random_snapshots_keep_every_invariant_and_are_deterministic, checker_catches_an_over_committed_gpu, \
 	checker_refuses_decisions_that_point_outside, \
 	checker_catches_a_partial_gang_and_a_missing_reason, out_of_memory_fails_cleanly_at_every_step, \
-	easy_backfill_never_delays_the_reserved_gang, kai_has_no_reservations_so_the_long_job_jumps_ahead, \
+	easy_backfill_never_delays_the_reserved_gang, a_fractional_gang_of_more_tasks_than_gpus_is_reserved, kai_has_no_reservations_so_the_long_job_jumps_ahead, \
 	checker_catches_a_backfill_that_delays_a_reservation, checker_catches_a_reservation_for_a_job_that_does_not_wait, estimates_follow_the_reservation_walk, \
 	estimate_is_unknown_when_blockers_never_end, queue_default_runtime_gives_unknown_runtimes_an_end, \
 	estimates_follow_backfill_not_queue_position, \
