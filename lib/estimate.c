@@ -522,9 +522,10 @@ static int64_t place_cap(const struct cyc *y, const struct fw_job *job, int32_t 
 static struct fw__hopeless never_why(const struct cyc *y, const struct fw_job *job)
 {
 	const struct fw__cstate *c = &y->c;
-	int32_t L = y->s->topology.nlevels;
-	int32_t dl = job->required_level == FW_LEVEL_NONE ? 0 : job->required_level == FW_LEVEL_NODE ? L + 1
-												       : job->required_level + 1;
+	int32_t L = y->s->topology.nlevels, dl = job->required_level + 1;
+
+	if (job->required_level == FW_LEVEL_NONE || job->required_level == FW_LEVEL_NODE)
+		dl = job->required_level == FW_LEVEL_NONE ? 0 : L + 1;
 
 	for (int g = 0; g < job->ngroups; g++) {
 		const struct fw_task_group *t = &job->groups[g];
