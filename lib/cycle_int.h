@@ -151,6 +151,8 @@ struct cyc {
 	/* reclaim (preempt.c): per job, evicted by this plan */
 	bool *evicted;
 	int32_t nevicted;
+	bool reclaimed;             /* the reclaim phase evicted: capacity grew
+				     * after allocate's failures (estimate.c) */
 	struct rc *reclaim;         /* preempt.c's state, made on first use */
 	fw_time oldest_gang;        /* earliest submit of a pending gang (gather) */
 };

@@ -18,14 +18,16 @@
  *      which it fits.  Nothing is held: the walk changes only the clone.
  *      Tries are pruned, never guessed: a shape is skipped at t when the
  *      free-GPU count rules it out, when a job of it already failed this
- *      cycle (at now only: capacity only shrank since), or when a shape
+ *      cycle (at now only, and only if the reclaim phase evicted nothing:
+ *      otherwise capacity only shrank since), or when a shape
  *      that differs only by asking less CPU and memory already failed at
  *      t (dominated()).  Fitting only gets easier as t grows (releases
  *      only add capacity), so the first t found is the walk's answer;
  *   3. unknown:  a shape still open when the events run out is unknown:
  *      NEVER_FITS (or TASK_CPU / TASK_MEM) when the cluster could not
- *      hold it empty (more GPUs than it has, or reserve.c's hopeless
- *      test, which also asks whether one task fits a node), UNKNOWN_RUNTIME
+ *      hold it empty (more GPUs than it has, reserve.c's hopeless test,
+ *      which also asks whether one task fits a node, else a dry try on
+ *      the empty cluster: empty_clone, never_why), UNKNOWN_RUNTIME
  *      otherwise (jobs that never end hold what it needs);
  *   4. queue:    walk each line (leaf queue, or the global order) in try
  *      order: count the waiting jobs ahead of each job; under a
@@ -235,9 +237,12 @@ static int sort_out(struct est *e, int32_t n)
 			set_unknown(r, FW_REASON_OVER_QUOTA, r->a, r->b);
 		} else if ((e->shape[i] = shape_at(e, i)) < 0) {
 			return FW_ENOMEM;
-		} else if (r->reason != FW_REASON_CYCLE_LIMIT && r->reason != FW_REASON_HEAD_OF_LINE) {
+		} else if (r->reason != FW_REASON_CYCLE_LIMIT && r->reason != FW_REASON_HEAD_OF_LINE &&
+			   !y->reclaimed) {
 			/* it was tried this cycle and capacity only shrank
-			 * since: the shape does not fit at now */
+			 * since: the shape does not fit at now (unless the
+			 * reclaim phase evicted: the victims' room that its
+			 * preemptors did not take is new) */
 			e->tried_now[e->shape[i]] = true;
 		}
 	}
@@ -442,9 +447,126 @@ static int walk(struct est *e, int64_t *free_end)
 	return rc;
 }
 
-/* Step 3: why each shape left open has no time. */
+/* The cycle's state as empty as it can ever get, on a clone: every job
+ * ended, every reservation gone, each usable node whole (its good GPUs,
+ * CPU and memory free).  What does not fit here never starts. */
+static int empty_clone(struct cyc *y, struct fw__cstate *cl)
+{
+	int rc = fw__resv_clone(y, cl, &y->c);
+
+	if (rc != FW_OK)
+		return rc;
+	for (int32_t n = 0; n < cl->nn; n++) {
+		struct fw__node *x = &cl->nodes[n];
+		int32_t old = x->whole_free; /* 0 on a node held for a reservation */
+		memset(x->used, 0, sizeof x->used);
+		x->cpu_free = y->s->nodes[n].cpu_milli;
+		x->mem_free = y->s->nodes[n].mem_mib;
+		x->usable = y->c.nodes[n].usable;
+		x->whole_free = fw__node_whole_free(cl, n);
+		fw__domain_node_changed(cl, n, old);
+	}
+	return FW_OK;
+}
+
+static int64_t good_gpus(const struct fw_node *sn)
+{
+	uint32_t all = sn->gpu_count >= 32 ? 0xffffffffu : (1u << sn->gpu_count) - 1;
+
+	return __builtin_popcount(all & ~sn->bad_gpu_mask);
+}
+
+/* The most GPUs job could ever hold in one domain of level dl: good GPUs
+ * of the nodes it may use (usable, of a model one of its groups takes, not
+ * suspect when it avoids them), in pieces of its tasks' size when its
+ * whole-GPU tasks all ask the same.  O(nodes). */
+static int64_t place_cap(const struct cyc *y, const struct fw_job *job, int32_t dl)
+{
+	const struct fw__cstate *c = &y->c;
+	bool avoid = c->suspect_nodes > 0 && !fw__may_use_suspect(c, job), any = false;
+	int32_t piece = 0, models[FW_MAX_GROUPS], nm = 0;
+	int64_t best = 0;
+
+	for (int g = 0; g < job->ngroups; g++) {
+		const struct fw_task_group *t = &job->groups[g];
+		if (t->gpus > 0 && t->gpu_milli == 1000)
+			piece = piece == 0 || piece == t->gpus ? t->gpus : -1;
+		if (t->gpus > 0 && t->gpu_model[0])
+			models[nm++] = fw__model_id(c, t->gpu_model);
+		any |= t->gpus > 0 && !t->gpu_model[0];
+	}
+	piece = piece > 0 ? piece : 1;
+	for (int32_t d = c->lvl[dl].first_dom; d < c->lvl[dl].first_dom + c->lvl[dl].ndom; d++) {
+		int64_t sum = 0;
+		for (int32_t i = c->dom[d].first; i < c->dom[d].last; i++) {
+			int32_t n = c->order[i];
+			bool model = any || nm == 0;
+			for (int32_t k = 0; k < nm && !model; k++)
+				model = c->nodes[n].model == models[k];
+			if (c->nodes[n].usable && model && !(avoid && c->nodes[n].suspect))
+				sum += good_gpus(&y->s->nodes[n]) / piece * piece;
+		}
+		best = sum > best ? sum : best;
+	}
+	return best;
+}
+
+/* Why a job that does not fit the empty cluster never starts, in the
+ * other never-fits reasons' terms: the first group one of whose tasks no
+ * usable node holds whole, checked need by need on the same node (GPUs of
+ * its model: NEVER_FITS with the task's GPUs and the most such a node has;
+ * then CPU beside them: TASK_CPU; then memory beside both: TASK_MEM, each
+ * with the task's need and the most a node that met the earlier needs
+ * has), else the gang as a whole: NEVER_FITS with its GPUs and the most
+ * it could hold in one domain of its required level (place_cap). */
+static struct fw__hopeless never_why(const struct cyc *y, const struct fw_job *job)
+{
+	const struct fw__cstate *c = &y->c;
+	int32_t L = y->s->topology.nlevels, dl = job->required_level + 1;
+
+	if (job->required_level == FW_LEVEL_NONE || job->required_level == FW_LEVEL_NODE)
+		dl = job->required_level == FW_LEVEL_NONE ? 0 : L + 1;
+
+	for (int g = 0; g < job->ngroups; g++) {
+		const struct fw_task_group *t = &job->groups[g];
+		int32_t m = t->gpu_model[0] ? fw__model_id(c, t->gpu_model) : -2;
+		int64_t gmax = 0, cpu = -1, mem = -1;
+		bool fits = false;
+		for (int32_t n = 0; n < c->nn && !fits; n++) {
+			const struct fw_node *sn = &y->s->nodes[n];
+			int64_t good = good_gpus(sn);
+			if (!c->nodes[n].usable || (t->gpus > 0 && m != -2 && c->nodes[n].model != m))
+				continue;
+			gmax = good > gmax ? good : gmax;
+			if (good < t->gpus)
+				continue;
+			cpu = sn->cpu_milli > cpu ? sn->cpu_milli : cpu;
+			if (sn->cpu_milli < t->cpu_milli)
+				continue;
+			mem = sn->mem_mib > mem ? sn->mem_mib : mem;
+			fits = sn->mem_mib >= t->mem_mib;
+		}
+		if (fits)
+			continue;
+		if (cpu < 0)
+			return (struct fw__hopeless){ true, FW_REASON_NEVER_FITS, t->gpus, gmax };
+		if (mem < 0)
+			return (struct fw__hopeless){ true, FW_REASON_TASK_CPU, t->cpu_milli, cpu };
+		return (struct fw__hopeless){ true, FW_REASON_TASK_MEM, t->mem_mib, mem };
+	}
+	return (struct fw__hopeless){ true, FW_REASON_NEVER_FITS, fw_job_gpus(job), place_cap(y, job, dl) };
+}
+
+/* Step 3: why each shape left open has no time.  The O(1) bounds of
+ * reserve.c first; a shape they let through is tried on the empty
+ * cluster, which the walk's last state is not when jobs with no expected
+ * runtime still hold nodes there: only a shape that fits it waits for
+ * them (UNKNOWN_RUNTIME). */
 static int explain_open(struct est *e, int64_t free_end)
 {
+	struct fw__cstate empty;
+	bool have_empty = false;
+
 	e->why = FW_ARENA_NEW(e->y->a, enum fw_reason, e->cap);
 	e->why_a = FW_ARENA_NEW(e->y->a, int64_t, e->cap);
 	e->why_b = FW_ARENA_NEW(e->y->a, int64_t, e->cap);
@@ -459,6 +581,18 @@ static int explain_open(struct est *e, int64_t free_end)
 			return rc;
 		if (!h.never && e->need[sh] > e->y->c.dom[0].cap_whole)
 			h = (struct fw__hopeless){ true, FW_REASON_NEVER_FITS, fw_job_gpus(job), e->y->c.dom[0].cap_whole };
+		if (!h.never) {
+			struct fw__place_opts o = { .end = FW__NEVER, .ignore_resv = true, .dry = true };
+			struct fw__placement p;
+			if (!have_empty && (rc = empty_clone(e->y, &empty)) != FW_OK)
+				return rc;
+			have_empty = true;
+			rc = fw__place_job(&empty, e->rep[sh], &o, &p);
+			if (rc == FW_EDECLINED)
+				h = never_why(e->y, job);
+			else if (rc != FW_OK)
+				return rc;
+		}
 		e->why[sh] = h.never ? h.why : FW_REASON_UNKNOWN_RUNTIME;
 		e->why_a[sh] = h.never ? h.need : fw_job_gpus(job);
 		e->why_b[sh] = h.never ? h.cap : free_end;

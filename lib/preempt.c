@@ -453,6 +453,7 @@ static int try_preemptor(struct rc *x, int32_t p)
 		return rc;
 	for (int32_t k = 0; k < x->nvict; k++)
 		record_evict(x, x->vict[k], x->why[k], p);
+	x->y->reclaimed = x->nvict > 0 || x->y->reclaimed;
 	return fw__record_start(x->y, p, &pl);
 }
 

@@ -276,8 +276,9 @@ static void task_bounds(const struct cyc *y, const struct fw_job *job, struct fw
 
 /* Can the gang never fit, not even with every job ended?  O(1) necessary
  * conditions per group: a domain of its required level that has the
- * GPUs, enough GPUs of each model it names, and a node that could hold
- * one task.  Without them the walk below would search once per end time
+ * GPUs, enough GPUs of each model it names (its whole GPUs, plus its
+ * fractional tasks' milli rounded up to GPUs: fractions share a GPU),
+ * and a node that could hold one task.  Without them the walk below would search once per end time
  * and fail every time. */
 int fw__resv_hopeless(struct cyc *y, const struct fw_job *job, int64_t need, struct fw__hopeless *h)
 {
@@ -300,10 +301,17 @@ int fw__resv_hopeless(struct cyc *y, const struct fw_job *job, int64_t need, str
 		if (!t->gpu_model[0] || !t->gpus)
 			continue;
 		int32_t m = fw__model_id(c, t->gpu_model);
-		int64_t want = 0;
-		for (int k = 0; k < job->ngroups; k++)
-			if (job->groups[k].gpus && strcmp(job->groups[k].gpu_model, t->gpu_model) == 0)
-				want += (int64_t)job->groups[k].count * job->groups[k].gpus;
+		int64_t want = 0, milli = 0;
+		for (int k = 0; k < job->ngroups; k++) {
+			const struct fw_task_group *u = &job->groups[k];
+			if (!u->gpus || strcmp(u->gpu_model, t->gpu_model) != 0)
+				continue;
+			if (u->gpu_milli == 1000)
+				want += (int64_t)u->count * u->gpus;
+			else /* fractions share GPUs: their milli, in GPUs */
+				milli += (int64_t)u->count * u->gpu_milli;
+		}
+		want += (milli + 999) / 1000;
 		if (fw_job_min_tasks(job) < fw_job_tasks(job))
 			want = 1; /* elastic: at least one task */
 		if (m < 0 || y->model_cap[m] < want) {

@@ -2,7 +2,8 @@
  * validate.c — structural validation of a snapshot (fw_snapshot_validate).
  *
  * One function per object kind, each stopping at the first problem and
- * naming it by array index.  Duplicate names are found by sorting an index
+ * naming it by array index; then the running jobs' allocations together,
+ * node by node (check_usage: no GPU, CPU or memory booked past the node).  Duplicate names are found by sorting an index
  * array (O(n log n)); the queue tree's acyclicity by walking each queue's
  * parent chain at most nqueues steps.
  */
@@ -312,6 +313,77 @@ static int check_jobs(const struct fw_snapshot *s, struct fw_diag *d)
 	return rc;
 }
 
+/* Book one running task on its node (milli per GPU, CPU, memory), or
+ * name the job, the node and what the task overbooks.  The books come
+ * from check_usage(). */
+static int book(const struct fw_snapshot *s, int32_t i, const struct fw_task_alloc *a, int32_t *milli,
+		int64_t *cpu, int64_t *mem, struct fw_diag *d)
+{
+	const struct fw_job *j = &s->jobs[i];
+	const struct fw_node *n = &s->nodes[a->node];
+	const struct fw_task_group *t = &j->groups[a->group];
+	int32_t *m = milli + (size_t)a->node * FW_MAX_GPUS_PER_NODE;
+	char f[64];
+
+	elem_name(f, "jobs", i);
+	for (int g = 0; g < n->gpu_count; g++)
+		if ((a->gpu_mask & (1u << g)) && m[g] + a->gpu_milli > 1000)
+			return BAD(d, FW_EBUSY, f,
+				   "running job %s: GPU %d of node %s is already held by running tasks "
+				   "(%d milli taken, this task adds %d; a GPU has 1000): the GPU is booked twice",
+				   j->name, g, n->name, (int)m[g], (int)a->gpu_milli);
+	if (t->cpu_milli > n->cpu_milli - cpu[a->node]) /* no overflow: both sides <= the capacity */
+		return BAD(d, FW_EBUSY, f,
+			   "running job %s: a task on node %s needs %lld CPU millicores and the running tasks "
+			   "before it leave %lld of the node's %lld: the node is overbooked",
+			   j->name, n->name, (long long)t->cpu_milli, (long long)(n->cpu_milli - cpu[a->node]),
+			   (long long)n->cpu_milli);
+	if (t->mem_mib > n->mem_mib - mem[a->node])
+		return BAD(d, FW_EBUSY, f,
+			   "running job %s: a task on node %s needs %lld MiB of memory and the running tasks "
+			   "before it leave %lld of the node's %lld: the node is overbooked",
+			   j->name, n->name, (long long)t->mem_mib, (long long)(n->mem_mib - mem[a->node]),
+			   (long long)n->mem_mib);
+	for (int g = 0; g < n->gpu_count; g++)
+		if (a->gpu_mask & (1u << g))
+			m[g] += a->gpu_milli;
+	cpu[a->node] += t->cpu_milli;
+	mem[a->node] += t->mem_mib;
+	return FW_OK;
+}
+
+/* The running jobs together fit every node: no GPU holds more than 1000
+ * milli (a whole GPU named by two tasks, or fractions that add up past
+ * one), and no node's CPU or memory is exceeded.  The cycle derives free
+ * capacity from these allocations (lib/domain.c) and would otherwise
+ * count negative room.  Runs after check_jobs (indices are valid); the
+ * job reported is the first whose task overbooks, in snapshot order. */
+static int check_usage(const struct fw_snapshot *s, struct fw_diag *d)
+{
+	int32_t *milli;
+	int64_t *cpu, *mem;
+	int rc = FW_OK;
+
+	if (s->nallocs == 0)
+		return FW_OK;
+	milli = calloc((size_t)s->nnodes * FW_MAX_GPUS_PER_NODE + 1, sizeof *milli);
+	cpu = calloc((size_t)s->nnodes + 1, sizeof *cpu);
+	mem = calloc((size_t)s->nnodes + 1, sizeof *mem);
+	if (!milli || !cpu || !mem)
+		rc = FW_ENOMEM;
+	for (int32_t i = 0; i < s->njobs && rc == FW_OK; i++) {
+		const struct fw_job *j = &s->jobs[i];
+		if (j->state != FW_JOB_RUNNING)
+			continue;
+		for (int32_t k = 0; k < j->alloc_count && rc == FW_OK; k++)
+			rc = book(s, i, &s->allocs[j->alloc_first + k], milli, cpu, mem, d);
+	}
+	free(milli);
+	free(cpu);
+	free(mem);
+	return rc;
+}
+
 static int check_config(const struct fw_snapshot *s, struct fw_diag *d)
 {
 	if (s->config.reserve_depth > FW_RESERVE_DEPTH_MAX)
@@ -334,5 +406,7 @@ int fw_snapshot_validate(const struct fw_snapshot *s, struct fw_diag *d)
 		return rc;
 	if ((rc = check_queues(s, d)) != FW_OK)
 		return rc;
-	return check_jobs(s, d);
+	if ((rc = check_jobs(s, d)) != FW_OK)
+		return rc;
+	return check_usage(s, d);
 }

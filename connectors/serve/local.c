@@ -44,8 +44,9 @@
  *
  * Fleet changes: the store outlives the config, so open() may find jobs
  * the fleet no longer fits.  A running job on a node the fleet lacks (or
- * on GPUs its node no longer has) is requeued, as Slurm does with jobs on
- * removed nodes: pending again, keeping its whole checkpoints, one line
+ * on GPUs its node no longer has, or on a node whose CPU or memory the
+ * running jobs stored before it leave too little of) is requeued, as
+ * Slurm does with jobs on removed nodes: pending again, keeping its whole checkpoints, one line
  * on stderr naming the job and the node, and a decision-log row (kind
  * "requeue", reason "fleet_change", cycle 0: before this daemon's first
  * cycle) committed with the job's new state, so `fairway jobs why` and
@@ -431,13 +432,38 @@ static const char *lost_node(const struct fw_backend *b, const struct ljob *lj, 
 	return NULL;
 }
 
+/* A placement's node whose CPU or memory the running jobs before it (the
+ * books, per fleet node, never past a node's capacity) leave too little
+ * of; NULL when every task fits, and then the job is booked. */
+static const char *full_node(const struct fw_backend *b, const struct ljob *lj, int64_t *cpu, int64_t *mem)
+{
+	int32_t k;
+
+	for (k = 0; k < lj->nplace; k++) {
+		const struct fw_task_group *g = &lj->bj.job.groups[lj->place[k].group];
+		int32_t n = node_index(b, lj->place[k].node);
+		if (g->cpu_milli > b->fleet->nodes[n].cpu_milli - cpu[n] ||
+		    g->mem_mib > b->fleet->nodes[n].mem_mib - mem[n])
+			break;
+		cpu[n] += g->cpu_milli;
+		mem[n] += g->mem_mib;
+	}
+	if (k == lj->nplace)
+		return NULL;
+	for (int32_t u = 0; u < k; u++) { /* not booked after all */
+		int32_t n = node_index(b, lj->place[u].node);
+		cpu[n] -= lj->bj.job.groups[lj->place[u].group].cpu_milli;
+		mem[n] -= lj->bj.job.groups[lj->place[u].group].mem_mib;
+	}
+	return lj->place[k].node;
+}
+
 /* Requeue one running job the fleet no longer fits: its new state and a
  * decision-log row saying why (kind "requeue", before the first cycle:
  * cycle 0), so `fairway jobs why` shows it. */
-static int requeue_one(struct fw_backend *b, struct ljob *lj, const char *node, bool gone, fw_time now)
+static int requeue_one(struct fw_backend *b, struct ljob *lj, const char *node, const char *how, fw_time now)
 {
-	const char *how = gone ? "no longer has" : "now has with fewer GPUs";
-	char text[FW_NAME_MAX + 96];
+	char text[FW_NAME_MAX + 128];
 	struct fw_store_decision dec = { 0, now, b->gen, "requeue", lj->bj.job.name, "", "fleet_change", text };
 	int rc;
 
@@ -454,27 +480,40 @@ static int requeue_one(struct fw_backend *b, struct ljob *lj, const char *node, 
 }
 
 /* Requeue the running jobs the fleet no longer fits (the file comment),
- * in one transaction: each job's state and its log row commit together. */
+ * in one transaction: each job's state and its log row commit together.
+ * The jobs on kept nodes are booked in job order (CPU and memory per
+ * node), and one whose tasks would overbook a node that shrank is
+ * requeued too: the core refuses a snapshot that overbooks a node. */
 static int requeue_lost(struct fw_backend *b, fw_time now)
 {
+	int64_t *cpu = calloc((size_t)b->fleet->nnodes + 1, sizeof *cpu);
+	int64_t *mem = calloc((size_t)b->fleet->nnodes + 1, sizeof *mem);
 	bool began = false;
-	int rc = FW_OK;
+	int rc = cpu && mem ? FW_OK : FW_ENOMEM;
 
 	for (int32_t i = 0; i < b->njobs && rc == FW_OK; i++) {
 		struct ljob *lj = &b->jobs[i];
-		const char *node;
+		const char *node, *how = "no longer has";
 		bool gone;
-		if (lj->state != L_RUNNING || !(node = lost_node(b, lj, &gone)))
+		if (lj->state != L_RUNNING)
+			continue;
+		if ((node = lost_node(b, lj, &gone)) != NULL)
+			how = gone ? "no longer has" : "now has with fewer GPUs";
+		else if ((node = full_node(b, lj, cpu, mem)) != NULL)
+			how = "now has with too little CPU or memory for it";
+		else
 			continue;
 		if (!began && (rc = fw_store_begin(b->store)) != FW_OK)
 			break;
 		began = true;
-		rc = requeue_one(b, lj, node, gone, now);
+		rc = requeue_one(b, lj, node, how, now);
 	}
 	if (began && rc == FW_OK)
 		rc = fw_store_commit(b->store);
 	else if (began)
 		fw_store_rollback(b->store);
+	free(cpu);
+	free(mem);
 	return rc;
 }
 

@@ -7,8 +7,16 @@
  *   2. running  jobs that hold resources: managed ones become running jobs
  *               with their GPU indices, the others mark their GPUs bad;
  *   3. starting jobs fairway released that Slurm has not run yet: running
- *               on their ReqNodes, on GPUs still free after phase 2;
+ *               on their ReqNodes, on GPUs still free after phase 2 and
+ *               with the CPU and memory the jobs before them leave;
  *   4. pending  held jobs.
+ * The running jobs are booked per node as they are read, so the snapshot
+ * never overbooks a node (fw_snapshot_validate refuses that) even where
+ * Slurm runs more than fairway counts room for: a managed job on GPUs a
+ * managed job read before it holds (shared GPUs) counts as foreign, and
+ * a task's CPU and memory are cut to what is left on its nodes (CPUs
+ * split unevenly across a job's nodes, memory that is not a consumable
+ * resource, oversubscription).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +29,8 @@ struct build {
 	struct fw_snapshot *s;
 	int32_t *node_of;       /* slurm node index -> snapshot node, -1 */
 	uint32_t *used;         /* per snapshot node: GPUs taken */
+	uint32_t *held;         /* ... of them, by running jobs' allocations */
+	int64_t *cpu, *mem;     /* per snapshot node: booked by allocations */
 	int32_t skipped;
 };
 
@@ -207,18 +217,45 @@ static void mark_foreign(struct build *b, const slurm_job_info_t *j)
 }
 
 static int add_allocs(struct build *b, const int32_t *nodes, const uint32_t *masks,
-		      int n, int gpus)
+		      int n, const struct fw_task_group *g)
 {
 	for (int k = 0; k < n; k++) {
 		struct fw_task_alloc a = { .node = nodes[k], .group = 0,
 					   .gpu_mask = masks[k],
-					   .gpu_milli = gpus ? 1000 : 0 };
+					   .gpu_milli = g->gpus ? 1000 : 0 };
 		int rc = fw_snapshot_add_alloc(b->s, &a);
 		if (rc < 0)
 			return rc;
 		b->used[nodes[k]] |= masks[k];
+		b->held[nodes[k]] |= masks[k];
+		b->cpu[nodes[k]] += g->cpu_milli;
+		b->mem[nodes[k]] += g->mem_mib;
 	}
 	return FW_OK;
+}
+
+/* CPU and memory node x has left for a task after the allocations read
+ * so far (never below 0: a node's books never pass its capacity). */
+static int64_t cpu_left(const struct build *b, int32_t x)
+{
+	return b->s->nodes[x].cpu_milli - b->cpu[x];
+}
+
+static int64_t mem_left(const struct build *b, int32_t x)
+{
+	return b->s->nodes[x].mem_mib - b->mem[x];
+}
+
+/* A task of g as Slurm runs it on each of the nodes: its CPU and memory
+ * cut to what the jobs read before it leave there (the file comment). */
+static void fit_task(const struct build *b, const int32_t *nodes, int n, struct fw_task_group *g)
+{
+	for (int k = 0; k < n; k++) {
+		if (g->cpu_milli > cpu_left(b, nodes[k]))
+			g->cpu_milli = cpu_left(b, nodes[k]);
+		if (g->mem_mib > mem_left(b, nodes[k]))
+			g->mem_mib = mem_left(b, nodes[k]);
+	}
 }
 
 static int add_running(struct build *b, const slurm_job_info_t *j, int32_t q,
@@ -230,11 +267,12 @@ static int add_running(struct build *b, const slurm_job_info_t *j, int32_t q,
 	job_common(b, j, q, &fj);
 	job_shape(j, n, &fj);
 	fj.groups[0].gpus = __builtin_popcount(masks[0]);
+	fit_task(b, nodes, n, &fj.groups[0]);
 	fj.state = FW_JOB_RUNNING;
 	fj.start_time = j->start_time && j->start_time <= b->s->now ? j->start_time : b->s->now;
 	fj.alloc_first = b->s->nallocs;
 	fj.alloc_count = n;
-	if ((rc = add_allocs(b, nodes, masks, n, fj.groups[0].gpus)) != FW_OK)
+	if ((rc = add_allocs(b, nodes, masks, n, &fj.groups[0])) != FW_OK)
 		return rc;
 	return fw_snapshot_add_job(b->s, &fj) < 0 ? FW_ENOMEM : FW_OK;
 }
@@ -247,8 +285,10 @@ static int running_job(struct build *b, const slurm_job_info_t *j)
 
 	for (int k = 0; k < n && k < FW_SLURM_MAX_JOB_NODES; k++) {
 		masks[k] = k < (int)j->gres_detail_cnt ? fw__gres_idx_mask(j->gres_detail_str[k]) : 0;
-		if (nodes[k] < 0 || __builtin_popcount(masks[k]) != __builtin_popcount(masks[0]))
-			q = -1; /* outside the managed nodes, or uneven GPU counts */
+		if (nodes[k] < 0 || __builtin_popcount(masks[k]) != __builtin_popcount(masks[0]) ||
+		    (b->held[nodes[k]] & masks[k]))
+			q = -1; /* outside the managed nodes, uneven GPU counts,
+				 * or GPUs a managed job holds already */
 	}
 	if (q < 0 || n == 0 || n > FW_SLURM_MAX_JOB_NODES) {
 		b->skipped += q < 0 && fw__slurm_managed(b->h, j->partition);
@@ -285,7 +325,8 @@ static int starting_job(struct build *b, const slurm_job_info_t *j, bool *placed
 	job_common(b, j, q, &probe);
 	job_shape(j, n, &probe);
 	for (int k = 0; k < n; k++)
-		if (nodes[k] < 0 || !free_gpus(b, nodes[k], probe.groups[0].gpus, &masks[k]))
+		if (nodes[k] < 0 || !free_gpus(b, nodes[k], probe.groups[0].gpus, &masks[k]) ||
+		    probe.groups[0].cpu_milli > cpu_left(b, nodes[k]) || probe.groups[0].mem_mib > mem_left(b, nodes[k]))
 			return FW_OK;
 	*placed = true;
 	return add_running(b, j, q, nodes, masks, n);
@@ -360,7 +401,10 @@ int fw__slurm_build(struct fw_slurm *h, struct fw_snapshot *s,
 	h->norphans = 0;
 	b.node_of = malloc((n ? n : 1) * sizeof *b.node_of);
 	b.used = calloc(n ? n : 1, sizeof *b.used);
-	if (b.node_of && b.used) {
+	b.held = calloc(n ? n : 1, sizeof *b.held);
+	b.cpu = calloc(n ? n : 1, sizeof *b.cpu);
+	b.mem = calloc(n ? n : 1, sizeof *b.mem);
+	if (b.node_of && b.used && b.held && b.cpu && b.mem) {
 		for (uint32_t i = 0; i < n; i++)
 			b.node_of[i] = -1;
 		if ((rc = build_nodes(&b)) == FW_OK)
@@ -368,6 +412,9 @@ int fw__slurm_build(struct fw_slurm *h, struct fw_snapshot *s,
 	}
 	free(b.node_of);
 	free(b.used);
+	free(b.held);
+	free(b.cpu);
+	free(b.mem);
 	if (rc != FW_OK)
 		return fw_diag_set(d, rc, "slurm", 0, 0, "snapshot",
 				   "building the snapshot failed: %s", fw_strerror(rc));

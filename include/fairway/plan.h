@@ -48,7 +48,11 @@
  * with no expected runtime (UNKNOWN_RUNTIME), or when the cluster can
  * never hold it (NEVER_FITS: its GPUs, in the cluster, of its model, in
  * one domain of its required level, or one task's on one node; TASK_CPU,
- * TASK_MEM: one task's CPU or memory on the largest usable node).
+ * TASK_MEM: one task's CPU or memory, more than any usable node where
+ * its GPUs, and its CPU, fit has).  Never means not even on the empty
+ * cluster, whatever the job asks (no GPUs at all, or needs that no one
+ * node meets together): a job nothing could ever make room for is not
+ * UNKNOWN_RUNTIME.
  * Reason values only ever get appended.
  *
  * A job that failed to place although some domain had the GPUs for it
@@ -132,9 +136,9 @@ enum fw_decision_kind {
 	X(MOVED, moved,                                                        \
 	  "moved: evicted and restarted on other nodes in this plan, to free a domain for gang job #%lld (queue #%lld)") \
 	X(TASK_CPU, task_cpu,                                                  \
-	  "one of its tasks needs %lld CPU millicores and no usable node has more than %lld: it can never start") \
+	  "one of its tasks needs %lld CPU millicores and no usable node has more than %lld where its GPUs fit: it can never start") \
 	X(TASK_MEM, task_mem,                                                  \
-	  "one of its tasks needs %lld MiB of memory and no usable node has more than %lld: it can never start") \
+	  "one of its tasks needs %lld MiB of memory and no usable node has more than %lld where its GPUs and CPU fit: it can never start") \
 	X(NO_CPU, no_cpu,                                                      \
 	  "no node with free GPUs has the CPU for its first task: it needs %lld CPU millicores and such a node has at most %lld free") \
 	X(NO_MEM, no_mem,                                                      \

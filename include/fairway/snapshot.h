@@ -276,9 +276,12 @@ int64_t fw_job_gpus(const struct fw_job *j);
 /*
  * Structural validation: indices in range, a queue tree without cycles,
  * jobs on leaf queues, sane task shapes, no duplicate node or queue names,
- * running jobs' allocations inside their nodes.  Fills d (field = e.g.
- * "jobs[4].queue") and returns FW_EINVAL/FW_ELOOP/FW_EEXIST on the first
- * problem.  The cycle assumes a validated snapshot.
+ * running jobs' allocations inside their nodes, and together within each
+ * node (no GPU held past 1000 milli, e.g. one GPU index named by two whole
+ * tasks; CPU and memory within the node's: FW_EBUSY, naming the job and
+ * the node).  Fills d (field = e.g. "jobs[4].queue") and returns
+ * FW_EINVAL/FW_ELOOP/FW_EEXIST/FW_ERANGE/FW_EBUSY on the first problem.
+ * The cycle assumes a validated snapshot.
  */
 int fw_snapshot_validate(const struct fw_snapshot *s, struct fw_diag *d);
 

@@ -626,6 +626,7 @@ static const struct {
 	{ "alloc_gpu_out_of_range", FW_ERANGE, 12,
 	  "jobs[0].allocation[0].gpus[1]" },
 	{ "alloc_double_booked", FW_EBUSY, 16, "jobs[1].allocation[0].gpus" },
+	{ "alloc_overbooked", FW_EBUSY, 17, "jobs[1].allocation[0]" },
 	{ "alloc_missing_task", FW_EINVAL, 12, "jobs[0].allocation" },
 	{ "running_without_allocation", FW_EINVAL, 10, "jobs[0].allocation" },
 	{ "bad_memory_unit", FW_EINVAL, 5, "nodes[0].memory" },

@@ -487,6 +487,36 @@ static const struct fw_decision *reservation_of(const struct fw_plan *p, int job
 	return NULL;
 }
 
+/* A gang of fractional tasks needs a share of a GPU per task, not a GPU:
+ * six half-GPU A100 tasks fit the 4 A100 GPUs of c0 (on 3 of them) once
+ * the job holding them ends at 600, so the gang is reserved there.  The
+ * "can it ever fit" test counted each task as a whole GPU (6 > 4) and
+ * refused the reservation, leaving the gang to be starved by backfill. */
+TEST(a_fractional_gang_of_more_tasks_than_gpus_is_reserved)
+{
+	const char *pols[] = { "slurm", "fairway" };
+
+	for (int k = 0; k < 2; k++) {
+		struct fw_snapshot *s = two_racks();
+		int c0 = tb_node(s, "c0", 4, "A100", "rc", NULL, NULL);
+		int r = tb_job(s, "running", 0, 1, 4, 1000, 0);
+		int g = tb_job(s, "frac", 0, 6, 1, 500, 10);
+		const struct fw_decision *d;
+		struct fw_plan *p;
+
+		snprintf(s->jobs[r].groups[0].gpu_model, FW_NAME_MAX, "A100");
+		snprintf(s->jobs[g].groups[0].gpu_model, FW_NAME_MAX, "A100");
+		tb_run(s, r, 1, &c0, 0xf);
+		s->jobs[r].expected_runtime = 600;
+		s->jobs[g].expected_runtime = 100;
+		ASSERT((p = run(s, pols[k])) != NULL);
+		ASSERT((d = reservation_of(p, g)) != NULL);
+		ASSERT_EQ(d->at, 600);
+		ASSERT_EQ(fw_plan_pending_for(p, g)->expected_start, 600);
+		fw_snapshot_free(s);
+	}
+}
+
 TEST(easy_backfill_never_delays_the_reserved_gang)
 {
 	const char *pols[] = { "slurm", "fairway" };
@@ -757,6 +787,57 @@ TEST(estimate_never_fits_a_task_no_node_can_hold)
 	fw_reason_format(FW_REASON_TASK_CPU, 128001, 128000, msg, sizeof msg);
 	ASSERT_STR_CONTAINS(msg, "needs 128001 CPU millicores and no usable node has more than 128000");
 	ASSERT_EQ(fw_plan_pending_for(p, fits)->expected_start, 600); /* the control */
+	fw_snapshot_free(s);
+}
+
+/* A job no node can ever host, although each need alone fits somewhere:
+ * a0 has the CPU but not the memory, b0 the memory but not the CPU, and
+ * a gang whose tasks must share one node that is too small for both.
+ * With nothing running the cluster is as empty as it gets, so the
+ * estimate says never, not "held by jobs with no expected runtime"
+ * (nothing is), for a job of GPUs and one of none alike. */
+TEST(estimate_never_fits_a_job_no_node_can_ever_host)
+{
+	struct fw_snapshot *s = two_racks();
+	int cpu_only = tb_job(s, "cpu_only", 0, 1, 0, 1000, 0);
+	int gpu = tb_job(s, "gpu", 0, 1, 1, 1000, 1);
+	int pair = tb_job(s, "pair", 0, 2, 0, 1000, 2);
+	int idle = tb_job(s, "idle", 0, 1, 0, 1000, 3);
+	struct fw_plan *p;
+	char msg[512];
+
+	s->nodes[0].cpu_milli = 256000;
+	s->nodes[2].mem_mib = 4 << 20;
+	for (int j = cpu_only; j <= gpu; j++) {
+		s->jobs[j].groups[0].cpu_milli = 200000;
+		s->jobs[j].groups[0].mem_mib = 2 << 20;
+	}
+	s->jobs[pair].groups[0].cpu_milli = 150000; /* 300 cores: a0 has 256 */
+	s->jobs[pair].required_level = FW_LEVEL_NODE;
+	s->jobs[idle].groups[0].cpu_milli = 1000;
+	s->jobs[idle].expected_runtime = 60;
+	ASSERT((p = run(s, NULL)) != NULL);
+	ASSERT(start_of(p, idle) != NULL); /* the control: it starts now */
+	for (int j = cpu_only; j <= gpu; j++) {
+		const struct fw_pending *r = fw_plan_pending_for(p, j);
+		ASSERT_EQ(r->expected_start, FW_TIME_UNKNOWN);
+		ASSERT_EQ(r->unknown_why, FW_REASON_TASK_MEM);
+		ASSERT_EQ(r->why_a, 2 << 20);
+		ASSERT_EQ(r->why_b, 1 << 20); /* a0: the only node with the CPU */
+	}
+	fw_reason_format(FW_REASON_TASK_MEM, 2 << 20, 1 << 20, msg, sizeof msg);
+	ASSERT_STR_CONTAINS(msg, "needs 2097152 MiB of memory and no usable node");
+	ASSERT_EQ(fw_plan_pending_for(p, pair)->unknown_why, FW_REASON_NEVER_FITS);
+	ASSERT_EQ(fw_plan_pending_for(p, pair)->why_a, 0);
+	ASSERT_EQ(fw_plan_pending_for(p, pair)->why_b, 8); /* one node: at most 8 GPUs */
+	for (int n = 0; n < 4; n++)
+		s->nodes[n].schedulable = false;
+	ASSERT((p = run(s, NULL)) != NULL);
+	ASSERT_EQ(fw_plan_pending_for(p, idle)->unknown_why, FW_REASON_TASK_CPU);
+	s->jobs[idle].groups[0].cpu_milli = 0; /* asks nothing: still nowhere to go */
+	ASSERT((p = run(s, NULL)) != NULL);
+	ASSERT_EQ(fw_plan_pending_for(p, idle)->unknown_why, FW_REASON_NEVER_FITS);
+	ASSERT_EQ(fw_plan_pending_for(p, idle)->why_b, 0);
 	fw_snapshot_free(s);
 }
 
@@ -1048,6 +1129,44 @@ TEST(reclaim_frees_a_queue_above_fair_share_for_a_starving_queue)
 	ASSERT_EQ(count_kind(run(s, "fifo"), FW_DECIDE_EVICT), 0);
 	ASSERT_EQ(count_kind(run(s, "slurm"), FW_DECIDE_EVICT), 0);
 	fw_snapshot_free(s);
+}
+
+/* Reclaim frees capacity after allocate: b (4 GPUs) evicts an 8-GPU job
+ * of A (A keeps its fair share of 8: B also asks 8 B200 GPUs no node has)
+ * and leaves 4 GPUs free, where x (2 GPUs, of A: it may not reclaim) fits
+ * now.  x failed in allocate, when nothing was free, but its estimate is
+ * now, not b's end (1600): the walk must not take "a job of its shape
+ * failed at now this cycle" for "it does not fit at now" once reclaim
+ * has evicted. */
+TEST(estimate_sees_the_room_reclaim_left_at_now)
+{
+	const char *pols[] = { "fairway", "kai" };
+
+	for (int k = 0; k < 2; k++) {
+		struct fw_snapshot *s = fw_snapshot_new();
+		struct fw_plan *p;
+		tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
+		tb_node(s, "n1", 8, NULL, NULL, NULL, NULL);
+		tb_queue(s, "A", -1, 8, -1, 1);
+		tb_queue(s, "B", -1, 8, -1, 1);
+		s->now = 1000;
+		for (int i = 0; i < 2; i++) {
+			int a = tb_job(s, i ? "a1" : "a0", 0, 1, 8, 1000, 0);
+			tb_run(s, a, 1, &i, 0xff);
+			s->jobs[a].start_time = 100 * i;
+			s->jobs[a].preemptible = true;
+		}
+		int x = tb_job(s, "x", 0, 1, 2, 1000, 400);
+		int b = tb_job(s, "b", 1, 1, 4, 1000, 500);
+		int q = tb_job(s, "q", 1, 1, 8, 1000, 600);
+		snprintf(s->jobs[q].groups[0].gpu_model, sizeof s->jobs[q].groups[0].gpu_model, "B200");
+		s->jobs[x].expected_runtime = s->jobs[b].expected_runtime = 600;
+		ASSERT((p = run(s, pols[k])) != NULL);
+		ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 1);
+		ASSERT(start_of(p, b) != NULL);
+		ASSERT_EQ(fw_plan_pending_for(p, x)->expected_start, 1000);
+		fw_snapshot_free(s);
+	}
 }
 
 TEST(reclaim_prefers_the_victim_with_the_least_work_since_start)
@@ -1862,16 +1981,17 @@ static void teardown(void)
 	random_snapshots_keep_every_invariant_and_are_deterministic, checker_catches_an_over_committed_gpu, \
 	checker_refuses_decisions_that_point_outside, \
 	checker_catches_a_partial_gang_and_a_missing_reason, out_of_memory_fails_cleanly_at_every_step, \
-	easy_backfill_never_delays_the_reserved_gang, kai_has_no_reservations_so_the_long_job_jumps_ahead, \
+	easy_backfill_never_delays_the_reserved_gang, a_fractional_gang_of_more_tasks_than_gpus_is_reserved, kai_has_no_reservations_so_the_long_job_jumps_ahead, \
 	checker_catches_a_backfill_that_delays_a_reservation, checker_catches_a_reservation_for_a_job_that_does_not_wait, estimates_follow_the_reservation_walk, \
 	estimate_is_unknown_when_blockers_never_end, queue_default_runtime_gives_unknown_runtimes_an_end, \
 	estimates_follow_backfill_not_queue_position, \
 	estimate_is_unknown_over_quota_and_when_it_can_never_fit, estimate_never_fits_names_the_binding_bound, estimate_never_fits_a_task_no_node_can_hold, \
+	estimate_never_fits_a_job_no_node_can_ever_host, \
 	no_resources_says_what_the_first_task_lacks, no_resources_says_the_model_or_the_tasks_together, \
 	strict_order_estimates_wait_for_the_head_of_the_line, \
 	estimates_are_deterministic_and_mostly_known_on_random_snapshots, checker_catches_a_bad_estimate, \
 	slurm_priority_favours_age_fair_share_and_size, estimates_can_be_switched_off, \
-	reclaim_frees_a_queue_above_fair_share_for_a_starving_queue, \
+	reclaim_frees_a_queue_above_fair_share_for_a_starving_queue, estimate_sees_the_room_reclaim_left_at_now, \
 	reclaim_prefers_the_victim_with_the_least_work_since_start, \
 	reclaim_prefers_the_victim_with_the_least_work_since_its_checkpoint, reclaim_never_evicts_non_preemptible_jobs, \
 	reclaim_honours_the_queue_min_runtime_protection, reclaim_evicts_whole_gangs, \

@@ -524,7 +524,63 @@ TEST(a_job_requeued_by_a_fleet_change_has_a_decision)
 	fw_snapshot_free(small);
 }
 
+/* Reopened on a fleet whose node n0 has fewer cores than the job running
+ * there asks: the job is requeued like one on a node that is gone (the
+ * snapshot would otherwise overbook n0, which fw_snapshot_validate
+ * refuses, and every cycle would fail); n1 kept exactly the memory its
+ * job asks, so that job runs on. */
+TEST(a_job_on_a_node_the_fleet_shrank_is_requeued)
+{
+	static const char shrunk[] = "now: 0\n"
+				     "nodes:\n"
+				     "  - {name: n0, gpus: 8, cpu: 32, memory: 512Gi}\n"
+				     "  - {name: n1, gpus: 8, cpu: 64, memory: 256Gi}\n";
+	struct fw_backend *b;
+	struct fw_backend_world w;
+	struct fw_backend_config cfg;
+	struct fw_snapshot *small, *s;
+	struct fw_diag d;
+	char last[256] = "";
+	const char *state;
+	fw_time sub, start, end;
+
+	setup(&b);
+	for (int i = 0; i < 2; i++) {
+		struct fw_backend_job j;
+		memset(&j, 0, sizeof j);
+		fw_job_init(&j.job);
+		snprintf(j.job.name, sizeof j.job.name, "%s", i ? "mem-job" : "cpu-job");
+		strcpy(j.queue, "q");
+		j.job.groups[0].gpus = 4;
+		j.job.groups[0].cpu_milli = i ? 8000 : 48000;
+		j.job.groups[0].mem_mib = i ? 256 * 1024 : 1024;
+		ASSERT_EQ(fw_backend_local.submit(b, &j, 1000, NULL), FW_OK);
+	}
+	start_on(b, "cpu-job", 1000, "n0");
+	start_on(b, "mem-job", 1000, "n1");
+	fw_backend_local.close(b);
+	ASSERT_EQ(fw_config_load_buffer("fleet", shrunk, sizeof shrunk - 1, &small, NULL), FW_OK);
+	memset(&cfg, 0, sizeof cfg);
+	cfg.fleet = small;
+	cfg.store = store;
+	cfg.now = 2000;
+	ASSERT_EQ(fw_backend_local.open(&cfg, &b, NULL), FW_OK);
+	ASSERT_EQ(fw_local_job_info(b, "cpu-job", &state, &sub, &start, &end, NULL, NULL), FW_OK);
+	ASSERT_STR_EQ(state, "pending");
+	ASSERT_EQ(fw_store_job_decisions(store, "cpu-job", 10, last_decision, last), FW_OK);
+	ASSERT_STR_EQ(last, "requeue fleet_change 0 | requeued: it was running on node n0, which the fleet now has "
+			    "with too little CPU or memory for it");
+	ASSERT_EQ(fw_local_job_info(b, "mem-job", &state, &sub, &start, &end, NULL, NULL), FW_OK);
+	ASSERT_STR_EQ(state, "running");
+	s = world(b, 2000, &w);
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_OK);
+	fw_snapshot_free(s);
+	teardown(b);
+	fw_snapshot_free(small);
+}
+
 TEST_MAIN(stale_generation_changes_nothing_and_actions_are_idempotent, jobs_run_for_their_runtime_and_survive_reopen,
 	  an_evicted_job_resumes_from_its_last_checkpoint,
 	  thousands_of_jobs_are_found_by_name, jobs_with_a_non_zero_exit_code_fail, failed_jobs_make_their_node_suspect,
-	  failures_count_per_node_within_the_window, a_job_requeued_by_a_fleet_change_has_a_decision)
+	  failures_count_per_node_within_the_window, a_job_requeued_by_a_fleet_change_has_a_decision,
+	  a_job_on_a_node_the_fleet_shrank_is_requeued)

@@ -120,5 +120,114 @@ TEST(plan_to_actions_and_notes)
 	fw_snapshot_free(s);
 }
 
+/* ---- the snapshot built from Slurm's messages, without a cluster ---- */
+
+static void fake_node(node_info_t *n, const char *name)
+{
+	n->name = (char *)name;
+	n->gres = (char *)"gpu:h100:8";
+	n->cpus = 64;
+	n->real_memory = 512000;
+	n->node_state = NODE_STATE_IDLE;
+}
+
+static void fake_job(slurm_job_info_t *j, uint32_t id, const char *nodes, const char *gres, uint32_t cpus)
+{
+	j->job_id = id;
+	j->account = (char *)"team_a";
+	j->partition = (char *)"gpu";
+	j->user_name = (char *)"u";
+	j->nice = NICE_OFFSET;
+	j->time_limit = 10;
+	j->submit_time = 1;
+	j->start_time = 500;
+	j->num_nodes = 1;
+	j->num_cpus = cpus;
+	j->pn_min_memory = 1000;
+	j->tres_per_node = (char *)"gres:gpu:2";
+	j->job_state = JOB_RUNNING;
+	j->nodes = (char *)nodes;
+	j->gres_detail_cnt = 1;
+	j->gres_detail_str = calloc(1, sizeof *j->gres_detail_str);
+	j->gres_detail_str[0] = (char *)gres;
+}
+
+/* Slurm may run more on a node than fairway counts room for: 301 and 302
+ * ask 48 + 32 of gpu001's 64 cores (oversubscribed), 304 holds GPUs 0-1
+ * of gpu002 that 303 holds already (shared GPUs).  The snapshot must
+ * still validate (fw_snapshot_validate refuses an overbooked node): 302's
+ * task is cut to the 16 cores left, 304 counts as foreign (its GPUs bad),
+ * and 305, released by fairway onto gpu002 where 303 leaves 24 cores, is
+ * not counted as starting there (it asks 40): it is pending again. */
+TEST(a_snapshot_from_slurm_never_overbooks_a_node)
+{
+	struct fw_slurm *h = calloc(1, sizeof *h);
+	node_info_msg_t nodes = { 0 };
+	partition_info_msg_t parts = { 0 };
+	job_info_msg_t jobs = { 0 };
+	struct fw_snapshot *s = fw_snapshot_new();
+	struct fw_backend_world w;
+	struct fw_queue q;
+	struct fw_diag d;
+	int32_t inx[] = { 0, 1, -1 };
+
+	ASSERT(h && s);
+	snprintf(h->parts, sizeof h->parts, "gpu");
+	nodes.record_count = 2;
+	nodes.node_array = calloc(2, sizeof *nodes.node_array);
+	fake_node(&nodes.node_array[0], "gpu001");
+	fake_node(&nodes.node_array[1], "gpu002");
+	parts.record_count = 1;
+	parts.partition_array = calloc(1, sizeof *parts.partition_array);
+	parts.partition_array[0].name = (char *)"gpu";
+	parts.partition_array[0].node_inx = inx;
+	jobs.record_count = 5;
+	jobs.job_array = calloc(5, sizeof *jobs.job_array);
+	fake_job(&jobs.job_array[0], 301, "gpu001", "gpu:h100:2(IDX:0-1)", 48);
+	fake_job(&jobs.job_array[1], 302, "gpu001", "gpu:h100:2(IDX:2-3)", 32);
+	fake_job(&jobs.job_array[2], 303, "gpu002", "gpu:h100:2(IDX:0-1)", 40);
+	fake_job(&jobs.job_array[3], 304, "gpu002", "gpu:h100:2(IDX:0-1)", 8);
+	fake_job(&jobs.job_array[4], 305, NULL, NULL, 40);
+	jobs.job_array[4].job_state = JOB_PENDING;
+	jobs.job_array[4].priority = 1000;
+	jobs.job_array[4].req_nodes = (char *)"gpu002";
+	jobs.job_array[4].gres_detail_cnt = 0;
+	h->nodes = &nodes;
+	h->partitions = &parts;
+	h->jobs = &jobs;
+	fw_queue_init(&q);
+	strcpy(q.name, "team_a");
+	fw_snapshot_add_queue(s, &q);
+	s->now = 1000;
+
+	ASSERT_OK(fw__slurm_build(h, s, &w, &d));
+	if (fw_snapshot_validate(s, &d) != FW_OK)
+		fprintf(stderr, "  %s: %s\n", d.field, d.msg);
+	ASSERT_OK(fw_snapshot_validate(s, &d));
+	ASSERT_EQ(s->njobs, 4); /* 304 is foreign */
+	ASSERT_STR_EQ(s->jobs[1].name, "302");
+	ASSERT_EQ(s->jobs[1].groups[0].cpu_milli, 16000);
+	ASSERT_EQ(s->jobs[0].groups[0].cpu_milli, 48000);
+	ASSERT_EQ(s->nodes[1].bad_gpu_mask, 0x3);
+	ASSERT_STR_EQ(s->jobs[3].name, "305");
+	ASSERT_EQ(s->jobs[3].state, FW_JOB_PENDING);
+	jobs.job_array[4].num_cpus = 24; /* fits the 24 cores left: starting */
+	fw_snapshot_free(s);
+	s = fw_snapshot_new();
+	fw_snapshot_add_queue(s, &q);
+	s->now = 1000;
+	ASSERT_OK(fw__slurm_build(h, s, &w, &d));
+	ASSERT_OK(fw_snapshot_validate(s, &d));
+	ASSERT_EQ(s->jobs[3].state, FW_JOB_RUNNING);
+	for (uint32_t i = 0; i < jobs.record_count; i++)
+		free(jobs.job_array[i].gres_detail_str);
+	free(jobs.job_array);
+	free(parts.partition_array);
+	free(nodes.node_array);
+	free(h->orphans);
+	free(h);
+	fw_snapshot_free(s);
+}
+
 TEST_MAIN(gres_counts_and_models, gres_index_masks, options, managed_partitions,
-	  plan_to_actions_and_notes)
+	  plan_to_actions_and_notes, a_snapshot_from_slurm_never_overbooks_a_node)

@@ -142,7 +142,51 @@ TEST(times_beyond_the_time_range_are_rejected)
 	fw_snapshot_free(s);
 }
 
+/* Running jobs that together hold more of a node than it has: one GPU
+ * index named by two whole tasks, fractions that add up past a GPU, more
+ * CPU or memory than the node's.  The first job that overbooks is named
+ * with the node; sharing a GPU in fractions that fit is fine. */
+TEST(overbooked_node_is_rejected)
+{
+	struct fw_snapshot *s = small();
+	struct fw_diag d;
+	int n0[] = { 0 };
+	int b = tb_job(s, "j1", 1, 1, 2, 1000, 0);
+
+	tb_run(s, 0, 1, n0, 0x3);
+	tb_run(s, b, 1, n0, 0x6); /* GPU 1 twice */
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_EBUSY);
+	ASSERT_STR_EQ(d.field, "jobs[1]");
+	ASSERT_STR_CONTAINS(d.msg, "running job j1: GPU 1 of node n0 is already held");
+	s->allocs[1].gpu_mask = 0xc; /* GPUs 2 and 3: fine */
+	ASSERT_OK(fw_snapshot_validate(s, &d));
+
+	s->jobs[0].groups[0].cpu_milli = 100000; /* n0 has 128 cores */
+	s->jobs[1].groups[0].cpu_milli = 28001;
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_EBUSY);
+	ASSERT_STR_CONTAINS(d.msg, "running job j1: a task on node n0 needs 28001 CPU millicores");
+	s->jobs[1].groups[0].cpu_milli = 28000;
+	ASSERT_OK(fw_snapshot_validate(s, &d));
+	s->jobs[1].groups[0].mem_mib = INT64_MAX; /* no overflow on the way */
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_EBUSY);
+	ASSERT_STR_CONTAINS(d.msg, "MiB of memory");
+	ASSERT_STR_CONTAINS(d.msg, "node n0");
+	s->jobs[1].groups[0].mem_mib = 0;
+
+	for (int j = 0; j < 2; j++) { /* two half GPUs on GPU 5 fit; 0.6 + 0.5 do not */
+		s->jobs[j].groups[0].gpus = 1;
+		s->jobs[j].groups[0].gpu_milli = 500;
+		s->allocs[j].gpu_mask = 0x20;
+		s->allocs[j].gpu_milli = 500;
+	}
+	ASSERT_OK(fw_snapshot_validate(s, &d));
+	s->jobs[0].groups[0].gpu_milli = s->allocs[0].gpu_milli = 600;
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_EBUSY);
+	ASSERT_STR_CONTAINS(d.msg, "GPU 5 of node n0 is already held by running tasks (600 milli taken");
+	fw_snapshot_free(s);
+}
+
 TEST_MAIN(valid_snapshot_passes, duplicate_node_is_rejected, queue_cycle_is_rejected,
 	  negative_quota_is_rejected, job_on_inner_queue_is_rejected, bad_running_allocation_is_rejected,
 	  fractional_gang_is_rejected, huge_task_count_is_rejected,
-	  times_beyond_the_time_range_are_rejected)
+	  times_beyond_the_time_range_are_rejected, overbooked_node_is_rejected)
