@@ -173,6 +173,15 @@ static json_t *view_ref(struct fw_serve *d)
 	return json_incref(d->view);
 }
 
+/* A member of the view, shared (a new reference), or a fresh empty value
+ * before the first plan: "o" hands either over to json_pack whole (with
+ * "O" a fresh value would keep a second reference and leak). */
+static json_t *view_part(json_t *v, const char *key, json_t *(*empty)(void))
+{
+	json_t *x = json_object_get(v, key);
+	return x ? json_incref(x) : empty();
+}
+
 /* --- health, metrics, cycle ------------------------------------------------------ */
 /* ok: the last cycle ran; when it failed, why (the daemon still answers,
  * but plans nothing until that is fixed). */
@@ -738,9 +747,9 @@ static void h_job_cancel(struct ctx *c)
 /* --- nodes ------------------------------------------------------------------------------ */
 static void h_nodes_list(struct ctx *c)
 {
-	json_t *v = view_ref(c->d), *n = json_object_get(v, "nodes");
-	reply(c, 200, json_pack("{s:O,s:O}", "nodes", n ? n : json_array(), "figures",
-				json_object_get(v, "figures") ? json_object_get(v, "figures") : json_object()));
+	json_t *v = view_ref(c->d);
+	reply(c, 200, json_pack("{s:o,s:o}", "nodes", view_part(v, "nodes", json_array), "figures",
+				view_part(v, "figures", json_object)));
 	json_decref(v);
 }
 
@@ -931,9 +940,9 @@ static void h_rsv_delete(struct ctx *c)
 /* --- cycle results --------------------------------------------------------------------- */
 static void h_fairshare(struct ctx *c)
 {
-	json_t *v = view_ref(c->d), *f = json_object_get(v, "fairshare");
-	reply(c, 200, json_pack("{s:O,s:O}", "queues", f ? f : json_array(), "at",
-				json_object_get(v, "at") ? json_object_get(v, "at") : json_null()));
+	json_t *v = view_ref(c->d);
+	reply(c, 200, json_pack("{s:o,s:o}", "queues", view_part(v, "fairshare", json_array), "at",
+				view_part(v, "at", json_null)));
 	json_decref(v);
 }
 

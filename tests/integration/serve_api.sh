@@ -800,6 +800,29 @@ rc=$?
 check "a config without a level a stored job requires: refused (exit 2)" [ "$rc" -eq 2 ] &&
 	check "... naming the job, its field and the level" grep -q 'store.jobs: cannot restore .*job w2: requiredLevel: "rack" is not a topology level' "$T/flat.log"
 
+# --- before the first plan: the cycle results answer empty and leak nothing ---
+fleet_daemon noplan state-noplan <<'EOF2'
+now: 0
+nodes:
+  - {name: solo, gpus: 8, cpu: 64, memory: 512Gi}
+queues:
+  - name: q
+    resources: {gpu: {quota: 8}}
+EOF2
+stop_daemon
+python3 -c 'import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.execute("INSERT INTO queues (key, doc) VALUES (?, ?)", ("orphan", "{\"name\":\"orphan\",\"parent\":\"nowhere\"}"))
+c.commit()' "$S/fairway.db"
+start_daemon "$S" "$PORT" --config "$T/noplan.yaml" || bad "daemon restarts with a queue under an unknown parent"
+becomes "a stored queue under an unknown parent: cycles fail, no plan yet" /v1/health 'not j["ok"] and not j["viewReady"]'
+req GET /v1/nodes
+check "GET /v1/nodes before the first plan: 200, no nodes, no figures" [ "$CODE" = 200 -a "$(jfield 'j["nodes"], j["figures"]')" = "[] {}" ]
+req GET /v1/fairshare
+check "GET /v1/fairshare before the first plan: 200, no queues, at null" [ "$CODE" = 200 -a "$(jfield 'j["queues"], j["at"]')" = "[] None" ]
+stop_daemon
+check "... and neither leaks (no LeakSanitizer report when the daemon stops)" bash -c "! grep -q LeakSanitizer '$T/daemon.log'"
+
 if grep -E 'ERROR: AddressSanitizer|runtime error|LeakSanitizer' "$T/daemon.log"; then
 	bad "the one-node daemon stops cleanly (no sanitizer report)"
 else
