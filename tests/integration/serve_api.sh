@@ -652,6 +652,9 @@ queues:
   - name: q
     resources: {gpu: {quota: 8}}
 EOF2
+# a healthy report without a reason first: the suspect verdict below must
+# still say why (healthReason is the report that explains the state)
+req POST /v1/nodes/solo/health '{"healthy":true}'
 for i in 1 2; do
 	req POST /v1/jobs "{\"name\":\"fail$i\",\"queue\":\"q\",\"runtime\":1,\"exitCode\":1,\"tasks\":[{\"gpus\":1}]}"
 done
@@ -662,8 +665,11 @@ node_is "two failed jobs on a node: counted, not yet suspect" solo \
 job_is "a job exiting 0 is done (exitCode 0)" fine 'j["state"] == "done" and j["exitCode"] == 0'
 node_is "... and counts for nothing" solo 'j["healthReason"].startswith("fairway: 2 job failures within 24 h")'
 req POST /v1/jobs '{"name":"fail3","queue":"q","runtime":1,"exitCode":3,"tasks":[{"gpus":1}]}'
-node_is "the third failure within 24 h: the node is suspect, the reason names the count" solo \
+node_is "the third failure within 24 h: the node is suspect, the reason names the count (not the healthy report's empty one)" solo \
 	'j["health"] == "suspect" and j["healthy"] and j["schedulable"] and j["healthReason"].startswith("fairway: 3 job failures within 24 h (probation ends in ")'
+req POST /v1/nodes/solo/health '{"healthy":true,"reason":"healthy: 8 GPUs ok"}'
+node_is "a healthy report while suspect: the node stays suspect, and its reason is still the failures" solo \
+	'j["health"] == "suspect" and j["healthReason"].startswith("fairway: 3 job failures within 24 h")'
 req GET "/v1/jobs?state=failed"
 check "GET /v1/jobs?state=failed lists the three with their exit codes" \
 	[ "$(jfield 'sorted((x["name"], x["state"], x["exitCode"]) for x in j["jobs"])')" = "[('fail1', 'failed', 1), ('fail2', 'failed', 1), ('fail3', 'failed', 3)]" ]
