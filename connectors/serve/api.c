@@ -29,11 +29,17 @@
 #include "local.h"
 #include "serve_int.h"
 
+/* Room for a {name} path segment: a longer one is a name too long, which
+ * the dispatcher refuses with 400 naming it (an even longer one matches no
+ * route). */
+#define FW_PATH_NAME_MAX (4 * FW_NAME_MAX)
+
 struct ctx {
 	struct fw_serve *d;
 	const struct fw_api_req *rq;
 	struct fw_api_resp *rs;
-	char name[FW_NAME_MAX];    /* the {name} of the path */
+	char name[FW_PATH_NAME_MAX]; /* the {name} of the path: a valid name
+				      * (fw_codec_name_check) once a handler runs */
 	json_t *body;
 	json_t *out;               /* the answer, serialised after the lock */
 };
@@ -801,7 +807,7 @@ static void h_node_health(struct ctx *c)
 		return fail(c, 404, "ENOENT", "node", "no node named \"%s\"", c->name);
 	if (!need_body(c))
 		return;
-	snprintf(h.node, sizeof h.node, "%s", c->name);
+	snprintf(h.node, sizeof h.node, "%.*s", (int)sizeof h.node - 1, c->name); /* a name: it fits */
 	h.at = h.received = fw_serve_now();
 	gpus = d->fleet->nodes[fw_serve_node_index(d, c->name)].gpu_count;
 	if ((rc = fw_codec_health_parse_node(c->body, gpus, &h, &dg)) != FW_OK || (rc = check_health(&h, &dg)) != FW_OK)
@@ -968,13 +974,14 @@ static void h_plan(struct ctx *c)
 }
 
 /* --- dispatch ---------------------------------------------------------------------------- */
-/* Match "/v1/jobs/{name}" against a path; fills name. */
+/* Match "/v1/jobs/{name}" against a path; fills name (FW_PATH_NAME_MAX
+ * bytes) with the segment as it stands: the dispatcher checks it. */
 static bool match(const char *pat, const char *path, char *name)
 {
 	while (*pat && *path) {
 		if (!strncmp(pat, "{name}", 6)) {
 			size_t n = strcspn(path, "/");
-			if (n == 0 || n >= FW_NAME_MAX)
+			if (n == 0 || n >= FW_PATH_NAME_MAX)
 				return false;
 			memcpy(name, path, n);
 			name[n] = '\0';
@@ -1033,11 +1040,28 @@ static bool allowed(struct ctx *c, enum auth need)
 	return false;
 }
 
+/* The path's {name}, if it has one, is a name (codec.h): a segment such
+ * as ".." or one holding an encoded '/' ("%2F", which the HTTP layer
+ * leaves encoded) never reaches a handler.  Fails it (400) when not. */
+static bool name_ok(struct ctx *c, const char *pattern)
+{
+	struct fw_diag dg;
+	int rc;
+
+	if (!strstr(pattern, "{name}"))
+		return true;
+	memset(&dg, 0, sizeof dg);
+	if ((rc = fw_codec_name_check(c->name, "name", &dg)) == FW_OK)
+		return true;
+	fail(c, 400, fw_err_name(rc), "name", "\"%.80s\" in the URL path is not a name: %s", c->name, dg.msg);
+	return false;
+}
+
 /* The methods the routes of path take, for a 405's Allow header: in
  * route-table order, and HEAD after GET (fw_api_handle answers it). */
 static void allow_list(const char *path, char *buf, size_t n)
 {
-	char name[FW_NAME_MAX];
+	char name[FW_PATH_NAME_MAX];
 	size_t at = 0;
 
 	buf[0] = '\0';
@@ -1065,7 +1089,7 @@ void fw_api_handle(struct fw_serve *d, const struct fw_api_req *rq, struct fw_ap
 		path_known = true;
 		if (strcmp(routes[i].method, method))
 			continue;
-		if (allowed(&c, routes[i].auth))
+		if (allowed(&c, routes[i].auth) && name_ok(&c, routes[i].path))
 			routes[i].fn(&c);
 		goto done;
 	}

@@ -557,6 +557,43 @@ req GET /v1/queues/cliq
 check "fairway queues set takes durations: --default-runtime 2h --min-runtime 1m --default-checkpoint-interval 1d" \
 	[ "$(jfield 'j["defaultRuntime"], j["minRuntime"], j["defaultCheckpointInterval"]')" = "7200 60 86400" ]
 req DELETE /v1/queues/cliq
+
+# --- a NAME in a URL path is one segment, and a name -------------------------------------------
+req PUT /v1/queues/keep-me '{"parent":"product"}'
+"$FW" jobs cancel ../queues/keep-me "${C[@]}" >/dev/null 2>"$T/err"
+rc=$?
+req GET /v1/queues/keep-me
+check "fairway jobs cancel ../queues/keep-me does not delete the queue" [ "$CODE" = 200 ]
+check "... its NAME goes as one encoded segment, which the daemon refuses: exit 2, field name" \
+	bash -c "[ $rc -eq 2 ] && grep -q 'error: 400: field name: \"..%2Fqueues%2Fkeep-me\" in the URL path is not a name' '$T/err'"
+"$FW" queues delete .. "${C[@]}" >/dev/null 2>"$T/err"
+check "fairway queues delete ..: 400 naming name, saying why" \
+	bash -c "[ $? -eq 2 ] && grep -q 'field name: .*must not be \"..\"' '$T/err'"
+for p in /v1/queues/.. /v1/queues/. /v1/jobs/%2E%2E /v1/jobs/a%2Fb /v1/reservations/a%00b /v1/jobs/a%20b \
+	/v1/jobs/$(printf 'x%.0s' $(seq 64)); do
+	CODE=$(curl -s --path-as-is -o "$T/body" -w '%{http_code}' -X DELETE -H "Authorization: Bearer $TOKEN" \
+		"http://127.0.0.1:$PORT$p")
+	BODY=$(cat "$T/body")
+	check "DELETE ${p:0:30}: 400 naming name" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = name ]
+done
+CODE=$(curl -s -o "$T/body" -w '%{http_code}' "http://127.0.0.1:$PORT/v1/nodes/h100-000%2Fhealth")
+check "GET /v1/nodes/h100-000%2Fhealth: an encoded / stays in its segment (400), not another route" [ "$CODE" = 400 ]
+req GET /v1/queues/keep-me
+check "... and none of them deleted anything" [ "$CODE" = 200 ]
+for doc in '{"name":".."}' '{"name":"."}'; do
+	req POST /v1/queues "$doc"
+	check "POST /v1/queues $doc: 400 naming name" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = name ]
+done
+req POST /v1/reservations "{\"id\":\"..\",\"kind\":\"maintenance\",\"nodes\":[\"h100-000\"],\"start\":$((now + 90000)),\"end\":$((now + 90060))}"
+check "a reservation with id \"..\": 400 naming id" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = id ]
+"$FW" queues create v1.2 --parent product "${C[@]}" >/dev/null 2>&1
+"$FW" queues show v1.2 "${C[@]}" >"$T/dot" 2>&1
+check "a name with dots still works through the client (encoded, decoded by the daemon)" grep -q '"name": "v1.2"' "$T/dot"
+"$FW" queues delete v1.2 "${C[@]}" >/dev/null 2>&1
+"$FW" queues delete keep-me "${C[@]}" >/dev/null 2>&1
+req GET /v1/queues/keep-me
+check "fairway queues delete keep-me: gone (404)" [ "$CODE" = 404 ]
+
 "$FW" plan --server "http://127.0.0.1:$PORT" >"$T/plan" 2>&1
 check "fairway plan --server prints the daemon's plan" grep -q "^WAITING" "$T/plan"
 "$FW" nodes "${C[@]}" >"$T/n" 2>&1
