@@ -37,7 +37,9 @@
  * (its exitCode only when non-zero: older documents load as 0),
  * written through on each change (submit, cancel, start, evict, finish),
  * inside the daemon's transaction when there is one (apply), so a job's
- * state and the decision that changed it commit together.  open() reloads
+ * state and the decision that changed it commit together.  Jobs whose
+ * runtime is up (read()) end in memory only once their ends committed: a
+ * store error fails the read and the next one tries again.  open() reloads
  * the table; on a brand-new store it seeds the fleet's own jobs (the
  * example cluster's running and pending jobs), shifting their times from
  * the config's `now` to the wall clock.
@@ -544,27 +546,68 @@ static int local_open(const struct fw_backend_config *cfg, struct fw_backend **o
 	return FW_OK;
 }
 
-/* Finish every running job whose runtime has passed (in one transaction):
- * done, or failed when it exits non-zero. */
-static void finish_due(struct fw_backend *b, fw_time now)
+/* A running job whose runtime is up at now: how it ends (its end time in
+ * *end); false when it runs on. */
+static bool due(const struct ljob *lj, fw_time now, fw_time *end)
 {
-	bool began = false;
+	fw_time rt = lj->bj.job.expected_runtime - lj->kept;
 
-	for (int32_t i = 0; i < b->njobs; i++) {
-		struct ljob *lj = &b->jobs[i];
-		fw_time rt = lj->bj.job.expected_runtime - lj->kept;
-		if (lj->state != L_RUNNING || lj->bj.job.expected_runtime <= 0 || now < lj->start + rt)
+	*end = lj->start + rt;
+	return lj->state == L_RUNNING && lj->bj.job.expected_runtime > 0 && now >= *end;
+}
+
+static struct ljob finished(const struct ljob *lj, fw_time end)
+{
+	struct ljob f = *lj; /* shares place: only read */
+
+	f.state = lj->bj.exit_code ? L_FAILED : L_DONE;
+	f.end = end;
+	return f;
+}
+
+/* Phase 1 of finish_due: write every due job's end, in one transaction. */
+static int write_finished(struct fw_backend *b, fw_time now)
+{
+	fw_time end;
+	int rc = fw_store_begin(b->store);
+
+	for (int32_t i = 0; i < b->njobs && rc == FW_OK; i++) {
+		if (!due(&b->jobs[i], now, &end))
 			continue;
-		if (!began)
-			began = fw_store_begin(b->store) == FW_OK;
-		lj->state = lj->bj.exit_code ? L_FAILED : L_DONE;
-		lj->end = lj->start + rt;
-		b->fail_stale |= lj->state == L_FAILED;
-		save(b, lj);
-		b->gen++;
+		struct ljob f = finished(&b->jobs[i], end);
+		rc = save(b, &f);
 	}
-	if (began)
-		fw_store_commit(b->store);
+	return rc == FW_OK ? fw_store_commit(b->store) : rc;
+}
+
+/* Finish every running job whose runtime has passed: done, or failed when
+ * it exits non-zero.  Phases: write them all in one transaction; then,
+ * only once it committed, change them in memory.  A store error changes
+ * nothing and is returned with *d (the next read tries again). */
+static int finish_due(struct fw_backend *b, fw_time now, struct fw_diag *d)
+{
+	int32_t n = 0;
+	fw_time end;
+	int rc;
+
+	for (int32_t i = 0; i < b->njobs; i++)
+		n += due(&b->jobs[i], now, &end);
+	if (n == 0)
+		return FW_OK;
+	if ((rc = write_finished(b, now)) != FW_OK) {
+		rc = fw_diag_set(d, rc, "", 0, 0, "store", "cannot record the %d job(s) that finished: %s", n,
+				 fw_store_errmsg(b->store));
+		fw_store_rollback(b->store);
+		return rc;
+	}
+	for (int32_t i = 0; i < b->njobs; i++) {
+		if (!due(&b->jobs[i], now, &end))
+			continue;
+		b->jobs[i] = finished(&b->jobs[i], end);
+		b->fail_stale |= b->jobs[i].state == L_FAILED;
+	}
+	b->gen++;
+	return FW_OK;
 }
 
 static int add_job(struct fw_backend *b, struct fw_snapshot *s, const struct ljob *lj)
@@ -600,7 +643,8 @@ static int local_read(struct fw_backend *b, struct fw_snapshot *s, struct fw_bac
 	int rc;
 
 	b->now = s->now;
-	finish_due(b, s->now);
+	if ((rc = finish_due(b, s->now, d)) != FW_OK)
+		return rc;
 	for (int32_t i = 0; i < b->fleet->nnodes; i++) {
 		struct fw_node n = b->fleet->nodes[i];
 		if (b->drained[i])
