@@ -4,7 +4,9 @@
  * Every handler follows the same phases: parse (codec.h; 400 naming the
  * field), check against the model (404/409 naming the field), then write
  * the model and the store in one transaction, and only then answer 2xx.
- * A failure at any phase leaves the model and the store as they were.
+ * A failure at any phase leaves the model, the store and the backend as
+ * they were (a rolled-back transaction re-reads the backend's world from
+ * the store: commit_or_fail, fw_serve_rollback).
  * Reads of cycle results (jobs, nodes, fair share, plan) come from the
  * last published view; reads of the model (queues, reservations) are live.
  *
@@ -164,13 +166,30 @@ static bool need_body(struct ctx *c)
 	return true;
 }
 
-/* One write transaction around fn; 500 if the store fails. */
+/* Commit the request's transaction (rc: how its writes went); else roll
+ * it back, with what the backend wrote into it (fw_serve_rollback), and
+ * answer 500 naming the store. */
 static bool commit_or_fail(struct ctx *c, int rc)
 {
+	char msg[256];
+
 	if (rc == FW_OK && (rc = fw_store_commit(c->d->store)) == FW_OK)
 		return true;
-	fw_store_rollback(c->d->store);
-	fail(c, 500, "EIO", "store", "the store failed: %s", fw_store_errmsg(c->d->store));
+	snprintf(msg, sizeof msg, "%s", fw_store_errmsg(c->d->store)); /* before the rollback resets it */
+	fw_serve_rollback(c->d);
+	fail(c, 500, "EIO", "store", "the store failed: %s", msg);
+	return false;
+}
+
+/* A request that changes the backend's world needs it in step with the
+ * store (fw_serve_backend_ready); 500 naming the store when it is not. */
+static bool backend_ready(struct ctx *c)
+{
+	char err[640];
+
+	if (fw_serve_backend_ready(c->d, err, sizeof err) == FW_OK)
+		return true;
+	fail(c, 500, "EIO", "store", "%s", err);
 	return false;
 }
 
@@ -269,11 +288,14 @@ static int orphans(struct fw_serve *d, const struct fw_queue_spec *qs, int32_t n
 static int check_queues(struct fw_serve *d, const struct fw_queue_spec *qs, int32_t nq, int32_t focus,
 			struct fw_diag *dg)
 {
-	struct fw_snapshot *s = fw_serve_skeleton(d, qs, nq, fw_serve_now());
+	struct fw_snapshot *s;
 	struct fw_diag vd;
+	char err[640];
 	int rc, before, after;
 
-	if (!s)
+	if ((rc = fw_serve_backend_ready(d, err, sizeof err)) != FW_OK)
+		return fw_diag_set(dg, rc, "", 0, 0, "store", "%s", err);
+	if (!(s = fw_serve_skeleton(d, qs, nq, fw_serve_now())))
 		return FW_ENOMEM;
 	memset(&vd, 0, sizeof vd);
 	rc = fw_snapshot_validate(s, &vd);
@@ -647,7 +669,7 @@ static void h_job_submit(struct ctx *c)
 	if (!d->bops->submit)
 		return fail(c, 501, "EDECLINED", "", "the %s backend takes jobs from its own tools, not this API",
 			    d->bops->name);
-	if (!need_body(c))
+	if (!need_body(c) || !backend_ready(c))
 		return;
 	if ((rc = fw_codec_job_parse(c->body, &d->fleet->topology, &bj, &dg)) != FW_OK ||
 	    (rc = check_asks(&bj.job, &dg)) != FW_OK)
@@ -667,9 +689,10 @@ static void h_job_submit(struct ctx *c)
 		return fail_diag(c, rc, &dg);
 	}
 	if (!commit_or_fail(c, rc)) {
-		/* The backend took the job but the store did not: withdraw it so
-		 * that a job the client was told failed never runs. */
-		if (d->bops->cancel)
+		/* The backend took the job but the store did not: its reload()
+		 * forgot it; without one, withdraw it, so that a job the client
+		 * was told failed never runs. */
+		if (!d->bops->reload && d->bops->cancel)
 			d->bops->cancel(d->be, bj.job.name, now);
 		return;
 	}
@@ -737,6 +760,8 @@ static void h_job_cancel(struct ctx *c)
 
 	if (!d->bops->cancel)
 		return fail(c, 501, "EDECLINED", "", "the %s backend cancels jobs with its own tools", d->bops->name);
+	if (!backend_ready(c))
+		return;
 	if ((rc = fw_store_begin(d->store)) != FW_OK)
 		return (void)commit_or_fail(c, rc);
 	rc = d->bops->cancel(d->be, c->name, fw_serve_now());

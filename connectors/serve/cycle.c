@@ -21,7 +21,8 @@
  *   3. apply    under the lock: if either generation moved, drop the plan
  *               (stale) and go round again; else, in one store
  *               transaction, the backend applies the actions and every
- *               applied action is logged;
+ *               applied action is logged (a failed write or commit rolls
+ *               back both: fw_serve_rollback re-reads the backend);
  *               then, still under it, the backend's optional explain()
  *               gets the plan's waiting reasons by job name (best effort),
  *               the optional windows() every maintenance window of the
@@ -292,6 +293,8 @@ static int take(struct fw_serve *d, struct taken *t, char *err, size_t errn)
 	int rc;
 
 	memset(&dg, 0, sizeof dg);
+	if ((rc = fw_serve_backend_ready(d, err, errn)) != FW_OK)
+		return rc;
 	if (!(t->s = fw_serve_skeleton(d, d->queues, d->nqueues, now)))
 		return FW_ENOMEM;
 	if ((rc = d->bops->read(d->be, t->s, &w, &dg)) != FW_OK) {
@@ -657,10 +660,11 @@ static int apply(struct fw_serve *d, const struct taken *t, const struct actlist
 		rc = save_usage(d, t->s->now);
 	if (rc == FW_OK)
 		rc = fw_store_commit(d->store);
-	if (rc != FW_OK) {
-		if (rc != FW_EAGAIN)
-			snprintf(err, errn, "apply: %s (%s)", fw_strerror(rc), fw_store_errmsg(d->store));
+	if (rc == FW_EAGAIN) { /* the backend did nothing */
 		fw_store_rollback(d->store);
+	} else if (rc != FW_OK) { /* undo what it did, too */
+		snprintf(err, errn, "apply: %s (%s)", fw_strerror(rc), fw_store_errmsg(d->store));
+		fw_serve_rollback(d);
 	}
 	return rc;
 }

@@ -843,6 +843,63 @@ rc=$?
 check "a config without a level a stored job requires: refused (exit 2)" [ "$rc" -eq 2 ] &&
 	check "... naming the job, its field and the level" grep -q 'store.jobs: cannot restore .*job w2: requiredLevel: "rack" is not a topology level' "$T/flat.log"
 
+# --- a store write that fails mid-request or mid-cycle leaves nothing half-applied --------------
+# (SQLite triggers added from outside make chosen writes fail, as a full
+# disk would: RAISE fails the statement; a deferred foreign key, the COMMIT)
+fleet_daemon faults state-faults <<'EOF2'
+now: 0
+nodes:
+  - {name: solo, gpus: 8, cpu: 64, memory: 512Gi}
+queues:
+  - name: q
+    resources: {gpu: {quota: 8}}
+EOF2
+sqlq() {
+	python3 -c 'import sqlite3, sys
+c = sqlite3.connect(sys.argv[1], timeout=30)
+c.executescript(sys.argv[2])
+c.close()' "$S/fairway.db" "$1"
+}
+stored_state() { # the job's state in the store
+	python3 -c 'import json, sqlite3, sys
+r = sqlite3.connect(sys.argv[1]).execute("SELECT doc FROM jobs WHERE key = ?", (sys.argv[2],)).fetchone()
+print(json.loads(r[0])["state"] if r else "none")' "$S/fairway.db" "$1"
+}
+sqlq 'CREATE TABLE fk_parent (id INTEGER PRIMARY KEY);
+CREATE TABLE fk_child (p INTEGER REFERENCES fk_parent (id) DEFERRABLE INITIALLY DEFERRED);'
+# a request: the cancel's write succeeds, its COMMIT fails
+req POST /v1/jobs '{"name":"victim","queue":"q","tasks":[{"gpus":1}]}'
+job_is "a job runs" victim 'j["state"] == "running"'
+sqlq "CREATE TRIGGER no_commit AFTER INSERT ON jobs WHEN NEW.key IN ('victim', 'ghost')
+	BEGIN INSERT INTO fk_child VALUES (1); END;"
+req DELETE /v1/jobs/victim
+check "a cancel whose commit fails: 500 naming store" [ "$CODE" = 500 -a "$(jfield 'j["error"]["field"]')" = store ]
+req GET /v1/jobs/victim
+check "... the job still runs, in the backend as in the store (not cancelled)" \
+	[ "$(jfield 'j["state"]')/$(stored_state victim)" = running/running ]
+req POST /v1/jobs '{"name":"ghost","queue":"q","tasks":[{"gpus":1}]}'
+check "a submission whose commit fails: 500 naming store" [ "$CODE" = 500 -a "$(jfield 'j["error"]["field"]')" = store ]
+req GET /v1/jobs/ghost
+check "... the job does not exist (404), in the backend as in the store" [ "$CODE/$(stored_state ghost)" = 404/none ]
+sqlq 'DROP TRIGGER no_commit;'
+req POST /v1/jobs '{"name":"ghost","queue":"q","tasks":[{"gpus":1}]}'
+check "... its name is free once the store takes writes (201)" [ "$CODE" = 201 ]
+req DELETE /v1/jobs/victim
+check "... and the cancel goes through (200)" [ "$CODE" = 200 ]
+# a cycle: the backend starts the job, the decision log refuses the row
+sqlq "CREATE TRIGGER no_log BEFORE INSERT ON decisions WHEN NEW.job = 'stuck'
+	BEGIN SELECT RAISE(ABORT, 'injected: disk full'); END;"
+req POST /v1/jobs '{"name":"stuck","queue":"q","tasks":[{"gpus":1}]}'
+becomes "a cycle whose decision log write fails: it fails, /v1/health saying why" /v1/health \
+	'not j["ok"] and "injected: disk full" in j["error"]'
+req GET /v1/jobs/stuck
+check "... the start it rolled back is undone in the backend too: pending, as in the store" \
+	[ "$(jfield 'j["state"]')/$(stored_state stuck)" = pending/pending ]
+sqlq 'DROP TRIGGER no_log;'
+job_is "once the store takes writes again, the job starts" stuck 'j["state"] == "running"'
+check "... its start applied and logged once" [ "$(jfield '[d["kind"] for d in j["decisions"]]')" = "['start']" ]
+stop_daemon
+
 # --- before the first plan: the cycle results answer empty and leak nothing ---
 fleet_daemon noplan state-noplan <<'EOF2'
 now: 0
