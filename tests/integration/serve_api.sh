@@ -8,7 +8,11 @@
 # node's fault history makes it a lemon), /metrics, the OpenAPI file
 # against the served routes, the CLI, and restart restoring everything.
 # Last, on a one-node fleet: local jobs with a non-zero exitCode fail, and
-# the third failure makes the node suspect, also after a restart.
+# the third failure makes the node suspect, also after a restart; store
+# writes made to fail (SQLite triggers: a cancel's, a submission's or a
+# cycle's) leave nothing half-applied, count nothing in /metrics and leave
+# the usage save due; and before the first plan the cycle-result
+# endpoints answer empty lists without leaking.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/serve_lib.sh "$1"
@@ -898,6 +902,38 @@ check "... the start it rolled back is undone in the backend too: pending, as in
 sqlq 'DROP TRIGGER no_log;'
 job_is "once the store takes writes again, the job starts" stuck 'j["state"] == "running"'
 check "... its start applied and logged once" [ "$(jfield '[d["kind"] for d in j["decisions"]]')" = "['start']" ]
+stop_daemon
+
+# --- a cycle whose commit fails counts nothing and leaves its usage save due --------------------
+fleet_daemon usage state-usage <<'EOF2'
+now: 0
+nodes:
+  - {name: solo, gpus: 8, cpu: 64, memory: 512Gi}
+queues:
+  - name: q
+    resources: {gpu: {quota: 8}}
+EOF2
+stop_daemon
+history_rows() { python3 -c 'import sqlite3, sys
+print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM usage_history").fetchone()[0])' "$S/fairway.db"; }
+sqlq "CREATE TRIGGER no_history BEFORE INSERT ON usage_history
+	BEGIN SELECT RAISE(ABORT, 'injected: disk full'); END;"
+start_daemon "$S" "$PORT" --config "$T/usage.yaml" || bad "daemon restarts with usage history writes failing"
+becomes "the usage history write fails: the cycle fails" /v1/health 'not j["ok"] and "injected: disk full" in j["error"]'
+req POST /v1/jobs '{"name":"counted","queue":"q","tasks":[{"gpus":1}]}'
+sleep 1.2
+req GET /v1/health
+check "... and so does every cycle after it: the save it failed is still due (not put off 10 s)" \
+	[ "$(jfield 'j["ok"], j["cycles"]')" = "False 0" ]
+check "... the starts each of them applied and rolled back are not counted" \
+	[ "$(metric fairway_starts_total)/$(metric fairway_cycles_total)" = 0/0 ]
+rows=$(history_rows)
+sqlq 'DROP TRIGGER no_history;'
+becomes "once the store takes the row, cycles run" /v1/health 'j["ok"]'
+job_is "... the job starts" counted 'j["state"] == "running"'
+check "... counted once: fairway_starts_total 1" [ "$(metric fairway_starts_total)" = 1 ]
+check "... and the usage history row, due all along, is written at once (not a minute later)" \
+	[ "$(history_rows)" -gt "$rows" ]
 stop_daemon
 
 # --- before the first plan: the cycle results answer empty and leak nothing ---
