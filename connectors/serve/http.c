@@ -112,10 +112,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con, const c
 	return send_resp(con, rs.status, rs.content_type, rs.body, &rs);
 }
 
-/* MHD's unescaping of the path and the query's values, but "%2F" ('/')
- * and "%00" stay as they are: an encoded '/' inside a path segment (a
- * client's "a%2Fb") is then still one segment, which the API refuses as a
- * name (400) instead of routing it as two, and no value is cut at a NUL. */
+/* A hex digit's value, or -1. */
 static int hex(char c)
 {
 	if (c >= '0' && c <= '9')
@@ -127,6 +124,10 @@ static int hex(char c)
 	return -1;
 }
 
+/* MHD's unescaping of the path and the query's values, but "%2F" ('/')
+ * and "%00" stay as they are: an encoded '/' inside a path segment (a
+ * client's "a%2Fb") is then still one segment, which the API refuses as a
+ * name (400) instead of routing it as two, and no value is cut at a NUL. */
 static size_t unescape(void *cls, struct MHD_Connection *con, char *s)
 {
 	char *out = s;
