@@ -90,6 +90,7 @@ static int call(const struct opts *o, const char *method, const char *path, json
 	h = curl_slist_append(h, "Content-Type: application/json");
 	snprintf(url, sizeof url, "%s%s", o->server, path);
 	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_PATH_AS_IS, 1L); /* never squash "/../": paths are built, not typed */
 	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
@@ -203,6 +204,47 @@ static int need(struct opts *o, const char *what, const char *v)
 {
 	if (!v)
 		return fw_cli_usage_error(o->cmd, "%s is required", what);
+	return 0;
+}
+
+/* s percent-encoded into out (n bytes): every byte but letters, digits,
+ * '-' and '_' becomes %XX, '.', '/' and '%' included.  false when it does
+ * not fit. */
+static bool encode(char *out, size_t n, const char *s)
+{
+	static const char hexd[] = "0123456789ABCDEF";
+	size_t k = 0;
+
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+			     c == '_';
+		if (k + (plain ? 1 : 3) >= n)
+			return false;
+		if (plain) {
+			out[k++] = (char)c;
+		} else {
+			out[k++] = '%';
+			out[k++] = hexd[c >> 4];
+			out[k++] = hexd[c & 15];
+		}
+	}
+	out[k] = '\0';
+	return true;
+}
+
+/* The URL path prefix + NAME + suffix, NAME encoded as exactly one path
+ * segment: "../queues/q" is sent as "%2E%2E%2Fqueues%2Fq", which can
+ * neither climb out of its segment nor reach another route; the daemon
+ * refuses it as a name (400).  2 with a usage error when NAME is far too
+ * long to be one. */
+static int name_path(struct opts *o, char *path, size_t n, const char *prefix, const char *name, const char *suffix)
+{
+	char enc[512];
+
+	if (!encode(enc, sizeof enc, name) || (size_t)snprintf(path, n, "%s%s%s", prefix, enc, suffix) >= n)
+		return fw_cli_usage_error(o->cmd, "'%.40s...' is too long for a name (at most %d bytes)", name,
+					  FW_NAME_MAX - 1);
 	return 0;
 }
 
@@ -429,9 +471,8 @@ static int cmd_queues(struct opts *o)
 		json_decref(r);
 		return 0;
 	}
-	if ((rc = need(o, "a queue NAME", name)))
+	if ((rc = need(o, "a queue NAME", name)) || (rc = name_path(o, path, sizeof path, "/v1/queues/", name, "")))
 		return rc;
-	snprintf(path, sizeof path, "/v1/queues/%s", name);
 	if (!strcmp(sub, "show"))
 		rc = call(o, "GET", path, NULL, &r);
 	else if (!strcmp(sub, "delete"))
@@ -616,8 +657,10 @@ static int cmd_jobs(struct opts *o)
 	int rc;
 
 	if (!strcmp(sub, "list")) {
-		snprintf(path, sizeof path, "/v1/jobs%s%s", flag(o, "--state") ? "?state=" : "",
-			 flag(o, "--state") ? flag(o, "--state") : "");
+		char state[128] = "";
+		if (flag(o, "--state") && !encode(state, sizeof state, flag(o, "--state")))
+			return fw_cli_usage_error(o->cmd, "--state: must be pending, running, done, failed, cancelled or all");
+		snprintf(path, sizeof path, "/v1/jobs%s%s", state[0] ? "?state=" : "", state);
 		if ((rc = call(o, "GET", path, NULL, &r)))
 			return rc;
 		if (o->json)
@@ -646,9 +689,8 @@ static int cmd_jobs(struct opts *o)
 		json_decref(r);
 		return rc;
 	}
-	if ((rc = need(o, "a job NAME", name)))
+	if ((rc = need(o, "a job NAME", name)) || (rc = name_path(o, path, sizeof path, "/v1/jobs/", name, "")))
 		return rc;
-	snprintf(path, sizeof path, "/v1/jobs/%s", name);
 	if (!strcmp(sub, "cancel")) {
 		if (!(rc = call(o, "DELETE", path, NULL, &r)))
 			o->json ? dump(r) : (void)printf("%s: cancelled\n", name);
@@ -702,12 +744,15 @@ static int cmd_nodes(struct opts *o)
 	if ((rc = need(o, "a node NAME", name)))
 		return rc;
 	if (!strcmp(sub, "show")) {
-		snprintf(path, sizeof path, "/v1/nodes/%s", name);
+		if ((rc = name_path(o, path, sizeof path, "/v1/nodes/", name, "")))
+			return rc;
 		if (!(rc = call(o, "GET", path, NULL, &r)))
 			dump(r);
 	} else if (!strcmp(sub, "health")) {
 		if (has(o, "--healthy") == has(o, "--unhealthy"))
 			return fw_cli_usage_error(o->cmd, "say --healthy or --unhealthy");
+		if ((rc = name_path(o, path, sizeof path, "/v1/nodes/", name, "/health")))
+			return rc;
 		json_t *b = json_pack("{s:b}", "healthy", has(o, "--healthy"));
 		if (flag(o, "--reason"))
 			json_object_set_new(b, "reason", json_string(flag(o, "--reason")));
@@ -728,7 +773,6 @@ static int cmd_nodes(struct opts *o)
 			free(dup);
 			json_object_set_new(b, "badGpus", a);
 		}
-		snprintf(path, sizeof path, "/v1/nodes/%s/health", name);
 		rc = call(o, "POST", path, b, &r);
 		json_decref(b);
 		if (!rc)
@@ -789,9 +833,9 @@ static int cmd_reservations(struct opts *o)
 		json_decref(r);
 		return rc;
 	}
-	if ((rc = need(o, "a reservation ID", arg(o, 1))))
+	if ((rc = need(o, "a reservation ID", arg(o, 1))) ||
+	    (rc = name_path(o, path, sizeof path, "/v1/reservations/", arg(o, 1), "")))
 		return rc;
-	snprintf(path, sizeof path, "/v1/reservations/%s", arg(o, 1));
 	if (!strcmp(sub, "delete")) {
 		if (!(rc = call(o, "DELETE", path, NULL, &r)))
 			o->json ? dump(r) : (void)printf("%s: deleted\n", arg(o, 1));

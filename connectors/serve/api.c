@@ -4,7 +4,9 @@
  * Every handler follows the same phases: parse (codec.h; 400 naming the
  * field), check against the model (404/409 naming the field), then write
  * the model and the store in one transaction, and only then answer 2xx.
- * A failure at any phase leaves the model and the store as they were.
+ * A failure at any phase leaves the model, the store and the backend as
+ * they were (a rolled-back transaction re-reads the backend's world from
+ * the store: commit_or_fail, fw_serve_rollback).
  * Reads of cycle results (jobs, nodes, fair share, plan) come from the
  * last published view; reads of the model (queues, reservations) are live.
  *
@@ -29,11 +31,17 @@
 #include "local.h"
 #include "serve_int.h"
 
+/* Room for a {name} path segment: a longer one is a name too long, which
+ * the dispatcher refuses with 400 naming it (an even longer one matches no
+ * route). */
+#define FW_PATH_NAME_MAX (4 * FW_NAME_MAX)
+
 struct ctx {
 	struct fw_serve *d;
 	const struct fw_api_req *rq;
 	struct fw_api_resp *rs;
-	char name[FW_NAME_MAX];    /* the {name} of the path */
+	char name[FW_PATH_NAME_MAX]; /* the {name} of the path: a valid name
+				      * (fw_codec_name_check) once a handler runs */
 	json_t *body;
 	json_t *out;               /* the answer, serialised after the lock */
 };
@@ -158,19 +166,45 @@ static bool need_body(struct ctx *c)
 	return true;
 }
 
-/* One write transaction around fn; 500 if the store fails. */
+/* Commit the request's transaction (rc: how its writes went); else roll
+ * it back, with what the backend wrote into it (fw_serve_rollback), and
+ * answer 500 naming the store. */
 static bool commit_or_fail(struct ctx *c, int rc)
 {
+	char msg[256];
+
 	if (rc == FW_OK && (rc = fw_store_commit(c->d->store)) == FW_OK)
 		return true;
-	fw_store_rollback(c->d->store);
-	fail(c, 500, "EIO", "store", "the store failed: %s", fw_store_errmsg(c->d->store));
+	snprintf(msg, sizeof msg, "%s", fw_store_errmsg(c->d->store)); /* before the rollback resets it */
+	fw_serve_rollback(c->d);
+	fail(c, 500, "EIO", "store", "the store failed: %s", msg);
+	return false;
+}
+
+/* A request that changes the backend's world needs it in step with the
+ * store (fw_serve_backend_ready); 500 naming the store when it is not. */
+static bool backend_ready(struct ctx *c)
+{
+	char err[640];
+
+	if (fw_serve_backend_ready(c->d, err, sizeof err) == FW_OK)
+		return true;
+	fail(c, 500, "EIO", "store", "%s", err);
 	return false;
 }
 
 static json_t *view_ref(struct fw_serve *d)
 {
 	return json_incref(d->view);
+}
+
+/* A member of the view, shared (a new reference), or a fresh empty value
+ * before the first plan: "o" hands either over to json_pack whole (with
+ * "O" a fresh value would keep a second reference and leak). */
+static json_t *view_part(json_t *v, const char *key, json_t *(*empty)(void))
+{
+	json_t *x = json_object_get(v, key);
+	return x ? json_incref(x) : empty();
 }
 
 /* --- health, metrics, cycle ------------------------------------------------------ */
@@ -254,11 +288,14 @@ static int orphans(struct fw_serve *d, const struct fw_queue_spec *qs, int32_t n
 static int check_queues(struct fw_serve *d, const struct fw_queue_spec *qs, int32_t nq, int32_t focus,
 			struct fw_diag *dg)
 {
-	struct fw_snapshot *s = fw_serve_skeleton(d, qs, nq, fw_serve_now());
+	struct fw_snapshot *s;
 	struct fw_diag vd;
+	char err[640];
 	int rc, before, after;
 
-	if (!s)
+	if ((rc = fw_serve_backend_ready(d, err, sizeof err)) != FW_OK)
+		return fw_diag_set(dg, rc, "", 0, 0, "store", "%s", err);
+	if (!(s = fw_serve_skeleton(d, qs, nq, fw_serve_now())))
 		return FW_ENOMEM;
 	memset(&vd, 0, sizeof vd);
 	rc = fw_snapshot_validate(s, &vd);
@@ -632,7 +669,7 @@ static void h_job_submit(struct ctx *c)
 	if (!d->bops->submit)
 		return fail(c, 501, "EDECLINED", "", "the %s backend takes jobs from its own tools, not this API",
 			    d->bops->name);
-	if (!need_body(c))
+	if (!need_body(c) || !backend_ready(c))
 		return;
 	if ((rc = fw_codec_job_parse(c->body, &d->fleet->topology, &bj, &dg)) != FW_OK ||
 	    (rc = check_asks(&bj.job, &dg)) != FW_OK)
@@ -652,9 +689,10 @@ static void h_job_submit(struct ctx *c)
 		return fail_diag(c, rc, &dg);
 	}
 	if (!commit_or_fail(c, rc)) {
-		/* The backend took the job but the store did not: withdraw it so
-		 * that a job the client was told failed never runs. */
-		if (d->bops->cancel)
+		/* The backend took the job but the store did not: its reload()
+		 * forgot it; without one, withdraw it, so that a job the client
+		 * was told failed never runs. */
+		if (!d->bops->reload && d->bops->cancel)
 			d->bops->cancel(d->be, bj.job.name, now);
 		return;
 	}
@@ -722,6 +760,8 @@ static void h_job_cancel(struct ctx *c)
 
 	if (!d->bops->cancel)
 		return fail(c, 501, "EDECLINED", "", "the %s backend cancels jobs with its own tools", d->bops->name);
+	if (!backend_ready(c))
+		return;
 	if ((rc = fw_store_begin(d->store)) != FW_OK)
 		return (void)commit_or_fail(c, rc);
 	rc = d->bops->cancel(d->be, c->name, fw_serve_now());
@@ -738,9 +778,9 @@ static void h_job_cancel(struct ctx *c)
 /* --- nodes ------------------------------------------------------------------------------ */
 static void h_nodes_list(struct ctx *c)
 {
-	json_t *v = view_ref(c->d), *n = json_object_get(v, "nodes");
-	reply(c, 200, json_pack("{s:O,s:O}", "nodes", n ? n : json_array(), "figures",
-				json_object_get(v, "figures") ? json_object_get(v, "figures") : json_object()));
+	json_t *v = view_ref(c->d);
+	reply(c, 200, json_pack("{s:o,s:o}", "nodes", view_part(v, "nodes", json_array), "figures",
+				view_part(v, "figures", json_object)));
 	json_decref(v);
 }
 
@@ -792,7 +832,7 @@ static void h_node_health(struct ctx *c)
 		return fail(c, 404, "ENOENT", "node", "no node named \"%s\"", c->name);
 	if (!need_body(c))
 		return;
-	snprintf(h.node, sizeof h.node, "%s", c->name);
+	snprintf(h.node, sizeof h.node, "%.*s", (int)sizeof h.node - 1, c->name); /* a name: it fits */
 	h.at = h.received = fw_serve_now();
 	gpus = d->fleet->nodes[fw_serve_node_index(d, c->name)].gpu_count;
 	if ((rc = fw_codec_health_parse_node(c->body, gpus, &h, &dg)) != FW_OK || (rc = check_health(&h, &dg)) != FW_OK)
@@ -931,9 +971,9 @@ static void h_rsv_delete(struct ctx *c)
 /* --- cycle results --------------------------------------------------------------------- */
 static void h_fairshare(struct ctx *c)
 {
-	json_t *v = view_ref(c->d), *f = json_object_get(v, "fairshare");
-	reply(c, 200, json_pack("{s:O,s:O}", "queues", f ? f : json_array(), "at",
-				json_object_get(v, "at") ? json_object_get(v, "at") : json_null()));
+	json_t *v = view_ref(c->d);
+	reply(c, 200, json_pack("{s:o,s:o}", "queues", view_part(v, "fairshare", json_array), "at",
+				view_part(v, "at", json_null)));
 	json_decref(v);
 }
 
@@ -959,13 +999,14 @@ static void h_plan(struct ctx *c)
 }
 
 /* --- dispatch ---------------------------------------------------------------------------- */
-/* Match "/v1/jobs/{name}" against a path; fills name. */
+/* Match "/v1/jobs/{name}" against a path; fills name (FW_PATH_NAME_MAX
+ * bytes) with the segment as it stands: the dispatcher checks it. */
 static bool match(const char *pat, const char *path, char *name)
 {
 	while (*pat && *path) {
 		if (!strncmp(pat, "{name}", 6)) {
 			size_t n = strcspn(path, "/");
-			if (n == 0 || n >= FW_NAME_MAX)
+			if (n == 0 || n >= FW_PATH_NAME_MAX)
 				return false;
 			memcpy(name, path, n);
 			name[n] = '\0';
@@ -1024,11 +1065,28 @@ static bool allowed(struct ctx *c, enum auth need)
 	return false;
 }
 
+/* The path's {name}, if it has one, is a name (codec.h): a segment such
+ * as ".." or one holding an encoded '/' ("%2F", which the HTTP layer
+ * leaves encoded) never reaches a handler.  Fails it (400) when not. */
+static bool name_ok(struct ctx *c, const char *pattern)
+{
+	struct fw_diag dg;
+	int rc;
+
+	if (!strstr(pattern, "{name}"))
+		return true;
+	memset(&dg, 0, sizeof dg);
+	if ((rc = fw_codec_name_check(c->name, "name", &dg)) == FW_OK)
+		return true;
+	fail(c, 400, fw_err_name(rc), "name", "\"%.80s\" in the URL path is not a name: %s", c->name, dg.msg);
+	return false;
+}
+
 /* The methods the routes of path take, for a 405's Allow header: in
  * route-table order, and HEAD after GET (fw_api_handle answers it). */
 static void allow_list(const char *path, char *buf, size_t n)
 {
-	char name[FW_NAME_MAX];
+	char name[FW_PATH_NAME_MAX];
 	size_t at = 0;
 
 	buf[0] = '\0';
@@ -1056,7 +1114,7 @@ void fw_api_handle(struct fw_serve *d, const struct fw_api_req *rq, struct fw_ap
 		path_known = true;
 		if (strcmp(routes[i].method, method))
 			continue;
-		if (allowed(&c, routes[i].auth))
+		if (allowed(&c, routes[i].auth) && name_ok(&c, routes[i].path))
 			routes[i].fn(&c);
 		goto done;
 	}

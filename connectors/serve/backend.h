@@ -41,13 +41,25 @@
  * queue the daemon does not know is left out of the snapshot and counted
  * in fw_backend_world.skipped_jobs (the daemon shows the count).
  *
- * Optional operations.  submit, cancel, health, explain, windows and
- * release may be NULL: the API then answers 501 for job submission/cancel, node health
- * comes only from POSTed reports, waiting reasons stay in the API, and
- * maintenance windows stay in the daemon's plans.  The local backend
- * implements all of them but windows; a Slurm backend typically
- * implements read/apply/health/explain/windows and leaves submission to
- * sbatch.
+ * Optional operations.  submit, cancel, health, explain, windows,
+ * release and reload may be NULL: the API then answers 501 for job
+ * submission/cancel, node health comes only from POSTed reports, waiting
+ * reasons stay in the API, and maintenance windows stay in the daemon's
+ * plans.  The local backend implements all of them but windows; a Slurm
+ * backend typically implements read/apply/health/explain/windows and
+ * leaves submission to sbatch.
+ *
+ * Rollback.  A backend that keeps its world in the daemon's store writes
+ * into the daemon's open transaction (apply, submit, cancel).  When the
+ * daemon rolls that transaction back (a later write of the same request
+ * or cycle failed, or the commit did), it calls the optional reload(),
+ * which must bring the backend's memory back to what the store holds,
+ * so nothing of a failed request or cycle stays half-applied; reload()
+ * bumps the generation (a plan in flight may have seen the undone
+ * change).  Until a failed reload() succeeds the daemon makes no other
+ * call that changes the world, and tries again first.  Each op that
+ * writes must also change its memory only once its own write succeeded.
+ * NULL (Slurm): the backend keeps nothing of its own in the store.
  *
  * Maintenance windows.  The optional windows() op hands the backend the
  * daemon's maintenance windows (reservations of kind "maintenance" made
@@ -255,6 +267,11 @@ struct fw_backend_ops {
 	 * with *d filled (the next cycle tries again). */
 	int (*release)(struct fw_backend *b, const char (*healthy)[FW_NAME_MAX], int32_t n,
 		       struct fw_diag *d);
+	/* Optional: the daemon rolled back a transaction this backend may
+	 * have written into; re-read the world from the store (see
+	 * "Rollback").  FW_OK, or a negative fw_err with *d filled and the
+	 * memory as it was (the daemon tries again). */
+	int (*reload)(struct fw_backend *b, struct fw_diag *d);
 };
 
 /* The built-in virtual cluster (local.c). */

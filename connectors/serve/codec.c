@@ -70,7 +70,26 @@ static int get_str(json_t *o, const char *path, const char *key, bool req, char 
 	return FW_OK;
 }
 
-/* A name: 1..63 bytes of [A-Za-z0-9._-], usable in a URL path. */
+static bool name_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+	       c == '.';
+}
+
+int fw_codec_name_check(const char *name, const char *field, struct fw_diag *d)
+{
+	if (!name[0])
+		return BAD(d, FW_EINVAL, field, "must not be empty");
+	if (strlen(name) >= FW_NAME_MAX)
+		return BAD(d, FW_ERANGE, field, "is longer than %d bytes", FW_NAME_MAX - 1);
+	for (const char *c = name; *c; c++)
+		if (!name_char(*c))
+			return BAD(d, FW_EINVAL, field, "may contain only letters, digits, '-', '_' and '.'");
+	if (!strcmp(name, ".") || !strcmp(name, ".."))
+		return BAD(d, FW_EINVAL, field, "must not be \"%s\" (a name is one URL path segment)", name);
+	return FW_OK;
+}
+
 static int get_name(json_t *o, const char *path, const char *key, bool req, char *dst, struct fw_diag *d)
 {
 	char f[128];
@@ -79,13 +98,7 @@ static int get_name(json_t *o, const char *path, const char *key, bool req, char
 	if (rc || !json_object_get(o, key))
 		return rc;
 	path_of(f, sizeof f, path, key);
-	if (!dst[0])
-		return BAD(d, FW_EINVAL, f, "must not be empty");
-	for (const char *c = dst; *c; c++)
-		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
-		      *c == '-' || *c == '_' || *c == '.'))
-			return BAD(d, FW_EINVAL, f, "may contain only letters, digits, '-', '_' and '.'");
-	return FW_OK;
+	return fw_codec_name_check(dst, f, d);
 }
 
 static int get_num(json_t *o, const char *path, const char *key, bool req, double lo, double hi, double *dst,

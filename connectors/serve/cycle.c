@@ -21,7 +21,8 @@
  *   3. apply    under the lock: if either generation moved, drop the plan
  *               (stale) and go round again; else, in one store
  *               transaction, the backend applies the actions and every
- *               applied action is logged;
+ *               applied action is logged (a failed write or commit rolls
+ *               back both: fw_serve_rollback re-reads the backend);
  *               then, still under it, the backend's optional explain()
  *               gets the plan's waiting reasons by job name (best effort),
  *               the optional windows() every maintenance window of the
@@ -292,6 +293,8 @@ static int take(struct fw_serve *d, struct taken *t, char *err, size_t errn)
 	int rc;
 
 	memset(&dg, 0, sizeof dg);
+	if ((rc = fw_serve_backend_ready(d, err, errn)) != FW_OK)
+		return rc;
 	if (!(t->s = fw_serve_skeleton(d, d->queues, d->nqueues, now)))
 		return FW_ENOMEM;
 	if ((rc = d->bops->read(d->be, t->s, &w, &dg)) != FW_OK) {
@@ -597,31 +600,36 @@ static int log_applied(struct fw_serve *d, const struct actlist *l, const int *s
 		struct fw_store_decision dec = { (int64_t)d->m.cycles + 1, now, wgen, fw_decision_name(a->kind),
 						 a->job, a->node, fw_reason_name(a->reason), a->why };
 		rc = fw_store_log_decision(d->store, &dec);
-		count(d, a);
 	}
 	return rc;
 }
 
-/* Usage to the store every 10 s, a history row per queue every minute. */
-static int save_usage(struct fw_serve *d, fw_time now)
+/* What of the usage is due to the store: every queue's every 10 s, and a
+ * history row per queue every minute. */
+struct usage_due {
+	bool save, hist;
+};
+
+static struct usage_due usage_due(const struct fw_serve *d, fw_time now)
+{
+	struct usage_due u = { now - d->usage_saved_at >= 10, false };
+
+	u.hist = u.save && now - d->history_at >= 60;
+	return u;
+}
+
+static int save_usage(struct fw_serve *d, struct usage_due u, fw_time now)
 {
 	int rc = FW_OK;
 
-	if (now - d->usage_saved_at < 10)
-		return FW_OK;
-	d->usage_saved_at = now;
-	bool hist = now - d->history_at >= 60;
-	if (hist)
-		d->history_at = now;
-	for (int32_t q = 0; q < d->nqueues && rc == FW_OK; q++) {
+	for (int32_t q = 0; u.save && q < d->nqueues && rc == FW_OK; q++) {
 		rc = fw_serve_save_queue(d, &d->queues[q]);
-		if (rc == FW_OK && hist)
+		if (rc == FW_OK && u.hist)
 			rc = fw_store_usage_record(d->store, d->queues[q].name, now, 0, d->queues[q].usage);
 	}
 	return rc;
 }
 
-/* FW_OK applied; FW_EAGAIN stale (plan again). */
 /* Actions the backend refused are counted, and reported when refusals
  * start and when they stop (the plan asks again every cycle, so one line
  * per cycle would flood the log). */
@@ -636,10 +644,30 @@ static void report_refusals(struct fw_serve *d, const struct fw_backend_result *
 	d->apply_failing = r->failed > 0;
 }
 
+/* Once the cycle's transaction committed, and only then: the counters of
+ * /metrics and the times usage was last saved, so a cycle whose commit
+ * failed counts nothing and leaves its usage save due. */
+static void note_applied(struct fw_serve *d, const struct actlist *l, const int *status,
+			 const struct fw_backend_result *r, struct usage_due u, fw_time now)
+{
+	for (int32_t i = 0; i < l->n; i++)
+		if (status[i] == FW_OK)
+			count(d, &l->a[i]);
+	report_refusals(d, r);
+	if (u.save)
+		d->usage_saved_at = now;
+	if (u.hist)
+		d->history_at = now;
+}
+
+/* In one transaction: the backend's actions, their log rows, the usage
+ * due; then what it changed in memory.  FW_OK applied; FW_EAGAIN stale
+ * (plan again); another error rolled back (the backend's too). */
 static int apply(struct fw_serve *d, const struct taken *t, const struct actlist *l, int *status, char *err,
 		 size_t errn)
 {
 	struct fw_backend_result r = { .status = status };
+	struct usage_due u = usage_due(d, t->s->now);
 	int rc;
 
 	if (d->gen != t->dgen)
@@ -650,17 +678,18 @@ static int apply(struct fw_serve *d, const struct taken *t, const struct actlist
 	}
 	rc = d->bops->apply(d->be, t->wgen, l->a, l->n, &r);
 	if (rc == FW_OK)
-		report_refusals(d, &r);
-	if (rc == FW_OK)
 		rc = log_applied(d, l, status, t->s->now, t->wgen);
 	if (rc == FW_OK)
-		rc = save_usage(d, t->s->now);
+		rc = save_usage(d, u, t->s->now);
 	if (rc == FW_OK)
 		rc = fw_store_commit(d->store);
-	if (rc != FW_OK) {
-		if (rc != FW_EAGAIN)
-			snprintf(err, errn, "apply: %s (%s)", fw_strerror(rc), fw_store_errmsg(d->store));
+	if (rc == FW_OK) {
+		note_applied(d, l, status, &r, u, t->s->now);
+	} else if (rc == FW_EAGAIN) { /* the backend did nothing */
 		fw_store_rollback(d->store);
+	} else { /* undo what it did, too */
+		snprintf(err, errn, "apply: %s (%s)", fw_strerror(rc), fw_store_errmsg(d->store));
+		fw_serve_rollback(d);
 	}
 	return rc;
 }

@@ -193,6 +193,42 @@ int fw_serve_save_health(struct fw_serve *d, const struct fw_health_report *h)
 	return put_doc(d, FW_STORE_HEALTH, h->node, fw_codec_health_dump(h));
 }
 
+/* --- rollback ------------------------------------------------------------------ */
+/* A request's or a cycle's transaction failed: roll it back, and with it
+ * what the backend wrote into it, which reload() re-reads from the store.
+ * A reload that fails leaves the backend marked out of step, and
+ * fw_serve_backend_ready() tries again before the backend's next use. */
+void fw_serve_rollback(struct fw_serve *d)
+{
+	char err[640];
+
+	fw_store_rollback(d->store);
+	if (!d->bops->reload)
+		return;
+	d->backend_stale = true;
+	if (fw_serve_backend_ready(d, err, sizeof err) != FW_OK)
+		fprintf(stderr, "fairway serve: %s (tried again before the backend is used)\n", err);
+}
+
+int fw_serve_backend_ready(struct fw_serve *d, char *err, size_t errn)
+{
+	struct fw_diag dg;
+	char m[512];
+	int rc;
+
+	if (!d->backend_stale)
+		return FW_OK;
+	memset(&dg, 0, sizeof dg);
+	if ((rc = d->bops->reload(d->be, &dg)) == FW_OK) {
+		d->backend_stale = false;
+		return FW_OK;
+	}
+	fw_diag_format(&dg, m, sizeof m);
+	snprintf(err, errn, "after a failed write the %s backend cannot re-read its state from the store: %s",
+		 d->bops->name, m);
+	return rc;
+}
+
 /* --- restore ------------------------------------------------------------------- */
 static int restore_queue(void *ctx, const char *key, const char *doc)
 {

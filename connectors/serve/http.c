@@ -112,6 +112,42 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con, const c
 	return send_resp(con, rs.status, rs.content_type, rs.body, &rs);
 }
 
+/* A hex digit's value, or -1. */
+static int hex(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* MHD's unescaping of the path and the query's values, but "%2F" ('/')
+ * and "%00" stay as they are: an encoded '/' inside a path segment (a
+ * client's "a%2Fb") is then still one segment, which the API refuses as a
+ * name (400) instead of routing it as two, and no value is cut at a NUL. */
+static size_t unescape(void *cls, struct MHD_Connection *con, char *s)
+{
+	char *out = s;
+
+	(void)cls;
+	(void)con;
+	for (const char *in = s; *in; out++) {
+		int hi = in[0] == '%' ? hex(in[1]) : -1, lo = hi >= 0 ? hex(in[2]) : -1;
+		int ch = lo >= 0 ? hi * 16 + lo : -1;
+		if (ch <= 0 || ch == '/') {
+			*out = *in++;
+			continue;
+		}
+		*out = (char)ch;
+		in += 3;
+	}
+	*out = '\0';
+	return (size_t)(out - s);
+}
+
 static void on_done(void *cls, struct MHD_Connection *con, void **con_cls, enum MHD_RequestTerminationCode why)
 {
 	struct conn *c = *con_cls;
@@ -147,7 +183,7 @@ int fw_http_start(struct fw_serve *d, const char *host, int port, struct fw_http
 				  on_request, h, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
 				  MHD_OPTION_THREAD_POOL_SIZE, (unsigned)4, MHD_OPTION_NOTIFY_COMPLETED, on_done, h,
 				  MHD_OPTION_CONNECTION_LIMIT, (unsigned)512, MHD_OPTION_CONNECTION_TIMEOUT,
-				  (unsigned)60, MHD_OPTION_END);
+				  (unsigned)60, MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_END);
 	if (!h->mhd) {
 		snprintf(err, errn, "cannot listen on %s:%d (in use? try another --listen port)", host, port);
 		free(h);

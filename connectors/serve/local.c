@@ -37,7 +37,12 @@
  * (its exitCode only when non-zero: older documents load as 0),
  * written through on each change (submit, cancel, start, evict, finish),
  * inside the daemon's transaction when there is one (apply), so a job's
- * state and the decision that changed it commit together.  open() reloads
+ * state and the decision that changed it commit together.  Jobs whose
+ * runtime is up (read()) end in memory only once their ends committed: a
+ * store error fails the read and the next one tries again.  Every op
+ * changes memory only once its own write succeeded (commit_job), and when
+ * the daemon rolls back a transaction these writes were in, reload()
+ * re-reads jobs and drains from the store.  open() reloads
  * the table; on a brand-new store it seeds the fleet's own jobs (the
  * example cluster's running and pending jobs), shifting their times from
  * the config's `now` to the wall clock.
@@ -517,18 +522,51 @@ static int requeue_lost(struct fw_backend *b, fw_time now)
 	return rc;
 }
 
-/* --- ops -------------------------------------------------------------------- */
-static void local_close(struct fw_backend *b)
+/* --- the world in memory: allocated, loaded, freed ---------------------------- */
+/* The per-node arrays of an empty world (no jobs yet). */
+static int alloc_world(struct fw_backend *b)
 {
-	if (!b)
-		return;
+	int32_t n = b->fleet->nnodes;
+
+	b->jobs = NULL;
+	b->njobs = b->cap = 0;
+	b->hash = NULL;
+	b->hcap = 0;
+	b->indexed = 0;
+	b->why[0] = '\0';
+	b->drained = calloc((size_t)n + 1, 1);
+	b->fail = calloc((size_t)n + 1, sizeof *b->fail);
+	return b->drained && b->fail ? FW_OK : FW_ENOMEM;
+}
+
+static void free_world(struct fw_backend *b)
+{
 	for (int32_t i = 0; i < b->njobs; i++)
 		free(b->jobs[i].place);
 	free(b->jobs);
 	free(b->hash);
 	free(b->drained);
-	free(b->nodeix);
 	free(b->fail);
+}
+
+/* Which nodes this backend drained (meta drain/NODE). */
+static void load_drains(struct fw_backend *b)
+{
+	char key[FW_NAME_MAX + 8];
+
+	for (int32_t i = 0; i < b->fleet->nnodes; i++) {
+		snprintf(key, sizeof key, "drain/%s", b->fleet->nodes[i].name);
+		b->drained[i] = fw_store_meta_get(b->store, key, 0) != 0;
+	}
+}
+
+/* --- ops -------------------------------------------------------------------- */
+static void local_close(struct fw_backend *b)
+{
+	if (!b)
+		return;
+	free_world(b);
+	free(b->nodeix);
 	free(b);
 }
 
@@ -547,13 +585,14 @@ static int local_open(const struct fw_backend_config *cfg, struct fw_backend **o
 		return fw_diag_set(d, FW_EINVAL, "", 0, 0, "--backend-opt", "the local backend takes no options ('%s')",
 				   cfg->options);
 	}
-	if (!b || !(b->drained = calloc((size_t)n + 1, 1)) || !(b->nodeix = calloc((size_t)n + 1, sizeof *b->nodeix)) ||
-	    !(b->fail = calloc((size_t)n + 1, sizeof *b->fail))) {
+	if (!b)
+		return FW_ENOMEM;
+	b->fleet = cfg->fleet;
+	b->store = cfg->store;
+	if (alloc_world(b) != FW_OK || !(b->nodeix = calloc((size_t)n + 1, sizeof *b->nodeix))) {
 		local_close(b);
 		return FW_ENOMEM;
 	}
-	b->fleet = cfg->fleet;
-	b->store = cfg->store;
 	b->gen = 1;
 	b->now = cfg->now;
 	fw_health_config_default(&b->hcfg);
@@ -562,11 +601,8 @@ static int local_open(const struct fw_backend_config *cfg, struct fw_backend **o
 	qsort(b->nodeix, (size_t)n, sizeof *b->nodeix, nameref_cmp);
 	rc = cfg->seed_jobs ? seed(b, cfg->now)
 			    : fw_store_each(cfg->store, FW_STORE_JOBS, load_one, b);
-	for (int32_t i = 0; rc == FW_OK && i < n; i++) {
-		char key[FW_NAME_MAX + 8];
-		snprintf(key, sizeof key, "drain/%s", cfg->fleet->nodes[i].name);
-		b->drained[i] = fw_store_meta_get(cfg->store, key, 0) != 0;
-	}
+	if (rc == FW_OK)
+		load_drains(b);
 	if (rc == FW_OK)
 		rc = requeue_lost(b, cfg->now);
 	if (rc == FW_OK)
@@ -583,27 +619,68 @@ static int local_open(const struct fw_backend_config *cfg, struct fw_backend **o
 	return FW_OK;
 }
 
-/* Finish every running job whose runtime has passed (in one transaction):
- * done, or failed when it exits non-zero. */
-static void finish_due(struct fw_backend *b, fw_time now)
+/* A running job whose runtime is up at now: how it ends (its end time in
+ * *end); false when it runs on. */
+static bool due(const struct ljob *lj, fw_time now, fw_time *end)
 {
-	bool began = false;
+	fw_time rt = lj->bj.job.expected_runtime - lj->kept;
 
-	for (int32_t i = 0; i < b->njobs; i++) {
-		struct ljob *lj = &b->jobs[i];
-		fw_time rt = lj->bj.job.expected_runtime - lj->kept;
-		if (lj->state != L_RUNNING || lj->bj.job.expected_runtime <= 0 || now < lj->start + rt)
+	*end = lj->start + rt;
+	return lj->state == L_RUNNING && lj->bj.job.expected_runtime > 0 && now >= *end;
+}
+
+static struct ljob finished(const struct ljob *lj, fw_time end)
+{
+	struct ljob f = *lj; /* shares place: only read */
+
+	f.state = lj->bj.exit_code ? L_FAILED : L_DONE;
+	f.end = end;
+	return f;
+}
+
+/* Phase 1 of finish_due: write every due job's end, in one transaction. */
+static int write_finished(struct fw_backend *b, fw_time now)
+{
+	fw_time end;
+	int rc = fw_store_begin(b->store);
+
+	for (int32_t i = 0; i < b->njobs && rc == FW_OK; i++) {
+		if (!due(&b->jobs[i], now, &end))
 			continue;
-		if (!began)
-			began = fw_store_begin(b->store) == FW_OK;
-		lj->state = lj->bj.exit_code ? L_FAILED : L_DONE;
-		lj->end = lj->start + rt;
-		b->fail_stale |= lj->state == L_FAILED;
-		save(b, lj);
-		b->gen++;
+		struct ljob f = finished(&b->jobs[i], end);
+		rc = save(b, &f);
 	}
-	if (began)
-		fw_store_commit(b->store);
+	return rc == FW_OK ? fw_store_commit(b->store) : rc;
+}
+
+/* Finish every running job whose runtime has passed: done, or failed when
+ * it exits non-zero.  Phases: write them all in one transaction; then,
+ * only once it committed, change them in memory.  A store error changes
+ * nothing and is returned with *d (the next read tries again). */
+static int finish_due(struct fw_backend *b, fw_time now, struct fw_diag *d)
+{
+	int32_t n = 0;
+	fw_time end;
+	int rc;
+
+	for (int32_t i = 0; i < b->njobs; i++)
+		n += due(&b->jobs[i], now, &end);
+	if (n == 0)
+		return FW_OK;
+	if ((rc = write_finished(b, now)) != FW_OK) {
+		rc = fw_diag_set(d, rc, "", 0, 0, "store", "cannot record the %d job(s) that finished: %s", n,
+				 fw_store_errmsg(b->store));
+		fw_store_rollback(b->store);
+		return rc;
+	}
+	for (int32_t i = 0; i < b->njobs; i++) {
+		if (!due(&b->jobs[i], now, &end))
+			continue;
+		b->jobs[i] = finished(&b->jobs[i], end);
+		b->fail_stale |= b->jobs[i].state == L_FAILED;
+	}
+	b->gen++;
+	return FW_OK;
 }
 
 static int add_job(struct fw_backend *b, struct fw_snapshot *s, const struct ljob *lj)
@@ -639,7 +716,8 @@ static int local_read(struct fw_backend *b, struct fw_snapshot *s, struct fw_bac
 	int rc;
 
 	b->now = s->now;
-	finish_due(b, s->now);
+	if ((rc = finish_due(b, s->now, d)) != FW_OK)
+		return rc;
 	for (int32_t i = 0; i < b->fleet->nnodes; i++) {
 		struct fw_node n = b->fleet->nodes[i];
 		if (b->drained[i])
@@ -662,9 +740,28 @@ static int local_read(struct fw_backend *b, struct fw_snapshot *s, struct fw_bac
 }
 
 /* --- apply: one function per decision kind -------------------------------- */
+/* Make f, a changed copy of job *lj (its placements its own, or none), the
+ * job, once the store took it: memory changes only after the write did,
+ * so an action the store refuses changes nothing. */
+static int commit_job(struct fw_backend *b, struct ljob *lj, struct ljob *f)
+{
+	int rc = save(b, f);
+
+	if (rc != FW_OK) {
+		if (f->place != lj->place)
+			free(f->place);
+		return rc;
+	}
+	if (lj->place != f->place)
+		free(lj->place);
+	*lj = *f;
+	b->gen++;
+	return FW_OK;
+}
+
 static int do_start(struct fw_backend *b, const struct fw_backend_action *a)
 {
-	struct ljob *lj = find_job(b, a->job);
+	struct ljob *lj = find_job(b, a->job), f;
 	int rc;
 
 	if (!lj || ended(lj))
@@ -674,13 +771,15 @@ static int do_start(struct fw_backend *b, const struct fw_backend_action *a)
 	for (int32_t k = 0; k < a->nplacements; k++)
 		if (node_index(b, a->placements[k].node) < 0)
 			return FW_ENOENT;
-	if ((rc = set_place(lj, a->placements, a->nplacements)))
+	f = *lj;
+	f.place = NULL; /* lj's stay lj's */
+	f.nplace = 0;
+	if ((rc = set_place(&f, a->placements, a->nplacements)))
 		return rc;
-	lj->state = L_RUNNING;
-	lj->start = a->at;
-	lj->starts++;
-	b->gen++;
-	return save(b, lj);
+	f.state = L_RUNNING;
+	f.start = a->at;
+	f.starts++;
+	return commit_job(b, lj, &f);
 }
 
 /* An eviction at `at` keeps the run's whole checkpoints (every cp seconds
@@ -699,17 +798,18 @@ static void keep_checkpoints(struct ljob *lj, fw_time at, fw_time cp)
 
 static int do_evict(struct fw_backend *b, const struct fw_backend_action *a)
 {
-	struct ljob *lj = find_job(b, a->job);
+	struct ljob *lj = find_job(b, a->job), f;
 
 	if (!lj)
 		return FW_ENOENT;
 	if (lj->state != L_RUNNING)
 		return FW_EEXIST;
-	keep_checkpoints(lj, a->at, a->checkpoint_s > 0 ? a->checkpoint_s : lj->bj.job.checkpoint_s);
-	set_place(lj, NULL, 0);
-	lj->state = L_PENDING; /* requeued: it waits again */
-	b->gen++;
-	return save(b, lj);
+	f = *lj;
+	keep_checkpoints(&f, a->at, a->checkpoint_s > 0 ? a->checkpoint_s : lj->bj.job.checkpoint_s);
+	f.place = NULL;
+	f.nplace = 0;
+	f.state = L_PENDING; /* requeued: it waits again */
+	return commit_job(b, lj, &f);
 }
 
 static int do_reserve(struct fw_backend *b, const struct fw_backend_action *a)
@@ -728,15 +828,18 @@ static int do_drain(struct fw_backend *b, const struct fw_backend_action *a)
 {
 	int32_t n = node_index(b, a->node);
 	char key[FW_NAME_MAX + 8];
+	int rc;
 
 	if (n < 0)
 		return FW_ENOENT;
 	if (b->drained[n])
 		return FW_EEXIST;
+	snprintf(key, sizeof key, "drain/%s", a->node);
+	if ((rc = fw_store_meta_put(b->store, key, 1)) != FW_OK)
+		return rc;
 	b->drained[n] = true;
 	b->gen++;
-	snprintf(key, sizeof key, "drain/%s", a->node);
-	return fw_store_meta_put(b->store, key, 1);
+	return FW_OK;
 }
 
 /* The nodes fairway no longer holds out (repaired, their maintenance
@@ -833,17 +936,45 @@ static int local_submit(struct fw_backend *b, const struct fw_backend_job *j, fw
 
 static int local_cancel(struct fw_backend *b, const char *name, fw_time now)
 {
-	struct ljob *lj = find_job(b, name);
+	struct ljob *lj = find_job(b, name), f;
 
 	if (!lj)
 		return FW_ENOENT;
 	if (ended(lj))
 		return FW_EEXIST;
-	lj->state = L_CANCELLED;
-	lj->end = now;
-	set_place(lj, NULL, 0);
-	b->gen++;
-	return save(b, lj);
+	f = *lj;
+	f.state = L_CANCELLED;
+	f.end = now;
+	f.place = NULL;
+	f.nplace = 0;
+	return commit_job(b, lj, &f);
+}
+
+/* The store's world in place of this one, after the daemon rolled back a
+ * transaction this backend wrote into (backend.h, Rollback): loaded whole
+ * into a fresh copy (jobs, drains, the failure tally) and only then
+ * swapped in, so a failed reload changes nothing.  As after a restart,
+ * no job is remembered as reserved (do_reserve keeps that in memory only). */
+static int local_reload(struct fw_backend *b, struct fw_diag *d)
+{
+	struct fw_backend f = *b;
+	int rc = alloc_world(&f);
+
+	if (rc == FW_OK)
+		rc = fw_store_each(b->store, FW_STORE_JOBS, load_one, &f);
+	if (rc == FW_OK)
+		rc = tally_failures(&f);
+	if (rc != FW_OK) {
+		rc = fw_diag_set(d, rc, "", 0, 0, "store.jobs", "cannot re-read the local backend's jobs: %s",
+				 f.why[0] ? f.why : fw_strerror(rc));
+		free_world(&f);
+		return rc;
+	}
+	load_drains(&f);
+	free_world(b);
+	f.gen = b->gen + 1; /* a plan made before the rollback is stale */
+	*b = f;
+	return FW_OK;
 }
 
 const struct fw_backend_ops fw_backend_local = {
@@ -857,6 +988,7 @@ const struct fw_backend_ops fw_backend_local = {
 	.cancel = local_cancel,
 	.close = local_close,
 	.release = local_release,
+	.reload = local_reload,
 };
 
 /* For the API's job list: the local backend's own view of a job's life

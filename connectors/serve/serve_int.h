@@ -64,6 +64,9 @@ struct fw_serve {
 	bool windows_failing;               /* the backend's windows() refused */
 	bool release_failing;               /* the backend's release() refused */
 	bool apply_failing;                 /* the last apply() refused actions */
+	bool backend_stale;                 /* a rollback's reload() failed: the
+					     * backend's memory may not be the
+					     * store's (fw_serve_backend_ready) */
 	char cycle_err[512];                /* why the last cycle failed; "" when
 					     * it ran (GET /v1/health: ok false) */
 
@@ -84,6 +87,12 @@ int fw_serve_save_queue(struct fw_serve *d, const struct fw_queue_spec *q);
 int fw_serve_save_rsv(struct fw_serve *d, const struct fw_reservation *r);
 int fw_serve_save_health(struct fw_serve *d, const struct fw_health_report *h);
 void fw_serve_request_cycle(struct fw_serve *d);
+/* Roll back the open store transaction and bring the backend back to the
+ * committed world (its reload(), backend.h "Rollback"). */
+void fw_serve_rollback(struct fw_serve *d);
+/* FW_OK when the backend is in step with the store; after a failed
+ * reload, tries it again: FW_OK, or its error with err filled. */
+int fw_serve_backend_ready(struct fw_serve *d, char *err, size_t errn);
 fw_time fw_serve_now(void);
 /* Grow an array by one; returns the new slot or NULL. */
 void *fw_serve_grow(void *arrp, int32_t *n, int32_t *cap, size_t elem);

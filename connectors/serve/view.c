@@ -149,6 +149,29 @@ static const struct fw_health_report *health_of(const char *node, const struct f
 	return NULL;
 }
 
+/* Does report r say why a node is in health state st?  Unhealthy: an
+ * unhealthy report; suspect: a suspect one; otherwise any that gives a
+ * reason. */
+static bool explains(const struct fw_health_report *r, enum fw_health st)
+{
+	if (st == FW_HEALTH_UNHEALTHY)
+		return !r->healthy;
+	if (st == FW_HEALTH_SUSPECT)
+		return r->suspect;
+	return r->reason[0] != '\0';
+}
+
+/* The node's healthReason: the first report (the API's come before the
+ * backend's) that explains its state, so a node a healthy report left
+ * healthy and the backend then made suspect says why it is suspect. */
+static const char *reason_of(const struct fw_node *n, const struct fw_health_report *h, int32_t nh)
+{
+	for (int32_t i = 0; i < nh; i++)
+		if (!strcmp(h[i].node, n->name) && explains(&h[i], n->health))
+			return h[i].reason;
+	return "";
+}
+
 
 /* Milli-GPUs in use per node: running jobs this plan did not evict, plus
  * this plan's starts (a moved job: evicted, then started elsewhere). */
@@ -208,7 +231,7 @@ static json_t *nodes_json(const struct fw_snapshot *s, const int64_t *use, const
 						   n->name, "gpuModel", n->gpu_model, "gpus", n->gpu_count,
 						   "gpusAllocated", use[i] / 1000.0, "schedulable", sched, "healthy",
 						   healthy, "health", fw_health_name(n->health), "healthReason",
-						   r ? r->reason : "", "badGpus", bad, "lemon", n->lemon, "incidents",
+						   reason_of(n, h, nh), "badGpus", bad, "lemon", n->lemon, "incidents",
 						   r ? (int)fw_history_recent(r, hc, s->now) : 0, "topology", path));
 		total += n->gpu_count * 1000LL;
 		used += use[i];

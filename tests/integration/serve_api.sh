@@ -8,7 +8,11 @@
 # node's fault history makes it a lemon), /metrics, the OpenAPI file
 # against the served routes, the CLI, and restart restoring everything.
 # Last, on a one-node fleet: local jobs with a non-zero exitCode fail, and
-# the third failure makes the node suspect, also after a restart.
+# the third failure makes the node suspect, also after a restart; store
+# writes made to fail (SQLite triggers: a cancel's, a submission's or a
+# cycle's) leave nothing half-applied, count nothing in /metrics and leave
+# the usage save due; and before the first plan the cycle-result
+# endpoints answer empty lists without leaking.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/serve_lib.sh "$1"
@@ -557,6 +561,43 @@ req GET /v1/queues/cliq
 check "fairway queues set takes durations: --default-runtime 2h --min-runtime 1m --default-checkpoint-interval 1d" \
 	[ "$(jfield 'j["defaultRuntime"], j["minRuntime"], j["defaultCheckpointInterval"]')" = "7200 60 86400" ]
 req DELETE /v1/queues/cliq
+
+# --- a NAME in a URL path is one segment, and a name -------------------------------------------
+req PUT /v1/queues/keep-me '{"parent":"product"}'
+"$FW" jobs cancel ../queues/keep-me "${C[@]}" >/dev/null 2>"$T/err"
+rc=$?
+req GET /v1/queues/keep-me
+check "fairway jobs cancel ../queues/keep-me does not delete the queue" [ "$CODE" = 200 ]
+check "... its NAME goes as one encoded segment, which the daemon refuses: exit 2, field name" \
+	bash -c "[ $rc -eq 2 ] && grep -q 'error: 400: field name: \"..%2Fqueues%2Fkeep-me\" in the URL path is not a name' '$T/err'"
+"$FW" queues delete .. "${C[@]}" >/dev/null 2>"$T/err"
+check "fairway queues delete ..: 400 naming name, saying why" \
+	bash -c "[ $? -eq 2 ] && grep -q 'field name: .*must not be \"..\"' '$T/err'"
+for p in /v1/queues/.. /v1/queues/. /v1/jobs/%2E%2E /v1/jobs/a%2Fb /v1/reservations/a%00b /v1/jobs/a%20b \
+	/v1/jobs/$(printf 'x%.0s' $(seq 64)); do
+	CODE=$(curl -s --path-as-is -o "$T/body" -w '%{http_code}' -X DELETE -H "Authorization: Bearer $TOKEN" \
+		"http://127.0.0.1:$PORT$p")
+	BODY=$(cat "$T/body")
+	check "DELETE ${p:0:30}: 400 naming name" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = name ]
+done
+CODE=$(curl -s -o "$T/body" -w '%{http_code}' "http://127.0.0.1:$PORT/v1/nodes/h100-000%2Fhealth")
+check "GET /v1/nodes/h100-000%2Fhealth: an encoded / stays in its segment (400), not another route" [ "$CODE" = 400 ]
+req GET /v1/queues/keep-me
+check "... and none of them deleted anything" [ "$CODE" = 200 ]
+for doc in '{"name":".."}' '{"name":"."}'; do
+	req POST /v1/queues "$doc"
+	check "POST /v1/queues $doc: 400 naming name" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = name ]
+done
+req POST /v1/reservations "{\"id\":\"..\",\"kind\":\"maintenance\",\"nodes\":[\"h100-000\"],\"start\":$((now + 90000)),\"end\":$((now + 90060))}"
+check "a reservation with id \"..\": 400 naming id" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = id ]
+"$FW" queues create v1.2 --parent product "${C[@]}" >/dev/null 2>&1
+"$FW" queues show v1.2 "${C[@]}" >"$T/dot" 2>&1
+check "a name with dots still works through the client (encoded, decoded by the daemon)" grep -q '"name": "v1.2"' "$T/dot"
+"$FW" queues delete v1.2 "${C[@]}" >/dev/null 2>&1
+"$FW" queues delete keep-me "${C[@]}" >/dev/null 2>&1
+req GET /v1/queues/keep-me
+check "fairway queues delete keep-me: gone (404)" [ "$CODE" = 404 ]
+
 "$FW" plan --server "http://127.0.0.1:$PORT" >"$T/plan" 2>&1
 check "fairway plan --server prints the daemon's plan" grep -q "^WAITING" "$T/plan"
 "$FW" nodes "${C[@]}" >"$T/n" 2>&1
@@ -652,6 +693,9 @@ queues:
   - name: q
     resources: {gpu: {quota: 8}}
 EOF2
+# a healthy report without a reason first: the suspect verdict below must
+# still say why (healthReason is the report that explains the state)
+req POST /v1/nodes/solo/health '{"healthy":true}'
 for i in 1 2; do
 	req POST /v1/jobs "{\"name\":\"fail$i\",\"queue\":\"q\",\"runtime\":1,\"exitCode\":1,\"tasks\":[{\"gpus\":1}]}"
 done
@@ -662,8 +706,11 @@ node_is "two failed jobs on a node: counted, not yet suspect" solo \
 job_is "a job exiting 0 is done (exitCode 0)" fine 'j["state"] == "done" and j["exitCode"] == 0'
 node_is "... and counts for nothing" solo 'j["healthReason"].startswith("fairway: 2 job failures within 24 h")'
 req POST /v1/jobs '{"name":"fail3","queue":"q","runtime":1,"exitCode":3,"tasks":[{"gpus":1}]}'
-node_is "the third failure within 24 h: the node is suspect, the reason names the count" solo \
+node_is "the third failure within 24 h: the node is suspect, the reason names the count (not the healthy report's empty one)" solo \
 	'j["health"] == "suspect" and j["healthy"] and j["schedulable"] and j["healthReason"].startswith("fairway: 3 job failures within 24 h (probation ends in ")'
+req POST /v1/nodes/solo/health '{"healthy":true,"reason":"healthy: 8 GPUs ok"}'
+node_is "a healthy report while suspect: the node stays suspect, and its reason is still the failures" solo \
+	'j["health"] == "suspect" and j["healthReason"].startswith("fairway: 3 job failures within 24 h")'
 req GET "/v1/jobs?state=failed"
 check "GET /v1/jobs?state=failed lists the three with their exit codes" \
 	[ "$(jfield 'sorted((x["name"], x["state"], x["exitCode"]) for x in j["jobs"])')" = "[('fail1', 'failed', 1), ('fail2', 'failed', 1), ('fail3', 'failed', 3)]" ]
@@ -799,6 +846,118 @@ grep -v -e n2 -e topology "$T/pair.yaml" | sed 's/, topology: {rack: r0}//' >"$T
 rc=$?
 check "a config without a level a stored job requires: refused (exit 2)" [ "$rc" -eq 2 ] &&
 	check "... naming the job, its field and the level" grep -q 'store.jobs: cannot restore .*job w2: requiredLevel: "rack" is not a topology level' "$T/flat.log"
+
+# --- a store write that fails mid-request or mid-cycle leaves nothing half-applied --------------
+# (SQLite triggers added from outside make chosen writes fail, as a full
+# disk would: RAISE fails the statement; a deferred foreign key, the COMMIT)
+fleet_daemon faults state-faults <<'EOF2'
+now: 0
+nodes:
+  - {name: solo, gpus: 8, cpu: 64, memory: 512Gi}
+queues:
+  - name: q
+    resources: {gpu: {quota: 8}}
+EOF2
+sqlq() {
+	python3 -c 'import sqlite3, sys
+c = sqlite3.connect(sys.argv[1], timeout=30)
+c.executescript(sys.argv[2])
+c.close()' "$S/fairway.db" "$1"
+}
+stored_state() { # the job's state in the store
+	python3 -c 'import json, sqlite3, sys
+r = sqlite3.connect(sys.argv[1]).execute("SELECT doc FROM jobs WHERE key = ?", (sys.argv[2],)).fetchone()
+print(json.loads(r[0])["state"] if r else "none")' "$S/fairway.db" "$1"
+}
+sqlq 'CREATE TABLE fk_parent (id INTEGER PRIMARY KEY);
+CREATE TABLE fk_child (p INTEGER REFERENCES fk_parent (id) DEFERRABLE INITIALLY DEFERRED);'
+# a request: the cancel's write succeeds, its COMMIT fails
+req POST /v1/jobs '{"name":"victim","queue":"q","tasks":[{"gpus":1}]}'
+job_is "a job runs" victim 'j["state"] == "running"'
+sqlq "CREATE TRIGGER no_commit AFTER INSERT ON jobs WHEN NEW.key IN ('victim', 'ghost')
+	BEGIN INSERT INTO fk_child VALUES (1); END;"
+req DELETE /v1/jobs/victim
+check "a cancel whose commit fails: 500 naming store" [ "$CODE" = 500 -a "$(jfield 'j["error"]["field"]')" = store ]
+req GET /v1/jobs/victim
+check "... the job still runs, in the backend as in the store (not cancelled)" \
+	[ "$(jfield 'j["state"]')/$(stored_state victim)" = running/running ]
+req POST /v1/jobs '{"name":"ghost","queue":"q","tasks":[{"gpus":1}]}'
+check "a submission whose commit fails: 500 naming store" [ "$CODE" = 500 -a "$(jfield 'j["error"]["field"]')" = store ]
+req GET /v1/jobs/ghost
+check "... the job does not exist (404), in the backend as in the store" [ "$CODE/$(stored_state ghost)" = 404/none ]
+sqlq 'DROP TRIGGER no_commit;'
+req POST /v1/jobs '{"name":"ghost","queue":"q","tasks":[{"gpus":1}]}'
+check "... its name is free once the store takes writes (201)" [ "$CODE" = 201 ]
+req DELETE /v1/jobs/victim
+check "... and the cancel goes through (200)" [ "$CODE" = 200 ]
+# a cycle: the backend starts the job, the decision log refuses the row
+sqlq "CREATE TRIGGER no_log BEFORE INSERT ON decisions WHEN NEW.job = 'stuck'
+	BEGIN SELECT RAISE(ABORT, 'injected: disk full'); END;"
+req POST /v1/jobs '{"name":"stuck","queue":"q","tasks":[{"gpus":1}]}'
+becomes "a cycle whose decision log write fails: it fails, /v1/health saying why" /v1/health \
+	'not j["ok"] and "injected: disk full" in j["error"]'
+req GET /v1/jobs/stuck
+check "... the start it rolled back is undone in the backend too: pending, as in the store" \
+	[ "$(jfield 'j["state"]')/$(stored_state stuck)" = pending/pending ]
+sqlq 'DROP TRIGGER no_log;'
+job_is "once the store takes writes again, the job starts" stuck 'j["state"] == "running"'
+check "... its start applied and logged once" [ "$(jfield '[d["kind"] for d in j["decisions"]]')" = "['start']" ]
+stop_daemon
+
+# --- a cycle whose commit fails counts nothing and leaves its usage save due --------------------
+fleet_daemon usage state-usage <<'EOF2'
+now: 0
+nodes:
+  - {name: solo, gpus: 8, cpu: 64, memory: 512Gi}
+queues:
+  - name: q
+    resources: {gpu: {quota: 8}}
+EOF2
+stop_daemon
+history_rows() { python3 -c 'import sqlite3, sys
+print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM usage_history").fetchone()[0])' "$S/fairway.db"; }
+sqlq "CREATE TRIGGER no_history BEFORE INSERT ON usage_history
+	BEGIN SELECT RAISE(ABORT, 'injected: disk full'); END;"
+start_daemon "$S" "$PORT" --config "$T/usage.yaml" || bad "daemon restarts with usage history writes failing"
+becomes "the usage history write fails: the cycle fails" /v1/health 'not j["ok"] and "injected: disk full" in j["error"]'
+req POST /v1/jobs '{"name":"counted","queue":"q","tasks":[{"gpus":1}]}'
+sleep 1.2
+req GET /v1/health
+check "... and so does every cycle after it: the save it failed is still due (not put off 10 s)" \
+	[ "$(jfield 'j["ok"], j["cycles"]')" = "False 0" ]
+check "... the starts each of them applied and rolled back are not counted" \
+	[ "$(metric fairway_starts_total)/$(metric fairway_cycles_total)" = 0/0 ]
+rows=$(history_rows)
+sqlq 'DROP TRIGGER no_history;'
+becomes "once the store takes the row, cycles run" /v1/health 'j["ok"]'
+job_is "... the job starts" counted 'j["state"] == "running"'
+check "... counted once: fairway_starts_total 1" [ "$(metric fairway_starts_total)" = 1 ]
+check "... and the usage history row, due all along, is written at once (not a minute later)" \
+	[ "$(history_rows)" -gt "$rows" ]
+stop_daemon
+
+# --- before the first plan: the cycle results answer empty and leak nothing ---
+fleet_daemon noplan state-noplan <<'EOF2'
+now: 0
+nodes:
+  - {name: solo, gpus: 8, cpu: 64, memory: 512Gi}
+queues:
+  - name: q
+    resources: {gpu: {quota: 8}}
+EOF2
+stop_daemon
+python3 -c 'import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.execute("INSERT INTO queues (key, doc) VALUES (?, ?)", ("orphan", "{\"name\":\"orphan\",\"parent\":\"nowhere\"}"))
+c.commit()' "$S/fairway.db"
+start_daemon "$S" "$PORT" --config "$T/noplan.yaml" || bad "daemon restarts with a queue under an unknown parent"
+becomes "a stored queue under an unknown parent: cycles fail, no plan yet" /v1/health 'not j["ok"] and not j["viewReady"]'
+req GET /v1/nodes
+check "GET /v1/nodes before the first plan: 200, no nodes, no figures" [ "$CODE" = 200 -a "$(jfield 'j["nodes"], j["figures"]')" = "[] {}" ]
+req GET /v1/fairshare
+check "GET /v1/fairshare before the first plan: 200, no queues, at null" [ "$CODE" = 200 -a "$(jfield 'j["queues"], j["at"]')" = "[] None" ]
+stop_daemon
+check "... and neither leaks (no LeakSanitizer report when the daemon stops)" bash -c "! grep -q LeakSanitizer '$T/daemon.log'"
 
 if grep -E 'ERROR: AddressSanitizer|runtime error|LeakSanitizer' "$T/daemon.log"; then
 	bad "the one-node daemon stops cleanly (no sanitizer report)"

@@ -394,6 +394,36 @@ TEST(history_keeps_the_last_eight)
 		ASSERT(n.incident[i - 1] < n.incident[i]); /* oldest first */
 }
 
+/* A name is one URL path segment as it stands: letters, digits, '-', '_'
+ * and '.', 1 to 63 bytes, and not "." or ".." (which a URL would climb
+ * with); a body's name and a path's {name} go through the same check. */
+TEST(names_are_one_path_segment)
+{
+	struct fw_queue_spec q;
+	struct fw_diag d;
+	char longest[FW_NAME_MAX];
+
+	memset(longest, 'x', sizeof longest - 1);
+	longest[sizeof longest - 1] = '\0';
+	static const char *const good[] = { "a", "v1.2", "...", ".hidden", "a-b_c.d", "x." };
+	for (size_t i = 0; i < sizeof good / sizeof *good; i++)
+		ASSERT_EQ(fw_codec_name_check(good[i], "name", NULL), FW_OK);
+	ASSERT_EQ(fw_codec_name_check(longest, "name", NULL), FW_OK);
+	static const char *const bad[] = { "", ".", "..", "../queues/q", "a/b", "a%2Fb", "a b", "caf\xc3\xa9" };
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		memset(&d, 0, sizeof d);
+		ASSERT_EQ(fw_codec_name_check(bad[i], "name", &d), FW_EINVAL);
+		ASSERT_STR_EQ(d.field, "name");
+	}
+	memset(&d, 0, sizeof d);
+	ASSERT_EQ(fw_codec_name_check("..", "id", &d), FW_EINVAL);
+	ASSERT_STR_EQ(d.msg, "must not be \"..\" (a name is one URL path segment)");
+	ASSERT_STR_EQ(d.field, "id");
+	ASSERT_STR_EQ(queue_field("{\"name\":\"..\"}", &q), "name");
+	ASSERT_STR_EQ(queue_field("{\"name\":\"a\",\"parent\":\".\"}", &q), "parent");
+	ASSERT_STR_EQ(queue_field("{\"name\":\"v1.2\"}", &q), "");
+}
+
 TEST_MAIN(queue_units_and_defaults, queue_refusals_name_the_field, job_parse_and_round_trip, job_exit_code, job_checkpoint_interval,
 	  whole_reals_are_whole_numbers, bad_gpus_whole_reals_and_the_nodes_range, reservation_and_health_refusals, health_incidents_stored_form, history_incidents_and_lemon,
-	  history_keeps_the_last_eight)
+	  history_keeps_the_last_eight, names_are_one_path_segment)

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include "../harness.h"
 #include "backend.h"
 #include "fwconfig.h"
@@ -44,6 +46,37 @@ static void setup(struct fw_backend **b)
 	cfg.now = 1000;
 	if (fw_backend_local.open(&cfg, b, NULL))
 		abort();
+}
+
+/* Run SQL on the store's database through a connection of its own (as
+ * an operator's sqlite3 would): a trigger that makes a write fail. */
+static void sql(const char *stmt)
+{
+	char path[128];
+	sqlite3 *db;
+
+	snprintf(path, sizeof path, "%s/fairway.db", dir);
+	if (sqlite3_open(path, &db) != SQLITE_OK || sqlite3_exec(db, stmt, NULL, NULL, NULL) != SQLITE_OK)
+		abort();
+	sqlite3_close(db);
+}
+
+/* Store writes of a job document whose state is st fail ("the disk is
+ * full"); drop_failing() ends that. */
+static void fail_writes_of(const char *st)
+{
+	char stmt[512];
+
+	snprintf(stmt, sizeof stmt,
+		 "CREATE TRIGGER failing BEFORE INSERT ON jobs WHEN instr(NEW.doc, '\"state\":\"%s\"') > 0"
+		 " BEGIN SELECT RAISE(ABORT, 'injected: the disk is full'); END;",
+		 st);
+	sql(stmt);
+}
+
+static void drop_failing(void)
+{
+	sql("DROP TRIGGER failing;");
 }
 
 static void teardown(struct fw_backend *b)
@@ -464,6 +497,134 @@ TEST(failures_count_per_node_within_the_window)
 	teardown(b);
 }
 
+/* A job whose end the store refuses to record has not ended: it still
+ * runs, in memory as in the store, the generation is the same, and read()
+ * fails saying why; once the store takes it, it ends at start + runtime,
+ * also after a reopen. */
+TEST(a_finish_the_store_refuses_changes_nothing)
+{
+	struct fw_backend *b;
+	struct fw_backend_world w;
+	struct fw_backend_config cfg;
+	struct fw_snapshot *s;
+	struct fw_diag d;
+	const char *state;
+	fw_time sub, start, end;
+	uint64_t gen;
+
+	setup(&b);
+	ASSERT_EQ(submit(b, "short", 60), FW_OK);
+	start_on(b, "short", 1000, "n0");
+	fw_snapshot_free(world(b, 1010, &w));
+	gen = w.generation;
+	fail_writes_of("done");
+	s = fw_snapshot_new();
+	s->now = 1060;
+	memset(&d, 0, sizeof d);
+	ASSERT_EQ(fw_backend_local.read(b, s, &w, &d), FW_EIO);
+	fw_snapshot_free(s);
+	ASSERT_STR_EQ(d.field, "store");
+	ASSERT(strstr(d.msg, "cannot record the 1 job(s) that finished: injected: the disk is full") != NULL);
+	ASSERT_EQ(fw_local_job_info(b, "short", &state, &sub, &start, &end, NULL, NULL), FW_OK);
+	ASSERT_STR_EQ(state, "running");
+	s = world(b, 1059, &w); /* not due: the read needs no write */
+	ASSERT_EQ(w.generation, gen);
+	ASSERT_EQ(s->njobs, 1);
+	fw_snapshot_free(s);
+
+	drop_failing();
+	s = world(b, 1070, &w);
+	ASSERT_EQ(s->njobs, 0);
+	fw_snapshot_free(s);
+	ASSERT(w.generation != gen);
+	ASSERT_EQ(fw_local_job_info(b, "short", &state, &sub, &start, &end, NULL, NULL), FW_OK);
+	ASSERT_STR_EQ(state, "done");
+	ASSERT_EQ(end, 1060);
+	fw_backend_local.close(b); /* the store says the same */
+	memset(&cfg, 0, sizeof cfg);
+	cfg.fleet = fleet;
+	cfg.store = store;
+	ASSERT_EQ(fw_backend_local.open(&cfg, &b, NULL), FW_OK);
+	ASSERT_EQ(fw_local_job_info(b, "short", &state, &sub, &start, &end, NULL, NULL), FW_OK);
+	ASSERT_STR_EQ(state, "done");
+	teardown(b);
+}
+
+static int drain(struct fw_backend *b, uint64_t gen, const char *node)
+{
+	struct fw_backend_action a;
+	int status = -100;
+	struct fw_backend_result r = { .status = &status };
+
+	memset(&a, 0, sizeof a);
+	a.kind = FW_DECIDE_DRAIN;
+	snprintf(a.node, sizeof a.node, "%s", node);
+	int rc = fw_backend_local.apply(b, gen, &a, 1, &r);
+	return rc != FW_OK ? rc : status;
+}
+
+static const char *state_of(struct fw_backend *b, const char *job)
+{
+	const char *state = "?";
+	fw_time sub, start, end;
+
+	fw_local_job_info(b, job, &state, &sub, &start, &end, NULL, NULL);
+	return state;
+}
+
+/* The daemon rolled back a transaction the backend wrote into (a start,
+ * a drain, a cancel, a submission): reload() brings the world back to
+ * what the store holds, with a new generation, and the world is whole
+ * (found by name, startable again).  An action whose own write the store
+ * refuses changes nothing, transaction or not. */
+TEST(reload_after_a_rollback_restores_the_committed_world)
+{
+	struct fw_backend *b;
+	struct fw_backend_world w;
+	struct fw_snapshot *s;
+	uint64_t gen;
+
+	setup(&b);
+	ASSERT_EQ(submit(b, "a", 0), FW_OK);
+	ASSERT_EQ(submit(b, "kept", 0), FW_OK);
+	fw_snapshot_free(world(b, 1000, &w));
+	ASSERT_EQ(fw_store_begin(store), FW_OK);
+	ASSERT_EQ(act_on(b, w.generation, FW_DECIDE_START, "a", 1000, "n0"), FW_OK);
+	ASSERT_EQ(fw_backend_local.cancel(b, "kept", 1000), FW_OK);
+	ASSERT_EQ(submit(b, "new", 0), FW_OK);
+	fw_snapshot_free(world(b, 1000, &w));
+	ASSERT_EQ(drain(b, w.generation, "n1"), FW_OK);
+	gen = w.generation;
+	fw_store_rollback(store);
+	ASSERT_STR_EQ(state_of(b, "a"), "running"); /* what the rollback alone leaves */
+	ASSERT_EQ(fw_backend_local.reload(b, NULL), FW_OK);
+	ASSERT_STR_EQ(state_of(b, "a"), "pending");
+	ASSERT_STR_EQ(state_of(b, "kept"), "pending");
+	ASSERT_STR_EQ(state_of(b, "new"), "?"); /* never committed */
+	s = world(b, 1010, &w);
+	ASSERT(w.generation > gen);
+	ASSERT_EQ(s->njobs, 2);
+	ASSERT(s->nodes[0].schedulable && s->nodes[1].schedulable);
+	fw_snapshot_free(s);
+	start_on(b, "a", 1010, "n0");
+	ASSERT_EQ(submit(b, "new", 0), FW_OK);
+	ASSERT_EQ(submit(b, "a", 0), FW_EEXIST);
+
+	fail_writes_of("cancelled"); /* a write of its own the store refuses */
+	ASSERT_EQ(fw_backend_local.cancel(b, "a", 1020), FW_EIO);
+	ASSERT_STR_EQ(state_of(b, "a"), "running");
+	drop_failing();
+	fail_writes_of("pending");
+	ASSERT_EQ(act_at(b, FW_DECIDE_EVICT, "a", 1030, ""), FW_EIO);
+	ASSERT_STR_EQ(state_of(b, "a"), "running");
+	drop_failing();
+	fail_writes_of("running");
+	ASSERT_EQ(act_at(b, FW_DECIDE_START, "kept", 1040, "n1"), FW_EIO);
+	ASSERT_STR_EQ(state_of(b, "kept"), "pending");
+	drop_failing();
+	teardown(b);
+}
+
 static int last_decision(void *ctx, const struct fw_store_decision *dec)
 {
 	snprintf(ctx, 256, "%s %s %lld | %s", dec->kind, dec->reason, (long long)dec->cycle, dec->text);
@@ -583,4 +744,5 @@ TEST_MAIN(stale_generation_changes_nothing_and_actions_are_idempotent, jobs_run_
 	  an_evicted_job_resumes_from_its_last_checkpoint,
 	  thousands_of_jobs_are_found_by_name, jobs_with_a_non_zero_exit_code_fail, failed_jobs_make_their_node_suspect,
 	  failures_count_per_node_within_the_window, a_job_requeued_by_a_fleet_change_has_a_decision,
-	  a_job_on_a_node_the_fleet_shrank_is_requeued)
+	  a_job_on_a_node_the_fleet_shrank_is_requeued, a_finish_the_store_refuses_changes_nothing,
+	  reload_after_a_rollback_restores_the_committed_world)
