@@ -249,6 +249,8 @@ static bool tres_mem(const char *s, size_t n, int64_t *mib)
 	return true;
 }
 
+#define TRES_GPU_CAP INT64_C(1000000000000000) /* 10^15: above any real count */
+
 struct tres {
 	int64_t gpus, typed, cpu, mem, nodes;
 	char model[FW_NAME_MAX];
@@ -265,7 +267,10 @@ static bool tres_item(struct tres *t, const char *k, size_t kn, const char *v, s
 	if (kn > 9 && memcmp(k, "gres/gpu:", 9) == 0) {
 		if (!digits(v, vn, &x))
 			return false;
-		t->typed += x;
+		/* saturate: each count is below 10^15, so the sum of thousands
+		 * of them could overflow; any sum this large is refused later
+		 * (more than 16 GPUs per node) */
+		t->typed = t->typed > TRES_GPU_CAP - x ? TRES_GPU_CAP : t->typed + x;
 		if (t->nmodels++ == 0 && kn - 9 < FW_NAME_MAX)
 			snprintf(t->model, sizeof t->model, "%.*s", (int)(kn - 9), k + 9);
 		return true;
@@ -391,9 +396,12 @@ static int shape(const struct sctx *x, struct sjob *j)
 	if ((*nn && !digits(nn, strlen(nn), &j->tasks)) || j->tasks < 1 ||
 	    j->tasks > FW_TRACE_MAX_TASKS)
 		return bad(x, S_NNODES, "'%.40s' is not a node count 1..65536", nn);
-	if (t.gpus % j->tasks || t.gpus / j->tasks > FW_MAX_GPUS_PER_NODE)
-		return bad(x, c, "'%.60s': the GPUs do not split evenly over the nodes, "
-			   "or exceed 16 per node", fld(x, c));
+	if (t.gpus % j->tasks)
+		return bad(x, c, "'%.60s': the GPUs do not split evenly over the nodes "
+			   "(fairway gives every task of a job the same GPU count)", fld(x, c));
+	if (t.gpus / j->tasks > FW_MAX_GPUS_PER_NODE)
+		return bad(x, c, "'%.60s': more than 16 GPUs per node (a node has at most 16)",
+			   fld(x, c));
 	if (t.cpu / j->tasks > FW_TRACE_MAX_CPU / 1000 || t.mem / j->tasks > FW_TRACE_MAX_MEM)
 		return bad(x, c, "'%.60s': cpu or mem per node out of range", fld(x, c));
 	j->gpt = t.gpus / j->tasks;

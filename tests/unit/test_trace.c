@@ -311,6 +311,31 @@ TEST(sacct_bad_values_name_line_and_column)
 	ASSERT_STR_CONTAINS(why, "needs JobID");
 }
 
+/* Thousands of typed GPU counts near 10^15 once overflowed the sum (UBSan);
+ * now the sum saturates and the row is refused as more than 16 per node. */
+TEST(sacct_huge_typed_gpu_sum_is_refused)
+{
+	const char *head = "JobID|Submit|Start|Elapsed|AllocTRES|NNodes\n"
+			   "1|2024-03-01T10:00:00|2024-03-01T10:00:00|01:00|";
+	const char *item = "gres/gpu:a=999999999999999,";
+	size_t hn = strlen(head), in = strlen(item), n = hn + 10000 * in + 4;
+	char *text = malloc(n + 1), *out, why[512];
+	size_t olen, sk;
+	struct fw_diag d;
+
+	ASSERT(text);
+	memcpy(text, head, hn);
+	for (int i = 0; i < 10000; i++)
+		memcpy(text + hn + (size_t)i * in, item, in);
+	memcpy(text + n - 4, "|1\n", 4);
+	text[n] = 0;
+	ASSERT_EQ(fw_sacct_convert(text, n, "s.txt", 0, &out, &olen, &sk, &d), FW_EINVAL);
+	fw_itp_diag_str(&d, why, sizeof why);
+	ASSERT_STR_CONTAINS(why, "s.txt:2:49: AllocTRES:");
+	ASSERT_STR_CONTAINS(why, "more than 16 GPUs per node");
+	free(text);
+}
+
 /* Convert one row; *dur and *exp from the output (-1: the field is empty). */
 static int sacct_one(const char *submit, const char *elapsed, const char *limit,
 		     long long *dur, long long *exp, char *why, size_t n)
@@ -574,6 +599,7 @@ int main(void)
 		itp_rows_are_shaped_into_gangs, openb_pods_become_a_trace,
 		sacct_sample_converts_and_reads_back, sacct_bad_values_name_line_and_column,
 		sacct_durations_follow_slurm, sacct_impossible_dates_are_refused,
+		sacct_huge_typed_gpu_sum_is_refused,
 		typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes,
 		openb_default_pod_list_reads_as_a_trace,
 	};
@@ -584,6 +610,7 @@ int main(void)
 		"itp_rows_are_shaped_into_gangs, openb_pods_become_a_trace, "
 		"sacct_sample_converts_and_reads_back, sacct_bad_values_name_line_and_column, "
 		"sacct_durations_follow_slurm, sacct_impossible_dates_are_refused, "
+		"sacct_huge_typed_gpu_sum_is_refused, "
 		"typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes, "
 		"openb_default_pod_list_reads_as_a_trace";
 	int n = (int)(sizeof fns / sizeof fns[0]);
