@@ -469,8 +469,10 @@ static int json_fields(struct gparser *ps, json_t *o, const char *p, size_t n,
 
 	json_object_foreach(o, key, v) {
 		int c = col_index(key, strlen(key)), col = key_col(p, n, key);
+		char shown[48];
+		show(key, strlen(key), shown, sizeof shown); /* any bytes: "\u001b" */
 		if (c < 0)
-			return fw_diag_set(d, FW_EINVAL, ps->fname, j->line, col, key,
+			return fw_diag_set(d, FW_EINVAL, ps->fname, j->line, col, shown,
 					   "unknown key (see docs/trace-format.md)");
 		if (!(s = json_text(c, v, tmp, sizeof tmp, &len, why, sizeof why)) ||
 		    set_field(j, c, s, len, why, sizeof why))

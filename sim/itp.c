@@ -419,6 +419,15 @@ void fw_itp_free(struct fw_itp_trace *t)
 	memset(t, 0, sizeof *t);
 }
 
+/* Control bytes (ESC, CR, ...) quoted from a hostile file must not reach
+ * the terminal: each becomes '?' (the file name is the user's own). */
+static void mask_controls(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '?';
+}
+
 void fw_itp_diag_str(const struct fw_diag *d, char *buf, size_t n)
 {
 	char where[300] = "";
@@ -432,4 +441,7 @@ void fw_itp_diag_str(const struct fw_diag *d, char *buf, size_t n)
 		snprintf(where + k, sizeof where - k, "%d:", d->col);
 	snprintf(buf, n, "%s%s%s%s%s", where, where[0] ? " " : "", d->field,
 		 d->field[0] ? ": " : "", d->msg);
+	k = strlen(where) + (where[0] ? 1 : 0);
+	if (k < n && k < strlen(buf))
+		mask_controls(buf + k);
 }

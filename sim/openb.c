@@ -65,6 +65,11 @@ void fw_openb_diag_str(const struct fw_diag *d, char *buf, size_t n)
 	k = strlen(buf);
 	if (k < n)
 		snprintf(buf + k, n - k, "%s", d->msg);
+	/* a value quoted from the file must not bring control bytes (ESC)
+	 * to the terminal; the file name is the user's own */
+	for (char *p = buf + (strlen(where) < strlen(buf) ? strlen(where) : 0); *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
 }
 
 /* ---- CSV splitting ------------------------------------------------------ */

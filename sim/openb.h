@@ -97,7 +97,8 @@ void fw_openb_pods_free(struct fw_openb_pods *l);
 int fw_openb_slurp(const char *path, char **buf, size_t *len,
 		   struct fw_diag *d);
 
-/* "FILE:LINE:COL: field FIELD: MSG" (parts that are unknown are left out). */
+/* "FILE:LINE:COL: field FIELD: MSG" (parts that are unknown are left out;
+ * control bytes of FIELD and MSG shown as '?'). */
 void fw_openb_diag_str(const struct fw_diag *d, char *buf, size_t n);
 
 /* ---- the CSV splitter, shared with the summary reader in fgd.c ---------- */

@@ -19,6 +19,17 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* A diagnosis as printed must carry no control byte from the input. */
+static void check_printed(const struct fw_diag *d)
+{
+	char msg[1024];
+
+	fw_itp_diag_str(d, msg, sizeof msg);
+	for (const char *p = msg; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			abort();
+}
+
 static void check_jobs(const struct fw_trace *t)
 {
 	for (size_t i = 0; i < t->n; i++) {
@@ -45,6 +56,8 @@ static void fuzz_trace(const char *buf, size_t size)
 	rc = fw_trace_parse_generic(buf, size, "fuzz.csv", 0, &strict, &d);
 	if (rc != FW_OK && (d.msg[0] == 0 || strict.n != 0 || strict.v != NULL))
 		abort();
+	if (rc != FW_OK)
+		check_printed(&d);
 	check_jobs(&strict);
 	rs = fw_trace_parse_generic(buf, size, "fuzz.csv", FW_TRACE_SKIP_BAD, &skip, &d);
 	check_jobs(&skip);
@@ -52,6 +65,8 @@ static void fuzz_trace(const char *buf, size_t size)
 		abort();
 	if (rs == FW_OK && skip.skipped && skip.first_bad.msg[0] == 0)
 		abort();
+	if (rs == FW_OK && skip.skipped)
+		check_printed(&skip.first_bad);
 	fw_trace_free(&strict);
 	fw_trace_free(&skip);
 }
@@ -69,6 +84,7 @@ static void fuzz_sacct(const char *buf, size_t size, unsigned flags)
 	if (fw_sacct_convert(buf, size, "fuzz.txt", flags, &out, &n, &skipped, &d) != FW_OK) {
 		if (d.msg[0] == 0 || out != NULL)
 			abort();
+		check_printed(&d);
 		return;
 	}
 	if (fw_trace_parse_csv(out, n, "converted.csv", 0, &t, &d) != FW_OK &&

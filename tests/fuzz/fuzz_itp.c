@@ -20,6 +20,17 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* A diagnosis as printed must carry no control byte from the input. */
+static void check_printed(const struct fw_diag *d)
+{
+	char msg[1024];
+
+	fw_itp_diag_str(d, msg, sizeof msg);
+	for (const char *p = msg; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			abort();
+}
+
 static void check_rows(const struct fw_itp_trace *t)
 {
 	for (size_t i = 0; i < t->n; i++) {
@@ -42,6 +53,8 @@ static void fuzz_trace(const char *buf, size_t size)
 	rc = fw_itp_parse(buf, size, "fuzz.csv", 0, &strict, &d);
 	if (rc != FW_OK && (d.msg[0] == 0 || strict.n != 0 || strict.v != NULL))
 		abort(); /* a failure says why and leaves nothing behind */
+	if (rc != FW_OK)
+		check_printed(&d);
 	check_rows(&strict);
 	rs = fw_itp_parse(buf, size, "fuzz.csv", FW_ITP_SKIP_BAD, &skip, &d);
 	check_rows(&skip);

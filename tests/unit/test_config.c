@@ -648,6 +648,7 @@ static const struct {
 	{ "bad_lemon_flag", FW_EINVAL, 2, "nodes[0].lemon" },
 	{ "weight_out_of_range", FW_ERANGE, 6,
 	  "queues[0].resources.gpu.overQuotaWeight" },
+	{ "control_char_key", FW_EINVAL, 3, "nodes[0].?[2J" },
 };
 
 TEST(bad_input_files)

@@ -336,6 +336,31 @@ TEST(sacct_huge_typed_gpu_sum_is_refused)
 	free(text);
 }
 
+/* A hostile file's control bytes (ESC sequences) never reach the terminal:
+ * the printed diagnosis shows them as '?'. */
+TEST(control_bytes_are_masked_in_messages)
+{
+	const char *jsonl = "{\"job_id\":\"j\",\"submit_time\":0,\"duration\":1,"
+			    "\"gpus_per_task\":1,\"\\u001b[2J\":1}\n";
+	const char *sacct = "JobID|Submit|Start|Elapsed|AllocTRES\n"
+			    "1|2024-03-01T10:00:00|2024-03-01T10:00:00|\x1b[2J|gres/gpu=1\n";
+	struct fw_trace t;
+	struct fw_diag d;
+	char why[512], *out;
+	size_t olen, sk;
+
+	ASSERT_EQ(csv(jsonl, 0, &t, why, sizeof why), FW_EINVAL);
+	ASSERT_STR_EQ(why, "t.csv:1:1: ?[2J: unknown key (see docs/trace-format.md)");
+	ASSERT_EQ(fw_sacct_convert(sacct, strlen(sacct), "s.txt", 0, &out, &olen, &sk, &d),
+		  FW_EINVAL);
+	fw_itp_diag_str(&d, why, sizeof why);
+	ASSERT_STR_CONTAINS(why, "s.txt:2:43: Elapsed: '?[2J' is not a Slurm duration");
+	/* the file name is the user's own and is left alone */
+	fw_diag_set(&d, FW_EINVAL, "a\tb.csv", 2, 3, "f\x1b", "v\r\x7f");
+	fw_itp_diag_str(&d, why, sizeof why);
+	ASSERT_STR_EQ(why, "a\tb.csv:2:3: f?: v??");
+}
+
 /* Convert one row; *dur and *exp from the output (-1: the field is empty). */
 static int sacct_one(const char *submit, const char *elapsed, const char *limit,
 		     long long *dur, long long *exp, char *why, size_t n)
@@ -599,7 +624,7 @@ int main(void)
 		itp_rows_are_shaped_into_gangs, openb_pods_become_a_trace,
 		sacct_sample_converts_and_reads_back, sacct_bad_values_name_line_and_column,
 		sacct_durations_follow_slurm, sacct_impossible_dates_are_refused,
-		sacct_huge_typed_gpu_sum_is_refused,
+		sacct_huge_typed_gpu_sum_is_refused, control_bytes_are_masked_in_messages,
 		typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes,
 		openb_default_pod_list_reads_as_a_trace,
 	};
@@ -610,7 +635,7 @@ int main(void)
 		"itp_rows_are_shaped_into_gangs, openb_pods_become_a_trace, "
 		"sacct_sample_converts_and_reads_back, sacct_bad_values_name_line_and_column, "
 		"sacct_durations_follow_slurm, sacct_impossible_dates_are_refused, "
-		"sacct_huge_typed_gpu_sum_is_refused, "
+		"sacct_huge_typed_gpu_sum_is_refused, control_bytes_are_masked_in_messages, "
 		"typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes, "
 		"openb_default_pod_list_reads_as_a_trace";
 	int n = (int)(sizeof fns / sizeof fns[0]);
