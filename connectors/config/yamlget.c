@@ -182,6 +182,12 @@ int cfg_keys(struct cfg *c, const yaml_node_t *n, const char *path,
 					"a key is %s; keys must be plain "
 					"names",
 					cfg_kind(cfg_node(c, p->key)));
+		if (!in_list(k, valid) && strcmp(k, "<<") == 0)
+			return cfg_fail(c, cfg_node(c, p->key), FW_EINVAL,
+					cfg_path(fp, path, k),
+					"merge keys (<<: *anchor) are not "
+					"supported; write the keys out, or alias "
+					"a whole value (key: *anchor)");
 		if (!in_list(k, valid)) {
 			join_keys(list, sizeof list, valid);
 			return cfg_fail(c, cfg_node(c, p->key), FW_EINVAL,

@@ -552,6 +552,56 @@ TEST(aliases_are_safe)
 	EXPECT_FAIL("nodes: &a [*a]\n", FW_EINVAL, 1, "nodes[0]");
 }
 
+/* libyaml's cost grows with the nesting on every token and with the
+ * anchors on every alias: a megabyte of "[[[[" or of anchors once took
+ * minutes; the loader stops at FW_CONFIG_MAX_DEPTH / _ANCHORS at once. */
+TEST(hostile_nesting_and_anchors_fail_fast)
+{
+	size_t n = 1000000, k;
+	char *y = malloc(2 * n + 16), line[64];
+	struct fw_snapshot *s;
+	struct fw_diag d;
+	FILE *f;
+	char *text;
+	size_t tlen;
+
+	ASSERT(y != NULL);
+	memcpy(y, "nodes: ", 7);
+	memset(y + 7, '[', n);
+	memset(y + 7 + n, ']', n);
+	y[7 + 2 * n] = 0;
+	ASSERT_EQ(load(y, &s, &d), FW_ERANGE);
+	ASSERT_EQ(d.line, 1);
+	ASSERT_EQ(d.col, 7 + FW_CONFIG_MAX_DEPTH); /* the root mapping is level 1 */
+	ASSERT_STR_CONTAINS(d.msg, "nest more than 64 deep");
+	free(y);
+	/* 20000 anchors and aliases: refused at anchor 257 */
+	ASSERT(f = open_memstream(&text, &tlen));
+	fputs("nodes:\n", f);
+	for (k = 0; k < 20000; k++)
+		fprintf(f, "  - {name: n%zu, gpus: &g%zu 1}\n", k, k);
+	for (k = 0; k < 20000; k++)
+		fprintf(f, "  - {name: m%zu, gpus: *g%zu}\n", k, k);
+	fclose(f);
+	ASSERT_EQ(load(text, &s, &d), FW_ERANGE);
+	ASSERT_EQ(d.line, 2 + FW_CONFIG_MAX_ANCHORS);
+	ASSERT_STR_CONTAINS(d.msg, "more than 256 anchors");
+	free(text);
+	/* at the limit, anchors and aliases still work */
+	ASSERT(f = open_memstream(&text, &tlen));
+	fputs("nodes:\n", f);
+	for (k = 0; k < FW_CONFIG_MAX_ANCHORS; k++) {
+		snprintf(line, sizeof line, "  - {name: n%zu, gpus: &g%zu 1}\n", k, k);
+		fputs(line, f);
+	}
+	fputs("  - {name: last, gpus: *g255}\n", f);
+	fclose(f);
+	ASSERT_OK(load(text, &s, &d));
+	ASSERT_EQ(s->nnodes, FW_CONFIG_MAX_ANCHORS + 1);
+	fw_snapshot_free(s);
+	free(text);
+}
+
 TEST(queue_tree)
 {
 	struct fw_snapshot *s;
@@ -649,6 +699,9 @@ static const struct {
 	{ "weight_out_of_range", FW_ERANGE, 6,
 	  "queues[0].resources.gpu.overQuotaWeight" },
 	{ "control_char_key", FW_EINVAL, 3, "nodes[0].?[2J" },
+	{ "nesting_too_deep", FW_ERANGE, 3, "" },
+	{ "too_many_anchors", FW_ERANGE, 260, "" },
+	{ "merge_key", FW_EINVAL, 4, "nodes[1].<<" },
 };
 
 TEST(bad_input_files)
@@ -802,6 +855,7 @@ TEST(setup)
 TEST_MAIN(setup, full_example, full_example_queues, full_example_jobs,
 	  defaults, durations, quantities, quantities_in_yaml, node_groups,
 	  node_groups_errors, fractional_gpu, type_and_range_errors,
-	  yaml_level_errors, aliases_are_safe, queue_tree, load_file,
+	  yaml_level_errors, aliases_are_safe,
+	  hostile_nesting_and_anchors_fail_fast, queue_tree, load_file,
 	  bad_input_files, bad_input_cases_txt, docs_example,
 	  queue_min_runtime, scheduler_reserve_depth)
