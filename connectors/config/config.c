@@ -289,13 +289,15 @@ static int no_document(struct cfg *c)
 
 	if (!c->root_keys)
 		return fw_diag_set(c->d, FW_EINVAL, c->file, 0, 0, "",
-				   "the file has no YAML document; a config is "
+				   "the file has no YAML document (or an empty "
+				   "one); a config is "
 				   "a mapping with nodes:, queues: and jobs: "
 				   "(see docs/config.md)");
 	for (int i = 0; c->root_keys[i] && n < sizeof keys; i++)
 		n += (size_t)snprintf(keys + n, sizeof keys - n, "%s%s:", i ? ", " : "", c->root_keys[i]);
 	return fw_diag_set(c->d, FW_EINVAL, c->file, 0, 0, "",
-			   "the file has no YAML document; it should be a "
+			   "the file has no YAML document (or an empty one); "
+			   "it should be a "
 			   "mapping with %s (see docs/config.md)", keys);
 }
 
@@ -357,6 +359,7 @@ static int check_shape(struct cfg *c, const char *buf, size_t len)
 static int parse(struct cfg *c, const char *buf, size_t len)
 {
 	yaml_parser_t p;
+	yaml_node_t *root;
 	int rc = check_shape(c, buf, len);
 
 	if (rc)
@@ -370,7 +373,8 @@ static int parse(struct cfg *c, const char *buf, size_t len)
 		yaml_parser_delete(&p);
 		return rc;
 	}
-	if (!yaml_document_get_root_node(c->doc))
+	root = yaml_document_get_root_node(c->doc);
+	if (!root || cfg_is_null(root)) /* nothing, or only "---" / "~" */
 		rc = no_document(c);
 	else
 		rc = expect_end(c, &p);
@@ -436,8 +440,9 @@ int fw_config_load_buffer(const char *name, const char *buf, size_t len,
 	return load_buffer(name, buf, len, NULL, out, d);
 }
 
-/* Read all of f (at most FW_CONFIG_MAX_BYTES + 1 bytes) into *buf. */
-static int slurp(FILE *f, char **buf, size_t *len)
+/* Read all of f (at most FW_CONFIG_MAX_BYTES + 1 bytes) into *buf; *err
+ * gets errno on a read error (EISDIR for a directory). */
+static int slurp(FILE *f, char **buf, size_t *len, int *err)
 {
 	size_t cap = 1 << 16, n = 0;
 	char *b = malloc(cap), *nb;
@@ -455,6 +460,7 @@ static int slurp(FILE *f, char **buf, size_t *len)
 	if (!b)
 		return FW_ENOMEM;
 	if (ferror(f)) {
+		*err = errno;
 		free(b);
 		return FW_EIO;
 	}
@@ -469,7 +475,7 @@ int fw_config_load_file_keys(const char *path, const char *const *root_keys,
 	FILE *f = path ? fopen(path, "rb") : NULL;
 	char *buf = NULL;
 	size_t len = 0;
-	int rc;
+	int rc, err = 0;
 
 	if (!f)
 		return fw_diag_set(d, errno == ENOENT ? FW_ENOENT : FW_EIO,
@@ -477,13 +483,13 @@ int fw_config_load_file_keys(const char *path, const char *const *root_keys,
 				   "cannot open the config: %s; check the path "
 				   "and permissions",
 				   path ? strerror(errno) : "no path given");
-	rc = slurp(f, &buf, &len);
+	rc = slurp(f, &buf, &len, &err);
 	fclose(f);
 	if (rc)
 		return fw_diag_set(d, rc, path, 0, 0, "",
 				   "cannot read the config: %s; check the file",
 				   rc == FW_ENOMEM ? "out of memory"
-						   : "read error");
+						   : strerror(err));
 	rc = load_buffer(path, buf, len, root_keys, out, d);
 	free(buf);
 	return rc;

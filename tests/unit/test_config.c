@@ -292,6 +292,14 @@ TEST(quantities)
 	ASSERT_EQ(fwc_parse_int("8.5", &v), FW_EINVAL);
 	ASSERT_EQ(fwc_parse_int("0x10", &v), FW_EINVAL);
 	ASSERT_EQ(fwc_parse_int("99999999999999999999", &v), FW_ERANGE);
+	/* more than 9 decimals is a syntax error, not "too large"; zeros past
+	 * the ninth change nothing */
+	ASSERT_EQ(fwc_parse_mib("1.00000000001Gi", &v), FW_EINVAL);
+	ASSERT_EQ(fwc_parse_fixed("0.0000000001", 3, &v), FW_EINVAL);
+	ASSERT_OK(fwc_parse_int("8.000000000000000000000", &v));
+	ASSERT_EQ(v, 8);
+	ASSERT_OK(fwc_parse_fixed("0.1234567890000", 9, &v));
+	ASSERT_EQ(v, 123456789);
 	bool b;
 	ASSERT_OK(fwc_parse_bool("True", &b));
 	ASSERT(b);
@@ -517,6 +525,11 @@ TEST(yaml_level_errors)
 	ASSERT_EQ(fw_config_load_buffer("e.yaml", "", 0, &s, &d), FW_EINVAL);
 	ASSERT(s == (struct fw_snapshot *)&s); /* untouched */
 	ASSERT_STR_CONTAINS(d.msg, "no YAML document");
+	/* an empty document ("---", "~") is no config either */
+	EXPECT_FAIL("---\n", FW_EINVAL, 0, "");
+	EXPECT_FAIL("--- ~\n...\n", FW_EINVAL, 0, "");
+	ASSERT_EQ(fw_config_load_buffer("e.yaml", "---\n", 4, &s, &d), FW_EINVAL);
+	ASSERT_STR_CONTAINS(d.msg, "no YAML document (or an empty one)");
 	EXPECT_FAIL("now: 1\n---\nnow: 2\n", FW_EINVAL, 3, "");
 	EXPECT_FAIL("now: [1\n", FW_EINVAL, 2, "");
 	EXPECT_FAIL("\"now\": 1\nbogus: 2\n", FW_EINVAL, 2, "bogus");
@@ -702,6 +715,7 @@ static const struct {
 	{ "nesting_too_deep", FW_ERANGE, 3, "" },
 	{ "too_many_anchors", FW_ERANGE, 260, "" },
 	{ "merge_key", FW_EINVAL, 4, "nodes[1].<<" },
+	{ "too_many_decimals", FW_EINVAL, 3, "nodes[0].memory" },
 };
 
 TEST(bad_input_files)
