@@ -220,9 +220,11 @@ static int check_id(struct parser *ps, const struct fields *f, int lno, struct f
 				   "'%s' must be 1..%d bytes long", s, FW_ITP_ID_MAX - 1);
 	for (size_t k = 0; k < f->len[i]; k++) {
 		unsigned char c = (unsigned char)f->p[i][k];
-		if (c < 0x20 || c == 0x7f || c == '"' || c == '\\')
+		/* ids reach JSON and CSV outputs: printable ASCII only */
+		if (c <= 0x20 || c >= 0x7f || c == '"' || c == '\\')
 			return fw_diag_set(d, FW_EINVAL, ps->fname, lno, f->col[i] + (int)k, "job_id",
-					   "'%s' contains a control character, quote or backslash", s);
+					   "'%s' has a space, quote, backslash, control or "
+					   "non-ASCII byte; ids are printable ASCII", s);
 	}
 	memcpy(j->id, f->p[i], f->len[i]);
 	j->id[f->len[i]] = 0;

@@ -7,7 +7,8 @@
  *
  * Columns are found by header name (order free, extra columns ignored).
  * Every value is checked and nothing is clamped or guessed:
- *   job_id           1..63 bytes, no control characters, no quotes, unique;
+ *   job_id           1..63 printable ASCII bytes (no space, quote or
+ *                    backslash: ids reach JSON and CSV outputs), unique;
  *   submission_time  whole seconds, 0..FW_ITP_MAX_TIME;
  *   duration         whole seconds, 0..FW_ITP_MAX_TIME;
  *   num_gpu          whole GPUs, 1..FW_ITP_MAX_GPUS.

@@ -36,6 +36,10 @@ static void check_rows(const struct fw_itp_trace *t)
 	for (size_t i = 0; i < t->n; i++) {
 		const struct fw_itp_job *j = &t->v[i];
 		size_t n = strnlen(j->id, FW_ITP_ID_MAX);
+		for (size_t k = 0; k < n; k++) /* ids reach JSON: printable ASCII */
+			if (j->id[k] <= 0x20 || j->id[k] >= 0x7f || j->id[k] == '"' ||
+			    j->id[k] == '\\')
+				abort();
 		if (n == 0 || n >= FW_ITP_ID_MAX || j->gpus < 1 || j->gpus > FW_ITP_MAX_GPUS ||
 		    j->submit < 0 || j->submit > FW_ITP_MAX_TIME || j->duration < 0 ||
 		    j->duration > FW_ITP_MAX_TIME || j->line < 2)

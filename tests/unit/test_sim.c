@@ -155,7 +155,13 @@ TEST(itp_bad_values_name_line_column_and_reason)
 	ASSERT_STR_EQ(row_error("b,5,10,1,9", m, sizeof m), "t.csv:2:10: row: 5 fields, the header has 4");
 	ASSERT_STR_EQ(row_error(",5,10,1", m, sizeof m), "t.csv:2:1: job_id: '' must be 1..63 bytes long");
 	ASSERT_STR_EQ(row_error("a\"b,5,10,1", m, sizeof m),
-		      "t.csv:2:2: job_id: 'a\"b' contains a control character, quote or backslash");
+		      "t.csv:2:2: job_id: 'a\"b' has a space, quote, backslash, control or "
+		      "non-ASCII byte; ids are printable ASCII");
+	/* ids reach the JSON of --log: a space or a byte that is not UTF-8
+	 * (a BOM in the middle of the file, Latin-1) is refused */
+	ASSERT_STR_CONTAINS(row_error("a b,5,10,1", m, sizeof m), "t.csv:2:2: job_id: 'a b' has a space");
+	ASSERT_STR_CONTAINS(row_error("a\xff,5,10,1", m, sizeof m), "t.csv:2:2: job_id: 'a?' has a space");
+	ASSERT_STR_CONTAINS(row_error("\xEF\xBB\xBF" "a,5,10,1", m, sizeof m), "t.csv:2:1: job_id:");
 	ASSERT_EQ(parse("job_id,submission_time,duration,num_gpu\nx,1,1,1\ny,1,1,1\nx,2,2,2\n",
 			0, &t, m, sizeof m), FW_EINVAL);
 	ASSERT_STR_EQ(m, "t.csv:4:1: job_id: 'x' already appeared on line 2");
