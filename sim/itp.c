@@ -422,11 +422,12 @@ void fw_itp_free(struct fw_itp_trace *t)
 }
 
 /* Control bytes (ESC, CR, ...) quoted from a hostile file must not reach
- * the terminal: each becomes '?' (the file name is the user's own). */
+ * the terminal, nor bytes that may not be UTF-8 (trace names are ASCII):
+ * each becomes '?' (the file name is the user's own). */
 static void mask_controls(char *s)
 {
 	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
 			*s = '?';
 }
 

@@ -62,8 +62,9 @@ int fw_itp_read(const char *path, unsigned flags, struct fw_itp_trace *out,
 		struct fw_diag *d);
 void fw_itp_free(struct fw_itp_trace *t);
 
-/* "FILE:LINE:COL: FIELD: MSG" (unknown parts left out).  Control bytes in
- * FIELD and MSG (values quoted from the file) are shown as '?'. */
+/* "FILE:LINE:COL: FIELD: MSG" (unknown parts left out).  Control and
+ * non-ASCII bytes in FIELD and MSG (values quoted from the file) are shown
+ * as '?'. */
 void fw_itp_diag_str(const struct fw_diag *d, char *buf, size_t n);
 
 /* Whole file into a NUL-terminated malloc'd buffer (FW_EIO/FW_ENOMEM). */

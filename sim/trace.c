@@ -120,6 +120,7 @@ int fw_trace_from_itp(const struct fw_itp_trace *in, int32_t G,
 
 struct openb_times {
 	int cpos, dpos;       /* field index of creation/deletion_time */
+	int npos, gpos, spos; /* of name, num_gpu, gpu_spec (for messages) */
 	size_t next;          /* next pod (file order) to match */
 };
 
@@ -147,18 +148,29 @@ static int time_field(const struct fw_csv_rec *r, int pos, int lno,
 static int openb_header(struct openb_times *ot, const struct fw_csv_rec *r,
 			const char *fname, int lno, struct fw_diag *d)
 {
-	ot->cpos = ot->dpos = -1;
+	ot->cpos = ot->dpos = ot->npos = ot->gpos = ot->spos = -1;
 	for (size_t i = 0; i < r->nf; i++) {
 		if (strcmp(r->f[i], "creation_time") == 0)
 			ot->cpos = (int)i;
 		if (strcmp(r->f[i], "deletion_time") == 0)
 			ot->dpos = (int)i;
+		if (strcmp(r->f[i], "name") == 0)
+			ot->npos = (int)i;
+		if (strcmp(r->f[i], "num_gpu") == 0)
+			ot->gpos = (int)i;
+		if (strcmp(r->f[i], "gpu_spec") == 0)
+			ot->spos = (int)i;
 	}
 	if (ot->cpos < 0 || ot->dpos < 0)
 		return fw_diag_set(d, FW_EINVAL, fname, lno, 1, "header",
 				   "a pod list replayed as a trace needs the columns "
 				   "creation_time and deletion_time");
 	return FW_OK;
+}
+
+static int col_of(const struct fw_csv_rec *r, int pos)
+{
+	return pos >= 0 && (size_t)pos < r->nf ? r->col[pos] : 1;
 }
 
 /* Build the job for pod p from its split line. */
@@ -177,11 +189,19 @@ static int openb_job(const struct fw_openb_pod *p, const struct fw_csv_rec *r,
 		return fw_diag_set(d, FW_EINVAL, fname, p->line, r->col[ot->dpos],
 				   "deletion_time", "%lld is before creation_time %lld",
 				   (long long)e, (long long)c);
-	if (p->num_gpu > FW_MAX_GPUS_PER_NODE || strlen(p->name) >= FW_NAME_MAX)
-		return fw_diag_set(d, FW_EINVAL, fname, p->line, 1, "num_gpu",
-				   "pod '%.40s' does not fit one node (%d GPUs, max %d) "
-				   "or its name is too long", p->name, p->num_gpu,
+	if (strlen(p->name) >= FW_NAME_MAX)
+		return fw_diag_set(d, FW_EINVAL, fname, p->line, col_of(r, ot->npos), "name",
+				   "'%.40s...' is longer than %d bytes, the longest job id",
+				   p->name, FW_NAME_MAX - 1);
+	if (p->num_gpu > FW_MAX_GPUS_PER_NODE)
+		return fw_diag_set(d, FW_EINVAL, fname, p->line, col_of(r, ot->gpos), "num_gpu",
+				   "pod '%.40s' asks for %d GPUs; a pod runs on one node, "
+				   "which has at most %d", p->name, p->num_gpu,
 				   FW_MAX_GPUS_PER_NODE);
+	if (!strchr(p->gpu_spec, '|') && strlen(p->gpu_spec) >= FW_NAME_MAX)
+		return fw_diag_set(d, FW_EINVAL, fname, p->line, col_of(r, ot->spos), "gpu_spec",
+				   "model '%.40s...' is longer than %d bytes", p->gpu_spec,
+				   FW_NAME_MAX - 1);
 	snprintf(j->id, sizeof j->id, "%s", p->name);
 	j->submit = c;
 	j->duration = j->expected = e - c;
@@ -222,7 +242,7 @@ static int openb_line(struct openb_times *ot, const struct fw_openb_pods *pods,
 static int openb_walk(const char *buf, size_t len, const struct fw_openb_pods *pods,
 		      unsigned flags, struct fw_trace *out, struct fw_diag *d)
 {
-	struct openb_times ot = { -1, -1, 0 };
+	struct openb_times ot = { -1, -1, -1, -1, -1, 0 };
 	size_t at = 0;
 	int lno = 0, rc = FW_OK;
 
@@ -238,7 +258,9 @@ static int openb_walk(const char *buf, size_t len, const struct fw_openb_pods *p
 		line[n] = 0;
 		if (n && line[n - 1] == '\r')
 			line[n - 1] = 0;
-		rc = openb_line(&ot, pods, line, lno, flags, out, d);
+		/* a UTF-8 byte-order mark, skipped as the pod reader does */
+		rc = openb_line(&ot, pods, line + (lno == 1 && n >= 3 &&
+				!memcmp(line, "\xEF\xBB\xBF", 3) ? 3 : 0), lno, flags, out, d);
 		free(line);
 	}
 	return rc;

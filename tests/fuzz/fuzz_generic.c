@@ -1,6 +1,7 @@
 /*
  * fuzz_generic.c — libFuzzer target for the generic trace reader
- * (sim/generic.c, CSV and JSONL) and the sacct converter (sim/sacct.c).
+ * (sim/generic.c, CSV and JSONL), the sacct converter (sim/sacct.c) and
+ * openb pods read as a trace (fw_trace_parse_openb, sim/trace.c).
  *
  * Any bytes must either parse into jobs that respect every documented
  * bound, or fail with a filled diagnosis and nothing left behind.  A strict
@@ -19,14 +20,28 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* A diagnosis as printed must carry no control byte from the input. */
+/* A diagnosis as printed must carry no control or non-ASCII byte from the
+ * input (trace names are ASCII; the file name here is). */
 static void check_printed(const struct fw_diag *d)
 {
 	char msg[1024];
 
 	fw_itp_diag_str(d, msg, sizeof msg);
 	for (const char *p = msg; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+			abort();
+}
+
+/* Names reach JSON and CSV outputs: printable ASCII, no space, quote,
+ * backslash or comma. */
+static void check_name(const char *s, int may_be_empty)
+{
+	size_t n = strnlen(s, FW_NAME_MAX);
+
+	if (n >= FW_NAME_MAX || (n == 0 && !may_be_empty))
+		abort();
+	for (size_t k = 0; k < n; k++)
+		if (s[k] <= 0x20 || s[k] >= 0x7f || s[k] == '"' || s[k] == '\\' || s[k] == ',')
 			abort();
 }
 
@@ -36,6 +51,10 @@ static void check_jobs(const struct fw_trace *t)
 		const struct fw_trace_job *j = &t->v[i];
 		const struct fw_trace_group *g = &j->groups[0];
 		size_t n = strnlen(j->id, FW_NAME_MAX);
+		check_name(j->id, 0);
+		check_name(j->queue, 1);
+		check_name(j->user, 1);
+		check_name(j->gpu_model, 1);
 		if (n == 0 || n >= FW_NAME_MAX || j->ngroups != 1 || j->submit < 0 ||
 		    j->submit > FW_TRACE_MAX_TIME || j->duration < 0 || j->expected < 0 ||
 		    g->count < 1 || g->count > FW_TRACE_MAX_TASKS || g->gpus < 0 ||
@@ -64,6 +83,30 @@ static void fuzz_trace(const char *buf, size_t size)
 	if (rc == FW_OK && (rs != FW_OK || skip.n != strict.n || skip.skipped != 0))
 		abort();
 	if (rs == FW_OK && skip.skipped && skip.first_bad.msg[0] == 0)
+		abort();
+	if (rs == FW_OK && skip.skipped)
+		check_printed(&skip.first_bad);
+	fw_trace_free(&strict);
+	fw_trace_free(&skip);
+}
+
+/* openb pods as a trace: the same bounds, strict and skipping. */
+static void fuzz_openb_trace(const char *buf, size_t size)
+{
+	struct fw_trace strict, skip;
+	struct fw_diag d;
+	int rc, rs;
+
+	memset(&d, 0, sizeof d);
+	rc = fw_trace_parse_openb(buf, size, "fuzz.csv", 0, &strict, &d);
+	if (rc != FW_OK && (d.msg[0] == 0 || strict.n != 0 || strict.v != NULL))
+		abort();
+	if (rc != FW_OK)
+		check_printed(&d);
+	check_jobs(&strict);
+	rs = fw_trace_parse_openb(buf, size, "fuzz.csv", FW_TRACE_SKIP_BAD, &skip, &d);
+	check_jobs(&skip);
+	if (rc == FW_OK && (rs != FW_OK || skip.n != strict.n || skip.skipped != 0))
 		abort();
 	if (rs == FW_OK && skip.skipped)
 		check_printed(&skip.first_bad);
@@ -108,6 +151,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size)
 		memcpy(buf, data, size);
 	fuzz_trace(buf, size);
+	fuzz_openb_trace(buf, size);
 	fuzz_sacct(buf, size, 0);
 	fuzz_sacct(buf, size, FW_SACCT_NO_MODEL);
 	free(buf);

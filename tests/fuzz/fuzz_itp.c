@@ -20,14 +20,15 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* A diagnosis as printed must carry no control byte from the input. */
+/* A diagnosis as printed must carry no control or non-ASCII byte from the
+ * input (trace names are ASCII; the file name here is). */
 static void check_printed(const struct fw_diag *d)
 {
 	char msg[1024];
 
 	fw_itp_diag_str(d, msg, sizeof msg);
 	for (const char *p = msg; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
 			abort();
 }
 

@@ -249,6 +249,33 @@ TEST(openb_pods_become_a_trace)
 	ASSERT_EQ(fw_trace_parse_openb(text, strlen(text), "p.csv", 0, &t, &d), FW_EINVAL);
 	fw_itp_diag_str(&d, why, sizeof why);
 	ASSERT_STR_EQ(why, "p.csv:4:1: name: duplicate pod name \"p0\": it already appeared on line 2");
+	/* a byte-order mark before creation_time, skipped as the pod reader does */
+	snprintf(text, sizeof text, "\xEF\xBB\xBF" "creation_time,deletion_time,name,cpu_milli,"
+		 "memory_mib,num_gpu,gpu_milli,gpu_spec\n7,9,p0,1,1,1,1000,\n");
+	ASSERT_OK(fw_trace_parse_openb(text, strlen(text), "p.csv", 0, &t, &d));
+	ASSERT_EQ(t.v[0].submit, 7);
+	fw_trace_free(&t);
+	/* each limit of the trace model names its own column */
+	snprintf(text, sizeof text, "%sp0,1,1,17,1000,,LS,Running,1,2,0\n", hdr);
+	ASSERT_EQ(fw_trace_parse_openb(text, strlen(text), "p.csv", 0, &t, &d), FW_EINVAL);
+	fw_itp_diag_str(&d, why, sizeof why);
+	ASSERT_STR_EQ(why, "p.csv:2:8: num_gpu: pod 'p0' asks for 17 GPUs; a pod runs on one "
+		      "node, which has at most 16");
+	snprintf(text, sizeof text, "%sp%064d,1,1,1,1000,,LS,Running,1,2,0\n", hdr, 0);
+	ASSERT_EQ(fw_trace_parse_openb(text, strlen(text), "p.csv", 0, &t, &d), FW_EINVAL);
+	fw_itp_diag_str(&d, why, sizeof why);
+	ASSERT_STR_CONTAINS(why, "p.csv:2:1: name: 'p0000");
+	ASSERT_STR_CONTAINS(why, "is longer than 63 bytes, the longest job id");
+	/* a model longer than a name was cut to 63 bytes, silently */
+	snprintf(text, sizeof text, "%sp0,1,1,1,1000,M%064d,LS,Running,1,2,0\n", hdr, 0);
+	ASSERT_EQ(fw_trace_parse_openb(text, strlen(text), "p.csv", 0, &t, &d), FW_EINVAL);
+	fw_itp_diag_str(&d, why, sizeof why);
+	ASSERT_STR_CONTAINS(why, "p.csv:2:15: gpu_spec: model 'M000");
+	/* names reach --log (JSON) and --jobs (CSV): a quote or comma is refused */
+	snprintf(text, sizeof text, "%s\"p\"\"0\",1,1,1,1000,,LS,Running,1,2,0\n", hdr);
+	ASSERT_EQ(fw_trace_parse_openb(text, strlen(text), "p.csv", 0, &t, &d), FW_EINVAL);
+	fw_itp_diag_str(&d, why, sizeof why);
+	ASSERT_STR_CONTAINS(why, "p.csv:2:1: name: \"p\"0\" has a space, quote");
 }
 
 TEST(sacct_sample_converts_and_reads_back)
