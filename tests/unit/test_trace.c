@@ -75,7 +75,8 @@ TEST(generic_csv_bad_rows_name_line_column_and_field)
 		{ "a,1,2,17", "t.csv:2:7: gpus_per_task: '17' is out of range 0..16" },
 		{ "a,1,2", "t.csv:2:5: row: has 3 fields, the header has 4" },
 		{ ",1,2,1", "t.csv:2:1: job_id: is empty (the column is required)" },
-		{ "a b,1,2,1", "t.csv:2:1: job_id: 'a b' has a space, quote, backslash, comma or control byte" },
+		{ "a b,1,2,1", "t.csv:2:1: job_id: 'a b' has a space, quote, backslash, comma, control or "
+		  "non-ASCII byte; names are printable ASCII" },
 		{ "a,99999999999999999999,2,1", "t.csv:2:3: submit_time: '99999999999999999999' is out of range 0..1000000000000" },
 	};
 	char text[256], why[512];
@@ -121,6 +122,32 @@ TEST(generic_header_errors_are_never_skipped)
 	ASSERT_STR_CONTAINS(why, "appears twice");
 	ASSERT_EQ(csv("\n\n", 0, &t, why, sizeof why), FW_EINVAL);
 	ASSERT_STR_CONTAINS(why, "no header line");
+}
+
+/* What editors and spreadsheets add: a byte-order mark (CSV and JSONL),
+ * blank lines of spaces, a trailing comma in the header. */
+TEST(generic_bom_blank_lines_and_unnamed_columns)
+{
+	struct fw_trace t;
+	char why[512];
+
+	ASSERT_OK(csv("\xEF\xBB\xBF" "job_id,submit_time,duration,gpus_per_task\r\n"
+		      "a,0,10,1\r\n  \r\n\t\nb,5,10,2\r\n", 0, &t, why, sizeof why));
+	ASSERT_EQ(t.n, 2);
+	ASSERT_EQ(t.v[1].line, 5);
+	fw_trace_free(&t);
+	ASSERT_OK(csv("\xEF\xBB\xBF" "{\"job_id\": \"a\", \"submit_time\": 0, \"duration\": 1, "
+		      "\"gpus_per_task\": 1}\n   \n", 0, &t, why, sizeof why));
+	ASSERT_EQ(t.n, 1);
+	fw_trace_free(&t);
+	ASSERT_EQ(csv("job_id,submit_time,duration,gpus_per_task,\na,0,10,1,\n", 0, &t, why,
+		      sizeof why), FW_EINVAL);
+	ASSERT_STR_EQ(why, "t.csv:1:43: header: column 5 has no name (a trailing or doubled "
+		      "comma?); see docs/trace-format.md");
+	/* a BOM anywhere else is part of the value, and refused in a name */
+	ASSERT_EQ(csv("job_id,submit_time,duration,gpus_per_task\n\xEF\xBB\xBF" "a,0,10,1\n", 0, &t,
+		      why, sizeof why), FW_EINVAL);
+	ASSERT_STR_CONTAINS(why, "t.csv:2:1: job_id: '???a' has a space");
 }
 
 TEST(generic_skip_bad_rows_counts_and_keeps_the_first_reason)
@@ -646,7 +673,7 @@ int main(void)
 	fw_test_fn fns[] = {
 		generic_csv_reads_every_column, generic_csv_bad_rows_name_line_column_and_field,
 		generic_cross_field_rules_and_duplicates, generic_header_errors_are_never_skipped,
-		generic_skip_bad_rows_counts_and_keeps_the_first_reason,
+		generic_bom_blank_lines_and_unnamed_columns, generic_skip_bad_rows_counts_and_keeps_the_first_reason,
 		generic_jsonl_reads_the_same_keys, generic_jsonl_bad_values_name_the_key,
 		itp_rows_are_shaped_into_gangs, openb_pods_become_a_trace,
 		sacct_sample_converts_and_reads_back, sacct_bad_values_name_line_and_column,
@@ -657,7 +684,7 @@ int main(void)
 	};
 	const char *names = "generic_csv_reads_every_column, generic_csv_bad_rows_name_line_column_and_field, "
 		"generic_cross_field_rules_and_duplicates, generic_header_errors_are_never_skipped, "
-		"generic_skip_bad_rows_counts_and_keeps_the_first_reason, "
+		"generic_bom_blank_lines_and_unnamed_columns, generic_skip_bad_rows_counts_and_keeps_the_first_reason, "
 		"generic_jsonl_reads_the_same_keys, generic_jsonl_bad_values_name_the_key, "
 		"itp_rows_are_shaped_into_gangs, openb_pods_become_a_trace, "
 		"sacct_sample_converts_and_reads_back, sacct_bad_values_name_line_and_column, "
