@@ -271,6 +271,10 @@ TEST(teams_file_is_parsed_strictly_and_falls_back_when_missing)
 	ASSERT_EQ(fw_teams_parse("vc,n\na,1\na,2\n", 13, "vc.csv", &t, &d), FW_EINVAL);
 	ASSERT_STR_CONTAINS(d.msg, "appears twice");
 	ASSERT_EQ(fw_teams_parse("name,n\na,1\n", 11, "vc.csv", &t, &d), FW_EINVAL);
+	/* a UTF-8 byte-order mark before the header is skipped */
+	const char *bom = "\xEF\xBB\xBF" "vc,node num\na,1\n";
+	ASSERT_OK(fw_teams_parse(bom, strlen(bom), "vc.csv", &t, &d));
+	ASSERT_EQ(t.n, 1);
 	ASSERT_EQ(fw_teams_load("/nonexistent/vc.csv", &t, note, sizeof note, &d), FW_EIO);
 	const char *was = getenv("FAIRWAY_TRACES");
 	char saved[512];
