@@ -388,12 +388,13 @@ int fw_itp_slurp(const char *path, char **buf, size_t *len, struct fw_diag *d)
 		b = nb;
 		cap *= 2;
 	}
-	int bad = ferror(f);
+	int bad = ferror(f) ? errno : 0;
 	fclose(f);
 	if (!b || bad) {
 		free(b);
 		return fw_diag_set(d, b ? FW_EIO : FW_ENOMEM, path, 0, 0, NULL,
-				   b ? "read error" : "out of memory");
+				   b ? "cannot read: %s" : "out of memory",
+				   b ? strerror(bad) : "");
 	}
 	b[n] = 0;
 	*buf = b;

@@ -415,6 +415,42 @@ TEST(control_bytes_are_masked_in_messages)
 	ASSERT_STR_EQ(why, "a\tb.csv:2:3: f?: v??");
 }
 
+/* A byte-order mark is skipped; a GPU type that is not a name is refused
+ * (it was dropped silently) unless --no-gpu-model; a file that leaves no
+ * job is an error, not an empty trace. */
+TEST(sacct_bom_gpu_types_and_no_jobs)
+{
+	const char *bom = "\xEF\xBB\xBF" "JobID|Submit|Start|Elapsed|AllocTRES\n"
+			  "1|2024-03-01T10:00:00|2024-03-01T10:00:00|01:00|gres/gpu:h100=1\n";
+	const char *odd = "JobID|Submit|Start|Elapsed|AllocTRES\n"
+			  "1|2024-03-01T10:00:00|2024-03-01T10:00:00|01:00|gres/gpu:h 100=1\n";
+	const char *none = "JobID|Submit|Start|Elapsed|AllocTRES\n"
+			   "1|2024-03-01T10:00:00|Unknown|01:00|gres/gpu=1\n"
+			   "1.batch|2024-03-01T10:00:00|Unknown|01:00|gres/gpu=1\n"
+			   "2|2024-03-01T10:00:00|2024-03-01T10:00:00|01:00|cpu=4\n";
+	char *out, why[512];
+	size_t olen, sk;
+	struct fw_diag d;
+
+	ASSERT_OK(fw_sacct_convert(bom, strlen(bom), "s.txt", 0, &out, &olen, &sk, &d));
+	ASSERT_STR_CONTAINS(out, "\n1,0,60,");
+	ASSERT_STR_CONTAINS(out, ",h100\n");
+	free(out);
+	ASSERT_EQ(fw_sacct_convert(odd, strlen(odd), "s.txt", 0, &out, &olen, &sk, &d), FW_EINVAL);
+	ASSERT(out == NULL);
+	fw_itp_diag_str(&d, why, sizeof why);
+	ASSERT_STR_CONTAINS(why, "s.txt:2:49: AllocTRES: GPU type 'h 100' is not a plain name");
+	ASSERT_STR_CONTAINS(why, "pass --no-gpu-model");
+	ASSERT_OK(fw_sacct_convert(odd, strlen(odd), "s.txt", FW_SACCT_NO_MODEL, &out, &olen, &sk,
+				   &d));
+	free(out);
+	ASSERT_EQ(fw_sacct_convert(none, strlen(none), "s.txt", 0, &out, &olen, &sk, &d), FW_EINVAL);
+	ASSERT(out == NULL);
+	fw_itp_diag_str(&d, why, sizeof why);
+	ASSERT_STR_EQ(why, "s.txt: no job to convert: 2 left out (never started or no GPUs), "
+		      "1 job steps; check sacct's --starttime, --endtime and --allusers");
+}
+
 /* Convert one row; *dur and *exp from the output (-1: the field is empty). */
 static int sacct_one(const char *submit, const char *elapsed, const char *limit,
 		     long long *dur, long long *exp, char *why, size_t n)
@@ -679,7 +715,7 @@ int main(void)
 		sacct_sample_converts_and_reads_back, sacct_bad_values_name_line_and_column,
 		sacct_durations_follow_slurm, sacct_impossible_dates_are_refused,
 		sacct_huge_typed_gpu_sum_is_refused, control_bytes_are_masked_in_messages,
-		typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes,
+		sacct_bom_gpu_types_and_no_jobs, typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes,
 		openb_default_pod_list_reads_as_a_trace,
 	};
 	const char *names = "generic_csv_reads_every_column, generic_csv_bad_rows_name_line_column_and_field, "
@@ -690,7 +726,7 @@ int main(void)
 		"sacct_sample_converts_and_reads_back, sacct_bad_values_name_line_and_column, "
 		"sacct_durations_follow_slurm, sacct_impossible_dates_are_refused, "
 		"sacct_huge_typed_gpu_sum_is_refused, control_bytes_are_masked_in_messages, "
-		"typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes, "
+		"sacct_bom_gpu_types_and_no_jobs, typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes, "
 		"openb_default_pod_list_reads_as_a_trace";
 	int n = (int)(sizeof fns / sizeof fns[0]);
 	char path[1024];
