@@ -262,6 +262,12 @@ expect "sim-run-verbose-empty-bucket-dash" 0 "  1               0       0       
 	"$FW" sim run --trace "$HO/v.csv" --nodes 2x8 --policies fifo --verbose
 expect "sim-run-verbose-idle-line" 0 "  idle while waiting 0.0 GPU-h   goodput 0.4 GPU-h" \
 	"$FW" sim run --trace "$HO/v.csv" --nodes 2x8 --policies fifo --verbose
+# a job no placement can ever start is named before the replay (and counted
+# as never started), rather than only waiting silently
+printf 'job_id,submit_time,duration,gpus_per_task\nA,0,100,16\nB,0,100,1\n' >"$HO/big.csv"
+expect "sim-run-warns-of-a-job-larger-than-every-node" 0 \
+	"warning: 1 job of $HO/big.csv can never start on this fleet (the first, 'A' (line 2) needs a task of 16 GPUs, and the largest node has 8)" \
+	"$FW" sim run --trace "$HO/big.csv" --format fairway --nodes 2x8 --policies fifo
 rm -rf "$HO"
 expect "sim-run-skip-bad-rows-counts" 0 "skipped 1 bad rows" \
 	"$FW" sim run --trace tests/data/bad_itp.csv --nodes 2x8 --policies fifo --skip-bad-rows

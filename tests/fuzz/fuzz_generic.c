@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fleet.h"
 #include "trace.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -65,6 +66,24 @@ static void check_jobs(const struct fw_trace *t)
 	}
 }
 
+/* The never-start check on a small fleet: a count no larger than the
+ * trace, and a first job named whenever there is one. */
+static void check_unfit(const struct fw_trace *t)
+{
+	static const struct fw_fleet_opts o = { 2, 8, 0, 0 };
+	struct fw_snapshot *s;
+	struct fw_diag d;
+	char first[400];
+	size_t n;
+
+	if (fw_fleet_generate(&o, &s, &d) != FW_OK)
+		abort();
+	n = fw_trace_unfit_jobs(t, s, first, sizeof first);
+	if (n > t->n || (n > 0) != (first[0] != 0))
+		abort();
+	fw_snapshot_free(s);
+}
+
 static void fuzz_trace(const char *buf, size_t size)
 {
 	struct fw_trace strict, skip;
@@ -78,6 +97,7 @@ static void fuzz_trace(const char *buf, size_t size)
 	if (rc != FW_OK)
 		check_printed(&d);
 	check_jobs(&strict);
+	check_unfit(&strict);
 	rs = fw_trace_parse_generic(buf, size, "fuzz.csv", FW_TRACE_SKIP_BAD, &skip, &d);
 	check_jobs(&skip);
 	if (rc == FW_OK && (rs != FW_OK || skip.n != strict.n || skip.skipped != 0))

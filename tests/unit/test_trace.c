@@ -606,6 +606,48 @@ TEST(typed_gpu_jobs_a_fleet_cannot_run_are_named)
 	fw_snapshot_free(s);
 }
 
+/* A job no placement can ever start is named before the replay, with the
+ * first such job and why; elastic gangs and GPU fractions are counted by
+ * what they need at the least. */
+TEST(jobs_larger_than_the_fleet_are_named)
+{
+	struct fw_fleet_opts fo = { 4, 8, 0, 0 }; /* 32 GPUs, 128 CPUs, 1 TiB a node */
+	struct fw_snapshot *s;
+	struct fw_trace t;
+	struct fw_diag d;
+	char first[400], *msg;
+	size_t mlen;
+	FILE *f;
+
+	ASSERT_OK(fw_fleet_generate(&fo, &s, &d));
+	ASSERT_OK(csv("job_id,submit_time,duration,tasks,gpus_per_task,gpu_milli,cpu_milli,"
+		      "min_member\n"
+		      "fits,0,1,4,8,,,\n"
+		      "elastic,0,1,10,8,,,2\n"
+		      "fractions,0,1,100,1,100,,\n"
+		      "big_task,0,1,1,16,,,\n"
+		      "big_gang,0,1,5,8,,,\n"
+		      "big_cpu,0,1,1,1,,200000,\n", 0, &t, NULL, 0));
+	ASSERT_EQ(fw_trace_unfit_jobs(&t, s, first, sizeof first), 3);
+	ASSERT_STR_EQ(first, "'big_task' (line 5) needs a task of 16 GPUs, and the largest "
+		      "node has 8");
+	ASSERT(f = open_memstream(&msg, &mlen));
+	fw_trace_warn_models(&t, s, f);
+	fclose(f);
+	ASSERT_STR_CONTAINS(msg, "fairway: warning: 3 jobs of t.csv can never start on this "
+			    "fleet (the first, 'big_task' (line 5) needs a task of 16 GPUs");
+	ASSERT_STR_CONTAINS(msg, "they are counted as never started");
+	free(msg);
+	t.v[3] = t.v[4]; /* fits, elastic, fractions, big_gang */
+	t.n = 4;
+	ASSERT_EQ(fw_trace_unfit_jobs(&t, s, first, sizeof first), 1);
+	ASSERT_STR_EQ(first, "'big_gang' (line 6) needs 40 GPUs at once, and the fleet has 32");
+	t.n = 3;
+	ASSERT_EQ(fw_trace_unfit_jobs(&t, s, first, sizeof first), 0);
+	fw_trace_free(&t);
+	fw_snapshot_free(s);
+}
+
 TEST(format_names)
 {
 	ASSERT_EQ(fw_trace_format_of("itp"), FW_TRACE_ITP);
@@ -715,7 +757,7 @@ int main(void)
 		sacct_sample_converts_and_reads_back, sacct_bad_values_name_line_and_column,
 		sacct_durations_follow_slurm, sacct_impossible_dates_are_refused,
 		sacct_huge_typed_gpu_sum_is_refused, control_bytes_are_masked_in_messages,
-		sacct_bom_gpu_types_and_no_jobs, typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes,
+		sacct_bom_gpu_types_and_no_jobs, jobs_larger_than_the_fleet_are_named, typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes,
 		openb_default_pod_list_reads_as_a_trace,
 	};
 	const char *names = "generic_csv_reads_every_column, generic_csv_bad_rows_name_line_column_and_field, "
@@ -726,7 +768,7 @@ int main(void)
 		"sacct_sample_converts_and_reads_back, sacct_bad_values_name_line_and_column, "
 		"sacct_durations_follow_slurm, sacct_impossible_dates_are_refused, "
 		"sacct_huge_typed_gpu_sum_is_refused, control_bytes_are_masked_in_messages, "
-		"sacct_bom_gpu_types_and_no_jobs, typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes, "
+		"sacct_bom_gpu_types_and_no_jobs, jobs_larger_than_the_fleet_are_named, typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes, "
 		"openb_default_pod_list_reads_as_a_trace";
 	int n = (int)(sizeof fns / sizeof fns[0]);
 	char path[1024];
