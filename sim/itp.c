@@ -327,8 +327,26 @@ static int parse_lines(struct parser *ps, const char *buf, size_t len, struct fw
 		lno++;
 		if (n > 0 && p[n - 1] == '\r')
 			n--;
-		if (n == 0)
+		size_t blank = 0;
+		while (blank < n && (p[blank] == ' ' || p[blank] == '\t'))
+			blank++;
+		if (blank == n)
+			continue; /* empty, or only spaces and tabs */
+		if (memchr(p, 0, n)) {
+			struct fw_diag why;
+			const char *z = memchr(p, 0, n);
+			fw_diag_set(&why, FW_EINVAL, ps->fname, lno, (int)(z - p) + 1, "row",
+				    "contains a NUL byte: this is not a text file");
+			if (header || !(ps->flags & FW_ITP_SKIP_BAD)) {
+				if (d)
+					*d = why;
+				rc = FW_EINVAL;
+			} else if (ps->out->skipped++ == 0) {
+				ps->out->first_bad = why;
+			}
+			header = false;
 			continue;
+		}
 		if (header)
 			rc = parse_header(ps, p, n, lno, d);
 		else

@@ -17,8 +17,10 @@
  * (column = 1-based byte offset of the field's first character).  With
  * FW_ITP_SKIP_BAD a bad data row is skipped and counted instead and the
  * first skipped row's diagnosis is kept; the header must still be right.
- * Lines end in \n or \r\n; blank lines are ignored; the last line may lack
- * its newline.  Quoted fields are not supported (the traces have none).
+ * Lines end in \n or \r\n; blank lines (empty, or only spaces and tabs) are
+ * ignored; a line with a NUL byte is a bad row; the last line may lack its
+ * newline; a UTF-8 byte-order mark before the header is skipped.  Quoted
+ * fields are not supported (the traces have none).
  *
  * Rows keep file order; the simulator sorts them by submission time.
  * Ownership: fw_itp_free() frees a trace (safe on a zeroed one).

@@ -193,6 +193,21 @@ TEST(itp_skip_bad_rows_counts_and_keeps_the_first_reason)
 	fw_itp_free(&t);
 	/* the header is never skipped */
 	ASSERT_EQ(parse("id,when\na,1\n", FW_ITP_SKIP_BAD, &t, NULL, 0), FW_EINVAL);
+	/* a line of spaces is blank; a NUL byte is a bad row (a skippable one) */
+	const char *odd = "job_id,submission_time,duration,num_gpu\n  \t\na,0,10,1\n";
+	ASSERT_OK(parse(odd, 0, &t, NULL, 0));
+	ASSERT_EQ(t.n, 1);
+	ASSERT_EQ(t.v[0].line, 3);
+	fw_itp_free(&t);
+	const char nul[] = "job_id,submission_time,duration,num_gpu\nx\0y\na,0,10,1\n";
+	struct fw_diag d;
+	ASSERT_EQ(fw_itp_parse(nul, sizeof nul - 1, "t.csv", 0, &t, &d), FW_EINVAL);
+	fw_itp_diag_str(&d, why, sizeof why);
+	ASSERT_STR_EQ(why, "t.csv:2:2: row: contains a NUL byte: this is not a text file");
+	ASSERT_OK(fw_itp_parse(nul, sizeof nul - 1, "t.csv", FW_ITP_SKIP_BAD, &t, &d));
+	ASSERT_EQ(t.n, 1);
+	ASSERT_EQ(t.skipped, 1);
+	fw_itp_free(&t);
 }
 
 TEST(itp_read_reports_a_missing_file)
