@@ -104,7 +104,7 @@ static const char *parse_i64(const char *p, size_t n, int64_t lo, int64_t hi,
 		x = x * 10 + (p[i] - '0');
 	if (neg)
 		x = -x;
-	if (i == n && x >= lo && x <= hi) {
+	if (i == n && x >= lo && x <= hi && !(neg && lo >= 0)) { /* "-0": no sign */
 		*v = x;
 		return NULL;
 	}

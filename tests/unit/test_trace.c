@@ -124,6 +124,21 @@ TEST(generic_header_errors_are_never_skipped)
 	ASSERT_STR_CONTAINS(why, "no header line");
 }
 
+/* A sign only where a negative value is allowed: "-0" is no submit time. */
+TEST(generic_minus_zero_only_for_priority)
+{
+	struct fw_trace t;
+	char why[512];
+
+	ASSERT_EQ(csv("job_id,submit_time,duration,gpus_per_task\na,-0,10,1\n", 0, &t, why,
+		      sizeof why), FW_EINVAL);
+	ASSERT_STR_EQ(why, "t.csv:2:3: submit_time: '-0' is out of range 0..1000000000000");
+	ASSERT_OK(csv("job_id,submit_time,duration,gpus_per_task,priority\na,0,10,1,-0\n", 0, &t,
+		      why, sizeof why));
+	ASSERT_EQ(t.v[0].priority, 0);
+	fw_trace_free(&t);
+}
+
 /* What editors and spreadsheets add: a byte-order mark (CSV and JSONL),
  * blank lines of spaces, a trailing comma in the header. */
 TEST(generic_bom_blank_lines_and_unnamed_columns)
@@ -751,7 +766,8 @@ int main(void)
 	fw_test_fn fns[] = {
 		generic_csv_reads_every_column, generic_csv_bad_rows_name_line_column_and_field,
 		generic_cross_field_rules_and_duplicates, generic_header_errors_are_never_skipped,
-		generic_bom_blank_lines_and_unnamed_columns, generic_skip_bad_rows_counts_and_keeps_the_first_reason,
+		generic_bom_blank_lines_and_unnamed_columns, generic_minus_zero_only_for_priority,
+		generic_skip_bad_rows_counts_and_keeps_the_first_reason,
 		generic_jsonl_reads_the_same_keys, generic_jsonl_bad_values_name_the_key,
 		itp_rows_are_shaped_into_gangs, openb_pods_become_a_trace,
 		sacct_sample_converts_and_reads_back, sacct_bad_values_name_line_and_column,
@@ -762,7 +778,8 @@ int main(void)
 	};
 	const char *names = "generic_csv_reads_every_column, generic_csv_bad_rows_name_line_column_and_field, "
 		"generic_cross_field_rules_and_duplicates, generic_header_errors_are_never_skipped, "
-		"generic_bom_blank_lines_and_unnamed_columns, generic_skip_bad_rows_counts_and_keeps_the_first_reason, "
+		"generic_bom_blank_lines_and_unnamed_columns, generic_minus_zero_only_for_priority, "
+		"generic_skip_bad_rows_counts_and_keeps_the_first_reason, "
 		"generic_jsonl_reads_the_same_keys, generic_jsonl_bad_values_name_the_key, "
 		"itp_rows_are_shaped_into_gangs, openb_pods_become_a_trace, "
 		"sacct_sample_converts_and_reads_back, sacct_bad_values_name_line_and_column, "
