@@ -716,6 +716,9 @@ static const struct {
 	{ "too_many_anchors", FW_ERANGE, 260, "" },
 	{ "merge_key", FW_EINVAL, 4, "nodes[1].<<" },
 	{ "too_many_decimals", FW_EINVAL, 3, "nodes[0].memory" },
+	{ "submit_after_now", FW_ERANGE, 8, "jobs[0].submitTime" },
+	{ "start_before_submit", FW_ERANGE, 12, "jobs[0].startTime" },
+	{ "start_after_now", FW_ERANGE, 10, "jobs[0].startTime" },
 };
 
 TEST(bad_input_files)
