@@ -104,7 +104,7 @@ static const char *parse_i64(const char *p, size_t n, int64_t lo, int64_t hi,
 		x = x * 10 + (p[i] - '0');
 	if (neg)
 		x = -x;
-	if (i == n && x >= lo && x <= hi) {
+	if (i == n && x >= lo && x <= hi && !(neg && lo >= 0)) { /* "-0": no sign */
 		*v = x;
 		return NULL;
 	}
@@ -129,7 +129,8 @@ static const char *parse_name(const char *p, size_t n, char *dst, char *why,
 		if (p[i] <= 0x20 || p[i] >= 0x7f || p[i] == '"' ||
 		    p[i] == '\\' || p[i] == ',') {
 			snprintf(why, cap, "'%s' has a space, quote, backslash,"
-				 " comma or control byte", s);
+				 " comma, control or non-ASCII byte; names are "
+				 "printable ASCII", s);
 			return why;
 		}
 	memcpy(dst, p, n);
@@ -311,6 +312,10 @@ static int csv_header(struct gparser *ps, const struct fw_csv_rec *r, int lno,
 		int c = col_index(r->f[i], strlen(r->f[i]));
 		char s[48];
 		show(r->f[i], strlen(r->f[i]), s, sizeof s);
+		if (c < 0 && !r->f[i][0])
+			return fw_diag_set(d, FW_EINVAL, ps->fname, lno, r->col[i], "header",
+					   "column %zu has no name (a trailing or doubled "
+					   "comma?); see docs/trace-format.md", i + 1);
 		if (c < 0)
 			return fw_diag_set(d, FW_EINVAL, ps->fname, lno, r->col[i], "header",
 					   "unknown column '%s' (see docs/trace-format.md)", s);
@@ -367,6 +372,16 @@ static int csv_line(struct gparser *ps, const char *p, size_t n, int lno,
 typedef int (*line_fn)(struct gparser *ps, const char *p, size_t n, int lno,
 		       struct fw_diag *d);
 
+/* Length of the prefix of p[0..n) made of bytes in set. */
+static size_t strspn_n(const char *p, size_t n, const char *set)
+{
+	size_t i = 0;
+
+	while (i < n && p[i] && strchr(set, p[i]))
+		i++;
+	return i;
+}
+
 /* Walk lines; data rows that fail go through bad_row (never the header). */
 static int walk(struct gparser *ps, const char *buf, size_t len, line_fn fn,
 		bool header, struct fw_diag *d)
@@ -382,8 +397,12 @@ static int walk(struct gparser *ps, const char *buf, size_t len, line_fn fn,
 			return fw_diag_set(d, FW_ERANGE, ps->fname, lno, 0, NULL, "too many lines");
 		if (n && p[n - 1] == '\r')
 			n--;
-		if (n == 0)
-			continue;
+		if (lno == 1 && n >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0) {
+			p += 3; /* a UTF-8 byte-order mark (Excel, Notepad) */
+			n -= 3;
+		}
+		if (strspn_n(p, n, " \t") == n)
+			continue; /* blank: empty or only spaces and tabs */
 		bool is_header = header && ps->nhdr == 0;
 		if ((rc = fn(ps, p, n, lno, d)) != FW_OK &&
 		    (is_header || (rc = bad_row(ps, rc, d)) != FW_OK))
@@ -469,8 +488,10 @@ static int json_fields(struct gparser *ps, json_t *o, const char *p, size_t n,
 
 	json_object_foreach(o, key, v) {
 		int c = col_index(key, strlen(key)), col = key_col(p, n, key);
+		char shown[48];
+		show(key, strlen(key), shown, sizeof shown); /* any bytes: "\u001b" */
 		if (c < 0)
-			return fw_diag_set(d, FW_EINVAL, ps->fname, j->line, col, key,
+			return fw_diag_set(d, FW_EINVAL, ps->fname, j->line, col, shown,
 					   "unknown key (see docs/trace-format.md)");
 		if (!(s = json_text(c, v, tmp, sizeof tmp, &len, why, sizeof why)) ||
 		    set_field(j, c, s, len, why, sizeof why))
@@ -520,7 +541,7 @@ int fw_trace_parse_jsonl(const char *buf, size_t len, const char *fname,
 int fw_trace_parse_generic(const char *buf, size_t len, const char *fname,
 			   unsigned flags, struct fw_trace *out, struct fw_diag *d)
 {
-	size_t i = 0;
+	size_t i = len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
 
 	while (i < len && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\r' ||
 			   buf[i] == '\n'))

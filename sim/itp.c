@@ -220,9 +220,11 @@ static int check_id(struct parser *ps, const struct fields *f, int lno, struct f
 				   "'%s' must be 1..%d bytes long", s, FW_ITP_ID_MAX - 1);
 	for (size_t k = 0; k < f->len[i]; k++) {
 		unsigned char c = (unsigned char)f->p[i][k];
-		if (c < 0x20 || c == 0x7f || c == '"' || c == '\\')
+		/* ids reach JSON and CSV outputs: printable ASCII only */
+		if (c <= 0x20 || c >= 0x7f || c == '"' || c == '\\')
 			return fw_diag_set(d, FW_EINVAL, ps->fname, lno, f->col[i] + (int)k, "job_id",
-					   "'%s' contains a control character, quote or backslash", s);
+					   "'%s' has a space, quote, backslash, control or "
+					   "non-ASCII byte; ids are printable ASCII", s);
 	}
 	memcpy(j->id, f->p[i], f->len[i]);
 	j->id[f->len[i]] = 0;
@@ -325,8 +327,26 @@ static int parse_lines(struct parser *ps, const char *buf, size_t len, struct fw
 		lno++;
 		if (n > 0 && p[n - 1] == '\r')
 			n--;
-		if (n == 0)
+		size_t blank = 0;
+		while (blank < n && (p[blank] == ' ' || p[blank] == '\t'))
+			blank++;
+		if (blank == n)
+			continue; /* empty, or only spaces and tabs */
+		if (memchr(p, 0, n)) {
+			struct fw_diag why;
+			const char *z = memchr(p, 0, n);
+			fw_diag_set(&why, FW_EINVAL, ps->fname, lno, (int)(z - p) + 1, "row",
+				    "contains a NUL byte: this is not a text file");
+			if (header || !(ps->flags & FW_ITP_SKIP_BAD)) {
+				if (d)
+					*d = why;
+				rc = FW_EINVAL;
+			} else if (ps->out->skipped++ == 0) {
+				ps->out->first_bad = why;
+			}
+			header = false;
 			continue;
+		}
 		if (header)
 			rc = parse_header(ps, p, n, lno, d);
 		else
@@ -386,12 +406,13 @@ int fw_itp_slurp(const char *path, char **buf, size_t *len, struct fw_diag *d)
 		b = nb;
 		cap *= 2;
 	}
-	int bad = ferror(f);
+	int bad = ferror(f) ? errno : 0;
 	fclose(f);
 	if (!b || bad) {
 		free(b);
 		return fw_diag_set(d, b ? FW_EIO : FW_ENOMEM, path, 0, 0, NULL,
-				   b ? "read error" : "out of memory");
+				   b ? "cannot read: %s" : "out of memory",
+				   b ? strerror(bad) : "");
 	}
 	b[n] = 0;
 	*buf = b;
@@ -419,6 +440,16 @@ void fw_itp_free(struct fw_itp_trace *t)
 	memset(t, 0, sizeof *t);
 }
 
+/* Control bytes (ESC, CR, ...) quoted from a hostile file must not reach
+ * the terminal, nor bytes that may not be UTF-8 (trace names are ASCII):
+ * each becomes '?' (the file name is the user's own). */
+static void mask_controls(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+			*s = '?';
+}
+
 void fw_itp_diag_str(const struct fw_diag *d, char *buf, size_t n)
 {
 	char where[300] = "";
@@ -432,4 +463,7 @@ void fw_itp_diag_str(const struct fw_diag *d, char *buf, size_t n)
 		snprintf(where + k, sizeof where - k, "%d:", d->col);
 	snprintf(buf, n, "%s%s%s%s%s", where, where[0] ? " " : "", d->field,
 		 d->field[0] ? ": " : "", d->msg);
+	k = strlen(where) + (where[0] ? 1 : 0);
+	if (k < n && k < strlen(buf))
+		mask_controls(buf + k);
 }

@@ -7,7 +7,8 @@
  *
  * Columns are found by header name (order free, extra columns ignored).
  * Every value is checked and nothing is clamped or guessed:
- *   job_id           1..63 bytes, no control characters, no quotes, unique;
+ *   job_id           1..63 printable ASCII bytes (no space, quote or
+ *                    backslash: ids reach JSON and CSV outputs), unique;
  *   submission_time  whole seconds, 0..FW_ITP_MAX_TIME;
  *   duration         whole seconds, 0..FW_ITP_MAX_TIME;
  *   num_gpu          whole GPUs, 1..FW_ITP_MAX_GPUS.
@@ -16,8 +17,10 @@
  * (column = 1-based byte offset of the field's first character).  With
  * FW_ITP_SKIP_BAD a bad data row is skipped and counted instead and the
  * first skipped row's diagnosis is kept; the header must still be right.
- * Lines end in \n or \r\n; blank lines are ignored; the last line may lack
- * its newline.  Quoted fields are not supported (the traces have none).
+ * Lines end in \n or \r\n; blank lines (empty, or only spaces and tabs) are
+ * ignored; a line with a NUL byte is a bad row; the last line may lack its
+ * newline; a UTF-8 byte-order mark before the header is skipped.  Quoted
+ * fields are not supported (the traces have none).
  *
  * Rows keep file order; the simulator sorts them by submission time.
  * Ownership: fw_itp_free() frees a trace (safe on a zeroed one).
@@ -61,7 +64,9 @@ int fw_itp_read(const char *path, unsigned flags, struct fw_itp_trace *out,
 		struct fw_diag *d);
 void fw_itp_free(struct fw_itp_trace *t);
 
-/* "FILE:LINE:COL: FIELD: MSG" (unknown parts left out). */
+/* "FILE:LINE:COL: FIELD: MSG" (unknown parts left out).  Control and
+ * non-ASCII bytes in FIELD and MSG (values quoted from the file) are shown
+ * as '?'. */
 void fw_itp_diag_str(const struct fw_diag *d, char *buf, size_t n);
 
 /* Whole file into a NUL-terminated malloc'd buffer (FW_EIO/FW_ENOMEM). */

@@ -13,7 +13,10 @@
  * where: "pods.csv:17:23: field gpu_milli: \"4x0\" is not a decimal integer".
  * Columns are 1-based byte offsets of the field's first character.
  *
- * Names.  A table's first column (sn, name) is a key: a row that repeats an
+ * Names.  The string columns (sn, model, name, gpu_spec) are printable
+ * ASCII without spaces, quotes, backslashes or commas, since they reach
+ * JSON and CSV outputs unescaped.  A table's first column (sn, name) is a
+ * key: a row that repeats an
  * earlier row's name is a bad row naming the line it first appeared on, as
  * the ITP and generic trace readers treat a repeated job id.  Kept rows'
  * names sit in an open-addressing hash set of row indices, so the check is
@@ -65,6 +68,12 @@ void fw_openb_diag_str(const struct fw_diag *d, char *buf, size_t n)
 	k = strlen(buf);
 	if (k < n)
 		snprintf(buf + k, n - k, "%s", d->msg);
+	/* a value quoted from the file must not bring control bytes (ESC),
+	 * or bytes that may not be UTF-8, to the terminal; the file name is
+	 * the user's own */
+	for (char *p = buf + (strlen(where) < strlen(buf) ? strlen(where) : 0); *p; p++)
+		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+			*p = '?';
 }
 
 /* ---- CSV splitting ------------------------------------------------------ */
@@ -261,6 +270,14 @@ static int parse_field(const struct parse *ps, const struct colspec *c,
 		if (c->kind == K_STR_NONEMPTY && *s == '\0')
 			return diag(d, FW_EINVAL, ps->fname, line, col, c->name,
 				    "is empty; a name is required");
+		/* names and models reach JSON and CSV outputs as they are */
+		for (const char *p = s; *p; p++)
+			if (*p <= 0x20 || *p >= 0x7f || *p == '"' || *p == '\\' ||
+			    *p == ',')
+				return diag(d, FW_EINVAL, ps->fname, line, col, c->name,
+					    "\"%.40s\" has a space, quote, backslash, "
+					    "comma, control or non-ASCII byte; names "
+					    "are printable ASCII", s);
 		if (!(dup = dupstr(s)))
 			return diag(d, FW_ENOMEM, ps->fname, line, col, c->name,
 				    "out of memory");
@@ -304,7 +321,7 @@ static int parse_row(const struct parse *ps, const struct fw_csv_rec *r,
 	return FW_OK;
 }
 
-static int map_header(struct parse *ps, const struct fw_csv_rec *r,
+static int map_header(struct parse *ps, const struct fw_csv_rec *r, int line,
 		      struct fw_diag *d)
 {
 	const struct table *t = ps->t;
@@ -315,13 +332,13 @@ static int map_header(struct parse *ps, const struct fw_csv_rec *r,
 			if (strcmp(r->f[k], t->cols[i].name) != 0)
 				continue;
 			if (ps->map[i] >= 0)
-				return diag(d, FW_EINVAL, ps->fname, 1,
+				return diag(d, FW_EINVAL, ps->fname, line,
 					    r->col[k], t->cols[i].name,
 					    "column appears twice in the header");
 			ps->map[i] = (int)k;
 		}
 		if (ps->map[i] < 0)
-			return diag(d, FW_EINVAL, ps->fname, 1, 1,
+			return diag(d, FW_EINVAL, ps->fname, line, 1,
 				    t->cols[i].name,
 				    "missing from the header (is this the "
 				    "right kind of file?)");
@@ -439,11 +456,11 @@ static int handle_row(struct parse *ps, char *text, int line,
 	int col, rc, end = (int)strlen(text) + 1; /* before the split */
 	memset(rec, 0, sizeof rec);
 	if (fw_csv_split(text, &r, &why, &col) != 0)
-		rc = diag(d, FW_EINVAL, ps->fname, line, col, NULL, "%s", why);
+		rc = diag(d, FW_EINVAL, ps->fname, line, col, "row", "%s", why);
 	else if (r.nf != ps->nhdr)
 		rc = diag(d, FW_EINVAL, ps->fname, line,
 			  r.nf > ps->nhdr ? r.col[ps->nhdr] : end,
-			  NULL, "%zu fields, but the header has %zu", r.nf,
+			  "row", "%zu fields, but the header has %zu", r.nf,
 			  ps->nhdr);
 	else
 		rc = parse_row(ps, &r, line, rec, d);
@@ -501,8 +518,8 @@ static int parse_lines(struct parse *ps, char *p, char *end,
 			int col;
 			if (fw_csv_split(text, &r, &why, &col) != 0)
 				return diag(d, FW_EINVAL, ps->fname, line, col,
-					    NULL, "header: %s", why);
-			if ((rc = map_header(ps, &r, d)))
+					    "header", "%s", why);
+			if ((rc = map_header(ps, &r, line, d)))
 				return rc;
 			header = false;
 		} else if ((rc = handle_row(ps, text, line, d))) {

@@ -16,7 +16,9 @@
  * CSV: one record per line (\n or \r\n), fields separated by commas.  A field
  * may be quoted ("a,b", "" for a quote); a quote that is not closed on the
  * same line is an error, since these files never have multi-line fields.
- * Blank lines are ignored.
+ * Blank lines are ignored; a UTF-8 byte-order mark is skipped.  The names
+ * and models (sn, model, name, gpu_spec) are printable ASCII without
+ * spaces, quotes, backslashes or commas: they reach JSON and CSV outputs.
  *
  * Ownership: the lists own their arrays and strings; free them with
  * fw_openb_nodes_free / fw_openb_pods_free (safe on a zeroed list).
@@ -97,7 +99,8 @@ void fw_openb_pods_free(struct fw_openb_pods *l);
 int fw_openb_slurp(const char *path, char **buf, size_t *len,
 		   struct fw_diag *d);
 
-/* "FILE:LINE:COL: field FIELD: MSG" (parts that are unknown are left out). */
+/* "FILE:LINE:COL: field FIELD: MSG" (parts that are unknown are left out;
+ * control and non-ASCII bytes of FIELD and MSG shown as '?'). */
 void fw_openb_diag_str(const struct fw_diag *d, char *buf, size_t n);
 
 /* ---- the CSV splitter, shared with the summary reader in fgd.c ---------- */

@@ -24,10 +24,16 @@
  *   match the model names of a simulated fleet, and a job whose model no
  *   node has never starts.
  */
+#define _XOPEN_SOURCE 700 /* realpath() (XSI); the build defines only POSIX 2008 */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "trace.h"
 
@@ -64,7 +70,7 @@ struct sconv {
 	int pos[S_COUNT];
 	int nhdr;
 	struct sjob *v;
-	size_t n, cap, skipped;
+	size_t n, cap, skipped, steps;
 };
 
 struct sctx {
@@ -249,9 +255,11 @@ static bool tres_mem(const char *s, size_t n, int64_t *mib)
 	return true;
 }
 
+#define TRES_GPU_CAP INT64_C(1000000000000000) /* 10^15: above any real count */
+
 struct tres {
 	int64_t gpus, typed, cpu, mem, nodes;
-	char model[FW_NAME_MAX];
+	char model[2 * FW_NAME_MAX]; /* the first GPU type, cut past 127 bytes */
 	int nmodels;
 };
 
@@ -265,9 +273,14 @@ static bool tres_item(struct tres *t, const char *k, size_t kn, const char *v, s
 	if (kn > 9 && memcmp(k, "gres/gpu:", 9) == 0) {
 		if (!digits(v, vn, &x))
 			return false;
-		t->typed += x;
-		if (t->nmodels++ == 0 && kn - 9 < FW_NAME_MAX)
-			snprintf(t->model, sizeof t->model, "%.*s", (int)(kn - 9), k + 9);
+		/* saturate: each count is below 10^15, so the sum of thousands
+		 * of them could overflow; any sum this large is refused later
+		 * (more than 16 GPUs per node) */
+		t->typed = t->typed > TRES_GPU_CAP - x ? TRES_GPU_CAP : t->typed + x;
+		if (t->nmodels++ == 0)
+			snprintf(t->model, sizeof t->model, "%.*s",
+				 (int)(kn - 9 < sizeof t->model ? kn - 9 : sizeof t->model - 1),
+				 k + 9);
 		return true;
 	}
 	if (kn == 3 && memcmp(k, "cpu", 3) == 0)
@@ -391,16 +404,24 @@ static int shape(const struct sctx *x, struct sjob *j)
 	if ((*nn && !digits(nn, strlen(nn), &j->tasks)) || j->tasks < 1 ||
 	    j->tasks > FW_TRACE_MAX_TASKS)
 		return bad(x, S_NNODES, "'%.40s' is not a node count 1..65536", nn);
-	if (t.gpus % j->tasks || t.gpus / j->tasks > FW_MAX_GPUS_PER_NODE)
-		return bad(x, c, "'%.60s': the GPUs do not split evenly over the nodes, "
-			   "or exceed 16 per node", fld(x, c));
+	if (t.gpus % j->tasks)
+		return bad(x, c, "'%.60s': the GPUs do not split evenly over the nodes "
+			   "(fairway gives every task of a job the same GPU count)", fld(x, c));
+	if (t.gpus / j->tasks > FW_MAX_GPUS_PER_NODE)
+		return bad(x, c, "'%.60s': more than 16 GPUs per node (a node has at most 16)",
+			   fld(x, c));
 	if (t.cpu / j->tasks > FW_TRACE_MAX_CPU / 1000 || t.mem / j->tasks > FW_TRACE_MAX_MEM)
 		return bad(x, c, "'%.60s': cpu or mem per node out of range", fld(x, c));
 	j->gpt = t.gpus / j->tasks;
 	j->cpu = t.cpu * 1000 / j->tasks;
 	j->mem = t.mem / j->tasks;
-	if (!(x->c->flags & FW_SACCT_NO_MODEL) && plain_name(t.model))
-		snprintf(j->model, sizeof j->model, "%s", t.model);
+	if ((x->c->flags & FW_SACCT_NO_MODEL) || !t.model[0])
+		return FW_OK;
+	if (!plain_name(t.model)) /* was left out silently */
+		return bad(x, c, "GPU type '%.40s' is not a plain name (1..63 printable "
+			   "bytes, no space, quote, backslash or comma); pass --no-gpu-model "
+			   "to leave GPU types out", t.model);
+	snprintf(j->model, sizeof j->model, "%s", t.model);
 	return FW_OK;
 }
 
@@ -489,6 +510,7 @@ static int line(struct sconv *c, char *text, int lno, struct fw_diag *d)
 	if (rc == FW_OK)
 		return keep(c, &j);
 	c->skipped += rc == 1;
+	c->steps += rc == 2;
 	return rc > 0 ? FW_OK : rc;
 }
 
@@ -505,6 +527,10 @@ static int walk(struct sconv *c, const char *buf, size_t len, struct fw_diag *d)
 		lno++;
 		if (n && p[n - 1] == '\r')
 			n--;
+		if (lno == 1 && n >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0) {
+			p += 3; /* a UTF-8 byte-order mark */
+			n -= 3;
+		}
 		if (n == 0)
 			continue;
 		if (memchr(p, 0, n))
@@ -518,6 +544,11 @@ static int walk(struct sconv *c, const char *buf, size_t len, struct fw_diag *d)
 	}
 	if (rc == FW_OK && !c->nhdr)
 		return fw_diag_set(d, FW_EINVAL, c->fname, 1, 1, "header", "the file is empty");
+	if (rc == FW_OK && !c->n) /* a trace without jobs cannot be replayed */
+		return fw_diag_set(d, FW_EINVAL, c->fname, 0, 0, NULL,
+				   "no job to convert: %zu left out (never started or no "
+				   "GPUs), %zu job steps; check sacct's --starttime, "
+				   "--endtime and --allusers", c->skipped, c->steps);
 	return rc;
 }
 
@@ -570,16 +601,59 @@ int fw_sacct_convert(const char *buf, size_t len, const char *fname, unsigned fl
 	return rc;
 }
 
+/* All of buf to fd; 0 or -1 (errno). */
+static int write_fd(int fd, const char *buf, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, buf, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		buf += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* The output, whole or not at all: a regular file (or a new one) is
+ * written to PATH.PID.tmp beside it and renamed over it, so a failed write
+ * (a full disk) leaves no half file and keeps an earlier one; a symlink's
+ * target is replaced and the link stays; "-", a device or a FIFO is
+ * written through.  0, or -1 with errno. */
 static int write_all(const char *path, const char *buf, size_t n)
 {
-	FILE *f = strcmp(path, "-") ? fopen(path, "wb") : stdout;
-	bool ok = f && fwrite(buf, 1, n, f) == n;
+	char tmp[4096], real[PATH_MAX];
+	struct stat st;
+	int fd, err;
 
-	if (f && f != stdout)
-		ok = fclose(f) == 0 && ok;
-	else if (f)
-		ok = fflush(f) == 0 && ok;
-	return ok ? 0 : -1;
+	if (!strcmp(path, "-"))
+		return write_fd(STDOUT_FILENO, buf, n);
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && realpath(path, real))
+		path = real;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		if ((fd = open(path, O_WRONLY | O_TRUNC)) < 0)
+			return -1;
+		err = write_fd(fd, buf, n) ? errno : 0;
+		if (close(fd) && !err)
+			err = errno;
+		return err ? (errno = err, -1) : 0;
+	}
+	if (snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid()) >= (int)sizeof tmp)
+		return errno = ENAMETOOLONG, -1;
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666)) < 0)
+		return -1;
+	err = write_fd(fd, buf, n) || fsync(fd) ? errno : 0;
+	if (close(fd) && !err)
+		err = errno;
+	if (!err && rename(tmp, path))
+		err = errno;
+	if (err) {
+		unlink(tmp);
+		errno = err;
+		return -1;
+	}
+	return 0;
 }
 
 static const char sacct_help[] =
@@ -608,32 +682,49 @@ static const char sacct_help[] =
 	"  %s sacct.txt jobs.csv          # typed GPUs (gres/gpu:h100): add --no-gpu-model\n"
 	"  fairway sim run --trace jobs.csv --format fairway --nodes 16x8 --policies slurm,fairway\n";
 
-/* [--no-gpu-model] IN OUT: 0 and the names, or 1 (a usage error). */
-static int sacct_args(int argc, char **argv, unsigned *flags, const char **in,
-		      const char **out)
+/* [--no-gpu-model] IN OUT: NULL and the names, or why it is a usage error. */
+static const char *sacct_args(int argc, char **argv, unsigned *flags, const char **in,
+			      const char **out, char *why, size_t n)
 {
 	int npos = 0;
 
 	*flags = 0;
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--no-gpu-model"))
+		const char *a = argv[i];
+		if (!strcmp(a, "--no-gpu-model")) {
 			*flags |= FW_SACCT_NO_MODEL;
-		else if (argv[i][0] == '-' && (npos == 0 || argv[i][1]))
-			return 1;
-		else if (npos < 2)
-			*(npos++ ? out : in) = argv[i];
-		else
-			return 1;
+		} else if (a[0] == '-' && a[1]) {
+			snprintf(why, n, "unknown option '%s'", a);
+			return why;
+		} else if (a[0] == '-' && npos == 0) {
+			return "SACCT_FILE cannot be '-': save sacct's output to a file first";
+		} else if (npos < 2) {
+			*(npos++ ? out : in) = a;
+		} else {
+			snprintf(why, n, "unexpected argument '%s': give SACCT_FILE and OUT", a);
+			return why;
+		}
 	}
-	return npos == 2 ? 0 : 1;
+	if (npos < 2)
+		return npos ? "missing OUT (a file, or - for stdout)" : "missing SACCT_FILE and OUT";
+	return NULL;
+}
+
+/* "fairway trace sacct2fairway" as given, or the program's file name. */
+static const char *prog_name(int argc, char **argv)
+{
+	const char *p = argc > 0 && argv[0][0] ? argv[0] : "fairway-sacct2fairway";
+	const char *slash = strrchr(p, '/');
+
+	return slash && !strchr(p, ' ') ? slash + 1 : p;
 }
 
 int fw_sacct_convert_cli(int argc, char **argv)
 {
+	const char *prog = prog_name(argc, argv), *src, *dst, *usage;
 	struct fw_diag d;
-	char *in, *out, msg[1024];
-	const char *src, *dst;
-	size_t len, olen, skipped;
+	char *in, *out, msg[1024], why[256];
+	size_t len, olen, skipped, jobs = 0;
 	unsigned flags;
 	int rc;
 
@@ -641,11 +732,12 @@ int fw_sacct_convert_cli(int argc, char **argv)
 		printf(sacct_help, argv[0], argv[0]);
 		return 0;
 	}
-	if (sacct_args(argc, argv, &flags, &src, &dst)) {
-		fprintf(stderr, "usage: %s [--no-gpu-model] SACCT_FILE OUT.csv|-\n"
+	if ((usage = sacct_args(argc, argv, &flags, &src, &dst, why, sizeof why))) {
+		fprintf(stderr, "%s: error: %s\n"
+			"usage: %s [--no-gpu-model] SACCT_FILE OUT.csv|-\n"
 			"  SACCT_FILE: sacct --parsable2 output (see docs/trace-format.md)\n"
 			"  (--help shows the sacct command to run)\n",
-			argc > 0 ? argv[0] : "sacct2fairway");
+			prog, usage, argc > 0 ? argv[0] : prog);
 		return 2;
 	}
 	memset(&d, 0, sizeof d);
@@ -655,16 +747,18 @@ int fw_sacct_convert_cli(int argc, char **argv)
 	}
 	if (rc != FW_OK) {
 		fw_itp_diag_str(&d, msg, sizeof msg);
-		fprintf(stderr, "error: %s\n", msg);
+		fprintf(stderr, "%s: error: %s\n", prog, msg);
 		return 1;
 	}
+	for (size_t i = 0; i < olen; i++)
+		jobs += out[i] == '\n';
 	rc = write_all(dst, out, olen);
 	free(out);
 	if (rc) {
-		fprintf(stderr, "error: cannot write %s\n", dst);
+		fprintf(stderr, "%s: error: cannot write %s: %s\n", prog, dst, strerror(errno));
 		return 1;
 	}
-	fprintf(stderr, "sacct2fairway: %zu jobs skipped (never started or no GPUs)\n",
-		skipped);
+	fprintf(stderr, "%s: %zu job%s written; %zu left out (never started or no GPUs)\n",
+		prog, jobs - 1, jobs == 2 ? "" : "s", skipped);
 	return 0;
 }

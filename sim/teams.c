@@ -120,6 +120,10 @@ int fw_teams_parse(const char *buf, size_t len, const char *fname, struct fw_tea
 		lno++;
 		if (n > 0 && p[n - 1] == '\r')
 			n--;
+		if (lno == 1 && n >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0) {
+			p += 3; /* a UTF-8 byte-order mark */
+			n -= 3;
+		}
 		if (n == 0)
 			continue;
 		if (header && (n < 3 || memcmp(p, "vc,", 3) != 0))

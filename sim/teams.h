@@ -23,6 +23,8 @@
  * is told: it is the same 11 VCs (the table is small and MIT-licensed), so
  * results do not change when the traces folder is absent.  A file that
  * exists but is malformed is an error (file:line:col), never a fallback.
+ * Lines end in \n or \r\n, empty lines are ignored and a UTF-8 byte-order
+ * mark before the header is skipped.
  */
 #ifndef FAIRWAY_SIM_TEAMS_H
 #define FAIRWAY_SIM_TEAMS_H

@@ -42,8 +42,8 @@ static bool bad_name(const char *s, size_t max)
 	if (n == 0 || n >= max)
 		return true;
 	for (size_t i = 0; i < n; i++)
-		if (s[i] <= 0x20 || s[i] >= 0x7f || s[i] == '"' || s[i] == '\\')
-			return true;
+		if (s[i] <= 0x20 || s[i] >= 0x7f || s[i] == '"' || s[i] == '\\' || s[i] == ',')
+			return true; /* a quoted "S,2" was taken, as topo.h forbids */
 	return false;
 }
 

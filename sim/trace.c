@@ -11,7 +11,8 @@
  *
  * fw_trace_warn_models() is a check across trace and fleet: a job that
  * asks for a GPU model no node has can never start (models match exactly,
- * case included), and a replay would only show it waiting forever.  The
+ * case included), nor can one with a task larger than every node or a gang
+ * larger than the fleet, and a replay would only show it waiting forever.  The
  * fleet's models are collected once (a few names), so the check is
  * O(jobs x models).
  */
@@ -120,6 +121,7 @@ int fw_trace_from_itp(const struct fw_itp_trace *in, int32_t G,
 
 struct openb_times {
 	int cpos, dpos;       /* field index of creation/deletion_time */
+	int npos, gpos, spos; /* of name, num_gpu, gpu_spec (for messages) */
 	size_t next;          /* next pod (file order) to match */
 };
 
@@ -147,18 +149,29 @@ static int time_field(const struct fw_csv_rec *r, int pos, int lno,
 static int openb_header(struct openb_times *ot, const struct fw_csv_rec *r,
 			const char *fname, int lno, struct fw_diag *d)
 {
-	ot->cpos = ot->dpos = -1;
+	ot->cpos = ot->dpos = ot->npos = ot->gpos = ot->spos = -1;
 	for (size_t i = 0; i < r->nf; i++) {
 		if (strcmp(r->f[i], "creation_time") == 0)
 			ot->cpos = (int)i;
 		if (strcmp(r->f[i], "deletion_time") == 0)
 			ot->dpos = (int)i;
+		if (strcmp(r->f[i], "name") == 0)
+			ot->npos = (int)i;
+		if (strcmp(r->f[i], "num_gpu") == 0)
+			ot->gpos = (int)i;
+		if (strcmp(r->f[i], "gpu_spec") == 0)
+			ot->spos = (int)i;
 	}
 	if (ot->cpos < 0 || ot->dpos < 0)
 		return fw_diag_set(d, FW_EINVAL, fname, lno, 1, "header",
 				   "a pod list replayed as a trace needs the columns "
 				   "creation_time and deletion_time");
 	return FW_OK;
+}
+
+static int col_of(const struct fw_csv_rec *r, int pos)
+{
+	return pos >= 0 && (size_t)pos < r->nf ? r->col[pos] : 1;
 }
 
 /* Build the job for pod p from its split line. */
@@ -177,11 +190,19 @@ static int openb_job(const struct fw_openb_pod *p, const struct fw_csv_rec *r,
 		return fw_diag_set(d, FW_EINVAL, fname, p->line, r->col[ot->dpos],
 				   "deletion_time", "%lld is before creation_time %lld",
 				   (long long)e, (long long)c);
-	if (p->num_gpu > FW_MAX_GPUS_PER_NODE || strlen(p->name) >= FW_NAME_MAX)
-		return fw_diag_set(d, FW_EINVAL, fname, p->line, 1, "num_gpu",
-				   "pod '%.40s' does not fit one node (%d GPUs, max %d) "
-				   "or its name is too long", p->name, p->num_gpu,
+	if (strlen(p->name) >= FW_NAME_MAX)
+		return fw_diag_set(d, FW_EINVAL, fname, p->line, col_of(r, ot->npos), "name",
+				   "'%.40s...' is longer than %d bytes, the longest job id",
+				   p->name, FW_NAME_MAX - 1);
+	if (p->num_gpu > FW_MAX_GPUS_PER_NODE)
+		return fw_diag_set(d, FW_EINVAL, fname, p->line, col_of(r, ot->gpos), "num_gpu",
+				   "pod '%.40s' asks for %d GPUs; a pod runs on one node, "
+				   "which has at most %d", p->name, p->num_gpu,
 				   FW_MAX_GPUS_PER_NODE);
+	if (!strchr(p->gpu_spec, '|') && strlen(p->gpu_spec) >= FW_NAME_MAX)
+		return fw_diag_set(d, FW_EINVAL, fname, p->line, col_of(r, ot->spos), "gpu_spec",
+				   "model '%.40s...' is longer than %d bytes", p->gpu_spec,
+				   FW_NAME_MAX - 1);
 	snprintf(j->id, sizeof j->id, "%s", p->name);
 	j->submit = c;
 	j->duration = j->expected = e - c;
@@ -222,7 +243,7 @@ static int openb_line(struct openb_times *ot, const struct fw_openb_pods *pods,
 static int openb_walk(const char *buf, size_t len, const struct fw_openb_pods *pods,
 		      unsigned flags, struct fw_trace *out, struct fw_diag *d)
 {
-	struct openb_times ot = { -1, -1, 0 };
+	struct openb_times ot = { -1, -1, -1, -1, -1, 0 };
 	size_t at = 0;
 	int lno = 0, rc = FW_OK;
 
@@ -238,7 +259,9 @@ static int openb_walk(const char *buf, size_t len, const struct fw_openb_pods *p
 		line[n] = 0;
 		if (n && line[n - 1] == '\r')
 			line[n - 1] = 0;
-		rc = openb_line(&ot, pods, line, lno, flags, out, d);
+		/* a UTF-8 byte-order mark, skipped as the pod reader does */
+		rc = openb_line(&ot, pods, line + (lno == 1 && n >= 3 &&
+				!memcmp(line, "\xEF\xBB\xBF", 3) ? 3 : 0), lno, flags, out, d);
 		free(line);
 	}
 	return rc;
@@ -587,11 +610,93 @@ size_t fw_trace_unknown_models(const struct fw_trace *t, const struct fw_snapsho
 	return jobs;
 }
 
+/* ---- jobs too big for the fleet ----------------------------------------- */
+
+struct fleet_max {
+	int32_t gpus;          /* of the largest node, and so on */
+	int64_t cpu, mem;
+	int64_t total_milli;   /* the fleet's milli-GPUs */
+};
+
+static void fleet_max(const struct fw_snapshot *s, struct fleet_max *m)
+{
+	memset(m, 0, sizeof *m);
+	for (int32_t i = 0; i < s->nnodes; i++) {
+		const struct fw_node *n = &s->nodes[i];
+		m->gpus = n->gpu_count > m->gpus ? n->gpu_count : m->gpus;
+		m->cpu = n->cpu_milli > m->cpu ? n->cpu_milli : m->cpu;
+		m->mem = n->mem_mib > m->mem ? n->mem_mib : m->mem;
+		m->total_milli += (int64_t)n->gpu_count * 1000;
+	}
+}
+
+/* Why job j can never start on a fleet of maxima m (a task no node can
+ * hold, or a gang larger than the fleet), or NULL.  Only what no placement
+ * can change is named, so the answer errs towards "may start". */
+static const char *unfit(const struct fw_trace_job *j, const struct fleet_max *m, char *why,
+			 size_t n)
+{
+	int64_t milli = 0;
+
+	for (int i = 0; i < j->ngroups; i++) {
+		const struct fw_trace_group *g = &j->groups[i];
+		if (g->gpus > m->gpus)
+			return snprintf(why, n, "a task of %d GPUs, and the largest node has %d",
+					g->gpus, m->gpus), why;
+		if (g->cpu_milli > m->cpu)
+			return snprintf(why, n, "a task of %lld milli-CPU, and the largest node "
+					"has %lld", (long long)g->cpu_milli, (long long)m->cpu), why;
+		if (g->mem_mib > m->mem)
+			return snprintf(why, n, "a task of %lld MiB, and the largest node has %lld",
+					(long long)g->mem_mib, (long long)m->mem), why;
+		milli += (int64_t)(j->min_member && j->ngroups == 1 ? j->min_member : g->count) *
+			 g->gpus * g->gpu_milli;
+	}
+	if (milli > m->total_milli)
+		return snprintf(why, n, "%lld GPUs at once, and the fleet has %lld",
+				(long long)((milli + 999) / 1000),
+				(long long)(m->total_milli / 1000)), why;
+	return NULL;
+}
+
+size_t fw_trace_unfit_jobs(const struct fw_trace *t, const struct fw_snapshot *fleet,
+			   char *first, size_t n)
+{
+	struct fleet_max m;
+	size_t jobs = 0;
+	char why[200];
+
+	first[0] = 0;
+	fleet_max(fleet, &m);
+	for (size_t i = 0; i < t->n; i++) {
+		if (!unfit(&t->v[i], &m, why, sizeof why))
+			continue;
+		if (jobs++ == 0)
+			snprintf(first, n, "'%s' (line %d) needs %s", t->v[i].id, (int)t->v[i].line,
+				 why);
+	}
+	return jobs;
+}
+
+static void warn_unfit(const struct fw_trace *t, const struct fw_snapshot *fleet, FILE *err)
+{
+	char first[400];
+	size_t jobs = fw_trace_unfit_jobs(t, fleet, first, sizeof first);
+
+	if (!jobs)
+		return;
+	fprintf(err, "fairway: warning: %zu job%s of %s can never start on this fleet (the first, "
+		"%s); %s counted as never started. Give the fleet more or bigger nodes (--nodes "
+		"NxG, --fleet, --fleet-openb) or leave such jobs out of the trace\n",
+		jobs, jobs == 1 ? "" : "s", t->file, first, jobs == 1 ? "it is" : "they are");
+}
+
 void fw_trace_warn_models(const struct fw_trace *t, const struct fw_snapshot *fleet, FILE *err)
 {
 	char want[512], have[512];
 	size_t jobs = fw_trace_unknown_models(t, fleet, want, sizeof want, have, sizeof have);
 
+	warn_unfit(t, fleet, err);
 	if (!jobs)
 		return;
 	fprintf(err, "fairway: warning: %zu job%s of %s ask%s for a GPU model no node has (%s; "

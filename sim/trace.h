@@ -167,8 +167,17 @@ bool fw_trace_itp_shaped(const struct fw_trace_job *j, int32_t G);
 size_t fw_trace_unknown_models(const struct fw_trace *t, const struct fw_snapshot *fleet,
 			       char *want, size_t wn, char *have, size_t hn);
 
-/* One warning line on err when fw_trace_unknown_models() finds any, with
- * the count, the missing models, the fleet's and what to do; else nothing. */
+/* Jobs that can never start on the fleet whatever the policy: a task with
+ * more GPUs, CPU or memory than the largest node has, or a gang (its
+ * min_member tasks when elastic) of more GPUs than the whole fleet.
+ * Returns their count; first names the first of them and why. */
+size_t fw_trace_unfit_jobs(const struct fw_trace *t, const struct fw_snapshot *fleet,
+			   char *first, size_t n);
+
+/* The warnings of jobs that can never start, each one line on err with the
+ * count, an example or the models, and what to do: first when
+ * fw_trace_unfit_jobs() finds any, then when fw_trace_unknown_models()
+ * does; else nothing.  (The name is older than the size check.) */
 void fw_trace_warn_models(const struct fw_trace *t, const struct fw_snapshot *fleet, FILE *err);
 
 /* `fairway trace sacct2fairway IN OUT` (sim/sacct.c); argv[0] is the

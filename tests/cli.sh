@@ -262,6 +262,12 @@ expect "sim-run-verbose-empty-bucket-dash" 0 "  1               0       0       
 	"$FW" sim run --trace "$HO/v.csv" --nodes 2x8 --policies fifo --verbose
 expect "sim-run-verbose-idle-line" 0 "  idle while waiting 0.0 GPU-h   goodput 0.4 GPU-h" \
 	"$FW" sim run --trace "$HO/v.csv" --nodes 2x8 --policies fifo --verbose
+# a job no placement can ever start is named before the replay (and counted
+# as never started), rather than only waiting silently
+printf 'job_id,submit_time,duration,gpus_per_task\nA,0,100,16\nB,0,100,1\n' >"$HO/big.csv"
+expect "sim-run-warns-of-a-job-larger-than-every-node" 0 \
+	"warning: 1 job of $HO/big.csv can never start on this fleet (the first, 'A' (line 2) needs a task of 16 GPUs, and the largest node has 8)" \
+	"$FW" sim run --trace "$HO/big.csv" --format fairway --nodes 2x8 --policies fifo
 rm -rf "$HO"
 expect "sim-run-skip-bad-rows-counts" 0 "skipped 1 bad rows" \
 	"$FW" sim run --trace tests/data/bad_itp.csv --nodes 2x8 --policies fifo --skip-bad-rows
@@ -508,6 +514,35 @@ fi
 expect "trace-sacct-unknown-option" 2 "usage: fairway trace sacct2fairway [--no-gpu-model]" \
 	"$FW" trace sacct2fairway --bogus tests/data/sacct_sample.txt -
 rm -f "${TMPDIR:-/tmp}/fw-cli-sacct.csv"
+# errors name the command as every fairway command does ("fairway CMD: error:"),
+# a usage error says what is wrong before the usage, and the output appears
+# whole or not at all: a failed conversion keeps an earlier OUT, creates none
+ST=$(mktemp -d)
+expect "trace-sacct-unknown-option-named" 2 "fairway trace sacct2fairway: error: unknown option '--bogus'" \
+	"$FW" trace sacct2fairway --bogus tests/data/sacct_sample.txt -
+expect "trace-sacct-stdin-refused" 2 "fairway trace sacct2fairway: error: SACCT_FILE cannot be '-'" \
+	"$FW" trace sacct2fairway - "$ST/out.csv"
+expect "trace-sacct-missing-file" 1 "fairway trace sacct2fairway: error: $ST/none.txt: cannot open: No such file or directory" \
+	"$FW" trace sacct2fairway "$ST/none.txt" "$ST/out.csv"
+expect "trace-sacct-directory-input" 1 "fairway trace sacct2fairway: error: $ST: cannot read: Is a directory" \
+	"$FW" trace sacct2fairway "$ST" "$ST/out.csv"
+printf 'JobID|Submit|Start|Elapsed|AllocTRES\n1|2024-03-01T10:00:00|2024-03-01T10:00:00|01:00|gres/gpu=3,node=2\n' >"$ST/bad.txt"
+echo PREV >"$ST/keep.csv"
+expect "trace-sacct-bad-row-named" 1 "fairway trace sacct2fairway: error: $ST/bad.txt:2:49: AllocTRES: 'gres/gpu=3,node=2': the GPUs do not split evenly" \
+	"$FW" trace sacct2fairway "$ST/bad.txt" "$ST/keep.csv"
+expect "trace-sacct-bad-row-no-output" 1 "error:" "$FW" trace sacct2fairway "$ST/bad.txt" "$ST/new.csv"
+printf 'JobID|Submit|Start|Elapsed|AllocTRES\n1|2024-03-01T10:00:00|Unknown|01:00|gres/gpu=1\n' >"$ST/none_ran.txt"
+expect "trace-sacct-no-job-is-an-error" 1 "none_ran.txt: no job to convert: 1 left out (never started or no GPUs)" \
+	"$FW" trace sacct2fairway "$ST/none_ran.txt" "$ST/new.csv"
+expect "trace-sacct-write-error-says-why" 1 "fairway trace sacct2fairway: error: cannot write /dev/full: No space left on device" \
+	"$FW" trace sacct2fairway tests/data/sacct_sample.txt /dev/full
+[ "$(cat "$ST/keep.csv")" = PREV ] && [ "$(ls -A "$ST" | sort | tr '\n' ' ')" = "bad.txt keep.csv none_ran.txt " ] &&
+	ok "trace-sacct-failure-writes-nothing" || bad "trace-sacct-failure-writes-nothing: $(ls -A "$ST")"
+expect "trace-sacct-counts-on-stderr" 0 "fairway trace sacct2fairway: 3 jobs written; 2 left out (never started or no GPUs)" \
+	"$FW" trace sacct2fairway tests/data/sacct_sample.txt "$ST/keep.csv"
+expect "trace-sacct-standalone-prefix" 1 "fairway-sacct2fairway: error: $ST/none.txt: cannot open" \
+	"$B/sim/fairway-sacct2fairway" "$ST/none.txt" "$ST/out.csv"
+rm -rf "$ST"
 
 if [ -f tests/bad_input/cases.txt ]; then
 	while IFS=$'\t' read -r file sub; do

@@ -259,5 +259,16 @@ int cfg_job_state(struct cfg *c, const yaml_node_t *m, const char *path,
 	j->start_time = j->submit_time;
 	if ((rc = cfg_time(c, m, path, "startTime", &j->start_time)))
 		return rc;
+	if (j->start_time < j->submit_time || j->start_time > c->s->now)
+		return cfg_fail(c, cfg_get(c, m, "startTime"), FW_ERANGE,
+				cfg_path(fp, path, "startTime"),
+				"%lld is %s (%lld); a running job started between "
+				"its submitTime and now",
+				(long long)j->start_time,
+				j->start_time < j->submit_time ? "before submitTime"
+							       : "after now",
+				(long long)(j->start_time < j->submit_time
+						    ? j->submit_time
+						    : c->s->now));
 	return load_allocs(c, m, path, j);
 }

@@ -18,6 +18,11 @@
  * runs as a backstop and its diagnosis, which has no position, is given the
  * file name and the line of the object it names.
  *
+ * Before the load, one pass over the parser's events bounds the nesting
+ * and the anchors (FW_CONFIG_MAX_DEPTH, FW_CONFIG_MAX_ANCHORS): libyaml's
+ * own cost grows with both, so a small hostile file could otherwise keep
+ * the loader busy for hours.
+ *
  * Failure is all-or-nothing: the snapshot under construction is private to
  * the call and freed on any error, so *out is only written on success.
  * fw_config_load_file_keys() narrows the top-level keys (a fleet file);
@@ -284,21 +289,81 @@ static int no_document(struct cfg *c)
 
 	if (!c->root_keys)
 		return fw_diag_set(c->d, FW_EINVAL, c->file, 0, 0, "",
-				   "the file has no YAML document; a config is "
+				   "the file has no YAML document (or an empty "
+				   "one); a config is "
 				   "a mapping with nodes:, queues: and jobs: "
 				   "(see docs/config.md)");
 	for (int i = 0; c->root_keys[i] && n < sizeof keys; i++)
 		n += (size_t)snprintf(keys + n, sizeof keys - n, "%s%s:", i ? ", " : "", c->root_keys[i]);
 	return fw_diag_set(c->d, FW_EINVAL, c->file, 0, 0, "",
-			   "the file has no YAML document; it should be a "
+			   "the file has no YAML document (or an empty one); "
+			   "it should be a "
 			   "mapping with %s (see docs/config.md)", keys);
+}
+
+static const char *event_anchor(const yaml_event_t *e)
+{
+	switch (e->type) {
+	case YAML_SCALAR_EVENT:
+		return (const char *)e->data.scalar.anchor;
+	case YAML_SEQUENCE_START_EVENT:
+		return (const char *)e->data.sequence_start.anchor;
+	case YAML_MAPPING_START_EVENT:
+		return (const char *)e->data.mapping_start.anchor;
+	default:
+		return NULL;
+	}
+}
+
+/* One pass over the events before the load, stopping at the first list or
+ * mapping nested deeper than FW_CONFIG_MAX_DEPTH or the anchor past
+ * FW_CONFIG_MAX_ANCHORS (fwconfig.h says why: libyaml's own cost).  A
+ * syntax error ends the pass quietly; the load reports it. */
+static int check_shape(struct cfg *c, const char *buf, size_t len)
+{
+	yaml_parser_t p;
+	yaml_event_t e;
+	int depth = 0, anchors = 0, rc = FW_OK;
+
+	if (!yaml_parser_initialize(&p))
+		return fw_diag_set(c->d, FW_ENOMEM, c->file, 0, 0, "",
+				   "out of memory starting the YAML parser");
+	yaml_parser_set_input_string(&p, (const unsigned char *)buf, len);
+	while (rc == FW_OK && yaml_parser_parse(&p, &e)) {
+		yaml_event_type_t t = e.type;
+		int line = (int)e.start_mark.line + 1;
+		int col = (int)e.start_mark.column + 1;
+
+		if (event_anchor(&e) && ++anchors > FW_CONFIG_MAX_ANCHORS)
+			rc = fw_diag_set(c->d, FW_ERANGE, c->file, line, col, "",
+					 "more than %d anchors (&name) in the file; "
+					 "repeat fewer fragments, or write them out",
+					 FW_CONFIG_MAX_ANCHORS);
+		else if ((t == YAML_SEQUENCE_START_EVENT ||
+			  t == YAML_MAPPING_START_EVENT) && ++depth > FW_CONFIG_MAX_DEPTH)
+			rc = fw_diag_set(c->d, FW_ERANGE, c->file, line, col, "",
+					 "lists and mappings nest more than %d deep "
+					 "here; a config needs at most 6 levels (see "
+					 "docs/config.md), remove the extra brackets",
+					 FW_CONFIG_MAX_DEPTH);
+		else if (t == YAML_SEQUENCE_END_EVENT || t == YAML_MAPPING_END_EVENT)
+			depth--;
+		yaml_event_delete(&e);
+		if (t == YAML_STREAM_END_EVENT)
+			break;
+	}
+	yaml_parser_delete(&p);
+	return rc;
 }
 
 static int parse(struct cfg *c, const char *buf, size_t len)
 {
 	yaml_parser_t p;
-	int rc = FW_OK;
+	yaml_node_t *root;
+	int rc = check_shape(c, buf, len);
 
+	if (rc)
+		return rc;
 	if (!yaml_parser_initialize(&p))
 		return fw_diag_set(c->d, FW_ENOMEM, c->file, 0, 0, "",
 				   "out of memory starting the YAML parser");
@@ -308,7 +373,8 @@ static int parse(struct cfg *c, const char *buf, size_t len)
 		yaml_parser_delete(&p);
 		return rc;
 	}
-	if (!yaml_document_get_root_node(c->doc))
+	root = yaml_document_get_root_node(c->doc);
+	if (!root || cfg_is_null(root)) /* nothing, or only "---" / "~" */
 		rc = no_document(c);
 	else
 		rc = expect_end(c, &p);
@@ -374,8 +440,9 @@ int fw_config_load_buffer(const char *name, const char *buf, size_t len,
 	return load_buffer(name, buf, len, NULL, out, d);
 }
 
-/* Read all of f (at most FW_CONFIG_MAX_BYTES + 1 bytes) into *buf. */
-static int slurp(FILE *f, char **buf, size_t *len)
+/* Read all of f (at most FW_CONFIG_MAX_BYTES + 1 bytes) into *buf; *err
+ * gets errno on a read error (EISDIR for a directory). */
+static int slurp(FILE *f, char **buf, size_t *len, int *err)
 {
 	size_t cap = 1 << 16, n = 0;
 	char *b = malloc(cap), *nb;
@@ -393,6 +460,7 @@ static int slurp(FILE *f, char **buf, size_t *len)
 	if (!b)
 		return FW_ENOMEM;
 	if (ferror(f)) {
+		*err = errno;
 		free(b);
 		return FW_EIO;
 	}
@@ -407,7 +475,7 @@ int fw_config_load_file_keys(const char *path, const char *const *root_keys,
 	FILE *f = path ? fopen(path, "rb") : NULL;
 	char *buf = NULL;
 	size_t len = 0;
-	int rc;
+	int rc, err = 0;
 
 	if (!f)
 		return fw_diag_set(d, errno == ENOENT ? FW_ENOENT : FW_EIO,
@@ -415,13 +483,13 @@ int fw_config_load_file_keys(const char *path, const char *const *root_keys,
 				   "cannot open the config: %s; check the path "
 				   "and permissions",
 				   path ? strerror(errno) : "no path given");
-	rc = slurp(f, &buf, &len);
+	rc = slurp(f, &buf, &len, &err);
 	fclose(f);
 	if (rc)
 		return fw_diag_set(d, rc, path, 0, 0, "",
 				   "cannot read the config: %s; check the file",
 				   rc == FW_ENOMEM ? "out of memory"
-						   : "read error");
+						   : strerror(err));
 	rc = load_buffer(path, buf, len, root_keys, out, d);
 	free(buf);
 	return rc;

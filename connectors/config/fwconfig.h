@@ -24,6 +24,13 @@
 
 /* Files larger than this are refused (FW_ERANGE) before parsing. */
 #define FW_CONFIG_MAX_BYTES (64u << 20)
+/* Lists and mappings nest at most this deep (the schema needs 6), and a
+ * file has at most this many anchors (&name): libyaml spends time in
+ * proportion to the nesting depth on every token and to the number of
+ * anchors on every alias, so without the bounds a small hostile file
+ * ("[[[[...", thousands of anchors) takes hours to load. */
+#define FW_CONFIG_MAX_DEPTH 64
+#define FW_CONFIG_MAX_ANCHORS 256
 /* Most nodes one config may describe (nodes + generated nodeGroups). */
 #define FW_CONFIG_MAX_NODES 65536
 /* Longest duration, and latest time, in seconds (~3170 years); `fairway

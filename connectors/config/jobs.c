@@ -268,6 +268,15 @@ static int job_fields(struct cfg *c, const yaml_node_t *m, const char *path,
 	    (rc = cfg_int32(c, m, path, "minMember", 0, fw_job_tasks(j),
 			    &j->min_member)))
 		return rc;
+	if (j->submit_time > c->s->now) {
+		char fp[CFG_PATH];
+		return cfg_fail(c, cfg_get(c, m, "submitTime"), FW_ERANGE,
+				cfg_path(fp, path, "submitTime"),
+				"%lld is after now (%lld); a snapshot holds the "
+				"jobs submitted by now, so lower submitTime or "
+				"raise now",
+				(long long)j->submit_time, (long long)c->s->now);
+	}
 	return job_topology(c, m, path, j);
 }
 

@@ -9,7 +9,8 @@
  * "100Ki") is a syntax error rather than a silent rounding.
  *
  * Accepted forms (no exponents, no hex, no surrounding spaces):
- *   number    [+-]digits[.digits]  or  [+-].digits
+ *   number    [+-]digits[.digits]  or  [+-].digits, at most 9 decimals
+ *             that are not trailing zeros
  *   cpu       number (cores) | digits "m" (millicores)
  *   memory    number (MiB) | number Ki|Mi|Gi|Ti|Pi (binary only)
  *   duration  number (seconds) | one or more number+unit, unit s|m|h|d
@@ -42,8 +43,10 @@ static int parse_decimal(const char *s, const char **end, int64_t *num,
 			frac = 1;
 			continue;
 		}
+		if (frac && sc == MAX_FRAC && *s == '0')
+			continue; /* "8.0000000000": zeros past the 9th change nothing */
 		if (frac && ++sc > MAX_FRAC)
-			return FW_ERANGE;
+			return FW_EINVAL; /* a syntax limit, not a magnitude */
 		if (__builtin_mul_overflow(v, 10, &v) ||
 		    __builtin_add_overflow(v, *s - '0', &v))
 			return FW_ERANGE;

@@ -21,17 +21,30 @@
 
 #include "config_int.h"
 
+/* A double-quoted YAML scalar can carry any control byte ("\e[2J"); keys
+ * and values are quoted in messages, so those bytes become '?' before they
+ * can reach a terminal. */
+static void mask_controls(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '?';
+}
+
 int cfg_fail(struct cfg *c, const yaml_node_t *at, int err, const char *path,
 	     const char *fmt, ...)
 {
-	char msg[sizeof c->d->msg];
+	char msg[sizeof c->d->msg], field[CFG_PATH];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	snprintf(field, sizeof field, "%s", path ? path : "");
+	mask_controls(msg);
+	mask_controls(field);
 	return fw_diag_set(c->d, err, c->file, cfg_line(at),
-			   at ? (int)at->start_mark.column + 1 : 0, path, "%s",
+			   at ? (int)at->start_mark.column + 1 : 0, field, "%s",
 			   msg);
 }
 
@@ -169,6 +182,12 @@ int cfg_keys(struct cfg *c, const yaml_node_t *n, const char *path,
 					"a key is %s; keys must be plain "
 					"names",
 					cfg_kind(cfg_node(c, p->key)));
+		if (!in_list(k, valid) && strcmp(k, "<<") == 0)
+			return cfg_fail(c, cfg_node(c, p->key), FW_EINVAL,
+					cfg_path(fp, path, k),
+					"merge keys (<<: *anchor) are not "
+					"supported; write the keys out, or alias "
+					"a whole value (key: *anchor)");
 		if (!in_list(k, valid)) {
 			join_keys(list, sizeof list, valid);
 			return cfg_fail(c, cfg_node(c, p->key), FW_EINVAL,

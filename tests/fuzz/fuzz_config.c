@@ -31,6 +31,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fw_snapshot_free(s);
 	} else if (s || !d.msg[0]) {
 		abort(); /* failure must leave *out alone and explain itself */
+	} else {
+		/* no control byte of the input ("\e[2J") reaches a terminal */
+		for (const char *p = d.field; *p; p++)
+			if ((unsigned char)*p < 0x20 || *p == 0x7f)
+				abort();
+		for (const char *p = d.msg; *p; p++)
+			if ((unsigned char)*p < 0x20 || *p == 0x7f)
+				abort();
 	}
 	return 0;
 }

@@ -1,6 +1,7 @@
 /*
  * fuzz_generic.c — libFuzzer target for the generic trace reader
- * (sim/generic.c, CSV and JSONL) and the sacct converter (sim/sacct.c).
+ * (sim/generic.c, CSV and JSONL), the sacct converter (sim/sacct.c) and
+ * openb pods read as a trace (fw_trace_parse_openb, sim/trace.c).
  *
  * Any bytes must either parse into jobs that respect every documented
  * bound, or fail with a filled diagnosis and nothing left behind.  A strict
@@ -15,9 +16,35 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fleet.h"
 #include "trace.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* A diagnosis as printed must carry no control or non-ASCII byte from the
+ * input (trace names are ASCII; the file name here is). */
+static void check_printed(const struct fw_diag *d)
+{
+	char msg[1024];
+
+	fw_itp_diag_str(d, msg, sizeof msg);
+	for (const char *p = msg; *p; p++)
+		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+			abort();
+}
+
+/* Names reach JSON and CSV outputs: printable ASCII, no space, quote,
+ * backslash or comma. */
+static void check_name(const char *s, int may_be_empty)
+{
+	size_t n = strnlen(s, FW_NAME_MAX);
+
+	if (n >= FW_NAME_MAX || (n == 0 && !may_be_empty))
+		abort();
+	for (size_t k = 0; k < n; k++)
+		if (s[k] <= 0x20 || s[k] >= 0x7f || s[k] == '"' || s[k] == '\\' || s[k] == ',')
+			abort();
+}
 
 static void check_jobs(const struct fw_trace *t)
 {
@@ -25,6 +52,10 @@ static void check_jobs(const struct fw_trace *t)
 		const struct fw_trace_job *j = &t->v[i];
 		const struct fw_trace_group *g = &j->groups[0];
 		size_t n = strnlen(j->id, FW_NAME_MAX);
+		check_name(j->id, 0);
+		check_name(j->queue, 1);
+		check_name(j->user, 1);
+		check_name(j->gpu_model, 1);
 		if (n == 0 || n >= FW_NAME_MAX || j->ngroups != 1 || j->submit < 0 ||
 		    j->submit > FW_TRACE_MAX_TIME || j->duration < 0 || j->expected < 0 ||
 		    g->count < 1 || g->count > FW_TRACE_MAX_TASKS || g->gpus < 0 ||
@@ -33,6 +64,24 @@ static void check_jobs(const struct fw_trace *t)
 		    j->line < 1)
 			abort();
 	}
+}
+
+/* The never-start check on a small fleet: a count no larger than the
+ * trace, and a first job named whenever there is one. */
+static void check_unfit(const struct fw_trace *t)
+{
+	static const struct fw_fleet_opts o = { 2, 8, 0, 0 };
+	struct fw_snapshot *s;
+	struct fw_diag d;
+	char first[400];
+	size_t n;
+
+	if (fw_fleet_generate(&o, &s, &d) != FW_OK)
+		abort();
+	n = fw_trace_unfit_jobs(t, s, first, sizeof first);
+	if (n > t->n || (n > 0) != (first[0] != 0))
+		abort();
+	fw_snapshot_free(s);
 }
 
 static void fuzz_trace(const char *buf, size_t size)
@@ -45,13 +94,42 @@ static void fuzz_trace(const char *buf, size_t size)
 	rc = fw_trace_parse_generic(buf, size, "fuzz.csv", 0, &strict, &d);
 	if (rc != FW_OK && (d.msg[0] == 0 || strict.n != 0 || strict.v != NULL))
 		abort();
+	if (rc != FW_OK)
+		check_printed(&d);
 	check_jobs(&strict);
+	check_unfit(&strict);
 	rs = fw_trace_parse_generic(buf, size, "fuzz.csv", FW_TRACE_SKIP_BAD, &skip, &d);
 	check_jobs(&skip);
 	if (rc == FW_OK && (rs != FW_OK || skip.n != strict.n || skip.skipped != 0))
 		abort();
 	if (rs == FW_OK && skip.skipped && skip.first_bad.msg[0] == 0)
 		abort();
+	if (rs == FW_OK && skip.skipped)
+		check_printed(&skip.first_bad);
+	fw_trace_free(&strict);
+	fw_trace_free(&skip);
+}
+
+/* openb pods as a trace: the same bounds, strict and skipping. */
+static void fuzz_openb_trace(const char *buf, size_t size)
+{
+	struct fw_trace strict, skip;
+	struct fw_diag d;
+	int rc, rs;
+
+	memset(&d, 0, sizeof d);
+	rc = fw_trace_parse_openb(buf, size, "fuzz.csv", 0, &strict, &d);
+	if (rc != FW_OK && (d.msg[0] == 0 || strict.n != 0 || strict.v != NULL))
+		abort();
+	if (rc != FW_OK)
+		check_printed(&d);
+	check_jobs(&strict);
+	rs = fw_trace_parse_openb(buf, size, "fuzz.csv", FW_TRACE_SKIP_BAD, &skip, &d);
+	check_jobs(&skip);
+	if (rc == FW_OK && (rs != FW_OK || skip.n != strict.n || skip.skipped != 0))
+		abort();
+	if (rs == FW_OK && skip.skipped)
+		check_printed(&skip.first_bad);
 	fw_trace_free(&strict);
 	fw_trace_free(&skip);
 }
@@ -69,6 +147,7 @@ static void fuzz_sacct(const char *buf, size_t size, unsigned flags)
 	if (fw_sacct_convert(buf, size, "fuzz.txt", flags, &out, &n, &skipped, &d) != FW_OK) {
 		if (d.msg[0] == 0 || out != NULL)
 			abort();
+		check_printed(&d);
 		return;
 	}
 	if (fw_trace_parse_csv(out, n, "converted.csv", 0, &t, &d) != FW_OK &&
@@ -92,6 +171,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size)
 		memcpy(buf, data, size);
 	fuzz_trace(buf, size);
+	fuzz_openb_trace(buf, size);
 	fuzz_sacct(buf, size, 0);
 	fuzz_sacct(buf, size, FW_SACCT_NO_MODEL);
 	free(buf);

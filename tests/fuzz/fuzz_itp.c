@@ -20,11 +20,27 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* A diagnosis as printed must carry no control or non-ASCII byte from the
+ * input (trace names are ASCII; the file name here is). */
+static void check_printed(const struct fw_diag *d)
+{
+	char msg[1024];
+
+	fw_itp_diag_str(d, msg, sizeof msg);
+	for (const char *p = msg; *p; p++)
+		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+			abort();
+}
+
 static void check_rows(const struct fw_itp_trace *t)
 {
 	for (size_t i = 0; i < t->n; i++) {
 		const struct fw_itp_job *j = &t->v[i];
 		size_t n = strnlen(j->id, FW_ITP_ID_MAX);
+		for (size_t k = 0; k < n; k++) /* ids reach JSON: printable ASCII */
+			if (j->id[k] <= 0x20 || j->id[k] >= 0x7f || j->id[k] == '"' ||
+			    j->id[k] == '\\')
+				abort();
 		if (n == 0 || n >= FW_ITP_ID_MAX || j->gpus < 1 || j->gpus > FW_ITP_MAX_GPUS ||
 		    j->submit < 0 || j->submit > FW_ITP_MAX_TIME || j->duration < 0 ||
 		    j->duration > FW_ITP_MAX_TIME || j->line < 2)
@@ -42,6 +58,8 @@ static void fuzz_trace(const char *buf, size_t size)
 	rc = fw_itp_parse(buf, size, "fuzz.csv", 0, &strict, &d);
 	if (rc != FW_OK && (d.msg[0] == 0 || strict.n != 0 || strict.v != NULL))
 		abort(); /* a failure says why and leaves nothing behind */
+	if (rc != FW_OK)
+		check_printed(&d);
 	check_rows(&strict);
 	rs = fw_itp_parse(buf, size, "fuzz.csv", FW_ITP_SKIP_BAD, &skip, &d);
 	check_rows(&skip);

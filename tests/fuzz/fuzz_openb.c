@@ -19,6 +19,18 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* A diagnosis as printed must carry no control or non-ASCII byte from the
+ * input (trace names are ASCII; the file name here is). */
+static void check_printed(const struct fw_diag *d)
+{
+	char msg[1024];
+
+	fw_openb_diag_str(d, msg, sizeof msg);
+	for (const char *p = msg; *p; p++)
+		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
+			abort();
+}
+
 static void check_pods(const struct fw_openb_pods *l)
 {
 	for (size_t i = 0; i < l->n; i++) {
@@ -71,14 +83,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (int k = 0; k < 2; k++) {
 		unsigned fl = k ? FW_OPENB_SKIP_BAD : 0;
 		memset(&d, 0, sizeof d);
-		if (fw_openb_parse_pods(buf, size, "fuzz", fl, &pl[k], &d))
+		if (fw_openb_parse_pods(buf, size, "fuzz", fl, &pl[k], &d)) {
 			if (!d.msg[0] || pl[k].n != 0)
 				abort();
+			check_printed(&d);
+		}
 		check_pods(&pl[k]);
 		memset(&d, 0, sizeof d);
-		if (fw_openb_parse_nodes(buf, size, "fuzz", fl, &nl[k], &d))
+		if (fw_openb_parse_nodes(buf, size, "fuzz", fl, &nl[k], &d)) {
 			if (!d.msg[0] || nl[k].n != 0)
 				abort();
+			check_printed(&d);
+		}
 		check_nodes(&nl[k]);
 	}
 	try_world(&nl[1], &pl[1]);

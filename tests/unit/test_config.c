@@ -292,6 +292,14 @@ TEST(quantities)
 	ASSERT_EQ(fwc_parse_int("8.5", &v), FW_EINVAL);
 	ASSERT_EQ(fwc_parse_int("0x10", &v), FW_EINVAL);
 	ASSERT_EQ(fwc_parse_int("99999999999999999999", &v), FW_ERANGE);
+	/* more than 9 decimals is a syntax error, not "too large"; zeros past
+	 * the ninth change nothing */
+	ASSERT_EQ(fwc_parse_mib("1.00000000001Gi", &v), FW_EINVAL);
+	ASSERT_EQ(fwc_parse_fixed("0.0000000001", 3, &v), FW_EINVAL);
+	ASSERT_OK(fwc_parse_int("8.000000000000000000000", &v));
+	ASSERT_EQ(v, 8);
+	ASSERT_OK(fwc_parse_fixed("0.1234567890000", 9, &v));
+	ASSERT_EQ(v, 123456789);
 	bool b;
 	ASSERT_OK(fwc_parse_bool("True", &b));
 	ASSERT(b);
@@ -517,6 +525,11 @@ TEST(yaml_level_errors)
 	ASSERT_EQ(fw_config_load_buffer("e.yaml", "", 0, &s, &d), FW_EINVAL);
 	ASSERT(s == (struct fw_snapshot *)&s); /* untouched */
 	ASSERT_STR_CONTAINS(d.msg, "no YAML document");
+	/* an empty document ("---", "~") is no config either */
+	EXPECT_FAIL("---\n", FW_EINVAL, 0, "");
+	EXPECT_FAIL("--- ~\n...\n", FW_EINVAL, 0, "");
+	ASSERT_EQ(fw_config_load_buffer("e.yaml", "---\n", 4, &s, &d), FW_EINVAL);
+	ASSERT_STR_CONTAINS(d.msg, "no YAML document (or an empty one)");
 	EXPECT_FAIL("now: 1\n---\nnow: 2\n", FW_EINVAL, 3, "");
 	EXPECT_FAIL("now: [1\n", FW_EINVAL, 2, "");
 	EXPECT_FAIL("\"now\": 1\nbogus: 2\n", FW_EINVAL, 2, "bogus");
@@ -550,6 +563,56 @@ TEST(aliases_are_safe)
 	EXPECT_FAIL("topology: {levels: &a [*a]}\n", FW_EINVAL, 1,
 		    "topology.levels[0]");
 	EXPECT_FAIL("nodes: &a [*a]\n", FW_EINVAL, 1, "nodes[0]");
+}
+
+/* libyaml's cost grows with the nesting on every token and with the
+ * anchors on every alias: a megabyte of "[[[[" or of anchors once took
+ * minutes; the loader stops at FW_CONFIG_MAX_DEPTH / _ANCHORS at once. */
+TEST(hostile_nesting_and_anchors_fail_fast)
+{
+	size_t n = 1000000, k;
+	char *y = malloc(2 * n + 16), line[64];
+	struct fw_snapshot *s;
+	struct fw_diag d;
+	FILE *f;
+	char *text;
+	size_t tlen;
+
+	ASSERT(y != NULL);
+	memcpy(y, "nodes: ", 7);
+	memset(y + 7, '[', n);
+	memset(y + 7 + n, ']', n);
+	y[7 + 2 * n] = 0;
+	ASSERT_EQ(load(y, &s, &d), FW_ERANGE);
+	ASSERT_EQ(d.line, 1);
+	ASSERT_EQ(d.col, 7 + FW_CONFIG_MAX_DEPTH); /* the root mapping is level 1 */
+	ASSERT_STR_CONTAINS(d.msg, "nest more than 64 deep");
+	free(y);
+	/* 20000 anchors and aliases: refused at anchor 257 */
+	ASSERT(f = open_memstream(&text, &tlen));
+	fputs("nodes:\n", f);
+	for (k = 0; k < 20000; k++)
+		fprintf(f, "  - {name: n%zu, gpus: &g%zu 1}\n", k, k);
+	for (k = 0; k < 20000; k++)
+		fprintf(f, "  - {name: m%zu, gpus: *g%zu}\n", k, k);
+	fclose(f);
+	ASSERT_EQ(load(text, &s, &d), FW_ERANGE);
+	ASSERT_EQ(d.line, 2 + FW_CONFIG_MAX_ANCHORS);
+	ASSERT_STR_CONTAINS(d.msg, "more than 256 anchors");
+	free(text);
+	/* at the limit, anchors and aliases still work */
+	ASSERT(f = open_memstream(&text, &tlen));
+	fputs("nodes:\n", f);
+	for (k = 0; k < FW_CONFIG_MAX_ANCHORS; k++) {
+		snprintf(line, sizeof line, "  - {name: n%zu, gpus: &g%zu 1}\n", k, k);
+		fputs(line, f);
+	}
+	fputs("  - {name: last, gpus: *g255}\n", f);
+	fclose(f);
+	ASSERT_OK(load(text, &s, &d));
+	ASSERT_EQ(s->nnodes, FW_CONFIG_MAX_ANCHORS + 1);
+	fw_snapshot_free(s);
+	free(text);
 }
 
 TEST(queue_tree)
@@ -649,6 +712,14 @@ static const struct {
 	{ "bad_lemon_flag", FW_EINVAL, 2, "nodes[0].lemon" },
 	{ "weight_out_of_range", FW_ERANGE, 6,
 	  "queues[0].resources.gpu.overQuotaWeight" },
+	{ "control_char_key", FW_EINVAL, 3, "nodes[0].?[2J" },
+	{ "nesting_too_deep", FW_ERANGE, 3, "" },
+	{ "too_many_anchors", FW_ERANGE, 260, "" },
+	{ "merge_key", FW_EINVAL, 4, "nodes[1].<<" },
+	{ "too_many_decimals", FW_EINVAL, 3, "nodes[0].memory" },
+	{ "submit_after_now", FW_ERANGE, 8, "jobs[0].submitTime" },
+	{ "start_before_submit", FW_ERANGE, 12, "jobs[0].startTime" },
+	{ "start_after_now", FW_ERANGE, 10, "jobs[0].startTime" },
 };
 
 TEST(bad_input_files)
@@ -802,6 +873,7 @@ TEST(setup)
 TEST_MAIN(setup, full_example, full_example_queues, full_example_jobs,
 	  defaults, durations, quantities, quantities_in_yaml, node_groups,
 	  node_groups_errors, fractional_gpu, type_and_range_errors,
-	  yaml_level_errors, aliases_are_safe, queue_tree, load_file,
+	  yaml_level_errors, aliases_are_safe,
+	  hostile_nesting_and_anchors_fail_fast, queue_tree, load_file,
 	  bad_input_files, bad_input_cases_txt, docs_example,
 	  queue_min_runtime, scheduler_reserve_depth)

@@ -190,6 +190,12 @@ TEST(topo_bad_rows_name_line_and_column)
 	ASSERT_STR_EQ(why, "topo.csv:5:1: host: 'h2' is already on line 3; list each host once");
 	ASSERT_EQ(topo("ip,a\nh1,x\nh2,x\nh1,y\nh1,z\n", &t, why, sizeof why), FW_EINVAL);
 	ASSERT_STR_EQ(why, "topo.csv:4:1: host: 'h1' is already on line 2; list each host once");
+	/* names are plain, as topo.h says: a quoted comma is refused */
+	ASSERT_EQ(topo("ip,a\nh1,\"S,2\"\n", &t, why, sizeof why), FW_EINVAL);
+	ASSERT_STR_CONTAINS(why, "topo.csv:2:4: a: switch 'S,2' is empty, longer than 63 bytes "
+			    "or not a plain name");
+	ASSERT_EQ(topo("ip,a\n\"h,1\",x\n", &t, why, sizeof why), FW_EINVAL);
+	ASSERT_STR_CONTAINS(why, "topo.csv:2:1: host:");
 }
 
 TEST(topo_hosts_are_assigned_to_nodes_in_order)

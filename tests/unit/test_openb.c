@@ -58,15 +58,15 @@ TEST(columns_by_name_crlf_blank_bom_quotes)
 	struct fw_diag d;
 	ASSERT_OK(nodes("\xEF\xBB\xBFmodel,extra,gpu,sn,memory_mib,cpu_milli\r\n"
 			"\r\n"
-			"T4,x,2,\"node,a\",100,2000\r\n"
-			"\"V\"\"1\",,1,b,5,0\r\n\r\n",
+			"T4,\"x,y\",2,\"node-a\",100,2000\r\n"
+			"\"V1\",\"\"\"\",1,b,5,0\r\n\r\n",
 			0, &l, &d));
 	ASSERT_EQ(l.n, 2);
-	ASSERT_STR_EQ(l.v[0].sn, "node,a");
+	ASSERT_STR_EQ(l.v[0].sn, "node-a");
 	ASSERT_EQ(l.v[0].cpu_milli, 2000);
 	ASSERT_EQ(l.v[0].memory_mib, 100);
 	ASSERT_EQ(l.v[0].line, 3);
-	ASSERT_STR_EQ(l.v[1].model, "V\"1");
+	ASSERT_STR_EQ(l.v[1].model, "V1");
 	ASSERT_EQ(l.v[1].line, 4);
 	fw_openb_nodes_free(&l);
 }
@@ -127,6 +127,14 @@ TEST(bad_numbers_name_line_and_column)
 	bad_pod("p1, 5,1,1,100,,LS,R,0,0,0", FW_EINVAL, 4, "cpu_milli",
 		"not a decimal integer");
 	bad_pod(",5,1,1,100,,LS,R,0,0,0", FW_EINVAL, 1, "name", "is empty");
+	/* names and models reach JSON and CSV outputs: a quote (the --log of
+	 * fairway sim run became invalid JSON), comma, space or a byte that
+	 * is not ASCII is refused */
+	bad_pod("\"p\"\"1\",5,1,1,100,,LS,R,0,0,0", FW_EINVAL, 1, "name",
+		"\"p\"1\" has a space, quote, backslash, comma, control or non-ASCII byte");
+	bad_pod("\"p,1\",5,1,1,100,,LS,R,0,0,0", FW_EINVAL, 1, "name", "has a space");
+	bad_pod("p\xff,5,1,1,100,,LS,R,0,0,0", FW_EINVAL, 1, "name", "has a space");
+	bad_pod("p1,5,1,1,100,\"T 4\",LS,R,0,0,0", FW_EINVAL, 14, "gpu_spec", "has a space");
 }
 
 TEST(bad_field_combinations)
@@ -141,13 +149,13 @@ TEST(bad_field_combinations)
 
 TEST(bad_shape)
 {
-	bad_pod("p1,5,1,1,100,,LS,R,0,0", FW_EINVAL, 23, "",
+	bad_pod("p1,5,1,1,100,,LS,R,0,0", FW_EINVAL, 23, "row",
 		"10 fields, but the header has 11");
-	bad_pod("p1,5,1,1,100,,LS,R,0,0,0,9", FW_EINVAL, 26, "",
+	bad_pod("p1,5,1,1,100,,LS,R,0,0,0,9", FW_EINVAL, 26, "row",
 		"12 fields, but the header has 11");
-	bad_pod("p1,5,1,1,100,\"T4,LS,R,0,0,0", FW_EINVAL, 14, "",
+	bad_pod("p1,5,1,1,100,\"T4,LS,R,0,0,0", FW_EINVAL, 14, "row",
 		"quoted field is not closed");
-	bad_pod("p1,5,1,1,100,\"T4\"x,LS,R,0,0,0", FW_EINVAL, 18, "",
+	bad_pod("p1,5,1,1,100,\"T4\"x,LS,R,0,0,0", FW_EINVAL, 18, "row",
 		"characters after a closing quote");
 }
 
@@ -168,6 +176,15 @@ TEST(bad_header)
 	ASSERT_STR_CONTAINS(d.msg, "empty file");
 	ASSERT_EQ(nodes("\n\n", FW_OPENB_SKIP_BAD, &l, &d), FW_EINVAL);
 	ASSERT_STR_CONTAINS(d.msg, "empty file");
+	/* a header after blank lines is named by its own line */
+	ASSERT_EQ(nodes("\n\nsn,cpu_milli,memory_mib,gpu,model,gpu\n", 0, &l, &d), FW_EINVAL);
+	ASSERT_EQ(d.line, 3);
+	ASSERT_STR_CONTAINS(d.msg, "appears twice");
+	/* a node name or model that is not plain */
+	ASSERT_EQ(nodes(NODE_HDR "\"a b\",1,1,2,T4\n", 0, &l, &d), FW_EINVAL);
+	ASSERT_STR_EQ(d.field, "sn");
+	ASSERT_EQ(nodes(NODE_HDR "a,1,1,2,T4\x1b\n", 0, &l, &d), FW_EINVAL);
+	ASSERT_STR_EQ(d.field, "model");
 	/* a pod file given as the node list */
 	ASSERT_EQ(nodes(POD_HDR, 0, &l, &d), FW_EINVAL);
 	ASSERT_STR_EQ(d.field, "sn");

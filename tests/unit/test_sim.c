@@ -155,7 +155,13 @@ TEST(itp_bad_values_name_line_column_and_reason)
 	ASSERT_STR_EQ(row_error("b,5,10,1,9", m, sizeof m), "t.csv:2:10: row: 5 fields, the header has 4");
 	ASSERT_STR_EQ(row_error(",5,10,1", m, sizeof m), "t.csv:2:1: job_id: '' must be 1..63 bytes long");
 	ASSERT_STR_EQ(row_error("a\"b,5,10,1", m, sizeof m),
-		      "t.csv:2:2: job_id: 'a\"b' contains a control character, quote or backslash");
+		      "t.csv:2:2: job_id: 'a\"b' has a space, quote, backslash, control or "
+		      "non-ASCII byte; ids are printable ASCII");
+	/* ids reach the JSON of --log: a space or a byte that is not UTF-8
+	 * (a BOM in the middle of the file, Latin-1) is refused */
+	ASSERT_STR_CONTAINS(row_error("a b,5,10,1", m, sizeof m), "t.csv:2:2: job_id: 'a b' has a space");
+	ASSERT_STR_CONTAINS(row_error("a\xff,5,10,1", m, sizeof m), "t.csv:2:2: job_id: 'a?' has a space");
+	ASSERT_STR_CONTAINS(row_error("\xEF\xBB\xBF" "a,5,10,1", m, sizeof m), "t.csv:2:1: job_id:");
 	ASSERT_EQ(parse("job_id,submission_time,duration,num_gpu\nx,1,1,1\ny,1,1,1\nx,2,2,2\n",
 			0, &t, m, sizeof m), FW_EINVAL);
 	ASSERT_STR_EQ(m, "t.csv:4:1: job_id: 'x' already appeared on line 2");
@@ -187,6 +193,21 @@ TEST(itp_skip_bad_rows_counts_and_keeps_the_first_reason)
 	fw_itp_free(&t);
 	/* the header is never skipped */
 	ASSERT_EQ(parse("id,when\na,1\n", FW_ITP_SKIP_BAD, &t, NULL, 0), FW_EINVAL);
+	/* a line of spaces is blank; a NUL byte is a bad row (a skippable one) */
+	const char *odd = "job_id,submission_time,duration,num_gpu\n  \t\na,0,10,1\n";
+	ASSERT_OK(parse(odd, 0, &t, NULL, 0));
+	ASSERT_EQ(t.n, 1);
+	ASSERT_EQ(t.v[0].line, 3);
+	fw_itp_free(&t);
+	const char nul[] = "job_id,submission_time,duration,num_gpu\nx\0y\na,0,10,1\n";
+	struct fw_diag d;
+	ASSERT_EQ(fw_itp_parse(nul, sizeof nul - 1, "t.csv", 0, &t, &d), FW_EINVAL);
+	fw_itp_diag_str(&d, why, sizeof why);
+	ASSERT_STR_EQ(why, "t.csv:2:2: row: contains a NUL byte: this is not a text file");
+	ASSERT_OK(fw_itp_parse(nul, sizeof nul - 1, "t.csv", FW_ITP_SKIP_BAD, &t, &d));
+	ASSERT_EQ(t.n, 1);
+	ASSERT_EQ(t.skipped, 1);
+	fw_itp_free(&t);
 }
 
 TEST(itp_read_reports_a_missing_file)
@@ -265,6 +286,10 @@ TEST(teams_file_is_parsed_strictly_and_falls_back_when_missing)
 	ASSERT_EQ(fw_teams_parse("vc,n\na,1\na,2\n", 13, "vc.csv", &t, &d), FW_EINVAL);
 	ASSERT_STR_CONTAINS(d.msg, "appears twice");
 	ASSERT_EQ(fw_teams_parse("name,n\na,1\n", 11, "vc.csv", &t, &d), FW_EINVAL);
+	/* a UTF-8 byte-order mark before the header is skipped */
+	const char *bom = "\xEF\xBB\xBF" "vc,node num\na,1\n";
+	ASSERT_OK(fw_teams_parse(bom, strlen(bom), "vc.csv", &t, &d));
+	ASSERT_EQ(t.n, 1);
 	ASSERT_EQ(fw_teams_load("/nonexistent/vc.csv", &t, note, sizeof note, &d), FW_EIO);
 	const char *was = getenv("FAIRWAY_TRACES");
 	char saved[512];

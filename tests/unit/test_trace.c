@@ -75,7 +75,8 @@ TEST(generic_csv_bad_rows_name_line_column_and_field)
 		{ "a,1,2,17", "t.csv:2:7: gpus_per_task: '17' is out of range 0..16" },
 		{ "a,1,2", "t.csv:2:5: row: has 3 fields, the header has 4" },
 		{ ",1,2,1", "t.csv:2:1: job_id: is empty (the column is required)" },
-		{ "a b,1,2,1", "t.csv:2:1: job_id: 'a b' has a space, quote, backslash, comma or control byte" },
+		{ "a b,1,2,1", "t.csv:2:1: job_id: 'a b' has a space, quote, backslash, comma, control or "
+		  "non-ASCII byte; names are printable ASCII" },
 		{ "a,99999999999999999999,2,1", "t.csv:2:3: submit_time: '99999999999999999999' is out of range 0..1000000000000" },
 	};
 	char text[256], why[512];
@@ -121,6 +122,47 @@ TEST(generic_header_errors_are_never_skipped)
 	ASSERT_STR_CONTAINS(why, "appears twice");
 	ASSERT_EQ(csv("\n\n", 0, &t, why, sizeof why), FW_EINVAL);
 	ASSERT_STR_CONTAINS(why, "no header line");
+}
+
+/* A sign only where a negative value is allowed: "-0" is no submit time. */
+TEST(generic_minus_zero_only_for_priority)
+{
+	struct fw_trace t;
+	char why[512];
+
+	ASSERT_EQ(csv("job_id,submit_time,duration,gpus_per_task\na,-0,10,1\n", 0, &t, why,
+		      sizeof why), FW_EINVAL);
+	ASSERT_STR_EQ(why, "t.csv:2:3: submit_time: '-0' is out of range 0..1000000000000");
+	ASSERT_OK(csv("job_id,submit_time,duration,gpus_per_task,priority\na,0,10,1,-0\n", 0, &t,
+		      why, sizeof why));
+	ASSERT_EQ(t.v[0].priority, 0);
+	fw_trace_free(&t);
+}
+
+/* What editors and spreadsheets add: a byte-order mark (CSV and JSONL),
+ * blank lines of spaces, a trailing comma in the header. */
+TEST(generic_bom_blank_lines_and_unnamed_columns)
+{
+	struct fw_trace t;
+	char why[512];
+
+	ASSERT_OK(csv("\xEF\xBB\xBF" "job_id,submit_time,duration,gpus_per_task\r\n"
+		      "a,0,10,1\r\n  \r\n\t\nb,5,10,2\r\n", 0, &t, why, sizeof why));
+	ASSERT_EQ(t.n, 2);
+	ASSERT_EQ(t.v[1].line, 5);
+	fw_trace_free(&t);
+	ASSERT_OK(csv("\xEF\xBB\xBF" "{\"job_id\": \"a\", \"submit_time\": 0, \"duration\": 1, "
+		      "\"gpus_per_task\": 1}\n   \n", 0, &t, why, sizeof why));
+	ASSERT_EQ(t.n, 1);
+	fw_trace_free(&t);
+	ASSERT_EQ(csv("job_id,submit_time,duration,gpus_per_task,\na,0,10,1,\n", 0, &t, why,
+		      sizeof why), FW_EINVAL);
+	ASSERT_STR_EQ(why, "t.csv:1:43: header: column 5 has no name (a trailing or doubled "
+		      "comma?); see docs/trace-format.md");
+	/* a BOM anywhere else is part of the value, and refused in a name */
+	ASSERT_EQ(csv("job_id,submit_time,duration,gpus_per_task\n\xEF\xBB\xBF" "a,0,10,1\n", 0, &t,
+		      why, sizeof why), FW_EINVAL);
+	ASSERT_STR_CONTAINS(why, "t.csv:2:1: job_id: '???a' has a space");
 }
 
 TEST(generic_skip_bad_rows_counts_and_keeps_the_first_reason)
@@ -249,6 +291,33 @@ TEST(openb_pods_become_a_trace)
 	ASSERT_EQ(fw_trace_parse_openb(text, strlen(text), "p.csv", 0, &t, &d), FW_EINVAL);
 	fw_itp_diag_str(&d, why, sizeof why);
 	ASSERT_STR_EQ(why, "p.csv:4:1: name: duplicate pod name \"p0\": it already appeared on line 2");
+	/* a byte-order mark before creation_time, skipped as the pod reader does */
+	snprintf(text, sizeof text, "\xEF\xBB\xBF" "creation_time,deletion_time,name,cpu_milli,"
+		 "memory_mib,num_gpu,gpu_milli,gpu_spec\n7,9,p0,1,1,1,1000,\n");
+	ASSERT_OK(fw_trace_parse_openb(text, strlen(text), "p.csv", 0, &t, &d));
+	ASSERT_EQ(t.v[0].submit, 7);
+	fw_trace_free(&t);
+	/* each limit of the trace model names its own column */
+	snprintf(text, sizeof text, "%sp0,1,1,17,1000,,LS,Running,1,2,0\n", hdr);
+	ASSERT_EQ(fw_trace_parse_openb(text, strlen(text), "p.csv", 0, &t, &d), FW_EINVAL);
+	fw_itp_diag_str(&d, why, sizeof why);
+	ASSERT_STR_EQ(why, "p.csv:2:8: num_gpu: pod 'p0' asks for 17 GPUs; a pod runs on one "
+		      "node, which has at most 16");
+	snprintf(text, sizeof text, "%sp%064d,1,1,1,1000,,LS,Running,1,2,0\n", hdr, 0);
+	ASSERT_EQ(fw_trace_parse_openb(text, strlen(text), "p.csv", 0, &t, &d), FW_EINVAL);
+	fw_itp_diag_str(&d, why, sizeof why);
+	ASSERT_STR_CONTAINS(why, "p.csv:2:1: name: 'p0000");
+	ASSERT_STR_CONTAINS(why, "is longer than 63 bytes, the longest job id");
+	/* a model longer than a name was cut to 63 bytes, silently */
+	snprintf(text, sizeof text, "%sp0,1,1,1,1000,M%064d,LS,Running,1,2,0\n", hdr, 0);
+	ASSERT_EQ(fw_trace_parse_openb(text, strlen(text), "p.csv", 0, &t, &d), FW_EINVAL);
+	fw_itp_diag_str(&d, why, sizeof why);
+	ASSERT_STR_CONTAINS(why, "p.csv:2:15: gpu_spec: model 'M000");
+	/* names reach --log (JSON) and --jobs (CSV): a quote or comma is refused */
+	snprintf(text, sizeof text, "%s\"p\"\"0\",1,1,1,1000,,LS,Running,1,2,0\n", hdr);
+	ASSERT_EQ(fw_trace_parse_openb(text, strlen(text), "p.csv", 0, &t, &d), FW_EINVAL);
+	fw_itp_diag_str(&d, why, sizeof why);
+	ASSERT_STR_CONTAINS(why, "p.csv:2:1: name: \"p\"0\" has a space, quote");
 }
 
 TEST(sacct_sample_converts_and_reads_back)
@@ -309,6 +378,92 @@ TEST(sacct_bad_values_name_line_and_column)
 	ASSERT_EQ(fw_sacct_convert("User|State\n", 11, "s.txt", 0, &out, &olen, &sk, &d), FW_EINVAL);
 	fw_itp_diag_str(&d, why, sizeof why);
 	ASSERT_STR_CONTAINS(why, "needs JobID");
+}
+
+/* Thousands of typed GPU counts near 10^15 once overflowed the sum (UBSan);
+ * now the sum saturates and the row is refused as more than 16 per node. */
+TEST(sacct_huge_typed_gpu_sum_is_refused)
+{
+	const char *head = "JobID|Submit|Start|Elapsed|AllocTRES|NNodes\n"
+			   "1|2024-03-01T10:00:00|2024-03-01T10:00:00|01:00|";
+	const char *item = "gres/gpu:a=999999999999999,";
+	size_t hn = strlen(head), in = strlen(item), n = hn + 10000 * in + 4;
+	char *text = malloc(n + 1), *out, why[512];
+	size_t olen, sk;
+	struct fw_diag d;
+
+	ASSERT(text);
+	memcpy(text, head, hn);
+	for (int i = 0; i < 10000; i++)
+		memcpy(text + hn + (size_t)i * in, item, in);
+	memcpy(text + n - 4, "|1\n", 4);
+	text[n] = 0;
+	ASSERT_EQ(fw_sacct_convert(text, n, "s.txt", 0, &out, &olen, &sk, &d), FW_EINVAL);
+	fw_itp_diag_str(&d, why, sizeof why);
+	ASSERT_STR_CONTAINS(why, "s.txt:2:49: AllocTRES:");
+	ASSERT_STR_CONTAINS(why, "more than 16 GPUs per node");
+	free(text);
+}
+
+/* A hostile file's control bytes (ESC sequences) never reach the terminal:
+ * the printed diagnosis shows them as '?'. */
+TEST(control_bytes_are_masked_in_messages)
+{
+	const char *jsonl = "{\"job_id\":\"j\",\"submit_time\":0,\"duration\":1,"
+			    "\"gpus_per_task\":1,\"\\u001b[2J\":1}\n";
+	const char *sacct = "JobID|Submit|Start|Elapsed|AllocTRES\n"
+			    "1|2024-03-01T10:00:00|2024-03-01T10:00:00|\x1b[2J|gres/gpu=1\n";
+	struct fw_trace t;
+	struct fw_diag d;
+	char why[512], *out;
+	size_t olen, sk;
+
+	ASSERT_EQ(csv(jsonl, 0, &t, why, sizeof why), FW_EINVAL);
+	ASSERT_STR_EQ(why, "t.csv:1:1: ?[2J: unknown key (see docs/trace-format.md)");
+	ASSERT_EQ(fw_sacct_convert(sacct, strlen(sacct), "s.txt", 0, &out, &olen, &sk, &d),
+		  FW_EINVAL);
+	fw_itp_diag_str(&d, why, sizeof why);
+	ASSERT_STR_CONTAINS(why, "s.txt:2:43: Elapsed: '?[2J' is not a Slurm duration");
+	/* the file name is the user's own and is left alone */
+	fw_diag_set(&d, FW_EINVAL, "a\tb.csv", 2, 3, "f\x1b", "v\r\x7f");
+	fw_itp_diag_str(&d, why, sizeof why);
+	ASSERT_STR_EQ(why, "a\tb.csv:2:3: f?: v??");
+}
+
+/* A byte-order mark is skipped; a GPU type that is not a name is refused
+ * (it was dropped silently) unless --no-gpu-model; a file that leaves no
+ * job is an error, not an empty trace. */
+TEST(sacct_bom_gpu_types_and_no_jobs)
+{
+	const char *bom = "\xEF\xBB\xBF" "JobID|Submit|Start|Elapsed|AllocTRES\n"
+			  "1|2024-03-01T10:00:00|2024-03-01T10:00:00|01:00|gres/gpu:h100=1\n";
+	const char *odd = "JobID|Submit|Start|Elapsed|AllocTRES\n"
+			  "1|2024-03-01T10:00:00|2024-03-01T10:00:00|01:00|gres/gpu:h 100=1\n";
+	const char *none = "JobID|Submit|Start|Elapsed|AllocTRES\n"
+			   "1|2024-03-01T10:00:00|Unknown|01:00|gres/gpu=1\n"
+			   "1.batch|2024-03-01T10:00:00|Unknown|01:00|gres/gpu=1\n"
+			   "2|2024-03-01T10:00:00|2024-03-01T10:00:00|01:00|cpu=4\n";
+	char *out, why[512];
+	size_t olen, sk;
+	struct fw_diag d;
+
+	ASSERT_OK(fw_sacct_convert(bom, strlen(bom), "s.txt", 0, &out, &olen, &sk, &d));
+	ASSERT_STR_CONTAINS(out, "\n1,0,60,");
+	ASSERT_STR_CONTAINS(out, ",h100\n");
+	free(out);
+	ASSERT_EQ(fw_sacct_convert(odd, strlen(odd), "s.txt", 0, &out, &olen, &sk, &d), FW_EINVAL);
+	ASSERT(out == NULL);
+	fw_itp_diag_str(&d, why, sizeof why);
+	ASSERT_STR_CONTAINS(why, "s.txt:2:49: AllocTRES: GPU type 'h 100' is not a plain name");
+	ASSERT_STR_CONTAINS(why, "pass --no-gpu-model");
+	ASSERT_OK(fw_sacct_convert(odd, strlen(odd), "s.txt", FW_SACCT_NO_MODEL, &out, &olen, &sk,
+				   &d));
+	free(out);
+	ASSERT_EQ(fw_sacct_convert(none, strlen(none), "s.txt", 0, &out, &olen, &sk, &d), FW_EINVAL);
+	ASSERT(out == NULL);
+	fw_itp_diag_str(&d, why, sizeof why);
+	ASSERT_STR_EQ(why, "s.txt: no job to convert: 2 left out (never started or no GPUs), "
+		      "1 job steps; check sacct's --starttime, --endtime and --allusers");
 }
 
 /* Convert one row; *dur and *exp from the output (-1: the field is empty). */
@@ -466,6 +621,48 @@ TEST(typed_gpu_jobs_a_fleet_cannot_run_are_named)
 	fw_snapshot_free(s);
 }
 
+/* A job no placement can ever start is named before the replay, with the
+ * first such job and why; elastic gangs and GPU fractions are counted by
+ * what they need at the least. */
+TEST(jobs_larger_than_the_fleet_are_named)
+{
+	struct fw_fleet_opts fo = { 4, 8, 0, 0 }; /* 32 GPUs, 128 CPUs, 1 TiB a node */
+	struct fw_snapshot *s;
+	struct fw_trace t;
+	struct fw_diag d;
+	char first[400], *msg;
+	size_t mlen;
+	FILE *f;
+
+	ASSERT_OK(fw_fleet_generate(&fo, &s, &d));
+	ASSERT_OK(csv("job_id,submit_time,duration,tasks,gpus_per_task,gpu_milli,cpu_milli,"
+		      "min_member\n"
+		      "fits,0,1,4,8,,,\n"
+		      "elastic,0,1,10,8,,,2\n"
+		      "fractions,0,1,100,1,100,,\n"
+		      "big_task,0,1,1,16,,,\n"
+		      "big_gang,0,1,5,8,,,\n"
+		      "big_cpu,0,1,1,1,,200000,\n", 0, &t, NULL, 0));
+	ASSERT_EQ(fw_trace_unfit_jobs(&t, s, first, sizeof first), 3);
+	ASSERT_STR_EQ(first, "'big_task' (line 5) needs a task of 16 GPUs, and the largest "
+		      "node has 8");
+	ASSERT(f = open_memstream(&msg, &mlen));
+	fw_trace_warn_models(&t, s, f);
+	fclose(f);
+	ASSERT_STR_CONTAINS(msg, "fairway: warning: 3 jobs of t.csv can never start on this "
+			    "fleet (the first, 'big_task' (line 5) needs a task of 16 GPUs");
+	ASSERT_STR_CONTAINS(msg, "they are counted as never started");
+	free(msg);
+	t.v[3] = t.v[4]; /* fits, elastic, fractions, big_gang */
+	t.n = 4;
+	ASSERT_EQ(fw_trace_unfit_jobs(&t, s, first, sizeof first), 1);
+	ASSERT_STR_EQ(first, "'big_gang' (line 6) needs 40 GPUs at once, and the fleet has 32");
+	t.n = 3;
+	ASSERT_EQ(fw_trace_unfit_jobs(&t, s, first, sizeof first), 0);
+	fw_trace_free(&t);
+	fw_snapshot_free(s);
+}
+
 TEST(format_names)
 {
 	ASSERT_EQ(fw_trace_format_of("itp"), FW_TRACE_ITP);
@@ -569,22 +766,26 @@ int main(void)
 	fw_test_fn fns[] = {
 		generic_csv_reads_every_column, generic_csv_bad_rows_name_line_column_and_field,
 		generic_cross_field_rules_and_duplicates, generic_header_errors_are_never_skipped,
+		generic_bom_blank_lines_and_unnamed_columns, generic_minus_zero_only_for_priority,
 		generic_skip_bad_rows_counts_and_keeps_the_first_reason,
 		generic_jsonl_reads_the_same_keys, generic_jsonl_bad_values_name_the_key,
 		itp_rows_are_shaped_into_gangs, openb_pods_become_a_trace,
 		sacct_sample_converts_and_reads_back, sacct_bad_values_name_line_and_column,
 		sacct_durations_follow_slurm, sacct_impossible_dates_are_refused,
-		typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes,
+		sacct_huge_typed_gpu_sum_is_refused, control_bytes_are_masked_in_messages,
+		sacct_bom_gpu_types_and_no_jobs, jobs_larger_than_the_fleet_are_named, typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes,
 		openb_default_pod_list_reads_as_a_trace,
 	};
 	const char *names = "generic_csv_reads_every_column, generic_csv_bad_rows_name_line_column_and_field, "
 		"generic_cross_field_rules_and_duplicates, generic_header_errors_are_never_skipped, "
+		"generic_bom_blank_lines_and_unnamed_columns, generic_minus_zero_only_for_priority, "
 		"generic_skip_bad_rows_counts_and_keeps_the_first_reason, "
 		"generic_jsonl_reads_the_same_keys, generic_jsonl_bad_values_name_the_key, "
 		"itp_rows_are_shaped_into_gangs, openb_pods_become_a_trace, "
 		"sacct_sample_converts_and_reads_back, sacct_bad_values_name_line_and_column, "
 		"sacct_durations_follow_slurm, sacct_impossible_dates_are_refused, "
-		"typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes, "
+		"sacct_huge_typed_gpu_sum_is_refused, control_bytes_are_masked_in_messages, "
+		"sacct_bom_gpu_types_and_no_jobs, jobs_larger_than_the_fleet_are_named, typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes, "
 		"openb_default_pod_list_reads_as_a_trace";
 	int n = (int)(sizeof fns / sizeof fns[0]);
 	char path[1024];
