@@ -574,6 +574,33 @@ static int parse_table(const struct table *t, const char *buf, size_t len,
 	return rc;
 }
 
+/* parse_table on the bytes of the file at path. */
+static int read_table(const struct table *t, const char *path, unsigned flags,
+		      struct parse *ps, struct fw_diag *d)
+{
+	char *buf;
+	size_t len;
+	int rc = fw_openb_slurp(path, &buf, &len, d);
+
+	if (rc)
+		return rc;
+	rc = parse_table(t, buf, len, path, flags, ps, d);
+	free(buf);
+	return rc;
+}
+
+/* A successful parse's rows, for a list's v; the fields that
+ * fw_openb_nodes and fw_openb_pods share are filled here. */
+static void *take_rows(const struct parse *ps, char *file, size_t nfile,
+		       size_t *n, size_t *skipped, struct fw_diag *first_bad)
+{
+	snprintf(file, nfile, "%s", ps->fname);
+	*n = ps->n;
+	*skipped = ps->skipped;
+	*first_bad = ps->first_bad;
+	return ps->v;
+}
+
 /* ---- nodes -------------------------------------------------------------- */
 
 #define NODE_OFF(f) offsetof(struct fw_openb_node, f)
@@ -614,21 +641,25 @@ static const struct table node_table = {
 	"node name",
 };
 
+/* The result rc of parsing or reading the node table into *out, which is
+ * left empty on failure. */
+static int nodes_out(int rc, const struct parse *ps, struct fw_openb_nodes *out)
+{
+	memset(out, 0, sizeof *out);
+	if (!rc)
+		out->v = take_rows(ps, out->file, sizeof out->file, &out->n,
+				   &out->skipped, &out->first_bad);
+	return rc;
+}
+
 int fw_openb_parse_nodes(const char *buf, size_t len, const char *fname,
 			 unsigned flags, struct fw_openb_nodes *out,
 			 struct fw_diag *d)
 {
 	struct parse ps;
 	int rc = parse_table(&node_table, buf, len, fname, flags, &ps, d);
-	memset(out, 0, sizeof *out);
-	if (rc)
-		return rc;
-	snprintf(out->file, sizeof out->file, "%s", ps.fname);
-	out->v = (struct fw_openb_node *)(void *)ps.v;
-	out->n = ps.n;
-	out->skipped = ps.skipped;
-	out->first_bad = ps.first_bad;
-	return FW_OK;
+
+	return nodes_out(rc, &ps, out);
 }
 
 void fw_openb_nodes_free(struct fw_openb_nodes *l)
@@ -683,21 +714,25 @@ static const struct table pod_table = {
 	"pod name",
 };
 
+/* The result rc of parsing or reading the pod table into *out, which is
+ * left empty on failure. */
+static int pods_out(int rc, const struct parse *ps, struct fw_openb_pods *out)
+{
+	memset(out, 0, sizeof *out);
+	if (!rc)
+		out->v = take_rows(ps, out->file, sizeof out->file, &out->n,
+				   &out->skipped, &out->first_bad);
+	return rc;
+}
+
 int fw_openb_parse_pods(const char *buf, size_t len, const char *fname,
 			unsigned flags, struct fw_openb_pods *out,
 			struct fw_diag *d)
 {
 	struct parse ps;
 	int rc = parse_table(&pod_table, buf, len, fname, flags, &ps, d);
-	memset(out, 0, sizeof *out);
-	if (rc)
-		return rc;
-	snprintf(out->file, sizeof out->file, "%s", ps.fname);
-	out->v = (struct fw_openb_pod *)(void *)ps.v;
-	out->n = ps.n;
-	out->skipped = ps.skipped;
-	out->first_bad = ps.first_bad;
-	return FW_OK;
+
+	return pods_out(rc, &ps, out);
 }
 
 void fw_openb_pods_free(struct fw_openb_pods *l)
@@ -711,27 +746,17 @@ void fw_openb_pods_free(struct fw_openb_pods *l)
 int fw_openb_read_nodes(const char *path, unsigned flags,
 			struct fw_openb_nodes *out, struct fw_diag *d)
 {
-	char *buf;
-	size_t len;
-	int rc = fw_openb_slurp(path, &buf, &len, d);
-	memset(out, 0, sizeof *out);
-	if (rc)
-		return rc;
-	rc = fw_openb_parse_nodes(buf, len, path, flags, out, d);
-	free(buf);
-	return rc;
+	struct parse ps;
+	int rc = read_table(&node_table, path, flags, &ps, d);
+
+	return nodes_out(rc, &ps, out);
 }
 
 int fw_openb_read_pods(const char *path, unsigned flags,
 		       struct fw_openb_pods *out, struct fw_diag *d)
 {
-	char *buf;
-	size_t len;
-	int rc = fw_openb_slurp(path, &buf, &len, d);
-	memset(out, 0, sizeof *out);
-	if (rc)
-		return rc;
-	rc = fw_openb_parse_pods(buf, len, path, flags, out, d);
-	free(buf);
-	return rc;
+	struct parse ps;
+	int rc = read_table(&pod_table, path, flags, &ps, d);
+
+	return pods_out(rc, &ps, out);
 }

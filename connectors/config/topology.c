@@ -124,29 +124,39 @@ static int missing_levels(struct cfg *c, const yaml_node_t *at,
 	return FW_OK;
 }
 
-int cfg_node_topology(struct cfg *c, const yaml_node_t *map, const char *path,
-		      struct fw_node *n)
+/* A map from level names to domain names (a node's topology, a generator's
+ * prefix) at fp into names[level]; seen[] marks the levels it names. */
+static int level_names(struct cfg *c, const yaml_node_t *m, const char *fp,
+		       bool *seen, char (*names)[FW_NAME_MAX])
 {
-	bool seen[FW_MAX_LEVELS] = { false };
-	char fp[CFG_PATH], vp[CFG_PATH];
-	yaml_node_t *t = cfg_get(c, map, "topology");
-	yaml_node_pair_t *p;
-	int lvl, rc;
+	char vp[CFG_PATH];
+	int lvl, rc = cfg_want_map(c, m, fp);
 
-	cfg_path(fp, path, "topology");
-	if (t && (rc = cfg_want_map(c, t, fp)))
+	if (rc)
 		return rc;
-	for (p = t ? t->data.mapping.pairs.start : NULL;
-	     t && p < t->data.mapping.pairs.top; p++) {
+	for (yaml_node_pair_t *p = m->data.mapping.pairs.start;
+	     !rc && p < m->data.mapping.pairs.top; p++) {
 		rc = map_level(c, cfg_node(c, p->key), fp, seen, &lvl);
 		if (!rc)
 			rc = cfg_name_node(c, cfg_node(c, p->value),
 					   cfg_path(vp, fp,
 						    c->s->topology.level[lvl]),
-					   n->path[lvl]);
-		if (rc)
-			return rc;
+					   names[lvl]);
 	}
+	return rc;
+}
+
+int cfg_node_topology(struct cfg *c, const yaml_node_t *map, const char *path,
+		      struct fw_node *n)
+{
+	bool seen[FW_MAX_LEVELS] = { false };
+	char fp[CFG_PATH];
+	yaml_node_t *t = cfg_get(c, map, "topology");
+	int rc;
+
+	cfg_path(fp, path, "topology");
+	if (t && (rc = level_names(c, t, fp, seen, n->path)))
+		return rc;
 	return missing_levels(c, t ? t : map, fp, seen, "domain");
 }
 
@@ -187,31 +197,11 @@ static int gen_per(struct cfg *c, const yaml_node_t *m, const char *fp,
 	return rc;
 }
 
-static int gen_prefix(struct cfg *c, const yaml_node_t *m, const char *fp,
-		      struct cfg_gen *g)
-{
-	bool seen[FW_MAX_LEVELS] = { false };
-	char vp[CFG_PATH];
-	int lvl, rc = cfg_want_map(c, m, fp);
-
-	if (rc)
-		return rc;
-	for (yaml_node_pair_t *p = m->data.mapping.pairs.start;
-	     !rc && p < m->data.mapping.pairs.top; p++) {
-		rc = map_level(c, cfg_node(c, p->key), fp, seen, &lvl);
-		if (!rc)
-			rc = cfg_name_node(c, cfg_node(c, p->value),
-					   cfg_path(vp, fp,
-						    c->s->topology.level[lvl]),
-					   g->prefix[lvl]);
-	}
-	return rc;
-}
-
 int cfg_group_topology(struct cfg *c, const yaml_node_t *map,
 		       const char *path, struct cfg_gen *g)
 {
 	static const char *const keys[] = { "nodesPer", "prefix", NULL };
+	bool seen[FW_MAX_LEVELS] = { false }; /* prefix may leave levels out */
 	const struct fw_topology *t = &c->s->topology;
 	yaml_node_t *top = cfg_get(c, map, "topology"), *m;
 	char fp[CFG_PATH], sp[CFG_PATH];
@@ -234,7 +224,8 @@ int cfg_group_topology(struct cfg *c, const yaml_node_t *map,
 	if (m && (rc = gen_per(c, m, cfg_path(sp, fp, "nodesPer"), g)))
 		return rc;
 	m = cfg_get(c, top, "prefix");
-	if (m && (rc = gen_prefix(c, m, cfg_path(sp, fp, "prefix"), g)))
+	if (m && (rc = level_names(c, m, cfg_path(sp, fp, "prefix"), seen,
+				   g->prefix)))
 		return rc;
 	return FW_OK;
 }

@@ -201,10 +201,11 @@ int cfg_keys(struct cfg *c, const yaml_node_t *n, const char *path,
 	return rc;
 }
 
-yaml_node_t *cfg_get_key(const struct cfg *c, const yaml_node_t *map,
-			 const char *key)
+/* The first pair of map whose key is the plain name key, or NULL. */
+static const yaml_node_pair_t *find_pair(const struct cfg *c,
+					 const yaml_node_t *map, const char *key)
 {
-	yaml_node_pair_t *p;
+	const yaml_node_pair_t *p;
 
 	if (!map || map->type != YAML_MAPPING_NODE)
 		return NULL;
@@ -212,27 +213,26 @@ yaml_node_t *cfg_get_key(const struct cfg *c, const yaml_node_t *map,
 	     p++) {
 		const char *k = key_text(c, p);
 		if (k && strcmp(k, key) == 0)
-			return cfg_node(c, p->key);
+			return p;
 	}
 	return NULL;
+}
+
+yaml_node_t *cfg_get_key(const struct cfg *c, const yaml_node_t *map,
+			 const char *key)
+{
+	const yaml_node_pair_t *p = find_pair(c, map, key);
+
+	return p ? cfg_node(c, p->key) : NULL;
 }
 
 yaml_node_t *cfg_get(const struct cfg *c, const yaml_node_t *map,
 		     const char *key)
 {
-	yaml_node_pair_t *p;
+	const yaml_node_pair_t *p = find_pair(c, map, key);
+	yaml_node_t *v = p ? cfg_node(c, p->value) : NULL;
 
-	if (!map || map->type != YAML_MAPPING_NODE)
-		return NULL;
-	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
-	     p++) {
-		const char *k = key_text(c, p);
-		if (k && strcmp(k, key) == 0) {
-			yaml_node_t *v = cfg_node(c, p->value);
-			return cfg_is_null(v) ? NULL : v;
-		}
-	}
-	return NULL;
+	return cfg_is_null(v) ? NULL : v;
 }
 
 int cfg_require(struct cfg *c, const yaml_node_t *map, const char *path,
