@@ -137,6 +137,38 @@ __attribute__((format(printf, 2, 3))) static void buf_printf(struct buf *b, cons
 	}
 }
 
+/* s as a JSON string, quotes included: '"', '\\' and the control bytes
+ * escaped, every other byte as it is.  The names that reach the log are
+ * UTF-8 (libyaml checks a fleet file; trace, team and openb names are
+ * printable ASCII), so the line stays valid JSON. */
+static void buf_json_str(struct buf *b, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	char tmp[256];
+	size_t k = 0;
+
+	tmp[k++] = '"';
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (k > sizeof tmp - 8) { /* room for the longest escape and the quote */
+			buf_printf(b, "%.*s", (int)k, tmp);
+			k = 0;
+		}
+		if (*p == '"' || *p == '\\') {
+			tmp[k++] = '\\';
+			tmp[k++] = (char)*p;
+		} else if (*p < 0x20) {
+			memcpy(tmp + k, "\\u00", 4);
+			tmp[k + 4] = hex[*p >> 4];
+			tmp[k + 5] = hex[*p & 15];
+			k += 6;
+		} else {
+			tmp[k++] = (char)*p;
+		}
+	}
+	tmp[k++] = '"';
+	buf_printf(b, "%.*s", (int)k, tmp);
+}
+
 static bool ev_less(struct ev a, struct ev b)
 {
 	return a.t != b.t ? a.t < b.t : a.row < b.row;
@@ -643,15 +675,21 @@ static void log_start(struct sim *m, const struct fw_plan *p, const struct fw_de
 {
 	const struct fw_snapshot *s = m->s;
 
-	buf_printf(&m->log, "{\"t\":%lld,\"policy\":\"%s\",\"job\":\"%s\",\"queue\":\"%s\","
-		   "\"gpus\":%d,\"nodes\":[", (long long)T, m->o->label ? m->o->label : m->pol->name, m->t->v[row].id,
-		   s->queues[m->r->queue[row]].name, (int)m->r->gpus[row]);
+	buf_printf(&m->log, "{\"t\":%lld,\"policy\":", (long long)T);
+	buf_json_str(&m->log, m->o->label ? m->o->label : m->pol->name);
+	buf_printf(&m->log, ",\"job\":");
+	buf_json_str(&m->log, m->t->v[row].id);
+	buf_printf(&m->log, ",\"queue\":");
+	buf_json_str(&m->log, s->queues[m->r->queue[row]].name);
+	buf_printf(&m->log, ",\"gpus\":%d,\"nodes\":[", (int)m->r->gpus[row]);
 	for (int32_t a = 0; a < dd->alloc_count; a++) {
 		int32_t node = p->allocs[dd->alloc_first + a].node, seen = 0;
 		for (int32_t b = 0; b < a; b++)
 			seen |= p->allocs[dd->alloc_first + b].node == node;
-		if (!seen)
-			buf_printf(&m->log, "%s\"%s\"", a ? "," : "", s->nodes[node].name);
+		if (seen)
+			continue;
+		buf_printf(&m->log, "%s", a ? "," : "");
+		buf_json_str(&m->log, s->nodes[node].name);
 	}
 	buf_printf(&m->log, "]}\n");
 }
