@@ -186,8 +186,23 @@ b=$("$FW" plan --json | sha256sum)
 # ---- fairway sim / trace -------------------------------------------------
 expect "sim-help" 0 "fairway sim run" "$FW" sim --help
 expect "sim-run-help" 0 "--trace FILE" "$FW" sim run --help
-expect "sim-run-needs-trace" 2 "run needs --trace FILE" "$FW" sim run
-expect "sim-run-unknown-flag" 2 "unknown option '--bogus'" "$FW" sim run --trace x --bogus
+expect "sim-run-needs-trace" 2 "fairway sim run: error: missing --trace FILE" "$FW" sim run
+expect "sim-run-unknown-flag" 2 "fairway sim run: error: unknown option '--bogus'" "$FW" sim run --trace x --bogus
+# sim run's usage errors read as every command's: "fairway sim run: error:
+# WHY" and the hint line, on stderr, nothing on stdout, exit 2
+for args in "--bogus" "--tick 0" "--policies lifo" "--policies fifo:starve-after=5" "--failures x"; do
+	# shellcheck disable=SC2086 # the flags split on purpose
+	"$FW" sim run --trace x $args >"${TMPDIR:-/tmp}/fw-cli-su.out" 2>"${TMPDIR:-/tmp}/fw-cli-su.err"
+	rc=$?
+	if [ "$rc" -eq 2 ] && [ ! -s "${TMPDIR:-/tmp}/fw-cli-su.out" ] && [ "$(wc -l <"${TMPDIR:-/tmp}/fw-cli-su.err")" -eq 2 ] &&
+		head -1 "${TMPDIR:-/tmp}/fw-cli-su.err" | grep -q '^fairway sim run: error: ' &&
+		[ "$(tail -1 "${TMPDIR:-/tmp}/fw-cli-su.err")" = 'run `fairway sim run --help` for usage' ]; then
+		ok "sim-run-usage-error-form ($args)"
+	else
+		bad "sim-run-usage-error-form ($args): exit $rc: $(cat "${TMPDIR:-/tmp}/fw-cli-su.err")"
+	fi
+done
+rm -f "${TMPDIR:-/tmp}/fw-cli-su.out" "${TMPDIR:-/tmp}/fw-cli-su.err"
 expect "sim-run-empty-value" 2 "--jobs needs a value" "$FW" sim run --trace x --jobs=
 expect "sim-run-shares-unwritable" 1 "--shares /nonexistent-dir/s.csv: cannot write: No such file or directory" \
 	"$FW" sim run --trace synthetic:3 --shares /nonexistent-dir/s.csv
