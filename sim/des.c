@@ -2183,17 +2183,29 @@ static json_t *run_json(const struct cli *c, const struct fw_itp_trace *t,
 
 /* ---- driver --------------------------------------------------------------- */
 
+/* A failed run (bad input, I/O, memory): "fairway sim run: error: WHY",
+ * as the other commands say theirs; the caller returns exit status 1. */
+__attribute__((format(printf, 1, 2))) static void run_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("fairway sim run: error: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
 static int io_error(const char *what, const char *path, int rc)
 {
-	fprintf(stderr, "fairway: cannot %s %s\n", what, path);
+	run_error("cannot %s %s", what, path);
 	return rc;
 }
 
 /* "--json x/m.json: cannot write: No such file or directory" (errno). */
 static int out_error(const struct fw_outfile *o)
 {
-	fprintf(stderr, "fairway: %s %s: cannot write: %s\n", o->flag, o->path,
-		strerror(errno ? errno : EIO));
+	run_error("%s %s: cannot write: %s", o->flag, o->path, strerror(errno ? errno : EIO));
 	return 1;
 }
 
@@ -2202,7 +2214,7 @@ static int report_diag(const struct fw_diag *d)
 	char msg[800];
 
 	fw_itp_diag_str(d, msg, sizeof msg);
-	fprintf(stderr, "fairway: %s\n", msg);
+	run_error("%s", msg);
 	return 1;
 }
 
@@ -2325,7 +2337,7 @@ static int run_policy(struct cli *c, const struct variant *w, const struct fw_it
 
 	memset(&d, 0, sizeof d);
 	if (!m)
-		return fprintf(stderr, "fairway: out of memory\n"), 1;
+		return run_error("out of memory"), 1;
 	fw_met_begin(mr, &c->o, name); /* records plans, draws the progress bar */
 	rc = replay_variant(c, w, teams, &r, &d);
 	fw_met_end(mr, &c->o);
@@ -2509,8 +2521,8 @@ static int draw_failures(struct cli *c, const struct fw_itp_trace *t)
 	c->fail.horizon_s = (t->n ? 2 * (last - first) + longest : 0) + 30 * 86400;
 	c->fail.history_s = 0;
 	if ((rc = fw_failure_generate(&c->fail, c->fleetsnap->nnodes, &c->fails, &c->nfails, NULL)) != FW_OK)
-		return fprintf(stderr, "fairway: cannot draw the failures (%s)\n",
-			       rc == FW_ENOMEM ? "out of memory" : "bad failure model"), 1;
+		return run_error("cannot draw the failures (%s)",
+				 rc == FW_ENOMEM ? "out of memory" : "bad failure model"), 1;
 	for (size_t i = 0; i < c->nfails; i++) /* times from the first arrival */
 		c->fails[i].at += first == INT64_MAX ? 0 : first;
 	c->fail_src = (struct fw_sim_scripted){ c->fails, c->nfails, 0 };

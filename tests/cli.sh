@@ -204,7 +204,7 @@ for args in "--bogus" "--tick 0" "--policies lifo" "--policies fifo:starve-after
 done
 rm -f "${TMPDIR:-/tmp}/fw-cli-su.out" "${TMPDIR:-/tmp}/fw-cli-su.err"
 expect "sim-run-empty-value" 2 "--jobs needs a value" "$FW" sim run --trace x --jobs=
-expect "sim-run-shares-unwritable" 1 "--shares /nonexistent-dir/s.csv: cannot write: No such file or directory" \
+expect "sim-run-shares-unwritable" 1 "fairway sim run: error: --shares /nonexistent-dir/s.csv: cannot write: No such file or directory" \
 	"$FW" sim run --trace synthetic:3 --shares /nonexistent-dir/s.csv
 # Output files appear whole or not at all: a run that fails (here a job's
 # required level the fleet lacks) keeps an earlier --json and creates
@@ -275,7 +275,7 @@ rm -f "$EMPTY_FLEET"
 expect "sim-run-bad-nodes" 2 "13y8" "$FW" sim run --trace x --nodes 13y8
 expect "sim-run-unknown-policy" 2 "unknown policy 'lifo'" "$FW" sim run --trace x --policies lifo
 expect "sim-run-missing-trace-file" 1 "no-such.csv" "$FW" sim run --trace no-such.csv
-expect "sim-run-bad-row-names-file-line-col" 1 "tests/data/bad_itp.csv:3:7: duration: 'abc' is not a number" \
+expect "sim-run-bad-row-names-file-line-col" 1 "fairway sim run: error: tests/data/bad_itp.csv:3:7: duration: 'abc' is not a number" \
 	"$FW" sim run --trace tests/data/bad_itp.csv --nodes 2x8 --policies fifo
 # a trace without jobs is bad input: no metric is defined, no output written
 HO=$(mktemp -d)
