@@ -517,6 +517,35 @@ expect "sim-fgd-published-not-a-summary" 1 "$FD/nodes.csv:1: header: this is not
 rm -rf "$FD"
 expect "sim-unknown-experiment" 2 "unknown experiment 'walk'" "$FW" sim walk
 expect "trace-help" 0 "sacct2fairway" "$FW" trace --help
+# A command without its subcommand is a usage error: on stderr only, exit
+# 2, a line saying what is missing; --help is the usage on stdout, exit 0.
+# streams NAME WANT_RC OUT(empty|some) ERR_FIRST_LINE(prefix; "" = empty) CMD...
+streams() {
+	local name=$1 code=$2 out=$3 err=$4 rc
+	shift 4
+	"$@" >"${TMPDIR:-/tmp}/fw-cli-st.out" 2>"${TMPDIR:-/tmp}/fw-cli-st.err"
+	rc=$?
+	if [ "$rc" -ne "$code" ]; then
+		bad "$name: exit $rc, want $code"
+	elif [ "$out" = empty ] && [ -s "${TMPDIR:-/tmp}/fw-cli-st.out" ]; then
+		bad "$name: stdout not empty: $(head -2 "${TMPDIR:-/tmp}/fw-cli-st.out")"
+	elif [ "$out" = some ] && [ ! -s "${TMPDIR:-/tmp}/fw-cli-st.out" ]; then
+		bad "$name: stdout empty"
+	elif [ -z "$err" ] && [ -s "${TMPDIR:-/tmp}/fw-cli-st.err" ]; then
+		bad "$name: stderr not empty: $(head -2 "${TMPDIR:-/tmp}/fw-cli-st.err")"
+	elif [ -n "$err" ] && [ "$(head -1 "${TMPDIR:-/tmp}/fw-cli-st.err")" != "$err" ]; then
+		bad "$name: stderr starts '$(head -1 "${TMPDIR:-/tmp}/fw-cli-st.err")', want '$err'"
+	else
+		ok "$name"
+	fi
+	rm -f "${TMPDIR:-/tmp}/fw-cli-st.out" "${TMPDIR:-/tmp}/fw-cli-st.err"
+}
+streams "trace-without-subcommand" 2 empty "fairway trace: error: missing the subcommand: sacct2fairway" "$FW" trace
+streams "trace-help-on-stdout" 0 some "" "$FW" trace --help
+streams "sim-without-experiment" 2 empty "fairway sim: error: missing the experiment: run or fgd" "$FW" sim
+streams "sim-help-on-stdout" 0 some "" "$FW" sim --help
+streams "fairway-without-command" 2 empty "fairway: error: missing the command" "$FW"
+streams "fairway-help-on-stdout" 0 some "" "$FW" --help
 expect "trace-sacct-help" 0 "  fairway trace sacct2fairway sacct.txt jobs.csv" "$FW" trace sacct2fairway --help
 expect "trace-sacct-usage" 2 "usage: fairway trace sacct2fairway [--no-gpu-model] SACCT_FILE OUT.csv|-" "$FW" trace sacct2fairway onlyone
 expect "trace-sacct-converts" 0 "" "$FW" trace sacct2fairway tests/data/sacct_sample.txt "${TMPDIR:-/tmp}/fw-cli-sacct.csv"
