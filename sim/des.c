@@ -2472,6 +2472,7 @@ static int load_trace(struct cli *c, struct fw_itp_trace *t, struct fw_diag *d)
 				   "the trace has no jobs: all %zu of its rows were skipped as bad" :
 				   "the trace has no jobs (a header only?); give it at least one row",
 				   c->tr.skipped);
+	fw_trace_warn_unfit(&c->tr, c->fleetsnap, stderr);
 	fw_trace_warn_models(&c->tr, c->fleetsnap, stderr);
 	if ((rc = itp_view(&c->tr, t)) != FW_OK)
 		return fw_diag_set(d, rc, c->trace, 0, 0, NULL, "out of memory");
