@@ -125,7 +125,9 @@ static void usage(FILE *f)
 		"                 hold the GPU suspect for the flap hold instead (default\n"
 		"                 3 days); a fleet with many flapping links may want less\n"
 		"                 (docs/results-health.md, \"NVLink flaps\")\n"
-		"  --node NAME    the node name in the report (default: the host name)\n"
+		"  --node NAME    the node name in the report (default: the host name):\n"
+		"                 1..63 letters, digits, '.', '-' or '_', not \".\" or \"..\"\n"
+		"                 (the daemon's rule; anything else is refused, exit 2)\n"
 		"  --pretty       indented JSON\n"
 		"  --server URL   also send each report to the daemon at URL\n"
 		"                 (e.g. http://127.0.0.1:8642, fairway serve's default)\n"
@@ -160,6 +162,26 @@ static int number(const char *flag, const char *v, long lo, long hi, long *out)
 		return 2;
 	}
 	*out = x;
+	return 0;
+}
+
+/* The node name: --node NAME, checked as the daemon checks a name (exit
+ * 2 when it is not one), or the host name, checked when it is sent
+ * (--server).  Either way what is sent is exactly one URL path segment:
+ * "--node .." would have posted to /v1/health. */
+static int set_node(struct opts *o, const char *arg)
+{
+	char host[256] = "", why[512];
+
+	if (!arg && gethostname(host, sizeof host - 1) != 0)
+		snprintf(host, sizeof host, "unknown");
+	if ((arg || o->server.url) &&
+	    fw_agent_node_check(arg ? arg : host, arg ? "--node" : "the host name", why, sizeof why) != FW_OK) {
+		fprintf(stderr, "fairway-agent: %s%s; see --help\n", why,
+			arg ? "" : ": give the daemon's name for this node with --node NAME");
+		return 2;
+	}
+	snprintf(o->node, sizeof o->node, "%s", arg ? arg : host);
 	return 0;
 }
 
@@ -204,14 +226,13 @@ static int joined_value(const char *flag, const char *value)
 static int parse(int argc, char **argv, struct opts *o)
 {
 	long x = -1, y = 0;
+	const char *node = NULL;
 	int rc = 0;
 
 	memset(o, 0, sizeof *o);
 	fw_health_config_default(&o->health);
 	o->interval_s = 60;
 	o->wait_ms = 500;
-	if (gethostname(o->node, sizeof o->node - 1) != 0)
-		snprintf(o->node, sizeof o->node, "unknown");
 	for (int i = 1; i < argc && !rc; i++) {
 		char *eq = fw_cli_split_eq(argv[i]);
 		const char *a = argv[i], *v = eq ? eq : i + 1 < argc ? argv[i + 1] : NULL;
@@ -236,7 +257,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		} else if (!strcmp(a, "--assess") && v) {
 			o->assess = v, i += take;
 		} else if (!strcmp(a, "--node") && v) {
-			snprintf(o->node, sizeof o->node, "%s", v), i += take;
+			node = v, i += take;
 		} else if (!strcmp(a, "--interval")) {
 			rc = number(a, v, 1, 86400, &o->interval_s), i += take;
 		} else if (!strcmp(a, "--count")) {
@@ -261,6 +282,8 @@ static int parse(int argc, char **argv, struct opts *o)
 	}
 	if (!rc && o->watch && x < 0)
 		o->wait_ms = (unsigned)o->interval_s * 1000u;
+	if (!rc)
+		rc = set_node(o, node);
 	return rc ? rc : check_server(o);
 }
 

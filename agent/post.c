@@ -9,6 +9,7 @@
 
 #include <curl/curl.h>
 
+#include "codec.h"
 #include "fairway/err.h"
 #include "post.h"
 
@@ -116,6 +117,18 @@ int fw_agent_read_token(const char *file, char *tok, size_t n, char *why, size_t
 
 /* ---- the request ------------------------------------------------------- */
 
+int fw_agent_node_check(const char *node, const char *what, char *why, size_t whylen)
+{
+	struct fw_diag d;
+	int rc;
+
+	memset(&d, 0, sizeof d);
+	if ((rc = fw_codec_name_check(node, what, &d)) != FW_OK)
+		snprintf(why, whylen, "%s \"%.80s%s\": %s", what, node, strlen(node) > 80 ? "..." : "",
+			 d.msg);
+	return rc;
+}
+
 struct reply {
 	char *body;
 	size_t len;
@@ -165,16 +178,26 @@ static int deliver(CURL *c, const struct fw_agent_server *s, const char *node, c
 {
 	struct reply r = { NULL, 0 };
 	char url[1024];
-	char *esc = curl_easy_escape(c, node, 0);
+	char *esc;
 	size_t base = strlen(s->url);
 	long status = 0;
 	int rc = FW_OK;
 
+	/* A checked name is one path segment: curl_easy_escape encodes all
+	 * but [A-Za-z0-9._~-], and "." and ".." (the dot segments a URL
+	 * folds) are refused; PATH_AS_IS keeps libcurl from folding anyway. */
+	if ((rc = fw_agent_node_check(node, "node", why, whylen)) != FW_OK)
+		return FW_EINVAL;
+	if (!(esc = curl_easy_escape(c, node, 0))) {
+		snprintf(why, whylen, "out of memory preparing the request to %s", s->url);
+		return FW_ENOMEM;
+	}
 	while (base && s->url[base - 1] == '/')
 		base--;
-	snprintf(url, sizeof url, "%.*s/v1/nodes/%s/health", (int)base, s->url, esc ? esc : node);
+	snprintf(url, sizeof url, "%.*s/v1/nodes/%s/health", (int)base, s->url, esc);
 	curl_free(esc);
 	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_PATH_AS_IS, 1L);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
 	curl_easy_setopt(c, CURLOPT_POSTFIELDS, payload);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);

@@ -50,8 +50,16 @@ json_t *fw_agent_health_body(const struct fw_agent_report *r);
  * with why[] naming the file and what to do. */
 int fw_agent_read_token(const char *file, char *tok, size_t n, char *why, size_t whylen);
 
+/* Is node a name the daemon takes, and so exactly one URL path segment?
+ * The daemon's rule (fw_codec_name_check, connectors/serve/codec.c): 1..63
+ * bytes of [A-Za-z0-9._-], not "." or "..".  FW_OK, or FW_EINVAL /
+ * FW_ERANGE with why[] saying what is wrong ("--node \"..\": must not
+ * be ..."); what names the name in that sentence. */
+int fw_agent_node_check(const char *node, const char *what, char *why, size_t whylen);
+
 /* Send body for node.  FW_OK on 2xx; else FW_EIO (not reached, 5xx),
- * FW_EINVAL (4xx), FW_ENOENT (token file) with why[] filled.
+ * FW_EINVAL (4xx, or a node fw_agent_node_check refuses: nothing is
+ * sent), FW_ENOENT (token file) with why[] filled.
  * curl_global_init must have been called. */
 int fw_agent_post(const struct fw_agent_server *s, const char *node, json_t *body, char *why, size_t whylen);
 

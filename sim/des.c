@@ -137,6 +137,38 @@ __attribute__((format(printf, 2, 3))) static void buf_printf(struct buf *b, cons
 	}
 }
 
+/* s as a JSON string, quotes included: '"', '\\' and the control bytes
+ * escaped, every other byte as it is.  The names that reach the log are
+ * UTF-8 (libyaml checks a fleet file; trace, team and openb names are
+ * printable ASCII), so the line stays valid JSON. */
+static void buf_json_str(struct buf *b, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	char tmp[256];
+	size_t k = 0;
+
+	tmp[k++] = '"';
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (k > sizeof tmp - 8) { /* room for the longest escape and the quote */
+			buf_printf(b, "%.*s", (int)k, tmp);
+			k = 0;
+		}
+		if (*p == '"' || *p == '\\') {
+			tmp[k++] = '\\';
+			tmp[k++] = (char)*p;
+		} else if (*p < 0x20) {
+			memcpy(tmp + k, "\\u00", 4);
+			tmp[k + 4] = hex[*p >> 4];
+			tmp[k + 5] = hex[*p & 15];
+			k += 6;
+		} else {
+			tmp[k++] = (char)*p;
+		}
+	}
+	tmp[k++] = '"';
+	buf_printf(b, "%.*s", (int)k, tmp);
+}
+
 static bool ev_less(struct ev a, struct ev b)
 {
 	return a.t != b.t ? a.t < b.t : a.row < b.row;
@@ -643,15 +675,21 @@ static void log_start(struct sim *m, const struct fw_plan *p, const struct fw_de
 {
 	const struct fw_snapshot *s = m->s;
 
-	buf_printf(&m->log, "{\"t\":%lld,\"policy\":\"%s\",\"job\":\"%s\",\"queue\":\"%s\","
-		   "\"gpus\":%d,\"nodes\":[", (long long)T, m->o->label ? m->o->label : m->pol->name, m->t->v[row].id,
-		   s->queues[m->r->queue[row]].name, (int)m->r->gpus[row]);
+	buf_printf(&m->log, "{\"t\":%lld,\"policy\":", (long long)T);
+	buf_json_str(&m->log, m->o->label ? m->o->label : m->pol->name);
+	buf_printf(&m->log, ",\"job\":");
+	buf_json_str(&m->log, m->t->v[row].id);
+	buf_printf(&m->log, ",\"queue\":");
+	buf_json_str(&m->log, s->queues[m->r->queue[row]].name);
+	buf_printf(&m->log, ",\"gpus\":%d,\"nodes\":[", (int)m->r->gpus[row]);
 	for (int32_t a = 0; a < dd->alloc_count; a++) {
 		int32_t node = p->allocs[dd->alloc_first + a].node, seen = 0;
 		for (int32_t b = 0; b < a; b++)
 			seen |= p->allocs[dd->alloc_first + b].node == node;
-		if (!seen)
-			buf_printf(&m->log, "%s\"%s\"", a ? "," : "", s->nodes[node].name);
+		if (seen)
+			continue;
+		buf_printf(&m->log, "%s", a ? "," : "");
+		buf_json_str(&m->log, s->nodes[node].name);
 	}
 	buf_printf(&m->log, "]}\n");
 }
@@ -1517,11 +1555,18 @@ static void print_usage(FILE *f)
 		fprintf(f, "  %-10s %s\n", l[i]->name, l[i]->summary);
 }
 
-static int usage_error(const char *fmt, const char *arg)
+/* A usage error, as every fairway command reports one (tools/fairway.c,
+ * fw_cli_usage_error): "fairway sim run: error: WHY", the hint line, and
+ * the exit status 2. */
+__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
 {
-	fprintf(stderr, "fairway: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry 'fairway sim run --help'.\n");
+	va_list ap;
+
+	fputs("fairway sim run: error: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nrun `fairway sim run --help` for usage\n", stderr);
 	return 2;
 }
 
@@ -1557,22 +1602,23 @@ static int parse_nodes(struct cli *c, const char *v)
 static int unknown_policy(const char *p)
 {
 	const struct fw_policy_ops *const *l = fw_policy_list();
+	char known[256] = "";
 
-	fprintf(stderr, "fairway: unknown policy '%s'; known:", p);
 	for (int i = 0; l[i]; i++)
-		fprintf(stderr, " %s", l[i]->name);
-	fprintf(stderr, "\n");
-	return 2;
+		snprintf(known + strlen(known), sizeof known - strlen(known), " %s", l[i]->name);
+	return usage_error("unknown policy '%s'; known:%s", p, known);
 }
 
 /* "--policies 'ENTRY': WHY" (exit 2). */
-static int entry_error(const struct variant *w, const char *why, const char *arg)
+__attribute__((format(printf, 2, 3))) static int entry_error(const struct variant *w, const char *fmt, ...)
 {
 	char msg[160];
+	va_list ap;
 
-	snprintf(msg, sizeof msg, why, arg);
-	fprintf(stderr, "fairway: --policies '%s': %s\nTry 'fairway sim run --help'.\n", w->label, msg);
-	return 2;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	return usage_error("--policies '%s': %s", w->label, msg);
 }
 
 _Static_assert(FW_RESERVE_DEPTH_MAX == 100000, "the reserve-depth messages say 100000");
@@ -1597,11 +1643,10 @@ static int setting_applies(const struct variant *w, unsigned bit)
 		if (takes_setting(l[i], bit))
 			snprintf(with + strlen(with), sizeof with - strlen(with), "%s%s",
 				 with[0] ? ", " : "", l[i]->name);
-	fprintf(stderr, "fairway: --policies '%s': %s %s means nothing to it (%s: %s)\n"
-		"Try 'fairway sim run --help'.\n", w->label, w->name,
-		bit == 1 ? "has no starvation pass, so starve-after" : "makes no reservations, so reserve-depth",
-		bit == 1 ? "policies with one" : "policies that do", with);
-	return 2;
+	return usage_error("--policies '%s': %s %s means nothing to it (%s: %s)", w->label, w->name,
+			   bit == 1 ? "has no starvation pass, so starve-after"
+				    : "makes no reservations, so reserve-depth",
+			   bit == 1 ? "policies with one" : "policies that do", with);
 }
 
 /* One KEY=VALUE of a variant: starve-after=S (0 = off), backfill=MODE or
@@ -1671,13 +1716,13 @@ static int parse_variant(char *p, struct variant *w)
 	rest = cut(p, ':');
 	w->name = p;
 	if (!*p)
-		return entry_error(w, "an entry needs a policy name%s", "");
+		return entry_error(w, "an entry needs a policy name");
 	if (!fw_policy_find(w->name))
 		return unknown_policy(w->name);
 	for (kv = rest; kv; kv = rest) {
 		rest = cut(kv, ':');
 		if (!*kv)
-			return entry_error(w, "an empty setting after ':'%s (write NAME or NAME:KEY=VALUE)", "");
+			return entry_error(w, "an empty setting after ':' (write NAME or NAME:KEY=VALUE)");
 		if ((rc = variant_setting(w, kv, &seen)) != 0)
 			return rc;
 	}
@@ -1698,7 +1743,7 @@ static int parse_policies(struct cli *c, const char *v)
 		if (!*p)
 			return usage_error("--policies '%s': an empty entry (a stray comma?)", v);
 		if (c->npolicies == MAX_POLICIES)
-			return usage_error("--policies: at most 8 (%s)", "");
+			return usage_error("--policies: at most %d", MAX_POLICIES);
 		if ((rc = parse_variant(p, &c->policy[c->npolicies])) != 0)
 			return rc;
 		for (int i = 0; i < c->npolicies; i++)
@@ -1724,9 +1769,7 @@ static int set_number(const char *flag, const char *v, int64_t hi, int64_t *out)
 	int64_t x = posint(v, strlen(v), hi);
 
 	if (x < 0) {
-		fprintf(stderr, "fairway: %s '%s': expected a whole number 1..%lld\n"
-			"Try 'fairway sim run --help'.\n", flag, v, (long long)hi);
-		return 2;
+		return usage_error("%s '%s': expected a whole number 1..%lld", flag, v, (long long)hi);
 	}
 	*out = x;
 	return 0;
@@ -1738,9 +1781,8 @@ static int set_count(const char *flag, const char *v, int64_t hi, int64_t *out)
 	int64_t x = !strcmp(v, "0") ? 0 : posint(v, strlen(v), hi);
 
 	if (x < 0) {
-		fprintf(stderr, "fairway: %s '%s': expected a whole number 0..%lld (0: none)\n"
-			"Try 'fairway sim run --help'.\n", flag, v, (long long)hi);
-		return 2;
+		return usage_error("%s '%s': expected a whole number 0..%lld (0: none)", flag, v,
+				   (long long)hi);
 	}
 	*out = x;
 	return 0;
@@ -1752,9 +1794,7 @@ static int set_seconds(const char *flag, const char *v, int64_t hi, int64_t *out
 	int64_t x = !strcmp(v, "0") ? 0 : posint(v, strlen(v), hi);
 
 	if (x < 0) {
-		fprintf(stderr, "fairway: %s '%s': expected whole seconds 0..%lld\n"
-			"Try 'fairway sim run --help'.\n", flag, v, (long long)hi);
-		return 2;
+		return usage_error("%s '%s': expected whole seconds 0..%lld", flag, v, (long long)hi);
 	}
 	*out = x;
 	return 0;
@@ -1767,9 +1807,7 @@ static int set_real(const char *flag, const char *v, double lo, double hi, doubl
 	double x = strtod(v, &end);
 
 	if (end == v || *end || !(x >= lo && x <= hi)) {
-		fprintf(stderr, "fairway: %s '%s': expected a number from %g to %g\n"
-			"Try 'fairway sim run --help'.\n", flag, v, lo, hi);
-		return 2;
+		return usage_error("%s '%s': expected a number from %g to %g", flag, v, lo, hi);
 	}
 	*out = x;
 	return 0;
@@ -1936,18 +1974,18 @@ static int parse_args(struct cli *c, int argc, char **argv)
 			return usage_error("%s takes no value", f);
 	}
 	if (!c->trace)
-		return usage_error("run needs --trace FILE%s", "");
+		return usage_error("missing --trace FILE (the trace to replay)");
 	if (c->format && fw_trace_format_of(c->format) < 0)
 		return usage_error("--format '%s': use itp, openb or fairway", c->format);
 	if ((c->fleet != NULL) + (c->fleet_openb != NULL) + (c->nodes_from_topo > 0) +
 	    c->nodes_given > 1)
-		return usage_error("%s", "use one of --nodes, --fleet, --fleet-openb, --nodes-from-topo");
+		return usage_error("use one of --nodes, --fleet, --fleet-openb, --nodes-from-topo");
 	if (c->nodes_from_topo && !c->topo)
-		return usage_error("%s", "--nodes-from-topo G needs --topo FILE");
+		return usage_error("--nodes-from-topo G needs --topo FILE");
 	if ((c->blocks || c->o.nodes_per_rack) && (c->fleet || c->fleet_openb || c->topo))
-		return usage_error("%s", "--racks/--blocks generate a topology; not with a fleet or --topo");
+		return usage_error("--racks/--blocks generate a topology; not with a fleet or --topo");
 	if (c->blocks && !c->o.nodes_per_rack)
-		return usage_error("%s", "--blocks M groups racks: give --racks K too");
+		return usage_error("--blocks M groups racks: give --racks K too");
 	return check_seed(c->trace);
 }
 
@@ -2145,17 +2183,29 @@ static json_t *run_json(const struct cli *c, const struct fw_itp_trace *t,
 
 /* ---- driver --------------------------------------------------------------- */
 
+/* A failed run (bad input, I/O, memory): "fairway sim run: error: WHY",
+ * as the other commands say theirs; the caller returns exit status 1. */
+__attribute__((format(printf, 1, 2))) static void run_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("fairway sim run: error: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
 static int io_error(const char *what, const char *path, int rc)
 {
-	fprintf(stderr, "fairway: cannot %s %s\n", what, path);
+	run_error("cannot %s %s", what, path);
 	return rc;
 }
 
 /* "--json x/m.json: cannot write: No such file or directory" (errno). */
 static int out_error(const struct fw_outfile *o)
 {
-	fprintf(stderr, "fairway: %s %s: cannot write: %s\n", o->flag, o->path,
-		strerror(errno ? errno : EIO));
+	run_error("%s %s: cannot write: %s", o->flag, o->path, strerror(errno ? errno : EIO));
 	return 1;
 }
 
@@ -2164,7 +2214,7 @@ static int report_diag(const struct fw_diag *d)
 	char msg[800];
 
 	fw_itp_diag_str(d, msg, sizeof msg);
-	fprintf(stderr, "fairway: %s\n", msg);
+	run_error("%s", msg);
 	return 1;
 }
 
@@ -2287,7 +2337,7 @@ static int run_policy(struct cli *c, const struct variant *w, const struct fw_it
 
 	memset(&d, 0, sizeof d);
 	if (!m)
-		return fprintf(stderr, "fairway: out of memory\n"), 1;
+		return run_error("out of memory"), 1;
 	fw_met_begin(mr, &c->o, name); /* records plans, draws the progress bar */
 	rc = replay_variant(c, w, teams, &r, &d);
 	fw_met_end(mr, &c->o);
@@ -2422,6 +2472,7 @@ static int load_trace(struct cli *c, struct fw_itp_trace *t, struct fw_diag *d)
 				   "the trace has no jobs: all %zu of its rows were skipped as bad" :
 				   "the trace has no jobs (a header only?); give it at least one row",
 				   c->tr.skipped);
+	fw_trace_warn_unfit(&c->tr, c->fleetsnap, stderr);
 	fw_trace_warn_models(&c->tr, c->fleetsnap, stderr);
 	if ((rc = itp_view(&c->tr, t)) != FW_OK)
 		return fw_diag_set(d, rc, c->trace, 0, 0, NULL, "out of memory");
@@ -2471,8 +2522,8 @@ static int draw_failures(struct cli *c, const struct fw_itp_trace *t)
 	c->fail.horizon_s = (t->n ? 2 * (last - first) + longest : 0) + 30 * 86400;
 	c->fail.history_s = 0;
 	if ((rc = fw_failure_generate(&c->fail, c->fleetsnap->nnodes, &c->fails, &c->nfails, NULL)) != FW_OK)
-		return fprintf(stderr, "fairway: cannot draw the failures (%s)\n",
-			       rc == FW_ENOMEM ? "out of memory" : "bad failure model"), 1;
+		return run_error("cannot draw the failures (%s)",
+				 rc == FW_ENOMEM ? "out of memory" : "bad failure model"), 1;
 	for (size_t i = 0; i < c->nfails; i++) /* times from the first arrival */
 		c->fails[i].at += first == INT64_MAX ? 0 : first;
 	c->fail_src = (struct fw_sim_scripted){ c->fails, c->nfails, 0 };
@@ -2575,7 +2626,7 @@ int fw_sim_cli(int argc, char **argv)
 	if (rc < 0)
 		return 0;
 	if (c.fail_flags && c.fail.rate_per_1000 <= 0)
-		return usage_error("%s", "--flaky, --repair and --failure-seed shape failures: give --failures R too");
+		return usage_error("--flaky, --repair and --failure-seed shape failures: give --failures R too");
 	if (!(teams = malloc(sizeof *teams)))
 		return 1;
 	if ((rc = load_inputs(&c, &t, teams)) == 0 && (rc = draw_failures(&c, &t)) == 0)

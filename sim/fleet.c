@@ -5,7 +5,9 @@
  * runs fw_snapshot_validate() so that a bad file is caught here, with its
  * own diagnostic, rather than in the middle of a replay.
  */
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fleet.h"
@@ -117,15 +119,69 @@ int fw_fleet_load_yaml(const char *path, struct fw_snapshot **out,
 	return FW_OK;
 }
 
+/* The next line of [*p, end) without its terminator ("\n" or "\r\n"). */
+static size_t next_line(const char **p, const char *end, const char **text)
+{
+	const char *nl = memchr(*p, '\n', (size_t)(end - *p));
+	size_t n = (size_t)((nl ? nl : end) - *p);
+
+	*text = *p;
+	if (n && (*p)[n - 1] == '\r')
+		n--;
+	*p = nl ? nl + 1 : end;
+	return n;
+}
+
+/* The 1-based column where header field `name` starts on line lno of the
+ * openb list at path, or 0 when that cannot be told.  Only an error asks,
+ * so the file is read again (as openb.c reads it: a byte-order mark
+ * skipped, blank lines ignored, the first other line the header) rather
+ * than every row keeping the columns of its fields. */
+static int openb_column(const char *path, int lno, const char *name)
+{
+	struct fw_csv_rec r;
+	struct fw_diag d;
+	const char *p, *end, *text;
+	char *buf, *line = NULL;
+	size_t len, n;
+	int idx = -1, col = 0;
+	bool header = true;
+
+	memset(&d, 0, sizeof d);
+	if (fw_openb_slurp(path, &buf, &len, &d) != FW_OK)
+		return 0;
+	p = buf, end = buf + len;
+	for (int ln = 1; p < end && ln <= lno && !col; ln++, free(line), line = NULL) {
+		n = next_line(&p, end, &text);
+		if (ln == 1 && n >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3))
+			text += 3, n -= 3;
+		if (!n || fw_csv_line(text, n, path, ln, &line, &r, &d) != FW_OK)
+			continue;
+		for (size_t k = 0; header && k < r.nf; k++)
+			idx = idx < 0 && !strcmp(r.f[k], name) ? (int)k : idx;
+		if (!header && ln == lno && idx >= 0 && (size_t)idx < r.nf)
+			col = r.col[idx];
+		header = false;
+	}
+	free(buf);
+	return col;
+}
+
 static int openb_node(struct fw_snapshot *s, const struct fw_openb_node *o,
 		      const char *path, struct fw_diag *d)
 {
 	struct fw_node n;
+	const char *field = NULL, *what = NULL, *v = NULL;
 
+	if (strlen(o->sn) >= FW_NAME_MAX)
+		field = "sn", what = "node name", v = o->sn;
+	else if (strlen(o->model) >= FW_NAME_MAX)
+		field = "model", what = "GPU model", v = o->model;
+	if (field)
+		return fw_diag_set(d, FW_EINVAL, path, o->line, openb_column(path, o->line, field),
+				   field, "'%.20s...' is %zu bytes long; a %s has at most %d bytes",
+				   v, strlen(v), what, FW_NAME_MAX - 1);
 	fw_node_init(&n);
-	if (strlen(o->sn) >= FW_NAME_MAX || strlen(o->model) >= FW_NAME_MAX)
-		return fw_diag_set(d, FW_EINVAL, path, o->line, 1, "sn",
-				   "node name or model longer than %d bytes", FW_NAME_MAX - 1);
 	snprintf(n.name, sizeof n.name, "%s", o->sn);
 	snprintf(n.gpu_model, sizeof n.gpu_model, "%s", o->gpu ? o->model : "");
 	n.gpu_count = o->gpu;

@@ -9,12 +9,13 @@
  * and so openb.c does not keep.  Lines are matched by number, so skipped
  * rows stay skipped and counted once.
  *
- * fw_trace_warn_models() is a check across trace and fleet: a job that
- * asks for a GPU model no node has can never start (models match exactly,
- * case included), nor can one with a task larger than every node or a gang
- * larger than the fleet, and a replay would only show it waiting forever.  The
- * fleet's models are collected once (a few names), so the check is
- * O(jobs x models).
+ * fw_trace_warn_models() and fw_trace_warn_unfit() are checks across trace
+ * and fleet: a job that asks for a GPU model no node has can never start
+ * (models match exactly, case included), nor can one with a task larger
+ * than every node or a gang larger than the fleet, and a replay would only
+ * show it waiting forever.  The fleet's models are collected once (a few
+ * names), so the model check is O(jobs x models); the size check takes the
+ * fleet's largest node once, O(jobs).
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -678,7 +679,7 @@ size_t fw_trace_unfit_jobs(const struct fw_trace *t, const struct fw_snapshot *f
 	return jobs;
 }
 
-static void warn_unfit(const struct fw_trace *t, const struct fw_snapshot *fleet, FILE *err)
+void fw_trace_warn_unfit(const struct fw_trace *t, const struct fw_snapshot *fleet, FILE *err)
 {
 	char first[400];
 	size_t jobs = fw_trace_unfit_jobs(t, fleet, first, sizeof first);
@@ -696,7 +697,6 @@ void fw_trace_warn_models(const struct fw_trace *t, const struct fw_snapshot *fl
 	char want[512], have[512];
 	size_t jobs = fw_trace_unknown_models(t, fleet, want, sizeof want, have, sizeof have);
 
-	warn_unfit(t, fleet, err);
 	if (!jobs)
 		return;
 	fprintf(err, "fairway: warning: %zu job%s of %s ask%s for a GPU model no node has (%s; "

@@ -175,9 +175,11 @@ size_t fw_trace_unfit_jobs(const struct fw_trace *t, const struct fw_snapshot *f
 			   char *first, size_t n);
 
 /* The warnings of jobs that can never start, each one line on err with the
- * count, an example or the models, and what to do: first when
- * fw_trace_unfit_jobs() finds any, then when fw_trace_unknown_models()
- * does; else nothing.  (The name is older than the size check.) */
+ * count, an example or the models, and what to do; nothing when there are
+ * none.  warn_unfit: the jobs fw_trace_unfit_jobs() finds (too large for
+ * every node, or for the fleet); warn_models: the jobs
+ * fw_trace_unknown_models() finds (a GPU model no node has). */
+void fw_trace_warn_unfit(const struct fw_trace *t, const struct fw_snapshot *fleet, FILE *err);
 void fw_trace_warn_models(const struct fw_trace *t, const struct fw_snapshot *fleet, FILE *err);
 
 /* `fairway trace sacct2fairway IN OUT` (sim/sacct.c); argv[0] is the

@@ -186,10 +186,25 @@ b=$("$FW" plan --json | sha256sum)
 # ---- fairway sim / trace -------------------------------------------------
 expect "sim-help" 0 "fairway sim run" "$FW" sim --help
 expect "sim-run-help" 0 "--trace FILE" "$FW" sim run --help
-expect "sim-run-needs-trace" 2 "run needs --trace FILE" "$FW" sim run
-expect "sim-run-unknown-flag" 2 "unknown option '--bogus'" "$FW" sim run --trace x --bogus
+expect "sim-run-needs-trace" 2 "fairway sim run: error: missing --trace FILE" "$FW" sim run
+expect "sim-run-unknown-flag" 2 "fairway sim run: error: unknown option '--bogus'" "$FW" sim run --trace x --bogus
+# sim run's usage errors read as every command's: "fairway sim run: error:
+# WHY" and the hint line, on stderr, nothing on stdout, exit 2
+for args in "--bogus" "--tick 0" "--policies lifo" "--policies fifo:starve-after=5" "--failures x"; do
+	# shellcheck disable=SC2086 # the flags split on purpose
+	"$FW" sim run --trace x $args >"${TMPDIR:-/tmp}/fw-cli-su.out" 2>"${TMPDIR:-/tmp}/fw-cli-su.err"
+	rc=$?
+	if [ "$rc" -eq 2 ] && [ ! -s "${TMPDIR:-/tmp}/fw-cli-su.out" ] && [ "$(wc -l <"${TMPDIR:-/tmp}/fw-cli-su.err")" -eq 2 ] &&
+		head -1 "${TMPDIR:-/tmp}/fw-cli-su.err" | grep -q '^fairway sim run: error: ' &&
+		[ "$(tail -1 "${TMPDIR:-/tmp}/fw-cli-su.err")" = 'run `fairway sim run --help` for usage' ]; then
+		ok "sim-run-usage-error-form ($args)"
+	else
+		bad "sim-run-usage-error-form ($args): exit $rc: $(cat "${TMPDIR:-/tmp}/fw-cli-su.err")"
+	fi
+done
+rm -f "${TMPDIR:-/tmp}/fw-cli-su.out" "${TMPDIR:-/tmp}/fw-cli-su.err"
 expect "sim-run-empty-value" 2 "--jobs needs a value" "$FW" sim run --trace x --jobs=
-expect "sim-run-shares-unwritable" 1 "--shares /nonexistent-dir/s.csv: cannot write: No such file or directory" \
+expect "sim-run-shares-unwritable" 1 "fairway sim run: error: --shares /nonexistent-dir/s.csv: cannot write: No such file or directory" \
 	"$FW" sim run --trace synthetic:3 --shares /nonexistent-dir/s.csv
 # Output files appear whole or not at all: a run that fails (here a job's
 # required level the fleet lacks) keeps an earlier --json and creates
@@ -211,6 +226,22 @@ expect "sim-run-log-to-stdout" 0 '"policy":"fifo"' "$FW" sim run --trace synthet
 	--policies fifo --json "$OF/link.json" --log /dev/stdout
 [ -L "$OF/link.json" ] && python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$OF/real.json" &&
 	ok "sim-run-symlink-target-replaced" || bad "sim-run-symlink-target-replaced: $(ls -lA "$OF")"
+# --log escapes every string: node names from a fleet file may hold quotes,
+# commas and backslashes (and UTF-8); every line parses as JSON and gives
+# the names back as written
+printf 'nodes:\n  - {name: "n\\"1,x", gpus: 8}\n  - {name: "b\\\\s", gpus: 8}\n  - {name: "n\xc5\x93ud", gpus: 8}\n' >"$OF/q.yaml"
+printf 'job_id,submit_time,duration,gpus_per_task,tasks\na,0,600,8,3\nb,10,600,4,1\n' >"$OF/q.csv"
+"$FW" sim run --trace "$OF/q.csv" --format fairway --fleet "$OF/q.yaml" --policies fifo,fairway \
+	--log "$OF/q.jsonl" >/dev/null 2>&1
+python3 - "$OF/q.jsonl" <<'PY' && ok "sim-run-log-escapes-names" || bad "sim-run-log-escapes-names: $(head -c 400 "$OF/q.jsonl")"
+import json, sys
+lines = open(sys.argv[1], encoding="utf-8").read().splitlines()
+rows = [json.loads(l) for l in lines]
+assert len(rows) == 4, rows
+assert {r["policy"] for r in rows} == {"fifo", "fairway"}, rows
+assert all(r["nodes"] == ['n"1,x', 'b\\s', 'n\u0153ud'] for r in rows if r["job"] == "a"), rows
+PY
+rm -f "$OF"/q.*
 # --json /dev/stdout with stdout redirected to a file: the JSON follows the
 # summary in that file (it was renamed over it, and the summary was lost)
 "$FW" sim run --trace synthetic:3 --nodes 13x8 --tick 600 --policies fifo --json /dev/stdout >"$OF/all.txt" 2>&1
@@ -244,7 +275,7 @@ rm -f "$EMPTY_FLEET"
 expect "sim-run-bad-nodes" 2 "13y8" "$FW" sim run --trace x --nodes 13y8
 expect "sim-run-unknown-policy" 2 "unknown policy 'lifo'" "$FW" sim run --trace x --policies lifo
 expect "sim-run-missing-trace-file" 1 "no-such.csv" "$FW" sim run --trace no-such.csv
-expect "sim-run-bad-row-names-file-line-col" 1 "tests/data/bad_itp.csv:3:7: duration: 'abc' is not a number" \
+expect "sim-run-bad-row-names-file-line-col" 1 "fairway sim run: error: tests/data/bad_itp.csv:3:7: duration: 'abc' is not a number" \
 	"$FW" sim run --trace tests/data/bad_itp.csv --nodes 2x8 --policies fifo
 # a trace without jobs is bad input: no metric is defined, no output written
 HO=$(mktemp -d)
@@ -486,6 +517,35 @@ expect "sim-fgd-published-not-a-summary" 1 "$FD/nodes.csv:1: header: this is not
 rm -rf "$FD"
 expect "sim-unknown-experiment" 2 "unknown experiment 'walk'" "$FW" sim walk
 expect "trace-help" 0 "sacct2fairway" "$FW" trace --help
+# A command without its subcommand is a usage error: on stderr only, exit
+# 2, a line saying what is missing; --help is the usage on stdout, exit 0.
+# streams NAME WANT_RC OUT(empty|some) ERR_FIRST_LINE(prefix; "" = empty) CMD...
+streams() {
+	local name=$1 code=$2 out=$3 err=$4 rc
+	shift 4
+	"$@" >"${TMPDIR:-/tmp}/fw-cli-st.out" 2>"${TMPDIR:-/tmp}/fw-cli-st.err"
+	rc=$?
+	if [ "$rc" -ne "$code" ]; then
+		bad "$name: exit $rc, want $code"
+	elif [ "$out" = empty ] && [ -s "${TMPDIR:-/tmp}/fw-cli-st.out" ]; then
+		bad "$name: stdout not empty: $(head -2 "${TMPDIR:-/tmp}/fw-cli-st.out")"
+	elif [ "$out" = some ] && [ ! -s "${TMPDIR:-/tmp}/fw-cli-st.out" ]; then
+		bad "$name: stdout empty"
+	elif [ -z "$err" ] && [ -s "${TMPDIR:-/tmp}/fw-cli-st.err" ]; then
+		bad "$name: stderr not empty: $(head -2 "${TMPDIR:-/tmp}/fw-cli-st.err")"
+	elif [ -n "$err" ] && [ "$(head -1 "${TMPDIR:-/tmp}/fw-cli-st.err")" != "$err" ]; then
+		bad "$name: stderr starts '$(head -1 "${TMPDIR:-/tmp}/fw-cli-st.err")', want '$err'"
+	else
+		ok "$name"
+	fi
+	rm -f "${TMPDIR:-/tmp}/fw-cli-st.out" "${TMPDIR:-/tmp}/fw-cli-st.err"
+}
+streams "trace-without-subcommand" 2 empty "fairway trace: error: missing the subcommand: sacct2fairway" "$FW" trace
+streams "trace-help-on-stdout" 0 some "" "$FW" trace --help
+streams "sim-without-experiment" 2 empty "fairway sim: error: missing the experiment: run or fgd" "$FW" sim
+streams "sim-help-on-stdout" 0 some "" "$FW" sim --help
+streams "fairway-without-command" 2 empty "fairway: error: missing the command" "$FW"
+streams "fairway-help-on-stdout" 0 some "" "$FW" --help
 expect "trace-sacct-help" 0 "  fairway trace sacct2fairway sacct.txt jobs.csv" "$FW" trace sacct2fairway --help
 expect "trace-sacct-usage" 2 "usage: fairway trace sacct2fairway [--no-gpu-model] SACCT_FILE OUT.csv|-" "$FW" trace sacct2fairway onlyone
 expect "trace-sacct-converts" 0 "" "$FW" trace sacct2fairway tests/data/sacct_sample.txt "${TMPDIR:-/tmp}/fw-cli-sacct.csv"

@@ -98,9 +98,11 @@ static const char sim_usage[] =
 
 int fw_cmd_sim(int argc, char **argv)
 {
-	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+	if (argc < 2)
+		return fw_cli_usage_error("sim", "missing the experiment: run or fgd");
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		printf(sim_usage);
-		return argc < 2 ? 2 : 0;
+		return 0;
 	}
 	if (!strcmp(argv[1], "fgd")) {
 		char *args[argc];
@@ -116,13 +118,15 @@ int fw_cmd_sim(int argc, char **argv)
 
 int fw_cmd_trace(int argc, char **argv)
 {
-	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+	if (argc < 2)
+		return fw_cli_usage_error("trace", "missing the subcommand: sacct2fairway");
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		puts("usage: fairway trace sacct2fairway [--no-gpu-model] IN OUT\n\n"
 		     "Convert Slurm accounting output (sacct --parsable2 --allusers\n"
 		     "--format=JobID,User,Account,Submit,Start,End,Timelimit,AllocTRES,...)\n"
 		     "into fairway's generic trace CSV (docs/trace-format.md), for\n"
 		     "`fairway sim run --format fairway --trace OUT`.");
-		return argc < 2 ? 2 : 0;
+		return 0;
 	}
 	if (!strcmp(argv[1], "sacct2fairway")) {
 		char name[] = "fairway trace sacct2fairway"; /* for its usage lines */
@@ -156,9 +160,13 @@ int main(int argc, char **argv)
 
 static int dispatch(int argc, char **argv)
 {
-	if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+	if (argc < 2) {
+		fprintf(stderr, "fairway: error: missing the command\n\n%s", usage);
+		return 2;
+	}
+	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		fputs(usage, stdout);
-		return argc < 2 ? 2 : 0;
+		return 0;
 	}
 	if (!strcmp(argv[1], "--version")) {
 		puts("fairway 0.1.0");

@@ -9,7 +9,9 @@
 # error masks that GPU, every GPU bad makes the node unhealthy (held), a
 # clean report (heartbeat) clears the health record.  A wrong token is
 # refused with the file named, a non-zero exit and no change; an unknown
-# node, a missing token file and bad flag combinations are clear errors;
+# node, a --node that is not a name (not one URL path segment: "..", "a/b",
+# 64 bytes; exit 2, nothing sent), a missing token file and bad flag
+# combinations are clear errors;
 # no NVML sends nothing; a server that is down is exit 1 one-shot, and
 # --watch keeps going.  Prints PASS/FAIL lines and "N passed, N failed".
 set -uo pipefail
@@ -139,6 +141,20 @@ agent -- --node ghost --server "$URL" --token-file "$S/token"
 check "unknown node: exit 1" [ "$RC" -eq 1 ]
 check "unknown node: the daemon's 404 is echoed with what to do" \
 	bash -c "grep -qF 'no node named \"ghost\"' '$T/err' && grep -qF -- '--node NAME' '$T/err'"
+# a node name is exactly one path segment: what the daemon would refuse as
+# a name is refused before anything is sent ("--node .." went to
+# /v1/health, a 64-byte name was cut to 63), and a dotted name reaches
+# its own route whole
+for n in .. . a/b "a b" "$(printf 'n%.0s' $(seq 64))"; do
+	agent FAKE_NVML_XID=1:62 -- --node "$n" --server "$URL" --token-file "$S/token"
+	check "--node '${n:0:12}': exit 2 before any request, naming --node" \
+		bash -c "[ $RC -eq 2 ] && grep -qF -- '--node \"${n:0:40}' '$T/err' && ! grep -q 'refused\|answered\|reach' '$T/err'"
+done
+agent -- --node .. --server "$URL" --token-file "$S/token"
+check "--node ..: says why" grep -qF 'must not be ".." (a name is one URL path segment)' "$T/err"
+agent -- --node gpu.x-1 --server "$URL" --token-file "$S/token"
+check "a dotted --node reaches its own route: the daemon's 404 names it" \
+	bash -c "[ $RC -eq 1 ] && grep -qF 'no node named \"gpu.x-1\"' '$T/err'"
 agent -- --node "$NODE" --server "$URL" --token-file "$T/missing-token"
 check "missing token file: exit 2, the file named" bash -c "[ $RC -eq 2 ] && grep -qF '$T/missing-token' '$T/err'"
 check "missing token file: points at the agent token" grep -qF '`fairway serve --agent-token-file`, default STATE_DIR/agent-token' "$T/err"

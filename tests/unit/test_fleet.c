@@ -1,7 +1,8 @@
 /*
  * test_fleet.c — fleets and topology (sim/fleet.h, sim/topo.h): generated
  * racks and blocks, a YAML fleet file (tests/data/fleet.yaml) and its
- * refusal of workloads, other top-level keys and fleets without GPUs, openb node lists, topology files (level order,
+ * refusal of workloads, other top-level keys and fleets without GPUs, openb node lists (a long
+ * sn or model named with its column), topology files (level order,
  * bad rows with file:line:col), assigning hosts to nodes, and a fleet
  * generated from the hosts.
  *
@@ -132,6 +133,55 @@ TEST(yaml_fleet_without_gpus_names_the_file)
 	ASSERT_STR_EQ(why, ": nodes: none of the fleet's 2 nodes has a GPU; give at least one "
 		      "node GPUs (gpus: 1..16)");
 	ASSERT_OK(fleet_text("nodes:\n  - {name: a, gpus: 0}\n  - {name: b, gpus: 8}\n", why,
+			     sizeof why));
+}
+
+/* Write an openb node list, load it as a fleet, return the code and why
+ * (without the temporary file's name). */
+static int openb_text(const char *text, char *why, size_t n)
+{
+	char path[] = "/tmp/test_fleet_openb_XXXXXX";
+	struct fw_snapshot *s = NULL;
+	struct fw_diag d;
+	int fd = mkstemp(path), rc;
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+	if (!f)
+		return -1000;
+	fputs(text, f);
+	fclose(f);
+	memset(&d, 0, sizeof d);
+	rc = fw_fleet_from_openb(path, &s, &d);
+	fw_itp_diag_str(&d, why, n);
+	if (rc == FW_OK)
+		fw_snapshot_free(s);
+	if (strncmp(why, path, strlen(path)) == 0)
+		memmove(why, why + strlen(path), strlen(why + strlen(path)) + 1);
+	unlink(path);
+	return rc;
+}
+
+#define L70 "aaaaaaaaaabbbbbbbbbbccccccccccddddddddddeeeeeeeeeeffffffffffgggggggggg"
+
+TEST(openb_fleet_long_name_or_model_names_the_field_and_column)
+{
+	char why[512];
+
+	/* the columns in another order, a byte-order mark and a blank line */
+	ASSERT_EQ(openb_text("\xEF\xBB\xBFmodel,gpu,sn,cpu_milli,memory_mib\n\n"
+			     "V100,8,n1,64000,262144\r\nV100,8," L70 ",64000,262144\n",
+			     why, sizeof why), FW_EINVAL);
+	ASSERT_STR_EQ(why, ":4:8: sn: 'aaaaaaaaaabbbbbbbbbb...' is 70 bytes long; a node name "
+		      "has at most 63 bytes");
+	ASSERT_EQ(openb_text("sn,cpu_milli,memory_mib,gpu,model\nn1,64000,262144,8," L70 "\n",
+			     why, sizeof why), FW_EINVAL);
+	ASSERT_STR_EQ(why, ":2:19: model: 'aaaaaaaaaabbbbbbbbbb...' is 70 bytes long; a GPU model "
+		      "has at most 63 bytes");
+	/* a quoted field starts at its quote */
+	ASSERT_EQ(openb_text("sn,cpu_milli,memory_mib,gpu,model\n\"" L70 "\",64000,262144,8,V100\n",
+			     why, sizeof why), FW_EINVAL);
+	ASSERT_STR_CONTAINS(why, ":2:1: sn: ");
+	ASSERT_OK(openb_text("sn,cpu_milli,memory_mib,gpu,model\nn1,64000,262144,8,V100\n", why,
 			     sizeof why));
 }
 
@@ -318,6 +368,7 @@ int main(void)
 		yaml_fleet_allows_only_topology_and_nodes, yaml_fleet_without_gpus_names_the_file,
 		topo_levels_are_ordered_by_size, topo_bad_rows_name_line_and_column,
 		topo_hosts_are_assigned_to_nodes_in_order, generic_trace_replays_on_a_fleet,
+		openb_fleet_long_name_or_model_names_the_field_and_column,
 		lingjun_topology_gives_three_levels,
 		openb_node_list_is_a_fleet,
 	};
@@ -326,6 +377,7 @@ int main(void)
 		"yaml_fleet_allows_only_topology_and_nodes, yaml_fleet_without_gpus_names_the_file, "
 		"topo_levels_are_ordered_by_size, topo_bad_rows_name_line_and_column, "
 		"topo_hosts_are_assigned_to_nodes_in_order, generic_trace_replays_on_a_fleet, "
+		"openb_fleet_long_name_or_model_names_the_field_and_column, "
 		"lingjun_topology_gives_three_levels, "
 		"openb_node_list_is_a_fleet";
 	int n = (int)(sizeof fns / sizeof fns[0]);

@@ -647,11 +647,17 @@ TEST(jobs_larger_than_the_fleet_are_named)
 	ASSERT_STR_EQ(first, "'big_task' (line 5) needs a task of 16 GPUs, and the largest "
 		      "node has 8");
 	ASSERT(f = open_memstream(&msg, &mlen));
-	fw_trace_warn_models(&t, s, f);
+	fw_trace_warn_unfit(&t, s, f);
 	fclose(f);
 	ASSERT_STR_CONTAINS(msg, "fairway: warning: 3 jobs of t.csv can never start on this "
 			    "fleet (the first, 'big_task' (line 5) needs a task of 16 GPUs");
 	ASSERT_STR_CONTAINS(msg, "they are counted as never started");
+	free(msg);
+	/* the model warning is its own: these jobs ask for no model */
+	ASSERT(f = open_memstream(&msg, &mlen));
+	fw_trace_warn_models(&t, s, f);
+	fclose(f);
+	ASSERT_EQ(mlen, 0);
 	free(msg);
 	t.v[3] = t.v[4]; /* fits, elastic, fractions, big_gang */
 	t.n = 4;
