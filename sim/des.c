@@ -1816,7 +1816,7 @@ static int set_real(const char *flag, const char *v, double lo, double hi, doubl
 /* The failure flags: 0, 2 (usage error) or -1 (not a failure flag). */
 static int failure_flag(struct cli *c, const char *f, const char *v)
 {
-	int64_t x;
+	int64_t x = 0;
 	int rc;
 
 	if (!strcmp(f, "--failures"))
@@ -1835,7 +1835,7 @@ static int failure_flag(struct cli *c, const char *f, const char *v)
 /* The fleet flags: 0, 2 (usage error) or -1 (not a fleet flag). */
 static int fleet_flag(struct cli *c, const char *f, const char *v)
 {
-	int64_t x;
+	int64_t x = 0;
 	int rc;
 
 	if (!strcmp(f, "--fleet"))
@@ -1858,7 +1858,7 @@ static int fleet_flag(struct cli *c, const char *f, const char *v)
  * value not consumed) or the exit status 2. */
 static int one_flag(struct cli *c, const char *f, const char *v)
 {
-	int64_t x;
+	int64_t x = 0;
 	int rc;
 
 	static const char *const known[] = { "--skip-bad-rows", "--tick-rule", "--trace",

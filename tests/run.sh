@@ -8,7 +8,9 @@
 #      --json`, compared byte for byte with the .json beside it;
 #   4. CLI and bad-input cases (tests/cli.sh) and the report screenshot
 #      check in headless Chromium (tests/report_screenshot.sh);
-#   5. integration tests: every executable tests/integration/*.sh (real
+#   5. the release build of every target, as the demo builds it
+#      (tests/release_build.sh: -O3 -Werror warns where -O2 does not);
+#   6. integration tests: every executable tests/integration/*.sh (real
 #      servers: the daemon, a local Slurm cluster, the agent with a fake
 #      NVML), each given the build directory and ending "N passed, N failed".
 # Sanitizers abort on the first finding; each binary gets a time limit.
@@ -73,6 +75,9 @@ echo "== golden scenarios and CLI"
 for s in tests/scenario.sh tests/cli.sh tests/report_screenshot.sh; do
 	[ -x "$s" ] && run_bin "$s" "$B"
 done
+
+echo "== release build (the demo's configuration)"
+TMO=1200 run_bin tests/release_build.sh "$B"
 
 echo "== integration"
 for s in $(find tests/integration -maxdepth 1 -type f -name '*.sh' -perm -u+x 2>/dev/null | sort); do
