@@ -26,15 +26,12 @@
  */
 #define _XOPEN_SOURCE 700 /* realpath() (XSI); the build defines only POSIX 2008 */
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "outfile.h"
 #include "trace.h"
 
 enum scol {
@@ -601,55 +598,23 @@ int fw_sacct_convert(const char *buf, size_t len, const char *fname, unsigned fl
 	return rc;
 }
 
-/* All of buf to fd; 0 or -1 (errno). */
-static int write_fd(int fd, const char *buf, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, buf, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		buf += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-/* The output, whole or not at all: a regular file (or a new one) is
- * written to PATH.PID.tmp beside it and renamed over it, so a failed write
- * (a full disk) leaves no half file and keeps an earlier one; a symlink's
- * target is replaced and the link stays; "-", a device or a FIFO is
- * written through.  0, or -1 with errno. */
+/* The output, whole or not at all (outfile.h): a file is written beside
+ * PATH and renamed over it, so a failed write keeps an earlier one; "-"
+ * is our stdout, written through.  0, or -1 with errno. */
 static int write_all(const char *path, const char *buf, size_t n)
 {
-	char tmp[4096], real[PATH_MAX];
-	struct stat st;
-	int fd, err;
+	struct fw_outfile o;
+	int err;
 
-	if (!strcmp(path, "-"))
-		return write_fd(STDOUT_FILENO, buf, n);
-	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && realpath(path, real))
-		path = real;
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		if ((fd = open(path, O_WRONLY | O_TRUNC)) < 0)
-			return -1;
-		err = write_fd(fd, buf, n) ? errno : 0;
-		if (close(fd) && !err)
-			err = errno;
-		return err ? (errno = err, -1) : 0;
-	}
-	if (snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid()) >= (int)sizeof tmp)
-		return errno = ENAMETOOLONG, -1;
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666)) < 0)
+	if (fw_outfile_open(&o, "OUT", strcmp(path, "-") ? path : "/dev/stdout"))
 		return -1;
-	err = write_fd(fd, buf, n) || fsync(fd) ? errno : 0;
-	if (close(fd) && !err)
+	err = fwrite(buf, 1, n, o.f) != n ? errno : 0;
+	if (fw_outfile_close(&o) && !err)
 		err = errno;
-	if (!err && rename(tmp, path))
+	if (!err && fw_outfile_commit(&o))
 		err = errno;
 	if (err) {
-		unlink(tmp);
+		fw_outfile_abort(&o);
 		errno = err;
 		return -1;
 	}
