@@ -18,20 +18,9 @@
 
 #include "fleet.h"
 #include "trace.h"
+#include "printed.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-/* A diagnosis as printed must carry no control or non-ASCII byte from the
- * input (trace names are ASCII; the file name here is). */
-static void check_printed(const struct fw_diag *d)
-{
-	char msg[1024];
-
-	fw_itp_diag_str(d, msg, sizeof msg);
-	for (const char *p = msg; *p; p++)
-		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
-			abort();
-}
 
 /* Names reach JSON and CSV outputs: printable ASCII, no space, quote,
  * backslash or comma. */
@@ -95,7 +84,7 @@ static void fuzz_trace(const char *buf, size_t size)
 	if (rc != FW_OK && (d.msg[0] == 0 || strict.n != 0 || strict.v != NULL))
 		abort();
 	if (rc != FW_OK)
-		check_printed(&d);
+		fuzz_check_printed(fw_itp_diag_str, &d);
 	check_jobs(&strict);
 	check_unfit(&strict);
 	rs = fw_trace_parse_generic(buf, size, "fuzz.csv", FW_TRACE_SKIP_BAD, &skip, &d);
@@ -105,7 +94,7 @@ static void fuzz_trace(const char *buf, size_t size)
 	if (rs == FW_OK && skip.skipped && skip.first_bad.msg[0] == 0)
 		abort();
 	if (rs == FW_OK && skip.skipped)
-		check_printed(&skip.first_bad);
+		fuzz_check_printed(fw_itp_diag_str, &skip.first_bad);
 	fw_trace_free(&strict);
 	fw_trace_free(&skip);
 }
@@ -122,14 +111,14 @@ static void fuzz_openb_trace(const char *buf, size_t size)
 	if (rc != FW_OK && (d.msg[0] == 0 || strict.n != 0 || strict.v != NULL))
 		abort();
 	if (rc != FW_OK)
-		check_printed(&d);
+		fuzz_check_printed(fw_itp_diag_str, &d);
 	check_jobs(&strict);
 	rs = fw_trace_parse_openb(buf, size, "fuzz.csv", FW_TRACE_SKIP_BAD, &skip, &d);
 	check_jobs(&skip);
 	if (rc == FW_OK && (rs != FW_OK || skip.n != strict.n || skip.skipped != 0))
 		abort();
 	if (rs == FW_OK && skip.skipped)
-		check_printed(&skip.first_bad);
+		fuzz_check_printed(fw_itp_diag_str, &skip.first_bad);
 	fw_trace_free(&strict);
 	fw_trace_free(&skip);
 }
@@ -147,7 +136,7 @@ static void fuzz_sacct(const char *buf, size_t size, unsigned flags)
 	if (fw_sacct_convert(buf, size, "fuzz.txt", flags, &out, &n, &skipped, &d) != FW_OK) {
 		if (d.msg[0] == 0 || out != NULL)
 			abort();
-		check_printed(&d);
+		fuzz_check_printed(fw_itp_diag_str, &d);
 		return;
 	}
 	if (fw_trace_parse_csv(out, n, "converted.csv", 0, &t, &d) != FW_OK &&

@@ -17,20 +17,9 @@
 
 #include "itp.h"
 #include "teams.h"
+#include "printed.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-/* A diagnosis as printed must carry no control or non-ASCII byte from the
- * input (trace names are ASCII; the file name here is). */
-static void check_printed(const struct fw_diag *d)
-{
-	char msg[1024];
-
-	fw_itp_diag_str(d, msg, sizeof msg);
-	for (const char *p = msg; *p; p++)
-		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
-			abort();
-}
 
 static void check_rows(const struct fw_itp_trace *t)
 {
@@ -59,7 +48,7 @@ static void fuzz_trace(const char *buf, size_t size)
 	if (rc != FW_OK && (d.msg[0] == 0 || strict.n != 0 || strict.v != NULL))
 		abort(); /* a failure says why and leaves nothing behind */
 	if (rc != FW_OK)
-		check_printed(&d);
+		fuzz_check_printed(fw_itp_diag_str, &d);
 	check_rows(&strict);
 	rs = fw_itp_parse(buf, size, "fuzz.csv", FW_ITP_SKIP_BAD, &skip, &d);
 	check_rows(&skip);

@@ -16,20 +16,9 @@
 
 #include "fgd.h"
 #include "openb.h"
+#include "printed.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-/* A diagnosis as printed must carry no control or non-ASCII byte from the
- * input (trace names are ASCII; the file name here is). */
-static void check_printed(const struct fw_diag *d)
-{
-	char msg[1024];
-
-	fw_openb_diag_str(d, msg, sizeof msg);
-	for (const char *p = msg; *p; p++)
-		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
-			abort();
-}
 
 static void check_pods(const struct fw_openb_pods *l)
 {
@@ -86,14 +75,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (fw_openb_parse_pods(buf, size, "fuzz", fl, &pl[k], &d)) {
 			if (!d.msg[0] || pl[k].n != 0)
 				abort();
-			check_printed(&d);
+			fuzz_check_printed(fw_openb_diag_str, &d);
 		}
 		check_pods(&pl[k]);
 		memset(&d, 0, sizeof d);
 		if (fw_openb_parse_nodes(buf, size, "fuzz", fl, &nl[k], &d)) {
 			if (!d.msg[0] || nl[k].n != 0)
 				abort();
-			check_printed(&d);
+			fuzz_check_printed(fw_openb_diag_str, &d);
 		}
 		check_nodes(&nl[k]);
 	}

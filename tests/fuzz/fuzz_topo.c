@@ -17,20 +17,9 @@
 #include "fleet.h"
 #include "itp.h"
 #include "topo.h"
+#include "printed.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-/* A diagnosis as printed must carry no control or non-ASCII byte from the
- * input (trace names are ASCII; the file name here is). */
-static void check_printed(const struct fw_diag *d)
-{
-	char msg[1024];
-
-	fw_itp_diag_str(d, msg, sizeof msg);
-	for (const char *p = msg; *p; p++)
-		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
-			abort();
-}
 
 static void check(const struct fw_topo *t)
 {
@@ -81,7 +70,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else if (d.msg[0] == 0 || t.v != NULL || t.n != 0) {
 		abort();
 	} else {
-		check_printed(&d);
+		fuzz_check_printed(fw_itp_diag_str, &d);
 	}
 	free(buf);
 	return 0;
