@@ -82,8 +82,11 @@ TEST(yaml_fleet_refuses_a_workload_and_reports_yaml_errors)
 	ASSERT_NE(fw_fleet_load_yaml("tests/data/no-such-fleet.yaml", &s, &d), FW_OK);
 }
 
-/* Write text to a temporary fleet file, load it, return the code and why. */
-static int fleet_text(const char *text, char *why, size_t n)
+/* Write text to a temporary file, load it with load (a YAML fleet or an
+ * openb node list), return the code and why (without the temporary
+ * file's name, which varies). */
+static int load_text(int (*load)(const char *, struct fw_snapshot **, struct fw_diag *),
+		     const char *text, char *why, size_t n)
 {
 	char path[] = "/tmp/test_fleet_XXXXXX";
 	struct fw_snapshot *s = NULL;
@@ -96,15 +99,19 @@ static int fleet_text(const char *text, char *why, size_t n)
 	fputs(text, f);
 	fclose(f);
 	memset(&d, 0, sizeof d);
-	rc = fw_fleet_load_yaml(path, &s, &d);
+	rc = load(path, &s, &d);
 	fw_itp_diag_str(&d, why, n);
 	if (rc == FW_OK)
 		fw_snapshot_free(s);
-	/* the temporary name varies: keep what follows it */
 	if (strncmp(why, path, strlen(path)) == 0)
 		memmove(why, why + strlen(path), strlen(why + strlen(path)) + 1);
 	unlink(path);
 	return rc;
+}
+
+static int fleet_text(const char *text, char *why, size_t n)
+{
+	return load_text(fw_fleet_load_yaml, text, why, n);
 }
 
 TEST(yaml_fleet_allows_only_topology_and_nodes)
@@ -136,29 +143,9 @@ TEST(yaml_fleet_without_gpus_names_the_file)
 			     sizeof why));
 }
 
-/* Write an openb node list, load it as a fleet, return the code and why
- * (without the temporary file's name). */
 static int openb_text(const char *text, char *why, size_t n)
 {
-	char path[] = "/tmp/test_fleet_openb_XXXXXX";
-	struct fw_snapshot *s = NULL;
-	struct fw_diag d;
-	int fd = mkstemp(path), rc;
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-
-	if (!f)
-		return -1000;
-	fputs(text, f);
-	fclose(f);
-	memset(&d, 0, sizeof d);
-	rc = fw_fleet_from_openb(path, &s, &d);
-	fw_itp_diag_str(&d, why, n);
-	if (rc == FW_OK)
-		fw_snapshot_free(s);
-	if (strncmp(why, path, strlen(path)) == 0)
-		memmove(why, why + strlen(path), strlen(why + strlen(path)) + 1);
-	unlink(path);
-	return rc;
+	return load_text(fw_fleet_from_openb, text, why, n);
 }
 
 #define L70 "aaaaaaaaaabbbbbbbbbbccccccccccddddddddddeeeeeeeeeeffffffffffgggggggggg"

@@ -602,6 +602,20 @@ TEST(metrics_of_a_replay_with_evictions_use_checkpoints_and_runs)
 	fw_itp_free(&t);
 }
 
+/* The ITP view of a generic trace that the metrics read (submit,
+ * duration, GPUs, line per job); t->v is the caller's to free. */
+static int itp_view(const struct fw_trace *tr, struct fw_itp_trace *t)
+{
+	memset(t, 0, sizeof *t);
+	if (!(t->v = calloc(tr->n ? tr->n : 1, sizeof *t->v)))
+		return FW_ENOMEM;
+	t->n = tr->n;
+	for (size_t i = 0; i < tr->n; i++)
+		t->v[i] = (struct fw_itp_job){ "", tr->v[i].submit, tr->v[i].duration,
+					       (int32_t)fw_trace_job_gpus(&tr->v[i]), tr->v[i].line };
+	return FW_OK;
+}
+
 /*
  * Elastic jobs are measured at the GPUs they started with.  2 x 8 GPUs,
  * tick 60: EL (4 tasks of 8 GPUs, min_member 2) starts at 0 with 2 tasks,
@@ -623,14 +637,9 @@ TEST(elastic_jobs_count_the_gpus_they_started_with)
 	struct fw_diag d;
 
 	memset(&d, 0, sizeof d);
-	memset(&t, 0, sizeof t);
 	fw_teams_builtin(&teams);
 	ASSERT_OK(fw_trace_parse_csv(text, sizeof text - 1, "el.csv", 0, &tr, &d));
-	ASSERT((t.v = calloc(tr.n, sizeof *t.v)) != NULL);
-	t.n = tr.n;
-	for (size_t i = 0; i < tr.n; i++)
-		t.v[i] = (struct fw_itp_job){ "", tr.v[i].submit, tr.v[i].duration,
-					      (int32_t)fw_trace_job_gpus(&tr.v[i]), tr.v[i].line };
+	ASSERT_OK(itp_view(&tr, &t));
 	fw_sim_opts_default(&o);
 	o.policy = "fifo";
 	o.nodes = 2;
@@ -686,14 +695,9 @@ TEST(fractional_gpus_are_measured_in_one_unit)
 	struct fw_diag d;
 
 	memset(&d, 0, sizeof d);
-	memset(&t, 0, sizeof t);
 	fw_teams_builtin(&teams);
 	ASSERT_OK(fw_trace_parse_csv(text, sizeof text - 1, "frac.csv", 0, &tr, &d));
-	ASSERT((t.v = calloc(tr.n, sizeof *t.v)) != NULL);
-	t.n = tr.n;
-	for (size_t i = 0; i < tr.n; i++)
-		t.v[i] = (struct fw_itp_job){ "", tr.v[i].submit, tr.v[i].duration,
-					      (int32_t)fw_trace_job_gpus(&tr.v[i]), tr.v[i].line };
+	ASSERT_OK(itp_view(&tr, &t));
 	fw_sim_opts_default(&o);
 	o.policy = "fifo";
 	o.nodes = 1;
