@@ -153,6 +153,31 @@ int fw_snapshot_find_level(const struct fw_snapshot *s, const char *name)
 	return FW_LEVEL_NONE;
 }
 
+static bool name_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+	       c == '.';
+}
+
+const char *fw_name_problem(const char *name)
+{
+	_Static_assert(FW_NAME_MAX == 64, "fw_name_problem's message says 63 bytes");
+	size_t n = strlen(name);
+
+	if (n == 0)
+		return "must not be empty";
+	if (n >= FW_NAME_MAX)
+		return "is longer than 63 bytes";
+	for (const char *c = name; *c; c++)
+		if (!name_char(*c))
+			return "may contain only letters, digits, '-', '_' and '.'";
+	if (!strcmp(name, "."))
+		return "must not be \".\" (a name is one URL path segment)";
+	if (!strcmp(name, ".."))
+		return "must not be \"..\" (a name is one URL path segment)";
+	return NULL;
+}
+
 int32_t fw_job_tasks(const struct fw_job *j)
 {
 	int32_t n = 0;

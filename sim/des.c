@@ -138,9 +138,11 @@ __attribute__((format(printf, 2, 3))) static void buf_printf(struct buf *b, cons
 }
 
 /* s as a JSON string, quotes included: '"', '\\' and the control bytes
- * escaped, every other byte as it is.  The names that reach the log are
- * UTF-8 (libyaml checks a fleet file; trace, team and openb names are
- * printable ASCII), so the line stays valid JSON. */
+ * escaped, every other byte as it is.  Every loader hands the simulator
+ * identifiers (a fleet file's node names, config.md) or printable ASCII
+ * (trace, team and openb names); the escaping keeps a line valid JSON
+ * for any UTF-8 name all the same (tests/unit/test_fleet.c,
+ * start_log_escapes_every_name). */
 static void buf_json_str(struct buf *b, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";

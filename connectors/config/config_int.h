@@ -114,6 +114,11 @@ int cfg_bool(struct cfg *c, const yaml_node_t *map, const char *path,
 	     const char *key, bool *out);
 int cfg_name(struct cfg *c, const yaml_node_t *map, const char *path,
 	     const char *key, char *out);
+/* The name of a node, queue or job: a name that also follows the core's
+ * rule for names the outside world addresses (snapshot.h,
+ * fw_name_problem(): letters, digits, '-', '_', '.'). */
+int cfg_ident(struct cfg *c, const yaml_node_t *map, const char *path,
+	      const char *key, char *out);
 /* A name (non-empty, < FW_NAME_MAX bytes, printable) from node v. */
 int cfg_name_node(struct cfg *c, const yaml_node_t *v, const char *fp,
 		  char *out);

@@ -252,7 +252,7 @@ static int job_fields(struct cfg *c, const yaml_node_t *m, const char *path,
 {
 	int rc;
 
-	if ((rc = cfg_name(c, m, path, "name", j->name)) ||
+	if ((rc = cfg_ident(c, m, path, "name", j->name)) ||
 	    (rc = job_queue(c, m, path, j)) ||
 	    (rc = cfg_name(c, m, path, "user", j->user)) ||
 	    (rc = cfg_int32(c, m, path, "priority", INT32_MIN, INT32_MAX,

@@ -183,7 +183,7 @@ static int load_node(struct cfg *c, const yaml_node_t *m, const char *path)
 	fw_node_init(&n);
 	if ((rc = cfg_keys(c, m, path, keys)) ||
 	    (rc = cfg_require(c, m, path, "name")) ||
-	    (rc = cfg_name(c, m, path, "name", n.name)) ||
+	    (rc = cfg_ident(c, m, path, "name", n.name)) ||
 	    (rc = node_common(c, m, path, &n)) ||
 	    (rc = node_bad_gpus(c, m, path, &n)) ||
 	    (rc = cfg_node_topology(c, m, path, &n)))
@@ -270,7 +270,7 @@ static int load_group(struct cfg *c, const yaml_node_t *m, const char *path)
 	    (rc = cfg_int(c, m, path, "count", 1, FW_CONFIG_MAX_NODES,
 			  &count)) ||
 	    (rc = cfg_int(c, m, path, "start", 0, 1000000000, &start)) ||
-	    (rc = cfg_name(c, m, path, "namePrefix", prefix)) ||
+	    (rc = cfg_ident(c, m, path, "namePrefix", prefix)) ||
 	    (rc = node_common(c, m, path, &t)) ||
 	    (rc = cfg_group_topology(c, m, path, &g)))
 		return rc;

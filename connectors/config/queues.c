@@ -109,7 +109,7 @@ static int load_queue(struct cfg *c, const yaml_node_t *m, const char *path)
 	cfg_path(rp, path, "resources");
 	if ((rc = cfg_keys(c, m, path, keys)) ||
 	    (rc = cfg_require(c, m, path, "name")) ||
-	    (rc = cfg_name(c, m, path, "name", q.name)) ||
+	    (rc = cfg_ident(c, m, path, "name", q.name)) ||
 	    (rc = cfg_int32(c, m, path, "priority", INT32_MIN, INT32_MAX,
 			    &q.priority)) ||
 	    (rc = cfg_time(c, m, path, "minRuntime", &q.min_runtime_s)) ||

@@ -431,3 +431,26 @@ int cfg_name(struct cfg *c, const yaml_node_t *map, const char *path,
 		return FW_OK;
 	return cfg_name_node(c, v, cfg_path(fp, path, key), out);
 }
+
+int cfg_ident(struct cfg *c, const yaml_node_t *map, const char *path,
+	      const char *key, char *out)
+{
+	char fp[CFG_PATH];
+	yaml_node_t *v = cfg_get(c, map, key);
+	const char *why;
+	int rc;
+
+	if (!v)
+		return FW_OK;
+	if ((rc = cfg_name_node(c, v, cfg_path(fp, path, key), out)))
+		return rc;
+	if (!(why = fw_name_problem(out)))
+		return FW_OK;
+	rc = cfg_fail(c, v, FW_EINVAL, fp,
+		      "\"%s\" %s; rename it (nodes, queues and jobs are "
+		      "addressed by name: fairway jobs get NAME, "
+		      "/v1/nodes/NAME)",
+		      out, why);
+	out[0] = '\0';
+	return rc;
+}

@@ -70,24 +70,13 @@ static int get_str(json_t *o, const char *path, const char *key, bool req, char 
 	return FW_OK;
 }
 
-static bool name_char(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
-	       c == '.';
-}
-
 int fw_codec_name_check(const char *name, const char *field, struct fw_diag *d)
 {
-	if (!name[0])
-		return BAD(d, FW_EINVAL, field, "must not be empty");
-	if (strlen(name) >= FW_NAME_MAX)
-		return BAD(d, FW_ERANGE, field, "is longer than %d bytes", FW_NAME_MAX - 1);
-	for (const char *c = name; *c; c++)
-		if (!name_char(*c))
-			return BAD(d, FW_EINVAL, field, "may contain only letters, digits, '-', '_' and '.'");
-	if (!strcmp(name, ".") || !strcmp(name, ".."))
-		return BAD(d, FW_EINVAL, field, "must not be \"%s\" (a name is one URL path segment)", name);
-	return FW_OK;
+	const char *why = fw_name_problem(name);
+
+	if (!why)
+		return FW_OK;
+	return BAD(d, strlen(name) >= FW_NAME_MAX ? FW_ERANGE : FW_EINVAL, field, "%s", why);
 }
 
 static int get_name(json_t *o, const char *path, const char *key, bool req, char *dst, struct fw_diag *d)

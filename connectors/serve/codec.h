@@ -94,10 +94,12 @@ struct fw_health_report {
 /* Parse a request body: valid UTF-8 JSON, one object, no duplicate keys. */
 int fw_codec_body(const char *buf, size_t len, json_t **out, struct fw_diag *d);
 
-/* A name (queue, job, reservation id; a node in a URL path): 1 to 63
- * bytes of letters, digits, '-', '_' and '.', and not "." or "..", so that
- * it is one URL path segment as it stands.  FW_OK, or FW_EINVAL/FW_ERANGE
- * with *d naming field. */
+/* A name (queue, job, reservation id; a node in a URL path) follows the
+ * core's name rule (snapshot.h, fw_name_problem(): 1 to 63 bytes of
+ * letters, digits, '-', '_' and '.', and not "." or "..", so that it is
+ * one URL path segment as it stands), which the config loader applies to
+ * the names it defines too.  FW_OK, or FW_EINVAL/FW_ERANGE with *d naming
+ * field. */
 int fw_codec_name_check(const char *name, const char *field, struct fw_diag *d);
 
 /* name_in_path: the {name} of PUT /v1/queues/{name} (NULL for POST: the

@@ -254,6 +254,16 @@ int fw_snapshot_find_node(const struct fw_snapshot *s, const char *name);
 int fw_snapshot_find_queue(const struct fw_snapshot *s, const char *name);
 int fw_snapshot_find_level(const struct fw_snapshot *s, const char *name);
 
+/* The rule for a name that the outside world addresses (a node, queue,
+ * job or reservation: the daemon's URL paths /v1/nodes/{name}, the CLI's
+ * arguments, the config's `name` keys): 1 to FW_NAME_MAX - 1 bytes of
+ * letters, digits, '-', '_' and '.', and neither "." nor "..", so that a
+ * name is one URL path segment as it stands.  NULL when name follows it,
+ * else what is wrong, as a phrase that follows the field's name ("must not
+ * be empty").  Snapshots themselves may hold any name (the simulator's
+ * trace rows do); the adapters that take names from users apply this. */
+const char *fw_name_problem(const char *name);
+
 /* Totals a job asks for (every task), and for min_member tasks. */
 struct fw_res fw_job_request(const struct fw_job *j);
 int32_t fw_job_tasks(const struct fw_job *j);

@@ -720,6 +720,10 @@ static const struct {
 	{ "submit_after_now", FW_ERANGE, 8, "jobs[0].submitTime" },
 	{ "start_before_submit", FW_ERANGE, 12, "jobs[0].startTime" },
 	{ "start_after_now", FW_ERANGE, 10, "jobs[0].startTime" },
+	{ "name_with_space", FW_EINVAL, 5, "nodes[1].name" },
+	{ "name_with_slash", FW_EINVAL, 4, "queues[1].name" },
+	{ "name_dot_dot", FW_EINVAL, 8, "jobs[0].name" },
+	{ "name_prefix_bad", FW_EINVAL, 4, "nodeGroups[0].namePrefix" },
 };
 
 TEST(bad_input_files)

@@ -11,7 +11,10 @@
  * are not counted.
  */
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
+
+#include <jansson.h>
 
 #include "des.h"
 #include "fleet.h"
@@ -308,6 +311,69 @@ TEST(generic_trace_replays_on_a_fleet)
 	free(teams);
 }
 
+/* A YAML fleet's node names are identifiers (config.md), as everywhere
+ * the config loader reads one: file, line and field in the error. */
+TEST(yaml_fleet_names_are_identifiers)
+{
+	char why[512];
+
+	ASSERT_EQ(fleet_text("nodes:\n  - {name: n1, gpus: 8}\n  - {name: \"n 2\", gpus: 8}\n", why,
+			     sizeof why),
+		  FW_EINVAL);
+	ASSERT_STR_CONTAINS(why, ":3:");
+	ASSERT_STR_CONTAINS(why, "nodes[1].name");
+	ASSERT_STR_CONTAINS(why, "may contain only letters, digits");
+}
+
+/* The start log (--log) writes every name as a JSON string: node names
+ * that no loader lets through today (quotes, a comma, a backslash, UTF-8,
+ * a control byte) still come back as written. */
+TEST(start_log_escapes_every_name)
+{
+	static const char *odd[] = { "n\"1,x", "b\\s", "n\xc5\x93ud", "t\tab" };
+	struct fw_fleet_opts fo = { 4, 8, 0, 0 };
+	struct fw_sim_opts o;
+	struct fw_sim_result *r = malloc(sizeof *r);
+	struct fw_teams *teams = malloc(sizeof *teams);
+	struct fw_snapshot *fleet;
+	struct fw_trace t;
+	struct fw_diag d;
+	const char *text = "job_id,submit_time,duration,tasks,gpus_per_task\na,0,100,4,8\n";
+	int lines = 0;
+
+	ASSERT(r && teams);
+	fw_teams_builtin(teams);
+	ASSERT_OK(fw_trace_parse_csv(text, strlen(text), "q.csv", 0, &t, &d));
+	ASSERT_OK(fw_fleet_generate(&fo, &fleet, &d));
+	ASSERT_EQ(fleet->nnodes, 4);
+	for (int i = 0; i < 4; i++)
+		snprintf(fleet->nodes[i].name, sizeof fleet->nodes[i].name, "%s", odd[i]);
+	fw_sim_opts_default(&o);
+	o.policy = "fifo";
+	o.fleet = fleet;
+	o.tick_s = 10;
+	ASSERT_OK(fw_sim_run_trace(&t, teams, &o, r, &d));
+	ASSERT_EQ(r->start[0], 0);
+	for (char *line = r->log, *nl; line && *line; line = nl ? nl + 1 : NULL, lines++) {
+		json_error_t e;
+		json_t *row, *nodes;
+		nl = strchr(line, '\n');
+		row = json_loadb(line, nl ? (size_t)(nl - line) : strlen(line), 0, &e);
+		ASSERT(row != NULL);
+		nodes = json_object_get(row, "nodes");
+		ASSERT_EQ(json_array_size(nodes), 4);
+		for (size_t k = 0; k < 4; k++)
+			ASSERT_STR_EQ(json_string_value(json_array_get(nodes, k)), odd[k]);
+		json_decref(row);
+	}
+	ASSERT_EQ(lines, 1);
+	fw_sim_result_free(r);
+	fw_snapshot_free(fleet);
+	fw_trace_free(&t);
+	free(r);
+	free(teams);
+}
+
 TEST(lingjun_topology_gives_three_levels)
 {
 	char path[1024];
@@ -356,6 +422,7 @@ int main(void)
 		topo_levels_are_ordered_by_size, topo_bad_rows_name_line_and_column,
 		topo_hosts_are_assigned_to_nodes_in_order, generic_trace_replays_on_a_fleet,
 		openb_fleet_long_name_or_model_names_the_field_and_column,
+		yaml_fleet_names_are_identifiers, start_log_escapes_every_name,
 		lingjun_topology_gives_three_levels,
 		openb_node_list_is_a_fleet,
 	};
@@ -365,6 +432,7 @@ int main(void)
 		"topo_levels_are_ordered_by_size, topo_bad_rows_name_line_and_column, "
 		"topo_hosts_are_assigned_to_nodes_in_order, generic_trace_replays_on_a_fleet, "
 		"openb_fleet_long_name_or_model_names_the_field_and_column, "
+		"yaml_fleet_names_are_identifiers, start_log_escapes_every_name, "
 		"lingjun_topology_gives_three_levels, "
 		"openb_node_list_is_a_fleet";
 	int n = (int)(sizeof fns / sizeof fns[0]);
