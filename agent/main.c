@@ -181,7 +181,10 @@ static int set_node(struct opts *o, const char *arg)
 			arg ? "" : ": give the daemon's name for this node with --node NAME");
 		return 2;
 	}
-	snprintf(o->node, sizeof o->node, "%s", arg ? arg : host);
+	/* only a host name without --server can be longer (the check above
+	 * refused any other): it names this node's output, cut to 63 bytes */
+	if (snprintf(o->node, sizeof o->node, "%s", arg ? arg : host) >= (int)sizeof o->node)
+		o->node[sizeof o->node - 1] = '\0';
 	return 0;
 }
 

@@ -418,7 +418,7 @@ static int shape(const struct sctx *x, struct sjob *j)
 		return bad(x, c, "GPU type '%.40s' is not a plain name (1..63 printable "
 			   "bytes, no space, quote, backslash or comma); pass --no-gpu-model "
 			   "to leave GPU types out", t.model);
-	snprintf(j->model, sizeof j->model, "%s", t.model);
+	memcpy(j->model, t.model, strlen(t.model) + 1); /* plain_name: < FW_NAME_MAX bytes */
 	return FW_OK;
 }
 

@@ -8,8 +8,9 @@
 #      --json`, compared byte for byte with the .json beside it;
 #   4. CLI and bad-input cases (tests/cli.sh) and the report screenshot
 #      check in headless Chromium (tests/report_screenshot.sh);
-#   5. the release build of every target, as the demo builds it
-#      (tests/release_build.sh: -O3 -Werror warns where -O2 does not);
+#   5. every target built as the demo builds it (release, -O3) and as a
+#      debugger wants it (debug, -O0), both -Werror (tests/build_types.sh:
+#      each warns where the suite's -O2 does not);
 #   6. integration tests: every executable tests/integration/*.sh (real
 #      servers: the daemon, a local Slurm cluster, the agent with a fake
 #      NVML), each given the build directory and ending "N passed, N failed".
@@ -76,8 +77,8 @@ for s in tests/scenario.sh tests/cli.sh tests/report_screenshot.sh; do
 	[ -x "$s" ] && run_bin "$s" "$B"
 done
 
-echo "== release build (the demo's configuration)"
-TMO=1200 run_bin tests/release_build.sh "$B"
+echo "== release and debug builds (-O3 as the demo builds, -O0 for a debugger)"
+TMO=1500 run_bin tests/build_types.sh "$B"
 
 echo "== integration"
 for s in $(find tests/integration -maxdepth 1 -type f -name '*.sh' -perm -u+x 2>/dev/null | sort); do

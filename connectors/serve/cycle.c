@@ -251,7 +251,9 @@ static int gather_health(struct fw_serve *d, struct taken *t)
 		r->healthy = bh[i].healthy;
 		r->suspect = bh[i].suspect;
 		r->bad_gpu_mask = bh[i].bad_gpu_mask;
-		snprintf(r->reason, sizeof r->reason, "%s (%s)", bh[i].reason, d->bops->name);
+		if (snprintf(r->reason, sizeof r->reason, "%s (%s)", bh[i].reason, d->bops->name) >=
+		    (int)sizeof r->reason)
+			r->reason[sizeof r->reason - 1] = '\0'; /* a long reason is cut, as text */
 		r->at = t->s->now;
 	}
 	free(bh);

@@ -1,4 +1,7 @@
 /* test_snapshot.c — snapshot building and structural validation. */
+#include <stdio.h>
+#include <string.h>
+
 #include "builder.h"
 #include "harness.h"
 
@@ -186,7 +189,124 @@ TEST(overbooked_node_is_rejected)
 	fw_snapshot_free(s);
 }
 
+/* Every structural rule of fw_snapshot_validate, one broken field at a
+ * time on the same valid snapshot (small(), its job running on n0): the
+ * code, and the element it names.  The config loader refuses most of
+ * these itself, with a line; the simulator, the daemon and the Slurm
+ * adapter build snapshots without it, so the rules stand on their own. */
+static void m_levels_many(struct fw_snapshot *s) { s->topology.nlevels = FW_MAX_LEVELS + 1; }
+static void m_level_node(struct fw_snapshot *s) { snprintf(s->topology.level[0], FW_NAME_MAX, "node"); }
+static void m_level_twice(struct fw_snapshot *s)
+{
+	s->topology.nlevels = 2;
+	snprintf(s->topology.level[1], FW_NAME_MAX, "rack");
+	for (int i = 0; i < s->nnodes; i++)
+		snprintf(s->nodes[i].path[1], FW_NAME_MAX, "x");
+}
+static void m_node_unnamed(struct fw_snapshot *s) { s->nodes[1].name[0] = 0; }
+static void m_node_gpus(struct fw_snapshot *s) { s->nodes[1].gpu_count = FW_MAX_GPUS_PER_NODE + 1; }
+static void m_node_cpu(struct fw_snapshot *s) { s->nodes[1].cpu_milli = -1; }
+static void m_node_health(struct fw_snapshot *s) { s->nodes[1].health = FW_HEALTH_COUNT; }
+static void m_node_path(struct fw_snapshot *s) { s->nodes[1].path[0][0] = 0; }
+static void m_queue_unnamed(struct fw_snapshot *s) { s->queues[1].name[0] = 0; }
+static void m_queue_parent(struct fw_snapshot *s) { s->queues[1].parent = 7; }
+static void m_queue_limit(struct fw_snapshot *s) { s->queues[1].limit.v[FW_RES_CPU] = -2; }
+static void m_queue_weight(struct fw_snapshot *s) { s->queues[1].over_quota_weight[FW_RES_GPU] = -0.5; }
+static void m_queue_nan(struct fw_snapshot *s) { s->queues[1].over_quota_weight[FW_RES_MEM] = 0.0 / 0.0; }
+static void m_queue_runtime(struct fw_snapshot *s) { s->queues[1].min_runtime_s = -1; }
+static void m_queue_twice(struct fw_snapshot *s) { snprintf(s->queues[1].name, FW_NAME_MAX, "org"); }
+static void m_job_unnamed(struct fw_snapshot *s) { s->jobs[0].name[0] = 0; }
+static void m_job_queue(struct fw_snapshot *s) { s->jobs[0].queue = 2; }
+static void m_job_groups(struct fw_snapshot *s) { s->jobs[0].ngroups = FW_MAX_GROUPS + 1; }
+static void m_group_count(struct fw_snapshot *s) { s->jobs[0].groups[0].count = 0; }
+static void m_group_gpus(struct fw_snapshot *s) { s->jobs[0].groups[0].gpus = -1; }
+static void m_group_milli(struct fw_snapshot *s) { s->jobs[0].groups[0].gpu_milli = 1001; }
+static void m_group_mem(struct fw_snapshot *s) { s->jobs[0].groups[0].mem_mib = -1; }
+static void m_min_member(struct fw_snapshot *s) { s->jobs[0].min_member = 2; }
+static void m_job_level(struct fw_snapshot *s) { s->jobs[0].required_level = 1; }
+static void m_job_checkpoint(struct fw_snapshot *s) { s->jobs[0].checkpoint_s = -1; }
+static void m_job_state(struct fw_snapshot *s) { s->jobs[0].state = (enum fw_job_state)42; }
+static void m_alloc_range(struct fw_snapshot *s) { s->jobs[0].alloc_count = 2; }
+static void m_alloc_node(struct fw_snapshot *s) { s->allocs[0].node = 2; }
+static void m_alloc_group(struct fw_snapshot *s) { s->allocs[0].group = 1; }
+static void m_alloc_gpu_index(struct fw_snapshot *s)
+{
+	s->nodes[0].gpu_count = 1; /* the task holds GPUs 0 and 1 */
+}
+static void m_alloc_milli(struct fw_snapshot *s)
+{
+	s->jobs[0].groups[0].gpus = 1;
+	s->allocs[0].gpu_mask = 1;
+	s->allocs[0].gpu_milli = 0;
+}
+static void m_job_twice(struct fw_snapshot *s)
+{
+	int b = tb_job(s, "j1", 1, 1, 1, 1000, 0);
+	snprintf(s->jobs[b].name, FW_NAME_MAX, "j0");
+}
+
+TEST(every_rule_names_the_element_it_refuses)
+{
+	static const struct {
+		const char *what;
+		void (*mutate)(struct fw_snapshot *);
+		int err;
+		const char *field, *msg;
+	} c[] = {
+		{ "too many levels", m_levels_many, FW_ERANGE, "topology.levels", "levels; use 0 to" },
+		{ "a level named node", m_level_node, FW_EINVAL, "topology.levels", "reserved name" },
+		{ "a level twice", m_level_twice, FW_EEXIST, "topology.levels", "listed twice" },
+		{ "a node without a name", m_node_unnamed, FW_EINVAL, "nodes[1]", "needs a name" },
+		{ "17 GPUs", m_node_gpus, FW_ERANGE, "nodes[1]", "has 17 GPUs" },
+		{ "negative CPU", m_node_cpu, FW_ERANGE, "nodes[1]", "negative capacity" },
+		{ "unknown health", m_node_health, FW_ERANGE, "nodes[1]", "has health" },
+		{ "no rack", m_node_path, FW_EINVAL, "nodes[1]", "no domain for topology level rack" },
+		{ "a queue without a name", m_queue_unnamed, FW_EINVAL, "queues[1]", "needs a name" },
+		{ "parent out of range", m_queue_parent, FW_ENOENT, "queues[1]", "parent index 7" },
+		{ "limit below -1", m_queue_limit, FW_ERANGE, "queues[1]", "cpu limit below -1" },
+		{ "negative weight", m_queue_weight, FW_ERANGE, "queues[1]", "negative gpu overQuotaWeight" },
+		{ "NaN weight", m_queue_nan, FW_ERANGE, "queues[1]", "overQuotaWeight" },
+		{ "negative minRuntime", m_queue_runtime, FW_ERANGE, "queues[1]", "negative minRuntime" },
+		{ "a queue twice", m_queue_twice, FW_EEXIST, "queues[1].name", "duplicate queue \"org\"" },
+		{ "a job without a name", m_job_unnamed, FW_EINVAL, "jobs[0]", "needs a name" },
+		{ "queue out of range", m_job_queue, FW_ENOENT, "jobs[0]", "no valid queue" },
+		{ "five groups", m_job_groups, FW_ERANGE, "jobs[0]", "5 task groups" },
+		{ "no tasks", m_group_count, FW_ERANGE, "jobs[0]", "count >= 1" },
+		{ "negative GPUs", m_group_gpus, FW_ERANGE, "jobs[0]", "gpus per task must be" },
+		{ "1001 milli", m_group_milli, FW_ERANGE, "jobs[0]", "1..1000 milli" },
+		{ "negative memory", m_group_mem, FW_ERANGE, "jobs[0]", "negative cpu or memory" },
+		{ "minMember above the tasks", m_min_member, FW_ERANGE, "jobs[0]", "minMember 2 outside 0..1" },
+		{ "unknown level", m_job_level, FW_EINVAL, "jobs[0]", "unknown topology level" },
+		{ "negative checkpoint", m_job_checkpoint, FW_ERANGE, "jobs[0]", "checkpoint interval -1 s" },
+		{ "unknown state", m_job_state, FW_EINVAL, "jobs[0]", "unknown state" },
+		{ "allocations past the array", m_alloc_range, FW_EINVAL, "jobs[0]", "no valid allocation range" },
+		{ "allocation on node 2", m_alloc_node, FW_ENOENT, "jobs[0]", "unknown node" },
+		{ "allocation of group 1", m_alloc_group, FW_ERANGE, "jobs[0]", "names group 1" },
+		{ "GPU 1 of a 1-GPU node", m_alloc_gpu_index, FW_ERANGE, "jobs[0]", "GPU index beyond node n0's 1 GPUs" },
+		{ "0 milli held", m_alloc_milli, FW_ERANGE, "jobs[0]", "gpu milli out of range" },
+		{ "a job twice", m_job_twice, FW_EEXIST, "jobs[1].name", "duplicate job \"j0\"" },
+	};
+	int n0[] = { 0 };
+
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		struct fw_snapshot *s = small();
+		struct fw_diag d;
+		tb_run(s, 0, 1, n0, 0x3);
+		ASSERT_OK(fw_snapshot_validate(s, &d));
+		c[i].mutate(s);
+		memset(&d, 0, sizeof d);
+		int rc = fw_snapshot_validate(s, &d);
+		if (rc != c[i].err || strcmp(d.field, c[i].field) || !strstr(d.msg, c[i].msg))
+			fprintf(stderr, "  %s: rc %d field %s: %s\n", c[i].what, rc, d.field, d.msg);
+		ASSERT_EQ(rc, c[i].err);
+		ASSERT_STR_EQ(d.field, c[i].field);
+		ASSERT_STR_CONTAINS(d.msg, c[i].msg);
+		fw_snapshot_free(s);
+	}
+}
+
 TEST_MAIN(valid_snapshot_passes, duplicate_node_is_rejected, queue_cycle_is_rejected,
 	  negative_quota_is_rejected, job_on_inner_queue_is_rejected, bad_running_allocation_is_rejected,
 	  fractional_gang_is_rejected, huge_task_count_is_rejected,
-	  times_beyond_the_time_range_are_rejected, overbooked_node_is_rejected)
+	  times_beyond_the_time_range_are_rejected, overbooked_node_is_rejected,
+	  every_rule_names_the_element_it_refuses)
