@@ -139,12 +139,32 @@ static int check_task(const struct fw_snapshot *s, const struct fw_job *j,
 	return FW_OK;
 }
 
+/* The tasks of a start or a reservation: each a sound task of j, no group
+ * given more tasks than it has, all inside one domain of j's required
+ * level. */
+static int check_tasks(const struct fw_snapshot *s, const struct fw_plan *p, const struct fw_decision *dc,
+		       const struct fw_job *j, struct fld f, struct fw_diag *d)
+{
+	int32_t per_group[FW_MAX_GROUPS] = { 0 };
+	int rc;
+
+	for (int32_t k = 0; k < dc->alloc_count; k++) {
+		const struct fw_task_alloc *t = &p->allocs[dc->alloc_first + k];
+		if ((rc = check_task(s, j, t, f, d)) != FW_OK)
+			return rc;
+		if (++per_group[t->group] > j->groups[t->group].count)
+			return FAILAT(d, f, "job %s: group %d got more tasks than it has", j->name, t->group);
+		if (!same_domain(s, j->required_level, t->node, p->allocs[dc->alloc_first].node))
+			return FAILAT(d, f, "job %s spans two domains of its required level", j->name);
+	}
+	return FW_OK;
+}
+
 static int check_start(const struct fw_snapshot *s, const struct fw_plan *p, int32_t i,
 		       struct usage *u, const int8_t *evicted, struct fw_diag *d)
 {
 	const struct fw_decision *dc = &p->decisions[i];
 	const struct fw_job *j;
-	int32_t per_group[FW_MAX_GROUPS] = { 0 };
 	struct fld f = { "decisions", i };
 	int rc;
 
@@ -157,14 +177,10 @@ static int check_start(const struct fw_snapshot *s, const struct fw_plan *p, int
 	if (dc->alloc_count < fw_job_min_tasks(j) || dc->alloc_count > fw_job_tasks(j))
 		return FAILAT(d, f, "job %s started with %d tasks; needs %d..%d (gang is all-or-nothing)",
 			    j->name, (int)dc->alloc_count, (int)fw_job_min_tasks(j), (int)fw_job_tasks(j));
+	if ((rc = check_tasks(s, p, dc, j, f, d)) != FW_OK)
+		return rc;
 	for (int32_t k = 0; k < dc->alloc_count; k++) {
 		const struct fw_task_alloc *t = &p->allocs[dc->alloc_first + k];
-		if ((rc = check_task(s, j, t, f, d)) != FW_OK)
-			return rc;
-		if (++per_group[t->group] > j->groups[t->group].count)
-			return FAILAT(d, f, "job %s: group %d got more tasks than it has", j->name, t->group);
-		if (!same_domain(s, j->required_level, t->node, p->allocs[dc->alloc_first].node))
-			return FAILAT(d, f, "job %s spans two domains of its required level", j->name);
 		add_task(s, u, j, t);
 		charge(s, u->after, j->queue, task_res(j, t));
 	}
@@ -452,10 +468,13 @@ static int check_reservation(const struct fw_snapshot *s, const struct fw_plan *
 
 	if (dc->at < s->now || dc->alloc_count < fw_job_min_tasks(j))
 		return FAILAT(d, f, "reservation for job %s is in the past or incomplete", j->name);
+	if (dc->alloc_count > fw_job_tasks(j))
+		return FAILAT(d, f, "reservation for job %s holds %d tasks; the job has %d", j->name,
+			      (int)dc->alloc_count, (int)fw_job_tasks(j));
+	if ((rc = check_tasks(s, p, dc, j, f, d)) != FW_OK)
+		return rc;
 	for (int32_t k = 0; k < dc->alloc_count; k++) {
 		const struct fw_task_alloc *t = &p->allocs[dc->alloc_first + k];
-		if ((rc = check_task(s, j, t, f, d)) != FW_OK)
-			return rc;
 		if (u->mark[t->node] && u->mark[t->node] != i + 1)
 			return FAILAT(d, f, "reservations overlap on node %s", s->nodes[t->node].name);
 		u->mark[t->node] = i + 1;

@@ -16,7 +16,9 @@
  *     exactly its group's GPUs and milli, on a node of the requested GPU
  *     model) and lies inside one domain of its required level;
  *   - every reservation is for a pending job that does not start in the
- *     plan, one per job; it is complete, reservations never share a node,
+ *     plan, one per job; it holds min_member to all of the job's tasks
+ *     (no group more than its count), each sound as a started task is, in
+ *     one domain of the job's required level; reservations never share a node,
  *     and at its time T every reserved GPU, CPU and byte of memory is
  *     free once the jobs expected to end by T have ended: no start of the
  *     plan (backfill) delays a reserved job;

@@ -436,6 +436,286 @@ TEST(checker_catches_a_partial_gang_and_a_missing_reason)
 	fw_snapshot_free(s);
 }
 
+/* ---- the checker, rule by rule ------------------------------------------
+ * One valid plan (checker_scene: a gang and a small job start, a running
+ * preemptible job, a blocked 4-node gang reserved for when it ends, a
+ * pending job behind it), then one corruption at a time of the plan or of
+ * the snapshot it was made for: the checker names each. */
+enum { CS_RUN, CS_GANG, CS_SMALL, CS_BIG, CS_LATE };
+
+static struct fw_snapshot *checker_scene(void)
+{
+	struct fw_snapshot *s = two_racks();
+	int b1[] = { 3 };
+	int j = tb_job(s, "run", 0, 1, 8, 1000, 0);
+
+	s->jobs[j].preemptible = true;
+	s->jobs[j].expected_runtime = 1000;
+	tb_run(s, j, 1, b1, 0xff);
+	j = tb_job(s, "gang", 0, 2, 8, 1000, 1);
+	s->jobs[j].required_level = 0;
+	s->jobs[j].expected_runtime = 500;
+	j = tb_job(s, "small", 0, 1, 4, 1000, 2);
+	s->jobs[j].expected_runtime = 500;
+	j = tb_job(s, "big", 0, 4, 8, 1000, 3);
+	s->jobs[j].expected_runtime = 100;
+	j = tb_job(s, "late", 0, 1, 8, 1000, 4);
+	s->jobs[j].expected_runtime = 100;
+	s->now = 100;
+	return s;
+}
+
+static struct fw_decision *decision(struct fw_plan *p, int job, enum fw_decision_kind k)
+{
+	for (int i = 0; i < p->ndecisions; i++)
+		if (p->decisions[i].job == job && p->decisions[i].kind == k)
+			return &p->decisions[i];
+	return NULL;
+}
+
+static struct fw_pending *pending_of(struct fw_plan *p, int job)
+{
+	for (int i = 0; i < p->npending; i++)
+		if (p->pending[i].job == job)
+			return &p->pending[i];
+	return NULL;
+}
+
+static struct fw_task_alloc *task(struct fw_plan *p, int job, enum fw_decision_kind k, int t)
+{
+	return &p->allocs[decision(p, job, k)->alloc_first + t];
+}
+
+static void c_unschedulable(struct fw_snapshot *s, struct fw_plan *p)
+{
+	s->nodes[task(p, CS_SMALL, FW_DECIDE_START, 0)->node].schedulable = false;
+}
+static void c_unhealthy(struct fw_snapshot *s, struct fw_plan *p)
+{
+	s->nodes[task(p, CS_SMALL, FW_DECIDE_START, 0)->node].health = FW_HEALTH_UNHEALTHY;
+}
+static void c_gpu_count(struct fw_snapshot *s, struct fw_plan *p)
+{
+	(void)s;
+	task(p, CS_SMALL, FW_DECIDE_START, 0)->gpu_mask |= 0x80;
+}
+static void c_bad_gpu(struct fw_snapshot *s, struct fw_plan *p)
+{
+	struct fw_task_alloc *t = task(p, CS_SMALL, FW_DECIDE_START, 0);
+	s->nodes[t->node].bad_gpu_mask = t->gpu_mask & -t->gpu_mask;
+}
+static void c_model(struct fw_snapshot *s, struct fw_plan *p)
+{
+	(void)p;
+	snprintf(s->jobs[CS_SMALL].groups[0].gpu_model, FW_NAME_MAX, "B200");
+}
+static void c_two_racks(struct fw_snapshot *s, struct fw_plan *p)
+{
+	(void)s;
+	struct fw_task_alloc *t = task(p, CS_GANG, FW_DECIDE_START, 1);
+	t->node = task(p, CS_SMALL, FW_DECIDE_START, 0)->node; /* rack rb, 4 GPUs free */
+	t->gpu_mask = 0xf0;
+	s->jobs[CS_GANG].groups[0].gpus = 4;
+	task(p, CS_GANG, FW_DECIDE_START, 0)->gpu_mask = 0x0f;
+}
+static void c_cpu(struct fw_snapshot *s, struct fw_plan *p)
+{
+	(void)p;
+	s->jobs[CS_SMALL].groups[0].cpu_milli = 64000;
+	s->jobs[CS_RUN].groups[0].cpu_milli = 64001; /* both on rack rb... */
+	s->nodes[task(p, CS_SMALL, FW_DECIDE_START, 0)->node].cpu_milli = 64000 - 1;
+}
+static void c_limit(struct fw_snapshot *s, struct fw_plan *p)
+{
+	(void)p;
+	s->queues[0].limit.v[FW_RES_GPU] = 20000; /* 8 running + 20 started */
+}
+static void c_started_twice(struct fw_snapshot *s, struct fw_plan *p)
+{
+	(void)s;
+	struct fw_decision *g = decision(p, CS_GANG, FW_DECIDE_START);
+	g->job = CS_SMALL;
+	g->alloc_count = 1;
+	p->allocs[g->alloc_first].gpu_mask = 0x0f;
+}
+static void c_start_running(struct fw_snapshot *s, struct fw_plan *p)
+{
+	(void)s;
+	struct fw_decision *d = decision(p, CS_SMALL, FW_DECIDE_START);
+	d->job = CS_RUN;
+	p->allocs[d->alloc_first].gpu_mask = 0xff;
+	s->jobs[CS_RUN].groups[0].gpus = 8;
+}
+static void c_evict_pending(struct fw_snapshot *s, struct fw_plan *p)
+{
+	(void)s;
+	decision(p, CS_SMALL, FW_DECIDE_START)->kind = FW_DECIDE_EVICT;
+}
+static void c_evict_protected(struct fw_snapshot *s, struct fw_plan *p)
+{
+	struct fw_decision *d = decision(p, CS_SMALL, FW_DECIDE_START);
+	d->kind = FW_DECIDE_EVICT;
+	d->job = CS_RUN;
+	s->jobs[CS_RUN].preemptible = false;
+}
+static void c_evict_for_nothing(struct fw_snapshot *s, struct fw_plan *p)
+{
+	(void)s;
+	struct fw_decision *d = decision(p, CS_GANG, FW_DECIDE_START);
+	d->kind = FW_DECIDE_EVICT; /* ... followed by small's START, on b0 */
+	d->job = CS_RUN;
+	d->a = CS_SMALL;
+	s->jobs[CS_SMALL].groups[0].gpus = 4;
+}
+static void c_pending_started(struct fw_snapshot *s, struct fw_plan *p)
+{
+	(void)s;
+	pending_of(p, CS_LATE)->job = CS_SMALL;
+}
+static void c_pending_missing(struct fw_snapshot *s, struct fw_plan *p)
+{
+	(void)s;
+	p->npending--;
+}
+static void c_pending_no_reason(struct fw_snapshot *s, struct fw_plan *p)
+{
+	(void)s;
+	pending_of(p, CS_LATE)->reason = FW_REASON_NONE;
+}
+static void c_pending_order(struct fw_snapshot *s, struct fw_plan *p)
+{
+	(void)s;
+	struct fw_pending t = p->pending[0];
+	p->pending[0] = p->pending[1];
+	p->pending[1] = t;
+}
+static void c_pending_ahead(struct fw_snapshot *s, struct fw_plan *p)
+{
+	(void)s;
+	pending_of(p, CS_LATE)->ahead = -1;
+}
+static void c_estimate_past(struct fw_snapshot *s, struct fw_plan *p)
+{
+	pending_of(p, CS_LATE)->expected_start = s->now - 1;
+}
+static void c_estimate_and_unknown(struct fw_snapshot *s, struct fw_plan *p)
+{
+	(void)s;
+	pending_of(p, CS_LATE)->unknown_why = FW_REASON_NEVER_FITS;
+}
+static void c_reserved_unknown(struct fw_snapshot *s, struct fw_plan *p)
+{
+	(void)s;
+	struct fw_pending *r = pending_of(p, CS_BIG);
+	r->expected_start = FW_TIME_UNKNOWN;
+	r->unknown_why = FW_REASON_NEVER_FITS;
+}
+static void c_reserved_elsewhen(struct fw_snapshot *s, struct fw_plan *p)
+{
+	(void)s;
+	pending_of(p, CS_BIG)->expected_start += 60;
+}
+static void c_reservation_past(struct fw_snapshot *s, struct fw_plan *p)
+{
+	decision(p, CS_BIG, FW_DECIDE_RESERVE)->at = s->now - 1;
+}
+static void c_reservation_partial(struct fw_snapshot *s, struct fw_plan *p)
+{
+	(void)s;
+	decision(p, CS_BIG, FW_DECIDE_RESERVE)->alloc_count = 3;
+}
+static void c_reservation_delayed(struct fw_snapshot *s, struct fw_plan *p)
+{
+	(void)p;
+	s->jobs[CS_SMALL].expected_runtime = 5000; /* it backfilled past big's time */
+}
+static void c_reservation_cpu(struct fw_snapshot *s, struct fw_plan *p)
+{
+	(void)p;
+	s->jobs[CS_BIG].groups[0].cpu_milli = 128001;
+}
+static void c_reservation_started(struct fw_snapshot *s, struct fw_plan *p)
+{
+	(void)s;
+	struct fw_decision *r = decision(p, CS_BIG, FW_DECIDE_RESERVE);
+	r->job = CS_GANG; /* 2 tasks of 8 GPUs, on a0 and a1, free again at t=1000 */
+	r->alloc_count = 2;
+}
+static void c_reservation_oversized(struct fw_snapshot *s, struct fw_plan *p)
+{
+	(void)s;
+	decision(p, CS_BIG, FW_DECIDE_RESERVE)->job = CS_GANG;
+}
+static void c_reservation_two_racks(struct fw_snapshot *s, struct fw_plan *p)
+{
+	(void)p;
+	s->jobs[CS_BIG].required_level = 0;
+}
+
+TEST(checker_names_every_broken_rule)
+{
+	static const struct {
+		const char *what;
+		void (*corrupt)(struct fw_snapshot *, struct fw_plan *);
+		const char *msg;
+	} c[] = {
+		{ "start on an unschedulable node", c_unschedulable, "started on unschedulable node b0" },
+		{ "start on an unhealthy node", c_unhealthy, "started on unhealthy node b0" },
+		{ "a task with 5 of its 4 GPUs", c_gpu_count, "a task got 5 GPUs x 1000 milli, its group asks 4 x 1000" },
+		{ "a bad GPU", c_bad_gpu, "was given a bad GPU on b0" },
+		{ "another GPU model", c_model, "wants GPU model B200, node b0 has H100" },
+		{ "a gang across racks", c_two_racks, "gang spans two domains of its required level" },
+		{ "CPU over-committed", c_cpu, "node b0: CPU or memory over-committed" },
+		{ "a queue over its limit", c_limit, "queue q is over its gpu limit: 28000 > 20000" },
+		{ "a job started twice", c_started_twice, "job small started twice" },
+		{ "a start of a running job", c_start_running, "start of a job that is not pending" },
+		{ "an eviction of a pending job", c_evict_pending, "eviction of a job that is not running" },
+		{ "an eviction of a job that is not preemptible", c_evict_protected,
+		  "job run is not preemptible but was evicted" },
+		{ "an eviction for nothing", c_evict_for_nothing, "job run was evicted for nothing" },
+		{ "a pending entry for a started job", c_pending_started, "names a started, repeated or unknown job" },
+		{ "a pending job without an entry", c_pending_missing, "neither started nor has a reason" },
+		{ "a pending entry without a reason", c_pending_no_reason, "has no pending reason" },
+		{ "pending entries out of order", c_pending_order, "not in job order" },
+		{ "-1 jobs ahead", c_pending_ahead, "-1 jobs ahead of it" },
+		{ "an estimate before now", c_estimate_past, "job late is expected to start at t=99, before now (100)" },
+		{ "an estimate and an unknown reason", c_estimate_and_unknown,
+		  "an expected start and a reason it is unknown" },
+		{ "a reservation without an estimate", c_reserved_unknown, "has a reservation but no expected start" },
+		{ "a reservation at another time than its estimate", c_reserved_elsewhen,
+		  "job big: expected start t=1060, but its reservation is at t=1000" },
+		{ "a reservation in the past", c_reservation_past, "reservation for job big is in the past or incomplete" },
+		{ "a reservation of 3 of 4 tasks", c_reservation_partial, "is in the past or incomplete" },
+		{ "backfill that delays a reservation", c_reservation_delayed,
+		  "the reservation of job big at t=1000 finds GPU 0 of b0 busy: a start delays it" },
+		{ "a reservation short of CPU", c_reservation_cpu, "the reservation of job big finds node" },
+		{ "a reservation for a started job", c_reservation_started,
+		  "a reservation for job gang, which is running, starts in this plan" },
+		{ "a reservation of 4 tasks for a 2-task gang", c_reservation_oversized,
+		  "reservation for job gang holds 4 tasks; the job has 2" },
+		{ "a reservation across racks", c_reservation_two_racks, "job big spans two domains of its required level" },
+	};
+	struct fw_diag d;
+
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		struct fw_snapshot *s = checker_scene();
+		struct fw_plan *p = run(s, "fairway");
+		ASSERT(p != NULL);
+		ASSERT(decision(p, CS_GANG, FW_DECIDE_START) && decision(p, CS_SMALL, FW_DECIDE_START));
+		ASSERT(decision(p, CS_BIG, FW_DECIDE_RESERVE) && pending_of(p, CS_LATE));
+		ASSERT_EQ(decision(p, CS_BIG, FW_DECIDE_RESERVE)->at, 1000);
+		ASSERT_EQ(task(p, CS_SMALL, FW_DECIDE_START, 0)->node, 2);
+		c[i].corrupt(s, p);
+		memset(&d, 0, sizeof d);
+		int rc = fw_plan_check(s, p, &A, &d);
+		if (rc != FW_EINVARIANT || !strstr(d.msg, c[i].msg))
+			fprintf(stderr, "  %s: rc %d field %s: %s\n", c[i].what, rc, d.field, d.msg);
+		ASSERT_EQ(rc, FW_EINVARIANT);
+		ASSERT_STR_CONTAINS(d.msg, c[i].msg);
+		fw_snapshot_free(s);
+	}
+}
+
 TEST(out_of_memory_fails_cleanly_at_every_step)
 {
 	struct fw_snapshot *s = random_snapshot(7);
@@ -1980,7 +2260,8 @@ static void teardown(void)
 	three_level_fair_share_with_limits, fifo_blocks_at_the_head_of_the_line, max_starts_budget, max_starts_budget_counts_starts_not_reservations, \
 	random_snapshots_keep_every_invariant_and_are_deterministic, checker_catches_an_over_committed_gpu, \
 	checker_refuses_decisions_that_point_outside, \
-	checker_catches_a_partial_gang_and_a_missing_reason, out_of_memory_fails_cleanly_at_every_step, \
+	checker_catches_a_partial_gang_and_a_missing_reason, checker_names_every_broken_rule, \
+	out_of_memory_fails_cleanly_at_every_step, \
 	easy_backfill_never_delays_the_reserved_gang, a_fractional_gang_of_more_tasks_than_gpus_is_reserved, kai_has_no_reservations_so_the_long_job_jumps_ahead, \
 	checker_catches_a_backfill_that_delays_a_reservation, checker_catches_a_reservation_for_a_job_that_does_not_wait, estimates_follow_the_reservation_walk, \
 	estimate_is_unknown_when_blockers_never_end, queue_default_runtime_gives_unknown_runtimes_an_end, \
