@@ -17,7 +17,7 @@ U=contrib/systemd
 # 1. systemd's own reading of the units
 if command -v systemd-analyze >/dev/null; then
 	for u in fairway fairway-agent; do
-		sed -e "s#/usr/local/bin/fairway-agent#$PWD/$AGENT#" -e "s#/usr/local/bin/fairway #$PWD/$FW #" \
+		sed -e "s#/usr/local/bin/fairway-agent#$(realpath "$AGENT")#" -e "s#/usr/local/bin/fairway #$(realpath "$FW") #" \
 			"$U/$u.service" >"$T/$u.service"
 		out=$(systemd-analyze verify "$T/$u.service" 2>&1)
 		rc=$?
