@@ -76,6 +76,10 @@ expect "client-extra-word" 2 "unexpected argument 'b' after jobs why" "$FW" jobs
 expect "client-fairshare-unknown-subcommand" 2 "unknown subcommand 'x'" "$FW" fairshare x
 expect "client-fairshare-explain-one-name" 2 "unexpected argument 'b' after fairshare explain" "$FW" fairshare explain a b
 expect "client-unknown-subcommand" 2 "unknown subcommand 'frob'" "$FW" nodes frob
+# a name where the subcommand goes (as `kubectl get node X` would read):
+# the error shows the command for that name
+expect "client-name-as-subcommand-shows-the-command" 2 "(for the one named so: \`fairway nodes show h100-000\`)" \
+	"$FW" nodes h100-000
 expect "client-subcommand-after-flags" 2 "'submit' goes before its flags" "$FW" jobs --state running submit
 expect "client-flag-of-another-subcommand" 2 "unknown option '--reason' for \`fairway jobs cancel\`" \
 	"$FW" jobs cancel j1 --reason x

@@ -534,8 +534,12 @@ static int job_state(json_t *j)
 	char w[32];
 	const char *st = str(j, "state");
 
-	printf("job %s  (queue %s, user %s, %.0f GPUs, runtime %.0f s)\n", str(j, "name"), str(j, "queue"),
-	       str(j, "user"), num(j, "gpus"), num(j, "runtime"));
+	char rt[48] = "runtime not given";
+
+	if (num(j, "runtime") > 0) /* 0: none given (openapi.yaml) */
+		snprintf(rt, sizeof rt, "runtime %.0f s", num(j, "runtime"));
+	printf("job %s  (queue %s, user %s, %.0f GPUs, %s)\n", str(j, "name"), str(j, "queue"), str(j, "user"),
+	       num(j, "gpus"), rt);
 	printf("state: %s\n", st);
 	if (json_object_get(j, "exitCode"))
 		printf("exit code: %.0f\n", num(j, "exitCode"));
@@ -1110,6 +1114,10 @@ static int take_word(struct opts *o, const struct spec **sp, bool implicit, char
 		return fw_cli_usage_error(o->cmd, "unexpected argument '%s' (`fairway %s` takes only flags)", w, o->cmd);
 	if (o->npos == 0 && (!*sp || implicit)) {
 		const struct spec *s = find_spec(o->cmd, w);
+		const char *by_name = find_spec(o->cmd, "show") ? "show" : find_spec(o->cmd, "explain") ? "explain" : NULL;
+		if (!s && by_name) /* `fairway nodes h100-000`: a name where the subcommand goes */
+			return fw_cli_usage_error(o->cmd, "unknown subcommand '%s' (for the one named so: `fairway %s %s %s`)",
+						  w, o->cmd, by_name, w);
 		if (!s)
 			return fw_cli_usage_error(o->cmd, "unknown subcommand '%s'", w);
 		if (implicit && strcmp(w, "list"))

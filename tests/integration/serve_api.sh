@@ -460,6 +460,7 @@ check "fairway jobs --help shows submit flags and jobs why" bash -c "'$FW' jobs 
 check "an unreachable server: exit 1 and a hint" bash -c "[ $? -eq 1 ] && grep -q 'fairway serve' '$T/unreach'"
 "$FW" jobs why llm-pretrain-64 "${C[@]}" >"$T/why" 2>&1
 check "fairway jobs why: reason and expected start" grep -q "expected start" "$T/why"
+check "fairway jobs why: a job without a runtime says so (not 'runtime 0 s')" grep -q "64 GPUs, runtime not given)" "$T/why"
 check "fairway jobs why: its queue against its fair share" grep -q "^its queue llm holds .* GPUs of a fair share of .*fairway fairshare explain llm" "$T/why"
 "$FW" jobs why llm-pretrain-128 "${C[@]}" >"$T/why128" 2>&1
 check "fairway jobs why: a reserved job shows when its nodes are held" grep -q "nodes reserved for it from" "$T/why128"
