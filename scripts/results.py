@@ -602,7 +602,7 @@ def main():
         sys.exit("results: %s/microsoft-itp not found; set FAIRWAY_TRACES to the traces folder" % traces_dir)
     lines = ["# Results: time-aware planning on the ITP traces", "",
              "Regenerate with `scripts/results.sh` (builds a release binary, then runs",
-             "`scripts/results.py`; about two minutes).  Every number below comes from the JSON of",
+             "`scripts/results.py`; about five minutes on a 2-core VM).  Every number below comes from the JSON of",
              "`fairway sim run` (one section also from its `--shares` and `--jobs` CSVs); the exact command is given per run.  Machine: %s, %d CPUs." % (
                  platform.machine(), os.cpu_count() or 0), "",
              "Policies: `fifo`, `slurm` (multifactor + EASY backfill) and `fairway` (docs/policies.md),",
