@@ -267,48 +267,71 @@ TEST(topo_hosts_are_assigned_to_nodes_in_order)
 }
 
 
+/* A trace replayed with fifo (tick 10 s) on a generated fleet, after
+ * rename(fleet) when given: the result and the team table, both owned
+ * here until fleet_run_free(). */
+struct fleet_run {
+	struct fw_sim_result r;
+	struct fw_teams teams;
+	struct fw_snapshot *fleet;
+	struct fw_trace t;
+};
+
+static int fleet_run(struct fleet_run *x, const char *text, struct fw_fleet_opts fo,
+		     void (*rename)(struct fw_snapshot *))
+{
+	struct fw_sim_opts o;
+	struct fw_diag d;
+	int rc;
+
+	memset(x, 0, sizeof *x);
+	fw_teams_builtin(&x->teams);
+	if ((rc = fw_trace_parse_csv(text, strlen(text), "q.csv", 0, &x->t, &d)) != FW_OK)
+		return rc;
+	if ((rc = fw_fleet_generate(&fo, &x->fleet, &d)) != FW_OK)
+		return rc;
+	if (rename)
+		rename(x->fleet);
+	fw_sim_opts_default(&o);
+	o.policy = "fifo";
+	o.fleet = x->fleet;
+	o.tick_s = 10;
+	return fw_sim_run_trace(&x->t, &x->teams, &o, &x->r, &d);
+}
+
+static void fleet_run_free(struct fleet_run *x)
+{
+	fw_sim_result_free(&x->r);
+	fw_snapshot_free(x->fleet);
+	fw_trace_free(&x->t);
+	free(x);
+}
+
 /* A generic trace with named queues, a team job, a fraction and a rack
  * constraint, replayed on a generated fleet with blocks and racks. */
 TEST(generic_trace_replays_on_a_fleet)
 {
-	struct fw_fleet_opts fo = { 4, 8, 2, 1 };
-	struct fw_sim_opts o;
-	struct fw_sim_result *r = malloc(sizeof *r);
-	struct fw_teams *teams = malloc(sizeof *teams);
-	struct fw_snapshot *fleet;
-	struct fw_trace t;
-	struct fw_diag d;
+	struct fleet_run *x = malloc(sizeof *x);
 	const char *text =
 		"job_id,submit_time,duration,queue,tasks,gpus_per_task,gpu_milli,topology_required\n"
 		"a,0,100,alpha,2,8,,rack\nb,0,50,beta,1,1,500,\nc,0,50,beta,1,1,500,\n"
 		"d,10,10,,1,8,,\ne,20,10,alpha,3,8,,rack\n";
 	int64_t sum = 0;
 
-	ASSERT(r && teams);
-	fw_teams_builtin(teams);
-	ASSERT_OK(fw_trace_parse_csv(text, strlen(text), "q.csv", 0, &t, &d));
-	ASSERT_OK(fw_fleet_generate(&fo, &fleet, &d));
-	fw_sim_opts_default(&o);
-	o.policy = "fifo";
-	o.fleet = fleet;
-	o.tick_s = 10;
-	ASSERT_OK(fw_sim_run_trace(&t, teams, &o, r, &d));
-	ASSERT_EQ(r->nqueues, teams->n + 2);
-	ASSERT_STR_EQ(r->qname[teams->n], "alpha");
-	for (int i = 0; i < r->nqueues; i++)
-		sum += r->qdeserved_milli[i];
+	ASSERT(x != NULL);
+	ASSERT_OK(fleet_run(x, text, (struct fw_fleet_opts){ 4, 8, 2, 1 }, NULL));
+	ASSERT_EQ(x->r.nqueues, x->teams.n + 2);
+	ASSERT_STR_EQ(x->r.qname[x->teams.n], "alpha");
+	for (int i = 0; i < x->r.nqueues; i++)
+		sum += x->r.qdeserved_milli[i];
 	ASSERT_EQ(sum, 32000);
-	ASSERT_EQ(r->start[0], 0);
-	ASSERT_EQ(r->start[1], 0);
-	ASSERT_EQ(r->start[2], 0); /* two halves share one GPU */
-	ASSERT_EQ(r->start[4], -1); /* 3 x 8 GPUs never fit in one 2-node rack */
-	ASSERT_EQ(r->never_started, 1);
-	ASSERT_STR_CONTAINS(r->log, "\"job\":\"a\",\"queue\":\"alpha\"");
-	fw_sim_result_free(r);
-	fw_snapshot_free(fleet);
-	fw_trace_free(&t);
-	free(r);
-	free(teams);
+	ASSERT_EQ(x->r.start[0], 0);
+	ASSERT_EQ(x->r.start[1], 0);
+	ASSERT_EQ(x->r.start[2], 0); /* two halves share one GPU */
+	ASSERT_EQ(x->r.start[4], -1); /* 3 x 8 GPUs never fit in one 2-node rack */
+	ASSERT_EQ(x->r.never_started, 1);
+	ASSERT_STR_CONTAINS(x->r.log, "\"job\":\"a\",\"queue\":\"alpha\"");
+	fleet_run_free(x);
 }
 
 /* A YAML fleet's node names are identifiers (config.md), as everywhere
@@ -328,33 +351,25 @@ TEST(yaml_fleet_names_are_identifiers)
 /* The start log (--log) writes every name as a JSON string: node names
  * that no loader lets through today (quotes, a comma, a backslash, UTF-8,
  * a control byte) still come back as written. */
+static const char *const odd_names[] = { "n\"1,x", "b\\s", "n\xc5\x93ud", "t\tab" };
+
+static void rename_odd(struct fw_snapshot *fleet)
+{
+	for (int i = 0; i < fleet->nnodes && i < 4; i++)
+		snprintf(fleet->nodes[i].name, sizeof fleet->nodes[i].name, "%s", odd_names[i]);
+}
+
 TEST(start_log_escapes_every_name)
 {
-	static const char *odd[] = { "n\"1,x", "b\\s", "n\xc5\x93ud", "t\tab" };
-	struct fw_fleet_opts fo = { 4, 8, 0, 0 };
-	struct fw_sim_opts o;
-	struct fw_sim_result *r = malloc(sizeof *r);
-	struct fw_teams *teams = malloc(sizeof *teams);
-	struct fw_snapshot *fleet;
-	struct fw_trace t;
-	struct fw_diag d;
-	const char *text = "job_id,submit_time,duration,tasks,gpus_per_task\na,0,100,4,8\n";
+	struct fleet_run *x = malloc(sizeof *x);
 	int lines = 0;
 
-	ASSERT(r && teams);
-	fw_teams_builtin(teams);
-	ASSERT_OK(fw_trace_parse_csv(text, strlen(text), "q.csv", 0, &t, &d));
-	ASSERT_OK(fw_fleet_generate(&fo, &fleet, &d));
-	ASSERT_EQ(fleet->nnodes, 4);
-	for (int i = 0; i < 4; i++)
-		snprintf(fleet->nodes[i].name, sizeof fleet->nodes[i].name, "%s", odd[i]);
-	fw_sim_opts_default(&o);
-	o.policy = "fifo";
-	o.fleet = fleet;
-	o.tick_s = 10;
-	ASSERT_OK(fw_sim_run_trace(&t, teams, &o, r, &d));
-	ASSERT_EQ(r->start[0], 0);
-	for (char *line = r->log, *nl; line && *line; line = nl ? nl + 1 : NULL, lines++) {
+	ASSERT(x != NULL);
+	ASSERT_OK(fleet_run(x, "job_id,submit_time,duration,tasks,gpus_per_task\na,0,100,4,8\n",
+			    (struct fw_fleet_opts){ 4, 8, 0, 0 }, rename_odd));
+	ASSERT_EQ(x->fleet->nnodes, 4);
+	ASSERT_EQ(x->r.start[0], 0);
+	for (char *line = x->r.log, *nl; line && *line; line = nl ? nl + 1 : NULL, lines++) {
 		json_error_t e;
 		json_t *row, *nodes;
 		nl = strchr(line, '\n');
@@ -363,15 +378,11 @@ TEST(start_log_escapes_every_name)
 		nodes = json_object_get(row, "nodes");
 		ASSERT_EQ(json_array_size(nodes), 4);
 		for (size_t k = 0; k < 4; k++)
-			ASSERT_STR_EQ(json_string_value(json_array_get(nodes, k)), odd[k]);
+			ASSERT_STR_EQ(json_string_value(json_array_get(nodes, k)), odd_names[k]);
 		json_decref(row);
 	}
 	ASSERT_EQ(lines, 1);
-	fw_sim_result_free(r);
-	fw_snapshot_free(fleet);
-	fw_trace_free(&t);
-	free(r);
-	free(teams);
+	fleet_run_free(x);
 }
 
 TEST(lingjun_topology_gives_three_levels)
