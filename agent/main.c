@@ -226,6 +226,12 @@ static int joined_value(const char *flag, const char *value)
 	return 2;
 }
 
+/* Every flag, for the hint on a mistyped one. */
+static const char *const agent_flags[] = { "--help", "--watch", "--pretty", "--quiet", "--server", "--token-file",
+					   "--nvml", "--assess", "--node", "--interval", "--count", "--nvlinks",
+					   "--probation", "--flap-window", "--flap-hold", "--flap-threshold", "--wait",
+					   NULL };
+
 static int parse(int argc, char **argv, struct opts *o)
 {
 	long x = -1, y = 0;
@@ -279,7 +285,9 @@ static int parse(int argc, char **argv, struct opts *o)
 			rc = number(a, v, 0, 3600000, &x), i += take;
 			o->wait_ms = (unsigned)x;
 		} else {
-			fprintf(stderr, "fairway-agent: unknown or incomplete option \"%s\"; see --help\n", a);
+			char hint[96];
+			fprintf(stderr, "fairway-agent: unknown or incomplete option \"%s\"%s; see --help\n", a,
+				fw_cli_hint(a, agent_flags, hint, sizeof hint));
 			rc = 2;
 		}
 	}

@@ -34,6 +34,7 @@
 #include "fairway/cycle.h"
 #include "fairway/fairshare.h"
 #include "fairway/snapshot.h"
+#include "cliword.h"
 #include "des.h"
 #include "synth.h"
 #include "fleet.h"
@@ -1870,11 +1871,12 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 		"--min-runtime", "--failures", "--flaky", "--repair", "--failure-seed", "--starve-after",
 		"--backfill", "--reserve-depth", "--jobs", "--shares", NULL };
 	int i = 0;
+	char hint[96];
 
 	while (known[i] && strcmp(known[i], f))
 		i++;
 	if (!known[i])
-		return usage_error("unknown option '%s'", f);
+		return usage_error("unknown option '%s'%s", f, fw_cli_hint(f, known, hint, sizeof hint));
 	if (!strcmp(f, "--skip-bad-rows"))
 		return c->skip_bad = true, 1;
 	if (!strcmp(f, "--verbose"))

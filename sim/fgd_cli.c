@@ -24,6 +24,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cliword.h"
 #include "fgd.h"
 
 #define MAX_SCORERS 16
@@ -237,6 +238,12 @@ static const char *const value_opts[] = {
 	"--seeds", "--tune", "--tolerance",
 };
 
+/* Every flag, for the hint on a mistyped one. */
+static const char *const all_opts[] = {
+	"--pods", "--nodes", "--json", "--published", "--scorers", "--seeds", "--tune", "--tolerance",
+	"--skip-bad", "--check", "--no-cache", "--help", NULL,
+};
+
 /* "--opt=value" or "--opt value"; returns 0 or the exit status 2. */
 static int parse_one(struct cli *c, int argc, char **argv, int *i)
 {
@@ -261,7 +268,9 @@ static int parse_one(struct cli *c, int argc, char **argv, int *i)
 	if (arg[0] != '-')
 		return usage_error(c, "unexpected argument '%s' (every input "
 				   "is given with an option)", arg);
-	return usage_error(c, "unknown option '%s'", arg);
+	char hint[96], quoted[160];
+	snprintf(quoted, sizeof quoted, "'%.60s'%s", arg, fw_cli_hint(opt, all_opts, hint, sizeof hint));
+	return usage_error(c, "unknown option %s", quoted);
 }
 
 static int parse_args(struct cli *c, int argc, char **argv)

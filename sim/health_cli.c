@@ -253,7 +253,10 @@ static int parse(int argc, char **argv, struct cli *c)
 		} else if (!strcmp(a, "--flap-threshold")) {
 			rc = whole(a, v, 1, 100, &x), c->health.flap_threshold = (int32_t)x;
 		} else {
-			fprintf(stderr, "fairway-health-sim: unknown or incomplete option \"%s\"; see --help\n", a);
+			static const char *const known[] = { "--crash", "--days", "--detect", "--flaky", "--flap-down", "--flap-hold", "--flap-threshold", "--flap-window", "--flaps", "--gpu-faults", "--gpu-repair", "--help", "--history", "--holdout", "--lemon-gang", "--lemon-threshold", "--lemon-window", "--load", "--no-sensitivity", "--nodes", "--out", "--probation", "--rate", "--repair", "--restart", "--seeds", "--silent", "--traces", NULL };
+			char hint[96];
+			fprintf(stderr, "fairway-health-sim: unknown or incomplete option \"%s\"%s; see --help\n", a,
+				fw_cli_hint(a, known, hint, sizeof hint));
 			return 2;
 		}
 		i += !eq; /* the value was the next word */

@@ -76,6 +76,16 @@ expect "client-extra-word" 2 "unexpected argument 'b' after jobs why" "$FW" jobs
 expect "client-fairshare-unknown-subcommand" 2 "unknown subcommand 'x'" "$FW" fairshare x
 expect "client-fairshare-explain-one-name" 2 "unexpected argument 'b' after fairshare explain" "$FW" fairshare explain a b
 expect "client-unknown-subcommand" 2 "unknown subcommand 'frob'" "$FW" nodes frob
+# a mistyped flag is named with the flag it was probably meant to be
+expect "hint-sim-run" 2 "unknown option '--polices' (did you mean '--policies'?)" "$FW" sim run --polices fifo
+expect "hint-plan" 2 "unknown option '--jsn' (did you mean '--json'?)" "$FW" plan --jsn
+expect "hint-serve" 2 "unknown option '--listn' (did you mean '--listen'?)" "$FW" serve --listn 127.0.0.1:1
+expect "hint-client" 2 "unknown option '--gpu' for \`fairway jobs submit\` (did you mean '--gpus'?)" \
+	"$FW" jobs submit --queue q --gpu 8
+expect "hint-fgd" 2 "unknown option '--sedes' (did you mean '--seeds'?)" "$FW" sim fgd --sedes 42
+out=$("$FW" plan --frobnicate 2>&1)
+grep -qF "unknown option '--frobnicate'" <<<"$out" && ! grep -q "did you mean" <<<"$out" &&
+	ok "hint-none-when-far" || bad "hint-none-when-far: $out"
 # a name where the subcommand goes (as `kubectl get node X` would read):
 # the error shows the command for that name
 expect "client-name-as-subcommand-shows-the-command" 2 "(for the one named so: \`fairway nodes show h100-000\`)" \

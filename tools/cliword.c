@@ -1,4 +1,5 @@
 /* cliword.c — see cliword.h. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -28,4 +29,72 @@ int fw_cli_joined_ok(const char *flag, const char *value, const char *const *bar
 		return 0;
 	snprintf(why, n, "%s= has an empty value; give %s VALUE or %s=VALUE", flag, flag, flag);
 	return 2;
+}
+
+/* Edit distance with swaps of neighbours (optimal string alignment);
+ * words of 64 bytes or more are out of reach (a large number). */
+static int distance(const char *a, const char *b)
+{
+	enum { W = 64 };
+	size_t la = strlen(a), lb = strlen(b);
+	int d[W + 1][W + 1];
+
+	if (la >= W || lb >= W)
+		return 1000;
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = (int)i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = (int)j;
+	for (size_t i = 1; i <= la; i++)
+		for (size_t j = 1; j <= lb; j++) {
+			int c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			if (d[i - 1][j] + 1 < c)
+				c = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < c)
+				c = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < c)
+				c = d[i - 2][j - 2] + 1;
+			d[i][j] = c;
+		}
+	return d[la][lb];
+}
+
+/* Does c begin with w? */
+static bool extends(const char *c, const char *w)
+{
+	return !strncmp(c, w, strlen(w));
+}
+
+/* Is *c also one of the candidates before it? */
+static bool listed_before(const char *const *cands, const char *const *c)
+{
+	for (const char *const *b = cands; b < c; b++)
+		if (!strcmp(*b, *c))
+			return true;
+	return false;
+}
+
+const char *fw_cli_hint(const char *word, const char *const *cands, char *buf, size_t n)
+{
+	int best = 1000, reach = strlen(word) <= 6 ? 1 : 2, near = 0, ext = 0;
+	const char *pick = NULL, *pick_ext = NULL;
+
+	for (const char *const *c = cands; c && *c; c++) {
+		int k = distance(word, *c);
+		best = k < best ? k : best;
+	}
+	for (const char *const *c = cands; c && *c; c++) {
+		if (distance(word, *c) != best || listed_before(cands, c))
+			continue;
+		near++, pick = *c;
+		if (extends(*c, word))
+			ext++, pick_ext = *c;
+	}
+	if (near > 1) /* --gpu: --gpus rather than --cpu; otherwise a guess */
+		pick = ext == 1 ? pick_ext : NULL;
+	if (n)
+		buf[0] = '\0';
+	if (pick && best > 0 && best <= reach)
+		snprintf(buf, n, " (did you mean '%s'?)", pick);
+	return buf;
 }

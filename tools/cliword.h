@@ -14,7 +14,8 @@
  * It is shared by `fairway` (tools/), `fairway-agent` (agent/),
  * `fairway-health-sim` (sim/) and `fairway-slurm` (connectors/slurm/);
  * `fairway sim run` and `fairway sim fgd` split on their own, against
- * their tables of flags.
+ * their tables of flags.  fw_cli_hint() names the flag a mistyped one
+ * was probably meant to be, for every program's "unknown option" error.
  */
 #ifndef FAIRWAY_CLIWORD_H
 #define FAIRWAY_CLIWORD_H
@@ -31,5 +32,14 @@ char *fw_cli_split_eq(char *word);
  * has an empty value; give --out VALUE or --out=VALUE"). */
 int fw_cli_joined_ok(const char *flag, const char *value, const char *const *bare, char *why,
 		     size_t n);
+
+/* A hint for a mistyped flag: " (did you mean '--policies'?)" in buf when
+ * exactly one of cands (ending with NULL) is the closest to word and
+ * within reach of it (at most 2 edits: a byte added, dropped, changed or
+ * two neighbours swapped; 1 edit for a word of 6 bytes or fewer), else ""
+ * (two equally close candidates are a guess, not a hint, unless only one
+ * of them begins with word: "--gpu" is "--gpus", not "--cpu").  Returns
+ * buf. */
+const char *fw_cli_hint(const char *word, const char *const *cands, char *buf, size_t n);
 
 #endif

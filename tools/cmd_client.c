@@ -1098,6 +1098,21 @@ static bool listed(const char *set, const char *word)
 	return strstr(set, key) != NULL;
 }
 
+/* " (did you mean '--state'?)" for a mistyped flag w of row sp: its
+ * flags and the common ones are the candidates. */
+static const char *flag_hint(const struct spec *sp, const char *w, char *buf, size_t n)
+{
+	char words[1024];
+	const char *cand[96] = { "--server", "--token-file", "--json", "--help" };
+	size_t k = 4;
+
+	snprintf(words, sizeof words, "%s %s", sp->valued, sp->bare);
+	for (char *t = strtok(words, " "); t && k + 1 < sizeof cand / sizeof *cand; t = strtok(NULL, " "))
+		cand[k++] = t;
+	cand[k] = NULL;
+	return fw_cli_hint(w, cand, buf, n);
+}
+
 /* The row for CMD SUB; for a command without subcommands, its only row. */
 static const struct spec *find_spec(const char *cmd, const char *sub)
 {
@@ -1153,9 +1168,12 @@ static int check_args(struct opts *o, char **words, int n)
 		if (plan_local_only(o->cmd, w))
 			return fw_cli_usage_error(o->cmd, "%s cannot be combined with --server (%s)", w,
 						  plan_local_only(o->cmd, w));
-		if (!valued && !listed(sp->bare, w))
-			return fw_cli_usage_error(o->cmd, "unknown option '%s' for `fairway %s%s%s`", w, o->cmd,
-						  sp->sub ? " " : "", sp->sub ? sp->sub : "");
+		if (!valued && !listed(sp->bare, w)) {
+			char hint[96];
+			return fw_cli_usage_error(o->cmd, "unknown option '%s' for `fairway %s%s%s`%s", w, o->cmd,
+						  sp->sub ? " " : "", sp->sub ? sp->sub : "",
+						  flag_hint(sp, w, hint, sizeof hint));
+		}
 		if (!valued && eq)
 			return fw_cli_usage_error(o->cmd, "%s takes no value", w);
 		if (valued && (eq ? !*eq : i + 1 >= n))

@@ -70,7 +70,11 @@ static int parse_plan_args(int argc, char **argv, struct plan_args *a)
 			const char **dst = !strcmp(o, "--config") ? &a->config : !strcmp(o, "--policy") ? &a->policy : &a->now;
 			*dst = v;
 		} else {
-			return fw_cli_usage_error("plan", "unknown option '%s'", o);
+			static const char *const known[] = { "--help", "--json", "--config", "--policy", "--now",
+							     "--server", NULL };
+			char hint[96];
+			return fw_cli_usage_error("plan", "unknown option '%s'%s", o,
+						  fw_cli_hint(o, known, hint, sizeof hint));
 		}
 	}
 	return 0;

@@ -128,6 +128,11 @@ static int add_backend_opt(char *all, size_t n, const char *kv)
 	return 0;
 }
 
+/* Every flag of `fairway serve`, for the hint on a mistyped one. */
+static const char *const serve_flags[] = { "--help", "--routes", "--config", "--listen", "--state", "--token-file",
+					   "--agent-token-file", "--period", "--backend", "--backend-opt", "--policy",
+					   "--sync", "--port-file", NULL };
+
 int fw_cmd_serve(int argc, char **argv)
 {
 	static char host[256] = "127.0.0.1";
@@ -141,6 +146,7 @@ int fw_cmd_serve(int argc, char **argv)
 		.period_s = 1.0,
 		.backend = fw_backend_find("local"),
 	};
+	char hint[96];
 
 	for (int i = 1; i < argc; i++) {
 		char *a = argv[i], *eq = fw_cli_split_eq(a);
@@ -158,7 +164,8 @@ int fw_cmd_serve(int argc, char **argv)
 			return 0;
 		}
 		if (!v || !*v)
-			return fw_cli_usage_error("serve", "unknown option '%s' or it needs a value", a);
+			return fw_cli_usage_error("serve", "unknown option '%s' or it needs a value%s", a,
+						  fw_cli_hint(a, serve_flags, hint, sizeof hint));
 		if (!eq)
 			i++;
 		if (!strcmp(a, "--config")) {
@@ -200,7 +207,8 @@ int fw_cmd_serve(int argc, char **argv)
 		} else if (!strcmp(a, "--port-file")) {
 			o.port_file = v;
 		} else {
-			return fw_cli_usage_error("serve", "unknown option '%s'", a);
+			return fw_cli_usage_error("serve", "unknown option '%s'%s", a,
+						  fw_cli_hint(a, serve_flags, hint, sizeof hint));
 		}
 	}
 	return fw_serve_run(&o);

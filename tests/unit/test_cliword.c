@@ -1,0 +1,67 @@
+/* test_cliword.c — one command-line word (tools/cliword.h): "--flag=value"
+ * splitting, joined values, and the hint for a mistyped flag. */
+#include <string.h>
+
+#include "cliword.h"
+#include "harness.h"
+
+static const char *const flags[] = { "--policies", "--tick", "--tick-rule", "--json", "--jobs",
+				     "--gpus", "--cpu", "--count", "--checkpoint", NULL };
+
+static const char *hint(const char *w)
+{
+	static char buf[96];
+	return fw_cli_hint(w, flags, buf, sizeof buf);
+}
+
+TEST(split_eq_cuts_the_word_at_the_first_equals)
+{
+	char a[] = "--config=my=file.yaml", b[] = "--json", c[] = "-x=1";
+	ASSERT_STR_EQ(fw_cli_split_eq(a), "my=file.yaml");
+	ASSERT_STR_EQ(a, "--config");
+	ASSERT(fw_cli_split_eq(b) == NULL);
+	ASSERT(fw_cli_split_eq(c) == NULL); /* a short flag is not split */
+}
+
+TEST(joined_values_of_switches_and_empty_ones_are_refused)
+{
+	static const char *const bare[] = { "--watch", NULL };
+	char why[128];
+	ASSERT_EQ(fw_cli_joined_ok("--watch", NULL, bare, why, sizeof why), 0);
+	ASSERT_EQ(fw_cli_joined_ok("--watch", "1", bare, why, sizeof why), 2);
+	ASSERT_STR_CONTAINS(why, "--watch takes no value");
+	ASSERT_EQ(fw_cli_joined_ok("--out", "", bare, why, sizeof why), 2);
+	ASSERT_STR_CONTAINS(why, "give --out VALUE or --out=VALUE");
+	ASSERT_EQ(fw_cli_joined_ok("--out", "x", bare, why, sizeof why), 0);
+}
+
+/* A dropped, added, changed or swapped byte is named; a word far from
+ * every flag, a known flag, and a tie between two flags get no hint. */
+TEST(hint_names_the_one_flag_a_typo_is_near)
+{
+	ASSERT_STR_EQ(hint("--polices"), " (did you mean '--policies'?)");   /* dropped */
+	ASSERT_STR_EQ(hint("--policiess"), " (did you mean '--policies'?)"); /* added */
+	ASSERT_STR_EQ(hint("--plocies"), " (did you mean '--policies'?)");   /* swapped */
+	ASSERT_STR_EQ(hint("--tic"), " (did you mean '--tick'?)");
+	ASSERT_STR_EQ(hint("--tick-rul"), " (did you mean '--tick-rule'?)");
+	ASSERT_STR_EQ(hint("--checkpiont"), " (did you mean '--checkpoint'?)");
+	ASSERT_STR_EQ(hint("--gpu"), " (did you mean '--gpus'?)"); /* --cpu is as near, but --gpus begins so */
+	ASSERT_STR_EQ(hint("--tick"), "");                         /* known: no hint */
+	ASSERT_STR_EQ(hint("--frobnicate"), "");
+	ASSERT_STR_EQ(hint("--cpus"), "");   /* --gpus and --cpu, one edit each: a guess */
+	ASSERT_STR_EQ(hint("--tk"), "");     /* two edits from --tick: too far for a short word */
+	ASSERT_STR_EQ(hint("--policyes"), " (did you mean '--policies'?)");
+	ASSERT_STR_EQ(fw_cli_hint("--x", NULL, (char[8]){ 0 }, 8), "");
+}
+
+TEST(hint_is_cut_to_its_buffer_and_long_words_are_out_of_reach)
+{
+	char small[12], word[200];
+	ASSERT_STR_EQ(fw_cli_hint("--polices", flags, small, sizeof small), " (did you m");
+	memset(word, 'a', sizeof word - 1);
+	word[sizeof word - 1] = '\0';
+	ASSERT_STR_EQ(hint(word), "");
+}
+
+TEST_MAIN(split_eq_cuts_the_word_at_the_first_equals, joined_values_of_switches_and_empty_ones_are_refused,
+	  hint_names_the_one_flag_a_typo_is_near, hint_is_cut_to_its_buffer_and_long_words_are_out_of_reach)
