@@ -24,6 +24,13 @@ const struct fw_policy_ops *const *fw_policy_list(void)
 	return registry;
 }
 
+static const char *const names[] = { "fairway", "fifo", "slurm", "kai", NULL };
+
+const char *const *fw_policy_names(void)
+{
+	return names;
+}
+
 const struct fw_policy_ops *fw_policy_default(void)
 {
 	return &fw__policy_fairway;

@@ -1605,11 +1605,12 @@ static int parse_nodes(struct cli *c, const char *v)
 static int unknown_policy(const char *p)
 {
 	const struct fw_policy_ops *const *l = fw_policy_list();
-	char known[256] = "";
+	char known[256] = "", hint[96];
 
 	for (int i = 0; l[i]; i++)
 		snprintf(known + strlen(known), sizeof known - strlen(known), " %s", l[i]->name);
-	return usage_error("unknown policy '%s'; known:%s", p, known);
+	return usage_error("unknown policy '%s'%s; known:%s", p, fw_cli_hint(p, fw_policy_names(), hint, sizeof hint),
+			   known);
 }
 
 /* "--policies 'ENTRY': WHY" (exit 2). */

@@ -83,6 +83,12 @@ expect "hint-serve" 2 "unknown option '--listn' (did you mean '--listen'?)" "$FW
 expect "hint-client" 2 "unknown option '--gpu' for \`fairway jobs submit\` (did you mean '--gpus'?)" \
 	"$FW" jobs submit --queue q --gpu 8
 expect "hint-fgd" 2 "unknown option '--sedes' (did you mean '--seeds'?)" "$FW" sim fgd --sedes 42
+expect "hint-command" 2 "unknown command 'jbos' (did you mean 'jobs'?)" "$FW" jbos
+expect "hint-subcommand" 2 "unknown subcommand 'lsit' (did you mean 'list'?)" "$FW" jobs lsit
+expect "hint-experiment" 2 "unknown experiment 'rn' (did you mean 'run'?)" "$FW" sim rn
+expect "hint-policy" 2 "unknown policy 'slrum' (did you mean 'slurm'?)" "$FW" plan --policy slrum
+expect "hint-sim-policy" 2 "unknown policy 'fairwya' (did you mean 'fairway'?); known: fairway fifo slurm kai" \
+	"$FW" sim run --trace synthetic:3 --nodes 2x8 --policies fairwya
 out=$("$FW" plan --frobnicate 2>&1)
 grep -qF "unknown option '--frobnicate'" <<<"$out" && ! grep -q "did you mean" <<<"$out" &&
 	ok "hint-none-when-far" || bad "hint-none-when-far: $out"

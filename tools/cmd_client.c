@@ -1113,6 +1113,19 @@ static const char *flag_hint(const struct spec *sp, const char *w, char *buf, si
 	return fw_cli_hint(w, cand, buf, n);
 }
 
+/* " (did you mean 'list'?)" for a mistyped subcommand w of cmd. */
+static const char *sub_hint(const char *cmd, const char *w, char *buf, size_t n)
+{
+	const char *cand[sizeof specs / sizeof specs[0] + 1];
+	size_t k = 0;
+
+	for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++)
+		if (!strcmp(specs[i].cmd, cmd) && specs[i].sub)
+			cand[k++] = specs[i].sub;
+	cand[k] = NULL;
+	return fw_cli_hint(w, cand, buf, n);
+}
+
 /* The row for CMD SUB; for a command without subcommands, its only row. */
 static const struct spec *find_spec(const char *cmd, const char *sub)
 {
@@ -1130,6 +1143,9 @@ static int take_word(struct opts *o, const struct spec **sp, bool implicit, char
 	if (o->npos == 0 && (!*sp || implicit)) {
 		const struct spec *s = find_spec(o->cmd, w);
 		const char *by_name = find_spec(o->cmd, "show") ? "show" : find_spec(o->cmd, "explain") ? "explain" : NULL;
+		char hint[96];
+		if (!s && *sub_hint(o->cmd, w, hint, sizeof hint)) /* `fairway jobs lsit` */
+			return fw_cli_usage_error(o->cmd, "unknown subcommand '%s'%s", w, hint);
 		if (!s && by_name) /* `fairway nodes h100-000`: a name where the subcommand goes */
 			return fw_cli_usage_error(o->cmd, "unknown subcommand '%s' (for the one named so: `fairway %s %s %s`)",
 						  w, o->cmd, by_name, w);

@@ -150,8 +150,11 @@ int fw_cmd_plan(int argc, char **argv)
 	if (rc)
 		return rc == 1 ? 0 : rc;
 	pol = a.policy ? fw_policy_find(a.policy) : fw_policy_default();
-	if (!pol)
-		return fw_cli_usage_error("plan", "unknown policy '%s' (try `fairway policies`)", a.policy);
+	if (!pol) {
+		char hint[96];
+		return fw_cli_usage_error("plan", "unknown policy '%s'%s (try `fairway policies`)", a.policy,
+					  fw_cli_hint(a.policy, fw_policy_names(), hint, sizeof hint));
+	}
 	if ((rc = load(&a, &s)) != 0)
 		return rc;
 	fw_arena_init(&arena, 0);

@@ -113,7 +113,10 @@ int fw_cmd_sim(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "run"))
 		return fw_sim_cli(argc, argv);
-	return fw_cli_usage_error("sim", "unknown experiment '%s'", argv[1]);
+	static const char *const experiments[] = { "run", "fgd", NULL };
+	char hint[96];
+	return fw_cli_usage_error("sim", "unknown experiment '%s'%s", argv[1],
+				  fw_cli_hint(argv[1], experiments, hint, sizeof hint));
 }
 
 int fw_cmd_trace(int argc, char **argv)
@@ -133,7 +136,10 @@ int fw_cmd_trace(int argc, char **argv)
 		argv[1] = name;
 		return fw_sacct_convert_cli(argc - 1, argv + 1);
 	}
-	return fw_cli_usage_error("trace", "unknown subcommand '%s'", argv[1]);
+	static const char *const subs[] = { "sacct2fairway", NULL };
+	char hint[96];
+	return fw_cli_usage_error("trace", "unknown subcommand '%s'%s", argv[1],
+				  fw_cli_hint(argv[1], subs, hint, sizeof hint));
 }
 
 static int dispatch(int argc, char **argv);
@@ -190,6 +196,10 @@ static int dispatch(int argc, char **argv)
 		return fw_cmd_sim(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "trace"))
 		return fw_cmd_trace(argc - 1, argv + 1);
-	fprintf(stderr, "fairway: error: unknown command '%s'\n\n%s", argv[1], usage);
+	static const char *const commands[] = { "plan", "serve", "queues", "jobs", "nodes", "reservations",
+						"fairshare", "policies", "sim", "trace", "help", NULL };
+	char hint[96];
+	fprintf(stderr, "fairway: error: unknown command '%s'%s\n\n%s", argv[1],
+		fw_cli_hint(argv[1], commands, hint, sizeof hint), usage);
 	return 2;
 }

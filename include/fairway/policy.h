@@ -145,5 +145,8 @@ const struct fw_policy_ops *fw_policy_find(const char *name);
 const struct fw_policy_ops *fw_policy_default(void); /* "fairway" */
 /* NULL-terminated list of every registered policy, in a fixed order. */
 const struct fw_policy_ops *const *fw_policy_list(void);
+/* The policies' names in the same order, NULL-terminated: the static
+ * list a "did you mean" hint picks from (tools/cliword.h). */
+const char *const *fw_policy_names(void);
 
 #endif

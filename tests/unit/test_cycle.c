@@ -375,6 +375,21 @@ TEST(random_snapshots_keep_every_invariant_and_are_deterministic)
 	ASSERT(reservations > 20); /* the checker really saw reservations */
 }
 
+/* The registry's name list (for hints) is its policies' names, in order. */
+TEST(policy_names_follow_the_registry)
+{
+	const struct fw_policy_ops *const *l = fw_policy_list();
+	const char *const *n = fw_policy_names();
+	int i = 0;
+
+	for (; l[i] && n[i]; i++) {
+		ASSERT_STR_EQ(n[i], l[i]->name);
+		ASSERT(fw_policy_find(n[i]) == l[i]);
+	}
+	ASSERT(l[i] == NULL && n[i] == NULL);
+	ASSERT(i >= 4);
+}
+
 TEST(checker_catches_an_over_committed_gpu)
 {
 	struct fw_snapshot *s = two_racks();
@@ -2258,7 +2273,8 @@ static void teardown(void)
 	preferred_level_picks_the_smallest_domain_that_fits, fractional_gpus_pack_onto_a_shared_gpu, \
 	gpu_model_constraint, queue_limit_is_never_exceeded, fair_share_splits_by_weight, \
 	three_level_fair_share_with_limits, fifo_blocks_at_the_head_of_the_line, max_starts_budget, max_starts_budget_counts_starts_not_reservations, \
-	random_snapshots_keep_every_invariant_and_are_deterministic, checker_catches_an_over_committed_gpu, \
+	random_snapshots_keep_every_invariant_and_are_deterministic, policy_names_follow_the_registry, \
+	checker_catches_an_over_committed_gpu, \
 	checker_refuses_decisions_that_point_outside, \
 	checker_catches_a_partial_gang_and_a_missing_reason, checker_names_every_broken_rule, \
 	out_of_memory_fails_cleanly_at_every_step, \
