@@ -87,6 +87,8 @@ expect "hint-command" 2 "unknown command 'jbos' (did you mean 'jobs'?)" "$FW" jb
 expect "hint-subcommand" 2 "unknown subcommand 'lsit' (did you mean 'list'?)" "$FW" jobs lsit
 expect "hint-experiment" 2 "unknown experiment 'rn' (did you mean 'run'?)" "$FW" sim rn
 expect "hint-policy" 2 "unknown policy 'slrum' (did you mean 'slurm'?)" "$FW" plan --policy slrum
+expect "hint-serve-policy" 2 "--policy 'slrum': unknown policy (did you mean 'slurm'?)" \
+	"$FW" serve --policy slrum --state /nonexistent/fairway-state
 expect "hint-sim-policy" 2 "unknown policy 'fairwya' (did you mean 'fairway'?); known: fairway fifo slurm kai" \
 	"$FW" sim run --trace synthetic:3 --nodes 2x8 --policies fairwya
 out=$("$FW" plan --frobnicate 2>&1)

@@ -199,6 +199,9 @@ int fw_cmd_serve(int argc, char **argv)
 							  v, sizeof bopts - 1);
 			o.backend_opts = bopts;
 		} else if (!strcmp(a, "--policy")) {
+			if (!fw_policy_find(v))
+				return fw_cli_usage_error("serve", "--policy '%s': unknown policy%s (try `fairway policies`)", v,
+							  fw_cli_hint(v, fw_policy_names(), hint, sizeof hint));
 			o.policy = v;
 		} else if (!strcmp(a, "--sync")) {
 			if (strcmp(v, "full") && strcmp(v, "normal"))
