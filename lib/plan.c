@@ -70,10 +70,32 @@ static void format_over_quota(int64_t a, int64_t b, char *buf, size_t n)
 FW_REASON_MAP(FW__REASON_FITS)
 #undef FW__REASON_FITS
 
+/* "1 GPUs" -> "1 GPU": the templates count with plurals, and a count of
+ * exactly one (not 11, 0.1 or -1) takes the singular of the units they
+ * use. */
+static void singular(char *buf)
+{
+	static const char *const units[] = { "GPUs", "tasks", "jobs", "nodes" };
+
+	for (char *p = buf; (p = strstr(p, "1 ")) != NULL; p++) {
+		if (p > buf && ((p[-1] >= '0' && p[-1] <= '9') || p[-1] == '.' || p[-1] == '-'))
+			continue;
+		for (size_t u = 0; u < sizeof units / sizeof *units; u++) {
+			size_t k = strlen(units[u]);
+			char after = p[2 + k];
+			if (strncmp(p + 2, units[u], k) || (after >= 'a' && after <= 'z') || (after >= 'A' && after <= 'Z'))
+				continue;
+			memmove(p + 1 + k, p + 2 + k, strlen(p + 2 + k) + 1); /* drop the 's' */
+			break;
+		}
+	}
+}
+
 char *fw_reason_format(enum fw_reason r, int64_t a, int64_t b, char *buf, size_t n)
 {
 	if (r == FW_REASON_OVER_QUOTA) {
 		format_over_quota(a, b, buf, n);
+		singular(buf);
 		return buf;
 	}
 	switch (r) {
@@ -86,6 +108,7 @@ char *fw_reason_format(enum fw_reason r, int64_t a, int64_t b, char *buf, size_t
 	default:
 		snprintf(buf, n, "unknown reason %d", (int)r);
 	}
+	singular(buf);
 	return buf;
 }
 

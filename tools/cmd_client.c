@@ -538,8 +538,8 @@ static int job_state(json_t *j)
 
 	if (num(j, "runtime") > 0) /* 0: none given (openapi.yaml) */
 		snprintf(rt, sizeof rt, "runtime %.0f s", num(j, "runtime"));
-	printf("job %s  (queue %s, user %s, %.0f GPUs, %s)\n", str(j, "name"), str(j, "queue"), str(j, "user"),
-	       num(j, "gpus"), rt);
+	printf("job %s  (queue %s, user %s, %.0f GPU%s, %s)\n", str(j, "name"), str(j, "queue"), str(j, "user"),
+	       num(j, "gpus"), num(j, "gpus") == 1 ? "" : "s", rt);
 	printf("state: %s\n", st);
 	if (json_object_get(j, "exitCode"))
 		printf("exit code: %.0f\n", num(j, "exitCode"));

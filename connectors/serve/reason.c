@@ -70,7 +70,7 @@ char *fw_serve_reason_text(const struct fw_snapshot *s, enum fw_reason r, int64_
 {
 	switch (r) {
 	case FW_REASON_STARTED:
-		snprintf(buf, n, "started: %lld GPUs", (long long)a);
+		snprintf(buf, n, "started: %lld GPU%s", (long long)a, a == 1 ? "" : "s");
 		return buf;
 	case FW_REASON_DRAIN_REQUEUE:
 	case FW_REASON_DRAIN_FINISH:

@@ -376,6 +376,21 @@ TEST(random_snapshots_keep_every_invariant_and_are_deterministic)
 }
 
 /* The registry's name list (for hints) is its policies' names, in order. */
+/* A count of exactly one takes the singular ("1 GPU", "1 job ahead"),
+ * any other count the plural. */
+TEST(reason_texts_count_one_in_the_singular)
+{
+	char m[FW_REASON_TEXT_MAX];
+
+	ASSERT_STR_CONTAINS(fw_reason_format(FW_REASON_GPU_MODEL, 1, 0, m, sizeof m), "it needs 1 GPU of the requested");
+	ASSERT_STR_CONTAINS(fw_reason_format(FW_REASON_GPU_MODEL, 11, 1, m, sizeof m), "it needs 11 GPUs of the requested");
+	ASSERT_STR_CONTAINS(fw_reason_format(FW_REASON_GPU_MODEL, 0, 1, m, sizeof m), "it needs 0 GPUs of");
+	ASSERT_STR_CONTAINS(fw_reason_format(FW_REASON_NO_RESOURCES, 1, 1, m, sizeof m), "(1 task; 1 node could hold");
+	ASSERT_STR_CONTAINS(fw_reason_format(FW_REASON_NO_RESOURCES, 21, 31, m, sizeof m), "(21 tasks; 31 nodes could hold");
+	ASSERT_STR_CONTAINS(fw_reason_format(FW_REASON_OVER_QUOTA, 1000, FW_RES_GPU, m, sizeof m), " 1 GPU over its GPU limit");
+	ASSERT_STR_CONTAINS(fw_reason_format(FW_REASON_OVER_QUOTA, 1500, FW_RES_GPU, m, sizeof m), " 1.5 GPUs over");
+}
+
 TEST(policy_names_follow_the_registry)
 {
 	const struct fw_policy_ops *const *l = fw_policy_list();
@@ -1208,7 +1223,7 @@ TEST(no_resources_says_the_model_or_the_tasks_together)
 		      "on one node and such a node has at most 2 free");
 	ASSERT_STR_EQ(pending_text(p, fat, msg, sizeof msg),
 		      "no_resources: no set of nodes with free GPUs has the CPU, memory and GPU model for all its tasks "
-		      "at once (2 tasks; 1 nodes could hold the first alone)");
+		      "at once (2 tasks; 1 node could hold the first alone)");
 	fw_snapshot_free(s);
 }
 
@@ -2274,6 +2289,7 @@ static void teardown(void)
 	gpu_model_constraint, queue_limit_is_never_exceeded, fair_share_splits_by_weight, \
 	three_level_fair_share_with_limits, fifo_blocks_at_the_head_of_the_line, max_starts_budget, max_starts_budget_counts_starts_not_reservations, \
 	random_snapshots_keep_every_invariant_and_are_deterministic, policy_names_follow_the_registry, \
+	reason_texts_count_one_in_the_singular, \
 	checker_catches_an_over_committed_gpu, \
 	checker_refuses_decisions_that_point_outside, \
 	checker_catches_a_partial_gang_and_a_missing_reason, checker_names_every_broken_rule, \
