@@ -112,6 +112,23 @@ char *fw_reason_format(enum fw_reason r, int64_t a, int64_t b, char *buf, size_t
 	return buf;
 }
 
+char *fw_reason_format_job(const struct fw_snapshot *s, int32_t job, enum fw_reason r, int64_t a, int64_t b,
+			   char *buf, size_t n)
+{
+	const char *model = NULL;
+
+	if (r == FW_REASON_GPU_MODEL && s && job >= 0 && job < s->njobs)
+		for (int g = 0; g < s->jobs[job].ngroups && !model; g++)
+			if (s->jobs[job].groups[g].gpus && s->jobs[job].groups[g].gpu_model[0])
+				model = s->jobs[job].groups[g].gpu_model;
+	if (!model)
+		return fw_reason_format(r, a, b, buf, n);
+	snprintf(buf, n, "GPU model: it needs %lld GPUs of model %s and only %lld are free", (long long)a, model,
+		 (long long)b);
+	singular(buf);
+	return buf;
+}
+
 const struct fw_pending *fw_plan_pending_for(const struct fw_plan *p, int32_t j)
 {
 	int32_t lo = 0, hi = p->npending;

@@ -39,7 +39,7 @@ static char *reason_text(const struct fw_snapshot *s, const struct fw_pending *r
 				 (long long)r->b);
 		return buf;
 	}
-	return fw_reason_format(r->reason, r->a, r->b, buf, n);
+	return fw_reason_format_job(s, r->job, r->reason, r->a, r->b, buf, n);
 }
 
 static double gpus(int64_t milli)

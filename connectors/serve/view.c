@@ -82,7 +82,10 @@ static void pending_fields(json_t *o, const struct fw_snapshot *s, const struct 
 {
 	char buf[FW_SERVE_REASON_MAX];
 
-	fw_serve_reason_text(s, pe->reason, pe->a, pe->b, buf, sizeof buf);
+	if (pe->reason == FW_REASON_GPU_MODEL) /* names the model */
+		fw_reason_format_job(s, pe->job, pe->reason, pe->a, pe->b, buf, sizeof buf);
+	else
+		fw_serve_reason_text(s, pe->reason, pe->a, pe->b, buf, sizeof buf);
 	json_object_set_new(o, "reason", json_string(fw_reason_name(pe->reason)));
 	json_object_set_new(o, "reasonText", json_string(buf));
 	json_object_set_new(o, "ahead", json_integer(pe->ahead));

@@ -210,6 +210,11 @@ const char *fw_reason_name(enum fw_reason r);
 /* Render a reason with its arguments; returns buf. */
 char *fw_reason_format(enum fw_reason r, int64_t a, int64_t b, char *buf,
 		       size_t n);
+/* The same for job `job` of s, naming what the numbers alone cannot: the
+ * GPU model a `gpu_model` reason is about ("it needs 8 GPUs of model
+ * B200 and only 0 are free").  Other reasons read as fw_reason_format's. */
+char *fw_reason_format_job(const struct fw_snapshot *s, int32_t job, enum fw_reason r, int64_t a, int64_t b,
+			   char *buf, size_t n);
 
 /* Find the pending entry for job j (binary search); NULL if it started. */
 const struct fw_pending *fw_plan_pending_for(const struct fw_plan *p, int32_t j);

@@ -391,6 +391,25 @@ TEST(reason_texts_count_one_in_the_singular)
 	ASSERT_STR_CONTAINS(fw_reason_format(FW_REASON_OVER_QUOTA, 1500, FW_RES_GPU, m, sizeof m), " 1.5 GPUs over");
 }
 
+/* A gpu_model reason names the job's model; others read as without a job. */
+TEST(gpu_model_reason_names_the_model)
+{
+	struct fw_snapshot *s = two_racks();
+	int j = tb_job(s, "b", 0, 2, 8, 1000, 0);
+	char m[FW_REASON_TEXT_MAX], w[FW_REASON_TEXT_MAX];
+
+	snprintf(s->jobs[j].groups[0].gpu_model, FW_NAME_MAX, "B200");
+	ASSERT_STR_EQ(fw_reason_format_job(s, j, FW_REASON_GPU_MODEL, 16, 0, m, sizeof m),
+		      "GPU model: it needs 16 GPUs of model B200 and only 0 are free");
+	ASSERT_STR_EQ(fw_reason_format_job(s, j, FW_REASON_TOPOLOGY, 16, 8, m, sizeof m),
+		      fw_reason_format(FW_REASON_TOPOLOGY, 16, 8, w, sizeof w));
+	s->jobs[j].groups[0].gpu_model[0] = '\0'; /* no model asked: the plain text */
+	ASSERT_STR_EQ(fw_reason_format_job(s, j, FW_REASON_GPU_MODEL, 16, 0, m, sizeof m),
+		      fw_reason_format(FW_REASON_GPU_MODEL, 16, 0, w, sizeof w));
+	ASSERT_STR_EQ(fw_reason_format_job(NULL, -1, FW_REASON_GPU_MODEL, 16, 0, m, sizeof m), w);
+	fw_snapshot_free(s);
+}
+
 TEST(policy_names_follow_the_registry)
 {
 	const struct fw_policy_ops *const *l = fw_policy_list();
@@ -2289,7 +2308,7 @@ static void teardown(void)
 	gpu_model_constraint, queue_limit_is_never_exceeded, fair_share_splits_by_weight, \
 	three_level_fair_share_with_limits, fifo_blocks_at_the_head_of_the_line, max_starts_budget, max_starts_budget_counts_starts_not_reservations, \
 	random_snapshots_keep_every_invariant_and_are_deterministic, policy_names_follow_the_registry, \
-	reason_texts_count_one_in_the_singular, \
+	reason_texts_count_one_in_the_singular, gpu_model_reason_names_the_model, \
 	checker_catches_an_over_committed_gpu, \
 	checker_refuses_decisions_that_point_outside, \
 	checker_catches_a_partial_gang_and_a_missing_reason, checker_names_every_broken_rule, \
