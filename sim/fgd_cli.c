@@ -18,6 +18,7 @@
  */
 #include <jansson.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,11 +112,17 @@ static void help(const char *prog)
 "2 bad usage.  Method and results: docs/fgd.md.\n", prog);
 }
 
-static int usage_error(const struct cli *c, const char *fmt, const char *arg)
+/* A usage error, as every fairway command reports one (tools/fairway.c,
+ * fw_cli_usage_error): "PROG: error: WHY", the hint line, exit status 2. */
+__attribute__((format(printf, 2, 3))) static int usage_error(const struct cli *c, const char *fmt, ...)
 {
-	fprintf(stderr, "%s: ", c->prog);
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry '%s --help'.\n", c->prog);
+	va_list ap;
+
+	fprintf(stderr, "%s: error: ", c->prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nrun `%s --help` for usage\n", c->prog);
 	return 2;
 }
 
@@ -268,9 +275,8 @@ static int parse_one(struct cli *c, int argc, char **argv, int *i)
 	if (arg[0] != '-')
 		return usage_error(c, "unexpected argument '%s' (every input "
 				   "is given with an option)", arg);
-	char hint[96], quoted[160];
-	snprintf(quoted, sizeof quoted, "'%.60s'%s", arg, fw_cli_hint(opt, all_opts, hint, sizeof hint));
-	return usage_error(c, "unknown option %s", quoted);
+	char hint[96];
+	return usage_error(c, "unknown option '%s'%s", arg, fw_cli_hint(opt, all_opts, hint, sizeof hint));
 }
 
 static int parse_args(struct cli *c, int argc, char **argv)
@@ -384,7 +390,7 @@ static int summary_bad_header(const struct cli *c, const struct published *pub,
 {
 	if (k->workload >= 0 && k->policy >= 0 && k->metric >= 0 && k->any_mean)
 		return 0;
-	fprintf(stderr, "%s: %s:1: header: this is not a published summary; "
+	fprintf(stderr, "%s: error: %s:1: header: this is not a published summary; "
 		"expected the columns workload, sc_policy, metric, "
 		"arrived_<P>pct_mean and arrived_<P>pct_std (P = 100 x --tune, "
 		"here %ld), as in $FAIRWAY_TRACES/" SUMMARY_REL "\n", c->prog,
@@ -448,7 +454,7 @@ static int load_published(const struct cli *c, struct published *pub)
 			pub->file[0] = '\0';
 			return 0;
 		}
-		fprintf(stderr, "%s: %s: %s\n", c->prog, d.file, d.msg);
+		fprintf(stderr, "%s: error: %s: %s\n", c->prog, d.file, d.msg);
 		return 1;
 	}
 	rc = summary_parse(c, text, pub);
@@ -484,7 +490,7 @@ static int input_error(const struct cli *c, const struct fw_diag *d, int rc,
 	size_t n;
 
 	fw_openb_diag_str(d, msg, sizeof msg);
-	fprintf(stderr, "%s: %s\n", c->prog, msg);
+	fprintf(stderr, "%s: error: %s\n", c->prog, msg);
 	if ((rc == FW_EINVAL || rc == FW_ERANGE) && path && !c->skip_bad && (n = skippable(path, pods)))
 		fprintf(stderr, "%s: (--skip-bad would skip %zu bad row(s) of "
 			"%s and count them)\n", c->prog, n, path);
@@ -695,7 +701,7 @@ static int write_json(const struct cli *c, const struct fw_fgd_world *w,
 	rc = json_dump_file(o, c->json, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
 	json_decref(o);
 	if (rc)
-		fprintf(stderr, "%s: cannot write %s\n", c->prog, c->json);
+		fprintf(stderr, "%s: error: cannot write %s\n", c->prog, c->json);
 	return rc ? 1 : 0;
 }
 
@@ -716,7 +722,7 @@ static int run_all(const struct cli *c, const struct fw_fgd_world *w,
 		res[i].ops = c->sc[i];
 		int rc = run_scorer(c, w, &res[i]);
 		if (rc != FW_OK) {
-			fprintf(stderr, "%s: run of %s failed: %s\n", c->prog,
+			fprintf(stderr, "%s: error: run of %s failed: %s\n", c->prog,
 				c->sc[i]->name,
 				rc == FW_EINVAL ? "the pods request no GPU"
 				: rc == FW_ERANGE ? "tuning would make more "
@@ -766,7 +772,7 @@ static int finish(const struct cli *c, const struct published *pub,
 	       !compared ? "nothing compared: " : all_ok ? "every comparison holds"
 		      : "SOME COMPARISONS FAIL (see verdict)", !compared ? why : "");
 	if (c->check && !compared)
-		fprintf(stderr, "%s: --check fails: nothing was compared: %s\n",
+		fprintf(stderr, "%s: error: --check fails: nothing was compared: %s\n",
 			c->prog, why);
 	return c->check && (!all_ok || !compared) ? 1 : 0;
 }
