@@ -252,8 +252,9 @@ static int gather_health(struct fw_serve *d, struct taken *t)
 		r->suspect = bh[i].suspect;
 		r->bad_gpu_mask = bh[i].bad_gpu_mask;
 		if (snprintf(r->reason, sizeof r->reason, "%s (%s)", bh[i].reason, d->bops->name) >=
-		    (int)sizeof r->reason)
-			r->reason[sizeof r->reason - 1] = '\0'; /* a long reason is cut, as text */
+		    (int)sizeof r->reason) {
+			/* a long reason is cut: it is text for people */
+		}
 		r->at = t->s->now;
 	}
 	free(bh);

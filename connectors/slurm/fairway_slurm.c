@@ -74,9 +74,18 @@ static int number(const char *flag, const char *v, double lo, double hi, bool wh
 	return 0;
 }
 
-/* Every flag, for the hint on a mistyped one. */
-static const char *const slurm_flags[] = { "--help", "--quiet", "--config", "--policy", "--interval", "--cycles",
-					   "--opt", NULL };
+/* An unknown flag (or one without its value): the error, with the flag it
+ * was probably meant to be, and the usage; exit status 2. */
+static int unknown_option(const char *o)
+{
+	static const char *const flags[] = { "--help", "--quiet", "--config", "--policy", "--interval", "--cycles",
+					     "--opt", NULL };
+	char hint[96];
+
+	fprintf(stderr, "fairway-slurm: error: unknown option or missing value: %s%s\n%s", o,
+		fw_cli_hint(o, flags, hint, sizeof hint), usage);
+	return 2;
+}
 
 /* One option with its value v (joined or the next word); 0, or 2. */
 static int option(struct args *a, const char *o, const char *v)
@@ -93,11 +102,8 @@ static int option(struct args *a, const char *o, const char *v)
 		return number(o, v, 1, 1e9, true, &x) ? 2 : (a->cycles = (long)x, 0);
 	else if (!strcmp(o, "--opt"))
 		snprintf(a->opt, sizeof a->opt, "%s", v);
-	else {
-		char hint[96];
-		return fprintf(stderr, "fairway-slurm: error: unknown option or missing value: %s%s\n%s", o,
-			       fw_cli_hint(o, slurm_flags, hint, sizeof hint), usage), 2;
-	}
+	else
+		return unknown_option(o);
 	return 0;
 }
 
@@ -121,11 +127,8 @@ static int parse(int argc, char **argv, struct args *a)
 		else if (o[0] == '-' && (eq || i + 1 < argc)) {
 			if ((rc = option(a, o, eq ? eq : argv[++i])) != 0)
 				return rc;
-		} else if (o[0] == '-') {
-			char hint[96];
-			return fprintf(stderr, "fairway-slurm: error: unknown option or missing value: %s%s\n%s", o,
-				       fw_cli_hint(o, slurm_flags, hint, sizeof hint), usage), 2;
-		}
+		} else if (o[0] == '-')
+			return unknown_option(o);
 		else if (pos == 0 && ++pos)
 			a->cmd = o;
 		else if (pos == 1 && ++pos)
