@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # scripts/results.sh — regenerate docs/results.md: build a release binary
-# and replay ITP cluster02/03/06 through fifo, slurm and fairway
+# and replay ITP cluster02/03/06 through fifo, slurm and fairway, then the
+# other ITP traces as a health check
 # (scripts/results.py).  Traces from $FAIRWAY_TRACES (default
 # ../shared/traces).
 set -euo pipefail
