@@ -53,6 +53,16 @@ expect "serve-flag-equals-value" 2 "--period '0'" "$FW" serve --period=0
 expect "policies-bare-flag-with-value" 2 "--json takes no value" "$FW" policies --json=1
 expect "plan-missing-file" 2 "does-not-exist.yaml" "$FW" plan --config does-not-exist.yaml
 expect "plan-default-runs" 0 "STARTED" "$FW" plan
+# a job with no start time says why in the table too, once: the reason
+# (topology, 32 free in the largest rack) and that no rack ever holds 64
+expect "plan-why-says-never" 0 \
+	"has 32 free; no start time: it needs 64 GPUs and this cluster can never hold it: at most 32" "$FW" plan
+out=$("$FW" plan 2>&1)
+if grep "^  inference-c " <<<"$out" | grep -qF "no start time"; then
+	bad "plan-why-not-twice: over_quota repeated as its own estimate reason"
+else
+	ok "plan-why-not-twice"
+fi
 expect "policies" 0 "fifo" "$FW" policies
 expect "plan-help-names-server" 0 "fairway plan --server URL" "$FW" plan --help
 expect "plan-server-equals-goes-to-the-daemon" 1 "cannot reach http://127.0.0.1:1" "$FW" plan --server=http://127.0.0.1:1

@@ -130,9 +130,29 @@ static char *expected_text(const struct fw_plan *p, const struct fw_pending *r, 
 	return buf;
 }
 
+/* The WHY column: the pending reason, then, when no start time is known
+ * for a reason of its own (the gang never fits the topology, a task's CPU
+ * exceeds every node), that reason too: "the largest domain has 32 free"
+ * alone reads as if waiting would do. */
+static char *why_text(const struct fw_snapshot *s, const struct fw_pending *r, char *buf, size_t n)
+{
+	char est[FW_REASON_TEXT_MAX];
+	size_t len;
+
+	reason_text(s, r, buf, n);
+	if (r->expected_start != FW_TIME_UNKNOWN || r->unknown_why == FW_REASON_NONE ||
+	    r->unknown_why == r->reason)
+		return buf;
+	fw_reason_format(r->unknown_why, r->why_a, r->why_b, est, sizeof est);
+	len = strlen(buf);
+	snprintf(buf + len, n - len, "; no start time: %s", est);
+	return buf;
+}
+
 static void table_pending(FILE *f, const struct fw_snapshot *s, const struct fw_plan *p)
 {
-	char msg[FW_REASON_TEXT_MAX + FW_NAME_MAX], when[64]; /* reason_text: one job named */
+	/* reason_text names one job; why_text adds the estimate's reason */
+	char msg[2 * FW_REASON_TEXT_MAX + FW_NAME_MAX + 32], when[64];
 
 	fprintf(f, "\nPENDING (%d)\n", (int)p->npending);
 	if (!p->npending)
@@ -142,7 +162,7 @@ static void table_pending(FILE *f, const struct fw_snapshot *s, const struct fw_
 	for (int32_t i = 0; i < p->npending; i++) {
 		const struct fw_pending *r = &p->pending[i];
 		const struct fw_job *j = &s->jobs[r->job];
-		reason_text(s, r, msg, sizeof msg);
+		why_text(s, r, msg, sizeof msg);
 		fprintf(f, "  %-20s %-14s %-16s %-27s %5d  %s\n", j->name, s->queues[j->queue].name,
 			fw_reason_name(r->reason), expected_text(p, r, when, sizeof when), (int)r->ahead, msg);
 	}
