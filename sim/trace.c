@@ -315,6 +315,74 @@ static int read_itp(const char *path, int32_t G, unsigned flags,
 	return rc;
 }
 
+/* Does the header line h (n bytes) name column `col`? */
+static bool names_col(const char *h, size_t n, const char *col)
+{
+	size_t k = strlen(col), i = 0;
+
+	while (i < n) {
+		size_t j = i;
+		while (j < n && h[j] != ',')
+			j++;
+		size_t a = i, b = j;
+		while (a < b && (h[a] == ' ' || h[a] == '"'))
+			a++;
+		while (b > a && (h[b - 1] == ' ' || h[b - 1] == '"' || h[b - 1] == '\r'))
+			b--;
+		if (b - a == k && !memcmp(h + a, col, k))
+			return true;
+		i = j + 1;
+	}
+	return false;
+}
+
+int fw_trace_sniff(const char *buf, size_t len)
+{
+	static const char *const need[3][4] = {
+		[FW_TRACE_ITP] = { "job_id", "submission_time", "duration", "num_gpu" },
+		[FW_TRACE_OPENB] = { "name", "num_gpu", "gpu_milli", "creation_time" },
+		[FW_TRACE_FAIRWAY] = { "job_id", "submit_time", "duration", "gpus_per_task" },
+	};
+	size_t n = 0;
+
+	if (len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3))
+		buf += 3, len -= 3;
+	while (n < len && buf[n] != '\n')
+		n++;
+	if (n > 0 && buf[0] == '{')
+		return FW_TRACE_FAIRWAY;
+	for (int f = 0; f < 3; f++) {
+		int k = 0;
+		while (k < 4 && names_col(buf, n, need[f][k]))
+			k++;
+		if (k == 4)
+			return f;
+	}
+	return -1;
+}
+
+/* A header error of the wrong --format: name the one the header is. */
+static void hint_format(const char *path, enum fw_trace_format fmt, struct fw_diag *d)
+{
+	static const char *const name[3] = { "itp", "openb", "fairway" };
+	static const char *const what[3] = { "an ITP trace", "an openb pod list",
+					     "a fairway trace" };
+	char line[4096];
+	size_t len, used;
+	FILE *f;
+	int s;
+
+	if (!d || d->line != 1 || !(f = fopen(path, "rb")))
+		return;
+	len = fread(line, 1, sizeof line, f);
+	fclose(f);
+	if ((s = fw_trace_sniff(line, len)) < 0 || s == (int)fmt)
+		return;
+	used = strlen(d->msg);
+	snprintf(d->msg + used, sizeof d->msg - used, "; the file looks like %s: use --format %s",
+		 what[s], name[s]);
+}
+
 int fw_trace_read(const char *path, enum fw_trace_format fmt, int32_t G,
 		  unsigned flags, struct fw_trace *out, struct fw_diag *d)
 {
@@ -323,15 +391,19 @@ int fw_trace_read(const char *path, enum fw_trace_format fmt, int32_t G,
 	int rc;
 
 	memset(out, 0, sizeof *out);
-	if (fmt == FW_TRACE_ITP)
-		return read_itp(path, G, flags, out, d);
-	if ((rc = fw_itp_slurp(path, &buf, &len, d)) != FW_OK)
-		return rc;
-	if (fmt == FW_TRACE_OPENB)
-		rc = fw_trace_parse_openb(buf, len, path, flags, out, d);
-	else
-		rc = fw_trace_parse_generic(buf, len, path, flags, out, d);
-	free(buf);
+	if (fmt == FW_TRACE_ITP) {
+		rc = read_itp(path, G, flags, out, d);
+	} else {
+		if ((rc = fw_itp_slurp(path, &buf, &len, d)) != FW_OK)
+			return rc;
+		if (fmt == FW_TRACE_OPENB)
+			rc = fw_trace_parse_openb(buf, len, path, flags, out, d);
+		else
+			rc = fw_trace_parse_generic(buf, len, path, flags, out, d);
+		free(buf);
+	}
+	if (rc == FW_EINVAL)
+		hint_format(path, fmt, d);
 	return rc;
 }
 

@@ -116,6 +116,14 @@ int fw_trace_read(const char *path, enum fw_trace_format fmt, int32_t G,
 		  unsigned flags, struct fw_trace *out, struct fw_diag *d);
 /* "itp" | "openb" | "fairway" -> format; -1 when unknown. */
 int fw_trace_format_of(const char *name);
+/* Which format a CSV header line (the first line of buf, a byte-order
+ * mark skipped) is: every column a format requires is named in it (itp:
+ * job_id, submission_time, duration, num_gpu; openb: name, num_gpu,
+ * gpu_milli, creation_time; fairway: job_id, submit_time, duration,
+ * gpus_per_task), or a JSONL line ('{': fairway).  -1 when none.  A
+ * header error names the one that fits (fw_trace_read: "...; the file
+ * looks like an openb pod list: use --format openb"). */
+int fw_trace_sniff(const char *buf, size_t len);
 
 /* ---- for the simulator (des.c) ------------------------------------------ */
 

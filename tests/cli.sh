@@ -306,6 +306,15 @@ expect "sim-run-bad-row-names-file-line-col" 1 "fairway sim run: error: tests/da
 HO=$(mktemp -d)
 printf 'job_id,submission_time,duration,num_gpu\n' >"$HO/h.csv"
 printf 'job_id,submit_time,duration,gpus_per_task\n' >"$HO/g.csv"
+# a trace read in the wrong --format: the header error names the right one
+WF=$(mktemp -d)
+printf 'job_id,submit_time,duration,gpus_per_task\na,0,60,1\n' >"$WF/fw.csv"
+expect "sim-run-wrong-format-is-named" 1 \
+	"fw.csv:1:1: header: no column 'submission_time' (an ITP trace starts with job_id,submission_time,duration,num_gpu); the file looks like a fairway trace: use --format fairway" \
+	"$FW" sim run --trace "$WF/fw.csv" --nodes 2x8
+expect "sim-run-right-format-reads" 0 "policy fifo     1 job" \
+	"$FW" sim run --trace "$WF/fw.csv" --format fairway --nodes 2x8 --policies fifo
+rm -rf "$WF"
 expect "sim-run-header-only-trace" 1 "h.csv: the trace has no jobs (a header only?)" \
 	"$FW" sim run --trace "$HO/h.csv" --nodes 2x8 --json "$HO/h.json"
 expect "sim-run-header-only-generic-trace" 1 "g.csv: the trace has no jobs" \

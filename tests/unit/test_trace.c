@@ -677,6 +677,55 @@ TEST(format_names)
 	ASSERT_EQ(fw_trace_format_of("csv"), -1);
 }
 
+/* Which format a header is, and the hint a wrong --format gets. */
+TEST(a_header_of_another_format_is_named)
+{
+	static const struct { const char *text; int want; } c[] = {
+		{ "job_id,submission_time,duration,num_gpu\n1,0,5,1\n", FW_TRACE_ITP },
+		{ "num_gpu,duration,job_id,submission_time\r\n", FW_TRACE_ITP },
+		{ "\xef\xbb\xbfjob_id,submission_time,duration,num_gpu", FW_TRACE_ITP },
+		{ "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,"
+		  "creation_time,deletion_time,scheduled_time\n", FW_TRACE_OPENB },
+		{ "job_id,submit_time,duration,gpus_per_task,queue\n", FW_TRACE_FAIRWAY },
+		{ "\"job_id\", \"submit_time\",duration,gpus_per_task\n", FW_TRACE_FAIRWAY },
+		{ "{\"job_id\":\"a\"}\n", FW_TRACE_FAIRWAY },
+		{ "job_id,submission_time,duration\nnum_gpu\n", -1 }, /* line 1 only */
+		{ "job_id,submission_time,duration,num_gpus\n", -1 },
+		{ "", -1 },
+	};
+	char path[] = "/tmp/fw-sniff-XXXXXX";
+	struct fw_trace t;
+	struct fw_diag d;
+	int fd;
+	FILE *f;
+
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++)
+		ASSERT_EQ(fw_trace_sniff(c[i].text, strlen(c[i].text)), c[i].want);
+	ASSERT((fd = mkstemp(path)) >= 0);
+	ASSERT((f = fdopen(fd, "w")) != NULL);
+	fputs(c[3].text, f);
+	fputs("p1,1000,1024,1,1000,,LS,Running,0,10,0\n", f);
+	fclose(f);
+	/* read as ITP (the default): the header error, then the hint */
+	ASSERT_EQ(fw_trace_read(path, FW_TRACE_ITP, 8, 0, &t, &d), FW_EINVAL);
+	ASSERT_EQ(d.line, 1);
+	ASSERT(strstr(d.msg, "no column 'job_id'") != NULL);
+	ASSERT(strstr(d.msg, "; the file looks like an openb pod list: use --format openb") != NULL);
+	/* read as what it is: no error, so no hint */
+	ASSERT_OK(fw_trace_read(path, FW_TRACE_OPENB, 8, 0, &t, &d));
+	fw_trace_free(&t);
+	/* a bad row (line 2) of the right format gets no hint */
+	ASSERT((f = fopen(path, "w")) != NULL);
+	fputs("job_id,submission_time,duration,num_gpu\na,0,-5,1\n", f);
+	fclose(f);
+	ASSERT_EQ(fw_trace_read(path, FW_TRACE_ITP, 8, 0, &t, &d), FW_EINVAL);
+	ASSERT_EQ(d.line, 2);
+	ASSERT(strstr(d.msg, "--format") == NULL);
+	/* the header as fairway's: named as an ITP trace */
+	ASSERT_EQ(fw_trace_read(path, FW_TRACE_FAIRWAY, 8, 0, &t, &d), FW_EINVAL);
+	ASSERT(strstr(d.msg, "; the file looks like an ITP trace: use --format itp") != NULL);
+	unlink(path);
+}
 
 TEST(queues_from_names_share_by_demand)
 {
@@ -779,7 +828,7 @@ int main(void)
 		sacct_sample_converts_and_reads_back, sacct_bad_values_name_line_and_column,
 		sacct_durations_follow_slurm, sacct_impossible_dates_are_refused,
 		sacct_huge_typed_gpu_sum_is_refused, control_bytes_are_masked_in_messages,
-		sacct_bom_gpu_types_and_no_jobs, jobs_larger_than_the_fleet_are_named, typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes,
+		sacct_bom_gpu_types_and_no_jobs, jobs_larger_than_the_fleet_are_named, typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, a_header_of_another_format_is_named, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes,
 		openb_default_pod_list_reads_as_a_trace,
 	};
 	const char *names = "generic_csv_reads_every_column, generic_csv_bad_rows_name_line_column_and_field, "
@@ -791,7 +840,7 @@ int main(void)
 		"sacct_sample_converts_and_reads_back, sacct_bad_values_name_line_and_column, "
 		"sacct_durations_follow_slurm, sacct_impossible_dates_are_refused, "
 		"sacct_huge_typed_gpu_sum_is_refused, control_bytes_are_masked_in_messages, "
-		"sacct_bom_gpu_types_and_no_jobs, jobs_larger_than_the_fleet_are_named, typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes, "
+		"sacct_bom_gpu_types_and_no_jobs, jobs_larger_than_the_fleet_are_named, typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, a_header_of_another_format_is_named, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes, "
 		"openb_default_pod_list_reads_as_a_trace";
 	int n = (int)(sizeof fns / sizeof fns[0]);
 	char path[1024];
