@@ -1,7 +1,8 @@
 /*
  * fuzz_generic.c — libFuzzer target for the generic trace reader
  * (sim/generic.c, CSV and JSONL), the sacct converter (sim/sacct.c) and
- * openb pods read as a trace (fw_trace_parse_openb, sim/trace.c).
+ * openb pods read as a trace (fw_trace_parse_openb, sim/trace.c), and the
+ * header sniffer that names a wrong --format's right one (fw_trace_sniff).
  *
  * Any bytes must either parse into jobs that respect every documented
  * bound, or fail with a filled diagnosis and nothing left behind.  A strict
@@ -161,6 +162,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(buf, data, size);
 	fuzz_trace(buf, size);
 	fuzz_openb_trace(buf, size);
+	/* the header sniffer (a wrong --format's hint) reads the first line
+	 * only and names a format or none */
+	int f = fw_trace_sniff(buf, size);
+	if (f < -1 || f > FW_TRACE_FAIRWAY)
+		abort();
 	fuzz_sacct(buf, size, 0);
 	fuzz_sacct(buf, size, FW_SACCT_NO_MODEL);
 	free(buf);
