@@ -214,7 +214,53 @@ def fairest_one(job):
                        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         b = fairness_bound.bound(sh, jb, "fairway", nodes * 8)
         b["parts"] = queue_parts(sh)
+        b["when"], b["top"] = when_low(sh, jb, nodes * 8)
         return trace, b
+
+
+def when_low(shares, jobs, gpus):
+    """Where the index is lost: the time share and mean index of fairway's
+    plans (1) with no whole 8-GPU node's worth free, and the rest; (2) where
+    some queue holds 3x its fair share or more, and the rest.  Also the job
+    that holds most of (2): its part of that time (each plan's length split
+    over the queue's running jobs by GPUs), queue, deserved GPUs, size,
+    wait and run."""
+    plans, des = {}, {}
+    with open(shares) as f:
+        for r in csv.DictReader(f):
+            if r["policy"] == "fairway":
+                plans.setdefault((int(r["t"]), int(r["until"])), []).append(
+                    (r["queue"], float(r["fair_gpus"]), float(r["alloc_gpus"])))
+                des[r["queue"]] = float(r["deserved_gpus"])
+    runs = {}
+    with open(jobs) as f:
+        for r in csv.DictReader(f):
+            if r["policy"] == "fairway" and r["start"]:
+                runs.setdefault(r["queue"], []).append(
+                    (int(r["start"]), int(r["end"]), int(r["gpus"]), r["job"], int(r["wait_s"])))
+    acc = {k: [0.0, 0.0] for k in ("full", "free", "over", "rest")}
+    part = {}
+    for (t, u), qs in plans.items():
+        xs = [a / f for _, f, a in qs if f > 1e-9]
+        if not xs or sum(x * x for x in xs) <= 0:
+            continue
+        j, L = jain(xs), u - t
+        for k in ("full" if sum(a for _, _, a in qs) > gpus - 8 else "free",
+                  "over" if max(xs) >= 3 else "rest"):
+            acc[k][0] += L
+            acc[k][1] += j * L
+        for q, f, a in qs:
+            if f > 1e-9 and a / f >= 3:
+                for s0, e, g, name, w in runs.get(q, []):
+                    if s0 <= t < e:
+                        key = (name, q, g, w, e - s0)
+                        part[key] = part.get(key, 0.0) + L * g / a
+    tot = acc["full"][0] + acc["free"][0]
+    top = max(part.items(), key=lambda kv: (kv[1], kv[0][0])) if part else None
+    top = top and dict(zip(("job", "queue", "gpus", "wait", "run"), top[0]),
+                       share=top[1] / acc["over"][0], deserved=des[top[0][1]])
+    return {k: (v[0] / tot if tot else 0.0, v[1] / v[0] if v[0] else float("nan"))
+            for k, v in acc.items()}, top
 
 
 def queue_parts(shares):
@@ -287,7 +333,32 @@ def fairest_section(binary, traces_dir):
         small = [r for d, r in b["parts"].values() if d < 8]
         big = [r for d, r in b["parts"].values() if d >= 8]
         lines.append("| %s | %d | %.3f | %d | %.3f |" % (trace, len(small), sum(small), len(big), sum(big)))
-    lines += ["", "(The rises overlap, so they do not add up to the gap to 1; they rank where it sits.)", ""]
+    lines += ["", "(The rises overlap, so they do not add up to the gap to 1; they rank where it sits.)", "",
+              "When the index is lost: the share of the run with no whole 8-GPU node free (the cluster",
+              "full, so a queue below its share waits for a job to end) and the index then and otherwise;",
+              "and the share of the run during which some queue holds 3x its fair share or more (a big",
+              "job of a queue with a small share) and the index then and otherwise:", "",
+              "| trace | time full | index then | index otherwise | time a queue holds 3x+ | index then "
+              "| index otherwise |",
+              "|---|---:|---:|---:|---:|---:|---:|"]
+    for trace, b in res:
+        w = b["when"]
+        lines.append("| %s | %.0f%% | %.3f | %.3f | %.0f%% | %.3f | %.3f |" % (
+            trace, 100 * w["full"][0], w["full"][1], w["free"][1], 100 * w["over"][0], w["over"][1],
+            w["rest"][1]))
+    lines += ["", "The job that holds the largest part of that 3x+ time, per trace (each plan's time split",
+              "over the over-share queue's running jobs by GPUs):", ""]
+    for trace, b in res:
+        t = b["top"]
+        if t:
+            lines.append("- %s: job %s of %s (deserved %.1f GPUs), %d GPUs for %.1f days, started %.1f h after "
+                         "its submission: %.0f%% of that time." % (
+                             trace, t["job"][:8], t["queue"], t["deserved"], t["gpus"], t["run"] / 86400.0,
+                             t["wait"] / 3600.0, 100 * t["share"]))
+    lines += ["", "Such a job starts while its queue is below its share or the cluster has room, or once it",
+              "has waited 24 h; as the other queues' demand returns their fair shares grow back and its",
+              "queue's shrinks, and as traced nothing may stop it.  Outside those periods the index is",
+              "the last column.", ""]
     return lines, lo
 
 

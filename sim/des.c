@@ -2085,10 +2085,13 @@ static void print_policy_line(const struct fw_sim_result *r)
 {
 	char again[48] = "";
 
-	if (r->decisions > r->started)
-		snprintf(again, sizeof again, " (%lld restarts)", (long long)(r->decisions - r->started));
-	printf("policy %-8s %lld jobs started%s, %lld cycles, replayed in %.2f s (engine %.2f s)\n",
-	       r->policy, (long long)r->started, again, (long long)r->cycles, r->wall_s, r->engine_s);
+	long long re = (long long)(r->decisions - r->started);
+
+	if (re > 0)
+		snprintf(again, sizeof again, " (%lld restart%s)", re, re == 1 ? "" : "s");
+	printf("policy %-8s %lld job%s started%s, %lld cycle%s, replayed in %.2f s (engine %.2f s)\n",
+	       r->policy, (long long)r->started, r->started == 1 ? "" : "s", again,
+	       (long long)r->cycles, r->cycles == 1 ? "" : "s", r->wall_s, r->engine_s);
 }
 
 /* ---- JSON ---------------------------------------------------------------- */

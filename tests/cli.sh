@@ -312,7 +312,7 @@ printf 'job_id,submit_time,duration,gpus_per_task\na,0,60,1\n' >"$WF/fw.csv"
 expect "sim-run-wrong-format-is-named" 1 \
 	"fw.csv:1:1: header: no column 'submission_time' (an ITP trace starts with job_id,submission_time,duration,num_gpu); the file looks like a fairway trace: use --format fairway" \
 	"$FW" sim run --trace "$WF/fw.csv" --nodes 2x8
-expect "sim-run-right-format-reads" 0 "policy fifo     1 job" \
+expect "sim-run-right-format-reads" 0 "policy fifo     1 job started, " \
 	"$FW" sim run --trace "$WF/fw.csv" --format fairway --nodes 2x8 --policies fifo
 rm -rf "$WF"
 expect "sim-run-header-only-trace" 1 "h.csv: the trace has no jobs (a header only?)" \
