@@ -473,12 +473,8 @@ static int check_reservation(const struct fw_snapshot *s, const struct fw_plan *
 			      (int)dc->alloc_count, (int)fw_job_tasks(j));
 	if ((rc = check_tasks(s, p, dc, j, f, d)) != FW_OK)
 		return rc;
-	for (int32_t k = 0; k < dc->alloc_count; k++) {
-		const struct fw_task_alloc *t = &p->allocs[dc->alloc_first + k];
-		if (u->mark[t->node] && u->mark[t->node] != i + 1)
-			return FAILAT(d, f, "reservations overlap on node %s", s->nodes[t->node].name);
-		u->mark[t->node] = i + 1;
-	}
+	for (int32_t k = 0; k < dc->alloc_count; k++)
+		u->mark[p->allocs[dc->alloc_first + k].node] = i + 1;
 	use_at(s, p, i, u);
 	for (int32_t k = 0; k < dc->alloc_count; k++) {
 		int32_t n = p->allocs[dc->alloc_first + k].node;
@@ -521,6 +517,71 @@ static void index_running(const struct fw_snapshot *s, const int8_t *evicted, st
 	for (int32_t n = s->nnodes; n > 0; n--) /* first[n] moved to first[n+1] */
 		u->first[n] = u->first[n - 1];
 	u->first[0] = 0;
+}
+
+/* A reservation's window on its nodes: [at, at + runtime), for ever when
+ * the runtime is unknown. */
+struct window {
+	fw_time from, to;
+	int32_t dec;
+};
+
+/* Reservations may share a node one after another, never at once: per
+ * node, the windows of the reservations holding it, sorted by start,
+ * each ending by the next one's start. */
+static int check_windows(const struct fw_snapshot *s, const struct fw_plan *p, struct fw_arena *a,
+			 struct fw_diag *d)
+{
+	int32_t *first = FW_ARENA_NEW(a, int32_t, s->nnodes + 2), *last = FW_ARENA_NEW(a, int32_t, s->nnodes + 1);
+	struct window *w = NULL;
+	int32_t n = 0;
+
+	if (!first || !last)
+		return FW_ENOMEM;
+	for (int pass = 0; pass < 2; pass++) {
+		for (int32_t v = 0; v < s->nnodes; v++)
+			last[v] = -1;
+		for (int32_t i = 0; i < p->ndecisions; i++) {
+			const struct fw_decision *dc = &p->decisions[i];
+			if (dc->kind != FW_DECIDE_RESERVE)
+				continue;
+			fw_time to = end_of(s, &s->jobs[dc->job], dc->at);
+			for (int32_t k = 0; k < dc->alloc_count; k++) {
+				int32_t v = p->allocs[dc->alloc_first + k].node;
+				if (last[v] == i) /* one window per reservation and node */
+					continue;
+				last[v] = i;
+				if (pass == 0)
+					first[v + 2]++;
+				else
+					w[first[v + 1]++] = (struct window){ dc->at, to, i };
+			}
+		}
+		if (pass == 0) {
+			for (int32_t v = 0; v < s->nnodes; v++)
+				first[v + 2] += first[v + 1];
+			n = first[s->nnodes + 1];
+			if (!(w = FW_ARENA_RAW(a, struct window, n + 1)))
+				return FW_ENOMEM;
+		}
+	}
+	for (int32_t v = 0; v < s->nnodes; v++) { /* first[v + 1]: v's end now */
+		int32_t lo = first[v], hi = first[v + 1];
+		for (int32_t x = lo + 1; x < hi; x++) { /* insertion sort: few per node */
+			struct window t = w[x];
+			int32_t y = x;
+			for (; y > lo && (w[y - 1].from > t.from || (w[y - 1].from == t.from && w[y - 1].dec > t.dec)); y--)
+				w[y] = w[y - 1];
+			w[y] = t;
+		}
+		for (int32_t x = lo + 1; x < hi; x++)
+			if (w[x].from < w[x - 1].to)
+				return FAILAT(d, ((struct fld){ "decisions", w[x].dec }),
+					      "the reservations of jobs %s and %s overlap in time on node %s",
+					      s->jobs[p->decisions[w[x - 1].dec].job].name,
+					      s->jobs[p->decisions[w[x].dec].job].name, s->nodes[v].name);
+	}
+	return FW_OK;
 }
 
 static int check_reservations(const struct fw_snapshot *s, const struct fw_plan *p, struct fw_arena *a,
@@ -595,6 +656,8 @@ int fw_plan_check(const struct fw_snapshot *s, const struct fw_plan *p, struct f
 	if ((rc = check_reservations(s, p, a, evicted, d)) != FW_OK)
 		return rc;
 	if ((rc = check_pending(s, p, a, d)) != FW_OK)
+		return rc;
+	if ((rc = check_windows(s, p, a, d)) != FW_OK)
 		return rc;
 	return check_estimates(s, p, a, d);
 }

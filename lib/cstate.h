@@ -110,8 +110,12 @@ struct fw__cstate {
 	void *scratch_undo;             /* struct undo[scratch_tasks_cap] */
 	int32_t scratch_tasks_cap;      /* most tasks of any pending job */
 	/* reservations (reserve.c): a job ending after resv_until[n] may not
-	 * use node n; FW__NEVER when the node holds no reservation. */
+	 * use node n; FW__NEVER when the node holds no reservation.  Several
+	 * may hold one node, one after another in time; resv_end[n] is when
+	 * the last of them is expected to end (FW__NEVER: one never does; 0:
+	 * none holds it). */
 	fw_time *resv_until;
+	fw_time *resv_end;
 	int32_t *resv_job;              /* holder of the earliest one, -1 */
 };
 

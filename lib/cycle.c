@@ -84,7 +84,6 @@ static int phase_build(struct cyc *y)
 	if (rc != FW_OK)
 		return rc;
 	y->c.pol = y->pol;
-	y->resv_cap_left = s->nnodes > 0 ? y->c.dom[0].cap_whole : 0;
 	y->reason = FW_ARENA_NEW(y->a, struct fw_pending, s->njobs + 1);
 	y->started = FW_ARENA_NEW(y->a, int32_t, s->njobs + 1);
 	y->dec = FW_ARENA_RAW(y->a, struct fw_decision, fw__max_decisions(y)); /* written when made */

@@ -131,12 +131,14 @@ struct cyc {
 	double *score;
 	/* reservations (reserve.c) */
 	int32_t nresv;
-	int64_t resv_cap_left;      /* usable GPUs on nodes holding no reservation */
 	int32_t resv_attempts;
 	int32_t first_resv_job;
 	struct ev *ev_run;          /* running jobs by end time, lazily */
 	int32_t nev_run;
 	struct ev *ev_st, *ev_tmp;  /* this cycle's starts by end time */
+	struct ev *ev_un;           /* reservations by their jobs' expected
+				     * ends (those that end), sorted as made */
+	int32_t nev_un;
 	int32_t nev_st, ev_seen;    /* ... and decisions folded in so far */
 	struct fw__node *cl_nodes;  /* the reservation clone's buffers, */
 	struct fw__domain *cl_dom;  /* allocated once per cycle */
@@ -197,6 +199,20 @@ int fw__reserve(struct cyc *y, int32_t jx);
 int fw__resv_clone(struct cyc *y, struct fw__cstate *d, const struct fw__cstate *s);
 int fw__resv_events(struct cyc *y);
 void fw__resv_release(struct fw__cstate *c, const struct fw_job *j, const struct ev *e);
+/* The walk over a clone in time order, three event streams: the running
+ * jobs' ends (y->ev_run), this cycle's starts' ends (y->ev_st) and the
+ * reservations' ends (fw__unhold_events: when each reservation's job is
+ * expected to end; a node comes back once the last reservation holding
+ * it has ended).  fw__walk_init fills st[3] (fw__resv_events first);
+ * fw__walk_next is the next event time (FW__NEVER: none left);
+ * fw__walk_release applies every event at t to the clone. */
+struct fw__stream {
+	const struct ev *v;
+	int32_t n, i;
+};
+int fw__walk_init(struct cyc *y, struct fw__stream st[3]);
+fw_time fw__walk_next(const struct fw__stream st[3]);
+void fw__walk_release(struct cyc *y, struct fw__cstate *cl, struct fw__stream st[3], fw_time t);
 int64_t fw__gang_need(const struct fw_job *job);
 /* Why a job can never fit (fw__resv_hopeless): never, with the reason
  * (NEVER_FITS: GPUs; TASK_CPU, TASK_MEM: one task's CPU or memory), what

@@ -388,11 +388,13 @@ int fw__cstate_build(struct fw__cstate *c, const struct fw_snapshot *s, struct f
 	tmp = FW_ARENA_NEW(a, int32_t, s->nnodes + 1);
 	c->lvl = FW_ARENA_NEW(a, struct fw__level_index, FW_MAX_LEVELS + 2);
 	c->resv_until = FW_ARENA_NEW(a, fw_time, s->nnodes + 1);
+	c->resv_end = FW_ARENA_NEW(a, fw_time, s->nnodes + 1);
 	c->resv_job = FW_ARENA_NEW(a, int32_t, s->nnodes + 1);
-	if (!c->nodes || !c->order || !tmp || !c->lvl || !c->resv_until || !c->resv_job)
+	if (!c->nodes || !c->order || !tmp || !c->lvl || !c->resv_until || !c->resv_end || !c->resv_job)
 		return FW_ENOMEM;
 	for (int32_t i = 0; i < s->nnodes; i++) {
 		c->resv_until[i] = FW__NEVER;
+		c->resv_end[i] = 0;
 		c->resv_job[i] = -1;
 	}
 	if ((rc = build_models(c)) != FW_OK)

@@ -76,11 +76,6 @@ struct est {
 };
 
 /* A sorted run of end events, consumed from the front. */
-struct stream {
-	const struct ev *v;
-	int32_t n, i;
-};
-
 #define GROW(e, p, T, n)                                                    \
 	do {                                                                \
 		T *x_ = FW_ARENA_NEW((e)->y->a, T, 2 * (size_t)(n));        \
@@ -357,92 +352,27 @@ static int sort_open(struct est *e)
 	return FW_OK;
 }
 
-/* When each reservation's nodes come back: its job's expected end.
- * Events with tasks = the reserved placement, sorted (few: reserve_depth). */
-static int unhold_events(struct cyc *y, struct stream *st)
-{
-	struct ev *v = FW_ARENA_NEW(y->a, struct ev, y->nresv + 1);
-	int32_t n = 0;
-
-	if (!v)
-		return FW_ENOMEM;
-	for (int32_t i = 0; i < y->ndec; i++) {
-		const struct fw_decision *d = &y->dec[i];
-		const struct fw_job *j = &y->s->jobs[d->job];
-		if (d->kind != FW_DECIDE_RESERVE || fw_job_runtime(y->s, j) <= 0)
-			continue;
-		struct ev x = { d->at + fw_job_runtime(y->s, j), d->job, y->dec_tasks[i], d->alloc_count };
-		int32_t k = n++;
-		for (; k > 0 && fw__ev_cmp(&x, &v[k - 1]) < 0; k--)
-			v[k] = v[k - 1];
-		v[k] = x;
-	}
-	*st = (struct stream){ v, n, 0 };
-	return FW_OK;
-}
-
-/* A reservation's nodes were unusable in the clone; from now on they are
- * ordinary nodes again (with whatever has ended on them meanwhile). */
-static void unhold(struct fw__cstate *cl, const struct fw__cstate *real, const struct ev *x)
-{
-	for (int32_t k = 0; k < x->ntasks; k++) {
-		int32_t n = x->tasks[k].node;
-		if (cl->nodes[n].usable || !real->nodes[n].usable)
-			continue;
-		cl->nodes[n].usable = true;
-		cl->nodes[n].whole_free = fw__node_whole_free(cl, n);
-		fw__domain_node_changed(cl, n, 0);
-	}
-}
-
-static fw_time next_time(const struct stream *st)
-{
-	fw_time t = FW__NEVER;
-
-	for (int k = 0; k < 3; k++)
-		if (st[k].i < st[k].n && st[k].v[st[k].i].end < t)
-			t = st[k].v[st[k].i].end;
-	return t;
-}
-
-/* Release every event at time t from the three streams (running jobs,
- * this cycle's starts, reservations' ends). */
-static void release_at(struct cyc *y, struct fw__cstate *cl, struct stream *st, fw_time t)
-{
-	for (int k = 0; k < 3; k++) {
-		for (; st[k].i < st[k].n && st[k].v[st[k].i].end == t; st[k].i++) {
-			const struct ev *x = &st[k].v[st[k].i];
-			if (k == 2)
-				unhold(cl, &y->c, x);
-			else
-				fw__resv_release(cl, &y->s->jobs[x->job], x);
-		}
-	}
-}
-
 /* Step 2: the one dry walk.  Returns the clone's free GPUs at the end
  * (everything that ever ends has ended) through *free_end. */
 static int walk(struct est *e, int64_t *free_end)
 {
 	struct cyc *y = e->y;
 	struct fw__cstate cl;
-	struct stream st[3];
+	struct fw__stream st[3];
 	fw_time t;
 	int rc;
 
-	if ((rc = fw__resv_events(y)) != FW_OK || (rc = fw__resv_clone(y, &cl, &y->c)) != FW_OK)
+	if ((rc = fw__walk_init(y, st)) != FW_OK || (rc = fw__resv_clone(y, &cl, &y->c)) != FW_OK)
 		return rc;
-	if ((rc = unhold_events(y, &st[2])) != FW_OK || (rc = sort_open(e)) != FW_OK)
+	if ((rc = sort_open(e)) != FW_OK)
 		return rc;
-	st[0] = (struct stream){ y->ev_run, y->nev_run, 0 };
-	st[1] = (struct stream){ y->ev_st, y->nev_st, 0 };
 	rc = try_open(e, &cl, y->s->now);
-	while (rc == FW_OK && e->nopen > 0 && (t = next_time(st)) != FW__NEVER) {
-		release_at(y, &cl, st, t);
+	while (rc == FW_OK && e->nopen > 0 && (t = fw__walk_next(st)) != FW__NEVER) {
+		fw__walk_release(y, &cl, st, t);
 		rc = try_open(e, &cl, t);
 	}
-	while (rc == FW_OK && e->nopen > 0 && (t = next_time(st)) != FW__NEVER)
-		release_at(y, &cl, st, t); /* only for *free_end */
+	while (rc == FW_OK && e->nopen > 0 && (t = fw__walk_next(st)) != FW__NEVER)
+		fw__walk_release(y, &cl, st, t); /* only for *free_end */
 	*free_end = cl.dom[0].free_whole;
 	return rc;
 }

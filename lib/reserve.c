@@ -4,23 +4,35 @@
  * A reservation is computed on a private copy ("clone") of the cycle's
  * node state and domain index:
  *   1. clone:    copy nodes, domains and the per-level bucket index;
- *                nodes already held by an earlier reservation are made
- *                unusable in the clone, so reservations never overlap;
+ *                nodes held by an earlier reservation are unusable in the
+ *                clone until the last reservation holding them is
+ *                expected to end (resv_end): reservations on one node
+ *                follow each other in time and never overlap;
  *   2. events:   every running job (snapshot) and every job started so far
- *                this cycle ends at its expected end time; jobs with an
- *                unknown runtime never end (documented rule: they hold
- *                their GPUs until a later issue's per-queue default limit);
- *   3. walk:     release the jobs in end-time order (ties: job index) and,
- *                after each distinct end time t, try to place the gang on
- *                the clone with the ordinary placement code (place.c);
- *                the first t that works is the reservation's start.
+ *                this cycle ends at its expected end time, and every
+ *                earlier reservation's job at its reserved time plus its
+ *                runtime; jobs with an unknown runtime never end (they
+ *                hold their GPUs, or their reserved nodes, for ever unless
+ *                their queue sets a default runtime);
+ *   3. walk:     release the events in time order (ties: job index) and,
+ *                after each distinct time t, try to place the gang on the
+ *                clone with the ordinary placement code (place.c); the
+ *                first t that works is the reservation's start.
  * The nodes the clone chose are then marked in the real state with
- * resv_until = t: from now on a job may use such a node only if it ends
- * by t.  So backfill never delays a reserved job, and fw_plan_check
- * verifies it by recomputing each reserved GPU's use at time t.
+ * resv_until = min(resv_until, t): from now on a job may use such a node
+ * only if it ends by the earliest reservation's start.  A later
+ * reservation on the node starts after an earlier one ends, so that
+ * bound protects every reservation of the node, and fw_plan_check
+ * verifies it by recomputing each reserved GPU's use at its time t and
+ * by checking that the windows [t, t + runtime) of a node's reservations
+ * do not overlap.  So the first N blocked jobs really get N reservations,
+ * and conservative backfill reserves for every blocked job, however few
+ * the nodes (earlier, a node held one reservation at a time).
  *
  * Cost: O(N + D) to clone plus O(E log E + E * place) for E end events;
  * bounded by the policy's reserve_depth (and twice that many attempts).
+ * The reservations' end events are kept sorted as they are made (an
+ * insertion per reservation: O(R^2) for R reservations, R <= attempts).
  */
 #include <string.h>
 
@@ -185,18 +197,39 @@ void fw__resv_release(struct fw__cstate *c, const struct fw_job *j, const struct
 	}
 }
 
-static void hold(struct cyc *y, int32_t jx, fw_time at, const struct fw__placement *p)
+/* Remember when reservation (job jx, tasks) gives its nodes back: its
+ * job's expected end, in y->ev_un's time order (none if it never ends). */
+static int unhold_event(struct cyc *y, int32_t jx, fw_time end, const struct fw__placement *p)
+{
+	int32_t attempts, k;
+
+	if (end == FW__NEVER)
+		return FW_OK;
+	if (!y->ev_un) {
+		fw__resv_depth(y, &attempts); /* no more reservations than attempts */
+		if (!(y->ev_un = FW_ARENA_NEW(y->a, struct ev, (size_t)attempts + 1)))
+			return FW_ENOMEM;
+	}
+	struct ev x = { end, jx, p->tasks, p->ntasks };
+	for (k = y->nev_un++; k > 0 && fw__ev_cmp(&x, &y->ev_un[k - 1]) < 0; k--)
+		y->ev_un[k] = y->ev_un[k - 1];
+	y->ev_un[k] = x;
+	return FW_OK;
+}
+
+static int hold(struct cyc *y, int32_t jx, fw_time at, const struct fw__placement *p)
 {
 	struct fw_decision *d = &y->dec[y->ndec];
+	fw_time end = fw__job_end(y->s, &y->s->jobs[jx], at);
 
 	for (int32_t k = 0; k < p->ntasks; k++) {
 		int32_t n = p->tasks[k].node;
-		if (y->c.resv_until[n] == FW__NEVER && y->c.nodes[n].usable)
-			y->resv_cap_left -= y->c.dom[y->c.nodes[n].dom].cap_whole;
 		if (at < y->c.resv_until[n]) {
 			y->c.resv_until[n] = at;
 			y->c.resv_job[n] = jx;
 		}
+		if (end > y->c.resv_end[n])
+			y->c.resv_end[n] = end;
 	}
 	memset(d, 0, sizeof *d);
 	d->kind = FW_DECIDE_RESERVE;
@@ -212,6 +245,7 @@ static void hold(struct cyc *y, int32_t jx, fw_time at, const struct fw__placeme
 		y->first_resv_job = jx;
 		y->first_resv_at = at;
 	}
+	return unhold_event(y, jx, end, p);
 }
 
 /* The largest usable node, per GPU model and over all: the bound one task
@@ -330,6 +364,58 @@ int fw__resv_events(struct cyc *y)
 	return rc != FW_OK ? rc : start_events(y);
 }
 
+/* ---- the walk: three event streams in time order ------------------------ */
+
+int fw__walk_init(struct cyc *y, struct fw__stream st[3])
+{
+	int rc = fw__resv_events(y);
+
+	if (rc != FW_OK)
+		return rc;
+	st[0] = (struct fw__stream){ y->ev_run, y->nev_run, 0 };
+	st[1] = (struct fw__stream){ y->ev_st, y->nev_st, 0 };
+	st[2] = (struct fw__stream){ y->ev_un, y->nev_un, 0 };
+	return FW_OK;
+}
+
+fw_time fw__walk_next(const struct fw__stream st[3])
+{
+	fw_time t = FW__NEVER;
+
+	for (int k = 0; k < 3; k++)
+		if (st[k].i < st[k].n && st[k].v[st[k].i].end < t)
+			t = st[k].v[st[k].i].end;
+	return t;
+}
+
+/* A reservation's nodes were unusable in the clone (fw__resv_clone); each
+ * is an ordinary node again once the last reservation holding it has
+ * ended (resv_end), with whatever has ended on it meanwhile. */
+static void unhold(struct fw__cstate *cl, const struct fw__cstate *real, const struct ev *x)
+{
+	for (int32_t k = 0; k < x->ntasks; k++) {
+		int32_t n = x->tasks[k].node;
+		if (cl->nodes[n].usable || !real->nodes[n].usable || x->end < real->resv_end[n])
+			continue;
+		cl->nodes[n].usable = true;
+		cl->nodes[n].whole_free = fw__node_whole_free(cl, n);
+		fw__domain_node_changed(cl, n, 0);
+	}
+}
+
+void fw__walk_release(struct cyc *y, struct fw__cstate *cl, struct fw__stream st[3], fw_time t)
+{
+	for (int k = 0; k < 3; k++) {
+		for (; st[k].i < st[k].n && st[k].v[st[k].i].end == t; st[k].i++) {
+			const struct ev *x = &st[k].v[st[k].i];
+			if (k == 2)
+				unhold(cl, &y->c, x);
+			else
+				fw__resv_release(cl, &y->s->jobs[x->job], x);
+		}
+	}
+}
+
 int64_t fw__gang_need(const struct fw_job *job)
 {
 	int64_t need = 0;
@@ -345,47 +431,29 @@ int fw__reserve(struct cyc *y, int32_t jx)
 	const struct fw_job *job = &y->s->jobs[jx];
 	struct fw__cstate clone;
 	struct fw__placement p;
-	int32_t i = 0, k = 0;
+	struct fw__stream st[3];
+	struct fw__hopeless h;
+	int64_t need = fw__gang_need(job);
+	fw_time t;
 	int rc;
 
-	int64_t need = fw__gang_need(job);
-
 	y->resv_attempts++;
-	if (need > y->resv_cap_left)
-		return FW_EDECLINED; /* the unreserved nodes cannot hold it, ever */
-	if ((rc = fw__resv_clone(y, &clone, &y->c)) != FW_OK)
+	if ((rc = fw__resv_clone(y, &clone, &y->c)) != FW_OK || (rc = fw__walk_init(y, st)) != FW_OK)
 		return rc;
-	if ((rc = fw__resv_events(y)) != FW_OK)
-		return rc;
-	struct fw__hopeless h;
 	if ((rc = fw__resv_hopeless(y, job, need, &h)) != FW_OK)
 		return rc;
 	if (h.never)
 		return FW_EDECLINED;
-	/* the running jobs' and the starts' end events as one list in
-	 * (end, job) order: the order of sorting them together */
-	const struct ev *run = y->ev_run, *st = y->ev_st;
-	int32_t nrun = y->nev_run, nst = y->nev_st;
-	while (i < nrun || k < nst) {
-		fw_time t = k >= nst || (i < nrun && fw__ev_cmp(&run[i], &st[k]) <= 0) ? run[i].end : st[k].end;
-		for (;;) {
-			const struct ev *e;
-			if (i < nrun && run[i].end == t && (k >= nst || fw__ev_cmp(&run[i], &st[k]) <= 0))
-				e = &run[i++];
-			else if (k < nst && st[k].end == t)
-				e = &st[k++];
-			else
-				break;
-			fw__resv_release(&clone, &y->s->jobs[e->job], e);
-		}
+	/* every event of one time released before the search, in (end, job)
+	 * order within each stream */
+	while ((t = fw__walk_next(st)) != FW__NEVER) {
+		fw__walk_release(y, &clone, st, t);
 		if (clone.dom[0].free_whole < need)
 			continue; /* not enough free GPUs yet: skip the search */
 		struct fw__place_opts o = { .end = fw__job_end(y->s, job, t), .ignore_resv = true, .dry = true };
 		rc = fw__place_job(&clone, jx, &o, &p);
-		if (rc == FW_OK) {
-			hold(y, jx, t, &p);
-			return FW_OK;
-		}
+		if (rc == FW_OK)
+			return hold(y, jx, t, &p);
 		if (rc != FW_EDECLINED)
 			return rc;
 	}

@@ -201,7 +201,7 @@ static void resv_fill(const slurm_job_info_t *j, const struct fw_backend_action 
 	r->duration = minutes;
 	r->node_list = nodes;
 	r->users = j->user_name ? j->user_name : "root";
-	r->flags = RESERVE_FLAG_IGN_JOBS;
+	r->flags = RESERVE_FLAG_IGN_JOBS | RESERVE_FLAG_OVERLAP; /* one may follow another on a node */
 }
 
 /* Slurm reserves whole nodes: true when every placement takes all GPUs of

@@ -690,6 +690,13 @@ static void c_reservation_started(struct fw_snapshot *s, struct fw_plan *p)
 	r->job = CS_GANG; /* 2 tasks of 8 GPUs, on a0 and a1, free again at t=1000 */
 	r->alloc_count = 2;
 }
+static void c_reservations_overlap(struct fw_snapshot *s, struct fw_plan *p)
+{
+	(void)s;
+	/* late's reservation follows big's on a node big holds: pull it
+	 * inside big's window */
+	decision(p, CS_LATE, FW_DECIDE_RESERVE)->at = decision(p, CS_BIG, FW_DECIDE_RESERVE)->at;
+}
 static void c_reservation_oversized(struct fw_snapshot *s, struct fw_plan *p)
 {
 	(void)s;
@@ -740,6 +747,8 @@ TEST(checker_names_every_broken_rule)
 		{ "a reservation short of CPU", c_reservation_cpu, "the reservation of job big finds node" },
 		{ "a reservation for a started job", c_reservation_started,
 		  "a reservation for job gang, which is running, starts in this plan" },
+		{ "two reservations at once on a node", c_reservations_overlap,
+		  "the reservations of jobs big and late overlap in time on node" },
 		{ "a reservation of 4 tasks for a 2-task gang", c_reservation_oversized,
 		  "reservation for job gang holds 4 tasks; the job has 2" },
 		{ "a reservation across racks", c_reservation_two_racks, "job big spans two domains of its required level" },
@@ -861,8 +870,16 @@ TEST(easy_backfill_never_delays_the_reserved_gang)
 		ASSERT_EQ(fw_plan_pending_for(p, 2)->b, 1000);
 		ASSERT(start_of(p, 3) != NULL && start_of(p, 3)->kind == FW_DECIDE_START);
 		ASSERT(fw_plan_pending_for(p, 4) != NULL);
-		ASSERT_EQ(fw_plan_pending_for(p, 4)->reason, FW_REASON_RESERVED);
-		ASSERT_EQ(fw_plan_pending_for(p, 4)->a, 2);
+		if (k == 0) { /* slurm reserves for one job: long waits for big's */
+			ASSERT_EQ(fw_plan_pending_for(p, 4)->reason, FW_REASON_RESERVED);
+			ASSERT_EQ(fw_plan_pending_for(p, 4)->a, 2);
+		} else { /* fairway's second reservation follows big's on its node */
+			const struct fw_decision *l = reservation_of(p, 4);
+			ASSERT(l != NULL);
+			ASSERT_EQ(l->at, 2500); /* big holds n0 and n1 from 2000 to 2500 */
+			ASSERT_EQ(fw_plan_pending_for(p, 4)->reason, FW_REASON_HAS_RESERVATION);
+			ASSERT_OK(fw_plan_check(s, p, &A, &(struct fw_diag){ 0 }));
+		}
 		fw_snapshot_free(s);
 	}
 }
@@ -1287,9 +1304,11 @@ TEST(estimates_are_deterministic_and_mostly_known_on_random_snapshots)
 TEST(checker_catches_a_bad_estimate)
 {
 	struct fw_snapshot *s = backfill_case();
-	struct fw_plan *p = run(s, "fairway");
+	struct fw_plan *p;
 	struct fw_pending *big, *lng;
 	struct fw_diag d;
+	s->config.reserve_depth = 1; /* long waits unreserved, behind big */
+	p = run(s, "fairway");
 	ASSERT(p != NULL);
 	big = (struct fw_pending *)fw_plan_pending_for(p, 2);
 	lng = (struct fw_pending *)fw_plan_pending_for(p, 4);
@@ -1342,6 +1361,7 @@ TEST(estimates_can_be_switched_off)
 {
 	struct fw_snapshot *s = backfill_case();
 	s->config.estimate_starts = false;
+	s->config.reserve_depth = 1; /* long waits unreserved, behind big */
 	struct fw_plan *p = run(s, "fairway");
 	ASSERT(p != NULL);
 	/* decisions do not depend on estimates */
@@ -1735,8 +1755,8 @@ static struct fw_snapshot *four_blocked_jobs(void)
 	return s;
 }
 
-/* Conservative backfill: every blocked job gets a reservation while a
- * node can hold one (one per node); EASY (slurm): the first only. */
+/* Conservative backfill: every blocked job gets a reservation, one after
+ * another on a node when they must; EASY (slurm): the first only. */
 TEST(conservative_backfill_reserves_for_every_blocked_job)
 {
 	struct fw_snapshot *s = four_blocked_jobs();
@@ -1746,11 +1766,12 @@ TEST(conservative_backfill_reserves_for_every_blocked_job)
 	s->config.backfill_conservative = true;
 	p = run(s, "slurm");
 	ASSERT(p != NULL);
-	ASSERT_EQ(count_kind(p, FW_DECIDE_RESERVE), 3);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_RESERVE), 4);
 	ASSERT_EQ(reservation_of(p, 3)->at, 100);
 	ASSERT_EQ(reservation_of(p, 4)->at, 200);
 	ASSERT_EQ(reservation_of(p, 5)->at, 300);
-	ASSERT(reservation_of(p, 6) == NULL); /* every node holds one */
+	ASSERT_EQ(reservation_of(p, 6)->at, 1100); /* on n0, once w0 is expected to end */
+	ASSERT_OK(fw_plan_check(s, p, &A, &(struct fw_diag){ 0 }));
 	/* policies without reservations ignore it */
 	p = run(s, "kai");
 	ASSERT(p != NULL);
@@ -1767,7 +1788,7 @@ TEST(the_config_sets_how_many_blocked_jobs_get_a_reservation)
 	struct fw_snapshot *s = four_blocked_jobs();
 	struct fw_plan *p = run(s, "fairway");
 	ASSERT(p != NULL);
-	ASSERT_EQ(count_kind(p, FW_DECIDE_RESERVE), 3); /* depth 16: one per node */
+	ASSERT_EQ(count_kind(p, FW_DECIDE_RESERVE), 4); /* depth 16: all four */
 	s->config.reserve_depth = 2;
 	p = run(s, "fairway");
 	ASSERT(p != NULL);
@@ -1909,6 +1930,7 @@ TEST(unreserved_gangs_are_expected_in_age_order_after_starving)
 {
 	struct fw_snapshot *s = two_busy_nodes(100);
 	s->config.starve_after_s = 3600;
+	s->config.reserve_depth = 1; /* b's only: a1 and a2 hold none */
 	for (int i = 0; i < 2; i++)
 		s->jobs[i].expected_runtime = 1000 * (i + 1); /* n0 free at 1000, n1 at 2000 */
 	int b = tb_job(s, "b", 1, 2, 8, 1000, 50);  /* B is below its share: tried first */
@@ -1968,16 +1990,16 @@ TEST(a_gang_reserved_beyond_its_starving_time_is_expected_sooner)
 	ASSERT(p != NULL);
 	ASSERT(reservation_of(p, b) != NULL && reservation_of(p, a) != NULL);
 	ASSERT_EQ(reservation_of(p, b)->at, 2000); /* n0, n1, n2 */
-	ASSERT_EQ(reservation_of(p, a)->at, 3500); /* on n3 and n4, off b's nodes */
+	ASSERT_EQ(reservation_of(p, a)->at, 3000); /* on b's nodes once b is expected to end */
 	/* at 1000 it starves; n0 and n1 are free from 1200 until b's 2000 */
 	ASSERT_EQ(fw_plan_pending_for(p, a)->expected_start, 1200);
 	ASSERT_EQ(fw_plan_pending_for(p, b)->expected_start, 2000);
 	/* it runs 900 s: the profile keeps b's reservation, so it fits once
-	 * b is expected to end, still sooner than its own */
+	 * b is expected to end, which is its reservation's time */
 	s->jobs[a].expected_runtime = 900;
 	p = run(s, "fairway");
 	ASSERT(p != NULL);
-	ASSERT_EQ(reservation_of(p, a)->at, 3500);
+	ASSERT_EQ(reservation_of(p, a)->at, 3000);
 	ASSERT_EQ(fw_plan_pending_for(p, a)->expected_start, 3000);
 	/* without a starvation age, the reservation's time */
 	s->jobs[a].expected_runtime = 500;
