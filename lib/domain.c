@@ -504,7 +504,10 @@ int64_t fw__domain_capacity(const struct fw__domain *d, int32_t g)
 
 	if (g <= 0)
 		return INT64_MAX;
-	for (int k = g; k < FW__HIST; k++)
-		n += (int64_t)d->hist[k] * (k / g);
+	/* k / g without a division per bucket (a hot path of placement):
+	 * buckets [q*g, (q+1)*g) hold q tasks each */
+	for (int q = 1, k = g; k < FW__HIST; q++)
+		for (int end = k + g < FW__HIST ? k + g : FW__HIST; k < end; k++)
+			n += (int64_t)d->hist[k] * q;
 	return n;
 }

@@ -18,7 +18,7 @@
 #define PIN_SYNTH_FIFO 0x96bb8cbdb4aaec3aull
 #define PIN_SYNTH_FAIRWAY 0x88a89eaa2b0ed39cull
 #define PIN_C10_FIFO 0x2ee017bbc86a1078ull
-#define PIN_C10_FAIRWAY 0xad103cf25cf37269ull
+#define PIN_C10_FAIRWAY 0xfa0066581d4cfd48ull /* reservations follow each other on a node */
 
 #include "fairway/plan.h"
 #include "fairway/policy.h"
