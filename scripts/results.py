@@ -218,13 +218,9 @@ def fairest_one(job):
         return trace, b
 
 
-def when_low(shares, jobs, gpus):
-    """Where the index is lost: the time share and mean index of fairway's
-    plans (1) with no whole 8-GPU node's worth free, and the rest; (2) where
-    some queue holds 3x its fair share or more, and the rest.  Also the job
-    that holds most of (2): its part of that time (each plan's length split
-    over the queue's running jobs by GPUs), queue, deserved GPUs, size,
-    wait and run."""
+def read_shares(shares):
+    """fairway's plans from a --shares CSV: {(t, until): [(queue, fair,
+    alloc)]}, and each queue's deserved GPUs."""
     plans, des = {}, {}
     with open(shares) as f:
         for r in csv.DictReader(f):
@@ -232,6 +228,17 @@ def when_low(shares, jobs, gpus):
                 plans.setdefault((int(r["t"]), int(r["until"])), []).append(
                     (r["queue"], float(r["fair_gpus"]), float(r["alloc_gpus"])))
                 des[r["queue"]] = float(r["deserved_gpus"])
+    return plans, des
+
+
+def when_low(shares, jobs, gpus):
+    """Where the index is lost: the time share and mean index of fairway's
+    plans (1) with no whole 8-GPU node's worth free, and the rest; (2) where
+    some queue holds 3x its fair share or more, and the rest.  Also the job
+    that holds most of (2): its part of that time (each plan's length split
+    over the queue's running jobs by GPUs), queue, deserved GPUs, size,
+    wait and run."""
+    plans, des = read_shares(shares)
     runs = {}
     with open(jobs) as f:
         for r in csv.DictReader(f):
@@ -267,13 +274,7 @@ def queue_parts(shares):
     """Per queue: how much the time-averaged index would rise if that queue
     alone sat at the mean ratio of the others at every plan, with its
     deserved GPUs: {queue: (deserved, rise)}."""
-    plans, des = {}, {}
-    with open(shares) as f:
-        for r in csv.DictReader(f):
-            if r["policy"] == "fairway":
-                plans.setdefault((int(r["t"]), int(r["until"])), []).append(
-                    (r["queue"], float(r["fair_gpus"]), float(r["alloc_gpus"])))
-                des[r["queue"]] = float(r["deserved_gpus"])
+    plans, des = read_shares(shares)
     rise, tot = {q: 0.0 for q in des}, 0.0
     for (t, u), qs in plans.items():
         live = [(q, a / f) for q, f, a in qs if f > 1e-9]
