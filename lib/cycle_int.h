@@ -25,10 +25,10 @@
 #define FW__AHEAD 8
 
 /* A job ending: reservations release its tasks at `end` (reserve.c). */
-struct ev {
+struct ev { /* 24 bytes: sorted and merged by the tens of thousands */
 	fw_time end;
-	int32_t job;
 	const struct fw_task_alloc *tasks;
+	int32_t job;
 	int32_t ntasks;
 };
 

@@ -202,7 +202,7 @@ static void sim(struct rc *x, int32_t v, bool out)
 	struct fw_res use = job_use(y->s, j);
 
 	if (out) {
-		struct ev e = { 0, v, t, j->alloc_count };
+		struct ev e = { .end = 0, .job = v, .tasks = t, .ntasks = j->alloc_count };
 		fw__resv_release(&y->c, j, &e);
 	} else {
 		occupy(&y->c, j, t, j->alloc_count);
@@ -411,7 +411,7 @@ static int settle(struct rc *x, int32_t p, struct fw__placement *pl)
 	for (;;) {
 		int32_t n = 0;
 		bool moved = false;
-		struct ev e = { 0, p, pl->tasks, pl->ntasks };
+		struct ev e = { .end = 0, .job = p, .tasks = pl->tasks, .ntasks = pl->ntasks };
 		for (int32_t k = 0; k < x->nvict; k++) {
 			if (used_by(y, x->vict[k], pl)) {
 				x->why[n] = x->why[k];
@@ -520,7 +520,7 @@ static int64_t free_whole(const struct cyc *y)
 
 static void unplace(struct cyc *y, int32_t job, const struct fw__placement *pl)
 {
-	struct ev e = { 0, job, pl->tasks, pl->ntasks };
+	struct ev e = { .end = 0, .job = job, .tasks = pl->tasks, .ntasks = pl->ntasks };
 
 	fw__resv_release(&y->c, &y->s->jobs[job], &e);
 }

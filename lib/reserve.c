@@ -137,8 +137,8 @@ static int running_events(struct cyc *y)
 		fw_time end = fw__job_end(s, job, job->start_time);
 		if (end == FW__NEVER)
 			continue;
-		v[n++] = (struct ev){ end < s->now ? s->now : end, j, s->allocs + job->alloc_first,
-				      job->alloc_count };
+		v[n++] = (struct ev){ .end = end < s->now ? s->now : end, .job = j,
+				      .tasks = s->allocs + job->alloc_first, .ntasks = job->alloc_count };
 	}
 	ev_sort(v, tmp, n);
 	y->ev_run = v;
@@ -163,8 +163,9 @@ static int start_events(struct cyc *y)
 		const struct fw_decision *dc = &y->dec[y->ev_seen];
 		if (dc->kind != FW_DECIDE_START || fw_job_runtime(s, &s->jobs[dc->job]) <= 0)
 			continue;
-		y->ev_st[y->nev_st++] = (struct ev){ fw__job_end(s, &s->jobs[dc->job], s->now), dc->job,
-						     y->dec_tasks[y->ev_seen], dc->alloc_count };
+		y->ev_st[y->nev_st++] = (struct ev){ .end = fw__job_end(s, &s->jobs[dc->job], s->now),
+						     .job = dc->job, .tasks = y->dec_tasks[y->ev_seen],
+						     .ntasks = dc->alloc_count };
 	}
 	ev_sort(y->ev_st + n0, y->ev_tmp, y->nev_st - n0);
 	if (n0 > 0 && y->nev_st > n0 && fw__ev_cmp(&y->ev_st[n0], &y->ev_st[n0 - 1]) < 0) {
@@ -210,7 +211,7 @@ static int unhold_event(struct cyc *y, int32_t jx, fw_time end, const struct fw_
 		if (!(y->ev_un = FW_ARENA_NEW(y->a, struct ev, (size_t)attempts + 1)))
 			return FW_ENOMEM;
 	}
-	struct ev x = { end, jx, p->tasks, p->ntasks };
+	struct ev x = { .end = end, .job = jx, .tasks = p->tasks, .ntasks = p->ntasks };
 	for (k = y->nev_un++; k > 0 && fw__ev_cmp(&x, &y->ev_un[k - 1]) < 0; k--)
 		y->ev_un[k] = y->ev_un[k - 1];
 	y->ev_un[k] = x;
