@@ -201,9 +201,9 @@ int fw__resv_events(struct cyc *y);
 void fw__resv_release(struct fw__cstate *c, const struct fw_job *j, const struct ev *e);
 /* The walk over a clone in time order, three event streams: the running
  * jobs' ends (y->ev_run), this cycle's starts' ends (y->ev_st) and the
- * reservations' ends (fw__unhold_events: when each reservation's job is
- * expected to end; a node comes back once the last reservation holding
- * it has ended).  fw__walk_init fills st[3] (fw__resv_events first);
+ * reservations' ends (y->ev_un, kept by reserve.c as each reservation
+ * is made: when its job is expected to end; a node comes back once the
+ * last reservation holding it has ended).  fw__walk_init fills st[3] (fw__resv_events first);
  * fw__walk_next is the next event time (FW__NEVER: none left);
  * fw__walk_release applies every event at t to the clone. */
 struct fw__stream {
