@@ -292,12 +292,13 @@ int fw_trace_parse_openb(const char *buf, size_t len, const char *fname,
 
 /* ---- files -------------------------------------------------------------- */
 
+/* The --format names, by enum fw_trace_format. */
+static const char *const format_name[3] = { "itp", "openb", "fairway" };
+
 int fw_trace_format_of(const char *name)
 {
-	static const char *const names[] = { "itp", "openb", "fairway" };
-
 	for (int i = 0; i < 3; i++)
-		if (name && strcmp(name, names[i]) == 0)
+		if (name && strcmp(name, format_name[i]) == 0)
 			return i;
 	return -1;
 }
@@ -364,7 +365,6 @@ int fw_trace_sniff(const char *buf, size_t len)
 /* A header error of the wrong --format: name the one the header is. */
 static void hint_format(const char *path, enum fw_trace_format fmt, struct fw_diag *d)
 {
-	static const char *const name[3] = { "itp", "openb", "fairway" };
 	static const char *const what[3] = { "an ITP trace", "an openb pod list",
 					     "a fairway trace" };
 	char line[4096];
@@ -380,7 +380,7 @@ static void hint_format(const char *path, enum fw_trace_format fmt, struct fw_di
 		return;
 	used = strlen(d->msg);
 	snprintf(d->msg + used, sizeof d->msg - used, "; the file looks like %s: use --format %s",
-		 what[s], name[s]);
+		 what[s], format_name[s]);
 }
 
 int fw_trace_read(const char *path, enum fw_trace_format fmt, int32_t G,
