@@ -707,6 +707,18 @@ static uint64_t decisions_hash(const struct fw_plan *p)
 	return h;
 }
 
+/* The start-time estimates of the pending jobs (the estimate phase). */
+static uint64_t estimates_hash(const struct fw_plan *p)
+{
+	uint64_t h = 0x9e3779b97f4a7c15u;
+
+	for (int32_t i = 0; i < p->npending; i++) {
+		const struct fw_pending *r = &p->pending[i];
+		h = mix(mix(mix(mix(mix(mix(h, r->job), r->expected_start), r->unknown_why), r->ahead), r->why_a), r->why_b);
+	}
+	return h;
+}
+
 /* ... and the reasons given for every pending job. */
 static uint64_t plan_hash(const struct fw_plan *p)
 {
@@ -933,8 +945,8 @@ int main(int argc, char **argv)
 	printf("plan: %d starts (%lld GPUs), %d reservations, %d task placements, %d pending, %lld jobs considered\n",
 	       (int)starts, (long long)started_gpus, (int)reserves, (int)plan->nallocs, (int)plan->npending,
 	       (long long)plan->considered);
-	printf("plan hash: decisions %016" PRIx64 ", with pending reasons %016" PRIx64 "\n", decisions_hash(plan),
-	       first_hash);
+	printf("plan hash: decisions %016" PRIx64 ", with pending reasons %016" PRIx64 "; estimates %016" PRIx64 "\n",
+	       decisions_hash(plan), first_hash, estimates_hash(plan));
 	printf("pending reasons:");
 	for (int r = 0; r < FW_REASON_COUNT; r++)
 		if (reasons[r])

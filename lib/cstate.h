@@ -34,6 +34,16 @@
 
 #define FW__HIST (FW_MAX_GPUS_PER_NODE + 1)
 
+/* Each GPU g (uint32_t) of a task's gpu_mask, lowest first: one step per
+ * GPU held, not one per GPU of the node (the walks release tens of
+ * thousands of tasks per cycle).  Bits past the node's limit are ignored.
+ * Not nestable (one hidden variable). */
+_Static_assert(FW_MAX_GPUS_PER_NODE < 32, "gpu_mask is 32 bits");
+#define FW__GPU_BITS ((1u << FW_MAX_GPUS_PER_NODE) - 1u)
+#define FW__FOR_EACH_GPU(g, mask)                                                        \
+	for (uint32_t fw__m_ = (mask) & FW__GPU_BITS, g = fw__m_ ? (uint32_t)__builtin_ctz(fw__m_) : 0; \
+	     fw__m_; fw__m_ &= fw__m_ - 1, g = fw__m_ ? (uint32_t)__builtin_ctz(fw__m_) : 0)
+
 struct fw__node {
 	int16_t used[FW_MAX_GPUS_PER_NODE]; /* milli-GPU in use per GPU */
 	int64_t cpu_free, mem_free;
@@ -161,5 +171,14 @@ struct fw__place_opts {
  * (or FW_ENOMEM). */
 int fw__place_job(struct fw__cstate *c, int32_t j, const struct fw__place_opts *o,
 		  struct fw__placement *out);
+/* Could job j, of one task, go on one of nodes[0..n)?  The test
+ * fw__place_job's search makes of each node it visits (usable, the taint
+ * rules of its last search, GPU model and count, CPU, memory, reservations
+ * unless o->ignore_resv).  That search visits every node that could take
+ * one task, so fw__place_job places such a job iff some node of the
+ * cluster passes: after it declined, only a node whose state changed
+ * since can take the job (the walks, reserve.c and estimate.c). */
+bool fw__place_one_fits(struct fw__cstate *c, int32_t j, const struct fw__place_opts *o, const int32_t *nodes,
+			int32_t n);
 
 #endif

@@ -140,6 +140,9 @@ struct cyc {
 				     * ends (those that end), sorted as made */
 	int32_t nev_un;
 	int32_t nev_st, ev_seen;    /* ... and decisions folded in so far */
+	int32_t *step_node;         /* the nodes the walk's last step changed */
+	int32_t *step_stamp;        /* (fw__walk_release), each once: per node, */
+	int32_t nstep_node, step;   /* the step that last listed it */
 	struct fw__node *cl_nodes;  /* the reservation clone's buffers, */
 	struct fw__domain *cl_dom;  /* allocated once per cycle */
 	struct fw__level_index *cl_lvl;
@@ -205,7 +208,9 @@ void fw__resv_release(struct fw__cstate *c, const struct fw_job *j, const struct
  * is made: when its job is expected to end; a node comes back once the
  * last reservation holding it has ended).  fw__walk_init fills st[3] (fw__resv_events first);
  * fw__walk_next is the next event time (FW__NEVER: none left);
- * fw__walk_release applies every event at t to the clone. */
+ * fw__walk_release applies every event at t to the clone and lists the
+ * nodes it changed in y->step_node[0 .. nstep_node): only those can take
+ * a one-task job that did not fit before the step (fw__place_one_fits). */
 struct fw__stream {
 	const struct ev *v;
 	int32_t n, i;

@@ -85,9 +85,8 @@ static void apply_running(struct fw__cstate *c)
 			const struct fw_task_alloc *a = &s->allocs[job->alloc_first + k];
 			struct fw__node *n = &c->nodes[a->node];
 			const struct fw_task_group *t = &job->groups[a->group];
-			for (int g = 0; g < FW_MAX_GPUS_PER_NODE; g++)
-				if (a->gpu_mask & (1u << g))
-					n->used[g] = (int16_t)(n->used[g] + a->gpu_milli);
+			FW__FOR_EACH_GPU(g, a->gpu_mask)
+				n->used[g] = (int16_t)(n->used[g] + a->gpu_milli);
 			n->cpu_free -= t->cpu_milli;
 			n->mem_free -= t->mem_mib;
 		}

@@ -281,9 +281,17 @@ static int try_shape(struct est *e, struct fw__cstate *cl, int32_t sh, bool at_n
 {
 	struct fw__place_opts o = { .end = FW__NEVER, .ignore_resv = true, .dry = true };
 	struct fw__placement p;
+	const struct fw__shape *k = &e->shp[sh];
 
 	if ((at_now && e->tried_now[sh]) || cl->dom[0].free_whole < e->need[sh] || dominated(e, sh))
 		return FW_EDECLINED;
+	/* an open shape did not fit at the last round; one of one task fits
+	 * now only on a node the step since changed (fw__place_one_fits) */
+	if (e->round > 1 && k->ngroups == 1 && k->g[0].count == 1 &&
+	    !fw__place_one_fits(cl, e->rep[sh], &o, e->y->step_node, e->y->nstep_node)) {
+		note_failure(e, sh);
+		return FW_EDECLINED;
+	}
 	int rc = fw__place_job(cl, e->rep[sh], &o, &p);
 	if (rc == FW_EDECLINED)
 		note_failure(e, sh);
@@ -638,10 +646,8 @@ static void release(struct gpu_free *f, const struct ev *e)
 {
 	for (int32_t k = 0; k < e->ntasks; k++) {
 		const struct fw_task_alloc *t = &e->tasks[k];
-		for (int g = 0; g < FW_MAX_GPUS_PER_NODE; g++) {
-			size_t x = (size_t)t->node * FW_MAX_GPUS_PER_NODE + (size_t)g;
-			if (!(t->gpu_mask & (1u << g)))
-				continue;
+		FW__FOR_EACH_GPU(g, t->gpu_mask) {
+			size_t x = (size_t)t->node * FW_MAX_GPUS_PER_NODE + g;
 			f->milli[x] += t->gpu_milli;
 			if (e->end > f->at[x])
 				f->at[x] = e->end;

@@ -166,9 +166,8 @@ static void take(struct attempt *t, int32_t n, int g)
 	a->group = (int16_t)g;
 	a->gpu_mask = grp->gpus ? pick_gpus(t, n, g) : 0;
 	a->gpu_milli = grp->gpus ? grp->gpu_milli : 0;
-	for (int k = 0; k < FW_MAX_GPUS_PER_NODE; k++)
-		if (a->gpu_mask & (1u << k))
-			cn->used[k] = (int16_t)(cn->used[k] + a->gpu_milli);
+	FW__FOR_EACH_GPU(k, a->gpu_mask)
+		cn->used[k] = (int16_t)(cn->used[k] + a->gpu_milli);
 	cn->cpu_free -= grp->cpu_milli;
 	cn->mem_free -= grp->mem_mib;
 	cn->whole_free = fw__node_whole_free(t->c, n);
@@ -180,9 +179,8 @@ static void rollback(struct attempt *t)
 		const struct fw_task_alloc *a = &t->tasks[i];
 		const struct fw_task_group *grp = &t->job->groups[a->group];
 		struct fw__node *cn = &t->c->nodes[a->node];
-		for (int k = 0; k < FW_MAX_GPUS_PER_NODE; k++)
-			if (a->gpu_mask & (1u << k))
-				cn->used[k] = (int16_t)(cn->used[k] - a->gpu_milli);
+		FW__FOR_EACH_GPU(k, a->gpu_mask)
+			cn->used[k] = (int16_t)(cn->used[k] - a->gpu_milli);
 		cn->cpu_free += grp->cpu_milli;
 		cn->mem_free += grp->mem_mib;
 	}
@@ -587,6 +585,25 @@ int fw__place_job(struct fw__cstate *c, int32_t j, const struct fw__place_opts *
 	for (int32_t i = 0; i < t.ntouched; i++)
 		fw__domain_node_changed(c, t.touched[i].node, t.touched[i].old_free);
 	return FW_OK;
+}
+
+bool fw__place_one_fits(struct fw__cstate *c, int32_t j, const struct fw__place_opts *o, const int32_t *nodes,
+			int32_t n)
+{
+	const struct fw_job *job = &c->s->jobs[j];
+	struct attempt t;
+	int g = 0;
+
+	if (fw_job_tasks(job) != 1 || init_attempt(&t, c, job) != FW_OK)
+		return true; /* not this test's case: let the search decide */
+	while (job->groups[g].count == 0)
+		g++;
+	t.o = o;
+	t.avoid_lemon = false; /* a big gang's second search takes lemons too */
+	for (int32_t i = 0; i < n; i++)
+		if (candidate(&t, &c->nodes[nodes[i]]) && node_fits(&t, nodes[i], g, false))
+			return true;
+	return false;
 }
 
 int fw__place_scratch(struct fw__cstate *c, int32_t max_tasks)

@@ -182,9 +182,8 @@ static void occupy(struct fw__cstate *c, const struct fw_job *j, const struct fw
 		const struct fw_task_alloc *a = &t[k];
 		struct fw__node *nd = &c->nodes[a->node];
 		int32_t old = nd->whole_free;
-		for (int g = 0; g < FW_MAX_GPUS_PER_NODE; g++)
-			if (a->gpu_mask & (1u << g))
-				nd->used[g] = (int16_t)(nd->used[g] + a->gpu_milli);
+		FW__FOR_EACH_GPU(g, a->gpu_mask)
+			nd->used[g] = (int16_t)(nd->used[g] + a->gpu_milli);
 		nd->cpu_free -= j->groups[a->group].cpu_milli;
 		nd->mem_free -= j->groups[a->group].mem_mib;
 		nd->whole_free = fw__node_whole_free(c, a->node);

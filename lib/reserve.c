@@ -126,12 +126,18 @@ static int running_events(struct cyc *y)
 
 	if (y->ev_run)
 		return FW_OK;
-	v = FW_ARENA_NEW(y->a, struct ev, s->njobs + 1);
-	tmp = FW_ARENA_NEW(y->a, struct ev, s->njobs + 1);
+	/* written before read: no zeroing of 24 bytes per job */
+	v = FW_ARENA_RAW(y->a, struct ev, s->njobs + 1);
+	tmp = FW_ARENA_RAW(y->a, struct ev, s->njobs + 1);
 	if (!v || !tmp)
 		return FW_ENOMEM;
-	for (int32_t j = 0; j < s->njobs; j++) {
-		if (y->ji[j].pending) /* the compact summary: no record miss */
+	for (int32_t j = 0, ahead = 0; j < s->njobs; j++) {
+		/* prefetch the records of the next running jobs (the compact
+		 * summary says which: no record miss for the pending ones) */
+		for (ahead = ahead > j ? ahead : j + 1; ahead < s->njobs && ahead < j + 4 * FW__AHEAD; ahead++)
+			if (!y->ji[ahead].pending)
+				FW__PREFETCH(&s->jobs[ahead], 0);
+		if (y->ji[j].pending)
 			continue;
 		const struct fw_job *job = &s->jobs[j];
 		fw_time end = fw__job_end(s, job, job->start_time);
@@ -154,13 +160,15 @@ static int start_events(struct cyc *y)
 	int32_t n0 = y->nev_st;
 
 	if (!y->ev_st) {
-		y->ev_st = FW_ARENA_NEW(y->a, struct ev, s->njobs + 1);
-		y->ev_tmp = FW_ARENA_NEW(y->a, struct ev, s->njobs + 1);
+		y->ev_st = FW_ARENA_RAW(y->a, struct ev, s->njobs + 1);
+		y->ev_tmp = FW_ARENA_RAW(y->a, struct ev, s->njobs + 1);
 		if (!y->ev_st || !y->ev_tmp)
 			return FW_ENOMEM;
 	}
 	for (; y->ev_seen < y->ndec; y->ev_seen++) {
 		const struct fw_decision *dc = &y->dec[y->ev_seen];
+		if (y->ev_seen + FW__AHEAD < y->ndec)
+			FW__PREFETCH(&s->jobs[y->dec[y->ev_seen + FW__AHEAD].job], 0);
 		if (dc->kind != FW_DECIDE_START || fw_job_runtime(s, &s->jobs[dc->job]) <= 0)
 			continue;
 		y->ev_st[y->nev_st++] = (struct ev){ .end = fw__job_end(s, &s->jobs[dc->job], s->now),
@@ -188,9 +196,8 @@ void fw__resv_release(struct fw__cstate *c, const struct fw_job *j, const struct
 		const struct fw_task_alloc *a = &e->tasks[k];
 		struct fw__node *n = &c->nodes[a->node];
 		int32_t old = n->whole_free;
-		for (int g = 0; g < FW_MAX_GPUS_PER_NODE; g++)
-			if (a->gpu_mask & (1u << g))
-				n->used[g] = (int16_t)(n->used[g] - a->gpu_milli);
+		FW__FOR_EACH_GPU(g, a->gpu_mask)
+			n->used[g] = (int16_t)(n->used[g] - a->gpu_milli);
 		n->cpu_free += j->groups[a->group].cpu_milli;
 		n->mem_free += j->groups[a->group].mem_mib;
 		n->whole_free = fw__node_whole_free(c, a->node);
@@ -373,6 +380,12 @@ int fw__walk_init(struct cyc *y, struct fw__stream st[3])
 
 	if (rc != FW_OK)
 		return rc;
+	if (!y->step_node) {
+		y->step_node = FW_ARENA_NEW(y->a, int32_t, (size_t)y->c.nn + 1);
+		y->step_stamp = FW_ARENA_NEW(y->a, int32_t, (size_t)y->c.nn + 1);
+		if (!y->step_node || !y->step_stamp)
+			return FW_ENOMEM;
+	}
 	st[0] = (struct fw__stream){ y->ev_run, y->nev_run, 0 };
 	st[1] = (struct fw__stream){ y->ev_st, y->nev_st, 0 };
 	st[2] = (struct fw__stream){ y->ev_un, y->nev_un, 0 };
@@ -389,11 +402,21 @@ fw_time fw__walk_next(const struct fw__stream st[3])
 	return t;
 }
 
+static void step_changed(struct cyc *y, int32_t n)
+{
+	if (y->step_stamp[n] != y->step) {
+		y->step_stamp[n] = y->step;
+		y->step_node[y->nstep_node++] = n;
+	}
+}
+
 /* A reservation's nodes were unusable in the clone (fw__resv_clone); each
  * is an ordinary node again once the last reservation holding it has
  * ended (resv_end), with whatever has ended on it meanwhile. */
-static void unhold(struct fw__cstate *cl, const struct fw__cstate *real, const struct ev *x)
+static void unhold(struct cyc *y, struct fw__cstate *cl, const struct ev *x)
 {
+	const struct fw__cstate *real = &y->c;
+
 	for (int32_t k = 0; k < x->ntasks; k++) {
 		int32_t n = x->tasks[k].node;
 		if (cl->nodes[n].usable || !real->nodes[n].usable || x->end < real->resv_end[n])
@@ -401,18 +424,24 @@ static void unhold(struct fw__cstate *cl, const struct fw__cstate *real, const s
 		cl->nodes[n].usable = true;
 		cl->nodes[n].whole_free = fw__node_whole_free(cl, n);
 		fw__domain_node_changed(cl, n, 0);
+		step_changed(y, n);
 	}
 }
 
 void fw__walk_release(struct cyc *y, struct fw__cstate *cl, struct fw__stream st[3], fw_time t)
 {
+	y->step++;
+	y->nstep_node = 0;
 	for (int k = 0; k < 3; k++) {
 		for (; st[k].i < st[k].n && st[k].v[st[k].i].end == t; st[k].i++) {
 			const struct ev *x = &st[k].v[st[k].i];
-			if (k == 2)
-				unhold(cl, &y->c, x);
-			else
-				fw__resv_release(cl, &y->s->jobs[x->job], x);
+			if (k == 2) {
+				unhold(y, cl, x);
+				continue;
+			}
+			fw__resv_release(cl, &y->s->jobs[x->job], x);
+			for (int32_t i = 0; i < x->ntasks; i++)
+				step_changed(y, x->tasks[i].node);
 		}
 	}
 }
@@ -446,17 +475,23 @@ int fw__reserve(struct cyc *y, int32_t jx)
 	if (h.never)
 		return FW_EDECLINED;
 	/* every event of one time released before the search, in (end, job)
-	 * order within each stream */
+	 * order within each stream; once a search has failed, a job of one
+	 * task is searched for again only when a node the step changed can
+	 * take it (nothing else changed) */
+	bool one = fw_job_tasks(job) == 1, failed = false;
 	while ((t = fw__walk_next(st)) != FW__NEVER) {
 		fw__walk_release(y, &clone, st, t);
 		if (clone.dom[0].free_whole < need)
 			continue; /* not enough free GPUs yet: skip the search */
 		struct fw__place_opts o = { .end = fw__job_end(y->s, job, t), .ignore_resv = true, .dry = true };
+		if (one && failed && !fw__place_one_fits(&clone, jx, &o, y->step_node, y->nstep_node))
+			continue;
 		rc = fw__place_job(&clone, jx, &o, &p);
 		if (rc == FW_OK)
 			return hold(y, jx, t, &p);
 		if (rc != FW_EDECLINED)
 			return rc;
+		failed = true;
 	}
 	return FW_EDECLINED;
 }

@@ -225,5 +225,87 @@ TEST(tainted_lists_stay_consistent_and_clones_own_theirs)
 	}
 }
 
+
+/* fw__place_one_fits (place.c), which the reservation and estimate walks
+ * use to skip a one-task job's search after a step that changed no node
+ * it fits on, must agree with fw__place_job: over all nodes, "some node
+ * passes" iff the search places the job.  Random clusters with two GPU
+ * models, varied CPU and memory, suspect and lemon nodes, fractional
+ * GPUs, random use; random one-task jobs (GPUs, fraction, model, CPU,
+ * memory, preemptible, topology levels, spread, reservations). */
+TEST(one_task_fit_agrees_with_the_search)
+{
+	uint32_t x = 4242;
+	int agree = 0, fits = 0;
+	for (int round = 0; round < 12; round++) {
+		struct fw_snapshot *s = random_cluster(&x, 20 + (int)(rng(&x) % 40));
+		struct fw_arena a;
+		struct fw__cstate c;
+		s->config.suspect_gang_gpus = 4;
+		s->config.lemon_gang_gpus = 8;
+		for (int32_t i = 0; i < s->nnodes; i++) {
+			uint32_t r = rng(&x) % 10;
+			s->nodes[i].lemon = r < 2;
+			if (r == 2)
+				s->nodes[i].health = FW_HEALTH_SUSPECT;
+			if (rng(&x) % 3 == 0)
+				snprintf(s->nodes[i].gpu_model, sizeof s->nodes[i].gpu_model, "A100");
+			s->nodes[i].cpu_milli = 16000 + 16000 * (int64_t)(rng(&x) % 8);
+			s->nodes[i].mem_mib = 65536 * (1 + (int64_t)(rng(&x) % 8));
+		}
+		int32_t first = s->njobs;
+		for (int k = 0; k < 60; k++) {
+			const int g[] = { 0, 1, 1, 2, 4, 4, 8, 12 };
+			int gpus = g[rng(&x) % 8];
+			int milli = gpus == 1 && rng(&x) % 2 ? 250 * (1 + (int)(rng(&x) % 3)) : 1000;
+			int j = tb_job(s, "j", 0, 1, gpus, milli, 0);
+			struct fw_job *job = &s->jobs[j];
+			job->groups[0].cpu_milli = 8000 * (int64_t)(rng(&x) % 12);
+			job->groups[0].mem_mib = 32768 * (int64_t)(rng(&x) % 12);
+			if (rng(&x) % 3 == 0)
+				snprintf(job->groups[0].gpu_model, sizeof job->groups[0].gpu_model, "%s",
+					 rng(&x) % 2 ? "A100" : "H100");
+			job->preemptible = rng(&x) % 2;
+			job->spread = rng(&x) % 4 == 0;
+			job->required_level = rng(&x) % 3 == 0 ? (int)(rng(&x) % 3) : FW_LEVEL_NONE;
+			job->preferred_level = rng(&x) % 3 == 0 ? FW_LEVEL_NODE : FW_LEVEL_NONE;
+		}
+		fw_arena_init(&a, 0);
+		memset(&c, 0, sizeof c);
+		ASSERT_OK(fw__cstate_build(&c, s, &a));
+		c.pol = fw_policy_default();
+		ASSERT_OK(fw__place_scratch(&c, 4));
+		int32_t *all = FW_ARENA_NEW(&a, int32_t, (size_t)c.nn);
+		ASSERT(all != NULL);
+		for (int32_t n = 0; n < c.nn; n++) {
+			all[n] = n;
+			c.resv_until[n] = rng(&x) % 4 == 0 ? 500 : FW__NEVER;
+		}
+		for (int step = 0; step < 40; step++) {
+			for (int k = 0; k < 5; k++)
+				change_node(&c, s, &x);
+			int32_t n = (int32_t)(rng(&x) % (uint32_t)c.nn); /* some CPU and memory in use */
+			c.nodes[n].cpu_free = s->nodes[n].cpu_milli - 8000 * (int64_t)(rng(&x) % 4);
+			c.nodes[n].mem_free = s->nodes[n].mem_mib - 65536 * (int64_t)(rng(&x) % 2);
+			for (int32_t j = first; j < s->njobs; j++) {
+				bool ign = rng(&x) % 2;
+				struct fw__place_opts o = { .end = ign ? FW__NEVER : 100 + 200 * (fw_time)(rng(&x) % 4),
+							    .ignore_resv = ign, .dry = true };
+				struct fw__placement p;
+				int rc = fw__place_job(&c, j, &o, &p);
+				ASSERT(rc == FW_OK || rc == FW_EDECLINED);
+				ASSERT_EQ(fw__place_one_fits(&c, j, &o, all, c.nn), rc == FW_OK);
+				agree++;
+				fits += rc == FW_OK;
+			}
+		}
+		fw_arena_release(&a);
+		fw_snapshot_free(s);
+	}
+	/* both outcomes were exercised (about 9 in 10 fit) */
+	ASSERT(fits > agree / 20 && fits < agree - agree / 20);
+}
+
 TEST_MAIN(index_matches_a_naive_scan_under_random_changes, domains_are_contiguous_ranges_of_the_topology_order,
-	  histogram_capacity_counts_whole_tasks, tainted_lists_stay_consistent_and_clones_own_theirs)
+	  histogram_capacity_counts_whole_tasks, tainted_lists_stay_consistent_and_clones_own_theirs,
+	  one_task_fit_agrees_with_the_search)
