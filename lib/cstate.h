@@ -74,6 +74,20 @@ struct fw__level_index {
 	int32_t max_free_initial;
 };
 
+/* The node and domain records written since the last reservation clone
+ * (reserve.c), in the cycle's state or in the clone, each listed once
+ * (the *_in flags).  fw__domain_node_changed lists them: every change of
+ * a node's or a domain's record goes through it (a node's own fields are
+ * written just before it is called; a dry placement's are rolled back
+ * byte for byte).  The next clone copies only these from the cycle's
+ * state; past cap_* it copies everything (`full`), as the first does. */
+struct fw__changes {
+	int32_t *node, *dom;
+	uint8_t *node_in, *dom_in;
+	int32_t nnode, ndom, cap_node, cap_dom;
+	bool full;
+};
+
 struct fw__cstate {
 	const struct fw_snapshot *s;
 	const struct fw_policy_ops *pol;
@@ -127,6 +141,8 @@ struct fw__cstate {
 	fw_time *resv_until;
 	fw_time *resv_end;
 	int32_t *resv_job;              /* holder of the earliest one, -1 */
+	struct fw__changes *chg;        /* shared with the clone; NULL until
+					 * the first clone */
 };
 
 #define FW__NEVER INT64_MAX

@@ -199,7 +199,7 @@ int fw__reserve(struct cyc *y, int32_t jx);
  * ended job's tasks on a clone; whole GPUs a gang needs for sure (0 if
  * elastic); can the gang never fit, not even with every job ended (*cap:
  * then the most GPUs it could ever get in one place it may use)? */
-int fw__resv_clone(struct cyc *y, struct fw__cstate *d, const struct fw__cstate *s);
+int fw__resv_clone(struct cyc *y, struct fw__cstate *d, struct fw__cstate *s);
 int fw__resv_events(struct cyc *y);
 void fw__resv_release(struct fw__cstate *c, const struct fw_job *j, const struct ev *e);
 /* The walk over a clone in time order, three event streams: the running

@@ -206,11 +206,41 @@ static void add_node_aggregates(struct fw__cstate *c, int32_t n)
 	}
 }
 
+/* List a written record for the next reservation clone (cstate.h). */
+static void changed_node(struct fw__cstate *c, int32_t n)
+{
+	struct fw__changes *x = c->chg;
+
+	if (!x || x->full || x->node_in[n])
+		return;
+	if (x->nnode == x->cap_node) {
+		x->full = true;
+		return;
+	}
+	x->node_in[n] = 1;
+	x->node[x->nnode++] = n;
+}
+
+static void changed_dom(struct fw__cstate *c, int32_t d)
+{
+	struct fw__changes *x = c->chg;
+
+	if (!x || x->full || d < 0 || x->dom_in[d])
+		return;
+	if (x->ndom == x->cap_dom) {
+		x->full = true;
+		return;
+	}
+	x->dom_in[d] = 1;
+	x->dom[x->ndom++] = d;
+}
+
 static void bucket_insert(struct fw__cstate *c, int32_t d)
 {
 	struct fw__level_index *x = &c->lvl[c->dom[d].level];
 	int32_t k = c->dom[d].free_whole;
 
+	changed_dom(c, x->tail[k]);
 	c->dom[d].next = -1;
 	c->dom[d].prev = x->tail[k];
 	if (x->tail[k] >= 0)
@@ -227,6 +257,8 @@ static void bucket_remove(struct fw__cstate *c, int32_t d)
 	struct fw__domain *p = &c->dom[d];
 	int32_t k = p->free_whole;
 
+	changed_dom(c, p->prev);
+	changed_dom(c, p->next);
 	if (p->prev >= 0)
 		c->dom[p->prev].next = p->next;
 	else
@@ -416,6 +448,7 @@ void fw__domain_node_changed(struct fw__cstate *c, int32_t n, int32_t old_free)
 {
 	int32_t nw = c->nodes[n].whole_free;
 
+	changed_node(c, n);
 	if (nw == old_free || !c->nodes[n].usable)
 		return;
 	if ((c->nodes[n].suspect || c->nodes[n].lemon) && c->tb_next) {
@@ -428,6 +461,7 @@ void fw__domain_node_changed(struct fw__cstate *c, int32_t n, int32_t old_free)
 	}
 	for (int32_t d = c->nodes[n].dom; d >= 0; d = c->dom[d].parent) {
 		struct fw__domain *p = &c->dom[d];
+		changed_dom(c, d);
 		bucket_remove(c, d);
 		p->hist[old_free]--;
 		p->hist[nw]++;

@@ -306,6 +306,126 @@ TEST(one_task_fit_agrees_with_the_search)
 	ASSERT(fits > agree / 20 && fits < agree - agree / 20);
 }
 
+/* Do two states hold the same nodes, domains and index?  Field by field
+ * for the nodes (padding is not copied by assignment); 0 when equal. */
+static int same_state(const struct fw__cstate *a, const struct fw__cstate *b)
+{
+	for (int32_t n = 0; n < a->nn; n++) {
+		const struct fw__node *x = &a->nodes[n], *z = &b->nodes[n];
+		if (memcmp(x->used, z->used, sizeof x->used) || x->cpu_free != z->cpu_free ||
+		    x->mem_free != z->mem_free || x->whole_free != z->whole_free || x->model != z->model ||
+		    x->dom != z->dom || x->usable != z->usable || x->suspect != z->suspect || x->lemon != z->lemon)
+			return 1;
+	}
+	if (memcmp(a->dom, b->dom, (size_t)a->ndom * sizeof *a->dom))
+		return 2;
+	for (int dl = 0; dl < a->ndl; dl++) {
+		const struct fw__level_index *x = &a->lvl[dl], *z = &b->lvl[dl];
+		size_t k = (size_t)x->maxcap + 1;
+		if (memcmp(x->head, z->head, k * sizeof(int32_t)) || memcmp(x->tail, z->tail, k * sizeof(int32_t)) ||
+		    memcmp(x->bits, z->bits, (size_t)x->nwords * sizeof(uint64_t)))
+			return 3;
+	}
+	return 0;
+}
+
+/* The reference clone: a plain full copy of c, then the reserved
+ * usable nodes made unusable, in node order, as fw__resv_clone does. */
+static int reference_clone(struct fw__cstate *e, const struct fw__cstate *c, struct fw_arena *a)
+{
+	*e = *c;
+	e->chg = NULL;
+	e->nodes = FW_ARENA_NEW(a, struct fw__node, (size_t)c->nn);
+	e->dom = FW_ARENA_NEW(a, struct fw__domain, (size_t)c->ndom);
+	e->lvl = FW_ARENA_NEW(a, struct fw__level_index, FW_MAX_LEVELS + 2);
+	if (!e->nodes || !e->dom || !e->lvl)
+		return -1;
+	memcpy(e->nodes, c->nodes, (size_t)c->nn * sizeof *e->nodes);
+	memcpy(e->dom, c->dom, (size_t)c->ndom * sizeof *e->dom);
+	for (int dl = 0; dl < c->ndl; dl++) {
+		size_t k = (size_t)c->lvl[dl].maxcap + 1, w = (size_t)c->lvl[dl].nwords;
+		e->lvl[dl] = c->lvl[dl];
+		e->lvl[dl].head = FW_ARENA_NEW(a, int32_t, k);
+		e->lvl[dl].tail = FW_ARENA_NEW(a, int32_t, k);
+		e->lvl[dl].bits = FW_ARENA_NEW(a, uint64_t, w);
+		if (!e->lvl[dl].head || !e->lvl[dl].tail || !e->lvl[dl].bits)
+			return -1;
+		memcpy(e->lvl[dl].head, c->lvl[dl].head, k * sizeof(int32_t));
+		memcpy(e->lvl[dl].tail, c->lvl[dl].tail, k * sizeof(int32_t));
+		memcpy(e->lvl[dl].bits, c->lvl[dl].bits, w * sizeof(uint64_t));
+	}
+	if (c->tb_next) {
+		e->tb_next = FW_ARENA_NEW(a, int32_t, (size_t)c->nn);
+		e->tb_prev = FW_ARENA_NEW(a, int32_t, (size_t)c->nn);
+		if (!e->tb_next || !e->tb_prev)
+			return -1;
+		memcpy(e->tb_next, c->tb_next, (size_t)c->nn * sizeof(int32_t));
+		memcpy(e->tb_prev, c->tb_prev, (size_t)c->nn * sizeof(int32_t));
+	}
+	for (int32_t n = 0; n < c->nn; n++) {
+		if (c->resv_until[n] == FW__NEVER || !e->nodes[n].usable)
+			continue;
+		int32_t old = e->nodes[n].whole_free;
+		e->nodes[n].whole_free = 0;
+		fw__domain_node_changed(e, n, old);
+		e->nodes[n].usable = false;
+	}
+	return 0;
+}
+
+/* A reservation clone after the first copies only the records written
+ * since the last one (the change log, cstate.h): changes to the cycle's
+ * state between clones, the walk's changes to the clone, the reserved
+ * nodes the clone made unusable.  Each clone must equal a full copy with
+ * the same nodes made unusable (bucket order included), and without
+ * reservations the cycle's state itself.  Bursts of changes overflow
+ * the log (then the clone copies everything). */
+TEST(incremental_clones_equal_the_cycle_state)
+{
+	uint32_t x = 31337;
+	int synced = 0, overflowed = 0;
+	for (int round = 0; round < 8; round++) {
+		struct fw_snapshot *s = random_cluster(&x, 400 + (int)(rng(&x) % 200));
+		struct fw_arena a;
+		struct fw__cstate c, d;
+		struct cyc y;
+		for (int32_t i = 0; i < s->nnodes; i++)
+			s->nodes[i].lemon = round % 2 && rng(&x) % 5 == 0;
+		fw_arena_init(&a, 0);
+		memset(&c, 0, sizeof c);
+		ASSERT_OK(fw__cstate_build(&c, s, &a));
+		memset(&y, 0, sizeof y);
+		y.a = &a;
+		for (int step = 0; step < 60; step++) {
+			int burst = step % 17 == 16 ? c.nn : (int)(rng(&x) % 3);
+			for (int k = 0; k < burst; k++)
+				change_node(&c, s, &x);
+			bool none = step % 3 == 0;
+			for (int32_t n = 0; n < c.nn; n++)
+				c.resv_until[n] = !none && rng(&x) % 100 == 0 ? 1000 : FW__NEVER;
+			bool was_full = c.chg && c.chg->full;
+			ASSERT_OK(fw__resv_clone(&y, &d, &c));
+			ASSERT(c.chg != NULL && d.chg == c.chg);
+			overflowed += was_full;
+			synced += !was_full && step > 0;
+			if (none)
+				ASSERT_EQ(same_state(&d, &c), 0);
+			struct fw__cstate e;
+			ASSERT_EQ(reference_clone(&e, &c, &a), 0);
+			ASSERT_EQ(same_state(&d, &e), 0);
+			if (c.tb_next) {
+				ASSERT(memcmp(d.tb_next, e.tb_next, (size_t)c.nn * sizeof(int32_t)) == 0);
+				ASSERT(memcmp(d.tb_head, e.tb_head, sizeof d.tb_head) == 0);
+			}
+			for (int k = 0, m = (int)(rng(&x) % 3); k < m; k++) /* the walk */
+				change_node(&d, s, &x);
+		}
+		fw_arena_release(&a);
+		fw_snapshot_free(s);
+	}
+	ASSERT(synced > 300 && overflowed >= 8); /* both paths taken */
+}
+
 TEST_MAIN(index_matches_a_naive_scan_under_random_changes, domains_are_contiguous_ranges_of_the_topology_order,
 	  histogram_capacity_counts_whole_tasks, tainted_lists_stay_consistent_and_clones_own_theirs,
-	  one_task_fit_agrees_with_the_search)
+	  one_task_fit_agrees_with_the_search, incremental_clones_equal_the_cycle_state)
