@@ -228,6 +228,95 @@ static void sort_keys(struct okey *v, struct okey *tmp, int32_t n)
 	memcpy(v, tmp, (size_t)n * sizeof *v);
 }
 
+/* Without scores or a job_before callback, the order of every bucket is
+ * (priority descending, submit ascending, job).  All pending jobs are
+ * sorted together by one 64-bit key, (highest priority - priority) above
+ * (submit - earliest submit), with a stable radix sort, 11 bits a pass,
+ * least significant first, as many passes as the key's range needs (3 on
+ * the benchmark); the keys are collected in job order, so ties keep it.
+ * The buckets are then filled in sorted order.  O(n) a pass, where a
+ * comparison sort per bucket cost ~6 ms on the 100,000-job benchmark.
+ * Returns false (nothing done) when the ranges do not fit 64 bits. */
+struct rkey {
+	uint64_t key;
+	int32_t job, bucket;
+};
+
+#define RADIX_BITS 11
+#define RADIX_SIZE (1 << RADIX_BITS)
+
+static int bits_of(uint64_t range)
+{
+	return range ? 64 - __builtin_clzll(range) : 0;
+}
+
+/* Sort v by key (t: scratch of n); the sorted run is *out. */
+static int radix_keys(struct cyc *y, struct rkey *v, struct rkey *t, int32_t n, int bits, struct rkey **out)
+{
+	int passes = (bits + RADIX_BITS - 1) / RADIX_BITS;
+	int32_t *at = FW_ARENA_NEW(y->a, int32_t, (size_t)(passes + 1) * RADIX_SIZE);
+
+	if (!at)
+		return FW_ENOMEM;
+	for (int32_t i = 0; i < n; i++) /* every pass's counts in one read */
+		for (int p = 0; p < passes; p++)
+			at[p * RADIX_SIZE + (int32_t)(v[i].key >> (p * RADIX_BITS) & (RADIX_SIZE - 1))]++;
+	for (int p = 0; p < passes; p++) {
+		int32_t *c = at + p * RADIX_SIZE, sum = 0;
+		for (int b = 0; b < RADIX_SIZE; b++) { /* counts to starts */
+			int32_t k = c[b];
+			c[b] = sum;
+			sum += k;
+		}
+		for (int32_t i = 0; i < n; i++)
+			t[c[v[i].key >> (p * RADIX_BITS) & (RADIX_SIZE - 1)]++] = v[i];
+		struct rkey *x = v; /* the next pass reads what this one wrote */
+		v = t;
+		t = x;
+	}
+	*out = v;
+	return FW_OK;
+}
+
+static int order_by_radix(struct cyc *y, bool global, int32_t n, bool *done)
+{
+	const struct fw_snapshot *s = y->s;
+	int64_t slo = INT64_MAX, shi = INT64_MIN;
+	int32_t plo = INT32_MAX, phi = INT32_MIN, m = 0;
+
+	*done = false;
+	for (int32_t j = 0; j < s->njobs; j++) {
+		const struct fw__jinfo *ji = &y->ji[j];
+		if (!ji->pending)
+			continue;
+		slo = ji->submit < slo ? ji->submit : slo;
+		shi = ji->submit > shi ? ji->submit : shi;
+		plo = ji->prio < plo ? ji->prio : plo;
+		phi = ji->prio > phi ? ji->prio : phi;
+	}
+	int sb = n ? bits_of((uint64_t)shi - (uint64_t)slo) : 0;
+	int pb = n ? bits_of((uint64_t)((int64_t)phi - plo)) : 0;
+	if (sb + pb > 64)
+		return FW_OK;
+	struct rkey *k = FW_ARENA_RAW(y->a, struct rkey, n + 1), *kt = FW_ARENA_RAW(y->a, struct rkey, n + 1);
+	if (!k || !kt)
+		return FW_ENOMEM;
+	for (int32_t j = 0; j < s->njobs; j++) {
+		const struct fw__jinfo *ji = &y->ji[j];
+		if (!ji->pending)
+			continue;
+		uint64_t rank = (uint64_t)((int64_t)phi - ji->prio), age = (uint64_t)ji->submit - (uint64_t)slo;
+		k[m++] = (struct rkey){ (pb ? rank << sb : 0) | age, j, global ? 0 : ji->queue }; /* pb > 0: sb < 64 */
+	}
+	int rc = radix_keys(y, k, kt, m, sb + pb, &k);
+	if (rc != FW_OK)
+		return rc;
+	for (int32_t i = 0; i < m; i++)
+		y->jobs[y->qnext[k[i].bucket]++] = k[i].job;
+	*done = true;
+	return FW_OK;
+}
+
 /* Bucket pending jobs by leaf queue (counting sort), then sort each
  * bucket.  FW_QORDER_GLOBAL puts every job in one bucket. */
 static int phase_order(struct cyc *y)
@@ -250,7 +339,15 @@ static int phase_order(struct cyc *y)
 	for (int32_t q = 0; q <= nq; q++)
 		y->qfirst[q + 1] += y->qfirst[q];
 	memcpy(y->qnext, y->qfirst, (size_t)(nq + 1) * sizeof(int32_t));
-	if (!y->pol->job_before) {
+	bool done = false;
+	if (!y->pol->job_before && !y->score) {
+		int rc = order_by_radix(y, global, global ? y->qfirst[1] : y->qfirst[nq], &done);
+		if (rc != FW_OK)
+			return rc;
+	}
+	if (done) {
+		/* sorted */
+	} else if (!y->pol->job_before) {
 		/* bucket the keys in the same sequential sweep, sort them,
 		 * write the job indices back */
 		int32_t n = global ? y->qfirst[1] : y->qfirst[nq];

@@ -2324,6 +2324,52 @@ static void teardown(void)
 	fw_arena_release(&A);
 }
 
+/* A queue's line is (priority descending, submit ascending, job index):
+ * the order phase's radix sort when the ranges of priorities and submit
+ * times fit one 64-bit key, its comparison sort otherwise.  Random lines
+ * of both kinds, read back through `ahead` (the waiting jobs ahead of each
+ * in its line) on a full node, checked against a plain ranking. */
+TEST(a_queue_line_is_priority_then_submit_then_index)
+{
+	uint32_t x = 2024;
+	for (int round = 0; round < 6; round++) {
+		struct fw_snapshot *s = fw_snapshot_new();
+		const char *lv[] = { "rack" };
+		tb_levels(s, 1, lv);
+		tb_node(s, "n0", 8, NULL, "r0", NULL, NULL);
+		int q = tb_queue(s, "q", -1, 8, -1, 1);
+		int busy = tb_job(s, "busy", q, 1, 8, 1000, 0);
+		s->jobs[busy].expected_runtime = 1000;
+		tb_run(s, busy, 1, (int[]){ 0 }, 0xff);
+		s->now = 100;
+		bool wide = round % 2; /* ranges past 64 bits: the comparison sort */
+		int first = s->njobs, n = 40;
+		for (int k = 0; k < n; k++) {
+			char name[16];
+			x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+			snprintf(name, sizeof name, "j%d", k);
+			int j = tb_job(s, name, q, 1, 1, 1000, 0);
+			s->jobs[j].priority = wide ? (k % 3 == 0 ? INT32_MIN : k % 3 == 1 ? INT32_MAX : (int32_t)x)
+						   : (int32_t)(x % 3) - 1;
+			s->jobs[j].submit_time = wide ? (k % 2 ? FW_TIME_MAX - (fw_time)(x % 5) : -FW_TIME_MAX + (fw_time)(x % 5))
+						      : (fw_time)(x % 7) * 1000 - 3000;
+		}
+		struct fw_plan *p = run(s, NULL);
+		ASSERT(p != NULL);
+		for (int a = first; a < first + n; a++) {
+			int rank = 0;
+			for (int b = first; b < first + n; b++) {
+				const struct fw_job *ja = &s->jobs[a], *jb = &s->jobs[b];
+				rank += jb->priority != ja->priority ? jb->priority > ja->priority
+					: jb->submit_time != ja->submit_time ? jb->submit_time < ja->submit_time
+					: b < a;
+			}
+			ASSERT_EQ(fw_plan_pending_for(p, a)->ahead, rank);
+		}
+		fw_snapshot_free(s);
+	}
+}
+
 #define TESTS single_gpu_jobs_bin_pack_onto_the_busiest_node, gang_waits_rather_than_starting_partially, \
 	min_member_lets_part_of_a_gang_start, required_topology_is_never_violated, \
 	preferred_level_picks_the_smallest_domain_that_fits, fractional_gpus_pack_onto_a_shared_gpu, \
@@ -2355,7 +2401,8 @@ static void teardown(void)
 	the_gang_queue_counts_free_task_slots_not_gpus, conservative_backfill_reserves_for_every_blocked_job, the_config_sets_how_many_blocked_jobs_get_a_reservation, consolidation_moves_small_jobs_to_free_nodes_for_a_gang, \
 	checker_catches_a_start_of_a_running_job, a_starving_gang_is_tried_first_and_reserved, reclaim_spares_a_job_that_started_after_starving, \
 	evictions_are_bounded_per_cycle, reclaim_is_deterministic_and_keeps_every_invariant_on_random_snapshots, \
-	checker_catches_a_bad_eviction, consolidation_decisions_fit_when_moves_outnumber_the_other_jobs
+	checker_catches_a_bad_eviction, consolidation_decisions_fit_when_moves_outnumber_the_other_jobs, \
+	a_queue_line_is_priority_then_submit_then_index
 
 int main(void)
 {
