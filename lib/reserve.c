@@ -29,10 +29,19 @@
  * and conservative backfill reserves for every blocked job, however few
  * the nodes (earlier, a node held one reservation at a time).
  *
- * Cost: O(N + D) to clone plus O(E log E + E * place) for E end events;
+ * Cost: the first clone of a cycle copies the N nodes and D domains; a
+ * later one only the records written since (struct fw__changes, listed
+ * by fw__domain_node_changed), and a level's bucket heads by its bitmap.
+ * The E end events of running jobs and of this cycle's starts are sorted
+ * once per cycle (a radix sort on (end, job)); each new start is merged
+ * in.  The walk is O(E * place), where a job of one task is searched
+ * again only after a step that changed a node it fits on (the others
+ * are as they were when it last failed: fw__place_one_fits).  All of it
  * bounded by the policy's reserve_depth (and twice that many attempts).
  * The reservations' end events are kept sorted as they are made (an
  * insertion per reservation: O(R^2) for R reservations, R <= attempts).
+ * On the 100,000-job benchmark: 16 reservations in ~8 ms, of which the
+ * first sort ~4 ms and all clones under 1 ms.
  */
 #include <string.h>
 

@@ -199,10 +199,9 @@ struct fw_sched_config {
 	bool backfill_conservative; /* false (default): reservations for the
 				     * policy's reserve_depth blocked jobs
 				     * (EASY when 1); true: for every blocked
-				     * job while nodes that could hold one are
-				     * free of reservations (a node holds one
-				     * reservation at a time), within
-				     * 2 * nodes + 32 attempts per cycle */
+				     * job (a node's reservations follow each
+				     * other in time), within 2 * nodes + 32
+				     * attempts per cycle */
 	int64_t starve_after_s;     /* 0 (default): the policy's starve_after_s
 				     * (policy.h); > 0: this; < 0: off */
 	int32_t reserve_depth;      /* reservations per cycle under easy
