@@ -236,7 +236,8 @@ static void sort_keys(struct okey *v, struct okey *tmp, int32_t n)
  * the benchmark); the keys are collected in job order, so ties keep it.
  * The buckets are then filled in sorted order.  O(n) a pass, where a
  * comparison sort per bucket cost ~6 ms on the 100,000-job benchmark.
- * Returns false (nothing done) when the ranges do not fit 64 bits. */
+ * *done stays false (the comparison sort's turn) when the ranges do not
+ * fit 64 bits or the jobs are few (RADIX_MIN). */
 struct rkey {
 	uint64_t key;
 	int32_t job, bucket;
@@ -244,6 +245,9 @@ struct rkey {
 
 #define RADIX_BITS 11
 #define RADIX_SIZE (1 << RADIX_BITS)
+/* Below this many jobs the passes' 2,048 counters cost more than sorting
+ * each bucket (the simulator's cycles hold hundreds, not 100,000). */
+#define RADIX_MIN 8192
 
 static int bits_of(uint64_t range)
 {
@@ -296,7 +300,7 @@ static int order_by_radix(struct cyc *y, bool global, int32_t n, bool *done)
 	}
 	int sb = n ? bits_of((uint64_t)shi - (uint64_t)slo) : 0;
 	int pb = n ? bits_of((uint64_t)((int64_t)phi - plo)) : 0;
-	if (sb + pb > 64)
+	if (sb + pb > 64 || n < RADIX_MIN)
 		return FW_OK;
 	struct rkey *k = FW_ARENA_RAW(y->a, struct rkey, n + 1), *kt = FW_ARENA_RAW(y->a, struct rkey, n + 1);
 	if (!k || !kt)
