@@ -502,7 +502,9 @@ static int maybe_reserve(struct cyc *y, int32_t jx, struct fw_pending *r, struct
 	int32_t attempts, depth = fw__resv_depth(y, &attempts);
 	int rc;
 
-	if (r->reason == FW_REASON_OVER_QUOTA || y->nresv >= depth || y->resv_attempts >= attempts ||
+	/* the tests on y first: once the reservations are made, the job's
+	 * reason (just written, a cache miss away) is not read back */
+	if (y->nresv >= depth || y->resv_attempts >= attempts || r->reason == FW_REASON_OVER_QUOTA ||
 	    (shape >= 0 && m->resv_failed[shape]))
 		return FW_OK;
 	rc = fw__reserve(y, jx);
@@ -702,9 +704,15 @@ static int allocate_fairshare(struct cyc *y, struct memo *memo)
 			 * again; ask for them now (3-4 ms of the benchmark) */
 			if (y->qnext[q] < y->qfirst[q + 1]) {
 				int32_t nx = y->jobs[y->qnext[q]];
+				const struct jinfo *ni = &memo->info[y->qnext[q]];
 				FW__PREFETCH(&y->reason[nx], 1);
-				FW__PREFETCH(&y->s->jobs[nx].queue, 0);
-				FW__PREFETCH(&y->s->jobs[nx].groups[0], 0);
+				/* the record only when the memo will not answer
+				 * for it (most jobs: their shape already failed;
+				 * a useless prefetch costs a miss slot) */
+				if (ni->shape < 0 || !memo->failed[ni->shape] || ni->end < memo->fail_end[ni->shape]) {
+					FW__PREFETCH(&y->s->jobs[nx].queue, 0);
+					FW__PREFETCH(&y->s->jobs[nx].groups[0], 0);
+				}
 			}
 			if (y->started[jx])
 				sel_started(&x, q);

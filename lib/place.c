@@ -209,6 +209,8 @@ static void sort_candidates(struct attempt *t)
 	int32_t start[FW__HIST + 1] = { 0 };
 	int32_t *out = t->cand + t->ncand;
 
+	if (t->ncand < 2) /* a node-level domain: nothing to order */
+		return;
 	for (int32_t i = 0; i < t->ncand; i++)
 		start[t->c->nodes[t->cand[i]].whole_free + 1]++;
 	if (t->spread) { /* buckets high to low */
@@ -285,10 +287,13 @@ static bool hist_ok(const struct attempt *t, const struct fw__domain *d, bool al
 {
 	if (!all)
 		return true;
+	bool one = d->last - d->first == 1; /* one node: its free GPUs are its histogram */
 	for (int g = 0; g < t->job->ngroups; g++) {
 		const struct fw_task_group *grp = &t->job->groups[g];
-		if (grp->gpu_milli == 1000 && grp->gpus > 0 &&
-		    fw__domain_capacity(d, grp->gpus) < grp->count)
+		if (grp->gpu_milli != 1000 || grp->gpus <= 0)
+			continue;
+		if (one ? d->free_whole < (int64_t)grp->gpus * grp->count
+			: fw__domain_capacity(d, grp->gpus) < grp->count)
 			return false;
 	}
 	return true;
