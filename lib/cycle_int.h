@@ -73,19 +73,31 @@ static inline void fw__shape_of(const struct fw__cstate *c, const struct fw_job 
 	}
 }
 
-/* Hashes the header and the used groups only (unused groups are zero). */
+/* Hashes the header and the used groups only (unused groups are zero),
+ * field by field, each read at the width it was written: a shape is
+ * hashed right after fw__shape_of wrote it, and a 64-bit load over two
+ * 32-bit stores still in flight cannot be forwarded from them (it waits
+ * for them to retire: that stall was half of interning a shape). */
 static inline uint32_t fw__shape_hash(const struct fw__shape *k)
 {
-	const unsigned char *b = (const unsigned char *)k;
 	uint64_t h = 0x9e3779b97f4a7c15u;
-	size_t n = (offsetof(struct fw__shape, g) + (size_t)k->ngroups * sizeof k->g[0]) / sizeof(uint64_t);
-
-	for (size_t i = 0; i < n; i++) {
-		uint64_t w;
-		memcpy(&w, b + i * sizeof w, sizeof w); /* one load, no aliasing issue */
-		h ^= w;
-		h *= 0xff51afd7ed558ccdu;
+#define FW__MIX(v) (h = (h ^ (uint64_t)(v)) * 0xff51afd7ed558ccdu)
+	FW__MIX((uint32_t)k->ngroups);
+	FW__MIX((uint32_t)k->req);
+	FW__MIX((uint32_t)k->pref);
+	FW__MIX((uint32_t)k->minm);
+	FW__MIX((uint32_t)k->spread);
+	FW__MIX((uint32_t)k->pad);
+	for (int g = 0; g < k->ngroups && g < FW_MAX_GROUPS; g++) {
+		const struct fw__shape_group *x = &k->g[g];
+		FW__MIX((uint32_t)x->count);
+		FW__MIX((uint32_t)x->gpus);
+		FW__MIX((uint32_t)x->milli);
+		FW__MIX((uint32_t)x->model);
+		FW__MIX((uint64_t)x->cpu);
+		FW__MIX((uint64_t)x->mem);
 	}
+#undef FW__MIX
 	return (uint32_t)(h ^ (h >> 32));
 }
 
