@@ -140,7 +140,7 @@ int fw__resv_clone(struct cyc *y, struct fw__cstate *d, struct fw__cstate *s)
 {
 	int rc;
 
-	if (!y->cl_nodes && (rc = clone_alloc(y, s)) != FW_OK)
+	if (!s->chg && (rc = clone_alloc(y, s)) != FW_OK) /* chg: set last */
 		return rc;
 	*d = *s; /* after clone_alloc: d->chg too */
 	d->nodes = y->cl_nodes;
