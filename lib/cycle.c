@@ -321,19 +321,67 @@ static int order_by_radix(struct cyc *y, bool global, int32_t n, bool *done)
 	return FW_OK;
 }
 
+/* Without a job_before callback: the compact keys of each bucket, filled
+ * in the bucketing sweep, sorted (score, priority, submit, job), the job
+ * indices written back. */
+static int order_by_keys(struct cyc *y, bool global, int32_t n)
+{
+	const struct fw_snapshot *s = y->s;
+	int32_t nq = s->nqueues;
+	struct okey *k = FW_ARENA_RAW(y->a, struct okey, n + 1);
+	struct okey *kt = FW_ARENA_RAW(y->a, struct okey, n + 1);
+
+	if (!k || !kt)
+		return FW_ENOMEM;
+	for (int32_t j = 0; j < s->njobs; j++) {
+		const struct fw__jinfo *ji = &y->ji[j];
+		if (!ji->pending)
+			continue;
+		struct okey *e = &k[y->qnext[global ? 0 : ji->queue]++];
+		e->score = y->score ? y->score[j] : 0;
+		e->submit = ji->submit;
+		e->prio = ji->prio;
+		e->job = j;
+	}
+	for (int32_t q = 0; q < nq || (global && q == 0); q++)
+		sort_keys(k + y->qfirst[q], kt, y->qfirst[q + 1] - y->qfirst[q]);
+	for (int32_t i = 0; i < n; i++)
+		y->jobs[i] = k[i].job;
+	return FW_OK;
+}
+
+/* With the policy's job_before: the job indices, bucketed and sorted by
+ * before() (which reads the records). */
+static int order_by_callback(struct cyc *y, bool global)
+{
+	const struct fw_snapshot *s = y->s;
+	int32_t nq = s->nqueues, *tmp = FW_ARENA_RAW(y->a, int32_t, s->njobs + 1);
+
+	if (!tmp)
+		return FW_ENOMEM;
+	for (int32_t j = 0; j < s->njobs; j++)
+		if (s->jobs[j].state == FW_JOB_PENDING)
+			y->jobs[y->qnext[global ? 0 : s->jobs[j].queue]++] = j;
+	for (int32_t q = 0; q < nq || (global && q == 0); q++)
+		sort_jobs(y, y->jobs + y->qfirst[q], tmp, y->qfirst[q + 1] - y->qfirst[q]);
+	return FW_OK;
+}
+
 /* Bucket pending jobs by leaf queue (counting sort), then sort each
- * bucket.  FW_QORDER_GLOBAL puts every job in one bucket. */
+ * bucket: by one radix sort of them all when it applies, else by keys,
+ * else by the policy's callback.  FW_QORDER_GLOBAL puts every job in one
+ * bucket. */
 static int phase_order(struct cyc *y)
 {
 	const struct fw_snapshot *s = y->s;
-	int32_t nq = s->nqueues, *tmp;
-	bool global = y->pol->queue_order == FW_QORDER_GLOBAL;
+	int32_t nq = s->nqueues, n;
+	bool global = y->pol->queue_order == FW_QORDER_GLOBAL, done = false;
+	int rc = FW_OK;
 
 	y->qfirst = FW_ARENA_NEW(y->a, int32_t, nq + 2);
 	y->qnext = FW_ARENA_NEW(y->a, int32_t, nq + 2);
 	y->jobs = FW_ARENA_RAW(y->a, int32_t, s->njobs + 1); /* filled in full below */
-	tmp = FW_ARENA_RAW(y->a, int32_t, s->njobs + 1);
-	if (!y->qfirst || !y->qnext || !y->jobs || !tmp)
+	if (!y->qfirst || !y->qnext || !y->jobs)
 		return FW_ENOMEM;
 	if (y->pol->job_score && compute_scores(y) != FW_OK)
 		return FW_ENOMEM;
@@ -343,45 +391,13 @@ static int phase_order(struct cyc *y)
 	for (int32_t q = 0; q <= nq; q++)
 		y->qfirst[q + 1] += y->qfirst[q];
 	memcpy(y->qnext, y->qfirst, (size_t)(nq + 1) * sizeof(int32_t));
-	bool done = false;
-	if (!y->pol->job_before && !y->score) {
-		int rc = order_by_radix(y, global, global ? y->qfirst[1] : y->qfirst[nq], &done);
-		if (rc != FW_OK)
-			return rc;
-	}
-	if (done) {
-		/* sorted */
-	} else if (!y->pol->job_before) {
-		/* bucket the keys in the same sequential sweep, sort them,
-		 * write the job indices back */
-		int32_t n = global ? y->qfirst[1] : y->qfirst[nq];
-		struct okey *k = FW_ARENA_RAW(y->a, struct okey, n + 1);
-		struct okey *kt = FW_ARENA_RAW(y->a, struct okey, n + 1);
-		if (!k || !kt)
-			return FW_ENOMEM;
-		for (int32_t j = 0; j < s->njobs; j++) {
-			const struct fw__jinfo *ji = &y->ji[j];
-			if (!ji->pending)
-				continue;
-			struct okey *e = &k[y->qnext[global ? 0 : ji->queue]++];
-			e->score = y->score ? y->score[j] : 0;
-			e->submit = ji->submit;
-			e->prio = ji->prio;
-			e->job = j;
-		}
-		for (int32_t q = 0; q < nq || (global && q == 0); q++)
-			sort_keys(k + y->qfirst[q], kt, y->qfirst[q + 1] - y->qfirst[q]);
-		for (int32_t i = 0; i < n; i++)
-			y->jobs[i] = k[i].job;
-	} else {
-		for (int32_t j = 0; j < s->njobs; j++)
-			if (s->jobs[j].state == FW_JOB_PENDING)
-				y->jobs[y->qnext[global ? 0 : s->jobs[j].queue]++] = j;
-		for (int32_t q = 0; q < nq || (global && q == 0); q++)
-			sort_jobs(y, y->jobs + y->qfirst[q], tmp, y->qfirst[q + 1] - y->qfirst[q]);
-	}
+	n = global ? y->qfirst[1] : y->qfirst[nq];
+	if (!y->pol->job_before && !y->score)
+		rc = order_by_radix(y, global, n, &done);
+	if (rc == FW_OK && !done)
+		rc = y->pol->job_before ? order_by_callback(y, global) : order_by_keys(y, global, n);
 	memcpy(y->qnext, y->qfirst, (size_t)(nq + 1) * sizeof(int32_t));
-	return FW_OK;
+	return rc;
 }
 
 int fw_cycle_run(const struct fw_snapshot *s, const struct fw_policy_ops *pol,
