@@ -77,7 +77,8 @@ static inline void fw__shape_of(const struct fw__cstate *c, const struct fw_job 
  * field by field, each read at the width it was written: a shape is
  * hashed right after fw__shape_of wrote it, and a 64-bit load over two
  * 32-bit stores still in flight cannot be forwarded from them (it waits
- * for them to retire: that stall was half of interning a shape). */
+ * for them to retire: more than half of the samples of interning a
+ * shape were that stall). */
 static inline uint32_t fw__shape_hash(const struct fw__shape *k)
 {
 	uint64_t h = 0x9e3779b97f4a7c15u;
