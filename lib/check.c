@@ -39,19 +39,30 @@ static int fail_at(struct fw_diag *d, struct fld fl, const char *fmt, ...)
 	return FAIL(d, f, "%s", msg);
 }
 
+/* What the snapshot holds, from the one pass over its job records
+ * (usage_init): node and queue usage, and the running and pending jobs
+ * by index, so that the later checks need not read every record again
+ * (the checker runs after every plan of a simulation). */
 struct usage {
 	int32_t (*gpu)[FW_MAX_GPUS_PER_NODE];
 	int64_t *cpu, *mem;
 	struct fw_res *before, *after; /* per queue, subtree */
 	bool *touched;                  /* queue got a start */
+	int32_t *running, nrunning;     /* jobs in state RUNNING, in index order */
+	int32_t *pending, npending;     /* jobs in state PENDING, in index order */
 };
+
+/* Add milli to each GPU of mask (bits past FW_MAX_GPUS_PER_NODE ignored). */
+static void add_gpus(int32_t *gpu, uint32_t mask, int32_t milli)
+{
+	for (mask &= (1u << FW_MAX_GPUS_PER_NODE) - 1u; mask; mask &= mask - 1)
+		gpu[__builtin_ctz(mask)] += milli;
+}
 
 static void add_task(const struct fw_snapshot *s, struct usage *u, const struct fw_job *j,
 		     const struct fw_task_alloc *a)
 {
-	for (int g = 0; g < FW_MAX_GPUS_PER_NODE; g++)
-		if (a->gpu_mask & (1u << g))
-			u->gpu[a->node][g] += a->gpu_milli;
+	add_gpus(u->gpu[a->node], a->gpu_mask, a->gpu_milli);
 	u->cpu[a->node] += j->groups[a->group].cpu_milli;
 	u->mem[a->node] += j->groups[a->group].mem_mib;
 	(void)s;
@@ -81,12 +92,19 @@ static int usage_init(struct usage *u, const struct fw_snapshot *s, struct fw_ar
 	u->before = FW_ARENA_NEW(a, struct fw_res, s->nqueues + 1);
 	u->after = FW_ARENA_NEW(a, struct fw_res, s->nqueues + 1);
 	u->touched = FW_ARENA_NEW(a, bool, s->nqueues + 1);
-	if (!u->gpu || !u->cpu || !u->mem || !u->before || !u->after || !u->touched)
+	u->running = FW_ARENA_RAW(a, int32_t, s->njobs + 1);
+	u->pending = FW_ARENA_RAW(a, int32_t, s->njobs + 1);
+	if (!u->gpu || !u->cpu || !u->mem || !u->before || !u->after || !u->touched || !u->running ||
+	    !u->pending)
 		return FW_ENOMEM;
+	u->nrunning = u->npending = 0;
 	for (int32_t j = 0; j < s->njobs; j++) {
 		const struct fw_job *job = &s->jobs[j];
+		if (job->state == FW_JOB_PENDING)
+			u->pending[u->npending++] = j;
 		if (job->state != FW_JOB_RUNNING)
 			continue;
+		u->running[u->nrunning++] = j;
 		for (int32_t k = 0; k < job->alloc_count; k++) {
 			const struct fw_task_alloc *t = &s->allocs[job->alloc_first + k];
 			add_task(s, u, job, t);
@@ -193,9 +211,7 @@ static int check_start(const struct fw_snapshot *s, const struct fw_plan *p, int
 
 static void sub_task(struct usage *u, const struct fw_job *j, const struct fw_task_alloc *a)
 {
-	for (int g = 0; g < FW_MAX_GPUS_PER_NODE; g++)
-		if (a->gpu_mask & (1u << g))
-			u->gpu[a->node][g] -= a->gpu_milli;
+	add_gpus(u->gpu[a->node], a->gpu_mask, -a->gpu_milli);
 	u->cpu[a->node] -= j->groups[a->group].cpu_milli;
 	u->mem[a->node] -= j->groups[a->group].mem_mib;
 }
@@ -305,8 +321,8 @@ static int check_queues(const struct fw_snapshot *s, const struct usage *u, stru
 	return FW_OK;
 }
 
-static int check_pending(const struct fw_snapshot *s, const struct fw_plan *p, struct fw_arena *a,
-			 struct fw_diag *d)
+static int check_pending(const struct fw_snapshot *s, const struct fw_plan *p, const struct usage *u,
+			 struct fw_arena *a, struct fw_diag *d)
 {
 	int8_t *seen = FW_ARENA_NEW(a, int8_t, s->njobs + 1), *held = FW_ARENA_NEW(a, int8_t, s->njobs + 1);
 
@@ -336,9 +352,9 @@ static int check_pending(const struct fw_snapshot *s, const struct fw_plan *p, s
 		if (i && r->job <= p->pending[i - 1].job)
 			return FAIL(d, "pending", "pending entries are not in job order");
 	}
-	for (int32_t j = 0; j < s->njobs; j++)
-		if (s->jobs[j].state == FW_JOB_PENDING && !seen[j])
-			return FAIL(d, "pending", "job %s neither started nor has a reason", s->jobs[j].name);
+	for (int32_t i = 0; i < u->npending; i++)
+		if (!seen[u->pending[i]])
+			return FAIL(d, "pending", "job %s neither started nor has a reason", s->jobs[u->pending[i]].name);
 	return FW_OK;
 }
 
@@ -427,9 +443,7 @@ static void add_if_marked(struct at_t *u, const struct fw_job *j, const struct f
 {
 	if (u->mark[t->node] != id + 1)
 		return;
-	for (int g = 0; g < FW_MAX_GPUS_PER_NODE; g++)
-		if (t->gpu_mask & (1u << g))
-			u->gpu[t->node][g] += t->gpu_milli;
+	add_gpus(u->gpu[t->node], t->gpu_mask, t->gpu_milli);
 	u->cpu[t->node] += j->groups[t->group].cpu_milli;
 	u->mem[t->node] += j->groups[t->group].mem_mib;
 }
@@ -497,16 +511,19 @@ static bool holds(const struct fw_snapshot *s, const int8_t *evicted, int32_t j)
 }
 
 /* Running tasks by node (a counting sort), with their jobs' end times. */
-static void index_running(const struct fw_snapshot *s, const int8_t *evicted, struct at_t *u)
+static void index_running(const struct fw_snapshot *s, const struct usage *us, const int8_t *evicted,
+			  struct at_t *u)
 {
-	for (int32_t j = 0; j < s->njobs; j++)
+	for (int32_t i = 0; i < us->nrunning; i++) {
+		int32_t j = us->running[i];
 		for (int32_t k = 0; holds(s, evicted, j) && k < s->jobs[j].alloc_count; k++)
 			u->first[s->allocs[s->jobs[j].alloc_first + k].node + 1]++;
+	}
 	for (int32_t n = 0; n < s->nnodes; n++)
 		u->first[n + 1] += u->first[n];
-	for (int32_t j = 0; j < s->njobs; j++) {
-		const struct fw_job *job = &s->jobs[j];
-		if (!holds(s, evicted, j))
+	for (int32_t i = 0; i < us->nrunning; i++) {
+		const struct fw_job *job = &s->jobs[us->running[i]];
+		if (!holds(s, evicted, us->running[i]))
 			continue;
 		fw_time end = end_of(s, job, job->start_time);
 		for (int32_t k = 0; k < job->alloc_count; k++) {
@@ -584,8 +601,8 @@ static int check_windows(const struct fw_snapshot *s, const struct fw_plan *p, s
 	return FW_OK;
 }
 
-static int check_reservations(const struct fw_snapshot *s, const struct fw_plan *p, struct fw_arena *a,
-			      const int8_t *evicted, struct fw_diag *d)
+static int check_reservations(const struct fw_snapshot *s, const struct fw_plan *p, const struct usage *us,
+			      struct fw_arena *a, const int8_t *evicted, struct fw_diag *d)
 {
 	struct at_t u;
 	int rc;
@@ -599,7 +616,7 @@ static int check_reservations(const struct fw_snapshot *s, const struct fw_plan 
 	u.held = FW_ARENA_RAW(a, struct held, s->nallocs + 1);
 	if (!u.mark || !u.gpu || !u.cpu || !u.mem || !u.seen || !u.first || !u.held)
 		return FW_ENOMEM;
-	index_running(s, evicted, &u);
+	index_running(s, us, evicted, &u);
 	for (int32_t i = 0; i < p->ndecisions; i++)
 		if (p->decisions[i].kind == FW_DECIDE_RESERVE && (rc = check_reservation(s, p, i, &u, d)) != FW_OK)
 			return rc;
@@ -653,9 +670,9 @@ int fw_plan_check(const struct fw_snapshot *s, const struct fw_plan *p, struct f
 		return rc;
 	if ((rc = check_queues(s, &u, d)) != FW_OK)
 		return rc;
-	if ((rc = check_reservations(s, p, a, evicted, d)) != FW_OK)
+	if ((rc = check_reservations(s, p, &u, a, evicted, d)) != FW_OK)
 		return rc;
-	if ((rc = check_pending(s, p, a, d)) != FW_OK)
+	if ((rc = check_pending(s, p, &u, a, d)) != FW_OK)
 		return rc;
 	if ((rc = check_windows(s, p, a, d)) != FW_OK)
 		return rc;
