@@ -75,6 +75,7 @@ struct sim {
 	int32_t acap;
 	int64_t qalloc[FW_TEAMS_MAX]; /* milli-GPU allocated per queue */
 	int32_t npending, ngone;
+	int32_t unestimated;       /* arrived, never started, no estimate yet */
 	int64_t free_gpus;         /* cluster GPUs not held by running jobs */
 	int32_t *pending_by_size;  /* [g]: pending jobs asking g GPUs */
 	int32_t *node_free;        /* free GPUs per node */
@@ -549,6 +550,7 @@ static int arrive(struct sim *m, int32_t row, const struct fw_teams *teams)
 	m->gone[k] = false;
 	m->snap_of[row] = k;
 	m->npending++;
+	m->unestimated += m->r->start[row] < 0 && m->r->estimate[row] == FW_SIM_NO_ESTIMATE;
 	m->pending_by_size[m->exact_fit ? row_gpus(m, row) : 0]++;
 	m->dirty = true;
 	return FW_OK;
@@ -729,6 +731,7 @@ static int start_job(struct sim *m, const struct fw_plan *p, const struct fw_dec
 	s->jobs[k].alloc_first = first;
 	s->jobs[k].alloc_count = dd->alloc_count;
 	if (m->r->start[row] < 0) {
+		m->unestimated -= m->r->estimate[row] == FW_SIM_NO_ESTIMATE;
 		m->r->start[row] = T;
 		m->r->started++;
 	}
@@ -968,24 +971,23 @@ static void note_estimates(struct sim *m, const struct fw_plan *p)
 			continue;
 		int32_t row = m->row_of[k];
 		int64_t *e = &m->r->estimate[row];
-		if (*e == FW_SIM_NO_ESTIMATE && m->r->start[row] < 0)
+		if (*e == FW_SIM_NO_ESTIMATE && m->r->start[row] < 0) {
 			*e = p->pending[i].expected_start == FW_TIME_UNKNOWN ? FW_TIME_UNKNOWN
 			     : p->pending[i].expected_start;
+			m->unestimated--;
+		}
 	}
 }
 
 /* Start-time estimates cost a walk per cycle; the replay records only a
  * job's first one, before its first start, so ask for them only while
- * some waiting job that never started has none yet.  Decisions never
- * depend on estimates (tests/unit/test_cycle.c,
- * estimates_can_be_switched_off). */
+ * some waiting job that never started has none yet: m->unestimated,
+ * counted up at arrival and down at the first estimate or first start
+ * (a job that never started is pending).  Decisions never depend on
+ * estimates (tests/unit/test_cycle.c, estimates_can_be_switched_off). */
 static bool estimates_wanted(const struct sim *m)
 {
-	for (int32_t k = 0; k < m->s->njobs; k++)
-		if (m->s->jobs[k].state == FW_JOB_PENDING && m->r->start[m->row_of[k]] < 0 &&
-		    m->r->estimate[m->row_of[k]] == FW_SIM_NO_ESTIMATE)
-			return true;
-	return false;
+	return m->unestimated > 0;
 }
 
 static int cycle(struct sim *m, fw_time T)
