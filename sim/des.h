@@ -247,7 +247,7 @@ struct fw_sim_result {
 	double lost_gpu_s;       /* GPU-seconds of work evictions threw away */
 	int64_t failures;        /* node failures applied */
 	int64_t failure_hits;    /* jobs evicted by node failures */
-	double wall_s;           /* replay time, process CPU clock */
+	double wall_s;           /* replay time, wall seconds (monotonic clock) */
 	double engine_s;         /* of which in fw_cycle_run */
 	double check_s;          /* of which in fw_plan_check */
 };
