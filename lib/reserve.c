@@ -173,12 +173,27 @@ int fw__resv_clone(struct cyc *y, struct fw__cstate *d, struct fw__cstate *s)
 	return FW_OK;
 }
 
+/* (end, job) is unique, so every correct sort gives the same order: runs
+ * of up to 16 by insertion, longer ones by merging sorted halves. */
+static void ev_insertion_sort(struct ev *v, int32_t n)
+{
+	for (int32_t i = 1; i < n; i++) {
+		struct ev x = v[i];
+		int32_t j = i;
+		for (; j > 0 && fw__ev_cmp(&x, &v[j - 1]) < 0; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
 static void ev_merge_sort(struct ev *v, struct ev *tmp, int32_t n)
 {
 	int32_t h = n / 2, i = 0, j, k = 0;
 
-	if (n < 2)
+	if (n <= 16) {
+		ev_insertion_sort(v, n);
 		return;
+	}
 	ev_merge_sort(v, tmp, h);
 	ev_merge_sort(v + h, tmp, n - h);
 	for (j = h; i < h && j < n;)
