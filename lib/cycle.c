@@ -125,14 +125,27 @@ static bool before(const struct cyc *y, int32_t a, int32_t b)
 	return a < b;
 }
 
+/* before() is a total order (the job index breaks ties), so any correct
+ * sort gives the same line.  Runs of up to 16 by insertion; halves already
+ * in order are not merged (a simulator's jobs arrive in submit order, so
+ * fifo's line is mostly sorted already). */
 static void sort_jobs(const struct cyc *y, int32_t *v, int32_t *tmp, int32_t n)
 {
 	int32_t h = n / 2, i = 0, j, k = 0;
 
-	if (n < 2)
+	if (n <= 16) {
+		for (int32_t a = 1; a < n; a++) {
+			int32_t x = v[a], b = a;
+			for (; b > 0 && before(y, x, v[b - 1]); b--)
+				v[b] = v[b - 1];
+			v[b] = x;
+		}
 		return;
+	}
 	sort_jobs(y, v, tmp, h);
 	sort_jobs(y, v + h, tmp, n - h);
+	if (!before(y, v[h], v[h - 1]))
+		return;
 	for (j = h; i < h && j < n;)
 		tmp[k++] = before(y, v[j], v[i]) ? v[j++] : v[i++];
 	while (i < h)

@@ -2386,6 +2386,58 @@ TEST(a_queue_line_is_priority_then_submit_then_index)
 	}
 }
 
+/* fifo's line comes from its job_before callback (cycle.c sort_jobs),
+ * which merges sorted halves and sorts short runs by insertion: submit
+ * order, ties by index, whether the jobs arrive sorted (as a simulator's
+ * do), reversed or shuffled, in runs shorter and longer than 16. */
+static int fifo_cmp(const void *pa, const void *pb)
+{
+	int a = *(const int *)pa, b = *(const int *)pb;
+	const struct fw_job *ja = &line_snap->jobs[a], *jb = &line_snap->jobs[b];
+
+	if (ja->submit_time != jb->submit_time)
+		return ja->submit_time < jb->submit_time ? -1 : 1;
+	return (a > b) - (a < b);
+}
+
+TEST(fifo_line_is_submit_then_index_however_the_jobs_arrive)
+{
+	uint32_t x = 77;
+	for (int round = 0; round < 9; round++) {
+		struct fw_snapshot *s = fw_snapshot_new();
+		tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
+		int q = tb_queue(s, "q", -1, 8, -1, 1);
+		int busy = tb_job(s, "busy", q, 1, 8, 1000, 0);
+		s->jobs[busy].expected_runtime = 1000;
+		tb_run(s, busy, 1, (int[]){ 0 }, 0xff);
+		s->now = 100000;
+		int first = s->njobs, n = (int[]){ 5, 16, 17, 300 }[round % 4], shape = round % 3;
+		for (int k = 0; k < n; k++) {
+			char name[16];
+			x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+			snprintf(name, sizeof name, "j%d", k);
+			int j = tb_job(s, name, q, 1, 1, 1000, 0);
+			s->jobs[j].priority = (int32_t)(x % 5); /* fifo ignores it */
+			s->jobs[j].submit_time = shape == 0 ? k * 10 + (fw_time)(x % 3) * 10 /* sorted, with ties */
+						 : shape == 1 ? (n - k) * 10 : (fw_time)(x % 40) * 10;
+		}
+		struct fw_plan *p = run(s, "fifo");
+		ASSERT(p != NULL);
+		int *want = malloc((size_t)n * sizeof *want);
+		ASSERT(want != NULL);
+		for (int k = 0; k < n; k++)
+			want[k] = first + k;
+		line_snap = s;
+		qsort(want, (size_t)n, sizeof *want, fifo_cmp);
+		int bad = 0;
+		for (int k = 0; k < n; k++)
+			bad += fw_plan_pending_for(p, want[k])->ahead != k;
+		free(want);
+		ASSERT_EQ(bad, 0);
+		fw_snapshot_free(s);
+	}
+}
+
 #define TESTS single_gpu_jobs_bin_pack_onto_the_busiest_node, gang_waits_rather_than_starting_partially, \
 	min_member_lets_part_of_a_gang_start, required_topology_is_never_violated, \
 	preferred_level_picks_the_smallest_domain_that_fits, fractional_gpus_pack_onto_a_shared_gpu, \
@@ -2418,7 +2470,7 @@ TEST(a_queue_line_is_priority_then_submit_then_index)
 	checker_catches_a_start_of_a_running_job, a_starving_gang_is_tried_first_and_reserved, reclaim_spares_a_job_that_started_after_starving, \
 	evictions_are_bounded_per_cycle, reclaim_is_deterministic_and_keeps_every_invariant_on_random_snapshots, \
 	checker_catches_a_bad_eviction, consolidation_decisions_fit_when_moves_outnumber_the_other_jobs, \
-	a_queue_line_is_priority_then_submit_then_index
+	a_queue_line_is_priority_then_submit_then_index, fifo_line_is_submit_then_index_however_the_jobs_arrive
 
 int main(void)
 {
