@@ -75,6 +75,28 @@ static int name_cmp(const void *a, const void *b)
 	return c ? c : (x->idx > y->idx) - (x->idx < y->idx);
 }
 
+/* The same answer as the sort below, by comparing every pair: of the
+ * duplicated names the smallest, and its second occurrence.  For a few
+ * names (a simulator validates a one-job snapshot per trace row, with
+ * every queue) this costs less than an allocation and a sort. */
+static int32_t find_duplicate_small(const char *base, size_t stride, int32_t n)
+{
+	const char *best = NULL;
+	int32_t dup = -1;
+
+	for (int32_t j = 1; j < n; j++) {
+		const char *b = base + (size_t)j * stride;
+		for (int32_t i = 0; i < j; i++) {
+			if (strcmp(base + (size_t)i * stride, b) != 0)
+				continue;
+			if (!best || strcmp(b, best) < 0) /* j ascends: the first j of a name is its second */
+				best = b, dup = j;
+			break;
+		}
+	}
+	return dup;
+}
+
 /* Finds a duplicate among n names spaced `stride` bytes apart.  Returns the
  * index of the second occurrence, -1 if none, -2 on allocation failure. */
 static int32_t find_duplicate(const char *base, size_t stride, int32_t n)
@@ -84,6 +106,8 @@ static int32_t find_duplicate(const char *base, size_t stride, int32_t n)
 
 	if (n < 2)
 		return -1;
+	if (n <= 32)
+		return find_duplicate_small(base, stride, n);
 	r = malloc((size_t)n * sizeof *r);
 	if (!r)
 		return -2;

@@ -305,7 +305,53 @@ TEST(every_rule_names_the_element_it_refuses)
 	}
 }
 
-TEST_MAIN(valid_snapshot_passes, duplicate_node_is_rejected, queue_cycle_is_rejected,
+/* validate.c finds duplicate names by comparing pairs when there are up
+ * to 32 and by sorting past that; both name the smallest duplicated name
+ * at its second occurrence.  2 to 70 nodes with names from 24 two-letter
+ * ones (one, several or many duplicates), or all distinct. */
+TEST(duplicate_names_are_found_alike_by_both_ways)
+{
+	uint32_t x = 99;
+	int checked = 0, clean = 0;
+	for (int round = 0; round < 400; round++) {
+		struct fw_snapshot *s = fw_snapshot_new();
+		int n = 2 + round % 69;
+		for (int i = 0; i < n; i++) {
+			char nm[8];
+			x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+			if (round % 5 == 0) /* every fifth round: no duplicate */
+				snprintf(nm, sizeof nm, "u%d", i);
+			else
+				snprintf(nm, sizeof nm, "%c%c", 'a' + (char)(x % 6), 'a' + (char)(x / 6 % 4));
+			tb_node(s, nm, 8, NULL, NULL, NULL, NULL);
+		}
+		int want = -1;
+		for (int j = 1; j < n; j++)
+			for (int i = 0; i < j; i++)
+				if (!strcmp(s->nodes[i].name, s->nodes[j].name) &&
+				    (want < 0 || strcmp(s->nodes[j].name, s->nodes[want].name) < 0)) {
+					want = j;
+					break;
+				}
+		struct fw_diag d;
+		int rc = fw_snapshot_validate(s, &d);
+		if (want < 0) {
+			ASSERT_OK(rc);
+			clean++;
+		} else {
+			char f[32];
+			snprintf(f, sizeof f, "nodes[%d].name", want);
+			ASSERT_EQ(rc, FW_EEXIST);
+			ASSERT_STR_EQ(d.field, f);
+			checked++;
+		}
+		fw_snapshot_free(s);
+	}
+	ASSERT(checked > 100 && clean > 20);
+}
+
+TEST_MAIN(valid_snapshot_passes, duplicate_node_is_rejected, duplicate_names_are_found_alike_by_both_ways,
+	  queue_cycle_is_rejected,
 	  negative_quota_is_rejected, job_on_inner_queue_is_rejected, bad_running_allocation_is_rejected,
 	  fractional_gang_is_rejected, huge_task_count_is_rejected,
 	  times_beyond_the_time_range_are_rejected, overbooked_node_is_rejected,
