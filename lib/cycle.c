@@ -57,6 +57,7 @@ static int32_t gather(struct cyc *y)
 		ji->queue = job->queue;
 		ji->pending = job->state == FW_JOB_PENDING;
 		if (job->state == FW_JOB_RUNNING) {
+			y->npreemptible += job->preemptible && job->alloc_count > 0;
 			for (int32_t k = 0; k < job->alloc_count; k++)
 				use = fw_res_add(use, alloc_res(job, &s->allocs[job->alloc_first + k]));
 			for (int32_t q = job->queue; q >= 0; q = s->queues[q].parent)

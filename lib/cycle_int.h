@@ -173,6 +173,8 @@ struct cyc {
 				     * after allocate's failures (estimate.c) */
 	struct rc *reclaim;         /* preempt.c's state, made on first use */
 	fw_time oldest_gang;        /* earliest submit of a pending gang (gather) */
+	int32_t npreemptible;       /* running preemptible jobs with tasks (gather):
+				     * none, and reclaim has no victim to look for */
 };
 
 /* When j, started at t, is expected to end (its runtime or its queue's

@@ -555,7 +555,8 @@ int fw__consolidate(struct cyc *y, int32_t jx)
 	int rc;
 
 	/* the cheap tests first: the candidates cost a sweep over the jobs */
-	if (y->pol->max_moves <= 0 || fw_job_tasks(j) < 2 || need <= 0 || free_whole(y) < need)
+	if (y->pol->max_moves <= 0 || fw_job_tasks(j) < 2 || need <= 0 || free_whole(y) < need ||
+	    y->npreemptible == 0)
 		return 0;
 	if ((rc = get_rc(y, &x)) != FW_OK)
 		return rc;
@@ -634,7 +635,7 @@ int fw__phase_reclaim(struct cyc *y)
 	int32_t nb, *order, tries;
 	int rc;
 
-	if (!y->pol->reclaim)
+	if (!y->pol->reclaim || y->npreemptible == 0) /* no candidate, no sweep for them */
 		return y->nevicted ? drop_evicted_events(y) : FW_OK;
 	if ((rc = get_rc(y, &x)) != FW_OK)
 		return rc;
