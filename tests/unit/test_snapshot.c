@@ -317,7 +317,7 @@ TEST(duplicate_names_are_found_alike_by_both_ways)
 		struct fw_snapshot *s = fw_snapshot_new();
 		int n = 2 + round % 69;
 		for (int i = 0; i < n; i++) {
-			char nm[8];
+			char nm[16];
 			x ^= x << 13, x ^= x >> 17, x ^= x << 5;
 			if (round % 5 == 0) /* every fifth round: no duplicate */
 				snprintf(nm, sizeof nm, "u%d", i);
