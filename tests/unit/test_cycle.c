@@ -2344,6 +2344,25 @@ static int line_cmp(const void *pa, const void *pb)
 	return (a > b) - (a < b);
 }
 
+/* Jobs first .. first+n-1 sorted by cmp: how many of them does the plan
+ * not put at that place in their line (pending `ahead`)?  -1: no memory. */
+static int line_mismatches(const struct fw_snapshot *s, const struct fw_plan *p, int first, int n,
+			   int (*cmp)(const void *, const void *))
+{
+	int *want = malloc((size_t)n * sizeof *want), bad = 0;
+
+	if (!want)
+		return -1;
+	for (int k = 0; k < n; k++)
+		want[k] = first + k;
+	line_snap = s;
+	qsort(want, (size_t)n, sizeof *want, cmp);
+	for (int k = 0; k < n; k++)
+		bad += fw_plan_pending_for(p, want[k])->ahead != k;
+	free(want);
+	return bad;
+}
+
 TEST(a_queue_line_is_priority_then_submit_then_index)
 {
 	uint32_t x = 2024;
@@ -2371,17 +2390,7 @@ TEST(a_queue_line_is_priority_then_submit_then_index)
 		}
 		struct fw_plan *p = run(s, NULL);
 		ASSERT(p != NULL);
-		int *want = malloc((size_t)n * sizeof *want);
-		ASSERT(want != NULL);
-		for (int k = 0; k < n; k++)
-			want[k] = first + k;
-		line_snap = s;
-		qsort(want, (size_t)n, sizeof *want, line_cmp);
-		int bad = 0;
-		for (int k = 0; k < n; k++)
-			bad += fw_plan_pending_for(p, want[k])->ahead != k;
-		free(want);
-		ASSERT_EQ(bad, 0);
+		ASSERT_EQ(line_mismatches(s, p, first, n, line_cmp), 0);
 		fw_snapshot_free(s);
 	}
 }
@@ -2423,17 +2432,7 @@ TEST(fifo_line_is_submit_then_index_however_the_jobs_arrive)
 		}
 		struct fw_plan *p = run(s, "fifo");
 		ASSERT(p != NULL);
-		int *want = malloc((size_t)n * sizeof *want);
-		ASSERT(want != NULL);
-		for (int k = 0; k < n; k++)
-			want[k] = first + k;
-		line_snap = s;
-		qsort(want, (size_t)n, sizeof *want, fifo_cmp);
-		int bad = 0;
-		for (int k = 0; k < n; k++)
-			bad += fw_plan_pending_for(p, want[k])->ahead != k;
-		free(want);
-		ASSERT_EQ(bad, 0);
+		ASSERT_EQ(line_mismatches(s, p, first, n, fifo_cmp), 0);
 		fw_snapshot_free(s);
 	}
 }
