@@ -53,6 +53,7 @@ struct usage {
 };
 
 /* Add milli to each GPU of mask (bits past FW_MAX_GPUS_PER_NODE ignored). */
+_Static_assert(FW_MAX_GPUS_PER_NODE < 32, "the mask of a node's GPUs fits 32 bits");
 static void add_gpus(int32_t *gpu, uint32_t mask, int32_t milli)
 {
 	for (mask &= (1u << FW_MAX_GPUS_PER_NODE) - 1u; mask; mask &= mask - 1)
