@@ -708,6 +708,39 @@ static void c_reservation_two_racks(struct fw_snapshot *s, struct fw_plan *p)
 	s->jobs[CS_BIG].required_level = 0;
 }
 
+static void c_bad_node(struct fw_snapshot *s, struct fw_plan *p)
+{
+	task(p, CS_SMALL, FW_DECIDE_START, 0)->node = s->nnodes;
+}
+static void c_bad_group(struct fw_snapshot *s, struct fw_plan *p)
+{
+	(void)s;
+	task(p, CS_SMALL, FW_DECIDE_START, 0)->group = 1; /* small has one group */
+}
+static void c_gpu_beyond(struct fw_snapshot *s, struct fw_plan *p)
+{
+	struct fw_task_alloc *t = task(p, CS_SMALL, FW_DECIDE_START, 0);
+	s->nodes[t->node].gpu_count = 6; /* small holds 4 of b0's upper GPUs */
+	t->gpu_mask = 0xf0;
+}
+static void c_group_overfull(struct fw_snapshot *s, struct fw_plan *p)
+{
+	(void)p;
+	struct fw_job *g = &s->jobs[CS_GANG]; /* two groups of one task; both tasks say group 0 */
+	g->groups[0].count = 1;
+	g->groups[1] = g->groups[0];
+	g->ngroups = 2;
+}
+static void c_evicted_twice(struct fw_snapshot *s, struct fw_plan *p)
+{
+	(void)s;
+	struct fw_decision *d = decision(p, CS_GANG, FW_DECIDE_START), *e = decision(p, CS_SMALL, FW_DECIDE_START);
+	d->kind = FW_DECIDE_EVICT;
+	d->job = CS_RUN;
+	d->reason = FW_REASON_RECLAIMED;
+	*e = *d; /* the same eviction again, in small's place */
+}
+
 TEST(checker_names_every_broken_rule)
 {
 	static const struct {
@@ -715,6 +748,11 @@ TEST(checker_names_every_broken_rule)
 		void (*corrupt)(struct fw_snapshot *, struct fw_plan *);
 		const char *msg;
 	} c[] = {
+		{ "a task on a node that does not exist", c_bad_node, "job small: a task names a bad node or group" },
+		{ "a task of a group the job lacks", c_bad_group, "job small: a task names a bad node or group" },
+		{ "a GPU index beyond the node's GPUs", c_gpu_beyond, "job small: GPU index beyond node b0" },
+		{ "a group given more tasks than it has", c_group_overfull, "job gang: group 0 got more tasks than it has" },
+		{ "a job evicted twice", c_evicted_twice, "job run evicted twice" },
 		{ "start on an unschedulable node", c_unschedulable, "started on unschedulable node b0" },
 		{ "start on an unhealthy node", c_unhealthy, "started on unhealthy node b0" },
 		{ "a task with 5 of its 4 GPUs", c_gpu_count, "a task got 5 GPUs x 1000 milli, its group asks 4 x 1000" },
