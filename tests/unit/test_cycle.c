@@ -863,6 +863,73 @@ static const struct fw_decision *reservation_of(const struct fw_plan *p, int job
 	return NULL;
 }
 
+/* n one-GPU nodes, each busy with a one-GPU job that ends at now + 10 x
+ * (its place in a shuffled order + 1), halved with ties; a pending gang
+ * of 10 one-GPU tasks, then a one-GPU job.  The end events are sorted by
+ * merging below 256 of them and by a radix sort above: both must walk
+ * the ends in time order, so the gang is reserved at the 10th end, on
+ * the nodes of the first ten ends, and the job behind it at the 11th. */
+static void many_ends(int n, bool ties)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	fw_time end[400], sorted[400];
+	uint32_t x = 12345u;
+	char name[16];
+
+	ASSERT(n <= 400);
+	tb_queue(s, "q", -1, n, -1, 1);
+	for (int i = 0; i < n; i++)
+		end[i] = i;
+	for (int i = n - 1; i > 0; i--) { /* Fisher-Yates with a fixed LCG */
+		x = x * 1664525u + 1013904223u;
+		int k = (int)((x >> 8) % (uint32_t)(i + 1));
+		fw_time t = end[i];
+		end[i] = end[k];
+		end[k] = t;
+	}
+	s->now = 100;
+	for (int i = 0; i < n; i++) {
+		end[i] = s->now + 10 * ((ties ? end[i] / 2 : end[i]) + 1);
+		snprintf(name, sizeof name, "n%03d", i);
+		tb_node(s, name, 1, NULL, NULL, NULL, NULL);
+		snprintf(name, sizeof name, "r%03d", i);
+		int j = tb_job(s, name, 0, 1, 1, 1000, 0);
+		tb_run(s, j, 1, &i, 0x1);
+		s->jobs[j].start_time = 0;
+		s->jobs[j].expected_runtime = end[i];
+		sorted[i] = end[i];
+	}
+	for (int i = 1; i < n; i++) /* insertion sort: the test's own order */
+		for (int k = i; k > 0 && sorted[k - 1] > sorted[k]; k--) {
+			fw_time t = sorted[k];
+			sorted[k] = sorted[k - 1];
+			sorted[k - 1] = t;
+		}
+	int g = tb_job(s, "gang", 0, 10, 1, 1000, 1), late = tb_job(s, "late", 0, 1, 1, 1000, 2);
+	s->jobs[g].expected_runtime = 1000000;
+	s->jobs[late].expected_runtime = 1000000;
+
+	struct fw_plan *p = run(s, "fairway");
+	const struct fw_decision *d;
+	ASSERT(p != NULL);
+	ASSERT((d = reservation_of(p, g)) != NULL);
+	ASSERT_EQ(d->at, sorted[9]);
+	ASSERT_EQ(fw_plan_pending_for(p, g)->expected_start, sorted[9]);
+	for (int k = 0; k < d->alloc_count && !ties; k++)
+		ASSERT(end[p->allocs[d->alloc_first + k].node] <= sorted[9]);
+	ASSERT((d = reservation_of(p, late)) != NULL);
+	ASSERT_EQ(d->at, sorted[10]);
+	fw_snapshot_free(s);
+}
+
+TEST(reservations_walk_the_ends_in_time_order_however_many)
+{
+	many_ends(100, false); /* sorted by merging */
+	many_ends(300, false); /* by the radix sort */
+	many_ends(100, true);
+	many_ends(300, true);
+}
+
 /* A gang of fractional tasks needs a share of a GPU per task, not a GPU:
  * six half-GPU A100 tasks fit the 4 A100 GPUs of c0 (on 3 of them) once
  * the job holding them ends at 600, so the gang is reserved there.  The
@@ -2485,6 +2552,7 @@ TEST(fifo_line_is_submit_then_index_however_the_jobs_arrive)
 	checker_catches_an_over_committed_gpu, \
 	checker_refuses_decisions_that_point_outside, \
 	checker_catches_a_partial_gang_and_a_missing_reason, checker_names_every_broken_rule, \
+	reservations_walk_the_ends_in_time_order_however_many, \
 	out_of_memory_fails_cleanly_at_every_step, \
 	easy_backfill_never_delays_the_reserved_gang, a_fractional_gang_of_more_tasks_than_gpus_is_reserved, kai_has_no_reservations_so_the_long_job_jumps_ahead, \
 	checker_catches_a_backfill_that_delays_a_reservation, checker_catches_a_reservation_for_a_job_that_does_not_wait, estimates_follow_the_reservation_walk, \
