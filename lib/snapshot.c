@@ -253,14 +253,3 @@ bool fw_queue_is_leaf(const struct fw_snapshot *s, int q)
 			return false;
 	return true;
 }
-
-int fw_queue_depth(const struct fw_snapshot *s, int q)
-{
-	int d = 0;
-
-	while (q >= 0 && d <= s->nqueues) {
-		q = s->queues[q].parent;
-		d++;
-	}
-	return d;
-}

@@ -294,8 +294,7 @@ int64_t fw_job_gpus(const struct fw_job *j);
  */
 int fw_snapshot_validate(const struct fw_snapshot *s, struct fw_diag *d);
 
-/* Queue helpers over the parent indices. */
+/* Is queue q a leaf (no queue names it as its parent)? */
 bool fw_queue_is_leaf(const struct fw_snapshot *s, int q);
-int fw_queue_depth(const struct fw_snapshot *s, int q);
 
 #endif
