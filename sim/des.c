@@ -2164,13 +2164,14 @@ static json_t *run_json(const struct cli *c, const struct fw_itp_trace *t,
 			const struct fw_teams *teams)
 {
 	json_t *o = json_object();
-	char nodes[32];
+	char nodes[FW_FLEET_SHAPE_MAX];
 
-	snprintf(nodes, sizeof nodes, "%dx%d", (int)c->o.nodes, (int)c->o.gpus_per_node);
+	fw_fleet_shape(c->fleetsnap, nodes, sizeof nodes);
 	json_object_set_new(o, "trace", json_string(c->trace));
 	json_object_set_new(o, "jobs", json_integer((json_int_t)t->n));
 	json_object_set_new(o, "skipped_rows", json_integer((json_int_t)t->skipped));
 	json_object_set_new(o, "nodes", json_string(nodes));
+	json_object_set_new(o, "gpus", json_integer((json_int_t)fw_fleet_gpus(c->fleetsnap)));
 	json_object_set_new(o, "racks_of", json_integer(c->o.nodes_per_rack));
 	json_object_set_new(o, "tick_s", json_integer(c->o.tick_s));
 	json_object_set_new(o, "checkpoint_s", json_integer(c->checkpoint_s));
@@ -2495,7 +2496,7 @@ static int load_trace(struct cli *c, struct fw_itp_trace *t, struct fw_diag *d)
 static int load_inputs(struct cli *c, struct fw_itp_trace *t, struct fw_teams *teams)
 {
 	struct fw_diag d;
-	char note[700];
+	char note[700], shape[FW_FLEET_SHAPE_MAX];
 	bool philly = c->teams && !strcmp(c->teams, "philly");
 
 	memset(&d, 0, sizeof d);
@@ -2509,10 +2510,14 @@ static int load_inputs(struct cli *c, struct fw_itp_trace *t, struct fw_teams *t
 	default_nodes(c);
 	if (load_trace(c, t, &d) != FW_OK)
 		return report_diag(&d);
-	printf("trace %s: %zu jobs; cluster %dx%d = %d GPUs; tick %lld s; teams %s (%d)\n",
-	       c->trace, t->n, (int)c->o.nodes, (int)c->o.gpus_per_node,
-	       (int)(c->o.nodes * c->o.gpus_per_node), (long long)c->o.tick_s, teams->source,
-	       teams->n);
+	fw_fleet_shape(c->fleetsnap, shape, sizeof shape);
+	printf("trace %s: %zu jobs; cluster ", c->trace, t->n);
+	if (strchr(shape, '+')) /* mixed node sizes */
+		printf("%d nodes (%s)", (int)c->fleetsnap->nnodes, shape);
+	else
+		printf("%s", shape);
+	printf(" = %lld GPUs; tick %lld s; teams %s (%d)\n", (long long)fw_fleet_gpus(c->fleetsnap),
+	       (long long)c->o.tick_s, teams->source, teams->n);
 	return 0;
 }
 

@@ -260,6 +260,20 @@ int64_t fw_fleet_gpus(const struct fw_snapshot *s)
 	return g;
 }
 
+void fw_fleet_shape(const struct fw_snapshot *s, char *buf, size_t n)
+{
+	int32_t count[FW_MAX_GPUS_PER_NODE + 1] = { 0 };
+	size_t len = 0;
+
+	for (int32_t i = 0; i < s->nnodes; i++)
+		if (s->nodes[i].gpu_count >= 0 && s->nodes[i].gpu_count <= FW_MAX_GPUS_PER_NODE)
+			count[s->nodes[i].gpu_count]++;
+	buf[0] = '\0';
+	for (int g = FW_MAX_GPUS_PER_NODE; g >= 0 && len < n; g--)
+		if (count[g])
+			len += (size_t)snprintf(buf + len, n - len, "%s%dx%d", len ? "+" : "", (int)count[g], g);
+}
+
 int fw_fleet_uniform(const struct fw_snapshot *s, int32_t *G)
 {
 	*G = s->nnodes ? s->nodes[0].gpu_count : 0;

@@ -67,4 +67,10 @@ int fw_fleet_apply_topo(struct fw_snapshot *s, const struct fw_topo *t,
 int64_t fw_fleet_gpus(const struct fw_snapshot *s);
 int fw_fleet_uniform(const struct fw_snapshot *s, int32_t *G);
 
+/* The fleet's shape: "NxG" per GPU count, most GPUs first, joined by '+'
+ * ("13x8"; "617x8+54x4+518x2+24x1" for openb's GPU nodes).  Fits in
+ * FW_FLEET_SHAPE_MAX bytes whatever the fleet. */
+#define FW_FLEET_SHAPE_MAX 400
+void fw_fleet_shape(const struct fw_snapshot *s, char *buf, size_t n);
+
 #endif

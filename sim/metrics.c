@@ -710,10 +710,12 @@ struct fw_met_run *fw_met_run_new(const char *trace, const struct fw_sim_opts *o
 	mr->nodes_per_rack = o->nodes_per_rack;
 	mr->tick_s = o->tick_s;
 	mr->capacity_gpus = (int64_t)o->nodes * o->gpus_per_node;
+	mr->fleet_nodes = o->nodes;
+	snprintf(mr->shape, sizeof mr->shape, "%dx%d", (int)o->nodes, (int)o->gpus_per_node);
 	if (o->fleet) { /* a fleet file: its GPUs, whatever the node shapes */
-		mr->capacity_gpus = 0;
-		for (int32_t i = 0; i < o->fleet->nnodes; i++)
-			mr->capacity_gpus += o->fleet->nodes[i].gpu_count;
+		mr->capacity_gpus = fw_fleet_gpus(o->fleet);
+		mr->fleet_nodes = o->fleet->nnodes;
+		fw_fleet_shape(o->fleet, mr->shape, sizeof mr->shape);
 	}
 	mr->jobs = jobs;
 	return mr;

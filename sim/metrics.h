@@ -28,6 +28,7 @@
 #include <stdio.h>
 
 #include "des.h"
+#include "fleet.h"
 #include "progress.h"
 
 struct json_t;
@@ -134,7 +135,9 @@ struct fw_met_policy {
 
 struct fw_met_run {
 	char trace[256];
-	int32_t nodes, gpus_per_node, nodes_per_rack;
+	int32_t nodes, gpus_per_node, nodes_per_rack; /* capacity as nodes x GPUs */
+	int32_t fleet_nodes;             /* the fleet's real node count */
+	char shape[FW_FLEET_SHAPE_MAX];  /* fw_fleet_shape(): "13x8", or mixed sizes */
 	int64_t tick_s, capacity_gpus;
 	size_t jobs;
 	struct fw_met_policy *pol[FW_MET_POLICIES];

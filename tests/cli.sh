@@ -343,6 +343,61 @@ expect "sim-run-bad-synthetic-seed" 2 "--trace 'synthetic:abc': the seed is a wh
 expect "sim-run-negative-synthetic-seed" 2 "--trace 'synthetic:-1': the seed is a whole number" "$FW" sim run --trace synthetic:-1
 expect "sim-run-synthetic-seed-overflow" 2 "the seed is a whole number" "$FW" sim run --trace synthetic:18446744073709551616
 expect "sim-run-blocks-needs-racks" 2 "--blocks M groups racks: give --racks K too" "$FW" sim run --trace synthetic:3 --blocks 2
+# Fleets from files, team files and the tick rule, as a user runs them:
+# an openb node list of mixed sizes is described as it is (not as 1-GPU
+# nodes), a topology file makes one node per host, a team file makes the
+# queues, and the tick rules replay alike.
+FT=$(mktemp -d)
+printf 'sn,cpu_milli,memory_mib,gpu,model\na,64000,262144,8,V100\nb,64000,262144,8,V100\nc,32000,131072,2,P100\n' >"$FT/n.csv"
+printf 'ip,DSW,PSW,ASW\nh1,G1,P1,S1\nh2,G1,P1,S1\nh3,G2,P1,S1\nh4,G2,P2,S1\n' >"$FT/topo.csv"
+printf 'vc,node num\n6214e9,2\n7f04ca,1\n' >"$FT/teams.csv"
+expect "sim-run-fleet-openb-mixed" 0 "cluster 3 nodes (2x8+1x2) = 18 GPUs" \
+	"$FW" sim run --trace synthetic:3 --fleet-openb "$FT/n.csv" --policies fifo --tick 600 --json "$FT/o.json" \
+	--report "$FT/o.html"
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (d["nodes"] == "2x8+1x2" and d["gpus"] == 18))' \
+	"$FT/o.json" && grep -qF "on 3 nodes of mixed sizes, 2x8+1x2 nodes" "$FT/o.html"; then
+	ok "sim-run-fleet-openb-json-and-report"
+else
+	bad "sim-run-fleet-openb-json-and-report"
+fi
+expect "sim-run-nodes-from-topo" 0 "cluster 4x8 = 32 GPUs" \
+	"$FW" sim run --trace synthetic:3 --topo "$FT/topo.csv" --nodes-from-topo 8 --policies fifo --tick 600
+expect "sim-run-nodes-from-topo-needs-topo" 2 "--nodes-from-topo G needs --topo FILE" \
+	"$FW" sim run --trace synthetic:3 --nodes-from-topo 8
+expect "sim-run-topo-not-with-racks" 2 "--racks/--blocks generate a topology; not with a fleet or --topo" \
+	"$FW" sim run --trace synthetic:3 --topo "$FT/topo.csv" --racks 2
+expect "sim-run-one-fleet-only" 2 "use one of --nodes, --fleet, --fleet-openb, --nodes-from-topo" \
+	"$FW" sim run --trace synthetic:3 --nodes 2x8 --fleet-openb "$FT/n.csv"
+"$FW" sim run --trace synthetic:3 --nodes 4x8 --teams "$FT/teams.csv" --policies fifo --tick 600 \
+	--json "$FT/t.json" >/dev/null 2>&1
+if python3 -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+q = d["policies"][0]["by_queue"]
+sys.exit(not (sorted(q) == ["vc-6214e9", "vc-7f04ca"] and abs(q["vc-6214e9"]["deserved_gpus"] - 2 * q["vc-7f04ca"]["deserved_gpus"]) < 0.01))' \
+	"$FT/t.json"; then
+	ok "sim-run-teams-file-makes-the-queues"
+else
+	bad "sim-run-teams-file-makes-the-queues"
+fi
+expect "sim-run-teams-file-missing" 1 "$FT/none.csv: cannot open" "$FW" sim run --trace synthetic:3 --teams "$FT/none.csv"
+# docs/sim.md: 'every' skips only ticks that can start nothing, so it
+# replays as 'all' does; 'change' (cycles after events only) does for the
+# policies without reservations
+for r in every all; do
+	"$FW" sim run --trace synthetic:3 --nodes 13x8 --policies fifo,kai,fairway --tick 600 --tick-rule $r \
+		--log "$FT/$r.jsonl" >/dev/null 2>&1
+done
+"$FW" sim run --trace synthetic:3 --nodes 13x8 --policies fifo,kai --tick 600 --tick-rule change \
+	--log "$FT/change.jsonl" >/dev/null 2>&1
+if grep -q '"policy":"fairway"' "$FT/all.jsonl" && cmp -s "$FT/every.jsonl" "$FT/all.jsonl" &&
+	grep -v '"policy":"fairway"' "$FT/all.jsonl" | cmp -s "$FT/change.jsonl" -; then
+	ok "sim-run-tick-rules-replay-alike"
+else
+	bad "sim-run-tick-rules-replay-alike"
+fi
+expect "sim-run-bad-tick-rule" 2 "--tick-rule 'often': expected every, change or all" \
+	"$FW" sim run --trace synthetic:3 --tick-rule often
+rm -rf "$FT"
 # 0 is accepted by these (none / off), so the message states 0..
 expect "sim-run-checkpoint-range" 2 "--checkpoint '-1': expected whole seconds 0..31536000" "$FW" sim run --trace x --checkpoint -1
 expect "sim-run-min-runtime-range" 2 "--min-runtime '-5': expected whole seconds 0..31536000" "$FW" sim run --trace x --min-runtime -5

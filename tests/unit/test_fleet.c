@@ -46,6 +46,9 @@ TEST(generated_fleet_has_blocks_and_racks)
 	ASSERT_STR_EQ(s->nodes[7].path[1], "r03");
 	ASSERT_EQ(fw_fleet_gpus(s), 80);
 	ASSERT(fw_fleet_uniform(s, &G) && G == 8);
+	char shape[FW_FLEET_SHAPE_MAX];
+	fw_fleet_shape(s, shape, sizeof shape);
+	ASSERT_STR_EQ(shape, "10x8");
 	fw_snapshot_free(s);
 	o = (struct fw_fleet_opts){ 3, 4, 0, 0 };
 	ASSERT_OK(fw_fleet_generate(&o, &s, &d));
@@ -71,6 +74,9 @@ TEST(yaml_fleet_keeps_nodes_and_topology)
 	ASSERT_STR_EQ(s->nodes[1].gpu_model, "A100");
 	ASSERT_EQ(fw_fleet_gpus(s), 24);
 	ASSERT(!fw_fleet_uniform(s, &G));
+	char shape[FW_FLEET_SHAPE_MAX];
+	fw_fleet_shape(s, shape, sizeof shape); /* node counts per size, most GPUs first */
+	ASSERT_STR_EQ(shape, "1x8+4x4");
 	fw_snapshot_free(s);
 }
 
@@ -421,6 +427,9 @@ TEST(openb_node_list_is_a_fleet)
 	ASSERT_STR_EQ(s->nodes[0].gpu_model, "P100");
 	ASSERT_EQ(s->nodes[0].cpu_milli, 64000);
 	ASSERT_EQ(s->nodes[0].mem_mib, 262144);
+	char shape[FW_FLEET_SHAPE_MAX];
+	fw_fleet_shape(s, shape, sizeof shape);
+	ASSERT_STR_EQ(shape, "617x8+54x4+518x2+24x1");
 	fw_snapshot_free(s);
 }
 
