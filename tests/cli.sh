@@ -82,6 +82,22 @@ expect "client-plan-server-with-config" 2 "--config cannot be combined with --se
 expect "client-plan-server-unknown-flag" 2 "unknown option '--bogus' for \`fairway plan\`" \
 	"$FW" plan --server http://127.0.0.1:1 --bogus
 expect "plan-help-now-not-with-server" 0 "not with" "$FW" plan --help
+# The plan's text tables for evictions and drains (the goldens read the
+# JSON): who is evicted, why, for whom, the work it loses and where.
+rows() { "$FW" plan --config "$1" 2>&1 | tr -s ' '; }
+if rows tests/scenario/reclaim_checkpoint.yaml | grep -qx ' old team-a 8.00 1 reclaimed b 5m n0' &&
+	rows tests/scenario/reclaim_checkpoint.yaml | grep -qx 'EVICTED (1)'; then
+	ok "plan-table-evicted"
+else
+	bad "plan-table-evicted"; rows tests/scenario/reclaim_checkpoint.yaml | head -8
+fi
+if rows tests/scenario/health_drain.yaml | grep -qx 'DRAINED NODES (1)' &&
+	rows tests/scenario/health_drain.yaml | grep -q '^ n0 drain: node #0 is unhealthy; its 1 running jobs are evicted' &&
+	rows tests/scenario/health_drain.yaml | grep -qx ' trainer team 8.00 2 drained n0 1m n0,n1'; then
+	ok "plan-table-drained"
+else
+	bad "plan-table-drained"; rows tests/scenario/health_drain.yaml | head -12
+fi
 expect "client-extra-word" 2 "unexpected argument 'b' after jobs why" "$FW" jobs why a b
 expect "client-fairshare-unknown-subcommand" 2 "unknown subcommand 'x'" "$FW" fairshare x
 expect "client-fairshare-explain-one-name" 2 "unexpected argument 'b' after fairshare explain" "$FW" fairshare explain a b
