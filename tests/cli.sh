@@ -742,6 +742,18 @@ if grep -q "^## LLM fleet: acceptance" "$HS_TMP/r.md" && grep -q "^## LLM fleet:
 else
 	bad "health-sim-document-whole: $(head -c 200 "$HS_TMP/r.md"); $(ls "$HS_TMP")"
 fi
+# Every setting of the failure and health models reaches the run, and the
+# document's setup says which were used (in units that fit them).
+"$HS" --seeds 1 --holdout 0 --no-sensitivity --no-cluster03 --days 2 --nodes 16 --load 0.5 --flaky 0.1 \
+	--repair 7200 --history 30 --restart 120 --probation 5400 --flap-window 86400 --flap-hold 3600 \
+	--flap-threshold 1 --lemon-window 864000 --lemon-threshold 5 --lemon-gang 32 --out "$HS_TMP/set.md" >/dev/null 2>&1
+set_ok=1
+for want in "at 50% offered load" "10% of nodes flaky at 10x, repair 2.0 h" "30 days of history" "costs 120 s on top" \
+	"with these settings, not its defaults (probation 90 min after a" "1 failure within 1 day holds a node suspect for 1 h" \
+	"5 incidents within" "10 days make a node a lemon" "jobs of 32+ GPUs"; do
+	tr '\n' ' ' <"$HS_TMP/set.md" | tr -s ' ' | grep -qF -- "$want" || { set_ok=0; echo "  missing: $want"; }
+done
+[ $set_ok = 1 ] && ok "health-sim-settings-reach-the-run" || bad "health-sim-settings-reach-the-run"
 # --out through a symlink replaces the link's target (the link stays a link,
 # also when it dangles or is relative to another directory); a FIFO is
 # written through, never replaced.  Only files in $HS_TMP, never a device.
