@@ -464,6 +464,15 @@ check "fairway jobs why: a job without a runtime says so (not 'runtime 0 s')" gr
 check "fairway jobs why: its queue against its fair share" grep -q "^its queue llm holds .* GPUs of a fair share of .*fairway fairshare explain llm" "$T/why"
 "$FW" jobs why llm-pretrain-128 "${C[@]}" >"$T/why128" 2>&1
 check "fairway jobs why: a reserved job shows when its nodes are held" grep -q "nodes reserved for it from" "$T/why128"
+req GET "/v1/jobs?state=running"
+RUN=$(jfield '[x["name"] for x in j["jobs"] if x.get("nodes")][0]')
+RUN_NODE=$(jfield '[x["nodes"][0] for x in j["jobs"] if x.get("nodes")][0]')
+"$FW" jobs why "$RUN" "${C[@]}" >"$T/whyrun" 2>&1
+check "fairway jobs why: a running job says where it started" \
+	bash -c "[ -n '$RUN' ] && grep -qx 'state: running' '$T/whyrun' && grep -q '^started .* on .*\\b$RUN_NODE\\b' '$T/whyrun'"
+"$FW" jobs list "${C[@]}" >"$T/jl" 2>&1
+check "fairway jobs list: running jobs (started) and waiting ones (expected start)" \
+	bash -c "grep -q '^$RUN .* running .*(started)\$' '$T/jl' && grep -q '^llm-pretrain-64 .* pending .*(expected start)\$' '$T/jl'"
 req GET /v1/jobs/llm-pretrain-128
 check "a reserved job's reservedAt is the time in its reason" \
 	[ "$(jfield 'j["reason"] == "has_reservation" and str(j["reservedAt"]) in j["reasonText"] and j["expectedStart"] <= j["reservedAt"]')" = True ]
