@@ -91,6 +91,11 @@ if rows tests/scenario/reclaim_checkpoint.yaml | grep -qx ' old team-a 8.00 1 re
 else
 	bad "plan-table-evicted"; rows tests/scenario/reclaim_checkpoint.yaml | head -8
 fi
+# EASY backfill (slurm) reserves for one job: the next one, which would fit
+# now but run past that reservation, waits and names it
+expect "plan-reason-reserved-names-the-job" 0 \
+	"long                 team           reserved         t=2500 (+1500s)                 1  it fits now but would delay the reservation of big (due at t=2000)" \
+	"$FW" plan --config tests/scenario/backfill_reservation.yaml --policy slurm
 if rows tests/scenario/health_drain.yaml | grep -qx 'DRAINED NODES (1)' &&
 	rows tests/scenario/health_drain.yaml | grep -q '^ n0 drain: node #0 is unhealthy; its 1 running jobs are evicted' &&
 	rows tests/scenario/health_drain.yaml | grep -qx ' trainer team 8.00 2 drained n0 1m n0,n1'; then
