@@ -194,6 +194,13 @@ expect "serve-listen-host-name" 2 "--listen 'localhost:0': 'localhost' is not an
 	timeout 20 "$FW" serve --state "$SERVE_TMP/st" --listen localhost:0
 expect "serve-listen-ipv6" 2 "'::1' is not an IPv4 address" timeout 20 "$FW" serve --state "$SERVE_TMP/st" --listen ::1:0
 if [ -e "$SERVE_TMP/st" ]; then bad "serve-listen-bad-host-leaves-no-state"; else ok "serve-listen-bad-host-leaves-no-state"; fi
+# --state: a directory, created when missing; a file, or a place where no
+# directory can be made, is refused naming --state (nothing starts)
+: >"$SERVE_TMP/a-file"
+expect "serve-state-is-a-file" 2 "--state $SERVE_TMP/a-file is not a directory" \
+	timeout 20 "$FW" serve --state "$SERVE_TMP/a-file" --listen 127.0.0.1:0
+expect "serve-state-cannot-be-made" 2 "--state $SERVE_TMP/none/st: cannot create the state directory" \
+	timeout 20 "$FW" serve --state "$SERVE_TMP/none/st" --listen 127.0.0.1:0
 # --period: plain decimals with s, ms, m or h, up to the 1h the message names
 expect "serve-period-nan" 2 "--period 'nan': expected a duration" timeout 20 "$FW" serve --state "$SERVE_TMP/st" --period nan
 expect "serve-period-hex" 2 "--period '0x10': expected a duration" timeout 20 "$FW" serve --state "$SERVE_TMP/st" --period 0x10

@@ -434,6 +434,12 @@ static int lock_state(struct fw_serve *d, char *err, size_t errn)
 		snprintf(err, errn, "--state %.300s: cannot create the state directory: %s", dir, strerror(errno));
 		return FW_EIO;
 	}
+	struct stat st;
+	if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
+		snprintf(err, errn, "--state %.300s is not a directory: give a directory for the store "
+				    "(it is created if missing)", dir);
+		return FW_EINVAL;
+	}
 	snprintf(path, sizeof path, "%s/lock", dir);
 	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) < 0) {
 		snprintf(err, errn, "cannot open the lock file %.300s: %s", path, strerror(errno));
