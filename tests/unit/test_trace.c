@@ -380,6 +380,47 @@ TEST(sacct_bad_values_name_line_and_column)
 	ASSERT_STR_CONTAINS(why, "needs JobID");
 }
 
+/* Without an Elapsed column the run time is End - Start; an End before
+ * its Start, a column named twice and a row of the wrong width are
+ * refused, naming the line and column. */
+TEST(sacct_end_minus_start_and_malformed_rows)
+{
+	const char *ends = "JobID|Submit|Start|End|AllocTRES\n"
+			   "7|2024-03-01T10:00:00|2024-03-01T10:05:00|2024-03-01T12:05:30|gres/gpu=2,node=1\n";
+	const char *back = "JobID|Submit|Start|End|AllocTRES\n"
+			   "7|2024-03-01T10:00:00|2024-03-01T10:05:00|2024-03-01T10:04:59|gres/gpu=2\n";
+	const char *twice = "JobID|Submit|Start|Elapsed|AllocTRES|Start\n";
+	const char *width = "JobID|Submit|Start|Elapsed|AllocTRES\n"
+			    "7|2024-03-01T10:00:00|2024-03-01T10:05:00|01:00\n";
+	const char *noend = "JobID|Submit|Start|AllocTRES\n";
+	char *out, why[512];
+	size_t olen, sk;
+	struct fw_trace t;
+	struct fw_diag d;
+
+	ASSERT_OK(fw_sacct_convert(ends, strlen(ends), "s.txt", 0, &out, &olen, &sk, &d));
+	ASSERT_OK(fw_trace_parse_csv(out, olen, "converted.csv", 0, &t, &d));
+	free(out);
+	ASSERT_EQ(t.n, 1);
+	ASSERT_EQ(t.v[0].duration, 2 * 3600 + 30);
+	ASSERT_EQ(t.v[0].groups[0].gpus, 2);
+	fw_trace_free(&t);
+	ASSERT_EQ(fw_sacct_convert(back, strlen(back), "s.txt", 0, &out, &olen, &sk, &d), FW_EINVAL);
+	fw_itp_diag_str(&d, why, sizeof why);
+	ASSERT_STR_CONTAINS(why, "s.txt:2:");
+	ASSERT_STR_CONTAINS(why, "End: '2024-03-01T10:04:59' is before Start");
+	ASSERT_EQ(fw_sacct_convert(twice, strlen(twice), "s.txt", 0, &out, &olen, &sk, &d), FW_EINVAL);
+	fw_itp_diag_str(&d, why, sizeof why);
+	ASSERT_STR_CONTAINS(why, "s.txt:1:");
+	ASSERT_STR_CONTAINS(why, "column 'Start' appears twice");
+	ASSERT_EQ(fw_sacct_convert(width, strlen(width), "s.txt", 0, &out, &olen, &sk, &d), FW_EINVAL);
+	fw_itp_diag_str(&d, why, sizeof why);
+	ASSERT_STR_CONTAINS(why, "s.txt:2:1: row: has 4 fields, the header has 5");
+	ASSERT_EQ(fw_sacct_convert(noend, strlen(noend), "s.txt", 0, &out, &olen, &sk, &d), FW_EINVAL);
+	fw_itp_diag_str(&d, why, sizeof why);
+	ASSERT_STR_CONTAINS(why, "needs Submit, Start, Elapsed (or End) and AllocTRES or ReqTRES");
+}
+
 /* Thousands of typed GPU counts near 10^15 once overflowed the sum (UBSan);
  * now the sum saturates and the row is refused as more than 16 per node. */
 TEST(sacct_huge_typed_gpu_sum_is_refused)
@@ -825,7 +866,7 @@ int main(void)
 		generic_skip_bad_rows_counts_and_keeps_the_first_reason,
 		generic_jsonl_reads_the_same_keys, generic_jsonl_bad_values_name_the_key,
 		itp_rows_are_shaped_into_gangs, openb_pods_become_a_trace,
-		sacct_sample_converts_and_reads_back, sacct_bad_values_name_line_and_column,
+		sacct_sample_converts_and_reads_back, sacct_bad_values_name_line_and_column, sacct_end_minus_start_and_malformed_rows,
 		sacct_durations_follow_slurm, sacct_impossible_dates_are_refused,
 		sacct_huge_typed_gpu_sum_is_refused, control_bytes_are_masked_in_messages,
 		sacct_bom_gpu_types_and_no_jobs, jobs_larger_than_the_fleet_are_named, typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, a_header_of_another_format_is_named, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes,
@@ -838,6 +879,7 @@ int main(void)
 		"generic_jsonl_reads_the_same_keys, generic_jsonl_bad_values_name_the_key, "
 		"itp_rows_are_shaped_into_gangs, openb_pods_become_a_trace, "
 		"sacct_sample_converts_and_reads_back, sacct_bad_values_name_line_and_column, "
+		"sacct_end_minus_start_and_malformed_rows, "
 		"sacct_durations_follow_slurm, sacct_impossible_dates_are_refused, "
 		"sacct_huge_typed_gpu_sum_is_refused, control_bytes_are_masked_in_messages, "
 		"sacct_bom_gpu_types_and_no_jobs, jobs_larger_than_the_fleet_are_named, typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, a_header_of_another_format_is_named, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes, "
