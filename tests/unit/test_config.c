@@ -864,6 +864,35 @@ TEST(scheduler_reserve_depth)
 	EXPECT_FAIL("scheduler: {reserveDepth: 2.5}\n", FW_EINVAL, 1, "scheduler.reserveDepth");
 }
 
+/* scheduler.starveAfter: absent = the policy's (0), 0 = off (-1), a
+ * duration in seconds rounded up; scheduler.drainRunning: requeue
+ * (default) or finish, anything else refused with its line. */
+TEST(scheduler_starve_after_and_drain_running)
+{
+	struct fw_snapshot *s;
+	struct fw_diag d;
+	ASSERT_OK(load("queues: [{name: a}]\n", &s, &d));
+	ASSERT_EQ(s->config.starve_after_s, 0);
+	ASSERT(s->config.drain_requeue);
+	fw_snapshot_free(s);
+	ASSERT_OK(load("scheduler: {starveAfter: 0, drainRunning: finish}\nqueues: [{name: a}]\n", &s, &d));
+	ASSERT_EQ(s->config.starve_after_s, -1);
+	ASSERT(!s->config.drain_requeue);
+	fw_snapshot_free(s);
+	ASSERT_OK(load("scheduler: {starveAfter: 2d, drainRunning: requeue}\nqueues: [{name: a}]\n", &s, &d));
+	ASSERT_EQ(s->config.starve_after_s, 2 * 86400);
+	ASSERT(s->config.drain_requeue);
+	fw_snapshot_free(s);
+	ASSERT_OK(load("scheduler: {starveAfter: 1.5}\nqueues: [{name: a}]\n", &s, &d));
+	ASSERT_EQ(s->config.starve_after_s, 2);
+	fw_snapshot_free(s);
+	ASSERT_EQ(load("scheduler:\n  drainRunning: kill\n", &s, &d), FW_EINVAL);
+	ASSERT(s == NULL);
+	ASSERT_EQ(d.line, 2);
+	ASSERT_STR_EQ(d.field, "scheduler.drainRunning");
+	ASSERT_STR_CONTAINS(d.msg, "unknown value \"kill\"; use requeue");
+}
+
 static int enter_srcdir(void)
 {
 	return chdir(FW_SRCDIR);
@@ -880,4 +909,4 @@ TEST_MAIN(setup, full_example, full_example_queues, full_example_jobs,
 	  yaml_level_errors, aliases_are_safe,
 	  hostile_nesting_and_anchors_fail_fast, queue_tree, load_file,
 	  bad_input_files, bad_input_cases_txt, docs_example,
-	  queue_min_runtime, scheduler_reserve_depth)
+	  queue_min_runtime, scheduler_reserve_depth, scheduler_starve_after_and_drain_running)
