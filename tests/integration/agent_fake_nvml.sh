@@ -266,5 +266,15 @@ echo '{"hello":1}' >"$T/junk.json"
 "$AGENT" --assess "$T/junk.json" >"$T/out" 2>"$T/err"
 [ $? -eq 1 ] && has assess_rejects_junk "$T/err" "not a fairway-agent report" || bad assess_rejects_junk "exit not 1"
 
+# ... on a file that is not JSON: exit 1, the file and line named
+echo '{bad' >"$T/broken.json"
+"$AGENT" --assess "$T/broken.json" >"$T/out" 2>"$T/err"
+[ $? -eq 1 ] && has assess_names_the_broken_line "$T/err" "$T/broken.json:1:" ||
+	bad assess_names_the_broken_line "exit not 1"
+# ... and --assess only prints: with --server it is a usage error
+: >"$T/tok"
+"$AGENT" --assess "$T/junk.json" --server http://127.0.0.1:1 --token-file "$T/tok" >"$T/out" 2>"$T/err"
+[ $? -eq 2 ] && has assess_sends_nothing "$T/err" "--assess prints a verdict; it does not send one (drop --server)" ||
+	bad assess_sends_nothing "exit not 2"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -158,6 +158,10 @@ check "a dotted --node reaches its own route: the daemon's 404 names it" \
 agent -- --node "$NODE" --server "$URL" --token-file "$T/missing-token"
 check "missing token file: exit 2, the file named" bash -c "[ $RC -eq 2 ] && grep -qF '$T/missing-token' '$T/err'"
 check "missing token file: points at the agent token" grep -qF '`fairway serve --agent-token-file`, default STATE_DIR/agent-token' "$T/err"
+: >"$T/empty-token"
+agent -- --node "$NODE" --server "$URL" --token-file "$T/empty-token"
+check "an empty token file: exit 2, the file named, nothing sent" \
+	bash -c "[ $RC -eq 2 ] && grep -qF 'the token file $T/empty-token is empty' '$T/err' && ! grep -q 'answered\|reach' '$T/err'"
 agent -- --server "$URL"
 check "--server without --token-file: exit 2, says so" bash -c "[ $RC -eq 2 ] && grep -qF -- '--token-file' '$T/err'"
 agent -- --quiet
