@@ -280,6 +280,93 @@ TEST(reservation_and_health_refusals)
 	free(r);
 }
 
+/* Refusals no other test reaches, each with its field and words: a body
+ * that is no object or too large, strings of the wrong type or length, a
+ * queue named unlike its URL, a job without tasks, an unknown
+ * reservation kind, a node name that is not one, a queue or job named by
+ * a reservation of another kind, badGpus that is no list, health without
+ * "healthy". */
+TEST(every_refusal_names_its_field)
+{
+	static const struct {
+		char what; /* b body, q queue (URL name "a"), j job, r reservation, h health */
+		const char *doc, *field, *words;
+		int rc;
+	} c[] = {
+		{ 'b', "[1]", "body", "must be a JSON object", FW_EINVAL },
+		{ 'q', "{\"name\":\"b\"}", "name", "\"b\" differs from the queue in the URL", FW_EINVAL },
+		{ 'q', "{\"parent\":7}", "parent", "must be a string", FW_EINVAL },
+		{ 'q', "{\"deserved\":[1]}", "deserved", "must be a JSON object", FW_EINVAL },
+		{ 'j', "{\"name\":\"j\",\"queue\":\"a\"}", "tasks", "is required: a list of task groups", FW_EINVAL },
+		{ 'r', "{\"kind\":\"rack\",\"nodes\":[\"n\"],\"start\":1,\"end\":2}", "kind",
+		  "must be \"maintenance\", \"queue\" or \"job\"", FW_EINVAL },
+		{ 'r', "{\"kind\":\"maintenance\",\"nodes\":[\"\"],\"start\":1,\"end\":2}", "nodes[0]",
+		  "must be a node name (1 to 63 bytes)", FW_EINVAL },
+		{ 'r', "{\"kind\":\"maintenance\",\"queue\":\"a\",\"nodes\":[\"n\"],\"start\":1,\"end\":2}", "queue",
+		  "only a reservation of kind \"queue\" names a queue", FW_EINVAL },
+		{ 'r', "{\"kind\":\"queue\",\"queue\":\"a\",\"job\":\"j\",\"nodes\":[\"n\"],\"start\":1,\"end\":2}", "job",
+		  "only a reservation of kind \"job\" names a job", FW_EINVAL },
+		{ 'r', "{\"kind\":\"maintenance\",\"nodes\":[\"n\"],\"start\":1,\"end\":2,\"reason\":"
+		  "\"0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789"
+		  "0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789"
+		  "0123456789012345678901234567890123456789012345678901234567890123456789\"}", "reason",
+		  "is longer than", FW_ERANGE },
+		{ 'h', "{\"healthy\":false,\"badGpus\":3}", "badGpus", "must be a list of GPU indices", FW_EINVAL },
+		{ 'h', "{\"badGpus\":[3]}", "healthy", "is required (true or false)", FW_EINVAL },
+	};
+
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		struct fw_diag d;
+		json_t *o = NULL;
+		int rc;
+
+		memset(&d, 0, sizeof d);
+		if (c[i].what == 'b') {
+			rc = fw_codec_body(c[i].doc, strlen(c[i].doc), &o, &d);
+		} else {
+			o = body(c[i].doc);
+			if (c[i].what == 'q') {
+				struct fw_queue_spec q;
+				rc = fw_codec_queue_parse(o, "a", &q, &d);
+			} else if (c[i].what == 'j') {
+				struct fw_backend_job *j = calloc(1, sizeof *j);
+				ASSERT(j != NULL);
+				rc = fw_codec_job_parse(o, NULL, j, &d);
+				free(j);
+			} else if (c[i].what == 'r') {
+				struct fw_reservation *r = calloc(1, sizeof *r);
+				ASSERT(r != NULL);
+				rc = fw_codec_reservation_parse(o, r, &d);
+				free(r);
+			} else {
+				struct fw_health_report h;
+				memset(&h, 0, sizeof h);
+				strcpy(h.node, "n1");
+				rc = fw_codec_health_parse(o, &h, &d);
+			}
+		}
+		json_decref(o);
+		if (rc != c[i].rc || strcmp(d.field, c[i].field) || !strstr(d.msg, c[i].words))
+			fprintf(stderr, "  case %zu (%s): rc %d field %s: %s\n", i, c[i].doc, rc, d.field, d.msg);
+		ASSERT_EQ(rc, c[i].rc);
+		ASSERT_STR_EQ(d.field, c[i].field);
+		ASSERT_STR_CONTAINS(d.msg, c[i].words);
+	}
+
+	/* a body over the limit is refused before it is read */
+	size_t n = FW_API_MAX_BODY + 1;
+	char *big = malloc(n);
+	struct fw_diag d;
+	json_t *o = NULL;
+	ASSERT(big != NULL);
+	memset(big, ' ', n);
+	ASSERT_EQ(fw_codec_body(big, n, &o, &d), FW_ERANGE);
+	ASSERT(o == NULL);
+	ASSERT_STR_EQ(d.field, "body");
+	ASSERT_STR_CONTAINS(d.msg, "is larger than");
+	free(big);
+}
+
 /* Parse a health document for node n1 ("" on success, else the field). */
 static const char *health_field(const char *s, struct fw_health_report *h)
 {
@@ -425,5 +512,5 @@ TEST(names_are_one_path_segment)
 }
 
 TEST_MAIN(queue_units_and_defaults, queue_refusals_name_the_field, job_parse_and_round_trip, job_exit_code, job_checkpoint_interval,
-	  whole_reals_are_whole_numbers, bad_gpus_whole_reals_and_the_nodes_range, reservation_and_health_refusals, health_incidents_stored_form, history_incidents_and_lemon,
+	  whole_reals_are_whole_numbers, bad_gpus_whole_reals_and_the_nodes_range, reservation_and_health_refusals, every_refusal_names_its_field, health_incidents_stored_form, history_incidents_and_lemon,
 	  history_keeps_the_last_eight, names_are_one_path_segment)
