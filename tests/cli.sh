@@ -371,6 +371,14 @@ expect "sim-run-bad-synthetic-seed" 2 "--trace 'synthetic:abc': the seed is a wh
 expect "sim-run-negative-synthetic-seed" 2 "--trace 'synthetic:-1': the seed is a whole number" "$FW" sim run --trace synthetic:-1
 expect "sim-run-synthetic-seed-overflow" 2 "the seed is a whole number" "$FW" sim run --trace synthetic:18446744073709551616
 expect "sim-run-blocks-needs-racks" 2 "--blocks M groups racks: give --racks K too" "$FW" sim run --trace synthetic:3 --blocks 2
+# Without --nodes, a known ITP trace gets its standard size (traces README)
+C10=${FAIRWAY_TRACES:-../shared/traces}/microsoft-itp/cluster10.csv
+if [ -f "$C10" ]; then
+	expect "sim-run-standard-size" 0 "nodes: 2x8, the standard size for cluster10.csv (traces README)" \
+		"$FW" sim run --trace "$C10" --policies fifo
+else
+	echo "SKIP sim-run-standard-size: $C10 not found (set FAIRWAY_TRACES)"
+fi
 # Fleets from files, team files and the tick rule, as a user runs them:
 # an openb node list of mixed sizes is described as it is (not as 1-GPU
 # nodes), a topology file makes one node per host, a team file makes the
