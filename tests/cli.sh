@@ -379,6 +379,20 @@ if [ -f "$C10" ]; then
 else
 	echo "SKIP sim-run-standard-size: $C10 not found (set FAIRWAY_TRACES)"
 fi
+# --verbose with node failures: the evictions they caused and the work lost
+"$FW" sim run --trace synthetic:3 --nodes 13x8 --tick 600 --policies fifo --failures 50 --verbose \
+	--json "${TMPDIR:-/tmp}/fw-cli-fail.json" >"${TMPDIR:-/tmp}/fw-cli-fail.out" 2>&1
+if python3 -c 'import json,re,sys
+p = json.load(open(sys.argv[1]))["policies"][0]
+m = re.search(r"^  (\d+) evictions \((\d+) by (\d+) node failures\), (\d+) GPU-s of work lost$", open(sys.argv[2]).read(), re.M)
+sys.exit(not (m and p["evictions"] > 0 and int(m[1]) == p["evictions"] and int(m[2]) == p["failure_hits"]
+              and int(m[3]) == p["failures"] and abs(int(m[4]) - p["lost_gpu_s"]) <= 1))' \
+	"${TMPDIR:-/tmp}/fw-cli-fail.json" "${TMPDIR:-/tmp}/fw-cli-fail.out"; then
+	ok "sim-run-verbose-failure-evictions"
+else
+	bad "sim-run-verbose-failure-evictions"; grep evictions "${TMPDIR:-/tmp}/fw-cli-fail.out"
+fi
+rm -f "${TMPDIR:-/tmp}/fw-cli-fail.json" "${TMPDIR:-/tmp}/fw-cli-fail.out"
 # Fleets from files, team files and the tick rule, as a user runs them:
 # an openb node list of mixed sizes is described as it is (not as 1-GPU
 # nodes), a topology file makes one node per host, a team file makes the
