@@ -286,6 +286,25 @@ TEST(teams_file_is_parsed_strictly_and_falls_back_when_missing)
 	ASSERT_EQ(fw_teams_parse("vc,n\na,1\na,2\n", 13, "vc.csv", &t, &d), FW_EINVAL);
 	ASSERT_STR_CONTAINS(d.msg, "appears twice");
 	ASSERT_EQ(fw_teams_parse("name,n\na,1\n", 11, "vc.csv", &t, &d), FW_EINVAL);
+	/* each bad row names its line, column and field */
+	static const struct { const char *text, *msg; } bad[] = {
+		{ "vc,n\na,1,2\n", "vc.csv:2:1: row: expected two fields: vc,node num" },
+		{ "vc,n\nb,1\n,1\n", "vc.csv:3:1: vc: the name must be 1..47 bytes" },
+		{ "vc,n\nteam a,1\n", "vc.csv:2:5: vc: names are printable ASCII without spaces or quotes" },
+		{ "vc,n\na,0\n", "vc.csv:2:3: node num: expected a whole number of nodes 1..1000000" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		ASSERT_EQ(fw_teams_parse(bad[i].text, strlen(bad[i].text), "vc.csv", &t, &d), FW_EINVAL);
+		fw_itp_diag_str(&d, m, sizeof m);
+		ASSERT_STR_EQ(m, bad[i].msg);
+	}
+	char many[(FW_TEAMS_MAX + 2) * 16];
+	size_t at = (size_t)snprintf(many, sizeof many, "vc,n\n");
+	for (int i = 0; i <= FW_TEAMS_MAX; i++)
+		at += (size_t)snprintf(many + at, sizeof many - at, "t%d,1\n", i);
+	ASSERT_EQ(fw_teams_parse(many, at, "vc.csv", &t, &d), FW_EINVAL);
+	ASSERT_EQ(d.line, FW_TEAMS_MAX + 2);
+	ASSERT_STR_CONTAINS(d.msg, "more than");
 	/* a UTF-8 byte-order mark before the header is skipped */
 	const char *bom = "\xEF\xBB\xBF" "vc,node num\na,1\n";
 	ASSERT_OK(fw_teams_parse(bom, strlen(bom), "vc.csv", &t, &d));
