@@ -271,20 +271,27 @@ TEST(fifo_blocks_at_the_head_of_the_line)
 	fw_snapshot_free(s);
 }
 
+/* Every policy stops at the budget, the fair-share ones and the ones of
+ * one global line (fifo, slurm) alike, and the rest wait for it. */
 TEST(max_starts_budget)
 {
-	struct fw_snapshot *s = two_racks();
-	for (int i = 0; i < 6; i++) {
-		char n[8];
-		snprintf(n, sizeof n, "j%d", i);
-		tb_job(s, n, 0, 1, 1, 1000, i);
+	const char *pols[] = { "fairway", "kai", "slurm", "fifo" };
+	for (int k = 0; k < 4; k++) {
+		struct fw_snapshot *s = two_racks();
+		for (int i = 0; i < 6; i++) {
+			char n[8];
+			snprintf(n, sizeof n, "j%d", i);
+			tb_job(s, n, 0, 1, 1, 1000, i);
+		}
+		s->config.max_starts = 4;
+		struct fw_plan *p = run(s, pols[k]);
+		ASSERT(p != NULL);
+		ASSERT_EQ(p->ndecisions, 4);
+		ASSERT_EQ(p->npending, 2);
+		ASSERT_EQ(p->pending[0].reason, FW_REASON_CYCLE_LIMIT);
+		ASSERT_EQ(p->pending[1].reason, FW_REASON_CYCLE_LIMIT);
+		fw_snapshot_free(s);
 	}
-	s->config.max_starts = 4;
-	struct fw_plan *p = run(s, NULL);
-	ASSERT(p != NULL);
-	ASSERT_EQ(p->ndecisions, 4);
-	ASSERT_EQ(p->pending[0].reason, FW_REASON_CYCLE_LIMIT);
-	fw_snapshot_free(s);
 }
 
 static uint32_t xs32(uint32_t *x)
