@@ -1209,6 +1209,21 @@ TEST(estimate_never_fits_names_the_binding_bound)
 	ASSERT_EQ(fw_plan_pending_for(p, model)->unknown_why, FW_REASON_NEVER_FITS);
 	ASSERT_EQ(fw_plan_pending_for(p, model)->why_b, 0);
 	fw_snapshot_free(s);
+
+	/* a gang of a GPU model in one rack counts only that model's GPUs in a
+	 * rack: the two A100 nodes hold its 16 GPUs, but in two racks, so 8 of
+	 * 16 fit one rack (its H100s do not count) */
+	s = two_racks();
+	tb_node(s, "c0", 8, "A100", "ra", NULL, NULL);
+	tb_node(s, "c1", 8, "A100", "rb", NULL, NULL);
+	int a100 = tb_job(s, "a100-gang", 0, 2, 8, 1000, 0);
+	s->jobs[a100].required_level = 0;
+	snprintf(s->jobs[a100].groups[0].gpu_model, sizeof s->jobs[a100].groups[0].gpu_model, "A100");
+	ASSERT((p = run(s, NULL)) != NULL);
+	ASSERT_EQ(fw_plan_pending_for(p, a100)->unknown_why, FW_REASON_NEVER_FITS);
+	ASSERT_EQ(fw_plan_pending_for(p, a100)->why_a, 16);
+	ASSERT_EQ(fw_plan_pending_for(p, a100)->why_b, 8);
+	fw_snapshot_free(s);
 }
 
 /* A task no node can hold never starts, even with the cluster empty: a
