@@ -1,6 +1,6 @@
 /*
- * actions.c — a plan as backend actions (by name) and per-job notes, for
- * drivers that run without the daemon.  The daemon makes its own actions
+ * actions.c — a plan as backend actions (by name, their reasons too) and
+ * per-job notes, for drivers that run without the daemon.  The daemon makes its own actions
  * (connectors/serve); both feed fw_slurm_apply().
  *
  * Note text (a Slurm comment, at most ~100 characters):
@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "reason.h"
 #include "slurm_int.h"
 
 static void fill_placements(const struct fw_snapshot *s, const struct fw_plan *p,
@@ -55,7 +56,12 @@ static int one_action(const struct fw_snapshot *s, const struct fw_plan *p,
 	}
 	x->placements = pl;
 	x->nplacements = d->alloc_count;
-	fw_reason_format(d->reason, d->a, d->b, x->why, sizeof x->why);
+	/* in words, by name, as the daemon writes them (connectors/serve
+	 * reason.h): a drain's reason in Slurm names the node, not its index */
+	if (d->kind == FW_DECIDE_EVICT && d->job >= 0)
+		fw_serve_evict_text(s, &s->jobs[d->job], d->reason, d->a, d->b, x->why, sizeof x->why);
+	else
+		fw_serve_reason_text(s, d->reason, d->a, d->b, x->why, sizeof x->why);
 	return FW_OK;
 }
 

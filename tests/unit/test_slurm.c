@@ -120,6 +120,53 @@ TEST(plan_to_actions_and_notes)
 	fw_snapshot_free(s);
 }
 
+/* A node reported unhealthy: the drain's reason (Slurm's node Reason,
+ * "fairway: <why>") and the eviction of the job on it name the node and
+ * the job, not their indices in the snapshot. */
+TEST(action_reasons_name_nodes_and_jobs)
+{
+	static const char sick[] =
+		"now: 1000\n"
+		"nodes:\n"
+		"  - {name: gpu001, gpus: 8}\n"
+		"  - {name: gpu002, gpus: 8, health: unhealthy}\n"
+		"queues:\n"
+		"  - {name: team_a}\n"
+		"jobs:\n"
+		"  - {name: '201', queue: team_a, state: running, startTime: 400,\n"
+		"     tasks: [{count: 1, gpus: 2}], allocation: [{node: gpu002, group: 0, gpus: [0, 1]}]}\n";
+	struct fw_snapshot *s = NULL;
+	struct fw_plan *p = NULL;
+	struct fw_backend_action *acts;
+	struct fw_slurm_note *notes;
+	struct fw_arena a;
+	struct fw_diag d;
+	int32_t na, nn, drains = 0, evicts = 0;
+
+	ASSERT_OK(fw_config_load_buffer("t", sick, sizeof sick - 1, &s, &d));
+	fw_arena_init(&a, 0);
+	ASSERT_OK(fw_cycle_run(s, NULL, &a, &p));
+	ASSERT_OK(fw_slurm_plan_actions(s, p, &a, &acts, &na, &notes, &nn));
+	for (int32_t i = 0; i < na; i++) {
+		if (acts[i].kind == FW_DECIDE_DRAIN) {
+			drains++;
+			ASSERT_STR_EQ(acts[i].node, "gpu002");
+			ASSERT_STR_EQ(acts[i].why, "drain: node \"gpu002\" is unhealthy; its 1 running jobs are evicted "
+						   "and requeued");
+		} else if (acts[i].kind == FW_DECIDE_EVICT) {
+			evicts++;
+			ASSERT_STR_EQ(acts[i].job, "201");
+			ASSERT_STR_CONTAINS(acts[i].why, "evicted: node \"gpu002\" it runs on is unhealthy and drained");
+			ASSERT_STR_CONTAINS(acts[i].why, "it loses 600 s of work");
+		}
+		ASSERT(strchr(acts[i].why, '#') == NULL);
+	}
+	ASSERT_EQ(drains, 1);
+	ASSERT_EQ(evicts, 1);
+	fw_arena_release(&a);
+	fw_snapshot_free(s);
+}
+
 /* ---- the snapshot built from Slurm's messages, without a cluster ---- */
 
 static void fake_node(node_info_t *n, const char *name)
@@ -230,4 +277,4 @@ TEST(a_snapshot_from_slurm_never_overbooks_a_node)
 }
 
 TEST_MAIN(gres_counts_and_models, gres_index_masks, options, managed_partitions,
-	  plan_to_actions_and_notes, a_snapshot_from_slurm_never_overbooks_a_node)
+	  plan_to_actions_and_notes, action_reasons_name_nodes_and_jobs, a_snapshot_from_slurm_never_overbooks_a_node)
