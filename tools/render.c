@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "reason.h"
 #include "render.h"
 
 static void task_nodes(const struct fw_snapshot *s, const struct fw_plan *p,
@@ -105,17 +106,18 @@ static void table_decisions(FILE *f, const struct fw_snapshot *s, const struct f
 	}
 }
 
-/* DRAIN decisions: the node and why (health.h, lib/drain.c). */
+/* DRAIN decisions: the node and why (health.h, lib/drain.c), by name as
+ * the daemon and the Slurm adapter write it (connectors/serve reason.h). */
 static void table_drains(FILE *f, const struct fw_snapshot *s, const struct fw_plan *p)
 {
-	char msg[FW_REASON_TEXT_MAX];
+	char msg[FW_SERVE_REASON_MAX];
 
 	fprintf(f, "\nDRAINED NODES (%d)\n", (int)count_kind(p, FW_DECIDE_DRAIN));
 	for (int32_t i = 0; i < p->ndecisions; i++) {
 		const struct fw_decision *d = &p->decisions[i];
 		if (d->kind == FW_DECIDE_DRAIN)
 			fprintf(f, "  %-20s %s\n", s->nodes[d->node].name,
-				fw_reason_format(d->reason, d->a, d->b, msg, sizeof msg));
+				fw_serve_reason_text(s, d->reason, d->a, d->b, msg, sizeof msg));
 	}
 }
 
