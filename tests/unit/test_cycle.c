@@ -2269,6 +2269,54 @@ TEST(narrowing_reclaim_never_inverts_two_queues)
 	fw_snapshot_free(s);
 }
 
+/* FW_RECLAIM_NARROW compares the two children of the queues' lowest
+ * common ancestor, not the leaves.  research (vision 4, nlp 4) and
+ * product (ranking 2, ads 6), 8 GPUs each of 16.  vision runs two 4-GPU
+ * jobs on n0, ranking two on n1 (started later: cheaper to evict); ads
+ * waits for a GPU model no node has, so its 6 count in product's share
+ * but it never preempts.  nlp (0 of 4) asks for 4:
+ *   - a ranking job: product would fall to 4 / 8 while research rose to
+ *     12 / 8: no (the leaves alone, ranking 4 / 2 against nlp 4 / 4,
+ *     would have said yes);
+ *   - a vision job: within research, vision 4 / 4 against nlp 4 / 4: yes.
+ * So a vision job goes, though a ranking job loses less work. */
+TEST(narrowing_reclaim_compares_the_children_of_the_common_ancestor)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	int vis[2], rank[2], n0 = 0, n1 = 1;
+
+	tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
+	tb_node(s, "n1", 8, NULL, NULL, NULL, NULL);
+	int research = tb_queue(s, "research", -1, 8, -1, 1), product = tb_queue(s, "product", -1, 8, -1, 1);
+	int vision = tb_queue(s, "vision", research, 4, -1, 1), nlp = tb_queue(s, "nlp", research, 4, -1, 1);
+	int ranking = tb_queue(s, "ranking", product, 2, -1, 1), ads = tb_queue(s, "ads", product, 6, -1, 1);
+	s->now = 1000;
+	for (int i = 0; i < 2; i++) {
+		vis[i] = tb_job(s, i ? "vision-1" : "vision-0", vision, 1, 4, 1000, 0);
+		tb_run(s, vis[i], 1, &n0, i ? 0xf0 : 0x0f);
+		s->jobs[vis[i]].start_time = 100;
+		rank[i] = tb_job(s, i ? "ranking-1" : "ranking-0", ranking, 1, 4, 1000, 500);
+		tb_run(s, rank[i], 1, &n1, i ? 0xf0 : 0x0f);
+		s->jobs[rank[i]].start_time = 900;
+		s->jobs[vis[i]].preemptible = s->jobs[rank[i]].preemptible = true;
+	}
+	int wait = tb_job(s, "ads-b200", ads, 1, 6, 1000, 600);
+	snprintf(s->jobs[wait].groups[0].gpu_model, FW_NAME_MAX, "B200");
+	int want = tb_job(s, "nlp-4", nlp, 1, 4, 1000, 700);
+
+	struct fw_plan *p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT(start_of(p, want) != NULL);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 1);
+	ASSERT(evict_of(p, vis[0]) != NULL || evict_of(p, vis[1]) != NULL);
+	ASSERT(evict_of(p, rank[0]) == NULL && evict_of(p, rank[1]) == NULL);
+	const struct fw_decision *e = evict_of(p, vis[0]) ? evict_of(p, vis[0]) : evict_of(p, vis[1]);
+	ASSERT_EQ(e->reason, FW_REASON_RECLAIMED);
+	ASSERT_EQ(e->a, want);
+	(void)product;
+	fw_snapshot_free(s);
+}
+
 TEST(preemption_within_a_queue_by_priority)
 {
 	struct fw_snapshot *s = fw_snapshot_new();
@@ -2592,6 +2640,7 @@ TEST(fifo_line_is_submit_then_index_however_the_jobs_arrive)
 	reclaim_honours_the_queue_min_runtime_protection, reclaim_evicts_whole_gangs, \
 	reclaim_evicts_nothing_when_the_preemptor_would_not_fit_anyway, preemption_within_a_queue_by_priority, \
 	reclaim_never_takes_a_queue_over_its_fair_share, narrowing_reclaim_never_inverts_two_queues, \
+	narrowing_reclaim_compares_the_children_of_the_common_ancestor, \
 	unreserved_gangs_are_expected_in_age_order_after_starving, a_gang_reserved_beyond_its_starving_time_is_expected_sooner, \
 	the_gang_queue_counts_free_task_slots_not_gpus, conservative_backfill_reserves_for_every_blocked_job, the_config_sets_how_many_blocked_jobs_get_a_reservation, consolidation_moves_small_jobs_to_free_nodes_for_a_gang, \
 	checker_catches_a_start_of_a_running_job, a_starving_gang_is_tried_first_and_reserved, reclaim_spares_a_job_that_started_after_starving, \
