@@ -1583,6 +1583,26 @@ static struct fw_snapshot *reclaim_case(int *a)
 	return s;
 }
 
+/* The start budget holds in the reclaim phase too: B (0 of its 8) has two
+ * 4-GPU jobs; unbounded, both start, each on an A job's GPUs; with one
+ * start per cycle, one does, and only one A job is evicted. */
+TEST(reclaim_stops_at_the_start_budget)
+{
+	for (int budget = 0; budget <= 1; budget++) {
+		int a[4];
+		struct fw_snapshot *s = reclaim_case(a);
+		int b1 = tb_job(s, "b1", 1, 1, 4, 1000, 500), b2 = tb_job(s, "b2", 1, 1, 4, 1000, 501);
+		s->config.max_starts = budget;
+		struct fw_plan *p = run(s, NULL);
+		ASSERT(p != NULL);
+		ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), budget ? 1 : 2);
+		ASSERT_EQ(count_kind(p, FW_DECIDE_START), budget ? 1 : 2);
+		ASSERT(start_of(p, b1) != NULL);
+		ASSERT((start_of(p, b2) != NULL) == !budget);
+		fw_snapshot_free(s);
+	}
+}
+
 TEST(reclaim_frees_a_queue_above_fair_share_for_a_starving_queue)
 {
 	int a[4];
@@ -2640,7 +2660,7 @@ TEST(fifo_line_is_submit_then_index_however_the_jobs_arrive)
 	reclaim_honours_the_queue_min_runtime_protection, reclaim_evicts_whole_gangs, \
 	reclaim_evicts_nothing_when_the_preemptor_would_not_fit_anyway, preemption_within_a_queue_by_priority, \
 	reclaim_never_takes_a_queue_over_its_fair_share, narrowing_reclaim_never_inverts_two_queues, \
-	narrowing_reclaim_compares_the_children_of_the_common_ancestor, \
+	narrowing_reclaim_compares_the_children_of_the_common_ancestor, reclaim_stops_at_the_start_budget, \
 	unreserved_gangs_are_expected_in_age_order_after_starving, a_gang_reserved_beyond_its_starving_time_is_expected_sooner, \
 	the_gang_queue_counts_free_task_slots_not_gpus, conservative_backfill_reserves_for_every_blocked_job, the_config_sets_how_many_blocked_jobs_get_a_reservation, consolidation_moves_small_jobs_to_free_nodes_for_a_gang, \
 	checker_catches_a_start_of_a_running_job, a_starving_gang_is_tried_first_and_reserved, reclaim_spares_a_job_that_started_after_starving, \
