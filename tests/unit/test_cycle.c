@@ -1583,6 +1583,29 @@ static struct fw_snapshot *reclaim_case(int *a)
 	return s;
 }
 
+/* Queues at the same share ratio go by priority, then index (docs/
+ * policies.md, kai): one free GPU, A and B both at 0 of 1, B of the
+ * higher priority: B's job starts, though A's was submitted first. */
+TEST(queues_tied_on_share_go_by_priority)
+{
+	const char *pols[] = { "fairway", "kai" };
+	for (int k = 0; k < 2; k++) {
+		for (int prio = 0; prio <= 5; prio += 5) {
+			struct fw_snapshot *s = fw_snapshot_new();
+			tb_node(s, "n0", 1, NULL, NULL, NULL, NULL);
+			tb_queue(s, "A", -1, 1, -1, 1);
+			tb_queue(s, "B", -1, 1, -1, 1);
+			s->queues[1].priority = prio;
+			int a = tb_job(s, "a", 0, 1, 1, 1000, 0), b = tb_job(s, "b", 1, 1, 1, 1000, 10);
+			struct fw_plan *p = run(s, pols[k]);
+			ASSERT(p != NULL);
+			ASSERT_EQ(count_kind(p, FW_DECIDE_START), 1);
+			ASSERT(start_of(p, prio ? b : a) != NULL); /* equal priority: the lower index */
+			fw_snapshot_free(s);
+		}
+	}
+}
+
 /* The start budget holds in the reclaim phase too: B (0 of its 8) has two
  * 4-GPU jobs; unbounded, both start, each on an A job's GPUs; with one
  * start per cycle, one does, and only one A job is evicted. */
@@ -2660,7 +2683,7 @@ TEST(fifo_line_is_submit_then_index_however_the_jobs_arrive)
 	reclaim_honours_the_queue_min_runtime_protection, reclaim_evicts_whole_gangs, \
 	reclaim_evicts_nothing_when_the_preemptor_would_not_fit_anyway, preemption_within_a_queue_by_priority, \
 	reclaim_never_takes_a_queue_over_its_fair_share, narrowing_reclaim_never_inverts_two_queues, \
-	narrowing_reclaim_compares_the_children_of_the_common_ancestor, reclaim_stops_at_the_start_budget, \
+	narrowing_reclaim_compares_the_children_of_the_common_ancestor, reclaim_stops_at_the_start_budget, queues_tied_on_share_go_by_priority, \
 	unreserved_gangs_are_expected_in_age_order_after_starving, a_gang_reserved_beyond_its_starving_time_is_expected_sooner, \
 	the_gang_queue_counts_free_task_slots_not_gpus, conservative_backfill_reserves_for_every_blocked_job, the_config_sets_how_many_blocked_jobs_get_a_reservation, consolidation_moves_small_jobs_to_free_nodes_for_a_gang, \
 	checker_catches_a_start_of_a_running_job, a_starving_gang_is_tried_first_and_reserved, reclaim_spares_a_job_that_started_after_starving, \
