@@ -396,6 +396,15 @@ TEST(reason_texts_count_one_in_the_singular)
 	ASSERT_STR_CONTAINS(fw_reason_format(FW_REASON_NO_RESOURCES, 21, 31, m, sizeof m), "(21 tasks; 31 nodes could hold");
 	ASSERT_STR_CONTAINS(fw_reason_format(FW_REASON_OVER_QUOTA, 1000, FW_RES_GPU, m, sizeof m), " 1 GPU over its GPU limit");
 	ASSERT_STR_CONTAINS(fw_reason_format(FW_REASON_OVER_QUOTA, 1500, FW_RES_GPU, m, sizeof m), " 1.5 GPUs over");
+	/* up to three decimals, in the unit a user thinks in: cores, GiB */
+	ASSERT_STR_CONTAINS(fw_reason_format(FW_REASON_OVER_QUOTA, 2999999, FW_RES_CPU, m, sizeof m),
+			    " 2999.999 cores over its CPU limit");
+	ASSERT_STR_CONTAINS(fw_reason_format(FW_REASON_OVER_QUOTA, 2500, FW_RES_CPU, m, sizeof m),
+			    " 2.5 cores over its CPU limit");
+	ASSERT_STR_CONTAINS(fw_reason_format(FW_REASON_OVER_QUOTA, 1536, FW_RES_MEM, m, sizeof m),
+			    " 1.5 GiB over its memory limit");
+	ASSERT_STR_CONTAINS(fw_reason_format(FW_REASON_OVER_QUOTA, 800000000, FW_RES_GPU, m, sizeof m),
+			    " 800000 GPUs over"); /* in full, not 8e+05 */
 }
 
 /* A gpu_model reason names the job's model; others read as without a job. */
