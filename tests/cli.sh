@@ -97,7 +97,7 @@ expect "plan-reason-reserved-names-the-job" 0 \
 	"long                 team           reserved         t=2500 (+1500s)                 1  it fits now but would delay the reservation of big (due at t=2000)" \
 	"$FW" plan --config tests/scenario/backfill_reservation.yaml --policy slurm
 if rows tests/scenario/health_drain.yaml | grep -qx 'DRAINED NODES (1)' &&
-	rows tests/scenario/health_drain.yaml | grep -q '^ n0 drain: node "n0" is unhealthy; its 1 running jobs are evicted' &&
+	rows tests/scenario/health_drain.yaml | grep -q '^ n0 drain: node "n0" is unhealthy; its 1 running job is evicted and requeued$' &&
 	rows tests/scenario/health_drain.yaml | grep -qx ' trainer team 8.00 2 drained n0 1m n0,n1'; then
 	ok "plan-table-drained"
 else

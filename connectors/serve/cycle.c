@@ -474,8 +474,9 @@ static void window_why(struct fw_backend_action *a, const struct fw_reservation 
 	if (!w)
 		return;
 	snprintf(a->why, sizeof a->why,
-		 "drain: maintenance window %s%s%.60s%s; nothing new lands and its %lld running jobs may finish",
-		 w->id, w->reason[0] ? " (" : "", w->reason, w->reason[0] ? ")" : "", (long long)a->b);
+		 "drain: maintenance window %s%s%.60s%s; nothing new lands and its %lld running job%s may finish",
+		 w->id, w->reason[0] ? " (" : "", w->reason, w->reason[0] ? ")" : "", (long long)a->b,
+		 a->b == 1 ? "" : "s");
 }
 
 static int add_actions(struct actlist *l, const struct fw_snapshot *s, const struct fw_plan *p,

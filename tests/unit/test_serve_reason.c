@@ -71,7 +71,15 @@ TEST(drains_name_the_node)
 		      "drain: node \"n0\" is unhealthy or draining; nothing new lands and its 0 running jobs may finish");
 	ASSERT_STR_EQ(text(s, FW_REASON_DRAINED, 1, 1),
 		      "evicted: node \"h100-014\" it runs on is unhealthy and drained; the job is requeued (1 of its "
+		      "tasks was there)");
+	ASSERT_STR_EQ(text(s, FW_REASON_DRAINED, 1, 2),
+		      "evicted: node \"h100-014\" it runs on is unhealthy and drained; the job is requeued (2 of its "
 		      "tasks were there)");
+	/* one job: the singular, and its verb */
+	ASSERT_STR_EQ(text(s, FW_REASON_DRAIN_REQUEUE, 1, 1),
+		      "drain: node \"h100-014\" is unhealthy; its 1 running job is evicted and requeued");
+	ASSERT_STR_EQ(text(s, FW_REASON_DRAIN_FINISH, 0, 1),
+		      "drain: node \"n0\" is unhealthy or draining; nothing new lands and its 1 running job may finish");
 	fw_snapshot_free(s);
 }
 

@@ -151,7 +151,7 @@ TEST(action_reasons_name_nodes_and_jobs)
 		if (acts[i].kind == FW_DECIDE_DRAIN) {
 			drains++;
 			ASSERT_STR_EQ(acts[i].node, "gpu002");
-			ASSERT_STR_EQ(acts[i].why, "drain: node \"gpu002\" is unhealthy; its 1 running jobs are evicted "
+			ASSERT_STR_EQ(acts[i].why, "drain: node \"gpu002\" is unhealthy; its 1 running job is evicted "
 						   "and requeued");
 		} else if (acts[i].kind == FW_DECIDE_EVICT) {
 			evicts++;
