@@ -1615,6 +1615,25 @@ TEST(queues_tied_on_share_go_by_priority)
 	}
 }
 
+/* An elastic gang reclaims as soon as its minimum fits: B's 2 x 4-GPU
+ * job with minMember 1 starts with one task on the GPUs of one evicted
+ * A job; it does not wait to gather room for both. */
+TEST(reclaim_starts_an_elastic_gang_at_its_minimum)
+{
+	int a[4];
+	struct fw_snapshot *s = reclaim_case(a);
+	int b = tb_job(s, "b", 1, 2, 4, 1000, 500);
+	s->jobs[b].min_member = 1;
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	const struct fw_decision *d = start_of(p, b);
+	ASSERT(d != NULL);
+	ASSERT_EQ(d->kind, FW_DECIDE_START);
+	ASSERT_EQ(d->alloc_count, 1);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 1);
+	fw_snapshot_free(s);
+}
+
 /* The start budget holds in the reclaim phase too: B (0 of its 8) has two
  * 4-GPU jobs; unbounded, both start, each on an A job's GPUs; with one
  * start per cycle, one does, and only one A job is evicted. */
@@ -2692,7 +2711,7 @@ TEST(fifo_line_is_submit_then_index_however_the_jobs_arrive)
 	reclaim_honours_the_queue_min_runtime_protection, reclaim_evicts_whole_gangs, \
 	reclaim_evicts_nothing_when_the_preemptor_would_not_fit_anyway, preemption_within_a_queue_by_priority, \
 	reclaim_never_takes_a_queue_over_its_fair_share, narrowing_reclaim_never_inverts_two_queues, \
-	narrowing_reclaim_compares_the_children_of_the_common_ancestor, reclaim_stops_at_the_start_budget, queues_tied_on_share_go_by_priority, \
+	narrowing_reclaim_compares_the_children_of_the_common_ancestor, reclaim_stops_at_the_start_budget, queues_tied_on_share_go_by_priority, reclaim_starts_an_elastic_gang_at_its_minimum, \
 	unreserved_gangs_are_expected_in_age_order_after_starving, a_gang_reserved_beyond_its_starving_time_is_expected_sooner, \
 	the_gang_queue_counts_free_task_slots_not_gpus, conservative_backfill_reserves_for_every_blocked_job, the_config_sets_how_many_blocked_jobs_get_a_reservation, consolidation_moves_small_jobs_to_free_nodes_for_a_gang, \
 	checker_catches_a_start_of_a_running_job, a_starving_gang_is_tried_first_and_reserved, reclaim_spares_a_job_that_started_after_starving, \
