@@ -1200,6 +1200,19 @@ TEST(estimate_is_unknown_over_quota_and_when_it_can_never_fit)
 	fw_snapshot_free(s);
 }
 
+/* The job's estimate is "never", needing a GPUs where at most b fit
+ * (a < 0: not checked). */
+static void never_fits(const struct fw_plan *p, int job, int64_t a, int64_t b)
+{
+	const struct fw_pending *r = fw_plan_pending_for(p, job);
+
+	ASSERT(r != NULL);
+	ASSERT_EQ(r->unknown_why, FW_REASON_NEVER_FITS);
+	if (a >= 0)
+		ASSERT_EQ(r->why_a, a);
+	ASSERT_EQ(r->why_b, b);
+}
+
 /* Why never: the bound that binds is the one reported (why_b), not the
  * cluster's size: a rack holds 16 of the 32 GPUs, and no node has a B200. */
 TEST(estimate_never_fits_names_the_binding_bound)
@@ -1212,11 +1225,8 @@ TEST(estimate_never_fits_names_the_binding_bound)
 	s->jobs[rack].required_level = 0;
 	snprintf(s->jobs[model].groups[0].gpu_model, sizeof s->jobs[model].groups[0].gpu_model, "B200");
 	ASSERT((p = run(s, NULL)) != NULL);
-	ASSERT_EQ(fw_plan_pending_for(p, rack)->unknown_why, FW_REASON_NEVER_FITS);
-	ASSERT_EQ(fw_plan_pending_for(p, rack)->why_a, 24);
-	ASSERT_EQ(fw_plan_pending_for(p, rack)->why_b, 16);
-	ASSERT_EQ(fw_plan_pending_for(p, model)->unknown_why, FW_REASON_NEVER_FITS);
-	ASSERT_EQ(fw_plan_pending_for(p, model)->why_b, 0);
+	never_fits(p, rack, 24, 16);
+	never_fits(p, model, -1, 0);
 	fw_snapshot_free(s);
 
 	/* a gang of a GPU model in one rack counts only that model's GPUs in a
@@ -1229,9 +1239,7 @@ TEST(estimate_never_fits_names_the_binding_bound)
 	s->jobs[a100].required_level = 0;
 	snprintf(s->jobs[a100].groups[0].gpu_model, sizeof s->jobs[a100].groups[0].gpu_model, "A100");
 	ASSERT((p = run(s, NULL)) != NULL);
-	ASSERT_EQ(fw_plan_pending_for(p, a100)->unknown_why, FW_REASON_NEVER_FITS);
-	ASSERT_EQ(fw_plan_pending_for(p, a100)->why_a, 16);
-	ASSERT_EQ(fw_plan_pending_for(p, a100)->why_b, 8);
+	never_fits(p, a100, 16, 8);
 	fw_snapshot_free(s);
 }
 

@@ -90,21 +90,32 @@ static const char cluster[] =
 	"  - {name: '102', queue: team_a, submitTime: 1, expectedRuntime: 600,\n"
 	"     tasks: [{count: 1, gpus: 1}]}\n";
 
-/* The plan of a 2-node gang and a job that must wait, as actions/notes. */
-TEST(plan_to_actions_and_notes)
+/* One cycle on a YAML snapshot (arena a, set up here), its plan as
+ * backend actions and notes. */
+static struct fw_snapshot *actions_of(const char *yaml, size_t len, struct fw_arena *a,
+				      struct fw_backend_action **acts, int32_t *na, struct fw_slurm_note **notes,
+				      int32_t *nn)
 {
 	struct fw_snapshot *s = NULL;
 	struct fw_plan *p = NULL;
+	struct fw_diag d;
+
+	ASSERT_OK(fw_config_load_buffer("t", yaml, len, &s, &d));
+	fw_arena_init(a, 0);
+	ASSERT_OK(fw_cycle_run(s, NULL, a, &p));
+	ASSERT_OK(fw_slurm_plan_actions(s, p, a, acts, na, notes, nn));
+	return s;
+}
+
+/* The plan of a 2-node gang and a job that must wait, as actions/notes. */
+TEST(plan_to_actions_and_notes)
+{
 	struct fw_backend_action *acts;
 	struct fw_slurm_note *notes;
 	struct fw_arena a;
-	struct fw_diag d;
 	int32_t na, nn;
+	struct fw_snapshot *s = actions_of(cluster, sizeof cluster - 1, &a, &acts, &na, &notes, &nn);
 
-	ASSERT_OK(fw_config_load_buffer("t", cluster, sizeof cluster - 1, &s, &d));
-	fw_arena_init(&a, 0);
-	ASSERT_OK(fw_cycle_run(s, NULL, &a, &p));
-	ASSERT_OK(fw_slurm_plan_actions(s, p, &a, &acts, &na, &notes, &nn));
 	ASSERT(na >= 1);
 	ASSERT_EQ(acts[0].kind, FW_DECIDE_START);
 	ASSERT_STR_EQ(acts[0].job, "101");
@@ -135,18 +146,12 @@ TEST(action_reasons_name_nodes_and_jobs)
 		"jobs:\n"
 		"  - {name: '201', queue: team_a, state: running, startTime: 400,\n"
 		"     tasks: [{count: 1, gpus: 2}], allocation: [{node: gpu002, group: 0, gpus: [0, 1]}]}\n";
-	struct fw_snapshot *s = NULL;
-	struct fw_plan *p = NULL;
 	struct fw_backend_action *acts;
 	struct fw_slurm_note *notes;
 	struct fw_arena a;
-	struct fw_diag d;
 	int32_t na, nn, drains = 0, evicts = 0;
+	struct fw_snapshot *s = actions_of(sick, sizeof sick - 1, &a, &acts, &na, &notes, &nn);
 
-	ASSERT_OK(fw_config_load_buffer("t", sick, sizeof sick - 1, &s, &d));
-	fw_arena_init(&a, 0);
-	ASSERT_OK(fw_cycle_run(s, NULL, &a, &p));
-	ASSERT_OK(fw_slurm_plan_actions(s, p, &a, &acts, &na, &notes, &nn));
 	for (int32_t i = 0; i < na; i++) {
 		if (acts[i].kind == FW_DECIDE_DRAIN) {
 			drains++;
