@@ -668,8 +668,9 @@ static void setup(FILE *f, const struct cli *c)
 		   "  lemons (and the suspect nodes they may use) first.\n",
 		default_model(&h) ? "its defaults" : "these settings, not its defaults",
 		dur(d1, sizeof d1, h.probation_s), h.flap_threshold, h.flap_threshold == 1 ? "" : "s",
-		dur(d2, sizeof d2, h.flap_window_s), h.flap_threshold == 1 ? "s" : "", dur(d3, sizeof d3, h.flap_hold_s), h.lemon_threshold,
-		h.lemon_threshold == 1 ? "" : "s", dur(d4, sizeof d4, h.lemon_window_s), lemon_gang_of(c));
+		dur(d2, sizeof d2, h.flap_window_s), h.flap_threshold == 1 ? "s" : "", dur(d3, sizeof d3, h.flap_hold_s),
+		h.lemon_threshold, h.lemon_threshold == 1 ? "" : "s", dur(d4, sizeof d4, h.lemon_window_s),
+		lemon_gang_of(c));
 	fprintf(f, "- ETTR = productive time / wall time per started job: productive = time its runs ran minus\n"
 		   "  the work thrown away back to the last checkpoint; wall = first start to completion.\n"
 		   "  Occupancy = GPU-seconds of runs inside the arrival window / (GPUs x window).\n\n");

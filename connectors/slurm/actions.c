@@ -1,7 +1,7 @@
 /*
  * actions.c — a plan as backend actions (by name, their reasons too) and
- * per-job notes, for drivers that run without the daemon.  The daemon makes its own actions
- * (connectors/serve); both feed fw_slurm_apply().
+ * per-job notes, for drivers that run without the daemon.  The daemon
+ * makes its own actions (connectors/serve); both feed fw_slurm_apply().
  *
  * Note text (a Slurm comment, at most ~100 characters):
  *   "fairway: waiting: <reason>; expected start 2026-11-30T02:10Z; 3 ahead"
