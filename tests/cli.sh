@@ -447,6 +447,30 @@ else
 fi
 expect "sim-run-bad-tick-rule" 2 "--tick-rule 'often': expected every, change or all" \
 	"$FW" sim run --trace synthetic:3 --tick-rule often
+# --topo over generated nodes: one host per node, in order; too few hosts
+# is an error naming the file
+expect "sim-run-topo-over-nodes" 0 "cluster 4x8 = 32 GPUs" \
+	"$FW" sim run --trace synthetic:3 --nodes 4x8 --topo "$FT/topo.csv" --policies fifo --tick 600
+expect "sim-run-topo-too-few-hosts" 1 "$FT/topo.csv: hosts: has 4 hosts, the fleet has 6 nodes" \
+	"$FW" sim run --trace synthetic:3 --nodes 6x8 --topo "$FT/topo.csv" --policies fifo --tick 600
+# --preemptible and --min-runtime reach the engine: fairway evicts on this
+# trace, and a protection window longer than the trace leaves nothing to evict
+for mr in 3600 31536000; do
+	"$FW" sim run --trace synthetic:3 --nodes 13x8 --tick 600 --policies fairway --preemptible --min-runtime $mr \
+		--json "$FT/pre-$mr.json" >/dev/null 2>&1
+done
+if python3 -c 'import json,sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+sys.exit(not (a["preemptible"] and a["min_runtime_s"] == 3600 and a["policies"][0]["evictions"] > 0
+              and a["policies"][0]["lost_gpu_h"] > 0 and b["policies"][0]["evictions"] == 0))' \
+	"$FT/pre-3600.json" "$FT/pre-31536000.json"; then
+	ok "sim-run-preemptible-and-min-runtime-reach-the-engine"
+else
+	bad "sim-run-preemptible-and-min-runtime-reach-the-engine"
+fi
+expect "sim-run-bare-flag-with-value" 2 "--verbose takes no value" "$FW" sim run --trace synthetic:3 --verbose=1
+expect "sim-run-bad-format" 2 "--format 'csv': use itp, openb or fairway" "$FW" sim run --trace x --format csv
+expect "sim-run-stray-argument" 2 "unexpected argument 'extra'" "$FW" sim run --trace x extra
 rm -rf "$FT"
 # 0 is accepted by these (none / off), so the message states 0..
 expect "sim-run-checkpoint-range" 2 "--checkpoint '-1': expected whole seconds 0..31536000" "$FW" sim run --trace x --checkpoint -1
