@@ -677,6 +677,25 @@ expect "sim-fgd-check-nothing-compared" 1 "--check fails: nothing was compared: 
 	env FAIRWAY_TRACES=/nonexistent "$FW" sim fgd --pods "$FD/pods.csv" --nodes "$FD/nodes.csv" --seeds 1 --scorers fgd --skip-bad --check
 expect "sim-fgd-published-not-a-summary" 1 "$FD/nodes.csv:1: header: this is not a published summary; expected the columns workload, sc_policy, metric" \
 	"$FW" sim fgd --pods "$FD/pods.csv" --nodes "$FD/nodes.csv" --seeds 1 --scorers fgd --skip-bad --published "$FD/nodes.csv"
+# the node-score cache is only a speed-up: --no-cache gives the same runs
+printf 'sn,cpu_milli,memory_mib,gpu,model\nn1,96000,786432,8,V100M32\nn2,96000,786432,8,V100M32\n' >"$FD/n2.csv"
+printf 'name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\np1,1000,1024,1,1000,\np2,1000,1024,1,500,\np3,2000,2048,2,1000,\n' >"$FD/p3.csv"
+for nc in cache no-cache; do
+	"$FW" sim fgd --pods "$FD/p3.csv" --nodes "$FD/n2.csv" --seeds 1-3 --scorers fgd,bestfit \
+		$([ $nc = no-cache ] && echo --no-cache) --json "$FD/$nc.json" >/dev/null 2>&1
+done
+if python3 -c 'import json,sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+a.pop("seconds", None), b.pop("seconds", None)
+sys.exit(not (a == b and a.get("scorers")))' "$FD/cache.json" "$FD/no-cache.json"; then
+	ok "sim-fgd-no-cache-same-runs"
+else
+	bad "sim-fgd-no-cache-same-runs"
+fi
+expect "sim-fgd-bad-tolerance" 2 "--tolerance wants a number of percentage points >= 0, not '-1'" \
+	"$FW" sim fgd --pods "$FD/p3.csv" --nodes "$FD/n2.csv" --tolerance -1
+expect "sim-fgd-json-unwritable" 1 "cannot write /nonexistent-dir/x.json" \
+	"$FW" sim fgd --pods "$FD/p3.csv" --nodes "$FD/n2.csv" --seeds 1 --scorers fgd --json /nonexistent-dir/x.json
 rm -rf "$FD"
 expect "sim-unknown-experiment" 2 "unknown experiment 'walk'" "$FW" sim walk
 expect "trace-help" 0 "sacct2fairway" "$FW" trace --help
