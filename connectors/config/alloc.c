@@ -49,9 +49,10 @@ static int alloc_gpus(struct cfg *c, const yaml_node_t *e, const char *path,
 	}
 	if (!rc && cfg_seq_len(seq) != g->gpus)
 		return cfg_fail(c, seq ? seq : e, FW_EINVAL, fp,
-				"the entry lists %d GPUs but a task of this "
+				"the entry lists %d GPU%s but a task of this "
 				"group holds %d; list exactly %d GPU indices",
-				cfg_seq_len(seq), g->gpus, g->gpus);
+				cfg_seq_len(seq), cfg_seq_len(seq) == 1 ? "" : "s",
+				g->gpus, g->gpus);
 	return rc;
 }
 
