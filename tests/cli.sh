@@ -831,6 +831,23 @@ for want in "at 50% offered load" "10% of nodes flaky at 10x, repair 2.0 h" "30 
 	tr '\n' ' ' <"$HS_TMP/set.md" | tr -s ' ' | grep -qF -- "$want" || { set_ok=0; echo "  missing: $want"; }
 done
 [ $set_ok = 1 ] && ok "health-sim-settings-reach-the-run" || bad "health-sim-settings-reach-the-run"
+# The cluster03 no-harm run (the other health tests skip it): both
+# placements replay the whole trace at 21 x 8 with the same failures
+C03=${FAIRWAY_TRACES:-../shared/traces}/microsoft-itp/cluster03.csv
+if [ -f "$C03" ]; then
+	"$HS" --seeds 1 --days 1 --nodes 16 --holdout 0 --no-sensitivity --out "$HS_TMP/c03.md" >/dev/null 2>&1
+	jobs=$(python3 -c 'import csv,sys; print(sum(1 for _ in csv.reader(open(sys.argv[1]))) - 1)' "$C03")
+	if grep -q '^## cluster03 (21 x 8): no harm' "$HS_TMP/c03.md" &&
+		grep -qE "^\| 1 \| blind \| $jobs \| [0-9]+ \|.*\| $jobs \|" "$HS_TMP/c03.md" &&
+		grep -qE "^\| 1 \| aware \| $jobs \| [0-9]+ \|.*\| $jobs \|" "$HS_TMP/c03.md" &&
+		grep -qE '^\| occupancy \| [0-9.]+% \| [0-9.]+% \|' "$HS_TMP/c03.md"; then
+		ok "health-sim-cluster03-no-harm-run"
+	else
+		bad "health-sim-cluster03-no-harm-run: $(sed -n '/cluster03/,+12p' "$HS_TMP/c03.md" | head -14)"
+	fi
+else
+	echo "SKIP health-sim-cluster03-no-harm-run: $C03 not found (set FAIRWAY_TRACES)"
+fi
 # --out through a symlink replaces the link's target (the link stays a link,
 # also when it dangles or is relative to another directory); a FIFO is
 # written through, never replaced.  Only files in $HS_TMP, never a device.
