@@ -453,6 +453,16 @@ static int comment(struct fw_slurm *h, slurm_job_info_t *j, const char *text)
 	return 1;
 }
 
+void fw__orphan_text(const struct fw__orphan *o, const slurm_job_info_t *j, char *buf, size_t len)
+{
+	if (o->why == FW__ORPHAN_GPUS)
+		snprintf(buf, len, "fairway: asks %d GPUs per node, and fairway places at most %d "
+			 "on a node: held (ask for fewer per node, on more nodes)", (int)o->n, FW_MAX_GPUS_PER_NODE);
+	else
+		snprintf(buf, len, "fairway: account '%.60s' is no fairway queue: held",
+			 j->account ? j->account : "");
+}
+
 int fw_slurm_annotate(struct fw_slurm *h, const struct fw_slurm_note *notes,
 		      int32_t n)
 {
@@ -463,11 +473,10 @@ int fw_slurm_annotate(struct fw_slurm *h, const struct fw_slurm_note *notes,
 	for (int32_t k = 0; k < n && done < h->o.comment_budget; k++)
 		done += comment(h, job_of(h, notes[k].job), notes[k].text);
 	for (int32_t k = 0; k < h->norphans && done < h->o.comment_budget; k++) {
-		slurm_job_info_t *j = fw__slurm_job(h, h->orphans[k]);
+		slurm_job_info_t *j = fw__slurm_job(h, h->orphans[k].job);
 		if (!j)
 			continue;
-		snprintf(text, sizeof text, "fairway: account '%.60s' is no fairway queue: held",
-			 j->account ? j->account : "");
+		fw__orphan_text(&h->orphans[k], j, text, sizeof text);
 		done += comment(h, j, text);
 	}
 	h->st.annotate_ms = now_ms() - t0;

@@ -286,9 +286,10 @@ static int running_job(struct build *b, const slurm_job_info_t *j)
 	for (int k = 0; k < n && k < FW_SLURM_MAX_JOB_NODES; k++) {
 		masks[k] = k < (int)j->gres_detail_cnt ? fw__gres_idx_mask(j->gres_detail_str[k]) : 0;
 		if (nodes[k] < 0 || __builtin_popcount(masks[k]) != __builtin_popcount(masks[0]) ||
-		    (b->held[nodes[k]] & masks[k]))
+		    (b->held[nodes[k]] & masks[k]) || (masks[k] >> b->s->nodes[nodes[k]].gpu_count))
 			q = -1; /* outside the managed nodes, uneven GPU counts,
-				 * or GPUs a managed job holds already */
+				 * GPUs a managed job holds already, or GPUs
+				 * past the node's (one of more than 16) */
 	}
 	if (q < 0 || n == 0 || n > FW_SLURM_MAX_JOB_NODES) {
 		b->skipped += q < 0 && fw__slurm_managed(b->h, j->partition);
@@ -332,22 +333,24 @@ static int starting_job(struct build *b, const slurm_job_info_t *j, bool *placed
 	return add_running(b, j, q, nodes, masks, n);
 }
 
-/* A held job whose account names no leaf queue: remembered so that
- * fw_slurm_annotate() can say so in its comment. */
-static int orphan(struct build *b, const slurm_job_info_t *j)
+/* A held job fairway cannot schedule (its account names no leaf queue,
+ * or it asks more GPUs per node than a node of the core holds): left out
+ * of the snapshot, which would refuse it and with it every other job,
+ * and remembered so that fw_slurm_annotate() says why in its comment. */
+static int orphan(struct build *b, const slurm_job_info_t *j, enum fw__orphan_why why, int32_t n)
 {
 	struct fw_slurm *h = b->h;
 
 	b->skipped++;
 	if (h->norphans == h->cap_orphans) {
 		int32_t cap = h->cap_orphans ? 2 * h->cap_orphans : 64;
-		uint32_t *p = realloc(h->orphans, (size_t)cap * sizeof *p);
+		struct fw__orphan *p = realloc(h->orphans, (size_t)cap * sizeof *p);
 		if (!p)
 			return FW_ENOMEM;
 		h->orphans = p;
 		h->cap_orphans = cap;
 	}
-	h->orphans[h->norphans++] = j->job_id;
+	h->orphans[h->norphans++] = (struct fw__orphan){ .job = j->job_id, .why = why, .n = n };
 	return FW_OK;
 }
 
@@ -358,9 +361,11 @@ static int pending_job(struct build *b, const slurm_job_info_t *j)
 	int tasks = j->num_nodes ? (int)j->num_nodes : 1;
 
 	if (q < 0)
-		return orphan(b, j);
+		return orphan(b, j, FW__ORPHAN_NO_QUEUE, 0);
 	job_common(b, j, q, &fj);
 	job_shape(j, tasks, &fj);
+	if (fj.groups[0].gpus > FW_MAX_GPUS_PER_NODE)
+		return orphan(b, j, FW__ORPHAN_GPUS, fj.groups[0].gpus);
 	fj.state = FW_JOB_PENDING;
 	return fw_snapshot_add_job(b->s, &fj) < 0 ? FW_ENOMEM : FW_OK;
 }

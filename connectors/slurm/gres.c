@@ -10,7 +10,9 @@
 
 /* The GPU entry of a GRES list "a:1,gpu:h100:8(S:0-1),b:2" (or the TRES
  * form "gres:gpu:h100:8", "gres/gpu:8"): its count, and its type in
- * model ("" when untyped).  0 when there is no GPU entry. */
+ * model ("" when untyped).  0 when there is no GPU entry.  The count is
+ * as Slurm gives it, up to FW__GRES_MAX: more than a node of the core
+ * can hold (FW_MAX_GPUS_PER_NODE) is the caller's to refuse or clamp. */
 int fw__gres_gpus(const char *gres, char *model, size_t model_len)
 {
 	const char *p = gres;
@@ -34,7 +36,7 @@ int fw__gres_gpus(const char *gres, char *model, size_t model_len)
 				model[last - f] = '\0';
 			}
 			long n = strtol(last + 1, NULL, 10);
-			return n > 0 && n <= 64 ? (int)n : 0;
+			return n <= 0 ? 0 : n > FW__GRES_MAX ? FW__GRES_MAX : (int)n;
 		}
 		p += len;
 		if (*p)

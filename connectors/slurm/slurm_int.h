@@ -36,6 +36,19 @@ struct fw_slurm_topo {            /* one node's switch chain */
 	char sw[FW_SLURM_MAX_SWITCH_DEPTH][FW_NAME_MAX]; /* leaf first */
 };
 
+/* A managed job that fairway leaves held, and why (its comment says so:
+ * fw__orphan_text). */
+enum fw__orphan_why {
+	FW__ORPHAN_NO_QUEUE,    /* its account names no leaf queue */
+	FW__ORPHAN_GPUS,        /* n GPUs per node: more than a node holds */
+};
+
+struct fw__orphan {
+	uint32_t job;
+	enum fw__orphan_why why;
+	int32_t n;
+};
+
 struct fw_slurm {
 	struct fw_slurm_opts o;
 	char conf[1024];
@@ -51,7 +64,8 @@ struct fw_slurm {
 	uint64_t read_gen;              /* generation of the last read */
 	struct fw_slurm_stats st;
 	char last_err[256];             /* the last refused RPC, for logs */
-	uint32_t *orphans;              /* last read: held jobs with no queue */
+	struct fw__orphan *orphans;     /* last read: held jobs fairway
+					 * cannot schedule, and why */
 	int32_t norphans, cap_orphans;
 	struct fw__jobfail *jobfail;    /* jobfail.c, NULL until first used */
 };
@@ -68,7 +82,11 @@ const struct fw_slurm_topo *fw__slurm_topo_of(const struct fw_slurm *h,
 int fw__slurm_eio(struct fw_diag *d, const char *what);
 int fw__slurm_refused(struct fw_slurm *h, const char *what, const char *obj);
 
+/* apply.c: the comment of a held job fairway cannot schedule */
+void fw__orphan_text(const struct fw__orphan *o, const slurm_job_info_t *j, char *buf, size_t len);
+
 /* gres.c: "gpu:h100:8", "gres:gpu:4", "gpu:h100:2(IDX:0-1,4)" */
+#define FW__GRES_MAX (1 << 20) /* a larger GPU count reads as this */
 int fw__gres_gpus(const char *gres, char *model, size_t model_len);
 uint32_t fw__gres_idx_mask(const char *detail);
 bool fw__job_held(const slurm_job_info_t *j);

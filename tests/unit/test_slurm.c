@@ -25,6 +25,11 @@ TEST(gres_counts_and_models)
 	ASSERT_STR_EQ(model, "a100");
 	ASSERT_EQ(fw__gres_gpus("gres:gpu:h100:3", model, sizeof model), 3);
 	ASSERT_STR_EQ(model, "h100");
+	/* counts past a node of the core are the caller's to refuse */
+	ASSERT_EQ(fw__gres_gpus("gpu:1g.10gb:56", model, sizeof model), 56);
+	ASSERT_STR_EQ(model, "1g.10gb");
+	ASSERT_EQ(fw__gres_gpus("gres:gpu:99999999999", model, sizeof model), FW__GRES_MAX);
+	ASSERT_EQ(fw__gres_gpus("gpu:-3", model, sizeof model), 0);
 	ASSERT_EQ(fw__gres_gpus("(null)", model, sizeof model), 0);
 	ASSERT_EQ(fw__gres_gpus("", model, sizeof model), 0);
 	ASSERT_EQ(fw__gres_gpus(NULL, model, sizeof model), 0);
@@ -281,5 +286,100 @@ TEST(a_snapshot_from_slurm_never_overbooks_a_node)
 	fw_snapshot_free(s);
 }
 
+
+/* A node with more GPUs than a node of the core holds (MIG slices as
+ * GRES: 8 GPUs x 7 = 56) and a job asking more than 16 per node.  Until
+ * the adapter left them out, either one made fw_snapshot_validate refuse
+ * the whole snapshot, and no job was scheduled at all.  Now the node is
+ * scheduled as 16 GPUs, a running job on its GPUs 16 and up counts as
+ * foreign (skipped), and the pending job stays held with a comment that
+ * says why; every other job is scheduled as before. */
+TEST(a_job_fairway_cannot_place_stops_no_cycle)
+{
+	struct fw_slurm *h = calloc(1, sizeof *h);
+	node_info_msg_t nodes = { 0 };
+	partition_info_msg_t parts = { 0 };
+	job_info_msg_t jobs = { 0 };
+	struct fw_snapshot *s = fw_snapshot_new();
+	struct fw_backend_world w;
+	struct fw_queue q;
+	struct fw_diag d;
+	int32_t inx[] = { 0, 1, -1 };
+	char text[200];
+
+	ASSERT(h && s);
+	snprintf(h->parts, sizeof h->parts, "gpu");
+	nodes.record_count = 2;
+	nodes.node_array = calloc(2, sizeof *nodes.node_array);
+	fake_node(&nodes.node_array[0], "mig001");
+	nodes.node_array[0].gres = (char *)"gpu:1g.10gb:56";
+	fake_node(&nodes.node_array[1], "gpu002");
+	parts.record_count = 1;
+	parts.partition_array = calloc(1, sizeof *parts.partition_array);
+	parts.partition_array[0].name = (char *)"gpu";
+	parts.partition_array[0].node_inx = inx;
+	jobs.record_count = 4;
+	jobs.job_array = calloc(4, sizeof *jobs.job_array);
+	fake_job(&jobs.job_array[0], 401, "mig001", "gpu:1g.10gb:2(IDX:20-21)", 4);
+	fake_job(&jobs.job_array[1], 402, "mig001", "gpu:1g.10gb:2(IDX:2-3)", 4);
+	fake_job(&jobs.job_array[2], 403, NULL, NULL, 4);
+	jobs.job_array[2].job_state = JOB_PENDING;
+	jobs.job_array[2].priority = 0;
+	jobs.job_array[2].tres_per_node = (char *)"gres:gpu:32";
+	jobs.job_array[2].gres_detail_cnt = 0;
+	fake_job(&jobs.job_array[3], 404, NULL, NULL, 4);
+	jobs.job_array[3].job_state = JOB_PENDING;
+	jobs.job_array[3].priority = 0;
+	jobs.job_array[3].tres_per_node = (char *)"gres:gpu:4";
+	jobs.job_array[3].gres_detail_cnt = 0;
+	h->nodes = &nodes;
+	h->partitions = &parts;
+	h->jobs = &jobs;
+	fw_queue_init(&q);
+	strcpy(q.name, "team_a");
+	fw_snapshot_add_queue(s, &q);
+	s->now = 1000;
+
+	ASSERT_OK(fw__slurm_build(h, s, &w, &d));
+	if (fw_snapshot_validate(s, &d) != FW_OK)
+		fprintf(stderr, "  %s: %s\n", d.field, d.msg);
+	ASSERT_OK(fw_snapshot_validate(s, &d));
+	ASSERT_EQ(s->nodes[0].gpu_count, FW_MAX_GPUS_PER_NODE);
+	ASSERT_STR_EQ(s->nodes[0].gpu_model, "1g.10gb");
+	ASSERT_EQ(s->njobs, 2);
+	ASSERT_STR_EQ(s->jobs[0].name, "402");
+	ASSERT_EQ(s->jobs[0].state, FW_JOB_RUNNING);
+	ASSERT_STR_EQ(s->jobs[1].name, "404");
+	ASSERT_EQ(s->jobs[1].groups[0].gpus, 4);
+	ASSERT_EQ(w.skipped_jobs, 2); /* 401 (foreign GPUs) and 403 */
+	ASSERT_EQ(h->norphans, 1);
+	ASSERT_EQ(h->orphans[0].job, 403u);
+	ASSERT_EQ(h->orphans[0].why, FW__ORPHAN_GPUS);
+	ASSERT_EQ(h->orphans[0].n, 32);
+	fw__orphan_text(&h->orphans[0], &jobs.job_array[2], text, sizeof text);
+	ASSERT_STR_EQ(text, "fairway: asks 32 GPUs per node, and fairway places at most 16 on a node: "
+			    "held (ask for fewer per node, on more nodes)");
+	jobs.job_array[2].account = (char *)"nobody";
+	h->orphans[0].why = FW__ORPHAN_NO_QUEUE;
+	fw__orphan_text(&h->orphans[0], &jobs.job_array[2], text, sizeof text);
+	ASSERT_STR_EQ(text, "fairway: account 'nobody' is no fairway queue: held");
+	/* and the cycle runs on it */
+	struct fw_arena ar;
+	struct fw_plan *p = NULL;
+	fw_arena_init(&ar, 1 << 20);
+	ASSERT_OK(fw_cycle_run(s, NULL, &ar, &p));
+	ASSERT_OK(fw_plan_check(s, p, &ar, &d));
+	fw_arena_release(&ar);
+	for (uint32_t i = 0; i < jobs.record_count; i++)
+		free(jobs.job_array[i].gres_detail_str);
+	free(jobs.job_array);
+	free(parts.partition_array);
+	free(nodes.node_array);
+	free(h->orphans);
+	free(h);
+	fw_snapshot_free(s);
+}
+
 TEST_MAIN(gres_counts_and_models, gres_index_masks, options, managed_partitions,
-	  plan_to_actions_and_notes, action_reasons_name_nodes_and_jobs, a_snapshot_from_slurm_never_overbooks_a_node)
+	  plan_to_actions_and_notes, action_reasons_name_nodes_and_jobs, a_snapshot_from_slurm_never_overbooks_a_node,
+	  a_job_fairway_cannot_place_stops_no_cycle)
