@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api_ranges.h"
 #include "slurm_int.h"
 
 struct build {
@@ -31,6 +32,7 @@ struct build {
 	uint32_t *used;         /* per snapshot node: GPUs taken */
 	uint32_t *held;         /* ... of them, by running jobs' allocations */
 	int64_t *cpu, *mem;     /* per snapshot node: booked by allocations */
+	uint32_t *seen, tag;    /* per snapshot node: distinct()'s last tag */
 	int32_t skipped;
 };
 
@@ -82,7 +84,7 @@ static int add_node(struct build *b, uint32_t i)
 	if (n.gpu_count > FW_MAX_GPUS_PER_NODE)
 		n.gpu_count = FW_MAX_GPUS_PER_NODE;
 	n.cpu_milli = (int64_t)ni->cpus * 1000;
-	n.mem_mib = (int64_t)ni->real_memory;
+	n.mem_mib = ni->real_memory > (uint64_t)FW_API_MEMORY_MAX ? FW_API_MEMORY_MAX : (int64_t)ni->real_memory;
 	n.schedulable = fw__node_schedulable(ni);
 	node_path(b, ni, &n);
 	if ((idx = fw_snapshot_add_node(b->s, &n)) < 0)
@@ -152,6 +154,21 @@ static int hosts(const struct build *b, const char *list, int32_t *out, int cap)
 	return n;
 }
 
+/* Are the n nodes of a task list all managed and all different?  A node
+ * named twice would get two tasks of one job, booked as if each had the
+ * node to itself (Slurm lists a node once; this keeps a list that does
+ * not from overbooking the snapshot). */
+static bool distinct(struct build *b, const int32_t *nodes, int n)
+{
+	b->tag++;
+	for (int k = 0; k < n; k++) {
+		if (nodes[k] < 0 || b->seen[nodes[k]] == b->tag)
+			return false;
+		b->seen[nodes[k]] = b->tag;
+	}
+	return true;
+}
+
 static int32_t queue_of(const struct build *b, const slurm_job_info_t *j)
 {
 	int q = j->account ? fw_snapshot_find_queue(b->s, j->account) : -1;
@@ -159,12 +176,27 @@ static int32_t queue_of(const struct build *b, const slurm_job_info_t *j)
 	return q >= 0 && fw_queue_is_leaf(b->s, q) ? q : -1;
 }
 
+/* Memory per node in MiB: --mem, or --mem-per-cpu (MEM_PER_CPU) times
+ * the CPUs; Slurm's "not set" values (NO_VAL64, INFINITE64) read as no
+ * request, and a product past FW_API_MEMORY_MAX as that (no node has it):
+ * the cast to the snapshot's int64 must never turn it negative, which
+ * fw_snapshot_validate refuses. */
+static int64_t job_mem(uint64_t mem, uint32_t cpus)
+{
+	if (mem == NO_VAL64 || mem == INFINITE64)
+		return 0;
+	if (mem & MEM_PER_CPU) {
+		mem &= ~MEM_PER_CPU;
+		mem = cpus && mem > (uint64_t)FW_API_MEMORY_MAX / cpus ? (uint64_t)FW_API_MEMORY_MAX : mem * cpus;
+	}
+	return mem > (uint64_t)FW_API_MEMORY_MAX ? FW_API_MEMORY_MAX : (int64_t)mem;
+}
+
 /* The job's shape: one group of `tasks` tasks, one per node. */
 static void job_shape(const slurm_job_info_t *j, int tasks, struct fw_job *fj)
 {
 	struct fw_task_group *g = &fj->groups[0];
-	uint64_t mem = j->pn_min_memory;
-	uint32_t cpus = j->num_cpus ? (j->num_cpus + tasks - 1) / tasks : 1;
+	uint32_t cpus = j->num_cpus ? (uint32_t)(((uint64_t)j->num_cpus + (uint64_t)tasks - 1) / (uint64_t)tasks) : 1;
 	const char *tres = j->tres_per_node ? j->tres_per_node : "";
 
 	fj->ngroups = 1;
@@ -174,9 +206,7 @@ static void job_shape(const slurm_job_info_t *j, int tasks, struct fw_job *fj)
 		g->gpus = fw__gres_gpus(j->tres_per_job, g->gpu_model, sizeof g->gpu_model);
 	g->gpu_milli = 1000;
 	g->cpu_milli = (int64_t)cpus * 1000;
-	if (mem & MEM_PER_CPU)
-		mem = (mem & ~MEM_PER_CPU) * cpus;
-	g->mem_mib = (int64_t)mem;
+	g->mem_mib = job_mem(j->pn_min_memory, cpus);
 }
 
 static void job_common(const struct build *b, const slurm_job_info_t *j,
@@ -291,6 +321,8 @@ static int running_job(struct build *b, const slurm_job_info_t *j)
 				 * GPUs a managed job holds already, or GPUs
 				 * past the node's (one of more than 16) */
 	}
+	if (n > 0 && n <= FW_SLURM_MAX_JOB_NODES && !distinct(b, nodes, n))
+		q = -1;
 	if (q < 0 || n == 0 || n > FW_SLURM_MAX_JOB_NODES) {
 		b->skipped += q < 0 && fw__slurm_managed(b->h, j->partition);
 		mark_foreign(b, j);
@@ -321,7 +353,7 @@ static int starting_job(struct build *b, const slurm_job_info_t *j, bool *placed
 	int n = hosts(b, j->req_nodes, nodes, FW_SLURM_MAX_JOB_NODES);
 
 	*placed = false;
-	if (q < 0 || n <= 0 || n > FW_SLURM_MAX_JOB_NODES)
+	if (q < 0 || n <= 0 || n > FW_SLURM_MAX_JOB_NODES || !distinct(b, nodes, n))
 		return FW_OK;
 	job_common(b, j, q, &probe);
 	job_shape(j, n, &probe);
@@ -358,10 +390,12 @@ static int pending_job(struct build *b, const slurm_job_info_t *j)
 {
 	int32_t q = queue_of(b, j);
 	struct fw_job fj;
-	int tasks = j->num_nodes ? (int)j->num_nodes : 1;
+	int tasks = j->num_nodes && j->num_nodes != NO_VAL ? (int)(j->num_nodes & INT32_MAX) : 1;
 
 	if (q < 0)
 		return orphan(b, j, FW__ORPHAN_NO_QUEUE, 0);
+	if (j->num_nodes > FW_MAX_TASKS && j->num_nodes != NO_VAL)
+		return orphan(b, j, FW__ORPHAN_NODES, (int32_t)(j->num_nodes & INT32_MAX));
 	job_common(b, j, q, &fj);
 	job_shape(j, tasks, &fj);
 	if (fj.groups[0].gpus > FW_MAX_GPUS_PER_NODE)
@@ -409,7 +443,8 @@ int fw__slurm_build(struct fw_slurm *h, struct fw_snapshot *s,
 	b.held = calloc(n ? n : 1, sizeof *b.held);
 	b.cpu = calloc(n ? n : 1, sizeof *b.cpu);
 	b.mem = calloc(n ? n : 1, sizeof *b.mem);
-	if (b.node_of && b.used && b.held && b.cpu && b.mem) {
+	b.seen = calloc(n ? n : 1, sizeof *b.seen);
+	if (b.node_of && b.used && b.held && b.cpu && b.mem && b.seen) {
 		for (uint32_t i = 0; i < n; i++)
 			b.node_of[i] = -1;
 		if ((rc = build_nodes(&b)) == FW_OK)
@@ -420,6 +455,7 @@ int fw__slurm_build(struct fw_slurm *h, struct fw_snapshot *s,
 	free(b.held);
 	free(b.cpu);
 	free(b.mem);
+	free(b.seen);
 	if (rc != FW_OK)
 		return fw_diag_set(d, rc, "slurm", 0, 0, "snapshot",
 				   "building the snapshot failed: %s", fw_strerror(rc));

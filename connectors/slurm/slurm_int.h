@@ -41,6 +41,7 @@ struct fw_slurm_topo {            /* one node's switch chain */
 enum fw__orphan_why {
 	FW__ORPHAN_NO_QUEUE,    /* its account names no leaf queue */
 	FW__ORPHAN_GPUS,        /* n GPUs per node: more than a node holds */
+	FW__ORPHAN_NODES,       /* n nodes: more tasks than a job may have */
 };
 
 struct fw__orphan {

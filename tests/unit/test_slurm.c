@@ -359,6 +359,10 @@ TEST(a_job_fairway_cannot_place_stops_no_cycle)
 	fw__orphan_text(&h->orphans[0], &jobs.job_array[2], text, sizeof text);
 	ASSERT_STR_EQ(text, "fairway: asks 32 GPUs per node, and fairway places at most 16 on a node: "
 			    "held (ask for fewer per node, on more nodes)");
+	h->orphans[0].why = FW__ORPHAN_NODES;
+	h->orphans[0].n = 2000000;
+	fw__orphan_text(&h->orphans[0], &jobs.job_array[2], text, sizeof text);
+	ASSERT_STR_EQ(text, "fairway: asks 2000000 nodes, and a fairway job has at most 1048576 tasks: held");
 	jobs.job_array[2].account = (char *)"nobody";
 	h->orphans[0].why = FW__ORPHAN_NO_QUEUE;
 	fw__orphan_text(&h->orphans[0], &jobs.job_array[2], text, sizeof text);

@@ -1,0 +1,314 @@
+/*
+ * fuzz_slurm.c — libFuzzer target for the Slurm adapter's reading of
+ * slurmctld's answers (connectors/slurm/build.c, gres.c): whatever nodes
+ * and jobs Slurm reports, the snapshot the adapter builds must pass
+ * fw_snapshot_validate, and a cycle and the plan checker must run on it.
+ * One record the core cannot take (a job asking more GPUs per node than a
+ * node holds, a node listing more GPUs than the core models) must cost
+ * that record, never the cycle: a refused snapshot stops the scheduling
+ * of the whole cluster (tests/integration/slurm_big_nodes.sh).
+ *
+ * The input is a small text world, one record a line, fields split by
+ * '|', an empty field a NULL string, numbers in decimal (taken modulo the
+ * field's width, as Slurm's would be any value of it):
+ *   T|LEVEL                        one topology level, as the YAML gives
+ *                                  it (node features LEVEL=NAME give its
+ *                                  domains)
+ *   N|name|gres|cpus|real_memory|state|features
+ *   J|id|account|partition|state|nodes|gres_detail (';' between nodes)|
+ *     tres_per_node|num_nodes|num_cpus|pn_min_memory|priority|req_nodes|
+ *     time_limit|nice|requeue|tres_per_job|req_switch|submit|start
+ * The queues are fixed: leaf team_a and team_b under org.  The partition
+ * "gpu" holds every node and is managed.  What slurmctld itself never
+ * sends is not generated: duplicate node names or job ids, times past
+ * 2^40 s, node names with spaces or control characters, malformed node
+ * lists.
+ *
+ * The gres parsers also get each line raw: a count in 0..FW__GRES_MAX, a
+ * model that is a NUL-terminated part of the input, and an IDX mask only
+ * when the text names IDX.  Replayed as fuzz_replay_slurm over
+ * tests/fuzz/corpus/slurm in every run.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "slurm_int.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define MAXN 24
+#define MAXJ 48
+#define MAXF 21
+
+struct world {
+	node_info_t nodes[MAXN];
+	slurm_job_info_t jobs[MAXJ];
+	char *details[MAXJ][8];
+	int nn, nj;
+	char level[FW_NAME_MAX];
+};
+
+static uint64_t num(const char *s)
+{
+	return s ? strtoull(s, NULL, 10) : 0;
+}
+
+/* Split line in place on '|': up to MAXF fields, "" -> NULL. */
+static int fields(char *line, char **f)
+{
+	int n = 0;
+
+	for (char *p = line; n < MAXF;) {
+		char *e = strchr(p, '|');
+		f[n++] = *p && p != e ? p : NULL;
+		if (!e)
+			break;
+		*e = '\0';
+		p = e + 1;
+	}
+	for (int i = n; i < MAXF; i++)
+		f[i] = NULL;
+	return n;
+}
+
+static bool printable(const char *s)
+{
+	for (; s && *s; s++)
+		if ((unsigned char)*s <= ' ' || *s == 0x7f)
+			return false;
+	return true;
+}
+
+static bool name_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_' || c == '-' || c == '.';
+}
+
+/* "a1,n[1-3,7],gpu[01-02]": what slurmctld sends for a job's nodes (a
+ * malformed list makes libslurm's own parser leak, and Slurm never sends
+ * one).  Ranges go up, by at most 64. */
+static bool hostlist_ok(const char *p)
+{
+	if (!p)
+		return true;
+	for (;;) {
+		const char *name = p;
+		while (name_char(*p))
+			p++;
+		if (p == name)
+			return false;
+		if (*p == '[') {
+			p++;
+			for (;;) {
+				char *e;
+				unsigned long lo = strtoul(p, &e, 10), hi = lo;
+				if (e == p || *p < '0' || *p > '9')
+					return false;
+				p = e;
+				if (*p == '-') {
+					if (p[1] < '0' || p[1] > '9')
+						return false;
+					hi = strtoul(p + 1, &e, 10);
+					p = e;
+				}
+				if (hi < lo || hi - lo > 64)
+					return false;
+				if (*p == ']')
+					break;
+				if (*p++ != ',')
+					return false;
+			}
+			p++;
+		}
+		if (!*p)
+			return true;
+		if (*p++ != ',')
+			return false;
+	}
+}
+
+static void gres_parsers(const char *line)
+{
+	char model[FW_NAME_MAX], small[4];
+	int n = fw__gres_gpus(line, model, sizeof model);
+
+	if (n < 0 || n > FW__GRES_MAX || strlen(model) >= sizeof model || (model[0] && !strstr(line, model)))
+		abort();
+	if (fw__gres_gpus(line, small, sizeof small) != n || strlen(small) >= sizeof small)
+		abort();
+	if (fw__gres_idx_mask(line) && !strstr(line, "IDX:"))
+		abort();
+}
+
+static void add_node(struct world *w, char **f)
+{
+	node_info_t *n = &w->nodes[w->nn];
+
+	if (w->nn == MAXN || !f[1] || strlen(f[1]) >= FW_NAME_MAX)
+		return;
+	for (const char *c = f[1]; *c; c++)
+		if (!name_char(*c))
+			return;
+	for (int i = 0; i < w->nn; i++)
+		if (!strcmp(w->nodes[i].name, f[1]))
+			return;
+	n->name = f[1];
+	n->gres = f[2];
+	n->cpus = (uint16_t)num(f[3]);
+	n->real_memory = num(f[4]);
+	n->node_state = (uint32_t)num(f[5]);
+	n->features = f[6];
+	w->nn++;
+}
+
+static void add_job(struct world *w, char **f)
+{
+	slurm_job_info_t *j = &w->jobs[w->nj];
+	uint32_t id = (uint32_t)num(f[1]);
+
+	if (w->nj == MAXJ || !id || !hostlist_ok(f[5]) || !hostlist_ok(f[12]))
+		return;
+	for (int i = 0; i < w->nj; i++)
+		if (w->jobs[i].job_id == id)
+			return;
+	j->job_id = id;
+	j->account = f[2];
+	j->partition = f[3];
+	j->job_state = (uint32_t)num(f[4]);
+	j->nodes = f[5];
+	for (char *p = f[6]; p && j->gres_detail_cnt < 8;) {
+		char *e = strchr(p, ';');
+		w->details[w->nj][j->gres_detail_cnt++] = p;
+		if (!e)
+			break;
+		*e = '\0';
+		p = e + 1;
+	}
+	j->gres_detail_str = w->details[w->nj];
+	j->tres_per_node = f[7];
+	j->num_nodes = (uint32_t)num(f[8]);
+	j->num_cpus = (uint32_t)num(f[9]);
+	j->pn_min_memory = num(f[10]);
+	j->priority = (uint32_t)num(f[11]);
+	j->req_nodes = f[12];
+	j->time_limit = (uint32_t)num(f[13]);
+	j->nice = (uint32_t)num(f[14]);
+	j->requeue = (uint16_t)num(f[15]);
+	j->tres_per_job = f[16];
+	j->req_switch = (uint32_t)num(f[17]);
+	j->submit_time = (time_t)(num(f[18]) & ((1ull << 40) - 1));
+	j->start_time = (time_t)(num(f[19]) & ((1ull << 40) - 1));
+	j->user_name = (char *)"u";
+	w->nj++;
+}
+
+static void read_world(struct world *w, char *buf)
+{
+	char *f[MAXF];
+
+	for (char *line = buf; line;) {
+		char *nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		gres_parsers(line);
+		fields(line, f);
+		if (f[0] && !strcmp(f[0], "T") && f[1] && printable(f[1]) && strlen(f[1]) < FW_NAME_MAX &&
+		    strcmp(f[1], "node")) /* the YAML's levels: fwconfig refuses "node" */
+			snprintf(w->level, sizeof w->level, "%s", f[1]);
+		else if (f[0] && !strcmp(f[0], "N"))
+			add_node(w, f);
+		else if (f[0] && !strcmp(f[0], "J"))
+			add_job(w, f);
+		line = nl ? nl + 1 : NULL;
+	}
+}
+
+static struct fw_snapshot *queues(const struct world *w)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	struct fw_queue q;
+
+	if (!s)
+		abort();
+	fw_queue_init(&q);
+	strcpy(q.name, "org");
+	fw_snapshot_add_queue(s, &q);
+	strcpy(q.name, "team_a");
+	q.parent = 0;
+	fw_snapshot_add_queue(s, &q);
+	strcpy(q.name, "team_b");
+	fw_snapshot_add_queue(s, &q);
+	if (w->level[0]) {
+		s->topology.nlevels = 1;
+		snprintf(s->topology.level[0], FW_NAME_MAX, "%s", w->level);
+	}
+	s->now = (fw_time)1 << 40;
+	return s;
+}
+
+static void cycle(struct fw_snapshot *s)
+{
+	struct fw_arena a;
+	struct fw_plan *p = NULL;
+	struct fw_diag d;
+
+	fw_arena_init(&a, 1 << 16);
+	if (fw_cycle_run(s, NULL, &a, &p) != FW_OK || fw_plan_check(s, p, &a, &d) != FW_OK)
+		abort();
+	fw_arena_release(&a);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *buf = malloc(size + 1);
+	struct world *w = calloc(1, sizeof *w);
+	struct fw_slurm *h = calloc(1, sizeof *h);
+	node_info_msg_t nodes = { 0 };
+	partition_info_msg_t parts = { 0 };
+	partition_info_t part = { 0 };
+	job_info_msg_t jobs = { 0 };
+	int32_t inx[3];
+	struct fw_backend_world bw;
+	struct fw_snapshot *s;
+	struct fw_diag d;
+
+	if (!buf || !w || !h)
+		abort();
+	memcpy(buf, data, size);
+	buf[size] = '\0';
+	read_world(w, buf);
+	s = queues(w);
+	snprintf(h->parts, sizeof h->parts, "gpu");
+	nodes.record_count = (uint32_t)w->nn;
+	nodes.node_array = w->nodes;
+	inx[0] = 0;
+	inx[1] = w->nn - 1;
+	inx[2] = -1;
+	part.name = (char *)"gpu";
+	part.node_inx = w->nn ? inx : inx + 2;
+	parts.record_count = 1;
+	parts.partition_array = &part;
+	jobs.record_count = (uint32_t)w->nj;
+	jobs.job_array = w->jobs;
+	h->nodes = &nodes;
+	h->partitions = &parts;
+	h->jobs = &jobs;
+	if (fw__slurm_build(h, s, &bw, &d) != FW_OK)
+		abort();
+	if (fw_snapshot_validate(s, &d) != FW_OK) {
+		fprintf(stderr, "refused: %s: %s\n", d.field, d.msg);
+		abort();
+	}
+	if (bw.skipped_jobs < h->norphans || s->njobs + bw.skipped_jobs > w->nj)
+		abort();
+	cycle(s);
+	fw_snapshot_free(s);
+	free(h->orphans);
+	free(h);
+	free(w);
+	free(buf);
+	return 0;
+}
