@@ -33,7 +33,7 @@ struct build {
 	uint32_t *held;         /* ... of them, by running jobs' allocations */
 	int64_t *cpu, *mem;     /* per snapshot node: booked by allocations */
 	uint32_t *seen, tag;    /* per snapshot node: distinct()'s last tag */
-	int32_t skipped;
+	int32_t skipped, skipped_nodes;
 };
 
 /* ------------------------------------------------------------ nodes */
@@ -78,6 +78,13 @@ static int add_node(struct build *b, uint32_t i)
 	struct fw_node n;
 	int idx;
 
+	if (strlen(ni->name) >= sizeof n.name) {
+		/* cut, it could equal another node's name (a snapshot
+		 * with two is refused) and would name no Slurm node in
+		 * the plan's actions: left out, its jobs foreign */
+		b->skipped_nodes++;
+		return FW_OK;
+	}
 	fw_node_init(&n);
 	snprintf(n.name, sizeof n.name, "%s", ni->name);
 	n.gpu_count = fw__gres_gpus(ni->gres, n.gpu_model, sizeof n.gpu_model);
@@ -460,6 +467,7 @@ int fw__slurm_build(struct fw_slurm *h, struct fw_snapshot *s,
 		return fw_diag_set(d, rc, "slurm", 0, 0, "snapshot",
 				   "building the snapshot failed: %s", fw_strerror(rc));
 	h->st.skipped_jobs = b.skipped;
+	h->st.skipped_nodes = b.skipped_nodes;
 	w->generation = h->st.generation;
 	w->skipped_jobs = b.skipped;
 	return FW_OK;

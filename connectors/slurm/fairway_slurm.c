@@ -202,10 +202,10 @@ static void report(const struct loop *l, long n, const struct fw_snapshot *s,
 		return;
 	for (int32_t j = 0; j < s->njobs; j++)
 		running += s->jobs[j].state == FW_JOB_RUNNING;
-	printf("cycle %ld gen %llu nodes %d jobs %d running %d pending %d skipped %d | "
+	printf("cycle %ld gen %llu nodes %d (left out %d) jobs %d running %d pending %d skipped %d | "
 	       "decisions %d comments %d | total starts %llu evicts %llu reserves %llu "
 	       "unreserves %llu failed %llu | loads %llu unchanged %llu | read %.1f ms cycle %.1f ms apply %.1f ms\n",
-	       n, (unsigned long long)st->generation, s->nnodes, s->njobs, running,
+	       n, (unsigned long long)st->generation, s->nnodes, st->skipped_nodes, s->njobs, running,
 	       s->njobs - running, st->skipped_jobs, p->ndecisions, notes,
 	       (unsigned long long)st->starts, (unsigned long long)st->evicts,
 	       (unsigned long long)st->reserves, (unsigned long long)st->unreserves,

@@ -109,7 +109,13 @@ struct fw_slurm_stats {
 	uint64_t starts, evicts, reserves, unreserves, drains, comments;
 	uint64_t skipped;               /* actions already in effect, or gone */
 	uint64_t failed;                /* RPCs slurmctld refused */
-	int32_t skipped_jobs;           /* last read: jobs with no leaf queue */
+	int32_t skipped_jobs;           /* last read: managed jobs fairway
+					 * cannot schedule (no leaf queue, a
+					 * shape the core refuses: held) or
+					 * cannot read (running: foreign) */
+	int32_t skipped_nodes;          /* last read: nodes of the managed
+					 * partitions left out, their names
+					 * longer than a snapshot's (63 bytes) */
 	double read_ms, apply_ms, annotate_ms; /* last call */
 };
 

@@ -147,7 +147,7 @@ static void add_node(struct world *w, char **f)
 {
 	node_info_t *n = &w->nodes[w->nn];
 
-	if (w->nn == MAXN || !f[1] || strlen(f[1]) >= FW_NAME_MAX)
+	if (w->nn == MAXN || !f[1])
 		return;
 	for (const char *c = f[1]; *c; c++)
 		if (!name_char(*c))
