@@ -160,7 +160,7 @@ static int check_task(const struct fw_snapshot *s, const struct fw_job *j,
 
 /* The tasks of a start or a reservation: each a sound task of j, no group
  * given more tasks than it has, all inside one domain of j's required
- * level. */
+ * level, and a one_per_node group's tasks each on a node of their own. */
 static int check_tasks(const struct fw_snapshot *s, const struct fw_plan *p, const struct fw_decision *dc,
 		       const struct fw_job *j, struct fld f, struct fw_diag *d)
 {
@@ -175,6 +175,13 @@ static int check_tasks(const struct fw_snapshot *s, const struct fw_plan *p, con
 			return FAILAT(d, f, "job %s: group %d got more tasks than it has", j->name, t->group);
 		if (!same_domain(s, j->required_level, t->node, p->allocs[dc->alloc_first].node))
 			return FAILAT(d, f, "job %s spans two domains of its required level", j->name);
+		if (j->groups[t->group].one_per_node)
+			for (int32_t m = 0; m < k; m++) {
+				const struct fw_task_alloc *o = &p->allocs[dc->alloc_first + m];
+				if (o->group == t->group && o->node == t->node)
+					return FAILAT(d, f, "job %s: two tasks of group %d on node %s, which asks one a node",
+						      j->name, t->group, s->nodes[t->node].name);
+			}
 	}
 	return FW_OK;
 }

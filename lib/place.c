@@ -239,11 +239,14 @@ static int32_t place_group(struct attempt *t, int g, int32_t want)
 	bool fractional = grp->gpus == 1 && grp->gpu_milli < 1000;
 	int32_t placed = 0;
 
-	for (int pass = fractional ? 0 : 1; pass < 2 && placed < want; pass++) {
+	/* pass 0 (fractional tasks onto GPUs already shared) would let pass 1
+	 * put a second task on a node: not for one_per_node groups */
+	for (int pass = fractional && !grp->one_per_node ? 0 : 1; pass < 2 && placed < want; pass++) {
 		for (int32_t i = 0; i < t->ncand && placed < want;) {
 			if (node_fits(t, t->cand[i], g, pass == 0)) {
 				take(t, t->cand[i], g);
 				placed++;
+				i += grp->one_per_node; /* the next task on the next node */
 			} else {
 				i++;
 			}

@@ -458,6 +458,9 @@ void fw__orphan_text(const struct fw__orphan *o, const slurm_job_info_t *j, char
 	if (o->why == FW__ORPHAN_GPUS)
 		snprintf(buf, len, "fairway: asks %d GPUs per node, and fairway places at most %d "
 			 "on a node: held (ask for fewer per node, on more nodes)", (int)o->n, FW_MAX_GPUS_PER_NODE);
+	else if (o->why == FW__ORPHAN_GPU_FORM)
+		snprintf(buf, len, "fairway: reads GPUs per node, per task or per job, not --gpus-per-socket: "
+			 "held (ask --gpus-per-node)");
 	else if (o->why == FW__ORPHAN_NODES)
 		snprintf(buf, len, "fairway: asks %d nodes, and a fairway job has at most %d tasks: held",
 			 (int)o->n, FW_MAX_TASKS);

@@ -199,18 +199,47 @@ static int64_t job_mem(uint64_t mem, uint32_t cpus)
 	return mem > (uint64_t)FW_API_MEMORY_MAX ? FW_API_MEMORY_MAX : (int64_t)mem;
 }
 
+/* GPUs per node (a fairway task) and their model: --gres=gpu:g or
+ * --gpus-per-node=g (tres_per_node), --gpus-per-task=t times the tasks on
+ * a node (tres_per_task; --ntasks-per-node, else the tasks spread evenly,
+ * rounded up), or --gpus=N over the job's nodes (tres_per_job, rounded
+ * up: Slurm may place them unevenly, and a running job on uneven counts
+ * is read as foreign).  -1 for --gpus-per-socket, which fairway does not
+ * read (the job is held, and its comment says so). */
+static int job_gpus(const slurm_job_info_t *j, int tasks, char *model, size_t len)
+{
+	uint64_t per;
+	int g;
+
+	if ((g = fw__gres_gpus(j->tres_per_node, model, len)) > 0)
+		return g;
+	if ((g = fw__gres_gpus(j->tres_per_task, model, len)) > 0) {
+		if (j->ntasks_per_node && j->ntasks_per_node != NO_VAL16)
+			per = j->ntasks_per_node;
+		else if (j->num_tasks && j->num_tasks != NO_VAL)
+			per = ((uint64_t)j->num_tasks + (uint64_t)tasks - 1) / (uint64_t)tasks;
+		else
+			per = 1;
+		per *= (uint64_t)g;
+		return per > FW__GRES_MAX ? FW__GRES_MAX : (int)per;
+	}
+	if ((g = fw__gres_gpus(j->tres_per_job, model, len)) > 0)
+		return (int)(((int64_t)g + tasks - 1) / tasks);
+	if (fw__gres_gpus(j->tres_per_socket, model, len) > 0)
+		return -1;
+	return 0;
+}
+
 /* The job's shape: one group of `tasks` tasks, one per node. */
 static void job_shape(const slurm_job_info_t *j, int tasks, struct fw_job *fj)
 {
 	struct fw_task_group *g = &fj->groups[0];
 	uint32_t cpus = j->num_cpus ? (uint32_t)(((uint64_t)j->num_cpus + (uint64_t)tasks - 1) / (uint64_t)tasks) : 1;
-	const char *tres = j->tres_per_node ? j->tres_per_node : "";
 
 	fj->ngroups = 1;
 	g->count = tasks;
-	g->gpus = fw__gres_gpus(tres, g->gpu_model, sizeof g->gpu_model);
-	if (!g->gpus && j->tres_per_job && tasks == 1)
-		g->gpus = fw__gres_gpus(j->tres_per_job, g->gpu_model, sizeof g->gpu_model);
+	g->one_per_node = true; /* Slurm needs a node per task */
+	g->gpus = job_gpus(j, tasks, g->gpu_model, sizeof g->gpu_model);
 	g->gpu_milli = 1000;
 	g->cpu_milli = (int64_t)cpus * 1000;
 	g->mem_mib = job_mem(j->pn_min_memory, cpus);
@@ -407,6 +436,8 @@ static int pending_job(struct build *b, const slurm_job_info_t *j)
 	job_shape(j, tasks, &fj);
 	if (fj.groups[0].gpus > FW_MAX_GPUS_PER_NODE)
 		return orphan(b, j, FW__ORPHAN_GPUS, fj.groups[0].gpus);
+	if (fj.groups[0].gpus < 0)
+		return orphan(b, j, FW__ORPHAN_GPU_FORM, 0);
 	fj.state = FW_JOB_PENDING;
 	return fw_snapshot_add_job(b->s, &fj) < 0 ? FW_ENOMEM : FW_OK;
 }

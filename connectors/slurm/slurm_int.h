@@ -42,6 +42,8 @@ enum fw__orphan_why {
 	FW__ORPHAN_NO_QUEUE,    /* its account names no leaf queue */
 	FW__ORPHAN_GPUS,        /* n GPUs per node: more than a node holds */
 	FW__ORPHAN_NODES,       /* n nodes: more tasks than a job may have */
+	FW__ORPHAN_GPU_FORM,    /* GPUs asked in a form fairway does not read
+				 * (--gpus-per-socket) */
 };
 
 struct fw__orphan {

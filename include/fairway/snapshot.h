@@ -28,7 +28,8 @@
  *
  * Jobs.  A job is a gang of task groups.  Each task of a group needs `gpus`
  * GPUs with `gpu_milli` milli-GPU on each (1000 for whole GPUs; a fraction
- * < 1000 only with gpus == 1), plus CPU and memory.  min_member is the
+ * < 1000 only with gpus == 1), plus CPU and memory; a group may ask that
+ * no two of its tasks share a node (one_per_node).  min_member is the
  * smallest number of tasks the job may start with (0 = all tasks).
  *
  * Ownership: fw_snapshot_new() returns an empty snapshot owning its arrays;
@@ -124,6 +125,9 @@ struct fw_task_group {
 				 * groups together at most FW_MAX_TASKS */
 	int32_t gpus;           /* GPUs per task, >= 0 */
 	int32_t gpu_milli;      /* milli per GPU: 1000, or 1..999 with gpus==1 */
+	bool one_per_node;      /* each task of the group on a node of its own
+				 * (Slurm: a multi-node job is one task per
+				 * node); false: tasks may share a node */
 	int64_t cpu_milli;      /* per task */
 	int64_t mem_mib;        /* per task */
 	char gpu_model[FW_NAME_MAX]; /* "" = any model */

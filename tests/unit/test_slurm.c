@@ -384,6 +384,101 @@ TEST(a_job_fairway_cannot_place_stops_no_cycle)
 	fw_snapshot_free(s);
 }
 
+
+/* The ways sbatch asks for GPUs, as slurmctld reports them (read from a
+ * real 22.05 lab: TresPerNode, TresPerTask, TresPerJob, TresPerSocket),
+ * become GPUs per node.  Until this was read, --gpus-per-task and a
+ * multi-node --gpus made a GPU job look like a CPU job to fairway. */
+TEST(every_gpu_request_form_is_gpus_per_node)
+{
+	struct fw_slurm *h = calloc(1, sizeof *h);
+	node_info_msg_t nodes = { 0 };
+	partition_info_msg_t parts = { 0 };
+	job_info_msg_t jobs = { 0 };
+	struct fw_snapshot *s = fw_snapshot_new();
+	struct fw_backend_world w;
+	struct fw_queue q;
+	struct fw_diag d;
+	int32_t inx[] = { 0, 0, -1 };
+	char text[200];
+	static const struct {
+		const char *node, *task, *job, *socket;
+		uint32_t nodes, tasks;
+		uint16_t per_node;
+		int gpus;
+		const char *model;
+	} c[] = {
+		{ "gres:gpu:2", NULL, NULL, NULL, 1, 1, 0, 2, "" },          /* --gres=gpu:2 */
+		{ "gres:gpu:h100:8", NULL, NULL, NULL, 2, 2, 0, 8, "h100" }, /* -N 2 --gres=gpu:h100:8 */
+		{ NULL, "gres:gpu:1", NULL, NULL, 2, 8, 4, 4, "" },          /* -N 2 --ntasks-per-node=4 --gpus-per-task=1 */
+		{ NULL, "gres:gpu:2", NULL, NULL, 1, 3, 0, 6, "" },          /* -n 3 --gpus-per-task=2 */
+		{ NULL, "gres:gpu:h100:1", NULL, NULL, 2, 5, 0, 3, "h100" }, /* -N 2 -n 5: 3 tasks on a node at most */
+		{ NULL, NULL, "gres:gpu:12", NULL, 2, 2, 0, 6, "" },         /* -N 2 --gpus=12 */
+		{ NULL, NULL, "gres:gpu:3", NULL, 2, 2, 0, 2, "" },          /* -N 2 --gpus=3: rounded up */
+		{ NULL, NULL, "gres:gpu:3", NULL, 1, 1, 0, 3, "" },          /* --gpus=3 */
+		{ NULL, NULL, NULL, NULL, 1, 1, 0, 0, "" },                  /* no GPUs */
+		{ NULL, NULL, NULL, "gres:gpu:1", 1, 1, 0, -1, "" },         /* --gpus-per-socket=1: held */
+	};
+	int n = (int)(sizeof c / sizeof c[0]);
+
+	ASSERT(h && s);
+	snprintf(h->parts, sizeof h->parts, "gpu");
+	nodes.record_count = 1;
+	nodes.node_array = calloc(1, sizeof *nodes.node_array);
+	fake_node(&nodes.node_array[0], "gpu001");
+	parts.record_count = 1;
+	parts.partition_array = calloc(1, sizeof *parts.partition_array);
+	parts.partition_array[0].name = (char *)"gpu";
+	parts.partition_array[0].node_inx = inx;
+	jobs.record_count = (uint32_t)n;
+	jobs.job_array = calloc((size_t)n, sizeof *jobs.job_array);
+	for (int i = 0; i < n; i++) {
+		slurm_job_info_t *j = &jobs.job_array[i];
+		fake_job(j, 500 + (uint32_t)i, NULL, NULL, 4);
+		j->job_state = JOB_PENDING;
+		j->gres_detail_cnt = 0;
+		j->tres_per_node = (char *)c[i].node;
+		j->tres_per_task = (char *)c[i].task;
+		j->tres_per_job = (char *)c[i].job;
+		j->tres_per_socket = (char *)c[i].socket;
+		j->num_nodes = c[i].nodes;
+		j->num_tasks = c[i].tasks;
+		j->ntasks_per_node = c[i].per_node;
+	}
+	h->nodes = &nodes;
+	h->partitions = &parts;
+	h->jobs = &jobs;
+	fw_queue_init(&q);
+	strcpy(q.name, "team_a");
+	fw_snapshot_add_queue(s, &q);
+	s->now = 1000;
+
+	ASSERT_OK(fw__slurm_build(h, s, &w, &d));
+	ASSERT_OK(fw_snapshot_validate(s, &d));
+	ASSERT_EQ(s->njobs, n - 1);
+	for (int i = 0; i < n - 1; i++) {
+		if (s->jobs[i].groups[0].gpus != c[i].gpus)
+			fprintf(stderr, "  case %d: %d GPUs per node, want %d\n", i, s->jobs[i].groups[0].gpus, c[i].gpus);
+		ASSERT_EQ(s->jobs[i].groups[0].gpus, c[i].gpus);
+		ASSERT_EQ(s->jobs[i].groups[0].count, (int32_t)c[i].nodes);
+		ASSERT_STR_EQ(s->jobs[i].groups[0].gpu_model, c[i].model);
+		ASSERT(s->jobs[i].groups[0].one_per_node); /* Slurm: a task is a node */
+	}
+	ASSERT_EQ(h->norphans, 1);
+	ASSERT_EQ(h->orphans[0].why, FW__ORPHAN_GPU_FORM);
+	fw__orphan_text(&h->orphans[0], &jobs.job_array[n - 1], text, sizeof text);
+	ASSERT_STR_EQ(text, "fairway: reads GPUs per node, per task or per job, not --gpus-per-socket: "
+			    "held (ask --gpus-per-node)");
+	for (int i = 0; i < n; i++)
+		free(jobs.job_array[i].gres_detail_str);
+	free(jobs.job_array);
+	free(parts.partition_array);
+	free(nodes.node_array);
+	free(h->orphans);
+	free(h);
+	fw_snapshot_free(s);
+}
+
 TEST_MAIN(gres_counts_and_models, gres_index_masks, options, managed_partitions,
 	  plan_to_actions_and_notes, action_reasons_name_nodes_and_jobs, a_snapshot_from_slurm_never_overbooks_a_node,
-	  a_job_fairway_cannot_place_stops_no_cycle)
+	  a_job_fairway_cannot_place_stops_no_cycle, every_gpu_request_form_is_gpus_per_node)

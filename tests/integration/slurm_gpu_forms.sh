@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# tests/integration/slurm_gpu_forms.sh BUILD_DIR — every way sbatch asks
+# for GPUs reaches fairway as GPUs per node, against a real lab (2 nodes x
+# 8 fake GPUs).  Until the adapter read TresPerTask and a multi-node
+# TresPerJob, such a job looked like a CPU job: fairway released it onto
+# nodes whose GPUs were all taken, where Slurm could not run it.
+#   per_task_waits        -N 2 --ntasks-per-node=4 --gpus-per-task=1 (4 GPUs a
+#                         node) stays held while both nodes' GPUs are taken,
+#                         its comment fairway's wait (a job misread as CPU-only
+#                         would be released onto the full nodes)
+#   per_job_waits         -N 2 --gpus=12 (6 a node, rounded up) likewise
+#   per_task_one_node     -n 3 --gpus-per-task=2 (6 GPUs) likewise
+#   per_socket_held       --gpus-per-socket, which fairway does not read, is
+#                         held with a comment that says what to ask instead
+#   they_run_when_free    once the GPUs are free, the three start and run: the
+#                         two -N 2 jobs, 4 and 6 GPUs a node, each on two
+#                         nodes (one task a node, as Slurm needs; fairway
+#                         would pack both tasks onto one 8-GPU node, and
+#                         Slurm refused that start for ever)
+. "$(dirname "$0")/../slurm/lib.sh"
+TEST_NAME=slurm_gpu_forms
+GPUS=8 SWITCHES=1 lab_up 2
+
+fw_start
+a=$(sbatch --parsable -A team_a --gres=gpu:8 -t 2 -o /dev/null --wrap 'sleep 120')
+b=$(sbatch --parsable -A team_a --gres=gpu:8 -t 2 -o /dev/null --wrap 'sleep 120')
+wait_until 20 '[ "$(squeue -h -j $a,$b -t R -o %i | wc -l)" = 2 ]' ||
+	bad setup "the 8-GPU jobs did not run: $(squeue -h -j "$a,$b" -o '%i %T %Q %k')"
+t=$(sbatch --parsable -A team_a -N 2 --ntasks-per-node=4 --gpus-per-task=1 -t 1 -o /dev/null --wrap 'sleep 1')
+p=$(sbatch --parsable -A team_a -N 2 --gpus=12 -t 1 -o /dev/null --wrap 'sleep 1')
+o=$(sbatch --parsable -A team_a -n 3 --gpus-per-task=2 -t 1 -o /dev/null --wrap 'sleep 1')
+s=$(sbatch --parsable -A team_a --gpus-per-socket=1 --sockets-per-node=1 -t 1 -o /dev/null --wrap 'sleep 1')
+# a few cycles: a job misread as CPU-only would be released (priority > 0)
+sleep 3
+waits() { # NAME JOB: still held (priority 0), commented with fairway's wait
+	local c
+	c=$(squeue -h -j "$2" -o '%Q %k')
+	case "$c" in
+	"0 fairway: waiting: "*) ok "$1" ;;
+	*) bad "$1" "priority and comment '$c'" ;;
+	esac
+}
+waits per_task_waits "$t"
+waits per_job_waits "$p"
+waits per_task_one_node "$o"
+c=$(squeue -h -j "$s" -o '%Q %k')
+case "$c" in
+"0 fairway: reads GPUs per node, per task or per job, not --gpus-per-socket: held (ask --gpus-per-node)") ok per_socket_held ;;
+*) bad per_socket_held "priority and comment '$c'" ;;
+esac
+scancel "$s" "$a" "$b"
+gone() { [ -z "$(squeue -h -j "$1" -o %i 2>/dev/null)" ]; }
+if wait_until 60 'gone $t && gone $p && gone $o'; then
+	ok they_run_when_free
+else
+	bad they_run_when_free "$(squeue -h -j "$t,$p,$o" -o '%i %T %Q %r %k'); log: $(tail -3 "$T/fairway.log")"
+fi
+fw_stop
+cancel_all
+finish
