@@ -17,7 +17,8 @@
  *   N|name|gres|cpus|real_memory|state|features
  *   J|id|account|partition|state|nodes|gres_detail (';' between nodes)|
  *     tres_per_node|num_nodes|num_cpus|pn_min_memory|priority|req_nodes|
- *     time_limit|nice|requeue|tres_per_job|req_switch|submit|start
+ *     time_limit|nice|requeue|tres_per_job|req_switch|submit|start|
+ *     tres_per_task|ntasks_per_node|num_tasks|tres_per_socket
  * The queues are fixed: leaf team_a and team_b under org.  The partition
  * "gpu" holds every node and is managed.  What slurmctld itself never
  * sends is not generated: duplicate node names or job ids, times past
@@ -40,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define MAXN 24
 #define MAXJ 48
-#define MAXF 21
+#define MAXF 24
 
 struct world {
 	node_info_t nodes[MAXN];
@@ -201,6 +202,10 @@ static void add_job(struct world *w, char **f)
 	j->req_switch = (uint32_t)num(f[17]);
 	j->submit_time = (time_t)(num(f[18]) & ((1ull << 40) - 1));
 	j->start_time = (time_t)(num(f[19]) & ((1ull << 40) - 1));
+	j->tres_per_task = f[20];
+	j->ntasks_per_node = (uint16_t)num(f[21]);
+	j->num_tasks = (uint32_t)num(f[22]);
+	j->tres_per_socket = f[23];
 	j->user_name = (char *)"u";
 	w->nj++;
 }
