@@ -60,7 +60,7 @@ static inline void fw__shape_of(const struct fw__cstate *c, const struct fw_job 
 	k->req = j->required_level;
 	k->pref = j->preferred_level;
 	k->minm = fw_job_min_tasks(j);
-	k->spread = j->spread; /* | 2 << g for a one_per_node group g, below */
+	int32_t spread = j->spread; /* | 2 << g for a one_per_node group g */
 	k->pad = j->preemptible && c->suspect_nodes > 0; /* health: preemptible gangs may use suspect nodes */
 	for (int g = 0; g < j->ngroups; g++) {
 		const struct fw_task_group *t = &j->groups[g];
@@ -70,8 +70,10 @@ static inline void fw__shape_of(const struct fw__cstate *c, const struct fw_job 
 		k->g[g].model = t->gpu_model[0] ? fw__model_id(c, t->gpu_model) : -2;
 		k->g[g].cpu = t->cpu_milli;
 		k->g[g].mem = t->mem_mib;
-		k->spread |= (int32_t)t->one_per_node << (g + 1);
+		spread |= (int32_t)t->one_per_node << (g + 1);
 	}
+	k->spread = spread; /* one store, after the loop: a load of it while
+			     * an earlier store is in flight would wait */
 }
 
 /* Hashes the header and the used groups only (unused groups are zero),
