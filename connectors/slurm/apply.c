@@ -453,11 +453,34 @@ static int comment(struct fw_slurm *h, slurm_job_info_t *j, const char *text)
 	return 1;
 }
 
+/* "2026-12-01T19:10Z", as the waiting comments write times. */
+static const char *begin_text(time_t t, char *buf, size_t len)
+{
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%MZ", &tm))
+		snprintf(buf, len, "t=%lld", (long long)t);
+	return buf;
+}
+
 void fw__orphan_text(const struct fw__orphan *o, const slurm_job_info_t *j, char *buf, size_t len)
 {
+	char when[32];
+
 	if (o->why == FW__ORPHAN_GPUS)
 		snprintf(buf, len, "fairway: asks %d GPUs per node, and fairway places at most %d "
 			 "on a node: held (ask for fewer per node, on more nodes)", (int)o->n, FW_MAX_GPUS_PER_NODE);
+	else if (o->why == FW__ORPHAN_DEPENDENCY)
+		snprintf(buf, len, "fairway: released; Slurm starts it once its dependency (%.100s) is met",
+			 j->dependency ? j->dependency : "");
+	else if (o->why == FW__ORPHAN_BEGIN)
+		snprintf(buf, len, "fairway: waits for its begin time (%s): held until then", begin_text(j->eligible_time, when, sizeof when));
+	else if (o->why == FW__ORPHAN_CONSTRAINT)
+		snprintf(buf, len, "fairway: does not place by --constraint (%.60s): held (ask for a GPU model "
+			 "with --gres=gpu:MODEL:N, or a partition of those nodes)", j->features ? j->features : "");
+	else if (o->why == FW__ORPHAN_EXCLUDE)
+		snprintf(buf, len, "fairway: does not read --exclude (%.60s): held (drain the node, or leave it "
+			 "out of the partition)", j->exc_nodes ? j->exc_nodes : "");
 	else if (o->why == FW__ORPHAN_GPU_FORM)
 		snprintf(buf, len, "fairway: reads GPUs per node, per task or per job, not --gpus-per-socket: "
 			 "held (ask --gpus-per-node)");

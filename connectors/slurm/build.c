@@ -409,7 +409,7 @@ static int orphan(struct build *b, const slurm_job_info_t *j, enum fw__orphan_wh
 {
 	struct fw_slurm *h = b->h;
 
-	b->skipped++;
+	b->skipped += why < FW__ORPHAN_DEPENDENCY; /* the others wait, they are not skipped */
 	if (h->norphans == h->cap_orphans) {
 		int32_t cap = h->cap_orphans ? 2 * h->cap_orphans : 64;
 		struct fw__orphan *p = realloc(h->orphans, (size_t)cap * sizeof *p);
@@ -422,14 +422,39 @@ static int orphan(struct build *b, const slurm_job_info_t *j, enum fw__orphan_wh
 	return FW_OK;
 }
 
+static bool set(const char *s)
+{
+	return s && *s && strcmp(s, "(null)");
+}
+
+/* A held job Slurm would not run yet (--begin, which Slurm reports as the
+ * eligible time), or whose placement rules fairway does not read:
+ * released anyway, it would sit on the nodes fairway chose (booked there
+ * in fairway's books) until its begin time, or for ever on a node it
+ * excludes or that lacks its features.  (A dependency is another matter:
+ * Slurm does not evaluate it while the job is held; see build_jobs.) */
+static int not_placeable(struct build *b, const slurm_job_info_t *j)
+{
+	if (j->eligible_time > b->s->now)
+		return orphan(b, j, FW__ORPHAN_BEGIN, 0);
+	if (set(j->features))
+		return orphan(b, j, FW__ORPHAN_CONSTRAINT, 0);
+	if (set(j->exc_nodes))
+		return orphan(b, j, FW__ORPHAN_EXCLUDE, 0);
+	return 1;
+}
+
 static int pending_job(struct build *b, const slurm_job_info_t *j)
 {
 	int32_t q = queue_of(b, j);
 	struct fw_job fj;
 	int tasks = j->num_nodes && j->num_nodes != NO_VAL ? (int)(j->num_nodes & INT32_MAX) : 1;
+	int rc;
 
 	if (q < 0)
 		return orphan(b, j, FW__ORPHAN_NO_QUEUE, 0);
+	if ((rc = not_placeable(b, j)) <= 0)
+		return rc;
 	if (j->num_nodes > FW_MAX_TASKS && j->num_nodes != NO_VAL)
 		return orphan(b, j, FW__ORPHAN_NODES, (int32_t)(j->num_nodes & INT32_MAX));
 	job_common(b, j, q, &fj);
@@ -460,6 +485,16 @@ static int build_jobs(struct build *b)
 		bool placed = false;
 		if (!fw__job_pending(j) || !fw__slurm_managed(b->h, j->partition))
 			continue;
+		/* Released, its dependency unmet: Slurm runs it on its
+		 * ReqNodes once the dependency is met (a held job's is not
+		 * evaluated, so fairway releases it like any other).  Until
+		 * then it is not booked there: its GPUs stay free for others,
+		 * and if they are taken when it becomes eligible, it is
+		 * planned again like a pending job. */
+		if (released(j) && set(j->dependency)) {
+			rc = orphan(b, j, FW__ORPHAN_DEPENDENCY, 0);
+			continue;
+		}
 		if (released(j) && (rc = starting_job(b, j, &placed)) != FW_OK)
 			break;
 		if (!placed)

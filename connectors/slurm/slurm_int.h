@@ -44,6 +44,12 @@ enum fw__orphan_why {
 	FW__ORPHAN_NODES,       /* n nodes: more tasks than a job may have */
 	FW__ORPHAN_GPU_FORM,    /* GPUs asked in a form fairway does not read
 				 * (--gpus-per-socket) */
+	FW__ORPHAN_CONSTRAINT,  /* --constraint: node features fairway does
+				 * not place by */
+	FW__ORPHAN_EXCLUDE,     /* --exclude: nodes fairway might choose */
+	/* not eligible yet, not skipped: scheduled once Slurm says so */
+	FW__ORPHAN_DEPENDENCY,  /* released, its --dependency not met yet */
+	FW__ORPHAN_BEGIN,       /* --begin in the future */
 };
 
 struct fw__orphan {

@@ -18,7 +18,8 @@
  *   J|id|account|partition|state|nodes|gres_detail (';' between nodes)|
  *     tres_per_node|num_nodes|num_cpus|pn_min_memory|priority|req_nodes|
  *     time_limit|nice|requeue|tres_per_job|req_switch|submit|start|
- *     tres_per_task|ntasks_per_node|num_tasks|tres_per_socket
+ *     tres_per_task|ntasks_per_node|num_tasks|tres_per_socket|
+ *     dependency|eligible_time|features|exc_nodes
  * The queues are fixed: leaf team_a and team_b under org.  The partition
  * "gpu" holds every node and is managed.  What slurmctld itself never
  * sends is not generated: duplicate node names or job ids, times past
@@ -41,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define MAXN 24
 #define MAXJ 48
-#define MAXF 24
+#define MAXF 28
 
 struct world {
 	node_info_t nodes[MAXN];
@@ -206,6 +207,10 @@ static void add_job(struct world *w, char **f)
 	j->ntasks_per_node = (uint16_t)num(f[21]);
 	j->num_tasks = (uint32_t)num(f[22]);
 	j->tres_per_socket = f[23];
+	j->dependency = f[24];
+	j->eligible_time = (time_t)(num(f[25]) & ((1ull << 40) - 1));
+	j->features = f[26];
+	j->exc_nodes = f[27];
 	j->user_name = (char *)"u";
 	w->nj++;
 }

@@ -479,6 +479,93 @@ TEST(every_gpu_request_form_is_gpus_per_node)
 	fw_snapshot_free(s);
 }
 
+
+/* Jobs Slurm would not run yet (--dependency, --begin) or whose placement
+ * rules fairway does not read (--constraint, --exclude): released, each
+ * sat on the nodes fairway chose, booked there, until its dependency or
+ * begin time, or for ever on a node it excludes (seen in a real lab).
+ * Now a released job whose dependency is unmet is not booked, and the
+ * others stay held, commented; the waiting ones are not counted skipped. */
+TEST(jobs_slurm_would_not_run_stay_held)
+{
+	struct fw_slurm *h = calloc(1, sizeof *h);
+	node_info_msg_t nodes = { 0 };
+	partition_info_msg_t parts = { 0 };
+	job_info_msg_t jobs = { 0 };
+	struct fw_snapshot *s = fw_snapshot_new();
+	struct fw_backend_world w;
+	struct fw_queue q;
+	struct fw_diag d;
+	int32_t inx[] = { 0, 0, -1 };
+	char text[200];
+	static const char *want[] = {
+		"fairway: released; Slurm starts it once its dependency (afterok:7(unfulfilled)) is met",
+		"fairway: waits for its begin time (1970-01-01T01:00Z): held until then",
+		("fairway: does not place by --constraint (ib&nvme): held (ask for a GPU model with "
+		 "--gres=gpu:MODEL:N, or a partition of those nodes)"),
+		"fairway: does not read --exclude (gpu001): held (drain the node, or leave it out of the partition)",
+	};
+
+	ASSERT(h && s);
+	snprintf(h->parts, sizeof h->parts, "gpu");
+	nodes.record_count = 1;
+	nodes.node_array = calloc(1, sizeof *nodes.node_array);
+	fake_node(&nodes.node_array[0], "gpu001");
+	parts.record_count = 1;
+	parts.partition_array = calloc(1, sizeof *parts.partition_array);
+	parts.partition_array[0].name = (char *)"gpu";
+	parts.partition_array[0].node_inx = inx;
+	jobs.record_count = 7;
+	jobs.job_array = calloc(7, sizeof *jobs.job_array);
+	for (uint32_t i = 0; i < 7; i++) {
+		fake_job(&jobs.job_array[i], 600 + i, NULL, NULL, 4);
+		jobs.job_array[i].job_state = JOB_PENDING;
+		jobs.job_array[i].gres_detail_cnt = 0;
+	}
+	jobs.job_array[0].dependency = (char *)"afterok:7(unfulfilled)"; /* released by fairway */
+	jobs.job_array[0].priority = 5;
+	jobs.job_array[0].req_nodes = (char *)"gpu001";
+	jobs.job_array[6].dependency = (char *)"afterok:7(unfulfilled)"; /* held: Slurm does not
+								      * evaluate it, so fairway
+								      * plans it like any other */
+	jobs.job_array[1].eligible_time = 3600; /* --begin (now is 1000) */
+	jobs.job_array[2].features = (char *)"ib&nvme";
+	jobs.job_array[3].exc_nodes = (char *)"gpu001";
+	jobs.job_array[4].dependency = (char *)"(null)"; /* as Slurm says "none" */
+	jobs.job_array[5].eligible_time = 900;       /* passed */
+	h->nodes = &nodes;
+	h->partitions = &parts;
+	h->jobs = &jobs;
+	fw_queue_init(&q);
+	strcpy(q.name, "team_a");
+	fw_snapshot_add_queue(s, &q);
+	s->now = 1000;
+
+	ASSERT_OK(fw__slurm_build(h, s, &w, &d));
+	ASSERT_OK(fw_snapshot_validate(s, &d));
+	ASSERT_EQ(s->njobs, 3);
+	ASSERT_STR_EQ(s->jobs[0].name, "604");
+	ASSERT_STR_EQ(s->jobs[1].name, "605");
+	ASSERT_STR_EQ(s->jobs[2].name, "606");
+	ASSERT_EQ(s->jobs[2].state, FW_JOB_PENDING);
+	ASSERT_EQ(h->norphans, 4);
+	ASSERT_EQ(w.skipped_jobs, 2); /* --constraint and --exclude: the others only wait */
+	for (int k = 0; k < 4; k++) {
+		ASSERT_EQ(h->orphans[k].job, 600u + (uint32_t)k);
+		fw__orphan_text(&h->orphans[k], &jobs.job_array[k], text, sizeof text);
+		ASSERT_STR_EQ(text, want[k]);
+	}
+	for (uint32_t i = 0; i < jobs.record_count; i++)
+		free(jobs.job_array[i].gres_detail_str);
+	free(jobs.job_array);
+	free(parts.partition_array);
+	free(nodes.node_array);
+	free(h->orphans);
+	free(h);
+	fw_snapshot_free(s);
+}
+
 TEST_MAIN(gres_counts_and_models, gres_index_masks, options, managed_partitions,
 	  plan_to_actions_and_notes, action_reasons_name_nodes_and_jobs, a_snapshot_from_slurm_never_overbooks_a_node,
-	  a_job_fairway_cannot_place_stops_no_cycle, every_gpu_request_form_is_gpus_per_node)
+	  a_job_fairway_cannot_place_stops_no_cycle, every_gpu_request_form_is_gpus_per_node,
+	  jobs_slurm_would_not_run_stay_held)
