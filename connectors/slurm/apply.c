@@ -478,6 +478,9 @@ void fw__orphan_text(const struct fw__orphan *o, const slurm_job_info_t *j, char
 	else if (o->why == FW__ORPHAN_CONSTRAINT)
 		snprintf(buf, len, "fairway: does not place by --constraint (%.60s): held (ask for a GPU model "
 			 "with --gres=gpu:MODEL:N, or a partition of those nodes)", j->features ? j->features : "");
+	else if (o->why == FW__ORPHAN_EXCLUSIVE)
+		snprintf(buf, len, "fairway: --exclusive on nodes of several sizes: held (ask for a node's GPUs, "
+			 "CPUs and memory instead)");
 	else if (o->why == FW__ORPHAN_EXCLUDE)
 		snprintf(buf, len, "fairway: does not read --exclude (%.60s): held (drain the node, or leave it "
 			 "out of the partition)", j->exc_nodes ? j->exc_nodes : "");

@@ -33,6 +33,9 @@ struct build {
 	uint32_t *held;         /* ... of them, by running jobs' allocations */
 	int64_t *cpu, *mem;     /* per snapshot node: booked by allocations */
 	uint32_t *seen, tag;    /* per snapshot node: distinct()'s last tag */
+	bool uniform;           /* every node has the GPUs, CPUs and memory
+				 * of node 0: an --exclusive job's task is
+				 * that (exclusive_shape) */
 	int32_t skipped, skipped_nodes;
 };
 
@@ -126,10 +129,36 @@ static int build_nodes(struct build *b)
 		if (in[i] && b->h->nodes->node_array[i].name)
 			rc = add_node(b, i);
 	free(in);
+	b->uniform = b->s->nnodes > 0;
+	for (int32_t i = 1; i < b->s->nnodes && b->uniform; i++) {
+		const struct fw_node *x = &b->s->nodes[i], *n0 = &b->s->nodes[0];
+		b->uniform = x->gpu_count == n0->gpu_count && x->cpu_milli == n0->cpu_milli &&
+			     x->mem_mib == n0->mem_mib;
+	}
 	return rc;
 }
 
 /* ------------------------------------------------------------ jobs */
+
+/* --exclusive: Slurm gives the job its nodes whole, whatever it asked. */
+static bool exclusive(const slurm_job_info_t *j)
+{
+	return j->shared == JOB_SHARED_NONE;
+}
+
+/* An --exclusive job's task is a whole node: on nodes all of one size,
+ * that size (false on nodes of several sizes: fairway cannot say which). */
+static bool exclusive_shape(const struct build *b, struct fw_task_group *g)
+{
+	const struct fw_node *n0 = &b->s->nodes[0];
+
+	if (!b->uniform)
+		return false;
+	g->gpus = n0->gpu_count;
+	g->cpu_milli = n0->cpu_milli;
+	g->mem_mib = n0->mem_mib;
+	return true;
+}
 
 static int32_t snap_node(const struct build *b, const char *name)
 {
@@ -324,14 +353,36 @@ static void fit_task(const struct build *b, const int32_t *nodes, int n, struct 
 	}
 }
 
+/* A running --exclusive job holds its nodes whole, though Slurm lists
+ * only the GPUs it asked for: give it every GPU of each node that no job
+ * read before holds, when that is as many on each node (a gang's tasks
+ * are alike); else keep the GPUs Slurm lists. */
+static bool whole_nodes(const struct build *b, const int32_t *nodes, int n, uint32_t *masks)
+{
+	uint32_t all[FW_SLURM_MAX_JOB_NODES];
+
+	for (int k = 0; k < n; k++) {
+		int gc = b->s->nodes[nodes[k]].gpu_count;
+		all[k] = ((gc >= 32 ? 0u : 1u << gc) - 1u) & ~b->used[nodes[k]];
+		if ((all[k] & masks[k]) != masks[k] || __builtin_popcount(all[k]) != __builtin_popcount(all[0]))
+			return false;
+	}
+	memcpy(masks, all, (size_t)n * sizeof *masks);
+	return true;
+}
+
 static int add_running(struct build *b, const slurm_job_info_t *j, int32_t q,
-		       const int32_t *nodes, const uint32_t *masks, int n)
+		       const int32_t *nodes, uint32_t *masks, int n)
 {
 	struct fw_job fj;
 	int rc;
 
 	job_common(b, j, q, &fj);
 	job_shape(j, n, &fj);
+	if (exclusive(j) && whole_nodes(b, nodes, n, masks)) {
+		fj.groups[0].cpu_milli = INT64_MAX / 4; /* cut to what is left: all */
+		fj.groups[0].mem_mib = INT64_MAX / 4;
+	}
 	fj.groups[0].gpus = __builtin_popcount(masks[0]);
 	fit_task(b, nodes, n, &fj.groups[0]);
 	fj.state = FW_JOB_RUNNING;
@@ -393,6 +444,8 @@ static int starting_job(struct build *b, const slurm_job_info_t *j, bool *placed
 		return FW_OK;
 	job_common(b, j, q, &probe);
 	job_shape(j, n, &probe);
+	if (exclusive(j) && !exclusive_shape(b, &probe.groups[0]))
+		return FW_OK;
 	for (int k = 0; k < n; k++)
 		if (nodes[k] < 0 || !free_gpus(b, nodes[k], probe.groups[0].gpus, &masks[k]) ||
 		    probe.groups[0].cpu_milli > cpu_left(b, nodes[k]) || probe.groups[0].mem_mib > mem_left(b, nodes[k]))
@@ -459,6 +512,8 @@ static int pending_job(struct build *b, const slurm_job_info_t *j)
 		return orphan(b, j, FW__ORPHAN_NODES, (int32_t)(j->num_nodes & INT32_MAX));
 	job_common(b, j, q, &fj);
 	job_shape(j, tasks, &fj);
+	if (exclusive(j) && !exclusive_shape(b, &fj.groups[0]))
+		return orphan(b, j, FW__ORPHAN_EXCLUSIVE, 0);
 	if (fj.groups[0].gpus > FW_MAX_GPUS_PER_NODE)
 		return orphan(b, j, FW__ORPHAN_GPUS, fj.groups[0].gpus);
 	if (fj.groups[0].gpus < 0)

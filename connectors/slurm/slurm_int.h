@@ -47,6 +47,7 @@ enum fw__orphan_why {
 	FW__ORPHAN_CONSTRAINT,  /* --constraint: node features fairway does
 				 * not place by */
 	FW__ORPHAN_EXCLUDE,     /* --exclude: nodes fairway might choose */
+	FW__ORPHAN_EXCLUSIVE,   /* --exclusive on nodes of several sizes */
 	/* not eligible yet, not skipped: scheduled once Slurm says so */
 	FW__ORPHAN_DEPENDENCY,  /* released, its --dependency not met yet */
 	FW__ORPHAN_BEGIN,       /* --begin in the future */

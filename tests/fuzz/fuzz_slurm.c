@@ -19,7 +19,7 @@
  *     tres_per_node|num_nodes|num_cpus|pn_min_memory|priority|req_nodes|
  *     time_limit|nice|requeue|tres_per_job|req_switch|submit|start|
  *     tres_per_task|ntasks_per_node|num_tasks|tres_per_socket|
- *     dependency|eligible_time|features|exc_nodes
+ *     dependency|eligible_time|features|exc_nodes|shared (empty: unset)
  * The queues are fixed: leaf team_a and team_b under org.  The partition
  * "gpu" holds every node and is managed.  What slurmctld itself never
  * sends is not generated: duplicate node names or job ids, times past
@@ -42,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define MAXN 24
 #define MAXJ 48
-#define MAXF 28
+#define MAXF 29
 
 struct world {
 	node_info_t nodes[MAXN];
@@ -211,6 +211,7 @@ static void add_job(struct world *w, char **f)
 	j->eligible_time = (time_t)(num(f[25]) & ((1ull << 40) - 1));
 	j->features = f[26];
 	j->exc_nodes = f[27];
+	j->shared = f[28] ? (uint16_t)num(f[28]) : NO_VAL16;
 	j->user_name = (char *)"u";
 	w->nj++;
 }
@@ -312,7 +313,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fprintf(stderr, "refused: %s: %s\n", d.field, d.msg);
 		abort();
 	}
-	if (bw.skipped_jobs < h->norphans || s->njobs + bw.skipped_jobs > w->nj)
+	/* a job is in the snapshot, skipped, waiting (an orphan not counted
+	 * skipped), or none of these (not managed, not pending or running) */
+	if (s->njobs + bw.skipped_jobs > w->nj || s->njobs + h->norphans > w->nj)
 		abort();
 	cycle(s);
 	fw_snapshot_free(s);

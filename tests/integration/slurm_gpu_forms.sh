@@ -17,6 +17,10 @@
 #                         nodes (one task a node, as Slurm needs; fairway
 #                         would pack both tasks onto one 8-GPU node, and
 #                         Slurm refused that start for ever)
+#   exclusive_gets_a_free_node  --exclusive --gres=gpu:1 beside a running
+#                         4-GPU job starts at once on the free node (a whole
+#                         node in Slurm); read as 1 GPU, fairway packed it
+#                         beside the other, where Slurm would not run it
 . "$(dirname "$0")/../slurm/lib.sh"
 TEST_NAME=slurm_gpu_forms
 GPUS=8 SWITCHES=1 lab_up 2
@@ -54,6 +58,18 @@ if wait_until 60 'gone $t && gone $p && gone $o'; then
 	ok they_run_when_free
 else
 	bad they_run_when_free "$(squeue -h -j "$t,$p,$o" -o '%i %T %Q %r %k'); log: $(tail -3 "$T/fairway.log")"
+fi
+
+# --exclusive: Slurm gives the job its node whole, whatever it asks.  Read
+# as a 1-GPU job, x went where fairway packs 1-GPU jobs: beside r on the
+# busier node, where Slurm would not run it until r ended.
+r=$(sbatch --parsable -A team_a --gres=gpu:4 -t 1 -o /dev/null --wrap 'sleep 40')
+wait_until 20 'squeue -h -j $r -t R -o %i | grep -q .' || bad setup "job $r did not run"
+x=$(sbatch --parsable -A team_a --exclusive --gres=gpu:1 -t 1 -o /dev/null --wrap 'sleep 1')
+if wait_until 15 'gone $x || squeue -h -j $x -t R -o %i | grep -q .'; then
+	ok exclusive_gets_a_free_node
+else
+	bad exclusive_gets_a_free_node "job $x: $(squeue -h -j "$x" -o '%T %Q %r %k'); $r on $(squeue -h -j "$r" -o %N)"
 fi
 fw_stop
 cancel_all

@@ -202,6 +202,7 @@ static void fake_job(slurm_job_info_t *j, uint32_t id, const char *nodes, const 
 	j->num_cpus = cpus;
 	j->pn_min_memory = 1000;
 	j->tres_per_node = (char *)"gres:gpu:2";
+	j->shared = NO_VAL16; /* as sbatch without --exclusive or --oversubscribe */
 	j->job_state = JOB_RUNNING;
 	j->nodes = (char *)nodes;
 	j->gres_detail_cnt = 1;
@@ -565,7 +566,89 @@ TEST(jobs_slurm_would_not_run_stay_held)
 	fw_snapshot_free(s);
 }
 
+
+/* --exclusive: Slurm gives the job its nodes whole (Slurm lists only the
+ * GPUs it asked for).  Read as a job of fewer GPUs, fairway put other jobs
+ * beside it, which Slurm would not run there.  On nodes of one size the
+ * task is the whole node, running or waiting; on nodes of several sizes
+ * a waiting one is held with a comment. */
+TEST(an_exclusive_job_takes_whole_nodes)
+{
+	struct fw_slurm *h = calloc(1, sizeof *h);
+	node_info_msg_t nodes = { 0 };
+	partition_info_msg_t parts = { 0 };
+	job_info_msg_t jobs = { 0 };
+	struct fw_snapshot *s = fw_snapshot_new();
+	struct fw_backend_world w;
+	struct fw_queue q;
+	struct fw_diag d;
+	int32_t inx[] = { 0, 1, -1 };
+	char text[200];
+
+	ASSERT(h && s);
+	snprintf(h->parts, sizeof h->parts, "gpu");
+	nodes.record_count = 2;
+	nodes.node_array = calloc(2, sizeof *nodes.node_array);
+	fake_node(&nodes.node_array[0], "gpu001");
+	fake_node(&nodes.node_array[1], "gpu002");
+	parts.record_count = 1;
+	parts.partition_array = calloc(1, sizeof *parts.partition_array);
+	parts.partition_array[0].name = (char *)"gpu";
+	parts.partition_array[0].node_inx = inx;
+	jobs.record_count = 2;
+	jobs.job_array = calloc(2, sizeof *jobs.job_array);
+	fake_job(&jobs.job_array[0], 701, "gpu001", "gpu:h100:1(IDX:0)", 4);
+	jobs.job_array[0].shared = JOB_SHARED_NONE;
+	fake_job(&jobs.job_array[1], 702, NULL, NULL, 4);
+	jobs.job_array[1].job_state = JOB_PENDING;
+	jobs.job_array[1].gres_detail_cnt = 0;
+	jobs.job_array[1].tres_per_node = (char *)"gres:gpu:1";
+	jobs.job_array[1].shared = JOB_SHARED_NONE;
+	h->nodes = &nodes;
+	h->partitions = &parts;
+	h->jobs = &jobs;
+	fw_queue_init(&q);
+	strcpy(q.name, "team_a");
+	fw_snapshot_add_queue(s, &q);
+	s->now = 1000;
+
+	ASSERT_OK(fw__slurm_build(h, s, &w, &d));
+	ASSERT_OK(fw_snapshot_validate(s, &d));
+	ASSERT_EQ(s->njobs, 2);
+	ASSERT_EQ(s->allocs[s->jobs[0].alloc_first].gpu_mask, 0xffu); /* all 8, not IDX:0 */
+	ASSERT_EQ(s->jobs[0].groups[0].gpus, 8);
+	ASSERT_EQ(s->jobs[0].groups[0].cpu_milli, 64000);
+	ASSERT_EQ(s->jobs[0].groups[0].mem_mib, 512000);
+	ASSERT_EQ(s->jobs[1].groups[0].gpus, 8); /* --gres=gpu:1 --exclusive */
+	ASSERT_EQ(s->jobs[1].groups[0].cpu_milli, 64000);
+	ASSERT_EQ(s->jobs[1].groups[0].mem_mib, 512000);
+
+	/* nodes of two sizes: the waiting one is held; the running one still
+	 * takes its node whole */
+	nodes.node_array[1].cpus = 32;
+	fw_snapshot_free(s);
+	s = fw_snapshot_new();
+	fw_snapshot_add_queue(s, &q);
+	s->now = 1000;
+	ASSERT_OK(fw__slurm_build(h, s, &w, &d));
+	ASSERT_OK(fw_snapshot_validate(s, &d));
+	ASSERT_EQ(s->njobs, 1);
+	ASSERT_EQ(h->norphans, 1);
+	ASSERT_EQ(h->orphans[0].why, FW__ORPHAN_EXCLUSIVE);
+	fw__orphan_text(&h->orphans[0], &jobs.job_array[1], text, sizeof text);
+	ASSERT_STR_EQ(text, "fairway: --exclusive on nodes of several sizes: held (ask for a node's GPUs, "
+			    "CPUs and memory instead)");
+	for (uint32_t i = 0; i < jobs.record_count; i++)
+		free(jobs.job_array[i].gres_detail_str);
+	free(jobs.job_array);
+	free(parts.partition_array);
+	free(nodes.node_array);
+	free(h->orphans);
+	free(h);
+	fw_snapshot_free(s);
+}
+
 TEST_MAIN(gres_counts_and_models, gres_index_masks, options, managed_partitions,
 	  plan_to_actions_and_notes, action_reasons_name_nodes_and_jobs, a_snapshot_from_slurm_never_overbooks_a_node,
 	  a_job_fairway_cannot_place_stops_no_cycle, every_gpu_request_form_is_gpus_per_node,
-	  jobs_slurm_would_not_run_stay_held)
+	  jobs_slurm_would_not_run_stay_held, an_exclusive_job_takes_whole_nodes)
