@@ -150,10 +150,11 @@ static bool exclusive(const slurm_job_info_t *j)
  * that size (false on nodes of several sizes: fairway cannot say which). */
 static bool exclusive_shape(const struct build *b, struct fw_task_group *g)
 {
-	const struct fw_node *n0 = &b->s->nodes[0];
+	const struct fw_node *n0;
 
-	if (!b->uniform)
+	if (!b->uniform) /* (also when there is no node) */
 		return false;
+	n0 = &b->s->nodes[0];
 	g->gpus = n0->gpu_count;
 	g->cpu_milli = n0->cpu_milli;
 	g->mem_mib = n0->mem_mib;
