@@ -210,6 +210,71 @@ static void fake_job(slurm_job_info_t *j, uint32_t id, const char *nodes, const 
 	j->gres_detail_str[0] = (char *)gres;
 }
 
+/* A fake Slurm world for fw__slurm_build: nn nodes gpu001.. (fake_node),
+ * nj jobs (zeroed: the test fills them, with fake_job), one managed
+ * partition "gpu" of every node, and an empty snapshot but for the leaf
+ * queue team_a, at now = 1000. */
+struct fake {
+	struct fw_slurm *h;
+	node_info_msg_t nodes;
+	partition_info_msg_t parts;
+	partition_info_t part;
+	job_info_msg_t jobs;
+	int32_t inx[3];
+	char names[4][8];
+	struct fw_queue q;
+	struct fw_snapshot *s;
+	struct fw_backend_world w;
+	struct fw_diag d;
+};
+
+static void fake_renew(struct fake *f)
+{
+	fw_snapshot_free(f->s);
+	f->s = fw_snapshot_new();
+	fw_snapshot_add_queue(f->s, &f->q);
+	f->s->now = 1000;
+}
+
+static void fake_init(struct fake *f, int nn, int nj)
+{
+	memset(f, 0, sizeof *f);
+	f->h = calloc(1, sizeof *f->h);
+	snprintf(f->h->parts, sizeof f->h->parts, "gpu");
+	f->nodes.record_count = (uint32_t)nn;
+	f->nodes.node_array = calloc((size_t)nn, sizeof *f->nodes.node_array);
+	for (int i = 0; i < nn && i < 4; i++) {
+		snprintf(f->names[i], sizeof f->names[i], "gpu%03d", i + 1);
+		fake_node(&f->nodes.node_array[i], f->names[i]);
+	}
+	f->inx[0] = 0;
+	f->inx[1] = nn - 1;
+	f->inx[2] = -1;
+	f->part.name = (char *)"gpu";
+	f->part.node_inx = f->inx;
+	f->parts.record_count = 1;
+	f->parts.partition_array = &f->part;
+	f->jobs.record_count = (uint32_t)nj;
+	f->jobs.job_array = calloc((size_t)nj, sizeof *f->jobs.job_array);
+	f->h->nodes = &f->nodes;
+	f->h->partitions = &f->parts;
+	f->h->jobs = &f->jobs;
+	fw_queue_init(&f->q);
+	strcpy(f->q.name, "team_a");
+	fake_renew(f);
+}
+
+static void fake_free(struct fake *f)
+{
+	for (uint32_t i = 0; i < f->jobs.record_count; i++)
+		free(f->jobs.job_array[i].gres_detail_str);
+	free(f->jobs.job_array);
+	free(f->nodes.node_array);
+	free(f->h->orphans);
+	free(f->h);
+	fw_snapshot_free(f->s);
+}
+
 /* Slurm may run more on a node than fairway counts room for: 301 and 302
  * ask 48 + 32 of gpu001's 64 cores (oversubscribed), 304 holds GPUs 0-1
  * of gpu002 that 303 holds already (shared GPUs).  The snapshot must
@@ -219,74 +284,35 @@ static void fake_job(slurm_job_info_t *j, uint32_t id, const char *nodes, const 
  * not counted as starting there (it asks 40): it is pending again. */
 TEST(a_snapshot_from_slurm_never_overbooks_a_node)
 {
-	struct fw_slurm *h = calloc(1, sizeof *h);
-	node_info_msg_t nodes = { 0 };
-	partition_info_msg_t parts = { 0 };
-	job_info_msg_t jobs = { 0 };
-	struct fw_snapshot *s = fw_snapshot_new();
-	struct fw_backend_world w;
-	struct fw_queue q;
-	struct fw_diag d;
-	int32_t inx[] = { 0, 1, -1 };
-
-	ASSERT(h && s);
-	snprintf(h->parts, sizeof h->parts, "gpu");
-	nodes.record_count = 2;
-	nodes.node_array = calloc(2, sizeof *nodes.node_array);
-	fake_node(&nodes.node_array[0], "gpu001");
-	fake_node(&nodes.node_array[1], "gpu002");
-	parts.record_count = 1;
-	parts.partition_array = calloc(1, sizeof *parts.partition_array);
-	parts.partition_array[0].name = (char *)"gpu";
-	parts.partition_array[0].node_inx = inx;
-	jobs.record_count = 5;
-	jobs.job_array = calloc(5, sizeof *jobs.job_array);
-	fake_job(&jobs.job_array[0], 301, "gpu001", "gpu:h100:2(IDX:0-1)", 48);
-	fake_job(&jobs.job_array[1], 302, "gpu001", "gpu:h100:2(IDX:2-3)", 32);
-	fake_job(&jobs.job_array[2], 303, "gpu002", "gpu:h100:2(IDX:0-1)", 40);
-	fake_job(&jobs.job_array[3], 304, "gpu002", "gpu:h100:2(IDX:0-1)", 8);
-	fake_job(&jobs.job_array[4], 305, NULL, NULL, 40);
-	jobs.job_array[4].job_state = JOB_PENDING;
-	jobs.job_array[4].priority = 1000;
-	jobs.job_array[4].req_nodes = (char *)"gpu002";
-	jobs.job_array[4].gres_detail_cnt = 0;
-	h->nodes = &nodes;
-	h->partitions = &parts;
-	h->jobs = &jobs;
-	fw_queue_init(&q);
-	strcpy(q.name, "team_a");
-	fw_snapshot_add_queue(s, &q);
-	s->now = 1000;
-
-	ASSERT_OK(fw__slurm_build(h, s, &w, &d));
-	if (fw_snapshot_validate(s, &d) != FW_OK)
-		fprintf(stderr, "  %s: %s\n", d.field, d.msg);
-	ASSERT_OK(fw_snapshot_validate(s, &d));
-	ASSERT_EQ(s->njobs, 4); /* 304 is foreign */
-	ASSERT_STR_EQ(s->jobs[1].name, "302");
-	ASSERT_EQ(s->jobs[1].groups[0].cpu_milli, 16000);
-	ASSERT_EQ(s->jobs[0].groups[0].cpu_milli, 48000);
-	ASSERT_EQ(s->nodes[1].bad_gpu_mask, 0x3);
-	ASSERT_STR_EQ(s->jobs[3].name, "305");
-	ASSERT_EQ(s->jobs[3].state, FW_JOB_PENDING);
-	jobs.job_array[4].num_cpus = 24; /* fits the 24 cores left: starting */
-	fw_snapshot_free(s);
-	s = fw_snapshot_new();
-	fw_snapshot_add_queue(s, &q);
-	s->now = 1000;
-	ASSERT_OK(fw__slurm_build(h, s, &w, &d));
-	ASSERT_OK(fw_snapshot_validate(s, &d));
-	ASSERT_EQ(s->jobs[3].state, FW_JOB_RUNNING);
-	for (uint32_t i = 0; i < jobs.record_count; i++)
-		free(jobs.job_array[i].gres_detail_str);
-	free(jobs.job_array);
-	free(parts.partition_array);
-	free(nodes.node_array);
-	free(h->orphans);
-	free(h);
-	fw_snapshot_free(s);
+	struct fake f;
+	fake_init(&f, 2, 5);
+	fake_job(&f.jobs.job_array[0], 301, "gpu001", "gpu:h100:2(IDX:0-1)", 48);
+	fake_job(&f.jobs.job_array[1], 302, "gpu001", "gpu:h100:2(IDX:2-3)", 32);
+	fake_job(&f.jobs.job_array[2], 303, "gpu002", "gpu:h100:2(IDX:0-1)", 40);
+	fake_job(&f.jobs.job_array[3], 304, "gpu002", "gpu:h100:2(IDX:0-1)", 8);
+	fake_job(&f.jobs.job_array[4], 305, NULL, NULL, 40);
+	f.jobs.job_array[4].job_state = JOB_PENDING;
+	f.jobs.job_array[4].priority = 1000;
+	f.jobs.job_array[4].req_nodes = (char *)"gpu002";
+	f.jobs.job_array[4].gres_detail_cnt = 0;
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	if (fw_snapshot_validate(f.s, &f.d) != FW_OK)
+		fprintf(stderr, "  %s: %s\n", f.d.field, f.d.msg);
+	ASSERT_OK(fw_snapshot_validate(f.s, &f.d));
+	ASSERT_EQ(f.s->njobs, 4); /* 304 is foreign */
+	ASSERT_STR_EQ(f.s->jobs[1].name, "302");
+	ASSERT_EQ(f.s->jobs[1].groups[0].cpu_milli, 16000);
+	ASSERT_EQ(f.s->jobs[0].groups[0].cpu_milli, 48000);
+	ASSERT_EQ(f.s->nodes[1].bad_gpu_mask, 0x3);
+	ASSERT_STR_EQ(f.s->jobs[3].name, "305");
+	ASSERT_EQ(f.s->jobs[3].state, FW_JOB_PENDING);
+	f.jobs.job_array[4].num_cpus = 24; /* fits the 24 cores left: starting */
+	fake_renew(&f);
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	ASSERT_OK(fw_snapshot_validate(f.s, &f.d));
+	ASSERT_EQ(f.s->jobs[3].state, FW_JOB_RUNNING);
+	fake_free(&f);
 }
-
 
 /* A node with more GPUs than a node of the core holds (MIG slices as
  * GRES: 8 GPUs x 7 = 56) and a job asking more than 16 per node.  Until
@@ -297,94 +323,60 @@ TEST(a_snapshot_from_slurm_never_overbooks_a_node)
  * says why; every other job is scheduled as before. */
 TEST(a_job_fairway_cannot_place_stops_no_cycle)
 {
-	struct fw_slurm *h = calloc(1, sizeof *h);
-	node_info_msg_t nodes = { 0 };
-	partition_info_msg_t parts = { 0 };
-	job_info_msg_t jobs = { 0 };
-	struct fw_snapshot *s = fw_snapshot_new();
-	struct fw_backend_world w;
-	struct fw_queue q;
-	struct fw_diag d;
-	int32_t inx[] = { 0, 1, -1 };
+	struct fake f;
 	char text[200];
 
-	ASSERT(h && s);
-	snprintf(h->parts, sizeof h->parts, "gpu");
-	nodes.record_count = 2;
-	nodes.node_array = calloc(2, sizeof *nodes.node_array);
-	fake_node(&nodes.node_array[0], "mig001");
-	nodes.node_array[0].gres = (char *)"gpu:1g.10gb:56";
-	fake_node(&nodes.node_array[1], "gpu002");
-	parts.record_count = 1;
-	parts.partition_array = calloc(1, sizeof *parts.partition_array);
-	parts.partition_array[0].name = (char *)"gpu";
-	parts.partition_array[0].node_inx = inx;
-	jobs.record_count = 4;
-	jobs.job_array = calloc(4, sizeof *jobs.job_array);
-	fake_job(&jobs.job_array[0], 401, "mig001", "gpu:1g.10gb:2(IDX:20-21)", 4);
-	fake_job(&jobs.job_array[1], 402, "mig001", "gpu:1g.10gb:2(IDX:2-3)", 4);
-	fake_job(&jobs.job_array[2], 403, NULL, NULL, 4);
-	jobs.job_array[2].job_state = JOB_PENDING;
-	jobs.job_array[2].priority = 0;
-	jobs.job_array[2].tres_per_node = (char *)"gres:gpu:32";
-	jobs.job_array[2].gres_detail_cnt = 0;
-	fake_job(&jobs.job_array[3], 404, NULL, NULL, 4);
-	jobs.job_array[3].job_state = JOB_PENDING;
-	jobs.job_array[3].priority = 0;
-	jobs.job_array[3].tres_per_node = (char *)"gres:gpu:4";
-	jobs.job_array[3].gres_detail_cnt = 0;
-	h->nodes = &nodes;
-	h->partitions = &parts;
-	h->jobs = &jobs;
-	fw_queue_init(&q);
-	strcpy(q.name, "team_a");
-	fw_snapshot_add_queue(s, &q);
-	s->now = 1000;
-
-	ASSERT_OK(fw__slurm_build(h, s, &w, &d));
-	if (fw_snapshot_validate(s, &d) != FW_OK)
-		fprintf(stderr, "  %s: %s\n", d.field, d.msg);
-	ASSERT_OK(fw_snapshot_validate(s, &d));
-	ASSERT_EQ(s->nodes[0].gpu_count, FW_MAX_GPUS_PER_NODE);
-	ASSERT_STR_EQ(s->nodes[0].gpu_model, "1g.10gb");
-	ASSERT_EQ(s->njobs, 2);
-	ASSERT_STR_EQ(s->jobs[0].name, "402");
-	ASSERT_EQ(s->jobs[0].state, FW_JOB_RUNNING);
-	ASSERT_STR_EQ(s->jobs[1].name, "404");
-	ASSERT_EQ(s->jobs[1].groups[0].gpus, 4);
-	ASSERT_EQ(w.skipped_jobs, 2); /* 401 (foreign GPUs) and 403 */
-	ASSERT_EQ(h->norphans, 1);
-	ASSERT_EQ(h->orphans[0].job, 403u);
-	ASSERT_EQ(h->orphans[0].why, FW__ORPHAN_GPUS);
-	ASSERT_EQ(h->orphans[0].n, 32);
-	fw__orphan_text(&h->orphans[0], &jobs.job_array[2], text, sizeof text);
+	fake_init(&f, 2, 4);
+	fake_node(&f.nodes.node_array[0], "mig001");
+	f.nodes.node_array[0].gres = (char *)"gpu:1g.10gb:56";
+	fake_job(&f.jobs.job_array[0], 401, "mig001", "gpu:1g.10gb:2(IDX:20-21)", 4);
+	fake_job(&f.jobs.job_array[1], 402, "mig001", "gpu:1g.10gb:2(IDX:2-3)", 4);
+	fake_job(&f.jobs.job_array[2], 403, NULL, NULL, 4);
+	f.jobs.job_array[2].job_state = JOB_PENDING;
+	f.jobs.job_array[2].priority = 0;
+	f.jobs.job_array[2].tres_per_node = (char *)"gres:gpu:32";
+	f.jobs.job_array[2].gres_detail_cnt = 0;
+	fake_job(&f.jobs.job_array[3], 404, NULL, NULL, 4);
+	f.jobs.job_array[3].job_state = JOB_PENDING;
+	f.jobs.job_array[3].priority = 0;
+	f.jobs.job_array[3].tres_per_node = (char *)"gres:gpu:4";
+	f.jobs.job_array[3].gres_detail_cnt = 0;
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	if (fw_snapshot_validate(f.s, &f.d) != FW_OK)
+		fprintf(stderr, "  %s: %s\n", f.d.field, f.d.msg);
+	ASSERT_OK(fw_snapshot_validate(f.s, &f.d));
+	ASSERT_EQ(f.s->nodes[0].gpu_count, FW_MAX_GPUS_PER_NODE);
+	ASSERT_STR_EQ(f.s->nodes[0].gpu_model, "1g.10gb");
+	ASSERT_EQ(f.s->njobs, 2);
+	ASSERT_STR_EQ(f.s->jobs[0].name, "402");
+	ASSERT_EQ(f.s->jobs[0].state, FW_JOB_RUNNING);
+	ASSERT_STR_EQ(f.s->jobs[1].name, "404");
+	ASSERT_EQ(f.s->jobs[1].groups[0].gpus, 4);
+	ASSERT_EQ(f.w.skipped_jobs, 2); /* 401 (foreign GPUs) and 403 */
+	ASSERT_EQ(f.h->norphans, 1);
+	ASSERT_EQ(f.h->orphans[0].job, 403u);
+	ASSERT_EQ(f.h->orphans[0].why, FW__ORPHAN_GPUS);
+	ASSERT_EQ(f.h->orphans[0].n, 32);
+	fw__orphan_text(&f.h->orphans[0], &f.jobs.job_array[2], text, sizeof text);
 	ASSERT_STR_EQ(text, "fairway: asks 32 GPUs per node, and fairway places at most 16 on a node: "
 			    "held (ask for fewer per node, on more nodes)");
-	h->orphans[0].why = FW__ORPHAN_NODES;
-	h->orphans[0].n = 2000000;
-	fw__orphan_text(&h->orphans[0], &jobs.job_array[2], text, sizeof text);
+	f.h->orphans[0].why = FW__ORPHAN_NODES;
+	f.h->orphans[0].n = 2000000;
+	fw__orphan_text(&f.h->orphans[0], &f.jobs.job_array[2], text, sizeof text);
 	ASSERT_STR_EQ(text, "fairway: asks 2000000 nodes, and a fairway job has at most 1048576 tasks: held");
-	jobs.job_array[2].account = (char *)"nobody";
-	h->orphans[0].why = FW__ORPHAN_NO_QUEUE;
-	fw__orphan_text(&h->orphans[0], &jobs.job_array[2], text, sizeof text);
+	f.jobs.job_array[2].account = (char *)"nobody";
+	f.h->orphans[0].why = FW__ORPHAN_NO_QUEUE;
+	fw__orphan_text(&f.h->orphans[0], &f.jobs.job_array[2], text, sizeof text);
 	ASSERT_STR_EQ(text, "fairway: account 'nobody' is no fairway queue: held");
 	/* and the cycle runs on it */
 	struct fw_arena ar;
 	struct fw_plan *p = NULL;
 	fw_arena_init(&ar, 1 << 20);
-	ASSERT_OK(fw_cycle_run(s, NULL, &ar, &p));
-	ASSERT_OK(fw_plan_check(s, p, &ar, &d));
+	ASSERT_OK(fw_cycle_run(f.s, NULL, &ar, &p));
+	ASSERT_OK(fw_plan_check(f.s, p, &ar, &f.d));
 	fw_arena_release(&ar);
-	for (uint32_t i = 0; i < jobs.record_count; i++)
-		free(jobs.job_array[i].gres_detail_str);
-	free(jobs.job_array);
-	free(parts.partition_array);
-	free(nodes.node_array);
-	free(h->orphans);
-	free(h);
-	fw_snapshot_free(s);
+	fake_free(&f);
 }
-
 
 /* The ways sbatch asks for GPUs, as slurmctld reports them (read from a
  * real 22.05 lab: TresPerNode, TresPerTask, TresPerJob, TresPerSocket),
@@ -392,15 +384,7 @@ TEST(a_job_fairway_cannot_place_stops_no_cycle)
  * multi-node --gpus made a GPU job look like a CPU job to fairway. */
 TEST(every_gpu_request_form_is_gpus_per_node)
 {
-	struct fw_slurm *h = calloc(1, sizeof *h);
-	node_info_msg_t nodes = { 0 };
-	partition_info_msg_t parts = { 0 };
-	job_info_msg_t jobs = { 0 };
-	struct fw_snapshot *s = fw_snapshot_new();
-	struct fw_backend_world w;
-	struct fw_queue q;
-	struct fw_diag d;
-	int32_t inx[] = { 0, 0, -1 };
+	struct fake f;
 	char text[200];
 	static const struct {
 		const char *node, *task, *job, *socket;
@@ -422,19 +406,9 @@ TEST(every_gpu_request_form_is_gpus_per_node)
 	};
 	int n = (int)(sizeof c / sizeof c[0]);
 
-	ASSERT(h && s);
-	snprintf(h->parts, sizeof h->parts, "gpu");
-	nodes.record_count = 1;
-	nodes.node_array = calloc(1, sizeof *nodes.node_array);
-	fake_node(&nodes.node_array[0], "gpu001");
-	parts.record_count = 1;
-	parts.partition_array = calloc(1, sizeof *parts.partition_array);
-	parts.partition_array[0].name = (char *)"gpu";
-	parts.partition_array[0].node_inx = inx;
-	jobs.record_count = (uint32_t)n;
-	jobs.job_array = calloc((size_t)n, sizeof *jobs.job_array);
+	fake_init(&f, 1, n);
 	for (int i = 0; i < n; i++) {
-		slurm_job_info_t *j = &jobs.job_array[i];
+		slurm_job_info_t *j = &f.jobs.job_array[i];
 		fake_job(j, 500 + (uint32_t)i, NULL, NULL, 4);
 		j->job_state = JOB_PENDING;
 		j->gres_detail_cnt = 0;
@@ -446,40 +420,24 @@ TEST(every_gpu_request_form_is_gpus_per_node)
 		j->num_tasks = c[i].tasks;
 		j->ntasks_per_node = c[i].per_node;
 	}
-	h->nodes = &nodes;
-	h->partitions = &parts;
-	h->jobs = &jobs;
-	fw_queue_init(&q);
-	strcpy(q.name, "team_a");
-	fw_snapshot_add_queue(s, &q);
-	s->now = 1000;
-
-	ASSERT_OK(fw__slurm_build(h, s, &w, &d));
-	ASSERT_OK(fw_snapshot_validate(s, &d));
-	ASSERT_EQ(s->njobs, n - 1);
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	ASSERT_OK(fw_snapshot_validate(f.s, &f.d));
+	ASSERT_EQ(f.s->njobs, n - 1);
 	for (int i = 0; i < n - 1; i++) {
-		if (s->jobs[i].groups[0].gpus != c[i].gpus)
-			fprintf(stderr, "  case %d: %d GPUs per node, want %d\n", i, s->jobs[i].groups[0].gpus, c[i].gpus);
-		ASSERT_EQ(s->jobs[i].groups[0].gpus, c[i].gpus);
-		ASSERT_EQ(s->jobs[i].groups[0].count, (int32_t)c[i].nodes);
-		ASSERT_STR_EQ(s->jobs[i].groups[0].gpu_model, c[i].model);
-		ASSERT(s->jobs[i].groups[0].one_per_node); /* Slurm: a task is a node */
+		if (f.s->jobs[i].groups[0].gpus != c[i].gpus)
+			fprintf(stderr, "  case %d: %d GPUs per node, want %d\n", i, f.s->jobs[i].groups[0].gpus, c[i].gpus);
+		ASSERT_EQ(f.s->jobs[i].groups[0].gpus, c[i].gpus);
+		ASSERT_EQ(f.s->jobs[i].groups[0].count, (int32_t)c[i].nodes);
+		ASSERT_STR_EQ(f.s->jobs[i].groups[0].gpu_model, c[i].model);
+		ASSERT(f.s->jobs[i].groups[0].one_per_node); /* Slurm: a task is a node */
 	}
-	ASSERT_EQ(h->norphans, 1);
-	ASSERT_EQ(h->orphans[0].why, FW__ORPHAN_GPU_FORM);
-	fw__orphan_text(&h->orphans[0], &jobs.job_array[n - 1], text, sizeof text);
+	ASSERT_EQ(f.h->norphans, 1);
+	ASSERT_EQ(f.h->orphans[0].why, FW__ORPHAN_GPU_FORM);
+	fw__orphan_text(&f.h->orphans[0], &f.jobs.job_array[n - 1], text, sizeof text);
 	ASSERT_STR_EQ(text, "fairway: reads GPUs per node, per task or per job, not --gpus-per-socket: "
 			    "held (ask --gpus-per-node)");
-	for (int i = 0; i < n; i++)
-		free(jobs.job_array[i].gres_detail_str);
-	free(jobs.job_array);
-	free(parts.partition_array);
-	free(nodes.node_array);
-	free(h->orphans);
-	free(h);
-	fw_snapshot_free(s);
+	fake_free(&f);
 }
-
 
 /* Jobs Slurm would not run yet (--dependency, --begin) or whose placement
  * rules fairway does not read (--constraint, --exclude): released, each
@@ -489,15 +447,7 @@ TEST(every_gpu_request_form_is_gpus_per_node)
  * others stay held, commented; the waiting ones are not counted skipped. */
 TEST(jobs_slurm_would_not_run_stay_held)
 {
-	struct fw_slurm *h = calloc(1, sizeof *h);
-	node_info_msg_t nodes = { 0 };
-	partition_info_msg_t parts = { 0 };
-	job_info_msg_t jobs = { 0 };
-	struct fw_snapshot *s = fw_snapshot_new();
-	struct fw_backend_world w;
-	struct fw_queue q;
-	struct fw_diag d;
-	int32_t inx[] = { 0, 0, -1 };
+	struct fake f;
 	char text[200];
 	static const char *want[] = {
 		"fairway: released; Slurm starts it once its dependency (afterok:7(unfulfilled)) is met",
@@ -507,65 +457,39 @@ TEST(jobs_slurm_would_not_run_stay_held)
 		"fairway: does not read --exclude (gpu001): held (drain the node, or leave it out of the partition)",
 	};
 
-	ASSERT(h && s);
-	snprintf(h->parts, sizeof h->parts, "gpu");
-	nodes.record_count = 1;
-	nodes.node_array = calloc(1, sizeof *nodes.node_array);
-	fake_node(&nodes.node_array[0], "gpu001");
-	parts.record_count = 1;
-	parts.partition_array = calloc(1, sizeof *parts.partition_array);
-	parts.partition_array[0].name = (char *)"gpu";
-	parts.partition_array[0].node_inx = inx;
-	jobs.record_count = 7;
-	jobs.job_array = calloc(7, sizeof *jobs.job_array);
+	fake_init(&f, 1, 7);
 	for (uint32_t i = 0; i < 7; i++) {
-		fake_job(&jobs.job_array[i], 600 + i, NULL, NULL, 4);
-		jobs.job_array[i].job_state = JOB_PENDING;
-		jobs.job_array[i].gres_detail_cnt = 0;
+		fake_job(&f.jobs.job_array[i], 600 + i, NULL, NULL, 4);
+		f.jobs.job_array[i].job_state = JOB_PENDING;
+		f.jobs.job_array[i].gres_detail_cnt = 0;
 	}
-	jobs.job_array[0].dependency = (char *)"afterok:7(unfulfilled)"; /* released by fairway */
-	jobs.job_array[0].priority = 5;
-	jobs.job_array[0].req_nodes = (char *)"gpu001";
-	jobs.job_array[6].dependency = (char *)"afterok:7(unfulfilled)"; /* held: Slurm does not
+	f.jobs.job_array[0].dependency = (char *)"afterok:7(unfulfilled)"; /* released by fairway */
+	f.jobs.job_array[0].priority = 5;
+	f.jobs.job_array[0].req_nodes = (char *)"gpu001";
+	f.jobs.job_array[6].dependency = (char *)"afterok:7(unfulfilled)"; /* held: Slurm does not
 								      * evaluate it, so fairway
 								      * plans it like any other */
-	jobs.job_array[1].eligible_time = 3600; /* --begin (now is 1000) */
-	jobs.job_array[2].features = (char *)"ib&nvme";
-	jobs.job_array[3].exc_nodes = (char *)"gpu001";
-	jobs.job_array[4].dependency = (char *)"(null)"; /* as Slurm says "none" */
-	jobs.job_array[5].eligible_time = 900;       /* passed */
-	h->nodes = &nodes;
-	h->partitions = &parts;
-	h->jobs = &jobs;
-	fw_queue_init(&q);
-	strcpy(q.name, "team_a");
-	fw_snapshot_add_queue(s, &q);
-	s->now = 1000;
-
-	ASSERT_OK(fw__slurm_build(h, s, &w, &d));
-	ASSERT_OK(fw_snapshot_validate(s, &d));
-	ASSERT_EQ(s->njobs, 3);
-	ASSERT_STR_EQ(s->jobs[0].name, "604");
-	ASSERT_STR_EQ(s->jobs[1].name, "605");
-	ASSERT_STR_EQ(s->jobs[2].name, "606");
-	ASSERT_EQ(s->jobs[2].state, FW_JOB_PENDING);
-	ASSERT_EQ(h->norphans, 4);
-	ASSERT_EQ(w.skipped_jobs, 2); /* --constraint and --exclude: the others only wait */
+	f.jobs.job_array[1].eligible_time = 3600; /* --begin (now is 1000) */
+	f.jobs.job_array[2].features = (char *)"ib&nvme";
+	f.jobs.job_array[3].exc_nodes = (char *)"gpu001";
+	f.jobs.job_array[4].dependency = (char *)"(null)"; /* as Slurm says "none" */
+	f.jobs.job_array[5].eligible_time = 900;       /* passed */
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	ASSERT_OK(fw_snapshot_validate(f.s, &f.d));
+	ASSERT_EQ(f.s->njobs, 3);
+	ASSERT_STR_EQ(f.s->jobs[0].name, "604");
+	ASSERT_STR_EQ(f.s->jobs[1].name, "605");
+	ASSERT_STR_EQ(f.s->jobs[2].name, "606");
+	ASSERT_EQ(f.s->jobs[2].state, FW_JOB_PENDING);
+	ASSERT_EQ(f.h->norphans, 4);
+	ASSERT_EQ(f.w.skipped_jobs, 2); /* --constraint and --exclude: the others only wait */
 	for (int k = 0; k < 4; k++) {
-		ASSERT_EQ(h->orphans[k].job, 600u + (uint32_t)k);
-		fw__orphan_text(&h->orphans[k], &jobs.job_array[k], text, sizeof text);
+		ASSERT_EQ(f.h->orphans[k].job, 600u + (uint32_t)k);
+		fw__orphan_text(&f.h->orphans[k], &f.jobs.job_array[k], text, sizeof text);
 		ASSERT_STR_EQ(text, want[k]);
 	}
-	for (uint32_t i = 0; i < jobs.record_count; i++)
-		free(jobs.job_array[i].gres_detail_str);
-	free(jobs.job_array);
-	free(parts.partition_array);
-	free(nodes.node_array);
-	free(h->orphans);
-	free(h);
-	fw_snapshot_free(s);
+	fake_free(&f);
 }
-
 
 /* --exclusive: Slurm gives the job its nodes whole (Slurm lists only the
  * GPUs it asked for).  Read as a job of fewer GPUs, fairway put other jobs
@@ -574,78 +498,41 @@ TEST(jobs_slurm_would_not_run_stay_held)
  * a waiting one is held with a comment. */
 TEST(an_exclusive_job_takes_whole_nodes)
 {
-	struct fw_slurm *h = calloc(1, sizeof *h);
-	node_info_msg_t nodes = { 0 };
-	partition_info_msg_t parts = { 0 };
-	job_info_msg_t jobs = { 0 };
-	struct fw_snapshot *s = fw_snapshot_new();
-	struct fw_backend_world w;
-	struct fw_queue q;
-	struct fw_diag d;
-	int32_t inx[] = { 0, 1, -1 };
+	struct fake f;
 	char text[200];
 
-	ASSERT(h && s);
-	snprintf(h->parts, sizeof h->parts, "gpu");
-	nodes.record_count = 2;
-	nodes.node_array = calloc(2, sizeof *nodes.node_array);
-	fake_node(&nodes.node_array[0], "gpu001");
-	fake_node(&nodes.node_array[1], "gpu002");
-	parts.record_count = 1;
-	parts.partition_array = calloc(1, sizeof *parts.partition_array);
-	parts.partition_array[0].name = (char *)"gpu";
-	parts.partition_array[0].node_inx = inx;
-	jobs.record_count = 2;
-	jobs.job_array = calloc(2, sizeof *jobs.job_array);
-	fake_job(&jobs.job_array[0], 701, "gpu001", "gpu:h100:1(IDX:0)", 4);
-	jobs.job_array[0].shared = JOB_SHARED_NONE;
-	fake_job(&jobs.job_array[1], 702, NULL, NULL, 4);
-	jobs.job_array[1].job_state = JOB_PENDING;
-	jobs.job_array[1].gres_detail_cnt = 0;
-	jobs.job_array[1].tres_per_node = (char *)"gres:gpu:1";
-	jobs.job_array[1].shared = JOB_SHARED_NONE;
-	h->nodes = &nodes;
-	h->partitions = &parts;
-	h->jobs = &jobs;
-	fw_queue_init(&q);
-	strcpy(q.name, "team_a");
-	fw_snapshot_add_queue(s, &q);
-	s->now = 1000;
+	fake_init(&f, 2, 2);
+	fake_job(&f.jobs.job_array[0], 701, "gpu001", "gpu:h100:1(IDX:0)", 4);
+	f.jobs.job_array[0].shared = JOB_SHARED_NONE;
+	fake_job(&f.jobs.job_array[1], 702, NULL, NULL, 4);
+	f.jobs.job_array[1].job_state = JOB_PENDING;
+	f.jobs.job_array[1].gres_detail_cnt = 0;
+	f.jobs.job_array[1].tres_per_node = (char *)"gres:gpu:1";
+	f.jobs.job_array[1].shared = JOB_SHARED_NONE;
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	ASSERT_OK(fw_snapshot_validate(f.s, &f.d));
+	ASSERT_EQ(f.s->njobs, 2);
+	ASSERT_EQ(f.s->allocs[f.s->jobs[0].alloc_first].gpu_mask, 0xffu); /* all 8, not IDX:0 */
+	ASSERT_EQ(f.s->jobs[0].groups[0].gpus, 8);
+	ASSERT_EQ(f.s->jobs[0].groups[0].cpu_milli, 64000);
+	ASSERT_EQ(f.s->jobs[0].groups[0].mem_mib, 512000);
+	ASSERT_EQ(f.s->jobs[1].groups[0].gpus, 8); /* --gres=gpu:1 --exclusive */
+	ASSERT_EQ(f.s->jobs[1].groups[0].cpu_milli, 64000);
+	ASSERT_EQ(f.s->jobs[1].groups[0].mem_mib, 512000);
 
-	ASSERT_OK(fw__slurm_build(h, s, &w, &d));
-	ASSERT_OK(fw_snapshot_validate(s, &d));
-	ASSERT_EQ(s->njobs, 2);
-	ASSERT_EQ(s->allocs[s->jobs[0].alloc_first].gpu_mask, 0xffu); /* all 8, not IDX:0 */
-	ASSERT_EQ(s->jobs[0].groups[0].gpus, 8);
-	ASSERT_EQ(s->jobs[0].groups[0].cpu_milli, 64000);
-	ASSERT_EQ(s->jobs[0].groups[0].mem_mib, 512000);
-	ASSERT_EQ(s->jobs[1].groups[0].gpus, 8); /* --gres=gpu:1 --exclusive */
-	ASSERT_EQ(s->jobs[1].groups[0].cpu_milli, 64000);
-	ASSERT_EQ(s->jobs[1].groups[0].mem_mib, 512000);
-
-	/* nodes of two sizes: the waiting one is held; the running one still
+	/* f.nodes of two sizes: the waiting one is held; the running one still
 	 * takes its node whole */
-	nodes.node_array[1].cpus = 32;
-	fw_snapshot_free(s);
-	s = fw_snapshot_new();
-	fw_snapshot_add_queue(s, &q);
-	s->now = 1000;
-	ASSERT_OK(fw__slurm_build(h, s, &w, &d));
-	ASSERT_OK(fw_snapshot_validate(s, &d));
-	ASSERT_EQ(s->njobs, 1);
-	ASSERT_EQ(h->norphans, 1);
-	ASSERT_EQ(h->orphans[0].why, FW__ORPHAN_EXCLUSIVE);
-	fw__orphan_text(&h->orphans[0], &jobs.job_array[1], text, sizeof text);
+	f.nodes.node_array[1].cpus = 32;
+	fake_renew(&f);
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	ASSERT_OK(fw_snapshot_validate(f.s, &f.d));
+	ASSERT_EQ(f.s->njobs, 1);
+	ASSERT_EQ(f.h->norphans, 1);
+	ASSERT_EQ(f.h->orphans[0].why, FW__ORPHAN_EXCLUSIVE);
+	fw__orphan_text(&f.h->orphans[0], &f.jobs.job_array[1], text, sizeof text);
 	ASSERT_STR_EQ(text, "fairway: --exclusive on nodes of several sizes: held (ask for a node's GPUs, "
 			    "CPUs and memory instead)");
-	for (uint32_t i = 0; i < jobs.record_count; i++)
-		free(jobs.job_array[i].gres_detail_str);
-	free(jobs.job_array);
-	free(parts.partition_array);
-	free(nodes.node_array);
-	free(h->orphans);
-	free(h);
-	fw_snapshot_free(s);
+	fake_free(&f);
 }
 
 TEST_MAIN(gres_counts_and_models, gres_index_masks, options, managed_partitions,
