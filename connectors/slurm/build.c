@@ -17,6 +17,19 @@
  * a task's CPU and memory are cut to what is left on its nodes (CPUs
  * split unevenly across a job's nodes, memory that is not a consumable
  * resource, oversubscription).
+ *
+ * One record must never cost the snapshot: fw_snapshot_validate refuses
+ * a whole snapshot for one job or node it cannot take, and then no job of
+ * the cluster is scheduled.  So what the core cannot model is handled
+ * record by record: a node past 16 GPUs is read as 16, a job on GPUs past
+ * them or on a node named twice is foreign, and a held job that asks what
+ * fairway cannot place (more than 16 GPUs a node, --gpus-per-socket,
+ * --constraint, --exclude, --exclusive on nodes of several sizes) or that
+ * Slurm would not run yet (--begin ahead; a released one whose dependency
+ * is unmet) is left out, an "orphan" whose comment says why.  A task is
+ * a node (one_per_node); --exclusive makes it a whole one.  The libFuzzer
+ * target tests/fuzz/fuzz_slurm.c holds this: whatever the records, the
+ * snapshot validates and a cycle runs on it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -455,10 +468,10 @@ static int starting_job(struct build *b, const slurm_job_info_t *j, bool *placed
 	return add_running(b, j, q, nodes, masks, n);
 }
 
-/* A held job fairway cannot schedule (its account names no leaf queue,
- * or it asks more GPUs per node than a node of the core holds): left out
- * of the snapshot, which would refuse it and with it every other job,
- * and remembered so that fw_slurm_annotate() says why in its comment. */
+/* A managed job left out of the snapshot (enum fw__orphan_why says why:
+ * fairway cannot place it, or Slurm would not run it yet), remembered so
+ * that fw_slurm_annotate() says why in its comment.  The waiting kinds
+ * are not counted as skipped. */
 static int orphan(struct build *b, const slurm_job_info_t *j, enum fw__orphan_why why, int32_t n)
 {
 	struct fw_slurm *h = b->h;
