@@ -467,32 +467,43 @@ void fw__orphan_text(const struct fw__orphan *o, const slurm_job_info_t *j, char
 {
 	char when[32];
 
-	if (o->why == FW__ORPHAN_GPUS)
+	switch (o->why) {
+	case FW__ORPHAN_NO_QUEUE:
+		snprintf(buf, len, "fairway: account '%.60s' is no fairway queue: held", j->account ? j->account : "");
+		break;
+	case FW__ORPHAN_GPUS:
 		snprintf(buf, len, "fairway: asks %d GPUs per node, and fairway places at most %d "
 			 "on a node: held (ask for fewer per node, on more nodes)", (int)o->n, FW_MAX_GPUS_PER_NODE);
-	else if (o->why == FW__ORPHAN_DEPENDENCY)
-		snprintf(buf, len, "fairway: released; Slurm starts it once its dependency (%.100s) is met",
-			 j->dependency ? j->dependency : "");
-	else if (o->why == FW__ORPHAN_BEGIN)
-		snprintf(buf, len, "fairway: waits for its begin time (%s): held until then", begin_text(j->eligible_time, when, sizeof when));
-	else if (o->why == FW__ORPHAN_CONSTRAINT)
-		snprintf(buf, len, "fairway: does not place by --constraint (%.60s): held (ask for a GPU model "
-			 "with --gres=gpu:MODEL:N, or a partition of those nodes)", j->features ? j->features : "");
-	else if (o->why == FW__ORPHAN_EXCLUSIVE)
-		snprintf(buf, len, "fairway: --exclusive on nodes of several sizes: held (ask for a node's GPUs, "
-			 "CPUs and memory instead)");
-	else if (o->why == FW__ORPHAN_EXCLUDE)
-		snprintf(buf, len, "fairway: does not read --exclude (%.60s): held (drain the node, or leave it "
-			 "out of the partition)", j->exc_nodes ? j->exc_nodes : "");
-	else if (o->why == FW__ORPHAN_GPU_FORM)
-		snprintf(buf, len, "fairway: reads GPUs per node, per task or per job, not --gpus-per-socket: "
-			 "held (ask --gpus-per-node)");
-	else if (o->why == FW__ORPHAN_NODES)
+		break;
+	case FW__ORPHAN_NODES:
 		snprintf(buf, len, "fairway: asks %d nodes, and a fairway job has at most %d tasks: held",
 			 (int)o->n, FW_MAX_TASKS);
-	else
-		snprintf(buf, len, "fairway: account '%.60s' is no fairway queue: held",
-			 j->account ? j->account : "");
+		break;
+	case FW__ORPHAN_GPU_FORM:
+		snprintf(buf, len, "fairway: reads GPUs per node, per task or per job, not --gpus-per-socket: "
+			 "held (ask --gpus-per-node)");
+		break;
+	case FW__ORPHAN_CONSTRAINT:
+		snprintf(buf, len, "fairway: does not place by --constraint (%.60s): held (ask for a GPU model "
+			 "with --gres=gpu:MODEL:N, or a partition of those nodes)", j->features ? j->features : "");
+		break;
+	case FW__ORPHAN_EXCLUDE:
+		snprintf(buf, len, "fairway: does not read --exclude (%.60s): held (drain the node, or leave it "
+			 "out of the partition)", j->exc_nodes ? j->exc_nodes : "");
+		break;
+	case FW__ORPHAN_EXCLUSIVE:
+		snprintf(buf, len, "fairway: --exclusive on nodes of several sizes: held (ask for a node's GPUs, "
+			 "CPUs and memory instead)");
+		break;
+	case FW__ORPHAN_DEPENDENCY:
+		snprintf(buf, len, "fairway: released; Slurm starts it once its dependency (%.100s) is met",
+			 j->dependency ? j->dependency : "");
+		break;
+	case FW__ORPHAN_BEGIN:
+		snprintf(buf, len, "fairway: waits for its begin time (%s): held until then",
+			 begin_text(j->eligible_time, when, sizeof when));
+		break;
+	}
 }
 
 int fw_slurm_annotate(struct fw_slurm *h, const struct fw_slurm_note *notes,

@@ -19,7 +19,7 @@ GPUS=24 SWITCHES=1 lab_up 2
 
 fw_start
 id=$(sbatch --parsable -A team_a --gres=gpu:4 -t 1 -o /dev/null --wrap 'sleep 1')
-if wait_until 20 '[ -z "$(squeue -h -j $id -o %i 2>/dev/null)" ] || squeue -h -j $id -o %T | grep -q RUNNING'; then
+if wait_until 20 'started $id'; then
 	ok big_node_used
 else
 	bad big_node_used "job $id: $(squeue -h -j "$id" -o '%T %Q %k')"
@@ -38,7 +38,7 @@ else
 fi
 
 small=$(sbatch --parsable -A team_a --gres=gpu:2 -t 1 -o /dev/null --wrap 'sleep 1')
-if wait_until 20 '[ -z "$(squeue -h -j $small -o %i 2>/dev/null)" ] || squeue -h -j $small -o %T | grep -q RUNNING'; then
+if wait_until 20 'started $small'; then
 	ok cycles_go_on
 else
 	bad cycles_go_on "job $small: $(squeue -h -j "$small" -o '%T %Q %k'); log: $(tail -3 "$T/fairway.log")"
@@ -59,15 +59,15 @@ else
 	sleep 2
 	fw_stop
 	scontrol release "$past"
-	if ! wait_until 20 'squeue -h -j $past -o %T | grep -q RUNNING'; then
+	if ! wait_until 20 'running $past'; then
 		bad gpus_past_16_foreign "job $past did not run: $(squeue -h -j "$past" -o '%T %Q %r')"
 	else
 		scancel "$b"
-		wait_until 30 '[ -z "$(squeue -h -j $b -o %i 2>/dev/null)" ]'
+		wait_until 30 'gone $b'
 		: >"$T/fairway.log"
 		fw_start
 		after=$(sbatch --parsable -A team_a --gres=gpu:8 -t 1 -o /dev/null --wrap 'sleep 1')
-		if ! wait_until 20 '[ -z "$(squeue -h -j $after -o %i 2>/dev/null)" ] || squeue -h -j $after -o %T | grep -q RUNNING'; then
+		if ! wait_until 20 'started $after'; then
 			bad gpus_past_16_foreign "job $after: $(squeue -h -j "$after" -o '%T %Q %k'); log: $(tail -3 "$T/fairway.log")"
 		elif grep -q 'fairway-slurm: cycle' "$T/fairway.log"; then
 			bad gpus_past_16_foreign "a cycle failed: $(grep -m1 'fairway-slurm: cycle' "$T/fairway.log")"

@@ -53,7 +53,6 @@ case "$c" in
 *) bad per_socket_held "priority and comment '$c'" ;;
 esac
 scancel "$s" "$a" "$b"
-gone() { [ -z "$(squeue -h -j "$1" -o %i 2>/dev/null)" ]; }
 if wait_until 60 'gone $t && gone $p && gone $o'; then
 	ok they_run_when_free
 else
@@ -64,9 +63,9 @@ fi
 # as a 1-GPU job, x went where fairway packs 1-GPU jobs: beside r on the
 # busier node, where Slurm would not run it until r ended.
 r=$(sbatch --parsable -A team_a --gres=gpu:4 -t 1 -o /dev/null --wrap 'sleep 40')
-wait_until 20 'squeue -h -j $r -t R -o %i | grep -q .' || bad setup "job $r did not run"
+wait_until 20 'running $r' || bad setup "job $r did not run"
 x=$(sbatch --parsable -A team_a --exclusive --gres=gpu:1 -t 1 -o /dev/null --wrap 'sleep 1')
-if wait_until 15 'gone $x || squeue -h -j $x -t R -o %i | grep -q .'; then
+if wait_until 15 'started $x'; then
 	ok exclusive_gets_a_free_node
 else
 	bad exclusive_gets_a_free_node "job $x: $(squeue -h -j "$x" -o '%T %Q %r %k'); $r on $(squeue -h -j "$r" -o %N)"

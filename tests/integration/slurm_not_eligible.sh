@@ -28,12 +28,11 @@ comment_is() { # NAME JOB PATTERN: held (priority 0) and commented so
 	*) bad "$1" "priority and comment '$c'" ;;
 	esac
 }
-gone() { [ -z "$(squeue -h -j "$1" -o %i 2>/dev/null)" ]; }
 
 scontrol update nodename=gpu001 AvailableFeatures=ib ActiveFeatures=ib
 fw_start
 a=$(sbatch --parsable -A team_a --gres=gpu:1 -t 1 -o /dev/null --wrap 'sleep 30')
-wait_until 20 'squeue -h -j $a -t R -o %i | grep -q .' || bad setup "job $a did not run"
+wait_until 20 'running $a' || bad setup "job $a did not run"
 b=$(sbatch --parsable -A team_a --gres=gpu:8 -t 1 -o /dev/null --dependency=afterok:"$a" --wrap 'sleep 1')
 c=$(sbatch --parsable -A team_a --gres=gpu:1 -t 1 -o /dev/null --begin=now+3600 --wrap 'sleep 1')
 e=$(sbatch --parsable -A team_a --gres=gpu:1 -t 1 -o /dev/null --exclude=gpu001 --wrap 'sleep 1')
@@ -49,7 +48,7 @@ comment_is begin_held "$c" "fairway: waits for its begin time (*): held until th
 comment_is exclude_held "$e" "fairway: does not read --exclude (gpu001): held (drain the node, or leave it out of the partition)"
 comment_is constraint_held "$f" "fairway: does not place by --constraint (ib): held (ask for a GPU model with --gres=gpu:MODEL:N, or a partition of those nodes)"
 g=$(sbatch --parsable -A team_a --gres=gpu:8 -t 1 -o /dev/null --wrap 'sleep 1')
-if wait_until 20 'gone $g || squeue -h -j $g -t R -o %i | grep -q .'; then
+if wait_until 20 'started $g'; then
 	ok gpus_not_booked
 else
 	bad gpus_not_booked "job $g: $(squeue -h -j "$g" -o '%T %Q %k'); $b: $(squeue -h -j "$b" -o '%T %Q %N %k')"

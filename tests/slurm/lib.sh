@@ -90,6 +90,11 @@ gpus_of() {
 	squeue -h -A "$1" -t R,PD,CG -o '%T %Q %b %D' |
 		awk '$1 != "PENDING" || $2 > 0 { n = $3; sub(/.*:/, "", n); g += n * $4 } END { print g + 0 }'
 }
+# gone JOB: no longer in squeue (ended); running JOB: running now;
+# started JOB: running, or already ran and ended
+gone() { [ -z "$(squeue -h -j "$1" -o %i 2>/dev/null)" ]; }
+running() { squeue -h -j "$1" -t R -o %i 2>/dev/null | grep -q .; }
+started() { gone "$1" || running "$1"; }
 pending_of() { squeue -h -A "$1" -t PD -o '%Q' | awk '$1 == 0' | wc -l; }
 no_jobs() { [ -z "$(squeue -h -o %i | head -1)" ]; }
 cancel_all() {
