@@ -275,7 +275,7 @@ void fw__memo_add_job(struct cyc *y, int32_t j, const struct fw_job *job, struct
 	m->byjob[j].req = req;
 	m->byjob[j].end = fw__job_end(y->s, job, y->s->now);
 	m->byjob[j].queue = job->queue;
-	fw__shape_of(&y->c, job, &k);
+	fw__shape_of(&y->c, j, job, &k);
 	m->byjob[j].shape = intern(m, &k);
 }
 
@@ -395,8 +395,27 @@ static void explain_no_resources(const struct cyc *y, const struct fw_job *j, st
 /* Why did placement fail?  Judged against the capacity at the start of
  * the cycle: if the job could not have fit even then, the cause is the
  * cluster (GPU model, gang size, topology); otherwise it lost its turn. */
-static void explain(const struct cyc *y, const struct fw_job *j, bool shape_fit, struct fw_pending *r)
+/* A filtered job that lost no cluster-wide race: its nodes and their
+ * free GPUs now. */
+static bool explain_filter(const struct cyc *y, int32_t jx, struct fw_pending *r)
 {
+	const int32_t *v;
+	int32_t k = y->s->njob_nodes ? fw_snapshot_job_nodes(y->s, jx, &v) : -1;
+	int64_t free = 0;
+
+	if (k < 0)
+		return false;
+	for (int32_t i = 0; i < k; i++)
+		free += y->c.nodes[v[i]].usable ? y->c.nodes[v[i]].whole_free : 0;
+	r->reason = FW_REASON_NODE_FILTER;
+	r->a = k;
+	r->b = free;
+	return true;
+}
+
+static void explain(const struct cyc *y, int32_t jx, bool shape_fit, struct fw_pending *r)
+{
+	const struct fw_job *j = &y->s->jobs[jx];
 	int64_t need = fw_job_gpus(j);
 	bool constrained;
 	int32_t model_free = largest_model_free(y, j, &constrained);
@@ -418,6 +437,8 @@ static void explain(const struct cyc *y, const struct fw_job *j, bool shape_fit,
 		   y->c.lvl[j->required_level == FW_LEVEL_NODE ? L + 1 : j->required_level + 1].max_free_initial < need) {
 		r->reason = FW_REASON_TOPOLOGY;
 		r->b = y->c.lvl[j->required_level == FW_LEVEL_NODE ? L + 1 : j->required_level + 1].max_free_initial;
+	} else if (explain_filter(y, jx, r)) {
+		/* said */
 	} else if (shape_fit) {
 		explain_no_resources(y, j, r);
 	} else {
@@ -531,7 +552,7 @@ static int explain_failure(struct cyc *y, struct memo *m, const struct jinfo *ji
 		*r = m->r[ji->shape];
 	} else {
 		if (!blocked_by_reservation(y, jx, r)) {
-			explain(y, &y->s->jobs[jx], shape_fit, r);
+			explain(y, jx, shape_fit, r);
 			fw__health_explain(y, &y->s->jobs[jx], r);
 		}
 		/* The failure is remembered either way (it is monotone); a

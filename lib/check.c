@@ -158,9 +158,25 @@ static int check_task(const struct fw_snapshot *s, const struct fw_job *j,
 	return FW_OK;
 }
 
+/* Is node n among the nodes job jx may start on (no filter: all)?  A
+ * linear scan of the filter table, not the snapshot's lookup. */
+static bool filter_allows(const struct fw_snapshot *s, int32_t jx, int32_t n)
+{
+	for (int32_t i = 0; i < s->njob_nodes; i++) {
+		if (s->job_nodes[i].job != jx)
+			continue;
+		for (int32_t k = 0; k < s->job_nodes[i].count; k++)
+			if (s->node_refs[s->job_nodes[i].first + k] == n)
+				return true;
+		return false;
+	}
+	return true;
+}
+
 /* The tasks of a start or a reservation: each a sound task of j, no group
  * given more tasks than it has, all inside one domain of j's required
- * level, and a one_per_node group's tasks each on a node of their own. */
+ * level, a one_per_node group's tasks each on a node of their own, and
+ * every task on a node of j's node filter. */
 static int check_tasks(const struct fw_snapshot *s, const struct fw_plan *p, const struct fw_decision *dc,
 		       const struct fw_job *j, struct fld f, struct fw_diag *d)
 {
@@ -171,6 +187,9 @@ static int check_tasks(const struct fw_snapshot *s, const struct fw_plan *p, con
 		const struct fw_task_alloc *t = &p->allocs[dc->alloc_first + k];
 		if ((rc = check_task(s, j, t, f, d)) != FW_OK)
 			return rc;
+		if (s->njob_nodes > 0 && !filter_allows(s, dc->job, t->node))
+			return FAILAT(d, f, "job %s placed on node %s, outside its node filter", j->name,
+				      s->nodes[t->node].name);
 		if (++per_group[t->group] > j->groups[t->group].count)
 			return FAILAT(d, f, "job %s: group %d got more tasks than it has", j->name, t->group);
 		if (!same_domain(s, j->required_level, t->node, p->allocs[dc->alloc_first].node))

@@ -147,6 +147,30 @@ struct fw__cstate {
 
 #define FW__NEVER INT64_MAX
 
+/* Is x in v[0..n), ascending?  (A job's node filter, snapshot.h.) */
+static inline bool fw__in_sorted(const int32_t *v, int32_t n, int32_t x)
+{
+	int32_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		int32_t mid = lo + (hi - lo) / 2;
+		if (v[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && v[lo] == x;
+}
+
+/* May job jx start on node n?  (Its node filter, when it has one.) */
+static inline bool fw__job_may_use(const struct fw_snapshot *s, int32_t jx, int32_t n)
+{
+	const int32_t *v;
+	int32_t k;
+
+	return s->njob_nodes == 0 || (k = fw_snapshot_job_nodes(s, jx, &v)) < 0 || fw__in_sorted(v, k, n);
+}
+
 /* domain.c */
 int fw__cstate_build(struct fw__cstate *c, const struct fw_snapshot *s,
 		     struct fw_arena *a);

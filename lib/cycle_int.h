@@ -50,7 +50,20 @@ _Static_assert(sizeof(struct fw__shape_group) == 4 * sizeof(int32_t) + 2 * sizeo
 		       offsetof(struct fw__shape, g) == 6 * sizeof(int32_t),
 	       "no padding: fw__shape_of assigns every byte");
 
-static inline void fw__shape_of(const struct fw__cstate *c, const struct fw_job *j, struct fw__shape *k)
+/* The job's node filter as a shape's identity: 0 without one, else its
+ * range's first node_refs index + 1 (jobs that share a range place alike).
+ * Two bits above the suspect flag in fw__shape.pad. */
+static inline int32_t fw__filter_id(const struct fw__cstate *c, int32_t jx)
+{
+	const int32_t *refs;
+
+	if (c->s->njob_nodes == 0 || fw_snapshot_job_nodes(c->s, jx, &refs) < 0)
+		return 0;
+	return (int32_t)(refs - c->s->node_refs) + 1;
+}
+
+static inline void fw__shape_of(const struct fw__cstate *c, int32_t jx, const struct fw_job *j,
+				struct fw__shape *k)
 {
 	/* every byte is assigned (no padding; unused groups zero): no memset,
 	 * which costs more than the fields on this once-per-job path */
@@ -61,7 +74,8 @@ static inline void fw__shape_of(const struct fw__cstate *c, const struct fw_job 
 	k->pref = j->preferred_level;
 	k->minm = fw_job_min_tasks(j);
 	int32_t spread = j->spread; /* | 2 << g for a one_per_node group g */
-	k->pad = j->preemptible && c->suspect_nodes > 0; /* health: preemptible gangs may use suspect nodes */
+	k->pad = (j->preemptible && c->suspect_nodes > 0) | /* health: preemptible gangs may use suspect nodes */
+		 (int32_t)((uint32_t)fw__filter_id(c, jx) << 1); /* node filter (< 2^30 refs) */
 	for (int g = 0; g < j->ngroups; g++) {
 		const struct fw_task_group *t = &j->groups[g];
 		k->g[g].count = t->count;

@@ -212,7 +212,7 @@ static int32_t shape_at(struct est *e, int32_t i)
 	if (m >= 0)
 		k = y->shapes[m];
 	else
-		fw__shape_of(&y->c, &y->s->jobs[j], &k);
+		fw__shape_of(&y->c, j, &y->s->jobs[j], &k);
 	int32_t id = intern(e, &k, j);
 	if (m >= 0 && id >= 0)
 		e->from_memo[m] = id + 1;
@@ -423,9 +423,9 @@ static int64_t good_gpus(const struct fw_node *sn)
 
 /* The most GPUs job could ever hold in one domain of level dl: good GPUs
  * of the nodes it may use (usable, of a model one of its groups takes, not
- * suspect when it avoids them), in pieces of its tasks' size when its
+ * suspect when it avoids them, in its node filter), in pieces of its tasks' size when its
  * whole-GPU tasks all ask the same.  O(nodes). */
-static int64_t place_cap(const struct cyc *y, const struct fw_job *job, int32_t dl)
+static int64_t place_cap(const struct cyc *y, int32_t jx, const struct fw_job *job, int32_t dl)
 {
 	const struct fw__cstate *c = &y->c;
 	bool avoid = c->suspect_nodes > 0 && !fw__may_use_suspect(c, job), any = false;
@@ -448,7 +448,8 @@ static int64_t place_cap(const struct cyc *y, const struct fw_job *job, int32_t 
 			bool model = any || nm == 0;
 			for (int32_t k = 0; k < nm && !model; k++)
 				model = c->nodes[n].model == models[k];
-			if (c->nodes[n].usable && model && !(avoid && c->nodes[n].suspect))
+			if (c->nodes[n].usable && model && !(avoid && c->nodes[n].suspect) &&
+			    fw__job_may_use(y->s, jx, n))
 				sum += good_gpus(&y->s->nodes[n]) / piece * piece;
 		}
 		best = sum > best ? sum : best;
@@ -464,8 +465,9 @@ static int64_t place_cap(const struct cyc *y, const struct fw_job *job, int32_t 
  * with the task's need and the most a node that met the earlier needs
  * has), else the gang as a whole: NEVER_FITS with its GPUs and the most
  * it could hold in one domain of its required level (place_cap). */
-static struct fw__hopeless never_why(const struct cyc *y, const struct fw_job *job)
+static struct fw__hopeless never_why(const struct cyc *y, int32_t jx)
 {
+	const struct fw_job *job = &y->s->jobs[jx];
 	const struct fw__cstate *c = &y->c;
 	int32_t L = y->s->topology.nlevels, dl = job->required_level + 1;
 
@@ -480,7 +482,8 @@ static struct fw__hopeless never_why(const struct cyc *y, const struct fw_job *j
 		for (int32_t n = 0; n < c->nn && !fits; n++) {
 			const struct fw_node *sn = &y->s->nodes[n];
 			int64_t good = good_gpus(sn);
-			if (!c->nodes[n].usable || (t->gpus > 0 && m != -2 && c->nodes[n].model != m))
+			if (!c->nodes[n].usable || (t->gpus > 0 && m != -2 && c->nodes[n].model != m) ||
+			    !fw__job_may_use(y->s, jx, n))
 				continue;
 			gmax = good > gmax ? good : gmax;
 			if (good < t->gpus)
@@ -499,7 +502,7 @@ static struct fw__hopeless never_why(const struct cyc *y, const struct fw_job *j
 			return (struct fw__hopeless){ true, FW_REASON_TASK_CPU, t->cpu_milli, cpu };
 		return (struct fw__hopeless){ true, FW_REASON_TASK_MEM, t->mem_mib, mem };
 	}
-	return (struct fw__hopeless){ true, FW_REASON_NEVER_FITS, fw_job_gpus(job), place_cap(y, job, dl) };
+	return (struct fw__hopeless){ true, FW_REASON_NEVER_FITS, fw_job_gpus(job), place_cap(y, jx, job, dl) };
 }
 
 /* Step 3: why each shape left open has no time.  The O(1) bounds of
@@ -534,7 +537,7 @@ static int explain_open(struct est *e, int64_t free_end)
 			have_empty = true;
 			rc = fw__place_job(&empty, e->rep[sh], &o, &p);
 			if (rc == FW_EDECLINED)
-				h = never_why(e->y, job);
+				h = never_why(e->y, e->rep[sh]);
 			else if (rc != FW_OK)
 				return rc;
 		}

@@ -68,6 +68,8 @@ struct attempt {
 	struct undo *touched;
 	int32_t ntouched;
 	int32_t models[FW_MAX_GROUPS]; /* -2 = any, -1 = unknown model */
+	const int32_t *allow;   /* the job's node filter, ascending; NULL: any */
+	int32_t nallow;
 	bool spread;
 	bool avoid_suspect;     /* a big gang: suspect nodes are out (health.h) */
 	bool avoid_lemon;       /* a big gang's first search: lemons are out */
@@ -98,6 +100,8 @@ static bool node_fits(const struct attempt *t, int32_t n, int g, bool shared_onl
 	    (cn->suspect && t->avoid_suspect) || (cn->lemon && t->avoid_lemon))
 		return false;
 	if (!t->o->ignore_resv && t->o->end > t->c->resv_until[n])
+		return false;
+	if (t->allow && !fw__in_sorted(t->allow, t->nallow, n))
 		return false;
 	if (grp->gpus == 0)
 		return true;
@@ -437,7 +441,8 @@ static bool pick_tainted(struct attempt *t, int32_t min_tasks)
 static uint64_t shape_key(const struct attempt *t, int32_t min_tasks)
 {
 	uint64_t h = 1469598103934665603ull;
-	const int64_t v0[] = { min_tasks, t->avoid_suspect, t->spread, t->job->ngroups };
+	const int64_t v0[] = { min_tasks, t->avoid_suspect, t->spread, t->job->ngroups,
+			       t->allow ? t->allow - t->c->s->node_refs : -1 };
 
 #define FW__MIX(x) (h = (h ^ (uint64_t)(x)) * 1099511628211ull)
 	for (size_t i = 0; i < sizeof v0 / sizeof *v0; i++)
@@ -535,8 +540,9 @@ static bool search_all(struct attempt *t, int32_t pref, int32_t req, int32_t min
 	return ok;
 }
 
-static int init_attempt(struct attempt *t, struct fw__cstate *c, const struct fw_job *j)
+static int init_attempt(struct attempt *t, struct fw__cstate *c, int32_t jx)
 {
+	const struct fw_job *j = &c->s->jobs[jx];
 	int32_t ntasks = fw_job_tasks(j);
 
 	memset(t, 0, sizeof *t);
@@ -552,6 +558,10 @@ static int init_attempt(struct attempt *t, struct fw__cstate *c, const struct fw
 	t->cand = c->scratch_cand;
 	t->tasks = c->scratch_tasks;
 	t->touched = (struct undo *)c->scratch_undo;
+	if (c->s->njob_nodes > 0 && (t->nallow = fw_snapshot_job_nodes(c->s, jx, &t->allow)) < 0) {
+		t->allow = NULL;
+		t->nallow = 0;
+	}
 	for (int g = 0; g < j->ngroups; g++)
 		t->models[g] = j->groups[g].gpu_model[0] ? fw__model_id(c, j->groups[g].gpu_model) : -2;
 	return FW_OK;
@@ -565,7 +575,7 @@ int fw__place_job(struct fw__cstate *c, int32_t j, const struct fw__place_opts *
 	int32_t L = c->s->topology.nlevels;
 	int32_t req = to_dl(c, job->required_level, 0);
 	int32_t pref = to_dl(c, job->preferred_level, L + 1);
-	int rc = init_attempt(&t, c, job);
+	int rc = init_attempt(&t, c, j);
 
 	out->shape_fit = false;
 	if (rc != FW_OK)
@@ -602,7 +612,7 @@ bool fw__place_one_fits(struct fw__cstate *c, int32_t j, const struct fw__place_
 	struct attempt t;
 	int g = 0;
 
-	if (fw_job_tasks(job) != 1 || init_attempt(&t, c, job) != FW_OK)
+	if (fw_job_tasks(job) != 1 || init_attempt(&t, c, j) != FW_OK)
 		return true; /* not this test's case: let the search decide */
 	while (job->groups[g].count == 0)
 		g++;

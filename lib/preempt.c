@@ -9,6 +9,7 @@
  * dominant share (ties: queue index), jobs in each queue's order.
  *
  * Victims.  A running job v may be evicted for preemptor p when
+ *   - v runs on a node p may start on (p's node filter, snapshot.h);
  *   - v is preemptible, not evicted already this cycle, has run at
  *     least its queue's min_runtime_s (now - start_time), and did not
  *     start after starving (start_time - submit_time < the cycle's
@@ -299,6 +300,22 @@ static bool helps(const struct rc *x, const struct fw_job *pj, int32_t v, int64_
 	return false;
 }
 
+/* Does v run on a node that p's node filter allows?  (Without a filter,
+ * yes.)  A victim elsewhere frees nothing p may use, and would count
+ * against its queue's share for the victims after it. */
+static bool within_filter(const struct rc *x, int32_t p, int32_t v)
+{
+	const struct fw_snapshot *s = x->y->s;
+	const struct fw_job *vj = &s->jobs[v];
+
+	if (s->njob_nodes == 0)
+		return true;
+	for (int32_t k = 0; k < vj->alloc_count; k++)
+		if (fw__job_may_use(s, p, s->allocs[vj->alloc_first + k].node))
+			return true;
+	return false;
+}
+
 /* Evict candidates, cheapest first, until p fits.  1: it fits (victims in
  * x->vict); 0: it does not, and every victim is back. */
 static int gather(struct rc *x, int32_t p, int64_t need)
@@ -313,7 +330,7 @@ static int gather(struct rc *x, int32_t p, int64_t need)
 	for (int32_t i = 0; i < x->ncand && x->nvict < most && probes < MAX_PROBES; i++) {
 		int32_t v = x->cand[i].job;
 		enum fw_reason why = x->moving ? movable(x, v) : eligible(x, p, v);
-		if (why == FW_REASON_NONE)
+		if (why == FW_REASON_NONE || !within_filter(x, p, v))
 			continue;
 		sim(x, v, true);
 		x->vict[x->nvict] = v;

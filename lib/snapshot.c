@@ -29,6 +29,8 @@ void fw_snapshot_free(struct fw_snapshot *s)
 	free(s->queues);
 	free(s->jobs);
 	free(s->allocs);
+	free(s->job_nodes);
+	free(s->node_refs);
 	free(s);
 }
 
@@ -98,6 +100,63 @@ int fw_snapshot_add_job(struct fw_snapshot *s, const struct fw_job *j)
 int fw_snapshot_add_alloc(struct fw_snapshot *s, const struct fw_task_alloc *a)
 {
 	ADD(s, allocs, nallocs, cap_allocs, a);
+}
+
+static int int_cmp(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+int fw_snapshot_restrict_job(struct fw_snapshot *s, int32_t job, const int32_t *nodes, int32_t n)
+{
+	int32_t first = s->nnode_refs, k = 0;
+	void *p;
+
+	if (job < 0 || job >= s->njobs || n < 1 ||
+	    (s->njob_nodes > 0 && s->job_nodes[s->njob_nodes - 1].job >= job))
+		return FW_EINVAL;
+	for (int32_t i = 0; i < n; i++)
+		if (nodes[i] < 0 || nodes[i] >= s->nnodes)
+			return FW_EINVAL;
+	if (first > INT32_MAX - n)
+		return FW_ENOMEM;
+	while (s->cap_node_refs < first + n) { /* room for all n, so nothing half-added */
+		p = s->node_refs;
+		if (grow(&p, &s->cap_node_refs, s->cap_node_refs, sizeof *s->node_refs))
+			return FW_ENOMEM;
+		s->node_refs = p;
+	}
+	p = s->job_nodes;
+	if (grow(&p, &s->cap_job_nodes, s->njob_nodes, sizeof *s->job_nodes))
+		return FW_ENOMEM;
+	s->job_nodes = p;
+	memcpy(s->node_refs + first, nodes, (size_t)n * sizeof *nodes);
+	qsort(s->node_refs + first, (size_t)n, sizeof *nodes, int_cmp);
+	for (int32_t i = 0; i < n; i++) /* distinct */
+		if (k == 0 || s->node_refs[first + k - 1] != s->node_refs[first + i])
+			s->node_refs[first + k++] = s->node_refs[first + i];
+	s->nnode_refs = first + k;
+	s->job_nodes[s->njob_nodes] = (struct fw_job_nodes){ job, first, k };
+	return s->njob_nodes++;
+}
+
+int32_t fw_snapshot_job_nodes(const struct fw_snapshot *s, int32_t job, const int32_t **out)
+{
+	int32_t lo = 0, hi = s->njob_nodes;
+
+	while (lo < hi) {
+		int32_t mid = lo + (hi - lo) / 2;
+		if (s->job_nodes[mid].job < job)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == s->njob_nodes || s->job_nodes[lo].job != job)
+		return -1;
+	*out = s->node_refs + s->job_nodes[lo].first;
+	return s->job_nodes[lo].count;
 }
 
 void fw_node_init(struct fw_node *n)

@@ -337,6 +337,40 @@ static int check_jobs(const struct fw_snapshot *s, struct fw_diag *d)
 	return rc;
 }
 
+/* Node filters: by ascending job, each a valid range of ascending,
+ * distinct, valid node indices. */
+static int check_job_nodes(const struct fw_snapshot *s, struct fw_diag *d)
+{
+	char f[64];
+
+	if (s->njob_nodes < 0 || s->nnode_refs < 0 || (s->njob_nodes > 0 && (!s->job_nodes || !s->node_refs)))
+		return BAD(d, FW_EINVAL, "job_nodes", "node filters without their arrays");
+	if (s->nnode_refs > (1 << 29)) /* a filter's identity in a shape (cycle_int.h) */
+		return BAD(d, FW_ERANGE, "node_refs", "%d node references; at most %d", (int)s->nnode_refs, 1 << 29);
+	for (int32_t i = 0; i < s->njob_nodes; i++) {
+		const struct fw_job_nodes *e = &s->job_nodes[i];
+		snprintf(f, sizeof f, "job_nodes[%d]", (int)i);
+		if (e->job < 0 || e->job >= s->njobs)
+			return BAD(d, FW_ENOENT, f, "node filter for job %d, which is not in the snapshot", (int)e->job);
+		if (i > 0 && e->job <= s->job_nodes[i - 1].job)
+			return BAD(d, FW_EINVAL, f, "node filters must be by ascending job, one per job (job %s)",
+				   s->jobs[e->job].name);
+		if (e->count < 1 || e->first < 0 || e->first > s->nnode_refs - e->count)
+			return BAD(d, FW_EINVAL, f, "job %s: node filter range outside node_refs", s->jobs[e->job].name);
+		snprintf(f, sizeof f, "job_nodes[%d].nodes", (int)i);
+		for (int32_t k = 0; k < e->count; k++) {
+			int32_t n = s->node_refs[e->first + k];
+			if (n < 0 || n >= s->nnodes)
+				return BAD(d, FW_ENOENT, f, "job %s: node filter names node %d, not in the snapshot",
+					   s->jobs[e->job].name, (int)n);
+			if (k > 0 && n <= s->node_refs[e->first + k - 1])
+				return BAD(d, FW_EINVAL, f, "job %s: node filter not ascending and distinct at %s",
+					   s->jobs[e->job].name, s->nodes[n].name);
+		}
+	}
+	return FW_OK;
+}
+
 /* Book one running task on its node (milli per GPU, CPU, memory), or
  * name the job, the node and what the task overbooks.  The books come
  * from check_usage(). */
@@ -431,6 +465,8 @@ int fw_snapshot_validate(const struct fw_snapshot *s, struct fw_diag *d)
 	if ((rc = check_queues(s, d)) != FW_OK)
 		return rc;
 	if ((rc = check_jobs(s, d)) != FW_OK)
+		return rc;
+	if ((rc = check_job_nodes(s, d)) != FW_OK)
 		return rc;
 	return check_usage(s, d);
 }

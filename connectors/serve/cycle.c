@@ -423,6 +423,10 @@ static struct fw_snapshot *rsv_snapshot(const struct fw_snapshot *s, const struc
 		for (int32_t k = 0; ok && k < s->jobs[i].alloc_count; k++)
 			ok = fw_snapshot_add_alloc(c, &s->allocs[s->jobs[i].alloc_first + k]) >= 0;
 		ok = ok && fw_snapshot_add_job(c, &j) >= 0;
+		const int32_t *only; /* its node filter, by the copy's index (same node order) */
+		int32_t nonly = ok && s->njob_nodes > 0 ? fw_snapshot_job_nodes(s, i, &only) : -1;
+		if (nonly > 0)
+			ok = fw_snapshot_restrict_job(c, c->njobs - 1, only, nonly) >= 0;
 	}
 	if (!ok) {
 		fw_snapshot_free(c);

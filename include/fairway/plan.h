@@ -144,7 +144,9 @@ enum fw_decision_kind {
 	X(NO_MEM, no_mem,                                                      \
 	  "no node with free GPUs has the memory for its first task: it needs %lld MiB and such a node has at most %lld MiB free") \
 	X(NO_MODEL, no_model,                                                  \
-	  "no node of the GPU model its first task asks for has the free GPUs for it: it needs %lld on one node and such a node has at most %lld free")
+	  "no node of the GPU model its first task asks for has the free GPUs for it: it needs %lld on one node and such a node has at most %lld free") \
+	X(NODE_FILTER, node_filter,                                            \
+	  "it may start on %lld nodes only (its node filter: Slurm's --constraint, --exclude or partition), and they lack the room for it now: %lld GPUs are free there")
 
 enum fw_reason {
 #define FW__REASON_ENUM(U, l, t) FW_REASON_##U,

@@ -32,6 +32,16 @@
  * no two of its tasks share a node (one_per_node).  min_member is the
  * smallest number of tasks the job may start with (0 = all tasks).
  *
+ * Node filters.  A job may be restricted to some nodes (Slurm's
+ * --constraint and --exclude, resolved by the adapter into the nodes that
+ * qualify): an entry of job_nodes names the job and a range of node_refs,
+ * the node indices it may start on, ascending.  Entries are sorted by job,
+ * at most one per job; a job without one may use any node.  The table is
+ * beside the jobs rather than in struct fw_job so that the record the
+ * cycle sweeps keeps its size (nine cache lines) and a cluster without
+ * filters pays nothing.  Placement, reservations, estimates, reclaim and
+ * the plan checker all honour it; a running job is where it is.
+ *
  * Ownership: fw_snapshot_new() returns an empty snapshot owning its arrays;
  * the fw_snapshot_add_*() helpers grow them (amortised doubling) and return
  * the new element's index or a negative fw_err; fw_snapshot_free() frees it
@@ -173,6 +183,13 @@ struct fw_job {
 	char user[FW_NAME_MAX];
 };
 
+/* A job that may start only on some nodes (see "Node filters" above). */
+struct fw_job_nodes {
+	int32_t job;            /* index into snapshot.jobs; ascending */
+	int32_t first;          /* range in snapshot.node_refs */
+	int32_t count;          /* >= 1 node indices, ascending, distinct */
+};
+
 /* Scheduler tunables that travel with the snapshot (so a plan is a pure
  * function of the snapshot). */
 #define FW_RESERVE_DEPTH_MAX 100000 /* fw_sched_config.reserve_depth */
@@ -233,6 +250,10 @@ struct fw_snapshot {
 	int32_t njobs, cap_jobs;
 	struct fw_task_alloc *allocs;
 	int32_t nallocs, cap_allocs;
+	struct fw_job_nodes *job_nodes; /* node filters, by job */
+	int32_t njob_nodes, cap_job_nodes;
+	int32_t *node_refs;             /* their node indices */
+	int32_t nnode_refs, cap_node_refs;
 };
 
 struct fw_snapshot *fw_snapshot_new(void);
@@ -244,6 +265,15 @@ int fw_snapshot_add_node(struct fw_snapshot *s, const struct fw_node *n);
 int fw_snapshot_add_queue(struct fw_snapshot *s, const struct fw_queue *q);
 int fw_snapshot_add_job(struct fw_snapshot *s, const struct fw_job *j);
 int fw_snapshot_add_alloc(struct fw_snapshot *s, const struct fw_task_alloc *a);
+/* Restrict job (already added, and after every job restricted so far) to
+ * the n >= 1 nodes listed, in any order, repeats allowed (they are sorted
+ * and made distinct); the index of the new job_nodes entry, or FW_EINVAL
+ * (job out of order, n < 1, a node out of range) or FW_ENOMEM.  Nothing is
+ * added on error. */
+int fw_snapshot_restrict_job(struct fw_snapshot *s, int32_t job, const int32_t *nodes, int32_t n);
+/* The nodes job may start on: their count (*out = the ascending indices),
+ * or -1 when it may use any node.  O(log entries). */
+int32_t fw_snapshot_job_nodes(const struct fw_snapshot *s, int32_t job, const int32_t **out);
 
 /* Defaults for a fresh object (schedulable node, unlimited queue with
  * weight 1, one-task job needing nothing, no topology constraint). */
@@ -292,7 +322,8 @@ int64_t fw_job_gpus(const struct fw_job *j);
  * running jobs' allocations inside their nodes, and together within each
  * node (no GPU held past 1000 milli, e.g. one GPU index named by two whole
  * tasks; CPU and memory within the node's: FW_EBUSY, naming the job and
- * the node).  Fills d (field = e.g. "jobs[4].queue") and returns
+ * the node), node filters by ascending job with ascending, distinct, valid
+ * nodes ("job_nodes[2].nodes").  Fills d (field = e.g. "jobs[4].queue") and returns
  * FW_EINVAL/FW_ELOOP/FW_EEXIST/FW_ERANGE/FW_EBUSY on the first problem.
  * The cycle assumes a validated snapshot.
  */

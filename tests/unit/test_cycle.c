@@ -803,10 +803,113 @@ TEST(one_per_node_tasks_each_get_a_node)
 	fw_snapshot_free(s);
 }
 
+/* ---- node filters (snapshot.h) ---- */
+
+/* A job with a node filter starts only on its nodes, is reserved only on
+ * them, and does not make the failed-shape memo refuse a job of the same
+ * shape without one.  b0 runs r (3 GPUs, until t=1000): "free" packs onto
+ * it, "kept" (a0, a1 only) does not; "pinned" (8 GPUs, b0 only) waits for
+ * b0, reserved at 1000; "any8", its shape but unfiltered, starts now. */
+TEST(node_filter_keeps_a_job_on_its_nodes)
+{
+	struct fw_snapshot *s = two_racks();
+	int b0[] = { 2 }, ra[] = { 1, 0 };
+	int r = tb_job(s, "r", 0, 1, 3, 1000, 0);
+	tb_run(s, r, 1, b0, 0x7);
+	s->jobs[r].expected_runtime = 1000;
+	s->now = 100;
+	int fr = tb_job(s, "free", 0, 1, 1, 1000, 10);
+	int kept = tb_job(s, "kept", 0, 1, 1, 1000, 11);
+	int pinned = tb_job(s, "pinned", 0, 1, 8, 1000, 12);
+	int any8 = tb_job(s, "any8", 0, 1, 8, 1000, 13);
+	for (int j = fr; j <= any8; j++)
+		s->jobs[j].expected_runtime = 100;
+	ASSERT(fw_snapshot_restrict_job(s, kept, ra, 2) >= 0);
+	ASSERT(fw_snapshot_restrict_job(s, pinned, b0, 1) >= 0);
+	const char *pols[] = { "fairway", "slurm", "fifo", "kai" };
+	for (int k = 0; k < 4; k++) {
+		struct fw_plan *p = run(s, pols[k]);
+		ASSERT(p != NULL);
+		ASSERT_EQ(node_of(p, fr, 0), 2);
+		ASSERT(node_of(p, kept, 0) == 0 || node_of(p, kept, 0) == 1);
+		ASSERT(decision(p, pinned, FW_DECIDE_START) == NULL);
+		if (k < 2) { /* the policies that reserve */
+			const struct fw_decision *rv = decision(p, pinned, FW_DECIDE_RESERVE);
+			ASSERT(rv != NULL);
+			ASSERT_EQ(rv->at, 1000);
+			ASSERT_EQ(p->allocs[rv->alloc_first].node, 2);
+			ASSERT_EQ(pending_of(p, pinned)->expected_start, 1000);
+		}
+		if (k != 2) /* fifo: the blocked "pinned" holds the line */
+			ASSERT(decision(p, any8, FW_DECIDE_START) != NULL);
+	}
+	fw_snapshot_free(s);
+}
+
+/* A filter that only unschedulable nodes meet: the job never starts (not
+ * elsewhere either), its estimate is unknown and says it never fits. */
+TEST(node_filter_on_unusable_nodes_never_fits)
+{
+	struct fw_snapshot *s = two_racks();
+	int a1[] = { 1 };
+	s->nodes[1].schedulable = false;
+	int j = tb_job(s, "stuck", 0, 1, 2, 1000, 10);
+	s->jobs[j].expected_runtime = 100;
+	ASSERT(fw_snapshot_restrict_job(s, j, a1, 1) >= 0);
+	int other = tb_job(s, "other", 0, 1, 2, 1000, 11);
+	struct fw_plan *p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT(decision(p, j, FW_DECIDE_START) == NULL);
+	ASSERT(decision(p, j, FW_DECIDE_RESERVE) == NULL);
+	ASSERT(decision(p, other, FW_DECIDE_START) != NULL);
+	ASSERT_EQ(pending_of(p, j)->reason, FW_REASON_NODE_FILTER);
+	ASSERT_EQ(pending_of(p, j)->a, 1); /* one node it may use */
+	ASSERT_EQ(pending_of(p, j)->b, 0); /* with no free GPUs it may use */
+	ASSERT_EQ(pending_of(p, j)->expected_start, FW_TIME_UNKNOWN);
+	ASSERT_EQ(pending_of(p, j)->unknown_why, FW_REASON_NEVER_FITS);
+	ASSERT_EQ(pending_of(p, j)->why_b, 0); /* the most a node it may use holds */
+	fw_snapshot_free(s);
+
+	/* its one node has 4 good GPUs, it asks 8: never, and the estimate
+	 * says how many the best node it may use has */
+	s = two_racks();
+	s->nodes[1].bad_gpu_mask = 0xf0;
+	j = tb_job(s, "big", 0, 1, 8, 1000, 10);
+	ASSERT(fw_snapshot_restrict_job(s, j, a1, 1) >= 0);
+	p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT(decision(p, j, FW_DECIDE_START) == NULL);
+	ASSERT_EQ(pending_of(p, j)->unknown_why, FW_REASON_NEVER_FITS);
+	ASSERT_EQ(pending_of(p, j)->why_a, 8);
+	ASSERT_EQ(pending_of(p, j)->why_b, 4);
+	fw_snapshot_free(s);
+
+	/* a gang of 2 x 8 GPUs on one 8-GPU node: each task fits, the gang
+	 * never does, and at most 8 GPUs are ever usable where it may go */
+	s = two_racks();
+	j = tb_job(s, "gang", 0, 2, 8, 1000, 10);
+	ASSERT(fw_snapshot_restrict_job(s, j, a1, 1) >= 0);
+	p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT(decision(p, j, FW_DECIDE_START) == NULL);
+	ASSERT_EQ(pending_of(p, j)->unknown_why, FW_REASON_NEVER_FITS);
+	ASSERT_EQ(pending_of(p, j)->why_a, 16);
+	ASSERT_EQ(pending_of(p, j)->why_b, 8);
+	fw_snapshot_free(s);
+}
+
+
 static void c_one_per_node(struct fw_snapshot *s, struct fw_plan *p)
 {
 	s->jobs[CS_GANG].groups[0].one_per_node = true;
 	task(p, CS_GANG, FW_DECIDE_START, 1)->node = task(p, CS_GANG, FW_DECIDE_START, 0)->node;
+}
+
+static void c_node_filter(struct fw_snapshot *s, struct fw_plan *p)
+{
+	int32_t a0[] = { 0 };
+	(void)p;
+	fw_snapshot_restrict_job(s, CS_SMALL, a0, 1); /* it started on b0 */
 }
 
 TEST(checker_names_every_broken_rule)
@@ -860,6 +963,8 @@ TEST(checker_names_every_broken_rule)
 		{ "a reservation across racks", c_reservation_two_racks, "job big spans two domains of its required level" },
 		{ "two tasks on one node of a group that asks one a node", c_one_per_node,
 		  "job gang: two tasks of group 0 on node a0, which asks one a node" },
+		{ "a start outside the job's node filter", c_node_filter,
+		  "job small placed on node b0, outside its node filter" },
 	};
 	struct fw_diag d;
 
@@ -1712,6 +1817,26 @@ TEST(reclaim_stops_at_the_start_budget)
 		ASSERT_EQ(count_kind(p, FW_DECIDE_START), budget ? 1 : 2);
 		ASSERT(start_of(p, b1) != NULL);
 		ASSERT((start_of(p, b2) != NULL) == !budget);
+		fw_snapshot_free(s);
+	}
+}
+
+/* Reclaim for a filtered job evicts on its nodes: B's job may start on n0
+ * only, so the victim is a1 (least work there), not a3 (least overall,
+ * on n1), which an unfiltered job takes. */
+TEST(reclaim_for_a_filtered_job_evicts_on_its_nodes)
+{
+	for (int filtered = 0; filtered <= 1; filtered++) {
+		int a[4], n0[] = { 0 };
+		struct fw_snapshot *s = reclaim_case(a);
+		int b = tb_job(s, "b", 1, 1, 4, 1000, 500);
+		if (filtered)
+			ASSERT(fw_snapshot_restrict_job(s, b, n0, 1) >= 0);
+		struct fw_plan *p = run(s, NULL);
+		ASSERT(p != NULL);
+		ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 1);
+		ASSERT(decision(p, filtered ? a[1] : a[3], FW_DECIDE_EVICT) != NULL);
+		ASSERT_EQ(node_of(p, b, 0), filtered ? 0 : 1);
 		fw_snapshot_free(s);
 	}
 }
@@ -2780,7 +2905,8 @@ TEST(fifo_line_is_submit_then_index_however_the_jobs_arrive)
 	evictions_are_bounded_per_cycle, reclaim_is_deterministic_and_keeps_every_invariant_on_random_snapshots, \
 	checker_catches_a_bad_eviction, consolidation_decisions_fit_when_moves_outnumber_the_other_jobs, \
 	a_queue_line_is_priority_then_submit_then_index, fifo_line_is_submit_then_index_however_the_jobs_arrive, \
-	one_per_node_tasks_each_get_a_node
+	one_per_node_tasks_each_get_a_node, node_filter_keeps_a_job_on_its_nodes, node_filter_on_unusable_nodes_never_fits, \
+	reclaim_for_a_filtered_job_evicts_on_its_nodes
 
 int main(void)
 {

@@ -350,7 +350,57 @@ TEST(duplicate_names_are_found_alike_by_both_ways)
 	ASSERT(checked > 100 && clean > 20);
 }
 
-TEST_MAIN(valid_snapshot_passes, duplicate_node_is_rejected, duplicate_names_are_found_alike_by_both_ways,
+/* A node filter (snapshot.h "Node filters"): restrict_job sorts and
+ * dedupes, refuses what validation would and adds nothing then; the
+ * lookup finds it; validation refuses a hand-made table that breaks a
+ * rule, naming the entry. */
+TEST(node_filters_are_built_and_checked)
+{
+	struct fw_snapshot *s = small();
+	struct fw_diag d;
+	const int32_t *v;
+	int j1 = tb_job(s, "j1", 1, 1, 1, 1000, 1);
+	int32_t both[] = { 1, 0, 1 }, bad[] = { 2 }, one[] = { 0 };
+
+	ASSERT_EQ(fw_snapshot_job_nodes(s, 0, &v), -1);
+	ASSERT_EQ(fw_snapshot_restrict_job(s, j1, both, 0), FW_EINVAL);
+	ASSERT_EQ(fw_snapshot_restrict_job(s, j1, bad, 1), FW_EINVAL);
+	ASSERT_EQ(fw_snapshot_restrict_job(s, 2, one, 1), FW_EINVAL);
+	ASSERT_EQ(s->njob_nodes, 0);
+	ASSERT_EQ(s->nnode_refs, 0);
+	ASSERT_EQ(fw_snapshot_restrict_job(s, j1, both, 3), 0);
+	ASSERT_EQ(fw_snapshot_restrict_job(s, 0, one, 1), FW_EINVAL); /* after j1: out of order */
+	ASSERT_EQ(fw_snapshot_restrict_job(s, j1, one, 1), FW_EINVAL); /* twice */
+	ASSERT_EQ(fw_snapshot_job_nodes(s, 0, &v), -1);
+	ASSERT_EQ(fw_snapshot_job_nodes(s, j1, &v), 2);
+	ASSERT_EQ(v[0], 0);
+	ASSERT_EQ(v[1], 1);
+	ASSERT_OK(fw_snapshot_validate(s, &d));
+
+	s->node_refs[1] = 0; /* not distinct */
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_EINVAL);
+	ASSERT_STR_EQ(d.field, "job_nodes[0].nodes");
+	s->node_refs[1] = 7; /* no such node */
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_ENOENT);
+	ASSERT_STR_EQ(d.field, "job_nodes[0].nodes");
+	s->node_refs[1] = 1;
+	s->job_nodes[0].count = 3; /* past node_refs */
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_EINVAL);
+	ASSERT_STR_EQ(d.field, "job_nodes[0]");
+	s->job_nodes[0].count = 2;
+	s->job_nodes[0].job = 5; /* no such job */
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_ENOENT);
+	s->job_nodes[0].job = j1;
+	int j2 = tb_job(s, "j2", 1, 1, 1, 1000, 2);
+	ASSERT_EQ(fw_snapshot_restrict_job(s, j2, one, 1), 1);
+	ASSERT_OK(fw_snapshot_validate(s, &d));
+	s->job_nodes[1].job = j1; /* two entries for one job */
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_EINVAL);
+	ASSERT_STR_EQ(d.field, "job_nodes[1]");
+	fw_snapshot_free(s);
+}
+
+TEST_MAIN(valid_snapshot_passes, node_filters_are_built_and_checked, duplicate_node_is_rejected, duplicate_names_are_found_alike_by_both_ways,
 	  queue_cycle_is_rejected,
 	  negative_quota_is_rejected, job_on_inner_queue_is_rejected, bad_running_allocation_is_rejected,
 	  fractional_gang_is_rejected, huge_task_count_is_rejected,
