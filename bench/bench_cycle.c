@@ -59,6 +59,7 @@ struct opts {
 	int busy_pct;
 	const struct fw_policy_ops *policy;
 	int lemon_pct, suspect_pct; /* nodes with a fault history / on probation */
+	int filtered_pct;   /* pending jobs with a node filter */
 	bool no_estimates;  /* time the cycle without start-time estimates */
 	bool allocate_only; /* the allocate action alone (see allocate_only) */
 };
@@ -647,6 +648,39 @@ static void build_pending(struct fw_snapshot *s, const struct opts *o, const str
 	}
 }
 
+/* A share of the pending jobs may start only on a quarter of the nodes,
+ * as a Slurm --constraint on a feature of every fourth rack would say:
+ * four such filters, each list stored once and shared (restrict_job_as).
+ * Drawn after everything else, so that without it the snapshot is the
+ * same as before the option existed. */
+static void build_filters(struct fw_snapshot *s, const struct opts *o)
+{
+	int32_t *nodes = malloc((size_t)s->nnodes * sizeof *nodes), entry[4] = { -1, -1, -1, -1 };
+
+	if (!nodes) {
+		fprintf(stderr, "bench_cycle: out of memory\n");
+		exit(1);
+	}
+	for (int32_t j = 0; j < s->njobs && o->filtered_pct > 0; j++) {
+		if (s->jobs[j].state != FW_JOB_PENDING || (int)rng_below(100) >= o->filtered_pct)
+			continue;
+		int32_t f = (int32_t)rng_below(4), n = 0, rc;
+		if (entry[f] >= 0) {
+			rc = fw_snapshot_restrict_job_as(s, j, entry[f]);
+		} else {
+			for (int32_t i = 0; i < s->nnodes; i++)
+				if ((i / NODES_PER_RACK) % 4 == f)
+					nodes[n++] = i;
+			rc = entry[f] = fw_snapshot_restrict_job(s, j, nodes, n);
+		}
+		if (rc < 0) {
+			fprintf(stderr, "bench_cycle: out of memory\n");
+			exit(1);
+		}
+	}
+	free(nodes);
+}
+
 /* ---- measuring -------------------------------------------------------- */
 
 static double now_ms(void)
@@ -735,7 +769,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: bench_cycle [--nodes N] [--jobs N] [--queues N] [--cycles N] [--seed S] [--busy PCT]\n"
-		"                   [--policy NAME] [--no-estimates] [--allocate-only]\n"
+		"                   [--policy NAME] [--no-estimates] [--allocate-only] [--filtered PCT]\n"
 		"\n"
 		"Times fw_cycle_run() on a synthetic fleet (docs/performance.md):\n"
 		"  --nodes N    nodes of 8 GPUs, block > rack > nvlink topology (default 10000)\n"
@@ -744,6 +778,9 @@ static void usage(FILE *f)
 		"  --cycles N   timed cycles after one warm-up (default 20)\n"
 		"  --seed S     generator seed (default 1)\n"
 		"  --busy PCT   share of GPUs held by running jobs (default 50)\n"
+		"  --filtered PCT\n"
+		"               pending jobs that may start only on a quarter of the nodes (a\n"
+		"               Slurm --constraint; default 0): the cost of node filters\n"
 		"  --lemons PCT, --suspect PCT\n"
 		"               nodes with a fault history (lemons) / on probation (default 0):\n"
 		"               the cost of health-aware placement (small jobs try them first)\n"
@@ -803,6 +840,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		FLAG("--cycles", 1, 100000, o->cycles)
 		FLAG("--seed", 0, INT64_MAX, o->seed)
 		FLAG("--busy", 0, 100, o->busy_pct)
+		FLAG("--filtered", 0, 100, o->filtered_pct)
 		FLAG("--lemons", 0, 100, o->lemon_pct)
 		FLAG("--suspect", 0, 100, o->suspect_pct)
 #undef FLAG
@@ -860,6 +898,7 @@ int main(int argc, char **argv)
 	build_queues(s, &o, &g, capacity);
 	int32_t nrunning = build_running(s, &o, &z, &g, &busy);
 	build_pending(s, &o, &z, &g);
+	build_filters(s, &o);
 	printf("job sizes: %s\n", z.source);
 	printf("fleet: %d nodes x %d GPUs = %lld GPUs; topology block(%d nodes) > rack(%d) > nvlink(%d) > node\n",
 	       (int)s->nnodes, GPUS_PER_NODE, (long long)s->nnodes * GPUS_PER_NODE, NODES_PER_BLOCK,
@@ -869,6 +908,8 @@ int main(int argc, char **argv)
 	printf("jobs: %d running holding %lld GPUs (%.1f%%) in %d tasks, %d pending\n", (int)nrunning,
 	       (long long)busy, 100.0 * (double)busy / ((double)s->nnodes * GPUS_PER_NODE), (int)s->nallocs,
 	       (int)o.jobs);
+	if (s->njob_nodes)
+		printf("node filters: %d pending jobs may start only on a quarter of the nodes\n", (int)s->njob_nodes);
 	if (o.allocate_only) {
 		/* The core issue's benchmark: one allocate action.  The chosen
 		 * policy's ordering and placement, without the phases later

@@ -143,6 +143,17 @@ struct fw__cstate {
 	int32_t *resv_job;              /* holder of the earliest one, -1 */
 	struct fw__changes *chg;        /* shared with the clone; NULL until
 					 * the first clone */
+	/* node filters (snapshot.h), when the snapshot has any: per
+	 * distinct filter (filter_id per job_nodes entry; entries of one
+	 * range share one), the histogram of its usable nodes' whole free
+	 * GPUs, kept by
+	 * fw__domain_node_changed through the filters of each node
+	 * (fnode_list[fnode_first[n] .. fnode_first[n + 1])): a filtered job
+	 * that cannot fit its nodes is turned down in O(1).  A clone has its
+	 * own copy (reserve.c). */
+	int32_t *filter_id, nfilters;
+	int32_t *fnode_first, *fnode_list;
+	int32_t *fhist;                 /* nfilters x FW__HIST */
 };
 
 #define FW__NEVER INT64_MAX
@@ -160,6 +171,21 @@ static inline bool fw__in_sorted(const int32_t *v, int32_t n, int32_t x)
 			hi = mid;
 	}
 	return lo < n && v[lo] == x;
+}
+
+/* The job_nodes entry of job jx, or -1 when it has no node filter. */
+static inline int32_t fw__filter_entry(const struct fw_snapshot *s, int32_t jx)
+{
+	int32_t lo = 0, hi = s->njob_nodes;
+
+	while (lo < hi) {
+		int32_t mid = lo + (hi - lo) / 2;
+		if (s->job_nodes[mid].job < jx)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->njob_nodes && s->job_nodes[lo].job == jx ? lo : -1;
 }
 
 /* May job jx start on node n?  (Its node filter, when it has one.) */

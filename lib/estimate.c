@@ -282,6 +282,15 @@ static void note_failure(struct est *e, int32_t sh)
 	e->head[g] = sh;
 }
 
+/* Did the last step change a node job jx may use? */
+static bool step_in_filter(const struct est *e, int32_t jx)
+{
+	for (int32_t i = 0; i < e->y->nstep_node; i++)
+		if (fw__job_may_use(e->y->s, jx, e->y->step_node[i]))
+			return true;
+	return false;
+}
+
 /* Could shape sh be placed on the clone now?  FW_OK, FW_EDECLINED, or
  * an error.  Cheap tests first. */
 static int try_shape(struct est *e, struct fw__cstate *cl, int32_t sh, bool at_now)
@@ -296,6 +305,12 @@ static int try_shape(struct est *e, struct fw__cstate *cl, int32_t sh, bool at_n
 	 * now only on a node the step since changed (fw__place_one_fits) */
 	if (e->round > 1 && k->ngroups == 1 && k->g[0].count == 1 &&
 	    !fw__place_one_fits(cl, e->rep[sh], &o, e->y->step_node, e->y->nstep_node)) {
+		note_failure(e, sh);
+		return FW_EDECLINED;
+	}
+	/* a shape with a node filter likewise, only if the step changed a
+	 * node of its filter (shapes differ by filter: cycle_int.h) */
+	if (e->round > 1 && (k->pad >> 1) != 0 && !step_in_filter(e, e->rep[sh])) {
 		note_failure(e, sh);
 		return FW_EDECLINED;
 	}

@@ -69,6 +69,7 @@ struct attempt {
 	int32_t ntouched;
 	int32_t models[FW_MAX_GROUPS]; /* -2 = any, -1 = unknown model */
 	const int32_t *allow;   /* the job's node filter, ascending; NULL: any */
+	int32_t filter;         /* ... its filter_id (cstate.h) */
 	int32_t nallow;
 	bool spread;
 	bool avoid_suspect;     /* a big gang: suspect nodes are out (health.h) */
@@ -521,10 +522,41 @@ static bool tainted_walk(struct attempt *t, int32_t pref, int32_t req, int32_t m
 	return ok;
 }
 
+/* ---- a job with a node filter ----------------------------------------
+ * It walks the domain index like any job (node_fits turns down the
+ * nodes outside its filter), but first asks its filter's histogram
+ * (cstate.h): when the usable nodes it may use cannot hold its whole-GPU
+ * groups, it is turned down in O(1) instead of walking the index.
+ * (Measured, docs/performance.md: a walk over the filter's own nodes
+ * cost more, O(filter) per try, than the index walk it saves.) */
+
+/* Could the filter's usable nodes hold every whole-GPU group, by their
+ * histogram?  (As tainted_could_fit; a gang at its minimum: one task.) */
+static bool filter_could_fit(const struct attempt *t, int32_t min_tasks)
+{
+	const int32_t *h = t->c->fhist + (size_t)t->filter * FW__HIST;
+	bool all = min_tasks == fw_job_tasks(t->job);
+
+	for (int g = 0; g < t->job->ngroups; g++) {
+		const struct fw_task_group *grp = &t->job->groups[g];
+		int64_t cap = 0, want = all ? grp->count : 1;
+		if (grp->gpu_milli != 1000 || grp->gpus <= 0)
+			continue;
+		for (int k = grp->gpus; k < FW__HIST; k++)
+			cap += (int64_t)h[k] * (grp->one_per_node ? 1 : k / grp->gpus);
+		if (cap < want)
+			return false;
+	}
+	return true;
+}
+
 /* A big gang: without lemons first, then with them last.  Any other job:
- * on the suspect and lemon nodes it may use first, then anywhere. */
+ * on the suspect and lemon nodes it may use first, then anywhere.  A job
+ * with a node filter: only if its filter's histogram lets it. */
 static bool search_all(struct attempt *t, int32_t pref, int32_t req, int32_t min_tasks)
 {
+	if (t->allow && !filter_could_fit(t, min_tasks))
+		return false;
 	if (t->tainted_first && search_tainted(t, pref, req, min_tasks))
 		return true;
 
@@ -558,9 +590,11 @@ static int init_attempt(struct attempt *t, struct fw__cstate *c, int32_t jx)
 	t->cand = c->scratch_cand;
 	t->tasks = c->scratch_tasks;
 	t->touched = (struct undo *)c->scratch_undo;
-	if (c->s->njob_nodes > 0 && (t->nallow = fw_snapshot_job_nodes(c->s, jx, &t->allow)) < 0) {
-		t->allow = NULL;
-		t->nallow = 0;
+	int32_t e = c->s->njob_nodes > 0 ? fw__filter_entry(c->s, jx) : -1;
+	if (e >= 0) {
+		t->allow = c->s->node_refs + c->s->job_nodes[e].first;
+		t->nallow = c->s->job_nodes[e].count;
+		t->filter = c->filter_id[e];
 	}
 	for (int g = 0; g < j->ngroups; g++)
 		t->models[g] = j->groups[g].gpu_model[0] ? fw__model_id(c, j->groups[g].gpu_model) : -2;
@@ -624,6 +658,79 @@ bool fw__place_one_fits(struct fw__cstate *c, int32_t j, const struct fw__place_
 	return false;
 }
 
+/* The filters of each node (CSR) and each filter's histogram of its
+ * usable nodes' whole free GPUs (cstate.h). */
+static int filter_index(struct fw__cstate *c)
+{
+	const struct fw_snapshot *s = c->s;
+	int32_t nf = c->nfilters, total = 0, *seen;
+
+	c->fnode_first = FW_ARENA_NEW(c->arena, int32_t, (size_t)c->nn + 1);
+	c->fhist = FW_ARENA_NEW(c->arena, int32_t, (size_t)nf * FW__HIST);
+	seen = FW_ARENA_NEW(c->arena, int32_t, (size_t)nf);
+	if (!c->fnode_first || !c->fhist || !seen)
+		return FW_ENOMEM;
+	for (int pass = 0; pass < 2; pass++) { /* count, then fill */
+		memset(seen, 0, (size_t)nf * sizeof *seen);
+		for (int32_t e = 0; e < s->njob_nodes; e++) {
+			const struct fw_job_nodes *x = &s->job_nodes[e];
+			int32_t f = c->filter_id[e];
+			if (seen[f]++)
+				continue;
+			for (int32_t k = 0; k < x->count; k++) {
+				int32_t n = s->node_refs[x->first + k];
+				if (pass == 0) {
+					c->fnode_first[n + 1]++;
+					total++;
+				} else {
+					c->fnode_list[c->fnode_first[n]++] = f;
+					if (c->nodes[n].usable)
+						c->fhist[f * FW__HIST + c->nodes[n].whole_free]++;
+				}
+			}
+		}
+		if (pass == 0) {
+			for (int32_t n = 0; n < c->nn; n++)
+				c->fnode_first[n + 1] += c->fnode_first[n];
+			if (!(c->fnode_list = FW_ARENA_NEW(c->arena, int32_t, (size_t)total + 1)))
+				return FW_ENOMEM;
+		}
+	}
+	for (int32_t n = c->nn; n > 0; n--) /* filling moved each start to the next one's */
+		c->fnode_first[n] = c->fnode_first[n - 1];
+	c->fnode_first[0] = 0;
+	return FW_OK;
+}
+
+/* Each job_nodes entry's filter_id: entries of one range (restrict_job_as)
+ * share one; then the index over them (filter_index). */
+static int filter_prepare(struct fw__cstate *c)
+{
+	const struct fw_snapshot *s = c->s;
+	int32_t *owner; /* per node_refs index: the entry whose range starts there */
+
+	c->filter_id = c->fnode_first = c->fnode_list = c->fhist = NULL;
+	c->nfilters = 0;
+	if (s->njob_nodes == 0)
+		return FW_OK;
+	c->filter_id = FW_ARENA_NEW(c->arena, int32_t, (size_t)s->njob_nodes);
+	owner = FW_ARENA_RAW(c->arena, int32_t, (size_t)s->nnode_refs + 1);
+	if (!c->filter_id || !owner)
+		return FW_ENOMEM;
+	memset(owner, 0xff, ((size_t)s->nnode_refs + 1) * sizeof *owner);
+	for (int32_t e = 0; e < s->njob_nodes; e++) {
+		const struct fw_job_nodes *x = &s->job_nodes[e];
+		int32_t o = owner[x->first];
+		if (o >= 0 && s->job_nodes[o].count == x->count) {
+			c->filter_id[e] = c->filter_id[o];
+			continue;
+		}
+		owner[x->first] = e;
+		c->filter_id[e] = c->nfilters++;
+	}
+	return filter_index(c);
+}
+
 int fw__place_scratch(struct fw__cstate *c, int32_t max_tasks)
 {
 	c->scratch_cand = FW_ARENA_NEW(c->arena, int32_t, 2 * (size_t)c->nn + 1);
@@ -632,5 +739,5 @@ int fw__place_scratch(struct fw__cstate *c, int32_t max_tasks)
 	c->scratch_tasks_cap = max_tasks;
 	if (!c->scratch_cand || !c->scratch_tasks || !c->scratch_undo)
 		return FW_ENOMEM;
-	return FW_OK;
+	return filter_prepare(c);
 }

@@ -142,6 +142,21 @@ int fw_snapshot_restrict_job(struct fw_snapshot *s, int32_t job, const int32_t *
 	return s->njob_nodes++;
 }
 
+int fw_snapshot_restrict_job_as(struct fw_snapshot *s, int32_t job, int32_t entry)
+{
+	void *p = s->job_nodes;
+
+	if (job < 0 || job >= s->njobs || entry < 0 || entry >= s->njob_nodes ||
+	    s->job_nodes[s->njob_nodes - 1].job >= job)
+		return FW_EINVAL;
+	if (grow(&p, &s->cap_job_nodes, s->njob_nodes, sizeof *s->job_nodes))
+		return FW_ENOMEM;
+	s->job_nodes = p;
+	s->job_nodes[s->njob_nodes] = (struct fw_job_nodes){ job, s->job_nodes[entry].first,
+							     s->job_nodes[entry].count };
+	return s->njob_nodes++;
+}
+
 int32_t fw_snapshot_job_nodes(const struct fw_snapshot *s, int32_t job, const int32_t **out)
 {
 	int32_t lo = 0, hi = s->njob_nodes;

@@ -271,6 +271,13 @@ int fw_snapshot_add_alloc(struct fw_snapshot *s, const struct fw_task_alloc *a);
  * (job out of order, n < 1, a node out of range) or FW_ENOMEM.  Nothing is
  * added on error. */
 int fw_snapshot_restrict_job(struct fw_snapshot *s, int32_t job, const int32_t *nodes, int32_t n);
+/* Restrict job (as above: added, after every job restricted so far) to
+ * the nodes of an earlier entry, sharing its node_refs: jobs of one
+ * filter (one Slurm --constraint) cost one list, and place alike (the
+ * cycle's shapes, and so its memos, go by the list).  The new entry's
+ * index, or FW_EINVAL (job out of order, entry out of range) or
+ * FW_ENOMEM. */
+int fw_snapshot_restrict_job_as(struct fw_snapshot *s, int32_t job, int32_t entry);
 /* The nodes job may start on: their count (*out = the ascending indices),
  * or -1 when it may use any node.  O(log entries). */
 int32_t fw_snapshot_job_nodes(const struct fw_snapshot *s, int32_t job, const int32_t **out);

@@ -397,6 +397,17 @@ TEST(node_filters_are_built_and_checked)
 	s->job_nodes[1].job = j1; /* two entries for one job */
 	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_EINVAL);
 	ASSERT_STR_EQ(d.field, "job_nodes[1]");
+	s->job_nodes[1].job = j2;
+
+	/* a third job shares j1's list: no new references */
+	int j3 = tb_job(s, "j3", 1, 1, 1, 1000, 3);
+	ASSERT_EQ(fw_snapshot_restrict_job_as(s, j3, 2), FW_EINVAL); /* no entry 2 */
+	ASSERT_EQ(fw_snapshot_restrict_job_as(s, j2, 0), FW_EINVAL); /* out of order */
+	ASSERT_EQ(fw_snapshot_restrict_job_as(s, j3, 0), 2);
+	ASSERT_EQ(s->nnode_refs, 3);
+	ASSERT_EQ(fw_snapshot_job_nodes(s, j3, &v), 2);
+	ASSERT(v == s->node_refs);
+	ASSERT_OK(fw_snapshot_validate(s, &d));
 	fw_snapshot_free(s);
 }
 
