@@ -143,17 +143,21 @@ struct fw__cstate {
 	int32_t *resv_job;              /* holder of the earliest one, -1 */
 	struct fw__changes *chg;        /* shared with the clone; NULL until
 					 * the first clone */
-	/* node filters (snapshot.h), when the snapshot has any: per
-	 * distinct filter (filter_id per job_nodes entry; entries of one
-	 * range share one), the histogram of its usable nodes' whole free
-	 * GPUs, kept by
-	 * fw__domain_node_changed through the filters of each node
-	 * (fnode_list[fnode_first[n] .. fnode_first[n + 1])): a filtered job
-	 * that cannot fit its nodes is turned down in O(1).  A clone has its
-	 * own copy (reserve.c). */
+	/* node filters (snapshot.h), when the snapshot has any: filter.c's
+	 * index.  filter_id per job_nodes entry (entries of one range share
+	 * one); per filter its nodes in topology order (filter_topo,
+	 * filter_n), its slots per level (fslot_first[f * ndl + dl] ..: the
+	 * run topo[fslot_k0 .. fslot_k1) of one domain, fsum its usable
+	 * nodes' whole free GPUs) and the histogram of those (fhist); per
+	 * node its filters (fnode_list[fnode_first[n] ..]) and their slots
+	 * (fnode_slot, ndl per entry).  fsum and fhist change with the
+	 * nodes; a clone has its own copy (reserve.c). */
 	int32_t *filter_id, nfilters;
-	int32_t *fnode_first, *fnode_list;
+	int32_t **filter_topo, *filter_n;
+	int32_t *fslot_first, *fslot_k0, *fslot_k1, *fsum, nfslots;
+	int32_t *fnode_first, *fnode_list, *fnode_slot;
 	int32_t *fhist;                 /* nfilters x FW__HIST */
+	int64_t *filter_key;            /* place.c's scratch: nn + 1 */
 };
 
 #define FW__NEVER INT64_MAX
@@ -212,6 +216,11 @@ int64_t fw__domain_capacity(const struct fw__domain *d, int32_t g);
 int32_t fw__model_id(const struct fw__cstate *c, const char *name);
 /* Recompute whole_free of node n from its used[] and the bad-GPU mask. */
 int32_t fw__node_whole_free(const struct fw__cstate *c, int32_t n);
+
+/* filter.c: build the node filters' index (once per cycle), and keep it
+ * as node n's whole free GPUs go from old_free to new_free. */
+int fw__filter_build(struct fw__cstate *c);
+void fw__filter_node_changed(struct fw__cstate *c, int32_t n, int32_t old_free, int32_t new_free);
 
 /* drain.c: may job j use suspect nodes? (small or preemptible) */
 bool fw__may_use_suspect(const struct fw__cstate *c, const struct fw_job *j);

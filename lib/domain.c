@@ -451,11 +451,8 @@ void fw__domain_node_changed(struct fw__cstate *c, int32_t n, int32_t old_free)
 	changed_node(c, n);
 	if (nw == old_free || !c->nodes[n].usable)
 		return;
-	if (c->fnode_first) /* node filters: their histograms */
-		for (int32_t k = c->fnode_first[n]; k < c->fnode_first[n + 1]; k++) {
-			c->fhist[c->fnode_list[k] * FW__HIST + old_free]--;
-			c->fhist[c->fnode_list[k] * FW__HIST + nw]++;
-		}
+	if (c->fnode_first) /* node filters: their sums and histograms */
+		fw__filter_node_changed(c, n, old_free, nw);
 	if ((c->nodes[n].suspect || c->nodes[n].lemon) && c->tb_next) {
 		c->tainted_free += nw - old_free;
 		c->tainted_hist[old_free]--;

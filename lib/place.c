@@ -49,6 +49,7 @@
  * per-cycle memo).  A cluster without suspect or lemon nodes never runs
  * it.  Measured: bench_cycle --lemons 5 --suspect 2 (docs/performance.md).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cstate.h"
@@ -523,12 +524,90 @@ static bool tainted_walk(struct attempt *t, int32_t pref, int32_t req, int32_t m
 }
 
 /* ---- a job with a node filter ----------------------------------------
- * It walks the domain index like any job (node_fits turns down the
- * nodes outside its filter), but first asks its filter's histogram
- * (cstate.h): when the usable nodes it may use cannot hold its whole-GPU
- * groups, it is turned down in O(1) instead of walking the index.
- * (Measured, docs/performance.md: a walk over the filter's own nodes
- * cost more, O(filter) per try, than the index walk it saves.) */
+ * It walks its filter's slots (filter.c) instead of the domain index:
+ * the histogram first (can its nodes hold it at all?), then, from the
+ * preferred level to the required one, the domains that hold its nodes
+ * and where those have the whole GPUs it needs, fullest first (emptiest
+ * for spread; ties in topology order), only its nodes as candidates.
+ * Suspect and lemon nodes are skipped or taken last as for any job, but
+ * without the tainted-first preference. */
+
+static int i64_cmp(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The candidates among the filter's nodes topo[k0 .. k1). */
+static void filter_cands(struct attempt *t, const int32_t *topo, int32_t k0, int32_t k1)
+{
+	t->ncand = 0;
+	for (int32_t k = k0; k < k1; k++)
+		if (candidate(t, &t->c->nodes[topo[k]]))
+			t->cand[t->ncand++] = topo[k];
+}
+
+/* One task of whole GPUs: the first node in topology order among those
+ * with the fewest free GPUs that hold it (what assign_candidates would
+ * pick from them all), found from the histogram and one scan that stops
+ * there; false when it is not a candidate that fits (the caller then
+ * tries them all). */
+static bool filter_pick_one(struct attempt *t, int32_t min_tasks)
+{
+	const struct fw__cstate *c = t->c;
+	int32_t f = t->filter, ndl = c->ndl, want = -1, g = t->job->groups[0].gpus;
+	int32_t s0 = c->fslot_first[f * ndl + ndl - 1], s1 = c->fslot_first[f * ndl + ndl];
+
+	if (t->spread || t->lemon_last)
+		return false;
+	for (int k = g; k < FW__HIST && want < 0; k++)
+		if (c->fhist[f * FW__HIST + k] > 0)
+			want = k;
+	for (int32_t sl = s0; sl < s1 && want >= 0; sl++) {
+		int32_t n = c->filter_topo[f][c->fslot_k0[sl]];
+		if (c->fsum[sl] != want || !candidate(t, &c->nodes[n]))
+			continue;
+		if (!node_fits(t, n, 0, false))
+			return false;
+		t->cand[0] = n;
+		t->ncand = 1;
+		t->shape_fit = true;
+		return assign_candidates(t, min_tasks);
+	}
+	return false;
+}
+
+static bool filter_walk(struct attempt *t, int32_t pref, int32_t req, int32_t min_tasks)
+{
+	const struct fw__cstate *c = t->c;
+	bool all = min_tasks == fw_job_tasks(t->job);
+	int32_t need = all ? whole_need(t->job) : 0, f = t->filter, ndl = c->ndl;
+	const int32_t *topo = c->filter_topo[f];
+	int64_t *key = c->filter_key;
+
+	if (pref == ndl - 1 && fw_job_tasks(t->job) == 1 && one_whole_task(t) && filter_pick_one(t, min_tasks))
+		return true;
+	for (int32_t dl = pref; dl >= req; dl--) {
+		int32_t s0 = c->fslot_first[f * ndl + dl], s1 = c->fslot_first[f * ndl + dl + 1], m = 0;
+		if (c->lvl[dl].maxcap < need)
+			continue;
+		for (int32_t sl = s0; sl < s1; sl++)
+			if (c->fsum[sl] >= need && (c->fsum[sl] > 0 || need == 0))
+				key[m++] = (int64_t)(t->spread ? -c->fsum[sl] : c->fsum[sl]) * ((int64_t)1 << 32) + (sl - s0);
+		qsort(key, (size_t)m, sizeof *key, i64_cmp);
+		for (int32_t j = 0; j < m; j++) {
+			int32_t sl = s0 + (int32_t)(key[j] & 0xffffffff);
+			filter_cands(t, topo, c->fslot_k0[sl], c->fslot_k1[sl]);
+			t->shape_fit = true;
+			if (t->ncand > 0 && assign_candidates(t, min_tasks))
+				return true;
+		}
+	}
+	return false;
+}
+
+static bool filter_search(struct attempt *t, int32_t pref, int32_t req, int32_t min_tasks);
 
 /* Could the filter's usable nodes hold every whole-GPU group, by their
  * histogram?  (As tainted_could_fit; a gang at its minimum: one task.) */
@@ -550,13 +629,30 @@ static bool filter_could_fit(const struct attempt *t, int32_t min_tasks)
 	return true;
 }
 
+static bool filter_search(struct attempt *t, int32_t pref, int32_t req, int32_t min_tasks)
+{
+	if (!filter_could_fit(t, min_tasks))
+		return false;
+
+	bool lemons = t->avoid_lemon, ok = filter_walk(t, pref, req, min_tasks);
+
+	if (!ok && lemons) {
+		t->avoid_lemon = false;
+		t->lemon_last = true;
+		ok = filter_walk(t, pref, req, min_tasks);
+		t->avoid_lemon = true;
+		t->lemon_last = false;
+	}
+	return ok;
+}
+
 /* A big gang: without lemons first, then with them last.  Any other job:
  * on the suspect and lemon nodes it may use first, then anywhere.  A job
- * with a node filter: only if its filter's histogram lets it. */
+ * with a node filter: over its filter's slots. */
 static bool search_all(struct attempt *t, int32_t pref, int32_t req, int32_t min_tasks)
 {
-	if (t->allow && !filter_could_fit(t, min_tasks))
-		return false;
+	if (t->allow)
+		return filter_search(t, pref, req, min_tasks);
 	if (t->tainted_first && search_tainted(t, pref, req, min_tasks))
 		return true;
 
@@ -658,79 +754,6 @@ bool fw__place_one_fits(struct fw__cstate *c, int32_t j, const struct fw__place_
 	return false;
 }
 
-/* The filters of each node (CSR) and each filter's histogram of its
- * usable nodes' whole free GPUs (cstate.h). */
-static int filter_index(struct fw__cstate *c)
-{
-	const struct fw_snapshot *s = c->s;
-	int32_t nf = c->nfilters, total = 0, *seen;
-
-	c->fnode_first = FW_ARENA_NEW(c->arena, int32_t, (size_t)c->nn + 1);
-	c->fhist = FW_ARENA_NEW(c->arena, int32_t, (size_t)nf * FW__HIST);
-	seen = FW_ARENA_NEW(c->arena, int32_t, (size_t)nf);
-	if (!c->fnode_first || !c->fhist || !seen)
-		return FW_ENOMEM;
-	for (int pass = 0; pass < 2; pass++) { /* count, then fill */
-		memset(seen, 0, (size_t)nf * sizeof *seen);
-		for (int32_t e = 0; e < s->njob_nodes; e++) {
-			const struct fw_job_nodes *x = &s->job_nodes[e];
-			int32_t f = c->filter_id[e];
-			if (seen[f]++)
-				continue;
-			for (int32_t k = 0; k < x->count; k++) {
-				int32_t n = s->node_refs[x->first + k];
-				if (pass == 0) {
-					c->fnode_first[n + 1]++;
-					total++;
-				} else {
-					c->fnode_list[c->fnode_first[n]++] = f;
-					if (c->nodes[n].usable)
-						c->fhist[f * FW__HIST + c->nodes[n].whole_free]++;
-				}
-			}
-		}
-		if (pass == 0) {
-			for (int32_t n = 0; n < c->nn; n++)
-				c->fnode_first[n + 1] += c->fnode_first[n];
-			if (!(c->fnode_list = FW_ARENA_NEW(c->arena, int32_t, (size_t)total + 1)))
-				return FW_ENOMEM;
-		}
-	}
-	for (int32_t n = c->nn; n > 0; n--) /* filling moved each start to the next one's */
-		c->fnode_first[n] = c->fnode_first[n - 1];
-	c->fnode_first[0] = 0;
-	return FW_OK;
-}
-
-/* Each job_nodes entry's filter_id: entries of one range (restrict_job_as)
- * share one; then the index over them (filter_index). */
-static int filter_prepare(struct fw__cstate *c)
-{
-	const struct fw_snapshot *s = c->s;
-	int32_t *owner; /* per node_refs index: the entry whose range starts there */
-
-	c->filter_id = c->fnode_first = c->fnode_list = c->fhist = NULL;
-	c->nfilters = 0;
-	if (s->njob_nodes == 0)
-		return FW_OK;
-	c->filter_id = FW_ARENA_NEW(c->arena, int32_t, (size_t)s->njob_nodes);
-	owner = FW_ARENA_RAW(c->arena, int32_t, (size_t)s->nnode_refs + 1);
-	if (!c->filter_id || !owner)
-		return FW_ENOMEM;
-	memset(owner, 0xff, ((size_t)s->nnode_refs + 1) * sizeof *owner);
-	for (int32_t e = 0; e < s->njob_nodes; e++) {
-		const struct fw_job_nodes *x = &s->job_nodes[e];
-		int32_t o = owner[x->first];
-		if (o >= 0 && s->job_nodes[o].count == x->count) {
-			c->filter_id[e] = c->filter_id[o];
-			continue;
-		}
-		owner[x->first] = e;
-		c->filter_id[e] = c->nfilters++;
-	}
-	return filter_index(c);
-}
-
 int fw__place_scratch(struct fw__cstate *c, int32_t max_tasks)
 {
 	c->scratch_cand = FW_ARENA_NEW(c->arena, int32_t, 2 * (size_t)c->nn + 1);
@@ -739,5 +762,5 @@ int fw__place_scratch(struct fw__cstate *c, int32_t max_tasks)
 	c->scratch_tasks_cap = max_tasks;
 	if (!c->scratch_cand || !c->scratch_tasks || !c->scratch_undo)
 		return FW_ENOMEM;
-	return filter_prepare(c);
+	return fw__filter_build(c);
 }

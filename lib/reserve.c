@@ -155,12 +155,16 @@ int fw__resv_clone(struct cyc *y, struct fw__cstate *d, struct fw__cstate *s)
 		x->bits = bits;
 	}
 	d->lvl = y->cl_lvl;
-	if (s->fhist) { /* node filters' histograms: the clone's own */
+	if (s->fhist) { /* node filters' sums and histograms: the clone's own */
 		size_t n = (size_t)s->nfilters * FW__HIST;
 		if (!y->cl_fhist && !(y->cl_fhist = FW_ARENA_NEW(y->a, int32_t, n)))
 			return FW_ENOMEM;
+		if (!y->cl_fsum && !(y->cl_fsum = FW_ARENA_NEW(y->a, int32_t, (size_t)s->nfslots + 1)))
+			return FW_ENOMEM;
 		memcpy(y->cl_fhist, s->fhist, n * sizeof *s->fhist);
+		memcpy(y->cl_fsum, s->fsum, (size_t)s->nfslots * sizeof *s->fsum);
 		d->fhist = y->cl_fhist;
+		d->fsum = y->cl_fsum;
 	}
 	clone_sync(d, s, s->chg);
 	if (s->tb_next) { /* the lists are the clone's own, like the index */

@@ -805,6 +805,136 @@ TEST(one_per_node_tasks_each_get_a_node)
 
 /* ---- node filters (snapshot.h) ---- */
 
+/* A filter of every node changes no placement.  One pending job at a
+ * time (the others over a queue limit of 0), on the state of a random
+ * snapshot: with the filter (shared or its own) it walks its filter's
+ * slots (filter.c), without it the domain index; both try the same
+ * domains, fullest first, ties in topology order on a fresh state, with
+ * the same candidates, so it starts in both or neither, on the same
+ * GPUs.  (With many starts in one cycle, the index orders ties by when
+ * a domain last changed, the slots by topology: plans may differ then.) */
+static struct fw_snapshot *one_pending(uint32_t seed, int keep, bool filtered, bool shared)
+{
+	struct fw_snapshot *s = random_snapshot(seed);
+	int blocked = tb_queue(s, "blocked", 0, 0, 0, 1);
+	int32_t all[24], first = -1;
+
+	for (int n = 0; n < s->nnodes; n++)
+		all[n] = s->nnodes - 1 - n; /* any order */
+	for (int j = 0; j < s->njobs; j++) {
+		if (s->jobs[j].state != FW_JOB_PENDING)
+			continue;
+		if (j != keep)
+			s->jobs[j].queue = blocked;
+		if (!filtered)
+			continue;
+		if (shared && first >= 0)
+			fw_snapshot_restrict_job_as(s, j, first);
+		else
+			first = fw_snapshot_restrict_job(s, j, all, s->nnodes);
+	}
+	return s;
+}
+
+TEST(a_filter_of_every_node_places_as_none)
+{
+	int starts = 0, waits = 0;
+	for (uint32_t seed = 1; seed <= 12; seed++) {
+		for (int j = 0; j < 120; j++) {
+			struct fw_snapshot *s = one_pending(seed, j, false, false);
+			struct fw_plan *p = run(s, "kai");
+			ASSERT(p != NULL);
+			const struct fw_decision *d = start_of(p, j);
+			int32_t nt = d ? d->alloc_count : 0;
+			struct fw_task_alloc t[64];
+			ASSERT(nt <= 64);
+			if (d)
+				memcpy(t, p->allocs + d->alloc_first, (size_t)nt * sizeof *t);
+			starts += d != NULL;
+			waits += d == NULL;
+			fw_snapshot_free(s);
+			for (int shared = 0; shared <= 1; shared++) {
+				s = one_pending(seed, j, true, shared);
+				p = run(s, "kai");
+				ASSERT(p != NULL);
+				const struct fw_decision *e = start_of(p, j);
+				ASSERT_EQ(e != NULL, d != NULL);
+				if (e) {
+					ASSERT_EQ(e->alloc_count, nt);
+					ASSERT_OK(memcmp(p->allocs + e->alloc_first, t, (size_t)nt * sizeof *t));
+				}
+				fw_snapshot_free(s);
+			}
+		}
+	}
+	ASSERT(starts > 500);
+	ASSERT(waits > 50);
+}
+
+/* Random snapshots where a third of the pending jobs may use a part of
+ * the nodes (a rack's worth, every other node, or a random half; two
+ * filters shared): every policy's plan keeps every invariant (the
+ * checker: no task off its filter), is deterministic, and the filtered
+ * jobs do start and get reservations. */
+TEST(random_filters_keep_every_invariant)
+{
+	int fstarts = 0, freserved = 0;
+	for (uint32_t seed = 1; seed <= 40; seed++) {
+		struct fw_snapshot *s = random_snapshot(seed);
+		uint32_t x = seed * 747796405u + 7;
+		int32_t racks[12], odd[12], half[24], nh = 0, erack = -1, eodd = -1;
+		for (int n = 0; n < 12; n++) {
+			racks[n] = 4 * (int32_t)(seed % 3) + n % 4 + (n / 4) * 12; /* one rack in each block */
+			odd[n] = 2 * n + 1;
+		}
+		for (int n = 0; n < 24; n++)
+			if (xs32(&x) % 2)
+				half[nh++] = n;
+		if (seed % 4 == 0) { /* suspect and lemon nodes: the tainted rules too */
+			s->nodes[5].health = FW_HEALTH_SUSPECT;
+			s->nodes[9].lemon = true;
+		}
+		for (int j = 0; j < s->njobs; j++) {
+			if (s->jobs[j].state != FW_JOB_PENDING || xs32(&x) % 3)
+				continue;
+			switch (xs32(&x) % 3) {
+			case 0:
+				ASSERT((erack = erack < 0 ? fw_snapshot_restrict_job(s, j, racks, 8)
+							  : fw_snapshot_restrict_job_as(s, j, erack)) >= 0);
+				break;
+			case 1:
+				ASSERT((eodd = eodd < 0 ? fw_snapshot_restrict_job(s, j, odd, 12)
+							: fw_snapshot_restrict_job_as(s, j, eodd)) >= 0);
+				break;
+			default:
+				if (nh > 0)
+					ASSERT(fw_snapshot_restrict_job(s, j, half, nh) >= 0);
+			}
+		}
+		const char *pols[] = { "fairway", "slurm", "fifo", "kai" };
+		for (int k = 0; k < 4; k++) {
+			struct fw_plan *p = run(s, pols[k]), *q = NULL;
+			struct fw_arena b;
+			const int32_t *v;
+			ASSERT(p != NULL);
+			for (int i = 0; i < p->ndecisions; i++) {
+				bool filtered = fw_snapshot_job_nodes(s, p->decisions[i].job, &v) >= 0;
+				fstarts += filtered && p->decisions[i].kind == FW_DECIDE_START;
+				freserved += filtered && p->decisions[i].kind == FW_DECIDE_RESERVE;
+			}
+			fw_arena_init(&b, 4096);
+			ASSERT_OK(fw_cycle_run(s, fw_policy_find(pols[k]), &b, &q));
+			ASSERT_EQ(p->ndecisions, q->ndecisions);
+			ASSERT_OK(memcmp(p->allocs, q->allocs, (size_t)p->nallocs * sizeof *p->allocs));
+			ASSERT_OK(memcmp(p->pending, q->pending, (size_t)p->npending * sizeof *p->pending));
+			fw_arena_release(&b);
+		}
+		fw_snapshot_free(s);
+	}
+	ASSERT(fstarts > 100);
+	ASSERT(freserved > 10);
+}
+
 /* A job with a node filter starts only on its nodes, is reserved only on
  * them, and does not make the failed-shape memo refuse a job of the same
  * shape without one.  b0 runs r (3 GPUs, until t=1000): "free" packs onto
@@ -822,10 +952,15 @@ TEST(node_filter_keeps_a_job_on_its_nodes)
 	int kept = tb_job(s, "kept", 0, 1, 1, 1000, 11);
 	int pinned = tb_job(s, "pinned", 0, 1, 8, 1000, 12);
 	int any8 = tb_job(s, "any8", 0, 1, 8, 1000, 13);
-	for (int j = fr; j <= any8; j++)
+	/* a second reservation (its clone must not touch the cycle's own
+	 * filter sums), then a short job that may use b0 only: it backfills */
+	int gang = tb_job(s, "gang", 0, 4, 8, 1000, 14);
+	int late = tb_job(s, "late", 0, 1, 2, 1000, 15);
+	for (int j = fr; j <= late; j++)
 		s->jobs[j].expected_runtime = 100;
 	ASSERT(fw_snapshot_restrict_job(s, kept, ra, 2) >= 0);
 	ASSERT(fw_snapshot_restrict_job(s, pinned, b0, 1) >= 0);
+	ASSERT(fw_snapshot_restrict_job(s, late, b0, 1) >= 0);
 	const char *pols[] = { "fairway", "slurm", "fifo", "kai" };
 	for (int k = 0; k < 4; k++) {
 		struct fw_plan *p = run(s, pols[k]);
@@ -833,15 +968,20 @@ TEST(node_filter_keeps_a_job_on_its_nodes)
 		ASSERT_EQ(node_of(p, fr, 0), 2);
 		ASSERT(node_of(p, kept, 0) == 0 || node_of(p, kept, 0) == 1);
 		ASSERT(decision(p, pinned, FW_DECIDE_START) == NULL);
-		if (k < 2) { /* the policies that reserve */
+		if (k == 0) { /* slurm's one reservation is the gang's (size counts) */
 			const struct fw_decision *rv = decision(p, pinned, FW_DECIDE_RESERVE);
 			ASSERT(rv != NULL);
 			ASSERT_EQ(rv->at, 1000);
 			ASSERT_EQ(p->allocs[rv->alloc_first].node, 2);
 			ASSERT_EQ(pending_of(p, pinned)->expected_start, 1000);
 		}
-		if (k != 2) /* fifo: the blocked "pinned" holds the line */
+		if (k != 2) { /* fifo: the blocked "pinned" holds the line */
 			ASSERT(decision(p, any8, FW_DECIDE_START) != NULL);
+			ASSERT(decision(p, gang, FW_DECIDE_START) == NULL);
+			ASSERT_EQ(node_of(p, late, 0), 2);
+		}
+		if (k < 2) /* the policies that reserve */
+			ASSERT(decision(p, gang, FW_DECIDE_RESERVE) != NULL);
 	}
 	fw_snapshot_free(s);
 }
@@ -2905,7 +3045,8 @@ TEST(fifo_line_is_submit_then_index_however_the_jobs_arrive)
 	evictions_are_bounded_per_cycle, reclaim_is_deterministic_and_keeps_every_invariant_on_random_snapshots, \
 	checker_catches_a_bad_eviction, consolidation_decisions_fit_when_moves_outnumber_the_other_jobs, \
 	a_queue_line_is_priority_then_submit_then_index, fifo_line_is_submit_then_index_however_the_jobs_arrive, \
-	one_per_node_tasks_each_get_a_node, node_filter_keeps_a_job_on_its_nodes, node_filter_on_unusable_nodes_never_fits, \
+	one_per_node_tasks_each_get_a_node, a_filter_of_every_node_places_as_none, random_filters_keep_every_invariant, \
+	node_filter_keeps_a_job_on_its_nodes, node_filter_on_unusable_nodes_never_fits, \
 	reclaim_for_a_filtered_job_evicts_on_its_nodes
 
 int main(void)

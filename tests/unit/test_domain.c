@@ -426,6 +426,105 @@ TEST(incremental_clones_equal_the_cycle_state)
 	ASSERT(synced > 300 && overflowed >= 8); /* both paths taken */
 }
 
+/* Node filters' index (filter.c) against a plain scan: each filter's
+ * histogram of its usable nodes' whole free GPUs, and per level its slots
+ * (runs of its topology-ordered nodes under one domain, each domain once)
+ * with their sums.  0, or the line of the first mismatch. */
+static int check_filters(const struct fw__cstate *c)
+{
+	for (int32_t f = 0; f < c->nfilters; f++) {
+		int32_t h[FW__HIST] = { 0 };
+		const int32_t *topo = c->filter_topo[f];
+		for (int32_t k = 0; k < c->filter_n[f]; k++) {
+			if (k > 0 && c->dom[c->nodes[topo[k]].dom].first <= c->dom[c->nodes[topo[k - 1]].dom].first)
+				return __LINE__; /* not in topology order */
+			if (c->nodes[topo[k]].usable)
+				h[c->nodes[topo[k]].whole_free]++;
+		}
+		if (memcmp(h, c->fhist + f * FW__HIST, sizeof h))
+			return __LINE__;
+		for (int32_t dl = 0; dl < c->ndl; dl++) {
+			int32_t s0 = c->fslot_first[f * c->ndl + dl], s1 = c->fslot_first[f * c->ndl + dl + 1];
+			if (s1 <= s0 || c->fslot_k0[s0] != 0 || c->fslot_k1[s1 - 1] != c->filter_n[f])
+				return __LINE__;
+			for (int32_t sl = s0; sl < s1; sl++) {
+				int32_t sum = 0, d = -1;
+				if (sl > s0 && c->fslot_k0[sl] != c->fslot_k1[sl - 1])
+					return __LINE__;
+				for (int32_t k = c->fslot_k0[sl]; k < c->fslot_k1[sl]; k++) {
+					int32_t a = c->nodes[topo[k]].dom;
+					while (c->dom[a].level > dl)
+						a = c->dom[a].parent;
+					if (d >= 0 && a != d)
+						return __LINE__;
+					d = a;
+					sum += c->nodes[topo[k]].usable ? c->nodes[topo[k]].whole_free : 0;
+				}
+				if (sum != c->fsum[sl])
+					return __LINE__;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Random filters (two sharing one list) on random clusters: the index
+ * equals a plain scan after every change, a clone's changes leave the
+ * cycle's index alone, and the clone's follow its own nodes. */
+TEST(filter_index_follows_the_nodes_and_clones_own_theirs)
+{
+	uint32_t x = 4242;
+	int filters = 0;
+	for (int round = 0; round < 10; round++) {
+		struct fw_snapshot *s = random_cluster(&x, 30 + (int)(rng(&x) % 60));
+		struct fw_arena a;
+		struct fw__cstate c, d;
+		struct cyc y;
+		int32_t nodes[128], first = -1;
+		tb_queue(s, "q", -1, 8, -1, 1);
+		for (int j = 0; j < 6; j++) {
+			char nm[8];
+			int32_t n = 0;
+			snprintf(nm, sizeof nm, "j%d", j);
+			int id = tb_job(s, nm, 0, 1, 1, 1000, j);
+			for (int32_t i = 0; i < s->nnodes; i++)
+				if (rng(&x) % 3 == 0)
+					nodes[n++] = i;
+			if (j == 3 && first >= 0)
+				ASSERT(fw_snapshot_restrict_job_as(s, id, first) >= 0);
+			else if (n > 0)
+				ASSERT((first = fw_snapshot_restrict_job(s, id, nodes, n)) >= 0);
+		}
+		fw_arena_init(&a, 0);
+		memset(&c, 0, sizeof c);
+		ASSERT_OK(fw__cstate_build(&c, s, &a));
+		ASSERT_OK(fw__filter_build(&c));
+		filters += c.nfilters;
+		ASSERT(c.nfilters < s->njob_nodes); /* the shared list counts once */
+		ASSERT_EQ(check_filters(&c), 0);
+		memset(&y, 0, sizeof y);
+		y.a = &a;
+		for (int step = 0; step < 40; step++) {
+			for (int k = 0; k < 3; k++)
+				change_node(&c, s, &x);
+			ASSERT_EQ(check_filters(&c), 0);
+			for (int32_t n = 0; n < c.nn; n++)
+				c.resv_until[n] = FW__NEVER;
+			ASSERT_OK(fw__resv_clone(&y, &d, &c));
+			ASSERT(d.fsum != c.fsum && d.fhist != c.fhist);
+			ASSERT_EQ(check_filters(&d), 0);
+			for (int k = 0; k < 5; k++)
+				change_node(&d, s, &x);
+			ASSERT_EQ(check_filters(&d), 0);
+			ASSERT_EQ(check_filters(&c), 0);
+		}
+		fw_arena_release(&a);
+		fw_snapshot_free(s);
+	}
+	ASSERT(filters > 30);
+}
+
 TEST_MAIN(index_matches_a_naive_scan_under_random_changes, domains_are_contiguous_ranges_of_the_topology_order,
 	  histogram_capacity_counts_whole_tasks, tainted_lists_stay_consistent_and_clones_own_theirs,
-	  one_task_fit_agrees_with_the_search, incremental_clones_equal_the_cycle_state)
+	  one_task_fit_agrees_with_the_search, incremental_clones_equal_the_cycle_state,
+	  filter_index_follows_the_nodes_and_clones_own_theirs)
