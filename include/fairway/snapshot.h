@@ -40,7 +40,8 @@
  * beside the jobs rather than in struct fw_job so that the record the
  * cycle sweeps keeps its size (nine cache lines) and a cluster without
  * filters pays nothing.  Placement, reservations, estimates, reclaim and
- * the plan checker all honour it; a running job is where it is.
+ * the plan checker all honour it (lib/filter.c indexes each distinct list
+ * once per cycle); a running job is where it is.
  *
  * Ownership: fw_snapshot_new() returns an empty snapshot owning its arrays;
  * the fw_snapshot_add_*() helpers grow them (amortised doubling) and return
