@@ -133,7 +133,11 @@ int fw_snapshot_restrict_job(struct fw_snapshot *s, int32_t job, const int32_t *
 		return FW_ENOMEM;
 	s->job_nodes = p;
 	memcpy(s->node_refs + first, nodes, (size_t)n * sizeof *nodes);
-	qsort(s->node_refs + first, (size_t)n, sizeof *nodes, int_cmp);
+	for (int32_t i = 1; i < n; i++)
+		if (nodes[i] <= nodes[i - 1]) { /* not ascending already (adapters' lists are) */
+			qsort(s->node_refs + first, (size_t)n, sizeof *nodes, int_cmp);
+			break;
+		}
 	for (int32_t i = 0; i < n; i++) /* distinct */
 		if (k == 0 || s->node_refs[first + k - 1] != s->node_refs[first + i])
 			s->node_refs[first + k++] = s->node_refs[first + i];

@@ -397,10 +397,18 @@ static struct fw_snapshot *rsv_snapshot(const struct fw_snapshot *s, const struc
 					const struct fw_reservation *all, int32_t nall)
 {
 	struct fw_snapshot *c = fw_snapshot_new();
-	bool ok = c != NULL;
+	/* per node_refs index of s: the copy's job_nodes entry whose list
+	 * starts there, so jobs that share a list still do (-1: none yet) */
+	int32_t *copied = s->nnode_refs ? malloc((size_t)s->nnode_refs * sizeof *copied) : NULL;
+	bool ok = c != NULL && (copied || !s->nnode_refs);
 
-	if (!ok)
+	if (!ok) {
+		fw_snapshot_free(c);
+		free(copied);
 		return NULL;
+	}
+	for (int32_t i = 0; i < s->nnode_refs; i++)
+		copied[i] = -1;
 	c->now = s->now;
 	c->config = s->config;
 	c->topology = s->topology;
@@ -425,9 +433,15 @@ static struct fw_snapshot *rsv_snapshot(const struct fw_snapshot *s, const struc
 		ok = ok && fw_snapshot_add_job(c, &j) >= 0;
 		const int32_t *only; /* its node filter, by the copy's index (same node order) */
 		int32_t nonly = ok && s->njob_nodes > 0 ? fw_snapshot_job_nodes(s, i, &only) : -1;
-		if (nonly > 0)
-			ok = fw_snapshot_restrict_job(c, c->njobs - 1, only, nonly) >= 0;
+		if (nonly > 0) {
+			int32_t at = (int32_t)(only - s->node_refs), e = copied[at];
+			if (e >= 0 && c->job_nodes[e].count == nonly)
+				ok = fw_snapshot_restrict_job_as(c, c->njobs - 1, e) >= 0;
+			else
+				ok = (copied[at] = fw_snapshot_restrict_job(c, c->njobs - 1, only, nonly)) >= 0;
+		}
 	}
+	free(copied);
 	if (!ok) {
 		fw_snapshot_free(c);
 		return NULL;

@@ -463,6 +463,25 @@ static const char *begin_text(time_t t, char *buf, size_t len)
 	return buf;
 }
 
+/* No node of the job's partitions is left by its --exclude and
+ * --constraint (filter.c): say which of them it asked. */
+static void no_node_text(const slurm_job_info_t *j, char *buf, size_t len)
+{
+	const char *p = j->partition ? j->partition : "";
+
+	if (fw__set(j->features) && fw__set(j->exc_nodes))
+		snprintf(buf, len, "fairway: no node of partition %.40s has the features (%.40s) and is not "
+			 "excluded (%.40s): held", p, j->features, j->exc_nodes);
+	else if (fw__set(j->features))
+		snprintf(buf, len, "fairway: no node of partition %.40s has the features (%.60s): held", p,
+			 j->features);
+	else if (fw__set(j->exc_nodes))
+		snprintf(buf, len, "fairway: --exclude (%.60s) leaves no node of partition %.40s: held",
+			 j->exc_nodes, p);
+	else
+		snprintf(buf, len, "fairway: partition %.40s has no node fairway schedules: held", p);
+}
+
 void fw__orphan_text(const struct fw__orphan *o, const slurm_job_info_t *j, char *buf, size_t len)
 {
 	char when[32];
@@ -484,12 +503,11 @@ void fw__orphan_text(const struct fw__orphan *o, const slurm_job_info_t *j, char
 			 "held (ask --gpus-per-node)");
 		break;
 	case FW__ORPHAN_CONSTRAINT:
-		snprintf(buf, len, "fairway: does not place by --constraint (%.60s): held (ask for a GPU model "
-			 "with --gres=gpu:MODEL:N, or a partition of those nodes)", j->features ? j->features : "");
+		snprintf(buf, len, "fairway: reads --constraint as features joined by &, | and ( ), not (%.60s): "
+			 "held (ask without [ ], counts *N, ! or commas)", j->features ? j->features : "");
 		break;
-	case FW__ORPHAN_EXCLUDE:
-		snprintf(buf, len, "fairway: does not read --exclude (%.60s): held (drain the node, or leave it "
-			 "out of the partition)", j->exc_nodes ? j->exc_nodes : "");
+	case FW__ORPHAN_NO_NODE:
+		no_node_text(j, buf, len);
 		break;
 	case FW__ORPHAN_EXCLUSIVE:
 		snprintf(buf, len, "fairway: --exclusive on nodes of several sizes: held (ask for a node's GPUs, "

@@ -9,7 +9,8 @@
  *   3. starting jobs fairway released that Slurm has not run yet: running
  *               on their ReqNodes, on GPUs still free after phase 2 and
  *               with the CPU and memory the jobs before them leave;
- *   4. pending  held jobs.
+ *   4. pending  held jobs, each restricted to the nodes its partitions,
+ *               --exclude and --constraint allow (filter.c).
  * The running jobs are booked per node as they are read, so the snapshot
  * never overbooks a node (fw_snapshot_validate refuses that) even where
  * Slurm runs more than fairway counts room for: a managed job on GPUs a
@@ -23,13 +24,14 @@
  * the cluster is scheduled.  So what the core cannot model is handled
  * record by record: a node past 16 GPUs is read as 16, a job on GPUs past
  * them or on a node named twice is foreign, and a held job that asks what
- * fairway cannot place (more than 16 GPUs a node, --gpus-per-socket,
- * --constraint, --exclude, --exclusive on nodes of several sizes) or that
- * Slurm would not run yet (--begin ahead; a released one whose dependency
- * is unmet) is left out, an "orphan" whose comment says why.  A task is
- * a node (one_per_node); --exclusive makes it a whole one.  The libFuzzer
- * target tests/fuzz/fuzz_slurm.c holds this: whatever the records, the
- * snapshot validates and a cycle runs on it.
+ * fairway cannot place (more than 16 GPUs a node, --gpus-per-socket, a
+ * --constraint form it does not read, no node left by its partitions,
+ * --exclude and --constraint, --exclusive on nodes of several sizes) or
+ * that Slurm would not run yet (--begin ahead; a released one whose
+ * dependency is unmet) is left out, an "orphan" whose comment says why.
+ * A task is a node (one_per_node); --exclusive makes it a whole one.  The
+ * libFuzzer target tests/fuzz/fuzz_slurm.c holds this: whatever the
+ * records, the snapshot validates and a cycle runs on it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +51,7 @@ struct build {
 	bool uniform;           /* every node has the GPUs, CPUs and memory
 				 * of node 0: an --exclusive job's task is
 				 * that (exclusive_shape) */
+	struct fw__slurm_filter *filter; /* pending jobs' nodes (filter.c) */
 	int32_t skipped, skipped_nodes;
 };
 
@@ -489,26 +492,32 @@ static int orphan(struct build *b, const slurm_job_info_t *j, enum fw__orphan_wh
 	return FW_OK;
 }
 
-static bool set(const char *s)
-{
-	return s && *s && strcmp(s, "(null)");
-}
-
 /* A held job Slurm would not run yet (--begin, which Slurm reports as the
- * eligible time), or whose placement rules fairway does not read:
- * released anyway, it would sit on the nodes fairway chose (booked there
- * in fairway's books) until its begin time, or for ever on a node it
- * excludes or that lacks its features.  (A dependency is another matter:
- * Slurm does not evaluate it while the job is held; see build_jobs.) */
+ * eligible time), or that no node fairway may choose suits: released
+ * anyway, it would sit on the nodes fairway chose (booked there in
+ * fairway's books) until its begin time, or for ever.  Otherwise 1: the
+ * filter knows the nodes it may start on (filter.c).  (A dependency is
+ * another matter: Slurm does not evaluate it while the job is held; see
+ * build_jobs.) */
 static int not_placeable(struct build *b, const slurm_job_info_t *j)
 {
+	int32_t n;
+
 	if (j->eligible_time > b->s->now)
 		return orphan(b, j, FW__ORPHAN_BEGIN, 0);
-	if (set(j->features))
+	if ((n = fw__slurm_filter_job(b->filter, j)) == FW__NODES_UNREAD)
 		return orphan(b, j, FW__ORPHAN_CONSTRAINT, 0);
-	if (set(j->exc_nodes))
-		return orphan(b, j, FW__ORPHAN_EXCLUDE, 0);
+	if (n == 0)
+		return orphan(b, j, FW__ORPHAN_NO_NODE, 0);
 	return 1;
+}
+
+/* Add a pending job, restricted to the nodes not_placeable found. */
+static int add_pending(struct build *b, const struct fw_job *fj)
+{
+	int x = fw_snapshot_add_job(b->s, fj);
+
+	return x < 0 ? FW_ENOMEM : fw__slurm_filter_restrict(b->filter, x);
 }
 
 static int pending_job(struct build *b, const slurm_job_info_t *j)
@@ -533,7 +542,7 @@ static int pending_job(struct build *b, const slurm_job_info_t *j)
 	if (fj.groups[0].gpus < 0)
 		return orphan(b, j, FW__ORPHAN_GPU_FORM, 0);
 	fj.state = FW_JOB_PENDING;
-	return fw_snapshot_add_job(b->s, &fj) < 0 ? FW_ENOMEM : FW_OK;
+	return add_pending(b, &fj);
 }
 
 static bool released(const slurm_job_info_t *j)
@@ -560,7 +569,7 @@ static int build_jobs(struct build *b)
 		 * then it is not booked there: its GPUs stay free for others,
 		 * and if they are taken when it becomes eligible, it is
 		 * planned again like a pending job. */
-		if (released(j) && set(j->dependency)) {
+		if (released(j) && fw__set(j->dependency)) {
 			rc = orphan(b, j, FW__ORPHAN_DEPENDENCY, 0);
 			continue;
 		}
@@ -590,8 +599,9 @@ int fw__slurm_build(struct fw_slurm *h, struct fw_snapshot *s,
 		for (uint32_t i = 0; i < n; i++)
 			b.node_of[i] = -1;
 		if ((rc = build_nodes(&b)) == FW_OK)
-			rc = build_jobs(&b);
+			rc = (b.filter = fw__slurm_filter_new(h, s, b.node_of)) ? build_jobs(&b) : FW_ENOMEM;
 	}
+	fw__slurm_filter_free(b.filter);
 	free(b.node_of);
 	free(b.used);
 	free(b.held);

@@ -55,6 +55,9 @@
  *           expected runtime = the time limit; preemptible = --requeue;
  *           --switches=1 = required topology at the leaf-switch level;
  *           priority = -nice; the snapshot name is the Slurm job id;
+ *           a pending job may start only on the nodes of its managed
+ *           partitions that --exclude leaves and whose features meet
+ *           --constraint (filter.c: the core's node filter);
  *   state = PENDING + held -> pending;
  *           PENDING + released with ReqNodes (fairway started it, Slurm has
  *           not run it yet) -> running on those nodes, so a restarted

@@ -233,13 +233,30 @@ int fw__slurm_load(struct fw_slurm *h, struct fw_diag *d)
 
 /* ------------------------------------------------------------ lookups */
 
-bool fw__slurm_managed(const struct fw_slurm *h, const char *partition)
+/* Is the n bytes at name one of the comma list's? */
+static bool listed_n(const char *list, const char *name, size_t n)
 {
-	size_t n = partition ? strlen(partition) : 0;
-
-	for (const char *p = h->parts; n && *p;) {
+	for (const char *p = list; n && p && *p;) {
 		size_t len = strcspn(p, ",");
-		if (len == n && !strncmp(p, partition, n))
+		if (len == n && !strncmp(p, name, n))
+			return true;
+		p += len + (p[len] == ',');
+	}
+	return false;
+}
+
+bool fw__slurm_listed(const char *list, const char *name)
+{
+	return name && listed_n(list, name, strlen(name));
+}
+
+/* A pending job submitted to several partitions names them all ("gpu,cpu"):
+ * it is managed when one of them is, as job_submit.lua holds it then. */
+bool fw__slurm_managed(const struct fw_slurm *h, const char *partitions)
+{
+	for (const char *p = partitions; p && *p;) {
+		size_t len = strcspn(p, ",");
+		if (listed_n(h->parts, p, len))
 			return true;
 		p += len + (p[len] == ',');
 	}

@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
@@ -44,9 +45,10 @@ enum fw__orphan_why {
 	FW__ORPHAN_NODES,       /* n nodes: more tasks than a job may have */
 	FW__ORPHAN_GPU_FORM,    /* GPUs asked in a form fairway does not read
 				 * (--gpus-per-socket) */
-	FW__ORPHAN_CONSTRAINT,  /* --constraint: node features fairway does
-				 * not place by */
-	FW__ORPHAN_EXCLUDE,     /* --exclude: nodes fairway might choose */
+	FW__ORPHAN_CONSTRAINT,  /* --constraint in a form fairway does not
+				 * read (filter.c) */
+	FW__ORPHAN_NO_NODE,     /* no node of its partitions is left by
+				 * --exclude and --constraint */
 	FW__ORPHAN_EXCLUSIVE,   /* --exclusive on nodes of several sizes */
 	/* not eligible yet, not skipped: scheduled once Slurm says so */
 	FW__ORPHAN_DEPENDENCY,  /* released, its --dependency not met yet */
@@ -80,9 +82,18 @@ struct fw_slurm {
 	struct fw__jobfail *jobfail;    /* jobfail.c, NULL until first used */
 };
 
+/* A string Slurm set: not NULL, not "", not "(null)". */
+static inline bool fw__set(const char *s)
+{
+	return s && *s && strcmp(s, "(null)");
+}
+
 /* read.c */
 int fw__slurm_load(struct fw_slurm *h, struct fw_diag *d);
-bool fw__slurm_managed(const struct fw_slurm *h, const char *partition);
+/* Is any partition of the comma list (a pending job may name several)
+ * managed?  Is name one of the comma list's? */
+bool fw__slurm_managed(const struct fw_slurm *h, const char *partitions);
+bool fw__slurm_listed(const char *list, const char *name);
 slurm_job_info_t *fw__slurm_job(const struct fw_slurm *h, uint32_t id);
 node_info_t *fw__slurm_node(const struct fw_slurm *h, const char *name);
 reserve_info_t *fw__slurm_resv(const struct fw_slurm *h, const char *name);
@@ -109,6 +120,27 @@ struct fw__jobfail;
 int fw__jobfail_update(struct fw_slurm *h);
 bool fw__jobfail_suspect(struct fw_slurm *h, const char *node, fw_time now, char *why, size_t cap);
 void fw__jobfail_free(struct fw__jobfail *f);
+
+/* filter.c: the snapshot nodes a held job may start on (its partitions,
+ * --exclude, --constraint), for one build of snapshot s (node_of: Slurm
+ * node index -> snapshot node, -1; both must outlive the filter).
+ * fw__slurm_filter_job answers for job j: a count of nodes (0: none
+ * qualifies), FW__NODES_ANY (every node: no filter) or FW__NODES_UNREAD
+ * (a --constraint form fairway does not read).  fw__slurm_filter_restrict
+ * then restricts the snapshot job x, just added for j, to those nodes
+ * (nothing for FW__NODES_ANY), sharing the node list of an earlier job
+ * that asked alike; FW_OK or the core's error.  fw__constraint_match: 1
+ * when the comma list of features satisfies expr, 0 when not, -1 for a
+ * form fairway does not read. */
+#define FW__NODES_ANY (-1)
+#define FW__NODES_UNREAD (-2)
+struct fw__slurm_filter;
+struct fw__slurm_filter *fw__slurm_filter_new(const struct fw_slurm *h, struct fw_snapshot *s,
+					      const int32_t *node_of);
+int32_t fw__slurm_filter_job(struct fw__slurm_filter *f, const slurm_job_info_t *j);
+int fw__slurm_filter_restrict(struct fw__slurm_filter *f, int32_t x);
+void fw__slurm_filter_free(struct fw__slurm_filter *f);
+int fw__constraint_match(const char *expr, const char *features);
 
 /* build.c */
 int fw__slurm_build(struct fw_slurm *h, struct fw_snapshot *s,

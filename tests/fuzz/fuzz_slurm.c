@@ -14,17 +14,22 @@
  *   T|LEVEL                        one topology level, as the YAML gives
  *                                  it (node features LEVEL=NAME give its
  *                                  domains)
- *   N|name|gres|cpus|real_memory|state|features
+ *   N|name|gres|cpus|real_memory|state|features|partitions|features_act
+ *                                  (partitions: a comma list of gpu, gpu2
+ *                                  and cpu; empty: gpu)
  *   J|id|account|partition|state|nodes|gres_detail (';' between nodes)|
  *     tres_per_node|num_nodes|num_cpus|pn_min_memory|priority|req_nodes|
  *     time_limit|nice|requeue|tres_per_job|req_switch|submit|start|
  *     tres_per_task|ntasks_per_node|num_tasks|tres_per_socket|
- *     dependency|eligible_time|features|exc_nodes|shared (empty: unset)
- * The queues are fixed: leaf team_a and team_b under org.  The partition
- * "gpu" holds every node and is managed.  What slurmctld itself never
- * sends is not generated: duplicate node names or job ids, times past
- * 2^40 s, node names with spaces or control characters, malformed node
- * lists.
+ *     dependency|eligible_time|features|exc_nodes|shared (empty: unset;
+ *     in features '^' stands for --constraint's '|', which splits fields)
+ * The queues are fixed: leaf team_a and team_b under org.  The partitions
+ * gpu and gpu2 are managed, cpu is not; a job may name several ("cpu,gpu2",
+ * as Slurm reports a pending job submitted to several), and its features
+ * (--constraint) and exc_nodes (--exclude) restrict it to some nodes
+ * (filter.c).  What slurmctld itself never sends is not generated:
+ * duplicate node names or job ids, times past 2^40 s, node names with
+ * spaces or control characters, malformed node lists (--exclude's too).
  *
  * The gres parsers also get each line raw: a count in 0..FW__GRES_MAX, a
  * model that is a NUL-terminated part of the input, and an IDX mask only
@@ -43,9 +48,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define MAXN 24
 #define MAXJ 48
 #define MAXF 29
+#define NPART 3
+
+static const char *const part_names[NPART] = { "gpu", "gpu2", "cpu" };
 
 struct world {
 	node_info_t nodes[MAXN];
+	bool in[NPART][MAXN];   /* partition p holds node i */
 	slurm_job_info_t jobs[MAXJ];
 	char *details[MAXJ][8];
 	int nn, nj;
@@ -163,6 +172,16 @@ static void add_node(struct world *w, char **f)
 	n->real_memory = num(f[4]);
 	n->node_state = (uint32_t)num(f[5]);
 	n->features = f[6];
+	n->features_act = f[8];
+	for (int p = 0; p < NPART; p++) {
+		size_t len = strlen(part_names[p]);
+		w->in[p][w->nn] = !f[7] && p == 0;
+		for (const char *q = f[7]; q && *q;) {
+			size_t l = strcspn(q, ",");
+			w->in[p][w->nn] |= l == len && !strncmp(q, part_names[p], len);
+			q += l + (q[l] == ',');
+		}
+	}
 	w->nn++;
 }
 
@@ -171,7 +190,7 @@ static void add_job(struct world *w, char **f)
 	slurm_job_info_t *j = &w->jobs[w->nj];
 	uint32_t id = (uint32_t)num(f[1]);
 
-	if (w->nj == MAXJ || !id || !hostlist_ok(f[5]) || !hostlist_ok(f[12]))
+	if (w->nj == MAXJ || !id || !hostlist_ok(f[5]) || !hostlist_ok(f[12]) || !hostlist_ok(f[27]))
 		return;
 	for (int i = 0; i < w->nj; i++)
 		if (w->jobs[i].job_id == id)
@@ -209,6 +228,9 @@ static void add_job(struct world *w, char **f)
 	j->tres_per_socket = f[23];
 	j->dependency = f[24];
 	j->eligible_time = (time_t)(num(f[25]) & ((1ull << 40) - 1));
+	for (char *c = f[26]; c && *c; c++)
+		if (*c == '^')
+			*c = '|';
 	j->features = f[26];
 	j->exc_nodes = f[27];
 	j->shared = f[28] ? (uint16_t)num(f[28]) : NO_VAL16;
@@ -260,6 +282,60 @@ static struct fw_snapshot *queues(const struct world *w)
 	return s;
 }
 
+/* Partition records of the world: each node a range of its own. */
+static void partitions(const struct world *w, partition_info_t *part, int32_t inx[NPART][2 * MAXN + 1])
+{
+	for (int p = 0; p < NPART; p++) {
+		int k = 0;
+		for (int i = 0; i < w->nn; i++)
+			if (w->in[p][i]) {
+				inx[p][k++] = i;
+				inx[p][k++] = i;
+			}
+		inx[p][k] = -1;
+		part[p].name = (char *)part_names[p];
+		part[p].node_inx = inx[p];
+	}
+}
+
+static const slurm_job_info_t *job_named(const struct world *w, const char *name)
+{
+	for (int i = 0; i < w->nj; i++)
+		if (w->jobs[i].job_id == (uint32_t)num(name))
+			return &w->jobs[i];
+	return NULL;
+}
+
+static int node_named(const struct world *w, const char *name)
+{
+	for (int i = 0; i < w->nn; i++)
+		if (!strcmp(w->nodes[i].name, name))
+			return i;
+	return -1;
+}
+
+/* Each node of a job's filter is one of its partitions' and has the
+ * features its --constraint asks (fairway never starts it where Slurm
+ * would refuse to run it). */
+static void filters_hold(const struct world *w, const struct fw_snapshot *s)
+{
+	for (int32_t x = 0; x < s->njobs; x++) {
+		const slurm_job_info_t *j = job_named(w, s->jobs[x].name);
+		const int32_t *v;
+		int32_t n = fw_snapshot_job_nodes(s, x, &v);
+		for (int32_t k = 0; j && k < n; k++) {
+			int i = node_named(w, s->nodes[v[k]].name);
+			const node_info_t *ni = &w->nodes[i];
+			const char *feats = ni->features_act ? ni->features_act : ni->features;
+			bool in = false;
+			for (int p = 0; p < NPART; p++)
+				in |= w->in[p][i] && fw__slurm_listed(j->partition, part_names[p]);
+			if (!in || (fw__set(j->features) && fw__constraint_match(j->features, feats) != 1))
+				abort();
+		}
+	}
+}
+
 static void cycle(struct fw_snapshot *s)
 {
 	struct fw_arena a;
@@ -279,9 +355,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fw_slurm *h = calloc(1, sizeof *h);
 	node_info_msg_t nodes = { 0 };
 	partition_info_msg_t parts = { 0 };
-	partition_info_t part = { 0 };
+	partition_info_t part[NPART] = { { 0 } };
 	job_info_msg_t jobs = { 0 };
-	int32_t inx[3];
+	int32_t inx[NPART][2 * MAXN + 1];
 	struct fw_backend_world bw;
 	struct fw_snapshot *s;
 	struct fw_diag d;
@@ -292,16 +368,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	buf[size] = '\0';
 	read_world(w, buf);
 	s = queues(w);
-	snprintf(h->parts, sizeof h->parts, "gpu");
+	snprintf(h->parts, sizeof h->parts, "gpu,gpu2");
 	nodes.record_count = (uint32_t)w->nn;
 	nodes.node_array = w->nodes;
-	inx[0] = 0;
-	inx[1] = w->nn - 1;
-	inx[2] = -1;
-	part.name = (char *)"gpu";
-	part.node_inx = w->nn ? inx : inx + 2;
-	parts.record_count = 1;
-	parts.partition_array = &part;
+	partitions(w, part, inx);
+	parts.record_count = NPART;
+	parts.partition_array = part;
 	jobs.record_count = (uint32_t)w->nj;
 	jobs.job_array = w->jobs;
 	h->nodes = &nodes;
@@ -317,6 +389,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	 * skipped), or none of these (not managed, not pending or running) */
 	if (s->njobs + bw.skipped_jobs > w->nj || s->njobs + h->norphans > w->nj)
 		abort();
+	filters_hold(w, s);
 	cycle(s);
 	fw_snapshot_free(s);
 	free(h->orphans);

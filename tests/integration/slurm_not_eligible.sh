@@ -1,10 +1,26 @@
 #!/usr/bin/env bash
 # tests/integration/slurm_not_eligible.sh BUILD_DIR — jobs that Slurm would
-# not run yet, or whose placement rules fairway does not read, stay held
-# with a comment that says why, against a real lab (2 nodes x 8 fake GPUs).
-# Until the adapter looked, fairway released such a job onto nodes it
-# chose and booked their GPUs: until the dependency or begin time passed,
-# or for ever on a node the job excludes.
+# not run yet, or only on some nodes, against a real lab (2 nodes x 8 fake
+# GPUs; gpu001 has the node feature nvme, gpu002 ib; partitions gpu of
+# both, managed, gpu2 of gpu002, managed too, and cpu of gpu002, not
+# managed).  Until the adapter
+# looked, fairway released such a job onto nodes it chose and booked their
+# GPUs: until the dependency or begin time passed, or for ever on a node
+# the job excludes or that lacks its features.  Then it held every job
+# asking --exclude or --constraint; now it places them on the nodes they
+# accept.  On two empty nodes fairway puts a 1-GPU job on gpu001, so each
+# of these would land there without the job's node filter:
+#   exclude_runs          --exclude=gpu001: runs, on gpu002
+#   constraint_runs       --constraint=ib: runs, on gpu002
+#   constraint_unread_held --constraint='[ib|nvme]' (matching OR, a form
+#                         fairway does not read): held, and its comment
+#                         says which forms fairway reads
+#   partitions_any_managed -p cpu,gpu (held by job_submit.lua: gpu is
+#                         managed): runs, on gpu001 (before, a job naming
+#                         several partitions was never scheduled)
+#   partition_runs        -p gpu2 --hold (job_submit.lua holds only gpu's
+#                         jobs), submitted while the job before runs on
+#                         gpu001: runs, on gpu002
 #   dependency_not_booked --dependency=afterok:A while A runs: fairway releases
 #                         it (Slurm evaluates no dependency of a held job), and
 #                         its comment says Slurm starts it once A is done
@@ -13,9 +29,6 @@
 #                         waits for its dependency
 #   dependency_runs       once A has ended, the dependent job starts and runs
 #   begin_held            --begin=now+1hour: held, "waits for its begin time"
-#   exclude_held          --exclude: held, says fairway does not read it
-#   constraint_held       --constraint on a real node feature: held, says
-#                         fairway does not place by it
 . "$(dirname "$0")/../slurm/lib.sh"
 TEST_NAME=slurm_not_eligible
 GPUS=8 SWITCHES=1 lab_up 2
@@ -29,14 +42,42 @@ comment_is() { # NAME JOB PATTERN: held (priority 0) and commented so
 	esac
 }
 
-scontrol update nodename=gpu001 AvailableFeatures=ib ActiveFeatures=ib
-fw_start
+on_node() { # NAME JOB NODE: the job ran (or runs) on NODE
+	local n
+	if ! wait_until 20 "started $2"; then
+		bad "$1" "job $2 did not start: $(squeue -h -j "$2" -o '%T %Q %k')"
+		return
+	fi
+	n=$(squeue -h -t all -j "$2" -o %N)
+	if [ "$n" = "$3" ]; then ok "$1"; else bad "$1" "job $2 ran on '$n', not $3"; fi
+}
+
+scontrol update nodename=gpu001 AvailableFeatures=nvme ActiveFeatures=nvme
+scontrol update nodename=gpu002 AvailableFeatures=ib ActiveFeatures=ib
+scontrol create PartitionName=gpu2 Nodes=gpu002 DefaultTime=00:10:00 State=UP
+scontrol create PartitionName=cpu Nodes=gpu002 DefaultTime=00:10:00 State=UP
+fw_start --opt partitions=gpu:gpu2
+e=$(sbatch --parsable -A team_a --gres=gpu:1 -t 1 -o /dev/null --exclude=gpu001 --wrap 'sleep 2')
+f=$(sbatch --parsable -A team_a --gres=gpu:1 -t 1 -o /dev/null --constraint=ib --wrap 'sleep 2')
+u=$(sbatch --parsable -A team_a --gres=gpu:1 -t 1 -o /dev/null --constraint='[ib|nvme]' --wrap 'sleep 1')
+on_node exclude_runs "$e" gpu002
+on_node constraint_runs "$f" gpu002
+want="0 fairway: reads --constraint as features joined by &, | and ( ), not ([ib|nvme]): held (ask without [ ], counts *N, ! or commas)"
+if wait_until 10 '[ "$(squeue -h -j "$u" -o "%Q %k")" = "$want" ]'; then
+	ok constraint_unread_held
+else
+	bad constraint_unread_held "priority and comment '$(squeue -h -j "$u" -o '%Q %k')'"
+fi
+wait_until 20 "gone $e && gone $f" || bad setup "jobs $e $f did not end"
+m=$(sbatch --parsable -p cpu,gpu -A team_a --gres=gpu:1 -t 1 -o /dev/null --wrap 'sleep 3')
+on_node partitions_any_managed "$m" gpu001
+p=$(sbatch --parsable -p gpu2 --hold -A team_a --gres=gpu:1 -t 1 -o /dev/null --wrap 'sleep 1')
+on_node partition_runs "$p" gpu002
+wait_until 20 "gone $m && gone $p" || bad setup "jobs $m $p did not end"
 a=$(sbatch --parsable -A team_a --gres=gpu:1 -t 1 -o /dev/null --wrap 'sleep 30')
 wait_until 20 'running $a' || bad setup "job $a did not run"
 b=$(sbatch --parsable -A team_a --gres=gpu:8 -t 1 -o /dev/null --dependency=afterok:"$a" --wrap 'sleep 1')
 c=$(sbatch --parsable -A team_a --gres=gpu:1 -t 1 -o /dev/null --begin=now+3600 --wrap 'sleep 1')
-e=$(sbatch --parsable -A team_a --gres=gpu:1 -t 1 -o /dev/null --exclude=gpu001 --wrap 'sleep 1')
-f=$(sbatch --parsable -A team_a --gres=gpu:1 -t 1 -o /dev/null --constraint=ib --wrap 'sleep 1')
 sleep 3
 cb=$(squeue -h -j "$b" -o '%k')
 if [ "$cb" = "fairway: released; Slurm starts it once its dependency (afterok:$a(unfulfilled)) is met" ]; then
@@ -45,8 +86,6 @@ else
 	bad dependency_not_booked "comment '$cb'"
 fi
 comment_is begin_held "$c" "fairway: waits for its begin time (*): held until then"
-comment_is exclude_held "$e" "fairway: does not read --exclude (gpu001): held (drain the node, or leave it out of the partition)"
-comment_is constraint_held "$f" "fairway: does not place by --constraint (ib): held (ask for a GPU model with --gres=gpu:MODEL:N, or a partition of those nodes)"
 g=$(sbatch --parsable -A team_a --gres=gpu:8 -t 1 -o /dev/null --wrap 'sleep 1')
 if wait_until 20 'started $g'; then
 	ok gpus_not_booked

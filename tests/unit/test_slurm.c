@@ -1,7 +1,8 @@
 /*
  * test_slurm.c — the Slurm adapter's pure parts, without a cluster: GRES
- * strings, option parsing, managed partitions, and a plan turned into
- * backend actions and comment notes.  The adapter against a real
+ * strings, option parsing, managed partitions, --constraint, the snapshot
+ * built from fake Slurm messages (node filters among it), and a plan
+ * turned into backend actions and comment notes.  The adapter against a real
  * slurmctld is tested by tests/integration/slurm_*.sh.
  */
 #include <stdlib.h>
@@ -78,6 +79,12 @@ TEST(managed_partitions)
 	ASSERT(!fw__slurm_managed(h, "gp"));
 	ASSERT(!fw__slurm_managed(h, "cpu"));
 	ASSERT(!fw__slurm_managed(h, NULL));
+	/* a pending job submitted to several names them all; managed when one
+	 * is, as contrib/slurm/job_submit.lua holds it then */
+	ASSERT(fw__slurm_managed(h, "cpu,gpu2"));
+	ASSERT(!fw__slurm_managed(h, "cpu,gp,gpu22"));
+	ASSERT(fw__slurm_listed("cpu,gpu2", "gpu2"));
+	ASSERT(!fw__slurm_listed("cpu,gpu2", "gpu"));
 	free(h);
 }
 
@@ -439,12 +446,13 @@ TEST(every_gpu_request_form_is_gpus_per_node)
 	fake_free(&f);
 }
 
-/* Jobs Slurm would not run yet (--dependency, --begin) or whose placement
- * rules fairway does not read (--constraint, --exclude): released, each
- * sat on the nodes fairway chose, booked there, until its dependency or
- * begin time, or for ever on a node it excludes (seen in a real lab).
- * Now a released job whose dependency is unmet is not booked, and the
- * others stay held, commented; the waiting ones are not counted skipped. */
+/* Jobs Slurm would not run yet (--dependency, --begin) or on no node
+ * fairway may choose (--constraint no node meets, --exclude of every
+ * node): released, each sat on the nodes fairway chose, booked there,
+ * until its dependency or begin time, or for ever on a node it excludes
+ * (seen in a real lab).  Now a released job whose dependency is unmet is
+ * not booked, and the others stay held, commented; the waiting ones are
+ * not counted skipped. */
 TEST(jobs_slurm_would_not_run_stay_held)
 {
 	struct fake f;
@@ -452,9 +460,8 @@ TEST(jobs_slurm_would_not_run_stay_held)
 	static const char *want[] = {
 		"fairway: released; Slurm starts it once its dependency (afterok:7(unfulfilled)) is met",
 		"fairway: waits for its begin time (1970-01-01T01:00Z): held until then",
-		("fairway: does not place by --constraint (ib&nvme): held (ask for a GPU model with "
-		 "--gres=gpu:MODEL:N, or a partition of those nodes)"),
-		"fairway: does not read --exclude (gpu001): held (drain the node, or leave it out of the partition)",
+		"fairway: no node of partition gpu has the features (ib&nvme): held",
+		"fairway: --exclude (gpu001) leaves no node of partition gpu: held",
 	};
 
 	fake_init(&f, 1, 7);
@@ -482,11 +489,247 @@ TEST(jobs_slurm_would_not_run_stay_held)
 	ASSERT_STR_EQ(f.s->jobs[2].name, "606");
 	ASSERT_EQ(f.s->jobs[2].state, FW_JOB_PENDING);
 	ASSERT_EQ(f.h->norphans, 4);
-	ASSERT_EQ(f.w.skipped_jobs, 2); /* --constraint and --exclude: the others only wait */
+	ASSERT_EQ(f.w.skipped_jobs, 2); /* no node for 602 and 603: the others only wait */
 	for (int k = 0; k < 4; k++) {
 		ASSERT_EQ(f.h->orphans[k].job, 600u + (uint32_t)k);
 		fw__orphan_text(&f.h->orphans[k], &f.jobs.job_array[k], text, sizeof text);
 		ASSERT_STR_EQ(text, want[k]);
+	}
+	fake_free(&f);
+}
+
+/* --constraint as Slurm reads it: feature names, & and | of equal
+ * standing read left to right (a 22.05 lab refuses "a|b&c" on a node of
+ * feature a alone: (a|b)&c), one level of parentheses.  Every other form
+ * is "not read" (-1): the job stays held rather than be placed where
+ * Slurm would not run it. */
+TEST(constraint_forms)
+{
+	static const struct {
+		const char *expr, *features;
+		int want;
+	} c[] = {
+		{ "ib", "ib", 1 },
+		{ "ib", "ib,nvme", 1 },
+		{ "ib", "ibx,xib", 0 },       /* whole names only */
+		{ "ib", "", 0 },
+		{ "ib", NULL, 0 },
+		{ "rack=r1", "ib,rack=r1", 1 },
+		{ "ib&nvme", "ib", 0 },
+		{ "ib&nvme", "nvme,ib", 1 },
+		{ "ib|nvme", "nvme", 1 },
+		{ "a|b&c", "a", 0 },          /* (a|b)&c, as Slurm */
+		{ "a|b&c", "b,c", 1 },
+		{ "b&c|a", "a", 1 },          /* (b&c)|a */
+		{ "a|(b&c)", "a", 1 },
+		{ "(a|b)&c", "a", 0 },
+		{ "(a|b)&c", "a,c", 1 },
+		{ "a&(b|c)|a", "a", 1 },
+		{ "(a&b|c)", "c", 1 },
+		{ "[a|b]", "a", -1 },         /* matching OR */
+		{ "a*2", "a", -1 },           /* node count */
+		{ "[a*2&b*1]", "a", -1 },
+		{ "!a", "b", -1 },
+		{ "a,b", "a,b", -1 },
+		{ "((a))", "a", -1 },         /* Slurm refuses nested parentheses */
+		{ "a b", "a", -1 },
+		{ "a|", "a", -1 },
+		{ "&a", "a", -1 },
+		{ "(a", "a", -1 },
+		{ "a)", "a", -1 },
+		{ "()", "a", -1 },
+		{ "", "a", -1 },
+	};
+
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		int got = fw__constraint_match(c[i].expr, c[i].features);
+		if (got != c[i].want)
+			fprintf(stderr, "  '%s' on '%s': %d, want %d\n", c[i].expr, c[i].features ? c[i].features : "NULL",
+				got, c[i].want);
+		ASSERT_EQ(got, c[i].want);
+	}
+}
+
+/* The snapshot nodes job jx may start on, as names "gpu001,gpu002"; "*"
+ * when it has no filter. */
+static const char *filter_of(const struct fw_snapshot *s, int32_t jx, char *buf, size_t len)
+{
+	const int32_t *v;
+	int32_t n = fw_snapshot_job_nodes(s, jx, &v);
+	size_t at = 0;
+
+	snprintf(buf, len, "%s", n < 0 ? "*" : "");
+	for (int32_t k = 0; k < n && at < len; k++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%s", k ? "," : "", s->nodes[v[k]].name);
+	return buf;
+}
+
+/* Until the core had node filters, a held job asking --constraint or
+ * --exclude stayed held for good, and a job of one managed partition
+ * could be placed on a node of another (seen with partitions=gpu:gpu2).
+ * Now each pending job may start only on the nodes of its own managed
+ * partitions, not excluded, whose features (ActiveFeatures, else
+ * AvailableFeatures) meet its constraint; a constraint form fairway does
+ * not read, or no node left, keeps it held with a comment that says why
+ * (counted skipped).  A job asking none of these has no filter, and
+ * neither has one of a partition of every node.  Jobs that ask alike
+ * share one node list in the snapshot, also when others come between,
+ * and when the first of them was held for another reason.  The cycle
+ * starts each job only on its nodes: with 1-GPU jobs on empty 8-GPU
+ * nodes, the bin-packer would put them all on one node otherwise. */
+TEST(pending_jobs_start_only_on_nodes_they_accept)
+{
+	static const struct {
+		uint32_t id;
+		const char *part, *exc, *cons, *want; /* want: nodes, "*", or the held comment */
+	} c[] = {
+		{ 801, "gpu", NULL, NULL, "*" },
+		{ 802, "gpu", "gpu001,gpu999", NULL, "gpu002,gpu003,gpu004" }, /* gpu999: no such node */
+		{ 803, "gpu", "gpu001,gpu999", NULL, "gpu002,gpu003,gpu004" }, /* as the job before */
+		{ 804, "gpu", "gpu[001-002]", NULL, "gpu003,gpu004" },
+		{ 805, "gpu", NULL, "ib", "gpu001,gpu002" },  /* gpu003: ib only available */
+		{ 806, "gpu", NULL, "nvme&ib", "gpu002" },
+		{ 807, "gpu", NULL, "ib|nvme", "gpu001,gpu002,gpu003" },
+		{ 808, "gpu", NULL, "ib|nvme&rack=r2", "gpu002,gpu003" }, /* (ib|nvme)&rack=r2 */
+		{ 809, "gpu", "gpu002", "(ib|nvme)&rack=r2", "gpu003" },
+		{ 810, "gpu", NULL, "[ib|nvme]",
+		  "fairway: reads --constraint as features joined by &, | and ( ), not ([ib|nvme]): held "
+		  "(ask without [ ], counts *N, ! or commas)" },
+		{ 811, "gpu", "gpu[001-002]", "ib",
+		  "fairway: no node of partition gpu has the features (ib) and is not excluded (gpu[001-002]): held" },
+		{ 812, "gpu2", NULL, NULL, "gpu003,gpu004" },
+		{ 813, "cpu,gpu2", NULL, NULL, "gpu003,gpu004" }, /* managed: one of them is */
+		{ 814, "gpu2,gpu", NULL, NULL, "*" },
+		{ 815, "gpu2", NULL, "ib", "fairway: no node of partition gpu2 has the features (ib): held" },
+		{ 816, "gpu2", "gpu[003-004]", NULL, "fairway: --exclude (gpu[003-004]) leaves no node of partition gpu2: held" },
+		{ 817, "gpu", "(null)", "(null)", "*" },      /* as Slurm says "none" */
+		{ 818, "gpu", "gpu001,gpu999", NULL, "gpu002,gpu003,gpu004" }, /* as 802 */
+		{ 819, "gpu", "gpu004", NULL,
+		  "fairway: asks 32 GPUs per node, and fairway places at most 16 on a node: held (ask for fewer per "
+		  "node, on more nodes)" },                 /* 32 GPUs a node (below) */
+		{ 820, "gpu", NULL, "nvme", "gpu002,gpu003" },
+		{ 821, "gpu", "gpu004", NULL, "gpu001,gpu002,gpu003" }, /* as 819, held */
+	};
+	enum { NJ = sizeof c / sizeof c[0] };
+	partition_info_t parts[2] = { { 0 } };
+	int32_t inx2[3] = { 2, 3, -1 };
+	struct fw_backend_action *acts;
+	struct fw_slurm_note *notes;
+	struct fw_plan *p = NULL;
+	int32_t na, nn, starts = 0, held = 0;
+	struct fw_arena ar;
+	struct fake f;
+	char buf[200];
+
+	fake_init(&f, 4, NJ);
+	snprintf(f.h->parts, sizeof f.h->parts, "gpu,gpu2");
+	parts[0] = f.part;                            /* gpu: every node */
+	parts[1].name = (char *)"gpu2";               /* gpu2: gpu003, gpu004 */
+	parts[1].node_inx = inx2;
+	f.parts.partition_array = parts;
+	f.parts.record_count = 2;
+	f.nodes.node_array[0].features = (char *)"ib,rack=r1";
+	f.nodes.node_array[1].features = (char *)"ib,nvme,rack=r2";
+	f.nodes.node_array[2].features = (char *)"ib,nvme,rack=r2"; /* available ... */
+	f.nodes.node_array[2].features_act = (char *)"nvme,rack=r2"; /* ... active: what counts */
+	for (int i = 0; i < NJ; i++) {
+		slurm_job_info_t *j = &f.jobs.job_array[i];
+		fake_job(j, c[i].id, NULL, NULL, 4);
+		j->job_state = JOB_PENDING;
+		j->priority = 0;
+		j->gres_detail_cnt = 0;
+		j->tres_per_node = (char *)(c[i].id == 819 ? "gres:gpu:32" : "gres:gpu:1");
+		j->partition = (char *)c[i].part;
+		j->exc_nodes = (char *)c[i].exc;
+		j->features = (char *)c[i].cons;
+	}
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	if (fw_snapshot_validate(f.s, &f.d) != FW_OK)
+		fprintf(stderr, "  %s: %s\n", f.d.field, f.d.msg);
+	ASSERT_OK(fw_snapshot_validate(f.s, &f.d));
+	for (int i = 0, x = 0; i < NJ; i++) {
+		if (!strncmp(c[i].want, "fairway:", 8)) { /* held, with this comment */
+			ASSERT(held < f.h->norphans);
+			ASSERT_EQ(f.h->orphans[held].job, c[i].id);
+			fw__orphan_text(&f.h->orphans[held++], &f.jobs.job_array[i], buf, sizeof buf);
+			ASSERT_STR_EQ(buf, c[i].want);
+			continue;
+		}
+		ASSERT(x < f.s->njobs);
+		ASSERT_EQ((uint32_t)atoi(f.s->jobs[x].name), c[i].id);
+		ASSERT_STR_EQ(filter_of(f.s, x, buf, sizeof buf), c[i].want);
+		x++;
+	}
+	ASSERT_EQ(f.h->norphans, held);
+	ASSERT_EQ(f.s->njobs, NJ - held);
+	ASSERT_EQ(f.w.skipped_jobs, held);
+	/* 802, 803 and 818 (snapshot jobs 1, 2, 13) share a list */
+	const int32_t *l1, *l2, *l13;
+	ASSERT_EQ(fw_snapshot_job_nodes(f.s, 1, &l1), 3);
+	ASSERT_EQ(fw_snapshot_job_nodes(f.s, 2, &l2), 3);
+	ASSERT_EQ(fw_snapshot_job_nodes(f.s, 13, &l13), 3);
+	ASSERT(l1 == l2 && l1 == l13);
+
+	/* the cycle: every start on a node its job accepts */
+	fw_arena_init(&ar, 1 << 20);
+	ASSERT_OK(fw_cycle_run(f.s, NULL, &ar, &p));
+	ASSERT_OK(fw_plan_check(f.s, p, &ar, &f.d));
+	ASSERT_OK(fw_slurm_plan_actions(f.s, p, &ar, &acts, &na, &notes, &nn));
+	for (int32_t i = 0; i < na; i++) {
+		int32_t x = 0;
+		if (acts[i].kind != FW_DECIDE_START)
+			continue;
+		while (x < f.s->njobs && strcmp(f.s->jobs[x].name, acts[i].job))
+			x++;
+		starts++;
+		ASSERT(x < f.s->njobs);
+		ASSERT_EQ(acts[i].nplacements, 1);
+		filter_of(f.s, x, buf, sizeof buf);
+		if (strcmp(buf, "*") && !strstr(buf, acts[i].placements[0].node))
+			fprintf(stderr, "  job %s started on %s, not one of %s\n", acts[i].job,
+				acts[i].placements[0].node, buf);
+		ASSERT(!strcmp(buf, "*") || strstr(buf, acts[i].placements[0].node));
+	}
+	ASSERT_EQ(starts, f.s->njobs); /* 16 GPUs on 32 free: each starts */
+	fw_arena_release(&ar);
+	fake_free(&f);
+}
+
+/* The adapter keeps answers by what a job asked, in a cache of a few
+ * hundred slots: 300 jobs each asking its own --exclude (a set of
+ * gpu001-gpu003 and a name of no node) must collide there, and each must
+ * still get its own nodes, never another's. */
+TEST(every_job_gets_its_own_answer)
+{
+	enum { NJ = 300 };
+	static char exc[NJ][48];
+	struct fake f;
+	char buf[200], want[64];
+
+	fake_init(&f, 4, NJ);
+	for (int i = 0; i < NJ; i++) {
+		slurm_job_info_t *j = &f.jobs.job_array[i];
+		int set = i % 7 + 1; /* which of gpu001-gpu003 it excludes */
+		size_t at = 0;
+		for (int k = 0; k < 3; k++)
+			if (set & 1 << k)
+				at += (size_t)snprintf(exc[i] + at, sizeof exc[i] - at, "gpu00%d,", k + 1);
+		snprintf(exc[i] + at, sizeof exc[i] - at, "x%d", i);
+		fake_job(j, 900 + (uint32_t)i, NULL, NULL, 4);
+		j->job_state = JOB_PENDING;
+		j->gres_detail_cnt = 0;
+		j->exc_nodes = exc[i];
+	}
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	ASSERT_OK(fw_snapshot_validate(f.s, &f.d));
+	ASSERT_EQ(f.s->njobs, NJ);
+	for (int i = 0; i < NJ; i++) {
+		int set = i % 7 + 1;
+		size_t at = 0;
+		for (int k = 0; k < 4; k++)
+			if (!(set & 1 << k))
+				at += (size_t)snprintf(want + at, sizeof want - at, "%sgpu00%d", at ? "," : "", k + 1);
+		ASSERT_STR_EQ(filter_of(f.s, i, buf, sizeof buf), want);
 	}
 	fake_free(&f);
 }
@@ -538,4 +781,5 @@ TEST(an_exclusive_job_takes_whole_nodes)
 TEST_MAIN(gres_counts_and_models, gres_index_masks, options, managed_partitions,
 	  plan_to_actions_and_notes, action_reasons_name_nodes_and_jobs, a_snapshot_from_slurm_never_overbooks_a_node,
 	  a_job_fairway_cannot_place_stops_no_cycle, every_gpu_request_form_is_gpus_per_node,
-	  jobs_slurm_would_not_run_stay_held, an_exclusive_job_takes_whole_nodes)
+	  jobs_slurm_would_not_run_stay_held, constraint_forms, pending_jobs_start_only_on_nodes_they_accept,
+	  every_job_gets_its_own_answer, an_exclusive_job_takes_whole_nodes)

@@ -1,0 +1,420 @@
+/*
+ * filter.c — the nodes a held job may start on: its partitions, --exclude
+ * and --constraint, resolved against the snapshot's nodes into the core's
+ * node filter (fw_snapshot_restrict_job; "Node filters" in
+ * include/fairway/snapshot.h).
+ *
+ * A node qualifies when it is a node of one of the job's managed
+ * partitions (a pending job may name several, "gpu,gpu2"), --exclude does
+ * not name it (names outside the snapshot are ignored), and its features
+ * (ActiveFeatures, else AvailableFeatures, as build.c reads them for
+ * topology: a comma list) satisfy --constraint.  Phases, in order:
+ *   1. form       a --constraint fairway does not read: no answer;
+ *   2. partition  the nodes of the job's managed partitions;
+ *   3. exclude    less the nodes --exclude names;
+ *   4. features   less the nodes without the features asked;
+ *   5. collect    the nodes left, or "any" when that is every node;
+ *   6. restrict   the snapshot job to them (fw__slurm_filter_restrict,
+ *                 once the job is added).
+ * The common case, a job of a partition of every node asking neither
+ * option, is "any" before phase 1, without touching a node.
+ *
+ * Constraint forms read: feature names joined by & (AND) and | (OR), with
+ * one level of parentheses.  Slurm gives & and | the same standing and
+ * reads them left to right (slurmctld's valid_feature_counts: "a|b&c" is
+ * (a|b)&c, not a|(b&c); checked against a 22.05 lab with sbatch
+ * --test-only), and refuses nested parentheses at submission; so does
+ * this.  Not read: matching OR "[a|b]", counts "a*2", "!a", commas,
+ * spaces, anything else: such a job stays held (FW__ORPHAN_CONSTRAINT).
+ *
+ * Cost and memory: jobs that ask alike (the same partitions, --exclude
+ * and --constraint: a batch of sbatch scripts, a job array) share one
+ * answer and one node list in the snapshot (fw_snapshot_restrict_job_as),
+ * through a cache of the last answers by what they asked (CACHE slots,
+ * one per hash; a collision costs a recomputation and a list of its own).
+ * A constraint is evaluated once per distinct feature text, not per node
+ * (a cluster has a few kinds of node): the nodes are grouped by it on the
+ * first --constraint, as their names are sorted on the first --exclude,
+ * for lookups.  Past that a new answer costs a pass over the nodes, and
+ * its list holds them all (9,999 entries for a job excluding one node of
+ * 10,000).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "slurm_int.h"
+
+struct name_ref {
+	const char *name;       /* a node's name, or its feature text */
+	int32_t node;           /* snapshot node */
+};
+
+#define CACHE 256 /* answers kept, a power of two */
+
+/* An answer, by what its job asked (the strings of that job). */
+struct answer {
+	const slurm_job_info_t *job; /* NULL: empty slot */
+	int32_t n;              /* a count, FW__NODES_ANY or FW__NODES_UNREAD */
+	int32_t entry;          /* the snapshot's job_nodes entry holding its
+				 * nodes, -1: none yet */
+};
+
+struct fw__slurm_filter {
+	const struct fw_slurm *h;
+	struct fw_snapshot *s;
+	int32_t *slurm_of;      /* snapshot node -> Slurm node index */
+	int32_t *part_nodes;    /* per partition record: its snapshot nodes
+				 * (-1: not managed) */
+	const int32_t *inx;     /* per Slurm node: its snapshot node, -1 */
+	struct name_ref *names; /* snapshot nodes by name (sorted lazily) */
+	bool sorted;
+	struct name_ref *texts; /* snapshot nodes by feature text (grouped
+				 * lazily: grouped) */
+	int32_t *set_of;        /* per snapshot node: its feature set */
+	int32_t nsets;          /* distinct feature texts; set s is texts[first[s]] */
+	int32_t *first;
+	char *match;            /* per set: the constraint holds */
+	bool grouped;
+	char *ok;               /* per snapshot node: qualifies so far */
+	int32_t *out;           /* the nodes of the answer computed last */
+	struct answer cache[CACHE];
+	struct answer *cur;     /* the last job's answer, NULL: no list */
+};
+
+/* ------------------------------------------------------------ constraint */
+
+#define NOT_NAME "&|()[]*!,"
+
+struct cparse {
+	const char *p;
+	const char *feats;      /* the node's comma list */
+	int depth;
+	bool bad;               /* a form this does not read */
+};
+
+/* Is the n bytes at name one of the comma list's features? */
+static bool has_feature(const char *feats, const char *name, size_t n)
+{
+	for (const char *p = feats; p && *p;) {
+		size_t len = strcspn(p, ",");
+		if (len == n && !strncmp(p, name, n))
+			return true;
+		p += len + (p[len] == ',');
+	}
+	return false;
+}
+
+static bool cexpr(struct cparse *c);
+
+/* NAME or ( EXPR ). */
+static bool cterm(struct cparse *c)
+{
+	size_t n;
+	bool v;
+
+	if (*c->p == '(') {
+		c->p++;
+		if (++c->depth > 1) /* Slurm refuses "((a))" */
+			c->bad = true;
+		v = !c->bad && cexpr(c);
+		if (*c->p != ')')
+			c->bad = true;
+		else
+			c->p++;
+		c->depth--;
+		return v;
+	}
+	n = strcspn(c->p, NOT_NAME);
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)c->p[i] <= ' ' || c->p[i] == 0x7f || c->p[i] == '"' || c->p[i] == '\'')
+			c->bad = true;
+	if (n == 0)
+		c->bad = true;
+	v = has_feature(c->feats, c->p, n);
+	c->p += n;
+	return v;
+}
+
+/* TERM { (& | |) TERM }, left to right, as Slurm reads it. */
+static bool cexpr(struct cparse *c)
+{
+	bool v = cterm(c);
+
+	while (!c->bad && (*c->p == '&' || *c->p == '|')) {
+		char op = *c->p++;
+		bool t = cterm(c);
+		v = op == '&' ? v && t : v || t;
+	}
+	return v;
+}
+
+int fw__constraint_match(const char *expr, const char *features)
+{
+	struct cparse c = { .p = expr ? expr : "", .feats = features };
+	bool v = cexpr(&c);
+
+	return c.bad || *c.p ? -1 : v;
+}
+
+/* ------------------------------------------------------------ setup */
+
+/* The snapshot nodes of each managed partition record. */
+static void count_partitions(struct fw__slurm_filter *f)
+{
+	const partition_info_msg_t *m = f->h->partitions;
+	uint32_t n = f->h->nodes->record_count;
+
+	for (uint32_t p = 0; p < m->record_count; p++) {
+		const partition_info_t *pi = &m->partition_array[p];
+		f->part_nodes[p] = -1;
+		if (!fw__slurm_managed(f->h, pi->name))
+			continue;
+		memset(f->ok, 0, (size_t)f->s->nnodes);
+		f->part_nodes[p] = 0;
+		for (int k = 0; pi->node_inx && pi->node_inx[k] >= 0; k += 2)
+			for (int32_t i = pi->node_inx[k]; i <= pi->node_inx[k + 1] && (uint32_t)i < n; i++)
+				if (f->inx[i] >= 0 && !f->ok[f->inx[i]]) {
+					f->ok[f->inx[i]] = 1;
+					f->part_nodes[p]++;
+				}
+	}
+}
+
+struct fw__slurm_filter *fw__slurm_filter_new(const struct fw_slurm *h, struct fw_snapshot *s,
+					      const int32_t *node_of)
+{
+	struct fw__slurm_filter *f = calloc(1, sizeof *f);
+	uint32_t n = h->nodes->record_count, np = h->partitions->record_count;
+	size_t nn = s->nnodes ? (size_t)s->nnodes : 1;
+
+	if (!f)
+		return NULL;
+	f->h = h;
+	f->s = s;
+	f->slurm_of = malloc(nn * sizeof *f->slurm_of);
+	f->part_nodes = malloc((np ? np : 1) * sizeof *f->part_nodes);
+	f->names = malloc(nn * sizeof *f->names);
+	f->texts = malloc(nn * sizeof *f->texts);
+	f->set_of = malloc(nn * sizeof *f->set_of);
+	f->first = malloc(nn * sizeof *f->first);
+	f->match = malloc(nn);
+	f->ok = malloc(nn);
+	f->out = malloc(nn * sizeof *f->out);
+	if (!f->slurm_of || !f->part_nodes || !f->names || !f->texts || !f->set_of || !f->first || !f->match ||
+	    !f->ok || !f->out) {
+		fw__slurm_filter_free(f);
+		return NULL;
+	}
+	f->inx = node_of;
+	for (uint32_t i = 0; i < n; i++)
+		if (node_of[i] >= 0)
+			f->slurm_of[node_of[i]] = (int32_t)i;
+	for (int32_t k = 0; k < s->nnodes; k++)
+		f->names[k] = (struct name_ref){ s->nodes[k].name, k };
+	count_partitions(f);
+	return f;
+}
+
+void fw__slurm_filter_free(struct fw__slurm_filter *f)
+{
+	if (!f)
+		return;
+	free(f->slurm_of);
+	free(f->part_nodes);
+	free(f->names);
+	free(f->texts);
+	free(f->set_of);
+	free(f->first);
+	free(f->match);
+	free(f->ok);
+	free(f->out);
+	free(f);
+}
+
+/* ------------------------------------------------------------ phases */
+
+/* Is a managed partition of every node among the comma list? */
+static bool whole(const struct fw__slurm_filter *f, const char *list)
+{
+	const partition_info_msg_t *m = f->h->partitions;
+
+	for (uint32_t p = 0; p < m->record_count; p++)
+		if (f->part_nodes[p] == f->s->nnodes && fw__slurm_listed(list, m->partition_array[p].name))
+			return true;
+	return false;
+}
+
+/* Phase 2: mark the nodes of the job's managed partitions. */
+static void partitions(struct fw__slurm_filter *f, const char *list)
+{
+	const partition_info_msg_t *m = f->h->partitions;
+	uint32_t n = f->h->nodes->record_count;
+
+	if (whole(f, list)) {
+		memset(f->ok, 1, (size_t)f->s->nnodes);
+		return;
+	}
+	memset(f->ok, 0, (size_t)f->s->nnodes);
+	for (uint32_t p = 0; p < m->record_count; p++) {
+		const partition_info_t *pi = &m->partition_array[p];
+		if (f->part_nodes[p] <= 0 || !fw__slurm_listed(list, pi->name))
+			continue;
+		for (int k = 0; pi->node_inx && pi->node_inx[k] >= 0; k += 2)
+			for (int32_t i = pi->node_inx[k]; i <= pi->node_inx[k + 1] && (uint32_t)i < n; i++)
+				if (f->inx[i] >= 0)
+					f->ok[f->inx[i]] = 1;
+	}
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct name_ref *)a)->name, ((const struct name_ref *)b)->name);
+}
+
+/* The snapshot node named name, or -1. */
+static int32_t node_named(struct fw__slurm_filter *f, const char *name)
+{
+	struct name_ref key = { name, -1 }, *r;
+
+	if (!f->sorted) {
+		qsort(f->names, (size_t)f->s->nnodes, sizeof *f->names, by_name);
+		f->sorted = true;
+	}
+	r = bsearch(&key, f->names, (size_t)f->s->nnodes, sizeof *f->names, by_name);
+	return r ? r->node : -1;
+}
+
+/* Phase 3: unmark the nodes the hostlist names. */
+static void exclude(struct fw__slurm_filter *f, const char *list)
+{
+	hostlist_t hl = slurm_hostlist_create(list);
+	char *name;
+
+	if (!hl)
+		return;
+	while ((name = slurm_hostlist_shift(hl))) {
+		int32_t k = node_named(f, name);
+		if (k >= 0)
+			f->ok[k] = 0;
+		free(name);
+	}
+	slurm_hostlist_destroy(hl);
+}
+
+/* Group the snapshot nodes by their feature text: ActiveFeatures, else
+ * AvailableFeatures (as build.c reads them for topology). */
+static void group(struct fw__slurm_filter *f)
+{
+	for (int32_t k = 0; k < f->s->nnodes; k++) {
+		const node_info_t *ni = &f->h->nodes->node_array[f->slurm_of[k]];
+		const char *feats = ni->features_act ? ni->features_act : ni->features;
+		f->texts[k] = (struct name_ref){ feats ? feats : "", k };
+	}
+	qsort(f->texts, (size_t)f->s->nnodes, sizeof *f->texts, by_name);
+	f->nsets = 0;
+	for (int32_t i = 0; i < f->s->nnodes; i++) {
+		if (i == 0 || strcmp(f->texts[i].name, f->texts[i - 1].name))
+			f->first[f->nsets++] = i;
+		f->set_of[f->texts[i].node] = f->nsets - 1;
+	}
+	f->grouped = true;
+}
+
+/* Phase 4: unmark the nodes whose features do not satisfy expr. */
+static void features(struct fw__slurm_filter *f, const char *expr)
+{
+	if (!f->grouped)
+		group(f);
+	for (int32_t g = 0; g < f->nsets; g++)
+		f->match[g] = fw__constraint_match(expr, f->texts[f->first[g]].name) == 1;
+	for (int32_t k = 0; k < f->s->nnodes; k++)
+		f->ok[k] &= f->match[f->set_of[k]];
+}
+
+/* Phase 5: the nodes left, or FW__NODES_ANY when that is all of them. */
+static int32_t collect(struct fw__slurm_filter *f)
+{
+	int32_t n = 0;
+
+	for (int32_t k = 0; k < f->s->nnodes; k++)
+		if (f->ok[k])
+			f->out[n++] = k;
+	return n == f->s->nnodes ? FW__NODES_ANY : n;
+}
+
+/* ------------------------------------------------------------ answers */
+
+static bool same(const char *a, const char *b)
+{
+	return fw__set(a) ? fw__set(b) && !strcmp(a, b) : !fw__set(b);
+}
+
+/* Do jobs a and b ask alike? */
+static bool alike(const slurm_job_info_t *a, const slurm_job_info_t *b)
+{
+	return same(a->partition, b->partition) && same(a->exc_nodes, b->exc_nodes) &&
+	       same(a->features, b->features);
+}
+
+static uint32_t hash_str(uint32_t h, const char *s)
+{
+	for (s = fw__set(s) ? s : ""; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return (h ^ 0xff) * 16777619u; /* a separator: "ab","" != "a","b" */
+}
+
+/* The cache slot of what j asks. */
+static struct answer *slot(struct fw__slurm_filter *f, const slurm_job_info_t *j)
+{
+	uint32_t h = hash_str(hash_str(hash_str(2166136261u, j->partition), j->exc_nodes), j->features);
+
+	return &f->cache[h & (CACHE - 1)];
+}
+
+/* Phases 1 to 5 for job j; the nodes in f->out. */
+static int32_t compute(struct fw__slurm_filter *f, const slurm_job_info_t *j)
+{
+	bool cons = fw__set(j->features), exc = fw__set(j->exc_nodes);
+
+	if (cons && fw__constraint_match(j->features, "") < 0)
+		return FW__NODES_UNREAD;
+	partitions(f, j->partition);
+	if (exc)
+		exclude(f, j->exc_nodes);
+	if (cons)
+		features(f, j->features);
+	return collect(f);
+}
+
+int32_t fw__slurm_filter_job(struct fw__slurm_filter *f, const slurm_job_info_t *j)
+{
+	struct answer *a;
+
+	f->cur = NULL;
+	if (!fw__set(j->features) && !fw__set(j->exc_nodes) && whole(f, j->partition))
+		return FW__NODES_ANY; /* the common case: no pass over the nodes */
+	a = slot(f, j);
+	if (!a->job || !alike(a->job, j))
+		*a = (struct answer){ j, compute(f, j), -1 };
+	else if (a->n > 0 && a->entry < 0)
+		compute(f, j); /* the list of a job left out after all */
+	if (a->n > 0)
+		f->cur = a;
+	return a->n;
+}
+
+int fw__slurm_filter_restrict(struct fw__slurm_filter *f, int32_t job)
+{
+	struct answer *a = f->cur;
+	int x;
+
+	if (!a)
+		return FW_OK;
+	x = a->entry >= 0 ? fw_snapshot_restrict_job_as(f->s, job, a->entry)
+			  : fw_snapshot_restrict_job(f->s, job, f->out, a->n);
+	if (x < 0)
+		return x;
+	if (a->entry < 0)
+		a->entry = x;
+	return FW_OK;
+}
