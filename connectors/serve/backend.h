@@ -251,7 +251,9 @@ struct fw_backend_ops {
 	int (*cancel)(struct fw_backend *b, const char *job, fw_time now);
 	void (*close)(struct fw_backend *b);
 	/* Optional: show users why their jobs wait, after apply() (Slurm:
-	 * the job's comment).  Best effort, bounded by the backend. */
+	 * the job's comment), every applied cycle, n = 0 when the plan has
+	 * nothing waiting (the backend's own held jobs may still need
+	 * words).  Best effort, bounded by the backend. */
 	void (*explain)(struct fw_backend *b, const struct fw_backend_note *notes,
 			int32_t n);
 	/* Optional: reconcile the backend's maintenance reservations with

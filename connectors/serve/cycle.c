@@ -719,17 +719,19 @@ static int apply(struct fw_serve *d, const struct taken *t, const struct actlist
 /* --- 3b. explain ---------------------------------------------------------------- */
 /* The main plan's waiting reasons by job name, for the backend's optional
  * explain (backend.h); built without the lock.  NULL when there is nothing
- * to do (no explain op, nothing waits) or no memory (explain is best
- * effort: the cycle goes on). */
+ * to do (no explain op) or no memory (explain is best effort: the cycle
+ * goes on).  A plan with nothing waiting still gets an explain, with no
+ * notes: the backend may have jobs of its own to explain (Slurm: the ones
+ * it left out of the snapshot, held with a comment that says why). */
 static struct fw_backend_note *notes_of(const struct fw_serve *d, const struct fw_snapshot *s,
 					const struct fw_plan *p, int32_t *n)
 {
 	struct fw_backend_note *nt;
 
 	*n = 0;
-	if (!d->bops->explain || !p || p->npending <= 0)
+	if (!d->bops->explain || !p)
 		return NULL;
-	if (!(nt = calloc((size_t)p->npending, sizeof *nt)))
+	if (!(nt = calloc(p->npending > 0 ? (size_t)p->npending : 1, sizeof *nt)))
 		return NULL;
 	for (int32_t i = 0; i < p->npending; i++) {
 		const struct fw_pending *w = &p->pending[i];

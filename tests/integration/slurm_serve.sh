@@ -25,6 +25,9 @@
 #   serve_explain_comment      a job left waiting shows fairway's reason in
 #                              its Slurm comment (squeue -o %k): the daemon
 #                              calls the backend's explain after apply
+#   serve_explains_held_alone  ... also when the only job waiting is one the
+#                              adapter holds (--begin ahead): its comment
+#                              says so, though the plan has no waiting job
 #   serve_window_reservation   a maintenance window POSTed to
 #                              /v1/reservations becomes the Slurm reservation
 #                              fairway-maint-<id> (scontrol show res: its
@@ -100,6 +103,16 @@ if wait_until 15 'test "$(squeue -h -t R -A team_a | wc -l)" = 10'; then
 	ok serve_starts_sbatch_jobs
 else
 	bad serve_starts_sbatch_jobs "$(squeue -h -o '%i %T %Q %k' | head -3); $(tail -3 "$T/serve.log")"
+fi
+cancel_all
+
+# a held job alone: not in the snapshot, so the plan has nothing waiting,
+# and the daemon called explain only for waiting jobs until now
+hb=$(sbatch --parsable -A team_a --gres=gpu:1 -t 1 -o /dev/null --begin=now+3600 --wrap 'sleep 1')
+if wait_until 10 'squeue -h -o %k -j "$hb" | grep -q "^fairway: waits for its begin time"'; then
+	ok serve_explains_held_alone
+else
+	bad serve_explains_held_alone "job $hb comment '$(squeue -h -o %k -j "$hb")'; $(tail -3 "$T/serve.log")"
 fi
 cancel_all
 
