@@ -1132,6 +1132,12 @@ TEST(out_of_memory_fails_cleanly_at_every_step)
 	struct fw_snapshot *s = random_snapshot(7);
 	struct fw_plan *p = NULL;
 	int rc = FW_ENOMEM, steps = 0;
+	int32_t some[] = { 1, 4, 5, 9, 12, 13, 20 }, first = -1;
+	for (int j = 0; j < s->njobs; j += 4) /* node filters: their index's allocations too */
+		if (s->jobs[j].state == FW_JOB_PENDING)
+			first = first >= 0 && j % 8 ? fw_snapshot_restrict_job_as(s, j, first)
+						  : fw_snapshot_restrict_job(s, j, some, 7);
+	ASSERT(first >= 0);
 	for (size_t lim = 4096; rc == FW_ENOMEM; lim += 4096, steps++) {
 		struct fw_arena b;
 		fw_arena_init(&b, 4096);

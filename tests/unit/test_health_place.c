@@ -250,6 +250,48 @@ TEST(big_gang_takes_lemons_last)
 	fw_snapshot_free(s);
 }
 
+/* The same rules for a gang with a node filter, which walks its filter's
+ * slots (lib/filter.c) instead of the domain index: of its four nodes
+ * (of six; nodes 4 and 5 are free, not lemons, and off its filter), it
+ * keeps off two lemons, takes one lemon of three when it must, and a big
+ * gang skips a suspect node of its filter. */
+TEST(a_filtered_gang_keeps_the_lemon_and_suspect_rules)
+{
+	int32_t four[] = { 0, 1, 2, 3 };
+	for (int lemons = 2; lemons <= 3; lemons++) {
+		struct fw_snapshot *s = cluster(6);
+		s->config.lemon_gang_gpus = 16;
+		for (int i = 0; i < lemons; i++)
+			s->nodes[i].lemon = true;
+		int j = tb_job(s, "gang16", 0, 2, 8, 1000, 0);
+		ASSERT(fw_snapshot_restrict_job(s, j, four, 4) >= 0);
+		struct fw_plan *p = run(s);
+		ASSERT(p);
+		const struct fw_decision *g = decision_of(p, FW_DECIDE_START, j, -1);
+		ASSERT(g);
+		int on = 0;
+		for (int k = 0; k < g->alloc_count; k++) {
+			ASSERT(p->allocs[g->alloc_first + k].node < 4);
+			on += s->nodes[p->allocs[g->alloc_first + k].node].lemon;
+		}
+		ASSERT_EQ(on, lemons - 2);
+		fw_snapshot_free(s);
+	}
+	struct fw_snapshot *s = cluster(6);
+	s->nodes[1].health = FW_HEALTH_SUSPECT;
+	int j = tb_job(s, "gang16", 0, 2, 8, 1000, 0); /* 16 GPUs: suspect_gang_gpus */
+	ASSERT(fw_snapshot_restrict_job(s, j, four, 2) >= 0); /* nodes 0 and 1 */
+	int k = tb_job(s, "gang16b", 0, 2, 8, 1000, 1);
+	int32_t three[] = { 0, 2, 3 };
+	ASSERT(fw_snapshot_restrict_job(s, k, three, 3) >= 0);
+	struct fw_plan *p = run(s);
+	ASSERT(p);
+	ASSERT(decision_of(p, FW_DECIDE_START, j, -1) == NULL); /* its other node is suspect */
+	const struct fw_decision *g = decision_of(p, FW_DECIDE_START, k, -1);
+	ASSERT(g);
+	fw_snapshot_free(s);
+}
+
 static int on_lemons(const struct fw_snapshot *s, const struct fw_plan *p, const struct fw_decision *d)
 {
 	int n = 0;
@@ -726,7 +768,8 @@ TEST(validate_rejects_bad_health)
 
 TEST_MAIN(drain_counts_a_job_once_per_node, bad_gpu_keeps_the_others, bad_gpu_blocks_full_node_job_with_health_reason,
 	  unhealthy_node_excluded, draining_node_excluded, big_gang_avoids_suspect_small_uses_it,
-	  big_gang_takes_lemons_last, lemon_gang_default_64, small_jobs_take_tainted_nodes_first,
+	  big_gang_takes_lemons_last, a_filtered_gang_keeps_the_lemon_and_suspect_rules, lemon_gang_default_64,
+	  small_jobs_take_tainted_nodes_first,
 	  tainted_first_honours_topology, tainted_lists_survive_reservations_and_estimates,
 	  suspect_gpu_mask_counts_as_suspect, threshold_configurable, domains_count_usable_capacity_only,
 	  drain_requeues_by_default, drain_lets_finish_by_policy, draining_node_lets_finish,
