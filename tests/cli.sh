@@ -243,6 +243,41 @@ a=$("$FW" plan --json | sha256sum)
 b=$("$FW" plan --json | sha256sum)
 [ "$a" = "$b" ] && ok "plan-is-deterministic" || bad "plan-is-deterministic"
 
+# jobs[].nodeSelector (docs/config.md): node a is the busier (bin-packing
+# would pick it), but the job selects gpu: a100, which only b has; a
+# selector no node meets is refused, naming its line and field
+T=$(mktemp -d)
+cat >"$T/sel.yaml" <<'YAML'
+now: 100
+nodes:
+  - {name: a, gpus: 8, labels: {gpu: h100}}
+  - {name: b, gpus: 8, labels: {gpu: a100}}
+queues: [{name: q}]
+jobs:
+  - {name: r, queue: q, state: running, startTime: 50, tasks: [{gpus: 4}], allocation: [{node: a, gpus: [0, 1, 2, 3]}]}
+  - {name: free, queue: q, tasks: [{gpus: 1}]}
+  - {name: sel, queue: q, tasks: [{gpus: 1}], nodeSelector: {gpu: a100}}
+YAML
+if "$FW" plan --config "$T/sel.yaml" --json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+node = {x["job"]: x["tasks"][0]["node"] for x in d["decisions"] if x["kind"] == "start"}
+assert node == {"free": "a", "sel": "b"}, node'; then
+	ok "plan-node-selector"
+else
+	bad "plan-node-selector"
+fi
+sed 's/nodeSelector: {gpu: a100}/nodeSelector: {gpu: b200}/' "$T/sel.yaml" >"$T/sel_bad.yaml"
+"$FW" plan --config "$T/sel_bad.yaml" >/dev/null 2>"$T/sel.err"
+rc=$?
+if [ $rc = 2 ] && grep -q "sel_bad.yaml:9:.*field jobs\[2\].nodeSelector: no node has all these labels (gpu: b200)" "$T/sel.err"; then
+	ok "plan-node-selector-none"
+else
+	bad "plan-node-selector-none"
+	echo "  rc $rc: $(cat "$T/sel.err")"
+fi
+rm -rf "$T"
+
 # ---- fairway sim / trace -------------------------------------------------
 expect "sim-help" 0 "fairway sim run" "$FW" sim --help
 expect "sim-run-help" 0 "--trace FILE" "$FW" sim run --help

@@ -65,6 +65,11 @@ struct cfg {
 	int64_t *cpu_used;      /* [nnodes] by running tasks */
 	int64_t *mem_used;      /* [nnodes] */
 	int32_t fit_hint;       /* last node a task fitted on */
+	/* the last job's nodeSelector and its job_nodes entry (-1: none), so
+	 * that jobs of one selector share one node list (jobs.c) */
+	struct fw_label sel[FW_MAX_LABELS];
+	int nsel;
+	int32_t sel_entry;
 	const char *const *root_keys; /* top-level keys allowed; NULL: all */
 };
 

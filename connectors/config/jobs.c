@@ -302,6 +302,90 @@ static int add_job(struct cfg *c, const yaml_node_t *m, const char *path,
 	return FW_OK;
 }
 
+/* nodeSelector: {key: value, ...} into sel; its pair count, or a negative
+ * fw_err (the loader's message set). */
+static int selector_pairs(struct cfg *c, yaml_node_t *l, const char *fp, struct fw_label *sel)
+{
+	char kp[CFG_PATH];
+	int n = 0, rc;
+
+	if ((rc = cfg_want_map(c, l, fp)))
+		return rc;
+	if (l->data.mapping.pairs.top - l->data.mapping.pairs.start > FW_MAX_LABELS)
+		return cfg_fail(c, l, FW_ERANGE, fp, "%d labels at most, as a node has", FW_MAX_LABELS);
+	for (yaml_node_pair_t *p = l->data.mapping.pairs.start; p < l->data.mapping.pairs.top; p++, n++) {
+		yaml_node_t *v = cfg_node(c, p->value);
+		memset(&sel[n], 0, sizeof sel[n]);
+		if ((rc = cfg_name_node(c, cfg_node(c, p->key), fp, sel[n].key)))
+			return rc;
+		cfg_path(kp, fp, sel[n].key);
+		for (int i = 0; i < n; i++)
+			if (!strcmp(sel[i].key, sel[n].key))
+				return cfg_fail(c, cfg_node(c, p->key), FW_EEXIST, kp,
+						"label \"%s\" is given twice; keep one", sel[n].key);
+		if (!cfg_is_null(v) && (rc = cfg_name_node(c, v, kp, sel[n].value)))
+			return rc;
+	}
+	return n;
+}
+
+/* Does node nd carry every label of sel with its value? */
+static bool selected(const struct fw_node *nd, const struct fw_label *sel, int nsel)
+{
+	for (int i = 0; i < nsel; i++) {
+		bool has = false;
+		for (int k = 0; k < nd->nlabels && !has; k++)
+			has = !strcmp(nd->labels[k].key, sel[i].key) && !strcmp(nd->labels[k].value, sel[i].value);
+		if (!has)
+			return false;
+	}
+	return true;
+}
+
+/* nodeSelector, as Kubernetes reads it: the job may start only on nodes
+ * whose labels hold every pair.  Resolved here into the snapshot's node
+ * filter for job (just added); a job with the previous job's selector
+ * shares its list.  A selector no node meets is an error: the job could
+ * never start. */
+static int job_selector(struct cfg *c, const yaml_node_t *m, const char *path, int32_t job)
+{
+	yaml_node_t *l = cfg_get(c, m, "nodeSelector");
+	struct fw_label sel[FW_MAX_LABELS];
+	char fp[CFG_PATH];
+	int32_t *nodes, n = 0;
+	int nsel, rc;
+
+	if (!l)
+		return FW_OK;
+	cfg_path(fp, path, "nodeSelector");
+	if ((nsel = selector_pairs(c, l, fp, sel)) < 0)
+		return nsel;
+	if (nsel == 0)
+		return FW_OK;
+	if (c->sel_entry >= 0 && nsel == c->nsel && !memcmp(sel, c->sel, (size_t)nsel * sizeof *sel)) {
+		rc = fw_snapshot_restrict_job_as(c->s, job, c->sel_entry);
+		return rc < 0 ? cfg_fail(c, l, rc, fp, "out of memory") : FW_OK;
+	}
+	if (!(nodes = malloc(((size_t)c->s->nnodes + 1) * sizeof *nodes)))
+		return cfg_fail(c, l, FW_ENOMEM, fp, "out of memory");
+	for (int32_t i = 0; i < c->s->nnodes; i++)
+		if (selected(&c->s->nodes[i], sel, nsel))
+			nodes[n++] = i;
+	rc = n ? fw_snapshot_restrict_job(c->s, job, nodes, n) : FW_ENOENT;
+	free(nodes);
+	if (rc == FW_ENOENT)
+		return cfg_fail(c, l, FW_ENOENT, fp,
+				"no node has all these labels (%s: %s%s), so the job could never start; "
+				"label a node so under nodes: (labels:), or change nodeSelector",
+				sel[0].key, sel[0].value[0] ? sel[0].value : "\"\"", nsel > 1 ? ", ..." : "");
+	if (rc < 0)
+		return cfg_fail(c, l, rc, fp, "out of memory");
+	memcpy(c->sel, sel, (size_t)nsel * sizeof *sel);
+	c->nsel = nsel;
+	c->sel_entry = rc;
+	return FW_OK;
+}
+
 static int load_job(struct cfg *c, const yaml_node_t *m, const char *path)
 {
 	static const char *const keys[] = {
@@ -309,7 +393,7 @@ static int load_job(struct cfg *c, const yaml_node_t *m, const char *path)
 		"preemptible", "submitTime",	 "expectedRuntime",
 		"minMember",  "spread",		 "tasks",      "topology",
 		"state",      "startTime",	 "allocation", "checkpointInterval",
-		NULL
+		"nodeSelector", NULL
 	};
 	struct fw_job j;
 	int rc;
@@ -320,9 +404,10 @@ static int load_job(struct cfg *c, const yaml_node_t *m, const char *path)
 	    (rc = cfg_require(c, m, path, "queue")) ||
 	    (rc = cfg_require(c, m, path, "tasks")) ||
 	    (rc = job_fields(c, m, path, &j)) ||
-	    (rc = cfg_job_state(c, m, path, &j)))
+	    (rc = cfg_job_state(c, m, path, &j)) ||
+	    (rc = add_job(c, m, path, &j)))
 		return rc;
-	return add_job(c, m, path, &j);
+	return job_selector(c, m, path, c->s->njobs - 1);
 }
 
 int cfg_load_jobs(struct cfg *c, const yaml_node_t *root)
@@ -331,6 +416,7 @@ int cfg_load_jobs(struct cfg *c, const yaml_node_t *root)
 	yaml_node_t *seq;
 	int rc = cfg_seq(c, root, "", "jobs", &seq);
 
+	c->sel_entry = -1;
 	for (int i = 0; !rc && i < cfg_seq_len(seq); i++)
 		rc = load_job(c, cfg_seq_at(c, seq, i),
 			      cfg_ipath(ip, "jobs", i));

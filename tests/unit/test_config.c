@@ -911,10 +911,60 @@ TEST(setup)
 	ASSERT_OK(enter_srcdir());
 }
 
+/* jobs[].nodeSelector: the nodes whose labels hold every pair become the
+ * job's node filter; the next job of the same selector shares the list;
+ * a selector no node meets, a label given twice and a non-mapping are
+ * refused with their line and field. */
+TEST(job_node_selector)
+{
+	struct fw_snapshot *s;
+	struct fw_diag d;
+	const int32_t *v;
+	static const char *nodes =
+		"nodes:\n"
+		"  - {name: a, gpus: 8, labels: {gpu: h100, zone: x}}\n"
+		"  - {name: b, gpus: 8, labels: {gpu: a100, zone: x}}\n"
+		"  - {name: c, gpus: 8, labels: {gpu: h100, zone: y}}\n"
+		"queues: [{name: q}]\n";
+	char y[2048];
+
+	snprintf(y, sizeof y, "%sjobs:\n"
+		 "  - {name: j0, queue: q, tasks: [{gpus: 1}], nodeSelector: {gpu: h100}}\n"
+		 "  - {name: j1, queue: q, tasks: [{gpus: 1}], nodeSelector: {gpu: h100}}\n"
+		 "  - {name: j2, queue: q, tasks: [{gpus: 1}]}\n"
+		 "  - {name: j3, queue: q, tasks: [{gpus: 1}], nodeSelector: {zone: x, gpu: h100}}\n", nodes);
+	ASSERT_OK(load(y, &s, &d));
+	ASSERT_EQ(fw_snapshot_job_nodes(s, 0, &v), 2);
+	ASSERT_EQ(v[0], 0);
+	ASSERT_EQ(v[1], 2);
+	ASSERT_EQ(fw_snapshot_job_nodes(s, 1, &v), 2);
+	ASSERT(v == s->node_refs); /* shared with j0's */
+	ASSERT_EQ(fw_snapshot_job_nodes(s, 2, &v), -1);
+	ASSERT_EQ(fw_snapshot_job_nodes(s, 3, &v), 1);
+	ASSERT_EQ(v[0], 0);
+	ASSERT_EQ(s->nnode_refs, 3);
+	ASSERT_OK(fw_snapshot_validate(s, &d));
+	fw_snapshot_free(s);
+
+	snprintf(y, sizeof y, "%sjobs:\n  - {name: j0, queue: q, tasks: [{gpus: 1}],\n"
+		 "     nodeSelector: {gpu: b200}}\n", nodes);
+	EXPECT_FAIL(y, FW_ENOENT, 8, "jobs[0].nodeSelector");
+	ASSERT_EQ(load("nodes: [{name: a, gpus: 8}]\nqueues: [{name: q}]\n"
+		       "jobs: [{name: j, queue: q, tasks: [{gpus: 1}], nodeSelector: {gpu: h100}}]\n", &s, &d),
+		  FW_ENOENT);
+	ASSERT_STR_CONTAINS(d.msg, "no node has all these labels (gpu: h100)");
+	snprintf(y, sizeof y, "%sjobs:\n  - {name: j0, queue: q, tasks: [{gpus: 1}], nodeSelector: {gpu: h100, gpu: a100}}\n",
+		 nodes);
+	EXPECT_FAIL(y, FW_EEXIST, 7, "jobs[0].nodeSelector.gpu");
+	snprintf(y, sizeof y, "%sjobs:\n  - {name: j0, queue: q, tasks: [{gpus: 1}], nodeSelector: [gpu]}\n", nodes);
+	EXPECT_FAIL(y, FW_EINVAL, 7, "jobs[0].nodeSelector");
+}
+
 TEST_MAIN(setup, full_example, full_example_queues, full_example_jobs,
 	  defaults, durations, quantities, quantities_in_yaml, node_groups,
 	  node_groups_errors, fractional_gpu, type_and_range_errors,
 	  yaml_level_errors, aliases_are_safe,
 	  hostile_nesting_and_anchors_fail_fast, queue_tree, load_file,
 	  bad_input_files, bad_input_cases_txt, docs_example,
-	  queue_min_runtime, scheduler_reserve_depth, scheduler_starve_after_and_drain_running)
+	  queue_min_runtime, scheduler_reserve_depth, scheduler_starve_after_and_drain_running,
+	  job_node_selector)
