@@ -177,21 +177,6 @@ static inline bool fw__in_sorted(const int32_t *v, int32_t n, int32_t x)
 	return lo < n && v[lo] == x;
 }
 
-/* The job_nodes entry of job jx, or -1 when it has no node filter. */
-static inline int32_t fw__filter_entry(const struct fw_snapshot *s, int32_t jx)
-{
-	int32_t lo = 0, hi = s->njob_nodes;
-
-	while (lo < hi) {
-		int32_t mid = lo + (hi - lo) / 2;
-		if (s->job_nodes[mid].job < jx)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < s->njob_nodes && s->job_nodes[lo].job == jx ? lo : -1;
-}
-
 /* May job jx start on node n?  (Its node filter, when it has one.) */
 static inline bool fw__job_may_use(const struct fw_snapshot *s, int32_t jx, int32_t n)
 {

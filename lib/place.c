@@ -607,8 +607,6 @@ static bool filter_walk(struct attempt *t, int32_t pref, int32_t req, int32_t mi
 	return false;
 }
 
-static bool filter_search(struct attempt *t, int32_t pref, int32_t req, int32_t min_tasks);
-
 /* Could the filter's usable nodes hold every whole-GPU group, by their
  * histogram?  (As tainted_could_fit; a gang at its minimum: one task.) */
 static bool filter_could_fit(const struct attempt *t, int32_t min_tasks)
@@ -629,17 +627,17 @@ static bool filter_could_fit(const struct attempt *t, int32_t min_tasks)
 	return true;
 }
 
-static bool filter_search(struct attempt *t, int32_t pref, int32_t req, int32_t min_tasks)
-{
-	if (!filter_could_fit(t, min_tasks))
-		return false;
+typedef bool (*walk_fn)(struct attempt *t, int32_t pref, int32_t req, int32_t min_tasks);
 
-	bool lemons = t->avoid_lemon, ok = filter_walk(t, pref, req, min_tasks);
+/* A big gang's walk: without lemons first, then with them last. */
+static bool lemons_last_walk(struct attempt *t, walk_fn walk, int32_t pref, int32_t req, int32_t min_tasks)
+{
+	bool lemons = t->avoid_lemon, ok = walk(t, pref, req, min_tasks);
 
 	if (!ok && lemons) {
 		t->avoid_lemon = false;
 		t->lemon_last = true;
-		ok = filter_walk(t, pref, req, min_tasks);
+		ok = walk(t, pref, req, min_tasks);
 		t->avoid_lemon = true;
 		t->lemon_last = false;
 	}
@@ -648,24 +646,14 @@ static bool filter_search(struct attempt *t, int32_t pref, int32_t req, int32_t 
 
 /* A big gang: without lemons first, then with them last.  Any other job:
  * on the suspect and lemon nodes it may use first, then anywhere.  A job
- * with a node filter: over its filter's slots. */
+ * with a node filter: over its filter's slots, if its histogram lets it. */
 static bool search_all(struct attempt *t, int32_t pref, int32_t req, int32_t min_tasks)
 {
 	if (t->allow)
-		return filter_search(t, pref, req, min_tasks);
+		return filter_could_fit(t, min_tasks) && lemons_last_walk(t, filter_walk, pref, req, min_tasks);
 	if (t->tainted_first && search_tainted(t, pref, req, min_tasks))
 		return true;
-
-	bool lemons = t->avoid_lemon, ok = search(t, pref, req, min_tasks);
-
-	if (!ok && lemons) {
-		t->avoid_lemon = false;
-		t->lemon_last = true;
-		ok = search(t, pref, req, min_tasks);
-		t->avoid_lemon = true;
-		t->lemon_last = false;
-	}
-	return ok;
+	return lemons_last_walk(t, search, pref, req, min_tasks);
 }
 
 static int init_attempt(struct attempt *t, struct fw__cstate *c, int32_t jx)
@@ -686,7 +674,7 @@ static int init_attempt(struct attempt *t, struct fw__cstate *c, int32_t jx)
 	t->cand = c->scratch_cand;
 	t->tasks = c->scratch_tasks;
 	t->touched = (struct undo *)c->scratch_undo;
-	int32_t e = c->s->njob_nodes > 0 ? fw__filter_entry(c->s, jx) : -1;
+	int32_t e = c->s->njob_nodes > 0 ? fw_snapshot_job_nodes_entry(c->s, jx) : -1;
 	if (e >= 0) {
 		t->allow = c->s->node_refs + c->s->job_nodes[e].first;
 		t->nallow = c->s->job_nodes[e].count;

@@ -161,7 +161,7 @@ int fw_snapshot_restrict_job_as(struct fw_snapshot *s, int32_t job, int32_t entr
 	return s->njob_nodes++;
 }
 
-int32_t fw_snapshot_job_nodes(const struct fw_snapshot *s, int32_t job, const int32_t **out)
+int32_t fw_snapshot_job_nodes_entry(const struct fw_snapshot *s, int32_t job)
 {
 	int32_t lo = 0, hi = s->njob_nodes;
 
@@ -172,10 +172,17 @@ int32_t fw_snapshot_job_nodes(const struct fw_snapshot *s, int32_t job, const in
 		else
 			hi = mid;
 	}
-	if (lo == s->njob_nodes || s->job_nodes[lo].job != job)
+	return lo < s->njob_nodes && s->job_nodes[lo].job == job ? lo : -1;
+}
+
+int32_t fw_snapshot_job_nodes(const struct fw_snapshot *s, int32_t job, const int32_t **out)
+{
+	int32_t e = fw_snapshot_job_nodes_entry(s, job);
+
+	if (e < 0)
 		return -1;
-	*out = s->node_refs + s->job_nodes[lo].first;
-	return s->job_nodes[lo].count;
+	*out = s->node_refs + s->job_nodes[e].first;
+	return s->job_nodes[e].count;
 }
 
 void fw_node_init(struct fw_node *n)

@@ -280,8 +280,10 @@ int fw_snapshot_restrict_job(struct fw_snapshot *s, int32_t job, const int32_t *
  * FW_ENOMEM. */
 int fw_snapshot_restrict_job_as(struct fw_snapshot *s, int32_t job, int32_t entry);
 /* The nodes job may start on: their count (*out = the ascending indices),
- * or -1 when it may use any node.  O(log entries). */
+ * or -1 when it may use any node.  O(log entries).  The _entry form gives
+ * its job_nodes index, -1 without one. */
 int32_t fw_snapshot_job_nodes(const struct fw_snapshot *s, int32_t job, const int32_t **out);
+int32_t fw_snapshot_job_nodes_entry(const struct fw_snapshot *s, int32_t job);
 
 /* Defaults for a fresh object (schedulable node, unlimited queue with
  * weight 1, one-task job needing nothing, no topology constraint). */

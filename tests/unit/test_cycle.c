@@ -1010,32 +1010,23 @@ TEST(node_filter_on_unusable_nodes_never_fits)
 	ASSERT_EQ(pending_of(p, j)->why_b, 0); /* the most a node it may use holds */
 	fw_snapshot_free(s);
 
-	/* its one node has 4 good GPUs, it asks 8: never, and the estimate
-	 * says how many the best node it may use has */
-	s = two_racks();
-	s->nodes[1].bad_gpu_mask = 0xf0;
-	j = tb_job(s, "big", 0, 1, 8, 1000, 10);
-	ASSERT(fw_snapshot_restrict_job(s, j, a1, 1) >= 0);
-	p = run(s, "fairway");
-	ASSERT(p != NULL);
-	ASSERT(decision(p, j, FW_DECIDE_START) == NULL);
-	ASSERT_EQ(pending_of(p, j)->unknown_why, FW_REASON_NEVER_FITS);
-	ASSERT_EQ(pending_of(p, j)->why_a, 8);
-	ASSERT_EQ(pending_of(p, j)->why_b, 4);
-	fw_snapshot_free(s);
-
-	/* a gang of 2 x 8 GPUs on one 8-GPU node: each task fits, the gang
-	 * never does, and at most 8 GPUs are ever usable where it may go */
-	s = two_racks();
-	j = tb_job(s, "gang", 0, 2, 8, 1000, 10);
-	ASSERT(fw_snapshot_restrict_job(s, j, a1, 1) >= 0);
-	p = run(s, "fairway");
-	ASSERT(p != NULL);
-	ASSERT(decision(p, j, FW_DECIDE_START) == NULL);
-	ASSERT_EQ(pending_of(p, j)->unknown_why, FW_REASON_NEVER_FITS);
-	ASSERT_EQ(pending_of(p, j)->why_a, 16);
-	ASSERT_EQ(pending_of(p, j)->why_b, 8);
-	fw_snapshot_free(s);
+	/* its one node has 4 good GPUs and it asks 8; a gang of 2 x 8 GPUs on
+	 * one 8-GPU node (each task fits, the gang never does): never, and
+	 * the estimate says the most it could hold where it may go */
+	static const struct { int bad, tasks, need, cap; } nv[] = { { 0xf0, 1, 8, 4 }, { 0, 2, 16, 8 } };
+	for (int i = 0; i < 2; i++) {
+		s = two_racks();
+		s->nodes[1].bad_gpu_mask = (uint32_t)nv[i].bad;
+		j = tb_job(s, "never", 0, nv[i].tasks, 8, 1000, 10);
+		ASSERT(fw_snapshot_restrict_job(s, j, a1, 1) >= 0);
+		p = run(s, "fairway");
+		ASSERT(p != NULL);
+		ASSERT(decision(p, j, FW_DECIDE_START) == NULL);
+		ASSERT_EQ(pending_of(p, j)->unknown_why, FW_REASON_NEVER_FITS);
+		ASSERT_EQ(pending_of(p, j)->why_a, nv[i].need);
+		ASSERT_EQ(pending_of(p, j)->why_b, nv[i].cap);
+		fw_snapshot_free(s);
+	}
 }
 
 
