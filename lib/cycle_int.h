@@ -51,15 +51,13 @@ _Static_assert(sizeof(struct fw__shape_group) == 4 * sizeof(int32_t) + 2 * sizeo
 	       "no padding: fw__shape_of assigns every byte");
 
 /* The job's node filter as a shape's identity: 0 without one, else its
- * range's first node_refs index + 1 (jobs that share a range place alike).
- * Two bits above the suspect flag in fw__shape.pad. */
+ * filter_id + 1 (filter.c: entries of one list share it, so their jobs
+ * place alike).  Above the suspect flag in fw__shape.pad. */
 static inline int32_t fw__filter_id(const struct fw__cstate *c, int32_t jx)
 {
-	const int32_t *refs;
+	int32_t e = c->s->njob_nodes ? fw_snapshot_job_nodes_entry(c->s, jx) : -1;
 
-	if (c->s->njob_nodes == 0 || fw_snapshot_job_nodes(c->s, jx, &refs) < 0)
-		return 0;
-	return (int32_t)(refs - c->s->node_refs) + 1;
+	return e < 0 ? 0 : c->filter_id[e] + 1;
 }
 
 static inline void fw__shape_of(const struct fw__cstate *c, int32_t jx, const struct fw_job *j,
@@ -75,7 +73,7 @@ static inline void fw__shape_of(const struct fw__cstate *c, int32_t jx, const st
 	k->minm = fw_job_min_tasks(j);
 	int32_t spread = j->spread; /* | 2 << g for a one_per_node group g */
 	k->pad = (j->preemptible && c->suspect_nodes > 0) | /* health: preemptible gangs may use suspect nodes */
-		 (int32_t)((uint32_t)fw__filter_id(c, jx) << 1); /* node filter (< 2^30 refs) */
+		 (int32_t)((uint32_t)fw__filter_id(c, jx) << 1); /* node filter */
 	for (int g = 0; g < j->ngroups; g++) {
 		const struct fw_task_group *t = &j->groups[g];
 		k->g[g].count = t->count;

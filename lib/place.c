@@ -444,7 +444,7 @@ static uint64_t shape_key(const struct attempt *t, int32_t min_tasks)
 {
 	uint64_t h = 1469598103934665603ull;
 	const int64_t v0[] = { min_tasks, t->avoid_suspect, t->spread, t->job->ngroups,
-			       t->allow ? t->allow - t->c->s->node_refs : -1 };
+			       t->allow ? t->filter : -1 };
 
 #define FW__MIX(x) (h = (h ^ (uint64_t)(x)) * 1099511628211ull)
 	for (size_t i = 0; i < sizeof v0 / sizeof *v0; i++)
@@ -750,5 +750,5 @@ int fw__place_scratch(struct fw__cstate *c, int32_t max_tasks)
 	c->scratch_tasks_cap = max_tasks;
 	if (!c->scratch_cand || !c->scratch_tasks || !c->scratch_undo)
 		return FW_ENOMEM;
-	return fw__filter_build(c);
+	return FW_OK;
 }

@@ -345,8 +345,6 @@ static int check_job_nodes(const struct fw_snapshot *s, struct fw_diag *d)
 
 	if (s->njob_nodes < 0 || s->nnode_refs < 0 || (s->njob_nodes > 0 && (!s->job_nodes || !s->node_refs)))
 		return BAD(d, FW_EINVAL, "job_nodes", "node filters without their arrays");
-	if (s->nnode_refs > (1 << 29)) /* a filter's identity in a shape (cycle_int.h) */
-		return BAD(d, FW_ERANGE, "node_refs", "%d node references; at most %d", (int)s->nnode_refs, 1 << 29);
 	for (int32_t i = 0; i < s->njob_nodes; i++) {
 		const struct fw_job_nodes *e = &s->job_nodes[i];
 		snprintf(f, sizeof f, "job_nodes[%d]", (int)i);

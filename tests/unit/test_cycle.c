@@ -986,6 +986,28 @@ TEST(node_filter_keeps_a_job_on_its_nodes)
 	fw_snapshot_free(s);
 }
 
+/* Two filters that start at the same reference but differ in length are
+ * two filters: "b" may use a0 only (full), "a" a0 or a1; the same shape
+ * otherwise, b tried first.  The failed-shape memo must not answer a
+ * from b's failure: a starts on a1. */
+TEST(filters_sharing_a_start_are_told_apart)
+{
+	struct fw_snapshot *s = two_racks();
+	int a0[] = { 0 }, both[] = { 0, 1 };
+	int r = tb_job(s, "full", 0, 1, 8, 1000, 0);
+	tb_run(s, r, 1, a0, 0xff);
+	int b = tb_job(s, "b", 0, 1, 2, 1000, 1);
+	int a = tb_job(s, "a", 0, 1, 2, 1000, 2);
+	ASSERT(fw_snapshot_restrict_job(s, b, both, 2) == 0);
+	ASSERT(fw_snapshot_restrict_job_as(s, a, 0) == 1);
+	s->job_nodes[0].count = 1; /* b: the first reference only */
+	struct fw_plan *p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT(decision(p, b, FW_DECIDE_START) == NULL);
+	ASSERT_EQ(node_of(p, a, 0), 1);
+	fw_snapshot_free(s);
+}
+
 /* A filter that only unschedulable nodes meet: the job never starts (not
  * elsewhere either), its estimate is unknown and says it never fits. */
 TEST(node_filter_on_unusable_nodes_never_fits)
@@ -3043,7 +3065,8 @@ TEST(fifo_line_is_submit_then_index_however_the_jobs_arrive)
 	checker_catches_a_bad_eviction, consolidation_decisions_fit_when_moves_outnumber_the_other_jobs, \
 	a_queue_line_is_priority_then_submit_then_index, fifo_line_is_submit_then_index_however_the_jobs_arrive, \
 	one_per_node_tasks_each_get_a_node, a_filter_of_every_node_places_as_none, random_filters_keep_every_invariant, \
-	node_filter_keeps_a_job_on_its_nodes, node_filter_on_unusable_nodes_never_fits, \
+	node_filter_keeps_a_job_on_its_nodes, filters_sharing_a_start_are_told_apart, \
+	node_filter_on_unusable_nodes_never_fits, \
 	reclaim_for_a_filtered_job_evicts_on_its_nodes
 
 int main(void)
