@@ -217,6 +217,18 @@ static void fake_job(slurm_job_info_t *j, uint32_t id, const char *nodes, const 
 	j->gres_detail_str[0] = (char *)gres;
 }
 
+/* A held job (priority 0) asking tres (NULL: fake_job's 2 GPUs a node),
+ * on no node yet. */
+static void fake_pending(slurm_job_info_t *j, uint32_t id, uint32_t cpus, const char *tres)
+{
+	fake_job(j, id, NULL, NULL, cpus);
+	j->job_state = JOB_PENDING;
+	j->priority = 0;
+	j->gres_detail_cnt = 0;
+	if (tres)
+		j->tres_per_node = (char *)tres;
+}
+
 /* A fake Slurm world for fw__slurm_build: nn nodes gpu001.. (fake_node),
  * nj jobs (zeroed: the test fills them, with fake_job), one managed
  * partition "gpu" of every node, and an empty snapshot but for the leaf
@@ -297,11 +309,9 @@ TEST(a_snapshot_from_slurm_never_overbooks_a_node)
 	fake_job(&f.jobs.job_array[1], 302, "gpu001", "gpu:h100:2(IDX:2-3)", 32);
 	fake_job(&f.jobs.job_array[2], 303, "gpu002", "gpu:h100:2(IDX:0-1)", 40);
 	fake_job(&f.jobs.job_array[3], 304, "gpu002", "gpu:h100:2(IDX:0-1)", 8);
-	fake_job(&f.jobs.job_array[4], 305, NULL, NULL, 40);
-	f.jobs.job_array[4].job_state = JOB_PENDING;
+	fake_pending(&f.jobs.job_array[4], 305, 40, NULL);
 	f.jobs.job_array[4].priority = 1000;
 	f.jobs.job_array[4].req_nodes = (char *)"gpu002";
-	f.jobs.job_array[4].gres_detail_cnt = 0;
 	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
 	if (fw_snapshot_validate(f.s, &f.d) != FW_OK)
 		fprintf(stderr, "  %s: %s\n", f.d.field, f.d.msg);
@@ -338,16 +348,8 @@ TEST(a_job_fairway_cannot_place_stops_no_cycle)
 	f.nodes.node_array[0].gres = (char *)"gpu:1g.10gb:56";
 	fake_job(&f.jobs.job_array[0], 401, "mig001", "gpu:1g.10gb:2(IDX:20-21)", 4);
 	fake_job(&f.jobs.job_array[1], 402, "mig001", "gpu:1g.10gb:2(IDX:2-3)", 4);
-	fake_job(&f.jobs.job_array[2], 403, NULL, NULL, 4);
-	f.jobs.job_array[2].job_state = JOB_PENDING;
-	f.jobs.job_array[2].priority = 0;
-	f.jobs.job_array[2].tres_per_node = (char *)"gres:gpu:32";
-	f.jobs.job_array[2].gres_detail_cnt = 0;
-	fake_job(&f.jobs.job_array[3], 404, NULL, NULL, 4);
-	f.jobs.job_array[3].job_state = JOB_PENDING;
-	f.jobs.job_array[3].priority = 0;
-	f.jobs.job_array[3].tres_per_node = (char *)"gres:gpu:4";
-	f.jobs.job_array[3].gres_detail_cnt = 0;
+	fake_pending(&f.jobs.job_array[2], 403, 4, "gres:gpu:32");
+	fake_pending(&f.jobs.job_array[3], 404, 4, "gres:gpu:4");
 	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
 	if (fw_snapshot_validate(f.s, &f.d) != FW_OK)
 		fprintf(stderr, "  %s: %s\n", f.d.field, f.d.msg);
@@ -416,9 +418,7 @@ TEST(every_gpu_request_form_is_gpus_per_node)
 	fake_init(&f, 1, n);
 	for (int i = 0; i < n; i++) {
 		slurm_job_info_t *j = &f.jobs.job_array[i];
-		fake_job(j, 500 + (uint32_t)i, NULL, NULL, 4);
-		j->job_state = JOB_PENDING;
-		j->gres_detail_cnt = 0;
+		fake_pending(j, 500 + (uint32_t)i, 4, NULL);
 		j->tres_per_node = (char *)c[i].node;
 		j->tres_per_task = (char *)c[i].task;
 		j->tres_per_job = (char *)c[i].job;
@@ -466,9 +466,7 @@ TEST(jobs_slurm_would_not_run_stay_held)
 
 	fake_init(&f, 1, 7);
 	for (uint32_t i = 0; i < 7; i++) {
-		fake_job(&f.jobs.job_array[i], 600 + i, NULL, NULL, 4);
-		f.jobs.job_array[i].job_state = JOB_PENDING;
-		f.jobs.job_array[i].gres_detail_cnt = 0;
+		fake_pending(&f.jobs.job_array[i], 600 + i, 4, NULL);
 	}
 	f.jobs.job_array[0].dependency = (char *)"afterok:7(unfulfilled)"; /* released by fairway */
 	f.jobs.job_array[0].priority = 5;
@@ -634,11 +632,7 @@ TEST(pending_jobs_start_only_on_nodes_they_accept)
 	f.nodes.node_array[2].features_act = (char *)"nvme,rack=r2"; /* ... active: what counts */
 	for (int i = 0; i < NJ; i++) {
 		slurm_job_info_t *j = &f.jobs.job_array[i];
-		fake_job(j, c[i].id, NULL, NULL, 4);
-		j->job_state = JOB_PENDING;
-		j->priority = 0;
-		j->gres_detail_cnt = 0;
-		j->tres_per_node = (char *)(c[i].id == 819 ? "gres:gpu:32" : "gres:gpu:1");
+		fake_pending(j, c[i].id, 4, c[i].id == 819 ? "gres:gpu:32" : "gres:gpu:1");
 		j->partition = (char *)c[i].part;
 		j->exc_nodes = (char *)c[i].exc;
 		j->features = (char *)c[i].cons;
@@ -715,9 +709,7 @@ TEST(every_job_gets_its_own_answer)
 			if (set & 1 << k)
 				at += (size_t)snprintf(exc[i] + at, sizeof exc[i] - at, "gpu00%d,", k + 1);
 		snprintf(exc[i] + at, sizeof exc[i] - at, "x%d", i);
-		fake_job(j, 900 + (uint32_t)i, NULL, NULL, 4);
-		j->job_state = JOB_PENDING;
-		j->gres_detail_cnt = 0;
+		fake_pending(j, 900 + (uint32_t)i, 4, NULL);
 		j->exc_nodes = exc[i];
 	}
 	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
@@ -747,10 +739,7 @@ TEST(an_exclusive_job_takes_whole_nodes)
 	fake_init(&f, 2, 2);
 	fake_job(&f.jobs.job_array[0], 701, "gpu001", "gpu:h100:1(IDX:0)", 4);
 	f.jobs.job_array[0].shared = JOB_SHARED_NONE;
-	fake_job(&f.jobs.job_array[1], 702, NULL, NULL, 4);
-	f.jobs.job_array[1].job_state = JOB_PENDING;
-	f.jobs.job_array[1].gres_detail_cnt = 0;
-	f.jobs.job_array[1].tres_per_node = (char *)"gres:gpu:1";
+	fake_pending(&f.jobs.job_array[1], 702, 4, "gres:gpu:1");
 	f.jobs.job_array[1].shared = JOB_SHARED_NONE;
 	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
 	ASSERT_OK(fw_snapshot_validate(f.s, &f.d));
