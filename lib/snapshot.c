@@ -175,6 +175,18 @@ int32_t fw_snapshot_job_nodes_entry(const struct fw_snapshot *s, int32_t job)
 	return lo < s->njob_nodes && s->job_nodes[lo].job == job ? lo : -1;
 }
 
+bool fw_node_has_labels(const struct fw_node *n, const struct fw_label *sel, int nsel)
+{
+	for (int i = 0; i < nsel; i++) {
+		bool has = false;
+		for (int k = 0; k < n->nlabels && !has; k++)
+			has = !strcmp(n->labels[k].key, sel[i].key) && !strcmp(n->labels[k].value, sel[i].value);
+		if (!has)
+			return false;
+	}
+	return true;
+}
+
 int32_t fw_snapshot_job_nodes(const struct fw_snapshot *s, int32_t job, const int32_t **out)
 {
 	int32_t e = fw_snapshot_job_nodes_entry(s, job);

@@ -614,6 +614,43 @@ static int job_why(struct opts *o, json_t *j)
 	return rc;
 }
 
+/* --node-selector gpu=h100,ib= into {"gpu": "h100", "ib": ""}; 2 on a
+ * word that is not KEY=VALUE or a key given twice.  The daemon checks the
+ * names and that some node has the labels. */
+static int node_selector(struct opts *o, json_t *j)
+{
+	const char *sel = flag(o, "--node-selector");
+	char buf[1024], *save = NULL;
+	json_t *m;
+
+	if (!sel)
+		return 0;
+	if (strlen(sel) >= sizeof buf)
+		return fw_cli_usage_error(o->cmd, "--node-selector: longer than %zu bytes", sizeof buf - 1);
+	strcpy(buf, sel);
+	m = json_object();
+	for (char *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(w, '=');
+		if (!eq || eq == w) {
+			json_decref(m);
+			return fw_cli_usage_error(o->cmd, "--node-selector: '%.60s' is not KEY=VALUE (KEY= for a label "
+							  "without a value), e.g. --node-selector gpu=h100,ib=", w);
+		}
+		*eq = '\0';
+		if (json_object_get(m, w)) {
+			json_decref(m);
+			return fw_cli_usage_error(o->cmd, "--node-selector: label '%.60s' is given twice; keep one", w);
+		}
+		json_object_set_new(m, w, json_string(eq + 1));
+	}
+	if (!json_object_size(m)) {
+		json_decref(m);
+		return fw_cli_usage_error(o->cmd, "--node-selector: give KEY=VALUE pairs, e.g. gpu=h100,ib=");
+	}
+	json_object_set_new(j, "nodeSelector", m);
+	return 0;
+}
+
 static json_t *job_body(struct opts *o, int *rc)
 {
 	const char *file = flag(o, "--file");
@@ -643,7 +680,8 @@ static json_t *job_body(struct opts *o, int *rc)
 	    (*rc = set_num(o, j, "exitCode", "--exit-code", true)) ||
 	    (*rc = set_num(o, t, "count", "--count", true)) || (*rc = set_num(o, t, "gpus", "--gpus", true)) ||
 	    (*rc = set_num(o, t, "gpuFraction", "--gpu-fraction", false)) ||
-	    (*rc = set_num(o, t, "cpu", "--cpu", false)) || (*rc = set_num(o, t, "memory", "--memory", true))) {
+	    (*rc = set_num(o, t, "cpu", "--cpu", false)) || (*rc = set_num(o, t, "memory", "--memory", true)) ||
+	    (*rc = node_selector(o, j))) {
 		json_decref(j), json_decref(t);
 		return NULL;
 	}
@@ -1019,6 +1057,9 @@ static const char client_usage[] =
 	"                     [--checkpoint-interval S]  (it saves every S s: evict it\n"
 	"                     before jobs that would lose more work)\n"
 	"                     [--exit-code N]  (local backend: a non-zero code fails the job)\n"
+	"                     [--node-selector gpu=h100,ib=]  (only nodes with all these\n"
+	"                     labels, as in Kubernetes; KEY= a label without a value;\n"
+	"                     fairway nodes list --json shows each node's labels)\n"
 	"                     or --file job.json, alone: the job as the API takes it\n"
 	"jobs why NAME:       one screen: state, why it waits, when it is expected to start\n"
 	"nodes list:          HEALTH is UNHEALTHY (takes no work), suspect (on probation:\n"
@@ -1045,7 +1086,7 @@ static const char client_usage[] =
 	"--default-checkpoint-interval --file "
 #define JOB_FLAGS                                                                                               \
 	" --queue --name --user --required-level --runtime --priority --exit-code --count --gpus --cpu --memory " \
-	"--gpu-model --checkpoint-interval --gpu-fraction --file "
+	"--gpu-model --checkpoint-interval --gpu-fraction --node-selector --file "
 static const struct spec {
 	const char *cmd, *sub; /* sub NULL: the command has no subcommands */
 	int names;             /* NAME words after the subcommand */

@@ -329,19 +329,6 @@ static int selector_pairs(struct cfg *c, yaml_node_t *l, const char *fp, struct 
 	return n;
 }
 
-/* Does node nd carry every label of sel with its value? */
-static bool selected(const struct fw_node *nd, const struct fw_label *sel, int nsel)
-{
-	for (int i = 0; i < nsel; i++) {
-		bool has = false;
-		for (int k = 0; k < nd->nlabels && !has; k++)
-			has = !strcmp(nd->labels[k].key, sel[i].key) && !strcmp(nd->labels[k].value, sel[i].value);
-		if (!has)
-			return false;
-	}
-	return true;
-}
-
 /* nodeSelector, as Kubernetes reads it: the job may start only on nodes
  * whose labels hold every pair.  Resolved here into the snapshot's node
  * filter for job (just added); a job with the previous job's selector
@@ -369,7 +356,7 @@ static int job_selector(struct cfg *c, const yaml_node_t *m, const char *path, i
 	if (!(nodes = malloc(((size_t)c->s->nnodes + 1) * sizeof *nodes)))
 		return cfg_fail(c, l, FW_ENOMEM, fp, "out of memory");
 	for (int32_t i = 0; i < c->s->nnodes; i++)
-		if (selected(&c->s->nodes[i], sel, nsel))
+		if (fw_node_has_labels(&c->s->nodes[i], sel, nsel))
 			nodes[n++] = i;
 	rc = n ? fw_snapshot_restrict_job(c->s, job, nodes, n) : FW_ENOENT;
 	free(nodes);

@@ -596,6 +596,18 @@ static int check_asks(const struct fw_job *j, struct fw_diag *dg)
 	return FW_OK;
 }
 
+/* Does bj's nodeSelector meet a node of the fleet?  *rc: FW_ENOMEM when
+ * it could not tell (false then), else FW_OK. */
+static bool selects_a_node(const struct fw_snapshot *fleet, const struct fw_backend_job *bj, int *rc)
+{
+	int32_t *nodes = malloc(((size_t)fleet->nnodes + 1) * sizeof *nodes);
+	bool any = nodes && fw_local_selected(fleet, bj, nodes) > 0;
+
+	*rc = nodes ? FW_OK : FW_ENOMEM;
+	free(nodes);
+	return any;
+}
+
 /* The core's validation of one job against the fleet's nodes. */
 static int check_job(struct fw_serve *d, struct fw_backend_job *bj, struct fw_diag *dg)
 {
@@ -613,6 +625,13 @@ static int check_job(struct fw_serve *d, struct fw_backend_job *bj, struct fw_di
 	} else if (!fw_queue_is_leaf(s, bj->job.queue)) {
 		rc = fw_diag_set(dg, FW_EINVAL, "", 0, 0, "queue",
 				 "\"%s\" has child queues; submit to one of its leaf queues", bj->queue);
+	} else if (bj->nsel && !selects_a_node(d->fleet, bj, &rc)) {
+		if (rc == FW_OK)
+			rc = fw_diag_set(dg, FW_EINVAL, "", 0, 0, "nodeSelector",
+					 "no node has all these labels (%s: %s%s), so the job could never start; "
+					 "GET /v1/nodes shows each node's labels (set under nodes: labels: in the --config)",
+					 bj->sel[0].key, bj->sel[0].value[0] ? bj->sel[0].value : "\"\"",
+					 bj->nsel > 1 ? ", ..." : "");
 	} else {
 		for (int32_t i = 0; i < d->fleet->nnodes; i++)
 			if (fw_snapshot_add_node(s, &d->fleet->nodes[i]) < 0)
@@ -744,9 +763,15 @@ static void h_job_get(struct ctx *c)
 	if (!j)
 		return fail(c, 404, "ENOENT", "name", "no job named \"%s\"", c->name);
 	json_t *copy = json_copy(j); /* the view's object is shared: never add to it */
+	const struct fw_backend_job *bj;
+	const char *st;
+	fw_time t0, t1, t2;
 	json_decref(j);
 	if (!(j = copy))
 		return fail(c, 500, "ENOMEM", "", "out of memory");
+	if (c->d->bops == &fw_backend_local && !json_object_get(j, "nodeSelector") &&
+	    fw_local_job_info(c->d->be, c->name, &st, &t0, &t1, &t2, NULL, &bj) == FW_OK && bj->nsel)
+		json_object_set_new(j, "nodeSelector", fw_codec_selector_dump(bj)); /* the view has no selector */
 	hist = json_array();
 	fw_store_job_decisions(c->d->store, c->name, 10, add_decision, hist);
 	json_object_set_new(j, "decisions", hist);

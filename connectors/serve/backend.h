@@ -145,7 +145,9 @@ struct fw_backend_config {
 /* read() output.  The snapshot itself is the caller's. */
 struct fw_backend_world {
 	uint64_t generation;
-	int32_t skipped_jobs;      /* jobs whose queue the daemon lacks */
+	int32_t skipped_jobs;      /* jobs left out: their queue is not a
+				    * leaf the daemon has, or (local) their
+				    * nodeSelector meets no node */
 };
 
 /* One task placement of a start or a reservation. */
@@ -222,6 +224,13 @@ struct fw_backend_job {
 	int32_t exit_code;            /* 0..255, what the job exits with when
 				       * its runtime is up (local: non-zero =
 				       * it fails); 0 by default */
+	/* nodeSelector: the job may start only on nodes whose labels hold
+	 * every pair (fw_node_has_labels: Kubernetes' reading; value "" =
+	 * the label without one), keys ascending; nsel 0 = any node.  The
+	 * backend resolves it into the snapshot's node filter at each read,
+	 * so it follows the fleet's labels across a restart. */
+	int32_t nsel;
+	struct fw_label sel[FW_MAX_LABELS];
 };
 
 struct fw_backend_ops {

@@ -372,12 +372,52 @@ static int get_groups(json_t *o, struct fw_job *j, struct fw_diag *d)
 	return FW_OK;
 }
 
+static int label_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct fw_label *)a)->key, ((const struct fw_label *)b)->key);
+}
+
+/* nodeSelector: {"key": "value", ...}, each a label name and a name or ""
+ * (or null: the label without a value), at most FW_MAX_LABELS pairs, kept
+ * ascending by key so that alike selectors compare equal. */
+static int get_selector(json_t *o, struct fw_backend_job *bj, struct fw_diag *d)
+{
+	json_t *m = json_object_get(o, "nodeSelector"), *v;
+	const char *k;
+	char f[128];
+	int rc;
+
+	if (!m)
+		return FW_OK;
+	if (!json_is_object(m) || json_object_size(m) > FW_MAX_LABELS)
+		return BAD(d, FW_EINVAL, "nodeSelector",
+			   "must be an object of at most %d labels, like {\"gpu\": \"h100\"}", FW_MAX_LABELS);
+	json_object_foreach(m, k, v) {
+		struct fw_label *l = &bj->sel[bj->nsel];
+		const char *why = fw_name_problem(k);
+		if (why)
+			return BAD(d, strlen(k) >= FW_NAME_MAX ? FW_ERANGE : FW_EINVAL, "nodeSelector",
+				   "label \"%.40s%s\" %s", k, strlen(k) > 40 ? "..." : "", why);
+		path_of(f, sizeof f, "nodeSelector", k);
+		if (!json_is_null(v) && !json_is_string(v))
+			return BAD(d, FW_EINVAL, f, "must be a string (\"\" or null: the label without a value)");
+		snprintf(l->key, sizeof l->key, "%s", k);
+		if (json_is_string(v) && json_string_length(v) > 0 &&
+		    (rc = fw_codec_name_check(json_string_value(v), f, d)))
+			return rc;
+		snprintf(l->value, sizeof l->value, "%s", json_is_string(v) ? json_string_value(v) : "");
+		bj->nsel++;
+	}
+	qsort(bj->sel, (size_t)bj->nsel, sizeof *bj->sel, label_cmp);
+	return FW_OK;
+}
+
 int fw_codec_job_parse(json_t *o, const struct fw_topology *levels, struct fw_backend_job *bj,
 		       struct fw_diag *d)
 {
 	static const char *const keys[] = { "name", "queue", "user", "priority", "preemptible", "spread",
 					    "runtime", "minMember", "requiredLevel", "preferredLevel",
-					    "tasks", "exitCode", "checkpointInterval", NULL };
+					    "tasks", "exitCode", "checkpointInterval", "nodeSelector", NULL };
 	struct fw_job *j = &bj->job;
 	int64_t prio = 0, rt = 0, minm = 0, exit_code = 0, ckpt = 0;
 	int rc;
@@ -396,7 +436,8 @@ int fw_codec_job_parse(json_t *o, const struct fw_topology *levels, struct fw_ba
 	    (rc = get_int(o, "", "minMember", false, 0, 1000000, &minm, d)) ||
 	    (rc = get_int(o, "", "exitCode", false, 0, FW_API_EXIT_CODE_MAX, &exit_code, d)) ||
 	    (rc = get_level(o, "requiredLevel", levels, &j->required_level, d)) ||
-	    (rc = get_level(o, "preferredLevel", levels, &j->preferred_level, d)) || (rc = get_groups(o, j, d)))
+	    (rc = get_level(o, "preferredLevel", levels, &j->preferred_level, d)) || (rc = get_groups(o, j, d)) ||
+	    (rc = get_selector(o, bj, d)))
 		return rc;
 	j->priority = (int32_t)prio;
 	j->expected_runtime = rt;
@@ -418,6 +459,15 @@ static const char *level_name(int8_t l, const struct fw_topology *t)
 	if (l >= 0 && t && l < t->nlevels)
 		return t->level[l];
 	return NULL;
+}
+
+json_t *fw_codec_selector_dump(const struct fw_backend_job *bj)
+{
+	json_t *m = json_object();
+
+	for (int i = 0; m && i < bj->nsel; i++)
+		json_object_set_new(m, bj->sel[i].key, json_string(bj->sel[i].value));
+	return m;
 }
 
 json_t *fw_codec_job_dump(const struct fw_backend_job *bj, const struct fw_topology *levels)
@@ -449,6 +499,8 @@ json_t *fw_codec_job_dump(const struct fw_backend_job *bj, const struct fw_topol
 		json_object_set_new(o, "exitCode", json_integer(bj->exit_code)); /* 0: left out */
 	if (o && j->checkpoint_s)
 		json_object_set_new(o, "checkpointInterval", json_integer(j->checkpoint_s)); /* 0: left out */
+	if (o && bj->nsel) /* none: left out */
+		json_object_set_new(o, "nodeSelector", fw_codec_selector_dump(bj));
 	return o;
 }
 

@@ -60,6 +60,13 @@
  * error naming the job and what is missing: it cannot be planned, and
  * dropping it silently would lose it.
  *
+ * Node selectors: a job's nodeSelector (backend.h) is kept with it and
+ * resolved at every read into the snapshot's node filter (fw_node_has_labels
+ * over the fleet's labels), jobs of one selector sharing one list; a
+ * waiting job whose selector meets no node (a relabelled fleet) is left
+ * out and counted in skipped_jobs.  A seeded fleet job's filter becomes a
+ * minimal label set meeting the same nodes (seed_selector).
+ *
  * Generation: bumped when a plan made before the change could be wrong
  * after it (a job cancelled, started, evicted, finished; a node drained).
  * A submission only adds pending work, which a plan in flight simply has
@@ -196,6 +203,11 @@ static struct ljob *find_job(struct fw_backend *b, const char *name)
 	return NULL;
 }
 
+static int label_key_cmp(const void *x, const void *y)
+{
+	return strcmp(((const struct fw_label *)x)->key, ((const struct fw_label *)y)->key);
+}
+
 /* --- persistence ----------------------------------------------------------- */
 static json_t *ljob_dump(const struct fw_backend *b, const struct ljob *lj)
 {
@@ -312,6 +324,60 @@ out:
 	return rc;
 }
 
+/* Does bj's selector meet exactly the n nodes of list (got: scratch)? */
+static bool selects_exactly(const struct fw_snapshot *f, const struct fw_backend_job *bj, const int32_t *list,
+			    int32_t n, int32_t *got)
+{
+	return fw_local_selected(f, bj, got) == n && !memcmp(got, list, (size_t)n * sizeof *got);
+}
+
+/* A fleet job's node filter as the selector the local backend keeps.
+ * Phases: (1) the labels every node of the list carries, which meet
+ * exactly the list when it came from a nodeSelector (the YAML loader's
+ * only source of filters): every listed node has them, and a node having
+ * them has the selector's own, which they include; (2) drop each label
+ * the list does not need, so that the stored selector is a minimal one,
+ * as the user's usually is ({ib: null} stays that, not {gpu: b, ib: ""}).
+ * A list no label set describes stops the seed (the why names the job). */
+static int seed_selector(struct fw_backend *b, int32_t job, struct fw_backend_job *bj)
+{
+	const struct fw_snapshot *f = b->fleet;
+	const int32_t *nodes;
+	int32_t n = fw_snapshot_job_nodes(f, job, &nodes), *got;
+	const struct fw_node *first;
+
+	if (n < 0)
+		return FW_OK;
+	first = &f->nodes[nodes[0]];
+	for (int l = 0; l < first->nlabels; l++) {
+		bool all = true;
+		for (int32_t k = 1; k < n && all; k++)
+			all = fw_node_has_labels(&f->nodes[nodes[k]], &first->labels[l], 1);
+		if (all)
+			bj->sel[bj->nsel++] = first->labels[l];
+	}
+	qsort(bj->sel, (size_t)bj->nsel, sizeof *bj->sel, label_key_cmp);
+	if (!(got = malloc(((size_t)f->nnodes + 1) * sizeof *got)))
+		return FW_ENOMEM;
+	if (!selects_exactly(f, bj, nodes, n, got)) {
+		free(got);
+		snprintf(b->why, sizeof b->why, "job %.63s: no labels select exactly its %d nodes", bj->job.name, n);
+		return FW_EINVAL;
+	}
+	for (int l = bj->nsel - 1; l >= 0; l--) {
+		struct fw_label drop = bj->sel[l];
+		memmove(&bj->sel[l], &bj->sel[l + 1], (size_t)(bj->nsel - l - 1) * sizeof *bj->sel);
+		bj->nsel--;
+		if (selects_exactly(f, bj, nodes, n, got))
+			continue; /* not needed */
+		memmove(&bj->sel[l + 1], &bj->sel[l], (size_t)(bj->nsel - l) * sizeof *bj->sel);
+		bj->sel[l] = drop;
+		bj->nsel++;
+	}
+	free(got);
+	return FW_OK;
+}
+
 /* First start: the fleet's jobs, times shifted to the wall clock. */
 static int seed(struct fw_backend *b, fw_time wall)
 {
@@ -326,6 +392,8 @@ static int seed(struct fw_backend *b, fw_time wall)
 			return FW_ENOMEM;
 		lj->bj.job = *j;
 		snprintf(lj->bj.queue, sizeof lj->bj.queue, "%s", f->queues[j->queue].name);
+		if ((rc = seed_selector(b, i, &lj->bj)) != FW_OK)
+			return rc;
 		lj->submit = j->submit_time + shift;
 		lj->state = j->state == FW_JOB_RUNNING ? L_RUNNING : L_PENDING;
 		if (lj->state == L_RUNNING) {
@@ -683,14 +751,100 @@ static int finish_due(struct fw_backend *b, fw_time now, struct fw_diag *d)
 	return FW_OK;
 }
 
+/* --- node selectors, resolved per read ------------------------------------- */
+int32_t fw_local_selected(const struct fw_snapshot *fleet, const struct fw_backend_job *job, int32_t *out)
+{
+	int32_t n = 0;
+
+	for (int32_t i = 0; i < fleet->nnodes; i++)
+		if (fw_node_has_labels(&fleet->nodes[i], job->sel, job->nsel))
+			out[n++] = i;
+	return n;
+}
+
+static bool same_selector(const struct fw_backend_job *a, const struct fw_backend_job *b)
+{
+	if (a->nsel != b->nsel)
+		return false;
+	for (int i = 0; i < a->nsel; i++)
+		if (strcmp(a->sel[i].key, b->sel[i].key) || strcmp(a->sel[i].value, b->sel[i].value))
+			return false;
+	return true;
+}
+
+/* One read's resolved selectors, so that jobs of one selector share one
+ * node list (the snapshot's restrict_job_as) and each is resolved once. */
+#define SEL_CACHE 32
+struct selcache {
+	int32_t n;
+	int32_t *scratch;                 /* fleet->nnodes */
+	struct {
+		const struct fw_backend_job *bj;
+		int32_t count;                /* nodes it selects; 0 = none */
+		int32_t entry;                /* its job_nodes entry, -1 = none yet */
+	} e[SEL_CACHE];
+};
+
+/* How many nodes lj's selector meets, from the cache or resolved now;
+ * *slot: its cache slot (-1: the cache is full). */
+static int selector_count(struct fw_backend *b, struct selcache *c, const struct ljob *lj, int32_t *slot)
+{
+	for (int32_t i = 0; i < c->n; i++)
+		if (same_selector(c->e[i].bj, &lj->bj)) {
+			*slot = i;
+			return c->e[i].count;
+		}
+	int32_t n = fw_local_selected(b->fleet, &lj->bj, c->scratch);
+	*slot = -1;
+	if (c->n < SEL_CACHE) {
+		*slot = c->n++;
+		c->e[*slot].bj = &lj->bj;
+		c->e[*slot].count = n;
+		c->e[*slot].entry = -1;
+	}
+	return n;
+}
+
+/* Restrict job (its index in s) to its selector's nodes: the list the
+ * slot's first job got, or a new one. */
+static int restrict_job(struct fw_backend *b, struct selcache *c, struct fw_snapshot *s, int32_t job,
+			const struct ljob *lj, int32_t slot)
+{
+	int rc;
+
+	if (slot >= 0 && c->e[slot].entry >= 0)
+		return (rc = fw_snapshot_restrict_job_as(s, job, c->e[slot].entry)) < 0 ? rc : FW_OK;
+	int32_t n = fw_local_selected(b->fleet, &lj->bj, c->scratch); /* fleet index = snapshot index */
+	if ((rc = fw_snapshot_restrict_job(s, job, c->scratch, n)) < 0)
+		return rc;
+	if (slot >= 0)
+		c->e[slot].entry = rc;
+	return FW_OK;
+}
+
+/* Phase 1 of adding a job: may the snapshot hold it?  FW_EDECLINED when
+ * its queue is unknown or inner, or its selector meets no node (the fleet
+ * changed since it was submitted); *slot: its selector's cache slot. */
+static int admissible(struct fw_backend *b, struct selcache *c, const struct fw_snapshot *s, const struct ljob *lj,
+		      int32_t *slot)
+{
+	int32_t q = fw_snapshot_find_queue(s, lj->bj.queue);
+
+	*slot = -1;
+	if (q < 0 || !fw_queue_is_leaf(s, q))
+		return FW_EDECLINED;
+	if (lj->bj.nsel && lj->state == L_PENDING && selector_count(b, c, lj, slot) == 0)
+		return FW_EDECLINED;
+	return FW_OK;
+}
+
+/* Phase 2: the job (its index in s), with its allocations. */
 static int add_job(struct fw_backend *b, struct fw_snapshot *s, const struct ljob *lj)
 {
 	struct fw_job j = lj->bj.job;
 	int rc;
 
 	j.queue = fw_snapshot_find_queue(s, lj->bj.queue);
-	if (j.queue < 0 || !fw_queue_is_leaf(s, j.queue))
-		return FW_EDECLINED;
 	j.submit_time = lj->submit;
 	if (j.expected_runtime > 0)
 		j.expected_runtime -= lj->kept; /* what is left to run */
@@ -707,8 +861,7 @@ static int add_job(struct fw_backend *b, struct fw_snapshot *s, const struct ljo
 			return rc;
 		j.alloc_count++;
 	}
-	rc = fw_snapshot_add_job(s, &j);
-	return rc < 0 ? rc : FW_OK;
+	return fw_snapshot_add_job(s, &j);
 }
 
 static int local_read(struct fw_backend *b, struct fw_snapshot *s, struct fw_backend_world *w, struct fw_diag *d)
@@ -726,15 +879,29 @@ static int local_read(struct fw_backend *b, struct fw_snapshot *s, struct fw_bac
 			return fw_diag_set(d, rc, "", 0, 0, "nodes", "cannot add node %s", n.name);
 	}
 	w->skipped_jobs = 0;
-	for (int32_t i = 0; i < b->njobs; i++) {
-		if (b->jobs[i].state != L_PENDING && b->jobs[i].state != L_RUNNING)
+	struct selcache c = { 0, malloc(((size_t)b->fleet->nnodes + 1) * sizeof *c.scratch), { { 0 } } };
+	if (!c.scratch)
+		return fw_diag_set(d, FW_ENOMEM, "", 0, 0, "jobs", "out of memory");
+	rc = FW_OK;
+	for (int32_t i = 0; i < b->njobs && rc >= 0; i++) {
+		const struct ljob *lj = &b->jobs[i];
+		int32_t slot, job;
+		if (lj->state != L_PENDING && lj->state != L_RUNNING)
 			continue;
-		rc = add_job(b, s, &b->jobs[i]);
-		if (rc == FW_EDECLINED)
+		if ((rc = admissible(b, &c, s, lj, &slot)) == FW_EDECLINED) {
 			w->skipped_jobs++;
-		else if (rc != FW_OK)
-			return fw_diag_set(d, rc, "", 0, 0, "jobs", "cannot add job %s", b->jobs[i].bj.job.name);
+			rc = FW_OK;
+			continue;
+		}
+		/* a running job is where it is: only a waiting one is filtered */
+		if ((rc = job = add_job(b, s, lj)) >= 0 && lj->bj.nsel && lj->state == L_PENDING)
+			rc = restrict_job(b, &c, s, job, lj, slot);
+		if (rc < 0)
+			fw_diag_set(d, rc, "", 0, 0, "jobs", "cannot add job %s", lj->bj.job.name);
 	}
+	free(c.scratch);
+	if (rc < 0)
+		return rc;
 	w->generation = b->gen;
 	return FW_OK;
 }

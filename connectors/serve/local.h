@@ -18,4 +18,11 @@ int fw_local_each_job(struct fw_backend *b,
 				fw_time start, fw_time end),
 		      void *ctx);
 
+/* The nodes of fleet whose labels meet job's nodeSelector (every node
+ * when it has none), ascending, into out (room for fleet->nnodes): their
+ * count.  The API refuses a submission that selects none; read() leaves
+ * out a stored job whose selector the fleet no longer meets (counted in
+ * skipped_jobs), as it would never start. */
+int32_t fw_local_selected(const struct fw_snapshot *fleet, const struct fw_backend_job *job, int32_t *out);
+
 #endif

@@ -219,9 +219,11 @@ static json_t *nodes_json(const struct fw_snapshot *s, const int64_t *use, const
 	for (int32_t i = 0; i < s->nnodes; i++) {
 		const struct fw_node *n = &s->nodes[i];
 		const struct fw_health_report *r = health_of(n->name, h, nh);
-		json_t *path = json_object(), *bad = json_array();
+		json_t *path = json_object(), *bad = json_array(), *labels = json_object();
 		for (int l = 0; l < s->topology.nlevels; l++)
 			json_object_set_new(path, s->topology.level[l], json_string(n->path[l]));
+		for (int l = 0; l < n->nlabels; l++) /* what a job's nodeSelector meets */
+			json_object_set_new(labels, n->labels[l].key, json_string(n->labels[l].value));
 		for (int g = 0; g < n->gpu_count; g++)
 			if (n->bad_gpu_mask & (1u << g))
 				json_array_append_new(bad, json_integer(g));
@@ -230,12 +232,13 @@ static json_t *nodes_json(const struct fw_snapshot *s, const int64_t *use, const
 		 * snapshot as schedulable (the core drains it); it takes no work. */
 		bool sched = n->schedulable && n->health != FW_HEALTH_UNHEALTHY && n->health != FW_HEALTH_DRAINING;
 		/* incidents: the count the lemon verdict weighs (history.h) */
-		json_array_append_new(a, json_pack("{s:s,s:s,s:i,s:f,s:b,s:b,s:s,s:s,s:o,s:b,s:i,s:o}", "name",
+		json_array_append_new(a, json_pack("{s:s,s:s,s:i,s:f,s:b,s:b,s:s,s:s,s:o,s:b,s:i,s:o,s:o}", "name",
 						   n->name, "gpuModel", n->gpu_model, "gpus", n->gpu_count,
 						   "gpusAllocated", use[i] / 1000.0, "schedulable", sched, "healthy",
 						   healthy, "health", fw_health_name(n->health), "healthReason",
 						   reason_of(n, h, nh), "badGpus", bad, "lemon", n->lemon, "incidents",
-						   r ? (int)fw_history_recent(r, hc, s->now) : 0, "topology", path));
+						   r ? (int)fw_history_recent(r, hc, s->now) : 0, "topology", path,
+						   "labels", labels));
 		total += n->gpu_count * 1000LL;
 		used += use[i];
 		if (sched)

@@ -284,6 +284,12 @@ int fw_snapshot_restrict_job_as(struct fw_snapshot *s, int32_t job, int32_t entr
  * its job_nodes index, -1 without one. */
 int32_t fw_snapshot_job_nodes(const struct fw_snapshot *s, int32_t job, const int32_t **out);
 int32_t fw_snapshot_job_nodes_entry(const struct fw_snapshot *s, int32_t job);
+/* Does node n carry every label of sel (nsel pairs) with its value?  The
+ * reading of a Kubernetes nodeSelector: a value "" asks for the label
+ * without one.  nsel 0 matches every node.  The adapters that resolve a
+ * selector into a node filter (the YAML loader, the daemon's local
+ * backend) all read it through this one test. */
+bool fw_node_has_labels(const struct fw_node *n, const struct fw_label *sel, int nsel);
 
 /* Defaults for a fresh object (schedulable node, unlimited queue with
  * weight 1, one-task job needing nothing, no topology constraint). */

@@ -857,6 +857,61 @@ rc=$?
 check "a config without a level a stored job requires: refused (exit 2)" [ "$rc" -eq 2 ] &&
 	check "... naming the job, its field and the level" grep -q 'store.jobs: cannot restore .*job w2: requiredLevel: "rack" is not a topology level' "$T/flat.log"
 
+# --- nodeSelector: a job starts only on nodes with its labels; kept across a restart --------
+fleet_daemon labelled state-labels <<'EOF2'
+now: 0
+nodes:
+  - {name: a1, gpus: 8, cpu: 64, memory: 512Gi, labels: {gpu: a}}
+  - {name: b1, gpus: 8, cpu: 64, memory: 512Gi, labels: {gpu: b, ib: null}}
+queues:
+  - name: q
+    resources: {gpu: {quota: 16}}
+jobs:
+  - {name: seeded, queue: q, tasks: [{gpus: 2}], nodeSelector: {ib: null}}
+EOF2
+node_is "GET /v1/nodes/b1 shows its labels (a label without a value as \"\")" b1 'j["labels"] == {"gpu": "b", "ib": ""}'
+# (kept as a minimal label set meeting the same nodes: b1 alone has ib, and gpu: b)
+job_is "a config job's nodeSelector is kept: it runs on b1, the node with ib" seeded \
+	'j["state"] == "running" and j["nodes"] == ["b1"] and j["nodeSelector"] in ({"ib": ""}, {"gpu": "b"})'
+req POST /v1/jobs '{"name":"on-a","queue":"q","tasks":[{"gpus":1}],"nodeSelector":{"gpu":"a"}}'
+check "submit with a nodeSelector: 201, the selector in the answer" \
+	[ "$CODE" = 201 -a "$(jfield 'j["nodeSelector"]')" = "{'gpu': 'a'}" ]
+job_is "... it runs on a1, not on b1 where bin-packing would put it" on-a \
+	'j["state"] == "running" and j["nodes"] == ["a1"]'
+req DELETE /v1/jobs/on-a # a1 all free: only big-b's selector keeps it waiting
+req POST /v1/jobs '{"name":"big-b","queue":"q","tasks":[{"gpus":8}],"nodeSelector":{"gpu":"b"}}'
+job_is "a job too big for its nodes waits, the reason naming its node filter" big-b \
+	'j["state"] == "pending" and j["reason"] == "node_filter" and j["nodeSelector"] == {"gpu": "b"}'
+req POST /v1/jobs '{"name":"nowhere","queue":"q","tasks":[{"gpus":1}],"nodeSelector":{"gpu":"c"}}'
+check "a selector no node meets: 400 naming nodeSelector, saying where labels are shown" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = nodeSelector ] &&
+	check "... with the label it asked" grep -q 'no node has all these labels (gpu: c).*GET /v1/nodes' <<<"$BODY"
+req POST /v1/jobs '{"name":"typo","queue":"q","tasks":[{"gpus":1}],"nodeSelector":{"gpu":8}}'
+check "a selector value that is no string: 400 naming nodeSelector.gpu" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = nodeSelector.gpu ]
+req GET /v1/jobs/nowhere
+check "... and the refused jobs were not created (404)" [ "$CODE" = 404 ]
+CL=(--server "http://127.0.0.1:$PORT" --token-file "$S/token")
+"$FW" jobs submit --queue q --gpus 1 --name cli-sel --node-selector gpu=a "${CL[@]}" >/dev/null 2>&1
+job_is "fairway jobs submit --node-selector gpu=a: it runs on a1" cli-sel \
+	'j["nodeSelector"] == {"gpu": "a"} and j["state"] == "running" and j["nodes"] == ["a1"]'
+"$FW" jobs submit --queue q --gpus 1 --name cli-bad --node-selector gpu "${CL[@]}" >"$T/selbad" 2>&1
+rc=$?
+check "--node-selector gpu (no =): exit 2, saying the form" \
+	bash -c "[ $rc = 2 ] && grep -q \"'gpu' is not KEY=VALUE (KEY= for a label without a value)\" '$T/selbad'"
+"$FW" jobs submit --queue q --gpus 1 --name cli-none --node-selector ib=,gpu=z "${CL[@]}" >"$T/selnone" 2>&1
+rc=$?
+check "--node-selector no node meets: the daemon's 400 in words, exit non-zero" \
+	bash -c "[ $rc != 0 ] && grep -q 'no node has all these labels' '$T/selnone'"
+req DELETE /v1/jobs/cli-sel
+stop_daemon
+start_daemon "$S" "$PORT" --config "$T/labelled.yaml" || bad "daemon restarts on labelled.yaml"
+job_is "after a restart the waiting job keeps its selector and reason" big-b \
+	'j["state"] == "pending" and j["reason"] == "node_filter" and j["nodeSelector"] == {"gpu": "b"}'
+req DELETE /v1/jobs/seeded
+job_is "once b1 is free, it starts there" big-b 'j["state"] == "running" and j["nodes"] == ["b1"]'
+stop_daemon
+
 # --- a store write that fails mid-request or mid-cycle leaves nothing half-applied --------------
 # (SQLite triggers added from outside make chosen writes fail, as a full
 # disk would: RAISE fails the statement; a deferred foreign key, the COMMIT)

@@ -110,6 +110,65 @@ TEST(job_parse_and_round_trip)
 	json_decref(o);
 }
 
+/* Parse a job body: the error's field ("" on success). */
+static const char *job_field(const char *s, struct fw_backend_job *j)
+{
+	static struct fw_diag d;
+	json_t *o = body(s);
+	memset(&d, 0, sizeof d);
+	int rc = fw_codec_job_parse(o, NULL, j, &d);
+	json_decref(o);
+	return rc == FW_OK ? "" : d.field;
+}
+
+/* nodeSelector: pairs kept ascending by key whatever the body's order
+ * (alike selectors then compare equal), null and "" both the label without
+ * a value, left out of the dump when absent, round-tripped when present;
+ * each refusal names the member. */
+TEST(job_node_selector)
+{
+	struct fw_backend_job j, k;
+	json_t *o;
+
+	ASSERT_STR_EQ(job_field("{\"queue\":\"q\",\"tasks\":[{\"gpus\":1}]}", &j), "");
+	ASSERT_EQ(j.nsel, 0);
+	ASSERT(!json_object_get(o = fw_codec_job_dump(&j, NULL), "nodeSelector"));
+	json_decref(o);
+	ASSERT_STR_EQ(job_field("{\"queue\":\"q\",\"tasks\":[{\"gpus\":1}],"
+				"\"nodeSelector\":{\"zone\":\"x\",\"gpu\":\"h100\",\"ib\":null,\"a\":\"\"}}", &j), "");
+	ASSERT_EQ(j.nsel, 4);
+	ASSERT_STR_EQ(j.sel[0].key, "a");
+	ASSERT_STR_EQ(j.sel[0].value, "");
+	ASSERT_STR_EQ(j.sel[1].key, "gpu");
+	ASSERT_STR_EQ(j.sel[1].value, "h100");
+	ASSERT_STR_EQ(j.sel[2].key, "ib");
+	ASSERT_STR_EQ(j.sel[2].value, "");
+	ASSERT_STR_EQ(j.sel[3].key, "zone");
+	char *doc = json_dumps(o = fw_codec_job_dump(&j, NULL), JSON_COMPACT);
+	json_decref(o);
+	ASSERT_STR_EQ(job_field(doc, &k), "");
+	free(doc);
+	ASSERT_EQ(k.nsel, 4);
+	for (int i = 0; i < 4; i++) {
+		ASSERT_STR_EQ(k.sel[i].key, j.sel[i].key);
+		ASSERT_STR_EQ(k.sel[i].value, j.sel[i].value);
+	}
+
+	static const char *const bad[][2] = {
+		{ "[\"gpu\"]", "nodeSelector" },
+		{ "{\"a b\":\"x\"}", "nodeSelector" },
+		{ "{\"\":\"x\"}", "nodeSelector" },
+		{ "{\"gpu\":8}", "nodeSelector.gpu" },
+		{ "{\"gpu\":\"h 100\"}", "nodeSelector.gpu" },
+		{ "{\"a\":1,\"b\":1,\"c\":1,\"d\":1,\"e\":1,\"f\":1,\"g\":1,\"h\":1,\"i\":1}", "nodeSelector" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		char b[256];
+		snprintf(b, sizeof b, "{\"queue\":\"q\",\"tasks\":[{\"gpus\":1}],\"nodeSelector\":%s}", bad[i][0]);
+		ASSERT_STR_EQ(job_field(b, &j), bad[i][1]);
+	}
+}
+
 /* An optional integer member of a job: 0 when absent and then left out of
  * the dump (old documents look the same); GOOD parses to VALUE and dumps
  * back to it; each of BAD is refused, naming the member. */
@@ -511,6 +570,6 @@ TEST(names_are_one_path_segment)
 	ASSERT_STR_EQ(queue_field("{\"name\":\"v1.2\"}", &q), "");
 }
 
-TEST_MAIN(queue_units_and_defaults, queue_refusals_name_the_field, job_parse_and_round_trip, job_exit_code, job_checkpoint_interval,
+TEST_MAIN(queue_units_and_defaults, queue_refusals_name_the_field, job_parse_and_round_trip, job_node_selector, job_exit_code, job_checkpoint_interval,
 	  whole_reals_are_whole_numbers, bad_gpus_whole_reals_and_the_nodes_range, reservation_and_health_refusals, every_refusal_names_its_field, health_incidents_stored_form, history_incidents_and_lemon,
 	  history_keeps_the_last_eight, names_are_one_path_segment)

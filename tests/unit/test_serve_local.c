@@ -740,9 +740,181 @@ TEST(a_job_on_a_node_the_fleet_shrank_is_requeued)
 	fw_snapshot_free(small);
 }
 
+static const char labelled_yaml[] =
+	"now: 0\n"
+	"nodes:\n"
+	"  - {name: n0, gpus: 8, labels: {gpu: a}}\n"
+	"  - {name: n1, gpus: 8, labels: {gpu: b, ib: null}}\n"
+	"  - {name: n2, gpus: 8, labels: {gpu: b}}\n"
+	"queues:\n"
+	"  - {name: q}\n";
+
+static int submit_sel(struct fw_backend *b, const char *name, const char *key, const char *value,
+		      const char *key2)
+{
+	struct fw_backend_job j;
+	memset(&j, 0, sizeof j);
+	fw_job_init(&j.job);
+	snprintf(j.job.name, sizeof j.job.name, "%s", name);
+	strcpy(j.queue, "q");
+	j.job.groups[0].gpus = 4;
+	if (key) {
+		snprintf(j.sel[j.nsel].key, FW_NAME_MAX, "%s", key);
+		snprintf(j.sel[j.nsel++].value, FW_NAME_MAX, "%s", value);
+	}
+	if (key2) /* a label without a value; after key in key order */
+		snprintf(j.sel[j.nsel++].key, FW_NAME_MAX, "%s", key2);
+	return fw_backend_local.submit(b, &j, 1000, NULL);
+}
+
+/* The node list of the job named name in s ("" when it may use any node,
+ * "-" when s lacks it): node indices, comma-separated. */
+static const char *filter_of(const struct fw_snapshot *s, const char *name)
+{
+	static char out[64];
+	const int32_t *nodes;
+	int32_t j = 0, n;
+
+	while (j < s->njobs && strcmp(s->jobs[j].name, name))
+		j++;
+	if (j == s->njobs)
+		return "-";
+	out[0] = '\0';
+	n = fw_snapshot_job_nodes(s, j, &nodes);
+	for (int32_t i = 0; i < n; i++)
+		snprintf(out + strlen(out), sizeof out - strlen(out), "%s%d", i ? "," : "", nodes[i]);
+	return out;
+}
+
+static int32_t entry_of(const struct fw_snapshot *s, int32_t job)
+{
+	return fw_snapshot_job_nodes_entry(s, job) < 0 ? -1 : s->job_nodes[fw_snapshot_job_nodes_entry(s, job)].first;
+}
+
+/* A job's nodeSelector becomes its node filter at every read: alike
+ * selectors share one list, a label without a value is matched as such,
+ * a running job is where it is, a selector no node meets leaves the job
+ * out (skipped), and the selectors survive a reopen and follow the
+ * labels of a changed fleet.  A seeded fleet job keeps its filter. */
+TEST(node_selectors_become_node_filters)
+{
+	static const char relabelled[] = "now: 0\n"
+					 "nodes:\n"
+					 "  - {name: n0, gpus: 8, labels: {gpu: b}}\n"
+					 "  - {name: n1, gpus: 8, labels: {gpu: b, ib: null}}\n"
+					 "  - {name: n2, gpus: 8, labels: {gpu: c}}\n";
+	static const char seeded[] = "now: 100\n"
+				     "nodes:\n"
+				     "  - {name: n0, gpus: 8, labels: {gpu: a, zone: x}}\n"
+				     "  - {name: n1, gpus: 8, labels: {gpu: b, zone: x}}\n"
+				     "  - {name: n2, gpus: 8, labels: {gpu: b, zone: y}}\n"
+				     "queues:\n"
+				     "  - {name: q}\n"
+				     "jobs:\n"
+				     "  - {name: s, queue: q, tasks: [{gpus: 1}], nodeSelector: {zone: x}}\n"
+				     "  - {name: t, queue: q, tasks: [{gpus: 1}], nodeSelector: {gpu: b}}\n"
+				     "  - {name: u, queue: q, tasks: [{gpus: 1}]}\n"
+				     "  - {name: v, queue: q, tasks: [{gpus: 1}], nodeSelector: {zone: y}}\n";
+	struct fw_backend *b;
+	struct fw_backend_world w;
+	struct fw_backend_config cfg;
+	struct fw_snapshot *other, *s;
+	struct fw_diag d;
+	const struct fw_backend_job *bj;
+	const char *state;
+	fw_time sub, start, end;
+
+	snprintf(dir, sizeof dir, "/tmp/fw-local-test.XXXXXX");
+	if (!mkdtemp(dir) || fw_config_load_buffer("fleet", labelled_yaml, sizeof labelled_yaml - 1, &fleet, NULL) ||
+	    fw_store_open(dir, false, &store, NULL))
+		abort();
+	memset(&cfg, 0, sizeof cfg);
+	cfg.fleet = fleet;
+	cfg.store = store;
+	cfg.now = 1000;
+	ASSERT_EQ(fw_backend_local.open(&cfg, &b, NULL), FW_OK);
+	ASSERT_EQ(submit_sel(b, "any", NULL, NULL, NULL), FW_OK);
+	ASSERT_EQ(submit_sel(b, "b1", "gpu", "b", NULL), FW_OK);
+	ASSERT_EQ(submit_sel(b, "b-ib", "gpu", "b", "ib"), FW_OK);
+	ASSERT_EQ(submit_sel(b, "b2", "gpu", "b", NULL), FW_OK);
+	ASSERT_EQ(submit_sel(b, "none", "gpu", "c", NULL), FW_OK);
+	ASSERT_EQ(submit_sel(b, "a", "gpu", "a", NULL), FW_OK);
+	s = world(b, 1000, &w);
+	ASSERT_EQ(s->njobs, 5);
+	ASSERT_EQ(w.skipped_jobs, 1); /* "none": no node has gpu: c */
+	ASSERT_STR_EQ(filter_of(s, "none"), "-");
+	ASSERT_STR_EQ(filter_of(s, "any"), "");
+	ASSERT_STR_EQ(filter_of(s, "b1"), "1,2");
+	ASSERT_STR_EQ(filter_of(s, "b-ib"), "1");
+	ASSERT_STR_EQ(filter_of(s, "b2"), "1,2");
+	ASSERT_STR_EQ(filter_of(s, "a"), "0");
+	ASSERT_EQ(entry_of(s, 1), entry_of(s, 3)); /* b1 and b2 share one list */
+	ASSERT(entry_of(s, 1) != entry_of(s, 2));
+	ASSERT_EQ(s->nnode_refs, 4);
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_OK);
+	fw_snapshot_free(s);
+	ASSERT_EQ(act_on(b, w.generation, FW_DECIDE_START, "b1", 1000, "n1"), FW_OK);
+	s = world(b, 1000, &w);
+	ASSERT_STR_EQ(filter_of(s, "b1"), ""); /* running: where it is */
+	ASSERT_STR_EQ(filter_of(s, "b2"), "1,2");
+	fw_snapshot_free(s);
+
+	fw_backend_local.close(b); /* the selectors come back from the store... */
+	ASSERT_EQ(fw_backend_local.open(&cfg, &b, NULL), FW_OK);
+	ASSERT_EQ(fw_local_job_info(b, "b-ib", &state, &sub, &start, &end, NULL, &bj), FW_OK);
+	ASSERT_EQ(bj->nsel, 2);
+	ASSERT_STR_EQ(bj->sel[1].key, "ib");
+	s = world(b, 1000, &w);
+	ASSERT_STR_EQ(filter_of(s, "b-ib"), "1");
+	ASSERT_STR_EQ(filter_of(s, "b2"), "1,2");
+	fw_snapshot_free(s);
+	fw_backend_local.close(b); /* ...and follow a relabelled fleet */
+	ASSERT_EQ(fw_config_load_buffer("fleet", relabelled, sizeof relabelled - 1, &other, NULL), FW_OK);
+	cfg.fleet = other;
+	ASSERT_EQ(fw_backend_local.open(&cfg, &b, NULL), FW_OK);
+	s = world(b, 1000, &w);
+	ASSERT_EQ(w.skipped_jobs, 1); /* "a" now; "none" is in again */
+	ASSERT_STR_EQ(filter_of(s, "a"), "-");
+	ASSERT_STR_EQ(filter_of(s, "none"), "2");
+	ASSERT_STR_EQ(filter_of(s, "b2"), "0,1");
+	ASSERT_STR_EQ(filter_of(s, "b-ib"), "1");
+	fw_snapshot_free(s);
+	teardown(b);
+	fw_snapshot_free(other);
+
+	/* seeded from a config's jobs: the same nodes, kept in the store */
+	snprintf(dir, sizeof dir, "/tmp/fw-local-test.XXXXXX");
+	if (!mkdtemp(dir) || fw_config_load_buffer("fleet", seeded, sizeof seeded - 1, &fleet, NULL) ||
+	    fw_store_open(dir, false, &store, NULL))
+		abort();
+	cfg.fleet = fleet;
+	cfg.store = store;
+	cfg.seed_jobs = true;
+	ASSERT_EQ(fw_backend_local.open(&cfg, &b, NULL), FW_OK);
+	s = world(b, 1000, &w);
+	ASSERT_STR_EQ(filter_of(s, "s"), "0,1");
+	ASSERT_STR_EQ(filter_of(s, "t"), "1,2");
+	ASSERT_STR_EQ(filter_of(s, "u"), "");
+	ASSERT_STR_EQ(filter_of(s, "v"), "2");
+	fw_snapshot_free(s);
+	/* n2's labels are {gpu: b, zone: y}; the kept selector is the minimal {zone: y} */
+	ASSERT_EQ(fw_local_job_info(b, "v", &state, &sub, &start, &end, NULL, &bj), FW_OK);
+	ASSERT_EQ(bj->nsel, 1);
+	ASSERT_STR_EQ(bj->sel[0].key, "zone");
+	ASSERT_STR_EQ(bj->sel[0].value, "y");
+	fw_backend_local.close(b);
+	cfg.seed_jobs = false;
+	ASSERT_EQ(fw_backend_local.open(&cfg, &b, NULL), FW_OK);
+	s = world(b, 1000, &w);
+	ASSERT_STR_EQ(filter_of(s, "s"), "0,1");
+	ASSERT_STR_EQ(filter_of(s, "t"), "1,2");
+	fw_snapshot_free(s);
+	teardown(b);
+}
+
 TEST_MAIN(stale_generation_changes_nothing_and_actions_are_idempotent, jobs_run_for_their_runtime_and_survive_reopen,
 	  an_evicted_job_resumes_from_its_last_checkpoint,
 	  thousands_of_jobs_are_found_by_name, jobs_with_a_non_zero_exit_code_fail, failed_jobs_make_their_node_suspect,
 	  failures_count_per_node_within_the_window, a_job_requeued_by_a_fleet_change_has_a_decision,
 	  a_job_on_a_node_the_fleet_shrank_is_requeued, a_finish_the_store_refuses_changes_nothing,
-	  reload_after_a_rollback_restores_the_committed_world)
+	  reload_after_a_rollback_restores_the_committed_world, node_selectors_become_node_filters)

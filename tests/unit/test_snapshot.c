@@ -411,7 +411,36 @@ TEST(node_filters_are_built_and_checked)
 	fw_snapshot_free(s);
 }
 
-TEST_MAIN(valid_snapshot_passes, node_filters_are_built_and_checked, duplicate_node_is_rejected, duplicate_names_are_found_alike_by_both_ways,
+/* fw_node_has_labels: every pair must be on the node with its value; ""
+ * is the label without a value, not any value; no pairs meet every node. */
+TEST(node_labels_meet_a_selector)
+{
+	struct fw_node n;
+	struct fw_label sel[3];
+
+	fw_node_init(&n);
+	memset(sel, 0, sizeof sel);
+	n.nlabels = 2;
+	strcpy(n.labels[0].key, "gpu");
+	strcpy(n.labels[0].value, "h100");
+	strcpy(n.labels[1].key, "ib"); /* no value */
+	ASSERT(fw_node_has_labels(&n, sel, 0));
+	strcpy(sel[0].key, "gpu");
+	strcpy(sel[0].value, "h100");
+	ASSERT(fw_node_has_labels(&n, sel, 1));
+	strcpy(sel[1].key, "ib");
+	ASSERT(fw_node_has_labels(&n, sel, 2));
+	strcpy(sel[1].value, "yes"); /* ib has no value */
+	ASSERT(!fw_node_has_labels(&n, sel, 2));
+	strcpy(sel[0].value, ""); /* gpu has one */
+	ASSERT(!fw_node_has_labels(&n, sel, 1));
+	strcpy(sel[0].value, "h100");
+	strcpy(sel[2].key, "zone");
+	sel[1].value[0] = '\0';
+	ASSERT(!fw_node_has_labels(&n, sel, 3)); /* zone is missing */
+}
+
+TEST_MAIN(valid_snapshot_passes, node_filters_are_built_and_checked, node_labels_meet_a_selector, duplicate_node_is_rejected, duplicate_names_are_found_alike_by_both_ways,
 	  queue_cycle_is_rejected,
 	  negative_quota_is_rejected, job_on_inner_queue_is_rejected, bad_running_allocation_is_rejected,
 	  fractional_gang_is_rejected, huge_task_count_is_rejected,
