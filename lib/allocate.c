@@ -396,20 +396,17 @@ static void explain_no_resources(const struct cyc *y, const struct fw_job *j, st
  * the cycle: if the job could not have fit even then, the cause is the
  * cluster (GPU model, gang size, topology); otherwise it lost its turn. */
 /* A filtered job that lost no cluster-wide race: its nodes and their
- * free GPUs now. */
+ * free GPUs now (its filter's one root-level slot, filter.c). */
 static bool explain_filter(const struct cyc *y, int32_t jx, struct fw_pending *r)
 {
-	const int32_t *v;
-	int32_t k = y->s->njob_nodes ? fw_snapshot_job_nodes(y->s, jx, &v) : -1;
-	int64_t free = 0;
+	const struct fw__cstate *c = &y->c;
+	int32_t e = c->job_entry ? c->job_entry[jx] : -1;
 
-	if (k < 0)
+	if (e < 0)
 		return false;
-	for (int32_t i = 0; i < k; i++)
-		free += y->c.nodes[v[i]].usable ? y->c.nodes[v[i]].whole_free : 0;
 	r->reason = FW_REASON_NODE_FILTER;
-	r->a = k;
-	r->b = free;
+	r->a = y->s->job_nodes[e].count;
+	r->b = c->fsum[c->fslot_first[c->filter_id[e] * c->ndl]];
 	return true;
 }
 

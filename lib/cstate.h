@@ -151,8 +151,10 @@ struct fw__cstate {
 	 * nodes' whole free GPUs) and the histogram of those (fhist); per
 	 * node its filters (fnode_list[fnode_first[n] ..]) and their slots
 	 * (fnode_slot, ndl per entry).  fsum and fhist change with the
-	 * nodes; a clone has its own copy (reserve.c). */
-	int32_t *filter_id, nfilters;
+	 * nodes; a clone has its own copy (reserve.c).  job_entry: per job
+	 * its job_nodes entry, -1 without one (the O(1) lookup that shapes
+	 * and placement ask for every job; NULL when there is no filter). */
+	int32_t *filter_id, nfilters, *job_entry;
 	int32_t **filter_topo, *filter_n;
 	int32_t *fslot_first, *fslot_k0, *fslot_k1, *fsum, nfslots;
 	int32_t *fnode_first, *fnode_list, *fnode_slot;

@@ -55,7 +55,7 @@ _Static_assert(sizeof(struct fw__shape_group) == 4 * sizeof(int32_t) + 2 * sizeo
  * place alike).  Above the suspect flag in fw__shape.pad. */
 static inline int32_t fw__filter_id(const struct fw__cstate *c, int32_t jx)
 {
-	int32_t e = c->s->njob_nodes ? fw_snapshot_job_nodes_entry(c->s, jx) : -1;
+	int32_t e = c->job_entry ? c->job_entry[jx] : -1;
 
 	return e < 0 ? 0 : c->filter_id[e] + 1;
 }

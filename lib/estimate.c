@@ -282,12 +282,24 @@ static void note_failure(struct est *e, int32_t sh)
 	e->head[g] = sh;
 }
 
-/* Did the last step change a node job jx may use? */
-static bool step_in_filter(const struct est *e, int32_t jx)
+/* Could the last step have made filtered shape sh fit?  It did not at
+ * the last round, and since then only the step's nodes changed, each
+ * release only adding free GPUs: a placement that fits now uses one of
+ * them (else it fitted before), inside one domain of the shape's
+ * required level.  So some slot of its filter at that level (filter.c)
+ * that holds a step node must now have the shape's whole GPUs free. */
+static bool step_helps_filter(const struct est *e, const struct fw__cstate *cl, int32_t sh)
 {
-	for (int32_t i = 0; i < e->y->nstep_node; i++)
-		if (fw__job_may_use(e->y->s, jx, e->y->step_node[i]))
-			return true;
+	const struct fw__shape *k = &e->shp[sh];
+	int32_t f = (k->pad >> 1) - 1, ndl = cl->ndl, L = cl->s->topology.nlevels;
+	int32_t dl = k->req == FW_LEVEL_NONE ? 0 : k->req == FW_LEVEL_NODE ? L + 1 : k->req + 1;
+
+	for (int32_t i = 0; i < e->y->nstep_node; i++) {
+		int32_t n = e->y->step_node[i];
+		for (int32_t x = cl->fnode_first[n]; x < cl->fnode_first[n + 1]; x++)
+			if (cl->fnode_list[x] == f && cl->fsum[cl->fnode_slot[(size_t)x * ndl + dl]] >= e->need[sh])
+				return true;
+	}
 	return false;
 }
 
@@ -308,9 +320,9 @@ static int try_shape(struct est *e, struct fw__cstate *cl, int32_t sh, bool at_n
 		note_failure(e, sh);
 		return FW_EDECLINED;
 	}
-	/* a shape with a node filter likewise, only if the step changed a
-	 * node of its filter (shapes differ by filter: cycle_int.h) */
-	if (e->round > 1 && (k->pad >> 1) != 0 && !step_in_filter(e, e->rep[sh])) {
+	/* a shape with a node filter likewise, only if the step freed room
+	 * for it in its filter (shapes differ by filter: cycle_int.h) */
+	if (e->round > 1 && (k->pad >> 1) != 0 && !step_helps_filter(e, cl, sh)) {
 		note_failure(e, sh);
 		return FW_EDECLINED;
 	}

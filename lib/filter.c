@@ -48,20 +48,24 @@ static int32_t ancestor(const struct fw__cstate *c, int32_t n, int32_t dl)
 	return d;
 }
 
-/* Phase 1: each entry's filter id; one representative entry per filter. */
+/* Phase 1: each job's entry, each entry's filter id; one representative
+ * entry per filter. */
 static int number_filters(struct fw__cstate *c, int32_t **rep)
 {
 	const struct fw_snapshot *s = c->s;
 	int32_t *owner = FW_ARENA_RAW(c->arena, int32_t, (size_t)s->nnode_refs + 1);
 
 	c->filter_id = FW_ARENA_NEW(c->arena, int32_t, (size_t)s->njob_nodes);
+	c->job_entry = FW_ARENA_RAW(c->arena, int32_t, (size_t)s->njobs + 1);
 	*rep = FW_ARENA_NEW(c->arena, int32_t, (size_t)s->njob_nodes);
-	if (!owner || !c->filter_id || !*rep)
+	if (!owner || !c->filter_id || !c->job_entry || !*rep)
 		return FW_ENOMEM;
 	memset(owner, 0xff, ((size_t)s->nnode_refs + 1) * sizeof *owner);
+	memset(c->job_entry, 0xff, ((size_t)s->njobs + 1) * sizeof *c->job_entry);
 	for (int32_t e = 0; e < s->njob_nodes; e++) {
 		const struct fw_job_nodes *x = &s->job_nodes[e];
 		int32_t o = owner[x->first];
+		c->job_entry[x->job] = e;
 		if (o >= 0 && s->job_nodes[o].count == x->count) {
 			c->filter_id[e] = c->filter_id[o];
 			continue;
@@ -87,11 +91,14 @@ static int sort_nodes(struct fw__cstate *c, const int32_t *rep, int64_t *key)
 		int32_t *topo = FW_ARENA_NEW(c->arena, int32_t, (size_t)x->count);
 		if (!topo)
 			return FW_ENOMEM;
+		bool sorted = true; /* nodes listed in topology order: no sort */
 		for (int32_t k = 0; k < x->count; k++) { /* (topology position, node) */
 			int32_t n = s->node_refs[x->first + k];
 			key[k] = (int64_t)c->dom[c->nodes[n].dom].first * ((int64_t)1 << 32) + n;
+			sorted = sorted && (k == 0 || key[k - 1] < key[k]);
 		}
-		qsort(key, (size_t)x->count, sizeof *key, i64_cmp);
+		if (!sorted)
+			qsort(key, (size_t)x->count, sizeof *key, i64_cmp);
 		for (int32_t k = 0; k < x->count; k++)
 			topo[k] = (int32_t)(key[k] & 0xffffffff);
 		c->filter_topo[f] = topo;
@@ -177,7 +184,7 @@ int fw__filter_build(struct fw__cstate *c)
 	int64_t total = 0, *key;
 	int rc;
 
-	c->filter_id = c->fnode_first = c->fnode_list = c->fnode_slot = c->fhist = NULL;
+	c->filter_id = c->job_entry = c->fnode_first = c->fnode_list = c->fnode_slot = c->fhist = NULL;
 	c->nfilters = c->nfslots = 0;
 	if (s->njob_nodes == 0)
 		return FW_OK;

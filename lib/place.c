@@ -674,7 +674,7 @@ static int init_attempt(struct attempt *t, struct fw__cstate *c, int32_t jx)
 	t->cand = c->scratch_cand;
 	t->tasks = c->scratch_tasks;
 	t->touched = (struct undo *)c->scratch_undo;
-	int32_t e = c->s->njob_nodes > 0 ? fw_snapshot_job_nodes_entry(c->s, jx) : -1;
+	int32_t e = c->job_entry ? c->job_entry[jx] : -1;
 	if (e >= 0) {
 		t->allow = c->s->node_refs + c->s->job_nodes[e].first;
 		t->nallow = c->s->job_nodes[e].count;

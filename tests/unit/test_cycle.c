@@ -986,6 +986,35 @@ TEST(node_filter_keeps_a_job_on_its_nodes)
 	fw_snapshot_free(s);
 }
 
+/* The estimate walk retries a filtered gang only at a step that freed
+ * room in one of its filter's domains (estimate.c, step_helps_filter).
+ * The gang needs rack ra whole (its filter); b0 and b1 are free but not
+ * its.  a0 frees at 100 (8 of the 16 it needs: no retry), a1 at 200 (the
+ * rack's free GPUs now equal its need exactly): it is expected at 200. */
+TEST(a_filtered_gang_is_estimated_when_its_rack_frees)
+{
+	struct fw_snapshot *s = two_racks();
+	int a0[] = { 0 }, a1[] = { 1 }, ra[] = { 0, 1 };
+	int x = tb_job(s, "x", 0, 1, 8, 1000, 0), y = tb_job(s, "y", 0, 1, 8, 1000, 0);
+	tb_run(s, x, 1, a0, 0xff);
+	tb_run(s, y, 1, a1, 0xff);
+	s->jobs[x].expected_runtime = 100;
+	s->jobs[y].expected_runtime = 200;
+	int g = tb_job(s, "g", 0, 2, 8, 1000, 5);
+	s->jobs[g].required_level = 0;
+	s->jobs[g].expected_runtime = 50;
+	ASSERT(fw_snapshot_restrict_job(s, g, ra, 2) >= 0);
+	s->now = 10;
+	s->config.reserve_depth = -1; /* no reservation: the estimate walk says when */
+	struct fw_plan *p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT(decision(p, g, FW_DECIDE_START) == NULL);
+	ASSERT(decision(p, g, FW_DECIDE_RESERVE) == NULL);
+	ASSERT_EQ(pending_of(p, g)->reason, FW_REASON_NODE_FILTER);
+	ASSERT_EQ(pending_of(p, g)->expected_start, 200);
+	fw_snapshot_free(s);
+}
+
 /* Two filters that start at the same reference but differ in length are
  * two filters: "b" may use a0 only (full), "a" a0 or a1; the same shape
  * otherwise, b tried first.  The failed-shape memo must not answer a
@@ -3067,7 +3096,7 @@ TEST(fifo_line_is_submit_then_index_however_the_jobs_arrive)
 	one_per_node_tasks_each_get_a_node, a_filter_of_every_node_places_as_none, random_filters_keep_every_invariant, \
 	node_filter_keeps_a_job_on_its_nodes, filters_sharing_a_start_are_told_apart, \
 	node_filter_on_unusable_nodes_never_fits, \
-	reclaim_for_a_filtered_job_evicts_on_its_nodes
+	reclaim_for_a_filtered_job_evicts_on_its_nodes, a_filtered_gang_is_estimated_when_its_rack_frees
 
 int main(void)
 {
