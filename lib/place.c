@@ -565,8 +565,13 @@ static bool filter_pick_one(struct attempt *t, int32_t min_tasks)
 		if (c->fhist[f * FW__HIST + k] > 0)
 			want = k;
 	for (int32_t sl = s0; sl < s1 && want >= 0; sl++) {
+		const int32_t *sum = c->fsum;
+		while (sl < s1 && sum[sl] != want) /* the scan: one load a node */
+			sl++;
+		if (sl == s1)
+			break;
 		int32_t n = c->filter_topo[f][c->fslot_k0[sl]];
-		if (c->fsum[sl] != want || !candidate(t, &c->nodes[n]))
+		if (!candidate(t, &c->nodes[n]))
 			continue;
 		if (!node_fits(t, n, 0, false))
 			return false;
