@@ -484,6 +484,7 @@ static void no_node_text(const slurm_job_info_t *j, char *buf, size_t len)
 
 void fw__orphan_text(const struct fw__orphan *o, const slurm_job_info_t *j, char *buf, size_t len)
 {
+	const char *w = fw__slurm_nodelist(j);
 	char when[32];
 
 	switch (o->why) {
@@ -512,6 +513,17 @@ void fw__orphan_text(const struct fw__orphan *o, const slurm_job_info_t *j, char
 	case FW__ORPHAN_EXCLUSIVE:
 		snprintf(buf, len, "fairway: --exclusive on nodes of several sizes: held (ask for a node's GPUs, "
 			 "CPUs and memory instead)");
+		break;
+	case FW__ORPHAN_NODELIST:
+		snprintf(buf, len, "fairway: -w (%.60s) names a node that partition %.40s, --exclude or --constraint "
+			 "rule out, or that fairway does not schedule: held", w ? w : "",
+			 j->partition ? j->partition : "");
+		break;
+	case FW__ORPHAN_NODELIST_COUNT:
+		snprintf(buf, len, "fairway: asks %d node%s and -w names %d (%.60s); fairway starts a -w job on "
+			 "exactly the nodes it names: held (name them all, or ask -N %d)", (int)o->n,
+			 o->n == 1 ? "" : "s", (int)fw__slurm_nodelist_count(w ? w : ""), w ? w : "",
+			 (int)fw__slurm_nodelist_count(w ? w : ""));
 		break;
 	case FW__ORPHAN_DEPENDENCY:
 		snprintf(buf, len, "fairway: released; Slurm starts it once its dependency (%.100s) is met",

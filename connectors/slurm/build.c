@@ -492,6 +492,23 @@ static int orphan(struct build *b, const slurm_job_info_t *j, enum fw__orphan_wh
 	return FW_OK;
 }
 
+/* A -w job (filter.c): placeable when it asks as many nodes as the list
+ * names (more would need nodes beside them, which a node filter cannot
+ * say; fewer, which Slurm never reports, as it raises the count to the
+ * list's, would leave a listed node out) and each of them qualifies (n
+ * of them do). */
+static int nodelist_placeable(struct build *b, const slurm_job_info_t *j, const char *w, int32_t n)
+{
+	int32_t named = fw__slurm_nodelist_count(w);
+	int32_t asked = j->num_nodes && j->num_nodes != NO_VAL ? (int32_t)(j->num_nodes & INT32_MAX) : 1;
+
+	if (named > 0 && asked != named)
+		return orphan(b, j, FW__ORPHAN_NODELIST_COUNT, asked);
+	if (named == 0 || n != named)
+		return orphan(b, j, FW__ORPHAN_NODELIST, n);
+	return 1;
+}
+
 /* A held job Slurm would not run yet (--begin, which Slurm reports as the
  * eligible time), or that no node fairway may choose suits: released
  * anyway, it would sit on the nodes fairway chose (booked there in
@@ -501,12 +518,16 @@ static int orphan(struct build *b, const slurm_job_info_t *j, enum fw__orphan_wh
  * build_jobs.) */
 static int not_placeable(struct build *b, const slurm_job_info_t *j)
 {
+	const char *w = fw__slurm_nodelist(j);
 	int32_t n;
 
 	if (j->eligible_time > b->s->now)
 		return orphan(b, j, FW__ORPHAN_BEGIN, 0);
 	if ((n = fw__slurm_filter_job(b->filter, j)) == FW__NODES_UNREAD)
 		return orphan(b, j, FW__ORPHAN_CONSTRAINT, 0);
+	if (w) /* Slurm runs it on every node listed, and those only when
+		* the count is the list's: a filter of exactly them */
+		return nodelist_placeable(b, j, w, n == FW__NODES_ANY ? b->s->nnodes : n);
 	if (n == 0)
 		return orphan(b, j, FW__ORPHAN_NO_NODE, 0);
 	return 1;

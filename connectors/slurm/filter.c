@@ -1,23 +1,28 @@
 /*
- * filter.c — the nodes a held job may start on: its partitions, --exclude
- * and --constraint, resolved against the snapshot's nodes into the core's
- * node filter (fw_snapshot_restrict_job; "Node filters" in
+ * filter.c — the nodes a held job may start on: its partitions, --exclude,
+ * --constraint and -w, resolved against the snapshot's nodes into the
+ * core's node filter (fw_snapshot_restrict_job; "Node filters" in
  * include/fairway/snapshot.h).
  *
  * A node qualifies when it is a node of one of the job's managed
  * partitions (a pending job may name several, "gpu,gpu2"), --exclude does
- * not name it (names outside the snapshot are ignored), and its features
+ * not name it (names outside the snapshot are ignored), its features
  * (ActiveFeatures, else AvailableFeatures, as build.c reads them for
- * topology: a comma list) satisfy --constraint.  Phases, in order:
+ * topology: a comma list) satisfy --constraint, and -w names it when the
+ * job asked -w (job_submit.lua keeps the list in AdminComment, since
+ * fairway's own start replaces ReqNodes).  Phases, in order:
  *   1. form       a --constraint fairway does not read: no answer;
  *   2. partition  the nodes of the job's managed partitions;
  *   3. exclude    less the nodes --exclude names;
  *   4. features   less the nodes without the features asked;
- *   5. collect    the nodes left, or "any" when that is every node;
- *   6. restrict   the snapshot job to them (fw__slurm_filter_restrict,
+ *   5. nodelist   less the nodes -w does not name;
+ *   6. collect    the nodes left, or "any" when that is every node;
+ *   7. restrict   the snapshot job to them (fw__slurm_filter_restrict,
  *                 once the job is added).
- * The common case, a job of a partition of every node asking neither
- * option, is "any" before phase 1, without touching a node.
+ * The common case, a job of a partition of every node asking none of the
+ * options, is "any" before phase 1, without touching a node.  build.c
+ * holds a -w job unless the list names exactly its nodes, each of them
+ * qualifying: Slurm runs such a job on every node listed.
  *
  * Constraint forms read: feature names joined by & (AND) and | (OR), with
  * one level of parentheses.  Slurm gives & and | the same standing and
@@ -76,6 +81,7 @@ struct fw__slurm_filter {
 	char *match;            /* per set: the constraint holds */
 	bool grouped;
 	char *ok;               /* per snapshot node: qualifies so far */
+	char *keep;             /* per snapshot node: -w names it */
 	int32_t *out;           /* the nodes of the answer computed last */
 	struct answer cache[CACHE];
 	struct answer *cur;     /* the last job's answer, NULL: no list */
@@ -199,9 +205,10 @@ struct fw__slurm_filter *fw__slurm_filter_new(const struct fw_slurm *h, struct f
 	f->first = malloc(nn * sizeof *f->first);
 	f->match = malloc(nn);
 	f->ok = malloc(nn);
+	f->keep = malloc(nn);
 	f->out = malloc(nn * sizeof *f->out);
 	if (!f->slurm_of || !f->part_nodes || !f->names || !f->texts || !f->set_of || !f->first || !f->match ||
-	    !f->ok || !f->out) {
+	    !f->ok || !f->keep || !f->out) {
 		fw__slurm_filter_free(f);
 		return NULL;
 	}
@@ -227,6 +234,7 @@ void fw__slurm_filter_free(struct fw__slurm_filter *f)
 	free(f->first);
 	free(f->match);
 	free(f->ok);
+	free(f->keep);
 	free(f->out);
 	free(f);
 }
@@ -301,6 +309,45 @@ static void exclude(struct fw__slurm_filter *f, const char *list)
 	slurm_hostlist_destroy(hl);
 }
 
+/* Phase 5: keep only the nodes the hostlist names. */
+static void nodelist(struct fw__slurm_filter *f, const char *list)
+{
+	hostlist_t hl = slurm_hostlist_create(list);
+	char *name;
+
+	memset(f->keep, 0, (size_t)f->s->nnodes);
+	while (hl && (name = slurm_hostlist_shift(hl))) {
+		int32_t k = node_named(f, name);
+		if (k >= 0)
+			f->keep[k] = 1;
+		free(name);
+	}
+	if (hl)
+		slurm_hostlist_destroy(hl);
+	for (int32_t k = 0; k < f->s->nnodes; k++)
+		f->ok[k] &= f->keep[k];
+}
+
+const char *fw__slurm_nodelist(const slurm_job_info_t *j)
+{
+	size_t n = strlen(FW__NODELIST_MARK);
+
+	return j->admin_comment && !strncmp(j->admin_comment, FW__NODELIST_MARK, n) ? j->admin_comment + n : NULL;
+}
+
+int32_t fw__slurm_nodelist_count(const char *list)
+{
+	hostlist_t hl = slurm_hostlist_create(list);
+	int32_t n;
+
+	if (!hl)
+		return 0;
+	slurm_hostlist_uniq(hl);
+	n = slurm_hostlist_count(hl);
+	slurm_hostlist_destroy(hl);
+	return n > 0 ? n : 0;
+}
+
 /* Group the snapshot nodes by their feature text: ActiveFeatures, else
  * AvailableFeatures (as build.c reads them for topology). */
 static void group(struct fw__slurm_filter *f)
@@ -331,7 +378,7 @@ static void features(struct fw__slurm_filter *f, const char *expr)
 		f->ok[k] &= f->match[f->set_of[k]];
 }
 
-/* Phase 5: the nodes left, or FW__NODES_ANY when that is all of them. */
+/* Phase 6: the nodes left, or FW__NODES_ANY when that is all of them. */
 static int32_t collect(struct fw__slurm_filter *f)
 {
 	int32_t n = 0;
@@ -353,7 +400,7 @@ static bool same(const char *a, const char *b)
 static bool alike(const slurm_job_info_t *a, const slurm_job_info_t *b)
 {
 	return same(a->partition, b->partition) && same(a->exc_nodes, b->exc_nodes) &&
-	       same(a->features, b->features);
+	       same(a->features, b->features) && same(fw__slurm_nodelist(a), fw__slurm_nodelist(b));
 }
 
 static uint32_t hash_str(uint32_t h, const char *s)
@@ -368,13 +415,16 @@ static struct answer *slot(struct fw__slurm_filter *f, const slurm_job_info_t *j
 {
 	uint32_t h = hash_str(hash_str(hash_str(2166136261u, j->partition), j->exc_nodes), j->features);
 
+	h = hash_str(h, fw__slurm_nodelist(j));
+
 	return &f->cache[h & (CACHE - 1)];
 }
 
-/* Phases 1 to 5 for job j; the nodes in f->out. */
+/* Phases 1 to 6 for job j; the nodes in f->out. */
 static int32_t compute(struct fw__slurm_filter *f, const slurm_job_info_t *j)
 {
 	bool cons = fw__set(j->features), exc = fw__set(j->exc_nodes);
+	const char *w = fw__slurm_nodelist(j);
 
 	if (cons && fw__constraint_match(j->features, "") < 0)
 		return FW__NODES_UNREAD;
@@ -383,6 +433,8 @@ static int32_t compute(struct fw__slurm_filter *f, const slurm_job_info_t *j)
 		exclude(f, j->exc_nodes);
 	if (cons)
 		features(f, j->features);
+	if (w)
+		nodelist(f, w);
 	return collect(f);
 }
 
@@ -391,7 +443,7 @@ int32_t fw__slurm_filter_job(struct fw__slurm_filter *f, const slurm_job_info_t 
 	struct answer *a;
 
 	f->cur = NULL;
-	if (!fw__set(j->features) && !fw__set(j->exc_nodes) && whole(f, j->partition))
+	if (!fw__set(j->features) && !fw__set(j->exc_nodes) && !fw__slurm_nodelist(j) && whole(f, j->partition))
 		return FW__NODES_ANY; /* the common case: no pass over the nodes */
 	a = slot(f, j);
 	if (!a->job || !alike(a->job, j))

@@ -50,6 +50,10 @@ enum fw__orphan_why {
 	FW__ORPHAN_NO_NODE,     /* no node of its partitions is left by
 				 * --exclude and --constraint */
 	FW__ORPHAN_EXCLUSIVE,   /* --exclusive on nodes of several sizes */
+	FW__ORPHAN_NODELIST,    /* -w names a node it may not use (its
+				 * partitions, --exclude, --constraint) or
+				 * that fairway does not schedule */
+	FW__ORPHAN_NODELIST_COUNT, /* n nodes, not as many as -w names */
 	/* not eligible yet, not skipped: scheduled once Slurm says so */
 	FW__ORPHAN_DEPENDENCY,  /* released, its --dependency not met yet */
 	FW__ORPHAN_BEGIN,       /* --begin in the future */
@@ -141,6 +145,14 @@ int32_t fw__slurm_filter_job(struct fw__slurm_filter *f, const slurm_job_info_t 
 int fw__slurm_filter_restrict(struct fw__slurm_filter *f, int32_t x);
 void fw__slurm_filter_free(struct fw__slurm_filter *f);
 int fw__constraint_match(const char *expr, const char *features);
+/* The nodes a user asked with -w (--nodelist), as job_submit.lua keeps
+ * them in the job's AdminComment ("fairway: -w LIST": fairway's own start
+ * replaces ReqNodes, a requeue included), or NULL; then filter_job keeps
+ * only the nodes LIST names, and fw__slurm_nodelist_count gives how many
+ * distinct names it holds (0 for a list libslurm cannot read). */
+#define FW__NODELIST_MARK "fairway: -w "
+const char *fw__slurm_nodelist(const slurm_job_info_t *j);
+int32_t fw__slurm_nodelist_count(const char *list);
 
 /* build.c */
 int fw__slurm_build(struct fw_slurm *h, struct fw_snapshot *s,

@@ -33,6 +33,13 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
       -- priority 0 is an administrator hold (what `scontrol hold` sets)
       job_desc.priority = 0
       job_desc.comment = "fairway: queued, not planned yet"
+      -- fairway pins a job it starts to the nodes it chose (ReqNodes), so
+      -- the nodes a user asked with -w/--nodelist are kept where fairway
+      -- reads them, a requeue included: the job then starts on exactly
+      -- those nodes, or stays held saying why (docs/slurm.md)
+      if job_desc.req_nodes ~= nil and job_desc.req_nodes ~= "" then
+         job_desc.admin_comment = "fairway: -w " .. job_desc.req_nodes
+      end
    end
    return slurm.SUCCESS
 end

@@ -21,8 +21,10 @@
  *     tres_per_node|num_nodes|num_cpus|pn_min_memory|priority|req_nodes|
  *     time_limit|nice|requeue|tres_per_job|req_switch|submit|start|
  *     tres_per_task|ntasks_per_node|num_tasks|tres_per_socket|
- *     dependency|eligible_time|features|exc_nodes|shared (empty: unset;
- *     in features '^' stands for --constraint's '|', which splits fields)
+ *     dependency|eligible_time|features|exc_nodes|shared|admin_comment
+ *     (empty: unset; in features '^' stands for --constraint's '|',
+ *     which splits fields; an admin_comment "fairway: -w LIST" is the
+ *     -w that job_submit.lua keeps)
  * The queues are fixed: leaf team_a and team_b under org.  The partitions
  * gpu and gpu2 are managed, cpu is not; a job may name several ("cpu,gpu2",
  * as Slurm reports a pending job submitted to several), and its features
@@ -47,7 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define MAXN 24
 #define MAXJ 48
-#define MAXF 29
+#define MAXF 30
 #define NPART 3
 
 static const char *const part_names[NPART] = { "gpu", "gpu2", "cpu" };
@@ -190,7 +192,9 @@ static void add_job(struct world *w, char **f)
 	slurm_job_info_t *j = &w->jobs[w->nj];
 	uint32_t id = (uint32_t)num(f[1]);
 
-	if (w->nj == MAXJ || !id || !hostlist_ok(f[5]) || !hostlist_ok(f[12]) || !hostlist_ok(f[27]))
+	const char *mark = "fairway: -w ";
+	if (w->nj == MAXJ || !id || !hostlist_ok(f[5]) || !hostlist_ok(f[12]) || !hostlist_ok(f[27]) ||
+	    (f[29] && !strncmp(f[29], mark, strlen(mark)) && !hostlist_ok(f[29] + strlen(mark))))
 		return;
 	for (int i = 0; i < w->nj; i++)
 		if (w->jobs[i].job_id == id)
@@ -234,6 +238,7 @@ static void add_job(struct world *w, char **f)
 	j->features = f[26];
 	j->exc_nodes = f[27];
 	j->shared = f[28] ? (uint16_t)num(f[28]) : NO_VAL16;
+	j->admin_comment = f[29];
 	j->user_name = (char *)"u";
 	w->nj++;
 }
@@ -316,13 +321,26 @@ static int node_named(const struct world *w, const char *name)
 
 /* Each node of a job's filter is one of its partitions' and has the
  * features its --constraint asks (fairway never starts it where Slurm
- * would refuse to run it). */
+ * would refuse to run it); a -w job's filter is exactly the nodes its
+ * list names, as many as it asks. */
 static void filters_hold(const struct world *w, const struct fw_snapshot *s)
 {
 	for (int32_t x = 0; x < s->njobs; x++) {
 		const slurm_job_info_t *j = job_named(w, s->jobs[x].name);
 		const int32_t *v;
 		int32_t n = fw_snapshot_job_nodes(s, x, &v);
+		const char *list = j && s->jobs[x].state == FW_JOB_PENDING ? fw__slurm_nodelist(j) : NULL;
+		if (list) {
+			hostlist_t hl = slurm_hostlist_create(list);
+			int32_t named = fw__slurm_nodelist_count(list);
+			if (!hl || (n >= 0 && n != named) || (n < 0 && named != s->nnodes) ||
+			    fw_job_tasks(&s->jobs[x]) != named)
+				abort();
+			for (int32_t k = 0; k < n; k++)
+				if (slurm_hostlist_find(hl, s->nodes[v[k]].name) < 0)
+					abort();
+			slurm_hostlist_destroy(hl);
+		}
 		for (int32_t k = 0; j && k < n; k++) {
 			int i = node_named(w, s->nodes[v[k]].name);
 			const node_info_t *ni = &w->nodes[i];

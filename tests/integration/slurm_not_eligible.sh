@@ -29,6 +29,11 @@
 #                         waits for its dependency
 #   dependency_runs       once A has ended, the dependent job starts and runs
 #   begin_held            --begin=now+1hour: held, "waits for its begin time"
+#   nodelist_runs         -w gpu002 (job_submit.lua keeps it in AdminComment,
+#                         as fairway's start replaces ReqNodes): runs, on gpu002
+#   nodelist_gang_runs    -w gpu[001-002]: a 2-node job, runs on both
+#   nodelist_short_held   -N2 -w gpu001 (a node beside the one listed, which
+#                         a node filter cannot say): held, saying so
 . "$(dirname "$0")/../slurm/lib.sh"
 TEST_NAME=slurm_not_eligible
 GPUS=8 SWITCHES=1 lab_up 2
@@ -74,6 +79,21 @@ on_node partitions_any_managed "$m" gpu001
 p=$(sbatch --parsable -p gpu2 --hold -A team_a --gres=gpu:1 -t 1 -o /dev/null --wrap 'sleep 1')
 on_node partition_runs "$p" gpu002
 wait_until 20 "gone $m && gone $p" || bad setup "jobs $m $p did not end"
+# -w: job_submit.lua keeps the list in AdminComment, and fairway starts the
+# job on exactly those nodes (it would pick gpu001 for a 1-GPU job)
+w1=$(sbatch --parsable -A team_a --gres=gpu:1 -t 1 -o /dev/null -w gpu002 --wrap 'sleep 2')
+on_node nodelist_runs "$w1" gpu002
+w2=$(sbatch --parsable -A team_a --gres=gpu:1 -t 1 -o /dev/null -w 'gpu[001-002]' --wrap 'sleep 2')
+on_node nodelist_gang_runs "$w2" 'gpu[001-002]'
+w3=$(sbatch --parsable -A team_a --gres=gpu:1 -t 1 -o /dev/null -N2 -w gpu001 --wrap 'sleep 1')
+want="0 fairway: asks 2 nodes and -w names 1 (gpu001); fairway starts a -w job on exactly the nodes it names: held (name them all, or ask -N 1)"
+if wait_until 10 '[ "$(squeue -h -j "$w3" -o "%Q %k")" = "$want" ]'; then
+	ok nodelist_short_held
+else
+	bad nodelist_short_held "priority and comment '$(squeue -h -j "$w3" -o '%Q %k')'"
+fi
+scancel "$w3"
+wait_until 20 "gone $w1 && gone $w2 && gone $w3" || bad setup "jobs $w1 $w2 $w3 did not end"
 a=$(sbatch --parsable -A team_a --gres=gpu:1 -t 1 -o /dev/null --wrap 'sleep 30')
 wait_until 20 'running $a' || bad setup "job $a did not run"
 b=$(sbatch --parsable -A team_a --gres=gpu:8 -t 1 -o /dev/null --dependency=afterok:"$a" --wrap 'sleep 1')

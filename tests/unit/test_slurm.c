@@ -689,6 +689,120 @@ TEST(pending_jobs_start_only_on_nodes_they_accept)
 	fake_free(&f);
 }
 
+/* -w (job_submit.lua keeps it in AdminComment, "fairway: -w LIST"): a
+ * job starts on exactly the nodes listed, each of which must qualify
+ * (its partitions, --exclude, --constraint) and be fairway's, and only
+ * when it asks as many nodes as the list names; else it stays held,
+ * saying why.  An AdminComment without the mark is no -w.  Then a cycle:
+ * the -w gangs take their listed nodes, every one of them. */
+TEST(nodelist_jobs_start_on_exactly_their_nodes)
+{
+	static const struct {
+		uint32_t id, nodes;
+		const char *part, *exc, *cons, *adm, *want; /* want: nodes, "*", or the held comment */
+	} c[] = {
+		{ 901, 1, "gpu", NULL, NULL, "fairway: -w gpu003", "gpu003" },
+		{ 902, 1, "gpu", NULL, NULL, "fairway: -w gpu003", "gpu003" }, /* shares 901's list */
+		{ 903, 2, "gpu", NULL, NULL, "fairway: -w gpu[001-002]", "gpu001,gpu002" },
+		{ 904, 2, "gpu", NULL, "nvme", "fairway: -w gpu[002-003]", "gpu002,gpu003" },
+		{ 905, 2, "gpu", NULL, NULL, "fairway: -w gpu001",
+		  "fairway: asks 2 nodes and -w names 1 (gpu001); fairway starts a -w job on exactly the nodes it "
+		  "names: held (name them all, or ask -N 1)" },
+		{ 906, 1, "gpu2", NULL, NULL, "fairway: -w gpu001",
+		  "fairway: -w (gpu001) names a node that partition gpu2, --exclude or --constraint rule out, or "
+		  "that fairway does not schedule: held" },
+		{ 907, 2, "gpu", "gpu003", NULL, "fairway: -w gpu[003-004]",
+		  "fairway: -w (gpu[003-004]) names a node that partition gpu, --exclude or --constraint rule out, "
+		  "or that fairway does not schedule: held" },
+		{ 908, 1, "gpu", NULL, NULL, "fairway: -w gpu999",
+		  "fairway: -w (gpu999) names a node that partition gpu, --exclude or --constraint rule out, or "
+		  "that fairway does not schedule: held" },
+		{ 909, 1, "gpu", NULL, NULL, "billing: project x", "*" },
+		{ 911, 1, "gpu", NULL, NULL, "fairway: -w gpu[001-002]", /* Slurm would say 2 nodes */
+		  "fairway: asks 1 node and -w names 2 (gpu[001-002]); fairway starts a -w job on exactly the nodes it "
+		  "names: held (name them all, or ask -N 2)" },
+		{ 910, 4, "gpu", NULL, NULL, "fairway: -w gpu[001-004]", "*" }, /* every node: no list needed */
+	};
+	enum { NJ = sizeof c / sizeof c[0] };
+	partition_info_t parts[2] = { { 0 } };
+	int32_t inx2[3] = { 2, 3, -1 };
+	struct fw_backend_action *acts;
+	struct fw_slurm_note *notes;
+	struct fw_plan *p = NULL;
+	int32_t na, nn, held = 0, nodelist_starts = 0;
+	struct fw_arena ar;
+	struct fake f;
+	char buf[240];
+
+	fake_init(&f, 4, NJ);
+	snprintf(f.h->parts, sizeof f.h->parts, "gpu,gpu2");
+	parts[0] = f.part;
+	parts[1].name = (char *)"gpu2";
+	parts[1].node_inx = inx2;
+	f.parts.partition_array = parts;
+	f.parts.record_count = 2;
+	f.nodes.node_array[1].features = (char *)"nvme";
+	f.nodes.node_array[2].features = (char *)"nvme";
+	for (int i = 0; i < NJ; i++) {
+		slurm_job_info_t *j = &f.jobs.job_array[i];
+		fake_pending(j, c[i].id, 4, "gres:gpu:1");
+		j->num_nodes = c[i].nodes;
+		j->partition = (char *)c[i].part;
+		j->exc_nodes = (char *)c[i].exc;
+		j->features = (char *)c[i].cons;
+		j->admin_comment = (char *)c[i].adm;
+	}
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	ASSERT_OK(fw_snapshot_validate(f.s, &f.d));
+	for (int i = 0, x = 0; i < NJ; i++) {
+		if (!strncmp(c[i].want, "fairway:", 8)) {
+			ASSERT(held < f.h->norphans);
+			ASSERT_EQ(f.h->orphans[held].job, c[i].id);
+			fw__orphan_text(&f.h->orphans[held++], &f.jobs.job_array[i], buf, sizeof buf);
+			ASSERT_STR_EQ(buf, c[i].want);
+			continue;
+		}
+		ASSERT_EQ((uint32_t)atoi(f.s->jobs[x].name), c[i].id);
+		ASSERT_STR_EQ(filter_of(f.s, x, buf, sizeof buf), c[i].want);
+		ASSERT_EQ(fw_job_tasks(&f.s->jobs[x]), (int32_t)c[i].nodes);
+		x++;
+	}
+	ASSERT_EQ(f.h->norphans, held);
+	ASSERT_EQ(f.w.skipped_jobs, held);
+	ASSERT_EQ(fw_snapshot_job_nodes_entry(f.s, 0) >= 0 ? f.s->job_nodes[0].first : -1,
+		  f.s->job_nodes[1].first); /* 901 and 902 */
+
+	/* the cycle: a -w job that starts takes every node it lists */
+	fw_arena_init(&ar, 1 << 20);
+	ASSERT_OK(fw_cycle_run(f.s, NULL, &ar, &p));
+	ASSERT_OK(fw_plan_check(f.s, p, &ar, &f.d));
+	ASSERT_OK(fw_slurm_plan_actions(f.s, p, &ar, &acts, &na, &notes, &nn));
+	for (int32_t i = 0; i < na; i++) {
+		int32_t x = 0;
+		if (acts[i].kind != FW_DECIDE_START)
+			continue;
+		while (x < f.s->njobs && strcmp(f.s->jobs[x].name, acts[i].job))
+			x++;
+		ASSERT(x < f.s->njobs);
+		filter_of(f.s, x, buf, sizeof buf);
+		if (!strcmp(buf, "*"))
+			continue;
+		int32_t listed = 1; /* the placements are the listed nodes, each once */
+		for (const char *q = buf; *q; q++)
+			listed += *q == ',';
+		ASSERT_EQ(acts[i].nplacements, listed);
+		for (int32_t k = 0; k < acts[i].nplacements; k++) {
+			ASSERT(strstr(buf, acts[i].placements[k].node) != NULL);
+			for (int32_t m = 0; m < k; m++)
+				ASSERT(strcmp(acts[i].placements[m].node, acts[i].placements[k].node) != 0);
+		}
+		nodelist_starts++;
+	}
+	ASSERT(nodelist_starts >= 2); /* 901 or 902 on gpu003; 903 or 904 */
+	fw_arena_release(&ar);
+	fake_free(&f);
+}
+
 /* The adapter keeps answers by what a job asked, in a cache of a few
  * hundred slots: 300 jobs each asking its own --exclude (a set of
  * gpu001-gpu003 and a name of no node) must collide there, and each must
@@ -771,4 +885,4 @@ TEST_MAIN(gres_counts_and_models, gres_index_masks, options, managed_partitions,
 	  plan_to_actions_and_notes, action_reasons_name_nodes_and_jobs, a_snapshot_from_slurm_never_overbooks_a_node,
 	  a_job_fairway_cannot_place_stops_no_cycle, every_gpu_request_form_is_gpus_per_node,
 	  jobs_slurm_would_not_run_stay_held, constraint_forms, pending_jobs_start_only_on_nodes_they_accept,
-	  every_job_gets_its_own_answer, an_exclusive_job_takes_whole_nodes)
+	  every_job_gets_its_own_answer, an_exclusive_job_takes_whole_nodes, nodelist_jobs_start_on_exactly_their_nodes)
