@@ -21,15 +21,26 @@ static json_t *body(const char *s)
 	return o;
 }
 
-/* Parse a queue and return the error's field ("" on success). */
-static const char *queue_field(const char *s, struct fw_queue_spec *q)
+/* Parse body s as a queue into q, or (q NULL) as a job into j: the
+ * error's field ("" on success). */
+static const char *parse_field(const char *s, struct fw_queue_spec *q, struct fw_backend_job *j)
 {
 	static struct fw_diag d;
 	json_t *o = body(s);
 	memset(&d, 0, sizeof d);
-	int rc = fw_codec_queue_parse(o, NULL, q, &d);
+	int rc = q ? fw_codec_queue_parse(o, NULL, q, &d) : fw_codec_job_parse(o, NULL, j, &d);
 	json_decref(o);
 	return rc == FW_OK ? "" : d.field;
+}
+
+static const char *queue_field(const char *s, struct fw_queue_spec *q)
+{
+	return parse_field(s, q, NULL);
+}
+
+static const char *job_field(const char *s, struct fw_backend_job *j)
+{
+	return parse_field(s, NULL, j);
 }
 
 TEST(queue_units_and_defaults)
@@ -108,17 +119,6 @@ TEST(job_parse_and_round_trip)
 	ASSERT_EQ(fw_codec_job_parse(o, &levels, &j, &d), FW_EINVAL);
 	ASSERT_STR_EQ(d.field, "requiredLevel");
 	json_decref(o);
-}
-
-/* Parse a job body: the error's field ("" on success). */
-static const char *job_field(const char *s, struct fw_backend_job *j)
-{
-	static struct fw_diag d;
-	json_t *o = body(s);
-	memset(&d, 0, sizeof d);
-	int rc = fw_codec_job_parse(o, NULL, j, &d);
-	json_decref(o);
-	return rc == FW_OK ? "" : d.field;
 }
 
 /* nodeSelector: pairs kept ascending by key whatever the body's order

@@ -33,13 +33,19 @@ static char dir[64];
 static struct fw_snapshot *fleet;
 static struct fw_serve_store *store;
 
+/* A fresh store directory and the fleet of yaml (len bytes). */
+static void fresh_store(const char *yaml, size_t len)
+{
+	snprintf(dir, sizeof dir, "/tmp/fw-local-test.XXXXXX");
+	if (!mkdtemp(dir) || fw_config_load_buffer("fleet", yaml, len, &fleet, NULL) ||
+	    fw_store_open(dir, false, &store, NULL))
+		abort();
+}
+
 static void setup(struct fw_backend **b)
 {
 	struct fw_backend_config cfg;
-	snprintf(dir, sizeof dir, "/tmp/fw-local-test.XXXXXX");
-	if (!mkdtemp(dir) || fw_config_load_buffer("fleet", fleet_yaml, sizeof fleet_yaml - 1, &fleet, NULL) ||
-	    fw_store_open(dir, false, &store, NULL))
-		abort();
+	fresh_store(fleet_yaml, sizeof fleet_yaml - 1);
 	memset(&cfg, 0, sizeof cfg);
 	cfg.fleet = fleet;
 	cfg.store = store;
@@ -103,7 +109,8 @@ static struct fw_snapshot *world(struct fw_backend *b, fw_time now, struct fw_ba
 	return s;
 }
 
-static int submit_exit(struct fw_backend *b, const char *name, fw_time runtime, int32_t exit_code)
+/* A job of queue q asking 4 GPUs, named name. */
+static struct fw_backend_job job_named(const char *name)
 {
 	struct fw_backend_job j;
 	memset(&j, 0, sizeof j);
@@ -111,6 +118,12 @@ static int submit_exit(struct fw_backend *b, const char *name, fw_time runtime, 
 	snprintf(j.job.name, sizeof j.job.name, "%s", name);
 	strcpy(j.queue, "q");
 	j.job.groups[0].gpus = 4;
+	return j;
+}
+
+static int submit_exit(struct fw_backend *b, const char *name, fw_time runtime, int32_t exit_code)
+{
+	struct fw_backend_job j = job_named(name);
 	j.job.expected_runtime = runtime;
 	j.exit_code = exit_code;
 	return fw_backend_local.submit(b, &j, 1000, NULL);
@@ -752,12 +765,7 @@ static const char labelled_yaml[] =
 static int submit_sel(struct fw_backend *b, const char *name, const char *key, const char *value,
 		      const char *key2)
 {
-	struct fw_backend_job j;
-	memset(&j, 0, sizeof j);
-	fw_job_init(&j.job);
-	snprintf(j.job.name, sizeof j.job.name, "%s", name);
-	strcpy(j.queue, "q");
-	j.job.groups[0].gpus = 4;
+	struct fw_backend_job j = job_named(name);
 	if (key) {
 		snprintf(j.sel[j.nsel].key, FW_NAME_MAX, "%s", key);
 		snprintf(j.sel[j.nsel++].value, FW_NAME_MAX, "%s", value);
@@ -824,10 +832,7 @@ TEST(node_selectors_become_node_filters)
 	const char *state;
 	fw_time sub, start, end;
 
-	snprintf(dir, sizeof dir, "/tmp/fw-local-test.XXXXXX");
-	if (!mkdtemp(dir) || fw_config_load_buffer("fleet", labelled_yaml, sizeof labelled_yaml - 1, &fleet, NULL) ||
-	    fw_store_open(dir, false, &store, NULL))
-		abort();
+	fresh_store(labelled_yaml, sizeof labelled_yaml - 1);
 	memset(&cfg, 0, sizeof cfg);
 	cfg.fleet = fleet;
 	cfg.store = store;
@@ -883,10 +888,7 @@ TEST(node_selectors_become_node_filters)
 	fw_snapshot_free(other);
 
 	/* seeded from a config's jobs: the same nodes, kept in the store */
-	snprintf(dir, sizeof dir, "/tmp/fw-local-test.XXXXXX");
-	if (!mkdtemp(dir) || fw_config_load_buffer("fleet", seeded, sizeof seeded - 1, &fleet, NULL) ||
-	    fw_store_open(dir, false, &store, NULL))
-		abort();
+	fresh_store(seeded, sizeof seeded - 1);
 	cfg.fleet = fleet;
 	cfg.store = store;
 	cfg.seed_jobs = true;

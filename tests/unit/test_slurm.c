@@ -562,6 +562,59 @@ static const char *filter_of(const struct fw_snapshot *s, int32_t jx, char *buf,
 	return buf;
 }
 
+/* A fake world of 4 nodes and nj jobs with two managed partitions: gpu
+ * of every node, gpu2 of gpu003 and gpu004 (parts and inx2 are the
+ * caller's and live as long as f). */
+static void fake_two_partitions(struct fake *f, int nj, partition_info_t *parts, int32_t *inx2)
+{
+	fake_init(f, 4, nj);
+	snprintf(f->h->parts, sizeof f->h->parts, "gpu,gpu2");
+	inx2[0] = 2;
+	inx2[1] = 3;
+	inx2[2] = -1;
+	parts[0] = f->part;                           /* gpu: every node */
+	memset(&parts[1], 0, sizeof parts[1]);
+	parts[1].name = (char *)"gpu2";               /* gpu2: gpu003, gpu004 */
+	parts[1].node_inx = inx2;
+	f->parts.partition_array = parts;
+	f->parts.record_count = 2;
+}
+
+/* A cycle on f's snapshot, checked, as the adapter's actions (in ar,
+ * which the caller releases): their count. */
+static int32_t plan_actions(struct fake *f, struct fw_arena *ar, struct fw_backend_action **acts)
+{
+	struct fw_slurm_note *notes;
+	struct fw_plan *p = NULL;
+	int32_t na = 0, nn;
+
+	fw_arena_init(ar, 1 << 20);
+	ASSERT_OK(fw_cycle_run(f->s, NULL, ar, &p));
+	ASSERT_OK(fw_plan_check(f->s, p, ar, &f->d));
+	ASSERT_OK(fw_slurm_plan_actions(f->s, p, ar, acts, &na, &notes, &nn));
+	return na;
+}
+
+/* Slurm job i (id) after the build: want is its held comment ("fairway:
+ * ..."; *held counts the orphans checked) or its node filter, the
+ * snapshot job *x (then advanced). */
+static void answer_is(struct fake *f, int i, uint32_t id, const char *want, int32_t *held, int32_t *x)
+{
+	char buf[240];
+
+	if (!strncmp(want, "fairway:", 8)) {
+		ASSERT(*held < f->h->norphans);
+		ASSERT_EQ(f->h->orphans[*held].job, id);
+		fw__orphan_text(&f->h->orphans[(*held)++], &f->jobs.job_array[i], buf, sizeof buf);
+		ASSERT_STR_EQ(buf, want);
+		return;
+	}
+	ASSERT(*x < f->s->njobs);
+	ASSERT_EQ((uint32_t)atoi(f->s->jobs[*x].name), id);
+	ASSERT_STR_EQ(filter_of(f->s, *x, buf, sizeof buf), want);
+	(*x)++;
+}
+
 /* Until the core had node filters, a held job asking --constraint or
  * --exclude stayed held for good, and a job of one managed partition
  * could be placed on a node of another (seen with partitions=gpu:gpu2).
@@ -609,23 +662,15 @@ TEST(pending_jobs_start_only_on_nodes_they_accept)
 		{ 821, "gpu", "gpu004", NULL, "gpu001,gpu002,gpu003" }, /* as 819, held */
 	};
 	enum { NJ = sizeof c / sizeof c[0] };
-	partition_info_t parts[2] = { { 0 } };
-	int32_t inx2[3] = { 2, 3, -1 };
+	partition_info_t parts[2];
+	int32_t inx2[3];
 	struct fw_backend_action *acts;
-	struct fw_slurm_note *notes;
-	struct fw_plan *p = NULL;
-	int32_t na, nn, starts = 0, held = 0;
+	int32_t na, starts = 0, held = 0, x = 0;
 	struct fw_arena ar;
 	struct fake f;
 	char buf[200];
 
-	fake_init(&f, 4, NJ);
-	snprintf(f.h->parts, sizeof f.h->parts, "gpu,gpu2");
-	parts[0] = f.part;                            /* gpu: every node */
-	parts[1].name = (char *)"gpu2";               /* gpu2: gpu003, gpu004 */
-	parts[1].node_inx = inx2;
-	f.parts.partition_array = parts;
-	f.parts.record_count = 2;
+	fake_two_partitions(&f, NJ, parts, inx2);
 	f.nodes.node_array[0].features = (char *)"ib,rack=r1";
 	f.nodes.node_array[1].features = (char *)"ib,nvme,rack=r2";
 	f.nodes.node_array[2].features = (char *)"ib,nvme,rack=r2"; /* available ... */
@@ -641,19 +686,8 @@ TEST(pending_jobs_start_only_on_nodes_they_accept)
 	if (fw_snapshot_validate(f.s, &f.d) != FW_OK)
 		fprintf(stderr, "  %s: %s\n", f.d.field, f.d.msg);
 	ASSERT_OK(fw_snapshot_validate(f.s, &f.d));
-	for (int i = 0, x = 0; i < NJ; i++) {
-		if (!strncmp(c[i].want, "fairway:", 8)) { /* held, with this comment */
-			ASSERT(held < f.h->norphans);
-			ASSERT_EQ(f.h->orphans[held].job, c[i].id);
-			fw__orphan_text(&f.h->orphans[held++], &f.jobs.job_array[i], buf, sizeof buf);
-			ASSERT_STR_EQ(buf, c[i].want);
-			continue;
-		}
-		ASSERT(x < f.s->njobs);
-		ASSERT_EQ((uint32_t)atoi(f.s->jobs[x].name), c[i].id);
-		ASSERT_STR_EQ(filter_of(f.s, x, buf, sizeof buf), c[i].want);
-		x++;
-	}
+	for (int i = 0; i < NJ; i++)
+		answer_is(&f, i, c[i].id, c[i].want, &held, &x);
 	ASSERT_EQ(f.h->norphans, held);
 	ASSERT_EQ(f.s->njobs, NJ - held);
 	ASSERT_EQ(f.w.skipped_jobs, held);
@@ -665,20 +699,17 @@ TEST(pending_jobs_start_only_on_nodes_they_accept)
 	ASSERT(l1 == l2 && l1 == l13);
 
 	/* the cycle: every start on a node its job accepts */
-	fw_arena_init(&ar, 1 << 20);
-	ASSERT_OK(fw_cycle_run(f.s, NULL, &ar, &p));
-	ASSERT_OK(fw_plan_check(f.s, p, &ar, &f.d));
-	ASSERT_OK(fw_slurm_plan_actions(f.s, p, &ar, &acts, &na, &notes, &nn));
+	na = plan_actions(&f, &ar, &acts);
 	for (int32_t i = 0; i < na; i++) {
-		int32_t x = 0;
+		int32_t jx = 0;
 		if (acts[i].kind != FW_DECIDE_START)
 			continue;
-		while (x < f.s->njobs && strcmp(f.s->jobs[x].name, acts[i].job))
-			x++;
+		while (jx < f.s->njobs && strcmp(f.s->jobs[jx].name, acts[i].job))
+			jx++;
 		starts++;
-		ASSERT(x < f.s->njobs);
+		ASSERT(jx < f.s->njobs);
 		ASSERT_EQ(acts[i].nplacements, 1);
-		filter_of(f.s, x, buf, sizeof buf);
+		filter_of(f.s, jx, buf, sizeof buf);
 		if (strcmp(buf, "*") && !strstr(buf, acts[i].placements[0].node))
 			fprintf(stderr, "  job %s started on %s, not one of %s\n", acts[i].job,
 				acts[i].placements[0].node, buf);
@@ -724,23 +755,15 @@ TEST(nodelist_jobs_start_on_exactly_their_nodes)
 		{ 910, 4, "gpu", NULL, NULL, "fairway: -w gpu[001-004]", "*" }, /* every node: no list needed */
 	};
 	enum { NJ = sizeof c / sizeof c[0] };
-	partition_info_t parts[2] = { { 0 } };
-	int32_t inx2[3] = { 2, 3, -1 };
+	partition_info_t parts[2];
+	int32_t inx2[3];
 	struct fw_backend_action *acts;
-	struct fw_slurm_note *notes;
-	struct fw_plan *p = NULL;
-	int32_t na, nn, held = 0, nodelist_starts = 0;
+	int32_t na, held = 0, x = 0, nodelist_starts = 0;
 	struct fw_arena ar;
 	struct fake f;
 	char buf[240];
 
-	fake_init(&f, 4, NJ);
-	snprintf(f.h->parts, sizeof f.h->parts, "gpu,gpu2");
-	parts[0] = f.part;
-	parts[1].name = (char *)"gpu2";
-	parts[1].node_inx = inx2;
-	f.parts.partition_array = parts;
-	f.parts.record_count = 2;
+	fake_two_partitions(&f, NJ, parts, inx2);
 	f.nodes.node_array[1].features = (char *)"nvme";
 	f.nodes.node_array[2].features = (char *)"nvme";
 	for (int i = 0; i < NJ; i++) {
@@ -754,18 +777,11 @@ TEST(nodelist_jobs_start_on_exactly_their_nodes)
 	}
 	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
 	ASSERT_OK(fw_snapshot_validate(f.s, &f.d));
-	for (int i = 0, x = 0; i < NJ; i++) {
-		if (!strncmp(c[i].want, "fairway:", 8)) {
-			ASSERT(held < f.h->norphans);
-			ASSERT_EQ(f.h->orphans[held].job, c[i].id);
-			fw__orphan_text(&f.h->orphans[held++], &f.jobs.job_array[i], buf, sizeof buf);
-			ASSERT_STR_EQ(buf, c[i].want);
-			continue;
-		}
-		ASSERT_EQ((uint32_t)atoi(f.s->jobs[x].name), c[i].id);
-		ASSERT_STR_EQ(filter_of(f.s, x, buf, sizeof buf), c[i].want);
-		ASSERT_EQ(fw_job_tasks(&f.s->jobs[x]), (int32_t)c[i].nodes);
-		x++;
+	for (int i = 0; i < NJ; i++) {
+		bool in = strncmp(c[i].want, "fairway:", 8) != 0;
+		answer_is(&f, i, c[i].id, c[i].want, &held, &x);
+		if (in) /* as many tasks as nodes listed */
+			ASSERT_EQ(fw_job_tasks(&f.s->jobs[x - 1]), (int32_t)c[i].nodes);
 	}
 	ASSERT_EQ(f.h->norphans, held);
 	ASSERT_EQ(f.w.skipped_jobs, held);
@@ -773,18 +789,15 @@ TEST(nodelist_jobs_start_on_exactly_their_nodes)
 		  f.s->job_nodes[1].first); /* 901 and 902 */
 
 	/* the cycle: a -w job that starts takes every node it lists */
-	fw_arena_init(&ar, 1 << 20);
-	ASSERT_OK(fw_cycle_run(f.s, NULL, &ar, &p));
-	ASSERT_OK(fw_plan_check(f.s, p, &ar, &f.d));
-	ASSERT_OK(fw_slurm_plan_actions(f.s, p, &ar, &acts, &na, &notes, &nn));
+	na = plan_actions(&f, &ar, &acts);
 	for (int32_t i = 0; i < na; i++) {
-		int32_t x = 0;
+		int32_t jx = 0;
 		if (acts[i].kind != FW_DECIDE_START)
 			continue;
-		while (x < f.s->njobs && strcmp(f.s->jobs[x].name, acts[i].job))
-			x++;
-		ASSERT(x < f.s->njobs);
-		filter_of(f.s, x, buf, sizeof buf);
+		while (jx < f.s->njobs && strcmp(f.s->jobs[jx].name, acts[i].job))
+			jx++;
+		ASSERT(jx < f.s->njobs);
+		filter_of(f.s, jx, buf, sizeof buf);
 		if (!strcmp(buf, "*"))
 			continue;
 		int32_t listed = 1; /* the placements are the listed nodes, each once */
