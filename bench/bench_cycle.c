@@ -60,6 +60,8 @@ struct opts {
 	const struct fw_policy_ops *policy;
 	int lemon_pct, suspect_pct; /* nodes with a fault history / on probation */
 	int filtered_pct;   /* pending jobs with a node filter */
+	int excluding_pct;  /* pending jobs each excluding one node of its own */
+	bool excluding_lists; /* ... stored as lists of the nodes allowed */
 	bool no_estimates;  /* time the cycle without start-time estimates */
 	bool allocate_only; /* the allocate action alone (see allocate_only) */
 };
@@ -681,6 +683,39 @@ static void build_filters(struct fw_snapshot *s, const struct opts *o)
 	free(nodes);
 }
 
+/* A share of the pending jobs each leave out one node of their own (a
+ * Slurm --exclude of a node a user found flaky): as many distinct filters
+ * as such jobs.  Stored as except entries (one reference each), or with
+ * --excluding-as-lists as lists of every other node, what the Slurm
+ * adapter built before except entries existed. */
+static void build_excludes(struct fw_snapshot *s, const struct opts *o)
+{
+	int32_t *nodes = malloc((size_t)s->nnodes * sizeof *nodes);
+
+	if (!nodes) {
+		fprintf(stderr, "bench_cycle: out of memory\n");
+		exit(1);
+	}
+	for (int32_t j = 0; j < s->njobs && o->excluding_pct > 0; j++) {
+		if (s->jobs[j].state != FW_JOB_PENDING || (int)rng_below(100) >= o->excluding_pct)
+			continue;
+		int32_t x = (int32_t)rng_below((uint32_t)s->nnodes), n = 0, rc;
+		if (o->excluding_lists) {
+			for (int32_t i = 0; i < s->nnodes; i++)
+				if (i != x)
+					nodes[n++] = i;
+			rc = fw_snapshot_restrict_job(s, j, nodes, n);
+		} else {
+			rc = fw_snapshot_restrict_job_except(s, j, &x, 1);
+		}
+		if (rc < 0) {
+			fprintf(stderr, "bench_cycle: out of memory\n");
+			exit(1);
+		}
+	}
+	free(nodes);
+}
+
 /* ---- measuring -------------------------------------------------------- */
 
 static double now_ms(void)
@@ -770,6 +805,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: bench_cycle [--nodes N] [--jobs N] [--queues N] [--cycles N] [--seed S] [--busy PCT]\n"
 		"                   [--policy NAME] [--no-estimates] [--allocate-only] [--filtered PCT]\n"
+		"                   [--excluding PCT [--excluding-as-lists]]\n"
 		"\n"
 		"Times fw_cycle_run() on a synthetic fleet (docs/performance.md):\n"
 		"  --nodes N    nodes of 8 GPUs, block > rack > nvlink topology (default 10000)\n"
@@ -781,6 +817,10 @@ static void usage(FILE *f)
 		"  --filtered PCT\n"
 		"               pending jobs that may start only on a quarter of the nodes (a\n"
 		"               Slurm --constraint; default 0): the cost of node filters\n"
+		"  --excluding PCT [--excluding-as-lists]\n"
+		"               pending jobs that each leave out one node of their own (a Slurm\n"
+		"               --exclude; default 0; not with --filtered): except filters, or\n"
+		"               with --excluding-as-lists lists of every other node\n"
 		"  --lemons PCT, --suspect PCT\n"
 		"               nodes with a fault history (lemons) / on probation (default 0):\n"
 		"               the cost of health-aware placement (small jobs try them first)\n"
@@ -841,6 +881,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		FLAG("--seed", 0, INT64_MAX, o->seed)
 		FLAG("--busy", 0, 100, o->busy_pct)
 		FLAG("--filtered", 0, 100, o->filtered_pct)
+		FLAG("--excluding", 0, 100, o->excluding_pct)
 		FLAG("--lemons", 0, 100, o->lemon_pct)
 		FLAG("--suspect", 0, 100, o->suspect_pct)
 #undef FLAG
@@ -850,6 +891,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		}
 		if (strcmp(a, "--allocate-only") == 0) {
 			o->allocate_only = true;
+			continue;
+		}
+		if (strcmp(a, "--excluding-as-lists") == 0) {
+			o->excluding_lists = true;
 			continue;
 		}
 		if (strcmp(a, "--policy") == 0) {
@@ -865,6 +910,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		}
 		fprintf(stderr, "bench_cycle: unknown argument '%s'\n", a);
 		usage(stderr);
+		return -1;
+	}
+	if (o->filtered_pct > 0 && o->excluding_pct > 0) {
+		fprintf(stderr, "bench_cycle: --filtered and --excluding: give one of them (a job has one node filter)\n");
 		return -1;
 	}
 	return 0;
@@ -899,6 +948,7 @@ int main(int argc, char **argv)
 	int32_t nrunning = build_running(s, &o, &z, &g, &busy);
 	build_pending(s, &o, &z, &g);
 	build_filters(s, &o);
+	build_excludes(s, &o);
 	printf("job sizes: %s\n", z.source);
 	printf("fleet: %d nodes x %d GPUs = %lld GPUs; topology block(%d nodes) > rack(%d) > nvlink(%d) > node\n",
 	       (int)s->nnodes, GPUS_PER_NODE, (long long)s->nnodes * GPUS_PER_NODE, NODES_PER_BLOCK,

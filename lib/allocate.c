@@ -396,17 +396,34 @@ static void explain_no_resources(const struct cyc *y, const struct fw_job *j, st
  * the cycle: if the job could not have fit even then, the cause is the
  * cluster (GPU model, gang size, topology); otherwise it lost its turn. */
 /* A filtered job that lost no cluster-wide race: its nodes and their
- * free GPUs now (its filter's one root-level slot, filter.c). */
+ * free GPUs now (its filter's one root-level slot, filter.c; an except
+ * filter's: the cluster's less its few nodes).  An except filter is the
+ * reason only when a node it leaves out has free GPUs now: leaving out a
+ * full node changes nothing, and the job waits for what the others do. */
 static bool explain_filter(const struct cyc *y, int32_t jx, struct fw_pending *r)
 {
 	const struct fw__cstate *c = &y->c;
 	int32_t e = c->job_entry ? c->job_entry[jx] : -1;
+	const struct fw_job_nodes *x = e >= 0 ? &y->s->job_nodes[e] : NULL;
+	int64_t left_out = 0;
 
-	if (e < 0)
+	if (!x)
+		return false;
+	if (!x->except) {
+		r->reason = FW_REASON_NODE_FILTER;
+		r->a = x->count;
+		r->b = c->fsum[c->fslot_first[c->filter_id[e] * c->ndl]];
+		return true;
+	}
+	for (int32_t k = 0; k < x->count; k++) {
+		const struct fw__node *n = &c->nodes[y->s->node_refs[x->first + k]];
+		left_out += n->usable ? n->whole_free : 0;
+	}
+	if (left_out == 0)
 		return false;
 	r->reason = FW_REASON_NODE_FILTER;
-	r->a = y->s->job_nodes[e].count;
-	r->b = c->fsum[c->fslot_first[c->filter_id[e] * c->ndl]];
+	r->a = y->s->nnodes - x->count;
+	r->b = c->dom[0].free_whole - left_out;
 	return true;
 }
 

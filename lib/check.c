@@ -158,8 +158,9 @@ static int check_task(const struct fw_snapshot *s, const struct fw_job *j,
 	return FW_OK;
 }
 
-/* Is node n among the nodes job jx may start on (no filter: all)?  A
- * linear scan of the filter table, not the snapshot's lookup. */
+/* Is node n among the nodes job jx may start on (no filter: all; an
+ * except filter: all it does not list)?  A linear scan of the filter
+ * table, not the snapshot's lookup. */
 static bool filter_allows(const struct fw_snapshot *s, int32_t jx, int32_t n)
 {
 	for (int32_t i = 0; i < s->njob_nodes; i++) {
@@ -167,8 +168,8 @@ static bool filter_allows(const struct fw_snapshot *s, int32_t jx, int32_t n)
 			continue;
 		for (int32_t k = 0; k < s->job_nodes[i].count; k++)
 			if (s->node_refs[s->job_nodes[i].first + k] == n)
-				return true;
-		return false;
+				return !s->job_nodes[i].except;
+		return s->job_nodes[i].except;
 	}
 	return true;
 }

@@ -155,6 +155,9 @@ struct fw__cstate {
 	 * its job_nodes entry, -1 without one (the O(1) lookup that shapes
 	 * and placement ask for every job; NULL when there is no filter). */
 	int32_t *filter_id, nfilters, *job_entry;
+	char *filter_except;            /* per filter: an except list (no
+					 * slots: placed through the domain
+					 * index, its few nodes tested) */
 	int32_t **filter_topo, *filter_n;
 	int32_t *fslot_first, *fslot_k0, *fslot_k1, *fsum, nfslots;
 	int32_t *fnode_first, *fnode_list, *fnode_slot;
@@ -182,10 +185,7 @@ static inline bool fw__in_sorted(const int32_t *v, int32_t n, int32_t x)
 /* May job jx start on node n?  (Its node filter, when it has one.) */
 static inline bool fw__job_may_use(const struct fw_snapshot *s, int32_t jx, int32_t n)
 {
-	const int32_t *v;
-	int32_t k;
-
-	return s->njob_nodes == 0 || (k = fw_snapshot_job_nodes(s, jx, &v)) < 0 || fw__in_sorted(v, k, n);
+	return s->njob_nodes == 0 || fw_snapshot_job_may_use(s, jx, n);
 }
 
 /* domain.c */

@@ -322,7 +322,8 @@ static int try_shape(struct est *e, struct fw__cstate *cl, int32_t sh, bool at_n
 	}
 	/* a shape with a node filter likewise, only if the step freed room
 	 * for it in its filter (shapes differ by filter: cycle_int.h) */
-	if (e->round > 1 && (k->pad >> 1) != 0 && !step_helps_filter(e, cl, sh)) {
+	if (e->round > 1 && (k->pad >> 1) != 0 && !cl->filter_except[(k->pad >> 1) - 1] &&
+	    !step_helps_filter(e, cl, sh)) {
 		note_failure(e, sh);
 		return FW_EDECLINED;
 	}

@@ -56,9 +56,10 @@ static int number_filters(struct fw__cstate *c, int32_t **rep)
 	int32_t *owner = FW_ARENA_RAW(c->arena, int32_t, (size_t)s->nnode_refs + 1);
 
 	c->filter_id = FW_ARENA_NEW(c->arena, int32_t, (size_t)s->njob_nodes);
+	c->filter_except = FW_ARENA_NEW(c->arena, char, (size_t)s->njob_nodes);
 	c->job_entry = FW_ARENA_RAW(c->arena, int32_t, (size_t)s->njobs + 1);
 	*rep = FW_ARENA_NEW(c->arena, int32_t, (size_t)s->njob_nodes);
-	if (!owner || !c->filter_id || !c->job_entry || !*rep)
+	if (!owner || !c->filter_id || !c->filter_except || !c->job_entry || !*rep)
 		return FW_ENOMEM;
 	memset(owner, 0xff, ((size_t)s->nnode_refs + 1) * sizeof *owner);
 	memset(c->job_entry, 0xff, ((size_t)s->njobs + 1) * sizeof *c->job_entry);
@@ -66,18 +67,20 @@ static int number_filters(struct fw__cstate *c, int32_t **rep)
 		const struct fw_job_nodes *x = &s->job_nodes[e];
 		int32_t o = owner[x->first];
 		c->job_entry[x->job] = e;
-		if (o >= 0 && s->job_nodes[o].count == x->count) {
+		if (o >= 0 && s->job_nodes[o].count == x->count && s->job_nodes[o].except == x->except) {
 			c->filter_id[e] = c->filter_id[o];
 			continue;
 		}
 		owner[x->first] = e;
 		(*rep)[c->nfilters] = e;
+		c->filter_except[c->nfilters] = (char)(x->except != 0);
 		c->filter_id[e] = c->nfilters++;
 	}
 	return FW_OK;
 }
 
-/* Phase 2: each filter's nodes in topology order. */
+/* Phase 2: each filter's nodes in topology order (an except filter has
+ * none here: it is placed through the domain index). */
 static int sort_nodes(struct fw__cstate *c, const int32_t *rep, int64_t *key)
 {
 	const struct fw_snapshot *s = c->s;
@@ -91,6 +94,9 @@ static int sort_nodes(struct fw__cstate *c, const int32_t *rep, int64_t *key)
 		int32_t *topo = FW_ARENA_NEW(c->arena, int32_t, (size_t)x->count);
 		if (!topo)
 			return FW_ENOMEM;
+		c->filter_topo[f] = topo;
+		if (c->filter_except[f])
+			continue; /* filter_n[f] = 0 */
 		bool sorted = true; /* nodes listed in topology order: no sort */
 		for (int32_t k = 0; k < x->count; k++) { /* (topology position, node) */
 			int32_t n = s->node_refs[x->first + k];
@@ -185,6 +191,7 @@ int fw__filter_build(struct fw__cstate *c)
 	int rc;
 
 	c->filter_id = c->job_entry = c->fnode_first = c->fnode_list = c->fnode_slot = c->fhist = NULL;
+	c->filter_except = NULL;
 	c->nfilters = c->nfslots = 0;
 	if (s->njob_nodes == 0)
 		return FW_OK;

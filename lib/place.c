@@ -72,6 +72,9 @@ struct attempt {
 	const int32_t *allow;   /* the job's node filter, ascending; NULL: any */
 	int32_t filter;         /* ... its filter_id (cstate.h) */
 	int32_t nallow;
+	const int32_t *deny;    /* or its except filter: the nodes it may not
+				 * use, ascending (filter is its id then) */
+	int32_t ndeny;
 	bool spread;
 	bool avoid_suspect;     /* a big gang: suspect nodes are out (health.h) */
 	bool avoid_lemon;       /* a big gang's first search: lemons are out */
@@ -104,6 +107,8 @@ static bool node_fits(const struct attempt *t, int32_t n, int g, bool shared_onl
 	if (!t->o->ignore_resv && t->o->end > t->c->resv_until[n])
 		return false;
 	if (t->allow && !fw__in_sorted(t->allow, t->nallow, n))
+		return false;
+	if (t->deny && fw__in_sorted(t->deny, t->ndeny, n))
 		return false;
 	if (grp->gpus == 0)
 		return true;
@@ -444,7 +449,7 @@ static uint64_t shape_key(const struct attempt *t, int32_t min_tasks)
 {
 	uint64_t h = 1469598103934665603ull;
 	const int64_t v0[] = { min_tasks, t->avoid_suspect, t->spread, t->job->ngroups,
-			       t->allow ? t->filter : -1 };
+			       t->allow || t->deny ? t->filter : -1 };
 
 #define FW__MIX(x) (h = (h ^ (uint64_t)(x)) * 1099511628211ull)
 	for (size_t i = 0; i < sizeof v0 / sizeof *v0; i++)
@@ -680,7 +685,11 @@ static int init_attempt(struct attempt *t, struct fw__cstate *c, int32_t jx)
 	t->tasks = c->scratch_tasks;
 	t->touched = (struct undo *)c->scratch_undo;
 	int32_t e = c->job_entry ? c->job_entry[jx] : -1;
-	if (e >= 0) {
+	if (e >= 0 && c->s->job_nodes[e].except) { /* the domain index, its few nodes left out */
+		t->deny = c->s->node_refs + c->s->job_nodes[e].first;
+		t->ndeny = c->s->job_nodes[e].count;
+		t->filter = c->filter_id[e];
+	} else if (e >= 0) {
 		t->allow = c->s->node_refs + c->s->job_nodes[e].first;
 		t->nallow = c->s->job_nodes[e].count;
 		t->filter = c->filter_id[e];

@@ -109,7 +109,19 @@ static int int_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+static int restrict_job(struct fw_snapshot *s, int32_t job, const int32_t *nodes, int32_t n, int32_t except);
+
 int fw_snapshot_restrict_job(struct fw_snapshot *s, int32_t job, const int32_t *nodes, int32_t n)
+{
+	return restrict_job(s, job, nodes, n, 0);
+}
+
+int fw_snapshot_restrict_job_except(struct fw_snapshot *s, int32_t job, const int32_t *nodes, int32_t n)
+{
+	return restrict_job(s, job, nodes, n, 1);
+}
+
+static int restrict_job(struct fw_snapshot *s, int32_t job, const int32_t *nodes, int32_t n, int32_t except)
 {
 	int32_t first = s->nnode_refs, k = 0;
 	void *p;
@@ -142,7 +154,7 @@ int fw_snapshot_restrict_job(struct fw_snapshot *s, int32_t job, const int32_t *
 		if (k == 0 || s->node_refs[first + k - 1] != s->node_refs[first + i])
 			s->node_refs[first + k++] = s->node_refs[first + i];
 	s->nnode_refs = first + k;
-	s->job_nodes[s->njob_nodes] = (struct fw_job_nodes){ job, first, k };
+	s->job_nodes[s->njob_nodes] = (struct fw_job_nodes){ job, first, k, except };
 	return s->njob_nodes++;
 }
 
@@ -157,7 +169,7 @@ int fw_snapshot_restrict_job_as(struct fw_snapshot *s, int32_t job, int32_t entr
 		return FW_ENOMEM;
 	s->job_nodes = p;
 	s->job_nodes[s->njob_nodes] = (struct fw_job_nodes){ job, s->job_nodes[entry].first,
-							     s->job_nodes[entry].count };
+							     s->job_nodes[entry].count, s->job_nodes[entry].except };
 	return s->njob_nodes++;
 }
 
@@ -195,6 +207,26 @@ int32_t fw_snapshot_job_nodes(const struct fw_snapshot *s, int32_t job, const in
 		return -1;
 	*out = s->node_refs + s->job_nodes[e].first;
 	return s->job_nodes[e].count;
+}
+
+bool fw_snapshot_job_may_use(const struct fw_snapshot *s, int32_t job, int32_t n)
+{
+	int32_t e = s->njob_nodes ? fw_snapshot_job_nodes_entry(s, job) : -1, lo, hi;
+	const int32_t *v;
+
+	if (e < 0)
+		return true;
+	v = s->node_refs + s->job_nodes[e].first;
+	lo = 0;
+	hi = s->job_nodes[e].count;
+	while (lo < hi) { /* is n listed? */
+		int32_t mid = lo + (hi - lo) / 2;
+		if (v[mid] < n)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (lo < s->job_nodes[e].count && v[lo] == n) != (s->job_nodes[e].except != 0);
 }
 
 void fw_node_init(struct fw_node *n)

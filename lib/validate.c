@@ -355,6 +355,9 @@ static int check_job_nodes(const struct fw_snapshot *s, struct fw_diag *d)
 				   s->jobs[e->job].name);
 		if (e->count < 1 || e->first < 0 || e->first > s->nnode_refs - e->count)
 			return BAD(d, FW_EINVAL, f, "job %s: node filter range outside node_refs", s->jobs[e->job].name);
+		if (e->except != 0 && e->except != 1)
+			return BAD(d, FW_EINVAL, f, "job %s: except is %d, not 0 or 1", s->jobs[e->job].name,
+				   (int)e->except);
 		snprintf(f, sizeof f, "job_nodes[%d].nodes", (int)i);
 		for (int32_t k = 0; k < e->count; k++) {
 			int32_t n = s->node_refs[e->first + k];

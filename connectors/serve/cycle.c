@@ -435,8 +435,11 @@ static struct fw_snapshot *rsv_snapshot(const struct fw_snapshot *s, const struc
 		int32_t nonly = ok && s->njob_nodes > 0 ? fw_snapshot_job_nodes(s, i, &only) : -1;
 		if (nonly > 0) {
 			int32_t at = (int32_t)(only - s->node_refs), e = copied[at];
-			if (e >= 0 && c->job_nodes[e].count == nonly)
+			int32_t except = s->job_nodes[fw_snapshot_job_nodes_entry(s, i)].except;
+			if (e >= 0 && c->job_nodes[e].count == nonly && c->job_nodes[e].except == except)
 				ok = fw_snapshot_restrict_job_as(c, c->njobs - 1, e) >= 0;
+			else if (except)
+				ok = (copied[at] = fw_snapshot_restrict_job_except(c, c->njobs - 1, only, nonly)) >= 0;
 			else
 				ok = (copied[at] = fw_snapshot_restrict_job(c, c->njobs - 1, only, nonly)) >= 0;
 		}

@@ -348,6 +348,11 @@ static int seed_selector(struct fw_backend *b, int32_t job, struct fw_backend_jo
 
 	if (n < 0)
 		return FW_OK;
+	if (f->job_nodes[fw_snapshot_job_nodes_entry(f, job)].except) { /* the loader makes none */
+		snprintf(b->why, sizeof b->why, "job %.63s: its filter leaves nodes out, which no labels say",
+			 bj->job.name);
+		return FW_EINVAL;
+	}
 	first = &f->nodes[nodes[0]];
 	for (int l = 0; l < first->nlabels; l++) {
 		bool all = true;

@@ -16,7 +16,10 @@
  *   3. exclude    less the nodes --exclude names;
  *   4. features   less the nodes without the features asked;
  *   5. nodelist   less the nodes -w does not name;
- *   6. collect    the nodes left, or "any" when that is every node;
+ *   6. collect    the nodes left, or "any" when that is every node; the
+ *                 list is the nodes left out instead when they are fewer
+ *                 (an except filter: a job excluding one node of 10,000
+ *                 lists one, not 9,999);
  *   7. restrict   the snapshot job to them (fw__slurm_filter_restrict,
  *                 once the job is added).
  * The common case, a job of a partition of every node asking none of the
@@ -41,8 +44,7 @@
  * (a cluster has a few kinds of node): the nodes are grouped by it on the
  * first --constraint, as their names are sorted on the first --exclude,
  * for lookups.  Past that a new answer costs a pass over the nodes, and
- * its list holds them all (9,999 entries for a job excluding one node of
- * 10,000).
+ * its list holds the nodes left, or those left out when fewer.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +64,10 @@ struct answer {
 	int32_t n;              /* a count, FW__NODES_ANY or FW__NODES_UNREAD */
 	int32_t entry;          /* the snapshot's job_nodes entry holding its
 				 * nodes, -1: none yet */
+	int32_t nlist;          /* its list: the n nodes, or when except the
+				 * others (fewer: a job excluding a few nodes
+				 * of many lists those) */
+	bool except;
 };
 
 struct fw__slurm_filter {
@@ -82,7 +88,9 @@ struct fw__slurm_filter {
 	bool grouped;
 	char *ok;               /* per snapshot node: qualifies so far */
 	char *keep;             /* per snapshot node: -w names it */
-	int32_t *out;           /* the nodes of the answer computed last */
+	int32_t *out;           /* the list of the answer computed last ... */
+	int32_t nout;
+	bool except;            /* ... which names the nodes left out */
 	struct answer cache[CACHE];
 	struct answer *cur;     /* the last job's answer, NULL: no list */
 };
@@ -378,15 +386,21 @@ static void features(struct fw__slurm_filter *f, const char *expr)
 		f->ok[k] &= f->match[f->set_of[k]];
 }
 
-/* Phase 6: the nodes left, or FW__NODES_ANY when that is all of them. */
+/* Phase 6: how many nodes are left (FW__NODES_ANY when that is all of
+ * them), and the list: those nodes, or the others when they are fewer
+ * (the core's except filter; snapshot.h "Node filters"). */
 static int32_t collect(struct fw__slurm_filter *f)
 {
-	int32_t n = 0;
+	int32_t n = 0, nn = f->s->nnodes;
 
-	for (int32_t k = 0; k < f->s->nnodes; k++)
-		if (f->ok[k])
-			f->out[n++] = k;
-	return n == f->s->nnodes ? FW__NODES_ANY : n;
+	for (int32_t k = 0; k < nn; k++)
+		n += f->ok[k] != 0;
+	f->except = n > nn - n;
+	f->nout = 0;
+	for (int32_t k = 0; k < nn && n < nn; k++)
+		if ((f->ok[k] != 0) != f->except)
+			f->out[f->nout++] = k;
+	return n == nn ? FW__NODES_ANY : n;
 }
 
 /* ------------------------------------------------------------ answers */
@@ -446,10 +460,13 @@ int32_t fw__slurm_filter_job(struct fw__slurm_filter *f, const slurm_job_info_t 
 	if (!fw__set(j->features) && !fw__set(j->exc_nodes) && !fw__slurm_nodelist(j) && whole(f, j->partition))
 		return FW__NODES_ANY; /* the common case: no pass over the nodes */
 	a = slot(f, j);
-	if (!a->job || !alike(a->job, j))
-		*a = (struct answer){ j, compute(f, j), -1 };
-	else if (a->n > 0 && a->entry < 0)
+	if (!a->job || !alike(a->job, j)) {
+		*a = (struct answer){ j, compute(f, j), -1, 0, false };
+		a->nlist = f->nout;
+		a->except = f->except;
+	} else if (a->n > 0 && a->entry < 0) {
 		compute(f, j); /* the list of a job left out after all */
+	}
 	if (a->n > 0)
 		f->cur = a;
 	return a->n;
@@ -463,7 +480,8 @@ int fw__slurm_filter_restrict(struct fw__slurm_filter *f, int32_t job)
 	if (!a)
 		return FW_OK;
 	x = a->entry >= 0 ? fw_snapshot_restrict_job_as(f->s, job, a->entry)
-			  : fw_snapshot_restrict_job(f->s, job, f->out, a->n);
+	    : a->except   ? fw_snapshot_restrict_job_except(f->s, job, f->out, a->nlist)
+			  : fw_snapshot_restrict_job(f->s, job, f->out, a->nlist);
 	if (x < 0)
 		return x;
 	if (a->entry < 0)

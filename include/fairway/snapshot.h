@@ -41,7 +41,13 @@
  * cycle sweeps keeps its size (nine cache lines) and a cluster without
  * filters pays nothing.  Placement, reservations, estimates, reclaim and
  * the plan checker all honour it (lib/filter.c indexes each distinct list
- * once per cycle); a running job is where it is.
+ * once per cycle); a running job is where it is.  An entry marked except
+ * lists the nodes the job may NOT start on instead (a Slurm --exclude of
+ * a few nodes): a job may then use any other node, the list stays short,
+ * and the cycle places it through the cluster's own index, testing the
+ * few nodes left out (a list of 9,999 nodes of 10,000 per distinct
+ * exclude would cost that many references, and filter.c an index of them
+ * per cycle).  fw_snapshot_job_may_use() answers for either kind.
  *
  * Ownership: fw_snapshot_new() returns an empty snapshot owning its arrays;
  * the fw_snapshot_add_*() helpers grow them (amortised doubling) and return
@@ -189,6 +195,9 @@ struct fw_job_nodes {
 	int32_t job;            /* index into snapshot.jobs; ascending */
 	int32_t first;          /* range in snapshot.node_refs */
 	int32_t count;          /* >= 1 node indices, ascending, distinct */
+	int32_t except;         /* 1: the range lists the nodes the job may
+				 * not use (any other it may); 0: the only
+				 * nodes it may use */
 };
 
 /* Scheduler tunables that travel with the snapshot (so a plan is a pure
@@ -279,11 +288,18 @@ int fw_snapshot_restrict_job(struct fw_snapshot *s, int32_t job, const int32_t *
  * index, or FW_EINVAL (job out of order, entry out of range) or
  * FW_ENOMEM. */
 int fw_snapshot_restrict_job_as(struct fw_snapshot *s, int32_t job, int32_t entry);
-/* The nodes job may start on: their count (*out = the ascending indices),
- * or -1 when it may use any node.  O(log entries).  The _entry form gives
- * its job_nodes index, -1 without one. */
+/* As fw_snapshot_restrict_job, but the n >= 1 nodes listed are the ones
+ * job may NOT start on (an except entry; see "Node filters"). */
+int fw_snapshot_restrict_job_except(struct fw_snapshot *s, int32_t job, const int32_t *nodes, int32_t n);
+/* The list of job's entry: its count (*out = the ascending indices), or
+ * -1 when it has none (it may use any node).  The nodes it may start on,
+ * or for an except entry the nodes it may not.  O(log entries).  The
+ * _entry form gives its job_nodes index, -1 without one. */
 int32_t fw_snapshot_job_nodes(const struct fw_snapshot *s, int32_t job, const int32_t **out);
 int32_t fw_snapshot_job_nodes_entry(const struct fw_snapshot *s, int32_t job);
+/* May job start on node n (its entry of either kind)?  O(log entries +
+ * log list). */
+bool fw_snapshot_job_may_use(const struct fw_snapshot *s, int32_t job, int32_t n);
 /* Does node n carry every label of sel (nsel pairs) with its value?  The
  * reading of a Kubernetes nodeSelector: a value "" asks for the label
  * without one.  nsel 0 matches every node.  The adapters that resolve a

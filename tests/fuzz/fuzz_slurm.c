@@ -322,7 +322,8 @@ static int node_named(const struct world *w, const char *name)
 /* Each node of a job's filter is one of its partitions' and has the
  * features its --constraint asks (fairway never starts it where Slurm
  * would refuse to run it); a -w job's filter is exactly the nodes its
- * list names, as many as it asks. */
+ * list names, as many as it asks; a filter's list is the shorter of the
+ * nodes allowed and those left out (an except entry). */
 static void filters_hold(const struct world *w, const struct fw_snapshot *s)
 {
 	for (int32_t x = 0; x < s->njobs; x++) {
@@ -330,19 +331,28 @@ static void filters_hold(const struct world *w, const struct fw_snapshot *s)
 		const int32_t *v;
 		int32_t n = fw_snapshot_job_nodes(s, x, &v);
 		const char *list = j && s->jobs[x].state == FW_JOB_PENDING ? fw__slurm_nodelist(j) : NULL;
+		int32_t allowed = 0;
+		for (int32_t k = 0; n >= 0 && k < s->nnodes; k++) /* either kind of entry */
+			allowed += fw_snapshot_job_may_use(s, x, k);
+		if (n >= 0 && (allowed == 0 || allowed == s->nnodes)) /* an empty or a useless filter */
+			abort();
+		if (n > s->nnodes - n) /* the shorter list: of the nodes left, or of those left out */
+			abort();
 		if (list) {
 			hostlist_t hl = slurm_hostlist_create(list);
 			int32_t named = fw__slurm_nodelist_count(list);
-			if (!hl || (n >= 0 && n != named) || (n < 0 && named != s->nnodes) ||
+			if (!hl || (n >= 0 && allowed != named) || (n < 0 && named != s->nnodes) ||
 			    fw_job_tasks(&s->jobs[x]) != named)
 				abort();
-			for (int32_t k = 0; k < n; k++)
-				if (slurm_hostlist_find(hl, s->nodes[v[k]].name) < 0)
+			for (int32_t k = 0; n >= 0 && k < s->nnodes; k++)
+				if (fw_snapshot_job_may_use(s, x, k) && slurm_hostlist_find(hl, s->nodes[k].name) < 0)
 					abort();
 			slurm_hostlist_destroy(hl);
 		}
-		for (int32_t k = 0; j && k < n; k++) {
-			int i = node_named(w, s->nodes[v[k]].name);
+		for (int32_t k = 0; j && n >= 0 && k < s->nnodes; k++) {
+			if (!fw_snapshot_job_may_use(s, x, k))
+				continue;
+			int i = node_named(w, s->nodes[k].name);
 			const node_info_t *ni = &w->nodes[i];
 			const char *feats = ni->features_act ? ni->features_act : ni->features;
 			bool in = false;

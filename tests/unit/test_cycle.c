@@ -935,6 +935,146 @@ TEST(random_filters_keep_every_invariant)
 	ASSERT(freserved > 10);
 }
 
+/* Except filters (a few nodes a job may not use; snapshot.h): the same
+ * random snapshots with a third of the pending jobs each leaving out one
+ * to three random nodes (some lists shared): every policy's plan keeps
+ * every invariant (the checker: no task on a node left out), is
+ * deterministic, no start or reservation uses a node its job left out
+ * (asked through fw_snapshot_job_may_use too), and such jobs do start,
+ * do get reservations, and with reclaim (preemptible runs) evict. */
+TEST(except_filters_keep_every_invariant)
+{
+	int estarts = 0, ereserved = 0, off = 0;
+	for (uint32_t seed = 1; seed <= 40; seed++) {
+		struct fw_snapshot *s = random_snapshot(seed);
+		uint32_t x = seed * 2654435761u + 11;
+		int32_t shared = -1;
+		for (int j = 0; j < s->njobs; j++) {
+			if (s->jobs[j].state != FW_JOB_PENDING || xs32(&x) % 3)
+				continue;
+			int32_t nodes[3], n = 1 + (int32_t)(xs32(&x) % 3);
+			for (int k = 0; k < n; k++)
+				nodes[k] = (int32_t)(xs32(&x) % (uint32_t)s->nnodes);
+			if (shared >= 0 && xs32(&x) % 2)
+				ASSERT(fw_snapshot_restrict_job_as(s, j, shared) >= 0);
+			else
+				ASSERT((shared = fw_snapshot_restrict_job_except(s, j, nodes, n)) >= 0);
+		}
+		const char *pols[] = { "fairway", "slurm", "fifo", "kai" };
+		for (int k = 0; k < 4; k++) {
+			struct fw_plan *p = run(s, pols[k]), *q = NULL;
+			struct fw_arena b;
+			const int32_t *v;
+			ASSERT(p != NULL);
+			for (int i = 0; i < p->ndecisions; i++) {
+				const struct fw_decision *d = &p->decisions[i];
+				bool filtered = fw_snapshot_job_nodes(s, d->job, &v) >= 0;
+				estarts += filtered && d->kind == FW_DECIDE_START;
+				ereserved += filtered && d->kind == FW_DECIDE_RESERVE;
+				for (int32_t t = 0; filtered && (d->kind == FW_DECIDE_START || d->kind == FW_DECIDE_RESERVE) &&
+						    t < d->alloc_count; t++)
+					ASSERT(fw_snapshot_job_may_use(s, d->job, p->allocs[d->alloc_first + t].node));
+				off += filtered; /* decisions of except jobs checked */
+			}
+			fw_arena_init(&b, 4096);
+			ASSERT_OK(fw_cycle_run(s, fw_policy_find(pols[k]), &b, &q));
+			ASSERT_EQ(p->ndecisions, q->ndecisions);
+			ASSERT_OK(memcmp(p->allocs, q->allocs, (size_t)p->nallocs * sizeof *p->allocs));
+			ASSERT_OK(memcmp(p->pending, q->pending, (size_t)p->npending * sizeof *p->pending));
+			fw_arena_release(&b);
+		}
+		fw_snapshot_free(s);
+	}
+	ASSERT(estarts > 100);
+	ASSERT(ereserved > 10);
+	ASSERT(off > estarts);
+}
+
+/* An except filter in the small: "free" (1 GPU) packs onto b0, where r
+ * runs; "not-b0", the same job leaving b0 out, goes elsewhere; "only-b0"
+ * (8 GPUs) leaves out every node but b0, which r holds until 1000: it
+ * waits there with reason node_filter (1 node, 4 GPUs free on it once
+ * "free" took one), gets its reservation on b0 at 1000 and, without
+ * reservations, is expected then all the same (the estimate walk retries
+ * an except shape at every step); "no-a" (a 2 x 8 gang in one rack)
+ * leaves out rack ra, so it needs b0 and b1 whole: it waits, may use 2
+ * nodes. */
+TEST(an_except_filter_keeps_a_job_off_its_nodes)
+{
+	struct fw_snapshot *s = two_racks();
+	int b0[] = { 2 }, not_b0[] = { 0, 1, 3 }, ra[] = { 1, 0 };
+	int r = tb_job(s, "r", 0, 1, 3, 1000, 0);
+	tb_run(s, r, 1, b0, 0x7);
+	s->jobs[r].expected_runtime = 1000;
+	s->now = 100;
+	int fr = tb_job(s, "free", 0, 1, 1, 1000, 10);
+	int nb = tb_job(s, "not-b0", 0, 1, 1, 1000, 11);
+	int ob = tb_job(s, "only-b0", 0, 1, 8, 1000, 12);
+	int na = tb_job(s, "no-a", 0, 2, 8, 1000, 13);
+	s->jobs[na].required_level = 0;
+	for (int j = fr; j <= na; j++)
+		s->jobs[j].expected_runtime = 100;
+	ASSERT(fw_snapshot_restrict_job_except(s, nb, b0, 1) >= 0);
+	ASSERT(fw_snapshot_restrict_job_except(s, ob, not_b0, 3) >= 0);
+	ASSERT(fw_snapshot_restrict_job_except(s, na, ra, 2) >= 0);
+	struct fw_plan *p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT_EQ(node_of(p, fr, 0), 2);
+	ASSERT(node_of(p, nb, 0) >= 0 && node_of(p, nb, 0) != 2);
+	ASSERT(decision(p, ob, FW_DECIDE_START) == NULL);
+	ASSERT(decision(p, na, FW_DECIDE_START) == NULL);
+	const struct fw_decision *rv = decision(p, ob, FW_DECIDE_RESERVE);
+	ASSERT(rv != NULL);
+	ASSERT_EQ(rv->at, 1000);
+	ASSERT_EQ(p->allocs[rv->alloc_first].node, 2);
+	ASSERT_EQ(pending_of(p, ob)->expected_start, 1000);
+	s->config.reserve_depth = -1; /* no reservation: the reason and the estimate walk */
+	p = run(s, "fairway");
+	ASSERT(p != NULL);
+	const struct fw_pending *w = pending_of(p, ob);
+	ASSERT_EQ(w->reason, FW_REASON_NODE_FILTER);
+	ASSERT_EQ(w->a, 1);     /* it may start on 1 node */
+	ASSERT_EQ(w->b, 8 - 3 - 1); /* b0's free GPUs, after free's */
+	ASSERT_EQ(w->expected_start, 1000);
+	ASSERT_EQ(pending_of(p, na)->reason, FW_REASON_NODE_FILTER);
+	ASSERT_EQ(pending_of(p, na)->a, 2);
+	fw_snapshot_free(s);
+}
+
+/* Why an except job waits: a0, a1 and b0 are full, b1 free.  "off-b1"
+ * (8 GPUs, tried first) leaves out the one node with room: node_filter,
+ * 3 nodes it may use, no GPU free there.  "off-a0" leaves out a full
+ * node, which changes nothing: it starts, on b1.  "off-a1" then finds
+ * the cluster full; the node it leaves out has no room either, so its
+ * reason is not node_filter. */
+TEST(an_except_filter_is_the_reason_only_when_it_leaves_out_room)
+{
+	struct fw_snapshot *s = two_racks();
+	const char *names[] = { "r0", "r1", "r2" };
+	for (int n = 0; n < 3; n++) {
+		int32_t at[] = { n };
+		int r = tb_job(s, names[n], 0, 1, 8, 1000, 0);
+		tb_run(s, r, 1, at, 0xff);
+		s->jobs[r].expected_runtime = 1000;
+	}
+	s->now = 100;
+	s->config.reserve_depth = -1;
+	int32_t a0[] = { 0 }, a1[] = { 1 }, b1[] = { 3 };
+	int ob = tb_job(s, "off-b1", 0, 1, 8, 1000, 10), oa = tb_job(s, "off-a0", 0, 1, 8, 1000, 11);
+	int oa1 = tb_job(s, "off-a1", 0, 1, 8, 1000, 12);
+	ASSERT(fw_snapshot_restrict_job_except(s, ob, b1, 1) >= 0);
+	ASSERT(fw_snapshot_restrict_job_except(s, oa, a0, 1) >= 0);
+	ASSERT(fw_snapshot_restrict_job_except(s, oa1, a1, 1) >= 0);
+	struct fw_plan *p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT_EQ(pending_of(p, ob)->reason, FW_REASON_NODE_FILTER);
+	ASSERT_EQ(pending_of(p, ob)->a, 3);
+	ASSERT_EQ(pending_of(p, ob)->b, 0);
+	ASSERT_EQ(node_of(p, oa, 0), 3);
+	ASSERT(pending_of(p, oa1)->reason != FW_REASON_NODE_FILTER);
+	fw_snapshot_free(s);
+}
+
 /* A job with a node filter starts only on its nodes, is reserved only on
  * them, and does not make the failed-shape memo refuse a job of the same
  * shape without one.  b0 runs r (3 GPUs, until t=1000): "free" packs onto
@@ -1094,6 +1234,13 @@ static void c_node_filter(struct fw_snapshot *s, struct fw_plan *p)
 	fw_snapshot_restrict_job(s, CS_SMALL, a0, 1); /* it started on b0 */
 }
 
+static void c_except_filter(struct fw_snapshot *s, struct fw_plan *p)
+{
+	int32_t b0[] = { 2 };
+	(void)p;
+	fw_snapshot_restrict_job_except(s, CS_SMALL, b0, 1); /* it started on b0 */
+}
+
 TEST(checker_names_every_broken_rule)
 {
 	static const struct {
@@ -1147,6 +1294,8 @@ TEST(checker_names_every_broken_rule)
 		  "job gang: two tasks of group 0 on node a0, which asks one a node" },
 		{ "a start outside the job's node filter", c_node_filter,
 		  "job small placed on node b0, outside its node filter" },
+		{ "a start on a node the job's except filter leaves out", c_except_filter,
+		  "job small placed on node b0, outside its node filter" },
 	};
 	struct fw_diag d;
 
@@ -1178,7 +1327,8 @@ TEST(out_of_memory_fails_cleanly_at_every_step)
 	for (int j = 0; j < s->njobs; j += 4) /* node filters: their index's allocations too */
 		if (s->jobs[j].state == FW_JOB_PENDING)
 			first = first >= 0 && j % 8 ? fw_snapshot_restrict_job_as(s, j, first)
-						  : fw_snapshot_restrict_job(s, j, some, 7);
+				: j % 3 ? fw_snapshot_restrict_job(s, j, some, 7)
+					: fw_snapshot_restrict_job_except(s, j, some, 2);
 	ASSERT(first >= 0);
 	for (size_t lim = 4096; rc == FW_ENOMEM; lim += 4096, steps++) {
 		struct fw_arena b;
@@ -3096,7 +3246,9 @@ TEST(fifo_line_is_submit_then_index_however_the_jobs_arrive)
 	one_per_node_tasks_each_get_a_node, a_filter_of_every_node_places_as_none, random_filters_keep_every_invariant, \
 	node_filter_keeps_a_job_on_its_nodes, filters_sharing_a_start_are_told_apart, \
 	node_filter_on_unusable_nodes_never_fits, \
-	reclaim_for_a_filtered_job_evicts_on_its_nodes, a_filtered_gang_is_estimated_when_its_rack_frees
+	reclaim_for_a_filtered_job_evicts_on_its_nodes, a_filtered_gang_is_estimated_when_its_rack_frees, \
+	except_filters_keep_every_invariant, an_except_filter_keeps_a_job_off_its_nodes, \
+	an_except_filter_is_the_reason_only_when_it_leaves_out_room
 
 int main(void)
 {

@@ -553,12 +553,12 @@ TEST(constraint_forms)
 static const char *filter_of(const struct fw_snapshot *s, int32_t jx, char *buf, size_t len)
 {
 	const int32_t *v;
-	int32_t n = fw_snapshot_job_nodes(s, jx, &v);
 	size_t at = 0;
 
-	snprintf(buf, len, "%s", n < 0 ? "*" : "");
-	for (int32_t k = 0; k < n && at < len; k++)
-		at += (size_t)snprintf(buf + at, len - at, "%s%s", k ? "," : "", s->nodes[v[k]].name);
+	snprintf(buf, len, "%s", fw_snapshot_job_nodes(s, jx, &v) < 0 ? "*" : "");
+	for (int32_t n = 0; buf[0] != '*' && n < s->nnodes && at < len; n++) /* allowed, either kind */
+		if (fw_snapshot_job_may_use(s, jx, n))
+			at += (size_t)snprintf(buf + at, len - at, "%s%s", at ? "," : "", s->nodes[n].name);
 	return buf;
 }
 
@@ -691,12 +691,15 @@ TEST(pending_jobs_start_only_on_nodes_they_accept)
 	ASSERT_EQ(f.h->norphans, held);
 	ASSERT_EQ(f.s->njobs, NJ - held);
 	ASSERT_EQ(f.w.skipped_jobs, held);
-	/* 802, 803 and 818 (snapshot jobs 1, 2, 13) share a list */
+	/* 802, 803 and 818 (snapshot jobs 1, 2, 13) share a list: of the one
+	 * node they leave out (fewer than the three they may use) */
 	const int32_t *l1, *l2, *l13;
-	ASSERT_EQ(fw_snapshot_job_nodes(f.s, 1, &l1), 3);
-	ASSERT_EQ(fw_snapshot_job_nodes(f.s, 2, &l2), 3);
-	ASSERT_EQ(fw_snapshot_job_nodes(f.s, 13, &l13), 3);
+	ASSERT_EQ(fw_snapshot_job_nodes(f.s, 1, &l1), 1);
+	ASSERT_EQ(fw_snapshot_job_nodes(f.s, 2, &l2), 1);
+	ASSERT_EQ(fw_snapshot_job_nodes(f.s, 13, &l13), 1);
 	ASSERT(l1 == l2 && l1 == l13);
+	ASSERT_EQ(f.s->job_nodes[fw_snapshot_job_nodes_entry(f.s, 1)].except, 1);
+	ASSERT_EQ(f.s->job_nodes[fw_snapshot_job_nodes_entry(f.s, 3)].except, 0); /* 804: 2 of 4, listed */
 
 	/* the cycle: every start on a node its job accepts */
 	na = plan_actions(&f, &ar, &acts);

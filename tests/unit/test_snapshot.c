@@ -408,6 +408,22 @@ TEST(node_filters_are_built_and_checked)
 	ASSERT_EQ(fw_snapshot_job_nodes(s, j3, &v), 2);
 	ASSERT(v == s->node_refs);
 	ASSERT_OK(fw_snapshot_validate(s, &d));
+
+	/* an except entry: the nodes the job may not use; shared, it stays one */
+	int j4 = tb_job(s, "j4", 1, 1, 1, 1000, 4), j5 = tb_job(s, "j5", 1, 1, 1, 1000, 5);
+	ASSERT_EQ(fw_snapshot_restrict_job_except(s, j4, one, 0), FW_EINVAL);
+	ASSERT_EQ(fw_snapshot_restrict_job_except(s, j4, one, 1), 3);
+	ASSERT_EQ(fw_snapshot_restrict_job_as(s, j5, 3), 4);
+	ASSERT_EQ(s->job_nodes[4].except, 1);
+	ASSERT_EQ(s->job_nodes[0].except, 0);
+	ASSERT(!fw_snapshot_job_may_use(s, j4, 0) && fw_snapshot_job_may_use(s, j4, 1));
+	ASSERT(!fw_snapshot_job_may_use(s, j5, 0) && fw_snapshot_job_may_use(s, j5, 1));
+	ASSERT(fw_snapshot_job_may_use(s, j2, 0) && !fw_snapshot_job_may_use(s, j2, 1));
+	ASSERT(fw_snapshot_job_may_use(s, 0, 0) && fw_snapshot_job_may_use(s, 0, 1)); /* no filter */
+	ASSERT_OK(fw_snapshot_validate(s, &d));
+	s->job_nodes[3].except = 2;
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_EINVAL);
+	ASSERT_STR_EQ(d.field, "job_nodes[3]");
 	fw_snapshot_free(s);
 }
 
