@@ -91,12 +91,11 @@ static int sort_nodes(struct fw__cstate *c, const int32_t *rep, int64_t *key)
 		return FW_ENOMEM;
 	for (int32_t f = 0; f < c->nfilters; f++) {
 		const struct fw_job_nodes *x = &s->job_nodes[rep[f]];
+		if (c->filter_except[f])
+			continue; /* no nodes here: filter_n[f] = 0, filter_topo[f] NULL */
 		int32_t *topo = FW_ARENA_NEW(c->arena, int32_t, (size_t)x->count);
 		if (!topo)
 			return FW_ENOMEM;
-		c->filter_topo[f] = topo;
-		if (c->filter_except[f])
-			continue; /* filter_n[f] = 0 */
 		bool sorted = true; /* nodes listed in topology order: no sort */
 		for (int32_t k = 0; k < x->count; k++) { /* (topology position, node) */
 			int32_t n = s->node_refs[x->first + k];

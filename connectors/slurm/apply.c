@@ -519,12 +519,13 @@ void fw__orphan_text(const struct fw__orphan *o, const slurm_job_info_t *j, char
 			 "rule out, or that fairway does not schedule: held", w ? w : "",
 			 j->partition ? j->partition : "");
 		break;
-	case FW__ORPHAN_NODELIST_COUNT:
+	case FW__ORPHAN_NODELIST_COUNT: {
+		int named = (int)fw__slurm_nodelist_count(w ? w : "");
 		snprintf(buf, len, "fairway: asks %d node%s and -w names %d (%.60s); fairway starts a -w job on "
 			 "exactly the nodes it names: held (name them all, or ask -N %d)", (int)o->n,
-			 o->n == 1 ? "" : "s", (int)fw__slurm_nodelist_count(w ? w : ""), w ? w : "",
-			 (int)fw__slurm_nodelist_count(w ? w : ""));
+			 o->n == 1 ? "" : "s", named, w ? w : "", named);
 		break;
+	}
 	case FW__ORPHAN_DEPENDENCY:
 		snprintf(buf, len, "fairway: released; Slurm starts it once its dependency (%.100s) is met",
 			 j->dependency ? j->dependency : "");
