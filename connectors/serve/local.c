@@ -810,17 +810,40 @@ static int selector_count(struct fw_backend *b, struct selcache *c, const struct
 	return n;
 }
 
-/* Restrict job (its index in s) to its selector's nodes: the list the
- * slot's first job got, or a new one. */
+/* The nodes job's selector leaves out, into out (ascending): their count. */
+static int32_t unselected(const struct fw_snapshot *fleet, const struct fw_backend_job *job, int32_t *out)
+{
+	int32_t n = 0;
+
+	for (int32_t i = 0; i < fleet->nnodes; i++)
+		if (!fw_node_has_labels(&fleet->nodes[i], job->sel, job->nsel))
+			out[n++] = i;
+	return n;
+}
+
+/* Restrict job (its index in s) to its selector's nodes: the entry the
+ * slot's first job got, or a new one, written as the shorter list: the
+ * nodes it meets, or those it leaves out (an except entry), so a
+ * selector most of a large fleet meets costs a few nodes per read, and
+ * one every node meets costs no filter at all. */
 static int restrict_job(struct fw_backend *b, struct selcache *c, struct fw_snapshot *s, int32_t job,
 			const struct ljob *lj, int32_t slot)
 {
+	int32_t nn = b->fleet->nnodes, n; /* fleet index = snapshot index */
 	int rc;
 
 	if (slot >= 0 && c->e[slot].entry >= 0)
 		return (rc = fw_snapshot_restrict_job_as(s, job, c->e[slot].entry)) < 0 ? rc : FW_OK;
-	int32_t n = fw_local_selected(b->fleet, &lj->bj, c->scratch); /* fleet index = snapshot index */
-	if ((rc = fw_snapshot_restrict_job(s, job, c->scratch, n)) < 0)
+	n = slot >= 0 ? c->e[slot].count : fw_local_selected(b->fleet, &lj->bj, c->scratch);
+	if (n == nn)
+		return FW_OK;
+	if (n > nn - n)
+		rc = fw_snapshot_restrict_job_except(s, job, c->scratch, unselected(b->fleet, &lj->bj, c->scratch));
+	else if (slot >= 0)
+		rc = fw_snapshot_restrict_job(s, job, c->scratch, fw_local_selected(b->fleet, &lj->bj, c->scratch));
+	else
+		rc = fw_snapshot_restrict_job(s, job, c->scratch, n);
+	if (rc < 0)
 		return rc;
 	if (slot >= 0)
 		c->e[slot].entry = rc;

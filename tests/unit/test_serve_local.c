@@ -789,8 +789,24 @@ static const char *filter_of(const struct fw_snapshot *s, const char *name)
 		return "-";
 	out[0] = '\0';
 	n = fw_snapshot_job_nodes(s, j, &nodes);
-	for (int32_t i = 0; i < n; i++)
-		snprintf(out + strlen(out), sizeof out - strlen(out), "%s%d", i ? "," : "", nodes[i]);
+	for (int32_t k = 0; n >= 0 && k < s->nnodes; k++) /* the nodes it may use, whichever list says so */
+		if (fw_snapshot_job_may_use(s, j, k))
+			snprintf(out + strlen(out), sizeof out - strlen(out), "%s%d", out[0] ? "," : "", k);
+	return out;
+}
+
+/* "+N": job's entry lists the N nodes it may use; "-N": the N it may
+ * not (an except entry); "" without one. */
+static const char *form_of(const struct fw_snapshot *s, const char *name)
+{
+	static char out[16];
+	int32_t j = 0, e;
+
+	while (j < s->njobs && strcmp(s->jobs[j].name, name))
+		j++;
+	if (j == s->njobs || (e = fw_snapshot_job_nodes_entry(s, j)) < 0)
+		return "";
+	snprintf(out, sizeof out, "%c%d", s->job_nodes[e].except ? '-' : '+', s->job_nodes[e].count);
 	return out;
 }
 
@@ -811,6 +827,11 @@ TEST(node_selectors_become_node_filters)
 					 "  - {name: n0, gpus: 8, labels: {gpu: b}}\n"
 					 "  - {name: n1, gpus: 8, labels: {gpu: b, ib: null}}\n"
 					 "  - {name: n2, gpus: 8, labels: {gpu: c}}\n";
+	static const char uniform[] = "now: 0\n"
+				      "nodes:\n"
+				      "  - {name: n0, gpus: 8, labels: {gpu: b}}\n"
+				      "  - {name: n1, gpus: 8, labels: {gpu: b}}\n"
+				      "  - {name: n2, gpus: 8, labels: {gpu: b}}\n";
 	static const char seeded[] = "now: 100\n"
 				     "nodes:\n"
 				     "  - {name: n0, gpus: 8, labels: {gpu: a, zone: x}}\n"
@@ -855,7 +876,10 @@ TEST(node_selectors_become_node_filters)
 	ASSERT_STR_EQ(filter_of(s, "a"), "0");
 	ASSERT_EQ(entry_of(s, 1), entry_of(s, 3)); /* b1 and b2 share one list */
 	ASSERT(entry_of(s, 1) != entry_of(s, 2));
-	ASSERT_EQ(s->nnode_refs, 4);
+	ASSERT_STR_EQ(form_of(s, "b1"), "-1"); /* 2 of 3 nodes: the one left out is the shorter list */
+	ASSERT_STR_EQ(form_of(s, "b-ib"), "+1");
+	ASSERT_STR_EQ(form_of(s, "a"), "+1");
+	ASSERT_EQ(s->nnode_refs, 3);
 	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_OK);
 	fw_snapshot_free(s);
 	ASSERT_EQ(act_on(b, w.generation, FW_DECIDE_START, "b1", 1000, "n1"), FW_OK);
@@ -883,6 +907,17 @@ TEST(node_selectors_become_node_filters)
 	ASSERT_STR_EQ(filter_of(s, "none"), "2");
 	ASSERT_STR_EQ(filter_of(s, "b2"), "0,1");
 	ASSERT_STR_EQ(filter_of(s, "b-ib"), "1");
+	fw_snapshot_free(s);
+	fw_backend_local.close(b); /* a fleet where every node meets a selector: no filter at all */
+	fw_snapshot_free(other);
+	ASSERT_EQ(fw_config_load_buffer("fleet", uniform, sizeof uniform - 1, &other, NULL), FW_OK);
+	cfg.fleet = other;
+	ASSERT_EQ(fw_backend_local.open(&cfg, &b, NULL), FW_OK);
+	s = world(b, 1000, &w);
+	ASSERT_EQ(w.skipped_jobs, 3); /* a, none, b-ib */
+	ASSERT_STR_EQ(form_of(s, "b2"), "");
+	ASSERT_STR_EQ(filter_of(s, "b2"), ""); /* in, and unfiltered */
+	ASSERT_EQ(s->njob_nodes, 0);
 	fw_snapshot_free(s);
 	teardown(b);
 	fw_snapshot_free(other);
