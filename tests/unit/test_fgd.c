@@ -370,7 +370,10 @@ static int world(const char *ncsv, const char *pcsv, struct fw_openb_nodes *nl,
 		 struct fw_openb_pods *pl, struct fw_fgd_world *w,
 		 struct fw_diag *d)
 {
-	int rc = fw_openb_parse_nodes(ncsv, strlen(ncsv), "n.csv", 0, nl, d);
+	int rc;
+
+	memset(pl, 0, sizeof *pl); /* freeable (empty) when the nodes fail first */
+	rc = fw_openb_parse_nodes(ncsv, strlen(ncsv), "n.csv", 0, nl, d);
 	if (rc == FW_OK)
 		rc = fw_openb_parse_pods(pcsv, strlen(pcsv), "p.csv", 0, pl, d);
 	return rc ? rc : fw_fgd_world_build(nl, pl, w, d);
