@@ -4,7 +4,9 @@
  *
  *   START    delete the job's fairway- reservation, then one
  *            slurm_update_job: ReqNodes = the plan's nodes, priority =
- *            INFINITE (release; Slurm recomputes it), comment;
+ *            INFINITE (release; Slurm recomputes it), comment, and for
+ *            a -w job the record of the list it honoured as AdminComment
+ *            (job_submit.lua refuses a start whose -w is stale);
  *   EVICT    slurm_requeue(JOB_REQUEUE_HOLD) a running job; a released job
  *            Slurm has not started yet is simply held again;
  *   RESERVE  create or move the reservation fairway-<jobid>;
@@ -130,6 +132,10 @@ static int do_start(struct fw_slurm *h, const struct fw_backend_action *a)
 	u.req_nodes = nodes;
 	u.priority = INFINITE;
 	u.comment = comment;
+	/* the -w this plan honoured: job_submit.lua refuses the start when
+	 * the user changed it since the read, and keeps it for a requeue */
+	if (fw__slurm_nodelist(j))
+		u.admin_comment = (char *)fw__slurm_nodelist_record(j);
 	if (slurm_update_job(&u) != SLURM_SUCCESS)
 		return fw__slurm_refused(h, "start", a->job);
 	h->st.starts++;
@@ -432,13 +438,17 @@ int fw_slurm_windows(struct fw_slurm *h, const struct fw_backend_window *w, int3
 
 /* ------------------------------------------------------------ comments */
 
-/* 1 when written, 0 when already there (or the job is gone). */
+/* 1 when written, 0 when already there (or the job is gone).  A text
+ * that starts with the -w mark is never written: it would read as the
+ * user's -w (fw__slurm_nodelist). */
 static int comment(struct fw_slurm *h, slurm_job_info_t *j, const char *text)
 {
 	job_desc_msg_t u;
 	char id[16];
 
 	if (!j || !fw__job_pending(j) || (j->comment && !strcmp(j->comment, text)))
+		return 0;
+	if (!strncmp(text, FW__NODELIST_MARK, strlen(FW__NODELIST_MARK)))
 		return 0;
 	slurm_init_job_desc_msg(&u);
 	u.job_id = j->job_id;
@@ -514,10 +524,10 @@ void fw__orphan_text(const struct fw__orphan *o, const slurm_job_info_t *j, char
 		snprintf(buf, len, "fairway: --exclusive on nodes of several sizes: held (ask for a node's GPUs, "
 			 "CPUs and memory instead)");
 		break;
-	case FW__ORPHAN_NODELIST:
-		snprintf(buf, len, "fairway: -w (%.60s) names a node that partition %.40s, --exclude or --constraint "
-			 "rule out, or that fairway does not schedule: held", w ? w : "",
-			 j->partition ? j->partition : "");
+	case FW__ORPHAN_NODELIST: /* "fairway: -w " would read as the -w record */
+		snprintf(buf, len, "fairway: its -w (%.60s) names a node that partition %.40s, --exclude or "
+			 "--constraint rule out, or that fairway does not schedule: held (change it with "
+			 "scontrol update nodelist=)", w ? w : "", j->partition ? j->partition : "");
 		break;
 	case FW__ORPHAN_NODELIST_COUNT: {
 		int named = (int)fw__slurm_nodelist_count(w ? w : "");

@@ -10,7 +10,9 @@
  * (ActiveFeatures, else AvailableFeatures, as build.c reads them for
  * topology: a comma list) satisfy --constraint, and -w names it when the
  * job asked -w (job_submit.lua keeps the list in AdminComment, since
- * fairway's own start replaces ReqNodes).  Phases, in order:
+ * fairway's own start replaces ReqNodes, and a later change made with
+ * scontrol update in the Comment until it moves it: fw__slurm_nodelist).
+ * Phases, in order:
  *   1. form       a --constraint fairway does not read: no answer;
  *   2. partition  the nodes of the job's managed partitions;
  *   3. exclude    less the nodes --exclude names;
@@ -336,11 +338,27 @@ static void nodelist(struct fw__slurm_filter *f, const char *list)
 		f->ok[k] &= f->keep[k];
 }
 
+static bool marked(const char *text)
+{
+	return text && !strncmp(text, FW__NODELIST_MARK, strlen(FW__NODELIST_MARK));
+}
+
+/* The Comment's record is the newer: job_submit.lua writes a change made
+ * with scontrol update there (a user may not write AdminComment) and
+ * moves it into AdminComment when the next update replaces the Comment. */
+const char *fw__slurm_nodelist_record(const slurm_job_info_t *j)
+{
+	if (marked(j->comment))
+		return j->comment;
+	return marked(j->admin_comment) ? j->admin_comment : NULL;
+}
+
 const char *fw__slurm_nodelist(const slurm_job_info_t *j)
 {
-	size_t n = strlen(FW__NODELIST_MARK);
+	const char *r = fw__slurm_nodelist_record(j);
 
-	return j->admin_comment && !strncmp(j->admin_comment, FW__NODELIST_MARK, n) ? j->admin_comment + n : NULL;
+	r = r ? r + strlen(FW__NODELIST_MARK) : NULL;
+	return r && *r ? r : NULL; /* an empty list: -w cleared */
 }
 
 int32_t fw__slurm_nodelist_count(const char *list)

@@ -146,11 +146,18 @@ int fw__slurm_filter_restrict(struct fw__slurm_filter *f, int32_t x);
 void fw__slurm_filter_free(struct fw__slurm_filter *f);
 int fw__constraint_match(const char *expr, const char *features);
 /* The nodes a user asked with -w (--nodelist), as job_submit.lua keeps
- * them in the job's AdminComment ("fairway: -w LIST": fairway's own start
- * replaces ReqNodes, a requeue included), or NULL; then filter_job keeps
- * only the nodes LIST names, and fw__slurm_nodelist_count gives how many
- * distinct names it holds (0 for a list libslurm cannot read). */
+ * them in a record "fairway: -w LIST" (fairway's own start replaces
+ * ReqNodes, a requeue included): the submission's in the AdminComment, a
+ * change made later with scontrol update in the Comment until the next
+ * update of the Comment moves it into the AdminComment.  The Comment's is
+ * the newer; an empty LIST is a -w cleared.  fw__slurm_nodelist_record:
+ * the record in force (the whole field), or NULL; fw__slurm_nodelist:
+ * its LIST, or NULL for none or an empty one; then filter_job keeps only
+ * the nodes LIST names, and fw__slurm_nodelist_count gives how many
+ * distinct names it holds (0 for a list libslurm cannot read).  fairway
+ * itself never writes a Comment that starts with the mark (apply.c). */
 #define FW__NODELIST_MARK "fairway: -w "
+const char *fw__slurm_nodelist_record(const slurm_job_info_t *j);
 const char *fw__slurm_nodelist(const slurm_job_info_t *j);
 int32_t fw__slurm_nodelist_count(const char *list);
 

@@ -44,8 +44,105 @@ function slurm_job_submit(job_desc, part_list, submit_uid)
    return slurm.SUCCESS
 end
 
-function slurm_job_modify(job_desc, job_rec, part_list, modify_uid)
+-- A -w changed after submission (scontrol update jobid=N nodelist=LIST,
+-- or nodelist= to clear it) is recorded as "fairway: -w LIST" too, for
+-- fairway to read.  Where (Slurm 22.05, checked in the test lab):
+--   - the user's update writes the record into the job's Comment: a user
+--     may not write AdminComment, and slurmctld applies the rest of an
+--     update whose AdminComment it refuses, so the record must not go
+--     there;
+--   - the next update that replaces that Comment (fairway's own comment
+--     or start, as root, SlurmUser or an administrator) moves the record
+--     into AdminComment in the same update, inside slurmctld, so no write
+--     loses it.  An empty LIST stays a record ("fairway: -w "):
+--     slurmctld takes an empty string set here as "no change", and
+--     fairway reads an empty list as no -w.
+-- fairway reads the Comment's record over the AdminComment's (it is the
+-- newer) and never writes a Comment that starts with the mark itself.
+local MARK = "fairway: -w "
+local STARTED = "fairway: started on "  -- fairway's start sets this comment
+local JOB_PENDING = 0
+
+local function starts(text, prefix)
+   return text ~= nil and string.sub(text, 1, #prefix) == prefix
+end
+
+-- The record in force: the Comment's, else the AdminComment's, else nil.
+local function record_of(job_rec)
+   if starts(job_rec.comment, MARK) then
+      return job_rec.comment
+   end
+   if starts(job_rec.admin_comment, MARK) then
+      return job_rec.admin_comment
+   end
+   return nil
+end
+
+-- The list of a record; nil for no record or an empty list (no -w).
+local function list_of(record)
+   if not starts(record, MARK) or #record == #MARK then
+      return nil
+   end
+   return string.sub(record, #MARK + 1)
+end
+
+-- fairway's start names in AdminComment the record its plan honoured
+-- (none for a job without -w).  A start planned before the user's latest
+-- change would run the job off its -w: refused (fairway reads the job
+-- again and plans it anew next cycle); else the record in force goes
+-- into AdminComment, where it outlives the start for a requeue.  A start
+-- that names no record while none waits in the Comment is let through:
+-- so does a fairway older than this script start a job of -w given at
+-- submission.
+local function fairway_start(job_desc, job_rec)
+   local now = record_of(job_rec)
+   local planned = list_of(job_desc.admin_comment)
+   local named = job_desc.admin_comment ~= nil or starts(job_rec.comment, MARK)
+   if named and planned ~= list_of(now) then
+      slurm.log_info("fairway: start of job %s refused: its -w changed to (%s) after fairway planned it " ..
+                     "for (%s); fairway plans it again at its next cycle (nothing to do)",
+                     tostring(job_rec.job_id), list_of(now) or "none", planned or "none")
+      return slurm.ERROR
+   end
+   if now ~= nil then
+      job_desc.admin_comment = now
+   end
    return slurm.SUCCESS
+end
+
+-- An update that replaces a Comment holding the user's record: fairway's
+-- comments move it into AdminComment; anyone else's comment gives way to
+-- it (slurmctld would write their Comment and refuse the AdminComment,
+-- losing the record).  fairway runs as root, SlurmUser or an
+-- administrator (it drains nodes), not as the job's owner, and all its
+-- comments start "fairway: ".
+local function keep_record(job_desc, job_rec, modify_uid)
+   local new, old = job_desc.comment, job_rec.comment
+   if new == nil or starts(new, MARK) or not starts(old, MARK) then
+      return slurm.SUCCESS -- no record replaced, or by a newer one
+   end
+   if starts(new, "fairway: ") and (modify_uid == 0 or modify_uid ~= job_rec.user_id) then
+      job_desc.admin_comment = old
+   else
+      job_desc.comment = old
+   end
+   return slurm.SUCCESS
+end
+
+function slurm_job_modify(job_desc, job_rec, part_list, modify_uid)
+   -- job_state % 256: the base state (JOB_STATE_BASE); Slurm refuses a
+   -- -w change of a job that is not pending
+   if not managed(job_rec.partition) or job_rec.job_state % 256 ~= JOB_PENDING then
+      return slurm.SUCCESS
+   end
+   if job_desc.req_nodes ~= nil and starts(job_desc.comment, STARTED) then
+      return fairway_start(job_desc, job_rec)
+   end
+   if job_desc.req_nodes ~= nil then
+      job_desc.comment = MARK .. job_desc.req_nodes
+      return slurm.SUCCESS
+   end
+   return keep_record(job_desc, job_rec, modify_uid)
 end
 
 return slurm.SUCCESS

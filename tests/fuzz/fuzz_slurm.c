@@ -21,10 +21,12 @@
  *     tres_per_node|num_nodes|num_cpus|pn_min_memory|priority|req_nodes|
  *     time_limit|nice|requeue|tres_per_job|req_switch|submit|start|
  *     tres_per_task|ntasks_per_node|num_tasks|tres_per_socket|
- *     dependency|eligible_time|features|exc_nodes|shared|admin_comment
+ *     dependency|eligible_time|features|exc_nodes|shared|admin_comment|
+ *     comment
  *     (empty: unset; in features '^' stands for --constraint's '|',
  *     which splits fields; an admin_comment "fairway: -w LIST" is the
- *     -w that job_submit.lua keeps)
+ *     -w that job_submit.lua keeps, a comment so marked a -w changed
+ *     later with scontrol update, which wins; an empty LIST is none)
  * The queues are fixed: leaf team_a and team_b under org.  The partitions
  * gpu and gpu2 are managed, cpu is not; a job may name several ("cpu,gpu2",
  * as Slurm reports a pending job submitted to several), and its features
@@ -49,7 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define MAXN 24
 #define MAXJ 48
-#define MAXF 30
+#define MAXF 31
 #define NPART 3
 
 static const char *const part_names[NPART] = { "gpu", "gpu2", "cpu" };
@@ -187,14 +189,43 @@ static void add_node(struct world *w, char **f)
 	w->nn++;
 }
 
+#define MARK_LEN (sizeof FW__NODELIST_MARK - 1)
+
+/* A -w record "fairway: -w LIST" of job_submit.lua, else NULL. */
+static const char *record(const char *text)
+{
+	return text && !strncmp(text, FW__NODELIST_MARK, MARK_LEN) ? text : NULL;
+}
+
+/* What job_submit.lua writes: a -w record holds a node list, or none. */
+static bool record_ok(const char *text)
+{
+	const char *r = record(text);
+
+	return !r || !r[MARK_LEN] || hostlist_ok(r + MARK_LEN);
+}
+
+/* The -w in force (docs/slurm.md): the Comment's record over the
+ * AdminComment's; an empty list is none. */
+static const char *in_force(const slurm_job_info_t *j)
+{
+	const char *r = record(j->comment) ? j->comment : record(j->admin_comment);
+
+	return r && r[MARK_LEN] ? r + MARK_LEN : NULL;
+}
+
+static bool same_list(const char *a, const char *b)
+{
+	return a ? b && !strcmp(a, b) : !b;
+}
+
 static void add_job(struct world *w, char **f)
 {
 	slurm_job_info_t *j = &w->jobs[w->nj];
 	uint32_t id = (uint32_t)num(f[1]);
 
-	const char *mark = "fairway: -w ";
 	if (w->nj == MAXJ || !id || !hostlist_ok(f[5]) || !hostlist_ok(f[12]) || !hostlist_ok(f[27]) ||
-	    (f[29] && !strncmp(f[29], mark, strlen(mark)) && !hostlist_ok(f[29] + strlen(mark))))
+	    !record_ok(f[29]) || !record_ok(f[30]))
 		return;
 	for (int i = 0; i < w->nj; i++)
 		if (w->jobs[i].job_id == id)
@@ -239,6 +270,7 @@ static void add_job(struct world *w, char **f)
 	j->exc_nodes = f[27];
 	j->shared = f[28] ? (uint16_t)num(f[28]) : NO_VAL16;
 	j->admin_comment = f[29];
+	j->comment = f[30];
 	j->user_name = (char *)"u";
 	w->nj++;
 }
@@ -322,16 +354,18 @@ static int node_named(const struct world *w, const char *name)
 /* Each node of a job's filter is one of its partitions' and has the
  * features its --constraint asks (fairway never starts it where Slurm
  * would refuse to run it); a -w job's filter is exactly the nodes its
- * list names, as many as it asks; a filter's list is the shorter of the
- * nodes allowed and those left out (an except entry). */
+ * list in force names (in_force), as many as it asks; a filter's list is the shorter of the nodes
+ * allowed and those left out (an except entry). */
 static void filters_hold(const struct world *w, const struct fw_snapshot *s)
 {
 	for (int32_t x = 0; x < s->njobs; x++) {
 		const slurm_job_info_t *j = job_named(w, s->jobs[x].name);
 		const int32_t *v;
 		int32_t n = fw_snapshot_job_nodes(s, x, &v);
-		const char *list = j && s->jobs[x].state == FW_JOB_PENDING ? fw__slurm_nodelist(j) : NULL;
+		const char *list = j && s->jobs[x].state == FW_JOB_PENDING ? in_force(j) : NULL;
 		int32_t allowed = 0;
+		if (j && s->jobs[x].state == FW_JOB_PENDING && !same_list(list, fw__slurm_nodelist(j)))
+			abort(); /* the adapter reads the list in force, no other */
 		for (int32_t k = 0; n >= 0 && k < s->nnodes; k++) /* either kind of entry */
 			allowed += fw_snapshot_job_may_use(s, x, k);
 		if (n >= 0 && (allowed == 0 || allowed == s->nnodes)) /* an empty or a useless filter */
@@ -361,6 +395,27 @@ static void filters_hold(const struct world *w, const struct fw_snapshot *s)
 			if (!in || (fw__set(j->features) && fw__constraint_match(j->features, feats) != 1))
 				abort();
 		}
+	}
+}
+
+/* A job held for its -w (its count, or a node it may not use) has a -w
+ * in force; and no held comment, which fairway writes into the job's
+ * Comment, reads as a -w record. */
+static void orphans_hold(const struct world *w, const struct fw_slurm *h)
+{
+	char text[256];
+
+	for (int32_t k = 0; k < h->norphans; k++) {
+		const struct fw__orphan *o = &h->orphans[k];
+		const slurm_job_info_t *j = NULL;
+		for (int i = 0; i < w->nj && !j; i++)
+			j = w->jobs[i].job_id == o->job ? &w->jobs[i] : NULL;
+		if (!j)
+			abort();
+		fw__orphan_text(o, j, text, sizeof text);
+		if (record(text) || ((o->why == FW__ORPHAN_NODELIST || o->why == FW__ORPHAN_NODELIST_COUNT) &&
+				     !in_force(j)))
+			abort();
 	}
 }
 
@@ -418,6 +473,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (s->njobs + bw.skipped_jobs > w->nj || s->njobs + h->norphans > w->nj)
 		abort();
 	filters_hold(w, s);
+	orphans_hold(w, h);
 	cycle(s);
 	fw_snapshot_free(s);
 	free(h->orphans);

@@ -34,6 +34,23 @@
 #   nodelist_gang_runs    -w gpu[001-002]: a 2-node job, runs on both
 #   nodelist_short_held   -N2 -w gpu001 (a node beside the one listed, which
 #                         a node filter cannot say): held, saying so
+# -w changed after submission with scontrol update (job_submit.lua writes
+# "fairway: -w LIST" into the Comment, moves it into AdminComment with the
+# next update of the Comment; fairway is stopped while a job is submitted
+# and changed, or it would start the job first):
+#   stale_start_refused   -w gpu001 changed to gpu002, then a start planned
+#                         for gpu001 (as fairway's from an older read):
+#                         refused, the job still held with the new record
+#   nodelist_changed_runs that job, once fairway runs: on gpu002
+#   nodelist_changed_recorded  and its AdminComment says -w gpu002
+#   nodelist_cleared_runs -w gpu002 cleared (nodelist=): runs where fairway
+#                         chooses, gpu001
+#   nodelist_cleared_recorded  and its AdminComment holds the empty record
+#   user_change_moved     a job of user nobody, -w gpu001 changed by nobody
+#                         to gpu002 (a user may not write AdminComment),
+#                         waits behind an 8-GPU job there: fairway's
+#                         waiting comment moves the record into AdminComment
+#   user_change_runs      then it runs on gpu002
 . "$(dirname "$0")/../slurm/lib.sh"
 TEST_NAME=slurm_not_eligible
 GPUS=8 SWITCHES=1 lab_up 2
@@ -45,6 +62,12 @@ comment_is() { # NAME JOB PATTERN: held (priority 0) and commented so
 	"0 "$3) ok "$1" ;;
 	*) bad "$1" "priority and comment '$c'" ;;
 	esac
+}
+
+admin_is() { # NAME JOB TEXT: the job's AdminComment is TEXT
+	local c
+	c=$(scontrol show job "$2" | sed -n 's/^ *AdminComment=//p' | sed 's/ *$//')
+	if [ "$c" = "$3" ]; then ok "$1"; else bad "$1" "AdminComment '$c', not '$3'"; fi
 }
 
 on_node() { # NAME JOB NODE: the job ran (or runs) on NODE
@@ -94,6 +117,47 @@ else
 fi
 scancel "$w3"
 wait_until 20 "gone $w1 && gone $w2 && gone $w3" || bad setup "jobs $w1 $w2 $w3 did not end"
+# -w changed with scontrol update (fairway would pick gpu001 for a 1-GPU job)
+fw_stop
+w4=$(sbatch --parsable -A team_a --gres=gpu:1 -t 1 -o /dev/null -w gpu001 --wrap 'sleep 2')
+scontrol update jobid="$w4" nodelist=gpu002
+if ! scontrol update jobid="$w4" nodelist=gpu001 comment="fairway: started on gpu001" \
+	admincomment="fairway: -w gpu001" 2>/dev/null && [ "$(squeue -h -j "$w4" -o '%Q %k')" = "0 fairway: -w gpu002" ]; then
+	ok stale_start_refused
+else
+	bad stale_start_refused "priority and comment '$(squeue -h -j "$w4" -o '%Q %k')'"
+fi
+fw_start --opt partitions=gpu:gpu2
+on_node nodelist_changed_runs "$w4" gpu002
+admin_is nodelist_changed_recorded "$w4" "fairway: -w gpu002"
+wait_until 20 "gone $w4" || bad setup "job $w4 did not end"
+fw_stop
+w5=$(sbatch --parsable -A team_a --gres=gpu:1 -t 1 -o /dev/null -w gpu002 --wrap 'sleep 1')
+scontrol update jobid="$w5" nodelist=
+fw_start --opt partitions=gpu:gpu2
+on_node nodelist_cleared_runs "$w5" gpu001
+admin_is nodelist_cleared_recorded "$w5" "fairway: -w"
+# the same by a user who is not root, whose job waits first: the record
+# reaches AdminComment through fairway's waiting comment
+if id nobody >/dev/null 2>&1 && command -v runuser >/dev/null; then
+	fw_stop
+	blk=$(sbatch --parsable -A team_a --gres=gpu:8 -t 1 -o /dev/null -w gpu002 --wrap 'sleep 6')
+	wu=$(runuser -u nobody -- sbatch --parsable -A team_a --gres=gpu:1 -t 1 -o /dev/null --chdir=/tmp -w gpu001 \
+		--wrap 'sleep 1')
+	runuser -u nobody -- scontrol update jobid="$wu" nodelist=gpu002 || bad user_change_moved "nobody's update refused"
+	fw_start --opt partitions=gpu:gpu2
+	if wait_until 10 'running $blk && [ "$(scontrol show job "$wu" | sed -n "s/^ *AdminComment=//p" | sed "s/ *$//")" = "fairway: -w gpu002" ]' &&
+		squeue -h -j "$wu" -o '%k' | grep -q '^fairway: waiting'; then
+		ok user_change_moved
+	else
+		bad user_change_moved "job $wu: $(squeue -h -j "$wu" -o '%T %Q %k'); $(scontrol show job "$wu" | grep AdminComment)"
+	fi
+	on_node user_change_runs "$wu" gpu002
+	wait_until 20 "gone $blk && gone $wu" || bad setup "jobs $blk $wu did not end"
+else
+	skip user_change "no user nobody, or no runuser, to submit as"
+fi
+wait_until 20 "gone $w5" || bad setup "job $w5 did not end"
 a=$(sbatch --parsable -A team_a --gres=gpu:1 -t 1 -o /dev/null --wrap 'sleep 30')
 wait_until 20 'running $a' || bad setup "job $a did not run"
 b=$(sbatch --parsable -A team_a --gres=gpu:8 -t 1 -o /dev/null --dependency=afterok:"$a" --wrap 'sleep 1')

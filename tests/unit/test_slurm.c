@@ -743,14 +743,14 @@ TEST(nodelist_jobs_start_on_exactly_their_nodes)
 		  "fairway: asks 2 nodes and -w names 1 (gpu001); fairway starts a -w job on exactly the nodes it "
 		  "names: held (name them all, or ask -N 1)" },
 		{ 906, 1, "gpu2", NULL, NULL, "fairway: -w gpu001",
-		  "fairway: -w (gpu001) names a node that partition gpu2, --exclude or --constraint rule out, or "
-		  "that fairway does not schedule: held" },
+		  "fairway: its -w (gpu001) names a node that partition gpu2, --exclude or --constraint rule out, "
+		  "or that fairway does not schedule: held (change it with scontrol update nodelist=)" },
 		{ 907, 2, "gpu", "gpu003", NULL, "fairway: -w gpu[003-004]",
-		  "fairway: -w (gpu[003-004]) names a node that partition gpu, --exclude or --constraint rule out, "
-		  "or that fairway does not schedule: held" },
+		  "fairway: its -w (gpu[003-004]) names a node that partition gpu, --exclude or --constraint rule "
+		  "out, or that fairway does not schedule: held (change it with scontrol update nodelist=)" },
 		{ 908, 1, "gpu", NULL, NULL, "fairway: -w gpu999",
-		  "fairway: -w (gpu999) names a node that partition gpu, --exclude or --constraint rule out, or "
-		  "that fairway does not schedule: held" },
+		  "fairway: its -w (gpu999) names a node that partition gpu, --exclude or --constraint rule out, "
+		  "or that fairway does not schedule: held (change it with scontrol update nodelist=)" },
 		{ 909, 1, "gpu", NULL, NULL, "billing: project x", "*" },
 		{ 911, 1, "gpu", NULL, NULL, "fairway: -w gpu[001-002]", /* Slurm would say 2 nodes */
 		  "fairway: asks 1 node and -w names 2 (gpu[001-002]); fairway starts a -w job on exactly the nodes it "
@@ -816,6 +816,125 @@ TEST(nodelist_jobs_start_on_exactly_their_nodes)
 	}
 	ASSERT(nodelist_starts >= 2); /* 901 or 902 on gpu003; 903 or 904 */
 	fw_arena_release(&ar);
+	fake_free(&f);
+}
+
+/* A -w changed later with scontrol update: job_submit.lua writes the
+ * record "fairway: -w LIST" into the Comment (a user may not write
+ * AdminComment) until the next update of the Comment moves it there.  The
+ * Comment's record is the newer and wins; an empty list, in either field,
+ * is a -w cleared (no filter); the rules (count, partitions) hold for the
+ * list in force, which is also what the held comment names; jobs whose
+ * AdminComments agree but whose Comments do not get their own answers.
+ * Then a cycle starts each on its Comment's node. */
+TEST(a_nodelist_changed_later_is_read_from_the_comment)
+{
+	static const struct {
+		uint32_t id, nodes;
+		const char *part, *adm, *com, *want; /* want: nodes, "*", or the held comment */
+	} c[] = {
+		{ 921, 1, "gpu", "fairway: -w gpu001", "fairway: -w gpu004", "gpu004" },
+		{ 922, 1, "gpu", "fairway: -w gpu001", "fairway: waiting: x", "gpu001" }, /* no record there */
+		{ 923, 1, "gpu", "fairway: -w gpu001", "fairway: -w ", "*" },            /* cleared */
+		{ 924, 1, "gpu", "fairway: -w ", "fairway: waiting: x", "*" },          /* cleared, moved */
+		{ 925, 1, "gpu", NULL, "fairway: -w gpu002", "gpu002" },
+		{ 926, 1, "gpu2", "fairway: -w gpu003", "fairway: -w gpu001",
+		  "fairway: its -w (gpu001) names a node that partition gpu2, --exclude or --constraint rule out, "
+		  "or that fairway does not schedule: held (change it with scontrol update nodelist=)" },
+		{ 927, 1, "gpu", "fairway: -w gpu001", "fairway: -w gpu[001-002]", /* Slurm keeps -N at update */
+		  "fairway: asks 1 node and -w names 2 (gpu[001-002]); fairway starts a -w job on exactly the nodes it "
+		  "names: held (name them all, or ask -N 2)" },
+		{ 928, 1, "gpu", "fairway: -w gpu003", NULL, "gpu003" },
+		{ 929, 1, "gpu", "fairway: -w gpu003", "fairway: -w gpu002", "gpu002" }, /* not 928's answer */
+	};
+	enum { NJ = sizeof c / sizeof c[0] };
+	static const char *const started[][2] = { { "921", "gpu004" }, { "925", "gpu002" }, { "929", "gpu002" } };
+	partition_info_t parts[2];
+	int32_t inx2[3];
+	struct fw_backend_action *acts;
+	int32_t na, held = 0, x = 0, seen = 0;
+	struct fw_arena ar;
+	struct fake f;
+
+	fake_two_partitions(&f, NJ, parts, inx2);
+	for (int i = 0; i < NJ; i++) {
+		slurm_job_info_t *j = &f.jobs.job_array[i];
+		fake_pending(j, c[i].id, 4, "gres:gpu:1");
+		j->num_nodes = c[i].nodes;
+		j->partition = (char *)c[i].part;
+		j->admin_comment = (char *)c[i].adm;
+		j->comment = (char *)c[i].com;
+	}
+	ASSERT(fw__slurm_nodelist_record(&f.jobs.job_array[0]) == f.jobs.job_array[0].comment);
+	ASSERT(fw__slurm_nodelist_record(&f.jobs.job_array[1]) == f.jobs.job_array[1].admin_comment);
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	ASSERT_OK(fw_snapshot_validate(f.s, &f.d));
+	for (int i = 0; i < NJ; i++)
+		answer_is(&f, i, c[i].id, c[i].want, &held, &x);
+	ASSERT_EQ(f.h->norphans, held);
+	ASSERT_EQ(f.w.skipped_jobs, held);
+
+	/* the cycle: each on the node its Comment names */
+	na = plan_actions(&f, &ar, &acts);
+	for (int32_t i = 0; i < na; i++)
+		for (size_t k = 0; k < sizeof started / sizeof started[0]; k++) {
+			if (acts[i].kind != FW_DECIDE_START || strcmp(acts[i].job, started[k][0]))
+				continue;
+			ASSERT_EQ(acts[i].nplacements, 1);
+			ASSERT_STR_EQ(acts[i].placements[0].node, started[k][1]);
+			seen++;
+		}
+	ASSERT_EQ(seen, 3);
+	fw_arena_release(&ar);
+	fake_free(&f);
+}
+
+/* fairway writes every held job's reason, and every waiting job's, into
+ * its Comment: none may start with the -w mark, or fairway would read its
+ * own text as the user's -w (and job_submit.lua keep it as one). */
+TEST(no_comment_of_fairway_reads_as_a_nodelist)
+{
+	slurm_job_info_t j;
+	struct fw_backend_note note = { .reason = FW_REASON_NO_RESOURCES, .expected_start = FW_TIME_UNKNOWN };
+	size_t m = strlen(FW__NODELIST_MARK);
+	char text[240];
+
+	memset(&j, 0, sizeof j);
+	fake_pending(&j, 931, 4, NULL);
+	j.admin_comment = (char *)"fairway: -w gpu001";
+	j.dependency = (char *)"afterok:1";
+	for (int why = FW__ORPHAN_NO_QUEUE; why <= FW__ORPHAN_BEGIN; why++) {
+		struct fw__orphan o = { .job = 931, .why = (enum fw__orphan_why)why, .n = 2 };
+		fw__orphan_text(&o, &j, text, sizeof text);
+		ASSERT_STR_CONTAINS(text, "fairway: ");
+		ASSERT(strncmp(text, FW__NODELIST_MARK, m) != 0);
+	}
+	fw_slurm_note_text(&note, text, sizeof text);
+	ASSERT(strncmp(text, FW__NODELIST_MARK, m) != 0);
+	note.expected_start = 2000;
+	fw_slurm_note_text(&note, text, sizeof text);
+	ASSERT(strncmp(text, FW__NODELIST_MARK, m) != 0);
+	free(j.gres_detail_str);
+}
+
+/* Nor is a note that does written: apply.c drops it before any RPC (a
+ * job of the last read, pending, commented otherwise). */
+TEST(a_note_that_reads_as_a_nodelist_is_not_written)
+{
+	struct fw_slurm_note note = { .job = "932", .text = "fairway: -w gpu001" };
+	uint32_t jhash[1] = { 1 };
+	struct fake f;
+
+	fake_init(&f, 1, 1);
+	fake_pending(&f.jobs.job_array[0], 932, 4, NULL);
+	f.jobs.job_array[0].comment = (char *)"fairway: queued, not planned yet";
+	f.h->jhash = jhash;
+	f.h->jhash_cap = 1;
+	f.h->o.comment_budget = 1;
+	ASSERT_EQ(fw_slurm_annotate(f.h, &note, 1), 0);
+	ASSERT_EQ(f.h->st.comments, 0);
+	ASSERT_EQ(f.h->st.failed, 0);
+	f.h->jhash = NULL;
 	fake_free(&f);
 }
 
@@ -901,4 +1020,6 @@ TEST_MAIN(gres_counts_and_models, gres_index_masks, options, managed_partitions,
 	  plan_to_actions_and_notes, action_reasons_name_nodes_and_jobs, a_snapshot_from_slurm_never_overbooks_a_node,
 	  a_job_fairway_cannot_place_stops_no_cycle, every_gpu_request_form_is_gpus_per_node,
 	  jobs_slurm_would_not_run_stay_held, constraint_forms, pending_jobs_start_only_on_nodes_they_accept,
-	  every_job_gets_its_own_answer, an_exclusive_job_takes_whole_nodes, nodelist_jobs_start_on_exactly_their_nodes)
+	  every_job_gets_its_own_answer, an_exclusive_job_takes_whole_nodes, nodelist_jobs_start_on_exactly_their_nodes,
+	  a_nodelist_changed_later_is_read_from_the_comment, no_comment_of_fairway_reads_as_a_nodelist,
+	  a_note_that_reads_as_a_nodelist_is_not_written)
