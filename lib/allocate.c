@@ -581,9 +581,8 @@ static int explain_failure(struct cyc *y, struct memo *m, const struct jinfo *ji
 	return maybe_reserve(y, jx, r, m, ji->shape);
 }
 
-/* Try the job at position pos of y->jobs.  Returns 1 when it started, 0
- * when not, or an error (< 0): the caller learns the outcome without
- * reading y->started[] at the job's (random) index. */
+/* Try the job at position pos of y->jobs.  Returns FW_OK (started or
+ * not; see y->started) or an error. */
 static int try_job(struct cyc *y, struct memo *m, int32_t pos)
 {
 	int32_t jx = y->jobs[pos];
@@ -602,11 +601,11 @@ static int try_job(struct cyc *y, struct memo *m, int32_t pos)
 	if (!hit) {
 		rc = fw__place_job(&y->c, jx, &o, &p);
 		if (rc == FW_OK)
-			return (rc = fw__record_start(y, jx, &p)) == FW_OK ? 1 : rc;
+			return fw__record_start(y, jx, &p);
 		if (rc != FW_EDECLINED)
 			return rc;
 		if ((rc = fw__consolidate(y, jx)) != 0)
-			return rc; /* 1: started by moving others */
+			return rc > 0 ? FW_OK : rc;
 	}
 	return explain_failure(y, m, ji, hit, jx, p.shape_fit);
 }
@@ -641,9 +640,9 @@ static int allocate_global(struct cyc *y, struct memo *memo)
 		}
 		int32_t jx = y->jobs[y->qnext[0]];
 		int rc = try_job(y, memo, y->qnext[0]++);
-		if (rc < 0)
+		if (rc != FW_OK)
 			return rc;
-		if (rc == 0 && y->pol->strict_order)
+		if (!y->started[jx] && y->pol->strict_order)
 			block_rest(y, 0, FW_REASON_HEAD_OF_LINE, jx);
 	}
 	return FW_OK;
@@ -709,7 +708,7 @@ static int try_starving(struct cyc *y, struct memo *m, bool **skip)
 		return FW_ENOMEM;
 	for (int32_t i = 0; i < k && budget_left(y); i++) {
 		(*skip)[best[i]] = true;
-		if ((rc = try_job(y, m, best[i])) < 0)
+		if ((rc = try_job(y, m, best[i])) != FW_OK)
 			return rc;
 	}
 	return FW_OK;
@@ -732,7 +731,7 @@ static int allocate_fairshare(struct cyc *y, struct memo *memo)
 			block_rest(y, q, FW_REASON_CYCLE_LIMIT, 0);
 		} else {
 			int32_t jx = y->jobs[y->qnext[q]];
-			if ((rc = try_job(y, memo, y->qnext[q]++)) < 0)
+			if ((rc = try_job(y, memo, y->qnext[q]++)) != FW_OK)
 				return rc;
 			/* the queue's next job: its record and its pending
 			 * entry sit at random places (try order is not index
@@ -750,7 +749,7 @@ static int allocate_fairshare(struct cyc *y, struct memo *memo)
 					FW__PREFETCH(&y->s->jobs[nx].groups[0], 0);
 				}
 			}
-			if (rc > 0)
+			if (y->started[jx])
 				sel_started(&x, q);
 			else if (y->pol->strict_order)
 				block_rest(y, q, FW_REASON_HEAD_OF_LINE, jx);
