@@ -580,6 +580,20 @@ static void fake_two_partitions(struct fake *f, int nj, partition_info_t *parts,
 	f->parts.record_count = 2;
 }
 
+/* Job i of f: a pending 1-GPU job of `nodes` nodes in partition part,
+ * with AdminComment adm (the -w tests' table rows). */
+static slurm_job_info_t *table_job(struct fake *f, int i, uint32_t id, uint32_t nodes, const char *part,
+				   const char *adm)
+{
+	slurm_job_info_t *j = &f->jobs.job_array[i];
+
+	fake_pending(j, id, 4, "gres:gpu:1");
+	j->num_nodes = nodes;
+	j->partition = (char *)part;
+	j->admin_comment = (char *)adm;
+	return j;
+}
+
 /* A cycle on f's snapshot, checked, as the adapter's actions (in ar,
  * which the caller releases): their count. */
 static int32_t plan_actions(struct fake *f, struct fw_arena *ar, struct fw_backend_action **acts)
@@ -770,13 +784,9 @@ TEST(nodelist_jobs_start_on_exactly_their_nodes)
 	f.nodes.node_array[1].features = (char *)"nvme";
 	f.nodes.node_array[2].features = (char *)"nvme";
 	for (int i = 0; i < NJ; i++) {
-		slurm_job_info_t *j = &f.jobs.job_array[i];
-		fake_pending(j, c[i].id, 4, "gres:gpu:1");
-		j->num_nodes = c[i].nodes;
-		j->partition = (char *)c[i].part;
+		slurm_job_info_t *j = table_job(&f, i, c[i].id, c[i].nodes, c[i].part, c[i].adm);
 		j->exc_nodes = (char *)c[i].exc;
 		j->features = (char *)c[i].cons;
-		j->admin_comment = (char *)c[i].adm;
 	}
 	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
 	ASSERT_OK(fw_snapshot_validate(f.s, &f.d));
@@ -857,14 +867,8 @@ TEST(a_nodelist_changed_later_is_read_from_the_comment)
 	struct fake f;
 
 	fake_two_partitions(&f, NJ, parts, inx2);
-	for (int i = 0; i < NJ; i++) {
-		slurm_job_info_t *j = &f.jobs.job_array[i];
-		fake_pending(j, c[i].id, 4, "gres:gpu:1");
-		j->num_nodes = c[i].nodes;
-		j->partition = (char *)c[i].part;
-		j->admin_comment = (char *)c[i].adm;
-		j->comment = (char *)c[i].com;
-	}
+	for (int i = 0; i < NJ; i++)
+		table_job(&f, i, c[i].id, c[i].nodes, c[i].part, c[i].adm)->comment = (char *)c[i].com;
 	ASSERT(fw__slurm_nodelist_record(&f.jobs.job_array[0]) == f.jobs.job_array[0].comment);
 	ASSERT(fw__slurm_nodelist_record(&f.jobs.job_array[1]) == f.jobs.job_array[1].admin_comment);
 	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
