@@ -4,7 +4,7 @@
 # it has something to install.
 set -euo pipefail
 
-pkgs=(build-essential meson ninja-build pkg-config libyaml-dev libjansson-dev libmicrohttpd-dev libsqlite3-dev libcurl4-openssl-dev curl munge slurmctld slurmd slurm-client libslurm-dev clang chromium python3-numpy)
+pkgs=(build-essential meson ninja-build pkg-config libyaml-dev libjansson-dev libmicrohttpd-dev libsqlite3-dev libcurl4-openssl-dev curl munge slurmctld slurmd slurm-client libslurm-dev clang chromium python3-numpy valgrind)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

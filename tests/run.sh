@@ -11,7 +11,10 @@
 #   5. every target built as the demo builds it (release, -O3) and as a
 #      debugger wants it (debug, -O0), both -Werror (tests/build_types.sh:
 #      each warns where the suite's -O2 does not);
-#   6. integration tests: every executable tests/integration/*.sh (real
+#   6. the release build's unit tests and corpus replays under valgrind's
+#      memcheck (tests/memcheck.sh): reads of memory never written, which
+#      ASan does not see;
+#   7. integration tests: every executable tests/integration/*.sh (real
 #      servers: the daemon, a local Slurm cluster, the agent with a fake
 #      NVML), each given the build directory and ending "N passed, N failed".
 # Sanitizers abort on the first finding; each binary gets a time limit.
@@ -79,6 +82,9 @@ done
 
 echo "== release and debug builds (-O3 as the demo builds, -O0 for a debugger)"
 TMO=1500 run_bin tests/build_types.sh "$B"
+
+echo "== memcheck (valgrind) over the release build's unit tests and corpus replays"
+TMO=2400 run_bin tests/memcheck.sh "$B"
 
 echo "== integration"
 for s in $(find tests/integration -maxdepth 1 -type f -name '*.sh' -perm -u+x 2>/dev/null | sort); do
