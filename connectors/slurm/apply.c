@@ -6,9 +6,14 @@
  *            slurm_update_job: ReqNodes = the plan's nodes, priority =
  *            INFINITE (release; Slurm recomputes it), comment, and for
  *            a -w job the record of the list it honoured as AdminComment
- *            (job_submit.lua refuses a start whose -w is stale);
- *   EVICT    slurm_requeue(JOB_REQUEUE_HOLD) a running job; a released job
- *            Slurm has not started yet is simply held again;
+ *            (job_submit.lua refuses a start whose -w is stale).  A task
+ *            "A_T" of a job array that the array's pending record still
+ *            lists is named by job_id_str "A_T": slurmctld splits it off
+ *            into a record of its own and releases that, the rest of
+ *            the array staying held;
+ *   EVICT    slurm_requeue(JOB_REQUEUE_HOLD) a running job (an array's
+ *            task: its own record); a released job Slurm has not started
+ *            yet is simply held again;
  *   RESERVE  create or move the reservation fairway-<jobid>;
  *   DRAIN    slurm_update_node(DRAIN, "fairway: <why>").
  * After the actions, every fairway- reservation that no RESERVE of this
@@ -32,12 +37,11 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-static slurm_job_info_t *job_of(struct fw_slurm *h, const char *name)
+/* The record a snapshot name stands for; *task: the task id when it is
+ * an array's pending record that still lists the task, else NO_VAL. */
+static slurm_job_info_t *job_of(struct fw_slurm *h, const char *name, uint32_t *task)
 {
-	char *end;
-	unsigned long id = strtoul(name, &end, 10);
-
-	return *end || end == name ? NULL : fw__slurm_job(h, (uint32_t)id);
+	return fw__slurm_job_named(h, name, task);
 }
 
 /* Distinct node names of the placements, comma separated, in order. */
@@ -89,9 +93,11 @@ static bool same_hosts(const char *a, const char *b)
 	return !strcmp(sa, sb);
 }
 
-static void resv_name(uint32_t id, char *buf, size_t len)
+/* fairway-<name>: the snapshot job's name, "A_T" for an array's task,
+ * so that resv_sweep matches it with the plan's actions. */
+static void resv_name(const char *job, char *buf, size_t len)
 {
-	snprintf(buf, len, FW_SLURM_RESV_PREFIX "%u", id);
+	snprintf(buf, len, FW_SLURM_RESV_PREFIX "%s", job);
 }
 
 static int resv_delete(struct fw_slurm *h, const char *name)
@@ -108,10 +114,37 @@ static int resv_delete(struct fw_slurm *h, const char *name)
 
 /* ------------------------------------------------------------ start */
 
+/* One job update; for a job_id_str (an array's task) slurmctld answers
+ * per task, and a refusal is in the answer, not the return code. */
+static int update(job_desc_msg_t *u)
+{
+	job_array_resp_msg_t *resp = NULL;
+	int rc;
+
+	if (!u->job_id_str)
+		return slurm_update_job(u);
+	rc = slurm_update_job2(u, &resp);
+	for (uint32_t i = 0; rc == SLURM_SUCCESS && resp && i < resp->job_array_count; i++)
+		if (resp->error_code[i] != SLURM_SUCCESS) {
+			slurm_seterrno(resp->error_code[i]);
+			rc = SLURM_ERROR;
+		}
+	slurm_free_job_array_resp(resp);
+	return rc;
+}
+
+/* Released on these nodes already (by an earlier cycle)?  An array's task
+ * still listed by the pending record never is. */
+static bool started_there(const slurm_job_info_t *j, uint32_t task, const char *nodes)
+{
+	return task == NO_VAL && j->priority != 0 && same_hosts(j->req_nodes, nodes);
+}
+
 static int do_start(struct fw_slurm *h, const struct fw_backend_action *a)
 {
-	slurm_job_info_t *j = job_of(h, a->job);
-	char nodes[4096], resv[FW_NAME_MAX], comment[256];
+	uint32_t task;
+	slurm_job_info_t *j = job_of(h, a->job, &task);
+	char nodes[4096], resv[FW_NAME_MAX + 16], comment[256];
 	job_desc_msg_t u;
 	int n;
 
@@ -119,16 +152,19 @@ static int do_start(struct fw_slurm *h, const struct fw_backend_action *a)
 		return j && fw__job_running(j) ? FW_OK : FW_ENOENT;
 	if ((n = node_list(a, nodes, sizeof nodes)) <= 0)
 		return FW_EINVAL;
-	if (j->priority != 0 && same_hosts(j->req_nodes, nodes))
-		return FW_OK; /* released on these nodes already */
+	if (started_there(j, task, nodes))
+		return FW_OK;
 	if ((uint32_t)n < (j->num_nodes ? j->num_nodes : 1))
 		return FW_EINVAL; /* Slurm needs one node per task */
-	resv_name(j->job_id, resv, sizeof resv);
+	resv_name(a->job, resv, sizeof resv);
 	if (fw__slurm_resv(h, resv))
 		resv_delete(h, resv);
 	snprintf(comment, sizeof comment, "fairway: started on %.200s", nodes);
 	slurm_init_job_desc_msg(&u);
-	u.job_id = j->job_id;
+	if (task != NO_VAL)
+		u.job_id_str = (char *)a->job; /* "A_T": split off, released */
+	else
+		u.job_id = j->job_id;
 	u.req_nodes = nodes;
 	u.priority = INFINITE;
 	u.comment = comment;
@@ -136,7 +172,7 @@ static int do_start(struct fw_slurm *h, const struct fw_backend_action *a)
 	 * the user changed it since the read, and keeps it for a requeue */
 	if (fw__slurm_nodelist(j))
 		u.admin_comment = (char *)fw__slurm_nodelist_record(j);
-	if (slurm_update_job(&u) != SLURM_SUCCESS)
+	if (update(&u) != SLURM_SUCCESS)
 		return fw__slurm_refused(h, "start", a->job);
 	h->st.starts++;
 	return FW_OK;
@@ -159,13 +195,17 @@ static int hold(struct fw_slurm *h, const slurm_job_info_t *j, const char *name)
 
 static int do_evict(struct fw_slurm *h, const struct fw_backend_action *a)
 {
-	slurm_job_info_t *j = job_of(h, a->job);
+	uint32_t task;
+	slurm_job_info_t *j = job_of(h, a->job, &task);
 	int rc;
 
 	if (!j)
 		return FW_ENOENT;
 	if (fw__job_held(j))
-		return FW_OK; /* evicted already */
+		return FW_OK; /* evicted already (a task still in its array's
+			       * held record, too) */
+	if (task != NO_VAL)
+		return FW_ENOENT; /* never started: nothing to evict */
 	if (fw__job_pending(j)) {
 		if ((rc = hold(h, j, a->job)) != FW_OK)
 			return rc;
@@ -226,8 +266,9 @@ static bool whole_nodes(const struct fw_slurm *h, const struct fw_backend_action
 
 static int do_reserve(struct fw_slurm *h, const struct fw_backend_action *a)
 {
-	slurm_job_info_t *j = job_of(h, a->job);
-	char nodes[4096], name[FW_NAME_MAX];
+	uint32_t task;
+	slurm_job_info_t *j = job_of(h, a->job, &task);
+	char nodes[4096], name[FW_NAME_MAX + 16];
 	reserve_info_t *old;
 	resv_desc_msg_t r;
 	char *made;
@@ -238,7 +279,7 @@ static int do_reserve(struct fw_slurm *h, const struct fw_backend_action *a)
 		return FW_OK; /* kept in fairway's plan only (fwslurm.h) */
 	if (node_list(a, nodes, sizeof nodes) <= 0)
 		return FW_EINVAL;
-	resv_name(j->job_id, name, sizeof name);
+	resv_name(a->job, name, sizeof name);
 	resv_fill(j, a, nodes, name, &r);
 	old = fw__slurm_resv(h, name);
 	if (old && same_hosts(old->node_list, nodes) &&
@@ -544,18 +585,47 @@ void fw__orphan_text(const struct fw__orphan *o, const slurm_job_info_t *j, char
 		snprintf(buf, len, "fairway: waits for its begin time (%s): held until then",
 			 begin_text(j->eligible_time, when, sizeof when));
 		break;
+	case FW__ORPHAN_ARRAY_LIST:
+		snprintf(buf, len, "fairway: reads an array's pending tasks as a list of N, N-M and N-M:S, not (%.60s): "
+			 "held (resubmit the tasks left as a new array)", j->array_task_str ? j->array_task_str : "");
+		break;
+	case FW__ORPHAN_THROTTLE:
+		snprintf(buf, len, "fairway: its array runs at most %d tasks at a time (%%%d) and as many run: "
+			 "held until one ends", (int)o->n, (int)o->n);
+		break;
 	}
+}
+
+/* The record a note goes to, or NULL: an array's pending tasks share
+ * their pending record's one Comment, which takes the note of the first
+ * of them (notes come in the plan's order); the others would only write
+ * the same record over again.  told: per job record, noted already. */
+static slurm_job_info_t *note_target(struct fw_slurm *h, const char *name, bool *told)
+{
+	uint32_t task;
+	slurm_job_info_t *j = job_of(h, name, &task);
+	size_t i;
+
+	if (!j || task == NO_VAL)
+		return j;
+	i = (size_t)(j - h->jobs->job_array);
+	if (told[i])
+		return NULL;
+	told[i] = true;
+	return j;
 }
 
 int fw_slurm_annotate(struct fw_slurm *h, const struct fw_slurm_note *notes,
 		      int32_t n)
 {
 	double t0 = now_ms();
+	bool *told = calloc(h->jobs && h->jobs->record_count ? h->jobs->record_count : 1, sizeof *told);
 	char text[200];
 	int done = 0;
 
-	for (int32_t k = 0; k < n && done < h->o.comment_budget; k++)
-		done += comment(h, job_of(h, notes[k].job), notes[k].text);
+	for (int32_t k = 0; told && k < n && done < h->o.comment_budget; k++)
+		done += comment(h, note_target(h, notes[k].job, told), notes[k].text);
+	free(told);
 	for (int32_t k = 0; k < h->norphans && done < h->o.comment_budget; k++) {
 		slurm_job_info_t *j = fw__slurm_job(h, h->orphans[k].job);
 		if (!j)

@@ -10,7 +10,9 @@
  *               on their ReqNodes, on GPUs still free after phase 2 and
  *               with the CPU and memory the jobs before them leave;
  *   4. pending  held jobs, each restricted to the nodes its partitions,
- *               --exclude and --constraint allow (filter.c).
+ *               --exclude and --constraint allow (filter.c); a job
+ *               array's pending record is one pending job per task it
+ *               lists, "A_T", within the array's throttle and a cap.
  * The running jobs are booked per node as they are read, so the snapshot
  * never overbooks a node (fw_snapshot_validate refuses that) even where
  * Slurm runs more than fairway counts room for: a managed job on GPUs a
@@ -52,8 +54,24 @@ struct build {
 				 * of node 0: an --exclusive job's task is
 				 * that (exclusive_shape) */
 	struct fw__slurm_filter *filter; /* pending jobs' nodes (filter.c) */
+	struct array_busy *arrays;      /* by array job id (array_of) */
+	uint32_t arrays_cap;            /* power of two */
 	int32_t skipped, skipped_nodes;
 };
+
+/* An array's tasks that run or are about to: running, released, and
+ * then those this build offers the plan (the %N throttle bounds them). */
+struct array_busy {
+	uint32_t id;                    /* array job id; 0 = free slot */
+	int32_t busy;
+};
+
+/* Count n jobs left out, saturating: an array's list may name 2^32
+ * tasks. */
+static void skip(struct build *b, int64_t n)
+{
+	b->skipped = (int64_t)b->skipped + n > INT32_MAX ? INT32_MAX : (int32_t)(b->skipped + n);
+}
 
 /* ------------------------------------------------------------ nodes */
 
@@ -297,7 +315,7 @@ static void job_common(const struct build *b, const slurm_job_info_t *j,
 	int64_t nice = (int64_t)j->nice - NICE_OFFSET;
 
 	fw_job_init(fj);
-	snprintf(fj->name, sizeof fj->name, "%u", j->job_id);
+	fw__job_name(b->h, j, fj->name, sizeof fj->name);
 	if (j->user_name)
 		snprintf(fj->user, sizeof fj->user, "%s", j->user_name);
 	else
@@ -428,7 +446,7 @@ static int running_job(struct build *b, const slurm_job_info_t *j)
 	if (n > 0 && n <= FW_SLURM_MAX_JOB_NODES && !distinct(b, nodes, n))
 		q = -1;
 	if (q < 0 || n == 0 || n > FW_SLURM_MAX_JOB_NODES) {
-		b->skipped += q < 0 && fw__slurm_managed(b->h, j->partition);
+		skip(b, q < 0 && fw__slurm_managed(b->h, j->partition));
 		mark_foreign(b, j);
 		return FW_OK;
 	}
@@ -479,7 +497,7 @@ static int orphan(struct build *b, const slurm_job_info_t *j, enum fw__orphan_wh
 {
 	struct fw_slurm *h = b->h;
 
-	b->skipped += why < FW__ORPHAN_DEPENDENCY; /* the others wait, they are not skipped */
+	skip(b, why < FW__ORPHAN_DEPENDENCY); /* the others wait, they are not skipped */
 	if (h->norphans == h->cap_orphans) {
 		int32_t cap = h->cap_orphans ? 2 * h->cap_orphans : 64;
 		struct fw__orphan *p = realloc(h->orphans, (size_t)cap * sizeof *p);
@@ -541,10 +559,12 @@ static int add_pending(struct build *b, const struct fw_job *fj)
 	return x < 0 ? FW_ENOMEM : fw__slurm_filter_restrict(b->filter, x);
 }
 
-static int pending_job(struct build *b, const slurm_job_info_t *j)
+/* A held job's request as a pending snapshot job in *fj: 1, or what
+ * orphan() returned when it is left out (not_placeable, the shapes the
+ * core refuses). */
+static int pending_shape(struct build *b, const slurm_job_info_t *j, struct fw_job *fj)
 {
 	int32_t q = queue_of(b, j);
-	struct fw_job fj;
 	int tasks = j->num_nodes && j->num_nodes != NO_VAL ? (int)(j->num_nodes & INT32_MAX) : 1;
 	int rc;
 
@@ -554,15 +574,110 @@ static int pending_job(struct build *b, const slurm_job_info_t *j)
 		return rc;
 	if (j->num_nodes > FW_MAX_TASKS && j->num_nodes != NO_VAL)
 		return orphan(b, j, FW__ORPHAN_NODES, (int32_t)(j->num_nodes & INT32_MAX));
-	job_common(b, j, q, &fj);
-	job_shape(j, tasks, &fj);
-	if (exclusive(j) && !exclusive_shape(b, &fj.groups[0]))
+	job_common(b, j, q, fj);
+	job_shape(j, tasks, fj);
+	if (exclusive(j) && !exclusive_shape(b, &fj->groups[0]))
 		return orphan(b, j, FW__ORPHAN_EXCLUSIVE, 0);
-	if (fj.groups[0].gpus > FW_MAX_GPUS_PER_NODE)
-		return orphan(b, j, FW__ORPHAN_GPUS, fj.groups[0].gpus);
-	if (fj.groups[0].gpus < 0)
+	if (fj->groups[0].gpus > FW_MAX_GPUS_PER_NODE)
+		return orphan(b, j, FW__ORPHAN_GPUS, fj->groups[0].gpus);
+	if (fj->groups[0].gpus < 0)
 		return orphan(b, j, FW__ORPHAN_GPU_FORM, 0);
-	fj.state = FW_JOB_PENDING;
+	fj->state = FW_JOB_PENDING;
+	return 1;
+}
+
+/* ------------------------------------------------------------ arrays */
+
+static struct array_busy *array_of(struct build *b, uint32_t id)
+{
+	uint32_t k = (id * 2654435761u) & (b->arrays_cap - 1);
+
+	while (b->arrays[k].id && b->arrays[k].id != id)
+		k = (k + 1) & (b->arrays_cap - 1);
+	b->arrays[k].id = id;
+	return &b->arrays[k];
+}
+
+/* How many more of j's array's tasks may start: its %N throttle less
+ * those running or about to; INT32_MAX without a throttle. */
+static int32_t array_room(struct build *b, const slurm_job_info_t *j)
+{
+	int32_t busy = array_of(b, j->array_job_id)->busy;
+
+	if (!j->array_max_tasks || j->array_max_tasks == NO_VAL)
+		return INT32_MAX;
+	return (int64_t)j->array_max_tasks > busy ? (int32_t)((int64_t)j->array_max_tasks - busy) : 0;
+}
+
+static int u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The n task ids, ascending and each once (a list Slurm would not send,
+ * "0-2,1", names no task twice); returns how many are left. */
+static int32_t distinct_tasks(uint32_t *ids, int32_t n)
+{
+	int32_t m = 0;
+
+	qsort(ids, (size_t)n, sizeof *ids, u32_cmp);
+	for (int32_t i = 0; i < n; i++)
+		if (m == 0 || ids[m - 1] != ids[i])
+			ids[m++] = ids[i];
+	return m;
+}
+
+/* The meta record's pending tasks, one pending job "A_T" each: at most
+ * the throttle's room and FW__ARRAY_TASKS_MAX a cycle (the rest, counted
+ * skipped, waits for later cycles), all with the record's request and
+ * node filter.  A task that has a record of its own already (Slurm never
+ * lists it then) is that record's. */
+static int pending_array(struct build *b, const slurm_job_info_t *j)
+{
+	uint32_t ids[FW__ARRAY_TASKS_MAX];
+	int32_t listed = fw__array_tasks(j->array_task_str, ids, FW__ARRAY_TASKS_MAX);
+	int32_t room = array_room(b, j), want = listed < room ? listed : room;
+	int32_t n = distinct_tasks(ids, listed < FW__ARRAY_TASKS_MAX ? listed : FW__ARRAY_TASKS_MAX);
+	struct array_busy *a = array_of(b, j->array_job_id);
+	struct fw_job fj;
+	int rc;
+
+	if (listed == 0) /* none pending, or a list fairway does not read: said */
+		return fw__set(j->array_task_str) ? orphan(b, j, FW__ORPHAN_ARRAY_LIST, 0) : FW_OK;
+	if ((rc = pending_shape(b, j, &fj)) <= 0)
+		return rc;
+	if (room == 0)
+		return orphan(b, j, FW__ORPHAN_THROTTLE, (int32_t)(j->array_max_tasks & INT32_MAX));
+	skip(b, want > FW__ARRAY_TASKS_MAX ? want - FW__ARRAY_TASKS_MAX : 0);
+	for (int32_t k = 0; k < want && k < n; k++) {
+		if (fw__slurm_task(b->h, j->array_job_id, ids[k]))
+			continue;
+		snprintf(fj.name, sizeof fj.name, "%u_%u", j->array_job_id, ids[k]);
+		if ((rc = add_pending(b, &fj)) != FW_OK)
+			return rc;
+		a->busy++;
+	}
+	return FW_OK;
+}
+
+/* A held job; a task of an array with a record of its own (requeued)
+ * only while the throttle has room. */
+static int pending_job(struct build *b, const slurm_job_info_t *j)
+{
+	struct fw_job fj;
+	int rc;
+
+	if (fw__array_meta(j))
+		return pending_array(b, j);
+	if ((rc = pending_shape(b, j, &fj)) <= 0)
+		return rc;
+	if (fw__array_job(j)) {
+		if (array_room(b, j) == 0)
+			return orphan(b, j, FW__ORPHAN_THROTTLE, (int32_t)(j->array_max_tasks & INT32_MAX));
+		array_of(b, j->array_job_id)->busy++;
+	}
 	return add_pending(b, &fj);
 }
 
@@ -571,11 +686,25 @@ static bool released(const slurm_job_info_t *j)
 	return fw__job_pending(j) && j->priority != 0 && j->req_nodes && *j->req_nodes;
 }
 
+/* The tasks of each array that run or are about to.  Slurm counts its
+ * throttle against the tasks that run; a task fairway released and
+ * Slurm has not run yet counts too, as fairway books its nodes for it
+ * (and Slurm would hold it back, on those nodes, past the throttle). */
+static void count_busy(struct build *b, const job_info_msg_t *m)
+{
+	for (uint32_t i = 0; i < m->record_count; i++) {
+		const slurm_job_info_t *j = &m->job_array[i];
+		if (fw__array_job(j) && j->array_task_id != NO_VAL && (fw__job_running(j) || released(j)))
+			array_of(b, j->array_job_id)->busy++;
+	}
+}
+
 static int build_jobs(struct build *b)
 {
 	const job_info_msg_t *m = b->h->jobs;
 	int rc = FW_OK;
 
+	count_busy(b, m);
 	for (uint32_t i = 0; i < m->record_count && rc == FW_OK; i++)
 		if (fw__job_running(&m->job_array[i]))
 			rc = running_job(b, &m->job_array[i]);
@@ -610,13 +739,18 @@ int fw__slurm_build(struct fw_slurm *h, struct fw_snapshot *s,
 	int rc = FW_ENOMEM;
 
 	h->norphans = 0;
+	if (fw__slurm_index(h) != FW_OK)
+		return fw_diag_set(d, FW_ENOMEM, "slurm", 0, 0, "snapshot", "indexing the jobs: out of memory");
+	for (b.arrays_cap = 16; b.arrays_cap < 2 * h->jobs->record_count; b.arrays_cap <<= 1)
+		;
+	b.arrays = calloc(b.arrays_cap, sizeof *b.arrays);
 	b.node_of = malloc((n ? n : 1) * sizeof *b.node_of);
 	b.used = calloc(n ? n : 1, sizeof *b.used);
 	b.held = calloc(n ? n : 1, sizeof *b.held);
 	b.cpu = calloc(n ? n : 1, sizeof *b.cpu);
 	b.mem = calloc(n ? n : 1, sizeof *b.mem);
 	b.seen = calloc(n ? n : 1, sizeof *b.seen);
-	if (b.node_of && b.used && b.held && b.cpu && b.mem && b.seen) {
+	if (b.arrays && b.node_of && b.used && b.held && b.cpu && b.mem && b.seen) {
 		for (uint32_t i = 0; i < n; i++)
 			b.node_of[i] = -1;
 		if ((rc = build_nodes(&b)) == FW_OK)
@@ -629,6 +763,7 @@ int fw__slurm_build(struct fw_slurm *h, struct fw_snapshot *s,
 	free(b.cpu);
 	free(b.mem);
 	free(b.seen);
+	free(b.arrays);
 	if (rc != FW_OK)
 		return fw_diag_set(d, rc, "slurm", 0, 0, "snapshot",
 				   "building the snapshot failed: %s", fw_strerror(rc));

@@ -54,7 +54,10 @@
  *           tres_per_node "gres:gpu[:type]:N", CPUs and memory per node);
  *           expected runtime = the time limit; preemptible = --requeue;
  *           --switches=1 = required topology at the leaf-switch level;
- *           priority = -nice; the snapshot name is the Slurm job id;
+ *           priority = -nice; the snapshot name is the Slurm job id,
+ *           "A_T" for task T of job array A (an array's pending tasks
+ *           are one record in Slurm, planned as one job each: at most
+ *           128 a cycle and within its %N throttle);
  *           a pending job may start only on the nodes of its managed
  *           partitions that --exclude leaves and whose features meet
  *           --constraint (filter.c: the core's node filter);
@@ -124,7 +127,7 @@ struct fw_slurm_stats {
 
 /* A waiting job's explanation, for its Slurm comment. */
 struct fw_slurm_note {
-	char job[FW_NAME_MAX];          /* the snapshot job name (Slurm id) */
+	char job[FW_NAME_MAX];          /* the snapshot job name (Slurm id, A_T) */
 	char text[200];
 };
 

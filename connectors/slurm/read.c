@@ -148,6 +148,7 @@ void fw_slurm_close(struct fw_slurm *h)
 	slurm_free_reservation_info_msg(h->resv);
 	free(h->topo);
 	free(h->jhash);
+	free(h->thash);
 	free(h->orphans);
 	fw__jobfail_free(h->jobfail);
 	free(h);
@@ -187,25 +188,46 @@ const struct fw_slurm_stats *fw_slurm_stats(const struct fw_slurm *h)
 		}                                                              \
 	} while (0)
 
-static int jhash_build(struct fw_slurm *h)
+static uint32_t task_key(uint32_t a, uint32_t t)
+{
+	return a * 2654435761u ^ t * 2246822519u;
+}
+
+/* Record i into table t (jhash_cap slots, power of two) at key k. */
+static void hash_put(uint32_t *t, uint32_t cap, uint32_t k, uint32_t i)
+{
+	k &= cap - 1;
+	while (t[k])
+		k = (k + 1) & (cap - 1);
+	t[k] = i + 1;
+}
+
+int fw__slurm_index(struct fw_slurm *h)
 {
 	uint32_t need = 16, n = h->jobs ? h->jobs->record_count : 0;
 
 	while (need < 2 * n)
 		need <<= 1;
 	if (need != h->jhash_cap) {
-		uint32_t *t = realloc(h->jhash, need * sizeof *t);
-		if (!t)
+		uint32_t *t = malloc(need * sizeof *t), *a = malloc(need * sizeof *a);
+		if (!t || !a) {
+			free(t);
+			free(a);
 			return FW_ENOMEM;
+		}
+		free(h->jhash);
+		free(h->thash);
 		h->jhash = t;
+		h->thash = a;
 		h->jhash_cap = need;
 	}
 	memset(h->jhash, 0, h->jhash_cap * sizeof *h->jhash);
+	memset(h->thash, 0, h->jhash_cap * sizeof *h->thash);
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t k = (h->jobs->job_array[i].job_id * 2654435761u) & (h->jhash_cap - 1);
-		while (h->jhash[k])
-			k = (k + 1) & (h->jhash_cap - 1);
-		h->jhash[k] = i + 1;
+		const slurm_job_info_t *j = &h->jobs->job_array[i];
+		hash_put(h->jhash, h->jhash_cap, j->job_id * 2654435761u, i);
+		if (fw__array_job(j) && j->array_task_id != NO_VAL)
+			hash_put(h->thash, h->jhash_cap, task_key(j->array_job_id, j->array_task_id), i);
 	}
 	return FW_OK;
 }
@@ -223,8 +245,6 @@ int fw__slurm_load(struct fw_slurm *h, struct fw_diag *d)
 		 "slurm_load_jobs", SHOW_ALL | SHOW_DETAIL);
 	FW__LOAD(h, resv, slurm_load_reservations, slurm_free_reservation_info_msg,
 		 changed, d, "slurm_load_reservations");
-	if (jobs_changed && jhash_build(h) != FW_OK)
-		return FW_ENOMEM;
 	if (changed || jobs_changed || !h->st.generation)
 		h->st.generation++;
 	h->st.read_ms = now_ms() - t0;
@@ -272,6 +292,141 @@ slurm_job_info_t *fw__slurm_job(const struct fw_slurm *h, uint32_t id)
 		if (h->jobs->job_array[h->jhash[k] - 1].job_id == id)
 			return &h->jobs->job_array[h->jhash[k] - 1];
 	return NULL;
+}
+
+/* ------------------------------------------------------------ arrays */
+
+bool fw__array_job(const slurm_job_info_t *j)
+{
+	return j->array_job_id != 0 && j->array_job_id != NO_VAL;
+}
+
+bool fw__array_meta(const slurm_job_info_t *j)
+{
+	return fw__array_job(j) && j->array_task_id == NO_VAL && j->job_id == j->array_job_id;
+}
+
+/* Decimal digits at *p into *v (capped past any task id); false when
+ * there is none. */
+static bool digits(const char **p, uint64_t *v)
+{
+	const char *s = *p;
+
+	*v = 0;
+	for (; **p >= '0' && **p <= '9'; (*p)++)
+		if ((*v = *v * 10 + (uint64_t)(**p - '0')) > UINT32_MAX)
+			*v = (uint64_t)UINT32_MAX + 1;
+	return *p != s;
+}
+
+struct range {
+	uint64_t lo, hi, step;
+};
+
+/* The item of a task list at p ("N", "N-M", "N-M:S") into *r; returns
+ * where the next one starts, or NULL when p holds none (the end, the
+ * "%N" throttle, or a form not read).  Ids stay below NO_VAL.  An item
+ * must end at ',', '%' or the end: libslurm cuts a long list to
+ * SLURM_BITSTR_LEN characters (64 by default) and ends it with "...",
+ * which may cut the last id short ("...,1234,56..." for 5678), so the
+ * item before the dots is not read (its tasks come into the list once
+ * the ones before them have started). */
+static const char *next_range(const char *p, struct range *r)
+{
+	if (!p || !digits(&p, &r->lo))
+		return NULL;
+	r->hi = r->lo;
+	r->step = 1;
+	if (*p == '-' && (p++, !digits(&p, &r->hi)))
+		return NULL;
+	if (*p == ':' && (p++, !digits(&p, &r->step)))
+		return NULL;
+	if (r->hi < r->lo || r->hi >= NO_VAL || r->step == 0 || (*p != ',' && *p != '%' && *p != '\0'))
+		return NULL;
+	return *p == ',' ? p + 1 : p;
+}
+
+int32_t fw__array_tasks(const char *str, uint32_t *out, int32_t cap)
+{
+	uint64_t n = 0;
+	struct range r;
+
+	for (const char *p = str; (p = next_range(p, &r));) {
+		uint64_t k = (r.hi - r.lo) / r.step + 1; /* the range's tasks */
+		for (uint64_t i = 0; i < k && n + i < (uint64_t)(cap > 0 ? cap : 0); i++)
+			out[n + i] = (uint32_t)(r.lo + i * r.step);
+		n = n + k > INT32_MAX ? INT32_MAX : n + k;
+	}
+	return (int32_t)n;
+}
+
+bool fw__array_lists(const char *str, uint32_t t)
+{
+	struct range r;
+
+	for (const char *p = str; (p = next_range(p, &r));)
+		if (t >= r.lo && t <= r.hi && (t - r.lo) % r.step == 0)
+			return true;
+	return false;
+}
+
+void fw__job_name(const struct fw_slurm *h, const slurm_job_info_t *j, char *buf, size_t len)
+{
+	/* "A_T" for the record the task index holds; a second record of one
+	 * task (Slurm sends none) keeps its id, so that names stay distinct */
+	if (fw__array_job(j) && j->array_task_id != NO_VAL && fw__slurm_task(h, j->array_job_id, j->array_task_id) == j)
+		snprintf(buf, len, "%u_%u", j->array_job_id, j->array_task_id);
+	else
+		snprintf(buf, len, "%u", j->job_id);
+}
+
+slurm_job_info_t *fw__slurm_task(const struct fw_slurm *h, uint32_t a, uint32_t t)
+{
+	if (!h->jobs || !h->jhash_cap || !h->thash)
+		return NULL;
+	for (uint32_t k = task_key(a, t) & (h->jhash_cap - 1); h->thash[k]; k = (k + 1) & (h->jhash_cap - 1)) {
+		slurm_job_info_t *j = &h->jobs->job_array[h->thash[k] - 1];
+		if (j->array_job_id == a && j->array_task_id == t)
+			return j;
+	}
+	return NULL;
+}
+
+/* "A" or "A_T" (decimal, nothing else) into *a and *t (NO_VAL for "A"). */
+static bool parse_name(const char *name, uint32_t *a, uint32_t *t)
+{
+	uint64_t v;
+
+	*t = NO_VAL;
+	if (!digits(&name, &v) || v > UINT32_MAX)
+		return false;
+	*a = (uint32_t)v;
+	if (*name == '_') {
+		name++;
+		if (!digits(&name, &v) || v >= NO_VAL)
+			return false;
+		*t = (uint32_t)v;
+	}
+	return *name == '\0';
+}
+
+slurm_job_info_t *fw__slurm_job_named(const struct fw_slurm *h, const char *name, uint32_t *task)
+{
+	slurm_job_info_t *j;
+	uint32_t a, t;
+
+	*task = NO_VAL;
+	if (!parse_name(name, &a, &t))
+		return NULL;
+	if (t == NO_VAL)
+		return fw__slurm_job(h, a);
+	if ((j = fw__slurm_task(h, a, t)))
+		return j;
+	j = fw__slurm_job(h, a);
+	if (!j || !fw__array_meta(j) || !fw__array_lists(j->array_task_str, t))
+		return NULL;
+	*task = t;
+	return j;
 }
 
 node_info_t *fw__slurm_node(const struct fw_slurm *h, const char *name)

@@ -54,9 +54,14 @@ enum fw__orphan_why {
 				 * partitions, --exclude, --constraint) or
 				 * that fairway does not schedule */
 	FW__ORPHAN_NODELIST_COUNT, /* n nodes, not as many as -w names */
+	FW__ORPHAN_ARRAY_LIST,  /* a job array's pending task list in a form
+				 * fairway does not read */
 	/* not eligible yet, not skipped: scheduled once Slurm says so */
 	FW__ORPHAN_DEPENDENCY,  /* released, its --dependency not met yet */
 	FW__ORPHAN_BEGIN,       /* --begin in the future */
+	FW__ORPHAN_THROTTLE,    /* a job array's pending tasks, none of
+				 * which its %N throttle lets run now (n:
+				 * N) */
 };
 
 struct fw__orphan {
@@ -77,6 +82,9 @@ struct fw_slurm {
 	int ntopo, topo_depth;
 	uint32_t *jhash;                /* job id -> index+1 in jobs, 0 = empty */
 	uint32_t jhash_cap;             /* power of two */
+	uint32_t *thash;                /* (array job, task) -> index+1 in
+					 * jobs, for tasks with a record of
+					 * their own; 0 = empty; jhash_cap */
 	uint64_t read_gen;              /* generation of the last read */
 	struct fw_slurm_stats st;
 	char last_err[256];             /* the last refused RPC, for logs */
@@ -98,7 +106,37 @@ int fw__slurm_load(struct fw_slurm *h, struct fw_diag *d);
  * managed?  Is name one of the comma list's? */
 bool fw__slurm_managed(const struct fw_slurm *h, const char *partitions);
 bool fw__slurm_listed(const char *list, const char *name);
+/* The lookups by job id and by (array, task) index the job message of
+ * the last load: fw__slurm_index builds them, at the start of each
+ * fw__slurm_build (so they always index the records a snapshot names). */
+int fw__slurm_index(struct fw_slurm *h);
 slurm_job_info_t *fw__slurm_job(const struct fw_slurm *h, uint32_t id);
+
+/* Job arrays.  slurmctld keeps an array's pending tasks in one "meta"
+ * record (job_id == array_job_id, array_task_id NO_VAL) whose
+ * array_task_str lists them ("0-5", "2,4-5%2", "0-998:2"; "%N" is the
+ * throttle, array_max_tasks); a task it starts, or that fairway starts
+ * with job_id_str "A_T", is split off into a record of its own (a new
+ * job id; the last one takes the meta's) with array_task_id T.  fairway
+ * names both forms "A_T", as squeue does, and a job outside any array
+ * by its id (and a second record of one task, which Slurm never sends,
+ * by its id too: names stay distinct).  fw__array_job: is j part of an array (array_job_id set)?
+ * fw__array_meta: is j the record of the array's pending tasks?
+ * fw__array_tasks: the first cap task ids str lists, into out; returns
+ * how many it lists (past cap too; INT32_MAX at most), reading up to
+ * "%" or the first thing it does not read.  fw__array_lists: does str
+ * list task t?  fw__slurm_task: the record of its own of task t of
+ * array a, or NULL.  fw__slurm_job_named: the record a snapshot name
+ * stands for: its own, or the meta record that still lists it (then
+ * *task = its task id to split off; else NO_VAL). */
+#define FW__ARRAY_TASKS_MAX 128 /* an array's pending tasks one cycle plans */
+bool fw__array_job(const slurm_job_info_t *j);
+bool fw__array_meta(const slurm_job_info_t *j); /* and job_id == array_job_id */
+int32_t fw__array_tasks(const char *str, uint32_t *out, int32_t cap);
+bool fw__array_lists(const char *str, uint32_t t);
+void fw__job_name(const struct fw_slurm *h, const slurm_job_info_t *j, char *buf, size_t len);
+slurm_job_info_t *fw__slurm_task(const struct fw_slurm *h, uint32_t a, uint32_t t);
+slurm_job_info_t *fw__slurm_job_named(const struct fw_slurm *h, const char *name, uint32_t *task);
 node_info_t *fw__slurm_node(const struct fw_slurm *h, const char *name);
 reserve_info_t *fw__slurm_resv(const struct fw_slurm *h, const char *name);
 int fw__slurm_topo_load(struct fw_slurm *h, struct fw_diag *d);

@@ -22,18 +22,28 @@
  *     time_limit|nice|requeue|tres_per_job|req_switch|submit|start|
  *     tres_per_task|ntasks_per_node|num_tasks|tres_per_socket|
  *     dependency|eligible_time|features|exc_nodes|shared|admin_comment|
- *     comment
+ *     comment|array_job_id|array_task_id|array_task_str|array_max_tasks
  *     (empty: unset; in features '^' stands for --constraint's '|',
  *     which splits fields; an admin_comment "fairway: -w LIST" is the
  *     -w that job_submit.lua keeps, a comment so marked a -w changed
- *     later with scontrol update, which wins; an empty LIST is none)
+ *     later with scontrol update, which wins; an empty LIST is none;
+ *     array_task_id empty is NO_VAL: with array_job_id = id, the
+ *     pending record of a job array whose array_task_str lists its
+ *     pending tasks ("0-5", "2,4-5%2", "0-998:2"); with a task id, a task
+ *     with a record of its own)
  * The queues are fixed: leaf team_a and team_b under org.  The partitions
  * gpu and gpu2 are managed, cpu is not; a job may name several ("cpu,gpu2",
  * as Slurm reports a pending job submitted to several), and its features
  * (--constraint) and exc_nodes (--exclude) restrict it to some nodes
  * (filter.c).  What slurmctld itself never sends is not generated:
- * duplicate node names or job ids, times past 2^40 s, node names with
- * spaces or control characters, malformed node lists (--exclude's too).
+ * duplicate node names or job ids, an array's records with different
+ * throttles (array_max_tasks is the
+ * array's), times past 2^40 s, node names with spaces or control
+ * characters, malformed node lists (--exclude's too).  Arrays: every
+ * pending "A_T" the snapshot holds is a task the array's pending record
+ * lists (or the task's own record), at most FW__ARRAY_TASKS_MAX an
+ * array, and with those that run or were released no more than its
+ * throttle; names are unique (fw_snapshot_validate).
  *
  * The gres parsers also get each line raw: a count in 0..FW__GRES_MAX, a
  * model that is a NUL-terminated part of the input, and an IDX mask only
@@ -51,7 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define MAXN 24
 #define MAXJ 48
-#define MAXF 31
+#define MAXF 35
 #define NPART 3
 
 static const char *const part_names[NPART] = { "gpu", "gpu2", "cpu" };
@@ -219,6 +229,18 @@ static bool same_list(const char *a, const char *b)
 	return a ? b && !strcmp(a, b) : !b;
 }
 
+/* Not one of o's array with another throttle (f: the new record's
+ * fields).  A second record of one task is generated: Slurm sends none,
+ * but the adapter names it by its id, so the snapshot stays valid. */
+static bool array_ok(const slurm_job_info_t *o, char **f)
+{
+	uint32_t a = (uint32_t)num(f[31]);
+
+	if (!a || o->array_job_id != a)
+		return true;
+	return o->array_max_tasks == (uint32_t)num(f[34]);
+}
+
 static void add_job(struct world *w, char **f)
 {
 	slurm_job_info_t *j = &w->jobs[w->nj];
@@ -228,7 +250,7 @@ static void add_job(struct world *w, char **f)
 	    !record_ok(f[29]) || !record_ok(f[30]))
 		return;
 	for (int i = 0; i < w->nj; i++)
-		if (w->jobs[i].job_id == id)
+		if (w->jobs[i].job_id == id || !array_ok(&w->jobs[i], f))
 			return;
 	j->job_id = id;
 	j->account = f[2];
@@ -272,6 +294,10 @@ static void add_job(struct world *w, char **f)
 	j->admin_comment = f[29];
 	j->comment = f[30];
 	j->user_name = (char *)"u";
+	j->array_job_id = (uint32_t)num(f[31]);
+	j->array_task_id = f[32] ? (uint32_t)num(f[32]) : NO_VAL;
+	j->array_task_str = f[33];
+	j->array_max_tasks = (uint32_t)num(f[34]);
 	w->nj++;
 }
 
@@ -335,12 +361,72 @@ static void partitions(const struct world *w, partition_info_t *part, int32_t in
 	}
 }
 
+/* The record a snapshot job name stands for: "ID", or "A_T": task T's
+ * own record, else array A's pending record, which must list T. */
+/* Is record i named "A_T": a task's record, and the first of its task
+ * (a second one, which Slurm never sends, keeps its id)? */
+static bool task_named(const struct world *w, int i)
+{
+	const slurm_job_info_t *j = &w->jobs[i];
+
+	if (!fw__array_job(j) || j->array_task_id == NO_VAL)
+		return false;
+	for (int k = 0; k < i; k++)
+		if (w->jobs[k].array_job_id == j->array_job_id && w->jobs[k].array_task_id == j->array_task_id)
+			return false;
+	return true;
+}
+
 static const slurm_job_info_t *job_named(const struct world *w, const char *name)
 {
-	for (int i = 0; i < w->nj; i++)
-		if (w->jobs[i].job_id == (uint32_t)num(name))
-			return &w->jobs[i];
+	const char *us = strchr(name, '_');
+	uint32_t a = (uint32_t)num(name), t = us ? (uint32_t)num(us + 1) : 0;
+
+	for (int i = 0; i < w->nj; i++) {
+		const slurm_job_info_t *j = &w->jobs[i];
+		if (!us && j->job_id == a && !task_named(w, i))
+			return j;
+		if (us && j->array_job_id == a && j->array_task_id == t)
+			return j;
+	}
+	for (int i = 0; us && i < w->nj; i++) {
+		const slurm_job_info_t *j = &w->jobs[i];
+		if (fw__array_meta(j) && j->array_job_id == a)
+			return fw__array_lists(j->array_task_str, t) ? j : NULL;
+	}
 	return NULL;
+}
+
+/* Each array's pending jobs: tasks its records list, at most the cap
+ * from its pending record, and within its throttle. */
+static void arrays_hold(const struct world *w, const struct fw_snapshot *s)
+{
+	for (int i = 0; i < w->nj; i++) {
+		const slurm_job_info_t *m = &w->jobs[i];
+		int32_t offered = 0, from_meta = 0, busy = 0;
+		bool first = fw__array_job(m);
+		for (int k = 0; k < i && first; k++)
+			first = w->jobs[k].array_job_id != m->array_job_id;
+		if (!first)
+			continue; /* one pass per array, at its first record */
+		for (int32_t x = 0; x < s->njobs; x++) {
+			const slurm_job_info_t *j = job_named(w, s->jobs[x].name);
+			if (!j || j->array_job_id != m->array_job_id || !fw__array_job(j) ||
+			    s->jobs[x].state != FW_JOB_PENDING)
+				continue;
+			offered++;
+			from_meta += fw__array_meta(j);
+		}
+		for (int k = 0; k < w->nj; k++) {
+			const slurm_job_info_t *j = &w->jobs[k];
+			bool released = fw__job_pending(j) && j->priority && j->req_nodes && *j->req_nodes;
+			busy += j->array_job_id == m->array_job_id && j->array_task_id != NO_VAL &&
+				(fw__job_running(j) || released);
+		}
+		if (from_meta > FW__ARRAY_TASKS_MAX ||
+		    (m->array_max_tasks && m->array_max_tasks != NO_VAL && offered && offered + busy > (int64_t)m->array_max_tasks))
+			abort();
+	}
 }
 
 static int node_named(const struct world *w, const char *name)
@@ -364,6 +450,8 @@ static void filters_hold(const struct world *w, const struct fw_snapshot *s)
 		int32_t n = fw_snapshot_job_nodes(s, x, &v);
 		const char *list = j && s->jobs[x].state == FW_JOB_PENDING ? in_force(j) : NULL;
 		int32_t allowed = 0;
+		if (!j)
+			abort(); /* a name no record stands for (an array's task it does not list) */
 		if (j && s->jobs[x].state == FW_JOB_PENDING && !same_list(list, fw__slurm_nodelist(j)))
 			abort(); /* the adapter reads the list in force, no other */
 		for (int32_t k = 0; n >= 0 && k < s->nnodes; k++) /* either kind of entry */
@@ -419,6 +507,20 @@ static void orphans_hold(const struct world *w, const struct fw_slurm *h)
 	}
 }
 
+/* Jobs the records stand for: one each, an array's pending record one a
+ * task it lists (one when it lists none it reads: held, saying so). */
+static int64_t records(const struct world *w)
+{
+	int64_t n = 0;
+
+	for (int i = 0; i < w->nj; i++) {
+		const slurm_job_info_t *j = &w->jobs[i];
+		int32_t k = fw__array_meta(j) && fw__job_pending(j) ? fw__array_tasks(j->array_task_str, NULL, 0) : 1;
+		n += k > 1 ? k : 1;
+	}
+	return n;
+}
+
 static void cycle(struct fw_snapshot *s)
 {
 	struct fw_arena a;
@@ -470,13 +572,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	/* a job is in the snapshot, skipped, waiting (an orphan not counted
 	 * skipped), or none of these (not managed, not pending or running) */
-	if (s->njobs + bw.skipped_jobs > w->nj || s->njobs + h->norphans > w->nj)
+	if ((int64_t)s->njobs + bw.skipped_jobs > records(w) || (int64_t)s->njobs + h->norphans > records(w))
 		abort();
 	filters_hold(w, s);
+	arrays_hold(w, s);
 	orphans_hold(w, h);
 	cycle(s);
 	fw_snapshot_free(s);
 	free(h->orphans);
+	free(h->jhash);
+	free(h->thash);
 	free(h);
 	free(w);
 	free(buf);

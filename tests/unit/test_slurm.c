@@ -290,6 +290,8 @@ static void fake_free(struct fake *f)
 	free(f->jobs.job_array);
 	free(f->nodes.node_array);
 	free(f->h->orphans);
+	free(f->h->jhash);
+	free(f->h->thash);
 	free(f->h);
 	fw_snapshot_free(f->s);
 }
@@ -1020,10 +1022,216 @@ TEST(an_exclusive_job_takes_whole_nodes)
 	fake_free(&f);
 }
 
+/* ------------------------------------------------------------ job arrays */
+
+/* Task lists as slurmctld's job records give them: ranges, steps, the
+ * "%N" throttle after them. */
+TEST(array_task_lists)
+{
+	uint32_t ids[4];
+
+	ASSERT_EQ(fw__array_tasks("0-5", ids, 4), 6);
+	ASSERT_EQ(ids[0], 0);
+	ASSERT_EQ(ids[3], 3);
+	ASSERT_EQ(fw__array_tasks("2,4-5%2", ids, 4), 3);
+	ASSERT_EQ(ids[0], 2);
+	ASSERT_EQ(ids[1], 4);
+	ASSERT_EQ(ids[2], 5);
+	ASSERT_EQ(fw__array_tasks("0-998:2", ids, 4), 500);
+	ASSERT_EQ(ids[3], 6);
+	ASSERT_EQ(fw__array_tasks("0-4294967293", ids, 4), INT32_MAX); /* counted, capped */
+	ASSERT_EQ(fw__array_tasks("%2", ids, 4), 0);
+	ASSERT_EQ(fw__array_tasks("(null)", ids, 4), 0);
+	ASSERT_EQ(fw__array_tasks(NULL, ids, 4), 0);
+	/* libslurm's cut list: the id before "..." may be cut short (5678) */
+	ASSERT_EQ(fw__array_tasks("3,9,1234,56...", ids, 4), 3);
+	ASSERT_EQ(ids[2], 1234);
+	ASSERT(!fw__array_lists("3,9,1234,56...", 56));
+	ASSERT_EQ(fw__array_tasks("7-9junk", ids, 4), 0);
+	ASSERT(fw__array_lists("0-998:2", 996));
+	ASSERT(!fw__array_lists("0-998:2", 997));
+	ASSERT(fw__array_lists("2,4-5%2", 5));
+	ASSERT(!fw__array_lists("2,4-5%2", 3));
+}
+
+/* Job i of f: array 900's pending record listing tasks (throttle max, 0
+ * for none), each task 4 GPUs. */
+static slurm_job_info_t *array_meta(struct fake *f, int i, const char *tasks, uint32_t max)
+{
+	slurm_job_info_t *j = &f->jobs.job_array[i];
+
+	fake_pending(j, 900, 4, "gres:gpu:4");
+	j->array_job_id = 900;
+	j->array_task_id = NO_VAL;
+	j->array_task_str = (char *)tasks;
+	j->array_max_tasks = max;
+	return j;
+}
+
+/* Job i of f: task t of array 900 running on node with GPUs gres, a
+ * record of its own (job id id). */
+static void array_task(struct fake *f, int i, uint32_t id, uint32_t t, const char *node, const char *gres)
+{
+	slurm_job_info_t *j = &f->jobs.job_array[i];
+
+	fake_job(j, id, node, gres, 4);
+	j->tres_per_node = (char *)"gres:gpu:4";
+	j->array_job_id = 900;
+	j->array_task_id = t;
+}
+
+/* Before, an array's pending tasks were one job to fairway: it released
+ * the whole record on one task's nodes, and Slurm ran as many tasks as
+ * fit there, on GPUs fairway had planned for others.  Now each pending
+ * task is a job of its own, "A_T", and a cycle starts exactly the tasks
+ * that fit: 6 tasks of 4 GPUs on 2 nodes of 8, 4 start, 2 a node. */
+TEST(an_arrays_pending_tasks_are_planned_one_by_one)
+{
+	struct fw_backend_action *acts;
+	int32_t na, starts = 0, on1 = 0;
+	struct fw_arena ar;
+	struct fake f;
+	char want[16];
+
+	fake_init(&f, 2, 1);
+	array_meta(&f, 0, "0-5", 0);
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	ASSERT_OK(fw_snapshot_validate(f.s, &f.d));
+	ASSERT_EQ(f.s->njobs, 6);
+	for (int k = 0; k < 6; k++) {
+		snprintf(want, sizeof want, "900_%d", k);
+		ASSERT_STR_EQ(f.s->jobs[k].name, want);
+		ASSERT_EQ(f.s->jobs[k].state, FW_JOB_PENDING);
+		ASSERT_EQ(f.s->jobs[k].groups[0].gpus, 4);
+	}
+	na = plan_actions(&f, &ar, &acts);
+	for (int32_t k = 0; k < na; k++) {
+		uint32_t task;
+		if (acts[k].kind != FW_DECIDE_START)
+			continue;
+		starts++;
+		ASSERT_EQ(acts[k].nplacements, 1);
+		on1 += !strcmp(acts[k].placements[0].node, "gpu001");
+		ASSERT(fw__slurm_job_named(f.h, acts[k].job, &task) == &f.jobs.job_array[0]);
+		ASSERT_EQ(task, (uint32_t)atoi(acts[k].job + 4)); /* split off by "900_T" */
+	}
+	ASSERT_EQ(starts, 4);
+	ASSERT_EQ(on1, 2);
+	fw_arena_release(&ar);
+	fake_free(&f);
+}
+
+/* "%2": Slurm runs 2 tasks at a time; fairway offers no more (a third
+ * released would wait on its nodes, booked and idle). */
+TEST(an_arrays_throttle_bounds_the_tasks_offered)
+{
+	struct fake f;
+
+	fake_init(&f, 2, 1);
+	array_meta(&f, 0, "0-5%2", 2);
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	ASSERT_EQ(f.s->njobs, 2);
+	ASSERT_STR_EQ(f.s->jobs[1].name, "900_1");
+	fake_free(&f);
+}
+
+/* A task list fairway does not read stays held, saying so (counted
+ * skipped), and one that names a task twice ("0-2,1", which Slurm does
+ * not send) offers it once. */
+TEST(an_array_list_fairway_cannot_read_is_held_saying_so)
+{
+	struct fake f;
+	char buf[240];
+
+	fake_init(&f, 2, 1);
+	array_meta(&f, 0, "x-y", 0);
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	ASSERT_EQ(f.s->njobs, 0);
+	ASSERT_EQ(f.h->norphans, 1);
+	ASSERT_EQ(f.w.skipped_jobs, 1);
+	fw__orphan_text(&f.h->orphans[0], &f.jobs.job_array[0], buf, sizeof buf);
+	ASSERT_STR_EQ(buf, "fairway: reads an array's pending tasks as a list of N, N-M and N-M:S, not (x-y): held "
+			   "(resubmit the tasks left as a new array)");
+	fake_free(&f);
+
+	fake_init(&f, 2, 1);
+	array_meta(&f, 0, "0-2,1", 0);
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	ASSERT_OK(fw_snapshot_validate(f.s, &f.d));
+	ASSERT_EQ(f.s->njobs, 3);
+	ASSERT_STR_EQ(f.s->jobs[2].name, "900_2");
+	fake_free(&f);
+}
+
+/* Tasks started already are records of their own (new job ids), named
+ * "A_T" too; the pending record lists the rest, which are offered (and
+ * no more than the throttle leaves). */
+TEST(a_partly_started_array_offers_the_rest)
+{
+	uint32_t task;
+	struct fake f;
+
+	fake_init(&f, 2, 3);
+	array_task(&f, 0, 901, 0, "gpu001", "gpu:h100:4(IDX:0-3)");
+	array_task(&f, 1, 902, 1, "gpu001", "gpu:h100:4(IDX:4-7)");
+	array_meta(&f, 2, "2-5", 0);
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	ASSERT_OK(fw_snapshot_validate(f.s, &f.d));
+	ASSERT_EQ(f.s->njobs, 6);
+	ASSERT_STR_EQ(f.s->jobs[0].name, "900_0");
+	ASSERT_EQ(f.s->jobs[0].state, FW_JOB_RUNNING);
+	ASSERT_STR_EQ(f.s->jobs[1].name, "900_1");
+	ASSERT_STR_EQ(f.s->jobs[2].name, "900_2");
+	ASSERT_EQ(f.s->jobs[2].state, FW_JOB_PENDING);
+	ASSERT_STR_EQ(f.s->jobs[5].name, "900_5");
+	ASSERT(fw__slurm_job_named(f.h, "900_1", &task) == &f.jobs.job_array[1]);
+	ASSERT_EQ(task, NO_VAL);
+	ASSERT(!fw__slurm_job_named(f.h, "900_6", &task)); /* listed nowhere */
+
+	/* %3 with 2 running: one more */
+	f.jobs.job_array[2].array_task_str = (char *)"2-5%3";
+	for (int i = 0; i < 3; i++)
+		f.jobs.job_array[i].array_max_tasks = 3;
+	fake_renew(&f);
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	ASSERT_EQ(f.s->njobs, 3);
+	ASSERT_STR_EQ(f.s->jobs[2].name, "900_2");
+
+	/* %2 with 2 running: none, and the record says why */
+	for (int i = 0; i < 3; i++)
+		f.jobs.job_array[i].array_max_tasks = 2;
+	fake_renew(&f);
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	ASSERT_EQ(f.s->njobs, 2);
+	ASSERT_EQ(f.h->norphans, 1);
+	ASSERT_EQ(f.h->orphans[0].why, FW__ORPHAN_THROTTLE);
+	ASSERT_EQ(f.w.skipped_jobs, 0); /* waits, not skipped */
+	fake_free(&f);
+}
+
+/* A sweep of thousands of tasks costs a cycle FW__ARRAY_TASKS_MAX jobs;
+ * the rest waits in the record, counted skipped. */
+TEST(an_arrays_tasks_are_capped_per_cycle)
+{
+	struct fake f;
+
+	fake_init(&f, 2, 1);
+	array_meta(&f, 0, "0-299", 0);
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	ASSERT_OK(fw_snapshot_validate(f.s, &f.d));
+	ASSERT_EQ(f.s->njobs, FW__ARRAY_TASKS_MAX);
+	ASSERT_STR_EQ(f.s->jobs[FW__ARRAY_TASKS_MAX - 1].name, "900_127");
+	ASSERT_EQ(f.w.skipped_jobs, 300 - FW__ARRAY_TASKS_MAX);
+	fake_free(&f);
+}
+
 TEST_MAIN(gres_counts_and_models, gres_index_masks, options, managed_partitions,
 	  plan_to_actions_and_notes, action_reasons_name_nodes_and_jobs, a_snapshot_from_slurm_never_overbooks_a_node,
 	  a_job_fairway_cannot_place_stops_no_cycle, every_gpu_request_form_is_gpus_per_node,
 	  jobs_slurm_would_not_run_stay_held, constraint_forms, pending_jobs_start_only_on_nodes_they_accept,
 	  every_job_gets_its_own_answer, an_exclusive_job_takes_whole_nodes, nodelist_jobs_start_on_exactly_their_nodes,
 	  a_nodelist_changed_later_is_read_from_the_comment, no_comment_of_fairway_reads_as_a_nodelist,
-	  a_note_that_reads_as_a_nodelist_is_not_written)
+	  a_note_that_reads_as_a_nodelist_is_not_written, array_task_lists,
+	  an_arrays_pending_tasks_are_planned_one_by_one, an_arrays_throttle_bounds_the_tasks_offered,
+	  a_partly_started_array_offers_the_rest, an_arrays_tasks_are_capped_per_cycle,
+	  an_array_list_fairway_cannot_read_is_held_saying_so)
