@@ -1080,6 +1080,16 @@ static void array_task(struct fake *f, int i, uint32_t id, uint32_t t, const cha
 	j->array_task_id = t;
 }
 
+/* f: 2 nodes x 8 GPUs whose one job is array 900's pending record
+ * listing tasks (throttle max), built into a valid snapshot. */
+static void built_array(struct fake *f, const char *tasks, uint32_t max)
+{
+	fake_init(f, 2, 1);
+	array_meta(f, 0, tasks, max);
+	ASSERT_OK(fw__slurm_build(f->h, f->s, &f->w, &f->d));
+	ASSERT_OK(fw_snapshot_validate(f->s, &f->d));
+}
+
 /* Before, an array's pending tasks were one job to fairway: it released
  * the whole record on one task's nodes, and Slurm ran as many tasks as
  * fit there, on GPUs fairway had planned for others.  Now each pending
@@ -1093,10 +1103,7 @@ TEST(an_arrays_pending_tasks_are_planned_one_by_one)
 	struct fake f;
 	char want[16];
 
-	fake_init(&f, 2, 1);
-	array_meta(&f, 0, "0-5", 0);
-	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
-	ASSERT_OK(fw_snapshot_validate(f.s, &f.d));
+	built_array(&f, "0-5", 0);
 	ASSERT_EQ(f.s->njobs, 6);
 	for (int k = 0; k < 6; k++) {
 		snprintf(want, sizeof want, "900_%d", k);
@@ -1127,9 +1134,7 @@ TEST(an_arrays_throttle_bounds_the_tasks_offered)
 {
 	struct fake f;
 
-	fake_init(&f, 2, 1);
-	array_meta(&f, 0, "0-5%2", 2);
-	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	built_array(&f, "0-5%2", 2);
 	ASSERT_EQ(f.s->njobs, 2);
 	ASSERT_STR_EQ(f.s->jobs[1].name, "900_1");
 	fake_free(&f);
@@ -1143,9 +1148,7 @@ TEST(an_array_list_fairway_cannot_read_is_held_saying_so)
 	struct fake f;
 	char buf[240];
 
-	fake_init(&f, 2, 1);
-	array_meta(&f, 0, "x-y", 0);
-	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	built_array(&f, "x-y", 0);
 	ASSERT_EQ(f.s->njobs, 0);
 	ASSERT_EQ(f.h->norphans, 1);
 	ASSERT_EQ(f.w.skipped_jobs, 1);
@@ -1154,10 +1157,7 @@ TEST(an_array_list_fairway_cannot_read_is_held_saying_so)
 			   "(resubmit the tasks left as a new array)");
 	fake_free(&f);
 
-	fake_init(&f, 2, 1);
-	array_meta(&f, 0, "0-2,1", 0);
-	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
-	ASSERT_OK(fw_snapshot_validate(f.s, &f.d));
+	built_array(&f, "0-2,1", 0);
 	ASSERT_EQ(f.s->njobs, 3);
 	ASSERT_STR_EQ(f.s->jobs[2].name, "900_2");
 	fake_free(&f);
@@ -1215,10 +1215,7 @@ TEST(an_arrays_tasks_are_capped_per_cycle)
 {
 	struct fake f;
 
-	fake_init(&f, 2, 1);
-	array_meta(&f, 0, "0-299", 0);
-	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
-	ASSERT_OK(fw_snapshot_validate(f.s, &f.d));
+	built_array(&f, "0-299", 0);
 	ASSERT_EQ(f.s->njobs, FW__ARRAY_TASKS_MAX);
 	ASSERT_STR_EQ(f.s->jobs[FW__ARRAY_TASKS_MAX - 1].name, "900_127");
 	ASSERT_EQ(f.w.skipped_jobs, 300 - FW__ARRAY_TASKS_MAX);
