@@ -240,6 +240,8 @@ struct fake {
 	partition_info_t part;
 	job_info_msg_t jobs;
 	int32_t inx[3];
+	partition_info_t parts2[2];     /* fake_two_partitions' gpu and gpu2 */
+	int32_t inx2[3];
 	char names[4][8];
 	struct fw_queue q;
 	struct fw_snapshot *s;
@@ -565,20 +567,19 @@ static const char *filter_of(const struct fw_snapshot *s, int32_t jx, char *buf,
 }
 
 /* A fake world of 4 nodes and nj jobs with two managed partitions: gpu
- * of every node, gpu2 of gpu003 and gpu004 (parts and inx2 are the
- * caller's and live as long as f). */
-static void fake_two_partitions(struct fake *f, int nj, partition_info_t *parts, int32_t *inx2)
+ * of every node, gpu2 of gpu003 and gpu004 (their records live in f). */
+static void fake_two_partitions(struct fake *f, int nj)
 {
 	fake_init(f, 4, nj);
 	snprintf(f->h->parts, sizeof f->h->parts, "gpu,gpu2");
-	inx2[0] = 2;
-	inx2[1] = 3;
-	inx2[2] = -1;
-	parts[0] = f->part;                           /* gpu: every node */
-	memset(&parts[1], 0, sizeof parts[1]);
-	parts[1].name = (char *)"gpu2";               /* gpu2: gpu003, gpu004 */
-	parts[1].node_inx = inx2;
-	f->parts.partition_array = parts;
+	f->inx2[0] = 2;
+	f->inx2[1] = 3;
+	f->inx2[2] = -1;
+	f->parts2[0] = f->part;                       /* gpu: every node */
+	memset(&f->parts2[1], 0, sizeof f->parts2[1]);
+	f->parts2[1].name = (char *)"gpu2";           /* gpu2: gpu003, gpu004 */
+	f->parts2[1].node_inx = f->inx2;
+	f->parts.partition_array = f->parts2;
 	f->parts.record_count = 2;
 }
 
@@ -678,15 +679,13 @@ TEST(pending_jobs_start_only_on_nodes_they_accept)
 		{ 821, "gpu", "gpu004", NULL, "gpu001,gpu002,gpu003" }, /* as 819, held */
 	};
 	enum { NJ = sizeof c / sizeof c[0] };
-	partition_info_t parts[2];
-	int32_t inx2[3];
 	struct fw_backend_action *acts;
 	int32_t na, starts = 0, held = 0, x = 0;
 	struct fw_arena ar;
 	struct fake f;
 	char buf[200];
 
-	fake_two_partitions(&f, NJ, parts, inx2);
+	fake_two_partitions(&f, NJ);
 	f.nodes.node_array[0].features = (char *)"ib,rack=r1";
 	f.nodes.node_array[1].features = (char *)"ib,nvme,rack=r2";
 	f.nodes.node_array[2].features = (char *)"ib,nvme,rack=r2"; /* available ... */
@@ -774,15 +773,13 @@ TEST(nodelist_jobs_start_on_exactly_their_nodes)
 		{ 910, 4, "gpu", NULL, NULL, "fairway: -w gpu[001-004]", "*" }, /* every node: no list needed */
 	};
 	enum { NJ = sizeof c / sizeof c[0] };
-	partition_info_t parts[2];
-	int32_t inx2[3];
 	struct fw_backend_action *acts;
 	int32_t na, held = 0, x = 0, nodelist_starts = 0;
 	struct fw_arena ar;
 	struct fake f;
 	char buf[240];
 
-	fake_two_partitions(&f, NJ, parts, inx2);
+	fake_two_partitions(&f, NJ);
 	f.nodes.node_array[1].features = (char *)"nvme";
 	f.nodes.node_array[2].features = (char *)"nvme";
 	for (int i = 0; i < NJ; i++) {
@@ -861,14 +858,12 @@ TEST(a_nodelist_changed_later_is_read_from_the_comment)
 	};
 	enum { NJ = sizeof c / sizeof c[0] };
 	static const char *const started[][2] = { { "921", "gpu004" }, { "925", "gpu002" }, { "929", "gpu002" } };
-	partition_info_t parts[2];
-	int32_t inx2[3];
 	struct fw_backend_action *acts;
 	int32_t na, held = 0, x = 0, seen = 0;
 	struct fw_arena ar;
 	struct fake f;
 
-	fake_two_partitions(&f, NJ, parts, inx2);
+	fake_two_partitions(&f, NJ);
 	for (int i = 0; i < NJ; i++)
 		table_job(&f, i, c[i].id, c[i].nodes, c[i].part, c[i].adm)->comment = (char *)c[i].com;
 	ASSERT(fw__slurm_nodelist_record(&f.jobs.job_array[0]) == f.jobs.job_array[0].comment);
