@@ -176,13 +176,18 @@ static bool filter_allows(const struct fw_snapshot *s, int32_t jx, int32_t n)
 
 /* The tasks of a start or a reservation: each a sound task of j, no group
  * given more tasks than it has, all inside one domain of j's required
- * level, a one_per_node group's tasks each on a node of their own, and
- * every task on a node of j's node filter. */
+ * level, a one_per_node group's tasks each on a node of their own, an
+ * apart group's tasks on no node with another group's, and every task on
+ * a node of j's node filter. */
 static int check_tasks(const struct fw_snapshot *s, const struct fw_plan *p, const struct fw_decision *dc,
 		       const struct fw_job *j, struct fld f, struct fw_diag *d)
 {
 	int32_t per_group[FW_MAX_GROUPS] = { 0 };
+	bool apart = false;
 	int rc;
+
+	for (int g = 0; g < j->ngroups; g++)
+		apart = apart || j->groups[g].apart;
 
 	for (int32_t k = 0; k < dc->alloc_count; k++) {
 		const struct fw_task_alloc *t = &p->allocs[dc->alloc_first + k];
@@ -195,13 +200,17 @@ static int check_tasks(const struct fw_snapshot *s, const struct fw_plan *p, con
 			return FAILAT(d, f, "job %s: group %d got more tasks than it has", j->name, t->group);
 		if (!same_domain(s, j->required_level, t->node, p->allocs[dc->alloc_first].node))
 			return FAILAT(d, f, "job %s spans two domains of its required level", j->name);
-		if (j->groups[t->group].one_per_node)
-			for (int32_t m = 0; m < k; m++) {
-				const struct fw_task_alloc *o = &p->allocs[dc->alloc_first + m];
-				if (o->group == t->group && o->node == t->node)
-					return FAILAT(d, f, "job %s: two tasks of group %d on node %s, which asks one a node",
-						      j->name, t->group, s->nodes[t->node].name);
-			}
+		for (int32_t m = 0; (apart || j->groups[t->group].one_per_node) && m < k; m++) {
+			const struct fw_task_alloc *o = &p->allocs[dc->alloc_first + m];
+			if (o->node != t->node)
+				continue;
+			if (o->group == t->group && j->groups[t->group].one_per_node)
+				return FAILAT(d, f, "job %s: two tasks of group %d on node %s, which asks one a node",
+					      j->name, t->group, s->nodes[t->node].name);
+			if (o->group != t->group && (j->groups[t->group].apart || j->groups[o->group].apart))
+				return FAILAT(d, f, "job %s: groups %d and %d share node %s, and one asks to be apart",
+					      j->name, o->group, t->group, s->nodes[t->node].name);
+		}
 	}
 	return FW_OK;
 }

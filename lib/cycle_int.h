@@ -71,7 +71,8 @@ static inline void fw__shape_of(const struct fw__cstate *c, int32_t jx, const st
 	k->req = j->required_level;
 	k->pref = j->preferred_level;
 	k->minm = fw_job_min_tasks(j);
-	int32_t spread = j->spread; /* | 2 << g for a one_per_node group g */
+	int32_t spread = j->spread; /* | 2 << g for a one_per_node group g,
+				     * | 2 << (g + FW_MAX_GROUPS) for an apart one */
 	k->pad = (j->preemptible && c->suspect_nodes > 0) | /* health: preemptible gangs may use suspect nodes */
 		 (int32_t)((uint32_t)fw__filter_id(c, jx) << 1); /* node filter */
 	for (int g = 0; g < j->ngroups; g++) {
@@ -82,7 +83,7 @@ static inline void fw__shape_of(const struct fw__cstate *c, int32_t jx, const st
 		k->g[g].model = t->gpu_model[0] ? fw__model_id(c, t->gpu_model) : -2;
 		k->g[g].cpu = t->cpu_milli;
 		k->g[g].mem = t->mem_mib;
-		spread |= (int32_t)t->one_per_node << (g + 1);
+		spread |= (int32_t)t->one_per_node << (g + 1) | (int32_t)t->apart << (g + 1 + FW_MAX_GROUPS);
 	}
 	k->spread = spread; /* one store, after the loop: a load of it while
 			     * an earlier store is in flight would wait */

@@ -76,6 +76,7 @@ struct attempt {
 				 * use, ascending (filter is its id then) */
 	int32_t ndeny;
 	bool spread;
+	bool apart;             /* some group is apart (snapshot.h) */
 	bool avoid_suspect;     /* a big gang: suspect nodes are out (health.h) */
 	bool avoid_lemon;       /* a big gang's first search: lemons are out */
 	bool lemon_last;        /* its second: lemons last among equals */
@@ -244,6 +245,20 @@ static void sort_candidates(struct attempt *t)
 		lemons_last(t);
 }
 
+/* Would a task of group g on node n share it with a task of another
+ * group of the job where either group is apart?  (A scan of the tasks
+ * placed so far: such jobs are Slurm's heterogeneous jobs, a few tasks;
+ * a job without an apart group never gets here.) */
+static bool clash(const struct attempt *t, int32_t n, int g)
+{
+	for (int32_t i = 0; i < t->ntasks; i++) {
+		const struct fw_task_alloc *a = &t->tasks[i];
+		if (a->node == n && a->group != g && (t->job->groups[g].apart || t->job->groups[a->group].apart))
+			return true;
+	}
+	return false;
+}
+
 static int32_t place_group(struct attempt *t, int g, int32_t want)
 {
 	const struct fw_task_group *grp = &t->job->groups[g];
@@ -254,7 +269,7 @@ static int32_t place_group(struct attempt *t, int g, int32_t want)
 	 * put a second task on a node: not for one_per_node groups */
 	for (int pass = fractional && !grp->one_per_node ? 0 : 1; pass < 2 && placed < want; pass++) {
 		for (int32_t i = 0; i < t->ncand && placed < want;) {
-			if (node_fits(t, t->cand[i], g, pass == 0)) {
+			if (node_fits(t, t->cand[i], g, pass == 0) && !(t->apart && clash(t, t->cand[i], g))) {
 				take(t, t->cand[i], g);
 				placed++;
 				i += grp->one_per_node; /* the next task on the next node */
@@ -694,8 +709,10 @@ static int init_attempt(struct attempt *t, struct fw__cstate *c, int32_t jx)
 		t->nallow = c->s->job_nodes[e].count;
 		t->filter = c->filter_id[e];
 	}
-	for (int g = 0; g < j->ngroups; g++)
+	for (int g = 0; g < j->ngroups; g++) {
 		t->models[g] = j->groups[g].gpu_model[0] ? fw__model_id(c, j->groups[g].gpu_model) : -2;
+		t->apart = t->apart || (j->groups[g].apart && j->ngroups > 1);
+	}
 	return FW_OK;
 }
 

@@ -29,7 +29,10 @@
  * Jobs.  A job is a gang of task groups.  Each task of a group needs `gpus`
  * GPUs with `gpu_milli` milli-GPU on each (1000 for whole GPUs; a fraction
  * < 1000 only with gpus == 1), plus CPU and memory; a group may ask that
- * no two of its tasks share a node (one_per_node).  min_member is the
+ * no two of its tasks share a node (one_per_node), and that none of its
+ * tasks shares a node with a task of the job's other groups (apart: the
+ * components of a Slurm heterogeneous job, which Slurm never runs on one
+ * node; checked in the test lab, docs/slurm.md).  min_member is the
  * smallest number of tasks the job may start with (0 = all tasks).
  *
  * Node filters.  A job may be restricted to some nodes (Slurm's
@@ -145,6 +148,8 @@ struct fw_task_group {
 	bool one_per_node;      /* each task of the group on a node of its own
 				 * (Slurm: a multi-node job is one task per
 				 * node); false: tasks may share a node */
+	bool apart;             /* no task of the group on a node that holds a
+				 * task of another group of the job */
 	int64_t cpu_milli;      /* per task */
 	int64_t mem_mib;        /* per task */
 	char gpu_model[FW_NAME_MAX]; /* "" = any model */

@@ -803,6 +803,71 @@ TEST(one_per_node_tasks_each_get_a_node)
 	fw_snapshot_free(s);
 }
 
+/* Job j as two groups, 1 task x 2 GPUs and 1 task x 4 GPUs, each one a
+ * node (a Slurm heterogeneous job of two 1-node components), apart or
+ * not. */
+static void two_groups(struct fw_snapshot *s, int j, bool apart)
+{
+	struct fw_job *job = &s->jobs[j];
+
+	job->ngroups = 2;
+	job->groups[0].count = 1;
+	job->groups[0].gpus = 2;
+	job->groups[1] = job->groups[0];
+	job->groups[1].gpus = 4;
+	for (int g = 0; g < 2; g++) {
+		job->groups[g].one_per_node = true;
+		job->groups[g].apart = apart;
+	}
+}
+
+/* apart (Slurm never runs two components of a heterogeneous job on one
+ * node, seen in the lab): 2 + 4 GPUs would bin-pack onto one 8-GPU node,
+ * as they do without the flag; with it the groups get a node each, in a
+ * start, in a reservation and in an estimate, and a job that fits only
+ * on one node waits. */
+TEST(apart_groups_never_share_a_node)
+{
+	struct fw_snapshot *s = two_racks();
+	int packed = tb_job(s, "packed", 0, 1, 2, 1000, 1);
+	int het = tb_job(s, "het", 0, 1, 2, 1000, 2);
+	two_groups(s, packed, false);
+	two_groups(s, het, true);
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT_EQ(node_of(p, packed, 0), node_of(p, packed, 1));
+	ASSERT(node_of(p, het, 0) >= 0 && node_of(p, het, 1) >= 0);
+	ASSERT(node_of(p, het, 0) != node_of(p, het, 1));
+	fw_snapshot_free(s);
+
+	/* three nodes full until t=1000, b1 free: "packed" fits b1 alone,
+	 * "het" must wait for a second node, and is reserved on two; the
+	 * memo of failed shapes must not take packed's shape for het's */
+	s = two_racks();
+	int r = tb_job(s, "full", 0, 3, 8, 1000, 0);
+	int n3[] = { 0, 1, 2 };
+	s->jobs[r].expected_runtime = 1000;
+	tb_run(s, r, 3, n3, 0xff);
+	het = tb_job(s, "het", 0, 1, 2, 1000, 1);
+	two_groups(s, het, true);
+	s->jobs[het].expected_runtime = 100;
+	packed = tb_job(s, "packed", 0, 1, 2, 1000, 2);
+	two_groups(s, packed, false);
+	s->jobs[packed].expected_runtime = 100;
+	p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT(decision(p, het, FW_DECIDE_START) == NULL);
+	ASSERT(decision(p, packed, FW_DECIDE_START) != NULL);
+	ASSERT_EQ(node_of(p, packed, 0), 3);
+	ASSERT_EQ(node_of(p, packed, 1), 3);
+	const struct fw_decision *rv = decision(p, het, FW_DECIDE_RESERVE);
+	ASSERT(rv != NULL);
+	ASSERT_EQ(rv->alloc_count, 2);
+	ASSERT(p->allocs[rv->alloc_first].node != p->allocs[rv->alloc_first + 1].node);
+	ASSERT_EQ(pending_of(p, het)->expected_start, 1000);
+	fw_snapshot_free(s);
+}
+
 /* ---- node filters (snapshot.h) ---- */
 
 /* A filter of every node changes no placement.  One pending job at a
@@ -1225,6 +1290,19 @@ static void c_one_per_node(struct fw_snapshot *s, struct fw_plan *p)
 	task(p, CS_GANG, FW_DECIDE_START, 1)->node = task(p, CS_GANG, FW_DECIDE_START, 0)->node;
 }
 
+static void c_apart(struct fw_snapshot *s, struct fw_plan *p)
+{
+	struct fw_job *g = &s->jobs[CS_GANG]; /* two groups of one task, apart */
+	struct fw_task_alloc *t = task(p, CS_GANG, FW_DECIDE_START, 1);
+
+	g->groups[0].count = 1;
+	g->groups[1] = g->groups[0];
+	g->groups[1].apart = true;
+	g->ngroups = 2;
+	t->group = 1;
+	t->node = task(p, CS_GANG, FW_DECIDE_START, 0)->node;
+}
+
 static void c_node_filter(struct fw_snapshot *s, struct fw_plan *p)
 {
 	int32_t a0[] = { 0 };
@@ -1290,6 +1368,8 @@ TEST(checker_names_every_broken_rule)
 		{ "a reservation across racks", c_reservation_two_racks, "job big spans two domains of its required level" },
 		{ "two tasks on one node of a group that asks one a node", c_one_per_node,
 		  "job gang: two tasks of group 0 on node a0, which asks one a node" },
+		{ "two groups on one node, one of them apart", c_apart,
+		  "job gang: groups 0 and 1 share node a0, and one asks to be apart" },
 		{ "a start outside the job's node filter", c_node_filter,
 		  "job small placed on node b0, outside its node filter" },
 		{ "a start on a node the job's except filter leaves out", c_except_filter,
@@ -3241,7 +3321,7 @@ TEST(fifo_line_is_submit_then_index_however_the_jobs_arrive)
 	evictions_are_bounded_per_cycle, reclaim_is_deterministic_and_keeps_every_invariant_on_random_snapshots, \
 	checker_catches_a_bad_eviction, consolidation_decisions_fit_when_moves_outnumber_the_other_jobs, \
 	a_queue_line_is_priority_then_submit_then_index, fifo_line_is_submit_then_index_however_the_jobs_arrive, \
-	one_per_node_tasks_each_get_a_node, a_filter_of_every_node_places_as_none, random_filters_keep_every_invariant, \
+	one_per_node_tasks_each_get_a_node, apart_groups_never_share_a_node, a_filter_of_every_node_places_as_none, random_filters_keep_every_invariant, \
 	node_filter_keeps_a_job_on_its_nodes, filters_sharing_a_start_are_told_apart, \
 	node_filter_on_unusable_nodes_never_fits, \
 	reclaim_for_a_filtered_job_evicts_on_its_nodes, a_filtered_gang_is_estimated_when_its_rack_frees, \
