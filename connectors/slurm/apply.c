@@ -44,15 +44,16 @@ static slurm_job_info_t *job_of(struct fw_slurm *h, const char *name, uint32_t *
 	return fw__slurm_job_named(h, name, task);
 }
 
-/* Distinct node names of the placements, comma separated, in order. */
-static int node_list(const struct fw_backend_action *a, char *buf, size_t len)
+/* Distinct node names of the placements (of task group g; -1: all),
+ * comma separated, in order. */
+static int node_list(const struct fw_backend_action *a, int g, char *buf, size_t len)
 {
 	int n = 0;
 
 	buf[0] = '\0';
 	for (int32_t k = 0; k < a->nplacements; k++) {
 		const char *nm = a->placements[k].node;
-		bool seen = false;
+		bool seen = g >= 0 && a->placements[k].group != g;
 		for (int32_t i = 0; i < k && !seen; i++)
 			seen = !strcmp(a->placements[i].node, nm);
 		if (seen)
@@ -140,25 +141,79 @@ static bool started_there(const slurm_job_info_t *j, uint32_t task, const char *
 	return task == NO_VAL && j->priority != 0 && same_hosts(j->req_nodes, nodes);
 }
 
+/* Delete the reservation fairway made for the job it now starts. */
+static void unreserve(struct fw_slurm *h, const char *job)
+{
+	char resv[FW_NAME_MAX + 16];
+
+	resv_name(job, resv, sizeof resv);
+	if (fw__slurm_resv(h, resv))
+		resv_delete(h, resv);
+}
+
+/* A heterogeneous job (slurm_int.h), named after its first waiting
+ * component j: each waiting component's ReqNodes set to its task group's
+ * nodes, with the comment that tells job_submit.lua this is fairway's
+ * start, still held; then one update by the leader's id releases them
+ * all, so that Slurm never holds part of the job released (a released
+ * component waits on its nodes until the last one is, and keeps lower
+ * jobs off them meanwhile, seen in the lab).  A component already on
+ * its nodes (a retry after a refused release) is not updated again. */
+static int start_het(struct fw_slurm *h, const struct fw_backend_action *a, slurm_job_info_t *j)
+{
+	slurm_job_info_t *c[FW_MAX_GROUPS];
+	int32_t listed, n = fw__het_waiting(h, j, c, FW_MAX_GROUPS, &listed);
+	char nodes[4096], comment[256], leader[16];
+	job_desc_msg_t u;
+
+	if (fw__job_released(j))
+		return FW_OK; /* released by an earlier apply, with the rest */
+	if (n <= 0 || n > FW_MAX_GROUPS || c[0] != j)
+		return FW_ENOENT; /* not the job the plan saw */
+	for (int32_t k = 0; k < n; k++) {
+		int m = node_list(a, (int)k, nodes, sizeof nodes);
+		if (m <= 0 || (uint32_t)m < (c[k]->num_nodes ? c[k]->num_nodes : 1))
+			return FW_EINVAL; /* Slurm needs one node per task */
+		if (same_hosts(c[k]->req_nodes, nodes))
+			continue;
+		snprintf(comment, sizeof comment, "fairway: started on %.200s", nodes);
+		slurm_init_job_desc_msg(&u);
+		u.job_id = c[k]->job_id;
+		u.req_nodes = nodes;
+		u.comment = comment;
+		if (slurm_update_job(&u) != SLURM_SUCCESS)
+			return fw__slurm_refused(h, "start", a->job);
+	}
+	unreserve(h, a->job);
+	snprintf(leader, sizeof leader, "%u", j->het_job_id);
+	slurm_init_job_desc_msg(&u);
+	u.job_id_str = leader;
+	u.priority = INFINITE;
+	if (update(&u) != SLURM_SUCCESS)
+		return fw__slurm_refused(h, "start", a->job);
+	h->st.starts++;
+	return FW_OK;
+}
+
 static int do_start(struct fw_slurm *h, const struct fw_backend_action *a)
 {
 	uint32_t task;
 	slurm_job_info_t *j = job_of(h, a->job, &task);
-	char nodes[4096], resv[FW_NAME_MAX + 16], comment[256];
+	char nodes[4096], comment[256];
 	job_desc_msg_t u;
 	int n;
 
 	if (!j || !fw__job_pending(j))
 		return j && fw__job_running(j) ? FW_OK : FW_ENOENT;
-	if ((n = node_list(a, nodes, sizeof nodes)) <= 0)
+	if (fw__het_job(j))
+		return start_het(h, a, j);
+	if ((n = node_list(a, -1, nodes, sizeof nodes)) <= 0)
 		return FW_EINVAL;
 	if (started_there(j, task, nodes))
 		return FW_OK;
 	if ((uint32_t)n < (j->num_nodes ? j->num_nodes : 1))
 		return FW_EINVAL; /* Slurm needs one node per task */
-	resv_name(a->job, resv, sizeof resv);
-	if (fw__slurm_resv(h, resv))
-		resv_delete(h, resv);
+	unreserve(h, a->job);
 	snprintf(comment, sizeof comment, "fairway: started on %.200s", nodes);
 	slurm_init_job_desc_msg(&u);
 	if (task != NO_VAL)
@@ -180,15 +235,22 @@ static int do_start(struct fw_slurm *h, const struct fw_backend_action *a)
 
 /* ------------------------------------------------------------ evict */
 
-/* Hold a pending job again (priority 0). */
+/* Hold a pending job again (priority 0); a heterogeneous job's every
+ * component, by its leader's id (one released alone would wait on its
+ * nodes for the rest). */
 static int hold(struct fw_slurm *h, const slurm_job_info_t *j, const char *name)
 {
 	job_desc_msg_t u;
+	char leader[16];
 
 	slurm_init_job_desc_msg(&u);
 	u.job_id = j->job_id;
+	if (fw__het_job(j)) {
+		snprintf(leader, sizeof leader, "%u", j->het_job_id);
+		u.job_id_str = leader;
+	}
 	u.priority = 0;
-	if (slurm_update_job(&u) != SLURM_SUCCESS)
+	if (update(&u) != SLURM_SUCCESS)
 		return fw__slurm_refused(h, "hold", name);
 	return FW_OK;
 }
@@ -209,7 +271,8 @@ static int do_evict(struct fw_slurm *h, const struct fw_backend_action *a)
 	if (fw__job_pending(j)) {
 		if ((rc = hold(h, j, a->job)) != FW_OK)
 			return rc;
-	} else if (slurm_requeue(j->job_id, JOB_REQUEUE_HOLD) != SLURM_SUCCESS) {
+	} else if (slurm_requeue(fw__het_job(j) ? j->het_job_id : j->job_id, JOB_REQUEUE_HOLD) != SLURM_SUCCESS) {
+		/* Slurm requeues a het job by its leader, every component */
 		int e = slurm_get_errno();
 		/* pending since the read (requeued by Slurm or an earlier
 		 * cycle): holding it is what is left to do */
@@ -277,7 +340,7 @@ static int do_reserve(struct fw_slurm *h, const struct fw_backend_action *a)
 		return FW_ENOENT;
 	if (!whole_nodes(h, a))
 		return FW_OK; /* kept in fairway's plan only (fwslurm.h) */
-	if (node_list(a, nodes, sizeof nodes) <= 0)
+	if (node_list(a, -1, nodes, sizeof nodes) <= 0)
 		return FW_EINVAL;
 	resv_name(a->job, name, sizeof name);
 	resv_fill(j, a, nodes, name, &r);
@@ -589,6 +652,26 @@ void fw__orphan_text(const struct fw__orphan *o, const slurm_job_info_t *j, char
 		snprintf(buf, len, "fairway: reads an array's pending tasks as a list of N, N-M and N-M:S, not (%.60s): "
 			 "held (resubmit the tasks left as a new array)", j->array_task_str ? j->array_task_str : "");
 		break;
+	case FW__ORPHAN_HET_SET:
+		snprintf(buf, len, "fairway: reads a heterogeneous job of at most %d components listed as N-M or "
+			 "N,M, not (%.60s): held", FW__HET_MAX, j->het_job_id_set ? j->het_job_id_set : "");
+		break;
+	case FW__ORPHAN_HET_GROUPS:
+		snprintf(buf, len, "fairway: plans a heterogeneous job of at most %d components and this one has %d "
+			 "waiting: held (submit fewer components, or separate jobs)", FW_MAX_GROUPS, (int)o->n);
+		break;
+	case FW__ORPHAN_HET_MIXED:
+		snprintf(buf, len, "fairway: plans a heterogeneous job whose components ask the same account, "
+			 "partition, --exclude, --constraint and --switches, and no -w: held (submit it so)");
+		break;
+	case FW__ORPHAN_HET_OTHER:
+		snprintf(buf, len, "fairway: component %u of this heterogeneous job is held (see its comment), and "
+			 "Slurm runs the components together: held too", (unsigned)o->n);
+		break;
+	case FW__ORPHAN_HET_RELEASED:
+		snprintf(buf, len, "fairway: released onto %.60s, where other jobs run now; Slurm starts its "
+			 "heterogeneous job there once they end", j->req_nodes ? j->req_nodes : "");
+		break;
 	case FW__ORPHAN_THROTTLE:
 		snprintf(buf, len, "fairway: its array runs at most %d tasks at a time (%%%d) and as many run: "
 			 "held until one ends", (int)o->n, (int)o->n);
@@ -615,6 +698,19 @@ static slurm_job_info_t *note_target(struct fw_slurm *h, const char *name, bool 
 	return j;
 }
 
+/* The note of a heterogeneous job (named after its first waiting
+ * component j) on its other waiting components too. */
+static int het_comments(struct fw_slurm *h, slurm_job_info_t *j, const char *text)
+{
+	slurm_job_info_t *c[FW_MAX_GROUPS];
+	int32_t listed, n = fw__het_waiting(h, j, c, FW_MAX_GROUPS, &listed);
+	int done = 0;
+
+	for (int32_t k = 1; k < n && k < FW_MAX_GROUPS && c[0] == j; k++)
+		done += comment(h, c[k], text);
+	return done;
+}
+
 int fw_slurm_annotate(struct fw_slurm *h, const struct fw_slurm_note *notes,
 		      int32_t n)
 {
@@ -623,8 +719,12 @@ int fw_slurm_annotate(struct fw_slurm *h, const struct fw_slurm_note *notes,
 	char text[200];
 	int done = 0;
 
-	for (int32_t k = 0; told && k < n && done < h->o.comment_budget; k++)
-		done += comment(h, note_target(h, notes[k].job, told), notes[k].text);
+	for (int32_t k = 0; told && k < n && done < h->o.comment_budget; k++) {
+		slurm_job_info_t *j = note_target(h, notes[k].job, told);
+		done += comment(h, j, notes[k].text);
+		if (j && fw__het_job(j)) /* the job's other waiting components */
+			done += het_comments(h, j, notes[k].text);
+	}
 	free(told);
 	for (int32_t k = 0; k < h->norphans && done < h->o.comment_budget; k++) {
 		slurm_job_info_t *j = fw__slurm_job(h, h->orphans[k].job);

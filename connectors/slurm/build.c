@@ -12,7 +12,9 @@
  *   4. pending  held jobs, each restricted to the nodes its partitions,
  *               --exclude and --constraint allow (filter.c); a job
  *               array's pending record is one pending job per task it
- *               lists, "A_T", within the array's throttle and a cap.
+ *               lists, "A_T", within the array's throttle and a cap; a
+ *               heterogeneous job's waiting components are one job, a
+ *               task group each (pending_het).
  * The running jobs are booked per node as they are read, so the snapshot
  * never overbooks a node (fw_snapshot_validate refuses that) even where
  * Slurm runs more than fairway counts room for: a managed job on GPUs a
@@ -57,6 +59,8 @@ struct build {
 	struct array_busy *arrays;      /* by array job id (array_of) */
 	uint32_t arrays_cap;            /* power of two */
 	int32_t skipped, skipped_nodes;
+	bool quiet;                     /* orphan() only answers (het jobs:
+					 * another component's shape) */
 };
 
 /* An array's tasks that run or are about to: running, released, and
@@ -322,7 +326,8 @@ static void job_common(const struct build *b, const slurm_job_info_t *j,
 		snprintf(fj->user, sizeof fj->user, "uid%u", j->user_id);
 	fj->queue = q;
 	fj->priority = (int32_t)(-nice);
-	fj->preemptible = j->requeue != 0;
+	fj->preemptible = j->requeue != 0 && !fw__het_job(j); /* Slurm requeues a
+							       * het job whole */
 	fj->submit_time = j->submit_time;
 	if (j->time_limit != INFINITE && j->time_limit != NO_VAL)
 		fj->expected_runtime = (fw_time)j->time_limit * 60;
@@ -497,6 +502,8 @@ static int orphan(struct build *b, const slurm_job_info_t *j, enum fw__orphan_wh
 {
 	struct fw_slurm *h = b->h;
 
+	if (b->quiet)
+		return FW_OK;
 	skip(b, why < FW__ORPHAN_DEPENDENCY); /* the others wait, they are not skipped */
 	if (h->norphans == h->cap_orphans) {
 		int32_t cap = h->cap_orphans ? 2 * h->cap_orphans : 64;
@@ -662,6 +669,90 @@ static int pending_array(struct build *b, const slurm_job_info_t *j)
 	return FW_OK;
 }
 
+/* ------------------------------------------------------------ het jobs */
+
+/* Both unset, or both the same text. */
+static bool same_text(const char *a, const char *b)
+{
+	return fw__set(a) ? fw__set(b) && !strcmp(a, b) : !fw__set(b);
+}
+
+/* Do the components ask alike what the node filter and the queue are
+ * made of (one filter and one queue for the job), and none a -w? */
+static bool het_alike(slurm_job_info_t *const *c, int32_t n)
+{
+	for (int32_t k = 0; k < n; k++)
+		if (!same_text(c[k]->account, c[0]->account) || !same_text(c[k]->partition, c[0]->partition) ||
+		    !same_text(c[k]->exc_nodes, c[0]->exc_nodes) || !same_text(c[k]->features, c[0]->features) ||
+		    c[k]->req_switch != c[0]->req_switch || fw__slurm_nodelist(c[k]))
+			return false;
+	return true;
+}
+
+/* The components as one pending job in *fj: a group each, apart, with
+ * the first one's name, queue and priority; the longest time limit (none
+ * if one has none).  Returns the job's tasks. */
+static int32_t het_merge(struct fw_job *fj, const struct fw_job *part, int32_t n)
+{
+	int32_t tasks = 0;
+
+	*fj = part[0];
+	fj->ngroups = (int)n;
+	for (int32_t k = 0; k < n; k++) {
+		fj->groups[k] = part[k].groups[0];
+		fj->groups[k].apart = true;
+		tasks += part[k].groups[0].count;
+		if (part[k].expected_runtime <= 0 || fj->expected_runtime <= 0)
+			fj->expected_runtime = 0;
+		else if (part[k].expected_runtime > fj->expected_runtime)
+			fj->expected_runtime = part[k].expected_runtime;
+		if (part[k].submit_time < fj->submit_time)
+			fj->submit_time = part[k].submit_time;
+	}
+	return tasks;
+}
+
+/* A waiting component j of a heterogeneous job (slurm_int.h).  Each
+ * component answers for itself, from the same view of them all: held
+ * with a comment when the job cannot be planned (its components cannot
+ * be read, are more than FW_MAX_GROUPS, ask unlike, or one of them is
+ * held for a reason of its own); else the first of them adds the job. */
+static int pending_het(struct build *b, const slurm_job_info_t *j)
+{
+	slurm_job_info_t *c[FW__HET_MAX];
+	struct fw_job part[FW_MAX_GROUPS], fj;
+	int32_t listed, n = fw__het_waiting(b->h, j, c, FW__HET_MAX, &listed), self = -1, bad = -1, tasks;
+	int rc;
+
+	for (int32_t k = 0; k < n; k++)
+		self = c[k] == j ? k : self;
+	if (self < 0)
+		return orphan(b, j, FW__ORPHAN_HET_SET, listed);
+	if (n > FW_MAX_GROUPS)
+		return orphan(b, j, FW__ORPHAN_HET_GROUPS, n);
+	if (!het_alike(c, n))
+		return orphan(b, j, FW__ORPHAN_HET_MIXED, 0);
+	for (int32_t k = 0; k < n; k++) {
+		if (k == self)
+			continue;
+		b->quiet = true;
+		rc = pending_shape(b, c[k], &part[k]);
+		b->quiet = false;
+		if (rc < 0)
+			return rc;
+		if (rc == 0 && bad < 0)
+			bad = k;
+	}
+	/* its own last: the filter then answers for it (all alike) */
+	if ((rc = pending_shape(b, j, &part[self])) <= 0)
+		return rc;
+	if (bad >= 0)
+		return orphan(b, j, FW__ORPHAN_HET_OTHER, (int32_t)(c[bad]->job_id & INT32_MAX));
+	if ((tasks = het_merge(&fj, part, n)) > FW_MAX_TASKS)
+		return orphan(b, j, FW__ORPHAN_NODES, tasks);
+	return self == 0 ? add_pending(b, &fj) : FW_OK; /* the first component adds the job */
+}
+
 /* A held job; a task of an array with a record of its own (requeued)
  * only while the throttle has room. */
 static int pending_job(struct build *b, const slurm_job_info_t *j)
@@ -681,11 +772,6 @@ static int pending_job(struct build *b, const slurm_job_info_t *j)
 	return add_pending(b, &fj);
 }
 
-static bool released(const slurm_job_info_t *j)
-{
-	return fw__job_pending(j) && j->priority != 0 && j->req_nodes && *j->req_nodes;
-}
-
 /* The tasks of each array that run or are about to.  Slurm counts its
  * throttle against the tasks that run; a task fairway released and
  * Slurm has not run yet counts too, as fairway books its nodes for it
@@ -694,7 +780,7 @@ static void count_busy(struct build *b, const job_info_msg_t *m)
 {
 	for (uint32_t i = 0; i < m->record_count; i++) {
 		const slurm_job_info_t *j = &m->job_array[i];
-		if (fw__array_job(j) && j->array_task_id != NO_VAL && (fw__job_running(j) || released(j)))
+		if (fw__array_job(j) && j->array_task_id != NO_VAL && (fw__job_running(j) || fw__job_released(j)))
 			array_of(b, j->array_job_id)->busy++;
 	}
 }
@@ -719,14 +805,16 @@ static int build_jobs(struct build *b)
 		 * then it is not booked there: its GPUs stay free for others,
 		 * and if they are taken when it becomes eligible, it is
 		 * planned again like a pending job. */
-		if (released(j) && fw__set(j->dependency)) {
+		if (fw__job_released(j) && fw__set(j->dependency)) {
 			rc = orphan(b, j, FW__ORPHAN_DEPENDENCY, 0);
 			continue;
 		}
-		if (released(j) && (rc = starting_job(b, j, &placed)) != FW_OK)
+		if (fw__job_released(j) && (rc = starting_job(b, j, &placed)) != FW_OK)
 			break;
 		if (!placed)
-			rc = pending_job(b, j);
+			rc = !fw__het_job(j)            ? pending_job(b, j)
+			     : !fw__job_released(j) ? pending_het(b, j)
+						    : orphan(b, j, FW__ORPHAN_HET_RELEASED, 0);
 	}
 	return rc;
 }

@@ -57,7 +57,10 @@
  *           priority = -nice; the snapshot name is the Slurm job id,
  *           "A_T" for task T of job array A (an array's pending tasks
  *           are one record in Slurm, planned as one job each: at most
- *           128 a cycle and within its %N throttle);
+ *           128 a cycle and within its %N throttle); a heterogeneous
+ *           job's waiting components are one job, a task group each,
+ *           apart (no two on one node, as Slurm runs them), named after
+ *           the first of them (slurm_int.h);
  *           a pending job may start only on the nodes of its managed
  *           partitions that --exclude leaves and whose features meet
  *           --constraint (filter.c: the core's node filter);

@@ -306,6 +306,49 @@ bool fw__array_meta(const slurm_job_info_t *j)
 	return fw__array_job(j) && j->array_task_id == NO_VAL && j->job_id == j->array_job_id;
 }
 
+/* ------------------------------------------------------------ het jobs */
+
+bool fw__het_job(const slurm_job_info_t *j)
+{
+	return j->het_job_id != 0 && j->het_job_id != NO_VAL && !fw__array_job(j);
+}
+
+bool fw__job_released(const slurm_job_info_t *j)
+{
+	return fw__job_pending(j) && j->priority != 0 && j->req_nodes && *j->req_nodes;
+}
+
+int32_t fw__het_waiting(const struct fw_slurm *h, const slurm_job_info_t *j, slurm_job_info_t **out,
+			int32_t cap, int32_t *listed)
+{
+	uint32_t ids[FW__HET_MAX];
+	int32_t n = 0;
+
+	*listed = fw__array_tasks(j->het_job_id_set, ids, FW__HET_MAX);
+	if (*listed <= 0 || *listed > FW__HET_MAX)
+		return -1;
+	for (int32_t i = 0; i < *listed; i++) {
+		slurm_job_info_t *r = fw__slurm_job(h, ids[i]);
+		bool dup = false;
+		for (int32_t k = 0; k < i && !dup; k++)
+			dup = ids[k] == ids[i]; /* a set naming one id twice */
+		if (dup || !r || !fw__het_job(r) || r->het_job_id != j->het_job_id || !fw__job_pending(r) ||
+		    fw__job_released(r))
+			continue;
+		/* insertion by (offset, job id): the first cap in that order */
+		int32_t at = n < cap ? n : cap;
+		while (at > 0 && (out[at - 1]->het_job_offset > r->het_job_offset ||
+				  (out[at - 1]->het_job_offset == r->het_job_offset && out[at - 1]->job_id > r->job_id)))
+			at--;
+		if (at < cap) {
+			memmove(out + at + 1, out + at, (size_t)((n < cap ? n : cap - 1) - at) * sizeof *out);
+			out[at] = r;
+		}
+		n++;
+	}
+	return n;
+}
+
 /* Decimal digits at *p into *v (capped past any task id); false when
  * there is none. */
 static bool digits(const char **p, uint64_t *v)

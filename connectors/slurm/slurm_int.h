@@ -56,12 +56,26 @@ enum fw__orphan_why {
 	FW__ORPHAN_NODELIST_COUNT, /* n nodes, not as many as -w names */
 	FW__ORPHAN_ARRAY_LIST,  /* a job array's pending task list in a form
 				 * fairway does not read */
+	FW__ORPHAN_HET_SET,     /* a heterogeneous job whose components
+				 * fairway cannot read (n: components listed;
+				 * more than FW__HET_MAX, or 0: unread) */
+	FW__ORPHAN_HET_GROUPS,  /* n components waiting: more than a job's
+				 * FW_MAX_GROUPS task groups */
+	FW__ORPHAN_HET_MIXED,   /* components that ask different accounts,
+				 * partitions, --exclude, --constraint,
+				 * --switches or a -w */
+	FW__ORPHAN_HET_OTHER,   /* another component (job id n) is held for
+				 * a reason of its own */
 	/* not eligible yet, not skipped: scheduled once Slurm says so */
 	FW__ORPHAN_DEPENDENCY,  /* released, its --dependency not met yet */
 	FW__ORPHAN_BEGIN,       /* --begin in the future */
 	FW__ORPHAN_THROTTLE,    /* a job array's pending tasks, none of
 				 * which its %N throttle lets run now (n:
 				 * N) */
+	FW__ORPHAN_HET_RELEASED, /* a heterogeneous job's component released
+				 * onto nodes others hold now: Slurm runs
+				 * the job there once they end (not booked:
+				 * fairway cannot start a part of it anew) */
 };
 
 struct fw__orphan {
@@ -135,6 +149,31 @@ bool fw__array_meta(const slurm_job_info_t *j); /* and job_id == array_job_id */
 int32_t fw__array_tasks(const char *str, uint32_t *out, int32_t cap);
 bool fw__array_lists(const char *str, uint32_t t);
 void fw__job_name(const struct fw_slurm *h, const slurm_job_info_t *j, char *buf, size_t len);
+
+/* Heterogeneous jobs ("sbatch -N1 --gres=gpu:2 : -N1 --gres=gpu:4",
+ * or #SBATCH hetjob).  slurmctld keeps each component in a record of its
+ * own, with its own job id: het_job_id names the leader (the component at
+ * het_job_offset 0; 0 for a job that is not heterogeneous) and
+ * het_job_id_set lists every component's job id ("11-13").  Slurm runs
+ * the components together or not at all, only once every one is
+ * released, and never two of them on one node (seen in the lab, Slurm
+ * 22.05).  So fairway plans the waiting components of one het job as one
+ * job: a task group each (apart, snapshot.h), named after the first of
+ * them; a start sets each component's ReqNodes, then releases them all
+ * at once by the leader's id.  A running component is a running job of
+ * its own, never evicted alone: Slurm requeues only the leader, and that
+ * requeues them all.  fw__het_job: is j a component (and not of an
+ * array, which Slurm does not mix)?  fw__job_released: pending, released
+ * by fairway onto its ReqNodes (priority set).  fw__het_waiting: the
+ * components of j's het job that are pending and not released, by
+ * offset, the first cap of them into out; returns how many there are, or
+ * -1 when het_job_id_set lists none it can read or more than FW__HET_MAX
+ * (*listed: how many it lists). */
+#define FW__HET_MAX 16
+bool fw__het_job(const slurm_job_info_t *j);
+bool fw__job_released(const slurm_job_info_t *j);
+int32_t fw__het_waiting(const struct fw_slurm *h, const slurm_job_info_t *j, slurm_job_info_t **out,
+			int32_t cap, int32_t *listed);
 slurm_job_info_t *fw__slurm_task(const struct fw_slurm *h, uint32_t a, uint32_t t);
 slurm_job_info_t *fw__slurm_job_named(const struct fw_slurm *h, const char *name, uint32_t *task);
 node_info_t *fw__slurm_node(const struct fw_slurm *h, const char *name);

@@ -22,7 +22,8 @@
  *     time_limit|nice|requeue|tres_per_job|req_switch|submit|start|
  *     tres_per_task|ntasks_per_node|num_tasks|tres_per_socket|
  *     dependency|eligible_time|features|exc_nodes|shared|admin_comment|
- *     comment|array_job_id|array_task_id|array_task_str|array_max_tasks
+ *     comment|array_job_id|array_task_id|array_task_str|array_max_tasks|
+ *     het_job_id|het_job_offset|het_job_id_set
  *     (empty: unset; in features '^' stands for --constraint's '|',
  *     which splits fields; an admin_comment "fairway: -w LIST" is the
  *     -w that job_submit.lua keeps, a comment so marked a -w changed
@@ -30,7 +31,9 @@
  *     array_task_id empty is NO_VAL: with array_job_id = id, the
  *     pending record of a job array whose array_task_str lists its
  *     pending tasks ("0-5", "2,4-5%2", "0-998:2"); with a task id, a task
- *     with a record of its own)
+ *     with a record of its own; het_job_id set: a component of the
+ *     heterogeneous job whose leader it names, het_job_id_set listing
+ *     the components' job ids, "11-13")
  * The queues are fixed: leaf team_a and team_b under org.  The partitions
  * gpu and gpu2 are managed, cpu is not; a job may name several ("cpu,gpu2",
  * as Slurm reports a pending job submitted to several), and its features
@@ -43,7 +46,10 @@
  * pending "A_T" the snapshot holds is a task the array's pending record
  * lists (or the task's own record), at most FW__ARRAY_TASKS_MAX an
  * array, and with those that run or were released no more than its
- * throttle; names are unique (fw_snapshot_validate).
+ * throttle; names are unique (fw_snapshot_validate).  Het jobs: a
+ * pending job of a component has a group for each waiting component its
+ * set lists (each once), all apart when more than one, and no more than
+ * FW_MAX_GROUPS (het_hold).
  *
  * The gres parsers also get each line raw: a count in 0..FW__GRES_MAX, a
  * model that is a NUL-terminated part of the input, and an IDX mask only
@@ -61,7 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define MAXN 24
 #define MAXJ 48
-#define MAXF 35
+#define MAXF 38
 #define NPART 3
 
 static const char *const part_names[NPART] = { "gpu", "gpu2", "cpu" };
@@ -298,6 +304,9 @@ static void add_job(struct world *w, char **f)
 	j->array_task_id = f[32] ? (uint32_t)num(f[32]) : NO_VAL;
 	j->array_task_str = f[33];
 	j->array_max_tasks = (uint32_t)num(f[34]);
+	j->het_job_id = (uint32_t)num(f[35]);
+	j->het_job_offset = (uint32_t)num(f[36]);
+	j->het_job_id_set = f[37];
 	w->nj++;
 }
 
@@ -426,6 +435,40 @@ static void arrays_hold(const struct world *w, const struct fw_snapshot *s)
 		if (from_meta > FW__ARRAY_TASKS_MAX ||
 		    (m->array_max_tasks && m->array_max_tasks != NO_VAL && offered && offered + busy > (int64_t)m->array_max_tasks))
 			abort();
+	}
+}
+
+/* A pending job of a het job's component: a group for each component
+ * its set lists (distinct) that is pending, not released and of that
+ * het job, all apart when more than one. */
+static void het_hold(const struct world *w, const struct fw_snapshot *s)
+{
+	for (int32_t x = 0; x < s->njobs; x++) {
+		const slurm_job_info_t *j = job_named(w, s->jobs[x].name);
+		const struct fw_job *fj = &s->jobs[x];
+		uint32_t ids[FW__HET_MAX];
+		int32_t listed, want = 0;
+		if (!j || !fw__het_job(j) || fj->state != FW_JOB_PENDING)
+			continue;
+		listed = fw__array_tasks(j->het_job_id_set, ids, FW__HET_MAX);
+		if (listed <= 0 || listed > FW__HET_MAX)
+			abort(); /* an unread set is held */
+		for (int32_t i = 0; i < listed; i++) {
+			bool dup = false;
+			for (int32_t k = 0; k < i; k++)
+				dup |= ids[k] == ids[i];
+			for (int k = 0; k < w->nj && !dup; k++) {
+				const slurm_job_info_t *c = &w->jobs[k];
+				bool released = fw__job_pending(c) && c->priority && c->req_nodes && *c->req_nodes;
+				want += c->job_id == ids[i] && fw__het_job(c) && c->het_job_id == j->het_job_id &&
+					fw__job_pending(c) && !released;
+			}
+		}
+		if (fj->ngroups != want || fj->ngroups > FW_MAX_GROUPS)
+			abort();
+		for (int g = 0; g < fj->ngroups && fj->ngroups > 1; g++)
+			if (!fj->groups[g].apart)
+				abort();
 	}
 }
 
@@ -576,6 +619,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	filters_hold(w, s);
 	arrays_hold(w, s);
+	het_hold(w, s);
 	orphans_hold(w, h);
 	cycle(s);
 	fw_snapshot_free(s);

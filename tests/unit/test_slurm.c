@@ -1217,6 +1217,140 @@ TEST(an_arrays_tasks_are_capped_per_cycle)
 	fake_free(&f);
 }
 
+/* ---- heterogeneous jobs ---- */
+
+/* Job i of f: component `off` of het job 500 (components "500-..." in
+ * set), held, asking tres on one node; its own job id is 500 + off. */
+static slurm_job_info_t *het_part(struct fake *f, int i, uint32_t off, const char *set, const char *tres)
+{
+	slurm_job_info_t *j = &f->jobs.job_array[i];
+
+	fake_pending(j, 500 + off, 4, tres);
+	j->het_job_id = 500;
+	j->het_job_offset = off;
+	j->het_job_id_set = (char *)set;
+	return j;
+}
+
+/* Slurm runs a het job's components together, once all are released,
+ * and never two on one node (lab: a 2+4 GPU job released onto one node
+ * never ran).  So its waiting components are one job: a group each,
+ * apart, named after the first; a cycle on 2 nodes x 8 GPUs starts 2+4
+ * on two nodes, each group on its own (the start's placements carry
+ * the group, which apply.c turns into each component's ReqNodes). */
+TEST(a_het_jobs_components_are_one_job)
+{
+	struct fw_backend_action *acts;
+	struct fw_arena ar;
+	struct fake f;
+	int32_t na, starts = 0;
+
+	fake_init(&f, 2, 2);
+	het_part(&f, 0, 1, "501,500", "gres:gpu:4")->requeue = 1; /* records and set in any order */
+	het_part(&f, 1, 0, "501,500", "gres:gpu:2")->requeue = 1;
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	ASSERT_OK(fw_snapshot_validate(f.s, &f.d));
+	ASSERT_EQ(f.s->njobs, 1);
+	ASSERT_EQ(f.h->norphans, 0);
+	const struct fw_job *j = &f.s->jobs[0];
+	ASSERT_STR_EQ(j->name, "500");
+	ASSERT_EQ(j->ngroups, 2);
+	ASSERT_EQ(j->groups[0].gpus, 2);
+	ASSERT_EQ(j->groups[1].gpus, 4);
+	ASSERT(j->groups[0].apart && j->groups[1].apart && j->groups[1].one_per_node);
+	ASSERT(!j->preemptible); /* Slurm requeues a het job whole */
+	na = plan_actions(&f, &ar, &acts);
+	for (int32_t k = 0; k < na; k++) {
+		if (acts[k].kind != FW_DECIDE_START)
+			continue;
+		starts++;
+		ASSERT_STR_EQ(acts[k].job, "500");
+		ASSERT_EQ(acts[k].nplacements, 2);
+		ASSERT(acts[k].placements[0].group != acts[k].placements[1].group);
+		ASSERT(strcmp(acts[k].placements[0].node, acts[k].placements[1].node) != 0);
+	}
+	ASSERT_EQ(starts, 1);
+	fw_arena_release(&ar);
+	fake_free(&f);
+
+	/* the first component released already (its rest refused, or by
+	 * hand): it is booked on its ReqNodes, and the rest is a job of its
+	 * own, named after the first of them still waiting */
+	fake_init(&f, 2, 2);
+	slurm_job_info_t *r = het_part(&f, 0, 0, "500-501", "gres:gpu:2");
+	r->priority = 1;
+	r->req_nodes = (char *)"gpu001";
+	het_part(&f, 1, 1, "500-501", "gres:gpu:4");
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	ASSERT_OK(fw_snapshot_validate(f.s, &f.d));
+	ASSERT_EQ(f.s->njobs, 2);
+	ASSERT_STR_EQ(f.s->jobs[0].name, "500");
+	ASSERT_EQ(f.s->jobs[0].state, FW_JOB_RUNNING);
+	ASSERT_STR_EQ(f.s->jobs[1].name, "501");
+	ASSERT_EQ(f.s->jobs[1].ngroups, 1);
+
+	/* released onto GPUs others hold now: not booked, and not planned
+	 * anew either (a part of the job cannot start on its own) */
+	r->req_nodes = (char *)"gpu003"; /* not a node fairway schedules */
+	fake_renew(&f);
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	ASSERT_OK(fw_snapshot_validate(f.s, &f.d));
+	ASSERT_EQ(f.s->njobs, 1);
+	ASSERT_STR_EQ(f.s->jobs[0].name, "501");
+	ASSERT_EQ(f.h->norphans, 1);
+	ASSERT_EQ(f.w.skipped_jobs, 0); /* it waits for Slurm */
+	char buf[200];
+	fw__orphan_text(&f.h->orphans[0], r, buf, sizeof buf);
+	ASSERT_STR_EQ(buf, "fairway: released onto gpu003, where other jobs run now; Slurm starts its heterogeneous "
+			   "job there once they end");
+	fake_free(&f);
+}
+
+/* What fairway cannot plan as one job is held, every component with a
+ * comment that says why, and counted skipped. */
+TEST(a_het_job_fairway_cannot_plan_is_held_saying_so)
+{
+	static const struct {
+		const char *set, *acct1, *tres1;
+		int parts;
+		const char *want0, *want1; /* the comments of components 0 and 1 */
+	} c[] = {
+		{ "500-501", "team_b", "gres:gpu:1", 2,
+		  "fairway: plans a heterogeneous job whose components ask the same account, partition, --exclude, "
+		  "--constraint and --switches, and no -w: held (submit it so)", NULL },
+		{ "500-504", "team_a", "gres:gpu:1", 5,
+		  "fairway: plans a heterogeneous job of at most 4 components and this one has 5 waiting: held "
+		  "(submit fewer components, or separate jobs)", NULL },
+		{ "x", "team_a", "gres:gpu:1", 2,
+		  "fairway: reads a heterogeneous job of at most 16 components listed as N-M or N,M, not (x): held", NULL },
+		{ "500-501", "team_a", "gres:gpu:32", 2,
+		  "fairway: component 501 of this heterogeneous job is held (see its comment), and Slurm runs the "
+		  "components together: held too",
+		  "fairway: asks 32 GPUs per node, and fairway places at most 16 on a node: held (ask for fewer per "
+		  "node, on more nodes)" },
+	};
+	char buf[240];
+
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		struct fake f;
+		fake_init(&f, 2, c[i].parts);
+		for (int k = 0; k < c[i].parts; k++)
+			het_part(&f, k, (uint32_t)k, c[i].set, k == 1 ? c[i].tres1 : "gres:gpu:1");
+		f.jobs.job_array[1].account = (char *)c[i].acct1;
+		ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+		ASSERT_OK(fw_snapshot_validate(f.s, &f.d));
+		ASSERT_EQ(f.s->njobs, 0);
+		ASSERT_EQ(f.h->norphans, c[i].parts);
+		ASSERT_EQ(f.w.skipped_jobs, c[i].parts);
+		for (int k = 0; k < 2; k++) {
+			ASSERT_EQ(f.h->orphans[k].job, 500u + (uint32_t)k);
+			fw__orphan_text(&f.h->orphans[k], &f.jobs.job_array[k], buf, sizeof buf);
+			ASSERT_STR_EQ(buf, k == 1 && c[i].want1 ? c[i].want1 : c[i].want0);
+		}
+		fake_free(&f);
+	}
+}
+
 TEST_MAIN(gres_counts_and_models, gres_index_masks, options, managed_partitions,
 	  plan_to_actions_and_notes, action_reasons_name_nodes_and_jobs, a_snapshot_from_slurm_never_overbooks_a_node,
 	  a_job_fairway_cannot_place_stops_no_cycle, every_gpu_request_form_is_gpus_per_node,
@@ -1226,4 +1360,5 @@ TEST_MAIN(gres_counts_and_models, gres_index_masks, options, managed_partitions,
 	  a_note_that_reads_as_a_nodelist_is_not_written, array_task_lists,
 	  an_arrays_pending_tasks_are_planned_one_by_one, an_arrays_throttle_bounds_the_tasks_offered,
 	  a_partly_started_array_offers_the_rest, an_arrays_tasks_are_capped_per_cycle,
-	  an_array_list_fairway_cannot_read_is_held_saying_so)
+	  an_array_list_fairway_cannot_read_is_held_saying_so, a_het_jobs_components_are_one_job,
+	  a_het_job_fairway_cannot_plan_is_held_saying_so)
