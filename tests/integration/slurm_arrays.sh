@@ -23,8 +23,6 @@
 . "$(dirname "$0")/../slurm/lib.sh"
 TEST_NAME=slurm_arrays
 GPUS=8 SWITCHES=1 lab_up 2
-MONPID=
-trap '[ -n "$MONPID" ] && kill "$MONPID" 2>/dev/null; cleanup' EXIT
 
 # watch ARRAY TAG: every 0.2 s append the array's running tasks ("TASK|NODE|
 # COMMENT") to $T/TAG.seen and their count to $T/TAG.counts
@@ -36,8 +34,6 @@ watch_array() {
 		sleep 0.2
 	done
 }
-watch_start() { watch_array "$1" "$2" & MONPID=$!; }
-watch_stop() { kill "$MONPID" 2>/dev/null; wait "$MONPID" 2>/dev/null; MONPID=; }
 
 running_count() { squeue -h -r -j "$1" -t R -o %K | wc -l; }
 most_at_once() { sort -n "$T/$1.counts" | tail -1; }
@@ -48,7 +44,7 @@ total_starts() { grep -o 'total starts [0-9]*' "$T/fairway.log" | tail -1 | awk 
 
 # ------------------------------------------------------------ 6 x 4 GPUs
 a=$(sbatch --parsable -A team_a --array=0-5 --gres=gpu:4 -t 1 -o /dev/null --wrap 'sleep 6')
-watch_start "$a" six
+watch_bg watch_array "$a" six
 fw_start
 if wait_until 15 '[ "$(running_count "$a")" -ge 4 ]' && sleep 1 && [ "$(running_count "$a")" = 4 ]; then
 	ok four_run
@@ -80,7 +76,7 @@ fi
 
 # ------------------------------------------------------------ %1
 t=$(sbatch --parsable -A team_a --array=0-3%1 --gres=gpu:1 -t 1 -o /dev/null --wrap 'sleep 2')
-watch_start "$t" one
+watch_bg watch_array "$t" one
 if wait_until 60 "gone $t" && [ "$(tasks_seen one)" = 4 ] && [ "$(most_at_once one)" = 1 ] && [ -z "$(not_fairways one)" ]; then
 	ok throttle_one_at_a_time
 else

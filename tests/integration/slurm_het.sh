@@ -23,8 +23,6 @@
 . "$(dirname "$0")/../slurm/lib.sh"
 TEST_NAME=slurm_het
 GPUS=8 SWITCHES=1 lab_up 2
-MONPID=
-trap '[ -n "$MONPID" ] && kill "$MONPID" 2>/dev/null; cleanup' EXIT
 
 # het G0 G1 SECS [more components' GPUs]: submit 1-node components asking
 # G0, G1, ... GPUs; prints the leader's job id
@@ -42,8 +40,6 @@ comps() { prios "$1"; squeue -h -j "$1" -o '%A %N|%k' 2>/dev/null | sort -n; }
 watch_het() {
 	while :; do prios "$1" >>"$T/$2.seen"; echo -- >>"$T/$2.seen"; sleep 0.2; done
 }
-watch_start() { watch_het "$1" "$2" & MONPID=$!; }
-watch_stop() { kill "$MONPID" 2>/dev/null; wait "$MONPID" 2>/dev/null; MONPID=; }
 running_count() { squeue -h -j "$1" -t R -o %A 2>/dev/null | wc -l; }
 # samples of TAG where one component is released (pending, priority > 0)
 # and another held (priority 0)
@@ -73,7 +69,7 @@ wait_until 30 "gone $a"
 big=$(sbatch --parsable -A team_a -N1 --gres=gpu:8 -t 1 -o /dev/null --wrap 'sleep 8')
 wait_until 15 "running $big"
 b=$(het 6 6 3)
-watch_start "$b" six
+watch_bg watch_het "$b" six
 sleep 4
 w=$(squeue -h -j "$b" -t PD -o '%k' | grep -c '^fairway: waiting')
 if running "$big" && [ "$w" = 2 ]; then ok both_commented; else bad both_commented "$(comps "$b")"; fi
@@ -92,7 +88,7 @@ wait_until 30 "gone $b"
 
 # ------------------------------------------------------------ 1 + 1 + 1 on 2 nodes
 c=$(het 1 1 2 1)
-watch_start "$c" three
+watch_bg watch_het "$c" three
 sleep 4
 watch_stop
 rel=$(awk '$2 != "PENDING" || $3 > 0' "$T/three.seen" | grep -vc '^--$')

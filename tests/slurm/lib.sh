@@ -7,6 +7,8 @@
 #                         print "SKIP ..." and exit 0 when this machine cannot
 #   fw_start [args...]    start fairway-slurm run in the background ($FWPID)
 #   fw_stop               SIGTERM it and wait; fw_kill9 kills it with -9
+#   watch_bg CMD [args...] run a sampler in the background ($MONPID, killed
+#                         on every exit path); watch_stop stops it
 #   ok NAME / bad NAME WHY    record a PASS / FAIL line
 #   finish                print "N passed, N failed" and exit accordingly
 set -u
@@ -16,10 +18,11 @@ FWS=$B/connectors/slurm/fairway-slurm
 LAB_SH=$SRC/tests/slurm/lab.sh
 T=$(mktemp -d /tmp/fw-slurm-test.XXXXXX)
 chmod 755 "$T" # munged wants every directory above its socket world-executable
-PASSED=0 FAILED=0 SKIPPED=0 FWPID=
+PASSED=0 FAILED=0 SKIPPED=0 FWPID= MONPID=
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 
 cleanup() {
+	[ -n "$MONPID" ] && kill "$MONPID" 2>/dev/null
 	[ -n "$FWPID" ] && kill -KILL "$FWPID" 2>/dev/null
 	[ -d "$T/lab" ] && "$LAB_SH" stop "$T/lab" >/dev/null 2>&1
 	[ "${KEEP:-0}" = 1 ] || rm -rf "$T"
@@ -66,6 +69,17 @@ fw_kill9() {
 	kill -KILL "$FWPID" 2>/dev/null
 	wait "$FWPID" 2>/dev/null
 	FWPID=
+}
+
+watch_bg() {
+	"$@" &
+	MONPID=$!
+}
+watch_stop() {
+	[ -n "$MONPID" ] || return 0
+	kill "$MONPID" 2>/dev/null
+	wait "$MONPID" 2>/dev/null
+	MONPID=
 }
 
 # wait_until SECONDS 'SHELL CONDITION': evaluate it every 0.2 s

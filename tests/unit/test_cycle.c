@@ -758,49 +758,13 @@ static void c_evicted_twice(struct fw_snapshot *s, struct fw_plan *p)
 }
 
 
-/* one_per_node (Slurm's multi-node jobs: a task is a node): 2 tasks x 4
- * GPUs would bin-pack onto one 8-GPU node; with the flag each task gets a
- * node of its own, in a start, in a reservation and in an estimate, and a
- * job whose tasks only fit on one node waits. */
-TEST(one_per_node_tasks_each_get_a_node)
+/* Job j as one group of 2 tasks x 4 GPUs, each on a node of its own
+ * (one_per_node: Slurm's multi-node jobs, a task is a node) or not. */
+static void one_per_node(struct fw_snapshot *s, int j, bool on)
 {
-	struct fw_snapshot *s = two_racks();
-	int packed = tb_job(s, "packed", 0, 2, 4, 1000, 1);
-	int apart = tb_job(s, "apart", 0, 2, 4, 1000, 2);
-	s->jobs[apart].groups[0].one_per_node = true;
-	struct fw_plan *p = run(s, NULL);
-	ASSERT(p != NULL);
-	ASSERT_EQ(node_of(p, packed, 0), node_of(p, packed, 1));
-	ASSERT(node_of(p, apart, 0) >= 0 && node_of(p, apart, 1) >= 0);
-	ASSERT(node_of(p, apart, 0) != node_of(p, apart, 1));
-	fw_snapshot_free(s);
-
-	/* three nodes full until t=1000, b1 free: "packed" fits b1 alone,
-	 * "apart" must wait for a second node, and is reserved on two */
-	s = two_racks();
-	int r = tb_job(s, "full", 0, 3, 8, 1000, 0);
-	int n3[] = { 0, 1, 2 };
-	s->jobs[r].expected_runtime = 1000;
-	tb_run(s, r, 3, n3, 0xff);
-	apart = tb_job(s, "apart", 0, 2, 4, 1000, 1);
-	s->jobs[apart].groups[0].one_per_node = true;
-	s->jobs[apart].expected_runtime = 100;
-	/* the same shape but for the flag, behind it: the memo of failed
-	 * shapes must not take it for apart's (it backfills on b1) */
-	packed = tb_job(s, "packed", 0, 2, 4, 1000, 2);
-	s->jobs[packed].expected_runtime = 100;
-	p = run(s, NULL);
-	ASSERT(p != NULL);
-	ASSERT(decision(p, apart, FW_DECIDE_START) == NULL);
-	ASSERT(decision(p, packed, FW_DECIDE_START) != NULL);
-	ASSERT_EQ(node_of(p, packed, 0), 3);
-	ASSERT_EQ(node_of(p, packed, 1), 3);
-	const struct fw_decision *rv = decision(p, apart, FW_DECIDE_RESERVE);
-	ASSERT(rv != NULL);
-	ASSERT_EQ(rv->alloc_count, 2);
-	ASSERT(p->allocs[rv->alloc_first].node != p->allocs[rv->alloc_first + 1].node);
-	ASSERT_EQ(pending_of(p, apart)->expected_start, 1000);
-	fw_snapshot_free(s);
+	s->jobs[j].groups[0].count = 2;
+	s->jobs[j].groups[0].gpus = 4;
+	s->jobs[j].groups[0].one_per_node = on;
 }
 
 /* Job j as two groups, 1 task x 2 GPUs and 1 task x 4 GPUs, each one a
@@ -821,51 +785,64 @@ static void two_groups(struct fw_snapshot *s, int j, bool apart)
 	}
 }
 
-/* apart (Slurm never runs two components of a heterogeneous job on one
- * node, seen in the lab): 2 + 4 GPUs would bin-pack onto one 8-GPU node,
- * as they do without the flag; with it the groups get a node each, in a
- * start, in a reservation and in an estimate, and a job that fits only
- * on one node waits. */
-TEST(apart_groups_never_share_a_node)
+/* A rule that keeps a job's two tasks on two nodes (shape(s, j, true);
+ * shape(s, j, false) is the same job without it): the tasks would
+ * bin-pack onto one 8-GPU node, as they do without the rule; with it
+ * they get a node each, in a start, in a reservation and in an
+ * estimate, and a job that fits only on one node waits. */
+static void keeps_two_nodes(void (*shape)(struct fw_snapshot *, int, bool))
 {
 	struct fw_snapshot *s = two_racks();
-	int packed = tb_job(s, "packed", 0, 1, 2, 1000, 1);
-	int het = tb_job(s, "het", 0, 1, 2, 1000, 2);
-	two_groups(s, packed, false);
-	two_groups(s, het, true);
+	int packed = tb_job(s, "packed", 0, 1, 1, 1000, 1);
+	int apart = tb_job(s, "apart", 0, 1, 1, 1000, 2);
+	shape(s, packed, false);
+	shape(s, apart, true);
 	struct fw_plan *p = run(s, NULL);
 	ASSERT(p != NULL);
 	ASSERT_EQ(node_of(p, packed, 0), node_of(p, packed, 1));
-	ASSERT(node_of(p, het, 0) >= 0 && node_of(p, het, 1) >= 0);
-	ASSERT(node_of(p, het, 0) != node_of(p, het, 1));
+	ASSERT(node_of(p, apart, 0) >= 0 && node_of(p, apart, 1) >= 0);
+	ASSERT(node_of(p, apart, 0) != node_of(p, apart, 1));
 	fw_snapshot_free(s);
 
 	/* three nodes full until t=1000, b1 free: "packed" fits b1 alone,
-	 * "het" must wait for a second node, and is reserved on two; the
-	 * memo of failed shapes must not take packed's shape for het's */
+	 * "apart" must wait for a second node, and is reserved on two */
 	s = two_racks();
 	int r = tb_job(s, "full", 0, 3, 8, 1000, 0);
 	int n3[] = { 0, 1, 2 };
 	s->jobs[r].expected_runtime = 1000;
 	tb_run(s, r, 3, n3, 0xff);
-	het = tb_job(s, "het", 0, 1, 2, 1000, 1);
-	two_groups(s, het, true);
-	s->jobs[het].expected_runtime = 100;
-	packed = tb_job(s, "packed", 0, 1, 2, 1000, 2);
-	two_groups(s, packed, false);
+	apart = tb_job(s, "apart", 0, 1, 1, 1000, 1);
+	shape(s, apart, true);
+	s->jobs[apart].expected_runtime = 100;
+	/* the same shape but for the rule, behind it: the memo of failed
+	 * shapes must not take it for apart's (it backfills on b1) */
+	packed = tb_job(s, "packed", 0, 1, 1, 1000, 2);
+	shape(s, packed, false);
 	s->jobs[packed].expected_runtime = 100;
 	p = run(s, NULL);
 	ASSERT(p != NULL);
-	ASSERT(decision(p, het, FW_DECIDE_START) == NULL);
+	ASSERT(decision(p, apart, FW_DECIDE_START) == NULL);
 	ASSERT(decision(p, packed, FW_DECIDE_START) != NULL);
 	ASSERT_EQ(node_of(p, packed, 0), 3);
 	ASSERT_EQ(node_of(p, packed, 1), 3);
-	const struct fw_decision *rv = decision(p, het, FW_DECIDE_RESERVE);
+	const struct fw_decision *rv = decision(p, apart, FW_DECIDE_RESERVE);
 	ASSERT(rv != NULL);
 	ASSERT_EQ(rv->alloc_count, 2);
 	ASSERT(p->allocs[rv->alloc_first].node != p->allocs[rv->alloc_first + 1].node);
-	ASSERT_EQ(pending_of(p, het)->expected_start, 1000);
+	ASSERT_EQ(pending_of(p, apart)->expected_start, 1000);
 	fw_snapshot_free(s);
+}
+
+TEST(one_per_node_tasks_each_get_a_node)
+{
+	keeps_two_nodes(one_per_node);
+}
+
+/* apart: Slurm never runs two components of a heterogeneous job on one
+ * node (seen in the lab). */
+TEST(apart_groups_never_share_a_node)
+{
+	keeps_two_nodes(two_groups);
 }
 
 /* ---- node filters (snapshot.h) ---- */
