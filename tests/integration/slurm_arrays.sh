@@ -20,6 +20,10 @@
 #                         4 at once, and fairway counts 6 starts
 #   throttle_one_at_a_time --array=0-3%1: never 2 running at once, all 4
 #                         run
+#   throttle_raised       --array=0-5%1, raised to %3 with scontrol update
+#                         ArrayTaskThrottle=3 while the first task runs:
+#                         3 run at once (fairway reads the throttle anew
+#                         every cycle), never more
 . "$(dirname "$0")/../slurm/lib.sh"
 TEST_NAME=slurm_arrays
 GPUS=8 SWITCHES=1 lab_up 2
@@ -81,6 +85,19 @@ if wait_until 60 "gone $t" && [ "$(tasks_seen one)" = 4 ] && [ "$(most_at_once o
 	ok throttle_one_at_a_time
 else
 	bad throttle_one_at_a_time "tasks seen $(tasks_seen one), at most $(most_at_once one) at once; $(squeue -h -r -j "$t" -o '%i %T %Q %k')"
+fi
+watch_stop
+
+# ------------------------------------------------------------ %1, then %3
+u=$(sbatch --parsable -A team_a --array=0-5%1 --gres=gpu:1 -t 1 -o /dev/null --wrap 'sleep 4')
+wait_until 15 '[ "$(running_count "$u")" = 1 ]'
+watch_bg watch_array "$u" raised
+scontrol update jobid="$u" ArrayTaskThrottle=3
+if wait_until 15 '[ "$(running_count "$u")" = 3 ]' && wait_until 60 "gone $u" && [ "$(most_at_once raised)" = 3 ] &&
+	[ "$(tasks_seen raised)" = 6 ]; then
+	ok throttle_raised
+else
+	bad throttle_raised "at most $(most_at_once raised) at once, $(tasks_seen raised) tasks seen; $(squeue -h -r -j "$u" -o '%i %T %Q %k')"
 fi
 watch_stop
 fw_stop
