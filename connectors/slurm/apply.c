@@ -668,6 +668,12 @@ void fw__orphan_text(const struct fw__orphan *o, const slurm_job_info_t *j, char
 		snprintf(buf, len, "fairway: component %u of this heterogeneous job is held (see its comment), and "
 			 "Slurm runs the components together: held too", (unsigned)o->n);
 		break;
+	case FW__ORPHAN_HET_PARTLY:
+		snprintf(buf, len, "fairway: component %u of this heterogeneous job was released alone, and Slurm "
+			 "runs the components together: held (scontrol release %u releases the rest where they "
+			 "are, scontrol hold %u lets fairway plan it whole)", (unsigned)o->n,
+			 (unsigned)j->het_job_id, (unsigned)j->het_job_id);
+		break;
 	case FW__ORPHAN_HET_RELEASED:
 		snprintf(buf, len, "fairway: released onto %.60s, where other jobs run now; Slurm starts its "
 			 "heterogeneous job there once they end", j->req_nodes ? j->req_nodes : "");

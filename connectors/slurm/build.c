@@ -715,13 +715,15 @@ static int32_t het_merge(struct fw_job *fj, const struct fw_job *part, int32_t n
 /* A waiting component j of a heterogeneous job (slurm_int.h).  Each
  * component answers for itself, from the same view of them all: held
  * with a comment when the job cannot be planned (its components cannot
- * be read, are more than FW_MAX_GROUPS, ask unlike, or one of them is
- * held for a reason of its own); else the first of them adds the job. */
+ * be read, are more than FW_MAX_GROUPS, ask unlike, another one was
+ * released alone, or one of them is held for a reason of its own); else
+ * the first of them adds the job. */
 static int pending_het(struct build *b, const slurm_job_info_t *j)
 {
 	slurm_job_info_t *c[FW__HET_MAX];
 	struct fw_job part[FW_MAX_GROUPS], fj;
 	int32_t listed, n = fw__het_waiting(b->h, j, c, FW__HET_MAX, &listed), self = -1, bad = -1, tasks;
+	uint32_t partly;
 	int rc;
 
 	for (int32_t k = 0; k < n; k++)
@@ -732,6 +734,8 @@ static int pending_het(struct build *b, const slurm_job_info_t *j)
 		return orphan(b, j, FW__ORPHAN_HET_GROUPS, n);
 	if (!het_alike(c, n))
 		return orphan(b, j, FW__ORPHAN_HET_MIXED, 0);
+	if ((partly = fw__het_released(b->h, j)) != 0)
+		return orphan(b, j, FW__ORPHAN_HET_PARTLY, (int32_t)(partly & INT32_MAX));
 	for (int32_t k = 0; k < n; k++) {
 		if (k == self)
 			continue;

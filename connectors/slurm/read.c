@@ -349,6 +349,19 @@ int32_t fw__het_waiting(const struct fw_slurm *h, const slurm_job_info_t *j, slu
 	return n;
 }
 
+uint32_t fw__het_released(const struct fw_slurm *h, const slurm_job_info_t *j)
+{
+	uint32_t ids[FW__HET_MAX];
+	int32_t listed = fw__array_tasks(j->het_job_id_set, ids, FW__HET_MAX);
+
+	for (int32_t i = 0; i < listed && i < FW__HET_MAX; i++) {
+		const slurm_job_info_t *r = fw__slurm_job(h, ids[i]);
+		if (r && fw__het_job(r) && r->het_job_id == j->het_job_id && fw__job_released(r))
+			return r->job_id;
+	}
+	return 0;
+}
+
 /* Decimal digits at *p into *v (capped past any task id); false when
  * there is none. */
 static bool digits(const char **p, uint64_t *v)

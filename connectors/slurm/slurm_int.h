@@ -66,6 +66,10 @@ enum fw__orphan_why {
 				 * --switches or a -w */
 	FW__ORPHAN_HET_OTHER,   /* another component (job id n) is held for
 				 * a reason of its own */
+	FW__ORPHAN_HET_PARTLY,  /* another component (job id n) was released
+				 * alone (by hand): planned on their own, the
+				 * rest could land on its node, where Slurm
+				 * would never run them */
 	/* not eligible yet, not skipped: scheduled once Slurm says so */
 	FW__ORPHAN_DEPENDENCY,  /* released, its --dependency not met yet */
 	FW__ORPHAN_BEGIN,       /* --begin in the future */
@@ -174,6 +178,9 @@ bool fw__het_job(const slurm_job_info_t *j);
 bool fw__job_released(const slurm_job_info_t *j);
 int32_t fw__het_waiting(const struct fw_slurm *h, const slurm_job_info_t *j, slurm_job_info_t **out,
 			int32_t cap, int32_t *listed);
+/* The job id of a component of j's het job (its set) that is pending and
+ * released, or 0. */
+uint32_t fw__het_released(const struct fw_slurm *h, const slurm_job_info_t *j);
 slurm_job_info_t *fw__slurm_task(const struct fw_slurm *h, uint32_t a, uint32_t t);
 slurm_job_info_t *fw__slurm_job_named(const struct fw_slurm *h, const char *name, uint32_t *task);
 node_info_t *fw__slurm_node(const struct fw_slurm *h, const char *name);

@@ -49,7 +49,7 @@
  * throttle; names are unique (fw_snapshot_validate).  Het jobs: a
  * pending job of a component has a group for each waiting component its
  * set lists (each once), all apart when more than one, and no more than
- * FW_MAX_GROUPS (het_hold).
+ * FW_MAX_GROUPS, and none of its components is released (het_hold).
  *
  * The gres parsers also get each line raw: a count in 0..FW__GRES_MAX, a
  * model that is a NUL-terminated part of the input, and an IDX mask only
@@ -440,7 +440,7 @@ static void arrays_hold(const struct world *w, const struct fw_snapshot *s)
 
 /* A pending job of a het job's component: a group for each component
  * its set lists (distinct) that is pending, not released and of that
- * het job, all apart when more than one. */
+ * het job, all apart when more than one; none of them released. */
 static void het_hold(const struct world *w, const struct fw_snapshot *s)
 {
 	for (int32_t x = 0; x < s->njobs; x++) {
@@ -462,6 +462,8 @@ static void het_hold(const struct world *w, const struct fw_snapshot *s)
 				bool released = fw__job_pending(c) && c->priority && c->req_nodes && *c->req_nodes;
 				want += c->job_id == ids[i] && fw__het_job(c) && c->het_job_id == j->het_job_id &&
 					fw__job_pending(c) && !released;
+				if (c->job_id == ids[i] && fw__het_job(c) && c->het_job_id == j->het_job_id && released)
+					abort(); /* a part released alone: the rest is held */
 			}
 		}
 		if (fj->ngroups != want || fj->ngroups > FW_MAX_GROUPS)

@@ -1273,9 +1273,9 @@ TEST(a_het_jobs_components_are_one_job)
 	fw_arena_release(&ar);
 	fake_free(&f);
 
-	/* the first component released already (its rest refused, or by
-	 * hand): it is booked on its ReqNodes, and the rest is a job of its
-	 * own, named after the first of them still waiting */
+	/* the first component released alone (by hand): it is booked on its
+	 * ReqNodes, and the rest is held, saying how to go on (planned on
+	 * its own it could land on that node, where Slurm never runs it) */
 	fake_init(&f, 2, 2);
 	slurm_job_info_t *r = het_part(&f, 0, 0, "500-501", "gres:gpu:2");
 	r->priority = 1;
@@ -1283,11 +1283,15 @@ TEST(a_het_jobs_components_are_one_job)
 	het_part(&f, 1, 1, "500-501", "gres:gpu:4");
 	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
 	ASSERT_OK(fw_snapshot_validate(f.s, &f.d));
-	ASSERT_EQ(f.s->njobs, 2);
+	ASSERT_EQ(f.s->njobs, 1);
 	ASSERT_STR_EQ(f.s->jobs[0].name, "500");
 	ASSERT_EQ(f.s->jobs[0].state, FW_JOB_RUNNING);
-	ASSERT_STR_EQ(f.s->jobs[1].name, "501");
-	ASSERT_EQ(f.s->jobs[1].ngroups, 1);
+	ASSERT_EQ(f.h->norphans, 1);
+	char buf[240];
+	fw__orphan_text(&f.h->orphans[0], &f.jobs.job_array[1], buf, sizeof buf);
+	ASSERT_STR_EQ(buf, "fairway: component 500 of this heterogeneous job was released alone, and Slurm runs the "
+			   "components together: held (scontrol release 500 releases the rest where they are, "
+			   "scontrol hold 500 lets fairway plan it whole)");
 
 	/* released onto GPUs others hold now: not booked, and not planned
 	 * anew either (a part of the job cannot start on its own) */
@@ -1295,11 +1299,11 @@ TEST(a_het_jobs_components_are_one_job)
 	fake_renew(&f);
 	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
 	ASSERT_OK(fw_snapshot_validate(f.s, &f.d));
-	ASSERT_EQ(f.s->njobs, 1);
-	ASSERT_STR_EQ(f.s->jobs[0].name, "501");
-	ASSERT_EQ(f.h->norphans, 1);
-	ASSERT_EQ(f.w.skipped_jobs, 0); /* it waits for Slurm */
-	char buf[200];
+	ASSERT_EQ(f.s->njobs, 0);
+	ASSERT_EQ(f.h->norphans, 2);
+	ASSERT_EQ(f.h->orphans[0].why, FW__ORPHAN_HET_RELEASED); /* it waits for Slurm: not skipped */
+	ASSERT_EQ(f.h->orphans[1].why, FW__ORPHAN_HET_PARTLY);
+	ASSERT_EQ(f.w.skipped_jobs, 1);
 	fw__orphan_text(&f.h->orphans[0], r, buf, sizeof buf);
 	ASSERT_STR_EQ(buf, "fairway: released onto gpu003, where other jobs run now; Slurm starts its heterogeneous "
 			   "job there once they end");
