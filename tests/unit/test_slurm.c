@@ -1290,7 +1290,7 @@ TEST(a_het_jobs_components_are_one_job)
 	char buf[240];
 	fw__orphan_text(&f.h->orphans[0], &f.jobs.job_array[1], buf, sizeof buf);
 	ASSERT_STR_EQ(buf, "fairway: component 500 of this heterogeneous job was released alone, and Slurm runs the "
-			   "components together: held (scontrol release 500 releases the rest where they are, "
+			   "components together: held (scontrol release 500 lets Slurm place the rest, "
 			   "scontrol hold 500 lets fairway plan it whole)");
 
 	/* released onto GPUs others hold now: not booked, and not planned
