@@ -42,10 +42,46 @@ static struct fw_res alloc_res(const struct fw_job *j, const struct fw_task_allo
 /* The one sweep over the (large) job records: a compact per-job summary
  * for the later phases, each queue's demand and allocation, and the
  * largest pending gang.  Later phases read y->ji, not the records. */
+/* The expansion-factor cap of the cycle (policy xfactor_cap_s, config
+ * override); 0 = submit order.  A policy that orders its jobs itself
+ * (job_before, job_score) keeps its order. */
+static fw_time xfactor_cap(const struct cyc *y)
+{
+	int64_t c = y->s->config.xfactor_cap_s;
+
+	if (y->pol->job_before || y->pol->job_score)
+		return 0;
+	return c > 0 ? c : c < 0 ? 0 : y->pol->xfactor_cap_s;
+}
+
+/* A pending job's expansion factor in steps (policy.h xfactor_cap_s):
+ * v = floor(256 * wait / r) on a log scale, 16 steps per doubling:
+ * 0 for v = 0, else 1 + 16 * floor(log2 v) + the 4 bits after v's top
+ * bit.  Integers only, so every platform orders alike; wait is clamped to
+ * 2^40 s, so v < 2^42 and the steps stay under 700. */
+static uint16_t xfactor_steps(const struct fw_snapshot *s, const struct fw_job *j, fw_time cap)
+{
+	fw_time r = j->expected_runtime > 0 ? j->expected_runtime : fw_job_runtime(s, j);
+	fw_time wait = s->now - j->submit_time;
+
+	r = r <= 0 || r > cap ? cap : r;
+	r = r < FW_XFACTOR_MIN_RUNTIME ? FW_XFACTOR_MIN_RUNTIME : r;
+	if (wait <= 0)
+		return 0;
+	wait = wait > ((fw_time)1 << 40) ? (fw_time)1 << 40 : wait;
+	uint64_t v = ((uint64_t)wait << 8) / (uint64_t)r;
+	if (!v)
+		return 0;
+	int e = 63 - __builtin_clzll(v);
+	uint64_t m = e >= 4 ? v >> (e - 4) : v << (4 - e);
+	return (uint16_t)(1 + 16 * e + (int)(m & 15));
+}
+
 static int32_t gather(struct cyc *y)
 {
 	const struct fw_snapshot *s = y->s;
 	int32_t max_tasks = 1;
+	fw_time cap = xfactor_cap(y);
 
 	y->oldest_gang = INT64_MAX;
 	for (int32_t j = 0; j < s->njobs; j++) {
@@ -65,6 +101,7 @@ static int32_t gather(struct cyc *y)
 		} else {
 			use = fw_job_request(job);
 			ji->tasks = fw_job_tasks(job);
+			ji->xf = cap > 0 && ji->pending ? xfactor_steps(s, job, cap) : 0;
 			if (ji->tasks > max_tasks)
 				max_tasks = ji->tasks;
 			if (ji->tasks > 1 && job->submit_time < y->oldest_gang)
@@ -120,6 +157,8 @@ static bool before(const struct cyc *y, int32_t a, int32_t b)
 	} else {
 		if (x->priority != z->priority)
 			return x->priority > z->priority;
+		if (y->ji[a].xf != y->ji[b].xf)
+			return y->ji[a].xf > y->ji[b].xf;
 		if (x->submit_time != z->submit_time)
 			return x->submit_time < z->submit_time;
 	}
@@ -195,6 +234,7 @@ struct okey {
 	int64_t submit;
 	int32_t prio;
 	int32_t job;
+	uint32_t xf;    /* expansion-factor steps; 0 in submit order */
 };
 
 static bool okey_before(const struct okey *x, const struct okey *z)
@@ -203,6 +243,8 @@ static bool okey_before(const struct okey *x, const struct okey *z)
 		return x->score > z->score;
 	if (x->prio != z->prio)
 		return x->prio > z->prio;
+	if (x->xf != z->xf)
+		return x->xf > z->xf;
 	if (x->submit != z->submit)
 		return x->submit < z->submit;
 	return x->job < z->job;
@@ -243,12 +285,14 @@ static void sort_keys(struct okey *v, struct okey *tmp, int32_t n)
 }
 
 /* Without scores or a job_before callback, the order of every bucket is
- * (priority descending, submit ascending, job).  All pending jobs are
- * sorted together by one 64-bit key, (highest priority - priority) above
- * (submit - earliest submit), with a stable radix sort, 11 bits a pass,
- * least significant first, as many passes as the key's range needs (3 on
- * the benchmark); the keys are collected in job order, so ties keep it.
- * The buckets are then filled in sorted order.  O(n) a pass, where a
+ * (priority descending, expansion-factor steps descending when the cycle
+ * orders by them, submit ascending, job).  All pending jobs are sorted
+ * together by one 64-bit key, (highest priority - priority) above
+ * (FW_XFACTOR_MAX - steps) above (submit - earliest submit), with a stable
+ * radix sort, 11 bits a pass, least significant first, as many passes as
+ * the key's range needs (3 on the benchmark: 21 bits of submit times, 10
+ * of steps, 2 of priorities); the keys are collected in job order, so
+ * ties keep it.  The buckets are then filled in sorted order.  O(n) a pass, where a
  * comparison sort per bucket cost ~6 ms on the 100,000-job benchmark.
  * *done stays false (the comparison sort's turn) when the ranges do not
  * fit 64 bits or the jobs are few (RADIX_MIN). */
@@ -314,7 +358,8 @@ static int order_by_radix(struct cyc *y, bool global, int32_t n, bool *done)
 	}
 	int sb = n ? bits_of((uint64_t)shi - (uint64_t)slo) : 0;
 	int pb = n ? bits_of((uint64_t)((int64_t)phi - plo)) : 0;
-	if (sb + pb > 64 || n < RADIX_MIN)
+	int xb = xfactor_cap(y) > 0 ? bits_of(FW_XFACTOR_MAX) : 0;
+	if (sb + pb + xb > 64 || n < RADIX_MIN)
 		return FW_OK;
 	struct rkey *k = FW_ARENA_RAW(y->a, struct rkey, n + 1), *kt = FW_ARENA_RAW(y->a, struct rkey, n + 1);
 	if (!k || !kt)
@@ -324,9 +369,10 @@ static int order_by_radix(struct cyc *y, bool global, int32_t n, bool *done)
 		if (!ji->pending)
 			continue;
 		uint64_t rank = (uint64_t)((int64_t)phi - ji->prio), age = (uint64_t)ji->submit - (uint64_t)slo;
-		k[m++] = (struct rkey){ (pb ? rank << sb : 0) | age, j, global ? 0 : ji->queue }; /* pb > 0: sb < 64 */
+		uint64_t xf = xb ? (uint64_t)(FW_XFACTOR_MAX - ji->xf) << sb : 0; /* xb > 0: sb < 64 */
+		k[m++] = (struct rkey){ (pb ? rank << (sb + xb) : 0) | xf | age, j, global ? 0 : ji->queue };
 	}
-	int rc = radix_keys(y, k, kt, m, sb + pb, &k);
+	int rc = radix_keys(y, k, kt, m, sb + pb + xb, &k);
 	if (rc != FW_OK)
 		return rc;
 	for (int32_t i = 0; i < m; i++)
@@ -356,6 +402,7 @@ static int order_by_keys(struct cyc *y, bool global, int32_t n)
 		e->submit = ji->submit;
 		e->prio = ji->prio;
 		e->job = j;
+		e->xf = ji->xf;
 	}
 	for (int32_t q = 0; q < nq || (global && q == 0); q++)
 		sort_keys(k + y->qfirst[q], kt, y->qfirst[q + 1] - y->qfirst[q]);

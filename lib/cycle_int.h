@@ -125,6 +125,8 @@ struct fw__jinfo {
 	int32_t queue;
 	int32_t tasks;      /* pending jobs: fw_job_tasks */
 	bool pending;
+	uint16_t xf;        /* pending jobs: expansion-factor steps, 0 when
+			     * the order is by submit time (policy.h) */
 };
 
 struct memo; /* allocate.c: the failed-shape memo */

@@ -467,6 +467,7 @@ static int sim_init(struct sim *m, const struct fw_teams *teams)
 	m->s->config.starve_after_s = m->o->starve_after_s;
 	m->s->config.backfill_conservative = m->o->backfill_conservative;
 	m->s->config.reserve_depth = m->o->reserve_depth;
+	m->s->config.xfactor_cap_s = m->o->xfactor_cap_s;
 	fw_arena_init(&m->arena, (size_t)4 << 20);
 	if ((rc = add_nodes(m->s, m->o)) != FW_OK || (rc = init_capacity(m)) != FW_OK ||
 	    (rc = add_queues(m, teams, m->free_gpus)) != FW_OK)
@@ -1432,6 +1433,7 @@ struct variant {
 	int64_t starve_after_s;        /* 0 = the run's (--starve-after), < 0 off */
 	int backfill;                  /* -1 = the run's (--backfill), 0 easy, 1 conservative */
 	int32_t reserve_depth;         /* 0 = the run's (--reserve-depth), < 0 none */
+	int64_t xfactor_cap_s;         /* 0 = the run's (--xfactor-cap), < 0 off */
 };
 
 struct cli {
@@ -1487,8 +1489,9 @@ static const char usage_text[] =
 	"  --nodes-from-topo G one node of G GPUs per host of --topo FILE\n"
 	"  --policies A,B      policies to compare (default fifo,fairway); an entry\n"
 	"                      NAME:KEY=VALUE[:KEY=VALUE] is a variant with its own\n"
-	"                      starve-after=S (0 = off), backfill=easy|conservative\n"
-	"                      or reserve-depth=N (0 = none), e.g.\n"
+	"                      starve-after=S (0 = off), backfill=easy|conservative,\n"
+	"                      reserve-depth=N (0 = none) or xfactor-cap=S (0 =\n"
+	"                      off), e.g.\n"
 	"                      fairway,fairway:starve-after=432000,fairway:reserve-depth=4\n"
 	"  --tick S            scheduling period in seconds (default 60)\n"
 	"  --preemptible       every job may be evicted: policies with reclaim\n"
@@ -1501,6 +1504,11 @@ static const char usage_text[] =
 	"                      and starts or earns a reservation (YAML\n"
 	"                      scheduler.starveAfter; default 86400; 0: off);\n"
 	"                      fifo, slurm and kai have no such pass\n"
+	"  --xfactor-cap S     inside a queue, jobs by expansion factor (wait +\n"
+	"                      runtime) / runtime, runtime capped at S seconds\n"
+	"                      (YAML scheduler.xfactorCap; fairway's default\n"
+	"                      21600; 0: submit order; kai takes it too, fifo\n"
+	"                      and slurm keep their own order)\n"
 	"  --backfill MODE     'easy' (default: reservations for the policy's\n"
 	"                      first blocked jobs) or 'conservative' (for every\n"
 	"                      blocked job; YAML scheduler.backfill)\n"
@@ -1636,7 +1644,8 @@ _Static_assert(FW_RESERVE_DEPTH_MAX == 100000, "the reserve-depth messages say 1
  * starvation pass; 4 reserve-depth: it makes reservations)? */
 static bool takes_setting(const struct fw_policy_ops *p, unsigned bit)
 {
-	return bit == 1 ? p->starve_after_s > 0 : bit == 4 ? p->reserve_depth > 0 : true;
+	return bit == 1 ? p->starve_after_s > 0 : bit == 4 ? p->reserve_depth > 0
+	       : bit == 8 ? !p->job_before && !p->job_score : true;
 }
 
 /* A setting that means nothing to w's policy is refused, naming the
@@ -1654,7 +1663,8 @@ static int setting_applies(const struct variant *w, unsigned bit)
 				 with[0] ? ", " : "", l[i]->name);
 	return usage_error("--policies '%s': %s %s means nothing to it (%s: %s)", w->label, w->name,
 			   bit == 1 ? "has no starvation pass, so starve-after"
-				    : "makes no reservations, so reserve-depth",
+			   : bit == 8 ? "orders jobs its own way, so xfactor-cap"
+				      : "makes no reservations, so reserve-depth",
 			   bit == 1 ? "policies with one" : "policies that do", with);
 }
 
@@ -1667,10 +1677,10 @@ static int variant_setting(struct variant *w, char *kv, unsigned *seen)
 
 	if (!v || v == kv || !v[1])
 		return entry_error(w, "'%s': a variant's settings are KEY=VALUE "
-				   "(starve-after=S, backfill=easy|conservative, reserve-depth=N)", kv);
+				   "(starve-after=S, backfill=easy|conservative, reserve-depth=N, xfactor-cap=S)", kv);
 	*v++ = '\0';
 	unsigned bit = !strcmp(kv, "starve-after") ? 1u : !strcmp(kv, "backfill") ? 2u
-		       : !strcmp(kv, "reserve-depth") ? 4u : 0u;
+		       : !strcmp(kv, "reserve-depth") ? 4u : !strcmp(kv, "xfactor-cap") ? 8u : 0u;
 	if (*seen & bit)
 		return entry_error(w, "%s is set twice", kv);
 	*seen |= bit;
@@ -1692,8 +1702,15 @@ static int variant_setting(struct variant *w, char *kv, unsigned *seen)
 		if (errno || *end || x < 0 || x > FW_RESERVE_DEPTH_MAX || v[0] < '0' || v[0] > '9')
 			return usage_error("--policies: reserve-depth=%s: a whole number from 0 (none) to 100000", v);
 		w->reserve_depth = x ? (int32_t)x : -1;
+	} else if (!strcmp(kv, "xfactor-cap")) {
+		errno = 0;
+		x = strtoll(v, &end, 10);
+		if (errno || *end || (x != 0 && x < FW_XFACTOR_MIN_RUNTIME) || x > 31536000 || v[0] < '0' || v[0] > '9')
+			return usage_error("--policies: xfactor-cap=%s: whole seconds, 0 (off) or 60 to 31536000", v);
+		w->xfactor_cap_s = x ? x : -1;
 	} else {
-		return usage_error("--policies: unknown setting '%s' (starve-after, backfill, reserve-depth)", kv);
+		return usage_error("--policies: unknown setting '%s' (starve-after, backfill, reserve-depth, "
+				   "xfactor-cap)", kv);
 	}
 	return 0;
 }
@@ -1875,7 +1892,7 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 		"--racks", "--csv", "--report", "--blocks", "--fleet", "--fleet-openb",
 		"--topo", "--nodes-from-topo", "--verbose", "--checkpoint", "--preemptible",
 		"--min-runtime", "--failures", "--flaky", "--repair", "--failure-seed", "--starve-after",
-		"--backfill", "--reserve-depth", "--jobs", "--shares", NULL };
+		"--backfill", "--reserve-depth", "--xfactor-cap", "--jobs", "--shares", NULL };
 	int i = 0;
 	char hint[96];
 
@@ -1925,7 +1942,13 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 		return (rc = set_seconds(f, v, 31536000, &x)) ? rc : (c->o.min_runtime_s = x, 0);
 	else if (!strcmp(f, "--starve-after")) /* 0: off */
 		return (rc = set_seconds(f, v, 31536000, &x)) ? rc : (c->o.starve_after_s = x ? x : -1, 0);
-	else if (!strcmp(f, "--reserve-depth")) /* 0: none */
+	else if (!strcmp(f, "--xfactor-cap")) { /* 0: off */
+		if ((rc = set_seconds(f, v, 31536000, &x)))
+			return rc;
+		if (x != 0 && x < FW_XFACTOR_MIN_RUNTIME)
+			return usage_error("--xfactor-cap %s: 0 (submit order) or at least 60 seconds", v);
+		return c->o.xfactor_cap_s = x ? x : -1, 0;
+	} else if (!strcmp(f, "--reserve-depth")) /* 0: none */
 		return (rc = set_count(f, v, FW_RESERVE_DEPTH_MAX, &x)) ? rc
 			: (c->o.reserve_depth = x ? (int32_t)x : -1, 0);
 	else if (!strcmp(f, "--backfill")) {
@@ -2184,6 +2207,9 @@ static json_t *run_json(const struct cli *c, const struct fw_itp_trace *t,
 	/* null: each policy's own reservation depth; 0: none */
 	json_object_set_new(o, "reserve_depth", !c->o.reserve_depth ? json_null() :
 				  json_integer(c->o.reserve_depth < 0 ? 0 : c->o.reserve_depth));
+	/* null: each policy's own expansion-factor cap; 0: off */
+	json_object_set_new(o, "xfactor_cap_s", !c->o.xfactor_cap_s ? json_null() :
+				  json_integer(c->o.xfactor_cap_s < 0 ? 0 : c->o.xfactor_cap_s));
 	json_object_set_new(o, "teams", json_string(teams->source));
 	if (c->fail.rate_per_1000 > 0)
 		json_object_set_new(o, "failure_model",
@@ -2295,11 +2321,13 @@ static void variant_json(const struct cli *c, const struct variant *w, json_t *p
 	int64_t sa = w->starve_after_s ? w->starve_after_s : c->o.starve_after_s;
 	bool cons = w->backfill >= 0 ? w->backfill == 1 : c->o.backfill_conservative;
 	int32_t rd = w->reserve_depth ? w->reserve_depth : c->o.reserve_depth;
+	int64_t xc = w->xfactor_cap_s ? w->xfactor_cap_s : c->o.xfactor_cap_s;
 
 	json_object_set_new(pj, "base_policy", json_string(w->name));
 	json_object_set_new(pj, "starve_after_s", !sa ? json_null() : json_integer(sa < 0 ? 0 : sa));
 	json_object_set_new(pj, "backfill", json_string(cons ? "conservative" : "easy"));
 	json_object_set_new(pj, "reserve_depth", !rd ? json_null() : json_integer(rd < 0 ? 0 : rd));
+	json_object_set_new(pj, "xfactor_cap_s", !xc ? json_null() : json_integer(xc < 0 ? 0 : xc));
 }
 
 /* The replay of variant w: its settings over the run's, then the run's back. */
@@ -2317,6 +2345,8 @@ static int replay_variant(struct cli *c, const struct variant *w, const struct f
 		c->o.backfill_conservative = w->backfill == 1;
 	if (w->reserve_depth)
 		c->o.reserve_depth = w->reserve_depth;
+	if (w->xfactor_cap_s)
+		c->o.xfactor_cap_s = w->xfactor_cap_s;
 	rc = fw_sim_run_trace(&c->tr, teams, &c->o, r, d);
 	keep.hooks = c->o.hooks;
 	c->o = keep;

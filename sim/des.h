@@ -188,6 +188,8 @@ struct fw_sim_opts {
 	bool backfill_conservative; /* fw_sched_config.backfill_conservative */
 	int32_t reserve_depth;   /* fw_sched_config.reserve_depth: 0 = each
 				  * policy's own, > 0 this many, < 0 none */
+	int64_t xfactor_cap_s;   /* fw_sched_config.xfactor_cap_s: 0 = each
+				  * policy's own, > 0 this cap, < 0 off */
 	int64_t checkpoint_s;    /* every job's fw_job.checkpoint_s (what the
 				  * engine's victim choice reads); 0 = none */
 };

@@ -557,7 +557,7 @@ PY
 then ok "sim-run-policy-variants"; else bad "sim-run-policy-variants"; fi
 grep -q "^summary (\* = best) .*fairway:starve-after=0 slurm:backfill=conservative$" "$SV/var.out" &&
 	ok "sim-run-policy-variants-compared" || bad "sim-run-policy-variants-compared: $(grep summary "$SV/var.out")"
-expect "sim-run-variant-unknown-setting" 2 "unknown setting 'depth' (starve-after, backfill, reserve-depth)" \
+expect "sim-run-variant-unknown-setting" 2 "unknown setting 'depth' (starve-after, backfill, reserve-depth, " \
 	"$FW" sim run --trace x --policies fairway:depth=4
 expect "sim-run-variant-bad-value" 2 "starve-after=1h: whole seconds" "$FW" sim run --trace x --policies fairway:starve-after=1h
 expect "sim-run-variant-bad-backfill" 2 "backfill=yes: use easy or conservative" "$FW" sim run --trace x --policies slurm:backfill=yes
@@ -599,6 +599,31 @@ assert same(v["fairway"], d["default"]["policies"][0]), "the plain entry is the 
 assert not same(v["fairway:reserve-depth=0"], v["fairway"]), "no reservations changed nothing"
 PY
 then ok "sim-run-reserve-depth-reaches-the-engine"; else bad "sim-run-reserve-depth-reaches-the-engine"; fi
+# --xfactor-cap S / xfactor-cap=S (YAML scheduler.xfactorCap): the order of
+# each queue's jobs; 0 = submit order; fifo and slurm keep their own
+expect "sim-run-xfactor-cap-too-small" 2 "--xfactor-cap 59: 0 (submit order) or at least 60 seconds" \
+	"$FW" sim run --trace x --xfactor-cap 59
+expect "sim-run-variant-bad-xfactor-cap" 2 "xfactor-cap=6h: whole seconds, 0 (off) or 60 to 31536000" \
+	"$FW" sim run --trace x --policies fairway:xfactor-cap=6h
+expect "sim-run-variant-xfactor-cap-needs-the-order" 2 \
+	"--policies 'slurm:xfactor-cap=3600': slurm orders jobs its own way, so xfactor-cap means nothing to it (policies that do: fairway, kai)" \
+	"$FW" sim run --trace x --policies slurm:xfactor-cap=3600
+"$FW" sim run --trace synthetic:3 --nodes 13x8 --tick 600 --policies fairway --xfactor-cap 0 \
+	--json "$SV/x0.json" >/dev/null 2>&1
+"$FW" sim run --trace synthetic:3 --nodes 13x8 --tick 600 --policies fairway,fairway:xfactor-cap=0,fairway:xfactor-cap=21600 \
+	--json "$SV/xvar.json" >/dev/null 2>&1
+if python3 - "$SV" <<'PY'
+import json, sys
+d = {k: json.load(open("%s/%s.json" % (sys.argv[1], k))) for k in ("default", "x0", "xvar")}
+v = {p["policy"]: p for p in d["xvar"]["policies"]}
+same = lambda a, b: all(a[k] == b[k] for k in ("jct_mean_s", "occupancy", "by_gpus", "fairness_jain"))
+assert d["x0"]["xfactor_cap_s"] == 0 and d["default"]["xfactor_cap_s"] is None, "xfactor_cap_s echoed"
+assert v["fairway:xfactor-cap=0"]["xfactor_cap_s"] == 0 and v["fairway"]["xfactor_cap_s"] is None
+assert same(v["fairway:xfactor-cap=0"], d["x0"]["policies"][0]), "the variant is the run with --xfactor-cap 0"
+assert same(v["fairway:xfactor-cap=21600"], v["fairway"]), "6 h is fairway's own cap"
+assert not same(v["fairway:xfactor-cap=0"], v["fairway"]), "submit order changed nothing"
+PY
+then ok "sim-run-xfactor-cap-reaches-the-engine"; else bad "sim-run-xfactor-cap-reaches-the-engine"; fi
 # --jobs: a row per job and policy; its estimate errors give the JSON's metric
 "$FW" sim run --trace synthetic:3 --nodes 13x8 --policies slurm,fairway --tick 600 \
 	--json "$SV/m.json" --jobs "$SV/jobs.csv" --shares "$SV/shares.csv" >/dev/null 2>&1

@@ -79,10 +79,10 @@ static int load_now_and_scheduler(struct cfg *c, const yaml_node_t *root)
 					    "maxStarts", "estimateStarts",
 					    "suspectGangGpus", "lemonGangGpus", "lemonWindow",
 					    "lemonThreshold", "heartbeatTimeout", "drainRunning", "starveAfter",
-					    "backfill", "reserveDepth", NULL };
+					    "backfill", "reserveDepth", "xfactorCap", NULL };
 	struct fw_sched_config *sc = &c->s->config;
 	yaml_node_t *m = cfg_get(c, root, "scheduler");
-	int64_t ms = -1, starve_ms = -1, lemon_ms = -1, lemon_k = -1, hb_ms = -1, depth = -1;
+	int64_t ms = -1, starve_ms = -1, lemon_ms = -1, lemon_k = -1, hb_ms = -1, depth = -1, xf_ms = -1;
 	int rc = cfg_time(c, root, "", "now", &c->s->now);
 
 	if (rc || !m)
@@ -103,8 +103,15 @@ static int load_now_and_scheduler(struct cfg *c, const yaml_node_t *root)
 	    (rc = cfg_duration(c, m, "scheduler", "heartbeatTimeout", &hb_ms)) ||
 	    (rc = load_drain_running(c, m, sc)) || (rc = load_backfill(c, m, sc)) ||
 	    (rc = cfg_duration(c, m, "scheduler", "starveAfter", &starve_ms)) ||
-	    (rc = cfg_int(c, m, "scheduler", "reserveDepth", 0, FW_RESERVE_DEPTH_MAX, &depth)))
+	    (rc = cfg_int(c, m, "scheduler", "reserveDepth", 0, FW_RESERVE_DEPTH_MAX, &depth)) ||
+	    (rc = cfg_duration(c, m, "scheduler", "xfactorCap", &xf_ms)))
 		return rc;
+	if (xf_ms > 0 && (xf_ms < FW_XFACTOR_MIN_RUNTIME * 1000 || xf_ms > (int64_t)FW_XFACTOR_CAP_MAX * 1000))
+		return cfg_fail(c, cfg_get(c, m, "xfactorCap"), FW_ERANGE, "scheduler.xfactorCap",
+				"the cap must be from 1m (the shortest runtime the order assumes) to 365d; "
+				"use e.g. 6h, or 0 to order each queue's jobs by submit time");
+	if (xf_ms >= 0) /* 0: off (submit order); absent: the policy's */
+		sc->xfactor_cap_s = xf_ms == 0 ? -1 : (xf_ms + 999) / 1000;
 	if (lemon_ms == 0)
 		return cfg_fail(c, cfg_get(c, m, "lemonWindow"), FW_ERANGE, "scheduler.lemonWindow",
 				"the window must be positive; use e.g. 120d, or lemonThreshold: 0 "

@@ -65,6 +65,23 @@
  *             priority in the same leaf queue; only when the job it evicts
  *             for starts in the same plan.
  *
+ *   xfactor_cap_s
+ *             0 (default): inside a leaf queue, jobs of equal priority go
+ *             in submit order.  > 0: by expansion factor first (Maui's
+ *             XFactor), highest first: xf = (wait + r) / r, wait = now -
+ *             submit_time, r = the job's runtime (fw_job_runtime; this cap
+ *             when unknown) clamped to [60 s, xfactor_cap_s].  A short job
+ *             passes a long one once it has waited a like share of its own
+ *             length; a job of the cap or longer counts as one of the cap,
+ *             so its factor grows as fast as any long job's and it is not
+ *             held back behind every shorter one.  Compared on a log
+ *             scale, 16 steps per doubling of wait / r (cycle.c
+ *             xfactor_steps; factors within about 4% tie); ties by
+ *             submit time, then job index.  Priority still comes first.
+ *             At most FW_XFACTOR_CAP_MAX (a year).
+ *             The snapshot's config.xfactor_cap_s overrides it (< 0: off).
+ *             A policy with job_before or job_score keeps its own order.
+ *
  *   max_evictions
  *             Bound on victims per cycle when `reclaim` is set.  0
  *             (default) = 32.
@@ -138,6 +155,7 @@ struct fw_policy_ops {
 	enum fw_reclaim_rule reclaim_rule;
 	int64_t starve_after_s;
 	int max_moves;
+	int64_t xfactor_cap_s;
 };
 
 /* The registry.  fw_policy_find returns NULL for an unknown name. */

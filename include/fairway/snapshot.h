@@ -208,6 +208,12 @@ struct fw_job_nodes {
 /* Scheduler tunables that travel with the snapshot (so a plan is a pure
  * function of the snapshot). */
 #define FW_RESERVE_DEPTH_MAX 100000 /* fw_sched_config.reserve_depth */
+/* Expansion-factor order (policy.h xfactor_cap_s): the steps' bound (they
+ * stay under 700), the shortest runtime assumed (also the smallest cap
+ * config.xfactor_cap_s may set), and the largest cap. */
+#define FW_XFACTOR_MAX ((1 << 10) - 1)
+#define FW_XFACTOR_MIN_RUNTIME 60
+#define FW_XFACTOR_CAP_MAX 31536000 /* a year: the largest cap */
 
 struct fw_sched_config {
 	double usage_half_life_s;   /* decayed-usage half-life; default 7 days */
@@ -240,6 +246,10 @@ struct fw_sched_config {
 				     * attempts per cycle */
 	int64_t starve_after_s;     /* 0 (default): the policy's starve_after_s
 				     * (policy.h); > 0: this; < 0: off */
+	int64_t xfactor_cap_s;      /* 0 (default): the policy's xfactor_cap_s
+				     * (policy.h); > 0: this (at least
+				     * FW_XFACTOR_MIN_RUNTIME s); < 0: off,
+				     * submit order inside a queue */
 	int32_t reserve_depth;      /* reservations per cycle under easy
 				     * backfill, for a policy that makes them
 				     * (policy.h reserve_depth > 0): 0

@@ -706,6 +706,7 @@ static const struct {
 	{ "bad_default_runtime", FW_EINVAL, 2, "queues[0].defaultRuntime" },
 	{ "bad_backfill", FW_EINVAL, 2, "scheduler.backfill" },
 	{ "bad_reserve_depth", FW_ERANGE, 2, "scheduler.reserveDepth" },
+	{ "bad_xfactor_cap", FW_ERANGE, 2, "scheduler.xfactorCap" },
 	{ "bad_health", FW_EINVAL, 2, "nodes[0].health" },
 	{ "bad_lemon_gang", FW_ERANGE, 2, "scheduler.lemonGangGpus" },
 	{ "bad_lemon_window", FW_ERANGE, 2, "scheduler.lemonWindow" },
@@ -872,6 +873,30 @@ TEST(scheduler_reserve_depth)
 	EXPECT_FAIL("scheduler: {reserveDepth: 2.5}\n", FW_EINVAL, 1, "scheduler.reserveDepth");
 }
 
+/* scheduler.xfactorCap: absent = the policy's (0), 0 = off (-1), a
+ * duration in seconds rounded up; under a minute or over a year refused
+ * with its line and what to write instead. */
+TEST(scheduler_xfactor_cap)
+{
+	struct fw_snapshot *s;
+	struct fw_diag d;
+	ASSERT_OK(load("queues: [{name: a}]\n", &s, &d));
+	ASSERT_EQ(s->config.xfactor_cap_s, 0);
+	fw_snapshot_free(s);
+	ASSERT_OK(load("scheduler: {xfactorCap: 0}\nqueues: [{name: a}]\n", &s, &d));
+	ASSERT_EQ(s->config.xfactor_cap_s, -1);
+	fw_snapshot_free(s);
+	ASSERT_OK(load("scheduler: {xfactorCap: 12h}\nqueues: [{name: a}]\n", &s, &d));
+	ASSERT_EQ(s->config.xfactor_cap_s, 12 * 3600);
+	fw_snapshot_free(s);
+	ASSERT_OK(load("scheduler: {xfactorCap: 1m}\nqueues: [{name: a}]\n", &s, &d));
+	ASSERT_EQ(s->config.xfactor_cap_s, 60);
+	fw_snapshot_free(s);
+	EXPECT_FAIL("scheduler:\n  xfactorCap: 59s\n", FW_ERANGE, 2, "scheduler.xfactorCap");
+	EXPECT_FAIL("scheduler: {xfactorCap: long}\n", FW_EINVAL, 1, "scheduler.xfactorCap");
+	EXPECT_FAIL("scheduler: {xfactorCap: 366d}\n", FW_ERANGE, 1, "scheduler.xfactorCap");
+}
+
 /* scheduler.starveAfter: absent = the policy's (0), 0 = off (-1), a
  * duration in seconds rounded up; scheduler.drainRunning: requeue
  * (default) or finish, anything else refused with its line. */
@@ -966,5 +991,5 @@ TEST_MAIN(setup, full_example, full_example_queues, full_example_jobs,
 	  yaml_level_errors, aliases_are_safe,
 	  hostile_nesting_and_anchors_fail_fast, queue_tree, load_file,
 	  bad_input_files, bad_input_cases_txt, docs_example,
-	  queue_min_runtime, scheduler_reserve_depth, scheduler_starve_after_and_drain_running,
+	  queue_min_runtime, scheduler_reserve_depth, scheduler_xfactor_cap, scheduler_starve_after_and_drain_running,
 	  job_node_selector)

@@ -527,6 +527,7 @@ static struct fw_snapshot *checker_scene(void)
 	j = tb_job(s, "late", 0, 1, 8, 1000, 4);
 	s->jobs[j].expected_runtime = 100;
 	s->now = 100;
+	s->config.xfactor_cap_s = -1; /* submit order: the scene is the checker's */
 	return s;
 }
 
@@ -1420,6 +1421,7 @@ static struct fw_snapshot *backfill_case(void)
 	s->jobs[shortj].expected_runtime = 50;
 	int longj = tb_job(s, "long", 0, 1, 2, 1000, 30);
 	s->jobs[longj].expected_runtime = 5000;
+	s->config.xfactor_cap_s = -1; /* submit order: the case is the reservation walk's */
 	return s;
 }
 
@@ -3221,6 +3223,113 @@ TEST(a_queue_line_is_priority_then_submit_then_index)
 	}
 }
 
+/* Under an expansion-factor cap (policy.h xfactor_cap_s) a queue's line
+ * is (priority descending, steps descending, submit, job index): v =
+ * floor(256 * wait / r), r the runtime clamped to [60 s, cap] (unknown:
+ * the cap), wait = now - submit; steps 0 for v = 0, else 1 + 16 * floor(
+ * log2 v) + the 4 bits after v's top bit.  Written out here apart from
+ * lib/cycle.c (by halving, not clz), and checked on both sorts. */
+static fw_time line_cap;
+
+static int64_t xf_steps(const struct fw_job *j)
+{
+	fw_time r = j->expected_runtime, wait = line_snap->now - j->submit_time;
+
+	r = r <= 0 || r > line_cap ? line_cap : r < 60 ? 60 : r;
+	if (wait <= 0)
+		return 0;
+	int64_t v = wait * 256 / r, e = 0, top = v; /* wait < 2^40 here */
+	if (v == 0)
+		return 0;
+	while (top > 1)
+		top /= 2, e++;
+	/* v in [2^e, 2^(e+1)): its 4 bits after the top one */
+	int64_t frac = e >= 4 ? (v - ((int64_t)1 << e)) / ((int64_t)1 << (e - 4))
+			      : (v - ((int64_t)1 << e)) * ((int64_t)1 << (4 - e));
+	return 1 + 16 * e + frac;
+}
+
+static int xf_cmp(const void *pa, const void *pb)
+{
+	int a = *(const int *)pa, b = *(const int *)pb;
+	const struct fw_job *ja = &line_snap->jobs[a], *jb = &line_snap->jobs[b];
+	int64_t xa = xf_steps(ja), xb = xf_steps(jb);
+
+	if (ja->priority != jb->priority)
+		return ja->priority > jb->priority ? -1 : 1;
+	if (xa != xb)
+		return xa > xb ? -1 : 1;
+	if (ja->submit_time != jb->submit_time)
+		return ja->submit_time < jb->submit_time ? -1 : 1;
+	return (a > b) - (a < b);
+}
+
+TEST(a_queue_line_is_priority_then_expansion_factor_on_both_sorts)
+{
+	static const fw_time runtimes[] = { 0, 30, 600, 3600, 7200, 21600, 200000 };
+	uint32_t x = 4242;
+	for (int round = 0; round < 6; round++) {
+		struct fw_snapshot *s = fw_snapshot_new();
+		tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
+		int q = tb_queue(s, "q", -1, 8, -1, 1);
+		int busy = tb_job(s, "busy", q, 1, 8, 1000, 0);
+		s->jobs[busy].expected_runtime = 1000;
+		tb_run(s, busy, 1, (int[]){ 0 }, 0xff);
+		s->now = 2000000;
+		/* rounds 0-1: fairway's own cap (6 h); 2-3: the config's 1 h; 4-5: a
+		 * cap past a year's steps, so old short jobs saturate */
+		s->config.xfactor_cap_s = round < 2 ? 0 : round < 4 ? 3600 : 31536000;
+		line_cap = round < 2 ? 21600 : s->config.xfactor_cap_s;
+		int first = s->njobs, n = round % 2 ? 9000 : 40; /* 9000: the radix sort */
+		for (int k = 0; k < n; k++) {
+			char name[16];
+			x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+			snprintf(name, sizeof name, "j%d", k);
+			int j = tb_job(s, name, q, 1, 1, 1000, 0);
+			s->jobs[j].priority = (int32_t)(x % 3) - 1;
+			s->jobs[j].expected_runtime = runtimes[(x >> 4) % 7];
+			s->jobs[j].submit_time = s->now - (fw_time)((x >> 8) % (round >= 4 ? 5000000 : 40000)) + 100;
+		}
+		struct fw_plan *p = run(s, NULL);
+		ASSERT(p != NULL);
+		ASSERT_EQ(line_mismatches(s, p, first, n, xf_cmp), 0);
+		fw_snapshot_free(s);
+	}
+}
+
+/* A short job passes a longer one submitted before it once it has waited a
+ * like share of its length; not with the order off (config < 0), not past
+ * a higher priority, and not under kai, whose order stays submit time. */
+TEST(a_short_job_passes_a_long_one_by_expansion_factor)
+{
+	for (int round = 0; round < 5; round++) {
+		struct fw_snapshot *s = fw_snapshot_new();
+		tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
+		int q = tb_queue(s, "q", -1, 8, -1, 1);
+		int busy = tb_job(s, "busy", q, 1, 7, 1000, 0);
+		s->jobs[busy].expected_runtime = 100000;
+		s->jobs[busy].priority = 5; /* never preempted for either */
+		tb_run(s, busy, 1, (int[]){ 0 }, 0x7f);
+		int lng = tb_job(s, "long", q, 1, 1, 1000, 0);
+		int shrt = tb_job(s, "short", q, 1, 1, 1000, 1000);
+		/* long: 6 h, or unknown (the cap); short: 10 min */
+		s->jobs[lng].expected_runtime = round == 4 ? 0 : 21600;
+		s->jobs[shrt].expected_runtime = 600;
+		/* now 1400: short waited 400 s (v 170), long 1400 s (v 16) */
+		s->now = 1400;
+		if (round == 1)
+			s->config.xfactor_cap_s = -1;
+		if (round == 2)
+			s->jobs[lng].priority = 1;
+		struct fw_plan *p = run(s, round == 3 ? "kai" : NULL);
+		ASSERT(p != NULL);
+		bool short_first = round == 0 || round == 4;
+		ASSERT(decision(p, short_first ? shrt : lng, FW_DECIDE_START) != NULL);
+		ASSERT(decision(p, short_first ? lng : shrt, FW_DECIDE_START) == NULL);
+		fw_snapshot_free(s);
+	}
+}
+
 /* fifo's line comes from its job_before callback (cycle.c sort_jobs),
  * which merges sorted halves and sorts short runs by insertion: submit
  * order, ties by index, whether the jobs arrive sorted (as a simulator's
@@ -3297,7 +3406,8 @@ TEST(fifo_line_is_submit_then_index_however_the_jobs_arrive)
 	checker_catches_a_start_of_a_running_job, a_starving_gang_is_tried_first_and_reserved, reclaim_spares_a_job_that_started_after_starving, \
 	evictions_are_bounded_per_cycle, reclaim_is_deterministic_and_keeps_every_invariant_on_random_snapshots, \
 	checker_catches_a_bad_eviction, consolidation_decisions_fit_when_moves_outnumber_the_other_jobs, \
-	a_queue_line_is_priority_then_submit_then_index, fifo_line_is_submit_then_index_however_the_jobs_arrive, \
+	a_queue_line_is_priority_then_submit_then_index, a_queue_line_is_priority_then_expansion_factor_on_both_sorts, \
+	a_short_job_passes_a_long_one_by_expansion_factor, fifo_line_is_submit_then_index_however_the_jobs_arrive, \
 	one_per_node_tasks_each_get_a_node, apart_groups_never_share_a_node, a_filter_of_every_node_places_as_none, random_filters_keep_every_invariant, \
 	node_filter_keeps_a_job_on_its_nodes, filters_sharing_a_start_are_told_apart, \
 	node_filter_on_unusable_nodes_never_fits, \
