@@ -92,6 +92,8 @@ static int32_t gather(struct cyc *y)
 		ji->prio = job->priority;
 		ji->queue = job->queue;
 		ji->pending = job->state == FW_JOB_PENDING;
+		ji->tasks = 0;
+		ji->xf = 0;
 		if (job->state == FW_JOB_RUNNING) {
 			y->npreemptible += job->preemptible && job->alloc_count > 0;
 			for (int32_t k = 0; k < job->alloc_count; k++)
@@ -101,7 +103,8 @@ static int32_t gather(struct cyc *y)
 		} else {
 			use = fw_job_request(job);
 			ji->tasks = fw_job_tasks(job);
-			ji->xf = cap > 0 && ji->pending ? xfactor_steps(s, job, cap) : 0;
+			if (cap > 0 && ji->pending)
+				ji->xf = xfactor_steps(s, job, cap);
 			if (ji->tasks > max_tasks)
 				max_tasks = ji->tasks;
 			if (ji->tasks > 1 && job->submit_time < y->oldest_gang)
@@ -125,12 +128,13 @@ static int phase_build(struct cyc *y)
 	y->reason = FW_ARENA_NEW(y->a, struct fw_pending, s->njobs + 1);
 	y->started = FW_ARENA_NEW(y->a, int32_t, s->njobs + 1);
 	y->dec = FW_ARENA_RAW(y->a, struct fw_decision, fw__max_decisions(y)); /* written when made */
-	y->ji = FW_ARENA_NEW(y->a, struct fw__jinfo, s->njobs + 1);
+	y->ji = FW_ARENA_RAW(y->a, struct fw__jinfo, s->njobs + 1); /* gather writes each */
 	y->demand = FW_ARENA_NEW(y->a, struct fw_res, nq + 1);
 	y->alloc = FW_ARENA_NEW(y->a, struct fw_res, nq + 1);
 	y->share = FW_ARENA_NEW(y->a, struct fw_share, nq + 1);
 	if (!y->reason || !y->started || !y->dec || !y->ji || !y->demand || !y->alloc || !y->share)
 		return FW_ENOMEM;
+	memset(&y->ji[s->njobs], 0, sizeof y->ji[0]); /* the spare one past the end */
 	if ((rc = fw__memo_create(y, s->njobs)) != FW_OK)
 		return rc;
 	return fw__place_scratch(&y->c, gather(y));
