@@ -64,6 +64,7 @@ struct opts {
 	bool excluding_lists; /* ... stored as lists of the nodes allowed */
 	bool no_estimates;  /* time the cycle without start-time estimates */
 	bool allocate_only; /* the allocate action alone (see allocate_only) */
+	int64_t xfactor_cap; /* scheduler.xfactorCap: -1 the policy's, 0 off */
 };
 
 /* ---- deterministic randomness --------------------------------------- */
@@ -805,7 +806,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: bench_cycle [--nodes N] [--jobs N] [--queues N] [--cycles N] [--seed S] [--busy PCT]\n"
 		"                   [--policy NAME] [--no-estimates] [--allocate-only] [--filtered PCT]\n"
-		"                   [--excluding PCT [--excluding-as-lists]]\n"
+		"                   [--excluding PCT [--excluding-as-lists]] [--xfactor-cap S]\n"
 		"\n"
 		"Times fw_cycle_run() on a synthetic fleet (docs/performance.md):\n"
 		"  --nodes N    nodes of 8 GPUs, block > rack > nvlink topology (default 10000)\n"
@@ -825,6 +826,8 @@ static void usage(FILE *f)
 		"               nodes with a fault history (lemons) / on probation (default 0):\n"
 		"               the cost of health-aware placement (small jobs try them first)\n"
 		"  --policy P   scheduling policy (default: the library's default, fairway)\n"
+		"  --xfactor-cap S  scheduler.xfactorCap in seconds: the expansion-factor order\n"
+		"               inside a queue (default: the policy's, fairway 21600; 0: submit order)\n"
 		"  --no-estimates  skip the start-time estimate phase (scheduler.estimateStarts: false)\n"
 		"  --allocate-only the allocate action alone: the policy without reservations,\n"
 		"               reclaim or estimates (the core issue's benchmark)\n"
@@ -858,6 +861,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	o->cycles = 20;
 	o->seed = 1;
 	o->busy_pct = 50;
+	o->xfactor_cap = -1;
 	o->policy = fw_policy_default();
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -884,6 +888,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		FLAG("--excluding", 0, 100, o->excluding_pct)
 		FLAG("--lemons", 0, 100, o->lemon_pct)
 		FLAG("--suspect", 0, 100, o->suspect_pct)
+		FLAG("--xfactor-cap", 0, FW_XFACTOR_CAP_MAX, o->xfactor_cap)
 #undef FLAG
 		if (strcmp(a, "--no-estimates") == 0) {
 			o->no_estimates = true;
@@ -971,6 +976,8 @@ int main(int argc, char **argv)
 		o.no_estimates = true;
 	}
 	s->config.estimate_starts = !o.no_estimates;
+	if (o.xfactor_cap >= 0) /* 0: submit order */
+		s->config.xfactor_cap_s = o.xfactor_cap ? o.xfactor_cap : -1;
 	printf("policy: %s%s%s\n", o.policy->name, o.allocate_only ? ", allocate action only" : "",
 	       o.no_estimates && !o.allocate_only ? " (start-time estimates off)" : "");
 	printf("generated in %.0f ms\n", now_ms() - t0);

@@ -347,6 +347,13 @@ static bool search(struct attempt *t, int32_t pref, int32_t req, int32_t min_tas
 	 * histogram says no, skip the walk over every level's domains. */
 	if (!hist_ok(t, &t->c->dom[0], all) || t->c->dom[0].free_whole < need)
 		return false;
+	/* One task lands on one node, and the domains of any one level that
+	 * hold `need` free GPUs hold every node that does: the first level
+	 * walked has tried every node a larger one would, with the same test.
+	 * Walking on after it fails cost a scan of the whole cluster per job
+	 * when free GPUs sit on reserved nodes (bench --seed 4: 1.09 s). */
+	if (fw_job_tasks(t->job) == 1)
+		req = pref;
 
 	for (int32_t dl = pref; dl >= req; dl--) {
 		for (int32_t d = fw__domain_first(t->c, dl, need, t->spread);

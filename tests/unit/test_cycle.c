@@ -3276,10 +3276,10 @@ TEST(a_queue_line_is_priority_then_expansion_factor_on_both_sorts)
 		s->jobs[busy].expected_runtime = 1000;
 		tb_run(s, busy, 1, (int[]){ 0 }, 0xff);
 		s->now = 2000000;
-		/* rounds 0-1: fairway's own cap (12 h); 2-3: the config's 1 h; 4-5: a
+		/* rounds 0-1: fairway's own cap (6 h); 2-3: the config's 1 h; 4-5: a
 		 * cap past a year's steps, so old short jobs saturate */
 		s->config.xfactor_cap_s = round < 2 ? 0 : round < 4 ? 3600 : 31536000;
-		line_cap = round < 2 ? 43200 : s->config.xfactor_cap_s;
+		line_cap = round < 2 ? 21600 : s->config.xfactor_cap_s;
 		int first = s->njobs, n = round % 2 ? 9000 : 40; /* 9000: the radix sort */
 		for (int k = 0; k < n; k++) {
 			char name[16];

@@ -18,7 +18,7 @@
 #define PIN_SYNTH_FIFO 0x96bb8cbdb4aaec3aull
 #define PIN_SYNTH_FAIRWAY 0x88a89eaa2b0ed39cull
 #define PIN_C10_FIFO 0x2ee017bbc86a1078ull
-#define PIN_C10_FAIRWAY 0x9cf1b42eddd1e462ull /* each queue's jobs by expansion factor (xfactor_cap_s) */
+#define PIN_C10_FAIRWAY 0x840b7d29b5d25877ull /* each queue's jobs by expansion factor (xfactor_cap_s) */
 
 #include "fairway/plan.h"
 #include "fairway/policy.h"
