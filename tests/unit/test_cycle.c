@@ -3264,20 +3264,29 @@ static int xf_cmp(const void *pa, const void *pb)
 	return (a > b) - (a < b);
 }
 
+/* One 8-GPU node, full until 1000 s in, and its queue: the scene of the
+ * line tests, whose waiting jobs all stay waiting. */
+static struct fw_snapshot *full_node(int *q, fw_time now)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
+	*q = tb_queue(s, "q", -1, 8, -1, 1);
+	int busy = tb_job(s, "busy", *q, 1, 8, 1000, 0);
+	s->jobs[busy].expected_runtime = 1000;
+	tb_run(s, busy, 1, (int[]){ 0 }, 0xff);
+	s->now = now;
+	return s;
+}
+
 TEST(a_queue_line_is_priority_then_expansion_factor_on_both_sorts)
 {
 	static const fw_time runtimes[] = { 0, 30, 600, 3600, 7200, 21600, 200000 };
 	uint32_t x = 4242;
 	for (int round = 0; round < 6; round++) {
-		struct fw_snapshot *s = fw_snapshot_new();
-		tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
-		int q = tb_queue(s, "q", -1, 8, -1, 1);
-		int busy = tb_job(s, "busy", q, 1, 8, 1000, 0);
-		s->jobs[busy].expected_runtime = 1000;
-		tb_run(s, busy, 1, (int[]){ 0 }, 0xff);
-		s->now = 2000000;
-		/* rounds 0-1: fairway's own cap (6 h); 2-3: the config's 1 h; 4-5: a
-		 * cap past a year's steps, so old short jobs saturate */
+		int q;
+		struct fw_snapshot *s = full_node(&q, 2000000);
+		/* rounds 0-1: fairway's own cap (6 h); 2-3: the config's 1 h; 4-5:
+		 * the longest cap, a year, with waits up to 58 days */
 		s->config.xfactor_cap_s = round < 2 ? 0 : round < 4 ? 3600 : 31536000;
 		line_cap = round < 2 ? 21600 : s->config.xfactor_cap_s;
 		int first = s->njobs, n = round % 2 ? 9000 : 40; /* 9000: the radix sort */
@@ -3348,13 +3357,8 @@ TEST(fifo_line_is_submit_then_index_however_the_jobs_arrive)
 {
 	uint32_t x = 77;
 	for (int round = 0; round < 9; round++) {
-		struct fw_snapshot *s = fw_snapshot_new();
-		tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
-		int q = tb_queue(s, "q", -1, 8, -1, 1);
-		int busy = tb_job(s, "busy", q, 1, 8, 1000, 0);
-		s->jobs[busy].expected_runtime = 1000;
-		tb_run(s, busy, 1, (int[]){ 0 }, 0xff);
-		s->now = 100000;
+		int q;
+		struct fw_snapshot *s = full_node(&q, 100000);
 		int first = s->njobs, n = (int[]){ 5, 16, 17, 300 }[round % 4], shape = round % 3;
 		for (int k = 0; k < n; k++) {
 			char name[16];
