@@ -39,9 +39,6 @@ static struct fw_res alloc_res(const struct fw_job *j, const struct fw_task_allo
 	return r;
 }
 
-/* The one sweep over the (large) job records: a compact per-job summary
- * for the later phases, each queue's demand and allocation, and the
- * largest pending gang.  Later phases read y->ji, not the records. */
 /* The expansion-factor cap of the cycle (policy xfactor_cap_s, config
  * override); 0 = submit order.  A policy that orders its jobs itself
  * (job_before, job_score) keeps its order. */
@@ -77,6 +74,9 @@ static uint16_t xfactor_steps(const struct fw_snapshot *s, const struct fw_job *
 	return (uint16_t)(1 + 16 * e + (int)(m & 15));
 }
 
+/* The one sweep over the (large) job records: a compact per-job summary
+ * for the later phases, each queue's demand and allocation, and the
+ * largest pending gang.  Later phases read y->ji, not the records. */
 static int32_t gather(struct cyc *y)
 {
 	const struct fw_snapshot *s = y->s;
@@ -296,8 +296,9 @@ static void sort_keys(struct okey *v, struct okey *tmp, int32_t n)
  * radix sort, 11 bits a pass, least significant first, as many passes as
  * the key's range needs (3 on the benchmark: 21 bits of submit times, 10
  * of steps, 2 of priorities); the keys are collected in job order, so
- * ties keep it.  The buckets are then filled in sorted order.  O(n) a pass, where a
- * comparison sort per bucket cost ~6 ms on the 100,000-job benchmark.
+ * ties keep it.  The buckets are then filled in sorted order.  O(n) a
+ * pass, where a comparison sort per bucket cost ~6 ms on the 100,000-job
+ * benchmark.
  * *done stays false (the comparison sort's turn) when the ranges do not
  * fit 64 bits or the jobs are few (RADIX_MIN). */
 struct rkey {
