@@ -44,6 +44,28 @@ TEST(duplicate_node_is_rejected)
 	fw_snapshot_free(s);
 }
 
+/* config.xfactor_cap_s: < 0 (off), 0 (the policy's) and 60 s .. a year
+ * pass; a cap below the shortest runtime the order assumes, or past a
+ * year (where its arithmetic would overflow), is refused by name. */
+TEST(expansion_factor_cap_is_bounded)
+{
+	static const struct { int64_t cap; int ok; } c[] = {
+		{ -1, 1 }, { 0, 1 }, { 60, 1 }, { 31536000, 1 }, { 59, 0 }, { 31536001, 0 }, { INT64_MAX, 0 },
+	};
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		struct fw_snapshot *s = small();
+		struct fw_diag d;
+		s->config.xfactor_cap_s = c[i].cap;
+		if (c[i].ok) {
+			ASSERT_OK(fw_snapshot_validate(s, &d));
+		} else {
+			ASSERT_EQ(fw_snapshot_validate(s, &d), FW_ERANGE);
+			ASSERT_STR_EQ(d.field, "config.xfactor_cap_s");
+		}
+		fw_snapshot_free(s);
+	}
+}
+
 TEST(queue_cycle_is_rejected)
 {
 	struct fw_snapshot *s = small();
@@ -457,7 +479,7 @@ TEST(node_labels_meet_a_selector)
 }
 
 TEST_MAIN(valid_snapshot_passes, node_filters_are_built_and_checked, node_labels_meet_a_selector, duplicate_node_is_rejected, duplicate_names_are_found_alike_by_both_ways,
-	  queue_cycle_is_rejected,
+	  queue_cycle_is_rejected, expansion_factor_cap_is_bounded,
 	  negative_quota_is_rejected, job_on_inner_queue_is_rejected, bad_running_allocation_is_rejected,
 	  fractional_gang_is_rejected, huge_task_count_is_rejected,
 	  times_beyond_the_time_range_are_rejected, overbooked_node_is_rejected,
