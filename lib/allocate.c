@@ -370,6 +370,18 @@ static void explain_no_resources(const struct cyc *y, const struct fw_job *j, st
 	int32_t model = g->gpus && g->gpu_model[0] ? fw__model_id(&y->c, g->gpu_model) : -2;
 	int64_t cpu = -1, mem = -1, gpus = 0, fit = 0;
 
+	if (model >= 0 && (g->gpu_milli == 1000 || g->gpus > 1)) {
+		/* whole GPUs of a known model: the model's histogram says
+		 * whether any usable node has room for them, without a scan */
+		const int32_t *h = &y->c.model_hist[model * FW__HIST];
+		int32_t top = FW__HIST - 1;
+		while (top > 0 && h[top] == 0)
+			top--;
+		if (top < g->gpus) {
+			say(r, FW_REASON_NO_MODEL, g->gpus, top);
+			return;
+		}
+	}
 	for (int32_t n = 0; n < y->s->nnodes; n++) {
 		const struct fw__node *cn = &y->c.nodes[n];
 		if (!cn->usable || (model != -2 && cn->model != model))

@@ -102,6 +102,10 @@ struct fw__cstate {
 	int32_t nmodels;
 	char (*models)[FW_NAME_MAX];
 	int64_t *model_free_initial; /* whole free GPUs per model at start */
+	/* usable nodes per model by whole free GPUs, live: model m's counts
+	 * at [m * FW__HIST ..] (kept by fw__domain_node_changed; NULL on a
+	 * reservation clone, which needs none) */
+	int32_t *model_hist;
 	int32_t root_hist_initial[FW__HIST];
 	int32_t root_free_initial;
 	struct fw_res capacity;

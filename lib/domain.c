@@ -48,7 +48,8 @@ static int build_models(struct fw__cstate *c)
 		}
 		c->nodes[i].model = m;
 	}
-	return FW_OK;
+	c->model_hist = FW_ARENA_NEW(c->arena, int32_t, (size_t)c->nmodels * FW__HIST + 1);
+	return c->model_hist ? FW_OK : FW_ENOMEM;
 }
 
 int32_t fw__node_whole_free(const struct fw__cstate *c, int32_t n)
@@ -340,8 +341,10 @@ static void record_initial(struct fw__cstate *c)
 		record_health(c, i);
 		if (!n->usable)
 			continue;
-		if (n->model >= 0)
+		if (n->model >= 0) {
 			c->model_free_initial[n->model] += n->whole_free;
+			c->model_hist[n->model * FW__HIST + n->whole_free]++;
+		}
 		for (int g = 0; g < s->nodes[i].gpu_count; g++)
 			if (!(s->nodes[i].bad_gpu_mask & (1u << g)))
 				c->capacity.v[FW_RES_GPU] += 1000;
@@ -455,6 +458,11 @@ void fw__domain_node_changed(struct fw__cstate *c, int32_t n, int32_t old_free)
 		return;
 	if (c->fnode_first) /* node filters: their sums and histograms */
 		fw__filter_node_changed(c, n, old_free, nw);
+	if (c->model_hist && c->nodes[n].model >= 0) {
+		int32_t *h = &c->model_hist[c->nodes[n].model * FW__HIST];
+		h[old_free]--;
+		h[nw]++;
+	}
 	if ((c->nodes[n].suspect || c->nodes[n].lemon) && c->tb_next) {
 		c->tainted_free += nw - old_free;
 		c->tainted_hist[old_free]--;

@@ -143,6 +143,7 @@ int fw__resv_clone(struct cyc *y, struct fw__cstate *d, struct fw__cstate *s)
 	if (!s->chg && (rc = clone_alloc(y, s)) != FW_OK) /* chg: set last */
 		return rc;
 	*d = *s; /* after clone_alloc: d->chg too */
+	d->model_hist = NULL; /* the cycle's own: a clone keeps none */
 	d->nodes = y->cl_nodes;
 	d->dom = y->cl_dom;
 	for (int dl = 0; dl < s->ndl; dl++) { /* the scalars; the arrays are the clone's */

@@ -1940,12 +1940,15 @@ TEST(no_resources_says_the_model_or_the_tasks_together)
 	int model = tb_job(s, "model", 0, 1, 4, 1000, 1);
 	int fat = tb_job(s, "fat", 0, 2, 1, 1000, 2);
 	int hog = tb_job(s, "hog", 0, 1, 1, 1000, 0);
+	int exact = tb_job(s, "exact", 0, 1, 2, 1000, 3); /* 2 B200s: room on both, no memory */
 	int bs[] = { b0, b1 }, as[] = { a1 };
 	struct fw_plan *p;
 	char msg[600];
 
 	snprintf(s->jobs[busy].groups[0].gpu_model, FW_NAME_MAX, "B200");
 	snprintf(s->jobs[model].groups[0].gpu_model, FW_NAME_MAX, "B200");
+	snprintf(s->jobs[exact].groups[0].gpu_model, FW_NAME_MAX, "B200");
+	s->jobs[exact].groups[0].mem_mib = 1;
 	tb_run(s, busy, 2, bs, 0x3f); /* 2 B200s free on each */
 	s->jobs[hog].groups[0].mem_mib = 1 << 20;
 	tb_run(s, hog, 1, as, 0x1);   /* a1: GPUs free, no memory */
@@ -1958,6 +1961,39 @@ TEST(no_resources_says_the_model_or_the_tasks_together)
 	ASSERT_STR_EQ(pending_text(p, fat, msg, sizeof msg),
 		      "no_resources: no set of nodes with free GPUs has the CPU, memory and GPU model for all its tasks "
 		      "at once (2 tasks; 1 node could hold the first alone)");
+	/* a node of the model with exactly the GPUs it needs is room for
+	 * them: what it lacks there is memory */
+	ASSERT_EQ(fw_plan_pending_for(p, exact)->reason, FW_REASON_NO_MEM);
+	fw_snapshot_free(s);
+}
+
+/* The most a node of the model has free, as the nodes are when the job is
+ * tried: after this cycle's earlier starts, not as the cycle began. */
+TEST(no_model_counts_this_cycles_starts)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	int b0, b1;
+
+	tb_node(s, "a0", 8, NULL, NULL, NULL, NULL);
+	b0 = tb_node(s, "b0", 8, "B200", NULL, NULL, NULL);
+	b1 = tb_node(s, "b1", 8, "B200", NULL, NULL, NULL);
+	tb_queue(s, "q", -1, 32, -1, 1);
+	int busy = tb_job(s, "busy", 0, 1, 6, 1000, 0);
+	int first = tb_job(s, "first", 0, 1, 5, 1000, 1);
+	int model = tb_job(s, "model", 0, 1, 4, 1000, 2);
+	int bs[] = { b1 };
+	struct fw_plan *p;
+	char msg[600];
+
+	snprintf(s->jobs[busy].groups[0].gpu_model, FW_NAME_MAX, "B200");
+	snprintf(s->jobs[first].groups[0].gpu_model, FW_NAME_MAX, "B200");
+	snprintf(s->jobs[model].groups[0].gpu_model, FW_NAME_MAX, "B200");
+	tb_run(s, busy, 1, bs, 0x3f); /* b1: 2 free; b0: 8 free, until first takes 5 */
+	ASSERT((p = run(s, NULL)) != NULL);
+	ASSERT_EQ(node_of(p, first, 0), b0);
+	ASSERT_STR_EQ(pending_text(p, model, msg, sizeof msg),
+		      "no_model: no node of the GPU model its first task asks for has the free GPUs for it: it needs 4 "
+		      "on one node and such a node has at most 3 free");
 	fw_snapshot_free(s);
 }
 
@@ -3395,6 +3431,7 @@ TEST(fifo_line_is_submit_then_index_however_the_jobs_arrive)
 	estimate_is_unknown_over_quota_and_when_it_can_never_fit, estimate_never_fits_names_the_binding_bound, estimate_never_fits_a_task_no_node_can_hold, \
 	estimate_never_fits_a_job_no_node_can_ever_host, \
 	no_resources_says_what_the_first_task_lacks, no_resources_says_the_model_or_the_tasks_together, \
+	no_model_counts_this_cycles_starts, \
 	strict_order_estimates_wait_for_the_head_of_the_line, \
 	estimates_are_deterministic_and_mostly_known_on_random_snapshots, checker_catches_a_bad_estimate, \
 	slurm_priority_favours_age_fair_share_and_size, estimates_can_be_switched_off, \

@@ -3,9 +3,10 @@
  *
  * Random clusters, random sequences of GPU takes and frees; after each
  * change every level's index is compared with a plain scan: aggregates
- * (free GPUs, histogram) match sums over the domain's nodes, and walking
- * the index from `need` visits exactly the domains with enough free GPUs,
- * in bin-pack (ascending) or spread (descending) order.
+ * (free GPUs, histogram; and each GPU model's histogram) match sums over
+ * the nodes, and walking the index from `need` visits exactly the domains
+ * with enough free GPUs, in bin-pack (ascending) or spread (descending)
+ * order.
  */
 #include "builder.h"
 #include "cstate.h"
@@ -63,6 +64,14 @@ static int check_aggregates(const struct fw__cstate *c)
 		if (freeg != c->dom[d].free_whole || memcmp(hist, c->dom[d].hist, sizeof hist))
 			return d + 1;
 	}
+	for (int32_t m = 0; m < c->nmodels; m++) { /* the per-model histograms */
+		int32_t hist[FW__HIST] = { 0 };
+		for (int32_t n = 0; n < c->nn; n++)
+			if (c->nodes[n].usable && c->nodes[n].model == m)
+				hist[c->nodes[n].whole_free]++;
+		if (memcmp(hist, &c->model_hist[m * FW__HIST], sizeof hist))
+			return -(m + 1);
+	}
 	return 0;
 }
 
@@ -104,10 +113,13 @@ TEST(index_matches_a_naive_scan_under_random_changes)
 		struct fw_snapshot *s = random_cluster(&x, 20 + (int)(rng(&x) % 60));
 		struct fw_arena a;
 		struct fw__cstate c;
+		for (int32_t i = 0; i < s->nnodes; i++) /* three models */
+			snprintf(s->nodes[i].gpu_model, sizeof s->nodes[i].gpu_model, "m%d", (int)(i % 3));
 		fw_arena_init(&a, 0);
 		memset(&c, 0, sizeof c);
 		ASSERT_OK(fw__cstate_build(&c, s, &a));
 		ASSERT_EQ(c.ndl, 5);
+		ASSERT_EQ(c.nmodels, 3);
 		ASSERT_EQ(check_aggregates(&c), 0);
 		for (int step = 0; step < 200; step++) {
 			change_node(&c, s, &x);
@@ -335,6 +347,7 @@ static int reference_clone(struct fw__cstate *e, const struct fw__cstate *c, str
 {
 	*e = *c;
 	e->chg = NULL;
+	e->model_hist = NULL; /* as fw__resv_clone: the cycle's own */
 	e->nodes = FW_ARENA_NEW(a, struct fw__node, (size_t)c->nn);
 	e->dom = FW_ARENA_NEW(a, struct fw__domain, (size_t)c->ndom);
 	e->lvl = FW_ARENA_NEW(a, struct fw__level_index, FW_MAX_LEVELS + 2);
@@ -419,6 +432,9 @@ TEST(incremental_clones_equal_the_cycle_state)
 			}
 			for (int k = 0, m = (int)(rng(&x) % 3); k < m; k++) /* the walk */
 				change_node(&d, s, &x);
+			/* the clone's changes leave the cycle's aggregates alone */
+			ASSERT(d.model_hist == NULL);
+			ASSERT_EQ(check_aggregates(&c), 0);
 		}
 		fw_arena_release(&a);
 		fw_snapshot_free(s);
