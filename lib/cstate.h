@@ -103,8 +103,10 @@ struct fw__cstate {
 	char (*models)[FW_NAME_MAX];
 	int64_t *model_free_initial; /* whole free GPUs per model at start */
 	/* usable nodes per model by whole free GPUs, live: model m's counts
-	 * at [m * FW__HIST ..] (kept by fw__domain_node_changed; NULL on a
-	 * reservation clone, which needs none) */
+	 * at [m * FW__HIST ..] (kept by fw__domain_node_changed; a clone has
+	 * its own copy, where a reserved node counts as 0 free, as in the
+	 * domains' histograms).  NULL: not kept (then placement skips the
+	 * model test) */
 	int32_t *model_hist;
 	int32_t root_hist_initial[FW__HIST];
 	int32_t root_free_initial;

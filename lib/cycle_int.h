@@ -179,6 +179,7 @@ struct cyc {
 	struct fw__level_index *cl_lvl;
 	int32_t *cl_tb_next, *cl_tb_prev; /* ... and its tainted-node lists */
 	int32_t *cl_fhist, *cl_fsum;    /* ... and its node filters' histograms and sums */
+	int32_t *cl_mhist;              /* ... and its GPU models' histograms */
 	int64_t *model_cap;         /* usable whole GPUs per model (reserve.c) */
 	struct fw__bounds {         /* the largest usable node (reserve.c) */
 		int64_t *model_node; /* good GPUs, per model */

@@ -338,10 +338,34 @@ static int32_t whole_need(const struct fw_job *j)
 	return n;
 }
 
+/* Could the usable nodes of each whole-GPU group's model hold all its
+ * tasks, by the model's histogram (cstate.h model_hist; a clone keeps
+ * none: then yes)?  Reserved and tainted nodes count, so a no is sure. */
+static bool model_could_fit(const struct attempt *t)
+{
+	const struct fw__cstate *c = t->c;
+
+	if (!c->model_hist)
+		return true;
+	for (int g = 0; g < t->job->ngroups; g++) {
+		const struct fw_task_group *grp = &t->job->groups[g];
+		int64_t cap = 0;
+		if (grp->gpu_milli != 1000 || grp->gpus <= 0 || t->models[g] < 0)
+			continue;
+		const int32_t *h = &c->model_hist[t->models[g] * FW__HIST];
+		for (int k = grp->gpus; k < FW__HIST; k++)
+			cap += (int64_t)h[k] * (grp->one_per_node ? 1 : k / grp->gpus);
+		if (cap < grp->count)
+			return false;
+	}
+	return true;
+}
+
 static bool search(struct attempt *t, int32_t pref, int32_t req, int32_t min_tasks)
 {
 	bool all = min_tasks == fw_job_tasks(t->job);
 	int32_t need = all ? whole_need(t->job) : 0;
+	bool doomed; /* its model has too few roomy nodes: no domain will do */
 
 	/* No domain holds more than the whole cluster: when the root's
 	 * histogram says no, skip the walk over every level's domains. */
@@ -354,6 +378,10 @@ static bool search(struct attempt *t, int32_t pref, int32_t req, int32_t min_tas
 	 * when free GPUs sit on reserved nodes (bench --seed 4: 1.09 s). */
 	if (fw_job_tasks(t->job) == 1)
 		req = pref;
+	/* A job whose model lacks the room fails in every domain, after a
+	 * scan of the model's nodes in each: it only learns shape_fit, from
+	 * the first domain that has the GPUs, as the walk would (explain). */
+	doomed = all && !model_could_fit(t);
 
 	for (int32_t dl = pref; dl >= req; dl--) {
 		for (int32_t d = fw__domain_first(t->c, dl, need, t->spread);
@@ -362,6 +390,8 @@ static bool search(struct attempt *t, int32_t pref, int32_t req, int32_t min_tas
 			if (!hist_ok(t, &t->c->dom[d], all))
 				continue;
 			t->shape_fit = true;
+			if (doomed)
+				return false;
 			if (assign_in_domain(t, d, min_tasks))
 				return true;
 		}

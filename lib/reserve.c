@@ -143,7 +143,6 @@ int fw__resv_clone(struct cyc *y, struct fw__cstate *d, struct fw__cstate *s)
 	if (!s->chg && (rc = clone_alloc(y, s)) != FW_OK) /* chg: set last */
 		return rc;
 	*d = *s; /* after clone_alloc: d->chg too */
-	d->model_hist = NULL; /* the cycle's own: a clone keeps none */
 	d->nodes = y->cl_nodes;
 	d->dom = y->cl_dom;
 	for (int dl = 0; dl < s->ndl; dl++) { /* the scalars; the arrays are the clone's */
@@ -166,6 +165,13 @@ int fw__resv_clone(struct cyc *y, struct fw__cstate *d, struct fw__cstate *s)
 		memcpy(y->cl_fsum, s->fsum, (size_t)s->nfslots * sizeof *s->fsum);
 		d->fhist = y->cl_fhist;
 		d->fsum = y->cl_fsum;
+	}
+	if (s->model_hist) { /* the models' histograms: the clone's own (a few words) */
+		size_t n = (size_t)s->nmodels * FW__HIST;
+		if (!y->cl_mhist && !(y->cl_mhist = FW_ARENA_NEW(y->a, int32_t, n + 1)))
+			return FW_ENOMEM;
+		memcpy(y->cl_mhist, s->model_hist, n * sizeof *s->model_hist);
+		d->model_hist = y->cl_mhist;
 	}
 	clone_sync(d, s, s->chg);
 	if (s->tb_next) { /* the lists are the clone's own, like the index */

@@ -1967,6 +1967,27 @@ TEST(no_resources_says_the_model_or_the_tasks_together)
 	fw_snapshot_free(s);
 }
 
+/* A gang of one GPU model packs several tasks on a node of it: the
+ * model's room is counted in tasks, not in nodes. */
+TEST(a_model_gang_packs_tasks_on_one_node_of_the_model)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	int b0;
+
+	tb_node(s, "a0", 8, NULL, NULL, NULL, NULL);
+	b0 = tb_node(s, "b0", 8, "B200", NULL, NULL, NULL);
+	tb_queue(s, "q", -1, 16, -1, 1);
+	int gang = tb_job(s, "gang", 0, 4, 2, 1000, 0);
+	struct fw_plan *p;
+
+	snprintf(s->jobs[gang].groups[0].gpu_model, FW_NAME_MAX, "B200");
+	ASSERT((p = run(s, NULL)) != NULL);
+	ASSERT(start_of(p, gang) != NULL);
+	for (int k = 0; k < 4; k++)
+		ASSERT_EQ(node_of(p, gang, k), b0);
+	fw_snapshot_free(s);
+}
+
 /* The most a node of the model has free, as the nodes are when the job is
  * tried: after this cycle's earlier starts, not as the cycle began. */
 TEST(no_model_counts_this_cycles_starts)
@@ -3431,7 +3452,7 @@ TEST(fifo_line_is_submit_then_index_however_the_jobs_arrive)
 	estimate_is_unknown_over_quota_and_when_it_can_never_fit, estimate_never_fits_names_the_binding_bound, estimate_never_fits_a_task_no_node_can_hold, \
 	estimate_never_fits_a_job_no_node_can_ever_host, \
 	no_resources_says_what_the_first_task_lacks, no_resources_says_the_model_or_the_tasks_together, \
-	no_model_counts_this_cycles_starts, \
+	no_model_counts_this_cycles_starts, a_model_gang_packs_tasks_on_one_node_of_the_model, \
 	strict_order_estimates_wait_for_the_head_of_the_line, \
 	estimates_are_deterministic_and_mostly_known_on_random_snapshots, checker_catches_a_bad_estimate, \
 	slurm_priority_favours_age_fair_share_and_size, estimates_can_be_switched_off, \
