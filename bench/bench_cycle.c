@@ -827,7 +827,7 @@ static void usage(FILE *f)
 		"               the cost of health-aware placement (small jobs try them first)\n"
 		"  --policy P   scheduling policy (default: the library's default, fairway)\n"
 		"  --xfactor-cap S  scheduler.xfactorCap in seconds: the expansion-factor order\n"
-		"               inside a queue (default: the policy's, fairway 21600; 0: submit order)\n"
+		"               inside a queue (default: the policy's, fairway 43200; 0: submit order)\n"
 		"  --no-estimates  skip the start-time estimate phase (scheduler.estimateStarts: false)\n"
 		"  --allocate-only the allocate action alone: the policy without reservations,\n"
 		"               reclaim or estimates (the core issue's benchmark)\n"

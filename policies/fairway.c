@@ -3,8 +3,8 @@
  *
  * Hierarchical fair share (queues furthest below their share first), jobs
  * inside a queue by priority, then expansion factor ((wait + runtime) /
- * runtime, runtime capped at 6 h: xfactor_cap_s), then submit time, skip-ahead when a job does
- * not fit (no head-of-line blocking), bin-packing placement, and
+ * runtime, runtime capped at 12 h: xfactor_cap_s), then submit time,
+ * skip-ahead when a job does not fit (no head-of-line blocking), bin-packing placement, and
  * reservations for the first 16 blocked jobs so that big gangs are not
  * starved by a stream of small ones: a job may start ahead of them only
  * if it delays none of their reservations (backfill).  Gangs that have
@@ -29,5 +29,5 @@ const struct fw_policy_ops fw__policy_fairway = {
 	.reclaim_rule = FW_RECLAIM_NARROW,
 	.starve_after_s = 24 * 3600,
 	.max_moves = 4,
-	.xfactor_cap_s = 6 * 3600,
+	.xfactor_cap_s = 12 * 3600,
 };

@@ -28,7 +28,8 @@ POLICIES = ["fifo", "slurm", "fairway"]
 TICKS = [30, 45, 60, 90, 120]   # scheduling periods (s) of the sensitivity section; 60 = default
 STARVE = [0, 43200, 86400, 172800, 432000, 864000]  # fairway's starvation ages (s); 0 = off, 86400 = default
 DEPTH = [0, 1, 4, 8, 16, 64]  # fairway's reservation depths; 0 = none, 16 = default
-XCAP = [0, 3600, 21600, 43200, 86400]  # fairway's expansion-factor caps (s); 0 = off, 21600 = default
+XCAP = [0, 3600, 21600, 43200, 86400]  # fairway's expansion-factor caps (s); 0 = off
+XDEFAULT = 43200  # fairway's own cap (policies/fairway.c)
 RUNS = [
     ("as traced", []),
     ("preemptible", ["--preemptible", "--min-runtime", "3600", "--checkpoint", "1800"]),
@@ -689,7 +690,7 @@ def xfactor_section(binary, traces_dir, fair_runs):
         fw = P["fairway"]
         jct.setdefault(k, []).append(fw["jct_mean_s"] / P["slurm"]["jct_mean_s"])
         out.append(trade_row(label, trace, "off" if k == 0 else "%g h%s" % (
-            k / 3600, " (default)" if k == 21600 else ""), P, met) + " %.0f%% | %.3f |" % (
+            k / 3600, " (default)" if k == XDEFAULT else ""), P, met) + " %.0f%% | %.3f |" % (
                 100 * (est_ratio(fw)[0] or 0), fw["fairness_jain"]))
     name = lambda k: "off" if k == 0 else "%g h" % (k / 3600)
     out += ["", "Targets met over the six runs, per cap: " + ", ".join(

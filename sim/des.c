@@ -1507,7 +1507,7 @@ static const char usage_text[] =
 	"  --xfactor-cap S     inside a queue, jobs by expansion factor (wait +\n"
 	"                      runtime) / runtime, runtime capped at S seconds\n"
 	"                      (YAML scheduler.xfactorCap; fairway's default\n"
-	"                      21600; 0: submit order; kai takes it too, fifo\n"
+	"                      43200; 0: submit order; kai takes it too, fifo\n"
 	"                      and slurm keep their own order)\n"
 	"  --backfill MODE     'easy' (default: reservations for the policy's\n"
 	"                      first blocked jobs) or 'conservative' (for every\n"

@@ -610,7 +610,7 @@ expect "sim-run-variant-xfactor-cap-needs-the-order" 2 \
 	"$FW" sim run --trace x --policies slurm:xfactor-cap=3600
 "$FW" sim run --trace synthetic:3 --nodes 13x8 --tick 600 --policies fairway --xfactor-cap 0 \
 	--json "$SV/x0.json" >/dev/null 2>&1
-"$FW" sim run --trace synthetic:3 --nodes 13x8 --tick 600 --policies fairway,fairway:xfactor-cap=0,fairway:xfactor-cap=21600 \
+"$FW" sim run --trace synthetic:3 --nodes 13x8 --tick 600 --policies fairway,fairway:xfactor-cap=0,fairway:xfactor-cap=43200 \
 	--json "$SV/xvar.json" >/dev/null 2>&1
 if python3 - "$SV" <<'PY'
 import json, sys
@@ -620,7 +620,7 @@ same = lambda a, b: all(a[k] == b[k] for k in ("jct_mean_s", "occupancy", "by_gp
 assert d["x0"]["xfactor_cap_s"] == 0 and d["default"]["xfactor_cap_s"] is None, "xfactor_cap_s echoed"
 assert v["fairway:xfactor-cap=0"]["xfactor_cap_s"] == 0 and v["fairway"]["xfactor_cap_s"] is None
 assert same(v["fairway:xfactor-cap=0"], d["x0"]["policies"][0]), "the variant is the run with --xfactor-cap 0"
-assert same(v["fairway:xfactor-cap=21600"], v["fairway"]), "6 h is fairway's own cap"
+assert same(v["fairway:xfactor-cap=43200"], v["fairway"]), "12 h is fairway's own cap"
 assert not same(v["fairway:xfactor-cap=0"], v["fairway"]), "submit order changed nothing"
 PY
 then ok "sim-run-xfactor-cap-reaches-the-engine"; else bad "sim-run-xfactor-cap-reaches-the-engine"; fi

@@ -3345,7 +3345,7 @@ TEST(a_queue_line_is_priority_then_expansion_factor_on_both_sorts)
 		/* rounds 0-1: fairway's own cap (6 h); 2-3: the config's 1 h; 4-5:
 		 * the longest cap, a year, with waits up to 58 days */
 		s->config.xfactor_cap_s = round < 2 ? 0 : round < 4 ? 3600 : 31536000;
-		line_cap = round < 2 ? 21600 : s->config.xfactor_cap_s;
+		line_cap = round < 2 ? 43200 : s->config.xfactor_cap_s;
 		int first = s->njobs, n = round % 2 ? 9000 : 40; /* 9000: the radix sort */
 		for (int k = 0; k < n; k++) {
 			char name[16];

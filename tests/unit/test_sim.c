@@ -18,7 +18,7 @@
 #define PIN_SYNTH_FIFO 0x96bb8cbdb4aaec3aull
 #define PIN_SYNTH_FAIRWAY 0x88a89eaa2b0ed39cull
 #define PIN_C10_FIFO 0x2ee017bbc86a1078ull
-#define PIN_C10_FAIRWAY 0x840b7d29b5d25877ull /* each queue's jobs by expansion factor (xfactor_cap_s) */
+#define PIN_C10_FAIRWAY 0x9cf1b42eddd1e462ull /* each queue's jobs by expansion factor, 12 h cap (xfactor_cap_s) */
 
 #include "fairway/plan.h"
 #include "fairway/policy.h"
@@ -619,7 +619,7 @@ TEST(des_tick_skipping_is_exact_with_preemptible_jobs)
 	struct fw_itp_trace t;
 	struct fw_teams teams;
 
-	ASSERT_OK(fw_synth_itp(5, 300, &t));
+	ASSERT_OK(fw_synth_itp(3, 300, &t)); /* a seed where every reclaiming policy evicts */
 	fw_teams_builtin(&teams);
 	for (int i = 0; pol[i]; i++) {
 		uint64_t h[2];
