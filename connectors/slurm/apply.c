@@ -195,6 +195,28 @@ static int start_het(struct fw_slurm *h, const struct fw_backend_action *a, slur
 	return FW_OK;
 }
 
+/* A refused start of job j (read before the plan): did the user change
+ * its -w since?  contrib/slurm/job_submit.lua refuses such a start with
+ * ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE, which slurmctld may also
+ * answer for its own reasons, so read the job again and say which, in
+ * place of Slurm's words, only when its -w record moved. */
+static void explain_stale_start(struct fw_slurm *h, const slurm_job_info_t *j, const char *name)
+{
+	job_info_msg_t *m = NULL;
+	const char *was = fw__slurm_nodelist(j), *now;
+
+	if (slurm_load_job(&m, j->job_id, SHOW_DETAIL) != SLURM_SUCCESS || !m)
+		return;
+	if (m->record_count == 1) {
+		now = fw__slurm_nodelist(&m->job_array[0]);
+		if (!was != !now || (was && strcmp(was, now)))
+			snprintf(h->last_err, sizeof h->last_err,
+				 "start %.40s: job_submit.lua refused it: its -w is now (%.56s), not (%.56s) as "
+				 "read; fairway plans it again next cycle", name, now ? now : "none", was ? was : "none");
+	}
+	slurm_free_job_info_msg(m);
+}
+
 static int do_start(struct fw_slurm *h, const struct fw_backend_action *a)
 {
 	uint32_t task;
@@ -227,8 +249,13 @@ static int do_start(struct fw_slurm *h, const struct fw_backend_action *a)
 	 * the user changed it since the read, and keeps it for a requeue */
 	if (fw__slurm_nodelist(j))
 		u.admin_comment = (char *)fw__slurm_nodelist_record(j);
-	if (update(&u) != SLURM_SUCCESS)
-		return fw__slurm_refused(h, "start", a->job);
+	if (update(&u) != SLURM_SUCCESS) {
+		bool stale = slurm_get_errno() == ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
+		int rc = fw__slurm_refused(h, "start", a->job);
+		if (stale && task == NO_VAL)
+			explain_stale_start(h, j, a->job);
+		return rc;
+	}
 	h->st.starts++;
 	return FW_OK;
 }

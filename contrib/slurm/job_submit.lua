@@ -62,6 +62,11 @@ end
 local MARK = "fairway: -w "
 local STARTED = "fairway: started on "  -- fairway's start sets this comment
 local JOB_PENDING = 0
+-- slurm/slurm_errno.h; not among the few ESLURM_* names Slurm 22.05 gives
+-- Lua.  A refused start answers it (Slurm's words: "Requested node
+-- configuration is not available"), so fairway can tell a stale start
+-- from other refusals (and reads the job again to be sure).
+local ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE = 2014
 
 local function starts(text, prefix)
    return text ~= nil and string.sub(text, 1, #prefix) == prefix
@@ -102,7 +107,7 @@ local function fairway_start(job_desc, job_rec)
       slurm.log_info("fairway: start of job %s refused: its -w changed to (%s) after fairway planned it " ..
                      "for (%s); fairway plans it again at its next cycle (nothing to do)",
                      tostring(job_rec.job_id), list_of(now) or "none", planned or "none")
-      return slurm.ERROR
+      return ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE
    end
    if now ~= nil then
       job_desc.admin_comment = now

@@ -40,9 +40,17 @@
 # and changed, or it would start the job first):
 #   stale_start_refused   -w gpu001 changed to gpu002, then a start planned
 #                         for gpu001 (as fairway's from an older read):
-#                         refused, the job still held with the new record
+#                         refused with the error job_submit.lua gives a
+#                         stale start, the job still held with the new record
 #   nodelist_changed_runs that job, once fairway runs: on gpu002
 #   nodelist_changed_recorded  and its AdminComment says -w gpu002
+#   stale_start_replanned_runs the same change made while fairway runs,
+#                         between its read and its start (a test shim,
+#                         tests/slurm/race_shim.c): the start is refused and
+#                         the job runs on gpu002
+#   stale_start_named     fairway's log says the -w changed (it reads the
+#                         job again), not Slurm's "Requested node
+#                         configuration is not available"
 #   nodelist_cleared_runs -w gpu002 cleared (nodelist=): runs where fairway
 #                         chooses, gpu001
 #   nodelist_cleared_recorded  and its AdminComment holds the empty record
@@ -121,16 +129,34 @@ wait_until 20 "gone $w1 && gone $w2 && gone $w3" || bad setup "jobs $w1 $w2 $w3 
 fw_stop
 w4=$(sbatch --parsable -A team_a --gres=gpu:1 -t 1 -o /dev/null -w gpu001 --wrap 'sleep 2')
 scontrol update jobid="$w4" nodelist=gpu002
-if ! scontrol update jobid="$w4" nodelist=gpu001 comment="fairway: started on gpu001" \
-	admincomment="fairway: -w gpu001" 2>/dev/null && [ "$(squeue -h -j "$w4" -o '%Q %k')" = "0 fairway: -w gpu002" ]; then
+if ! err=$(scontrol update jobid="$w4" nodelist=gpu001 comment="fairway: started on gpu001" \
+	admincomment="fairway: -w gpu001" 2>&1) && [ "$(squeue -h -j "$w4" -o '%Q %k')" = "0 fairway: -w gpu002" ] &&
+	[[ $err == *"Requested node configuration is not available"* ]]; then
 	ok stale_start_refused
 else
-	bad stale_start_refused "priority and comment '$(squeue -h -j "$w4" -o '%Q %k')'"
+	bad stale_start_refused "scontrol: '$err'; priority and comment '$(squeue -h -j "$w4" -o '%Q %k')'"
 fi
 fw_start --opt partitions=gpu:gpu2
 on_node nodelist_changed_runs "$w4" gpu002
 admin_is nodelist_changed_recorded "$w4" "fairway: -w gpu002"
 wait_until 20 "gone $w4" || bad setup "job $w4 did not end"
+fw_stop
+# the same race through fairway itself: tests/slurm/race_shim.c (LD_PRELOAD)
+# runs the user's change just before fairway's start reaches slurmctld
+w6=$(sbatch --parsable -A team_a --gres=gpu:1 -t 1 -o /dev/null -w gpu001 --wrap 'sleep 1')
+export FW_RACE_JOB=$w6 FW_RACE_CMD="scontrol update jobid=$w6 nodelist=gpu002" \
+	LD_PRELOAD=$B/connectors/slurm/libfwrace.so ASAN_OPTIONS=$ASAN_OPTIONS:verify_asan_link_order=0
+fw_start --opt partitions=gpu:gpu2
+unset FW_RACE_JOB FW_RACE_CMD LD_PRELOAD
+ASAN_OPTIONS=${ASAN_OPTIONS%:verify_asan_link_order=0}
+on_node stale_start_replanned_runs "$w6" gpu002
+want="start $w6: job_submit.lua refused it: its -w is now (gpu002), not (gpu001) as read; fairway plans it again next cycle"
+if grep -qF "(last refusal: $want)" "$T/fairway.log"; then
+	ok stale_start_named
+else
+	bad stale_start_named "fairway's log: $(grep -F "$w6" "$T/fairway.log" | head -3)"
+fi
+wait_until 20 "gone $w6" || bad setup "job $w6 did not end"
 fw_stop
 w5=$(sbatch --parsable -A team_a --gres=gpu:1 -t 1 -o /dev/null -w gpu002 --wrap 'sleep 1')
 scontrol update jobid="$w5" nodelist=
