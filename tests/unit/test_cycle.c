@@ -1926,16 +1926,24 @@ TEST(no_resources_says_what_the_first_task_lacks)
 
 /* Enough GPUs of the model in the cluster, but not on one node; and a
  * gang whose first task fits on one node only. */
-TEST(no_resources_says_the_model_or_the_tasks_together)
+/* Nodes a0, a1 (any GPUs) and b0, b1 (B200s), 8 GPUs each; one queue. */
+static struct fw_snapshot *two_b200(int *a1, int *b0, int *b1)
 {
 	struct fw_snapshot *s = fw_snapshot_new();
-	int b0, b1, a1;
 
 	tb_node(s, "a0", 8, NULL, NULL, NULL, NULL);
-	a1 = tb_node(s, "a1", 8, NULL, NULL, NULL, NULL);
-	b0 = tb_node(s, "b0", 8, "B200", NULL, NULL, NULL);
-	b1 = tb_node(s, "b1", 8, "B200", NULL, NULL, NULL);
+	*a1 = tb_node(s, "a1", 8, NULL, NULL, NULL, NULL);
+	*b0 = tb_node(s, "b0", 8, "B200", NULL, NULL, NULL);
+	*b1 = tb_node(s, "b1", 8, "B200", NULL, NULL, NULL);
 	tb_queue(s, "q", -1, 32, -1, 1);
+	return s;
+}
+
+TEST(no_resources_says_the_model_or_the_tasks_together)
+{
+	int b0, b1, a1;
+	struct fw_snapshot *s = two_b200(&a1, &b0, &b1);
+
 	int busy = tb_job(s, "busy", 0, 2, 6, 1000, 0);
 	int model = tb_job(s, "model", 0, 1, 4, 1000, 1);
 	int fat = tb_job(s, "fat", 0, 2, 1, 1000, 2);
@@ -1992,24 +2000,18 @@ TEST(a_model_gang_packs_tasks_on_one_node_of_the_model)
  * tried: after this cycle's earlier starts, not as the cycle began. */
 TEST(no_model_counts_this_cycles_starts)
 {
-	struct fw_snapshot *s = fw_snapshot_new();
-	int b0, b1;
-
-	tb_node(s, "a0", 8, NULL, NULL, NULL, NULL);
-	b0 = tb_node(s, "b0", 8, "B200", NULL, NULL, NULL);
-	b1 = tb_node(s, "b1", 8, "B200", NULL, NULL, NULL);
-	tb_queue(s, "q", -1, 32, -1, 1);
-	int busy = tb_job(s, "busy", 0, 1, 6, 1000, 0);
-	int first = tb_job(s, "first", 0, 1, 5, 1000, 1);
-	int model = tb_job(s, "model", 0, 1, 4, 1000, 2);
-	int bs[] = { b1 };
+	int b0, b1, a1, j[3]; /* busy, first, model: 6, 5 and 4 B200s */
+	struct fw_snapshot *s = two_b200(&a1, &b0, &b1);
 	struct fw_plan *p;
 	char msg[600];
 
-	snprintf(s->jobs[busy].groups[0].gpu_model, FW_NAME_MAX, "B200");
-	snprintf(s->jobs[first].groups[0].gpu_model, FW_NAME_MAX, "B200");
-	snprintf(s->jobs[model].groups[0].gpu_model, FW_NAME_MAX, "B200");
-	tb_run(s, busy, 1, bs, 0x3f); /* b1: 2 free; b0: 8 free, until first takes 5 */
+	for (int k = 0; k < 3; k++) {
+		static const char *const name[] = { "busy", "first", "model" };
+		j[k] = tb_job(s, name[k], 0, 1, 6 - k, 1000, k);
+		snprintf(s->jobs[j[k]].groups[0].gpu_model, FW_NAME_MAX, "B200");
+	}
+	int first = j[1], model = j[2];
+	tb_run(s, j[0], 1, &b1, 0x3f); /* b1: 2 free; b0: 8 free, until first takes 5 */
 	ASSERT((p = run(s, NULL)) != NULL);
 	ASSERT_EQ(node_of(p, first, 0), b0);
 	ASSERT_STR_EQ(pending_text(p, model, msg, sizeof msg),
