@@ -23,7 +23,11 @@
  *      that differs only by asking less CPU and memory already failed at
  *      t (dominated()), or, for a shape of one task, when no node the
  *      step released fits it (every other node is as it was when the
- *      shape last failed: fw__place_one_fits).  Fitting only gets easier
+ *      shape last failed: fw__place_one_fits), or, for a shape with a node
+ *      filter or any other, when no node the step released lies in a
+ *      slot of its filter, or a domain of its required level, that now
+ *      has its whole GPUs free (step_helps_filter, fw__step_helps_gang:
+ *      elsewhere the search fails as it did).  Fitting only gets easier
  *      as t grows (releases only add capacity), so the first t found is
  *      the walk's answer;
  *   3. unknown:  a shape still open when the events run out is unknown:
@@ -303,6 +307,27 @@ static bool step_helps_filter(const struct est *e, const struct fw__cstate *cl, 
 	return false;
 }
 
+bool fw__step_helps_gang(const struct fw__cstate *cl, const struct fw__shape *k, int64_t need, const int32_t *step,
+			 int32_t nstep)
+{
+	int32_t L = cl->s->topology.nlevels;
+	int32_t dl = k->req == FW_LEVEL_NONE ? 0 : k->req == FW_LEVEL_NODE ? L + 1 : k->req + 1;
+
+	for (int32_t i = 0; i < nstep; i++) {
+		int32_t n = step[i], d = cl->nodes[n].dom;
+		bool usable = false;
+		for (int g = 0; g < k->ngroups && !usable; g++)
+			usable = k->g[g].model == -2 || k->g[g].model == cl->nodes[n].model;
+		if (!usable)
+			continue;
+		while (cl->dom[d].level > dl)
+			d = cl->dom[d].parent;
+		if (cl->dom[d].free_whole >= need)
+			return true;
+	}
+	return false;
+}
+
 /* Could shape sh be placed on the clone now?  FW_OK, FW_EDECLINED, or
  * an error.  Cheap tests first. */
 static int try_shape(struct est *e, struct fw__cstate *cl, int32_t sh, bool at_now)
@@ -324,6 +349,13 @@ static int try_shape(struct est *e, struct fw__cstate *cl, int32_t sh, bool at_n
 	 * for it in its filter (shapes differ by filter: cycle_int.h) */
 	if (e->round > 1 && (k->pad >> 1) != 0 && !cl->filter_except[(k->pad >> 1) - 1] &&
 	    !step_helps_filter(e, cl, sh)) {
+		note_failure(e, sh);
+		return FW_EDECLINED;
+	}
+	/* a gang likewise, only if the step freed room for it in a domain
+	 * of its required level */
+	if (e->round > 1 && (k->pad >> 1) == 0 &&
+	    !fw__step_helps_gang(cl, k, e->need[sh], e->y->step_node, e->y->nstep_node)) {
 		note_failure(e, sh);
 		return FW_EDECLINED;
 	}
