@@ -731,6 +731,13 @@ def trace_mix(path, gpus):
     return (work / (gpus * span) if span > 0 else 0.0), part(9), part(33)
 
 
+def whole_cluster_jobs(path, gpus):
+    """Jobs of the trace that ask for all `gpus` GPUs, and jobs of 33+."""
+    with open(path) as fh:
+        sizes = [int(r["num_gpu"]) for r in csv.DictReader(fh)]
+    return sum(1 for g in sizes if g >= gpus), sum(1 for g in sizes if g >= 33)
+
+
 def other_section(binary, traces_dir):
     """The other ITP traces at their standard sizes, as traced: the same
     targets read as a health check, and the starvation ages where the
@@ -761,6 +768,7 @@ def other_section(binary, traces_dir):
             100 * (fw["occupancy"] - max(fifo["occupancy"], sl["occupancy"])),
             fw["fairness_jain"], sl["fairness_jain"], met, len(checks)))
         if fw["jct_mean_s"] > 1.02 * sl["jct_mean_s"] and multi:
+            whole, big = whole_cluster_jobs(os.path.join(traces_dir, "microsoft-itp", trace + ".csv"), 8 * nodes)
             rows = []
             for a in STARVE:
                 v = fw if a == 86400 else P["fairway:starve-after=%d" % a]
@@ -769,9 +777,14 @@ def other_section(binary, traces_dir):
                     p95_multi(v) / p95_multi(sl)))
             ok = [r for a, r in zip(STARVE, rows) if float(r.split("JCT ")[1].split(" x")[0]) <= 1.02]
             notes.append("- %s: fairway's mean JCT is %.2f x slurm's; its gangs' p95 wait %.2f x slurm's.  "
-                         "Jobs of 33+ GPUs hold %.0f%% of the GPU-hours.  %s  By starvation age: %s." % (
+                         "Jobs of 33+ GPUs hold %.0f%% of the GPU-hours%s.  %s  By starvation age: %s." % (
                              trace, fw["jct_mean_s"] / sl["jct_mean_s"], p95_multi(fw) / p95_multi(sl),
                              100 * p33,
+                             ", and %d of its %d jobs of 33+ GPUs ask for all %d GPUs of the cluster: each "
+                             "that starts holds every node, so while such gangs start one after another no "
+                             "other job runs (1-GPU jobs' median wait: fairway %.1f h, slurm %.1f h)" % (
+                                 whole, big, 8 * nodes, fw["by_gpus"]["1"]["time_to_start_s"]["p50"] / 3600,
+                                 sl["by_gpus"]["1"]["time_to_start_s"]["p50"] / 3600) if whole else "",
                              "Once a gang has waited 24 h it is tried first and holds a reservation, so the "
                              "small jobs queue behind each burst of gangs; %d of %d ages meet the JCT target." % (
                                  len(ok), len(STARVE)) if ok else
