@@ -217,6 +217,24 @@ else
 	bad "policies-json-valid"
 fi
 # the text listing marks the default policy, once, on the row the JSON names
+# the listing's columns say what --json says, policy by policy
+pol=$(mktemp)
+"$FW" policies >"$pol" 2>&1
+if "$FW" policies --json | python3 -c '
+import json, sys
+rows = {l.split()[0]: l.split() for l in open(sys.argv[1]).read().splitlines()[1:]}
+dur = lambda s: "off" if s <= 0 else "%dh" % (s // 3600) if s % 3600 == 0 else "%dm" % (s // 60) if s % 60 == 0 else "%ds" % s
+for p in json.load(sys.stdin):
+    r = rows[p["name"]]
+    assert int(r[2]) == p["reserve_depth"], p["name"]
+    assert r[3] == dur(p["starve_after_s"]), p["name"]
+    assert r[4] == (dur(p["xfactor_cap_s"]) if p["job_order"] in ("expansion factor", "submit time") else "off"), p["name"]
+    assert (r[5] == "no") == (not p["reclaim"]), p["name"]
+    assert p["reclaim"] == (p["reclaim_rule"] is not None), p["name"]
+    assert r[1] == ("strict" if p["strict_order"] else "global" if p["queue_order"] == "global" else "fair-share")
+assert len(rows) == 4
+' "$pol"; then ok "policies-settings-agree"; else bad "policies-settings-agree"; fi
+rm -f "$pol"
 def=$("$FW" policies --json | python3 -c 'import json,sys; print([p["name"] for p in json.load(sys.stdin) if p["default"]][0])')
 if [ "$("$FW" policies | grep -c '(default)')" = 1 ] && "$FW" policies | grep -q "^$def .*(default)\$"; then
 	ok "policies-default-marked"

@@ -53,6 +53,79 @@ int fw_cli_usage_error(const char *cmd, const char *fmt, ...)
 	return 2;
 }
 
+/* A policy setting in seconds as the YAML writes it: "off", "24h",
+ * "90m", "45s" (the largest unit it is a whole number of). */
+static const char *policy_dur(char *buf, size_t n, int64_t s)
+{
+	if (s <= 0)
+		snprintf(buf, n, "off");
+	else if (s % 3600 == 0)
+		snprintf(buf, n, "%lldh", (long long)(s / 3600));
+	else if (s % 60 == 0)
+		snprintf(buf, n, "%lldm", (long long)(s / 60));
+	else
+		snprintf(buf, n, "%llds", (long long)s);
+	return buf;
+}
+
+/* How a policy orders the jobs inside a queue (docs/policies.md). */
+static const char *policy_job_order(const struct fw_policy_ops *p)
+{
+	if (p->job_score)
+		return "priority score";
+	if (p->job_before)
+		return "policy order";
+	return p->xfactor_cap_s > 0 ? "expansion factor" : "submit time";
+}
+
+static json_t *policy_json(const struct fw_policy_ops *p)
+{
+	return json_pack("{s:s,s:s,s:b,s:s,s:b,s:s,s:i,s:I,s:I,s:b,s:s?,s:i,s:i,s:b}", "name", p->name, "summary",
+			 p->summary, "default", p == fw_policy_default(), "queue_order",
+			 p->queue_order == FW_QORDER_GLOBAL ? "global" : "fair_share", "strict_order", p->strict_order,
+			 "job_order", policy_job_order(p), "reserve_depth", p->reserve_depth, "starve_after_s",
+			 (json_int_t)p->starve_after_s, "xfactor_cap_s", (json_int_t)p->xfactor_cap_s, "reclaim",
+			 p->reclaim, "reclaim_rule",
+			 !p->reclaim ? NULL : p->reclaim_rule == FW_RECLAIM_NARROW ? "narrow" : "keep_share",
+			 "max_evictions", p->reclaim ? p->max_evictions : 0, "max_moves", p->max_moves, "spread",
+			 p->spread_default);
+}
+
+static void policy_row(const struct fw_policy_ops *p)
+{
+	char starve[24], xf[24], reclaim[32];
+
+	if (p->reclaim)
+		snprintf(reclaim, sizeof reclaim, "%s, %d", p->reclaim_rule == FW_RECLAIM_NARROW ? "narrow" : "keep-share",
+			 p->max_evictions);
+	else
+		snprintf(reclaim, sizeof reclaim, "no");
+	printf("%-8s %-10s %-7d %-7s %-7s %-14s %s%s\n", p->name,
+	       p->strict_order ? "strict" : p->queue_order == FW_QORDER_GLOBAL ? "global" : "fair-share",
+	       p->reserve_depth, policy_dur(starve, sizeof starve, p->starve_after_s),
+	       policy_dur(xf, sizeof xf, p->job_score || p->job_before ? 0 : p->xfactor_cap_s), reclaim, p->summary,
+	       p == fw_policy_default() ? " (default)" : "");
+}
+
+static const char policies_usage[] =
+	"usage: fairway policies [--json]\n"
+	"\n"
+	"List the registered scheduling policies and their settings\n"
+	"(docs/policies.md):\n"
+	"  QUEUES   which queue goes next: fair-share (furthest below its share),\n"
+	"           global (one line over all queues), strict (global, and a job\n"
+	"           that does not fit blocks the ones behind it)\n"
+	"  RESERVE  blocked jobs that get a reservation each cycle (EASY\n"
+	"           backfill; YAML scheduler.reserveDepth, scheduler.backfill)\n"
+	"  STARVE   gangs waiting this long are tried first (scheduler.starveAfter)\n"
+	"  XF-CAP   jobs inside a queue by expansion factor, runtimes capped at\n"
+	"           this (scheduler.xfactorCap); off: submit order, or the\n"
+	"           policy's own priority\n"
+	"  RECLAIM  the victim rule and the most evictions per cycle, or no\n"
+	"\n"
+	"--json  the same as JSON, with the job order inside a queue, the\n"
+	"        consolidation moves per cycle and the placement spread\n";
+
 int fw_cmd_policies(int argc, char **argv)
 {
 	const struct fw_policy_ops *const *l = fw_policy_list();
@@ -64,7 +137,7 @@ int fw_cmd_policies(int argc, char **argv)
 		if (!strcmp(argv[i], "--json")) {
 			json = true;
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			puts("usage: fairway policies [--json]\n\nList the registered scheduling policies.");
+			fputs(policies_usage, stdout);
 			return 0;
 		} else
 			return fw_cli_usage_error("policies", "unknown option '%s'", argv[i]);
@@ -72,16 +145,16 @@ int fw_cmd_policies(int argc, char **argv)
 	if (json) {
 		json_t *a = json_array();
 		for (int i = 0; l[i]; i++)
-			json_array_append_new(a, json_pack("{s:s,s:s,s:b}", "name", l[i]->name, "summary",
-							   l[i]->summary, "default", l[i] == fw_policy_default()));
+			json_array_append_new(a, policy_json(l[i]));
 		json_dumpf(a, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		fputc('\n', stdout);
 		json_decref(a);
 		return 0;
 	}
-	printf("%-10s %s\n", "POLICY", "SUMMARY");
+	printf("%-8s %-10s %-7s %-7s %-7s %-14s %s\n", "POLICY", "QUEUES", "RESERVE", "STARVE", "XF-CAP", "RECLAIM",
+	       "SUMMARY");
 	for (int i = 0; l[i]; i++)
-		printf("%-10s %s%s\n", l[i]->name, l[i]->summary, l[i] == fw_policy_default() ? " (default)" : "");
+		policy_row(l[i]);
 	return 0;
 }
 
