@@ -238,6 +238,37 @@ TEST(tainted_lists_stay_consistent_and_clones_own_theirs)
 }
 
 
+/* Two GPU models, varied CPU and memory, suspect and lemon nodes (and
+ * gangs of 4 GPUs count as big for health): the placement tests' fleet. */
+static void vary_nodes(struct fw_snapshot *s, uint32_t *x)
+{
+	s->config.suspect_gang_gpus = 4;
+	s->config.lemon_gang_gpus = 8;
+	for (int32_t i = 0; i < s->nnodes; i++) {
+		uint32_t r = rng(x) % 10;
+		s->nodes[i].lemon = r < 2;
+		if (r == 2)
+			s->nodes[i].health = FW_HEALTH_SUSPECT;
+		if (rng(x) % 3 == 0)
+			snprintf(s->nodes[i].gpu_model, sizeof s->nodes[i].gpu_model, "A100");
+		s->nodes[i].cpu_milli = 16000 + 16000 * (int64_t)(rng(x) % 8);
+		s->nodes[i].mem_mib = 65536 * (1 + (int64_t)(rng(x) % 8));
+	}
+}
+
+/* The cycle's node state for placement tries, under fairway's policy. */
+static int placing_state(struct fw__cstate *c, const struct fw_snapshot *s, struct fw_arena *a)
+{
+	int rc;
+
+	fw_arena_init(a, 0);
+	memset(c, 0, sizeof *c);
+	if ((rc = fw__cstate_build(c, s, a)) != FW_OK)
+		return rc;
+	c->pol = fw_policy_default();
+	return FW_OK;
+}
+
 /* fw__place_one_fits (place.c), which the reservation and estimate walks
  * use to skip a one-task job's search after a step that changed no node
  * it fits on, must agree with fw__place_job: over all nodes, "some node
@@ -253,18 +284,7 @@ TEST(one_task_fit_agrees_with_the_search)
 		struct fw_snapshot *s = random_cluster(&x, 20 + (int)(rng(&x) % 40));
 		struct fw_arena a;
 		struct fw__cstate c;
-		s->config.suspect_gang_gpus = 4;
-		s->config.lemon_gang_gpus = 8;
-		for (int32_t i = 0; i < s->nnodes; i++) {
-			uint32_t r = rng(&x) % 10;
-			s->nodes[i].lemon = r < 2;
-			if (r == 2)
-				s->nodes[i].health = FW_HEALTH_SUSPECT;
-			if (rng(&x) % 3 == 0)
-				snprintf(s->nodes[i].gpu_model, sizeof s->nodes[i].gpu_model, "A100");
-			s->nodes[i].cpu_milli = 16000 + 16000 * (int64_t)(rng(&x) % 8);
-			s->nodes[i].mem_mib = 65536 * (1 + (int64_t)(rng(&x) % 8));
-		}
+		vary_nodes(s, &x);
 		int32_t first = s->njobs;
 		for (int k = 0; k < 60; k++) {
 			const int g[] = { 0, 1, 1, 2, 4, 4, 8, 12 };
@@ -282,10 +302,7 @@ TEST(one_task_fit_agrees_with_the_search)
 			job->required_level = rng(&x) % 3 == 0 ? (int)(rng(&x) % 3) : FW_LEVEL_NONE;
 			job->preferred_level = rng(&x) % 3 == 0 ? FW_LEVEL_NODE : FW_LEVEL_NONE;
 		}
-		fw_arena_init(&a, 0);
-		memset(&c, 0, sizeof c);
-		ASSERT_OK(fw__cstate_build(&c, s, &a));
-		c.pol = fw_policy_default();
+		ASSERT_OK(placing_state(&c, s, &a));
 		ASSERT_OK(fw__place_scratch(&c, 4));
 		int32_t *all = FW_ARENA_NEW(&a, int32_t, (size_t)c.nn);
 		ASSERT(all != NULL);
@@ -333,18 +350,7 @@ TEST(a_step_that_lets_a_gang_fit_is_never_skipped)
 		struct fw_snapshot *s = random_cluster(&x, 20 + (int)(rng(&x) % 40));
 		struct fw_arena a;
 		struct fw__cstate c;
-		s->config.suspect_gang_gpus = 4;
-		s->config.lemon_gang_gpus = 8;
-		for (int32_t i = 0; i < s->nnodes; i++) {
-			uint32_t r = rng(&x) % 10;
-			s->nodes[i].lemon = r < 2;
-			if (r == 2)
-				s->nodes[i].health = FW_HEALTH_SUSPECT;
-			if (rng(&x) % 3 == 0)
-				snprintf(s->nodes[i].gpu_model, sizeof s->nodes[i].gpu_model, "A100");
-			s->nodes[i].cpu_milli = 16000 + 16000 * (int64_t)(rng(&x) % 8);
-			s->nodes[i].mem_mib = 65536 * (1 + (int64_t)(rng(&x) % 8));
-		}
+		vary_nodes(s, &x);
 		int32_t first = s->njobs;
 		for (int k = 0; k < 40; k++) {
 			const int g[] = { 1, 2, 4, 4, 8 };
@@ -361,10 +367,7 @@ TEST(a_step_that_lets_a_gang_fit_is_never_skipped)
 			job->required_level = rng(&x) % 4 == 0 ? FW_LEVEL_NONE : (int)(rng(&x) % 3);
 			job->preferred_level = rng(&x) % 3 == 0 ? FW_LEVEL_NODE : FW_LEVEL_NONE;
 		}
-		fw_arena_init(&a, 0);
-		memset(&c, 0, sizeof c);
-		ASSERT_OK(fw__cstate_build(&c, s, &a));
-		c.pol = fw_policy_default();
+		ASSERT_OK(placing_state(&c, s, &a));
 		ASSERT_OK(fw__place_scratch(&c, 8));
 		bool *was = FW_ARENA_NEW(&a, bool, (size_t)s->njobs);
 		ASSERT(was != NULL);
