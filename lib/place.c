@@ -339,8 +339,9 @@ static int32_t whole_need(const struct fw_job *j)
 }
 
 /* Could the usable nodes of each whole-GPU group's model hold all its
- * tasks, by the model's histogram (cstate.h model_hist; a clone keeps
- * none: then yes)?  Reserved and tainted nodes count, so a no is sure. */
+ * tasks, by the model's histogram (cstate.h model_hist; without one:
+ * yes)?  Tainted nodes, and on the cycle's own state reserved ones,
+ * count, so a no is sure. */
 static bool model_could_fit(const struct attempt *t)
 {
 	const struct fw__cstate *c = t->c;

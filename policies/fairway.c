@@ -4,10 +4,11 @@
  * Hierarchical fair share (queues furthest below their share first), jobs
  * inside a queue by priority, then expansion factor ((wait + runtime) /
  * runtime, runtime capped at 12 h: xfactor_cap_s), then submit time,
- * skip-ahead when a job does not fit (no head-of-line blocking), bin-packing placement, and
- * reservations for the first 16 blocked jobs so that big gangs are not
- * starved by a stream of small ones: a job may start ahead of them only
- * if it delays none of their reservations (backfill).  Gangs that have
+ * skip-ahead when a job does not fit (no head-of-line blocking),
+ * bin-packing placement, and reservations for the first 16 blocked jobs
+ * so that big gangs are not starved by a stream of small ones: a job may
+ * start ahead of them only if it delays none of their reservations
+ * (backfill).  Gangs that have
  * waited 24 h are tried first, oldest first (starve_after_s), so a big
  * gang of a queue above its share still reaches a reservation.  Reclaim
  * and priority preemption (lib/preempt.c): up to 32 preemptible victims
