@@ -261,9 +261,10 @@ int64_t fw__gang_need(const struct fw_job *job);
  * left alone, or changed only on nodes of a GPU model none of its groups
  * may use, the search fails as it did.  So false (it still does not fit)
  * unless a step node that a group may use sits in a domain of that level
- * with `need` (fw__gang_need) whole GPUs free.  The estimate walk skips
- * such a shape's search (estimate.c); tested against the search itself
- * (test_domain.c). */
+ * with `need` (fw__gang_need) whole GPUs free and, unless the gang is
+ * elastic, room for each whole-GPU group's tasks node by node (the
+ * domain's histogram).  The estimate walk skips such a shape's search
+ * (estimate.c); tested against the search itself (test_domain.c). */
 bool fw__step_helps_gang(const struct fw__cstate *cl, const struct fw__shape *k, int64_t need, const int32_t *step,
 			 int32_t nstep);
 /* Why a job can never fit (fw__resv_hopeless): never, with the reason

@@ -307,6 +307,23 @@ static bool step_helps_filter(const struct est *e, const struct fw__cstate *cl, 
 	return false;
 }
 
+/* Has domain d the whole free GPUs for every whole-GPU group's tasks,
+ * node by node (its histogram, as place.c hist_ok)?  An elastic gang may
+ * start with fewer tasks: then yes. */
+static bool holds_tasks(const struct fw__domain *d, const struct fw__shape *k)
+{
+	int32_t tasks = 0;
+
+	for (int g = 0; g < k->ngroups; g++)
+		tasks += k->g[g].count;
+	if (k->minm < tasks)
+		return true;
+	for (int g = 0; g < k->ngroups; g++)
+		if (k->g[g].milli == 1000 && k->g[g].gpus > 0 && fw__domain_capacity(d, k->g[g].gpus) < k->g[g].count)
+			return false;
+	return true;
+}
+
 bool fw__step_helps_gang(const struct fw__cstate *cl, const struct fw__shape *k, int64_t need, const int32_t *step,
 			 int32_t nstep)
 {
@@ -322,7 +339,7 @@ bool fw__step_helps_gang(const struct fw__cstate *cl, const struct fw__shape *k,
 			continue;
 		while (cl->dom[d].level > dl)
 			d = cl->dom[d].parent;
-		if (cl->dom[d].free_whole >= need)
+		if (cl->dom[d].free_whole >= need && holds_tasks(&cl->dom[d], k))
 			return true;
 	}
 	return false;

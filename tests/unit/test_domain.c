@@ -341,7 +341,7 @@ TEST(one_task_fit_agrees_with_the_search)
  * nodes and the job fits, the function said the step may help.  Random
  * clusters with two GPU models, varied CPU and memory, suspect and lemon
  * nodes; random gangs (tasks, GPUs, model, required and preferred level,
- * spread, one task per node, preemptible). */
+ * spread, one task per node, elastic, preemptible). */
 TEST(a_step_that_lets_a_gang_fit_is_never_skipped)
 {
 	uint32_t x = 777;
@@ -362,6 +362,8 @@ TEST(a_step_that_lets_a_gang_fit_is_never_skipped)
 				snprintf(job->groups[0].gpu_model, sizeof job->groups[0].gpu_model, "%s",
 					 rng(&x) % 2 ? "A100" : "H100");
 			job->groups[0].one_per_node = rng(&x) % 4 == 0;
+			if (rng(&x) % 4 == 0) /* elastic: may start with fewer tasks */
+				job->min_member = 1 + (int32_t)(rng(&x) % (uint32_t)job->groups[0].count);
 			job->preemptible = rng(&x) % 2;
 			job->spread = rng(&x) % 4 == 0;
 			job->required_level = rng(&x) % 4 == 0 ? FW_LEVEL_NONE : (int)(rng(&x) % 3);
