@@ -239,6 +239,15 @@ struct fw__place_opts {
  * (or FW_ENOMEM). */
 int fw__place_job(struct fw__cstate *c, int32_t j, const struct fw__place_opts *o,
 		  struct fw__placement *out);
+/* Could job j newly fit in the domain of its required level (the root
+ * without one) that holds node n, whose room just grew while the other
+ * nodes stayed as they were when j last failed?  Only if a group of j may
+ * use n's GPU model and that domain has `need` (its whole GPUs for sure)
+ * free and, for a rigid gang, room for each whole-GPU group's tasks node
+ * by node (its histogram, as the search's hist_ok).  A no is sure: in a
+ * domain no such node changed, the search fails as it did.  Asked for a
+ * reclaim victim's nodes (preempt.c) and a walk step's (estimate.c). */
+bool fw__room_near(const struct fw__cstate *c, const struct fw_job *j, int32_t n, int64_t need);
 /* Could job j, of one task, go on one of nodes[0..n)?  The test
  * fw__place_job's search makes of each node it visits (usable, the taint
  * rules of its last search, GPU model and count, CPU, memory, reservations

@@ -255,17 +255,12 @@ fw_time fw__walk_next(const struct fw__stream st[3]);
 void fw__walk_release(struct cyc *y, struct fw__cstate *cl, struct fw__stream st[3], fw_time t);
 int64_t fw__gang_need(const struct fw_job *job);
 /* Could a step of the walk that changed only nodes step[0 .. nstep), each
- * gaining room, have made a job of shape k (no node filter) fit, where it
- * did not fit before the step?  A placement lies inside one domain of the
- * shape's required level (the root without one), and in a domain the step
- * left alone, or changed only on nodes of a GPU model none of its groups
- * may use, the search fails as it did.  So false (it still does not fit)
- * unless a step node that a group may use sits in a domain of that level
- * with `need` (fw__gang_need) whole GPUs free and, unless the gang is
- * elastic, room for each whole-GPU group's tasks node by node (the
- * domain's histogram).  The estimate walk skips such a shape's search
- * (estimate.c); tested against the search itself (test_domain.c). */
-bool fw__step_helps_gang(const struct fw__cstate *cl, const struct fw__shape *k, int64_t need, const int32_t *step,
+ * gaining room, have made job j (no node filter) fit, where it did not
+ * fit before the step?  Only if fw__room_near says so for a step node
+ * (cstate.h).  The estimate walk skips the search of a shape whose job
+ * it answers no for (estimate.c); tested against the search itself
+ * (test_domain.c). */
+bool fw__step_helps_gang(const struct fw__cstate *cl, const struct fw_job *j, int64_t need, const int32_t *step,
 			 int32_t nstep);
 /* Why a job can never fit (fw__resv_hopeless): never, with the reason
  * (NEVER_FITS: GPUs; TASK_CPU, TASK_MEM: one task's CPU or memory), what

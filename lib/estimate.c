@@ -307,41 +307,12 @@ static bool step_helps_filter(const struct est *e, const struct fw__cstate *cl, 
 	return false;
 }
 
-/* Has domain d the whole free GPUs for every whole-GPU group's tasks,
- * node by node (its histogram, as place.c hist_ok)?  An elastic gang may
- * start with fewer tasks: then yes. */
-static bool holds_tasks(const struct fw__domain *d, const struct fw__shape *k)
-{
-	int32_t tasks = 0;
-
-	for (int g = 0; g < k->ngroups; g++)
-		tasks += k->g[g].count;
-	if (k->minm < tasks)
-		return true;
-	for (int g = 0; g < k->ngroups; g++)
-		if (k->g[g].milli == 1000 && k->g[g].gpus > 0 && fw__domain_capacity(d, k->g[g].gpus) < k->g[g].count)
-			return false;
-	return true;
-}
-
-bool fw__step_helps_gang(const struct fw__cstate *cl, const struct fw__shape *k, int64_t need, const int32_t *step,
+bool fw__step_helps_gang(const struct fw__cstate *cl, const struct fw_job *j, int64_t need, const int32_t *step,
 			 int32_t nstep)
 {
-	int32_t L = cl->s->topology.nlevels;
-	int32_t dl = k->req == FW_LEVEL_NONE ? 0 : k->req == FW_LEVEL_NODE ? L + 1 : k->req + 1;
-
-	for (int32_t i = 0; i < nstep; i++) {
-		int32_t n = step[i], d = cl->nodes[n].dom;
-		bool usable = false;
-		for (int g = 0; g < k->ngroups && !usable; g++)
-			usable = k->g[g].model == -2 || k->g[g].model == cl->nodes[n].model;
-		if (!usable)
-			continue;
-		while (cl->dom[d].level > dl)
-			d = cl->dom[d].parent;
-		if (cl->dom[d].free_whole >= need && holds_tasks(&cl->dom[d], k))
+	for (int32_t i = 0; i < nstep; i++)
+		if (fw__room_near(cl, j, step[i], need))
 			return true;
-	}
 	return false;
 }
 
@@ -372,7 +343,8 @@ static int try_shape(struct est *e, struct fw__cstate *cl, int32_t sh, bool at_n
 	/* a gang likewise, only if the step freed room for it in a domain
 	 * of its required level */
 	if (e->round > 1 && (k->pad >> 1) == 0 &&
-	    !fw__step_helps_gang(cl, k, e->need[sh], e->y->step_node, e->y->nstep_node)) {
+	    !fw__step_helps_gang(cl, &e->y->s->jobs[e->rep[sh]], e->need[sh], e->y->step_node,
+				 e->y->nstep_node)) {
 		note_failure(e, sh);
 		return FW_EDECLINED;
 	}

@@ -792,6 +792,27 @@ int fw__place_job(struct fw__cstate *c, int32_t j, const struct fw__place_opts *
 	return FW_OK;
 }
 
+bool fw__room_near(const struct fw__cstate *c, const struct fw_job *j, int32_t n, int64_t need)
+{
+	int32_t L = c->s->topology.nlevels;
+	int32_t dl = j->required_level == FW_LEVEL_NONE ? 0
+		     : j->required_level == FW_LEVEL_NODE ? L + 1 : j->required_level + 1;
+	int32_t d = ancestor(c, n, dl);
+	bool model = false, rigid = fw_job_min_tasks(j) == fw_job_tasks(j);
+
+	for (int g = 0; g < j->ngroups && !model; g++)
+		model = !j->groups[g].gpus || !j->groups[g].gpu_model[0] ||
+			fw__model_id(c, j->groups[g].gpu_model) == c->nodes[n].model;
+	if (!model || c->dom[d].free_whole < need)
+		return false;
+	for (int g = 0; g < j->ngroups && rigid; g++) {
+		const struct fw_task_group *t = &j->groups[g];
+		if (t->gpus > 0 && t->gpu_milli == 1000 && fw__domain_capacity(&c->dom[d], t->gpus) < t->count)
+			return false;
+	}
+	return true;
+}
+
 bool fw__place_one_fits(struct fw__cstate *c, int32_t j, const struct fw__place_opts *o, const int32_t *nodes,
 			int32_t n)
 {

@@ -253,50 +253,17 @@ static int build_cands(struct rc *x)
 }
 
 /* Could some task group of p use node n's GPU model? */
-static bool model_ok(const struct fw__cstate *c, const struct fw_job *pj, int32_t n)
-{
-	for (int g = 0; g < pj->ngroups; g++)
-		if (!pj->groups[g].gpus || !pj->groups[g].gpu_model[0] ||
-		    fw__model_id(c, pj->groups[g].gpu_model) == c->nodes[n].model)
-			return true;
-	return false;
-}
-
-/* The domain's histogram holds every whole-GPU group of a rigid gang
- * (each group on its own: a necessary condition, as in place.c). */
-static bool hist_fits(const struct fw__domain *d, const struct fw_job *pj)
-{
-	if (fw_job_min_tasks(pj) < fw_job_tasks(pj))
-		return true;
-	for (int g = 0; g < pj->ngroups; g++) {
-		const struct fw_task_group *t = &pj->groups[g];
-		if (t->gpus > 0 && t->gpu_milli == 1000 && fw__domain_capacity(d, t->gpus) < t->count)
-			return false;
-	}
-	return true;
-}
-
 /* Can p newly fit now that v is gone?  Only in a domain of p's required
  * level that holds one of v's nodes (the others did not change), of a
  * GPU model p can use, and only if that domain has the whole GPUs p needs
  * for sure, in node-sized pieces that hold its tasks. */
 static bool helps(const struct rc *x, const struct fw_job *pj, int32_t v, int64_t need)
 {
-	const struct fw__cstate *c = &x->y->c;
 	const struct fw_job *vj = &x->y->s->jobs[v];
-	int32_t L = x->y->s->topology.nlevels;
-	int32_t dl = pj->required_level == FW_LEVEL_NONE ? 0
-		     : pj->required_level == FW_LEVEL_NODE ? L + 1 : pj->required_level + 1;
 
-	for (int32_t k = 0; k < vj->alloc_count; k++) {
-		int32_t n = x->y->s->allocs[vj->alloc_first + k].node, d = c->nodes[n].dom;
-		if (!model_ok(c, pj, n))
-			continue;
-		while (c->dom[d].level > dl)
-			d = c->dom[d].parent;
-		if (c->dom[d].free_whole >= need && hist_fits(&c->dom[d], pj))
+	for (int32_t k = 0; k < vj->alloc_count; k++)
+		if (fw__room_near(&x->y->c, pj, x->y->s->allocs[vj->alloc_first + k].node, need))
 			return true;
-	}
 	return false;
 }
 

@@ -390,11 +390,9 @@ TEST(a_step_that_lets_a_gang_fit_is_never_skipped)
 				fw__domain_node_changed(&c, n, old);
 			}
 			for (int32_t j = first; j < s->njobs; j++) {
-				struct fw__shape k;
 				if (was[j])
 					continue;
-				fw__shape_of(&c, j, &s->jobs[j], &k);
-				bool helps = fw__step_helps_gang(&c, &k, fw__gang_need(&s->jobs[j]), moved, nmoved);
+				bool helps = fw__step_helps_gang(&c, &s->jobs[j], fw__gang_need(&s->jobs[j]), moved, nmoved);
 				bool fits = fw__place_job(&c, j, &o, &p) == FW_OK;
 				ASSERT(helps || !fits);
 				checked++;
