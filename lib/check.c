@@ -174,11 +174,27 @@ static bool filter_allows(const struct fw_snapshot *s, int32_t jx, int32_t n)
 	return true;
 }
 
+/* Does group g's own filter, when it has one, allow node n?  A linear
+ * scan of the group filter table, like filter_allows. */
+static bool group_filter_allows(const struct fw_snapshot *s, int32_t jx, int g, int32_t n)
+{
+	for (int32_t i = 0; i < s->ngroup_nodes; i++) {
+		const struct fw_group_nodes *e = &s->group_nodes[i];
+		if (e->job != jx || e->group != g)
+			continue;
+		for (int32_t k = 0; k < e->count; k++)
+			if (s->node_refs[e->first + k] == n)
+				return !e->except;
+		return e->except;
+	}
+	return true;
+}
+
 /* The tasks of a start or a reservation: each a sound task of j, no group
  * given more tasks than it has, all inside one domain of j's required
  * level, a one_per_node group's tasks each on a node of their own, an
  * apart group's tasks on no node with another group's, and every task on
- * a node of j's node filter. */
+ * a node of j's node filter and of its group's. */
 static int check_tasks(const struct fw_snapshot *s, const struct fw_plan *p, const struct fw_decision *dc,
 		       const struct fw_job *j, struct fld f, struct fw_diag *d)
 {
@@ -196,6 +212,9 @@ static int check_tasks(const struct fw_snapshot *s, const struct fw_plan *p, con
 		if (s->njob_nodes > 0 && !filter_allows(s, dc->job, t->node))
 			return FAILAT(d, f, "job %s placed on node %s, outside its node filter", j->name,
 				      s->nodes[t->node].name);
+		if (s->ngroup_nodes > 0 && !group_filter_allows(s, dc->job, t->group, t->node))
+			return FAILAT(d, f, "job %s: a task of group %d placed on node %s, outside the group's node "
+				      "filter", j->name, t->group, s->nodes[t->node].name);
 		if (++per_group[t->group] > j->groups[t->group].count)
 			return FAILAT(d, f, "job %s: group %d got more tasks than it has", j->name, t->group);
 		if (!same_domain(s, j->required_level, t->node, p->allocs[dc->alloc_first].node))

@@ -188,10 +188,27 @@ static inline bool fw__in_sorted(const int32_t *v, int32_t n, int32_t x)
 	return lo < n && v[lo] == x;
 }
 
-/* May job jx start on node n?  (Its node filter, when it has one.) */
+/* filter.c: job jx's first group_nodes entry, -1 without one; may some
+ * group of jx use node n (by the group filters alone)? */
+int32_t fw__group_entry(const struct fw_snapshot *s, int32_t jx);
+bool fw__some_group_may_use(const struct fw_snapshot *s, int32_t jx, int32_t n);
+
+/* May job jx start anything on node n?  Its node filter, when it has one,
+ * and when its groups have filters of their own (snapshot.h "Group
+ * filters"), some group's: the pruning tests ask this, placement asks
+ * fw__group_may_use per task. */
 static inline bool fw__job_may_use(const struct fw_snapshot *s, int32_t jx, int32_t n)
 {
-	return s->njob_nodes == 0 || fw_snapshot_job_may_use(s, jx, n);
+	return (s->njob_nodes == 0 || fw_snapshot_job_may_use(s, jx, n)) &&
+	       (s->ngroup_nodes == 0 || fw__some_group_may_use(s, jx, n));
+}
+
+/* May group g of job jx start a task on node n? */
+static inline bool fw__group_may_use(const struct fw_snapshot *s, int32_t jx, int g, int32_t n)
+{
+	if (s->ngroup_nodes == 0)
+		return s->njob_nodes == 0 || fw_snapshot_job_may_use(s, jx, n);
+	return fw_snapshot_group_may_use(s, jx, g, n);
 }
 
 /* domain.c */

@@ -42,12 +42,15 @@ struct fw__shape_group {
 
 struct fw__shape {
 	int32_t ngroups, req, pref, minm, spread, pad;
+	int32_t gjob;           /* a job with group filters (snapshot.h): its
+				 * index + 1, a shape of its own; else 0 */
+	int32_t unused;         /* 0: g stays 8-byte aligned, unpadded */
 	struct fw__shape_group g[FW_MAX_GROUPS];
 };
 
 _Static_assert(sizeof(struct fw__shape) % sizeof(uint64_t) == 0, "shape is hashed as words");
 _Static_assert(sizeof(struct fw__shape_group) == 4 * sizeof(int32_t) + 2 * sizeof(int64_t) &&
-		       offsetof(struct fw__shape, g) == 6 * sizeof(int32_t),
+		       offsetof(struct fw__shape, g) == 8 * sizeof(int32_t),
 	       "no padding: fw__shape_of assigns every byte");
 
 /* The job's node filter as a shape's identity: 0 without one, else its
@@ -75,6 +78,8 @@ static inline void fw__shape_of(const struct fw__cstate *c, int32_t jx, const st
 				     * | 2 << (g + FW_MAX_GROUPS) for an apart one */
 	k->pad = (j->preemptible && c->suspect_nodes > 0) | /* health: preemptible gangs may use suspect nodes */
 		 (int32_t)((uint32_t)fw__filter_id(c, jx) << 1); /* node filter */
+	k->gjob = c->s->ngroup_nodes > 0 && fw__group_entry(c->s, jx) >= 0 ? jx + 1 : 0;
+	k->unused = 0;
 	for (int g = 0; g < j->ngroups; g++) {
 		const struct fw_task_group *t = &j->groups[g];
 		k->g[g].count = t->count;
@@ -105,6 +110,7 @@ static inline uint32_t fw__shape_hash(const struct fw__shape *k)
 	FW__MIX((uint32_t)k->minm);
 	FW__MIX((uint32_t)k->spread);
 	FW__MIX((uint32_t)k->pad);
+	FW__MIX((uint32_t)k->gjob);
 	for (int g = 0; g < k->ngroups && g < FW_MAX_GROUPS; g++) {
 		const struct fw__shape_group *x = &k->g[g];
 		FW__MIX((uint32_t)x->count);

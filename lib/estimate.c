@@ -532,7 +532,7 @@ static struct fw__hopeless never_why(const struct cyc *y, int32_t jx)
 			const struct fw_node *sn = &y->s->nodes[n];
 			int64_t good = good_gpus(sn);
 			if (!c->nodes[n].usable || (t->gpus > 0 && m != -2 && c->nodes[n].model != m) ||
-			    !fw__job_may_use(y->s, jx, n))
+			    !fw__group_may_use(y->s, jx, g, n))
 				continue;
 			gmax = good > gmax ? good : gmax;
 			if (good < t->gpus)

@@ -217,3 +217,34 @@ void fw__filter_node_changed(struct fw__cstate *c, int32_t n, int32_t old_free, 
 			c->fsum[c->fnode_slot[(size_t)k * ndl + dl]] += new_free - old_free;
 	}
 }
+
+/* ------------------------------------------------ group filters */
+
+int32_t fw__group_entry(const struct fw_snapshot *s, int32_t jx)
+{
+	int32_t lo = 0, hi = s->ngroup_nodes;
+
+	while (lo < hi) {
+		int32_t mid = lo + (hi - lo) / 2;
+		if (s->group_nodes[mid].job < jx)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->ngroup_nodes && s->group_nodes[lo].job == jx ? lo : -1;
+}
+
+/* A group without an entry may use any node; so may the job then. */
+bool fw__some_group_may_use(const struct fw_snapshot *s, int32_t jx, int32_t n)
+{
+	int32_t x = fw__group_entry(s, jx), k = 0;
+
+	if (x < 0)
+		return true;
+	for (; x < s->ngroup_nodes && s->group_nodes[x].job == jx; x++, k++) {
+		const struct fw_group_nodes *e = &s->group_nodes[x];
+		if (fw__in_sorted(s->node_refs + e->first, e->count, n) != (e->except != 0))
+			return true;
+	}
+	return k < s->jobs[jx].ngroups;
+}

@@ -75,6 +75,8 @@ struct attempt {
 	const int32_t *deny;    /* or its except filter: the nodes it may not
 				 * use, ascending (filter is its id then) */
 	int32_t ndeny;
+	const struct fw_group_nodes *gf[FW_MAX_GROUPS]; /* group filters (snapshot.h), NULL: none */
+	bool gfiltered;         /* some group has one */
 	bool spread;
 	bool apart;             /* some group is apart (snapshot.h) */
 	bool avoid_suspect;     /* a big gang: suspect nodes are out (health.h) */
@@ -110,6 +112,9 @@ static bool node_fits(const struct attempt *t, int32_t n, int g, bool shared_onl
 	if (t->allow && !fw__in_sorted(t->allow, t->nallow, n))
 		return false;
 	if (t->deny && fw__in_sorted(t->deny, t->ndeny, n))
+		return false;
+	if (t->gfiltered && t->gf[g] &&
+	    fw__in_sorted(t->c->s->node_refs + t->gf[g]->first, t->gf[g]->count, n) == (t->gf[g]->except != 0))
 		return false;
 	if (grp->gpus == 0)
 		return true;
@@ -515,6 +520,9 @@ static uint64_t shape_key(const struct attempt *t, int32_t min_tasks)
 		FW__MIX(grp->cpu_milli);
 		FW__MIX(grp->mem_mib);
 		FW__MIX(t->models[g]);
+		FW__MIX(t->gf[g] ? t->gf[g]->first : -1);
+		FW__MIX(t->gf[g] ? t->gf[g]->count : -1);
+		FW__MIX(t->gf[g] ? t->gf[g]->except : -1);
 	}
 #undef FW__MIX
 	return h;
@@ -746,6 +754,11 @@ static int init_attempt(struct attempt *t, struct fw__cstate *c, int32_t jx)
 		t->allow = c->s->node_refs + c->s->job_nodes[e].first;
 		t->nallow = c->s->job_nodes[e].count;
 		t->filter = c->filter_id[e];
+	}
+	for (int32_t x = c->s->ngroup_nodes ? fw__group_entry(c->s, jx) : -1;
+	     x >= 0 && x < c->s->ngroup_nodes && c->s->group_nodes[x].job == jx; x++) {
+		t->gf[c->s->group_nodes[x].group] = &c->s->group_nodes[x];
+		t->gfiltered = true;
 	}
 	for (int g = 0; g < j->ngroups; g++) {
 		t->models[g] = j->groups[g].gpu_model[0] ? fw__model_id(c, j->groups[g].gpu_model) : -2;

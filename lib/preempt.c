@@ -267,15 +267,15 @@ static bool helps(const struct rc *x, const struct fw_job *pj, int32_t v, int64_
 	return false;
 }
 
-/* Does v run on a node that p's node filter allows?  (Without a filter,
- * yes.)  A victim elsewhere frees nothing p may use, and would count
+/* Does v run on a node that p's node filter allows, and some group of
+ * p's (fw__job_may_use)?  (Without filters, yes.)  A victim elsewhere frees nothing p may use, and would count
  * against its queue's share for the victims after it. */
 static bool within_filter(const struct rc *x, int32_t p, int32_t v)
 {
 	const struct fw_snapshot *s = x->y->s;
 	const struct fw_job *vj = &s->jobs[v];
 
-	if (s->njob_nodes == 0)
+	if (s->njob_nodes == 0 && s->ngroup_nodes == 0)
 		return true;
 	for (int32_t k = 0; k < vj->alloc_count; k++)
 		if (fw__job_may_use(s, p, s->allocs[vj->alloc_first + k].node))

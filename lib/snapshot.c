@@ -30,6 +30,7 @@ void fw_snapshot_free(struct fw_snapshot *s)
 	free(s->jobs);
 	free(s->allocs);
 	free(s->job_nodes);
+	free(s->group_nodes);
 	free(s->node_refs);
 	free(s);
 }
@@ -121,14 +122,14 @@ int fw_snapshot_restrict_job_except(struct fw_snapshot *s, int32_t job, const in
 	return restrict_job(s, job, nodes, n, 1);
 }
 
-static int restrict_job(struct fw_snapshot *s, int32_t job, const int32_t *nodes, int32_t n, int32_t except)
+/* Append nodes[0..n) to node_refs, sorted and made distinct: the range's
+ * first, and its count in *k; FW_EINVAL (a node out of range) or
+ * FW_ENOMEM with nothing added. */
+static int add_refs(struct fw_snapshot *s, const int32_t *nodes, int32_t n, int32_t *k)
 {
-	int32_t first = s->nnode_refs, k = 0;
+	int32_t first = s->nnode_refs, m = 0;
 	void *p;
 
-	if (job < 0 || job >= s->njobs || n < 1 ||
-	    (s->njob_nodes > 0 && s->job_nodes[s->njob_nodes - 1].job >= job))
-		return FW_EINVAL;
 	for (int32_t i = 0; i < n; i++)
 		if (nodes[i] < 0 || nodes[i] >= s->nnodes)
 			return FW_EINVAL;
@@ -140,10 +141,6 @@ static int restrict_job(struct fw_snapshot *s, int32_t job, const int32_t *nodes
 			return FW_ENOMEM;
 		s->node_refs = p;
 	}
-	p = s->job_nodes;
-	if (grow(&p, &s->cap_job_nodes, s->njob_nodes, sizeof *s->job_nodes))
-		return FW_ENOMEM;
-	s->job_nodes = p;
 	memcpy(s->node_refs + first, nodes, (size_t)n * sizeof *nodes);
 	for (int32_t i = 1; i < n; i++)
 		if (nodes[i] <= nodes[i - 1]) { /* not ascending already (adapters' lists are) */
@@ -151,8 +148,25 @@ static int restrict_job(struct fw_snapshot *s, int32_t job, const int32_t *nodes
 			break;
 		}
 	for (int32_t i = 0; i < n; i++) /* distinct */
-		if (k == 0 || s->node_refs[first + k - 1] != s->node_refs[first + i])
-			s->node_refs[first + k++] = s->node_refs[first + i];
+		if (m == 0 || s->node_refs[first + m - 1] != s->node_refs[first + i])
+			s->node_refs[first + m++] = s->node_refs[first + i];
+	*k = m;
+	return first;
+}
+
+static int restrict_job(struct fw_snapshot *s, int32_t job, const int32_t *nodes, int32_t n, int32_t except)
+{
+	int32_t first, k = 0;
+	void *p = s->job_nodes;
+
+	if (job < 0 || job >= s->njobs || n < 1 ||
+	    (s->njob_nodes > 0 && s->job_nodes[s->njob_nodes - 1].job >= job))
+		return FW_EINVAL;
+	if (grow(&p, &s->cap_job_nodes, s->njob_nodes, sizeof *s->job_nodes))
+		return FW_ENOMEM;
+	s->job_nodes = p;
+	if ((first = add_refs(s, nodes, n, &k)) < 0)
+		return first;
 	s->nnode_refs = first + k;
 	s->job_nodes[s->njob_nodes] = (struct fw_job_nodes){ job, first, k, except };
 	return s->njob_nodes++;
@@ -171,6 +185,87 @@ int fw_snapshot_restrict_job_as(struct fw_snapshot *s, int32_t job, int32_t entr
 	s->job_nodes[s->njob_nodes] = (struct fw_job_nodes){ job, s->job_nodes[entry].first,
 							     s->job_nodes[entry].count, s->job_nodes[entry].except };
 	return s->njob_nodes++;
+}
+
+/* Is (job, group) a group of the snapshot's, after the last entry? */
+static bool next_group(const struct fw_snapshot *s, int32_t job, int group)
+{
+	const struct fw_group_nodes *l = s->ngroup_nodes > 0 ? &s->group_nodes[s->ngroup_nodes - 1] : NULL;
+
+	if (job < 0 || job >= s->njobs || group < 0 || group >= s->jobs[job].ngroups)
+		return false;
+	return !l || l->job < job || (l->job == job && l->group < group);
+}
+
+static int add_group(struct fw_snapshot *s, struct fw_group_nodes e)
+{
+	void *p = s->group_nodes;
+
+	if (grow(&p, &s->cap_group_nodes, s->ngroup_nodes, sizeof *s->group_nodes))
+		return FW_ENOMEM;
+	s->group_nodes = p;
+	s->group_nodes[s->ngroup_nodes] = e;
+	return s->ngroup_nodes++;
+}
+
+int fw_snapshot_restrict_group(struct fw_snapshot *s, int32_t job, int group, const int32_t *nodes, int32_t n,
+			       int32_t except)
+{
+	int32_t first, k = 0;
+	void *p = s->group_nodes;
+
+	if (!next_group(s, job, group) || n < 1 || (except != 0 && except != 1))
+		return FW_EINVAL;
+	if (grow(&p, &s->cap_group_nodes, s->ngroup_nodes, sizeof *s->group_nodes))
+		return FW_ENOMEM; /* before the list: nothing half-added */
+	s->group_nodes = p;
+	if ((first = add_refs(s, nodes, n, &k)) < 0)
+		return first;
+	s->nnode_refs = first + k;
+	return add_group(s, (struct fw_group_nodes){ job, group, first, k, except });
+}
+
+int fw_snapshot_restrict_group_as(struct fw_snapshot *s, int32_t job, int group, int32_t entry)
+{
+	if (!next_group(s, job, group) || entry < 0 || entry >= s->njob_nodes)
+		return FW_EINVAL;
+	return add_group(s, (struct fw_group_nodes){ job, group, s->job_nodes[entry].first, s->job_nodes[entry].count,
+						     s->job_nodes[entry].except });
+}
+
+/* Is n in the entry's list, read as its kind says? */
+static bool list_allows(const struct fw_snapshot *s, int32_t first, int32_t count, int32_t except, int32_t n)
+{
+	const int32_t *v = s->node_refs + first;
+	int32_t lo = 0, hi = count;
+
+	while (lo < hi) { /* is n listed? */
+		int32_t mid = lo + (hi - lo) / 2;
+		if (v[mid] < n)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (lo < count && v[lo] == n) != (except != 0);
+}
+
+bool fw_snapshot_group_may_use(const struct fw_snapshot *s, int32_t job, int group, int32_t n)
+{
+	int32_t lo = 0, hi = s->ngroup_nodes;
+
+	if (!fw_snapshot_job_may_use(s, job, n))
+		return false;
+	while (lo < hi) { /* the first entry of (job, group) or after */
+		int32_t mid = lo + (hi - lo) / 2;
+		const struct fw_group_nodes *e = &s->group_nodes[mid];
+		if (e->job < job || (e->job == job && e->group < group))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == s->ngroup_nodes || s->group_nodes[lo].job != job || s->group_nodes[lo].group != group)
+		return true;
+	return list_allows(s, s->group_nodes[lo].first, s->group_nodes[lo].count, s->group_nodes[lo].except, n);
 }
 
 int32_t fw_snapshot_job_nodes_entry(const struct fw_snapshot *s, int32_t job)
@@ -211,22 +306,9 @@ int32_t fw_snapshot_job_nodes(const struct fw_snapshot *s, int32_t job, const in
 
 bool fw_snapshot_job_may_use(const struct fw_snapshot *s, int32_t job, int32_t n)
 {
-	int32_t e = s->njob_nodes ? fw_snapshot_job_nodes_entry(s, job) : -1, lo, hi;
-	const int32_t *v;
+	int32_t e = s->njob_nodes ? fw_snapshot_job_nodes_entry(s, job) : -1;
 
-	if (e < 0)
-		return true;
-	v = s->node_refs + s->job_nodes[e].first;
-	lo = 0;
-	hi = s->job_nodes[e].count;
-	while (lo < hi) { /* is n listed? */
-		int32_t mid = lo + (hi - lo) / 2;
-		if (v[mid] < n)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return (lo < s->job_nodes[e].count && v[lo] == n) != (s->job_nodes[e].except != 0);
+	return e < 0 || list_allows(s, s->job_nodes[e].first, s->job_nodes[e].count, s->job_nodes[e].except, n);
 }
 
 void fw_node_init(struct fw_node *n)

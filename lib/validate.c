@@ -337,11 +337,36 @@ static int check_jobs(const struct fw_snapshot *s, struct fw_diag *d)
 	return rc;
 }
 
-/* Node filters: by ascending job, each a valid range of ascending,
- * distinct, valid node indices. */
+/* One filter's range, kind and list: a valid range of ascending,
+ * distinct, valid node indices.  tab[i] names it in d. */
+static int check_list(const struct fw_snapshot *s, const char *tab, int32_t i, int32_t job, int32_t first,
+		      int32_t count, int32_t except, struct fw_diag *d)
+{
+	char f[64];
+
+	snprintf(f, sizeof f, "%s[%d]", tab, (int)i);
+	if (count < 1 || first < 0 || first > s->nnode_refs - count)
+		return BAD(d, FW_EINVAL, f, "job %s: node filter range outside node_refs", s->jobs[job].name);
+	if (except != 0 && except != 1)
+		return BAD(d, FW_EINVAL, f, "job %s: except is %d, not 0 or 1", s->jobs[job].name, (int)except);
+	snprintf(f, sizeof f, "%s[%d].nodes", tab, (int)i);
+	for (int32_t k = 0; k < count; k++) {
+		int32_t n = s->node_refs[first + k];
+		if (n < 0 || n >= s->nnodes)
+			return BAD(d, FW_ENOENT, f, "job %s: node filter names node %d, not in the snapshot",
+				   s->jobs[job].name, (int)n);
+		if (k > 0 && n <= s->node_refs[first + k - 1])
+			return BAD(d, FW_EINVAL, f, "job %s: node filter not ascending and distinct at %s",
+				   s->jobs[job].name, s->nodes[n].name);
+	}
+	return FW_OK;
+}
+
+/* Node filters: by ascending job, one per job, each list sound. */
 static int check_job_nodes(const struct fw_snapshot *s, struct fw_diag *d)
 {
 	char f[64];
+	int rc;
 
 	if (s->njob_nodes < 0 || s->nnode_refs < 0 || (s->njob_nodes > 0 && (!s->job_nodes || !s->node_refs)))
 		return BAD(d, FW_EINVAL, "job_nodes", "node filters without their arrays");
@@ -353,21 +378,35 @@ static int check_job_nodes(const struct fw_snapshot *s, struct fw_diag *d)
 		if (i > 0 && e->job <= s->job_nodes[i - 1].job)
 			return BAD(d, FW_EINVAL, f, "node filters must be by ascending job, one per job (job %s)",
 				   s->jobs[e->job].name);
-		if (e->count < 1 || e->first < 0 || e->first > s->nnode_refs - e->count)
-			return BAD(d, FW_EINVAL, f, "job %s: node filter range outside node_refs", s->jobs[e->job].name);
-		if (e->except != 0 && e->except != 1)
-			return BAD(d, FW_EINVAL, f, "job %s: except is %d, not 0 or 1", s->jobs[e->job].name,
-				   (int)e->except);
-		snprintf(f, sizeof f, "job_nodes[%d].nodes", (int)i);
-		for (int32_t k = 0; k < e->count; k++) {
-			int32_t n = s->node_refs[e->first + k];
-			if (n < 0 || n >= s->nnodes)
-				return BAD(d, FW_ENOENT, f, "job %s: node filter names node %d, not in the snapshot",
-					   s->jobs[e->job].name, (int)n);
-			if (k > 0 && n <= s->node_refs[e->first + k - 1])
-				return BAD(d, FW_EINVAL, f, "job %s: node filter not ascending and distinct at %s",
-					   s->jobs[e->job].name, s->nodes[n].name);
-		}
+		if ((rc = check_list(s, "job_nodes", i, e->job, e->first, e->count, e->except, d)) != FW_OK)
+			return rc;
+	}
+	return FW_OK;
+}
+
+/* Group filters: by ascending job then group, one per group of its job,
+ * each list sound. */
+static int check_group_nodes(const struct fw_snapshot *s, struct fw_diag *d)
+{
+	char f[64];
+	int rc;
+
+	if (s->ngroup_nodes < 0 || (s->ngroup_nodes > 0 && (!s->group_nodes || !s->node_refs)))
+		return BAD(d, FW_EINVAL, "group_nodes", "group filters without their arrays");
+	for (int32_t i = 0; i < s->ngroup_nodes; i++) {
+		const struct fw_group_nodes *e = &s->group_nodes[i], *o = i > 0 ? e - 1 : NULL;
+		snprintf(f, sizeof f, "group_nodes[%d]", (int)i);
+		if (e->job < 0 || e->job >= s->njobs)
+			return BAD(d, FW_ENOENT, f, "group filter for job %d, which is not in the snapshot", (int)e->job);
+		if (o && (e->job < o->job || (e->job == o->job && e->group <= o->group)))
+			return BAD(d, FW_EINVAL, f, "group filters must be by ascending job, then group, one per group "
+				   "(job %s)", s->jobs[e->job].name);
+		snprintf(f, sizeof f, "group_nodes[%d].group", (int)i);
+		if (e->group < 0 || e->group >= s->jobs[e->job].ngroups)
+			return BAD(d, FW_ENOENT, f, "job %s has %d task groups, and a filter names group %d",
+				   s->jobs[e->job].name, s->jobs[e->job].ngroups, (int)e->group);
+		if ((rc = check_list(s, "group_nodes", i, e->job, e->first, e->count, e->except, d)) != FW_OK)
+			return rc;
 	}
 	return FW_OK;
 }
@@ -472,6 +511,8 @@ int fw_snapshot_validate(const struct fw_snapshot *s, struct fw_diag *d)
 	if ((rc = check_jobs(s, d)) != FW_OK)
 		return rc;
 	if ((rc = check_job_nodes(s, d)) != FW_OK)
+		return rc;
+	if ((rc = check_group_nodes(s, d)) != FW_OK)
 		return rc;
 	return check_usage(s, d);
 }

@@ -52,6 +52,20 @@
  * exclude would cost that many references, and filter.c an index of them
  * per cycle).  fw_snapshot_job_may_use() answers for either kind.
  *
+ * Group filters.  A task group may be restricted on its own (a Slurm
+ * heterogeneous job whose components ask different partitions, --exclude,
+ * --constraint or -w): an entry of group_nodes names the job, the group
+ * and a range of node_refs, of either kind, sorted by job then group, at
+ * most one per group.  A group's tasks go only to nodes both its job's
+ * filter and its group's allow.  Such jobs are rare, so they take the
+ * plain road: placement walks the cluster's own index and tests each
+ * candidate node against the task's group (the filter index is for
+ * job_nodes), and each such job is a shape of its own (no memo shares
+ * it).  Where the cycle asks whether a job may use a node at all (reclaim's
+ * and the estimates' pruning), a node some group may use counts.  The
+ * plan checker tests every task of a start or reservation against its
+ * group's entry.
+ *
  * Ownership: fw_snapshot_new() returns an empty snapshot owning its arrays;
  * the fw_snapshot_add_*() helpers grow them (amortised doubling) and return
  * the new element's index or a negative fw_err; fw_snapshot_free() frees it
@@ -205,6 +219,15 @@ struct fw_job_nodes {
 				 * nodes it may use */
 };
 
+/* A task group that may start only on some nodes (see "Group filters"). */
+struct fw_group_nodes {
+	int32_t job;            /* index into snapshot.jobs; ascending */
+	int32_t group;          /* its task group; ascending within a job */
+	int32_t first;          /* range in snapshot.node_refs */
+	int32_t count;          /* >= 1 node indices, ascending, distinct */
+	int32_t except;         /* as in fw_job_nodes */
+};
+
 /* Scheduler tunables that travel with the snapshot (so a plan is a pure
  * function of the snapshot). */
 #define FW_RESERVE_DEPTH_MAX 100000 /* fw_sched_config.reserve_depth */
@@ -277,6 +300,8 @@ struct fw_snapshot {
 	int32_t nallocs, cap_allocs;
 	struct fw_job_nodes *job_nodes; /* node filters, by job */
 	int32_t njob_nodes, cap_job_nodes;
+	struct fw_group_nodes *group_nodes; /* group filters, by job and group */
+	int32_t ngroup_nodes, cap_group_nodes;
 	int32_t *node_refs;             /* their node indices */
 	int32_t nnode_refs, cap_node_refs;
 };
@@ -313,8 +338,21 @@ int fw_snapshot_restrict_job_except(struct fw_snapshot *s, int32_t job, const in
 int32_t fw_snapshot_job_nodes(const struct fw_snapshot *s, int32_t job, const int32_t **out);
 int32_t fw_snapshot_job_nodes_entry(const struct fw_snapshot *s, int32_t job);
 /* May job start on node n (its entry of either kind)?  O(log entries +
- * log list). */
+ * log list).  Its group filters are not asked: see the _group form. */
 bool fw_snapshot_job_may_use(const struct fw_snapshot *s, int32_t job, int32_t n);
+/* Restrict task group `group` of job (added, with that group; the pair
+ * after every pair restricted so far, by job then group) to the n >= 1
+ * nodes listed (except 0), or to every node but those (except 1); the
+ * nodes in any order, repeats allowed.  The index of the new group_nodes
+ * entry, or FW_EINVAL (out of order, no such group, n < 1, a node out of
+ * range) or FW_ENOMEM; nothing is added on error.  The _as form shares the
+ * node_refs of job_nodes entry `entry` (its list and kind). */
+int fw_snapshot_restrict_group(struct fw_snapshot *s, int32_t job, int group, const int32_t *nodes, int32_t n,
+			       int32_t except);
+int fw_snapshot_restrict_group_as(struct fw_snapshot *s, int32_t job, int group, int32_t entry);
+/* May task group `group` of job start on node n: its job's filter and
+ * its group's both allow it?  O(log entries + log list). */
+bool fw_snapshot_group_may_use(const struct fw_snapshot *s, int32_t job, int group, int32_t n);
 /* Does node n carry every label of sel (nsel pairs) with its value?  The
  * reading of a Kubernetes nodeSelector: a value "" asks for the label
  * without one.  nsel 0 matches every node.  The adapters that resolve a
@@ -370,7 +408,8 @@ int64_t fw_job_gpus(const struct fw_job *j);
  * node (no GPU held past 1000 milli, e.g. one GPU index named by two whole
  * tasks; CPU and memory within the node's: FW_EBUSY, naming the job and
  * the node), node filters by ascending job with ascending, distinct, valid
- * nodes ("job_nodes[2].nodes").  Fills d (field = e.g. "jobs[4].queue") and returns
+ * nodes ("job_nodes[2].nodes"), group filters alike by job and group,
+ * each of a group its job has ("group_nodes[0].group").  Fills d (field = e.g. "jobs[4].queue") and returns
  * FW_EINVAL/FW_ELOOP/FW_EEXIST/FW_ERANGE/FW_EBUSY on the first problem.
  * The cycle assumes a validated snapshot.
  */

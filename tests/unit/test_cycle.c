@@ -1262,6 +1262,291 @@ TEST(node_filter_on_unusable_nodes_never_fits)
 }
 
 
+/* ---- group filters (snapshot.h "Group filters") ---- */
+
+/* A job of two one-task groups, apart (a Slurm heterogeneous job of two
+ * components) of g0 and g1 GPUs, expected to run 100 s. */
+static int het2(struct fw_snapshot *s, const char *name, int g0, int g1, fw_time submit)
+{
+	int j = tb_job(s, name, 0, 1, g0, 1000, submit);
+	struct fw_job *x = &s->jobs[j];
+
+	x->groups[1] = x->groups[0];
+	x->groups[1].gpus = g1;
+	x->groups[0].apart = x->groups[1].apart = true;
+	x->ngroups = 2;
+	x->expected_runtime = 100;
+	return j;
+}
+
+/* The node of group g's first task in decision d, -1 without one. */
+static int32_t group_node(const struct fw_plan *p, const struct fw_decision *d, int g)
+{
+	for (int32_t k = 0; d && k < d->alloc_count; k++)
+		if (p->allocs[d->alloc_first + k].group == g)
+			return p->allocs[d->alloc_first + k].node;
+	return -1;
+}
+
+/* On the empty two racks a het job of 2 + 4 GPUs packs onto a0 and a1;
+ * its group 0 restricted to b1 and its group 1 to every node but a1, b0
+ * and b1, each group lands on its one node, under every policy. */
+TEST(group_filters_put_each_group_on_its_nodes)
+{
+	static const char *const pols[] = { "fairway", "slurm", "fifo", "kai" };
+	int32_t b1[] = { 3 }, not_a0[] = { 3, 2, 1 };
+
+	for (int filtered = 0; filtered <= 1; filtered++) {
+		struct fw_snapshot *s = two_racks();
+		int h = het2(s, "het", 2, 4, 10);
+		if (filtered) {
+			ASSERT_EQ(fw_snapshot_restrict_group(s, h, 0, b1, 1, 0), 0);
+			ASSERT_EQ(fw_snapshot_restrict_group(s, h, 1, not_a0, 3, 1), 1);
+		}
+		for (int k = 0; k < 4; k++) {
+			struct fw_plan *p = run(s, pols[k]);
+			ASSERT(p != NULL);
+			const struct fw_decision *d = decision(p, h, FW_DECIDE_START);
+			ASSERT(d != NULL);
+			if (filtered) {
+				ASSERT_EQ(group_node(p, d, 0), 3);
+				ASSERT_EQ(group_node(p, d, 1), 0);
+			} else { /* where they go without: the filters moved them */
+				ASSERT(group_node(p, d, 0) != 3 || group_node(p, d, 1) != 0);
+			}
+		}
+		fw_snapshot_free(s);
+	}
+}
+
+/* b0 runs r (3 GPUs) until 1000.  A het job whose 8-GPU group may use b0
+ * only waits, and fairway reserves b0 for that group at 1000 (the other
+ * group anywhere else), with the estimate to match; a second het job whose
+ * two apart groups may both use a0 only never starts, nor is reserved. */
+TEST(a_group_filter_waits_for_its_node)
+{
+	struct fw_snapshot *s = b0_busy();
+	int32_t b0[] = { 2 }, a0[] = { 0 };
+	int h = het2(s, "het", 8, 1, 10), g = het2(s, "both-a0", 1, 1, 11);
+
+	ASSERT(fw_snapshot_restrict_group(s, h, 0, b0, 1, 0) >= 0);
+	ASSERT(fw_snapshot_restrict_group(s, g, 0, a0, 1, 0) >= 0);
+	ASSERT(fw_snapshot_restrict_group(s, g, 1, a0, 1, 0) >= 0);
+	struct fw_plan *p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT(decision(p, h, FW_DECIDE_START) == NULL);
+	const struct fw_decision *rv = decision(p, h, FW_DECIDE_RESERVE);
+	ASSERT(rv != NULL);
+	ASSERT_EQ(rv->at, 1000);
+	ASSERT_EQ(group_node(p, rv, 0), 2);
+	ASSERT(group_node(p, rv, 1) >= 0 && group_node(p, rv, 1) != 2);
+	ASSERT_EQ(pending_of(p, h)->expected_start, 1000);
+	ASSERT(decision(p, g, FW_DECIDE_START) == NULL);
+	ASSERT(decision(p, g, FW_DECIDE_RESERVE) == NULL);
+	ASSERT_EQ(pending_of(p, g)->expected_start, FW_TIME_UNKNOWN);
+	fw_snapshot_free(s);
+
+	/* a group of 8 GPUs whose filter allows only a 4-GPU node never fits,
+	 * and the reason says so of that group (8 GPUs, at most 4), though
+	 * its job's other group may use an 8-GPU node */
+	s = fw_snapshot_new();
+	tb_node(s, "small", 4, NULL, NULL, NULL, NULL);
+	tb_node(s, "large", 8, NULL, NULL, NULL, NULL);
+	tb_queue(s, "q", -1, 12, -1, 1);
+	s->now = 100;
+	int32_t sm[] = { 0 };
+	h = het2(s, "het", 8, 1, 10);
+	ASSERT(fw_snapshot_restrict_group(s, h, 0, sm, 1, 0) >= 0);
+	p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT(decision(p, h, FW_DECIDE_START) == NULL);
+	ASSERT_EQ(pending_of(p, h)->expected_start, FW_TIME_UNKNOWN);
+	ASSERT_EQ(pending_of(p, h)->unknown_why, FW_REASON_NEVER_FITS);
+	ASSERT_EQ(pending_of(p, h)->why_a, 8);
+	ASSERT_EQ(pending_of(p, h)->why_b, 4);
+	fw_snapshot_free(s);
+}
+
+/* Jobs alike but for their group filters are told apart: "stuck" (1 +
+ * 1 GPUs, apart, both groups on a0 only) never fits; "free", the same
+ * shape with its groups on a1 and b1, starts there all the same (a memo
+ * that took them for one shape would skip it), under every policy.  And
+ * the tainted-first search's miss memo (a0 and a1 lemons): "far" (groups
+ * on b0 or b1 only) finds no lemon, "near" (group 0 on a0 or b0, group 1
+ * on a1 or b1; lists of the same lengths) still takes the lemons first,
+ * though b0 is the busier node. */
+TEST(jobs_alike_but_for_their_group_filters_are_told_apart)
+{
+	static const char *const pols[] = { "fairway", "slurm", "fifo", "kai" };
+	struct fw_snapshot *s = two_racks();
+	int32_t a0[] = { 0 }, a1[] = { 1 }, b1[] = { 3 };
+	int stuck = het2(s, "stuck", 1, 1, 10), fr = het2(s, "free", 1, 1, 11);
+
+	ASSERT(fw_snapshot_restrict_group(s, stuck, 0, a0, 1, 0) >= 0);
+	ASSERT(fw_snapshot_restrict_group(s, stuck, 1, a0, 1, 0) >= 0);
+	ASSERT(fw_snapshot_restrict_group(s, fr, 0, a1, 1, 0) >= 0);
+	ASSERT(fw_snapshot_restrict_group(s, fr, 1, b1, 1, 0) >= 0);
+	for (int k = 0; k < 4; k++) {
+		struct fw_plan *p = run(s, pols[k]);
+		ASSERT(p != NULL);
+		ASSERT(decision(p, stuck, FW_DECIDE_START) == NULL);
+		if (k == 2)
+			continue; /* fifo: "stuck" holds the line */
+		const struct fw_decision *d = decision(p, fr, FW_DECIDE_START);
+		ASSERT(d != NULL);
+		ASSERT_EQ(group_node(p, d, 0), 1);
+		ASSERT_EQ(group_node(p, d, 1), 3);
+	}
+	fw_snapshot_free(s);
+
+	s = two_racks();
+	int32_t bb[] = { 2, 3 }, ab0[] = { 0, 2 }, ab1[] = { 1, 3 }, b0[] = { 2 };
+	int r = tb_job(s, "r", 0, 1, 2, 1000, 0);
+	tb_run(s, r, 1, b0, 0x3);
+	s->nodes[0].lemon = s->nodes[1].lemon = true;
+	int far = het2(s, "far", 1, 1, 10), near = het2(s, "near", 1, 1, 11);
+	ASSERT(fw_snapshot_restrict_group(s, far, 0, bb, 2, 0) >= 0);
+	ASSERT(fw_snapshot_restrict_group(s, far, 1, bb, 2, 0) >= 0);
+	ASSERT(fw_snapshot_restrict_group(s, near, 0, ab0, 2, 0) >= 0);
+	ASSERT(fw_snapshot_restrict_group(s, near, 1, ab1, 2, 0) >= 0);
+	struct fw_plan *p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT(decision(p, far, FW_DECIDE_START) != NULL);
+	ASSERT_EQ(group_node(p, decision(p, near, FW_DECIDE_START), 0), 0);
+	fw_snapshot_free(s);
+}
+
+/* Random snapshots where a third of the pending multi-task jobs become
+ * het jobs (a first task in a group of its own; both groups apart at
+ * random) and each group gets, at random, no filter, a random half of the
+ * nodes, a rack, or a few nodes left out (sometimes its job a filter
+ * too): every policy's plan keeps every invariant (the checker tests
+ * each task against its group's filter), is deterministic, and no task
+ * of a start or reservation lies where fw_snapshot_group_may_use says
+ * no; such jobs do start and get reservations. */
+TEST(random_group_filters_keep_every_invariant)
+{
+	static const char *const pols[] = { "fairway", "slurm", "fifo", "kai" };
+	int gstarts = 0, greserved = 0, groups = 0;
+
+	for (uint32_t seed = 1; seed <= 40; seed++) {
+		struct fw_snapshot *s = random_snapshot(seed);
+		uint32_t x = seed * 2246822519u + 3;
+		for (int j = 0; j < s->njobs; j++) {
+			struct fw_job *job = &s->jobs[j];
+			if (job->state != FW_JOB_PENDING || job->groups[0].count < 2 || xs32(&x) % 3)
+				continue;
+			job->groups[1] = job->groups[0];
+			job->groups[1].count = job->groups[0].count - 1;
+			job->groups[0].count = 1;
+			job->groups[0].apart = job->groups[1].apart = xs32(&x) % 2;
+			job->ngroups = 2;
+			if (xs32(&x) % 4 == 0) {
+				int32_t half[12];
+				for (int n = 0; n < 12; n++)
+					half[n] = 2 * n + (int32_t)(seed % 2);
+				ASSERT(fw_snapshot_restrict_job(s, j, half, 12) >= 0);
+			}
+			for (int g = 0; g < 2; g++) {
+				int32_t v[24], n = 0;
+				switch (xs32(&x) % 4) {
+				case 0:
+					continue;
+				case 1:
+					for (int k = 0; k < 24; k++)
+						if (xs32(&x) % 2)
+							v[n++] = k;
+					break;
+				case 2:
+					for (int k = 0; k < 4; k++)
+						v[n++] = 4 * (int32_t)(xs32(&x) % 6) + k;
+					break;
+				default:
+					for (int k = 0; k < 3; k++)
+						v[n++] = (int32_t)(xs32(&x) % 24);
+				}
+				if (n == 0)
+					continue;
+				ASSERT(fw_snapshot_restrict_group(s, j, g, v, n, n == 3) >= 0);
+				groups++;
+			}
+		}
+		for (int k = 0; k < 4; k++) {
+			struct fw_plan *p = run(s, pols[k]), *q = NULL;
+			struct fw_arena b;
+			ASSERT(p != NULL);
+			for (int i = 0; i < p->ndecisions; i++) {
+				const struct fw_decision *d = &p->decisions[i];
+				bool het = s->jobs[d->job].ngroups == 2 && s->jobs[d->job].state == FW_JOB_PENDING;
+				bool placed = d->kind == FW_DECIDE_START || d->kind == FW_DECIDE_RESERVE;
+				gstarts += het && d->kind == FW_DECIDE_START;
+				greserved += het && d->kind == FW_DECIDE_RESERVE;
+				for (int32_t t = 0; placed && t < d->alloc_count; t++) {
+					const struct fw_task_alloc *a = &p->allocs[d->alloc_first + t];
+					ASSERT(fw_snapshot_group_may_use(s, d->job, a->group, a->node));
+				}
+			}
+			fw_arena_init(&b, 4096);
+			ASSERT_OK(fw_cycle_run(s, fw_policy_find(pols[k]), &b, &q));
+			ASSERT_EQ(p->ndecisions, q->ndecisions);
+			ASSERT_OK(memcmp(p->decisions, q->decisions, (size_t)p->ndecisions * sizeof *p->decisions));
+			ASSERT_OK(memcmp(p->allocs, q->allocs, (size_t)p->nallocs * sizeof *p->allocs));
+			ASSERT_OK(memcmp(p->pending, q->pending, (size_t)p->npending * sizeof *p->pending));
+			fw_arena_release(&b);
+		}
+		fw_snapshot_free(s);
+	}
+	ASSERT(groups > 500);
+	ASSERT(gstarts > 150);
+	ASSERT(greserved > 50);
+}
+
+/* A group filter on every group is the job's filter: one pending job at
+ * a time (one_pending's scene), restricted to a random half of the nodes
+ * either way, starts under both or neither, each task within the half. */
+TEST(a_filter_on_every_group_places_as_the_jobs)
+{
+	int starts = 0, waits = 0;
+	for (uint32_t seed = 1; seed <= 12; seed++) {
+		uint32_t x = seed * 747796405u + 1;
+		int32_t half[24], nh = 0;
+		for (int n = 0; n < 24; n++)
+			if (xs32(&x) % 2)
+				half[nh++] = n;
+		for (int j = 0; j < 120; j++) {
+			bool started[2];
+			for (int per_group = 0; per_group <= 1; per_group++) {
+				struct fw_snapshot *s = one_pending(seed, j, false, false);
+				struct fw_job *job = &s->jobs[j];
+				if (job->groups[0].count >= 2) { /* two groups, so "every group" means two */
+					job->groups[1] = job->groups[0];
+					job->groups[1].count = job->groups[0].count - 1;
+					job->groups[0].count = 1;
+					job->ngroups = 2;
+				}
+				for (int g = 0; per_group && g < job->ngroups; g++)
+					ASSERT(fw_snapshot_restrict_group(s, j, g, half, nh, 0) >= 0);
+				if (!per_group)
+					ASSERT(fw_snapshot_restrict_job(s, j, half, nh) >= 0);
+				struct fw_plan *p = run(s, "kai");
+				ASSERT(p != NULL);
+				const struct fw_decision *d = start_of(p, j);
+				started[per_group] = d != NULL;
+				for (int32_t k = 0; d && k < d->alloc_count; k++)
+					ASSERT(fw_snapshot_job_may_use(s, j, p->allocs[d->alloc_first + k].node) ||
+					       fw_snapshot_group_may_use(s, j, p->allocs[d->alloc_first + k].group,
+									 p->allocs[d->alloc_first + k].node));
+				fw_snapshot_free(s);
+			}
+			ASSERT_EQ(started[0], started[1]);
+			starts += started[0];
+			waits += !started[0];
+		}
+	}
+	ASSERT(starts > 1000);
+	ASSERT(waits > 100);
+}
+
 static void c_one_per_node(struct fw_snapshot *s, struct fw_plan *p)
 {
 	s->jobs[CS_GANG].groups[0].one_per_node = true;
@@ -1293,6 +1578,20 @@ static void c_except_filter(struct fw_snapshot *s, struct fw_plan *p)
 	int32_t b0[] = { 2 };
 	(void)p;
 	fw_snapshot_restrict_job_except(s, CS_SMALL, b0, 1); /* it started on b0 */
+}
+
+static void c_group_filter(struct fw_snapshot *s, struct fw_plan *p)
+{
+	int32_t a0[] = { 0 };
+	(void)p;
+	fw_snapshot_restrict_group(s, CS_SMALL, 0, a0, 1, 0); /* it started on b0 */
+}
+
+static void c_group_except(struct fw_snapshot *s, struct fw_plan *p)
+{
+	int32_t b0[] = { 2 };
+	(void)p;
+	fw_snapshot_restrict_group(s, CS_SMALL, 0, b0, 1, 1); /* it started on b0 */
 }
 
 TEST(checker_names_every_broken_rule)
@@ -1352,6 +1651,10 @@ TEST(checker_names_every_broken_rule)
 		  "job small placed on node b0, outside its node filter" },
 		{ "a start on a node the job's except filter leaves out", c_except_filter,
 		  "job small placed on node b0, outside its node filter" },
+		{ "a start outside the group's node filter", c_group_filter,
+		  "job small: a task of group 0 placed on node b0, outside the group's node filter" },
+		{ "a start on a node the group's except filter leaves out", c_group_except,
+		  "job small: a task of group 0 placed on node b0, outside the group's node filter" },
 	};
 	struct fw_diag d;
 
@@ -1386,6 +1689,9 @@ TEST(out_of_memory_fails_cleanly_at_every_step)
 				: j % 3 ? fw_snapshot_restrict_job(s, j, some, 7)
 					: fw_snapshot_restrict_job_except(s, j, some, 2);
 	ASSERT(first >= 0);
+	for (int j = 2; j < s->njobs; j += 4) /* and group filters */
+		if (s->jobs[j].state == FW_JOB_PENDING)
+			ASSERT(fw_snapshot_restrict_group(s, j, 0, some, 7, j % 3 == 0) >= 0);
 	for (size_t lim = 4096; rc == FW_ENOMEM; lim += 4096, steps++) {
 		struct fw_arena b;
 		fw_arena_init(&b, 4096);
@@ -2271,6 +2577,45 @@ TEST(reclaim_stops_at_the_start_budget)
 		ASSERT_EQ(count_kind(p, FW_DECIDE_START), budget ? 1 : 2);
 		ASSERT(start_of(p, b1) != NULL);
 		ASSERT((start_of(p, b2) != NULL) == !budget);
+		fw_snapshot_free(s);
+	}
+}
+
+/* Reclaim for a job with group filters.  B's het job of 4 + 4 GPUs,
+ * apart, needs 4 GPUs freed on each node, and a1 (n0) then a3 (n1) hold
+ * the least work.  Whether its group 0 may use n0 only and group 1 any
+ * node (case 0), or group 0 n1 only and group 1 n0 only (case 1), reclaim
+ * counts the victims on every node some group may use: it evicts those
+ * two and the job starts, each group on its node (with no victim counted
+ * on the free group's node, A would fall below its share first).  Case
+ * 2: B's one-task job whose one group may use n0 only passes a3 (the least
+ * work, on n1: it would free nothing the job may use, and take A to its
+ * share) and evicts a1, as for a job filter. */
+TEST(reclaim_for_group_filters_evicts_where_some_group_may_go)
+{
+	for (int c = 0; c <= 2; c++) {
+		int a[4];
+		int32_t n0[] = { 0 }, n1[] = { 1 };
+		struct fw_snapshot *s = reclaim_case(a);
+		int b = tb_job(s, "b", 1, 1, 4, 1000, 500);
+		struct fw_job *j = &s->jobs[b];
+		if (c < 2) {
+			s->jobs[a[1]].start_time = 350; /* the least work: a1 (n0), then a3 (n1) */
+			j->groups[1] = j->groups[0];
+			j->groups[0].apart = j->groups[1].apart = true;
+			j->ngroups = 2;
+		}
+		ASSERT(fw_snapshot_restrict_group(s, b, 0, c == 1 ? n1 : n0, 1, 0) >= 0);
+		if (c == 1)
+			ASSERT(fw_snapshot_restrict_group(s, b, 1, n0, 1, 0) >= 0);
+		struct fw_plan *p = run(s, NULL);
+		ASSERT(p != NULL);
+		ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), c < 2 ? 2 : 1);
+		ASSERT(decision(p, a[1], FW_DECIDE_EVICT) != NULL);
+		ASSERT((decision(p, a[3], FW_DECIDE_EVICT) != NULL) == (c < 2));
+		ASSERT_EQ(group_node(p, decision(p, b, FW_DECIDE_START), 0), c == 1 ? 1 : 0);
+		if (c < 2)
+			ASSERT_EQ(group_node(p, decision(p, b, FW_DECIDE_START), 1), c == 1 ? 0 : 1);
 		fw_snapshot_free(s);
 	}
 }
@@ -3476,7 +3821,11 @@ TEST(fifo_line_is_submit_then_index_however_the_jobs_arrive)
 	node_filter_keeps_a_job_on_its_nodes, filters_sharing_a_start_are_told_apart, \
 	node_filter_on_unusable_nodes_never_fits, \
 	reclaim_for_a_filtered_job_evicts_on_its_nodes, a_filtered_gang_is_estimated_when_its_rack_frees, \
+	reclaim_for_group_filters_evicts_where_some_group_may_go, \
 	except_filters_keep_every_invariant, an_except_filter_keeps_a_job_off_its_nodes, \
+	group_filters_put_each_group_on_its_nodes, a_group_filter_waits_for_its_node, \
+	random_group_filters_keep_every_invariant, a_filter_on_every_group_places_as_the_jobs, \
+	jobs_alike_but_for_their_group_filters_are_told_apart, \
 	an_except_filter_is_the_reason_only_when_it_leaves_out_room
 
 int main(void)

@@ -449,6 +449,79 @@ TEST(node_filters_are_built_and_checked)
 	fw_snapshot_free(s);
 }
 
+/* Group filters (snapshot.h "Group filters"): restrict_group sorts and
+ * dedupes, refuses what validation would (no such group, out of order,
+ * twice, empty, a bad node or kind) and adds nothing then; the _as form
+ * shares a job filter's list; group_may_use asks both the job's filter
+ * and the group's; validation refuses a hand-made table that breaks a
+ * rule, naming the entry. */
+TEST(group_filters_are_built_and_checked)
+{
+	struct fw_snapshot *s = small();
+	struct fw_diag d;
+	int j1 = tb_job(s, "j1", 1, 1, 1, 1000, 1), j2 = tb_job(s, "j2", 1, 1, 1, 1000, 2);
+	int32_t both[] = { 1, 0, 1 }, bad[] = { 2 }, n0[] = { 0 }, n1[] = { 1 };
+
+	s->jobs[j1].groups[1] = s->jobs[j1].groups[0];
+	s->jobs[j1].ngroups = 2;
+	ASSERT_EQ(fw_snapshot_restrict_group(s, j1, 2, n0, 1, 0), FW_EINVAL); /* no group 2 */
+	ASSERT_EQ(fw_snapshot_restrict_group(s, j1, -1, n0, 1, 0), FW_EINVAL);
+	ASSERT_EQ(fw_snapshot_restrict_group(s, j1, 0, n0, 0, 0), FW_EINVAL);
+	ASSERT_EQ(fw_snapshot_restrict_group(s, j1, 0, bad, 1, 0), FW_EINVAL);
+	ASSERT_EQ(fw_snapshot_restrict_group(s, j1, 0, n0, 1, 2), FW_EINVAL);
+	ASSERT_EQ(fw_snapshot_restrict_group(s, 9, 0, n0, 1, 0), FW_EINVAL);
+	ASSERT_EQ(s->ngroup_nodes, 0);
+	ASSERT_EQ(s->nnode_refs, 0);
+	ASSERT_EQ(fw_snapshot_restrict_group(s, j1, 1, both, 3, 0), 0);
+	ASSERT_EQ(s->nnode_refs, 2); /* sorted, distinct */
+	ASSERT_EQ(fw_snapshot_restrict_group(s, j1, 0, n0, 1, 0), FW_EINVAL); /* after group 1: out of order */
+	ASSERT_EQ(fw_snapshot_restrict_group(s, j1, 1, n0, 1, 0), FW_EINVAL); /* twice */
+	ASSERT_EQ(fw_snapshot_restrict_group(s, 0, 0, n0, 1, 0), FW_EINVAL); /* an earlier job */
+	ASSERT_EQ(fw_snapshot_restrict_group(s, j2, 0, n1, 1, 1), 1);        /* every node but n1 */
+	ASSERT_EQ(s->ngroup_nodes, 2);
+	ASSERT_OK(fw_snapshot_validate(s, &d));
+	ASSERT(fw_snapshot_group_may_use(s, j1, 0, 0) && fw_snapshot_group_may_use(s, j1, 0, 1)); /* none */
+	ASSERT(fw_snapshot_group_may_use(s, j1, 1, 0) && fw_snapshot_group_may_use(s, j1, 1, 1));
+	ASSERT(fw_snapshot_group_may_use(s, j2, 0, 0) && !fw_snapshot_group_may_use(s, j2, 0, 1));
+	ASSERT(fw_snapshot_job_may_use(s, j2, 1)); /* the job's own filter: none */
+
+	/* a job filter and a group filter: both must allow */
+	int j3 = tb_job(s, "j3", 1, 1, 1, 1000, 3);
+	s->jobs[j3].groups[1] = s->jobs[j3].groups[0];
+	s->jobs[j3].ngroups = 2;
+	ASSERT_EQ(fw_snapshot_restrict_job(s, j3, n1, 1), 0);
+	ASSERT_EQ(fw_snapshot_restrict_group_as(s, j3, 0, 1), FW_EINVAL); /* no job entry 1 */
+	ASSERT_EQ(fw_snapshot_restrict_group_as(s, j3, 1, 0), 2);         /* shares n1's list */
+	ASSERT_EQ(s->group_nodes[2].first, s->job_nodes[0].first);
+	ASSERT(!fw_snapshot_group_may_use(s, j3, 0, 0) && fw_snapshot_group_may_use(s, j3, 0, 1));
+	ASSERT(!fw_snapshot_group_may_use(s, j3, 1, 0) && fw_snapshot_group_may_use(s, j3, 1, 1));
+	ASSERT_OK(fw_snapshot_validate(s, &d));
+
+	s->group_nodes[0].group = 2; /* j1 has two groups */
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_ENOENT);
+	ASSERT_STR_EQ(d.field, "group_nodes[0].group");
+	s->group_nodes[0].group = 1;
+	s->group_nodes[1].job = j1; /* j2's entry before j1's... as j1's group 0 */
+	s->group_nodes[1].group = 0;
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_EINVAL);
+	ASSERT_STR_EQ(d.field, "group_nodes[1]");
+	s->group_nodes[1].job = j2;
+	s->node_refs[s->group_nodes[0].first + 1] = 0; /* not distinct */
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_EINVAL);
+	ASSERT_STR_EQ(d.field, "group_nodes[0].nodes");
+	s->node_refs[s->group_nodes[0].first + 1] = 1;
+	s->group_nodes[1].except = 3;
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_EINVAL);
+	ASSERT_STR_EQ(d.field, "group_nodes[1]");
+	s->group_nodes[1].except = 1;
+	s->group_nodes[1].job = 7; /* no such job */
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_ENOENT);
+	ASSERT_STR_EQ(d.field, "group_nodes[1]");
+	s->group_nodes[1].job = j2;
+	ASSERT_OK(fw_snapshot_validate(s, &d));
+	fw_snapshot_free(s);
+}
+
 /* fw_node_has_labels: every pair must be on the node with its value; ""
  * is the label without a value, not any value; no pairs meet every node. */
 TEST(node_labels_meet_a_selector)
@@ -478,7 +551,7 @@ TEST(node_labels_meet_a_selector)
 	ASSERT(!fw_node_has_labels(&n, sel, 3)); /* zone is missing */
 }
 
-TEST_MAIN(valid_snapshot_passes, node_filters_are_built_and_checked, node_labels_meet_a_selector, duplicate_node_is_rejected, duplicate_names_are_found_alike_by_both_ways,
+TEST_MAIN(valid_snapshot_passes, node_filters_are_built_and_checked, group_filters_are_built_and_checked, node_labels_meet_a_selector, duplicate_node_is_rejected, duplicate_names_are_found_alike_by_both_ways,
 	  queue_cycle_is_rejected, expansion_factor_cap_is_bounded,
 	  negative_quota_is_rejected, job_on_inner_queue_is_rejected, bad_running_allocation_is_rejected,
 	  fractional_gang_is_rejected, huge_task_count_is_rejected,
