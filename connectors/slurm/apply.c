@@ -688,8 +688,8 @@ void fw__orphan_text(const struct fw__orphan *o, const slurm_job_info_t *j, char
 			 "waiting: held (submit fewer components, or separate jobs)", FW_MAX_GROUPS, (int)o->n);
 		break;
 	case FW__ORPHAN_HET_MIXED:
-		snprintf(buf, len, "fairway: plans a heterogeneous job whose components ask the same account, "
-			 "partition, --exclude, --constraint and --switches, and no -w: held (submit it so)");
+		snprintf(buf, len, "fairway: plans a heterogeneous job whose components ask the same account and "
+			 "--switches: held (submit it so)");
 		break;
 	case FW__ORPHAN_HET_OTHER:
 		snprintf(buf, len, "fairway: component %u of this heterogeneous job is held (see its comment), and "

@@ -14,7 +14,8 @@
  *               array's pending record is one pending job per task it
  *               lists, "A_T", within the array's throttle and a cap; a
  *               heterogeneous job's waiting components are one job, a
- *               task group each (pending_het).
+ *               task group each, each group restricted to its
+ *               component's nodes when they ask unlike (pending_het).
  * The running jobs are booked per node as they are read, so the snapshot
  * never overbooks a node (fw_snapshot_validate refuses that) even where
  * Slurm runs more than fairway counts room for: a managed job on GPUs a
@@ -677,16 +678,44 @@ static bool same_text(const char *a, const char *b)
 	return fw__set(a) ? fw__set(b) && !strcmp(a, b) : !fw__set(b);
 }
 
-/* Do the components ask alike what the node filter and the queue are
- * made of (one filter and one queue for the job), and none a -w? */
-static bool het_alike(slurm_job_info_t *const *c, int32_t n)
+/* Do the components ask alike what the queue and the topology rule are
+ * made of (one queue for the job, one --switches)? */
+static bool het_one_queue(slurm_job_info_t *const *c, int32_t n)
 {
 	for (int32_t k = 0; k < n; k++)
-		if (!same_text(c[k]->account, c[0]->account) || !same_text(c[k]->partition, c[0]->partition) ||
-		    !same_text(c[k]->exc_nodes, c[0]->exc_nodes) || !same_text(c[k]->features, c[0]->features) ||
-		    c[k]->req_switch != c[0]->req_switch || fw__slurm_nodelist(c[k]))
+		if (!same_text(c[k]->account, c[0]->account) || c[k]->req_switch != c[0]->req_switch)
 			return false;
 	return true;
+}
+
+/* Do they ask alike where they may run (one node filter for the job)?
+ * If not, each component's filter goes to its task group. */
+static bool het_one_filter(slurm_job_info_t *const *c, int32_t n)
+{
+	for (int32_t k = 0; k < n; k++)
+		if (!same_text(c[k]->partition, c[0]->partition) || !same_text(c[k]->exc_nodes, c[0]->exc_nodes) ||
+		    !same_text(c[k]->features, c[0]->features) ||
+		    !same_text(fw__slurm_nodelist(c[k]), fw__slurm_nodelist(c[0])))
+			return false;
+	return true;
+}
+
+/* Add the merged job fj, each task group restricted to the nodes its
+ * component may use (filter.c), or the whole job to the nodes they all
+ * may use when they ask alike. */
+static int add_het(struct build *b, const struct fw_job *fj, slurm_job_info_t *const *c, int32_t n)
+{
+	int x, rc = FW_OK;
+
+	if (het_one_filter(c, n))
+		return add_pending(b, fj); /* the filter answered for the last of them: for all */
+	if ((x = fw_snapshot_add_job(b->s, fj)) < 0)
+		return FW_ENOMEM;
+	for (int32_t k = 0; k < n && rc == FW_OK; k++) {
+		fw__slurm_filter_job(b->filter, c[k]); /* answered before (not_placeable): cached */
+		rc = fw__slurm_filter_restrict_group(b->filter, x, (int)k);
+	}
+	return rc;
 }
 
 /* The components as one pending job in *fj: a group each, apart, with
@@ -715,9 +744,10 @@ static int32_t het_merge(struct fw_job *fj, const struct fw_job *part, int32_t n
 /* A waiting component j of a heterogeneous job (slurm_int.h).  Each
  * component answers for itself, from the same view of them all: held
  * with a comment when the job cannot be planned (its components cannot
- * be read, are more than FW_MAX_GROUPS, ask unlike, another one was
- * released alone, or one of them is held for a reason of its own); else
- * the first of them adds the job. */
+ * be read, are more than FW_MAX_GROUPS, ask unlike accounts or
+ * --switches, another one was released alone, or one of them is held for
+ * a reason of its own); else the first of them adds the job, each group
+ * with its component's node filter when they differ (add_het). */
 static int pending_het(struct build *b, const slurm_job_info_t *j)
 {
 	slurm_job_info_t *c[FW__HET_MAX];
@@ -732,7 +762,7 @@ static int pending_het(struct build *b, const slurm_job_info_t *j)
 		return orphan(b, j, FW__ORPHAN_HET_SET, listed);
 	if (n > FW_MAX_GROUPS)
 		return orphan(b, j, FW__ORPHAN_HET_GROUPS, n);
-	if (!het_alike(c, n))
+	if (!het_one_queue(c, n))
 		return orphan(b, j, FW__ORPHAN_HET_MIXED, 0);
 	if ((partly = fw__het_released(b->h, j)) != 0)
 		return orphan(b, j, FW__ORPHAN_HET_PARTLY, (int32_t)(partly & INT32_MAX));
@@ -747,14 +777,14 @@ static int pending_het(struct build *b, const slurm_job_info_t *j)
 		if (rc == 0 && bad < 0)
 			bad = k;
 	}
-	/* its own last: the filter then answers for it (all alike) */
+	/* its own last: the filter then answers for it (for all, when alike) */
 	if ((rc = pending_shape(b, j, &part[self])) <= 0)
 		return rc;
 	if (bad >= 0)
 		return orphan(b, j, FW__ORPHAN_HET_OTHER, (int32_t)(c[bad]->job_id & INT32_MAX));
 	if ((tasks = het_merge(&fj, part, n)) > FW_MAX_TASKS)
 		return orphan(b, j, FW__ORPHAN_NODES, tasks);
-	return self == 0 ? add_pending(b, &fj) : FW_OK; /* the first component adds the job */
+	return self == 0 ? add_het(b, &fj, c, n) : FW_OK; /* the first component adds the job */
 }
 
 /* A held job; a task of an array with a record of its own (requeued)

@@ -506,3 +506,15 @@ int fw__slurm_filter_restrict(struct fw__slurm_filter *f, int32_t job)
 		a->entry = x;
 	return FW_OK;
 }
+
+int fw__slurm_filter_restrict_group(struct fw__slurm_filter *f, int32_t job, int group)
+{
+	struct answer *a = f->cur;
+	int x;
+
+	if (!a)
+		return FW_OK;
+	x = a->entry >= 0 ? fw_snapshot_restrict_group_as(f->s, job, group, a->entry)
+			  : fw_snapshot_restrict_group(f->s, job, group, f->out, a->nlist, a->except);
+	return x < 0 ? x : FW_OK;
+}

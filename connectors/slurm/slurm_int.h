@@ -217,7 +217,10 @@ void fw__jobfail_free(struct fw__jobfail *f);
  * (a --constraint form fairway does not read).  fw__slurm_filter_restrict
  * then restricts the snapshot job x, just added for j, to those nodes
  * (nothing for FW__NODES_ANY), sharing the node list of an earlier job
- * that asked alike; FW_OK or the core's error.  fw__constraint_match: 1
+ * that asked alike; FW_OK or the core's error.  The _group form
+ * restricts task group g of x instead (a het job's component j, whose
+ * components ask unlike: snapshot.h "Group filters"); the groups in
+ * order, each right after its fw__slurm_filter_job.  fw__constraint_match: 1
  * when the comma list of features satisfies expr, 0 when not, -1 for a
  * form fairway does not read. */
 #define FW__NODES_ANY (-1)
@@ -227,6 +230,7 @@ struct fw__slurm_filter *fw__slurm_filter_new(const struct fw_slurm *h, struct f
 					      const int32_t *node_of);
 int32_t fw__slurm_filter_job(struct fw__slurm_filter *f, const slurm_job_info_t *j);
 int fw__slurm_filter_restrict(struct fw__slurm_filter *f, int32_t x);
+int fw__slurm_filter_restrict_group(struct fw__slurm_filter *f, int32_t x, int g);
 void fw__slurm_filter_free(struct fw__slurm_filter *f);
 int fw__constraint_match(const char *expr, const char *features);
 /* The nodes a user asked with -w (--nodelist), as job_submit.lua keeps

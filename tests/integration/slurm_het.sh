@@ -18,6 +18,10 @@
 #   runs_whole_after         once the 8-GPU job ends, both run, apart
 #   three_on_two_nodes_wait  1+1+1 GPUs on 2 nodes: never released (three
 #                            components need three nodes), commented
+#   own_nodelist_per_component  -w gpu002 : -w gpu001 (2 + 4 GPUs), and
+#   own_exclude_per_component   --exclude=gpu001 : --exclude=gpu002: each
+#                            component runs on its own node (a node filter
+#                            per task group), not where 2 + 4 goes without
 #   mixed_accounts_held      components of two accounts: held, each with
 #                            the comment that says why
 . "$(dirname "$0")/../slurm/lib.sh"
@@ -99,6 +103,28 @@ else
 	bad three_on_two_nodes_wait "$(comps "$c")"
 fi
 scancel "$c"
+
+# ------------------------------------------------------------ nodes per component
+# own_nodes COMP0_OPT COMP1_OPT: 2 + 4 GPUs, each component with its own
+# option; passes when component 0 runs on gpu002 and 1 on gpu001 (on an
+# empty lab, unfiltered, 2 + 4 starts 0 on gpu001).  Slurm refuses -w on
+# one component beside an --exclude of that node on another ("Invalid
+# node name specified"), and adds each -w component's nodes to the other
+# components' ExcNodeList itself.
+own_nodes() {
+	local e got
+	e=$(sbatch --parsable -A team_a -N1 --gres=gpu:2 "$1" -t 1 -o /dev/null : \
+		-A team_a -N1 --gres=gpu:4 "$2" -t 1 --wrap 'sleep 3')
+	if wait_until 20 '[ "$(running_count "$e")" = 2 ]'; then
+		got=$(squeue -h -j "$e" -t R -o '%A %N' | sort -n | awk '{ printf "%s ", $2 }')
+		[ "$got" = "gpu002 gpu001 " ] && ok "$3" || bad "$3" "$(comps "$e")"
+	else
+		bad "$3" "not running together: $(comps "$e"); $(tail -3 "$T/fairway.log")"
+	fi
+	wait_until 30 "gone $e"
+}
+own_nodes --nodelist=gpu002 --nodelist=gpu001 own_nodelist_per_component
+own_nodes --exclude=gpu001 --exclude=gpu002 own_exclude_per_component
 
 # ------------------------------------------------------------ unlike components
 d=$(sbatch --parsable -A team_a -N1 --gres=gpu:1 -t 1 -o /dev/null : -A team_b -N1 --gres=gpu:1 -t 1 --wrap 'sleep 1')

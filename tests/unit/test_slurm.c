@@ -1310,6 +1310,59 @@ TEST(a_het_jobs_components_are_one_job)
 	fake_free(&f);
 }
 
+/* Components that ask for unlike nodes (--exclude, -w; partitions and
+ * --constraint go the same way) are still one job, each task group
+ * restricted to its component's nodes (snapshot.h "Group filters"): on
+ * gpu001 and gpu002, component 0 (2 GPUs) excluding gpu002 and component
+ * 1 (4 GPUs) naming gpu002 with -w start as one job, 0 on gpu001 and 1 on
+ * gpu002; so they do with the exclusion swapped (0 on gpu002 ... which
+ * 1's -w holds: held).  Alike, the job keeps one filter for all. */
+TEST(a_het_jobs_components_keep_their_own_nodes)
+{
+	static const struct {
+		const char *exc0, *adm1, *exc1;
+		int starts, groups, filters;
+		const char *node0, *node1;
+	} c[] = {
+		{ "gpu002", "fairway: -w gpu002", NULL, 1, 2, 0, "gpu001", "gpu002" },
+		{ "gpu001", NULL, "gpu002", 1, 2, 0, "gpu002", "gpu001" },
+		{ "gpu001", "fairway: -w gpu002", NULL, 0, 2, 0, NULL, NULL },
+		{ "gpu001", NULL, "gpu001", 0, 0, 1, NULL, NULL }, /* alike: one job filter */
+	};
+
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		struct fw_backend_action *acts;
+		struct fw_arena ar;
+		struct fake f;
+		int32_t na, starts = 0;
+		fake_init(&f, 2, 2);
+		slurm_job_info_t *p0 = het_part(&f, 0, 0, "500-501", "gres:gpu:2");
+		slurm_job_info_t *p1 = het_part(&f, 1, 1, "500-501", "gres:gpu:4");
+		p0->exc_nodes = (char *)c[i].exc0;
+		p1->exc_nodes = (char *)c[i].exc1;
+		p1->admin_comment = (char *)c[i].adm1;
+		ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+		ASSERT_OK(fw_snapshot_validate(f.s, &f.d));
+		ASSERT_EQ(f.s->njobs, 1);
+		ASSERT_EQ(f.h->norphans, 0);
+		ASSERT_EQ(f.s->ngroup_nodes, c[i].groups);
+		ASSERT_EQ(f.s->njob_nodes, c[i].filters);
+		na = plan_actions(&f, &ar, &acts);
+		for (int32_t k = 0; k < na; k++) {
+			if (acts[k].kind != FW_DECIDE_START)
+				continue;
+			starts++;
+			ASSERT_EQ(acts[k].nplacements, 2);
+			for (int32_t t = 0; t < 2; t++)
+				ASSERT_STR_EQ(acts[k].placements[t].node,
+					      acts[k].placements[t].group == 0 ? c[i].node0 : c[i].node1);
+		}
+		ASSERT_EQ(starts, c[i].starts);
+		fw_arena_release(&ar);
+		fake_free(&f);
+	}
+}
+
 /* What fairway cannot plan as one job is held, every component with a
  * comment that says why, and counted skipped. */
 TEST(a_het_job_fairway_cannot_plan_is_held_saying_so)
@@ -1320,8 +1373,8 @@ TEST(a_het_job_fairway_cannot_plan_is_held_saying_so)
 		const char *want0, *want1; /* the comments of components 0 and 1 */
 	} c[] = {
 		{ "500-501", "team_b", "gres:gpu:1", 2,
-		  "fairway: plans a heterogeneous job whose components ask the same account, partition, --exclude, "
-		  "--constraint and --switches, and no -w: held (submit it so)", NULL },
+		  "fairway: plans a heterogeneous job whose components ask the same account and --switches: held "
+		  "(submit it so)", NULL },
 		{ "500-504", "team_a", "gres:gpu:1", 5,
 		  "fairway: plans a heterogeneous job of at most 4 components and this one has 5 waiting: held "
 		  "(submit fewer components, or separate jobs)", NULL },
@@ -1365,4 +1418,4 @@ TEST_MAIN(gres_counts_and_models, gres_index_masks, options, managed_partitions,
 	  an_arrays_pending_tasks_are_planned_one_by_one, an_arrays_throttle_bounds_the_tasks_offered,
 	  a_partly_started_array_offers_the_rest, an_arrays_tasks_are_capped_per_cycle,
 	  an_array_list_fairway_cannot_read_is_held_saying_so, a_het_jobs_components_are_one_job,
-	  a_het_job_fairway_cannot_plan_is_held_saying_so)
+	  a_het_jobs_components_keep_their_own_nodes, a_het_job_fairway_cannot_plan_is_held_saying_so)
