@@ -688,14 +688,14 @@ static bool het_one_queue(slurm_job_info_t *const *c, int32_t n)
 	return true;
 }
 
-/* Do they ask alike where they may run (one node filter for the job)?
- * If not, each component's filter goes to its task group. */
+/* Do they ask alike where they may run, and none a -w (one node filter
+ * for the job)?  If not, each component's filter goes to its task group:
+ * a -w names the nodes of one component, as many as it asks. */
 static bool het_one_filter(slurm_job_info_t *const *c, int32_t n)
 {
 	for (int32_t k = 0; k < n; k++)
 		if (!same_text(c[k]->partition, c[0]->partition) || !same_text(c[k]->exc_nodes, c[0]->exc_nodes) ||
-		    !same_text(c[k]->features, c[0]->features) ||
-		    !same_text(fw__slurm_nodelist(c[k]), fw__slurm_nodelist(c[0])))
+		    !same_text(c[k]->features, c[0]->features) || fw__slurm_nodelist(c[k]))
 			return false;
 	return true;
 }

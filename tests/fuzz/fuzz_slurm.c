@@ -49,7 +49,10 @@
  * throttle; names are unique (fw_snapshot_validate).  Het jobs: a
  * pending job of a component has a group for each waiting component its
  * set lists (each once), all apart when more than one, and no more than
- * FW_MAX_GROUPS, and none of its components is released (het_hold).
+ * FW_MAX_GROUPS, and none of its components is released (het_hold);
+ * each group may use exactly the nodes its component may, by a group
+ * filter or, when the components ask alike and name no -w, by the job's
+ * (het_filters_hold).
  *
  * The gres parsers also get each line raw: a count in 0..FW__GRES_MAX, a
  * model that is a NUL-terminated part of the input, and an IDX mask only
@@ -482,52 +485,130 @@ static int node_named(const struct world *w, const char *name)
 	return -1;
 }
 
-/* Each node of a job's filter is one of its partitions' and has the
+/* A het job's waiting components, by offset then job id: the records
+ * its set lists (each once) that are pending, not released and of its
+ * het job, its task groups in that order.  Returns how many. */
+static int32_t het_parts(const struct world *w, const slurm_job_info_t *j, const slurm_job_info_t **c)
+{
+	uint32_t ids[FW__HET_MAX];
+	int32_t listed = fw__array_tasks(j->het_job_id_set, ids, FW__HET_MAX), n = 0;
+
+	for (int32_t i = 0; i < listed && i < FW__HET_MAX; i++) {
+		bool dup = false;
+		for (int32_t k = 0; k < i; k++)
+			dup |= ids[k] == ids[i];
+		for (int k = 0; k < w->nj && !dup; k++) {
+			const slurm_job_info_t *o = &w->jobs[k];
+			bool released = fw__job_pending(o) && o->priority && o->req_nodes && *o->req_nodes;
+			if (o->job_id == ids[i] && fw__het_job(o) && o->het_job_id == j->het_job_id &&
+			    fw__job_pending(o) && !released && n < FW_MAX_GROUPS)
+				c[n++] = o;
+		}
+	}
+	for (int32_t a = 1; a < n; a++) /* a few: insertion */
+		for (int32_t b = a; b > 0 && (c[b - 1]->het_job_offset > c[b]->het_job_offset ||
+					      (c[b - 1]->het_job_offset == c[b]->het_job_offset &&
+					       c[b - 1]->job_id > c[b]->job_id)); b--) {
+			const slurm_job_info_t *t = c[b];
+			c[b] = c[b - 1], c[b - 1] = t;
+		}
+	return n;
+}
+
+/* One filter, of record j (a job, or a het job's component): may[k],
+ * whether node k is allowed, n its entry's list length (-1: none), tasks
+ * its tasks.  Each node allowed is one of its partitions' and has the
  * features its --constraint asks (fairway never starts it where Slurm
- * would refuse to run it); a -w job's filter is exactly the nodes its
- * list in force names (in_force), as many as it asks; a filter's list is the shorter of the nodes
- * allowed and those left out (an except entry). */
+ * would refuse to run it); a -w record's filter is exactly the nodes
+ * its list in force names (in_force), as many as it asks; a list is the
+ * shorter of the nodes allowed and those left out (an except entry). */
+static void filter_holds(const struct world *w, const struct fw_snapshot *s, const slurm_job_info_t *j,
+			 const bool *may, int32_t n, int32_t tasks)
+{
+	const char *list = in_force(j);
+	int32_t allowed = 0;
+
+	if (!same_list(list, fw__slurm_nodelist(j)))
+		abort(); /* the adapter reads the list in force, no other */
+	for (int32_t k = 0; n >= 0 && k < s->nnodes; k++) /* either kind of entry */
+		allowed += may[k];
+	if (n >= 0 && (allowed == 0 || allowed == s->nnodes)) /* an empty or a useless filter */
+		abort();
+	if (n > s->nnodes - n) /* the shorter list: of the nodes left, or of those left out */
+		abort();
+	if (list) {
+		hostlist_t hl = slurm_hostlist_create(list);
+		int32_t named = fw__slurm_nodelist_count(list);
+		if (!hl || (n >= 0 && allowed != named) || (n < 0 && named != s->nnodes) || tasks != named)
+			abort();
+		for (int32_t k = 0; n >= 0 && k < s->nnodes; k++)
+			if (may[k] && slurm_hostlist_find(hl, s->nodes[k].name) < 0)
+				abort();
+		slurm_hostlist_destroy(hl);
+	}
+	for (int32_t k = 0; n >= 0 && k < s->nnodes; k++) {
+		if (!may[k])
+			continue;
+		int i = node_named(w, s->nodes[k].name);
+		const node_info_t *ni = &w->nodes[i];
+		const char *feats = ni->features_act ? ni->features_act : ni->features;
+		bool in = false;
+		for (int p = 0; p < NPART; p++)
+			in |= w->in[p][i] && fw__slurm_listed(j->partition, part_names[p]);
+		if (!in || (fw__set(j->features) && fw__constraint_match(j->features, feats) != 1))
+			abort();
+	}
+}
+
+/* A pending het job x: each task group's nodes are its component's
+ * (filter_holds), by the group's entry when it has one (its job then has
+ * none: one or the other), else by the job's (its components alike).
+ * Group filters on any other job: none. */
+static void het_filters_hold(const struct world *w, const struct fw_snapshot *s, int32_t x,
+			     const slurm_job_info_t *j)
+{
+	const slurm_job_info_t *c[FW_MAX_GROUPS];
+	const struct fw_job *fj = &s->jobs[x];
+	const int32_t *v;
+	int32_t e = -1, m = 0, njob = fw_snapshot_job_nodes(s, x, &v);
+	bool may[MAXN];
+
+	for (int32_t i = 0; i < s->ngroup_nodes; i++)
+		if (s->group_nodes[i].job == x)
+			e = e < 0 ? i : e, m++;
+	if (!fw__het_job(j) || fj->state != FW_JOB_PENDING) {
+		if (m > 0)
+			abort();
+		return;
+	}
+	if ((m > 0 && njob >= 0) || het_parts(w, j, c) != fj->ngroups)
+		abort();
+	for (int g = 0; g < fj->ngroups; g++) {
+		int32_t n = m > 0 ? -1 : njob;
+		for (int32_t i = e; m > 0 && i < e + m; i++)
+			n = s->group_nodes[i].group == g ? s->group_nodes[i].count : n;
+		for (int32_t k = 0; k < s->nnodes; k++)
+			may[k] = fw_snapshot_group_may_use(s, x, g, k);
+		filter_holds(w, s, c[g], may, n, fj->groups[g].count);
+	}
+}
+
+/* Each pending job's filter (filter_holds), a het job's per group. */
 static void filters_hold(const struct world *w, const struct fw_snapshot *s)
 {
 	for (int32_t x = 0; x < s->njobs; x++) {
 		const slurm_job_info_t *j = job_named(w, s->jobs[x].name);
 		const int32_t *v;
 		int32_t n = fw_snapshot_job_nodes(s, x, &v);
-		const char *list = j && s->jobs[x].state == FW_JOB_PENDING ? in_force(j) : NULL;
-		int32_t allowed = 0;
+		bool may[MAXN];
 		if (!j)
 			abort(); /* a name no record stands for (an array's task it does not list) */
-		if (j && s->jobs[x].state == FW_JOB_PENDING && !same_list(list, fw__slurm_nodelist(j)))
-			abort(); /* the adapter reads the list in force, no other */
-		for (int32_t k = 0; n >= 0 && k < s->nnodes; k++) /* either kind of entry */
-			allowed += fw_snapshot_job_may_use(s, x, k);
-		if (n >= 0 && (allowed == 0 || allowed == s->nnodes)) /* an empty or a useless filter */
-			abort();
-		if (n > s->nnodes - n) /* the shorter list: of the nodes left, or of those left out */
-			abort();
-		if (list) {
-			hostlist_t hl = slurm_hostlist_create(list);
-			int32_t named = fw__slurm_nodelist_count(list);
-			if (!hl || (n >= 0 && allowed != named) || (n < 0 && named != s->nnodes) ||
-			    fw_job_tasks(&s->jobs[x]) != named)
-				abort();
-			for (int32_t k = 0; n >= 0 && k < s->nnodes; k++)
-				if (fw_snapshot_job_may_use(s, x, k) && slurm_hostlist_find(hl, s->nodes[k].name) < 0)
-					abort();
-			slurm_hostlist_destroy(hl);
-		}
-		for (int32_t k = 0; j && n >= 0 && k < s->nnodes; k++) {
-			if (!fw_snapshot_job_may_use(s, x, k))
-				continue;
-			int i = node_named(w, s->nodes[k].name);
-			const node_info_t *ni = &w->nodes[i];
-			const char *feats = ni->features_act ? ni->features_act : ni->features;
-			bool in = false;
-			for (int p = 0; p < NPART; p++)
-				in |= w->in[p][i] && fw__slurm_listed(j->partition, part_names[p]);
-			if (!in || (fw__set(j->features) && fw__constraint_match(j->features, feats) != 1))
-				abort();
-		}
+		het_filters_hold(w, s, x, j);
+		if (fw__het_job(j) || s->jobs[x].state != FW_JOB_PENDING)
+			continue;
+		for (int32_t k = 0; k < s->nnodes; k++)
+			may[k] = fw_snapshot_job_may_use(s, x, k);
+		filter_holds(w, s, j, may, n, fw_job_tasks(&s->jobs[x]));
 	}
 }
 
