@@ -439,6 +439,34 @@ static bool explain_filter(const struct cyc *y, int32_t jx, struct fw_pending *r
 	return true;
 }
 
+/* A job with group filters (snapshot.h): the first group whose nodes
+ * (those its job's filter and its own allow) lack the whole GPUs of its
+ * tasks now, as node_filter with that group's node count and free GPUs.
+ * O(groups x nodes), for such jobs only (a few). */
+static bool explain_group_filter(const struct cyc *y, int32_t jx, struct fw_pending *r)
+{
+	const struct fw_job *j = &y->s->jobs[jx];
+
+	if (y->s->ngroup_nodes == 0 || fw__group_entry(y->s, jx) < 0)
+		return false;
+	for (int g = 0; g < j->ngroups; g++) {
+		int64_t need = (int64_t)j->groups[g].count * j->groups[g].gpus, nodes = 0, free = 0;
+		for (int32_t n = 0; n < y->c.nn; n++) {
+			if (!fw_snapshot_group_may_use(y->s, jx, g, n))
+				continue;
+			nodes++;
+			free += y->c.nodes[n].usable ? y->c.nodes[n].whole_free : 0;
+		}
+		if (nodes < y->c.nn && free < need) {
+			r->reason = FW_REASON_NODE_FILTER;
+			r->a = nodes;
+			r->b = free;
+			return true;
+		}
+	}
+	return false;
+}
+
 static void explain(const struct cyc *y, int32_t jx, bool shape_fit, struct fw_pending *r)
 {
 	const struct fw_job *j = &y->s->jobs[jx];
@@ -463,7 +491,7 @@ static void explain(const struct cyc *y, int32_t jx, bool shape_fit, struct fw_p
 		   y->c.lvl[j->required_level == FW_LEVEL_NODE ? L + 1 : j->required_level + 1].max_free_initial < need) {
 		r->reason = FW_REASON_TOPOLOGY;
 		r->b = y->c.lvl[j->required_level == FW_LEVEL_NODE ? L + 1 : j->required_level + 1].max_free_initial;
-	} else if (explain_filter(y, jx, r)) {
+	} else if (explain_filter(y, jx, r) || explain_group_filter(y, jx, r)) {
 		/* said */
 	} else if (shape_fit) {
 		explain_no_resources(y, j, r);

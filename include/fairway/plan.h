@@ -146,7 +146,7 @@ enum fw_decision_kind {
 	X(NO_MODEL, no_model,                                                  \
 	  "no node of the GPU model its first task asks for has the free GPUs for it: it needs %lld on one node and such a node has at most %lld free") \
 	X(NODE_FILTER, node_filter,                                            \
-	  "it may start on %lld nodes only (its node filter: a nodeSelector, or Slurm's --constraint, --exclude or partition), and they lack the room for it now: %lld GPUs are free there")
+	  "it may start on %lld nodes only (its node filter, or a task group's: a nodeSelector, or Slurm's --constraint, --exclude, -w or partition), and they lack the room for it now: %lld GPUs are free there")
 
 enum fw_reason {
 #define FW__REASON_ENUM(U, l, t) FW_REASON_##U,

@@ -1321,17 +1321,22 @@ TEST(group_filters_put_each_group_on_its_nodes)
 
 /* b0 runs r (3 GPUs) until 1000.  A het job whose 8-GPU group may use b0
  * only waits, and fairway reserves b0 for that group at 1000 (the other
- * group anywhere else), with the estimate to match; a second het job whose
- * two apart groups may both use a0 only never starts, nor is reserved. */
+ * group anywhere else), with the estimate to match (without reservations
+ * its reason is node_filter, by that group's nodes); a second het job whose
+ * two apart groups may both use a0 only never starts, nor is reserved;
+ * nor does one whose two 5-GPU groups may both use b0 only (5 GPUs free
+ * there: not a node_filter reason). */
 TEST(a_group_filter_waits_for_its_node)
 {
 	struct fw_snapshot *s = b0_busy();
 	int32_t b0[] = { 2 }, a0[] = { 0 };
-	int h = het2(s, "het", 8, 1, 10), g = het2(s, "both-a0", 1, 1, 11);
+	int h = het2(s, "het", 8, 1, 10), g = het2(s, "both-a0", 1, 1, 11), y = het2(s, "both-b0", 5, 5, 12);
 
 	ASSERT(fw_snapshot_restrict_group(s, h, 0, b0, 1, 0) >= 0);
 	ASSERT(fw_snapshot_restrict_group(s, g, 0, a0, 1, 0) >= 0);
 	ASSERT(fw_snapshot_restrict_group(s, g, 1, a0, 1, 0) >= 0);
+	ASSERT(fw_snapshot_restrict_group(s, y, 0, b0, 1, 0) >= 0);
+	ASSERT(fw_snapshot_restrict_group(s, y, 1, b0, 1, 0) >= 0);
 	struct fw_plan *p = run(s, "fairway");
 	ASSERT(p != NULL);
 	ASSERT(decision(p, h, FW_DECIDE_START) == NULL);
@@ -1344,6 +1349,14 @@ TEST(a_group_filter_waits_for_its_node)
 	ASSERT(decision(p, g, FW_DECIDE_START) == NULL);
 	ASSERT(decision(p, g, FW_DECIDE_RESERVE) == NULL);
 	ASSERT_EQ(pending_of(p, g)->expected_start, FW_TIME_UNKNOWN);
+	/* without reservations (kai) "het" waits with its group's reason: 1
+	 * node, 5 GPUs free there (a job filter's words, the group's counts) */
+	p = run(s, "kai");
+	ASSERT(p != NULL);
+	ASSERT_EQ(pending_of(p, h)->reason, FW_REASON_NODE_FILTER);
+	ASSERT_EQ(pending_of(p, h)->a, 1);
+	ASSERT_EQ(pending_of(p, h)->b, 5);
+	ASSERT(pending_of(p, y)->reason != FW_REASON_NODE_FILTER); /* b0 has its 5 GPUs: apart is what stops it */
 	fw_snapshot_free(s);
 
 	/* a group of 8 GPUs whose filter allows only a 4-GPU node never fits,
