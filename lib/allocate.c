@@ -442,7 +442,8 @@ static bool explain_filter(const struct cyc *y, int32_t jx, struct fw_pending *r
 /* A job with group filters (snapshot.h): the first group whose nodes
  * (those its job's filter and its own allow) lack the whole GPUs of its
  * tasks now, as node_filter with that group's node count and free GPUs.
- * O(groups x nodes), for such jobs only (a few). */
+ * Asked before the job's own filter: the narrower answer.  O(groups x
+ * nodes), for such jobs only (a few). */
 static bool explain_group_filter(const struct cyc *y, int32_t jx, struct fw_pending *r)
 {
 	const struct fw_job *j = &y->s->jobs[jx];
@@ -491,7 +492,7 @@ static void explain(const struct cyc *y, int32_t jx, bool shape_fit, struct fw_p
 		   y->c.lvl[j->required_level == FW_LEVEL_NODE ? L + 1 : j->required_level + 1].max_free_initial < need) {
 		r->reason = FW_REASON_TOPOLOGY;
 		r->b = y->c.lvl[j->required_level == FW_LEVEL_NODE ? L + 1 : j->required_level + 1].max_free_initial;
-	} else if (explain_filter(y, jx, r) || explain_group_filter(y, jx, r)) {
+	} else if (explain_group_filter(y, jx, r) || explain_filter(y, jx, r)) {
 		/* said */
 	} else if (shape_fit) {
 		explain_no_resources(y, j, r);

@@ -159,7 +159,7 @@ static int load_task_group(struct cfg *c, const yaml_node_t *m,
 			   const char *path, struct fw_task_group *g)
 {
 	static const char *const keys[] = { "count",  "gpus",	  "gpu", "cpu",
-					    "memory", "gpuModel", NULL };
+					    "memory", "gpuModel", "nodeSelector", NULL };
 	int rc;
 
 	memset(g, 0, sizeof *g);
@@ -329,6 +329,33 @@ static int selector_pairs(struct cfg *c, yaml_node_t *l, const char *fp, struct 
 	return n;
 }
 
+/* The nodes the nodeSelector at l (path fp) meets, into a malloc'd
+ * *nodes (*n of them; the pairs in sel, *nsel of them, 0: an empty
+ * selector, no list), FW_OK; or the loader's error: a selector no node
+ * meets is one, since `what` (the job, or its task group) could never
+ * start. */
+static int selected(struct cfg *c, yaml_node_t *l, const char *fp, const char *what, struct fw_label *sel,
+		    int *nsel, int32_t **nodes, int32_t *n)
+{
+	*nodes = NULL;
+	*n = 0;
+	if ((*nsel = selector_pairs(c, l, fp, sel)) <= 0)
+		return *nsel;
+	if (!(*nodes = malloc(((size_t)c->s->nnodes + 1) * sizeof **nodes)))
+		return cfg_fail(c, l, FW_ENOMEM, fp, "out of memory");
+	for (int32_t i = 0; i < c->s->nnodes; i++)
+		if (fw_node_has_labels(&c->s->nodes[i], sel, *nsel))
+			(*nodes)[(*n)++] = i;
+	if (*n > 0)
+		return FW_OK;
+	free(*nodes);
+	*nodes = NULL;
+	return cfg_fail(c, l, FW_ENOENT, fp,
+			"no node has all these labels (%s: %s%s), so %s could never start; "
+			"label a node so under nodes: (labels:), or change nodeSelector",
+			sel[0].key, sel[0].value[0] ? sel[0].value : "\"\"", *nsel > 1 ? ", ..." : "", what);
+}
+
 /* nodeSelector, as Kubernetes reads it: the job may start only on nodes
  * whose labels hold every pair.  Resolved here into the snapshot's node
  * filter for job (just added); a job with the previous job's selector
@@ -339,38 +366,54 @@ static int job_selector(struct cfg *c, const yaml_node_t *m, const char *path, i
 	yaml_node_t *l = cfg_get(c, m, "nodeSelector");
 	struct fw_label sel[FW_MAX_LABELS];
 	char fp[CFG_PATH];
-	int32_t *nodes, n = 0;
+	int32_t *nodes, n;
 	int nsel, rc;
 
 	if (!l)
 		return FW_OK;
 	cfg_path(fp, path, "nodeSelector");
-	if ((nsel = selector_pairs(c, l, fp, sel)) < 0)
-		return nsel;
-	if (nsel == 0)
-		return FW_OK;
+	if ((rc = selected(c, l, fp, "the job", sel, &nsel, &nodes, &n)) != FW_OK || nsel == 0)
+		return rc;
 	if (c->sel_entry >= 0 && nsel == c->nsel && !memcmp(sel, c->sel, (size_t)nsel * sizeof *sel)) {
+		free(nodes);
 		rc = fw_snapshot_restrict_job_as(c->s, job, c->sel_entry);
 		return rc < 0 ? cfg_fail(c, l, rc, fp, "out of memory") : FW_OK;
 	}
-	if (!(nodes = malloc(((size_t)c->s->nnodes + 1) * sizeof *nodes)))
-		return cfg_fail(c, l, FW_ENOMEM, fp, "out of memory");
-	for (int32_t i = 0; i < c->s->nnodes; i++)
-		if (fw_node_has_labels(&c->s->nodes[i], sel, nsel))
-			nodes[n++] = i;
-	rc = n ? fw_snapshot_restrict_job(c->s, job, nodes, n) : FW_ENOENT;
+	rc = fw_snapshot_restrict_job(c->s, job, nodes, n);
 	free(nodes);
-	if (rc == FW_ENOENT)
-		return cfg_fail(c, l, FW_ENOENT, fp,
-				"no node has all these labels (%s: %s%s), so the job could never start; "
-				"label a node so under nodes: (labels:), or change nodeSelector",
-				sel[0].key, sel[0].value[0] ? sel[0].value : "\"\"", nsel > 1 ? ", ..." : "");
 	if (rc < 0)
 		return cfg_fail(c, l, rc, fp, "out of memory");
 	memcpy(c->sel, sel, (size_t)nsel * sizeof *sel);
 	c->nsel = nsel;
 	c->sel_entry = rc;
 	return FW_OK;
+}
+
+/* A task group's own nodeSelector (tasks[i].nodeSelector): its tasks
+ * start only on nodes that meet it, and the job's, when it has one too
+ * (a group filter, snapshot.h: a leader on one kind of node, workers on
+ * another).  A selector no node meets is an error, as the job's. */
+static int group_selectors(struct cfg *c, const yaml_node_t *m, const char *path, int32_t job)
+{
+	char fp[CFG_PATH], ip[CFG_PATH], sp[CFG_PATH];
+	struct fw_label sel[FW_MAX_LABELS];
+	yaml_node_t *seq = cfg_get(c, m, "tasks");
+	int n = cfg_seq_len(seq), nsel, rc = FW_OK;
+
+	cfg_path(fp, path, "tasks");
+	for (int i = 0; rc == FW_OK && i < n; i++) {
+		yaml_node_t *l = cfg_get(c, cfg_seq_at(c, seq, i), "nodeSelector");
+		int32_t *nodes, k;
+		if (!l)
+			continue;
+		cfg_path(sp, cfg_ipath(ip, fp, i), "nodeSelector");
+		if ((rc = selected(c, l, sp, "this task group", sel, &nsel, &nodes, &k)) != FW_OK || nsel == 0)
+			continue;
+		rc = fw_snapshot_restrict_group(c->s, job, i, nodes, k, 0);
+		free(nodes);
+		rc = rc < 0 ? cfg_fail(c, l, rc, sp, "out of memory") : FW_OK;
+	}
+	return rc;
 }
 
 static int load_job(struct cfg *c, const yaml_node_t *m, const char *path)
@@ -392,9 +435,10 @@ static int load_job(struct cfg *c, const yaml_node_t *m, const char *path)
 	    (rc = cfg_require(c, m, path, "tasks")) ||
 	    (rc = job_fields(c, m, path, &j)) ||
 	    (rc = cfg_job_state(c, m, path, &j)) ||
-	    (rc = add_job(c, m, path, &j)))
+	    (rc = add_job(c, m, path, &j)) ||
+	    (rc = job_selector(c, m, path, c->s->njobs - 1)))
 		return rc;
-	return job_selector(c, m, path, c->s->njobs - 1);
+	return group_selectors(c, m, path, c->s->njobs - 1);
 }
 
 int cfg_load_jobs(struct cfg *c, const yaml_node_t *root)

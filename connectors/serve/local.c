@@ -338,7 +338,8 @@ static bool selects_exactly(const struct fw_snapshot *f, const struct fw_backend
  * them has the selector's own, which they include; (2) drop each label
  * the list does not need, so that the stored selector is a minimal one,
  * as the user's usually is ({ib: null} stays that, not {gpu: b, ib: ""}).
- * A list no label set describes stops the seed (the why names the job). */
+ * A list no label set describes stops the seed (the why names the job),
+ * as does a task group's own selector (group filters: not kept). */
 static int seed_selector(struct fw_backend *b, int32_t job, struct fw_backend_job *bj)
 {
 	const struct fw_snapshot *f = b->fleet;
@@ -346,6 +347,13 @@ static int seed_selector(struct fw_backend *b, int32_t job, struct fw_backend_jo
 	int32_t n = fw_snapshot_job_nodes(f, job, &nodes), *got;
 	const struct fw_node *first;
 
+	for (int32_t i = 0; i < f->ngroup_nodes; i++)
+		if (f->group_nodes[i].job == job) { /* a selector per task group: not kept here */
+			snprintf(b->why, sizeof b->why, "job %.63s: a task group has a nodeSelector of its own, which "
+				 "the local backend does not keep; give the job one nodeSelector (on the job, not "
+				 "under tasks:)", bj->job.name);
+			return FW_EINVAL;
+		}
 	if (n < 0)
 		return FW_OK;
 	if (f->job_nodes[fw_snapshot_job_nodes_entry(f, job)].except) { /* the loader makes none */
@@ -680,6 +688,12 @@ static int local_open(const struct fw_backend_config *cfg, struct fw_backend **o
 		rc = requeue_lost(b, cfg->now);
 	if (rc == FW_OK)
 		rc = tally_failures(b); /* a restart forgets no failure */
+	if (rc != FW_OK && cfg->seed_jobs) {
+		rc = fw_diag_set(d, rc, "", 0, 0, "store.jobs", "cannot seed the local backend's jobs from the --config: %s",
+				 b->why[0] ? b->why : fw_strerror(rc));
+		local_close(b);
+		return rc;
+	}
 	if (rc != FW_OK) {
 		rc = fw_diag_set(d, rc, "", 0, 0, "store.jobs", "cannot restore the local backend's jobs: %s%s",
 				 b->why[0] ? b->why : fw_strerror(rc),

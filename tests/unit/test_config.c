@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #include "../harness.h"
+#include "fairway/check.h"
+#include "fairway/cycle.h"
 #include "config_int.h"
 #include "fwconfig.h"
 
@@ -985,6 +987,78 @@ TEST(job_node_selector)
 	EXPECT_FAIL(y, FW_EINVAL, 7, "jobs[0].nodeSelector");
 }
 
+/* jobs[].tasks[].nodeSelector: a task group's own selector becomes a
+ * group filter (snapshot.h), beside the job's when it has one; the plan
+ * puts each group's tasks on its nodes (a leader on the a100 node, two
+ * workers on h100 ones), and a job whose group's nodes are full waits
+ * with node_filter by that group's nodes; a group selector no node meets
+ * is refused with its line and field, naming the group. */
+TEST(task_group_node_selector)
+{
+	struct fw_snapshot *s;
+	struct fw_diag d;
+	const int32_t *v;
+	static const char *nodes =
+		"nodes:\n"
+		"  - {name: a, gpus: 8, labels: {gpu: h100, zone: x}}\n"
+		"  - {name: b, gpus: 8, labels: {gpu: a100, zone: x}}\n"
+		"  - {name: c, gpus: 8, labels: {gpu: h100, zone: y}}\n"
+		"queues: [{name: q}]\n";
+	char y[2048];
+
+	snprintf(y, sizeof y, "%sjobs:\n"
+		 "  - name: j0\n"
+		 "    queue: q\n"
+		 "    tasks:\n"
+		 "      - {gpus: 1, nodeSelector: {gpu: a100}}\n"
+		 "      - {count: 2, gpus: 4, nodeSelector: {gpu: h100}}\n"
+		 "  - {name: j1, queue: q, nodeSelector: {zone: x}, tasks: [{gpus: 1, nodeSelector: {gpu: h100}}]}\n",
+		 nodes);
+	ASSERT_OK(load(y, &s, &d));
+	ASSERT_OK(fw_snapshot_validate(s, &d));
+	ASSERT_EQ(s->ngroup_nodes, 3);
+	ASSERT_EQ(fw_snapshot_job_nodes(s, 0, &v), -1);
+	ASSERT(!fw_snapshot_group_may_use(s, 0, 0, 0) && fw_snapshot_group_may_use(s, 0, 0, 1));
+	ASSERT(fw_snapshot_group_may_use(s, 0, 1, 0) && !fw_snapshot_group_may_use(s, 0, 1, 1) &&
+	       fw_snapshot_group_may_use(s, 0, 1, 2));
+	ASSERT_EQ(fw_snapshot_job_nodes(s, 1, &v), 2); /* zone x: a and b */
+	ASSERT(fw_snapshot_group_may_use(s, 1, 0, 0)); /* both: a only */
+	ASSERT(!fw_snapshot_group_may_use(s, 1, 0, 1) && !fw_snapshot_group_may_use(s, 1, 0, 2));
+	struct fw_arena ar;
+	struct fw_plan *p = NULL;
+	fw_arena_init(&ar, 4096);
+	ASSERT_OK(fw_cycle_run(s, NULL, &ar, &p));
+	ASSERT_OK(fw_plan_check(s, p, &ar, &d));
+	int starts = 0;
+	for (int i = 0; i < p->ndecisions; i++) {
+		const struct fw_decision *dc = &p->decisions[i];
+		if (dc->kind != FW_DECIDE_START)
+			continue;
+		starts++;
+		for (int32_t k = 0; k < dc->alloc_count; k++) {
+			const struct fw_task_alloc *t = &p->allocs[dc->alloc_first + k];
+			ASSERT(fw_snapshot_group_may_use(s, dc->job, t->group, t->node));
+		}
+	}
+	ASSERT_EQ(starts, 1); /* j0 packs its workers onto a: j1's group, on a only, waits */
+	const struct fw_pending *w = fw_plan_pending_for(p, 1);
+	ASSERT(w != NULL);
+	ASSERT_EQ(w->reason, FW_REASON_NODE_FILTER); /* by its group's nodes, not the job's (a and b, 7 free) */
+	ASSERT_EQ(w->a, 1);
+	ASSERT_EQ(w->b, 0);
+	fw_arena_release(&ar);
+	fw_snapshot_free(s);
+
+	snprintf(y, sizeof y, "%sjobs:\n  - name: j0\n    queue: q\n    tasks:\n      - {gpus: 1}\n"
+		 "      - {gpus: 1, nodeSelector: {gpu: b200}}\n", nodes);
+	EXPECT_FAIL(y, FW_ENOENT, 11, "jobs[0].tasks[1].nodeSelector");
+	ASSERT_EQ(load(y, &s, &d), FW_ENOENT);
+	ASSERT_STR_CONTAINS(d.msg, "so this task group could never start");
+	snprintf(y, sizeof y, "%sjobs:\n  - name: j0\n    queue: q\n    tasks: [{gpus: 1, nodeSelector: [gpu]}]\n",
+		 nodes);
+	EXPECT_FAIL(y, FW_EINVAL, 9, "jobs[0].tasks[0].nodeSelector");
+}
+
 TEST_MAIN(setup, full_example, full_example_queues, full_example_jobs,
 	  defaults, durations, quantities, quantities_in_yaml, node_groups,
 	  node_groups_errors, fractional_gpu, type_and_range_errors,
@@ -992,4 +1066,4 @@ TEST_MAIN(setup, full_example, full_example_queues, full_example_jobs,
 	  hostile_nesting_and_anchors_fail_fast, queue_tree, load_file,
 	  bad_input_files, bad_input_cases_txt, docs_example,
 	  queue_min_runtime, scheduler_reserve_depth, scheduler_xfactor_cap, scheduler_starve_after_and_drain_running,
-	  job_node_selector)
+	  job_node_selector, task_group_node_selector)

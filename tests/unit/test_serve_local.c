@@ -947,6 +947,26 @@ TEST(node_selectors_become_node_filters)
 	ASSERT_STR_EQ(filter_of(s, "t"), "1,2");
 	fw_snapshot_free(s);
 	teardown(b);
+
+	/* a task group's own selector is not kept: seeding refuses it, saying so */
+	static const char grouped[] = "now: 100\n"
+				      "nodes:\n"
+				      "  - {name: n0, gpus: 8, labels: {gpu: a}}\n"
+				      "  - {name: n1, gpus: 8, labels: {gpu: b}}\n"
+				      "queues:\n"
+				      "  - {name: q}\n"
+				      "jobs:\n"
+				      "  - {name: g, queue: q, tasks: [{gpus: 1, nodeSelector: {gpu: b}}]}\n";
+	ASSERT_EQ(fw_config_load_buffer("fleet", grouped, sizeof grouped - 1, &other, NULL), FW_OK);
+	fresh_store(grouped, sizeof grouped - 1);
+	cfg.fleet = other;
+	cfg.seed_jobs = true;
+	memset(&d, 0, sizeof d);
+	ASSERT_EQ(fw_backend_local.open(&cfg, &b, &d), FW_EINVAL);
+	ASSERT_STR_CONTAINS(d.msg, "cannot seed the local backend's jobs from the --config: job g: a task group has a "
+				   "nodeSelector of its own");
+	fw_snapshot_free(other);
+	cfg.fleet = fleet;
 }
 
 TEST_MAIN(stale_generation_changes_nothing_and_actions_are_idempotent, jobs_run_for_their_runtime_and_survive_reopen,
