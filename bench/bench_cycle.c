@@ -62,6 +62,8 @@ struct opts {
 	int filtered_pct;   /* pending jobs with a node filter */
 	int excluding_pct;  /* pending jobs each excluding one node of its own */
 	bool excluding_lists; /* ... stored as lists of the nodes allowed */
+	int split_pct;      /* pending gangs split in two groups, each with
+			     * a group filter of its own */
 	bool no_estimates;  /* time the cycle without start-time estimates */
 	bool allocate_only; /* the allocate action alone (see allocate_only) */
 	int64_t xfactor_cap; /* scheduler.xfactorCap: -1 the policy's, 0 off */
@@ -717,6 +719,58 @@ static void build_excludes(struct fw_snapshot *s, const struct opts *o)
 	free(nodes);
 }
 
+/* A share of the pending gangs become two task groups, apart (a Slurm
+ * heterogeneous job of two components, or a YAML job whose groups have a
+ * nodeSelector each): the first task alone, the rest together, each group
+ * restricted to a quarter of the nodes of its own (racks f and f + 1 mod
+ * 4, as build_filters draws them): group filters, four lists shared
+ * (restrict_group_like), as the adapters share alike answers.
+ * Drawn last, so that without it the snapshot is the same as before. */
+static void build_splits(struct fw_snapshot *s, const struct opts *o)
+{
+	int32_t *nodes = malloc((size_t)s->nnodes * sizeof *nodes), entry[4] = { -1, -1, -1, -1 };
+	int32_t uentry[4] = { -1, -1, -1, -1 };
+
+	if (!nodes) {
+		fprintf(stderr, "bench_cycle: out of memory\n");
+		exit(1);
+	}
+	for (int32_t j = 0; j < s->njobs && o->split_pct > 0; j++) {
+		struct fw_job *x = &s->jobs[j];
+		if (x->state != FW_JOB_PENDING || x->ngroups != 1 || x->groups[0].count < 2 ||
+		    (int)rng_below(100) >= o->split_pct)
+			continue;
+		int32_t f = (int32_t)rng_below(4);
+		x->groups[1] = x->groups[0];
+		x->groups[1].count = x->groups[0].count - 1;
+		x->groups[0].count = 1;
+		x->groups[0].apart = x->groups[1].apart = true;
+		x->ngroups = 2;
+		if (getenv("UNION")) {
+			int32_t n = 0, rc;
+			for (int32_t i = 0; i < s->nnodes && uentry[f] < 0; i++)
+				if ((i / NODES_PER_RACK) % 4 == f || (i / NODES_PER_RACK) % 4 == (f + 1) % 4)
+					nodes[n++] = i;
+			rc = uentry[f] >= 0 ? fw_snapshot_restrict_job_as(s, j, uentry[f])
+					    : (uentry[f] = fw_snapshot_restrict_job(s, j, nodes, n));
+			if (rc < 0) exit(1);
+		}
+		for (int g = 0; g < 2; g++) {
+			int32_t n = 0, q = (f + g) % 4, rc;
+			for (int32_t i = 0; i < s->nnodes && entry[q] < 0; i++)
+				if ((i / NODES_PER_RACK) % 4 == q)
+					nodes[n++] = i;
+			rc = entry[q] >= 0 ? fw_snapshot_restrict_group_like(s, j, g, entry[q])
+					   : (entry[q] = fw_snapshot_restrict_group(s, j, g, nodes, n, 0));
+			if (rc < 0) {
+				fprintf(stderr, "bench_cycle: out of memory\n");
+				exit(1);
+			}
+		}
+	}
+	free(nodes);
+}
+
 /* ---- measuring -------------------------------------------------------- */
 
 static double now_ms(void)
@@ -806,7 +860,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: bench_cycle [--nodes N] [--jobs N] [--queues N] [--cycles N] [--seed S] [--busy PCT]\n"
 		"                   [--policy NAME] [--no-estimates] [--allocate-only] [--filtered PCT]\n"
-		"                   [--excluding PCT [--excluding-as-lists]] [--xfactor-cap S]\n"
+		"                   [--excluding PCT [--excluding-as-lists]] [--split PCT] [--xfactor-cap S]\n"
 		"\n"
 		"Times fw_cycle_run() on a synthetic fleet (docs/performance.md):\n"
 		"  --nodes N    nodes of 8 GPUs, block > rack > nvlink topology (default 10000)\n"
@@ -822,6 +876,9 @@ static void usage(FILE *f)
 		"               pending jobs that each leave out one node of their own (a Slurm\n"
 		"               --exclude; default 0; not with --filtered): except filters, or\n"
 		"               with --excluding-as-lists lists of every other node\n"
+		"  --split PCT  pending gangs split in two groups, apart, each group allowed a\n"
+		"               quarter of the nodes of its own (a Slurm het job's components, or\n"
+		"               a YAML job's per-group nodeSelector; default 0): group filters\n"
 		"  --lemons PCT, --suspect PCT\n"
 		"               nodes with a fault history (lemons) / on probation (default 0):\n"
 		"               the cost of health-aware placement (small jobs try them first)\n"
@@ -886,6 +943,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		FLAG("--busy", 0, 100, o->busy_pct)
 		FLAG("--filtered", 0, 100, o->filtered_pct)
 		FLAG("--excluding", 0, 100, o->excluding_pct)
+		FLAG("--split", 0, 100, o->split_pct)
 		FLAG("--lemons", 0, 100, o->lemon_pct)
 		FLAG("--suspect", 0, 100, o->suspect_pct)
 		FLAG("--xfactor-cap", 0, FW_XFACTOR_CAP_MAX, o->xfactor_cap)
@@ -954,6 +1012,7 @@ int main(int argc, char **argv)
 	build_pending(s, &o, &z, &g);
 	build_filters(s, &o);
 	build_excludes(s, &o);
+	build_splits(s, &o);
 	printf("job sizes: %s\n", z.source);
 	printf("fleet: %d nodes x %d GPUs = %lld GPUs; topology block(%d nodes) > rack(%d) > nvlink(%d) > node\n",
 	       (int)s->nnodes, GPUS_PER_NODE, (long long)s->nnodes * GPUS_PER_NODE, NODES_PER_BLOCK,
@@ -965,6 +1024,9 @@ int main(int argc, char **argv)
 	       (int)o.jobs);
 	if (s->njob_nodes)
 		printf("node filters: %d pending jobs may start only on a quarter of the nodes\n", (int)s->njob_nodes);
+	if (s->ngroup_nodes)
+		printf("group filters: %d pending gangs in two groups, each on a quarter of the nodes\n",
+		       (int)s->ngroup_nodes / 2);
 	if (o.allocate_only) {
 		/* The core issue's benchmark: one allocate action.  The chosen
 		 * policy's ordering and placement, without the phases later

@@ -439,21 +439,30 @@ static bool explain_filter(const struct cyc *y, int32_t jx, struct fw_pending *r
 	return true;
 }
 
-/* A job with group filters (snapshot.h): the first group whose nodes
- * (those its job's filter and its own allow) lack the whole GPUs of its
- * tasks now, as node_filter with that group's node count and free GPUs.
- * Asked before the job's own filter: the narrower answer.  O(groups x
- * nodes), for such jobs only (a few). */
+/* A job with group filters (snapshot.h): the first group with a list of
+ * its own whose nodes (those its job's filter and its list allow) lack
+ * the whole GPUs of its tasks now, as node_filter with that group's node
+ * count and free GPUs.  Asked before the job's own filter: the narrower
+ * answer.  An allow list alone reads its root slot (filter.c indexes
+ * group lists too): O(1); beside a job filter, or an except list, a scan
+ * of the nodes (such jobs are few). */
 static bool explain_group_filter(const struct cyc *y, int32_t jx, struct fw_pending *r)
 {
-	const struct fw_job *j = &y->s->jobs[jx];
+	const struct fw_snapshot *s = y->s;
+	const struct fw_job *j = &s->jobs[jx];
+	bool jobf = y->c.job_entry && y->c.job_entry[jx] >= 0;
 
-	if (y->s->ngroup_nodes == 0 || fw__group_entry(y->s, jx) < 0)
-		return false;
-	for (int g = 0; g < j->ngroups; g++) {
-		int64_t need = (int64_t)j->groups[g].count * j->groups[g].gpus, nodes = 0, free = 0;
-		for (int32_t n = 0; n < y->c.nn; n++) {
-			if (!fw_snapshot_group_may_use(y->s, jx, g, n))
+	for (int32_t x = s->ngroup_nodes ? fw__group_entry(s, jx) : -1;
+	     x >= 0 && x < s->ngroup_nodes && s->group_nodes[x].job == jx; x++) {
+		const struct fw_group_nodes *e = &s->group_nodes[x];
+		const struct fw_task_group *t = &j->groups[e->group];
+		int64_t need = (int64_t)t->count * t->gpus, nodes = 0, free = 0;
+		if (!e->except && !jobf) {
+			nodes = e->count;
+			free = y->c.fsum[y->c.fslot_first[y->c.filter_id[s->njob_nodes + x] * y->c.ndl]];
+		}
+		for (int32_t n = 0; (e->except || jobf) && n < y->c.nn; n++) {
+			if (!fw_snapshot_group_may_use(s, jx, e->group, n))
 				continue;
 			nodes++;
 			free += y->c.nodes[n].usable ? y->c.nodes[n].whole_free : 0;

@@ -150,8 +150,8 @@ struct fw__cstate {
 	struct fw__changes *chg;        /* shared with the clone; NULL until
 					 * the first clone */
 	/* node filters (snapshot.h), when the snapshot has any: filter.c's
-	 * index.  filter_id per job_nodes entry (entries of one range share
-	 * one); per filter its nodes in topology order (filter_topo,
+	 * index.  filter_id per job_nodes entry, then per group_nodes entry
+	 * (at njob_nodes + x; entries of one range share one); per filter its nodes in topology order (filter_topo,
 	 * filter_n), its slots per level (fslot_first[f * ndl + dl] ..: the
 	 * run topo[fslot_k0 .. fslot_k1) of one domain, fsum its usable
 	 * nodes' whole free GPUs) and the histogram of those (fhist); per
@@ -161,17 +161,32 @@ struct fw__cstate {
 	 * its job_nodes entry, -1 without one (the O(1) lookup that shapes
 	 * and placement ask for every job; NULL when there is no filter). */
 	int32_t *filter_id, nfilters, *job_entry;
+	int32_t *gsig;                  /* per job with group filters: an id
+					 * shared by the jobs whose groups name
+					 * the same lists (filter.c), else -1;
+					 * NULL when the snapshot has none */
 	char *filter_except;            /* per filter: an except list (no
 					 * slots: placed through the domain
 					 * index, its few nodes tested) */
 	int32_t **filter_topo, *filter_n;
 	int32_t *fslot_first, *fslot_k0, *fslot_k1, *fsum, nfslots;
+	int32_t *fslot_dom;             /* per slot: its domain */
 	int32_t *fnode_first, *fnode_list, *fnode_slot;
 	int32_t *fhist;                 /* nfilters x FW__HIST */
 	int64_t *filter_key;            /* place.c's scratch: nn + 1 */
 };
 
 #define FW__NEVER INT64_MAX
+
+/* Node n's domain at level dl (0 = the root). */
+static inline int32_t fw__ancestor(const struct fw__cstate *c, int32_t n, int32_t dl)
+{
+	int32_t d = c->nodes[n].dom;
+
+	while (c->dom[d].level > dl)
+		d = c->dom[d].parent;
+	return d;
+}
 
 /* Is x in v[0..n), ascending?  (A job's node filter, snapshot.h.) */
 static inline bool fw__in_sorted(const int32_t *v, int32_t n, int32_t x)
@@ -191,6 +206,10 @@ static inline bool fw__in_sorted(const int32_t *v, int32_t n, int32_t x)
 /* filter.c: job jx's first group_nodes entry, -1 without one; may some
  * group of jx use node n (by the group filters alone)? */
 int32_t fw__group_entry(const struct fw_snapshot *s, int32_t jx);
+/* The slot of (indexed, allow-list) filter f at level dl over domain d,
+ * -1 when none of f's nodes is in d: a binary search by topology
+ * position.  Its fsum: the whole free GPUs of f's usable nodes in d. */
+int32_t fw__filter_slot_over(const struct fw__cstate *c, int32_t f, int32_t dl, int32_t d);
 bool fw__some_group_may_use(const struct fw_snapshot *s, int32_t jx, int32_t n);
 
 /* May job jx start anything on node n?  Its node filter, when it has one,

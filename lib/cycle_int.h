@@ -42,8 +42,9 @@ struct fw__shape_group {
 
 struct fw__shape {
 	int32_t ngroups, req, pref, minm, spread, pad;
-	int32_t gjob;           /* a job with group filters (snapshot.h): its
-				 * index + 1, a shape of its own; else 0 */
+	int32_t gjob;           /* a job with group filters (snapshot.h): the
+				 * id of the lists its groups name + 1
+				 * (cstate.h gsig); else 0 */
 	int32_t unused;         /* 0: g stays 8-byte aligned, unpadded */
 	struct fw__shape_group g[FW_MAX_GROUPS];
 };
@@ -78,7 +79,7 @@ static inline void fw__shape_of(const struct fw__cstate *c, int32_t jx, const st
 				     * | 2 << (g + FW_MAX_GROUPS) for an apart one */
 	k->pad = (j->preemptible && c->suspect_nodes > 0) | /* health: preemptible gangs may use suspect nodes */
 		 (int32_t)((uint32_t)fw__filter_id(c, jx) << 1); /* node filter */
-	k->gjob = c->s->ngroup_nodes > 0 && fw__group_entry(c->s, jx) >= 0 ? jx + 1 : 0;
+	k->gjob = c->gsig ? c->gsig[jx] + 1 : 0;
 	k->unused = 0;
 	for (int g = 0; g < j->ngroups; g++) {
 		const struct fw_task_group *t = &j->groups[g];

@@ -307,6 +307,40 @@ static bool step_helps_filter(const struct est *e, const struct fw__cstate *cl, 
 	return false;
 }
 
+/* The same for a shape with group filters (snapshot.h): a placement
+ * that fits now puts a task of some group on a step node n that the
+ * group may use, and every task inside n's domain d of the required
+ * level.  So d has the gang's room (fw__room_near), and for each group
+ * with a list of its own (filter.c indexes it) the list's slot over d
+ * has the group's whole GPUs free. */
+static bool step_helps_groups(const struct est *e, const struct fw__cstate *cl, int32_t sh)
+{
+	const struct fw_snapshot *s = cl->s;
+	int32_t jx = e->rep[sh], x0 = fw__group_entry(s, jx), L = s->topology.nlevels;
+	const struct fw_job *j = &s->jobs[jx];
+	int32_t dl = j->required_level == FW_LEVEL_NONE ? 0 : j->required_level == FW_LEVEL_NODE ? L + 1
+												   : j->required_level + 1;
+	int32_t fid[FW_MAX_GROUPS];
+
+	for (int g = 0; g < j->ngroups; g++)
+		fid[g] = -1;
+	for (int32_t x = x0; x >= 0 && x < s->ngroup_nodes && s->group_nodes[x].job == jx; x++)
+		if (!s->group_nodes[x].except)
+			fid[s->group_nodes[x].group] = cl->filter_id[s->njob_nodes + x];
+	for (int32_t i = 0; i < e->y->nstep_node; i++) {
+		int32_t n = e->y->step_node[i], d = fw__ancestor(cl, n, dl);
+		bool ok = fw__job_may_use(s, jx, n) && fw__room_near(cl, j, n, e->need[sh]);
+		for (int g = 0; g < j->ngroups && ok; g++) {
+			const struct fw_task_group *t = &j->groups[g];
+			int32_t sl = fid[g] >= 0 ? fw__filter_slot_over(cl, fid[g], dl, d) : -2;
+			ok = sl == -2 || (sl >= 0 && cl->fsum[sl] >= (t->gpu_milli == 1000 ? (int64_t)t->count * t->gpus : 1));
+		}
+		if (ok)
+			return true;
+	}
+	return false;
+}
+
 bool fw__step_helps_gang(const struct fw__cstate *cl, const struct fw_job *j, int64_t need, const int32_t *step,
 			 int32_t nstep)
 {
@@ -341,10 +375,11 @@ static int try_shape(struct est *e, struct fw__cstate *cl, int32_t sh, bool at_n
 		return FW_EDECLINED;
 	}
 	/* a gang likewise, only if the step freed room for it in a domain
-	 * of its required level */
+	 * of its required level (for a group's list, in the list's slot) */
 	if (e->round > 1 && (k->pad >> 1) == 0 &&
-	    !fw__step_helps_gang(cl, &e->y->s->jobs[e->rep[sh]], e->need[sh], e->y->step_node,
-				 e->y->nstep_node)) {
+	    !(k->gjob ? step_helps_groups(e, cl, sh)
+		      : fw__step_helps_gang(cl, &e->y->s->jobs[e->rep[sh]], e->need[sh], e->y->step_node,
+					    e->y->nstep_node))) {
 		note_failure(e, sh);
 		return FW_EDECLINED;
 	}
@@ -418,14 +453,53 @@ static int sort_open(struct est *e)
 
 /* Step 2: the one dry walk.  Returns the clone's free GPUs at the end
  * (everything that ever ends has ended) through *free_end. */
+static int empty_clone(struct cyc *y, struct fw__cstate *cl);
+
+/* Shapes with group filters (snapshot.h) that do not fit even the empty
+ * cluster (their groups' nodes in no one domain of the required level,
+ * say): out of the open list before the walk, which would search them at
+ * every step in vain (the step tests prune them by domain, not by group),
+ * into park[]; explain_open names why.  O(such shapes x a search). */
+static int park_hopeless_groups(struct est *e, int32_t *park, int32_t *npark)
+{
+	struct fw__cstate empty;
+	bool have_empty = false;
+	int32_t k = 0;
+
+	*npark = 0;
+	for (int32_t i = 0; i < e->nopen; i++) {
+		int32_t sh = e->open[i];
+		struct fw__place_opts o = { .end = FW__NEVER, .ignore_resv = true, .dry = true };
+		struct fw__placement p;
+		int rc = FW_OK;
+		if (e->shp[sh].gjob != 0) {
+			if (!have_empty && (rc = empty_clone(e->y, &empty)) != FW_OK)
+				return rc;
+			have_empty = true;
+			if ((rc = fw__place_job(&empty, e->rep[sh], &o, &p)) != FW_OK && rc != FW_EDECLINED)
+				return rc;
+		}
+		if (rc == FW_EDECLINED)
+			park[(*npark)++] = sh;
+		else
+			e->open[k++] = sh;
+	}
+	e->nopen = k;
+	return FW_OK;
+}
+
 static int walk(struct est *e, int64_t *free_end)
 {
 	struct cyc *y = e->y;
 	struct fw__cstate cl;
 	struct fw__stream st[3];
+	int32_t *park = NULL, npark = 0;
 	fw_time t;
 	int rc;
 
+	if (y->s->ngroup_nodes > 0 && (!(park = FW_ARENA_NEW(y->a, int32_t, e->nopen + 1)) ||
+				       (rc = park_hopeless_groups(e, park, &npark)) != FW_OK))
+		return park ? rc : FW_ENOMEM;
 	if ((rc = fw__walk_init(y, st)) != FW_OK || (rc = fw__resv_clone(y, &cl, &y->c)) != FW_OK)
 		return rc;
 	if ((rc = sort_open(e)) != FW_OK)
@@ -438,6 +512,8 @@ static int walk(struct est *e, int64_t *free_end)
 	while (rc == FW_OK && e->nopen > 0 && (t = fw__walk_next(st)) != FW__NEVER)
 		fw__walk_release(y, &cl, st, t); /* only for *free_end */
 	*free_end = cl.dom[0].free_whole;
+	for (int32_t i = 0; i < npark; i++) /* open: explain_open says why */
+		e->open[e->nopen++] = park[i];
 	return rc;
 }
 

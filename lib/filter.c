@@ -26,6 +26,14 @@
  * per level plus the assignment in the slots that have the GPUs, instead
  * of the cluster's domains and their nodes.  Built once per cycle, in
  * O(references x levels); nothing when the snapshot has no filter.
+ *
+ * Group filters (snapshot.h) are indexed alike, as filters of their own
+ * (entries njob_nodes + x; a list shared with a job's is one filter), but
+ * not walked: a job with them walks the domain index, and their
+ * histograms and slots only say no cheaply (place.c groups_could_fit and
+ * groups_room, estimate.c step_helps_groups: a group's list over a domain,
+ * fw__filter_slot_over).  group_sigs names each job's combination of
+ * group lists, so that alike jobs share a shape (cycle_int.h).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -39,41 +47,52 @@ static int i64_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static int32_t ancestor(const struct fw__cstate *c, int32_t n, int32_t dl)
+/* Entry e of the filters the index covers: job_nodes entries first,
+ * then group_nodes entries (snapshot.h "Group filters"), e >=
+ * njob_nodes.  Its range and kind. */
+static void entry_of(const struct fw_snapshot *s, int32_t e, int32_t *first, int32_t *count, int32_t *except)
 {
-	int32_t d = c->nodes[n].dom;
-
-	while (c->dom[d].level > dl)
-		d = c->dom[d].parent;
-	return d;
+	if (e < s->njob_nodes) {
+		*first = s->job_nodes[e].first, *count = s->job_nodes[e].count, *except = s->job_nodes[e].except;
+		return;
+	}
+	e -= s->njob_nodes;
+	*first = s->group_nodes[e].first, *count = s->group_nodes[e].count, *except = s->group_nodes[e].except;
 }
 
-/* Phase 1: each job's entry, each entry's filter id; one representative
- * entry per filter. */
+/* Phase 1: each job's entry, each entry's filter id (a group's too: its
+ * histogram is the cheap "can this group fit at all?"); one
+ * representative entry per filter. */
 static int number_filters(struct fw__cstate *c, int32_t **rep)
 {
 	const struct fw_snapshot *s = c->s;
+	int32_t ne = s->njob_nodes + s->ngroup_nodes;
 	int32_t *owner = FW_ARENA_RAW(c->arena, int32_t, (size_t)s->nnode_refs + 1);
 
-	c->filter_id = FW_ARENA_NEW(c->arena, int32_t, (size_t)s->njob_nodes);
-	c->filter_except = FW_ARENA_NEW(c->arena, char, (size_t)s->njob_nodes);
+	c->filter_id = FW_ARENA_NEW(c->arena, int32_t, (size_t)ne);
+	c->filter_except = FW_ARENA_NEW(c->arena, char, (size_t)ne);
 	c->job_entry = FW_ARENA_RAW(c->arena, int32_t, (size_t)s->njobs + 1);
-	*rep = FW_ARENA_NEW(c->arena, int32_t, (size_t)s->njob_nodes);
+	*rep = FW_ARENA_NEW(c->arena, int32_t, (size_t)ne);
 	if (!owner || !c->filter_id || !c->filter_except || !c->job_entry || !*rep)
 		return FW_ENOMEM;
 	memset(owner, 0xff, ((size_t)s->nnode_refs + 1) * sizeof *owner);
 	memset(c->job_entry, 0xff, ((size_t)s->njobs + 1) * sizeof *c->job_entry);
-	for (int32_t e = 0; e < s->njob_nodes; e++) {
-		const struct fw_job_nodes *x = &s->job_nodes[e];
-		int32_t o = owner[x->first];
-		c->job_entry[x->job] = e;
-		if (o >= 0 && s->job_nodes[o].count == x->count && s->job_nodes[o].except == x->except) {
-			c->filter_id[e] = c->filter_id[o];
-			continue;
+	for (int32_t e = 0; e < ne; e++) {
+		int32_t first, count, except, of, oc, ox;
+		entry_of(s, e, &first, &count, &except);
+		int32_t o = owner[first];
+		if (e < s->njob_nodes)
+			c->job_entry[s->job_nodes[e].job] = e;
+		if (o >= 0) {
+			entry_of(s, o, &of, &oc, &ox);
+			if (oc == count && ox == except) {
+				c->filter_id[e] = c->filter_id[o];
+				continue;
+			}
 		}
-		owner[x->first] = e;
+		owner[first] = e;
 		(*rep)[c->nfilters] = e;
-		c->filter_except[c->nfilters] = (char)(x->except != 0);
+		c->filter_except[c->nfilters] = (char)(except != 0);
 		c->filter_id[e] = c->nfilters++;
 	}
 	return FW_OK;
@@ -90,24 +109,25 @@ static int sort_nodes(struct fw__cstate *c, const int32_t *rep, int64_t *key)
 	if (!c->filter_topo || !c->filter_n)
 		return FW_ENOMEM;
 	for (int32_t f = 0; f < c->nfilters; f++) {
-		const struct fw_job_nodes *x = &s->job_nodes[rep[f]];
+		int32_t first, count, except;
+		entry_of(s, rep[f], &first, &count, &except);
 		if (c->filter_except[f])
 			continue; /* no nodes here: filter_n[f] = 0, filter_topo[f] NULL */
-		int32_t *topo = FW_ARENA_NEW(c->arena, int32_t, (size_t)x->count);
+		int32_t *topo = FW_ARENA_NEW(c->arena, int32_t, (size_t)count);
 		if (!topo)
 			return FW_ENOMEM;
 		bool sorted = true; /* nodes listed in topology order: no sort */
-		for (int32_t k = 0; k < x->count; k++) { /* (topology position, node) */
-			int32_t n = s->node_refs[x->first + k];
+		for (int32_t k = 0; k < count; k++) { /* (topology position, node) */
+			int32_t n = s->node_refs[first + k];
 			key[k] = (int64_t)c->dom[c->nodes[n].dom].first * ((int64_t)1 << 32) + n;
 			sorted = sorted && (k == 0 || key[k - 1] < key[k]);
 		}
 		if (!sorted)
-			qsort(key, (size_t)x->count, sizeof *key, i64_cmp);
-		for (int32_t k = 0; k < x->count; k++)
+			qsort(key, (size_t)count, sizeof *key, i64_cmp);
+		for (int32_t k = 0; k < count; k++)
 			topo[k] = (int32_t)(key[k] & 0xffffffff);
 		c->filter_topo[f] = topo;
-		c->filter_n[f] = x->count;
+		c->filter_n[f] = count;
 	}
 	return FW_OK;
 }
@@ -121,7 +141,8 @@ static int make_slots(struct fw__cstate *c, int64_t total)
 	c->fslot_k0 = FW_ARENA_NEW(c->arena, int32_t, (size_t)(total * ndl));
 	c->fslot_k1 = FW_ARENA_NEW(c->arena, int32_t, (size_t)(total * ndl));
 	c->fsum = FW_ARENA_NEW(c->arena, int32_t, (size_t)(total * ndl));
-	if (!c->fslot_first || !c->fslot_k0 || !c->fslot_k1 || !c->fsum)
+	c->fslot_dom = FW_ARENA_NEW(c->arena, int32_t, (size_t)(total * ndl));
+	if (!c->fslot_first || !c->fslot_k0 || !c->fslot_k1 || !c->fsum || !c->fslot_dom)
 		return FW_ENOMEM;
 	for (int32_t f = 0; f < c->nfilters; f++) {
 		const int32_t *topo = c->filter_topo[f];
@@ -129,9 +150,10 @@ static int make_slots(struct fw__cstate *c, int64_t total)
 			c->fslot_first[f * ndl + dl] = ns;
 			for (int32_t k = 0; k < c->filter_n[f]; k++) {
 				const struct fw__node *n = &c->nodes[topo[k]];
-				int32_t d = ancestor(c, topo[k], dl);
-				if (k == 0 || ancestor(c, topo[k - 1], dl) != d) {
+				int32_t d = fw__ancestor(c, topo[k], dl);
+				if (k == 0 || fw__ancestor(c, topo[k - 1], dl) != d) {
 					c->fslot_k0[ns] = k;
+					c->fslot_dom[ns] = d;
 					c->fsum[ns++] = 0;
 				}
 				c->fslot_k1[ns - 1] = k + 1;
@@ -182,6 +204,61 @@ static int index_nodes(struct fw__cstate *c, int64_t total)
 	return FW_OK;
 }
 
+/* Do jobs a and b (their group entries from ea and eb, in order) name
+ * the same ranges for the same groups? */
+static bool same_groups(const struct fw_snapshot *s, int32_t ea, int32_t eb)
+{
+	const struct fw_group_nodes *x = s->group_nodes;
+	int32_t a = x[ea].job, b = x[eb].job;
+
+	for (; ea < s->ngroup_nodes && eb < s->ngroup_nodes && x[ea].job == a && x[eb].job == b; ea++, eb++)
+		if (x[ea].group != x[eb].group || x[ea].first != x[eb].first || x[ea].count != x[eb].count ||
+		    x[ea].except != x[eb].except)
+			return false;
+	return (ea == s->ngroup_nodes || x[ea].job != a) && (eb == s->ngroup_nodes || x[eb].job != b);
+}
+
+/* c->gsig: per job with group filters, the id of its groups' ranges
+ * (interned: jobs whose groups name the same lists share it, so their
+ * shapes and memos do, cycle_int.h), else -1.  O(entries). */
+static int group_sigs(struct fw__cstate *c)
+{
+	const struct fw_snapshot *s = c->s;
+	const struct fw_group_nodes *x = s->group_nodes;
+	int32_t cap = 16, *tab, nsig = 0;
+
+	c->gsig = NULL;
+	if (s->ngroup_nodes == 0)
+		return FW_OK;
+	while (cap < 2 * s->ngroup_nodes)
+		cap *= 2;
+	c->gsig = FW_ARENA_RAW(c->arena, int32_t, (size_t)s->njobs + 1);
+	tab = FW_ARENA_RAW(c->arena, int32_t, (size_t)cap * 2); /* (first entry, id) per slot */
+	if (!c->gsig || !tab)
+		return FW_ENOMEM;
+	memset(c->gsig, 0xff, ((size_t)s->njobs + 1) * sizeof *c->gsig);
+	memset(tab, 0xff, (size_t)cap * 2 * sizeof *tab);
+	for (int32_t e = 0; e < s->ngroup_nodes;) {
+		uint64_t h = 1469598103934665603ull;
+		int32_t f = e;
+		for (; e < s->ngroup_nodes && x[e].job == x[f].job; e++) {
+			h = (h ^ (uint64_t)(uint32_t)x[e].group) * 1099511628211ull;
+			h = (h ^ (uint64_t)(uint32_t)x[e].first) * 1099511628211ull;
+			h = (h ^ (uint64_t)(uint32_t)x[e].count) * 1099511628211ull;
+			h = (h ^ (uint64_t)(uint32_t)x[e].except) * 1099511628211ull;
+		}
+		uint32_t k = (uint32_t)(h ^ (h >> 32)) & (uint32_t)(cap - 1);
+		while (tab[2 * k] >= 0 && !same_groups(s, tab[2 * k], f))
+			k = (k + 1) & (uint32_t)(cap - 1);
+		if (tab[2 * k] < 0) {
+			tab[2 * k] = f;
+			tab[2 * k + 1] = nsig++;
+		}
+		c->gsig[x[f].job] = tab[2 * k + 1];
+	}
+	return FW_OK;
+}
+
 int fw__filter_build(struct fw__cstate *c)
 {
 	const struct fw_snapshot *s = c->s;
@@ -192,7 +269,9 @@ int fw__filter_build(struct fw__cstate *c)
 	c->filter_id = c->job_entry = c->fnode_first = c->fnode_list = c->fnode_slot = c->fhist = NULL;
 	c->filter_except = NULL;
 	c->nfilters = c->nfslots = 0;
-	if (s->njob_nodes == 0)
+	if ((rc = group_sigs(c)) != FW_OK)
+		return rc;
+	if (s->njob_nodes == 0 && s->ngroup_nodes == 0)
 		return FW_OK;
 	c->filter_key = key = FW_ARENA_NEW(c->arena, int64_t, (size_t)c->nn + 1);
 	if (!key)
@@ -219,6 +298,21 @@ void fw__filter_node_changed(struct fw__cstate *c, int32_t n, int32_t old_free, 
 }
 
 /* ------------------------------------------------ group filters */
+
+int32_t fw__filter_slot_over(const struct fw__cstate *c, int32_t f, int32_t dl, int32_t d)
+{
+	int32_t lo = c->fslot_first[f * c->ndl + dl], hi = c->fslot_first[f * c->ndl + dl + 1], end = hi;
+	int32_t want = c->dom[d].first;
+
+	while (lo < hi) {
+		int32_t mid = lo + (hi - lo) / 2;
+		if (c->dom[c->fslot_dom[mid]].first < want)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < end && c->fslot_dom[lo] == d ? lo : -1;
+}
 
 int32_t fw__group_entry(const struct fw_snapshot *s, int32_t jx)
 {

@@ -76,6 +76,7 @@ struct attempt {
 				 * use, ascending (filter is its id then) */
 	int32_t ndeny;
 	const struct fw_group_nodes *gf[FW_MAX_GROUPS]; /* group filters (snapshot.h), NULL: none */
+	int32_t gfid[FW_MAX_GROUPS]; /* ... their filter_id (filter.c indexes them too) */
 	bool gfiltered;         /* some group has one */
 	bool spread;
 	bool apart;             /* some group is apart (snapshot.h) */
@@ -367,6 +368,22 @@ static bool model_could_fit(const struct attempt *t)
 	return true;
 }
 
+/* Does domain d (level dl) hold, for each group with a list of its own,
+ * the group's whole GPUs free on its listed nodes (the list's slot over
+ * d, filter.c)?  A bound (models, CPU, fragments aside): a no is sure. */
+static bool groups_room(const struct attempt *t, int32_t dl, int32_t d)
+{
+	for (int g = 0; g < t->job->ngroups; g++) {
+		const struct fw_task_group *grp = &t->job->groups[g];
+		if (!t->gf[g] || t->gf[g]->except)
+			continue;
+		int32_t sl = fw__filter_slot_over(t->c, t->gfid[g], dl, d);
+		if (sl < 0 || t->c->fsum[sl] < (grp->gpu_milli == 1000 ? (int64_t)grp->count * grp->gpus : 1))
+			return false;
+	}
+	return true;
+}
+
 static bool search(struct attempt *t, int32_t pref, int32_t req, int32_t min_tasks)
 {
 	bool all = min_tasks == fw_job_tasks(t->job);
@@ -398,20 +415,13 @@ static bool search(struct attempt *t, int32_t pref, int32_t req, int32_t min_tas
 			t->shape_fit = true;
 			if (doomed)
 				return false;
+			if (t->gfiltered && all && !groups_room(t, dl, d))
+				continue;
 			if (assign_in_domain(t, d, min_tasks))
 				return true;
 		}
 	}
 	return false;
-}
-
-static int32_t ancestor(const struct fw__cstate *c, int32_t n, int32_t dl)
-{
-	int32_t d = c->nodes[n].dom;
-
-	while (c->dom[d].level > dl)
-		d = c->dom[d].parent;
-	return d;
 }
 
 /* The distinct domains at level dl above the tainted nodes this job may
@@ -427,7 +437,7 @@ static int32_t tainted_domains(const struct attempt *t, int32_t dl, int32_t need
 	int32_t m = 0, start[FW__HIST + 1] = { 0 };
 
 	for (int32_t k = 0; k < c->ntainted; k++) {
-		int32_t d = ancestor(c, c->tainted[k], dl);
+		int32_t d = fw__ancestor(c, c->tainted[k], dl);
 		if (m && dom[m - 1] == d) {
 			k1[m - 1] = k + 1;
 			continue;
@@ -698,6 +708,28 @@ static bool filter_could_fit(const struct attempt *t, int32_t min_tasks)
 	return true;
 }
 
+/* Could each group with a list of its own hold its tasks there, by the
+ * list's histogram (filter.c indexes group filters too)?  The O(1) no
+ * that spares a walk of the cluster's domains for a job whose group's
+ * nodes are full (its job's filter, models and CPU aside: a bound). */
+static bool groups_could_fit(const struct attempt *t, int32_t min_tasks)
+{
+	if (min_tasks != fw_job_tasks(t->job))
+		return true; /* elastic: a group may get fewer tasks */
+	for (int g = 0; g < t->job->ngroups; g++) {
+		const struct fw_task_group *grp = &t->job->groups[g];
+		if (!t->gf[g] || t->gf[g]->except || grp->gpu_milli != 1000 || grp->gpus <= 0)
+			continue;
+		const int32_t *h = t->c->fhist + (size_t)t->gfid[g] * FW__HIST;
+		int64_t cap = 0;
+		for (int k = grp->gpus; k < FW__HIST; k++)
+			cap += (int64_t)h[k] * (grp->one_per_node ? 1 : k / grp->gpus);
+		if (cap < grp->count)
+			return false;
+	}
+	return true;
+}
+
 typedef bool (*walk_fn)(struct attempt *t, int32_t pref, int32_t req, int32_t min_tasks);
 
 /* A big gang's walk: without lemons first, then with them last. */
@@ -720,6 +752,8 @@ static bool lemons_last_walk(struct attempt *t, walk_fn walk, int32_t pref, int3
  * with a node filter: over its filter's slots, if its histogram lets it. */
 static bool search_all(struct attempt *t, int32_t pref, int32_t req, int32_t min_tasks)
 {
+	if (t->gfiltered && !groups_could_fit(t, min_tasks))
+		return false;
 	if (t->allow)
 		return filter_could_fit(t, min_tasks) && lemons_last_walk(t, filter_walk, pref, req, min_tasks);
 	if (t->tainted_first && search_tainted(t, pref, req, min_tasks))
@@ -758,6 +792,7 @@ static int init_attempt(struct attempt *t, struct fw__cstate *c, int32_t jx)
 	for (int32_t x = c->s->ngroup_nodes ? fw__group_entry(c->s, jx) : -1;
 	     x >= 0 && x < c->s->ngroup_nodes && c->s->group_nodes[x].job == jx; x++) {
 		t->gf[c->s->group_nodes[x].group] = &c->s->group_nodes[x];
+		t->gfid[c->s->group_nodes[x].group] = c->filter_id[c->s->njob_nodes + x];
 		t->gfiltered = true;
 	}
 	for (int g = 0; g < j->ngroups; g++) {
@@ -810,7 +845,7 @@ bool fw__room_near(const struct fw__cstate *c, const struct fw_job *j, int32_t n
 	int32_t L = c->s->topology.nlevels;
 	int32_t dl = j->required_level == FW_LEVEL_NONE ? 0
 		     : j->required_level == FW_LEVEL_NODE ? L + 1 : j->required_level + 1;
-	int32_t d = ancestor(c, n, dl);
+	int32_t d = fw__ancestor(c, n, dl);
 	bool model = false, rigid = fw_job_min_tasks(j) == fw_job_tasks(j);
 
 	for (int g = 0; g < j->ngroups && !model; g++)

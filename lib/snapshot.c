@@ -233,6 +233,14 @@ int fw_snapshot_restrict_group_as(struct fw_snapshot *s, int32_t job, int group,
 						     s->job_nodes[entry].except });
 }
 
+int fw_snapshot_restrict_group_like(struct fw_snapshot *s, int32_t job, int group, int32_t gentry)
+{
+	if (!next_group(s, job, group) || gentry < 0 || gentry >= s->ngroup_nodes)
+		return FW_EINVAL;
+	return add_group(s, (struct fw_group_nodes){ job, group, s->group_nodes[gentry].first,
+						     s->group_nodes[gentry].count, s->group_nodes[gentry].except });
+}
+
 /* Is n in the entry's list, read as its kind says? */
 static bool list_allows(const struct fw_snapshot *s, int32_t first, int32_t count, int32_t except, int32_t n)
 {

@@ -70,6 +70,11 @@ struct cfg {
 	struct fw_label sel[FW_MAX_LABELS];
 	int nsel;
 	int32_t sel_entry;
+	/* the same for the last task group's own nodeSelector (a group_nodes
+	 * entry): jobs alike share their groups' lists, and so one shape */
+	struct fw_label gsel[FW_MAX_LABELS];
+	int ngsel;
+	int32_t gsel_entry;
 	const char *const *root_keys; /* top-level keys allowed; NULL: all */
 };
 

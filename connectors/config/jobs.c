@@ -392,7 +392,9 @@ static int job_selector(struct cfg *c, const yaml_node_t *m, const char *path, i
 /* A task group's own nodeSelector (tasks[i].nodeSelector): its tasks
  * start only on nodes that meet it, and the job's, when it has one too
  * (a group filter, snapshot.h: a leader on one kind of node, workers on
- * another).  A selector no node meets is an error, as the job's. */
+ * another).  A selector no node meets is an error, as the job's.  A
+ * group with the last group selector's pairs shares its list (jobs
+ * alike then share a shape in the cycle). */
 static int group_selectors(struct cfg *c, const yaml_node_t *m, const char *path, int32_t job)
 {
 	char fp[CFG_PATH], ip[CFG_PATH], sp[CFG_PATH];
@@ -409,7 +411,13 @@ static int group_selectors(struct cfg *c, const yaml_node_t *m, const char *path
 		cfg_path(sp, cfg_ipath(ip, fp, i), "nodeSelector");
 		if ((rc = selected(c, l, sp, "this task group", sel, &nsel, &nodes, &k)) != FW_OK || nsel == 0)
 			continue;
-		rc = fw_snapshot_restrict_group(c->s, job, i, nodes, k, 0);
+		if (c->gsel_entry >= 0 && nsel == c->ngsel && !memcmp(sel, c->gsel, (size_t)nsel * sizeof *sel)) {
+			rc = fw_snapshot_restrict_group_like(c->s, job, i, c->gsel_entry);
+		} else if ((rc = fw_snapshot_restrict_group(c->s, job, i, nodes, k, 0)) >= 0) {
+			memcpy(c->gsel, sel, (size_t)nsel * sizeof *sel);
+			c->ngsel = nsel;
+			c->gsel_entry = rc;
+		}
 		free(nodes);
 		rc = rc < 0 ? cfg_fail(c, l, rc, sp, "out of memory") : FW_OK;
 	}
@@ -448,6 +456,7 @@ int cfg_load_jobs(struct cfg *c, const yaml_node_t *root)
 	int rc = cfg_seq(c, root, "", "jobs", &seq);
 
 	c->sel_entry = -1;
+	c->gsel_entry = -1;
 	for (int i = 0; !rc && i < cfg_seq_len(seq); i++)
 		rc = load_job(c, cfg_seq_at(c, seq, i),
 			      cfg_ipath(ip, "jobs", i));

@@ -66,6 +66,8 @@ struct answer {
 	int32_t n;              /* a count, FW__NODES_ANY or FW__NODES_UNREAD */
 	int32_t entry;          /* the snapshot's job_nodes entry holding its
 				 * nodes, -1: none yet */
+	int32_t gentry;         /* ... or group_nodes entry (a het job's
+				 * component), -1: none yet */
 	int32_t nlist;          /* its list: the n nodes, or when except the
 				 * others (fewer: a job excluding a few nodes
 				 * of many lists those) */
@@ -479,7 +481,7 @@ int32_t fw__slurm_filter_job(struct fw__slurm_filter *f, const slurm_job_info_t 
 		return FW__NODES_ANY; /* the common case: no pass over the nodes */
 	a = slot(f, j);
 	if (!a->job || !alike(a->job, j)) {
-		*a = (struct answer){ j, compute(f, j), -1, 0, false };
+		*a = (struct answer){ j, compute(f, j), -1, -1, 0, false };
 		a->nlist = f->nout;
 		a->except = f->except;
 	} else if (a->n > 0 && a->entry < 0) {
@@ -514,7 +516,12 @@ int fw__slurm_filter_restrict_group(struct fw__slurm_filter *f, int32_t job, int
 
 	if (!a)
 		return FW_OK;
-	x = a->entry >= 0 ? fw_snapshot_restrict_group_as(f->s, job, group, a->entry)
-			  : fw_snapshot_restrict_group(f->s, job, group, f->out, a->nlist, a->except);
-	return x < 0 ? x : FW_OK;
+	x = a->entry >= 0    ? fw_snapshot_restrict_group_as(f->s, job, group, a->entry)
+	    : a->gentry >= 0 ? fw_snapshot_restrict_group_like(f->s, job, group, a->gentry)
+			     : fw_snapshot_restrict_group(f->s, job, group, f->out, a->nlist, a->except);
+	if (x < 0)
+		return x;
+	if (a->entry < 0 && a->gentry < 0)
+		a->gentry = x; /* alike components after it share the list (their jobs a shape) */
+	return FW_OK;
 }

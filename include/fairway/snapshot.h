@@ -59,9 +59,11 @@
  * most one per group.  A group's tasks go only to nodes both its job's
  * filter and its group's allow.  Such jobs are rare, so they take the
  * plain road: placement walks the cluster's own index and tests each
- * candidate node against the task's group (the filter index is for
- * job_nodes), and each such job is a shape of its own (no memo shares
- * it).  Where the cycle asks whether a job may use a node at all (reclaim's
+ * candidate node against the task's group, skipping a domain where a
+ * group's list lacks its GPUs (lib/filter.c indexes the lists for that),
+ * and jobs share a shape (and so the cycle's memos) only when their
+ * groups name the same node_refs ranges: share lists (the _as and _like
+ * forms below) so that alike jobs cost one search, not one each.  Where the cycle asks whether a job may use a node at all (reclaim's
  * and the estimates' pruning), a node some group may use counts.  The
  * plan checker tests every task of a start or reservation against its
  * group's entry.
@@ -346,10 +348,13 @@ bool fw_snapshot_job_may_use(const struct fw_snapshot *s, int32_t job, int32_t n
  * nodes in any order, repeats allowed.  The index of the new group_nodes
  * entry, or FW_EINVAL (out of order, no such group, n < 1, a node out of
  * range) or FW_ENOMEM; nothing is added on error.  The _as form shares the
- * node_refs of job_nodes entry `entry` (its list and kind). */
+ * node_refs of job_nodes entry `entry` (its list and kind), the _like
+ * form those of an earlier group_nodes entry: groups that share a list
+ * place alike (the cycle's shapes go by the lists a job's groups name). */
 int fw_snapshot_restrict_group(struct fw_snapshot *s, int32_t job, int group, const int32_t *nodes, int32_t n,
 			       int32_t except);
 int fw_snapshot_restrict_group_as(struct fw_snapshot *s, int32_t job, int group, int32_t entry);
+int fw_snapshot_restrict_group_like(struct fw_snapshot *s, int32_t job, int group, int32_t gentry);
 /* May task group `group` of job start on node n: its job's filter and
  * its group's both allow it?  O(log entries + log list). */
 bool fw_snapshot_group_may_use(const struct fw_snapshot *s, int32_t job, int group, int32_t n);

@@ -1017,6 +1017,7 @@ TEST(task_group_node_selector)
 	ASSERT_OK(load(y, &s, &d));
 	ASSERT_OK(fw_snapshot_validate(s, &d));
 	ASSERT_EQ(s->ngroup_nodes, 3);
+	ASSERT_EQ(s->group_nodes[2].first, s->group_nodes[1].first); /* j1's {gpu: h100}: j0's list */
 	ASSERT_EQ(fw_snapshot_job_nodes(s, 0, &v), -1);
 	ASSERT(!fw_snapshot_group_may_use(s, 0, 0, 0) && fw_snapshot_group_may_use(s, 0, 0, 1));
 	ASSERT(fw_snapshot_group_may_use(s, 0, 1, 0) && !fw_snapshot_group_may_use(s, 0, 1, 1) &&

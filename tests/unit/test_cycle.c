@@ -1429,6 +1429,38 @@ TEST(jobs_alike_but_for_their_group_filters_are_told_apart)
 	fw_snapshot_free(s);
 }
 
+/* As a_filtered_gang_is_estimated_when_its_rack_frees, with group
+ * filters: a het job of two 8-GPU groups, apart, in
+ * one rack (required level), group 0 on a0 only, group 1 on a1 only; a0
+ * frees at 100 (the rack's list of group 1 still full: no retry), a1 at
+ * 200, when group 1's list in rack ra has exactly its 8 GPUs free: it is
+ * expected at 200 (estimate.c, step_helps_groups). */
+TEST(a_gang_with_group_filters_is_estimated_when_its_groups_free)
+{
+	struct fw_snapshot *s = two_racks();
+	int a0[] = { 0 }, a1[] = { 1 };
+	int x = tb_job(s, "x", 0, 1, 8, 1000, 0), y = tb_job(s, "y", 0, 1, 8, 1000, 0);
+	tb_run(s, x, 1, a0, 0xff);
+	tb_run(s, y, 1, a1, 0xff);
+	s->jobs[x].expected_runtime = 100;
+	s->jobs[y].expected_runtime = 200;
+	int g = het2(s, "g", 8, 8, 5);
+	s->jobs[g].required_level = 0;
+	s->jobs[g].expected_runtime = 50;
+	ASSERT(fw_snapshot_restrict_group(s, g, 0, a0, 1, 0) >= 0);
+	ASSERT(fw_snapshot_restrict_group(s, g, 1, a1, 1, 0) >= 0);
+	s->now = 10;
+	s->config.reserve_depth = -1; /* no reservation: the estimate walk says when */
+	struct fw_plan *p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT(decision(p, g, FW_DECIDE_START) == NULL);
+	ASSERT_EQ(pending_of(p, g)->reason, FW_REASON_NODE_FILTER);
+	ASSERT_EQ(pending_of(p, g)->a, 1);
+	ASSERT_EQ(pending_of(p, g)->b, 0);
+	ASSERT_EQ(pending_of(p, g)->expected_start, 200);
+	fw_snapshot_free(s);
+}
+
 /* Random snapshots where a third of the pending multi-task jobs become
  * het jobs (a first task in a group of its own; both groups apart at
  * random) and each group gets, at random, no filter, a random half of the
@@ -1516,11 +1548,13 @@ TEST(random_group_filters_keep_every_invariant)
 
 /* A group filter on every group is the job's filter: one pending job at
  * a time (one_pending's scene), restricted to a random half of the nodes
- * either way, starts under both or neither, each task within the half. */
+ * either way, starts under both or neither, each task within the half,
+ * and a job that waits is expected at the same time under both (the
+ * estimate walk's group tests prune no step a fit needs). */
 TEST(a_filter_on_every_group_places_as_the_jobs)
 {
-	int starts = 0, waits = 0;
-	for (uint32_t seed = 1; seed <= 12; seed++) {
+	int starts = 0, waits = 0, estimated = 0;
+	for (uint32_t seed = 1; seed <= 30; seed++) {
 		uint32_t x = seed * 747796405u + 1;
 		int32_t half[24], nh = 0;
 		for (int n = 0; n < 24; n++)
@@ -1528,6 +1562,7 @@ TEST(a_filter_on_every_group_places_as_the_jobs)
 				half[nh++] = n;
 		for (int j = 0; j < 120; j++) {
 			bool started[2];
+			fw_time expected[2];
 			for (int per_group = 0; per_group <= 1; per_group++) {
 				struct fw_snapshot *s = one_pending(seed, j, false, false);
 				struct fw_job *job = &s->jobs[j];
@@ -1544,7 +1579,9 @@ TEST(a_filter_on_every_group_places_as_the_jobs)
 				struct fw_plan *p = run(s, "kai");
 				ASSERT(p != NULL);
 				const struct fw_decision *d = start_of(p, j);
+				const struct fw_pending *w = fw_plan_pending_for(p, j);
 				started[per_group] = d != NULL;
+				expected[per_group] = w ? w->expected_start : -1;
 				for (int32_t k = 0; d && k < d->alloc_count; k++)
 					ASSERT(fw_snapshot_job_may_use(s, j, p->allocs[d->alloc_first + k].node) ||
 					       fw_snapshot_group_may_use(s, j, p->allocs[d->alloc_first + k].group,
@@ -1552,12 +1589,15 @@ TEST(a_filter_on_every_group_places_as_the_jobs)
 				fw_snapshot_free(s);
 			}
 			ASSERT_EQ(started[0], started[1]);
+			ASSERT_EQ(expected[0], expected[1]);
 			starts += started[0];
 			waits += !started[0];
+			estimated += !started[0] && expected[0] != FW_TIME_UNKNOWN;
 		}
 	}
 	ASSERT(starts > 1000);
 	ASSERT(waits > 100);
+	ASSERT(estimated > 50);
 }
 
 static void c_one_per_node(struct fw_snapshot *s, struct fw_plan *p)
@@ -3834,7 +3874,7 @@ TEST(fifo_line_is_submit_then_index_however_the_jobs_arrive)
 	node_filter_keeps_a_job_on_its_nodes, filters_sharing_a_start_are_told_apart, \
 	node_filter_on_unusable_nodes_never_fits, \
 	reclaim_for_a_filtered_job_evicts_on_its_nodes, a_filtered_gang_is_estimated_when_its_rack_frees, \
-	reclaim_for_group_filters_evicts_where_some_group_may_go, \
+	reclaim_for_group_filters_evicts_where_some_group_may_go, a_gang_with_group_filters_is_estimated_when_its_groups_free, \
 	except_filters_keep_every_invariant, an_except_filter_keeps_a_job_off_its_nodes, \
 	group_filters_put_each_group_on_its_nodes, a_group_filter_waits_for_its_node, \
 	random_group_filters_keep_every_invariant, a_filter_on_every_group_places_as_the_jobs, \

@@ -1316,7 +1316,8 @@ TEST(a_het_jobs_components_are_one_job)
  * gpu001 and gpu002, component 0 (2 GPUs) excluding gpu002 and component
  * 1 (4 GPUs) naming gpu002 with -w start as one job, 0 on gpu001 and 1 on
  * gpu002; so they do with the exclusion swapped (0 on gpu002 ... which
- * 1's -w holds: held).  Alike, the job keeps one filter for all. */
+ * 1's -w holds: held).  Alike, the job keeps one filter for all.  Two
+ * het jobs whose components ask alike share their groups' lists. */
 TEST(a_het_jobs_components_keep_their_own_nodes)
 {
 	static const struct {
@@ -1361,6 +1362,25 @@ TEST(a_het_jobs_components_keep_their_own_nodes)
 		fw_arena_release(&ar);
 		fake_free(&f);
 	}
+
+	/* two het jobs whose components ask alike share the groups' lists
+	 * (one shape for both in the cycle's memos) */
+	struct fake f;
+	fake_init(&f, 2, 4);
+	for (int k = 0; k < 4; k++) {
+		slurm_job_info_t *p = het_part(&f, k, (uint32_t)(k % 2), k < 2 ? "500-501" : "600-601", "gres:gpu:2");
+		p->job_id = (k < 2 ? 500u : 600u) + (uint32_t)(k % 2);
+		p->het_job_id = k < 2 ? 500u : 600u;
+		p->exc_nodes = (char *)(k % 2 ? "gpu001" : "gpu002");
+	}
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	ASSERT_OK(fw_snapshot_validate(f.s, &f.d));
+	ASSERT_EQ(f.s->njobs, 2);
+	ASSERT_EQ(f.s->ngroup_nodes, 4);
+	ASSERT_EQ(f.s->group_nodes[2].first, f.s->group_nodes[0].first);
+	ASSERT_EQ(f.s->group_nodes[3].first, f.s->group_nodes[1].first);
+	ASSERT_EQ(f.s->nnode_refs, 2);
+	fake_free(&f);
 }
 
 /* What fairway cannot plan as one job is held, every component with a
