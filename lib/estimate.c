@@ -329,13 +329,13 @@ static bool step_helps_groups(const struct est *e, const struct fw__cstate *cl, 
 			fid[s->group_nodes[x].group] = cl->filter_id[s->njob_nodes + x];
 	for (int32_t i = 0; i < e->y->nstep_node; i++) {
 		int32_t n = e->y->step_node[i], d = fw__ancestor(cl, n, dl);
-		bool ok = fw__job_may_use(s, jx, n) && fw__room_near(cl, j, n, e->need[sh]);
+		bool ok = fw__room_near(cl, j, n, e->need[sh]);
 		for (int g = 0; g < j->ngroups && ok; g++) {
 			const struct fw_task_group *t = &j->groups[g];
 			int32_t sl = fid[g] >= 0 ? fw__filter_slot_over(cl, fid[g], dl, d) : -2;
 			ok = sl == -2 || (sl >= 0 && cl->fsum[sl] >= (t->gpu_milli == 1000 ? (int64_t)t->count * t->gpus : 1));
 		}
-		if (ok)
+		if (ok && fw__job_may_use(s, jx, n)) /* the dearer test last */
 			return true;
 	}
 	return false;
