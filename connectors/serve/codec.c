@@ -336,6 +336,12 @@ static int get_group(json_t *g, int i, struct fw_task_group *t, struct fw_diag *
 	int rc;
 
 	snprintf(p, sizeof p, "tasks[%d]", i);
+	if (json_is_object(g) && json_object_get(g, "nodeSelector")) { /* the YAML config's, not the API's */
+		char f[48];
+		snprintf(f, sizeof f, "%s.nodeSelector", p);
+		return BAD(d, FW_EINVAL, f, "a task group's own nodeSelector is for fairway plan and the YAML config; "
+			   "a job submitted here keeps one nodeSelector: give it on the job, beside \"tasks\"");
+	}
 	if ((rc = only_keys(g, p, keys, d)) || (rc = get_int(g, p, "count", false, 1, FW_API_COUNT_MAX, &count, d)) ||
 	    (rc = get_int(g, p, "gpus", false, 0, FW_MAX_GPUS_PER_NODE, &gpus, d)) ||
 	    (rc = get_num(g, p, "gpuFraction", false, 0.001, 1.0, &frac, d)) ||

@@ -167,6 +167,14 @@ TEST(job_node_selector)
 		snprintf(b, sizeof b, "{\"queue\":\"q\",\"tasks\":[{\"gpus\":1}],\"nodeSelector\":%s}", bad[i][0]);
 		ASSERT_STR_EQ(job_field(b, &j), bad[i][1]);
 	}
+	/* a task group's own selector (the YAML config's) is refused, saying where one goes */
+	struct fw_diag d;
+	o = body("{\"queue\":\"q\",\"tasks\":[{\"gpus\":1},{\"gpus\":1,\"nodeSelector\":{\"gpu\":\"b\"}}]}");
+	memset(&d, 0, sizeof d);
+	ASSERT_EQ(fw_codec_job_parse(o, NULL, &j, &d), FW_EINVAL);
+	ASSERT_STR_EQ(d.field, "tasks[1].nodeSelector");
+	ASSERT_STR_CONTAINS(d.msg, "give it on the job");
+	json_decref(o);
 }
 
 /* An optional integer member of a job: 0 when absent and then left out of
