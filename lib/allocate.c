@@ -452,7 +452,7 @@ static bool explain_group_filter(const struct cyc *y, int32_t jx, struct fw_pend
 	const struct fw_job *j = &s->jobs[jx];
 	bool jobf = y->c.job_entry && y->c.job_entry[jx] >= 0;
 
-	for (int32_t x = s->ngroup_nodes ? fw__group_entry(s, jx) : -1;
+	for (int32_t x = s->ngroup_nodes ? fw_snapshot_group_nodes_entry(s, jx) : -1;
 	     x >= 0 && x < s->ngroup_nodes && s->group_nodes[x].job == jx; x++) {
 		const struct fw_group_nodes *e = &s->group_nodes[x];
 		const struct fw_task_group *t = &j->groups[e->group];

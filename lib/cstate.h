@@ -203,13 +203,13 @@ static inline bool fw__in_sorted(const int32_t *v, int32_t n, int32_t x)
 	return lo < n && v[lo] == x;
 }
 
-/* filter.c: job jx's first group_nodes entry, -1 without one; may some
- * group of jx use node n (by the group filters alone)? */
-int32_t fw__group_entry(const struct fw_snapshot *s, int32_t jx);
-/* The slot of (indexed, allow-list) filter f at level dl over domain d,
- * -1 when none of f's nodes is in d: a binary search by topology
- * position.  Its fsum: the whole free GPUs of f's usable nodes in d. */
+/* filter.c: the slot of (indexed, allow-list) filter f at level dl over
+ * domain d, -1 when none of f's nodes is in d: a binary search by
+ * topology position.  Its fsum: the whole free GPUs of f's usable nodes
+ * in d. */
 int32_t fw__filter_slot_over(const struct fw__cstate *c, int32_t f, int32_t dl, int32_t d);
+/* filter.c: may some group of jx use node n (by the group filters
+ * alone)? */
 bool fw__some_group_may_use(const struct fw_snapshot *s, int32_t jx, int32_t n);
 
 /* May job jx start anything on node n?  Its node filter, when it has one,

@@ -316,7 +316,7 @@ static bool step_helps_filter(const struct est *e, const struct fw__cstate *cl, 
 static bool step_helps_groups(const struct est *e, const struct fw__cstate *cl, int32_t sh)
 {
 	const struct fw_snapshot *s = cl->s;
-	int32_t jx = e->rep[sh], x0 = fw__group_entry(s, jx), L = s->topology.nlevels;
+	int32_t jx = e->rep[sh], x0 = fw_snapshot_group_nodes_entry(s, jx), L = s->topology.nlevels;
 	const struct fw_job *j = &s->jobs[jx];
 	int32_t dl = j->required_level == FW_LEVEL_NONE ? 0 : j->required_level == FW_LEVEL_NODE ? L + 1
 												   : j->required_level + 1;

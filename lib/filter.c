@@ -314,24 +314,10 @@ int32_t fw__filter_slot_over(const struct fw__cstate *c, int32_t f, int32_t dl, 
 	return lo < end && c->fslot_dom[lo] == d ? lo : -1;
 }
 
-int32_t fw__group_entry(const struct fw_snapshot *s, int32_t jx)
-{
-	int32_t lo = 0, hi = s->ngroup_nodes;
-
-	while (lo < hi) {
-		int32_t mid = lo + (hi - lo) / 2;
-		if (s->group_nodes[mid].job < jx)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < s->ngroup_nodes && s->group_nodes[lo].job == jx ? lo : -1;
-}
-
 /* A group without an entry may use any node; so may the job then. */
 bool fw__some_group_may_use(const struct fw_snapshot *s, int32_t jx, int32_t n)
 {
-	int32_t x = fw__group_entry(s, jx), k = 0;
+	int32_t x = fw_snapshot_group_nodes_entry(s, jx), k = 0;
 
 	if (x < 0)
 		return true;

@@ -789,7 +789,7 @@ static int init_attempt(struct attempt *t, struct fw__cstate *c, int32_t jx)
 		t->nallow = c->s->job_nodes[e].count;
 		t->filter = c->filter_id[e];
 	}
-	for (int32_t x = c->s->ngroup_nodes ? fw__group_entry(c->s, jx) : -1;
+	for (int32_t x = c->s->ngroup_nodes ? fw_snapshot_group_nodes_entry(c->s, jx) : -1;
 	     x >= 0 && x < c->s->ngroup_nodes && c->s->group_nodes[x].job == jx; x++) {
 		t->gf[c->s->group_nodes[x].group] = &c->s->group_nodes[x];
 		t->gfid[c->s->group_nodes[x].group] = c->filter_id[c->s->njob_nodes + x];

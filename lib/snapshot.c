@@ -7,6 +7,7 @@
  * snapshot carries no file positions: loaders that do (connectors/config)
  * map the index back to a line.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -259,35 +260,47 @@ static bool list_allows(const struct fw_snapshot *s, int32_t first, int32_t coun
 
 bool fw_snapshot_group_may_use(const struct fw_snapshot *s, int32_t job, int group, int32_t n)
 {
-	int32_t lo = 0, hi = s->ngroup_nodes;
-
 	if (!fw_snapshot_job_may_use(s, job, n))
 		return false;
-	while (lo < hi) { /* the first entry of (job, group) or after */
-		int32_t mid = lo + (hi - lo) / 2;
-		const struct fw_group_nodes *e = &s->group_nodes[mid];
-		if (e->job < job || (e->job == job && e->group < group))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == s->ngroup_nodes || s->group_nodes[lo].job != job || s->group_nodes[lo].group != group)
-		return true;
-	return list_allows(s, s->group_nodes[lo].first, s->group_nodes[lo].count, s->group_nodes[lo].except, n);
+	for (int32_t x = s->ngroup_nodes ? fw_snapshot_group_nodes_entry(s, job) : -1;
+	     x >= 0 && x < s->ngroup_nodes && s->group_nodes[x].job == job; x++)
+		if (s->group_nodes[x].group == group)
+			return list_allows(s, s->group_nodes[x].first, s->group_nodes[x].count, s->group_nodes[x].except,
+					   n);
+	return true;
 }
 
-int32_t fw_snapshot_job_nodes_entry(const struct fw_snapshot *s, int32_t job)
+/* The first of n entries of size bytes from tab (each led by its int32_t
+ * job, ascending) whose job is `job`, -1 when none: a lower bound. */
+static int32_t first_entry(const void *tab, size_t size, int32_t n, int32_t job)
 {
-	int32_t lo = 0, hi = s->njob_nodes;
+	int32_t lo = 0, hi = n, at;
 
 	while (lo < hi) {
 		int32_t mid = lo + (hi - lo) / 2;
-		if (s->job_nodes[mid].job < job)
+		memcpy(&at, (const char *)tab + (size_t)mid * size, sizeof at);
+		if (at < job)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < s->njob_nodes && s->job_nodes[lo].job == job ? lo : -1;
+	if (lo == n)
+		return -1;
+	memcpy(&at, (const char *)tab + (size_t)lo * size, sizeof at);
+	return at == job ? lo : -1;
+}
+
+_Static_assert(offsetof(struct fw_job_nodes, job) == 0 && offsetof(struct fw_group_nodes, job) == 0,
+	       "first_entry reads the job first");
+
+int32_t fw_snapshot_job_nodes_entry(const struct fw_snapshot *s, int32_t job)
+{
+	return first_entry(s->job_nodes, sizeof *s->job_nodes, s->njob_nodes, job);
+}
+
+int32_t fw_snapshot_group_nodes_entry(const struct fw_snapshot *s, int32_t job)
+{
+	return first_entry(s->group_nodes, sizeof *s->group_nodes, s->ngroup_nodes, job);
 }
 
 bool fw_node_has_labels(const struct fw_node *n, const struct fw_label *sel, int nsel)

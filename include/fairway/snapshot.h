@@ -339,6 +339,9 @@ int fw_snapshot_restrict_job_except(struct fw_snapshot *s, int32_t job, const in
  * _entry form gives its job_nodes index, -1 without one. */
 int32_t fw_snapshot_job_nodes(const struct fw_snapshot *s, int32_t job, const int32_t **out);
 int32_t fw_snapshot_job_nodes_entry(const struct fw_snapshot *s, int32_t job);
+/* Job's first group_nodes entry (its groups' follow it, by group), -1
+ * without one.  O(log entries). */
+int32_t fw_snapshot_group_nodes_entry(const struct fw_snapshot *s, int32_t job);
 /* May job start on node n (its entry of either kind)?  O(log entries +
  * log list).  Its group filters are not asked: see the _group form. */
 bool fw_snapshot_job_may_use(const struct fw_snapshot *s, int32_t job, int32_t n);

@@ -938,21 +938,24 @@ TEST(setup)
 	ASSERT_OK(enter_srcdir());
 }
 
+/* Three labelled nodes and a queue, for the selector tests. */
+static const char labelled_nodes[] =
+	"nodes:\n"
+	"  - {name: a, gpus: 8, labels: {gpu: h100, zone: x}}\n"
+	"  - {name: b, gpus: 8, labels: {gpu: a100, zone: x}}\n"
+	"  - {name: c, gpus: 8, labels: {gpu: h100, zone: y}}\n"
+	"queues: [{name: q}]\n";
+
 /* jobs[].nodeSelector: the nodes whose labels hold every pair become the
  * job's node filter; the next job of the same selector shares the list;
  * a selector no node meets, a label given twice and a non-mapping are
- * refused with their line and field. */
+ * refused with their line and field.  And a task group's own. */
 TEST(job_node_selector)
 {
 	struct fw_snapshot *s;
 	struct fw_diag d;
 	const int32_t *v;
-	static const char *nodes =
-		"nodes:\n"
-		"  - {name: a, gpus: 8, labels: {gpu: h100, zone: x}}\n"
-		"  - {name: b, gpus: 8, labels: {gpu: a100, zone: x}}\n"
-		"  - {name: c, gpus: 8, labels: {gpu: h100, zone: y}}\n"
-		"queues: [{name: q}]\n";
+	const char *nodes = labelled_nodes;
 	char y[2048];
 
 	snprintf(y, sizeof y, "%sjobs:\n"
@@ -985,27 +988,13 @@ TEST(job_node_selector)
 	EXPECT_FAIL(y, FW_EEXIST, 7, "jobs[0].nodeSelector.gpu");
 	snprintf(y, sizeof y, "%sjobs:\n  - {name: j0, queue: q, tasks: [{gpus: 1}], nodeSelector: [gpu]}\n", nodes);
 	EXPECT_FAIL(y, FW_EINVAL, 7, "jobs[0].nodeSelector");
-}
 
-/* jobs[].tasks[].nodeSelector: a task group's own selector becomes a
- * group filter (snapshot.h), beside the job's when it has one; the plan
- * puts each group's tasks on its nodes (a leader on the a100 node, two
- * workers on h100 ones), and a job whose group's nodes are full waits
- * with node_filter by that group's nodes; a group selector no node meets
- * is refused with its line and field, naming the group. */
-TEST(task_group_node_selector)
-{
-	struct fw_snapshot *s;
-	struct fw_diag d;
-	const int32_t *v;
-	static const char *nodes =
-		"nodes:\n"
-		"  - {name: a, gpus: 8, labels: {gpu: h100, zone: x}}\n"
-		"  - {name: b, gpus: 8, labels: {gpu: a100, zone: x}}\n"
-		"  - {name: c, gpus: 8, labels: {gpu: h100, zone: y}}\n"
-		"queues: [{name: q}]\n";
-	char y[2048];
-
+	/* jobs[].tasks[].nodeSelector: a task group's own selector becomes a
+	 * group filter (snapshot.h), beside the job's when it has one; the plan
+	 * puts each group's tasks on its nodes (a leader on the a100 node, two
+	 * workers on h100 ones), and a job whose group's nodes are full waits
+	 * with node_filter by that group's nodes; a group selector no node meets
+	 * is refused with its line and field, naming the group. */
 	snprintf(y, sizeof y, "%sjobs:\n"
 		 "  - name: j0\n"
 		 "    queue: q\n"
@@ -1067,4 +1056,4 @@ TEST_MAIN(setup, full_example, full_example_queues, full_example_jobs,
 	  hostile_nesting_and_anchors_fail_fast, queue_tree, load_file,
 	  bad_input_files, bad_input_cases_txt, docs_example,
 	  queue_min_runtime, scheduler_reserve_depth, scheduler_xfactor_cap, scheduler_starve_after_and_drain_running,
-	  job_node_selector, task_group_node_selector)
+	  job_node_selector)

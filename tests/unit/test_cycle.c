@@ -1279,6 +1279,13 @@ static int het2(struct fw_snapshot *s, const char *name, int g0, int g1, fw_time
 	return j;
 }
 
+/* Restrict group 0 of het job j to the n0 nodes of l0, group 1 to l1's. */
+static void groups_on(struct fw_snapshot *s, int j, const int32_t *l0, int32_t n0, const int32_t *l1, int32_t n1)
+{
+	ASSERT(fw_snapshot_restrict_group(s, j, 0, l0, n0, 0) >= 0);
+	ASSERT(fw_snapshot_restrict_group(s, j, 1, l1, n1, 0) >= 0);
+}
+
 /* The node of group g's first task in decision d, -1 without one. */
 static int32_t group_node(const struct fw_plan *p, const struct fw_decision *d, int g)
 {
@@ -1333,10 +1340,8 @@ TEST(a_group_filter_waits_for_its_node)
 	int h = het2(s, "het", 8, 1, 10), g = het2(s, "both-a0", 1, 1, 11), y = het2(s, "both-b0", 5, 5, 12);
 
 	ASSERT(fw_snapshot_restrict_group(s, h, 0, b0, 1, 0) >= 0);
-	ASSERT(fw_snapshot_restrict_group(s, g, 0, a0, 1, 0) >= 0);
-	ASSERT(fw_snapshot_restrict_group(s, g, 1, a0, 1, 0) >= 0);
-	ASSERT(fw_snapshot_restrict_group(s, y, 0, b0, 1, 0) >= 0);
-	ASSERT(fw_snapshot_restrict_group(s, y, 1, b0, 1, 0) >= 0);
+	groups_on(s, g, a0, 1, a0, 1);
+	groups_on(s, y, b0, 1, b0, 1);
 	struct fw_plan *p = run(s, "fairway");
 	ASSERT(p != NULL);
 	ASSERT(decision(p, h, FW_DECIDE_START) == NULL);
@@ -1395,10 +1400,8 @@ TEST(jobs_alike_but_for_their_group_filters_are_told_apart)
 	int32_t a0[] = { 0 }, a1[] = { 1 }, b1[] = { 3 };
 	int stuck = het2(s, "stuck", 1, 1, 10), fr = het2(s, "free", 1, 1, 11);
 
-	ASSERT(fw_snapshot_restrict_group(s, stuck, 0, a0, 1, 0) >= 0);
-	ASSERT(fw_snapshot_restrict_group(s, stuck, 1, a0, 1, 0) >= 0);
-	ASSERT(fw_snapshot_restrict_group(s, fr, 0, a1, 1, 0) >= 0);
-	ASSERT(fw_snapshot_restrict_group(s, fr, 1, b1, 1, 0) >= 0);
+	groups_on(s, stuck, a0, 1, a0, 1);
+	groups_on(s, fr, a1, 1, b1, 1);
 	for (int k = 0; k < 4; k++) {
 		struct fw_plan *p = run(s, pols[k]);
 		ASSERT(p != NULL);
@@ -1418,10 +1421,8 @@ TEST(jobs_alike_but_for_their_group_filters_are_told_apart)
 	tb_run(s, r, 1, b0, 0x3);
 	s->nodes[0].lemon = s->nodes[1].lemon = true;
 	int far = het2(s, "far", 1, 1, 10), near = het2(s, "near", 1, 1, 11);
-	ASSERT(fw_snapshot_restrict_group(s, far, 0, bb, 2, 0) >= 0);
-	ASSERT(fw_snapshot_restrict_group(s, far, 1, bb, 2, 0) >= 0);
-	ASSERT(fw_snapshot_restrict_group(s, near, 0, ab0, 2, 0) >= 0);
-	ASSERT(fw_snapshot_restrict_group(s, near, 1, ab1, 2, 0) >= 0);
+	groups_on(s, far, bb, 2, bb, 2);
+	groups_on(s, near, ab0, 2, ab1, 2);
 	struct fw_plan *p = run(s, "fairway");
 	ASSERT(p != NULL);
 	ASSERT(decision(p, far, FW_DECIDE_START) != NULL);
@@ -1447,8 +1448,7 @@ TEST(a_gang_with_group_filters_is_estimated_when_its_groups_free)
 	int g = het2(s, "g", 8, 8, 5);
 	s->jobs[g].required_level = 0;
 	s->jobs[g].expected_runtime = 50;
-	ASSERT(fw_snapshot_restrict_group(s, g, 0, a0, 1, 0) >= 0);
-	ASSERT(fw_snapshot_restrict_group(s, g, 1, a1, 1, 0) >= 0);
+	groups_on(s, g, a0, 1, a1, 1);
 	s->now = 10;
 	s->config.reserve_depth = -1; /* no reservation: the estimate walk says when */
 	struct fw_plan *p = run(s, "fairway");
