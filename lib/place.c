@@ -76,7 +76,8 @@ struct attempt {
 				 * use, ascending (filter is its id then) */
 	int32_t ndeny;
 	const struct fw_group_nodes *gf[FW_MAX_GROUPS]; /* group filters (snapshot.h), NULL: none */
-	int32_t gfid[FW_MAX_GROUPS]; /* ... their filter_id (filter.c indexes them too) */
+	int32_t gfid[FW_MAX_GROUPS]; /* ... their filter_id (filter.c indexes them
+				      * too), -1 on a state built without the index */
 	bool gfiltered;         /* some group has one */
 	bool spread;
 	bool apart;             /* some group is apart (snapshot.h) */
@@ -375,7 +376,7 @@ static bool groups_room(const struct attempt *t, int32_t dl, int32_t d)
 {
 	for (int g = 0; g < t->job->ngroups; g++) {
 		const struct fw_task_group *grp = &t->job->groups[g];
-		if (!t->gf[g] || t->gf[g]->except)
+		if (!t->gf[g] || t->gf[g]->except || t->gfid[g] < 0)
 			continue;
 		int32_t sl = fw__filter_slot_over(t->c, t->gfid[g], dl, d);
 		if (sl < 0 || t->c->fsum[sl] < (grp->gpu_milli == 1000 ? (int64_t)grp->count * grp->gpus : 1))
@@ -718,7 +719,7 @@ static bool groups_could_fit(const struct attempt *t, int32_t min_tasks)
 		return true; /* elastic: a group may get fewer tasks */
 	for (int g = 0; g < t->job->ngroups; g++) {
 		const struct fw_task_group *grp = &t->job->groups[g];
-		if (!t->gf[g] || t->gf[g]->except || grp->gpu_milli != 1000 || grp->gpus <= 0)
+		if (!t->gf[g] || t->gf[g]->except || t->gfid[g] < 0 || grp->gpu_milli != 1000 || grp->gpus <= 0)
 			continue;
 		const int32_t *h = t->c->fhist + (size_t)t->gfid[g] * FW__HIST;
 		int64_t cap = 0;
@@ -792,7 +793,7 @@ static int init_attempt(struct attempt *t, struct fw__cstate *c, int32_t jx)
 	for (int32_t x = c->s->ngroup_nodes ? fw_snapshot_group_nodes_entry(c->s, jx) : -1;
 	     x >= 0 && x < c->s->ngroup_nodes && c->s->group_nodes[x].job == jx; x++) {
 		t->gf[c->s->group_nodes[x].group] = &c->s->group_nodes[x];
-		t->gfid[c->s->group_nodes[x].group] = c->filter_id[c->s->njob_nodes + x];
+		t->gfid[c->s->group_nodes[x].group] = c->filter_id ? c->filter_id[c->s->njob_nodes + x] : -1;
 		t->gfiltered = true;
 	}
 	for (int g = 0; g < j->ngroups; g++) {
