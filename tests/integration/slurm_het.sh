@@ -22,6 +22,10 @@
 #   own_exclude_per_component   --exclude=gpu001 : --exclude=gpu002: each
 #                            component runs on its own node (a node filter
 #                            per task group), not where 2 + 4 goes without
+#   component_node_busy_waits  8 GPUs -w gpu001 : 1 GPU -w gpu002 while an
+#                            8-GPU job holds gpu001: both components wait,
+#                            with fairway's comment
+#   component_runs_when_its_node_frees  then they run, each on its node
 #   mixed_accounts_held      components of two accounts: held, each with
 #                            the comment that says why
 . "$(dirname "$0")/../slurm/lib.sh"
@@ -125,6 +129,26 @@ own_nodes() {
 }
 own_nodes --nodelist=gpu002 --nodelist=gpu001 own_nodelist_per_component
 own_nodes --exclude=gpu001 --exclude=gpu002 own_exclude_per_component
+
+# a component whose one node is busy: both components wait, with
+# fairway's comment (its reservation there), then run once it frees
+big=$(sbatch --parsable -A team_a -N1 --gres=gpu:8 -w gpu001 -t 1 -o /dev/null --wrap 'sleep 6')
+wait_until 15 "running $big"
+e=$(sbatch --parsable -A team_a -N1 --gres=gpu:8 --nodelist=gpu001 -t 1 -o /dev/null : \
+	-A team_a -N1 --gres=gpu:1 --nodelist=gpu002 -t 1 --wrap 'sleep 2')
+if wait_until 10 '[ "$(squeue -h -j "$e" -t PD -o "%k" | grep -c "^fairway: waiting: ")" = 2 ]' &&
+	running "$big"; then
+	ok component_node_busy_waits
+else
+	bad component_node_busy_waits "$(comps "$e"); $(tail -2 "$T/fairway.log")"
+fi
+if wait_until 30 '[ "$(running_count "$e")" = 2 ]' &&
+	[ "$(squeue -h -j "$e" -t R -o '%A %N' | sort -n | awk '{ printf "%s ", $2 }')" = "gpu001 gpu002 " ]; then
+	ok component_runs_when_its_node_frees
+else
+	bad component_runs_when_its_node_frees "$(comps "$e")"
+fi
+wait_until 30 "gone $e"
 
 # ------------------------------------------------------------ unlike components
 d=$(sbatch --parsable -A team_a -N1 --gres=gpu:1 -t 1 -o /dev/null : -A team_b -N1 --gres=gpu:1 -t 1 --wrap 'sleep 1')
