@@ -356,6 +356,33 @@ static int selected(struct cfg *c, yaml_node_t *l, const char *fp, const char *w
 			sel[0].key, sel[0].value[0] ? sel[0].value : "\"\"", *nsel > 1 ? ", ..." : "", what);
 }
 
+/* Restrict job (group < 0) or its task group to the n nodes listed
+ * (ascending): as the list of the nodes left out when that is shorter (an
+ * except entry: a selector most of 10,000 nodes meet costs the few it
+ * does not), else as the list itself; the new entry's index or an
+ * fw_err. */
+static int restrict_shorter(struct cfg *c, int32_t job, int group, const int32_t *nodes, int32_t n)
+{
+	int32_t nn = c->s->nnodes, m = 0, k = 0, *out;
+	int rc;
+
+	if (n == nn || n <= nn - n)
+		return group < 0 ? fw_snapshot_restrict_job(c->s, job, nodes, n)
+				 : fw_snapshot_restrict_group(c->s, job, group, nodes, n, 0);
+	if (!(out = malloc((size_t)(nn - n) * sizeof *out)))
+		return FW_ENOMEM;
+	for (int32_t i = 0; i < nn; i++) {
+		if (k < n && nodes[k] == i)
+			k++;
+		else
+			out[m++] = i;
+	}
+	rc = group < 0 ? fw_snapshot_restrict_job_except(c->s, job, out, m)
+		       : fw_snapshot_restrict_group(c->s, job, group, out, m, 1);
+	free(out);
+	return rc;
+}
+
 /* nodeSelector, as Kubernetes reads it: the job may start only on nodes
  * whose labels hold every pair.  Resolved here into the snapshot's node
  * filter for job (just added); a job with the previous job's selector
@@ -379,7 +406,7 @@ static int job_selector(struct cfg *c, const yaml_node_t *m, const char *path, i
 		rc = fw_snapshot_restrict_job_as(c->s, job, c->sel_entry);
 		return rc < 0 ? cfg_fail(c, l, rc, fp, "out of memory") : FW_OK;
 	}
-	rc = fw_snapshot_restrict_job(c->s, job, nodes, n);
+	rc = restrict_shorter(c, job, -1, nodes, n);
 	free(nodes);
 	if (rc < 0)
 		return cfg_fail(c, l, rc, fp, "out of memory");
@@ -413,7 +440,7 @@ static int group_selectors(struct cfg *c, const yaml_node_t *m, const char *path
 			continue;
 		if (c->gsel_entry >= 0 && nsel == c->ngsel && !memcmp(sel, c->gsel, (size_t)nsel * sizeof *sel)) {
 			rc = fw_snapshot_restrict_group_like(c->s, job, i, c->gsel_entry);
-		} else if ((rc = fw_snapshot_restrict_group(c->s, job, i, nodes, k, 0)) >= 0) {
+		} else if ((rc = restrict_shorter(c, job, i, nodes, k)) >= 0) {
 			memcpy(c->gsel, sel, (size_t)nsel * sizeof *sel);
 			c->ngsel = nsel;
 			c->gsel_entry = rc;

@@ -331,6 +331,8 @@ static bool selects_exactly(const struct fw_snapshot *f, const struct fw_backend
 	return fw_local_selected(f, bj, got) == n && !memcmp(got, list, (size_t)n * sizeof *got);
 }
 
+static int match_labels(struct fw_backend *b, struct fw_backend_job *bj, const int32_t *nodes, int32_t n);
+
 /* A fleet job's node filter as the selector the local backend keeps.
  * Phases: (1) the labels every node of the list carries, which meet
  * exactly the list when it came from a nodeSelector (the YAML loader's
@@ -338,14 +340,16 @@ static bool selects_exactly(const struct fw_snapshot *f, const struct fw_backend
  * them has the selector's own, which they include; (2) drop each label
  * the list does not need, so that the stored selector is a minimal one,
  * as the user's usually is ({ib: null} stays that, not {gpu: b, ib: ""}).
- * A list no label set describes stops the seed (the why names the job),
- * as does a task group's own selector (group filters: not kept). */
+ * An except entry (the loader writes the shorter list) is matched by the
+ * nodes it leaves.  A list no label set describes stops the seed (the why
+ * names the job), as does a task group's own selector (group filters:
+ * not kept). */
 static int seed_selector(struct fw_backend *b, int32_t job, struct fw_backend_job *bj)
 {
 	const struct fw_snapshot *f = b->fleet;
 	const int32_t *nodes;
-	int32_t n = fw_snapshot_job_nodes(f, job, &nodes), *got;
-	const struct fw_node *first;
+	int32_t n = fw_snapshot_job_nodes(f, job, &nodes), *allowed = NULL;
+	int rc;
 
 	for (int32_t i = 0; i < f->ngroup_nodes; i++)
 		if (f->group_nodes[i].job == job) { /* a selector per task group: not kept here */
@@ -356,11 +360,33 @@ static int seed_selector(struct fw_backend *b, int32_t job, struct fw_backend_jo
 		}
 	if (n < 0)
 		return FW_OK;
-	if (f->job_nodes[fw_snapshot_job_nodes_entry(f, job)].except) { /* the loader makes none */
-		snprintf(b->why, sizeof b->why, "job %.63s: its filter leaves nodes out, which no labels say",
-			 bj->job.name);
-		return FW_EINVAL;
+	if (f->job_nodes[fw_snapshot_job_nodes_entry(f, job)].except) { /* the nodes left: the list to match */
+		int32_t k = 0, m = 0;
+		if (!(allowed = malloc(((size_t)f->nnodes + 1) * sizeof *allowed)))
+			return FW_ENOMEM;
+		for (int32_t i = 0; i < f->nnodes; i++) {
+			if (k < n && nodes[k] == i)
+				k++;
+			else
+				allowed[m++] = i;
+		}
+		nodes = allowed;
+		n = m;
 	}
+	rc = n > 0 ? match_labels(b, bj, nodes, n) : FW_EINVAL;
+	if (n == 0)
+		snprintf(b->why, sizeof b->why, "job %.63s: its filter leaves out every node", bj->job.name);
+	free(allowed);
+	return rc;
+}
+
+/* seed_selector's phases on the n >= 1 nodes the job may use. */
+static int match_labels(struct fw_backend *b, struct fw_backend_job *bj, const int32_t *nodes, int32_t n)
+{
+	const struct fw_snapshot *f = b->fleet;
+	const struct fw_node *first;
+	int32_t *got;
+
 	first = &f->nodes[nodes[0]];
 	for (int l = 0; l < first->nlabels; l++) {
 		bool all = true;

@@ -947,7 +947,9 @@ static const char labelled_nodes[] =
 	"queues: [{name: q}]\n";
 
 /* jobs[].nodeSelector: the nodes whose labels hold every pair become the
- * job's node filter; the next job of the same selector shares the list;
+ * job's node filter, written as the shorter list (of the nodes it meets,
+ * or of those it leaves out); the next job of the same selector shares
+ * the list;
  * a selector no node meets, a label given twice and a non-mapping are
  * refused with their line and field.  And a task group's own. */
 TEST(job_node_selector)
@@ -964,15 +966,17 @@ TEST(job_node_selector)
 		 "  - {name: j2, queue: q, tasks: [{gpus: 1}]}\n"
 		 "  - {name: j3, queue: q, tasks: [{gpus: 1}], nodeSelector: {zone: x, gpu: h100}}\n", nodes);
 	ASSERT_OK(load(y, &s, &d));
-	ASSERT_EQ(fw_snapshot_job_nodes(s, 0, &v), 2);
-	ASSERT_EQ(v[0], 0);
-	ASSERT_EQ(v[1], 2);
-	ASSERT_EQ(fw_snapshot_job_nodes(s, 1, &v), 2);
+	ASSERT_EQ(fw_snapshot_job_nodes(s, 0, &v), 1); /* a and c: as the one node left out, b */
+	ASSERT_EQ(v[0], 1);
+	ASSERT_EQ(s->job_nodes[0].except, 1);
+	ASSERT(fw_snapshot_job_may_use(s, 0, 0) && !fw_snapshot_job_may_use(s, 0, 1) && fw_snapshot_job_may_use(s, 0, 2));
+	ASSERT_EQ(fw_snapshot_job_nodes(s, 1, &v), 1);
 	ASSERT(v == s->node_refs); /* shared with j0's */
 	ASSERT_EQ(fw_snapshot_job_nodes(s, 2, &v), -1);
-	ASSERT_EQ(fw_snapshot_job_nodes(s, 3, &v), 1);
+	ASSERT_EQ(fw_snapshot_job_nodes(s, 3, &v), 1); /* a alone: the list of it */
 	ASSERT_EQ(v[0], 0);
-	ASSERT_EQ(s->nnode_refs, 3);
+	ASSERT_EQ(s->job_nodes[2].except, 0);
+	ASSERT_EQ(s->nnode_refs, 2);
 	ASSERT_OK(fw_snapshot_validate(s, &d));
 	fw_snapshot_free(s);
 
@@ -1011,7 +1015,8 @@ TEST(job_node_selector)
 	ASSERT(!fw_snapshot_group_may_use(s, 0, 0, 0) && fw_snapshot_group_may_use(s, 0, 0, 1));
 	ASSERT(fw_snapshot_group_may_use(s, 0, 1, 0) && !fw_snapshot_group_may_use(s, 0, 1, 1) &&
 	       fw_snapshot_group_may_use(s, 0, 1, 2));
-	ASSERT_EQ(fw_snapshot_job_nodes(s, 1, &v), 2); /* zone x: a and b */
+	ASSERT_EQ(fw_snapshot_job_nodes(s, 1, &v), 1); /* zone x: a and b, as c left out */
+	ASSERT_EQ(s->group_nodes[1].except, 1); /* {gpu: h100}: a and c, as b left out */
 	ASSERT(fw_snapshot_group_may_use(s, 1, 0, 0)); /* both: a only */
 	ASSERT(!fw_snapshot_group_may_use(s, 1, 0, 1) && !fw_snapshot_group_may_use(s, 1, 0, 2));
 	struct fw_arena ar;
