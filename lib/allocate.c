@@ -456,7 +456,7 @@ static bool explain_group_filter(const struct cyc *y, int32_t jx, struct fw_pend
 	     x >= 0 && x < s->ngroup_nodes && s->group_nodes[x].job == jx; x++) {
 		const struct fw_group_nodes *e = &s->group_nodes[x];
 		const struct fw_task_group *t = &j->groups[e->group];
-		int64_t need = (int64_t)t->count * t->gpus, nodes = 0, free = 0;
+		int64_t need = t->gpu_milli == 1000 ? (int64_t)t->count * t->gpus : 0, nodes = 0, free = 0;
 		if (!e->except && !jobf) {
 			nodes = e->count;
 			free = y->c.fsum[y->c.fslot_first[y->c.filter_id[s->njob_nodes + x] * y->c.ndl]];

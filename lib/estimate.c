@@ -311,8 +311,8 @@ static bool step_helps_filter(const struct est *e, const struct fw__cstate *cl, 
  * that fits now puts a task of some group on a step node n that the
  * group may use, and every task inside n's domain d of the required
  * level.  So d has the gang's room (fw__room_near), and for each group
- * with a list of its own (filter.c indexes it) the list's slot over d
- * has the group's whole GPUs free. */
+ * with a list of its own (filter.c indexes it) the list has a slot over
+ * d with the group's whole GPUs free (a fractional group: the slot). */
 static bool step_helps_groups(const struct est *e, const struct fw__cstate *cl, int32_t sh)
 {
 	const struct fw_snapshot *s = cl->s;
@@ -327,13 +327,15 @@ static bool step_helps_groups(const struct est *e, const struct fw__cstate *cl, 
 	for (int32_t x = x0; x >= 0 && x < s->ngroup_nodes && s->group_nodes[x].job == jx; x++)
 		if (!s->group_nodes[x].except)
 			fid[s->group_nodes[x].group] = cl->filter_id[s->njob_nodes + x];
+	bool rigid = fw_job_min_tasks(j) == fw_job_tasks(j); /* elastic: a group may get no task */
+
 	for (int32_t i = 0; i < e->y->nstep_node; i++) {
 		int32_t n = e->y->step_node[i], d = fw__ancestor(cl, n, dl);
 		bool ok = fw__room_near(cl, j, n, e->need[sh]);
-		for (int g = 0; g < j->ngroups && ok; g++) {
+		for (int g = 0; g < j->ngroups && ok && rigid; g++) {
 			const struct fw_task_group *t = &j->groups[g];
 			int32_t sl = fid[g] >= 0 ? fw__filter_slot_over(cl, fid[g], dl, d) : -2;
-			ok = sl == -2 || (sl >= 0 && cl->fsum[sl] >= (t->gpu_milli == 1000 ? (int64_t)t->count * t->gpus : 1));
+			ok = sl == -2 || (sl >= 0 && cl->fsum[sl] >= (t->gpu_milli == 1000 ? (int64_t)t->count * t->gpus : 0));
 		}
 		if (ok && fw__job_may_use(s, jx, n)) /* the dearer test last */
 			return true;

@@ -370,8 +370,10 @@ static bool model_could_fit(const struct attempt *t)
 }
 
 /* Does domain d (level dl) hold, for each group with a list of its own,
- * the group's whole GPUs free on its listed nodes (the list's slot over
- * d, filter.c)?  A bound (models, CPU, fragments aside): a no is sure. */
+ * a listed node and the group's whole GPUs free on its listed nodes (the
+ * list's slot over d, filter.c; a fractional task may share a GPU, so
+ * its group needs only the node)?  A bound (models, CPU, fragments
+ * aside): a no is sure. */
 static bool groups_room(const struct attempt *t, int32_t dl, int32_t d)
 {
 	for (int g = 0; g < t->job->ngroups; g++) {
@@ -379,7 +381,7 @@ static bool groups_room(const struct attempt *t, int32_t dl, int32_t d)
 		if (!t->gf[g] || t->gf[g]->except || t->gfid[g] < 0)
 			continue;
 		int32_t sl = fw__filter_slot_over(t->c, t->gfid[g], dl, d);
-		if (sl < 0 || t->c->fsum[sl] < (grp->gpu_milli == 1000 ? (int64_t)grp->count * grp->gpus : 1))
+		if (sl < 0 || t->c->fsum[sl] < (grp->gpu_milli == 1000 ? (int64_t)grp->count * grp->gpus : 0))
 			return false;
 	}
 	return true;

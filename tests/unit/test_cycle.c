@@ -1458,6 +1458,47 @@ TEST(a_gang_with_group_filters_is_estimated_when_its_groups_free)
 	ASSERT_EQ(pending_of(p, g)->a, 1);
 	ASSERT_EQ(pending_of(p, g)->b, 0);
 	ASSERT_EQ(pending_of(p, g)->expected_start, 200);
+	/* elastic, its group 1 asking two tasks where a1 holds one: all of
+	 * it never fits, two tasks do at 200 (the group tests let an elastic
+	 * group fall short) */
+	s->jobs[g].groups[1].count = 2;
+	s->jobs[g].min_member = 2;
+	p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT(decision(p, g, FW_DECIDE_START) == NULL);
+	ASSERT_EQ(pending_of(p, g)->expected_start, 200);
+	fw_snapshot_free(s);
+}
+
+/* A fractional task may share a GPU: a het job whose group 0 (0.3 GPU)
+ * may use a0 only, where every GPU is half taken (no whole GPU free),
+ * starts there, group 1 elsewhere (the group tests ask a fractional
+ * group for a listed node, not for whole GPUs). */
+TEST(a_fractional_group_shares_a_gpu_on_its_node)
+{
+	struct fw_snapshot *s = two_racks();
+	int32_t a0[] = { 0 };
+
+	for (int k = 0; k < 8; k++) {
+		char n[8];
+		snprintf(n, sizeof n, "h%d", k);
+		int r = tb_job(s, n, 0, 1, 1, 500, 0);
+		tb_run(s, r, 1, a0, 1u << k);
+		s->jobs[r].expected_runtime = 1000;
+	}
+	int h = het2(s, "het", 1, 1, 10);
+	s->jobs[h].groups[0].gpu_milli = 300;
+	ASSERT(fw_snapshot_restrict_group(s, h, 0, a0, 1, 0) >= 0);
+	s->now = 100;
+	const char *pols[] = { "fairway", "kai" };
+	for (int k = 0; k < 2; k++) {
+		struct fw_plan *p = run(s, pols[k]);
+		ASSERT(p != NULL);
+		const struct fw_decision *d = decision(p, h, FW_DECIDE_START);
+		ASSERT(d != NULL);
+		ASSERT_EQ(group_node(p, d, 0), 0);
+		ASSERT(group_node(p, d, 1) != 0);
+	}
 	fw_snapshot_free(s);
 }
 
@@ -1550,7 +1591,8 @@ TEST(random_group_filters_keep_every_invariant)
  * a time (one_pending's scene), restricted to a random half of the nodes
  * either way, starts under both or neither, each task within the half,
  * and a job that waits is expected at the same time under both (the
- * estimate walk's group tests prune no step a fit needs). */
+ * estimate walk's group tests prune no step a fit needs); a third of the
+ * split jobs elastic (min_member 1). */
 TEST(a_filter_on_every_group_places_as_the_jobs)
 {
 	int starts = 0, waits = 0, estimated = 0;
@@ -1571,6 +1613,8 @@ TEST(a_filter_on_every_group_places_as_the_jobs)
 					job->groups[1].count = job->groups[0].count - 1;
 					job->groups[0].count = 1;
 					job->ngroups = 2;
+					if (j % 3 == 0) /* elastic: either group may start short */
+						job->min_member = 1;
 				}
 				for (int g = 0; per_group && g < job->ngroups; g++)
 					ASSERT(fw_snapshot_restrict_group(s, j, g, half, nh, 0) >= 0);
@@ -3878,7 +3922,7 @@ TEST(fifo_line_is_submit_then_index_however_the_jobs_arrive)
 	except_filters_keep_every_invariant, an_except_filter_keeps_a_job_off_its_nodes, \
 	group_filters_put_each_group_on_its_nodes, a_group_filter_waits_for_its_node, \
 	random_group_filters_keep_every_invariant, a_filter_on_every_group_places_as_the_jobs, \
-	jobs_alike_but_for_their_group_filters_are_told_apart, \
+	jobs_alike_but_for_their_group_filters_are_told_apart, a_fractional_group_shares_a_gpu_on_its_node, \
 	an_except_filter_is_the_reason_only_when_it_leaves_out_room
 
 int main(void)
