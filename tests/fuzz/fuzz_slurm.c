@@ -441,6 +441,42 @@ static void arrays_hold(const struct world *w, const struct fw_snapshot *s)
 	}
 }
 
+/* A het job's waiting components, by offset then job id: the records
+ * its set lists (each once) that are pending, not released and of its
+ * het job, its task groups in that order (the first FW_MAX_GROUPS into
+ * c).  Returns how many there are; *released: one of them is released. */
+static int32_t het_parts(const struct world *w, const slurm_job_info_t *j, const slurm_job_info_t **c,
+			 bool *released)
+{
+	uint32_t ids[FW__HET_MAX];
+	int32_t listed = fw__array_tasks(j->het_job_id_set, ids, FW__HET_MAX), n = 0;
+
+	*released = false;
+	for (int32_t i = 0; i < listed && i < FW__HET_MAX; i++) {
+		bool dup = false;
+		for (int32_t k = 0; k < i; k++)
+			dup |= ids[k] == ids[i];
+		for (int k = 0; k < w->nj && !dup; k++) {
+			const slurm_job_info_t *o = &w->jobs[k];
+			bool rel = fw__job_pending(o) && o->priority && o->req_nodes && *o->req_nodes;
+			if (o->job_id != ids[i] || !fw__het_job(o) || o->het_job_id != j->het_job_id)
+				continue;
+			*released |= rel;
+			if (fw__job_pending(o) && !rel && n++ < FW_MAX_GROUPS)
+				c[n - 1] = o;
+		}
+	}
+	int32_t m = n < FW_MAX_GROUPS ? n : FW_MAX_GROUPS;
+	for (int32_t a = 1; a < m; a++) /* a few: insertion */
+		for (int32_t b = a; b > 0 && (c[b - 1]->het_job_offset > c[b]->het_job_offset ||
+					      (c[b - 1]->het_job_offset == c[b]->het_job_offset &&
+					       c[b - 1]->job_id > c[b]->job_id)); b--) {
+			const slurm_job_info_t *t = c[b];
+			c[b] = c[b - 1], c[b - 1] = t;
+		}
+	return n;
+}
+
 /* A pending job of a het job's component: a group for each component
  * its set lists (distinct) that is pending, not released and of that
  * het job, all apart when more than one; none of them released. */
@@ -449,26 +485,17 @@ static void het_hold(const struct world *w, const struct fw_snapshot *s)
 	for (int32_t x = 0; x < s->njobs; x++) {
 		const slurm_job_info_t *j = job_named(w, s->jobs[x].name);
 		const struct fw_job *fj = &s->jobs[x];
+		const slurm_job_info_t *c[FW_MAX_GROUPS];
 		uint32_t ids[FW__HET_MAX];
-		int32_t listed, want = 0;
+		bool released;
 		if (!j || !fw__het_job(j) || fj->state != FW_JOB_PENDING)
 			continue;
-		listed = fw__array_tasks(j->het_job_id_set, ids, FW__HET_MAX);
+		int32_t listed = fw__array_tasks(j->het_job_id_set, ids, FW__HET_MAX);
 		if (listed <= 0 || listed > FW__HET_MAX)
 			abort(); /* an unread set is held */
-		for (int32_t i = 0; i < listed; i++) {
-			bool dup = false;
-			for (int32_t k = 0; k < i; k++)
-				dup |= ids[k] == ids[i];
-			for (int k = 0; k < w->nj && !dup; k++) {
-				const slurm_job_info_t *c = &w->jobs[k];
-				bool released = fw__job_pending(c) && c->priority && c->req_nodes && *c->req_nodes;
-				want += c->job_id == ids[i] && fw__het_job(c) && c->het_job_id == j->het_job_id &&
-					fw__job_pending(c) && !released;
-				if (c->job_id == ids[i] && fw__het_job(c) && c->het_job_id == j->het_job_id && released)
-					abort(); /* a part released alone: the rest is held */
-			}
-		}
+		int32_t want = het_parts(w, j, c, &released);
+		if (released)
+			abort(); /* a part released alone: the rest is held */
 		if (fj->ngroups != want || fj->ngroups > FW_MAX_GROUPS)
 			abort();
 		for (int g = 0; g < fj->ngroups && fj->ngroups > 1; g++)
@@ -483,36 +510,6 @@ static int node_named(const struct world *w, const char *name)
 		if (!strcmp(w->nodes[i].name, name))
 			return i;
 	return -1;
-}
-
-/* A het job's waiting components, by offset then job id: the records
- * its set lists (each once) that are pending, not released and of its
- * het job, its task groups in that order.  Returns how many. */
-static int32_t het_parts(const struct world *w, const slurm_job_info_t *j, const slurm_job_info_t **c)
-{
-	uint32_t ids[FW__HET_MAX];
-	int32_t listed = fw__array_tasks(j->het_job_id_set, ids, FW__HET_MAX), n = 0;
-
-	for (int32_t i = 0; i < listed && i < FW__HET_MAX; i++) {
-		bool dup = false;
-		for (int32_t k = 0; k < i; k++)
-			dup |= ids[k] == ids[i];
-		for (int k = 0; k < w->nj && !dup; k++) {
-			const slurm_job_info_t *o = &w->jobs[k];
-			bool released = fw__job_pending(o) && o->priority && o->req_nodes && *o->req_nodes;
-			if (o->job_id == ids[i] && fw__het_job(o) && o->het_job_id == j->het_job_id &&
-			    fw__job_pending(o) && !released && n < FW_MAX_GROUPS)
-				c[n++] = o;
-		}
-	}
-	for (int32_t a = 1; a < n; a++) /* a few: insertion */
-		for (int32_t b = a; b > 0 && (c[b - 1]->het_job_offset > c[b]->het_job_offset ||
-					      (c[b - 1]->het_job_offset == c[b]->het_job_offset &&
-					       c[b - 1]->job_id > c[b]->job_id)); b--) {
-			const slurm_job_info_t *t = c[b];
-			c[b] = c[b - 1], c[b - 1] = t;
-		}
-	return n;
 }
 
 /* One filter, of record j (a job, or a het job's component): may[k],
@@ -581,7 +578,8 @@ static void het_filters_hold(const struct world *w, const struct fw_snapshot *s,
 			abort();
 		return;
 	}
-	if ((m > 0 && njob >= 0) || het_parts(w, j, c) != fj->ngroups)
+	bool released;
+	if ((m > 0 && njob >= 0) || het_parts(w, j, c, &released) != fj->ngroups)
 		abort();
 	for (int g = 0; g < fj->ngroups; g++) {
 		int32_t n = m > 0 ? -1 : njob;
