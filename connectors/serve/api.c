@@ -613,7 +613,7 @@ static int check_job(struct fw_serve *d, struct fw_backend_job *bj, struct fw_di
 {
 	struct fw_snapshot *s = fw_serve_skeleton(d, d->queues, d->nqueues, fw_serve_now());
 	struct fw_diag vd;
-	int rc = FW_ENOMEM;
+	int rc = FW_ENOMEM, g;
 
 	if (!s)
 		return rc;
@@ -632,6 +632,16 @@ static int check_job(struct fw_serve *d, struct fw_backend_job *bj, struct fw_di
 					 "GET /v1/nodes shows each node's labels (set under nodes: labels: in the --config)",
 					 bj->sel[0].key, bj->sel[0].value[0] ? bj->sel[0].value : "\"\"",
 					 bj->nsel > 1 ? ", ..." : "");
+	} else if ((g = fw_local_unmet_group(d->fleet, bj)) >= 0) {
+		char f[48];
+		int n;
+		const struct fw_label *l = fw_backend_group_sel(bj, g, &n);
+		snprintf(f, sizeof f, "tasks[%d].nodeSelector", g);
+		rc = fw_diag_set(dg, FW_EINVAL, "", 0, 0, f,
+				 "no node has all these labels (%s: %s%s)%s, so this task group could never start; "
+				 "GET /v1/nodes shows each node's labels (set under nodes: labels: in the --config)",
+				 l[0].key, l[0].value[0] ? l[0].value : "\"\"", n > 1 ? ", ..." : "",
+				 bj->nsel ? " with the job's nodeSelector" : "");
 	} else {
 		for (int32_t i = 0; i < d->fleet->nnodes; i++)
 			if (fw_snapshot_add_node(s, &d->fleet->nodes[i]) < 0)
@@ -770,8 +780,12 @@ static void h_job_get(struct ctx *c)
 	if (!(j = copy))
 		return fail(c, 500, "ENOMEM", "", "out of memory");
 	if (c->d->bops == &fw_backend_local && !json_object_get(j, "nodeSelector") &&
-	    fw_local_job_info(c->d->be, c->name, &st, &t0, &t1, &t2, NULL, &bj) == FW_OK && bj->nsel)
-		json_object_set_new(j, "nodeSelector", fw_codec_selector_dump(bj)); /* the view has no selector */
+	    fw_local_job_info(c->d->be, c->name, &st, &t0, &t1, &t2, NULL, &bj) == FW_OK) { /* the view has no selector */
+		if (bj->nsel)
+			json_object_set_new(j, "nodeSelector", fw_codec_selector_dump(bj));
+		if (fw_backend_has_group_sel(bj))
+			json_object_set_new(j, "taskNodeSelectors", fw_codec_group_selectors_dump(bj));
+	}
 	hist = json_array();
 	fw_store_job_decisions(c->d->store, c->name, 10, add_decision, hist);
 	json_object_set_new(j, "decisions", hist);

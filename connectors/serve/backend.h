@@ -217,6 +217,9 @@ struct fw_backend_window {
 	const char (*nodes)[FW_NAME_MAX];
 };
 
+/* The pairs of a job's selectors together: its own and its task groups'. */
+#define FW_BACKEND_SEL_MAX (2 * FW_MAX_LABELS)
+
 /* A job submitted through the API (local backend). */
 struct fw_backend_job {
 	struct fw_job job;            /* name, queue index unused; groups etc. */
@@ -228,10 +231,38 @@ struct fw_backend_job {
 	 * every pair (fw_node_has_labels: Kubernetes' reading; value "" =
 	 * the label without one), keys ascending; nsel 0 = any node.  The
 	 * backend resolves it into the snapshot's node filter at each read,
-	 * so it follows the fleet's labels across a restart. */
+	 * so it follows the fleet's labels across a restart.
+	 * A task group may carry a selector of its own (tasks[g].nodeSelector:
+	 * a leader on one kind of node, its workers on another), which the
+	 * read makes the group's filter (snapshot.h, "Group filters"); its
+	 * tasks then need nodes that meet both.  All selectors of a job share
+	 * sel: the job's pairs first, then group 0's ngsel[0] pairs, group
+	 * 1's, ... (fw_backend_group_sel), each at most FW_MAX_LABELS, all
+	 * together at most FW_BACKEND_SEL_MAX. */
 	int32_t nsel;
-	struct fw_label sel[FW_MAX_LABELS];
+	uint8_t ngsel[FW_MAX_GROUPS];
+	struct fw_label sel[FW_BACKEND_SEL_MAX];
 };
+
+/* Task group g's own selector: its first pair, *n the count (0: none). */
+static inline const struct fw_label *fw_backend_group_sel(const struct fw_backend_job *j, int g, int *n)
+{
+	int at = j->nsel;
+
+	for (int i = 0; i < g; i++)
+		at += j->ngsel[i];
+	*n = j->ngsel[g];
+	return &j->sel[at];
+}
+
+/* Has some task group of j a selector of its own? */
+static inline bool fw_backend_has_group_sel(const struct fw_backend_job *j)
+{
+	for (int g = 0; g < FW_MAX_GROUPS; g++)
+		if (j->ngsel[g])
+			return true;
+	return false;
+}
 
 struct fw_backend_ops {
 	const char *name;             /* "local", "slurm" */

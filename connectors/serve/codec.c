@@ -327,33 +327,33 @@ static int get_level(json_t *o, const char *key, const struct fw_topology *t, in
 	return BAD(d, FW_EINVAL, key, "\"%s\" is not a topology level of this cluster (nor \"node\")", name);
 }
 
-static int get_group(json_t *g, int i, struct fw_task_group *t, struct fw_diag *d)
+static int get_selector(json_t *o, const char *path, struct fw_backend_job *bj, int *n, struct fw_diag *d);
+
+static int get_group(json_t *g, int i, struct fw_backend_job *bj, struct fw_diag *d)
 {
-	static const char *const keys[] = { "count", "gpus", "gpuFraction", "cpu", "memory", "gpuModel", NULL };
+	static const char *const keys[] = { "count", "gpus", "gpuFraction", "cpu", "memory", "gpuModel",
+					    "nodeSelector", NULL };
+	struct fw_task_group *t = &bj->job.groups[i];
 	char p[32];
 	int64_t count = 1, gpus = 0, mem = 0;
 	double frac = 1.0, cpu = 0;
-	int rc;
+	int rc, nsel = 0;
 
 	snprintf(p, sizeof p, "tasks[%d]", i);
-	if (json_is_object(g) && json_object_get(g, "nodeSelector")) { /* the YAML config's, not the API's */
-		char f[48];
-		snprintf(f, sizeof f, "%s.nodeSelector", p);
-		return BAD(d, FW_EINVAL, f, "a task group's own nodeSelector is for fairway plan and the YAML config; "
-			   "a job submitted here keeps one nodeSelector: give it on the job, beside \"tasks\"");
-	}
 	if ((rc = only_keys(g, p, keys, d)) || (rc = get_int(g, p, "count", false, 1, FW_API_COUNT_MAX, &count, d)) ||
 	    (rc = get_int(g, p, "gpus", false, 0, FW_MAX_GPUS_PER_NODE, &gpus, d)) ||
 	    (rc = get_num(g, p, "gpuFraction", false, 0.001, 1.0, &frac, d)) ||
 	    (rc = get_num(g, p, "cpu", false, 0, CPU_MAX, &cpu, d)) ||
 	    (rc = get_int(g, p, "memory", false, 0, FW_API_MEMORY_MAX, &mem, d)) ||
-	    (rc = get_str(g, p, "gpuModel", false, t->gpu_model, sizeof t->gpu_model, d)))
+	    (rc = get_str(g, p, "gpuModel", false, t->gpu_model, sizeof t->gpu_model, d)) ||
+	    (rc = get_selector(g, p, bj, &nsel, d)))
 		return rc;
 	if (frac < 1.0 && gpus != 1) {
 		char f[64];
 		snprintf(f, sizeof f, "%s.gpuFraction", p);
 		return BAD(d, FW_EINVAL, f, "a GPU fraction needs exactly one GPU per task (gpus: 1)");
 	}
+	bj->ngsel[i] = (uint8_t)nsel;
 	t->count = (int32_t)count;
 	t->gpus = (int32_t)gpus;
 	t->gpu_milli = (int32_t)lround(frac * 1000);
@@ -362,7 +362,7 @@ static int get_group(json_t *g, int i, struct fw_task_group *t, struct fw_diag *
 	return FW_OK;
 }
 
-static int get_groups(json_t *o, struct fw_job *j, struct fw_diag *d)
+static int get_groups(json_t *o, struct fw_backend_job *bj, struct fw_diag *d)
 {
 	json_t *a = json_object_get(o, "tasks");
 	int rc;
@@ -371,9 +371,9 @@ static int get_groups(json_t *o, struct fw_job *j, struct fw_diag *d)
 		return BAD(d, FW_EINVAL, "tasks", "is required: a list of task groups like [{\"count\": 1, \"gpus\": 8}]");
 	if (!json_is_array(a) || json_array_size(a) < 1 || json_array_size(a) > FW_MAX_GROUPS)
 		return BAD(d, FW_EINVAL, "tasks", "must be a list of 1 to %d task groups", FW_MAX_GROUPS);
-	j->ngroups = (int)json_array_size(a);
-	for (int i = 0; i < j->ngroups; i++)
-		if ((rc = get_group(json_array_get(a, i), i, &j->groups[i], d)))
+	bj->job.ngroups = (int)json_array_size(a);
+	for (int i = 0; i < bj->job.ngroups; i++)
+		if ((rc = get_group(json_array_get(a, i), i, bj, d)))
 			return rc;
 	return FW_OK;
 }
@@ -383,28 +383,37 @@ static int label_cmp(const void *a, const void *b)
 	return strcmp(((const struct fw_label *)a)->key, ((const struct fw_label *)b)->key);
 }
 
-/* nodeSelector: {"key": "value", ...}, each a label name and a name or ""
- * (or null: the label without a value), at most FW_MAX_LABELS pairs, kept
- * ascending by key so that alike selectors compare equal. */
-static int get_selector(json_t *o, struct fw_backend_job *bj, struct fw_diag *d)
+/* path.nodeSelector (the job's: path ""): {"key": "value", ...}, each a
+ * label name and a name or "" (or null: the label without a value), at
+ * most FW_MAX_LABELS pairs, appended to bj->sel (the job's first, then
+ * each group's: backend.h) and kept ascending by key so that alike
+ * selectors compare equal; *n: how many. */
+static int get_selector(json_t *o, const char *path, struct fw_backend_job *bj, int *n, struct fw_diag *d)
 {
 	json_t *m = json_object_get(o, "nodeSelector"), *v;
+	int at = bj->nsel, rc;
 	const char *k;
-	char f[128];
-	int rc;
+	char sp[48], f[128];
 
+	for (int g = 0; g < FW_MAX_GROUPS; g++)
+		at += bj->ngsel[g];
+	*n = 0;
 	if (!m)
 		return FW_OK;
+	path_of(sp, sizeof sp, path, "nodeSelector");
 	if (!json_is_object(m) || json_object_size(m) > FW_MAX_LABELS)
-		return BAD(d, FW_EINVAL, "nodeSelector",
-			   "must be an object of at most %d labels, like {\"gpu\": \"h100\"}", FW_MAX_LABELS);
+		return BAD(d, FW_EINVAL, sp, "must be an object of at most %d labels, like {\"gpu\": \"h100\"}",
+			   FW_MAX_LABELS);
+	if (at + (int)json_object_size(m) > FW_BACKEND_SEL_MAX)
+		return BAD(d, FW_ERANGE, sp, "the job's selectors (its own and its task groups') hold at most %d "
+			   "labels in all; this one would make %d", FW_BACKEND_SEL_MAX, at + (int)json_object_size(m));
 	json_object_foreach(m, k, v) {
-		struct fw_label *l = &bj->sel[bj->nsel];
+		struct fw_label *l = &bj->sel[at + *n];
 		const char *why = fw_name_problem(k);
 		if (why)
-			return BAD(d, strlen(k) >= FW_NAME_MAX ? FW_ERANGE : FW_EINVAL, "nodeSelector",
+			return BAD(d, strlen(k) >= FW_NAME_MAX ? FW_ERANGE : FW_EINVAL, sp,
 				   "label \"%.40s%s\" %s", k, strlen(k) > 40 ? "..." : "", why);
-		path_of(f, sizeof f, "nodeSelector", k);
+		path_of(f, sizeof f, sp, k);
 		if (!json_is_null(v) && !json_is_string(v))
 			return BAD(d, FW_EINVAL, f, "must be a string (\"\" or null: the label without a value)");
 		snprintf(l->key, sizeof l->key, "%s", k);
@@ -412,9 +421,9 @@ static int get_selector(json_t *o, struct fw_backend_job *bj, struct fw_diag *d)
 		    (rc = fw_codec_name_check(json_string_value(v), f, d)))
 			return rc;
 		snprintf(l->value, sizeof l->value, "%s", json_is_string(v) ? json_string_value(v) : "");
-		bj->nsel++;
+		(*n)++;
 	}
-	qsort(bj->sel, (size_t)bj->nsel, sizeof *bj->sel, label_cmp);
+	qsort(&bj->sel[at], (size_t)*n, sizeof *bj->sel, label_cmp);
 	return FW_OK;
 }
 
@@ -426,7 +435,7 @@ int fw_codec_job_parse(json_t *o, const struct fw_topology *levels, struct fw_ba
 					    "tasks", "exitCode", "checkpointInterval", "nodeSelector", NULL };
 	struct fw_job *j = &bj->job;
 	int64_t prio = 0, rt = 0, minm = 0, exit_code = 0, ckpt = 0;
-	int rc;
+	int rc, nsel;
 
 	memset(bj, 0, sizeof *bj);
 	fw_job_init(j);
@@ -442,8 +451,8 @@ int fw_codec_job_parse(json_t *o, const struct fw_topology *levels, struct fw_ba
 	    (rc = get_int(o, "", "minMember", false, 0, 1000000, &minm, d)) ||
 	    (rc = get_int(o, "", "exitCode", false, 0, FW_API_EXIT_CODE_MAX, &exit_code, d)) ||
 	    (rc = get_level(o, "requiredLevel", levels, &j->required_level, d)) ||
-	    (rc = get_level(o, "preferredLevel", levels, &j->preferred_level, d)) || (rc = get_groups(o, j, d)) ||
-	    (rc = get_selector(o, bj, d)))
+	    (rc = get_level(o, "preferredLevel", levels, &j->preferred_level, d)) ||
+	    (rc = get_selector(o, "", bj, &nsel, d)) || (bj->nsel = nsel, rc = get_groups(o, bj, d)))
 		return rc;
 	j->priority = (int32_t)prio;
 	j->expected_runtime = rt;
@@ -467,13 +476,30 @@ static const char *level_name(int8_t l, const struct fw_topology *t)
 	return NULL;
 }
 
-json_t *fw_codec_selector_dump(const struct fw_backend_job *bj)
+static json_t *labels_dump(const struct fw_label *l, int n)
 {
 	json_t *m = json_object();
 
-	for (int i = 0; m && i < bj->nsel; i++)
-		json_object_set_new(m, bj->sel[i].key, json_string(bj->sel[i].value));
+	for (int i = 0; m && i < n; i++)
+		json_object_set_new(m, l[i].key, json_string(l[i].value));
 	return m;
+}
+
+json_t *fw_codec_selector_dump(const struct fw_backend_job *bj)
+{
+	return labels_dump(bj->sel, bj->nsel);
+}
+
+json_t *fw_codec_group_selectors_dump(const struct fw_backend_job *bj)
+{
+	json_t *a = json_array();
+
+	for (int g = 0; a && g < bj->job.ngroups; g++) {
+		int n;
+		const struct fw_label *l = fw_backend_group_sel(bj, g, &n);
+		json_array_append_new(a, labels_dump(l, n));
+	}
+	return a;
 }
 
 json_t *fw_codec_job_dump(const struct fw_backend_job *bj, const struct fw_topology *levels)
@@ -490,6 +516,11 @@ json_t *fw_codec_job_dump(const struct fw_backend_job *bj, const struct fw_topol
 			json_object_set_new(t, "gpuFraction", json_real(g->gpu_milli / 1000.0));
 		if (g->gpu_model[0])
 			json_object_set_new(t, "gpuModel", json_string(g->gpu_model));
+		if (bj->ngsel[i]) { /* none: left out */
+			int n;
+			const struct fw_label *l = fw_backend_group_sel(bj, i, &n);
+			json_object_set_new(t, "nodeSelector", labels_dump(l, n));
+		}
 		json_array_append_new(tasks, t);
 	}
 	json_t *o = json_pack("{s:s,s:s,s:s,s:i,s:b,s:b,s:I,s:i,s:o}", "name", j->name, "queue", bj->queue, "user",

@@ -114,6 +114,8 @@ int fw_codec_job_parse(json_t *o, const struct fw_topology *levels, struct fw_ba
 json_t *fw_codec_job_dump(const struct fw_backend_job *j, const struct fw_topology *levels);
 /* A job's nodeSelector as its document writes it ({} when it has none). */
 json_t *fw_codec_selector_dump(const struct fw_backend_job *j);
+/* Its task groups' own selectors, one object per group ({} for none). */
+json_t *fw_codec_group_selectors_dump(const struct fw_backend_job *j);
 
 int fw_codec_reservation_parse(json_t *o, struct fw_reservation *r, struct fw_diag *d);
 json_t *fw_codec_reservation_dump(const struct fw_reservation *r);

@@ -60,12 +60,13 @@
  * error naming the job and what is missing: it cannot be planned, and
  * dropping it silently would lose it.
  *
- * Node selectors: a job's nodeSelector (backend.h) is kept with it and
- * resolved at every read into the snapshot's node filter (fw_node_has_labels
- * over the fleet's labels), jobs of one selector sharing one list; a
- * waiting job whose selector meets no node (a relabelled fleet) is left
- * out and counted in skipped_jobs.  A seeded fleet job's filter becomes a
- * minimal label set meeting the same nodes (seed_selector).
+ * Node selectors: a job's nodeSelector and its task groups' own
+ * (backend.h) are kept with it and resolved at every read into the
+ * snapshot's node filter and group filters (fw_node_has_labels over the
+ * fleet's labels), jobs and groups of one selector sharing one list; a
+ * waiting job one of whose selectors meets no node (a relabelled fleet)
+ * is left out and counted in skipped_jobs.  A seeded fleet job's filters
+ * become minimal label sets meeting the same nodes (seed_selector).
  *
  * Generation: bumped when a plan made before the change could be wrong
  * after it (a job cancelled, started, evicted, finished; a node drained).
@@ -324,96 +325,117 @@ out:
 	return rc;
 }
 
-/* Does bj's selector meet exactly the n nodes of list (got: scratch)? */
-static bool selects_exactly(const struct fw_snapshot *f, const struct fw_backend_job *bj, const int32_t *list,
+static int32_t labels_meet(const struct fw_snapshot *fleet, const struct fw_label *sel, int n, bool meet,
+			   int32_t *out);
+
+/* Do the nsel pairs of sel meet exactly the n nodes of list (got: scratch)? */
+static bool selects_exactly(const struct fw_snapshot *f, const struct fw_label *sel, int nsel, const int32_t *list,
 			    int32_t n, int32_t *got)
 {
-	return fw_local_selected(f, bj, got) == n && !memcmp(got, list, (size_t)n * sizeof *got);
+	return labels_meet(f, sel, nsel, true, got) == n && !memcmp(got, list, (size_t)n * sizeof *got);
 }
 
-static int match_labels(struct fw_backend *b, struct fw_backend_job *bj, const int32_t *nodes, int32_t n);
-
-/* A fleet job's node filter as the selector the local backend keeps.
- * Phases: (1) the labels every node of the list carries, which meet
- * exactly the list when it came from a nodeSelector (the YAML loader's
- * only source of filters): every listed node has them, and a node having
- * them has the selector's own, which they include; (2) drop each label
- * the list does not need, so that the stored selector is a minimal one,
- * as the user's usually is ({ib: null} stays that, not {gpu: b, ib: ""}).
- * An except entry (the loader writes the shorter list) is matched by the
- * nodes it leaves.  A list no label set describes stops the seed (the why
- * names the job), as does a task group's own selector (group filters:
- * not kept). */
-static int seed_selector(struct fw_backend *b, int32_t job, struct fw_backend_job *bj)
+/* A node filter of a fleet job (the list of count nodes at list, or of
+ * those it leaves out when except) as a minimal selector, written at sel
+ * (room for FW_MAX_LABELS pairs), *nsel its pairs.  Phases: (1) the nodes
+ * it allows; (2) the labels every one of them carries, which meet
+ * exactly those nodes when the filter came from a nodeSelector (the YAML
+ * loader's only source of filters): every allowed node has them, and a
+ * node having them has the selector's own, which they include; (3) drop
+ * each label the list does not need, so that the stored selector is a
+ * minimal one, as the user's usually is ({ib: null} stays that, not
+ * {gpu: b, ib: ""}).  A filter no label set describes stops the seed (the
+ * why names the job, and what names the filter). */
+static int seed_one(struct fw_backend *b, const char *job, const char *what, const int32_t *list, int32_t count,
+		    bool except, struct fw_label *sel, int *nsel)
 {
 	const struct fw_snapshot *f = b->fleet;
-	const int32_t *nodes;
-	int32_t n = fw_snapshot_job_nodes(f, job, &nodes), *allowed = NULL;
-	int rc;
+	int32_t *got = malloc(((size_t)f->nnodes + 1) * sizeof *got), *allowed = NULL, n = count;
+	const int32_t *nodes = list;
+	int rc = FW_EINVAL;
 
-	for (int32_t i = 0; i < f->ngroup_nodes; i++)
-		if (f->group_nodes[i].job == job) { /* a selector per task group: not kept here */
-			snprintf(b->why, sizeof b->why, "job %.63s: a task group has a nodeSelector of its own, which "
-				 "the local backend does not keep; give the job one nodeSelector (on the job, not "
-				 "under tasks:)", bj->job.name);
-			return FW_EINVAL;
-		}
-	if (n < 0)
-		return FW_OK;
-	if (f->job_nodes[fw_snapshot_job_nodes_entry(f, job)].except) { /* the nodes left: the list to match */
-		int32_t k = 0, m = 0;
-		if (!(allowed = malloc(((size_t)f->nnodes + 1) * sizeof *allowed)))
-			return FW_ENOMEM;
-		for (int32_t i = 0; i < f->nnodes; i++) {
-			if (k < n && nodes[k] == i)
+	*nsel = 0;
+	if (!got || (except && !(allowed = malloc(((size_t)f->nnodes + 1) * sizeof *allowed)))) {
+		rc = FW_ENOMEM;
+		goto out;
+	}
+	if (except) { /* the nodes left: the list to match */
+		n = 0;
+		for (int32_t i = 0, k = 0; i < f->nnodes; i++) {
+			if (k < count && list[k] == i)
 				k++;
 			else
-				allowed[m++] = i;
+				allowed[n++] = i;
 		}
 		nodes = allowed;
-		n = m;
 	}
-	rc = n > 0 ? match_labels(b, bj, nodes, n) : FW_EINVAL;
-	if (n == 0)
-		snprintf(b->why, sizeof b->why, "job %.63s: its filter leaves out every node", bj->job.name);
-	free(allowed);
-	return rc;
-}
-
-/* seed_selector's phases on the n >= 1 nodes the job may use. */
-static int match_labels(struct fw_backend *b, struct fw_backend_job *bj, const int32_t *nodes, int32_t n)
-{
-	const struct fw_snapshot *f = b->fleet;
-	const struct fw_node *first;
-	int32_t *got;
-
-	first = &f->nodes[nodes[0]];
+	if (n == 0) {
+		snprintf(b->why, sizeof b->why, "job %.63s: %s leaves out every node", job, what);
+		goto out;
+	}
+	const struct fw_node *first = &f->nodes[nodes[0]];
 	for (int l = 0; l < first->nlabels; l++) {
 		bool all = true;
 		for (int32_t k = 1; k < n && all; k++)
 			all = fw_node_has_labels(&f->nodes[nodes[k]], &first->labels[l], 1);
 		if (all)
-			bj->sel[bj->nsel++] = first->labels[l];
+			sel[(*nsel)++] = first->labels[l];
 	}
-	qsort(bj->sel, (size_t)bj->nsel, sizeof *bj->sel, label_key_cmp);
-	if (!(got = malloc(((size_t)f->nnodes + 1) * sizeof *got)))
-		return FW_ENOMEM;
-	if (!selects_exactly(f, bj, nodes, n, got)) {
-		free(got);
-		snprintf(b->why, sizeof b->why, "job %.63s: no labels select exactly its %d nodes", bj->job.name, n);
-		return FW_EINVAL;
+	qsort(sel, (size_t)*nsel, sizeof *sel, label_key_cmp);
+	if (!selects_exactly(f, sel, *nsel, nodes, n, got)) {
+		snprintf(b->why, sizeof b->why, "job %.63s: no labels select exactly the %d nodes of %s", job, n, what);
+		goto out;
 	}
-	for (int l = bj->nsel - 1; l >= 0; l--) {
-		struct fw_label drop = bj->sel[l];
-		memmove(&bj->sel[l], &bj->sel[l + 1], (size_t)(bj->nsel - l - 1) * sizeof *bj->sel);
-		bj->nsel--;
-		if (selects_exactly(f, bj, nodes, n, got))
+	for (int l = *nsel - 1; l >= 0; l--) {
+		struct fw_label drop = sel[l];
+		memmove(&sel[l], &sel[l + 1], (size_t)(*nsel - l - 1) * sizeof *sel);
+		(*nsel)--;
+		if (selects_exactly(f, sel, *nsel, nodes, n, got))
 			continue; /* not needed */
-		memmove(&bj->sel[l + 1], &bj->sel[l], (size_t)(bj->nsel - l) * sizeof *bj->sel);
-		bj->sel[l] = drop;
-		bj->nsel++;
+		memmove(&sel[l + 1], &sel[l], (size_t)(*nsel - l) * sizeof *sel);
+		sel[l] = drop;
+		(*nsel)++;
 	}
+	rc = FW_OK;
+out:
 	free(got);
+	free(allowed);
+	return rc;
+}
+
+/* A fleet job's node filters as the selectors the local backend keeps:
+ * the job's, then each task group's own (seed_one each). */
+static int seed_selector(struct fw_backend *b, int32_t job, struct fw_backend_job *bj)
+{
+	const struct fw_snapshot *f = b->fleet;
+	const int32_t *nodes;
+	int32_t n = fw_snapshot_job_nodes(f, job, &nodes);
+	int rc = FW_OK, at, k;
+
+	if (n >= 0 && (rc = seed_one(b, bj->job.name, "its filter", nodes, n,
+				     f->job_nodes[fw_snapshot_job_nodes_entry(f, job)].except, bj->sel, &k)) != FW_OK)
+		return rc;
+	bj->nsel = n >= 0 ? k : 0;
+	at = bj->nsel;
+	for (int32_t i = 0; i < f->ngroup_nodes; i++) {
+		const struct fw_group_nodes *e = &f->group_nodes[i];
+		char what[64];
+		struct fw_label sel[FW_MAX_LABELS];
+		if (e->job != job)
+			continue;
+		snprintf(what, sizeof what, "task group %d's filter", (int)e->group);
+		if ((rc = seed_one(b, bj->job.name, what, &f->node_refs[e->first], e->count, e->except, sel, &k)))
+			return rc;
+		if (at + k > FW_BACKEND_SEL_MAX) {
+			snprintf(b->why, sizeof b->why, "job %.63s: its selectors need more than %d labels in all, "
+				 "more than the local backend keeps per job", bj->job.name, FW_BACKEND_SEL_MAX);
+			return FW_EINVAL;
+		}
+		/* group_nodes go by group within a job: appended in order */
+		memcpy(&bj->sel[at], sel, (size_t)k * sizeof *sel);
+		bj->ngsel[e->group] = (uint8_t)k;
+		at += k;
+	}
 	return FW_OK;
 }
 
@@ -797,111 +819,156 @@ static int finish_due(struct fw_backend *b, fw_time now, struct fw_diag *d)
 }
 
 /* --- node selectors, resolved per read ------------------------------------- */
-int32_t fw_local_selected(const struct fw_snapshot *fleet, const struct fw_backend_job *job, int32_t *out)
+/* The nodes of fleet that meet the n pairs of sel (or, meet false, that do
+ * not), ascending, into out: their count. */
+static int32_t labels_meet(const struct fw_snapshot *fleet, const struct fw_label *sel, int n, bool meet,
+			   int32_t *out)
 {
-	int32_t n = 0;
+	int32_t k = 0;
 
 	for (int32_t i = 0; i < fleet->nnodes; i++)
-		if (fw_node_has_labels(&fleet->nodes[i], job->sel, job->nsel))
-			out[n++] = i;
-	return n;
+		if (fw_node_has_labels(&fleet->nodes[i], sel, n) == meet)
+			out[k++] = i;
+	return k;
 }
 
-static bool same_selector(const struct fw_backend_job *a, const struct fw_backend_job *b)
+int32_t fw_local_selected(const struct fw_snapshot *fleet, const struct fw_backend_job *job, int32_t *out)
 {
-	if (a->nsel != b->nsel)
+	return labels_meet(fleet, job->sel, job->nsel, true, out);
+}
+
+int fw_local_unmet_group(const struct fw_snapshot *fleet, const struct fw_backend_job *job)
+{
+	for (int g = 0; g < job->job.ngroups; g++) {
+		int n;
+		const struct fw_label *l = fw_backend_group_sel(job, g, &n);
+		bool any = false;
+		for (int32_t i = 0; n && !any && i < fleet->nnodes; i++)
+			any = fw_node_has_labels(&fleet->nodes[i], job->sel, job->nsel) &&
+			      fw_node_has_labels(&fleet->nodes[i], l, n);
+		if (n && !any)
+			return g;
+	}
+	return -1;
+}
+
+static bool same_labels(const struct fw_label *a, int na, const struct fw_label *b, int nb)
+{
+	if (na != nb)
 		return false;
-	for (int i = 0; i < a->nsel; i++)
-		if (strcmp(a->sel[i].key, b->sel[i].key) || strcmp(a->sel[i].value, b->sel[i].value))
+	for (int i = 0; i < na; i++)
+		if (strcmp(a[i].key, b[i].key) || strcmp(a[i].value, b[i].value))
 			return false;
 	return true;
 }
 
-/* One read's resolved selectors, so that jobs of one selector share one
- * node list (the snapshot's restrict_job_as) and each is resolved once. */
+/* One read's resolved selectors, so that jobs (and task groups) of one
+ * selector share one node list (the snapshot's restrict_job_as,
+ * restrict_group_as and _like) and each is resolved once. */
 #define SEL_CACHE 32
 struct selcache {
 	int32_t n;
 	int32_t *scratch;                 /* fleet->nnodes */
 	struct {
-		const struct fw_backend_job *bj;
+		const struct fw_label *sel;
+		int nsel;
 		int32_t count;                /* nodes it selects; 0 = none */
 		int32_t entry;                /* its job_nodes entry, -1 = none yet */
+		int32_t gentry;               /* a group_nodes entry of it, -1 = none yet */
 	} e[SEL_CACHE];
 };
 
-/* How many nodes lj's selector meets, from the cache or resolved now;
- * *slot: its cache slot (-1: the cache is full). */
-static int selector_count(struct fw_backend *b, struct selcache *c, const struct ljob *lj, int32_t *slot)
+/* How many nodes the selector (n pairs of sel) meets, from the cache or
+ * resolved now; *slot: its cache slot (-1: the cache is full). */
+static int32_t selector_count(struct fw_backend *b, struct selcache *c, const struct fw_label *sel, int n,
+			      int32_t *slot)
 {
 	for (int32_t i = 0; i < c->n; i++)
-		if (same_selector(c->e[i].bj, &lj->bj)) {
+		if (same_labels(c->e[i].sel, c->e[i].nsel, sel, n)) {
 			*slot = i;
 			return c->e[i].count;
 		}
-	int32_t n = fw_local_selected(b->fleet, &lj->bj, c->scratch);
+	int32_t k = labels_meet(b->fleet, sel, n, true, c->scratch);
 	*slot = -1;
 	if (c->n < SEL_CACHE) {
 		*slot = c->n++;
-		c->e[*slot].bj = &lj->bj;
-		c->e[*slot].count = n;
+		c->e[*slot].sel = sel;
+		c->e[*slot].nsel = n;
+		c->e[*slot].count = k;
 		c->e[*slot].entry = -1;
+		c->e[*slot].gentry = -1;
 	}
-	return n;
+	return k;
 }
 
-/* The nodes job's selector leaves out, into out (ascending): their count. */
-static int32_t unselected(const struct fw_snapshot *fleet, const struct fw_backend_job *job, int32_t *out)
+/* Restrict job (its index in s; group < 0) or its task group to the nodes
+ * the selector meets: an entry its cache slot already has, or a new one,
+ * written as the shorter list: the nodes it meets, or those it leaves
+ * out (an except entry), so a selector most of a large fleet meets costs
+ * a few nodes per read, and one every node meets costs no filter at all. */
+static int restrict_to(struct fw_backend *b, struct selcache *c, struct fw_snapshot *s, int32_t job, int group,
+		       const struct fw_label *sel, int nsel)
 {
-	int32_t n = 0;
-
-	for (int32_t i = 0; i < fleet->nnodes; i++)
-		if (!fw_node_has_labels(&fleet->nodes[i], job->sel, job->nsel))
-			out[n++] = i;
-	return n;
-}
-
-/* Restrict job (its index in s) to its selector's nodes: the entry the
- * slot's first job got, or a new one, written as the shorter list: the
- * nodes it meets, or those it leaves out (an except entry), so a
- * selector most of a large fleet meets costs a few nodes per read, and
- * one every node meets costs no filter at all. */
-static int restrict_job(struct fw_backend *b, struct selcache *c, struct fw_snapshot *s, int32_t job,
-			const struct ljob *lj, int32_t slot)
-{
-	int32_t nn = b->fleet->nnodes, n; /* fleet index = snapshot index */
+	int32_t nn = b->fleet->nnodes, slot, n = selector_count(b, c, sel, nsel, &slot), k; /* fleet = snapshot index */
+	bool except = n > nn - n;
 	int rc;
 
-	if (slot >= 0 && c->e[slot].entry >= 0)
+	if (slot >= 0 && group < 0 && c->e[slot].entry >= 0)
 		return (rc = fw_snapshot_restrict_job_as(s, job, c->e[slot].entry)) < 0 ? rc : FW_OK;
-	n = slot >= 0 ? c->e[slot].count : fw_local_selected(b->fleet, &lj->bj, c->scratch);
-	if (n == nn)
+	if (slot >= 0 && group >= 0 && c->e[slot].gentry >= 0)
+		return (rc = fw_snapshot_restrict_group_like(s, job, group, c->e[slot].gentry)) < 0 ? rc : FW_OK;
+	if (slot >= 0 && group >= 0 && c->e[slot].entry >= 0) {
+		rc = fw_snapshot_restrict_group_as(s, job, group, c->e[slot].entry);
+	} else if (n == nn) {
 		return FW_OK;
-	if (n > nn - n)
-		rc = fw_snapshot_restrict_job_except(s, job, c->scratch, unselected(b->fleet, &lj->bj, c->scratch));
-	else if (slot >= 0)
-		rc = fw_snapshot_restrict_job(s, job, c->scratch, fw_local_selected(b->fleet, &lj->bj, c->scratch));
-	else
-		rc = fw_snapshot_restrict_job(s, job, c->scratch, n);
+	} else {
+		k = labels_meet(b->fleet, sel, nsel, !except, c->scratch);
+		if (group >= 0)
+			rc = fw_snapshot_restrict_group(s, job, group, c->scratch, k, except);
+		else if (except)
+			rc = fw_snapshot_restrict_job_except(s, job, c->scratch, k);
+		else
+			rc = fw_snapshot_restrict_job(s, job, c->scratch, k);
+	}
 	if (rc < 0)
 		return rc;
-	if (slot >= 0)
+	if (slot >= 0 && group < 0)
 		c->e[slot].entry = rc;
+	else if (slot >= 0)
+		c->e[slot].gentry = rc;
 	return FW_OK;
 }
 
-/* Phase 1 of adding a job: may the snapshot hold it?  FW_EDECLINED when
- * its queue is unknown or inner, or its selector meets no node (the fleet
- * changed since it was submitted); *slot: its selector's cache slot. */
-static int admissible(struct fw_backend *b, struct selcache *c, const struct fw_snapshot *s, const struct ljob *lj,
-		      int32_t *slot)
+/* A waiting job's selectors as its node filters: the job's, then each
+ * task group's own. */
+static int restrict_job(struct fw_backend *b, struct selcache *c, struct fw_snapshot *s, int32_t job,
+			const struct ljob *lj)
 {
-	int32_t q = fw_snapshot_find_queue(s, lj->bj.queue);
+	int rc = lj->bj.nsel ? restrict_to(b, c, s, job, -1, lj->bj.sel, lj->bj.nsel) : FW_OK;
 
-	*slot = -1;
+	for (int g = 0; rc == FW_OK && g < lj->bj.job.ngroups; g++) {
+		int n;
+		const struct fw_label *l = fw_backend_group_sel(&lj->bj, g, &n);
+		if (n)
+			rc = restrict_to(b, c, s, job, g, l, n);
+	}
+	return rc;
+}
+
+/* Phase 1 of adding a job: may the snapshot hold it?  FW_EDECLINED when
+ * its queue is unknown or inner, or a selector of a waiting job meets no
+ * node (the fleet changed since it was submitted). */
+static int admissible(struct fw_backend *b, struct selcache *c, const struct fw_snapshot *s, const struct ljob *lj)
+{
+	int32_t q = fw_snapshot_find_queue(s, lj->bj.queue), slot;
+
 	if (q < 0 || !fw_queue_is_leaf(s, q))
 		return FW_EDECLINED;
-	if (lj->bj.nsel && lj->state == L_PENDING && selector_count(b, c, lj, slot) == 0)
+	if (lj->state != L_PENDING)
+		return FW_OK;
+	if (lj->bj.nsel && selector_count(b, c, lj->bj.sel, lj->bj.nsel, &slot) == 0)
+		return FW_EDECLINED;
+	if (fw_backend_has_group_sel(&lj->bj) && fw_local_unmet_group(b->fleet, &lj->bj) >= 0)
 		return FW_EDECLINED;
 	return FW_OK;
 }
@@ -953,17 +1020,17 @@ static int local_read(struct fw_backend *b, struct fw_snapshot *s, struct fw_bac
 	rc = FW_OK;
 	for (int32_t i = 0; i < b->njobs && rc >= 0; i++) {
 		const struct ljob *lj = &b->jobs[i];
-		int32_t slot, job;
+		int32_t job;
 		if (lj->state != L_PENDING && lj->state != L_RUNNING)
 			continue;
-		if ((rc = admissible(b, &c, s, lj, &slot)) == FW_EDECLINED) {
+		if ((rc = admissible(b, &c, s, lj)) == FW_EDECLINED) {
 			w->skipped_jobs++;
 			rc = FW_OK;
 			continue;
 		}
 		/* a running job is where it is: only a waiting one is filtered */
-		if ((rc = job = add_job(b, s, lj)) >= 0 && lj->bj.nsel && lj->state == L_PENDING)
-			rc = restrict_job(b, &c, s, job, lj, slot);
+		if ((rc = job = add_job(b, s, lj)) >= 0 && lj->state == L_PENDING)
+			rc = restrict_job(b, &c, s, job, lj);
 		if (rc < 0)
 			fw_diag_set(d, rc, "", 0, 0, "jobs", "cannot add job %s", lj->bj.job.name);
 	}

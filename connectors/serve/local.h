@@ -24,5 +24,8 @@ int fw_local_each_job(struct fw_backend *b,
  * out a stored job whose selector the fleet no longer meets (counted in
  * skipped_jobs), as it would never start. */
 int32_t fw_local_selected(const struct fw_snapshot *fleet, const struct fw_backend_job *job, int32_t *out);
+/* The first task group of job whose own selector, with the job's, no node
+ * of fleet meets (its tasks could never start), or -1 when none. */
+int fw_local_unmet_group(const struct fw_snapshot *fleet, const struct fw_backend_job *job);
 
 #endif

@@ -873,6 +873,23 @@ node_is "GET /v1/nodes/b1 shows its labels (a label without a value as \"\")" b1
 # (kept as a minimal label set meeting the same nodes: b1 alone has ib, and gpu: b)
 job_is "a config job's nodeSelector is kept: it runs on b1, the node with ib" seeded \
 	'j["state"] == "running" and j["nodes"] == ["b1"] and j["nodeSelector"] in ({"ib": ""}, {"gpu": "b"})'
+# a task group's own selector: a leader on a1, a worker on the node with ib
+cat >"$T/pair.json" <<'EOF3'
+{"name": "pair", "queue": "q", "tasks": [{"gpus": 1, "nodeSelector": {"gpu": "a"}},
+                                         {"gpus": 1, "nodeSelector": {"ib": null}}]}
+EOF3
+"$FW" jobs submit --file "$T/pair.json" --server "http://127.0.0.1:$PORT" --token-file "$S/token" >/dev/null 2>&1
+job_is "a job whose task groups have selectors of their own (jobs submit --file): each group on its nodes" pair \
+	'j["state"] == "running" and sorted(j["nodes"]) == ["a1", "b1"] and "nodeSelector" not in j and j["taskNodeSelectors"] == [{"gpu": "a"}, {"ib": ""}]'
+req DELETE /v1/jobs/pair
+req POST /v1/jobs '{"name":"g-nowhere","queue":"q","tasks":[{"gpus":1},{"gpus":1,"nodeSelector":{"gpu":"c"}}]}'
+check "a task group's selector no node meets: 400 naming tasks[1].nodeSelector" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = "tasks[1].nodeSelector" ] &&
+	check "... saying the group could never start" grep -q 'no node has all these labels (gpu: c), so this task group could never start' <<<"$BODY"
+req POST /v1/jobs '{"name":"g-apart","queue":"q","nodeSelector":{"ib":null},"tasks":[{"gpus":1,"nodeSelector":{"gpu":"a"}}]}'
+check "a task group's selector that no node meets together with the job's: 400, saying so" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = "tasks[0].nodeSelector" ] &&
+	check "... naming the job's selector" grep -q "with the job's nodeSelector" <<<"$BODY"
 req POST /v1/jobs '{"name":"on-a","queue":"q","tasks":[{"gpus":1}],"nodeSelector":{"gpu":"a"}}'
 check "submit with a nodeSelector: 201, the selector in the answer" \
 	[ "$CODE" = 201 -a "$(jfield 'j["nodeSelector"]')" = "{'gpu': 'a'}" ]

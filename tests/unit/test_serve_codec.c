@@ -167,13 +167,57 @@ TEST(job_node_selector)
 		snprintf(b, sizeof b, "{\"queue\":\"q\",\"tasks\":[{\"gpus\":1}],\"nodeSelector\":%s}", bad[i][0]);
 		ASSERT_STR_EQ(job_field(b, &j), bad[i][1]);
 	}
-	/* a task group's own selector (the YAML config's) is refused, saying where one goes */
+	/* a task group's own: after the job's in sel (ngsel[g] pairs each),
+	 * sorted alike, round-tripped under tasks[g], each refusal naming it */
+	int n;
+	ASSERT_STR_EQ(job_field("{\"queue\":\"q\",\"nodeSelector\":{\"ib\":null},\"tasks\":[{\"gpus\":1,"
+				"\"nodeSelector\":{\"zone\":\"x\",\"gpu\":\"a\"}},{\"gpus\":1},"
+				"{\"gpus\":1,\"nodeSelector\":{\"gpu\":\"b\"}}]}", &j), "");
+	ASSERT_EQ(j.nsel, 1);
+	ASSERT_EQ(j.ngsel[0], 2);
+	ASSERT_EQ(j.ngsel[1], 0);
+	ASSERT_EQ(j.ngsel[2], 1);
+	ASSERT_STR_EQ(fw_backend_group_sel(&j, 0, &n)[0].key, "gpu");
+	ASSERT_STR_EQ(fw_backend_group_sel(&j, 0, &n)[1].value, "x");
+	ASSERT_STR_EQ(fw_backend_group_sel(&j, 2, &n)[0].value, "b");
+	ASSERT_EQ(n, 1);
+	doc = json_dumps(o = fw_codec_job_dump(&j, NULL), JSON_COMPACT);
+	ASSERT(!json_object_get(json_array_get(json_object_get(o, "tasks"), 1), "nodeSelector"));
+	json_decref(o);
+	memset(&k, 0, sizeof k);
+	ASSERT_STR_EQ(job_field(doc, &k), "");
+	free(doc);
+	ASSERT_EQ(k.nsel, 1);
+	ASSERT(!memcmp(k.ngsel, j.ngsel, sizeof k.ngsel));
+	ASSERT(!memcmp(k.sel, j.sel, 4 * sizeof *k.sel));
+	static const char *const gbad[][2] = {
+		{ "[\"gpu\"]", "tasks[1].nodeSelector" },
+		{ "{\"a b\":\"x\"}", "tasks[1].nodeSelector" },
+		{ "{\"gpu\":8}", "tasks[1].nodeSelector.gpu" },
+		{ "{\"a\":1,\"b\":1,\"c\":1,\"d\":1,\"e\":1,\"f\":1,\"g\":1,\"h\":1,\"i\":1}", "tasks[1].nodeSelector" },
+	};
+	for (size_t i = 0; i < sizeof gbad / sizeof *gbad; i++) {
+		char b[256];
+		snprintf(b, sizeof b, "{\"queue\":\"q\",\"tasks\":[{\"gpus\":1},{\"gpus\":1,\"nodeSelector\":%s}]}",
+			 gbad[i][0]);
+		ASSERT_STR_EQ(job_field(b, &j), gbad[i][1]);
+	}
+	/* 16 pairs in all at most: the job's 8 and group 0's 8 fit, one more does not */
+	static const char eight[] = "{\"a\":\"\",\"b\":\"\",\"c\":\"\",\"d\":\"\",\"e\":\"\",\"f\":\"\","
+				    "\"g\":\"\",\"h\":\"\"}";
+	char big[512];
 	struct fw_diag d;
-	o = body("{\"queue\":\"q\",\"tasks\":[{\"gpus\":1},{\"gpus\":1,\"nodeSelector\":{\"gpu\":\"b\"}}]}");
+	snprintf(big, sizeof big, "{\"queue\":\"q\",\"nodeSelector\":%s,\"tasks\":[{\"gpus\":1,\"nodeSelector\":%s}]}",
+		 eight, eight);
+	ASSERT_STR_EQ(job_field(big, &j), "");
+	ASSERT_EQ(j.nsel + j.ngsel[0], 16);
+	snprintf(big, sizeof big, "{\"queue\":\"q\",\"nodeSelector\":%s,\"tasks\":[{\"gpus\":1,\"nodeSelector\":%s},"
+		 "{\"gpus\":1,\"nodeSelector\":{\"x\":\"\"}}]}", eight, eight);
+	o = body(big);
 	memset(&d, 0, sizeof d);
-	ASSERT_EQ(fw_codec_job_parse(o, NULL, &j, &d), FW_EINVAL);
+	ASSERT_EQ(fw_codec_job_parse(o, NULL, &j, &d), FW_ERANGE);
 	ASSERT_STR_EQ(d.field, "tasks[1].nodeSelector");
-	ASSERT_STR_CONTAINS(d.msg, "give it on the job");
+	ASSERT_STR_CONTAINS(d.msg, "at most 16 labels in all");
 	json_decref(o);
 }
 

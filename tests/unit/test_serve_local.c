@@ -947,26 +947,153 @@ TEST(node_selectors_become_node_filters)
 	ASSERT_STR_EQ(filter_of(s, "t"), "1,2");
 	fw_snapshot_free(s);
 	teardown(b);
+}
 
-	/* a task group's own selector is not kept: seeding refuses it, saying so */
+/* A job of two task groups, group g asking gsel[g] (key=value, or NULL:
+ * none), the job itself job_sel (or NULL). */
+static int submit_groups(struct fw_backend *b, const char *name, const char *job_sel, const char *g0,
+			 const char *g1)
+{
+	struct fw_backend_job j = job_named(name);
+	const char *sel[3] = { job_sel, g0, g1 };
+
+	j.job.ngroups = 2;
+	j.job.groups[1] = j.job.groups[0];
+	for (int i = 0, at = 0; i < 3; i++) {
+		const char *eq = sel[i] ? strchr(sel[i], '=') : NULL;
+		if (!eq)
+			continue;
+		snprintf(j.sel[at].key, FW_NAME_MAX, "%.*s", (int)(eq - sel[i]), sel[i]);
+		snprintf(j.sel[at++].value, FW_NAME_MAX, "%s", eq + 1);
+		if (i == 0)
+			j.nsel = 1;
+		else
+			j.ngsel[i - 1] = 1;
+	}
+	return fw_backend_local.submit(b, &j, 1000, NULL);
+}
+
+/* The nodes task group g of the job named name may use (its job's
+ * filter and its own), as filter_of writes them; "-" when s lacks it. */
+static const char *group_filter_of(const struct fw_snapshot *s, const char *name, int g)
+{
+	static char out[64];
+	int32_t j = 0;
+
+	while (j < s->njobs && strcmp(s->jobs[j].name, name))
+		j++;
+	if (j == s->njobs)
+		return "-";
+	out[0] = '\0';
+	for (int32_t k = 0; k < s->nnodes; k++)
+		if (fw_snapshot_group_may_use(s, j, g, k))
+			snprintf(out + strlen(out), sizeof out - strlen(out), "%s%d", out[0] ? "," : "", k);
+	return out;
+}
+
+/* The group_nodes entry of job name's group g, -1 when none. */
+static int32_t gentry_of(const struct fw_snapshot *s, const char *name, int g)
+{
+	for (int32_t i = 0; i < s->ngroup_nodes; i++)
+		if (!strcmp(s->jobs[s->group_nodes[i].job].name, name) && s->group_nodes[i].group == g)
+			return i;
+	return -1;
+}
+
+/* A task group's own nodeSelector becomes its group filter at every read
+ * (the job's still holds for every group): groups of alike selectors
+ * share one list, and share a job filter's of the same labels; a group
+ * its selector and the job's leave without a node keeps the job out
+ * (skipped); the selectors survive a reopen; a seeded fleet job keeps
+ * its groups' filters as minimal selectors. */
+TEST(task_group_selectors_become_group_filters)
+{
 	static const char grouped[] = "now: 100\n"
 				      "nodes:\n"
-				      "  - {name: n0, gpus: 8, labels: {gpu: a}}\n"
-				      "  - {name: n1, gpus: 8, labels: {gpu: b}}\n"
+				      "  - {name: n0, gpus: 8, labels: {gpu: a, zone: x}}\n"
+				      "  - {name: n1, gpus: 8, labels: {gpu: b, zone: x}}\n"
+				      "  - {name: n2, gpus: 8, labels: {gpu: b, zone: y}}\n"
 				      "queues:\n"
 				      "  - {name: q}\n"
 				      "jobs:\n"
-				      "  - {name: g, queue: q, tasks: [{gpus: 1, nodeSelector: {gpu: b}}]}\n";
-	ASSERT_EQ(fw_config_load_buffer("fleet", grouped, sizeof grouped - 1, &other, NULL), FW_OK);
-	fresh_store(grouped, sizeof grouped - 1);
-	cfg.fleet = other;
-	cfg.seed_jobs = true;
-	memset(&d, 0, sizeof d);
-	ASSERT_EQ(fw_backend_local.open(&cfg, &b, &d), FW_EINVAL);
-	ASSERT_STR_CONTAINS(d.msg, "cannot seed the local backend's jobs from the --config: job g: a task group has a "
-				   "nodeSelector of its own");
-	fw_snapshot_free(other);
+				      "  - {name: g, queue: q, tasks: [{gpus: 1, nodeSelector: {gpu: a}},\n"
+				      "                               {gpus: 1, nodeSelector: {zone: y, gpu: b}}]}\n";
+	struct fw_backend *b;
+	struct fw_backend_world w;
+	struct fw_backend_config cfg;
+	struct fw_snapshot *s;
+	struct fw_diag d;
+	const struct fw_backend_job *bj;
+	const char *state;
+	fw_time sub, start, end;
+	int n;
+
+	fresh_store(labelled_yaml, sizeof labelled_yaml - 1); /* n0 gpu: a; n1 gpu: b, ib; n2 gpu: b */
+	memset(&cfg, 0, sizeof cfg);
 	cfg.fleet = fleet;
+	cfg.store = store;
+	cfg.now = 1000;
+	ASSERT_EQ(fw_backend_local.open(&cfg, &b, NULL), FW_OK);
+	ASSERT_EQ(submit_groups(b, "on-b", "gpu=b", NULL, NULL), FW_OK);
+	ASSERT_EQ(submit_groups(b, "lead-a", NULL, "gpu=a", "gpu=b"), FW_OK);
+	ASSERT_EQ(submit_groups(b, "lead-a2", NULL, "gpu=a", NULL), FW_OK);
+	ASSERT_EQ(submit_groups(b, "b-then-b", NULL, "gpu=b", NULL), FW_OK);
+	ASSERT_EQ(submit_groups(b, "both", "gpu=b", NULL, "ib="), FW_OK);
+	ASSERT_EQ(submit_groups(b, "apart", "gpu=b", "gpu=a", NULL), FW_OK); /* no node has gpu a and b */
+	ASSERT_EQ(submit_groups(b, "nowhere", NULL, NULL, "gpu=c"), FW_OK);
+	s = world(b, 1000, &w);
+	ASSERT_EQ(w.skipped_jobs, 2); /* apart, nowhere */
+	ASSERT_STR_EQ(group_filter_of(s, "apart", 0), "-");
+	ASSERT_STR_EQ(group_filter_of(s, "nowhere", 1), "-");
+	ASSERT_STR_EQ(filter_of(s, "lead-a"), ""); /* no job filter: each group its own */
+	ASSERT_STR_EQ(group_filter_of(s, "lead-a", 0), "0");
+	ASSERT_STR_EQ(group_filter_of(s, "lead-a", 1), "1,2");
+	ASSERT_STR_EQ(group_filter_of(s, "lead-a2", 0), "0");
+	ASSERT_STR_EQ(group_filter_of(s, "lead-a2", 1), "0,1,2");
+	ASSERT_STR_EQ(group_filter_of(s, "both", 0), "1,2");
+	ASSERT_STR_EQ(group_filter_of(s, "both", 1), "1"); /* the job's and its own */
+	ASSERT(gentry_of(s, "lead-a2", 1) < 0);
+	/* alike selectors, one list: lead-a's and lead-a2's group 0 */
+	ASSERT_EQ(s->group_nodes[gentry_of(s, "lead-a", 0)].first, s->group_nodes[gentry_of(s, "lead-a2", 0)].first);
+	/* lead-a's group 1 and b-then-b's group 0 ask on-b's job selector: its list */
+	ASSERT_EQ(s->group_nodes[gentry_of(s, "lead-a", 1)].first, entry_of(s, 0));
+	ASSERT_EQ(s->group_nodes[gentry_of(s, "b-then-b", 0)].first, entry_of(s, 0));
+	ASSERT_EQ(s->group_nodes[gentry_of(s, "b-then-b", 0)].except, 1); /* 2 of 3 nodes: the one left out */
+	ASSERT(s->group_nodes[gentry_of(s, "lead-a", 0)].first != entry_of(s, 0));
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_OK);
+	fw_snapshot_free(s);
+
+	fw_backend_local.close(b); /* the selectors come back from the store */
+	ASSERT_EQ(fw_backend_local.open(&cfg, &b, NULL), FW_OK);
+	ASSERT_EQ(fw_local_job_info(b, "both", &state, &sub, &start, &end, NULL, &bj), FW_OK);
+	ASSERT_EQ(bj->nsel, 1);
+	ASSERT_EQ(bj->ngsel[0], 0);
+	ASSERT_STR_EQ(fw_backend_group_sel(bj, 1, &n)->key, "ib");
+	ASSERT_EQ(n, 1);
+	s = world(b, 1000, &w);
+	ASSERT_EQ(w.skipped_jobs, 2);
+	ASSERT_STR_EQ(group_filter_of(s, "lead-a", 1), "1,2");
+	ASSERT_STR_EQ(group_filter_of(s, "both", 1), "1");
+	fw_snapshot_free(s);
+	teardown(b);
+
+	/* seeded from a config's jobs: each group's nodes, as minimal selectors */
+	fresh_store(grouped, sizeof grouped - 1);
+	cfg.fleet = fleet;
+	cfg.store = store;
+	cfg.seed_jobs = true;
+	ASSERT_EQ(fw_backend_local.open(&cfg, &b, NULL), FW_OK);
+	ASSERT_EQ(fw_local_job_info(b, "g", &state, &sub, &start, &end, NULL, &bj), FW_OK);
+	ASSERT_EQ(bj->nsel, 0);
+	ASSERT_STR_EQ(fw_backend_group_sel(bj, 0, &n)->value, "a");
+	ASSERT_EQ(n, 1);
+	ASSERT_STR_EQ(fw_backend_group_sel(bj, 1, &n)->key, "zone"); /* n2 alone: {zone: y} will do */
+	ASSERT_EQ(n, 1);
+	s = world(b, 1000, &w);
+	ASSERT_STR_EQ(group_filter_of(s, "g", 0), "0");
+	ASSERT_STR_EQ(group_filter_of(s, "g", 1), "2");
+	fw_snapshot_free(s);
+	teardown(b);
 }
 
 TEST_MAIN(stale_generation_changes_nothing_and_actions_are_idempotent, jobs_run_for_their_runtime_and_survive_reopen,
@@ -974,4 +1101,5 @@ TEST_MAIN(stale_generation_changes_nothing_and_actions_are_idempotent, jobs_run_
 	  thousands_of_jobs_are_found_by_name, jobs_with_a_non_zero_exit_code_fail, failed_jobs_make_their_node_suspect,
 	  failures_count_per_node_within_the_window, a_job_requeued_by_a_fleet_change_has_a_decision,
 	  a_job_on_a_node_the_fleet_shrank_is_requeued, a_finish_the_store_refuses_changes_nothing,
-	  reload_after_a_rollback_restores_the_committed_world, node_selectors_become_node_filters)
+	  reload_after_a_rollback_restores_the_committed_world, node_selectors_become_node_filters,
+	  task_group_selectors_become_group_filters)
