@@ -1061,6 +1061,8 @@ static const char client_usage[] =
 	"                     labels, as in Kubernetes; KEY= a label without a value;\n"
 	"                     fairway nodes list --json shows each node's labels)\n"
 	"                     or --file job.json, alone: the job as the API takes it\n"
+	"                     (there each task group may take a nodeSelector of its\n"
+	"                     own: {\"tasks\": [{\"gpus\": 1, \"nodeSelector\": {...}}, ...]})\n"
 	"jobs why NAME:       one screen: state, why it waits, when it is expected to start\n"
 	"nodes list:          HEALTH is UNHEALTHY (takes no work), suspect (on probation:\n"
 	"                     no big gangs), degraded (healthy, some GPUs bad and left\n"
