@@ -968,8 +968,16 @@ static int admissible(struct fw_backend *b, struct selcache *c, const struct fw_
 		return FW_OK;
 	if (lj->bj.nsel && selector_count(b, c, lj->bj.sel, lj->bj.nsel, &slot) == 0)
 		return FW_EDECLINED;
-	if (fw_backend_has_group_sel(&lj->bj) && fw_local_unmet_group(b->fleet, &lj->bj) >= 0)
-		return FW_EDECLINED;
+	if (!fw_backend_has_group_sel(&lj->bj))
+		return FW_OK;
+	if (lj->bj.nsel) /* a group's selector with the job's: rare, asked afresh */
+		return fw_local_unmet_group(b->fleet, &lj->bj) >= 0 ? FW_EDECLINED : FW_OK;
+	for (int g = 0; g < lj->bj.job.ngroups; g++) {
+		int n;
+		const struct fw_label *l = fw_backend_group_sel(&lj->bj, g, &n);
+		if (n && selector_count(b, c, l, n, &slot) == 0)
+			return FW_EDECLINED;
+	}
 	return FW_OK;
 }
 
