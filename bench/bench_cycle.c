@@ -729,7 +729,6 @@ static void build_excludes(struct fw_snapshot *s, const struct opts *o)
 static void build_splits(struct fw_snapshot *s, const struct opts *o)
 {
 	int32_t *nodes = malloc((size_t)s->nnodes * sizeof *nodes), entry[4] = { -1, -1, -1, -1 };
-	int32_t uentry[4] = { -1, -1, -1, -1 };
 
 	if (!nodes) {
 		fprintf(stderr, "bench_cycle: out of memory\n");
@@ -746,15 +745,6 @@ static void build_splits(struct fw_snapshot *s, const struct opts *o)
 		x->groups[0].count = 1;
 		x->groups[0].apart = x->groups[1].apart = true;
 		x->ngroups = 2;
-		if (getenv("UNION")) {
-			int32_t n = 0, rc;
-			for (int32_t i = 0; i < s->nnodes && uentry[f] < 0; i++)
-				if ((i / NODES_PER_RACK) % 4 == f || (i / NODES_PER_RACK) % 4 == (f + 1) % 4)
-					nodes[n++] = i;
-			rc = uentry[f] >= 0 ? fw_snapshot_restrict_job_as(s, j, uentry[f])
-					    : (uentry[f] = fw_snapshot_restrict_job(s, j, nodes, n));
-			if (rc < 0) exit(1);
-		}
 		for (int g = 0; g < 2; g++) {
 			int32_t n = 0, q = (f + g) % 4, rc;
 			for (int32_t i = 0; i < s->nnodes && entry[q] < 0; i++)

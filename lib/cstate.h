@@ -165,6 +165,11 @@ struct fw__cstate {
 					 * shared by the jobs whose groups name
 					 * the same lists (filter.c), else -1;
 					 * NULL when the snapshot has none */
+	int8_t *gsig_apart;             /* per id x level dl: 1 when no domain
+					 * of dl holds a node of every listed
+					 * group (fw__groups_apart), 0 when
+					 * one does, -1 not asked yet; static
+					 * for the cycle, shared with clones */
 	char *filter_except;            /* per filter: an except list (no
 					 * slots: placed through the domain
 					 * index, its few nodes tested) */
@@ -207,6 +212,11 @@ static inline bool fw__in_sorted(const int32_t *v, int32_t n, int32_t x)
  * domain d, -1 when none of f's nodes is in d: a binary search by
  * topology position.  Its fsum: the whole free GPUs of f's usable nodes
  * in d. */
+/* Does no domain of level dl hold a listed node of every group of job jx
+ * that has a list of its own (except lists and groups without an index
+ * aside)?  Then no domain of dl can hold the whole gang.  Memoised per
+ * group signature and level (gsig_apart). */
+bool fw__groups_apart(struct fw__cstate *c, int32_t jx, const int32_t *gfid, int ngroups, int32_t dl);
 int32_t fw__filter_slot_over(const struct fw__cstate *c, int32_t f, int32_t dl, int32_t d);
 /* filter.c: may some group of jx use node n (by the group filters
  * alone)? */

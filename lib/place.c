@@ -79,6 +79,7 @@ struct attempt {
 	int32_t gfid[FW_MAX_GROUPS]; /* ... their filter_id (filter.c indexes them
 				      * too), -1 on a state built without the index */
 	bool gfiltered;         /* some group has one */
+	int32_t jx;             /* the job's index (its group signature) */
 	bool spread;
 	bool apart;             /* some group is apart (snapshot.h) */
 	bool avoid_suspect;     /* a big gang: suspect nodes are out (health.h) */
@@ -108,6 +109,10 @@ static bool node_fits(const struct attempt *t, int32_t n, int g, bool shared_onl
 
 	if (!cn->usable || cn->cpu_free < grp->cpu_milli || cn->mem_free < grp->mem_mib ||
 	    (cn->suspect && t->avoid_suspect) || (cn->lemon && t->avoid_lemon))
+		return false;
+	/* the whole GPUs, asked again below: first, as most nodes scanned for
+	 * a gang of big tasks lack them, before the filters' searches */
+	if (grp->gpus > 0 && (grp->gpu_milli == 1000 || grp->gpus > 1) && cn->whole_free < grp->gpus)
 		return false;
 	if (!t->o->ignore_resv && t->o->end > t->c->resv_until[n])
 		return false;
@@ -387,6 +392,16 @@ static bool groups_room(const struct attempt *t, int32_t dl, int32_t d)
 	return true;
 }
 
+/* fw__groups_apart for this job: the groups groups_room asks. */
+static bool groups_apart(const struct attempt *t, int32_t dl)
+{
+	int32_t ids[FW_MAX_GROUPS];
+
+	for (int g = 0; g < t->job->ngroups; g++)
+		ids[g] = t->gf[g] && !t->gf[g]->except ? t->gfid[g] : -1;
+	return fw__groups_apart(t->c, t->jx, ids, t->job->ngroups, dl);
+}
+
 static bool search(struct attempt *t, int32_t pref, int32_t req, int32_t min_tasks)
 {
 	bool all = min_tasks == fw_job_tasks(t->job);
@@ -410,6 +425,11 @@ static bool search(struct attempt *t, int32_t pref, int32_t req, int32_t min_tas
 	doomed = all && !model_could_fit(t);
 
 	for (int32_t dl = pref; dl >= req; dl--) {
+		/* groups whose lists no domain of this level holds together
+		 * fail groups_room in each: the walk only learns shape_fit */
+		bool apart = t->gfiltered && all && groups_apart(t, dl);
+		if (apart && t->shape_fit)
+			continue;
 		for (int32_t d = fw__domain_first(t->c, dl, need, t->spread);
 		     d >= 0 && t->c->dom[d].free_whole >= need;
 		     d = fw__domain_next(t->c, d, t->spread)) {
@@ -418,6 +438,8 @@ static bool search(struct attempt *t, int32_t pref, int32_t req, int32_t min_tas
 			t->shape_fit = true;
 			if (doomed)
 				return false;
+			if (apart)
+				break;
 			if (t->gfiltered && all && !groups_room(t, dl, d))
 				continue;
 			if (assign_in_domain(t, d, min_tasks))
@@ -772,6 +794,7 @@ static int init_attempt(struct attempt *t, struct fw__cstate *c, int32_t jx)
 	memset(t, 0, sizeof *t);
 	t->c = c;
 	t->job = j;
+	t->jx = jx;
 	t->spread = j->spread || c->pol->spread_default;
 	t->avoid_suspect = c->suspect_nodes > 0 && !fw__may_use_suspect(c, j);
 	t->avoid_lemon = c->lemon_nodes > 0 && fw__avoids_lemon(c, j);

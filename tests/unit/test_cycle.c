@@ -1430,6 +1430,36 @@ TEST(jobs_alike_but_for_their_group_filters_are_told_apart)
 	fw_snapshot_free(s);
 }
 
+/* A het job that must run inside one rack, its group 0 listed on a0 and
+ * its group 1 on b0: no rack holds both lists (fw__groups_apart), so it
+ * never starts, nor is reserved, and no start time is given; the racks
+ * had its GPUs, so the reason is no_resources, not its fair-share turn
+ * (the walk that skips such a level still learns that a domain had the
+ * room), and the estimate says it never fits. */
+TEST(groups_no_domain_of_the_required_level_holds_never_start)
+{
+	struct fw_snapshot *s = two_racks();
+	int32_t a0[] = { 0 }, b0[] = { 2 };
+	int h = het2(s, "split", 2, 2, 10);
+	s->jobs[h].required_level = 0;
+	groups_on(s, h, a0, 1, b0, 1);
+	struct fw_plan *p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT(decision(p, h, FW_DECIDE_START) == NULL);
+	ASSERT(decision(p, h, FW_DECIDE_RESERVE) == NULL);
+	const struct fw_pending *r = pending_of(p, h);
+	ASSERT_EQ(r->reason, FW_REASON_NO_RESOURCES);
+	ASSERT_EQ(r->expected_start, FW_TIME_UNKNOWN);
+	ASSERT_EQ(r->unknown_why, FW_REASON_NEVER_FITS);
+	s->jobs[h].required_level = FW_LEVEL_NONE; /* across racks: it starts, each group on its node */
+	p = run(s, "fairway");
+	const struct fw_decision *d = decision(p, h, FW_DECIDE_START);
+	ASSERT(d != NULL);
+	ASSERT_EQ(group_node(p, d, 0), 0);
+	ASSERT_EQ(group_node(p, d, 1), 2);
+	fw_snapshot_free(s);
+}
+
 /* As a_filtered_gang_is_estimated_when_its_rack_frees, with group
  * filters: a het job of two 8-GPU groups, apart, in
  * one rack (required level), group 0 on a0 only, group 1 on a1 only; a0
@@ -3923,7 +3953,7 @@ TEST(fifo_line_is_submit_then_index_however_the_jobs_arrive)
 	group_filters_put_each_group_on_its_nodes, a_group_filter_waits_for_its_node, \
 	random_group_filters_keep_every_invariant, a_filter_on_every_group_places_as_the_jobs, \
 	jobs_alike_but_for_their_group_filters_are_told_apart, a_fractional_group_shares_a_gpu_on_its_node, \
-	an_except_filter_is_the_reason_only_when_it_leaves_out_room
+	an_except_filter_is_the_reason_only_when_it_leaves_out_room, groups_no_domain_of_the_required_level_holds_never_start
 
 int main(void)
 {

@@ -635,8 +635,89 @@ TEST(filter_index_follows_the_nodes_and_clones_own_theirs)
 	ASSERT(filters > 30);
 }
 
+/* fw__groups_apart agrees with a scan of every domain of the level: no
+ * domain holds a listed node of every group that has an allow list of
+ * its own (except lists aside), asked twice (the second from the memo)
+ * and for jobs that share their groups' lists.  Random clusters, two or
+ * three groups, lists from one node to most of the cluster. */
+TEST(groups_apart_agrees_with_a_scan_of_the_domains)
+{
+	uint32_t x = 99;
+	int apart = 0, together = 0;
+	for (int round = 0; round < 12; round++) {
+		struct fw_snapshot *s = random_cluster(&x, 20 + (int)(rng(&x) % 50));
+		struct fw_arena a;
+		struct fw__cstate c;
+		int32_t nodes[128], prev = -1;
+		tb_queue(s, "q", -1, 8, -1, 1);
+		for (int j = 0; j < 8; j++) {
+			int id = tb_job(s, "j", 0, 1, 1, 1000, j), ng = 2 + (int)(rng(&x) % 2);
+			s->jobs[id].ngroups = ng;
+			for (int g = 1; g < ng; g++)
+				s->jobs[id].groups[g] = s->jobs[id].groups[0];
+			for (int g = 0; g < ng; g++) {
+				int32_t n = 0, keep = 1 + (int32_t)(rng(&x) % 6); /* 1 in keep nodes, or one node */
+				if (j == 7 && g == 0 && prev >= 0) { /* shares job 6's group 0 list */
+					ASSERT(fw_snapshot_restrict_group_like(s, id, 0, prev) >= 0);
+					continue;
+				}
+				if (rng(&x) % 5 == 0)
+					continue; /* no list: any node */
+				for (int32_t i = 0; i < s->nnodes; i++)
+					if (keep == 6 ? i == (int32_t)(rng(&x) % (uint32_t)s->nnodes) && n == 0 : rng(&x) % (uint32_t)keep == 0)
+						nodes[n++] = i;
+				if (n == 0)
+					nodes[n++] = 0;
+				int32_t e = fw_snapshot_restrict_group(s, id, g, nodes, n, rng(&x) % 7 == 0);
+				ASSERT(e >= 0);
+				if (j == 6 && g == 0)
+					prev = e;
+			}
+		}
+		fw_arena_init(&a, 0);
+		memset(&c, 0, sizeof c);
+		ASSERT_OK(fw__cstate_build(&c, s, &a));
+		ASSERT_OK(fw__filter_build(&c));
+		for (int32_t jx = 0; jx < s->njobs; jx++) {
+			int32_t ids[FW_MAX_GROUPS] = { -1, -1, -1, -1 }, ent[FW_MAX_GROUPS] = { -1, -1, -1, -1 };
+			for (int32_t e = 0; e < s->ngroup_nodes; e++)
+				if (s->group_nodes[e].job == jx && !s->group_nodes[e].except) {
+					ids[s->group_nodes[e].group] = c.filter_id[s->njob_nodes + e];
+					ent[s->group_nodes[e].group] = e;
+				}
+			for (int32_t dl = 0; dl < c.ndl; dl++) {
+				bool some = false; /* a domain of dl holding a listed node of each group */
+				for (int32_t d = 0; d < c.ndom && !some; d++) {
+					if (c.dom[d].level != dl)
+						continue;
+					bool all = true;
+					for (int g = 0; g < s->jobs[jx].ngroups && all; g++) {
+						const struct fw_group_nodes *e = ent[g] >= 0 ? &s->group_nodes[ent[g]] : NULL;
+						bool any = !e;
+						for (int32_t k = 0; e && k < e->count && !any; k++)
+							any = node_in(&c, s->node_refs[e->first + k], d);
+						all = any;
+					}
+					some = all;
+				}
+				int listed = 0;
+				for (int g = 0; g < s->jobs[jx].ngroups; g++)
+					listed += ids[g] >= 0;
+				bool want = listed >= 2 && !some;
+				ASSERT_EQ(fw__groups_apart(&c, jx, ids, s->jobs[jx].ngroups, dl), want);
+				ASSERT_EQ(fw__groups_apart(&c, jx, ids, s->jobs[jx].ngroups, dl), want);
+				apart += want;
+				together += !want && listed >= 2;
+			}
+		}
+		fw_arena_release(&a);
+		fw_snapshot_free(s);
+	}
+	ASSERT(apart > 20 && together > 20);
+}
+
 TEST_MAIN(index_matches_a_naive_scan_under_random_changes, domains_are_contiguous_ranges_of_the_topology_order,
 	  histogram_capacity_counts_whole_tasks, tainted_lists_stay_consistent_and_clones_own_theirs,
 	  one_task_fit_agrees_with_the_search, a_step_that_lets_a_gang_fit_is_never_skipped,
 	  incremental_clones_equal_the_cycle_state,
-	  filter_index_follows_the_nodes_and_clones_own_theirs)
+	  filter_index_follows_the_nodes_and_clones_own_theirs, groups_apart_agrees_with_a_scan_of_the_domains)
