@@ -67,6 +67,8 @@ struct opts {
 	bool no_estimates;  /* time the cycle without start-time estimates */
 	bool allocate_only; /* the allocate action alone (see allocate_only) */
 	int64_t xfactor_cap; /* scheduler.xfactorCap: -1 the policy's, 0 off */
+	int users;          /* > 0: jobs spread over this many users, who take
+			     * turns inside each queue (scheduler.userFairShare) */
 };
 
 /* ---- deterministic randomness --------------------------------------- */
@@ -875,6 +877,8 @@ static void usage(FILE *f)
 		"  --policy P   scheduling policy (default: the library's default, fairway)\n"
 		"  --xfactor-cap S  scheduler.xfactorCap in seconds: the expansion-factor order\n"
 		"               inside a queue (default: the policy's, fairway 43200; 0: submit order)\n"
+		"  --users N    job j belongs to user j mod N, and users take turns inside each\n"
+		"               queue (scheduler.userFairShare; default 0: off)\n"
 		"  --no-estimates  skip the start-time estimate phase (scheduler.estimateStarts: false)\n"
 		"  --allocate-only the allocate action alone: the policy without reservations,\n"
 		"               reclaim or estimates (the core issue's benchmark)\n"
@@ -937,6 +941,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		FLAG("--lemons", 0, 100, o->lemon_pct)
 		FLAG("--suspect", 0, 100, o->suspect_pct)
 		FLAG("--xfactor-cap", 0, FW_XFACTOR_CAP_MAX, o->xfactor_cap)
+		FLAG("--users", 0, 1000000, o->users)
 #undef FLAG
 		if (strcmp(a, "--no-estimates") == 0) {
 			o->no_estimates = true;
@@ -1030,6 +1035,9 @@ int main(int argc, char **argv)
 	s->config.estimate_starts = !o.no_estimates;
 	if (o.xfactor_cap >= 0) /* 0: submit order */
 		s->config.xfactor_cap_s = o.xfactor_cap ? o.xfactor_cap : -1;
+	for (int32_t j = 0; o.users > 0 && j < s->njobs; j++) /* names only: the snapshot is drawn */
+		snprintf(s->jobs[j].user, sizeof s->jobs[j].user, "user%d", (int)(j % o.users));
+	s->config.user_fair_share = o.users > 0;
 	printf("policy: %s%s%s\n", o.policy->name, o.allocate_only ? ", allocate action only" : "",
 	       o.no_estimates && !o.allocate_only ? " (start-time estimates off)" : "");
 	printf("generated in %.0f ms\n", now_ms() - t0);

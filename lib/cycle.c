@@ -22,6 +22,7 @@
  * hundred.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fairway/cycle.h"
@@ -74,6 +75,41 @@ static uint16_t xfactor_steps(const struct fw_snapshot *s, const struct fw_job *
 	return (uint16_t)(1 + 16 * e + (int)(m & 15));
 }
 
+/* With user_fair_share, for a policy with a line per queue: gather's
+ * per-job user ids and GPUs (cycle_int.h). */
+static int users_create(struct cyc *y)
+{
+	const struct fw_snapshot *s = y->s;
+
+	if (!s->config.user_fair_share || y->pol->queue_order == FW_QORDER_GLOBAL)
+		return FW_OK;
+	for (y->ucap = 16; y->ucap < 2 * s->njobs + 2;)
+		y->ucap *= 2;
+	y->uid = FW_ARENA_RAW(y->a, int32_t, s->njobs + 1);
+	y->ugpu = FW_ARENA_RAW(y->a, int64_t, s->njobs + 1);
+	y->utab = FW_ARENA_RAW(y->a, int32_t, y->ucap);
+	if (!y->uid || !y->ugpu || !y->utab)
+		return FW_ENOMEM;
+	memset(y->utab, 0xff, (size_t)y->ucap * sizeof *y->utab);
+	return FW_OK;
+}
+
+/* Job j's user as a small id (names compared whole; "" is a user too),
+ * while gather has its record at hand. */
+static int32_t user_id(struct cyc *y, int32_t j, const struct fw_job *job)
+{
+	uint64_t h = 1469598103934665603ull;
+	uint32_t m = (uint32_t)y->ucap - 1, k;
+
+	for (const char *c = job->user; *c; c++)
+		h = (h ^ (uint8_t)*c) * 1099511628211ull;
+	for (k = (uint32_t)(h ^ (h >> 32)) & m; y->utab[k] >= 0; k = (k + 1) & m)
+		if (!strcmp(y->s->jobs[y->utab[k]].user, job->user))
+			return y->uid[y->utab[k]];
+	y->utab[k] = j;
+	return y->nusers++;
+}
+
 /* The one sweep over the (large) job records: a compact per-job summary
  * for the later phases, each queue's demand and allocation, and the
  * largest pending gang.  Later phases read y->ji, not the records. */
@@ -112,6 +148,10 @@ static int32_t gather(struct cyc *y)
 			fw__memo_add_job(y, j, job, use);
 		}
 		y->demand[job->queue] = fw_res_add(y->demand[job->queue], use);
+		if (y->uid) {
+			y->uid[j] = user_id(y, j, job);
+			y->ugpu[j] = ji->pending || job->state == FW_JOB_RUNNING ? use.v[FW_RES_GPU] : 0;
+		}
 	}
 	return max_tasks;
 }
@@ -135,7 +175,7 @@ static int phase_build(struct cyc *y)
 	if (!y->reason || !y->started || !y->dec || !y->ji || !y->demand || !y->alloc || !y->share)
 		return FW_ENOMEM;
 	memset(&y->ji[s->njobs], 0, sizeof y->ji[0]); /* the spare one past the end */
-	if ((rc = fw__memo_create(y, s->njobs)) != FW_OK)
+	if ((rc = fw__memo_create(y, s->njobs)) != FW_OK || (rc = users_create(y)) != FW_OK)
 		return rc;
 	return fw__place_scratch(&y->c, gather(y));
 }
@@ -466,6 +506,91 @@ static int phase_order(struct cyc *y)
 	return rc;
 }
 
+/* ---- users inside a queue (config user_fair_share) ------------------ */
+
+struct turn {
+	int64_t held;   /* milli-GPUs its user holds in the queue, with the
+			 * user's jobs ahead of it in the line */
+	int64_t gpus;   /* its own request, milli-GPUs */
+	int32_t pos;    /* its place in the line */
+	int32_t job;
+};
+
+static int turn_cmp(const void *a, const void *b)
+{
+	const struct turn *x = a, *z = b;
+
+	if (x->held != z->held)
+		return (x->held > z->held) - (x->held < z->held);
+	return (x->pos > z->pos) - (x->pos < z->pos);
+}
+
+/* One queue's line, positions [lo, hi): each run of one priority sorted
+ * by what its jobs' users hold (held: per user id, the queue's running
+ * jobs already counted; left as found). */
+static void take_turns(struct cyc *y, int32_t lo, int32_t hi, int64_t *held, struct turn *t)
+{
+	for (int32_t i = lo; i < hi; i++) {
+		int32_t j = y->jobs[i];
+		t[i - lo] = (struct turn){ held[y->uid[j]], y->ugpu[j], i, j };
+		held[y->uid[j]] += y->ugpu[j];
+	}
+	for (int32_t i = lo; i < hi; i++)
+		held[y->uid[t[i - lo].job]] -= t[i - lo].gpus;
+	for (int32_t a = lo, b; a < hi; a = b) {
+		for (b = a + 1; b < hi && y->ji[y->jobs[b]].prio == y->ji[y->jobs[a]].prio; b++)
+			;
+		qsort(t + (a - lo), (size_t)(b - a), sizeof *t, turn_cmp);
+	}
+	for (int32_t i = lo; i < hi; i++)
+		y->jobs[i] = t[i - lo].job;
+}
+
+/* With user_fair_share, each leaf queue's line, in the policy's order so
+ * far, is reordered so that among jobs of one priority the users take
+ * turns: a job's key is the GPUs its user holds in the queue (running
+ * jobs) plus those of the user's jobs ahead of it in the line; lower
+ * keys first, ties in the line's order.  A static water-filling: a user
+ * with nothing running goes before one holding 64 GPUs, and two users
+ * with like jobs alternate.  Phases: (1) the running jobs bucketed by
+ * queue; per queue with two jobs waiting or more, (2) its running jobs'
+ * GPUs by user, (3) the line's runs sorted, (4) those GPUs taken back off
+ * (the per-user array serves every queue).  From gather's arrays only. */
+static int phase_users(struct cyc *y)
+{
+	const struct fw_snapshot *s = y->s;
+	int32_t *first, *run;
+	int64_t *held;
+	struct turn *t;
+
+	if (!y->uid || y->qfirst[s->nqueues] < 2)
+		return FW_OK;
+	held = FW_ARENA_NEW(y->a, int64_t, y->nusers + 1);
+	first = FW_ARENA_NEW(y->a, int32_t, s->nqueues + 2);
+	run = FW_ARENA_RAW(y->a, int32_t, s->njobs + 1);
+	t = FW_ARENA_RAW(y->a, struct turn, s->njobs + 1);
+	if (!held || !first || !run || !t)
+		return FW_ENOMEM;
+	for (int32_t j = 0; j < s->njobs; j++) /* running: not waiting, holding GPUs */
+		if (!y->ji[j].pending && y->ugpu[j] > 0)
+			first[y->ji[j].queue + 2]++;
+	for (int32_t q = 0; q < s->nqueues; q++)
+		first[q + 2] += first[q + 1];
+	for (int32_t j = 0; j < s->njobs; j++) /* first[q + 1]: from queue q's start to its end */
+		if (!y->ji[j].pending && y->ugpu[j] > 0)
+			run[first[y->ji[j].queue + 1]++] = j;
+	for (int32_t q = 0; q < s->nqueues; q++) { /* first[q] .. first[q + 1]: queue q's */
+		if (y->qfirst[q + 1] - y->qfirst[q] < 2)
+			continue;
+		for (int32_t k = first[q]; k < first[q + 1]; k++)
+			held[y->uid[run[k]]] += y->ugpu[run[k]];
+		take_turns(y, y->qfirst[q], y->qfirst[q + 1], held, t);
+		for (int32_t k = first[q]; k < first[q + 1]; k++)
+			held[y->uid[run[k]]] = 0;
+	}
+	return FW_OK;
+}
+
 int fw_cycle_run(const struct fw_snapshot *s, const struct fw_policy_ops *pol,
 		 struct fw_arena *a, struct fw_plan **out)
 {
@@ -480,7 +605,7 @@ int fw_cycle_run(const struct fw_snapshot *s, const struct fw_policy_ops *pol,
 		return rc;
 	if ((rc = phase_account(&y)) != FW_OK)
 		return rc;
-	if ((rc = phase_order(&y)) != FW_OK)
+	if ((rc = phase_order(&y)) != FW_OK || (rc = phase_users(&y)) != FW_OK)
 		return rc;
 	if ((rc = fw__phase_allocate(&y)) != FW_OK)
 		return rc;

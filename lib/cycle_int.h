@@ -202,6 +202,12 @@ struct cyc {
 	fw_time oldest_gang;        /* earliest submit of a pending gang (gather) */
 	int32_t npreemptible;       /* running preemptible jobs with tasks (gather):
 				     * none, and reclaim has no victim to look for */
+	/* users inside a queue (config user_fair_share; NULL when off): per
+	 * job its user as a small id and its milli-GPUs (a running job's
+	 * held, a pending one's asked, else 0), both filled by gather;
+	 * utab the ids' open-addressed table (the first job of each name) */
+	int32_t *uid, *utab, ucap, nusers;
+	int64_t *ugpu;
 };
 
 /* When j, started at t, is expected to end (its runtime or its queue's

@@ -468,6 +468,7 @@ static int sim_init(struct sim *m, const struct fw_teams *teams)
 	m->s->config.backfill_conservative = m->o->backfill_conservative;
 	m->s->config.reserve_depth = m->o->reserve_depth;
 	m->s->config.xfactor_cap_s = m->o->xfactor_cap_s;
+	m->s->config.user_fair_share = m->o->user_fair_share;
 	fw_arena_init(&m->arena, (size_t)4 << 20);
 	if ((rc = add_nodes(m->s, m->o)) != FW_OK || (rc = init_capacity(m)) != FW_OK ||
 	    (rc = add_queues(m, teams, m->free_gpus)) != FW_OK)
@@ -1434,6 +1435,7 @@ struct variant {
 	int backfill;                  /* -1 = the run's (--backfill), 0 easy, 1 conservative */
 	int32_t reserve_depth;         /* 0 = the run's (--reserve-depth), < 0 none */
 	int64_t xfactor_cap_s;         /* 0 = the run's (--xfactor-cap), < 0 off */
+	int users;                     /* -1 = the run's (--user-fair-share), 0 off, 1 on */
 };
 
 struct cli {
@@ -1490,8 +1492,8 @@ static const char usage_text[] =
 	"  --policies A,B      policies to compare (default fifo,fairway); an entry\n"
 	"                      NAME:KEY=VALUE[:KEY=VALUE] is a variant with its own\n"
 	"                      starve-after=S (0 = off), backfill=easy|conservative,\n"
-	"                      reserve-depth=N (0 = none) or xfactor-cap=S (0 =\n"
-	"                      off), e.g.\n"
+	"                      reserve-depth=N (0 = none), xfactor-cap=S (0 =\n"
+	"                      off) or user-fair-share=on|off, e.g.\n"
 	"                      fairway,fairway:starve-after=432000,fairway:reserve-depth=4\n"
 	"  --tick S            scheduling period in seconds (default 60)\n"
 	"  --preemptible       every job may be evicted: policies with reclaim\n"
@@ -1509,6 +1511,10 @@ static const char usage_text[] =
 	"                      (YAML scheduler.xfactorCap; fairway's default\n"
 	"                      43200; 0: submit order; kai takes it too, fifo\n"
 	"                      and slurm keep their own order)\n"
+	"  --user-fair-share   inside a queue, users take turns: among jobs of one\n"
+	"                      priority, the user holding the fewest GPUs there\n"
+	"                      first (YAML scheduler.userFairShare; the trace's\n"
+	"                      user column; fairway and kai, not fifo or slurm)\n"
 	"  --backfill MODE     'easy' (default: reservations for the policy's\n"
 	"                      first blocked jobs) or 'conservative' (for every\n"
 	"                      blocked job; YAML scheduler.backfill)\n"
@@ -1645,7 +1651,8 @@ _Static_assert(FW_RESERVE_DEPTH_MAX == 100000, "the reserve-depth messages say 1
 static bool takes_setting(const struct fw_policy_ops *p, unsigned bit)
 {
 	return bit == 1 ? p->starve_after_s > 0 : bit == 4 ? p->reserve_depth > 0
-	       : bit == 8 ? !p->job_before && !p->job_score : true;
+	       : bit == 8 ? !p->job_before && !p->job_score
+	       : bit == 16 ? p->queue_order != FW_QORDER_GLOBAL : true;
 }
 
 /* A setting that means nothing to w's policy is refused, naming the
@@ -1664,7 +1671,8 @@ static int setting_applies(const struct variant *w, unsigned bit)
 	return usage_error("--policies '%s': %s %s means nothing to it (%s: %s)", w->label, w->name,
 			   bit == 1 ? "has no starvation pass, so starve-after"
 			   : bit == 8 ? "orders jobs its own way, so xfactor-cap"
-				      : "makes no reservations, so reserve-depth",
+			   : bit == 16 ? "keeps one line across the queues, so user-fair-share"
+				       : "makes no reservations, so reserve-depth",
 			   bit == 1 ? "policies with one" : "policies that do", with);
 }
 
@@ -1677,10 +1685,12 @@ static int variant_setting(struct variant *w, char *kv, unsigned *seen)
 
 	if (!v || v == kv || !v[1])
 		return entry_error(w, "'%s': a variant's settings are KEY=VALUE "
-				   "(starve-after=S, backfill=easy|conservative, reserve-depth=N, xfactor-cap=S)", kv);
+				   "(starve-after=S, backfill=easy|conservative, reserve-depth=N, xfactor-cap=S, "
+				   "user-fair-share=on|off)", kv);
 	*v++ = '\0';
 	unsigned bit = !strcmp(kv, "starve-after") ? 1u : !strcmp(kv, "backfill") ? 2u
-		       : !strcmp(kv, "reserve-depth") ? 4u : !strcmp(kv, "xfactor-cap") ? 8u : 0u;
+		       : !strcmp(kv, "reserve-depth") ? 4u : !strcmp(kv, "xfactor-cap") ? 8u
+		       : !strcmp(kv, "user-fair-share") ? 16u : 0u;
 	if (*seen & bit)
 		return entry_error(w, "%s is set twice", kv);
 	*seen |= bit;
@@ -1708,9 +1718,13 @@ static int variant_setting(struct variant *w, char *kv, unsigned *seen)
 		if (errno || *end || (x != 0 && x < FW_XFACTOR_MIN_RUNTIME) || x > 31536000 || v[0] < '0' || v[0] > '9')
 			return usage_error("--policies: xfactor-cap=%s: whole seconds, 0 (off) or 60 to 31536000", v);
 		w->xfactor_cap_s = x ? x : -1;
+	} else if (!strcmp(kv, "user-fair-share")) {
+		if (strcmp(v, "on") && strcmp(v, "off"))
+			return usage_error("--policies: user-fair-share=%s: use on or off", v);
+		w->users = !strcmp(v, "on");
 	} else {
 		return usage_error("--policies: unknown setting '%s' (starve-after, backfill, reserve-depth, "
-				   "xfactor-cap)", kv);
+				   "xfactor-cap, user-fair-share)", kv);
 	}
 	return 0;
 }
@@ -1739,6 +1753,7 @@ static int parse_variant(char *p, struct variant *w)
 	memset(w, 0, sizeof *w);
 	snprintf(w->label, sizeof w->label, "%s", p);
 	w->backfill = -1;
+	w->users = -1;
 	rest = cut(p, ':');
 	w->name = p;
 	if (!*p)
@@ -1890,7 +1905,7 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 	static const char *const known[] = { "--skip-bad-rows", "--tick-rule", "--trace",
 		"--format", "--json", "--log", "--teams", "--nodes", "--policies", "--tick",
 		"--racks", "--csv", "--report", "--blocks", "--fleet", "--fleet-openb",
-		"--topo", "--nodes-from-topo", "--verbose", "--checkpoint", "--preemptible",
+		"--topo", "--nodes-from-topo", "--verbose", "--checkpoint", "--preemptible", "--user-fair-share",
 		"--min-runtime", "--failures", "--flaky", "--repair", "--failure-seed", "--starve-after",
 		"--backfill", "--reserve-depth", "--xfactor-cap", "--jobs", "--shares", NULL };
 	int i = 0;
@@ -1906,6 +1921,8 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 		return c->verbose = true, 1;
 	if (!strcmp(f, "--preemptible"))
 		return c->o.preemptible = true, 1;
+	if (!strcmp(f, "--user-fair-share"))
+		return c->o.user_fair_share = true, 1;
 	if (!v || !*v)
 		return usage_error("%s needs a value", f);
 	if ((rc = fleet_flag(c, f, v)) >= 0 || (rc = failure_flag(c, f, v)) >= 0)
@@ -2210,6 +2227,7 @@ static json_t *run_json(const struct cli *c, const struct fw_itp_trace *t,
 	/* null: each policy's own expansion-factor cap; 0: off */
 	json_object_set_new(o, "xfactor_cap_s", !c->o.xfactor_cap_s ? json_null() :
 				  json_integer(c->o.xfactor_cap_s < 0 ? 0 : c->o.xfactor_cap_s));
+	json_object_set_new(o, "user_fair_share", json_boolean(c->o.user_fair_share));
 	json_object_set_new(o, "teams", json_string(teams->source));
 	if (c->fail.rate_per_1000 > 0)
 		json_object_set_new(o, "failure_model",
@@ -2328,6 +2346,7 @@ static void variant_json(const struct cli *c, const struct variant *w, json_t *p
 	json_object_set_new(pj, "backfill", json_string(cons ? "conservative" : "easy"));
 	json_object_set_new(pj, "reserve_depth", !rd ? json_null() : json_integer(rd < 0 ? 0 : rd));
 	json_object_set_new(pj, "xfactor_cap_s", !xc ? json_null() : json_integer(xc < 0 ? 0 : xc));
+	json_object_set_new(pj, "user_fair_share", json_boolean(w->users >= 0 ? w->users == 1 : c->o.user_fair_share));
 }
 
 /* The replay of variant w: its settings over the run's, then the run's back. */
@@ -2347,6 +2366,8 @@ static int replay_variant(struct cli *c, const struct variant *w, const struct f
 		c->o.reserve_depth = w->reserve_depth;
 	if (w->xfactor_cap_s)
 		c->o.xfactor_cap_s = w->xfactor_cap_s;
+	if (w->users >= 0)
+		c->o.user_fair_share = w->users == 1;
 	rc = fw_sim_run_trace(&c->tr, teams, &c->o, r, d);
 	keep.hooks = c->o.hooks;
 	c->o = keep;

@@ -190,6 +190,7 @@ struct fw_sim_opts {
 				  * policy's own, > 0 this many, < 0 none */
 	int64_t xfactor_cap_s;   /* fw_sched_config.xfactor_cap_s: 0 = each
 				  * policy's own, > 0 this cap, < 0 off */
+	bool user_fair_share;    /* fw_sched_config.user_fair_share */
 	int64_t checkpoint_s;    /* every job's fw_job.checkpoint_s (what the
 				  * engine's victim choice reads); 0 = none */
 };

@@ -642,6 +642,46 @@ assert same(v["fairway:xfactor-cap=43200"], v["fairway"]), "12 h is fairway's ow
 assert not same(v["fairway:xfactor-cap=0"], v["fairway"]), "submit order changed nothing"
 PY
 then ok "sim-run-xfactor-cap-reaches-the-engine"; else bad "sim-run-xfactor-cap-reaches-the-engine"; fi
+# --user-fair-share / user-fair-share=on|off (YAML scheduler.userFairShare):
+# inside a queue the users take turns; fifo and slurm keep one line
+expect "sim-run-variant-bad-user-fair-share" 2 "user-fair-share=yes: use on or off" \
+	"$FW" sim run --trace x --policies fairway:user-fair-share=yes
+expect "sim-run-variant-user-fair-share-needs-queue-lines" 2 \
+	"--policies 'fifo:user-fair-share=on': fifo keeps one line across the queues, so user-fair-share means nothing to it (policies that do: fairway, kai)" \
+	"$FW" sim run --trace x --policies fifo:user-fair-share=on
+python3 - "$SV/users.csv" <<'PY'
+import random, sys
+random.seed(5)
+rows, t = ["job_id,submit_time,duration,queue,user,gpus_per_task"], 0
+for i in range(400):  # alice floods one queue, bob and carol trickle into it
+    t += random.randint(10, 200)
+    u = "alice" if i % 4 != 3 else random.choice(["bob", "carol"])
+    rows.append("j%d,%d,%d,team,%s,%d" % (i, t, random.randint(600, 7200), u, random.choice([1, 2, 4, 8])))
+open(sys.argv[1], "w").write("\n".join(rows) + "\n")
+PY
+"$FW" sim run --trace "$SV/users.csv" --format fairway --nodes 2x8 --policies fairway --user-fair-share \
+	--json "$SV/u1.json" >/dev/null 2>&1
+"$FW" sim run --trace "$SV/users.csv" --format fairway --nodes 2x8 \
+	--policies fairway,fairway:user-fair-share=on,fifo --json "$SV/uvar.json" --jobs "$SV/ujobs.csv" >/dev/null 2>&1
+if python3 - "$SV" <<'PY'
+import csv, json, statistics, sys
+d = {k: json.load(open("%s/%s.json" % (sys.argv[1], k))) for k in ("u1", "uvar")}
+v = {p["policy"]: p for p in d["uvar"]["policies"]}
+same = lambda a, b: all(a[k] == b[k] for k in ("jct_mean_s", "occupancy", "by_gpus", "fairness_jain"))
+assert d["u1"]["user_fair_share"] is True and d["uvar"]["user_fair_share"] is False, "user_fair_share echoed"
+assert v["fairway:user-fair-share=on"]["user_fair_share"] is True and v["fairway"]["user_fair_share"] is False
+assert same(v["fairway:user-fair-share=on"], d["u1"]["policies"][0]), "the variant is the run with --user-fair-share"
+user = {r["job_id"]: r["user"] for r in csv.DictReader(open("%s/users.csv" % sys.argv[1]))}
+wait = {}
+for r in csv.DictReader(open("%s/ujobs.csv" % sys.argv[1])):
+    light = user[r["job"]] != "alice"
+    wait.setdefault((r["policy"], light), []).append(float(r["wait_s"]))
+med = {k: statistics.median(x) for k, x in wait.items()}
+# bob's and carol's jobs wait less when users take turns, alice's more
+assert med[("fairway:user-fair-share=on", True)] < 0.5 * med[("fairway", True)], med
+assert med[("fairway:user-fair-share=on", False)] > med[("fairway", False)], med
+PY
+then ok "sim-run-user-fair-share-reaches-the-engine"; else bad "sim-run-user-fair-share-reaches-the-engine"; fi
 # --jobs: a row per job and policy; its estimate errors give the JSON's metric
 "$FW" sim run --trace synthetic:3 --nodes 13x8 --policies slurm,fairway --tick 600 \
 	--json "$SV/m.json" --jobs "$SV/jobs.csv" --shares "$SV/shares.csv" >/dev/null 2>&1

@@ -82,6 +82,22 @@
  *             The snapshot's config.xfactor_cap_s overrides it (< 0: off).
  *             A policy with job_before or job_score keeps its own order.
  *
+ * Users inside a queue (not a member: the snapshot's
+ * config.user_fair_share, YAML scheduler.userFairShare; off by default).
+ *             For a policy whose line is per leaf queue (queue_order not
+ *             FW_QORDER_GLOBAL: fairway, kai), after the line is sorted as
+ *             above, each run of one priority is reordered so that the
+ *             queue's users take turns: a job's key is the milli-GPUs its
+ *             user holds in this queue (running jobs) plus those its
+ *             user's jobs ahead of it in the line ask; lower keys first,
+ *             ties in the line's order (so a user's own jobs keep theirs).
+ *             A user with nothing running goes before one holding 64 GPUs,
+ *             and users with like jobs alternate: Slurm's fair share
+ *             between the users of an account, from the GPUs held now
+ *             rather than decayed usage, and only inside one queue (which
+ *             queue goes next, reclaim and preemption are unchanged).
+ *             Users are compared by name (fw_job.user; "" is one user).
+ *
  *   max_evictions
  *             Bound on victims per cycle when `reclaim` is set.  0
  *             (default) = 32.

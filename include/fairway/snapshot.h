@@ -286,6 +286,13 @@ struct fw_sched_config {
 	bool drain_requeue;         /* running jobs on an UNHEALTHY node: true
 				     * (default) evicts them for requeue,
 				     * false lets them finish (lib/drain.c) */
+	bool user_fair_share;       /* false (default): a leaf queue's jobs go
+				     * by priority, expansion factor, submit
+				     * time; true: among jobs of one priority
+				     * its users take turns, fewest GPUs held
+				     * in the queue first (policy.h, "Users
+				     * inside a queue"); policies whose line
+				     * spans every queue (fifo, slurm) ignore it */
 };
 
 struct fw_snapshot {

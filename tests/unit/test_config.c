@@ -709,6 +709,7 @@ static const struct {
 	{ "bad_backfill", FW_EINVAL, 2, "scheduler.backfill" },
 	{ "bad_reserve_depth", FW_ERANGE, 2, "scheduler.reserveDepth" },
 	{ "bad_xfactor_cap", FW_ERANGE, 2, "scheduler.xfactorCap" },
+	{ "bad_user_fair_share", FW_EINVAL, 2, "scheduler.userFairShare" },
 	{ "bad_health", FW_EINVAL, 2, "nodes[0].health" },
 	{ "bad_lemon_gang", FW_ERANGE, 2, "scheduler.lemonGangGpus" },
 	{ "bad_lemon_window", FW_ERANGE, 2, "scheduler.lemonWindow" },
@@ -901,7 +902,8 @@ TEST(scheduler_xfactor_cap)
 
 /* scheduler.starveAfter: absent = the policy's (0), 0 = off (-1), a
  * duration in seconds rounded up; scheduler.drainRunning: requeue
- * (default) or finish, anything else refused with its line. */
+ * (default) or finish, anything else refused with its line;
+ * scheduler.userFairShare: false unless given true. */
 TEST(scheduler_starve_after_and_drain_running)
 {
 	struct fw_snapshot *s;
@@ -909,10 +911,13 @@ TEST(scheduler_starve_after_and_drain_running)
 	ASSERT_OK(load("queues: [{name: a}]\n", &s, &d));
 	ASSERT_EQ(s->config.starve_after_s, 0);
 	ASSERT(s->config.drain_requeue);
+	ASSERT(!s->config.user_fair_share);
 	fw_snapshot_free(s);
-	ASSERT_OK(load("scheduler: {starveAfter: 0, drainRunning: finish}\nqueues: [{name: a}]\n", &s, &d));
+	ASSERT_OK(load("scheduler: {starveAfter: 0, drainRunning: finish, userFairShare: true}\nqueues: [{name: a}]\n",
+		       &s, &d));
 	ASSERT_EQ(s->config.starve_after_s, -1);
 	ASSERT(!s->config.drain_requeue);
+	ASSERT(s->config.user_fair_share);
 	fw_snapshot_free(s);
 	ASSERT_OK(load("scheduler: {starveAfter: 2d, drainRunning: requeue}\nqueues: [{name: a}]\n", &s, &d));
 	ASSERT_EQ(s->config.starve_after_s, 2 * 86400);

@@ -377,6 +377,20 @@ TEST(random_snapshots_keep_every_invariant_and_are_deterministic)
 		ASSERT(run(s, "fifo") != NULL);
 		ASSERT(run(s, "slurm") != NULL);
 		ASSERT(run(s, "kai") != NULL);
+		/* users taking turns inside each queue (five users, the running
+		 * jobs' too): the checker's invariants, and the same plan twice */
+		for (int32_t j = 0; j < s->njobs; j++)
+			snprintf(s->jobs[j].user, sizeof s->jobs[j].user, "u%d", (int)(j * 7 % 5));
+		s->config.user_fair_share = true;
+		ASSERT(run(s, "kai") != NULL);
+		p = run(s, NULL);
+		ASSERT(p != NULL);
+		fw_arena_init(&b, 4096);
+		ASSERT_OK(fw_cycle_run(s, NULL, &b, &q));
+		ASSERT_EQ(p->ndecisions, q->ndecisions);
+		ASSERT_OK(memcmp(p->allocs, q->allocs, (size_t)p->nallocs * sizeof *p->allocs));
+		ASSERT_OK(memcmp(p->pending, q->pending, (size_t)p->npending * sizeof *p->pending));
+		fw_arena_release(&b);
 		fw_snapshot_free(s);
 	}
 	ASSERT(reservations > 20); /* the checker really saw reservations */
@@ -1427,6 +1441,108 @@ TEST(jobs_alike_but_for_their_group_filters_are_told_apart)
 	ASSERT(p != NULL);
 	ASSERT(decision(p, far, FW_DECIDE_START) != NULL);
 	ASSERT_EQ(group_node(p, decision(p, near, FW_DECIDE_START), 0), 0);
+	fw_snapshot_free(s);
+}
+
+/* Users inside a queue (config user_fair_share): alice holds a0 and waits
+ * with three more 8-GPU jobs, submitted first; bob and carol wait with
+ * one each, zoe holds a1, and there is room for two.  By default alice's
+ * two oldest start; with the setting bob's and carol's.  Priority still comes first (users take
+ * turns inside each priority), kai orders alike, and fifo's line across
+ * the queues is not reordered. */
+TEST(users_take_turns_inside_a_queue_with_user_fair_share)
+{
+	struct fw_snapshot *s = two_racks();
+	int n0[] = { 0 }, n1[] = { 1 }, r = tb_job(s, "running", 0, 1, 8, 1000, 0);
+	int z = tb_job(s, "zoe-running", 0, 1, 8, 1000, 0);
+	const char *who[] = { "alice", "alice", "alice", "alice", "bob", "carol" };
+	int job[6];
+
+	tb_run(s, r, 1, n0, 0xff);
+	tb_run(s, z, 1, n1, 0xff);
+	snprintf(s->jobs[z].user, sizeof s->jobs[z].user, "zoe");
+	job[0] = r;
+	for (int i = 1; i < 6; i++) {
+		char nm[16];
+		snprintf(nm, sizeof nm, "%s%d", who[i], i);
+		job[i] = tb_job(s, nm, 0, 1, 8, 1000, 10 * i);
+	}
+	for (int i = 0; i < 6; i++)
+		snprintf(s->jobs[job[i]].user, sizeof s->jobs[job[i]].user, "%s", who[i]);
+	s->now = 100;
+	struct fw_plan *p = run(s, "fairway");
+	ASSERT(p != NULL);
+	for (int i = 1; i < 6; i++) /* by age: alice's two oldest */
+		ASSERT_EQ(start_of(p, job[i]) != NULL, i <= 2);
+	s->config.user_fair_share = true;
+	p = run(s, "fairway");
+	ASSERT(p != NULL);
+	for (int i = 1; i < 6; i++) /* bob and carol: they hold nothing, alice 8 GPUs */
+		ASSERT_EQ(start_of(p, job[i]) != NULL, i >= 4);
+	ASSERT_EQ(pending_of(p, job[1])->reason, FW_REASON_FAIRSHARE_ORDER);
+	p = run(s, "kai");
+	ASSERT(p != NULL);
+	for (int i = 1; i < 6; i++)
+		ASSERT_EQ(start_of(p, job[i]) != NULL, i >= 4);
+	s->jobs[job[2]].priority = s->jobs[job[3]].priority = 5; /* priority first: alice's two */
+	p = run(s, "fairway");
+	ASSERT(p != NULL);
+	for (int i = 1; i < 6; i++)
+		ASSERT_EQ(start_of(p, job[i]) != NULL, i == 2 || i == 3);
+	s->jobs[job[2]].priority = s->jobs[job[3]].priority = 0;
+	p = run(s, "fifo"); /* one line across the queues: as it was */
+	ASSERT(p != NULL);
+	for (int i = 1; i < 6; i++)
+		ASSERT_EQ(start_of(p, job[i]) != NULL, i <= 2);
+	fw_snapshot_free(s);
+}
+
+/* Two users with like jobs alternate (the GPUs of each one's jobs ahead
+ * count), and what one holds or waits for counts only in its own queue:
+ * dana runs 16 GPUs in queue r, none in q, so in q she and erin alternate
+ * from her oldest job on; in r the line stays in submit order, though
+ * erin waits and frank runs in q. */
+TEST(users_alternate_and_count_only_their_own_queue)
+{
+	struct fw_snapshot *s = two_racks();
+	int n01[] = { 0, 1 }, other;
+	tb_queue(s, "r", -1, 16, -1, 1);
+	other = tb_job(s, "dana-r", 1, 2, 8, 1000, 0);
+	snprintf(s->jobs[other].user, sizeof s->jobs[other].user, "dana");
+	tb_run(s, other, 2, n01, 0xff);
+	int d1 = tb_job(s, "d1", 0, 1, 4, 1000, 10), d2 = tb_job(s, "d2", 0, 1, 4, 1000, 11);
+	int d3 = tb_job(s, "d3", 0, 1, 4, 1000, 12), e1 = tb_job(s, "e1", 0, 1, 4, 1000, 13);
+	int e2 = tb_job(s, "e2", 0, 1, 4, 1000, 14), e3 = tb_job(s, "e3", 0, 1, 4, 1000, 15);
+	int d[] = { d1, d2, d3 }, e[] = { e1, e2, e3 };
+	for (int i = 0; i < 3; i++) {
+		snprintf(s->jobs[d[i]].user, sizeof s->jobs[d[i]].user, "dana");
+		snprintf(s->jobs[e[i]].user, sizeof s->jobs[e[i]].user, "erin");
+	}
+	/* in r (at its share, after q) erin, frank and gus wait in submit
+	 * order: neither erin's waiting jobs nor frank's running one in q
+	 * count there */
+	int fq = tb_job(s, "frank-q", 0, 1, 4, 1000, 0), b0[] = { 2 };
+	int er = tb_job(s, "erin-r", 1, 1, 4, 1000, 1), fr = tb_job(s, "frank-r", 1, 1, 4, 1000, 2);
+	int gr = tb_job(s, "gus-r", 1, 1, 4, 1000, 3);
+	snprintf(s->jobs[fq].user, sizeof s->jobs[fq].user, "frank");
+	snprintf(s->jobs[fr].user, sizeof s->jobs[fr].user, "frank");
+	snprintf(s->jobs[er].user, sizeof s->jobs[er].user, "erin");
+	snprintf(s->jobs[gr].user, sizeof s->jobs[gr].user, "gus");
+	tb_run(s, fq, 1, b0, 0xf);
+	s->now = 100;
+	s->config.user_fair_share = true;
+	struct fw_plan *p = run(s, "fairway"); /* 12 GPUs free: three 4-GPU jobs */
+	ASSERT(p != NULL);
+	ASSERT(start_of(p, d1) && start_of(p, e1) && start_of(p, d2));
+	ASSERT(!start_of(p, e2) && !start_of(p, d3) && !start_of(p, e3) && !start_of(p, er) && !start_of(p, fr));
+	ASSERT_EQ(pending_of(p, er)->ahead, 0);
+	ASSERT_EQ(pending_of(p, fr)->ahead, 1);
+	ASSERT_EQ(pending_of(p, gr)->ahead, 2);
+	s->config.user_fair_share = false;
+	p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT(start_of(p, d1) && start_of(p, d2) && start_of(p, d3));
+	ASSERT(!start_of(p, e1));
 	fw_snapshot_free(s);
 }
 
@@ -3953,7 +4069,8 @@ TEST(fifo_line_is_submit_then_index_however_the_jobs_arrive)
 	group_filters_put_each_group_on_its_nodes, a_group_filter_waits_for_its_node, \
 	random_group_filters_keep_every_invariant, a_filter_on_every_group_places_as_the_jobs, \
 	jobs_alike_but_for_their_group_filters_are_told_apart, a_fractional_group_shares_a_gpu_on_its_node, \
-	an_except_filter_is_the_reason_only_when_it_leaves_out_room, groups_no_domain_of_the_required_level_holds_never_start
+	an_except_filter_is_the_reason_only_when_it_leaves_out_room, groups_no_domain_of_the_required_level_holds_never_start, \
+	users_take_turns_inside_a_queue_with_user_fair_share, users_alternate_and_count_only_their_own_queue
 
 int main(void)
 {
