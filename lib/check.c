@@ -298,6 +298,9 @@ static int check_evict(const struct fw_snapshot *s, const struct fw_plan *p, int
 				      s->nodes[dc->a].name);
 	} else if (!j->preemptible)
 		return FAILAT(d, f, "job %s is not preemptible but was evicted", j->name);
+	else if (!fw_job_evictable(s, j))
+		return FAILAT(d, f, "job %s was evicted, but its queue %s (or one above it) is not preemptible", j->name,
+			      s->queues[j->queue].name);
 	else if (s->now - j->start_time < s->queues[j->queue].min_runtime_s)
 		return FAILAT(d, f, "job %s was evicted after %lld s, inside its queue's %lld s protection", j->name,
 			    (long long)(s->now - j->start_time), (long long)s->queues[j->queue].min_runtime_s);

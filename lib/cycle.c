@@ -131,7 +131,7 @@ static int32_t gather(struct cyc *y)
 		ji->tasks = 0;
 		ji->xf = 0;
 		if (job->state == FW_JOB_RUNNING) {
-			y->npreemptible += job->preemptible && job->alloc_count > 0;
+			y->npreemptible += job->alloc_count > 0 && fw_job_evictable(s, job);
 			for (int32_t k = 0; k < job->alloc_count; k++)
 				use = fw_res_add(use, alloc_res(job, &s->allocs[job->alloc_first + k]));
 			for (int32_t q = job->queue; q >= 0; q = s->queues[q].parent)

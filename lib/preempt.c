@@ -10,7 +10,9 @@
  *
  * Victims.  A running job v may be evicted for preemptor p when
  *   - v runs on a node p may start on (p's node filter, snapshot.h);
- *   - v is preemptible, not evicted already this cycle, has run at
+ *   - v is preemptible and so are its queue and the queues above it
+ *     (fw_job_evictable: a queue may be nonpreemptible), not evicted
+ *     already this cycle, has run at
  *     least its queue's min_runtime_s (now - start_time), and did not
  *     start after starving (start_time - submit_time < the cycle's
  *     starvation age, policy starve_after_s);
@@ -239,7 +241,7 @@ static int build_cands(struct rc *x)
 		return FW_ENOMEM;
 	for (int32_t j = 0; j < s->njobs; j++) {
 		const struct fw_job *job = &s->jobs[j];
-		if (x->y->ji[j].pending || !job->preemptible || job->alloc_count == 0)
+		if (x->y->ji[j].pending || job->alloc_count == 0 || !fw_job_evictable(s, job))
 			continue;
 		if (s->now - job->start_time < s->queues[job->queue].min_runtime_s)
 			continue;

@@ -449,6 +449,16 @@ fw_time fw_job_lost_work(const struct fw_snapshot *s, const struct fw_job *j, fw
 	return cp > 0 && ran > 0 ? ran % cp : ran;
 }
 
+bool fw_job_evictable(const struct fw_snapshot *s, const struct fw_job *j)
+{
+	if (!j->preemptible)
+		return false;
+	for (int32_t q = j->queue; q >= 0; q = s->queues[q].parent)
+		if (s->queues[q].nonpreemptible)
+			return false;
+	return true;
+}
+
 int32_t fw_job_min_tasks(const struct fw_job *j)
 {
 	int32_t all = fw_job_tasks(j);

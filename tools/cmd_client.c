@@ -409,6 +409,20 @@ static void print_queue_row(json_t *q)
 	       num(q, "priority"));
 }
 
+/* --preemptible true|false into q's "preemptible"; 2 on another word. */
+static int set_preemptible(struct opts *o, json_t *q)
+{
+	const char *v = flag(o, "--preemptible");
+
+	if (!v)
+		return 0;
+	if (strcmp(v, "true") && strcmp(v, "false"))
+		return fw_cli_usage_error(o->cmd, "--preemptible '%.40s': true or false (false: the queue's running "
+						  "jobs are never evicted by reclaim, preemption or consolidation)", v);
+	json_object_set_new(q, "preemptible", json_boolean(!strcmp(v, "true")));
+	return 0;
+}
+
 static json_t *queue_body(struct opts *o, int *rc)
 {
 	const char *file = flag(o, "--file");
@@ -430,7 +444,8 @@ static json_t *queue_body(struct opts *o, int *rc)
 	    (*rc = set_num(o, lim, "gpu", "--limit-gpus", false)) || (*rc = set_num(o, w, "gpu", "--weight", false)) ||
 	    (*rc = set_secs(o, q, "minRuntime", "--min-runtime")) ||
 	    (*rc = set_secs(o, q, "defaultRuntime", "--default-runtime")) ||
-	    (*rc = set_secs(o, q, "defaultCheckpointInterval", "--default-checkpoint-interval"))) {
+	    (*rc = set_secs(o, q, "defaultCheckpointInterval", "--default-checkpoint-interval")) ||
+	    (*rc = set_preemptible(o, q))) {
 		json_decref(q), json_decref(des), json_decref(lim), json_decref(w);
 		return NULL;
 	}
@@ -1043,7 +1058,9 @@ static const char client_usage[] =
 	"queues set NAME:     --parent P --deserved-gpus N --limit-gpus N --weight W\n"
 	"                     --priority P --min-runtime S\n"
 	"                     --default-runtime S --default-checkpoint-interval S\n"
-	"                     (assumed for its jobs that give none); changes only\n"
+	"                     (assumed for its jobs that give none)\n"
+	"                     --preemptible false (its running jobs, and those of\n"
+	"                     the queues under it, are never evicted); changes only\n"
 	"                     the flags given, the rest stays (PATCH)\n"
 	"                     or --file patch.json, alone: the body as it is, with\n"
 	"                     none of the flags above beside it\n"
@@ -1085,7 +1102,7 @@ static const char client_usage[] =
  * error rather than a flag silently ignored. */
 #define QUEUE_FLAGS                                                                                   \
 	" --parent --deserved-gpus --limit-gpus --weight --priority --min-runtime --default-runtime " \
-	"--default-checkpoint-interval --file "
+	"--default-checkpoint-interval --preemptible --file "
 #define JOB_FLAGS                                                                                               \
 	" --queue --name --user --required-level --runtime --priority --exit-code --count --gpus --cpu --memory " \
 	"--gpu-model --checkpoint-interval --gpu-fraction --node-selector --file "

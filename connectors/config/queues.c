@@ -96,13 +96,14 @@ static int load_queue(struct cfg *c, const yaml_node_t *m, const char *path)
 {
 	static const char *const keys[] = { "name",	 "parent", "priority",
 					    "resources", "usage",  "minRuntime",
-					    "defaultRuntime", "defaultCheckpointInterval", NULL };
+					    "defaultRuntime", "defaultCheckpointInterval", "preemptible", NULL };
 	static const char *const rkeys[] = { "gpu", "cpu", "memory", NULL };
 	struct fw_snapshot *s = c->s;
 	yaml_node_t *res;
 	struct fw_queue q;
 	char fp[CFG_PATH], rp[CFG_PATH];
 	int32_t dup;
+	bool pre = true;
 	int rc;
 
 	fw_queue_init(&q);
@@ -114,8 +115,10 @@ static int load_queue(struct cfg *c, const yaml_node_t *m, const char *path)
 			    &q.priority)) ||
 	    (rc = cfg_time(c, m, path, "minRuntime", &q.min_runtime_s)) ||
 	    (rc = cfg_time(c, m, path, "defaultRuntime", &q.default_runtime_s)) ||
-	    (rc = cfg_time(c, m, path, "defaultCheckpointInterval", &q.default_checkpoint_s)))
+	    (rc = cfg_time(c, m, path, "defaultCheckpointInterval", &q.default_checkpoint_s)) ||
+	    (rc = cfg_bool(c, m, path, "preemptible", &pre)))
 		return rc;
+	q.nonpreemptible = !pre;
 	res = cfg_get(c, m, "resources");
 	if (res && (rc = cfg_keys(c, res, rp, rkeys)))
 		return rc;

@@ -251,9 +251,10 @@ int fw_codec_queue_parse(json_t *o, const char *name_in_path, struct fw_queue_sp
 {
 	static const char *const keys[] = { "name", "parent", "priority", "deserved", "limit",
 					    "overQuotaWeight", "minRuntime", "defaultRuntime",
-					    "defaultCheckpointInterval", "usage", "usageAt", NULL };
+					    "defaultCheckpointInterval", "usage", "usageAt", "preemptible", NULL };
 	int64_t prio = 0, minrt = 0, uat = 0, defrt = 0, defcp = 0;
 	double usage = 0;
+	bool pre = true;
 	int rc;
 
 	memset(q, 0, sizeof *q);
@@ -266,8 +267,10 @@ int fw_codec_queue_parse(json_t *o, const char *name_in_path, struct fw_queue_sp
 	    (rc = get_int(o, "", "defaultRuntime", false, 0, FW_API_SECS_MAX, &defrt, d)) ||
 	    (rc = get_int(o, "", "defaultCheckpointInterval", false, 0, FW_API_SECS_MAX, &defcp, d)) ||
 	    (rc = get_num(o, "", "usage", false, 0, 1e18, &usage, d)) ||
-	    (rc = get_int(o, "", "usageAt", false, 0, FW_API_TIME_MAX, &uat, d)))
+	    (rc = get_int(o, "", "usageAt", false, 0, FW_API_TIME_MAX, &uat, d)) ||
+	    (rc = get_bool(o, "", "preemptible", &pre, d)))
 		return rc;
+	q->nonpreemptible = !pre;
 	if (name_in_path) {
 		if (q->name[0] && strcmp(q->name, name_in_path))
 			return BAD(d, FW_EINVAL, "name", "\"%s\" differs from the queue in the URL", q->name);
@@ -299,6 +302,8 @@ json_t *fw_codec_queue_dump(const struct fw_queue_spec *q)
 			      "usageAt", (json_int_t)q->usage_at);
 	if (o && q->parent[0])
 		json_object_set_new(o, "parent", json_string(q->parent));
+	if (o && q->nonpreemptible) /* true: left out, as older documents */
+		json_object_set_new(o, "preemptible", json_false());
 	if (o && q->default_runtime_s) /* 0: left out, as older documents */
 		json_object_set_new(o, "defaultRuntime", json_integer(q->default_runtime_s));
 	if (o && q->default_checkpoint_s)

@@ -48,6 +48,7 @@ struct fw_queue_spec {
 	fw_time min_runtime_s;
 	fw_time default_runtime_s;       /* fw_queue's; 0 = inherit */
 	fw_time default_checkpoint_s;    /* fw_queue's; 0 = inherit */
+	bool nonpreemptible;             /* fw_queue's; "preemptible": false */
 	double usage;                    /* decayed GPU-seconds (state) */
 	fw_time usage_at;
 };

@@ -150,6 +150,7 @@ struct fw_snapshot *fw_serve_skeleton(struct fw_serve *d, const struct fw_queue_
 		q.min_runtime_s = qs[i].min_runtime_s;
 		q.default_runtime_s = qs[i].default_runtime_s;
 		q.default_checkpoint_s = qs[i].default_checkpoint_s;
+		q.nonpreemptible = qs[i].nonpreemptible;
 		q.usage = qs[i].usage;
 		q.usage_at = qs[i].usage_at;
 		q.parent = -2; /* resolved below */
@@ -288,6 +289,7 @@ static int seed_queues(struct fw_serve *d)
 		q->min_runtime_s = fq->min_runtime_s;
 		q->default_runtime_s = fq->default_runtime_s;
 		q->default_checkpoint_s = fq->default_checkpoint_s;
+		q->nonpreemptible = fq->nonpreemptible;
 		q->usage = fq->usage;
 		q->usage_at = fw_serve_now();
 		rc = fw_serve_save_queue(d, q);

@@ -27,7 +27,8 @@
  *     with no unknown-reason, or FW_TIME_UNKNOWN with one; a job with a
  *     reservation is expected at exactly its reservation's time, or, a
  *     gang only, sooner but after now (plan.h: it starves first);
- *   - every evicted job was running and preemptible, had run at least its
+ *   - every evicted job was running and preemptible, in a queue whose
+ *     line up the tree is not nonpreemptible, had run at least its
  *     queue's min_runtime_s, is evicted once and not started (a START
  *     must name a pending job); its tasks count as freed before the
  *     starts; every run of EVICTs is followed at once by the START of the

@@ -154,6 +154,13 @@ struct fw_queue {
 					 * 0); 0 = inherit the parent's, and
 					 * none anywhere = an eviction loses the
 					 * whole run */
+	bool nonpreemptible;            /* true: the running jobs of this queue
+					 * and of every queue under it are never
+					 * evicted by reclaim, preemption or
+					 * consolidation, whatever their own
+					 * preemptible flag (YAML and API
+					 * `preemptible: false`); a drain still
+					 * requeues them off an unhealthy node */
 };
 
 struct fw_task_group {
@@ -415,6 +422,10 @@ fw_time fw_job_checkpoint(const struct fw_snapshot *s, const struct fw_job *j);
 fw_time fw_job_lost_work(const struct fw_snapshot *s, const struct fw_job *j, fw_time now);
 /* Whole-GPU equivalents, rounded up per task (a 0.5-GPU task counts 1). */
 int64_t fw_job_gpus(const struct fw_job *j);
+/* May reclaim, preemption or consolidation evict j at all: it is
+ * preemptible and neither its queue nor an ancestor is nonpreemptible?
+ * (Its queue's min_runtime_s protects it for a while besides.) */
+bool fw_job_evictable(const struct fw_snapshot *s, const struct fw_job *j);
 
 /*
  * Structural validation: indices in range, a queue tree without cycles,

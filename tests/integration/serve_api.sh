@@ -570,6 +570,17 @@ check "fairway queues --help says set changes only the flags given" bash -c "'$F
 req GET /v1/queues/cliq
 check "fairway queues set takes durations: --default-runtime 2h --min-runtime 1m --default-checkpoint-interval 1d" \
 	[ "$(jfield 'j["defaultRuntime"], j["minRuntime"], j["defaultCheckpointInterval"]')" = "7200 60 86400" ]
+check "a queue is preemptible unless said otherwise (no \"preemptible\" in its document)" \
+	[ "$(jfield '"preemptible" in j')" = False ]
+"$FW" queues set cliq --preemptible false "${C[@]}" >/dev/null 2>&1
+req GET /v1/queues/cliq
+check "fairway queues set --preemptible false: the queue says \"preemptible\": false, the rest kept" \
+	[ "$(jfield 'j["preemptible"], j["minRuntime"], j["limit"]["gpu"]')" = "False 60 8.0" ]
+req PATCH /v1/queues/cliq '{"preemptible":"no"}'
+check "\"preemptible\": \"no\": 400 naming preemptible" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = preemptible ]
+"$FW" queues set cliq --preemptible true "${C[@]}" >/dev/null 2>&1
+req GET /v1/queues/cliq
+check "fairway queues set --preemptible true: back to the default" [ "$(jfield 'j.get("preemptible", True)')" = True ]
 req DELETE /v1/queues/cliq
 
 # --- a NAME in a URL path is one segment, and a name -------------------------------------------
@@ -780,6 +791,22 @@ assert texts and texts[0].startswith(want), texts' "$A1" "$A2"
 req GET /v1/queues/b
 check "fairway queues set --default-runtime/--default-checkpoint-interval" \
 	[ "$(jfield 'j["defaultRuntime"], j["defaultCheckpointInterval"]')" = "900 300" ]
+# a queue marked preemptible: false keeps its running jobs: b waits instead
+req DELETE /v1/jobs/b1
+job_is "with b1 cancelled, a's evicted job runs again" a1 'j["state"] == "running"' &&
+	job_is "... beside the other" a2 'j["state"] == "running"'
+"$FW" queues set a --preemptible false --server "http://127.0.0.1:$PORT" --token-file "$S/token" >/dev/null 2>&1
+req POST /v1/jobs '{"name":"b2","queue":"b","runtime":600,"tasks":[{"gpus":4}]}'
+sleep 2.5
+req GET /v1/jobs/b2; B2=$BODY
+req GET /v1/jobs/a1; A1=$BODY
+req GET /v1/jobs/a2; A2=$BODY
+check "queue a marked preemptible: false: b2 waits, neither a1 nor a2 is evicted again" python3 -c '
+import json, sys
+b2, a1, a2 = (json.loads(x) for x in sys.argv[1:])
+assert b2["state"] == "pending", b2["state"]
+assert a1["state"] == a2["state"] == "running"
+assert sum(d["kind"] == "evict" for j in (a1, a2) for d in j.get("decisions", [])) == 1' "$B2" "$A1" "$A2"
 stop_daemon
 
 # --- strict order (--policy fifo): a waiting job's reason names the job it waits

@@ -845,8 +845,10 @@ TEST(queue_min_runtime)
 {
 	struct fw_snapshot *s;
 	struct fw_diag d;
-	ASSERT_OK(load("queues: [{name: a, minRuntime: 30m, defaultRuntime: 2h, defaultCheckpointInterval: 20m},\n"
-		       "         {name: b}]\n", &s, &d));
+	ASSERT_OK(load("queues: [{name: a, minRuntime: 30m, defaultRuntime: 2h, defaultCheckpointInterval: 20m,\n"
+		       "          preemptible: false},\n"
+		       "         {name: b, preemptible: true}, {name: c}]\n", &s, &d));
+	ASSERT(s->queues[0].nonpreemptible && !s->queues[1].nonpreemptible && !s->queues[2].nonpreemptible);
 	ASSERT_EQ(s->queues[0].min_runtime_s, 1800);
 	ASSERT_EQ(s->queues[0].default_runtime_s, 7200);
 	ASSERT_EQ(s->queues[0].default_checkpoint_s, 1200);
@@ -854,6 +856,7 @@ TEST(queue_min_runtime)
 	ASSERT_EQ(s->queues[1].default_checkpoint_s, 0);
 	fw_snapshot_free(s);
 	EXPECT_FAIL("queues: [{name: a, minRuntime: 1.5s}]\n", FW_EINVAL, 1, "queues[0].minRuntime");
+	EXPECT_FAIL("queues:\n  - {name: a, preemptible: never}\n", FW_EINVAL, 2, "queues[0].preemptible");
 	EXPECT_FAIL("queues: [{name: a, defaultCheckpointInterval: often}]\n", FW_EINVAL, 1,
 		    "queues[0].defaultCheckpointInterval");
 }

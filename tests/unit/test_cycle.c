@@ -3025,6 +3025,51 @@ TEST(reclaim_never_evicts_non_preemptible_jobs)
 	fw_snapshot_free(s);
 }
 
+/* A queue marked nonpreemptible (YAML and API `preemptible: false`)
+ * shelters every running job under it, preemptible or not: A's jobs
+ * stay while B waits, also when the mark is on a queue above A; without
+ * the mark B reclaims one of them. */
+TEST(reclaim_never_evicts_jobs_of_a_nonpreemptible_queue)
+{
+	int a[4];
+	struct fw_snapshot *s = reclaim_case(a);
+	int b = tb_job(s, "b", 1, 1, 4, 1000, 500);
+	int org = tb_queue(s, "org", -1, 8, -1, 1);
+	s->queues[0].parent = org; /* org > A; B beside org */
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 1);
+	ASSERT(start_of(p, b) != NULL);
+	s->queues[0].nonpreemptible = true;
+	p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 0);
+	ASSERT(start_of(p, b) == NULL);
+	s->queues[0].nonpreemptible = false;
+	s->queues[org].nonpreemptible = true; /* the mark above A */
+	p = run(s, "kai");
+	ASSERT(p != NULL);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 0);
+	ASSERT(!fw_job_evictable(s, &s->jobs[a[0]]));
+	s->queues[org].nonpreemptible = false;
+	ASSERT(fw_job_evictable(s, &s->jobs[a[0]]));
+	/* with a preemptible job elsewhere (B's own, on a third node), the
+	 * reclaim phase runs, and still passes A's jobs over */
+	int n2[] = { 2 };
+	tb_node(s, "n2", 8, NULL, NULL, NULL, NULL);
+	int br = tb_job(s, "b-run", 1, 1, 8, 1000, 0);
+	tb_run(s, br, 1, n2, 0xff);
+	s->jobs[br].preemptible = true;
+	p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 1); /* unmarked: one of A's */
+	s->queues[0].nonpreemptible = true;
+	p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 0);
+	fw_snapshot_free(s);
+}
+
 TEST(reclaim_honours_the_queue_min_runtime_protection)
 {
 	int a[4];
@@ -3726,6 +3771,11 @@ TEST(checker_catches_a_bad_eviction)
 	ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
 	ASSERT_STR_CONTAINS(d.msg, "not preemptible");
 	s->jobs[v].preemptible = true;
+	/* its queue not preemptible */
+	s->queues[s->jobs[v].queue].nonpreemptible = true;
+	ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
+	ASSERT_STR_CONTAINS(d.msg, "(or one above it) is not preemptible");
+	s->queues[s->jobs[v].queue].nonpreemptible = false;
 	/* inside its protection */
 	s->queues[0].min_runtime_s = 100000;
 	ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
@@ -4070,7 +4120,8 @@ TEST(fifo_line_is_submit_then_index_however_the_jobs_arrive)
 	random_group_filters_keep_every_invariant, a_filter_on_every_group_places_as_the_jobs, \
 	jobs_alike_but_for_their_group_filters_are_told_apart, a_fractional_group_shares_a_gpu_on_its_node, \
 	an_except_filter_is_the_reason_only_when_it_leaves_out_room, groups_no_domain_of_the_required_level_holds_never_start, \
-	users_take_turns_inside_a_queue_with_user_fair_share, users_alternate_and_count_only_their_own_queue
+	users_take_turns_inside_a_queue_with_user_fair_share, users_alternate_and_count_only_their_own_queue, \
+	reclaim_never_evicts_jobs_of_a_nonpreemptible_queue
 
 int main(void)
 {

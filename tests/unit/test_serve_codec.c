@@ -59,12 +59,16 @@ TEST(queue_units_and_defaults)
 	ASSERT_STR_EQ(q.parent, "");
 	ASSERT_EQ(q.default_runtime_s, 0);
 	ASSERT_EQ(q.default_checkpoint_s, 0);
-	json_t *o = fw_codec_queue_dump(&q); /* zeros are left out, as in older documents */
-	ASSERT(!json_object_get(o, "defaultRuntime") && !json_object_get(o, "defaultCheckpointInterval"));
+	ASSERT(!q.nonpreemptible);
+	json_t *o = fw_codec_queue_dump(&q); /* zeros and defaults are left out, as in older documents */
+	ASSERT(!json_object_get(o, "defaultRuntime") && !json_object_get(o, "defaultCheckpointInterval") &&
+	       !json_object_get(o, "preemptible"));
 	json_decref(o);
 
 	/* the planning defaults of jobs that give none: seconds, kept through a dump */
-	ASSERT_STR_EQ(queue_field("{\"name\":\"a\",\"defaultRuntime\":7200,\"defaultCheckpointInterval\":1800}", &q), "");
+	ASSERT_STR_EQ(queue_field("{\"name\":\"a\",\"defaultRuntime\":7200,\"defaultCheckpointInterval\":1800,"
+				  "\"preemptible\":false}", &q), "");
+	ASSERT(q.nonpreemptible);
 	ASSERT_EQ(q.default_runtime_s, 7200);
 	ASSERT_EQ(q.default_checkpoint_s, 1800);
 	char *doc = json_dumps(o = fw_codec_queue_dump(&q), JSON_COMPACT);
@@ -73,6 +77,7 @@ TEST(queue_units_and_defaults)
 	free(doc);
 	ASSERT_EQ(q.default_runtime_s, 7200);
 	ASSERT_EQ(q.default_checkpoint_s, 1800);
+	ASSERT(q.nonpreemptible); /* "preemptible": false survives the dump */
 }
 
 TEST(queue_refusals_name_the_field)
@@ -89,6 +94,7 @@ TEST(queue_refusals_name_the_field)
 	ASSERT_STR_EQ(queue_field("{\"name\":\"a\",\"defaultRuntime\":-1}", &q), "defaultRuntime");
 	ASSERT_STR_EQ(queue_field("{\"name\":\"a\",\"defaultCheckpointInterval\":\"30m\"}", &q),
 		      "defaultCheckpointInterval");
+	ASSERT_STR_EQ(queue_field("{\"name\":\"a\",\"preemptible\":0}", &q), "preemptible");
 }
 
 TEST(job_parse_and_round_trip)
