@@ -8,7 +8,8 @@
 # node's fault history makes it a lemon), /metrics, the OpenAPI file
 # against the served routes, the CLI, and restart restoring everything.
 # Last, on a one-node fleet: local jobs with a non-zero exitCode fail, and
-# the third failure makes the node suspect, also after a restart; store
+# the third failure makes the node suspect, also after a restart; the
+# queue settings preemptible: false and scheduler.userFairShare; store
 # writes made to fail (SQLite triggers: a cancel's, a submission's or a
 # cycle's) leave nothing half-applied, count nothing in /metrics and leave
 # the usage save due; and before the first plan the cycle-result
@@ -807,6 +808,28 @@ b2, a1, a2 = (json.loads(x) for x in sys.argv[1:])
 assert b2["state"] == "pending", b2["state"]
 assert a1["state"] == a2["state"] == "running"
 assert sum(d["kind"] == "evict" for j in (a1, a2) for d in j.get("decisions", [])) == 1' "$B2" "$A1" "$A2"
+stop_daemon
+
+# --- users inside a queue (YAML scheduler.userFairShare reaches the daemon): alice
+# holds a node, so when the other frees bob's job goes before her older one ---------------
+fleet_daemon users state-users <<'EOF2'
+now: 0
+scheduler: {userFairShare: true}
+nodes:
+  - {name: u1, gpus: 8, cpu: 64, memory: 512Gi}
+  - {name: u2, gpus: 8, cpu: 64, memory: 512Gi}
+queues:
+  - {name: q, resources: {gpu: {quota: 16}}}
+EOF2
+req POST /v1/jobs '{"name":"al-long","queue":"q","user":"alice","runtime":600,"tasks":[{"gpus":8}]}'
+req POST /v1/jobs '{"name":"al-short","queue":"q","user":"alice","runtime":2,"tasks":[{"gpus":8}]}'
+job_is "alice's two jobs run" al-short 'j["state"] == "running"'
+req POST /v1/jobs '{"name":"al-next","queue":"q","user":"alice","runtime":600,"tasks":[{"gpus":8}]}'
+sleep 0.2
+req POST /v1/jobs '{"name":"bob-1","queue":"q","user":"bob","runtime":600,"tasks":[{"gpus":8}]}'
+job_is "once a node frees, bob's job starts before alice's older one" bob-1 'j["state"] == "running"'
+req GET /v1/jobs/al-next
+check "... and alice's waits" [ "$(jfield 'j["state"]')" = pending ]
 stop_daemon
 
 # --- strict order (--policy fifo): a waiting job's reason names the job it waits
