@@ -42,6 +42,17 @@ static void fresh_store(const char *yaml, size_t len)
 		abort();
 }
 
+/* A fresh store and fleet from yaml, cfg pointed at them, its jobs seeded
+ * into the store by the open of *b. */
+static int open_seeded(const char *yaml, size_t len, struct fw_backend_config *cfg, struct fw_backend **b)
+{
+	fresh_store(yaml, len);
+	cfg->fleet = fleet;
+	cfg->store = store;
+	cfg->seed_jobs = true;
+	return fw_backend_local.open(cfg, b, NULL);
+}
+
 static void setup(struct fw_backend **b)
 {
 	struct fw_backend_config cfg;
@@ -923,11 +934,7 @@ TEST(node_selectors_become_node_filters)
 	fw_snapshot_free(other);
 
 	/* seeded from a config's jobs: the same nodes, kept in the store */
-	fresh_store(seeded, sizeof seeded - 1);
-	cfg.fleet = fleet;
-	cfg.store = store;
-	cfg.seed_jobs = true;
-	ASSERT_EQ(fw_backend_local.open(&cfg, &b, NULL), FW_OK);
+	ASSERT_EQ(open_seeded(seeded, sizeof seeded - 1, &cfg, &b), FW_OK);
 	s = world(b, 1000, &w);
 	ASSERT_STR_EQ(filter_of(s, "s"), "0,1");
 	ASSERT_STR_EQ(filter_of(s, "t"), "1,2");
@@ -1078,11 +1085,7 @@ TEST(task_group_selectors_become_group_filters)
 	teardown(b);
 
 	/* seeded from a config's jobs: each group's nodes, as minimal selectors */
-	fresh_store(grouped, sizeof grouped - 1);
-	cfg.fleet = fleet;
-	cfg.store = store;
-	cfg.seed_jobs = true;
-	ASSERT_EQ(fw_backend_local.open(&cfg, &b, NULL), FW_OK);
+	ASSERT_EQ(open_seeded(grouped, sizeof grouped - 1, &cfg, &b), FW_OK);
 	ASSERT_EQ(fw_local_job_info(b, "g", &state, &sub, &start, &end, NULL, &bj), FW_OK);
 	ASSERT_EQ(bj->nsel, 0);
 	ASSERT_STR_EQ(fw_backend_group_sel(bj, 0, &n)->value, "a");
