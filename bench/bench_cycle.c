@@ -71,6 +71,22 @@ struct opts {
 			     * turns inside each queue (scheduler.userFairShare) */
 };
 
+static _Noreturn void oom(void)
+{
+	fprintf(stderr, "bench_cycle: out of memory\n");
+	exit(1);
+}
+
+/* Room for a list of every node of s. */
+static int32_t *node_list(const struct fw_snapshot *s)
+{
+	int32_t *nodes = malloc((size_t)s->nnodes * sizeof *nodes);
+
+	if (!nodes)
+		oom();
+	return nodes;
+}
+
 /* ---- deterministic randomness --------------------------------------- */
 
 static uint64_t rng_state;
@@ -294,10 +310,8 @@ static void split_deserved(struct fw_snapshot *s, struct fw_res capacity, int64_
 		return;
 	w = calloc((size_t)n, sizeof *w);
 	part = calloc((size_t)n, sizeof *part);
-	if (!w || !part) {
-		fprintf(stderr, "bench_cycle: out of memory\n");
-		exit(1);
-	}
+	if (!w || !part)
+		oom();
 	for (int32_t i = 0; i < n; i++) {
 		w[i] = rng_unit() < zero_frac ? 0 : 1 + rng_below(9);
 		any = any || w[i] > 0;
@@ -342,10 +356,8 @@ static void build_queues(struct fw_snapshot *s, const struct opts *o, struct qge
 	g->leaf = malloc((size_t)g->leaves * sizeof *g->leaf);
 	g->cdf = malloc((size_t)g->leaves * sizeof *g->cdf);
 	kids = malloc((size_t)Q * sizeof *kids);
-	if (!g->leaf || !g->cdf || !kids) {
-		fprintf(stderr, "bench_cycle: out of memory\n");
-		exit(1);
-	}
+	if (!g->leaf || !g->cdf || !kids)
+		oom();
 	for (int32_t i = 0; i < Q; i++) {
 		struct fw_queue q;
 		fw_queue_init(&q);
@@ -364,10 +376,8 @@ static void build_queues(struct fw_snapshot *s, const struct opts *o, struct qge
 			uint32_t r = rng_below(5);
 			q.over_quota_weight[FW_RES_GPU] = r == 3 ? 2 : r == 4 ? 4 : 1;
 		}
-		if (fw_snapshot_add_queue(s, &q) < 0) {
-			fprintf(stderr, "bench_cycle: out of memory\n");
-			exit(1);
-		}
+		if (fw_snapshot_add_queue(s, &q) < 0)
+			oom();
 	}
 	/* deserved: orgs split the cluster, depts their org, teams their dept */
 	for (int32_t i = 0; i < orgs; i++)
@@ -473,10 +483,8 @@ static struct fw_res build_nodes(struct fw_snapshot *s, const struct opts *o)
 			n.lemon = true;
 		else if ((int)((hh >> 20) % 100) < o->suspect_pct)
 			n.health = FW_HEALTH_SUSPECT;
-		if (fw_snapshot_add_node(s, &n) < 0) {
-			fprintf(stderr, "bench_cycle: out of memory\n");
-			exit(1);
-		}
+		if (fw_snapshot_add_node(s, &n) < 0)
+			oom();
 		cap.v[FW_RES_GPU] += 1000 * GPUS_PER_NODE;
 		cap.v[FW_RES_CPU] += NODE_CPU_MILLI;
 		cap.v[FW_RES_MEM] += NODE_MEM_MIB;
@@ -574,10 +582,8 @@ static int place_running(const struct fw_snapshot *s, const uint32_t *used, int3
 
 static void add_job(struct fw_snapshot *s, const struct fw_job *j)
 {
-	if (fw_snapshot_add_job(s, j) < 0) {
-		fprintf(stderr, "bench_cycle: out of memory\n");
-		exit(1);
-	}
+	if (fw_snapshot_add_job(s, j) < 0)
+		oom();
 }
 
 /* Running jobs until busy_pct of the GPUs are held.  Returns how many. */
@@ -589,10 +595,8 @@ static int32_t build_running(struct fw_snapshot *s, const struct opts *o, const 
 	int32_t nodes[1024], count = 0, misses = 0;
 	uint32_t masks[1024];
 
-	if (!used) {
-		fprintf(stderr, "bench_cycle: out of memory\n");
-		exit(1);
-	}
+	if (!used)
+		oom();
 	while (busy < target && misses < 10000) {
 		int32_t k = (int32_t)rng_below((uint32_t)z->n), gpus = z->gpus[k];
 		struct fw_job j;
@@ -621,10 +625,8 @@ static int32_t build_running(struct fw_snapshot *s, const struct opts *o, const 
 			struct fw_task_alloc a = { .node = nodes[t], .group = 0, .gpu_mask = masks[t], .gpu_milli = 1000 };
 			used[nodes[t]] |= masks[t];
 			busy += __builtin_popcount(masks[t]);
-			if (fw_snapshot_add_alloc(s, &a) < 0) {
-				fprintf(stderr, "bench_cycle: out of memory\n");
-				exit(1);
-			}
+			if (fw_snapshot_add_alloc(s, &a) < 0)
+				oom();
 		}
 		add_job(s, &j);
 		count++;
@@ -662,12 +664,7 @@ static void build_pending(struct fw_snapshot *s, const struct opts *o, const str
  * same as before the option existed. */
 static void build_filters(struct fw_snapshot *s, const struct opts *o)
 {
-	int32_t *nodes = malloc((size_t)s->nnodes * sizeof *nodes), entry[4] = { -1, -1, -1, -1 };
-
-	if (!nodes) {
-		fprintf(stderr, "bench_cycle: out of memory\n");
-		exit(1);
-	}
+	int32_t *nodes = node_list(s), entry[4] = { -1, -1, -1, -1 };
 	for (int32_t j = 0; j < s->njobs && o->filtered_pct > 0; j++) {
 		if (s->jobs[j].state != FW_JOB_PENDING || (int)rng_below(100) >= o->filtered_pct)
 			continue;
@@ -680,10 +677,8 @@ static void build_filters(struct fw_snapshot *s, const struct opts *o)
 					nodes[n++] = i;
 			rc = entry[f] = fw_snapshot_restrict_job(s, j, nodes, n);
 		}
-		if (rc < 0) {
-			fprintf(stderr, "bench_cycle: out of memory\n");
-			exit(1);
-		}
+		if (rc < 0)
+			oom();
 	}
 	free(nodes);
 }
@@ -695,12 +690,8 @@ static void build_filters(struct fw_snapshot *s, const struct opts *o)
  * adapter built before except entries existed. */
 static void build_excludes(struct fw_snapshot *s, const struct opts *o)
 {
-	int32_t *nodes = malloc((size_t)s->nnodes * sizeof *nodes);
+	int32_t *nodes = node_list(s);
 
-	if (!nodes) {
-		fprintf(stderr, "bench_cycle: out of memory\n");
-		exit(1);
-	}
 	for (int32_t j = 0; j < s->njobs && o->excluding_pct > 0; j++) {
 		if (s->jobs[j].state != FW_JOB_PENDING || (int)rng_below(100) >= o->excluding_pct)
 			continue;
@@ -713,10 +704,8 @@ static void build_excludes(struct fw_snapshot *s, const struct opts *o)
 		} else {
 			rc = fw_snapshot_restrict_job_except(s, j, &x, 1);
 		}
-		if (rc < 0) {
-			fprintf(stderr, "bench_cycle: out of memory\n");
-			exit(1);
-		}
+		if (rc < 0)
+			oom();
 	}
 	free(nodes);
 }
@@ -730,12 +719,7 @@ static void build_excludes(struct fw_snapshot *s, const struct opts *o)
  * Drawn last, so that without it the snapshot is the same as before. */
 static void build_splits(struct fw_snapshot *s, const struct opts *o)
 {
-	int32_t *nodes = malloc((size_t)s->nnodes * sizeof *nodes), entry[4] = { -1, -1, -1, -1 };
-
-	if (!nodes) {
-		fprintf(stderr, "bench_cycle: out of memory\n");
-		exit(1);
-	}
+	int32_t *nodes = node_list(s), entry[4] = { -1, -1, -1, -1 };
 	for (int32_t j = 0; j < s->njobs && o->split_pct > 0; j++) {
 		struct fw_job *x = &s->jobs[j];
 		if (x->state != FW_JOB_PENDING || x->ngroups != 1 || x->groups[0].count < 2 ||
@@ -754,10 +738,8 @@ static void build_splits(struct fw_snapshot *s, const struct opts *o)
 					nodes[n++] = i;
 			rc = entry[q] >= 0 ? fw_snapshot_restrict_group_like(s, j, g, entry[q])
 					   : (entry[q] = fw_snapshot_restrict_group(s, j, g, nodes, n, 0));
-			if (rc < 0) {
-				fprintf(stderr, "bench_cycle: out of memory\n");
-				exit(1);
-			}
+			if (rc < 0)
+				oom();
 		}
 	}
 	free(nodes);

@@ -826,6 +826,18 @@ static int32_t entry_of(const struct fw_snapshot *s, int32_t job)
 	return fw_snapshot_job_nodes_entry(s, job) < 0 ? -1 : s->job_nodes[fw_snapshot_job_nodes_entry(s, job)].first;
 }
 
+/* Three labelled nodes and a queue, the start of the seeding tests'
+ * configs (their jobs follow). */
+#define ZONED_FLEET                                                  \
+	"now: 100\n"                                                 \
+	"nodes:\n"                                                   \
+	"  - {name: n0, gpus: 8, labels: {gpu: a, zone: x}}\n"        \
+	"  - {name: n1, gpus: 8, labels: {gpu: b, zone: x}}\n"        \
+	"  - {name: n2, gpus: 8, labels: {gpu: b, zone: y}}\n"        \
+	"queues:\n"                                                  \
+	"  - {name: q}\n"                                            \
+	"jobs:\n"
+
 /* A job's nodeSelector becomes its node filter at every read: alike
  * selectors share one list, a label without a value is matched as such,
  * a running job is where it is, a selector no node meets leaves the job
@@ -843,14 +855,7 @@ TEST(node_selectors_become_node_filters)
 				      "  - {name: n0, gpus: 8, labels: {gpu: b}}\n"
 				      "  - {name: n1, gpus: 8, labels: {gpu: b}}\n"
 				      "  - {name: n2, gpus: 8, labels: {gpu: b}}\n";
-	static const char seeded[] = "now: 100\n"
-				     "nodes:\n"
-				     "  - {name: n0, gpus: 8, labels: {gpu: a, zone: x}}\n"
-				     "  - {name: n1, gpus: 8, labels: {gpu: b, zone: x}}\n"
-				     "  - {name: n2, gpus: 8, labels: {gpu: b, zone: y}}\n"
-				     "queues:\n"
-				     "  - {name: q}\n"
-				     "jobs:\n"
+	static const char seeded[] = ZONED_FLEET
 				     "  - {name: s, queue: q, tasks: [{gpus: 1}], nodeSelector: {zone: x}}\n"
 				     "  - {name: t, queue: q, tasks: [{gpus: 1}], nodeSelector: {gpu: b}}\n"
 				     "  - {name: u, queue: q, tasks: [{gpus: 1}]}\n"
@@ -1015,14 +1020,7 @@ static int32_t gentry_of(const struct fw_snapshot *s, const char *name, int g)
  * its groups' filters as minimal selectors. */
 TEST(task_group_selectors_become_group_filters)
 {
-	static const char grouped[] = "now: 100\n"
-				      "nodes:\n"
-				      "  - {name: n0, gpus: 8, labels: {gpu: a, zone: x}}\n"
-				      "  - {name: n1, gpus: 8, labels: {gpu: b, zone: x}}\n"
-				      "  - {name: n2, gpus: 8, labels: {gpu: b, zone: y}}\n"
-				      "queues:\n"
-				      "  - {name: q}\n"
-				      "jobs:\n"
+	static const char grouped[] = ZONED_FLEET
 				      "  - {name: g, queue: q, tasks: [{gpus: 1, nodeSelector: {gpu: a}},\n"
 				      "                               {gpus: 1, nodeSelector: {zone: y, gpu: b}}]}\n";
 	struct fw_backend *b;
