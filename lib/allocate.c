@@ -528,6 +528,7 @@ int fw__record_start(struct cyc *y, int32_t jx, const struct fw__placement *p)
 	y->started[jx] = ++y->ndec;
 	y->nstarts++;
 	y->reason[jx].reason = FW_REASON_STARTED;
+	fw__mlim_charge(y, jx, p->tasks, p->ntasks, 1);
 	for (int32_t k = 0; k < p->ntasks; k++) {
 		struct fw_res use = fw_res_zero();
 		use.v[FW_RES_GPU] = (int64_t)__builtin_popcount(p->tasks[k].gpu_mask) * p->tasks[k].gpu_milli;
@@ -546,8 +547,11 @@ static bool blocked_by_reservation(struct cyc *y, int32_t jx, struct fw_pending 
 	struct fw__placement p;
 	struct fw__place_opts o = { .end = fw__job_end(y->s, &y->s->jobs[jx], y->s->now), .ignore_resv = true,
 				    .dry = true };
+	struct fw_pending scratch;
+	uint64_t open;
 
-	if (y->nresv == 0 || fw__place_job(&y->c, jx, &o, &p) != FW_OK)
+	if (y->nresv == 0 || !fw__mlim_gate(y, jx, &open, &scratch) ||
+	    fw__place_gated(&y->c, jx, &o, open, &p) != FW_OK)
 		return false;
 	r->reason = FW_REASON_RESERVED;
 	r->a = y->first_resv_job;
@@ -608,7 +612,7 @@ static int maybe_reserve(struct cyc *y, int32_t jx, struct fw_pending *r, struct
 
 /* Why did job jx not start?  From the memo, else by explaining. */
 static int explain_failure(struct cyc *y, struct memo *m, const struct jinfo *ji, bool hit,
-			   int32_t jx, bool shape_fit)
+			   int32_t jx, bool shape_fit, bool gated)
 {
 	struct fw_pending *r = &y->reason[jx];
 
@@ -620,15 +624,30 @@ static int explain_failure(struct cyc *y, struct memo *m, const struct jinfo *ji
 			fw__health_explain(y, &y->s->jobs[jx], r);
 		}
 		/* The failure is remembered either way (it is monotone); a
-		 * later job of the shape reuses this reason's words. */
-		if (ji->shape >= 0) {
+		 * later job of the shape reuses this reason's words.  Not a
+		 * job its model limits kept off some models: another job of
+		 * the shape may use them. */
+		if (ji->shape >= 0 && !gated) {
 			m->failed[ji->shape] = true;
 			m->r[ji->shape] = *r;
 			m->fail_end[ji->shape] = y->nresv == 0 ? INT64_MIN : ji->end;
 		}
 	}
 	r->job = jx;
-	return maybe_reserve(y, jx, r, m, ji->shape);
+	return maybe_reserve(y, jx, r, m, gated ? -1 : ji->shape);
+}
+
+/* A job its model limits keep off some models did not fit on the others:
+ * would it fit on all of them, now?  Then the limit is why it waits
+ * (*r, from fw__mlim_gate), not the capacity, unless it earns a
+ * reservation on the models it may use. */
+static bool held_by_model_limit(struct cyc *y, int32_t jx, const struct fw__place_opts *o)
+{
+	struct fw__place_opts d = *o;
+	struct fw__placement p;
+
+	d.dry = true;
+	return fw__place_job(&y->c, jx, &d, &p) == FW_OK;
 }
 
 /* Try the job at position pos of y->jobs.  Returns FW_OK (started or
@@ -640,24 +659,29 @@ static int try_job(struct cyc *y, struct memo *m, int32_t pos)
 	struct fw_pending *r = &y->reason[jx];
 	struct fw__placement p = { 0 };
 	struct fw__place_opts o = { .end = ji->end };
-	bool hit;
+	uint64_t open;
+	bool hit, gated;
 	int rc;
 
 	r->job = jx;
 	y->considered++;
-	if (over_limit(y, ji->queue, ji->req, r))
+	if (over_limit(y, ji->queue, ji->req, r) || !fw__mlim_gate(y, jx, &open, r))
 		return FW_OK;
+	gated = open != fw__mlim_all(y);
+	/* a hit holds for a gated job too: it may use fewer models */
 	hit = ji->shape >= 0 && m->failed[ji->shape] && ji->end >= m->fail_end[ji->shape];
 	if (!hit) {
-		rc = fw__place_job(&y->c, jx, &o, &p);
+		rc = fw__place_gated(&y->c, jx, &o, open, &p);
 		if (rc == FW_OK)
 			return fw__record_start(y, jx, &p);
 		if (rc != FW_EDECLINED)
 			return rc;
 		if ((rc = fw__consolidate(y, jx)) != 0)
 			return rc > 0 ? FW_OK : rc;
+		if (gated && held_by_model_limit(y, jx, &o))
+			return maybe_reserve(y, jx, r, m, -1); /* on its open models; else MODEL_LIMIT stays */
 	}
-	return explain_failure(y, m, ji, hit, jx, p.shape_fit);
+	return explain_failure(y, m, ji, hit, jx, p.shape_fit, gated);
 }
 
 static bool budget_left(const struct cyc *y)

@@ -47,6 +47,10 @@ struct usage {
 	int32_t (*gpu)[FW_MAX_GPUS_PER_NODE];
 	int64_t *cpu, *mem;
 	struct fw_res *before, *after; /* per queue, subtree */
+	int64_t *mbefore, *mafter;      /* per queue and GPU model limit
+					 * (q * FW_MAX_MODEL_LIMITS + k): milli-GPU
+					 * of its model in the subtree; NULL when no
+					 * queue has such a limit */
 	bool *touched;                  /* queue got a start */
 	int32_t *running, nrunning;     /* jobs in state RUNNING, in index order */
 	int32_t *pending, npending;     /* jobs in state PENDING, in index order */
@@ -85,8 +89,33 @@ static void charge(const struct fw_snapshot *s, struct fw_res *q_use, int32_t q,
 		q_use[q] = fw_res_add(q_use[q], r);
 }
 
+/* The task's GPUs against every GPU model limit up its queue's line
+ * whose model is its node's. */
+static void charge_model(const struct fw_snapshot *s, int64_t *m, int32_t q, const struct fw_task_alloc *t,
+			 int sign)
+{
+	const char *model = s->nodes[t->node].gpu_model;
+
+	for (; m && q >= 0; q = s->queues[q].parent)
+		for (int k = 0; k < s->queues[q].nmodel_limits; k++)
+			if (strcmp(s->queues[q].model_limits[k].model, model) == 0)
+				m[q * FW_MAX_MODEL_LIMITS + k] +=
+					sign * (int64_t)__builtin_popcount(t->gpu_mask) * t->gpu_milli;
+}
+
 static int usage_init(struct usage *u, const struct fw_snapshot *s, struct fw_arena *a)
 {
+	bool limited = false;
+
+	for (int32_t q = 0; q < s->nqueues && !limited; q++)
+		limited = s->queues[q].nmodel_limits > 0;
+	u->mbefore = u->mafter = NULL;
+	if (limited) {
+		u->mbefore = FW_ARENA_NEW(a, int64_t, (size_t)s->nqueues * FW_MAX_MODEL_LIMITS);
+		u->mafter = FW_ARENA_NEW(a, int64_t, (size_t)s->nqueues * FW_MAX_MODEL_LIMITS);
+		if (!u->mbefore || !u->mafter)
+			return FW_ENOMEM;
+	}
 	u->gpu = fw_arena_calloc(a, (size_t)s->nnodes + 1, sizeof *u->gpu);
 	u->cpu = FW_ARENA_NEW(a, int64_t, s->nnodes + 1);
 	u->mem = FW_ARENA_NEW(a, int64_t, s->nnodes + 1);
@@ -110,9 +139,12 @@ static int usage_init(struct usage *u, const struct fw_snapshot *s, struct fw_ar
 			const struct fw_task_alloc *t = &s->allocs[job->alloc_first + k];
 			add_task(s, u, job, t);
 			charge(s, u->before, job->queue, task_res(job, t));
+			charge_model(s, u->mbefore, job->queue, t, 1);
 		}
 	}
 	memcpy(u->after, u->before, (size_t)s->nqueues * sizeof *u->after);
+	if (limited)
+		memcpy(u->mafter, u->mbefore, (size_t)s->nqueues * FW_MAX_MODEL_LIMITS * sizeof *u->mafter);
 	return FW_OK;
 }
 
@@ -257,6 +289,7 @@ static int check_start(const struct fw_snapshot *s, const struct fw_plan *p, int
 		const struct fw_task_alloc *t = &p->allocs[dc->alloc_first + k];
 		add_task(s, u, j, t);
 		charge(s, u->after, j->queue, task_res(j, t));
+		charge_model(s, u->mafter, j->queue, t, 1);
 	}
 	for (int32_t q = j->queue; q >= 0; q = s->queues[q].parent)
 		u->touched[q] = true;
@@ -310,6 +343,7 @@ static int check_evict(const struct fw_snapshot *s, const struct fw_plan *p, int
 		const struct fw_task_alloc *t = &s->allocs[j->alloc_first + k];
 		sub_task(u, j, t);
 		charge(s, u->after, j->queue, fw_res_sub(fw_res_zero(), task_res(j, t)));
+		charge_model(s, u->mafter, j->queue, t, -1);
 	}
 	return FW_OK;
 }
@@ -375,6 +409,14 @@ static int check_queues(const struct fw_snapshot *s, const struct usage *u, stru
 				return FAILAT(d, ((struct fld){ "queues", q }), "queue %s is over its %s limit: %lld > %lld", s->queues[q].name,
 					    fw_res_name(r), (long long)u->after[q].v[r], (long long)lim);
 			}
+		}
+		for (int k = 0; u->mafter && k < s->queues[q].nmodel_limits; k++) {
+			int64_t a = u->mafter[q * FW_MAX_MODEL_LIMITS + k], b = u->mbefore[q * FW_MAX_MODEL_LIMITS + k];
+			const struct fw_model_limit *m = &s->queues[q].model_limits[k];
+			if (a > m->gpus && a > b)
+				return FAILAT(d, ((struct fld){ "queues", q }),
+					    "queue %s is over its limit on GPU model %s: %lld > %lld milli-GPU", s->queues[q].name,
+					    m->model, (long long)a, (long long)m->gpus);
 		}
 	}
 	return FW_OK;

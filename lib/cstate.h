@@ -278,6 +278,9 @@ struct fw__place_opts {
 	fw_time end;        /* when the job would end; FW__NEVER if unknown */
 	bool ignore_resv;   /* disregard reservations (to explain a failure) */
 	bool dry;           /* find a placement but commit nothing */
+	int32_t only_model; /* 0: as the job says; m + 1: its groups that
+			     * name no GPU model use model m only (GPU model
+			     * limits, modellimit.c) */
 };
 /* Try to place job j all-or-nothing (at least min_member tasks).  On
  * success fills *out, commits the capacity (unless o->dry) and returns

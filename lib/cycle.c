@@ -177,7 +177,9 @@ static int phase_build(struct cyc *y)
 	memset(&y->ji[s->njobs], 0, sizeof y->ji[0]); /* the spare one past the end */
 	if ((rc = fw__memo_create(y, s->njobs)) != FW_OK || (rc = users_create(y)) != FW_OK)
 		return rc;
-	return fw__place_scratch(&y->c, gather(y));
+	if ((rc = fw__place_scratch(&y->c, gather(y))) != FW_OK)
+		return rc;
+	return fw__mlim_create(y);
 }
 
 static int phase_account(struct cyc *y)

@@ -208,6 +208,12 @@ struct cyc {
 	 * utab the ids' open-addressed table (the first job of each name) */
 	int32_t *uid, *utab, ucap, nusers;
 	int64_t *ugpu;
+	/* GPU model limits (modellimit.c; NULL when no queue has one): per
+	 * queue q and limit k, at q * FW_MAX_MODEL_LIMITS + k, the milli-GPUs
+	 * of that model held by q's subtree, live, and the model's id in
+	 * c.models (-1: no node has it, so nothing can be held) */
+	int64_t *mheld;
+	int32_t *mlim_model;
 };
 
 /* When j, started at t, is expected to end (its runtime or its queue's
@@ -284,6 +290,24 @@ struct fw__hopeless {
 	int64_t need, cap;
 };
 int fw__resv_hopeless(struct cyc *y, const struct fw_job *job, int64_t need, struct fw__hopeless *h);
+
+/* GPU model limits (modellimit.c).  fw__mlim_create counts what each
+ * limited queue holds (phase_build, after gather); fw__mlim_charge adds
+ * (sign 1) or takes off (-1) the tasks of job jx as it starts or is
+ * evicted.  fw__mlim_gate: may job jx start under its queues' model
+ * limits, and on which models may its groups that name no model go?
+ * false: no, *r says which limit (MODEL_LIMIT); true: yes, with *open
+ * the models allowed (bit m = c.models[m]); all bits (fw__mlim_all):
+ * any, as the job says; fewer: *r names the first limit that closed a
+ * model, the reason should the job fit on none of the others.  fw__place_gated places job jx as fw__place_job does, those
+ * groups on one allowed model at a time (each in id order, the first
+ * that fits) when *open is not every model. */
+int fw__mlim_create(struct cyc *y);
+void fw__mlim_charge(struct cyc *y, int32_t jx, const struct fw_task_alloc *t, int32_t n, int sign);
+bool fw__mlim_gate(const struct cyc *y, int32_t jx, uint64_t *open, struct fw_pending *r);
+uint64_t fw__mlim_all(const struct cyc *y);
+int fw__place_gated(struct fw__cstate *c, int32_t jx, const struct fw__place_opts *o, uint64_t open,
+		    struct fw__placement *out);
 
 int fw__phase_allocate(struct cyc *y);
 /* The cycle's starvation age (policy starve_after_s, config override);

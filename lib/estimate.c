@@ -239,8 +239,8 @@ static int sort_out(struct est *e, int32_t n)
 			continue;
 		if (r->reason == FW_REASON_HAS_RESERVATION) {
 			r->expected_start = r->a;
-		} else if (r->reason == FW_REASON_OVER_QUOTA) {
-			set_unknown(r, FW_REASON_OVER_QUOTA, r->a, r->b);
+		} else if (r->reason == FW_REASON_OVER_QUOTA || r->reason == FW_REASON_MODEL_LIMIT) {
+			set_unknown(r, r->reason, r->a, r->b);
 		} else if ((e->shape[i] = shape_at(e, i)) < 0) {
 			return FW_ENOMEM;
 		} else if (r->reason != FW_REASON_CYCLE_LIMIT && r->reason != FW_REASON_HEAD_OF_LINE &&

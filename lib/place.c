@@ -828,6 +828,16 @@ static int init_attempt(struct attempt *t, struct fw__cstate *c, int32_t jx)
 	return FW_OK;
 }
 
+/* GPU model limits (modellimit.c): the groups that name no model go on
+ * the one model the caller allows. */
+static void set_opts(struct attempt *t, const struct fw__place_opts *o)
+{
+	t->o = o;
+	for (int g = 0; o->only_model > 0 && g < t->job->ngroups; g++)
+		if (t->models[g] == -2)
+			t->models[g] = o->only_model - 1;
+}
+
 int fw__place_job(struct fw__cstate *c, int32_t j, const struct fw__place_opts *o,
 		  struct fw__placement *out)
 {
@@ -841,7 +851,7 @@ int fw__place_job(struct fw__cstate *c, int32_t j, const struct fw__place_opts *
 	out->shape_fit = false;
 	if (rc != FW_OK)
 		return rc;
-	t.o = o;
+	set_opts(&t, o);
 	if (pref < req)
 		pref = req;
 	bool ok = search_all(&t, pref, req, fw_job_tasks(job));
@@ -898,7 +908,7 @@ bool fw__place_one_fits(struct fw__cstate *c, int32_t j, const struct fw__place_
 		return true; /* not this test's case: let the search decide */
 	while (job->groups[g].count == 0)
 		g++;
-	t.o = o;
+	set_opts(&t, o);
 	t.avoid_lemon = false; /* a big gang's second search takes lemons too */
 	for (int32_t i = 0; i < n; i++)
 		if (candidate(&t, &c->nodes[nodes[i]]) && node_fits(&t, nodes[i], g, false))

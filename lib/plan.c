@@ -91,10 +91,33 @@ static void singular(char *buf)
 	}
 }
 
+/* MODEL_LIMIT: b names the queue and its limit (plan.h); with the
+ * snapshot at hand, by name. */
+static void format_model_limit(const struct fw_snapshot *s, int64_t a, int64_t b, char *buf, size_t n)
+{
+	int64_t q = b / FW_MAX_MODEL_LIMITS, k = b % FW_MAX_MODEL_LIMITS;
+	char amount[32], cap[32];
+
+	format_amount(a, 1000, amount, sizeof amount);
+	if (!s || b < 0 || q >= s->nqueues || k >= s->queues[q].nmodel_limits) {
+		snprintf(buf, n,
+			 "over a GPU model limit: starting it would put its queue (or a parent queue) %s GPUs over its limit on a GPU model",
+			 amount);
+		return;
+	}
+	const struct fw_model_limit *m = &s->queues[q].model_limits[k];
+	format_amount(m->gpus, 1000, cap, sizeof cap);
+	snprintf(buf, n, "over a GPU model limit: starting it would put queue %s %s GPUs over its limit of %s %s GPUs",
+		 s->queues[q].name, amount, cap, m->model);
+}
+
 char *fw_reason_format(enum fw_reason r, int64_t a, int64_t b, char *buf, size_t n)
 {
-	if (r == FW_REASON_OVER_QUOTA) {
-		format_over_quota(a, b, buf, n);
+	if (r == FW_REASON_OVER_QUOTA || r == FW_REASON_MODEL_LIMIT) {
+		if (r == FW_REASON_OVER_QUOTA)
+			format_over_quota(a, b, buf, n);
+		else
+			format_model_limit(NULL, a, b, buf, n);
 		singular(buf);
 		return buf;
 	}
@@ -117,6 +140,11 @@ char *fw_reason_format_job(const struct fw_snapshot *s, int32_t job, enum fw_rea
 {
 	const char *model = NULL;
 
+	if (r == FW_REASON_MODEL_LIMIT) {
+		format_model_limit(s, a, b, buf, n);
+		singular(buf);
+		return buf;
+	}
 	if (r == FW_REASON_GPU_MODEL && s && job >= 0 && job < s->njobs)
 		for (int g = 0; g < s->jobs[job].ngroups && !model; g++)
 			if (s->jobs[job].groups[g].gpus && s->jobs[job].groups[g].gpu_model[0])

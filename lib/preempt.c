@@ -88,6 +88,9 @@ struct rc {
 	bool moving;            /* gather() picks jobs to move, not reclaim */
 	int32_t moves;          /* jobs that may still move this cycle */
 	int32_t move_tries;     /* gangs that may still try */
+	uint64_t open;          /* the preemptor's GPU models (fw__mlim_gate),
+				 * as its queues held before any eviction:
+				 * evictions only add room under the limits */
 };
 
 static struct fw_res job_use(const struct fw_snapshot *s, const struct fw_job *j)
@@ -211,13 +214,26 @@ static void sim(struct rc *x, int32_t v, bool out)
 	}
 	for (int32_t q = j->queue; q >= 0; q = y->s->queues[q].parent)
 		y->alloc[q] = out ? fw_res_sub(y->alloc[q], use) : fw_res_add(y->alloc[q], use);
+	fw__mlim_charge(y, v, t, j->alloc_count, out ? -1 : 1);
 }
 
 static int fits(struct rc *x, int32_t p, bool dry, struct fw__placement *out)
 {
 	struct fw__place_opts o = { .end = fw__job_end(x->y->s, &x->y->s->jobs[p], x->y->s->now), .dry = dry };
 
-	return fw__place_job(&x->y->c, p, &o, out);
+	return fw__place_gated(&x->y->c, p, &o, x->open, out);
+}
+
+/* A moved job restarts on the GPU model it left (a single task), so no
+ * queue's count under a model limit changes (modellimit.c). */
+static int fits_moved(struct rc *x, int32_t v, struct fw__placement *out)
+{
+	const struct fw_job *j = &x->y->s->jobs[v];
+	struct fw__place_opts o = { .end = fw__job_end(x->y->s, j, x->y->s->now) };
+	int32_t m = j->alloc_count > 0 ? x->y->c.nodes[x->y->s->allocs[j->alloc_first].node].model : -1;
+
+	o.only_model = x->y->mheld && m >= 0 ? m + 1 : 0;
+	return fw__place_job(&x->y->c, v, &o, out);
 }
 
 static int cand_cmp(const void *a, const void *b)
@@ -269,14 +285,37 @@ static bool helps(const struct rc *x, const struct fw_job *pj, int32_t v, int64_
 	return false;
 }
 
+/* Is node n of a GPU model that p may use under its model limits (x->open
+ * for its groups that name none, or the model a group names)? */
+static bool model_open(const struct rc *x, const struct fw_job *pj, int32_t n)
+{
+	int32_t m = x->y->c.nodes[n].model;
+
+	if (m < 0 || (x->open >> m & 1))
+		return true;
+	for (int g = 0; g < pj->ngroups; g++)
+		if (pj->groups[g].gpus && pj->groups[g].gpu_model[0] &&
+		    fw__model_id(&x->y->c, pj->groups[g].gpu_model) == m)
+			return true;
+	return false;
+}
+
 /* Does v run on a node that p's node filter allows, and some group of
- * p's (fw__job_may_use)?  (Without filters, yes.)  A victim elsewhere frees nothing p may use, and would count
- * against its queue's share for the victims after it. */
+ * p's (fw__job_may_use), of a GPU model p's limits leave it?  (Without
+ * filters and limits, yes.)  A victim elsewhere frees nothing p may use,
+ * and would count against its queue's share for the victims after it. */
 static bool within_filter(const struct rc *x, int32_t p, int32_t v)
 {
 	const struct fw_snapshot *s = x->y->s;
 	const struct fw_job *vj = &s->jobs[v];
 
+	if (x->open != fw__mlim_all(x->y)) {
+		bool any = false;
+		for (int32_t k = 0; k < vj->alloc_count && !any; k++)
+			any = model_open(x, &s->jobs[p], s->allocs[vj->alloc_first + k].node);
+		if (!any)
+			return false;
+	}
 	if (s->njob_nodes == 0 && s->ngroup_nodes == 0)
 		return true;
 	for (int32_t k = 0; k < vj->alloc_count; k++)
@@ -423,9 +462,10 @@ static int settle(struct rc *x, int32_t p, struct fw__placement *pl)
 static int try_preemptor(struct rc *x, int32_t p)
 {
 	struct fw__placement pl;
+	struct fw_pending scratch;
 	int rc;
 
-	if (!within_limits(x->y, p))
+	if (!within_limits(x->y, p) || !fw__mlim_gate(x->y, p, &x->open, &scratch))
 		return FW_OK;
 	rc = gather(x, p, fw__gang_need(&x->y->s->jobs[p]));
 	if (rc <= 0)
@@ -452,6 +492,7 @@ static int rc_init(struct rc *x, struct cyc *y)
 	x->budget = maxev;
 	x->moves = y->pol->max_moves;
 	x->move_tries = 2 * y->pol->max_moves;
+	x->open = fw__mlim_all(y);
 	x->starve_after = fw__starve_after(y);
 	x->fair_dom = FW_ARENA_NEW(y->a, double, s->nqueues + 1);
 	x->vict = FW_ARENA_NEW(y->a, int32_t, maxev + 1);
@@ -518,7 +559,7 @@ static int replace_victims(struct rc *x, int32_t p, const struct fw__placement *
 	int32_t k = 0;
 	int rc = FW_OK;
 
-	for (; k < x->nvict && (rc = fits(x, x->vict[k], false, &vp[k])) == FW_OK; k++)
+	for (; k < x->nvict && (rc = fits_moved(x, x->vict[k], &vp[k])) == FW_OK; k++)
 		;
 	if (k == x->nvict)
 		return 1;
@@ -548,6 +589,9 @@ int fw__consolidate(struct cyc *y, int32_t jx)
 		return rc;
 	if (x->moves <= 0 || x->move_tries <= 0 || x->ncand == 0)
 		return 0;
+	struct fw_pending scratch;
+	if (!fw__mlim_gate(y, jx, &x->open, &scratch))
+		return 0; /* allocate asks only for a job its limits let start */
 	x->move_tries--;
 	x->moving = true;
 	rc = gather(x, jx, need);
@@ -612,7 +656,7 @@ static bool may_preempt(const struct cyc *y, int32_t p)
 	enum fw_reason r = y->reason[p].reason;
 
 	return !y->started[p] && r != FW_REASON_HAS_RESERVATION && r != FW_REASON_OVER_QUOTA &&
-	       r != FW_REASON_CYCLE_LIMIT && r != FW_REASON_NEVER_FITS;
+	       r != FW_REASON_MODEL_LIMIT && r != FW_REASON_CYCLE_LIMIT && r != FW_REASON_NEVER_FITS;
 }
 
 int fw__phase_reclaim(struct cyc *y)

@@ -602,11 +602,15 @@ int fw__reserve(struct cyc *y, int32_t jx)
 	struct fw__placement p;
 	struct fw__stream st[3];
 	struct fw__hopeless h;
+	struct fw_pending scratch;
 	int64_t need = fw__gang_need(job);
+	uint64_t open;
 	fw_time t;
 	int rc;
 
 	y->resv_attempts++;
+	if (!fw__mlim_gate(y, jx, &open, &scratch))
+		return FW_EDECLINED; /* allocate reserves for no such job; a caller's guard */
 	if ((rc = fw__resv_clone(y, &clone, &y->c)) != FW_OK || (rc = fw__walk_init(y, st)) != FW_OK)
 		return rc;
 	if ((rc = fw__resv_hopeless(y, job, need, &h)) != FW_OK)
@@ -617,7 +621,7 @@ int fw__reserve(struct cyc *y, int32_t jx)
 	 * order within each stream; once a search has failed, a job of one
 	 * task is searched for again only when a node the step changed can
 	 * take it (nothing else changed) */
-	bool one = fw_job_tasks(job) == 1, failed = false;
+	bool one = fw_job_tasks(job) == 1 && open == fw__mlim_all(y), failed = false;
 	while ((t = fw__walk_next(st)) != FW__NEVER) {
 		fw__walk_release(y, &clone, st, t);
 		if (clone.dom[0].free_whole < need)
@@ -625,7 +629,7 @@ int fw__reserve(struct cyc *y, int32_t jx)
 		struct fw__place_opts o = { .end = fw__job_end(y->s, job, t), .ignore_resv = true, .dry = true };
 		if (one && failed && !fw__place_one_fits(&clone, jx, &o, y->step_node, y->nstep_node))
 			continue;
-		rc = fw__place_job(&clone, jx, &o, &p);
+		rc = fw__place_gated(&clone, jx, &o, open, &p); /* its open models, by what its queues hold now */
 		if (rc == FW_OK)
 			return hold(y, jx, t, &p);
 		if (rc != FW_EDECLINED)

@@ -87,6 +87,8 @@ char *fw_serve_reason_text(const struct fw_snapshot *s, enum fw_reason r, int64_
 		if (job_text(s, r, a, b, buf, n))
 			return buf;
 		break;
+	case FW_REASON_MODEL_LIMIT: /* names the queue and the model */
+		return fw_reason_format_job(s, -1, r, a, b, buf, n);
 	default:
 		break;
 	}

@@ -23,6 +23,9 @@
  *                                unit, b = the resource; the amount is
  *                                written in full (the core's text rounds
  *                                it to 3 significant digits: "8e+05")
+ *   MODEL_LIMIT                  a = the excess in milli-GPU, b = the
+ *                                queue and its limit (plan.h): the
+ *                                queue's name and the model's
  *
  * Every other reason, and an index out of range, reads as the core's text.
  * Names are quoted: `job "train-7" of the starving queue "llm"`.  An

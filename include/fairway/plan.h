@@ -44,7 +44,9 @@
  *     start, not a promise.  `ahead` counts the jobs ahead in its line
  *     still waiting.
  * Unknown (FW_TIME_UNKNOWN, with unknown_why and its arguments) when the
- * job is over quota (OVER_QUOTA), when the GPUs it needs are held by jobs
+ * job is over quota (OVER_QUOTA, or MODEL_LIMIT: over a queue's limit on
+ * a GPU model, a = the excess in milli-GPU, b = queue index *
+ * FW_MAX_MODEL_LIMITS + the limit's slot), when the GPUs it needs are held by jobs
  * with no expected runtime (UNKNOWN_RUNTIME), or when the cluster can
  * never hold it (NEVER_FITS: its GPUs, in the cluster, of its model, in
  * one domain of its required level, or one task's on one node; TASK_CPU,
@@ -146,7 +148,9 @@ enum fw_decision_kind {
 	X(NO_MODEL, no_model,                                                  \
 	  "no node of the GPU model its first task asks for has the free GPUs for it: it needs %lld on one node and such a node has at most %lld free") \
 	X(NODE_FILTER, node_filter,                                            \
-	  "it may start on %lld nodes only (its node filter, or a task group's: a nodeSelector, or Slurm's --constraint, --exclude, -w or partition), and they lack the room for it now: %lld GPUs are free there")
+	  "it may start on %lld nodes only (its node filter, or a task group's: a nodeSelector, or Slurm's --constraint, --exclude, -w or partition), and they lack the room for it now: %lld GPUs are free there") \
+	X(MODEL_LIMIT, model_limit,                                            \
+	  "over a GPU model limit: starting it would put its queue (or a parent queue) %lld milli-GPU over its limit #%lld on a GPU model (rendered specially)")
 
 enum fw_reason {
 #define FW__REASON_ENUM(U, l, t) FW_REASON_##U,

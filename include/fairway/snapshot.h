@@ -131,6 +131,19 @@ struct fw_node {
 	struct fw_label labels[FW_MAX_LABELS];
 };
 
+/* A cap on the GPUs of one model that a queue and every queue under it
+ * may hold (a queue's gpu_model_limits; KAI-Scheduler#1087, Kueue's
+ * flavor quotas).  The rule, lib/modellimit.c: a job whose task groups
+ * name the model counts their GPUs against it; a job whose groups name
+ * no model runs, when some model's limit would not hold the whole job,
+ * on one model whose limits do (fleet order, first that fits). */
+#define FW_MAX_MODEL_LIMITS 8
+#define FW_MAX_LIMITED_MODELS 64 /* GPU models in a fleet with such limits */
+struct fw_model_limit {
+	char model[FW_NAME_MAX];        /* a node gpu_model, non-empty */
+	int64_t gpus;                   /* milli-GPU, >= 0 */
+};
+
 struct fw_queue {
 	char name[FW_NAME_MAX];
 	int32_t parent;                 /* index, or -1 for a top-level queue */
@@ -161,6 +174,9 @@ struct fw_queue {
 					 * preemptible flag (YAML and API
 					 * `preemptible: false`); a drain still
 					 * requeues them off an unhealthy node */
+	int32_t nmodel_limits;          /* entries of model_limits in use,
+					 * 0..FW_MAX_MODEL_LIMITS, models distinct */
+	struct fw_model_limit model_limits[FW_MAX_MODEL_LIMITS];
 };
 
 struct fw_task_group {

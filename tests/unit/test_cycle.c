@@ -610,6 +610,13 @@ static void c_limit(struct fw_snapshot *s, struct fw_plan *p)
 	(void)p;
 	s->queues[0].limit.v[FW_RES_GPU] = 20000; /* 8 running + 20 started */
 }
+static void c_model_limit(struct fw_snapshot *s, struct fw_plan *p)
+{
+	(void)p;
+	s->queues[0].nmodel_limits = 1;
+	snprintf(s->queues[0].model_limits[0].model, FW_NAME_MAX, "H100");
+	s->queues[0].model_limits[0].gpus = 20000; /* 8 running + 20 started */
+}
 static void c_started_twice(struct fw_snapshot *s, struct fw_plan *p)
 {
 	(void)s;
@@ -1857,6 +1864,8 @@ TEST(checker_names_every_broken_rule)
 		{ "a gang across racks", c_two_racks, "gang spans two domains of its required level" },
 		{ "CPU over-committed", c_cpu, "node b0: CPU or memory over-committed" },
 		{ "a queue over its limit", c_limit, "queue q is over its gpu limit: 28000 > 20000" },
+		{ "a queue over a GPU model limit", c_model_limit,
+		  "queue q is over its limit on GPU model H100: 28000 > 20000 milli-GPU" },
 		{ "a job started twice", c_started_twice, "job small started twice" },
 		{ "a start of a running job", c_start_running, "start of a job that is not pending" },
 		{ "an eviction of a pending job", c_evict_pending, "eviction of a job that is not running" },
@@ -4073,6 +4082,296 @@ TEST(fifo_line_is_submit_then_index_however_the_jobs_arrive)
 	}
 }
 
+/* ---- GPU model limits (lib/modellimit.c) ------------------------------ */
+
+static void model_limit(struct fw_snapshot *s, int q, const char *model, double gpus)
+{
+	struct fw_model_limit *m = &s->queues[q].model_limits[s->queues[q].nmodel_limits++];
+	snprintf(m->model, sizeof m->model, "%s", model);
+	m->gpus = (int64_t)(gpus * 1000);
+}
+
+static int named(struct fw_snapshot *s, int j, const char *model)
+{
+	snprintf(s->jobs[j].groups[0].gpu_model, FW_NAME_MAX, "%s", model);
+	return j;
+}
+
+/* Four H100 nodes and one A100 node (c0, node 4), queue q capped at 8
+ * H100s: a job naming H100 counts against it, one naming A100 does not. */
+TEST(a_model_limit_caps_the_jobs_that_name_its_model)
+{
+	struct fw_snapshot *s = two_racks();
+	tb_node(s, "c0", 8, "A100", "rc", NULL, NULL);
+	model_limit(s, 0, "H100", 8);
+	int h1 = named(s, tb_job(s, "h1", 0, 1, 8, 1000, 0), "H100");
+	int h2 = named(s, tb_job(s, "h2", 0, 1, 4, 1000, 1), "H100");
+	int a1 = named(s, tb_job(s, "a1", 0, 1, 4, 1000, 2), "A100");
+	struct fw_plan *p = run(s, NULL);
+	char m[FW_REASON_TEXT_MAX];
+	ASSERT(p != NULL);
+	ASSERT(start_of(p, h1) != NULL);
+	ASSERT(node_of(p, a1, 0) == 4);
+	const struct fw_pending *w = fw_plan_pending_for(p, h2);
+	ASSERT_EQ(w->reason, FW_REASON_MODEL_LIMIT);
+	ASSERT_EQ(w->a, 4000);
+	ASSERT_EQ(w->b, 0); /* queue 0, its limit 0 */
+	ASSERT_EQ(w->expected_start, FW_TIME_UNKNOWN);
+	ASSERT_EQ(w->unknown_why, FW_REASON_MODEL_LIMIT);
+	ASSERT_STR_CONTAINS(fw_reason_format_job(s, h2, w->reason, w->a, w->b, m, sizeof m),
+			    "would put queue q 4 GPUs over its limit of 8 H100 GPUs");
+	ASSERT_STR_CONTAINS(fw_reason_format(w->reason, w->a, w->b, m, sizeof m), "4 GPUs over its limit on a GPU model");
+	/* without the limit h2 starts too */
+	s->queues[0].nmodel_limits = 0;
+	p = run(s, NULL);
+	ASSERT(p != NULL && start_of(p, h2) != NULL);
+	fw_snapshot_free(s);
+}
+
+/* A job that names no model, when its queue's H100 limit would not hold
+ * it, goes on the A100s; a second one, with the A100s full and the
+ * limit still short, waits for the limit, not for capacity. */
+TEST(a_job_naming_no_model_goes_where_its_limits_hold)
+{
+	struct fw_snapshot *s = two_racks();
+	int c0 = tb_node(s, "c0", 8, "A100", "rc", NULL, NULL);
+	int n0[] = { 0 };
+	model_limit(s, 0, "H100", 6);
+	int r = tb_job(s, "run", 0, 1, 4, 1000, 0);
+	tb_run(s, r, 1, n0, 0x0f);
+	int big = tb_job(s, "big", 0, 1, 4, 1000, 1);
+	int small = tb_job(s, "small", 0, 1, 4, 1000, 2);
+	int tiny = tb_job(s, "tiny", 0, 1, 2, 1000, 3);
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT_EQ(node_of(p, big, 0), c0); /* on a0 (the busiest) but for the limit */
+	ASSERT_EQ(node_of(p, small, 0), c0);
+	ASSERT_EQ(node_of(p, tiny, 0), 0); /* 4 + 2 H100s: within the limit */
+	/* one more: the A100s are full, H100s free, the limit short */
+	int late = tb_job(s, "late", 0, 1, 2, 1000, 4);
+	p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT(start_of(p, late) == NULL);
+	ASSERT_EQ(fw_plan_pending_for(p, late)->reason, FW_REASON_MODEL_LIMIT);
+	ASSERT_EQ(fw_plan_pending_for(p, late)->a, 2000);
+	s->queues[0].model_limits[0].gpus = 8000;
+	p = run(s, NULL);
+	ASSERT(p != NULL && start_of(p, late) != NULL);
+	fw_snapshot_free(s);
+}
+
+/* A parent's limit counts every queue under it; a job of another model
+ * in the same line is not held by it. */
+TEST(a_parent_model_limit_counts_its_children)
+{
+	struct fw_snapshot *s = two_racks();
+	tb_node(s, "c0", 8, "A100", "rc", NULL, NULL);
+	int org = tb_queue(s, "org", -1, 32, -1, 1);
+	int c1 = tb_queue(s, "c1", org, 8, -1, 1), c2 = tb_queue(s, "c2", org, 8, -1, 1);
+	model_limit(s, org, "A100", 4);
+	int x = named(s, tb_job(s, "x", c1, 1, 4, 1000, 0), "A100");
+	int y = named(s, tb_job(s, "y", c2, 1, 2, 1000, 1), "A100");
+	int z = named(s, tb_job(s, "z", c2, 1, 2, 1000, 2), "H100");
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT(start_of(p, x) != NULL);
+	ASSERT(start_of(p, z) != NULL);
+	ASSERT_EQ(fw_plan_pending_for(p, y)->reason, FW_REASON_MODEL_LIMIT);
+	ASSERT_EQ(fw_plan_pending_for(p, y)->b, org * FW_MAX_MODEL_LIMITS);
+	fw_snapshot_free(s);
+}
+
+/* A gang naming no model, limited to no H100s, is reserved on the A100s
+ * for when they free, not started on the idle H100s. */
+TEST(a_reservation_keeps_to_the_models_a_limit_leaves)
+{
+	struct fw_snapshot *s = two_racks();
+	int c[] = { tb_node(s, "c0", 8, "A100", "rc", NULL, NULL), tb_node(s, "c1", 8, "A100", "rc", NULL, NULL) };
+	int other = tb_queue(s, "other", -1, 0, -1, 1);
+	model_limit(s, 0, "H100", 0);
+	s->now = 100;
+	int r = tb_job(s, "run", other, 2, 8, 1000, 0);
+	tb_run(s, r, 2, c, 0xff);
+	s->jobs[r].expected_runtime = 1000;
+	int g = tb_job(s, "gang", 0, 2, 8, 1000, 1);
+	s->jobs[g].expected_runtime = 100;
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT(decision(p, g, FW_DECIDE_START) == NULL);
+	struct fw_decision *d = decision(p, g, FW_DECIDE_RESERVE);
+	ASSERT(d != NULL);
+	ASSERT_EQ(d->at, 1000);
+	ASSERT(p->allocs[d->alloc_first].node >= c[0]);
+	ASSERT(p->allocs[d->alloc_first + 1].node >= c[0]);
+	ASSERT_EQ(fw_plan_pending_for(p, g)->expected_start, 1000);
+	fw_snapshot_free(s);
+}
+
+/* Reclaim for a queue limited to A100s evicts on the A100 node, though
+ * the job there has run longest (the costliest to evict otherwise). */
+TEST(reclaim_under_a_model_limit_frees_an_allowed_model)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	int n[3] = { tb_node(s, "h0", 8, "H100", NULL, NULL, NULL), tb_node(s, "h1", 8, "H100", NULL, NULL, NULL),
+		     tb_node(s, "a0", 8, "A100", NULL, NULL, NULL) };
+	int lim = tb_queue(s, "lim", -1, 16, -1, 1);
+	int other = tb_queue(s, "other", -1, 0, -1, 1);
+	s->now = 10000;
+	int v[3];
+	for (int i = 0; i < 3; i++) {
+		char nm[8];
+		snprintf(nm, sizeof nm, "v%d", i);
+		v[i] = tb_job(s, nm, other, 1, 8, 1000, 0);
+		tb_run(s, v[i], 1, &n[i], 0xff);
+		s->jobs[v[i]].preemptible = true;
+		s->jobs[v[i]].start_time = i == 2 ? 0 : 9000; /* a0's job: the most work lost */
+	}
+	int j = tb_job(s, "j", lim, 1, 8, 1000, 1);
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT(decision(p, j, FW_DECIDE_START) != NULL);
+	ASSERT(decision(p, v[2], FW_DECIDE_EVICT) == NULL); /* unlimited: a cheaper H100 victim */
+	model_limit(s, lim, "H100", 0);
+	p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT_EQ(node_of(p, j, 0), n[2]);
+	ASSERT(decision(p, v[2], FW_DECIDE_EVICT) != NULL);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 1);
+	fw_snapshot_free(s);
+}
+
+/* Random fleets of H100 and A100 nodes with limits on both models, in
+ * queues and their parent, preemptible jobs, some naming a model: every
+ * policy's plan passes the checker (which recounts each limit) and is the
+ * same twice; the limits both start jobs and hold some back. */
+TEST(random_model_limits_keep_every_invariant)
+{
+	int held = 0, started = 0;
+	for (uint32_t seed = 1; seed <= 40; seed++) {
+		struct fw_snapshot *s = random_snapshot(seed);
+		model_limit(s, 0, "H100", 40);
+		model_limit(s, 1, "H100", 10);
+		model_limit(s, 2, "A100", 6);
+		model_limit(s, 2, "H100", 12);
+		for (int32_t j = 0; j < s->njobs; j++) {
+			s->jobs[j].preemptible = j % 3 == 0;
+			if (j % 7 == 1 && s->jobs[j].state == FW_JOB_PENDING)
+				named(s, j, j % 2 ? "A100" : "H100");
+		}
+		const char *pols[] = { "fairway", "kai", "slurm" };
+		for (int k = 0; k < 3; k++) {
+			struct fw_arena b;
+			struct fw_plan *p = run(s, pols[k]), *q = NULL;
+			ASSERT(p != NULL);
+			for (int i = 0; i < p->npending; i++)
+				held += p->pending[i].reason == FW_REASON_MODEL_LIMIT;
+			started += count_kind(p, FW_DECIDE_START);
+			fw_arena_init(&b, 4096);
+			ASSERT_OK(fw_cycle_run(s, fw_policy_find(pols[k]), &b, &q));
+			ASSERT_EQ(p->ndecisions, q->ndecisions);
+			ASSERT_OK(memcmp(p->allocs, q->allocs, (size_t)p->nallocs * sizeof *p->allocs));
+			ASSERT_OK(memcmp(p->pending, q->pending, (size_t)p->npending * sizeof *p->pending));
+			fw_arena_release(&b);
+		}
+		fw_snapshot_free(s);
+	}
+	ASSERT(held > 40);
+	ASSERT(started > 200);
+}
+
+TEST(model_limits_are_validated)
+{
+	struct fw_snapshot *s = two_racks();
+	struct fw_diag d;
+	model_limit(s, 0, "H100", 8);
+	ASSERT_OK(fw_snapshot_validate(s, &d));
+	model_limit(s, 0, "H100", 4);
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_EEXIST);
+	ASSERT_STR_CONTAINS(d.msg, "two limits on GPU model H100");
+	s->queues[0].model_limits[1].model[0] = 0;
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_EINVAL);
+	snprintf(s->queues[0].model_limits[1].model, FW_NAME_MAX, "A100");
+	s->queues[0].model_limits[1].gpus = -1;
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_ERANGE);
+	s->queues[0].model_limits[1].gpus = 0;
+	ASSERT_OK(fw_snapshot_validate(s, &d));
+	s->queues[0].nmodel_limits = FW_MAX_MODEL_LIMITS + 1;
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_ERANGE);
+	s->queues[0].nmodel_limits = 1;
+	for (int i = 0; i < FW_MAX_LIMITED_MODELS; i++) {
+		char nm[16], md[16];
+		snprintf(nm, sizeof nm, "m%d", i);
+		snprintf(md, sizeof md, "M%d", i);
+		tb_node(s, nm, 1, md, "rm", NULL, NULL);
+	}
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_ERANGE); /* 65 models */
+	ASSERT_STR_CONTAINS(d.msg, "more than 64 GPU models");
+	s->queues[0].nmodel_limits = 0;
+	ASSERT_OK(fw_snapshot_validate(s, &d));
+	fw_snapshot_free(s);
+}
+
+/* Consolidation moves two of q's jobs for another queue's gang; moved,
+ * they count once against q's H100 limit, so q's next job, which the
+ * limit holds exactly, still starts in the same plan. */
+TEST(moved_jobs_count_once_against_their_model_limit)
+{
+	struct fw_snapshot *s = fragmented_case();
+	int g = 4, n4 = tb_node(s, "n4", 4, NULL, NULL, NULL, NULL);
+	int gq = tb_queue(s, "gq", -1, 16, -1, 1);
+	s->queues[0].deserved.v[FW_RES_GPU] = 16000;
+	s->jobs[g].queue = gq;
+	model_limit(s, 0, "H100", 20);
+	int w = named(s, tb_job(s, "w", 0, 1, 4, 1000, 6000), "H100");
+	struct fw_plan *p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT(is_started(p, g));
+	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 2);
+	ASSERT(is_started(p, w));
+	(void)n4;
+	s->queues[0].model_limits[0].gpus = 19000; /* one short: w waits */
+	p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT(is_started(p, g));
+	ASSERT_EQ(fw_plan_pending_for(p, w)->reason, FW_REASON_MODEL_LIMIT);
+	fw_snapshot_free(s);
+}
+
+/* A moved job restarts on the GPU model it left: v2 and v3 run on A100
+ * nodes, and the only room for them is half of an H100 node, which q's
+ * H100 limit does not hold; so nothing moves (with one A100 half free,
+ * still not both), and the checker, which recounts the limit, agrees. */
+TEST(a_moved_job_stays_on_its_gpu_model)
+{
+	struct fw_snapshot *s = fragmented_case();
+	int g = 4, n4 = tb_node(s, "n4", 8, "A100", NULL, NULL, NULL);
+	int gq = tb_queue(s, "gq", -1, 16, -1, 1);
+	s->queues[0].deserved.v[FW_RES_GPU] = 16000;
+	snprintf(s->nodes[2].gpu_model, FW_NAME_MAX, "A100");
+	snprintf(s->nodes[3].gpu_model, FW_NAME_MAX, "A100");
+	s->jobs[g].queue = gq;
+	model_limit(s, 0, "H100", 8);
+	int f = tb_job(s, "fill", 0, 1, 4, 1000, 0); /* n4's other half */
+	tb_run(s, f, 1, &n4, 0xf0);
+	struct fw_plan *p = run(s, "fairway");
+	ASSERT(p != NULL);
+	for (int i = 0; i < p->ndecisions; i++) {
+		const struct fw_decision *d = &p->decisions[i];
+		if (d->kind != FW_DECIDE_START || s->jobs[d->job].state != FW_JOB_RUNNING)
+			continue;
+		int was = s->allocs[s->jobs[d->job].alloc_first].node, now = p->allocs[d->alloc_first].node;
+		ASSERT_STR_EQ(s->nodes[was].gpu_model, s->nodes[now].gpu_model);
+	}
+	ASSERT(!is_started(p, g));
+	/* without the limit the two move to the H100 halves, and the gang starts */
+	s->queues[0].nmodel_limits = 0;
+	p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT(is_started(p, g));
+	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 2);
+	fw_snapshot_free(s);
+}
+
 #define TESTS single_gpu_jobs_bin_pack_onto_the_busiest_node, gang_waits_rather_than_starting_partially, \
 	min_member_lets_part_of_a_gang_start, required_topology_is_never_violated, \
 	preferred_level_picks_the_smallest_domain_that_fits, fractional_gpus_pack_onto_a_shared_gpu, \
@@ -4121,7 +4420,12 @@ TEST(fifo_line_is_submit_then_index_however_the_jobs_arrive)
 	jobs_alike_but_for_their_group_filters_are_told_apart, a_fractional_group_shares_a_gpu_on_its_node, \
 	an_except_filter_is_the_reason_only_when_it_leaves_out_room, groups_no_domain_of_the_required_level_holds_never_start, \
 	users_take_turns_inside_a_queue_with_user_fair_share, users_alternate_and_count_only_their_own_queue, \
-	reclaim_never_evicts_jobs_of_a_nonpreemptible_queue
+	reclaim_never_evicts_jobs_of_a_nonpreemptible_queue, \
+	a_model_limit_caps_the_jobs_that_name_its_model, a_job_naming_no_model_goes_where_its_limits_hold, \
+	a_parent_model_limit_counts_its_children, a_reservation_keeps_to_the_models_a_limit_leaves, \
+	reclaim_under_a_model_limit_frees_an_allowed_model, random_model_limits_keep_every_invariant, \
+	model_limits_are_validated, moved_jobs_count_once_against_their_model_limit, \
+	a_moved_job_stays_on_its_gpu_model
 
 int main(void)
 {

@@ -109,6 +109,24 @@ TEST(over_quota_amount_in_full)
 	fw_snapshot_free(s);
 }
 
+/* A GPU model limit names its queue and model; an index the snapshot
+ * does not have reads as the core's text. */
+TEST(model_limits_name_the_queue_and_the_model)
+{
+	struct fw_snapshot *s = world();
+	char core[512];
+
+	s->queues[2].nmodel_limits = 2;
+	snprintf(s->queues[2].model_limits[1].model, FW_NAME_MAX, "H100");
+	s->queues[2].model_limits[1].gpus = 2500;
+	ASSERT_STR_EQ(text(s, FW_REASON_MODEL_LIMIT, 1000, 2 * FW_MAX_MODEL_LIMITS + 1),
+		      "over a GPU model limit: starting it would put queue cv 1 GPU over its limit of 2.5 H100 GPUs");
+	ASSERT_STR_EQ(text(s, FW_REASON_MODEL_LIMIT, 1000, 2 * FW_MAX_MODEL_LIMITS + 2),
+		      fw_reason_format(FW_REASON_MODEL_LIMIT, 1000, 0, core, sizeof core));
+	ASSERT_STR_CONTAINS(core, "1 GPU over its limit on a GPU model");
+	fw_snapshot_free(s);
+}
+
 /* An index the snapshot does not have, and every reason without an
  * index: the core's own text. */
 TEST(the_rest_reads_as_the_core)
@@ -125,7 +143,7 @@ TEST(the_rest_reads_as_the_core)
 		if (r == FW_REASON_STARTED || r == FW_REASON_OVER_QUOTA || r == FW_REASON_RECLAIMED ||
 		    r == FW_REASON_PREEMPTED || r == FW_REASON_MOVED || r == FW_REASON_RESERVED ||
 		    r == FW_REASON_HEAD_OF_LINE || r == FW_REASON_DRAIN_REQUEUE || r == FW_REASON_DRAIN_FINISH ||
-		    r == FW_REASON_DRAINED)
+		    r == FW_REASON_DRAINED || r == FW_REASON_MODEL_LIMIT)
 			continue;
 		ASSERT_STR_EQ(text(s, (enum fw_reason)r, 1, 1), fw_reason_format((enum fw_reason)r, 1, 1, core, sizeof core));
 		ASSERT(!strchr(core, '#')); /* no other reason carries an index */
@@ -148,6 +166,9 @@ static struct fw_snapshot *long_names(void)
 	tb_node(s, name[2], 8, NULL, NULL, NULL, NULL);
 	tb_queue(s, name[1], -1, 8, -1, 1);
 	tb_job(s, name[0], 0, 1, 8, 1000, 0);
+	s->queues[0].nmodel_limits = 1; /* MODEL_LIMIT's b = 0 and 1: its name, and none */
+	memset(s->queues[0].model_limits[0].model, 'm', FW_NAME_MAX - 1);
+	s->queues[0].model_limits[0].gpus = INT64_MAX;
 	s->jobs[0].start_time = 0;
 	s->now = 1700000000;
 	return s;
@@ -201,4 +222,4 @@ TEST(every_text_fits_its_bound)
 
 TEST_MAIN(evictions_name_the_job_and_its_queue, waiting_reasons_name_the_job_ahead, drains_name_the_node,
 	  started_says_the_gpus_only, over_quota_amount_in_full, the_rest_reads_as_the_core,
-	  longest_names_arrive_whole, every_text_fits_its_bound)
+	  longest_names_arrive_whole, every_text_fits_its_bound, model_limits_name_the_queue_and_the_model)

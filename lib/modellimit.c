@@ -1,0 +1,187 @@
+/*
+ * modellimit.c — limits on the GPUs of one model a queue may hold.
+ *
+ * A fleet of H100 and A100 nodes wants "research may use at most 16
+ * H100s, any number of A100s" (KAI-Scheduler#1087; Kueue does it with
+ * flavor quotas).  A queue lists such limits (fw_queue.model_limits);
+ * each caps the GPUs of its model held by the running jobs of the queue
+ * and of every queue under it, counted in milli-GPU as the queue's own
+ * GPU limit is.
+ *
+ * The rule for a job (fw__mlim_gate), up its queue's line:
+ *   - named:   a task group that names a model counts its GPUs against
+ *              that model's limits.  Over one (and asking GPUs of it):
+ *              the job waits, MODEL_LIMIT, as over quota (no reservation,
+ *              no estimate: only its queue's own jobs ending frees it);
+ *   - unnamed: the groups that name no model could land on any model.  A
+ *              model is open to them when every limit on it in the line
+ *              holds the whole job there (what the queue holds, plus the
+ *              job's named GPUs of it, plus all its unnamed ones).  Every
+ *              model open: nothing to restrict.  Some open: those groups
+ *              go on one open model (fleet order, the first that fits:
+ *              fw__place_gated), as Kueue assigns one flavor.  None open:
+ *              MODEL_LIMIT.
+ * A job that would fit now but for its model limits waits with
+ * MODEL_LIMIT too (allocate.c), so the reason names the limit rather
+ * than the capacity.
+ *
+ * Where it holds: allocate (each start), reclaim and preemption (a
+ * preemptor starts only under its limits; a victim's GPUs come off its
+ * queues'), consolidation (a moved job restarts on the model it left, so
+ * no queue's count changes; the gang moved for keeps to its open models), reservations (the walk places on the open
+ * models, judged by what the queue holds now) and the plan checker
+ * (fw_plan_check: no start puts a queue over a model limit it was not
+ * over already).  The fair share does not see model limits: a queue's
+ * share is over all models, and a start it cannot make under them is
+ * simply not made.  Estimates are per shape, not per queue: a job that
+ * its limits restrict to some models, and that would not fit now on any
+ * model, gets its shape's estimate on every model, a lower bound (one
+ * that would fit now but for its limits has a reservation on its open
+ * models, or waits with MODEL_LIMIT and no estimate).
+ *
+ * Cost: nothing unless some queue has a limit (y->mheld stays NULL);
+ * then O(depth * limits) per gate, and one pass over the running jobs'
+ * tasks per cycle.
+ */
+#include <string.h>
+
+#include "cycle_int.h"
+
+static int64_t task_milli(const struct fw_task_alloc *t)
+{
+	return (int64_t)__builtin_popcount(t->gpu_mask) * t->gpu_milli;
+}
+
+int fw__mlim_create(struct cyc *y)
+{
+	const struct fw_snapshot *s = y->s;
+	bool any = false;
+
+	for (int32_t q = 0; q < s->nqueues && !any; q++)
+		any = s->queues[q].nmodel_limits > 0;
+	if (!any)
+		return FW_OK;
+	if (y->c.nmodels > FW_MAX_LIMITED_MODELS) /* fw_snapshot_validate says so */
+		return FW_ERANGE;
+	size_t n = (size_t)s->nqueues * FW_MAX_MODEL_LIMITS;
+	y->mheld = FW_ARENA_NEW(y->a, int64_t, n);
+	y->mlim_model = FW_ARENA_NEW(y->a, int32_t, n);
+	if (!y->mheld || !y->mlim_model)
+		return FW_ENOMEM;
+	for (int32_t q = 0; q < s->nqueues; q++)
+		for (int k = 0; k < FW_MAX_MODEL_LIMITS; k++)
+			y->mlim_model[q * FW_MAX_MODEL_LIMITS + k] =
+				k < s->queues[q].nmodel_limits ? fw__model_id(&y->c, s->queues[q].model_limits[k].model)
+							       : -1;
+	for (int32_t j = 0; j < s->njobs; j++)
+		if (s->jobs[j].state == FW_JOB_RUNNING)
+			fw__mlim_charge(y, j, s->allocs + s->jobs[j].alloc_first, s->jobs[j].alloc_count, 1);
+	return FW_OK;
+}
+
+void fw__mlim_charge(struct cyc *y, int32_t jx, const struct fw_task_alloc *t, int32_t n, int sign)
+{
+	const struct fw_snapshot *s = y->s;
+
+	if (!y->mheld)
+		return;
+	for (int32_t q = s->jobs[jx].queue; q >= 0; q = s->queues[q].parent) {
+		for (int k = 0; k < s->queues[q].nmodel_limits; k++) {
+			int32_t m = y->mlim_model[q * FW_MAX_MODEL_LIMITS + k];
+			int64_t use = 0;
+			for (int32_t i = 0; m >= 0 && i < n; i++)
+				if (y->c.nodes[t[i].node].model == m)
+					use += task_milli(&t[i]);
+			y->mheld[q * FW_MAX_MODEL_LIMITS + k] += sign * use;
+		}
+	}
+}
+
+uint64_t fw__mlim_all(const struct cyc *y)
+{
+	int32_t n = y->c.nmodels < 64 ? y->c.nmodels : 64;
+
+	return n == 64 ? ~0ull : (1ull << n) - 1;
+}
+
+/* The job's GPUs by model: named[m] for groups that name model m (of
+ * the fleet's), *unnamed for the groups that name none. */
+static void job_gpus(const struct cyc *y, const struct fw_job *j, int64_t *named, int64_t *unnamed)
+{
+	*unnamed = 0;
+	for (int g = 0; g < j->ngroups; g++) {
+		const struct fw_task_group *t = &j->groups[g];
+		int64_t v = (int64_t)t->count * t->gpus * t->gpu_milli;
+		if (!t->gpus)
+			continue;
+		if (!t->gpu_model[0]) {
+			*unnamed += v;
+			continue;
+		}
+		int32_t m = fw__model_id(&y->c, t->gpu_model);
+		if (m >= 0)
+			named[m] += v;
+	}
+}
+
+static bool refuse(struct fw_pending *r, int64_t over, int32_t q, int k)
+{
+	r->reason = FW_REASON_MODEL_LIMIT;
+	r->a = over;
+	r->b = (int64_t)q * FW_MAX_MODEL_LIMITS + k;
+	return false;
+}
+
+bool fw__mlim_gate(const struct cyc *y, int32_t jx, uint64_t *open, struct fw_pending *r)
+{
+	const struct fw_snapshot *s = y->s;
+	const struct fw_job *j = &s->jobs[jx];
+	int64_t named[FW_MAX_LIMITED_MODELS] = { 0 }, unnamed, over = 0;
+	int32_t cq = -1, ck = 0;
+
+	*open = fw__mlim_all(y);
+	if (!y->mheld)
+		return true;
+	job_gpus(y, j, named, &unnamed);
+	for (int32_t q = j->queue; q >= 0; q = s->queues[q].parent) {
+		for (int k = 0; k < s->queues[q].nmodel_limits; k++) {
+			int32_t m = y->mlim_model[q * FW_MAX_MODEL_LIMITS + k];
+			if (m < 0)
+				continue;
+			int64_t held = y->mheld[q * FW_MAX_MODEL_LIMITS + k], cap = s->queues[q].model_limits[k].gpus;
+			if (named[m] > 0 && held + named[m] > cap)
+				return refuse(r, held + named[m] - cap, q, k);
+			if (unnamed > 0 && held + named[m] + unnamed > cap && (*open >> m & 1)) {
+				*open &= ~(1ull << m);
+				if (cq < 0) { /* the first limit that closes a model: the reason if all are */
+					cq = q;
+					ck = k;
+					over = held + named[m] + unnamed - cap;
+				}
+			}
+		}
+	}
+	if (cq >= 0) /* some model closed: the reason, should the rest not do */
+		refuse(r, over, cq, ck);
+	return *open != 0;
+}
+
+int fw__place_gated(struct fw__cstate *c, int32_t jx, const struct fw__place_opts *o, uint64_t open,
+		    struct fw__placement *out)
+{
+	struct fw__place_opts p = *o;
+	bool fit = false;
+	int rc = FW_EDECLINED;
+
+	if (open == ((c->nmodels >= 64) ? ~0ull : (1ull << c->nmodels) - 1))
+		return fw__place_job(c, jx, o, out);
+	for (int32_t m = 0; m < c->nmodels && m < 64 && rc == FW_EDECLINED; m++) {
+		if (!(open >> m & 1))
+			continue;
+		p.only_model = m + 1;
+		rc = fw__place_job(c, jx, &p, out);
+		fit = fit || out->shape_fit;
+	}
+	out->shape_fit = fit || out->shape_fit;
+	return rc;
+}
