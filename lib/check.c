@@ -47,10 +47,9 @@ struct usage {
 	int32_t (*gpu)[FW_MAX_GPUS_PER_NODE];
 	int64_t *cpu, *mem;
 	struct fw_res *before, *after; /* per queue, subtree */
-	int64_t *mbefore, *mafter;      /* per queue and GPU model limit
-					 * (q * FW_MAX_MODEL_LIMITS + k): milli-GPU
-					 * of its model in the subtree; NULL when no
-					 * queue has such a limit */
+	int64_t *mbefore, *mafter;      /* per GPU model limit k: milli-GPU
+					 * of its model in its queue's subtree;
+					 * NULL when the snapshot has none */
 	bool *touched;                  /* queue got a start */
 	int32_t *running, nrunning;     /* jobs in state RUNNING, in index order */
 	int32_t *pending, npending;     /* jobs in state PENDING, in index order */
@@ -89,30 +88,30 @@ static void charge(const struct fw_snapshot *s, struct fw_res *q_use, int32_t q,
 		q_use[q] = fw_res_add(q_use[q], r);
 }
 
-/* The task's GPUs against every GPU model limit up its queue's line
- * whose model is its node's. */
-static void charge_model(const struct fw_snapshot *s, int64_t *m, int32_t q, const struct fw_task_alloc *t,
+/* The task's GPUs against every GPU model limit on its node's model of
+ * a queue up its job's queue line. */
+static void charge_model(const struct fw_snapshot *s, int64_t *m, int32_t jq, const struct fw_task_alloc *t,
 			 int sign)
 {
 	const char *model = s->nodes[t->node].gpu_model;
 
-	for (; m && q >= 0; q = s->queues[q].parent)
-		for (int k = 0; k < s->queues[q].nmodel_limits; k++)
-			if (strcmp(s->queues[q].model_limits[k].model, model) == 0)
-				m[q * FW_MAX_MODEL_LIMITS + k] +=
-					sign * (int64_t)__builtin_popcount(t->gpu_mask) * t->gpu_milli;
+	for (int32_t k = 0; m && k < s->nmodel_limits; k++) {
+		if (strcmp(s->model_limits[k].model, model) != 0)
+			continue;
+		for (int32_t q = jq; q >= 0; q = s->queues[q].parent)
+			if (q == s->model_limits[k].queue)
+				m[k] += sign * (int64_t)__builtin_popcount(t->gpu_mask) * t->gpu_milli;
+	}
 }
 
 static int usage_init(struct usage *u, const struct fw_snapshot *s, struct fw_arena *a)
 {
-	bool limited = false;
+	bool limited = s->nmodel_limits > 0;
 
-	for (int32_t q = 0; q < s->nqueues && !limited; q++)
-		limited = s->queues[q].nmodel_limits > 0;
 	u->mbefore = u->mafter = NULL;
 	if (limited) {
-		u->mbefore = FW_ARENA_NEW(a, int64_t, (size_t)s->nqueues * FW_MAX_MODEL_LIMITS);
-		u->mafter = FW_ARENA_NEW(a, int64_t, (size_t)s->nqueues * FW_MAX_MODEL_LIMITS);
+		u->mbefore = FW_ARENA_NEW(a, int64_t, (size_t)s->nmodel_limits);
+		u->mafter = FW_ARENA_NEW(a, int64_t, (size_t)s->nmodel_limits);
 		if (!u->mbefore || !u->mafter)
 			return FW_ENOMEM;
 	}
@@ -144,7 +143,7 @@ static int usage_init(struct usage *u, const struct fw_snapshot *s, struct fw_ar
 	}
 	memcpy(u->after, u->before, (size_t)s->nqueues * sizeof *u->after);
 	if (limited)
-		memcpy(u->mafter, u->mbefore, (size_t)s->nqueues * FW_MAX_MODEL_LIMITS * sizeof *u->mafter);
+		memcpy(u->mafter, u->mbefore, (size_t)s->nmodel_limits * sizeof *u->mafter);
 	return FW_OK;
 }
 
@@ -410,14 +409,13 @@ static int check_queues(const struct fw_snapshot *s, const struct usage *u, stru
 					    fw_res_name(r), (long long)u->after[q].v[r], (long long)lim);
 			}
 		}
-		for (int k = 0; u->mafter && k < s->queues[q].nmodel_limits; k++) {
-			int64_t a = u->mafter[q * FW_MAX_MODEL_LIMITS + k], b = u->mbefore[q * FW_MAX_MODEL_LIMITS + k];
-			const struct fw_model_limit *m = &s->queues[q].model_limits[k];
-			if (a > m->gpus && a > b)
-				return FAILAT(d, ((struct fld){ "queues", q }),
-					    "queue %s is over its limit on GPU model %s: %lld > %lld milli-GPU", s->queues[q].name,
-					    m->model, (long long)a, (long long)m->gpus);
-		}
+	}
+	for (int32_t k = 0; u->mafter && k < s->nmodel_limits; k++) {
+		const struct fw_model_limit *m = &s->model_limits[k];
+		if (u->touched[m->queue] && u->mafter[k] > m->gpus && u->mafter[k] > u->mbefore[k])
+			return FAILAT(d, ((struct fld){ "model_limits", k }),
+				    "queue %s is over its limit on GPU model %s: %lld > %lld milli-GPU",
+				    s->queues[m->queue].name, m->model, (long long)u->mafter[k], (long long)m->gpus);
 	}
 	return FW_OK;
 }

@@ -208,12 +208,13 @@ struct cyc {
 	 * utab the ids' open-addressed table (the first job of each name) */
 	int32_t *uid, *utab, ucap, nusers;
 	int64_t *ugpu;
-	/* GPU model limits (modellimit.c; NULL when no queue has one): per
-	 * queue q and limit k, at q * FW_MAX_MODEL_LIMITS + k, the milli-GPUs
-	 * of that model held by q's subtree, live, and the model's id in
-	 * c.models (-1: no node has it, so nothing can be held) */
+	/* GPU model limits (modellimit.c; NULL when the snapshot has none):
+	 * per limit k (snapshot.model_limits), the milli-GPUs of its model
+	 * held by its queue's subtree, live, and the model's id in c.models
+	 * (-1: no node has it, so nothing can be held); each queue's limits
+	 * as a list, mlim_first[q] then mlim_next[k], -1 ending it */
 	int64_t *mheld;
-	int32_t *mlim_model;
+	int32_t *mlim_model, *mlim_first, *mlim_next;
 };
 
 /* When j, started at t, is expected to end (its runtime or its queue's

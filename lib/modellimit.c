@@ -55,24 +55,26 @@ static int64_t task_milli(const struct fw_task_alloc *t)
 int fw__mlim_create(struct cyc *y)
 {
 	const struct fw_snapshot *s = y->s;
-	bool any = false;
+	int32_t n = s->nmodel_limits;
 
-	for (int32_t q = 0; q < s->nqueues && !any; q++)
-		any = s->queues[q].nmodel_limits > 0;
-	if (!any)
+	if (n == 0)
 		return FW_OK;
 	if (y->c.nmodels > FW_MAX_LIMITED_MODELS) /* fw_snapshot_validate says so */
 		return FW_ERANGE;
-	size_t n = (size_t)s->nqueues * FW_MAX_MODEL_LIMITS;
 	y->mheld = FW_ARENA_NEW(y->a, int64_t, n);
 	y->mlim_model = FW_ARENA_NEW(y->a, int32_t, n);
-	if (!y->mheld || !y->mlim_model)
+	y->mlim_first = FW_ARENA_NEW(y->a, int32_t, s->nqueues + 1);
+	y->mlim_next = FW_ARENA_NEW(y->a, int32_t, n);
+	if (!y->mheld || !y->mlim_model || !y->mlim_first || !y->mlim_next)
 		return FW_ENOMEM;
 	for (int32_t q = 0; q < s->nqueues; q++)
-		for (int k = 0; k < FW_MAX_MODEL_LIMITS; k++)
-			y->mlim_model[q * FW_MAX_MODEL_LIMITS + k] =
-				k < s->queues[q].nmodel_limits ? fw__model_id(&y->c, s->queues[q].model_limits[k].model)
-							       : -1;
+		y->mlim_first[q] = -1;
+	for (int32_t k = n - 1; k >= 0; k--) { /* each queue's list in index order */
+		int32_t q = s->model_limits[k].queue;
+		y->mlim_model[k] = fw__model_id(&y->c, s->model_limits[k].model);
+		y->mlim_next[k] = y->mlim_first[q];
+		y->mlim_first[q] = k;
+	}
 	for (int32_t j = 0; j < s->njobs; j++)
 		if (s->jobs[j].state == FW_JOB_RUNNING)
 			fw__mlim_charge(y, j, s->allocs + s->jobs[j].alloc_first, s->jobs[j].alloc_count, 1);
@@ -86,13 +88,13 @@ void fw__mlim_charge(struct cyc *y, int32_t jx, const struct fw_task_alloc *t, i
 	if (!y->mheld)
 		return;
 	for (int32_t q = s->jobs[jx].queue; q >= 0; q = s->queues[q].parent) {
-		for (int k = 0; k < s->queues[q].nmodel_limits; k++) {
-			int32_t m = y->mlim_model[q * FW_MAX_MODEL_LIMITS + k];
+		for (int32_t k = y->mlim_first[q]; k >= 0; k = y->mlim_next[k]) {
+			int32_t m = y->mlim_model[k];
 			int64_t use = 0;
 			for (int32_t i = 0; m >= 0 && i < n; i++)
 				if (y->c.nodes[t[i].node].model == m)
 					use += task_milli(&t[i]);
-			y->mheld[q * FW_MAX_MODEL_LIMITS + k] += sign * use;
+			y->mheld[k] += sign * use;
 		}
 	}
 }
@@ -124,11 +126,11 @@ static void job_gpus(const struct cyc *y, const struct fw_job *j, int64_t *named
 	}
 }
 
-static bool refuse(struct fw_pending *r, int64_t over, int32_t q, int k)
+static bool refuse(struct fw_pending *r, int64_t over, int32_t k)
 {
 	r->reason = FW_REASON_MODEL_LIMIT;
 	r->a = over;
-	r->b = (int64_t)q * FW_MAX_MODEL_LIMITS + k;
+	r->b = k;
 	return false;
 }
 
@@ -137,32 +139,31 @@ bool fw__mlim_gate(const struct cyc *y, int32_t jx, uint64_t *open, struct fw_pe
 	const struct fw_snapshot *s = y->s;
 	const struct fw_job *j = &s->jobs[jx];
 	int64_t named[FW_MAX_LIMITED_MODELS] = { 0 }, unnamed, over = 0;
-	int32_t cq = -1, ck = 0;
+	int32_t closer = -1;
 
 	*open = fw__mlim_all(y);
 	if (!y->mheld)
 		return true;
 	job_gpus(y, j, named, &unnamed);
 	for (int32_t q = j->queue; q >= 0; q = s->queues[q].parent) {
-		for (int k = 0; k < s->queues[q].nmodel_limits; k++) {
-			int32_t m = y->mlim_model[q * FW_MAX_MODEL_LIMITS + k];
+		for (int32_t k = y->mlim_first[q]; k >= 0; k = y->mlim_next[k]) {
+			int32_t m = y->mlim_model[k];
 			if (m < 0)
 				continue;
-			int64_t held = y->mheld[q * FW_MAX_MODEL_LIMITS + k], cap = s->queues[q].model_limits[k].gpus;
+			int64_t held = y->mheld[k], cap = s->model_limits[k].gpus;
 			if (named[m] > 0 && held + named[m] > cap)
-				return refuse(r, held + named[m] - cap, q, k);
+				return refuse(r, held + named[m] - cap, k);
 			if (unnamed > 0 && held + named[m] + unnamed > cap && (*open >> m & 1)) {
 				*open &= ~(1ull << m);
-				if (cq < 0) { /* the first limit that closes a model: the reason if all are */
-					cq = q;
-					ck = k;
+				if (closer < 0) { /* the first limit that closes a model: the reason if all are */
+					closer = k;
 					over = held + named[m] + unnamed - cap;
 				}
 			}
 		}
 	}
-	if (cq >= 0) /* some model closed: the reason, should the rest not do */
-		refuse(r, over, cq, ck);
+	if (closer >= 0) /* some model closed: the reason, should the rest not do */
+		refuse(r, over, closer);
 	return *open != 0;
 }
 

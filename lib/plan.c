@@ -91,24 +91,24 @@ static void singular(char *buf)
 	}
 }
 
-/* MODEL_LIMIT: b names the queue and its limit (plan.h); with the
- * snapshot at hand, by name. */
+/* MODEL_LIMIT: b is the limit (plan.h); with the snapshot at hand, its
+ * queue and model by name. */
 static void format_model_limit(const struct fw_snapshot *s, int64_t a, int64_t b, char *buf, size_t n)
 {
-	int64_t q = b / FW_MAX_MODEL_LIMITS, k = b % FW_MAX_MODEL_LIMITS;
 	char amount[32], cap[32];
 
 	format_amount(a, 1000, amount, sizeof amount);
-	if (!s || b < 0 || q >= s->nqueues || k >= s->queues[q].nmodel_limits) {
+	if (!s || b < 0 || b >= s->nmodel_limits || s->model_limits[b].queue < 0 ||
+	    s->model_limits[b].queue >= s->nqueues) {
 		snprintf(buf, n,
 			 "over a GPU model limit: starting it would put its queue (or a parent queue) %s GPUs over its limit on a GPU model",
 			 amount);
 		return;
 	}
-	const struct fw_model_limit *m = &s->queues[q].model_limits[k];
+	const struct fw_model_limit *m = &s->model_limits[b];
 	format_amount(m->gpus, 1000, cap, sizeof cap);
 	snprintf(buf, n, "over a GPU model limit: starting it would put queue %s %s GPUs over its limit of %s %s GPUs",
-		 s->queues[q].name, amount, cap, m->model);
+		 s->queues[m->queue].name, amount, cap, m->model);
 }
 
 char *fw_reason_format(enum fw_reason r, int64_t a, int64_t b, char *buf, size_t n)

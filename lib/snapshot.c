@@ -33,6 +33,7 @@ void fw_snapshot_free(struct fw_snapshot *s)
 	free(s->job_nodes);
 	free(s->group_nodes);
 	free(s->node_refs);
+	free(s->model_limits);
 	free(s);
 }
 
@@ -102,6 +103,11 @@ int fw_snapshot_add_job(struct fw_snapshot *s, const struct fw_job *j)
 int fw_snapshot_add_alloc(struct fw_snapshot *s, const struct fw_task_alloc *a)
 {
 	ADD(s, allocs, nallocs, cap_allocs, a);
+}
+
+int fw_snapshot_add_model_limit(struct fw_snapshot *s, const struct fw_model_limit *m)
+{
+	ADD(s, model_limits, nmodel_limits, cap_model_limits, m);
 }
 
 static int int_cmp(const void *a, const void *b)

@@ -187,19 +187,6 @@ static int check_queue(const struct fw_snapshot *s, int32_t i, struct fw_diag *d
 		if (!(q->over_quota_weight[r] >= 0))
 			return BAD(d, FW_ERANGE, f, "queue %s: negative %s overQuotaWeight", q->name, fw_res_name(r));
 	}
-	if (q->nmodel_limits < 0 || q->nmodel_limits > FW_MAX_MODEL_LIMITS)
-		return BAD(d, FW_ERANGE, f, "queue %s: %d GPU model limits, at most %d", q->name, (int)q->nmodel_limits,
-			   FW_MAX_MODEL_LIMITS);
-	for (int k = 0; k < q->nmodel_limits; k++) {
-		const struct fw_model_limit *m = &q->model_limits[k];
-		if (!m->model[0] || !memchr(m->model, 0, FW_NAME_MAX))
-			return BAD(d, FW_EINVAL, f, "queue %s: GPU model limit %d names no model", q->name, k);
-		if (m->gpus < 0)
-			return BAD(d, FW_ERANGE, f, "queue %s: negative limit on GPU model %s", q->name, m->model);
-		for (int i = 0; i < k; i++)
-			if (strcmp(q->model_limits[i].model, m->model) == 0)
-				return BAD(d, FW_EEXIST, f, "queue %s: two limits on GPU model %s", q->name, m->model);
-	}
 	if (q->min_runtime_s < 0 || q->default_runtime_s < 0 || q->default_checkpoint_s < 0)
 		return BAD(d, FW_ERANGE, f, "queue %s: negative minRuntime, defaultRuntime or defaultCheckpointInterval",
 			   q->name);
@@ -233,17 +220,32 @@ static int check_queues(const struct fw_snapshot *s, struct fw_diag *d)
 	return FW_OK;
 }
 
-/* GPU model limits tell models apart in a 64-bit set (modellimit.c):
- * a fleet whose queues have such limits has at most 64 GPU models. */
-static int check_model_count(const struct fw_snapshot *s, struct fw_diag *d)
+/* GPU model limits: each names a queue and a model, at most one per
+ * queue and model; they tell models apart in a 64-bit set
+ * (modellimit.c), so a fleet with any has at most 64 GPU models. */
+static int check_model_limits(const struct fw_snapshot *s, struct fw_diag *d)
 {
 	const char *seen[FW_MAX_LIMITED_MODELS + 1];
 	int n = 0;
-	bool limited = false;
+	char f[64];
 
-	for (int32_t q = 0; q < s->nqueues && !limited; q++)
-		limited = s->queues[q].nmodel_limits > 0;
-	for (int32_t i = 0; limited && i < s->nnodes; i++) {
+	for (int32_t i = 0; i < s->nmodel_limits; i++) {
+		const struct fw_model_limit *m = &s->model_limits[i];
+		elem_name(f, "model_limits", i);
+		if (m->queue < 0 || m->queue >= s->nqueues)
+			return BAD(d, FW_ENOENT, f, "GPU model limit %d names queue index %d, out of range", (int)i,
+				   (int)m->queue);
+		if (!m->model[0] || !memchr(m->model, 0, FW_NAME_MAX))
+			return BAD(d, FW_EINVAL, f, "queue %s: a GPU model limit names no model", s->queues[m->queue].name);
+		if (m->gpus < 0)
+			return BAD(d, FW_ERANGE, f, "queue %s: negative limit on GPU model %s", s->queues[m->queue].name,
+				   m->model);
+		for (int32_t k = 0; k < i; k++)
+			if (s->model_limits[k].queue == m->queue && strcmp(s->model_limits[k].model, m->model) == 0)
+				return BAD(d, FW_EEXIST, f, "queue %s: two limits on GPU model %s", s->queues[m->queue].name,
+					   m->model);
+	}
+	for (int32_t i = 0; s->nmodel_limits > 0 && i < s->nnodes; i++) {
 		int k = 0;
 		if (!s->nodes[i].gpu_count)
 			continue;
@@ -545,7 +547,7 @@ int fw_snapshot_validate(const struct fw_snapshot *s, struct fw_diag *d)
 		return rc;
 	if ((rc = check_nodes(s, d)) != FW_OK)
 		return rc;
-	if ((rc = check_queues(s, d)) != FW_OK || (rc = check_model_count(s, d)) != FW_OK)
+	if ((rc = check_queues(s, d)) != FW_OK || (rc = check_model_limits(s, d)) != FW_OK)
 		return rc;
 	if ((rc = check_jobs(s, d)) != FW_OK)
 		return rc;

@@ -45,8 +45,8 @@
  *     still waiting.
  * Unknown (FW_TIME_UNKNOWN, with unknown_why and its arguments) when the
  * job is over quota (OVER_QUOTA, or MODEL_LIMIT: over a queue's limit on
- * a GPU model, a = the excess in milli-GPU, b = queue index *
- * FW_MAX_MODEL_LIMITS + the limit's slot), when the GPUs it needs are held by jobs
+ * a GPU model, a = the excess in milli-GPU, b = the limit's index in
+ * snapshot.model_limits), when the GPUs it needs are held by jobs
  * with no expected runtime (UNKNOWN_RUNTIME), or when the cluster can
  * never hold it (NEVER_FITS: its GPUs, in the cluster, of its model, in
  * one domain of its required level, or one task's on one node; TASK_CPU,
@@ -150,7 +150,7 @@ enum fw_decision_kind {
 	X(NODE_FILTER, node_filter,                                            \
 	  "it may start on %lld nodes only (its node filter, or a task group's: a nodeSelector, or Slurm's --constraint, --exclude, -w or partition), and they lack the room for it now: %lld GPUs are free there") \
 	X(MODEL_LIMIT, model_limit,                                            \
-	  "over a GPU model limit: starting it would put its queue (or a parent queue) %lld milli-GPU over its limit #%lld on a GPU model (rendered specially)")
+	  "over a GPU model limit: starting it would put its queue (or a parent queue) %lld milli-GPU over GPU model limit #%lld (rendered specially)")
 
 enum fw_reason {
 #define FW__REASON_ENUM(U, l, t) FW_REASON_##U,

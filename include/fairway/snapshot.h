@@ -131,19 +131,6 @@ struct fw_node {
 	struct fw_label labels[FW_MAX_LABELS];
 };
 
-/* A cap on the GPUs of one model that a queue and every queue under it
- * may hold (a queue's gpu_model_limits; KAI-Scheduler#1087, Kueue's
- * flavor quotas).  The rule, lib/modellimit.c: a job whose task groups
- * name the model counts their GPUs against it; a job whose groups name
- * no model runs, when some model's limit would not hold the whole job,
- * on one model whose limits do (fleet order, first that fits). */
-#define FW_MAX_MODEL_LIMITS 8
-#define FW_MAX_LIMITED_MODELS 64 /* GPU models in a fleet with such limits */
-struct fw_model_limit {
-	char model[FW_NAME_MAX];        /* a node gpu_model, non-empty */
-	int64_t gpus;                   /* milli-GPU, >= 0 */
-};
-
 struct fw_queue {
 	char name[FW_NAME_MAX];
 	int32_t parent;                 /* index, or -1 for a top-level queue */
@@ -174,9 +161,21 @@ struct fw_queue {
 					 * preemptible flag (YAML and API
 					 * `preemptible: false`); a drain still
 					 * requeues them off an unhealthy node */
-	int32_t nmodel_limits;          /* entries of model_limits in use,
-					 * 0..FW_MAX_MODEL_LIMITS, models distinct */
-	struct fw_model_limit model_limits[FW_MAX_MODEL_LIMITS];
+};
+
+/* A cap on the GPUs of one model that a queue and every queue under it
+ * may hold (YAML `gpuModelLimits`; KAI-Scheduler#1087, Kueue's flavor
+ * quotas).  The rule, lib/modellimit.c: a job whose task groups name the
+ * model counts their GPUs against it; a job whose groups name none runs,
+ * when some model's limit would not hold the whole job, on one model
+ * whose limits do (fleet order, the first that fits).  Kept beside the
+ * queues (snapshot.model_limits, any order, one per queue and model), so
+ * that the queue record the cycle walks keeps its size. */
+#define FW_MAX_LIMITED_MODELS 64 /* GPU models in a fleet with such limits */
+struct fw_model_limit {
+	int32_t queue;                  /* index of the queue it caps */
+	char model[FW_NAME_MAX];        /* a node gpu_model, non-empty */
+	int64_t gpus;                   /* milli-GPU, >= 0 */
 };
 
 struct fw_task_group {
@@ -336,6 +335,8 @@ struct fw_snapshot {
 	int32_t ngroup_nodes, cap_group_nodes;
 	int32_t *node_refs;             /* their node indices */
 	int32_t nnode_refs, cap_node_refs;
+	struct fw_model_limit *model_limits; /* GPU model limits of queues */
+	int32_t nmodel_limits, cap_model_limits;
 };
 
 struct fw_snapshot *fw_snapshot_new(void);
@@ -347,6 +348,7 @@ int fw_snapshot_add_node(struct fw_snapshot *s, const struct fw_node *n);
 int fw_snapshot_add_queue(struct fw_snapshot *s, const struct fw_queue *q);
 int fw_snapshot_add_job(struct fw_snapshot *s, const struct fw_job *j);
 int fw_snapshot_add_alloc(struct fw_snapshot *s, const struct fw_task_alloc *a);
+int fw_snapshot_add_model_limit(struct fw_snapshot *s, const struct fw_model_limit *m);
 /* Restrict job (already added, and after every job restricted so far) to
  * the n >= 1 nodes listed, in any order, repeats allowed (they are sorted
  * and made distinct); the index of the new job_nodes entry, or FW_EINVAL

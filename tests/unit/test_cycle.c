@@ -612,10 +612,9 @@ static void c_limit(struct fw_snapshot *s, struct fw_plan *p)
 }
 static void c_model_limit(struct fw_snapshot *s, struct fw_plan *p)
 {
+	struct fw_model_limit m = { .queue = 0, .model = "H100", .gpus = 20000 }; /* 8 running + 20 started */
 	(void)p;
-	s->queues[0].nmodel_limits = 1;
-	snprintf(s->queues[0].model_limits[0].model, FW_NAME_MAX, "H100");
-	s->queues[0].model_limits[0].gpus = 20000; /* 8 running + 20 started */
+	fw_snapshot_add_model_limit(s, &m);
 }
 static void c_started_twice(struct fw_snapshot *s, struct fw_plan *p)
 {
@@ -4084,11 +4083,11 @@ TEST(fifo_line_is_submit_then_index_however_the_jobs_arrive)
 
 /* ---- GPU model limits (lib/modellimit.c) ------------------------------ */
 
-static void model_limit(struct fw_snapshot *s, int q, const char *model, double gpus)
+static int model_limit(struct fw_snapshot *s, int q, const char *model, double gpus)
 {
-	struct fw_model_limit *m = &s->queues[q].model_limits[s->queues[q].nmodel_limits++];
-	snprintf(m->model, sizeof m->model, "%s", model);
-	m->gpus = (int64_t)(gpus * 1000);
+	struct fw_model_limit m = { .queue = q, .gpus = (int64_t)(gpus * 1000) };
+	snprintf(m.model, sizeof m.model, "%s", model);
+	return fw_snapshot_add_model_limit(s, &m);
 }
 
 static int named(struct fw_snapshot *s, int j, const char *model)
@@ -4115,14 +4114,14 @@ TEST(a_model_limit_caps_the_jobs_that_name_its_model)
 	const struct fw_pending *w = fw_plan_pending_for(p, h2);
 	ASSERT_EQ(w->reason, FW_REASON_MODEL_LIMIT);
 	ASSERT_EQ(w->a, 4000);
-	ASSERT_EQ(w->b, 0); /* queue 0, its limit 0 */
+	ASSERT_EQ(w->b, 0); /* limit 0 */
 	ASSERT_EQ(w->expected_start, FW_TIME_UNKNOWN);
 	ASSERT_EQ(w->unknown_why, FW_REASON_MODEL_LIMIT);
 	ASSERT_STR_CONTAINS(fw_reason_format_job(s, h2, w->reason, w->a, w->b, m, sizeof m),
 			    "would put queue q 4 GPUs over its limit of 8 H100 GPUs");
 	ASSERT_STR_CONTAINS(fw_reason_format(w->reason, w->a, w->b, m, sizeof m), "4 GPUs over its limit on a GPU model");
 	/* without the limit h2 starts too */
-	s->queues[0].nmodel_limits = 0;
+	s->nmodel_limits = 0;
 	p = run(s, NULL);
 	ASSERT(p != NULL && start_of(p, h2) != NULL);
 	fw_snapshot_free(s);
@@ -4154,7 +4153,7 @@ TEST(a_job_naming_no_model_goes_where_its_limits_hold)
 	ASSERT(start_of(p, late) == NULL);
 	ASSERT_EQ(fw_plan_pending_for(p, late)->reason, FW_REASON_MODEL_LIMIT);
 	ASSERT_EQ(fw_plan_pending_for(p, late)->a, 2000);
-	s->queues[0].model_limits[0].gpus = 8000;
+	s->model_limits[0].gpus = 8000;
 	p = run(s, NULL);
 	ASSERT(p != NULL && start_of(p, late) != NULL);
 	fw_snapshot_free(s);
@@ -4168,7 +4167,8 @@ TEST(a_parent_model_limit_counts_its_children)
 	tb_node(s, "c0", 8, "A100", "rc", NULL, NULL);
 	int org = tb_queue(s, "org", -1, 32, -1, 1);
 	int c1 = tb_queue(s, "c1", org, 8, -1, 1), c2 = tb_queue(s, "c2", org, 8, -1, 1);
-	model_limit(s, org, "A100", 4);
+	model_limit(s, c1, "H100", 0);
+	int lim = model_limit(s, org, "A100", 4);
 	int x = named(s, tb_job(s, "x", c1, 1, 4, 1000, 0), "A100");
 	int y = named(s, tb_job(s, "y", c2, 1, 2, 1000, 1), "A100");
 	int z = named(s, tb_job(s, "z", c2, 1, 2, 1000, 2), "H100");
@@ -4177,7 +4177,7 @@ TEST(a_parent_model_limit_counts_its_children)
 	ASSERT(start_of(p, x) != NULL);
 	ASSERT(start_of(p, z) != NULL);
 	ASSERT_EQ(fw_plan_pending_for(p, y)->reason, FW_REASON_MODEL_LIMIT);
-	ASSERT_EQ(fw_plan_pending_for(p, y)->b, org * FW_MAX_MODEL_LIMITS);
+	ASSERT_EQ(fw_plan_pending_for(p, y)->b, lim);
 	fw_snapshot_free(s);
 }
 
@@ -4288,16 +4288,17 @@ TEST(model_limits_are_validated)
 	model_limit(s, 0, "H100", 4);
 	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_EEXIST);
 	ASSERT_STR_CONTAINS(d.msg, "two limits on GPU model H100");
-	s->queues[0].model_limits[1].model[0] = 0;
+	ASSERT_STR_EQ(d.field, "model_limits[1]");
+	s->model_limits[1].model[0] = 0;
 	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_EINVAL);
-	snprintf(s->queues[0].model_limits[1].model, FW_NAME_MAX, "A100");
-	s->queues[0].model_limits[1].gpus = -1;
+	snprintf(s->model_limits[1].model, FW_NAME_MAX, "A100");
+	s->model_limits[1].gpus = -1;
 	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_ERANGE);
-	s->queues[0].model_limits[1].gpus = 0;
+	s->model_limits[1].gpus = 0;
 	ASSERT_OK(fw_snapshot_validate(s, &d));
-	s->queues[0].nmodel_limits = FW_MAX_MODEL_LIMITS + 1;
-	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_ERANGE);
-	s->queues[0].nmodel_limits = 1;
+	s->model_limits[1].queue = 1;
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_ENOENT);
+	s->model_limits[1].queue = 0;
 	for (int i = 0; i < FW_MAX_LIMITED_MODELS; i++) {
 		char nm[16], md[16];
 		snprintf(nm, sizeof nm, "m%d", i);
@@ -4306,7 +4307,7 @@ TEST(model_limits_are_validated)
 	}
 	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_ERANGE); /* 65 models */
 	ASSERT_STR_CONTAINS(d.msg, "more than 64 GPU models");
-	s->queues[0].nmodel_limits = 0;
+	s->nmodel_limits = 0;
 	ASSERT_OK(fw_snapshot_validate(s, &d));
 	fw_snapshot_free(s);
 }
@@ -4329,7 +4330,7 @@ TEST(moved_jobs_count_once_against_their_model_limit)
 	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 2);
 	ASSERT(is_started(p, w));
 	(void)n4;
-	s->queues[0].model_limits[0].gpus = 19000; /* one short: w waits */
+	s->model_limits[0].gpus = 19000; /* one short: w waits */
 	p = run(s, "fairway");
 	ASSERT(p != NULL);
 	ASSERT(is_started(p, g));
@@ -4364,7 +4365,7 @@ TEST(a_moved_job_stays_on_its_gpu_model)
 	}
 	ASSERT(!is_started(p, g));
 	/* without the limit the two move to the H100 halves, and the gang starts */
-	s->queues[0].nmodel_limits = 0;
+	s->nmodel_limits = 0;
 	p = run(s, "fairway");
 	ASSERT(p != NULL);
 	ASSERT(is_started(p, g));

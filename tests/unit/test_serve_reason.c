@@ -116,12 +116,11 @@ TEST(model_limits_name_the_queue_and_the_model)
 	struct fw_snapshot *s = world();
 	char core[512];
 
-	s->queues[2].nmodel_limits = 2;
-	snprintf(s->queues[2].model_limits[1].model, FW_NAME_MAX, "H100");
-	s->queues[2].model_limits[1].gpus = 2500;
-	ASSERT_STR_EQ(text(s, FW_REASON_MODEL_LIMIT, 1000, 2 * FW_MAX_MODEL_LIMITS + 1),
+	struct fw_model_limit m = { .queue = 2, .model = "H100", .gpus = 2500 };
+	ASSERT_EQ(fw_snapshot_add_model_limit(s, &m), 0);
+	ASSERT_STR_EQ(text(s, FW_REASON_MODEL_LIMIT, 1000, 0),
 		      "over a GPU model limit: starting it would put queue cv 1 GPU over its limit of 2.5 H100 GPUs");
-	ASSERT_STR_EQ(text(s, FW_REASON_MODEL_LIMIT, 1000, 2 * FW_MAX_MODEL_LIMITS + 2),
+	ASSERT_STR_EQ(text(s, FW_REASON_MODEL_LIMIT, 1000, 1),
 		      fw_reason_format(FW_REASON_MODEL_LIMIT, 1000, 0, core, sizeof core));
 	ASSERT_STR_CONTAINS(core, "1 GPU over its limit on a GPU model");
 	fw_snapshot_free(s);
@@ -166,9 +165,9 @@ static struct fw_snapshot *long_names(void)
 	tb_node(s, name[2], 8, NULL, NULL, NULL, NULL);
 	tb_queue(s, name[1], -1, 8, -1, 1);
 	tb_job(s, name[0], 0, 1, 8, 1000, 0);
-	s->queues[0].nmodel_limits = 1; /* MODEL_LIMIT's b = 0 and 1: its name, and none */
-	memset(s->queues[0].model_limits[0].model, 'm', FW_NAME_MAX - 1);
-	s->queues[0].model_limits[0].gpus = INT64_MAX;
+	struct fw_model_limit m = { .queue = 0, .gpus = INT64_MAX }; /* MODEL_LIMIT's b = 0 and 1: its names, and none */
+	memset(m.model, 'm', FW_NAME_MAX - 1);
+	fw_snapshot_add_model_limit(s, &m);
 	s->jobs[0].start_time = 0;
 	s->now = 1700000000;
 	return s;
