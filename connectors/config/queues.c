@@ -13,6 +13,9 @@
  * Units: resources.gpu in GPUs (fractions to 1/1000), cpu in cores (or
  * "500m"), memory in MiB or binary quantities; usage.gpuHours is stored as
  * GPU-seconds.  A limit of -1 (or no limit) is FW_UNLIMITED.
+ * gpuModelLimits (a map of GPU model to GPUs) become snapshot.model_limits,
+ * in file order; a model no node has is an error (a misspelt model would
+ * limit nothing).
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -92,11 +95,75 @@ static int load_usage(struct cfg *c, const yaml_node_t *m, const char *path,
 	return FW_OK;
 }
 
+/* The fleet's GPU models, for an error: "H100, A100". */
+static void model_list(const struct fw_snapshot *s, char *out, size_t n)
+{
+	size_t used = 0;
+
+	out[0] = 0;
+	for (int32_t i = 0; i < s->nnodes; i++) {
+		bool seen = !s->nodes[i].gpu_count;
+		for (int32_t k = 0; k < i && !seen; k++)
+			seen = s->nodes[k].gpu_count && strcmp(s->nodes[k].gpu_model, s->nodes[i].gpu_model) == 0;
+		int r = seen ? 0 : snprintf(out + used, n - used, "%s%s", used ? ", " : "", s->nodes[i].gpu_model);
+		if (r < 0 || (size_t)r >= n - used)
+			return;
+		used += (size_t)r;
+	}
+}
+
+static bool has_model(const struct fw_snapshot *s, const char *model)
+{
+	for (int32_t i = 0; i < s->nnodes; i++)
+		if (s->nodes[i].gpu_count && strcmp(s->nodes[i].gpu_model, model) == 0)
+			return true;
+	return false;
+}
+
+/* gpuModelLimits: {H100: 16, A100: 8}: GPUs of each model that queue qi
+ * and the queues under it may hold (snapshot.model_limits). */
+static int load_model_limits(struct cfg *c, const yaml_node_t *m, const char *path, int32_t qi)
+{
+	yaml_node_t *l = cfg_get(c, m, "gpuModelLimits");
+	char fp[CFG_PATH], kp[CFG_PATH], list[256];
+	int32_t first = c->s->nmodel_limits;
+	int rc;
+
+	cfg_path(fp, path, "gpuModelLimits");
+	if (!l)
+		return FW_OK;
+	if ((rc = cfg_want_map(c, l, fp)))
+		return rc;
+	for (yaml_node_pair_t *p = l->data.mapping.pairs.start; p < l->data.mapping.pairs.top; p++) {
+		struct fw_model_limit ml = { .queue = qi };
+		yaml_node_t *k = cfg_node(c, p->key);
+		if ((rc = cfg_name_node(c, k, fp, ml.model)))
+			return rc;
+		cfg_path(kp, fp, ml.model);
+		for (int32_t i = first; i < c->s->nmodel_limits; i++)
+			if (strcmp(c->s->model_limits[i].model, ml.model) == 0)
+				return cfg_fail(c, k, FW_EEXIST, kp, "GPU model \"%s\" is given twice; keep one", ml.model);
+		if (!has_model(c->s, ml.model)) {
+			model_list(c->s, list, sizeof list);
+			return cfg_fail(c, k, FW_ENOENT, kp,
+					"no node has GPU model \"%s\", so this limit would limit nothing; fix the "
+					"spelling (the nodes' models: %s)",
+					ml.model, list[0] ? list : "none");
+		}
+		if ((rc = cfg_gpu(c, l, fp, ml.model, false, &ml.gpus)))
+			return rc;
+		if (fw_snapshot_add_model_limit(c->s, &ml) < 0)
+			return cfg_fail(c, l, FW_ENOMEM, fp, "out of memory adding a GPU model limit");
+	}
+	return FW_OK;
+}
+
 static int load_queue(struct cfg *c, const yaml_node_t *m, const char *path)
 {
 	static const char *const keys[] = { "name",	 "parent", "priority",
 					    "resources", "usage",  "minRuntime",
-					    "defaultRuntime", "defaultCheckpointInterval", "preemptible", NULL };
+					    "defaultRuntime", "defaultCheckpointInterval", "preemptible",
+					    "gpuModelLimits", NULL };
 	static const char *const rkeys[] = { "gpu", "cpu", "memory", NULL };
 	struct fw_snapshot *s = c->s;
 	yaml_node_t *res;
@@ -134,12 +201,12 @@ static int load_queue(struct cfg *c, const yaml_node_t *m, const char *path)
 				"queue name \"%s\" is already used (first "
 				"defined at line %d); rename one of them",
 				q.name, cfg_line(cfg_origin(c, "queues", dup)));
-	rc = fw_snapshot_add_queue(s, &q);
+	int32_t qi = rc = fw_snapshot_add_queue(s, &q);
 	if (rc >= 0)
 		rc = nameix_add(&c->queues, s->queues, sizeof *s->queues, rc);
 	if (rc < 0)
 		return cfg_fail(c, m, rc, path, "out of memory adding a queue");
-	return FW_OK;
+	return load_model_limits(c, m, path, qi);
 }
 
 static int link_parent(struct cfg *c, const yaml_node_t *m, const char *path,

@@ -669,6 +669,7 @@ static const struct {
 	{ "negative_quota", FW_ERANGE, 11, "queues[1].resources.gpu.quota" },
 	{ "unknown_parent", FW_ENOENT, 5, "queues[1].parent" },
 	{ "queue_cycle", FW_ELOOP, 5, "queues[1].parent" },
+	{ "gpu_model_limit_unknown", FW_ENOENT, 7, "queues[0].gpuModelLimits.h100" },
 	{ "task_too_many_gpus", FW_ERANGE, 12, "jobs[0].tasks[0].gpus" },
 	{ "task_too_much_cpu", FW_ERANGE, 10, "jobs[0].tasks[0].cpu" },
 	{ "task_too_much_memory", FW_ERANGE, 11, "jobs[0].tasks[1].memory" },
@@ -859,6 +860,42 @@ TEST(queue_min_runtime)
 	EXPECT_FAIL("queues:\n  - {name: a, preemptible: never}\n", FW_EINVAL, 2, "queues[0].preemptible");
 	EXPECT_FAIL("queues: [{name: a, defaultCheckpointInterval: often}]\n", FW_EINVAL, 1,
 		    "queues[0].defaultCheckpointInterval");
+}
+
+/* gpuModelLimits: a map of GPU model to GPUs, one snapshot entry each, in
+ * file order; a model no node has, a repeat, a bad amount: errors at the
+ * entry's line and key. */
+TEST(queue_gpu_model_limits)
+{
+	struct fw_snapshot *s;
+	struct fw_diag d;
+	const char *nodes = "nodes: [{name: h, gpus: 8, gpuModel: H100}, {name: a, gpus: 8, gpuModel: A100}]\n";
+	char y[512];
+	snprintf(y, sizeof y, "%squeues:\n  - {name: p, gpuModelLimits: {H100: 16, A100: 2.5}}\n"
+		 "  - {name: c, parent: p, gpuModelLimits: {A100: 0}}\n  - {name: d, parent: p}\n", nodes);
+	ASSERT_OK(load(y, &s, &d));
+	ASSERT_EQ(s->nmodel_limits, 3);
+	ASSERT_EQ(s->model_limits[0].queue, 0);
+	ASSERT_STR_EQ(s->model_limits[0].model, "H100");
+	ASSERT_EQ(s->model_limits[0].gpus, 16000);
+	ASSERT_STR_EQ(s->model_limits[1].model, "A100");
+	ASSERT_EQ(s->model_limits[1].gpus, 2500);
+	ASSERT_EQ(s->model_limits[2].queue, 1);
+	ASSERT_EQ(s->model_limits[2].gpus, 0);
+	fw_snapshot_free(s);
+	snprintf(y, sizeof y, "%squeues:\n  - {name: p}\n  - {name: c, gpuModelLimits: {h100: 16}}\n", nodes);
+	EXPECT_FAIL(y, FW_ENOENT, 4, "queues[1].gpuModelLimits.h100");
+	ASSERT_EQ(load(y, &s, &d), FW_ENOENT);
+	ASSERT_STR_CONTAINS(d.msg, "no node has GPU model \"h100\"");
+	ASSERT_STR_CONTAINS(d.msg, "H100, A100");
+	snprintf(y, sizeof y, "%squeues:\n  - {name: p, gpuModelLimits: {H100: -1}}\n", nodes);
+	EXPECT_FAIL(y, FW_ERANGE, 3, "queues[0].gpuModelLimits.H100");
+	snprintf(y, sizeof y, "%squeues:\n  - {name: p, gpuModelLimits: {H100: lots}}\n", nodes);
+	EXPECT_FAIL(y, FW_EINVAL, 3, "queues[0].gpuModelLimits.H100");
+	snprintf(y, sizeof y, "%squeues:\n  - {name: p, gpuModelLimits: [H100]}\n", nodes);
+	EXPECT_FAIL(y, FW_EINVAL, 3, "queues[0].gpuModelLimits");
+	snprintf(y, sizeof y, "%squeues:\n  - {name: p, gpuModelLimits: {H100: 1, H100: 2}}\n", nodes);
+	EXPECT_FAIL(y, FW_EEXIST, 3, "queues[0].gpuModelLimits.H100");
 }
 
 /* scheduler.reserveDepth: absent = the policy's (0), 0 = none (-1), N. */
@@ -1069,4 +1106,4 @@ TEST_MAIN(setup, full_example, full_example_queues, full_example_jobs,
 	  hostile_nesting_and_anchors_fail_fast, queue_tree, load_file,
 	  bad_input_files, bad_input_cases_txt, docs_example,
 	  queue_min_runtime, scheduler_reserve_depth, scheduler_xfactor_cap, scheduler_starve_after_and_drain_running,
-	  job_node_selector)
+	  job_node_selector, queue_gpu_model_limits)
