@@ -8,6 +8,7 @@
  * map the index back to a line.
  */
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,6 +109,31 @@ int fw_snapshot_add_alloc(struct fw_snapshot *s, const struct fw_task_alloc *a)
 int fw_snapshot_add_model_limit(struct fw_snapshot *s, const struct fw_model_limit *m)
 {
 	ADD(s, model_limits, nmodel_limits, cap_model_limits, m);
+}
+
+bool fw_snapshot_has_gpu_model(const struct fw_snapshot *s, const char *model)
+{
+	for (int32_t i = 0; i < s->nnodes; i++)
+		if (s->nodes[i].gpu_count && strcmp(s->nodes[i].gpu_model, model) == 0)
+			return true;
+	return false;
+}
+
+void fw_snapshot_gpu_models(const struct fw_snapshot *s, char *out, size_t n)
+{
+	size_t used = 0;
+
+	if (n)
+		out[0] = 0;
+	for (int32_t i = 0; i < s->nnodes; i++) {
+		bool seen = !s->nodes[i].gpu_count;
+		for (int32_t k = 0; k < i && !seen; k++)
+			seen = s->nodes[k].gpu_count && strcmp(s->nodes[k].gpu_model, s->nodes[i].gpu_model) == 0;
+		int r = seen ? 0 : snprintf(out + used, n - used, "%s%s", used ? ", " : "", s->nodes[i].gpu_model);
+		if (r < 0 || (size_t)r >= n - used)
+			return;
+		used += (size_t)r;
+	}
 }
 
 static int int_cmp(const void *a, const void *b)

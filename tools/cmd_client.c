@@ -404,9 +404,19 @@ static void print_queue_row(json_t *q)
 		snprintf(l, sizeof l, "%.1f", json_number_value(lim));
 	else
 		snprintf(l, sizeof l, "-");
-	printf("%-20s %-14s %8.1f %8s %8.1f %6.0f\n", str(q, "name"), json_object_get(q, "parent") ? str(q, "parent") : "-",
+	char m[160] = "-";
+	size_t used = 0;
+	const char *model;
+	json_t *v;
+	json_object_foreach(json_object_get(q, "gpuModelLimits"), model, v) {
+		int r = snprintf(m + used, sizeof m - used, "%s%s=%g", used ? "," : "", model, json_number_value(v));
+		if (r < 0 || (size_t)r >= sizeof m - used)
+			break;
+		used += (size_t)r;
+	}
+	printf("%-20s %-14s %8.1f %8s %8.1f %6.0f  %s\n", str(q, "name"), json_object_get(q, "parent") ? str(q, "parent") : "-",
 	       num(json_object_get(q, "deserved"), "gpu"), l, num(json_object_get(q, "overQuotaWeight"), "gpu"),
-	       num(q, "priority"));
+	       num(q, "priority"), m);
 }
 
 /* --preemptible true|false into q's "preemptible"; 2 on another word. */
@@ -420,6 +430,45 @@ static int set_preemptible(struct opts *o, json_t *q)
 		return fw_cli_usage_error(o->cmd, "--preemptible '%.40s': true or false (false: the queue's running "
 						  "jobs are never evicted by reclaim, preemption or consolidation)", v);
 	json_object_set_new(q, "preemptible", json_boolean(!strcmp(v, "true")));
+	return 0;
+}
+
+/* --gpu-model-limits H100=16,A100=2.5 into q's "gpuModelLimits"; MODEL=none
+ * lifts that model's limit and none alone all of them (null, as a merge
+ * patch removes a member: queues set changes only the models given); 2 on
+ * a malformed list. */
+static int set_model_limits(struct opts *o, json_t *q)
+{
+	const char *v = flag(o, "--gpu-model-limits");
+	json_t *m;
+	char *dup, *save = NULL;
+
+	if (!v)
+		return 0;
+	m = json_object();
+	if (!strcmp(v, "none")) {
+		json_decref(m);
+		json_object_set_new(q, "gpuModelLimits", json_null());
+		return 0;
+	}
+	dup = strdup(v);
+	for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(t, '='), *end = NULL;
+		bool lift = eq && !strcmp(eq + 1, "none");
+		double x = eq && !lift ? strtod(eq + 1, &end) : lift ? 0 : -1;
+		if (!eq || eq == t || (!lift && (end == eq + 1 || *end || !isfinite(x) || x < 0))) {
+			int rc = fw_cli_usage_error(o->cmd, "--gpu-model-limits '%.60s': expected MODEL=GPUS pairs, e.g. "
+							    "H100=16,A100=8 (GPUs >= 0; MODEL=none lifts one), or none to "
+							    "lift them all", t);
+			free(dup);
+			json_decref(m);
+			return rc;
+		}
+		*eq = 0;
+		json_object_set_new(m, t, lift ? json_null() : json_real(x));
+	}
+	free(dup);
+	json_object_set_new(q, "gpuModelLimits", m);
 	return 0;
 }
 
@@ -445,7 +494,7 @@ static json_t *queue_body(struct opts *o, int *rc)
 	    (*rc = set_secs(o, q, "minRuntime", "--min-runtime")) ||
 	    (*rc = set_secs(o, q, "defaultRuntime", "--default-runtime")) ||
 	    (*rc = set_secs(o, q, "defaultCheckpointInterval", "--default-checkpoint-interval")) ||
-	    (*rc = set_preemptible(o, q))) {
+	    (*rc = set_preemptible(o, q)) || (*rc = set_model_limits(o, q))) {
 		json_decref(q), json_decref(des), json_decref(lim), json_decref(w);
 		return NULL;
 	}
@@ -479,7 +528,8 @@ static int cmd_queues(struct opts *o)
 		else {
 			size_t i;
 			json_t *q;
-			printf("%-20s %-14s %8s %8s %8s %6s\n", "QUEUE", "PARENT", "DESERVED", "LIMIT", "WEIGHT", "PRIO");
+			printf("%-20s %-14s %8s %8s %8s %6s  %s\n", "QUEUE", "PARENT", "DESERVED", "LIMIT", "WEIGHT", "PRIO",
+			       "GPU MODEL LIMITS");
 			json_array_foreach(json_object_get(r, "queues"), i, q)
 				print_queue_row(q);
 		}
@@ -1060,8 +1110,12 @@ static const char client_usage[] =
 	"                     --default-runtime S --default-checkpoint-interval S\n"
 	"                     (assumed for its jobs that give none)\n"
 	"                     --preemptible false (its running jobs, and those of\n"
-	"                     the queues under it, are never evicted); changes only\n"
-	"                     the flags given, the rest stays (PATCH)\n"
+	"                     the queues under it, are never evicted)\n"
+	"                     --gpu-model-limits H100=16,A100=8 (GPUs of each model\n"
+	"                     it and the queues under it may hold; MODEL=none lifts\n"
+	"                     one, none alone all; a job naming no model goes on a\n"
+	"                     model whose limit holds it)\n"
+	"                     changes only the flags given, the rest stays (PATCH)\n"
 	"                     or --file patch.json, alone: the body as it is, with\n"
 	"                     none of the flags above beside it\n"
 	"queues create NAME:  the same flags; a new queue, or a whole replacement:\n"
@@ -1102,7 +1156,7 @@ static const char client_usage[] =
  * error rather than a flag silently ignored. */
 #define QUEUE_FLAGS                                                                                   \
 	" --parent --deserved-gpus --limit-gpus --weight --priority --min-runtime --default-runtime " \
-	"--default-checkpoint-interval --preemptible --file "
+	"--default-checkpoint-interval --preemptible --gpu-model-limits --file "
 #define JOB_FLAGS                                                                                               \
 	" --queue --name --user --required-level --runtime --priority --exit-code --count --gpus --cpu --memory " \
 	"--gpu-model --checkpoint-interval --gpu-fraction --node-selector --file "

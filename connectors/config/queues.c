@@ -95,31 +95,6 @@ static int load_usage(struct cfg *c, const yaml_node_t *m, const char *path,
 	return FW_OK;
 }
 
-/* The fleet's GPU models, for an error: "H100, A100". */
-static void model_list(const struct fw_snapshot *s, char *out, size_t n)
-{
-	size_t used = 0;
-
-	out[0] = 0;
-	for (int32_t i = 0; i < s->nnodes; i++) {
-		bool seen = !s->nodes[i].gpu_count;
-		for (int32_t k = 0; k < i && !seen; k++)
-			seen = s->nodes[k].gpu_count && strcmp(s->nodes[k].gpu_model, s->nodes[i].gpu_model) == 0;
-		int r = seen ? 0 : snprintf(out + used, n - used, "%s%s", used ? ", " : "", s->nodes[i].gpu_model);
-		if (r < 0 || (size_t)r >= n - used)
-			return;
-		used += (size_t)r;
-	}
-}
-
-static bool has_model(const struct fw_snapshot *s, const char *model)
-{
-	for (int32_t i = 0; i < s->nnodes; i++)
-		if (s->nodes[i].gpu_count && strcmp(s->nodes[i].gpu_model, model) == 0)
-			return true;
-	return false;
-}
-
 /* gpuModelLimits: {H100: 16, A100: 8}: GPUs of each model that queue qi
  * and the queues under it may hold (snapshot.model_limits). */
 static int load_model_limits(struct cfg *c, const yaml_node_t *m, const char *path, int32_t qi)
@@ -143,8 +118,8 @@ static int load_model_limits(struct cfg *c, const yaml_node_t *m, const char *pa
 		for (int32_t i = first; i < c->s->nmodel_limits; i++)
 			if (strcmp(c->s->model_limits[i].model, ml.model) == 0)
 				return cfg_fail(c, k, FW_EEXIST, kp, "GPU model \"%s\" is given twice; keep one", ml.model);
-		if (!has_model(c->s, ml.model)) {
-			model_list(c->s, list, sizeof list);
+		if (!fw_snapshot_has_gpu_model(c->s, ml.model)) {
+			fw_snapshot_gpu_models(c->s, list, sizeof list);
 			return cfg_fail(c, k, FW_ENOENT, kp,
 					"no node has GPU model \"%s\", so this limit would limit nothing; fix the "
 					"spelling (the nodes' models: %s)",

@@ -330,6 +330,24 @@ static int fw_serve_queue_index_in(const struct fw_queue_spec *qs, int32_t n, co
 	return -1;
 }
 
+/* A GPU model limit on a model no node of the fleet has would limit
+ * nothing (a misspelling): 400 naming it, with the models there are. */
+static bool model_limits_known(struct ctx *c, const struct fw_queue_spec *q)
+{
+	char list[256], field[128];
+
+	for (int32_t k = 0; k < q->nmodel_limits; k++) {
+		if (fw_snapshot_has_gpu_model(c->d->fleet, q->model_limits[k].model))
+			continue;
+		fw_snapshot_gpu_models(c->d->fleet, list, sizeof list);
+		snprintf(field, sizeof field, "gpuModelLimits.%s", q->model_limits[k].model);
+		fail(c, 400, "EINVAL", field, "no node has GPU model \"%s\", so this limit would limit nothing (the nodes' models: %s)",
+		     q->model_limits[k].model, list[0] ? list : "none");
+		return false;
+	}
+	return true;
+}
+
 /* Create (idx < 0) or replace queue q, after validation. */
 static void queue_write(struct ctx *c, struct fw_queue_spec *q, int idx)
 {
@@ -341,6 +359,10 @@ static void queue_write(struct ctx *c, struct fw_queue_spec *q, int idx)
 
 	if (!cand)
 		return fail(c, 500, "ENOMEM", "", "out of memory");
+	if (!model_limits_known(c, q)) {
+		free(cand);
+		return;
+	}
 	memset(&dg, 0, sizeof dg);
 	if (d->nqueues)
 		memcpy(cand, d->queues, (size_t)d->nqueues * sizeof *cand);

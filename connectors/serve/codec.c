@@ -247,11 +247,40 @@ static int get_weights(json_t *o, struct fw_queue_spec *q, struct fw_diag *d)
 	return FW_OK;
 }
 
+/* "gpuModelLimits": {"H100": 16, "A100": 2.5}: GPUs per model. */
+static int get_model_limits(json_t *o, struct fw_queue_spec *q, struct fw_diag *d)
+{
+	json_t *v = json_object_get(o, "gpuModelLimits"), *x;
+	const char *model;
+	char f[128];
+	int rc;
+
+	if (!v)
+		return FW_OK;
+	if (!json_is_object(v))
+		return BAD(d, FW_EINVAL, "gpuModelLimits", "must be an object of GPU model to GPUs, e.g. {\"H100\": 16}");
+	if (json_object_size(v) > FW_API_MODEL_LIMITS)
+		return BAD(d, FW_ERANGE, "gpuModelLimits", "has %zu models; a queue may limit at most %d",
+			   json_object_size(v), FW_API_MODEL_LIMITS);
+	json_object_foreach(v, model, x) {
+		struct fw_spec_model_limit *m = &q->model_limits[q->nmodel_limits];
+		double gpus = 0;
+		path_of(f, sizeof f, "gpuModelLimits", model);
+		if ((rc = fw_codec_name_check(model, f, d)) || (rc = get_num(v, "gpuModelLimits", model, true, 0, GPU_MAX, &gpus, d)))
+			return rc;
+		snprintf(m->model, sizeof m->model, "%s", model);
+		m->gpus = (int64_t)llround(gpus * 1000);
+		q->nmodel_limits++;
+	}
+	return FW_OK;
+}
+
 int fw_codec_queue_parse(json_t *o, const char *name_in_path, struct fw_queue_spec *q, struct fw_diag *d)
 {
 	static const char *const keys[] = { "name", "parent", "priority", "deserved", "limit",
 					    "overQuotaWeight", "minRuntime", "defaultRuntime",
-					    "defaultCheckpointInterval", "usage", "usageAt", "preemptible", NULL };
+					    "defaultCheckpointInterval", "usage", "usageAt", "preemptible",
+					    "gpuModelLimits", NULL };
 	int64_t prio = 0, minrt = 0, uat = 0, defrt = 0, defcp = 0;
 	double usage = 0;
 	bool pre = true;
@@ -268,7 +297,7 @@ int fw_codec_queue_parse(json_t *o, const char *name_in_path, struct fw_queue_sp
 	    (rc = get_int(o, "", "defaultCheckpointInterval", false, 0, FW_API_SECS_MAX, &defcp, d)) ||
 	    (rc = get_num(o, "", "usage", false, 0, 1e18, &usage, d)) ||
 	    (rc = get_int(o, "", "usageAt", false, 0, FW_API_TIME_MAX, &uat, d)) ||
-	    (rc = get_bool(o, "", "preemptible", &pre, d)))
+	    (rc = get_bool(o, "", "preemptible", &pre, d)) || (rc = get_model_limits(o, q, d)))
 		return rc;
 	q->nonpreemptible = !pre;
 	if (name_in_path) {
@@ -308,6 +337,12 @@ json_t *fw_codec_queue_dump(const struct fw_queue_spec *q)
 		json_object_set_new(o, "defaultRuntime", json_integer(q->default_runtime_s));
 	if (o && q->default_checkpoint_s)
 		json_object_set_new(o, "defaultCheckpointInterval", json_integer(q->default_checkpoint_s));
+	if (o && q->nmodel_limits) { /* none: left out, as older documents */
+		json_t *m = json_object();
+		for (int32_t i = 0; i < q->nmodel_limits; i++)
+			json_object_set_new(m, q->model_limits[i].model, json_real((double)q->model_limits[i].gpus / 1000));
+		json_object_set_new(o, "gpuModelLimits", m);
+	}
 	return o;
 }
 

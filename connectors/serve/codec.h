@@ -37,6 +37,12 @@
 
 #define FW_API_MAX_BODY (1u << 20)   /* bytes; larger bodies get 413 */
 #define FW_RSV_MAX_NODES 256
+#define FW_API_MODEL_LIMITS 16       /* GPU model limits per queue */
+
+struct fw_spec_model_limit {
+	char model[FW_NAME_MAX];
+	int64_t gpus;                    /* milli-GPU, >= 0 */
+};
 
 struct fw_queue_spec {
 	char name[FW_NAME_MAX];
@@ -49,6 +55,10 @@ struct fw_queue_spec {
 	fw_time default_runtime_s;       /* fw_queue's; 0 = inherit */
 	fw_time default_checkpoint_s;    /* fw_queue's; 0 = inherit */
 	bool nonpreemptible;             /* fw_queue's; "preemptible": false */
+	int32_t nmodel_limits;           /* "gpuModelLimits": {"H100": 16}, in
+					  * the document's key order (snapshot.h
+					  * fw_model_limit) */
+	struct fw_spec_model_limit model_limits[FW_API_MODEL_LIMITS];
 	double usage;                    /* decayed GPU-seconds (state) */
 	fw_time usage_at;
 };

@@ -158,6 +158,14 @@ struct fw_snapshot *fw_serve_skeleton(struct fw_serve *d, const struct fw_queue_
 			fw_snapshot_free(s);
 			return NULL;
 		}
+		for (int32_t k = 0; k < qs[i].nmodel_limits; k++) {
+			struct fw_model_limit m = { .queue = i, .gpus = qs[i].model_limits[k].gpus };
+			memcpy(m.model, qs[i].model_limits[k].model, sizeof m.model);
+			if (fw_snapshot_add_model_limit(s, &m) < 0) {
+				fw_snapshot_free(s);
+				return NULL;
+			}
+		}
 	}
 	for (int32_t i = 0; i < nq; i++) {
 		s->queues[i].parent = -1;
@@ -290,6 +298,15 @@ static int seed_queues(struct fw_serve *d)
 		q->default_runtime_s = fq->default_runtime_s;
 		q->default_checkpoint_s = fq->default_checkpoint_s;
 		q->nonpreemptible = fq->nonpreemptible;
+		for (int32_t k = 0; k < f->nmodel_limits; k++) {
+			if (f->model_limits[k].queue != i)
+				continue;
+			if (q->nmodel_limits == FW_API_MODEL_LIMITS)
+				return FW_ERANGE; /* the API's bound: more limits on one queue than it keeps */
+			struct fw_spec_model_limit *m = &q->model_limits[q->nmodel_limits++];
+			memcpy(m->model, f->model_limits[k].model, sizeof m->model);
+			m->gpus = f->model_limits[k].gpus;
+		}
 		q->usage = fq->usage;
 		q->usage_at = fw_serve_now();
 		rc = fw_serve_save_queue(d, q);

@@ -349,6 +349,11 @@ int fw_snapshot_add_queue(struct fw_snapshot *s, const struct fw_queue *q);
 int fw_snapshot_add_job(struct fw_snapshot *s, const struct fw_job *j);
 int fw_snapshot_add_alloc(struct fw_snapshot *s, const struct fw_task_alloc *a);
 int fw_snapshot_add_model_limit(struct fw_snapshot *s, const struct fw_model_limit *m);
+/* Has some node with GPUs this GPU model?  And the fleet's models, each
+ * once in node order, as "H100, A100" into out (truncated to n, "" when
+ * none): for an error that names a model no node has. */
+bool fw_snapshot_has_gpu_model(const struct fw_snapshot *s, const char *model);
+void fw_snapshot_gpu_models(const struct fw_snapshot *s, char *out, size_t n);
 /* Restrict job (already added, and after every job restricted so far) to
  * the n >= 1 nodes listed, in any order, repeats allowed (they are sorted
  * and made distinct); the index of the new job_nodes entry, or FW_EINVAL

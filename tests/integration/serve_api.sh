@@ -582,6 +582,34 @@ check "\"preemptible\": \"no\": 400 naming preemptible" [ "$CODE" = 400 -a "$(jf
 "$FW" queues set cliq --preemptible true "${C[@]}" >/dev/null 2>&1
 req GET /v1/queues/cliq
 check "fairway queues set --preemptible true: back to the default" [ "$(jfield 'j.get("preemptible", True)')" = True ]
+# GPU model limits: set by the CLI, shown in the document and the listing,
+# a misspelt model refused with nothing changed, a job held by the limit
+"$FW" queues set cliq --gpu-model-limits H100=4,A100=2.5 "${C[@]}" >/dev/null 2>&1
+req GET /v1/queues/cliq
+check "fairway queues set --gpu-model-limits H100=4,A100=2.5: in the document, the rest kept" \
+	[ "$(jfield 'j["gpuModelLimits"], j["minRuntime"]')" = "{'H100': 4.0, 'A100': 2.5} 60" ]
+check "fairway queues list shows them" bash -c "'$FW' queues list ${C[*]} | grep -q '^cliq .*H100=4,A100=2.5$'"
+req PATCH /v1/queues/cliq '{"gpuModelLimits":{"h100":4}}'
+check "a limit on a model no node has: 400 naming gpuModelLimits.h100" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = gpuModelLimits.h100 ] &&
+	check "... saying the models there are" grep -q 'no node has GPU model \\"h100\\".*H100' <<<"$BODY"
+req GET /v1/queues/cliq
+check "... and the queue keeps its limits" [ "$(jfield 'j["gpuModelLimits"]')" = "{'H100': 4.0, 'A100': 2.5}" ]
+"$FW" queues set cliq --gpu-model-limits H100 "${C[@]}" >/dev/null 2>"$T/err"
+check "fairway queues set --gpu-model-limits H100: exit 2, showing the form" \
+	bash -c "[ $? -eq 2 ] && grep -q 'expected MODEL=GPUS pairs' '$T/err'"
+req POST /v1/jobs '{"name":"h100-eight","queue":"cliq","tasks":[{"gpus":8,"gpuModel":"H100"}]}'
+req POST /v1/cycle
+job_is "a job over its queue's H100 limit waits, the reason naming the queue and the limit" h100-eight \
+	'j["state"] == "pending" and j["reason"] == "model_limit" and "queue cliq 4 GPUs over its limit of 4 H100 GPUs" in j["reasonText"]'
+req DELETE /v1/jobs/h100-eight
+"$FW" queues set cliq --gpu-model-limits A100=none,H100=6 "${C[@]}" >/dev/null 2>&1
+req GET /v1/queues/cliq
+check "fairway queues set --gpu-model-limits A100=none,H100=6: one lifted, one changed" \
+	[ "$(jfield 'j["gpuModelLimits"]')" = "{'H100': 6.0}" ]
+"$FW" queues set cliq --gpu-model-limits none "${C[@]}" >/dev/null 2>&1
+req GET /v1/queues/cliq
+check "fairway queues set --gpu-model-limits none lifts them" [ "$(jfield '"gpuModelLimits" in j')" = False ]
 req DELETE /v1/queues/cliq
 
 # --- a NAME in a URL path is one segment, and a name -------------------------------------------

@@ -97,6 +97,43 @@ TEST(queue_refusals_name_the_field)
 	ASSERT_STR_EQ(queue_field("{\"name\":\"a\",\"preemptible\":0}", &q), "preemptible");
 }
 
+/* "gpuModelLimits": GPUs per model, in the document's order, through a
+ * dump and back; left out when none; refusals name the model's field. */
+TEST(queue_gpu_model_limits)
+{
+	struct fw_queue_spec q;
+	json_t *o;
+
+	ASSERT_STR_EQ(queue_field("{\"name\":\"a\"}", &q), "");
+	ASSERT_EQ(q.nmodel_limits, 0);
+	ASSERT(!json_object_get(o = fw_codec_queue_dump(&q), "gpuModelLimits"));
+	json_decref(o);
+	ASSERT_STR_EQ(queue_field("{\"name\":\"a\",\"gpuModelLimits\":{\"H100\":16,\"A100\":2.5,\"L4\":0}}", &q), "");
+	ASSERT_EQ(q.nmodel_limits, 3);
+	ASSERT_STR_EQ(q.model_limits[0].model, "H100");
+	ASSERT_EQ(q.model_limits[0].gpus, 16000);
+	ASSERT_STR_EQ(q.model_limits[1].model, "A100");
+	ASSERT_EQ(q.model_limits[1].gpus, 2500);
+	ASSERT_EQ(q.model_limits[2].gpus, 0);
+	char *doc = json_dumps(o = fw_codec_queue_dump(&q), JSON_COMPACT);
+	json_decref(o);
+	ASSERT_STR_CONTAINS(doc, "\"gpuModelLimits\":{\"H100\":16.0,\"A100\":2.5,\"L4\":0.0}");
+	memset(&q, 0, sizeof q);
+	ASSERT_STR_EQ(queue_field(doc, &q), "");
+	free(doc);
+	ASSERT_EQ(q.nmodel_limits, 3);
+	ASSERT_STR_EQ(q.model_limits[2].model, "L4");
+	ASSERT_STR_EQ(queue_field("{\"name\":\"a\",\"gpuModelLimits\":{\"H100\":-1}}", &q), "gpuModelLimits.H100");
+	ASSERT_STR_EQ(queue_field("{\"name\":\"a\",\"gpuModelLimits\":{\"H100\":\"8\"}}", &q), "gpuModelLimits.H100");
+	ASSERT_STR_EQ(queue_field("{\"name\":\"a\",\"gpuModelLimits\":{\"H 100\":8}}", &q), "gpuModelLimits.H 100");
+	ASSERT_STR_EQ(queue_field("{\"name\":\"a\",\"gpuModelLimits\":[\"H100\"]}", &q), "gpuModelLimits");
+	char big[1024] = "{\"name\":\"a\",\"gpuModelLimits\":{";
+	for (int i = 0; i <= FW_API_MODEL_LIMITS; i++)
+		snprintf(big + strlen(big), sizeof big - strlen(big), "%s\"M%d\":1", i ? "," : "", i);
+	strcat(big, "}}");
+	ASSERT_STR_EQ(queue_field(big, &q), "gpuModelLimits");
+}
+
 TEST(job_parse_and_round_trip)
 {
 	static const struct fw_topology levels = { 2, { "block", "rack" } };
@@ -628,6 +665,6 @@ TEST(names_are_one_path_segment)
 	ASSERT_STR_EQ(queue_field("{\"name\":\"v1.2\"}", &q), "");
 }
 
-TEST_MAIN(queue_units_and_defaults, queue_refusals_name_the_field, job_parse_and_round_trip, job_node_selector, job_exit_code, job_checkpoint_interval,
+TEST_MAIN(queue_units_and_defaults, queue_refusals_name_the_field, queue_gpu_model_limits, job_parse_and_round_trip, job_node_selector, job_exit_code, job_checkpoint_interval,
 	  whole_reals_are_whole_numbers, bad_gpus_whole_reals_and_the_nodes_range, reservation_and_health_refusals, every_refusal_names_its_field, health_incidents_stored_form, history_incidents_and_lemon,
 	  history_keeps_the_last_eight, names_are_one_path_segment)
