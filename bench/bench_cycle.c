@@ -69,6 +69,7 @@ struct opts {
 	int64_t xfactor_cap; /* scheduler.xfactorCap: -1 the policy's, 0 off */
 	int users;          /* > 0: jobs spread over this many users, who take
 			     * turns inside each queue (scheduler.userFairShare) */
+	int model_limits_pct; /* leaf queues with GPU model limits */
 };
 
 static _Noreturn void oom(void)
@@ -829,12 +830,45 @@ static uint64_t plan_hash(const struct fw_plan *p)
 	return h;
 }
 
+/* --model-limits PCT: every PCT-th in a hundred leaf queues (by index)
+ * caps the main model at its deserved GPUs and the other at a quarter of
+ * them. */
+static void add_model_limits(struct fw_snapshot *s, int pct)
+{
+	bool *parent = calloc((size_t)s->nqueues + 1, 1);
+	int32_t leaves = 0, n = 0;
+
+	if (!parent)
+		oom();
+	for (int32_t q = 0; pct > 0 && q < s->nqueues; q++)
+		if (s->queues[q].parent >= 0)
+			parent[s->queues[q].parent] = true;
+	for (int32_t q = 0; pct > 0 && q < s->nqueues; q++) {
+		if (parent[q] || leaves++ % 100 >= pct)
+			continue;
+		struct fw_model_limit m = { .queue = q, .gpus = s->queues[q].deserved.v[FW_RES_GPU] };
+		strcpy(m.model, MODEL_MAIN);
+		if (fw_snapshot_add_model_limit(s, &m) < 0)
+			oom();
+		m.gpus /= 4;
+		strcpy(m.model, MODEL_ALT);
+		if (fw_snapshot_add_model_limit(s, &m) < 0)
+			oom();
+		n++;
+	}
+	if (n)
+		printf("GPU model limits: %d leaf queues cap %s at their deserved GPUs and %s at a quarter\n", (int)n,
+		       MODEL_MAIN, MODEL_ALT);
+	free(parent);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: bench_cycle [--nodes N] [--jobs N] [--queues N] [--cycles N] [--seed S] [--busy PCT]\n"
 		"                   [--policy NAME] [--no-estimates] [--allocate-only] [--filtered PCT]\n"
 		"                   [--excluding PCT [--excluding-as-lists]] [--split PCT] [--xfactor-cap S]\n"
+		"                   [--users N] [--model-limits PCT]\n"
 		"\n"
 		"Times fw_cycle_run() on a synthetic fleet (docs/performance.md):\n"
 		"  --nodes N    nodes of 8 GPUs, block > rack > nvlink topology (default 10000)\n"
@@ -861,6 +895,10 @@ static void usage(FILE *f)
 		"               inside a queue (default: the policy's, fairway 43200; 0: submit order)\n"
 		"  --users N    job j belongs to user j mod N, and users take turns inside each\n"
 		"               queue (scheduler.userFairShare; default 0: off)\n"
+		"  --model-limits PCT\n"
+		"               leaf queues with GPU model limits (gpuModelLimits; default 0): the\n"
+		"               main model capped at the queue's deserved GPUs, the other at a\n"
+		"               quarter of them, so jobs naming no model are kept to some models\n"
 		"  --no-estimates  skip the start-time estimate phase (scheduler.estimateStarts: false)\n"
 		"  --allocate-only the allocate action alone: the policy without reservations,\n"
 		"               reclaim or estimates (the core issue's benchmark)\n"
@@ -924,6 +962,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		FLAG("--suspect", 0, 100, o->suspect_pct)
 		FLAG("--xfactor-cap", 0, FW_XFACTOR_CAP_MAX, o->xfactor_cap)
 		FLAG("--users", 0, 1000000, o->users)
+		FLAG("--model-limits", 0, 100, o->model_limits_pct)
 #undef FLAG
 		if (strcmp(a, "--no-estimates") == 0) {
 			o->no_estimates = true;
@@ -1020,6 +1059,7 @@ int main(int argc, char **argv)
 	for (int32_t j = 0; o.users > 0 && j < s->njobs; j++) /* names only: the snapshot is drawn */
 		snprintf(s->jobs[j].user, sizeof s->jobs[j].user, "user%d", (int)(j % o.users));
 	s->config.user_fair_share = o.users > 0;
+	add_model_limits(s, o.model_limits_pct);
 	printf("policy: %s%s%s\n", o.policy->name, o.allocate_only ? ", allocate action only" : "",
 	       o.no_estimates && !o.allocate_only ? " (start-time estimates off)" : "");
 	printf("generated in %.0f ms\n", now_ms() - t0);

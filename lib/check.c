@@ -50,6 +50,9 @@ struct usage {
 	int64_t *mbefore, *mafter;      /* per GPU model limit k: milli-GPU
 					 * of its model in its queue's subtree;
 					 * NULL when the snapshot has none */
+	int32_t *mfirst, *mnext;        /* each queue's limits, a list */
+	int32_t *mlim, *mnode;          /* a limit's model and a node's, as
+					 * the first node of that model */
 	bool *touched;                  /* queue got a start */
 	int32_t *running, nrunning;     /* jobs in state RUNNING, in index order */
 	int32_t *pending, npending;     /* jobs in state PENDING, in index order */
@@ -90,31 +93,61 @@ static void charge(const struct fw_snapshot *s, struct fw_res *q_use, int32_t q,
 
 /* The task's GPUs against every GPU model limit on its node's model of
  * a queue up its job's queue line. */
-static void charge_model(const struct fw_snapshot *s, int64_t *m, int32_t jq, const struct fw_task_alloc *t,
-			 int sign)
+static void charge_model(const struct fw_snapshot *s, const struct usage *u, int64_t *m, int32_t jq,
+			 const struct fw_task_alloc *t, int sign)
 {
-	const char *model = s->nodes[t->node].gpu_model;
-
-	for (int32_t k = 0; m && k < s->nmodel_limits; k++) {
-		if (strcmp(s->model_limits[k].model, model) != 0)
-			continue;
-		for (int32_t q = jq; q >= 0; q = s->queues[q].parent)
-			if (q == s->model_limits[k].queue)
+	for (int32_t q = jq; m && q >= 0; q = s->queues[q].parent)
+		for (int32_t k = u->mfirst[q]; k >= 0; k = u->mnext[k])
+			if (u->mlim[k] == u->mnode[t->node])
 				m[k] += sign * (int64_t)__builtin_popcount(t->gpu_mask) * t->gpu_milli;
+}
+
+/* Models as the first node that has them (the checker's own reading of
+ * the snapshot, not the cycle's model index); each queue's limits as a
+ * list. */
+static int model_limits_init(struct usage *u, const struct fw_snapshot *s, struct fw_arena *a)
+{
+	int32_t n = s->nmodel_limits;
+
+	u->mbefore = FW_ARENA_NEW(a, int64_t, n);
+	u->mafter = FW_ARENA_NEW(a, int64_t, n);
+	u->mlim = FW_ARENA_NEW(a, int32_t, n);
+	u->mnext = FW_ARENA_NEW(a, int32_t, n);
+	u->mfirst = FW_ARENA_NEW(a, int32_t, s->nqueues + 1);
+	u->mnode = FW_ARENA_NEW(a, int32_t, s->nnodes + 1);
+	if (!u->mbefore || !u->mafter || !u->mlim || !u->mnext || !u->mfirst || !u->mnode)
+		return FW_ENOMEM;
+	int32_t firsts[FW_MAX_LIMITED_MODELS + 1], nf = 0;
+	for (int32_t i = 0; i < s->nnodes; i++) {
+		int32_t k = 0;
+		while (k < nf && strcmp(s->nodes[firsts[k]].gpu_model, s->nodes[i].gpu_model) != 0)
+			k++;
+		if (k == nf && nf <= FW_MAX_LIMITED_MODELS) /* validated: at most 64 models */
+			firsts[nf++] = i;
+		u->mnode[i] = s->nodes[i].gpu_count && k < nf ? firsts[k] : -1;
 	}
+	for (int32_t q = 0; q < s->nqueues; q++)
+		u->mfirst[q] = -1;
+	for (int32_t k = n - 1; k >= 0; k--) {
+		int32_t q = s->model_limits[k].queue, f = 0;
+		while (f < nf && strcmp(s->nodes[firsts[f]].gpu_model, s->model_limits[k].model) != 0)
+			f++;
+		u->mlim[k] = f < nf ? firsts[f] : -2; /* -2: no node has it */
+		u->mnext[k] = u->mfirst[q];
+		u->mfirst[q] = k;
+	}
+	return FW_OK;
 }
 
 static int usage_init(struct usage *u, const struct fw_snapshot *s, struct fw_arena *a)
 {
 	bool limited = s->nmodel_limits > 0;
+	int rc;
 
 	u->mbefore = u->mafter = NULL;
-	if (limited) {
-		u->mbefore = FW_ARENA_NEW(a, int64_t, (size_t)s->nmodel_limits);
-		u->mafter = FW_ARENA_NEW(a, int64_t, (size_t)s->nmodel_limits);
-		if (!u->mbefore || !u->mafter)
-			return FW_ENOMEM;
-	}
+	u->mfirst = u->mnext = u->mlim = u->mnode = NULL;
+	if (limited && (rc = model_limits_init(u, s, a)) != FW_OK)
+		return rc;
 	u->gpu = fw_arena_calloc(a, (size_t)s->nnodes + 1, sizeof *u->gpu);
 	u->cpu = FW_ARENA_NEW(a, int64_t, s->nnodes + 1);
 	u->mem = FW_ARENA_NEW(a, int64_t, s->nnodes + 1);
@@ -138,7 +171,7 @@ static int usage_init(struct usage *u, const struct fw_snapshot *s, struct fw_ar
 			const struct fw_task_alloc *t = &s->allocs[job->alloc_first + k];
 			add_task(s, u, job, t);
 			charge(s, u->before, job->queue, task_res(job, t));
-			charge_model(s, u->mbefore, job->queue, t, 1);
+			charge_model(s, u, u->mbefore, job->queue, t, 1);
 		}
 	}
 	memcpy(u->after, u->before, (size_t)s->nqueues * sizeof *u->after);
@@ -288,7 +321,7 @@ static int check_start(const struct fw_snapshot *s, const struct fw_plan *p, int
 		const struct fw_task_alloc *t = &p->allocs[dc->alloc_first + k];
 		add_task(s, u, j, t);
 		charge(s, u->after, j->queue, task_res(j, t));
-		charge_model(s, u->mafter, j->queue, t, 1);
+		charge_model(s, u, u->mafter, j->queue, t, 1);
 	}
 	for (int32_t q = j->queue; q >= 0; q = s->queues[q].parent)
 		u->touched[q] = true;
@@ -342,7 +375,7 @@ static int check_evict(const struct fw_snapshot *s, const struct fw_plan *p, int
 		const struct fw_task_alloc *t = &s->allocs[j->alloc_first + k];
 		sub_task(u, j, t);
 		charge(s, u->after, j->queue, fw_res_sub(fw_res_zero(), task_res(j, t)));
-		charge_model(s, u->mafter, j->queue, t, -1);
+		charge_model(s, u, u->mafter, j->queue, t, -1);
 	}
 	return FW_OK;
 }

@@ -4178,6 +4178,11 @@ TEST(a_parent_model_limit_counts_its_children)
 	ASSERT(start_of(p, z) != NULL);
 	ASSERT_EQ(fw_plan_pending_for(p, y)->reason, FW_REASON_MODEL_LIMIT);
 	ASSERT_EQ(fw_plan_pending_for(p, y)->b, lim);
+	/* the checker counts a child's start against its parent's limit */
+	struct fw_diag d;
+	s->model_limits[lim].gpus = 2000;
+	ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
+	ASSERT_STR_CONTAINS(d.msg, "queue org is over its limit on GPU model A100: 4000 > 2000 milli-GPU");
 	fw_snapshot_free(s);
 }
 
