@@ -300,15 +300,44 @@ int fw__resv_hopeless(struct cyc *y, const struct fw_job *job, int64_t need, str
  * false: no, *r says which limit (MODEL_LIMIT); true: yes, with *open
  * the models allowed (bit m = c.models[m]); all bits (fw__mlim_all):
  * any, as the job says; fewer: *r names the first limit that closed a
- * model, the reason should the job fit on none of the others.  fw__place_gated places job jx as fw__place_job does, those
- * groups on one allowed model at a time (each in id order, the first
- * that fits) when *open is not every model. */
+ * model, the reason should the job fit on none of the others.
+ * fw__place_gated places job jx as fw__place_job does, those groups on
+ * one allowed model at a time (each in id order, the first that fits)
+ * when open is not every model (fw__place_models).  Both test for the
+ * common case inline: no limits, or all models open. */
 int fw__mlim_create(struct cyc *y);
 void fw__mlim_charge(struct cyc *y, int32_t jx, const struct fw_task_alloc *t, int32_t n, int sign);
-bool fw__mlim_gate(const struct cyc *y, int32_t jx, uint64_t *open, struct fw_pending *r);
-uint64_t fw__mlim_all(const struct cyc *y);
-int fw__place_gated(struct fw__cstate *c, int32_t jx, const struct fw__place_opts *o, uint64_t open,
-		    struct fw__placement *out);
+bool fw__mlim_gate_limited(const struct cyc *y, int32_t jx, uint64_t *open, struct fw_pending *r);
+int fw__place_models(struct fw__cstate *c, int32_t jx, const struct fw__place_opts *o, uint64_t open,
+		     struct fw__placement *out);
+
+static inline uint64_t fw__models_all(const struct fw__cstate *c)
+{
+	return c->nmodels >= 64 ? ~0ull : (1ull << c->nmodels) - 1;
+}
+
+static inline uint64_t fw__mlim_all(const struct cyc *y)
+{
+	return fw__models_all(&y->c);
+}
+
+/* Inline: a snapshot without model limits pays a test per job. */
+static inline bool fw__mlim_gate(const struct cyc *y, int32_t jx, uint64_t *open, struct fw_pending *r)
+{
+	if (!y->mheld) {
+		*open = fw__mlim_all(y);
+		return true;
+	}
+	return fw__mlim_gate_limited(y, jx, open, r);
+}
+
+static inline int fw__place_gated(struct fw__cstate *c, int32_t jx, const struct fw__place_opts *o, uint64_t open,
+				  struct fw__placement *out)
+{
+	if (open == fw__models_all(c))
+		return fw__place_job(c, jx, o, out);
+	return fw__place_models(c, jx, o, open, out);
+}
 
 int fw__phase_allocate(struct cyc *y);
 /* The cycle's starvation age (policy starve_after_s, config override);

@@ -99,13 +99,6 @@ void fw__mlim_charge(struct cyc *y, int32_t jx, const struct fw_task_alloc *t, i
 	}
 }
 
-uint64_t fw__mlim_all(const struct cyc *y)
-{
-	int32_t n = y->c.nmodels < 64 ? y->c.nmodels : 64;
-
-	return n == 64 ? ~0ull : (1ull << n) - 1;
-}
-
 /* The job's GPUs by model: named[m] for groups that name model m (of
  * the fleet's), *unnamed for the groups that name none. */
 static void job_gpus(const struct cyc *y, const struct fw_job *j, int64_t *named, int64_t *unnamed)
@@ -134,7 +127,7 @@ static bool refuse(struct fw_pending *r, int64_t over, int32_t k)
 	return false;
 }
 
-bool fw__mlim_gate(const struct cyc *y, int32_t jx, uint64_t *open, struct fw_pending *r)
+bool fw__mlim_gate_limited(const struct cyc *y, int32_t jx, uint64_t *open, struct fw_pending *r)
 {
 	const struct fw_snapshot *s = y->s;
 	const struct fw_job *j = &s->jobs[jx];
@@ -142,8 +135,6 @@ bool fw__mlim_gate(const struct cyc *y, int32_t jx, uint64_t *open, struct fw_pe
 	int32_t closer = -1;
 
 	*open = fw__mlim_all(y);
-	if (!y->mheld)
-		return true;
 	job_gpus(y, j, named, &unnamed);
 	for (int32_t q = j->queue; q >= 0; q = s->queues[q].parent) {
 		for (int32_t k = y->mlim_first[q]; k >= 0; k = y->mlim_next[k]) {
@@ -167,15 +158,13 @@ bool fw__mlim_gate(const struct cyc *y, int32_t jx, uint64_t *open, struct fw_pe
 	return *open != 0;
 }
 
-int fw__place_gated(struct fw__cstate *c, int32_t jx, const struct fw__place_opts *o, uint64_t open,
-		    struct fw__placement *out)
+int fw__place_models(struct fw__cstate *c, int32_t jx, const struct fw__place_opts *o, uint64_t open,
+		     struct fw__placement *out)
 {
 	struct fw__place_opts p = *o;
 	bool fit = false;
 	int rc = FW_EDECLINED;
 
-	if (open == ((c->nmodels >= 64) ? ~0ull : (1ull << c->nmodels) - 1))
-		return fw__place_job(c, jx, o, out);
 	for (int32_t m = 0; m < c->nmodels && m < 64 && rc == FW_EDECLINED; m++) {
 		if (!(open >> m & 1))
 			continue;
