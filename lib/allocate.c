@@ -542,7 +542,7 @@ int fw__record_start(struct cyc *y, int32_t jx, const struct fw__placement *p)
 
 /* Blocked by a reservation?  Only if it would fit with reservations
  * ignored (a dry run that commits nothing). */
-static bool blocked_by_reservation(struct cyc *y, int32_t jx, struct fw_pending *r)
+static bool blocked_by_reservation(struct cyc *y, int32_t jx, const struct fw__shape *sh, struct fw_pending *r)
 {
 	struct fw__placement p;
 	struct fw__place_opts o = { .end = fw__job_end(y->s, &y->s->jobs[jx], y->s->now), .ignore_resv = true,
@@ -550,7 +550,7 @@ static bool blocked_by_reservation(struct cyc *y, int32_t jx, struct fw_pending 
 	struct fw_pending scratch;
 	uint64_t open;
 
-	if (y->nresv == 0 || !fw__mlim_gate(y, jx, &open, &scratch) ||
+	if (y->nresv == 0 || !fw__mlim_gate_as(y, jx, sh, &open, &scratch) ||
 	    fw__place_gated(&y->c, jx, &o, open, &p) != FW_OK)
 		return false;
 	r->reason = FW_REASON_RESERVED;
@@ -619,7 +619,7 @@ static int explain_failure(struct cyc *y, struct memo *m, const struct jinfo *ji
 	if (hit) {
 		*r = m->r[ji->shape];
 	} else {
-		if (!blocked_by_reservation(y, jx, r)) {
+		if (!blocked_by_reservation(y, jx, ji->shape >= 0 ? &m->shp[ji->shape] : NULL, r)) {
 			explain(y, jx, shape_fit, r);
 			fw__health_explain(y, &y->s->jobs[jx], r);
 		}
@@ -665,7 +665,8 @@ static int try_job(struct cyc *y, struct memo *m, int32_t pos)
 
 	r->job = jx;
 	y->considered++;
-	if (over_limit(y, ji->queue, ji->req, r) || !fw__mlim_gate(y, jx, &open, r))
+	if (over_limit(y, ji->queue, ji->req, r) ||
+	    !fw__mlim_gate_as(y, jx, ji->shape >= 0 ? &m->shp[ji->shape] : NULL, &open, r))
 		return FW_OK;
 	gated = open != fw__mlim_all(y);
 	/* a hit holds for a gated job too: it may use fewer models */

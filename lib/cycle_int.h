@@ -215,6 +215,7 @@ struct cyc {
 	 * as a list, mlim_first[q] then mlim_next[k], -1 ending it */
 	int64_t *mheld;
 	int32_t *mlim_model, *mlim_first, *mlim_next;
+	bool *mlim_line;            /* per queue: a limit on it or above it */
 };
 
 /* When j, started at t, is expected to end (its runtime or its queue's
@@ -307,7 +308,8 @@ int fw__resv_hopeless(struct cyc *y, const struct fw_job *job, int64_t need, str
  * common case inline: no limits, or all models open. */
 int fw__mlim_create(struct cyc *y);
 void fw__mlim_charge(struct cyc *y, int32_t jx, const struct fw_task_alloc *t, int32_t n, int sign);
-bool fw__mlim_gate_limited(const struct cyc *y, int32_t jx, uint64_t *open, struct fw_pending *r);
+bool fw__mlim_gate_limited(const struct cyc *y, int32_t jx, const struct fw__shape *sh, uint64_t *open,
+			   struct fw_pending *r);
 int fw__place_models(struct fw__cstate *c, int32_t jx, const struct fw__place_opts *o, uint64_t open,
 		     struct fw__placement *out);
 
@@ -321,14 +323,21 @@ static inline uint64_t fw__mlim_all(const struct cyc *y)
 	return fw__models_all(&y->c);
 }
 
-/* Inline: a snapshot without model limits pays a test per job. */
-static inline bool fw__mlim_gate(const struct cyc *y, int32_t jx, uint64_t *open, struct fw_pending *r)
+/* Inline: a snapshot without model limits pays a test per job.  sh:
+ * the job's shape when the caller has it (else NULL: its record). */
+static inline bool fw__mlim_gate_as(const struct cyc *y, int32_t jx, const struct fw__shape *sh, uint64_t *open,
+				    struct fw_pending *r)
 {
 	if (!y->mheld) {
 		*open = fw__mlim_all(y);
 		return true;
 	}
-	return fw__mlim_gate_limited(y, jx, open, r);
+	return fw__mlim_gate_limited(y, jx, sh, open, r);
+}
+
+static inline bool fw__mlim_gate(const struct cyc *y, int32_t jx, uint64_t *open, struct fw_pending *r)
+{
+	return fw__mlim_gate_as(y, jx, NULL, open, r);
 }
 
 static inline int fw__place_gated(struct fw__cstate *c, int32_t jx, const struct fw__place_opts *o, uint64_t open,

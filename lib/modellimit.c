@@ -65,7 +65,8 @@ int fw__mlim_create(struct cyc *y)
 	y->mlim_model = FW_ARENA_NEW(y->a, int32_t, n);
 	y->mlim_first = FW_ARENA_NEW(y->a, int32_t, s->nqueues + 1);
 	y->mlim_next = FW_ARENA_NEW(y->a, int32_t, n);
-	if (!y->mheld || !y->mlim_model || !y->mlim_first || !y->mlim_next)
+	y->mlim_line = FW_ARENA_NEW(y->a, bool, s->nqueues + 1);
+	if (!y->mheld || !y->mlim_model || !y->mlim_first || !y->mlim_next || !y->mlim_line)
 		return FW_ENOMEM;
 	for (int32_t q = 0; q < s->nqueues; q++)
 		y->mlim_first[q] = -1;
@@ -75,6 +76,9 @@ int fw__mlim_create(struct cyc *y)
 		y->mlim_next[k] = y->mlim_first[q];
 		y->mlim_first[q] = k;
 	}
+	for (int32_t q = 0; q < s->nqueues; q++) /* a limit on q or above it */
+		for (int32_t p = q; p >= 0 && !y->mlim_line[q]; p = s->queues[p].parent)
+			y->mlim_line[q] = y->mlim_first[p] >= 0;
 	for (int32_t j = 0; j < s->njobs; j++)
 		if (s->jobs[j].state == FW_JOB_RUNNING)
 			fw__mlim_charge(y, j, s->allocs + s->jobs[j].alloc_first, s->jobs[j].alloc_count, 1);
@@ -99,24 +103,43 @@ void fw__mlim_charge(struct cyc *y, int32_t jx, const struct fw_task_alloc *t, i
 	}
 }
 
-/* The job's GPUs by model: named[m] for groups that name model m (of
- * the fleet's), *unnamed for the groups that name none. */
-static void job_gpus(const struct cyc *y, const struct fw_job *j, int64_t *named, int64_t *unnamed)
+/* The job's GPUs by model: for the groups that name one of the fleet's
+ * models, its id and GPUs in (*m, *v)[0 .. return) (a model once; at most
+ * one entry per group); *unnamed for the groups that name none. */
+static int job_gpus(const struct cyc *y, const struct fw_job *j, int32_t *m, int64_t *v, int64_t *unnamed)
 {
+	int n = 0;
+
 	*unnamed = 0;
 	for (int g = 0; g < j->ngroups; g++) {
 		const struct fw_task_group *t = &j->groups[g];
-		int64_t v = (int64_t)t->count * t->gpus * t->gpu_milli;
+		int64_t x = (int64_t)t->count * t->gpus * t->gpu_milli;
 		if (!t->gpus)
 			continue;
 		if (!t->gpu_model[0]) {
-			*unnamed += v;
+			*unnamed += x;
 			continue;
 		}
-		int32_t m = fw__model_id(&y->c, t->gpu_model);
-		if (m >= 0)
-			named[m] += v;
+		int32_t id = fw__model_id(&y->c, t->gpu_model), k = 0;
+		while (k < n && m[k] != id)
+			k++;
+		if (id < 0)
+			continue;
+		if (k == n) {
+			m[n] = id;
+			v[n++] = 0;
+		}
+		v[k] += x;
 	}
+	return n;
+}
+
+static int64_t named_of(const int32_t *m, const int64_t *v, int n, int32_t id)
+{
+	for (int k = 0; k < n; k++)
+		if (m[k] == id)
+			return v[k];
+	return 0;
 }
 
 static bool refuse(struct fw_pending *r, int64_t over, int32_t k)
@@ -127,28 +150,59 @@ static bool refuse(struct fw_pending *r, int64_t over, int32_t k)
 	return false;
 }
 
-bool fw__mlim_gate_limited(const struct cyc *y, int32_t jx, uint64_t *open, struct fw_pending *r)
+/* The same from the job's shape (allocate's memo), which the allocate
+ * loop has in hand: no read of the job's record. */
+static int shape_gpus(const struct fw__shape *k, int32_t *m, int64_t *v, int64_t *unnamed)
+{
+	int n = 0;
+
+	*unnamed = 0;
+	for (int g = 0; g < k->ngroups; g++) {
+		int64_t x = (int64_t)k->g[g].count * k->g[g].gpus * k->g[g].milli;
+		int32_t id = k->g[g].model, i = 0;
+		if (!k->g[g].gpus || id == -1) /* -1: a model no node has */
+			continue;
+		if (id == -2) {
+			*unnamed += x;
+			continue;
+		}
+		while (i < n && m[i] != id)
+			i++;
+		if (i == n) {
+			m[n] = id;
+			v[n++] = 0;
+		}
+		v[i] += x;
+	}
+	return n;
+}
+
+bool fw__mlim_gate_limited(const struct cyc *y, int32_t jx, const struct fw__shape *sh, uint64_t *open,
+			   struct fw_pending *r)
 {
 	const struct fw_snapshot *s = y->s;
 	const struct fw_job *j = &s->jobs[jx];
-	int64_t named[FW_MAX_LIMITED_MODELS] = { 0 }, unnamed, over = 0;
-	int32_t closer = -1;
+	int32_t mid[FW_MAX_GROUPS], closer = -1;
+	int64_t mv[FW_MAX_GROUPS], unnamed, over = 0;
 
 	*open = fw__mlim_all(y);
-	job_gpus(y, j, named, &unnamed);
-	for (int32_t q = j->queue; q >= 0; q = s->queues[q].parent) {
+	if (!y->mlim_line[y->ji[jx].queue])
+		return true; /* no limit up its line: the common case, decided
+			      * without the job's record (a cache miss) */
+	int nm = sh ? shape_gpus(sh, mid, mv, &unnamed) : job_gpus(y, j, mid, mv, &unnamed);
+	for (int32_t q = y->ji[jx].queue; q >= 0; q = s->queues[q].parent) {
 		for (int32_t k = y->mlim_first[q]; k >= 0; k = y->mlim_next[k]) {
 			int32_t m = y->mlim_model[k];
 			if (m < 0)
 				continue;
-			int64_t held = y->mheld[k], cap = s->model_limits[k].gpus;
-			if (named[m] > 0 && held + named[m] > cap)
-				return refuse(r, held + named[m] - cap, k);
-			if (unnamed > 0 && held + named[m] + unnamed > cap && (*open >> m & 1)) {
+			int64_t held = y->mheld[k], cap = s->model_limits[k].gpus, named = named_of(mid, mv, nm, m);
+			if (named > 0 && held + named > cap)
+				return refuse(r, held + named - cap, k);
+			if (unnamed > 0 && held + named + unnamed > cap && (*open >> m & 1)) {
 				*open &= ~(1ull << m);
 				if (closer < 0) { /* the first limit that closes a model: the reason if all are */
 					closer = k;
-					over = held + named[m] + unnamed - cap;
+					over = held + named + unnamed - cap;
 				}
 			}
 		}
