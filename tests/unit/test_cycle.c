@@ -302,6 +302,24 @@ static uint32_t xs32(uint32_t *x)
 	return *x;
 }
 
+/* The snapshot planned again, in an arena of its own, gives plan p
+ * byte for byte (decisions, allocations, pending entries). */
+static void same_plan_again(const struct fw_snapshot *s, const char *policy, const struct fw_plan *p)
+{
+	struct fw_arena b;
+	struct fw_plan *q = NULL;
+
+	fw_arena_init(&b, 4096);
+	ASSERT_OK(fw_cycle_run(s, fw_policy_find(policy), &b, &q));
+	ASSERT_EQ(p->ndecisions, q->ndecisions);
+	ASSERT_EQ(p->nallocs, q->nallocs);
+	ASSERT_EQ(p->npending, q->npending);
+	ASSERT_OK(memcmp(p->decisions, q->decisions, (size_t)p->ndecisions * sizeof *p->decisions));
+	ASSERT_OK(memcmp(p->allocs, q->allocs, (size_t)p->nallocs * sizeof *p->allocs));
+	ASSERT_OK(memcmp(p->pending, q->pending, (size_t)p->npending * sizeof *p->pending));
+	fw_arena_release(&b);
+}
+
 static struct fw_snapshot *random_snapshot(uint32_t seed)
 {
 	struct fw_snapshot *s = fw_snapshot_new();
@@ -1710,8 +1728,7 @@ TEST(random_group_filters_keep_every_invariant)
 			}
 		}
 		for (int k = 0; k < 4; k++) {
-			struct fw_plan *p = run(s, pols[k]), *q = NULL;
-			struct fw_arena b;
+			struct fw_plan *p = run(s, pols[k]);
 			ASSERT(p != NULL);
 			for (int i = 0; i < p->ndecisions; i++) {
 				const struct fw_decision *d = &p->decisions[i];
@@ -1724,13 +1741,7 @@ TEST(random_group_filters_keep_every_invariant)
 					ASSERT(fw_snapshot_group_may_use(s, d->job, a->group, a->node));
 				}
 			}
-			fw_arena_init(&b, 4096);
-			ASSERT_OK(fw_cycle_run(s, fw_policy_find(pols[k]), &b, &q));
-			ASSERT_EQ(p->ndecisions, q->ndecisions);
-			ASSERT_OK(memcmp(p->decisions, q->decisions, (size_t)p->ndecisions * sizeof *p->decisions));
-			ASSERT_OK(memcmp(p->allocs, q->allocs, (size_t)p->nallocs * sizeof *p->allocs));
-			ASSERT_OK(memcmp(p->pending, q->pending, (size_t)p->npending * sizeof *p->pending));
-			fw_arena_release(&b);
+			same_plan_again(s, pols[k], p);
 		}
 		fw_snapshot_free(s);
 	}
@@ -4265,18 +4276,12 @@ TEST(random_model_limits_keep_every_invariant)
 		}
 		const char *pols[] = { "fairway", "kai", "slurm" };
 		for (int k = 0; k < 3; k++) {
-			struct fw_arena b;
-			struct fw_plan *p = run(s, pols[k]), *q = NULL;
+			struct fw_plan *p = run(s, pols[k]);
 			ASSERT(p != NULL);
 			for (int i = 0; i < p->npending; i++)
 				held += p->pending[i].reason == FW_REASON_MODEL_LIMIT;
 			started += count_kind(p, FW_DECIDE_START);
-			fw_arena_init(&b, 4096);
-			ASSERT_OK(fw_cycle_run(s, fw_policy_find(pols[k]), &b, &q));
-			ASSERT_EQ(p->ndecisions, q->ndecisions);
-			ASSERT_OK(memcmp(p->allocs, q->allocs, (size_t)p->nallocs * sizeof *p->allocs));
-			ASSERT_OK(memcmp(p->pending, q->pending, (size_t)p->npending * sizeof *p->pending));
-			fw_arena_release(&b);
+			same_plan_again(s, pols[k], p);
 		}
 		fw_snapshot_free(s);
 	}
