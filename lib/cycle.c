@@ -94,20 +94,58 @@ static int users_create(struct cyc *y)
 	return FW_OK;
 }
 
-/* Job j's user as a small id (names compared whole; "" is a user too),
- * while gather has its record at hand. */
-static int32_t user_id(struct cyc *y, int32_t j, const struct fw_job *job)
+/* The id table's slot for a user name: the slot that holds it, or the
+ * empty slot where it would go. */
+static uint32_t user_slot(const struct cyc *y, const char *user)
 {
 	uint64_t h = 1469598103934665603ull;
 	uint32_t m = (uint32_t)y->ucap - 1, k;
 
-	for (const char *c = job->user; *c; c++)
+	for (const char *c = user; *c; c++)
 		h = (h ^ (uint8_t)*c) * 1099511628211ull;
 	for (k = (uint32_t)(h ^ (h >> 32)) & m; y->utab[k] >= 0; k = (k + 1) & m)
-		if (!strcmp(y->s->jobs[y->utab[k]].user, job->user))
-			return y->uid[y->utab[k]];
+		if (!strcmp(y->s->jobs[y->utab[k]].user, user))
+			break;
+	return k;
+}
+
+/* Job j's user as a small id (names compared whole; "" is a user too),
+ * while gather has its record at hand. */
+static int32_t user_id(struct cyc *y, int32_t j, const struct fw_job *job)
+{
+	uint32_t k = user_slot(y, job->user);
+
+	if (y->utab[k] >= 0)
+		return y->uid[y->utab[k]];
 	y->utab[k] = j;
 	return y->nusers++;
+}
+
+/* A user's past use in a queue as a GPU count (snapshot user_usage): its
+ * decayed GPU-seconds now, times ln 2 / half-life (so a user who has held
+ * g GPUs for many half-lives counts as g), times the usage weight (0:
+ * off); in milli-GPUs. */
+static int64_t past_use(const struct cyc *y, const struct fw_user_usage *u)
+{
+	double h = y->s->config.usage_half_life_s, w = y->s->config.usage_weight;
+	double g = w > 0 && h > 0 ? w * 1000.0 * fw_usage_decay(u->usage, u->usage_at, y->s->now, h) * 0.69314718055994531 / h
+				  : 0;
+
+	return g < 1e15 ? (int64_t)llround(g) : (int64_t)1e15;
+}
+
+/* Add the past use of queue q's users who have jobs (user_usage entries
+ * first[q], next[...]) to held; with clear, zero their entries instead. */
+static void add_past_use(const struct cyc *y, int32_t q, const int32_t *first, const int32_t *next, int64_t *held,
+			 bool clear)
+{
+	for (int32_t i = first ? first[q] : -1; i >= 0; i = next[i]) {
+		uint32_t k = user_slot(y, y->s->user_usage[i].user);
+		if (y->utab[k] < 0)
+			continue;
+		int64_t *h = &held[y->uid[y->utab[k]]];
+		*h = clear ? 0 : *h + past_use(y, &y->s->user_usage[i]);
+	}
 }
 
 /* The one sweep over the (large) job records: a compact per-job summary
@@ -561,12 +599,23 @@ static void take_turns(struct cyc *y, int32_t lo, int32_t hi, int64_t *held, str
 static int phase_users(struct cyc *y)
 {
 	const struct fw_snapshot *s = y->s;
-	int32_t *first, *run;
+	int32_t *first, *run, *ufirst = NULL, *unext = NULL;
 	int64_t *held;
 	struct turn *t;
 
 	if (!y->uid || y->qfirst[s->nqueues] < 2)
 		return FW_OK;
+	if (s->nuser_usage > 0) { /* each queue's users' past use, a list */
+		ufirst = FW_ARENA_NEW(y->a, int32_t, s->nqueues + 1);
+		unext = FW_ARENA_NEW(y->a, int32_t, s->nuser_usage);
+		if (!ufirst || !unext)
+			return FW_ENOMEM;
+		memset(ufirst, 0xff, (size_t)s->nqueues * sizeof *ufirst);
+		for (int32_t i = s->nuser_usage - 1; i >= 0; i--) {
+			unext[i] = ufirst[s->user_usage[i].queue];
+			ufirst[s->user_usage[i].queue] = i;
+		}
+	}
 	held = FW_ARENA_NEW(y->a, int64_t, y->nusers + 1);
 	first = FW_ARENA_NEW(y->a, int32_t, s->nqueues + 2);
 	run = FW_ARENA_RAW(y->a, int32_t, s->njobs + 1);
@@ -586,9 +635,11 @@ static int phase_users(struct cyc *y)
 			continue;
 		for (int32_t k = first[q]; k < first[q + 1]; k++)
 			held[y->uid[run[k]]] += y->ugpu[run[k]];
+		add_past_use(y, q, ufirst, unext, held, false);
 		take_turns(y, y->qfirst[q], y->qfirst[q + 1], held, t);
 		for (int32_t k = first[q]; k < first[q + 1]; k++)
 			held[y->uid[run[k]]] = 0;
+		add_past_use(y, q, ufirst, unext, held, true); /* all back to zero: held is shared */
 	}
 	return FW_OK;
 }

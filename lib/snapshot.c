@@ -35,6 +35,7 @@ void fw_snapshot_free(struct fw_snapshot *s)
 	free(s->group_nodes);
 	free(s->node_refs);
 	free(s->model_limits);
+	free(s->user_usage);
 	free(s);
 }
 
@@ -109,6 +110,11 @@ int fw_snapshot_add_alloc(struct fw_snapshot *s, const struct fw_task_alloc *a)
 int fw_snapshot_add_model_limit(struct fw_snapshot *s, const struct fw_model_limit *m)
 {
 	ADD(s, model_limits, nmodel_limits, cap_model_limits, m);
+}
+
+int fw_snapshot_add_user_usage(struct fw_snapshot *s, const struct fw_user_usage *u)
+{
+	ADD(s, user_usage, nuser_usage, cap_user_usage, u);
 }
 
 bool fw_snapshot_has_gpu_model(const struct fw_snapshot *s, const char *model)

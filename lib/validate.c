@@ -7,6 +7,7 @@
  * array (O(n log n)); the queue tree's acyclicity by walking each queue's
  * parent chain at most nqueues steps.
  */
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -257,6 +258,30 @@ static int check_model_limits(const struct fw_snapshot *s, struct fw_diag *d)
 			return BAD(d, FW_ERANGE, "nodes", "more than %d GPU models in a fleet whose queues have GPU model limits",
 				   FW_MAX_LIMITED_MODELS);
 		seen[n++] = s->nodes[i].gpu_model;
+	}
+	return FW_OK;
+}
+
+/* Users' usage: a queue that exists, a usage that is a number >= 0, a
+ * time in range, a user name that ends. */
+static int check_user_usage(const struct fw_snapshot *s, struct fw_diag *d)
+{
+	char f[64];
+
+	for (int32_t i = 0; i < s->nuser_usage; i++) {
+		const struct fw_user_usage *u = &s->user_usage[i];
+		elem_name(f, "user_usage", i);
+		if (u->queue < 0 || u->queue >= s->nqueues)
+			return BAD(d, FW_ENOENT, f, "usage of user %.63s names queue index %d, out of range", u->user,
+				   (int)u->queue);
+		if (!memchr(u->user, 0, FW_NAME_MAX))
+			return BAD(d, FW_EINVAL, f, "a user name of %d bytes or more", FW_NAME_MAX);
+		if (!(u->usage >= 0) || !isfinite(u->usage))
+			return BAD(d, FW_ERANGE, f, "queue %s, user %s: usage must be a number >= 0", s->queues[u->queue].name,
+				   u->user);
+		if (!time_ok(u->usage_at))
+			return BAD(d, FW_ERANGE, f, "queue %s, user %s: a time beyond 2^61 s", s->queues[u->queue].name,
+				   u->user);
 	}
 	return FW_OK;
 }
@@ -547,7 +572,8 @@ int fw_snapshot_validate(const struct fw_snapshot *s, struct fw_diag *d)
 		return rc;
 	if ((rc = check_nodes(s, d)) != FW_OK)
 		return rc;
-	if ((rc = check_queues(s, d)) != FW_OK || (rc = check_model_limits(s, d)) != FW_OK)
+	if ((rc = check_queues(s, d)) != FW_OK || (rc = check_model_limits(s, d)) != FW_OK ||
+	    (rc = check_user_usage(s, d)) != FW_OK)
 		return rc;
 	if ((rc = check_jobs(s, d)) != FW_OK)
 		return rc;

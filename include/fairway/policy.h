@@ -93,9 +93,16 @@
  *             ties in the line's order (so a user's own jobs keep theirs).
  *             A user with nothing running goes before one holding 64 GPUs,
  *             and users with like jobs alternate: Slurm's fair share
- *             between the users of an account, from the GPUs held now
- *             rather than decayed usage, and only inside one queue (which
+ *             between the users of an account, inside one queue (which
  *             queue goes next, reclaim and preemption are unchanged).
+ *             Past use counts too when the snapshot records it
+ *             (snapshot.user_usage: a user's decayed GPU-seconds in the
+ *             queue, which the simulator keeps): it adds the user's
+ *             decayed usage now times ln 2 / half-life times the usage
+ *             weight, a GPU count (a user who has held g GPUs for many
+ *             half-lives counts g more; usage weight 0: none), so a
+ *             user who ran 64 GPUs all last week waits behind one who
+ *             ran nothing, and the debt halves every half-life.
  *             Users are compared by name (fw_job.user; "" is one user).
  *
  *   max_evictions

@@ -314,7 +314,23 @@ struct fw_sched_config {
 				     * its users take turns, fewest GPUs held
 				     * in the queue first (policy.h, "Users
 				     * inside a queue"); policies whose line
-				     * spans every queue (fifo, slurm) ignore it */
+				     * spans every queue (fifo, slurm) ignore it;
+				     * with user_usage entries, what each user
+				     * used in the past counts too */
+};
+
+/* A user's decayed usage inside a leaf queue (Slurm's association of an
+ * account and a user): GPU-seconds weighted by age as a queue's usage is
+ * (fairshare.h), as of usage_at.  With config.user_fair_share, a user's
+ * turn inside the queue counts it beside the GPUs the user holds now
+ * (policy.h, "Users inside a queue").  Any order; entries of one queue
+ * and user add up.  Kept beside the queues (snapshot.user_usage), as the
+ * adapter that tracks it (the simulator) writes it. */
+struct fw_user_usage {
+	int32_t queue;                  /* index of a queue */
+	char user[FW_NAME_MAX];         /* fw_job.user ("" is a user too) */
+	double usage;                   /* decayed GPU-seconds, >= 0 */
+	fw_time usage_at;               /* when `usage` was last decayed */
 };
 
 struct fw_snapshot {
@@ -337,6 +353,8 @@ struct fw_snapshot {
 	int32_t nnode_refs, cap_node_refs;
 	struct fw_model_limit *model_limits; /* GPU model limits of queues */
 	int32_t nmodel_limits, cap_model_limits;
+	struct fw_user_usage *user_usage; /* users' decayed usage per queue */
+	int32_t nuser_usage, cap_user_usage;
 };
 
 struct fw_snapshot *fw_snapshot_new(void);
@@ -349,6 +367,7 @@ int fw_snapshot_add_queue(struct fw_snapshot *s, const struct fw_queue *q);
 int fw_snapshot_add_job(struct fw_snapshot *s, const struct fw_job *j);
 int fw_snapshot_add_alloc(struct fw_snapshot *s, const struct fw_task_alloc *a);
 int fw_snapshot_add_model_limit(struct fw_snapshot *s, const struct fw_model_limit *m);
+int fw_snapshot_add_user_usage(struct fw_snapshot *s, const struct fw_user_usage *u);
 /* Has some node with GPUs this GPU model?  And the fleet's models, each
  * once in node order, as "H100, A100" into out (truncated to n, "" when
  * none): for an error that names a model no node has. */

@@ -4383,6 +4383,113 @@ TEST(a_moved_job_stays_on_its_gpu_model)
 	fw_snapshot_free(s);
 }
 
+static void user_usage(struct fw_snapshot *s, int q, const char *user, double gpu_hours, fw_time at)
+{
+	struct fw_user_usage u = { .queue = q, .usage = gpu_hours * 3600, .usage_at = at };
+	snprintf(u.user, sizeof u.user, "%s", user);
+	ASSERT(fw_snapshot_add_user_usage(s, &u) >= 0);
+}
+
+/* Past use counts beside the GPUs held now: two free nodes, alice and bob
+ * with two 8-GPU jobs each, alice's first.  With nothing recorded they
+ * alternate (alice, bob); alice's 100 GPU-hours of last week put bob's
+ * two first; decayed over four more half-lives they weigh less than a
+ * job of 8 GPUs ahead, and they alternate again; entries of one user add
+ * up; usage weight 0 turns it off; another queue's usage does not count. */
+TEST(users_past_use_counts_in_their_turns)
+{
+	struct fw_snapshot *s = two_racks();
+	int n0[] = { 0 }, n1[] = { 1 }, job[4];
+	const char *who[] = { "alice", "alice", "bob", "bob" };
+	int other = tb_queue(s, "other", -1, 0, -1, 1);
+	int fill = tb_job(s, "fill", other, 2, 8, 1000, 0);
+	int both[] = { 0, 1 };
+
+	(void)n0, (void)n1;
+	tb_run(s, fill, 2, both, 0xff);
+	for (int i = 0; i < 4; i++) {
+		char nm[16];
+		snprintf(nm, sizeof nm, "%s%d", who[i], i);
+		job[i] = tb_job(s, nm, 0, 1, 8, 1000, 10 * i);
+		snprintf(s->jobs[job[i]].user, sizeof s->jobs[job[i]].user, "%s", who[i]);
+	}
+	s->now = 7 * 86400;
+	s->config.user_fair_share = true;
+	struct fw_plan *p = run(s, "fairway");
+	ASSERT(p != NULL);
+	for (int i = 0; i < 4; i++) /* alice0, bob2 */
+		ASSERT_EQ(start_of(p, job[i]) != NULL, i == 0 || i == 2);
+	user_usage(s, 0, "alice", 100, 0); /* a week ago: 50 GPU-hours now, ~0.21 GPUs over a week */
+	p = run(s, "fairway");
+	ASSERT(p != NULL);
+	for (int i = 0; i < 4; i++) /* alice0 holds her past, bob's first is ahead; then bob3 (8 + 0) vs alice0 (0.2) */
+		ASSERT_EQ(start_of(p, job[i]) != NULL, i == 0 || i == 2);
+	s->user_usage[0].usage = 2000 * 3600.0; /* 1,000 GPU-hours now: ~4.1 GPUs over a week */
+	p = run(s, "fairway");
+	ASSERT(p != NULL);
+	for (int i = 0; i < 4; i++) /* still under bob's 8 held by his first: alice0, bob2 */
+		ASSERT_EQ(start_of(p, job[i]) != NULL, i == 0 || i == 2);
+	user_usage(s, 0, "alice", 2000, 0); /* entries add up: ~8.3 GPUs > 8: bob's two first */
+	p = run(s, "fairway");
+	ASSERT(p != NULL);
+	for (int i = 0; i < 4; i++)
+		ASSERT_EQ(start_of(p, job[i]) != NULL, i >= 2);
+	s->config.usage_weight = 0; /* off: as with nothing recorded */
+	p = run(s, "fairway");
+	ASSERT(p != NULL);
+	for (int i = 0; i < 4; i++)
+		ASSERT_EQ(start_of(p, job[i]) != NULL, i == 0 || i == 2);
+	s->config.usage_weight = 1;
+	s->user_usage[0].queue = s->user_usage[1].queue = other; /* another queue's: not counted */
+	p = run(s, "fairway");
+	ASSERT(p != NULL);
+	for (int i = 0; i < 4; i++)
+		ASSERT_EQ(start_of(p, job[i]) != NULL, i == 0 || i == 2);
+	s->user_usage[0].queue = s->user_usage[1].queue = 0;
+	s->now += 28 * 86400; /* four half-lives later: ~0.5 GPU */
+	p = run(s, "fairway");
+	ASSERT(p != NULL);
+	for (int i = 0; i < 4; i++)
+		ASSERT_EQ(start_of(p, job[i]) != NULL, i == 0 || i == 2);
+	s->user_usage[0].usage = -1;
+	struct fw_diag d;
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_ERANGE);
+	ASSERT_STR_EQ(d.field, "user_usage[0]");
+	s->user_usage[0].usage = 0;
+	s->user_usage[0].queue = 9;
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_ENOENT);
+	fw_snapshot_free(s);
+}
+
+/* A user's past use in one queue does not follow the user into another:
+ * alice used much in A, none in B; one node for each queue's line. */
+TEST(users_past_use_stays_in_its_queue)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
+	tb_node(s, "n1", 8, NULL, NULL, NULL, NULL);
+	int qa = tb_queue(s, "A", -1, 8, -1, 1), qb = tb_queue(s, "B", -1, 8, -1, 1);
+	const char *who[] = { "alice", "bob" };
+	int a[2], b[2];
+	for (int i = 0; i < 2; i++) {
+		char nm[16];
+		snprintf(nm, sizeof nm, "a-%s", who[i]);
+		a[i] = tb_job(s, nm, qa, 1, 8, 1000, i);
+		snprintf(nm, sizeof nm, "b-%s", who[i]);
+		b[i] = tb_job(s, nm, qb, 1, 8, 1000, 2 + i);
+		snprintf(s->jobs[a[i]].user, FW_NAME_MAX, "%s", who[i]);
+		snprintf(s->jobs[b[i]].user, FW_NAME_MAX, "%s", who[i]);
+	}
+	s->now = 1000;
+	s->config.user_fair_share = true;
+	user_usage(s, qa, "alice", 10000, 1000);
+	struct fw_plan *p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT(start_of(p, a[1]) != NULL && start_of(p, a[0]) == NULL); /* A: bob first */
+	ASSERT(start_of(p, b[0]) != NULL && start_of(p, b[1]) == NULL); /* B: alice first, as in its line */
+	fw_snapshot_free(s);
+}
+
 #define TESTS single_gpu_jobs_bin_pack_onto_the_busiest_node, gang_waits_rather_than_starting_partially, \
 	min_member_lets_part_of_a_gang_start, required_topology_is_never_violated, \
 	preferred_level_picks_the_smallest_domain_that_fits, fractional_gpus_pack_onto_a_shared_gpu, \
@@ -4436,7 +4543,8 @@ TEST(a_moved_job_stays_on_its_gpu_model)
 	a_parent_model_limit_counts_its_children, a_reservation_keeps_to_the_models_a_limit_leaves, \
 	reclaim_under_a_model_limit_frees_an_allowed_model, random_model_limits_keep_every_invariant, \
 	model_limits_are_validated, moved_jobs_count_once_against_their_model_limit, \
-	a_moved_job_stays_on_its_gpu_model
+	a_moved_job_stays_on_its_gpu_model, users_past_use_counts_in_their_turns, \
+	users_past_use_stays_in_its_queue
 
 int main(void)
 {
