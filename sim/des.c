@@ -74,6 +74,13 @@ struct sim {
 	struct fw_task_alloc *ascratch;
 	int32_t acap;
 	int64_t qalloc[FW_TEAMS_MAX]; /* milli-GPU allocated per queue */
+	/* users' decayed usage per queue (snapshot user_usage), kept with
+	 * user_fair_share: per trace row its entry (-1: none), per entry the
+	 * milli-GPUs its running jobs hold, and the entries' table by
+	 * (queue, user): index + 1, 0 = empty */
+	int32_t *urow;
+	int64_t *ualloc;
+	int32_t *utab, ucap;
 	int32_t npending, ngone;
 	int32_t unestimated;       /* arrived, never started, no estimate yet */
 	int64_t free_gpus;         /* cluster GPUs not held by running jobs */
@@ -458,6 +465,17 @@ static int sim_init(struct sim *m, const struct fw_teams *teams)
 	m->r->estimate = calloc(n, sizeof *m->r->estimate);
 	m->r->gpus = calloc(n, sizeof *m->r->gpus);
 	m->r->milli = calloc(n, sizeof *m->r->milli);
+	if (m->o->user_fair_share) { /* one entry per queue and user at most */
+		for (m->ucap = 64; (size_t)m->ucap < 2 * n + 2;)
+			m->ucap *= 2;
+		m->urow = malloc(n * sizeof *m->urow);
+		m->ualloc = calloc(n + 1, sizeof *m->ualloc);
+		m->utab = calloc((size_t)m->ucap, sizeof *m->utab);
+		if (!m->urow || !m->ualloc || !m->utab)
+			return FW_ENOMEM;
+		for (size_t i = 0; i < n; i++)
+			m->urow[i] = -1;
+	}
 	if (!m->s || !m->arrival || !m->snap_of || !m->r->start || !m->r->end ||
 	    !m->r->evicted || !m->left || !m->run_of || !m->r->estimate || !m->r->gpus ||
 	    !m->r->milli)
@@ -499,6 +517,9 @@ static void sim_release(struct sim *m)
 	free(m->row_of);
 	free(m->gone);
 	free(m->snap_of);
+	free(m->urow);
+	free(m->ualloc);
+	free(m->utab);
 	free(m->ascratch);
 	free(m->pending_by_size);
 	free(m->node_free);
@@ -532,6 +553,54 @@ static int grow_index(struct sim *m)
 	return FW_OK;
 }
 
+/* The user_usage entry of (queue q, user), made at the user's first job
+ * in q; its index, or FW_ENOMEM. */
+static int32_t user_entry(struct sim *m, int32_t q, const char *user, fw_time T)
+{
+	uint64_t h = 1469598103934665603ull ^ (uint64_t)(uint32_t)q;
+	uint32_t mask = (uint32_t)m->ucap - 1, k;
+
+	for (const char *c = user; *c; c++)
+		h = (h ^ (uint8_t)*c) * 1099511628211ull;
+	for (k = (uint32_t)(h ^ (h >> 32)) & mask; m->utab[k]; k = (k + 1) & mask) {
+		const struct fw_user_usage *u = &m->s->user_usage[m->utab[k] - 1];
+		if (u->queue == q && !strcmp(u->user, user))
+			return m->utab[k] - 1;
+	}
+	struct fw_user_usage u = { .queue = q, .usage = 0, .usage_at = T };
+	snprintf(u.user, sizeof u.user, "%s", user);
+	int e = fw_snapshot_add_user_usage(m->s, &u);
+	if (e < 0)
+		return FW_ENOMEM;
+	m->utab[k] = e + 1;
+	return e;
+}
+
+/* Age a decayed usage to t, integrating a constant allocation a (GPUs)
+ * exactly since *at. */
+static void accrue_to(double *usage, fw_time *at, double a, double h, fw_time t)
+{
+	double dt = (double)(t - *at);
+
+	if (dt <= 0)
+		return;
+	*usage = fw_usage_decay(*usage, *at, t, h) + (h > 0 ? a * h / LN2 * (1.0 - exp2(-dt / h)) : a * dt);
+	*at = t;
+}
+
+/* The same for row's user in its queue, then its allocation changes by
+ * delta milli-GPUs (a start, an end). */
+static void accrue_user(struct sim *m, int32_t row, fw_time t, int64_t delta)
+{
+	int32_t e = m->urow ? m->urow[row] : -1;
+
+	if (e < 0)
+		return;
+	struct fw_user_usage *u = &m->s->user_usage[e];
+	accrue_to(&u->usage, &u->usage_at, (double)m->ualloc[e] / 1000.0, m->s->config.usage_half_life_s, t);
+	m->ualloc[e] += delta;
+}
+
 static int arrive(struct sim *m, int32_t row, const struct fw_teams *teams)
 {
 	const struct fw_trace_job *it = &m->t->v[row];
@@ -546,6 +615,8 @@ static int arrive(struct sim *m, int32_t row, const struct fw_teams *teams)
 	j.checkpoint_s = m->o->checkpoint_s;
 	snprintf(j.user, sizeof j.user, "%s", it->user[0] ? it->user
 		 : j.queue < m->nteam ? teams->v[j.queue].name : m->qs.name[j.queue]);
+	if (m->urow && m->urow[row] < 0 && (m->urow[row] = user_entry(m, j.queue, j.user, m->s->now)) < 0)
+		return FW_ENOMEM;
 	if ((k = fw_snapshot_add_job(m->s, &j)) < 0 || grow_index(m) != FW_OK)
 		return FW_ENOMEM;
 	m->row_of[k] = row;
@@ -562,14 +633,8 @@ static int arrive(struct sim *m, int32_t row, const struct fw_teams *teams)
 static void accrue(struct sim *m, int32_t q, fw_time t)
 {
 	struct fw_queue *Q = &m->s->queues[q];
-	double h = m->s->config.usage_half_life_s, dt = (double)(t - Q->usage_at);
-	double a = (double)m->qalloc[q] / 1000.0;
 
-	if (dt <= 0)
-		return;
-	Q->usage = fw_usage_decay(Q->usage, Q->usage_at, t, h) +
-		   (h > 0 ? a * h / LN2 * (1.0 - exp2(-dt / h)) : a * dt);
-	Q->usage_at = t;
+	accrue_to(&Q->usage, &Q->usage_at, (double)m->qalloc[q] / 1000.0, m->s->config.usage_half_life_s, t);
 }
 
 static void node_use(struct sim *m, const struct fw_task_alloc *a, int32_t n, int sign)
@@ -586,6 +651,7 @@ static void release(struct sim *m, int32_t row, fw_time t)
 
 	accrue(m, q, t);
 	m->qalloc[q] -= m->r->milli[row];
+	accrue_user(m, row, t, -m->r->milli[row]);
 	m->free_gpus += m->r->gpus[row];
 	node_use(m, m->s->allocs + j->alloc_first, j->alloc_count, +1);
 }
@@ -740,6 +806,7 @@ static int start_job(struct sim *m, const struct fw_plan *p, const struct fw_dec
 	held_by(m, p, dd, row);
 	accrue(m, q, T);
 	m->qalloc[q] += m->r->milli[row];
+	accrue_user(m, row, T, m->r->milli[row]);
 	m->npending--;
 	m->pending_by_size[m->exact_fit ? row_gpus(m, row) : 0]--;
 	m->free_gpus -= m->r->gpus[row];
@@ -1005,6 +1072,10 @@ static int cycle(struct sim *m, fw_time T)
 	m->s->now = T;
 	for (int32_t q = 0; q < m->s->nqueues; q++)
 		accrue(m, q, T);
+	for (int32_t e = 0; m->urow && e < m->s->nuser_usage; e++) {
+		struct fw_user_usage *u = &m->s->user_usage[e];
+		accrue_to(&u->usage, &u->usage_at, (double)m->ualloc[e] / 1000.0, m->s->config.usage_half_life_s, T);
+	}
 	if (m->o->validate_each && (rc = fw_snapshot_validate(m->s, m->d)) != FW_OK)
 		return rc;
 	fw_arena_reset(&m->arena);

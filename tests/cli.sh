@@ -682,6 +682,20 @@ assert med[("fairway:user-fair-share=on", True)] < 0.5 * med[("fairway", True)],
 assert med[("fairway:user-fair-share=on", False)] > med[("fairway", False)], med
 PY
 then ok "sim-run-user-fair-share-reaches-the-engine"; else bad "sim-run-user-fair-share-reaches-the-engine"; fi
+# past use counts: alice held the one node for two days and her next job
+# is older than bob's; when the node frees both hold nothing, yet bob's
+# goes first with user-fair-share (her decayed usage, ~1.4 GPUs), hers
+# without (the queue's own order)
+printf 'job_id,submit_time,duration,queue,user,gpus_per_task\nalong,0,172800,team,alice,8\na2,50,3600,team,alice,8\nb1,100,3600,team,bob,8\n' >"$SV/past.csv"
+"$FW" sim run --trace "$SV/past.csv" --format fairway --nodes 1x8 --policies fairway,fairway:user-fair-share=on \
+	--jobs "$SV/pastj.csv" >/dev/null 2>&1
+if python3 - "$SV/pastj.csv" <<'PY'
+import csv, sys
+st = {(r["policy"], r["job"]): int(r["start"]) for r in csv.DictReader(open(sys.argv[1]))}
+assert st[("fairway", "a2")] == 172800 and st[("fairway", "b1")] == 176400, st
+assert st[("fairway:user-fair-share=on", "b1")] == 172800 and st[("fairway:user-fair-share=on", "a2")] == 176400, st
+PY
+then ok "sim-run-user-fair-share-counts-past-use"; else bad "sim-run-user-fair-share-counts-past-use"; fi
 # --jobs: a row per job and policy; its estimate errors give the JSON's metric
 "$FW" sim run --trace synthetic:3 --nodes 13x8 --policies slurm,fairway --tick 600 \
 	--json "$SV/m.json" --jobs "$SV/jobs.csv" --shares "$SV/shares.csv" >/dev/null 2>&1

@@ -133,12 +133,47 @@ static int load_model_limits(struct cfg *c, const yaml_node_t *m, const char *pa
 	return FW_OK;
 }
 
+/* userUsage: {alice: {gpuHours: 120, at: 0}}: each user's decayed
+ * usage in queue qi (snapshot.user_usage), as the queue's own usage. */
+static int load_user_usage(struct cfg *c, const yaml_node_t *m, const char *path, int32_t qi)
+{
+	static const char *const keys[] = { "gpuHours", "at", NULL };
+	yaml_node_t *l = cfg_get(c, m, "userUsage");
+	char fp[CFG_PATH], kp[CFG_PATH];
+	int32_t first = c->s->nuser_usage;
+	int rc;
+
+	cfg_path(fp, path, "userUsage");
+	if (!l)
+		return FW_OK;
+	if ((rc = cfg_want_map(c, l, fp)))
+		return rc;
+	for (yaml_node_pair_t *p = l->data.mapping.pairs.start; p < l->data.mapping.pairs.top; p++) {
+		struct fw_user_usage u = { .queue = qi, .usage_at = c->s->now };
+		yaml_node_t *k = cfg_node(c, p->key), *v = cfg_node(c, p->value);
+		double hours = 0;
+		if ((rc = cfg_name_node(c, k, fp, u.user)))
+			return rc;
+		cfg_path(kp, fp, u.user);
+		for (int32_t i = first; i < c->s->nuser_usage; i++)
+			if (strcmp(c->s->user_usage[i].user, u.user) == 0)
+				return cfg_fail(c, k, FW_EEXIST, kp, "user \"%s\" is given twice; keep one", u.user);
+		if ((rc = cfg_want_map(c, v, kp)) || (rc = cfg_keys(c, v, kp, keys)) ||
+		    (rc = cfg_double(c, v, kp, "gpuHours", 1e9, &hours)) || (rc = cfg_time(c, v, kp, "at", &u.usage_at)))
+			return rc;
+		u.usage = hours * 3600.0;
+		if (fw_snapshot_add_user_usage(c->s, &u) < 0)
+			return cfg_fail(c, l, FW_ENOMEM, fp, "out of memory adding a user's usage");
+	}
+	return FW_OK;
+}
+
 static int load_queue(struct cfg *c, const yaml_node_t *m, const char *path)
 {
 	static const char *const keys[] = { "name",	 "parent", "priority",
 					    "resources", "usage",  "minRuntime",
 					    "defaultRuntime", "defaultCheckpointInterval", "preemptible",
-					    "gpuModelLimits", NULL };
+					    "gpuModelLimits", "userUsage", NULL };
 	static const char *const rkeys[] = { "gpu", "cpu", "memory", NULL };
 	struct fw_snapshot *s = c->s;
 	yaml_node_t *res;
@@ -181,7 +216,9 @@ static int load_queue(struct cfg *c, const yaml_node_t *m, const char *path)
 		rc = nameix_add(&c->queues, s->queues, sizeof *s->queues, rc);
 	if (rc < 0)
 		return cfg_fail(c, m, rc, path, "out of memory adding a queue");
-	return load_model_limits(c, m, path, qi);
+	if ((rc = load_model_limits(c, m, path, qi)))
+		return rc;
+	return load_user_usage(c, m, path, qi);
 }
 
 static int link_parent(struct cfg *c, const yaml_node_t *m, const char *path,

@@ -898,6 +898,33 @@ TEST(queue_gpu_model_limits)
 	EXPECT_FAIL(y, FW_EEXIST, 3, "queues[0].gpuModelLimits.H100");
 }
 
+/* userUsage: each user's decayed GPU-hours in the queue, stored as
+ * GPU-seconds, as of `at` (default now); errors at the user's line. */
+TEST(queue_user_usage)
+{
+	struct fw_snapshot *s;
+	struct fw_diag d;
+	ASSERT_OK(load("now: 500\nqueues:\n  - {name: a, userUsage: {alice: {gpuHours: 120, at: 0}, bob: {gpuHours: 0.5}}}\n"
+		       "  - {name: b, userUsage: {alice: {gpuHours: 1}}}\n",
+		       &s, &d));
+	ASSERT_EQ(s->nuser_usage, 3);
+	ASSERT_STR_EQ(s->user_usage[0].user, "alice");
+	ASSERT_EQ(s->user_usage[0].queue, 0);
+	ASSERT_EQ((long long)s->user_usage[0].usage, 120 * 3600);
+	ASSERT_EQ(s->user_usage[0].usage_at, 0);
+	ASSERT_EQ((long long)s->user_usage[1].usage, 1800);
+	ASSERT_EQ(s->user_usage[1].usage_at, 500);
+	ASSERT_EQ(s->user_usage[2].queue, 1);
+	fw_snapshot_free(s);
+	EXPECT_FAIL("queues:\n  - {name: a, userUsage: {alice: {gpuHours: -1}}}\n", FW_ERANGE, 2,
+		    "queues[0].userUsage.alice.gpuHours");
+	EXPECT_FAIL("queues:\n  - {name: a, userUsage: {alice: {hours: 1}}}\n", FW_EINVAL, 2, "queues[0].userUsage.alice.hours");
+	EXPECT_FAIL("queues:\n  - {name: a, userUsage: {alice: 5}}\n", FW_EINVAL, 2, "queues[0].userUsage.alice");
+	EXPECT_FAIL("queues:\n  - {name: a, userUsage: {alice: {gpuHours: 1}, alice: {gpuHours: 2}}}\n", FW_EEXIST, 2,
+		    "queues[0].userUsage.alice");
+	EXPECT_FAIL("queues:\n  - {name: a, userUsage: [alice]}\n", FW_EINVAL, 2, "queues[0].userUsage");
+}
+
 /* scheduler.reserveDepth: absent = the policy's (0), 0 = none (-1), N. */
 TEST(scheduler_reserve_depth)
 {
@@ -1106,4 +1133,4 @@ TEST_MAIN(setup, full_example, full_example_queues, full_example_jobs,
 	  hostile_nesting_and_anchors_fail_fast, queue_tree, load_file,
 	  bad_input_files, bad_input_cases_txt, docs_example,
 	  queue_min_runtime, scheduler_reserve_depth, scheduler_xfactor_cap, scheduler_starve_after_and_drain_running,
-	  job_node_selector, queue_gpu_model_limits)
+	  job_node_selector, queue_gpu_model_limits, queue_user_usage)
