@@ -261,31 +261,34 @@ static int gather_health(struct fw_serve *d, struct taken *t)
 	return FW_OK;
 }
 
-/* GPU-seconds each leaf queue's running jobs used since the last pass. */
-static void accrue_usage(struct fw_serve *d, struct fw_snapshot *s)
+int fw_serve_accrue_usage(struct fw_queue_spec *qs, int32_t nq, struct fw_snapshot *s)
 {
-	double h = s->config.usage_half_life_s;
+	double h = s->config.usage_half_life_s, *add = calloc((size_t)nq + 1, sizeof *add);
 
-	for (int32_t i = 0; i < s->njobs; i++) {
+	if (!add)
+		return FW_ENOMEM;
+	for (int32_t i = 0; i < s->njobs; i++) { /* each queue's new use, first */
 		const struct fw_job *j = &s->jobs[i];
 		double gpus = 0;
-		if (j->state != FW_JOB_RUNNING)
+		if (j->state != FW_JOB_RUNNING || j->queue < 0 || j->queue >= nq)
 			continue;
 		for (int32_t k = 0; k < j->alloc_count; k++) {
 			const struct fw_task_alloc *a = &s->allocs[j->alloc_first + k];
 			gpus += __builtin_popcount(a->gpu_mask) * a->gpu_milli / 1000.0;
 		}
-		struct fw_queue_spec *q = &d->queues[j->queue]; /* skeleton order = model order */
+		const struct fw_queue_spec *q = &qs[j->queue]; /* skeleton order = model order */
 		fw_time from = j->start_time > q->usage_at ? j->start_time : q->usage_at;
 		if (s->now > from)
-			q->usage = fw_usage_decay(q->usage, q->usage_at, s->now, h) + gpus * (double)(s->now - from);
+			add[j->queue] += gpus * (double)(s->now - from);
 	}
-	for (int32_t q = 0; q < d->nqueues; q++) {
-		d->queues[q].usage = fw_usage_decay(d->queues[q].usage, d->queues[q].usage_at, s->now, h);
-		d->queues[q].usage_at = s->now;
-		s->queues[q].usage = d->queues[q].usage;
+	for (int32_t q = 0; q < nq; q++) { /* then one decay per queue */
+		qs[q].usage = fw_usage_decay(qs[q].usage, qs[q].usage_at, s->now, h) + add[q];
+		qs[q].usage_at = s->now;
+		s->queues[q].usage = qs[q].usage;
 		s->queues[q].usage_at = s->now;
 	}
+	free(add);
+	return FW_OK;
 }
 
 static int take(struct fw_serve *d, struct taken *t, char *err, size_t errn)
@@ -307,7 +310,8 @@ static int take(struct fw_serve *d, struct taken *t, char *err, size_t errn)
 	if ((rc = gather_health(d, t)) || (rc = open_windows(d, t, now)) || (rc = overlay(d, t)) ||
 	    (rc = d->bops->release ? to_release(t) : FW_OK))
 		return rc;
-	accrue_usage(d, t->s);
+	if ((rc = fw_serve_accrue_usage(d->queues, d->nqueues, t->s)) != FW_OK)
+		return rc;
 	t->dgen = d->gen;
 	t->requests = d->cycle_requests;
 	t->wgen = w.generation;

@@ -79,6 +79,11 @@ struct fw_serve {
 struct fw_snapshot *fw_serve_skeleton(struct fw_serve *d, const struct fw_queue_spec *qs, int32_t nq,
 				      fw_time now);
 int fw_serve_queue_order(struct fw_queue_spec *q, int32_t n);
+/* Each queue's decayed usage aged to s->now, plus the GPU-seconds its
+ * running jobs used since its usage_at (from their start when later),
+ * copied into the snapshot's queues (qs in skeleton order): one decay
+ * per queue and pass, however many jobs it runs.  FW_OK or FW_ENOMEM. */
+int fw_serve_accrue_usage(struct fw_queue_spec *qs, int32_t nq, struct fw_snapshot *s);
 int fw_serve_queue_index(const struct fw_serve *d, const char *name);
 int fw_serve_rsv_index(const struct fw_serve *d, const char *id);
 int fw_serve_health_index(const struct fw_serve *d, const char *node);

@@ -7,6 +7,7 @@
  * failures to the nodes they ran on (the 3rd within 24 h: suspect), also
  * after a reopen.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include "backend.h"
 #include "fwconfig.h"
 #include "local.h"
+#include "serve_int.h"
 #include "store.h"
 
 static const char fleet_yaml[] =
@@ -1097,10 +1099,63 @@ TEST(task_group_selectors_become_group_filters)
 	teardown(b);
 }
 
+/* The daemon's queue usage: one decay per queue and pass, whatever the
+ * number of its running jobs, plus their GPU-seconds since the last pass
+ * (from a job's start when it started since). */
+TEST(queue_usage_decays_once_per_pass)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	struct fw_queue_spec qs[2];
+	struct fw_queue q;
+	struct fw_node n;
+	double h;
+
+	memset(qs, 0, sizeof qs);
+	fw_node_init(&n);
+	snprintf(n.name, sizeof n.name, "n0");
+	n.gpu_count = 8;
+	n.cpu_milli = 64000;
+	n.mem_mib = 1 << 20;
+	ASSERT(fw_snapshot_add_node(s, &n) == 0);
+	for (int i = 0; i < 2; i++) {
+		fw_queue_init(&q);
+		snprintf(q.name, sizeof q.name, "q%d", i);
+		ASSERT(fw_snapshot_add_queue(s, &q) == i);
+		qs[i].usage_at = 10000;
+	}
+	qs[0].usage = 7200;
+	s->now = 13600;
+	h = s->config.usage_half_life_s;
+	for (int k = 0; k < 3; k++) { /* three 1-GPU jobs in q0; the last started 600 s ago */
+		struct fw_job j;
+		struct fw_task_alloc a = { .node = 0, .group = 0, .gpu_mask = 1u << k, .gpu_milli = 1000 };
+		fw_job_init(&j);
+		snprintf(j.name, sizeof j.name, "j%d", k);
+		j.queue = 0;
+		j.groups[0].count = 1;
+		j.groups[0].gpus = 1;
+		j.groups[0].gpu_milli = 1000;
+		j.state = FW_JOB_RUNNING;
+		j.start_time = k == 2 ? 13000 : 0;
+		j.alloc_first = s->nallocs;
+		j.alloc_count = 1;
+		ASSERT(fw_snapshot_add_alloc(s, &a) >= 0);
+		ASSERT(fw_snapshot_add_job(s, &j) >= 0);
+	}
+	ASSERT_OK(fw_serve_accrue_usage(qs, 2, s));
+	double want = 7200 * exp2(-3600 / h) + 3600 + 3600 + 600;
+	ASSERT(fabs(qs[0].usage - want) < 1e-6);
+	ASSERT(fabs(s->queues[0].usage - want) < 1e-6);
+	ASSERT_EQ(qs[0].usage_at, 13600);
+	ASSERT_EQ(s->queues[1].usage_at, 13600);
+	ASSERT(qs[1].usage == 0);
+	fw_snapshot_free(s);
+}
+
 TEST_MAIN(stale_generation_changes_nothing_and_actions_are_idempotent, jobs_run_for_their_runtime_and_survive_reopen,
 	  an_evicted_job_resumes_from_its_last_checkpoint,
 	  thousands_of_jobs_are_found_by_name, jobs_with_a_non_zero_exit_code_fail, failed_jobs_make_their_node_suspect,
 	  failures_count_per_node_within_the_window, a_job_requeued_by_a_fleet_change_has_a_decision,
 	  a_job_on_a_node_the_fleet_shrank_is_requeued, a_finish_the_store_refuses_changes_nothing,
 	  reload_after_a_rollback_restores_the_committed_world, node_selectors_become_node_filters,
-	  task_group_selectors_become_group_filters)
+	  task_group_selectors_become_group_filters, queue_usage_decays_once_per_pass)
