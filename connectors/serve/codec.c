@@ -346,6 +346,29 @@ json_t *fw_codec_queue_dump(const struct fw_queue_spec *q)
 	return o;
 }
 
+/* --- users' usage ------------------------------------------------------------ */
+int fw_codec_user_use_parse(json_t *o, struct fw_user_use *u, struct fw_diag *d)
+{
+	static const char *const keys[] = { "queue", "user", "usage", "usageAt", NULL };
+	int64_t at = 0;
+	int rc;
+
+	memset(u, 0, sizeof *u);
+	if ((rc = only_keys(o, "", keys, d)) || (rc = get_name(o, "", "queue", true, u->queue, d)) ||
+	    (rc = get_str(o, "", "user", true, u->user, sizeof u->user, d)) ||
+	    (rc = get_num(o, "", "usage", true, 0, 1e18, &u->usage, d)) ||
+	    (rc = get_int(o, "", "usageAt", true, 0, FW_API_TIME_MAX, &at, d)))
+		return rc;
+	u->usage_at = at;
+	return FW_OK;
+}
+
+json_t *fw_codec_user_use_dump(const struct fw_user_use *u)
+{
+	return json_pack("{s:s,s:s,s:f,s:I}", "queue", u->queue, "user", u->user, "usage", u->usage, "usageAt",
+			 (json_int_t)u->usage_at);
+}
+
 /* --- jobs ----------------------------------------------------------------- */
 static int get_level(json_t *o, const char *key, const struct fw_topology *t, int8_t *lvl, struct fw_diag *d)
 {

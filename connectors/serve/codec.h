@@ -63,6 +63,17 @@ struct fw_queue_spec {
 	fw_time usage_at;
 };
 
+/* A user's decayed usage in a queue (the daemon keeps it as it keeps the
+ * queues', for users taking turns inside a queue: snapshot.h
+ * fw_user_usage).  Stored, never sent by a client: {"queue", "user",
+ * "usage" (GPU-seconds), "usageAt"}. */
+struct fw_user_use {
+	char queue[FW_NAME_MAX];
+	char user[FW_NAME_MAX];          /* "" is a user too */
+	double usage;                    /* decayed GPU-seconds, >= 0 */
+	fw_time usage_at;
+};
+
 #define FW_RSV_KINDS(X) X(MAINTENANCE, maintenance) X(QUEUE, queue) X(JOB, job)
 enum fw_rsv_kind {
 #define FW__RSV_ENUM(U, l) FW_RSV_##U,
@@ -139,6 +150,9 @@ json_t *fw_codec_reservation_dump(const struct fw_reservation *r);
 int fw_codec_health_parse(json_t *o, struct fw_health_report *h, struct fw_diag *d);
 int fw_codec_health_parse_node(json_t *o, int32_t gpus, struct fw_health_report *h, struct fw_diag *d);
 json_t *fw_codec_health_dump(const struct fw_health_report *h);
+
+int fw_codec_user_use_parse(json_t *o, struct fw_user_use *u, struct fw_diag *d);
+json_t *fw_codec_user_use_dump(const struct fw_user_use *u);
 
 const char *fw_rsv_kind_name(enum fw_rsv_kind k);
 

@@ -261,6 +261,102 @@ static int gather_health(struct fw_serve *d, struct taken *t)
 	return FW_OK;
 }
 
+static int use_cmp(const char *q1, const char *u1, const struct fw_user_use *b)
+{
+	int c = strcmp(q1, b->queue);
+	return c ? c : strcmp(u1, b->user);
+}
+
+/* The entry of (queue, user) in the table sorted by both, made (usage 0
+ * as of at) when absent; NULL on no memory. */
+static struct fw_user_use *user_use(struct fw_user_use **u, int32_t *n, int32_t *cap, const char *queue,
+				    const char *user, fw_time at)
+{
+	int32_t lo = 0, hi = *n;
+
+	while (lo < hi) {
+		int32_t mid = lo + (hi - lo) / 2;
+		int c = use_cmp(queue, user, &(*u)[mid]);
+		if (c == 0)
+			return &(*u)[mid];
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	if (!fw_serve_grow(u, n, cap, sizeof **u))
+		return NULL;
+	memmove(&(*u)[lo + 1], &(*u)[lo], (size_t)(*n - 1 - lo) * sizeof **u);
+	struct fw_user_use *e = &(*u)[lo];
+	memset(e, 0, sizeof *e);
+	snprintf(e->queue, sizeof e->queue, "%s", queue);
+	snprintf(e->user, sizeof e->user, "%s", user);
+	e->usage_at = at;
+	return e;
+}
+
+struct qname {
+	const char *name;
+	int32_t q;
+};
+
+static int qname_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct qname *)a)->name, ((const struct qname *)b)->name);
+}
+
+int fw_serve_accrue_users(struct fw_user_use **u, int32_t *n, int32_t *cap, const struct fw_queue_spec *qs,
+			  int32_t nq, struct fw_snapshot *s)
+{
+	double h = s->config.usage_half_life_s, *add;
+	struct qname *byname;
+	int rc = FW_OK;
+
+	for (int32_t i = 0; i < s->njobs; i++) { /* an entry for each running job's user */
+		const struct fw_job *j = &s->jobs[i];
+		if (j->state == FW_JOB_RUNNING && j->queue >= 0 && j->queue < nq &&
+		    !user_use(u, n, cap, qs[j->queue].name, j->user, qs[j->queue].usage_at))
+			return FW_ENOMEM;
+	}
+	add = calloc((size_t)*n + 1, sizeof *add);
+	byname = malloc(((size_t)nq + 1) * sizeof *byname);
+	if (!add || !byname) {
+		free(add), free(byname);
+		return FW_ENOMEM;
+	}
+	for (int32_t i = 0; i < s->njobs; i++) { /* their new use */
+		const struct fw_job *j = &s->jobs[i];
+		double gpus = 0;
+		if (j->state != FW_JOB_RUNNING || j->queue < 0 || j->queue >= nq)
+			continue;
+		for (int32_t k = 0; k < j->alloc_count; k++)
+			gpus += __builtin_popcount(s->allocs[j->alloc_first + k].gpu_mask) *
+				s->allocs[j->alloc_first + k].gpu_milli / 1000.0;
+		struct fw_user_use *e = user_use(u, n, cap, qs[j->queue].name, j->user, 0);
+		fw_time from = j->start_time > e->usage_at ? j->start_time : e->usage_at;
+		if (s->now > from)
+			add[e - *u] += gpus * (double)(s->now - from);
+	}
+	for (int32_t q = 0; q < nq; q++)
+		byname[q] = (struct qname){ qs[q].name, q };
+	qsort(byname, (size_t)nq, sizeof *byname, qname_cmp);
+	for (int32_t k = 0; k < *n && rc == FW_OK; k++) { /* one decay each; the snapshot's copy */
+		struct fw_user_use *e = &(*u)[k];
+		e->usage = fw_usage_decay(e->usage, e->usage_at, s->now, h) + add[k];
+		e->usage_at = s->now;
+		struct qname key = { e->queue, 0 };
+		const struct qname *f = nq ? bsearch(&key, byname, (size_t)nq, sizeof *byname, qname_cmp) : NULL;
+		if (f) {
+			struct fw_user_usage x = { .queue = f->q, .usage = e->usage, .usage_at = e->usage_at };
+			memcpy(x.user, e->user, sizeof x.user);
+			if (fw_snapshot_add_user_usage(s, &x) < 0)
+				rc = FW_ENOMEM;
+		}
+	}
+	free(add), free(byname);
+	return rc;
+}
+
 int fw_serve_accrue_usage(struct fw_queue_spec *qs, int32_t nq, struct fw_snapshot *s)
 {
 	double h = s->config.usage_half_life_s, *add = calloc((size_t)nq + 1, sizeof *add);
@@ -310,7 +406,8 @@ static int take(struct fw_serve *d, struct taken *t, char *err, size_t errn)
 	if ((rc = gather_health(d, t)) || (rc = open_windows(d, t, now)) || (rc = overlay(d, t)) ||
 	    (rc = d->bops->release ? to_release(t) : FW_OK))
 		return rc;
-	if ((rc = fw_serve_accrue_usage(d->queues, d->nqueues, t->s)) != FW_OK)
+	if ((rc = fw_serve_accrue_users(&d->users, &d->nusers, &d->capu, d->queues, d->nqueues, t->s)) != FW_OK ||
+	    (rc = fw_serve_accrue_usage(d->queues, d->nqueues, t->s)) != FW_OK)
 		return rc;
 	t->dgen = d->gen;
 	t->requests = d->cycle_requests;
@@ -656,6 +753,19 @@ static int save_usage(struct fw_serve *d, struct usage_due u, fw_time now)
 		if (rc == FW_OK && u.hist)
 			rc = fw_store_usage_record(d->store, d->queues[q].name, now, 0, d->queues[q].usage);
 	}
+	for (int32_t k = 0; u.save && k < d->nusers && rc == FW_OK; k++)
+		rc = fw_serve_save_user(d, &d->users[k]);
+	return rc;
+}
+
+int fw_serve_save_usage_now(struct fw_serve *d)
+{
+	struct usage_due u = { true, false };
+	int rc = fw_store_begin(d->store);
+
+	if (rc == FW_OK && (rc = save_usage(d, u, 0)) == FW_OK && (rc = fw_store_commit(d->store)) == FW_OK)
+		return FW_OK;
+	fw_store_rollback(d->store);
 	return rc;
 }
 

@@ -202,6 +202,14 @@ int fw_serve_save_health(struct fw_serve *d, const struct fw_health_report *h)
 	return put_doc(d, FW_STORE_HEALTH, h->node, fw_codec_health_dump(h));
 }
 
+int fw_serve_save_user(struct fw_serve *d, const struct fw_user_use *u)
+{
+	char key[2 * FW_NAME_MAX];
+
+	snprintf(key, sizeof key, "%s/%s", u->queue, u->user);
+	return put_doc(d, FW_STORE_USERS, key, fw_codec_user_use_dump(u));
+}
+
 /* --- rollback ------------------------------------------------------------------ */
 /* A request's or a cycle's transaction failed: roll it back, and with it
  * what the backend wrote into it, which reload() re-reads from the store.
@@ -245,6 +253,24 @@ static int restore_queue(void *ctx, const char *key, const char *doc)
 	json_t *o = json_loads(doc, 0, NULL);
 	struct fw_queue_spec *q = o ? fw_serve_grow(&d->queues, &d->nqueues, &d->capq, sizeof *q) : NULL;
 	int rc = q ? fw_codec_queue_parse(o, key, q, NULL) : FW_EINVAL;
+	json_decref(o);
+	return rc;
+}
+
+static int user_use_cmp(const void *a, const void *b)
+{
+	const struct fw_user_use *x = a, *y = b;
+	int c = strcmp(x->queue, y->queue);
+	return c ? c : strcmp(x->user, y->user);
+}
+
+static int restore_user(void *ctx, const char *key, const char *doc)
+{
+	struct fw_serve *d = ctx;
+	json_t *o = json_loads(doc, 0, NULL);
+	struct fw_user_use *u = o ? fw_serve_grow(&d->users, &d->nusers, &d->capu, sizeof *u) : NULL;
+	int rc = u ? fw_codec_user_use_parse(o, u, NULL) : FW_EINVAL;
+	(void)key; /* "QUEUE/USER": the document says both; store order is theirs */
 	json_decref(o);
 	return rc;
 }
@@ -311,6 +337,17 @@ static int seed_queues(struct fw_serve *d)
 		q->usage_at = fw_serve_now();
 		rc = fw_serve_save_queue(d, q);
 	}
+	for (int32_t k = 0; k < f->nuser_usage && rc == FW_OK; k++) { /* the config's userUsage */
+		const struct fw_user_usage *x = &f->user_usage[k];
+		struct fw_user_use *u = fw_serve_grow(&d->users, &d->nusers, &d->capu, sizeof *u);
+		if (!u)
+			return FW_ENOMEM;
+		snprintf(u->queue, sizeof u->queue, "%s", f->queues[x->queue].name);
+		memcpy(u->user, x->user, sizeof u->user);
+		u->usage = fw_usage_decay(x->usage, x->usage_at, f->now, f->config.usage_half_life_s);
+		u->usage_at = fw_serve_now();
+		rc = fw_serve_save_user(d, u);
+	}
 	return rc;
 }
 
@@ -327,12 +364,15 @@ static int restore_model(struct fw_serve *d, char *err, size_t errn)
 		}
 	} else if ((rc = fw_store_each(d->store, FW_STORE_QUEUES, restore_queue, d)) ||
 		   (rc = fw_store_each(d->store, FW_STORE_RESERVATIONS, restore_rsv, d)) ||
-		   (rc = fw_store_each(d->store, FW_STORE_HEALTH, restore_health, d))) {
+		   (rc = fw_store_each(d->store, FW_STORE_HEALTH, restore_health, d)) ||
+		   (rc = fw_store_each(d->store, FW_STORE_USERS, restore_user, d))) {
 		snprintf(err, errn, "cannot restore the model from the store: %s", fw_strerror(rc));
 		return rc;
 	}
 	if ((rc = fw_serve_queue_order(d->queues, d->nqueues)))
 		return rc;
+	if (d->nusers) /* by (queue, user), as the cycle looks them up */
+		qsort(d->users, (size_t)d->nusers, sizeof *d->users, user_use_cmp);
 	d->next_job = fw_store_meta_get(d->store, "next_job", 1);
 	d->next_rsv = fw_store_meta_get(d->store, "next_rsv", 1);
 	return FW_OK;
@@ -544,6 +584,7 @@ static void free_daemon(struct fw_serve *d)
 	free(d->queues);
 	free(d->rsv);
 	free(d->health);
+	free(d->users);
 	if (d->lock_fd >= 0)
 		close(d->lock_fd); /* last: the next daemon may start now */
 	pthread_mutex_destroy(&d->mu);
@@ -634,6 +675,9 @@ int fw_serve_run(const struct fw_serve_opts *o)
 	pthread_cond_broadcast(&d.wake);
 	pthread_mutex_unlock(&d.mu);
 	pthread_join(cyc, NULL);
+	if ((rc = fw_serve_save_usage_now(&d)) != FW_OK) /* what the last cycles accrued, not only the last save's */
+		fprintf(stderr, "fairway serve: cannot save the usage at stop: %s (%s)\n", fw_strerror(rc),
+			fw_store_errmsg(d.store));
 	exit_code = 0;
 out:
 	fw_http_stop(http);

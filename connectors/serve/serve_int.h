@@ -58,6 +58,9 @@ struct fw_serve {
 	int32_t nrsv, caprsv;
 	struct fw_health_report *health;
 	int32_t nhealth, caph;
+	struct fw_user_use *users;          /* users' decayed usage per queue,
+					     * by (queue, user) */
+	int32_t nusers, capu;
 	uint64_t gen;                       /* bumped by every model change */
 	int64_t next_job, next_rsv;
 	fw_time usage_saved_at, history_at;
@@ -84,6 +87,13 @@ int fw_serve_queue_order(struct fw_queue_spec *q, int32_t n);
  * copied into the snapshot's queues (qs in skeleton order): one decay
  * per queue and pass, however many jobs it runs.  FW_OK or FW_ENOMEM. */
 int fw_serve_accrue_usage(struct fw_queue_spec *qs, int32_t nq, struct fw_snapshot *s);
+/* The same for each user of a queue (*u, *n, *cap: the daemon's table, by
+ * queue then user; an entry is made at a user's first running job in a
+ * queue, from the queue's last pass, qs's usage_at before
+ * fw_serve_accrue_usage moves it), then the users' entries of queues
+ * that still exist appended to s->user_usage.  FW_OK or FW_ENOMEM. */
+int fw_serve_accrue_users(struct fw_user_use **u, int32_t *n, int32_t *cap, const struct fw_queue_spec *qs,
+			  int32_t nq, struct fw_snapshot *s);
 int fw_serve_queue_index(const struct fw_serve *d, const char *name);
 int fw_serve_rsv_index(const struct fw_serve *d, const char *id);
 int fw_serve_health_index(const struct fw_serve *d, const char *node);
@@ -91,6 +101,10 @@ int fw_serve_node_index(const struct fw_serve *d, const char *node);
 int fw_serve_save_queue(struct fw_serve *d, const struct fw_queue_spec *q);
 int fw_serve_save_rsv(struct fw_serve *d, const struct fw_reservation *r);
 int fw_serve_save_health(struct fw_serve *d, const struct fw_health_report *h);
+int fw_serve_save_user(struct fw_serve *d, const struct fw_user_use *u);
+/* Every queue's and user's usage into the store now, in one transaction
+ * (a clean stop: the periodic save is every 10 s). */
+int fw_serve_save_usage_now(struct fw_serve *d);
 void fw_serve_request_cycle(struct fw_serve *d);
 /* Roll back the open store transaction and bring the backend back to the
  * committed world (its reload(), backend.h "Rollback"). */

@@ -29,6 +29,8 @@ static const char *const migrations[] = {
 	/* 1 -> 2: look decisions up by job (fairway jobs why, the crash test) */
 	"CREATE INDEX decisions_job ON decisions (job, id);"
 	"CREATE INDEX usage_queue ON usage_history (queue, at);",
+	/* 2 -> 3: users' decayed usage per queue (users take turns) */
+	"CREATE TABLE users (key TEXT PRIMARY KEY, doc TEXT NOT NULL);",
 };
 #define NMIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
 

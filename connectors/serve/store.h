@@ -2,8 +2,8 @@
  * store.h — the daemon's crash-safe memory: one SQLite database in WAL mode.
  *
  * What lives here (DIR/fairway.db): queues, reservations, node health
- * reports, the local backend's jobs, per-queue usage history, and the
- * decision log.  Everything the daemon knows that is not re-derivable
+ * reports, the local backend's jobs, users' decayed usage per queue
+ * (key "QUEUE/USER"), per-queue usage history, and the decision log.  Everything the daemon knows that is not re-derivable
  * from the backend survives a restart; `fairway serve` rebuilds its
  * in-memory model from these tables on start.
  *
@@ -42,7 +42,8 @@
 	X(QUEUES, queues)              \
 	X(RESERVATIONS, reservations)  \
 	X(HEALTH, health)              \
-	X(JOBS, jobs)
+	X(JOBS, jobs)                  \
+	X(USERS, users)
 
 enum fw_store_doc {
 #define FW__STORE_DOC(U, l) FW_STORE_##U,

@@ -256,7 +256,17 @@ static json_t *nodes_json(const struct fw_snapshot *s, const int64_t *use, const
 
 static json_t *fairshare_json(const struct fw_snapshot *s, const struct fw_plan *p)
 {
-	json_t *a = json_array();
+	json_t *a = json_array(), **users = calloc((size_t)s->nqueues + 1, sizeof *users);
+
+	for (int32_t i = 0; users && i < s->nuser_usage; i++) { /* each queue's users' decayed usage */
+		const struct fw_user_usage *u = &s->user_usage[i];
+		if (!users[u->queue])
+			users[u->queue] = json_array();
+		json_array_append_new(users[u->queue], json_pack("{s:s,s:f}", "user", u->user, "usageGpuHours",
+								 fw_usage_decay(u->usage, u->usage_at, s->now,
+										s->config.usage_half_life_s) /
+									 3600.0));
+	}
 
 	for (int32_t q = 0; q < s->nqueues && q < p->nqueues; q++) {
 		const struct fw_queue *sq = &s->queues[q];
@@ -275,8 +285,15 @@ static json_t *fairshare_json(const struct fw_snapshot *s, const struct fw_plan 
 		json_object_set_new(o, "limit", sq->limit.v[FW_RES_GPU] == FW_UNLIMITED
 							 ? json_null()
 							 : json_real(sq->limit.v[FW_RES_GPU] / 1000.0));
+		if (users && users[q]) {
+			json_object_set_new(o, "users", users[q]);
+			users[q] = NULL;
+		}
 		json_array_append_new(a, o);
 	}
+	for (int32_t q = 0; users && q < s->nqueues; q++)
+		json_decref(users[q]); /* a queue past the plan's, if any */
+	free(users);
 	return a;
 }
 

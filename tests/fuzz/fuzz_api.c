@@ -3,7 +3,8 @@
  * (connectors/serve/codec.c).
  *
  * The first byte chooses the document (queue, queue by URL name, job,
- * reservation, health report); the rest is the request body.  Any bytes
+ * reservation, health report, a user's usage: the byte mod 6); the rest
+ * is the request body.  Any bytes
  * must either parse, or fail with a diagnosis naming a field.  A parsed
  * document must dump to JSON that parses again to the same struct (what
  * the store keeps is what the API accepted).  Built with -fsanitize=fuzzer
@@ -26,6 +27,7 @@ union doc {
 	struct fw_backend_job j;
 	struct fw_reservation r;
 	struct fw_health_report h;
+	struct fw_user_use w;
 };
 
 static int parse(int kind, json_t *o, union doc *u, struct fw_diag *d)
@@ -36,6 +38,7 @@ static int parse(int kind, json_t *o, union doc *u, struct fw_diag *d)
 	case 1: return fw_codec_queue_parse(o, "from-url", &u->q, d);
 	case 2: return fw_codec_job_parse(o, &levels, &u->j, d);
 	case 3: return fw_codec_reservation_parse(o, &u->r, d);
+	case 5: return fw_codec_user_use_parse(o, &u->w, d);
 	default:
 		strcpy(u->h.node, "n1");
 		return fw_codec_health_parse(o, &u->h, d);
@@ -48,6 +51,7 @@ static json_t *dump(int kind, const union doc *u)
 	case 0: case 1: return fw_codec_queue_dump(&u->q);
 	case 2: return fw_codec_job_dump(&u->j, &levels);
 	case 3: return fw_codec_reservation_dump(&u->r);
+	case 5: return fw_codec_user_use_dump(&u->w);
 	default: return fw_codec_health_dump(&u->h);
 	}
 }
@@ -79,7 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 1)
 		return 0;
-	kind = data[0] % 5;
+	kind = data[0] % 6;
 	memset(&d, 0, sizeof d);
 	if (fw_codec_body((const char *)data + 1, size - 1, &o, &d) != FW_OK) {
 		if (!d.field[0] || !d.msg[0])

@@ -706,7 +706,7 @@ check "restart: the submitted job is back" [ "$CODE" = 200 ]
 req GET /v1/jobs/short
 check "restart: the finished job is still done" [ "$(jfield 'j["state"]')" = done ]
 req GET /v1/health
-check "the store is at schema version 2" [ "$(jfield 'j["schemaVersion"]')" = 2 ]
+check "the store is at schema version 3" [ "$(jfield 'j["schemaVersion"]')" = 3 ]
 stop_daemon
 # The lemon rule from the config: 2 incidents in 120 days make a lemon;
 # and a heartbeat timeout: a node whose reports stop is not responding.
@@ -847,7 +847,7 @@ nodes:
   - {name: u1, gpus: 8, cpu: 64, memory: 512Gi}
   - {name: u2, gpus: 8, cpu: 64, memory: 512Gi}
 queues:
-  - {name: q, resources: {gpu: {quota: 16}}}
+  - {name: q, resources: {gpu: {quota: 16}}, userUsage: {carol: {gpuHours: 5}}}
 EOF2
 req POST /v1/jobs '{"name":"al-long","queue":"q","user":"alice","runtime":600,"tasks":[{"gpus":8}]}'
 req POST /v1/jobs '{"name":"al-short","queue":"q","user":"alice","runtime":2,"tasks":[{"gpus":8}]}'
@@ -858,6 +858,26 @@ req POST /v1/jobs '{"name":"bob-1","queue":"q","user":"bob","runtime":600,"tasks
 job_is "once a node frees, bob's job starts before alice's older one" bob-1 'j["state"] == "running"'
 req GET /v1/jobs/al-next
 check "... and alice's waits" [ "$(jfield 'j["state"]')" = pending ]
+# each user's decayed usage in the queue: kept, shown, and back after a restart
+sleep 1.1 # bob's job has run a second
+req POST /v1/cycle
+req GET /v1/fairshare
+check "GET /v1/fairshare: queue q's users' decayed usage, alice's above bob's, carol's from the config" python3 -c '
+import json, sys
+q = [q for q in json.loads(sys.argv[1])["queues"] if q["queue"] == "q"][0]
+u = {x["user"]: x["usageGpuHours"] for x in q["users"]}
+sys.exit(not (u["alice"] > u["bob"] > 0 and 4.99 < u["carol"] <= 5))' "$BODY"
+before=$(jfield '[x["usageGpuHours"] for q in j["queues"] if q["queue"] == "q" for x in q["users"] if x["user"] == "alice"][0]')
+stop_daemon
+start_daemon "$S" "$PORT" --config "$T/users.yaml" || bad "daemon restarts on users.yaml"
+req POST /v1/cycle
+req GET /v1/fairshare
+check "restart: alice's usage is back (not below what it was: her jobs ran on)" python3 -c '
+import json, sys
+q = [q for q in json.loads(sys.argv[1])["queues"] if q["queue"] == "q"][0]
+u = {x["user"]: x["usageGpuHours"] for x in q["users"]}
+sys.exit(not (u["alice"] >= float(sys.argv[2]) * 0.999 > 0))' "$BODY" "$before"
+check "... from the store's users table (alice, bob, carol)" [ "$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM users WHERE key LIKE ?", ("q/%",)).fetchone()[0])' "$S/fairway.db")" = 3 ]
 stop_daemon
 
 # --- strict order (--policy fifo): a waiting job's reason names the job it waits

@@ -1152,10 +1152,75 @@ TEST(queue_usage_decays_once_per_pass)
 	fw_snapshot_free(s);
 }
 
+/* Users' usage per queue: an entry at a user's first running job, from
+ * the queue's last pass; one decay per pass; the snapshot gets each
+ * entry with its queue's index (queues in tree order, not by name). */
+TEST(users_usage_is_kept_per_queue)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	struct fw_queue_spec qs[2];
+	struct fw_user_use *u = NULL;
+	int32_t n = 0, cap = 0;
+	const char *qn[] = { "zeta", "alpha" }, *who[] = { "bob", "alice", "bob" };
+	struct fw_node nd;
+
+	memset(qs, 0, sizeof qs);
+	fw_node_init(&nd);
+	snprintf(nd.name, sizeof nd.name, "n0");
+	nd.gpu_count = 8;
+	nd.cpu_milli = 64000;
+	nd.mem_mib = 1 << 20;
+	ASSERT(fw_snapshot_add_node(s, &nd) == 0);
+	for (int i = 0; i < 2; i++) {
+		struct fw_queue q;
+		fw_queue_init(&q);
+		snprintf(q.name, sizeof q.name, "%s", qn[i]);
+		snprintf(qs[i].name, sizeof qs[i].name, "%s", qn[i]);
+		qs[i].usage_at = 1000;
+		ASSERT(fw_snapshot_add_queue(s, &q) == i);
+	}
+	for (int k = 0; k < 3; k++) { /* bob 2 GPUs in zeta and 1 in alpha, alice 1 in zeta */
+		struct fw_job j;
+		struct fw_task_alloc a = { .node = 0, .gpu_mask = k == 0 ? 3u : 1u << (k + 1), .gpu_milli = 1000 };
+		fw_job_init(&j);
+		snprintf(j.name, sizeof j.name, "j%d", k);
+		snprintf(j.user, sizeof j.user, "%s", who[k]);
+		j.queue = k == 2;
+		j.groups[0].count = 1;
+		j.groups[0].gpus = k == 0 ? 2 : 1;
+		j.groups[0].gpu_milli = 1000;
+		j.state = FW_JOB_RUNNING;
+		j.alloc_first = s->nallocs;
+		j.alloc_count = 1;
+		ASSERT(fw_snapshot_add_alloc(s, &a) >= 0);
+		ASSERT(fw_snapshot_add_job(s, &j) >= 0);
+	}
+	s->now = 1600;
+	ASSERT_OK(fw_serve_accrue_users(&u, &n, &cap, qs, 2, s));
+	ASSERT_EQ(n, 3); /* (alpha, bob), (zeta, alice), (zeta, bob) */
+	ASSERT_STR_EQ(u[0].queue, "alpha");
+	ASSERT_STR_EQ(u[1].user, "alice");
+	ASSERT_STR_EQ(u[2].user, "bob");
+	ASSERT(fabs(u[2].usage - 2 * 600) < 1e-9 && fabs(u[1].usage - 600) < 1e-9 && fabs(u[0].usage - 600) < 1e-9);
+	ASSERT_EQ(s->nuser_usage, 3);
+	ASSERT_EQ(s->user_usage[0].queue, 1); /* alpha is queue 1 */
+	ASSERT_EQ(s->user_usage[2].queue, 0);
+	ASSERT(fabs(s->user_usage[2].usage - 1200) < 1e-9);
+	s->now = 2200; /* a second pass: one decay, 600 s more each */
+	s->nuser_usage = 0;
+	ASSERT_OK(fw_serve_accrue_users(&u, &n, &cap, qs, 2, s));
+	double h = s->config.usage_half_life_s;
+	ASSERT(fabs(u[2].usage - (1200 * exp2(-600 / h) + 1200)) < 1e-6);
+	ASSERT_EQ(u[2].usage_at, 2200);
+	free(u);
+	fw_snapshot_free(s);
+}
+
 TEST_MAIN(stale_generation_changes_nothing_and_actions_are_idempotent, jobs_run_for_their_runtime_and_survive_reopen,
 	  an_evicted_job_resumes_from_its_last_checkpoint,
 	  thousands_of_jobs_are_found_by_name, jobs_with_a_non_zero_exit_code_fail, failed_jobs_make_their_node_suspect,
 	  failures_count_per_node_within_the_window, a_job_requeued_by_a_fleet_change_has_a_decision,
 	  a_job_on_a_node_the_fleet_shrank_is_requeued, a_finish_the_store_refuses_changes_nothing,
 	  reload_after_a_rollback_restores_the_committed_world, node_selectors_become_node_filters,
-	  task_group_selectors_become_group_filters, queue_usage_decays_once_per_pass)
+	  task_group_selectors_become_group_filters, queue_usage_decays_once_per_pass,
+	  users_usage_is_kept_per_queue)

@@ -47,7 +47,7 @@ TEST(migrates_to_current_version_in_wal_mode)
 	memset(&d, 0, sizeof d);
 	ASSERT_EQ(fw_store_open(dir, false, &st, &d), FW_OK);
 	ASSERT(fw_store_created(st));
-	ASSERT_EQ(fw_store_schema_version(st), 2);
+	ASSERT_EQ(fw_store_schema_version(st), 3);
 	fw_store_close(st);
 	snprintf(path, sizeof path, "%s/fairway.db", dir);
 	ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
