@@ -304,6 +304,20 @@ static int add_queues(struct sim *m, const struct fw_teams *teams, int64_t gpus)
 		q.min_runtime_s = m->o->min_runtime_s;
 		if (fw_snapshot_add_queue(m->s, &q) < 0)
 			return FW_ENOMEM;
+		for (int k = 0; k < m->o->nmodel_limits; k++) {
+			const struct fw_sim_model_limit *l = &m->o->model_limits[k];
+			struct fw_model_limit x = { .queue = i, .gpus = llround((double)q.deserved.v[FW_RES_GPU] * l->pct / 100) };
+			char models[256];
+			memcpy(x.model, l->model, sizeof x.model);
+			if (!fw_snapshot_has_gpu_model(m->s, l->model)) {
+				fw_snapshot_gpu_models(m->s, models, sizeof models);
+				return fw_diag_set(m->d, FW_EINVAL, "options", 0, 0, "model_limits",
+						   "no node of the fleet has GPU model '%s' (its models: %s)", l->model,
+						   models[0] ? models : "none");
+			}
+			if (fw_snapshot_add_model_limit(m->s, &x) < 0)
+				return FW_ENOMEM;
+		}
 	}
 	return FW_OK;
 }
@@ -1594,6 +1608,10 @@ static const char usage_text[] =
 	"                      default: fairway 16, slurm 1; 0: none); also the\n"
 	"                      most starving gangs fairway tries first.  fifo and\n"
 	"                      kai make no reservations\n"
+	"  --model-limits M=P,...  each queue may hold at most P % of its deserved\n"
+	"                      GPUs of GPU model M (YAML gpuModelLimits, as a\n"
+	"                      share); jobs naming no model go on a model whose\n"
+	"                      limit holds them, e.g. V100M32=50,T4=0\n"
 	"  --checkpoint S      an evicted job keeps its progress up to its last\n"
 	"                      checkpoint, every S seconds (default 1800);\n"
 	"                      0: it restarts from scratch.  Victims are chosen\n"
@@ -1966,6 +1984,36 @@ static int fleet_flag(struct cli *c, const char *f, const char *v)
 	return 0;
 }
 
+/* --model-limits H100=50,A100=0: each queue's cap on a GPU model, in %
+ * of its deserved GPUs. */
+static int parse_model_limits(struct cli *c, const char *v)
+{
+	char buf[512], *save = NULL;
+
+	if (strlen(v) >= sizeof buf)
+		return usage_error("--model-limits: too long");
+	snprintf(buf, sizeof buf, "%s", v);
+	c->o.nmodel_limits = 0;
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(t, '='), *end = NULL;
+		double pct = eq ? strtod(eq + 1, &end) : -1;
+		if (!eq || eq == t || end == eq + 1 || *end || !(pct >= 0 && pct <= 10000) || eq - t >= FW_NAME_MAX)
+			return usage_error("--model-limits '%.60s': expected MODEL=PCT pairs, e.g. V100M32=50,T4=0 (each "
+					   "queue may hold at most PCT %% of its deserved GPUs of that model, 0 to 10000)",
+					   t);
+		*eq = 0;
+		for (int k = 0; k < c->o.nmodel_limits; k++)
+			if (!strcmp(c->o.model_limits[k].model, t))
+				return usage_error("--model-limits: %s is named twice", t);
+		if (c->o.nmodel_limits == FW_SIM_MODEL_LIMITS)
+			return usage_error("--model-limits: at most %d models", FW_SIM_MODEL_LIMITS);
+		struct fw_sim_model_limit *l = &c->o.model_limits[c->o.nmodel_limits++];
+		snprintf(l->model, sizeof l->model, "%s", t);
+		l->pct = pct;
+	}
+	return 0;
+}
+
 /* One flag with its value (NULL for switches).  Returns 0, 1 (switch:
  * value not consumed) or the exit status 2. */
 static int one_flag(struct cli *c, const char *f, const char *v)
@@ -1978,7 +2026,7 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 		"--racks", "--csv", "--report", "--blocks", "--fleet", "--fleet-openb",
 		"--topo", "--nodes-from-topo", "--verbose", "--checkpoint", "--preemptible", "--user-fair-share",
 		"--min-runtime", "--failures", "--flaky", "--repair", "--failure-seed", "--starve-after",
-		"--backfill", "--reserve-depth", "--xfactor-cap", "--jobs", "--shares", NULL };
+		"--backfill", "--reserve-depth", "--xfactor-cap", "--jobs", "--shares", "--model-limits", NULL };
 	int i = 0;
 	char hint[96];
 
@@ -2028,6 +2076,8 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 		return (rc = set_seconds(f, v, 31536000, &x)) ? rc : (c->checkpoint_s = x, 0);
 	else if (!strcmp(f, "--min-runtime"))
 		return (rc = set_seconds(f, v, 31536000, &x)) ? rc : (c->o.min_runtime_s = x, 0);
+	else if (!strcmp(f, "--model-limits"))
+		return parse_model_limits(c, v);
 	else if (!strcmp(f, "--starve-after")) /* 0: off */
 		return (rc = set_seconds(f, v, 31536000, &x)) ? rc : (c->o.starve_after_s = x ? x : -1, 0);
 	else if (!strcmp(f, "--xfactor-cap")) { /* 0: off */
@@ -2288,6 +2338,12 @@ static json_t *run_json(const struct cli *c, const struct fw_itp_trace *t,
 	json_object_set_new(o, "checkpoint_s", json_integer(c->checkpoint_s));
 	json_object_set_new(o, "preemptible", json_boolean(c->o.preemptible));
 	json_object_set_new(o, "min_runtime_s", json_integer(c->o.min_runtime_s));
+	if (c->o.nmodel_limits) {
+		json_t *ml = json_object();
+		for (int k = 0; k < c->o.nmodel_limits; k++)
+			json_object_set_new(ml, c->o.model_limits[k].model, json_real(c->o.model_limits[k].pct));
+		json_object_set_new(o, "model_limits_pct", ml);
+	}
 	/* null: each policy's own starvation age; 0: off */
 	json_object_set_new(o, "starve_after_s", !c->o.starve_after_s ? json_null() :
 				  json_integer(c->o.starve_after_s < 0 ? 0 : c->o.starve_after_s));

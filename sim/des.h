@@ -60,6 +60,7 @@
 #include <stdint.h>
 
 #include "fairway/err.h"
+#include "fairway/snapshot.h"
 #include "itp.h"
 #include "teams.h"
 
@@ -156,6 +157,8 @@ struct fw_node *fw_sim_nodes(struct fw_sim *sim, int32_t *nnodes);
  * For on_tick hooks; returns FW_OK or an error (diag set). */
 int fw_sim_apply_plan(struct fw_sim *sim, const struct fw_plan *p);
 
+#define FW_SIM_MODEL_LIMITS 8
+
 struct fw_sim_opts {
 	const char *policy;      /* registry name: "fairway", "fifo", ... */
 	const char *label;       /* the name the result and the start log
@@ -191,6 +194,13 @@ struct fw_sim_opts {
 	int64_t xfactor_cap_s;   /* fw_sched_config.xfactor_cap_s: 0 = each
 				  * policy's own, > 0 this cap, < 0 off */
 	bool user_fair_share;    /* fw_sched_config.user_fair_share */
+	/* GPU model limits (snapshot.model_limits): each queue may hold at
+	 * most pct % of its deserved GPUs of each model listed */
+	int32_t nmodel_limits;
+	struct fw_sim_model_limit {
+		char model[FW_NAME_MAX];
+		double pct;      /* 0 .. 10000 */
+	} model_limits[FW_SIM_MODEL_LIMITS];
 	int64_t checkpoint_s;    /* every job's fw_job.checkpoint_s (what the
 				  * engine's victim choice reads); 0 = none */
 };

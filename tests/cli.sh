@@ -696,6 +696,29 @@ assert st[("fairway", "a2")] == 172800 and st[("fairway", "b1")] == 176400, st
 assert st[("fairway:user-fair-share=on", "b1")] == 172800 and st[("fairway:user-fair-share=on", "a2")] == 176400, st
 PY
 then ok "sim-run-user-fair-share-counts-past-use"; else bad "sim-run-user-fair-share-counts-past-use"; fi
+# --model-limits: every queue may hold at most P % of its deserved GPUs of
+# a model; at 0 no job lands on it, without the flag some do
+printf 'nodes:\n  - {name: h0, gpus: 8, gpuModel: H100}\n  - {name: h1, gpus: 8, gpuModel: H100}\n  - {name: a0, gpus: 8, gpuModel: A100}\n  - {name: a1, gpus: 8, gpuModel: A100}\n' >"$SV/mfleet.yaml"
+"$FW" sim run --trace synthetic:3 --fleet "$SV/mfleet.yaml" --policies fairway --model-limits H100=0 \
+	--log "$SV/ml0.jsonl" --json "$SV/ml0.json" >/dev/null 2>&1
+"$FW" sim run --trace synthetic:3 --fleet "$SV/mfleet.yaml" --policies fairway --log "$SV/ml1.jsonl" >/dev/null 2>&1
+if python3 - "$SV" <<'PY'
+import json, sys
+def on_h100(f):
+    starts = [json.loads(l) for l in open(f)]
+    return len(starts), sum(any(n.startswith("h") for n in s["nodes"]) for s in starts)
+n0, h0 = on_h100(sys.argv[1] + "/ml0.jsonl")
+n1, h1 = on_h100(sys.argv[1] + "/ml1.jsonl")
+assert n0 > 1000 and h0 == 0 and h1 > 100, (n0, h0, n1, h1)
+assert json.load(open(sys.argv[1] + "/ml0.json"))["model_limits_pct"] == {"H100": 0.0}
+PY
+then ok "sim-run-model-limits-keep-jobs-off-a-model"; else bad "sim-run-model-limits-keep-jobs-off-a-model"; fi
+expect "sim-run-model-limits-bad-pair" 2 "--model-limits 'H100': expected MODEL=PCT pairs" \
+	"$FW" sim run --trace synthetic:3 --model-limits H100
+expect "sim-run-model-limits-twice" 2 "--model-limits: H100 is named twice" \
+	"$FW" sim run --trace synthetic:3 --model-limits H100=5,H100=6
+expect "sim-run-model-limits-unknown-model" 1 "no node of the fleet has GPU model 'B200' (its models: H100, A100)" \
+	"$FW" sim run --trace synthetic:3 --fleet "$SV/mfleet.yaml" --policies fairway --model-limits B200=50
 # --jobs: a row per job and policy; its estimate errors give the JSON's metric
 "$FW" sim run --trace synthetic:3 --nodes 13x8 --policies slurm,fairway --tick 600 \
 	--json "$SV/m.json" --jobs "$SV/jobs.csv" --shares "$SV/shares.csv" >/dev/null 2>&1
