@@ -3,10 +3,10 @@
  *
  * A fleet of H100 and A100 nodes wants "research may use at most 16
  * H100s, any number of A100s" (KAI-Scheduler#1087; Kueue does it with
- * flavor quotas).  A queue lists such limits (fw_queue.model_limits);
- * each caps the GPUs of its model held by the running jobs of the queue
- * and of every queue under it, counted in milli-GPU as the queue's own
- * GPU limit is.
+ * flavor quotas).  A queue may have such limits (snapshot.model_limits,
+ * beside the queues); each caps the GPUs of its model held by the
+ * running jobs of the queue and of every queue under it, counted in
+ * milli-GPU as the queue's own GPU limit is.
  *
  * The rule for a job (fw__mlim_gate), up its queue's line:
  *   - named:   a task group that names a model counts its GPUs against
@@ -23,13 +23,15 @@
  *              MODEL_LIMIT.
  * A job that would fit now but for its model limits waits with
  * MODEL_LIMIT too (allocate.c), so the reason names the limit rather
- * than the capacity.
+ * than the capacity, unless it earns a reservation on its open models.
  *
  * Where it holds: allocate (each start), reclaim and preemption (a
- * preemptor starts only under its limits; a victim's GPUs come off its
- * queues'), consolidation (a moved job restarts on the model it left, so
- * no queue's count changes; the gang moved for keeps to its open models), reservations (the walk places on the open
- * models, judged by what the queue holds now) and the plan checker
+ * preemptor starts only under its limits, and victims only on models it
+ * may use count for it; a victim's GPUs come off its queues'),
+ * consolidation (a moved job restarts on the model it left, so no
+ * queue's count changes; the gang moved for keeps to its open models),
+ * reservations (the walk places on the open models, judged by what the
+ * queue holds now) and the plan checker
  * (fw_plan_check: no start puts a queue over a model limit it was not
  * over already).  The fair share does not see model limits: a queue's
  * share is over all models, and a start it cannot make under them is
@@ -39,9 +41,12 @@
  * that would fit now but for its limits has a reservation on its open
  * models, or waits with MODEL_LIMIT and no estimate).
  *
- * Cost: nothing unless some queue has a limit (y->mheld stays NULL);
- * then O(depth * limits) per gate, and one pass over the running jobs'
- * tasks per cycle.
+ * Cost: nothing unless some queue has a limit (y->mheld stays NULL, and
+ * the gate is an inline test); then a job whose queue line has none
+ * costs one more test, read from the per-job facts; one in a limited
+ * line O(depth * limits), its GPUs per model read from its interned
+ * shape in the allocate loop; and one pass over the running jobs' tasks
+ * per cycle.  bench_cycle --model-limits (docs/performance.md).
  */
 #include <string.h>
 
@@ -103,37 +108,6 @@ void fw__mlim_charge(struct cyc *y, int32_t jx, const struct fw_task_alloc *t, i
 	}
 }
 
-/* The job's GPUs by model: for the groups that name one of the fleet's
- * models, its id and GPUs in (*m, *v)[0 .. return) (a model once; at most
- * one entry per group); *unnamed for the groups that name none. */
-static int job_gpus(const struct cyc *y, const struct fw_job *j, int32_t *m, int64_t *v, int64_t *unnamed)
-{
-	int n = 0;
-
-	*unnamed = 0;
-	for (int g = 0; g < j->ngroups; g++) {
-		const struct fw_task_group *t = &j->groups[g];
-		int64_t x = (int64_t)t->count * t->gpus * t->gpu_milli;
-		if (!t->gpus)
-			continue;
-		if (!t->gpu_model[0]) {
-			*unnamed += x;
-			continue;
-		}
-		int32_t id = fw__model_id(&y->c, t->gpu_model), k = 0;
-		while (k < n && m[k] != id)
-			k++;
-		if (id < 0)
-			continue;
-		if (k == n) {
-			m[n] = id;
-			v[n++] = 0;
-		}
-		v[k] += x;
-	}
-	return n;
-}
-
 static int64_t named_of(const int32_t *m, const int64_t *v, int n, int32_t id)
 {
 	for (int k = 0; k < n; k++)
@@ -150,8 +124,10 @@ static bool refuse(struct fw_pending *r, int64_t over, int32_t k)
 	return false;
 }
 
-/* The same from the job's shape (allocate's memo), which the allocate
- * loop has in hand: no read of the job's record. */
+/* The GPUs of a job's shape by model: for the groups that name one of
+ * the fleet's models, its id and GPUs in (*m, *v)[0 .. return) (a model
+ * once; at most one entry per group); *unnamed for the groups that name
+ * none. */
 static int shape_gpus(const struct fw__shape *k, int32_t *m, int64_t *v, int64_t *unnamed)
 {
 	int n = 0;
@@ -189,7 +165,12 @@ bool fw__mlim_gate_limited(const struct cyc *y, int32_t jx, const struct fw__sha
 	if (!y->mlim_line[y->ji[jx].queue])
 		return true; /* no limit up its line: the common case, decided
 			      * without the job's record (a cache miss) */
-	int nm = sh ? shape_gpus(sh, mid, mv, &unnamed) : job_gpus(y, j, mid, mv, &unnamed);
+	struct fw__shape own;
+	if (!sh) { /* the allocate loop has it interned; others make it here */
+		fw__shape_of(&y->c, jx, j, &own);
+		sh = &own;
+	}
+	int nm = shape_gpus(sh, mid, mv, &unnamed);
 	for (int32_t q = y->ji[jx].queue; q >= 0; q = s->queues[q].parent) {
 		for (int32_t k = y->mlim_first[q]; k >= 0; k = y->mlim_next[k]) {
 			int32_t m = y->mlim_model[k];
