@@ -1099,51 +1099,68 @@ TEST(task_group_selectors_become_group_filters)
 	teardown(b);
 }
 
+/* One 8-GPU node and two queues named as given, in the snapshot and as
+ * the daemon's specs, their usage last aged at `at`. */
+static struct fw_snapshot *usage_world(struct fw_queue_spec qs[2], const char *const names[2], fw_time at)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	struct fw_node nd;
+
+	memset(qs, 0, 2 * sizeof *qs);
+	fw_node_init(&nd);
+	snprintf(nd.name, sizeof nd.name, "n0");
+	nd.gpu_count = 8;
+	nd.cpu_milli = 64000;
+	nd.mem_mib = 1 << 20;
+	fw_snapshot_add_node(s, &nd);
+	for (int i = 0; i < 2; i++) {
+		struct fw_queue q;
+		fw_queue_init(&q);
+		snprintf(q.name, sizeof q.name, "%s", names[i]);
+		snprintf(qs[i].name, sizeof qs[i].name, "%s", names[i]);
+		qs[i].usage_at = at;
+		fw_snapshot_add_queue(s, &q);
+	}
+	return s;
+}
+
+/* A running one-task job of `user` in queue q on the GPUs of mask. */
+static void running(struct fw_snapshot *s, const char *user, int32_t q, uint32_t mask, fw_time start)
+{
+	struct fw_job j;
+	struct fw_task_alloc a = { .node = 0, .gpu_mask = mask, .gpu_milli = 1000 };
+
+	fw_job_init(&j);
+	snprintf(j.name, sizeof j.name, "j%d", (int)s->njobs);
+	snprintf(j.user, sizeof j.user, "%s", user);
+	j.queue = q;
+	j.groups[0].count = 1;
+	j.groups[0].gpus = __builtin_popcount(mask);
+	j.groups[0].gpu_milli = 1000;
+	j.state = FW_JOB_RUNNING;
+	j.start_time = start;
+	j.alloc_first = s->nallocs;
+	j.alloc_count = 1;
+	fw_snapshot_add_alloc(s, &a);
+	fw_snapshot_add_job(s, &j);
+}
+
 /* The daemon's queue usage: one decay per queue and pass, whatever the
  * number of its running jobs, plus their GPU-seconds since the last pass
  * (from a job's start when it started since). */
 TEST(queue_usage_decays_once_per_pass)
 {
-	struct fw_snapshot *s = fw_snapshot_new();
+	static const char *const names[] = { "q0", "q1" };
 	struct fw_queue_spec qs[2];
-	struct fw_queue q;
-	struct fw_node n;
-	double h;
+	struct fw_snapshot *s = usage_world(qs, names, 10000);
 
-	memset(qs, 0, sizeof qs);
-	fw_node_init(&n);
-	snprintf(n.name, sizeof n.name, "n0");
-	n.gpu_count = 8;
-	n.cpu_milli = 64000;
-	n.mem_mib = 1 << 20;
-	ASSERT(fw_snapshot_add_node(s, &n) == 0);
-	for (int i = 0; i < 2; i++) {
-		fw_queue_init(&q);
-		snprintf(q.name, sizeof q.name, "q%d", i);
-		ASSERT(fw_snapshot_add_queue(s, &q) == i);
-		qs[i].usage_at = 10000;
-	}
 	qs[0].usage = 7200;
 	s->now = 13600;
-	h = s->config.usage_half_life_s;
-	for (int k = 0; k < 3; k++) { /* three 1-GPU jobs in q0; the last started 600 s ago */
-		struct fw_job j;
-		struct fw_task_alloc a = { .node = 0, .group = 0, .gpu_mask = 1u << k, .gpu_milli = 1000 };
-		fw_job_init(&j);
-		snprintf(j.name, sizeof j.name, "j%d", k);
-		j.queue = 0;
-		j.groups[0].count = 1;
-		j.groups[0].gpus = 1;
-		j.groups[0].gpu_milli = 1000;
-		j.state = FW_JOB_RUNNING;
-		j.start_time = k == 2 ? 13000 : 0;
-		j.alloc_first = s->nallocs;
-		j.alloc_count = 1;
-		ASSERT(fw_snapshot_add_alloc(s, &a) >= 0);
-		ASSERT(fw_snapshot_add_job(s, &j) >= 0);
-	}
+	for (int k = 0; k < 3; k++) /* three 1-GPU jobs in q0; the last started 600 s ago */
+		running(s, "", 0, 1u << k, k == 2 ? 13000 : 0);
+	ASSERT_EQ(s->njobs, 3);
 	ASSERT_OK(fw_serve_accrue_usage(qs, 2, s));
-	double want = 7200 * exp2(-3600 / h) + 3600 + 3600 + 600;
+	double want = 7200 * exp2(-3600 / s->config.usage_half_life_s) + 3600 + 3600 + 600;
 	ASSERT(fabs(qs[0].usage - want) < 1e-6);
 	ASSERT(fabs(s->queues[0].usage - want) < 1e-6);
 	ASSERT_EQ(qs[0].usage_at, 13600);
@@ -1157,44 +1174,16 @@ TEST(queue_usage_decays_once_per_pass)
  * entry with its queue's index (queues in tree order, not by name). */
 TEST(users_usage_is_kept_per_queue)
 {
-	struct fw_snapshot *s = fw_snapshot_new();
+	static const char *const names[] = { "zeta", "alpha" };
 	struct fw_queue_spec qs[2];
+	struct fw_snapshot *s = usage_world(qs, names, 1000);
 	struct fw_user_use *u = NULL;
 	int32_t n = 0, cap = 0;
-	const char *qn[] = { "zeta", "alpha" }, *who[] = { "bob", "alice", "bob" };
-	struct fw_node nd;
 
-	memset(qs, 0, sizeof qs);
-	fw_node_init(&nd);
-	snprintf(nd.name, sizeof nd.name, "n0");
-	nd.gpu_count = 8;
-	nd.cpu_milli = 64000;
-	nd.mem_mib = 1 << 20;
-	ASSERT(fw_snapshot_add_node(s, &nd) == 0);
-	for (int i = 0; i < 2; i++) {
-		struct fw_queue q;
-		fw_queue_init(&q);
-		snprintf(q.name, sizeof q.name, "%s", qn[i]);
-		snprintf(qs[i].name, sizeof qs[i].name, "%s", qn[i]);
-		qs[i].usage_at = 1000;
-		ASSERT(fw_snapshot_add_queue(s, &q) == i);
-	}
-	for (int k = 0; k < 3; k++) { /* bob 2 GPUs in zeta and 1 in alpha, alice 1 in zeta */
-		struct fw_job j;
-		struct fw_task_alloc a = { .node = 0, .gpu_mask = k == 0 ? 3u : 1u << (k + 1), .gpu_milli = 1000 };
-		fw_job_init(&j);
-		snprintf(j.name, sizeof j.name, "j%d", k);
-		snprintf(j.user, sizeof j.user, "%s", who[k]);
-		j.queue = k == 2;
-		j.groups[0].count = 1;
-		j.groups[0].gpus = k == 0 ? 2 : 1;
-		j.groups[0].gpu_milli = 1000;
-		j.state = FW_JOB_RUNNING;
-		j.alloc_first = s->nallocs;
-		j.alloc_count = 1;
-		ASSERT(fw_snapshot_add_alloc(s, &a) >= 0);
-		ASSERT(fw_snapshot_add_job(s, &j) >= 0);
-	}
+	running(s, "bob", 0, 0x3, 0); /* bob 2 GPUs in zeta and 1 in alpha, alice 1 in zeta */
+	running(s, "alice", 0, 0x8, 0);
+	running(s, "bob", 1, 0x10, 0);
+	ASSERT_EQ(s->njobs, 3);
 	s->now = 1600;
 	ASSERT_OK(fw_serve_accrue_users(&u, &n, &cap, qs, 2, s));
 	ASSERT_EQ(n, 3); /* (alpha, bob), (zeta, alice), (zeta, bob) */
@@ -1209,8 +1198,7 @@ TEST(users_usage_is_kept_per_queue)
 	s->now = 2200; /* a second pass: one decay, 600 s more each */
 	s->nuser_usage = 0;
 	ASSERT_OK(fw_serve_accrue_users(&u, &n, &cap, qs, 2, s));
-	double h = s->config.usage_half_life_s;
-	ASSERT(fabs(u[2].usage - (1200 * exp2(-600 / h) + 1200)) < 1e-6);
+	ASSERT(fabs(u[2].usage - (1200 * exp2(-600 / s->config.usage_half_life_s) + 1200)) < 1e-6);
 	ASSERT_EQ(u[2].usage_at, 2200);
 	free(u);
 	fw_snapshot_free(s);
