@@ -1008,6 +1008,33 @@ static void explain_over_quota(json_t *all, json_t *q)
 }
 
 /* `fairway fairshare explain NAME`: where the queue's fair share comes from. */
+/* Its users' decayed usage, most first (at most 8 named): what users
+ * take turns by inside the queue, with scheduler.userFairShare. */
+static void explain_users(json_t *users)
+{
+	size_t n = json_array_size(users), shown = 0;
+	bool *done = calloc(n + 1, sizeof *done);
+
+	if (!n || !done) {
+		free(done);
+		return;
+	}
+	printf("  users       decayed GPU-hours in this queue (with userFairShare they take turns by it):");
+	for (; shown < n && shown < 8; shown++) {
+		size_t best = n;
+		for (size_t i = 0; i < n; i++)
+			if (!done[i] && (best == n || num(json_array_get(users, i), "usageGpuHours") >
+							      num(json_array_get(users, best), "usageGpuHours")))
+				best = i;
+		done[best] = true;
+		json_t *u = json_array_get(users, best);
+		printf("%s %s %.1f", shown ? "," : "", *str(u, "user") ? str(u, "user") : "(no user)",
+		       num(u, "usageGpuHours"));
+	}
+	printf(n > shown ? ", and %zu more\n" : "\n", n - shown);
+	free(done);
+}
+
 static int explain_fairshare(struct opts *o, json_t *all, const char *name)
 {
 	size_t i;
@@ -1033,6 +1060,7 @@ static int explain_fairshare(struct opts *o, json_t *all, const char *name)
 	explain_over_quota(all, hit);
 	if (json_is_number(json_object_get(hit, "limit")))
 		printf("  limit       %8.1f  GPUs at most, whatever the split gives\n", num(hit, "limit"));
+	explain_users(json_object_get(hit, "users"));
 	return 0;
 }
 

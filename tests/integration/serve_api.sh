@@ -877,6 +877,8 @@ import json, sys
 q = [q for q in json.loads(sys.argv[1])["queues"] if q["queue"] == "q"][0]
 u = {x["user"]: x["usageGpuHours"] for x in q["users"]}
 sys.exit(not (u["alice"] >= float(sys.argv[2]) * 0.999 > 0))' "$BODY" "$before"
+check "fairway fairshare explain q: its users' decayed usage, most first (carol's 5 GPU-hours from the config)" \
+	bash -c "'$FW' fairshare explain q --server http://127.0.0.1:$PORT | grep -q '^  users .*take turns by it): carol 5.0, alice 0.0, bob 0.0$'"
 check "... from the store's users table (alice, bob, carol)" [ "$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM users WHERE key LIKE ?", ("q/%",)).fetchone()[0])' "$S/fairway.db")" = 3 ]
 stop_daemon
 
