@@ -63,6 +63,15 @@ if grep "^  inference-c " <<<"$out" | grep -qF "no start time"; then
 else
 	ok "plan-why-not-twice"
 fi
+# a queue's GPU model limits in the plan's JSON; a job naming no model is
+# kept to the model whose limits hold it
+if "$FW" plan --config tests/fuzz/corpus/config/gpu_model_limits.yaml --json 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert [q.get("gpuModelLimits") for q in d["queues"]] == [{"H100": 8.0}, {"A100": 4.0, "H100": 2.5}], d["queues"]
+st = {x["job"]: x for x in d["decisions"] if x["kind"] == "start"}
+assert st["any"]["tasks"][0]["node"] == "a0", st
+'; then ok "plan-json-gpu-model-limits"; else bad "plan-json-gpu-model-limits"; fi
 expect "policies" 0 "fifo" "$FW" policies
 expect "plan-help-names-server" 0 "fairway plan --server URL" "$FW" plan --help
 expect "plan-server-equals-goes-to-the-daemon" 1 "cannot reach http://127.0.0.1:1" "$FW" plan --server=http://127.0.0.1:1

@@ -317,6 +317,16 @@ static json_t *json_queues(const struct fw_snapshot *s, const struct fw_plan *p)
 		json_object_set_new(o, "allocated", json_res(p->queues[q].allocated));
 		json_object_set_new(o, "demand", json_res(p->queues[q].demand));
 		json_object_set_new(o, "decayedUsageGpuHours", json_round(p->queues[q].usage / 3600.0));
+		json_t *ml = NULL;
+		for (int32_t k = 0; k < s->nmodel_limits; k++) {
+			if (s->model_limits[k].queue != q)
+				continue;
+			if (!ml)
+				ml = json_object();
+			json_object_set_new(ml, s->model_limits[k].model, json_round(s->model_limits[k].gpus / 1000.0));
+		}
+		if (ml) /* none: left out */
+			json_object_set_new(o, "gpuModelLimits", ml);
 		json_array_append_new(arr, o);
 	}
 	return arr;
