@@ -753,8 +753,17 @@ static int save_usage(struct fw_serve *d, struct usage_due u, fw_time now)
 		if (rc == FW_OK && u.hist)
 			rc = fw_store_usage_record(d->store, d->queues[q].name, now, 0, d->queues[q].usage);
 	}
-	for (int32_t k = 0; u.save && k < d->nusers && rc == FW_OK; k++)
-		rc = fw_serve_save_user(d, &d->users[k]);
+	int32_t n = 0;
+	for (int32_t k = 0; u.save && k < d->nusers; k++) {
+		struct fw_user_use e = d->users[k];
+		bool keep = e.usage >= 1.0 && fw_serve_queue_index(d, e.queue) >= 0;
+		if (rc == FW_OK) /* decayed below a GPU-second, or its queue gone: forgotten */
+			rc = keep ? fw_serve_save_user(d, &e) : fw_serve_forget_user(d, &e);
+		if (keep) /* in memory either way (a failed write leaves the save due) */
+			d->users[n++] = e;
+	}
+	if (u.save)
+		d->nusers = n;
 	return rc;
 }
 

@@ -202,12 +202,27 @@ int fw_serve_save_health(struct fw_serve *d, const struct fw_health_report *h)
 	return put_doc(d, FW_STORE_HEALTH, h->node, fw_codec_health_dump(h));
 }
 
+static void user_key(const struct fw_user_use *u, char key[2 * FW_NAME_MAX])
+{
+	snprintf(key, 2 * FW_NAME_MAX, "%s/%s", u->queue, u->user);
+}
+
 int fw_serve_save_user(struct fw_serve *d, const struct fw_user_use *u)
 {
 	char key[2 * FW_NAME_MAX];
 
-	snprintf(key, sizeof key, "%s/%s", u->queue, u->user);
+	user_key(u, key);
 	return put_doc(d, FW_STORE_USERS, key, fw_codec_user_use_dump(u));
+}
+
+int fw_serve_forget_user(struct fw_serve *d, const struct fw_user_use *u)
+{
+	char key[2 * FW_NAME_MAX];
+	int rc;
+
+	user_key(u, key);
+	rc = fw_store_del(d->store, FW_STORE_USERS, key);
+	return rc == FW_ENOENT ? FW_OK : rc; /* never saved: nothing to forget */
 }
 
 /* --- rollback ------------------------------------------------------------------ */

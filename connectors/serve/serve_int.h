@@ -102,6 +102,8 @@ int fw_serve_save_queue(struct fw_serve *d, const struct fw_queue_spec *q);
 int fw_serve_save_rsv(struct fw_serve *d, const struct fw_reservation *r);
 int fw_serve_save_health(struct fw_serve *d, const struct fw_health_report *h);
 int fw_serve_save_user(struct fw_serve *d, const struct fw_user_use *u);
+/* Its stored document removed (absent: FW_OK). */
+int fw_serve_forget_user(struct fw_serve *d, const struct fw_user_use *u);
 /* Every queue's and user's usage into the store now, in one transaction
  * (a clean stop: the periodic save is every 10 s). */
 int fw_serve_save_usage_now(struct fw_serve *d);

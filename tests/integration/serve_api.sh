@@ -847,7 +847,7 @@ nodes:
   - {name: u1, gpus: 8, cpu: 64, memory: 512Gi}
   - {name: u2, gpus: 8, cpu: 64, memory: 512Gi}
 queues:
-  - {name: q, resources: {gpu: {quota: 16}}, userUsage: {carol: {gpuHours: 5}}}
+  - {name: q, resources: {gpu: {quota: 16}}, userUsage: {carol: {gpuHours: 5}, dave: {gpuHours: 0.0001}}}
 EOF2
 req POST /v1/jobs '{"name":"al-long","queue":"q","user":"alice","runtime":600,"tasks":[{"gpus":8}]}'
 req POST /v1/jobs '{"name":"al-short","queue":"q","user":"alice","runtime":2,"tasks":[{"gpus":8}]}'
@@ -879,7 +879,7 @@ u = {x["user"]: x["usageGpuHours"] for x in q["users"]}
 sys.exit(not (u["alice"] >= float(sys.argv[2]) * 0.999 > 0))' "$BODY" "$before"
 check "fairway fairshare explain q: its users' decayed usage, most first (carol's 5 GPU-hours from the config)" \
 	bash -c "'$FW' fairshare explain q --server http://127.0.0.1:$PORT | grep -q '^  users .*take turns by it): carol 5.0, alice 0.0, bob 0.0$'"
-check "... from the store's users table (alice, bob, carol)" [ "$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM users WHERE key LIKE ?", ("q/%",)).fetchone()[0])' "$S/fairway.db")" = 3 ]
+check "... from the store's users table (alice, bob, carol; dave's 0.36 GPU-seconds forgotten)" [ "$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM users WHERE key LIKE ?", ("q/%",)).fetchone()[0])' "$S/fairway.db")" = 3 ]
 stop_daemon
 
 # --- strict order (--policy fifo): a waiting job's reason names the job it waits
