@@ -71,6 +71,31 @@ static void counter(struct buf *b, const char *name, const char *help, uint64_t 
 	put(b, "# HELP %s %s\n# TYPE %s counter\n%s %llu\n", name, help, name, name, (unsigned long long)v);
 }
 
+/* Each queue's GPU model limits: the cap, and what its subtree holds. */
+static void model_limits(struct buf *b, json_t *fs)
+{
+	static const char *const g[][3] = {
+		{ "fairway_queue_gpu_model_limit_gpus", "limit",
+		  "GPUs of the model the queue and the queues under it may hold (gpuModelLimits)." },
+		{ "fairway_queue_gpu_model_allocated_gpus", "allocated",
+		  "GPUs of the model the queue and the queues under it hold after the last plan." },
+	};
+	json_t *q, *m;
+	size_t i, k;
+	bool any = false;
+
+	json_array_foreach(fs, i, q)
+		any = any || json_array_size(json_object_get(q, "gpuModelLimits")) > 0;
+	for (size_t x = 0; any && x < sizeof g / sizeof g[0]; x++) {
+		put(b, "# HELP %s %s\n# TYPE %s gauge\n", g[x][0], g[x][2], g[x][0]);
+		json_array_foreach(fs, i, q)
+			json_array_foreach(json_object_get(q, "gpuModelLimits"), k, m)
+				put(b, "%s{queue=\"%s\",model=\"%s\"} %.3f\n", g[x][0],
+				    json_string_value(json_object_get(q, "queue")),
+				    json_string_value(json_object_get(m, "model")), json_number_value(json_object_get(m, g[x][1])));
+	}
+}
+
 static void queues(struct buf *b, json_t *v)
 {
 	static const char *const g[][3] = {
@@ -92,6 +117,7 @@ static void queues(struct buf *b, json_t *v)
 			put(b, "%s{queue=\"%s\"} %.3f\n", g[k][0], json_string_value(json_object_get(q, "queue")),
 			    json_number_value(json_object_get(q, g[k][1])));
 	}
+	model_limits(b, fs);
 }
 
 /* hc: the lemon verdict the daemon applies (scheduler.lemonThreshold, lemonWindow). */

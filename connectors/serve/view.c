@@ -254,7 +254,72 @@ static json_t *nodes_json(const struct fw_snapshot *s, const int64_t *use, const
 	return a;
 }
 
-static json_t *fairshare_json(const struct fw_snapshot *s, const struct fw_plan *p)
+/* GPUs of model limit k's model on node x, added to the limits of
+ * queue q and its ancestors. */
+static void charge_limits(const struct fw_snapshot *s, double *held, int32_t q, int32_t x, double gpus)
+{
+	for (; q >= 0; q = s->queues[q].parent)
+		for (int32_t k = 0; k < s->nmodel_limits; k++)
+			if (s->model_limits[k].queue == q && !strcmp(s->model_limits[k].model, s->nodes[x].gpu_model))
+				held[k] += gpus;
+}
+
+struct jname {
+	const char *name;
+	int32_t j;
+};
+
+static int jname_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct jname *)a)->name, ((const struct jname *)b)->name);
+}
+
+/* Per GPU model limit (snapshot.model_limits): the GPUs of its model its
+ * queue's subtree holds after the cycle's actions (running jobs not
+ * evicted, and the starts applied).  NULL when there are none. */
+static double *limits_held(const struct fw_snapshot *s, const struct fw_backend_action *acts, const int *status,
+			   int32_t n)
+{
+	double *held = s->nmodel_limits ? calloc((size_t)s->nmodel_limits, sizeof *held) : NULL;
+	struct jname *ix = held ? malloc(((size_t)s->njobs + 1) * sizeof *ix) : NULL;
+
+	int32_t nevict = 0;
+
+	if (!ix) {
+		free(held);
+		return NULL;
+	}
+	for (int32_t i = 0; i < n; i++)
+		nevict += acts[i].kind == FW_DECIDE_EVICT && status[i] == FW_OK;
+	for (int32_t i = 0; i < s->njobs; i++) {
+		const struct fw_job *j = &s->jobs[i];
+		ix[i] = (struct jname){ j->name, i };
+		if (j->state != FW_JOB_RUNNING || (nevict && evicted(j->name, acts, status, n)))
+			continue;
+		for (int32_t k = 0; k < j->alloc_count; k++) {
+			const struct fw_task_alloc *a = &s->allocs[j->alloc_first + k];
+			charge_limits(s, held, j->queue, a->node, __builtin_popcount(a->gpu_mask) * a->gpu_milli / 1000.0);
+		}
+	}
+	qsort(ix, (size_t)s->njobs, sizeof *ix, jname_cmp);
+	for (int32_t i = 0; i < n; i++) {
+		struct jname key = { acts[i].job, 0 }, *f;
+		if (status[i] != FW_OK || acts[i].kind != FW_DECIDE_START ||
+		    !(f = bsearch(&key, ix, (size_t)s->njobs, sizeof *ix, jname_cmp)))
+			continue;
+		for (int32_t k = 0; k < acts[i].nplacements; k++) {
+			int x = fw_snapshot_find_node(s, acts[i].placements[k].node);
+			if (x >= 0)
+				charge_limits(s, held, s->jobs[f->j].queue, x,
+					      __builtin_popcount(acts[i].placements[k].gpu_mask) *
+						      acts[i].placements[k].gpu_milli / 1000.0);
+		}
+	}
+	free(ix);
+	return held;
+}
+
+static json_t *fairshare_json(const struct fw_snapshot *s, const struct fw_plan *p, const double *held)
 {
 	json_t *a = json_array(), **users = calloc((size_t)s->nqueues + 1, sizeof *users);
 
@@ -288,6 +353,15 @@ static json_t *fairshare_json(const struct fw_snapshot *s, const struct fw_plan 
 		if (users && users[q]) {
 			json_object_set_new(o, "users", users[q]);
 			users[q] = NULL;
+		}
+		for (int32_t k = 0; held && k < s->nmodel_limits; k++) {
+			if (s->model_limits[k].queue != q)
+				continue;
+			json_t *ml = json_object_get(o, "gpuModelLimits");
+			if (!ml)
+				json_object_set_new(o, "gpuModelLimits", ml = json_array());
+			json_array_append_new(ml, json_pack("{s:s,s:f,s:f}", "model", s->model_limits[k].model, "limit",
+							    s->model_limits[k].gpus / 1000.0, "allocated", held[k]));
 		}
 		json_array_append_new(a, o);
 	}
@@ -332,7 +406,9 @@ json_t *fw_serve_build_view(const struct fw_snapshot *s, const struct fw_plan *p
 	json_object_set_new(v, "decisions", decisions_json(acts, status, nacts));
 	json_object_set_new(v, "jobs", jobs);
 	json_object_set_new(v, "jobOrder", order);
-	json_object_set_new(v, "fairshare", fairshare_json(s, p));
+	double *held = limits_held(s, acts, status, nacts);
+	json_object_set_new(v, "fairshare", fairshare_json(s, p, held));
+	free(held);
 	json_object_set_new(v, "figures", figures);
 	return v;
 }

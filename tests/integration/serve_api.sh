@@ -602,6 +602,11 @@ req POST /v1/jobs '{"name":"h100-eight","queue":"cliq","tasks":[{"gpus":8,"gpuMo
 req POST /v1/cycle
 job_is "a job over its queue's H100 limit waits, the reason naming the queue and the limit" h100-eight \
 	'j["state"] == "pending" and j["reason"] == "model_limit" and "queue cliq 4 GPUs over its limit of 4 H100 GPUs" in j["reasonText"]'
+req GET /v1/fairshare
+check "GET /v1/fairshare: cliq's limits, each with the GPUs of its model held" \
+	[ "$(jfield '[q["gpuModelLimits"] for q in j["queues"] if q["queue"] == "cliq"][0]')" = "[{'model': 'H100', 'limit': 4.0, 'allocated': 0.0}, {'model': 'A100', 'limit': 2.5, 'allocated': 0.0}]" ]
+check "/metrics: fairway_queue_gpu_model_limit_gpus per queue and model" bash -c \
+	"curl -s http://127.0.0.1:$PORT/metrics | grep -q '^fairway_queue_gpu_model_limit_gpus{queue=\"cliq\",model=\"A100\"} 2.500$'"
 req DELETE /v1/jobs/h100-eight
 "$FW" queues set cliq --gpu-model-limits A100=none,H100=6 "${C[@]}" >/dev/null 2>&1
 req GET /v1/queues/cliq
@@ -844,10 +849,11 @@ fleet_daemon users state-users <<'EOF2'
 now: 0
 scheduler: {userFairShare: true}
 nodes:
-  - {name: u1, gpus: 8, cpu: 64, memory: 512Gi}
-  - {name: u2, gpus: 8, cpu: 64, memory: 512Gi}
+  - {name: u1, gpus: 8, cpu: 64, memory: 512Gi, gpuModel: L40S}
+  - {name: u2, gpus: 8, cpu: 64, memory: 512Gi, gpuModel: L40S}
 queues:
-  - {name: q, resources: {gpu: {quota: 16}}, userUsage: {carol: {gpuHours: 5}, dave: {gpuHours: 0.0001}}}
+  - {name: q, resources: {gpu: {quota: 16}}, userUsage: {carol: {gpuHours: 5}, dave: {gpuHours: 0.0001}},
+     gpuModelLimits: {L40S: 16}}
 EOF2
 req POST /v1/jobs '{"name":"al-long","queue":"q","user":"alice","runtime":600,"tasks":[{"gpus":8}]}'
 req POST /v1/jobs '{"name":"al-short","queue":"q","user":"alice","runtime":2,"tasks":[{"gpus":8}]}'
@@ -867,6 +873,10 @@ import json, sys
 q = [q for q in json.loads(sys.argv[1])["queues"] if q["queue"] == "q"][0]
 u = {x["user"]: x["usageGpuHours"] for x in q["users"]}
 sys.exit(not (u["alice"] > u["bob"] > 0 and 4.99 < u["carol"] <= 5))' "$BODY"
+check "... and its L40S limit with the 16 GPUs held (alice's and bob's jobs)" \
+	[ "$(jfield '[q["gpuModelLimits"] for q in j["queues"] if q["queue"] == "q"][0]')" = "[{'model': 'L40S', 'limit': 16.0, 'allocated': 16.0}]" ]
+check "/metrics: fairway_queue_gpu_model_allocated_gpus{queue=\"q\",model=\"L40S\"} 16" bash -c \
+	"curl -s http://127.0.0.1:$PORT/metrics | grep -q '^fairway_queue_gpu_model_allocated_gpus{queue=\"q\",model=\"L40S\"} 16.000$'"
 before=$(jfield '[x["usageGpuHours"] for q in j["queues"] if q["queue"] == "q" for x in q["users"] if x["user"] == "alice"][0]')
 stop_daemon
 start_daemon "$S" "$PORT" --config "$T/users.yaml" || bad "daemon restarts on users.yaml"
