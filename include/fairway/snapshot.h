@@ -68,6 +68,13 @@
  * plan checker tests every task of a start or reservation against its
  * group's entry.
  *
+ * Beside the queues.  Two optional tables name queues by index, so that
+ * the queue record the cycle walks up the tree keeps its size:
+ * model_limits (a queue's cap on the GPUs of one GPU model, for it and
+ * its subtree: lib/modellimit.c) and user_usage (a user's decayed usage
+ * in a queue, which users taking turns inside the queue count: policy.h,
+ * "Users inside a queue").  Without them the cycle pays nothing.
+ *
  * Ownership: fw_snapshot_new() returns an empty snapshot owning its arrays;
  * the fw_snapshot_add_*() helpers grow them (amortised doubling) and return
  * the new element's index or a negative fw_err; fw_snapshot_free() frees it
