@@ -117,6 +117,17 @@ int fw_snapshot_add_user_usage(struct fw_snapshot *s, const struct fw_user_usage
 	ADD(s, user_usage, nuser_usage, cap_user_usage, u);
 }
 
+int fw_snapshot_copy_queue_tables(struct fw_snapshot *dst, const struct fw_snapshot *src)
+{
+	for (int32_t k = 0; k < src->nmodel_limits; k++)
+		if (fw_snapshot_add_model_limit(dst, &src->model_limits[k]) < 0)
+			return FW_ENOMEM;
+	for (int32_t k = 0; k < src->nuser_usage; k++)
+		if (fw_snapshot_add_user_usage(dst, &src->user_usage[k]) < 0)
+			return FW_ENOMEM;
+	return FW_OK;
+}
+
 bool fw_snapshot_has_gpu_model(const struct fw_snapshot *s, const char *model)
 {
 	for (int32_t i = 0; i < s->nnodes; i++)

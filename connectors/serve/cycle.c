@@ -524,6 +524,7 @@ static struct fw_snapshot *rsv_snapshot(const struct fw_snapshot *s, const struc
 	}
 	for (int32_t i = 0; ok && i < s->nqueues; i++)
 		ok = fw_snapshot_add_queue(c, &s->queues[i]) >= 0;
+	ok = ok && fw_snapshot_copy_queue_tables(c, s) == FW_OK;
 	for (int32_t i = 0; ok && i < s->njobs; i++) {
 		struct fw_job j = s->jobs[i];
 		if (j.state != FW_JOB_RUNNING && !rsv_job(s, &j, r, all, nall))

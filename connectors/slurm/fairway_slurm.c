@@ -189,6 +189,10 @@ static struct fw_snapshot *skeleton(const struct fw_snapshot *base)
 			fw_snapshot_free(s);
 			return NULL;
 		}
+	if (fw_snapshot_copy_queue_tables(s, base) != FW_OK) { /* GPU model limits, users' usage */
+		fw_snapshot_free(s);
+		return NULL;
+	}
 	return s;
 }
 
@@ -312,9 +316,16 @@ static int import_accounts(struct loop *l, struct fw_snapshot *base)
 	rc = fw_slurm_import_accounts(l->h, base, &added, &d);
 	if (rc == FW_OK && (rc = fw_snapshot_validate(base, &d)) == FW_OK) {
 		printf("fairway-slurm: the config has no queues: %d queues from slurmdbd's accounts:", added);
-		for (int32_t q = 0; q < base->nqueues; q++)
+		for (int32_t q = 0; q < base->nqueues; q++) {
 			printf(" %s%s%s", base->queues[q].parent >= 0 ? base->queues[base->queues[q].parent].name : "",
 			       base->queues[q].parent >= 0 ? "/" : "", base->queues[q].name);
+			if (base->queues[q].limit.v[FW_RES_GPU] != FW_UNLIMITED) /* its GrpTRES on GPUs */
+				printf("[gpu<=%lld]", (long long)(base->queues[q].limit.v[FW_RES_GPU] / 1000));
+			for (int32_t k = 0; k < base->nmodel_limits; k++)
+				if (base->model_limits[k].queue == q)
+					printf("[%s<=%lld]", base->model_limits[k].model,
+					       (long long)(base->model_limits[k].gpus / 1000));
+		}
 		printf("\n");
 		fflush(stdout);
 		return 0;

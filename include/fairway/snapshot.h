@@ -375,6 +375,10 @@ int fw_snapshot_add_job(struct fw_snapshot *s, const struct fw_job *j);
 int fw_snapshot_add_alloc(struct fw_snapshot *s, const struct fw_task_alloc *a);
 int fw_snapshot_add_model_limit(struct fw_snapshot *s, const struct fw_model_limit *m);
 int fw_snapshot_add_user_usage(struct fw_snapshot *s, const struct fw_user_usage *u);
+/* Append src's tables beside the queues (model_limits, user_usage) to dst,
+ * whose queues are src's in the same order (an adapter that copies a
+ * snapshot's queues copies these with them); FW_OK or FW_ENOMEM. */
+int fw_snapshot_copy_queue_tables(struct fw_snapshot *dst, const struct fw_snapshot *src);
 /* Has some node with GPUs this GPU model?  And the fleet's models, each
  * once in node order, as "H100, A100" into out (truncated to n, "" when
  * none): for an error that names a model no node has. */

@@ -7,11 +7,16 @@
 #                         queues (org/team_a, org/team_b, big)
 #   accounts_share_60_40  team_a and team_b competing for 32 GPUs get
 #                         their FairShare 60/40 (+-1 job) in the first cycle
+#   accounts_grp_tres     big's GrpTRES=gres/gpu:h100=3 is imported as a
+#                         GPU model limit (the log says big[h100<=3]), and
+#                         of its 6 jobs 3 run at most, though GPUs are free
 . "$(dirname "$0")/../slurm/lib.sh"
 TEST_NAME=slurm_accounts
 export ACCT=1
 lab_up 4
 printf 'scheduler: {usageWeight: 0}\n' >"$T/noqueues.yaml"
+sacctmgr -i modify account big set GrpTRES=gres/gpu:h100=3 >"$T/sacctmgr.log" 2>&1 ||
+	bad accounts_grp_tres "sacctmgr: $(cat "$T/sacctmgr.log")"
 
 submit 30 team_a 30
 submit 30 team_b 30
@@ -29,6 +34,19 @@ if ((a >= 18 && a <= 20 && a + b == 32)); then
 	ok accounts_share_60_40
 else
 	bad accounts_share_60_40 "team_a $a, team_b $b GPUs of 32 (expected 19/13 +-1)"
+fi
+# big's GrpTRES: at most 3 of its H100s, with the other accounts' jobs
+# ended (scancel) and the GPUs free
+scancel -A team_a >/dev/null 2>&1
+scancel -A team_b >/dev/null 2>&1
+submit 6 big 30
+wait_until 15 'test "$(gpus_of big)" -ge 3'
+sleep 3 # a few more cycles: no fourth
+g=$(gpus_of big)
+if grep -q " big\[h100<=3\]" "$T/fairway.log" && [ "$g" = 3 ]; then
+	ok accounts_grp_tres
+else
+	bad accounts_grp_tres "big holds $g GPUs (expected 3); log: $(grep "queues from slurmdbd" "$T/fairway.log"); $(squeue -h -A big -o "%i %T %Q %b %D %N %k" | head -8)"
 fi
 fw_stop
 finish

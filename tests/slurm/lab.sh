@@ -197,6 +197,7 @@ AccountingStorageType=accounting_storage/slurmdbd
 AccountingStorageHost=localhost
 AccountingStoragePort=$((PORT_BASE + NODES + 1))
 AccountingStoragePass=socket=$LAB/munge/munge.socket
+AccountingStorageTRES=gres/gpu,gres/gpu:h100
 CONF
 	cat >"$LAB/etc/slurmdbd.conf" <<CONF
 AuthType=auth/munge
