@@ -147,8 +147,10 @@ void fw_snapshot_gpu_models(const struct fw_snapshot *s, char *out, size_t n)
 		for (int32_t k = 0; k < i && !seen; k++)
 			seen = s->nodes[k].gpu_count && strcmp(s->nodes[k].gpu_model, s->nodes[i].gpu_model) == 0;
 		int r = seen ? 0 : snprintf(out + used, n - used, "%s%s", used ? ", " : "", s->nodes[i].gpu_model);
-		if (r < 0 || (size_t)r >= n - used)
+		if (r < 0 || (size_t)r >= n - used) {
+			out[used] = 0; /* whole names only */
 			return;
+		}
 		used += (size_t)r;
 	}
 }

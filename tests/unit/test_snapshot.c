@@ -551,9 +551,44 @@ TEST(node_labels_meet_a_selector)
 	ASSERT(!fw_node_has_labels(&n, sel, 3)); /* zone is missing */
 }
 
+/* The tables beside the queues travel with a copy of the queues; the
+ * fleet's GPU models are listed once each, in node order. */
+TEST(queue_tables_are_copied_and_models_listed)
+{
+	struct fw_snapshot *s = fw_snapshot_new(), *c = fw_snapshot_new();
+	struct fw_model_limit m = { .queue = 1, .model = "H100", .gpus = 4000 };
+	struct fw_user_usage u = { .queue = 0, .user = "alice", .usage = 36.5, .usage_at = 7 };
+	char models[64];
+
+	ASSERT(fw_snapshot_add_model_limit(s, &m) == 0);
+	ASSERT(fw_snapshot_add_user_usage(s, &u) == 0);
+	ASSERT_OK(fw_snapshot_copy_queue_tables(c, s));
+	ASSERT_EQ(c->nmodel_limits, 1);
+	ASSERT_EQ(c->nuser_usage, 1);
+	ASSERT_OK(memcmp(c->model_limits, s->model_limits, sizeof *s->model_limits));
+	ASSERT_OK(memcmp(c->user_usage, s->user_usage, sizeof *s->user_usage));
+	const char *mod[] = { "A100", "H100", "A100", "" };
+	for (int i = 0; i < 4; i++) {
+		struct fw_node n;
+		fw_node_init(&n);
+		snprintf(n.name, sizeof n.name, "n%d", i);
+		snprintf(n.gpu_model, sizeof n.gpu_model, "%s", mod[i]);
+		n.gpu_count = i == 3 ? 0 : 8;
+		ASSERT(fw_snapshot_add_node(s, &n) == i);
+	}
+	fw_snapshot_gpu_models(s, models, sizeof models);
+	ASSERT_STR_EQ(models, "A100, H100");
+	ASSERT(fw_snapshot_has_gpu_model(s, "H100") && !fw_snapshot_has_gpu_model(s, "B200") &&
+	       !fw_snapshot_has_gpu_model(s, ""));
+	fw_snapshot_gpu_models(s, models, 6); /* cut, never past the buffer */
+	ASSERT_STR_EQ(models, "A100");
+	fw_snapshot_free(s);
+	fw_snapshot_free(c);
+}
+
 TEST_MAIN(valid_snapshot_passes, node_filters_are_built_and_checked, group_filters_are_built_and_checked, node_labels_meet_a_selector, duplicate_node_is_rejected, duplicate_names_are_found_alike_by_both_ways,
 	  queue_cycle_is_rejected, expansion_factor_cap_is_bounded,
 	  negative_quota_is_rejected, job_on_inner_queue_is_rejected, bad_running_allocation_is_rejected,
 	  fractional_gang_is_rejected, huge_task_count_is_rejected,
 	  times_beyond_the_time_range_are_rejected, overbooked_node_is_rejected,
-	  every_rule_names_the_element_it_refuses)
+	  every_rule_names_the_element_it_refuses, queue_tables_are_copied_and_models_listed)
