@@ -140,8 +140,9 @@ void fw_snapshot_gpu_models(const struct fw_snapshot *s, char *out, size_t n)
 {
 	size_t used = 0;
 
-	if (n)
-		out[0] = 0;
+	if (!n)
+		return;
+	out[0] = 0;
 	for (int32_t i = 0; i < s->nnodes; i++) {
 		bool seen = !s->nodes[i].gpu_count;
 		for (int32_t k = 0; k < i && !seen; k++)
