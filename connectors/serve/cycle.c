@@ -261,6 +261,17 @@ static int gather_health(struct fw_serve *d, struct taken *t)
 	return FW_OK;
 }
 
+/* The GPUs running job j holds. */
+static double held_gpus(const struct fw_snapshot *s, const struct fw_job *j)
+{
+	double gpus = 0;
+
+	for (int32_t k = 0; k < j->alloc_count; k++)
+		gpus += __builtin_popcount(s->allocs[j->alloc_first + k].gpu_mask) *
+			s->allocs[j->alloc_first + k].gpu_milli / 1000.0;
+	return gpus;
+}
+
 static int use_cmp(const char *q1, const char *u1, const struct fw_user_use *b)
 {
 	int c = strcmp(q1, b->queue);
@@ -326,12 +337,9 @@ int fw_serve_accrue_users(struct fw_user_use **u, int32_t *n, int32_t *cap, cons
 	}
 	for (int32_t i = 0; i < s->njobs; i++) { /* their new use */
 		const struct fw_job *j = &s->jobs[i];
-		double gpus = 0;
 		if (j->state != FW_JOB_RUNNING || j->queue < 0 || j->queue >= nq)
 			continue;
-		for (int32_t k = 0; k < j->alloc_count; k++)
-			gpus += __builtin_popcount(s->allocs[j->alloc_first + k].gpu_mask) *
-				s->allocs[j->alloc_first + k].gpu_milli / 1000.0;
+		double gpus = held_gpus(s, j);
 		struct fw_user_use *e = user_use(u, n, cap, qs[j->queue].name, j->user, 0);
 		fw_time from = j->start_time > e->usage_at ? j->start_time : e->usage_at;
 		if (s->now > from)
@@ -365,13 +373,9 @@ int fw_serve_accrue_usage(struct fw_queue_spec *qs, int32_t nq, struct fw_snapsh
 		return FW_ENOMEM;
 	for (int32_t i = 0; i < s->njobs; i++) { /* each queue's new use, first */
 		const struct fw_job *j = &s->jobs[i];
-		double gpus = 0;
 		if (j->state != FW_JOB_RUNNING || j->queue < 0 || j->queue >= nq)
 			continue;
-		for (int32_t k = 0; k < j->alloc_count; k++) {
-			const struct fw_task_alloc *a = &s->allocs[j->alloc_first + k];
-			gpus += __builtin_popcount(a->gpu_mask) * a->gpu_milli / 1000.0;
-		}
+		double gpus = held_gpus(s, j);
 		const struct fw_queue_spec *q = &qs[j->queue]; /* skeleton order = model order */
 		fw_time from = j->start_time > q->usage_at ? j->start_time : q->usage_at;
 		if (s->now > from)
