@@ -1110,6 +1110,8 @@ if [ -x "$SL" ]; then
 	expect "slurm-bad-cycles" 2 "--cycles needs a whole number from 1" "$SL" run --config x --cycles 2.5
 	expect "slurm-zero-cycles" 2 "--cycles needs a whole number from 1" "$SL" run --config x --cycles=0
 	expect "slurm-bare-flag-with-value" 2 "--quiet takes no value" "$SL" run --quiet=1
+	expect "slurm-bad-usage" 2 "--usage takes slurm (Slurm's decayed usage, the default) or config" "$SL" run --config x --usage=sshare
+	expect "slurm-help-usage" 0 "--usage config:" "$SL" --help
 fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -27,8 +27,8 @@ static const char *const migrations[] = {
 	"CREATE TABLE usage_history (id INTEGER PRIMARY KEY, queue TEXT NOT NULL,"
 	" at INTEGER NOT NULL, gpu_seconds REAL NOT NULL, decayed REAL NOT NULL);",
 	/* 1 -> 2: look decisions up by job (fairway jobs why, the crash test) */
-	"CREATE INDEX decisions_job ON decisions (job, id);"
-	"CREATE INDEX usage_queue ON usage_history (queue, at);",
+	("CREATE INDEX decisions_job ON decisions (job, id);"
+	 "CREATE INDEX usage_queue ON usage_history (queue, at);"),
 	/* 2 -> 3: users' decayed usage per queue (users take turns) */
 	"CREATE TABLE users (key TEXT PRIMARY KEY, doc TEXT NOT NULL);",
 };

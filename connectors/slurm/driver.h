@@ -7,6 +7,8 @@
  * config, topology, queues), fw_slurm_read(), validate, fw_cycle_run(),
  * fw_plan_check(), fw_slurm_apply() and fw_slurm_annotate().  It records
  * the cycle's own time and its number of starts in the loop struct.
+ * With usage_slurm, it first reads Slurm's decayed usage into the base
+ * every FW_SLURM_USAGE_PERIOD_S seconds (usage.c).
  */
 #ifndef FAIRWAY_SLURM_DRIVER_H
 #define FAIRWAY_SLURM_DRIVER_H
@@ -18,12 +20,16 @@
 
 struct fw_slurm_loop {
 	struct fw_slurm *h;
-	const struct fw_snapshot *base;       /* the YAML */
+	struct fw_snapshot *base;             /* the YAML (queues' usage:
+					       * Slurm's, when usage_slurm) */
 	const struct fw_policy_ops *pol;
 	struct fw_arena arena;
 	bool quiet;                           /* no per-cycle line */
 	double cycle_ms;                      /* last fw_cycle_run */
 	int nstarts;                          /* last plan's starts */
+	bool usage_slurm;                     /* read Slurm's decayed usage */
+	double usage_next_ms;                 /* next read (fw_slurm_mono_ms) */
+	int usage_rc;                         /* last read's outcome */
 };
 
 /* 0 = FW_OK; FW_EINVARIANT when the plan broke an invariant. */

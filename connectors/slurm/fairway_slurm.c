@@ -28,7 +28,7 @@
 static const char usage[] =
 	"usage: fairway-slurm run --config FILE [--policy NAME] [--interval S]\n"
 	"                         [--cycles N] [--opt conf=PATH,partitions=A:B,comments=N]\n"
-	"                         [--quiet]\n"
+	"                         [--usage slurm|config] [--quiet]\n"
 	"       fairway-slurm drain NODE REASON | resume NODE   [--opt ...]\n"
 	"       fairway-slurm ping                              [--opt ...]\n"
 	"       fairway-slurm bench latency|throughput|cycle N --config FILE [--opt ...]\n"
@@ -38,7 +38,11 @@ static const char usage[] =
 	"queues), scheduler settings and topology levels; nodes and jobs come\n"
 	"from Slurm.  The Slurm configuration is $SLURM_CONF or conf=PATH.\n"
 	"--interval S (default 1) between cycles; --cycles N stops after N\n"
-	"(default: run until SIGINT/SIGTERM).  bench: see bench/bench_slurm.sh.\n"
+	"(default: run until SIGINT/SIGTERM).  --usage slurm (default): fair\n"
+	"share reads each account's and user's decayed GPU usage from Slurm\n"
+	"(what sshare shows; needs PriorityType=priority/multifactor, slurmdbd\n"
+	"and gres/gpu in AccountingStorageTRES), every 30 s; --usage config:\n"
+	"the YAML's usage and userUsage.  bench: see bench/bench_slurm.sh.\n"
 	"A value may follow its flag or be joined to it (--config=FILE).\n";
 
 static volatile sig_atomic_t stop_flag; /* set by SIGINT/SIGTERM only */
@@ -51,6 +55,7 @@ static void on_signal(int sig)
 
 struct args {
 	const char *cmd, *config, *policy, *node, *reason;
+	bool usage_config;      /* --usage config */
 	char opt[1024];
 	double interval;
 	long cycles;
@@ -79,7 +84,7 @@ static int number(const char *flag, const char *v, double lo, double hi, bool wh
 static int unknown_option(const char *o)
 {
 	static const char *const flags[] = { "--help", "--quiet", "--config", "--policy", "--interval", "--cycles",
-					     "--opt", NULL };
+					     "--opt", "--usage", NULL };
 	char hint[96];
 
 	fprintf(stderr, "fairway-slurm: error: unknown option or missing value: %s%s\n%s", o,
@@ -102,6 +107,11 @@ static int option(struct args *a, const char *o, const char *v)
 		return number(o, v, 1, 1e9, true, &x) ? 2 : (a->cycles = (long)x, 0);
 	else if (!strcmp(o, "--opt"))
 		snprintf(a->opt, sizeof a->opt, "%s", v);
+	else if (!strcmp(o, "--usage") && (!strcmp(v, "slurm") || !strcmp(v, "config")))
+		a->usage_config = !strcmp(v, "config");
+	else if (!strcmp(o, "--usage"))
+		return fprintf(stderr, "fairway-slurm: error: --usage takes slurm (Slurm's decayed usage, the "
+				       "default) or config (the YAML's), not \"%s\"\n", v), 2;
 	else
 		return unknown_option(o);
 	return 0;
@@ -243,9 +253,76 @@ static int apply_plan(struct loop *l, const struct fw_snapshot *s,
 	return FW_OK;
 }
 
+/* After a read of Slurm's usage: the total and the three queues that used
+ * the most, or (once per change of outcome) why it was not read. */
+static void usage_report(struct loop *l, int rc, const struct fw_diag *d, int32_t nrows,
+			 int32_t unmatched, double hl)
+{
+	const struct fw_snapshot *b = l->base;
+	int32_t top[3] = { -1, -1, -1 };
+	double sum = 0;
+	char msg[1024];
+
+	if (rc != FW_OK) {
+		fw_diag_format(d, msg, sizeof msg);
+		if (rc == FW_ENOENT && l->usage_rc != FW_ENOENT)
+			printf("fairway-slurm: fair share uses the config's usage: %s\n", msg);
+		else if (rc != FW_ENOENT)
+			fprintf(stderr, "fairway-slurm: Slurm's usage not read (the last read stands): %s\n", msg);
+		fflush(stdout);
+		return;
+	}
+	if (l->usage_rc != FW_OK)
+		printf("fairway-slurm: fair share reads Slurm's decayed GPU usage every %d s "
+		       "(PriorityDecayHalfLife %.1f d; usageHalfLife %.1f d ages it in between)\n",
+		       FW_SLURM_USAGE_PERIOD_S, hl / 86400, b->config.usage_half_life_s / 86400);
+	if (l->quiet)
+		return (void)fflush(stdout);
+	for (int32_t q = 0; q < b->nqueues; q++) {
+		sum += b->queues[q].usage;
+		for (int k = 0; k < 3; k++)
+			if (b->queues[q].usage > 0 && (top[k] < 0 || b->queues[q].usage > b->queues[top[k]].usage)) {
+				memmove(&top[k + 1], &top[k], (size_t)(2 - k) * sizeof top[0]);
+				top[k] = q;
+				break;
+			}
+	}
+	printf("fairway-slurm: usage from Slurm: %.2f GPU-h (decayed) over %d association%s", sum / 3600, (int)nrows,
+	       nrows == 1 ? "" : "s");
+	for (int k = 0; k < 3 && top[k] >= 0; k++)
+		printf("%s %s %.2f", k ? "," : "; most:", b->queues[top[k]].name, b->queues[top[k]].usage / 3600);
+	if (unmatched)
+		printf("; %d name no queue (left out)", (int)unmatched);
+	printf("\n");
+	fflush(stdout);
+}
+
+/* Slurm's decayed usage into the base (usage.c), now and then every
+ * FW_SLURM_USAGE_PERIOD_S: the skeleton of each cycle copies it.  A failed
+ * read leaves the last one in place. */
+static void refresh_usage(struct loop *l)
+{
+	double now = fw_slurm_mono_ms(), hl = 0;
+	struct fw_slurm_usage *rows = NULL;
+	int32_t n = 0, unmatched = 0;
+	struct fw_diag d;
+	int rc;
+
+	if (!l->usage_slurm || now < l->usage_next_ms)
+		return;
+	l->usage_next_ms = now + FW_SLURM_USAGE_PERIOD_S * 1e3;
+	memset(&d, 0, sizeof d);
+	rc = fw_slurm_usage_fetch(l->h, &rows, &n, &hl, &d);
+	if (rc == FW_OK)
+		rc = fw_slurm_usage_apply(l->base, rows, n, (fw_time)time(NULL), &unmatched);
+	free(rows);
+	usage_report(l, rc, &d, n, unmatched, hl);
+	l->usage_rc = rc;
+}
+
 int fw_slurm_loop_cycle(struct loop *l, long n)
 {
-	struct fw_snapshot *s = skeleton(l->base);
+	struct fw_snapshot *s;
 	struct fw_backend_world w = { 0 };
 	struct fw_plan *p = NULL;
 	struct fw_diag d;
@@ -254,7 +331,8 @@ int fw_slurm_loop_cycle(struct loop *l, long n)
 	int rc, notes = 0;
 
 	memset(&d, 0, sizeof d);
-	if (!s)
+	refresh_usage(l);
+	if (!(s = skeleton(l->base)))
 		return FW_ENOMEM;
 	fw_arena_reset(&l->arena);
 	if ((rc = fw_slurm_read(l->h, s, &w, &d)) == FW_OK &&
@@ -360,6 +438,8 @@ static int cmd_run(struct args *a)
 	}
 	l.base = base;
 	l.quiet = a->quiet;
+	l.usage_slurm = !a->usage_config;
+	l.usage_rc = 1; /* no read yet */
 	fw_arena_init(&l.arena, 0);
 	if (!strcmp(a->cmd, "bench")) {
 		rc = fw_slurm_bench(&l, a->node, a->reason);

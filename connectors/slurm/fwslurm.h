@@ -70,6 +70,10 @@
  *           fairway never starts a job twice;
  *           RUNNING, SUSPENDED, COMPLETING -> running on its nodes, with
  *           the GPU indices of gres_detail_str.
+ *   usage = with `fairway-slurm run` (not the daemon, which keeps its own),
+ *           each user association's decayed gres/gpu usage: its user's
+ *           usage in the account's queue, and part of the queue's
+ *           (usage.c; read every FW_SLURM_USAGE_PERIOD_S seconds).
  *   GPUs held by jobs fairway does not manage (other partitions, unknown
  *   accounts) are marked bad on their nodes, so they are never double
  *   booked.
@@ -174,6 +178,32 @@ int fw_slurm_annotate(struct fw_slurm *h, const struct fw_slurm_note *notes,
  * has already are kept.  FW_ENOENT when the cluster has no slurmdbd. */
 int fw_slurm_import_accounts(struct fw_slurm *h, struct fw_snapshot *s,
 			     int *added, struct fw_diag *d);
+
+/* Slurm's decayed GPU usage (usage.c): one row per user association
+ * that has some, GPU-seconds weighted by age (Slurm's usage_tres_raw of
+ * the TRES gres/gpu, decayed with PriorityDecayHalfLife). */
+struct fw_slurm_usage {
+	char acct[FW_NAME_MAX], user[FW_NAME_MAX];
+	double gpu_s;
+};
+#define FW_SLURM_USAGE_PERIOD_S 30 /* fairway-slurm reads it this often */
+#define FW_SLURM_USAGE_MAX 1e15    /* GPU-s a row counts at most (a million
+				    * GPUs for 30 years), so sums stay finite */
+
+/* The rows (malloc'd, the caller frees) and Slurm's half-life.  FW_ENOENT
+ * with the reason in *d when Slurm keeps no GPU usage (PriorityType not
+ * multifactor, no slurmdbd, no gres/gpu TRES, PriorityDecayHalfLife=0);
+ * FW_EIO when slurmctld does not answer. */
+int fw_slurm_usage_fetch(struct fw_slurm *h, struct fw_slurm_usage **rows, int32_t *n,
+			 double *half_life_s, struct fw_diag *d);
+/* Every queue's usage := the sum of its account's rows as of `at` (0 when
+ * none), the users' usage table := the rows (each at most
+ * FW_SLURM_USAGE_MAX; NaN or <= 0: left out); rows whose account is no
+ * queue are counted in *unmatched.  FW_OK or FW_ENOMEM. */
+int fw_slurm_usage_apply(struct fw_snapshot *s, const struct fw_slurm_usage *rows, int32_t n,
+			 fw_time at, int32_t *unmatched);
+/* The index of "gres/gpu" among slurmctld's TRES names, -1 if none. */
+int fw_slurm_gpu_tres_index(char *const *names, uint32_t n);
 
 /* Drain (reason != NULL) or resume (reason == NULL) one node now. */
 int fw_slurm_drain(struct fw_slurm *h, const char *node, const char *reason,

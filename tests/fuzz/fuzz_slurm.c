@@ -34,6 +34,13 @@
  *     with a record of its own; het_job_id set: a component of the
  *     heterogeneous job whose leader it names, het_job_id_set listing
  *     the components' job ids, "11-13")
+ *   U|account|user|gpu_seconds    one association's decayed GPU usage
+ *                                  (usage.c; any decimal strtod reads,
+ *                                  nan and inf too): applied after the
+ *                                  build, the snapshot must still
+ *                                  validate, every queue's usage be the
+ *                                  sum of its users' entries, and a
+ *                                  cycle run
  * The queues are fixed: leaf team_a and team_b under org.  The partitions
  * gpu and gpu2 are managed, cpu is not; a job may name several ("cpu,gpu2",
  * as Slurm reports a pending job submitted to several), and its features
@@ -59,6 +66,7 @@
  * when the text names IDX.  Replayed as fuzz_replay_slurm over
  * tests/fuzz/corpus/slurm in every run.
  */
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -82,6 +90,8 @@ struct world {
 	char *details[MAXJ][8];
 	int nn, nj;
 	char level[FW_NAME_MAX];
+	struct fw_slurm_usage use[16];
+	int nu;
 };
 
 static uint64_t num(const char *s)
@@ -330,6 +340,12 @@ static void read_world(struct world *w, char *buf)
 			add_node(w, f);
 		else if (f[0] && !strcmp(f[0], "J"))
 			add_job(w, f);
+		else if (f[0] && !strcmp(f[0], "U") && f[1] && f[2] && f[3] && w->nu < 16) {
+			struct fw_slurm_usage *u = &w->use[w->nu++];
+			snprintf(u->acct, sizeof u->acct, "%s", f[1]);
+			snprintf(u->user, sizeof u->user, "%s", f[2]);
+			u->gpu_s = strtod(f[3], NULL);
+		}
 		line = nl ? nl + 1 : NULL;
 	}
 }
@@ -645,6 +661,29 @@ static int64_t records(const struct world *w)
 	return n;
 }
 
+/* Slurm's usage applied: the snapshot validates, each queue's usage is
+ * its users' entries summed, and rows of no queue are counted. */
+static void usage_holds(const struct world *w, struct fw_snapshot *s)
+{
+	int32_t unmatched = -1, none = 0;
+	struct fw_diag d;
+
+	if (w->nu == 0)
+		return;
+	for (int i = 0; i < w->nu; i++)
+		none += fw_snapshot_find_queue(s, w->use[i].acct) < 0;
+	if (fw_slurm_usage_apply(s, w->use, w->nu, s->now, &unmatched) != FW_OK || unmatched != none ||
+	    fw_snapshot_validate(s, &d) != FW_OK)
+		abort();
+	for (int32_t q = 0; q < s->nqueues; q++) {
+		double sum = 0;
+		for (int32_t i = 0; i < s->nuser_usage; i++)
+			sum += s->user_usage[i].queue == q ? s->user_usage[i].usage : 0;
+		if (!isfinite(s->queues[q].usage) || s->queues[q].usage != sum)
+			abort();
+	}
+}
+
 static void cycle(struct fw_snapshot *s)
 {
 	struct fw_arena a;
@@ -702,6 +741,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	arrays_hold(w, s);
 	het_hold(w, s);
 	orphans_hold(w, h);
+	usage_holds(w, s);
 	cycle(s);
 	fw_snapshot_free(s);
 	free(h->orphans);

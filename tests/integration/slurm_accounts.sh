@@ -10,6 +10,9 @@
 #   accounts_grp_tres     big's GrpTRES=gres/gpu:h100=3 is imported as a
 #                         GPU model limit (the log says big[h100<=3]), and
 #                         of its 6 jobs 3 run at most, though GPUs are free
+#   usage_not_kept_says_why  with priority/basic Slurm keeps no usage:
+#                         fairway-slurm says so, naming PriorityType, and
+#                         uses the config's (slurm_usage.sh: when it does)
 . "$(dirname "$0")/../slurm/lib.sh"
 TEST_NAME=slurm_accounts
 export ACCT=1
@@ -30,6 +33,12 @@ else
 fi
 wait_until 15 'test $(( $(gpus_of team_a) + $(gpus_of team_b) )) = 32'
 a=$(gpus_of team_a) b=$(gpus_of team_b)
+if grep -q "fair share uses the config's usage: slurm.conf: field PriorityType: priority/basic keeps no usage" \
+	"$T/fairway.log"; then
+	ok usage_not_kept_says_why
+else
+	bad usage_not_kept_says_why "log: $(grep -i usage "$T/fairway.log" | head -3)"
+fi
 if ((a >= 18 && a <= 20 && a + b == 32)); then
 	ok accounts_share_60_40
 else

@@ -31,6 +31,8 @@
 # binds them to $(hostname)'s address, which must be 127.x (checked).
 #
 # Knobs: NODES=16 GPUS=8 SWITCHES=2 PORT_BASE=(a free random range) ACCT=0
+#        PRIORITY=basic (multifactor, with ACCT=1: Slurm keeps decayed usage,
+#        and enforces the associations' limits)
 #        JOB_SUBMIT=1 SCHED_PARAMS=(tuned: 1 s batch tick, no delay)
 #        INSTALL=1 (apt-get the packages when missing; needs root)
 # Clients: source DIR/env.sh (SLURM_CONF=DIR/etc/slurm.conf).
@@ -151,8 +153,8 @@ DefMemPerCPU=$((512000 / 64))
 GresTypes=gpu
 SchedulerType=sched/backfill
 SchedulerParameters=$SCHED_PARAMS
-PriorityType=priority/basic
-SlurmdParameters=config_overrides
+PriorityType=priority/$PRIORITY
+${PRIORITY_EXTRA}SlurmdParameters=config_overrides
 ReturnToService=2
 JobRequeue=0
 MaxJobCount=200000
@@ -344,7 +346,14 @@ start | stop)
 	LAB=$(cd "$2" && pwd)
 	case "$LAB" in /) die "refusing DIR=/" ;; esac
 	NODES=${NODES:-16} GPUS=${GPUS:-8} SWITCHES=${SWITCHES:-2}
-	JOB_SUBMIT=${JOB_SUBMIT:-1} ACCT=${ACCT:-0}
+	JOB_SUBMIT=${JOB_SUBMIT:-1} ACCT=${ACCT:-0} PRIORITY=${PRIORITY:-basic} PRIORITY_EXTRA=
+	# multifactor: Slurm keeps each association's decayed usage, recomputed
+	# every minute (PriorityCalcPeriod's least), with a 7-day half-life; per
+	# TRES (the GPUs) only where it enforces limits
+	if [ "$PRIORITY" = multifactor ]; then
+		PRIORITY_EXTRA=$'PriorityCalcPeriod=1\nPriorityDecayHalfLife=7-0\nPriorityWeightFairshare=1000\n'
+		PRIORITY_EXTRA+=$'AccountingStorageEnforce=associations,limits\n'
+	fi
 	SCHED_PARAMS=${SCHED_PARAMS:-batch_sched_delay=0,sched_interval=2,sched_min_interval=0,bf_interval=1,bf_continue,default_queue_depth=1000}
 	"cmd_$cmd"
 	;;

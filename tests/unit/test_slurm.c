@@ -1428,6 +1428,69 @@ TEST(a_het_job_fairway_cannot_plan_is_held_saying_so)
 	}
 }
 
+/* Slurm's usage replaces the YAML's: each queue's own usage is the sum of
+ * its account's user associations (an inner queue's own is 0: fairway
+ * adds the subtree itself), the users' table is the rows, and rows of an
+ * account that is no queue, or with no usage, are left out. */
+TEST(slurms_usage_replaces_the_configs)
+{
+	static const char yaml[] =
+		"now: 1000\n"
+		"queues:\n"
+		"  - {name: org}\n"
+		"  - {name: team_a, parent: org, usage: {gpuHours: 500, at: 0},\n"
+		"     userUsage: {carol: {gpuHours: 50}}}\n"
+		"  - {name: team_b, parent: org}\n"
+		"  - {name: idle, usage: {gpuHours: 7}}\n";
+	const struct fw_slurm_usage rows[] = {
+		{ "team_a", "alice", 3600 }, { "team_a", "bob", 1800 }, { "team_b", "alice", 720 },
+		{ "team_a", "alice", 360 }, /* a second association (another partition) */
+		{ "gone", "dave", 99 },     /* an account that is no queue */
+		{ "team_b", "erin", 0 },    /* nothing used */
+	};
+	struct fw_snapshot *s = NULL;
+	struct fw_diag d;
+	int32_t unmatched = -1, a, b;
+
+	ASSERT_OK(fw_config_load_buffer("t", yaml, sizeof yaml - 1, &s, &d));
+	ASSERT_OK(fw_slurm_usage_apply(s, rows, 6, 900, &unmatched));
+	a = fw_snapshot_find_queue(s, "team_a");
+	b = fw_snapshot_find_queue(s, "team_b");
+	ASSERT_NEAR(s->queues[a].usage, 5760, 1e-9);
+	ASSERT_NEAR(s->queues[b].usage, 720, 1e-9);
+	ASSERT_NEAR(s->queues[fw_snapshot_find_queue(s, "org")].usage, 0, 0);
+	ASSERT_NEAR(s->queues[fw_snapshot_find_queue(s, "idle")].usage, 0, 0); /* the YAML's 7 GPU-h: gone */
+	ASSERT_EQ(s->queues[a].usage_at, 900);
+	ASSERT_EQ(unmatched, 1);
+	ASSERT_EQ(s->nuser_usage, 4); /* carol (the YAML's) is gone */
+	for (int32_t i = 0; i < s->nuser_usage; i++) {
+		ASSERT(strcmp(s->user_usage[i].user, "carol") && strcmp(s->user_usage[i].user, "erin"));
+		ASSERT_EQ(s->user_usage[i].usage_at, 900);
+	}
+	ASSERT_STR_EQ(s->user_usage[1].user, "bob");
+	ASSERT_EQ(s->user_usage[1].queue, a);
+	ASSERT_NEAR(s->user_usage[1].usage, 1800, 1e-9);
+	ASSERT_EQ(s->user_usage[2].queue, b);
+	ASSERT_OK(fw_snapshot_validate(s, &d));
+	/* A second read replaces the first: nothing adds up across reads. */
+	ASSERT_OK(fw_slurm_usage_apply(s, rows, 1, 960, &unmatched));
+	ASSERT_NEAR(s->queues[a].usage, 3600, 1e-9);
+	ASSERT_NEAR(s->queues[b].usage, 0, 0);
+	ASSERT_EQ(s->nuser_usage, 1);
+	ASSERT_EQ(unmatched, 0);
+	fw_snapshot_free(s);
+}
+
+/* The GPU TRES is "gres/gpu" exactly: not a typed one, not another gres. */
+TEST(the_gpu_tres_is_gres_gpu)
+{
+	char *names[] = { "cpu", "mem", "gres/gpu:h100", "gres/gpumem", NULL, "gres/gpu", "billing" };
+
+	ASSERT_EQ(fw_slurm_gpu_tres_index(names, 7), 5);
+	ASSERT_EQ(fw_slurm_gpu_tres_index(names, 5), -1);
+	ASSERT_EQ(fw_slurm_gpu_tres_index(NULL, 3), -1);
+}
+
 TEST_MAIN(gres_counts_and_models, gres_index_masks, options, managed_partitions,
 	  plan_to_actions_and_notes, action_reasons_name_nodes_and_jobs, a_snapshot_from_slurm_never_overbooks_a_node,
 	  a_job_fairway_cannot_place_stops_no_cycle, every_gpu_request_form_is_gpus_per_node,
@@ -1438,4 +1501,5 @@ TEST_MAIN(gres_counts_and_models, gres_index_masks, options, managed_partitions,
 	  an_arrays_pending_tasks_are_planned_one_by_one, an_arrays_throttle_bounds_the_tasks_offered,
 	  a_partly_started_array_offers_the_rest, an_arrays_tasks_are_capped_per_cycle,
 	  an_array_list_fairway_cannot_read_is_held_saying_so, a_het_jobs_components_are_one_job,
-	  a_het_jobs_components_keep_their_own_nodes, a_het_job_fairway_cannot_plan_is_held_saying_so)
+	  a_het_jobs_components_keep_their_own_nodes, a_het_job_fairway_cannot_plan_is_held_saying_so,
+	  slurms_usage_replaces_the_configs, the_gpu_tres_is_gres_gpu)
