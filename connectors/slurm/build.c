@@ -326,7 +326,7 @@ static void job_common(const struct build *b, const slurm_job_info_t *j,
 	else
 		snprintf(fj->user, sizeof fj->user, "uid%u", j->user_id);
 	fj->queue = q;
-	fj->priority = (int32_t)(-nice);
+	fj->priority = fw__slurm_job_priority(fw__slurm_qos_priority(b->h, j->qos), nice);
 	fj->preemptible = j->requeue != 0 && !fw__het_job(j); /* Slurm requeues a
 							       * het job whole */
 	fj->submit_time = j->submit_time;

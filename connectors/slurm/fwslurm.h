@@ -54,7 +54,7 @@
  *           tres_per_node "gres:gpu[:type]:N", CPUs and memory per node);
  *           expected runtime = the time limit; preemptible = --requeue;
  *           --switches=1 = required topology at the leaf-switch level;
- *           priority = -nice; the snapshot name is the Slurm job id,
+ *           priority = its QOS's Priority, then -nice (qos.c); the snapshot name is the Slurm job id,
  *           "A_T" for task T of job array A (an array's pending tasks
  *           are one record in Slurm, planned as one job each: at most
  *           128 a cycle and within its %N throttle); a heterogeneous

@@ -151,6 +151,7 @@ void fw_slurm_close(struct fw_slurm *h)
 	free(h->thash);
 	free(h->orphans);
 	fw__jobfail_free(h->jobfail);
+	free(h->qos);
 	free(h);
 }
 
@@ -247,6 +248,7 @@ int fw__slurm_load(struct fw_slurm *h, struct fw_diag *d)
 		 changed, d, "slurm_load_reservations");
 	if (changed || jobs_changed || !h->st.generation)
 		h->st.generation++;
+	fw__slurm_qos_refresh(h, t0);
 	h->st.read_ms = now_ms() - t0;
 	return FW_OK;
 }

@@ -88,6 +88,13 @@ struct fw__orphan {
 	int32_t n;
 };
 
+/* A QOS and its Priority (qos.c). */
+struct fw__qos {
+	char name[FW_NAME_MAX];
+	uint32_t priority;
+};
+#define FW_SLURM_QOS_PERIOD_S 30 /* the QOS table is read this often */
+
 struct fw_slurm {
 	struct fw_slurm_opts o;
 	char conf[1024];
@@ -110,6 +117,10 @@ struct fw_slurm {
 					 * cannot schedule, and why */
 	int32_t norphans, cap_orphans;
 	struct fw__jobfail *jobfail;    /* jobfail.c, NULL until first used */
+	struct fw__qos *qos;            /* qos.c: the QOS table (none without
+					 * slurmdbd) */
+	int32_t nqos;
+	double qos_next_ms;             /* its next read (monotonic ms) */
 };
 
 /* A string Slurm set: not NULL, not "", not "(null)". */
@@ -120,6 +131,13 @@ static inline bool fw__set(const char *s)
 
 /* read.c */
 int fw__slurm_load(struct fw_slurm *h, struct fw_diag *d);
+/* qos.c: read the QOS table when FW_SLURM_QOS_PERIOD_S have passed since
+ * the last read (a failed read keeps the table); a QOS's Priority (0 when
+ * unknown or qos is NULL); a job's fairway priority from its QOS's
+ * Priority and its nice (QOS first, then -nice; qos.c has the formula). */
+void fw__slurm_qos_refresh(struct fw_slurm *h, double now_ms);
+uint32_t fw__slurm_qos_priority(const struct fw_slurm *h, const char *qos);
+int32_t fw__slurm_job_priority(uint32_t qos_priority, int64_t nice);
 /* Is any partition of the comma list (a pending job may name several)
  * managed?  Is name one of the comma list's? */
 bool fw__slurm_managed(const struct fw_slurm *h, const char *partitions);

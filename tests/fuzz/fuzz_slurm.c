@@ -23,7 +23,7 @@
  *     tres_per_task|ntasks_per_node|num_tasks|tres_per_socket|
  *     dependency|eligible_time|features|exc_nodes|shared|admin_comment|
  *     comment|array_job_id|array_task_id|array_task_str|array_max_tasks|
- *     het_job_id|het_job_offset|het_job_id_set
+ *     het_job_id|het_job_offset|het_job_id_set|qos
  *     (empty: unset; in features '^' stands for --constraint's '|',
  *     which splits fields; an admin_comment "fairway: -w LIST" is the
  *     -w that job_submit.lua keeps, a comment so marked a -w changed
@@ -34,6 +34,8 @@
  *     with a record of its own; het_job_id set: a component of the
  *     heterogeneous job whose leader it names, het_job_id_set listing
  *     the components' job ids, "11-13")
+ *   Q|name|priority               one QOS of the table (qos.c): a job
+ *                                  naming it takes its Priority first
  *   U|account|user|gpu_seconds    one association's decayed GPU usage
  *                                  (usage.c; any decimal strtod reads,
  *                                  nan and inf too): applied after the
@@ -78,7 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define MAXN 24
 #define MAXJ 48
-#define MAXF 38
+#define MAXF 39
 #define NPART 3
 
 static const char *const part_names[NPART] = { "gpu", "gpu2", "cpu" };
@@ -92,6 +94,8 @@ struct world {
 	char level[FW_NAME_MAX];
 	struct fw_slurm_usage use[16];
 	int nu;
+	struct fw__qos qos[8];
+	int nq;
 };
 
 static uint64_t num(const char *s)
@@ -320,6 +324,7 @@ static void add_job(struct world *w, char **f)
 	j->het_job_id = (uint32_t)num(f[35]);
 	j->het_job_offset = (uint32_t)num(f[36]);
 	j->het_job_id_set = f[37];
+	j->qos = f[38];
 	w->nj++;
 }
 
@@ -340,7 +345,10 @@ static void read_world(struct world *w, char *buf)
 			add_node(w, f);
 		else if (f[0] && !strcmp(f[0], "J"))
 			add_job(w, f);
-		else if (f[0] && !strcmp(f[0], "U") && f[1] && f[2] && f[3] && w->nu < 16) {
+		else if (f[0] && !strcmp(f[0], "Q") && f[1] && strlen(f[1]) < FW_NAME_MAX && w->nq < 8) {
+			snprintf(w->qos[w->nq].name, FW_NAME_MAX, "%s", f[1]);
+			w->qos[w->nq++].priority = (uint32_t)num(f[2]);
+		} else if (f[0] && !strcmp(f[0], "U") && f[1] && f[2] && f[3] && w->nu < 16) {
 			struct fw_slurm_usage *u = &w->use[w->nu++];
 			snprintf(u->acct, sizeof u->acct, "%s", f[1]);
 			snprintf(u->user, sizeof u->user, "%s", f[2]);
@@ -727,6 +735,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	h->nodes = &nodes;
 	h->partitions = &parts;
 	h->jobs = &jobs;
+	h->qos = w->qos;
+	h->nqos = w->nq;
 	if (fw__slurm_build(h, s, &bw, &d) != FW_OK)
 		abort();
 	if (fw_snapshot_validate(s, &d) != FW_OK) {
@@ -742,6 +752,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	het_hold(w, s);
 	orphans_hold(w, h);
 	usage_holds(w, s);
+	for (int32_t x = 0; x < s->njobs; x++) /* QOS, then nice: in range */
+		if (s->jobs[x].priority < -10000 || s->jobs[x].priority > 100000 * 20001 + 10000)
+			abort();
 	cycle(s);
 	fw_snapshot_free(s);
 	free(h->orphans);

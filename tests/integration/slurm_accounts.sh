@@ -10,6 +10,9 @@
 #   accounts_grp_tres     big's GrpTRES=gres/gpu:h100=3 is imported as a
 #                         GPU model limit (the log says big[h100<=3]), and
 #                         of its 6 jobs 3 run at most, though GPUs are free
+#   qos_goes_first        of team_a's 6 normal and 2 --qos=high jobs of a
+#                         whole node each (the high ones submitted last),
+#                         on 4 free nodes the 2 high ones start at once
 #   usage_not_kept_says_why  with priority/basic Slurm keeps no usage:
 #                         fairway-slurm says so, naming PriorityType, and
 #                         uses the config's (slurm_usage.sh: when it does)
@@ -56,6 +59,27 @@ if grep -q " big\[h100<=3\]" "$T/fairway.log" && [ "$g" = 3 ]; then
 	ok accounts_grp_tres
 else
 	bad accounts_grp_tres "big holds $g GPUs (expected 3); log: $(grep "queues from slurmdbd" "$T/fairway.log"); $(squeue -h -A big -o "%i %T %Q %b %D %N %k" | head -8)"
+fi
+fw_stop
+cancel_all
+# A QOS's Priority orders an account's jobs before their submit time
+sacctmgr -i add qos high set priority=100 >"$T/sacctmgr.log" 2>&1 &&
+	sacctmgr -i modify user root set qos+=high >>"$T/sacctmgr.log" 2>&1 ||
+	bad qos_goes_first "sacctmgr: $(cat "$T/sacctmgr.log")"
+for q in normal normal normal normal normal normal high high; do
+	sbatch -Q -A team_a --qos=$q --gres=gpu:8 -t 1 -o /dev/null --wrap "sleep 30" || bad qos_goes_first "sbatch --qos=$q"
+done
+started_of() { # jobs of QOS $1 fairway has started (running or released)
+	squeue -h -q "$1" -t R,PD,CG -o '%T %Q' | awk '$1 != "PENDING" || $2 > 0' | wc -l
+}
+fw_start
+wait_until 15 'test $(( $(started_of high) + $(started_of normal) )) -ge 4'
+sleep 2 # a few more cycles: nothing else starts
+h=$(started_of high) n=$(started_of normal)
+if [ "$h" = 2 ] && [ "$n" = 2 ]; then
+	ok qos_goes_first
+else
+	bad qos_goes_first "started: $h high, $n normal (expected 2 and 2); $(squeue -h -o '%i %q %T %Q %k' | head -8)"
 fi
 fw_stop
 finish

@@ -1491,6 +1491,54 @@ TEST(the_gpu_tres_is_gres_gpu)
 	ASSERT_EQ(fw_slurm_gpu_tres_index(NULL, 3), -1);
 }
 
+/* A job's priority is its QOS's Priority first, its nice second: the
+ * high-QOS job, submitted last, goes first; a lower nice next; a QOS the
+ * table does not name counts as 0, as "normal" does; both are clamped so
+ * that the order fits an int32. */
+TEST(a_jobs_qos_orders_it_before_its_nice)
+{
+	struct fw__qos table[] = { { "normal", 0 }, { "high", 100 }, { "huge", 4000000000u } };
+	struct fw_arena a;
+	struct fw_plan *p = NULL;
+	struct fake f;
+
+	fake_init(&f, 1, 4);
+	f.h->qos = table;
+	f.h->nqos = 3;
+	for (int i = 0; i < 4; i++) {
+		fake_pending(&f.jobs.job_array[i], 401 + (uint32_t)i, 1, "gres:gpu:8");
+		f.jobs.job_array[i].submit_time = 1 + i;
+	}
+	f.jobs.job_array[0].qos = (char *)"normal";
+	f.jobs.job_array[1].qos = (char *)"gone"; /* unknown: 0 */
+	f.jobs.job_array[1].nice = NICE_OFFSET - 50;
+	f.jobs.job_array[2].qos = (char *)"high";
+	f.jobs.job_array[2].nice = NICE_OFFSET + 3000000; /* clamped to 10000 */
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	ASSERT_OK(fw_snapshot_validate(f.s, &f.d));
+	ASSERT_EQ(f.s->njobs, 4);
+	ASSERT_EQ(f.s->jobs[0].priority, 0);
+	ASSERT_EQ(f.s->jobs[1].priority, 50);
+	ASSERT_EQ(f.s->jobs[2].priority, 100 * 20001 - 10000);
+	ASSERT_EQ(f.s->jobs[3].priority, 0); /* no QOS */
+	fw_arena_init(&a, 0);
+	ASSERT_OK(fw_cycle_run(f.s, NULL, &a, &p));
+	ASSERT_EQ(p->ndecisions > 0, 1);
+	for (int32_t i = 0, starts = 0; i < p->ndecisions; i++)
+		if (p->decisions[i].kind == FW_DECIDE_START) {
+			ASSERT_EQ(++starts, 1);
+			ASSERT_STR_EQ(f.s->jobs[p->decisions[i].job].name, "403");
+		}
+	fw_arena_release(&a);
+	ASSERT_EQ(fw__slurm_job_priority(4000000000u, -2147483647), 100000 * 20001 + 10000);
+	ASSERT_EQ(fw__slurm_job_priority(0, 2147483647), -10000);
+	ASSERT_EQ(fw__slurm_qos_priority(f.h, NULL), 0);
+	ASSERT_EQ(fw__slurm_qos_priority(f.h, "huge"), 4000000000u);
+	f.h->qos = NULL;
+	f.h->nqos = 0;
+	fake_free(&f);
+}
+
 TEST_MAIN(gres_counts_and_models, gres_index_masks, options, managed_partitions,
 	  plan_to_actions_and_notes, action_reasons_name_nodes_and_jobs, a_snapshot_from_slurm_never_overbooks_a_node,
 	  a_job_fairway_cannot_place_stops_no_cycle, every_gpu_request_form_is_gpus_per_node,
@@ -1502,4 +1550,5 @@ TEST_MAIN(gres_counts_and_models, gres_index_masks, options, managed_partitions,
 	  a_partly_started_array_offers_the_rest, an_arrays_tasks_are_capped_per_cycle,
 	  an_array_list_fairway_cannot_read_is_held_saying_so, a_het_jobs_components_are_one_job,
 	  a_het_jobs_components_keep_their_own_nodes, a_het_job_fairway_cannot_plan_is_held_saying_so,
-	  slurms_usage_replaces_the_configs, the_gpu_tres_is_gres_gpu)
+	  slurms_usage_replaces_the_configs, the_gpu_tres_is_gres_gpu,
+	  a_jobs_qos_orders_it_before_its_nice)

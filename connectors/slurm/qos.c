@@ -1,0 +1,96 @@
+/*
+ * qos.c — Slurm QOS priorities as fairway job priorities.
+ *
+ * On a Slurm cluster urgency is said with a QOS: `sbatch --qos=high`,
+ * where the QOS "high" has Priority=100 and the default "normal" 0 (with
+ * priority/multifactor, PriorityWeightQOS turns it into part of the job's
+ * priority).  fairway orders the jobs of a queue by their priority first
+ * (then expansion factor, then submit time), and preempts inside a queue
+ * by it, so the adapter makes a job's priority its QOS's first and its
+ * --nice second:
+ *
+ *     priority = min(QOS Priority, 100000) * 20001 + clamp(-nice, +-10000)
+ *
+ * which keeps the order of both (a higher QOS always first; among jobs of
+ * one QOS a lower nice first) inside an int32.  A nice beyond +-10000 counts
+ * as +-10000.  A job whose QOS is unknown (no slurmdbd, a QOS created
+ * since the last read) counts as Priority 0, as "normal" does.
+ *
+ * The QOS table comes from slurmctld's association manager
+ * (slurm_load_assoc_mgr_info with ASSOC_MGR_INFO_FLAG_QOS, what `scontrol
+ * show assoc_mgr flags=qos` prints), read with the first load and then
+ * every FW_SLURM_QOS_PERIOD_S seconds; a failed read keeps the last table.
+ * Which queue goes next is still the fair share: a high QOS orders a
+ * queue's own jobs, it does not take GPUs from another queue (Slurm's
+ * preempt/qos does; fairway's reclaim goes by fair share).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <slurm/slurmdb.h>
+
+#include "slurm_int.h"
+
+#define QOS_PRIO_MAX 100000
+#define NICE_MAX 10000
+
+int32_t fw__slurm_job_priority(uint32_t qos_priority, int64_t nice)
+{
+	int64_t q = qos_priority > QOS_PRIO_MAX ? QOS_PRIO_MAX : qos_priority;
+	int64_t n = -nice;
+
+	n = n > NICE_MAX ? NICE_MAX : n < -NICE_MAX ? -NICE_MAX : n;
+	return (int32_t)(q * (2 * NICE_MAX + 1) + n);
+}
+
+uint32_t fw__slurm_qos_priority(const struct fw_slurm *h, const char *qos)
+{
+	if (!qos)
+		return 0;
+	for (int32_t i = 0; i < h->nqos; i++)
+		if (!strcmp(h->qos[i].name, qos))
+			return h->qos[i].priority;
+	return 0;
+}
+
+/* The table from a message's QOS list; FW_OK or FW_ENOMEM (h unchanged). */
+static int take(struct fw_slurm *h, List list)
+{
+	int32_t n = list ? slurm_list_count(list) : 0, k = 0;
+	struct fw__qos *t = n > 0 ? calloc((size_t)n, sizeof *t) : NULL;
+	ListIterator it;
+	slurmdb_qos_rec_t *r;
+
+	if (n > 0 && !t)
+		return FW_ENOMEM;
+	if (n > 0 && (it = slurm_list_iterator_create(list))) {
+		while ((r = slurm_list_next(it)) && k < n)
+			if (r->name && strlen(r->name) < FW_NAME_MAX && r->priority != NO_VAL &&
+			    r->priority != INFINITE) {
+				snprintf(t[k].name, sizeof t[k].name, "%s", r->name);
+				t[k++].priority = r->priority;
+			}
+		slurm_list_iterator_destroy(it);
+	}
+	free(h->qos);
+	h->qos = t;
+	h->nqos = k;
+	return FW_OK;
+}
+
+void fw__slurm_qos_refresh(struct fw_slurm *h, double now_ms)
+{
+	assoc_mgr_info_request_msg_t req;
+	assoc_mgr_info_msg_t *m = NULL;
+
+	if (now_ms < h->qos_next_ms)
+		return;
+	h->qos_next_ms = now_ms + FW_SLURM_QOS_PERIOD_S * 1e3;
+	memset(&req, 0, sizeof req);
+	req.flags = ASSOC_MGR_INFO_FLAG_QOS;
+	if (slurm_load_assoc_mgr_info(&req, &m) != SLURM_SUCCESS || !m)
+		return; /* no slurmdbd, or not now: the last table stands */
+	take(h, m->qos_list);
+	slurm_free_assoc_mgr_info_msg(m);
+}
