@@ -671,6 +671,13 @@ void fw__orphan_text(const struct fw__orphan *o, const slurm_job_info_t *j, char
 		snprintf(buf, len, "fairway: released; Slurm starts it once its dependency (%.100s) is met",
 			 j->dependency ? j->dependency : "");
 		break;
+	case FW__ORPHAN_SLURM_HOLD: {
+		char why[64];
+		snprintf(buf, len, "fairway: released onto %.60s; Slurm holds it back (%s) and starts it there once "
+			 "that allows, or fairway plans it anew", j->req_nodes ? j->req_nodes : "",
+			 fw__slurm_reason_name((uint16_t)o->n, why, sizeof why));
+		break;
+	}
 	case FW__ORPHAN_BEGIN:
 		snprintf(buf, len, "fairway: waits for its begin time (%s): held until then",
 			 begin_text(j->eligible_time, when, sizeof when));

@@ -33,7 +33,8 @@
  * --constraint form it does not read, no node left by its partitions,
  * --exclude and --constraint, --exclusive on nodes of several sizes) or
  * that Slurm would not run yet (--begin ahead; a released one whose
- * dependency is unmet) is left out, an "orphan" whose comment says why.
+ * dependency is unmet, or that a limit of Slurm's own holds back) is left
+ * out, an "orphan" whose comment says why.
  * A task is a node (one_per_node); --exclusive makes it a whole one.  The
  * libFuzzer target tests/fuzz/fuzz_slurm.c holds this: whatever the
  * records, the snapshot validates and a cycle runs on it.
@@ -841,6 +842,14 @@ static int build_jobs(struct build *b)
 		 * planned again like a pending job. */
 		if (fw__job_released(j) && fw__set(j->dependency)) {
 			rc = orphan(b, j, FW__ORPHAN_DEPENDENCY, 0);
+			continue;
+		}
+		/* Released, and Slurm holds it back by a limit of its own (an
+		 * association's MaxJobs, a QOS's MaxTRESPerUser, ...): the
+		 * same, so that its nodes do not sit idle, booked, while it
+		 * waits for the limit. */
+		if (fw__slurm_held_back(j)) {
+			rc = orphan(b, j, FW__ORPHAN_SLURM_HOLD, (int32_t)j->state_reason);
 			continue;
 		}
 		if (fw__job_released(j) && (rc = starting_job(b, j, &placed)) != FW_OK)

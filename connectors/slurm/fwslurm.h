@@ -68,6 +68,9 @@
  *           PENDING + released with ReqNodes (fairway started it, Slurm has
  *           not run it yet) -> running on those nodes, so a restarted
  *           fairway never starts a job twice;
+ *           ... but held back by Slurm's own limit (an association's or
+ *           QOS's, licenses, its partition) -> left out, not booked, so
+ *           its nodes do not sit idle while it waits;
  *           RUNNING, SUSPENDED, COMPLETING -> running on its nodes, with
  *           the GPU indices of gres_detail_str.
  *   usage = with `fairway-slurm run` (not the daemon, which keeps its own),

@@ -320,6 +320,58 @@ bool fw__job_released(const slurm_job_info_t *j)
 	return fw__job_pending(j) && j->priority != 0 && j->req_nodes && *j->req_nodes;
 }
 
+/* The reasons that are neither the nodes (busy, down, cleaning, booting,
+ * reserved), the job's priority, nor a dependency: Slurm's limits,
+ * licenses and partition states.  Listed by range where slurm.h keeps
+ * them together (22.05's enum job_state_reason). */
+static bool own_reason(uint16_t r)
+{
+	switch (r) {
+	case WAIT_PART_NODE_LIMIT:
+	case WAIT_PART_TIME_LIMIT:
+	case WAIT_PART_DOWN:
+	case WAIT_PART_INACTIVE:
+	case WAIT_LICENSES:
+	case WAIT_ASSOC_JOB_LIMIT:
+	case WAIT_ASSOC_RESOURCE_LIMIT:
+	case WAIT_ASSOC_TIME_LIMIT:
+	case WAIT_QOS_THRES:
+	case WAIT_QOS_JOB_LIMIT:
+	case WAIT_QOS_RESOURCE_LIMIT:
+	case WAIT_QOS_TIME_LIMIT:
+	case WAIT_ARRAY_TASK_LIMIT:
+	case WAIT_PART_CONFIG:
+	case WAIT_ACCOUNT_POLICY:
+	case WAIT_PN_MEM_LIMIT:
+		return true;
+	default:
+		return (r >= WAIT_QOS_GRP_CPU && r <= WAIT_ASSOC_MAX_SUB_JOB) ||
+		       (r >= WAIT_ASSOC_GRP_UNK && r <= WAIT_QOS_MAX_SUB_JOB_PER_ACCT) ||
+		       (r >= WAIT_ASSOC_GRP_BILLING && r <= WAIT_QOS_MIN_BILLING);
+	}
+}
+
+bool fw__slurm_held_back(const slurm_job_info_t *j)
+{
+	return fw__job_released(j) && own_reason(j->state_reason);
+}
+
+#ifdef FW_HAVE_SLURM_REASON_STRING
+/* Exported by libslurm (slurm_protocol_defs.c) but in no public header. */
+extern char *slurm_job_reason_string(enum job_state_reason inx);
+#endif
+
+const char *fw__slurm_reason_name(uint16_t reason, char *buf, size_t n)
+{
+#ifdef FW_HAVE_SLURM_REASON_STRING
+	const char *s = slurm_job_reason_string((enum job_state_reason)reason);
+	if (s && *s && strcmp(s, "?"))
+		return snprintf(buf, n, "%s", s), buf;
+#endif
+	snprintf(buf, n, "reason %u", (unsigned)reason);
+	return buf;
+}
+
 int32_t fw__het_waiting(const struct fw_slurm *h, const slurm_job_info_t *j, slurm_job_info_t **out,
 			int32_t cap, int32_t *listed)
 {

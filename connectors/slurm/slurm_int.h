@@ -80,6 +80,11 @@ enum fw__orphan_why {
 				 * onto nodes others hold now: Slurm runs
 				 * the job there once they end (not booked:
 				 * fairway cannot start a part of it anew) */
+	FW__ORPHAN_SLURM_HOLD,  /* released, and Slurm holds it back for a
+				 * reason of its own (n: state_reason; an
+				 * association's or QOS's limit, licenses, its
+				 * partition down): not booked, Slurm starts it
+				 * once that allows (fw__slurm_held_back) */
 };
 
 struct fw__orphan {
@@ -194,6 +199,15 @@ void fw__job_name(const struct fw_slurm *h, const slurm_job_info_t *j, char *buf
 #define FW__HET_MAX 16
 bool fw__het_job(const slurm_job_info_t *j);
 bool fw__job_released(const slurm_job_info_t *j);
+/* Released, and pending for a reason that is Slurm's own, not the nodes:
+ * a limit of its association or QOS (AccountingStorageEnforce=limits,
+ * which fairway does not model but GPU GrpTRES), licenses, a partition
+ * down, inactive or whose node or time limit it exceeds.  Booking its
+ * nodes would keep them idle while it waits (read.c). */
+bool fw__slurm_held_back(const slurm_job_info_t *j);
+/* Slurm's name of a job's state_reason ("AssocMaxJobsLimit"), or
+ * "reason N" where libslurm does not say. */
+const char *fw__slurm_reason_name(uint16_t reason, char *buf, size_t n);
 int32_t fw__het_waiting(const struct fw_slurm *h, const slurm_job_info_t *j, slurm_job_info_t **out,
 			int32_t cap, int32_t *listed);
 /* The job id of a component of j's het job (its set) that is pending and

@@ -23,7 +23,7 @@
  *     tres_per_task|ntasks_per_node|num_tasks|tres_per_socket|
  *     dependency|eligible_time|features|exc_nodes|shared|admin_comment|
  *     comment|array_job_id|array_task_id|array_task_str|array_max_tasks|
- *     het_job_id|het_job_offset|het_job_id_set|qos
+ *     het_job_id|het_job_offset|het_job_id_set|qos|state_reason
  *     (empty: unset; in features '^' stands for --constraint's '|',
  *     which splits fields; an admin_comment "fairway: -w LIST" is the
  *     -w that job_submit.lua keeps, a comment so marked a -w changed
@@ -80,7 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define MAXN 24
 #define MAXJ 48
-#define MAXF 39
+#define MAXF 40
 #define NPART 3
 
 static const char *const part_names[NPART] = { "gpu", "gpu2", "cpu" };
@@ -325,6 +325,7 @@ static void add_job(struct world *w, char **f)
 	j->het_job_offset = (uint32_t)num(f[36]);
 	j->het_job_id_set = f[37];
 	j->qos = f[38];
+	j->state_reason = (uint16_t)num(f[39]);
 	w->nj++;
 }
 

@@ -13,6 +13,13 @@
 #   usage_bends_the_share a fresh fairway-slurm (default --usage slurm)
 #                         gives team_b most of them: team_a's past use,
 #                         which only Slurm kept, halves its weight
+#   limit_held_books_no_node  with team_a's MaxJobs=1 (enforced: this lab's
+#                         AccountingStorageEnforce has limits), fairway
+#                         releases 4 of its whole-node jobs, Slurm runs 1
+#                         and holds 3 back (AssocMaxJobsLimit): those 3
+#                         book no node, so team_b's 3 whole-node jobs
+#                         submitted next run at once on the idle nodes,
+#                         and a held-back job's comment names the limit
 . "$(dirname "$0")/../slurm/lib.sh"
 TEST_NAME=slurm_usage
 export ACCT=1 PRIORITY=multifactor
@@ -59,6 +66,21 @@ if ((b >= 18)); then
 	ok usage_bends_the_share
 else
 	bad usage_bends_the_share "team_a $a, team_b $b GPUs of 32 (expected team_b 18+); $(grep "usage from Slurm" "$T/fairway.log" | tail -1)"
+fi
+fw_stop
+cancel_all
+
+sacctmgr -i modify user root where account=team_a set MaxJobs=1 >"$T/sacctmgr.log" 2>&1 ||
+	bad limit_held_books_no_node "sacctmgr: $(cat "$T/sacctmgr.log")"
+for i in 1 2 3 4; do sbatch -Q -A team_a --gres=gpu:8 -t 1 -o /dev/null --wrap "sleep 40"; done
+fw_start
+wait_until 15 'test "$(squeue -h -A team_a -t R -o %i | wc -l)" = 1 && test "$(gpus_of team_a)" = 32'
+for i in 1 2 3; do sbatch -Q -A team_b --gres=gpu:8 -t 1 -o /dev/null --wrap "sleep 40"; done
+if wait_until 15 'test "$(squeue -h -A team_b -t R -o %i | wc -l)" = 3' &&
+	wait_until 10 'squeue -h -A team_a -t PD -o "%k" | grep -q "Slurm holds it back (AssocMaxJobsLimit)"'; then
+	ok limit_held_books_no_node
+else
+	bad limit_held_books_no_node "$(squeue -h -o '%i %a %T %Q %r %k' | head -8)"
 fi
 fw_stop
 finish

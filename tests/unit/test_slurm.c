@@ -1539,6 +1539,60 @@ TEST(a_jobs_qos_orders_it_before_its_nice)
 	fake_free(&f);
 }
 
+/* A job fairway released that Slurm holds back by a limit of its own
+ * (here the association's MaxJobs) is not booked on its nodes, so they
+ * do not sit idle while it waits: it is an orphan whose comment names
+ * Slurm's reason.  Released and waiting for the nodes (Resources), it is
+ * booked as before. */
+TEST(a_job_slurm_holds_back_by_a_limit_books_no_node)
+{
+	struct fake f;
+	char text[256];
+
+	fake_init(&f, 2, 2);
+	fake_pending(&f.jobs.job_array[0], 502, 1, "gres:gpu:8");
+	f.jobs.job_array[0].priority = 1000;
+	f.jobs.job_array[0].req_nodes = (char *)"gpu002";
+	f.jobs.job_array[0].state_reason = WAIT_ASSOC_MAX_JOBS;
+	fake_pending(&f.jobs.job_array[1], 503, 1, "gres:gpu:8");
+	f.jobs.job_array[1].priority = 1000;
+	f.jobs.job_array[1].req_nodes = (char *)"gpu001";
+	f.jobs.job_array[1].state_reason = WAIT_RESOURCES;
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	ASSERT_OK(fw_snapshot_validate(f.s, &f.d));
+	ASSERT_EQ(f.s->njobs, 1);
+	ASSERT_STR_EQ(f.s->jobs[0].name, "503");
+	ASSERT_EQ(f.s->jobs[0].state, FW_JOB_RUNNING);
+	ASSERT_EQ(f.h->norphans, 1);
+	ASSERT_EQ(f.h->orphans[0].job, 502);
+	ASSERT_EQ(f.h->orphans[0].why, FW__ORPHAN_SLURM_HOLD);
+	ASSERT_EQ(f.w.skipped_jobs, 0); /* it waits; it is not skipped */
+	fw__orphan_text(&f.h->orphans[0], &f.jobs.job_array[0], text, sizeof text);
+	ASSERT_STR_CONTAINS(text, "fairway: released onto gpu002; Slurm holds it back (");
+#ifdef FW_HAVE_SLURM_REASON_STRING
+	ASSERT_STR_CONTAINS(text, "(AssocMaxJobsLimit)");
+#endif
+	ASSERT(fw__slurm_held_back(&f.jobs.job_array[0]));
+	f.jobs.job_array[0].state_reason = WAIT_QOS_MAX_GRES_PER_USER;
+	ASSERT(fw__slurm_held_back(&f.jobs.job_array[0]));
+	f.jobs.job_array[0].state_reason = WAIT_QOS_MIN_BILLING;
+	ASSERT(fw__slurm_held_back(&f.jobs.job_array[0]));
+	for (uint16_t r = 0; r <= WAIT_RESV_DELETED; r++) { /* the nodes' reasons: booked */
+		f.jobs.job_array[0].state_reason = r;
+		if (r == WAIT_RESOURCES || r == WAIT_PRIORITY || r == WAIT_NO_REASON || r == WAIT_NODE_NOT_AVAIL ||
+		    r == WAIT_RESERVATION || r == WAIT_CLEANING || r == WAIT_PROLOG || r == WAIT_DEPENDENCY)
+			ASSERT(!fw__slurm_held_back(&f.jobs.job_array[0]));
+	}
+	f.jobs.job_array[0].state_reason = WAIT_ASSOC_MAX_JOBS;
+	f.jobs.job_array[0].priority = 0; /* held: not released, pending as any */
+	ASSERT(!fw__slurm_held_back(&f.jobs.job_array[0]));
+	fake_renew(&f);
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	ASSERT_EQ(f.s->njobs, 2);
+	ASSERT_EQ(f.h->norphans, 0);
+	fake_free(&f);
+}
+
 TEST_MAIN(gres_counts_and_models, gres_index_masks, options, managed_partitions,
 	  plan_to_actions_and_notes, action_reasons_name_nodes_and_jobs, a_snapshot_from_slurm_never_overbooks_a_node,
 	  a_job_fairway_cannot_place_stops_no_cycle, every_gpu_request_form_is_gpus_per_node,
@@ -1551,4 +1605,4 @@ TEST_MAIN(gres_counts_and_models, gres_index_masks, options, managed_partitions,
 	  an_array_list_fairway_cannot_read_is_held_saying_so, a_het_jobs_components_are_one_job,
 	  a_het_jobs_components_keep_their_own_nodes, a_het_job_fairway_cannot_plan_is_held_saying_so,
 	  slurms_usage_replaces_the_configs, the_gpu_tres_is_gres_gpu,
-	  a_jobs_qos_orders_it_before_its_nice)
+	  a_jobs_qos_orders_it_before_its_nice, a_job_slurm_holds_back_by_a_limit_books_no_node)
