@@ -218,6 +218,27 @@ expect "serve-period-1h-is-taken" 2 "--listen 'x'" "$FW" serve --period 1h --lis
 expect "serve-period-over-1h" 2 "--period '1.5h': expected a duration" "$FW" serve --period 1.5h
 expect "serve-local-refuses-backend-opt" 2 "the local backend takes no options ('a=b,c=d')" \
 	timeout 20 "$FW" serve --state "$SERVE_TMP" --listen 127.0.0.1:0 --backend-opt a=b --backend-opt c=d
+# a queue with more GPU model limits than the daemon keeps is refused at
+# the first start, naming the queue; nothing is seeded, so the fixed
+# config seeds the same state directory
+{
+	echo "nodes:"
+	for i in $(seq 1 17); do echo "  - {name: n$i, gpus: 8, gpuModel: M$i}"; done
+	printf 'queues:\n  - {name: a, gpuModelLimits: {%s}}\n' "$(seq -s, 1 17 | sed 's/\([0-9]*\)/M\1: 4/g; s/,/, /g')"
+} >"$SERVE_TMP/ml17.yaml"
+expect "serve-too-many-model-limits" 2 "queue a has more than 16 gpuModelLimits, and fairway serve keeps at most 16" \
+	timeout 20 "$FW" serve --config "$SERVE_TMP/ml17.yaml" --state "$SERVE_TMP/ml" --listen 127.0.0.1:0
+sed -i 's/, M17: 4//' "$SERVE_TMP/ml17.yaml"
+expect "serve-fixed-model-limits-seed" 0 "16" python3 -c '
+import subprocess, sys, time, urllib.request, json, os, signal
+d = sys.argv[2]
+p = subprocess.Popen([sys.argv[1], "serve", "--config", sys.argv[3], "--state", d, "--listen", "127.0.0.1:0"],
+                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+line = p.stdout.readline()
+p.send_signal(signal.SIGTERM); p.wait(timeout=20)
+import sqlite3
+doc = sqlite3.connect(os.path.join(d, "fairway.db")).execute("select doc from queues where key = ?", ("a",)).fetchone()[0]
+print(len(json.loads(doc)["gpuModelLimits"]))' "$FW" "$SERVE_TMP/ml" "$SERVE_TMP/ml17.yaml"
 rm -rf "$SERVE_TMP"
 
 if "$FW" policies --json | python3 -c 'import json,sys; d=json.load(sys.stdin); assert any(p["default"] for p in d)'; then

@@ -316,8 +316,9 @@ static int restore_health(void *ctx, const char *key, const char *doc)
 	return rc;
 }
 
-/* First start: the config's queues become the store's. */
-static int seed_queues(struct fw_serve *d)
+/* First start: the config's queues become the store's.  A queue with more
+ * GPU model limits than the API keeps is refused, naming it (err). */
+static int seed_queues(struct fw_serve *d, char *err, size_t errn)
 {
 	const struct fw_snapshot *f = d->fleet;
 	int rc = FW_OK;
@@ -342,8 +343,12 @@ static int seed_queues(struct fw_serve *d)
 		for (int32_t k = 0; k < f->nmodel_limits; k++) {
 			if (f->model_limits[k].queue != i)
 				continue;
-			if (q->nmodel_limits == FW_API_MODEL_LIMITS)
-				return FW_ERANGE; /* the API's bound: more limits on one queue than it keeps */
+			if (q->nmodel_limits == FW_API_MODEL_LIMITS) { /* the API's bound */
+				snprintf(err, errn, "queue %s has more than %d gpuModelLimits, and fairway serve keeps "
+					 "at most %d a queue: cap fewer GPU models on it (or on a parent queue)",
+					 fq->name, FW_API_MODEL_LIMITS, FW_API_MODEL_LIMITS);
+				return FW_ERANGE;
+			}
 			struct fw_spec_model_limit *m = &q->model_limits[q->nmodel_limits++];
 			memcpy(m->model, f->model_limits[k].model, sizeof m->model);
 			m->gpus = f->model_limits[k].gpus;
@@ -373,8 +378,12 @@ static int restore_model(struct fw_serve *d, char *err, size_t errn)
 	/* "seeded" rather than "created": a first start that failed after
 	 * creating the database must still seed on the next one. */
 	if (!fw_store_meta_get(d->store, "seeded", 0)) {
-		if ((rc = fw_store_begin(d->store)) || (rc = seed_queues(d)) || (rc = fw_store_commit(d->store))) {
-			snprintf(err, errn, "cannot seed the store: %s", fw_store_errmsg(d->store));
+		*err = '\0';
+		if ((rc = fw_store_begin(d->store)) || (rc = seed_queues(d, err, errn)) ||
+		    (rc = fw_store_commit(d->store))) {
+			if (!*err)
+				snprintf(err, errn, "cannot seed the store: %s", fw_store_errmsg(d->store));
+			fw_store_rollback(d->store); /* nothing half-seeded */
 			return rc;
 		}
 	} else if ((rc = fw_store_each(d->store, FW_STORE_QUEUES, restore_queue, d)) ||
