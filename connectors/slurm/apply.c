@@ -321,8 +321,10 @@ static int do_evict(struct fw_slurm *h, const struct fw_backend_action *a)
 
 /* ------------------------------------------------------------ reserve */
 
-static void resv_fill(const slurm_job_info_t *j, const struct fw_backend_action *a,
-		      char *nodes, char *name, resv_desc_msg_t *r)
+/* The reservation of job j, for its user (a uid without a name here:
+ * root, as Slurm takes users by name). */
+static void resv_fill(struct fw_slurm *h, const slurm_job_info_t *j, const struct fw_backend_action *a,
+		      char *nodes, char *name, char *user, size_t ulen, resv_desc_msg_t *r)
 {
 	time_t now = time(NULL);
 	time_t at = a->at > now ? a->at : now;
@@ -336,7 +338,7 @@ static void resv_fill(const slurm_job_info_t *j, const struct fw_backend_action 
 	r->start_time = at;
 	r->duration = minutes;
 	r->node_list = nodes;
-	r->users = j->user_name ? j->user_name : "root";
+	r->users = fw__slurm_user(h, j, user, ulen) ? user : "root";
 	r->flags = RESERVE_FLAG_IGN_JOBS | RESERVE_FLAG_OVERLAP; /* one may follow another on a node */
 }
 
@@ -358,7 +360,7 @@ static int do_reserve(struct fw_slurm *h, const struct fw_backend_action *a)
 {
 	uint32_t task;
 	slurm_job_info_t *j = job_of(h, a->job, &task);
-	char nodes[4096], name[FW_NAME_MAX + 16];
+	char nodes[4096], name[FW_NAME_MAX + 16], user[FW_NAME_MAX];
 	reserve_info_t *old;
 	resv_desc_msg_t r;
 	char *made;
@@ -370,11 +372,18 @@ static int do_reserve(struct fw_slurm *h, const struct fw_backend_action *a)
 	if (node_list(a, -1, nodes, sizeof nodes) <= 0)
 		return FW_EINVAL;
 	resv_name(a->job, name, sizeof name);
-	resv_fill(j, a, nodes, name, &r);
+	resv_fill(h, j, a, nodes, name, user, sizeof user, &r);
 	old = fw__slurm_resv(h, name);
 	if (old && same_hosts(old->node_list, nodes) &&
 	    labs((long)(old->start_time - r.start_time)) < 60)
 		return FW_OK; /* in place (a start moving by seconds is noise) */
+	if (old && old->start_time <= time(NULL)) {
+		/* Slurm moves no reservation that has begun ("Reservation
+		 * already started"): the plan moved it, so it is made anew. */
+		if (resv_delete(h, name) != FW_OK)
+			return FW_EIO;
+		old = NULL;
+	}
 	if (old) {
 		r.flags = 0; /* update: keep the flags */
 		if (slurm_update_reservation(&r) != SLURM_SUCCESS)

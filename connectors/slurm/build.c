@@ -322,10 +322,7 @@ static void job_common(const struct build *b, const slurm_job_info_t *j,
 
 	fw_job_init(fj);
 	fw__job_name(b->h, j, fj->name, sizeof fj->name);
-	if (j->user_name)
-		snprintf(fj->user, sizeof fj->user, "%s", j->user_name);
-	else
-		snprintf(fj->user, sizeof fj->user, "uid%u", j->user_id);
+	fw__slurm_user(b->h, j, fj->user, sizeof fj->user);
 	fj->queue = q;
 	fj->priority = fw__slurm_job_priority(fw__slurm_qos_priority(b->h, j->qos), nice);
 	fj->preemptible = j->requeue != 0 && !fw__het_job(j); /* Slurm requeues a

@@ -3,6 +3,7 @@
  * topology, ping, drain and health.
  */
 #include <errno.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,6 +153,7 @@ void fw_slurm_close(struct fw_slurm *h)
 	free(h->orphans);
 	fw__jobfail_free(h->jobfail);
 	free(h->qos);
+	free(h->unames);
 	free(h);
 }
 
@@ -313,6 +315,73 @@ bool fw__array_meta(const slurm_job_info_t *j)
 bool fw__het_job(const slurm_job_info_t *j)
 {
 	return j->het_job_id != 0 && j->het_job_id != NO_VAL && !fw__array_job(j);
+}
+
+/* ------------------------------------------------------------ users */
+
+static uint32_t uid_slot(uint32_t uid, uint32_t cap)
+{
+	return (uid * 2654435761u) & (cap - 1);
+}
+
+static struct fw__uname *uname_find(struct fw_slurm *h, uint32_t uid)
+{
+	for (uint32_t k = uid_slot(uid, h->cap_unames);; k = (k + 1) & (h->cap_unames - 1))
+		if (!h->unames[k].used || h->unames[k].uid == uid)
+			return &h->unames[k];
+}
+
+/* Keep the table at most half full; false when out of memory. */
+static bool uname_room(struct fw_slurm *h)
+{
+	struct fw__uname *old = h->unames;
+	uint32_t cap = h->cap_unames;
+
+	if (cap && 2 * (h->nunames + 1) <= cap)
+		return true;
+	h->cap_unames = cap ? 2 * cap : 64;
+	if (!(h->unames = calloc(h->cap_unames, sizeof *h->unames))) {
+		h->unames = old;
+		h->cap_unames = cap;
+		return false;
+	}
+	for (uint32_t i = 0; i < cap; i++)
+		if (old[i].used)
+			*uname_find(h, old[i].uid) = old[i];
+	free(old);
+	return true;
+}
+
+bool fw__slurm_user(struct fw_slurm *h, const slurm_job_info_t *j, char *out, size_t n)
+{
+	struct fw__uname *e;
+	struct passwd pw, *r = NULL;
+	char buf[1024];
+	bool named;
+
+	if (fw__set(j->user_name)) {
+		snprintf(out, n, "%s", j->user_name);
+		return true;
+	}
+	if (h->cap_unames && (e = uname_find(h, j->user_id))->used) {
+		snprintf(out, n, "%s", e->name);
+		return e->named;
+	}
+	named = getpwuid_r((uid_t)j->user_id, &pw, buf, sizeof buf, &r) == 0 && r && r->pw_name &&
+		strlen(r->pw_name) < FW_NAME_MAX;
+	if (named)
+		snprintf(out, n, "%s", r->pw_name);
+	else
+		snprintf(out, n, "uid%u", j->user_id);
+	if (uname_room(h)) {
+		e = uname_find(h, j->user_id);
+		e->used = true;
+		e->named = named;
+		e->uid = j->user_id;
+		snprintf(e->name, sizeof e->name, "%s", out);
+		h->nunames++;
+	}
+	return named;
 }
 
 bool fw__job_released(const slurm_job_info_t *j)

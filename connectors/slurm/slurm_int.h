@@ -93,6 +93,13 @@ struct fw__orphan {
 	int32_t n;
 };
 
+/* A uid and its user name (read.c), remembered across reads. */
+struct fw__uname {
+	uint32_t uid;
+	bool used, named;       /* named: a name, not "uid<N>" */
+	char name[FW_NAME_MAX];
+};
+
 /* A QOS and its Priority (qos.c). */
 struct fw__qos {
 	char name[FW_NAME_MAX];
@@ -122,6 +129,9 @@ struct fw_slurm {
 					 * cannot schedule, and why */
 	int32_t norphans, cap_orphans;
 	struct fw__jobfail *jobfail;    /* jobfail.c, NULL until first used */
+	struct fw__uname *unames;       /* uid -> user name, open addressing
+					 * (read.c: fw__slurm_user) */
+	uint32_t nunames, cap_unames;   /* cap: 0 or a power of two */
 	struct fw__qos *qos;            /* qos.c: the QOS table (none without
 					 * slurmdbd) */
 	int32_t nqos;
@@ -136,6 +146,11 @@ static inline bool fw__set(const char *s)
 
 /* read.c */
 int fw__slurm_load(struct fw_slurm *h, struct fw_diag *d);
+/* A job's user name: Slurm's user_name when it sends one (22.05 does not),
+ * else the uid's name on this machine (getpwuid_r, remembered), else
+ * "uid<N>": the name Slurm's associations and sshare use, which users'
+ * usage (usage.c) is matched by.  True when it is a name (not uid<N>). */
+bool fw__slurm_user(struct fw_slurm *h, const slurm_job_info_t *j, char *out, size_t n);
 /* qos.c: read the QOS table when FW_SLURM_QOS_PERIOD_S have passed since
  * the last read (a failed read keeps the table); a QOS's Priority (0 when
  * unknown or qos is NULL); a job's fairway priority from its QOS's

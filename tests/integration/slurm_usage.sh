@@ -20,6 +20,13 @@
 #                         book no node, so team_b's 3 whole-node jobs
 #                         submitted next run at once on the idle nodes,
 #                         and a held-back job's comment names the limit
+#   users_config_order    with scheduler.userFairShare and --usage config,
+#                         of root's and then nobody's team_a job, each of 5
+#                         GPUs on all 4 nodes (one fits at a time), root's
+#                         starts: nothing tells the users apart but order
+#   users_usage_from_slurm  the same reading Slurm's usage: nobody's starts,
+#                         root's past use in team_a (Slurm's association
+#                         root@team_a) putting it behind
 . "$(dirname "$0")/../slurm/lib.sh"
 TEST_NAME=slurm_usage
 export ACCT=1 PRIORITY=multifactor
@@ -83,4 +90,36 @@ else
 	bad limit_held_books_no_node "$(squeue -h -o '%i %a %T %Q %r %k' | head -8)"
 fi
 fw_stop
+cancel_all
+
+if id nobody >/dev/null 2>&1 && command -v runuser >/dev/null; then
+	sacctmgr -i modify user root where account=team_a set MaxJobs=-1 >"$T/sacctmgr.log" 2>&1 &&
+		sacctmgr -i add user nobody account=team_a >>"$T/sacctmgr.log" 2>&1 ||
+		bad users_usage_from_slurm "sacctmgr: $(cat "$T/sacctmgr.log")"
+	printf 'scheduler: {usageWeight: 1, userFairShare: true}\n' >"$T/users.yaml"
+	# the first of root's and nobody's jobs fairway starts, with these flags
+	first_user() {
+		local r u
+		r=$(sbatch --parsable -A team_a -N 4 --gres=gpu:5 -t 1 -o /dev/null --wrap "sleep 30")
+		sleep 1.1 # nobody's is the younger
+		u=$(runuser -u nobody -- sbatch --parsable -A team_a -N 4 --gres=gpu:5 -t 1 -o /dev/null --chdir=/tmp \
+			--wrap "sleep 30")
+		FW_CONFIG=$T/users.yaml fw_start "$@"
+		wait_until 15 "test \$(squeue -h -j $r,$u -t R,PD -o '%T %Q' | awk '\$1 != \"PENDING\" || \$2 > 0' | wc -l) -ge 1"
+		squeue -h -j "$r,$u" -t R,PD -o '%u %T %Q' | awk '$2 != "PENDING" || $3 > 0 { print $1 }' | head -1
+		fw_stop
+		scancel "$r" "$u" 2>/dev/null
+		wait_until 30 no_jobs
+	}
+	w=$(first_user --usage config)
+	if [ "$w" = root ]; then ok users_config_order; else bad users_config_order "first: '$w' (expected root)"; fi
+	w=$(first_user)
+	if [ "$w" = nobody ]; then
+		ok users_usage_from_slurm
+	else
+		bad users_usage_from_slurm "first: '$w' (expected nobody); $(grep "usage from Slurm" "$T/fairway.log" | tail -1)"
+	fi
+else
+	skip users_usage_from_slurm "no user nobody, or no runuser, to submit as"
+fi
 finish

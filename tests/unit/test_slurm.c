@@ -1593,6 +1593,46 @@ TEST(a_job_slurm_holds_back_by_a_limit_books_no_node)
 	fake_free(&f);
 }
 
+/* Slurm 22.05 sends no user_name with a job: the adapter names the user
+ * by the uid on this machine (as sshare and the associations do, so that
+ * users' usage matches), "uid<N>" when no name is known; names are kept
+ * across reads (a full table grows). */
+TEST(a_jobs_user_is_named_by_its_uid)
+{
+	struct fw_slurm *h = calloc(1, sizeof *h);
+	slurm_job_info_t j;
+	char name[FW_NAME_MAX];
+
+	ASSERT(h != NULL);
+	memset(&j, 0, sizeof j);
+	j.user_id = 0;
+	ASSERT(fw__slurm_user(h, &j, name, sizeof name));
+	ASSERT_STR_EQ(name, "root");
+	j.user_id = 3999999999u;
+	ASSERT(!fw__slurm_user(h, &j, name, sizeof name));
+	ASSERT_STR_EQ(name, "uid3999999999");
+	ASSERT(!fw__slurm_user(h, &j, name, sizeof name)); /* remembered as no name */
+	j.user_name = (char *)"alice"; /* a Slurm that sends it: taken as is */
+	ASSERT(fw__slurm_user(h, &j, name, sizeof name));
+	ASSERT_STR_EQ(name, "alice");
+	j.user_name = NULL;
+	for (uint32_t u = 5000000; u < 5000100; u++) { /* past the first table */
+		j.user_id = u;
+		fw__slurm_user(h, &j, name, sizeof name);
+	}
+	ASSERT_EQ(h->nunames, 102);
+	ASSERT(h->cap_unames >= 2 * 102);
+	j.user_id = 0;
+	ASSERT(fw__slurm_user(h, &j, name, sizeof name)); /* found again after the table grew */
+	ASSERT_STR_EQ(name, "root");
+	j.user_id = 5000042;
+	fw__slurm_user(h, &j, name, sizeof name);
+	ASSERT_STR_EQ(name, "uid5000042");
+	ASSERT_EQ(h->nunames, 102);
+	free(h->unames);
+	free(h);
+}
+
 TEST_MAIN(gres_counts_and_models, gres_index_masks, options, managed_partitions,
 	  plan_to_actions_and_notes, action_reasons_name_nodes_and_jobs, a_snapshot_from_slurm_never_overbooks_a_node,
 	  a_job_fairway_cannot_place_stops_no_cycle, every_gpu_request_form_is_gpus_per_node,
@@ -1605,4 +1645,5 @@ TEST_MAIN(gres_counts_and_models, gres_index_masks, options, managed_partitions,
 	  an_array_list_fairway_cannot_read_is_held_saying_so, a_het_jobs_components_are_one_job,
 	  a_het_jobs_components_keep_their_own_nodes, a_het_job_fairway_cannot_plan_is_held_saying_so,
 	  slurms_usage_replaces_the_configs, the_gpu_tres_is_gres_gpu,
-	  a_jobs_qos_orders_it_before_its_nice, a_job_slurm_holds_back_by_a_limit_books_no_node)
+	  a_jobs_qos_orders_it_before_its_nice, a_job_slurm_holds_back_by_a_limit_books_no_node,
+	  a_jobs_user_is_named_by_its_uid)
