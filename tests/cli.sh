@@ -196,6 +196,7 @@ expect "client-start-unix-time-is-sent" 1 "cannot reach http://127.0.0.1:1" "$FW
 rm -rf "$CL_TMP"
 expect "serve-help-backend-opt" 0 "--backend-opt K=V" "$FW" serve --help
 expect "serve-backend-opt-not-kv" 2 "--backend-opt 'conf': expected KEY=VALUE" "$FW" serve --backend-opt conf
+expect "serve-help-usage-opt" 0 "usage=slurm|own" "$FW" serve --help
 SERVE_TMP=$(mktemp -d)
 # --listen takes an IPv4 address: a host name is a usage error (exit 2)
 # before the state directory is touched, like a bad port

@@ -314,6 +314,14 @@ struct fw_backend_ops {
 	 * "Rollback").  FW_OK, or a negative fw_err with *d filled and the
 	 * memory as it was (the daemon tries again). */
 	int (*reload)(struct fw_backend *b, struct fw_diag *d);
+	/* Optional: the decayed usage the cluster manager keeps itself
+	 * (Slurm's associations, the usage sshare shows), written over s's
+	 * queues' usage and s's user_usage (s as read() left it).  FW_OK
+	 * when s now holds it: the daemon takes it as its own (its queues'
+	 * and users' usage, the store) instead of accruing; FW_ENOENT when
+	 * the manager keeps none (or the operator said not to use it), and
+	 * the daemon accrues its own as it does without this op. */
+	int (*usage)(struct fw_backend *b, struct fw_snapshot *s, struct fw_diag *d);
 };
 
 /* The built-in virtual cluster (local.c). */

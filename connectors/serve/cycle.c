@@ -365,6 +365,31 @@ int fw_serve_accrue_users(struct fw_user_use **u, int32_t *n, int32_t *cap, cons
 	return rc;
 }
 
+int fw_serve_adopt_usage(struct fw_user_use **u, int32_t *n, int32_t *cap, struct fw_queue_spec *qs, int32_t nq,
+			 struct fw_snapshot *s)
+{
+	double h = s->config.usage_half_life_s;
+
+	for (int32_t q = 0; q < nq && q < s->nqueues; q++) {
+		qs[q].usage = fw_usage_decay(s->queues[q].usage, s->queues[q].usage_at, s->now, h);
+		qs[q].usage_at = s->now;
+		s->queues[q].usage = qs[q].usage;
+		s->queues[q].usage_at = s->now;
+	}
+	*n = 0;
+	for (int32_t i = 0; i < s->nuser_usage; i++) {
+		const struct fw_user_usage *x = &s->user_usage[i];
+		struct fw_user_use *e = x->queue >= 0 && x->queue < nq
+						? user_use(u, n, cap, qs[x->queue].name, x->user, s->now)
+						: NULL;
+		if (x->queue >= 0 && x->queue < nq && !e)
+			return FW_ENOMEM;
+		if (e) /* two entries of one user and queue add up */
+			e->usage += fw_usage_decay(x->usage, x->usage_at, s->now, h);
+	}
+	return FW_OK;
+}
+
 int fw_serve_accrue_usage(struct fw_queue_spec *qs, int32_t nq, struct fw_snapshot *s)
 {
 	double h = s->config.usage_half_life_s, *add = calloc((size_t)nq + 1, sizeof *add);
@@ -410,8 +435,16 @@ static int take(struct fw_serve *d, struct taken *t, char *err, size_t errn)
 	if ((rc = gather_health(d, t)) || (rc = open_windows(d, t, now)) || (rc = overlay(d, t)) ||
 	    (rc = d->bops->release ? to_release(t) : FW_OK))
 		return rc;
-	if ((rc = fw_serve_accrue_users(&d->users, &d->nusers, &d->capu, d->queues, d->nqueues, t->s)) != FW_OK ||
-	    (rc = fw_serve_accrue_usage(d->queues, d->nqueues, t->s)) != FW_OK)
+	/* Usage: the backend's, where its cluster manager keeps it (Slurm's
+	 * associations), taken as the daemon's own; else the daemon's, accrued
+	 * from the running jobs. */
+	rc = d->bops->usage ? d->bops->usage(d->be, t->s, &dg) : FW_ENOENT;
+	if (rc == FW_OK)
+		rc = fw_serve_adopt_usage(&d->users, &d->nusers, &d->capu, d->queues, d->nqueues, t->s);
+	else if (rc == FW_ENOENT &&
+		 (rc = fw_serve_accrue_users(&d->users, &d->nusers, &d->capu, d->queues, d->nqueues, t->s)) == FW_OK)
+		rc = fw_serve_accrue_usage(d->queues, d->nqueues, t->s);
+	if (rc != FW_OK)
 		return rc;
 	t->dgen = d->gen;
 	t->requests = d->cycle_requests;

@@ -87,6 +87,11 @@ int fw_serve_queue_order(struct fw_queue_spec *q, int32_t n);
  * copied into the snapshot's queues (qs in skeleton order): one decay
  * per queue and pass, however many jobs it runs.  FW_OK or FW_ENOMEM. */
 int fw_serve_accrue_usage(struct fw_queue_spec *qs, int32_t nq, struct fw_snapshot *s);
+/* The backend's usage (its usage op wrote it into s's queues and
+ * user_usage) taken as the daemon's: each queue's usage and the users'
+ * table (replaced), decayed to s->now; s's queues too.  FW_OK/FW_ENOMEM. */
+int fw_serve_adopt_usage(struct fw_user_use **u, int32_t *n, int32_t *cap, struct fw_queue_spec *qs, int32_t nq,
+			 struct fw_snapshot *s);
 /* The same for each user of a queue (*u, *n, *cap: the daemon's table, by
  * queue then user; an entry is made at a user's first running job in a
  * queue, from the queue's last pass, qs's usage_at before

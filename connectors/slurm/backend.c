@@ -11,12 +11,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "slurm_int.h"
 
 struct fw_backend {
 	struct fw_slurm *h;
 	char opts[1024];
+	bool usage_own;                 /* --backend-opt usage=own */
+	struct fw_slurm_usage *use;     /* the last read of Slurm's usage */
+	int32_t nuse;
+	fw_time use_at;
+	double use_next_ms;             /* the next read (monotonic) */
+	int use_rc;                     /* its outcome; 1 before the first */
 };
 
 static int sb_open(const struct fw_backend_config *cfg, struct fw_backend **out,
@@ -36,6 +43,8 @@ static int sb_open(const struct fw_backend_config *cfg, struct fw_backend **out,
 		free(b);
 		return rc;
 	}
+	b->usage_own = o.usage_own;
+	b->use_rc = 1;
 	*out = b;
 	return FW_OK;
 }
@@ -92,7 +101,57 @@ static void sb_close(struct fw_backend *b)
 	if (!b)
 		return;
 	fw_slurm_close(b->h);
+	free(b->use);
 	free(b);
+}
+
+static double mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* Slurm's decayed usage (usage.c) over s's: read at the first call and
+ * then every FW_SLURM_USAGE_PERIOD_S; a failed read keeps the last one
+ * (FW_ENOENT until one succeeds); FW_ENOENT with usage=own or where Slurm
+ * keeps none, and the daemon accrues its own.  A change of outcome is
+ * logged once. */
+static int sb_usage(struct fw_backend *b, struct fw_snapshot *s, struct fw_diag *d)
+{
+	double now = mono_ms(), hl = 0;
+	int32_t unmatched = 0;
+	char msg[512];
+	int rc;
+
+	if (b->usage_own)
+		return fw_diag_set(d, FW_ENOENT, "--backend-opt", 0, 0, "usage", "usage=own");
+	if (now >= b->use_next_ms) {
+		struct fw_slurm_usage *rows = NULL;
+		int32_t n = 0;
+		b->use_next_ms = now + FW_SLURM_USAGE_PERIOD_S * 1e3;
+		rc = fw_slurm_usage_fetch(b->h, &rows, &n, &hl, d);
+		if (rc != b->use_rc && rc == FW_OK)
+			fprintf(stderr, "fairway serve: fair share reads Slurm's decayed GPU usage every %d s\n",
+				FW_SLURM_USAGE_PERIOD_S);
+		else if (rc != b->use_rc) {
+			fw_diag_format(d, msg, sizeof msg);
+			fprintf(stderr, "fairway serve: Slurm's usage not read (%.400s): the daemon's own usage stands\n",
+				msg);
+		}
+		if (rc == FW_OK) {
+			free(b->use);
+			b->use = rows;
+			b->nuse = n;
+			b->use_at = s->now;
+		}
+		if (rc == FW_OK || rc == FW_ENOENT)
+			b->use_rc = rc; /* FW_EIO: the last read stands */
+	}
+	if (b->use_rc != FW_OK)
+		return FW_ENOENT;
+	return fw_slurm_usage_apply(s, b->use, b->nuse, b->use_at, &unmatched);
 }
 
 const struct fw_backend_ops fw_backend_slurm = {
@@ -106,4 +165,5 @@ const struct fw_backend_ops fw_backend_slurm = {
 	.explain = sb_explain,
 	.windows = sb_windows,
 	.release = sb_release,
+	.usage = sb_usage,
 };

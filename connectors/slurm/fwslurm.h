@@ -73,10 +73,11 @@
  *           its nodes do not sit idle while it waits;
  *           RUNNING, SUSPENDED, COMPLETING -> running on its nodes, with
  *           the GPU indices of gres_detail_str.
- *   usage = with `fairway-slurm run` (not the daemon, which keeps its own),
- *           each user association's decayed gres/gpu usage: its user's
+ *   usage = each user association's decayed gres/gpu usage: its user's
  *           usage in the account's queue, and part of the queue's
- *           (usage.c; read every FW_SLURM_USAGE_PERIOD_S seconds).
+ *           (usage.c; read every FW_SLURM_USAGE_PERIOD_S seconds, by
+ *           `fairway-slurm run` and by the backend's usage op for the
+ *           daemon; --usage config / usage=own: not read).
  *   GPUs held by jobs fairway does not manage (other partitions, unknown
  *   accounts) are marked bad on their nodes, so they are never double
  *   booked.
@@ -116,6 +117,7 @@ struct fw_slurm_opts {
 	const char *slurm_conf;   /* slurm.conf path; NULL = $SLURM_CONF */
 	const char *partitions;   /* managed, comma separated; NULL = "gpu" */
 	int comment_budget;       /* comment updates per cycle; 0 = 256 */
+	bool usage_own;           /* usage=own: not Slurm's usage (usage.c) */
 };
 
 /* What the adapter did, cumulative since open. */

@@ -66,7 +66,7 @@ static int opt_one(char *kv, struct fw_slurm_opts *o, struct fw_diag *d)
 
 	if (!v)
 		return fw_diag_set(d, FW_EINVAL, "--backend-opt", 0, 0, kv,
-				   "expected key=value (conf, partitions, comments)");
+				   "expected key=value (conf, partitions, comments, usage)");
 	*v++ = '\0';
 	if (!strcmp(kv, "conf"))
 		o->slurm_conf = v;
@@ -74,9 +74,15 @@ static int opt_one(char *kv, struct fw_slurm_opts *o, struct fw_diag *d)
 		o->partitions = v;
 	else if (!strcmp(kv, "comments"))
 		return opt_comments(v, o, d);
+	else if (!strcmp(kv, "usage") && (!strcmp(v, "slurm") || !strcmp(v, "own")))
+		o->usage_own = !strcmp(v, "own");
+	else if (!strcmp(kv, "usage"))
+		return fw_diag_set(d, FW_EINVAL, "--backend-opt", 0, 0, "usage",
+				   "usage=%s: expected slurm (Slurm's decayed usage, where Slurm keeps it; the "
+				   "default) or own (the daemon's)", v);
 	else
 		return fw_diag_set(d, FW_EINVAL, "--backend-opt", 0, 0, kv,
-				   "unknown option '%s' (conf, partitions, comments)", kv);
+				   "unknown option '%s' (conf, partitions, comments, usage)", kv);
 	return FW_OK;
 }
 

@@ -27,6 +27,12 @@
 #   users_usage_from_slurm  the same reading Slurm's usage: nobody's starts,
 #                         root's past use in team_a (Slurm's association
 #                         root@team_a) putting it behind
+#   serve_usage_own       `fairway serve --backend slurm` with a fresh
+#                         store and --backend-opt usage=own: GET
+#                         /v1/fairshare shows team_a with no usage yet
+#   serve_usage_from_slurm  the same with the default: team_a's usage is
+#                         Slurm's (its GPU-hours, and root's among its
+#                         users), taken as the daemon's own
 . "$(dirname "$0")/../slurm/lib.sh"
 TEST_NAME=slurm_usage
 export ACCT=1 PRIORITY=multifactor
@@ -121,5 +127,48 @@ if id nobody >/dev/null 2>&1 && command -v runuser >/dev/null; then
 	fi
 else
 	skip users_usage_from_slurm "no user nobody, or no runuser, to submit as"
+fi
+
+FAIRWAY=$B/tools/fairway
+SPID=
+trap '[ -n "$SPID" ] && kill -KILL "$SPID" 2>/dev/null; cleanup' EXIT
+{
+	printf 'queues:\n  - {name: team_a}\n  - {name: team_b}\nnodes:\n'
+	for i in 1 2 3 4; do printf '  - {name: gpu%03d, gpus: 8, gpuModel: h100, cpu: 64, memory: 500Gi}\n' "$i"; done
+} >"$T/serve.yaml"
+# team_a's usage in GET /v1/fairshare after the daemon's first cycles, as
+# "GPU-hours root's-GPU-hours", with these backend options
+serve_usage() {
+	rm -rf "$T/state" "$T/port"
+	"$FAIRWAY" serve --backend slurm --backend-opt "conf=$SLURM_CONF" "$@" --config "$T/serve.yaml" \
+		--state "$T/state" --listen 127.0.0.1:0 --port-file "$T/port" --period 500ms >>"$T/serve.log" 2>&1 &
+	SPID=$!
+	wait_until 20 'test -s "$T/port"' && sleep 2
+	curl -s -H "Authorization: Bearer $(cat "$T/state/token" 2>/dev/null)" \
+		"http://127.0.0.1:$(cat "$T/port" 2>/dev/null)/v1/fairshare" |
+		python3 -c 'import json, sys
+q = [x for x in json.load(sys.stdin)["queues"] if x["queue"] == "team_a"][0]
+r = [u["usageGpuHours"] for u in q.get("users", []) if u["user"] == "root"]
+print("%.3f %.3f" % (q["usageGpuHours"], r[0] if r else 0))' 2>/dev/null
+	kill -TERM "$SPID" 2>/dev/null
+	wait "$SPID" 2>/dev/null
+	SPID=
+}
+if [ -x "$FAIRWAY" ] && "$FAIRWAY" serve --help 2>&1 | grep -q '^  slurm'; then
+	read -r ua ur <<<"$(serve_usage --backend-opt usage=own)"
+	if [ "$ua" = 0.000 ] && [ "$ur" = 0.000 ]; then
+		ok serve_usage_own
+	else
+		bad serve_usage_own "team_a usage '$ua' GPU-h, root's '$ur' (expected 0.000 0.000); $(tail -3 "$T/serve.log")"
+	fi
+	read -r ua ur <<<"$(serve_usage)"
+	if awk -v a="${ua:-0}" -v r="${ur:-0}" 'BEGIN { exit !(a > 0.1 && r > 0.1) }' &&
+		grep -q "fair share reads Slurm's decayed GPU usage" "$T/serve.log"; then
+		ok serve_usage_from_slurm
+	else
+		bad serve_usage_from_slurm "team_a usage '$ua' GPU-h, root's '$ur' (expected > 0.1 each); $(tail -3 "$T/serve.log")"
+	fi
+else
+	skip serve_usage_from_slurm "fairway serve has no slurm backend in $B"
 fi
 finish

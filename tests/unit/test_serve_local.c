@@ -1204,6 +1204,54 @@ TEST(users_usage_is_kept_per_queue)
 	fw_snapshot_free(s);
 }
 
+/* A backend's usage (Slurm's, written into the snapshot by its usage op)
+ * becomes the daemon's: each queue's usage decayed to now, and the users'
+ * table replaced by the snapshot's entries (two of one user and queue add
+ * up), sorted by queue and user as the cycle looks them up. */
+TEST(a_backends_usage_becomes_the_daemons)
+{
+	static const char *const names[] = { "zeta", "alpha" };
+	struct fw_queue_spec qs[2];
+	struct fw_snapshot *s = usage_world(qs, names, 1000);
+	struct fw_user_use *u = NULL;
+	int32_t n = 0, cap = 0;
+	struct fw_user_usage x = { .queue = 0, .usage = 3600, .usage_at = 1000 };
+	double h = s->config.usage_half_life_s;
+
+	qs[0].usage = 99999; /* the daemon's own: replaced */
+	running(s, "carol", 0, 0x1, 0);
+	ASSERT_OK(fw_serve_accrue_users(&u, &n, &cap, qs, 2, s)); /* carol: an entry of the daemon's */
+	ASSERT_EQ(n, 1);
+	s->nuser_usage = 0;
+	s->now = 1000 + (fw_time)h; /* one half-life after the backend's read */
+	s->queues[0].usage = 5400;
+	s->queues[0].usage_at = 1000;
+	s->queues[1].usage = 0;
+	snprintf(x.user, sizeof x.user, "bob");
+	fw_snapshot_add_user_usage(s, &x);
+	x.usage = 1800;
+	fw_snapshot_add_user_usage(s, &x); /* bob again (another partition) */
+	x.queue = 1;
+	snprintf(x.user, sizeof x.user, "alice");
+	fw_snapshot_add_user_usage(s, &x);
+	ASSERT_OK(fw_serve_adopt_usage(&u, &n, &cap, qs, 2, s));
+	ASSERT(fabs(qs[0].usage - 2700) < 1e-6);
+	ASSERT_EQ(qs[0].usage_at, s->now);
+	ASSERT(fabs(s->queues[0].usage - 2700) < 1e-6);
+	ASSERT_EQ(s->queues[0].usage_at, s->now);
+	ASSERT(qs[1].usage == 0);
+	ASSERT_EQ(n, 2); /* carol is gone: Slurm's rows are the truth */
+	ASSERT_STR_EQ(u[0].queue, "alpha");
+	ASSERT_STR_EQ(u[0].user, "alice");
+	ASSERT(fabs(u[0].usage - 900) < 1e-6);
+	ASSERT_STR_EQ(u[1].queue, "zeta");
+	ASSERT_STR_EQ(u[1].user, "bob");
+	ASSERT(fabs(u[1].usage - 2700) < 1e-6);
+	ASSERT_EQ(u[1].usage_at, s->now);
+	free(u);
+	fw_snapshot_free(s);
+}
+
 TEST_MAIN(stale_generation_changes_nothing_and_actions_are_idempotent, jobs_run_for_their_runtime_and_survive_reopen,
 	  an_evicted_job_resumes_from_its_last_checkpoint,
 	  thousands_of_jobs_are_found_by_name, jobs_with_a_non_zero_exit_code_fail, failed_jobs_make_their_node_suspect,
@@ -1211,4 +1259,4 @@ TEST_MAIN(stale_generation_changes_nothing_and_actions_are_idempotent, jobs_run_
 	  a_job_on_a_node_the_fleet_shrank_is_requeued, a_finish_the_store_refuses_changes_nothing,
 	  reload_after_a_rollback_restores_the_committed_world, node_selectors_become_node_filters,
 	  task_group_selectors_become_group_filters, queue_usage_decays_once_per_pass,
-	  users_usage_is_kept_per_queue)
+	  users_usage_is_kept_per_queue, a_backends_usage_becomes_the_daemons)

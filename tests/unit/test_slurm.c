@@ -66,6 +66,14 @@ TEST(options)
 		ASSERT_STR_CONTAINS(d.msg, "expected a whole number from 1 to 1000000");
 		ASSERT_EQ(o.comment_budget, 10); /* unchanged */
 	}
+	ASSERT(!o.usage_own);
+	char own[32] = "usage=own", slurm[32] = "usage=slurm", sshare[32] = "usage=sshare";
+	ASSERT_OK(fw_slurm_opts_parse(own, &o, &d));
+	ASSERT(o.usage_own);
+	ASSERT_OK(fw_slurm_opts_parse(slurm, &o, &d));
+	ASSERT(!o.usage_own);
+	ASSERT_EQ(fw_slurm_opts_parse(sshare, &o, &d), FW_EINVAL);
+	ASSERT_STR_CONTAINS(d.msg, "usage=sshare: expected slurm (Slurm's decayed usage");
 }
 
 TEST(managed_partitions)
