@@ -180,12 +180,14 @@ CONF
 	# leaf switches s1..sN over consecutive ranges, one root above them
 	per=$(((NODES + SWITCHES - 1) / SWITCHES))
 	: >"$LAB/etc/topology.conf"
+	made=0 # fewer than SWITCHES when there are fewer nodes (NODES=1)
 	for ((sw = 1; sw <= SWITCHES; sw++)); do
 		lo=$(((sw - 1) * per + 1)); hi=$((sw * per)); ((hi > NODES)) && hi=$NODES
 		((lo > hi)) && break
 		printf 'SwitchName=s%d Nodes=gpu[%03d-%03d]\n' "$sw" "$lo" "$hi" >>"$LAB/etc/topology.conf"
+		made=$sw
 	done
-	printf 'SwitchName=root Switches=s[1-%d]\n' "$SWITCHES" >>"$LAB/etc/topology.conf"
+	printf 'SwitchName=root Switches=s[1-%d]\n' "$made" >>"$LAB/etc/topology.conf"
 	[ "$JOB_SUBMIT" = 1 ] && cp "$ROOT/contrib/slurm/job_submit.lua" "$LAB/etc/job_submit.lua"
 	printf 'export SLURM_CONF=%s\nexport FW_SLURM_LAB=%s\n' "$LAB/etc/slurm.conf" "$LAB" >"$LAB/env.sh"
 	echo "$PORT_BASE" >"$LAB/port_base"
