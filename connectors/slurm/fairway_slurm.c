@@ -40,9 +40,11 @@ static const char usage[] =
 	"--interval S (default 1) between cycles; --cycles N stops after N\n"
 	"(default: run until SIGINT/SIGTERM).  --usage slurm (default): fair\n"
 	"share reads each account's and user's decayed GPU usage from Slurm\n"
-	"(what sshare shows; needs PriorityType=priority/multifactor, slurmdbd\n"
-	"and gres/gpu in AccountingStorageTRES), every 30 s; --usage config:\n"
-	"the YAML's usage and userUsage.  bench: see bench/bench_slurm.sh.\n"
+	"(what sshare shows; needs PriorityType=priority/multifactor, slurmdbd,\n"
+	"AccountingStorageEnforce with limits and gres/gpu in\n"
+	"AccountingStorageTRES; docs/slurm.md), every 30 s; --usage config:\n"
+	"the YAML's usage and userUsage (--opt usage=own too).  bench: see\n"
+	"bench/bench_slurm.sh.\n"
 	"A value may follow its flag or be joined to it (--config=FILE).\n";
 
 static volatile sig_atomic_t stop_flag; /* set by SIGINT/SIGTERM only */
@@ -413,6 +415,18 @@ static int import_accounts(struct loop *l, struct fw_snapshot *base)
 	return rc == FW_EIO ? 1 : 2;
 }
 
+/* --opt usage=own (the daemon's spelling; open_slurm checked the list). */
+static bool opt_usage_own(const char *opt)
+{
+	struct fw_slurm_opts o;
+	struct fw_diag d;
+	char buf[sizeof ((struct args *)0)->opt];
+
+	memset(&o, 0, sizeof o);
+	snprintf(buf, sizeof buf, "%s", opt);
+	return fw_slurm_opts_parse(buf, &o, &d) == FW_OK && o.usage_own;
+}
+
 static int cmd_run(struct args *a)
 {
 	struct loop l = { 0 };
@@ -427,6 +441,8 @@ static int cmd_run(struct args *a)
 		fw_snapshot_free(base);
 		return 2;
 	}
+	l.usage_slurm = !a->usage_config && !opt_usage_own(a->opt); /* --opt usage=own says the same; read
+								      * before open_slurm parses a->opt in place */
 	if ((rc = open_slurm(a, &l.h)) != 0) {
 		fw_snapshot_free(base);
 		return rc;
@@ -438,7 +454,6 @@ static int cmd_run(struct args *a)
 	}
 	l.base = base;
 	l.quiet = a->quiet;
-	l.usage_slurm = !a->usage_config;
 	l.usage_rc = 1; /* no read yet */
 	fw_arena_init(&l.arena, 0);
 	if (!strcmp(a->cmd, "bench")) {

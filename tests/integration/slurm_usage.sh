@@ -20,7 +20,7 @@
 #                         book no node, so team_b's 3 whole-node jobs
 #                         submitted next run at once on the idle nodes,
 #                         and a held-back job's comment names the limit
-#   users_config_order    with scheduler.userFairShare and --usage config,
+#   users_config_order    with scheduler.userFairShare and --opt usage=own,
 #                         of root's and then nobody's team_a job, each of 5
 #                         GPUs on all 4 nodes (one fits at a time), root's
 #                         starts: nothing tells the users apart but order
@@ -117,7 +117,7 @@ if id nobody >/dev/null 2>&1 && command -v runuser >/dev/null; then
 		scancel "$r" "$u" 2>/dev/null
 		wait_until 30 no_jobs
 	}
-	w=$(first_user --usage config)
+	w=$(first_user --opt usage=own) # the daemon's spelling of --usage config
 	if [ "$w" = root ]; then ok users_config_order; else bad users_config_order "first: '$w' (expected root)"; fi
 	w=$(first_user)
 	if [ "$w" = nobody ]; then
