@@ -453,6 +453,36 @@ static int check_queues(const struct fw_snapshot *s, const struct usage *u, stru
 	return FW_OK;
 }
 
+/* A preemptor waiting for its victims' checkpoints (preempt.c) names a
+ * running victim this plan keeps, whose next checkpoint (at b) is within
+ * the grace and sooner than the work it would lose now; it is expected
+ * no later. */
+static int check_checkpoint_wait(const struct fw_snapshot *s, const struct fw_plan *p, const struct fw_pending *r,
+				 struct fw_diag *d)
+{
+	const char *name = s->jobs[r->job].name;
+	const struct fw_job *v = r->a >= 0 && r->a < s->njobs ? &s->jobs[r->a] : NULL;
+
+	if (s->config.checkpoint_grace_s <= 0)
+		return FAIL(d, "pending", "job %s waits for a checkpoint, but checkpoint_grace_s is off", name);
+	if (!v || v->alloc_count == 0 || !fw_job_evictable(s, v))
+		return FAIL(d, "pending", "job %s waits for the checkpoint of job #%lld, not a running evictable job",
+			    name, (long long)r->a);
+	for (int32_t i = 0; i < p->ndecisions; i++)
+		if (p->decisions[i].kind == FW_DECIDE_EVICT && p->decisions[i].job == r->a)
+			return FAIL(d, "pending", "job %s waits for the checkpoint of job %s, which this plan evicts",
+				    name, v->name);
+	fw_time cp = fw_job_checkpoint(s, v), work = fw_job_lost_work(s, v, s->now);
+	if (cp <= 0 || r->b != s->now + cp - work || cp - work > s->config.checkpoint_grace_s ||
+	    cp - work >= work)
+		return FAIL(d, "pending", "job %s waits for job %s's checkpoint at t=%lld, which is not its next one "
+				 "within the grace and sooner than its work since the last", name, v->name, (long long)r->b);
+	if (r->expected_start != FW_TIME_UNKNOWN && r->expected_start > r->b)
+		return FAIL(d, "pending", "job %s waits for a checkpoint at t=%lld but is expected at t=%lld", name,
+			    (long long)r->b, (long long)r->expected_start);
+	return FW_OK;
+}
+
 static int check_pending(const struct fw_snapshot *s, const struct fw_plan *p, const struct usage *u,
 			 struct fw_arena *a, struct fw_diag *d)
 {
@@ -483,6 +513,9 @@ static int check_pending(const struct fw_snapshot *s, const struct fw_plan *p, c
 			return FAIL(d, "pending", "job %s has no pending reason", s->jobs[r->job].name);
 		if (i && r->job <= p->pending[i - 1].job)
 			return FAIL(d, "pending", "pending entries are not in job order");
+		int rc = r->reason == FW_REASON_CHECKPOINT_WAIT ? check_checkpoint_wait(s, p, r, d) : FW_OK;
+		if (rc != FW_OK)
+			return rc;
 	}
 	for (int32_t i = 0; i < u->npending; i++)
 		if (!seen[u->pending[i]])

@@ -666,7 +666,10 @@ int fw_cycle_run(const struct fw_snapshot *s, const struct fw_policy_ops *pol,
 		return rc;
 	if ((rc = fw__phase_drain(&y)) != FW_OK)
 		return rc;
-	if (s->config.estimate_starts && (rc = fw__phase_estimate(&y)) != FW_OK)
-		return rc;
+	if (s->config.estimate_starts) {
+		if ((rc = fw__phase_estimate(&y)) != FW_OK)
+			return rc;
+		fw__checkpoint_estimates(&y);
+	}
 	return fw__phase_emit(&y, out);
 }

@@ -373,6 +373,10 @@ int fw__record_start(struct cyc *y, int32_t jx, const struct fw__placement *p);
 /* Evict running preemptible jobs for a job that then starts (preempt.c);
  * a no-op unless the policy sets `reclaim`. */
 int fw__phase_reclaim(struct cyc *y);
+/* After the estimates: a preemptor that waits for its victims'
+ * checkpoints (CHECKPOINT_WAIT, config checkpoint_grace_s) is expected no
+ * later than the last of them (preempt.c). */
+void fw__checkpoint_estimates(struct cyc *y);
 /* Consolidation (policy max_moves): start gang jx, which just failed to
  * place, by moving single-task preemptible jobs elsewhere.  1: started
  * (EVICT ... START jx, START moved ...), 0: nothing changed, < 0: error. */

@@ -145,6 +145,11 @@ char *fw_reason_format_job(const struct fw_snapshot *s, int32_t job, enum fw_rea
 		singular(buf);
 		return buf;
 	}
+	if (r == FW_REASON_CHECKPOINT_WAIT && s && a >= 0 && a < s->njobs) {
+		snprintf(buf, n, "it takes the GPUs of job %s, which saves a checkpoint at t=%lld: it waits for it rather "
+				 "than throw that job's work away", s->jobs[a].name, (long long)b);
+		return buf;
+	}
 	if (r == FW_REASON_GPU_MODEL && s && job >= 0 && job < s->njobs)
 		for (int g = 0; g < s->jobs[job].ngroups && !model; g++)
 			if (s->jobs[job].groups[g].gpus && s->jobs[job].groups[g].gpu_model[0])

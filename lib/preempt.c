@@ -50,6 +50,19 @@
  * the same shape, leaf queue and priority already failed this cycle (the
  * same victims are eligible for it: a cost bound, not a proof).
  *
+ * At a checkpoint (config checkpoint_grace_s > 0; off by default).  Once
+ * the victims are chosen and the preemptor placed, if every victim saves
+ * a checkpoint within the grace, each sooner than the work it would lose
+ * now (its time to the checkpoint, interval - work, below its work), the
+ * eviction waits: victims and preemptor are put back, the victims are
+ * kept from every other preemptor this cycle, and the preemptor waits
+ * with CHECKPOINT_WAIT (a = the victim whose checkpoint comes last, b =
+ * that time; its estimate is no later).  A later cycle, once they have
+ * saved, finds them cheap (little work since the checkpoint, and the
+ * next one an interval away, no longer sooner than that work) and evicts.
+ * Stateless: nothing is remembered between cycles; the rule only asks
+ * the clock.  The cost is the preemptor's wait, at most the grace.
+ *
  * Plan.  EVICT decisions (tasks = the victim's running allocation; a = the
  * preemptor's job index, b = its queue) in the order made, then the
  * preemptor's START.  Queue allocations lose the victims.  Running jobs'
@@ -91,6 +104,11 @@ struct rc {
 	uint64_t open;          /* the preemptor's GPU models (fw__mlim_gate),
 				 * as its queues held before any eviction:
 				 * evictions only add room under the limits */
+	/* at a checkpoint (config checkpoint_grace_s > 0, else NULL/0) */
+	fw_time grace;
+	bool *held;             /* per job: a victim some preemptor waits for */
+	int32_t *waiting;       /* the preemptors that wait, in order */
+	int32_t nwaiting;
 };
 
 static struct fw_res job_use(const struct fw_snapshot *s, const struct fw_job *j)
@@ -337,6 +355,8 @@ static int gather(struct rc *x, int32_t p, int64_t need)
 	x->nvict = 0;
 	for (int32_t i = 0; i < x->ncand && x->nvict < most && probes < MAX_PROBES; i++) {
 		int32_t v = x->cand[i].job;
+		if (x->held && x->held[v])
+			continue; /* another preemptor waits for its checkpoint */
 		enum fw_reason why = x->moving ? movable(x, v) : eligible(x, p, v);
 		if (why == FW_REASON_NONE || !within_filter(x, p, v))
 			continue;
@@ -458,6 +478,55 @@ static int settle(struct rc *x, int32_t p, struct fw__placement *pl)
 	}
 }
 
+static void unplace(struct cyc *y, int32_t job, const struct fw__placement *pl)
+{
+	struct ev e = { .end = 0, .job = job, .tasks = pl->tasks, .ntasks = pl->ntasks };
+
+	fw__resv_release(&y->c, &y->s->jobs[job], &e);
+}
+
+/* When, if ever, the eviction of x->vict should wait for their
+ * checkpoints: every victim has an interval, its next checkpoint within
+ * the grace and sooner than the work it would lose now (so not one that
+ * has just saved).  The time of the last such checkpoint (the first
+ * victim with it in *last), or 0: evict now. */
+static fw_time checkpoint_due(const struct rc *x, int32_t *last)
+{
+	const struct fw_snapshot *s = x->y->s;
+	fw_time due = 0;
+
+	for (int32_t k = 0; k < x->nvict; k++) {
+		const struct fw_job *vj = &s->jobs[x->vict[k]];
+		fw_time cp = fw_job_checkpoint(s, vj), work = fw_job_lost_work(s, vj, s->now);
+		if (cp <= 0 || cp - work > x->grace || cp - work >= work)
+			return 0;
+		if (s->now + cp - work > due) {
+			due = s->now + cp - work;
+			*last = x->vict[k];
+		}
+	}
+	return due;
+}
+
+/* Put back the victims and preemptor p (placed on *pl), keep the victims
+ * for p, and let p wait for the last checkpoint (reason CHECKPOINT_WAIT). */
+static void wait_for_checkpoint(struct rc *x, int32_t p, const struct fw__placement *pl, int32_t last,
+				fw_time due)
+{
+	struct fw_pending *r = &x->y->reason[p];
+
+	unplace(x->y, p, pl);
+	while (x->nvict > 0) {
+		int32_t v = x->vict[--x->nvict];
+		sim(x, v, false);
+		x->held[v] = true;
+	}
+	r->reason = FW_REASON_CHECKPOINT_WAIT;
+	r->a = last;
+	r->b = due;
+	x->waiting[x->nwaiting++] = p;
+}
+
 /* Try to start pending job p by evicting others. */
 static int try_preemptor(struct rc *x, int32_t p)
 {
@@ -476,6 +545,12 @@ static int try_preemptor(struct rc *x, int32_t p)
 		return rc; /* the dry run just fitted: only ENOMEM */
 	if ((rc = settle(x, p, &pl)) <= 0)
 		return rc;
+	int32_t last = -1;
+	fw_time due = x->grace > 0 ? checkpoint_due(x, &last) : 0;
+	if (due > 0) {
+		wait_for_checkpoint(x, p, &pl, last, due);
+		return FW_OK;
+	}
 	for (int32_t k = 0; k < x->nvict; k++)
 		record_evict(x, x->vict[k], x->why[k], p);
 	x->y->reclaimed = x->nvict > 0 || x->y->reclaimed;
@@ -494,6 +569,10 @@ static int rc_init(struct rc *x, struct cyc *y)
 	x->move_tries = 2 * y->pol->max_moves;
 	x->open = fw__mlim_all(y);
 	x->starve_after = fw__starve_after(y);
+	x->grace = s->config.checkpoint_grace_s > 0 ? s->config.checkpoint_grace_s : 0;
+	if (x->grace > 0 && (!(x->held = FW_ARENA_NEW(y->a, bool, s->njobs + 1)) ||
+			     !(x->waiting = FW_ARENA_NEW(y->a, int32_t, s->njobs + 1))))
+		return FW_ENOMEM;
 	x->fair_dom = FW_ARENA_NEW(y->a, double, s->nqueues + 1);
 	x->vict = FW_ARENA_NEW(y->a, int32_t, maxev + 1);
 	x->why = FW_ARENA_NEW(y->a, enum fw_reason, maxev + 1);
@@ -542,13 +621,6 @@ static int drop_evicted_events(struct cyc *y);
 static int64_t free_whole(const struct cyc *y)
 {
 	return y->c.dom[0].free_whole;
-}
-
-static void unplace(struct cyc *y, int32_t job, const struct fw__placement *pl)
-{
-	struct ev e = { .end = 0, .job = job, .tasks = pl->tasks, .ntasks = pl->ntasks };
-
-	fw__resv_release(&y->c, &y->s->jobs[job], &e);
 }
 
 /* The gang is placed on the room the victims left (*pl); place each
@@ -690,11 +762,27 @@ int fw__phase_reclaim(struct cyc *y)
 			int32_t before = y->ndec;
 			if ((rc = try_preemptor(x, p)) < 0)
 				return rc;
-			if (y->ndec == before && sh >= 0) {
+			if (y->ndec == before && sh >= 0 && y->reason[p].reason != FW_REASON_CHECKPOINT_WAIT) {
 				x->failed[sh] = y->ji[p].queue + 1;
 				x->failed_prio[sh] = y->ji[p].prio;
 			}
 		}
 	}
 	return y->nevicted ? drop_evicted_events(y) : FW_OK;
+}
+
+void fw__checkpoint_estimates(struct cyc *y)
+{
+	const struct rc *x = y->reclaim;
+
+	for (int32_t i = 0; x && i < x->nwaiting; i++) {
+		struct fw_pending *r = &y->reason[x->waiting[i]];
+		if (r->reason != FW_REASON_CHECKPOINT_WAIT) /* drained since */
+			continue;
+		if (r->expected_start == FW_TIME_UNKNOWN || r->expected_start > r->b) {
+			r->expected_start = r->b;
+			r->unknown_why = FW_REASON_NONE;
+			r->why_a = r->why_b = 0;
+		}
+	}
 }

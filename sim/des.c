@@ -501,6 +501,7 @@ static int sim_init(struct sim *m, const struct fw_teams *teams)
 	m->s->config.reserve_depth = m->o->reserve_depth;
 	m->s->config.xfactor_cap_s = m->o->xfactor_cap_s;
 	m->s->config.user_fair_share = m->o->user_fair_share;
+	m->s->config.checkpoint_grace_s = m->o->checkpoint_grace_s;
 	fw_arena_init(&m->arena, (size_t)4 << 20);
 	if ((rc = add_nodes(m->s, m->o)) != FW_OK || (rc = init_capacity(m)) != FW_OK ||
 	    (rc = add_queues(m, teams, m->free_gpus)) != FW_OK)
@@ -1521,6 +1522,7 @@ struct variant {
 	int32_t reserve_depth;         /* 0 = the run's (--reserve-depth), < 0 none */
 	int64_t xfactor_cap_s;         /* 0 = the run's (--xfactor-cap), < 0 off */
 	int users;                     /* -1 = the run's (--user-fair-share), 0 off, 1 on */
+	int64_t grace_s;               /* -1 = the run's (--checkpoint-grace), 0 off */
 };
 
 struct cli {
@@ -1578,7 +1580,8 @@ static const char usage_text[] =
 	"                      NAME:KEY=VALUE[:KEY=VALUE] is a variant with its own\n"
 	"                      starve-after=S (0 = off), backfill=easy|conservative,\n"
 	"                      reserve-depth=N (0 = none), xfactor-cap=S (0 =\n"
-	"                      off) or user-fair-share=on|off, e.g.\n"
+	"                      off), user-fair-share=on|off or\n"
+	"                      checkpoint-grace=S (0 = off), e.g.\n"
 	"                      fairway,fairway:starve-after=432000,fairway:reserve-depth=4\n"
 	"  --tick S            scheduling period in seconds (default 60)\n"
 	"  --preemptible       every job may be evicted: policies with reclaim\n"
@@ -1616,6 +1619,11 @@ static const char usage_text[] =
 	"                      checkpoint, every S seconds (default 1800);\n"
 	"                      0: it restarts from scratch.  Victims are chosen\n"
 	"                      by the work they lose since their last checkpoint\n"
+	"  --checkpoint-grace S  preempt at a checkpoint: an eviction whose every\n"
+	"                      victim saves a checkpoint within S seconds (and\n"
+	"                      sooner than the work it would lose) waits for\n"
+	"                      those checkpoints (YAML scheduler.checkpointGrace;\n"
+	"                      default 0: off; fairway and kai, which evict)\n"
 	"  --failures R        node failures per 1,000 node-days (Poisson per node;\n"
 	"                      Meta's RSC-1 saw 6.50; default 0: none), drawn once\n"
 	"                      for every policy (each replay meets those before its\n"
@@ -1741,7 +1749,8 @@ static bool takes_setting(const struct fw_policy_ops *p, unsigned bit)
 {
 	return bit == 1 ? p->starve_after_s > 0 : bit == 4 ? p->reserve_depth > 0
 	       : bit == 8 ? !p->job_before && !p->job_score
-	       : bit == 16 ? p->queue_order != FW_QORDER_GLOBAL : true;
+	       : bit == 16 ? p->queue_order != FW_QORDER_GLOBAL
+	       : bit == 32 ? p->reclaim : true;
 }
 
 /* A setting that means nothing to w's policy is refused, naming the
@@ -1761,6 +1770,7 @@ static int setting_applies(const struct variant *w, unsigned bit)
 			   bit == 1 ? "has no starvation pass, so starve-after"
 			   : bit == 8 ? "orders jobs its own way, so xfactor-cap"
 			   : bit == 16 ? "keeps one line across the queues, so user-fair-share"
+			   : bit == 32 ? "never evicts, so checkpoint-grace"
 				       : "makes no reservations, so reserve-depth",
 			   bit == 1 ? "policies with one" : "policies that do", with);
 }
@@ -1775,11 +1785,11 @@ static int variant_setting(struct variant *w, char *kv, unsigned *seen)
 	if (!v || v == kv || !v[1])
 		return entry_error(w, "'%s': a variant's settings are KEY=VALUE "
 				   "(starve-after=S, backfill=easy|conservative, reserve-depth=N, xfactor-cap=S, "
-				   "user-fair-share=on|off)", kv);
+				   "user-fair-share=on|off, checkpoint-grace=S)", kv);
 	*v++ = '\0';
 	unsigned bit = !strcmp(kv, "starve-after") ? 1u : !strcmp(kv, "backfill") ? 2u
 		       : !strcmp(kv, "reserve-depth") ? 4u : !strcmp(kv, "xfactor-cap") ? 8u
-		       : !strcmp(kv, "user-fair-share") ? 16u : 0u;
+		       : !strcmp(kv, "user-fair-share") ? 16u : !strcmp(kv, "checkpoint-grace") ? 32u : 0u;
 	if (*seen & bit)
 		return entry_error(w, "%s is set twice", kv);
 	*seen |= bit;
@@ -1811,9 +1821,15 @@ static int variant_setting(struct variant *w, char *kv, unsigned *seen)
 		if (strcmp(v, "on") && strcmp(v, "off"))
 			return usage_error("--policies: user-fair-share=%s: use on or off", v);
 		w->users = !strcmp(v, "on");
+	} else if (!strcmp(kv, "checkpoint-grace")) {
+		errno = 0;
+		x = strtoll(v, &end, 10);
+		if (errno || *end || x < 0 || x > FW_CHECKPOINT_GRACE_MAX || v[0] < '0' || v[0] > '9')
+			return usage_error("--policies: checkpoint-grace=%s: whole seconds from 0 (off) to 86400", v);
+		w->grace_s = x;
 	} else {
 		return usage_error("--policies: unknown setting '%s' (starve-after, backfill, reserve-depth, "
-				   "xfactor-cap, user-fair-share)", kv);
+				   "xfactor-cap, user-fair-share, checkpoint-grace)", kv);
 	}
 	return 0;
 }
@@ -1843,6 +1859,7 @@ static int parse_variant(char *p, struct variant *w)
 	snprintf(w->label, sizeof w->label, "%s", p);
 	w->backfill = -1;
 	w->users = -1;
+	w->grace_s = -1;
 	rest = cut(p, ':');
 	w->name = p;
 	if (!*p)
@@ -2026,7 +2043,8 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 		"--racks", "--csv", "--report", "--blocks", "--fleet", "--fleet-openb",
 		"--topo", "--nodes-from-topo", "--verbose", "--checkpoint", "--preemptible", "--user-fair-share",
 		"--min-runtime", "--failures", "--flaky", "--repair", "--failure-seed", "--starve-after",
-		"--backfill", "--reserve-depth", "--xfactor-cap", "--jobs", "--shares", "--model-limits", NULL };
+		"--backfill", "--reserve-depth", "--xfactor-cap", "--jobs", "--shares", "--model-limits",
+		"--checkpoint-grace", NULL };
 	int i = 0;
 	char hint[96];
 
@@ -2074,6 +2092,8 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 		return (rc = set_number(f, v, 31536000, &x)) ? rc : (c->o.tick_s = x, 0);
 	else if (!strcmp(f, "--checkpoint"))
 		return (rc = set_seconds(f, v, 31536000, &x)) ? rc : (c->checkpoint_s = x, 0);
+	else if (!strcmp(f, "--checkpoint-grace"))
+		return (rc = set_seconds(f, v, FW_CHECKPOINT_GRACE_MAX, &x)) ? rc : (c->o.checkpoint_grace_s = x, 0);
 	else if (!strcmp(f, "--min-runtime"))
 		return (rc = set_seconds(f, v, 31536000, &x)) ? rc : (c->o.min_runtime_s = x, 0);
 	else if (!strcmp(f, "--model-limits"))
@@ -2355,6 +2375,7 @@ static json_t *run_json(const struct cli *c, const struct fw_itp_trace *t,
 	json_object_set_new(o, "xfactor_cap_s", !c->o.xfactor_cap_s ? json_null() :
 				  json_integer(c->o.xfactor_cap_s < 0 ? 0 : c->o.xfactor_cap_s));
 	json_object_set_new(o, "user_fair_share", json_boolean(c->o.user_fair_share));
+	json_object_set_new(o, "checkpoint_grace_s", json_integer(c->o.checkpoint_grace_s));
 	json_object_set_new(o, "teams", json_string(teams->source));
 	if (c->fail.rate_per_1000 > 0)
 		json_object_set_new(o, "failure_model",
@@ -2474,6 +2495,7 @@ static void variant_json(const struct cli *c, const struct variant *w, json_t *p
 	json_object_set_new(pj, "reserve_depth", !rd ? json_null() : json_integer(rd < 0 ? 0 : rd));
 	json_object_set_new(pj, "xfactor_cap_s", !xc ? json_null() : json_integer(xc < 0 ? 0 : xc));
 	json_object_set_new(pj, "user_fair_share", json_boolean(w->users >= 0 ? w->users == 1 : c->o.user_fair_share));
+	json_object_set_new(pj, "checkpoint_grace_s", json_integer(w->grace_s >= 0 ? w->grace_s : c->o.checkpoint_grace_s));
 }
 
 /* The replay of variant w: its settings over the run's, then the run's back. */
@@ -2495,6 +2517,8 @@ static int replay_variant(struct cli *c, const struct variant *w, const struct f
 		c->o.xfactor_cap_s = w->xfactor_cap_s;
 	if (w->users >= 0)
 		c->o.user_fair_share = w->users == 1;
+	if (w->grace_s >= 0)
+		c->o.checkpoint_grace_s = w->grace_s;
 	rc = fw_sim_run_trace(&c->tr, teams, &c->o, r, d);
 	keep.hooks = c->o.hooks;
 	c->o = keep;

@@ -194,6 +194,9 @@ struct fw_sim_opts {
 	int64_t xfactor_cap_s;   /* fw_sched_config.xfactor_cap_s: 0 = each
 				  * policy's own, > 0 this cap, < 0 off */
 	bool user_fair_share;    /* fw_sched_config.user_fair_share */
+	int64_t checkpoint_grace_s; /* fw_sched_config.checkpoint_grace_s: 0
+				     * off, > 0 evictions wait this long at
+				     * most for the victims' checkpoints */
 	/* GPU model limits (snapshot.model_limits): each queue may hold at
 	 * most pct % of its deserved GPUs of each model listed */
 	int32_t nmodel_limits;

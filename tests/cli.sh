@@ -100,6 +100,21 @@ if rows tests/scenario/reclaim_checkpoint.yaml | grep -qx ' old team-a 8.00 1 re
 else
 	bad "plan-table-evicted"; rows tests/scenario/reclaim_checkpoint.yaml | head -8
 fi
+# scheduler.checkpointGrace: b waits for old's checkpoint at t=40300 (the
+# golden reclaim_at_checkpoint.json); a plan after it evicts old, which
+# then loses one minute of work instead of 25
+cg=$(mktemp)
+sed 's/^now: 40000$/now: 40360/' tests/scenario/reclaim_at_checkpoint.yaml >"$cg"
+if rows tests/scenario/reclaim_at_checkpoint.yaml | grep -q 'b team-b checkpoint_wait t=40300 (+300s) 0 it takes the GPUs of job old' &&
+	rows "$cg" | grep -qx ' old team-a 8.00 1 reclaimed b 1m n0'; then
+	ok "plan-checkpoint-wait-then-evict"
+else
+	bad "plan-checkpoint-wait-then-evict"; rows "$cg" | head -8
+fi
+rm -f "$cg"
+expect "plan-checkpoint-grace-too-long" 2 \
+	"field scheduler.checkpointGrace: the grace must be at most 1d" \
+	"$FW" plan --config <(sed 's/checkpointGrace: 10m/checkpointGrace: 25h/' tests/scenario/reclaim_at_checkpoint.yaml)
 # EASY backfill (slurm) reserves for one job: the next one, which would fit
 # now but run past that reservation, waits and names it
 expect "plan-reason-reserved-names-the-job" 0 \
@@ -673,6 +688,32 @@ assert same(v["fairway:xfactor-cap=43200"], v["fairway"]), "12 h is fairway's ow
 assert not same(v["fairway:xfactor-cap=0"], v["fairway"]), "submit order changed nothing"
 PY
 then ok "sim-run-xfactor-cap-reaches-the-engine"; else bad "sim-run-xfactor-cap-reaches-the-engine"; fi
+# --checkpoint-grace S / checkpoint-grace=S (YAML scheduler.checkpointGrace):
+# an eviction whose victims save within S waits for them; only policies
+# that evict take it
+expect "sim-run-checkpoint-grace-too-long" 2 "--checkpoint-grace '86401': expected whole seconds 0..86400" \
+	"$FW" sim run --trace x --checkpoint-grace 86401
+expect "sim-run-variant-bad-checkpoint-grace" 2 "checkpoint-grace=10m: whole seconds from 0 (off) to 86400" \
+	"$FW" sim run --trace x --policies fairway:checkpoint-grace=10m
+expect "sim-run-variant-checkpoint-grace-needs-evictions" 2 \
+	"--policies 'slurm:checkpoint-grace=600': slurm never evicts, so checkpoint-grace means nothing to it (policies that do: fairway, kai)" \
+	"$FW" sim run --trace x --policies slurm:checkpoint-grace=600
+cgo="--trace synthetic:3 --nodes 13x8 --tick 300 --preemptible --min-runtime 3600 --checkpoint 1800"
+"$FW" sim run $cgo --policies fairway,fairway:checkpoint-grace=900 --json "$SV/cgvar.json" >/dev/null 2>&1
+"$FW" sim run $cgo --policies fairway --checkpoint-grace 900 --json "$SV/cg.json" >/dev/null 2>&1
+if python3 - "$SV" <<'PY'
+import json, sys
+d = {k: json.load(open("%s/%s.json" % (sys.argv[1], k))) for k in ("cg", "cgvar")}
+v = {p["policy"]: p for p in d["cgvar"]["policies"]}
+off, on = v["fairway"], v["fairway:checkpoint-grace=900"]
+assert d["cg"]["checkpoint_grace_s"] == 900 and d["cgvar"]["checkpoint_grace_s"] == 0, "the run's grace echoed"
+assert off["checkpoint_grace_s"] == 0 and on["checkpoint_grace_s"] == 900, "each variant's grace echoed"
+assert on["lost_gpu_s"] == d["cg"]["policies"][0]["lost_gpu_s"], "the variant is the run with --checkpoint-grace 900"
+assert off["evictions"] > 10 and on["evictions"] > 10, (off["evictions"], on["evictions"])
+# waiting for checkpoints loses less than half the work (121,500 -> 17,700 GPU-s when written)
+assert on["lost_gpu_s"] * 2 < off["lost_gpu_s"], (on["lost_gpu_s"], off["lost_gpu_s"])
+PY
+then ok "sim-run-checkpoint-grace-reaches-the-engine"; else bad "sim-run-checkpoint-grace-reaches-the-engine"; fi
 # --user-fair-share / user-fair-share=on|off (YAML scheduler.userFairShare):
 # inside a queue the users take turns; fifo and slurm keep one line
 expect "sim-run-variant-bad-user-fair-share" 2 "user-fair-share=yes: use on or off" \

@@ -79,10 +79,11 @@ static int load_now_and_scheduler(struct cfg *c, const yaml_node_t *root)
 					    "maxStarts", "estimateStarts",
 					    "suspectGangGpus", "lemonGangGpus", "lemonWindow",
 					    "lemonThreshold", "heartbeatTimeout", "drainRunning", "starveAfter",
-					    "backfill", "reserveDepth", "xfactorCap", "userFairShare", NULL };
+					    "backfill", "reserveDepth", "xfactorCap", "userFairShare",
+					    "checkpointGrace", NULL };
 	struct fw_sched_config *sc = &c->s->config;
 	yaml_node_t *m = cfg_get(c, root, "scheduler");
-	int64_t ms = -1, starve_ms = -1, lemon_ms = -1, lemon_k = -1, hb_ms = -1, depth = -1, xf_ms = -1;
+	int64_t ms = -1, starve_ms = -1, lemon_ms = -1, lemon_k = -1, hb_ms = -1, depth = -1, xf_ms = -1, grace_ms = -1;
 	int rc = cfg_time(c, root, "", "now", &c->s->now);
 
 	if (rc || !m)
@@ -105,8 +106,15 @@ static int load_now_and_scheduler(struct cfg *c, const yaml_node_t *root)
 	    (rc = load_drain_running(c, m, sc)) || (rc = load_backfill(c, m, sc)) ||
 	    (rc = cfg_duration(c, m, "scheduler", "starveAfter", &starve_ms)) ||
 	    (rc = cfg_int(c, m, "scheduler", "reserveDepth", 0, FW_RESERVE_DEPTH_MAX, &depth)) ||
-	    (rc = cfg_duration(c, m, "scheduler", "xfactorCap", &xf_ms)))
+	    (rc = cfg_duration(c, m, "scheduler", "xfactorCap", &xf_ms)) ||
+	    (rc = cfg_duration(c, m, "scheduler", "checkpointGrace", &grace_ms)))
 		return rc;
+	if (grace_ms > (int64_t)FW_CHECKPOINT_GRACE_MAX * 1000)
+		return cfg_fail(c, cfg_get(c, m, "checkpointGrace"), FW_ERANGE, "scheduler.checkpointGrace",
+				"the grace must be at most 1d (an eviction waits at most this long for its "
+				"victims' checkpoints); use e.g. 10m, or 0 to evict at once");
+	if (grace_ms > 0)
+		sc->checkpoint_grace_s = (grace_ms + 999) / 1000;
 	if (xf_ms > 0 && (xf_ms < FW_XFACTOR_MIN_RUNTIME * 1000 || xf_ms > (int64_t)FW_XFACTOR_CAP_MAX * 1000))
 		return cfg_fail(c, cfg_get(c, m, "xfactorCap"), FW_ERANGE, "scheduler.xfactorCap",
 				"the cap must be from 1m (the shortest runtime the order assumes) to 365d; "

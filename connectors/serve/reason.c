@@ -48,7 +48,8 @@ static bool job_text(const struct fw_snapshot *s, enum fw_reason r, int64_t a, i
 {
 	const char *job = job_name(s, a), *queue = queue_name(s, b);
 
-	if (!job || (!queue && r != FW_REASON_RESERVED && r != FW_REASON_HEAD_OF_LINE))
+	if (!job || (!queue && r != FW_REASON_RESERVED && r != FW_REASON_HEAD_OF_LINE &&
+		     r != FW_REASON_CHECKPOINT_WAIT))
 		return false;
 	if (r == FW_REASON_RECLAIMED)
 		snprintf(buf, n, "evicted: its queue is above its fair share and job \"%s\" of the starving queue \"%s\" "
@@ -62,6 +63,9 @@ static bool job_text(const struct fw_snapshot *s, enum fw_reason r, int64_t a, i
 	else if (r == FW_REASON_RESERVED)
 		snprintf(buf, n, "it fits now but would delay the reservation of job \"%s\" (due at t=%lld); it waits "
 				 "rather than push a reserved job back", job, (long long)b);
+	else if (r == FW_REASON_CHECKPOINT_WAIT)
+		snprintf(buf, n, "it takes the GPUs of job \"%s\", which saves a checkpoint at t=%lld: it waits for it "
+				 "rather than throw that job's work away", job, (long long)b);
 	else
 		snprintf(buf, n, "blocked behind job \"%s\" (strict order; %lld jobs ahead in its line)", job, (long long)b);
 	return true;
@@ -84,6 +88,7 @@ char *fw_serve_reason_text(const struct fw_snapshot *s, enum fw_reason r, int64_
 	case FW_REASON_MOVED:
 	case FW_REASON_RESERVED:
 	case FW_REASON_HEAD_OF_LINE:
+	case FW_REASON_CHECKPOINT_WAIT:
 		if (job_text(s, r, a, b, buf, n))
 			return buf;
 		break;

@@ -39,6 +39,9 @@
  *     starving time, from its starving time on, if that is sooner than
  *     its reservation (the checker allows a reserved job's estimate
  *     before its reservation for such a gang only).
+ *   - a preemptor that waits for its victims' checkpoints
+ *     (CHECKPOINT_WAIT, config checkpoint_grace_s: a = the victim whose
+ *     checkpoint comes last, b = that time): no later than b.
  *     Otherwise the estimate ignores the capacity that other waiting jobs,
  *     not yet reserved, will take first: it is the earliest plausible
  *     start, not a promise.  `ahead` counts the jobs ahead in its line
@@ -150,7 +153,9 @@ enum fw_decision_kind {
 	X(NODE_FILTER, node_filter,                                            \
 	  "it may start on %lld nodes only (its node filter, or a task group's: a nodeSelector, or Slurm's --constraint, --exclude, -w or partition), and they lack the room for it now: %lld GPUs are free there") \
 	X(MODEL_LIMIT, model_limit,                                            \
-	  "over a GPU model limit: starting it would put its queue (or a parent queue) %lld milli-GPU over GPU model limit #%lld (rendered specially)")
+	  "over a GPU model limit: starting it would put its queue (or a parent queue) %lld milli-GPU over GPU model limit #%lld (rendered specially)") \
+	X(CHECKPOINT_WAIT, checkpoint_wait,                                    \
+	  "it takes the GPUs of job #%lld, which saves a checkpoint at t=%lld: it waits for it rather than throw that job's work away")
 
 enum fw_reason {
 #define FW__REASON_ENUM(U, l, t) FW_REASON_##U,

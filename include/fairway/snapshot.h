@@ -324,7 +324,16 @@ struct fw_sched_config {
 				     * spans every queue (fifo, slurm) ignore it;
 				     * with user_usage entries, what each user
 				     * used in the past counts too */
+	int64_t checkpoint_grace_s; /* preempt at a checkpoint (lib/preempt.c):
+				     * 0 (default) off; > 0: a reclaim or
+				     * preemption whose every victim saves a
+				     * checkpoint within this many seconds,
+				     * sooner than the work it would lose
+				     * now, waits for those checkpoints
+				     * (reason CHECKPOINT_WAIT); at most
+				     * FW_CHECKPOINT_GRACE_MAX */
 };
+#define FW_CHECKPOINT_GRACE_MAX 86400 /* a day: fw_sched_config.checkpoint_grace_s */
 
 /* A user's decayed usage inside a leaf queue (Slurm's association of an
  * account and a user): GPU-seconds weighted by age as a queue's usage is

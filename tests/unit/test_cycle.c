@@ -3025,6 +3025,179 @@ TEST(reclaim_prefers_the_victim_with_the_least_work_since_its_checkpoint)
 	fw_snapshot_free(s);
 }
 
+/* Preempt at a checkpoint (config checkpoint_grace_s, lib/preempt.c):
+ * with every victim's next checkpoint within the grace and sooner than
+ * the work it would lose, the preemptor waits for it instead. */
+TEST(reclaim_waits_for_a_checkpoint_within_the_grace)
+{
+	int a[4];
+	char buf[FW_REASON_TEXT_MAX];
+	struct fw_snapshot *s = reclaim_case(a);
+	int b = tb_job(s, "b", 1, 1, 4, 1000, 500);
+	/* ran 1000, 900, 800, 700 s, checkpoints every 1200 s: none yet, so
+	 * each would lose its whole run; a3 is the cheapest, saving at 1500 */
+	for (int i = 0; i < 4; i++)
+		s->jobs[a[i]].checkpoint_s = 1200;
+	s->config.checkpoint_grace_s = 600;
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 0);
+	ASSERT(start_of(p, b) == NULL);
+	const struct fw_pending *r = fw_plan_pending_for(p, b);
+	ASSERT_EQ(r->reason, FW_REASON_CHECKPOINT_WAIT);
+	ASSERT_EQ(r->a, a[3]);
+	ASSERT_EQ(r->b, 1500);
+	ASSERT_EQ(r->expected_start, 1500); /* the victims have no runtime */
+	ASSERT_EQ(r->unknown_why, FW_REASON_NONE);
+	fw_reason_format_job(s, b, r->reason, r->a, r->b, buf, sizeof buf);
+	ASSERT(strstr(buf, "job a3, which saves a checkpoint at t=1500"));
+	/* off, or a grace shorter than the 500 s to that checkpoint: at once */
+	for (int64_t g = 0; g <= 499; g += 499) {
+		s->config.checkpoint_grace_s = g;
+		ASSERT((p = run(s, NULL)) != NULL);
+		ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 1);
+		ASSERT_EQ(p->decisions[0].job, a[3]);
+		ASSERT(start_of(p, b) != NULL);
+	}
+	s->config.checkpoint_grace_s = 500; /* exactly the wait: it waits */
+	ASSERT((p = run(s, NULL)) != NULL);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 0);
+	/* a wait as long as the work it saves is not worth it: a3 saves every
+	 * 1400 s, 700 s from now, having run 700 s */
+	s->config.checkpoint_grace_s = 1000;
+	s->jobs[a[3]].checkpoint_s = 1400;
+	ASSERT((p = run(s, NULL)) != NULL);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 1);
+	ASSERT_EQ(p->decisions[0].job, a[3]);
+	/* a victim without checkpoints loses its run whenever it goes */
+	s->jobs[a[3]].checkpoint_s = 0;
+	ASSERT((p = run(s, NULL)) != NULL);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 1);
+	/* once it has saved (t=1550: 50 s since, the next 1150 s away) the
+	 * same victim goes at once */
+	s->jobs[a[3]].checkpoint_s = 1200;
+	s->config.checkpoint_grace_s = 600;
+	s->now = 1550;
+	ASSERT((p = run(s, NULL)) != NULL);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 1);
+	ASSERT_EQ(p->decisions[0].job, a[3]);
+	ASSERT(start_of(p, b) != NULL);
+	fw_snapshot_free(s);
+}
+
+/* Two preemptors wait for two victims, one each; a gang waits for the
+ * last of its victims' checkpoints, and evicts at once if one of them
+ * saves beyond the grace. */
+TEST(preemptors_wait_for_checkpoints_each_its_own_victims)
+{
+	int a[4];
+	struct fw_snapshot *s = reclaim_case(a);
+	int b1 = tb_job(s, "b1", 1, 1, 4, 1000, 500), b2 = tb_job(s, "b2", 1, 1, 4, 1000, 501);
+	for (int i = 0; i < 4; i++)
+		s->jobs[a[i]].checkpoint_s = 1200;
+	s->config.checkpoint_grace_s = 600;
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 0);
+	const struct fw_pending *r1 = fw_plan_pending_for(p, b1), *r2 = fw_plan_pending_for(p, b2);
+	ASSERT_EQ(r1->reason, FW_REASON_CHECKPOINT_WAIT);
+	ASSERT_EQ(r2->reason, FW_REASON_CHECKPOINT_WAIT);
+	ASSERT_EQ(r1->a, a[3]);
+	ASSERT_EQ(r1->b, 1500);
+	ASSERT_EQ(r2->a, a[2]); /* a3 is b1's: the next cheapest, saving at 1400 */
+	ASSERT_EQ(r2->b, 1400);
+	fw_snapshot_free(s);
+
+	/* an 8-GPU gang needs a node: a2 and a3 (n1), saving at 1400 and 1500 */
+	s = reclaim_case(a);
+	int g = tb_job(s, "g", 1, 1, 8, 1000, 500);
+	for (int i = 0; i < 4; i++)
+		s->jobs[a[i]].checkpoint_s = 1200;
+	s->config.checkpoint_grace_s = 600;
+	ASSERT((p = run(s, NULL)) != NULL);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 0);
+	ASSERT_EQ(fw_plan_pending_for(p, g)->reason, FW_REASON_CHECKPOINT_WAIT);
+	ASSERT_EQ(fw_plan_pending_for(p, g)->a, a[3]);
+	ASSERT_EQ(fw_plan_pending_for(p, g)->b, 1500);
+	s->jobs[a[2]].checkpoint_s = 2000; /* a2 saves in 1200 s: beyond the grace */
+	ASSERT((p = run(s, NULL)) != NULL);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 2);
+	ASSERT(start_of(p, g) != NULL);
+	fw_snapshot_free(s);
+}
+
+/* The checker holds a checkpoint wait to its rule. */
+TEST(checker_catches_a_bad_checkpoint_wait)
+{
+	int a[4];
+	struct fw_diag d;
+	struct fw_snapshot *s = reclaim_case(a);
+	int b = tb_job(s, "b", 1, 1, 4, 1000, 500);
+	for (int i = 0; i < 4; i++)
+		s->jobs[a[i]].checkpoint_s = 1200;
+	s->config.checkpoint_grace_s = 600;
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	struct fw_pending *r = (struct fw_pending *)fw_plan_pending_for(p, b);
+	ASSERT_EQ(r->reason, FW_REASON_CHECKPOINT_WAIT);
+	r->b = 1400; /* not a3's next checkpoint */
+	ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
+	ASSERT(strstr(d.msg, "checkpoint at t=1400, which is not its next one"));
+	r->b = 1500;
+	r->expected_start = 1600;
+	ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
+	ASSERT(strstr(d.msg, "expected at t=1600"));
+	r->expected_start = 1500;
+	ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_OK);
+	r->a = b; /* not a running job, though a preemptible one */
+	s->jobs[b].preemptible = true;
+	ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
+	s->jobs[b].preemptible = false;
+	ASSERT(strstr(d.msg, "not a running evictable job"));
+	r->a = a[3];
+	s->jobs[a[3]].preemptible = false;
+	ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
+	ASSERT(strstr(d.msg, "not a running evictable job"));
+	s->jobs[a[3]].preemptible = true;
+	s->config.checkpoint_grace_s = 400; /* 500 s away: beyond this grace */
+	ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
+	s->config.checkpoint_grace_s = 0;
+	ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
+	ASSERT(strstr(d.msg, "checkpoint_grace_s is off"));
+	/* a wait as long as the victim's work since its last checkpoint:
+	 * a3 saving every 1400 s, 700 s from now, having run 700 s */
+	s->config.checkpoint_grace_s = 1000;
+	s->jobs[a[3]].checkpoint_s = 1400;
+	r->b = r->expected_start = 1700;
+	ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
+	ASSERT(strstr(d.msg, "checkpoint at t=1700"));
+	s->jobs[a[3]].checkpoint_s = 1300; /* 600 s from now: that is a wait */
+	r->b = r->expected_start = 1600;
+	ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_OK);
+	fw_snapshot_free(s);
+
+	/* a wait for a victim the same plan evicts */
+	s = reclaim_case(a);
+	b = tb_job(s, "b", 1, 1, 4, 1000, 500);
+	int c = tb_job(s, "c", 1, 1, 16, 1000, 600); /* waits: B's share is 8 */
+	for (int i = 0; i < 4; i++)
+		s->jobs[a[i]].checkpoint_s = 1200;
+	ASSERT((p = run(s, NULL)) != NULL);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 1);
+	ASSERT_EQ(p->decisions[0].job, a[3]);
+	r = (struct fw_pending *)fw_plan_pending_for(p, c);
+	ASSERT(r != NULL);
+	s->config.checkpoint_grace_s = 600;
+	*r = (struct fw_pending){ .job = c, .reason = FW_REASON_CHECKPOINT_WAIT, .a = a[3], .b = 1500,
+				  .expected_start = 1500 };
+	ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
+	ASSERT(strstr(d.msg, "which this plan evicts"));
+	r->a = a[2];
+	r->b = r->expected_start = 1400;
+	ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_OK);
+	fw_snapshot_free(s);
+}
+
 TEST(reclaim_never_evicts_non_preemptible_jobs)
 {
 	int a[4];
@@ -3776,6 +3949,46 @@ TEST(reclaim_is_deterministic_and_keeps_every_invariant_on_random_snapshots)
 	ASSERT(evictions > 0); /* the checker really saw evictions */
 }
 
+/* Random snapshots with checkpoints and a grace: the checker passes
+ * every plan (each wait names its victim's next checkpoint, within the
+ * grace), plans repeat, and both waits and evictions happen. */
+TEST(checkpoint_waits_keep_every_invariant_on_random_snapshots)
+{
+	int waits = 0, evictions = 0;
+	for (uint32_t seed = 1; seed <= 40; seed++) {
+		struct fw_snapshot *s = random_snapshot(seed);
+		for (int n = 0; n < 24; n++) {
+			char nm[16];
+			snprintf(nm, sizeof nm, "fill%02d", n);
+			int id = tb_job(s, nm, 1 + n % 3, 1, 2, 1000, 0);
+			tb_run(s, id, 1, &n, 0xc);
+			s->jobs[id].start_time = 100 * n;
+			s->jobs[id].expected_runtime = 9000;
+		}
+		for (int j = 0; j < s->njobs; j++) {
+			s->jobs[j].preemptible = s->jobs[j].state == FW_JOB_RUNNING && j % 5 != 0;
+			s->jobs[j].checkpoint_s = j % 4 == 3 ? 0 : 700 + 300 * (j % 4);
+		}
+		s->config.checkpoint_grace_s = 300 + 200 * (seed % 4);
+		for (int k = 0; k < 2; k++) {
+			struct fw_plan *p = run(s, k ? "kai" : NULL), *q = NULL;
+			ASSERT(p != NULL);
+			struct fw_arena b;
+			fw_arena_init(&b, 4096);
+			ASSERT_OK(fw_cycle_run(s, k ? fw_policy_find("kai") : NULL, &b, &q));
+			ASSERT_EQ(p->ndecisions, q->ndecisions);
+			ASSERT_OK(memcmp(p->pending, q->pending, (size_t)p->npending * sizeof *p->pending));
+			fw_arena_release(&b);
+			evictions += count_kind(p, FW_DECIDE_EVICT);
+			for (int i = 0; i < p->npending; i++)
+				waits += p->pending[i].reason == FW_REASON_CHECKPOINT_WAIT;
+		}
+		fw_snapshot_free(s);
+	}
+	ASSERT(waits > 40);
+	ASSERT(evictions > 250);
+}
+
 TEST(checker_catches_a_bad_eviction)
 {
 	int a[4];
@@ -4516,6 +4729,8 @@ TEST(users_past_use_stays_in_its_queue)
 	reclaim_frees_a_queue_above_fair_share_for_a_starving_queue, estimate_sees_the_room_reclaim_left_at_now, \
 	reclaim_prefers_the_victim_with_the_least_work_since_start, \
 	reclaim_prefers_the_victim_with_the_least_work_since_its_checkpoint, reclaim_never_evicts_non_preemptible_jobs, \
+	reclaim_waits_for_a_checkpoint_within_the_grace, preemptors_wait_for_checkpoints_each_its_own_victims, \
+	checker_catches_a_bad_checkpoint_wait, checkpoint_waits_keep_every_invariant_on_random_snapshots, \
 	reclaim_honours_the_queue_min_runtime_protection, reclaim_evicts_whole_gangs, \
 	reclaim_evicts_nothing_when_the_preemptor_would_not_fit_anyway, preemption_within_a_queue_by_priority, \
 	reclaim_never_takes_a_queue_over_its_fair_share, narrowing_reclaim_never_inverts_two_queues, \

@@ -58,6 +58,13 @@ TEST(waiting_reasons_name_the_job_ahead)
 		      "rather than push a reserved job back");
 	ASSERT_STR_EQ(text(s, FW_REASON_HEAD_OF_LINE, 0, 3),
 		      "blocked behind job \"train-7\" (strict order; 3 jobs ahead in its line)");
+	ASSERT_STR_EQ(text(s, FW_REASON_CHECKPOINT_WAIT, 0, 40300),
+		      "it takes the GPUs of job \"train-7\", which saves a checkpoint at t=40300: it waits for it "
+		      "rather than throw that job's work away");
+	/* an index out of range: the core's template, not a wrong name */
+	ASSERT_STR_EQ(text(s, FW_REASON_CHECKPOINT_WAIT, 9, 40300),
+		      "it takes the GPUs of job #9, which saves a checkpoint at t=40300: it waits for it rather than "
+		      "throw that job's work away");
 	fw_snapshot_free(s);
 }
 
@@ -142,7 +149,7 @@ TEST(the_rest_reads_as_the_core)
 		if (r == FW_REASON_STARTED || r == FW_REASON_OVER_QUOTA || r == FW_REASON_RECLAIMED ||
 		    r == FW_REASON_PREEMPTED || r == FW_REASON_MOVED || r == FW_REASON_RESERVED ||
 		    r == FW_REASON_HEAD_OF_LINE || r == FW_REASON_DRAIN_REQUEUE || r == FW_REASON_DRAIN_FINISH ||
-		    r == FW_REASON_DRAINED || r == FW_REASON_MODEL_LIMIT)
+		    r == FW_REASON_DRAINED || r == FW_REASON_MODEL_LIMIT || r == FW_REASON_CHECKPOINT_WAIT)
 			continue;
 		ASSERT_STR_EQ(text(s, (enum fw_reason)r, 1, 1), fw_reason_format((enum fw_reason)r, 1, 1, core, sizeof core));
 		ASSERT(!strchr(core, '#')); /* no other reason carries an index */
