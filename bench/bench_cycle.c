@@ -70,6 +70,8 @@ struct opts {
 	int users;          /* > 0: jobs spread over this many users, who take
 			     * turns inside each queue (scheduler.userFairShare) */
 	int model_limits_pct; /* leaf queues with GPU model limits */
+	int64_t grace;      /* > 0: scheduler.checkpointGrace, and every job
+			     * saves a checkpoint every 30 min */
 };
 
 static _Noreturn void oom(void)
@@ -868,7 +870,7 @@ static void usage(FILE *f)
 		"usage: bench_cycle [--nodes N] [--jobs N] [--queues N] [--cycles N] [--seed S] [--busy PCT]\n"
 		"                   [--policy NAME] [--no-estimates] [--allocate-only] [--filtered PCT]\n"
 		"                   [--excluding PCT [--excluding-as-lists]] [--split PCT] [--xfactor-cap S]\n"
-		"                   [--users N] [--model-limits PCT]\n"
+		"                   [--users N] [--model-limits PCT] [--checkpoint-grace S]\n"
 		"\n"
 		"Times fw_cycle_run() on a synthetic fleet (docs/performance.md):\n"
 		"  --nodes N    nodes of 8 GPUs, block > rack > nvlink topology (default 10000)\n"
@@ -899,6 +901,10 @@ static void usage(FILE *f)
 		"               leaf queues with GPU model limits (gpuModelLimits; default 0): the\n"
 		"               main model capped at the queue's deserved GPUs, the other at a\n"
 		"               quarter of them, so jobs naming no model are kept to some models\n"
+		"  --checkpoint-grace S\n"
+		"               evictions wait up to S seconds for their victims' checkpoints\n"
+		"               (scheduler.checkpointGrace; default 0: off), every job saving\n"
+		"               every 30 min (the root queues' defaultCheckpointInterval)\n"
 		"  --no-estimates  skip the start-time estimate phase (scheduler.estimateStarts: false)\n"
 		"  --allocate-only the allocate action alone: the policy without reservations,\n"
 		"               reclaim or estimates (the core issue's benchmark)\n"
@@ -963,6 +969,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		FLAG("--xfactor-cap", 0, FW_XFACTOR_CAP_MAX, o->xfactor_cap)
 		FLAG("--users", 0, 1000000, o->users)
 		FLAG("--model-limits", 0, 100, o->model_limits_pct)
+		FLAG("--checkpoint-grace", 0, FW_CHECKPOINT_GRACE_MAX, o->grace)
 #undef FLAG
 		if (strcmp(a, "--no-estimates") == 0) {
 			o->no_estimates = true;
@@ -1060,6 +1067,10 @@ int main(int argc, char **argv)
 		snprintf(s->jobs[j].user, sizeof s->jobs[j].user, "user%d", (int)(j % o.users));
 	s->config.user_fair_share = o.users > 0;
 	add_model_limits(s, o.model_limits_pct);
+	s->config.checkpoint_grace_s = o.grace;
+	for (int32_t q = 0; o.grace > 0 && q < s->nqueues; q++) /* the roots: every job inherits it */
+		if (s->queues[q].parent < 0)
+			s->queues[q].default_checkpoint_s = 1800;
 	printf("policy: %s%s%s\n", o.policy->name, o.allocate_only ? ", allocate action only" : "",
 	       o.no_estimates && !o.allocate_only ? " (start-time estimates off)" : "");
 	printf("generated in %.0f ms\n", now_ms() - t0);
@@ -1111,19 +1122,22 @@ int main(int argc, char **argv)
 	}
 
 	int64_t started_gpus = 0, reasons[FW_REASON_COUNT] = { 0 };
-	int32_t starts = 0, reserves = 0;
+	int32_t starts = 0, reserves = 0, evicts = 0;
 	for (int32_t i = 0; i < plan->ndecisions; i++) {
 		if (plan->decisions[i].kind == FW_DECIDE_START) {
 			starts++;
 			started_gpus += plan->decisions[i].a;
 		} else if (plan->decisions[i].kind == FW_DECIDE_RESERVE) {
 			reserves++;
+		} else if (plan->decisions[i].kind == FW_DECIDE_EVICT) {
+			evicts++;
 		}
 	}
 	for (int32_t i = 0; i < plan->npending; i++)
 		reasons[plan->pending[i].reason]++;
-	printf("plan: %d starts (%lld GPUs), %d reservations, %d task placements, %d pending, %lld jobs considered\n",
-	       (int)starts, (long long)started_gpus, (int)reserves, (int)plan->nallocs, (int)plan->npending,
+	printf("plan: %d starts (%lld GPUs), %d reservations, %d evictions, %d task placements, %d pending, "
+	       "%lld jobs considered\n",
+	       (int)starts, (long long)started_gpus, (int)reserves, (int)evicts, (int)plan->nallocs, (int)plan->npending,
 	       (long long)plan->considered);
 	printf("plan hash: decisions %016" PRIx64 ", with pending reasons %016" PRIx64 "; estimates %016" PRIx64 "\n",
 	       decisions_hash(plan), first_hash, estimates_hash(plan));
