@@ -9,7 +9,8 @@
 # against the served routes, the CLI, and restart restoring everything.
 # Last, on a one-node fleet: local jobs with a non-zero exitCode fail, and
 # the third failure makes the node suspect, also after a restart; the
-# queue settings preemptible: false and scheduler.userFairShare; store
+# queue settings preemptible: false, scheduler.userFairShare and
+# scheduler.checkpointGrace (an eviction waits for a checkpoint); store
 # writes made to fail (SQLite triggers: a cancel's, a submission's or a
 # cycle's) leave nothing half-applied, count nothing in /metrics and leave
 # the usage save due; and before the first plan the cycle-result
@@ -890,6 +891,40 @@ sys.exit(not (u["alice"] >= float(sys.argv[2]) * 0.999 > 0))' "$BODY" "$before"
 check "fairway fairshare explain q: its users' decayed usage, most first (carol's 5 GPU-hours from the config)" \
 	bash -c "'$FW' fairshare explain q --server http://127.0.0.1:$PORT | grep -q '^  users .*take turns by it): carol 5.0, alice 0.0, bob 0.0$'"
 check "... from the store's users table (alice, bob, carol; dave's 0.36 GPU-seconds forgotten)" [ "$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM users WHERE key LIKE ?", ("q/%",)).fetchone()[0])' "$S/fairway.db")" = 3 ]
+stop_daemon
+
+# --- preempting at a checkpoint (YAML scheduler.checkpointGrace reaches the daemon):
+# a's two jobs save every 10 s; b1, submitted 6 s into their interval, waits for
+# the first checkpoint instead of throwing 6 s of 4 GPUs away --------------------
+fleet_daemon ckpt state-ckpt <<'EOF2'
+now: 0
+scheduler: {checkpointGrace: 8s}
+nodes:
+  - {name: c1, gpus: 8, cpu: 64, memory: 512Gi}
+queues:
+  - {name: a, resources: {gpu: {quota: 4}}}
+  - {name: b, resources: {gpu: {quota: 4}}}
+EOF2
+for i in 1 2; do # no runtime: b1 can get no reservation at their end
+	req POST /v1/jobs "{\"name\":\"ca$i\",\"queue\":\"a\",\"preemptible\":true,\"checkpointInterval\":10,\"tasks\":[{\"gpus\":4}]}"
+done
+job_is "queue a's two jobs run" ca2 'j["state"] == "running"'
+req GET /v1/jobs/ca1
+started=$(jfield 'j["startTime"]')
+python3 -c 'import sys, time; time.sleep(max(0.0, float(sys.argv[1]) + 6 - time.time()))' "$started"
+req POST /v1/jobs '{"name":"cb1","queue":"b","runtime":600,"tasks":[{"gpus":4}]}'
+job_is "b1 waits for a victim's checkpoint (reason checkpoint_wait, naming the job)" cb1 \
+	'j["state"] == "pending" and j["reason"] == "checkpoint_wait" and "which saves a checkpoint at t=" in j["reasonText"] and ("\"ca1\"" in j["reasonText"] or "\"ca2\"" in j["reasonText"]) and j["expectedStart"] <= '"$started"' + 12'
+sleep 3
+job_is "... and starts once that job has saved" cb1 'j["state"] == "running"'
+req GET /v1/jobs/ca1; A1=$BODY
+req GET /v1/jobs/ca2; A2=$BODY
+check "the one job evicted for it loses at most 2 s of work (not the 6 s it had when b1 came)" python3 -c '
+import json, re, sys
+texts = [d["text"] for b in sys.argv[1:] for d in json.loads(b).get("decisions", []) if d["kind"] == "evict"]
+assert len(texts) == 1, texts
+m = re.search(r"; it loses ([0-9]+) s of work since its last checkpoint$", texts[0])
+assert m and int(m.group(1)) <= 2, texts' "$A1" "$A2"
 stop_daemon
 
 # --- strict order (--policy fifo): a waiting job's reason names the job it waits
