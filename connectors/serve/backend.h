@@ -171,6 +171,10 @@ struct fw_backend_action {
 	fw_time checkpoint_s;         /* EVICT: the job's checkpoint interval
 				       * (fw_job_checkpoint: its own or its
 				       * queue's default); 0 = none */
+	char queue[FW_NAME_MAX];      /* EVICT: the job's queue */
+	double lost_gpu_s;            /* EVICT: the work it throws away, GPUs x
+				       * seconds since its last checkpoint
+				       * (fw_job_lost_work) */
 	int32_t nplacements;          /* START and RESERVE */
 	const struct fw_backend_placement *placements;
 	char why[FW_SERVE_EVICT_MAX]; /* the reason rendered for humans

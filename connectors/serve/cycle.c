@@ -672,7 +672,11 @@ static int add_actions(struct actlist *l, const struct fw_snapshot *s, const str
 		a->nplacements = dc->alloc_count;
 		a->placements = pl;
 		if (dc->kind == FW_DECIDE_EVICT) {
-			a->checkpoint_s = fw_job_checkpoint(s, &s->jobs[dc->job]);
+			const struct fw_job *j = &s->jobs[dc->job];
+			a->checkpoint_s = fw_job_checkpoint(s, j);
+			snprintf(a->queue, sizeof a->queue, "%s", s->queues[j->queue].name);
+			a->lost_gpu_s = (double)fw_job_request(j).v[FW_RES_GPU] / 1000.0 *
+					(double)fw_job_lost_work(s, j, s->now);
 			fw_serve_evict_text(s, &s->jobs[dc->job], dc->reason, dc->a, dc->b, a->why, sizeof a->why);
 		} else {
 			fw_serve_reason_text(s, dc->reason, dc->a, dc->b, a->why, sizeof a->why); /* s: the indices' */
@@ -743,11 +747,44 @@ static int plan(struct fw_serve *d, struct taken *t, struct fw_arena *ar, struct
 }
 
 /* --- 3. apply ------------------------------------------------------------------- */
+/* The evicted job's queue's entry of /metrics' per-queue eviction
+ * counters, added in name order; NULL when out of memory (the totals
+ * still count). */
+static struct fw_serve_qloss *qloss_of(struct fw_serve_metrics *m, const char *queue)
+{
+	int32_t lo = 0, hi = m->nqloss;
+
+	while (lo < hi) {
+		int32_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(m->qloss[mid].queue, queue);
+		if (c == 0)
+			return &m->qloss[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!fw_serve_grow(&m->qloss, &m->nqloss, &m->cap_qloss, sizeof *m->qloss))
+		return NULL;
+	memmove(m->qloss + lo + 1, m->qloss + lo, (size_t)(m->nqloss - 1 - lo) * sizeof *m->qloss);
+	memset(&m->qloss[lo], 0, sizeof m->qloss[lo]);
+	snprintf(m->qloss[lo].queue, sizeof m->qloss[lo].queue, "%s", queue);
+	return &m->qloss[lo];
+}
+
 static void count(struct fw_serve *d, const struct fw_backend_action *a)
 {
+	struct fw_serve_qloss *q;
+
 	switch (a->kind) {
 	case FW_DECIDE_START: d->m.starts++; break;
-	case FW_DECIDE_EVICT: d->m.evictions++; break;
+	case FW_DECIDE_EVICT:
+		d->m.evictions++;
+		if ((q = qloss_of(&d->m, a->queue))) {
+			q->evictions++;
+			q->lost_gpu_s += a->lost_gpu_s;
+		}
+		break;
 	case FW_DECIDE_RESERVE: d->m.reserves++; break;
 	default: d->m.drains++; break;
 	}

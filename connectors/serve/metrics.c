@@ -120,6 +120,23 @@ static void queues(struct buf *b, json_t *v)
 	model_limits(b, fs);
 }
 
+/* Per queue of the evicted jobs (cycle.c count): evictions, and the work
+ * they threw away. */
+static void losses(struct buf *b, const struct fw_serve_metrics *m)
+{
+	put(b, "# HELP fairway_queue_evictions_total Jobs of the queue evicted (reclaim, preemption, moves, drains).\n"
+	       "# TYPE fairway_queue_evictions_total counter\n");
+	for (int32_t i = 0; i < m->nqloss; i++)
+		put(b, "fairway_queue_evictions_total{queue=\"%s\"} %llu\n", m->qloss[i].queue,
+		    (unsigned long long)m->qloss[i].evictions);
+	put(b, "# HELP fairway_queue_lost_gpu_hours_total GPU-hours of work the queue's evicted jobs lost: GPUs x\n"
+	       "# the run since each one's last checkpoint (the whole run without one).\n"
+	       "# TYPE fairway_queue_lost_gpu_hours_total counter\n");
+	for (int32_t i = 0; i < m->nqloss; i++)
+		put(b, "fairway_queue_lost_gpu_hours_total{queue=\"%s\"} %.6f\n", m->qloss[i].queue,
+		    m->qloss[i].lost_gpu_s / 3600.0);
+}
+
 /* hc: the lemon verdict the daemon applies (scheduler.lemonThreshold, lemonWindow). */
 static void figures(struct buf *b, json_t *v, const struct fw_health_config *hc)
 {
@@ -176,6 +193,7 @@ char *fw_metrics_render(struct fw_serve *d)
 	counter(&b, "fairway_cycles_failed_total", "Cycles that failed (see the daemon's log).", m->failed);
 	counter(&b, "fairway_starts_total", "Jobs started.", m->starts);
 	counter(&b, "fairway_evictions_total", "Jobs evicted (reclaim or preemption).", m->evictions);
+	losses(&b, m);
 	counter(&b, "fairway_reservations_made_total", "Backfill reservations made or moved.", m->reserves);
 	counter(&b, "fairway_drains_total", "Nodes drained in the backend (health).", m->drains);
 	counter(&b, "fairway_releases_total", "Drained nodes returned to service once healthy again.", m->releases);

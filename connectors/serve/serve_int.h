@@ -19,6 +19,15 @@
 #define FW__COUNT_ONE(x) +1
 #define FW_NLAT (0 FW_LAT_BUCKETS(FW__COUNT_ONE))
 
+/* Evictions per queue of the evicted jobs, since the daemon started:
+ * /metrics' fairway_queue_evictions_total and
+ * fairway_queue_lost_gpu_hours_total (goodput lost to preemption). */
+struct fw_serve_qloss {
+	char queue[FW_NAME_MAX];
+	uint64_t evictions;
+	double lost_gpu_s;
+};
+
 struct fw_serve_metrics {
 	uint64_t lat_count[FW_NLAT + 1];   /* cumulative at render; last = +Inf */
 	double lat_sum;
@@ -29,6 +38,8 @@ struct fw_serve_metrics {
 	uint64_t explains;                 /* explain() calls */
 	double explain_sum;                /* seconds in them (under the lock) */
 	uint64_t http_requests, http_errors;
+	struct fw_serve_qloss *qloss;      /* by queue name, ascending */
+	int32_t nqloss, cap_qloss;
 };
 
 struct fw_serve {

@@ -925,6 +925,11 @@ texts = [d["text"] for b in sys.argv[1:] for d in json.loads(b).get("decisions",
 assert len(texts) == 1, texts
 m = re.search(r"; it loses ([0-9]+) s of work since its last checkpoint$", texts[0])
 assert m and int(m.group(1)) <= 2, texts' "$A1" "$A2"
+curl -s "http://127.0.0.1:$PORT/metrics" >"$T/metrics-ckpt"
+check "/metrics counts the eviction against queue a (fairway_queue_evictions_total), b has none" bash -c \
+	"grep -qx 'fairway_queue_evictions_total{queue=\"a\"} 1' '$T/metrics-ckpt' && ! grep -q 'queue=\"b\"} [0-9]' <(grep '^fairway_queue_evictions_total' '$T/metrics-ckpt')"
+check "... and the work it lost: at most 4 GPUs x 2 s (fairway_queue_lost_gpu_hours_total)" \
+	awk '$1 == "fairway_queue_lost_gpu_hours_total{queue=\"a\"}" {found = 1; ok = $2 >= 0 && $2 <= 8 / 3600} END {exit !(found && ok)}' "$T/metrics-ckpt"
 stop_daemon
 
 # --- strict order (--policy fifo): a waiting job's reason names the job it waits
