@@ -732,11 +732,13 @@ def grace_section(binary, traces_dir):
            "... --preemptible --min-runtime 3600 --checkpoint 1800 --tick T --policies slurm,%s`," % ",".join(variants),
            "T = %s s.  Per trace and grace: the GPU-hours lost to evictions and the evictions, as the mean" % (
                ", ".join(str(t) for t in TICKS)),
-           "over the periods (lowest-highest), fairway's mean JCT over slurm's and its p50 time to start",
-           "of all jobs, the same way.", "",
-           "| trace | grace | GPU-h lost | evictions | JCT fairway / slurm | p50 time to start (h) |",
-           "|---|---:|---:|---:|---:|---:|"]
-    lost, worse = {}, []
+           "over the periods (lowest-highest), the job-hours preemptors spent waiting for checkpoints",
+           "(`checkpoint_wait_job_h`: each such pending entry until the next cycle), fairway's mean JCT",
+           "over slurm's and its p50 time to start of all jobs, the same way.", "",
+           "| trace | grace | GPU-h lost | evictions | job-h waiting for checkpoints | JCT fairway / slurm "
+           "| p50 time to start (h) |",
+           "|---|---:|---:|---:|---:|---:|---:|"]
+    lost, worse, waited = {}, [], {}
     for trace, nodes in TRACES:
         rows = {g: [] for g in GRACE}
         for tick in TICKS:
@@ -745,20 +747,23 @@ def grace_section(binary, traces_dir):
             for g, v in zip(GRACE, variants):
                 fw = P[v]
                 rows[g].append((fw["lost_gpu_h"], fw["evictions"], fw["jct_mean_s"] / P["slurm"]["jct_mean_s"],
-                                fw["by_gpus"]["all"]["time_to_start_s"]["p50"] / 3600))
+                                fw["by_gpus"]["all"]["time_to_start_s"]["p50"] / 3600, fw["checkpoint_wait_job_h"]))
         span = lambda xs, f: ("%s (%s-%s)" % (f % (sum(xs) / len(xs)), f % min(xs), f % max(xs)))
         for g in GRACE:
             cols = list(zip(*rows[g]))
             lost[(trace, g)] = sum(cols[0]) / len(cols[0])
-            out.append("| %s | %s | %s | %s | %s | %s |" % (
+            waited[(trace, g)] = sum(cols[4]) / len(cols[4])
+            out.append("| %s | %s | %s | %s | %s | %s | %s |" % (
                 trace, "off" if g == 0 else "%d min" % (g // 60), span(cols[0], "%.1f"), span(cols[1], "%.0f"),
-                span(cols[2], "%.3f"), span(cols[3], "%.2f")))
+                span(cols[4], "%.1f"), span(cols[2], "%.3f"), span(cols[3], "%.2f")))
             if g:
                 worse.append("%s %d min %d of %d" % (trace, g // 60, sum(
                     1 for a, b in zip(rows[g], rows[0]) if a[2] > b[2]), len(TICKS)))
     saved = ["%s %.0f%%" % (t, 100 * (1 - lost[(t, 600)] / lost[(t, 0)])) for t, _ in TRACES if lost[(t, 0)] > 0]
+    paid = ["%s %.1f" % (t, waited[(t, 600)]) for t, _ in TRACES]
     out += ["", "A 10-minute grace cuts the mean GPU-hours lost by %s." % ", ".join(saved),
-            "Its direct price is the preemptor's wait, at most the grace per eviction.  The JCT and",
+            "Its direct price is the preemptors' wait, at most the grace per eviction: with 10 minutes,",
+            "%s job-hours over the whole replay.  The JCT and" % ", ".join(paid),
             "start columns move by more than that, either way: one eviction that waits changes which",
             "jobs start in the cycles after it, and on a busy cluster the rest of the replay reorders,",
             "as it does with a change of period (the period section above).  Periods at which fairway's",
@@ -766,7 +771,9 @@ def grace_section(binary, traces_dir):
             "The lost work here is small either way (well under the 2% target: a job is evicted for",
             "a preemptor only while its queue is over its share); on a fleet where gangs of hundreds",
             "of GPUs are preempted, an eviction 25 minutes after a checkpoint throws away 25 minutes",
-            "of every one of their GPUs.  So the grace is off by default, for the operator to set.", ""]
+            "of every one of their GPUs.  The grace is off by default: it is only as good as the",
+            "checkpoint intervals fairway is told (a job that does not save when it is assumed to gains",
+            "nothing from the wait), so it is the operator's to turn on where they are known.", ""]
     return out
 
 

@@ -59,6 +59,8 @@ struct heap {
 };
 
 struct sim {
+	int32_t ckpt_waiting;      /* checkpoint_wait entries of the last plan */
+	fw_time ckpt_at;           /* ... and its time */
 	const struct fw_trace *t;
 	const struct fw_sim_opts *o;
 	const struct fw_policy_ops *pol;
@@ -1077,6 +1079,20 @@ static bool estimates_wanted(const struct sim *m)
 	return m->unestimated > 0;
 }
 
+/* Preemptors waiting for their victims' checkpoints (config
+ * checkpoint_grace_s): the last plan's entries waited until this cycle. */
+static void note_checkpoint_waits(struct sim *m, const struct fw_plan *p, fw_time T)
+{
+	int32_t n = 0;
+
+	m->r->ckpt_wait_s += (double)m->ckpt_waiting * (double)(T - m->ckpt_at);
+	for (int32_t i = 0; m->s->config.checkpoint_grace_s > 0 && i < p->npending; i++)
+		n += p->pending[i].reason == FW_REASON_CHECKPOINT_WAIT;
+	m->r->ckpt_waits += n;
+	m->ckpt_waiting = n;
+	m->ckpt_at = T;
+}
+
 static int cycle(struct sim *m, fw_time T)
 {
 	struct fw_plan *p;
@@ -1114,6 +1130,7 @@ static int cycle(struct sim *m, fw_time T)
 		return rc;
 	}
 	m->r->cycles++;
+	note_checkpoint_waits(m, p, T);
 	if ((rc = apply(m, p, T)) == FW_OK)
 		note_estimates(m, p);
 	if (rc == FW_OK && m->o->hooks && m->o->hooks->on_plan)
@@ -2243,6 +2260,9 @@ static void print_summary(const struct fw_sim_result *r, const struct fw_sim_met
 		printf("  %lld evictions (%lld by %lld node failures), %.0f GPU-s of work lost\n",
 		       (long long)r->evictions, (long long)r->failure_hits, (long long)r->failures,
 		       r->lost_gpu_s);
+	if (r->ckpt_waits)
+		printf("  %lld waits for a victim's checkpoint (checkpoint_wait), %.1f job-hours in all\n",
+		       (long long)r->ckpt_waits, r->ckpt_wait_s / 3600.0);
 	printf("  occupancy %.1f%%   makespan %lld s   JCT mean %.0f s   JCT p95 %lld s\n",
 	       100.0 * m->occupancy, (long long)m->makespan_s, all->jct_mean,
 	       (long long)all->jct_p95);
@@ -2315,6 +2335,8 @@ static json_t *policy_json(const struct fw_sim_result *r, const struct fw_sim_me
 	json_object_set_new(o, "cycles", json_integer(r->cycles));
 	json_object_set_new(o, "evictions", json_integer(r->evictions));
 	json_object_set_new(o, "lost_gpu_s", json_real(r->lost_gpu_s));
+	json_object_set_new(o, "checkpoint_waits", json_integer(r->ckpt_waits));
+	json_object_set_new(o, "checkpoint_wait_job_h", json_real(r->ckpt_wait_s / 3600.0));
 	json_object_set_new(o, "failures", json_integer(r->failures));
 	json_object_set_new(o, "failure_hits", json_integer(r->failure_hits));
 	json_object_set_new(o, "replay_s", json_real(r->wall_s));

@@ -261,6 +261,10 @@ struct fw_sim_result {
 				  * counts every start, restarts included */
 	int64_t evictions;       /* all evictions: EVICT decisions and failures */
 	double lost_gpu_s;       /* GPU-seconds of work evictions threw away */
+	int64_t ckpt_waits;      /* pending entries of reason checkpoint_wait,
+				  * over every plan (checkpoint_grace_s) */
+	double ckpt_wait_s;      /* job-seconds spent in them: each entry
+				  * until the next cycle */
 	int64_t failures;        /* node failures applied */
 	int64_t failure_hits;    /* jobs evicted by node failures */
 	double wall_s;           /* replay time, wall seconds (monotonic clock) */

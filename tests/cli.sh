@@ -712,6 +712,9 @@ assert on["lost_gpu_s"] == d["cg"]["policies"][0]["lost_gpu_s"], "the variant is
 assert off["evictions"] > 10 and on["evictions"] > 10, (off["evictions"], on["evictions"])
 # waiting for checkpoints loses less than half the work (121,500 -> 17,700 GPU-s when written)
 assert on["lost_gpu_s"] * 2 < off["lost_gpu_s"], (on["lost_gpu_s"], off["lost_gpu_s"])
+# the preemptors' wait is counted, and only with the grace
+assert off["checkpoint_waits"] == 0 and off["checkpoint_wait_job_h"] == 0, off["checkpoint_waits"]
+assert on["checkpoint_waits"] > 0 and 0 < on["checkpoint_wait_job_h"] <= on["checkpoint_waits"] * 300 / 3600 + 1e-6
 PY
 then ok "sim-run-checkpoint-grace-reaches-the-engine"; else bad "sim-run-checkpoint-grace-reaches-the-engine"; fi
 # --user-fair-share / user-fair-share=on|off (YAML scheduler.userFairShare):
