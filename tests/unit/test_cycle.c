@@ -3025,6 +3025,17 @@ TEST(reclaim_prefers_the_victim_with_the_least_work_since_its_checkpoint)
 	fw_snapshot_free(s);
 }
 
+/* reclaim_case with every running job saving every 1200 s (none has yet:
+ * they ran 1000, 900, 800 and 700 s) and a checkpoint grace of 600 s. */
+static struct fw_snapshot *checkpoint_case(int *a)
+{
+	struct fw_snapshot *s = reclaim_case(a);
+	for (int i = 0; i < 4; i++)
+		s->jobs[a[i]].checkpoint_s = 1200;
+	s->config.checkpoint_grace_s = 600;
+	return s;
+}
+
 /* Preempt at a checkpoint (config checkpoint_grace_s, lib/preempt.c):
  * with every victim's next checkpoint within the grace and sooner than
  * the work it would lose, the preemptor waits for it instead. */
@@ -3032,13 +3043,9 @@ TEST(reclaim_waits_for_a_checkpoint_within_the_grace)
 {
 	int a[4];
 	char buf[FW_REASON_TEXT_MAX];
-	struct fw_snapshot *s = reclaim_case(a);
+	struct fw_snapshot *s = checkpoint_case(a);
 	int b = tb_job(s, "b", 1, 1, 4, 1000, 500);
-	/* ran 1000, 900, 800, 700 s, checkpoints every 1200 s: none yet, so
-	 * each would lose its whole run; a3 is the cheapest, saving at 1500 */
-	for (int i = 0; i < 4; i++)
-		s->jobs[a[i]].checkpoint_s = 1200;
-	s->config.checkpoint_grace_s = 600;
+	/* each would lose its whole run; a3 is the cheapest, saving at 1500 */
 	struct fw_plan *p = run(s, NULL);
 	ASSERT(p != NULL);
 	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 0);
@@ -3091,11 +3098,8 @@ TEST(reclaim_waits_for_a_checkpoint_within_the_grace)
 TEST(preemptors_wait_for_checkpoints_each_its_own_victims)
 {
 	int a[4];
-	struct fw_snapshot *s = reclaim_case(a);
+	struct fw_snapshot *s = checkpoint_case(a);
 	int b1 = tb_job(s, "b1", 1, 1, 4, 1000, 500), b2 = tb_job(s, "b2", 1, 1, 4, 1000, 501);
-	for (int i = 0; i < 4; i++)
-		s->jobs[a[i]].checkpoint_s = 1200;
-	s->config.checkpoint_grace_s = 600;
 	struct fw_plan *p = run(s, NULL);
 	ASSERT(p != NULL);
 	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 0);
@@ -3109,11 +3113,8 @@ TEST(preemptors_wait_for_checkpoints_each_its_own_victims)
 	fw_snapshot_free(s);
 
 	/* an 8-GPU gang needs a node: a2 and a3 (n1), saving at 1400 and 1500 */
-	s = reclaim_case(a);
+	s = checkpoint_case(a);
 	int g = tb_job(s, "g", 1, 1, 8, 1000, 500);
-	for (int i = 0; i < 4; i++)
-		s->jobs[a[i]].checkpoint_s = 1200;
-	s->config.checkpoint_grace_s = 600;
 	ASSERT((p = run(s, NULL)) != NULL);
 	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 0);
 	ASSERT_EQ(fw_plan_pending_for(p, g)->reason, FW_REASON_CHECKPOINT_WAIT);
@@ -3131,11 +3132,8 @@ TEST(checker_catches_a_bad_checkpoint_wait)
 {
 	int a[4];
 	struct fw_diag d;
-	struct fw_snapshot *s = reclaim_case(a);
+	struct fw_snapshot *s = checkpoint_case(a);
 	int b = tb_job(s, "b", 1, 1, 4, 1000, 500);
-	for (int i = 0; i < 4; i++)
-		s->jobs[a[i]].checkpoint_s = 1200;
-	s->config.checkpoint_grace_s = 600;
 	struct fw_plan *p = run(s, NULL);
 	ASSERT(p != NULL);
 	struct fw_pending *r = (struct fw_pending *)fw_plan_pending_for(p, b);
@@ -3177,11 +3175,10 @@ TEST(checker_catches_a_bad_checkpoint_wait)
 	fw_snapshot_free(s);
 
 	/* a wait for a victim the same plan evicts */
-	s = reclaim_case(a);
+	s = checkpoint_case(a);
 	b = tb_job(s, "b", 1, 1, 4, 1000, 500);
 	int c = tb_job(s, "c", 1, 1, 16, 1000, 600); /* waits: B's share is 8 */
-	for (int i = 0; i < 4; i++)
-		s->jobs[a[i]].checkpoint_s = 1200;
+	s->config.checkpoint_grace_s = 0; /* b evicts a3 at once */
 	ASSERT((p = run(s, NULL)) != NULL);
 	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 1);
 	ASSERT_EQ(p->decisions[0].job, a[3]);
