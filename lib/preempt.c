@@ -485,27 +485,27 @@ static void unplace(struct cyc *y, int32_t job, const struct fw__placement *pl)
 	fw__resv_release(&y->c, &y->s->jobs[job], &e);
 }
 
-/* When, if ever, the eviction of x->vict should wait for their
- * checkpoints: every victim has an interval, its next checkpoint within
- * the grace and sooner than the work it would lose now (so not one that
- * has just saved).  The time of the last such checkpoint (the first
- * victim with it in *last), or 0: evict now. */
-static fw_time checkpoint_due(const struct rc *x, int32_t *last)
+/* Should the eviction of x->vict wait for their checkpoints?  Only if
+ * every victim has an interval, its next checkpoint within the grace and
+ * sooner than the work it would lose now (so not one that has just
+ * saved).  Then *due is the last such checkpoint and *last the first
+ * victim with it. */
+static bool checkpoint_due(const struct rc *x, fw_time *due, int32_t *last)
 {
 	const struct fw_snapshot *s = x->y->s;
-	fw_time due = 0;
 
+	*due = s->now;
 	for (int32_t k = 0; k < x->nvict; k++) {
 		const struct fw_job *vj = &s->jobs[x->vict[k]];
 		fw_time cp = fw_job_checkpoint(s, vj), work = fw_job_lost_work(s, vj, s->now);
 		if (cp <= 0 || cp - work > x->grace || cp - work >= work)
-			return 0;
-		if (s->now + cp - work > due) {
-			due = s->now + cp - work;
+			return false;
+		if (s->now + cp - work > *due) {
+			*due = s->now + cp - work;
 			*last = x->vict[k];
 		}
 	}
-	return due;
+	return x->nvict > 0;
 }
 
 /* Put back the victims and preemptor p (placed on *pl), keep the victims
@@ -546,8 +546,8 @@ static int try_preemptor(struct rc *x, int32_t p)
 	if ((rc = settle(x, p, &pl)) <= 0)
 		return rc;
 	int32_t last = -1;
-	fw_time due = x->grace > 0 ? checkpoint_due(x, &last) : 0;
-	if (due > 0) {
+	fw_time due;
+	if (x->grace > 0 && checkpoint_due(x, &due, &last)) {
 		wait_for_checkpoint(x, p, &pl, last, due);
 		return FW_OK;
 	}
