@@ -152,17 +152,45 @@ int fw_slurm_usage_fetch(struct fw_slurm *h, struct fw_slurm_usage **rows, int32
 	return rc;
 }
 
+/* The queues by name, for a binary search per row: the daemon applies
+ * every user association's row (thousands) each cycle, against as many
+ * queues. */
+struct qname {
+	const char *name;
+	int32_t q;
+};
+
+static int qname_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct qname *)a)->name, ((const struct qname *)b)->name);
+}
+
+static int32_t queue_named(const struct qname *by, int32_t n, const char *name)
+{
+	struct qname key = { name, -1 };
+	const struct qname *hit = n > 0 ? bsearch(&key, by, (size_t)n, sizeof *by, qname_cmp) : NULL;
+
+	return hit ? hit->q : -1;
+}
+
 int fw_slurm_usage_apply(struct fw_snapshot *s, const struct fw_slurm_usage *rows, int32_t n,
 			 fw_time at, int32_t *unmatched)
 {
+	struct qname *by = malloc(((size_t)s->nqueues + 1) * sizeof *by);
+
+	if (!by)
+		return FW_ENOMEM;
 	*unmatched = 0;
 	for (int32_t q = 0; q < s->nqueues; q++) {
 		s->queues[q].usage = 0;
 		s->queues[q].usage_at = at;
+		by[q] = (struct qname){ s->queues[q].name, q };
 	}
+	qsort(by, (size_t)s->nqueues, sizeof *by, qname_cmp);
 	s->nuser_usage = 0;
-	for (int32_t i = 0; i < n; i++) {
-		int32_t q = fw_snapshot_find_queue(s, rows[i].acct);
+	int rc = FW_OK;
+	for (int32_t i = 0; i < n && rc == FW_OK; i++) {
+		int32_t q = queue_named(by, s->nqueues, rows[i].acct);
 		double g = rows[i].gpu_s < FW_SLURM_USAGE_MAX ? rows[i].gpu_s : FW_SLURM_USAGE_MAX;
 		struct fw_user_usage u = { .queue = q, .usage = g, .usage_at = at };
 		if (q < 0 || !(g > 0)) { /* no queue; none used, or NaN */
@@ -172,7 +200,8 @@ int fw_slurm_usage_apply(struct fw_snapshot *s, const struct fw_slurm_usage *row
 		s->queues[q].usage += g;
 		snprintf(u.user, sizeof u.user, "%s", rows[i].user);
 		if (fw_snapshot_add_user_usage(s, &u) < 0)
-			return FW_ENOMEM;
+			rc = FW_ENOMEM;
 	}
-	return FW_OK;
+	free(by);
+	return rc;
 }
