@@ -2137,6 +2137,23 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 	return 0;
 }
 
+/* --min-runtime and --checkpoint-grace shape evictions for a preemptor,
+ * and without --preemptible no job may be evicted so: say so, once (a
+ * sweep may pass them to every run alike, so not an error). */
+static void note_inert_flags(const struct cli *c)
+{
+	bool grace = c->o.checkpoint_grace_s > 0;
+
+	for (int i = 0; i < c->npolicies; i++)
+		grace = grace || c->policy[i].grace_s > 0;
+	if (!c->o.preemptible && (grace || c->o.min_runtime_s > 0))
+		fprintf(stderr, "fairway sim run: note: %s%s%s act%s only on evictions for a waiting job, and without "
+				"--preemptible no job may be evicted: add --preemptible to see %s\n",
+			c->o.min_runtime_s > 0 ? "--min-runtime" : "", c->o.min_runtime_s > 0 && grace ? " and " : "",
+			grace ? "checkpoint-grace" : "", c->o.min_runtime_s > 0 && grace ? "" : "s",
+			c->o.min_runtime_s > 0 && grace ? "them" : "it");
+}
+
 static bool is_synthetic(const char *trace)
 {
 	return !strncmp(trace, "synthetic", 9) && (!trace[9] || trace[9] == ':');
@@ -2194,6 +2211,7 @@ static int parse_args(struct cli *c, int argc, char **argv)
 		return usage_error("--racks/--blocks generate a topology; not with a fleet or --topo");
 	if (c->blocks && !c->o.nodes_per_rack)
 		return usage_error("--blocks M groups racks: give --racks K too");
+	note_inert_flags(c);
 	return check_seed(c->trace);
 }
 

@@ -698,6 +698,9 @@ expect "sim-run-variant-bad-checkpoint-grace" 2 "checkpoint-grace=10m: whole sec
 expect "sim-run-variant-checkpoint-grace-needs-evictions" 2 \
 	"--policies 'slurm:checkpoint-grace=600': slurm never evicts, so checkpoint-grace means nothing to it (policies that do: fairway, kai)" \
 	"$FW" sim run --trace x --policies slurm:checkpoint-grace=600
+expect "sim-run-checkpoint-grace-without-preemptible-says-so" 0 \
+	"note: checkpoint-grace acts only on evictions for a waiting job, and without --preemptible no job may be evicted" \
+	"$FW" sim run --trace synthetic:3 --nodes 13x8 --tick 3600 --policies fairway --checkpoint-grace 600
 cgo="--trace synthetic:3 --nodes 13x8 --tick 300 --preemptible --min-runtime 3600 --checkpoint 1800"
 "$FW" sim run $cgo --policies fairway,fairway:checkpoint-grace=900 --json "$SV/cgvar.json" >/dev/null 2>&1
 "$FW" sim run $cgo --policies fairway --checkpoint-grace 900 --json "$SV/cg.json" >/dev/null 2>&1
