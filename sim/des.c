@@ -476,6 +476,7 @@ static int sim_init(struct sim *m, const struct fw_teams *teams)
 	m->r->start = calloc(n, sizeof *m->r->start);
 	m->r->end = calloc(n, sizeof *m->r->end);
 	m->r->evicted = calloc(n, sizeof *m->r->evicted);
+	m->r->lost = calloc(n, sizeof *m->r->lost);
 	m->left = calloc(n, sizeof *m->left);
 	m->run_of = calloc(n, sizeof *m->run_of);
 	m->r->estimate = calloc(n, sizeof *m->r->estimate);
@@ -493,7 +494,7 @@ static int sim_init(struct sim *m, const struct fw_teams *teams)
 			m->urow[i] = -1;
 	}
 	if (!m->s || !m->arrival || !m->snap_of || !m->r->start || !m->r->end ||
-	    !m->r->evicted || !m->left || !m->run_of || !m->r->estimate || !m->r->gpus ||
+	    !m->r->evicted || !m->r->lost || !m->left || !m->run_of || !m->r->estimate || !m->r->gpus ||
 	    !m->r->milli)
 		return FW_ENOMEM;
 	if (m->o->lemon_gang_gpus > 0)
@@ -881,6 +882,7 @@ static int evict(struct sim *m, int32_t k, fw_time t)
 	m->pending_by_size[m->exact_fit ? row_gpus(m, row) : 0]++;
 	m->r->evictions++;
 	m->r->evicted[row]++;
+	m->r->lost[row] += (double)m->r->milli[row] * (double)(ran - kept) / 1000.0;
 	m->r->lost_gpu_s += (double)m->r->milli[row] * (double)(ran - kept) / 1000.0;
 	m->recompact = m->dirty = true;
 	return FW_OK;
@@ -1370,6 +1372,7 @@ void fw_sim_result_free(struct fw_sim_result *r)
 	free(r->start);
 	free(r->end);
 	free(r->evicted);
+	free(r->lost);
 	free(r->queue);
 	free(r->estimate);
 	free(r->gpus);

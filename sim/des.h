@@ -233,6 +233,8 @@ struct fw_sim_result {
 	int64_t *start;          /* per row: first start time, -1 = never started */
 	int64_t *end;            /* per row: completion time, -1 = did not finish */
 	int32_t *evicted;        /* per row: times evicted (failures included) */
+	double *lost;            /* per row: GPU-seconds of work its evictions
+				  * threw away (lost_gpu_s, by job) */
 	int32_t *queue;          /* per row: queue (team) index */
 	int32_t *gpus;           /* per row: GPUs of its latest run (an elastic
 				  * job started with fewer tasks than it has

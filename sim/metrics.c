@@ -610,9 +610,16 @@ static void fill_queue(struct fw_met_policy *o, int q, const struct fw_met_job *
 	struct fw_met_queue *Q = &o->q[q];
 	double span = (double)(W->hi - W->lo), gs = 0;
 
-	for (size_t i = 0; i < n; i++)
-		if (j[i].queue == q && started(&j[i]))
+	Q->evictions = 0;
+	Q->lost_gpu_h = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (j[i].queue != q)
+			continue;
+		if (started(&j[i]))
 			gs += (double)milli_of(&j[i]) / 1000.0 * (double)j[i].duration;
+		Q->evictions += j[i].evicted;
+		Q->lost_gpu_h += j[i].lost_gpu_s / 3600.0;
+	}
 	if (rec && q < rec->nq) {
 		snprintf(Q->name, sizeof Q->name, "%s", rec->qname[q]);
 		Q->deserved_gpus = rec->deserved[q];
@@ -784,6 +791,7 @@ static struct fw_met_job *jobs_itp(const struct fw_itp_trace *t, const struct fw
 		j[i].milli = r->milli ? r->milli[i] : 0;
 		j[i].waiting = r->start[i] >= 0 && r->end && r->end[i] < 0;
 		j[i].evicted = r->evicted ? r->evicted[i] : 0;
+		j[i].lost_gpu_s = r->lost ? r->lost[i] : 0;
 		j[i].estimated = r->estimate && r->estimate[i] >= 0;
 		j[i].estimate = r->estimate ? r->estimate[i] : -1;
 		j[i].runs = runs && first[i + 1] > first[i] ? runs + first[i] : NULL;
@@ -894,6 +902,8 @@ static void queue_json(const struct fw_met_queue *q, json_t *o)
 	json_object_set_new(o, "gpu_h", json_real(q->gpu_h));
 	json_object_set_new(o, "occupancy", json_real(q->occupancy));
 	json_object_set_new(o, "idle_while_waiting_gpu_h", json_real(q->idle_while_waiting_gpu_h));
+	json_object_set_new(o, "evictions", json_integer(q->evictions));
+	json_object_set_new(o, "lost_gpu_h", json_real(q->lost_gpu_h));
 	json_object_set_new(o, "fair_gpus_mean", json_real(q->fair_gpus_mean));
 	json_object_set_new(o, "alloc_gpus_mean", json_real(q->alloc_gpus_mean));
 	json_object_set_new(o, "share_ratio_mean", jreal(q->share_ratio_mean));
@@ -1073,6 +1083,7 @@ static void csv_queues(FILE *f, const struct fw_met_policy *p)
 		x[X_FAIR] = Q->fair_gpus_mean;
 		x[X_ALLOC] = Q->alloc_gpus_mean;
 		x[X_RATIO] = Q->share_ratio_mean;
+		x[X_LOST] = Q->lost_gpu_h;
 		csv_row(f, p->name, "queue", Q->name, st, x);
 	}
 }

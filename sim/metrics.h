@@ -67,6 +67,7 @@ struct fw_met_job {
 					  * GPU counts its gpu_milli; 0 =
 					  * 1000 x held.  GPU-seconds are
 					  * milli-GPU-seconds / 1000 */
+	double lost_gpu_s;               /* the work its evictions threw away */
 };
 
 /* Start-time estimate accuracy (docs/metrics.md): over started jobs with a
@@ -101,6 +102,8 @@ struct fw_met_queue {
 	double gpu_h;                    /* GPU-hours of its started jobs */
 	double occupancy;                /* gpu_h / cluster capacity GPU-hours */
 	double idle_while_waiting_gpu_h; /* cluster GPUs idle while it has a job waiting */
+	int64_t evictions;               /* of its jobs (node failures included) */
+	double lost_gpu_h;               /* the work they threw away */
 	double fair_gpus_mean, alloc_gpus_mean; /* plan samples, time-averaged */
 	double share_ratio_mean;         /* mean allocated/fair while fair > 0; -1 never */
 	float alloc_series[FW_MET_BINS], fair_series[FW_MET_BINS]; /* GPUs */

@@ -718,6 +718,10 @@ assert on["lost_gpu_s"] * 2 < off["lost_gpu_s"], (on["lost_gpu_s"], off["lost_gp
 # the preemptors' wait is counted, and only with the grace
 assert off["checkpoint_waits"] == 0 and off["checkpoint_wait_job_h"] == 0, off["checkpoint_waits"]
 assert on["checkpoint_waits"] > 0 and 0 < on["checkpoint_wait_job_h"] <= on["checkpoint_waits"] * 300 / 3600 + 1e-6
+# goodput per queue: its jobs' evictions and lost work add up to the run's
+for p in (off, on):
+    assert sum(q["evictions"] for q in p["by_queue"].values()) == p["evictions"]
+    assert abs(sum(q["lost_gpu_h"] for q in p["by_queue"].values()) - p["lost_gpu_h"]) < 1e-6
 PY
 then ok "sim-run-checkpoint-grace-reaches-the-engine"; else bad "sim-run-checkpoint-grace-reaches-the-engine"; fi
 # --user-fair-share / user-fair-share=on|off (YAML scheduler.userFairShare):

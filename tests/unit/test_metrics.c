@@ -75,9 +75,9 @@ TEST(progress_draws_only_when_on_and_erases_its_line)
  * capacity 1200 GPU-s, used 600 + 200 = 800 GPU-s.
  */
 static const struct fw_met_job jobs3[] = {
-	{ 0, 100, 0, 6, 0, 0, false, 0, NULL, 0, 0, false, 0 },
-	{ 10, 50, 100, 4, 1, 0, false, 0, NULL, 0, 0, false, 0 },
-	{ 0, 30, -1, 16, 1, 0, false, 0, NULL, 0, 0, false, 0 },
+	{ 0, 100, 0, 6, 0, 0, false, 0, NULL, 0, 0, false, 0, 0 },
+	{ 10, 50, 100, 4, 1, 0, false, 0, NULL, 0, 0, false, 0, 0 },
+	{ 0, 30, -1, 16, 1, 0, false, 0, NULL, 0, 0, false, 0, 0 },
 };
 
 TEST(idle_while_waiting_and_occupancy_are_exact)
@@ -123,8 +123,8 @@ static const struct fw_sim_span x_runs[] = { { 0, 0, 40, 0, 0 }, { 0, 60, 160, 0
 TEST(evictions_count_every_run_and_the_wait_between)
 {
 	const struct fw_met_job j[] = {
-		{ 0, 100, 0, 8, 0, 1, false, 0, x_runs, 2, 0, false, 0 },
-		{ 50, 20, 160, 4, 1, 0, false, 0, NULL, 0, 0, false, 0 },
+		{ 0, 100, 0, 8, 0, 1, false, 0, x_runs, 2, 0, false, 0, 0 },
+		{ 50, 20, 160, 4, 1, 0, false, 0, NULL, 0, 0, false, 0, 0 },
 	};
 	struct fw_met_policy p;
 
@@ -153,14 +153,14 @@ TEST(evictions_count_every_run_and_the_wait_between)
 TEST(estimate_accuracy_is_the_median_absolute_error)
 {
 	const struct fw_met_job j[] = {
-		{ 0, 10, 600, 1, 0, 0, true, 0, NULL, 0, 0, false, 0 },          /* A */
-		{ 0, 10, 7200, 16, 0, 0, true, 5400, NULL, 0, 0, false, 0 },     /* B */
-		{ 100, 10, 3700, 9, 0, 0, true, 4600, NULL, 0, 0, false, 0 },    /* C */
-		{ 0, 10, 36000, 32, 0, 0, true, 0, NULL, 0, 0, false, 0 },       /* D */
-		{ 0, 10, 100, 64, 0, 0, true, 50, NULL, 0, 0, false, 0 },        /* E */
-		{ 0, 10, 5000, 8, 0, 0, false, 0, NULL, 0, 0, false, 0 },        /* F */
-		{ 0, 10, -1, 16, 0, 0, true, 10, NULL, 0, 0, false, 0 },         /* G */
-		{ 0, 10, 3599, 16, 0, 0, true, 3599, NULL, 0, 0, false, 0 },     /* H */
+		{ 0, 10, 600, 1, 0, 0, true, 0, NULL, 0, 0, false, 0, 0 },          /* A */
+		{ 0, 10, 7200, 16, 0, 0, true, 5400, NULL, 0, 0, false, 0, 0 },     /* B */
+		{ 100, 10, 3700, 9, 0, 0, true, 4600, NULL, 0, 0, false, 0, 0 },    /* C */
+		{ 0, 10, 36000, 32, 0, 0, true, 0, NULL, 0, 0, false, 0, 0 },       /* D */
+		{ 0, 10, 100, 64, 0, 0, true, 50, NULL, 0, 0, false, 0, 0 },        /* E */
+		{ 0, 10, 5000, 8, 0, 0, false, 0, NULL, 0, 0, false, 0, 0 },        /* F */
+		{ 0, 10, -1, 16, 0, 0, true, 10, NULL, 0, 0, false, 0, 0 },         /* G */
+		{ 0, 10, 3599, 16, 0, 0, true, 3599, NULL, 0, 0, false, 0, 0 },     /* H */
 	};
 	struct fw_met_est e;
 
@@ -366,8 +366,8 @@ TEST(shares_csv_has_a_row_per_plan_and_queue)
 TEST(fairness_over_windows_counts_turns_taken)
 {
 	static const struct fw_met_job turns[] = {
-		{ 0, 3600, 0, 4, 0, 0, false, 0, NULL, 0, 0, false, 0 },
-		{ 0, 3600, 3600, 4, 1, 0, false, 0, NULL, 0, 0, false, 0 },
+		{ 0, 3600, 0, 4, 0, 0, false, 0, NULL, 0, 0, false, 0, 0 },
+		{ 0, 3600, 3600, 4, 1, 0, false, 0, NULL, 0, 0, false, 0, 0 },
 	};
 	struct fw_snapshot *s = two_teams(2000);
 	struct fw_met_rec rec;
@@ -597,6 +597,11 @@ TEST(metrics_of_a_replay_with_evictions_use_checkpoints_and_runs)
 	ASSERT_NEAR(p->idle_while_waiting_gpu_h * 3600, 800, 1e-6);
 	ASSERT_NEAR(p->evictions_per_job_mean, 2, 1e-12);
 	ASSERT_EQ(p->evictions_per_job_max, 2);
+	/* per queue: A's queue has both evictions and all the lost work */
+	for (int q = 0; q < p->nq; q++) {
+		ASSERT_EQ(p->q[q].evictions, q == r.queue[0] ? 2 : 0);
+		ASSERT_NEAR(p->q[q].lost_gpu_h * 3600, q == r.queue[0] ? 8.0 * 1400 : 0, 1e-6);
+	}
 	fw_met_run_free(mr);
 	fw_sim_result_free(&r);
 	fw_itp_free(&t);
