@@ -894,11 +894,12 @@ check "... from the store's users table (alice, bob, carol; dave's 0.36 GPU-seco
 stop_daemon
 
 # --- preempting at a checkpoint (YAML scheduler.checkpointGrace reaches the daemon):
-# a's two jobs save every 10 s; b1, submitted 6 s into their interval, waits for
-# the first checkpoint instead of throwing 6 s of 4 GPUs away --------------------
+# a's two jobs save every 20 s; b1, submitted 12 s into their interval, waits for
+# the first checkpoint instead of throwing 12 s of 4 GPUs away (it waits whenever
+# it comes 10 to 20 s in: wide margins for a loaded machine) ---------------------
 fleet_daemon ckpt state-ckpt <<'EOF2'
 now: 0
-scheduler: {checkpointGrace: 8s}
+scheduler: {checkpointGrace: 16s}
 nodes:
   - {name: c1, gpus: 8, cpu: 64, memory: 512Gi}
 queues:
@@ -906,30 +907,30 @@ queues:
   - {name: b, resources: {gpu: {quota: 4}}}
 EOF2
 for i in 1 2; do # no runtime: b1 can get no reservation at their end
-	req POST /v1/jobs "{\"name\":\"ca$i\",\"queue\":\"a\",\"preemptible\":true,\"checkpointInterval\":10,\"tasks\":[{\"gpus\":4}]}"
+	req POST /v1/jobs "{\"name\":\"ca$i\",\"queue\":\"a\",\"preemptible\":true,\"checkpointInterval\":20,\"tasks\":[{\"gpus\":4}]}"
 done
 job_is "queue a's two jobs run" ca2 'j["state"] == "running"'
 req GET /v1/jobs/ca1
 started=$(jfield 'j["startTime"]')
-python3 -c 'import sys, time; time.sleep(max(0.0, float(sys.argv[1]) + 6 - time.time()))' "$started"
+python3 -c 'import sys, time; time.sleep(max(0.0, float(sys.argv[1]) + 12 - time.time()))' "$started"
 req POST /v1/jobs '{"name":"cb1","queue":"b","runtime":600,"tasks":[{"gpus":4}]}'
 job_is "b1 waits for a victim's checkpoint (reason checkpoint_wait, naming the job)" cb1 \
-	'j["state"] == "pending" and j["reason"] == "checkpoint_wait" and "which saves a checkpoint at t=" in j["reasonText"] and ("\"ca1\"" in j["reasonText"] or "\"ca2\"" in j["reasonText"]) and j["expectedStart"] <= '"$started"' + 12'
-sleep 3
+	'j["state"] == "pending" and j["reason"] == "checkpoint_wait" and "which saves a checkpoint at t=" in j["reasonText"] and ("\"ca1\"" in j["reasonText"] or "\"ca2\"" in j["reasonText"]) and j["expectedStart"] <= '"$started"' + 22'
+sleep 8
 job_is "... and starts once that job has saved" cb1 'j["state"] == "running"'
 req GET /v1/jobs/ca1; A1=$BODY
 req GET /v1/jobs/ca2; A2=$BODY
-check "the one job evicted for it loses at most 2 s of work (not the 6 s it had when b1 came)" python3 -c '
+check "the one job evicted for it loses at most 4 s of work (not the 12 s it had when b1 came)" python3 -c '
 import json, re, sys
 texts = [d["text"] for b in sys.argv[1:] for d in json.loads(b).get("decisions", []) if d["kind"] == "evict"]
 assert len(texts) == 1, texts
 m = re.search(r"; it loses ([0-9]+) s of work since its last checkpoint$", texts[0])
-assert m and int(m.group(1)) <= 2, texts' "$A1" "$A2"
+assert m and int(m.group(1)) <= 4, texts' "$A1" "$A2"
 curl -s "http://127.0.0.1:$PORT/metrics" >"$T/metrics-ckpt"
 check "/metrics counts the eviction against queue a (fairway_queue_evictions_total), b has none" bash -c \
 	"grep -qx 'fairway_queue_evictions_total{queue=\"a\"} 1' '$T/metrics-ckpt' && ! grep -q 'queue=\"b\"} [0-9]' <(grep '^fairway_queue_evictions_total' '$T/metrics-ckpt')"
-check "... and the work it lost: at most 4 GPUs x 2 s (fairway_queue_lost_gpu_hours_total)" \
-	awk '$1 == "fairway_queue_lost_gpu_hours_total{queue=\"a\"}" {found = 1; ok = $2 >= 0 && $2 <= 8 / 3600} END {exit !(found && ok)}' "$T/metrics-ckpt"
+check "... and the work it lost: at most 4 GPUs x 4 s (fairway_queue_lost_gpu_hours_total)" \
+	awk '$1 == "fairway_queue_lost_gpu_hours_total{queue=\"a\"}" {found = 1; ok = $2 >= 0 && $2 <= 16 / 3600} END {exit !(found && ok)}' "$T/metrics-ckpt"
 stop_daemon
 
 # --- strict order (--policy fifo): a waiting job's reason names the job it waits
