@@ -3909,19 +3909,27 @@ TEST(evictions_are_bounded_per_cycle)
 	fw_snapshot_free(s);
 }
 
+/* random_snapshot with 24 running 2-GPU jobs of queues 1..3 on nodes 0..23
+ * (started 100 s apart, 9,000 s each): victims for reclaim. */
+static struct fw_snapshot *random_snapshot_with_fillers(uint32_t seed)
+{
+	struct fw_snapshot *s = random_snapshot(seed);
+	for (int n = 0; n < 24; n++) {
+		char nm[16];
+		snprintf(nm, sizeof nm, "fill%02d", n);
+		int id = tb_job(s, nm, 1 + n % 3, 1, 2, 1000, 0);
+		tb_run(s, id, 1, &n, 0xc);
+		s->jobs[id].start_time = 100 * n;
+		s->jobs[id].expected_runtime = 9000;
+	}
+	return s;
+}
+
 TEST(reclaim_is_deterministic_and_keeps_every_invariant_on_random_snapshots)
 {
 	int evictions = 0;
 	for (uint32_t seed = 1; seed <= 40; seed++) {
-		struct fw_snapshot *s = random_snapshot(seed);
-		for (int n = 0; n < 24; n++) {
-			char nm[16];
-			snprintf(nm, sizeof nm, "fill%02d", n);
-			int id = tb_job(s, nm, 1 + n % 3, 1, 2, 1000, 0);
-			tb_run(s, id, 1, &n, 0xc);
-			s->jobs[id].start_time = 100 * n;
-			s->jobs[id].expected_runtime = 9000;
-		}
+		struct fw_snapshot *s = random_snapshot_with_fillers(seed);
 		for (int j = 0; j < s->njobs; j++)
 			s->jobs[j].preemptible = s->jobs[j].state == FW_JOB_RUNNING && j % 5 != 0;
 		s->queues[2].min_runtime_s = 1500;
@@ -3953,15 +3961,7 @@ TEST(checkpoint_waits_keep_every_invariant_on_random_snapshots)
 {
 	int waits = 0, evictions = 0;
 	for (uint32_t seed = 1; seed <= 40; seed++) {
-		struct fw_snapshot *s = random_snapshot(seed);
-		for (int n = 0; n < 24; n++) {
-			char nm[16];
-			snprintf(nm, sizeof nm, "fill%02d", n);
-			int id = tb_job(s, nm, 1 + n % 3, 1, 2, 1000, 0);
-			tb_run(s, id, 1, &n, 0xc);
-			s->jobs[id].start_time = 100 * n;
-			s->jobs[id].expected_runtime = 9000;
-		}
+		struct fw_snapshot *s = random_snapshot_with_fillers(seed);
 		for (int j = 0; j < s->njobs; j++) {
 			s->jobs[j].preemptible = s->jobs[j].state == FW_JOB_RUNNING && j % 5 != 0;
 			s->jobs[j].checkpoint_s = j % 4 == 3 ? 0 : 700 + 300 * (j % 4);
