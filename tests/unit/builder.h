@@ -91,8 +91,11 @@ static inline void tb_run(struct fw_snapshot *s, int j, int nnodes, const int *n
 	job->alloc_first = s->nallocs;
 	job->alloc_count = nnodes;
 	for (int i = 0; i < nnodes; i++) {
-		struct fw_task_alloc a = { .node = nodes[i], .group = 0, .gpu_mask = mask,
-					   .gpu_milli = job->groups[0].gpu_milli };
+		struct fw_task_alloc a;
+		memset(&a, 0, sizeof a); /* its padding too: tests memcmp plans' tasks */
+		a.node = nodes[i];
+		a.gpu_mask = mask;
+		a.gpu_milli = job->groups[0].gpu_milli;
 		fw_snapshot_add_alloc(s, &a);
 	}
 }
