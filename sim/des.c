@@ -882,8 +882,9 @@ static int evict(struct sim *m, int32_t k, fw_time t)
 	m->pending_by_size[m->exact_fit ? row_gpus(m, row) : 0]++;
 	m->r->evictions++;
 	m->r->evicted[row]++;
-	m->r->lost[row] += (double)m->r->milli[row] * (double)(ran - kept) / 1000.0;
-	m->r->lost_gpu_s += (double)m->r->milli[row] * (double)(ran - kept) / 1000.0;
+	double lost = (double)m->r->milli[row] * (double)(ran - kept) / 1000.0;
+	m->r->lost[row] += lost;
+	m->r->lost_gpu_s += lost;
 	m->recompact = m->dirty = true;
 	return FW_OK;
 }

@@ -30,6 +30,11 @@ for k, r, t in sqlite3.connect(sys.argv[1]).execute(
     print(k, r, "|", t)' "$S/fairway.db" "$1"
 }
 metric() { curl -s "http://127.0.0.1:$PORT/metrics" | awk -v m="$1" '$1 == m {print $2}'; }
+# the texts of the evict decisions in the job bodies given as arguments, for a
+# python3 -c check that follows: "$EVICT_TEXTS"'assert ...' "$A1" "$A2"
+EVICT_TEXTS='import json, re, sys
+texts = [d["text"] for b in sys.argv[1:] for d in json.loads(b).get("decisions", []) if d["kind"] == "evict"]
+'
 
 # --- startup and security ----------------------------------------------------
 echo "0123456789abcdef0123" >"$T/loose-token"
@@ -811,14 +816,10 @@ req POST /v1/jobs '{"name":"b1","queue":"b","runtime":600,"tasks":[{"gpus":4}]}'
 job_is "queue b reclaims its share" b1 'j["state"] == "running"'
 req GET /v1/jobs/a1; A1=$BODY
 req GET /v1/jobs/a2; A2=$BODY
-check "the evicted job's history says the work it loses since its last checkpoint" python3 -c '
-import json, re, sys
-texts = [d["text"] for b in sys.argv[1:] for d in json.loads(b).get("decisions", []) if d["kind"] == "evict"]
+check "the evicted job's history says the work it loses since its last checkpoint" python3 -c "$EVICT_TEXTS"'
 assert len(texts) == 1, texts
 assert re.search(r"; it loses [0-9]+ s of work since its last checkpoint$", texts[0]), texts' "$A1" "$A2"
-check "... and names the job that takes its GPUs and that job's queue, not their indices" python3 -c '
-import json, sys
-texts = [d["text"] for b in sys.argv[1:] for d in json.loads(b).get("decisions", []) if d["kind"] == "evict"]
+check "... and names the job that takes its GPUs and that job's queue, not their indices" python3 -c "$EVICT_TEXTS"'
 want = "evicted: its queue is above its fair share and job \"b1\" of the starving queue \"b\" takes its GPUs; "
 assert texts and texts[0].startswith(want), texts' "$A1" "$A2"
 "$FW" queues set b --deserved-gpus 4 --default-runtime 900 --default-checkpoint-interval 300 \
@@ -920,9 +921,7 @@ sleep 8
 job_is "... and starts once that job has saved" cb1 'j["state"] == "running"'
 req GET /v1/jobs/ca1; A1=$BODY
 req GET /v1/jobs/ca2; A2=$BODY
-check "the one job evicted for it loses at most 4 s of work (not the 12 s it had when b1 came)" python3 -c '
-import json, re, sys
-texts = [d["text"] for b in sys.argv[1:] for d in json.loads(b).get("decisions", []) if d["kind"] == "evict"]
+check "the one job evicted for it loses at most 4 s of work (not the 12 s it had when b1 came)" python3 -c "$EVICT_TEXTS"'
 assert len(texts) == 1, texts
 m = re.search(r"; it loses ([0-9]+) s of work since its last checkpoint$", texts[0])
 assert m and int(m.group(1)) <= 4, texts' "$A1" "$A2"
