@@ -64,6 +64,8 @@ struct opts {
 	bool excluding_lists; /* ... stored as lists of the nodes allowed */
 	int split_pct;      /* pending gangs split in two groups, each with
 			     * a group filter of its own */
+	int sliced_pct;     /* pending gangs of more than one NVLink domain's
+			     * nodes placed in slices of one domain */
 	bool no_estimates;  /* time the cycle without start-time estimates */
 	bool allocate_only; /* the allocate action alone (see allocate_only) */
 	int64_t xfactor_cap; /* scheduler.xfactorCap: -1 the policy's, 0 off */
@@ -748,6 +750,23 @@ static void build_splits(struct fw_snapshot *s, const struct opts *o)
 	free(nodes);
 }
 
+/* A share of the pending gangs that span more than one NVLink domain's
+ * nodes are placed in slices of one domain (snapshot.h "Slices"): 4 nodes
+ * when the count allows, else 2 (odd counts stay as they are).  Drawn
+ * after the splits, so that without it the snapshot is the same. */
+static void build_slices(struct fw_snapshot *s, const struct opts *o)
+{
+	for (int32_t j = 0; j < s->njobs && o->sliced_pct > 0; j++) {
+		const struct fw_job *x = &s->jobs[j];
+		int32_t n = x->groups[0].count;
+		if (x->state != FW_JOB_PENDING || x->ngroups != 1 || n <= NODES_PER_NVL || n % 2 != 0 ||
+		    (int)rng_below(100) >= o->sliced_pct)
+			continue;
+		if (fw_snapshot_slice_group(s, j, 0, n % NODES_PER_NVL == 0 ? NODES_PER_NVL : 2, LVL_NVL) < 0)
+			oom();
+	}
+}
+
 /* ---- measuring -------------------------------------------------------- */
 
 static double now_ms(void)
@@ -869,7 +888,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: bench_cycle [--nodes N] [--jobs N] [--queues N] [--cycles N] [--seed S] [--busy PCT]\n"
 		"                   [--policy NAME] [--no-estimates] [--allocate-only] [--filtered PCT]\n"
-		"                   [--excluding PCT [--excluding-as-lists]] [--split PCT] [--xfactor-cap S]\n"
+		"                   [--excluding PCT [--excluding-as-lists]] [--split PCT] [--sliced PCT]\n"
+		"                   [--xfactor-cap S]\n"
 		"                   [--users N] [--model-limits PCT] [--checkpoint-grace S]\n"
 		"\n"
 		"Times fw_cycle_run() on a synthetic fleet (docs/performance.md):\n"
@@ -889,6 +909,9 @@ static void usage(FILE *f)
 		"  --split PCT  pending gangs split in two groups, apart, each group allowed a\n"
 		"               quarter of the nodes of its own (a Slurm het job's components, or\n"
 		"               a YAML job's per-group nodeSelector; default 0): group filters\n"
+		"  --sliced PCT pending gangs of more than one NVLink domain's nodes placed in\n"
+		"               slices of one domain each (4 nodes, else 2; a YAML job's\n"
+		"               tasks[i].slice; default 0): the cost of slices\n"
 		"  --lemons PCT, --suspect PCT\n"
 		"               nodes with a fault history (lemons) / on probation (default 0):\n"
 		"               the cost of health-aware placement (small jobs try them first)\n"
@@ -964,6 +987,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		FLAG("--filtered", 0, 100, o->filtered_pct)
 		FLAG("--excluding", 0, 100, o->excluding_pct)
 		FLAG("--split", 0, 100, o->split_pct)
+		FLAG("--sliced", 0, 100, o->sliced_pct)
 		FLAG("--lemons", 0, 100, o->lemon_pct)
 		FLAG("--suspect", 0, 100, o->suspect_pct)
 		FLAG("--xfactor-cap", 0, FW_XFACTOR_CAP_MAX, o->xfactor_cap)
@@ -1036,6 +1060,7 @@ int main(int argc, char **argv)
 	build_filters(s, &o);
 	build_excludes(s, &o);
 	build_splits(s, &o);
+	build_slices(s, &o);
 	printf("job sizes: %s\n", z.source);
 	printf("fleet: %d nodes x %d GPUs = %lld GPUs; topology block(%d nodes) > rack(%d) > nvlink(%d) > node\n",
 	       (int)s->nnodes, GPUS_PER_NODE, (long long)s->nnodes * GPUS_PER_NODE, NODES_PER_BLOCK,

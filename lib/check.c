@@ -254,11 +254,43 @@ static bool group_filter_allows(const struct fw_snapshot *s, int32_t jx, int g, 
 	return true;
 }
 
+/* A sliced group's tasks in dc (snapshot.h "Slices"): whole slices, each
+ * inside one domain of its level.  Slice k is the group's tasks k x size
+ * .. in the decision's order.  A linear scan of the slices table, not the
+ * snapshot's lookup. */
+static int check_slices(const struct fw_snapshot *s, const struct fw_plan *p, const struct fw_decision *dc,
+			const struct fw_job *j, struct fld f, struct fw_diag *d)
+{
+	for (int32_t i = 0; i < s->nslices; i++) {
+		const struct fw_group_slice *e = &s->slices[i];
+		int32_t seen = 0, first = -1;
+		if (e->job != dc->job)
+			continue;
+		for (int32_t k = 0; k < dc->alloc_count; k++) {
+			const struct fw_task_alloc *t = &p->allocs[dc->alloc_first + k];
+			if (t->group != e->group)
+				continue;
+			if (seen % e->tasks == 0)
+				first = t->node;
+			else if (!same_domain(s, e->level, t->node, first))
+				return FAILAT(d, f, "job %s: slice %d of group %d spans nodes %s and %s, two domains "
+					      "of the level its slices keep to", j->name, (int)(seen / e->tasks),
+					      e->group, s->nodes[first].name, s->nodes[t->node].name);
+			seen++;
+		}
+		if (seen % e->tasks != 0)
+			return FAILAT(d, f, "job %s: group %d has %d tasks placed, not whole slices of %d", j->name,
+				      e->group, (int)seen, (int)e->tasks);
+	}
+	return FW_OK;
+}
+
 /* The tasks of a start or a reservation: each a sound task of j, no group
  * given more tasks than it has, all inside one domain of j's required
  * level, a one_per_node group's tasks each on a node of their own, an
- * apart group's tasks on no node with another group's, and every task on
- * a node of j's node filter and of its group's. */
+ * apart group's tasks on no node with another group's, every task on a
+ * node of j's node filter and of its group's, and a sliced group's tasks
+ * in whole slices, each inside one domain of its level. */
 static int check_tasks(const struct fw_snapshot *s, const struct fw_plan *p, const struct fw_decision *dc,
 		       const struct fw_job *j, struct fld f, struct fw_diag *d)
 {
@@ -295,7 +327,7 @@ static int check_tasks(const struct fw_snapshot *s, const struct fw_plan *p, con
 					      j->name, o->group, t->group, s->nodes[t->node].name);
 		}
 	}
-	return FW_OK;
+	return s->nslices > 0 ? check_slices(s, p, dc, j, f, d) : FW_OK;
 }
 
 static int check_start(const struct fw_snapshot *s, const struct fw_plan *p, int32_t i,

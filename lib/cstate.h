@@ -170,6 +170,14 @@ struct fw__cstate {
 					 * group (fw__groups_apart), 0 when
 					 * one does, -1 not asked yet; static
 					 * for the cycle, shared with clones */
+	/* slices (snapshot.h "Slices", slice.c), when the snapshot has any:
+	 * ssig per job, an id shared by the jobs sliced alike, else -1 (NULL
+	 * until fw__slice_build, and without slices); place.c's scratch to
+	 * group a sliced group's candidates by domain (slice_scratch 4 * nn,
+	 * slice_key nn, slice_slot per domain: -1 between uses). */
+	int32_t *ssig;
+	int32_t *slice_scratch, *slice_slot;
+	int64_t *slice_key;
 	char *filter_except;            /* per filter: an except list (no
 					 * slots: placed through the domain
 					 * index, its few nodes tested) */
@@ -260,6 +268,12 @@ int32_t fw__node_whole_free(const struct fw__cstate *c, int32_t n);
  * as node n's whole free GPUs go from old_free to new_free. */
 int fw__filter_build(struct fw__cstate *c);
 void fw__filter_node_changed(struct fw__cstate *c, int32_t n, int32_t old_free, int32_t new_free);
+
+/* slice.c: ssig (once per cycle, after fw__cstate_build), and the
+ * scratch place.c groups a sliced group's candidates in (with
+ * fw__place_scratch).  FW_OK or FW_ENOMEM; nothing without slices. */
+int fw__slice_build(struct fw__cstate *c);
+int fw__slice_scratch(struct fw__cstate *c);
 
 /* drain.c: may job j use suspect nodes? (small or preemptible) */
 bool fw__may_use_suspect(const struct fw__cstate *c, const struct fw_job *j);

@@ -200,7 +200,8 @@ static int phase_build(struct cyc *y)
 	int32_t nq = s->nqueues;
 	int rc = fw__cstate_build(&y->c, s, y->a);
 
-	if (rc != FW_OK || (rc = fw__filter_build(&y->c)) != FW_OK) /* before gather: shapes name filters */
+	/* before gather: shapes name filters and slices */
+	if (rc != FW_OK || (rc = fw__filter_build(&y->c)) != FW_OK || (rc = fw__slice_build(&y->c)) != FW_OK)
 		return rc;
 	y->c.pol = y->pol;
 	y->reason = FW_ARENA_NEW(y->a, struct fw_pending, s->njobs + 1);

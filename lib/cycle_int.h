@@ -45,7 +45,8 @@ struct fw__shape {
 	int32_t gjob;           /* a job with group filters (snapshot.h): the
 				 * id of the lists its groups name + 1
 				 * (cstate.h gsig); else 0 */
-	int32_t unused;         /* 0: g stays 8-byte aligned, unpadded */
+	int32_t slices;         /* a job with slices (snapshot.h): its ssig +
+				 * 1 (cstate.h, slice.c); else 0 */
 	struct fw__shape_group g[FW_MAX_GROUPS];
 };
 
@@ -80,7 +81,7 @@ static inline void fw__shape_of(const struct fw__cstate *c, int32_t jx, const st
 	k->pad = (j->preemptible && c->suspect_nodes > 0) | /* health: preemptible gangs may use suspect nodes */
 		 (int32_t)((uint32_t)fw__filter_id(c, jx) << 1); /* node filter */
 	k->gjob = c->gsig ? c->gsig[jx] + 1 : 0;
-	k->unused = 0;
+	k->slices = c->ssig ? c->ssig[jx] + 1 : 0;
 	for (int g = 0; g < j->ngroups; g++) {
 		const struct fw_task_group *t = &j->groups[g];
 		k->g[g].count = t->count;
@@ -112,6 +113,7 @@ static inline uint32_t fw__shape_hash(const struct fw__shape *k)
 	FW__MIX((uint32_t)k->spread);
 	FW__MIX((uint32_t)k->pad);
 	FW__MIX((uint32_t)k->gjob);
+	FW__MIX((uint32_t)k->slices);
 	for (int g = 0; g < k->ngroups && g < FW_MAX_GROUPS; g++) {
 		const struct fw__shape_group *x = &k->g[g];
 		FW__MIX((uint32_t)x->count);

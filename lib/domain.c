@@ -420,6 +420,7 @@ int fw__cstate_build(struct fw__cstate *c, const struct fw_snapshot *s, struct f
 	c->job_entry = NULL; /* no node filter until fw__filter_build */
 	c->gsig = NULL;
 	c->gsig_apart = NULL;
+	c->ssig = NULL; /* no slices until fw__slice_build */
 	c->filter_id = NULL;
 	c->nodes = FW_ARENA_NEW(a, struct fw__node, s->nnodes + 1);
 	c->order = FW_ARENA_NEW(a, int32_t, s->nnodes + 1);

@@ -87,6 +87,11 @@ struct attempt {
 	bool lemon_last;        /* its second: lemons last among equals */
 	bool tainted_first;     /* any other job: suspect/lemon nodes first */
 	bool shape_fit;         /* some domain had the GPUs for the gang */
+	int32_t slice_tasks[FW_MAX_GROUPS]; /* tasks per slice of group g
+					     * (snapshot.h "Slices"); 0: none */
+	int32_t slice_dl[FW_MAX_GROUPS];    /* ... each inside one domain of
+					     * this level dl */
+	bool sliced;                        /* some group is */
 	const struct fw__place_opts *o;
 };
 
@@ -197,9 +202,10 @@ static void take(struct attempt *t, int32_t n, int g)
 	cn->whole_free = fw__node_whole_free(t->c, n);
 }
 
-static void rollback(struct attempt *t)
+/* Give back what tasks mark.. took (GPUs, CPU, memory; not whole_free). */
+static void untake(struct attempt *t, int32_t mark)
 {
-	for (int32_t i = t->ntasks - 1; i >= 0; i--) {
+	for (int32_t i = t->ntasks - 1; i >= mark; i--) {
 		const struct fw_task_alloc *a = &t->tasks[i];
 		const struct fw_task_group *grp = &t->job->groups[a->group];
 		struct fw__node *cn = &t->c->nodes[a->node];
@@ -208,10 +214,29 @@ static void rollback(struct attempt *t)
 		cn->cpu_free += grp->cpu_milli;
 		cn->mem_free += grp->mem_mib;
 	}
+}
+
+static void rollback(struct attempt *t)
+{
+	untake(t, 0);
 	for (int32_t i = 0; i < t->ntouched; i++)
 		t->c->nodes[t->touched[i].node].whole_free = t->touched[i].old_free;
 	t->ntasks = 0;
 	t->ntouched = 0;
+}
+
+/* Roll back to the first `mark` tasks and `tmark` touched nodes (a slice
+ * that did not fit whole): the nodes first touched since are restored
+ * from the log, the others recounted. */
+static void rollback_to(struct attempt *t, int32_t mark, int32_t tmark)
+{
+	untake(t, mark);
+	for (int32_t i = tmark; i < t->ntouched; i++)
+		t->c->nodes[t->touched[i].node].whole_free = t->touched[i].old_free;
+	for (int32_t i = mark; i < t->ntasks; i++)
+		t->c->nodes[t->tasks[i].node].whole_free = fw__node_whole_free(t->c, t->tasks[i].node);
+	t->ntasks = mark;
+	t->ntouched = tmark;
 }
 
 /* A stable partition: lemons after every other candidate. */
@@ -271,7 +296,19 @@ static bool clash(const struct attempt *t, int32_t n, int g)
 	return false;
 }
 
-static int32_t place_group(struct attempt *t, int g, int32_t want)
+static int i64_cmp(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Up to `want` tasks of group g on the nodes cand[*from .. n), in that
+ * order.  For a one_per_node group *from becomes the position after the
+ * last node taken: the nodes before it hold a task of the group or did
+ * not fit one (and only this job takes room during an attempt), so a
+ * later call over the same nodes (the group's next slice) starts there. */
+static int32_t place_run(struct attempt *t, int g, int32_t want, const int32_t *cand, int32_t n, int32_t *from)
 {
 	const struct fw_task_group *grp = &t->job->groups[g];
 	bool fractional = grp->gpus == 1 && grp->gpu_milli < 1000;
@@ -280,17 +317,115 @@ static int32_t place_group(struct attempt *t, int g, int32_t want)
 	/* pass 0 (fractional tasks onto GPUs already shared) would let pass 1
 	 * put a second task on a node: not for one_per_node groups */
 	for (int pass = fractional && !grp->one_per_node ? 0 : 1; pass < 2 && placed < want; pass++) {
-		for (int32_t i = 0; i < t->ncand && placed < want;) {
-			if (node_fits(t, t->cand[i], g, pass == 0) && !(t->apart && clash(t, t->cand[i], g))) {
-				take(t, t->cand[i], g);
+		int32_t i = *from;
+		while (i < n && placed < want) {
+			if (node_fits(t, cand[i], g, pass == 0) && !(t->apart && clash(t, cand[i], g))) {
+				take(t, cand[i], g);
 				placed++;
 				i += grp->one_per_node; /* the next task on the next node */
 			} else {
 				i++;
 			}
 		}
+		if (grp->one_per_node)
+			*from = i;
 	}
 	return placed;
+}
+
+/* Ascending: an insertion sort for the few keys of the usual case (the
+ * NVLink domains of a block: 50; already in order when their free GPUs
+ * are alike), else qsort. */
+static void sort_keys(int64_t *key, int32_t m)
+{
+	if (m > 64) {
+		qsort(key, (size_t)m, sizeof *key, i64_cmp);
+		return;
+	}
+	for (int32_t i = 1; i < m; i++) {
+		int64_t v = key[i];
+		int32_t k = i;
+		for (; k > 0 && key[k - 1] > v; k--)
+			key[k] = key[k - 1];
+		key[k] = v;
+	}
+}
+
+/* The candidates of a sliced group, grouped by their domain at level dl:
+ * into out[] the candidates again, each domain's a run out[r0[k] ..
+ * r0[k + 1]) that keeps their order, the domains in order of their
+ * candidates' whole free GPUs, fewest first (most for spread), ties in
+ * topology order (domain ids follow it).  Returns the domain count m;
+ * r0 has m + 1 entries.  O(candidates x levels + m log m). */
+static int32_t slice_domains(struct attempt *t, int32_t dl, int32_t *out, int32_t *r0)
+{
+	struct fw__cstate *c = t->c;
+	int32_t n = t->ncand, m = 0, *anc = c->slice_scratch, *dom = anc + n, *pos = dom + n;
+	int64_t *key = c->slice_key;
+
+	for (int32_t i = 0; i < n; i++) {
+		int32_t d = anc[i] = fw__ancestor(c, t->cand[i], dl);
+		if (c->slice_slot[d] < 0) {
+			c->slice_slot[d] = m;
+			dom[m] = d;
+			key[m++] = 0;
+		}
+		key[c->slice_slot[d]] += c->nodes[t->cand[i]].whole_free;
+	}
+	for (int32_t k = 0; k < m; k++) /* free GPUs (negated for spread), then the domain */
+		key[k] = (t->spread ? -key[k] : key[k]) * ((int64_t)1 << 32) + dom[k];
+	sort_keys(key, m);
+	for (int32_t k = 0; k < m; k++) /* rank by domain, then each run's start */
+		c->slice_slot[(int32_t)(key[k] & 0xffffffff)] = k, pos[k] = 0;
+	for (int32_t i = 0; i < n; i++)
+		pos[c->slice_slot[anc[i]]]++;
+	r0[0] = 0;
+	for (int32_t k = 0; k < m; k++)
+		r0[k + 1] = r0[k] + pos[k], pos[k] = r0[k];
+	for (int32_t i = 0; i < n; i++)
+		out[pos[c->slice_slot[anc[i]]]++] = t->cand[i];
+	for (int32_t k = 0; k < m; k++)
+		c->slice_slot[(int32_t)(key[k] & 0xffffffff)] = -1;
+	return m;
+}
+
+/* Group g in slices (snapshot.h "Slices"): each slice of its tasks in the
+ * first domain of its level, in slice_domains' order, that holds it
+ * whole; a slice that fits nowhere ends the group, so that only whole
+ * slices are placed.  With bin-packing, the slices fill a domain before
+ * the next: 128 tasks in slices of 16 on empty racks of 18 nodes take
+ * 16 nodes of each of 8 racks. */
+static int32_t place_slices(struct attempt *t, int g, int32_t want)
+{
+	int32_t size = t->slice_tasks[g], placed = 0, n = t->ncand;
+	int32_t *out = t->c->slice_scratch + 3 * (size_t)n, *r0 = t->cand + n;
+	int32_t m = slice_domains(t, t->slice_dl[g], out, r0);
+
+	int32_t *from = t->c->slice_scratch + 2 * (size_t)n; /* per domain: its run's resume point */
+
+	for (int32_t k = 0; k < m; k++)
+		from[k] = 0;
+	for (bool ok = true; ok && placed + size <= want; placed += ok ? size : 0) {
+		ok = false;
+		for (int32_t k = 0; k < m && !ok; k++) {
+			int32_t mark = t->ntasks, tmark = t->ntouched, at = from[k];
+			ok = place_run(t, g, size, out + r0[k], r0[k + 1] - r0[k], &at) == size;
+			if (ok)
+				from[k] = at;
+			else
+				rollback_to(t, mark, tmark);
+		}
+	}
+	return placed;
+}
+
+static int32_t place_group(struct attempt *t, int g, int32_t want)
+{
+	if (t->slice_tasks[g] > 0)
+		return place_slices(t, g, want);
+	int32_t from = 0;
+
+	return place_run(t, g, want, t->cand, t->ncand, &from);
 }
 
 static bool candidate(const struct attempt *t, const struct fw__node *n)
@@ -335,6 +470,31 @@ static bool hist_ok(const struct attempt *t, const struct fw__domain *d, bool al
 			continue;
 		if (one ? d->free_whole < (int64_t)grp->gpus * grp->count
 			: fw__domain_capacity(d, grp->gpus) < grp->count)
+			return false;
+	}
+	return true;
+}
+
+/* Could domain d hold every slice of each sliced whole-GPU group, by the
+ * histograms of its domains at the slice level (a slice lands inside one
+ * of them: their domain ids are a contiguous run, in topology order)?  A
+ * bound, as hist_ok: a no is sure.  It spares the assignment in a rack
+ * whose free nodes are there, but spread over its NVLink domains. */
+static bool slices_ok(const struct attempt *t, int32_t d, bool all)
+{
+	const struct fw__cstate *c = t->c;
+
+	for (int g = 0; all && t->sliced && g < t->job->ngroups; g++) {
+		const struct fw_task_group *grp = &t->job->groups[g];
+		int32_t size = t->slice_tasks[g], dl = t->slice_dl[g];
+		if (!size || grp->gpu_milli != 1000 || grp->gpus <= 0 || c->dom[d].level >= dl)
+			continue;
+		int32_t a = fw__ancestor(c, c->order[c->dom[d].first], dl);
+		int32_t b = fw__ancestor(c, c->order[c->dom[d].last - 1], dl);
+		int64_t fit = 0, want = grp->count / size;
+		for (int32_t x = a; x <= b && fit < want; x++)
+			fit += fw__domain_capacity(&c->dom[x], grp->gpus) / size;
+		if (fit < want)
 			return false;
 	}
 	return true;
@@ -436,6 +596,8 @@ static bool search(struct attempt *t, int32_t pref, int32_t req, int32_t min_tas
 			if (!hist_ok(t, &t->c->dom[d], all))
 				continue;
 			t->shape_fit = true;
+			if (!slices_ok(t, d, all))
+				continue;
 			if (doomed)
 				return false;
 			if (apart)
@@ -558,6 +720,8 @@ static uint64_t shape_key(const struct attempt *t, int32_t min_tasks)
 		FW__MIX(t->gf[g] ? t->gf[g]->first : -1);
 		FW__MIX(t->gf[g] ? t->gf[g]->count : -1);
 		FW__MIX(t->gf[g] ? t->gf[g]->except : -1);
+		FW__MIX(t->slice_tasks[g]);
+		FW__MIX(t->slice_dl[g]);
 	}
 #undef FW__MIX
 	return h;
@@ -632,13 +796,6 @@ static bool tainted_walk(struct attempt *t, int32_t pref, int32_t req, int32_t m
  * for spread; ties in topology order), only its nodes as candidates.
  * Suspect and lemon nodes are skipped or taken last as for any job, but
  * without the tainted-first preference. */
-
-static int i64_cmp(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
 
 /* The candidates among the filter's nodes topo[k0 .. k1). */
 static void filter_cands(struct attempt *t, const int32_t *topo, int32_t k0, int32_t k1)
@@ -821,6 +978,12 @@ static int init_attempt(struct attempt *t, struct fw__cstate *c, int32_t jx)
 		t->gfid[c->s->group_nodes[x].group] = c->filter_id ? c->filter_id[c->s->njob_nodes + x] : -1;
 		t->gfiltered = true;
 	}
+	for (int32_t x = c->s->nslices ? fw_snapshot_slices_entry(c->s, jx) : -1;
+	     x >= 0 && x < c->s->nslices && c->s->slices[x].job == jx; x++) {
+		t->slice_tasks[c->s->slices[x].group] = c->s->slices[x].tasks;
+		t->slice_dl[c->s->slices[x].group] = to_dl(c, c->s->slices[x].level, 0);
+		t->sliced = true;
+	}
 	for (int g = 0; g < j->ngroups; g++) {
 		t->models[g] = j->groups[g].gpu_model[0] ? fw__model_id(c, j->groups[g].gpu_model) : -2;
 		t->apart = t->apart || (j->groups[g].apart && j->ngroups > 1);
@@ -924,5 +1087,5 @@ int fw__place_scratch(struct fw__cstate *c, int32_t max_tasks)
 	c->scratch_tasks_cap = max_tasks;
 	if (!c->scratch_cand || !c->scratch_tasks || !c->scratch_undo)
 		return FW_ENOMEM;
-	return FW_OK;
+	return fw__slice_scratch(c);
 }

@@ -33,6 +33,7 @@ void fw_snapshot_free(struct fw_snapshot *s)
 	free(s->allocs);
 	free(s->job_nodes);
 	free(s->group_nodes);
+	free(s->slices);
 	free(s->node_refs);
 	free(s->model_limits);
 	free(s->user_usage);
@@ -294,6 +295,24 @@ int fw_snapshot_restrict_group_like(struct fw_snapshot *s, int32_t job, int grou
 						     s->group_nodes[gentry].count, s->group_nodes[gentry].except });
 }
 
+int fw_snapshot_slice_group(struct fw_snapshot *s, int32_t job, int group, int32_t tasks, int32_t level)
+{
+	const struct fw_group_slice *l = s->nslices > 0 ? &s->slices[s->nslices - 1] : NULL;
+	void *p = s->slices;
+
+	if (job < 0 || job >= s->njobs || group < 0 || group >= s->jobs[job].ngroups ||
+	    (l && (l->job > job || (l->job == job && l->group >= group))))
+		return FW_EINVAL;
+	if (tasks < 1 || s->jobs[job].groups[group].count % tasks != 0 ||
+	    (level != FW_LEVEL_NODE && (level < 0 || level >= s->topology.nlevels)))
+		return FW_EINVAL;
+	if (grow(&p, &s->cap_slices, s->nslices, sizeof *s->slices))
+		return FW_ENOMEM;
+	s->slices = p;
+	s->slices[s->nslices] = (struct fw_group_slice){ job, group, tasks, level };
+	return s->nslices++;
+}
+
 /* Is n in the entry's list, read as its kind says? */
 static bool list_allows(const struct fw_snapshot *s, int32_t first, int32_t count, int32_t except, int32_t n)
 {
@@ -342,7 +361,8 @@ static int32_t first_entry(const void *tab, size_t size, int32_t n, int32_t job)
 	return at == job ? lo : -1;
 }
 
-_Static_assert(offsetof(struct fw_job_nodes, job) == 0 && offsetof(struct fw_group_nodes, job) == 0,
+_Static_assert(offsetof(struct fw_job_nodes, job) == 0 && offsetof(struct fw_group_nodes, job) == 0 &&
+		       offsetof(struct fw_group_slice, job) == 0,
 	       "first_entry reads the job first");
 
 int32_t fw_snapshot_job_nodes_entry(const struct fw_snapshot *s, int32_t job)
@@ -353,6 +373,11 @@ int32_t fw_snapshot_job_nodes_entry(const struct fw_snapshot *s, int32_t job)
 int32_t fw_snapshot_group_nodes_entry(const struct fw_snapshot *s, int32_t job)
 {
 	return first_entry(s->group_nodes, sizeof *s->group_nodes, s->ngroup_nodes, job);
+}
+
+int32_t fw_snapshot_slices_entry(const struct fw_snapshot *s, int32_t job)
+{
+	return first_entry(s->slices, sizeof *s->slices, s->nslices, job);
 }
 
 bool fw_node_has_labels(const struct fw_node *n, const struct fw_label *sel, int nsel)

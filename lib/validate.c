@@ -477,6 +477,39 @@ static int check_group_nodes(const struct fw_snapshot *s, struct fw_diag *d)
 	return FW_OK;
 }
 
+/* Slices: by ascending job then group, one per group of its job, each a
+ * size that divides the group's count and a level of the topology. */
+static int check_slices(const struct fw_snapshot *s, struct fw_diag *d)
+{
+	char f[64];
+
+	if (s->nslices < 0 || (s->nslices > 0 && !s->slices))
+		return BAD(d, FW_EINVAL, "slices", "slices without their array");
+	for (int32_t i = 0; i < s->nslices; i++) {
+		const struct fw_group_slice *e = &s->slices[i], *o = i > 0 ? e - 1 : NULL;
+		snprintf(f, sizeof f, "slices[%d]", (int)i);
+		if (e->job < 0 || e->job >= s->njobs)
+			return BAD(d, FW_ENOENT, f, "slices for job %d, which is not in the snapshot", (int)e->job);
+		const struct fw_job *j = &s->jobs[e->job];
+		if (o && (e->job < o->job || (e->job == o->job && e->group <= o->group)))
+			return BAD(d, FW_EINVAL, f, "slices must be by ascending job, then group, one per group (job %s)",
+				   j->name);
+		snprintf(f, sizeof f, "slices[%d].group", (int)i);
+		if (e->group < 0 || e->group >= j->ngroups)
+			return BAD(d, FW_ENOENT, f, "job %s has %d task groups, and slices name group %d", j->name,
+				   j->ngroups, (int)e->group);
+		snprintf(f, sizeof f, "slices[%d].tasks", (int)i);
+		if (e->tasks < 1 || j->groups[e->group].count % e->tasks != 0)
+			return BAD(d, FW_EINVAL, f, "job %s: slices of %d tasks for a group of %d; the size must "
+				   "divide the group's count", j->name, (int)e->tasks, (int)j->groups[e->group].count);
+		snprintf(f, sizeof f, "slices[%d].level", (int)i);
+		if (e->level != FW_LEVEL_NODE && (e->level < 0 || e->level >= s->topology.nlevels))
+			return BAD(d, FW_ERANGE, f, "job %s: slice level %d; the topology has %d levels", j->name,
+				   (int)e->level, s->topology.nlevels);
+	}
+	return FW_OK;
+}
+
 /* Book one running task on its node (milli per GPU, CPU, memory), or
  * name the job, the node and what the task overbooks.  The books come
  * from check_usage(). */
@@ -579,7 +612,7 @@ int fw_snapshot_validate(const struct fw_snapshot *s, struct fw_diag *d)
 		return rc;
 	if ((rc = check_job_nodes(s, d)) != FW_OK)
 		return rc;
-	if ((rc = check_group_nodes(s, d)) != FW_OK)
+	if ((rc = check_group_nodes(s, d)) != FW_OK || (rc = check_slices(s, d)) != FW_OK)
 		return rc;
 	return check_usage(s, d);
 }

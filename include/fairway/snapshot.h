@@ -68,6 +68,25 @@
  * plan checker tests every task of a start or reservation against its
  * group's entry.
  *
+ * Slices.  A task group may ask to be placed in slices: each run of
+ * `tasks` consecutive tasks of the group inside one domain of a level
+ * (Kueue's podset slices).  The case is a training job whose model
+ * replica spans several nodes: the tensor-parallel ranks of one replica
+ * need one NVLink domain, while the replicas may spread over racks.
+ * Without slices a 128-node gang on racks of 18 fills them one after
+ * another, 7 x 18 + 2, and the last replica straddles two racks; with
+ * slices of 16 it takes 8 x 16.  An entry of slices names the job, the
+ * group, the slice size and the level, sorted by job then group, at most
+ * one per group; the group's count is a multiple of the size.  Slice k
+ * of a group is its tasks k x tasks .. (k + 1) x tasks - 1 in the
+ * placement's order (a start's task list keeps a group's tasks in
+ * order).  A job that starts with fewer than all its tasks (min_member)
+ * starts whole slices of a sliced group.  Placement, reservations,
+ * estimates, reclaim and the plan checker all honour them; jobs share a
+ * shape (and the cycle's memos) only when their slices are alike.  Like
+ * the filters, the table sits beside the jobs: the record the cycle
+ * sweeps keeps its size, and a snapshot without slices pays nothing.
+ *
  * Beside the queues.  Two optional tables name queues by index, so that
  * the queue record the cycle walks up the tree keeps its size:
  * model_limits (a queue's cap on the GPUs of one GPU model, for it and
@@ -259,6 +278,17 @@ struct fw_group_nodes {
 	int32_t except;         /* as in fw_job_nodes */
 };
 
+/* A task group placed in slices (see "Slices"). */
+struct fw_group_slice {
+	int32_t job;            /* index into snapshot.jobs; ascending */
+	int32_t group;          /* its task group; ascending within a job */
+	int32_t tasks;          /* tasks per slice, >= 1, dividing the
+				 * group's count */
+	int32_t level;          /* each slice inside one domain of this
+				 * level: a level index, or FW_LEVEL_NODE
+				 * (one node) */
+};
+
 /* Scheduler tunables that travel with the snapshot (so a plan is a pure
  * function of the snapshot). */
 #define FW_RESERVE_DEPTH_MAX 100000 /* fw_sched_config.reserve_depth */
@@ -365,6 +395,8 @@ struct fw_snapshot {
 	int32_t njob_nodes, cap_job_nodes;
 	struct fw_group_nodes *group_nodes; /* group filters, by job and group */
 	int32_t ngroup_nodes, cap_group_nodes;
+	struct fw_group_slice *slices;  /* sliced task groups, by job and group */
+	int32_t nslices, cap_slices;
 	int32_t *node_refs;             /* their node indices */
 	int32_t nnode_refs, cap_node_refs;
 	struct fw_model_limit *model_limits; /* GPU model limits of queues */
@@ -437,6 +469,17 @@ int fw_snapshot_restrict_group_like(struct fw_snapshot *s, int32_t job, int grou
 /* May task group `group` of job start on node n: its job's filter and
  * its group's both allow it?  O(log entries + log list). */
 bool fw_snapshot_group_may_use(const struct fw_snapshot *s, int32_t job, int group, int32_t n);
+/* Place task group `group` of job (added, with that group; the pair
+ * after every pair sliced so far, by job then group) in slices of `tasks`
+ * tasks, each inside one domain of `level` (a level index or
+ * FW_LEVEL_NODE; see "Slices").  The index of the new slices entry, or
+ * FW_EINVAL (out of order, no such group, tasks < 1 or not dividing the
+ * group's count, no such level) or FW_ENOMEM; nothing is added on error. */
+int fw_snapshot_slice_group(struct fw_snapshot *s, int32_t job, int group, int32_t tasks, int32_t level);
+/* Job's first slices entry (its groups' follow it, by group), -1 without
+ * one.  O(log entries). */
+int32_t fw_snapshot_slices_entry(const struct fw_snapshot *s, int32_t job);
+
 /* Does node n carry every label of sel (nsel pairs) with its value?  The
  * reading of a Kubernetes nodeSelector: a value "" asks for the label
  * without one.  nsel 0 matches every node.  The adapters that resolve a
@@ -497,7 +540,9 @@ bool fw_job_evictable(const struct fw_snapshot *s, const struct fw_job *j);
  * tasks; CPU and memory within the node's: FW_EBUSY, naming the job and
  * the node), node filters by ascending job with ascending, distinct, valid
  * nodes ("job_nodes[2].nodes"), group filters alike by job and group,
- * each of a group its job has ("group_nodes[0].group").  Fills d (field = e.g. "jobs[4].queue") and returns
+ * each of a group its job has ("group_nodes[0].group"), slices alike,
+ * each a size dividing its group's count and a level of the topology
+ * ("slices[0].tasks").  Fills d (field = e.g. "jobs[4].queue") and returns
  * FW_EINVAL/FW_ELOOP/FW_EEXIST/FW_ERANGE/FW_EBUSY on the first problem.
  * The cycle assumes a validated snapshot.
  */
