@@ -477,6 +477,35 @@ static bool explain_group_filter(const struct cyc *y, int32_t jx, struct fw_pend
 	return false;
 }
 
+/* A sliced whole-GPU group (snapshot.h "Slices") whose slices the
+ * domains of its level cannot hold now, by their histograms: SLICES,
+ * with the slices it needs and those the domains have room for.  Asked
+ * once some domain had the GPUs for the whole gang. */
+static bool explain_slices(const struct cyc *y, int32_t jx, struct fw_pending *r)
+{
+	const struct fw_snapshot *s = y->s;
+	int32_t L = s->topology.nlevels;
+
+	for (int32_t x = s->nslices ? fw_snapshot_slices_entry(s, jx) : -1;
+	     x >= 0 && x < s->nslices && s->slices[x].job == jx; x++) {
+		const struct fw_group_slice *e = &s->slices[x];
+		const struct fw_task_group *t = &s->jobs[jx].groups[e->group];
+		const struct fw__level_index *l = &y->c.lvl[e->level == FW_LEVEL_NODE ? L + 1 : e->level + 1];
+		int64_t want = t->count / e->tasks, room = 0;
+		if (t->gpu_milli != 1000 || t->gpus <= 0)
+			continue;
+		for (int32_t d = l->first_dom; d < l->first_dom + l->ndom && room < want; d++)
+			room += fw__domain_capacity(&y->c.dom[d], t->gpus) / e->tasks;
+		if (room < want) {
+			r->reason = FW_REASON_SLICES;
+			r->a = want;
+			r->b = room;
+			return true;
+		}
+	}
+	return false;
+}
+
 static void explain(const struct cyc *y, int32_t jx, bool shape_fit, struct fw_pending *r)
 {
 	const struct fw_job *j = &y->s->jobs[jx];
@@ -502,6 +531,8 @@ static void explain(const struct cyc *y, int32_t jx, bool shape_fit, struct fw_p
 		r->reason = FW_REASON_TOPOLOGY;
 		r->b = y->c.lvl[j->required_level == FW_LEVEL_NODE ? L + 1 : j->required_level + 1].max_free_initial;
 	} else if (explain_group_filter(y, jx, r) || explain_filter(y, jx, r)) {
+		/* said */
+	} else if (shape_fit && explain_slices(y, jx, r)) {
 		/* said */
 	} else if (shape_fit) {
 		explain_no_resources(y, j, r);

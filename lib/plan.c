@@ -75,7 +75,7 @@ FW_REASON_MAP(FW__REASON_FITS)
  * use. */
 static void singular(char *buf)
 {
-	static const char *const units[] = { "GPUs", "tasks", "jobs", "nodes" };
+	static const char *const units[] = { "GPUs", "tasks", "jobs", "nodes", "slices" };
 
 	for (char *p = buf; (p = strstr(p, "1 ")) != NULL; p++) {
 		if (p > buf && ((p[-1] >= '0' && p[-1] <= '9') || p[-1] == '.' || p[-1] == '-'))
@@ -135,6 +135,25 @@ char *fw_reason_format(enum fw_reason r, int64_t a, int64_t b, char *buf, size_t
 	return buf;
 }
 
+/* SLICES with the job at hand: its sliced group of a slices (the first,
+ * when none has), with the slice size and the level by name. */
+static bool slices_text(const struct fw_snapshot *s, int32_t job, int64_t a, int64_t b, char *buf, size_t n)
+{
+	const struct fw_group_slice *e = NULL;
+
+	for (int32_t x = s->nslices ? fw_snapshot_slices_entry(s, job) : -1;
+	     x >= 0 && x < s->nslices && s->slices[x].job == job; x++)
+		if (!e || s->jobs[job].groups[s->slices[x].group].count / s->slices[x].tasks == a)
+			e = &s->slices[x];
+	if (!e || (e->level != FW_LEVEL_NODE && (e->level < 0 || e->level >= s->topology.nlevels)))
+		return false;
+	const char *lv = e->level == FW_LEVEL_NODE ? "node" : s->topology.level[e->level];
+	snprintf(buf, n, "slices: it needs %lld slices of %d tasks, each inside one %s, and the %ss have room for %lld "
+			 "slices now", (long long)a, (int)e->tasks, lv, lv, (long long)b);
+	singular(buf);
+	return true;
+}
+
 char *fw_reason_format_job(const struct fw_snapshot *s, int32_t job, enum fw_reason r, int64_t a, int64_t b,
 			   char *buf, size_t n)
 {
@@ -150,6 +169,8 @@ char *fw_reason_format_job(const struct fw_snapshot *s, int32_t job, enum fw_rea
 				 "than throw that job's work away", s->jobs[a].name, (long long)b);
 		return buf;
 	}
+	if (r == FW_REASON_SLICES && s && job >= 0 && job < s->njobs && slices_text(s, job, a, b, buf, n))
+		return buf;
 	if (r == FW_REASON_GPU_MODEL && s && job >= 0 && job < s->njobs)
 		for (int g = 0; g < s->jobs[job].ngroups && !model; g++)
 			if (s->jobs[job].groups[g].gpus && s->jobs[job].groups[g].gpu_model[0])

@@ -115,6 +115,33 @@ rm -f "$cg"
 expect "plan-checkpoint-grace-too-long" 2 \
 	"field scheduler.checkpointGrace: the grace must be at most 1d" \
 	"$FW" plan --config <(sed 's/checkpointGrace: 10m/checkpointGrace: 25h/' tests/scenario/reclaim_at_checkpoint.yaml)
+# tasks[i].slice: each slice of a group inside one domain (the golden
+# slices.json); without its slices, replicas bin-packs like flat and a
+# task of it leaves its rack; bad slices are errors at their line
+sl=$(mktemp)
+sed 's/, slice: {size: 4, required: rack}//' tests/scenario/slices.yaml >"$sl"
+if rows tests/scenario/slices.yaml | grep -qx ' replicas train 32.00 8 r1n1,r1n2,r1n3,r1n4,r2n0,r2n1,r2n2,r2n3' &&
+	rows "$sl" | grep -qx ' replicas train 32.00 8 r1n1,r1n2,r1n3,r1n4,r1n5,r2n0,r2n1,r2n2'; then
+	ok "plan-slices-keep-each-slice-in-a-rack"
+else
+	bad "plan-slices-keep-each-slice-in-a-rack"; rows "$sl" | head -8
+fi
+rm -f "$sl"
+expect "plan-slices-reason" 0 \
+	"late                 train          slices           t=8200 (+7200s)                 0  slices: it needs 1 slice of 3 tasks, each inside one rack, and the racks have room for 0 slices now" \
+	"$FW" plan --config tests/scenario/slices.yaml
+expect "plan-slice-size-must-divide-count" 2 \
+	":47:48: field jobs[2].tasks[0].slice.size: slices of 2 tasks for a group of 3; make count a multiple of size" \
+	"$FW" plan --config <(sed 's/size: 3, required: rack/size: 2, required: rack/' tests/scenario/slices.yaml)
+expect "plan-slice-no-domain-holds" 2 \
+	":45:48: field jobs[1].tasks[0].slice.size: a slice of 8 tasks must fit inside one rack, and the largest rack holds 6 of these tasks (by its GPUs); lower size or name a larger level" \
+	"$FW" plan --config <(sed 's/size: 4, required: rack/size: 8, required: rack/' tests/scenario/slices.yaml)
+expect "plan-slice-needs-its-level" 2 \
+	'field jobs[2].tasks[0].slice.required: missing required key "required"' \
+	"$FW" plan --config <(sed 's/size: 3, required: rack/size: 3/' tests/scenario/slices.yaml)
+expect "plan-slice-unknown-level" 2 \
+	'field jobs[2].tasks[0].slice.required: unknown topology level "nvl"; use "node" or a level from topology.levels: block, rack' \
+	"$FW" plan --config <(sed 's/size: 3, required: rack/size: 3, required: nvl/' tests/scenario/slices.yaml)
 # EASY backfill (slurm) reserves for one job: the next one, which would fit
 # now but run past that reservation, waits and names it
 expect "plan-reason-reserved-names-the-job" 0 \

@@ -159,7 +159,7 @@ static int load_task_group(struct cfg *c, const yaml_node_t *m,
 			   const char *path, struct fw_task_group *g)
 {
 	static const char *const keys[] = { "count",  "gpus",	  "gpu", "cpu",
-					    "memory", "gpuModel", "nodeSelector", NULL };
+					    "memory", "gpuModel", "nodeSelector", "slice", NULL };
 	int rc;
 
 	memset(g, 0, sizeof *g);
@@ -451,6 +451,107 @@ static int group_selectors(struct cfg *c, const yaml_node_t *m, const char *path
 	return rc;
 }
 
+/* Node n's room for tasks of group g, by GPUs: whole tasks on its GPUs
+ * (of the group's model), or fractions on each GPU. */
+static int64_t node_room(const struct fw_node *n, const struct fw_task_group *g)
+{
+	if (g->gpu_model[0] && strcmp(g->gpu_model, n->gpu_model))
+		return 0;
+	if (g->gpu_milli < 1000)
+		return (int64_t)n->gpu_count * (1000 / g->gpu_milli);
+	return n->gpu_count / g->gpus;
+}
+
+/* A node's domain at a level, as its path names up to there, each ended
+ * by a unit separator, and its room: level_room's rows, sorted so that a
+ * domain's nodes are a run. */
+struct dom_row {
+	char key[FW_MAX_LEVELS * FW_NAME_MAX];
+	int64_t room;
+};
+
+static int by_key(const void *a, const void *b)
+{
+	return strcmp(((const struct dom_row *)a)->key, ((const struct dom_row *)b)->key);
+}
+
+/* The most tasks of group g one domain of `level` holds, by GPUs (a
+ * bound: CPU, memory and health aside); -1 when g asks no GPUs. */
+static int64_t level_room(struct cfg *c, const struct fw_task_group *g, int8_t level)
+{
+	const struct fw_snapshot *s = c->s;
+	int64_t best = 0, run = 0;
+	struct dom_row *r;
+
+	if (g->gpus == 0)
+		return -1;
+	if (level == FW_LEVEL_NODE) {
+		for (int32_t i = 0; i < s->nnodes; i++)
+			best = node_room(&s->nodes[i], g) > best ? node_room(&s->nodes[i], g) : best;
+		return best;
+	}
+	if (!(r = malloc(((size_t)s->nnodes + 1) * sizeof *r)))
+		return INT64_MAX; /* no check rather than a false error */
+	for (int32_t i = 0; i < s->nnodes; i++) {
+		size_t k = 0;
+		for (int l = 0; l <= level; l++)
+			k += (size_t)snprintf(r[i].key + k, sizeof r[i].key - k, "%s\x1f", s->nodes[i].path[l]);
+		r[i].room = node_room(&s->nodes[i], g);
+	}
+	qsort(r, (size_t)s->nnodes, sizeof *r, by_key);
+	for (int32_t i = 0; i < s->nnodes; i++) {
+		run = (i > 0 && !strcmp(r[i].key, r[i - 1].key) ? run : 0) + r[i].room;
+		best = run > best ? run : best;
+	}
+	free(r);
+	return best;
+}
+
+/* A task group's slices (tasks[i].slice: {size: N, required: LEVEL}): its
+ * tasks in runs of N, each inside one domain of LEVEL (snapshot.h
+ * "Slices": a model replica's ranks inside one NVLink domain).  A size
+ * that does not divide count is an error at its line, and so is a slice
+ * no domain of the level could ever hold (the job would wait forever). */
+static int group_slices(struct cfg *c, const yaml_node_t *m, const char *path, int32_t job)
+{
+	static const char *const keys[] = { "size", "required", NULL };
+	char fp[CFG_PATH], ip[CFG_PATH], sp[CFG_PATH], zp[CFG_PATH];
+	yaml_node_t *seq = cfg_get(c, m, "tasks");
+	int n = cfg_seq_len(seq), rc = FW_OK;
+
+	cfg_path(fp, path, "tasks");
+	for (int i = 0; rc == FW_OK && i < n; i++) {
+		yaml_node_t *l = cfg_get(c, cfg_seq_at(c, seq, i), "slice");
+		const struct fw_task_group *g = &c->s->jobs[job].groups[i];
+		int32_t size = 0;
+		int8_t level = FW_LEVEL_NONE;
+		if (!l)
+			continue;
+		cfg_path(sp, cfg_ipath(ip, fp, i), "slice");
+		cfg_path(zp, sp, "size");
+		if ((rc = cfg_keys(c, l, sp, keys)) || (rc = cfg_require(c, l, sp, "size")) ||
+		    (rc = cfg_require(c, l, sp, "required")) ||
+		    (rc = cfg_int32(c, l, sp, "size", 1, CFG_MAX_TASKS, &size)) ||
+		    (rc = cfg_level_ref(c, l, sp, "required", &level)))
+			return rc;
+		if (g->count % size != 0)
+			return cfg_fail(c, cfg_get(c, l, "size"), FW_EINVAL, zp,
+					"slices of %d tasks for a group of %d; make count a multiple of size",
+					(int)size, (int)g->count);
+		int64_t room = level_room(c, g, level);
+		if (room >= 0 && room < size)
+			return cfg_fail(c, cfg_get(c, l, "size"), FW_ERANGE, zp,
+					"a slice of %d tasks must fit inside one %s, and the largest %s holds %lld "
+					"of these tasks (by its GPUs); lower size or name a larger level",
+					(int)size, level == FW_LEVEL_NODE ? "node" : c->s->topology.level[level],
+					level == FW_LEVEL_NODE ? "node" : c->s->topology.level[level], (long long)room);
+		if ((rc = fw_snapshot_slice_group(c->s, job, i, size, level)) < 0)
+			return cfg_fail(c, l, rc, sp, "out of memory");
+		rc = FW_OK;
+	}
+	return rc;
+}
+
 static int load_job(struct cfg *c, const yaml_node_t *m, const char *path)
 {
 	static const char *const keys[] = {
@@ -473,7 +574,9 @@ static int load_job(struct cfg *c, const yaml_node_t *m, const char *path)
 	    (rc = add_job(c, m, path, &j)) ||
 	    (rc = job_selector(c, m, path, c->s->njobs - 1)))
 		return rc;
-	return group_selectors(c, m, path, c->s->njobs - 1);
+	if ((rc = group_selectors(c, m, path, c->s->njobs - 1)))
+		return rc;
+	return group_slices(c, m, path, c->s->njobs - 1);
 }
 
 int cfg_load_jobs(struct cfg *c, const yaml_node_t *root)

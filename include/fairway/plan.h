@@ -155,7 +155,9 @@ enum fw_decision_kind {
 	X(MODEL_LIMIT, model_limit,                                            \
 	  "over a GPU model limit: starting it would put its queue (or a parent queue) %lld milli-GPU over GPU model limit #%lld (rendered specially)") \
 	X(CHECKPOINT_WAIT, checkpoint_wait,                                    \
-	  "it takes the GPUs of job #%lld, which saves a checkpoint at t=%lld: it waits for it rather than throw that job's work away")
+	  "it takes the GPUs of job #%lld, which saves a checkpoint at t=%lld: it waits for it rather than throw that job's work away") \
+	X(SLICES, slices,                                                      \
+	  "slices: it needs %lld slices of its tasks, each inside one domain of the level its task group names, and those domains have room for %lld slices now")
 
 enum fw_reason {
 #define FW__REASON_ENUM(U, l, t) FW_REASON_##U,
