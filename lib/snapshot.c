@@ -380,6 +380,59 @@ int32_t fw_snapshot_slices_entry(const struct fw_snapshot *s, int32_t job)
 	return first_entry(s->slices, sizeof *s->slices, s->nslices, job);
 }
 
+/* Node n's room for tasks of group g, by GPUs: whole tasks on its GPUs
+ * (of the group's model), or fractions on each GPU. */
+static int64_t node_room(const struct fw_node *n, const struct fw_task_group *g)
+{
+	if (g->gpu_model[0] && strcmp(g->gpu_model, n->gpu_model))
+		return 0;
+	if (g->gpu_milli < 1000)
+		return (int64_t)n->gpu_count * (1000 / g->gpu_milli);
+	return n->gpu_count / g->gpus;
+}
+
+/* A node's domain at a level, as its path names up to there, each ended
+ * by a unit separator, and its room: fw_snapshot_domain_room's rows, sorted so that a
+ * domain's nodes are a run. */
+struct dom_row {
+	char key[FW_MAX_LEVELS * FW_NAME_MAX];
+	int64_t room;
+};
+
+static int by_key(const void *a, const void *b)
+{
+	return strcmp(((const struct dom_row *)a)->key, ((const struct dom_row *)b)->key);
+}
+
+int64_t fw_snapshot_domain_room(const struct fw_snapshot *s, const struct fw_task_group *g, int level)
+{
+	int64_t best = 0, run = 0;
+	struct dom_row *r;
+
+	if (g->gpus == 0)
+		return -1;
+	if (level == FW_LEVEL_NODE) {
+		for (int32_t i = 0; i < s->nnodes; i++)
+			best = node_room(&s->nodes[i], g) > best ? node_room(&s->nodes[i], g) : best;
+		return best;
+	}
+	if (!(r = malloc(((size_t)s->nnodes + 1) * sizeof *r)))
+		return INT64_MAX; /* no check rather than a false error */
+	for (int32_t i = 0; i < s->nnodes; i++) {
+		size_t k = 0;
+		for (int l = 0; l <= level; l++)
+			k += (size_t)snprintf(r[i].key + k, sizeof r[i].key - k, "%s\x1f", s->nodes[i].path[l]);
+		r[i].room = node_room(&s->nodes[i], g);
+	}
+	qsort(r, (size_t)s->nnodes, sizeof *r, by_key);
+	for (int32_t i = 0; i < s->nnodes; i++) {
+		run = (i > 0 && !strcmp(r[i].key, r[i - 1].key) ? run : 0) + r[i].room;
+		best = run > best ? run : best;
+	}
+	free(r);
+	return best;
+}
+
 bool fw_node_has_labels(const struct fw_node *n, const struct fw_label *sel, int nsel)
 {
 	for (int i = 0; i < nsel; i++) {

@@ -451,62 +451,6 @@ static int group_selectors(struct cfg *c, const yaml_node_t *m, const char *path
 	return rc;
 }
 
-/* Node n's room for tasks of group g, by GPUs: whole tasks on its GPUs
- * (of the group's model), or fractions on each GPU. */
-static int64_t node_room(const struct fw_node *n, const struct fw_task_group *g)
-{
-	if (g->gpu_model[0] && strcmp(g->gpu_model, n->gpu_model))
-		return 0;
-	if (g->gpu_milli < 1000)
-		return (int64_t)n->gpu_count * (1000 / g->gpu_milli);
-	return n->gpu_count / g->gpus;
-}
-
-/* A node's domain at a level, as its path names up to there, each ended
- * by a unit separator, and its room: level_room's rows, sorted so that a
- * domain's nodes are a run. */
-struct dom_row {
-	char key[FW_MAX_LEVELS * FW_NAME_MAX];
-	int64_t room;
-};
-
-static int by_key(const void *a, const void *b)
-{
-	return strcmp(((const struct dom_row *)a)->key, ((const struct dom_row *)b)->key);
-}
-
-/* The most tasks of group g one domain of `level` holds, by GPUs (a
- * bound: CPU, memory and health aside); -1 when g asks no GPUs. */
-static int64_t level_room(struct cfg *c, const struct fw_task_group *g, int8_t level)
-{
-	const struct fw_snapshot *s = c->s;
-	int64_t best = 0, run = 0;
-	struct dom_row *r;
-
-	if (g->gpus == 0)
-		return -1;
-	if (level == FW_LEVEL_NODE) {
-		for (int32_t i = 0; i < s->nnodes; i++)
-			best = node_room(&s->nodes[i], g) > best ? node_room(&s->nodes[i], g) : best;
-		return best;
-	}
-	if (!(r = malloc(((size_t)s->nnodes + 1) * sizeof *r)))
-		return INT64_MAX; /* no check rather than a false error */
-	for (int32_t i = 0; i < s->nnodes; i++) {
-		size_t k = 0;
-		for (int l = 0; l <= level; l++)
-			k += (size_t)snprintf(r[i].key + k, sizeof r[i].key - k, "%s\x1f", s->nodes[i].path[l]);
-		r[i].room = node_room(&s->nodes[i], g);
-	}
-	qsort(r, (size_t)s->nnodes, sizeof *r, by_key);
-	for (int32_t i = 0; i < s->nnodes; i++) {
-		run = (i > 0 && !strcmp(r[i].key, r[i - 1].key) ? run : 0) + r[i].room;
-		best = run > best ? run : best;
-	}
-	free(r);
-	return best;
-}
-
 /* A task group's slices (tasks[i].slice: {size: N, required: LEVEL}): its
  * tasks in runs of N, each inside one domain of LEVEL (snapshot.h
  * "Slices": a model replica's ranks inside one NVLink domain).  A size
@@ -538,7 +482,7 @@ static int group_slices(struct cfg *c, const yaml_node_t *m, const char *path, i
 			return cfg_fail(c, cfg_get(c, l, "size"), FW_EINVAL, zp,
 					"slices of %d tasks for a group of %d; make count a multiple of size",
 					(int)size, (int)g->count);
-		int64_t room = level_room(c, g, level);
+		int64_t room = fw_snapshot_domain_room(c->s, g, level);
 		if (room >= 0 && room < size)
 			return cfg_fail(c, cfg_get(c, l, "size"), FW_ERANGE, zp,
 					"a slice of %d tasks must fit inside one %s, and the largest %s holds %lld "

@@ -630,6 +630,34 @@ static bool selects_a_node(const struct fw_snapshot *fleet, const struct fw_back
 	return any;
 }
 
+/* Each sliced group's slices (tasks[i].slice) as s's entries for job 0,
+ * and a slice no domain of its level could ever hold refused, naming
+ * tasks[i].slice.size. */
+static int check_slices(const struct fw_snapshot *fleet, struct fw_snapshot *s, const struct fw_backend_job *bj,
+			struct fw_diag *dg)
+{
+	char f[48];
+
+	for (int g = 0; g < bj->job.ngroups; g++) {
+		const struct fw_task_group *t = &bj->job.groups[g];
+		int8_t l = bj->slice_level[g];
+		if (!bj->slice[g])
+			continue;
+		int64_t room = fw_snapshot_domain_room(fleet, t, l);
+		const char *lv = l == FW_LEVEL_NODE ? "node" : s->topology.level[l];
+		snprintf(f, sizeof f, "tasks[%d].slice.size", g);
+		if (room >= 0 && room < bj->slice[g])
+			return fw_diag_set(dg, FW_ERANGE, "", 0, 0, f,
+					   "a slice of %d tasks must fit inside one %s, and the largest %s holds %lld of "
+					   "these tasks (by its GPUs); lower size or name a larger level",
+					   (int)bj->slice[g], lv, lv, (long long)room);
+		if (fw_snapshot_slice_group(s, 0, g, bj->slice[g], l) < 0)
+			return fw_diag_set(dg, FW_EINVAL, "", 0, 0, f, "slices of %d tasks do not divide the group",
+					   (int)bj->slice[g]);
+	}
+	return FW_OK;
+}
+
 /* The core's validation of one job against the fleet's nodes. */
 static int check_job(struct fw_serve *d, struct fw_backend_job *bj, struct fw_diag *dg)
 {
@@ -670,6 +698,8 @@ static int check_job(struct fw_serve *d, struct fw_backend_job *bj, struct fw_di
 				goto out;
 		bj->job.submit_time = s->now;
 		if (fw_snapshot_add_job(s, &bj->job) < 0)
+			goto out;
+		if ((rc = check_slices(d->fleet, s, bj, dg)) != FW_OK)
 			goto out;
 		rc = fw_snapshot_validate(s, &vd);
 		if (rc != FW_OK) {

@@ -246,6 +246,11 @@ struct fw_backend_job {
 	int32_t nsel;
 	uint8_t ngsel[FW_MAX_GROUPS];
 	struct fw_label sel[FW_BACKEND_SEL_MAX];
+	/* tasks[g].slice: group g's tasks in runs of slice[g] (0: none), each
+	 * inside one domain of slice_level[g] (snapshot.h "Slices"), which
+	 * each read makes the snapshot's slices entries. */
+	int32_t slice[FW_MAX_GROUPS];
+	int8_t slice_level[FW_MAX_GROUPS];
 };
 
 /* Task group g's own selector: its first pair, *n the count (0: none). */

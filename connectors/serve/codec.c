@@ -370,10 +370,11 @@ json_t *fw_codec_user_use_dump(const struct fw_user_use *u)
 }
 
 /* --- jobs ----------------------------------------------------------------- */
-static int get_level(json_t *o, const char *key, const struct fw_topology *t, int8_t *lvl, struct fw_diag *d)
+static int get_level(json_t *o, const char *path, const char *key, const struct fw_topology *t, int8_t *lvl,
+		     struct fw_diag *d)
 {
-	char name[FW_NAME_MAX] = "";
-	int rc = get_str(o, "", key, false, name, sizeof name, d);
+	char name[FW_NAME_MAX] = "", f[128];
+	int rc = get_str(o, path, key, false, name, sizeof name, d);
 
 	*lvl = FW_LEVEL_NONE;
 	if (rc || !name[0])
@@ -387,15 +388,49 @@ static int get_level(json_t *o, const char *key, const struct fw_topology *t, in
 			*lvl = (int8_t)i;
 			return FW_OK;
 		}
-	return BAD(d, FW_EINVAL, key, "\"%s\" is not a topology level of this cluster (nor \"node\")", name);
+	path_of(f, sizeof f, path, key);
+	return BAD(d, FW_EINVAL, f, "\"%s\" is not a topology level of this cluster (nor \"node\")", name);
+}
+
+/* path.slice: {"size": N, "required": LEVEL}, the group's tasks in runs
+ * of N, each inside one domain of LEVEL (snapshot.h "Slices"); N must
+ * divide the group's count. */
+static int get_slice(json_t *g, const char *path, const struct fw_topology *t, int32_t count, int32_t *size,
+		     int8_t *lvl, struct fw_diag *d)
+{
+	static const char *const keys[] = { "size", "required", NULL };
+	json_t *o = json_object_get(g, "slice");
+	char sp[64], f[96];
+	int64_t n = 0;
+	int rc;
+
+	*size = 0;
+	if (!o)
+		return FW_OK;
+	path_of(sp, sizeof sp, path, "slice");
+	if ((rc = only_keys(o, sp, keys, d)) || (rc = get_int(o, sp, "size", true, 1, FW_API_COUNT_MAX, &n, d)) ||
+	    (rc = get_level(o, sp, "required", t, lvl, d)))
+		return rc;
+	if (*lvl == FW_LEVEL_NONE) {
+		path_of(f, sizeof f, sp, "required");
+		return BAD(d, FW_EINVAL, f, "is required: the level each slice keeps inside, e.g. \"rack\" or \"node\"");
+	}
+	if (count % n != 0) {
+		path_of(f, sizeof f, sp, "size");
+		return BAD(d, FW_EINVAL, f, "slices of %lld tasks for a group of %d; make count a multiple of size",
+			   (long long)n, (int)count);
+	}
+	*size = (int32_t)n;
+	return FW_OK;
 }
 
 static int get_selector(json_t *o, const char *path, struct fw_backend_job *bj, int *n, struct fw_diag *d);
 
-static int get_group(json_t *g, int i, struct fw_backend_job *bj, struct fw_diag *d)
+static int get_group(json_t *g, int i, const struct fw_topology *levels, struct fw_backend_job *bj,
+		     struct fw_diag *d)
 {
 	static const char *const keys[] = { "count", "gpus", "gpuFraction", "cpu", "memory", "gpuModel",
-					    "nodeSelector", NULL };
+					    "nodeSelector", "slice", NULL };
 	struct fw_task_group *t = &bj->job.groups[i];
 	char p[32];
 	int64_t count = 1, gpus = 0, mem = 0;
@@ -409,7 +444,8 @@ static int get_group(json_t *g, int i, struct fw_backend_job *bj, struct fw_diag
 	    (rc = get_num(g, p, "cpu", false, 0, CPU_MAX, &cpu, d)) ||
 	    (rc = get_int(g, p, "memory", false, 0, FW_API_MEMORY_MAX, &mem, d)) ||
 	    (rc = get_str(g, p, "gpuModel", false, t->gpu_model, sizeof t->gpu_model, d)) ||
-	    (rc = get_selector(g, p, bj, &nsel, d)))
+	    (rc = get_selector(g, p, bj, &nsel, d)) ||
+	    (rc = get_slice(g, p, levels, (int32_t)count, &bj->slice[i], &bj->slice_level[i], d)))
 		return rc;
 	if (frac < 1.0 && gpus != 1) {
 		char f[64];
@@ -425,7 +461,7 @@ static int get_group(json_t *g, int i, struct fw_backend_job *bj, struct fw_diag
 	return FW_OK;
 }
 
-static int get_groups(json_t *o, struct fw_backend_job *bj, struct fw_diag *d)
+static int get_groups(json_t *o, const struct fw_topology *levels, struct fw_backend_job *bj, struct fw_diag *d)
 {
 	json_t *a = json_object_get(o, "tasks");
 	int rc;
@@ -436,7 +472,7 @@ static int get_groups(json_t *o, struct fw_backend_job *bj, struct fw_diag *d)
 		return BAD(d, FW_EINVAL, "tasks", "must be a list of 1 to %d task groups", FW_MAX_GROUPS);
 	bj->job.ngroups = (int)json_array_size(a);
 	for (int i = 0; i < bj->job.ngroups; i++)
-		if ((rc = get_group(json_array_get(a, i), i, bj, d)))
+		if ((rc = get_group(json_array_get(a, i), i, levels, bj, d)))
 			return rc;
 	return FW_OK;
 }
@@ -513,9 +549,9 @@ int fw_codec_job_parse(json_t *o, const struct fw_topology *levels, struct fw_ba
 	    (rc = get_int(o, "", "checkpointInterval", false, 0, FW_API_SECS_MAX, &ckpt, d)) ||
 	    (rc = get_int(o, "", "minMember", false, 0, 1000000, &minm, d)) ||
 	    (rc = get_int(o, "", "exitCode", false, 0, FW_API_EXIT_CODE_MAX, &exit_code, d)) ||
-	    (rc = get_level(o, "requiredLevel", levels, &j->required_level, d)) ||
-	    (rc = get_level(o, "preferredLevel", levels, &j->preferred_level, d)) ||
-	    (rc = get_selector(o, "", bj, &nsel, d)) || (bj->nsel = nsel, rc = get_groups(o, bj, d)))
+	    (rc = get_level(o, "", "requiredLevel", levels, &j->required_level, d)) ||
+	    (rc = get_level(o, "", "preferredLevel", levels, &j->preferred_level, d)) ||
+	    (rc = get_selector(o, "", bj, &nsel, d)) || (bj->nsel = nsel, rc = get_groups(o, levels, bj, d)))
 		return rc;
 	j->priority = (int32_t)prio;
 	j->expected_runtime = rt;
@@ -584,6 +620,9 @@ json_t *fw_codec_job_dump(const struct fw_backend_job *bj, const struct fw_topol
 			const struct fw_label *l = fw_backend_group_sel(bj, i, &n);
 			json_object_set_new(t, "nodeSelector", labels_dump(l, n));
 		}
+		const char *sl = bj->slice[i] ? level_name(bj->slice_level[i], levels) : NULL;
+		if (sl) /* none: left out */
+			json_object_set_new(t, "slice", json_pack("{s:i,s:s}", "size", bj->slice[i], "required", sl));
 		json_array_append_new(tasks, t);
 	}
 	json_t *o = json_pack("{s:s,s:s,s:s,s:i,s:b,s:b,s:I,s:i,s:o}", "name", j->name, "queue", bj->queue, "user",

@@ -955,6 +955,19 @@ static int restrict_job(struct fw_backend *b, struct selcache *c, struct fw_snap
 	return rc;
 }
 
+/* A waiting job's slices as the snapshot's entries (a running job is
+ * where it is).  FW_EINVAL when the fleet's topology no longer has the
+ * level (the job is then left out, as one whose selector meets no node). */
+static int slice_job(struct fw_snapshot *s, int32_t job, const struct ljob *lj)
+{
+	int rc = FW_OK;
+
+	for (int g = 0; rc >= 0 && g < lj->bj.job.ngroups; g++)
+		if (lj->bj.slice[g])
+			rc = fw_snapshot_slice_group(s, job, g, lj->bj.slice[g], lj->bj.slice_level[g]);
+	return rc < 0 ? rc : FW_OK;
+}
+
 /* Phase 1 of adding a job: may the snapshot hold it?  FW_EDECLINED when
  * its queue is unknown or inner, or a selector of a waiting job meets no
  * node (the fleet changed since it was submitted). */
@@ -1037,8 +1050,9 @@ static int local_read(struct fw_backend *b, struct fw_snapshot *s, struct fw_bac
 			continue;
 		}
 		/* a running job is where it is: only a waiting one is filtered */
-		if ((rc = job = add_job(b, s, lj)) >= 0 && lj->state == L_PENDING)
-			rc = restrict_job(b, &c, s, job, lj);
+		if ((rc = job = add_job(b, s, lj)) >= 0 && lj->state == L_PENDING &&
+		    (rc = restrict_job(b, &c, s, job, lj)) >= 0)
+			rc = slice_job(s, job, lj);
 		if (rc < 0)
 			fw_diag_set(d, rc, "", 0, 0, "jobs", "cannot add job %s", lj->bj.job.name);
 	}

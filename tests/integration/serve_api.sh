@@ -1007,6 +1007,46 @@ rc=$?
 check "a config without a level a stored job requires: refused (exit 2)" [ "$rc" -eq 2 ] &&
 	check "... naming the job, its field and the level" grep -q 'store.jobs: cannot restore .*job w2: requiredLevel: "rack" is not a topology level' "$T/flat.log"
 
+# --- tasks[i].slice: each slice of a group inside one rack; bad slices refused by field ------
+fleet_daemon racks state-racks <<'EOF2'
+now: 0
+topology: {levels: [rack]}
+nodes:
+  - {name: a0, gpus: 4, cpu: 64, memory: 512Gi, topology: {rack: r0}}
+  - {name: a1, gpus: 4, cpu: 64, memory: 512Gi, topology: {rack: r0}}
+  - {name: a2, gpus: 4, cpu: 64, memory: 512Gi, topology: {rack: r0}}
+  - {name: b0, gpus: 4, cpu: 64, memory: 512Gi, topology: {rack: r1}}
+  - {name: b1, gpus: 4, cpu: 64, memory: 512Gi, topology: {rack: r1}}
+  - {name: b2, gpus: 4, cpu: 64, memory: 512Gi, topology: {rack: r1}}
+  - {name: c0, gpus: 4, cpu: 64, memory: 512Gi, topology: {rack: r2}}
+  - {name: c1, gpus: 4, cpu: 64, memory: 512Gi, topology: {rack: r2}}
+  - {name: c2, gpus: 4, cpu: 64, memory: 512Gi, topology: {rack: r2}}
+queues:
+  - name: q
+    resources: {gpu: {quota: 36}}
+EOF2
+req POST /v1/jobs '{"name":"two","queue":"q","tasks":[{"count":2,"gpus":4}]}'
+job_is "a job takes two nodes of rack r0" two 'j["state"] == "running" and j["nodes"] == ["a0", "a1"]'
+# bin-packing alone would take a2 and b0..b2: its first pair would straddle r0 and r1
+req POST /v1/jobs '{"name":"pairs","queue":"q","tasks":[{"count":4,"gpus":4,"slice":{"size":2,"required":"rack"}}]}'
+check "submit with tasks[0].slice: 201, the slice in the answer" \
+	[ "$CODE" = 201 -a "$(jfield 'j["tasks"][0]["slice"]')" = "{'size': 2, 'required': 'rack'}" ]
+job_is "... its slices of 2 land in r1 and r2, none on a2 beside the other job" pairs \
+	'j["state"] == "running" and sorted(j["nodes"]) == ["b0", "b1", "c0", "c1"]'
+req POST /v1/jobs '{"name":"odd","queue":"q","tasks":[{"count":3,"gpus":4,"slice":{"size":2,"required":"rack"}}]}'
+check "a slice size that does not divide count: 400 naming tasks[0].slice.size" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = "tasks[0].slice.size" ]
+req POST /v1/jobs '{"name":"wide","queue":"q","tasks":[{"count":4,"gpus":4,"slice":{"size":4,"required":"rack"}}]}'
+check "a slice no rack could ever hold: 400 naming tasks[0].slice.size" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = "tasks[0].slice.size" ] &&
+	check "... saying the largest rack holds 3" grep -q 'a slice of 4 tasks must fit inside one rack, and the largest rack holds 3 of these tasks' <<<"$BODY"
+req POST /v1/jobs '{"name":"zone","queue":"q","tasks":[{"count":2,"gpus":4,"slice":{"size":2,"required":"zone"}}]}'
+check "a slice level the cluster lacks: 400 naming tasks[0].slice.required" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = "tasks[0].slice.required" ]
+req GET /v1/jobs/wide
+check "... and the refused jobs were not created (404)" [ "$CODE" = 404 ]
+stop_daemon
+
 # --- nodeSelector: a job starts only on nodes with its labels; kept across a restart --------
 fleet_daemon labelled state-labels <<'EOF2'
 now: 0

@@ -665,6 +665,55 @@ TEST(names_are_one_path_segment)
 	ASSERT_STR_EQ(queue_field("{\"name\":\"v1.2\"}", &q), "");
 }
 
-TEST_MAIN(queue_units_and_defaults, queue_refusals_name_the_field, queue_gpu_model_limits, job_parse_and_round_trip, job_node_selector, job_exit_code, job_checkpoint_interval,
+/* tasks[i].slice: {size, required}, the size dividing the count, the
+ * level one of the cluster's (or node); it dumps and parses back, and a
+ * group without one dumps none. */
+TEST(job_slices)
+{
+	static const struct fw_topology levels = { 2, { "block", "rack" } };
+	struct fw_backend_job j, k;
+	struct fw_diag d;
+	json_t *o = body("{\"queue\":\"q\",\"tasks\":[{\"count\":8,\"gpus\":4,\"slice\":{\"size\":4,"
+			 "\"required\":\"rack\"}},{\"gpus\":1},{\"count\":2,\"gpus\":1,\"slice\":{\"size\":2,"
+			 "\"required\":\"node\"}}]}");
+
+	memset(&d, 0, sizeof d);
+	ASSERT_EQ(fw_codec_job_parse(o, &levels, &j, &d), FW_OK);
+	json_decref(o);
+	ASSERT_EQ(j.slice[0], 4);
+	ASSERT_EQ(j.slice_level[0], 1);
+	ASSERT_EQ(j.slice[1], 0);
+	ASSERT_EQ(j.slice[2], 2);
+	ASSERT_EQ(j.slice_level[2], FW_LEVEL_NODE);
+	o = fw_codec_job_dump(&j, &levels);
+	ASSERT(!json_object_get(json_array_get(json_object_get(o, "tasks"), 1), "slice"));
+	ASSERT_STR_EQ(json_string_value(json_object_get(
+			      json_object_get(json_array_get(json_object_get(o, "tasks"), 0), "slice"), "required")),
+		      "rack");
+	ASSERT_EQ(fw_codec_job_parse(o, &levels, &k, &d), FW_OK);
+	json_decref(o);
+	ASSERT_EQ(memcmp(k.slice, j.slice, sizeof j.slice), 0);
+	ASSERT_EQ(memcmp(k.slice_level, j.slice_level, sizeof j.slice_level), 0);
+
+	static const char *const bad[][2] = {
+		{ "{\"size\":3,\"required\":\"rack\"}", "tasks[0].slice.size" },   /* 3 does not divide 8 */
+		{ "{\"size\":0,\"required\":\"rack\"}", "tasks[0].slice.size" },
+		{ "{\"required\":\"rack\"}", "tasks[0].slice.size" },
+		{ "{\"size\":4}", "tasks[0].slice.required" },
+		{ "{\"size\":4,\"required\":\"zone\"}", "tasks[0].slice.required" },
+		{ "{\"size\":4,\"required\":\"rack\",\"x\":1}", "tasks[0].slice.x" },
+		{ "4", "tasks[0].slice" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char b[256];
+		snprintf(b, sizeof b, "{\"queue\":\"q\",\"tasks\":[{\"count\":8,\"gpus\":4,\"slice\":%s}]}", bad[i][0]);
+		o = body(b);
+		ASSERT_NE(fw_codec_job_parse(o, &levels, &j, &d), FW_OK);
+		json_decref(o);
+		ASSERT_STR_EQ(d.field, bad[i][1]);
+	}
+}
+
+TEST_MAIN(queue_units_and_defaults, queue_refusals_name_the_field, queue_gpu_model_limits, job_parse_and_round_trip, job_node_selector, job_slices, job_exit_code, job_checkpoint_interval,
 	  whole_reals_are_whole_numbers, bad_gpus_whole_reals_and_the_nodes_range, reservation_and_health_refusals, every_refusal_names_its_field, health_incidents_stored_form, history_incidents_and_lemon,
 	  history_keeps_the_last_eight, names_are_one_path_segment)

@@ -285,6 +285,46 @@ TEST(jobs_run_for_their_runtime_and_survive_reopen)
 	teardown(b);
 }
 
+/* A waiting job's slices become the snapshot's entries at each read,
+ * after a reopen too; a running one has none (it is where it is). */
+TEST(slices_become_snapshot_entries)
+{
+	struct fw_backend *b;
+	struct fw_backend_world w;
+	struct fw_backend_config cfg;
+	struct fw_backend_job j = job_named("pairs"), k = job_named("plain");
+	struct fw_snapshot *s;
+
+	setup(&b);
+	j.job.groups[0].count = 4;
+	j.job.groups[0].gpus = 2;
+	j.slice[0] = 2;
+	j.slice_level[0] = FW_LEVEL_NODE;
+	ASSERT_EQ(fw_backend_local.submit(b, &k, 1000, NULL), FW_OK);
+	ASSERT_EQ(fw_backend_local.submit(b, &j, 1000, NULL), FW_OK);
+	s = world(b, 1000, &w);
+	ASSERT_EQ(s->njobs, 2);
+	ASSERT_EQ(s->nslices, 1);
+	ASSERT_STR_EQ(s->jobs[s->slices[0].job].name, "pairs");
+	ASSERT_EQ(s->slices[0].tasks, 2);
+	ASSERT_EQ(s->slices[0].level, FW_LEVEL_NODE);
+	fw_snapshot_free(s);
+	fw_backend_local.close(b); /* reopen from the store alone */
+	memset(&cfg, 0, sizeof cfg);
+	cfg.fleet = fleet;
+	cfg.store = store;
+	ASSERT_EQ(fw_backend_local.open(&cfg, &b, NULL), FW_OK);
+	s = world(b, 1000, &w);
+	ASSERT_EQ(s->nslices, 1);
+	ASSERT_EQ(s->slices[0].tasks, 2);
+	fw_snapshot_free(s);
+	ASSERT_EQ(act(b, w.generation, FW_DECIDE_START, "pairs", 1000), FW_OK);
+	s = world(b, 1000, &w);
+	ASSERT_EQ(s->nslices, 0);
+	fw_snapshot_free(s);
+	teardown(b);
+}
+
 /* An evicted job keeps its whole checkpoints: runtime 3600 s, one every
  * 600 s, evicted 1300 s after its start keeps 1200 s; restarted, it runs
  * the remaining 2400 s, and the engine is told so; after a reopen too. */
@@ -1252,7 +1292,7 @@ TEST(a_backends_usage_becomes_the_daemons)
 	fw_snapshot_free(s);
 }
 
-TEST_MAIN(stale_generation_changes_nothing_and_actions_are_idempotent, jobs_run_for_their_runtime_and_survive_reopen,
+TEST_MAIN(stale_generation_changes_nothing_and_actions_are_idempotent, slices_become_snapshot_entries, jobs_run_for_their_runtime_and_survive_reopen,
 	  an_evicted_job_resumes_from_its_last_checkpoint,
 	  thousands_of_jobs_are_found_by_name, jobs_with_a_non_zero_exit_code_fail, failed_jobs_make_their_node_suspect,
 	  failures_count_per_node_within_the_window, a_job_requeued_by_a_fleet_change_has_a_decision,
