@@ -767,6 +767,37 @@ static void build_slices(struct fw_snapshot *s, const struct opts *o)
 	}
 }
 
+/* The gangs started or reserved that build_slices could slice (more than
+ * one NVLink domain's nodes, an even count), and how many of them have a
+ * run of the slice size (4 nodes, else 2: one model replica) across two
+ * NVLink domains: what slices prevent (0 for the sliced ones). */
+static void print_straddles(const struct fw_snapshot *s, const struct fw_plan *p)
+{
+	int32_t gangs = 0, split = 0, sliced = 0;
+
+	for (int32_t i = 0; i < p->ndecisions; i++) {
+		const struct fw_decision *d = &p->decisions[i];
+		const struct fw_job *j = &s->jobs[d->job];
+		int32_t n = j->groups[0].count, size = n % NODES_PER_NVL == 0 ? NODES_PER_NVL : 2;
+		bool across = false;
+		if ((d->kind != FW_DECIDE_START && d->kind != FW_DECIDE_RESERVE) || j->ngroups != 1 ||
+		    n <= NODES_PER_NVL || n % 2 != 0 || d->alloc_count != n)
+			continue;
+		for (int32_t k = 0; k < n && !across; k++) {
+			const struct fw_node *a = &s->nodes[p->allocs[d->alloc_first + k].node];
+			const struct fw_node *b = &s->nodes[p->allocs[d->alloc_first + k / size * size].node];
+			for (int l = 0; l <= LVL_NVL; l++)
+				across = across || strcmp(a->path[l], b->path[l]) != 0;
+		}
+		gangs++;
+		split += across;
+		sliced += s->nslices > 0 && fw_snapshot_slices_entry(s, d->job) >= 0;
+	}
+	printf("gangs over one NVLink domain's nodes: %d started or reserved (%d in slices), %d with a replica "
+	       "(a run of 4 nodes, else 2) across two NVLink domains\n",
+	       (int)gangs, (int)sliced, (int)split);
+}
+
 /* ---- measuring -------------------------------------------------------- */
 
 static double now_ms(void)
@@ -1160,6 +1191,7 @@ int main(int argc, char **argv)
 	}
 	for (int32_t i = 0; i < plan->npending; i++)
 		reasons[plan->pending[i].reason]++;
+	print_straddles(s, plan);
 	printf("plan: %d starts (%lld GPUs), %d reservations, %d evictions, %d task placements, %d pending, "
 	       "%lld jobs considered\n",
 	       (int)starts, (long long)started_gpus, (int)reserves, (int)evicts, (int)plan->nallocs, (int)plan->npending,

@@ -187,6 +187,10 @@ expect "client-fraction-of-whole-flag" 2 "--gpus 0.5: must be a whole number; fo
 	"$FW" jobs submit --queue q --gpus 0.5
 expect "client-fraction-not-rounded" 2 "--gpus 1.9: must be a whole number" "$FW" jobs submit --queue q --gpus 1.9
 expect "client-fraction-count" 2 "--count 2.5: must be a whole number" "$FW" jobs submit --queue q --gpus 1 --count 2.5
+expect "client-slice-not-size-level" 2 "--slice: '4' is not SIZE:LEVEL (tasks per slice, 1..100000, and the topology level each slice keeps inside, or node), e.g. --slice 4:nvlink" \
+	"$FW" jobs submit --queue q --gpus 4 --count 8 --slice 4
+expect "client-slice-zero" 2 "--slice: '0:rack' is not SIZE:LEVEL" "$FW" jobs submit --queue q --gpus 4 --count 8 --slice 0:rack
+expect "client-slice-in-help" 0 "[--slice 4:nvlink]" "$FW" jobs --help
 # a whole number out of range says the range, not "whole number"
 expect "client-huge-gpus-says-range" 2 "--gpus 99999999999999999999: must be from 0 to 16" \
 	"$FW" jobs submit --queue q --gpus 99999999999999999999

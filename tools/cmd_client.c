@@ -679,6 +679,26 @@ static int job_why(struct opts *o, json_t *j)
 	return rc;
 }
 
+/* --slice 4:nvlink into the task group's {"slice": {"size": 4, "required":
+ * "nvlink"}}; 2 on a word that is not SIZE:LEVEL.  The daemon checks that
+ * the size divides --count, the level, and that a domain could hold it. */
+static int slice_flag(struct opts *o, json_t *t)
+{
+	const char *v = flag(o, "--slice"), *colon = v ? strchr(v, ':') : NULL;
+	char *end;
+	long n;
+
+	if (!v)
+		return 0;
+	n = colon ? strtol(v, &end, 10) : 0;
+	if (!colon || end != colon || colon == v || n < 1 || n > FW_API_COUNT_MAX || !colon[1])
+		return fw_cli_usage_error(o->cmd, "--slice: '%.60s' is not SIZE:LEVEL (tasks per slice, 1..%d, and the "
+						  "topology level each slice keeps inside, or node), e.g. --slice 4:nvlink",
+					  v, FW_API_COUNT_MAX);
+	json_object_set_new(t, "slice", json_pack("{s:I,s:s}", "size", (json_int_t)n, "required", colon + 1));
+	return 0;
+}
+
 /* --node-selector gpu=h100,ib= into {"gpu": "h100", "ib": ""}; 2 on a
  * word that is not KEY=VALUE or a key given twice.  The daemon checks the
  * names and that some node has the labels. */
@@ -746,7 +766,7 @@ static json_t *job_body(struct opts *o, int *rc)
 	    (*rc = set_num(o, t, "count", "--count", true)) || (*rc = set_num(o, t, "gpus", "--gpus", true)) ||
 	    (*rc = set_num(o, t, "gpuFraction", "--gpu-fraction", false)) ||
 	    (*rc = set_num(o, t, "cpu", "--cpu", false)) || (*rc = set_num(o, t, "memory", "--memory", true)) ||
-	    (*rc = node_selector(o, j))) {
+	    (*rc = node_selector(o, j)) || (*rc = slice_flag(o, t))) {
 		json_decref(j), json_decref(t);
 		return NULL;
 	}
@@ -1159,9 +1179,13 @@ static const char client_usage[] =
 	"                     [--node-selector gpu=h100,ib=]  (only nodes with all these\n"
 	"                     labels, as in Kubernetes; KEY= a label without a value;\n"
 	"                     fairway nodes list --json shows each node's labels)\n"
+	"                     [--slice 4:nvlink]  (the tasks in slices of 4, each inside\n"
+	"                     one NVLink domain: a model replica's ranks together,\n"
+	"                     the replicas anywhere in the job's domain)\n"
 	"                     or --file job.json, alone: the job as the API takes it\n"
-	"                     (there each task group may take a nodeSelector of its\n"
-	"                     own: {\"tasks\": [{\"gpus\": 1, \"nodeSelector\": {...}}, ...]})\n"
+	"                     (there each task group may take a nodeSelector and a\n"
+	"                     slice of its own: {\"tasks\": [{\"gpus\": 1, \"nodeSelector\":\n"
+	"                     {...}, \"slice\": {\"size\": 2, \"required\": \"rack\"}}, ...]})\n"
 	"jobs why NAME:       one screen: state, why it waits, when it is expected to start\n"
 	"nodes list:          HEALTH is UNHEALTHY (takes no work), suspect (on probation:\n"
 	"                     no big gangs), degraded (healthy, some GPUs bad and left\n"
@@ -1173,6 +1197,7 @@ static const char client_usage[] =
 	"\n"
 	"examples:\n"
 	"  fairway jobs submit --queue llm --gpus 8 --count 2 --runtime 1h\n"
+	"  fairway jobs submit --queue llm --gpus 4 --count 32 --slice 16:nvlink --runtime 12h\n"
 	"  fairway jobs why job-7\n"
 	"  fairway reservations create --kind maintenance --nodes h100-000,h100-001 --start +1h --end +3h --reason 'BIOS update'\n"
 	"  fairway nodes health h100-003 --unhealthy --reason 'XID 79' --bad-gpus 5\n";
@@ -1187,7 +1212,7 @@ static const char client_usage[] =
 	"--default-checkpoint-interval --preemptible --gpu-model-limits --file "
 #define JOB_FLAGS                                                                                               \
 	" --queue --name --user --required-level --runtime --priority --exit-code --count --gpus --cpu --memory " \
-	"--gpu-model --checkpoint-interval --gpu-fraction --node-selector --file "
+	"--gpu-model --checkpoint-interval --gpu-fraction --node-selector --slice --file "
 static const struct spec {
 	const char *cmd, *sub; /* sub NULL: the command has no subcommands */
 	int names;             /* NAME words after the subcommand */

@@ -837,6 +837,11 @@ static void h_job_get(struct ctx *c)
 			json_object_set_new(j, "nodeSelector", fw_codec_selector_dump(bj));
 		if (fw_backend_has_group_sel(bj))
 			json_object_set_new(j, "taskNodeSelectors", fw_codec_group_selectors_dump(bj));
+		for (int g = 0; g < bj->job.ngroups; g++)
+			if (bj->slice[g]) { /* nor slices */
+				json_object_set_new(j, "taskSlices", fw_codec_group_slices_dump(bj, &c->d->fleet->topology));
+				break;
+			}
 	}
 	hist = json_array();
 	fw_store_job_decisions(c->d->store, c->name, 10, add_decision, hist);

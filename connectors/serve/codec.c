@@ -601,6 +601,17 @@ json_t *fw_codec_group_selectors_dump(const struct fw_backend_job *bj)
 	return a;
 }
 
+json_t *fw_codec_group_slices_dump(const struct fw_backend_job *bj, const struct fw_topology *levels)
+{
+	json_t *a = json_array();
+
+	for (int g = 0; a && g < bj->job.ngroups; g++) {
+		const char *sl = bj->slice[g] ? level_name(bj->slice_level[g], levels) : NULL;
+		json_array_append_new(a, sl ? json_pack("{s:i,s:s}", "size", bj->slice[g], "required", sl) : json_null());
+	}
+	return a;
+}
+
 json_t *fw_codec_job_dump(const struct fw_backend_job *bj, const struct fw_topology *levels)
 {
 	const struct fw_job *j = &bj->job;

@@ -138,6 +138,9 @@ json_t *fw_codec_job_dump(const struct fw_backend_job *j, const struct fw_topolo
 json_t *fw_codec_selector_dump(const struct fw_backend_job *j);
 /* Its task groups' own selectors, one object per group ({} for none). */
 json_t *fw_codec_group_selectors_dump(const struct fw_backend_job *j);
+/* Its task groups' slices, one per group: {"size": N, "required":
+ * LEVEL}, or null for a group without one. */
+json_t *fw_codec_group_slices_dump(const struct fw_backend_job *j, const struct fw_topology *levels);
 
 int fw_codec_reservation_parse(json_t *o, struct fw_reservation *r, struct fw_diag *d);
 json_t *fw_codec_reservation_dump(const struct fw_reservation *r);

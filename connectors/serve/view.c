@@ -82,7 +82,7 @@ static void pending_fields(json_t *o, const struct fw_snapshot *s, const struct 
 {
 	char buf[FW_SERVE_REASON_MAX];
 
-	if (pe->reason == FW_REASON_GPU_MODEL) /* names the model */
+	if (pe->reason == FW_REASON_GPU_MODEL || pe->reason == FW_REASON_SLICES) /* names the model, the level */
 		fw_reason_format_job(s, pe->job, pe->reason, pe->a, pe->b, buf, sizeof buf);
 	else
 		fw_serve_reason_text(s, pe->reason, pe->a, pe->b, buf, sizeof buf);

@@ -1045,6 +1045,14 @@ check "a slice level the cluster lacks: 400 naming tasks[0].slice.required" \
 	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = "tasks[0].slice.required" ]
 req GET /v1/jobs/wide
 check "... and the refused jobs were not created (404)" [ "$CODE" = 404 ]
+# a2, b2 and c2 are free, one per rack: a slice of two waits, saying why
+"$FW" jobs submit --queue q --gpus 4 --count 2 --slice 2:rack --name cli-slice --server "http://127.0.0.1:$PORT" \
+	--token-file "$S/token" >/dev/null 2>&1
+job_is "fairway jobs submit --slice 2:rack: it waits, no rack holding two free nodes (reason slices)" cli-slice \
+	'j["state"] == "pending" and j["reason"] == "slices" and j["reasonText"] == "slices: it needs 1 slice of 2 tasks, each inside one rack, and the racks have room for 0 slices now" and j["taskSlices"] == [{"size": 2, "required": "rack"}]'
+req DELETE /v1/jobs/two
+job_is "... and starts in r0 once the job there ends" cli-slice \
+	'j["state"] == "running" and sorted(j["nodes"]) in (["a0", "a1"], ["a0", "a2"], ["a1", "a2"])'
 stop_daemon
 
 # --- nodeSelector: a job starts only on nodes with its labels; kept across a restart --------
