@@ -955,9 +955,9 @@ static int restrict_job(struct fw_backend *b, struct selcache *c, struct fw_snap
 	return rc;
 }
 
-/* A waiting job's slices as the snapshot's entries (a running job is
- * where it is).  FW_EINVAL when the fleet's topology no longer has the
- * level (the job is then left out, as one whose selector meets no node). */
+/* A job's slices as the snapshot's entries: a waiting job's placement
+ * keeps to them, and so does a running one's restart when consolidation
+ * moves it.  FW_EINVAL when the snapshot's topology lacks the level. */
 static int slice_job(struct fw_snapshot *s, int32_t job, const struct ljob *lj)
 {
 	int rc = FW_OK;
@@ -1050,8 +1050,9 @@ static int local_read(struct fw_backend *b, struct fw_snapshot *s, struct fw_bac
 			continue;
 		}
 		/* a running job is where it is: only a waiting one is filtered */
-		if ((rc = job = add_job(b, s, lj)) >= 0 && lj->state == L_PENDING &&
-		    (rc = restrict_job(b, &c, s, job, lj)) >= 0)
+		if ((rc = job = add_job(b, s, lj)) >= 0 && lj->state == L_PENDING)
+			rc = restrict_job(b, &c, s, job, lj);
+		if (rc >= 0)
 			rc = slice_job(s, job, lj);
 		if (rc < 0)
 			fw_diag_set(d, rc, "", 0, 0, "jobs", "cannot add job %s", lj->bj.job.name);

@@ -114,6 +114,33 @@ TEST(slices_fill_a_domain_before_the_next_and_leave_the_rest_whole)
 	fw_snapshot_free(s);
 }
 
+TEST(slices_take_the_fullest_racks_first_and_the_emptiest_with_spread)
+{
+	struct fw_snapshot *s = racks(3, 6);
+	int busy = gang(s, "busy", 2, 4, 0);
+	int n01[] = { 0, 1 };
+	tb_run(s, busy, 2, n01, 0xf); /* r0: 4 nodes free, r1 and r2: 6 */
+	int j = gang(s, "eight", 8, 4, 1);
+	int per[3];
+
+	/* no rack holds 8 nodes: the block; slices of 4, fullest rack first */
+	ASSERT_EQ(fw_snapshot_slice_group(s, j, 0, 4, 1), 0);
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	tasks_per_rack(s, p, j, per, 3);
+	ASSERT_EQ(per[0], 4);
+	ASSERT_EQ(per[1], 4);
+	ASSERT_EQ(per[2], 0);
+	s->jobs[j].spread = true; /* the emptiest racks first */
+	p = run(s, NULL);
+	ASSERT(p != NULL);
+	tasks_per_rack(s, p, j, per, 3);
+	ASSERT_EQ(per[0], 0);
+	ASSERT_EQ(per[1], 4);
+	ASSERT_EQ(per[2], 4);
+	fw_snapshot_free(s);
+}
+
 TEST(a_slice_no_domain_holds_never_starts_and_an_alike_job_without_slices_does)
 {
 	struct fw_snapshot *s = racks(2, 18);
@@ -131,6 +158,28 @@ TEST(a_slice_no_domain_holds_never_starts_and_an_alike_job_without_slices_does)
 	ASSERT_EQ(decision_of(p, same)->kind, FW_DECIDE_START);
 	ASSERT_EQ(p->npending, 1);
 	ASSERT_EQ(p->pending[0].job, big);
+	fw_snapshot_free(s);
+}
+
+TEST(jobs_sliced_unlike_are_told_apart)
+{
+	struct fw_snapshot *s = racks(2, 4);
+	int a = gang(s, "a", 6, 4, 0), b = gang(s, "b", 6, 4, 1);
+
+	/* alike but for the slice size: a's slice of 6 fits no rack of 4,
+	 * b's slices of 2 fit (two in r0, one in r1); a's failure must not
+	 * answer for b */
+	ASSERT_EQ(fw_snapshot_slice_group(s, a, 0, 6, 1), 0);
+	ASSERT_EQ(fw_snapshot_slice_group(s, b, 0, 2, 1), 1);
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT(decision_of(p, b) != NULL);
+	ASSERT_EQ(decision_of(p, b)->kind, FW_DECIDE_START);
+	ASSERT_EQ(p->npending, 1);
+	ASSERT_EQ(p->pending[0].job, a);
+	ASSERT_EQ(p->pending[0].reason, FW_REASON_SLICES);
+	ASSERT_EQ(p->pending[0].a, 1);
+	ASSERT_EQ(p->pending[0].b, 0);
 	fw_snapshot_free(s);
 }
 
@@ -356,8 +405,8 @@ static struct fw_snapshot *random_sliced(uint32_t seed, int *nsliced)
 		}
 	}
 	int root = tb_queue(s, "root", -1, 8.0 * nn, -1, 1);
-	tb_queue(s, "a", root, 4.0 * nn, -1, 1);
-	tb_queue(s, "b", root, 4.0 * nn, -1, 1);
+	tb_queue(s, "a", root, 7.5 * nn, -1, 1);
+	tb_queue(s, "b", root, 0.5 * nn, -1, 1); /* above its share: reclaim takes from it */
 	for (int n = 0; n < nn; n += 2) {
 		char nm[16];
 		snprintf(nm, sizeof nm, "run%02d", n);
@@ -366,6 +415,22 @@ static struct fw_snapshot *random_sliced(uint32_t seed, int *nsliced)
 		s->jobs[id].start_time = 100;
 		s->jobs[id].preemptible = RND() % 2;
 		s->jobs[id].expected_runtime = 200 + (fw_time)(RND() % 5000);
+	}
+	/* running pairs in slices of 2 per rack, preemptible: reclaim may
+	 * evict them, consolidation move them (a restart keeps to slices) */
+	for (int n = 1; n + 2 < nn; n += 6) {
+		char nm[16];
+		int two[] = { n, n + 2 };
+		if (strcmp(s->nodes[n].path[1], s->nodes[n + 2].path[1]))
+			continue;
+		snprintf(nm, sizeof nm, "pair%02d", n);
+		int id = tb_job(s, nm, 2, 2, 2, 1000, 0);
+		s->jobs[id].groups[0].one_per_node = true;
+		tb_run(s, id, 2, two, 0x3);
+		s->jobs[id].start_time = 100;
+		s->jobs[id].preemptible = true;
+		s->jobs[id].expected_runtime = 200 + (fw_time)(RND() % 5000);
+		ASSERT(fw_snapshot_slice_group(s, id, 0, 2, 1) >= 0);
 	}
 	*nsliced = 0;
 	for (int j = 0; j < 40; j++) {
@@ -392,7 +457,7 @@ static struct fw_snapshot *random_sliced(uint32_t seed, int *nsliced)
 
 TEST(random_sliced_snapshots_keep_every_invariant_and_are_deterministic)
 {
-	int started = 0, reserved = 0, sliced = 0;
+	int started = 0, reserved = 0, sliced = 0, evicted = 0, moved = 0;
 	for (uint32_t seed = 1; seed <= 60; seed++) {
 		int n;
 		struct fw_snapshot *s = random_sliced(seed, &n);
@@ -409,6 +474,8 @@ TEST(random_sliced_snapshots_keep_every_invariant_and_are_deterministic)
 					cut = cut || s->slices[e].job == d->job;
 				started += cut && d->kind == FW_DECIDE_START;
 				reserved += cut && d->kind == FW_DECIDE_RESERVE;
+				evicted += cut && d->kind == FW_DECIDE_EVICT;
+				moved += cut && d->kind == FW_DECIDE_EVICT && d->reason == FW_REASON_MOVED;
 			}
 			fw_arena_init(&b, 4096);
 			ASSERT_OK(fw_cycle_run(s, pols[k] ? fw_policy_find(pols[k]) : NULL, &b, &q));
@@ -423,6 +490,7 @@ TEST(random_sliced_snapshots_keep_every_invariant_and_are_deterministic)
 	ASSERT(sliced > 1000);
 	ASSERT(started > 100); /* the checker really saw sliced starts ... */
 	ASSERT(reserved > 20); /* ... and reservations */
+	fprintf(stderr, "  sliced: %d started, %d reserved, %d evicted, %d moved\n", started, reserved, evicted, moved);
 }
 
 static void setup(void)
@@ -438,8 +506,9 @@ static void teardown(void)
 #define TESTS \
 	a_gang_in_slices_of_16_takes_16_nodes_of_each_of_8_racks, \
 	slices_fill_a_domain_before_the_next_and_leave_the_rest_whole, \
+	slices_take_the_fullest_racks_first_and_the_emptiest_with_spread, \
 	a_slice_no_domain_holds_never_starts_and_an_alike_job_without_slices_does, \
-	sliced_jobs_side_by_side_each_land_whole, a_node_level_slice_keeps_its_tasks_on_one_node, \
+	jobs_sliced_unlike_are_told_apart, sliced_jobs_side_by_side_each_land_whole, a_node_level_slice_keeps_its_tasks_on_one_node, \
 	an_elastic_sliced_gang_starts_whole_slices, a_second_group_without_slices_places_as_before, \
 	a_reservation_keeps_slices_whole, the_checker_catches_a_slice_split_over_two_domains_and_a_partial_slice, \
 	slices_are_validated, random_sliced_snapshots_keep_every_invariant_and_are_deterministic
