@@ -98,6 +98,8 @@ struct sim {
 	size_t *run_of;            /* per row: its current run in r->runs */
 	size_t runcap;
 	bool recompact;            /* an eviction left stale allocs */
+	int32_t slice_lvl;         /* fw_sim_opts.slice_level as a level
+				    * index, or FW_LEVEL_NODE */
 	int64_t *down_until;       /* per node: repair time, -1 = up */
 	int32_t ndown;             /* nodes down */
 	uint32_t *gpu_bad;         /* per node: GPUs failed (not the fleet's own) */
@@ -463,6 +465,28 @@ int fw_sim_scripted_next(void *ctx, int64_t after, struct fw_sim_failure *f)
 	return 1;
 }
 
+/* fw_sim_opts.slice_level in the fleet's topology (with slice_tasks): a
+ * level the fleet lacks is an error that lists its levels. */
+static int slice_level(struct sim *m)
+{
+	const struct fw_topology *t = &m->s->topology;
+	char list[256] = "";
+
+	if (m->o->slice_tasks <= 0)
+		return FW_OK;
+	if (!strcmp(m->o->slice_level, "node")) {
+		m->slice_lvl = FW_LEVEL_NODE;
+		return FW_OK;
+	}
+	if ((m->slice_lvl = fw_snapshot_find_level(m->s, m->o->slice_level)) >= 0)
+		return FW_OK;
+	for (int l = 0; l < t->nlevels; l++)
+		snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", l ? ", " : "", t->level[l]);
+	return fw_diag_set(m->d, FW_EINVAL, "options", 0, 0, "slices",
+			   "--slices: the fleet has no topology level \"%s\" (its levels: %s); use one of them or node "
+			   "(--racks K makes racks)", m->o->slice_level, t->nlevels ? list : "none");
+}
+
 static int sim_init(struct sim *m, const struct fw_teams *teams)
 {
 	const struct fw_trace *t = m->t;
@@ -508,6 +532,8 @@ static int sim_init(struct sim *m, const struct fw_teams *teams)
 	fw_arena_init(&m->arena, (size_t)4 << 20);
 	if ((rc = add_nodes(m->s, m->o)) != FW_OK || (rc = init_capacity(m)) != FW_OK ||
 	    (rc = add_queues(m, teams, m->free_gpus)) != FW_OK)
+		return rc;
+	if ((rc = slice_level(m)) != FW_OK)
 		return rc;
 	m->r->queue = m->qs.of_job;
 	m->qs.of_job = NULL;
@@ -802,6 +828,49 @@ static void held_by(struct sim *m, const struct fw_plan *p, const struct fw_deci
 	m->r->milli[row] = milli;
 }
 
+/* Does job k take slices (fw_sim_opts.slice_tasks)?  A gang of one
+ * group whose task count is a multiple of the size, and more. */
+static bool sliceable(const struct sim *m, const struct fw_job *j)
+{
+	int32_t n = j->groups[0].count, k = m->o->slice_tasks;
+
+	return k > 0 && j->ngroups == 1 && n > k && n % k == 0;
+}
+
+/* The slices table for this cycle's snapshot: one entry per waiting or
+ * running sliceable job, in job order (compaction renumbers jobs, so it
+ * is rebuilt rather than kept). */
+static int slice_jobs(struct sim *m)
+{
+	struct fw_snapshot *s = m->s;
+
+	s->nslices = 0;
+	for (int32_t k = 0; !m->o->slices_off && k < s->njobs; k++)
+		if (sliceable(m, &s->jobs[k]) && fw_snapshot_slice_group(s, k, 0, m->o->slice_tasks, m->slice_lvl) < 0)
+			return FW_ENOMEM;
+	return FW_OK;
+}
+
+/* A start of a sliceable gang: counted, and so is one whose run of
+ * slice_tasks tasks crosses two domains of the slice level. */
+static void count_slices(struct sim *m, const struct fw_plan *p, const struct fw_decision *dd)
+{
+	const struct fw_snapshot *s = m->s;
+	int32_t k = m->o->slice_tasks, L = m->slice_lvl == FW_LEVEL_NODE ? 0 : m->slice_lvl + 1;
+	bool across = false;
+
+	if (!sliceable(m, &s->jobs[dd->job]))
+		return;
+	for (int32_t i = 0; i < dd->alloc_count && !across; i++) {
+		int32_t a = p->allocs[dd->alloc_first + i].node, b = p->allocs[dd->alloc_first + i / k * k].node;
+		across = m->slice_lvl == FW_LEVEL_NODE && a != b;
+		for (int32_t l = 0; l < L && !across; l++)
+			across = strcmp(s->nodes[a].path[l], s->nodes[b].path[l]) != 0;
+	}
+	m->r->slice_starts++;
+	m->r->slice_split += across;
+}
+
 static int start_job(struct sim *m, const struct fw_plan *p, const struct fw_decision *dd, fw_time T)
 {
 	struct fw_snapshot *s = m->s;
@@ -830,6 +899,7 @@ static int start_job(struct sim *m, const struct fw_plan *p, const struct fw_dec
 	m->free_gpus -= m->r->gpus[row];
 	node_use(m, p->allocs + dd->alloc_first, dd->alloc_count, -1);
 	m->r->decisions++;
+	count_slices(m, p, dd);
 	log_start(m, p, dd, row, T);
 	if (run_open(m, row, T) != FW_OK)
 		return FW_ENOMEM;
@@ -1102,6 +1172,8 @@ static int cycle(struct sim *m, fw_time T)
 	int rc;
 
 	if ((m->ngone || m->recompact) && (rc = compact(m)) != FW_OK)
+		return rc;
+	if (m->o->slice_tasks > 0 && (rc = slice_jobs(m)) != FW_OK)
 		return rc;
 	m->s->now = T;
 	for (int32_t q = 0; q < m->s->nqueues; q++)
@@ -1544,6 +1616,7 @@ struct variant {
 	int64_t xfactor_cap_s;         /* 0 = the run's (--xfactor-cap), < 0 off */
 	int users;                     /* -1 = the run's (--user-fair-share), 0 off, 1 on */
 	int64_t grace_s;               /* -1 = the run's (--checkpoint-grace), 0 off */
+	int slices;                    /* -1 = on when --slices is given, 0 off, 1 on */
 };
 
 struct cli {
@@ -1602,7 +1675,7 @@ static const char usage_text[] =
 	"                      starve-after=S (0 = off), backfill=easy|conservative,\n"
 	"                      reserve-depth=N (0 = none), xfactor-cap=S (0 =\n"
 	"                      off), user-fair-share=on|off or\n"
-	"                      checkpoint-grace=S (0 = off), e.g.\n"
+	"                      checkpoint-grace=S (0 = off) or slices=on|off, e.g.\n"
 	"                      fairway,fairway:starve-after=432000,fairway:reserve-depth=4\n"
 	"  --tick S            scheduling period in seconds (default 60)\n"
 	"  --preemptible       every job may be evicted: policies with reclaim\n"
@@ -1640,6 +1713,13 @@ static const char usage_text[] =
 	"                      checkpoint, every S seconds (default 1800);\n"
 	"                      0: it restarts from scratch.  Victims are chosen\n"
 	"                      by the work they lose since their last checkpoint\n"
+	"  --slices K:LEVEL    every gang of a multiple of K tasks (more than K) in\n"
+	"                      slices of K, each inside one domain of LEVEL (e.g.\n"
+	"                      2:rack with --racks 4; YAML tasks[i].slice); the JSON\n"
+	"                      counts those gangs' starts (slice_starts) and the ones\n"
+	"                      with K tasks in a row across two domains\n"
+	"                      (slice_starts_split); the variant key slices=off\n"
+	"                      places them as any gang, to compare\n"
 	"  --checkpoint-grace S  preempt at a checkpoint: an eviction whose every\n"
 	"                      victim saves a checkpoint within S seconds (and\n"
 	"                      sooner than the work it would lose) waits for\n"
@@ -1806,11 +1886,12 @@ static int variant_setting(struct variant *w, char *kv, unsigned *seen)
 	if (!v || v == kv || !v[1])
 		return entry_error(w, "'%s': a variant's settings are KEY=VALUE "
 				   "(starve-after=S, backfill=easy|conservative, reserve-depth=N, xfactor-cap=S, "
-				   "user-fair-share=on|off, checkpoint-grace=S)", kv);
+				   "user-fair-share=on|off, checkpoint-grace=S, slices=on|off)", kv);
 	*v++ = '\0';
 	unsigned bit = !strcmp(kv, "starve-after") ? 1u : !strcmp(kv, "backfill") ? 2u
 		       : !strcmp(kv, "reserve-depth") ? 4u : !strcmp(kv, "xfactor-cap") ? 8u
-		       : !strcmp(kv, "user-fair-share") ? 16u : !strcmp(kv, "checkpoint-grace") ? 32u : 0u;
+		       : !strcmp(kv, "user-fair-share") ? 16u : !strcmp(kv, "checkpoint-grace") ? 32u
+		       : !strcmp(kv, "slices") ? 64u : 0u;
 	if (*seen & bit)
 		return entry_error(w, "%s is set twice", kv);
 	*seen |= bit;
@@ -1848,9 +1929,13 @@ static int variant_setting(struct variant *w, char *kv, unsigned *seen)
 		if (errno || *end || x < 0 || x > FW_CHECKPOINT_GRACE_MAX || v[0] < '0' || v[0] > '9')
 			return usage_error("--policies: checkpoint-grace=%s: whole seconds from 0 (off) to 86400", v);
 		w->grace_s = x;
+	} else if (!strcmp(kv, "slices")) {
+		if (strcmp(v, "on") && strcmp(v, "off"))
+			return usage_error("--policies: slices=%s: use on or off (the slices of --slices K:LEVEL)", v);
+		w->slices = !strcmp(v, "on");
 	} else {
 		return usage_error("--policies: unknown setting '%s' (starve-after, backfill, reserve-depth, "
-				   "xfactor-cap, user-fair-share, checkpoint-grace)", kv);
+				   "xfactor-cap, user-fair-share, checkpoint-grace, slices)", kv);
 	}
 	return 0;
 }
@@ -1881,6 +1966,7 @@ static int parse_variant(char *p, struct variant *w)
 	w->backfill = -1;
 	w->users = -1;
 	w->grace_s = -1;
+	w->slices = -1;
 	rest = cut(p, ':');
 	w->name = p;
 	if (!*p)
@@ -1953,6 +2039,24 @@ static int set_count(const char *flag, const char *v, int64_t hi, int64_t *out)
 				   (long long)hi);
 	}
 	*out = x;
+	return 0;
+}
+
+/* --slices K:LEVEL: gangs of a multiple of K tasks, more than K, in
+ * slices of K, each inside one domain of LEVEL (resolved against the
+ * fleet when the replay starts). */
+static int set_slices(struct cli *c, const char *v)
+{
+	const char *colon = strchr(v, ':');
+	char *end;
+	long k = colon ? strtol(v, &end, 10) : 0;
+
+	if (!colon || colon == v || end != colon || k < 1 || k > 65536 || !colon[1] ||
+	    strlen(colon + 1) >= sizeof c->o.slice_level)
+		return usage_error("--slices '%s': give K:LEVEL, tasks per slice (1 to 65536) and the topology level "
+				   "each slice keeps inside (a level of the fleet, e.g. rack with --racks, or node)", v);
+	c->o.slice_tasks = (int32_t)k;
+	snprintf(c->o.slice_level, sizeof c->o.slice_level, "%s", colon + 1);
 	return 0;
 }
 
@@ -2065,7 +2169,7 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 		"--topo", "--nodes-from-topo", "--verbose", "--checkpoint", "--preemptible", "--user-fair-share",
 		"--min-runtime", "--failures", "--flaky", "--repair", "--failure-seed", "--starve-after",
 		"--backfill", "--reserve-depth", "--xfactor-cap", "--jobs", "--shares", "--model-limits",
-		"--checkpoint-grace", NULL };
+		"--checkpoint-grace", "--slices", NULL };
 	int i = 0;
 	char hint[96];
 
@@ -2136,6 +2240,8 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 		c->o.backfill_conservative = !strcmp(v, "conservative");
 	} else if (!strcmp(f, "--racks"))
 		return (rc = set_number(f, v, 100000, &x)) ? rc : (c->o.nodes_per_rack = (int32_t)x, 0);
+	else if (!strcmp(f, "--slices"))
+		return set_slices(c, v);
 	else
 		return usage_error("unknown option '%s'", f);
 	return 0;
@@ -2215,6 +2321,10 @@ static int parse_args(struct cli *c, int argc, char **argv)
 		return usage_error("--racks/--blocks generate a topology; not with a fleet or --topo");
 	if (c->blocks && !c->o.nodes_per_rack)
 		return usage_error("--blocks M groups racks: give --racks K too");
+	for (int i = 0; i < c->npolicies && !c->o.slice_tasks; i++)
+		if (c->policy[i].slices >= 0)
+			return usage_error("--policies '%s': slices=on|off switches the slices of --slices K:LEVEL; "
+					   "give --slices too", c->policy[i].label);
 	note_inert_flags(c);
 	return check_seed(c->trace);
 }
@@ -2359,6 +2469,8 @@ static json_t *policy_json(const struct fw_sim_result *r, const struct fw_sim_me
 	json_object_set_new(o, "lost_gpu_s", json_real(r->lost_gpu_s));
 	json_object_set_new(o, "checkpoint_waits", json_integer(r->ckpt_waits));
 	json_object_set_new(o, "checkpoint_wait_job_h", json_real(r->ckpt_wait_s / 3600.0));
+	json_object_set_new(o, "slice_starts", json_integer(r->slice_starts));
+	json_object_set_new(o, "slice_starts_split", json_integer(r->slice_split));
 	json_object_set_new(o, "failures", json_integer(r->failures));
 	json_object_set_new(o, "failure_hits", json_integer(r->failure_hits));
 	json_object_set_new(o, "replay_s", json_real(r->wall_s));
@@ -2420,6 +2532,9 @@ static json_t *run_json(const struct cli *c, const struct fw_itp_trace *t,
 				  json_integer(c->o.xfactor_cap_s < 0 ? 0 : c->o.xfactor_cap_s));
 	json_object_set_new(o, "user_fair_share", json_boolean(c->o.user_fair_share));
 	json_object_set_new(o, "checkpoint_grace_s", json_integer(c->o.checkpoint_grace_s));
+	if (c->o.slice_tasks > 0)
+		json_object_set_new(o, "slices", json_pack("{s:i,s:s}", "tasks", c->o.slice_tasks, "level",
+							   c->o.slice_level));
 	json_object_set_new(o, "teams", json_string(teams->source));
 	if (c->fail.rate_per_1000 > 0)
 		json_object_set_new(o, "failure_model",
@@ -2540,6 +2655,7 @@ static void variant_json(const struct cli *c, const struct variant *w, json_t *p
 	json_object_set_new(pj, "xfactor_cap_s", !xc ? json_null() : json_integer(xc < 0 ? 0 : xc));
 	json_object_set_new(pj, "user_fair_share", json_boolean(w->users >= 0 ? w->users == 1 : c->o.user_fair_share));
 	json_object_set_new(pj, "checkpoint_grace_s", json_integer(w->grace_s >= 0 ? w->grace_s : c->o.checkpoint_grace_s));
+	json_object_set_new(pj, "slices", json_boolean(c->o.slice_tasks > 0 && w->slices != 0));
 }
 
 /* The replay of variant w: its settings over the run's, then the run's back. */
@@ -2563,6 +2679,7 @@ static int replay_variant(struct cli *c, const struct variant *w, const struct f
 		c->o.user_fair_share = w->users == 1;
 	if (w->grace_s >= 0)
 		c->o.checkpoint_grace_s = w->grace_s;
+	c->o.slices_off = w->slices == 0;
 	rc = fw_sim_run_trace(&c->tr, teams, &c->o, r, d);
 	keep.hooks = c->o.hooks;
 	c->o = keep;

@@ -206,6 +206,16 @@ struct fw_sim_opts {
 	} model_limits[FW_SIM_MODEL_LIMITS];
 	int64_t checkpoint_s;    /* every job's fw_job.checkpoint_s (what the
 				  * engine's victim choice reads); 0 = none */
+	/* Slices (snapshot.h "Slices"): every gang of a multiple of
+	 * slice_tasks tasks, more than that, in slices of slice_tasks, each
+	 * inside one domain of slice_level (a level of the fleet's topology,
+	 * or "node"); 0 = none.  The run counts those gangs' starts and the
+	 * ones with a slice's worth of tasks across two such domains
+	 * (fw_sim_result.slice_*), with slices_off too: then they are placed
+	 * as any gang, to compare. */
+	int32_t slice_tasks;
+	char slice_level[FW_NAME_MAX];
+	bool slices_off;
 };
 
 void fw_sim_opts_default(struct fw_sim_opts *o); /* fairway, 13x8, 60 s */
@@ -267,6 +277,10 @@ struct fw_sim_result {
 				  * over every plan (checkpoint_grace_s) */
 	double ckpt_wait_s;      /* job-seconds spent in them: each entry
 				  * until the next cycle */
+	int64_t slice_starts;    /* starts of gangs slice_tasks applies to */
+	int64_t slice_split;     /* ... with a run of slice_tasks tasks (a
+				  * slice's worth) across two domains of
+				  * slice_level */
 	int64_t failures;        /* node failures applied */
 	int64_t failure_hits;    /* jobs evicted by node failures */
 	double wall_s;           /* replay time, wall seconds (monotonic clock) */

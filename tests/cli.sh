@@ -755,6 +755,32 @@ for p in (off, on):
     assert abs(sum(q["lost_gpu_h"] for q in p["by_queue"].values()) - p["lost_gpu_h"]) < 1e-6
 PY
 then ok "sim-run-checkpoint-grace-reaches-the-engine"; else bad "sim-run-checkpoint-grace-reaches-the-engine"; fi
+# --slices K:LEVEL / slices=on|off (YAML tasks[i].slice): gangs in slices,
+# counted, and with slices off counted split
+expect "sim-run-slices-bad-form" 2 "--slices '2': give K:LEVEL, tasks per slice (1 to 65536) and the topology level" \
+	"$FW" sim run --trace x --slices 2
+expect "sim-run-slices-unknown-level" 1 \
+	'--slices: the fleet has no topology level "rack" (its levels: none); use one of them or node (--racks K makes racks)' \
+	"$FW" sim run --trace synthetic:3 --nodes 13x8 --slices 2:rack
+expect "sim-run-variant-slices-needs-slices" 2 \
+	"--policies 'fairway:slices=off': slices=on|off switches the slices of --slices K:LEVEL; give --slices too" \
+	"$FW" sim run --trace x --policies fairway:slices=off
+expect "sim-run-variant-bad-slices" 2 "slices=no: use on or off" \
+	"$FW" sim run --trace x --slices 2:rack --policies fairway:slices=no
+"$FW" sim run --trace synthetic:3 --nodes 13x8 --racks 4 --tick 600 --slices 2:rack \
+	--policies fairway,fairway:slices=off,slurm --json "$SV/sl.json" >/dev/null 2>&1
+if python3 - "$SV" <<'PY'
+import json, sys
+d = json.load(open("%s/sl.json" % sys.argv[1]))
+v = {p["policy"]: p for p in d["policies"]}
+assert d["slices"] == {"tasks": 2, "level": "rack"}, d.get("slices")
+on, off = v["fairway"], v["fairway:slices=off"]
+assert on["slices"] and not off["slices"] and v["slurm"]["slices"], "each variant's slices echoed"
+assert on["slice_starts"] > 20 and on["slice_starts"] == off["slice_starts"], (on["slice_starts"], off["slice_starts"])
+assert on["slice_starts_split"] == 0 and v["slurm"]["slice_starts_split"] == 0, "a split slice"
+assert off["slice_starts_split"] > 0, "without slices no gang split a pair: the measure measures nothing"
+PY
+then ok "sim-run-slices-reach-the-engine"; else bad "sim-run-slices-reach-the-engine"; fi
 # --user-fair-share / user-fair-share=on|off (YAML scheduler.userFairShare):
 # inside a queue the users take turns; fifo and slurm keep one line
 expect "sim-run-variant-bad-user-fair-share" 2 "user-fair-share=yes: use on or off" \

@@ -479,6 +479,56 @@ TEST(des_racks_and_odd_gang_sizes_keep_every_invariant)
 	}
 }
 
+/* --slices 2:rack on racks of 3, 3 and 2 nodes: every policy starts every
+ * job, no 4- or 6-task gang with a pair of tasks across two racks (and
+ * fw_plan_check, run on every plan, holds each slice to its rack); with
+ * slices off, the same gangs start, some with a pair split.  A level the
+ * fleet lacks is an error naming --slices. */
+TEST(des_slices_keep_each_pair_of_tasks_in_a_rack)
+{
+	const struct fw_policy_ops *const *pol = fw_policy_list();
+	static const int sizes[] = { 8, 32, 48, 4, 16, 40 };
+	char text[4096];
+	size_t k = (size_t)snprintf(text, sizeof text, "job_id,submission_time,duration,num_gpu\n");
+	int64_t split_off = 0;
+
+	for (int i = 0; i < 60; i++)
+		k += (size_t)snprintf(text + k, sizeof text - k, "j%d,%d,%d,%d\n", i, i * 11, 60 + (i * 37) % 300,
+				      sizes[i % 6]);
+	for (int i = 0; pol[i]; i++) {
+		for (int off = 0; off < 2; off++) {
+			struct fw_itp_trace t;
+			struct fw_sim_result r;
+			struct fw_sim_opts o;
+			synth_opts(&o, pol[i]->name);
+			o.nodes = 8;
+			o.nodes_per_rack = 3;
+			o.slice_tasks = 2;
+			o.slices_off = off;
+			strcpy(o.slice_level, "rack");
+			ASSERT_OK(replay(text, &o, &t, &r));
+			ASSERT_EQ(r.never_started, 0);
+			ASSERT_EQ(r.slice_starts, 20); /* the 32- and 48-GPU jobs (4 and 6 tasks; 40 GPUs are 5) */
+			if (!off)
+				ASSERT_EQ(r.slice_split, 0);
+			split_off += off ? r.slice_split : 0;
+			fw_sim_result_free(&r);
+			fw_itp_free(&t);
+		}
+	}
+	ASSERT(split_off > 0);
+	struct fw_itp_trace t;
+	struct fw_sim_result r;
+	struct fw_sim_opts o;
+	synth_opts(&o, "fairway");
+	o.nodes = 8;
+	o.slice_tasks = 2;
+	strcpy(o.slice_level, "rack"); /* no --racks: no rack level */
+	ASSERT_EQ(replay(text, &o, &t, &r), FW_EINVAL);
+	fw_sim_result_free(&r); /* what the replay set up before the error */
+	fw_itp_free(&t);
+}
+
 /* Per-GPU exclusion over a whole replay: two of four nodes have bad GPUs
  * (node 0: GPU 3; node 1: all but GPU 7), set before every cycle.  No
  * started task may hold a bad GPU (checked here from each plan, and by
@@ -1290,7 +1340,7 @@ TEST(des_cluster10_log_hash_is_pinned)
 	teams_file_is_parsed_strictly_and_falls_back_when_missing, \
 	des_fifo_blocks_behind_the_head_of_the_line, des_fairway_skips_ahead, \
 	des_synthetic_log_hash_is_pinned_and_tick_skipping_changes_nothing, des_rejects_bad_options, \
-	des_racks_and_odd_gang_sizes_keep_every_invariant, \
+	des_racks_and_odd_gang_sizes_keep_every_invariant, des_slices_keep_each_pair_of_tasks_in_a_rack, \
 	des_bad_gpus_are_never_used_and_their_nodes_keep_the_rest, \
 	des_reclaim_honours_the_protection_window_across_cycles, \
 	des_tick_skipping_is_exact_for_every_policy, des_tick_skipping_is_exact_with_preemptible_jobs, \
