@@ -100,4 +100,36 @@ static inline void tb_run(struct fw_snapshot *s, int j, int nnodes, const int *n
 	}
 }
 
+/* One cycle of policy (NULL: the default) on s in arena a, reset first:
+ * the snapshot validated and the plan checked, each failure said on
+ * stderr; the plan, or NULL. */
+static inline struct fw_plan *tb_plan(const struct fw_snapshot *s, const char *policy, struct fw_arena *a)
+{
+	struct fw_plan *p = NULL;
+	struct fw_diag d;
+	const struct fw_policy_ops *pol = policy ? fw_policy_find(policy) : NULL;
+
+	fw_arena_reset(a);
+	if (fw_snapshot_validate(s, &d) != FW_OK) {
+		fprintf(stderr, "invalid snapshot: %s: %s\n", d.field, d.msg);
+		return NULL;
+	}
+	if (fw_cycle_run(s, pol, a, &p) != FW_OK)
+		return NULL;
+	if (fw_plan_check(s, p, a, &d) != FW_OK) {
+		fprintf(stderr, "invariant: %s: %s\n", d.field, d.msg);
+		return NULL;
+	}
+	return p;
+}
+
+/* xorshift32: the random snapshots' generator. */
+static inline uint32_t tb_xs32(uint32_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 17;
+	*x ^= *x << 5;
+	return *x;
+}
+
 #endif

@@ -8,22 +8,7 @@ static struct fw_arena A;
 
 static struct fw_plan *run(const struct fw_snapshot *s, const char *policy)
 {
-	struct fw_plan *p = NULL;
-	struct fw_diag d;
-	const struct fw_policy_ops *pol = policy ? fw_policy_find(policy) : NULL;
-
-	fw_arena_reset(&A);
-	if (fw_snapshot_validate(s, &d) != FW_OK) {
-		fprintf(stderr, "invalid snapshot: %s: %s\n", d.field, d.msg);
-		return NULL;
-	}
-	if (fw_cycle_run(s, pol, &A, &p) != FW_OK)
-		return NULL;
-	if (fw_plan_check(s, p, &A, &d) != FW_OK) {
-		fprintf(stderr, "invariant: %s: %s\n", d.field, d.msg);
-		return NULL;
-	}
-	return p;
+	return tb_plan(s, policy, &A);
 }
 
 static const struct fw_decision *start_of(const struct fw_plan *p, int job)
@@ -294,14 +279,6 @@ TEST(max_starts_budget)
 	}
 }
 
-static uint32_t xs32(uint32_t *x)
-{
-	*x ^= *x << 13;
-	*x ^= *x >> 17;
-	*x ^= *x << 5;
-	return *x;
-}
-
 /* The snapshot planned again, in an arena of its own, gives plan p
  * byte for byte (decisions, allocations, pending entries). */
 static void same_plan_again(const struct fw_snapshot *s, const char *policy, const struct fw_plan *p)
@@ -325,7 +302,7 @@ static struct fw_snapshot *random_snapshot(uint32_t seed)
 	struct fw_snapshot *s = fw_snapshot_new();
 	const char *lv[] = { "block", "rack" };
 	uint32_t x = seed * 2654435761u + 1;
-#define RND() xs32(&x)
+#define RND() tb_xs32(&x)
 	tb_levels(s, 2, lv);
 	for (int i = 0; i < 24; i++) {
 		char n[16], b[8], r[8];
@@ -1015,16 +992,16 @@ TEST(random_filters_keep_every_invariant)
 			odd[n] = 2 * n + 1;
 		}
 		for (int n = 0; n < 24; n++)
-			if (xs32(&x) % 2)
+			if (tb_xs32(&x) % 2)
 				half[nh++] = n;
 		if (seed % 4 == 0) { /* suspect and lemon nodes: the tainted rules too */
 			s->nodes[5].health = FW_HEALTH_SUSPECT;
 			s->nodes[9].lemon = true;
 		}
 		for (int j = 0; j < s->njobs; j++) {
-			if (s->jobs[j].state != FW_JOB_PENDING || xs32(&x) % 3)
+			if (s->jobs[j].state != FW_JOB_PENDING || tb_xs32(&x) % 3)
 				continue;
-			switch (xs32(&x) % 3) {
+			switch (tb_xs32(&x) % 3) {
 			case 0:
 				ASSERT((erack = erack < 0 ? fw_snapshot_restrict_job(s, j, racks, 8)
 							  : fw_snapshot_restrict_job_as(s, j, erack)) >= 0);
@@ -1060,12 +1037,12 @@ TEST(except_filters_keep_every_invariant)
 		uint32_t x = seed * 2654435761u + 11;
 		int32_t shared = -1;
 		for (int j = 0; j < s->njobs; j++) {
-			if (s->jobs[j].state != FW_JOB_PENDING || xs32(&x) % 3)
+			if (s->jobs[j].state != FW_JOB_PENDING || tb_xs32(&x) % 3)
 				continue;
-			int32_t nodes[3], n = 1 + (int32_t)(xs32(&x) % 3);
+			int32_t nodes[3], n = 1 + (int32_t)(tb_xs32(&x) % 3);
 			for (int k = 0; k < n; k++)
-				nodes[k] = (int32_t)(xs32(&x) % (uint32_t)s->nnodes);
-			if (shared >= 0 && xs32(&x) % 2)
+				nodes[k] = (int32_t)(tb_xs32(&x) % (uint32_t)s->nnodes);
+			if (shared >= 0 && tb_xs32(&x) % 2)
 				ASSERT(fw_snapshot_restrict_job_as(s, j, shared) >= 0);
 			else
 				ASSERT((shared = fw_snapshot_restrict_job_except(s, j, nodes, n)) >= 0);
@@ -1690,14 +1667,14 @@ TEST(random_group_filters_keep_every_invariant)
 		uint32_t x = seed * 2246822519u + 3;
 		for (int j = 0; j < s->njobs; j++) {
 			struct fw_job *job = &s->jobs[j];
-			if (job->state != FW_JOB_PENDING || job->groups[0].count < 2 || xs32(&x) % 3)
+			if (job->state != FW_JOB_PENDING || job->groups[0].count < 2 || tb_xs32(&x) % 3)
 				continue;
 			job->groups[1] = job->groups[0];
 			job->groups[1].count = job->groups[0].count - 1;
 			job->groups[0].count = 1;
-			job->groups[0].apart = job->groups[1].apart = xs32(&x) % 2;
+			job->groups[0].apart = job->groups[1].apart = tb_xs32(&x) % 2;
 			job->ngroups = 2;
-			if (xs32(&x) % 4 == 0) {
+			if (tb_xs32(&x) % 4 == 0) {
 				int32_t half[12];
 				for (int n = 0; n < 12; n++)
 					half[n] = 2 * n + (int32_t)(seed % 2);
@@ -1705,21 +1682,21 @@ TEST(random_group_filters_keep_every_invariant)
 			}
 			for (int g = 0; g < 2; g++) {
 				int32_t v[24], n = 0;
-				switch (xs32(&x) % 4) {
+				switch (tb_xs32(&x) % 4) {
 				case 0:
 					continue;
 				case 1:
 					for (int k = 0; k < 24; k++)
-						if (xs32(&x) % 2)
+						if (tb_xs32(&x) % 2)
 							v[n++] = k;
 					break;
 				case 2:
 					for (int k = 0; k < 4; k++)
-						v[n++] = 4 * (int32_t)(xs32(&x) % 6) + k;
+						v[n++] = 4 * (int32_t)(tb_xs32(&x) % 6) + k;
 					break;
 				default:
 					for (int k = 0; k < 3; k++)
-						v[n++] = (int32_t)(xs32(&x) % 24);
+						v[n++] = (int32_t)(tb_xs32(&x) % 24);
 				}
 				if (n == 0)
 					continue;
@@ -1763,7 +1740,7 @@ TEST(a_filter_on_every_group_places_as_the_jobs)
 		uint32_t x = seed * 747796405u + 1;
 		int32_t half[24], nh = 0;
 		for (int n = 0; n < 24; n++)
-			if (xs32(&x) % 2)
+			if (tb_xs32(&x) % 2)
 				half[nh++] = n;
 		for (int j = 0; j < 120; j++) {
 			bool started[2];

@@ -13,21 +13,7 @@ static struct fw_arena A;
 
 static struct fw_plan *run(const struct fw_snapshot *s)
 {
-	struct fw_plan *p = NULL;
-	struct fw_diag d;
-
-	fw_arena_reset(&A);
-	if (fw_snapshot_validate(s, &d) != FW_OK) {
-		fprintf(stderr, "invalid snapshot: %s: %s\n", d.field, d.msg);
-		return NULL;
-	}
-	if (fw_cycle_run(s, NULL, &A, &p) != FW_OK)
-		return NULL;
-	if (fw_plan_check(s, p, &A, &d) != FW_OK) {
-		fprintf(stderr, "invariant: %s: %s\n", d.field, d.msg);
-		return NULL;
-	}
-	return p;
+	return tb_plan(s, NULL, &A);
 }
 
 static const struct fw_decision *decision_of(const struct fw_plan *p, enum fw_decision_kind k, int job,

@@ -8,22 +8,7 @@ static struct fw_arena A;
 
 static struct fw_plan *run(const struct fw_snapshot *s, const char *policy)
 {
-	struct fw_plan *p = NULL;
-	struct fw_diag d;
-	const struct fw_policy_ops *pol = policy ? fw_policy_find(policy) : NULL;
-
-	fw_arena_reset(&A);
-	if (fw_snapshot_validate(s, &d) != FW_OK) {
-		fprintf(stderr, "invalid snapshot: %s: %s\n", d.field, d.msg);
-		return NULL;
-	}
-	if (fw_cycle_run(s, pol, &A, &p) != FW_OK)
-		return NULL;
-	if (fw_plan_check(s, p, &A, &d) != FW_OK) {
-		fprintf(stderr, "invariant: %s: %s\n", d.field, d.msg);
-		return NULL;
-	}
-	return p;
+	return tb_plan(s, policy, &A);
 }
 
 static const struct fw_decision *decision_of(const struct fw_plan *p, int job)
@@ -374,14 +359,6 @@ TEST(slices_are_validated)
 	fw_snapshot_free(s);
 }
 
-static uint32_t xs32(uint32_t *x)
-{
-	*x ^= *x << 13;
-	*x ^= *x >> 17;
-	*x ^= *x << 5;
-	return *x;
-}
-
 /* Racks of 4..8 nodes under two blocks, some nodes busy, gangs of every
  * size with and without slices (per node, rack or block), some spread,
  * some elastic, some with runtimes (reservations), some preemptible
@@ -392,7 +369,7 @@ static struct fw_snapshot *random_sliced(uint32_t seed, int *nsliced)
 	const char *lv[] = { "block", "rack" };
 	uint32_t x = seed * 2654435761u + 7;
 	int nn = 0;
-#define RND() xs32(&x)
+#define RND() tb_xs32(&x)
 	tb_levels(s, 2, lv);
 	for (int r = 0; r < 6; r++) {
 		int per = 4 + (int)(RND() % 5);
