@@ -29,7 +29,7 @@ static struct fw_snapshot *racks(int nracks, int per)
 	tb_levels(s, 2, lv);
 	for (int r = 0; r < nracks; r++)
 		for (int i = 0; i < per; i++) {
-			char n[16], rk[8];
+			char n[32], rk[16];
 			snprintf(n, sizeof n, "r%dn%02d", r, i);
 			snprintf(rk, sizeof rk, "r%d", r);
 			tb_node(s, n, 4, NULL, "b0", rk, NULL);
@@ -374,7 +374,7 @@ static struct fw_snapshot *random_sliced(uint32_t seed, int *nsliced)
 	for (int r = 0; r < 6; r++) {
 		int per = 4 + (int)(RND() % 5);
 		for (int i = 0; i < per; i++, nn++) {
-			char n[16], b[8], rk[8];
+			char n[32], b[16], rk[16];
 			snprintf(n, sizeof n, "n%02d", nn);
 			snprintf(b, sizeof b, "b%d", r / 3);
 			snprintf(rk, sizeof rk, "r%d", r);
