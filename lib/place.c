@@ -399,9 +399,8 @@ static int32_t place_slices(struct attempt *t, int g, int32_t want)
 {
 	int32_t size = t->slice_tasks[g], placed = 0, n = t->ncand;
 	int32_t *out = t->c->slice_scratch + 3 * (size_t)n, *r0 = t->cand + n;
-	int32_t m = slice_domains(t, t->slice_dl[g], out, r0);
-
 	int32_t *from = t->c->slice_scratch + 2 * (size_t)n; /* per domain: its run's resume point */
+	int32_t m = slice_domains(t, t->slice_dl[g], out, r0); /* (its pos[] is from's room) */
 
 	for (int32_t k = 0; k < m; k++)
 		from[k] = 0;
@@ -421,10 +420,10 @@ static int32_t place_slices(struct attempt *t, int g, int32_t want)
 
 static int32_t place_group(struct attempt *t, int g, int32_t want)
 {
-	if (t->slice_tasks[g] > 0)
-		return place_slices(t, g, want);
 	int32_t from = 0;
 
+	if (t->slice_tasks[g] > 0)
+		return place_slices(t, g, want);
 	return place_run(t, g, want, t->cand, t->ncand, &from);
 }
 

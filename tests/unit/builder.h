@@ -123,6 +123,15 @@ static inline struct fw_plan *tb_plan(const struct fw_snapshot *s, const char *p
 	return p;
 }
 
+/* The plan's first decision about job, NULL when none. */
+static inline const struct fw_decision *tb_decision(const struct fw_plan *p, int job)
+{
+	for (int i = 0; i < p->ndecisions; i++)
+		if (p->decisions[i].job == job)
+			return &p->decisions[i];
+	return NULL;
+}
+
 /* xorshift32: the random snapshots' generator. */
 static inline uint32_t tb_xs32(uint32_t *x)
 {

@@ -13,10 +13,7 @@ static struct fw_plan *run(const struct fw_snapshot *s, const char *policy)
 
 static const struct fw_decision *start_of(const struct fw_plan *p, int job)
 {
-	for (int i = 0; i < p->ndecisions; i++)
-		if (p->decisions[i].job == job)
-			return &p->decisions[i];
-	return NULL;
+	return tb_decision(p, job);
 }
 
 static int node_of(const struct fw_plan *p, int job, int task)
