@@ -140,6 +140,19 @@ struct fw__jinfo {
 
 struct memo; /* allocate.c: the failed-shape memo */
 
+/* What the queues hold of the GPU models a table of (queue, model,
+ * GPUs) entries names (snapshot.model_limits or .model_deserved;
+ * modellimit.c).  held is NULL when the table is empty; else per entry k
+ * the milli-GPUs of its model held by its queue's subtree, live, and the
+ * model's id in c.models (-1: no node has it, so nothing can be held);
+ * each queue's entries as a list, first[q] then next[k], -1 ending it. */
+struct fw__mtab {
+	const struct fw_model_limit *e;
+	int64_t *held;
+	int32_t *model, *first, *next;
+	bool *line;                 /* per queue: an entry on it or above it */
+};
+
 struct cyc {
 	const struct fw_snapshot *s;
 	const struct fw_policy_ops *pol;
@@ -210,14 +223,8 @@ struct cyc {
 	 * utab the ids' open-addressed table (the first job of each name) */
 	int32_t *uid, *utab, ucap, nusers;
 	int64_t *ugpu;
-	/* GPU model limits (modellimit.c; NULL when the snapshot has none):
-	 * per limit k (snapshot.model_limits), the milli-GPUs of its model
-	 * held by its queue's subtree, live, and the model's id in c.models
-	 * (-1: no node has it, so nothing can be held); each queue's limits
-	 * as a list, mlim_first[q] then mlim_next[k], -1 ending it */
-	int64_t *mheld;
-	int32_t *mlim_model, *mlim_first, *mlim_next;
-	bool *mlim_line;            /* per queue: a limit on it or above it */
+	/* GPU model limits and deserved GPUs of a model (modellimit.c) */
+	struct fw__mtab mlim, mdes;
 };
 
 /* When j, started at t, is expected to end (its runtime or its queue's
@@ -315,6 +322,21 @@ bool fw__mlim_gate_limited(const struct cyc *y, int32_t jx, const struct fw__sha
 int fw__place_models(struct fw__cstate *c, int32_t jx, const struct fw__place_opts *o, uint64_t open,
 		     struct fw__placement *out);
 
+/* Deserved GPUs of a model (modellimit.c; preempt.c "Deserved GPUs of a
+ * model").  fw__mdes_need: job jx's GPUs by model (ids in m, milli-GPU
+ * in v, at most FW_MAX_GROUPS) when all of them name a model and its
+ * line deserves some model; else 0.  fw__mdes_claim: does the line of
+ * queue pq, below the queues it shares with vq's, deserve room for
+ * those GPUs of every model, each under one of its entries?
+ * fw__mdes_shields: would taking tasks a[0 .. na) off vq's line put one
+ * of its queues, below those it shares with pq's, under what it
+ * deserves of a model?  fw__mdes_on: do those tasks hold GPUs of one of
+ * the models m[0 .. n)? */
+int fw__mdes_need(const struct cyc *y, int32_t jx, int32_t *m, int64_t *v);
+bool fw__mdes_claim(const struct cyc *y, int32_t pq, int32_t vq, const int32_t *m, const int64_t *v, int n);
+bool fw__mdes_shields(const struct cyc *y, int32_t vq, int32_t pq, const struct fw_task_alloc *a, int32_t na);
+bool fw__mdes_on(const struct cyc *y, const int32_t *m, int n, const struct fw_task_alloc *a, int32_t na);
+
 static inline uint64_t fw__models_all(const struct fw__cstate *c)
 {
 	return c->nmodels >= 64 ? ~0ull : (1ull << c->nmodels) - 1;
@@ -330,7 +352,7 @@ static inline uint64_t fw__mlim_all(const struct cyc *y)
 static inline bool fw__mlim_gate_as(const struct cyc *y, int32_t jx, const struct fw__shape *sh, uint64_t *open,
 				    struct fw_pending *r)
 {
-	if (!y->mheld) {
+	if (!y->mlim.held) {
 		*open = fw__mlim_all(y);
 		return true;
 	}

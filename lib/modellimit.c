@@ -41,7 +41,7 @@
  * that would fit now but for its limits has a reservation on its open
  * models, or waits with MODEL_LIMIT and no estimate).
  *
- * Cost: nothing unless some queue has a limit (y->mheld stays NULL, and
+ * Cost: nothing unless some queue has a limit (y->mlim.held stays NULL, and
  * the gate is an inline test); then a job whose queue line has none
  * costs one more test, read from the per-job facts; one in a limited
  * line O(depth * limits), its GPUs per model read from its interned
@@ -57,55 +57,80 @@ static int64_t task_milli(const struct fw_task_alloc *t)
 	return (int64_t)__builtin_popcount(t->gpu_mask) * t->gpu_milli;
 }
 
-int fw__mlim_create(struct cyc *y)
+/* Index table t's n entries by queue and count what each queue holds. */
+static int mtab_create(struct cyc *y, struct fw__mtab *t, const struct fw_model_limit *e, int32_t n)
 {
 	const struct fw_snapshot *s = y->s;
-	int32_t n = s->nmodel_limits;
 
 	if (n == 0)
 		return FW_OK;
-	if (y->c.nmodels > FW_MAX_LIMITED_MODELS) /* fw_snapshot_validate says so */
-		return FW_ERANGE;
-	y->mheld = FW_ARENA_NEW(y->a, int64_t, n);
-	y->mlim_model = FW_ARENA_NEW(y->a, int32_t, n);
-	y->mlim_first = FW_ARENA_NEW(y->a, int32_t, s->nqueues + 1);
-	y->mlim_next = FW_ARENA_NEW(y->a, int32_t, n);
-	y->mlim_line = FW_ARENA_NEW(y->a, bool, s->nqueues + 1);
-	if (!y->mheld || !y->mlim_model || !y->mlim_first || !y->mlim_next || !y->mlim_line)
+	t->e = e;
+	t->held = FW_ARENA_NEW(y->a, int64_t, n);
+	t->model = FW_ARENA_NEW(y->a, int32_t, n);
+	t->first = FW_ARENA_NEW(y->a, int32_t, s->nqueues + 1);
+	t->next = FW_ARENA_NEW(y->a, int32_t, n);
+	t->line = FW_ARENA_NEW(y->a, bool, s->nqueues + 1);
+	if (!t->held || !t->model || !t->first || !t->next || !t->line)
 		return FW_ENOMEM;
 	for (int32_t q = 0; q < s->nqueues; q++)
-		y->mlim_first[q] = -1;
+		t->first[q] = -1;
 	for (int32_t k = n - 1; k >= 0; k--) { /* each queue's list in index order */
-		int32_t q = s->model_limits[k].queue;
-		y->mlim_model[k] = fw__model_id(&y->c, s->model_limits[k].model);
-		y->mlim_next[k] = y->mlim_first[q];
-		y->mlim_first[q] = k;
+		int32_t q = e[k].queue;
+		t->model[k] = fw__model_id(&y->c, e[k].model);
+		t->next[k] = t->first[q];
+		t->first[q] = k;
 	}
-	for (int32_t q = 0; q < s->nqueues; q++) /* a limit on q or above it */
-		for (int32_t p = q; p >= 0 && !y->mlim_line[q]; p = s->queues[p].parent)
-			y->mlim_line[q] = y->mlim_first[p] >= 0;
+	for (int32_t q = 0; q < s->nqueues; q++) /* an entry on q or above it */
+		for (int32_t p = q; p >= 0 && !t->line[q]; p = s->queues[p].parent)
+			t->line[q] = t->first[p] >= 0;
+	return FW_OK;
+}
+
+int fw__mlim_create(struct cyc *y)
+{
+	const struct fw_snapshot *s = y->s;
+	int rc;
+
+	if (s->nmodel_limits + s->nmodel_deserved == 0)
+		return FW_OK;
+	if (y->c.nmodels > FW_MAX_LIMITED_MODELS) /* fw_snapshot_validate says so */
+		return FW_ERANGE;
+	if ((rc = mtab_create(y, &y->mlim, s->model_limits, s->nmodel_limits)) != FW_OK ||
+	    (rc = mtab_create(y, &y->mdes, s->model_deserved, s->nmodel_deserved)) != FW_OK)
+		return rc;
 	for (int32_t j = 0; j < s->njobs; j++)
 		if (s->jobs[j].state == FW_JOB_RUNNING)
 			fw__mlim_charge(y, j, s->allocs + s->jobs[j].alloc_first, s->jobs[j].alloc_count, 1);
 	return FW_OK;
 }
 
-void fw__mlim_charge(struct cyc *y, int32_t jx, const struct fw_task_alloc *t, int32_t n, int sign)
+/* The milli-GPUs of model m on tasks t[0 .. n). */
+static int64_t model_use(const struct cyc *y, int32_t m, const struct fw_task_alloc *t, int32_t n)
+{
+	int64_t use = 0;
+
+	for (int32_t i = 0; m >= 0 && i < n; i++)
+		if (y->c.nodes[t[i].node].model == m)
+			use += task_milli(&t[i]);
+	return use;
+}
+
+static void mtab_charge(const struct cyc *y, struct fw__mtab *t, int32_t jx, const struct fw_task_alloc *a,
+			int32_t n, int sign)
 {
 	const struct fw_snapshot *s = y->s;
 
-	if (!y->mheld)
+	if (!t->held)
 		return;
-	for (int32_t q = s->jobs[jx].queue; q >= 0; q = s->queues[q].parent) {
-		for (int32_t k = y->mlim_first[q]; k >= 0; k = y->mlim_next[k]) {
-			int32_t m = y->mlim_model[k];
-			int64_t use = 0;
-			for (int32_t i = 0; m >= 0 && i < n; i++)
-				if (y->c.nodes[t[i].node].model == m)
-					use += task_milli(&t[i]);
-			y->mheld[k] += sign * use;
-		}
-	}
+	for (int32_t q = s->jobs[jx].queue; q >= 0; q = s->queues[q].parent)
+		for (int32_t k = t->first[q]; k >= 0; k = t->next[k])
+			t->held[k] += sign * model_use(y, t->model[k], a, n);
+}
+
+void fw__mlim_charge(struct cyc *y, int32_t jx, const struct fw_task_alloc *t, int32_t n, int sign)
+{
+	mtab_charge(y, &y->mlim, jx, t, n, sign);
+	mtab_charge(y, &y->mdes, jx, t, n, sign);
 }
 
 static int64_t named_of(const int32_t *m, const int64_t *v, int n, int32_t id)
@@ -162,7 +187,7 @@ bool fw__mlim_gate_limited(const struct cyc *y, int32_t jx, const struct fw__sha
 	int64_t mv[FW_MAX_GROUPS], unnamed, over = 0;
 
 	*open = fw__mlim_all(y);
-	if (!y->mlim_line[y->ji[jx].queue])
+	if (!y->mlim.line[y->ji[jx].queue])
 		return true; /* no limit up its line: the common case, decided
 			      * without the job's record (a cache miss) */
 	struct fw__shape own;
@@ -172,11 +197,11 @@ bool fw__mlim_gate_limited(const struct cyc *y, int32_t jx, const struct fw__sha
 	}
 	int nm = shape_gpus(sh, mid, mv, &unnamed);
 	for (int32_t q = y->ji[jx].queue; q >= 0; q = s->queues[q].parent) {
-		for (int32_t k = y->mlim_first[q]; k >= 0; k = y->mlim_next[k]) {
-			int32_t m = y->mlim_model[k];
+		for (int32_t k = y->mlim.first[q]; k >= 0; k = y->mlim.next[k]) {
+			int32_t m = y->mlim.model[k];
 			if (m < 0)
 				continue;
-			int64_t held = y->mheld[k], cap = s->model_limits[k].gpus, named = named_of(mid, mv, nm, m);
+			int64_t held = y->mlim.held[k], cap = s->model_limits[k].gpus, named = named_of(mid, mv, nm, m);
 			if (named > 0 && held + named > cap)
 				return refuse(r, held + named - cap, k);
 			if (unnamed > 0 && held + named + unnamed > cap && (*open >> m & 1)) {
@@ -209,4 +234,66 @@ int fw__place_models(struct fw__cstate *c, int32_t jx, const struct fw__place_op
 	}
 	out->shape_fit = fit || out->shape_fit;
 	return rc;
+}
+
+/* ---- deserved GPUs of a model (snapshot.model_deserved) ------------- */
+
+static bool on_line(const struct fw_snapshot *s, int32_t q, int32_t leaf)
+{
+	for (int32_t p = leaf; p >= 0; p = s->queues[p].parent)
+		if (p == q)
+			return true;
+	return false;
+}
+
+int fw__mdes_need(const struct cyc *y, int32_t jx, int32_t *m, int64_t *v)
+{
+	struct fw__shape sh;
+	int64_t unnamed;
+
+	if (!y->mdes.held || !y->mdes.line[y->s->jobs[jx].queue])
+		return 0;
+	fw__shape_of(&y->c, jx, &y->s->jobs[jx], &sh);
+	int n = shape_gpus(&sh, m, v, &unnamed);
+	return unnamed > 0 ? 0 : n;
+}
+
+bool fw__mdes_claim(const struct cyc *y, int32_t pq, int32_t vq, const int32_t *m, const int64_t *v, int n)
+{
+	const struct fw_snapshot *s = y->s;
+	const struct fw__mtab *t = &y->mdes;
+
+	for (int i = 0; i < n; i++) {
+		bool room = false;
+		for (int32_t q = pq; q >= 0 && !room && !on_line(s, q, vq); q = s->queues[q].parent)
+			for (int32_t k = t->first[q]; k >= 0 && !room; k = t->next[k])
+				room = t->model[k] == m[i] && t->held[k] + v[i] <= t->e[k].gpus;
+		if (!room)
+			return false;
+	}
+	return n > 0;
+}
+
+bool fw__mdes_shields(const struct cyc *y, int32_t vq, int32_t pq, const struct fw_task_alloc *a, int32_t na)
+{
+	const struct fw_snapshot *s = y->s;
+	const struct fw__mtab *t = &y->mdes;
+
+	if (!t->held || !t->line[vq])
+		return false;
+	for (int32_t q = vq; q >= 0 && !on_line(s, q, pq); q = s->queues[q].parent)
+		for (int32_t k = t->first[q]; k >= 0; k = t->next[k]) {
+			int64_t use = model_use(y, t->model[k], a, na);
+			if (use > 0 && t->held[k] - use < t->e[k].gpus)
+				return true;
+		}
+	return false;
+}
+
+bool fw__mdes_on(const struct cyc *y, const int32_t *m, int n, const struct fw_task_alloc *a, int32_t na)
+{
+	for (int i = 0; i < n; i++)
+		if (model_use(y, m[i], a, na) > 0)
+			return true;
+	return false;
 }

@@ -28,6 +28,23 @@
  *   - or (preemption, reason PREEMPTED) v is in p's leaf queue with a lower
  *     priority than p.
  *
+ * Deserved GPUs of a model (snapshot.model_deserved; modellimit.c counts
+ * what each queue's subtree holds of the model).  Two rules, for v in
+ * another leaf queue than p's, before the fair-share rule above:
+ *   - the shield: v is never taken (by this reclaim or the fair-share
+ *     one) when losing it would put a queue on v's path, not also on
+ *     p's, under what it deserves of a model v runs on;
+ *   - the claim (reason MODEL_RECLAIMED): when every GPU of p names a
+ *     model, and for each such model a queue on p's path, not on v's,
+ *     deserves room for p's GPUs of it (what its subtree holds of the
+ *     model plus p's, at most what it deserves), v may be evicted if it
+ *     runs on one of those models, whatever the fair shares say.  A
+ *     queue that deserves 16 H100s, holds its fair share as A100s and
+ *     waits for H100s takes them back from a queue holding H100s beyond
+ *     what it deserves of them (Kueue's reclaim of nominal quota per
+ *     flavor).  The shield keeps the fair-share rule from taking them
+ *     back the next cycle.
+ *
  * Least lost work.  A job's work is what an eviction now throws away: the
  * run since its last checkpoint, (now - start_time) mod its interval
  * (fw_job_checkpoint: the job's checkpoint_s, else its queue's default),
@@ -109,6 +126,11 @@ struct rc {
 	bool *held;             /* per job: a victim some preemptor waits for */
 	int32_t *waiting;       /* the preemptors that wait, in order */
 	int32_t nwaiting;
+	/* the preemptor's GPUs by model, when its line deserves GPUs of a
+	 * model and all its GPUs name one (fw__mdes_need; else nclaim 0) */
+	int32_t claim_model[FW_MAX_GROUPS];
+	int64_t claim_gpus[FW_MAX_GROUPS];
+	int nclaim;
 };
 
 static struct fw_res job_use(const struct fw_snapshot *s, const struct fw_job *j)
@@ -174,6 +196,12 @@ static enum fw_reason eligible(const struct rc *x, int32_t p, int32_t v)
 		return FW_REASON_NONE;
 	if (vj->queue == pj->queue)
 		return vj->priority < pj->priority ? FW_REASON_PREEMPTED : FW_REASON_NONE;
+	const struct fw_task_alloc *vt = s->allocs + vj->alloc_first;
+	if (fw__mdes_shields(x->y, vj->queue, pj->queue, vt, vj->alloc_count))
+		return FW_REASON_NONE; /* its line would hold less of a model than it deserves */
+	if (x->nclaim > 0 && fw__mdes_on(x->y, x->claim_model, x->nclaim, vt, vj->alloc_count) &&
+	    fw__mdes_claim(x->y, pj->queue, vj->queue, x->claim_model, x->claim_gpus, x->nclaim))
+		return FW_REASON_MODEL_RECLAIMED;
 	if (qdom(x, pj->queue, fw_res_zero()) >= x->fair_dom[pj->queue])
 		return FW_REASON_NONE;
 	if (x->y->pol->reclaim_rule == FW_RECLAIM_NARROW && narrows(x, pj, vj))
@@ -250,7 +278,7 @@ static int fits_moved(struct rc *x, int32_t v, struct fw__placement *out)
 	struct fw__place_opts o = { .end = fw__job_end(x->y->s, j, x->y->s->now) };
 	int32_t m = j->alloc_count > 0 ? x->y->c.nodes[x->y->s->allocs[j->alloc_first].node].model : -1;
 
-	o.only_model = x->y->mheld && m >= 0 ? m + 1 : 0;
+	o.only_model = x->y->mlim.held && m >= 0 ? m + 1 : 0;
 	return fw__place_job(&x->y->c, v, &o, out);
 }
 
@@ -536,6 +564,7 @@ static int try_preemptor(struct rc *x, int32_t p)
 
 	if (!within_limits(x->y, p) || !fw__mlim_gate(x->y, p, &x->open, &scratch))
 		return FW_OK;
+	x->nclaim = fw__mdes_need(x->y, p, x->claim_model, x->claim_gpus);
 	rc = gather(x, p, fw__gang_need(&x->y->s->jobs[p]));
 	if (rc <= 0)
 		return rc;

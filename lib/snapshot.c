@@ -36,6 +36,7 @@ void fw_snapshot_free(struct fw_snapshot *s)
 	free(s->slices);
 	free(s->node_refs);
 	free(s->model_limits);
+	free(s->model_deserved);
 	free(s->user_usage);
 	free(s);
 }
@@ -113,6 +114,11 @@ int fw_snapshot_add_model_limit(struct fw_snapshot *s, const struct fw_model_lim
 	ADD(s, model_limits, nmodel_limits, cap_model_limits, m);
 }
 
+int fw_snapshot_add_model_deserved(struct fw_snapshot *s, const struct fw_model_limit *m)
+{
+	ADD(s, model_deserved, nmodel_deserved, cap_model_deserved, m);
+}
+
 int fw_snapshot_add_user_usage(struct fw_snapshot *s, const struct fw_user_usage *u)
 {
 	ADD(s, user_usage, nuser_usage, cap_user_usage, u);
@@ -122,6 +128,9 @@ int fw_snapshot_copy_queue_tables(struct fw_snapshot *dst, const struct fw_snaps
 {
 	for (int32_t k = 0; k < src->nmodel_limits; k++)
 		if (fw_snapshot_add_model_limit(dst, &src->model_limits[k]) < 0)
+			return FW_ENOMEM;
+	for (int32_t k = 0; k < src->nmodel_deserved; k++)
+		if (fw_snapshot_add_model_deserved(dst, &src->model_deserved[k]) < 0)
 			return FW_ENOMEM;
 	for (int32_t k = 0; k < src->nuser_usage; k++)
 		if (fw_snapshot_add_user_usage(dst, &src->user_usage[k]) < 0)

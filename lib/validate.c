@@ -221,32 +221,76 @@ static int check_queues(const struct fw_snapshot *s, struct fw_diag *d)
 	return FW_OK;
 }
 
-/* GPU model limits: each names a queue and a model, at most one per
- * queue and model; they tell models apart in a 64-bit set
- * (modellimit.c), so a fleet with any has at most 64 GPU models. */
+/* A table of GPU model entries (model_limits, model_deserved): each
+ * names a queue and a model, at most one per queue and model. */
+static int check_model_table(const struct fw_snapshot *s, struct fw_diag *d, const struct fw_model_limit *t,
+			     int32_t n, const char *table, const char *what, const char *whats)
+{
+	char f[64];
+
+	for (int32_t i = 0; i < n; i++) {
+		const struct fw_model_limit *m = &t[i];
+		elem_name(f, table, i);
+		if (m->queue < 0 || m->queue >= s->nqueues)
+			return BAD(d, FW_ENOENT, f, "GPU model %s %d names queue index %d, out of range", what, (int)i,
+				   (int)m->queue);
+		if (!m->model[0] || !memchr(m->model, 0, FW_NAME_MAX))
+			return BAD(d, FW_EINVAL, f, "queue %s: a GPU model %s names no model", s->queues[m->queue].name,
+				   what);
+		if (m->gpus < 0)
+			return BAD(d, FW_ERANGE, f, "queue %s: negative %s on GPU model %s", s->queues[m->queue].name,
+				   what, m->model);
+		for (int32_t k = 0; k < i; k++)
+			if (t[k].queue == m->queue && strcmp(t[k].model, m->model) == 0)
+				return BAD(d, FW_EEXIST, f, "queue %s: two %s on GPU model %s", s->queues[m->queue].name,
+					   whats, m->model);
+	}
+	return FW_OK;
+}
+
+/* A queue deserves GPUs of some models out of its deserved GPUs: their
+ * sum is at most its `deserved` GPUs. */
+static int check_deserved_sums(const struct fw_snapshot *s, struct fw_diag *d)
+{
+	char f[64];
+
+	for (int32_t i = 0; i < s->nmodel_deserved; i++) {
+		int32_t q = s->model_deserved[i].queue;
+		int64_t sum = 0;
+		bool first = true;
+		for (int32_t k = 0; k < s->nmodel_deserved; k++) {
+			if (s->model_deserved[k].queue != q)
+				continue;
+			first = first && k >= i;
+			sum += s->model_deserved[k].gpus;
+		}
+		if (!first || sum <= s->queues[q].deserved.v[FW_RES_GPU])
+			continue;
+		elem_name(f, "model_deserved", i);
+		return BAD(d, FW_ERANGE, f,
+			   "queue %s deserves %lld milli-GPU of named GPU models, more than its deserved %lld milli-GPU",
+			   s->queues[q].name, (long long)sum, (long long)s->queues[q].deserved.v[FW_RES_GPU]);
+	}
+	return FW_OK;
+}
+
+/* GPU model limits and deserved GPUs of a model; they tell models apart
+ * in a 64-bit set (modellimit.c), so a fleet with any has at most 64 GPU
+ * models. */
 static int check_model_limits(const struct fw_snapshot *s, struct fw_diag *d)
 {
 	const char *seen[FW_MAX_LIMITED_MODELS + 1];
-	int n = 0;
-	char f[64];
+	int n = 0, rc;
 
-	for (int32_t i = 0; i < s->nmodel_limits; i++) {
-		const struct fw_model_limit *m = &s->model_limits[i];
-		elem_name(f, "model_limits", i);
-		if (m->queue < 0 || m->queue >= s->nqueues)
-			return BAD(d, FW_ENOENT, f, "GPU model limit %d names queue index %d, out of range", (int)i,
-				   (int)m->queue);
-		if (!m->model[0] || !memchr(m->model, 0, FW_NAME_MAX))
-			return BAD(d, FW_EINVAL, f, "queue %s: a GPU model limit names no model", s->queues[m->queue].name);
-		if (m->gpus < 0)
-			return BAD(d, FW_ERANGE, f, "queue %s: negative limit on GPU model %s", s->queues[m->queue].name,
-				   m->model);
-		for (int32_t k = 0; k < i; k++)
-			if (s->model_limits[k].queue == m->queue && strcmp(s->model_limits[k].model, m->model) == 0)
-				return BAD(d, FW_EEXIST, f, "queue %s: two limits on GPU model %s", s->queues[m->queue].name,
-					   m->model);
-	}
-	for (int32_t i = 0; s->nmodel_limits > 0 && i < s->nnodes; i++) {
+	rc = check_model_table(s, d, s->model_limits, s->nmodel_limits, "model_limits", "limit", "limits");
+	if (rc == FW_OK)
+		rc = check_model_table(s, d, s->model_deserved, s->nmodel_deserved, "model_deserved", "deserved",
+				       "deserved entries");
+	if (rc == FW_OK)
+		rc = check_deserved_sums(s, d);
+	if (rc != FW_OK)
+		return rc;
+	for (int32_t i = 0; s->nmodel_limits + s->nmodel_deserved > 0 && i < s->nnodes; i++) {
 		int k = 0;
 		if (!s->nodes[i].gpu_count)
 			continue;
@@ -255,7 +299,9 @@ static int check_model_limits(const struct fw_snapshot *s, struct fw_diag *d)
 		if (k < n)
 			continue;
 		if (n == FW_MAX_LIMITED_MODELS)
-			return BAD(d, FW_ERANGE, "nodes", "more than %d GPU models in a fleet whose queues have GPU model limits",
+			return BAD(d, FW_ERANGE, "nodes",
+				   "more than %d GPU models in a fleet whose queues have GPU model limits or deserved GPUs "
+				   "of a model",
 				   FW_MAX_LIMITED_MODELS);
 		seen[n++] = s->nodes[i].gpu_model;
 	}

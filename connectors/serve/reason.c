@@ -57,6 +57,9 @@ static bool job_text(const struct fw_snapshot *s, enum fw_reason r, int64_t a, i
 	else if (r == FW_REASON_PREEMPTED)
 		snprintf(buf, n, "evicted: job \"%s\" of higher priority in the same queue (\"%s\") takes its GPUs", job,
 			 queue);
+	else if (r == FW_REASON_MODEL_RECLAIMED)
+		snprintf(buf, n, "evicted: its queue holds more GPUs of a model than it deserves, and job \"%s\" of "
+				 "queue \"%s\", below the GPUs of that model it deserves, takes them", job, queue);
 	else if (r == FW_REASON_MOVED)
 		snprintf(buf, n, "moved: evicted and restarted on other nodes in this plan, to free a domain for gang job "
 				 "\"%s\" (queue \"%s\")", job, queue);
@@ -84,6 +87,7 @@ char *fw_serve_reason_text(const struct fw_snapshot *s, enum fw_reason r, int64_
 			return buf;
 		break;
 	case FW_REASON_RECLAIMED:
+	case FW_REASON_MODEL_RECLAIMED:
 	case FW_REASON_PREEMPTED:
 	case FW_REASON_MOVED:
 	case FW_REASON_RESERVED:

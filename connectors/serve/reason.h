@@ -10,7 +10,8 @@
  * still at hand (cycle.c add_actions, view.c), so the indices become the
  * names they stand for.  Which argument is which, by how lib/ fills them:
  *
- *   RECLAIMED, PREEMPTED, MOVED  a = the job the eviction makes room for,
+ *   RECLAIMED, MODEL_RECLAIMED,
+ *   PREEMPTED, MOVED             a = the job the eviction makes room for,
  *                                b = its queue (lib/preempt.c record_evict)
  *   RESERVED                     a = the reserved job it would delay,
  *                                b = that reservation's time (allocate.c)

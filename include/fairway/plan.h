@@ -157,7 +157,9 @@ enum fw_decision_kind {
 	X(CHECKPOINT_WAIT, checkpoint_wait,                                    \
 	  "it takes the GPUs of job #%lld, which saves a checkpoint at t=%lld: it waits for it rather than throw that job's work away") \
 	X(SLICES, slices,                                                      \
-	  "slices: it needs %lld slices of its tasks, each inside one domain of the level its task group names, and those domains have room for %lld slices now")
+	  "slices: it needs %lld slices of its tasks, each inside one domain of the level its task group names, and those domains have room for %lld slices now") \
+	X(MODEL_RECLAIMED, model_reclaimed,                                    \
+	  "evicted: its queue holds more GPUs of a model than it deserves, and job #%lld of queue #%lld, below the GPUs of that model it deserves, takes them")
 
 enum fw_reason {
 #define FW__REASON_ENUM(U, l, t) FW_REASON_##U,

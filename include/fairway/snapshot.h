@@ -90,9 +90,11 @@
  * Beside the queues.  Two optional tables name queues by index, so that
  * the queue record the cycle walks up the tree keeps its size:
  * model_limits (a queue's cap on the GPUs of one GPU model, for it and
- * its subtree: lib/modellimit.c) and user_usage (a user's decayed usage
- * in a queue, which users taking turns inside the queue count: policy.h,
- * "Users inside a queue").  Without them the cycle pays nothing.
+ * its subtree: lib/modellimit.c), model_deserved (the GPUs of one model
+ * a queue and its subtree are guaranteed: the same record, read by
+ * reclaim) and user_usage (a user's decayed usage in a queue, which
+ * users taking turns inside the queue count: policy.h, "Users inside a
+ * queue").  Without them the cycle pays nothing.
  *
  * Ownership: fw_snapshot_new() returns an empty snapshot owning its arrays;
  * the fw_snapshot_add_*() helpers grow them (amortised doubling) and return
@@ -203,6 +205,18 @@ struct fw_model_limit {
 	char model[FW_NAME_MAX];        /* a node gpu_model, non-empty */
 	int64_t gpus;                   /* milli-GPU, >= 0 */
 };
+
+/* The GPUs of one model a queue and its subtree deserve (YAML
+ * `gpuModelDeserved`; Kueue's nominal quota per flavor), in the same
+ * record as a limit, kept in its own table (snapshot.model_deserved).
+ * Where the queue's `deserved` says how many GPUs, these say of which
+ * models: at most `deserved` GPUs in all (fw_snapshot_validate).  The
+ * fair share stays over all models; what the entries add is a claim
+ * and a shield in reclaim (lib/preempt.c, "Deserved GPUs of a model"):
+ * a job whose GPUs all name models its line deserves more of than it
+ * holds may take them back from a queue holding more of the model than
+ * it deserves (reason MODEL_RECLAIMED), and the fair-share reclaim
+ * never takes a queue below what it deserves of a model. */
 
 struct fw_task_group {
 	int32_t count;          /* tasks in the group, >= 1; all the job's
@@ -401,6 +415,8 @@ struct fw_snapshot {
 	int32_t nnode_refs, cap_node_refs;
 	struct fw_model_limit *model_limits; /* GPU model limits of queues */
 	int32_t nmodel_limits, cap_model_limits;
+	struct fw_model_limit *model_deserved; /* deserved GPUs of a model */
+	int32_t nmodel_deserved, cap_model_deserved;
 	struct fw_user_usage *user_usage; /* users' decayed usage per queue */
 	int32_t nuser_usage, cap_user_usage;
 };
@@ -415,10 +431,12 @@ int fw_snapshot_add_queue(struct fw_snapshot *s, const struct fw_queue *q);
 int fw_snapshot_add_job(struct fw_snapshot *s, const struct fw_job *j);
 int fw_snapshot_add_alloc(struct fw_snapshot *s, const struct fw_task_alloc *a);
 int fw_snapshot_add_model_limit(struct fw_snapshot *s, const struct fw_model_limit *m);
+int fw_snapshot_add_model_deserved(struct fw_snapshot *s, const struct fw_model_limit *m);
 int fw_snapshot_add_user_usage(struct fw_snapshot *s, const struct fw_user_usage *u);
-/* Append src's tables beside the queues (model_limits, user_usage) to dst,
- * whose queues are src's in the same order (an adapter that copies a
- * snapshot's queues copies these with them); FW_OK or FW_ENOMEM. */
+/* Append src's tables beside the queues (model_limits, model_deserved,
+ * user_usage) to dst, whose queues are src's in the same order (an
+ * adapter that copies a snapshot's queues copies these with them); FW_OK
+ * or FW_ENOMEM. */
 int fw_snapshot_copy_queue_tables(struct fw_snapshot *dst, const struct fw_snapshot *src);
 /* Has some node with GPUs this GPU model?  And the fleet's models, each
  * once in node order, as "H100, A100" into out (truncated to n, "" when

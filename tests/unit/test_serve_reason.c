@@ -46,6 +46,9 @@ TEST(evictions_name_the_job_and_its_queue)
 	ASSERT_STR_EQ(text(s, FW_REASON_MOVED, 0, 1),
 		      "moved: evicted and restarted on other nodes in this plan, to free a domain for gang job "
 		      "\"train-7\" (queue \"llm\")");
+	ASSERT_STR_EQ(text(s, FW_REASON_MODEL_RECLAIMED, 0, 1),
+		      "evicted: its queue holds more GPUs of a model than it deserves, and job \"train-7\" of queue "
+		      "\"llm\", below the GPUs of that model it deserves, takes them");
 	fw_snapshot_free(s);
 }
 
@@ -147,6 +150,7 @@ TEST(the_rest_reads_as_the_core)
 		      fw_reason_format(FW_REASON_HEAD_OF_LINE, 2, 1, core, sizeof core));
 	for (int r = 0; r < FW_REASON_COUNT; r++) {
 		if (r == FW_REASON_STARTED || r == FW_REASON_OVER_QUOTA || r == FW_REASON_RECLAIMED ||
+		    r == FW_REASON_MODEL_RECLAIMED ||
 		    r == FW_REASON_PREEMPTED || r == FW_REASON_MOVED || r == FW_REASON_RESERVED ||
 		    r == FW_REASON_HEAD_OF_LINE || r == FW_REASON_DRAIN_REQUEUE || r == FW_REASON_DRAIN_FINISH ||
 		    r == FW_REASON_DRAINED || r == FW_REASON_MODEL_LIMIT || r == FW_REASON_CHECKPOINT_WAIT)
