@@ -72,6 +72,27 @@ assert [q.get("gpuModelLimits") for q in d["queues"]] == [{"H100": 8.0}, {"A100"
 st = {x["job"]: x for x in d["decisions"] if x["kind"] == "start"}
 assert st["any"]["tasks"][0]["node"] == "a0", st
 '; then ok "plan-json-gpu-model-limits"; else bad "plan-json-gpu-model-limits"; fi
+# deserved GPUs of a model: in the plan's JSON, and a claim evicts with
+# its own reason; bad YAML names the line and says what to do
+if "$FW" plan --config tests/fuzz/corpus/config/gpu_model_deserved.yaml --json 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert [q.get("gpuModelDeserved") for q in d["queues"]] == [{"H100": 8.0, "A100": 8.0}, {"H100": 2.5}], d["queues"]
+'; then ok "plan-json-gpu-model-deserved"; else bad "plan-json-gpu-model-deserved"; fi
+expect "plan-model-reclaimed" 0 "model_reclaimed h" "$FW" plan --config tests/scenario/model_deserved.yaml
+expect "yaml-model-deserved-over-quota" 2 \
+	"bad-gpu-model-deserved.yaml:4:65: field queues[0].gpuModelDeserved: the queue deserves 8 GPUs of these models, more than its quota of 4 GPUs (resources.gpu.quota); raise the quota or lower these" \
+	"$FW" plan --config tests/fuzz/corpus/config/bad-gpu-model-deserved.yaml
+expect "yaml-model-deserved-unknown-model" 2 \
+	'field queues[0].gpuModelDeserved.H10: no node has GPU model "H10", so this entry would guarantee nothing; fix the spelling (the nodes'"'"' models: H100)' \
+	"$FW" plan --config <(printf 'nodes:\n  - {name: h0, gpus: 8, gpuModel: H100}\nqueues:\n  - {name: q, resources: {gpu: {quota: 8}}, gpuModelDeserved: {H10: 8}}\n')
+# without the entry nothing is evicted: the fair share gives no claim
+if "$FW" plan --config <(grep -v 'gpuModelDeserved' tests/scenario/model_deserved.yaml) 2>&1 |
+	grep -q -- '-> 0 started, 2 waiting'; then
+	ok "plan-model-deserved-makes-the-claim"
+else
+	bad "plan-model-deserved-makes-the-claim"
+fi
 expect "policies" 0 "fifo" "$FW" policies
 expect "plan-help-names-server" 0 "fairway plan --server URL" "$FW" plan --help
 expect "plan-server-equals-goes-to-the-daemon" 1 "cannot reach http://127.0.0.1:1" "$FW" plan --server=http://127.0.0.1:1

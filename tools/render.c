@@ -81,7 +81,7 @@ static void table_decisions(FILE *f, const struct fw_snapshot *s, const struct f
 	if (!n)
 		return;
 	fprintf(f, "  %-20s %-14s %6s %5s  %s%s\n", "JOB", "QUEUE", "GPUS", "TASKS",
-		kind == FW_DECIDE_START ? "" : kind == FW_DECIDE_EVICT ? "WHY       FOR                  LOSES   " : "AT        ",
+		kind == FW_DECIDE_START ? "" : kind == FW_DECIDE_EVICT ? "WHY             FOR                  LOSES   " : "AT        ",
 		"NODES");
 	for (int32_t i = 0; i < p->ndecisions; i++) {
 		const struct fw_decision *d = &p->decisions[i];
@@ -96,7 +96,7 @@ static void table_decisions(FILE *f, const struct fw_snapshot *s, const struct f
 		fprintf(f, "  %-20s %-14s %6.2f %5d  ", j->name, s->queues[j->queue].name, gpus(milli),
 			(int)d->alloc_count);
 		if (kind == FW_DECIDE_EVICT)
-			fprintf(f, "%-9s %-20s %-7s ", fw_reason_name(d->reason),
+			fprintf(f, "%-15s %-20s %-7s ", fw_reason_name(d->reason),
 				d->reason == FW_REASON_DRAINED ? s->nodes[d->a].name
 				: d->a >= 0 && d->a < s->njobs ? s->jobs[d->a].name : "?",
 				span(fw_job_lost_work(s, j, p->now), lost, sizeof lost));
@@ -300,6 +300,23 @@ static json_t *json_res(struct fw_res x)
 	return json_res_vec(v);
 }
 
+/* Queue q's entries of a GPU model table as {MODEL: GPUs} under key;
+ * none: left out. */
+static void model_map(json_t *o, const char *key, const struct fw_model_limit *t, int32_t n, int32_t q)
+{
+	json_t *m = NULL;
+
+	for (int32_t k = 0; k < n; k++) {
+		if (t[k].queue != q)
+			continue;
+		if (!m)
+			m = json_object();
+		json_object_set_new(m, t[k].model, json_round(t[k].gpus / 1000.0));
+	}
+	if (m)
+		json_object_set_new(o, key, m);
+}
+
 static json_t *json_queues(const struct fw_snapshot *s, const struct fw_plan *p)
 {
 	json_t *arr = json_array();
@@ -317,16 +334,8 @@ static json_t *json_queues(const struct fw_snapshot *s, const struct fw_plan *p)
 		json_object_set_new(o, "allocated", json_res(p->queues[q].allocated));
 		json_object_set_new(o, "demand", json_res(p->queues[q].demand));
 		json_object_set_new(o, "decayedUsageGpuHours", json_round(p->queues[q].usage / 3600.0));
-		json_t *ml = NULL;
-		for (int32_t k = 0; k < s->nmodel_limits; k++) {
-			if (s->model_limits[k].queue != q)
-				continue;
-			if (!ml)
-				ml = json_object();
-			json_object_set_new(ml, s->model_limits[k].model, json_round(s->model_limits[k].gpus / 1000.0));
-		}
-		if (ml) /* none: left out */
-			json_object_set_new(o, "gpuModelLimits", ml);
+		model_map(o, "gpuModelLimits", s->model_limits, s->nmodel_limits, q);
+		model_map(o, "gpuModelDeserved", s->model_deserved, s->nmodel_deserved, q);
 		json_array_append_new(arr, o);
 	}
 	return arr;

@@ -14,8 +14,10 @@
  * "500m"), memory in MiB or binary quantities; usage.gpuHours is stored as
  * GPU-seconds.  A limit of -1 (or no limit) is FW_UNLIMITED.
  * gpuModelLimits (a map of GPU model to GPUs) become snapshot.model_limits,
- * in file order; a model no node has is an error (a misspelt model would
- * limit nothing).
+ * and gpuModelDeserved (the same map) snapshot.model_deserved, in file
+ * order; a model no node has is an error (a misspelt model would limit
+ * or guarantee nothing), and so are deserved GPUs of models that add up
+ * to more than the queue's quota.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -96,40 +98,54 @@ static int load_usage(struct cfg *c, const yaml_node_t *m, const char *path,
 }
 
 /* gpuModelLimits: {H100: 16, A100: 8}: GPUs of each model that queue qi
- * and the queues under it may hold (snapshot.model_limits). */
-static int load_model_limits(struct cfg *c, const yaml_node_t *m, const char *path, int32_t qi)
+ * and the queues under it may hold (snapshot.model_limits).  With
+ * `deserved`, gpuModelDeserved, the same map: the GPUs of each model
+ * they deserve (snapshot.model_deserved), at most the queue's quota in
+ * all. */
+static int load_model_map(struct cfg *c, const yaml_node_t *m, const char *path, int32_t qi, bool deserved)
 {
-	yaml_node_t *l = cfg_get(c, m, "gpuModelLimits");
+	const char *key = deserved ? "gpuModelDeserved" : "gpuModelLimits";
+	yaml_node_t *l = cfg_get(c, m, key);
 	char fp[CFG_PATH], kp[CFG_PATH], list[256];
-	int32_t first = c->s->nmodel_limits;
+	int32_t first = deserved ? c->s->nmodel_deserved : c->s->nmodel_limits;
+	int64_t sum = 0, quota = c->s->queues[qi].deserved.v[FW_RES_GPU];
 	int rc;
 
-	cfg_path(fp, path, "gpuModelLimits");
+	cfg_path(fp, path, key);
 	if (!l)
 		return FW_OK;
 	if ((rc = cfg_want_map(c, l, fp)))
 		return rc;
 	for (yaml_node_pair_t *p = l->data.mapping.pairs.start; p < l->data.mapping.pairs.top; p++) {
 		struct fw_model_limit ml = { .queue = qi };
+		const struct fw_model_limit *tab = deserved ? c->s->model_deserved : c->s->model_limits;
+		int32_t n = deserved ? c->s->nmodel_deserved : c->s->nmodel_limits;
 		yaml_node_t *k = cfg_node(c, p->key);
 		if ((rc = cfg_name_node(c, k, fp, ml.model)))
 			return rc;
 		cfg_path(kp, fp, ml.model);
-		for (int32_t i = first; i < c->s->nmodel_limits; i++)
-			if (strcmp(c->s->model_limits[i].model, ml.model) == 0)
+		for (int32_t i = first; i < n; i++)
+			if (strcmp(tab[i].model, ml.model) == 0)
 				return cfg_fail(c, k, FW_EEXIST, kp, "GPU model \"%s\" is given twice; keep one", ml.model);
 		if (!fw_snapshot_has_gpu_model(c->s, ml.model)) {
 			fw_snapshot_gpu_models(c->s, list, sizeof list);
 			return cfg_fail(c, k, FW_ENOENT, kp,
-					"no node has GPU model \"%s\", so this limit would limit nothing; fix the "
-					"spelling (the nodes' models: %s)",
-					ml.model, list[0] ? list : "none");
+					"no node has GPU model \"%s\", so this %s; fix the spelling (the nodes' models: %s)",
+					ml.model, deserved ? "entry would guarantee nothing" : "limit would limit nothing",
+					list[0] ? list : "none");
 		}
 		if ((rc = cfg_gpu(c, l, fp, ml.model, false, &ml.gpus)))
 			return rc;
-		if (fw_snapshot_add_model_limit(c->s, &ml) < 0)
-			return cfg_fail(c, l, FW_ENOMEM, fp, "out of memory adding a GPU model limit");
+		sum += ml.gpus;
+		rc = deserved ? fw_snapshot_add_model_deserved(c->s, &ml) : fw_snapshot_add_model_limit(c->s, &ml);
+		if (rc < 0)
+			return cfg_fail(c, l, FW_ENOMEM, fp, "out of memory adding a GPU model entry");
 	}
+	if (deserved && sum > quota)
+		return cfg_fail(c, l, FW_ERANGE, fp,
+				"the queue deserves %g GPUs of these models, more than its quota of %g GPUs "
+				"(resources.gpu.quota); raise the quota or lower these",
+				(double)sum / 1000, (double)quota / 1000);
 	return FW_OK;
 }
 
@@ -173,7 +189,7 @@ static int load_queue(struct cfg *c, const yaml_node_t *m, const char *path)
 	static const char *const keys[] = { "name",	 "parent", "priority",
 					    "resources", "usage",  "minRuntime",
 					    "defaultRuntime", "defaultCheckpointInterval", "preemptible",
-					    "gpuModelLimits", "userUsage", NULL };
+					    "gpuModelLimits", "gpuModelDeserved", "userUsage", NULL };
 	static const char *const rkeys[] = { "gpu", "cpu", "memory", NULL };
 	struct fw_snapshot *s = c->s;
 	yaml_node_t *res;
@@ -216,7 +232,7 @@ static int load_queue(struct cfg *c, const yaml_node_t *m, const char *path)
 		rc = nameix_add(&c->queues, s->queues, sizeof *s->queues, rc);
 	if (rc < 0)
 		return cfg_fail(c, m, rc, path, "out of memory adding a queue");
-	if ((rc = load_model_limits(c, m, path, qi)))
+	if ((rc = load_model_map(c, m, path, qi, false)) || (rc = load_model_map(c, m, path, qi, true)))
 		return rc;
 	return load_user_usage(c, m, path, qi);
 }
