@@ -842,6 +842,77 @@ static int check_shapes(const struct fw_snapshot *s, const struct fw_plan *p, st
 	return FW_OK;
 }
 
+static bool on_path(const struct fw_snapshot *s, int32_t q, int32_t leaf)
+{
+	for (int32_t x = leaf; x >= 0; x = s->queues[x].parent)
+		if (x == q)
+			return true;
+	return false;
+}
+
+/* Add the milli-GPUs of tasks t[0 .. n) of job j to held[k] for every
+ * deserved entry k up j's queue line whose model they run on. */
+static void deserved_add(const struct fw_snapshot *s, int64_t *held, int32_t j, const struct fw_task_alloc *t,
+			 int32_t n)
+{
+	for (int32_t k = 0; k < s->nmodel_deserved; k++) {
+		const struct fw_model_limit *e = &s->model_deserved[k];
+		if (!on_path(s, e->queue, s->jobs[j].queue))
+			continue;
+		for (int32_t i = 0; i < n; i++)
+			if (strcmp(s->nodes[t[i].node].gpu_model, e->model) == 0)
+				held[k] += (int64_t)__builtin_popcount(t[i].gpu_mask) * t[i].gpu_milli;
+	}
+}
+
+/* Deserved GPUs of a model (lib/preempt.c, the shield): after the plan,
+ * no reclaim eviction has left a queue on the victim's side (on its
+ * path, not on the preemptor's) below what it deserves of a model the
+ * victim ran on.  Drained jobs count as still held (a drain evicts
+ * whatever it must). */
+static int check_deserved(const struct fw_snapshot *s, const struct fw_plan *p, struct fw_arena *a,
+			  struct fw_diag *d)
+{
+	int32_t n = s->nmodel_deserved;
+	int64_t *held = n ? FW_ARENA_NEW(a, int64_t, n) : NULL;
+	bool *gone = n ? FW_ARENA_NEW(a, bool, s->njobs + 1) : NULL;
+
+	if (n == 0)
+		return FW_OK;
+	if (!held || !gone)
+		return FW_ENOMEM;
+	for (int32_t i = 0; i < p->ndecisions; i++)
+		if (p->decisions[i].kind == FW_DECIDE_EVICT && p->decisions[i].reason != FW_REASON_DRAINED)
+			gone[p->decisions[i].job] = true;
+	for (int32_t j = 0; j < s->njobs; j++)
+		if (s->jobs[j].state == FW_JOB_RUNNING && !gone[j])
+			deserved_add(s, held, j, s->allocs + s->jobs[j].alloc_first, s->jobs[j].alloc_count);
+	for (int32_t i = 0; i < p->ndecisions; i++)
+		if (p->decisions[i].kind == FW_DECIDE_START)
+			deserved_add(s, held, p->decisions[i].job, p->allocs + p->decisions[i].alloc_first,
+				     p->decisions[i].alloc_count);
+	for (int32_t i = 0; i < p->ndecisions; i++) {
+		const struct fw_decision *e = &p->decisions[i];
+		if (e->kind != FW_DECIDE_EVICT ||
+		    (e->reason != FW_REASON_RECLAIMED && e->reason != FW_REASON_MODEL_RECLAIMED))
+			continue;
+		const struct fw_job *v = &s->jobs[e->job];
+		int32_t pq = s->jobs[e->a].queue;
+		for (int32_t k = 0; k < n; k++) {
+			const struct fw_model_limit *m = &s->model_deserved[k];
+			if (!on_path(s, m->queue, v->queue) || on_path(s, m->queue, pq) || held[k] >= m->gpus)
+				continue;
+			for (int32_t t = 0; t < v->alloc_count; t++)
+				if (strcmp(s->nodes[s->allocs[v->alloc_first + t].node].gpu_model, m->model) == 0)
+					return FAILAT(d, ((struct fld){ "decisions", i }),
+						      "job %s was evicted for reclaim, leaving queue %s below the %s GPUs it deserves: %lld < %lld milli-GPU",
+						      v->name, s->queues[m->queue].name, m->model, (long long)held[k],
+						      (long long)m->gpus);
+		}
+	}
+	return FW_OK;
+}
+
 int fw_plan_check(const struct fw_snapshot *s, const struct fw_plan *p, struct fw_arena *a,
 		  struct fw_diag *d)
 {
@@ -865,7 +936,7 @@ int fw_plan_check(const struct fw_snapshot *s, const struct fw_plan *p, struct f
 		return rc;
 	if ((rc = check_nodes(s, &u, d)) != FW_OK)
 		return rc;
-	if ((rc = check_queues(s, &u, d)) != FW_OK)
+	if ((rc = check_queues(s, &u, d)) != FW_OK || (rc = check_deserved(s, p, a, d)) != FW_OK)
 		return rc;
 	if ((rc = check_reservations(s, p, &u, a, evicted, d)) != FW_OK)
 		return rc;

@@ -271,14 +271,15 @@ static int fits(struct rc *x, int32_t p, bool dry, struct fw__placement *out)
 }
 
 /* A moved job restarts on the GPU model it left (a single task), so no
- * queue's count under a model limit changes (modellimit.c). */
+ * queue's count under a model limit or of deserved GPUs of a model
+ * changes (modellimit.c). */
 static int fits_moved(struct rc *x, int32_t v, struct fw__placement *out)
 {
 	const struct fw_job *j = &x->y->s->jobs[v];
 	struct fw__place_opts o = { .end = fw__job_end(x->y->s, j, x->y->s->now) };
 	int32_t m = j->alloc_count > 0 ? x->y->c.nodes[x->y->s->allocs[j->alloc_first].node].model : -1;
 
-	o.only_model = x->y->mlim.held && m >= 0 ? m + 1 : 0;
+	o.only_model = (x->y->mlim.held || x->y->mdes.held) && m >= 0 ? m + 1 : 0;
 	return fw__place_job(&x->y->c, v, &o, out);
 }
 

@@ -34,7 +34,12 @@
  *     starts; every run of EVICTs is followed at once by the START of the
  *     job they were made for (the EVICT's argument a), and that start
  *     uses a node of every one of them (no eviction for nothing); a job
- *     evicted with reason MOVED is started again in the plan.
+ *     evicted with reason MOVED is started again in the plan;
+ *   - deserved GPUs of a model (snapshot.model_deserved): no eviction for
+ *     reclaim (RECLAIMED, MODEL_RECLAIMED) leaves a queue on the
+ *     victim's side (on its line, not on the preemptor's) below what it
+ *     deserves of a model the victim ran on, once the plan is applied
+ *     (drained jobs still counted);
  *   - health (health.h): no task lands on an UNHEALTHY or DRAINING node,
  *     nor a non-preemptible gang of suspect_gang_gpus or more on a SUSPECT
  *     node (or one with a suspect GPU); a DRAINED eviction names an

@@ -244,6 +244,61 @@ TEST(a_parent_claims_for_its_children_but_not_from_them)
 	fw_snapshot_free(s);
 }
 
+/* Consolidation moves a job only onto the GPU model it left, so what a
+ * queue holds of a model it deserves does not change: the 2 x 8 H100
+ * gang g needs h0 whole, and the only room for s (4 GPUs of q there) is
+ * on the A100 node.  With q deserving H100s, s stays and g waits;
+ * without, s moves to c0 and g starts. */
+TEST(a_moved_job_keeps_its_model)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	int h0 = tb_node(s, "h0", 8, "H100", NULL, NULL, NULL), h1 = tb_node(s, "h1", 8, "H100", NULL, NULL, NULL);
+	int c0 = tb_node(s, "c0", 8, "A100", NULL, NULL, NULL);
+	tb_node(s, "h2", 8, "H100", NULL, NULL, NULL);
+	int q = tb_queue(s, "q", -1, 32, -1, 1);
+	deserve(s, q, "H100", 8);
+	s->now = 10000;
+	int sj = tb_job(s, "s", q, 1, 4, 1000, 0), full = tb_job(s, "full", q, 1, 8, 1000, 0);
+	tb_run(s, sj, 1, &h0, 0x0f);
+	tb_run(s, full, 1, &h1, 0xff);
+	s->jobs[sj].preemptible = true;
+	int g = named(s, tb_job(s, "g", q, 2, 8, 1000, 100), "H100");
+	s->jobs[g].groups[0].one_per_node = true;
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT(find(p, g, FW_DECIDE_START) == NULL);
+	ASSERT(find(p, sj, FW_DECIDE_EVICT) == NULL);
+	s->nmodel_deserved = 0;
+	p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT(find(p, g, FW_DECIDE_START) != NULL);
+	ASSERT_EQ(find(p, sj, FW_DECIDE_EVICT)->reason, FW_REASON_MOVED);
+	const struct fw_decision *r = find(p, sj, FW_DECIDE_START);
+	ASSERT(r != NULL);
+	ASSERT_EQ(p->allocs[r->alloc_first].node, c0);
+	fw_snapshot_free(s);
+}
+
+/* The checker recounts: the plan that took b1 for A's claim, read as if
+ * B deserved 16 H100s, left B below them. */
+TEST(the_checker_catches_an_eviction_below_what_a_queue_deserves)
+{
+	struct world w = world(16);
+	named(w.s, tb_job(w.s, "j", w.qa, 1, 8, 1000, 5000), "H100");
+	struct fw_plan *p = run(w.s, NULL);
+	struct fw_diag d;
+	ASSERT(p != NULL);
+	ASSERT_EQ(count(p, FW_DECIDE_EVICT, FW_REASON_MODEL_RECLAIMED), 1);
+	deserve(w.s, w.qb, "H100", 16);
+	ASSERT_EQ(fw_plan_check(w.s, p, &A, &d), FW_EINVARIANT);
+	ASSERT_STR_EQ(d.field, "decisions[0]");
+	ASSERT_STR_CONTAINS(d.msg, "job b1 was evicted for reclaim, leaving queue B below the H100 GPUs it deserves: "
+				   "8000 < 16000 milli-GPU");
+	w.s->model_deserved[1].gpus = 8000;
+	ASSERT_EQ(fw_plan_check(w.s, p, &A, &d), FW_OK);
+	fw_snapshot_free(w.s);
+}
+
 /* Deserved GPUs of a model are validated: a queue, a model, no two on
  * one queue and model, and at most the queue's deserved GPUs in all. */
 TEST(deserved_gpus_of_a_model_are_validated)
@@ -403,7 +458,8 @@ static void teardown(void)
 	a_queue_below_its_deserved_h100s_takes_them_back, policies_without_reclaim_make_no_claim, \
 	a_claim_needs_room_for_the_whole_job, a_job_naming_no_model_claims_nothing, \
 	a_queue_at_what_it_deserves_of_a_model_is_no_victim, the_shield_keeps_the_fair_share_reclaim_off_deserved_gpus, \
-	a_parent_claims_for_its_children_but_not_from_them, deserved_gpus_of_a_model_are_validated, \
+	a_parent_claims_for_its_children_but_not_from_them, a_moved_job_keeps_its_model, the_checker_catches_an_eviction_below_what_a_queue_deserves, \
+	deserved_gpus_of_a_model_are_validated, \
 	random_fleets_keep_every_invariant_and_every_claim
 
 int main(void)
