@@ -710,9 +710,13 @@ static int try_job(struct cyc *y, struct memo *m, int32_t pos)
 			return rc;
 		if ((rc = fw__consolidate(y, jx)) != 0)
 			return rc > 0 ? FW_OK : rc;
-		if (gated && held_by_model_limit(y, jx, &o))
-			return maybe_reserve(y, jx, r, m, -1); /* on its open models; else MODEL_LIMIT stays */
 	}
+	/* a hit too: its shape failed, but its queue may deserve GPUs of a
+	 * model that another's did not */
+	if ((rc = fw__claim(y, jx)) != 0)
+		return rc > 0 ? FW_OK : rc;
+	if (!hit && gated && held_by_model_limit(y, jx, &o))
+		return maybe_reserve(y, jx, r, m, -1); /* on its open models; else MODEL_LIMIT stays */
 	return explain_failure(y, m, ji, hit, jx, p.shape_fit, gated);
 }
 

@@ -405,6 +405,12 @@ void fw__checkpoint_estimates(struct cyc *y);
  * place, by moving single-task preemptible jobs elsewhere.  1: started
  * (EVICT ... START jx, START moved ...), 0: nothing changed, < 0: error. */
 int fw__consolidate(struct cyc *y, int32_t jx);
+/* The claim in allocate (preempt.c, "Deserved GPUs of a model"): job jx,
+ * which just failed to place, before it may earn a reservation, takes
+ * the GPUs of a model its line deserves back now from queues holding
+ * more of it than they deserve.  1: started (EVICT ... START jx) or
+ * waiting for its victims' checkpoints, 0: nothing changed, < 0: error. */
+int fw__claim(struct cyc *y, int32_t jx);
 /* Expected start time, or why unknown, for every job that did not start
  * (estimate.c); fills y->reason[j].expected_start/unknown_why/ahead. */
 int fw__phase_estimate(struct cyc *y);

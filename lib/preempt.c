@@ -131,6 +131,8 @@ struct rc {
 	int32_t claim_model[FW_MAX_GROUPS];
 	int64_t claim_gpus[FW_MAX_GROUPS];
 	int nclaim;
+	bool claiming;          /* fw__claim: only the claim's victims */
+	int32_t claim_tries;    /* claims that may still try in allocate */
 };
 
 static struct fw_res job_use(const struct fw_snapshot *s, const struct fw_job *j)
@@ -195,13 +197,15 @@ static enum fw_reason eligible(const struct rc *x, int32_t p, int32_t v)
 	if (x->y->evicted[v])
 		return FW_REASON_NONE;
 	if (vj->queue == pj->queue)
-		return vj->priority < pj->priority ? FW_REASON_PREEMPTED : FW_REASON_NONE;
+		return vj->priority < pj->priority && !x->claiming ? FW_REASON_PREEMPTED : FW_REASON_NONE;
 	const struct fw_task_alloc *vt = s->allocs + vj->alloc_first;
 	if (fw__mdes_shields(x->y, vj->queue, pj->queue, vt, vj->alloc_count))
 		return FW_REASON_NONE; /* its line would hold less of a model than it deserves */
 	if (x->nclaim > 0 && fw__mdes_on(x->y, x->claim_model, x->nclaim, vt, vj->alloc_count) &&
 	    fw__mdes_claim(x->y, pj->queue, vj->queue, x->claim_model, x->claim_gpus, x->nclaim))
 		return FW_REASON_MODEL_RECLAIMED;
+	if (x->claiming)
+		return FW_REASON_NONE;
 	if (qdom(x, pj->queue, fw_res_zero()) >= x->fair_dom[pj->queue])
 		return FW_REASON_NONE;
 	if (x->y->pol->reclaim_rule == FW_RECLAIM_NARROW && narrows(x, pj, vj))
@@ -597,6 +601,7 @@ static int rc_init(struct rc *x, struct cyc *y)
 	x->budget = maxev;
 	x->moves = y->pol->max_moves;
 	x->move_tries = 2 * y->pol->max_moves;
+	x->claim_tries = 2 * maxev;
 	x->open = fw__mlim_all(y);
 	x->starve_after = fw__starve_after(y);
 	x->grace = s->config.checkpoint_grace_s > 0 ? s->config.checkpoint_grace_s : 0;
@@ -716,6 +721,38 @@ int fw__consolidate(struct cyc *y, int32_t jx)
 			return rc;
 	/* later reservations this cycle must not free the moved jobs' old
 	 * GPUs at their old ends */
+	return (rc = drop_evicted_events(y)) != FW_OK ? rc : 1;
+}
+
+int fw__claim(struct cyc *y, int32_t jx)
+{
+	int32_t m[FW_MAX_GROUPS];
+	int64_t v[FW_MAX_GROUPS];
+	struct rc *x;
+	int rc, n;
+
+	/* the cheap tests first: the candidates cost a sweep over the jobs */
+	if (!y->mdes.held || !y->pol->reclaim || y->npreemptible == 0 || !y->mdes.line[y->s->jobs[jx].queue])
+		return 0;
+	if ((n = fw__mdes_need(y, jx, m, v)) == 0 || !fw__mdes_claim(y, y->s->jobs[jx].queue, -1, m, v, n))
+		return 0; /* nothing it could claim from any queue */
+	if ((rc = get_rc(y, &x)) != FW_OK)
+		return rc;
+	if (x->ncand == 0 || x->budget <= 0 || x->claim_tries <= 0)
+		return 0;
+	x->claim_tries--;
+	x->claiming = true;
+	int32_t before = y->ndec;
+	rc = try_preemptor(x, jx);
+	x->claiming = false;
+	if (rc < 0)
+		return rc;
+	if (y->reason[jx].reason == FW_REASON_CHECKPOINT_WAIT)
+		return 1;
+	if (y->ndec == before)
+		return 0;
+	/* later reservations this cycle must not free the victims' GPUs at
+	 * their old ends */
 	return (rc = drop_evicted_events(y)) != FW_OK ? rc : 1;
 }
 

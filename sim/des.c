@@ -290,6 +290,30 @@ static int add_nodes(struct fw_snapshot *s, const struct fw_sim_opts *o)
 	return FW_OK;
 }
 
+/* Queue i's GPU model entries from the options: a cap (--model-limits)
+ * or, with deserved, deserved GPUs (--model-deserved), each pct % of its
+ * deserved GPUs (rounded down, so the deserved ones never add up to
+ * more than the queue's). */
+static int queue_models(struct sim *m, int32_t i, const struct fw_sim_model_limit *l, int32_t n, bool deserved)
+{
+	int64_t quota = m->s->queues[i].deserved.v[FW_RES_GPU];
+	char models[256];
+
+	for (int k = 0; k < n; k++) {
+		struct fw_model_limit x = { .queue = i, .gpus = (int64_t)floor((double)quota * l[k].pct / 100) };
+		memcpy(x.model, l[k].model, sizeof x.model);
+		if (!fw_snapshot_has_gpu_model(m->s, l[k].model)) {
+			fw_snapshot_gpu_models(m->s, models, sizeof models);
+			return fw_diag_set(m->d, FW_EINVAL, "options", 0, 0, deserved ? "model_deserved" : "model_limits",
+					   "no node of the fleet has GPU model '%s' (its models: %s)", l[k].model,
+					   models[0] ? models : "none");
+		}
+		if ((deserved ? fw_snapshot_add_model_deserved(m->s, &x) : fw_snapshot_add_model_limit(m->s, &x)) < 0)
+			return FW_ENOMEM;
+	}
+	return FW_OK;
+}
+
 /* Queues from fw_trace_queues (trace.h): team queues, then trace names. */
 static int add_queues(struct sim *m, const struct fw_teams *teams, int64_t gpus)
 {
@@ -308,20 +332,9 @@ static int add_queues(struct sim *m, const struct fw_teams *teams, int64_t gpus)
 		q.min_runtime_s = m->o->min_runtime_s;
 		if (fw_snapshot_add_queue(m->s, &q) < 0)
 			return FW_ENOMEM;
-		for (int k = 0; k < m->o->nmodel_limits; k++) {
-			const struct fw_sim_model_limit *l = &m->o->model_limits[k];
-			struct fw_model_limit x = { .queue = i, .gpus = llround((double)q.deserved.v[FW_RES_GPU] * l->pct / 100) };
-			char models[256];
-			memcpy(x.model, l->model, sizeof x.model);
-			if (!fw_snapshot_has_gpu_model(m->s, l->model)) {
-				fw_snapshot_gpu_models(m->s, models, sizeof models);
-				return fw_diag_set(m->d, FW_EINVAL, "options", 0, 0, "model_limits",
-						   "no node of the fleet has GPU model '%s' (its models: %s)", l->model,
-						   models[0] ? models : "none");
-			}
-			if (fw_snapshot_add_model_limit(m->s, &x) < 0)
-				return FW_ENOMEM;
-		}
+		if ((rc = queue_models(m, i, m->o->model_limits, m->o->nmodel_limits, false)) != FW_OK ||
+		    (rc = queue_models(m, i, m->o->model_deserved, m->o->nmodel_deserved, true)) != FW_OK)
+			return rc;
 	}
 	return FW_OK;
 }
@@ -1709,6 +1722,11 @@ static const char usage_text[] =
 	"                      GPUs of GPU model M (YAML gpuModelLimits, as a\n"
 	"                      share); jobs naming no model go on a model whose\n"
 	"                      limit holds them, e.g. V100M32=50,T4=0\n"
+	"  --model-deserved M=P,...  each queue deserves P % of its deserved GPUs\n"
+	"                      as GPUs of model M (YAML gpuModelDeserved, as a\n"
+	"                      share; 100 in all at most): with reclaim, a job\n"
+	"                      naming M takes them back from a queue holding\n"
+	"                      more M than it deserves (reason model_reclaimed)\n"
 	"  --checkpoint S      an evicted job keeps its progress up to its last\n"
 	"                      checkpoint, every S seconds (default 1800);\n"
 	"                      0: it restarts from scratch.  Victims are chosen\n"
@@ -2127,32 +2145,42 @@ static int fleet_flag(struct cli *c, const char *f, const char *v)
 }
 
 /* --model-limits H100=50,A100=0: each queue's cap on a GPU model, in %
- * of its deserved GPUs. */
-static int parse_model_limits(struct cli *c, const char *v)
+ * of its deserved GPUs; with deserved, --model-deserved H100=50: the
+ * share of its deserved GPUs it deserves as GPUs of the model (at most
+ * 100 % in all). */
+static int parse_model_map(struct cli *c, const char *v, bool deserved)
 {
+	const char *flag = deserved ? "--model-deserved" : "--model-limits";
+	struct fw_sim_model_limit *tab = deserved ? c->o.model_deserved : c->o.model_limits;
+	int32_t *n = deserved ? &c->o.nmodel_deserved : &c->o.nmodel_limits;
+	double most = deserved ? 100 : 10000, sum = 0;
 	char buf[512], *save = NULL;
 
 	if (strlen(v) >= sizeof buf)
-		return usage_error("--model-limits: too long");
+		return usage_error("%s: too long", flag);
 	snprintf(buf, sizeof buf, "%s", v);
-	c->o.nmodel_limits = 0;
+	*n = 0;
 	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		char *eq = strchr(t, '='), *end = NULL;
 		double pct = eq ? strtod(eq + 1, &end) : -1;
-		if (!eq || eq == t || end == eq + 1 || *end || !(pct >= 0 && pct <= 10000) || eq - t >= FW_NAME_MAX)
-			return usage_error("--model-limits '%.60s': expected MODEL=PCT pairs, e.g. V100M32=50,T4=0 (each "
-					   "queue may hold at most PCT %% of its deserved GPUs of that model, 0 to 10000)",
-					   t);
+		if (!eq || eq == t || end == eq + 1 || *end || !(pct >= 0 && pct <= most) || eq - t >= FW_NAME_MAX)
+			return usage_error("%s '%.60s': expected MODEL=PCT pairs, e.g. V100M32=50,T4=%s (each queue %s PCT "
+					   "%% of its deserved GPUs of that model, 0 to %g)",
+					   flag, t, deserved ? "25" : "0", deserved ? "deserves" : "may hold at most", most);
 		*eq = 0;
-		for (int k = 0; k < c->o.nmodel_limits; k++)
-			if (!strcmp(c->o.model_limits[k].model, t))
-				return usage_error("--model-limits: %s is named twice", t);
-		if (c->o.nmodel_limits == FW_SIM_MODEL_LIMITS)
-			return usage_error("--model-limits: at most %d models", FW_SIM_MODEL_LIMITS);
-		struct fw_sim_model_limit *l = &c->o.model_limits[c->o.nmodel_limits++];
-		snprintf(l->model, sizeof l->model, "%s", t);
-		l->pct = pct;
+		for (int k = 0; k < *n; k++)
+			if (!strcmp(tab[k].model, t))
+				return usage_error("%s: %s is named twice", flag, t);
+		if (*n == FW_SIM_MODEL_LIMITS)
+			return usage_error("%s: at most %d models", flag, FW_SIM_MODEL_LIMITS);
+		snprintf(tab[*n].model, sizeof tab[*n].model, "%s", t);
+		tab[(*n)++].pct = pct;
+		sum += pct;
 	}
+	if (deserved && sum > 100)
+		return usage_error("--model-deserved: the shares add up to %g %%, more than a queue's deserved GPUs; keep "
+				   "them to 100 in all",
+				   sum);
 	return 0;
 }
 
@@ -2168,7 +2196,7 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 		"--racks", "--csv", "--report", "--blocks", "--fleet", "--fleet-openb",
 		"--topo", "--nodes-from-topo", "--verbose", "--checkpoint", "--preemptible", "--user-fair-share",
 		"--min-runtime", "--failures", "--flaky", "--repair", "--failure-seed", "--starve-after",
-		"--backfill", "--reserve-depth", "--xfactor-cap", "--jobs", "--shares", "--model-limits",
+		"--backfill", "--reserve-depth", "--xfactor-cap", "--jobs", "--shares", "--model-limits", "--model-deserved",
 		"--checkpoint-grace", "--slices", NULL };
 	int i = 0;
 	char hint[96];
@@ -2222,7 +2250,9 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 	else if (!strcmp(f, "--min-runtime"))
 		return (rc = set_seconds(f, v, 31536000, &x)) ? rc : (c->o.min_runtime_s = x, 0);
 	else if (!strcmp(f, "--model-limits"))
-		return parse_model_limits(c, v);
+		return parse_model_map(c, v, false);
+	else if (!strcmp(f, "--model-deserved"))
+		return parse_model_map(c, v, true);
 	else if (!strcmp(f, "--starve-after")) /* 0: off */
 		return (rc = set_seconds(f, v, 31536000, &x)) ? rc : (c->o.starve_after_s = x ? x : -1, 0);
 	else if (!strcmp(f, "--xfactor-cap")) { /* 0: off */
@@ -2519,6 +2549,12 @@ static json_t *run_json(const struct cli *c, const struct fw_itp_trace *t,
 		for (int k = 0; k < c->o.nmodel_limits; k++)
 			json_object_set_new(ml, c->o.model_limits[k].model, json_real(c->o.model_limits[k].pct));
 		json_object_set_new(o, "model_limits_pct", ml);
+	}
+	if (c->o.nmodel_deserved) {
+		json_t *md = json_object();
+		for (int k = 0; k < c->o.nmodel_deserved; k++)
+			json_object_set_new(md, c->o.model_deserved[k].model, json_real(c->o.model_deserved[k].pct));
+		json_object_set_new(o, "model_deserved_pct", md);
 	}
 	/* null: each policy's own starvation age; 0: off */
 	json_object_set_new(o, "starve_after_s", !c->o.starve_after_s ? json_null() :

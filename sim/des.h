@@ -204,6 +204,11 @@ struct fw_sim_opts {
 		char model[FW_NAME_MAX];
 		double pct;      /* 0 .. 10000 */
 	} model_limits[FW_SIM_MODEL_LIMITS];
+	/* deserved GPUs of a model (snapshot.model_deserved): each queue
+	 * deserves pct % of its deserved GPUs as GPUs of each model listed
+	 * (at most 100 % in all) */
+	int32_t nmodel_deserved;
+	struct fw_sim_model_limit model_deserved[FW_SIM_MODEL_LIMITS];
 	int64_t checkpoint_s;    /* every job's fw_job.checkpoint_s (what the
 				  * engine's victim choice reads); 0 = none */
 	/* Slices (snapshot.h "Slices"): every gang of a multiple of

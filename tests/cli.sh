@@ -879,6 +879,32 @@ expect "sim-run-model-limits-twice" 2 "--model-limits: H100 is named twice" \
 	"$FW" sim run --trace synthetic:3 --model-limits H100=5,H100=6
 expect "sim-run-model-limits-unknown-model" 1 "no node of the fleet has GPU model 'B200' (its models: H100, A100)" \
 	"$FW" sim run --trace synthetic:3 --fleet "$SV/mfleet.yaml" --policies fairway --model-limits B200=50
+# --model-deserved: each queue deserves P % of its deserved GPUs as model
+# M.  prod holds both H100 nodes, research the A100s; research's r3 naming
+# H100 waits for prod's jobs to end (99,020 s), or, deserving half its
+# GPUs as H100s, takes one back at once (one eviction, model_reclaimed)
+printf 'job_id,submit_time,duration,queue,gpus_per_task,gpu_model\np1,0,100000,prod,8,H100\np2,0,100000,prod,8,H100\nr1,100,100000,research,8,\nr2,100,100000,research,8,\nr3,1000,1000,research,8,H100\n' >"$SV/md.csv"
+for v in off on; do
+	"$FW" sim run --format fairway --trace "$SV/md.csv" --fleet "$SV/mfleet.yaml" --policies fairway --preemptible \
+		$([ $v = on ] && echo --model-deserved H100=50) --json "$SV/md-$v.json" --jobs "$SV/md-$v.csv" >/dev/null 2>&1
+done
+if python3 - "$SV" <<'PY'
+import csv, json, sys
+d = sys.argv[1]
+def r3(v):
+    return next(r for r in csv.DictReader(open(f"{d}/md-{v}.csv")) if r["job"] == "r3")
+off, on = json.load(open(d + "/md-off.json")), json.load(open(d + "/md-on.json"))
+assert int(r3("off")["wait_s"]) == 99020 and off["policies"][0]["evictions"] == 0, (r3("off"), off["policies"][0]["evictions"])
+assert int(r3("on")["wait_s"]) == 20 and on["policies"][0]["evictions"] == 1, (r3("on"), on["policies"][0]["evictions"])
+assert on["model_deserved_pct"] == {"H100": 50.0} and "model_deserved_pct" not in off
+PY
+then ok "sim-run-model-deserved-claims-h100s-back"; else bad "sim-run-model-deserved-claims-h100s-back"; fi
+expect "sim-run-model-deserved-over-100" 2 "--model-deserved: the shares add up to 120 %, more than a queue's deserved GPUs; keep them to 100 in all" \
+	"$FW" sim run --trace synthetic:3 --model-deserved H100=60,A100=60
+expect "sim-run-model-deserved-bad-pair" 2 "--model-deserved 'H100=x': expected MODEL=PCT pairs, e.g. V100M32=50,T4=25 (each queue deserves PCT % of its deserved GPUs of that model, 0 to 100)" \
+	"$FW" sim run --trace synthetic:3 --model-deserved H100=x
+expect "sim-run-model-deserved-unknown-model" 1 "no node of the fleet has GPU model 'B200' (its models: H100, A100)" \
+	"$FW" sim run --trace synthetic:3 --fleet "$SV/mfleet.yaml" --policies fairway --model-deserved B200=50
 # --jobs: a row per job and policy; its estimate errors give the JSON's metric
 "$FW" sim run --trace synthetic:3 --nodes 13x8 --policies slurm,fairway --tick 600 \
 	--json "$SV/m.json" --jobs "$SV/jobs.csv" --shares "$SV/shares.csv" >/dev/null 2>&1

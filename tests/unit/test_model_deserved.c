@@ -111,6 +111,31 @@ TEST(a_queue_below_its_deserved_h100s_takes_them_back)
 	fw_snapshot_free(w.s);
 }
 
+/* A job that would earn a reservation claims first, in allocate: with
+ * every runtime known, j is reserved for when b0 ends without the
+ * entry, and with it starts now on b1's GPUs. */
+TEST(a_claim_comes_before_a_reservation)
+{
+	struct world w = world(16);
+	for (int i = 0; i < 2; i++) {
+		w.s->jobs[w.b[i]].expected_runtime = 50000 + 1000 * i;
+		w.s->jobs[w.x[i]].expected_runtime = 60000;
+	}
+	int j = named(w.s, tb_job(w.s, "j", w.qa, 1, 8, 1000, 5000), "H100");
+	w.s->jobs[j].expected_runtime = 1000;
+	struct fw_plan *p = run(w.s, NULL);
+	ASSERT(p != NULL);
+	ASSERT(find(p, j, FW_DECIDE_RESERVE) == NULL);
+	ASSERT(find(p, j, FW_DECIDE_START) != NULL);
+	ASSERT_EQ(find(p, w.b[1], FW_DECIDE_EVICT)->reason, FW_REASON_MODEL_RECLAIMED);
+	w.s->nmodel_deserved = 0;
+	p = run(w.s, NULL);
+	ASSERT(p != NULL);
+	ASSERT(find(p, j, FW_DECIDE_START) == NULL);
+	ASSERT_EQ(find(p, j, FW_DECIDE_RESERVE)->at, 50100); /* b0 started at 100 */
+	fw_snapshot_free(w.s);
+}
+
 /* Policies without reclaim never evict for it. */
 TEST(policies_without_reclaim_make_no_claim)
 {
@@ -455,7 +480,8 @@ static void teardown(void)
 }
 
 #define TESTS \
-	a_queue_below_its_deserved_h100s_takes_them_back, policies_without_reclaim_make_no_claim, \
+	a_queue_below_its_deserved_h100s_takes_them_back, a_claim_comes_before_a_reservation, \
+	policies_without_reclaim_make_no_claim, \
 	a_claim_needs_room_for_the_whole_job, a_job_naming_no_model_claims_nothing, \
 	a_queue_at_what_it_deserves_of_a_model_is_no_victim, the_shield_keeps_the_fair_share_reclaim_off_deserved_gpus, \
 	a_parent_claims_for_its_children_but_not_from_them, a_moved_job_keeps_its_model, the_checker_catches_an_eviction_below_what_a_queue_deserves, \
