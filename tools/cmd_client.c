@@ -396,27 +396,36 @@ static json_t *csv_strings(const char *v)
 }
 
 /* --- queues ---------------------------------------------------------------------------- */
+/* A {"H100": 16, "A100": 2.5} member as H100=16,A100=2.5 into m; "-"
+ * when none. */
+static void model_list(json_t *q, const char *key, char *m, size_t n)
+{
+	size_t used = 0;
+	const char *model;
+	json_t *v;
+
+	snprintf(m, n, "-");
+	json_object_foreach(json_object_get(q, key), model, v) {
+		int r = snprintf(m + used, n - used, "%s%s=%g", used ? "," : "", model, json_number_value(v));
+		if (r < 0 || (size_t)r >= n - used)
+			break;
+		used += (size_t)r;
+	}
+}
+
 static void print_queue_row(json_t *q)
 {
 	json_t *lim = json_object_get(json_object_get(q, "limit"), "gpu");
-	char l[32];
+	char l[32], des[160], m[160];
 	if (json_is_number(lim))
 		snprintf(l, sizeof l, "%.1f", json_number_value(lim));
 	else
 		snprintf(l, sizeof l, "-");
-	char m[160] = "-";
-	size_t used = 0;
-	const char *model;
-	json_t *v;
-	json_object_foreach(json_object_get(q, "gpuModelLimits"), model, v) {
-		int r = snprintf(m + used, sizeof m - used, "%s%s=%g", used ? "," : "", model, json_number_value(v));
-		if (r < 0 || (size_t)r >= sizeof m - used)
-			break;
-		used += (size_t)r;
-	}
-	printf("%-20s %-14s %8.1f %8s %8.1f %6.0f  %s\n", str(q, "name"), json_object_get(q, "parent") ? str(q, "parent") : "-",
-	       num(json_object_get(q, "deserved"), "gpu"), l, num(json_object_get(q, "overQuotaWeight"), "gpu"),
-	       num(q, "priority"), m);
+	model_list(q, "gpuModelDeserved", des, sizeof des);
+	model_list(q, "gpuModelLimits", m, sizeof m);
+	printf("%-20s %-14s %8.1f %8s %8.1f %6.0f  %-18s %s\n", str(q, "name"),
+	       json_object_get(q, "parent") ? str(q, "parent") : "-", num(json_object_get(q, "deserved"), "gpu"), l,
+	       num(json_object_get(q, "overQuotaWeight"), "gpu"), num(q, "priority"), des, m);
 }
 
 /* --preemptible true|false into q's "preemptible"; 2 on another word. */
@@ -433,33 +442,31 @@ static int set_preemptible(struct opts *o, json_t *q)
 	return 0;
 }
 
-/* --gpu-model-limits H100=16,A100=2.5 into q's "gpuModelLimits"; MODEL=none
- * lifts that model's limit and none alone all of them (null, as a merge
- * patch removes a member: queues set changes only the models given); 2 on
- * a malformed list. */
-static int set_model_limits(struct opts *o, json_t *q)
+/* A flag's MODEL=GPUS list (H100=16,A100=2.5) into q's member key;
+ * MODEL=none removes that model's entry and none alone all of them (null,
+ * as a merge patch removes a member: queues set changes only the models
+ * given); 2 on a malformed list, the message ending with `form`. */
+static int set_model_table(struct opts *o, json_t *q, const char *name, const char *key, const char *form)
 {
-	const char *v = flag(o, "--gpu-model-limits");
+	const char *v = flag(o, name);
 	json_t *m;
 	char *dup, *save = NULL;
 
 	if (!v)
 		return 0;
-	m = json_object();
 	if (!strcmp(v, "none")) {
-		json_decref(m);
-		json_object_set_new(q, "gpuModelLimits", json_null());
+		json_object_set_new(q, key, json_null());
 		return 0;
 	}
+	m = json_object();
 	dup = strdup(v);
 	for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		char *eq = strchr(t, '='), *end = NULL;
 		bool lift = eq && !strcmp(eq + 1, "none");
 		double x = eq && !lift ? strtod(eq + 1, &end) : lift ? 0 : -1;
 		if (!eq || eq == t || (!lift && (end == eq + 1 || *end || !isfinite(x) || x < 0))) {
-			int rc = fw_cli_usage_error(o->cmd, "--gpu-model-limits '%.60s': expected MODEL=GPUS pairs, e.g. "
-							    "H100=16,A100=8 (GPUs >= 0; MODEL=none lifts one), or none to "
-							    "lift them all", t);
+			int rc = fw_cli_usage_error(o->cmd, "%s '%.60s': expected MODEL=GPUS pairs, e.g. H100=16,A100=8 %s",
+						    name, t, form);
 			free(dup);
 			json_decref(m);
 			return rc;
@@ -468,8 +475,23 @@ static int set_model_limits(struct opts *o, json_t *q)
 		json_object_set_new(m, t, lift ? json_null() : json_real(x));
 	}
 	free(dup);
-	json_object_set_new(q, "gpuModelLimits", m);
+	json_object_set_new(q, key, m);
 	return 0;
+}
+
+/* --gpu-model-limits H100=16,A100=2.5 into q's "gpuModelLimits". */
+static int set_model_limits(struct opts *o, json_t *q)
+{
+	return set_model_table(o, q, "--gpu-model-limits", "gpuModelLimits",
+			       "(GPUs >= 0; MODEL=none lifts one), or none to lift them all");
+}
+
+/* --gpu-model-deserved H100=16 into q's "gpuModelDeserved". */
+static int set_model_deserved(struct opts *o, json_t *q)
+{
+	return set_model_table(o, q, "--gpu-model-deserved", "gpuModelDeserved",
+			       "(GPUs >= 0, at most --deserved-gpus in all; MODEL=none removes one), or none to "
+			       "remove them all");
 }
 
 static json_t *queue_body(struct opts *o, int *rc)
@@ -494,7 +516,8 @@ static json_t *queue_body(struct opts *o, int *rc)
 	    (*rc = set_secs(o, q, "minRuntime", "--min-runtime")) ||
 	    (*rc = set_secs(o, q, "defaultRuntime", "--default-runtime")) ||
 	    (*rc = set_secs(o, q, "defaultCheckpointInterval", "--default-checkpoint-interval")) ||
-	    (*rc = set_preemptible(o, q)) || (*rc = set_model_limits(o, q))) {
+	    (*rc = set_preemptible(o, q)) || (*rc = set_model_limits(o, q)) ||
+	    (*rc = set_model_deserved(o, q))) {
 		json_decref(q), json_decref(des), json_decref(lim), json_decref(w);
 		return NULL;
 	}
@@ -528,8 +551,8 @@ static int cmd_queues(struct opts *o)
 		else {
 			size_t i;
 			json_t *q;
-			printf("%-20s %-14s %8s %8s %8s %6s  %s\n", "QUEUE", "PARENT", "DESERVED", "LIMIT", "WEIGHT", "PRIO",
-			       "GPU MODEL LIMITS");
+			printf("%-20s %-14s %8s %8s %8s %6s  %-18s %s\n", "QUEUE", "PARENT", "DESERVED", "LIMIT", "WEIGHT",
+			       "PRIO", "DESERVED BY MODEL", "GPU MODEL LIMITS");
 			json_array_foreach(json_object_get(r, "queues"), i, q)
 				print_queue_row(q);
 		}
@@ -1163,6 +1186,11 @@ static const char client_usage[] =
 	"                     it and the queues under it may hold; MODEL=none lifts\n"
 	"                     one, none alone all; a job naming no model goes on a\n"
 	"                     model whose limit holds it)\n"
+	"                     --gpu-model-deserved H100=16 (which models its\n"
+	"                     deserved GPUs are, at most --deserved-gpus in all:\n"
+	"                     its jobs naming the model may evict those of a queue\n"
+	"                     holding more of it than it deserves; MODEL=none\n"
+	"                     removes one, none alone all)\n"
 	"                     changes only the flags given, the rest stays (PATCH)\n"
 	"                     or --file patch.json, alone: the body as it is, with\n"
 	"                     none of the flags above beside it\n"
@@ -1209,7 +1237,7 @@ static const char client_usage[] =
  * error rather than a flag silently ignored. */
 #define QUEUE_FLAGS                                                                                   \
 	" --parent --deserved-gpus --limit-gpus --weight --priority --min-runtime --default-runtime " \
-	"--default-checkpoint-interval --preemptible --gpu-model-limits --file "
+	"--default-checkpoint-interval --preemptible --gpu-model-limits --gpu-model-deserved --file "
 #define JOB_FLAGS                                                                                               \
 	" --queue --name --user --required-level --runtime --priority --exit-code --count --gpus --cpu --memory " \
 	"--gpu-model --checkpoint-interval --gpu-fraction --node-selector --slice --file "

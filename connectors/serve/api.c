@@ -330,22 +330,32 @@ static int fw_serve_queue_index_in(const struct fw_queue_spec *qs, int32_t n, co
 	return -1;
 }
 
-/* A GPU model limit on a model no node of the fleet has would limit
- * nothing (a misspelling): 400 naming it, with the models there are. */
-static bool model_limits_known(struct ctx *c, const struct fw_queue_spec *q)
+/* A table entry (gpuModelLimits, gpuModelDeserved) on a model no node of
+ * the fleet has would do nothing (a misspelling): 400 naming it, with
+ * the models there are. */
+static bool models_known(struct ctx *c, const char *key, const char *what, const struct fw_spec_model_limit *t,
+			 int32_t n)
 {
 	char list[256], field[128];
 
-	for (int32_t k = 0; k < q->nmodel_limits; k++) {
-		if (fw_snapshot_has_gpu_model(c->d->fleet, q->model_limits[k].model))
+	for (int32_t k = 0; k < n; k++) {
+		if (fw_snapshot_has_gpu_model(c->d->fleet, t[k].model))
 			continue;
 		fw_snapshot_gpu_models(c->d->fleet, list, sizeof list);
-		snprintf(field, sizeof field, "gpuModelLimits.%s", q->model_limits[k].model);
-		fail(c, 400, "EINVAL", field, "no node has GPU model \"%s\", so this limit would limit nothing (the nodes' models: %s)",
-		     q->model_limits[k].model, list[0] ? list : "none");
+		snprintf(field, sizeof field, "%s.%s", key, t[k].model);
+		fail(c, 400, "EINVAL", field, "no node has GPU model \"%s\", so %s (the nodes' models: %s)", t[k].model,
+		     what, list[0] ? list : "none");
 		return false;
 	}
 	return true;
+}
+
+static bool model_limits_known(struct ctx *c, const struct fw_queue_spec *q)
+{
+	return models_known(c, "gpuModelLimits", "this limit would limit nothing", q->model_limits,
+			    q->nmodel_limits) &&
+	       models_known(c, "gpuModelDeserved", "no job could ever hold these deserved GPUs", q->model_deserved,
+			    q->nmodel_deserved);
 }
 
 /* Create (idx < 0) or replace queue q, after validation. */

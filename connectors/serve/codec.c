@@ -247,10 +247,13 @@ static int get_weights(json_t *o, struct fw_queue_spec *q, struct fw_diag *d)
 	return FW_OK;
 }
 
-/* "gpuModelLimits": {"H100": 16, "A100": 2.5}: GPUs per model. */
-static int get_model_limits(json_t *o, struct fw_queue_spec *q, struct fw_diag *d)
+/* A table of GPUs per model, {"H100": 16, "A100": 2.5}, under key
+ * ("gpuModelLimits", "gpuModelDeserved"): at most cap models, each a
+ * name, each at least 0 GPUs.  `verb` says what the cap bounds. */
+static int get_model_table(json_t *o, const char *key, const char *verb, int32_t cap, struct fw_spec_model_limit *t,
+			   int32_t *n, struct fw_diag *d)
 {
-	json_t *v = json_object_get(o, "gpuModelLimits"), *x;
+	json_t *v = json_object_get(o, key), *x;
 	const char *model;
 	char f[128];
 	int rc;
@@ -258,21 +261,46 @@ static int get_model_limits(json_t *o, struct fw_queue_spec *q, struct fw_diag *
 	if (!v)
 		return FW_OK;
 	if (!json_is_object(v))
-		return BAD(d, FW_EINVAL, "gpuModelLimits", "must be an object of GPU model to GPUs, e.g. {\"H100\": 16}");
-	if (json_object_size(v) > FW_API_MODEL_LIMITS)
-		return BAD(d, FW_ERANGE, "gpuModelLimits", "has %zu models; a queue may limit at most %d",
-			   json_object_size(v), FW_API_MODEL_LIMITS);
+		return BAD(d, FW_EINVAL, key, "must be an object of GPU model to GPUs, e.g. {\"H100\": 16}");
+	if (json_object_size(v) > (size_t)cap)
+		return BAD(d, FW_ERANGE, key, "has %zu models; a queue may %s at most %d", json_object_size(v), verb,
+			   (int)cap);
 	json_object_foreach(v, model, x) {
-		struct fw_spec_model_limit *m = &q->model_limits[q->nmodel_limits];
+		struct fw_spec_model_limit *m = &t[*n];
 		double gpus = 0;
-		path_of(f, sizeof f, "gpuModelLimits", model);
-		if ((rc = fw_codec_name_check(model, f, d)) || (rc = get_num(v, "gpuModelLimits", model, true, 0, GPU_MAX, &gpus, d)))
+		path_of(f, sizeof f, key, model);
+		if ((rc = fw_codec_name_check(model, f, d)) || (rc = get_num(v, key, model, true, 0, GPU_MAX, &gpus, d)))
 			return rc;
 		snprintf(m->model, sizeof m->model, "%s", model);
 		m->gpus = (int64_t)llround(gpus * 1000);
-		q->nmodel_limits++;
+		(*n)++;
 	}
 	return FW_OK;
+}
+
+/* "gpuModelLimits": the GPUs of each model the queue's subtree may hold. */
+static int get_model_limits(json_t *o, struct fw_queue_spec *q, struct fw_diag *d)
+{
+	return get_model_table(o, "gpuModelLimits", "limit", FW_API_MODEL_LIMITS, q->model_limits, &q->nmodel_limits,
+			       d);
+}
+
+/* "gpuModelDeserved": which models the queue's deserved GPUs are, so at
+ * most deserved.gpu in all (as fw_snapshot_validate checks). */
+static int get_model_deserved(json_t *o, struct fw_queue_spec *q, struct fw_diag *d)
+{
+	int64_t sum = 0;
+	int rc = get_model_table(o, "gpuModelDeserved", "deserve GPUs of", FW_API_MODEL_DESERVED,
+				 q->model_deserved, &q->nmodel_deserved, d);
+
+	for (int32_t i = 0; rc == FW_OK && i < q->nmodel_deserved; i++)
+		sum += q->model_deserved[i].gpus;
+	if (rc == FW_OK && sum > q->deserved.v[FW_RES_GPU])
+		return BAD(d, FW_ERANGE, "gpuModelDeserved",
+			   "its models' GPUs sum to %.3f, more than the queue's deserved.gpu %.3f: they say which "
+			   "models the deserved GPUs are, so raise deserved.gpu or lower the entries",
+			   sum / 1000.0, q->deserved.v[FW_RES_GPU] / 1000.0);
+	return rc;
 }
 
 int fw_codec_queue_parse(json_t *o, const char *name_in_path, struct fw_queue_spec *q, struct fw_diag *d)
@@ -280,7 +308,7 @@ int fw_codec_queue_parse(json_t *o, const char *name_in_path, struct fw_queue_sp
 	static const char *const keys[] = { "name", "parent", "priority", "deserved", "limit",
 					    "overQuotaWeight", "minRuntime", "defaultRuntime",
 					    "defaultCheckpointInterval", "usage", "usageAt", "preemptible",
-					    "gpuModelLimits", NULL };
+					    "gpuModelLimits", "gpuModelDeserved", NULL };
 	int64_t prio = 0, minrt = 0, uat = 0, defrt = 0, defcp = 0;
 	double usage = 0;
 	bool pre = true;
@@ -297,7 +325,8 @@ int fw_codec_queue_parse(json_t *o, const char *name_in_path, struct fw_queue_sp
 	    (rc = get_int(o, "", "defaultCheckpointInterval", false, 0, FW_API_SECS_MAX, &defcp, d)) ||
 	    (rc = get_num(o, "", "usage", false, 0, 1e18, &usage, d)) ||
 	    (rc = get_int(o, "", "usageAt", false, 0, FW_API_TIME_MAX, &uat, d)) ||
-	    (rc = get_bool(o, "", "preemptible", &pre, d)) || (rc = get_model_limits(o, q, d)))
+	    (rc = get_bool(o, "", "preemptible", &pre, d)) || (rc = get_model_limits(o, q, d)) ||
+	    (rc = get_model_deserved(o, q, d)))
 		return rc;
 	q->nonpreemptible = !pre;
 	if (name_in_path) {
@@ -322,6 +351,15 @@ int fw_codec_queue_parse(json_t *o, const char *name_in_path, struct fw_queue_sp
 	return FW_OK;
 }
 
+static json_t *dump_model_table(const struct fw_spec_model_limit *t, int32_t n)
+{
+	json_t *m = json_object();
+
+	for (int32_t i = 0; i < n; i++)
+		json_object_set_new(m, t[i].model, json_real((double)t[i].gpus / 1000));
+	return m;
+}
+
 json_t *fw_codec_queue_dump(const struct fw_queue_spec *q)
 {
 	json_t *w = json_pack("{s:f,s:f,s:f}", "gpu", q->weight[0], "cpu", q->weight[1], "memory", q->weight[2]);
@@ -337,12 +375,10 @@ json_t *fw_codec_queue_dump(const struct fw_queue_spec *q)
 		json_object_set_new(o, "defaultRuntime", json_integer(q->default_runtime_s));
 	if (o && q->default_checkpoint_s)
 		json_object_set_new(o, "defaultCheckpointInterval", json_integer(q->default_checkpoint_s));
-	if (o && q->nmodel_limits) { /* none: left out, as older documents */
-		json_t *m = json_object();
-		for (int32_t i = 0; i < q->nmodel_limits; i++)
-			json_object_set_new(m, q->model_limits[i].model, json_real((double)q->model_limits[i].gpus / 1000));
-		json_object_set_new(o, "gpuModelLimits", m);
-	}
+	if (o && q->nmodel_limits) /* none: left out, as older documents */
+		json_object_set_new(o, "gpuModelLimits", dump_model_table(q->model_limits, q->nmodel_limits));
+	if (o && q->nmodel_deserved)
+		json_object_set_new(o, "gpuModelDeserved", dump_model_table(q->model_deserved, q->nmodel_deserved));
 	return o;
 }
 

@@ -38,6 +38,7 @@
 #define FW_API_MAX_BODY (1u << 20)   /* bytes; larger bodies get 413 */
 #define FW_RSV_MAX_NODES 256
 #define FW_API_MODEL_LIMITS 16       /* GPU model limits per queue */
+#define FW_API_MODEL_DESERVED 16     /* deserved GPUs of a model per queue */
 
 struct fw_spec_model_limit {
 	char model[FW_NAME_MAX];
@@ -59,6 +60,11 @@ struct fw_queue_spec {
 					  * the document's key order (snapshot.h
 					  * fw_model_limit) */
 	struct fw_spec_model_limit model_limits[FW_API_MODEL_LIMITS];
+	int32_t nmodel_deserved;         /* "gpuModelDeserved": {"H100": 16}, in
+					  * the document's key order; at most
+					  * deserved.gpu in all (snapshot.h
+					  * model_deserved) */
+	struct fw_spec_model_limit model_deserved[FW_API_MODEL_DESERVED];
 	double usage;                    /* decayed GPU-seconds (state) */
 	fw_time usage_at;
 };

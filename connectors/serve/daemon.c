@@ -128,6 +128,25 @@ int fw_serve_queue_order(struct fw_queue_spec *q, int32_t n)
 	return FW_OK;
 }
 
+/* Queue i's GPU model limits and deserved GPUs of a model, into s's
+ * tables beside the queues; FW_OK or FW_ENOMEM. */
+static int add_model_tables(struct fw_snapshot *s, const struct fw_queue_spec *q, int32_t i)
+{
+	for (int32_t k = 0; k < q->nmodel_limits; k++) {
+		struct fw_model_limit m = { .queue = i, .gpus = q->model_limits[k].gpus };
+		memcpy(m.model, q->model_limits[k].model, sizeof m.model);
+		if (fw_snapshot_add_model_limit(s, &m) < 0)
+			return FW_ENOMEM;
+	}
+	for (int32_t k = 0; k < q->nmodel_deserved; k++) {
+		struct fw_model_limit m = { .queue = i, .gpus = q->model_deserved[k].gpus };
+		memcpy(m.model, q->model_deserved[k].model, sizeof m.model);
+		if (fw_snapshot_add_model_deserved(s, &m) < 0)
+			return FW_ENOMEM;
+	}
+	return FW_OK;
+}
+
 /* The policy half of a snapshot: config, topology, queues, now. */
 struct fw_snapshot *fw_serve_skeleton(struct fw_serve *d, const struct fw_queue_spec *qs, int32_t nq, fw_time now)
 {
@@ -158,13 +177,9 @@ struct fw_snapshot *fw_serve_skeleton(struct fw_serve *d, const struct fw_queue_
 			fw_snapshot_free(s);
 			return NULL;
 		}
-		for (int32_t k = 0; k < qs[i].nmodel_limits; k++) {
-			struct fw_model_limit m = { .queue = i, .gpus = qs[i].model_limits[k].gpus };
-			memcpy(m.model, qs[i].model_limits[k].model, sizeof m.model);
-			if (fw_snapshot_add_model_limit(s, &m) < 0) {
-				fw_snapshot_free(s);
-				return NULL;
-			}
+		if (add_model_tables(s, &qs[i], i) < 0) {
+			fw_snapshot_free(s);
+			return NULL;
 		}
 	}
 	for (int32_t i = 0; i < nq; i++) {
@@ -316,8 +331,31 @@ static int restore_health(void *ctx, const char *key, const char *doc)
 	return rc;
 }
 
+/* Queue i's entries of the config's table t (model_limits,
+ * model_deserved) into the spec's, which holds at most cap (the API's
+ * bound): more are refused, naming the queue and the key (err). */
+static int seed_model_table(const struct fw_snapshot *f, const struct fw_model_limit *t, int32_t n, int32_t i,
+			    const char *key, int32_t cap, struct fw_spec_model_limit *out, int32_t *nout, char *err,
+			    size_t errn)
+{
+	for (int32_t k = 0; k < n; k++) {
+		if (t[k].queue != i)
+			continue;
+		if (*nout == cap) {
+			snprintf(err, errn, "queue %s has more than %d %s, and fairway serve keeps at most %d a queue: "
+				 "name fewer GPU models on it (or on a parent queue)", f->queues[i].name, (int)cap, key,
+				 (int)cap);
+			return FW_ERANGE;
+		}
+		memcpy(out[*nout].model, t[k].model, sizeof out[*nout].model);
+		out[(*nout)++].gpus = t[k].gpus;
+	}
+	return FW_OK;
+}
+
 /* First start: the config's queues become the store's.  A queue with more
- * GPU model limits than the API keeps is refused, naming it (err). */
+ * GPU model limits or deserved GPUs of a model than the API keeps is
+ * refused, naming it (err). */
 static int seed_queues(struct fw_serve *d, char *err, size_t errn)
 {
 	const struct fw_snapshot *f = d->fleet;
@@ -340,19 +378,11 @@ static int seed_queues(struct fw_serve *d, char *err, size_t errn)
 		q->default_runtime_s = fq->default_runtime_s;
 		q->default_checkpoint_s = fq->default_checkpoint_s;
 		q->nonpreemptible = fq->nonpreemptible;
-		for (int32_t k = 0; k < f->nmodel_limits; k++) {
-			if (f->model_limits[k].queue != i)
-				continue;
-			if (q->nmodel_limits == FW_API_MODEL_LIMITS) { /* the API's bound */
-				snprintf(err, errn, "queue %s has more than %d gpuModelLimits, and fairway serve keeps "
-					 "at most %d a queue: cap fewer GPU models on it (or on a parent queue)",
-					 fq->name, FW_API_MODEL_LIMITS, FW_API_MODEL_LIMITS);
-				return FW_ERANGE;
-			}
-			struct fw_spec_model_limit *m = &q->model_limits[q->nmodel_limits++];
-			memcpy(m->model, f->model_limits[k].model, sizeof m->model);
-			m->gpus = f->model_limits[k].gpus;
-		}
+		if ((rc = seed_model_table(f, f->model_limits, f->nmodel_limits, i, "gpuModelLimits", FW_API_MODEL_LIMITS,
+					   q->model_limits, &q->nmodel_limits, err, errn)) ||
+		    (rc = seed_model_table(f, f->model_deserved, f->nmodel_deserved, i, "gpuModelDeserved",
+					   FW_API_MODEL_DESERVED, q->model_deserved, &q->nmodel_deserved, err, errn)))
+			return rc;
 		q->usage = fq->usage;
 		q->usage_at = fw_serve_now();
 		rc = fw_serve_save_queue(d, q);

@@ -71,29 +71,65 @@ static void counter(struct buf *b, const char *name, const char *help, uint64_t 
 	put(b, "# HELP %s %s\n# TYPE %s counter\n%s %llu\n", name, help, name, name, (unsigned long long)v);
 }
 
-/* Each queue's GPU model limits: the cap, and what its subtree holds. */
-static void model_limits(struct buf *b, json_t *fs)
+static bool names_model(json_t *entries, const char *model)
 {
-	static const char *const g[][3] = {
-		{ "fairway_queue_gpu_model_limit_gpus", "limit",
-		  "GPUs of the model the queue and the queues under it may hold (gpuModelLimits)." },
-		{ "fairway_queue_gpu_model_allocated_gpus", "allocated",
-		  "GPUs of the model the queue and the queues under it hold after the last plan." },
-	};
+	json_t *m;
+	size_t k;
+
+	json_array_foreach(entries, k, m)
+		if (!strcmp(json_string_value(json_object_get(m, "model")), model))
+			return true;
+	return false;
+}
+
+/* One gauge per queue and model over the view's fairshare entries (g:
+ * name, help, member, field, and a second member whose models the first
+ * has not named, or NULL); none at all when no queue has an entry. */
+static void model_gauge(struct buf *b, json_t *fs, const char *const g[5])
+{
 	json_t *q, *m;
 	size_t i, k;
 	bool any = false;
 
 	json_array_foreach(fs, i, q)
-		any = any || json_array_size(json_object_get(q, "gpuModelLimits")) > 0;
-	for (size_t x = 0; any && x < sizeof g / sizeof g[0]; x++) {
-		put(b, "# HELP %s %s\n# TYPE %s gauge\n", g[x][0], g[x][2], g[x][0]);
-		json_array_foreach(fs, i, q)
-			json_array_foreach(json_object_get(q, "gpuModelLimits"), k, m)
-				put(b, "%s{queue=\"%s\",model=\"%s\"} %.3f\n", g[x][0],
-				    json_string_value(json_object_get(q, "queue")),
-				    json_string_value(json_object_get(m, "model")), json_number_value(json_object_get(m, g[x][1])));
+		any = any || json_array_size(json_object_get(q, g[2])) > 0 ||
+		      (g[4] && json_array_size(json_object_get(q, g[4])) > 0);
+	if (!any)
+		return;
+	put(b, "# HELP %s %s\n# TYPE %s gauge\n", g[0], g[1], g[0]);
+	json_array_foreach(fs, i, q) {
+		const char *queue = json_string_value(json_object_get(q, "queue"));
+		json_t *first = json_object_get(q, g[2]);
+		for (int t = 0; t < (g[4] ? 2 : 1); t++)
+			json_array_foreach(json_object_get(q, t ? g[4] : g[2]), k, m) {
+				const char *model = json_string_value(json_object_get(m, "model"));
+				if (t && names_model(first, model))
+					continue; /* one series a queue and model */
+				put(b, "%s{queue=\"%s\",model=\"%s\"} %.3f\n", g[0], queue, model,
+				    json_number_value(json_object_get(m, g[3])));
+			}
 	}
+}
+
+/* Each queue's GPU model limits and deserved GPUs of a model, and what
+ * its subtree holds of each model named. */
+static void model_limits(struct buf *b, json_t *fs)
+{
+	static const char *const g[][5] = {
+		{ "fairway_queue_gpu_model_limit_gpus",
+		  "GPUs of the model the queue and the queues under it may hold (gpuModelLimits).", "gpuModelLimits",
+		  "limit", NULL },
+		{ "fairway_queue_gpu_model_deserved_gpus",
+		  "GPUs of the model the queue and the queues under it deserve, out of its deserved GPUs "
+		  "(gpuModelDeserved).",
+		  "gpuModelDeserved", "deserved", NULL },
+		{ "fairway_queue_gpu_model_allocated_gpus",
+		  "GPUs of the model the queue and the queues under it hold after the last plan.", "gpuModelLimits",
+		  "allocated", "gpuModelDeserved" },
+	};
+
+	for (size_t x = 0; x < sizeof g / sizeof g[0]; x++)
+		model_gauge(b, fs, g[x]);
 }
 
 static void queues(struct buf *b, json_t *v)

@@ -254,13 +254,20 @@ static json_t *nodes_json(const struct fw_snapshot *s, const int64_t *use, const
 	return a;
 }
 
-/* GPUs of model limit k's model on node x, added to the limits of
+/* A table of GPU model entries (snapshot.model_limits, model_deserved). */
+struct mtable {
+	const struct fw_model_limit *t;
+	int32_t n;
+};
+
+/* GPUs on node x, added to the entries of table m on node x's model of
  * queue q and its ancestors. */
-static void charge_limits(const struct fw_snapshot *s, double *held, int32_t q, int32_t x, double gpus)
+static void charge_limits(const struct fw_snapshot *s, struct mtable m, double *held, int32_t q, int32_t x,
+			  double gpus)
 {
 	for (; q >= 0; q = s->queues[q].parent)
-		for (int32_t k = 0; k < s->nmodel_limits; k++)
-			if (s->model_limits[k].queue == q && !strcmp(s->model_limits[k].model, s->nodes[x].gpu_model))
+		for (int32_t k = 0; k < m.n; k++)
+			if (m.t[k].queue == q && !strcmp(m.t[k].model, s->nodes[x].gpu_model))
 				held[k] += gpus;
 }
 
@@ -274,13 +281,14 @@ static int jname_cmp(const void *a, const void *b)
 	return strcmp(((const struct jname *)a)->name, ((const struct jname *)b)->name);
 }
 
-/* Per GPU model limit (snapshot.model_limits): the GPUs of its model its
- * queue's subtree holds after the cycle's actions (running jobs not
- * evicted, and the starts applied).  NULL when there are none. */
-static double *limits_held(const struct fw_snapshot *s, const struct fw_backend_action *acts, const int *status,
-			   int32_t n)
+/* Per entry of table m (a GPU model limit or deserved GPUs of a model):
+ * the GPUs of its model its queue's subtree holds after the cycle's
+ * actions (running jobs not evicted, and the starts applied).  NULL when
+ * there are none. */
+static double *limits_held(const struct fw_snapshot *s, struct mtable m, const struct fw_backend_action *acts,
+			   const int *status, int32_t n)
 {
-	double *held = s->nmodel_limits ? calloc((size_t)s->nmodel_limits, sizeof *held) : NULL;
+	double *held = m.n ? calloc((size_t)m.n, sizeof *held) : NULL;
 	struct jname *ix = held ? malloc(((size_t)s->njobs + 1) * sizeof *ix) : NULL;
 
 	int32_t nevict = 0;
@@ -298,7 +306,7 @@ static double *limits_held(const struct fw_snapshot *s, const struct fw_backend_
 			continue;
 		for (int32_t k = 0; k < j->alloc_count; k++) {
 			const struct fw_task_alloc *a = &s->allocs[j->alloc_first + k];
-			charge_limits(s, held, j->queue, a->node, __builtin_popcount(a->gpu_mask) * a->gpu_milli / 1000.0);
+			charge_limits(s, m, held, j->queue, a->node, __builtin_popcount(a->gpu_mask) * a->gpu_milli / 1000.0);
 		}
 	}
 	qsort(ix, (size_t)s->njobs, sizeof *ix, jname_cmp);
@@ -310,7 +318,7 @@ static double *limits_held(const struct fw_snapshot *s, const struct fw_backend_
 		for (int32_t k = 0; k < acts[i].nplacements; k++) {
 			int x = fw_snapshot_find_node(s, acts[i].placements[k].node);
 			if (x >= 0)
-				charge_limits(s, held, s->jobs[f->j].queue, x,
+				charge_limits(s, m, held, s->jobs[f->j].queue, x,
 					      __builtin_popcount(acts[i].placements[k].gpu_mask) *
 						      acts[i].placements[k].gpu_milli / 1000.0);
 		}
@@ -319,8 +327,28 @@ static double *limits_held(const struct fw_snapshot *s, const struct fw_backend_
 	return held;
 }
 
-static json_t *fairshare_json(const struct fw_snapshot *s, const struct fw_plan *p, const double *held)
+/* Queue q's entries of table m under key, each {model, what: GPUs,
+ * allocated: held}; none: left out. */
+static void model_entries(json_t *o, const char *key, const char *what, struct mtable m, const double *held,
+			  int32_t q)
 {
+	json_t *a = NULL;
+
+	for (int32_t k = 0; held && k < m.n; k++) {
+		if (m.t[k].queue != q)
+			continue;
+		if (!a)
+			json_object_set_new(o, key, a = json_array());
+		json_array_append_new(a, json_pack("{s:s,s:f,s:f}", "model", m.t[k].model, what, m.t[k].gpus / 1000.0,
+						   "allocated", held[k]));
+	}
+}
+
+static json_t *fairshare_json(const struct fw_snapshot *s, const struct fw_plan *p, const double *held,
+			      const double *held_des)
+{
+	struct mtable lim = { s->model_limits, s->nmodel_limits }, des = { s->model_deserved, s->nmodel_deserved };
+
 	json_t *a = json_array(), **users = calloc((size_t)s->nqueues + 1, sizeof *users);
 
 	for (int32_t i = 0; users && i < s->nuser_usage; i++) { /* each queue's users' decayed usage */
@@ -354,15 +382,8 @@ static json_t *fairshare_json(const struct fw_snapshot *s, const struct fw_plan 
 			json_object_set_new(o, "users", users[q]);
 			users[q] = NULL;
 		}
-		for (int32_t k = 0; held && k < s->nmodel_limits; k++) {
-			if (s->model_limits[k].queue != q)
-				continue;
-			json_t *ml = json_object_get(o, "gpuModelLimits");
-			if (!ml)
-				json_object_set_new(o, "gpuModelLimits", ml = json_array());
-			json_array_append_new(ml, json_pack("{s:s,s:f,s:f}", "model", s->model_limits[k].model, "limit",
-							    s->model_limits[k].gpus / 1000.0, "allocated", held[k]));
-		}
+		model_entries(o, "gpuModelLimits", "limit", lim, held, q);
+		model_entries(o, "gpuModelDeserved", "deserved", des, held_des, q);
 		json_array_append_new(a, o);
 	}
 	for (int32_t q = 0; users && q < s->nqueues; q++)
@@ -406,9 +427,11 @@ json_t *fw_serve_build_view(const struct fw_snapshot *s, const struct fw_plan *p
 	json_object_set_new(v, "decisions", decisions_json(acts, status, nacts));
 	json_object_set_new(v, "jobs", jobs);
 	json_object_set_new(v, "jobOrder", order);
-	double *held = limits_held(s, acts, status, nacts);
-	json_object_set_new(v, "fairshare", fairshare_json(s, p, held));
+	double *held = limits_held(s, (struct mtable){ s->model_limits, s->nmodel_limits }, acts, status, nacts);
+	double *held_des = limits_held(s, (struct mtable){ s->model_deserved, s->nmodel_deserved }, acts, status, nacts);
+	json_object_set_new(v, "fairshare", fairshare_json(s, p, held, held_des));
 	free(held);
+	free(held_des);
 	json_object_set_new(v, "figures", figures);
 	return v;
 }

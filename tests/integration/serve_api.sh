@@ -9,7 +9,9 @@
 # against the served routes, the CLI, and restart restoring everything.
 # Last, on a one-node fleet: local jobs with a non-zero exitCode fail, and
 # the third failure makes the node suspect, also after a restart; the
-# queue settings preemptible: false, scheduler.userFairShare and
+# queue settings preemptible: false, gpuModelDeserved (a queue below the
+# GPUs of a model it deserves evicts for them: model_reclaimed),
+# scheduler.userFairShare and
 # scheduler.checkpointGrace (an eviction waits for a checkpoint); store
 # writes made to fail (SQLite triggers: a cancel's, a submission's or a
 # cycle's) leave nothing half-applied, count nothing in /metrics and leave
@@ -621,6 +623,54 @@ check "fairway queues set --gpu-model-limits A100=none,H100=6: one lifted, one c
 "$FW" queues set cliq --gpu-model-limits none "${C[@]}" >/dev/null 2>&1
 req GET /v1/queues/cliq
 check "fairway queues set --gpu-model-limits none lifts them" [ "$(jfield '"gpuModelLimits" in j')" = False ]
+# deserved GPUs of a model: which models cliq's 2 deserved GPUs are; set by the
+# CLI and by PATCH, shown in the document, the listing, /v1/fairshare and
+# /metrics; a misspelt model and entries over deserved.gpu refused, nothing changed
+"$FW" queues set cliq --gpu-model-deserved H100=1.5,A100=0.5 "${C[@]}" >/dev/null 2>&1
+req GET /v1/queues/cliq
+check "fairway queues set --gpu-model-deserved H100=1.5,A100=0.5: in the document, the rest kept" \
+	[ "$(jfield 'j["gpuModelDeserved"], j["deserved"]["gpu"], j["minRuntime"]')" = "{'H100': 1.5, 'A100': 0.5} 2.0 60" ]
+check "fairway queues list shows them (DESERVED BY MODEL)" bash -c \
+	"'$FW' queues list ${C[*]} | grep -q '^cliq .* H100=1.5,A100=0.5 *-$'"
+check "fairway queues --help teaches --gpu-model-deserved" bash -c \
+	"'$FW' queues --help | grep -q -- '--gpu-model-deserved H100=16 (which models its'"
+req PATCH /v1/queues/cliq '{"gpuModelDeserved":{"A100":null,"h100":0.5}}'
+check "deserved GPUs of a model no node has: 400 naming gpuModelDeserved.h100" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = gpuModelDeserved.h100 ] &&
+	check "... saying the models there are" grep -q 'no node has GPU model \\"h100\\".*H100' <<<"$BODY"
+req PATCH /v1/queues/cliq '{"gpuModelDeserved":{"H100":2}}'
+check "entries summing to more than deserved.gpu (2.5 of 2): 400 naming gpuModelDeserved" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = gpuModelDeserved ] &&
+	check "... saying the sum, the deserved GPUs and what to do" \
+		grep -q "sum to 2.500, more than the queue's deserved.gpu 2.000.*raise deserved.gpu or lower the entries" <<<"$BODY"
+req PATCH /v1/queues/cliq '{"deserved":{"gpu":1}}'
+check "lowering deserved.gpu under the entries: 400 naming gpuModelDeserved" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = gpuModelDeserved ]
+req GET /v1/queues/cliq
+check "... and the queue keeps its entries and its deserved GPUs" \
+	[ "$(jfield 'j["gpuModelDeserved"], j["deserved"]["gpu"]')" = "{'H100': 1.5, 'A100': 0.5} 2.0" ]
+req PATCH /v1/queues/cliq '{"gpuModelDeserved":{"A100":null,"H100":2}}'
+check "PATCH gpuModelDeserved {A100: null, H100: 2}: one removed, one changed" \
+	[ "$CODE" = 200 -a "$(jfield 'j["gpuModelDeserved"]')" = "{'H100': 2.0}" ]
+req POST /v1/cycle
+req GET /v1/fairshare
+check "GET /v1/fairshare: cliq's deserved GPUs of a model, with the GPUs of it held" \
+	[ "$(jfield '[q["gpuModelDeserved"] for q in j["queues"] if q["queue"] == "cliq"][0]')" = "[{'model': 'H100', 'deserved': 2.0, 'allocated': 0.0}]" ]
+curl -s "http://127.0.0.1:$PORT/metrics" >"$T/metrics-deserved"
+check "/metrics: fairway_queue_gpu_model_deserved_gpus per queue and model, with its help" bash -c \
+	"grep -qx 'fairway_queue_gpu_model_deserved_gpus{queue=\"cliq\",model=\"H100\"} 2.000' '$T/metrics-deserved' &&
+	 grep -q '^# HELP fairway_queue_gpu_model_deserved_gpus GPUs of the model' '$T/metrics-deserved'"
+check "... and fairway_queue_gpu_model_allocated_gpus for the model it deserves" \
+	grep -qx 'fairway_queue_gpu_model_allocated_gpus{queue="cliq",model="H100"} 0.000' "$T/metrics-deserved"
+"$FW" queues set cliq --gpu-model-deserved H100 "${C[@]}" >/dev/null 2>"$T/err"
+check "fairway queues set --gpu-model-deserved H100: exit 2, showing the form" \
+	bash -c "[ $? -eq 2 ] && grep -q 'gpu-model-deserved .H100.: expected MODEL=GPUS pairs' '$T/err'"
+req PUT /v1/queues/cliq '{"parent":"product","deserved":{"gpu":2},"gpuModelDeserved":{"A100":2}}'
+check "PUT with gpuModelDeserved {A100: 2}: replaces them" \
+	[ "$CODE" = 200 -a "$(jfield 'j["gpuModelDeserved"]')" = "{'A100': 2.0}" ]
+"$FW" queues set cliq --gpu-model-deserved none "${C[@]}" >/dev/null 2>&1
+req GET /v1/queues/cliq
+check "fairway queues set --gpu-model-deserved none removes them" [ "$(jfield '"gpuModelDeserved" in j')" = False ]
 req DELETE /v1/queues/cliq
 
 # --- a NAME in a URL path is one segment, and a name -------------------------------------------
@@ -676,7 +726,7 @@ n = {x["name"]: x for x in json.load(open(sys.argv[1]))["nodes"]}
 sys.exit(not (n["h100-012"]["lemon"] is True and n["h100-012"]["incidents"] == 3))' "$T/nj"
 
 # --- restart restores everything -------------------------------------------------------------
-req PUT /v1/queues/persist '{"parent":"product","deserved":{"gpu":2}}'
+req PUT /v1/queues/persist '{"parent":"product","deserved":{"gpu":2},"gpuModelDeserved":{"H100":2}}'
 req GET /v1/queues
 qorder=$(jfield '[q["name"] for q in j["queues"]]')
 check "GET /v1/queues: each top-level queue by name, then its sub-queues depth first, siblings by name" python3 -c '
@@ -699,6 +749,7 @@ start_daemon "$S" "$PORT" || bad "daemon restarts"
 check "... which does not block the next daemon, which takes it" [ "$(cat "$S/lock")" = "$DPID" ]
 req GET /v1/queues/persist
 check "restart: a queue created by API is back" [ "$CODE" = 200 ]
+check "restart: ... with its deserved GPUs of a model" [ "$(jfield 'j["gpuModelDeserved"]')" = "{'H100': 2.0}" ]
 req GET /v1/queues
 check "restart: GET /v1/queues lists the queues in the same order" [ "$(jfield '[q["name"] for q in j["queues"]]')" = "$qorder" ]
 req GET /v1/reservations/"$mid"
@@ -843,6 +894,57 @@ b2, a1, a2 = (json.loads(x) for x in sys.argv[1:])
 assert b2["state"] == "pending", b2["state"]
 assert a1["state"] == a2["state"] == "running"
 assert sum(d["kind"] == "evict" for j in (a1, a2) for d in j.get("decisions", [])) == 1' "$B2" "$A1" "$A2"
+stop_daemon
+
+# --- deserved GPUs of a model claim them back: a and b deserve 16 GPUs each, a
+# deserves them as H100s (set through the API); b's jobs hold the H100s and a's
+# the A100s, each queue its fair share; a's H100 job evicts one of b's
+# (model_reclaimed), and the shield keeps b from taking it back ---------------------------
+fleet_daemon models state-models <<'EOF2'
+now: 0
+nodes:
+  - {name: h0, gpus: 8, cpu: 64, memory: 512Gi, gpuModel: H100}
+  - {name: h1, gpus: 8, cpu: 64, memory: 512Gi, gpuModel: H100}
+  - {name: a0, gpus: 8, cpu: 64, memory: 512Gi, gpuModel: A100}
+  - {name: a1, gpus: 8, cpu: 64, memory: 512Gi, gpuModel: A100}
+queues:
+  - {name: a, resources: {gpu: {quota: 16}}}
+  - {name: b, resources: {gpu: {quota: 16}}, gpuModelDeserved: {A100: 4}}
+EOF2
+req GET /v1/queues/b
+check "a YAML queue's gpuModelDeserved reaches the daemon (b deserves 4 A100s; its jobs name H100s)" \
+	[ "$(jfield 'j["gpuModelDeserved"]')" = "{'A100': 4.0}" ]
+"$FW" queues set a --gpu-model-deserved H100=16 --server "http://127.0.0.1:$PORT" --token-file "$S/token" >/dev/null 2>&1
+req GET /v1/queues/a
+check "fairway queues set a --gpu-model-deserved H100=16" [ "$(jfield 'j["gpuModelDeserved"]')" = "{'H100': 16.0}" ]
+for i in 1 2; do
+	req POST /v1/jobs "{\"name\":\"bh$i\",\"queue\":\"b\",\"tasks\":[{\"gpus\":8,\"gpuModel\":\"H100\"}]}"
+done
+job_is "b's two jobs run on the H100s" bh2 'j["state"] == "running"'
+for i in 1 2; do
+	req POST /v1/jobs "{\"name\":\"aa$i\",\"queue\":\"a\",\"tasks\":[{\"gpus\":8,\"gpuModel\":\"A100\"}]}"
+done
+job_is "a's two jobs run on the A100s" aa2 'j["state"] == "running"'
+req POST /v1/jobs '{"name":"ah","queue":"a","tasks":[{"gpus":8,"gpuModel":"H100"}]}'
+job_is "a's H100 job starts, at its fair share but below the H100s it deserves" ah 'j["state"] == "running"'
+req GET /v1/jobs/bh1; B1=$BODY
+req GET /v1/jobs/bh2; B2=$BODY
+check "one of b's jobs is evicted for it, reason model_reclaimed, naming the job and its queue" python3 -c '
+import json, sys
+ev = [d for b in sys.argv[1:] for d in json.loads(b).get("decisions", []) if d["kind"] == "evict"]
+assert len(ev) == 1, ev
+assert ev[0]["reason"] == "model_reclaimed", ev
+assert ev[0]["text"].startswith("evicted: its queue holds more GPUs of a model than it deserves, and job \"ah\" of queue \"a\""), ev' "$B1" "$B2"
+sleep 1 # five cycles more
+req GET /v1/jobs/ah
+check "... and ah keeps running: the fair-share reclaim does not take it back" \
+	[ "$(jfield 'j["state"], sum(d["kind"] == "evict" for d in j.get("decisions", []))')" = "running 0" ]
+req GET /v1/fairshare
+check "GET /v1/fairshare: a's 16 deserved H100s, 8 of them held" \
+	[ "$(jfield '[q["gpuModelDeserved"] for q in j["queues"] if q["queue"] == "a"][0]')" = "[{'model': 'H100', 'deserved': 16.0, 'allocated': 8.0}]" ]
+check "/metrics: fairway_queue_gpu_model_deserved_gpus{queue=\"a\",model=\"H100\"} 16, allocated 8" bash -c \
+	"curl -s http://127.0.0.1:$PORT/metrics | grep -qx 'fairway_queue_gpu_model_deserved_gpus{queue=\"a\",model=\"H100\"} 16.000' &&
+	 curl -s http://127.0.0.1:$PORT/metrics | grep -qx 'fairway_queue_gpu_model_allocated_gpus{queue=\"a\",model=\"H100\"} 8.000'"
 stop_daemon
 
 # --- users inside a queue (YAML scheduler.userFairShare reaches the daemon): alice

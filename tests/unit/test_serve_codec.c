@@ -134,6 +134,70 @@ TEST(queue_gpu_model_limits)
 	ASSERT_STR_EQ(queue_field(big, &q), "gpuModelLimits");
 }
 
+/* "gpuModelDeserved": which models a queue's deserved GPUs are, kept
+ * apart from its limits, in the document's order through a dump and
+ * back; left out when none; refusals name the field, and entries summing
+ * to more than deserved.gpu are refused saying what to do. */
+TEST(queue_gpu_model_deserved)
+{
+	struct fw_queue_spec q;
+	struct fw_diag d;
+	json_t *o;
+
+	ASSERT_STR_EQ(queue_field("{\"name\":\"a\",\"deserved\":{\"gpu\":8}}", &q), "");
+	ASSERT_EQ(q.nmodel_deserved, 0);
+	ASSERT(!json_object_get(o = fw_codec_queue_dump(&q), "gpuModelDeserved"));
+	json_decref(o);
+	ASSERT_STR_EQ(queue_field("{\"name\":\"a\",\"deserved\":{\"gpu\":24},\"gpuModelLimits\":{\"A100\":4},"
+				  "\"gpuModelDeserved\":{\"H100\":16,\"A100\":7.5,\"L4\":0.5}}", &q), "");
+	ASSERT_EQ(q.nmodel_deserved, 3); /* their sum is deserved.gpu: allowed */
+	ASSERT_STR_EQ(q.model_deserved[0].model, "H100");
+	ASSERT_EQ(q.model_deserved[0].gpus, 16000);
+	ASSERT_STR_EQ(q.model_deserved[1].model, "A100");
+	ASSERT_EQ(q.model_deserved[1].gpus, 7500);
+	ASSERT_EQ(q.model_deserved[2].gpus, 500);
+	ASSERT_EQ(q.nmodel_limits, 1);
+	ASSERT_EQ(q.model_limits[0].gpus, 4000);
+	char *doc = json_dumps(o = fw_codec_queue_dump(&q), JSON_COMPACT);
+	json_decref(o);
+	ASSERT_STR_CONTAINS(doc, "\"gpuModelDeserved\":{\"H100\":16.0,\"A100\":7.5,\"L4\":0.5}");
+	ASSERT_STR_CONTAINS(doc, "\"gpuModelLimits\":{\"A100\":4.0}");
+	memset(&q, 0, sizeof q);
+	ASSERT_STR_EQ(queue_field(doc, &q), "");
+	free(doc);
+	ASSERT_EQ(q.nmodel_deserved, 3);
+	ASSERT_STR_EQ(q.model_deserved[2].model, "L4");
+	ASSERT_EQ(q.model_deserved[2].gpus, 500);
+
+	const char *g16 = "{\"name\":\"a\",\"deserved\":{\"gpu\":16},\"gpuModelDeserved\":";
+	char b[256];
+#define DESERVED(x) (snprintf(b, sizeof b, "%s%s}", g16, (x)), queue_field(b, &q))
+	ASSERT_STR_EQ(DESERVED("{\"H100\":-1}"), "gpuModelDeserved.H100");
+	ASSERT_STR_EQ(DESERVED("{\"H100\":\"8\"}"), "gpuModelDeserved.H100");
+	ASSERT_STR_EQ(DESERVED("{\"H 100\":8}"), "gpuModelDeserved.H 100");
+	ASSERT_STR_EQ(DESERVED("[\"H100\"]"), "gpuModelDeserved");
+	ASSERT_STR_EQ(DESERVED("{\"H100\":16,\"A100\":0.001}"), "gpuModelDeserved"); /* one milli-GPU over */
+	ASSERT_STR_EQ(DESERVED("{\"H100\":8,\"A100\":8}"), "");
+#undef DESERVED
+	ASSERT_STR_EQ(queue_field("{\"name\":\"a\",\"gpuModelDeserved\":{\"H100\":1}}", &q),
+		      "gpuModelDeserved"); /* deserved.gpu defaults to 0 */
+
+	/* the sum's refusal says the numbers and what to do */
+	o = body("{\"name\":\"a\",\"deserved\":{\"gpu\":16},\"gpuModelDeserved\":{\"H100\":16,\"A100\":4}}");
+	memset(&d, 0, sizeof d);
+	ASSERT_EQ(fw_codec_queue_parse(o, NULL, &q, &d), FW_ERANGE);
+	json_decref(o);
+	ASSERT_STR_EQ(d.field, "gpuModelDeserved");
+	ASSERT_STR_CONTAINS(d.msg, "sum to 20.000, more than the queue's deserved.gpu 16.000");
+	ASSERT_STR_CONTAINS(d.msg, "raise deserved.gpu or lower the entries");
+
+	char big[1024] = "{\"name\":\"a\",\"deserved\":{\"gpu\":100},\"gpuModelDeserved\":{";
+	for (int i = 0; i <= FW_API_MODEL_DESERVED; i++)
+		snprintf(big + strlen(big), sizeof big - strlen(big), "%s\"M%d\":1", i ? "," : "", i);
+	strcat(big, "}}");
+	ASSERT_STR_EQ(queue_field(big, &q), "gpuModelDeserved");
+}
+
 TEST(job_parse_and_round_trip)
 {
 	static const struct fw_topology levels = { 2, { "block", "rack" } };
@@ -714,6 +778,6 @@ TEST(job_slices)
 	}
 }
 
-TEST_MAIN(queue_units_and_defaults, queue_refusals_name_the_field, queue_gpu_model_limits, job_parse_and_round_trip, job_node_selector, job_slices, job_exit_code, job_checkpoint_interval,
+TEST_MAIN(queue_units_and_defaults, queue_refusals_name_the_field, queue_gpu_model_limits, queue_gpu_model_deserved, job_parse_and_round_trip, job_node_selector, job_slices, job_exit_code, job_checkpoint_interval,
 	  whole_reals_are_whole_numbers, bad_gpus_whole_reals_and_the_nodes_range, reservation_and_health_refusals, every_refusal_names_its_field, health_incidents_stored_form, history_incidents_and_lemon,
 	  history_keeps_the_last_eight, names_are_one_path_segment)

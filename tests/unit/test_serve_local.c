@@ -5,7 +5,8 @@
  * and reopen from the store, and jobs are found by name among thousands.
  * Jobs with a non-zero exit code fail, and health() attributes their
  * failures to the nodes they ran on (the 3rd within 24 h: suspect), also
- * after a reopen.
+ * after a reopen.  A queue's deserved GPUs of a model survive a reopen of
+ * the store and become the snapshot's model_deserved entries.
  */
 #include <math.h>
 #include <stdio.h>
@@ -1140,6 +1141,105 @@ TEST(task_group_selectors_become_group_filters)
 	teardown(b);
 }
 
+/* Parse queue document doc into q (codec.c, as the API does). */
+static void queue_of(const char *doc, struct fw_queue_spec *q)
+{
+	json_t *o = json_loads(doc, 0, NULL);
+	if (!o || fw_codec_queue_parse(o, NULL, q, NULL) != FW_OK)
+		abort();
+	json_decref(o);
+}
+
+struct restored {
+	struct fw_queue_spec q[2];
+	int n;
+};
+
+static int restore_cb(void *ctx, const char *key, const char *doc)
+{
+	struct restored *r = ctx;
+	json_t *o = json_loads(doc, 0, NULL);
+	int rc = o && r->n < 2 ? fw_codec_queue_parse(o, key, &r->q[r->n++], NULL) : FW_EINVAL;
+	json_decref(o);
+	return rc;
+}
+
+/* A queue's deserved GPUs of a model (gpuModelDeserved) survive the store's
+ * close and reopen as the daemon keeps them (fw_serve_save_queue), beside
+ * its limits, and become the snapshot's model_deserved entries, each with
+ * its queue's index (fw_serve_skeleton); entries over the queue's
+ * deserved GPUs are what the core's validation refuses. */
+TEST(model_deserved_survives_reopen_and_becomes_snapshot_entries)
+{
+	static const char yaml[] = "now: 0\n"
+				   "nodes:\n"
+				   "  - {name: h0, gpus: 8, cpu: 64, memory: 512Gi, gpuModel: H100}\n"
+				   "  - {name: a0, gpus: 8, cpu: 64, memory: 512Gi, gpuModel: A100}\n"
+				   "queues:\n"
+				   "  - {name: b, resources: {gpu: {quota: 16}}}\n";
+	struct fw_serve *d = calloc(1, sizeof *d);
+	struct fw_queue_spec qs[2];
+	struct restored r = { .n = 0 };
+	struct fw_snapshot *s;
+	struct fw_diag dg;
+	char cmd[128];
+
+	fresh_store(yaml, sizeof yaml - 1);
+	ASSERT(d != NULL);
+	d->fleet = fleet;
+	d->store = store;
+	queue_of("{\"name\":\"a\",\"deserved\":{\"gpu\":16},\"gpuModelLimits\":{\"A100\":8},"
+		 "\"gpuModelDeserved\":{\"H100\":12,\"A100\":3.5}}", &qs[0]);
+	queue_of("{\"name\":\"b\",\"deserved\":{\"gpu\":16}}", &qs[1]);
+	ASSERT_OK(fw_store_begin(store));
+	ASSERT_OK(fw_serve_save_queue(d, &qs[0]));
+	ASSERT_OK(fw_serve_save_queue(d, &qs[1]));
+	ASSERT_OK(fw_store_commit(store));
+	fw_store_close(store);
+	ASSERT_OK(fw_store_open(dir, false, &store, NULL));
+	d->store = store;
+	ASSERT_OK(fw_store_each(store, FW_STORE_QUEUES, restore_cb, &r));
+	ASSERT_EQ(r.n, 2); /* in key order: a, b */
+	ASSERT_STR_EQ(r.q[0].name, "a");
+	ASSERT_EQ(r.q[0].nmodel_deserved, 2); /* by model: the store sorts a document's keys */
+	ASSERT_STR_EQ(r.q[0].model_deserved[0].model, "A100");
+	ASSERT_EQ(r.q[0].model_deserved[0].gpus, 3500);
+	ASSERT_STR_EQ(r.q[0].model_deserved[1].model, "H100");
+	ASSERT_EQ(r.q[0].model_deserved[1].gpus, 12000);
+	ASSERT_EQ(r.q[0].nmodel_limits, 1);
+	ASSERT_EQ(r.q[0].model_limits[0].gpus, 8000);
+	ASSERT_EQ(r.q[1].nmodel_deserved, 0);
+
+	/* b first: the entries name a by its index in the snapshot, 1 */
+	qs[0] = r.q[1];
+	qs[1] = r.q[0];
+	ASSERT((s = fw_serve_skeleton(d, qs, 2, 1000)) != NULL);
+	ASSERT_EQ(s->nmodel_deserved, 2);
+	ASSERT_EQ(s->model_deserved[0].queue, 1);
+	ASSERT_STR_EQ(s->model_deserved[0].model, "A100");
+	ASSERT_EQ(s->model_deserved[0].gpus, 3500);
+	ASSERT_EQ(s->model_deserved[1].queue, 1);
+	ASSERT_STR_EQ(s->model_deserved[1].model, "H100");
+	ASSERT_EQ(s->model_deserved[1].gpus, 12000);
+	ASSERT_EQ(s->nmodel_limits, 1); /* the limits stay in their own table */
+	ASSERT_EQ(s->model_limits[0].queue, 1);
+	memset(&dg, 0, sizeof dg);
+	ASSERT_OK(fw_snapshot_validate(s, &dg));
+	fw_snapshot_free(s);
+	qs[1].model_deserved[1].gpus = 13000; /* 16.5 of 16: refused by the core */
+	ASSERT((s = fw_serve_skeleton(d, qs, 2, 1000)) != NULL);
+	ASSERT_EQ(fw_snapshot_validate(s, &dg), FW_ERANGE);
+	ASSERT_STR_EQ(dg.field, "model_deserved[0]");
+	fw_snapshot_free(s);
+
+	fw_store_close(store);
+	fw_snapshot_free(fleet);
+	free(d);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", dir);
+}
+
 /* One 8-GPU node and two queues named as given, in the snapshot and as
  * the daemon's specs, their usage last aged at `at`. */
 static struct fw_snapshot *usage_world(struct fw_queue_spec qs[2], const char *const names[2], fw_time at)
@@ -1293,7 +1393,8 @@ TEST(a_backends_usage_becomes_the_daemons)
 	fw_snapshot_free(s);
 }
 
-TEST_MAIN(stale_generation_changes_nothing_and_actions_are_idempotent, slices_become_snapshot_entries, jobs_run_for_their_runtime_and_survive_reopen,
+TEST_MAIN(stale_generation_changes_nothing_and_actions_are_idempotent, slices_become_snapshot_entries,
+	  model_deserved_survives_reopen_and_becomes_snapshot_entries, jobs_run_for_their_runtime_and_survive_reopen,
 	  an_evicted_job_resumes_from_its_last_checkpoint,
 	  thousands_of_jobs_are_found_by_name, jobs_with_a_non_zero_exit_code_fail, failed_jobs_make_their_node_suspect,
 	  failures_count_per_node_within_the_window, a_job_requeued_by_a_fleet_change_has_a_decision,
