@@ -72,6 +72,7 @@ struct opts {
 	int users;          /* > 0: jobs spread over this many users, who take
 			     * turns inside each queue (scheduler.userFairShare) */
 	int model_limits_pct; /* leaf queues with GPU model limits */
+	int model_deserved_pct; /* ... and deserving GPUs of a model */
 	int64_t grace;      /* > 0: scheduler.checkpointGrace, and every job
 			     * saves a checkpoint every 30 min */
 };
@@ -884,8 +885,10 @@ static uint64_t plan_hash(const struct fw_plan *p)
 
 /* --model-limits PCT: every PCT-th in a hundred leaf queues (by index)
  * caps the main model at its deserved GPUs and the other at a quarter of
- * them. */
-static void add_model_limits(struct fw_snapshot *s, int pct)
+ * them.  With deserved, --model-deserved PCT: such queues deserve three
+ * quarters of their deserved GPUs as the main model and a quarter as the
+ * other. */
+static void add_model_entries(struct fw_snapshot *s, int pct, bool deserved)
 {
 	bool *parent = calloc((size_t)s->nqueues + 1, 1);
 	int32_t leaves = 0, n = 0;
@@ -898,17 +901,21 @@ static void add_model_limits(struct fw_snapshot *s, int pct)
 	for (int32_t q = 0; pct > 0 && q < s->nqueues; q++) {
 		if (parent[q] || leaves++ % 100 >= pct)
 			continue;
-		struct fw_model_limit m = { .queue = q, .gpus = s->queues[q].deserved.v[FW_RES_GPU] };
+		int64_t gpus = s->queues[q].deserved.v[FW_RES_GPU];
+		struct fw_model_limit m = { .queue = q, .gpus = deserved ? gpus / 4 * 3 : gpus };
 		strcpy(m.model, MODEL_MAIN);
-		if (fw_snapshot_add_model_limit(s, &m) < 0)
+		if ((deserved ? fw_snapshot_add_model_deserved(s, &m) : fw_snapshot_add_model_limit(s, &m)) < 0)
 			oom();
-		m.gpus /= 4;
+		m.gpus = gpus / 4;
 		strcpy(m.model, MODEL_ALT);
-		if (fw_snapshot_add_model_limit(s, &m) < 0)
+		if ((deserved ? fw_snapshot_add_model_deserved(s, &m) : fw_snapshot_add_model_limit(s, &m)) < 0)
 			oom();
 		n++;
 	}
-	if (n)
+	if (n && deserved)
+		printf("GPU models deserved: %d leaf queues deserve 3/4 of their deserved GPUs as %s and 1/4 as %s\n",
+		       (int)n, MODEL_MAIN, MODEL_ALT);
+	else if (n)
 		printf("GPU model limits: %d leaf queues cap %s at their deserved GPUs and %s at a quarter\n", (int)n,
 		       MODEL_MAIN, MODEL_ALT);
 	free(parent);
@@ -921,7 +928,8 @@ static void usage(FILE *f)
 		"                   [--policy NAME] [--no-estimates] [--allocate-only] [--filtered PCT]\n"
 		"                   [--excluding PCT [--excluding-as-lists]] [--split PCT] [--sliced PCT]\n"
 		"                   [--xfactor-cap S]\n"
-		"                   [--users N] [--model-limits PCT] [--checkpoint-grace S]\n"
+		"                   [--users N] [--model-limits PCT] [--model-deserved PCT]\n"
+		"                   [--checkpoint-grace S]\n"
 		"\n"
 		"Times fw_cycle_run() on a synthetic fleet (docs/performance.md):\n"
 		"  --nodes N    nodes of 8 GPUs, block > rack > nvlink topology (default 10000)\n"
@@ -955,6 +963,10 @@ static void usage(FILE *f)
 		"               leaf queues with GPU model limits (gpuModelLimits; default 0): the\n"
 		"               main model capped at the queue's deserved GPUs, the other at a\n"
 		"               quarter of them, so jobs naming no model are kept to some models\n"
+		"  --model-deserved PCT\n"
+		"               leaf queues deserving GPUs of a model (gpuModelDeserved; default\n"
+		"               0): 3/4 of their deserved GPUs as the main model, 1/4 as the other,\n"
+		"               so their jobs naming a model may claim them back in allocate\n"
 		"  --checkpoint-grace S\n"
 		"               evictions wait up to S seconds for their victims' checkpoints\n"
 		"               (scheduler.checkpointGrace; default 0: off), every job saving\n"
@@ -1024,6 +1036,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		FLAG("--xfactor-cap", 0, FW_XFACTOR_CAP_MAX, o->xfactor_cap)
 		FLAG("--users", 0, 1000000, o->users)
 		FLAG("--model-limits", 0, 100, o->model_limits_pct)
+		FLAG("--model-deserved", 0, 100, o->model_deserved_pct)
 		FLAG("--checkpoint-grace", 0, FW_CHECKPOINT_GRACE_MAX, o->grace)
 #undef FLAG
 		if (strcmp(a, "--no-estimates") == 0) {
@@ -1122,7 +1135,8 @@ int main(int argc, char **argv)
 	for (int32_t j = 0; o.users > 0 && j < s->njobs; j++) /* names only: the snapshot is drawn */
 		snprintf(s->jobs[j].user, sizeof s->jobs[j].user, "user%d", (int)(j % o.users));
 	s->config.user_fair_share = o.users > 0;
-	add_model_limits(s, o.model_limits_pct);
+	add_model_entries(s, o.model_limits_pct, false);
+	add_model_entries(s, o.model_deserved_pct, true);
 	s->config.checkpoint_grace_s = o.grace;
 	for (int32_t q = 0; o.grace > 0 && q < s->nqueues; q++) /* the roots: every job inherits it */
 		if (s->queues[q].parent < 0)
@@ -1178,7 +1192,7 @@ int main(int argc, char **argv)
 	}
 
 	int64_t started_gpus = 0, reasons[FW_REASON_COUNT] = { 0 };
-	int32_t starts = 0, reserves = 0, evicts = 0;
+	int32_t starts = 0, reserves = 0, evicts = 0, evict_why[FW_REASON_COUNT] = { 0 };
 	for (int32_t i = 0; i < plan->ndecisions; i++) {
 		if (plan->decisions[i].kind == FW_DECIDE_START) {
 			starts++;
@@ -1187,6 +1201,7 @@ int main(int argc, char **argv)
 			reserves++;
 		} else if (plan->decisions[i].kind == FW_DECIDE_EVICT) {
 			evicts++;
+			evict_why[plan->decisions[i].reason]++;
 		}
 	}
 	for (int32_t i = 0; i < plan->npending; i++)
@@ -1198,6 +1213,11 @@ int main(int argc, char **argv)
 	       (long long)plan->considered);
 	printf("plan hash: decisions %016" PRIx64 ", with pending reasons %016" PRIx64 "; estimates %016" PRIx64 "\n",
 	       decisions_hash(plan), first_hash, estimates_hash(plan));
+	printf("evictions by reason:");
+	for (int r = 0; r < FW_REASON_COUNT; r++)
+		if (evict_why[r])
+			printf(" %s=%d", fw_reason_name((enum fw_reason)r), (int)evict_why[r]);
+	printf("\n");
 	printf("pending reasons:");
 	for (int r = 0; r < FW_REASON_COUNT; r++)
 		if (reasons[r])

@@ -199,6 +199,8 @@ static enum fw_reason eligible(const struct rc *x, int32_t p, int32_t v)
 	if (vj->queue == pj->queue)
 		return vj->priority < pj->priority && !x->claiming ? FW_REASON_PREEMPTED : FW_REASON_NONE;
 	const struct fw_task_alloc *vt = s->allocs + vj->alloc_first;
+	if (x->claiming && !fw__mdes_on(x->y, x->claim_model, x->nclaim, vt, vj->alloc_count))
+		return FW_REASON_NONE; /* the cheap test first: not on a model it claims */
 	if (fw__mdes_shields(x->y, vj->queue, pj->queue, vt, vj->alloc_count))
 		return FW_REASON_NONE; /* its line would hold less of a model than it deserves */
 	if (x->nclaim > 0 && fw__mdes_on(x->y, x->claim_model, x->nclaim, vt, vj->alloc_count) &&
@@ -724,6 +726,16 @@ int fw__consolidate(struct cyc *y, int32_t jx)
 	return (rc = drop_evicted_events(y)) != FW_OK ? rc : 1;
 }
 
+/* Does every group of j with GPUs name a model?  (Else it claims
+ * nothing: fw__mdes_need.) */
+static bool names_models(const struct fw_job *j)
+{
+	for (int g = 0; g < j->ngroups; g++)
+		if (j->groups[g].gpus && !j->groups[g].gpu_model[0])
+			return false;
+	return true;
+}
+
 int fw__claim(struct cyc *y, int32_t jx)
 {
 	int32_t m[FW_MAX_GROUPS];
@@ -731,8 +743,11 @@ int fw__claim(struct cyc *y, int32_t jx)
 	struct rc *x;
 	int rc, n;
 
-	/* the cheap tests first: the candidates cost a sweep over the jobs */
-	if (!y->mdes.held || !y->pol->reclaim || y->npreemptible == 0 || !y->mdes.line[y->s->jobs[jx].queue])
+	/* the cheap tests first: the job's shape costs a pass over its
+	 * groups, the candidates a sweep over the jobs */
+	if (!y->mdes.held || !y->pol->reclaim || y->npreemptible == 0 || !y->mdes.line[y->s->jobs[jx].queue] ||
+	    (y->reclaim && (y->reclaim->budget <= 0 || y->reclaim->claim_tries <= 0)) ||
+	    !names_models(&y->s->jobs[jx]))
 		return 0;
 	if ((n = fw__mdes_need(y, jx, m, v)) == 0 || !fw__mdes_claim(y, y->s->jobs[jx].queue, -1, m, v, n))
 		return 0; /* nothing it could claim from any queue */
