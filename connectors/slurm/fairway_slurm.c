@@ -201,7 +201,7 @@ static struct fw_snapshot *skeleton(const struct fw_snapshot *base)
 			fw_snapshot_free(s);
 			return NULL;
 		}
-	if (fw_snapshot_copy_queue_tables(s, base) != FW_OK) { /* GPU model limits, users' usage */
+	if (fw_snapshot_copy_queue_tables(s, base) != FW_OK) { /* GPU model limits and deserved GPUs, users' usage */
 		fw_snapshot_free(s);
 		return NULL;
 	}
