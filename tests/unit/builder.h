@@ -100,6 +100,23 @@ static inline void tb_run(struct fw_snapshot *s, int j, int nnodes, const int *n
 	}
 }
 
+/* A (queue, GPU model, GPUs) entry, as snapshot.model_limits and
+ * .model_deserved hold. */
+static inline struct fw_model_limit tb_model_entry(int q, const char *model, double gpus)
+{
+	struct fw_model_limit m = { .queue = q, .gpus = (int64_t)(gpus * 1000) };
+
+	snprintf(m.model, sizeof m.model, "%s", model);
+	return m;
+}
+
+/* Job j's first group asks for GPU model `model`; returns j. */
+static inline int tb_named(struct fw_snapshot *s, int j, const char *model)
+{
+	snprintf(s->jobs[j].groups[0].gpu_model, FW_NAME_MAX, "%s", model);
+	return j;
+}
+
 /* One cycle of policy (NULL: the default) on s in arena a, reset first:
  * the snapshot validated and the plan checked, each failure said on
  * stderr; the plan, or NULL. */

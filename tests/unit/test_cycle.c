@@ -4280,15 +4280,8 @@ TEST(fifo_line_is_submit_then_index_however_the_jobs_arrive)
 
 static int model_limit(struct fw_snapshot *s, int q, const char *model, double gpus)
 {
-	struct fw_model_limit m = { .queue = q, .gpus = (int64_t)(gpus * 1000) };
-	snprintf(m.model, sizeof m.model, "%s", model);
+	struct fw_model_limit m = tb_model_entry(q, model, gpus);
 	return fw_snapshot_add_model_limit(s, &m);
-}
-
-static int named(struct fw_snapshot *s, int j, const char *model)
-{
-	snprintf(s->jobs[j].groups[0].gpu_model, FW_NAME_MAX, "%s", model);
-	return j;
 }
 
 /* Four H100 nodes and one A100 node (c0, node 4), queue q capped at 8
@@ -4298,9 +4291,9 @@ TEST(a_model_limit_caps_the_jobs_that_name_its_model)
 	struct fw_snapshot *s = two_racks();
 	tb_node(s, "c0", 8, "A100", "rc", NULL, NULL);
 	model_limit(s, 0, "H100", 8);
-	int h1 = named(s, tb_job(s, "h1", 0, 1, 8, 1000, 0), "H100");
-	int h2 = named(s, tb_job(s, "h2", 0, 1, 4, 1000, 1), "H100");
-	int a1 = named(s, tb_job(s, "a1", 0, 1, 4, 1000, 2), "A100");
+	int h1 = tb_named(s, tb_job(s, "h1", 0, 1, 8, 1000, 0), "H100");
+	int h2 = tb_named(s, tb_job(s, "h2", 0, 1, 4, 1000, 1), "H100");
+	int a1 = tb_named(s, tb_job(s, "a1", 0, 1, 4, 1000, 2), "A100");
 	struct fw_plan *p = run(s, NULL);
 	char m[FW_REASON_TEXT_MAX];
 	ASSERT(p != NULL);
@@ -4364,9 +4357,9 @@ TEST(a_parent_model_limit_counts_its_children)
 	int c1 = tb_queue(s, "c1", org, 8, -1, 1), c2 = tb_queue(s, "c2", org, 8, -1, 1);
 	model_limit(s, c1, "H100", 0);
 	int lim = model_limit(s, org, "A100", 4);
-	int x = named(s, tb_job(s, "x", c1, 1, 4, 1000, 0), "A100");
-	int y = named(s, tb_job(s, "y", c2, 1, 2, 1000, 1), "A100");
-	int z = named(s, tb_job(s, "z", c2, 1, 2, 1000, 2), "H100");
+	int x = tb_named(s, tb_job(s, "x", c1, 1, 4, 1000, 0), "A100");
+	int y = tb_named(s, tb_job(s, "y", c2, 1, 2, 1000, 1), "A100");
+	int z = tb_named(s, tb_job(s, "z", c2, 1, 2, 1000, 2), "H100");
 	struct fw_plan *p = run(s, NULL);
 	ASSERT(p != NULL);
 	ASSERT(start_of(p, x) != NULL);
@@ -4456,7 +4449,7 @@ TEST(random_model_limits_keep_every_invariant)
 		for (int32_t j = 0; j < s->njobs; j++) {
 			s->jobs[j].preemptible = j % 3 == 0;
 			if (j % 7 == 1 && s->jobs[j].state == FW_JOB_PENDING)
-				named(s, j, j % 2 ? "A100" : "H100");
+				tb_named(s, j, j % 2 ? "A100" : "H100");
 		}
 		const char *pols[] = { "fairway", "kai", "slurm" };
 		for (int k = 0; k < 3; k++) {
@@ -4517,7 +4510,7 @@ TEST(moved_jobs_count_once_against_their_model_limit)
 	s->queues[0].deserved.v[FW_RES_GPU] = 16000;
 	s->jobs[g].queue = gq;
 	model_limit(s, 0, "H100", 20);
-	int w = named(s, tb_job(s, "w", 0, 1, 4, 1000, 6000), "H100");
+	int w = tb_named(s, tb_job(s, "w", 0, 1, 4, 1000, 6000), "H100");
 	struct fw_plan *p = run(s, "fairway");
 	ASSERT(p != NULL);
 	ASSERT(is_started(p, g));

@@ -15,15 +15,8 @@ static struct fw_plan *run(const struct fw_snapshot *s, const char *policy)
 
 static int deserve(struct fw_snapshot *s, int q, const char *model, double gpus)
 {
-	struct fw_model_limit m = { .queue = q, .gpus = (int64_t)(gpus * 1000) };
-	snprintf(m.model, sizeof m.model, "%s", model);
+	struct fw_model_limit m = tb_model_entry(q, model, gpus);
 	return fw_snapshot_add_model_deserved(s, &m);
-}
-
-static int named(struct fw_snapshot *s, int j, const char *model)
-{
-	snprintf(s->jobs[j].groups[0].gpu_model, FW_NAME_MAX, "%s", model);
-	return j;
 }
 
 /* A running, preemptible job of one 8-GPU task on node n, started at t. */
@@ -87,7 +80,7 @@ static struct world world(double a_deserves_h100)
 TEST(a_queue_below_its_deserved_h100s_takes_them_back)
 {
 	struct world w = world(16);
-	int j = named(w.s, tb_job(w.s, "j", w.qa, 1, 8, 1000, 5000), "H100");
+	int j = tb_named(w.s, tb_job(w.s, "j", w.qa, 1, 8, 1000, 5000), "H100");
 	struct fw_plan *p = run(w.s, NULL);
 	ASSERT(p != NULL);
 	ASSERT_EQ(p->ndecisions, 2);
@@ -121,7 +114,7 @@ TEST(a_claim_comes_before_a_reservation)
 		w.s->jobs[w.b[i]].expected_runtime = 50000 + 1000 * i;
 		w.s->jobs[w.x[i]].expected_runtime = 60000;
 	}
-	int j = named(w.s, tb_job(w.s, "j", w.qa, 1, 8, 1000, 5000), "H100");
+	int j = tb_named(w.s, tb_job(w.s, "j", w.qa, 1, 8, 1000, 5000), "H100");
 	w.s->jobs[j].expected_runtime = 1000;
 	struct fw_plan *p = run(w.s, NULL);
 	ASSERT(p != NULL);
@@ -140,7 +133,7 @@ TEST(a_claim_comes_before_a_reservation)
 TEST(policies_without_reclaim_make_no_claim)
 {
 	struct world w = world(16);
-	named(w.s, tb_job(w.s, "j", w.qa, 1, 8, 1000, 5000), "H100");
+	tb_named(w.s, tb_job(w.s, "j", w.qa, 1, 8, 1000, 5000), "H100");
 	const char *pols[] = { "fifo", "slurm" };
 	for (int k = 0; k < 2; k++) {
 		struct fw_plan *p = run(w.s, pols[k]);
@@ -155,7 +148,7 @@ TEST(policies_without_reclaim_make_no_claim)
 TEST(a_claim_needs_room_for_the_whole_job)
 {
 	struct world w = world(8);
-	int j = named(w.s, tb_job(w.s, "j", w.qa, 2, 8, 1000, 5000), "H100");
+	int j = tb_named(w.s, tb_job(w.s, "j", w.qa, 2, 8, 1000, 5000), "H100");
 	struct fw_plan *p = run(w.s, NULL);
 	ASSERT(p != NULL);
 	ASSERT_EQ(count(p, FW_DECIDE_EVICT, FW_REASON_NONE), 0);
@@ -188,7 +181,7 @@ TEST(a_queue_at_what_it_deserves_of_a_model_is_no_victim)
 {
 	struct world w = world(16);
 	deserve(w.s, w.qb, "H100", 16);
-	int j = named(w.s, tb_job(w.s, "j", w.qa, 1, 8, 1000, 5000), "H100");
+	int j = tb_named(w.s, tb_job(w.s, "j", w.qa, 1, 8, 1000, 5000), "H100");
 	struct fw_plan *p = run(w.s, NULL);
 	ASSERT(p != NULL);
 	ASSERT_EQ(count(p, FW_DECIDE_EVICT, FW_REASON_NONE), 0);
@@ -214,7 +207,7 @@ TEST(the_shield_keeps_the_fair_share_reclaim_off_deserved_gpus)
 	int moved = w.b[1];
 	s->jobs[moved].queue = w.qa; /* h1 now runs A's H100 job, since t=9000 */
 	s->jobs[moved].start_time = 9000;
-	int bj = named(s, tb_job(s, "bj", w.qb, 1, 8, 1000, 9500), "H100");
+	int bj = tb_named(s, tb_job(s, "bj", w.qb, 1, 8, 1000, 9500), "H100");
 	struct fw_plan *p = run(s, NULL);
 	ASSERT(p != NULL);
 	ASSERT_EQ(count(p, FW_DECIDE_EVICT, FW_REASON_NONE), 0);
@@ -254,7 +247,7 @@ TEST(a_parent_claims_for_its_children_but_not_from_them)
 	int v2 = running(s, "v2", c2, h0, 9000), vb = running(s, "vb", b, h1, 100);
 	running(s, "x0", c1, a0, 300);
 	running(s, "x1", b, a1, 400);
-	int j = named(s, tb_job(s, "j", c1, 1, 8, 1000, 9500), "H100");
+	int j = tb_named(s, tb_job(s, "j", c1, 1, 8, 1000, 9500), "H100");
 	struct fw_plan *p = run(s, NULL);
 	ASSERT(p != NULL);
 	ASSERT_EQ(count(p, FW_DECIDE_EVICT, FW_REASON_MODEL_RECLAIMED), 1);
@@ -287,7 +280,7 @@ TEST(a_moved_job_keeps_its_model)
 	tb_run(s, sj, 1, &h0, 0x0f);
 	tb_run(s, full, 1, &h1, 0xff);
 	s->jobs[sj].preemptible = true;
-	int g = named(s, tb_job(s, "g", q, 2, 8, 1000, 100), "H100");
+	int g = tb_named(s, tb_job(s, "g", q, 2, 8, 1000, 100), "H100");
 	s->jobs[g].groups[0].one_per_node = true;
 	struct fw_plan *p = run(s, NULL);
 	ASSERT(p != NULL);
@@ -309,7 +302,7 @@ TEST(a_moved_job_keeps_its_model)
 TEST(the_checker_catches_an_eviction_below_what_a_queue_deserves)
 {
 	struct world w = world(16);
-	named(w.s, tb_job(w.s, "j", w.qa, 1, 8, 1000, 5000), "H100");
+	tb_named(w.s, tb_job(w.s, "j", w.qa, 1, 8, 1000, 5000), "H100");
 	struct fw_plan *p = run(w.s, NULL);
 	struct fw_diag d;
 	ASSERT(p != NULL);
@@ -438,7 +431,7 @@ TEST(random_fleets_keep_every_invariant_and_every_claim)
 				       60000 + k);
 			uint32_t m = tb_xs32(&x) % 3;
 			if (m)
-				named(s, j, m == 1 ? "H100" : "A100");
+				tb_named(s, j, m == 1 ? "H100" : "A100");
 		}
 		struct fw_plan *p = run(s, NULL);
 		ASSERT(p != NULL);
