@@ -129,6 +129,34 @@ TEST(a_claim_comes_before_a_reservation)
 	fw_snapshot_free(w.s);
 }
 
+/* A claim, too, waits for its victim's checkpoint within the grace:
+ * b1 (since t=200, saving every hour) saves at t=11000, so j waits for
+ * it (checkpoint_wait, expected then) rather than throw 2600 s of work
+ * away; once it has saved, the claim evicts it. */
+TEST(a_claim_waits_for_its_victims_checkpoint)
+{
+	struct world w = world(16);
+	w.s->config.checkpoint_grace_s = 1200;
+	for (int i = 0; i < 2; i++)
+		w.s->jobs[w.b[i]].checkpoint_s = 3600;
+	int j = tb_named(w.s, tb_job(w.s, "j", w.qa, 1, 8, 1000, 5000), "H100");
+	struct fw_plan *p = run(w.s, NULL);
+	ASSERT(p != NULL);
+	ASSERT_EQ(count(p, FW_DECIDE_EVICT, FW_REASON_NONE), 0);
+	ASSERT(find(p, j, FW_DECIDE_RESERVE) == NULL);
+	const struct fw_pending *r = fw_plan_pending_for(p, j);
+	ASSERT_EQ(r->reason, FW_REASON_CHECKPOINT_WAIT);
+	ASSERT_EQ(r->a, w.b[1]);
+	ASSERT_EQ(r->b, 11000);
+	ASSERT(r->expected_start != FW_TIME_UNKNOWN && r->expected_start <= 11000);
+	w.s->now = 11060;
+	p = run(w.s, NULL);
+	ASSERT(p != NULL);
+	ASSERT_EQ(find(p, w.b[1], FW_DECIDE_EVICT)->reason, FW_REASON_MODEL_RECLAIMED);
+	ASSERT(find(p, j, FW_DECIDE_START) != NULL);
+	fw_snapshot_free(w.s);
+}
+
 /* Policies without reclaim never evict for it. */
 TEST(policies_without_reclaim_make_no_claim)
 {
@@ -474,6 +502,7 @@ static void teardown(void)
 
 #define TESTS \
 	a_queue_below_its_deserved_h100s_takes_them_back, a_claim_comes_before_a_reservation, \
+	a_claim_waits_for_its_victims_checkpoint, \
 	policies_without_reclaim_make_no_claim, \
 	a_claim_needs_room_for_the_whole_job, a_job_naming_no_model_claims_nothing, \
 	a_queue_at_what_it_deserves_of_a_model_is_no_victim, the_shield_keeps_the_fair_share_reclaim_off_deserved_gpus, \
