@@ -1656,6 +1656,10 @@ struct cli {
 	struct fw_sim_scripted fail_src;
 	struct fw_sim_failures fail_feed;
 	bool fail_flags;        /* --flaky, --repair or --failure-seed given */
+	/* --name-models: a share of the jobs that name no GPU model name one
+	 * (drawn by a hash of the job's id, the same in every replay) */
+	struct fw_sim_model_limit name_models[FW_SIM_MODEL_LIMITS];
+	int32_t nname_models;
 };
 
 static const char usage_text[] =
@@ -1727,6 +1731,11 @@ static const char usage_text[] =
 	"                      share; 100 in all at most): with reclaim, a job\n"
 	"                      naming M takes them back from a queue holding\n"
 	"                      more M than it deserves (reason model_reclaimed)\n"
+	"  --name-models M=P,...  P % of the jobs that name no GPU model name M\n"
+	"                      (drawn by a hash of the job id, the same in every\n"
+	"                      run; 100 in all at most; not a job the fleet's GPUs\n"
+	"                      of M could never hold): model demand for a trace\n"
+	"                      that has none; --jobs gives each job's gpu_model\n"
 	"  --checkpoint S      an evicted job keeps its progress up to its last\n"
 	"                      checkpoint, every S seconds (default 1800);\n"
 	"                      0: it restarts from scratch.  Victims are chosen\n"
@@ -2144,17 +2153,27 @@ static int fleet_flag(struct cli *c, const char *f, const char *v)
 	return 0;
 }
 
-/* --model-limits H100=50,A100=0: each queue's cap on a GPU model, in %
- * of its deserved GPUs; with deserved, --model-deserved H100=50: the
- * share of its deserved GPUs it deserves as GPUs of the model (at most
- * 100 % in all). */
-static int parse_model_map(struct cli *c, const char *v, bool deserved)
+/* MODEL=PCT lists: --model-limits H100=50,A100=0 (each queue's cap on a
+ * GPU model, in % of its deserved GPUs, 0 to 10000), --model-deserved
+ * H100=50 (the share of its deserved GPUs it deserves as the model) and
+ * --name-models H100=30 (the share of the jobs naming no model that are
+ * to name it); the last two at most 100 % in all. */
+enum model_map { MAP_LIMITS, MAP_DESERVED, MAP_NAMES };
+
+static int parse_model_map(struct cli *c, const char *v, enum model_map k)
 {
-	const char *flag = deserved ? "--model-deserved" : "--model-limits";
-	struct fw_sim_model_limit *tab = deserved ? c->o.model_deserved : c->o.model_limits;
-	int32_t *n = deserved ? &c->o.nmodel_deserved : &c->o.nmodel_limits;
-	double most = deserved ? 100 : 10000, sum = 0;
+	static const char *const flags[] = { "--model-limits", "--model-deserved", "--name-models" };
+	static const char *const says[] = { "each queue may hold at most PCT % of its deserved GPUs of that model",
+					    "each queue deserves PCT % of its deserved GPUs as that model",
+					    "PCT % of the jobs that name no model name that one" };
+	const char *flag = flags[k];
+	struct fw_sim_model_limit *tab = k == MAP_LIMITS ? c->o.model_limits : k == MAP_DESERVED ? c->o.model_deserved
+												: c->name_models;
+	int32_t *n = k == MAP_LIMITS ? &c->o.nmodel_limits : k == MAP_DESERVED ? &c->o.nmodel_deserved
+										: &c->nname_models;
+	double most = k == MAP_LIMITS ? 10000 : 100, sum = 0;
 	char buf[512], *save = NULL;
+	const char *say = says[k];
 
 	if (strlen(v) >= sizeof buf)
 		return usage_error("%s: too long", flag);
@@ -2164,12 +2183,11 @@ static int parse_model_map(struct cli *c, const char *v, bool deserved)
 		char *eq = strchr(t, '='), *end = NULL;
 		double pct = eq ? strtod(eq + 1, &end) : -1;
 		if (!eq || eq == t || end == eq + 1 || *end || !(pct >= 0 && pct <= most) || eq - t >= FW_NAME_MAX)
-			return usage_error("%s '%.60s': expected MODEL=PCT pairs, e.g. V100M32=50,T4=%s (each queue %s PCT "
-					   "%% of its deserved GPUs of that model, 0 to %g)",
-					   flag, t, deserved ? "25" : "0", deserved ? "deserves" : "may hold at most", most);
+			return usage_error("%s '%.60s': expected MODEL=PCT pairs, e.g. V100M32=50,T4=%s (%s, 0 to %g)",
+					   flag, t, k == MAP_LIMITS ? "0" : "25", say, most);
 		*eq = 0;
-		for (int k = 0; k < *n; k++)
-			if (!strcmp(tab[k].model, t))
+		for (int i = 0; i < *n; i++)
+			if (!strcmp(tab[i].model, t))
 				return usage_error("%s: %s is named twice", flag, t);
 		if (*n == FW_SIM_MODEL_LIMITS)
 			return usage_error("%s: at most %d models", flag, FW_SIM_MODEL_LIMITS);
@@ -2177,10 +2195,9 @@ static int parse_model_map(struct cli *c, const char *v, bool deserved)
 		tab[(*n)++].pct = pct;
 		sum += pct;
 	}
-	if (deserved && sum > 100)
-		return usage_error("--model-deserved: the shares add up to %g %%, more than a queue's deserved GPUs; keep "
-				   "them to 100 in all",
-				   sum);
+	if (k != MAP_LIMITS && sum > 100)
+		return usage_error("%s: the shares add up to %g %%, more than %s; keep them to 100 in all", flag, sum,
+				   k == MAP_DESERVED ? "a queue's deserved GPUs" : "all the jobs");
 	return 0;
 }
 
@@ -2196,7 +2213,7 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 		"--racks", "--csv", "--report", "--blocks", "--fleet", "--fleet-openb",
 		"--topo", "--nodes-from-topo", "--verbose", "--checkpoint", "--preemptible", "--user-fair-share",
 		"--min-runtime", "--failures", "--flaky", "--repair", "--failure-seed", "--starve-after",
-		"--backfill", "--reserve-depth", "--xfactor-cap", "--jobs", "--shares", "--model-limits", "--model-deserved",
+		"--backfill", "--reserve-depth", "--xfactor-cap", "--jobs", "--shares", "--model-limits", "--model-deserved", "--name-models",
 		"--checkpoint-grace", "--slices", NULL };
 	int i = 0;
 	char hint[96];
@@ -2250,9 +2267,11 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 	else if (!strcmp(f, "--min-runtime"))
 		return (rc = set_seconds(f, v, 31536000, &x)) ? rc : (c->o.min_runtime_s = x, 0);
 	else if (!strcmp(f, "--model-limits"))
-		return parse_model_map(c, v, false);
+		return parse_model_map(c, v, MAP_LIMITS);
 	else if (!strcmp(f, "--model-deserved"))
-		return parse_model_map(c, v, true);
+		return parse_model_map(c, v, MAP_DESERVED);
+	else if (!strcmp(f, "--name-models"))
+		return parse_model_map(c, v, MAP_NAMES);
 	else if (!strcmp(f, "--starve-after")) /* 0: off */
 		return (rc = set_seconds(f, v, 31536000, &x)) ? rc : (c->o.starve_after_s = x ? x : -1, 0);
 	else if (!strcmp(f, "--xfactor-cap")) { /* 0: off */
@@ -2527,6 +2546,17 @@ static json_t *policy_json(const struct fw_sim_result *r, const struct fw_sim_me
 	return o;
 }
 
+/* {MODEL: PCT} of a MODEL=PCT option under key; left out when empty. */
+static void model_pct_json(json_t *o, const char *key, const struct fw_sim_model_limit *v, int32_t n)
+{
+	json_t *m = n ? json_object() : NULL;
+
+	for (int k = 0; k < n; k++)
+		json_object_set_new(m, v[k].model, json_real(v[k].pct));
+	if (m)
+		json_object_set_new(o, key, m);
+}
+
 static json_t *run_json(const struct cli *c, const struct fw_itp_trace *t,
 			const struct fw_teams *teams)
 {
@@ -2544,18 +2574,9 @@ static json_t *run_json(const struct cli *c, const struct fw_itp_trace *t,
 	json_object_set_new(o, "checkpoint_s", json_integer(c->checkpoint_s));
 	json_object_set_new(o, "preemptible", json_boolean(c->o.preemptible));
 	json_object_set_new(o, "min_runtime_s", json_integer(c->o.min_runtime_s));
-	if (c->o.nmodel_limits) {
-		json_t *ml = json_object();
-		for (int k = 0; k < c->o.nmodel_limits; k++)
-			json_object_set_new(ml, c->o.model_limits[k].model, json_real(c->o.model_limits[k].pct));
-		json_object_set_new(o, "model_limits_pct", ml);
-	}
-	if (c->o.nmodel_deserved) {
-		json_t *md = json_object();
-		for (int k = 0; k < c->o.nmodel_deserved; k++)
-			json_object_set_new(md, c->o.model_deserved[k].model, json_real(c->o.model_deserved[k].pct));
-		json_object_set_new(o, "model_deserved_pct", md);
-	}
+	model_pct_json(o, "model_limits_pct", c->o.model_limits, c->o.nmodel_limits);
+	model_pct_json(o, "model_deserved_pct", c->o.model_deserved, c->o.nmodel_deserved);
+	model_pct_json(o, "name_models_pct", c->name_models, c->nname_models);
 	/* null: each policy's own starvation age; 0: off */
 	json_object_set_new(o, "starve_after_s", !c->o.starve_after_s ? json_null() :
 				  json_integer(c->o.starve_after_s < 0 ? 0 : c->o.starve_after_s));
@@ -2621,7 +2642,7 @@ static int report_diag(const struct fw_diag *d)
 
 /* --jobs: one row per trace row of this replay (docs/sim.md, "Per job"). */
 static const char jobs_header[] = "policy,job,queue,gpus,submit,start,end,wait_s,jct_s,evictions,"
-				  "estimate_kind,estimate,estimate_err_s\n";
+				  "estimate_kind,estimate,estimate_err_s,gpu_model\n";
 
 static void csv_int(FILE *f, int64_t v, bool known)
 {
@@ -2631,7 +2652,8 @@ static void csv_int(FILE *f, int64_t v, bool known)
 		fputs(",", f);
 }
 
-static int write_jobs(FILE *f, const struct fw_itp_trace *t, const struct fw_sim_result *r)
+static int write_jobs(FILE *f, const struct fw_itp_trace *t, const struct fw_trace *tr,
+		      const struct fw_sim_result *r)
 {
 	for (size_t i = 0; i < t->n; i++) {
 		int64_t st = r->start[i], end = end_of(t, r, i), est = r->estimate[i];
@@ -2650,6 +2672,8 @@ static int write_jobs(FILE *f, const struct fw_itp_trace *t, const struct fw_sim
 			known ? "known" : est == FW_SIM_NO_ESTIMATE ? "none" : "unknown");
 		csv_int(f, est, known);
 		csv_int(f, est - st, known && started);
+		fputc(',', f);
+		fw_met_csv_str(f, i < tr->n ? tr->v[i].gpu_model : "");
 		fputc('\n', f);
 	}
 	return ferror(f) ? FW_EIO : FW_OK;
@@ -2723,14 +2747,14 @@ static int replay_variant(struct cli *c, const struct variant *w, const struct f
 }
 
 /* This replay's rows of --log, --jobs and --shares. */
-static int write_streams(const struct outs *out, const struct fw_itp_trace *t,
+static int write_streams(const struct outs *out, const struct fw_itp_trace *t, const struct fw_trace *tr,
 			 const struct fw_sim_result *r, const struct fw_met_run *mr)
 {
 	const struct fw_outfile *o = out->v;
 
 	if (o[O_LOG].f && fwrite(r->log, 1, r->log_len, o[O_LOG].f) != r->log_len)
 		return out_error(&o[O_LOG]), FW_EIO;
-	if (o[O_JOBS].f && write_jobs(o[O_JOBS].f, t, r) != FW_OK)
+	if (o[O_JOBS].f && write_jobs(o[O_JOBS].f, t, tr, r) != FW_OK)
 		return out_error(&o[O_JOBS]), FW_EIO;
 	if (o[O_SHARES].f &&
 	    fw_met_write_shares(o[O_SHARES].f, &mr->rec, r->policy, last_end(t, r)) != FW_OK)
@@ -2771,7 +2795,7 @@ static int run_policy(struct cli *c, const struct variant *w, const struct fw_it
 		else if (c->verbose)
 			fw_met_print(mr, stdout);
 		if (rc == FW_OK)
-			rc = write_streams(out, t, &r, mr);
+			rc = write_streams(out, t, &c->tr, &r, mr);
 		json_array_append_new(json_object_get(root, "policies"), pj);
 	} else if (rc != FW_EIO) {
 		report_diag(&d);
@@ -2858,6 +2882,40 @@ static int read_synthetic(struct cli *c, int32_t G, struct fw_diag *d)
 	return rc;
 }
 
+/* --name-models: each job with GPUs that names no model draws a number
+ * in [0, 100) from a hash of its id (FNV-1a), the same in every replay
+ * and run, and names the first model whose running share covers it,
+ * unless the fleet's GPUs of that model could never hold it (a user
+ * would not ask for it): then it still names none. */
+static void name_models(struct cli *c)
+{
+	int64_t cap[FW_SIM_MODEL_LIMITS] = { 0 };
+
+	for (int k = 0; k < c->nname_models; k++)
+		for (int32_t n = 0; n < c->fleetsnap->nnodes; n++)
+			if (!strcmp(c->fleetsnap->nodes[n].gpu_model, c->name_models[k].model))
+				cap[k] += c->fleetsnap->nodes[n].gpu_count;
+	for (size_t i = 0; c->nname_models > 0 && i < c->tr.n; i++) {
+		struct fw_trace_job *j = &c->tr.v[i];
+		uint64_t h = 1469598103934665603ull;
+		double upto = 0;
+		int64_t gpus = fw_trace_job_gpus(j);
+		if (j->gpu_model[0] || gpus == 0)
+			continue;
+		for (const char *p = j->id; *p; p++)
+			h = (h ^ (unsigned char)*p) * 1099511628211ull;
+		double u = (double)(h % 10000) / 100;
+		for (int k = 0; k < c->nname_models; k++) {
+			upto += c->name_models[k].pct;
+			if (u < upto) {
+				if (gpus <= cap[k])
+					snprintf(j->gpu_model, sizeof j->gpu_model, "%s", c->name_models[k].model);
+				break;
+			}
+		}
+	}
+}
+
 /* Fleet, then the trace in its format (ITP rows shaped for the fleet). */
 static int load_trace(struct cli *c, struct fw_itp_trace *t, struct fw_diag *d)
 {
@@ -2885,6 +2943,7 @@ static int load_trace(struct cli *c, struct fw_itp_trace *t, struct fw_diag *d)
 				   "the trace has no jobs: all %zu of its rows were skipped as bad" :
 				   "the trace has no jobs (a header only?); give it at least one row",
 				   c->tr.skipped);
+	name_models(c);
 	fw_trace_warn_unfit(&c->tr, c->fleetsnap, stderr);
 	fw_trace_warn_models(&c->tr, c->fleetsnap, stderr);
 	if ((rc = itp_view(&c->tr, t)) != FW_OK)

@@ -901,10 +901,32 @@ PY
 then ok "sim-run-model-deserved-claims-h100s-back"; else bad "sim-run-model-deserved-claims-h100s-back"; fi
 expect "sim-run-model-deserved-over-100" 2 "--model-deserved: the shares add up to 120 %, more than a queue's deserved GPUs; keep them to 100 in all" \
 	"$FW" sim run --trace synthetic:3 --model-deserved H100=60,A100=60
-expect "sim-run-model-deserved-bad-pair" 2 "--model-deserved 'H100=x': expected MODEL=PCT pairs, e.g. V100M32=50,T4=25 (each queue deserves PCT % of its deserved GPUs of that model, 0 to 100)" \
+expect "sim-run-model-deserved-bad-pair" 2 "--model-deserved 'H100=x': expected MODEL=PCT pairs, e.g. V100M32=50,T4=25 (each queue deserves PCT % of its deserved GPUs as that model, 0 to 100)" \
 	"$FW" sim run --trace synthetic:3 --model-deserved H100=x
 expect "sim-run-model-deserved-unknown-model" 1 "no node of the fleet has GPU model 'B200' (its models: H100, A100)" \
 	"$FW" sim run --trace synthetic:3 --fleet "$SV/mfleet.yaml" --policies fairway --model-deserved B200=50
+# --name-models: a share of the jobs naming no model name one, the same
+# jobs in every run (a hash of the id), never one the model's GPUs cannot
+# hold; --jobs says which
+"$FW" sim run --trace synthetic:3 --fleet "$SV/mfleet.yaml" --policies fifo --name-models H100=30,A100=20 \
+	--jobs "$SV/nm1.csv" --json "$SV/nm1.json" >/dev/null 2>&1
+"$FW" sim run --trace synthetic:3 --fleet "$SV/mfleet.yaml" --policies fairway --name-models H100=30,A100=20 \
+	--jobs "$SV/nm2.csv" >/dev/null 2>&1
+if python3 - "$SV" <<'PY'
+import csv, json, sys
+d = sys.argv[1]
+one = {r["job"]: (r["gpu_model"], int(r["gpus"])) for r in csv.DictReader(open(d + "/nm1.csv"))}
+two = {r["job"]: r["gpu_model"] for r in csv.DictReader(open(d + "/nm2.csv"))}
+assert {j: m for j, (m, g) in one.items()} == two
+n = len(one)
+share = lambda m: sum(1 for x, g in one.values() if x == m) / n
+assert 0.25 < share("H100") < 0.35 and 0.15 < share("A100") < 0.25, (share("H100"), share("A100"))
+assert all(g <= 16 for m, g in one.values() if m), "a job larger than a model's 16 GPUs names it"
+assert json.load(open(d + "/nm1.json"))["name_models_pct"] == {"H100": 30.0, "A100": 20.0}
+PY
+then ok "sim-run-name-models"; else bad "sim-run-name-models"; fi
+expect "sim-run-name-models-over-100" 2 "--name-models: the shares add up to 110 %, more than all the jobs; keep them to 100 in all" \
+	"$FW" sim run --trace synthetic:3 --name-models H100=60,A100=50
 # --jobs: a row per job and policy; its estimate errors give the JSON's metric
 "$FW" sim run --trace synthetic:3 --nodes 13x8 --policies slurm,fairway --tick 600 \
 	--json "$SV/m.json" --jobs "$SV/jobs.csv" --shares "$SV/shares.csv" >/dev/null 2>&1

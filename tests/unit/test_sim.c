@@ -1253,7 +1253,7 @@ TEST(cli_jobs_csv_has_a_row_per_job_and_policy)
 	ASSERT((f = fopen(jobs, "r")) != NULL);
 	ASSERT(fgets(line, sizeof line, f));
 	ASSERT_STR_EQ(line, "policy,job,queue,gpus,submit,start,end,wait_s,jct_s,evictions,"
-			    "estimate_kind,estimate,estimate_err_s\n");
+			    "estimate_kind,estimate,estimate_err_s,gpu_model\n");
 	while (fgets(line, sizeof line, f)) {
 		char pol[16], id[16], q[32], kind[16];
 		long long g, sub, st = -1, end = -1, wait = -1, jct = -1, ev, est = -1, err = -1;
@@ -1271,8 +1271,9 @@ TEST(cli_jobs_csv_has_a_row_per_job_and_policy)
 		if (*p != ',')
 			est = strtoll(p, NULL, 10);
 		p = strchr(p, ',') + 1;
-		if (*p != '\n')
+		if (*p != ',')
 			err = strtoll(p, NULL, 10);
+		ASSERT_STR_EQ(strchr(p, ','), ",\n"); /* gpu_model: the synthetic jobs name none */
 		ASSERT(!strcmp(pol, rows < 5 ? "fifo" : "fairway"));
 		static const long long submits[] = { 0, 5, 6, 300, 301 };
 		ASSERT_EQ(sub, submits[rows % 5]);
