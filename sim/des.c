@@ -59,6 +59,8 @@ struct heap {
 };
 
 struct sim {
+	int64_t short_milli;       /* model_short: the last plan's shortfall ... */
+	fw_time short_t;           /* ... and its time */
 	int32_t ckpt_waiting;      /* checkpoint_wait entries of the last plan */
 	fw_time ckpt_at;           /* ... and its time */
 	const struct fw_trace *t;
@@ -333,7 +335,8 @@ static int add_queues(struct sim *m, const struct fw_teams *teams, int64_t gpus)
 		if (fw_snapshot_add_queue(m->s, &q) < 0)
 			return FW_ENOMEM;
 		if ((rc = queue_models(m, i, m->o->model_limits, m->o->nmodel_limits, false)) != FW_OK ||
-		    (rc = queue_models(m, i, m->o->model_deserved, m->o->nmodel_deserved, true)) != FW_OK)
+		    (rc = queue_models(m, i, m->o->model_deserved,
+				       m->o->model_deserved_off ? 0 : m->o->nmodel_deserved, true)) != FW_OK)
 			return rc;
 	}
 	return FW_OK;
@@ -1165,6 +1168,51 @@ static bool estimates_wanted(const struct sim *m)
 	return m->unestimated > 0;
 }
 
+/* --model-deserved, measured under either variant: after each applied
+ * plan, for every queue with a job naming a model of the option waiting,
+ * the GPUs of that model it holds short of what it deserves (pct of its
+ * deserved GPUs, rounded down as queue_models does); the sum holds until
+ * the next plan (fw_sim_result.model_short_gpu_s).  The sim's queues are
+ * flat: a job counts for its own queue. */
+static int model_short(struct sim *m, fw_time T)
+{
+	const struct fw_snapshot *s = m->s;
+	const struct fw_sim_model_limit *md = m->o->model_deserved;
+	int nk = m->o->nmodel_deserved, nq = s->nqueues;
+
+	if (nk == 0)
+		return FW_OK;
+	m->r->model_deserved_measured = true;
+	m->r->model_short_gpu_s += (double)m->short_milli / 1000.0 * (double)(T - m->short_t);
+	m->short_t = T;
+	m->short_milli = 0;
+	int64_t *held = FW_ARENA_NEW(&m->arena, int64_t, (size_t)nq * nk + 1);
+	bool *wait = FW_ARENA_NEW(&m->arena, bool, (size_t)nq * nk + 1);
+	if (!held || !wait)
+		return FW_ENOMEM;
+	for (int32_t j = 0; j < s->njobs; j++) {
+		const struct fw_job *job = &s->jobs[j];
+		for (int k = 0; k < nk; k++) {
+			size_t x = (size_t)job->queue * nk + k;
+			for (int32_t a = 0; job->state == FW_JOB_RUNNING && a < job->alloc_count; a++) {
+				const struct fw_task_alloc *t = &s->allocs[job->alloc_first + a];
+				if (!strcmp(s->nodes[t->node].gpu_model, md[k].model))
+					held[x] += (int64_t)__builtin_popcount(t->gpu_mask) * t->gpu_milli;
+			}
+			for (int g = 0; job->state == FW_JOB_PENDING && g < job->ngroups; g++)
+				wait[x] = wait[x] || (job->groups[g].gpus && !strcmp(job->groups[g].gpu_model, md[k].model));
+		}
+	}
+	for (int32_t q = 0; q < nq; q++)
+		for (int k = 0; k < nk; k++) {
+			int64_t due = (int64_t)floor((double)s->queues[q].deserved.v[FW_RES_GPU] * md[k].pct / 100);
+			size_t x = (size_t)q * nk + k;
+			if (wait[x] && held[x] < due)
+				m->short_milli += due - held[x];
+		}
+	return FW_OK;
+}
+
 /* Preemptors waiting for their victims' checkpoints (config
  * checkpoint_grace_s): the last plan's entries waited until this cycle. */
 static void note_checkpoint_waits(struct sim *m, const struct fw_plan *p, fw_time T)
@@ -1221,6 +1269,8 @@ static int cycle(struct sim *m, fw_time T)
 	note_checkpoint_waits(m, p, T);
 	if ((rc = apply(m, p, T)) == FW_OK)
 		note_estimates(m, p);
+	if (rc == FW_OK)
+		rc = model_short(m, T);
 	if (rc == FW_OK && m->o->hooks && m->o->hooks->on_plan)
 		m->o->hooks->on_plan(m->o->hooks->ctx, m->s, p, m->r->started);
 	return rc;
@@ -1630,6 +1680,7 @@ struct variant {
 	int users;                     /* -1 = the run's (--user-fair-share), 0 off, 1 on */
 	int64_t grace_s;               /* -1 = the run's (--checkpoint-grace), 0 off */
 	int slices;                    /* -1 = on when --slices is given, 0 off, 1 on */
+	int model_deserved;            /* -1 = on when --model-deserved is given, 0 off, 1 on */
 };
 
 struct cli {
@@ -1913,12 +1964,12 @@ static int variant_setting(struct variant *w, char *kv, unsigned *seen)
 	if (!v || v == kv || !v[1])
 		return entry_error(w, "'%s': a variant's settings are KEY=VALUE "
 				   "(starve-after=S, backfill=easy|conservative, reserve-depth=N, xfactor-cap=S, "
-				   "user-fair-share=on|off, checkpoint-grace=S, slices=on|off)", kv);
+				   "user-fair-share=on|off, checkpoint-grace=S, slices=on|off, model-deserved=on|off)", kv);
 	*v++ = '\0';
 	unsigned bit = !strcmp(kv, "starve-after") ? 1u : !strcmp(kv, "backfill") ? 2u
 		       : !strcmp(kv, "reserve-depth") ? 4u : !strcmp(kv, "xfactor-cap") ? 8u
 		       : !strcmp(kv, "user-fair-share") ? 16u : !strcmp(kv, "checkpoint-grace") ? 32u
-		       : !strcmp(kv, "slices") ? 64u : 0u;
+		       : !strcmp(kv, "slices") ? 64u : !strcmp(kv, "model-deserved") ? 128u : 0u;
 	if (*seen & bit)
 		return entry_error(w, "%s is set twice", kv);
 	*seen |= bit;
@@ -1960,9 +2011,14 @@ static int variant_setting(struct variant *w, char *kv, unsigned *seen)
 		if (strcmp(v, "on") && strcmp(v, "off"))
 			return usage_error("--policies: slices=%s: use on or off (the slices of --slices K:LEVEL)", v);
 		w->slices = !strcmp(v, "on");
+	} else if (!strcmp(kv, "model-deserved")) {
+		if (strcmp(v, "on") && strcmp(v, "off"))
+			return usage_error("--policies: model-deserved=%s: use on or off (the entries of "
+					   "--model-deserved M=P)", v);
+		w->model_deserved = !strcmp(v, "on");
 	} else {
 		return usage_error("--policies: unknown setting '%s' (starve-after, backfill, reserve-depth, "
-				   "xfactor-cap, user-fair-share, checkpoint-grace, slices)", kv);
+				   "xfactor-cap, user-fair-share, checkpoint-grace, slices, model-deserved)", kv);
 	}
 	return 0;
 }
@@ -1994,6 +2050,7 @@ static int parse_variant(char *p, struct variant *w)
 	w->users = -1;
 	w->grace_s = -1;
 	w->slices = -1;
+	w->model_deserved = -1;
 	rest = cut(p, ':');
 	w->name = p;
 	if (!*p)
@@ -2374,6 +2431,10 @@ static int parse_args(struct cli *c, int argc, char **argv)
 		if (c->policy[i].slices >= 0)
 			return usage_error("--policies '%s': slices=on|off switches the slices of --slices K:LEVEL; "
 					   "give --slices too", c->policy[i].label);
+	for (int i = 0; i < c->npolicies && !c->o.nmodel_deserved; i++)
+		if (c->policy[i].model_deserved >= 0)
+			return usage_error("--policies '%s': model-deserved=on|off switches the entries of "
+					   "--model-deserved M=P; give --model-deserved too", c->policy[i].label);
 	note_inert_flags(c);
 	return check_seed(c->trace);
 }
@@ -2519,6 +2580,8 @@ static json_t *policy_json(const struct fw_sim_result *r, const struct fw_sim_me
 	json_object_set_new(o, "checkpoint_waits", json_integer(r->ckpt_waits));
 	json_object_set_new(o, "checkpoint_wait_job_h", json_real(r->ckpt_wait_s / 3600.0));
 	json_object_set_new(o, "slice_starts", json_integer(r->slice_starts));
+	if (r->model_short_gpu_s > 0 || r->model_deserved_measured)
+		json_object_set_new(o, "model_deserved_short_gpu_h", json_real(r->model_short_gpu_s / 3600.0));
 	json_object_set_new(o, "slice_starts_split", json_integer(r->slice_split));
 	json_object_set_new(o, "failures", json_integer(r->failures));
 	json_object_set_new(o, "failure_hits", json_integer(r->failure_hits));
@@ -2740,6 +2803,7 @@ static int replay_variant(struct cli *c, const struct variant *w, const struct f
 	if (w->grace_s >= 0)
 		c->o.checkpoint_grace_s = w->grace_s;
 	c->o.slices_off = w->slices == 0;
+	c->o.model_deserved_off = w->model_deserved == 0;
 	rc = fw_sim_run_trace(&c->tr, teams, &c->o, r, d);
 	keep.hooks = c->o.hooks;
 	c->o = keep;

@@ -209,6 +209,9 @@ struct fw_sim_opts {
 	 * (at most 100 % in all) */
 	int32_t nmodel_deserved;
 	struct fw_sim_model_limit model_deserved[FW_SIM_MODEL_LIMITS];
+	bool model_deserved_off; /* the variant model-deserved=off: the
+				  * entries are measured (model_short_gpu_s)
+				  * but not given to the engine */
 	int64_t checkpoint_s;    /* every job's fw_job.checkpoint_s (what the
 				  * engine's victim choice reads); 0 = none */
 	/* Slices (snapshot.h "Slices"): every gang of a multiple of
@@ -282,6 +285,11 @@ struct fw_sim_result {
 				  * over every plan (checkpoint_grace_s) */
 	double ckpt_wait_s;      /* job-seconds spent in them: each entry
 				  * until the next cycle */
+	double model_short_gpu_s; /* with model_deserved: GPU-seconds by which
+				   * queues with a job naming a model waiting
+				   * held less of it than they deserve (after
+				   * each plan, until the next) */
+	bool model_deserved_measured; /* ... measured (--model-deserved given) */
 	int64_t slice_starts;    /* starts of gangs slice_tasks applies to */
 	int64_t slice_split;     /* ... with a run of slice_tasks tasks (a
 				  * slice's worth) across two domains of

@@ -899,6 +899,27 @@ assert int(r3("on")["wait_s"]) == 20 and on["policies"][0]["evictions"] == 1, (r
 assert on["model_deserved_pct"] == {"H100": 50.0} and "model_deserved_pct" not in off
 PY
 then ok "sim-run-model-deserved-claims-h100s-back"; else bad "sim-run-model-deserved-claims-h100s-back"; fi
+# the variant model-deserved=off replays without the entries; both are
+# measured against them: r3 waits short of research's 8 H100s without
+"$FW" sim run --format fairway --trace "$SV/md.csv" --fleet "$SV/mfleet.yaml" --preemptible \
+	--model-deserved H100=50 --policies fairway,fairway:model-deserved=off --json "$SV/md-v.json" >/dev/null 2>&1
+if python3 - "$SV" <<'PY'
+import json, sys
+p = {x["policy"]: x for x in json.load(open(sys.argv[1] + "/md-v.json"))["policies"]}
+on, off = p["fairway"], p["fairway:model-deserved=off"]
+assert on["evictions"] == 1 and off["evictions"] == 0, (on["evictions"], off["evictions"])
+# without: r3 waits from t=1020 (its first plan) to 100020 with research
+# short of all it deserves as H100s (half its deserved GPUs, in milli-GPU
+# rounded down); with: not at all
+due = int(off["by_queue"]["research"]["deserved_gpus"] * 1000 * 0.5) / 1000
+assert 7.9 < due < 8.1 and abs(off["model_deserved_short_gpu_h"] - due * 99000 / 3600) < 1e-6, \
+    (due, off["model_deserved_short_gpu_h"])
+assert on["model_deserved_short_gpu_h"] == 0, on["model_deserved_short_gpu_h"]
+PY
+then ok "sim-run-model-deserved-variant-and-shortfall"; else bad "sim-run-model-deserved-variant-and-shortfall"; fi
+expect "sim-run-model-deserved-variant-needs-the-flag" 2 \
+	"--policies 'fairway:model-deserved=off': model-deserved=on|off switches the entries of --model-deserved M=P; give --model-deserved too" \
+	"$FW" sim run --trace synthetic:3 --policies fairway:model-deserved=off
 expect "sim-run-model-deserved-over-100" 2 "--model-deserved: the shares add up to 120 %, more than a queue's deserved GPUs; keep them to 100 in all" \
 	"$FW" sim run --trace synthetic:3 --model-deserved H100=60,A100=60
 expect "sim-run-model-deserved-bad-pair" 2 "--model-deserved 'H100=x': expected MODEL=PCT pairs, e.g. V100M32=50,T4=25 (each queue deserves PCT % of its deserved GPUs as that model, 0 to 100)" \
