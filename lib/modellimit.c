@@ -41,6 +41,14 @@
  * that would fit now but for its limits has a reservation on its open
  * models, or waits with MODEL_LIMIT and no estimate).
  *
+ * Deserved GPUs of a model (snapshot.model_deserved, the same record) are
+ * counted the same way (struct fw__mtab: y->mlim for the limits, y->mdes
+ * for these), and read by reclaim: fw__mdes_need (a job's GPUs by model,
+ * when every group with GPUs names one), fw__mdes_claim (does the job's
+ * line, below the queues it shares with the victim's, deserve room for
+ * them?) and fw__mdes_shields (would the victim's line drop below what
+ * it deserves?); the rules are preempt.c's ("Deserved GPUs of a model").
+ *
  * Cost: nothing unless some queue has a limit (y->mlim.held stays NULL, and
  * the gate is an inline test); then a job whose queue line has none
  * costs one more test, read from the per-job facts; one in a limited

@@ -44,6 +44,12 @@
  *     what it deserves of them (Kueue's reclaim of nominal quota per
  *     flavor).  The shield keeps the fair-share rule from taking them
  *     back the next cycle.
+ * The claim is tried first in allocate (fw__claim, right after the job
+ * fails to place, before it may earn a reservation: a guarantee that
+ * waited for the running jobs to end would be none), with the claim's
+ * victims only; the same gathering, pruning, budget and checkpoint wait
+ * as below.  A job whose claim waits for a checkpoint is not tried
+ * again in the reclaim phase.
  *
  * Least lost work.  A job's work is what an eviction now throws away: the
  * run since its last checkpoint, (now - start_time) mod its interval
@@ -203,7 +209,7 @@ static enum fw_reason eligible(const struct rc *x, int32_t p, int32_t v)
 		return FW_REASON_NONE; /* the cheap test first: not on a model it claims */
 	if (fw__mdes_shields(x->y, vj->queue, pj->queue, vt, vj->alloc_count))
 		return FW_REASON_NONE; /* its line would hold less of a model than it deserves */
-	if (x->nclaim > 0 && fw__mdes_on(x->y, x->claim_model, x->nclaim, vt, vj->alloc_count) &&
+	if (x->nclaim > 0 && (x->claiming || fw__mdes_on(x->y, x->claim_model, x->nclaim, vt, vj->alloc_count)) &&
 	    fw__mdes_claim(x->y, pj->queue, vj->queue, x->claim_model, x->claim_gpus, x->nclaim))
 		return FW_REASON_MODEL_RECLAIMED;
 	if (x->claiming)
