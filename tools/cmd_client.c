@@ -1078,6 +1078,25 @@ static void explain_users(json_t *users)
 	free(done);
 }
 
+/* Its GPU model caps and deserved GPUs of a model, with what its subtree
+ * holds of each (the fair share itself is over all models). */
+static void explain_models(json_t *q)
+{
+	size_t i;
+	json_t *e;
+
+	json_array_foreach(json_object_get(q, "gpuModelDeserved"), i, e)
+		printf("  %-10s  %8.1f  %s GPUs deserved, %.1f held%s\n", i ? "" : "by model", num(e, "deserved"),
+		       str(e, "model"), num(e, "allocated"),
+		       num(e, "allocated") < num(e, "deserved") - 0.0005
+			       ? ": its jobs naming the model may take the rest back from queues holding more of it "
+				 "than they deserve"
+			       : ": no reclaim takes it below them");
+	json_array_foreach(json_object_get(q, "gpuModelLimits"), i, e)
+		printf("  %-10s  %8.1f  %s GPUs at most, %.1f held\n", i ? "" : "model cap", num(e, "limit"),
+		       str(e, "model"), num(e, "allocated"));
+}
+
 static int explain_fairshare(struct opts *o, json_t *all, const char *name)
 {
 	size_t i;
@@ -1103,6 +1122,7 @@ static int explain_fairshare(struct opts *o, json_t *all, const char *name)
 	explain_over_quota(all, hit);
 	if (json_is_number(json_object_get(hit, "limit")))
 		printf("  limit       %8.1f  GPUs at most, whatever the split gives\n", num(hit, "limit"));
+	explain_models(hit);
 	explain_users(json_object_get(hit, "users"));
 	return 0;
 }

@@ -942,6 +942,8 @@ check "... and ah keeps running: the fair-share reclaim does not take it back" \
 req GET /v1/fairshare
 check "GET /v1/fairshare: a's 16 deserved H100s, 8 of them held" \
 	[ "$(jfield '[q["gpuModelDeserved"] for q in j["queues"] if q["queue"] == "a"][0]')" = "[{'model': 'H100', 'deserved': 16.0, 'allocated': 8.0}]" ]
+check "fairway fairshare explain a: its deserved H100s, those held, and what its jobs may do" bash -c \
+	"'$FW' fairshare explain a --server http://127.0.0.1:$PORT | grep -qx '  by model        16.0  H100 GPUs deserved, 8.0 held: its jobs naming the model may take the rest back from queues holding more of it than they deserve'"
 check "/metrics: fairway_queue_gpu_model_deserved_gpus{queue=\"a\",model=\"H100\"} 16, allocated 8" bash -c \
 	"curl -s http://127.0.0.1:$PORT/metrics | grep -qx 'fairway_queue_gpu_model_deserved_gpus{queue=\"a\",model=\"H100\"} 16.000' &&
 	 curl -s http://127.0.0.1:$PORT/metrics | grep -qx 'fairway_queue_gpu_model_allocated_gpus{queue=\"a\",model=\"H100\"} 8.000'"
@@ -991,6 +993,8 @@ import json, sys
 q = [q for q in json.loads(sys.argv[1])["queues"] if q["queue"] == "q"][0]
 u = {x["user"]: x["usageGpuHours"] for x in q["users"]}
 sys.exit(not (u["alice"] >= float(sys.argv[2]) * 0.999 > 0))' "$BODY" "$before"
+check "fairway fairshare explain q: its cap on L40S GPUs, with those held" \
+	bash -c "'$FW' fairshare explain q --server http://127.0.0.1:$PORT | grep -q '^  model cap       16.0  L40S GPUs at most, [0-9.]* held$'"
 check "fairway fairshare explain q: its users' decayed usage, most first (carol's 5 GPU-hours from the config)" \
 	bash -c "'$FW' fairshare explain q --server http://127.0.0.1:$PORT | grep -q '^  users .*take turns by it): carol 5.0, alice 0.0, bob 0.0$'"
 check "... from the store's users table (alice, bob, carol; dave's 0.36 GPU-seconds forgotten)" [ "$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM users WHERE key LIKE ?", ("q/%",)).fetchone()[0])' "$S/fairway.db")" = 3 ]
