@@ -203,6 +203,29 @@ TEST(a_job_naming_no_model_claims_nothing)
 	fw_snapshot_free(w.s);
 }
 
+/* A job with a group naming no model could put it anywhere: it claims
+ * nothing, in allocate or in the reclaim phase, even when its other
+ * group names H100.  Named all through, the same GPUs claim. */
+TEST(a_job_with_a_group_naming_no_model_claims_nothing)
+{
+	struct world w = world(16);
+	int j = tb_named(w.s, tb_job(w.s, "j", w.qa, 1, 4, 1000, 5000), "H100");
+	struct fw_job *job = &w.s->jobs[j];
+	job->ngroups = 2;
+	job->groups[1] = job->groups[0];
+	job->groups[1].gpu_model[0] = 0;
+	struct fw_plan *p = run(w.s, NULL);
+	ASSERT(p != NULL);
+	ASSERT_EQ(count(p, FW_DECIDE_EVICT, FW_REASON_NONE), 0);
+	ASSERT(find(p, j, FW_DECIDE_START) == NULL);
+	snprintf(w.s->jobs[j].groups[1].gpu_model, FW_NAME_MAX, "H100");
+	p = run(w.s, NULL);
+	ASSERT(p != NULL);
+	ASSERT_EQ(count(p, FW_DECIDE_EVICT, FW_REASON_MODEL_RECLAIMED), 1);
+	ASSERT(find(p, j, FW_DECIDE_START) != NULL);
+	fw_snapshot_free(w.s);
+}
+
 /* A victim whose queue holds no more of the model than it deserves is
  * shielded: B deserving its 16 H100s too, A's claim finds no victim. */
 TEST(a_queue_at_what_it_deserves_of_a_model_is_no_victim)
@@ -505,6 +528,7 @@ static void teardown(void)
 	a_claim_waits_for_its_victims_checkpoint, \
 	policies_without_reclaim_make_no_claim, \
 	a_claim_needs_room_for_the_whole_job, a_job_naming_no_model_claims_nothing, \
+	a_job_with_a_group_naming_no_model_claims_nothing, \
 	a_queue_at_what_it_deserves_of_a_model_is_no_victim, the_shield_keeps_the_fair_share_reclaim_off_deserved_gpus, \
 	a_parent_claims_for_its_children_but_not_from_them, a_moved_job_keeps_its_model, the_checker_catches_an_eviction_below_what_a_queue_deserves, \
 	deserved_gpus_of_a_model_are_validated, \
