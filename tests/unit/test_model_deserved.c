@@ -313,6 +313,44 @@ TEST(a_parent_claims_for_its_children_but_not_from_them)
 	fw_snapshot_free(s);
 }
 
+/* The claim in allocate takes the claim's victims only; it does not
+ * bring the fair-share reclaim forward.  c1's H100 job (org deserves 16
+ * H100s and holds 8: room for it) finds no claim victim: B's H100 job is
+ * not preemptible and c2's is under org too.  The fair-share rule would
+ * take c2's (c2 holds 16 of a fair share of 8), but j, every runtime
+ * known, earns a reservation instead, and a reserved job does not
+ * reclaim.  Without runtimes it gets none, and the reclaim phase takes
+ * c2's job (reason reclaimed). */
+TEST(a_claim_in_allocate_takes_only_claim_victims)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	int h0 = tb_node(s, "h0", 8, "H100", NULL, NULL, NULL), h1 = tb_node(s, "h1", 8, "H100", NULL, NULL, NULL);
+	int a0 = tb_node(s, "a0", 8, "A100", NULL, NULL, NULL), a1 = tb_node(s, "a1", 8, "A100", NULL, NULL, NULL);
+	int org = tb_queue(s, "org", -1, 16, -1, 1), b = tb_queue(s, "B", -1, 16, -1, 1);
+	int c1 = tb_queue(s, "c1", org, 8, -1, 1), c2 = tb_queue(s, "c2", org, 8, -1, 1);
+	deserve(s, org, "H100", 16);
+	s->now = 10000;
+	int v = running(s, "v", c2, h0, 9000);
+	running(s, "w", c2, a0, 9000);
+	int nb = running(s, "nb", b, h1, 100);
+	s->jobs[nb].preemptible = false;
+	running(s, "x", b, a1, 100);
+	int j = tb_named(s, tb_job(s, "j", c1, 1, 8, 1000, 9500), "H100");
+	for (int k = 0; k < s->njobs; k++)
+		s->jobs[k].expected_runtime = 20000;
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT_EQ(count(p, FW_DECIDE_EVICT, FW_REASON_NONE), 0);
+	ASSERT(find(p, j, FW_DECIDE_RESERVE) != NULL);
+	for (int k = 0; k < s->njobs; k++)
+		s->jobs[k].expected_runtime = 0;
+	p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT_EQ(find(p, v, FW_DECIDE_EVICT)->reason, FW_REASON_RECLAIMED);
+	ASSERT(find(p, j, FW_DECIDE_START) != NULL);
+	fw_snapshot_free(s);
+}
+
 /* Consolidation moves a job only onto the GPU model it left, so what a
  * queue holds of a model it deserves does not change: the 2 x 8 H100
  * gang g needs h0 whole, and the only room for s (4 GPUs of q there) is
@@ -530,7 +568,8 @@ static void teardown(void)
 	a_claim_needs_room_for_the_whole_job, a_job_naming_no_model_claims_nothing, \
 	a_job_with_a_group_naming_no_model_claims_nothing, \
 	a_queue_at_what_it_deserves_of_a_model_is_no_victim, the_shield_keeps_the_fair_share_reclaim_off_deserved_gpus, \
-	a_parent_claims_for_its_children_but_not_from_them, a_moved_job_keeps_its_model, the_checker_catches_an_eviction_below_what_a_queue_deserves, \
+	a_parent_claims_for_its_children_but_not_from_them, a_claim_in_allocate_takes_only_claim_victims, \
+	a_moved_job_keeps_its_model, the_checker_catches_an_eviction_below_what_a_queue_deserves, \
 	deserved_gpus_of_a_model_are_validated, \
 	random_fleets_keep_every_invariant_and_every_claim
 
