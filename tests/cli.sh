@@ -86,6 +86,15 @@ expect "yaml-model-deserved-over-quota" 2 \
 expect "yaml-model-deserved-unknown-model" 2 \
 	'field queues[0].gpuModelDeserved.H10: no node has GPU model "H10", so this entry would guarantee nothing; fix the spelling (the nodes'"'"' models: H100)' \
 	"$FW" plan --config <(printf 'nodes:\n  - {name: h0, gpus: 8, gpuModel: H100}\nqueues:\n  - {name: q, resources: {gpu: {quota: 8}}, gpuModelDeserved: {H10: 8}}\n')
+# under a policy that does not reclaim the entries do nothing, and plan says so
+expect "plan-model-deserved-inert-under-slurm" 0 \
+	"fairway: note: policy slurm does not reclaim, so the queues' gpuModelDeserved change nothing in this plan (policies that reclaim: fairway, kai)" \
+	"$FW" plan --config tests/scenario/model_deserved.yaml --policy slurm
+if "$FW" plan --config tests/scenario/model_deserved.yaml 2>&1 | grep -q "fairway: note"; then
+	bad "plan-model-deserved-no-note-under-fairway"
+else
+	ok "plan-model-deserved-no-note-under-fairway"
+fi
 # without the entry nothing is evicted: the fair share gives no claim
 if "$FW" plan --config <(grep -v 'gpuModelDeserved' tests/scenario/model_deserved.yaml) 2>&1 |
 	grep -q -- '-> 0 started, 2 waiting'; then

@@ -123,6 +123,20 @@ static int load(const struct plan_args *a, struct fw_snapshot **s)
 	return 0;
 }
 
+/* gpuModelDeserved acts in reclaim only: under a policy without it,
+ * say that the setting changes nothing, and which policies it acts in. */
+static void note_inert_deserved(const struct fw_policy_ops *pol)
+{
+	const struct fw_policy_ops *const *l = fw_policy_list();
+	char with[128] = "";
+
+	for (int i = 0; l[i]; i++)
+		if (l[i]->reclaim)
+			snprintf(with + strlen(with), sizeof with - strlen(with), "%s%s", with[0] ? ", " : "", l[i]->name);
+	fprintf(stderr, "fairway: note: policy %s does not reclaim, so the queues' gpuModelDeserved change nothing "
+			"in this plan (policies that reclaim: %s)\n", pol->name, with);
+}
+
 static int output(const struct fw_snapshot *s, const struct fw_plan *p, const struct fw_policy_ops *pol, bool json)
 {
 	if (!json) {
@@ -157,6 +171,8 @@ int fw_cmd_plan(int argc, char **argv)
 	}
 	if ((rc = load(&a, &s)) != 0)
 		return rc;
+	if (s->nmodel_deserved > 0 && !pol->reclaim)
+		note_inert_deserved(pol);
 	fw_arena_init(&arena, 0);
 	rc = fw_cycle_run(s, pol, &arena, &p);
 	if (rc != FW_OK) {
