@@ -282,19 +282,39 @@ TEST(the_shield_keeps_the_fair_share_reclaim_off_deserved_gpus)
 	fw_snapshot_free(s);
 }
 
+/* Two H100 nodes (h) and two A100 nodes (a) of 8 GPUs; org (16 GPUs,
+ * deserving them as H100s) over c1 and c2 (8 each), and B (16); t=10000. */
+struct tree {
+	struct fw_snapshot *s;
+	int h[2], a[2], org, b, c1, c2;
+};
+
+static struct tree tree(void)
+{
+	struct tree t;
+	t.s = fw_snapshot_new();
+	t.h[0] = tb_node(t.s, "h0", 8, "H100", NULL, NULL, NULL);
+	t.h[1] = tb_node(t.s, "h1", 8, "H100", NULL, NULL, NULL);
+	t.a[0] = tb_node(t.s, "a0", 8, "A100", NULL, NULL, NULL);
+	t.a[1] = tb_node(t.s, "a1", 8, "A100", NULL, NULL, NULL);
+	t.org = tb_queue(t.s, "org", -1, 16, -1, 1);
+	t.b = tb_queue(t.s, "B", -1, 16, -1, 1);
+	t.c1 = tb_queue(t.s, "c1", t.org, 8, -1, 1);
+	t.c2 = tb_queue(t.s, "c2", t.org, 8, -1, 1);
+	deserve(t.s, t.org, "H100", 16);
+	t.s->now = 10000;
+	return t;
+}
+
 /* A parent's entry counts its subtree and claims only outside it: c1
  * (under org, which deserves 16 H100s) waits for an H100 job while its
  * sibling c2 holds h0 and B holds h1.  B's job is the victim, never
  * c2's, though c2's has the least work. */
 TEST(a_parent_claims_for_its_children_but_not_from_them)
 {
-	struct fw_snapshot *s = fw_snapshot_new();
-	int h0 = tb_node(s, "h0", 8, "H100", NULL, NULL, NULL), h1 = tb_node(s, "h1", 8, "H100", NULL, NULL, NULL);
-	int a0 = tb_node(s, "a0", 8, "A100", NULL, NULL, NULL), a1 = tb_node(s, "a1", 8, "A100", NULL, NULL, NULL);
-	int org = tb_queue(s, "org", -1, 16, -1, 1), b = tb_queue(s, "B", -1, 16, -1, 1);
-	int c1 = tb_queue(s, "c1", org, 8, -1, 1), c2 = tb_queue(s, "c2", org, 8, -1, 1);
-	deserve(s, org, "H100", 16);
-	s->now = 10000;
+	struct tree t = tree();
+	struct fw_snapshot *s = t.s;
+	int h0 = t.h[0], h1 = t.h[1], a0 = t.a[0], a1 = t.a[1], b = t.b, c1 = t.c1, c2 = t.c2;
 	int v2 = running(s, "v2", c2, h0, 9000), vb = running(s, "vb", b, h1, 100);
 	running(s, "x0", c1, a0, 300);
 	running(s, "x1", b, a1, 400);
@@ -323,13 +343,9 @@ TEST(a_parent_claims_for_its_children_but_not_from_them)
  * c2's job (reason reclaimed). */
 TEST(a_claim_in_allocate_takes_only_claim_victims)
 {
-	struct fw_snapshot *s = fw_snapshot_new();
-	int h0 = tb_node(s, "h0", 8, "H100", NULL, NULL, NULL), h1 = tb_node(s, "h1", 8, "H100", NULL, NULL, NULL);
-	int a0 = tb_node(s, "a0", 8, "A100", NULL, NULL, NULL), a1 = tb_node(s, "a1", 8, "A100", NULL, NULL, NULL);
-	int org = tb_queue(s, "org", -1, 16, -1, 1), b = tb_queue(s, "B", -1, 16, -1, 1);
-	int c1 = tb_queue(s, "c1", org, 8, -1, 1), c2 = tb_queue(s, "c2", org, 8, -1, 1);
-	deserve(s, org, "H100", 16);
-	s->now = 10000;
+	struct tree t = tree();
+	struct fw_snapshot *s = t.s;
+	int h0 = t.h[0], h1 = t.h[1], a0 = t.a[0], a1 = t.a[1], b = t.b, c1 = t.c1, c2 = t.c2;
 	int v = running(s, "v", c2, h0, 9000);
 	running(s, "w", c2, a0, 9000);
 	int nb = running(s, "nb", b, h1, 100);
