@@ -877,9 +877,6 @@ int fw__phase_allocate(struct cyc *y)
 
 	if (rc != FW_OK)
 		return rc;
-	y->dec_tasks = FW_ARENA_NEW(y->a, struct fw_task_alloc *, fw__max_decisions(y));
-	if (!y->dec_tasks)
-		return FW_ENOMEM;
 	if (y->pol->queue_order == FW_QORDER_GLOBAL)
 		return allocate_global(y, memo);
 	return allocate_fairshare(y, memo);

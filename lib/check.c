@@ -377,6 +377,18 @@ static bool runs_on(const struct fw_snapshot *s, const struct fw_job *j, int32_t
 	return false;
 }
 
+/* The run-time limit of job j, recomputed: the smallest max_runtime_s
+ * on the way from its queue to the root; 0 = none. */
+static fw_time limit_of(const struct fw_snapshot *s, const struct fw_job *j)
+{
+	fw_time m = 0;
+
+	for (int32_t q = j->queue, n = 0; q >= 0 && n <= s->nqueues; q = s->queues[q].parent, n++)
+		if (s->queues[q].max_runtime_s > 0 && (m == 0 || s->queues[q].max_runtime_s < m))
+			m = s->queues[q].max_runtime_s;
+	return m;
+}
+
 static int check_evict(const struct fw_snapshot *s, const struct fw_plan *p, int32_t i, struct usage *u,
 		       int8_t *evicted, struct fw_diag *d)
 {
@@ -387,7 +399,16 @@ static int check_evict(const struct fw_snapshot *s, const struct fw_plan *p, int
 	if (dc->job < 0 || dc->job >= s->njobs || s->jobs[dc->job].state != FW_JOB_RUNNING)
 		return FAILAT(d, f, "eviction of a job that is not running");
 	j = &s->jobs[dc->job];
-	if (dc->reason == FW_REASON_DRAINED) { /* health: any job on a dead node */
+	if (dc->reason == FW_REASON_TIME_LIMIT) { /* any job, at its limit */
+		fw_time m = limit_of(s, j);
+		if (m <= 0 || s->now - j->start_time < m)
+			return FAILAT(d, f, "job %s was ended after %lld s, short of its run-time limit (%lld s; 0 = none)",
+				      j->name, (long long)(s->now - j->start_time), (long long)m);
+		if (dc->a != s->now - j->start_time || dc->b != m)
+			return FAILAT(d, f, "job %s: its time_limit eviction says %lld s of %lld, not %lld of %lld", j->name,
+				      (long long)dc->a, (long long)dc->b, (long long)(s->now - j->start_time),
+				      (long long)m);
+	} else if (dc->reason == FW_REASON_DRAINED) { /* health: any job on a dead node */
 		if (dc->a < 0 || dc->a >= s->nnodes || s->nodes[dc->a].health != FW_HEALTH_UNHEALTHY)
 			return FAILAT(d, f, "job %s was drained from a node that is not unhealthy", j->name);
 		if (!runs_on(s, j, (int32_t)dc->a))
@@ -424,16 +445,22 @@ static bool uses_freed(const struct fw_snapshot *s, const struct fw_plan *p, int
 	return false;
 }
 
+/* Evictions that end a job whatever the plan starts: health's and the
+ * run-time limit's. */
+static bool standalone(const struct fw_decision *dc)
+{
+	return dc->reason == FW_REASON_DRAINED || dc->reason == FW_REASON_TIME_LIMIT;
+}
+
 /* Every run of EVICTs is followed at once by the START it was made for,
  * and every victim of the run freed capacity on a node that start uses. */
 static int check_evict_runs(const struct fw_snapshot *s, const struct fw_plan *p, struct fw_diag *d)
 {
 	for (int32_t i = 0; i < p->ndecisions; i++) {
-		if (p->decisions[i].kind != FW_DECIDE_EVICT || p->decisions[i].reason == FW_REASON_DRAINED)
+		if (p->decisions[i].kind != FW_DECIDE_EVICT || standalone(&p->decisions[i]))
 			continue;
 		int32_t k = i;
-		while (k < p->ndecisions && p->decisions[k].kind == FW_DECIDE_EVICT &&
-		       p->decisions[k].reason != FW_REASON_DRAINED)
+		while (k < p->ndecisions && p->decisions[k].kind == FW_DECIDE_EVICT && !standalone(&p->decisions[k]))
 			k++;
 		if (k == p->ndecisions || p->decisions[k].kind != FW_DECIDE_START)
 			return FAIL(d, "decisions", "eviction of job %s is not followed by a start",
@@ -913,6 +940,35 @@ static int check_deserved(const struct fw_snapshot *s, const struct fw_plan *p, 
 	return FW_OK;
 }
 
+/* Every running job that has run its limit ends in this plan, before
+ * any start (the GPUs it frees may be used by them). */
+static int check_limits(const struct fw_snapshot *s, const struct fw_plan *p, const struct usage *u,
+			const int8_t *evicted, struct fw_diag *d)
+{
+	int32_t first_start = p->ndecisions, q = 0;
+
+	while (q < s->nqueues && s->queues[q].max_runtime_s <= 0)
+		q++;
+	if (q == s->nqueues)
+		return FW_OK; /* no limits: no time_limit eviction passed check_evict */
+	for (int32_t i = 0; i < p->ndecisions && first_start == p->ndecisions; i++)
+		if (p->decisions[i].kind == FW_DECIDE_START)
+			first_start = i;
+	for (int32_t i = first_start; i < p->ndecisions; i++)
+		if (p->decisions[i].kind == FW_DECIDE_EVICT && p->decisions[i].reason == FW_REASON_TIME_LIMIT)
+			return FAILAT(d, ((struct fld){ "decisions", i }), "job %s is ended after a start of this plan",
+				      s->jobs[p->decisions[i].job].name);
+	for (int32_t r = 0; r < u->nrunning; r++) {
+		const struct fw_job *j = &s->jobs[u->running[r]];
+		fw_time m = limit_of(s, j);
+		if (m > 0 && s->now - j->start_time >= m && !evicted[u->running[r]])
+			return FAILAT(d, ((struct fld){ "jobs", u->running[r] }),
+				      "job %s has run %lld s, past its run-time limit of %lld s, and is not ended",
+				      j->name, (long long)(s->now - j->start_time), (long long)m);
+	}
+	return FW_OK;
+}
+
 int fw_plan_check(const struct fw_snapshot *s, const struct fw_plan *p, struct fw_arena *a,
 		  struct fw_diag *d)
 {
@@ -932,7 +988,7 @@ int fw_plan_check(const struct fw_snapshot *s, const struct fw_plan *p, struct f
 	for (int32_t i = 0; i < p->ndecisions; i++)
 		if (p->decisions[i].kind == FW_DECIDE_START && (rc = check_start(s, p, i, &u, evicted, d)) != FW_OK)
 			return rc;
-	if ((rc = check_evict_runs(s, p, d)) != FW_OK)
+	if ((rc = check_evict_runs(s, p, d)) != FW_OK || (rc = check_limits(s, p, &u, evicted, d)) != FW_OK)
 		return rc;
 	if ((rc = check_nodes(s, &u, d)) != FW_OK)
 		return rc;

@@ -90,6 +90,9 @@ struct fw__changes {
 
 struct fw__cstate {
 	const struct fw_snapshot *s;
+	const bool *ended;          /* per job: ended before the build (run-time
+				     * limits, cycle.c); its GPUs count free.
+				     * NULL: none */
 	const struct fw_policy_ops *pol;
 	struct fw_arena *arena;
 	int32_t nn;
@@ -251,6 +254,10 @@ static inline bool fw__group_may_use(const struct fw_snapshot *s, int32_t jx, in
 /* domain.c */
 int fw__cstate_build(struct fw__cstate *c, const struct fw_snapshot *s,
 		     struct fw_arena *a);
+/* The same, with the running jobs marked in ended (NULL: none) left off
+ * the nodes. */
+int fw__cstate_build_ended(struct fw__cstate *c, const struct fw_snapshot *s, struct fw_arena *a,
+			   const bool *ended);
 /* Apply a change of node n's whole-free count to every domain above it. */
 void fw__domain_node_changed(struct fw__cstate *c, int32_t n, int32_t old_free);
 /* First domain at level dl with free_whole >= need, in bin-pack order

@@ -1,6 +1,9 @@
 /*
  * cycle.c — one scheduling cycle as a list of named phases (cycle.h).
  *
+ *   limits    running jobs that have run their queue's run-time limit
+ *             (max_runtime_s) end: EVICT, reason TIME_LIMIT, first in the
+ *             plan; the build below leaves their GPUs free
  *   build     per-cycle node state and domain index (domain.c)
  *   account   demand and allocation per queue, fair shares (fairshare.c)
  *   order     each leaf queue's pending jobs, by the policy's job_before
@@ -59,7 +62,7 @@ static fw_time xfactor_cap(const struct cyc *y)
  * 2^40 s, so v < 2^42 and the steps stay under 700. */
 static uint16_t xfactor_steps(const struct fw_snapshot *s, const struct fw_job *j, fw_time cap)
 {
-	fw_time r = j->expected_runtime > 0 ? j->expected_runtime : fw_job_runtime(s, j);
+	fw_time r = fw_job_runtime(s, j);
 	fw_time wait = s->now - j->submit_time;
 
 	r = r <= 0 || r > cap ? cap : r;
@@ -168,7 +171,9 @@ static int32_t gather(struct cyc *y)
 		ji->pending = job->state == FW_JOB_PENDING;
 		ji->tasks = 0;
 		ji->xf = 0;
-		if (job->state == FW_JOB_RUNNING) {
+		if (job->state == FW_JOB_RUNNING && y->evicted && y->evicted[j]) {
+			/* ended by its run-time limit: holds nothing */
+		} else if (job->state == FW_JOB_RUNNING) {
 			y->npreemptible += job->alloc_count > 0 && fw_job_evictable(s, job);
 			for (int32_t k = 0; k < job->alloc_count; k++)
 				use = fw_res_add(use, alloc_res(job, &s->allocs[job->alloc_first + k]));
@@ -194,11 +199,67 @@ static int32_t gather(struct cyc *y)
 	return max_tasks;
 }
 
+/* ---- limits ---------------------------------------------------------- */
+
+/* Running jobs that have run their run-time limit (fw_job_limit) end in
+ * this plan: marked in y->evicted before the build, so the node state,
+ * the queues' allocation and every later phase see their GPUs free, and
+ * written first in the plan (limits_emit), before any start that may use
+ * them.  Only when some queue sets a limit: one sweep over the jobs. */
+static int limits_mark(struct cyc *y)
+{
+	const struct fw_snapshot *s = y->s;
+	int32_t q = 0;
+
+	while (q < s->nqueues && s->queues[q].max_runtime_s <= 0)
+		q++;
+	if (q == s->nqueues)
+		return FW_OK;
+	if (!(y->evicted = FW_ARENA_NEW(y->a, bool, s->njobs + 1)))
+		return FW_ENOMEM;
+	for (int32_t j = 0; j < s->njobs; j++) {
+		const struct fw_job *job = &s->jobs[j];
+		fw_time m;
+		if (job->state != FW_JOB_RUNNING || (m = fw_job_limit(s, job)) <= 0 || s->now - job->start_time < m)
+			continue;
+		y->evicted[j] = true;
+		y->nevicted++;
+	}
+	return FW_OK;
+}
+
+/* One EVICT per ended job, in job order: a = the seconds it ran, b = its
+ * limit. */
+static void limits_emit(struct cyc *y)
+{
+	const struct fw_snapshot *s = y->s;
+
+	for (int32_t j = 0; y->nevicted && j < s->njobs; j++) {
+		const struct fw_job *job = &s->jobs[j];
+		if (!y->evicted[j])
+			continue;
+		struct fw_decision *d = &y->dec[y->ndec];
+		memset(d, 0, sizeof *d);
+		d->kind = FW_DECIDE_EVICT;
+		d->reason = FW_REASON_TIME_LIMIT;
+		d->job = j;
+		d->node = -1;
+		d->at = s->now;
+		d->alloc_count = job->alloc_count;
+		d->a = s->now - job->start_time;
+		d->b = fw_job_limit(s, job);
+		y->dec_tasks[y->ndec++] = s->allocs + job->alloc_first;
+	}
+}
+
 static int phase_build(struct cyc *y)
 {
 	const struct fw_snapshot *s = y->s;
 	int32_t nq = s->nqueues;
-	int rc = fw__cstate_build(&y->c, s, y->a);
+	int rc = limits_mark(y);
+
+	if (rc != FW_OK || (rc = fw__cstate_build_ended(&y->c, s, y->a, y->evicted)) != FW_OK)
+		return rc;
 
 	/* before gather: shapes name filters and slices */
 	if (rc != FW_OK || (rc = fw__filter_build(&y->c)) != FW_OK || (rc = fw__slice_build(&y->c)) != FW_OK)
@@ -207,12 +268,14 @@ static int phase_build(struct cyc *y)
 	y->reason = FW_ARENA_NEW(y->a, struct fw_pending, s->njobs + 1);
 	y->started = FW_ARENA_NEW(y->a, int32_t, s->njobs + 1);
 	y->dec = FW_ARENA_RAW(y->a, struct fw_decision, fw__max_decisions(y)); /* written when made */
+	y->dec_tasks = FW_ARENA_NEW(y->a, struct fw_task_alloc *, fw__max_decisions(y));
 	y->ji = FW_ARENA_RAW(y->a, struct fw__jinfo, s->njobs + 1); /* gather writes each */
 	y->demand = FW_ARENA_NEW(y->a, struct fw_res, nq + 1);
 	y->alloc = FW_ARENA_NEW(y->a, struct fw_res, nq + 1);
 	y->share = FW_ARENA_NEW(y->a, struct fw_share, nq + 1);
-	if (!y->reason || !y->started || !y->dec || !y->ji || !y->demand || !y->alloc || !y->share)
+	if (!y->reason || !y->started || !y->dec || !y->dec_tasks || !y->ji || !y->demand || !y->alloc || !y->share)
 		return FW_ENOMEM;
+	limits_emit(y);
 	memset(&y->ji[s->njobs], 0, sizeof y->ji[0]); /* the spare one past the end */
 	if ((rc = fw__memo_create(y, s->njobs)) != FW_OK || (rc = users_create(y)) != FW_OK)
 		return rc;

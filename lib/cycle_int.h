@@ -231,7 +231,7 @@ struct cyc {
  * default, fw_job_runtime); FW__NEVER when unknown. */
 static inline fw_time fw__job_end(const struct fw_snapshot *s, const struct fw_job *j, fw_time t)
 {
-	fw_time r = j->expected_runtime > 0 ? j->expected_runtime : fw_job_runtime(s, j);
+	fw_time r = fw_job_runtime(s, j);
 
 	return r > 0 ? t + r : FW__NEVER;
 }

@@ -80,7 +80,7 @@ static void apply_running(struct fw__cstate *c)
 	}
 	for (int32_t j = 0; j < s->njobs; j++) {
 		const struct fw_job *job = &s->jobs[j];
-		if (job->state != FW_JOB_RUNNING)
+		if (job->state != FW_JOB_RUNNING || (c->ended && c->ended[j]))
 			continue;
 		for (int32_t k = 0; k < job->alloc_count; k++) {
 			const struct fw_task_alloc *a = &s->allocs[job->alloc_first + k];
@@ -411,10 +411,17 @@ static int build_tainted(struct fw__cstate *c)
 
 int fw__cstate_build(struct fw__cstate *c, const struct fw_snapshot *s, struct fw_arena *a)
 {
+	return fw__cstate_build_ended(c, s, a, NULL);
+}
+
+int fw__cstate_build_ended(struct fw__cstate *c, const struct fw_snapshot *s, struct fw_arena *a,
+			   const bool *ended)
+{
 	int32_t *tmp;
 	int rc;
 
 	c->s = s;
+	c->ended = ended;
 	c->arena = a;
 	c->nn = s->nnodes;
 	c->job_entry = NULL; /* no node filter until fw__filter_build */

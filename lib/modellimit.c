@@ -107,7 +107,7 @@ int fw__mlim_create(struct cyc *y)
 	    (rc = mtab_create(y, &y->mdes, s->model_deserved, s->nmodel_deserved)) != FW_OK)
 		return rc;
 	for (int32_t j = 0; j < s->njobs; j++)
-		if (s->jobs[j].state == FW_JOB_RUNNING)
+		if (s->jobs[j].state == FW_JOB_RUNNING && !(y->evicted && y->evicted[j]))
 			fw__mlim_charge(y, j, s->allocs + s->jobs[j].alloc_first, s->jobs[j].alloc_count, 1);
 	return FW_OK;
 }

@@ -316,7 +316,8 @@ static int build_cands(struct rc *x)
 		return FW_ENOMEM;
 	for (int32_t j = 0; j < s->njobs; j++) {
 		const struct fw_job *job = &s->jobs[j];
-		if (x->y->ji[j].pending || job->alloc_count == 0 || !fw_job_evictable(s, job))
+		if (x->y->ji[j].pending || job->alloc_count == 0 || !fw_job_evictable(s, job) ||
+		    x->y->evicted[j])
 			continue;
 		if (s->now - job->start_time < s->queues[job->queue].min_runtime_s)
 			continue;
@@ -619,7 +620,8 @@ static int rc_init(struct rc *x, struct cyc *y)
 	x->fair_dom = FW_ARENA_NEW(y->a, double, s->nqueues + 1);
 	x->vict = FW_ARENA_NEW(y->a, int32_t, maxev + 1);
 	x->why = FW_ARENA_NEW(y->a, enum fw_reason, maxev + 1);
-	y->evicted = FW_ARENA_NEW(y->a, bool, s->njobs + 1);
+	if (!y->evicted) /* else run-time limits ended some (cycle.c) */
+		y->evicted = FW_ARENA_NEW(y->a, bool, s->njobs + 1);
 	for (int32_t i = 0; y->pos_shape && i < y->qfirst[s->nqueues]; i++)
 		if (y->pos_shape[i] >= x->nshapes)
 			x->nshapes = y->pos_shape[i] + 1;

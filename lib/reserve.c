@@ -276,7 +276,7 @@ static int running_events(struct cyc *y)
 		for (ahead = ahead > j ? ahead : j + 1; ahead < s->njobs && ahead < j + 4 * FW__AHEAD; ahead++)
 			if (!y->ji[ahead].pending)
 				FW__PREFETCH(&s->jobs[ahead], 0);
-		if (y->ji[j].pending)
+		if (y->ji[j].pending || (y->evicted && y->evicted[j]))
 			continue;
 		const struct fw_job *job = &s->jobs[j];
 		fw_time end = fw__job_end(s, job, job->start_time);

@@ -571,9 +571,25 @@ static fw_time inherited(const struct fw_snapshot *s, int32_t q, bool checkpoint
 	return 0;
 }
 
+fw_time fw_job_limit(const struct fw_snapshot *s, const struct fw_job *j)
+{
+	fw_time m = 0;
+
+	for (int32_t q = j->queue, steps = 0; q >= 0 && q < s->nqueues && steps <= s->nqueues;
+	     q = s->queues[q].parent, steps++) {
+		fw_time v = s->queues[q].max_runtime_s;
+		if (v > 0 && (m == 0 || v < m))
+			m = v;
+	}
+	return m;
+}
+
 fw_time fw_job_runtime(const struct fw_snapshot *s, const struct fw_job *j)
 {
-	return j->expected_runtime > 0 ? j->expected_runtime : inherited(s, j->queue, false);
+	fw_time r = j->expected_runtime > 0 ? j->expected_runtime : inherited(s, j->queue, false);
+	fw_time m = fw_job_limit(s, j);
+
+	return m > 0 && (r <= 0 || r > m) ? m : r;
 }
 
 fw_time fw_job_checkpoint(const struct fw_snapshot *s, const struct fw_job *j)

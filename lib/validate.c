@@ -188,11 +188,11 @@ static int check_queue(const struct fw_snapshot *s, int32_t i, struct fw_diag *d
 		if (!(q->over_quota_weight[r] >= 0))
 			return BAD(d, FW_ERANGE, f, "queue %s: negative %s overQuotaWeight", q->name, fw_res_name(r));
 	}
-	if (q->min_runtime_s < 0 || q->default_runtime_s < 0 || q->default_checkpoint_s < 0)
-		return BAD(d, FW_ERANGE, f, "queue %s: negative minRuntime, defaultRuntime or defaultCheckpointInterval",
-			   q->name);
+	if (q->min_runtime_s < 0 || q->default_runtime_s < 0 || q->default_checkpoint_s < 0 || q->max_runtime_s < 0)
+		return BAD(d, FW_ERANGE, f,
+			   "queue %s: negative minRuntime, defaultRuntime, maxRuntime or defaultCheckpointInterval", q->name);
 	if (!time_ok(q->min_runtime_s) || !time_ok(q->default_runtime_s) || !time_ok(q->default_checkpoint_s) ||
-	    !time_ok(q->usage_at))
+	    !time_ok(q->max_runtime_s) || !time_ok(q->usage_at))
 		return BAD(d, FW_ERANGE, f, "queue %s: a time or duration beyond 2^61 s", q->name);
 	while (p >= 0) {
 		if (p == i || ++steps > s->nqueues)

@@ -159,7 +159,9 @@ enum fw_decision_kind {
 	X(SLICES, slices,                                                      \
 	  "slices: it needs %lld slices of its tasks, each inside one domain of the level its task group names, and those domains have room for %lld slices now") \
 	X(MODEL_RECLAIMED, model_reclaimed,                                    \
-	  "evicted: its queue holds more GPUs of a model than it deserves, and job #%lld of queue #%lld, below the GPUs of that model it deserves, takes them")
+	  "evicted: its queue holds more GPUs of a model than it deserves, and job #%lld of queue #%lld, below the GPUs of that model it deserves, takes them") \
+	X(TIME_LIMIT, time_limit,                                              \
+	  "ended: it has run %lld s and its queue's run-time limit (maxRuntime) is %lld s; it is stopped, not requeued")
 
 enum fw_reason {
 #define FW__REASON_ENUM(U, l, t) FW_REASON_##U,

@@ -177,6 +177,14 @@ struct fw_queue {
 					 * <= 0); 0 = inherit the parent's, and
 					 * none anywhere = the job never ends in
 					 * the availability profile */
+	fw_time max_runtime_s;          /* run-time limit: a running job of
+					 * this queue or of one under it that
+					 * has run this many seconds is ended
+					 * (EVICT, reason TIME_LIMIT, not
+					 * requeued); the smallest set on the
+					 * way to the root binds; 0 = none.
+					 * Planning assumes no job runs longer
+					 * (fw_job_runtime) */
 	fw_time default_checkpoint_s;   /* the checkpoint interval assumed for
 					 * a job that gives none (checkpoint_s
 					 * 0); 0 = inherit the parent's, and
@@ -538,9 +546,14 @@ struct fw_res fw_job_request(const struct fw_job *j);
 int32_t fw_job_tasks(const struct fw_job *j);
 int32_t fw_job_min_tasks(const struct fw_job *j);
 /* The runtime planning assumes for j: its expected_runtime when > 0, else
- * the default_runtime_s of its queue or nearest ancestor that has one;
- * 0 when none does (the job has no known end). */
+ * the default_runtime_s of its queue or nearest ancestor that has one,
+ * at most its run-time limit (fw_job_limit); 0 when none of them is set
+ * (the job has no known end). */
 fw_time fw_job_runtime(const struct fw_snapshot *s, const struct fw_job *j);
+/* j's run-time limit: the smallest max_runtime_s of its queue and its
+ * ancestors that set one; 0 = none.  A running job with now - start_time
+ * >= it is ended by the cycle (lib/cycle.c, reason TIME_LIMIT). */
+fw_time fw_job_limit(const struct fw_snapshot *s, const struct fw_job *j);
 /* The checkpoint interval of j: its checkpoint_s when > 0, else the
  * default_checkpoint_s of its queue or nearest ancestor that has one; 0
  * when none does. */

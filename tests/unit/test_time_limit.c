@@ -1,0 +1,342 @@
+/* test_time_limit.c — run-time limits (snapshot.h fw_queue.max_runtime_s,
+ * fw_job_limit; lib/cycle.c "limits"): a running job that has run its
+ * queue's limit ends in the plan (EVICT, reason TIME_LIMIT), its GPUs go
+ * to waiting jobs in the same plan, and planning assumes no job runs
+ * longer. */
+#include <stdlib.h>
+
+#include "builder.h"
+#include "harness.h"
+
+static struct fw_arena A;
+
+static const char *const POLICIES[] = { "fairway", "kai", "slurm", "fifo" };
+
+/* A running job of one 8-GPU task on node n, started at t. */
+static int running(struct fw_snapshot *s, const char *name, int q, int n, fw_time t)
+{
+	int j = tb_job(s, name, q, 1, 8, 1000, t);
+	tb_run(s, j, 1, &n, 0xff);
+	s->jobs[j].start_time = t;
+	return j;
+}
+
+static int count(const struct fw_plan *p, enum fw_decision_kind k, enum fw_reason r)
+{
+	int n = 0;
+	for (int i = 0; i < p->ndecisions; i++)
+		n += p->decisions[i].kind == k && p->decisions[i].reason == r;
+	return n;
+}
+
+static const struct fw_decision *find(const struct fw_plan *p, int job, enum fw_decision_kind k)
+{
+	for (int i = 0; i < p->ndecisions; i++)
+		if (p->decisions[i].job == job && p->decisions[i].kind == k)
+			return &p->decisions[i];
+	return NULL;
+}
+
+/* One 8-GPU node; queue Q with a limit of `limit` s; r runs on it since
+ * now - ran; w (8 GPUs) waits. */
+struct world {
+	struct fw_snapshot *s;
+	int q, r, w;
+};
+
+static struct world world(fw_time limit, fw_time ran)
+{
+	struct world x;
+	x.s = fw_snapshot_new();
+	int n = tb_node(x.s, "n0", 8, "H100", NULL, NULL, NULL);
+	x.q = tb_queue(x.s, "Q", -1, 8, -1, 1);
+	x.s->queues[x.q].max_runtime_s = limit;
+	x.s->now = 100000;
+	x.r = running(x.s, "r", x.q, n, x.s->now - ran);
+	x.w = tb_job(x.s, "w", x.q, 1, 8, 1000, 50);
+	return x;
+}
+
+/* At its limit the job ends, first in the plan, with the time it ran and
+ * the limit; the waiting job starts on its GPUs in the same plan, under
+ * every policy. */
+TEST(a_job_at_its_limit_ends_and_its_gpus_start_a_waiting_job)
+{
+	for (size_t i = 0; i < sizeof POLICIES / sizeof POLICIES[0]; i++) {
+		struct world x = world(3600, 3600);
+		struct fw_plan *p = tb_plan(x.s, POLICIES[i], &A);
+		ASSERT(p != NULL);
+		ASSERT(p->ndecisions >= 2);
+		const struct fw_decision *e = &p->decisions[0];
+		ASSERT_EQ(e->kind, FW_DECIDE_EVICT);
+		ASSERT_EQ(e->reason, FW_REASON_TIME_LIMIT);
+		ASSERT_EQ(e->job, x.r);
+		ASSERT_EQ(e->a, 3600);
+		ASSERT_EQ(e->b, 3600);
+		ASSERT_EQ(e->alloc_count, 1);
+		ASSERT(find(p, x.w, FW_DECIDE_START) != NULL);
+		ASSERT_EQ(p->queues[x.q].allocated.v[FW_RES_GPU], 8000);
+		fw_snapshot_free(x.s);
+	}
+}
+
+/* One second short of it, the job runs on; the waiting job's estimate is
+ * that second (planning assumes the limit as its runtime: the job gave
+ * none). */
+TEST(a_job_short_of_its_limit_runs_on_and_planning_assumes_the_limit)
+{
+	struct world x = world(3600, 3599);
+	struct fw_plan *p = tb_plan(x.s, "fairway", &A);
+	ASSERT(p != NULL);
+	ASSERT_EQ(count(p, FW_DECIDE_EVICT, FW_REASON_TIME_LIMIT), 0);
+	ASSERT(find(p, x.w, FW_DECIDE_START) == NULL);
+	const struct fw_pending *pw = fw_plan_pending_for(p, x.w);
+	ASSERT(pw != NULL);
+	ASSERT_EQ(pw->expected_start, x.s->now + 1);
+	/* without the limit, the running job has no known end */
+	x.s->queues[x.q].max_runtime_s = 0;
+	p = tb_plan(x.s, "fairway", &A);
+	ASSERT(p != NULL);
+	pw = fw_plan_pending_for(p, x.w);
+	ASSERT_EQ(pw->expected_start, FW_TIME_UNKNOWN);
+	ASSERT_EQ(pw->unknown_why, FW_REASON_UNKNOWN_RUNTIME);
+	fw_snapshot_free(x.s);
+}
+
+/* A job that announces a longer runtime is planned to end at the limit;
+ * a shorter one keeps its own. */
+TEST(the_limit_caps_an_announced_runtime)
+{
+	struct world x = world(3600, 600);
+	x.s->jobs[x.r].expected_runtime = 10 * 3600;
+	ASSERT_EQ(fw_job_runtime(x.s, &x.s->jobs[x.r]), 3600);
+	struct fw_plan *p = tb_plan(x.s, "fairway", &A);
+	ASSERT(p != NULL);
+	ASSERT_EQ(fw_plan_pending_for(p, x.w)->expected_start, x.s->now + 3000);
+	x.s->jobs[x.r].expected_runtime = 1200;
+	ASSERT_EQ(fw_job_runtime(x.s, &x.s->jobs[x.r]), 1200);
+	p = tb_plan(x.s, "fairway", &A);
+	ASSERT_EQ(fw_plan_pending_for(p, x.w)->expected_start, x.s->now + 600);
+	fw_snapshot_free(x.s);
+}
+
+/* The smallest limit on the way to the root binds; a queue without one
+ * inherits its parent's. */
+TEST(the_smallest_limit_on_the_path_binds)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	int n0 = tb_node(s, "n0", 8, "H100", NULL, NULL, NULL);
+	int n1 = tb_node(s, "n1", 8, "H100", NULL, NULL, NULL);
+	int n2 = tb_node(s, "n2", 8, "H100", NULL, NULL, NULL);
+	int org = tb_queue(s, "org", -1, 24, -1, 1);
+	int fast = tb_queue(s, "fast", org, 8, -1, 1);
+	int slow = tb_queue(s, "slow", org, 8, -1, 1);
+	int none = tb_queue(s, "none", org, 8, -1, 1);
+	s->queues[org].max_runtime_s = 7200;
+	s->queues[fast].max_runtime_s = 3600;
+	s->queues[slow].max_runtime_s = 86400;
+	s->now = 100000;
+	int a = running(s, "a", fast, n0, s->now - 3600);
+	int b = running(s, "b", slow, n1, s->now - 5000);
+	int c = running(s, "c", none, n2, s->now - 7200);
+	ASSERT_EQ(fw_job_limit(s, &s->jobs[a]), 3600);
+	ASSERT_EQ(fw_job_limit(s, &s->jobs[b]), 7200);
+	ASSERT_EQ(fw_job_limit(s, &s->jobs[c]), 7200);
+	struct fw_plan *p = tb_plan(s, "fairway", &A);
+	ASSERT(p != NULL);
+	ASSERT(find(p, a, FW_DECIDE_EVICT) != NULL);
+	ASSERT(find(p, b, FW_DECIDE_EVICT) == NULL);
+	ASSERT(find(p, c, FW_DECIDE_EVICT) != NULL);
+	ASSERT_EQ(find(p, c, FW_DECIDE_EVICT)->b, 7200);
+	ASSERT_EQ(count(p, FW_DECIDE_EVICT, FW_REASON_TIME_LIMIT), 2);
+	/* in job order */
+	ASSERT_EQ(p->decisions[0].job, a);
+	ASSERT_EQ(p->decisions[1].job, c);
+	fw_snapshot_free(s);
+}
+
+/* Neither preemptibility nor minRuntime protects a job from its limit:
+ * they are about evictions for other jobs, and this is its own end. */
+TEST(nonpreemptible_and_protected_jobs_end_at_their_limit_too)
+{
+	struct world x = world(3600, 4000);
+	x.s->queues[x.q].nonpreemptible = true;
+	x.s->queues[x.q].min_runtime_s = 86400;
+	x.s->jobs[x.r].preemptible = false;
+	struct fw_plan *p = tb_plan(x.s, "fairway", &A);
+	ASSERT(p != NULL);
+	ASSERT(find(p, x.r, FW_DECIDE_EVICT) != NULL);
+	ASSERT_EQ(find(p, x.r, FW_DECIDE_EVICT)->a, 4000);
+	ASSERT(find(p, x.w, FW_DECIDE_START) != NULL);
+	fw_snapshot_free(x.s);
+}
+
+/* A job past its limit on an unhealthy node is ended once, by its limit,
+ * not drained as well; the node is still drained. */
+TEST(an_ended_job_is_not_drained_too)
+{
+	struct world x = world(3600, 4000);
+	x.s->nodes[0].health = FW_HEALTH_UNHEALTHY;
+	struct fw_plan *p = tb_plan(x.s, "fairway", &A);
+	ASSERT(p != NULL);
+	ASSERT_EQ(count(p, FW_DECIDE_EVICT, FW_REASON_TIME_LIMIT), 1);
+	ASSERT_EQ(count(p, FW_DECIDE_EVICT, FW_REASON_DRAINED), 0);
+	ASSERT(find(p, x.w, FW_DECIDE_START) == NULL);
+	fw_snapshot_free(x.s);
+}
+
+/* A preemptible job of an over-share queue past its limit ends by its
+ * limit, and is no reclaim victim besides: the starving queue's job
+ * takes its GPUs without an eviction of its own. */
+TEST(an_ended_job_is_no_reclaim_victim)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	int n0 = tb_node(s, "n0", 8, "H100", NULL, NULL, NULL);
+	int n1 = tb_node(s, "n1", 8, "H100", NULL, NULL, NULL);
+	int qa = tb_queue(s, "A", -1, 8, -1, 1);
+	int qb = tb_queue(s, "B", -1, 8, -1, 1);
+	s->queues[qa].max_runtime_s = 3600;
+	s->now = 100000;
+	int a0 = running(s, "a0", qa, n0, s->now - 100);
+	int a1 = running(s, "a1", qa, n1, s->now - 3600);
+	s->jobs[a0].preemptible = s->jobs[a1].preemptible = true;
+	int w = tb_job(s, "w", qb, 1, 8, 1000, 50);
+	struct fw_plan *p = tb_plan(s, "fairway", &A);
+	ASSERT(p != NULL);
+	ASSERT_EQ(count(p, FW_DECIDE_EVICT, FW_REASON_TIME_LIMIT), 1);
+	ASSERT_EQ(count(p, FW_DECIDE_EVICT, FW_REASON_RECLAIMED), 0);
+	ASSERT(find(p, a1, FW_DECIDE_EVICT) != NULL);
+	ASSERT(find(p, a0, FW_DECIDE_EVICT) == NULL);
+	ASSERT(find(p, w, FW_DECIDE_START) != NULL);
+	ASSERT_EQ(p->allocs[find(p, w, FW_DECIDE_START)->alloc_first].node, n1);
+	fw_snapshot_free(s);
+}
+
+/* The checker recounts the limits itself: a plan that leaves a job past
+ * its limit running fails, and so does an end short of the limit. */
+TEST(the_checker_catches_a_missed_end_and_an_early_one)
+{
+	struct fw_diag d;
+	struct world x = world(0, 4000);
+	struct fw_plan *p = tb_plan(x.s, "fairway", &A);
+	ASSERT(p != NULL);
+	ASSERT_EQ(count(p, FW_DECIDE_EVICT, FW_REASON_TIME_LIMIT), 0);
+	x.s->queues[x.q].max_runtime_s = 3600; /* now the plan misses it */
+	ASSERT_EQ(fw_plan_check(x.s, p, &A, &d), FW_EINVARIANT);
+	ASSERT_STR_CONTAINS(d.msg, "past its run-time limit");
+
+	x.s->queues[x.q].max_runtime_s = 3600;
+	p = tb_plan(x.s, "fairway", &A);
+	ASSERT(p != NULL);
+	x.s->queues[x.q].max_runtime_s = 5000; /* now the end is early */
+	ASSERT_EQ(fw_plan_check(x.s, p, &A, &d), FW_EINVARIANT);
+	ASSERT_STR_CONTAINS(d.msg, "short of its run-time limit");
+	fw_snapshot_free(x.s);
+}
+
+TEST(a_negative_limit_is_refused)
+{
+	struct fw_diag d;
+	struct world x = world(-1, 10);
+	ASSERT_EQ(fw_snapshot_validate(x.s, &d), FW_ERANGE);
+	ASSERT_STR_CONTAINS(d.msg, "maxRuntime");
+	ASSERT_STR_EQ(d.field, "queues[0]");
+	fw_snapshot_free(x.s);
+}
+
+/* Random fleets with random limits: every plan passes the checker
+ * (which recounts every end), is the same when run again, and ends
+ * exactly the jobs past their limit. */
+TEST(random_fleets_end_exactly_the_jobs_past_their_limits)
+{
+	uint32_t seed = 12345;
+	int ended = 0;
+	for (int round = 0; round < 60; round++) {
+		struct fw_snapshot *s = fw_snapshot_new();
+		int nn = 2 + (int)(tb_xs32(&seed) % 6), nq = 1 + (int)(tb_xs32(&seed) % 3);
+		for (int n = 0; n < nn; n++) {
+			char name[16];
+			snprintf(name, sizeof name, "n%d", n);
+			tb_node(s, name, 8, "H100", NULL, NULL, NULL);
+		}
+		int root = tb_queue(s, "root", -1, 8.0 * nn, -1, 1);
+		s->queues[root].max_runtime_s = tb_xs32(&seed) % 2 ? 20000 : 0;
+		for (int q = 0; q < nq; q++) {
+			char name[16];
+			snprintf(name, sizeof name, "q%d", q);
+			int k = tb_queue(s, name, root, 8.0 * nn / nq, -1, 1);
+			s->queues[k].max_runtime_s = (fw_time)(tb_xs32(&seed) % 3) * 5000;
+		}
+		s->now = 50000;
+		for (int n = 0; n < nn; n++) {
+			char name[16];
+			snprintf(name, sizeof name, "r%d", n);
+			if (tb_xs32(&seed) % 4)
+				running(s, name, 1 + (int)(tb_xs32(&seed) % (uint32_t)nq), n,
+					s->now - (fw_time)(tb_xs32(&seed) % 30000));
+		}
+		for (int k = 0; k < 6; k++) {
+			char name[16];
+			snprintf(name, sizeof name, "w%d", k);
+			tb_job(s, name, 1 + (int)(tb_xs32(&seed) % (uint32_t)nq), 1 + (int)(tb_xs32(&seed) % 2), 8, 1000,
+			       k);
+		}
+		const char *pol = POLICIES[round % 4];
+		struct fw_plan *p = tb_plan(s, pol, &A);
+		ASSERT(p != NULL);
+		int want = 0;
+		for (int j = 0; j < s->njobs; j++) {
+			const struct fw_job *job = &s->jobs[j];
+			fw_time m = fw_job_limit(s, job);
+			bool past = job->state == FW_JOB_RUNNING && m > 0 && s->now - job->start_time >= m;
+			want += past;
+			const struct fw_decision *e = find(p, j, FW_DECIDE_EVICT);
+			ASSERT_EQ(past, e != NULL && e->reason == FW_REASON_TIME_LIMIT);
+		}
+		ASSERT_EQ(count(p, FW_DECIDE_EVICT, FW_REASON_TIME_LIMIT), want);
+		ended += want;
+		int32_t nd = p->ndecisions, np = p->npending;
+		struct fw_decision *dec = malloc(sizeof *dec * (size_t)(nd + 1));
+		struct fw_pending *pen = malloc(sizeof *pen * (size_t)(np + 1));
+		memcpy(dec, p->decisions, sizeof *dec * (size_t)nd);
+		memcpy(pen, p->pending, sizeof *pen * (size_t)np);
+		p = tb_plan(s, pol, &A);
+		ASSERT(p != NULL);
+		ASSERT_EQ(p->ndecisions, nd);
+		ASSERT_EQ(p->npending, np);
+		ASSERT(memcmp(dec, p->decisions, sizeof *dec * (size_t)nd) == 0);
+		ASSERT(memcmp(pen, p->pending, sizeof *pen * (size_t)np) == 0);
+		free(dec);
+		free(pen);
+		fw_snapshot_free(s);
+	}
+	ASSERT(ended >= 20); /* the rounds did end jobs */
+}
+
+static void setup(void)
+{
+	fw_arena_init(&A, 1 << 16);
+}
+
+static void teardown(void)
+{
+	fw_arena_release(&A);
+}
+
+#define TESTS \
+	a_job_at_its_limit_ends_and_its_gpus_start_a_waiting_job, \
+	a_job_short_of_its_limit_runs_on_and_planning_assumes_the_limit, the_limit_caps_an_announced_runtime, \
+	the_smallest_limit_on_the_path_binds, nonpreemptible_and_protected_jobs_end_at_their_limit_too, \
+	an_ended_job_is_not_drained_too, an_ended_job_is_no_reclaim_victim, \
+	the_checker_catches_a_missed_end_and_an_early_one, a_negative_limit_is_refused, \
+	random_fleets_end_exactly_the_jobs_past_their_limits
+
+int main(void)
+{
+	fw_test_fn fns[] = { TESTS };
+	int rc;
+	setup();
+	rc = fw_test_main(FW_TEST__STR(TESTS), fns, (int)(sizeof fns / sizeof fns[0]));
+	teardown();
+	return rc;
+}
