@@ -75,6 +75,7 @@ struct opts {
 	int model_deserved_pct; /* ... and deserving GPUs of a model */
 	int64_t grace;      /* > 0: scheduler.checkpointGrace, and every job
 			     * saves a checkpoint every 30 min */
+	int64_t max_runtime; /* > 0: the root queues' maxRuntime */
 };
 
 static _Noreturn void oom(void)
@@ -929,7 +930,7 @@ static void usage(FILE *f)
 		"                   [--excluding PCT [--excluding-as-lists]] [--split PCT] [--sliced PCT]\n"
 		"                   [--xfactor-cap S]\n"
 		"                   [--users N] [--model-limits PCT] [--model-deserved PCT]\n"
-		"                   [--checkpoint-grace S]\n"
+		"                   [--checkpoint-grace S] [--max-runtime S]\n"
 		"\n"
 		"Times fw_cycle_run() on a synthetic fleet (docs/performance.md):\n"
 		"  --nodes N    nodes of 8 GPUs, block > rack > nvlink topology (default 10000)\n"
@@ -971,6 +972,10 @@ static void usage(FILE *f)
 		"               evictions wait up to S seconds for their victims' checkpoints\n"
 		"               (scheduler.checkpointGrace; default 0: off), every job saving\n"
 		"               every 30 min (the root queues' defaultCheckpointInterval)\n"
+		"  --max-runtime S\n"
+		"               the root queues' run-time limit (maxRuntime; default 0: none):\n"
+		"               running jobs that have run S seconds end in the cycle, and\n"
+		"               planning assumes no job runs longer\n"
 		"  --no-estimates  skip the start-time estimate phase (scheduler.estimateStarts: false)\n"
 		"  --allocate-only the allocate action alone: the policy without reservations,\n"
 		"               reclaim or estimates (the core issue's benchmark)\n"
@@ -1038,6 +1043,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		FLAG("--model-limits", 0, 100, o->model_limits_pct)
 		FLAG("--model-deserved", 0, 100, o->model_deserved_pct)
 		FLAG("--checkpoint-grace", 0, FW_CHECKPOINT_GRACE_MAX, o->grace)
+		FLAG("--max-runtime", 0, 31536000, o->max_runtime)
 #undef FLAG
 		if (strcmp(a, "--no-estimates") == 0) {
 			o->no_estimates = true;
@@ -1141,6 +1147,9 @@ int main(int argc, char **argv)
 	for (int32_t q = 0; o.grace > 0 && q < s->nqueues; q++) /* the roots: every job inherits it */
 		if (s->queues[q].parent < 0)
 			s->queues[q].default_checkpoint_s = 1800;
+	for (int32_t q = 0; o.max_runtime > 0 && q < s->nqueues; q++)
+		if (s->queues[q].parent < 0)
+			s->queues[q].max_runtime_s = o.max_runtime;
 	printf("policy: %s%s%s\n", o.policy->name, o.allocate_only ? ", allocate action only" : "",
 	       o.no_estimates && !o.allocate_only ? " (start-time estimates off)" : "");
 	printf("generated in %.0f ms\n", now_ms() - t0);

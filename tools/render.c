@@ -70,10 +70,25 @@ static const char *span(fw_time secs, char *buf, size_t n)
 	return buf;
 }
 
+/* An eviction's FOR column: the drained node, "limit 2h00m" for a run-time
+ * limit, else the job it was made for. */
+static const char *evicted_for(const struct fw_snapshot *s, const struct fw_decision *d, char *buf, size_t n)
+{
+	char t[24];
+
+	if (d->reason == FW_REASON_DRAINED)
+		return s->nodes[d->a].name;
+	if (d->reason == FW_REASON_TIME_LIMIT) {
+		snprintf(buf, n, "limit %s", span(d->b, t, sizeof t));
+		return buf;
+	}
+	return d->a >= 0 && d->a < s->njobs ? s->jobs[d->a].name : "?";
+}
+
 static void table_decisions(FILE *f, const struct fw_snapshot *s, const struct fw_plan *p,
 			    enum fw_decision_kind kind)
 {
-	char nodes[160], lost[24];
+	char nodes[160], lost[24], limit[32];
 	int32_t n = count_kind(p, kind);
 
 	fprintf(f, "\n%s (%d)\n",
@@ -96,9 +111,7 @@ static void table_decisions(FILE *f, const struct fw_snapshot *s, const struct f
 		fprintf(f, "  %-20s %-14s %6.2f %5d  ", j->name, s->queues[j->queue].name, gpus(milli),
 			(int)d->alloc_count);
 		if (kind == FW_DECIDE_EVICT)
-			fprintf(f, "%-15s %-20s %-7s ", fw_reason_name(d->reason),
-				d->reason == FW_REASON_DRAINED ? s->nodes[d->a].name
-				: d->a >= 0 && d->a < s->njobs ? s->jobs[d->a].name : "?",
+			fprintf(f, "%-15s %-20s %-7s ", fw_reason_name(d->reason), evicted_for(s, d, limit, sizeof limit),
 				span(fw_job_lost_work(s, j, p->now), lost, sizeof lost));
 		else if (kind != FW_DECIDE_START)
 			fprintf(f, "%-10lld", (long long)d->at);
@@ -240,11 +253,13 @@ static json_t *json_decisions(const struct fw_snapshot *s, const struct fw_plan 
 		}
 		if (d->node >= 0) /* DRAIN: the node, and the running jobs there */
 			json_object_set_new(o, "node", json_string(s->nodes[d->node].name));
-		if (d->kind == FW_DECIDE_DRAIN || d->reason == FW_REASON_DRAINED)
+		/* DRAIN, DRAINED: node and tasks; TIME_LIMIT: seconds run, limit */
+		if (d->kind == FW_DECIDE_DRAIN || d->reason == FW_REASON_DRAINED || d->reason == FW_REASON_TIME_LIMIT)
 			json_object_set_new(o, "args", json_pack("[I,I]", (json_int_t)d->a, (json_int_t)d->b));
 		json_object_set_new(o, "reason", json_string(fw_reason_name(d->reason)));
 		json_object_set_new(o, "at", json_integer(d->at));
-		if (d->kind == FW_DECIDE_EVICT && d->reason != FW_REASON_DRAINED && d->a >= 0 && d->a < s->njobs)
+		if (d->kind == FW_DECIDE_EVICT && d->reason != FW_REASON_DRAINED && d->reason != FW_REASON_TIME_LIMIT &&
+		    d->a >= 0 && d->a < s->njobs)
 			json_object_set_new(o, "for", json_string(s->jobs[d->a].name));
 		if (d->kind == FW_DECIDE_EVICT) /* seconds of its run since the last checkpoint */
 			json_object_set_new(o, "lostWork", json_integer(fw_job_lost_work(s, &s->jobs[d->job], p->now)));
@@ -336,6 +351,8 @@ static json_t *json_queues(const struct fw_snapshot *s, const struct fw_plan *p)
 		json_object_set_new(o, "decayedUsageGpuHours", json_round(p->queues[q].usage / 3600.0));
 		model_map(o, "gpuModelLimits", s->model_limits, s->nmodel_limits, q);
 		model_map(o, "gpuModelDeserved", s->model_deserved, s->nmodel_deserved, q);
+		if (qq->max_runtime_s > 0) /* its own; the binding one is fw_job_limit's */
+			json_object_set_new(o, "maxRuntime", json_integer(qq->max_runtime_s));
 		json_array_append_new(arr, o);
 	}
 	return arr;

@@ -188,7 +188,7 @@ static int load_queue(struct cfg *c, const yaml_node_t *m, const char *path)
 {
 	static const char *const keys[] = { "name",	 "parent", "priority",
 					    "resources", "usage",  "minRuntime",
-					    "defaultRuntime", "defaultCheckpointInterval", "preemptible",
+					    "defaultRuntime", "maxRuntime", "defaultCheckpointInterval", "preemptible",
 					    "gpuModelLimits", "gpuModelDeserved", "userUsage", NULL };
 	static const char *const rkeys[] = { "gpu", "cpu", "memory", NULL };
 	struct fw_snapshot *s = c->s;
@@ -208,6 +208,7 @@ static int load_queue(struct cfg *c, const yaml_node_t *m, const char *path)
 			    &q.priority)) ||
 	    (rc = cfg_time(c, m, path, "minRuntime", &q.min_runtime_s)) ||
 	    (rc = cfg_time(c, m, path, "defaultRuntime", &q.default_runtime_s)) ||
+	    (rc = cfg_time(c, m, path, "maxRuntime", &q.max_runtime_s)) ||
 	    (rc = cfg_time(c, m, path, "defaultCheckpointInterval", &q.default_checkpoint_s)) ||
 	    (rc = cfg_bool(c, m, path, "preemptible", &pre)))
 		return rc;

@@ -629,6 +629,17 @@ TEST(queue_tree)
 	ASSERT_EQ(s->queues[0].parent, 1);
 	ASSERT_EQ(s->queues[1].parent, 2);
 	fw_snapshot_free(s);
+	/* run-time limits: a duration, 0 = none, the smallest binds */
+	ASSERT_OK(load("queues:\n"
+		       "  - {name: top, maxRuntime: 1d}\n"
+		       "  - {name: leaf, parent: top, maxRuntime: 1h30m}\n"
+		       "  - {name: free, parent: top, maxRuntime: 0}\n",
+		       &s, &d));
+	ASSERT_EQ(s->queues[0].max_runtime_s, 86400);
+	ASSERT_EQ(s->queues[1].max_runtime_s, 5400);
+	ASSERT_EQ(s->queues[2].max_runtime_s, 0);
+	fw_snapshot_free(s);
+	EXPECT_FAIL("queues: [{name: a, maxRuntime: 1.5s}]\n", FW_EINVAL, 1, "queues[0].maxRuntime");
 	EXPECT_FAIL("queues: [{name: a, parent: a}]\n", FW_ELOOP, 1,
 		    "queues[0].parent");
 	EXPECT_FAIL("queues:\n"
@@ -707,6 +718,7 @@ static const struct {
 	{ "bad_starve_after", FW_EINVAL, 2, "scheduler.starveAfter" },
 	{ "bad_checkpoint_interval", FW_EINVAL, 8, "jobs[0].checkpointInterval" },
 	{ "bad_default_runtime", FW_EINVAL, 2, "queues[0].defaultRuntime" },
+	{ "bad_max_runtime", FW_EINVAL, 5, "queues[0].maxRuntime" },
 	{ "bad_backfill", FW_EINVAL, 2, "scheduler.backfill" },
 	{ "bad_reserve_depth", FW_ERANGE, 2, "scheduler.reserveDepth" },
 	{ "bad_xfactor_cap", FW_ERANGE, 2, "scheduler.xfactorCap" },
