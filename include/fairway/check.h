@@ -44,7 +44,13 @@
  *     nor a non-preemptible gang of suspect_gang_gpus or more on a SUSPECT
  *     node (or one with a suspect GPU); a DRAINED eviction names an
  *     UNHEALTHY node the job has a task on, and is exempt from the
- *     preemptible, min-runtime and followed-by-a-start rules.
+ *     preemptible, min-runtime and followed-by-a-start rules;
+ *   - run-time limits: every running job that has run its limit (the
+ *     smallest max_runtime_s from its queue to the root, recomputed here)
+ *     is ended with a TIME_LIMIT eviction before any start, whose
+ *     arguments are the seconds it ran and that limit; none is ended
+ *     short of it (exempt, as DRAINED, from the preemptible, min-runtime
+ *     and followed-by-a-start rules).
  * It runs after every plan in the tests, the simulator and debug builds.
  *
  * Returns FW_OK, or FW_EINVARIANT with d describing the first violation

@@ -67,6 +67,13 @@
  * unit), or, when each need alone is met somewhere, NO_RESOURCES (its
  * tasks, and the nodes that could hold its first task alone).
  *
+ * Evictions say why: RECLAIMED, PREEMPTED, MODEL_RECLAIMED and MOVED are
+ * made for a start that follows them in the plan (a = that job, b = its
+ * queue) and the job is requeued; DRAINED (a = the node, b = its tasks
+ * there) requeues a job off an unhealthy node; TIME_LIMIT (a = the
+ * seconds it ran, b = its run-time limit, snapshot.h max_runtime_s) ends
+ * a job for good, as Slurm ends one at its time limit, and comes first.
+ *
  * Determinism: decisions appear in the order the cycle made them; pending
  * entries in snapshot job order.  Rendering (fw_plan_format_*) uses only
  * integer and fixed-precision formatting, so equal plans render to equal
