@@ -212,6 +212,95 @@ TEST(an_ended_job_is_no_reclaim_victim)
 	fw_snapshot_free(s);
 }
 
+/* The same where the fair-share reclaim must still run: A runs three
+ * jobs on three nodes and deserves 8 GPUs, B deserves 16 and waits with
+ * two.  a1, of A's child queue with a 1 h limit, ends by it; it saved a
+ * checkpoint at 3600 s, so it would lose the least work of A's jobs, but
+ * it is no victim: w1 starts on its node, and a0 (100 s of work; A's
+ * other child has no limit, so a0 and a2 have no known end and w2 no
+ * reservation) is reclaimed for w2. */
+TEST(an_ended_job_is_never_the_victim_it_would_be_cheapest_as)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	int n[3];
+	for (int i = 0; i < 3; i++) {
+		char name[8];
+		snprintf(name, sizeof name, "n%d", i);
+		n[i] = tb_node(s, name, 8, "H100", NULL, NULL, NULL);
+	}
+	int qa = tb_queue(s, "A", -1, 8, -1, 1);
+	int qs = tb_queue(s, "A-short", qa, 4, -1, 1);
+	int ql = tb_queue(s, "A-long", qa, 4, -1, 1);
+	int qb = tb_queue(s, "B", -1, 16, -1, 1);
+	s->queues[qs].max_runtime_s = 3600;
+	s->now = 100000;
+	int a0 = running(s, "a0", ql, n[0], s->now - 100);
+	int a1 = running(s, "a1", qs, n[1], s->now - 3600);
+	int a2 = running(s, "a2", ql, n[2], s->now - 200);
+	s->jobs[a1].checkpoint_s = 1800;
+	s->jobs[a0].preemptible = s->jobs[a1].preemptible = s->jobs[a2].preemptible = true;
+	ASSERT_EQ(fw_job_lost_work(s, &s->jobs[a1], s->now), 0);
+	int w1 = tb_job(s, "w1", qb, 1, 8, 1000, 50);
+	int w2 = tb_job(s, "w2", qb, 1, 8, 1000, 60);
+	struct fw_plan *p = tb_plan(s, "fairway", &A);
+	ASSERT(p != NULL);
+	ASSERT_EQ(find(p, a1, FW_DECIDE_EVICT)->reason, FW_REASON_TIME_LIMIT);
+	ASSERT_EQ(count(p, FW_DECIDE_EVICT, FW_REASON_RECLAIMED), 1);
+	ASSERT(find(p, a0, FW_DECIDE_EVICT) != NULL);
+	ASSERT(find(p, a2, FW_DECIDE_EVICT) == NULL);
+	ASSERT(find(p, w1, FW_DECIDE_START) != NULL);
+	ASSERT(find(p, w2, FW_DECIDE_START) != NULL);
+	fw_snapshot_free(s);
+}
+
+/* Inside one queue (no reservations, so priority preemption runs): the
+ * ended job, with nothing to lose since its checkpoint, would be the
+ * first victim; r1 is preempted for h2 instead. */
+TEST(an_ended_job_is_no_preemption_victim)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	int n0 = tb_node(s, "n0", 8, "H100", NULL, NULL, NULL);
+	int n1 = tb_node(s, "n1", 8, "H100", NULL, NULL, NULL);
+	int q = tb_queue(s, "Q", -1, 16, -1, 1);
+	s->queues[q].max_runtime_s = 3600;
+	s->config.reserve_depth = -1;
+	s->now = 100000;
+	int r0 = running(s, "r0", q, n0, s->now - 3600);
+	int r1 = running(s, "r1", q, n1, s->now - 100);
+	s->jobs[r0].checkpoint_s = 1800;
+	s->jobs[r0].preemptible = s->jobs[r1].preemptible = true;
+	int h1 = tb_job(s, "h1", q, 1, 8, 1000, 50);
+	int h2 = tb_job(s, "h2", q, 1, 8, 1000, 60);
+	s->jobs[h1].priority = s->jobs[h2].priority = 10;
+	struct fw_plan *p = tb_plan(s, "fairway", &A);
+	ASSERT(p != NULL);
+	ASSERT_EQ(find(p, r0, FW_DECIDE_EVICT)->reason, FW_REASON_TIME_LIMIT);
+	ASSERT(find(p, r1, FW_DECIDE_EVICT) != NULL);
+	ASSERT_EQ(find(p, r1, FW_DECIDE_EVICT)->reason, FW_REASON_PREEMPTED);
+	ASSERT(find(p, h1, FW_DECIDE_START) != NULL);
+	ASSERT(find(p, h2, FW_DECIDE_START) != NULL);
+	fw_snapshot_free(s);
+}
+
+/* An ended job's GPUs no longer count against its queue's GPU model
+ * limit: the queue may hold 8 H100s, the ended job held them, and its
+ * waiting H100 job starts. */
+TEST(an_ended_job_holds_nothing_under_a_model_limit)
+{
+	struct world x = world(3600, 3600);
+	tb_named(x.s, x.w, "H100");
+	struct fw_model_limit m = tb_model_entry(x.q, "H100", 8);
+	ASSERT(fw_snapshot_add_model_limit(x.s, &m) >= 0);
+	struct fw_plan *p = tb_plan(x.s, "fairway", &A);
+	ASSERT(p != NULL);
+	ASSERT(find(p, x.w, FW_DECIDE_START) != NULL);
+	x.s->queues[x.q].max_runtime_s = 0; /* without the end: over the limit */
+	p = tb_plan(x.s, "fairway", &A);
+	ASSERT(p != NULL);
+	ASSERT_EQ(fw_plan_pending_for(p, x.w)->reason, FW_REASON_MODEL_LIMIT);
+	fw_snapshot_free(x.s);
+}
+
 /* The checker recounts the limits itself: a plan that leaves a job past
  * its limit running fails, and so does an end short of the limit. */
 TEST(the_checker_catches_a_missed_end_and_an_early_one)
@@ -328,6 +417,8 @@ static void teardown(void)
 	a_job_short_of_its_limit_runs_on_and_planning_assumes_the_limit, the_limit_caps_an_announced_runtime, \
 	the_smallest_limit_on_the_path_binds, nonpreemptible_and_protected_jobs_end_at_their_limit_too, \
 	an_ended_job_is_not_drained_too, an_ended_job_is_no_reclaim_victim, \
+	an_ended_job_is_never_the_victim_it_would_be_cheapest_as, an_ended_job_holds_nothing_under_a_model_limit, \
+	an_ended_job_is_no_preemption_victim, \
 	the_checker_catches_a_missed_end_and_an_early_one, a_negative_limit_is_refused, \
 	random_fleets_end_exactly_the_jobs_past_their_limits
 
