@@ -16,9 +16,10 @@ for y in tests/scenario/*.yaml; do
 	name=$(basename "$y" .yaml)
 	want=${y%.yaml}.json
 	got=$(mktemp)
-	if ! "$FW" plan --config "$y" --json >"$got" 2>&1; then
+	err=$(mktemp) # notes on stderr (e.g. a run past a limit) are not the plan
+	if ! "$FW" plan --config "$y" --json >"$got" 2>"$err"; then
 		echo "FAIL scenario $name: fairway plan failed:"
-		cat "$got"
+		cat "$got" "$err"
 		fail=$((fail + 1))
 	elif [ "${FW_UPDATE_GOLDEN:-0}" = 1 ]; then
 		cp "$got" "$want"
@@ -32,7 +33,7 @@ for y in tests/scenario/*.yaml; do
 		diff -u "$want" "$got" | head -40
 		fail=$((fail + 1))
 	fi
-	rm -f "$got"
+	rm -f "$got" "$err"
 done
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -57,9 +57,9 @@ static int32_t count_kind(const struct fw_plan *p, enum fw_decision_kind k)
 	return n;
 }
 
-/* "45s", "20m", "10h05m": the work an eviction loses, since the job's
- * last checkpoint (fw_job_lost_work). */
-static const char *span(fw_time secs, char *buf, size_t n)
+/* render.h: the LOSES column (the work an eviction loses since the job's
+ * last checkpoint, fw_job_lost_work), a run-time limit, a note's runs. */
+const char *fw_render_span(fw_time secs, char *buf, size_t n)
 {
 	if (secs < 60)
 		snprintf(buf, n, "%llds", (long long)secs);
@@ -79,7 +79,7 @@ static const char *evicted_for(const struct fw_snapshot *s, const struct fw_deci
 	if (d->reason == FW_REASON_DRAINED)
 		return s->nodes[d->a].name;
 	if (d->reason == FW_REASON_TIME_LIMIT) {
-		snprintf(buf, n, "limit %s", span(d->b, t, sizeof t));
+		snprintf(buf, n, "limit %s", fw_render_span(d->b, t, sizeof t));
 		return buf;
 	}
 	return d->a >= 0 && d->a < s->njobs ? s->jobs[d->a].name : "?";
@@ -112,7 +112,7 @@ static void table_decisions(FILE *f, const struct fw_snapshot *s, const struct f
 			(int)d->alloc_count);
 		if (kind == FW_DECIDE_EVICT)
 			fprintf(f, "%-15s %-20s %-7s ", fw_reason_name(d->reason), evicted_for(s, d, limit, sizeof limit),
-				span(fw_job_lost_work(s, j, p->now), lost, sizeof lost));
+				fw_render_span(fw_job_lost_work(s, j, p->now), lost, sizeof lost));
 		else if (kind != FW_DECIDE_START)
 			fprintf(f, "%-10lld", (long long)d->at);
 		fprintf(f, "%s\n", nodes);

@@ -19,6 +19,8 @@
 
 void fw_render_table(FILE *f, const struct fw_snapshot *s, const struct fw_plan *p,
 		     const struct fw_policy_ops *pol);
+/* "45s", "20m", "10h05m": a duration as the tables show it; returns buf. */
+const char *fw_render_span(fw_time secs, char *buf, size_t n);
 /* New reference; NULL on allocation failure. */
 json_t *fw_render_json(const struct fw_snapshot *s, const struct fw_plan *p,
 		       const struct fw_policy_ops *pol);
