@@ -71,6 +71,9 @@ struct sim {
 	struct ev *arrival;        /* (submit, row), sorted */
 	size_t next_arr;
 	struct heap done;          /* completions (end, row) */
+	struct heap limits;        /* run-time limits (start + limit, row) of
+				    * running jobs that would outlive them */
+	bool *limited;             /* per row: it has an entry in limits */
 	int32_t *row_of;           /* snapshot job -> trace row */
 	bool *gone;                /* finished, removed at the next compaction */
 	int32_t jcap;
@@ -332,6 +335,7 @@ static int add_queues(struct sim *m, const struct fw_teams *teams, int64_t gpus)
 		snprintf(m->r->qname[i], sizeof m->r->qname[i], "%s", m->qs.name[i]);
 		q.deserved.v[FW_RES_GPU] = m->r->qdeserved_milli[i] = m->qs.deserved_milli[i];
 		q.min_runtime_s = m->o->min_runtime_s;
+		q.max_runtime_s = m->o->max_runtime_s;
 		if (fw_snapshot_add_queue(m->s, &q) < 0)
 			return FW_ENOMEM;
 		if ((rc = queue_models(m, i, m->o->model_limits, m->o->nmodel_limits, false)) != FW_OK ||
@@ -357,6 +361,8 @@ static int check_opts(const struct fw_trace *t, const struct fw_sim_opts *o,
 		return fw_diag_set(d, FW_EINVAL, "options", 0, 0, "tick", "must be 1..31536000 s");
 	if (o->nodes_per_rack < 0)
 		return fw_diag_set(d, FW_EINVAL, "options", 0, 0, "nodes_per_rack", "must be >= 0");
+	if (o->max_runtime_s < 0)
+		return fw_diag_set(d, FW_EINVAL, "options", 0, 0, "max_runtime", "must be >= 0 (0 = none)");
 	if (t->n > INT32_MAX - 1)
 		return fw_diag_set(d, FW_ERANGE, "options", 0, 0, "trace", "more than 2^31 jobs");
 	if (teams->n < 1 || teams->total < 1)
@@ -517,6 +523,8 @@ static int sim_init(struct sim *m, const struct fw_teams *teams)
 	m->r->end = calloc(n, sizeof *m->r->end);
 	m->r->evicted = calloc(n, sizeof *m->r->evicted);
 	m->r->lost = calloc(n, sizeof *m->r->lost);
+	m->r->cut = calloc(n, sizeof *m->r->cut);
+	m->limited = calloc(n, sizeof *m->limited);
 	m->left = calloc(n, sizeof *m->left);
 	m->run_of = calloc(n, sizeof *m->run_of);
 	m->r->estimate = calloc(n, sizeof *m->r->estimate);
@@ -534,8 +542,8 @@ static int sim_init(struct sim *m, const struct fw_teams *teams)
 			m->urow[i] = -1;
 	}
 	if (!m->s || !m->arrival || !m->snap_of || !m->r->start || !m->r->end ||
-	    !m->r->evicted || !m->r->lost || !m->left || !m->run_of || !m->r->estimate || !m->r->gpus ||
-	    !m->r->milli)
+	    !m->r->evicted || !m->r->lost || !m->r->cut || !m->limited || !m->left || !m->run_of ||
+	    !m->r->estimate || !m->r->gpus || !m->r->milli)
 		return FW_ENOMEM;
 	if (m->o->lemon_gang_gpus > 0)
 		m->s->config.lemon_gang_gpus = m->o->lemon_gang_gpus;
@@ -574,6 +582,8 @@ static void sim_release(struct sim *m)
 	fw_arena_release(&m->arena);
 	free(m->arrival);
 	free(m->done.v);
+	free(m->limits.v);
+	free(m->limited);
 	free(m->row_of);
 	free(m->gone);
 	free(m->snap_of);
@@ -739,10 +749,41 @@ static void run_close(struct sim *m, int32_t row, fw_time t)
 	m->r->runs[m->run_of[row]].end = t;
 }
 
+/* Run-time limits (fw_sim_opts.max_runtime_s, fw_job_limit): a job that
+ * starts with more work left than its limit gets an entry at start +
+ * limit, which wakes a cycle at the first tick at or after it (the engine
+ * then ends the job, reason TIME_LIMIT: time_out below).  A job whose
+ * work ends first completes, the tie included (completions drain before
+ * the cycle), so it needs none; its entry goes when it leaves. */
+static int limit_arm(struct sim *m, int32_t k, int32_t row, fw_time T)
+{
+	fw_time lim = fw_job_limit(m->s, &m->s->jobs[k]);
+
+	if (lim <= 0 || lim >= m->left[row])
+		return FW_OK;
+	m->limited[row] = true;
+	return heap_push(&m->limits, (struct ev){ T + lim, row });
+}
+
+static void limit_cancel(struct sim *m, int32_t row)
+{
+	if (!m->limited[row])
+		return;
+	heap_remove(&m->limits, row);
+	m->limited[row] = false;
+}
+
+/* Is a limit due by T: must the cycle at T run to end a job? */
+static bool limit_due(const struct sim *m, fw_time T)
+{
+	return m->limits.n && m->limits.v[0].t <= T;
+}
+
 static void complete(struct sim *m, struct ev e)
 {
 	release(m, e.row, e.t);
 	run_close(m, e.row, e.t);
+	limit_cancel(m, e.row);
 	m->r->end[e.row] = e.t;
 	m->gone[m->snap_of[e.row]] = true;
 	m->ngone++;
@@ -917,7 +958,7 @@ static int start_job(struct sim *m, const struct fw_plan *p, const struct fw_dec
 	m->r->decisions++;
 	count_slices(m, p, dd);
 	log_start(m, p, dd, row, T);
-	if (run_open(m, row, T) != FW_OK)
+	if (run_open(m, row, T) != FW_OK || limit_arm(m, k, row, T) != FW_OK)
 		return FW_ENOMEM;
 	return heap_push(&m->done, e);
 }
@@ -946,11 +987,19 @@ int64_t fw_sim_checkpoint_kept(int64_t ran_s, int64_t interval_s)
 	return interval_s > 0 && ran_s > 0 ? ran_s / interval_s * interval_s : 0;
 }
 
-static int evict(struct sim *m, int32_t k, fw_time t)
+/* An EVICT must name a running job of the snapshot. */
+static int check_running(struct sim *m, int32_t k, fw_time t)
 {
 	if (k < 0 || k >= m->s->njobs || m->gone[k] || m->s->jobs[k].state != FW_JOB_RUNNING)
 		return fw_diag_set(m->d, FW_EINVAL, "sim", 0, 0, NULL,
 				   "t=%lld: evict job #%d, which is not running", (long long)t, (int)k);
+	return FW_OK;
+}
+
+static int evict(struct sim *m, int32_t k, fw_time t)
+{
+	if (check_running(m, k, t) != FW_OK)
+		return FW_EINVAL;
 	struct fw_job *j = &m->s->jobs[k];
 	int32_t row = m->row_of[k];
 	int64_t ran = t - j->start_time, kept = kept_progress(m, k, t, ran);
@@ -958,6 +1007,7 @@ static int evict(struct sim *m, int32_t k, fw_time t)
 	release(m, row, t);
 	run_close(m, row, t);
 	heap_remove(&m->done, row);
+	limit_cancel(m, row);
 	m->left[row] -= kept;
 	if (j->expected_runtime > 0)
 		j->expected_runtime = j->expected_runtime - kept > 1 ? j->expected_runtime - kept : 1;
@@ -972,6 +1022,38 @@ static int evict(struct sim *m, int32_t k, fw_time t)
 	m->r->lost[row] += lost;
 	m->r->lost_gpu_s += lost;
 	m->recompact = m->dirty = true;
+	return FW_OK;
+}
+
+/* An EVICT of reason TIME_LIMIT: the job has run its limit and ends at
+ * t, as Slurm's TIMEOUT: it gives back its GPUs (this plan's starts may
+ * take them), its run closes, it leaves the snapshot at the next
+ * compaction and is never pending again.  It counts as ended at t
+ * (end[row]: its JCT is t - submit) with the rest of its work cut.  No
+ * on_evict: nothing of it restarts. */
+static int time_out(struct sim *m, int32_t k, fw_time t)
+{
+	if (check_running(m, k, t) != FW_OK)
+		return FW_EINVAL;
+	int32_t row = m->row_of[k];
+	int64_t ran = t - m->s->jobs[k].start_time, dur = m->t->v[row].duration;
+	int64_t cut = m->left[row] - ran; /* > 0: a completion by t drained first */
+	double gpus = (double)m->r->milli[row] / 1000.0;
+
+	release(m, row, t);
+	run_close(m, row, t);
+	heap_remove(&m->done, row);
+	limit_cancel(m, row);
+	/* at most its trace duration (a failure's restart cost adds work) */
+	m->r->cut[row] = cut < dur ? cut : dur;
+	m->left[row] = 0;
+	m->r->end[row] = t;
+	m->r->timed_out++;
+	m->r->timed_out_gpu_s += gpus * (double)ran;
+	m->r->cut_gpu_s += gpus * (double)m->r->cut[row];
+	m->gone[k] = true;
+	m->ngone++;
+	m->dirty = true;
 	return FW_OK;
 }
 
@@ -1112,10 +1194,14 @@ static int apply(struct sim *m, const struct fw_plan *p, fw_time T)
 {
 	int rc;
 
-	for (int32_t i = 0; i < p->ndecisions; i++)
-		if (p->decisions[i].kind == FW_DECIDE_EVICT &&
-		    (rc = evict(m, p->decisions[i].job, T)) != FW_OK)
+	for (int32_t i = 0; i < p->ndecisions; i++) {
+		const struct fw_decision *dd = &p->decisions[i];
+		if (dd->kind != FW_DECIDE_EVICT)
+			continue;
+		rc = dd->reason == FW_REASON_TIME_LIMIT ? time_out(m, dd->job, T) : evict(m, dd->job, T);
+		if (rc != FW_OK)
 			return rc;
+	}
 	for (int32_t i = 0; i < p->ndecisions; i++) {
 		if (p->decisions[i].kind != FW_DECIDE_START)
 			continue;
@@ -1192,7 +1278,7 @@ static int model_short(struct sim *m, fw_time T)
 		return FW_ENOMEM;
 	for (int32_t j = 0; j < s->njobs; j++) {
 		const struct fw_job *job = &s->jobs[j];
-		for (int k = 0; k < nk; k++) {
+		for (int k = 0; !m->gone[j] && k < nk; k++) {
 			size_t x = (size_t)job->queue * nk + k;
 			for (int32_t a = 0; job->state == FW_JOB_RUNNING && a < job->alloc_count; a++) {
 				const struct fw_task_alloc *t = &s->allocs[job->alloc_first + a];
@@ -1286,6 +1372,8 @@ static int64_t next_event(const struct sim *m)
 		e = m->arrival[m->next_arr].t;
 	if (m->done.n && m->done.v[0].t < e)
 		e = m->done.v[0].t;
+	if (m->limits.n && m->limits.v[0].t < e)
+		e = m->limits.v[0].t;
 	int64_t r, f = next_failure(m, true);
 	bool g;
 	next_repair(m, &r, &g);
@@ -1387,8 +1475,13 @@ static bool keep_ticking(const struct sim *m)
 	}
 }
 
-static bool want_cycle(const struct sim *m)
+/* Does the tick T run a cycle?  Always when a run-time limit is due by
+ * T: only a cycle ends the job (under every rule, so `every` and
+ * `change` end it at the tick `all` does). */
+static bool want_cycle(const struct sim *m, fw_time T)
 {
+	if (limit_due(m, T))
+		return true;
 	switch (rule_of(m)) {
 	case FW_SIM_ALL_TICKS: return m->npending > 0;
 	case FW_SIM_ON_CHANGE: return m->dirty && could_start(m);
@@ -1447,7 +1540,7 @@ static int run_loop(struct sim *m, const struct fw_teams *teams)
 		if ((rc = drain(m, T, teams)) != FW_OK || (rc = tick_hook(m, T)) != FW_OK)
 			return rc;
 		m->started_last = false;
-		if (want_cycle(m) && (rc = cycle(m, T)) != FW_OK)
+		if (want_cycle(m, T) && (rc = cycle(m, T)) != FW_OK)
 			return rc;
 		m->dirty = false;
 	}
@@ -1509,6 +1602,7 @@ void fw_sim_result_free(struct fw_sim_result *r)
 	free(r->end);
 	free(r->evicted);
 	free(r->lost);
+	free(r->cut);
 	free(r->queue);
 	free(r->estimate);
 	free(r->gpus);
@@ -1523,7 +1617,9 @@ void fw_sim_result_free(struct fw_sim_result *r)
  * Time to start = first start - submit (includes the wait for the next
  * tick); JCT = completion - submit (start + duration without evictions;
  * with them it includes the lost work and the wait to restart); both over
- * finished jobs only; gpu_s counts useful work (GPUs x duration, the GPUs
+ * finished jobs only, a job ended by its run-time limit counting as
+ * finished at its end (Slurm's TIMEOUT); gpu_s counts useful work (GPUs x
+ * duration, less the work a limit cut: work_done(); the GPUs
  * its latest run held: fewer than asked for an elastic job started with
  * fewer tasks; a fractional GPU counts its gpu_milli / 1000, the unit of
  * every GPU-second the simulator reports).  Size buckets go by the GPUs
@@ -1579,6 +1675,12 @@ static double gpus_held(const struct fw_itp_trace *t, const struct fw_sim_result
 	return (double)(r->gpus ? r->gpus[i] : t->v[i].gpus);
 }
 
+/* The work row i did: its duration, less what a run-time limit cut. */
+static double work_done(const struct fw_itp_trace *t, const struct fw_sim_result *r, size_t i)
+{
+	return (double)(t->v[i].duration - (r->cut ? r->cut[i] : 0));
+}
+
 /* Completion time: the recorded one (evictions move it), -1 = none. */
 static int64_t end_of(const struct fw_itp_trace *t, const struct fw_sim_result *r, size_t i)
 {
@@ -1604,7 +1706,7 @@ static void group_stats(const struct fw_itp_trace *t, const struct fw_sim_result
 		tts[n] = r->start[i] - t->v[i].submit;
 		jct[n] = end_of(t, r, i) - t->v[i].submit;
 		sum += (double)jct[n];
-		st->gpu_s += gpus_held(t, r, i) * (double)t->v[i].duration;
+		st->gpu_s += gpus_held(t, r, i) * work_done(t, r, i);
 		n++;
 	}
 	st->started = (int64_t)n;
@@ -1681,6 +1783,7 @@ struct variant {
 	int64_t grace_s;               /* -1 = the run's (--checkpoint-grace), 0 off */
 	int slices;                    /* -1 = on when --slices is given, 0 off, 1 on */
 	int model_deserved;            /* -1 = on when --model-deserved is given, 0 off, 1 on */
+	int64_t max_runtime_s;         /* -1 = the run's (--max-runtime), 0 none */
 };
 
 struct cli {
@@ -1743,7 +1846,8 @@ static const char usage_text[] =
 	"                      starve-after=S (0 = off), backfill=easy|conservative,\n"
 	"                      reserve-depth=N (0 = none), xfactor-cap=S (0 =\n"
 	"                      off), user-fair-share=on|off or\n"
-	"                      checkpoint-grace=S (0 = off) or slices=on|off, e.g.\n"
+	"                      checkpoint-grace=S (0 = off), slices=on|off or\n"
+	"                      max-runtime=S (0 = none), e.g.\n"
 	"                      fairway,fairway:starve-after=432000,fairway:reserve-depth=4\n"
 	"  --tick S            scheduling period in seconds (default 60)\n"
 	"  --preemptible       every job may be evicted: policies with reclaim\n"
@@ -1751,6 +1855,11 @@ static const char usage_text[] =
 	"                      their fair share, and preempt by priority\n"
 	"  --min-runtime S     a running job is not evicted before it has run S\n"
 	"                      seconds since its latest start (default 0)\n"
+	"  --max-runtime S     run-time limit of every queue (YAML maxRuntime): a\n"
+	"                      job that has run S seconds since its latest start\n"
+	"                      ends at the next tick, as Slurm's TIMEOUT, and is\n"
+	"                      not requeued; the JSON counts them (timed_out_jobs)\n"
+	"                      and the work cut (default 0: none)\n"
 	"  --starve-after S    under fairway, a gang that has waited S seconds is\n"
 	"                      tried before the fair-share order, oldest first,\n"
 	"                      and starts or earns a reservation (YAML\n"
@@ -1964,12 +2073,14 @@ static int variant_setting(struct variant *w, char *kv, unsigned *seen)
 	if (!v || v == kv || !v[1])
 		return entry_error(w, "'%s': a variant's settings are KEY=VALUE "
 				   "(starve-after=S, backfill=easy|conservative, reserve-depth=N, xfactor-cap=S, "
-				   "user-fair-share=on|off, checkpoint-grace=S, slices=on|off, model-deserved=on|off)", kv);
+				   "user-fair-share=on|off, checkpoint-grace=S, slices=on|off, model-deserved=on|off, "
+				   "max-runtime=S)", kv);
 	*v++ = '\0';
 	unsigned bit = !strcmp(kv, "starve-after") ? 1u : !strcmp(kv, "backfill") ? 2u
 		       : !strcmp(kv, "reserve-depth") ? 4u : !strcmp(kv, "xfactor-cap") ? 8u
 		       : !strcmp(kv, "user-fair-share") ? 16u : !strcmp(kv, "checkpoint-grace") ? 32u
-		       : !strcmp(kv, "slices") ? 64u : !strcmp(kv, "model-deserved") ? 128u : 0u;
+		       : !strcmp(kv, "slices") ? 64u : !strcmp(kv, "model-deserved") ? 128u
+		       : !strcmp(kv, "max-runtime") ? 256u : 0u;
 	if (*seen & bit)
 		return entry_error(w, "%s is set twice", kv);
 	*seen |= bit;
@@ -2016,9 +2127,15 @@ static int variant_setting(struct variant *w, char *kv, unsigned *seen)
 			return usage_error("--policies: model-deserved=%s: use on or off (the entries of "
 					   "--model-deserved M=P)", v);
 		w->model_deserved = !strcmp(v, "on");
+	} else if (!strcmp(kv, "max-runtime")) {
+		errno = 0;
+		x = strtoll(v, &end, 10);
+		if (errno || *end || x < 0 || x > 31536000 || v[0] < '0' || v[0] > '9')
+			return usage_error("--policies: max-runtime=%s: whole seconds from 0 (none) to 31536000", v);
+		w->max_runtime_s = x;
 	} else {
 		return usage_error("--policies: unknown setting '%s' (starve-after, backfill, reserve-depth, "
-				   "xfactor-cap, user-fair-share, checkpoint-grace, slices, model-deserved)", kv);
+				   "xfactor-cap, user-fair-share, checkpoint-grace, slices, model-deserved, max-runtime)", kv);
 	}
 	return 0;
 }
@@ -2051,6 +2168,7 @@ static int parse_variant(char *p, struct variant *w)
 	w->grace_s = -1;
 	w->slices = -1;
 	w->model_deserved = -1;
+	w->max_runtime_s = -1;
 	rest = cut(p, ':');
 	w->name = p;
 	if (!*p)
@@ -2271,7 +2389,7 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 		"--topo", "--nodes-from-topo", "--verbose", "--checkpoint", "--preemptible", "--user-fair-share",
 		"--min-runtime", "--failures", "--flaky", "--repair", "--failure-seed", "--starve-after",
 		"--backfill", "--reserve-depth", "--xfactor-cap", "--jobs", "--shares", "--model-limits", "--model-deserved", "--name-models",
-		"--checkpoint-grace", "--slices", NULL };
+		"--checkpoint-grace", "--slices", "--max-runtime", NULL };
 	int i = 0;
 	char hint[96];
 
@@ -2323,6 +2441,8 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 		return (rc = set_seconds(f, v, FW_CHECKPOINT_GRACE_MAX, &x)) ? rc : (c->o.checkpoint_grace_s = x, 0);
 	else if (!strcmp(f, "--min-runtime"))
 		return (rc = set_seconds(f, v, 31536000, &x)) ? rc : (c->o.min_runtime_s = x, 0);
+	else if (!strcmp(f, "--max-runtime"))
+		return (rc = set_seconds(f, v, 31536000, &x)) ? rc : (c->o.max_runtime_s = x, 0);
 	else if (!strcmp(f, "--model-limits"))
 		return parse_model_map(c, v, MAP_LIMITS);
 	else if (!strcmp(f, "--model-deserved"))
@@ -2577,6 +2697,9 @@ static json_t *policy_json(const struct fw_sim_result *r, const struct fw_sim_me
 	json_object_set_new(o, "cycles", json_integer(r->cycles));
 	json_object_set_new(o, "evictions", json_integer(r->evictions));
 	json_object_set_new(o, "lost_gpu_s", json_real(r->lost_gpu_s));
+	json_object_set_new(o, "timed_out_jobs", json_integer(r->timed_out));
+	json_object_set_new(o, "timed_out_gpu_h", json_real(r->timed_out_gpu_s / 3600.0));
+	json_object_set_new(o, "timed_out_cut_gpu_h", json_real(r->cut_gpu_s / 3600.0));
 	json_object_set_new(o, "checkpoint_waits", json_integer(r->ckpt_waits));
 	json_object_set_new(o, "checkpoint_wait_job_h", json_real(r->ckpt_wait_s / 3600.0));
 	json_object_set_new(o, "slice_starts", json_integer(r->slice_starts));
@@ -2637,6 +2760,7 @@ static json_t *run_json(const struct cli *c, const struct fw_itp_trace *t,
 	json_object_set_new(o, "checkpoint_s", json_integer(c->checkpoint_s));
 	json_object_set_new(o, "preemptible", json_boolean(c->o.preemptible));
 	json_object_set_new(o, "min_runtime_s", json_integer(c->o.min_runtime_s));
+	json_object_set_new(o, "max_runtime_s", json_integer(c->o.max_runtime_s));
 	model_pct_json(o, "model_limits_pct", c->o.model_limits, c->o.nmodel_limits);
 	model_pct_json(o, "model_deserved_pct", c->o.model_deserved, c->o.nmodel_deserved);
 	model_pct_json(o, "name_models_pct", c->name_models, c->nname_models);
@@ -2705,7 +2829,19 @@ static int report_diag(const struct fw_diag *d)
 
 /* --jobs: one row per trace row of this replay (docs/sim.md, "Per job"). */
 static const char jobs_header[] = "policy,job,queue,gpus,submit,start,end,wait_s,jct_s,evictions,"
-				  "estimate_kind,estimate,estimate_err_s,gpu_model\n";
+				  "estimate_kind,estimate,estimate_err_s,gpu_model,end_state\n";
+
+/* How row i's replay ended: completed, timed_out (its run-time limit
+ * ended it at `end`), evicted (evicted, not restarted by the end) or
+ * never_started. */
+static const char *end_state(const struct fw_itp_trace *t, const struct fw_sim_result *r, size_t i)
+{
+	if (r->start[i] < 0)
+		return "never_started";
+	if (end_of(t, r, i) < 0)
+		return "evicted";
+	return r->cut && r->cut[i] > 0 ? "timed_out" : "completed";
+}
 
 static void csv_int(FILE *f, int64_t v, bool known)
 {
@@ -2737,7 +2873,7 @@ static int write_jobs(FILE *f, const struct fw_itp_trace *t, const struct fw_tra
 		csv_int(f, est - st, known && started);
 		fputc(',', f);
 		fw_met_csv_str(f, i < tr->n ? tr->v[i].gpu_model : "");
-		fputc('\n', f);
+		fprintf(f, ",%s\n", end_state(t, r, i));
 	}
 	return ferror(f) ? FW_EIO : FW_OK;
 }
@@ -2779,6 +2915,20 @@ static void variant_json(const struct cli *c, const struct variant *w, json_t *p
 	json_object_set_new(pj, "user_fair_share", json_boolean(w->users >= 0 ? w->users == 1 : c->o.user_fair_share));
 	json_object_set_new(pj, "checkpoint_grace_s", json_integer(w->grace_s >= 0 ? w->grace_s : c->o.checkpoint_grace_s));
 	json_object_set_new(pj, "slices", json_boolean(c->o.slice_tasks > 0 && w->slices != 0));
+	json_object_set_new(pj, "max_runtime_s",
+			    json_integer(w->max_runtime_s >= 0 ? w->max_runtime_s : c->o.max_runtime_s));
+}
+
+/* The run-time limit's line of the summary, only when the replay had one. */
+static void print_limits(const struct cli *c, const struct variant *w, const struct fw_sim_result *r)
+{
+	int64_t lim = w->max_runtime_s >= 0 ? w->max_runtime_s : c->o.max_runtime_s;
+
+	if (lim <= 0)
+		return;
+	printf("  run-time limit %lld s: %lld job%s ended by it (%.1f GPU-h run, %.1f GPU-h of their work cut)\n",
+	       (long long)lim, (long long)r->timed_out, r->timed_out == 1 ? "" : "s", r->timed_out_gpu_s / 3600.0,
+	       r->cut_gpu_s / 3600.0);
 }
 
 /* The replay of variant w: its settings over the run's, then the run's back. */
@@ -2804,6 +2954,8 @@ static int replay_variant(struct cli *c, const struct variant *w, const struct f
 		c->o.checkpoint_grace_s = w->grace_s;
 	c->o.slices_off = w->slices == 0;
 	c->o.model_deserved_off = w->model_deserved == 0;
+	if (w->max_runtime_s >= 0)
+		c->o.max_runtime_s = w->max_runtime_s;
 	rc = fw_sim_run_trace(&c->tr, teams, &c->o, r, d);
 	keep.hooks = c->o.hooks;
 	c->o = keep;
@@ -2851,6 +3003,7 @@ static int run_policy(struct cli *c, const struct variant *w, const struct fw_it
 			print_summary(&r, m, teams);
 		else
 			print_policy_line(&r);
+		print_limits(c, w, &r);
 		if (!c->verbose && r.failures)
 			printf("  %lld node failures hit %lld running jobs; %.1f GPU-h of work lost to evictions\n",
 			       (long long)r.failures, (long long)r.failure_hits, r.lost_gpu_s / 3600.0);

@@ -11,7 +11,9 @@
  * There is no second implementation of scheduling logic here.
  *
  * Events, in time order: arrivals (trace submission_time), completions
- * (start + remaining work), node failures and repairs (o->failures) and
+ * (start + remaining work), node failures and repairs (o->failures),
+ * run-time limits (start + the job's limit, for a running job that would
+ * otherwise outlive it: it wakes a cycle, which ends the job) and
  * scheduling ticks at multiples of tick_s.  At a tick T: every completion,
  * repair and failure with time <= T in time order (ties: completion,
  * repair, failure), then every arrival with submit <= T, then the on_tick
@@ -19,7 +21,10 @@
  * starts, take effect at T and a job then runs for its remaining work
  * (its trace duration unless an eviction kept progress).  An evicted job
  * returns to the pending set with its original submit time and snapshot
- * position (docs/sim.md, "Evictions and node failures").  Which ticks run a cycle
+ * position (docs/sim.md, "Evictions and node failures"), except one the
+ * plan ends by its run-time limit (reason TIME_LIMIT, o->max_runtime_s):
+ * that job ends at T, as Slurm's TIMEOUT, with the rest of its work cut
+ * (fw_sim_result.cut).  Which ticks run a cycle
  * (enum fw_sim_tick_rule):
  *   EVERY  (default) every tick at which some waiting job could
  *          physically fit (a node with n free GPUs; for a gang, floor(n/G)
@@ -184,6 +189,10 @@ struct fw_sim_opts {
 	bool preemptible;        /* every job may be evicted (reclaim, preemption) */
 	int64_t min_runtime_s;   /* each team queue's protection window
 				  * (fw_queue.min_runtime_s); 0 = none */
+	int64_t max_runtime_s;   /* each queue's run-time limit
+				  * (fw_queue.max_runtime_s): a running job
+				  * that has run it is ended at the next
+				  * tick, not requeued; 0 = none */
 	int32_t lemon_gang_gpus; /* fw_sched_config.lemon_gang_gpus; 0 = its
 				  * default */
 	int64_t starve_after_s;  /* fw_sched_config.starve_after_s: 0 = each
@@ -253,6 +262,10 @@ struct fw_sim_result {
 	int32_t *evicted;        /* per row: times evicted (failures included) */
 	double *lost;            /* per row: GPU-seconds of work its evictions
 				  * threw away (lost_gpu_s, by job) */
+	int64_t *cut;            /* per row: seconds of its work a run-time
+				  * limit cut: > 0 = ended by its limit at
+				  * end[row] (not finished, not requeued),
+				  * 0 = not */
 	int32_t *queue;          /* per row: queue (team) index */
 	int32_t *gpus;           /* per row: GPUs of its latest run (an elastic
 				  * job started with fewer tasks than it has
@@ -281,6 +294,12 @@ struct fw_sim_result {
 				  * counts every start, restarts included */
 	int64_t evictions;       /* all evictions: EVICT decisions and failures */
 	double lost_gpu_s;       /* GPU-seconds of work evictions threw away */
+	int64_t timed_out;       /* jobs ended by their run-time limit (not
+				  * in evictions) */
+	double timed_out_gpu_s;  /* GPU-seconds their ended runs held (each
+				  * run at least the limit) */
+	double cut_gpu_s;        /* GPU-seconds of work the limit cut: each
+				  * one's GPUs x cut[row] */
 	int64_t ckpt_waits;      /* pending entries of reason checkpoint_wait,
 				  * over every plan (checkpoint_grace_s) */
 	double ckpt_wait_s;      /* job-seconds spent in them: each entry

@@ -784,7 +784,9 @@ static struct fw_met_job *jobs_itp(const struct fw_itp_trace *t, const struct fw
 	struct fw_met_job *j = malloc((t->n ? t->n : 1) * sizeof *j);
 
 	for (size_t i = 0; j && i < t->n; i++) {
-		j[i] = (struct fw_met_job){ .submit = t->v[i].submit, .duration = t->v[i].duration,
+		/* a job its run-time limit ended did only part of its work */
+		int64_t done = t->v[i].duration - (r->cut ? r->cut[i] : 0);
+		j[i] = (struct fw_met_job){ .submit = t->v[i].submit, .duration = done,
 					    .start = r->start[i], .gpus = t->v[i].gpus,
 					    .queue = r->queue[i] };
 		j[i].held = r->gpus ? r->gpus[i] : 0;

@@ -49,7 +49,9 @@ extern const char *const fw_met_jain_window_name[FW_MET_NWIN];
  * to start, estimates, its queue's GPU-hours; des.c leaves it out of JCT)
  * and it waits from its last eviction to the end of the window. */
 struct fw_met_job {
-	int64_t submit, duration, start;
+	int64_t submit, duration, start; /* duration: the work it did (a job
+					   * its run-time limit ended: its
+					   * trace duration less the cut) */
 	int32_t gpus, queue;             /* gpus: asked (size buckets, fits) */
 	int32_t evicted;                 /* times evicted */
 	bool estimated;                  /* estimate holds a known expected start */

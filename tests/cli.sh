@@ -1024,6 +1024,59 @@ expect "fairness-bound-missing-file" 1 "cannot read $SV/none.csv" \
 	python3 scripts/fairness_bound.py --shares "$SV/none.csv" --jobs "$SV/hj.csv" --policy p
 expect "fairness-bound-no-such-policy" 1 "has no rows of policy 'q'" \
 	python3 scripts/fairness_bound.py --shares "$SV/hs.csv" --jobs "$SV/hj.csv" --policy q
+# ---- sim --max-runtime ----
+# every queue's run-time limit: A (1000 s) reaches 95 s and ends at the next
+# tick (100), as Slurm's TIMEOUT, not requeued; B starts on its GPUs then;
+# C (95 s) and D (98 s, done before the tick past its limit) complete; the
+# variant max-runtime=0 replays without the limit, the variant
+# fifo:max-runtime=95 as the flag does
+expect "sim-run-max-runtime-negative" 2 "--max-runtime '-5': expected whole seconds 0..31536000" \
+	"$FW" sim run --trace x --max-runtime -5
+expect "sim-run-max-runtime-not-a-number" 2 "--max-runtime 'abc': expected whole seconds 0..31536000" \
+	"$FW" sim run --trace x --max-runtime abc
+expect "sim-run-max-runtime-variant-bad-value" 2 "--policies: max-runtime=1h: whole seconds from 0 (none) to 31536000" \
+	"$FW" sim run --trace x --policies fifo:max-runtime=1h
+expect "sim-run-max-runtime-in-help" 0 "--max-runtime S     run-time limit of every queue" "$FW" sim run --help
+printf 'job_id,submission_time,duration,num_gpu\nA,0,1000,8\nB,5,50,8\nC,20,95,8\nD,30,98,4\n' >"$SV/lim.csv"
+expect "sim-run-max-runtime-summary-line" 0 "run-time limit 95 s: 1 job ended by it (0.2 GPU-h run, 2.0 GPU-h of their work cut)" \
+	"$FW" sim run --trace "$SV/lim.csv" --nodes 1x8 --tick 10 --policies fifo,fifo:max-runtime=0 --max-runtime 95 \
+	--json "$SV/lim.json" --jobs "$SV/limj.csv"
+"$FW" sim run --trace "$SV/lim.csv" --nodes 1x8 --tick 10 --policies fifo:max-runtime=95 \
+	--json "$SV/limv.json" >"$SV/limv.out" 2>&1
+"$FW" sim run --trace "$SV/lim.csv" --nodes 1x8 --tick 10 --policies fifo >"$SV/lim0.out" 2>&1
+if python3 - "$SV" <<'PY'
+import csv, json, sys
+d = sys.argv[1]
+j = json.load(open(d + "/lim.json"))
+p = {x["policy"]: x for x in j["policies"]}
+on, off = p["fifo"], p["fifo:max-runtime=0"]
+assert j["max_runtime_s"] == 95 and on["max_runtime_s"] == 95 and off["max_runtime_s"] == 0
+assert on["timed_out_jobs"] == 1 and off["timed_out_jobs"] == 0, (on["timed_out_jobs"], off["timed_out_jobs"])
+assert abs(on["timed_out_gpu_h"] - 8 * 100 / 3600) < 1e-9 and abs(on["timed_out_cut_gpu_h"] - 8 * 900 / 3600) < 1e-9
+assert off["timed_out_gpu_h"] == 0 and off["timed_out_cut_gpu_h"] == 0
+assert on["evictions"] == 0, on["evictions"]
+# A counts as ended at 100 (JCTs 100, 145, 225, 318); the GPU-hours of the
+# queues (work done) equal those of the runs
+assert on["jct_mean_s"] == (100 + 145 + 225 + 318) / 4 and off["jct_mean_s"] == (1000 + 1045 + 1125 + 1218) / 4
+for x in (on, off):
+    assert abs(sum(q["gpu_h"] for q in x["by_queue"].values()) - x["used_gpu_h"]) < 1e-6, x["policy"]
+rows = {(r["policy"], r["job"]): r for r in csv.DictReader(open(d + "/limj.csv"))}
+a, b = rows[("fifo", "A")], rows[("fifo", "B")]
+assert (a["end"], a["jct_s"], a["end_state"]) == ("100", "100", "timed_out"), a
+assert (b["start"], b["end_state"]) == ("100", "completed"), b
+assert [rows[("fifo", k)]["end_state"] for k in "CD"] == ["completed", "completed"]
+assert rows[("fifo:max-runtime=0", "A")]["end"] == "1000" and rows[("fifo:max-runtime=0", "A")]["end_state"] == "completed"
+v = json.load(open(d + "/limv.json"))
+assert v["max_runtime_s"] == 0 and v["policies"][0]["max_runtime_s"] == 95
+assert all(v["policies"][0][k] == on[k] for k in ("timed_out_jobs", "jct_mean_s", "occupancy", "by_gpus")), "variant = flag"
+PY
+then ok "sim-run-max-runtime-ends-jobs"; else bad "sim-run-max-runtime-ends-jobs"; fi
+if grep -qF "run-time limit 95 s: 1 job ended by it" "$SV/limv.out" && ! grep -qF "run-time limit" "$SV/lim0.out"; then
+	ok "sim-run-max-runtime-line-only-with-a-limit"
+else
+	bad "sim-run-max-runtime-line-only-with-a-limit"
+fi
+# ---- end sim --max-runtime ----
 rm -rf "$SV"
 # node failures: bad values, shaping flags without a rate, and a run where
 # every policy meets failures from the same list (each up to its own end)

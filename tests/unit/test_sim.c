@@ -712,6 +712,199 @@ static int64_t row_of_id(const struct fw_itp_trace *t, const char *id)
 	return -1;
 }
 
+/* ---- run-time limits ------------------------------------------------------ */
+
+/*
+ * 1 node x 8 GPUs, tick 10, fifo, every queue's limit 95 s.
+ *   A  t=0   1000 s  8 GPUs  starts at 0, reaches its limit at 95: ended at
+ *                            the first tick at or after it, 100 (ran 100,
+ *                            900 s of its work cut)
+ *   B  t=5     50 s  8 GPUs  starts at 100 on A's GPUs, in the same cycle;
+ *                            shorter than the limit: completes at 150
+ *   C  t=20    95 s  8 GPUs  150..245: its work ends as its limit does, and
+ *                            the completion (drained first) wins
+ *   D  t=30    98 s  4 GPUs  250..348: past its limit at 345, but its work
+ *                            ends before the tick (350) that would end it
+ * Without the limit: A 0..1000, B 1000..1050, C 1050..1145, D 1150..1248.
+ * Under fifo no tick between 30 and 1000 has an arrival or completion and
+ * nothing fits, so A's end at 100 is the limit's own wake-up.
+ */
+static const char limits_trace[] =
+	"job_id,submission_time,duration,num_gpu\n"
+	"A,0,1000,8\n"
+	"B,5,50,8\n"
+	"C,20,95,8\n"
+	"D,30,98,4\n";
+
+static void limits_opts(struct fw_sim_opts *o, int64_t limit)
+{
+	synth_opts(o, "fifo");
+	o->nodes = 1;
+	o->max_runtime_s = limit;
+}
+
+TEST(des_run_time_limit_ends_a_job_at_the_first_tick_past_it)
+{
+	struct fw_sim_opts o;
+	struct fw_itp_trace t;
+	struct fw_sim_result r;
+	struct fw_sim_metrics m;
+
+	limits_opts(&o, 95);
+	ASSERT_OK(replay(limits_trace, &o, &t, &r));
+	int64_t a = row_of_id(&t, "A"), b = row_of_id(&t, "B"), c = row_of_id(&t, "C"), d = row_of_id(&t, "D");
+	ASSERT_EQ(r.start[a], 0);
+	ASSERT_EQ(r.end[a], 100);
+	ASSERT_EQ(r.cut[a], 900);
+	ASSERT_EQ(r.start[b], 100); /* on A's GPUs, in the cycle that ended A */
+	ASSERT_STR_CONTAINS(r.log, "{\"t\":100,\"policy\":\"fifo\",\"job\":\"B\"");
+	ASSERT_EQ(r.end[b], 150);
+	ASSERT_EQ(r.start[c], 150);
+	ASSERT_EQ(r.end[c], 245);
+	ASSERT_EQ(r.start[d], 250);
+	ASSERT_EQ(r.end[d], 348);
+	ASSERT_EQ(r.cut[b] + r.cut[c] + r.cut[d], 0);
+	ASSERT_EQ(r.timed_out, 1);
+	ASSERT_NEAR(r.timed_out_gpu_s, 8.0 * 100, 1e-9);
+	ASSERT_NEAR(r.cut_gpu_s, 8.0 * 900, 1e-9);
+	/* ended, not evicted: never pending again, one run each */
+	ASSERT_EQ(r.evictions, 0);
+	ASSERT_EQ(r.evicted[a], 0);
+	ASSERT_EQ(r.decisions, 4);
+	ASSERT_EQ((int64_t)r.nruns, 4);
+	ASSERT_EQ(r.runs[0].row, a);
+	ASSERT_EQ(r.runs[0].end, 100);
+	/* A counts as ended at 100: JCTs 100, 145, 225, 318; work done
+	 * 8 x 100 + 8 x 50 + 8 x 95 + 4 x 98 GPU-s over 0..348 */
+	ASSERT_OK(fw_sim_metrics(&t, &o, &r, r.nqueues, &m));
+	ASSERT_EQ(m.bucket[FW_SIM_BALL].started, 4);
+	ASSERT_NEAR(m.bucket[FW_SIM_BALL].jct_mean, (100 + 145 + 225 + 318) / 4.0, 1e-9);
+	ASSERT_EQ(m.makespan_s, 348);
+	ASSERT_NEAR(m.bucket[FW_SIM_BALL].gpu_s, 2352, 1e-9);
+	ASSERT_NEAR(m.occupancy, 2352.0 / (8.0 * 348), 1e-12);
+	fw_sim_result_free(&r);
+	fw_itp_free(&t);
+
+	/* the same trace without a limit: nothing ends early */
+	limits_opts(&o, 0);
+	ASSERT_OK(replay(limits_trace, &o, &t, &r));
+	ASSERT_EQ(r.end[a], 1000);
+	ASSERT_EQ(r.start[b], 1000);
+	ASSERT_EQ(r.start[d], 1150);
+	ASSERT_EQ(r.end[d], 1248);
+	ASSERT_EQ(r.timed_out, 0);
+	ASSERT_EQ(r.cut[a], 0);
+	ASSERT_NEAR(r.cut_gpu_s, 0, 1e-12);
+	fw_sim_result_free(&r);
+	fw_itp_free(&t);
+}
+
+/* A limit wakes a cycle with nothing waiting (no tick rule would run
+ * one), and a job evicted for another reason keeps no stale wake-up. */
+TEST(des_run_time_limit_wakes_a_cycle_with_nothing_waiting)
+{
+	struct fw_sim_opts o;
+	struct fw_itp_trace t;
+	struct fw_sim_result r;
+
+	for (int rule = 0; rule < 3; rule++) {
+		limits_opts(&o, 95);
+		o.tick_rule = (enum fw_sim_tick_rule)rule;
+		ASSERT_OK(replay("job_id,submission_time,duration,num_gpu\nX,3,1000,2\n", &o, &t, &r));
+		ASSERT_EQ(r.start[0], 10);
+		ASSERT_EQ(r.end[0], 110);
+		ASSERT_EQ(r.cut[0], 900);
+		ASSERT_EQ(r.cycles, 2); /* the start, the end */
+		fw_sim_result_free(&r);
+		fw_itp_free(&t);
+	}
+}
+
+/* A limit that never binds (every job is shorter) changes nothing: the
+ * pinned logs of the five-job trace. */
+TEST(des_run_time_limit_longer_than_every_job_keeps_the_pinned_logs)
+{
+	struct fw_sim_opts o;
+	struct fw_itp_trace t;
+	struct fw_sim_result r;
+	static const char *const pol[] = { "fifo", "fairway" };
+	static const uint64_t pin[] = { PIN_SYNTH_FIFO, PIN_SYNTH_FAIRWAY };
+
+	for (int i = 0; i < 2; i++) {
+		synth_opts(&o, pol[i]);
+		o.max_runtime_s = 100; /* A's duration: it completes */
+		ASSERT_OK(replay(synth, &o, &t, &r));
+		ASSERT(fnv(r.log, r.log_len) == pin[i]);
+		ASSERT_EQ(r.timed_out, 0);
+		fw_sim_result_free(&r);
+		fw_itp_free(&t);
+	}
+}
+
+/* Tick skipping stays exact with limits: for every policy the start log
+ * and every job's end equal a cycle at literally every tick, on the
+ * staggered trace (50..449 s jobs, limit 200 s) and on a preemptible
+ * synthetic one (limit 4 h, evictions and limits together). */
+static void limit_run(const struct fw_itp_trace *t, const struct fw_sim_opts *o, uint64_t *h,
+		      int64_t *timed_out, int64_t *ends)
+{
+	struct fw_teams teams;
+	struct fw_sim_result r;
+	struct fw_diag d;
+
+	fw_teams_builtin(&teams);
+	memset(&d, 0, sizeof d);
+	*h = 0;
+	if (fw_sim_run(t, &teams, o, &r, &d) != FW_OK)
+		return;
+	*h = fnv(r.log, r.log_len);
+	*timed_out = r.timed_out;
+	for (size_t i = 0; i < t->n; i++)
+		ends[i] = r.end[i];
+	fw_sim_result_free(&r);
+}
+
+TEST(des_tick_skipping_is_exact_with_run_time_limits)
+{
+	const struct fw_policy_ops *const *pol = fw_policy_list();
+	struct fw_itp_trace st, sy;
+	char text[8192];
+
+	staggered(text, sizeof text);
+	ASSERT_OK(parse(text, 0, &st, NULL, 0));
+	ASSERT_OK(fw_synth_itp(3, 300, &sy));
+	int64_t *ends = calloc(2 * (st.n + sy.n), sizeof *ends);
+	ASSERT(ends != NULL);
+	for (int i = 0; pol[i]; i++) {
+		for (int k = 0; k < 2; k++) {
+			const struct fw_itp_trace *t = k ? &sy : &st;
+			uint64_t h[2];
+			int64_t to[2] = { -1, -2 };
+			for (int all = 0; all < 2; all++) {
+				struct fw_sim_opts o;
+				synth_opts(&o, pol[i]->name);
+				o.validate_each = false;
+				o.nodes = k ? 4 : 3;
+				o.tick_s = k ? 60 : 10;
+				o.preemptible = k == 1;
+				o.max_runtime_s = k ? 4 * 3600 : 200;
+				o.tick_rule = all ? FW_SIM_ALL_TICKS : FW_SIM_EVERY_TICK;
+				limit_run(t, &o, &h[all], &to[all], ends + all * t->n);
+			}
+			printf("  %s, %s: %lld ended by the limit\n", pol[i]->name, k ? "synthetic" : "staggered",
+			       (long long)to[0]);
+			ASSERT(h[0] != 0);
+			ASSERT(h[0] == h[1]);
+			ASSERT_EQ(to[0], to[1]);
+			ASSERT(to[0] > 0); /* the case this test is about happened */
+			ASSERT(memcmp(ends, ends + t->n, t->n * sizeof *ends) == 0);
+		}
+	}
+	free(ends);
+	fw_itp_free(&st);
+	fw_itp_free(&sy);
+}
+
 /* The node index of the first start of job id in a decision log. */
 static int first_node_of(const char *log, const char *id)
 {
@@ -1253,7 +1446,7 @@ TEST(cli_jobs_csv_has_a_row_per_job_and_policy)
 	ASSERT((f = fopen(jobs, "r")) != NULL);
 	ASSERT(fgets(line, sizeof line, f));
 	ASSERT_STR_EQ(line, "policy,job,queue,gpus,submit,start,end,wait_s,jct_s,evictions,"
-			    "estimate_kind,estimate,estimate_err_s,gpu_model\n");
+			    "estimate_kind,estimate,estimate_err_s,gpu_model,end_state\n");
 	while (fgets(line, sizeof line, f)) {
 		char pol[16], id[16], q[32], kind[16];
 		long long g, sub, st = -1, end = -1, wait = -1, jct = -1, ev, est = -1, err = -1;
@@ -1273,7 +1466,9 @@ TEST(cli_jobs_csv_has_a_row_per_job_and_policy)
 		p = strchr(p, ',') + 1;
 		if (*p != ',')
 			err = strtoll(p, NULL, 10);
-		ASSERT_STR_EQ(strchr(p, ','), ",\n"); /* gpu_model: the synthetic jobs name none */
+		/* gpu_model: the synthetic jobs name none; end_state: no limit,
+		 * no eviction */
+		ASSERT_STR_EQ(strchr(p, ','), st < 0 ? ",,never_started\n" : ",,completed\n");
 		ASSERT(!strcmp(pol, rows < 5 ? "fifo" : "fairway"));
 		static const long long submits[] = { 0, 5, 6, 300, 301 };
 		ASSERT_EQ(sub, submits[rows % 5]);
@@ -1345,6 +1540,10 @@ TEST(des_cluster10_log_hash_is_pinned)
 	des_bad_gpus_are_never_used_and_their_nodes_keep_the_rest, \
 	des_reclaim_honours_the_protection_window_across_cycles, \
 	des_tick_skipping_is_exact_for_every_policy, des_tick_skipping_is_exact_with_preemptible_jobs, \
+	des_run_time_limit_ends_a_job_at_the_first_tick_past_it, \
+	des_run_time_limit_wakes_a_cycle_with_nothing_waiting, \
+	des_run_time_limit_longer_than_every_job_keeps_the_pinned_logs, \
+	des_tick_skipping_is_exact_with_run_time_limits, \
 	des_node_failure_requeues_its_job_until_the_repair, \
 	des_gpu_failure_evicts_its_jobs_only_and_keeps_the_node, \
 	des_on_evict_checkpoints_shorten_the_rerun, des_builtin_checkpoint_rule_keeps_whole_intervals, \
