@@ -95,6 +95,32 @@ if "$FW" plan --config tests/scenario/model_deserved.yaml 2>&1 | grep -q "fairwa
 else
 	ok "plan-model-deserved-no-note-under-fairway"
 fi
+# run-time limits: the job past its queue's maxRuntime ends first (FOR
+# shows the limit), the one announcing a run past it gets a note, the
+# JSON has each queue's own maxRuntime and the end's args [ran, limit]
+expect "plan-time-limit-ends-a-job" 0 "sweep                research         8.00     1  time_limit      limit 2h00m" \
+	"$FW" plan --config tests/scenario/time_limit.yaml
+expect "plan-time-limit-note" 0 \
+	"fairway: note: job tune announces a run of 5h00m, but its queue's run-time limit (maxRuntime) ends it after 2h00m; lower its runtime or raise the limit" \
+	"$FW" plan --config tests/scenario/time_limit.yaml
+if "$FW" plan --config tests/scenario/time_limit.yaml --json 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+q = {x["name"]: x.get("maxRuntime") for x in d["queues"]}
+assert q == {"org": 86400, "research": 7200, "prod": None}, q
+e = d["decisions"][0]
+assert (e["kind"], e["job"], e["reason"], e["args"]) == ("evict", "sweep", "time_limit", [7200, 7200]), e
+assert "for" not in e, e
+assert [x["job"] for x in d["decisions"] if x["kind"] == "start"] == ["eval"], d["decisions"]
+'; then ok "plan-json-time-limit"; else bad "plan-json-time-limit"; fi
+if "$FW" plan --config <(sed 's/, maxRuntime: [0-9a-z]*}/}/' tests/scenario/time_limit.yaml) 2>&1 |
+	grep -q -e 'time_limit' -e 'fairway: note'; then
+	bad "plan-no-limit-no-end"
+else
+	ok "plan-no-limit-no-end"
+fi
+expect "yaml-max-runtime-bad" 2 'field queues[0].maxRuntime: "-2h" is not a duration' \
+	"$FW" plan --config tests/bad_input/bad_max_runtime.yaml
 # without the entry nothing is evicted: the fair share gives no claim
 if "$FW" plan --config <(grep -v 'gpuModelDeserved' tests/scenario/model_deserved.yaml) 2>&1 |
 	grep -q -- '-> 0 started, 2 waiting'; then
