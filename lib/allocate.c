@@ -273,7 +273,7 @@ void fw__memo_add_job(struct cyc *y, int32_t j, const struct fw_job *job, struct
 	struct fw__shape k;
 
 	m->byjob[j].req = req;
-	m->byjob[j].end = fw__job_end(y->s, job, y->s->now);
+	m->byjob[j].end = fw__job_end(y, job, y->s->now);
 	m->byjob[j].queue = job->queue;
 	fw__shape_of(&y->c, j, job, &k);
 	m->byjob[j].shape = intern(m, &k);
@@ -576,7 +576,7 @@ int fw__record_start(struct cyc *y, int32_t jx, const struct fw__placement *p)
 static bool blocked_by_reservation(struct cyc *y, int32_t jx, const struct fw__shape *sh, struct fw_pending *r)
 {
 	struct fw__placement p;
-	struct fw__place_opts o = { .end = fw__job_end(y->s, &y->s->jobs[jx], y->s->now), .ignore_resv = true,
+	struct fw__place_opts o = { .end = fw__job_end(y, &y->s->jobs[jx], y->s->now), .ignore_resv = true,
 				    .dry = true };
 	struct fw_pending scratch;
 	uint64_t open;

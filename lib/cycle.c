@@ -60,10 +60,10 @@ static fw_time xfactor_cap(const struct cyc *y)
  * 0 for v = 0, else 1 + 16 * floor(log2 v) + the 4 bits after v's top
  * bit.  Integers only, so every platform orders alike; wait is clamped to
  * 2^40 s, so v < 2^42 and the steps stay under 700. */
-static uint16_t xfactor_steps(const struct fw_snapshot *s, const struct fw_job *j, fw_time cap)
+static uint16_t xfactor_steps(const struct cyc *y, const struct fw_job *j, fw_time cap)
 {
-	fw_time r = fw_job_runtime(s, j);
-	fw_time wait = s->now - j->submit_time;
+	fw_time r = fw__runtime(y, j);
+	fw_time wait = y->s->now - j->submit_time;
 
 	r = r <= 0 || r > cap ? cap : r;
 	r = r < FW_XFACTOR_MIN_RUNTIME ? FW_XFACTOR_MIN_RUNTIME : r;
@@ -183,7 +183,7 @@ static int32_t gather(struct cyc *y)
 			use = fw_job_request(job);
 			ji->tasks = fw_job_tasks(job);
 			if (cap > 0 && ji->pending)
-				ji->xf = xfactor_steps(s, job, cap);
+				ji->xf = xfactor_steps(y, job, cap);
 			if (ji->tasks > max_tasks)
 				max_tasks = ji->tasks;
 			if (ji->tasks > 1 && job->submit_time < y->oldest_gang)
@@ -215,12 +215,16 @@ static int limits_mark(struct cyc *y)
 		q++;
 	if (q == s->nqueues)
 		return FW_OK;
-	if (!(y->evicted = FW_ARENA_NEW(y->a, bool, s->njobs + 1)))
+	y->evicted = FW_ARENA_NEW(y->a, bool, s->njobs + 1);
+	y->qlimit = FW_ARENA_NEW(y->a, fw_time, s->nqueues + 1);
+	if (!y->evicted || !y->qlimit)
 		return FW_ENOMEM;
+	for (q = 0; q < s->nqueues; q++)
+		y->qlimit[q] = fw_queue_limit(s, q);
 	for (int32_t j = 0; j < s->njobs; j++) {
 		const struct fw_job *job = &s->jobs[j];
 		fw_time m;
-		if (job->state != FW_JOB_RUNNING || (m = fw_job_limit(s, job)) <= 0 || s->now - job->start_time < m)
+		if (job->state != FW_JOB_RUNNING || (m = y->qlimit[job->queue]) <= 0 || s->now - job->start_time < m)
 			continue;
 		y->evicted[j] = true;
 		y->nevicted++;
@@ -247,7 +251,7 @@ static void limits_emit(struct cyc *y)
 		d->at = s->now;
 		d->alloc_count = job->alloc_count;
 		d->a = s->now - job->start_time;
-		d->b = fw_job_limit(s, job);
+		d->b = y->qlimit[job->queue];
 		y->dec_tasks[y->ndec++] = s->allocs + job->alloc_first;
 	}
 }

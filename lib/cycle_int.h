@@ -225,13 +225,29 @@ struct cyc {
 	int64_t *ugpu;
 	/* GPU model limits and deserved GPUs of a model (modellimit.c) */
 	struct fw__mtab mlim, mdes;
+	/* run-time limits (cycle.c limits_mark): per queue the limit its jobs
+	 * have (fw_job_limit), 0 = none; NULL when no queue sets one */
+	fw_time *qlimit;
 };
 
-/* When j, started at t, is expected to end (its runtime or its queue's
- * default, fw_job_runtime); FW__NEVER when unknown. */
-static inline fw_time fw__job_end(const struct fw_snapshot *s, const struct fw_job *j, fw_time t)
+/* fw_job_runtime(y->s, j), the limit from y->qlimit: no walk up the
+ * queue tree for a job that gives its runtime (the hot case). */
+static inline fw_time fw__runtime(const struct cyc *y, const struct fw_job *j)
 {
-	fw_time r = fw_job_runtime(s, j);
+	fw_time r, m;
+
+	if (j->expected_runtime <= 0)
+		return fw_job_runtime(y->s, j);
+	r = j->expected_runtime;
+	m = y->qlimit ? y->qlimit[j->queue] : 0;
+	return m > 0 && r > m ? m : r;
+}
+
+/* When j, started at t, is expected to end (its runtime or its queue's
+ * default, at most its limit: fw__runtime); FW__NEVER when unknown. */
+static inline fw_time fw__job_end(const struct cyc *y, const struct fw_job *j, fw_time t)
+{
+	fw_time r = fw__runtime(y, j);
 
 	return r > 0 ? t + r : FW__NEVER;
 }

@@ -856,7 +856,7 @@ static int profile_build(struct cyc *y, struct profile *pr, int32_t room, int32_
 		const struct fw_decision *d = &y->dec[i];
 		if (d->kind != FW_DECIDE_RESERVE)
 			continue;
-		fw_time run = fw_job_runtime(y->s, &y->s->jobs[d->job]);
+		fw_time run = fw__runtime(y, &y->s->jobs[d->job]);
 		for (int32_t k = 0; k < d->alloc_count; k++) {
 			int64_t sl = (__builtin_popcount(y->dec_tasks[i][k].gpu_mask) + g - 1) / g;
 			v[n++] = (struct step){ d->at, -sl };
@@ -958,7 +958,7 @@ static void gang_place(struct cyc *y, struct profile *pr, int32_t j, fw_time sa,
 {
 	const struct fw_job *job = &y->s->jobs[j];
 	struct fw_pending *r = &y->reason[j];
-	fw_time starve = y->ji[j].submit + sa, hold = fw_job_runtime(y->s, job), t;
+	fw_time starve = y->ji[j].submit + sa, hold = fw__runtime(y, job), t;
 	fw_time dur = hold > 0 ? hold : 1; /* hold <= 0: it never ends */
 	int64_t need = fw__gang_need(job) / slot;
 

@@ -277,7 +277,7 @@ static void sim(struct rc *x, int32_t v, bool out)
 
 static int fits(struct rc *x, int32_t p, bool dry, struct fw__placement *out)
 {
-	struct fw__place_opts o = { .end = fw__job_end(x->y->s, &x->y->s->jobs[p], x->y->s->now), .dry = dry };
+	struct fw__place_opts o = { .end = fw__job_end(x->y, &x->y->s->jobs[p], x->y->s->now), .dry = dry };
 
 	return fw__place_gated(&x->y->c, p, &o, x->open, out);
 }
@@ -288,7 +288,7 @@ static int fits(struct rc *x, int32_t p, bool dry, struct fw__placement *out)
 static int fits_moved(struct rc *x, int32_t v, struct fw__placement *out)
 {
 	const struct fw_job *j = &x->y->s->jobs[v];
-	struct fw__place_opts o = { .end = fw__job_end(x->y->s, j, x->y->s->now) };
+	struct fw__place_opts o = { .end = fw__job_end(x->y, j, x->y->s->now) };
 	int32_t m = j->alloc_count > 0 ? x->y->c.nodes[x->y->s->allocs[j->alloc_first].node].model : -1;
 
 	o.only_model = (x->y->mlim.held || x->y->mdes.held) && m >= 0 ? m + 1 : 0;

@@ -279,7 +279,7 @@ static int running_events(struct cyc *y)
 		if (y->ji[j].pending || (y->evicted && y->evicted[j]))
 			continue;
 		const struct fw_job *job = &s->jobs[j];
-		fw_time end = fw__job_end(s, job, job->start_time);
+		fw_time end = fw__job_end(y, job, job->start_time);
 		if (end == FW__NEVER)
 			continue;
 		v[n++] = (struct ev){ .end = end < s->now ? s->now : end, .job = j,
@@ -308,9 +308,9 @@ static int start_events(struct cyc *y)
 		const struct fw_decision *dc = &y->dec[y->ev_seen];
 		if (y->ev_seen + FW__AHEAD < y->ndec)
 			FW__PREFETCH(&s->jobs[y->dec[y->ev_seen + FW__AHEAD].job], 0);
-		if (dc->kind != FW_DECIDE_START || fw_job_runtime(s, &s->jobs[dc->job]) <= 0)
+		if (dc->kind != FW_DECIDE_START || fw__runtime(y, &s->jobs[dc->job]) <= 0)
 			continue;
-		y->ev_st[y->nev_st++] = (struct ev){ .end = fw__job_end(s, &s->jobs[dc->job], s->now),
+		y->ev_st[y->nev_st++] = (struct ev){ .end = fw__job_end(y, &s->jobs[dc->job], s->now),
 						     .job = dc->job, .tasks = y->dec_tasks[y->ev_seen],
 						     .ntasks = dc->alloc_count };
 	}
@@ -367,7 +367,7 @@ static int unhold_event(struct cyc *y, int32_t jx, fw_time end, const struct fw_
 static int hold(struct cyc *y, int32_t jx, fw_time at, const struct fw__placement *p)
 {
 	struct fw_decision *d = &y->dec[y->ndec];
-	fw_time end = fw__job_end(y->s, &y->s->jobs[jx], at);
+	fw_time end = fw__job_end(y, &y->s->jobs[jx], at);
 
 	for (int32_t k = 0; k < p->ntasks; k++) {
 		int32_t n = p->tasks[k].node;
@@ -626,7 +626,7 @@ int fw__reserve(struct cyc *y, int32_t jx)
 		fw__walk_release(y, &clone, st, t);
 		if (clone.dom[0].free_whole < need)
 			continue; /* not enough free GPUs yet: skip the search */
-		struct fw__place_opts o = { .end = fw__job_end(y->s, job, t), .ignore_resv = true, .dry = true };
+		struct fw__place_opts o = { .end = fw__job_end(y, job, t), .ignore_resv = true, .dry = true };
 		if (one && failed && !fw__place_one_fits(&clone, jx, &o, y->step_node, y->nstep_node))
 			continue;
 		rc = fw__place_gated(&clone, jx, &o, open, &p); /* its open models, by what its queues hold now */

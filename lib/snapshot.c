@@ -571,17 +571,21 @@ static fw_time inherited(const struct fw_snapshot *s, int32_t q, bool checkpoint
 	return 0;
 }
 
-fw_time fw_job_limit(const struct fw_snapshot *s, const struct fw_job *j)
+fw_time fw_queue_limit(const struct fw_snapshot *s, int32_t q)
 {
 	fw_time m = 0;
 
-	for (int32_t q = j->queue, steps = 0; q >= 0 && q < s->nqueues && steps <= s->nqueues;
-	     q = s->queues[q].parent, steps++) {
+	for (int32_t steps = 0; q >= 0 && q < s->nqueues && steps <= s->nqueues; q = s->queues[q].parent, steps++) {
 		fw_time v = s->queues[q].max_runtime_s;
 		if (v > 0 && (m == 0 || v < m))
 			m = v;
 	}
 	return m;
+}
+
+fw_time fw_job_limit(const struct fw_snapshot *s, const struct fw_job *j)
+{
+	return fw_queue_limit(s, j->queue);
 }
 
 fw_time fw_job_runtime(const struct fw_snapshot *s, const struct fw_job *j)

@@ -554,6 +554,8 @@ fw_time fw_job_runtime(const struct fw_snapshot *s, const struct fw_job *j);
  * ancestors that set one; 0 = none.  A running job with now - start_time
  * >= it is ended by the cycle (lib/cycle.c, reason TIME_LIMIT). */
 fw_time fw_job_limit(const struct fw_snapshot *s, const struct fw_job *j);
+/* The same for the jobs of queue q. */
+fw_time fw_queue_limit(const struct fw_snapshot *s, int32_t q);
 /* The checkpoint interval of j: its checkpoint_s when > 0, else the
  * default_checkpoint_s of its queue or nearest ancestor that has one; 0
  * when none does. */
