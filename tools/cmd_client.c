@@ -413,19 +413,23 @@ static void model_list(json_t *q, const char *key, char *m, size_t n)
 	}
 }
 
+/* MAX RUNTIME: the queue's own run-time limit in whole seconds, "-" for
+ * none (maxRuntime absent: 0). */
 static void print_queue_row(json_t *q)
 {
 	json_t *lim = json_object_get(json_object_get(q, "limit"), "gpu");
-	char l[32], des[160], m[160];
+	char l[32], des[160], m[160], maxrt[24] = "-";
 	if (json_is_number(lim))
 		snprintf(l, sizeof l, "%.1f", json_number_value(lim));
 	else
 		snprintf(l, sizeof l, "-");
+	if (num(q, "maxRuntime") > 0)
+		snprintf(maxrt, sizeof maxrt, "%.0f", num(q, "maxRuntime"));
 	model_list(q, "gpuModelDeserved", des, sizeof des);
 	model_list(q, "gpuModelLimits", m, sizeof m);
-	printf("%-20s %-14s %8.1f %8s %8.1f %6.0f  %-18s %s\n", str(q, "name"),
+	printf("%-20s %-14s %8.1f %8s %8.1f %6.0f %11s  %-18s %s\n", str(q, "name"),
 	       json_object_get(q, "parent") ? str(q, "parent") : "-", num(json_object_get(q, "deserved"), "gpu"), l,
-	       num(json_object_get(q, "overQuotaWeight"), "gpu"), num(q, "priority"), des, m);
+	       num(json_object_get(q, "overQuotaWeight"), "gpu"), num(q, "priority"), maxrt, des, m);
 }
 
 /* --preemptible true|false into q's "preemptible"; 2 on another word. */
@@ -515,6 +519,7 @@ static json_t *queue_body(struct opts *o, int *rc)
 	    (*rc = set_num(o, lim, "gpu", "--limit-gpus", false)) || (*rc = set_num(o, w, "gpu", "--weight", false)) ||
 	    (*rc = set_secs(o, q, "minRuntime", "--min-runtime")) ||
 	    (*rc = set_secs(o, q, "defaultRuntime", "--default-runtime")) ||
+	    (*rc = set_secs(o, q, "maxRuntime", "--max-runtime")) ||
 	    (*rc = set_secs(o, q, "defaultCheckpointInterval", "--default-checkpoint-interval")) ||
 	    (*rc = set_preemptible(o, q)) || (*rc = set_model_limits(o, q)) ||
 	    (*rc = set_model_deserved(o, q))) {
@@ -551,8 +556,8 @@ static int cmd_queues(struct opts *o)
 		else {
 			size_t i;
 			json_t *q;
-			printf("%-20s %-14s %8s %8s %8s %6s  %-18s %s\n", "QUEUE", "PARENT", "DESERVED", "LIMIT", "WEIGHT",
-			       "PRIO", "DESERVED BY MODEL", "GPU MODEL LIMITS");
+			printf("%-20s %-14s %8s %8s %8s %6s %11s  %-18s %s\n", "QUEUE", "PARENT", "DESERVED", "LIMIT", "WEIGHT",
+			       "PRIO", "MAX RUNTIME", "DESERVED BY MODEL", "GPU MODEL LIMITS");
 			json_array_foreach(json_object_get(r, "queues"), i, q)
 				print_queue_row(q);
 		}
@@ -597,6 +602,8 @@ static void print_job_row(json_t *j)
 		snprintf(w, sizeof w, "-"); /* it never started (cancelled while pending) */
 	if (!strcmp(st, "failed"))
 		snprintf(ex, sizeof ex, "(exit %.0f)", num(j, "exitCode"));
+	if (!strcmp(st, "timeout"))
+		snprintf(ex, sizeof ex, "(run-time limit)");
 	printf("%-24s %-12s %-10s %5.0f  %-16s %-12s %s\n", str(j, "name"), str(j, "queue"), st, num(j, "gpus"),
 	       json_object_get(j, "reason") ? str(j, "reason") : "-", w,
 	       !strcmp(st, "running") ? "(started)" : !strcmp(st, "pending") ? "(expected start)" : ex);
@@ -631,6 +638,9 @@ static int job_state(json_t *j)
 	printf("state: %s\n", st);
 	if (json_object_get(j, "exitCode"))
 		printf("exit code: %.0f\n", num(j, "exitCode"));
+	if (!strcmp(st, "timeout")) /* the time_limit decision's text (api.c) */
+		printf("why it ended: %s\n", json_object_get(j, "reasonText") ? str(j, "reasonText") :
+		       "its queue's run-time limit (maxRuntime) ended it; it is not requeued");
 	if (!strcmp(st, "running")) {
 		when(w, sizeof w, json_object_get(j, "startTime"));
 		printf("started %s on", w);
@@ -809,7 +819,8 @@ static int cmd_jobs(struct opts *o)
 	if (!strcmp(sub, "list")) {
 		char state[128] = "";
 		if (flag(o, "--state") && !encode(state, sizeof state, flag(o, "--state")))
-			return fw_cli_usage_error(o->cmd, "--state: must be pending, running, done, failed, cancelled or all");
+			return fw_cli_usage_error(o->cmd,
+						  "--state: must be pending, running, done, failed, cancelled, timeout or all");
 		snprintf(path, sizeof path, "/v1/jobs%s%s", state[0] ? "?state=" : "", state);
 		if ((rc = call(o, "GET", path, NULL, &r)))
 			return rc;
@@ -1192,7 +1203,7 @@ static const char client_usage[] =
 	"A flag given twice: the last one counts.  Whole-number flags (--gpus\n"
 	"0..16, --count 1..100000, --memory, --priority, ...) refuse fractions\n"
 	"and numbers out of their range.  Seconds flags (--runtime,\n"
-	"--checkpoint-interval, --min-runtime, --default-runtime,\n"
+	"--checkpoint-interval, --min-runtime, --default-runtime, --max-runtime,\n"
 	"--default-checkpoint-interval) also take a DURATION: 90s, 10m, 2h, 1d;\n"
 	"at most 365 days.\n"
 	"\n"
@@ -1200,6 +1211,9 @@ static const char client_usage[] =
 	"                     --priority P --min-runtime S\n"
 	"                     --default-runtime S --default-checkpoint-interval S\n"
 	"                     (assumed for its jobs that give none)\n"
+	"                     --max-runtime S (run-time limit: its running jobs, and\n"
+	"                     those of the queues under it, end after S seconds,\n"
+	"                     state timeout, not requeued; 0 removes it)\n"
 	"                     --preemptible false (its running jobs, and those of\n"
 	"                     the queues under it, are never evicted)\n"
 	"                     --gpu-model-limits H100=16,A100=8 (GPUs of each model\n"
@@ -1234,7 +1248,10 @@ static const char client_usage[] =
 	"                     (there each task group may take a nodeSelector and a\n"
 	"                     slice of its own: {\"tasks\": [{\"gpus\": 1, \"nodeSelector\":\n"
 	"                     {...}, \"slice\": {\"size\": 2, \"required\": \"rack\"}}, ...]})\n"
+	"jobs list --state S: pending, running, done, failed, cancelled, timeout (ended\n"
+	"                     by its queue's run-time limit) or all\n"
 	"jobs why NAME:       one screen: state, why it waits, when it is expected to start\n"
+	"                     (a job its queue's run-time limit ended: why it ended)\n"
 	"nodes list:          HEALTH is UNHEALTHY (takes no work), suspect (on probation:\n"
 	"                     no big gangs), degraded (healthy, some GPUs bad and left\n"
 	"                     out) or ok, then the reason the last report gave\n"
@@ -1257,7 +1274,7 @@ static const char client_usage[] =
  * error rather than a flag silently ignored. */
 #define QUEUE_FLAGS                                                                                   \
 	" --parent --deserved-gpus --limit-gpus --weight --priority --min-runtime --default-runtime " \
-	"--default-checkpoint-interval --preemptible --gpu-model-limits --gpu-model-deserved --file "
+	"--max-runtime --default-checkpoint-interval --preemptible --gpu-model-limits --gpu-model-deserved --file "
 #define JOB_FLAGS                                                                                               \
 	" --queue --name --user --required-level --runtime --priority --exit-code --count --gpus --cpu --memory " \
 	"--gpu-model --checkpoint-interval --gpu-fraction --node-selector --slice --file "

@@ -550,6 +550,8 @@ static json_t *local_job_json(const struct fw_backend_job *j, const char *state,
 		json_object_set_new(o, "endTime", json_integer(end));
 	if (!strcmp(state, "done") || !strcmp(state, "failed"))
 		json_object_set_new(o, "exitCode", json_integer(j->exit_code));
+	if (!strcmp(state, "timeout")) /* ended by its queue's run-time limit */
+		json_object_set_new(o, "reason", json_string(fw_reason_name(FW_REASON_TIME_LIMIT)));
 	if (active)
 		json_object_set_new(o, "reason", json_string("not_yet_considered"));
 	return o;
@@ -560,10 +562,13 @@ static int add_unseen(void *ctx, const struct fw_backend_job *j, const char *sta
 {
 	struct listing *l = ctx;
 	bool active = !strcmp(state, "pending") || !strcmp(state, "running");
+	json_t *seen = json_object_get(l->view_jobs, j->job.name);
 
 	if (json_array_size(l->out) >= l->limit)
 		return 1;
-	if ((active && json_object_get(l->view_jobs, j->job.name)) || !state_ok(l->state, state))
+	if (seen && (active || !strcmp(json_string_value(json_object_get(seen, "state")), state)))
+		return 0; /* listed from the plan (a job it timed out: "timeout" there too) */
+	if (!state_ok(l->state, state))
 		return 0;
 	if (!l->state && !active)
 		return 0; /* ended jobs only on request */
@@ -573,7 +578,8 @@ static int add_unseen(void *ctx, const struct fw_backend_job *j, const char *sta
 
 static void h_jobs_list(struct ctx *c)
 {
-	static const char *const states[] = { "pending", "running", "done", "failed", "cancelled", "all", NULL };
+	static const char *const states[] = { "pending", "running", "done", "failed", "cancelled", "timeout", "all",
+					      NULL };
 	struct listing l = { json_array(), NULL, c->rq->query_state, 1000 };
 	json_t *v = view_ref(c->d), *order = json_object_get(v, "jobOrder");
 	size_t i;
@@ -586,7 +592,8 @@ static void h_jobs_list(struct ctx *c)
 		if (!states[k]) {
 			json_decref(v);
 			json_decref(l.out);
-			return fail(c, 400, "EINVAL", "state", "must be pending, running, done, failed, cancelled or all");
+			return fail(c, 400, "EINVAL", "state",
+				    "must be pending, running, done, failed, cancelled, timeout or all");
 		}
 	}
 	if (c->rq->query_limit) {
@@ -827,6 +834,25 @@ static int add_decision(void *ctx, const struct fw_store_decision *dec)
 	return 0;
 }
 
+/* A job its queue's run-time limit ended: its reasonText is that
+ * decision's text, the last one of hist (oldest first) with reason
+ * time_limit ("ended: it has run ... the run-time limit of queue ..."). */
+static void ended_why(json_t *j, json_t *hist)
+{
+	const char *tl = fw_reason_name(FW_REASON_TIME_LIMIT), *text = NULL;
+	json_t *x;
+	size_t i;
+
+	if (strcmp(json_string_value(json_object_get(j, "state")) ?: "", "timeout") ||
+	    json_object_get(j, "reasonText"))
+		return;
+	json_array_foreach(hist, i, x)
+		if (!strcmp(json_string_value(json_object_get(x, "reason")), tl))
+			text = json_string_value(json_object_get(x, "text"));
+	if (text)
+		json_object_set_new(j, "reasonText", json_string(text));
+}
+
 /* One job, with the last decisions the daemon applied to it. */
 static void h_job_get(struct ctx *c)
 {
@@ -856,6 +882,7 @@ static void h_job_get(struct ctx *c)
 	hist = json_array();
 	fw_store_job_decisions(c->d->store, c->name, 10, add_decision, hist);
 	json_object_set_new(j, "decisions", hist);
+	ended_why(j, hist);
 	reply(c, 200, j);
 }
 

@@ -168,6 +168,15 @@ struct fw_backend_action {
 	fw_time at;                   /* START: now; RESERVE: the start time */
 	fw_time until;                /* RESERVE: at + expected runtime, or
 				       * FW_TIME_UNKNOWN */
+	fw_time limit_s;              /* START: the job's run-time limit
+				       * (fw_job_limit: its queue's or an
+				       * ancestor's maxRuntime); 0 = none.  A
+				       * backend may hand it to the world
+				       * behind it (Slurm: the job's time
+				       * limit); the daemon ends the job at
+				       * it either way (EVICT, reason
+				       * TIME_LIMIT, which ends the job:
+				       * never requeued) */
 	fw_time checkpoint_s;         /* EVICT: the job's checkpoint interval
 				       * (fw_job_checkpoint: its own or its
 				       * queue's default); 0 = none */

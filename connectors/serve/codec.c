@@ -306,10 +306,10 @@ static int get_model_deserved(json_t *o, struct fw_queue_spec *q, struct fw_diag
 int fw_codec_queue_parse(json_t *o, const char *name_in_path, struct fw_queue_spec *q, struct fw_diag *d)
 {
 	static const char *const keys[] = { "name", "parent", "priority", "deserved", "limit",
-					    "overQuotaWeight", "minRuntime", "defaultRuntime",
+					    "overQuotaWeight", "minRuntime", "defaultRuntime", "maxRuntime",
 					    "defaultCheckpointInterval", "usage", "usageAt", "preemptible",
 					    "gpuModelLimits", "gpuModelDeserved", NULL };
-	int64_t prio = 0, minrt = 0, uat = 0, defrt = 0, defcp = 0;
+	int64_t prio = 0, minrt = 0, uat = 0, defrt = 0, maxrt = 0, defcp = 0;
 	double usage = 0;
 	bool pre = true;
 	int rc;
@@ -322,6 +322,7 @@ int fw_codec_queue_parse(json_t *o, const char *name_in_path, struct fw_queue_sp
 	    (rc = get_res(o, "", "limit", FW_UNLIMITED, true, &q->limit, d)) || (rc = get_weights(o, q, d)) ||
 	    (rc = get_int(o, "", "minRuntime", false, 0, FW_API_SECS_MAX, &minrt, d)) ||
 	    (rc = get_int(o, "", "defaultRuntime", false, 0, FW_API_SECS_MAX, &defrt, d)) ||
+	    (rc = get_int(o, "", "maxRuntime", false, 0, FW_API_SECS_MAX, &maxrt, d)) ||
 	    (rc = get_int(o, "", "defaultCheckpointInterval", false, 0, FW_API_SECS_MAX, &defcp, d)) ||
 	    (rc = get_num(o, "", "usage", false, 0, 1e18, &usage, d)) ||
 	    (rc = get_int(o, "", "usageAt", false, 0, FW_API_TIME_MAX, &uat, d)) ||
@@ -345,6 +346,7 @@ int fw_codec_queue_parse(json_t *o, const char *name_in_path, struct fw_queue_sp
 	q->priority = (int32_t)prio;
 	q->min_runtime_s = minrt;
 	q->default_runtime_s = defrt;
+	q->max_runtime_s = maxrt;
 	q->default_checkpoint_s = defcp;
 	q->usage = usage;
 	q->usage_at = uat;
@@ -373,6 +375,8 @@ json_t *fw_codec_queue_dump(const struct fw_queue_spec *q)
 		json_object_set_new(o, "preemptible", json_false());
 	if (o && q->default_runtime_s) /* 0: left out, as older documents */
 		json_object_set_new(o, "defaultRuntime", json_integer(q->default_runtime_s));
+	if (o && q->max_runtime_s)
+		json_object_set_new(o, "maxRuntime", json_integer(q->max_runtime_s));
 	if (o && q->default_checkpoint_s)
 		json_object_set_new(o, "defaultCheckpointInterval", json_integer(q->default_checkpoint_s));
 	if (o && q->nmodel_limits) /* none: left out, as older documents */

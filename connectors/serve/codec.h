@@ -54,6 +54,8 @@ struct fw_queue_spec {
 	double weight[FW_RES_COUNT];     /* over-quota weights, >= 0 */
 	fw_time min_runtime_s;
 	fw_time default_runtime_s;       /* fw_queue's; 0 = inherit */
+	fw_time max_runtime_s;           /* fw_queue's run-time limit
+					  * ("maxRuntime"); 0 = none */
 	fw_time default_checkpoint_s;    /* fw_queue's; 0 = inherit */
 	bool nonpreemptible;             /* fw_queue's; "preemptible": false */
 	int32_t nmodel_limits;           /* "gpuModelLimits": {"H100": 16}, in

@@ -671,6 +671,8 @@ static int add_actions(struct actlist *l, const struct fw_snapshot *s, const str
 		}
 		a->nplacements = dc->alloc_count;
 		a->placements = pl;
+		if (dc->kind == FW_DECIDE_START)
+			a->limit_s = fw_job_limit(s, &s->jobs[dc->job]);
 		if (dc->kind == FW_DECIDE_EVICT) {
 			const struct fw_job *j = &s->jobs[dc->job];
 			a->checkpoint_s = fw_job_checkpoint(s, j);
@@ -779,6 +781,10 @@ static void count(struct fw_serve *d, const struct fw_backend_action *a)
 	switch (a->kind) {
 	case FW_DECIDE_START: d->m.starts++; break;
 	case FW_DECIDE_EVICT:
+		if (a->reason == FW_REASON_TIME_LIMIT) { /* ended, not evicted: no work lost to a requeue */
+			d->m.timed_out++;
+			break;
+		}
 		d->m.evictions++;
 		if ((q = qloss_of(&d->m, a->queue))) {
 			q->evictions++;

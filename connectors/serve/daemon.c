@@ -168,6 +168,7 @@ struct fw_snapshot *fw_serve_skeleton(struct fw_serve *d, const struct fw_queue_
 			q.over_quota_weight[r] = qs[i].weight[r];
 		q.min_runtime_s = qs[i].min_runtime_s;
 		q.default_runtime_s = qs[i].default_runtime_s;
+		q.max_runtime_s = qs[i].max_runtime_s;
 		q.default_checkpoint_s = qs[i].default_checkpoint_s;
 		q.nonpreemptible = qs[i].nonpreemptible;
 		q.usage = qs[i].usage;
@@ -376,6 +377,7 @@ static int seed_queues(struct fw_serve *d, char *err, size_t errn)
 			q->weight[r] = fq->over_quota_weight[r];
 		q->min_runtime_s = fq->min_runtime_s;
 		q->default_runtime_s = fq->default_runtime_s;
+		q->max_runtime_s = fq->max_runtime_s;
 		q->default_checkpoint_s = fq->default_checkpoint_s;
 		q->nonpreemptible = fq->nonpreemptible;
 		if ((rc = seed_model_table(f, f->model_limits, f->nmodel_limits, i, "gpuModelLimits", FW_API_MODEL_LIMITS,

@@ -7,8 +7,12 @@
  * whose start + runtime has passed: `done`, or `failed` when it was
  * submitted with a non-zero exitCode (0..255, default 0).  A job with
  * runtime 0 runs until it is cancelled.  Nothing is executed.  States:
- * pending, running, done, failed, cancelled (LJOB_STATES); an evicted job
- * is pending again and a cancelled one is not a failure.  An evicted job
+ * pending, running, done, failed, cancelled, timeout (LJOB_STATES); an
+ * evicted job is pending again and a cancelled one is not a failure.  A
+ * job the plan ends at its queue's run-time limit (an EVICT with reason
+ * TIME_LIMIT: maxRuntime) is not requeued but ends, `timeout`, at that
+ * plan's time, as Slurm's TIMEOUT: final like done, failed and cancelled,
+ * not a failure of its nodes.  An evicted job
  * keeps the whole checkpoints of its run (one every checkpointInterval
  * seconds after its start; none without one): restarted, it runs only the
  * rest of its runtime, and the snapshot gives the engine that rest as its
@@ -85,7 +89,8 @@
 #include "store.h"
 
 #define LJOB_STATES(X) \
-	X(PENDING, pending) X(RUNNING, running) X(DONE, done) X(CANCELLED, cancelled) X(FAILED, failed)
+	X(PENDING, pending) X(RUNNING, running) X(DONE, done) X(CANCELLED, cancelled) X(FAILED, failed) \
+	X(TIMEOUT, timeout)
 enum lstate {
 #define L__ENUM(U, l) L_##U,
 	LJOB_STATES(L__ENUM)
@@ -148,7 +153,7 @@ static int32_t node_index(const struct fw_backend *b, const char *name)
 
 static bool ended(const struct ljob *lj)
 {
-	return lj->state == L_DONE || lj->state == L_FAILED || lj->state == L_CANCELLED;
+	return lj->state == L_DONE || lj->state == L_FAILED || lj->state == L_CANCELLED || lj->state == L_TIMEOUT;
 }
 
 static uint32_t name_hash(const char *s)
@@ -1121,6 +1126,9 @@ static void keep_checkpoints(struct ljob *lj, fw_time at, fw_time cp)
 		lj->kept = rt - 1;
 }
 
+/* An eviction requeues the job (it waits again, keeping its checkpoints),
+ * except at its queue's run-time limit (TIME_LIMIT), which ends it:
+ * timeout, at the plan's time, never to run again. */
 static int do_evict(struct fw_backend *b, const struct fw_backend_action *a)
 {
 	struct ljob *lj = find_job(b, a->job), f;
@@ -1130,10 +1138,15 @@ static int do_evict(struct fw_backend *b, const struct fw_backend_action *a)
 	if (lj->state != L_RUNNING)
 		return FW_EEXIST;
 	f = *lj;
-	keep_checkpoints(&f, a->at, a->checkpoint_s > 0 ? a->checkpoint_s : lj->bj.job.checkpoint_s);
 	f.place = NULL;
 	f.nplace = 0;
-	f.state = L_PENDING; /* requeued: it waits again */
+	if (a->reason == FW_REASON_TIME_LIMIT) {
+		f.state = L_TIMEOUT;
+		f.end = a->at;
+	} else {
+		keep_checkpoints(&f, a->at, a->checkpoint_s > 0 ? a->checkpoint_s : lj->bj.job.checkpoint_s);
+		f.state = L_PENDING; /* requeued: it waits again */
+	}
 	return commit_job(b, lj, &f);
 }
 

@@ -1,6 +1,7 @@
 /*
  * local.h — what the daemon asks the local backend beyond the ops table:
- * the life of jobs that have left the snapshot (done, failed, cancelled).
+ * the life of jobs that have left the snapshot (done, failed, cancelled,
+ * timeout).
  * exit_code may be NULL; a job's exit code is also its bj.exit_code.
  */
 #ifndef FAIRWAY_SERVE_LOCAL_H

@@ -3,7 +3,9 @@
  *
  * Counters and the cycle-latency histogram come from the daemon's running
  * totals; gauges (fair share, allocation, pending by reason, occupancy,
- * unhealthy and lemon nodes) from the last published view.  Names are listed in
+ * unhealthy and lemon nodes) from the last published view, except the
+ * queues' run-time limits, read from the daemon's queues (the settings,
+ * not a plan's).  Names are listed in
  * docs/serve.md and drawn by docs/grafana-fairway.json.
  */
 #include <stdarg.h>
@@ -210,6 +212,26 @@ static void figures(struct buf *b, json_t *v, const struct fw_health_config *hc)
 	    (long long)json_integer_value(json_object_get(f, "lemonNodes")));
 }
 
+/* Each queue's own run-time limit (maxRuntime), only for queues that set
+ * one: none at all when no queue does.  A queue under one inherits the
+ * smaller of its own and its ancestors' (fw_job_limit). */
+static void max_runtimes(struct buf *b, const struct fw_serve *d)
+{
+	bool any = false;
+
+	for (int32_t i = 0; i < d->nqueues; i++)
+		any = any || d->queues[i].max_runtime_s > 0;
+	if (!any)
+		return;
+	put(b, "# HELP fairway_queue_max_runtime_seconds The queue's run-time limit (maxRuntime): its running jobs, and "
+	       "those of the queues under it, end after this long.\n"
+	       "# TYPE fairway_queue_max_runtime_seconds gauge\n");
+	for (int32_t i = 0; i < d->nqueues; i++)
+		if (d->queues[i].max_runtime_s > 0)
+			put(b, "fairway_queue_max_runtime_seconds{queue=\"%s\"} %lld\n", d->queues[i].name,
+			    (long long)d->queues[i].max_runtime_s);
+}
+
 /* Called with d->mu held. */
 char *fw_metrics_render(struct fw_serve *d)
 {
@@ -229,6 +251,9 @@ char *fw_metrics_render(struct fw_serve *d)
 	counter(&b, "fairway_cycles_failed_total", "Cycles that failed (see the daemon's log).", m->failed);
 	counter(&b, "fairway_starts_total", "Jobs started.", m->starts);
 	counter(&b, "fairway_evictions_total", "Jobs evicted (reclaim or preemption).", m->evictions);
+	counter(&b, "fairway_jobs_timed_out_total",
+		"Running jobs ended by their queue's run-time limit (maxRuntime); not requeued, not in evictions.",
+		m->timed_out);
 	losses(&b, m);
 	counter(&b, "fairway_reservations_made_total", "Backfill reservations made or moved.", m->reserves);
 	counter(&b, "fairway_drains_total", "Nodes drained in the backend (health).", m->drains);
@@ -243,6 +268,7 @@ char *fw_metrics_render(struct fw_serve *d)
 	    m->explain_sum);
 	counter(&b, "fairway_http_requests_total", "API requests answered.", m->http_requests);
 	counter(&b, "fairway_http_errors_total", "API requests answered with 4xx or 5xx.", m->http_errors);
+	max_runtimes(&b, d);
 	if (d->view) {
 		queues(&b, d->view);
 		figures(&b, d->view, &d->hcfg);

@@ -104,9 +104,48 @@ char *fw_serve_reason_text(const struct fw_snapshot *s, enum fw_reason r, int64_
 	return fw_reason_format(r, a, b, buf, n);
 }
 
+/* The queue whose run-time limit is b seconds: j's own or the nearest
+ * ancestor's that sets exactly b (fw_job_limit: the smallest on the way
+ * up), or -1 when none does. */
+static int32_t limit_queue(const struct fw_snapshot *s, const struct fw_job *j, int64_t b)
+{
+	int32_t q = j->queue;
+
+	for (int hops = 0; b > 0 && q >= 0 && q < s->nqueues && hops < s->nqueues; hops++) {
+		if (s->queues[q].max_runtime_s == b)
+			return q;
+		q = s->queues[q].parent;
+	}
+	return -1;
+}
+
+/* TIME_LIMIT (a = seconds run, b = the limit) naming the queue that sets
+ * it; false when no queue of j's way up does (the core's text then). */
+static bool limit_text(const struct fw_snapshot *s, const struct fw_job *j, int64_t a, int64_t b, char *buf, size_t n)
+{
+	int32_t q = limit_queue(s, j, b);
+
+	if (q < 0)
+		return false;
+	if (q == j->queue)
+		snprintf(buf, n, "ended: it has run %lld s and the run-time limit (maxRuntime) of its queue \"%s\" is "
+				 "%lld s; it is stopped, not requeued", (long long)a, s->queues[q].name, (long long)b);
+	else
+		snprintf(buf, n, "ended: it has run %lld s and the run-time limit (maxRuntime) of queue \"%s\", above "
+				 "its queue \"%s\", is %lld s; it is stopped, not requeued", (long long)a,
+			 s->queues[q].name, s->queues[j->queue].name, (long long)b);
+	return true;
+}
+
+/* A job its run-time limit ends loses nothing to a requeue: its text
+ * says so and ends there. */
 char *fw_serve_evict_text(const struct fw_snapshot *s, const struct fw_job *j, enum fw_reason r, int64_t a, int64_t b,
 			  char *buf, size_t n)
 {
+	if (r == FW_REASON_TIME_LIMIT && limit_text(s, j, a, b, buf, n))
+		return buf;
+	if (r == FW_REASON_TIME_LIMIT)
+		return fw_serve_reason_text(s, r, a, b, buf, n);
 	size_t len = strlen(fw_serve_reason_text(s, r, a, b, buf, n));
 
 	snprintf(buf + len, n - len, "; it loses %lld s of work%s", (long long)fw_job_lost_work(s, j, s->now),

@@ -27,6 +27,12 @@
  *   MODEL_LIMIT                  a = the excess in milli-GPU, b = the
  *                                queue and its limit (plan.h): the
  *                                queue's name and the model's
+ *   TIME_LIMIT                   a = the seconds the job ran, b = its
+ *                                run-time limit (lib/cycle.c): as an
+ *                                eviction's text (fw_serve_evict_text)
+ *                                it names the queue whose maxRuntime it
+ *                                is, and has no work-lost tail (the job
+ *                                ends; nothing is requeued)
  *
  * Every other reason, and an index out of range, reads as the core's text.
  * Names are quoted: `job "train-7" of the starving queue "llm"`.  An
@@ -55,7 +61,7 @@ char *fw_serve_reason_text(const struct fw_snapshot *s, enum fw_reason r, int64_
 
 /* The same for an eviction of job j, ending with the work it loses: the
  * run since its last checkpoint at s->now (fw_job_lost_work; the whole
- * run without checkpoints); returns buf. */
+ * run without checkpoints), except for TIME_LIMIT (above); returns buf. */
 char *fw_serve_evict_text(const struct fw_snapshot *s, const struct fw_job *j, enum fw_reason r, int64_t a, int64_t b,
 			  char *buf, size_t n);
 

@@ -34,6 +34,8 @@ struct fw_serve_metrics {
 	double locked_sum, busy_sum;       /* cycle time holding the lock, and all */
 	uint64_t cycles, stale, failed;
 	uint64_t starts, evictions, reserves, drains, releases;
+	uint64_t timed_out;          /* jobs ended by a run-time limit (EVICT,
+				      * TIME_LIMIT): not in evictions */
 	uint64_t actions_failed;     /* actions the backend refused */
 	uint64_t explains;                 /* explain() calls */
 	double explain_sum;                /* seconds in them (under the lock) */

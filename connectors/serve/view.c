@@ -113,6 +113,14 @@ static json_t *job_json(const struct fw_snapshot *s, const struct fw_plan *p, in
 
 	if (j->checkpoint_s > 0)
 		json_object_set_new(o, "checkpointInterval", json_integer(j->checkpoint_s));
+	if (ev && !st && ev->reason == FW_REASON_TIME_LIMIT) { /* ended by this plan */
+		json_object_set_new(o, "state", json_string("timeout"));
+		json_object_set_new(o, "reason", json_string(fw_reason_name(ev->reason)));
+		json_object_set_new(o, "reasonText", json_string(ev->why));
+		json_object_set_new(o, "startTime", json_integer(j->start_time));
+		json_object_set_new(o, "endTime", json_integer(ev->at));
+		return o;
+	}
 	if (ev && !st) { /* evicted by this plan and requeued */
 		json_object_set_new(o, "state", json_string("pending"));
 		json_object_set_new(o, "reason", json_string(fw_reason_name(ev->reason)));

@@ -46,6 +46,8 @@ static int one_action(const struct fw_snapshot *s, const struct fw_plan *p,
 		snprintf(x->job, sizeof x->job, "%s", j->name);
 		if (j->expected_runtime > 0)
 			x->until = d->at + j->expected_runtime;
+		if (d->kind == FW_DECIDE_START)
+			x->limit_s = fw_job_limit(s, j); /* Slurm's time limit at most this */
 	}
 	if (d->node >= 0)
 		snprintf(x->node, sizeof x->node, "%s", s->nodes[d->node].name);

@@ -6,7 +6,9 @@
  *            slurm_update_job: ReqNodes = the plan's nodes, priority =
  *            INFINITE (release; Slurm recomputes it), comment, and for
  *            a -w job the record of the list it honoured as AdminComment
- *            (job_submit.lua refuses a start whose -w is stale).  A task
+ *            (job_submit.lua refuses a start whose -w is stale), and for
+ *            a job under a run-time limit (maxRuntime) a time limit of
+ *            at most that, in whole minutes rounded up.  A task
  *            "A_T" of a job array that the array's pending record still
  *            lists is named by job_id_str "A_T": slurmctld splits it off
  *            into a record of its own and releases that, the rest of
@@ -14,6 +16,12 @@
  *   EVICT    slurm_requeue(JOB_REQUEUE_HOLD) a running job (an array's
  *            task: its own record); a released job Slurm has not started
  *            yet is simply held again;
+ *   EVICT    at the job's run-time limit (reason TIME_LIMIT): it ends, it
+ *            is not requeued.  Its time limit lowered to the limit's
+ *            whole minutes and its comment "fairway: ended: ..." in one
+ *            slurm_update_job, so slurmctld ends it itself as TIMEOUT at
+ *            its next time-limit check (every 30 s); when slurmctld
+ *            refuses that, slurm_kill_job(SIGKILL) ends it (CANCELLED);
  *   RESERVE  create or move the reservation fairway-<jobid>;
  *   DRAIN    slurm_update_node(DRAIN, "fairway: <why>").
  * After the actions, every fairway- reservation that no RESERVE of this
@@ -21,6 +29,7 @@
  * daemon's maintenance windows are fairway-maint-<id> reservations that
  * fw_slurm_windows() alone creates, moves and deletes.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -217,6 +226,27 @@ static void explain_stale_start(struct fw_slurm *h, const slurm_job_info_t *j, c
 	slurm_free_job_info_msg(m);
 }
 
+/* Slurm's time limit (minutes) is "none" in these two. */
+static bool no_limit(uint32_t minutes)
+{
+	return minutes == INFINITE || minutes == NO_VAL;
+}
+
+/* The time limit a start sets for a job whose run-time limit is limit_s
+ * (0: none): the limit's whole minutes rounded up, so that Slurm never
+ * ends the job before fairway does, and squeue shows the limit; NO_VAL
+ * (leave it) when the job's own limit is already as low, or its
+ * --time-min is above (slurmctld refuses a limit below it). */
+static uint32_t start_limit(const slurm_job_info_t *j, fw_time limit_s)
+{
+	uint32_t minutes = limit_s > 0 ? (uint32_t)((limit_s + 59) / 60) : NO_VAL;
+
+	if (minutes == NO_VAL || (!no_limit(j->time_limit) && j->time_limit <= minutes) ||
+	    (j->time_min && !no_limit(j->time_min) && j->time_min > minutes))
+		return NO_VAL;
+	return minutes;
+}
+
 static int do_start(struct fw_slurm *h, const struct fw_backend_action *a)
 {
 	uint32_t task;
@@ -245,6 +275,7 @@ static int do_start(struct fw_slurm *h, const struct fw_backend_action *a)
 	u.req_nodes = nodes;
 	u.priority = INFINITE;
 	u.comment = comment;
+	u.time_limit = start_limit(j, a->limit_s);
 	/* the -w this plan honoured: job_submit.lua refuses the start when
 	 * the user changed it since the read, and keeps it for a requeue */
 	if (fw__slurm_nodelist(j))
@@ -282,6 +313,54 @@ static int hold(struct fw_slurm *h, const slurm_job_info_t *j, const char *name)
 	return FW_OK;
 }
 
+#define FW__ENDED "fairway: ended: "
+
+/* Ended by fairway already: no longer running (slurmctld ended it), or
+ * marked by end_at_limit's comment while slurmctld has yet to act. */
+static bool ended_already(const slurm_job_info_t *j)
+{
+	uint32_t base = j->job_state & JOB_STATE_BASE;
+
+	return (base != JOB_RUNNING && base != JOB_SUSPENDED) || (j->job_state & JOB_COMPLETING) ||
+	       (j->comment && !strncmp(j->comment, FW__ENDED, strlen(FW__ENDED)));
+}
+
+/* A job ending at its run-time limit (a = seconds run, b = the limit):
+ * one update lowers its Slurm time limit to b's whole minutes, rounded
+ * down, which puts its end time in the past, so slurmctld ends it as
+ * TIMEOUT at its next time-limit check (within 30 s; seen in the lab, a
+ * limit of 0 minutes included), and sets its comment to say so, which
+ * also marks the end as done (a start may have set that very time limit,
+ * so the limit alone cannot tell).  A het job's every component, by its
+ * leader's id.  If slurmctld refuses (a --time-min above the limit, say),
+ * SIGKILL ends it (CANCELLED).  FW_EEXIST when done already: the plan asks
+ * again every cycle until slurmctld has acted. */
+static int end_at_limit(struct fw_slurm *h, const struct fw_backend_action *a, slurm_job_info_t *j, uint32_t task)
+{
+	char leader[16], comment[160];
+	job_desc_msg_t u;
+
+	if (task != NO_VAL || fw__job_pending(j))
+		return FW_ENOENT; /* not started: nothing to end */
+	if (ended_already(j))
+		return FW_EEXIST;
+	snprintf(comment, sizeof comment, FW__ENDED "it ran %lld s; its queue's run-time limit (maxRuntime) is %lld s",
+		 (long long)a->a, (long long)a->b);
+	slurm_init_job_desc_msg(&u);
+	u.job_id = j->job_id;
+	if (fw__het_job(j)) {
+		snprintf(leader, sizeof leader, "%u", j->het_job_id);
+		u.job_id_str = leader;
+	}
+	u.time_limit = a->b > 0 ? (uint32_t)(a->b / 60) : 0;
+	u.comment = comment;
+	if (update(&u) != SLURM_SUCCESS &&
+	    slurm_kill_job(fw__het_job(j) ? j->het_job_id : j->job_id, SIGKILL, 0) != SLURM_SUCCESS)
+		return fw__slurm_refused(h, "end at its run-time limit", a->job);
+	h->st.evicts++;
+	return FW_OK;
+}
+
 static int do_evict(struct fw_slurm *h, const struct fw_backend_action *a)
 {
 	uint32_t task;
@@ -290,6 +369,8 @@ static int do_evict(struct fw_slurm *h, const struct fw_backend_action *a)
 
 	if (!j)
 		return FW_ENOENT;
+	if (a->reason == FW_REASON_TIME_LIMIT)
+		return end_at_limit(h, a, j, task);
 	if (fw__job_held(j))
 		return FW_OK; /* evicted already (a task still in its array's
 			       * held record, too) */
@@ -471,7 +552,7 @@ int fw_slurm_apply(struct fw_slurm *h, uint64_t gen,
 			r->status[k] = rc;
 		if (rc == FW_OK)
 			r->applied++;
-		else if (rc == FW_ENOENT)
+		else if (rc == FW_ENOENT || rc == FW_EEXIST) /* backend.h: skipped, or in place */
 			r->skipped++;
 		else if (r->failed++ == 0)
 			snprintf(r->msg, sizeof r->msg, "%s", rc == FW_EIO ? h->last_err : fw_strerror(rc));

@@ -14,6 +14,12 @@
  *               next batch tick;
  *   - evict   = slurm_requeue(JOB_REQUEUE_HOLD): the job is pending and held
  *               again (only jobs submitted with --requeue are preemptible);
+ *               but at its run-time limit (reason TIME_LIMIT: its queue's
+ *               maxRuntime) the job ends instead: its time limit lowered to
+ *               the minutes of that limit and its comment "fairway:
+ *               ended: ...", so slurmctld ends it as TIMEOUT (apply.c); a
+ *               start gives such a job a time limit of at most that,
+ *               rounded up to a minute;
  *   - reserve = a Slurm reservation named "fairway-<jobid>" on the nodes and
  *               at the time the plan holds for the job: created, moved when
  *               the plan moves it by a minute or more, deleted when the job

@@ -567,6 +567,8 @@ same_range runtime POST /v1/jobs '{"queue":"llm","runtime":31536001,"tasks":[{"g
 same_range priority POST /v1/queues '{"name":"rangeq","priority":-1000001}' -- queues create rangeq --priority -1000001
 same_range defaultRuntime POST /v1/queues '{"name":"rangeq","defaultRuntime":31536001}' -- \
 	queues create rangeq --default-runtime 31536001
+same_range maxRuntime POST /v1/queues '{"name":"rangeq","maxRuntime":31536001}' -- \
+	queues create rangeq --max-runtime 31536001
 "$FW" queues create cliq --parent product --deserved-gpus 2 --weight 3 --priority 5 "${C[@]}" >/dev/null 2>&1
 "$FW" queues set cliq --limit-gpus 8 "${C[@]}" >"$T/qset" 2>&1
 req GET /v1/queues/cliq
@@ -1320,6 +1322,94 @@ job_is "... the job starts" counted 'j["state"] == "running"'
 check "... counted once: fairway_starts_total 1" [ "$(metric fairway_starts_total)" = 1 ]
 check "... and the usage history row, due all along, is written at once (not a minute later)" \
 	[ "$(history_rows)" -gt "$rows" ]
+stop_daemon
+
+# --- run-time limits: a queue's maxRuntime ends its running jobs (timeout) ---------------------
+# One node; queue capped (maxRuntime 2 s) and q (none).  A job of capped
+# with a runtime of an hour ends as timeout after 2 s, is not requeued,
+# says why, and is counted; q's job runs on.  The limit through the CLI,
+# the listing and /metrics; a bad value refused naming the field; the
+# ended job and the limit survive a restart.
+fleet_daemon limits state-limits <<'EOF2'
+now: 0
+nodes:
+  - {name: solo, gpus: 8, cpu: 64, memory: 512Gi}
+queues:
+  - name: q
+    resources: {gpu: {quota: 4}}
+EOF2
+C=(--server "http://127.0.0.1:$PORT" --token-file "$S/token")
+req PUT /v1/queues/capped '{"deserved":{"gpu":4},"maxRuntime":2}'
+check "PUT a queue with maxRuntime 2: 201, in its document" [ "$CODE" = 201 -a "$(jfield 'j["maxRuntime"]')" = 2 ]
+req PATCH /v1/queues/capped '{"maxRuntime":-1}'
+check "maxRuntime -1: 400 naming maxRuntime" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = maxRuntime ]
+req PUT /v1/queues/badlimit '{"maxRuntime":"2h"}'
+check "maxRuntime \"2h\" (a string): 400 naming maxRuntime, no queue made" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = maxRuntime ]
+req GET /v1/queues/q
+check "a queue without a limit has no maxRuntime in its document" [ "$(jfield '"maxRuntime" in j')" = False ]
+req POST /v1/jobs '{"name":"capped-long","queue":"capped","runtime":3600,"tasks":[{"gpus":1}]}'
+req POST /v1/jobs '{"name":"free-long","queue":"q","runtime":3600,"tasks":[{"gpus":1}]}'
+req POST /v1/cycle
+job_is "a job of the capped queue starts" capped-long 'j["state"] == "running"'
+t0=$(date +%s.%N)
+job_is "after its queue's 2 s limit it ends: timeout, with an end time" capped-long \
+	'j["state"] == "timeout" and j["endTime"] - j["startTime"] >= 2'
+check "... not before its 2 s" python3 -c 'import sys, time; sys.exit(time.time() - float(sys.argv[1]) < 1)' "$t0"
+check "... its reason: time_limit, its text naming the queue and the limit" python3 -c '
+import json, sys
+j = json.loads(sys.argv[1])
+assert j["reason"] == "time_limit", j
+assert "run-time limit (maxRuntime) of its queue \"capped\" is 2 s; it is stopped, not requeued" in j["reasonText"], j
+assert [d["reason"] for d in j["decisions"] if d["kind"] == "evict"] == ["time_limit"], j' "$BODY"
+sleep 0.6 # cycles more: it stays ended
+req GET /v1/jobs/capped-long
+check "not requeued: still timeout cycles later" [ "$(jfield 'j["state"]')" = timeout ]
+req GET /v1/jobs/free-long
+check "the job of the queue without a limit runs on" [ "$(jfield 'j["state"]')" = running ]
+req GET "/v1/jobs?state=timeout"
+check "GET /v1/jobs?state=timeout lists it once" [ "$(jfield '[x["name"] for x in j["jobs"]]')" = "['capped-long']" ]
+req GET "/v1/jobs?state=pending"
+check "... and it is not pending" [ "$(jfield '"capped-long" in [x["name"] for x in j["jobs"]]')" = False ]
+"$FW" jobs list --state timeout "${C[@]}" >"$T/timeout" 2>&1
+check "fairway jobs list --state timeout shows it, reason time_limit" \
+	grep -q '^capped-long .* timeout .* time_limit .*(run-time limit)$' "$T/timeout"
+"$FW" jobs why capped-long "${C[@]}" >"$T/why" 2>&1
+check "fairway jobs why: state timeout, why it ended: the queue's run-time limit" bash -c \
+	"grep -q '^state: timeout$' '$T/why' && grep -q '^why it ended: ended: it has run [0-9]* s and the run-time limit (maxRuntime) of its queue \"capped\" is 2 s' '$T/why'"
+req DELETE /v1/jobs/capped-long
+check "cancel it: 409, it has ended" [ "$CODE" = 409 ]
+check "/metrics: fairway_jobs_timed_out_total 1" [ "$(metric fairway_jobs_timed_out_total)" = 1 ]
+check "/metrics: ... not an eviction (fairway_evictions_total 0)" [ "$(metric fairway_evictions_total)" = 0 ]
+check "/metrics: fairway_queue_max_runtime_seconds for capped only" bash -c \
+	"[ \"\$(curl -s http://127.0.0.1:$PORT/metrics | grep '^fairway_queue_max_runtime_seconds{')\" = 'fairway_queue_max_runtime_seconds{queue=\"capped\"} 2' ]"
+check "the store keeps it as timeout" [ "$(stored_state capped-long)" = timeout ]
+"$FW" queues set capped --max-runtime 1h "${C[@]}" >/dev/null 2>&1
+req GET /v1/queues/capped
+check "fairway queues set --max-runtime 1h: maxRuntime 3600, the rest kept" \
+	[ "$(jfield 'j["maxRuntime"], j["deserved"]["gpu"]')" = "3600 4.0" ]
+check "fairway queues list shows it (MAX RUNTIME)" bash -c \
+	"'$FW' queues list ${C[*]} | grep -q '^capped .* 3600  *- *-$' && '$FW' queues list ${C[*]} | grep -q 'MAX RUNTIME'"
+check "fairway queues list --json has it" bash -c \
+	"'$FW' queues list --json ${C[*]} | grep -q '\"maxRuntime\": 3600'"
+"$FW" queues set capped --max-runtime -5 "${C[@]}" >/dev/null 2>"$T/err"
+check "fairway queues set --max-runtime -5: exit 2, says the range" \
+	bash -c "[ $? -eq 2 ] && grep -q -- '--max-runtime -5: must be from 0 to 31536000 seconds' '$T/err'"
+check "fairway queues --help teaches --max-runtime" bash -c "'$FW' queues --help | grep -q -- '--max-runtime S (run-time limit'"
+"$FW" queues set capped --max-runtime 0 "${C[@]}" >/dev/null 2>&1
+req GET /v1/queues/capped
+check "fairway queues set --max-runtime 0 removes it" [ "$(jfield '"maxRuntime" in j')" = False ]
+check "/metrics: no fairway_queue_max_runtime_seconds once no queue has a limit" bash -c \
+	"! curl -s http://127.0.0.1:$PORT/metrics | grep -q '^fairway_queue_max_runtime_seconds'"
+"$FW" queues set capped --max-runtime 5m "${C[@]}" >/dev/null 2>&1
+stop_daemon
+start_daemon "$S" "$PORT" --config "$T/limits.yaml" || bad "daemon restarts on limits.yaml"
+req GET /v1/jobs/capped-long
+check "restart: the timed-out job is still timeout" [ "$(jfield 'j["state"]')" = timeout ]
+req GET /v1/queues/capped
+check "restart: the queue's maxRuntime is back (300)" [ "$(jfield 'j["maxRuntime"]')" = 300 ]
+req GET /v1/jobs/free-long
+check "restart: the job without a limit runs on" [ "$(jfield 'j["state"]')" = running ]
 stop_daemon
 
 # --- before the first plan: the cycle results answer empty and leak nothing ---

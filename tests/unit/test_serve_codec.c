@@ -58,11 +58,12 @@ TEST(queue_units_and_defaults)
 	ASSERT_NEAR(q.weight[FW_RES_GPU], 1.0, 1e-12);
 	ASSERT_STR_EQ(q.parent, "");
 	ASSERT_EQ(q.default_runtime_s, 0);
+	ASSERT_EQ(q.max_runtime_s, 0);
 	ASSERT_EQ(q.default_checkpoint_s, 0);
 	ASSERT(!q.nonpreemptible);
 	json_t *o = fw_codec_queue_dump(&q); /* zeros and defaults are left out, as in older documents */
 	ASSERT(!json_object_get(o, "defaultRuntime") && !json_object_get(o, "defaultCheckpointInterval") &&
-	       !json_object_get(o, "preemptible"));
+	       !json_object_get(o, "preemptible") && !json_object_get(o, "maxRuntime"));
 	json_decref(o);
 
 	/* the planning defaults of jobs that give none: seconds, kept through a dump */
@@ -78,6 +79,20 @@ TEST(queue_units_and_defaults)
 	ASSERT_EQ(q.default_runtime_s, 7200);
 	ASSERT_EQ(q.default_checkpoint_s, 1800);
 	ASSERT(q.nonpreemptible); /* "preemptible": false survives the dump */
+
+	/* the run-time limit: seconds, kept through a dump; 0 is none, left out */
+	ASSERT_STR_EQ(queue_field("{\"name\":\"a\",\"maxRuntime\":86400}", &q), "");
+	ASSERT_EQ(q.max_runtime_s, 86400);
+	doc = json_dumps(o = fw_codec_queue_dump(&q), JSON_COMPACT);
+	ASSERT_EQ(json_integer_value(json_object_get(o, "maxRuntime")), 86400);
+	json_decref(o);
+	ASSERT_STR_EQ(queue_field(doc, &q), "");
+	free(doc);
+	ASSERT_EQ(q.max_runtime_s, 86400);
+	ASSERT_STR_EQ(queue_field("{\"name\":\"a\",\"maxRuntime\":0}", &q), "");
+	ASSERT_EQ(q.max_runtime_s, 0);
+	ASSERT_STR_EQ(queue_field("{\"name\":\"a\",\"maxRuntime\":31536000}", &q), ""); /* 365 days: the bound */
+	ASSERT_EQ(q.max_runtime_s, 31536000);
 }
 
 TEST(queue_refusals_name_the_field)
@@ -92,6 +107,10 @@ TEST(queue_refusals_name_the_field)
 	ASSERT_STR_EQ(queue_field("{\"name\":\"a\",\"overQuotaWeight\":{\"gpu\":-1}}", &q), "overQuotaWeight.gpu");
 	ASSERT_STR_EQ(queue_field("{\"name\":\"a\",\"priority\":1.5}", &q), "priority");
 	ASSERT_STR_EQ(queue_field("{\"name\":\"a\",\"defaultRuntime\":-1}", &q), "defaultRuntime");
+	ASSERT_STR_EQ(queue_field("{\"name\":\"a\",\"maxRuntime\":-1}", &q), "maxRuntime");
+	ASSERT_STR_EQ(queue_field("{\"name\":\"a\",\"maxRuntime\":31536001}", &q), "maxRuntime");
+	ASSERT_STR_EQ(queue_field("{\"name\":\"a\",\"maxRuntime\":\"2h\"}", &q), "maxRuntime");
+	ASSERT_STR_EQ(queue_field("{\"name\":\"a\",\"maxRuntime\":1.5}", &q), "maxRuntime");
 	ASSERT_STR_EQ(queue_field("{\"name\":\"a\",\"defaultCheckpointInterval\":\"30m\"}", &q),
 		      "defaultCheckpointInterval");
 	ASSERT_STR_EQ(queue_field("{\"name\":\"a\",\"preemptible\":0}", &q), "preemptible");

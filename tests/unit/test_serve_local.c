@@ -6,7 +6,8 @@
  * Jobs with a non-zero exit code fail, and health() attributes their
  * failures to the nodes they ran on (the 3rd within 24 h: suspect), also
  * after a reopen.  A queue's deserved GPUs of a model survive a reopen of
- * the store and become the snapshot's model_deserved entries.
+ * the store and become the snapshot's model_deserved entries.  A job the
+ * core ends at its queue's run-time limit ends `timeout`, never requeued.
  */
 #include <math.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 
 #include "../harness.h"
 #include "backend.h"
+#include "builder.h"
 #include "fwconfig.h"
 #include "local.h"
 #include "serve_int.h"
@@ -690,6 +692,99 @@ TEST(reload_after_a_rollback_restores_the_committed_world)
 	ASSERT_EQ(act_at(b, FW_DECIDE_START, "kept", 1040, "n1"), FW_EIO);
 	ASSERT_STR_EQ(state_of(b, "kept"), "pending");
 	drop_failing();
+	teardown(b);
+}
+
+/* The action the daemon makes of the plan's decision about job (cycle.c
+ * add_actions: kind, reason, its arguments, the plan's time). */
+static struct fw_backend_action action_of(const struct fw_snapshot *s, const struct fw_plan *p, const char *job)
+{
+	struct fw_backend_action a;
+
+	memset(&a, 0, sizeof a);
+	for (int32_t i = 0; i < p->ndecisions; i++) {
+		const struct fw_decision *d = &p->decisions[i];
+		if (d->job < 0 || strcmp(s->jobs[d->job].name, job))
+			continue;
+		a.kind = d->kind;
+		a.reason = d->reason;
+		a.a = d->a;
+		a.b = d->b;
+		a.at = d->at;
+		snprintf(a.job, sizeof a.job, "%s", job);
+		return a;
+	}
+	a.kind = FW_DECIDE_COUNT; /* none */
+	return a;
+}
+
+static int apply_one(struct fw_backend *b, uint64_t gen, const struct fw_backend_action *a)
+{
+	int status = -100;
+	struct fw_backend_result r = { .status = &status };
+	int rc = fw_backend_local.apply(b, gen, a, 1, &r);
+	return rc != FW_OK ? rc : status;
+}
+
+/* A queue's run-time limit of 100 s: at 1100 the core ends "long" (run
+ * 100 s of its 3600) with an EVICT, reason TIME_LIMIT, and the local
+ * backend makes it `timeout` at the plan's time: final (not in the next
+ * snapshot, not startable, not cancellable, a replay changes nothing), and
+ * so after a reopen of the store.  "young" (run 50 s) runs on; evicted for
+ * another reason (reclaim) it is requeued, pending, as before. */
+TEST(a_job_past_its_queues_limit_ends_as_timeout)
+{
+	static struct fw_arena ar;
+	struct fw_backend *b;
+	struct fw_backend_world w;
+	struct fw_backend_config cfg;
+	struct fw_backend_action a;
+	struct fw_snapshot *s;
+	struct fw_plan *p;
+	const char *state;
+	fw_time sub, start, end;
+
+	setup(&b);
+	ASSERT_EQ(submit(b, "long", 3600), FW_OK);
+	ASSERT_EQ(submit(b, "young", 3600), FW_OK);
+	start_on(b, "long", 1000, "n0");
+	start_on(b, "young", 1050, "n1");
+	s = world(b, 1100, &w);
+	s->queues[0].max_runtime_s = 100; /* the daemon's skeleton: the queue's maxRuntime */
+	ASSERT((p = tb_plan(s, NULL, &ar)) != NULL);
+	a = action_of(s, p, "long");
+	ASSERT_EQ(a.kind, FW_DECIDE_EVICT);
+	ASSERT_EQ(a.reason, FW_REASON_TIME_LIMIT);
+	ASSERT_EQ(a.a, 100);
+	ASSERT_EQ(a.b, 100);
+	ASSERT_EQ(action_of(s, p, "young").kind, FW_DECIDE_COUNT); /* 50 s: runs on */
+	fw_snapshot_free(s);
+	ASSERT_EQ(apply_one(b, w.generation, &a), FW_OK);
+	ASSERT_EQ(fw_local_job_info(b, "long", &state, &sub, &start, &end, NULL, NULL), FW_OK);
+	ASSERT_STR_EQ(state, "timeout");
+	ASSERT_EQ(start, 1000);
+	ASSERT_EQ(end, 1100);
+	ASSERT_EQ(apply_one(b, w.generation + 1, &a), FW_EEXIST); /* a replay: ended already */
+	ASSERT_EQ(fw_backend_local.cancel(b, "long", 1101), FW_EEXIST);
+
+	fw_backend_local.close(b); /* the store keeps it */
+	memset(&cfg, 0, sizeof cfg);
+	cfg.fleet = fleet;
+	cfg.store = store;
+	ASSERT_EQ(fw_backend_local.open(&cfg, &b, NULL), FW_OK);
+	ASSERT_STR_EQ(state_of(b, "long"), "timeout");
+	ASSERT_EQ(fw_local_job_info(b, "long", &state, &sub, &start, &end, NULL, NULL), FW_OK);
+	ASSERT_EQ(end, 1100);
+	s = world(b, 1200, &w);
+	ASSERT_EQ(s->njobs, 1); /* not requeued: only young is left */
+	ASSERT_STR_EQ(s->jobs[0].name, "young");
+	fw_snapshot_free(s);
+	ASSERT_EQ(act(b, w.generation, FW_DECIDE_START, "long", 1200), FW_ENOENT);
+	a.reason = FW_REASON_RECLAIMED; /* any other eviction requeues */
+	snprintf(a.job, sizeof a.job, "young");
+	ASSERT_EQ(apply_one(b, w.generation, &a), FW_OK);
+	ASSERT_STR_EQ(state_of(b, "young"), "pending");
+	fw_arena_release(&ar);
 	teardown(b);
 }
 
@@ -1395,7 +1490,7 @@ TEST(a_backends_usage_becomes_the_daemons)
 
 TEST_MAIN(stale_generation_changes_nothing_and_actions_are_idempotent, slices_become_snapshot_entries,
 	  model_deserved_survives_reopen_and_becomes_snapshot_entries, jobs_run_for_their_runtime_and_survive_reopen,
-	  an_evicted_job_resumes_from_its_last_checkpoint,
+	  an_evicted_job_resumes_from_its_last_checkpoint, a_job_past_its_queues_limit_ends_as_timeout,
 	  thousands_of_jobs_are_found_by_name, jobs_with_a_non_zero_exit_code_fail, failed_jobs_make_their_node_suspect,
 	  failures_count_per_node_within_the_window, a_job_requeued_by_a_fleet_change_has_a_decision,
 	  a_job_on_a_node_the_fleet_shrank_is_requeued, a_finish_the_store_refuses_changes_nothing,

@@ -154,10 +154,53 @@ TEST(the_rest_reads_as_the_core)
 		    r == FW_REASON_PREEMPTED || r == FW_REASON_MOVED || r == FW_REASON_RESERVED ||
 		    r == FW_REASON_HEAD_OF_LINE || r == FW_REASON_DRAIN_REQUEUE || r == FW_REASON_DRAIN_FINISH ||
 		    r == FW_REASON_DRAINED || r == FW_REASON_MODEL_LIMIT || r == FW_REASON_CHECKPOINT_WAIT)
-			continue;
+			continue; /* TIME_LIMIT: the core's text here; its queue only in fw_serve_evict_text */
 		ASSERT_STR_EQ(text(s, (enum fw_reason)r, 1, 1), fw_reason_format((enum fw_reason)r, 1, 1, core, sizeof core));
 		ASSERT(!strchr(core, '#')); /* no other reason carries an index */
 	}
+	fw_snapshot_free(s);
+}
+
+/* A job its queue's run-time limit ends: the eviction's text names the
+ * queue whose maxRuntime it is (its own, or the ancestor whose limit is
+ * the smaller), and has no work-lost tail (it is not requeued); a limit
+ * no queue of its way up sets reads as the core's text. */
+TEST(time_limit_names_the_queue_that_sets_it)
+{
+	struct fw_snapshot *s = world();
+	char buf[FW_SERVE_EVICT_MAX], core[512];
+
+	s->queues[1].max_runtime_s = 7200; /* llm */
+	fw_serve_evict_text(s, &s->jobs[0], FW_REASON_TIME_LIMIT, 7230, 7200, buf, sizeof buf);
+	ASSERT_STR_EQ(buf, "ended: it has run 7230 s and the run-time limit (maxRuntime) of its queue \"llm\" is 7200 s; "
+			   "it is stopped, not requeued");
+	s->queues[0].max_runtime_s = 3600; /* root, above llm, is the smaller */
+	fw_serve_evict_text(s, &s->jobs[0], FW_REASON_TIME_LIMIT, 3600, 3600, buf, sizeof buf);
+	ASSERT_STR_EQ(buf, "ended: it has run 3600 s and the run-time limit (maxRuntime) of queue \"root\", above its "
+			   "queue \"llm\", is 3600 s; it is stopped, not requeued");
+	ASSERT(!strstr(buf, "loses"));
+	fw_serve_evict_text(s, &s->jobs[0], FW_REASON_TIME_LIMIT, 100, 99, buf, sizeof buf); /* no queue sets 99 */
+	ASSERT_STR_EQ(buf, fw_reason_format(FW_REASON_TIME_LIMIT, 100, 99, core, sizeof core));
+	ASSERT_STR_EQ(text(s, FW_REASON_TIME_LIMIT, 3600, 3600),
+		      fw_reason_format(FW_REASON_TIME_LIMIT, 3600, 3600, core, sizeof core));
+	fw_snapshot_free(s);
+
+	/* the longest: two names of FW_NAME_MAX - 1 and the widest numbers */
+	char name[2][FW_NAME_MAX];
+	s = fw_snapshot_new();
+	for (int i = 0; i < 2; i++) {
+		memset(name[i], "pq"[i], FW_NAME_MAX - 1);
+		name[i][FW_NAME_MAX - 1] = 0;
+	}
+	tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
+	tb_queue(s, name[0], -1, 8, -1, 1);
+	tb_queue(s, name[1], 0, 8, -1, 1);
+	tb_job(s, "j", 1, 1, 8, 1000, 0);
+	s->queues[0].max_runtime_s = INT64_MAX;
+	fw_serve_evict_text(s, &s->jobs[0], FW_REASON_TIME_LIMIT, INT64_MIN, INT64_MAX, buf, sizeof buf);
+	ASSERT_STR_CONTAINS(buf, name[0]);
+	ASSERT_STR_CONTAINS(buf, name[1]);
+	ASSERT(strlen(buf) < FW_SERVE_REASON_MAX);
 	fw_snapshot_free(s);
 }
 
@@ -232,4 +275,5 @@ TEST(every_text_fits_its_bound)
 
 TEST_MAIN(evictions_name_the_job_and_its_queue, waiting_reasons_name_the_job_ahead, drains_name_the_node,
 	  started_says_the_gpus_only, over_quota_amount_in_full, the_rest_reads_as_the_core,
-	  longest_names_arrive_whole, every_text_fits_its_bound, model_limits_name_the_queue_and_the_model)
+	  longest_names_arrive_whole, every_text_fits_its_bound, model_limits_name_the_queue_and_the_model,
+	  time_limit_names_the_queue_that_sets_it)

@@ -192,6 +192,51 @@ TEST(action_reasons_name_nodes_and_jobs)
 	fw_snapshot_free(s);
 }
 
+/* A queue's run-time limit (maxRuntime 10m) as the adapter's actions: the
+ * job past it ends (EVICT, reason TIME_LIMIT: apply.c lowers its Slurm
+ * time limit, it is not requeued), its text naming the queue and saying
+ * nothing of lost work; a start under the limit carries it (limit_s: the
+ * time limit the start gives the job), one without a limit none. */
+TEST(a_run_time_limit_ends_a_job_and_bounds_a_start)
+{
+	static const char limited[] =
+		"now: 1000\n"
+		"nodes:\n"
+		"  - {name: gpu001, gpus: 8}\n"
+		"queues:\n"
+		"  - {name: team_a, maxRuntime: 10m, resources: {gpu: {quota: 4}}}\n"
+		"  - {name: team_b, resources: {gpu: {quota: 4}}}\n"
+		"jobs:\n"
+		"  - {name: '301', queue: team_a, state: running, startTime: 100, expectedRuntime: 3600,\n"
+		"     tasks: [{count: 1, gpus: 2}], allocation: [{node: gpu001, group: 0, gpus: [0, 1]}]}\n"
+		"  - {name: '302', queue: team_a, submitTime: 0, expectedRuntime: 3600, tasks: [{count: 1, gpus: 1}]}\n"
+		"  - {name: '303', queue: team_b, submitTime: 0, expectedRuntime: 3600, tasks: [{count: 1, gpus: 1}]}\n";
+	struct fw_backend_action *acts;
+	struct fw_slurm_note *notes;
+	struct fw_arena a;
+	int32_t na, nn, ends = 0, starts = 0;
+	struct fw_snapshot *s = actions_of(limited, sizeof limited - 1, &a, &acts, &na, &notes, &nn);
+
+	for (int32_t i = 0; i < na; i++) {
+		if (acts[i].kind == FW_DECIDE_EVICT) {
+			ends++;
+			ASSERT_STR_EQ(acts[i].job, "301");
+			ASSERT_EQ(acts[i].reason, FW_REASON_TIME_LIMIT);
+			ASSERT_EQ(acts[i].a, 900);
+			ASSERT_EQ(acts[i].b, 600);
+			ASSERT_STR_EQ(acts[i].why, "ended: it has run 900 s and the run-time limit (maxRuntime) of its "
+						   "queue \"team_a\" is 600 s; it is stopped, not requeued");
+		} else if (acts[i].kind == FW_DECIDE_START) {
+			starts++;
+			ASSERT_EQ(acts[i].limit_s, !strcmp(acts[i].job, "302") ? 600 : 0);
+		}
+	}
+	ASSERT_EQ(ends, 1);
+	ASSERT_EQ(starts, 2);
+	fw_arena_release(&a);
+	fw_snapshot_free(s);
+}
+
 /* ---- the snapshot built from Slurm's messages, without a cluster ---- */
 
 static void fake_node(node_info_t *n, const char *name)
@@ -1641,7 +1686,7 @@ TEST(a_jobs_user_is_named_by_its_uid)
 	free(h);
 }
 
-TEST_MAIN(gres_counts_and_models, gres_index_masks, options, managed_partitions,
+TEST_MAIN(a_run_time_limit_ends_a_job_and_bounds_a_start, gres_counts_and_models, gres_index_masks, options, managed_partitions,
 	  plan_to_actions_and_notes, action_reasons_name_nodes_and_jobs, a_snapshot_from_slurm_never_overbooks_a_node,
 	  a_job_fairway_cannot_place_stops_no_cycle, every_gpu_request_form_is_gpus_per_node,
 	  jobs_slurm_would_not_run_stay_held, constraint_forms, pending_jobs_start_only_on_nodes_they_accept,
