@@ -149,6 +149,24 @@ static inline const struct fw_decision *tb_decision(const struct fw_plan *p, int
 	return NULL;
 }
 
+/* Decisions of kind k with reason r (FW_REASON_NONE: any reason). */
+static inline int tb_count(const struct fw_plan *p, enum fw_decision_kind k, enum fw_reason r)
+{
+	int n = 0;
+	for (int i = 0; i < p->ndecisions; i++)
+		n += p->decisions[i].kind == k && (r == FW_REASON_NONE || p->decisions[i].reason == r);
+	return n;
+}
+
+/* The plan's first decision of kind k about job, NULL when none. */
+static inline const struct fw_decision *tb_find(const struct fw_plan *p, int job, enum fw_decision_kind k)
+{
+	for (int i = 0; i < p->ndecisions; i++)
+		if (p->decisions[i].job == job && p->decisions[i].kind == k)
+			return &p->decisions[i];
+	return NULL;
+}
+
 /* xorshift32: the random snapshots' generator. */
 static inline uint32_t tb_xs32(uint32_t *x)
 {

@@ -29,22 +29,6 @@ static int running(struct fw_snapshot *s, const char *name, int q, int n, fw_tim
 	return j;
 }
 
-static int count(const struct fw_plan *p, enum fw_decision_kind k, enum fw_reason r)
-{
-	int n = 0;
-	for (int i = 0; i < p->ndecisions; i++)
-		n += p->decisions[i].kind == k && (r == FW_REASON_NONE || p->decisions[i].reason == r);
-	return n;
-}
-
-static const struct fw_decision *find(const struct fw_plan *p, int job, enum fw_decision_kind k)
-{
-	for (int i = 0; i < p->ndecisions; i++)
-		if (p->decisions[i].job == job && p->decisions[i].kind == k)
-			return &p->decisions[i];
-	return NULL;
-}
-
 /* Two H100 nodes (h0, h1) and two A100 nodes (a0, a1), 8 GPUs each.
  * Queues A and B deserve 16 GPUs each; A deserves them as H100s.  B runs
  * b0, b1 on the H100s (since t=100, 200), A runs x0, x1 on the A100s:
@@ -99,8 +83,8 @@ TEST(a_queue_below_its_deserved_h100s_takes_them_back)
 	w.s->nmodel_deserved = 0;
 	p = run(w.s, NULL);
 	ASSERT(p != NULL);
-	ASSERT_EQ(count(p, FW_DECIDE_EVICT, FW_REASON_NONE), 0);
-	ASSERT(find(p, j, FW_DECIDE_START) == NULL);
+	ASSERT_EQ(tb_count(p, FW_DECIDE_EVICT, FW_REASON_NONE), 0);
+	ASSERT(tb_find(p, j, FW_DECIDE_START) == NULL);
 	fw_snapshot_free(w.s);
 }
 
@@ -118,14 +102,14 @@ TEST(a_claim_comes_before_a_reservation)
 	w.s->jobs[j].expected_runtime = 1000;
 	struct fw_plan *p = run(w.s, NULL);
 	ASSERT(p != NULL);
-	ASSERT(find(p, j, FW_DECIDE_RESERVE) == NULL);
-	ASSERT(find(p, j, FW_DECIDE_START) != NULL);
-	ASSERT_EQ(find(p, w.b[1], FW_DECIDE_EVICT)->reason, FW_REASON_MODEL_RECLAIMED);
+	ASSERT(tb_find(p, j, FW_DECIDE_RESERVE) == NULL);
+	ASSERT(tb_find(p, j, FW_DECIDE_START) != NULL);
+	ASSERT_EQ(tb_find(p, w.b[1], FW_DECIDE_EVICT)->reason, FW_REASON_MODEL_RECLAIMED);
 	w.s->nmodel_deserved = 0;
 	p = run(w.s, NULL);
 	ASSERT(p != NULL);
-	ASSERT(find(p, j, FW_DECIDE_START) == NULL);
-	ASSERT_EQ(find(p, j, FW_DECIDE_RESERVE)->at, 50100); /* b0 started at 100 */
+	ASSERT(tb_find(p, j, FW_DECIDE_START) == NULL);
+	ASSERT_EQ(tb_find(p, j, FW_DECIDE_RESERVE)->at, 50100); /* b0 started at 100 */
 	fw_snapshot_free(w.s);
 }
 
@@ -142,8 +126,8 @@ TEST(a_claim_waits_for_its_victims_checkpoint)
 	int j = tb_named(w.s, tb_job(w.s, "j", w.qa, 1, 8, 1000, 5000), "H100");
 	struct fw_plan *p = run(w.s, NULL);
 	ASSERT(p != NULL);
-	ASSERT_EQ(count(p, FW_DECIDE_EVICT, FW_REASON_NONE), 0);
-	ASSERT(find(p, j, FW_DECIDE_RESERVE) == NULL);
+	ASSERT_EQ(tb_count(p, FW_DECIDE_EVICT, FW_REASON_NONE), 0);
+	ASSERT(tb_find(p, j, FW_DECIDE_RESERVE) == NULL);
 	const struct fw_pending *r = fw_plan_pending_for(p, j);
 	ASSERT_EQ(r->reason, FW_REASON_CHECKPOINT_WAIT);
 	ASSERT_EQ(r->a, w.b[1]);
@@ -152,8 +136,8 @@ TEST(a_claim_waits_for_its_victims_checkpoint)
 	w.s->now = 11060;
 	p = run(w.s, NULL);
 	ASSERT(p != NULL);
-	ASSERT_EQ(find(p, w.b[1], FW_DECIDE_EVICT)->reason, FW_REASON_MODEL_RECLAIMED);
-	ASSERT(find(p, j, FW_DECIDE_START) != NULL);
+	ASSERT_EQ(tb_find(p, w.b[1], FW_DECIDE_EVICT)->reason, FW_REASON_MODEL_RECLAIMED);
+	ASSERT(tb_find(p, j, FW_DECIDE_START) != NULL);
 	fw_snapshot_free(w.s);
 }
 
@@ -166,7 +150,7 @@ TEST(policies_without_reclaim_make_no_claim)
 	for (int k = 0; k < 2; k++) {
 		struct fw_plan *p = run(w.s, pols[k]);
 		ASSERT(p != NULL);
-		ASSERT_EQ(count(p, FW_DECIDE_EVICT, FW_REASON_NONE), 0);
+		ASSERT_EQ(tb_count(p, FW_DECIDE_EVICT, FW_REASON_NONE), 0);
 	}
 	fw_snapshot_free(w.s);
 }
@@ -179,14 +163,14 @@ TEST(a_claim_needs_room_for_the_whole_job)
 	int j = tb_named(w.s, tb_job(w.s, "j", w.qa, 2, 8, 1000, 5000), "H100");
 	struct fw_plan *p = run(w.s, NULL);
 	ASSERT(p != NULL);
-	ASSERT_EQ(count(p, FW_DECIDE_EVICT, FW_REASON_NONE), 0);
-	ASSERT(find(p, j, FW_DECIDE_START) == NULL);
+	ASSERT_EQ(tb_count(p, FW_DECIDE_EVICT, FW_REASON_NONE), 0);
+	ASSERT(tb_find(p, j, FW_DECIDE_START) == NULL);
 	/* one task of 8: within the 8 deserved */
 	w.s->jobs[j].groups[0].count = 1;
 	p = run(w.s, NULL);
 	ASSERT(p != NULL);
-	ASSERT_EQ(count(p, FW_DECIDE_EVICT, FW_REASON_MODEL_RECLAIMED), 1);
-	ASSERT(find(p, j, FW_DECIDE_START) != NULL);
+	ASSERT_EQ(tb_count(p, FW_DECIDE_EVICT, FW_REASON_MODEL_RECLAIMED), 1);
+	ASSERT(tb_find(p, j, FW_DECIDE_START) != NULL);
 	fw_snapshot_free(w.s);
 }
 
@@ -198,8 +182,8 @@ TEST(a_job_naming_no_model_claims_nothing)
 	int j = tb_job(w.s, "j", w.qa, 1, 8, 1000, 5000);
 	struct fw_plan *p = run(w.s, NULL);
 	ASSERT(p != NULL);
-	ASSERT_EQ(count(p, FW_DECIDE_EVICT, FW_REASON_NONE), 0);
-	ASSERT(find(p, j, FW_DECIDE_START) == NULL);
+	ASSERT_EQ(tb_count(p, FW_DECIDE_EVICT, FW_REASON_NONE), 0);
+	ASSERT(tb_find(p, j, FW_DECIDE_START) == NULL);
 	fw_snapshot_free(w.s);
 }
 
@@ -216,13 +200,13 @@ TEST(a_job_with_a_group_naming_no_model_claims_nothing)
 	job->groups[1].gpu_model[0] = 0;
 	struct fw_plan *p = run(w.s, NULL);
 	ASSERT(p != NULL);
-	ASSERT_EQ(count(p, FW_DECIDE_EVICT, FW_REASON_NONE), 0);
-	ASSERT(find(p, j, FW_DECIDE_START) == NULL);
+	ASSERT_EQ(tb_count(p, FW_DECIDE_EVICT, FW_REASON_NONE), 0);
+	ASSERT(tb_find(p, j, FW_DECIDE_START) == NULL);
 	snprintf(w.s->jobs[j].groups[1].gpu_model, FW_NAME_MAX, "H100");
 	p = run(w.s, NULL);
 	ASSERT(p != NULL);
-	ASSERT_EQ(count(p, FW_DECIDE_EVICT, FW_REASON_MODEL_RECLAIMED), 1);
-	ASSERT(find(p, j, FW_DECIDE_START) != NULL);
+	ASSERT_EQ(tb_count(p, FW_DECIDE_EVICT, FW_REASON_MODEL_RECLAIMED), 1);
+	ASSERT(tb_find(p, j, FW_DECIDE_START) != NULL);
 	fw_snapshot_free(w.s);
 }
 
@@ -235,14 +219,14 @@ TEST(a_queue_at_what_it_deserves_of_a_model_is_no_victim)
 	int j = tb_named(w.s, tb_job(w.s, "j", w.qa, 1, 8, 1000, 5000), "H100");
 	struct fw_plan *p = run(w.s, NULL);
 	ASSERT(p != NULL);
-	ASSERT_EQ(count(p, FW_DECIDE_EVICT, FW_REASON_NONE), 0);
-	ASSERT(find(p, j, FW_DECIDE_START) == NULL);
+	ASSERT_EQ(tb_count(p, FW_DECIDE_EVICT, FW_REASON_NONE), 0);
+	ASSERT(tb_find(p, j, FW_DECIDE_START) == NULL);
 	/* deserving 8, B gives up one of its two */
 	w.s->model_deserved[1].gpus = 8000;
 	p = run(w.s, NULL);
 	ASSERT(p != NULL);
-	ASSERT_EQ(count(p, FW_DECIDE_EVICT, FW_REASON_MODEL_RECLAIMED), 1);
-	ASSERT(find(p, j, FW_DECIDE_START) != NULL);
+	ASSERT_EQ(tb_count(p, FW_DECIDE_EVICT, FW_REASON_MODEL_RECLAIMED), 1);
+	ASSERT(tb_find(p, j, FW_DECIDE_START) != NULL);
 	fw_snapshot_free(w.s);
 }
 
@@ -261,24 +245,24 @@ TEST(the_shield_keeps_the_fair_share_reclaim_off_deserved_gpus)
 	int bj = tb_named(s, tb_job(s, "bj", w.qb, 1, 8, 1000, 9500), "H100");
 	struct fw_plan *p = run(s, NULL);
 	ASSERT(p != NULL);
-	ASSERT_EQ(count(p, FW_DECIDE_EVICT, FW_REASON_NONE), 0);
-	ASSERT(find(p, bj, FW_DECIDE_START) == NULL);
+	ASSERT_EQ(tb_count(p, FW_DECIDE_EVICT, FW_REASON_NONE), 0);
+	ASSERT(tb_find(p, bj, FW_DECIDE_START) == NULL);
 	/* without the entry, the fair-share reclaim takes h1 back (A's least
 	 * work since its start) */
 	s->nmodel_deserved = 0;
 	p = run(s, NULL);
 	ASSERT(p != NULL);
-	ASSERT_EQ(count(p, FW_DECIDE_EVICT, FW_REASON_RECLAIMED), 1);
-	ASSERT(find(p, moved, FW_DECIDE_EVICT) != NULL);
+	ASSERT_EQ(tb_count(p, FW_DECIDE_EVICT, FW_REASON_RECLAIMED), 1);
+	ASSERT(tb_find(p, moved, FW_DECIDE_EVICT) != NULL);
 	s->nmodel_deserved = 1;
 	/* a B job naming no model takes x1's A100s instead (not shielded) */
 	s->jobs[bj].groups[0].gpu_model[0] = 0;
 	p = run(s, NULL);
 	ASSERT(p != NULL);
-	ASSERT_EQ(count(p, FW_DECIDE_EVICT, FW_REASON_RECLAIMED), 1);
-	ASSERT(find(p, w.x[1], FW_DECIDE_EVICT) != NULL);
-	ASSERT(find(p, moved, FW_DECIDE_EVICT) == NULL);
-	ASSERT(find(p, bj, FW_DECIDE_START) != NULL);
+	ASSERT_EQ(tb_count(p, FW_DECIDE_EVICT, FW_REASON_RECLAIMED), 1);
+	ASSERT(tb_find(p, w.x[1], FW_DECIDE_EVICT) != NULL);
+	ASSERT(tb_find(p, moved, FW_DECIDE_EVICT) == NULL);
+	ASSERT(tb_find(p, bj, FW_DECIDE_START) != NULL);
 	fw_snapshot_free(s);
 }
 
@@ -321,15 +305,15 @@ TEST(a_parent_claims_for_its_children_but_not_from_them)
 	int j = tb_named(s, tb_job(s, "j", c1, 1, 8, 1000, 9500), "H100");
 	struct fw_plan *p = run(s, NULL);
 	ASSERT(p != NULL);
-	ASSERT_EQ(count(p, FW_DECIDE_EVICT, FW_REASON_MODEL_RECLAIMED), 1);
-	ASSERT(find(p, vb, FW_DECIDE_EVICT) != NULL);
-	ASSERT(find(p, v2, FW_DECIDE_EVICT) == NULL);
-	ASSERT(find(p, j, FW_DECIDE_START) != NULL);
+	ASSERT_EQ(tb_count(p, FW_DECIDE_EVICT, FW_REASON_MODEL_RECLAIMED), 1);
+	ASSERT(tb_find(p, vb, FW_DECIDE_EVICT) != NULL);
+	ASSERT(tb_find(p, v2, FW_DECIDE_EVICT) == NULL);
+	ASSERT(tb_find(p, j, FW_DECIDE_START) != NULL);
 	/* org holding 16 H100s already (c2 on both nodes): no claim left */
 	s->jobs[vb].queue = c2;
 	p = run(s, NULL);
 	ASSERT(p != NULL);
-	ASSERT_EQ(count(p, FW_DECIDE_EVICT, FW_REASON_MODEL_RECLAIMED), 0);
+	ASSERT_EQ(tb_count(p, FW_DECIDE_EVICT, FW_REASON_MODEL_RECLAIMED), 0);
 	fw_snapshot_free(s);
 }
 
@@ -356,14 +340,14 @@ TEST(a_claim_in_allocate_takes_only_claim_victims)
 		s->jobs[k].expected_runtime = 20000;
 	struct fw_plan *p = run(s, NULL);
 	ASSERT(p != NULL);
-	ASSERT_EQ(count(p, FW_DECIDE_EVICT, FW_REASON_NONE), 0);
-	ASSERT(find(p, j, FW_DECIDE_RESERVE) != NULL);
+	ASSERT_EQ(tb_count(p, FW_DECIDE_EVICT, FW_REASON_NONE), 0);
+	ASSERT(tb_find(p, j, FW_DECIDE_RESERVE) != NULL);
 	for (int k = 0; k < s->njobs; k++)
 		s->jobs[k].expected_runtime = 0;
 	p = run(s, NULL);
 	ASSERT(p != NULL);
-	ASSERT_EQ(find(p, v, FW_DECIDE_EVICT)->reason, FW_REASON_RECLAIMED);
-	ASSERT(find(p, j, FW_DECIDE_START) != NULL);
+	ASSERT_EQ(tb_find(p, v, FW_DECIDE_EVICT)->reason, FW_REASON_RECLAIMED);
+	ASSERT(tb_find(p, j, FW_DECIDE_START) != NULL);
 	fw_snapshot_free(s);
 }
 
@@ -389,14 +373,14 @@ TEST(a_moved_job_keeps_its_model)
 	s->jobs[g].groups[0].one_per_node = true;
 	struct fw_plan *p = run(s, NULL);
 	ASSERT(p != NULL);
-	ASSERT(find(p, g, FW_DECIDE_START) == NULL);
-	ASSERT(find(p, sj, FW_DECIDE_EVICT) == NULL);
+	ASSERT(tb_find(p, g, FW_DECIDE_START) == NULL);
+	ASSERT(tb_find(p, sj, FW_DECIDE_EVICT) == NULL);
 	s->nmodel_deserved = 0;
 	p = run(s, NULL);
 	ASSERT(p != NULL);
-	ASSERT(find(p, g, FW_DECIDE_START) != NULL);
-	ASSERT_EQ(find(p, sj, FW_DECIDE_EVICT)->reason, FW_REASON_MOVED);
-	const struct fw_decision *r = find(p, sj, FW_DECIDE_START);
+	ASSERT(tb_find(p, g, FW_DECIDE_START) != NULL);
+	ASSERT_EQ(tb_find(p, sj, FW_DECIDE_EVICT)->reason, FW_REASON_MOVED);
+	const struct fw_decision *r = tb_find(p, sj, FW_DECIDE_START);
 	ASSERT(r != NULL);
 	ASSERT_EQ(p->allocs[r->alloc_first].node, c0);
 	fw_snapshot_free(s);
@@ -411,7 +395,7 @@ TEST(the_checker_catches_an_eviction_below_what_a_queue_deserves)
 	struct fw_plan *p = run(w.s, NULL);
 	struct fw_diag d;
 	ASSERT(p != NULL);
-	ASSERT_EQ(count(p, FW_DECIDE_EVICT, FW_REASON_MODEL_RECLAIMED), 1);
+	ASSERT_EQ(tb_count(p, FW_DECIDE_EVICT, FW_REASON_MODEL_RECLAIMED), 1);
 	deserve(w.s, w.qb, "H100", 16);
 	ASSERT_EQ(fw_plan_check(w.s, p, &A, &d), FW_EINVARIANT);
 	ASSERT_STR_EQ(d.field, "decisions[0]");

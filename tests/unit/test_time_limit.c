@@ -21,22 +21,6 @@ static int running(struct fw_snapshot *s, const char *name, int q, int n, fw_tim
 	return j;
 }
 
-static int count(const struct fw_plan *p, enum fw_decision_kind k, enum fw_reason r)
-{
-	int n = 0;
-	for (int i = 0; i < p->ndecisions; i++)
-		n += p->decisions[i].kind == k && p->decisions[i].reason == r;
-	return n;
-}
-
-static const struct fw_decision *find(const struct fw_plan *p, int job, enum fw_decision_kind k)
-{
-	for (int i = 0; i < p->ndecisions; i++)
-		if (p->decisions[i].job == job && p->decisions[i].kind == k)
-			return &p->decisions[i];
-	return NULL;
-}
-
 /* One 8-GPU node; queue Q with a limit of `limit` s; r runs on it since
  * now - ran; w (8 GPUs) waits. */
 struct world {
@@ -74,7 +58,7 @@ TEST(a_job_at_its_limit_ends_and_its_gpus_start_a_waiting_job)
 		ASSERT_EQ(e->a, 3600);
 		ASSERT_EQ(e->b, 3600);
 		ASSERT_EQ(e->alloc_count, 1);
-		ASSERT(find(p, x.w, FW_DECIDE_START) != NULL);
+		ASSERT(tb_find(p, x.w, FW_DECIDE_START) != NULL);
 		ASSERT_EQ(p->queues[x.q].allocated.v[FW_RES_GPU], 8000);
 		fw_snapshot_free(x.s);
 	}
@@ -88,8 +72,8 @@ TEST(a_job_short_of_its_limit_runs_on_and_planning_assumes_the_limit)
 	struct world x = world(3600, 3599);
 	struct fw_plan *p = tb_plan(x.s, "fairway", &A);
 	ASSERT(p != NULL);
-	ASSERT_EQ(count(p, FW_DECIDE_EVICT, FW_REASON_TIME_LIMIT), 0);
-	ASSERT(find(p, x.w, FW_DECIDE_START) == NULL);
+	ASSERT_EQ(tb_count(p, FW_DECIDE_EVICT, FW_REASON_TIME_LIMIT), 0);
+	ASSERT(tb_find(p, x.w, FW_DECIDE_START) == NULL);
 	const struct fw_pending *pw = fw_plan_pending_for(p, x.w);
 	ASSERT(pw != NULL);
 	ASSERT_EQ(pw->expected_start, x.s->now + 1);
@@ -144,11 +128,11 @@ TEST(the_smallest_limit_on_the_path_binds)
 	ASSERT_EQ(fw_job_limit(s, &s->jobs[c]), 7200);
 	struct fw_plan *p = tb_plan(s, "fairway", &A);
 	ASSERT(p != NULL);
-	ASSERT(find(p, a, FW_DECIDE_EVICT) != NULL);
-	ASSERT(find(p, b, FW_DECIDE_EVICT) == NULL);
-	ASSERT(find(p, c, FW_DECIDE_EVICT) != NULL);
-	ASSERT_EQ(find(p, c, FW_DECIDE_EVICT)->b, 7200);
-	ASSERT_EQ(count(p, FW_DECIDE_EVICT, FW_REASON_TIME_LIMIT), 2);
+	ASSERT(tb_find(p, a, FW_DECIDE_EVICT) != NULL);
+	ASSERT(tb_find(p, b, FW_DECIDE_EVICT) == NULL);
+	ASSERT(tb_find(p, c, FW_DECIDE_EVICT) != NULL);
+	ASSERT_EQ(tb_find(p, c, FW_DECIDE_EVICT)->b, 7200);
+	ASSERT_EQ(tb_count(p, FW_DECIDE_EVICT, FW_REASON_TIME_LIMIT), 2);
 	/* in job order */
 	ASSERT_EQ(p->decisions[0].job, a);
 	ASSERT_EQ(p->decisions[1].job, c);
@@ -165,9 +149,9 @@ TEST(nonpreemptible_and_protected_jobs_end_at_their_limit_too)
 	x.s->jobs[x.r].preemptible = false;
 	struct fw_plan *p = tb_plan(x.s, "fairway", &A);
 	ASSERT(p != NULL);
-	ASSERT(find(p, x.r, FW_DECIDE_EVICT) != NULL);
-	ASSERT_EQ(find(p, x.r, FW_DECIDE_EVICT)->a, 4000);
-	ASSERT(find(p, x.w, FW_DECIDE_START) != NULL);
+	ASSERT(tb_find(p, x.r, FW_DECIDE_EVICT) != NULL);
+	ASSERT_EQ(tb_find(p, x.r, FW_DECIDE_EVICT)->a, 4000);
+	ASSERT(tb_find(p, x.w, FW_DECIDE_START) != NULL);
 	fw_snapshot_free(x.s);
 }
 
@@ -179,9 +163,9 @@ TEST(an_ended_job_is_not_drained_too)
 	x.s->nodes[0].health = FW_HEALTH_UNHEALTHY;
 	struct fw_plan *p = tb_plan(x.s, "fairway", &A);
 	ASSERT(p != NULL);
-	ASSERT_EQ(count(p, FW_DECIDE_EVICT, FW_REASON_TIME_LIMIT), 1);
-	ASSERT_EQ(count(p, FW_DECIDE_EVICT, FW_REASON_DRAINED), 0);
-	ASSERT(find(p, x.w, FW_DECIDE_START) == NULL);
+	ASSERT_EQ(tb_count(p, FW_DECIDE_EVICT, FW_REASON_TIME_LIMIT), 1);
+	ASSERT_EQ(tb_count(p, FW_DECIDE_EVICT, FW_REASON_DRAINED), 0);
+	ASSERT(tb_find(p, x.w, FW_DECIDE_START) == NULL);
 	fw_snapshot_free(x.s);
 }
 
@@ -203,12 +187,12 @@ TEST(an_ended_job_is_no_reclaim_victim)
 	int w = tb_job(s, "w", qb, 1, 8, 1000, 50);
 	struct fw_plan *p = tb_plan(s, "fairway", &A);
 	ASSERT(p != NULL);
-	ASSERT_EQ(count(p, FW_DECIDE_EVICT, FW_REASON_TIME_LIMIT), 1);
-	ASSERT_EQ(count(p, FW_DECIDE_EVICT, FW_REASON_RECLAIMED), 0);
-	ASSERT(find(p, a1, FW_DECIDE_EVICT) != NULL);
-	ASSERT(find(p, a0, FW_DECIDE_EVICT) == NULL);
-	ASSERT(find(p, w, FW_DECIDE_START) != NULL);
-	ASSERT_EQ(p->allocs[find(p, w, FW_DECIDE_START)->alloc_first].node, n1);
+	ASSERT_EQ(tb_count(p, FW_DECIDE_EVICT, FW_REASON_TIME_LIMIT), 1);
+	ASSERT_EQ(tb_count(p, FW_DECIDE_EVICT, FW_REASON_RECLAIMED), 0);
+	ASSERT(tb_find(p, a1, FW_DECIDE_EVICT) != NULL);
+	ASSERT(tb_find(p, a0, FW_DECIDE_EVICT) == NULL);
+	ASSERT(tb_find(p, w, FW_DECIDE_START) != NULL);
+	ASSERT_EQ(p->allocs[tb_find(p, w, FW_DECIDE_START)->alloc_first].node, n1);
 	fw_snapshot_free(s);
 }
 
@@ -244,12 +228,12 @@ TEST(an_ended_job_is_never_the_victim_it_would_be_cheapest_as)
 	int w2 = tb_job(s, "w2", qb, 1, 8, 1000, 60);
 	struct fw_plan *p = tb_plan(s, "fairway", &A);
 	ASSERT(p != NULL);
-	ASSERT_EQ(find(p, a1, FW_DECIDE_EVICT)->reason, FW_REASON_TIME_LIMIT);
-	ASSERT_EQ(count(p, FW_DECIDE_EVICT, FW_REASON_RECLAIMED), 1);
-	ASSERT(find(p, a0, FW_DECIDE_EVICT) != NULL);
-	ASSERT(find(p, a2, FW_DECIDE_EVICT) == NULL);
-	ASSERT(find(p, w1, FW_DECIDE_START) != NULL);
-	ASSERT(find(p, w2, FW_DECIDE_START) != NULL);
+	ASSERT_EQ(tb_find(p, a1, FW_DECIDE_EVICT)->reason, FW_REASON_TIME_LIMIT);
+	ASSERT_EQ(tb_count(p, FW_DECIDE_EVICT, FW_REASON_RECLAIMED), 1);
+	ASSERT(tb_find(p, a0, FW_DECIDE_EVICT) != NULL);
+	ASSERT(tb_find(p, a2, FW_DECIDE_EVICT) == NULL);
+	ASSERT(tb_find(p, w1, FW_DECIDE_START) != NULL);
+	ASSERT(tb_find(p, w2, FW_DECIDE_START) != NULL);
 	fw_snapshot_free(s);
 }
 
@@ -274,11 +258,11 @@ TEST(an_ended_job_is_no_preemption_victim)
 	s->jobs[h1].priority = s->jobs[h2].priority = 10;
 	struct fw_plan *p = tb_plan(s, "fairway", &A);
 	ASSERT(p != NULL);
-	ASSERT_EQ(find(p, r0, FW_DECIDE_EVICT)->reason, FW_REASON_TIME_LIMIT);
-	ASSERT(find(p, r1, FW_DECIDE_EVICT) != NULL);
-	ASSERT_EQ(find(p, r1, FW_DECIDE_EVICT)->reason, FW_REASON_PREEMPTED);
-	ASSERT(find(p, h1, FW_DECIDE_START) != NULL);
-	ASSERT(find(p, h2, FW_DECIDE_START) != NULL);
+	ASSERT_EQ(tb_find(p, r0, FW_DECIDE_EVICT)->reason, FW_REASON_TIME_LIMIT);
+	ASSERT(tb_find(p, r1, FW_DECIDE_EVICT) != NULL);
+	ASSERT_EQ(tb_find(p, r1, FW_DECIDE_EVICT)->reason, FW_REASON_PREEMPTED);
+	ASSERT(tb_find(p, h1, FW_DECIDE_START) != NULL);
+	ASSERT(tb_find(p, h2, FW_DECIDE_START) != NULL);
 	fw_snapshot_free(s);
 }
 
@@ -293,7 +277,7 @@ TEST(an_ended_job_holds_nothing_under_a_model_limit)
 	ASSERT(fw_snapshot_add_model_limit(x.s, &m) >= 0);
 	struct fw_plan *p = tb_plan(x.s, "fairway", &A);
 	ASSERT(p != NULL);
-	ASSERT(find(p, x.w, FW_DECIDE_START) != NULL);
+	ASSERT(tb_find(p, x.w, FW_DECIDE_START) != NULL);
 	x.s->queues[x.q].max_runtime_s = 0; /* without the end: over the limit */
 	p = tb_plan(x.s, "fairway", &A);
 	ASSERT(p != NULL);
@@ -309,7 +293,7 @@ TEST(the_checker_catches_a_missed_end_and_an_early_one)
 	struct world x = world(0, 4000);
 	struct fw_plan *p = tb_plan(x.s, "fairway", &A);
 	ASSERT(p != NULL);
-	ASSERT_EQ(count(p, FW_DECIDE_EVICT, FW_REASON_TIME_LIMIT), 0);
+	ASSERT_EQ(tb_count(p, FW_DECIDE_EVICT, FW_REASON_TIME_LIMIT), 0);
 	x.s->queues[x.q].max_runtime_s = 3600; /* now the plan misses it */
 	ASSERT_EQ(fw_plan_check(x.s, p, &A, &d), FW_EINVARIANT);
 	ASSERT_STR_CONTAINS(d.msg, "past its run-time limit");
@@ -379,10 +363,10 @@ TEST(random_fleets_end_exactly_the_jobs_past_their_limits)
 			fw_time m = fw_job_limit(s, job);
 			bool past = job->state == FW_JOB_RUNNING && m > 0 && s->now - job->start_time >= m;
 			want += past;
-			const struct fw_decision *e = find(p, j, FW_DECIDE_EVICT);
+			const struct fw_decision *e = tb_find(p, j, FW_DECIDE_EVICT);
 			ASSERT_EQ(past, e != NULL && e->reason == FW_REASON_TIME_LIMIT);
 		}
-		ASSERT_EQ(count(p, FW_DECIDE_EVICT, FW_REASON_TIME_LIMIT), want);
+		ASSERT_EQ(tb_count(p, FW_DECIDE_EVICT, FW_REASON_TIME_LIMIT), want);
 		ended += want;
 		int32_t nd = p->ndecisions, np = p->npending;
 		struct fw_decision *dec = malloc(sizeof *dec * (size_t)(nd + 1));
