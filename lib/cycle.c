@@ -266,7 +266,7 @@ static int phase_build(struct cyc *y)
 		return rc;
 
 	/* before gather: shapes name filters and slices */
-	if (rc != FW_OK || (rc = fw__filter_build(&y->c)) != FW_OK || (rc = fw__slice_build(&y->c)) != FW_OK)
+	if ((rc = fw__filter_build(&y->c)) != FW_OK || (rc = fw__slice_build(&y->c)) != FW_OK)
 		return rc;
 	y->c.pol = y->pol;
 	y->reason = FW_ARENA_NEW(y->a, struct fw_pending, s->njobs + 1);

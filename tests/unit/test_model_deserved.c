@@ -38,14 +38,22 @@ struct world {
 	int h[2], a[2], qa, qb, b[2], x[2];
 };
 
+/* Nodes h0, h1 (H100) and a0, a1 (A100) of 8 GPUs each, on a new
+ * snapshot. */
+static struct fw_snapshot *four_nodes(int h[2], int a[2])
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	h[0] = tb_node(s, "h0", 8, "H100", NULL, NULL, NULL);
+	h[1] = tb_node(s, "h1", 8, "H100", NULL, NULL, NULL);
+	a[0] = tb_node(s, "a0", 8, "A100", NULL, NULL, NULL);
+	a[1] = tb_node(s, "a1", 8, "A100", NULL, NULL, NULL);
+	return s;
+}
+
 static struct world world(double a_deserves_h100)
 {
 	struct world w;
-	w.s = fw_snapshot_new();
-	w.h[0] = tb_node(w.s, "h0", 8, "H100", NULL, NULL, NULL);
-	w.h[1] = tb_node(w.s, "h1", 8, "H100", NULL, NULL, NULL);
-	w.a[0] = tb_node(w.s, "a0", 8, "A100", NULL, NULL, NULL);
-	w.a[1] = tb_node(w.s, "a1", 8, "A100", NULL, NULL, NULL);
+	w.s = four_nodes(w.h, w.a);
 	w.qa = tb_queue(w.s, "A", -1, 16, -1, 1);
 	w.qb = tb_queue(w.s, "B", -1, 16, -1, 1);
 	if (a_deserves_h100 > 0)
@@ -276,11 +284,7 @@ struct tree {
 static struct tree tree(void)
 {
 	struct tree t;
-	t.s = fw_snapshot_new();
-	t.h[0] = tb_node(t.s, "h0", 8, "H100", NULL, NULL, NULL);
-	t.h[1] = tb_node(t.s, "h1", 8, "H100", NULL, NULL, NULL);
-	t.a[0] = tb_node(t.s, "a0", 8, "A100", NULL, NULL, NULL);
-	t.a[1] = tb_node(t.s, "a1", 8, "A100", NULL, NULL, NULL);
+	t.s = four_nodes(t.h, t.a);
 	t.org = tb_queue(t.s, "org", -1, 16, -1, 1);
 	t.b = tb_queue(t.s, "B", -1, 16, -1, 1);
 	t.c1 = tb_queue(t.s, "c1", t.org, 8, -1, 1);
