@@ -378,10 +378,10 @@ static bool runs_on(const struct fw_snapshot *s, const struct fw_job *j, int32_t
 }
 
 /* The run-time limit of job j, recomputed: the smallest max_runtime_s
- * on the way from its queue to the root; 0 = none. */
+ * of its own and on the way from its queue to the root; 0 = none. */
 static fw_time limit_of(const struct fw_snapshot *s, const struct fw_job *j)
 {
-	fw_time m = 0;
+	fw_time m = j->max_runtime_s;
 
 	for (int32_t q = j->queue, n = 0; q >= 0 && n <= s->nqueues; q = s->queues[q].parent, n++)
 		if (s->queues[q].max_runtime_s > 0 && (m == 0 || s->queues[q].max_runtime_s < m))
@@ -945,12 +945,8 @@ static int check_deserved(const struct fw_snapshot *s, const struct fw_plan *p, 
 static int check_limits(const struct fw_snapshot *s, const struct fw_plan *p, const struct usage *u,
 			const int8_t *evicted, struct fw_diag *d)
 {
-	int32_t first_start = p->ndecisions, q = 0;
+	int32_t first_start = p->ndecisions;
 
-	while (q < s->nqueues && s->queues[q].max_runtime_s <= 0)
-		q++;
-	if (q == s->nqueues)
-		return FW_OK; /* no limits: no time_limit eviction passed check_evict */
 	for (int32_t i = 0; i < p->ndecisions && first_start == p->ndecisions; i++)
 		if (p->decisions[i].kind == FW_DECIDE_START)
 			first_start = i;

@@ -201,11 +201,14 @@ static int32_t gather(struct cyc *y)
 
 /* ---- limits ---------------------------------------------------------- */
 
-/* Running jobs that have run their run-time limit (fw_job_limit) end in
- * this plan: marked in y->evicted before the build, so the node state,
- * the queues' allocation and every later phase see their GPUs free, and
- * written first in the plan (limits_emit), before any start that may use
- * them.  Only when some queue sets a limit: one sweep over the jobs. */
+/* Running jobs that have run their run-time limit (fw_job_limit: their
+ * own, or their queues') end in this plan: marked in y->evicted before
+ * the build, so the node state, the queues' allocation and every later
+ * phase see their GPUs free, and written first in the plan
+ * (limits_emit), before any start that may use them.  The queues'
+ * limits are folded once (y->qlimit, only when some queue sets one);
+ * then one sweep over the jobs' hot fields; y->evicted is made at the
+ * first end. */
 static int limits_mark(struct cyc *y)
 {
 	const struct fw_snapshot *s = y->s;
@@ -213,19 +216,19 @@ static int limits_mark(struct cyc *y)
 
 	while (q < s->nqueues && s->queues[q].max_runtime_s <= 0)
 		q++;
-	if (q == s->nqueues)
-		return FW_OK;
-	y->evicted = FW_ARENA_NEW(y->a, bool, s->njobs + 1);
-	y->qlimit = FW_ARENA_NEW(y->a, fw_time, s->nqueues + 1);
-	if (!y->evicted || !y->qlimit)
-		return FW_ENOMEM;
-	for (q = 0; q < s->nqueues; q++)
-		y->qlimit[q] = fw_queue_limit(s, q);
+	if (q < s->nqueues) {
+		if (!(y->qlimit = FW_ARENA_NEW(y->a, fw_time, s->nqueues + 1)))
+			return FW_ENOMEM;
+		for (q = 0; q < s->nqueues; q++)
+			y->qlimit[q] = fw_queue_limit(s, q);
+	}
 	for (int32_t j = 0; j < s->njobs; j++) {
 		const struct fw_job *job = &s->jobs[j];
 		fw_time m;
-		if (job->state != FW_JOB_RUNNING || (m = y->qlimit[job->queue]) <= 0 || s->now - job->start_time < m)
+		if (job->state != FW_JOB_RUNNING || (m = fw__limit(y, job)) <= 0 || s->now - job->start_time < m)
 			continue;
+		if (!y->evicted && !(y->evicted = FW_ARENA_NEW(y->a, bool, s->njobs + 1)))
+			return FW_ENOMEM;
 		y->evicted[j] = true;
 		y->nevicted++;
 	}
@@ -251,7 +254,7 @@ static void limits_emit(struct cyc *y)
 		d->at = s->now;
 		d->alloc_count = job->alloc_count;
 		d->a = s->now - job->start_time;
-		d->b = y->qlimit[job->queue];
+		d->b = fw__limit(y, job);
 		y->dec_tasks[y->ndec++] = s->allocs + job->alloc_first;
 	}
 }

@@ -230,7 +230,15 @@ struct cyc {
 	fw_time *qlimit;
 };
 
-/* fw_job_runtime(y->s, j), the limit from y->qlimit: no walk up the
+/* fw_job_limit(y->s, j) from y->qlimit: no walk up the queue tree. */
+static inline fw_time fw__limit(const struct cyc *y, const struct fw_job *j)
+{
+	fw_time m = y->qlimit ? y->qlimit[j->queue] : 0;
+
+	return j->max_runtime_s > 0 && (m == 0 || j->max_runtime_s < m) ? j->max_runtime_s : m;
+}
+
+/* fw_job_runtime(y->s, j), the limit from fw__limit: no walk up the
  * queue tree for a job that gives its runtime (the hot case). */
 static inline fw_time fw__runtime(const struct cyc *y, const struct fw_job *j)
 {
@@ -239,7 +247,7 @@ static inline fw_time fw__runtime(const struct cyc *y, const struct fw_job *j)
 	if (j->expected_runtime <= 0)
 		return fw_job_runtime(y->s, j);
 	r = j->expected_runtime;
-	m = y->qlimit ? y->qlimit[j->queue] : 0;
+	m = fw__limit(y, j);
 	return m > 0 && r > m ? m : r;
 }
 

@@ -585,8 +585,15 @@ fw_time fw_queue_limit(const struct fw_snapshot *s, int32_t q)
 
 fw_time fw_job_limit(const struct fw_snapshot *s, const struct fw_job *j)
 {
-	return fw_queue_limit(s, j->queue);
+	fw_time m = fw_queue_limit(s, j->queue);
+
+	return j->max_runtime_s > 0 && (m == 0 || j->max_runtime_s < m) ? j->max_runtime_s : m;
 }
+
+/* A job's own run-time limit binds the job's layout (fw_job's scalars fill
+ * bytes 64..127, one cache line, that the sweep reads for every job). */
+_Static_assert(offsetof(struct fw_job, alloc_count) + sizeof(int32_t) <= 2 * FW_NAME_MAX,
+	       "fw_job's scalars spill out of their cache line");
 
 fw_time fw_job_runtime(const struct fw_snapshot *s, const struct fw_job *j)
 {

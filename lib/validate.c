@@ -412,8 +412,10 @@ static int check_job(const struct fw_snapshot *s, int32_t i, const char *leaf,
 	if (j->checkpoint_s < 0)
 		return BAD(d, FW_ERANGE, f, "job %s: checkpoint interval %lld s is negative; 0 means none",
 			   j->name, (long long)j->checkpoint_s);
-	if (!time_ok(j->submit_time) || !time_ok(j->start_time) || !time_ok(j->expected_runtime) ||
-	    !time_ok(j->checkpoint_s))
+	if (j->max_runtime_s < 0)
+		return BAD(d, FW_ERANGE, f, "job %s: run-time limit %lld s is negative; 0 means none",
+			   j->name, (long long)j->max_runtime_s);
+	if (!time_ok(j->submit_time) || !time_ok(j->start_time) || !time_ok(j->expected_runtime))
 		return BAD(d, FW_ERANGE, f, "job %s: a time or duration beyond 2^61 s", j->name);
 	if (j->state == FW_JOB_RUNNING)
 		return check_allocs(s, j, f, d);

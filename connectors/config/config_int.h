@@ -143,6 +143,9 @@ int cfg_duration(struct cfg *c, const yaml_node_t *map, const char *path,
 /* Whole seconds >= 0 (duration syntax accepted). */
 int cfg_time(struct cfg *c, const yaml_node_t *map, const char *path,
 	     const char *key, fw_time *out);
+/* The same into a job's 32-bit seconds (at most FW_SPAN32_MAX). */
+int cfg_time32(struct cfg *c, const yaml_node_t *map, const char *path,
+	       const char *key, int32_t *out);
 int cfg_double(struct cfg *c, const yaml_node_t *map, const char *path,
 	       const char *key, double hi, double *out);
 /* Names joined by ", " into out (at most max shown, then "..."). */

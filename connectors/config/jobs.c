@@ -262,8 +262,9 @@ static int job_fields(struct cfg *c, const yaml_node_t *m, const char *path,
 	    (rc = cfg_time(c, m, path, "submitTime", &j->submit_time)) ||
 	    (rc = cfg_time(c, m, path, "expectedRuntime",
 			   &j->expected_runtime)) ||
-	    (rc = cfg_time(c, m, path, "checkpointInterval",
-			   &j->checkpoint_s)) ||
+	    (rc = cfg_time32(c, m, path, "checkpointInterval",
+			     &j->checkpoint_s)) ||
+	    (rc = cfg_time32(c, m, path, "maxRuntime", &j->max_runtime_s)) ||
 	    (rc = load_tasks(c, m, path, j)) ||
 	    (rc = cfg_int32(c, m, path, "minMember", 0, fw_job_tasks(j),
 			    &j->min_member)))
@@ -503,7 +504,7 @@ static int load_job(struct cfg *c, const yaml_node_t *m, const char *path)
 		"preemptible", "submitTime",	 "expectedRuntime",
 		"minMember",  "spread",		 "tasks",      "topology",
 		"state",      "startTime",	 "allocation", "checkpointInterval",
-		"nodeSelector", NULL
+		"nodeSelector", "maxRuntime", NULL
 	};
 	struct fw_job j;
 	int rc;

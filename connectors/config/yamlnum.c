@@ -146,6 +146,25 @@ int cfg_time(struct cfg *c, const yaml_node_t *map, const char *path,
 	return FW_OK;
 }
 
+int cfg_time32(struct cfg *c, const yaml_node_t *map, const char *path,
+	       const char *key, int32_t *out)
+{
+	char fp[CFG_PATH];
+	fw_time x = -1;
+	int rc = cfg_time(c, map, path, key, &x);
+
+	if (rc || x < 0)
+		return rc;
+	if (x > FW_SPAN32_MAX)
+		return cfg_fail(c, cfg_get(c, map, key), FW_ERANGE,
+				cfg_path(fp, path, key),
+				"%lld s is too long; a job's %s is at most "
+				"%lld s (68 years)",
+				(long long)x, key, (long long)FW_SPAN32_MAX);
+	*out = (int32_t)x;
+	return FW_OK;
+}
+
 int cfg_double(struct cfg *c, const yaml_node_t *map, const char *path,
 	       const char *key, double hi, double *out)
 {

@@ -116,6 +116,10 @@ typedef int64_t fw_time; /* seconds; the epoch is the adapter's choice */
 /* Every time and duration of a valid snapshot lies within +-FW_TIME_MAX
  * (2^61 s), so that a time plus a duration (an end) never overflows. */
 #define FW_TIME_MAX ((fw_time)1 << 61)
+/* fw_job's checkpoint_s and max_runtime_s are 32-bit seconds (68 years), so
+ * that the job's scalars stay in one cache line (the sweep reads them for
+ * every job); adapters refuse a larger value before storing it. */
+#define FW_SPAN32_MAX INT32_MAX
 
 #define FW_MAX_LEVELS 8
 #define FW_MAX_GPUS_PER_NODE 16
@@ -270,11 +274,15 @@ struct fw_job {
 	fw_time submit_time;
 	fw_time expected_runtime; /* seconds; 0 = unknown */
 	fw_time start_time;     /* running jobs */
-	fw_time checkpoint_s;   /* the job saves its progress every this many
+	int32_t checkpoint_s;   /* the job saves its progress every this many
 				 * seconds of a run (at start_time + k x
 				 * checkpoint_s); 0 = it does not say: its
 				 * queue's default_checkpoint_s, else an
 				 * eviction loses the whole run */
+	int32_t max_runtime_s;  /* the job's own run-time limit, seconds;
+				 * 0 = none.  Its queues' max_runtime_s
+				 * bind too: the smallest wins
+				 * (fw_job_limit) */
 	int32_t alloc_first;    /* running jobs: range in snapshot.allocs */
 	int32_t alloc_count;
 	struct fw_task_group groups[FW_MAX_GROUPS];
@@ -550,8 +558,8 @@ int32_t fw_job_min_tasks(const struct fw_job *j);
  * at most its run-time limit (fw_job_limit); 0 when none of them is set
  * (the job has no known end). */
 fw_time fw_job_runtime(const struct fw_snapshot *s, const struct fw_job *j);
-/* j's run-time limit: the smallest max_runtime_s of its queue and its
- * ancestors that set one; 0 = none.  A running job with now - start_time
+/* j's run-time limit: the smallest of its own max_runtime_s and the
+ * max_runtime_s of its queue and its ancestors, of those set; 0 = none.  A running job with now - start_time
  * >= it is ended by the cycle (lib/cycle.c, reason TIME_LIMIT). */
 fw_time fw_job_limit(const struct fw_snapshot *s, const struct fw_job *j);
 /* The same for the jobs of queue q. */
