@@ -76,6 +76,7 @@ struct opts {
 	int64_t grace;      /* > 0: scheduler.checkpointGrace, and every job
 			     * saves a checkpoint every 30 min */
 	int64_t max_runtime; /* > 0: the root queues' maxRuntime */
+	int64_t job_max_runtime; /* > 0: every job's own maxRuntime */
 };
 
 static _Noreturn void oom(void)
@@ -930,7 +931,7 @@ static void usage(FILE *f)
 		"                   [--excluding PCT [--excluding-as-lists]] [--split PCT] [--sliced PCT]\n"
 		"                   [--xfactor-cap S]\n"
 		"                   [--users N] [--model-limits PCT] [--model-deserved PCT]\n"
-		"                   [--checkpoint-grace S] [--max-runtime S]\n"
+		"                   [--checkpoint-grace S] [--max-runtime S] [--job-max-runtime S]\n"
 		"\n"
 		"Times fw_cycle_run() on a synthetic fleet (docs/performance.md):\n"
 		"  --nodes N    nodes of 8 GPUs, block > rack > nvlink topology (default 10000)\n"
@@ -976,6 +977,9 @@ static void usage(FILE *f)
 		"               the root queues' run-time limit (maxRuntime; default 0: none):\n"
 		"               running jobs that have run S seconds end in the cycle, and\n"
 		"               planning assumes no job runs longer\n"
+		"  --job-max-runtime S\n"
+		"               every job's own run-time limit (jobs[i].maxRuntime; default 0:\n"
+		"               none): the same, set per job\n"
 		"  --no-estimates  skip the start-time estimate phase (scheduler.estimateStarts: false)\n"
 		"  --allocate-only the allocate action alone: the policy without reservations,\n"
 		"               reclaim or estimates (the core issue's benchmark)\n"
@@ -1044,6 +1048,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		FLAG("--model-deserved", 0, 100, o->model_deserved_pct)
 		FLAG("--checkpoint-grace", 0, FW_CHECKPOINT_GRACE_MAX, o->grace)
 		FLAG("--max-runtime", 0, 31536000, o->max_runtime)
+		FLAG("--job-max-runtime", 0, 31536000, o->job_max_runtime)
 #undef FLAG
 		if (strcmp(a, "--no-estimates") == 0) {
 			o->no_estimates = true;
@@ -1150,6 +1155,8 @@ int main(int argc, char **argv)
 	for (int32_t q = 0; o.max_runtime > 0 && q < s->nqueues; q++)
 		if (s->queues[q].parent < 0)
 			s->queues[q].max_runtime_s = o.max_runtime;
+	for (int32_t j = 0; o.job_max_runtime > 0 && j < s->njobs; j++)
+		s->jobs[j].max_runtime_s = (int32_t)o.job_max_runtime;
 	printf("policy: %s%s%s\n", o.policy->name, o.allocate_only ? ", allocate action only" : "",
 	       o.no_estimates && !o.allocate_only ? " (start-time estimates off)" : "");
 	printf("generated in %.0f ms\n", now_ms() - t0);

@@ -1,8 +1,8 @@
 /*
  * cycle.c — one scheduling cycle as a list of named phases (cycle.h).
  *
- *   limits    running jobs that have run their queue's run-time limit
- *             (max_runtime_s) end: EVICT, reason TIME_LIMIT, first in the
+ *   limits    running jobs that have run their run-time limit (their own
+ *             or their queues' max_runtime_s) end: EVICT, reason TIME_LIMIT, first in the
  *             plan; the build below leaves their GPUs free
  *   build     per-cycle node state and domain index (domain.c)
  *   account   demand and allocation per queue, fair shares (fairshare.c)

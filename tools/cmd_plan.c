@@ -137,9 +137,10 @@ static void note_inert_deserved(const struct fw_policy_ops *pol)
 			"in this plan (policies that reclaim: %s)\n", pol->name, with);
 }
 
-/* A job that announces a longer run than its queue's run-time limit will
- * be ended at the limit (docs/policies.md, "Run-time limits"): say so for
- * the first few, as Slurm's PartitionTimeLimit would, but plan them. */
+/* A job that announces a longer run than its run-time limit (its own or
+ * its queue's) will be ended at the limit (docs/policies.md, "Run-time
+ * limits"): say so for the first few, as Slurm's PartitionTimeLimit
+ * would, but plan them. */
 static void note_over_limit(const struct fw_snapshot *s)
 {
 	char run[32], lim[32];
@@ -151,14 +152,13 @@ static void note_over_limit(const struct fw_snapshot *s)
 		if (m <= 0 || job->expected_runtime <= m)
 			continue;
 		if (++n <= 3)
-			fprintf(stderr, "fairway: note: job %s announces a run of %s, but its queue's run-time limit "
+			fprintf(stderr, "fairway: note: job %s announces a run of %s, but %s run-time limit "
 					"(maxRuntime) ends it after %s; lower its runtime or raise the limit\n",
 				job->name, fw_render_span(job->expected_runtime, run, sizeof run),
-				fw_render_span(m, lim, sizeof lim));
+				job->max_runtime_s == m ? "its own" : "its queue's", fw_render_span(m, lim, sizeof lim));
 	}
 	if (n > 3)
-		fprintf(stderr, "fairway: note: %d more jobs announce runs past their queue's run-time limit\n",
-			(int)(n - 3));
+		fprintf(stderr, "fairway: note: %d more jobs announce runs past their run-time limit\n", (int)(n - 3));
 }
 
 static int output(const struct fw_snapshot *s, const struct fw_plan *p, const struct fw_policy_ops *pol, bool json)

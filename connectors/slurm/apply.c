@@ -344,7 +344,7 @@ static int end_at_limit(struct fw_slurm *h, const struct fw_backend_action *a, s
 		return FW_ENOENT; /* not started: nothing to end */
 	if (ended_already(j))
 		return FW_EEXIST;
-	snprintf(comment, sizeof comment, FW__ENDED "it ran %lld s; its queue's run-time limit (maxRuntime) is %lld s",
+	snprintf(comment, sizeof comment, FW__ENDED "it ran %lld s; its run-time limit (maxRuntime) is %lld s",
 		 (long long)a->a, (long long)a->b);
 	slurm_init_job_desc_msg(&u);
 	u.job_id = j->job_id;

@@ -46,7 +46,8 @@
  *     UNHEALTHY node the job has a task on, and is exempt from the
  *     preemptible, min-runtime and followed-by-a-start rules;
  *   - run-time limits: every running job that has run its limit (the
- *     smallest max_runtime_s from its queue to the root, recomputed here)
+ *     smallest max_runtime_s of its own and from its queue to the root,
+ *     recomputed here)
  *     is ended with a TIME_LIMIT eviction before any start, whose
  *     arguments are the seconds it ran and that limit; none is ended
  *     short of it (exempt, as DRAINED, from the preemptible, min-runtime

@@ -71,7 +71,7 @@
  * made for a start that follows them in the plan (a = that job, b = its
  * queue) and the job is requeued; DRAINED (a = the node, b = its tasks
  * there) requeues a job off an unhealthy node; TIME_LIMIT (a = the
- * seconds it ran, b = its run-time limit, snapshot.h max_runtime_s) ends
+ * seconds it ran, b = its run-time limit, snapshot.h fw_job_limit) ends
  * a job for good, as Slurm ends one at its time limit, and comes first.
  *
  * Determinism: decisions appear in the order the cycle made them; pending
@@ -168,7 +168,7 @@ enum fw_decision_kind {
 	X(MODEL_RECLAIMED, model_reclaimed,                                    \
 	  "evicted: its queue holds more GPUs of a model than it deserves, and job #%lld of queue #%lld, below the GPUs of that model it deserves, takes them") \
 	X(TIME_LIMIT, time_limit,                                              \
-	  "ended: it has run %lld s and its queue's run-time limit (maxRuntime) is %lld s; it is stopped, not requeued")
+	  "ended: it has run %lld s and its run-time limit (maxRuntime) is %lld s; it is stopped, not requeued")
 
 enum fw_reason {
 #define FW__REASON_ENUM(U, l, t) FW_REASON_##U,

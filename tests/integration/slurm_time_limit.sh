@@ -11,7 +11,7 @@
 #                           the 1-minute limit Slurm would have ended it at
 #                           (RunTime under 60 s)
 #   comment_says_why        its comment: "fairway: ended: it ran N s; its
-#                           queue's run-time limit (maxRuntime) is 5 s"
+#                           run-time limit (maxRuntime) is 5 s"
 #   not_requeued            seconds later it is still TIMEOUT, not pending
 #                           again (an eviction for any other reason requeues)
 #   other_runs_on           team_b's job runs on
@@ -62,7 +62,7 @@ else
 fi
 c=$(scontrol show job "$a" | sed -n 's/^ *Comment=//p' | sed 's/ *$//')
 case "$c" in
-"fairway: ended: it ran "[0-9]*" s; its queue's run-time limit (maxRuntime) is 5 s") ok comment_says_why ;;
+"fairway: ended: it ran "[0-9]*" s; its run-time limit (maxRuntime) is 5 s") ok comment_says_why ;;
 *) bad comment_says_why "comment '$c'" ;;
 esac
 sleep 3

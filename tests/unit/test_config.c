@@ -640,6 +640,27 @@ TEST(queue_tree)
 	ASSERT_EQ(s->queues[2].max_runtime_s, 0);
 	fw_snapshot_free(s);
 	EXPECT_FAIL("queues: [{name: a, maxRuntime: 1.5s}]\n", FW_EINVAL, 1, "queues[0].maxRuntime");
+	/* a job's own limit: a duration in 32-bit seconds */
+	ASSERT_OK(load("nodes: [{name: n, gpus: 8}]\n"
+		       "queues: [{name: q, maxRuntime: 1d}]\n"
+		       "jobs:\n"
+		       "  - {name: a, queue: q, maxRuntime: 2h, tasks: [{count: 1, gpus: 1}]}\n"
+		       "  - {name: b, queue: q, tasks: [{count: 1, gpus: 1}]}\n"
+		       "  - {name: c, queue: q, maxRuntime: 2147483647, tasks: [{count: 1, gpus: 1}]}\n",
+		       &s, &d));
+	ASSERT_EQ(s->jobs[0].max_runtime_s, 7200);
+	ASSERT_EQ(s->jobs[1].max_runtime_s, 0);
+	ASSERT_EQ(s->jobs[2].max_runtime_s, 2147483647);
+	ASSERT_EQ(fw_job_limit(s, &s->jobs[0]), 7200);
+	ASSERT_EQ(fw_job_limit(s, &s->jobs[1]), 86400);
+	ASSERT_EQ(fw_job_limit(s, &s->jobs[2]), 86400);
+	fw_snapshot_free(s);
+	EXPECT_FAIL("nodes: [{name: n, gpus: 8}]\nqueues: [{name: q}]\n"
+		    "jobs: [{name: a, queue: q, maxRuntime: 2147483648, tasks: [{count: 1, gpus: 1}]}]\n",
+		    FW_ERANGE, 3, "jobs[0].maxRuntime");
+	EXPECT_FAIL("nodes: [{name: n, gpus: 8}]\nqueues: [{name: q}]\n"
+		    "jobs: [{name: a, queue: q, checkpointInterval: 2147483648, tasks: [{count: 1, gpus: 1}]}]\n",
+		    FW_ERANGE, 3, "jobs[0].checkpointInterval");
 	EXPECT_FAIL("queues: [{name: a, parent: a}]\n", FW_ELOOP, 1,
 		    "queues[0].parent");
 	EXPECT_FAIL("queues:\n"
@@ -719,6 +740,7 @@ static const struct {
 	{ "bad_checkpoint_interval", FW_EINVAL, 8, "jobs[0].checkpointInterval" },
 	{ "bad_default_runtime", FW_EINVAL, 2, "queues[0].defaultRuntime" },
 	{ "bad_max_runtime", FW_EINVAL, 5, "queues[0].maxRuntime" },
+	{ "bad_job_max_runtime", FW_ERANGE, 9, "jobs[0].maxRuntime" },
 	{ "bad_backfill", FW_EINVAL, 2, "scheduler.backfill" },
 	{ "bad_reserve_depth", FW_ERANGE, 2, "scheduler.reserveDepth" },
 	{ "bad_xfactor_cap", FW_ERANGE, 2, "scheduler.xfactorCap" },

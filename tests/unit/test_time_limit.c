@@ -1,6 +1,6 @@
 /* test_time_limit.c — run-time limits (snapshot.h fw_queue.max_runtime_s,
- * fw_job_limit; lib/cycle.c "limits"): a running job that has run its
- * queue's limit ends in the plan (EVICT, reason TIME_LIMIT), its GPUs go
+ * fw_job.max_runtime_s, fw_job_limit; lib/cycle.c "limits"): a running
+ * job that has run its own or its queue's limit ends in the plan (EVICT, reason TIME_LIMIT), its GPUs go
  * to waiting jobs in the same plan, and planning assumes no job runs
  * longer. */
 #include <stdlib.h>
@@ -136,6 +136,95 @@ TEST(the_smallest_limit_on_the_path_binds)
 	/* in job order */
 	ASSERT_EQ(p->decisions[0].job, a);
 	ASSERT_EQ(p->decisions[1].job, c);
+	fw_snapshot_free(s);
+}
+
+/* A job's own limit ends it under a queue without one, under every
+ * policy; the decision carries the job's limit. */
+TEST(a_job_ends_at_its_own_limit)
+{
+	for (size_t i = 0; i < sizeof POLICIES / sizeof POLICIES[0]; i++) {
+		struct world x = world(0, 1800);
+		x.s->jobs[x.r].max_runtime_s = 1800;
+		ASSERT_EQ(fw_job_limit(x.s, &x.s->jobs[x.r]), 1800);
+		struct fw_plan *p = tb_plan(x.s, POLICIES[i], &A);
+		ASSERT(p != NULL);
+		const struct fw_decision *e = &p->decisions[0];
+		ASSERT_EQ(e->kind, FW_DECIDE_EVICT);
+		ASSERT_EQ(e->reason, FW_REASON_TIME_LIMIT);
+		ASSERT_EQ(e->job, x.r);
+		ASSERT_EQ(e->a, 1800);
+		ASSERT_EQ(e->b, 1800);
+		ASSERT(tb_find(p, x.w, FW_DECIDE_START) != NULL);
+		/* one second short: it runs on, and the waiting job's
+		 * estimate is that second */
+		x.s->jobs[x.r].max_runtime_s = 1801;
+		p = tb_plan(x.s, POLICIES[i], &A);
+		ASSERT(p != NULL);
+		ASSERT_EQ(tb_count(p, FW_DECIDE_EVICT, FW_REASON_TIME_LIMIT), 0);
+		ASSERT(tb_find(p, x.w, FW_DECIDE_START) == NULL);
+		if (i == 0)
+			ASSERT_EQ(fw_plan_pending_for(p, x.w)->expected_start, x.s->now + 1);
+		fw_snapshot_free(x.s);
+	}
+}
+
+/* The smaller of the job's and its queue's limits binds, either way. */
+TEST(the_smaller_of_the_job_and_queue_limits_binds)
+{
+	struct world x = world(3600, 3600);
+	struct fw_job *r = &x.s->jobs[x.r];
+	r->max_runtime_s = 7200; /* the queue's binds */
+	ASSERT_EQ(fw_job_limit(x.s, r), 3600);
+	struct fw_plan *p = tb_plan(x.s, "fairway", &A);
+	ASSERT(p != NULL);
+	ASSERT_EQ(tb_find(p, x.r, FW_DECIDE_EVICT)->b, 3600);
+	r->max_runtime_s = 1800; /* the job's binds */
+	r->start_time = x.s->now - 2000;
+	ASSERT_EQ(fw_job_limit(x.s, r), 1800);
+	p = tb_plan(x.s, "fairway", &A);
+	ASSERT(p != NULL);
+	ASSERT_EQ(tb_find(p, x.r, FW_DECIDE_EVICT)->a, 2000);
+	ASSERT_EQ(tb_find(p, x.r, FW_DECIDE_EVICT)->b, 1800);
+	/* planning: an announced 5 h is capped at the job's own limit */
+	r->start_time = x.s->now - 600;
+	r->expected_runtime = 5 * 3600;
+	ASSERT_EQ(fw_job_runtime(x.s, r), 1800);
+	p = tb_plan(x.s, "fairway", &A);
+	ASSERT(p != NULL);
+	ASSERT_EQ(fw_plan_pending_for(p, x.w)->expected_start, x.s->now + 1200);
+	fw_snapshot_free(x.s);
+}
+
+/* A waiting job that announces no runtime but sets its own limit has a
+ * known end, so it may backfill ahead of a reservation it ends before;
+ * without the limit its end is unknown and it waits. */
+TEST(a_waiting_jobs_own_limit_lets_it_backfill)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	int n0 = tb_node(s, "n0", 8, "H100", NULL, NULL, NULL);
+	tb_node(s, "n1", 8, "H100", NULL, NULL, NULL);
+	int q = tb_queue(s, "Q", -1, 16, -1, 1);
+	s->now = 100000;
+	int r = running(s, "r", q, n0, s->now - 100);
+	s->jobs[r].expected_runtime = 3700; /* ends at now + 3600 */
+	int big = tb_job(s, "big", q, 2, 8, 1000, 10);
+	int small = tb_job(s, "small", q, 1, 8, 1000, 20);
+	s->jobs[small].max_runtime_s = 1800;
+	struct fw_plan *p = tb_plan(s, "fairway", &A);
+	ASSERT(p != NULL);
+	const struct fw_decision *rv = tb_find(p, big, FW_DECIDE_RESERVE);
+	ASSERT(rv != NULL);
+	ASSERT_EQ(rv->at, s->now + 3600);
+	ASSERT(tb_find(p, small, FW_DECIDE_START) != NULL);
+	s->jobs[small].max_runtime_s = 0;
+	p = tb_plan(s, "fairway", &A);
+	ASSERT(p != NULL);
+	ASSERT(tb_find(p, small, FW_DECIDE_START) == NULL);
+	s->jobs[small].max_runtime_s = 3601; /* ends after the reservation */
+	p = tb_plan(s, "fairway", &A);
+	ASSERT(p != NULL);
+	ASSERT(tb_find(p, small, FW_DECIDE_START) == NULL);
 	fw_snapshot_free(s);
 }
 
@@ -304,6 +393,20 @@ TEST(the_checker_catches_a_missed_end_and_an_early_one)
 	x.s->queues[x.q].max_runtime_s = 5000; /* now the end is early */
 	ASSERT_EQ(fw_plan_check(x.s, p, &A, &d), FW_EINVARIANT);
 	ASSERT_STR_CONTAINS(d.msg, "short of its run-time limit");
+
+	/* the job's own limit, recounted the same way */
+	x.s->queues[x.q].max_runtime_s = 0;
+	p = tb_plan(x.s, "fairway", &A);
+	ASSERT(p != NULL);
+	x.s->jobs[x.r].max_runtime_s = 3000;
+	ASSERT_EQ(fw_plan_check(x.s, p, &A, &d), FW_EINVARIANT);
+	ASSERT_STR_CONTAINS(d.msg, "past its run-time limit of 3000 s");
+	p = tb_plan(x.s, "fairway", &A);
+	ASSERT(p != NULL);
+	ASSERT_EQ(fw_plan_check(x.s, p, &A, &d), FW_OK);
+	x.s->jobs[x.r].max_runtime_s = 5000;
+	ASSERT_EQ(fw_plan_check(x.s, p, &A, &d), FW_EINVARIANT);
+	ASSERT_STR_CONTAINS(d.msg, "short of its run-time limit");
 	fw_snapshot_free(x.s);
 }
 
@@ -314,6 +417,11 @@ TEST(a_negative_limit_is_refused)
 	ASSERT_EQ(fw_snapshot_validate(x.s, &d), FW_ERANGE);
 	ASSERT_STR_CONTAINS(d.msg, "maxRuntime");
 	ASSERT_STR_EQ(d.field, "queues[0]");
+	x.s->queues[x.q].max_runtime_s = 0;
+	x.s->jobs[x.w].max_runtime_s = -5;
+	ASSERT_EQ(fw_snapshot_validate(x.s, &d), FW_ERANGE);
+	ASSERT_STR_CONTAINS(d.msg, "run-time limit -5 s is negative");
+	ASSERT_STR_EQ(d.field, "jobs[1]");
 	fw_snapshot_free(x.s);
 }
 
@@ -354,6 +462,9 @@ TEST(random_fleets_end_exactly_the_jobs_past_their_limits)
 			tb_job(s, name, 1 + (int)(tb_xs32(&seed) % (uint32_t)nq), 1 + (int)(tb_xs32(&seed) % 2), 8, 1000,
 			       k);
 		}
+		for (int j = 0; j < s->njobs; j++) /* some jobs set their own */
+			if (tb_xs32(&seed) % 3 == 0)
+				s->jobs[j].max_runtime_s = 1000 + (int32_t)(tb_xs32(&seed) % 25000);
 		const char *pol = POLICIES[round % 4];
 		struct fw_plan *p = tb_plan(s, pol, &A);
 		ASSERT(p != NULL);
@@ -399,7 +510,8 @@ static void teardown(void)
 #define TESTS \
 	a_job_at_its_limit_ends_and_its_gpus_start_a_waiting_job, \
 	a_job_short_of_its_limit_runs_on_and_planning_assumes_the_limit, the_limit_caps_an_announced_runtime, \
-	the_smallest_limit_on_the_path_binds, nonpreemptible_and_protected_jobs_end_at_their_limit_too, \
+	the_smallest_limit_on_the_path_binds, a_job_ends_at_its_own_limit, \
+	the_smaller_of_the_job_and_queue_limits_binds, a_waiting_jobs_own_limit_lets_it_backfill, nonpreemptible_and_protected_jobs_end_at_their_limit_too, \
 	an_ended_job_is_not_drained_too, an_ended_job_is_no_reclaim_victim, \
 	an_ended_job_is_never_the_victim_it_would_be_cheapest_as, an_ended_job_holds_nothing_under_a_model_limit, \
 	an_ended_job_is_no_preemption_victim, \
