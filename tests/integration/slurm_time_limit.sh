@@ -18,6 +18,11 @@
 #   applied_once            fairway counted one eviction and no failure,
 #                           though each cycle until slurmctld acted planned
 #                           the end again (in place: skipped)
+# Then the same through the daemon, `fairway serve --backend slurm`:
+#   serve_start_sets_time_limit  a team_a job it starts gets 1:00
+#   serve_ends_as_timeout   ... and ends as TIMEOUT after its 5 s
+#   serve_comment_says_why  ... with the same comment
+#   serve_counts_timeout    /metrics counts it in fairway_jobs_timed_out_total
 . "$(dirname "$0")/../slurm/lib.sh"
 TEST_NAME=slurm_time_limit
 GPUS=8 SWITCHES=1 lab_up 2
@@ -75,5 +80,53 @@ case "$last" in
 *" evicts 1 "*" failed 0 "*) ok applied_once ;;
 *) bad applied_once "$last" ;;
 esac
+cancel_all
+wait_until 20 no_jobs || bad setup "jobs left: $(squeue -h -o '%i %T')"
+
+# ---- 2. the same limit through the daemon: `fairway serve --backend slurm`
+FAIRWAY=$B/tools/fairway
+if [ ! -x "$FAIRWAY" ] || ! "$FAIRWAY" serve --help 2>&1 | grep -q '^  slurm'; then
+	skip serve_ends_as_timeout "fairway serve has no slurm backend in $B"
+	finish
+fi
+{
+	sed '/^queues:/,$d' "$T/limits.yaml"
+	echo "nodes:" # the daemon's API resolves node names against these
+	for i in 1 2; do
+		printf '  - {name: gpu%03d, gpus: 8, gpuModel: h100, cpu: 64, memory: 500Gi, topology: {switch: s1}}\n' "$i"
+	done
+	sed -n '/^queues:/,$p' "$T/limits.yaml"
+} >"$T/serve.yaml"
+"$FAIRWAY" serve --backend slurm --backend-opt "conf=$SLURM_CONF" --backend-opt partitions=gpu \
+	--config "$T/serve.yaml" --state "$T/state" --listen 127.0.0.1:0 --port-file "$T/port" \
+	--period 500ms >>"$T/serve.log" 2>&1 &
+FWPID=$! # fw_stop and cleanup stop it by this PID
+wait_until 20 'test -s "$T/port"' || { bad serve_start "no port: $(tail -3 "$T/serve.log")"; finish; }
+PORT=$(cat "$T/port")
+a=$(sbatch --parsable -A team_a --gres=gpu:1 -t 10 -o /dev/null --wrap 'sleep 300')
+if ! wait_until 20 'running $a'; then
+	bad setup "the daemon did not start the job: $(squeue -h -j "$a" -o '%i %T %k'); log: $(tail -3 "$T/serve.log")"
+	fw_stop
+	cancel_all
+	finish
+fi
+lim=$(squeue -h -j "$a" -o %l)
+[ "$lim" = 1:00 ] && ok serve_start_sets_time_limit || bad serve_start_sets_time_limit "squeue %l: '$lim'"
+if wait_until 50 '[ "$(show JobState)" = JobState=TIMEOUT ]'; then
+	ok serve_ends_as_timeout
+else
+	bad serve_ends_as_timeout "$(show JobState) $(show TimeLimit) $(show RunTime); log: $(tail -3 "$T/serve.log")"
+fi
+c=$(scontrol show job "$a" | sed -n 's/^ *Comment=//p' | sed 's/ *$//')
+case "$c" in
+"fairway: ended: it ran "[0-9]*" s; its run-time limit (maxRuntime) is 5 s") ok serve_comment_says_why ;;
+*) bad serve_comment_says_why "comment '$c'" ;;
+esac
+m=$(curl -s "http://127.0.0.1:$PORT/metrics" | grep '^fairway_jobs_timed_out_total ')
+case "$m" in
+"fairway_jobs_timed_out_total "[1-9]*) ok serve_counts_timeout ;;
+*) bad serve_counts_timeout "metrics: '$m'" ;;
+esac
+fw_stop
 cancel_all
 finish
