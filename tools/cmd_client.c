@@ -624,6 +624,24 @@ static void history(json_t *j)
 	}
 }
 
+/* A pending or running job's run-time limit (timeLimit: the one that
+ * binds, api.c) and whose it is: its own maxRuntime, or else a queue's
+ * (its own, if any, is the larger). */
+static void run_limit(json_t *j)
+{
+	char whose[96] = "its queue's maxRuntime, or that of a queue above it";
+
+	if (!json_object_get(j, "timeLimit"))
+		return;
+	if (json_object_get(j, "maxRuntime") && num(j, "maxRuntime") == num(j, "timeLimit"))
+		snprintf(whose, sizeof whose, "its own maxRuntime");
+	else if (json_object_get(j, "maxRuntime"))
+		snprintf(whose, sizeof whose, "its queue's, or a queue's above it; its own, %.0f s, is larger",
+			 num(j, "maxRuntime"));
+	printf("run-time limit: %.0f s (%s): it ends, timeout, once it has run this long\n", num(j, "timeLimit"),
+	       whose);
+}
+
 static int job_state(json_t *j)
 {
 	char w[32];
@@ -638,9 +656,10 @@ static int job_state(json_t *j)
 	printf("state: %s\n", st);
 	if (json_object_get(j, "exitCode"))
 		printf("exit code: %.0f\n", num(j, "exitCode"));
+	run_limit(j);
 	if (!strcmp(st, "timeout")) /* the time_limit decision's text (api.c) */
 		printf("why it ended: %s\n", json_object_get(j, "reasonText") ? str(j, "reasonText") :
-		       "its queue's run-time limit (maxRuntime) ended it; it is not requeued");
+		       "its run-time limit (maxRuntime: its own or its queue's) ended it; it is not requeued");
 	if (!strcmp(st, "running")) {
 		when(w, sizeof w, json_object_get(j, "startTime"));
 		printf("started %s on", w);
@@ -795,6 +814,7 @@ static json_t *job_body(struct opts *o, int *rc)
 		json_object_set_new(j, "requiredLevel", json_string(flag(o, "--required-level")));
 	if ((*rc = set_secs(o, j, "runtime", "--runtime")) || (*rc = set_num(o, j, "priority", "--priority", true)) ||
 	    (*rc = set_secs(o, j, "checkpointInterval", "--checkpoint-interval")) ||
+	    (*rc = set_secs(o, j, "maxRuntime", "--max-runtime")) ||
 	    (*rc = set_num(o, j, "exitCode", "--exit-code", true)) ||
 	    (*rc = set_num(o, t, "count", "--count", true)) || (*rc = set_num(o, t, "gpus", "--gpus", true)) ||
 	    (*rc = set_num(o, t, "gpuFraction", "--gpu-fraction", false)) ||
@@ -1237,6 +1257,10 @@ static const char client_usage[] =
 	"                     [--gpu-model M] [--required-level rack]\n"
 	"                     [--checkpoint-interval S]  (it saves every S s: evict it\n"
 	"                     before jobs that would lose more work)\n"
+	"                     [--max-runtime S]  (its own run-time limit, as sbatch\n"
+	"                     --time: after S s running it ends, state timeout, not\n"
+	"                     requeued; its queues' maxRuntime binds too, the\n"
+	"                     smallest wins; jobs why shows the one that binds)\n"
 	"                     [--exit-code N]  (local backend: a non-zero code fails the job)\n"
 	"                     [--node-selector gpu=h100,ib=]  (only nodes with all these\n"
 	"                     labels, as in Kubernetes; KEY= a label without a value;\n"
@@ -1249,9 +1273,10 @@ static const char client_usage[] =
 	"                     slice of its own: {\"tasks\": [{\"gpus\": 1, \"nodeSelector\":\n"
 	"                     {...}, \"slice\": {\"size\": 2, \"required\": \"rack\"}}, ...]})\n"
 	"jobs list --state S: pending, running, done, failed, cancelled, timeout (ended\n"
-	"                     by its queue's run-time limit) or all\n"
-	"jobs why NAME:       one screen: state, why it waits, when it is expected to start\n"
-	"                     (a job its queue's run-time limit ended: why it ended)\n"
+	"                     by its run-time limit: its own or its queue's) or all\n"
+	"jobs why NAME:       one screen: state, its run-time limit, why it waits, when it\n"
+	"                     is expected to start (a job its run-time limit ended: why\n"
+	"                     it ended, its own limit or its queue's)\n"
 	"nodes list:          HEALTH is UNHEALTHY (takes no work), suspect (on probation:\n"
 	"                     no big gangs), degraded (healthy, some GPUs bad and left\n"
 	"                     out) or ok, then the reason the last report gave\n"
@@ -1262,6 +1287,7 @@ static const char client_usage[] =
 	"\n"
 	"examples:\n"
 	"  fairway jobs submit --queue llm --gpus 8 --count 2 --runtime 1h\n"
+	"  fairway jobs submit --queue llm --gpus 8 --runtime 90m --max-runtime 2h\n"
 	"  fairway jobs submit --queue llm --gpus 4 --count 32 --slice 16:nvlink --runtime 12h\n"
 	"  fairway jobs why job-7\n"
 	"  fairway reservations create --kind maintenance --nodes h100-000,h100-001 --start +1h --end +3h --reason 'BIOS update'\n"
@@ -1277,7 +1303,7 @@ static const char client_usage[] =
 	"--max-runtime --default-checkpoint-interval --preemptible --gpu-model-limits --gpu-model-deserved --file "
 #define JOB_FLAGS                                                                                               \
 	" --queue --name --user --required-level --runtime --priority --exit-code --count --gpus --cpu --memory " \
-	"--gpu-model --checkpoint-interval --gpu-fraction --node-selector --slice --file "
+	"--gpu-model --checkpoint-interval --max-runtime --gpu-fraction --node-selector --slice --file "
 static const struct spec {
 	const char *cmd, *sub; /* sub NULL: the command has no subcommands */
 	int names;             /* NAME words after the subcommand */

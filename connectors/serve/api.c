@@ -522,6 +522,7 @@ static void h_queue_delete(struct ctx *c)
 
 /* --- jobs ------------------------------------------------------------------------------ */
 struct listing {
+	const struct fw_serve *d;
 	json_t *out, *view_jobs;
 	const char *state;
 	size_t limit;
@@ -532,10 +533,28 @@ static bool state_ok(const char *want, const char *have)
 	return !want || !strcmp(want, "all") || !strcmp(want, have);
 }
 
+/* A job's run-time limit as the next cycle applies it (fw_job_limit over
+ * the daemon's queues as they are now): the smallest of its own maxRuntime
+ * and those of its queue and the queues above it; 0 = none. */
+static fw_time time_limit(const struct fw_serve *d, const struct fw_backend_job *j)
+{
+	fw_time m = j->job.max_runtime_s;
+	int q = fw_serve_queue_index(d, j->queue);
+
+	for (int32_t hops = 0; q >= 0 && hops <= d->nqueues; hops++) {
+		fw_time v = d->queues[q].max_runtime_s;
+		if (v > 0 && (m == 0 || v < m))
+			m = v;
+		q = d->queues[q].parent[0] ? fw_serve_queue_index(d, d->queues[q].parent) : -1;
+	}
+	return m;
+}
+
 /* A local job the last plan did not see (ended, or newer than the plan):
- * what the local backend knows of it. */
-static json_t *local_job_json(const struct fw_backend_job *j, const char *state, fw_time submit, fw_time start,
-			      fw_time end)
+ * what the local backend knows of it.  Active, it has the timeLimit the
+ * view would give it (view.c). */
+static json_t *local_job_json(const struct fw_serve *d, const struct fw_backend_job *j, const char *state,
+			      fw_time submit, fw_time start, fw_time end)
 {
 	bool active = !strcmp(state, "pending") || !strcmp(state, "running");
 	json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:I,s:I,s:I}", "name", j->job.name, "queue", j->queue, "user",
@@ -544,13 +563,17 @@ static json_t *local_job_json(const struct fw_backend_job *j, const char *state,
 
 	if (j->job.checkpoint_s > 0)
 		json_object_set_new(o, "checkpointInterval", json_integer(j->job.checkpoint_s));
+	if (j->job.max_runtime_s > 0)
+		json_object_set_new(o, "maxRuntime", json_integer(j->job.max_runtime_s));
+	if (active && time_limit(d, j) > 0)
+		json_object_set_new(o, "timeLimit", json_integer(time_limit(d, j)));
 	if (strcmp(state, "pending") && start > 0) /* one cancelled while pending never started */
 		json_object_set_new(o, "startTime", json_integer(start));
 	if (!active)
 		json_object_set_new(o, "endTime", json_integer(end));
 	if (!strcmp(state, "done") || !strcmp(state, "failed"))
 		json_object_set_new(o, "exitCode", json_integer(j->exit_code));
-	if (!strcmp(state, "timeout")) /* ended by its queue's run-time limit */
+	if (!strcmp(state, "timeout")) /* ended by its run-time limit (its own or its queue's) */
 		json_object_set_new(o, "reason", json_string(fw_reason_name(FW_REASON_TIME_LIMIT)));
 	if (active)
 		json_object_set_new(o, "reason", json_string("not_yet_considered"));
@@ -572,7 +595,7 @@ static int add_unseen(void *ctx, const struct fw_backend_job *j, const char *sta
 		return 0;
 	if (!l->state && !active)
 		return 0; /* ended jobs only on request */
-	json_array_append_new(l->out, local_job_json(j, state, submit, start, end));
+	json_array_append_new(l->out, local_job_json(l->d, j, state, submit, start, end));
 	return 0;
 }
 
@@ -580,7 +603,7 @@ static void h_jobs_list(struct ctx *c)
 {
 	static const char *const states[] = { "pending", "running", "done", "failed", "cancelled", "timeout", "all",
 					      NULL };
-	struct listing l = { json_array(), NULL, c->rq->query_state, 1000 };
+	struct listing l = { c->d, json_array(), NULL, c->rq->query_state, 1000 };
 	json_t *v = view_ref(c->d), *order = json_object_get(v, "jobOrder");
 	size_t i;
 	json_t *name;
@@ -799,6 +822,8 @@ static void h_job_submit(struct ctx *c)
 	json_t *o = fw_codec_job_dump(&bj, &d->fleet->topology);
 	json_object_set_new(o, "state", json_string("pending"));
 	json_object_set_new(o, "submitTime", json_integer(now));
+	if (time_limit(d, &bj) > 0) /* the one that binds: its own or a queue's */
+		json_object_set_new(o, "timeLimit", json_integer(time_limit(d, &bj)));
 	reply(c, 201, o);
 }
 
@@ -814,7 +839,7 @@ static json_t *job_lookup(struct fw_serve *d, const char *name)
 		     !fw_local_job_info(d->be, name, &state, &submit, &start, &end, NULL, &bj);
 
 	if (local && strcmp(state, "pending") && strcmp(state, "running"))
-		return local_job_json(bj, state, submit, start, end);
+		return local_job_json(d, bj, state, submit, start, end);
 	json_t *v = view_ref(d), *j = json_object_get(json_object_get(v, "jobs"), name);
 
 	if (j) {
@@ -823,7 +848,7 @@ static json_t *job_lookup(struct fw_serve *d, const char *name)
 		return j;
 	}
 	json_decref(v);
-	return local ? local_job_json(bj, state, submit, start, end) : NULL;
+	return local ? local_job_json(d, bj, state, submit, start, end) : NULL;
 }
 
 static int add_decision(void *ctx, const struct fw_store_decision *dec)
@@ -834,9 +859,10 @@ static int add_decision(void *ctx, const struct fw_store_decision *dec)
 	return 0;
 }
 
-/* A job its queue's run-time limit ended: its reasonText is that
- * decision's text, the last one of hist (oldest first) with reason
- * time_limit ("ended: it has run ... the run-time limit of queue ..."). */
+/* A job its run-time limit ended: its reasonText is that decision's
+ * text, the last one of hist (oldest first) with reason time_limit
+ * ("ended: it has run ... and its own run-time limit ..." or "... the
+ * run-time limit (maxRuntime) of its queue ..."). */
 static void ended_why(json_t *j, json_t *hist)
 {
 	const char *tl = fw_reason_name(FW_REASON_TIME_LIMIT), *text = NULL;

@@ -169,8 +169,9 @@ struct fw_backend_action {
 	fw_time until;                /* RESERVE: at + expected runtime, or
 				       * FW_TIME_UNKNOWN */
 	fw_time limit_s;              /* START: the job's run-time limit
-				       * (fw_job_limit: its queue's or an
-				       * ancestor's maxRuntime); 0 = none.  A
+				       * (fw_job_limit: the smallest of its
+				       * own maxRuntime and its queue's and
+				       * ancestors'); 0 = none.  A
 				       * backend may hand it to the world
 				       * behind it (Slurm: the job's time
 				       * limit); the daemon ends the job at

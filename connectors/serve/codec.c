@@ -14,6 +14,10 @@
 
 #define BAD(d, err, field, ...) fw_diag_set((d), (err), "", 0, 0, (field), __VA_ARGS__)
 
+/* A job's checkpointInterval and maxRuntime, at most FW_API_SECS_MAX,
+ * fit fw_job's 32-bit spans (snapshot.h). */
+_Static_assert(FW_API_SECS_MAX <= FW_SPAN32_MAX, "a job's durations outgrow fw_job's 32-bit spans");
+
 static const char *const rsv_names[] = {
 #define FW__RSV_NAME(U, l) #l,
 	FW_RSV_KINDS(FW__RSV_NAME)
@@ -571,9 +575,10 @@ int fw_codec_job_parse(json_t *o, const struct fw_topology *levels, struct fw_ba
 {
 	static const char *const keys[] = { "name", "queue", "user", "priority", "preemptible", "spread",
 					    "runtime", "minMember", "requiredLevel", "preferredLevel",
-					    "tasks", "exitCode", "checkpointInterval", "nodeSelector", NULL };
+					    "tasks", "exitCode", "checkpointInterval", "maxRuntime", "nodeSelector",
+					    NULL };
 	struct fw_job *j = &bj->job;
-	int64_t prio = 0, rt = 0, minm = 0, exit_code = 0, ckpt = 0;
+	int64_t prio = 0, rt = 0, minm = 0, exit_code = 0, ckpt = 0, maxrt = 0;
 	int rc, nsel;
 
 	memset(bj, 0, sizeof *bj);
@@ -587,6 +592,7 @@ int fw_codec_job_parse(json_t *o, const struct fw_topology *levels, struct fw_ba
 	    (rc = get_bool(o, "", "spread", &j->spread, d)) ||
 	    (rc = get_int(o, "", "runtime", false, 0, FW_API_SECS_MAX, &rt, d)) ||
 	    (rc = get_int(o, "", "checkpointInterval", false, 0, FW_API_SECS_MAX, &ckpt, d)) ||
+	    (rc = get_int(o, "", "maxRuntime", false, 0, FW_API_SECS_MAX, &maxrt, d)) ||
 	    (rc = get_int(o, "", "minMember", false, 0, 1000000, &minm, d)) ||
 	    (rc = get_int(o, "", "exitCode", false, 0, FW_API_EXIT_CODE_MAX, &exit_code, d)) ||
 	    (rc = get_level(o, "", "requiredLevel", levels, &j->required_level, d)) ||
@@ -595,7 +601,8 @@ int fw_codec_job_parse(json_t *o, const struct fw_topology *levels, struct fw_ba
 		return rc;
 	j->priority = (int32_t)prio;
 	j->expected_runtime = rt;
-	j->checkpoint_s = ckpt;
+	j->checkpoint_s = (int32_t)ckpt;
+	j->max_runtime_s = (int32_t)maxrt; /* its own; its queues' bind too */
 	j->min_member = (int32_t)minm;
 	bj->exit_code = (int32_t)exit_code;
 	if (j->min_member > fw_job_tasks(j))
@@ -689,6 +696,8 @@ json_t *fw_codec_job_dump(const struct fw_backend_job *bj, const struct fw_topol
 		json_object_set_new(o, "exitCode", json_integer(bj->exit_code)); /* 0: left out */
 	if (o && j->checkpoint_s)
 		json_object_set_new(o, "checkpointInterval", json_integer(j->checkpoint_s)); /* 0: left out */
+	if (o && j->max_runtime_s)
+		json_object_set_new(o, "maxRuntime", json_integer(j->max_runtime_s)); /* 0: left out */
 	if (o && bj->nsel) /* none: left out */
 		json_object_set_new(o, "nodeSelector", fw_codec_selector_dump(bj));
 	return o;

@@ -9,10 +9,12 @@
  * runtime 0 runs until it is cancelled.  Nothing is executed.  States:
  * pending, running, done, failed, cancelled, timeout (LJOB_STATES); an
  * evicted job is pending again and a cancelled one is not a failure.  A
- * job the plan ends at its queue's run-time limit (an EVICT with reason
- * TIME_LIMIT: maxRuntime) is not requeued but ends, `timeout`, at that
- * plan's time, as Slurm's TIMEOUT: final like done, failed and cancelled,
- * not a failure of its nodes.  An evicted job
+ * job the plan ends at its run-time limit (an EVICT with reason
+ * TIME_LIMIT: its own maxRuntime or its queue's) is not requeued but
+ * ends, `timeout`, at that plan's time, as Slurm's TIMEOUT: final like
+ * done, failed and cancelled, not a failure of its nodes.  Its own
+ * maxRuntime is part of its stored document (codec.c), so it outlives a
+ * restart.  An evicted job
  * keeps the whole checkpoints of its run (one every checkpointInterval
  * seconds after its start; none without one): restarted, it runs only the
  * rest of its runtime, and the snapshot gives the engine that rest as its
@@ -444,6 +446,26 @@ static int seed_selector(struct fw_backend *b, int32_t job, struct fw_backend_jo
 	return FW_OK;
 }
 
+/* A fleet job as the store will keep it must parse back at the next open
+ * (load_one): the YAML takes values the API's ranges do not (a maxRuntime
+ * or checkpointInterval past 365 days, api_ranges.h), and such a job would
+ * stop every restart.  Refused at this first start instead, naming the job
+ * and the field. */
+static int seed_readable(struct fw_backend *b, const struct ljob *lj)
+{
+	json_t *o = fw_codec_job_dump(&lj->bj, &b->fleet->topology);
+	struct fw_backend_job *back = malloc(sizeof *back);
+	struct fw_diag dg;
+	int rc = o && back ? fw_codec_job_parse(o, &b->fleet->topology, back, &dg) : FW_ENOMEM;
+
+	if (rc != FW_OK && rc != FW_ENOMEM)
+		snprintf(b->why, sizeof b->why, "job %.63s: %.127s: %.200s (the daemon keeps a job as its API takes it)",
+			 lj->bj.job.name, dg.field, dg.msg);
+	free(back);
+	json_decref(o);
+	return rc;
+}
+
 /* First start: the fleet's jobs, times shifted to the wall clock. */
 static int seed(struct fw_backend *b, fw_time wall)
 {
@@ -458,7 +480,7 @@ static int seed(struct fw_backend *b, fw_time wall)
 			return FW_ENOMEM;
 		lj->bj.job = *j;
 		snprintf(lj->bj.queue, sizeof lj->bj.queue, "%s", f->queues[j->queue].name);
-		if ((rc = seed_selector(b, i, &lj->bj)) != FW_OK)
+		if ((rc = seed_selector(b, i, &lj->bj)) != FW_OK || (rc = seed_readable(b, lj)) != FW_OK)
 			return rc;
 		lj->submit = j->submit_time + shift;
 		lj->state = j->state == FW_JOB_RUNNING ? L_RUNNING : L_PENDING;
@@ -1127,7 +1149,7 @@ static void keep_checkpoints(struct ljob *lj, fw_time at, fw_time cp)
 }
 
 /* An eviction requeues the job (it waits again, keeping its checkpoints),
- * except at its queue's run-time limit (TIME_LIMIT), which ends it:
+ * except at its run-time limit (TIME_LIMIT), which ends it:
  * timeout, at the plan's time, never to run again. */
 static int do_evict(struct fw_backend *b, const struct fw_backend_action *a)
 {

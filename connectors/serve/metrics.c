@@ -252,7 +252,8 @@ char *fw_metrics_render(struct fw_serve *d)
 	counter(&b, "fairway_starts_total", "Jobs started.", m->starts);
 	counter(&b, "fairway_evictions_total", "Jobs evicted (reclaim or preemption).", m->evictions);
 	counter(&b, "fairway_jobs_timed_out_total",
-		"Running jobs ended by their queue's run-time limit (maxRuntime); not requeued, not in evictions.",
+		"Running jobs ended by their run-time limit (maxRuntime: their own or their queue's); not requeued, "
+		"not in evictions.",
 		m->timed_out);
 	losses(&b, m);
 	counter(&b, "fairway_reservations_made_total", "Backfill reservations made or moved.", m->reserves);

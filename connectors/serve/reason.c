@@ -119,21 +119,39 @@ static int32_t limit_queue(const struct fw_snapshot *s, const struct fw_job *j, 
 	return -1;
 }
 
-/* TIME_LIMIT (a = seconds run, b = the limit) naming the queue that sets
- * it; false when no queue of j's way up does (the core's text then). */
+/* The queue that sets limit q (limit_queue), in words: `its queue "llm"`
+ * or `queue "root", above its queue "llm"`. */
+static void queue_words(const struct fw_snapshot *s, const struct fw_job *j, int32_t q, char *buf, size_t n)
+{
+	if (q == j->queue)
+		snprintf(buf, n, "its queue \"%s\"", s->queues[q].name);
+	else
+		snprintf(buf, n, "queue \"%s\", above its queue \"%s\"", s->queues[q].name, s->queues[j->queue].name);
+}
+
+/* TIME_LIMIT (a = seconds run, b = the limit) naming what sets it: the
+ * job's own maxRuntime (fw_job_limit takes it when it is the smallest),
+ * with the queue that sets the same when one does, or else the queue;
+ * false when neither does (the core's text then). */
 static bool limit_text(const struct fw_snapshot *s, const struct fw_job *j, int64_t a, int64_t b, char *buf, size_t n)
 {
 	int32_t q = limit_queue(s, j, b);
+	bool own = b > 0 && j->max_runtime_s == b;
+	char who[2 * FW_NAME_MAX + 48] = "";
 
-	if (q < 0)
+	if (q < 0 && !own)
 		return false;
-	if (q == j->queue)
-		snprintf(buf, n, "ended: it has run %lld s and the run-time limit (maxRuntime) of its queue \"%s\" is "
-				 "%lld s; it is stopped, not requeued", (long long)a, s->queues[q].name, (long long)b);
+	if (q >= 0)
+		queue_words(s, j, q, who, sizeof who);
+	if (own && q < 0)
+		snprintf(buf, n, "ended: it has run %lld s and its own run-time limit (maxRuntime) is %lld s; it is "
+				 "stopped, not requeued", (long long)a, (long long)b);
+	else if (own)
+		snprintf(buf, n, "ended: it has run %lld s and its own run-time limit (maxRuntime) is %lld s, as is that "
+				 "of %s; it is stopped, not requeued", (long long)a, (long long)b, who);
 	else
-		snprintf(buf, n, "ended: it has run %lld s and the run-time limit (maxRuntime) of queue \"%s\", above "
-				 "its queue \"%s\", is %lld s; it is stopped, not requeued", (long long)a,
-			 s->queues[q].name, s->queues[j->queue].name, (long long)b);
+		snprintf(buf, n, "ended: it has run %lld s and the run-time limit (maxRuntime) of %s%s is %lld s; it is "
+				 "stopped, not requeued", (long long)a, who, q == j->queue ? "" : ",", (long long)b);
 	return true;
 }
 

@@ -30,9 +30,13 @@
  *   TIME_LIMIT                   a = the seconds the job ran, b = its
  *                                run-time limit (lib/cycle.c): as an
  *                                eviction's text (fw_serve_evict_text)
- *                                it names the queue whose maxRuntime it
- *                                is, and has no work-lost tail (the job
- *                                ends; nothing is requeued)
+ *                                it names whose maxRuntime it is: the
+ *                                job's own ("its own run-time limit",
+ *                                and the queue that sets the same, if
+ *                                one does) or else its queue's or an
+ *                                ancestor's; and it has no work-lost
+ *                                tail (the job ends; nothing is
+ *                                requeued)
  *
  * Every other reason, and an index out of range, reads as the core's text.
  * Names are quoted: `job "train-7" of the starving queue "llm"`.  An

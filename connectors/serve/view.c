@@ -101,6 +101,28 @@ static void pending_fields(json_t *o, const struct fw_snapshot *s, const struct 
 	}
 }
 
+/* A job the scheduler still plans (pending, running): its run-time limit
+ * as the cycle applies it (fw_job_limit: the smallest of its own
+ * maxRuntime and its queues'), "timeLimit", when it has one. */
+static void limit_field(json_t *o, const struct fw_snapshot *s, const struct fw_job *j)
+{
+	fw_time m = fw_job_limit(s, j);
+
+	if (m > 0)
+		json_object_set_new(o, "timeLimit", json_integer(m));
+}
+
+/* A running job's expected end: start + its runtime, but no later than its
+ * run-time limit ends it; none without a runtime (the limit bounds the run
+ * but does not predict it). */
+static void expected_end(json_t *o, const struct fw_snapshot *s, const struct fw_job *j, fw_time start)
+{
+	fw_time rt = j->expected_runtime, m = fw_job_limit(s, j);
+
+	if (rt > 0)
+		json_object_set_new(o, "expectedEnd", json_integer(start + (m > 0 && m < rt ? m : rt)));
+}
+
 static json_t *job_json(const struct fw_snapshot *s, const struct fw_plan *p, int32_t i,
 			const struct fw_backend_action *st, const struct fw_backend_action *ev)
 {
@@ -113,6 +135,8 @@ static json_t *job_json(const struct fw_snapshot *s, const struct fw_plan *p, in
 
 	if (j->checkpoint_s > 0)
 		json_object_set_new(o, "checkpointInterval", json_integer(j->checkpoint_s));
+	if (j->max_runtime_s > 0) /* its own; timeLimit: the one that binds */
+		json_object_set_new(o, "maxRuntime", json_integer(j->max_runtime_s));
 	if (ev && !st && ev->reason == FW_REASON_TIME_LIMIT) { /* ended by this plan */
 		json_object_set_new(o, "state", json_string("timeout"));
 		json_object_set_new(o, "reason", json_string(fw_reason_name(ev->reason)));
@@ -126,8 +150,10 @@ static json_t *job_json(const struct fw_snapshot *s, const struct fw_plan *p, in
 		json_object_set_new(o, "reason", json_string(fw_reason_name(ev->reason)));
 		json_object_set_new(o, "reasonText", json_string(ev->why));
 		json_object_set_new(o, "expectedStart", json_null());
+		limit_field(o, s, j);
 		return o;
 	}
+	limit_field(o, s, j);
 	if (j->state == FW_JOB_RUNNING || st) {
 		fw_time start = st ? st->at : j->start_time;
 		json_t *nodes = json_array();
@@ -142,8 +168,7 @@ static json_t *job_json(const struct fw_snapshot *s, const struct fw_plan *p, in
 		json_object_set_new(o, "state", json_string("running"));
 		json_object_set_new(o, "startTime", json_integer(start));
 		json_object_set_new(o, "nodes", nodes);
-		if (j->expected_runtime > 0)
-			json_object_set_new(o, "expectedEnd", json_integer(start + j->expected_runtime));
+		expected_end(o, s, j, start);
 		return o;
 	}
 	json_object_set_new(o, "state", json_string("pending"));

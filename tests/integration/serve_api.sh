@@ -569,6 +569,8 @@ same_range defaultRuntime POST /v1/queues '{"name":"rangeq","defaultRuntime":315
 	queues create rangeq --default-runtime 31536001
 same_range maxRuntime POST /v1/queues '{"name":"rangeq","maxRuntime":31536001}' -- \
 	queues create rangeq --max-runtime 31536001
+same_range maxRuntime POST /v1/jobs '{"queue":"llm","maxRuntime":31536001,"tasks":[{"gpus":1}]}' -- \
+	jobs submit --queue llm --gpus 1 --max-runtime 31536001
 "$FW" queues create cliq --parent product --deserved-gpus 2 --weight 3 --priority 5 "${C[@]}" >/dev/null 2>&1
 "$FW" queues set cliq --limit-gpus 8 "${C[@]}" >"$T/qset" 2>&1
 req GET /v1/queues/cliq
@@ -1329,7 +1331,11 @@ stop_daemon
 # with a runtime of an hour ends as timeout after 2 s, is not requeued,
 # says why, and is counted; q's job runs on.  The limit through the CLI,
 # the listing and /metrics; a bad value refused naming the field; the
-# ended job and the limit survive a restart.
+# ended job and the limit survive a restart.  Then a job's own limit
+# (maxRuntime on the job, as sbatch --time) in q, which has none: it ends
+# as timeout at its own 2 s, saying it was its own; through the CLI
+# (jobs submit --max-runtime, jobs why); a queue's smaller limit binds
+# over a job's larger one (timeLimit); a job's limit survives a restart.
 fleet_daemon limits state-limits <<'EOF2'
 now: 0
 nodes:
@@ -1402,6 +1408,55 @@ check "fairway queues set --max-runtime 0 removes it" [ "$(jfield '"maxRuntime" 
 check "/metrics: no fairway_queue_max_runtime_seconds once no queue has a limit" bash -c \
 	"! curl -s http://127.0.0.1:$PORT/metrics | grep -q '^fairway_queue_max_runtime_seconds'"
 "$FW" queues set capped --max-runtime 5m "${C[@]}" >/dev/null 2>&1
+# a job's own run-time limit (its maxRuntime) in q, whose queues set none
+req POST /v1/jobs '{"name":"own-long","queue":"q","runtime":3600,"maxRuntime":2,"tasks":[{"gpus":1}]}'
+check "POST a job with maxRuntime 2: 201, its maxRuntime and the timeLimit that binds (2) in the answer" \
+	[ "$CODE" = 201 -a "$(jfield 'j["maxRuntime"], j["timeLimit"]')" = "2 2" ]
+req POST /v1/jobs '{"name":"own-bad","queue":"q","maxRuntime":-1,"tasks":[{"gpus":1}]}'
+check "a job's maxRuntime -1: 400 naming maxRuntime, with the range" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], j["error"]["message"]')" = "maxRuntime must be between 0 and 31536000" ]
+req POST /v1/jobs '{"name":"own-bad","queue":"q","maxRuntime":"2h","tasks":[{"gpus":1}]}'
+check "a job's maxRuntime \"2h\" (a string): 400 naming maxRuntime" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = maxRuntime ]
+req GET /v1/jobs/own-bad
+check "... and no job own-bad was made" [ "$CODE" = 404 ]
+req GET /v1/jobs/own-long
+check "GET /v1/jobs/own-long: maxRuntime 2, timeLimit 2" [ "$(jfield 'j["maxRuntime"], j["timeLimit"]')" = "2 2" ]
+req POST /v1/cycle
+job_is "a job with its own 2 s limit starts" own-long 'j["state"] == "running" and j["timeLimit"] == 2'
+check "... its expectedEnd is its start + its limit, not + its runtime (3600)" \
+	[ "$(jfield 'j.get("expectedEnd", 0) - j["startTime"]')" = 2 ]
+job_is "after its own 2 s it ends: timeout, with an end time" own-long \
+	'j["state"] == "timeout" and j["endTime"] - j["startTime"] >= 2'
+check "... its text says its own limit ended it, not its queue's" python3 -c '
+import json, sys
+j = json.loads(sys.argv[1])
+assert j["reason"] == "time_limit", j
+assert "its own run-time limit (maxRuntime) is 2 s; it is stopped, not requeued" in j["reasonText"], j
+assert "its queue" not in j["reasonText"], j
+assert j["maxRuntime"] == 2, j
+assert [d["reason"] for d in j["decisions"] if d["kind"] == "evict"] == ["time_limit"], j' "$BODY"
+"$FW" jobs why own-long "${C[@]}" >"$T/why" 2>&1
+check "fairway jobs why: state timeout, why it ended: its own run-time limit" bash -c \
+	"grep -q '^state: timeout$' '$T/why' && grep -q '^why it ended: ended: it has run [0-9]* s and its own run-time limit (maxRuntime) is 2 s' '$T/why'"
+req GET /v1/jobs/free-long
+check "the job of q without a limit of its own runs on" [ "$(jfield 'j["state"], "timeLimit" in j')" = "running False" ]
+"$FW" jobs submit --queue q --gpus 1 --name cli-own --max-runtime 2h "${C[@]}" >/dev/null 2>&1
+req GET /v1/jobs/cli-own
+check "fairway jobs submit --max-runtime 2h: maxRuntime 7200" [ "$(jfield 'j["maxRuntime"]')" = 7200 ]
+"$FW" jobs submit --queue q --gpus 1 --max-runtime 2x "${C[@]}" >/dev/null 2>"$T/err"
+check "fairway jobs submit --max-runtime 2x: exit 2, says what it takes" \
+	bash -c "[ $? -eq 2 ] && grep -q -- \"--max-runtime '2x': expected seconds or a DURATION\" '$T/err'"
+check "fairway jobs --help teaches --max-runtime" bash -c "'$FW' jobs --help | grep -q -- '--max-runtime S]  (its own run-time limit'"
+req POST /v1/jobs '{"name":"capped-own","queue":"capped","maxRuntime":7200,"tasks":[{"gpus":1}]}'
+check "a job's maxRuntime 7200 in capped (300): timeLimit 300, the smaller" \
+	[ "$CODE" = 201 -a "$(jfield 'j["maxRuntime"], j["timeLimit"]')" = "7200 300" ]
+job_is "... it starts, its view saying timeLimit 300" capped-own 'j["state"] == "running" and j["timeLimit"] == 300'
+"$FW" jobs why capped-own "${C[@]}" >"$T/why" 2>&1
+check "fairway jobs why: the queue's limit binds, its own is larger" \
+	grep -q "^run-time limit: 300 s (its queue's, or a queue's above it; its own, 7200 s, is larger)" "$T/why"
+"$FW" jobs why cli-own "${C[@]}" >"$T/why" 2>&1
+check "fairway jobs why: its own limit binds" grep -q '^run-time limit: 7200 s (its own maxRuntime)' "$T/why"
 stop_daemon
 start_daemon "$S" "$PORT" --config "$T/limits.yaml" || bad "daemon restarts on limits.yaml"
 req GET /v1/jobs/capped-long
@@ -1410,6 +1465,11 @@ req GET /v1/queues/capped
 check "restart: the queue's maxRuntime is back (300)" [ "$(jfield 'j["maxRuntime"]')" = 300 ]
 req GET /v1/jobs/free-long
 check "restart: the job without a limit runs on" [ "$(jfield 'j["state"]')" = running ]
+req GET /v1/jobs/own-long
+check "restart: the job its own limit ended is still timeout, maxRuntime 2" \
+	[ "$(jfield 'j["state"], j["maxRuntime"]')" = "timeout 2" ]
+job_is "restart: a job's own maxRuntime is back (cli-own: 7200, running)" cli-own \
+	'j["state"] == "running" and j["maxRuntime"] == 7200 and j["timeLimit"] == 7200'
 stop_daemon
 
 # --- before the first plan: the cycle results answer empty and leak nothing ---

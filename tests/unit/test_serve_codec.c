@@ -412,6 +412,37 @@ TEST(job_checkpoint_interval)
 	optional_job_int("checkpointInterval", checkpoint_of, "1800", 1800, bad, sizeof bad / sizeof *bad);
 }
 
+static int64_t max_runtime_of(const struct fw_backend_job *j)
+{
+	return j->job.max_runtime_s;
+}
+
+/* maxRuntime: the job's own run-time limit, seconds, 0..1 year (the bound
+ * itself taken); a duration string, a fraction, null, past the bound or
+ * negative is refused naming maxRuntime. */
+TEST(job_max_runtime)
+{
+	static const char *const bad[] = { "-1", "31536001", "\"2h\"", "1.5", "null", "true", "1e300" };
+	struct fw_backend_job j;
+
+	optional_job_int("maxRuntime", max_runtime_of, "31536000", 31536000, bad, sizeof bad / sizeof *bad);
+	ASSERT_STR_EQ(job_field("{\"queue\":\"q\",\"maxRuntime\":7200.0,\"tasks\":[{\"gpus\":1}]}", &j), "");
+	ASSERT_EQ(j.job.max_runtime_s, 7200);
+	ASSERT_STR_EQ(job_field("{\"queue\":\"q\",\"maxRuntime\":0,\"tasks\":[{\"gpus\":1}]}", &j), "");
+	ASSERT_EQ(j.job.max_runtime_s, 0); /* 0: none, as absent */
+
+	struct fw_diag d;
+	json_t *o = body("{\"queue\":\"q\",\"maxRuntime\":31536001,\"tasks\":[{\"gpus\":1}]}");
+	memset(&d, 0, sizeof d);
+	ASSERT_EQ(fw_codec_job_parse(o, NULL, &j, &d), FW_ERANGE);
+	ASSERT_STR_EQ(d.msg, "must be between 0 and 31536000"); /* the range, as runtime's */
+	json_decref(o);
+	o = body("{\"queue\":\"q\",\"maxRuntime\":\"2h\",\"tasks\":[{\"gpus\":1}]}");
+	ASSERT_EQ(fw_codec_job_parse(o, NULL, &j, &d), FW_EINVAL);
+	ASSERT_STR_EQ(d.msg, "must be a whole number");
+	json_decref(o);
+}
+
 /* A whole-number member takes a real with a whole value (1.0: what many
  * JSON encoders write), and still refuses 1.5 and out-of-range reals. */
 TEST(whole_reals_are_whole_numbers)
@@ -797,6 +828,6 @@ TEST(job_slices)
 	}
 }
 
-TEST_MAIN(queue_units_and_defaults, queue_refusals_name_the_field, queue_gpu_model_limits, queue_gpu_model_deserved, job_parse_and_round_trip, job_node_selector, job_slices, job_exit_code, job_checkpoint_interval,
+TEST_MAIN(queue_units_and_defaults, queue_refusals_name_the_field, queue_gpu_model_limits, queue_gpu_model_deserved, job_parse_and_round_trip, job_node_selector, job_slices, job_exit_code, job_checkpoint_interval, job_max_runtime,
 	  whole_reals_are_whole_numbers, bad_gpus_whole_reals_and_the_nodes_range, reservation_and_health_refusals, every_refusal_names_its_field, health_incidents_stored_form, history_incidents_and_lemon,
 	  history_keeps_the_last_eight, names_are_one_path_segment)

@@ -7,7 +7,8 @@
  * failures to the nodes they ran on (the 3rd within 24 h: suspect), also
  * after a reopen.  A queue's deserved GPUs of a model survive a reopen of
  * the store and become the snapshot's model_deserved entries.  A job the
- * core ends at its queue's run-time limit ends `timeout`, never requeued.
+ * core ends at its run-time limit, its queue's or its own (which the
+ * store keeps with it), ends `timeout`, never requeued.
  */
 #include <math.h>
 #include <stdio.h>
@@ -788,6 +789,133 @@ TEST(a_job_past_its_queues_limit_ends_as_timeout)
 	teardown(b);
 }
 
+static int32_t job_index(const struct fw_snapshot *s, const char *name)
+{
+	for (int32_t i = 0; i < s->njobs; i++)
+		if (!strcmp(s->jobs[i].name, name))
+			return i;
+	return -1;
+}
+
+/* A job's own run-time limit (maxRuntime 100 s) in queue q, which sets
+ * none: the store keeps it (after a reopen the snapshot has it, and it
+ * binds: fw_job_limit 100), at 99 s of running nothing happens, at 100 s
+ * the core ends it with an EVICT, reason TIME_LIMIT, b = its own limit,
+ * and the local backend makes it `timeout` at the plan's time, not
+ * requeued.  "plain", of the same queue without a limit of its own, runs
+ * on. */
+TEST(a_job_past_its_own_limit_ends_as_timeout)
+{
+	static struct fw_arena ar;
+	struct fw_backend *b;
+	struct fw_backend_world w;
+	struct fw_backend_config cfg;
+	struct fw_backend_job j = job_named("capped");
+	struct fw_backend_action a;
+	struct fw_snapshot *s;
+	struct fw_plan *p;
+	const char *state;
+	fw_time sub, start, end;
+	int32_t k;
+
+	setup(&b);
+	j.job.expected_runtime = 3600;
+	j.job.max_runtime_s = 100;
+	ASSERT_EQ(fw_backend_local.submit(b, &j, 1000, NULL), FW_OK);
+	ASSERT_EQ(submit(b, "plain", 3600), FW_OK);
+	start_on(b, "capped", 1000, "n0");
+	start_on(b, "plain", 1000, "n1");
+	fw_backend_local.close(b); /* the store keeps its limit */
+	memset(&cfg, 0, sizeof cfg);
+	cfg.fleet = fleet;
+	cfg.store = store;
+	ASSERT_EQ(fw_backend_local.open(&cfg, &b, NULL), FW_OK);
+
+	s = world(b, 1099, &w);
+	ASSERT((k = job_index(s, "capped")) >= 0);
+	ASSERT_EQ(s->jobs[k].max_runtime_s, 100);
+	ASSERT_EQ(s->queues[0].max_runtime_s, 0); /* the queue sets none */
+	ASSERT_EQ(fw_job_limit(s, &s->jobs[k]), 100);
+	ASSERT_EQ(s->jobs[job_index(s, "plain")].max_runtime_s, 0);
+	ASSERT((p = tb_plan(s, NULL, &ar)) != NULL);
+	ASSERT_EQ(action_of(s, p, "capped").kind, FW_DECIDE_COUNT); /* 99 s: under its limit */
+	fw_snapshot_free(s);
+
+	s = world(b, 1100, &w);
+	ASSERT((p = tb_plan(s, NULL, &ar)) != NULL);
+	a = action_of(s, p, "capped");
+	ASSERT_EQ(a.kind, FW_DECIDE_EVICT);
+	ASSERT_EQ(a.reason, FW_REASON_TIME_LIMIT);
+	ASSERT_EQ(a.a, 100);
+	ASSERT_EQ(a.b, 100);
+	ASSERT_EQ(action_of(s, p, "plain").kind, FW_DECIDE_COUNT); /* no limit: runs on */
+	fw_snapshot_free(s);
+	ASSERT_EQ(apply_one(b, w.generation, &a), FW_OK);
+	ASSERT_EQ(fw_local_job_info(b, "capped", &state, &sub, &start, &end, NULL, NULL), FW_OK);
+	ASSERT_STR_EQ(state, "timeout");
+	ASSERT_EQ(start, 1000);
+	ASSERT_EQ(end, 1100);
+	ASSERT_STR_EQ(state_of(b, "plain"), "running");
+	s = world(b, 1200, &w);
+	ASSERT_EQ(s->njobs, 1); /* not requeued: only plain is left */
+	ASSERT_STR_EQ(s->jobs[0].name, "plain");
+	fw_snapshot_free(s);
+	fw_arena_release(&ar);
+	teardown(b);
+}
+
+/* A --config job's own maxRuntime (2h) seeds the store with the job and
+ * comes back at a reopen; one the YAML takes but the API's range does not
+ * (400 days, past 365) is refused at the seed, naming the job and
+ * maxRuntime: stored, it could not be read back, and every restart would
+ * fail. */
+TEST(a_config_jobs_own_limit_is_seeded_or_refused)
+{
+#define LIMITED_FLEET(LIMIT)                                                  \
+	"now: 0\n"                                                            \
+	"nodes:\n"                                                            \
+	"  - {name: n0, gpus: 8, cpu: 64, memory: 512Gi}\n"                   \
+	"queues:\n"                                                           \
+	"  - {name: q, resources: {gpu: {quota: 8}}}\n"                       \
+	"jobs:\n"                                                             \
+	"  - {name: cfg-capped, queue: q, expectedRuntime: 3600, maxRuntime: " \
+	LIMIT ", tasks: [{gpus: 1}]}\n"
+	static const char two_hours[] = LIMITED_FLEET("2h"), too_long[] = LIMITED_FLEET("400d");
+#undef LIMITED_FLEET
+	struct fw_backend *b = NULL;
+	struct fw_backend_world w;
+	struct fw_backend_config cfg;
+	struct fw_snapshot *s;
+	struct fw_diag d;
+	char cmd[128];
+
+	memset(&cfg, 0, sizeof cfg);
+	ASSERT_EQ(open_seeded(two_hours, sizeof two_hours - 1, &cfg, &b), FW_OK);
+	fw_backend_local.close(b);
+	cfg.seed_jobs = false; /* a restart: from the store alone */
+	ASSERT_EQ(fw_backend_local.open(&cfg, &b, NULL), FW_OK);
+	s = world(b, 1000, &w);
+	ASSERT_EQ(s->njobs, 1);
+	ASSERT_EQ(s->jobs[0].max_runtime_s, 7200);
+	fw_snapshot_free(s);
+	teardown(b);
+
+	memset(&cfg, 0, sizeof cfg);
+	memset(&d, 0, sizeof d);
+	fresh_store(too_long, sizeof too_long - 1);
+	ASSERT_EQ(fleet->jobs[0].max_runtime_s, 400 * 86400); /* the YAML takes it */
+	cfg.fleet = fleet;
+	cfg.store = store;
+	cfg.seed_jobs = true;
+	ASSERT(fw_backend_local.open(&cfg, &b, &d) != FW_OK);
+	ASSERT_STR_EQ(d.field, "store.jobs");
+	ASSERT_STR_CONTAINS(d.msg, "job cfg-capped: maxRuntime: must be between 0 and 31536000");
+	fw_store_close(store);
+	fw_snapshot_free(fleet);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	ASSERT_EQ(system(cmd), 0);
+}
+
 static int last_decision(void *ctx, const struct fw_store_decision *dec)
 {
 	snprintf(ctx, 256, "%s %s %lld | %s", dec->kind, dec->reason, (long long)dec->cycle, dec->text);
@@ -1491,6 +1619,7 @@ TEST(a_backends_usage_becomes_the_daemons)
 TEST_MAIN(stale_generation_changes_nothing_and_actions_are_idempotent, slices_become_snapshot_entries,
 	  model_deserved_survives_reopen_and_becomes_snapshot_entries, jobs_run_for_their_runtime_and_survive_reopen,
 	  an_evicted_job_resumes_from_its_last_checkpoint, a_job_past_its_queues_limit_ends_as_timeout,
+	  a_job_past_its_own_limit_ends_as_timeout, a_config_jobs_own_limit_is_seeded_or_refused,
 	  thousands_of_jobs_are_found_by_name, jobs_with_a_non_zero_exit_code_fail, failed_jobs_make_their_node_suspect,
 	  failures_count_per_node_within_the_window, a_job_requeued_by_a_fleet_change_has_a_decision,
 	  a_job_on_a_node_the_fleet_shrank_is_requeued, a_finish_the_store_refuses_changes_nothing,

@@ -204,6 +204,66 @@ TEST(time_limit_names_the_queue_that_sets_it)
 	fw_snapshot_free(s);
 }
 
+/* A job its own run-time limit (maxRuntime) ends: the text says its own
+ * limit, not a queue's; its queues' limits above it change nothing, and
+ * one equal to it is named beside it (either would have ended it); a
+ * queue's smaller limit is the queue's, as before.  The longest such
+ * text, with two names of FW_NAME_MAX - 1, fits its bound. */
+TEST(time_limit_says_when_it_is_the_jobs_own)
+{
+	struct fw_snapshot *s = world();
+	char buf[FW_SERVE_EVICT_MAX];
+	static const char own[] = "ended: it has run 600 s and its own run-time limit (maxRuntime) is 600 s";
+
+	s->jobs[0].max_runtime_s = 600; /* train-7, of llm; no queue sets one */
+	fw_serve_evict_text(s, &s->jobs[0], FW_REASON_TIME_LIMIT, 600, 600, buf, sizeof buf);
+	ASSERT_STR_EQ(buf, "ended: it has run 600 s and its own run-time limit (maxRuntime) is 600 s; it is stopped, "
+			   "not requeued");
+	s->queues[1].max_runtime_s = 7200; /* llm's, larger: its own still binds */
+	s->queues[0].max_runtime_s = 3600;
+	fw_serve_evict_text(s, &s->jobs[0], FW_REASON_TIME_LIMIT, 600, 600, buf, sizeof buf);
+	ASSERT_STR_EQ(buf, "ended: it has run 600 s and its own run-time limit (maxRuntime) is 600 s; it is stopped, "
+			   "not requeued");
+	s->queues[1].max_runtime_s = 600; /* llm sets the same */
+	fw_serve_evict_text(s, &s->jobs[0], FW_REASON_TIME_LIMIT, 600, 600, buf, sizeof buf);
+	ASSERT_STR_EQ(buf, "ended: it has run 600 s and its own run-time limit (maxRuntime) is 600 s, as is that of "
+			   "its queue \"llm\"; it is stopped, not requeued");
+	s->queues[1].max_runtime_s = 0;
+	s->queues[0].max_runtime_s = 600; /* root, above llm, sets the same */
+	fw_serve_evict_text(s, &s->jobs[0], FW_REASON_TIME_LIMIT, 600, 600, buf, sizeof buf);
+	ASSERT_STR_EQ(buf, "ended: it has run 600 s and its own run-time limit (maxRuntime) is 600 s, as is that of "
+			   "queue \"root\", above its queue \"llm\"; it is stopped, not requeued");
+	s->queues[0].max_runtime_s = 300; /* root's is smaller: root's ends it */
+	fw_serve_evict_text(s, &s->jobs[0], FW_REASON_TIME_LIMIT, 300, 300, buf, sizeof buf);
+	ASSERT_STR_EQ(buf, "ended: it has run 300 s and the run-time limit (maxRuntime) of queue \"root\", above its "
+			   "queue \"llm\", is 300 s; it is stopped, not requeued");
+	ASSERT(!strstr(buf, own));
+	s->jobs[1].max_runtime_s = 0; /* eval-1, of cv: no own limit, none of 600 s anywhere */
+	fw_serve_evict_text(s, &s->jobs[1], FW_REASON_TIME_LIMIT, 600, 600, buf, sizeof buf);
+	ASSERT(!strstr(buf, "its own"));
+	fw_snapshot_free(s);
+
+	char name[2][FW_NAME_MAX];
+	s = fw_snapshot_new();
+	for (int i = 0; i < 2; i++) {
+		memset(name[i], "pq"[i], FW_NAME_MAX - 1);
+		name[i][FW_NAME_MAX - 1] = 0;
+	}
+	tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
+	tb_queue(s, name[0], -1, 8, -1, 1);
+	tb_queue(s, name[1], 0, 8, -1, 1);
+	tb_job(s, "j", 1, 1, 8, 1000, 0);
+	s->queues[0].max_runtime_s = INT32_MAX;
+	s->jobs[0].max_runtime_s = INT32_MAX;
+	fw_serve_evict_text(s, &s->jobs[0], FW_REASON_TIME_LIMIT, INT64_MIN, INT32_MAX, buf, sizeof buf);
+	ASSERT_STR_CONTAINS(buf, "its own run-time limit");
+	ASSERT_STR_CONTAINS(buf, name[0]);
+	ASSERT_STR_CONTAINS(buf, name[1]);
+	ASSERT_STR_CONTAINS(buf, "; it is stopped, not requeued"); /* whole, not cut */
+	ASSERT(strlen(buf) < FW_SERVE_REASON_MAX);
+	fw_snapshot_free(s);
+}
+
 /* Names of FW_NAME_MAX - 1 characters: job 0 "jjj...j" in queue 0
  * "qqq...q", on node 0 "nnn...n"; job 0 ran from t=0 to now, without a
  * checkpoint interval. */
@@ -276,4 +336,4 @@ TEST(every_text_fits_its_bound)
 TEST_MAIN(evictions_name_the_job_and_its_queue, waiting_reasons_name_the_job_ahead, drains_name_the_node,
 	  started_says_the_gpus_only, over_quota_amount_in_full, the_rest_reads_as_the_core,
 	  longest_names_arrive_whole, every_text_fits_its_bound, model_limits_name_the_queue_and_the_model,
-	  time_limit_names_the_queue_that_sets_it)
+	  time_limit_names_the_queue_that_sets_it, time_limit_says_when_it_is_the_jobs_own)
