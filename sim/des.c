@@ -749,7 +749,9 @@ static void run_close(struct sim *m, int32_t row, fw_time t)
 	m->r->runs[m->run_of[row]].end = t;
 }
 
-/* Run-time limits (fw_sim_opts.max_runtime_s, fw_job_limit): a job that
+/* Run-time limits (fw_job_limit: the smaller of fw_sim_opts.max_runtime_s,
+ * every queue's, and the job's own, the trace's max_runtime, which
+ * fw_trace_make_job put in fw_job.max_runtime_s): a job that
  * starts with more work left than its limit gets an entry at start +
  * limit, which wakes a cycle at the first tick at or after it (the engine
  * then ends the job, reason TIME_LIMIT: time_out below).  A job whose
@@ -1547,6 +1549,16 @@ static int run_loop(struct sim *m, const struct fw_teams *teams)
 	return FW_OK;
 }
 
+/* Jobs of the trace with a run-time limit of their own (max_runtime). */
+static size_t job_limits(const struct fw_trace *t)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->n; i++)
+		n += t->v[i].max_runtime > 0;
+	return n;
+}
+
 int fw_sim_run_trace(const struct fw_trace *t, const struct fw_teams *teams,
 		     const struct fw_sim_opts *o, struct fw_sim_result *r, struct fw_diag *d)
 {
@@ -1564,6 +1576,8 @@ int fw_sim_run_trace(const struct fw_trace *t, const struct fw_teams *teams,
 	m.d = d;
 	snprintf(r->policy, sizeof r->policy, "%s", o->label ? o->label : o->policy);
 	r->njobs = t->n;
+	r->max_runtime_s = o->max_runtime_s;
+	r->job_limits = (int64_t)job_limits(t);
 	rc = sim_init(&m, teams);
 	if (rc == FW_OK)
 		rc = run_loop(&m, teams);
@@ -1859,7 +1873,9 @@ static const char usage_text[] =
 	"                      job that has run S seconds since its latest start\n"
 	"                      ends at the next tick, as Slurm's TIMEOUT, and is\n"
 	"                      not requeued; the JSON counts them (timed_out_jobs)\n"
-	"                      and the work cut (default 0: none)\n"
+	"                      and the work cut (default 0: none); a job's own\n"
+	"                      limit (trace column max_runtime) ends it the same\n"
+	"                      way when shorter\n"
 	"  --starve-after S    under fairway, a gang that has waited S seconds is\n"
 	"                      tried before the fair-share order, oldest first,\n"
 	"                      and starts or earns a reservation (YAML\n"
@@ -2761,6 +2777,7 @@ static json_t *run_json(const struct cli *c, const struct fw_itp_trace *t,
 	json_object_set_new(o, "preemptible", json_boolean(c->o.preemptible));
 	json_object_set_new(o, "min_runtime_s", json_integer(c->o.min_runtime_s));
 	json_object_set_new(o, "max_runtime_s", json_integer(c->o.max_runtime_s));
+	json_object_set_new(o, "job_limits", json_integer((json_int_t)job_limits(&c->tr)));
 	model_pct_json(o, "model_limits_pct", c->o.model_limits, c->o.nmodel_limits);
 	model_pct_json(o, "model_deserved_pct", c->o.model_deserved, c->o.nmodel_deserved);
 	model_pct_json(o, "name_models_pct", c->name_models, c->nname_models);
@@ -2919,15 +2936,24 @@ static void variant_json(const struct cli *c, const struct variant *w, json_t *p
 			    json_integer(w->max_runtime_s >= 0 ? w->max_runtime_s : c->o.max_runtime_s));
 }
 
-/* The run-time limit's line of the summary, only when the replay had one. */
+/* The run-time limits' line of the summary, only when the replay had one:
+ * the queues' (--max-runtime), jobs' own (trace max_runtime), or both. */
 static void print_limits(const struct cli *c, const struct variant *w, const struct fw_sim_result *r)
 {
-	int64_t lim = w->max_runtime_s >= 0 ? w->max_runtime_s : c->o.max_runtime_s;
+	int64_t lim = w->max_runtime_s >= 0 ? w->max_runtime_s : c->o.max_runtime_s, own = r->job_limits;
+	const char *s = r->timed_out == 1 ? "" : "s";
 
-	if (lim <= 0)
+	if (lim <= 0 && own <= 0)
 		return;
-	printf("  run-time limit %lld s: %lld job%s ended by it (%.1f GPU-h run, %.1f GPU-h of their work cut)\n",
-	       (long long)lim, (long long)r->timed_out, r->timed_out == 1 ? "" : "s", r->timed_out_gpu_s / 3600.0,
+	if (own <= 0)
+		printf("  run-time limit %lld s: %lld job%s ended by it", (long long)lim, (long long)r->timed_out, s);
+	else if (lim <= 0)
+		printf("  jobs' own run-time limits (%lld job%s one): %lld job%s ended by them", (long long)own,
+		       own == 1 ? " has" : "s have", (long long)r->timed_out, s);
+	else
+		printf("  run-time limit %lld s, or a job's own when shorter (%lld job%s one): %lld job%s ended by them",
+		       (long long)lim, (long long)own, own == 1 ? " has" : "s have", (long long)r->timed_out, s);
+	printf(" (%.1f GPU-h run, %.1f GPU-h of their work cut)\n", r->timed_out_gpu_s / 3600.0,
 	       r->cut_gpu_s / 3600.0);
 }
 

@@ -22,7 +22,8 @@
  * (its trace duration unless an eviction kept progress).  An evicted job
  * returns to the pending set with its original submit time and snapshot
  * position (docs/sim.md, "Evictions and node failures"), except one the
- * plan ends by its run-time limit (reason TIME_LIMIT, o->max_runtime_s):
+ * plan ends by its run-time limit (reason TIME_LIMIT: the smaller of
+ * o->max_runtime_s and the trace job's own max_runtime, fw_job_limit):
  * that job ends at T, as Slurm's TIMEOUT, with the rest of its work cut
  * (fw_sim_result.cut).  Which ticks run a cycle
  * (enum fw_sim_tick_rule):
@@ -47,8 +48,8 @@
  * trace.h (generic CSV/JSONL, openb pods, sacct conversions; ITP rows
  * shaped as above) on o->fleet (fleet.h: YAML, openb nodes, topo.csv) or
  * the generated cluster.  Jobs keep their own shapes, CPU, memory, model,
- * priority, expected runtime and topology constraints; queues follow
- * fw_trace_queues() (docs/trace-format.md).
+ * priority, expected runtime, run-time limit and topology constraints;
+ * queues follow fw_trace_queues() (docs/trace-format.md).
  *
  * Decayed usage: the simulator keeps each queue's usage in GPU-seconds,
  * integrating its allocation exactly under the snapshot's half-life
@@ -300,6 +301,10 @@ struct fw_sim_result {
 				  * run at least the limit) */
 	double cut_gpu_s;        /* GPU-seconds of work the limit cut: each
 				  * one's GPUs x cut[row] */
+	int64_t max_runtime_s;   /* the queues' limit it ran with
+				  * (o->max_runtime_s); 0 = none */
+	int64_t job_limits;      /* trace jobs with a limit of their own
+				  * (fw_trace_job.max_runtime > 0) */
 	int64_t ckpt_waits;      /* pending entries of reason checkpoint_wait,
 				  * over every plan (checkpoint_grace_s) */
 	double ckpt_wait_s;      /* job-seconds spent in them: each entry

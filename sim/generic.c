@@ -28,14 +28,14 @@
 enum gcol {
 	G_ID, G_SUBMIT, G_DUR, G_EXP, G_QUEUE, G_USER, G_PRIO, G_TASKS,
 	G_GPUS, G_MILLI, G_CPU, G_MEM, G_MIN, G_TREQ, G_TPREF, G_MODEL,
-	G_COUNT
+	G_MAXRT, G_COUNT
 };
 
 static const char *const gname[G_COUNT] = {
 	"job_id", "submit_time", "duration", "expected_runtime", "queue",
 	"user", "priority", "tasks", "gpus_per_task", "gpu_milli",
 	"cpu_milli", "mem_mib", "min_member", "topology_required",
-	"topology_preferred", "gpu_model",
+	"topology_preferred", "gpu_model", "max_runtime",
 };
 
 static bool required(int c)
@@ -142,6 +142,8 @@ static int64_t col_hi(int c)
 {
 	switch (c) {
 	case G_SUBMIT: case G_DUR: case G_EXP: return FW_TRACE_MAX_TIME;
+	/* fw_job.max_runtime_s is 32-bit: the smaller bound */
+	case G_MAXRT: return FW_TRACE_MAX_TIME < FW_SPAN32_MAX ? FW_TRACE_MAX_TIME : FW_SPAN32_MAX;
 	case G_PRIO: return FW_TRACE_MAX_PRIO;
 	case G_TASKS: case G_MIN: return FW_TRACE_MAX_TASKS;
 	case G_GPUS: return FW_MAX_GPUS_PER_NODE;
@@ -164,6 +166,7 @@ static void store_num(struct fw_trace_job *j, int c, int64_t v)
 	case G_SUBMIT: j->submit = v; break;
 	case G_DUR: j->duration = v; break;
 	case G_EXP: j->expected = v; break;
+	case G_MAXRT: j->max_runtime = (int32_t)v; break;
 	case G_PRIO: j->priority = (int32_t)v; break;
 	case G_TASKS: g->count = (int32_t)v; break;
 	case G_GPUS: g->gpus = (int32_t)v; break;

@@ -829,6 +829,11 @@ int fw_met_add(struct fw_met_run *mr, const struct fw_itp_trace *t,
 	rc = fw_met_compute(j, t->n, &mr->rec, mr->capacity_gpus, p);
 	free(j), free(runs), free(first);
 	p->lost_gpu_h = r->lost_gpu_s / 3600.0;
+	p->max_runtime_s = r->max_runtime_s;
+	p->job_limits = r->job_limits;
+	p->timed_out = r->timed_out;
+	p->timed_out_gpu_h = r->timed_out_gpu_s / 3600.0;
+	p->timed_out_cut_gpu_h = r->cut_gpu_s / 3600.0;
 	if (r->runs) /* used_gpu_h counts every run; goodput only what was kept */
 		p->goodput_gpu_h = p->used_gpu_h - p->lost_gpu_h;
 	if (rc != FW_OK) {
@@ -964,11 +969,12 @@ static const char csv_header[] =
 	"gpu_h,occupancy,idle_while_waiting_gpu_h,goodput_gpu_h,makespan_s,fairness_jain,"
 	"fairness_max_dev,decisions,never_started,deserved_gpus,fair_gpus_mean,alloc_gpus_mean,"
 	"share_ratio_mean,lost_gpu_h,evictions_per_job_mean,evictions_per_job_max,"
-	"est_jobs,est_abs_err_p50_s,est_big_jobs,est_big_abs_err_p50_s,est_big_err_over_wait_p50\n";
+	"est_jobs,est_abs_err_p50_s,est_big_jobs,est_big_abs_err_p50_s,est_big_err_over_wait_p50,"
+	"timed_out_jobs,timed_out_gpu_h,timed_out_cut_gpu_h,max_runtime_s\n";
 
 enum { X_OCC, X_IDLE, X_GOOD, X_MAKESPAN, X_JAIN, X_DEV, X_DEC, X_NEVER, X_DES, X_FAIR,
        X_ALLOC, X_RATIO, X_LOST, X_EVMEAN, X_EVMAX, X_EST_N, X_EST_ERR, X_BIG_N, X_BIG_ERR,
-       X_BIG_RATIO, X_N };
+       X_BIG_RATIO, X_TO_N, X_TO_GPU, X_TO_CUT, X_MAXRT, X_N };
 
 void fw_met_csv_str(FILE *f, const char *s)
 {
@@ -1053,6 +1059,10 @@ static void csv_policy(FILE *f, const struct fw_met_policy *p)
 	x[X_BIG_N] = (double)p->est.big_n;
 	x[X_BIG_ERR] = (double)p->est.big_err_p50_s;
 	x[X_BIG_RATIO] = p->est.big_ratio_p50;
+	x[X_TO_N] = (double)p->timed_out;
+	x[X_TO_GPU] = p->timed_out_gpu_h;
+	x[X_TO_CUT] = p->timed_out_cut_gpu_h;
+	x[X_MAXRT] = (double)p->max_runtime_s;
 	csv_row(f, p->name, "total", "all", &p->base.bucket[FW_SIM_BALL], x);
 	for (int b = 0; b < FW_SIM_NBUCKETS; b++) {
 		const struct fw_sim_stats *st = &p->base.bucket[b];

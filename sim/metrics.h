@@ -120,6 +120,11 @@ struct fw_met_policy {
 	double capacity_gpu_h, used_gpu_h, goodput_gpu_h;
 	double idle_while_waiting_gpu_h;
 	double lost_gpu_h;               /* work thrown away by evictions (result's lost_gpu_s) */
+	/* run-time limits (the result's): the queues' limit (0 none), trace
+	 * jobs with one of their own, jobs a limit ended, GPU-hours their
+	 * ended runs held and GPU-hours of their work cut */
+	int64_t max_runtime_s, job_limits, timed_out;
+	double timed_out_gpu_h, timed_out_cut_gpu_h;
 	double evictions_per_job_mean;   /* over all trace jobs */
 	int32_t evictions_per_job_max;
 	struct fw_met_est est;           /* start-time estimate accuracy */

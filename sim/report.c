@@ -263,12 +263,13 @@ static void legend(FILE *f, const struct fw_met_run *mr, bool occ)
 
 enum met { M_OCC, M_IDLE, M_GOOD, M_W50, M_W95, M_W99, M_WB1, M_WB2, M_WB9, M_WB33, M_WB9P,
 	   M_JCT, M_JCT95, M_MAKE, M_JAIN, M_JAIN1D, M_DEV, M_NEVER, M_DEC, M_CYC, M_LOST, M_EVMEAN,
-	   M_EVMAX, M_ESTERR, M_BIGERR, M_BIGRATIO };
+	   M_EVMAX, M_LIMIT, M_OWN, M_TO, M_TOGPU, M_TOCUT, M_ESTERR, M_BIGERR, M_BIGRATIO };
 
 struct row {
 	const char *sec, *label;
 	int better;   /* +1 higher wins, -1 lower wins, 0 no winner */
-	char fmt;     /* p percent, h GPU-hours, d duration, r ratio, i integer */
+	char fmt;     /* p percent, h GPU-hours, d duration, r ratio, i integer,
+		       * L a limit (a duration, 0 = none) */
 	enum met id;
 };
 
@@ -296,6 +297,12 @@ static const struct row rows[] = {
 	{ "Preemption", "GPU-hours lost to evictions", -1, 'h', M_LOST },
 	{ NULL, "Evictions per job, mean", -1, 'r', M_EVMEAN },
 	{ NULL, "Evictions per job, max", -1, 'i', M_EVMAX },
+	/* only when a limit was in force or a job timed out (limits_shown) */
+	{ "Run-time limits", "Every queue's limit (--max-runtime)", 0, 'L', M_LIMIT },
+	{ NULL, "Jobs with a limit of their own (trace max_runtime)", 0, 'i', M_OWN },
+	{ NULL, "Jobs ended by their run-time limit (TIMEOUT)", 0, 'i', M_TO },
+	{ NULL, "GPU-hours their ended runs held", 0, 'h', M_TOGPU },
+	{ NULL, "GPU-hours of their work the limit cut", 0, 'h', M_TOCUT },
 	{ "Start-time estimates (first estimate vs actual start)", "Median |error|, all jobs",
 	  -1, 'd', M_ESTERR },
 	{ NULL, "Median |error|, 9+ GPUs that waited \xe2\x89\xa5 1 h", -1, 'd', M_BIGERR },
@@ -329,6 +336,11 @@ static double value(const struct fw_met_policy *p, enum met id)
 	case M_LOST: return p->lost_gpu_h;
 	case M_EVMEAN: return p->evictions_per_job_mean;
 	case M_EVMAX: return (double)p->evictions_per_job_max;
+	case M_LIMIT: return (double)p->max_runtime_s;
+	case M_OWN: return (double)p->job_limits;
+	case M_TO: return (double)p->timed_out;
+	case M_TOGPU: return p->timed_out_gpu_h;
+	case M_TOCUT: return p->timed_out_cut_gpu_h;
 	case M_ESTERR: return (double)p->est.err_p50_s;
 	case M_BIGERR: return (double)p->est.big_err_p50_s;
 	case M_BIGRATIO: return p->est.big_ratio_p50;
@@ -344,8 +356,10 @@ static void fmt_value(char *b, size_t n, char fmt, double v)
 		snprintf(b, n, "%.1f%%", 100 * v);
 	else if (fmt == 'h')
 		snprintf(b, n, "%.1f", v);
-	else if (fmt == 'd')
+	else if (fmt == 'd' || (fmt == 'L' && v > 0))
 		fmt_dur(b, n, v);
+	else if (fmt == 'L')
+		snprintf(b, n, "none");
 	else if (fmt == 'r')
 		snprintf(b, n, "%.3f", v);
 	else
@@ -420,8 +434,26 @@ static void table_row(FILE *f, const struct fw_met_run *mr, const struct row *r)
 	fputs("</tr>\n", f);
 }
 
+static bool limit_row(enum met id)
+{
+	return id == M_LIMIT || id == M_OWN || id == M_TO || id == M_TOGPU || id == M_TOCUT;
+}
+
+/* The run-time limit rows: only when some replay had a limit (the
+ * queues' or a job's own) or ended a job by one, so that a report of a
+ * run without limits is what it was before they existed. */
+static bool limits_shown(const struct fw_met_run *mr)
+{
+	for (int i = 0; i < mr->npol; i++)
+		if (mr->pol[i]->max_runtime_s > 0 || mr->pol[i]->job_limits > 0 || mr->pol[i]->timed_out > 0)
+			return true;
+	return false;
+}
+
 static void summary(FILE *f, const struct fw_met_run *mr)
 {
+	bool limits = limits_shown(mr);
+
 	fputs("<section class=\"card\"><h2>Summary</h2>\n<p class=\"note\">The best policy on each "
 	      "metric is highlighted (\xe2\x86\x91 higher is better, \xe2\x86\x93 lower is better). "
 	      "Times to start include up to one scheduling tick. Definitions: docs/metrics.md."
@@ -433,7 +465,8 @@ static void summary(FILE *f, const struct fw_met_run *mr)
 	}
 	fputs("</tr></thead><tbody>\n", f);
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
-		table_row(f, mr, &rows[i]);
+		if (limits || !limit_row(rows[i].id))
+			table_row(f, mr, &rows[i]);
 	fputs("</tbody></table></section>\n", f);
 }
 

@@ -14,7 +14,10 @@
  *   Submit               -> submit_time (ISO 8601, seconds after the first)
  *   Elapsed, or End-Start -> duration (Slurm's six duration forms)
  *   Timelimit            -> expected_runtime (UNLIMITED, Partition_Limit,
- *                           INVALID: left empty)
+ *                           INVALID: left empty); with FW_SACCT_TIME_LIMITS
+ *                           (--time-limits) also max_runtime, the limit
+ *                           slurmctld ended the job at (0, or more than
+ *                           FW_SPAN32_MAX seconds: left empty, no limit)
  *   Account (or Partition) -> queue;  User -> user;  Priority -> priority
  *   AllocTRES (or ReqTRES when empty): gres/gpu[:model]=N GPUs, cpu=N,
  *   mem=N[KMGT]; NNodes (or node=N) -> tasks = nodes,
@@ -549,27 +552,34 @@ static int walk(struct sconv *c, const char *buf, size_t len, struct fw_diag *d)
 	return rc;
 }
 
-/* Write the kept jobs as generic CSV into a memory stream. */
+/* Write the kept jobs as generic CSV into a memory stream; a max_runtime
+ * column last with FW_SACCT_TIME_LIMITS (so the output without it is
+ * what it always was). */
 static int emit(const struct sconv *c, char **out, size_t *out_len)
 {
 	FILE *f = open_memstream(out, out_len);
 	int64_t t0 = INT64_MAX;
+	bool lim = c->flags & FW_SACCT_TIME_LIMITS;
 
 	if (!f)
 		return FW_ENOMEM;
 	for (size_t i = 0; i < c->n; i++)
 		t0 = c->v[i].submit < t0 ? c->v[i].submit : t0;
 	fprintf(f, "job_id,submit_time,duration,expected_runtime,queue,user,priority,"
-		   "tasks,gpus_per_task,cpu_milli,mem_mib,gpu_model\n");
+		   "tasks,gpus_per_task,cpu_milli,mem_mib,gpu_model%s\n", lim ? ",max_runtime" : "");
 	for (size_t i = 0; i < c->n; i++) {
 		const struct sjob *j = &c->v[i];
 		char exp[24] = "";
 		if (j->expected >= 0)
 			snprintf(exp, sizeof exp, "%lld", (long long)j->expected);
-		fprintf(f, "%s,%lld,%lld,%s,%s,%s,%lld,%lld,%lld,%lld,%lld,%s\n", j->id,
+		fprintf(f, "%s,%lld,%lld,%s,%s,%s,%lld,%lld,%lld,%lld,%lld,%s", j->id,
 			(long long)(j->submit - t0), (long long)j->duration, exp, j->queue,
 			j->user, (long long)j->prio, (long long)j->tasks, (long long)j->gpt,
 			(long long)j->cpu, (long long)j->mem, j->model);
+		if (lim && j->expected > 0 && j->expected <= FW_SPAN32_MAX)
+			fprintf(f, ",%s\n", exp);
+		else
+			fputs(lim ? ",\n" : "\n", f);
 	}
 	return fclose(f) == 0 ? FW_OK : FW_ENOMEM;
 }
@@ -622,7 +632,7 @@ static int write_all(const char *path, const char *buf, size_t n)
 }
 
 static const char sacct_help[] =
-	"usage: %s [--no-gpu-model] SACCT_FILE OUT.csv|-\n"
+	"usage: %s [--no-gpu-model] [--time-limits] SACCT_FILE OUT.csv|-\n"
 	"\n"
 	"Convert Slurm's accounting records into fairway's trace format, so that\n"
 	"`fairway sim run --format fairway` replays your own cluster's history\n"
@@ -641,13 +651,17 @@ static const char sacct_help[] =
 	"such a job starts only on nodes of exactly that model (case included;\n"
 	"the nodes of --nodes are 'itp-gpu').  --no-gpu-model leaves it out, so\n"
 	"the job runs on any GPU.\n"
+	"--time-limits also writes each job's Timelimit as its max_runtime, so the\n"
+	"replay ends a job at its limit as slurmctld did (TIMEOUT); without it\n"
+	"Timelimit is only the runtime the job announced.\n"
 	"The mapping, field by field: docs/trace-format.md.\n"
 	"\n"
 	"Example:\n"
 	"  %s sacct.txt jobs.csv          # typed GPUs (gres/gpu:h100): add --no-gpu-model\n"
 	"  fairway sim run --trace jobs.csv --format fairway --nodes 16x8 --policies slurm,fairway\n";
 
-/* [--no-gpu-model] IN OUT: NULL and the names, or why it is a usage error. */
+/* [--no-gpu-model] [--time-limits] IN OUT: NULL and the names, or why it
+ * is a usage error. */
 static const char *sacct_args(int argc, char **argv, unsigned *flags, const char **in,
 			      const char **out, char *why, size_t n)
 {
@@ -658,6 +672,8 @@ static const char *sacct_args(int argc, char **argv, unsigned *flags, const char
 		const char *a = argv[i];
 		if (!strcmp(a, "--no-gpu-model")) {
 			*flags |= FW_SACCT_NO_MODEL;
+		} else if (!strcmp(a, "--time-limits")) {
+			*flags |= FW_SACCT_TIME_LIMITS;
 		} else if (a[0] == '-' && a[1]) {
 			snprintf(why, n, "unknown option '%s'", a);
 			return why;
@@ -699,7 +715,7 @@ int fw_sacct_convert_cli(int argc, char **argv)
 	}
 	if ((usage = sacct_args(argc, argv, &flags, &src, &dst, why, sizeof why))) {
 		fprintf(stderr, "%s: error: %s\n"
-			"usage: %s [--no-gpu-model] SACCT_FILE OUT.csv|-\n"
+			"usage: %s [--no-gpu-model] [--time-limits] SACCT_FILE OUT.csv|-\n"
 			"  SACCT_FILE: sacct --parsable2 output (see docs/trace-format.md)\n"
 			"  (--help shows the sacct command to run)\n",
 			prog, usage, argc > 0 ? argv[0] : prog);

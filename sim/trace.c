@@ -567,6 +567,7 @@ int fw_trace_make_job(const struct fw_trace *t, size_t row,
 	j->priority = tj->priority;
 	j->submit_time = tj->submit;
 	j->expected_runtime = tj->expected;
+	j->max_runtime_s = tj->max_runtime;
 	j->min_member = tj->min_member;
 	j->ngroups = tj->ngroups;
 	for (int g = 0; g < tj->ngroups; g++) {

@@ -62,6 +62,9 @@ struct fw_trace_job {
 	int64_t submit;    /* seconds from trace start */
 	int64_t duration;  /* actual runtime, seconds */
 	int64_t expected;  /* announced runtime (time limit), seconds */
+	int32_t max_runtime; /* the job's own run-time limit, seconds, 0 =
+			      * none (fw_job.max_runtime_s): a run that
+			      * reaches it is ended, as Slurm's TIMEOUT */
 	char queue[FW_NAME_MAX];   /* "" = use the team mapping */
 	char user[FW_NAME_MAX];    /* "" = not given */
 	int32_t priority;
@@ -154,7 +157,8 @@ int fw_trace_queues(const struct fw_trace *t, const struct fw_teams *teams,
 
 /*
  * A trace job as a pending snapshot job (queue, name and user left to the
- * caller): task groups, min_member, priority, expected runtime, GPU model,
+ * caller): task groups, min_member, priority, expected runtime, its own
+ * run-time limit (max_runtime_s), GPU model,
  * topology levels looked up by name in topo ("node" = FW_LEVEL_NODE; an
  * unknown level is FW_EINVAL naming the job's line).  A job of more than
  * one task without a preference prefers the smallest level (the last),
@@ -195,10 +199,14 @@ void fw_trace_warn_models(const struct fw_trace *t, const struct fw_snapshot *fl
 int fw_sacct_convert_cli(int argc, char **argv);
 
 #define FW_SACCT_NO_MODEL 1u /* leave gpu_model empty (--no-gpu-model) */
+#define FW_SACCT_TIME_LIMITS 2u /* Timelimit also as max_runtime (--time-limits) */
 
 /* Convert sacct --parsable2 text to generic CSV in *out (malloc'd, NUL
  * terminated).  *skipped counts jobs left out (steps not counted).
- * flags: FW_SACCT_NO_MODEL or 0. */
+ * flags: FW_SACCT_NO_MODEL, FW_SACCT_TIME_LIMITS, both or 0.  With
+ * FW_SACCT_TIME_LIMITS a max_runtime column follows the others, each job's
+ * Timelimit in seconds (empty, no limit, where Timelimit is empty, 0,
+ * UNLIMITED, Partition_Limit, INVALID or over FW_SPAN32_MAX). */
 int fw_sacct_convert(const char *buf, size_t len, const char *fname, unsigned flags,
 		     char **out, size_t *out_len, size_t *skipped,
 		     struct fw_diag *d);

@@ -121,6 +121,22 @@ else
 fi
 expect "yaml-max-runtime-bad" 2 'field queues[0].maxRuntime: "-2h" is not a duration' \
 	"$FW" plan --config tests/bad_input/bad_max_runtime.yaml
+# a job's own maxRuntime: it ends at it, the note names whose limit, and
+# without it the job that announces nothing cannot backfill
+expect "plan-job-time-limit-ends-a-job" 0 "sweep                dev              8.00     1  time_limit      limit 1h00m" \
+	"$FW" plan --config tests/scenario/job_time_limit.yaml
+expect "plan-job-time-limit-note" 0 \
+	"fairway: note: job probe announces a run of 2h00m, but its own run-time limit (maxRuntime) ends it after 30m; lower its runtime or raise the limit" \
+	"$FW" plan --config <(sed 's/maxRuntime: 30m,/maxRuntime: 30m, expectedRuntime: 2h,/' tests/scenario/job_time_limit.yaml)
+if "$FW" plan --config <(sed 's/, maxRuntime: 30m//' tests/scenario/job_time_limit.yaml) --json 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert [x["job"] for x in d["decisions"] if x["kind"] == "start"] == [], d["decisions"]
+e = d["decisions"][0]
+assert (e["kind"], e["job"], e["reason"], e["args"]) == ("evict", "sweep", "time_limit", [3600, 3600]), e
+'; then ok "plan-job-limit-lets-backfill"; else bad "plan-job-limit-lets-backfill"; fi
+expect "yaml-job-max-runtime-bad" 2 "field jobs[0].maxRuntime: 2592000000 s is too long; a job's maxRuntime is at most 2147483647 s (68 years)" \
+	"$FW" plan --config tests/bad_input/bad_job_max_runtime.yaml
 # without the entry nothing is evicted: the fair share gives no claim
 if "$FW" plan --config <(grep -v 'gpuModelDeserved' tests/scenario/model_deserved.yaml) 2>&1 |
 	grep -q -- '-> 0 started, 2 waiting'; then
@@ -1068,8 +1084,9 @@ expect "sim-run-max-runtime-summary-line" 0 "run-time limit 95 s: 1 job ended by
 	"$FW" sim run --trace "$SV/lim.csv" --nodes 1x8 --tick 10 --policies fifo,fifo:max-runtime=0 --max-runtime 95 \
 	--json "$SV/lim.json" --jobs "$SV/limj.csv"
 "$FW" sim run --trace "$SV/lim.csv" --nodes 1x8 --tick 10 --policies fifo:max-runtime=95 \
-	--json "$SV/limv.json" >"$SV/limv.out" 2>&1
-"$FW" sim run --trace "$SV/lim.csv" --nodes 1x8 --tick 10 --policies fifo >"$SV/lim0.out" 2>&1
+	--json "$SV/limv.json" --csv "$SV/limvm.csv" --report "$SV/limv.html" >"$SV/limv.out" 2>&1
+"$FW" sim run --trace "$SV/lim.csv" --nodes 1x8 --tick 10 --policies fifo \
+	--csv "$SV/lim0m.csv" --report "$SV/lim0.html" >"$SV/lim0.out" 2>&1
 if python3 - "$SV" <<'PY'
 import csv, json, sys
 d = sys.argv[1]
@@ -1102,6 +1119,52 @@ if grep -qF "run-time limit 95 s: 1 job ended by it" "$SV/limv.out" && ! grep -q
 else
 	bad "sim-run-max-runtime-line-only-with-a-limit"
 fi
+# the metrics CSV ends in the limit columns (total rows only) and the report
+# has the run-time limit rows only when a limit was in force
+if python3 - "$SV" <<'PY'
+import csv, sys
+d = sys.argv[1]
+for name, jobs, lim in (("limvm", "1", "95"), ("lim0m", "0", "0")):
+    head = open(d + "/" + name + ".csv").readline().rstrip("\n").split(",")
+    assert head[-4:] == ["timed_out_jobs", "timed_out_gpu_h", "timed_out_cut_gpu_h", "max_runtime_s"], head
+    assert head[:3] == ["policy", "scope", "name"] and head[30] == "est_big_err_over_wait_p50", head
+    rows = list(csv.DictReader(open(d + "/" + name + ".csv")))
+    tot = [r for r in rows if r["scope"] == "total"]
+    assert len(tot) == 1 and (tot[0]["timed_out_jobs"], tot[0]["max_runtime_s"]) == (jobs, lim), (name, tot)
+    assert all(r["timed_out_jobs"] == "" and r["max_runtime_s"] == "" for r in rows if r["scope"] != "total")
+assert abs(float(tot[0]["timed_out_gpu_h"])) < 1e-12
+on = [r for r in csv.DictReader(open(d + "/limvm.csv")) if r["scope"] == "total"][0]
+assert abs(float(on["timed_out_gpu_h"]) - 8 * 100 / 3600) < 1e-9 and abs(float(on["timed_out_cut_gpu_h"]) - 8 * 900 / 3600) < 1e-9
+assert "Run-time limits" in open(d + "/limv.html").read()
+assert "Run-time limits" not in open(d + "/lim0.html").read()
+PY
+then ok "sim-run-max-runtime-csv-columns-and-report"; else bad "sim-run-max-runtime-csv-columns-and-report"; fi
+# a job's own limit (the generic trace's max_runtime): A (own 100 s) ends at
+# exactly 100, its limit; B (none) beside it runs its full 1000 s; no queue
+# limit, so the summary line counts the jobs' own
+printf 'job_id,submit_time,duration,gpus_per_task,max_runtime\nA,0,1000,4,100\nB,0,1000,4,\n' >"$SV/own.csv"
+expect "sim-run-own-limit-summary-line" 0 "jobs' own run-time limits (1 job has one): 1 job ended by them (0.1 GPU-h run, 1.0 GPU-h of their work cut)" \
+	"$FW" sim run --trace "$SV/own.csv" --format fairway --nodes 1x8 --tick 10 --policies fifo \
+	--json "$SV/own.json" --jobs "$SV/ownj.csv" --csv "$SV/ownm.csv" --report "$SV/own.html"
+if python3 - "$SV" <<'PY'
+import csv, json, sys
+d = sys.argv[1]
+j = json.load(open(d + "/own.json"))
+p = j["policies"][0]
+assert j["max_runtime_s"] == 0 and j["job_limits"] == 1 and p["max_runtime_s"] == 0, (j["job_limits"], p["max_runtime_s"])
+assert p["timed_out_jobs"] == 1 and abs(p["timed_out_gpu_h"] - 4 * 100 / 3600) < 1e-9, p["timed_out_jobs"]
+assert abs(p["timed_out_cut_gpu_h"] - 4 * 900 / 3600) < 1e-9 and p["evictions"] == 0
+rows = {r["job"]: r for r in csv.DictReader(open(d + "/ownj.csv"))}
+assert (rows["A"]["start"], rows["A"]["end"], rows["A"]["end_state"]) == ("0", "100", "timed_out"), rows["A"]
+assert (rows["B"]["start"], rows["B"]["end"], rows["B"]["end_state"]) == ("0", "1000", "completed"), rows["B"]
+tot = [r for r in csv.DictReader(open(d + "/ownm.csv")) if r["scope"] == "total"][0]
+assert (tot["timed_out_jobs"], tot["timed_out_cut_gpu_h"], tot["max_runtime_s"]) == ("1", "1", "0"), tot
+assert "Jobs with a limit of their own (trace max_runtime)</td><td class=\"dir\"></td><td>1</td>" in open(d + "/own.html").read()
+PY
+then ok "sim-run-own-limit-ends-its-job-only"; else bad "sim-run-own-limit-ends-its-job-only"; fi
+printf 'job_id,submit_time,duration,gpus_per_task,max_runtime\nA,0,1000,4,100\nB,0,1000,4,2147483648\n' >"$SV/ownbad.csv"
+expect "sim-run-own-limit-bad-value" 1 "ownbad.csv:3:12: max_runtime: '2147483648' is out of range 0..2147483647" \
+	"$FW" sim run --trace "$SV/ownbad.csv" --format fairway --nodes 1x8 --policies fifo
 # ---- end sim --max-runtime ----
 rm -rf "$SV"
 # node failures: bad values, shaping flags without a rate, and a run where
@@ -1201,7 +1264,7 @@ streams "sim-help-on-stdout" 0 some "" "$FW" sim --help
 streams "fairway-without-command" 2 empty "fairway: error: missing the command" "$FW"
 streams "fairway-help-on-stdout" 0 some "" "$FW" --help
 expect "trace-sacct-help" 0 "  fairway trace sacct2fairway sacct.txt jobs.csv" "$FW" trace sacct2fairway --help
-expect "trace-sacct-usage" 2 "usage: fairway trace sacct2fairway [--no-gpu-model] SACCT_FILE OUT.csv|-" "$FW" trace sacct2fairway onlyone
+expect "trace-sacct-usage" 2 "usage: fairway trace sacct2fairway [--no-gpu-model] [--time-limits] SACCT_FILE OUT.csv|-" "$FW" trace sacct2fairway onlyone
 expect "trace-sacct-converts" 0 "" "$FW" trace sacct2fairway tests/data/sacct_sample.txt "${TMPDIR:-/tmp}/fw-cli-sacct.csv"
 if head -1 "${TMPDIR:-/tmp}/fw-cli-sacct.csv" | grep -q '^job_id,submit_time,duration'; then
 	ok "trace-sacct-output-has-header"
@@ -1227,6 +1290,22 @@ else
 fi
 expect "trace-sacct-unknown-option" 2 "usage: fairway trace sacct2fairway [--no-gpu-model]" \
 	"$FW" trace sacct2fairway --bogus tests/data/sacct_sample.txt -
+# --time-limits: Timelimit also as max_runtime (a last column; empty for
+# Partition_Limit); the replay ends a job at it: 1001 (limit 4 h), made to
+# run 5 h, ends at 4 h, timed out
+"$FW" trace sacct2fairway --time-limits tests/data/sacct_sample.txt "${TMPDIR:-/tmp}/fw-cli-sacct-tl.csv" 2>/dev/null
+if [ "$(head -1 "${TMPDIR:-/tmp}/fw-cli-sacct-tl.csv")" = "job_id,submit_time,duration,expected_runtime,queue,user,priority,tasks,gpus_per_task,cpu_milli,mem_mib,gpu_model,max_runtime" ] &&
+	grep -q '^1001,0,7200,14400,.*,14400$' "${TMPDIR:-/tmp}/fw-cli-sacct-tl.csv" &&
+	grep -q '^1005_3,.*,$' "${TMPDIR:-/tmp}/fw-cli-sacct-tl.csv" &&
+	sed 's/^1001,0,7200,/1001,0,18000,/' "${TMPDIR:-/tmp}/fw-cli-sacct-tl.csv" >"${TMPDIR:-/tmp}/fw-cli-sacct-tl5h.csv" &&
+	"$FW" sim run --format fairway --trace "${TMPDIR:-/tmp}/fw-cli-sacct-tl5h.csv" --nodes 2x8 --policies fifo \
+		--jobs "${TMPDIR:-/tmp}/fw-cli-sacct-tlj.csv" >/dev/null 2>&1 &&
+	grep -q '^fifo,1001,vision,1,0,0,14400,.*,timed_out$' "${TMPDIR:-/tmp}/fw-cli-sacct-tlj.csv"; then
+	ok "trace-sacct-time-limits-become-max-runtime"
+else
+	bad "trace-sacct-time-limits-become-max-runtime"
+fi
+rm -f "${TMPDIR:-/tmp}/fw-cli-sacct-tl.csv" "${TMPDIR:-/tmp}/fw-cli-sacct-tl5h.csv" "${TMPDIR:-/tmp}/fw-cli-sacct-tlj.csv"
 rm -f "${TMPDIR:-/tmp}/fw-cli-sacct.csv"
 # errors name the command as every fairway command does ("fairway CMD: error:"),
 # a usage error says what is wrong before the usage, and the output appears

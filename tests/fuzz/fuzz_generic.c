@@ -48,6 +48,7 @@ static void check_jobs(const struct fw_trace *t)
 		check_name(j->gpu_model, 1);
 		if (n == 0 || n >= FW_NAME_MAX || j->ngroups != 1 || j->submit < 0 ||
 		    j->submit > FW_TRACE_MAX_TIME || j->duration < 0 || j->expected < 0 ||
+		    j->max_runtime < 0 ||
 		    g->count < 1 || g->count > FW_TRACE_MAX_TASKS || g->gpus < 0 ||
 		    g->gpus > FW_MAX_GPUS_PER_NODE || g->gpu_milli < 1 || g->gpu_milli > 1000 ||
 		    (g->gpu_milli < 1000 && g->gpus != 1) || j->min_member > g->count ||
@@ -125,7 +126,9 @@ static void fuzz_openb_trace(const char *buf, size_t size)
 }
 
 /* Convert with flags; a success must read back (ids may repeat in sacct
- * output), and with FW_SACCT_NO_MODEL no job may name a GPU model. */
+ * output), with FW_SACCT_NO_MODEL no job may name a GPU model, and a job's
+ * max_runtime is its Timelimit (expected_runtime) with
+ * FW_SACCT_TIME_LIMITS or none (0), and 0 always without it. */
 static void fuzz_sacct(const char *buf, size_t size, unsigned flags)
 {
 	struct fw_trace t;
@@ -146,6 +149,9 @@ static void fuzz_sacct(const char *buf, size_t size, unsigned flags)
 	check_jobs(&t);
 	for (size_t i = 0; (flags & FW_SACCT_NO_MODEL) && i < t.n; i++)
 		if (t.v[i].gpu_model[0])
+			abort();
+	for (size_t i = 0; i < t.n; i++)
+		if (t.v[i].max_runtime && (!(flags & FW_SACCT_TIME_LIMITS) || t.v[i].max_runtime != t.v[i].expected))
 			abort();
 	fw_trace_free(&t);
 	free(out);
@@ -169,6 +175,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	fuzz_sacct(buf, size, 0);
 	fuzz_sacct(buf, size, FW_SACCT_NO_MODEL);
+	fuzz_sacct(buf, size, FW_SACCT_TIME_LIMITS);
 	free(buf);
 	return 0;
 }

@@ -520,7 +520,8 @@ TEST(cli_writes_json_csv_and_a_deterministic_report)
 	ASSERT_STR_CONTAINS(csv, "\nfifo,queue,vc-");
 	ASSERT_STR_CONTAINS(csv, ",share_ratio_mean,lost_gpu_h,evictions_per_job_mean,"
 			    "evictions_per_job_max,est_jobs,est_abs_err_p50_s,est_big_jobs,"
-			    "est_big_abs_err_p50_s,est_big_err_over_wait_p50\n");
+			    "est_big_abs_err_p50_s,est_big_err_over_wait_p50,timed_out_jobs,"
+			    "timed_out_gpu_h,timed_out_cut_gpu_h,max_runtime_s\n");
 	ASSERT_STR_CONTAINS(csv, "\nfairway,total,all,7,");
 	size_t lines = 0;
 	for (char *c = csv; *c; c++)
@@ -536,6 +537,7 @@ TEST(cli_writes_json_csv_and_a_deterministic_report)
 	ASSERT_STR_CONTAINS(h1, "GPU-hours lost to evictions");
 	ASSERT_STR_CONTAINS(h1, "Evictions per job, max");
 	ASSERT_STR_CONTAINS(h1, "Median |error|, 9+ GPUs");
+	ASSERT(!strstr(h1, "Run-time limits")); /* none in force, none hit: not shown */
 	ASSERT(!strstr(h1, "<script") && !strstr(h1, "http://www.w3.org/1999") &&
 	       !strstr(h1, "https://"));
 	ASSERT_EQ(run_cli(t.trace, t.js, t.csv, t.html2), 0);
@@ -956,6 +958,64 @@ TEST(a_replay_that_ends_with_an_eviction_ends_there)
 	fw_itp_free(&t);
 }
 
+/*
+ * Run-time limits reach the CSV and the report.  1 node x 8 GPUs, tick
+ * 10: A (4 GPUs, 1000 s, its own limit 100 s) and B (4 GPUs, 1000 s, none)
+ * start at 0.  fifo: A ends at 100 (4 x 100 GPU-s run, 4 x 900 cut), B
+ * completes; fifo:max-runtime=50: both end at 50 (2 x 4 x 50 run, 2 x 4 x
+ * 950 cut).  The total rows end in timed_out_jobs, timed_out_gpu_h,
+ * timed_out_cut_gpu_h, max_runtime_s; bucket and queue rows leave them
+ * empty.  The report shows the run-time limit rows.
+ */
+TEST(limits_reach_the_csv_and_the_report)
+{
+	struct tmpf t;
+	json_error_t e;
+	size_t n;
+	char *argv[] = { "fairway-sim", "run", "--trace", NULL, "--format", "fairway", "--nodes", "1x8",
+			 "--tick", "10", "--policies", "fifo,fifo:max-runtime=50", "--json", NULL,
+			 "--csv", NULL, "--report", NULL, NULL };
+
+	tmpf_make(&t);
+	FILE *f = fopen(t.trace, "w");
+	ASSERT(f);
+	fputs("job_id,submit_time,duration,gpus_per_task,max_runtime\nA,0,1000,4,100\nB,0,1000,4,\n", f);
+	fclose(f);
+	argv[3] = t.trace;
+	argv[13] = t.js;
+	argv[15] = t.csv;
+	argv[17] = t.html;
+	ASSERT_EQ(fw_sim_cli(18, argv), 0);
+	json_t *root = json_load_file(t.js, 0, &e);
+	ASSERT(root);
+	ASSERT_EQ(json_integer_value(json_object_get(root, "job_limits")), 1);
+	json_t *p0 = json_array_get(json_object_get(root, "policies"), 0);
+	ASSERT_EQ(json_integer_value(json_object_get(p0, "timed_out_jobs")), 1);
+	ASSERT_NEAR(json_real_value(json_object_get(p0, "timed_out_cut_gpu_h")), 1.0, 1e-12);
+	json_decref(root);
+	char *csv = slurp(t.csv, &n);
+	ASSERT(csv);
+	ASSERT_STR_CONTAINS(csv, ",timed_out_jobs,timed_out_gpu_h,timed_out_cut_gpu_h,max_runtime_s\n");
+	/* ... est columns, then 1 job, 400/3600 GPU-h run, 1 GPU-h cut, no queue limit */
+	ASSERT_STR_CONTAINS(csv, ",1,0.1111111111,1,0\nfifo,bucket,1,");
+	ASSERT_STR_CONTAINS(csv, ",2,0.1111111111,2.111111111,50\nfifo:max-runtime=50,bucket,1,");
+	ASSERT_STR_CONTAINS(csv, "\nfifo,bucket,2-8,2,2,0,0,0,550,1000,1.222222222,,,1.222222222,,,,2,0,,,,,,,,,,,,,,,,\n");
+	free(csv);
+	char *h = slurp(t.html, &n);
+	ASSERT(h);
+	ASSERT_STR_CONTAINS(h, "<td colspan=\"4\">Run-time limits</td>");
+	ASSERT_STR_CONTAINS(h, "<tr><td>Every queue's limit (--max-runtime)</td><td class=\"dir\"></td>"
+			    "<td>none</td><td>50 s</td></tr>");
+	ASSERT_STR_CONTAINS(h, "<tr><td>Jobs with a limit of their own (trace max_runtime)</td>"
+			    "<td class=\"dir\"></td><td>1</td><td>1</td></tr>");
+	ASSERT_STR_CONTAINS(h, "<tr><td>Jobs ended by their run-time limit (TIMEOUT)</td><td class=\"dir\">"
+			    "</td><td>1</td><td>2</td></tr>");
+	ASSERT_STR_CONTAINS(h, "<tr><td>GPU-hours of their work the limit cut</td><td class=\"dir\"></td>"
+			    "<td>1.0</td><td>2.1</td></tr>");
+	free(h);
+	tmpf_drop(&t);
+}
+
 TEST(cli_checkpoint_flag_takes_seconds_or_zero)
 {
 	struct tmpf t;
@@ -1002,5 +1062,5 @@ TEST_MAIN(progress_line_has_bar_percent_and_thousands,
 	  never_started_jobs_keep_the_window_open_and_win_no_star,
 	  a_job_evicted_and_never_restarted_waits_to_the_end,
 	  a_replay_that_ends_with_an_eviction_ends_there,
-	  cli_checkpoint_flag_takes_seconds_or_zero,
+	  limits_reach_the_csv_and_the_report, cli_checkpoint_flag_takes_seconds_or_zero,
 	  cli_rejects_an_unwritable_report_before_replaying)

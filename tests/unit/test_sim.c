@@ -28,6 +28,7 @@
 #include "metrics.h"
 #include "synth.h"
 #include "teams.h"
+#include "trace.h"
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -841,6 +842,87 @@ TEST(des_run_time_limit_longer_than_every_job_keeps_the_pinned_logs)
 	}
 }
 
+/*
+ * A job's own limit (the trace's max_runtime, fw_job.max_runtime_s): 1
+ * node x 8 GPUs, tick 10, fifo, no queue limit.
+ *   A  t=0  1000 s  4 GPUs  its own limit 100 s: ended at 100, exactly its
+ *                           limit (a tick), 900 s of its work cut
+ *   B  t=0  1000 s  4 GPUs  no limit of its own: runs its full 1000 s
+ * Nothing waits after 0, so only the limits heap can wake the cycle at
+ * 100 that ends A (under every tick rule): 2 cycles, the start and the
+ * end.  With every queue's limit 200 s too, each job's limit is the
+ * smaller one (fw_job_limit): A still ends at 100, B now at 200.
+ */
+static const char own_limit_trace[] =
+	"job_id,submit_time,duration,gpus_per_task,max_runtime\n"
+	"A,0,1000,4,100\n"
+	"B,0,1000,4,\n";
+
+static int replay_generic(const char *text, const struct fw_sim_opts *o, struct fw_trace *t,
+			  struct fw_sim_result *r)
+{
+	struct fw_teams teams;
+	struct fw_diag d;
+	int rc;
+
+	fw_teams_builtin(&teams);
+	memset(&d, 0, sizeof d);
+	memset(r, 0, sizeof *r);
+	if ((rc = fw_trace_parse_csv(text, strlen(text), "own.csv", 0, t, &d)) != FW_OK)
+		return rc;
+	return fw_sim_run_trace(t, &teams, o, r, &d);
+}
+
+TEST(des_a_jobs_own_limit_ends_it_and_spares_its_neighbour)
+{
+	struct fw_sim_opts o;
+	struct fw_trace t;
+	struct fw_sim_result r;
+
+	for (int rule = 0; rule < 3; rule++) {
+		limits_opts(&o, 0);
+		o.tick_rule = (enum fw_sim_tick_rule)rule;
+		ASSERT_OK(replay_generic(own_limit_trace, &o, &t, &r));
+		ASSERT_EQ(t.v[0].max_runtime, 100);
+		ASSERT_EQ(t.v[1].max_runtime, 0);
+		ASSERT_EQ(r.start[0], 0);
+		ASSERT_EQ(r.start[1], 0);
+		ASSERT_EQ(r.end[0], 100);   /* start + its own limit */
+		ASSERT_EQ(r.cut[0], 900);
+		ASSERT_EQ(r.end[1], 1000);  /* its full duration */
+		ASSERT_EQ(r.cut[1], 0);
+		ASSERT_EQ(r.timed_out, 1);
+		ASSERT_NEAR(r.timed_out_gpu_s, 4.0 * 100, 1e-9);
+		ASSERT_NEAR(r.cut_gpu_s, 4.0 * 900, 1e-9);
+		ASSERT_EQ(r.evictions, 0);
+		ASSERT_EQ(r.cycles, 2);     /* the start, and the limit's wake-up */
+		ASSERT_EQ(r.max_runtime_s, 0);
+		ASSERT_EQ(r.job_limits, 1);
+		fw_sim_result_free(&r);
+		fw_trace_free(&t);
+	}
+	/* the queues' limit 200 s as well: the smaller limit of each job */
+	limits_opts(&o, 200);
+	ASSERT_OK(replay_generic(own_limit_trace, &o, &t, &r));
+	ASSERT_EQ(r.end[0], 100);
+	ASSERT_EQ(r.end[1], 200);
+	ASSERT_EQ(r.cut[1], 800);
+	ASSERT_EQ(r.timed_out, 2);
+	ASSERT_EQ(r.max_runtime_s, 200);
+	fw_sim_result_free(&r);
+	fw_trace_free(&t);
+	/* a limit of its own at or past its duration never binds */
+	limits_opts(&o, 0);
+	ASSERT_OK(replay_generic("job_id,submit_time,duration,gpus_per_task,max_runtime\n"
+				 "A,0,1000,4,1000\nB,0,1000,4,2147483647\n", &o, &t, &r));
+	ASSERT_EQ(r.end[0], 1000);
+	ASSERT_EQ(r.end[1], 1000);
+	ASSERT_EQ(r.timed_out, 0);
+	ASSERT_EQ(r.job_limits, 2);
+	fw_sim_result_free(&r);
+	fw_trace_free(&t);
+}
+
 /* Tick skipping stays exact with limits: for every policy the start log
  * and every job's end equal a cycle at literally every tick, on the
  * staggered trace (50..449 s jobs, limit 200 s) and on a preemptible
@@ -1544,6 +1626,7 @@ TEST(des_cluster10_log_hash_is_pinned)
 	des_run_time_limit_wakes_a_cycle_with_nothing_waiting, \
 	des_run_time_limit_longer_than_every_job_keeps_the_pinned_logs, \
 	des_tick_skipping_is_exact_with_run_time_limits, \
+	des_a_jobs_own_limit_ends_it_and_spares_its_neighbour, \
 	des_node_failure_requeues_its_job_until_the_repair, \
 	des_gpu_failure_evicts_its_jobs_only_and_keeps_the_node, \
 	des_on_evict_checkpoints_shorten_the_rerun, des_builtin_checkpoint_rule_keeps_whole_intervals, \

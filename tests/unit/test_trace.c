@@ -228,6 +228,84 @@ TEST(generic_jsonl_bad_values_name_the_key)
 	fw_trace_free(&t);
 }
 
+/* max_runtime, a job's own run-time limit: 0..2147483647 (fw_job's
+ * 32-bit seconds), empty, absent or null = 0 (none), in CSV and JSONL
+ * alike, and fw_trace_make_job hands it to the engine. */
+TEST(generic_max_runtime_is_a_jobs_own_limit)
+{
+	struct fw_topology topo = { 0, { "" } };
+	struct fw_trace t;
+	struct fw_job j;
+	struct fw_diag d;
+
+	ASSERT_OK(csv("job_id,submit_time,duration,gpus_per_task,max_runtime\n"
+		      "a,0,1000,8,95\nb,0,10,1,\nc,0,10,1,0\nd,0,10,1,2147483647\n", 0, &t, NULL, 0));
+	ASSERT_EQ(t.n, 4);
+	ASSERT_EQ(t.v[0].max_runtime, 95);
+	ASSERT_EQ(t.v[0].expected, 1000); /* the announced runtime is its own */
+	ASSERT_EQ(t.v[1].max_runtime, 0);
+	ASSERT_EQ(t.v[2].max_runtime, 0);
+	ASSERT_EQ(t.v[3].max_runtime, 2147483647);
+	ASSERT_OK(fw_trace_make_job(&t, 0, &topo, &j, &d));
+	ASSERT_EQ(j.max_runtime_s, 95);
+	ASSERT_OK(fw_trace_make_job(&t, 3, &topo, &j, &d));
+	ASSERT_EQ(j.max_runtime_s, INT32_MAX);
+	ASSERT_OK(fw_trace_make_job(&t, 1, &topo, &j, &d));
+	ASSERT_EQ(j.max_runtime_s, 0);
+	fw_trace_free(&t);
+	ASSERT_OK(csv("job_id,submit_time,duration,gpus_per_task\na,0,1000,8\n", 0, &t, NULL, 0));
+	ASSERT_EQ(t.v[0].max_runtime, 0); /* no column: none */
+	fw_trace_free(&t);
+	ASSERT_OK(csv("{\"job_id\":\"a\",\"submit_time\":0,\"duration\":1000,\"gpus_per_task\":8,"
+		      "\"max_runtime\":3600}\n"
+		      "{\"job_id\":\"b\",\"submit_time\":0,\"duration\":10,\"gpus_per_task\":1,"
+		      "\"max_runtime\":null}\n"
+		      "{\"job_id\":\"c\",\"submit_time\":0,\"duration\":10,\"gpus_per_task\":1}\n",
+		      0, &t, NULL, 0));
+	ASSERT_EQ(t.n, 3);
+	ASSERT_EQ(t.v[0].max_runtime, 3600);
+	ASSERT_EQ(t.v[1].max_runtime, 0);
+	ASSERT_EQ(t.v[2].max_runtime, 0);
+	fw_trace_free(&t);
+}
+
+TEST(generic_max_runtime_bad_values_name_line_column_and_field)
+{
+	static const struct { const char *text, *why; } cases[] = {
+		{ "job_id,submit_time,duration,gpus_per_task,max_runtime\na,0,10,1,2147483648\n",
+		  "t.csv:2:10: max_runtime: '2147483648' is out of range 0..2147483647" },
+		{ "job_id,submit_time,duration,gpus_per_task,max_runtime\na,0,10,1,-1\n",
+		  "t.csv:2:10: max_runtime: '-1' is out of range 0..2147483647" },
+		{ "job_id,max_runtime,submit_time,duration,gpus_per_task\na,1h,0,10,1\n",
+		  "t.csv:2:3: max_runtime: '1h' is not a whole number (digits only)" },
+		{ "job_id,submit_time,duration,gpus_per_task,max_runtime\nok,0,10,1,60\nb,0,10,1,9.5\n",
+		  "t.csv:3:10: max_runtime: '9.5' is not a whole number" },
+		{ "job_id,submit_time,duration,gpus_per_task,max_runtime,max_runtime\n",
+		  "t.csv:1:55: header: column 'max_runtime' appears twice" },
+		{ "{\"job_id\":\"a\",\"submit_time\":0,\"duration\":10,\"gpus_per_task\":1,\"max_runtime\":\"95\"}\n",
+		  "t.csv:1:63: max_runtime: must be a number" },
+		{ "{\"job_id\":\"a\",\"submit_time\":0,\"duration\":10,\"gpus_per_task\":1,\"max_runtime\":1.5}\n",
+		  "t.csv:1:63: max_runtime: must be a whole number" },
+		{ "{\"job_id\":\"a\",\"submit_time\":0,\"duration\":10,\"gpus_per_task\":1,\"max_runtime\":4294967296}\n",
+		  "t.csv:1:63: max_runtime: '4294967296' is out of range 0..2147483647" },
+	};
+	char why[512];
+	struct fw_trace t;
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		ASSERT_EQ(csv(cases[i].text, 0, &t, why, sizeof why), FW_EINVAL);
+		ASSERT_STR_EQ(why, cases[i].why);
+		ASSERT(t.v == NULL && t.n == 0);
+	}
+	/* --skip-bad-rows skips such a row and keeps the others */
+	ASSERT_OK(csv(cases[3].text, FW_TRACE_SKIP_BAD, &t, why, sizeof why));
+	ASSERT_EQ(t.n, 1);
+	ASSERT_EQ(t.v[0].max_runtime, 60);
+	ASSERT_EQ(t.skipped, 1);
+	ASSERT_STR_EQ(why, cases[3].why);
+	fw_trace_free(&t);
+}
+
 TEST(itp_rows_are_shaped_into_gangs)
 {
 	struct fw_itp_trace in;
@@ -354,6 +432,58 @@ TEST(sacct_sample_converts_and_reads_back)
 	ASSERT_EQ(t.v[2].duration, 1800);
 	ASSERT_EQ(t.v[2].expected, 1800);   /* Partition_Limit: = duration */
 	ASSERT_EQ(t.v[2].groups[0].mem_mib, 128000);
+	fw_trace_free(&t);
+}
+
+/* Timelimit stays expected_runtime; --time-limits (FW_SACCT_TIME_LIMITS)
+ * also writes it as max_runtime, a last column, so the replay ends a job at
+ * its limit; a limit of 0, none (UNLIMITED, Partition_Limit, empty) or past
+ * 2147483647 s leaves it empty.  Without the flag the output is as before. */
+TEST(sacct_time_limits_fill_max_runtime_only_when_asked)
+{
+	char *in, *out;
+	size_t len, olen, skipped;
+	struct fw_trace t;
+	struct fw_diag d;
+	static const char huge[] =
+		"JobID|Submit|Start|Elapsed|Timelimit|AllocTRES|NNodes|State\n"
+		"7|2024-03-01T10:00:00|2024-03-01T10:00:00|02:00:00|30000-00:00:00|gres/gpu=8,node=1|1|COMPLETED\n"
+		"8|2024-03-01T10:00:00|2024-03-01T10:01:00|01:00:30|01:00:00|gres/gpu=8,node=1|1|TIMEOUT\n"
+		"9|2024-03-01T10:00:00|2024-03-01T10:01:00|00:10:00|00:00:00|gres/gpu=8,node=1|1|COMPLETED\n";
+
+	ASSERT_OK(fw_itp_slurp("tests/data/sacct_sample.txt", &in, &len, &d));
+	ASSERT_OK(fw_sacct_convert(in, len, "sacct_sample.txt", 0, &out, &olen, &skipped, &d));
+	static const char head[] = "job_id,submit_time,duration,expected_runtime,queue,user,priority,"
+				   "tasks,gpus_per_task,cpu_milli,mem_mib,gpu_model\n1001,";
+	ASSERT(olen > sizeof head && !strncmp(out, head, sizeof head - 1));
+	ASSERT_OK(fw_trace_parse_csv(out, olen, "converted.csv", 0, &t, &d));
+	free(out);
+	for (size_t i = 0; i < t.n; i++)
+		ASSERT_EQ(t.v[i].max_runtime, 0);
+	fw_trace_free(&t);
+	ASSERT_OK(fw_sacct_convert(in, len, "sacct_sample.txt", FW_SACCT_TIME_LIMITS, &out, &olen,
+				   &skipped, &d));
+	free(in);
+	ASSERT_STR_CONTAINS(out, ",gpu_model,max_runtime\n1001,0,7200,14400,");
+	ASSERT_OK(fw_trace_parse_csv(out, olen, "converted.csv", 0, &t, &d));
+	free(out);
+	ASSERT_EQ(t.n, 3);
+	ASSERT_EQ(t.v[0].expected, 14400);    /* Timelimit 04:00:00, both */
+	ASSERT_EQ(t.v[0].max_runtime, 14400);
+	ASSERT_EQ(t.v[1].max_runtime, 172800); /* 2-00:00:00 */
+	ASSERT_EQ(t.v[2].expected, 1800);     /* Partition_Limit: no limit */
+	ASSERT_EQ(t.v[2].max_runtime, 0);
+	fw_trace_free(&t);
+	ASSERT_OK(fw_sacct_convert(huge, sizeof huge - 1, "huge.txt", FW_SACCT_TIME_LIMITS, &out, &olen,
+				   &skipped, &d));
+	ASSERT_OK(fw_trace_parse_csv(out, olen, "converted.csv", 0, &t, &d));
+	free(out);
+	ASSERT_EQ(t.n, 3);
+	ASSERT_EQ(t.v[0].expected, INT64_C(30000) * 86400);
+	ASSERT_EQ(t.v[0].max_runtime, 0);    /* 82 years: past fw_job's 32 bits */
+	ASSERT_EQ(t.v[1].duration, 3630);    /* a TIMEOUT job ran past its limit */
+	ASSERT_EQ(t.v[1].max_runtime, 3600); /* ... and the replay ends it there */
+	ASSERT_EQ(t.v[2].max_runtime, 0);    /* 0: no limit */
 	fw_trace_free(&t);
 }
 
@@ -865,8 +995,10 @@ int main(void)
 		generic_bom_blank_lines_and_unnamed_columns, generic_minus_zero_only_for_priority,
 		generic_skip_bad_rows_counts_and_keeps_the_first_reason,
 		generic_jsonl_reads_the_same_keys, generic_jsonl_bad_values_name_the_key,
+		generic_max_runtime_is_a_jobs_own_limit, generic_max_runtime_bad_values_name_line_column_and_field,
 		itp_rows_are_shaped_into_gangs, openb_pods_become_a_trace,
-		sacct_sample_converts_and_reads_back, sacct_bad_values_name_line_and_column, sacct_end_minus_start_and_malformed_rows,
+		sacct_sample_converts_and_reads_back, sacct_time_limits_fill_max_runtime_only_when_asked,
+		sacct_bad_values_name_line_and_column, sacct_end_minus_start_and_malformed_rows,
 		sacct_durations_follow_slurm, sacct_impossible_dates_are_refused,
 		sacct_huge_typed_gpu_sum_is_refused, control_bytes_are_masked_in_messages,
 		sacct_bom_gpu_types_and_no_jobs, jobs_larger_than_the_fleet_are_named, typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, a_header_of_another_format_is_named, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes,
@@ -877,8 +1009,10 @@ int main(void)
 		"generic_bom_blank_lines_and_unnamed_columns, generic_minus_zero_only_for_priority, "
 		"generic_skip_bad_rows_counts_and_keeps_the_first_reason, "
 		"generic_jsonl_reads_the_same_keys, generic_jsonl_bad_values_name_the_key, "
+		"generic_max_runtime_is_a_jobs_own_limit, generic_max_runtime_bad_values_name_line_column_and_field, "
 		"itp_rows_are_shaped_into_gangs, openb_pods_become_a_trace, "
-		"sacct_sample_converts_and_reads_back, sacct_bad_values_name_line_and_column, "
+		"sacct_sample_converts_and_reads_back, sacct_time_limits_fill_max_runtime_only_when_asked, "
+		"sacct_bad_values_name_line_and_column, "
 		"sacct_end_minus_start_and_malformed_rows, "
 		"sacct_durations_follow_slurm, sacct_impossible_dates_are_refused, "
 		"sacct_huge_typed_gpu_sum_is_refused, control_bytes_are_masked_in_messages, "
