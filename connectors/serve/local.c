@@ -14,7 +14,25 @@
  * ends, `timeout`, at that plan's time, as Slurm's TIMEOUT: final like
  * done, failed and cancelled, not a failure of its nodes.  Its own
  * maxRuntime is part of its stored document (codec.c), so it outlives a
- * restart.  An evicted job
+ * restart.
+ *
+ * Run-time limits the cycle cannot see: read() also applies a running
+ * job's limit (fw_job_limit over the queues of the snapshot it fills: the
+ * daemon's) where no cycle could have ended it: when its runtime is up
+ * too (read() would otherwise finish it before the cycle sees it), and at
+ * the first read after open for a limit that passed before the open (no
+ * daemon ran).  Such a job ends `timeout` at start + limit, when the limit
+ * falls before its runtime's end (or it has no runtime), with the row the
+ * cycle would log (evict, time_limit, the same text; cycle 0: the
+ * backend's own, as a fleet-change requeue's), in the transaction of its
+ * state.  A runtime ending at the limit's very instant wins (`done`), as
+ * in a running daemon, whose read() finishes it before the cycle that
+ * would end it at its limit.  Other limits reached while the daemon runs
+ * are left to the cycle (at its plan's time), so a limit lowered under
+ * what a job has run ends it at the next cycle, not in the past (unless
+ * its runtime is up by then too: then at start + the new limit).
+ *
+ * An evicted job
  * keeps the whole checkpoints of its run (one every checkpointInterval
  * seconds after its start; none without one): restarted, it runs only the
  * rest of its runtime, and the snapshot gives the engine that rest as its
@@ -137,6 +155,10 @@ struct fw_backend {
 	struct fw_health_rec *fail;    /* per fleet node: its job failures */
 	bool fail_stale;               /* a job failed since the last tally */
 	fw_time now;                   /* the last read's (open's until then) */
+	fw_time opened;                /* open's time (cfg->now) */
+	bool caught_up;                /* a read has ended the jobs whose limit
+					* passed before opened (finish_due) */
+	uint64_t timed_out;            /* jobs read() ended at their limit */
 	char why[512];                 /* open(): the stored job that failed */
 };
 
@@ -750,7 +772,7 @@ static int local_open(const struct fw_backend_config *cfg, struct fw_backend **o
 		return FW_ENOMEM;
 	}
 	b->gen = 1;
-	b->now = cfg->now;
+	b->now = b->opened = cfg->now;
 	fw_health_config_default(&b->hcfg);
 	for (int32_t i = 0; i < n; i++)
 		b->nodeix[i] = (struct nameref){ cfg->fleet->nodes[i].name, i };
@@ -781,67 +803,124 @@ static int local_open(const struct fw_backend_config *cfg, struct fw_backend **o
 	return FW_OK;
 }
 
-/* A running job whose runtime is up at now: how it ends (its end time in
- * *end); false when it runs on. */
-static bool due(const struct ljob *lj, fw_time now, fw_time *end)
+/* A running job as the snapshot's queues see it: its job with its
+ * queue's index in s (-1 when s lacks it: its own limit alone binds). */
+static struct fw_job job_in(const struct fw_snapshot *s, const struct ljob *lj)
 {
-	fw_time rt = lj->bj.job.expected_runtime - lj->kept;
+	struct fw_job j = lj->bj.job;
 
-	*end = lj->start + rt;
-	return lj->state == L_RUNNING && lj->bj.job.expected_runtime > 0 && now >= *end;
+	j.queue = fw_snapshot_find_queue(s, lj->bj.queue);
+	return j;
 }
 
-static struct ljob finished(const struct ljob *lj, fw_time end)
+/* How a running job has ended by s->now (its end time in *end): done or
+ * failed at its runtime's end; timeout at start + its limit where the
+ * cycle could not have ended it (the file comment: its runtime is up too,
+ * or the limit passed before the open, seen at the first read), when the
+ * limit comes strictly first; L_RUNNING when it runs on (or is not
+ * running). */
+static enum lstate ending(const struct fw_backend *b, const struct fw_snapshot *s, const struct ljob *lj,
+			  fw_time *end)
 {
-	struct ljob f = *lj; /* shares place: only read */
+	fw_time rt = lj->bj.job.expected_runtime, run_end = lj->start + rt - lj->kept, lim, lim_end;
+	bool runs_out = rt > 0 && s->now >= run_end;
 
-	f.state = lj->bj.exit_code ? L_FAILED : L_DONE;
+	if (lj->state != L_RUNNING || (!runs_out && b->caught_up))
+		return L_RUNNING;
+	struct fw_job j = job_in(s, lj);
+	lim = fw_job_limit(s, &j);
+	lim_end = lj->start + lim;
+	if (lim > 0 && (rt <= 0 || lim_end < run_end) && (runs_out || (lim_end < b->opened && lim_end <= s->now))) {
+		*end = lim_end;
+		return L_TIMEOUT;
+	}
+	*end = run_end;
+	return !runs_out ? L_RUNNING : lj->bj.exit_code ? L_FAILED : L_DONE;
+}
+
+/* The job as it ends (st at end): a timeout gives its nodes back, as at
+ * the cycle's EVICT (do_evict); a finished job keeps them, shared (only
+ * read: count_failure). */
+static struct ljob ended_as(const struct ljob *lj, enum lstate st, fw_time end)
+{
+	struct ljob f = *lj;
+
+	f.state = st;
 	f.end = end;
+	if (st == L_TIMEOUT) {
+		f.place = NULL;
+		f.nplace = 0;
+	}
 	return f;
 }
 
-/* Phase 1 of finish_due: write every due job's end, in one transaction. */
-static int write_finished(struct fw_backend *b, fw_time now)
+/* The decision-log row of a job read() ended at its limit: the cycle's
+ * (evict, time_limit, fw_serve_evict_text with a = b = its limit: it ran
+ * exactly that), at its end; cycle 0, as the backend's own. */
+static int log_timeout(struct fw_backend *b, const struct fw_snapshot *s, const struct ljob *lj, fw_time end)
+{
+	struct fw_job j = job_in(s, lj);
+	char text[FW_SERVE_EVICT_MAX];
+	fw_time lim = end - lj->start;
+	struct fw_store_decision dec = { 0, end, b->gen, fw_decision_name(FW_DECIDE_EVICT), lj->bj.job.name, "",
+					 fw_reason_name(FW_REASON_TIME_LIMIT), text };
+
+	fw_serve_evict_text(s, &j, FW_REASON_TIME_LIMIT, lim, lim, text, sizeof text);
+	return fw_store_log_decision(b->store, &dec);
+}
+
+/* Phase 1 of finish_due: write every ending job's end (and a timeout's
+ * row), in one transaction. */
+static int write_finished(struct fw_backend *b, const struct fw_snapshot *s)
 {
 	fw_time end;
 	int rc = fw_store_begin(b->store);
 
 	for (int32_t i = 0; i < b->njobs && rc == FW_OK; i++) {
-		if (!due(&b->jobs[i], now, &end))
+		enum lstate st = ending(b, s, &b->jobs[i], &end);
+		if (st == L_RUNNING)
 			continue;
-		struct ljob f = finished(&b->jobs[i], end);
+		struct ljob f = ended_as(&b->jobs[i], st, end);
 		rc = save(b, &f);
+		if (rc == FW_OK && st == L_TIMEOUT)
+			rc = log_timeout(b, s, &b->jobs[i], end);
 	}
 	return rc == FW_OK ? fw_store_commit(b->store) : rc;
 }
 
-/* Finish every running job whose runtime has passed: done, or failed when
- * it exits non-zero.  Phases: write them all in one transaction; then,
- * only once it committed, change them in memory.  A store error changes
- * nothing and is returned with *d (the next read tries again). */
-static int finish_due(struct fw_backend *b, fw_time now, struct fw_diag *d)
+/* End every running job whose runtime has passed (done, or failed when it
+ * exits non-zero) or that read() ends at its limit (timeout: ending).
+ * Phases: write them all in one transaction; then, only once it
+ * committed, change them in memory.  A store error changes nothing and is
+ * returned with *d (the next read tries again, the first read's catch-up
+ * with it). */
+static int finish_due(struct fw_backend *b, const struct fw_snapshot *s, struct fw_diag *d)
 {
 	int32_t n = 0;
 	fw_time end;
 	int rc;
 
 	for (int32_t i = 0; i < b->njobs; i++)
-		n += due(&b->jobs[i], now, &end);
-	if (n == 0)
-		return FW_OK;
-	if ((rc = write_finished(b, now)) != FW_OK) {
+		n += ending(b, s, &b->jobs[i], &end) != L_RUNNING;
+	if (n > 0 && (rc = write_finished(b, s)) != FW_OK) {
 		rc = fw_diag_set(d, rc, "", 0, 0, "store", "cannot record the %d job(s) that finished: %s", n,
 				 fw_store_errmsg(b->store));
 		fw_store_rollback(b->store);
 		return rc;
 	}
-	for (int32_t i = 0; i < b->njobs; i++) {
-		if (!due(&b->jobs[i], now, &end))
+	for (int32_t i = 0; n > 0 && i < b->njobs; i++) {
+		enum lstate st = ending(b, s, &b->jobs[i], &end);
+		if (st == L_RUNNING)
 			continue;
-		b->jobs[i] = finished(&b->jobs[i], end);
-		b->fail_stale |= b->jobs[i].state == L_FAILED;
+		if (st == L_TIMEOUT)
+			free(b->jobs[i].place);
+		b->jobs[i] = ended_as(&b->jobs[i], st, end);
+		b->fail_stale |= st == L_FAILED;
+		b->timed_out += st == L_TIMEOUT;
 	}
-	b->gen++;
+	if (n > 0)
+		b->gen++;
+	b->caught_up = true;
 	return FW_OK;
 }
 
@@ -1052,7 +1131,7 @@ static int local_read(struct fw_backend *b, struct fw_snapshot *s, struct fw_bac
 	int rc;
 
 	b->now = s->now;
-	if ((rc = finish_due(b, s->now, d)) != FW_OK)
+	if ((rc = finish_due(b, s, d)) != FW_OK)
 		return rc;
 	for (int32_t i = 0; i < b->fleet->nnodes; i++) {
 		struct fw_node n = b->fleet->nodes[i];
@@ -1381,4 +1460,9 @@ int fw_local_each_job(struct fw_backend *b, int (*fn)(void *ctx, const struct fw
 			return rc;
 	}
 	return FW_OK;
+}
+
+uint64_t fw_local_timed_out(const struct fw_backend *b)
+{
+	return b->timed_out;
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "local.h"
 #include "serve_int.h"
 
 struct buf {
@@ -251,10 +252,12 @@ char *fw_metrics_render(struct fw_serve *d)
 	counter(&b, "fairway_cycles_failed_total", "Cycles that failed (see the daemon's log).", m->failed);
 	counter(&b, "fairway_starts_total", "Jobs started.", m->starts);
 	counter(&b, "fairway_evictions_total", "Jobs evicted (reclaim or preemption).", m->evictions);
+	/* the cycle's ends, and the local backend's own for limits that
+	 * passed while no daemon ran (local.c) */
 	counter(&b, "fairway_jobs_timed_out_total",
 		"Running jobs ended by their run-time limit (maxRuntime: their own or their queue's); not requeued, "
 		"not in evictions.",
-		m->timed_out);
+		m->timed_out + (d->bops == &fw_backend_local && d->be ? fw_local_timed_out(d->be) : 0));
 	losses(&b, m);
 	counter(&b, "fairway_reservations_made_total", "Backfill reservations made or moved.", m->reserves);
 	counter(&b, "fairway_drains_total", "Nodes drained in the backend (health).", m->drains);

@@ -8,6 +8,8 @@
 #   - no decision was applied twice: per job, the logged starts and
 #     evictions alternate beginning with a start, their count equals the
 #     job's own start counter, and every started job has its start logged.
+# Then, on a fleet with run-time limits, once while jobs run: down past
+# their limits, they end `timeout` at their limit at the restart.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/serve_lib.sh "$1"
@@ -119,6 +121,57 @@ check "no acknowledged job is missing from the store" [ "$(val missing_jobs)" = 
 check "every queue holds its last acknowledged quota (or a later attempt)" [ "$(val bad_queues)" = 0 ]
 check "no decision applied twice or applied without its log entry" [ "$(val double_or_lost_decisions)" = 0 ]
 check "jobs did start across the restarts" [ "$(val started_jobs)" -ge 20 ]
+# --- run-time limits that pass while the daemon is down ------------------------
+# Jobs run on a fleet whose queue capped limits its jobs to 3 s; the daemon
+# is killed (kill -9) while they run and stays down past their limits and
+# runtimes.  At the restart the local backend ends, at its first read, the
+# jobs whose limit came first `timeout` at start + 3 (their queue's limit,
+# their own, one with no runtime), with the cycle's reason text, and the
+# one whose runtime (2 s) came first `done` at start + 2 (docs/serve.md).
+cat >"$T/limits.yaml" <<'EOF2'
+now: 0
+nodes:
+  - {name: solo, gpus: 8, cpu: 64, memory: 512Gi}
+queues:
+  - name: q
+    resources: {gpu: {quota: 4}}
+  - name: capped
+    maxRuntime: 3
+    resources: {gpu: {quota: 4}}
+EOF2
+S=$T/state-limits
+PORT=$(free_port)
+if start_daemon "$S" "$PORT" --config "$T/limits.yaml"; then
+	TOKEN=$(cat "$S/token")
+	for j in '"name":"q-capped","queue":"capped","runtime":8' '"name":"own-capped","queue":"q","runtime":8,"maxRuntime":3' \
+		'"name":"forever","queue":"q","runtime":0,"maxRuntime":3' '"name":"fits","queue":"capped","runtime":2'; do
+		req POST /v1/jobs "{$j,\"tasks\":[{\"gpus\":1}]}"
+	done
+	req POST /v1/cycle
+	becomes "the four jobs run" "/v1/jobs?state=running" 'len(j["jobs"]) == 4'
+	kill -KILL "$DPID" 2>/dev/null
+	wait "$DPID" 2>/dev/null
+	sleep 9 # past every limit (3 s) and runtime (8 s)
+	start_daemon "$S" "$PORT" --config "$T/limits.yaml" || bad "the daemon restarts after kill -9"
+	for j in q-capped own-capped forever; do
+		job_is "$j, its limit passed while the daemon was down: timeout at start + 3" "$j" \
+			'j["state"] == "timeout" and j["endTime"] - j["startTime"] == 3 and j["reason"] == "time_limit"'
+	done
+	req GET /v1/jobs/q-capped
+	check "... its text names its queue's limit, as the cycle's" [ "$(jfield 'j.get("reasonText")')" = \
+		'ended: it has run 3 s and the run-time limit (maxRuntime) of its queue "capped" is 3 s; it is stopped, not requeued' ]
+	req GET /v1/jobs/own-capped
+	check "... own-capped's names its own limit" \
+		[ "$(jfield '"its own run-time limit (maxRuntime) is 3 s" in j.get("reasonText", "")')" = True ]
+	job_is "fits, its runtime (2 s) before its limit: done at start + 2" fits \
+		'j["state"] == "done" and j["endTime"] - j["startTime"] == 2'
+	check "/metrics counts the three in fairway_jobs_timed_out_total" \
+		[ "$(curl -s "http://127.0.0.1:$PORT/metrics" | awk '$1 == "fairway_jobs_timed_out_total" {print $2}')" = 3 ]
+	stop_daemon
+else
+	bad "the daemon starts on limits.yaml" "$(tail -5 "$T/daemon.log")"
+fi
+
 if grep -E 'ERROR: AddressSanitizer|runtime error' "$T/daemon.log"; then
 	bad "no sanitizer report in any daemon run"
 else

@@ -8,7 +8,9 @@
  * after a reopen.  A queue's deserved GPUs of a model survive a reopen of
  * the store and become the snapshot's model_deserved entries.  A job the
  * core ends at its run-time limit, its queue's or its own (which the
- * store keeps with it), ends `timeout`, never requeued.
+ * store keeps with it), ends `timeout`, never requeued; one whose limit
+ * passed while the daemon was down, or with its runtime up too, is ended
+ * at its limit by the backend's read.
  */
 #include <math.h>
 #include <stdio.h>
@@ -1031,6 +1033,254 @@ TEST(a_job_on_a_node_the_fleet_shrank_is_requeued)
 	fw_snapshot_free(small);
 }
 
+/* --- run-time limits no cycle could apply (local.c: read() applies them) --- */
+/* The daemon's skeleton at now when queue q's parent "top" has a
+ * run-time limit of limit seconds (0: none). */
+static struct fw_snapshot *limited_skeleton(fw_time now, fw_time limit)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	struct fw_queue top, q;
+
+	fw_queue_init(&top);
+	fw_queue_init(&q);
+	strcpy(top.name, "top");
+	top.max_runtime_s = limit;
+	strcpy(q.name, "q");
+	q.parent = 0;
+	if (fw_snapshot_add_queue(s, &top) != 0 || fw_snapshot_add_queue(s, &q) != 1)
+		abort();
+	s->now = now;
+	return s;
+}
+
+/* The world read into it. */
+static struct fw_snapshot *limited_world(struct fw_backend *b, fw_time now, fw_time limit,
+					 struct fw_backend_world *w)
+{
+	struct fw_snapshot *s = limited_skeleton(now, limit);
+
+	if (fw_backend_local.read(b, s, w, NULL) != FW_OK)
+		abort();
+	return s;
+}
+
+/* Start job at now on the GPUs mask of node (after a read at now). */
+static void start_masked(struct fw_backend *b, const char *job, fw_time now, const char *node, uint32_t mask)
+{
+	struct fw_backend_placement p = { "", 0, mask, 1000 };
+	struct fw_backend_action a;
+	struct fw_backend_world w;
+	int status = -100;
+	struct fw_backend_result r = { .status = &status };
+
+	fw_snapshot_free(world(b, now, &w));
+	snprintf(p.node, sizeof p.node, "%s", node);
+	memset(&a, 0, sizeof a);
+	a.kind = FW_DECIDE_START;
+	snprintf(a.job, sizeof a.job, "%s", job);
+	a.at = now;
+	a.nplacements = 1;
+	a.placements = &p;
+	if (fw_backend_local.apply(b, w.generation, &a, 1, &r) != FW_OK || status != FW_OK)
+		abort();
+}
+
+static int submit_limited(struct fw_backend *b, const char *name, fw_time runtime, int32_t limit)
+{
+	struct fw_backend_job j = job_named(name);
+	j.job.expected_runtime = runtime;
+	j.job.max_runtime_s = limit;
+	return fw_backend_local.submit(b, &j, 1000, NULL);
+}
+
+/* Close *b (the daemon stops) and open it again from the store alone at
+ * now (its restart). */
+static void reopen_at(struct fw_backend **b, fw_time now)
+{
+	struct fw_backend_config cfg;
+
+	fw_backend_local.close(*b);
+	memset(&cfg, 0, sizeof cfg);
+	cfg.fleet = fleet;
+	cfg.store = store;
+	cfg.now = now;
+	if (fw_backend_local.open(&cfg, b, NULL))
+		abort();
+}
+
+static fw_time end_of(struct fw_backend *b, const char *job)
+{
+	const char *state;
+	fw_time sub, start, end = -1;
+
+	fw_local_job_info(b, job, &state, &sub, &start, &end, NULL, NULL);
+	return end;
+}
+
+/* Queue q's parent "top" limits its jobs to 100 s; the daemon is down
+ * from 1050 to 1500.  "long" (runtime 300, started at 1000) reached its
+ * limit at 1100, before its runtime's end at 1300: the first read after
+ * the reopen ends it `timeout` at 1100, not `done` at 1300, with the row
+ * the cycle logs (evict, time_limit, its text; cycle 0: the backend's
+ * own), and counts it.  "forever" (runtime 0: until cancelled) ends
+ * `timeout` at 1100 too.  "short" (runtime 50) was done at 1050, before
+ * its limit: `done` there, no row.  A store that refuses the timeouts
+ * changes nothing and the next read catches up all the same; the store
+ * keeps what it did. */
+TEST(a_queue_limit_passed_while_the_daemon_was_down_ends_jobs_at_it)
+{
+	struct fw_backend *b;
+	struct fw_backend_world w;
+	struct fw_snapshot *s;
+	struct fw_diag d;
+	char last[256] = "";
+	int rows = 0;
+
+	setup(&b);
+	ASSERT_EQ(submit(b, "long", 300), FW_OK);
+	ASSERT_EQ(submit(b, "short", 50), FW_OK);
+	ASSERT_EQ(submit(b, "forever", 0), FW_OK);
+	start_masked(b, "long", 1000, "n0", 0x0f);
+	start_masked(b, "short", 1000, "n0", 0xf0);
+	start_masked(b, "forever", 1000, "n1", 0x0f);
+	s = limited_world(b, 1040, 100, &w);
+	ASSERT_EQ(s->njobs, 3); /* all under their limit */
+	fw_snapshot_free(s);
+	reopen_at(&b, 1500);
+
+	fail_writes_of("timeout");
+	s = limited_skeleton(1500, 100);
+	memset(&d, 0, sizeof d);
+	ASSERT_EQ(fw_backend_local.read(b, s, &w, &d), FW_EIO);
+	fw_snapshot_free(s);
+	ASSERT_STR_CONTAINS(d.msg, "cannot record the 3 job(s) that finished");
+	ASSERT_STR_EQ(state_of(b, "long"), "running");
+	ASSERT_STR_EQ(state_of(b, "short"), "running");
+	ASSERT_EQ(fw_store_job_decisions(store, "long", 10, count_decisions, &rows), FW_OK);
+	ASSERT_EQ(rows, 0);
+	ASSERT_EQ(fw_local_timed_out(b), 0);
+	drop_failing();
+
+	s = limited_world(b, 1510, 100, &w);
+	ASSERT_EQ(s->njobs, 0);
+	fw_snapshot_free(s);
+	ASSERT_STR_EQ(state_of(b, "long"), "timeout");
+	ASSERT_EQ(end_of(b, "long"), 1100);
+	ASSERT_STR_EQ(state_of(b, "forever"), "timeout");
+	ASSERT_EQ(end_of(b, "forever"), 1100);
+	ASSERT_STR_EQ(state_of(b, "short"), "done");
+	ASSERT_EQ(end_of(b, "short"), 1050);
+	ASSERT_EQ(fw_local_timed_out(b), 2);
+	ASSERT_EQ(fw_store_job_decisions(store, "long", 10, last_decision, last), FW_OK);
+	ASSERT_STR_EQ(last, "evict time_limit 0 | ended: it has run 100 s and the run-time limit (maxRuntime) of "
+			    "queue \"top\", above its queue \"q\", is 100 s; it is stopped, not requeued");
+	ASSERT_EQ(fw_store_job_decisions(store, "long", 10, count_decisions, &rows), FW_OK);
+	ASSERT_EQ(rows, 1);
+	rows = 0;
+	ASSERT_EQ(fw_store_job_decisions(store, "short", 10, count_decisions, &rows), FW_OK);
+	ASSERT_EQ(rows, 0);
+
+	reopen_at(&b, 1600); /* the store keeps it */
+	ASSERT_STR_EQ(state_of(b, "long"), "timeout");
+	ASSERT_EQ(end_of(b, "long"), 1100);
+	ASSERT_STR_EQ(state_of(b, "short"), "done");
+	s = limited_world(b, 1600, 100, &w);
+	ASSERT_EQ(s->njobs, 0);
+	fw_snapshot_free(s);
+	ASSERT_EQ(fw_store_job_decisions(store, "long", 10, count_decisions, &rows), FW_OK);
+	ASSERT_EQ(rows, 1); /* once */
+	teardown(b);
+}
+
+/* The same with jobs' own limits, queue q setting none: "capped" (runtime
+ * 300, maxRuntime 100) ends `timeout` at 1100 with its own limit's text,
+ * "forever" (runtime 0, maxRuntime 200) at 1200, each at its own. */
+TEST(a_jobs_own_limit_passed_while_the_daemon_was_down_ends_it_at_it)
+{
+	struct fw_backend *b;
+	struct fw_backend_world w;
+	struct fw_snapshot *s;
+	char last[256] = "";
+
+	setup(&b);
+	ASSERT_EQ(submit_limited(b, "capped", 300, 100), FW_OK);
+	ASSERT_EQ(submit_limited(b, "forever", 0, 200), FW_OK);
+	start_masked(b, "capped", 1000, "n0", 0x0f);
+	start_masked(b, "forever", 1000, "n1", 0x0f);
+	reopen_at(&b, 1500);
+	s = world(b, 1500, &w);
+	ASSERT_EQ(s->njobs, 0);
+	fw_snapshot_free(s);
+	ASSERT_STR_EQ(state_of(b, "capped"), "timeout");
+	ASSERT_EQ(end_of(b, "capped"), 1100);
+	ASSERT_STR_EQ(state_of(b, "forever"), "timeout");
+	ASSERT_EQ(end_of(b, "forever"), 1200);
+	ASSERT_EQ(fw_store_job_decisions(store, "capped", 10, last_decision, last), FW_OK);
+	ASSERT_STR_EQ(last, "evict time_limit 0 | ended: it has run 100 s and its own run-time limit (maxRuntime) "
+			    "is 100 s; it is stopped, not requeued");
+	ASSERT_EQ(fw_store_job_decisions(store, "forever", 10, last_decision, last), FW_OK);
+	ASSERT_STR_CONTAINS(last, "it has run 200 s and its own run-time limit (maxRuntime) is 200 s");
+	teardown(b);
+}
+
+/* What read() leaves to the cycle, and the instant both fall on (queue
+ * limit 100 s, all started at 1000 by a daemon up since then).  "tie"
+ * (runtime 100) ends `done` at 1100: its runtime ends at its limit's very
+ * instant, and a running daemon's read() finishes it before the cycle
+ * looks.  "missed" (runtime 150), next read at 1200 (no cycle between:
+ * a long period), ends `timeout` at 1100: its runtime is up too.  "long"
+ * (runtime 3600) runs on at 1200, past its limit: the daemon was up when
+ * it was reached, so the cycle ends it (at its plan's time).  Down from
+ * 1250 to 1290: at the first read after the reopen "long" (its limit
+ * reached at 1100, before the reopen) ends `timeout` at 1100, and "late"
+ * (started at 1200: its limit at 1300, after the reopen) runs on, the
+ * cycle's; and still when its limit is lowered to 50 s at 1500, though
+ * 1250 is before the reopen: that limit was not in force then. */
+TEST(limits_reached_while_the_daemon_runs_are_the_cycles)
+{
+	struct fw_backend *b;
+	struct fw_backend_world w;
+	struct fw_snapshot *s;
+
+	setup(&b);
+	ASSERT_EQ(submit(b, "tie", 100), FW_OK);
+	ASSERT_EQ(submit(b, "missed", 150), FW_OK);
+	ASSERT_EQ(submit(b, "long", 3600), FW_OK);
+	ASSERT_EQ(submit(b, "late", 3600), FW_OK);
+	start_masked(b, "tie", 1000, "n0", 0x0f);
+	start_masked(b, "missed", 1000, "n0", 0xf0);
+	start_masked(b, "long", 1000, "n1", 0x0f);
+	fw_snapshot_free(limited_world(b, 1050, 100, &w));
+	s = limited_world(b, 1200, 100, &w);
+	ASSERT_EQ(s->njobs, 2); /* long, late (pending) */
+	ASSERT_EQ(s->jobs[job_index(s, "long")].state, FW_JOB_RUNNING);
+	fw_snapshot_free(s);
+	ASSERT_STR_EQ(state_of(b, "tie"), "done");
+	ASSERT_EQ(end_of(b, "tie"), 1100);
+	ASSERT_STR_EQ(state_of(b, "missed"), "timeout");
+	ASSERT_EQ(end_of(b, "missed"), 1100);
+	ASSERT_EQ(fw_local_timed_out(b), 1);
+	start_masked(b, "late", 1200, "n1", 0xf0);
+	fw_snapshot_free(limited_world(b, 1250, 100, &w));
+	ASSERT_STR_EQ(state_of(b, "long"), "running");
+
+	reopen_at(&b, 1290);
+	s = limited_world(b, 1400, 100, &w);
+	ASSERT_EQ(s->njobs, 1);
+	ASSERT_STR_EQ(s->jobs[0].name, "late");
+	ASSERT_EQ(s->jobs[0].state, FW_JOB_RUNNING);
+	fw_snapshot_free(s);
+	ASSERT_STR_EQ(state_of(b, "long"), "timeout");
+	ASSERT_EQ(end_of(b, "long"), 1100);
+	ASSERT_STR_EQ(state_of(b, "late"), "running");
+	s = limited_world(b, 1500, 50, &w); /* lowered: its limit now at 1250, before the reopen */
+	ASSERT_EQ(s->njobs, 1);             /* not applied to the past: the cycle's, at its plan's time */
+	ASSERT_EQ(s->jobs[0].state, FW_JOB_RUNNING);
+	fw_snapshot_free(s);
+	ASSERT_STR_EQ(state_of(b, "late"), "running");
+	teardown(b);
+}
+
 static const char labelled_yaml[] =
 	"now: 0\n"
 	"nodes:\n"
@@ -1622,7 +1872,9 @@ TEST_MAIN(stale_generation_changes_nothing_and_actions_are_idempotent, slices_be
 	  a_job_past_its_own_limit_ends_as_timeout, a_config_jobs_own_limit_is_seeded_or_refused,
 	  thousands_of_jobs_are_found_by_name, jobs_with_a_non_zero_exit_code_fail, failed_jobs_make_their_node_suspect,
 	  failures_count_per_node_within_the_window, a_job_requeued_by_a_fleet_change_has_a_decision,
-	  a_job_on_a_node_the_fleet_shrank_is_requeued, a_finish_the_store_refuses_changes_nothing,
+	  a_job_on_a_node_the_fleet_shrank_is_requeued, a_queue_limit_passed_while_the_daemon_was_down_ends_jobs_at_it,
+	  a_jobs_own_limit_passed_while_the_daemon_was_down_ends_it_at_it, limits_reached_while_the_daemon_runs_are_the_cycles,
+	  a_finish_the_store_refuses_changes_nothing,
 	  reload_after_a_rollback_restores_the_committed_world, node_selectors_become_node_filters,
 	  task_group_selectors_become_group_filters, queue_usage_decays_once_per_pass,
 	  users_usage_is_kept_per_queue, a_backends_usage_becomes_the_daemons)
