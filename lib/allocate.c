@@ -696,7 +696,7 @@ static int try_job(struct cyc *y, struct memo *m, int32_t pos)
 
 	r->job = jx;
 	y->considered++;
-	if (over_limit(y, ji->queue, ji->req, r) ||
+	if (over_limit(y, ji->queue, ji->req, r) || fw__over_budget(y, ji->queue, r) ||
 	    !fw__mlim_gate_as(y, jx, ji->shape >= 0 ? &m->shp[ji->shape] : NULL, &open, r))
 		return FW_OK;
 	gated = open != fw__mlim_all(y);

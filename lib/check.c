@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "fairway/check.h"
+#include "fairway/fairshare.h"
 
 #define FAIL(d, field, ...) fw_diag_set((d), FW_EINVARIANT, "plan", 0, 0, (field), __VA_ARGS__)
 
@@ -965,6 +966,43 @@ static int check_limits(const struct fw_snapshot *s, const struct fw_plan *p, co
 	return FW_OK;
 }
 
+/* GPU-hour budgets: no job starts under a queue whose subtree has used
+ * its budget (decayed usage at now, summed here from the snapshot's
+ * queues; a relative 1e-9 spares the cycle's other order of addition),
+ * but for a running job moved in this plan (its restart). */
+static int check_budgets(const struct fw_snapshot *s, const struct fw_plan *p, struct fw_arena *a,
+			 struct fw_diag *d)
+{
+	int32_t q = 0;
+	double *used;
+
+	while (q < s->nqueues && !(s->queues[q].gpu_hour_budget > 0))
+		q++;
+	if (q == s->nqueues)
+		return FW_OK;
+	if (!(used = FW_ARENA_NEW(a, double, s->nqueues + 1)))
+		return FW_ENOMEM;
+	for (q = 0; q < s->nqueues; q++) {
+		double u = fw_usage_decay(s->queues[q].usage, s->queues[q].usage_at, s->now,
+					  s->config.usage_half_life_s);
+		for (int32_t k = q, n = 0; k >= 0 && n <= s->nqueues; k = s->queues[k].parent, n++)
+			used[k] += u > 0 ? u : 0;
+	}
+	for (int32_t i = 0; i < p->ndecisions; i++) {
+		const struct fw_decision *dc = &p->decisions[i];
+		if (dc->kind != FW_DECIDE_START || s->jobs[dc->job].state == FW_JOB_RUNNING)
+			continue;
+		for (int32_t k = s->jobs[dc->job].queue, n = 0; k >= 0 && n <= s->nqueues; k = s->queues[k].parent, n++)
+			if (s->queues[k].gpu_hour_budget > 0 &&
+			    used[k] >= s->queues[k].gpu_hour_budget * 3600.0 * (1 + 1e-9))
+				return FAILAT(d, ((struct fld){ "decisions", i }),
+					      "job %s starts though queue %s has used %.1f GPU-hours of its budget of %g",
+					      s->jobs[dc->job].name, s->queues[k].name, used[k] / 3600.0,
+					      s->queues[k].gpu_hour_budget);
+	}
+	return FW_OK;
+}
+
 int fw_plan_check(const struct fw_snapshot *s, const struct fw_plan *p, struct fw_arena *a,
 		  struct fw_diag *d)
 {
@@ -988,7 +1026,8 @@ int fw_plan_check(const struct fw_snapshot *s, const struct fw_plan *p, struct f
 		return rc;
 	if ((rc = check_nodes(s, &u, d)) != FW_OK)
 		return rc;
-	if ((rc = check_queues(s, &u, d)) != FW_OK || (rc = check_deserved(s, p, a, d)) != FW_OK)
+	if ((rc = check_queues(s, &u, d)) != FW_OK || (rc = check_deserved(s, p, a, d)) != FW_OK ||
+	    (rc = check_budgets(s, p, a, d)) != FW_OK)
 		return rc;
 	if ((rc = check_reservations(s, p, &u, a, evicted, d)) != FW_OK)
 		return rc;

@@ -189,6 +189,8 @@ static int32_t gather(struct cyc *y)
 			if (ji->tasks > 1 && job->submit_time < y->oldest_gang)
 				y->oldest_gang = job->submit_time;
 			fw__memo_add_job(y, j, job, use);
+			if (y->qbudget && y->qbudget[job->queue] >= 0)
+				use = fw_res_zero(); /* over a budget: it demands nothing */
 		}
 		y->demand[job->queue] = fw_res_add(y->demand[job->queue], use);
 		if (y->uid) {
@@ -259,12 +261,52 @@ static void limits_emit(struct cyc *y)
 	}
 }
 
+/* ---- budgets --------------------------------------------------------- */
+
+/* GPU-hour budgets (fw_queue.gpu_hour_budget): per queue, the queue on
+ * its way to the root whose subtree has used its budget (decayed usage
+ * at now, each queue's added to it and its ancestors), nearest first,
+ * else -1; NULL when no queue sets a budget.  Before gather, which
+ * leaves such queues' pending jobs out of the demand (they may start
+ * nothing, as a queue at its limit), so fair share does not count them;
+ * allocate and reclaim ask it per job (fw__over_budget). */
+static int budget_mark(struct cyc *y)
+{
+	const struct fw_snapshot *s = y->s;
+	int32_t q = 0;
+
+	while (q < s->nqueues && !(s->queues[q].gpu_hour_budget > 0))
+		q++;
+	if (q == s->nqueues)
+		return FW_OK;
+	y->qused = FW_ARENA_NEW(y->a, double, s->nqueues + 1);
+	y->qbudget = FW_ARENA_RAW(y->a, int32_t, s->nqueues + 1);
+	if (!y->qused || !y->qbudget)
+		return FW_ENOMEM;
+	for (q = 0; q < s->nqueues; q++) {
+		double u = fw_usage_decay(s->queues[q].usage, s->queues[q].usage_at, s->now,
+					  s->config.usage_half_life_s);
+		for (int32_t k = q, n = 0; k >= 0 && n <= s->nqueues; k = s->queues[k].parent, n++)
+			y->qused[k] += u > 0 ? u : 0;
+	}
+	for (q = 0; q < s->nqueues; q++) {
+		int32_t hit = -1;
+		for (int32_t k = q, n = 0; k >= 0 && hit < 0 && n <= s->nqueues; k = s->queues[k].parent, n++)
+			if (s->queues[k].gpu_hour_budget > 0 && y->qused[k] >= s->queues[k].gpu_hour_budget * 3600.0)
+				hit = k;
+		y->qbudget[q] = hit;
+	}
+	return FW_OK;
+}
+
 static int phase_build(struct cyc *y)
 {
 	const struct fw_snapshot *s = y->s;
 	int32_t nq = s->nqueues;
 	int rc = limits_mark(y);
 
+	if (rc == FW_OK)
+		rc = budget_mark(y);
 	if (rc != FW_OK || (rc = fw__cstate_build_ended(&y->c, s, y->a, y->evicted)) != FW_OK)
 		return rc;
 

@@ -5,6 +5,7 @@
 #ifndef FAIRWAY_CYCLE_INT_H
 #define FAIRWAY_CYCLE_INT_H
 
+#include <math.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -228,7 +229,28 @@ struct cyc {
 	/* run-time limits (cycle.c limits_mark): per queue the limit its jobs
 	 * have (fw_job_limit), 0 = none; NULL when no queue sets one */
 	fw_time *qlimit;
+	/* GPU-hour budgets (cycle.c budget_mark): per queue the queue on its
+	 * way up that has used its budget, else -1; NULL when none sets one */
+	int32_t *qbudget;
+	double *qused; /* per queue its subtree's decayed usage at now */
 };
+
+/* May no job of queue q start (its queue or an ancestor has used its
+ * GPU-hour budget)?  Then r, when given, says so: OVER_BUDGET, a = the
+ * used GPU-hours (rounded down), b = the budget (rounded up). */
+static inline bool fw__over_budget(const struct cyc *y, int32_t q, struct fw_pending *r)
+{
+	int32_t k = y->qbudget ? y->qbudget[q] : -1;
+
+	if (k < 0)
+		return false;
+	if (r) {
+		r->reason = FW_REASON_OVER_BUDGET;
+		r->a = (int64_t)floor(y->qused[k] / 3600.0);
+		r->b = (int64_t)ceil(y->s->queues[k].gpu_hour_budget);
+	}
+	return true;
+}
 
 /* fw_job_limit(y->s, j) from y->qlimit: no walk up the queue tree. */
 static inline fw_time fw__limit(const struct cyc *y, const struct fw_job *j)

@@ -191,6 +191,9 @@ static int check_queue(const struct fw_snapshot *s, int32_t i, struct fw_diag *d
 	if (q->min_runtime_s < 0 || q->default_runtime_s < 0 || q->default_checkpoint_s < 0 || q->max_runtime_s < 0)
 		return BAD(d, FW_ERANGE, f,
 			   "queue %s: negative minRuntime, defaultRuntime, maxRuntime or defaultCheckpointInterval", q->name);
+	if (!(q->gpu_hour_budget >= 0 && q->gpu_hour_budget <= FW_BUDGET_MAX_GPU_H))
+		return BAD(d, FW_ERANGE, f, "queue %s: gpuHourBudget %g outside 0..%g GPU-hours (0 = none)", q->name,
+			   q->gpu_hour_budget, FW_BUDGET_MAX_GPU_H);
 	if (!time_ok(q->min_runtime_s) || !time_ok(q->default_runtime_s) || !time_ok(q->default_checkpoint_s) ||
 	    !time_ok(q->max_runtime_s) || !time_ok(q->usage_at))
 		return BAD(d, FW_ERANGE, f, "queue %s: a time or duration beyond 2^61 s", q->name);

@@ -353,6 +353,8 @@ static json_t *json_queues(const struct fw_snapshot *s, const struct fw_plan *p)
 		model_map(o, "gpuModelDeserved", s->model_deserved, s->nmodel_deserved, q);
 		if (qq->max_runtime_s > 0) /* its own; the binding one is fw_job_limit's */
 			json_object_set_new(o, "maxRuntime", json_integer(qq->max_runtime_s));
+		if (qq->gpu_hour_budget > 0) /* beside decayedUsageGpuHours, which it caps */
+			json_object_set_new(o, "gpuHourBudget", json_round(qq->gpu_hour_budget));
 		json_array_append_new(arr, o);
 	}
 	return arr;

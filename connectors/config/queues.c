@@ -189,7 +189,7 @@ static int load_queue(struct cfg *c, const yaml_node_t *m, const char *path)
 	static const char *const keys[] = { "name",	 "parent", "priority",
 					    "resources", "usage",  "minRuntime",
 					    "defaultRuntime", "maxRuntime", "defaultCheckpointInterval", "preemptible",
-					    "gpuModelLimits", "gpuModelDeserved", "userUsage", NULL };
+					    "gpuModelLimits", "gpuModelDeserved", "userUsage", "gpuHourBudget", NULL };
 	static const char *const rkeys[] = { "gpu", "cpu", "memory", NULL };
 	struct fw_snapshot *s = c->s;
 	yaml_node_t *res;
@@ -210,6 +210,7 @@ static int load_queue(struct cfg *c, const yaml_node_t *m, const char *path)
 	    (rc = cfg_time(c, m, path, "defaultRuntime", &q.default_runtime_s)) ||
 	    (rc = cfg_time(c, m, path, "maxRuntime", &q.max_runtime_s)) ||
 	    (rc = cfg_time(c, m, path, "defaultCheckpointInterval", &q.default_checkpoint_s)) ||
+	    (rc = cfg_double(c, m, path, "gpuHourBudget", FW_BUDGET_MAX_GPU_H, &q.gpu_hour_budget)) ||
 	    (rc = cfg_bool(c, m, path, "preemptible", &pre)))
 		return rc;
 	q.nonpreemptible = !pre;

@@ -49,7 +49,9 @@
  * Unknown (FW_TIME_UNKNOWN, with unknown_why and its arguments) when the
  * job is over quota (OVER_QUOTA, or MODEL_LIMIT: over a queue's limit on
  * a GPU model, a = the excess in milli-GPU, b = the limit's index in
- * snapshot.model_limits), when the GPUs it needs are held by jobs
+ * snapshot.model_limits; OVER_BUDGET: its queue or an ancestor has used
+ * its gpu_hour_budget, a = the used GPU-hours, rounded down, b = the
+ * budget, rounded up), when the GPUs it needs are held by jobs
  * with no expected runtime (UNKNOWN_RUNTIME), or when the cluster can
  * never hold it (NEVER_FITS: its GPUs, in the cluster, of its model, in
  * one domain of its required level, or one task's on one node; TASK_CPU,
@@ -168,7 +170,9 @@ enum fw_decision_kind {
 	X(MODEL_RECLAIMED, model_reclaimed,                                    \
 	  "evicted: its queue holds more GPUs of a model than it deserves, and job #%lld of queue #%lld, below the GPUs of that model it deserves, takes them") \
 	X(TIME_LIMIT, time_limit,                                              \
-	  "ended: it has run %lld s and its run-time limit (maxRuntime) is %lld s; it is stopped, not requeued")
+	  "ended: it has run %lld s and its run-time limit (maxRuntime) is %lld s; it is stopped, not requeued") \
+	X(OVER_BUDGET, over_budget,                                            \
+	  "over budget: its queue (or a parent queue) has used %lld GPU-hours, its decayed usage, of its budget of %lld (gpuHourBudget); it starts once usage decays below it")
 
 enum fw_reason {
 #define FW__REASON_ENUM(U, l, t) FW_REASON_##U,

@@ -120,6 +120,8 @@ typedef int64_t fw_time; /* seconds; the epoch is the adapter's choice */
  * that the job's scalars stay in one cache line (the sweep reads them for
  * every job); adapters refuse a larger value before storing it. */
 #define FW_SPAN32_MAX INT32_MAX
+/* fw_queue.gpu_hour_budget's bound: a billion GPU-hours. */
+#define FW_BUDGET_MAX_GPU_H 1e9
 
 #define FW_MAX_LEVELS 8
 #define FW_MAX_GPUS_PER_NODE 16
@@ -194,6 +196,14 @@ struct fw_queue {
 					 * 0); 0 = inherit the parent's, and
 					 * none anywhere = an eviction loses the
 					 * whole run */
+	double gpu_hour_budget;         /* a budget on decayed usage, in
+					 * GPU-hours (Slurm's GrpTRESMins): while
+					 * this queue's subtree has used this
+					 * much (its decayed usage at now, as fair
+					 * share counts it), no job under it
+					 * starts (pending reason OVER_BUDGET);
+					 * running jobs run on.  0 = none; at
+					 * most FW_BUDGET_MAX_GPU_H */
 	bool nonpreemptible;            /* true: the running jobs of this queue
 					 * and of every queue under it are never
 					 * evicted by reclaim, preemption or
