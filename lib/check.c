@@ -968,8 +968,9 @@ static int check_limits(const struct fw_snapshot *s, const struct fw_plan *p, co
 
 /* GPU-hour budgets: no job starts under a queue whose subtree has used
  * its budget (decayed usage at now, summed here from the snapshot's
- * queues; a relative 1e-9 spares the cycle's other order of addition),
- * but for a running job moved in this plan (its restart). */
+ * queues, each queue's decayed usage added to it and its ancestors in
+ * queue order, as the cycle does: the same sums), but for a running job
+ * moved in this plan (its restart). */
 static int check_budgets(const struct fw_snapshot *s, const struct fw_plan *p, struct fw_arena *a,
 			 struct fw_diag *d)
 {
@@ -993,8 +994,7 @@ static int check_budgets(const struct fw_snapshot *s, const struct fw_plan *p, s
 		if (dc->kind != FW_DECIDE_START || s->jobs[dc->job].state == FW_JOB_RUNNING)
 			continue;
 		for (int32_t k = s->jobs[dc->job].queue, n = 0; k >= 0 && n <= s->nqueues; k = s->queues[k].parent, n++)
-			if (s->queues[k].gpu_hour_budget > 0 &&
-			    used[k] >= s->queues[k].gpu_hour_budget * 3600.0 * (1 + 1e-9))
+			if (s->queues[k].gpu_hour_budget > 0 && used[k] >= s->queues[k].gpu_hour_budget * 3600.0)
 				return FAILAT(d, ((struct fld){ "decisions", i }),
 					      "job %s starts though queue %s has used %.1f GPU-hours of its budget of %g",
 					      s->jobs[dc->job].name, s->queues[k].name, used[k] / 3600.0,

@@ -2,13 +2,16 @@
  * cycle.c — one scheduling cycle as a list of named phases (cycle.h).
  *
  *   limits    running jobs that have run their run-time limit (their own
- *             or their queues' max_runtime_s) end: EVICT, reason TIME_LIMIT, first in the
- *             plan; the build below leaves their GPUs free
+ *             or their queues' max_runtime_s) end: EVICT, reason
+ *             TIME_LIMIT, first in the plan; the build below leaves their
+ *             GPUs free
+ *   budgets   the queues that have used their GPU-hour budget start
+ *             nothing (fw__over_budget), and demand nothing in gather
  *   build     per-cycle node state and domain index (domain.c)
  *   account   demand and allocation per queue, fair shares (fairshare.c)
  *   order     each leaf queue's pending jobs, by the policy's job_before
  *   allocate  pick the queue furthest below its fair share, try its next
- *             job (limit check, then placement), repeat
+ *             job (limit and budget checks, then placement), repeat
  *   reclaim   (policies with `reclaim`) evict preemptible jobs of queues
  *             above their fair share, or of lower priority in the same
  *             queue, for a job that then starts in this plan (preempt.c)

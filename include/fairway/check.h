@@ -51,7 +51,10 @@
  *     is ended with a TIME_LIMIT eviction before any start, whose
  *     arguments are the seconds it ran and that limit; none is ended
  *     short of it (exempt, as DRAINED, from the preemptible, min-runtime
- *     and followed-by-a-start rules).
+ *     and followed-by-a-start rules);
+ *   - GPU-hour budgets: no job starts under a queue whose subtree's
+ *     decayed usage at now has reached its gpu_hour_budget (recomputed
+ *     here), but a running job's restart after a MOVED eviction.
  * It runs after every plan in the tests, the simulator and debug builds.
  *
  * Returns FW_OK, or FW_EINVARIANT with d describing the first violation

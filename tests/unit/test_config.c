@@ -640,6 +640,18 @@ TEST(queue_tree)
 	ASSERT_EQ(s->queues[2].max_runtime_s, 0);
 	fw_snapshot_free(s);
 	EXPECT_FAIL("queues: [{name: a, maxRuntime: 1.5s}]\n", FW_EINVAL, 1, "queues[0].maxRuntime");
+	/* GPU-hour budgets: a decimal, 0 = none */
+	ASSERT_OK(load("queues:\n"
+		       "  - {name: top, gpuHourBudget: 1000}\n"
+		       "  - {name: leaf, parent: top, gpuHourBudget: 12.5}\n"
+		       "  - {name: free, parent: top}\n",
+		       &s, &d));
+	ASSERT(s->queues[0].gpu_hour_budget == 1000);
+	ASSERT(s->queues[1].gpu_hour_budget == 12.5);
+	ASSERT(s->queues[2].gpu_hour_budget == 0);
+	fw_snapshot_free(s);
+	EXPECT_FAIL("queues: [{name: a, gpuHourBudget: 2e9}]\n", FW_EINVAL, 1, "queues[0].gpuHourBudget");
+	EXPECT_FAIL("queues: [{name: a, gpuHourBudget: 1000000001}]\n", FW_ERANGE, 1, "queues[0].gpuHourBudget");
 	/* a job's own limit: a duration in 32-bit seconds */
 	ASSERT_OK(load("nodes: [{name: n, gpus: 8}]\n"
 		       "queues: [{name: q, maxRuntime: 1d}]\n"
@@ -741,6 +753,7 @@ static const struct {
 	{ "bad_default_runtime", FW_EINVAL, 2, "queues[0].defaultRuntime" },
 	{ "bad_max_runtime", FW_EINVAL, 5, "queues[0].maxRuntime" },
 	{ "bad_job_max_runtime", FW_ERANGE, 9, "jobs[0].maxRuntime" },
+	{ "bad_gpu_hour_budget", FW_ERANGE, 5, "queues[0].gpuHourBudget" },
 	{ "bad_backfill", FW_EINVAL, 2, "scheduler.backfill" },
 	{ "bad_reserve_depth", FW_ERANGE, 2, "scheduler.reserveDepth" },
 	{ "bad_xfactor_cap", FW_ERANGE, 2, "scheduler.xfactorCap" },

@@ -1,0 +1,334 @@
+/* test_budget.c — GPU-hour budgets (snapshot.h fw_queue.gpu_hour_budget;
+ * lib/cycle.c budget_mark, cycle_int.h fw__over_budget): while a queue's
+ * subtree has used its budget (decayed usage at now), no job under it
+ * starts (OVER_BUDGET, no estimate, no reservation, no eviction for it)
+ * and its waiting jobs demand nothing in fair share; running jobs run
+ * on; the checker recounts it. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "builder.h"
+#include "harness.h"
+
+static struct fw_arena A;
+
+static const char *const POLICIES[] = { "fairway", "kai", "slurm", "fifo" };
+
+#define H 3600.0
+#define WEEK (7 * 86400)
+
+/* Two 8-GPU nodes; queue Q with a budget of `budget` GPU-hours that has
+ * used `used` (as of now); w (8 GPUs) waits. */
+struct world {
+	struct fw_snapshot *s;
+	int q, w;
+};
+
+static struct world world(double budget, double used)
+{
+	struct world x;
+	x.s = fw_snapshot_new();
+	tb_node(x.s, "n0", 8, "H100", NULL, NULL, NULL);
+	tb_node(x.s, "n1", 8, "H100", NULL, NULL, NULL);
+	x.q = tb_queue(x.s, "Q", -1, 16, -1, 1);
+	x.s->now = 1000000;
+	x.s->queues[x.q].gpu_hour_budget = budget;
+	x.s->queues[x.q].usage = used * H;
+	x.s->queues[x.q].usage_at = x.s->now;
+	x.w = tb_job(x.s, "w", x.q, 1, 8, 1000, 50);
+	x.s->jobs[x.w].expected_runtime = 3600;
+	return x;
+}
+
+/* At its budget a queue starts nothing, under every policy: the job
+ * waits, over_budget with the used and budgeted GPU-hours, and its start
+ * is unknown for that reason.  Just under it, the job starts. */
+TEST(a_queue_at_its_budget_starts_nothing)
+{
+	for (size_t i = 0; i < sizeof POLICIES / sizeof POLICIES[0]; i++) {
+		struct world x = world(100, 100);
+		struct fw_plan *p = tb_plan(x.s, POLICIES[i], &A);
+		ASSERT(p != NULL);
+		ASSERT(tb_find(p, x.w, FW_DECIDE_START) == NULL);
+		const struct fw_pending *r = fw_plan_pending_for(p, x.w);
+		ASSERT(r != NULL);
+		ASSERT_EQ(r->reason, FW_REASON_OVER_BUDGET);
+		ASSERT_EQ(r->a, 100);
+		ASSERT_EQ(r->b, 100);
+		ASSERT_EQ(r->expected_start, FW_TIME_UNKNOWN);
+		ASSERT_EQ(r->unknown_why, FW_REASON_OVER_BUDGET);
+		ASSERT_EQ(p->ndecisions, 0); /* no reservation either */
+		x.s->queues[x.q].usage = 99.99 * H;
+		p = tb_plan(x.s, POLICIES[i], &A);
+		ASSERT(p != NULL);
+		ASSERT(tb_find(p, x.w, FW_DECIDE_START) != NULL);
+		fw_snapshot_free(x.s);
+	}
+}
+
+/* Usage decays to now: 200 GPU-hours a half-life ago are 100 now, at a
+ * budget of 100 (held) but under one of 101 (started). */
+TEST(the_budget_counts_usage_decayed_to_now)
+{
+	struct world x = world(100, 200);
+	x.s->config.usage_half_life_s = WEEK;
+	x.s->queues[x.q].usage_at = x.s->now - WEEK;
+	struct fw_plan *p = tb_plan(x.s, "fairway", &A);
+	ASSERT(p != NULL);
+	ASSERT_EQ(fw_plan_pending_for(p, x.w)->reason, FW_REASON_OVER_BUDGET);
+	ASSERT_EQ(fw_plan_pending_for(p, x.w)->a, 100);
+	x.s->queues[x.q].gpu_hour_budget = 101;
+	p = tb_plan(x.s, "fairway", &A);
+	ASSERT(p != NULL);
+	ASSERT(tb_find(p, x.w, FW_DECIDE_START) != NULL);
+	fw_snapshot_free(x.s);
+}
+
+/* A parent's budget counts its whole subtree and holds every queue under
+ * it; a queue under another parent starts. */
+TEST(a_parents_budget_holds_its_subtree)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	tb_node(s, "n0", 8, "H100", NULL, NULL, NULL);
+	tb_node(s, "n1", 8, "H100", NULL, NULL, NULL);
+	tb_node(s, "n2", 8, "H100", NULL, NULL, NULL);
+	int org = tb_queue(s, "org", -1, 16, -1, 1);
+	int a = tb_queue(s, "a", org, 8, -1, 1);
+	int b = tb_queue(s, "b", org, 8, -1, 1);
+	int other = tb_queue(s, "other", -1, 8, -1, 1);
+	s->now = 1000000;
+	s->queues[org].gpu_hour_budget = 100;
+	s->queues[a].usage = 60 * H;
+	s->queues[b].usage = 50 * H;
+	s->queues[other].usage = 5000 * H; /* no budget of its own */
+	for (int q = 0; q < s->nqueues; q++)
+		s->queues[q].usage_at = s->now;
+	int ja = tb_job(s, "ja", a, 1, 8, 1000, 10);
+	int jb = tb_job(s, "jb", b, 1, 8, 1000, 20);
+	int jo = tb_job(s, "jo", other, 1, 8, 1000, 30);
+	struct fw_plan *p = tb_plan(s, "fairway", &A);
+	ASSERT(p != NULL);
+	ASSERT(tb_find(p, jo, FW_DECIDE_START) != NULL);
+	for (int k = 0; k < 2; k++) {
+		const struct fw_pending *r = fw_plan_pending_for(p, k ? jb : ja);
+		ASSERT(r != NULL);
+		ASSERT_EQ(r->reason, FW_REASON_OVER_BUDGET);
+		ASSERT_EQ(r->a, 110);
+		ASSERT_EQ(r->b, 100);
+	}
+	/* the held queues demand nothing in fair share */
+	ASSERT_EQ(p->queues[a].demand.v[FW_RES_GPU], 0);
+	ASSERT_EQ(p->queues[org].demand.v[FW_RES_GPU], 0);
+	ASSERT_EQ(p->queues[other].demand.v[FW_RES_GPU], 8000);
+	/* a budget on the child alone, with room: only the parent's counts */
+	s->queues[org].gpu_hour_budget = 0;
+	s->queues[a].gpu_hour_budget = 61;
+	p = tb_plan(s, "fairway", &A);
+	ASSERT(p != NULL);
+	ASSERT(tb_find(p, ja, FW_DECIDE_START) != NULL);
+	ASSERT(tb_find(p, jb, FW_DECIDE_START) != NULL);
+	fw_snapshot_free(s);
+}
+
+/* A running job of a queue over its budget runs on; a higher-priority
+ * job of that queue preempts nothing for itself, and a starving job of
+ * the held queue reclaims nothing from another queue. */
+TEST(running_jobs_run_on_and_nothing_is_evicted_for_a_held_job)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	int n0 = tb_node(s, "n0", 8, "H100", NULL, NULL, NULL);
+	int n1 = tb_node(s, "n1", 8, "H100", NULL, NULL, NULL);
+	int held = tb_queue(s, "held", -1, 16, -1, 1);
+	int busy = tb_queue(s, "busy", -1, 0, -1, 1);
+	s->now = 1000000;
+	s->queues[held].gpu_hour_budget = 10;
+	s->queues[held].usage = 20 * H;
+	s->queues[held].usage_at = s->now;
+	int r0 = tb_job(s, "r0", held, 1, 8, 1000, s->now - 200);
+	tb_run(s, r0, 1, &n0, 0xff);
+	s->jobs[r0].start_time = s->now - 100;
+	s->jobs[r0].preemptible = true;
+	int r1 = tb_job(s, "r1", busy, 1, 8, 1000, s->now - 200); /* not starved: a victim */
+	tb_run(s, r1, 1, &n1, 0xff);
+	s->jobs[r1].start_time = s->now - 100;
+	s->jobs[r1].preemptible = true;
+	int hi = tb_job(s, "hi", held, 1, 8, 1000, 50);
+	s->jobs[hi].priority = 100;
+	for (size_t i = 0; i < sizeof POLICIES / sizeof POLICIES[0]; i++) {
+		struct fw_plan *p = tb_plan(s, POLICIES[i], &A);
+		ASSERT(p != NULL);
+		ASSERT_EQ(p->ndecisions, 0);
+		ASSERT_EQ(fw_plan_pending_for(p, hi)->reason, FW_REASON_OVER_BUDGET);
+		ASSERT_EQ(p->queues[held].allocated.v[FW_RES_GPU], 8000);
+	}
+	/* without the budget, hi preempts r0 (a lower priority of its queue)
+	 * and starts */
+	s->queues[held].gpu_hour_budget = 0;
+	struct fw_plan *p = tb_plan(s, "fairway", &A);
+	ASSERT(p != NULL);
+	ASSERT(tb_find(p, r0, FW_DECIDE_EVICT) != NULL);
+	ASSERT(tb_find(p, hi, FW_DECIDE_START) != NULL);
+	/* and with r0 protected (not preemptible), held (deserving 16)
+	 * reclaims busy's r1 */
+	s->jobs[r0].preemptible = false;
+	p = tb_plan(s, "fairway", &A);
+	ASSERT(p != NULL);
+	ASSERT_EQ(tb_find(p, r1, FW_DECIDE_EVICT)->reason, FW_REASON_RECLAIMED);
+	ASSERT(tb_find(p, hi, FW_DECIDE_START) != NULL);
+	s->queues[held].gpu_hour_budget = 10; /* and with it, nothing */
+	p = tb_plan(s, "fairway", &A);
+	ASSERT(p != NULL);
+	ASSERT_EQ(p->ndecisions, 0);
+	fw_snapshot_free(s);
+}
+
+/* The checker recounts the budgets: a plan made without one fails once
+ * the budget is set; a moved running job's restart is no start. */
+TEST(the_checker_refuses_a_start_over_a_budget)
+{
+	struct fw_diag d;
+	struct world x = world(0, 100);
+	struct fw_plan *p = tb_plan(x.s, "fairway", &A);
+	ASSERT(p != NULL);
+	ASSERT(tb_find(p, x.w, FW_DECIDE_START) != NULL);
+	x.s->queues[x.q].gpu_hour_budget = 100;
+	ASSERT_EQ(fw_plan_check(x.s, p, &A, &d), FW_EINVARIANT);
+	ASSERT_STR_CONTAINS(d.msg, "job w starts though queue Q has used 100.0 GPU-hours of its budget of 100");
+	x.s->queues[x.q].gpu_hour_budget = 100.5;
+	ASSERT_EQ(fw_plan_check(x.s, p, &A, &d), FW_OK);
+	fw_snapshot_free(x.s);
+}
+
+TEST(a_bad_budget_is_refused)
+{
+	struct fw_diag d;
+	const double bad[] = { -1, 2e9, NAN, INFINITY };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		struct world x = world(bad[i], 0);
+		ASSERT_EQ(fw_snapshot_validate(x.s, &d), FW_ERANGE);
+		ASSERT_STR_CONTAINS(d.msg, "gpuHourBudget");
+		ASSERT_STR_EQ(d.field, "queues[0]");
+		fw_snapshot_free(x.s);
+	}
+	struct world x = world(1e9, 0);
+	ASSERT_EQ(fw_snapshot_validate(x.s, &d), FW_OK);
+	fw_snapshot_free(x.s);
+}
+
+/* Random fleets with random budgets and usage: every plan passes the
+ * checker, is the same when run again, and starts no job under a queue
+ * that has used its budget, whose jobs all wait over_budget. */
+TEST(random_fleets_start_nothing_over_a_budget)
+{
+	uint32_t seed = 777;
+	int held = 0, started = 0;
+	for (int round = 0; round < 60; round++) {
+		struct fw_snapshot *s = fw_snapshot_new();
+		int nn = 2 + (int)(tb_xs32(&seed) % 5), nq = 2 + (int)(tb_xs32(&seed) % 3);
+		for (int n = 0; n < nn; n++) {
+			char name[16];
+			snprintf(name, sizeof name, "n%d", n);
+			tb_node(s, name, 8, "H100", NULL, NULL, NULL);
+		}
+		s->now = 1000000;
+		s->config.usage_half_life_s = 86400;
+		int root = tb_queue(s, "root", -1, 8.0 * nn, -1, 1);
+		s->queues[root].gpu_hour_budget = tb_xs32(&seed) % 3 ? 0 : 100;
+		s->queues[root].usage_at = s->now;
+		for (int q = 0; q < nq; q++) {
+			char name[16];
+			snprintf(name, sizeof name, "q%d", q);
+			int k = tb_queue(s, name, root, 8.0 * nn / nq, -1, 1);
+			s->queues[k].gpu_hour_budget = (double)(tb_xs32(&seed) % 3) * 40;
+			s->queues[k].usage = (double)(tb_xs32(&seed) % 120) * H;
+			s->queues[k].usage_at = s->now - (fw_time)(tb_xs32(&seed) % 86400);
+		}
+		for (int n = 0; n < nn; n++) {
+			char name[16];
+			snprintf(name, sizeof name, "r%d", n);
+			if (tb_xs32(&seed) % 2) {
+				int j = tb_job(s, name, 1 + (int)(tb_xs32(&seed) % (uint32_t)nq), 1, 8, 1000, n);
+				tb_run(s, j, 1, &n, 0xff);
+				s->jobs[j].start_time = s->now - 100;
+				s->jobs[j].preemptible = true;
+				s->jobs[j].expected_runtime = 1000 + (fw_time)(tb_xs32(&seed) % 5000);
+			}
+		}
+		for (int k = 0; k < 8; k++) {
+			char name[16];
+			snprintf(name, sizeof name, "w%d", k);
+			int j = tb_job(s, name, 1 + (int)(tb_xs32(&seed) % (uint32_t)nq), 1 + (int)(tb_xs32(&seed) % 2), 8,
+				       1000, 100 + k);
+			s->jobs[j].expected_runtime = 600 + (fw_time)(tb_xs32(&seed) % 5000);
+			s->jobs[j].priority = (int32_t)(tb_xs32(&seed) % 3);
+		}
+		const char *pol = POLICIES[round % 4];
+		struct fw_plan *p = tb_plan(s, pol, &A);
+		ASSERT(p != NULL);
+		for (int j = 0; j < s->njobs; j++) {
+			if (s->jobs[j].state != FW_JOB_PENDING)
+				continue;
+			bool over = false;
+			for (int q = s->jobs[j].queue; q >= 0; q = s->queues[q].parent) {
+				double used = 0;
+				for (int k = 0; k < s->nqueues; k++) /* k in q's subtree? */
+					for (int a = k; a >= 0; a = s->queues[a].parent)
+						if (a == q)
+							used += fw_usage_decay(s->queues[k].usage, s->queues[k].usage_at, s->now,
+									       s->config.usage_half_life_s);
+				over = over || (s->queues[q].gpu_hour_budget > 0 && used >= s->queues[q].gpu_hour_budget * H);
+			}
+			const struct fw_decision *st = tb_find(p, j, FW_DECIDE_START);
+			if (over) {
+				ASSERT(st == NULL);
+				ASSERT_EQ(fw_plan_pending_for(p, j)->reason, FW_REASON_OVER_BUDGET);
+				held++;
+			} else {
+				ASSERT(fw_plan_pending_for(p, j) == NULL ||
+				       fw_plan_pending_for(p, j)->reason != FW_REASON_OVER_BUDGET);
+				started += st != NULL;
+			}
+		}
+		int32_t nd = p->ndecisions, np = p->npending;
+		struct fw_decision *dec = malloc(sizeof *dec * (size_t)(nd + 1));
+		struct fw_pending *pen = malloc(sizeof *pen * (size_t)(np + 1));
+		memcpy(dec, p->decisions, sizeof *dec * (size_t)nd);
+		memcpy(pen, p->pending, sizeof *pen * (size_t)np);
+		p = tb_plan(s, pol, &A);
+		ASSERT(p != NULL);
+		ASSERT_EQ(p->ndecisions, nd);
+		ASSERT_EQ(p->npending, np);
+		ASSERT(memcmp(dec, p->decisions, sizeof *dec * (size_t)nd) == 0);
+		ASSERT(memcmp(pen, p->pending, sizeof *pen * (size_t)np) == 0);
+		free(dec);
+		free(pen);
+		fw_snapshot_free(s);
+	}
+	ASSERT(held >= 40);    /* the rounds did hold jobs */
+	ASSERT(started >= 40); /* and started others */
+}
+
+static void setup(void)
+{
+	fw_arena_init(&A, 1 << 16);
+}
+
+static void teardown(void)
+{
+	fw_arena_release(&A);
+}
+
+#define TESTS \
+	a_queue_at_its_budget_starts_nothing, the_budget_counts_usage_decayed_to_now, \
+	a_parents_budget_holds_its_subtree, running_jobs_run_on_and_nothing_is_evicted_for_a_held_job, \
+	the_checker_refuses_a_start_over_a_budget, a_bad_budget_is_refused, random_fleets_start_nothing_over_a_budget
+
+int main(void)
+{
+	fw_test_fn fns[] = { TESTS };
+	int rc;
+	setup();
+	rc = fw_test_main(FW_TEST__STR(TESTS), fns, (int)(sizeof fns / sizeof fns[0]));
+	teardown();
+	return rc;
+}
