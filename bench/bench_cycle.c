@@ -77,6 +77,8 @@ struct opts {
 			     * saves a checkpoint every 30 min */
 	int64_t max_runtime; /* > 0: the root queues' maxRuntime */
 	int64_t job_max_runtime; /* > 0: every job's own maxRuntime */
+	int budgets_pct;    /* leaf queues with a GPU-hour budget of a week at
+			     * their deserved GPUs (their usage is 0..2 weeks') */
 };
 
 static _Noreturn void oom(void)
@@ -932,6 +934,7 @@ static void usage(FILE *f)
 		"                   [--xfactor-cap S]\n"
 		"                   [--users N] [--model-limits PCT] [--model-deserved PCT]\n"
 		"                   [--checkpoint-grace S] [--max-runtime S] [--job-max-runtime S]\n"
+		"                   [--budgets PCT]\n"
 		"\n"
 		"Times fw_cycle_run() on a synthetic fleet (docs/performance.md):\n"
 		"  --nodes N    nodes of 8 GPUs, block > rack > nvlink topology (default 10000)\n"
@@ -980,6 +983,10 @@ static void usage(FILE *f)
 		"  --job-max-runtime S\n"
 		"               every job's own run-time limit (jobs[i].maxRuntime; default 0:\n"
 		"               none): the same, set per job\n"
+		"  --budgets PCT\n"
+		"               PCT of the leaf queues get a GPU-hour budget (gpuHourBudget) of a\n"
+		"               week at their deserved GPUs; their usage is 0 to 2 weeks' worth,\n"
+		"               so about half of them have used it and start nothing\n"
 		"  --no-estimates  skip the start-time estimate phase (scheduler.estimateStarts: false)\n"
 		"  --allocate-only the allocate action alone: the policy without reservations,\n"
 		"               reclaim or estimates (the core issue's benchmark)\n"
@@ -1049,6 +1056,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		FLAG("--checkpoint-grace", 0, FW_CHECKPOINT_GRACE_MAX, o->grace)
 		FLAG("--max-runtime", 0, 31536000, o->max_runtime)
 		FLAG("--job-max-runtime", 0, 31536000, o->job_max_runtime)
+		FLAG("--budgets", 0, 100, o->budgets_pct)
 #undef FLAG
 		if (strcmp(a, "--no-estimates") == 0) {
 			o->no_estimates = true;
@@ -1155,6 +1163,13 @@ int main(int argc, char **argv)
 	for (int32_t q = 0; o.max_runtime > 0 && q < s->nqueues; q++)
 		if (s->queues[q].parent < 0)
 			s->queues[q].max_runtime_s = o.max_runtime;
+	for (int32_t q = 0, leaf = 0; o.budgets_pct > 0 && q < s->nqueues; q++) {
+		bool is_leaf = true;
+		for (int32_t k = 0; k < s->nqueues && is_leaf; k++)
+			is_leaf = s->queues[k].parent != q;
+		if (is_leaf && leaf++ % 100 < o.budgets_pct)
+			s->queues[q].gpu_hour_budget = (double)s->queues[q].deserved.v[FW_RES_GPU] / 1000.0 * 7 * 24;
+	}
 	for (int32_t j = 0; o.job_max_runtime > 0 && j < s->njobs; j++)
 		s->jobs[j].max_runtime_s = (int32_t)o.job_max_runtime;
 	printf("policy: %s%s%s\n", o.policy->name, o.allocate_only ? ", allocate action only" : "",
