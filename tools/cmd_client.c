@@ -413,23 +413,59 @@ static void model_list(json_t *q, const char *key, char *m, size_t n)
 	}
 }
 
+/* GPU-hours in few characters: 0.00153, 12.5, 1235. */
+static void gpu_hours(char *buf, size_t n, double h)
+{
+	if (h >= 100 && h < 1e12)
+		snprintf(buf, n, "%.0f", h);
+	else
+		snprintf(buf, n, "%.3g", h);
+}
+
 /* MAX RUNTIME: the queue's own run-time limit in whole seconds, "-" for
- * none (maxRuntime absent: 0). */
+ * none (maxRuntime absent: 0).  GPU-H USED: the decayed usage of it and
+ * the queues under it (usageGpuHours; "-" from a daemon that does not
+ * say), which GPU-H BUDGET (gpuHourBudget, as set; "-" for none) holds. */
 static void print_queue_row(json_t *q)
 {
 	json_t *lim = json_object_get(json_object_get(q, "limit"), "gpu");
-	char l[32], des[160], m[160], maxrt[24] = "-";
+	char l[32], des[160], m[160], maxrt[24] = "-", used[32] = "-", budget[32] = "-";
 	if (json_is_number(lim))
 		snprintf(l, sizeof l, "%.1f", json_number_value(lim));
 	else
 		snprintf(l, sizeof l, "-");
 	if (num(q, "maxRuntime") > 0)
 		snprintf(maxrt, sizeof maxrt, "%.0f", num(q, "maxRuntime"));
+	if (json_is_number(json_object_get(q, "usageGpuHours")))
+		gpu_hours(used, sizeof used, num(q, "usageGpuHours"));
+	if (num(q, "gpuHourBudget") > 0)
+		snprintf(budget, sizeof budget, "%.15g", num(q, "gpuHourBudget"));
 	model_list(q, "gpuModelDeserved", des, sizeof des);
 	model_list(q, "gpuModelLimits", m, sizeof m);
-	printf("%-20s %-14s %8.1f %8s %8.1f %6.0f %11s  %-18s %s\n", str(q, "name"),
+	printf("%-20s %-14s %8.1f %8s %8.1f %6.0f %11s %10s %12s  %-18s %s\n", str(q, "name"),
 	       json_object_get(q, "parent") ? str(q, "parent") : "-", num(json_object_get(q, "deserved"), "gpu"), l,
-	       num(json_object_get(q, "overQuotaWeight"), "gpu"), num(q, "priority"), maxrt, des, m);
+	       num(json_object_get(q, "overQuotaWeight"), "gpu"), num(q, "priority"), maxrt, used, budget, des, m);
+}
+
+/* --gpu-hour-budget H (GPU-hours, decimals allowed; 0 removes it) into
+ * q's "gpuHourBudget"; 2 on a bad value, with the daemon's range. */
+static int set_budget(struct opts *o, json_t *q)
+{
+	const char *v = flag(o, "--gpu-hour-budget");
+	char *end;
+	double x;
+
+	if (!v)
+		return 0;
+	x = strtod(v, &end);
+	if (end == v || *end || !isfinite(x))
+		return fw_cli_usage_error(o->cmd, "--gpu-hour-budget '%.40s' is not a number of GPU-hours", v);
+	if (x < 0 || x > FW_BUDGET_MAX_GPU_H)
+		return fw_cli_usage_error(o->cmd,
+					  "--gpu-hour-budget %s: must be from 0 to %.0f GPU-hours (0 removes it)", v,
+					  FW_BUDGET_MAX_GPU_H);
+	json_object_set_new(q, "gpuHourBudget", json_real(x));
+	return 0;
 }
 
 /* --preemptible true|false into q's "preemptible"; 2 on another word. */
@@ -522,7 +558,7 @@ static json_t *queue_body(struct opts *o, int *rc)
 	    (*rc = set_secs(o, q, "maxRuntime", "--max-runtime")) ||
 	    (*rc = set_secs(o, q, "defaultCheckpointInterval", "--default-checkpoint-interval")) ||
 	    (*rc = set_preemptible(o, q)) || (*rc = set_model_limits(o, q)) ||
-	    (*rc = set_model_deserved(o, q))) {
+	    (*rc = set_model_deserved(o, q)) || (*rc = set_budget(o, q))) {
 		json_decref(q), json_decref(des), json_decref(lim), json_decref(w);
 		return NULL;
 	}
@@ -556,8 +592,9 @@ static int cmd_queues(struct opts *o)
 		else {
 			size_t i;
 			json_t *q;
-			printf("%-20s %-14s %8s %8s %8s %6s %11s  %-18s %s\n", "QUEUE", "PARENT", "DESERVED", "LIMIT", "WEIGHT",
-			       "PRIO", "MAX RUNTIME", "DESERVED BY MODEL", "GPU MODEL LIMITS");
+			printf("%-20s %-14s %8s %8s %8s %6s %11s %10s %12s  %-18s %s\n", "QUEUE", "PARENT", "DESERVED",
+			       "LIMIT", "WEIGHT", "PRIO", "MAX RUNTIME", "GPU-H USED", "GPU-H BUDGET",
+			       "DESERVED BY MODEL", "GPU MODEL LIMITS");
 			json_array_foreach(json_object_get(r, "queues"), i, q)
 				print_queue_row(q);
 		}
@@ -1245,6 +1282,10 @@ static const char client_usage[] =
 	"                     its jobs naming the model may evict those of a queue\n"
 	"                     holding more of it than it deserves; MODEL=none\n"
 	"                     removes one, none alone all)\n"
+	"                     --gpu-hour-budget H (GPU-hours, decimals allowed:\n"
+	"                     while it and the queues under it have used H, their\n"
+	"                     decayed usage, none of their jobs starts, reason\n"
+	"                     over_budget; running jobs run on; 0 removes it)\n"
 	"                     changes only the flags given, the rest stays (PATCH)\n"
 	"                     or --file patch.json, alone: the body as it is, with\n"
 	"                     none of the flags above beside it\n"
@@ -1300,7 +1341,8 @@ static const char client_usage[] =
  * error rather than a flag silently ignored. */
 #define QUEUE_FLAGS                                                                                   \
 	" --parent --deserved-gpus --limit-gpus --weight --priority --min-runtime --default-runtime " \
-	"--max-runtime --default-checkpoint-interval --preemptible --gpu-model-limits --gpu-model-deserved --file "
+	"--max-runtime --default-checkpoint-interval --preemptible --gpu-model-limits --gpu-model-deserved " \
+	"--gpu-hour-budget --file "
 #define JOB_FLAGS                                                                                               \
 	" --queue --name --user --required-level --runtime --priority --exit-code --count --gpus --cpu --memory " \
 	"--gpu-model --checkpoint-interval --max-runtime --gpu-fraction --node-selector --slice --file "

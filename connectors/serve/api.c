@@ -252,20 +252,63 @@ static json_t *queue_json(const struct fw_queue_spec *q)
 	return fw_codec_queue_dump(q);
 }
 
+/* Each queue's decayed usage at now, GPU-seconds: its own and that of
+ * every queue under it, as a gpuHourBudget is held to it (lib/cycle.c
+ * budget_mark, the same sum fair share makes); NULL when out of memory.
+ * The usage is the last cycle's, decayed from then to now. */
+static double *subtree_usage(const struct fw_serve *d, fw_time now)
+{
+	int32_t n = d->nqueues, *up = malloc(((size_t)n + 1) * sizeof *up);
+	double *u = calloc((size_t)n + 1, sizeof *u), h = d->fleet->config.usage_half_life_s;
+
+	if (!u || !up) {
+		free(u);
+		free(up);
+		return NULL;
+	}
+	for (int32_t i = 0; i < n; i++)
+		up[i] = d->queues[i].parent[0] ? fw_serve_queue_index(d, d->queues[i].parent) : -1;
+	for (int32_t i = 0; i < n; i++) {
+		double x = fw_usage_decay(d->queues[i].usage, d->queues[i].usage_at, now, h);
+		for (int32_t k = i, hops = 0; k >= 0 && hops <= n; k = up[k], hops++)
+			u[k] += x > 0 ? x : 0;
+	}
+	free(up);
+	return u;
+}
+
+/* Queue i as the API shows it: its document and, u given (subtree_usage),
+ * "usageGpuHours". */
+static json_t *queue_view(const struct fw_serve *d, int32_t i, const double *u)
+{
+	json_t *o = queue_json(&d->queues[i]);
+
+	if (o && u)
+		json_object_set_new(o, "usageGpuHours", json_real(u[i] / 3600.0));
+	return o;
+}
+
 static void h_queues_list(struct ctx *c)
 {
 	json_t *a = json_array();
+	double *u = subtree_usage(c->d, fw_serve_now());
+
 	for (int32_t i = 0; i < c->d->nqueues; i++)
-		json_array_append_new(a, queue_json(&c->d->queues[i]));
+		json_array_append_new(a, queue_view(c->d, i, u));
+	free(u);
 	reply(c, 200, json_pack("{s:o}", "queues", a));
 }
 
 static void h_queue_get(struct ctx *c)
 {
 	int i = fw_serve_queue_index(c->d, c->name);
+	double *u;
+
 	if (i < 0)
 		return fail(c, 404, "ENOENT", "name", "no queue named \"%s\"", c->name);
-	reply(c, 200, queue_json(&c->d->queues[i]));
+	u = subtree_usage(c->d, fw_serve_now());
+	reply(c, 200, queue_view(c->d, i, u));
+	free(u);
 }
 
 /* Jobs the backend has that a queue set cannot hold (unknown or inner
@@ -401,7 +444,9 @@ static void queue_write(struct ctx *c, struct fw_queue_spec *q, int idx)
 	d->queues = cand;
 	d->nqueues = d->capq = n;
 	d->gen++;
-	reply(c, idx >= 0 ? 200 : 201, queue_json(q));
+	double *u = subtree_usage(d, fw_serve_now());
+	reply(c, idx >= 0 ? 200 : 201, queue_view(d, fw_serve_queue_index(d, q->name), u));
+	free(u);
 }
 
 static void h_queue_create(struct ctx *c)

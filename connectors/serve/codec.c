@@ -312,9 +312,10 @@ int fw_codec_queue_parse(json_t *o, const char *name_in_path, struct fw_queue_sp
 	static const char *const keys[] = { "name", "parent", "priority", "deserved", "limit",
 					    "overQuotaWeight", "minRuntime", "defaultRuntime", "maxRuntime",
 					    "defaultCheckpointInterval", "usage", "usageAt", "preemptible",
-					    "gpuModelLimits", "gpuModelDeserved", NULL };
+					    "gpuModelLimits", "gpuModelDeserved", "gpuHourBudget", "usageGpuHours",
+					    NULL };
 	int64_t prio = 0, minrt = 0, uat = 0, defrt = 0, maxrt = 0, defcp = 0;
-	double usage = 0;
+	double usage = 0, budget = 0, used_h = 0;
 	bool pre = true;
 	int rc;
 
@@ -330,6 +331,8 @@ int fw_codec_queue_parse(json_t *o, const char *name_in_path, struct fw_queue_sp
 	    (rc = get_int(o, "", "defaultCheckpointInterval", false, 0, FW_API_SECS_MAX, &defcp, d)) ||
 	    (rc = get_num(o, "", "usage", false, 0, 1e18, &usage, d)) ||
 	    (rc = get_int(o, "", "usageAt", false, 0, FW_API_TIME_MAX, &uat, d)) ||
+	    (rc = get_num(o, "", "gpuHourBudget", false, 0, FW_BUDGET_MAX_GPU_H, &budget, d)) ||
+	    (rc = get_num(o, "", "usageGpuHours", false, 0, 1e18, &used_h, d)) || /* a view's; dropped */
 	    (rc = get_bool(o, "", "preemptible", &pre, d)) || (rc = get_model_limits(o, q, d)) ||
 	    (rc = get_model_deserved(o, q, d)))
 		return rc;
@@ -352,6 +355,7 @@ int fw_codec_queue_parse(json_t *o, const char *name_in_path, struct fw_queue_sp
 	q->default_runtime_s = defrt;
 	q->max_runtime_s = maxrt;
 	q->default_checkpoint_s = defcp;
+	q->gpu_hour_budget = budget;
 	q->usage = usage;
 	q->usage_at = uat;
 	return FW_OK;
@@ -383,6 +387,8 @@ json_t *fw_codec_queue_dump(const struct fw_queue_spec *q)
 		json_object_set_new(o, "maxRuntime", json_integer(q->max_runtime_s));
 	if (o && q->default_checkpoint_s)
 		json_object_set_new(o, "defaultCheckpointInterval", json_integer(q->default_checkpoint_s));
+	if (o && q->gpu_hour_budget > 0) /* 0: none, left out */
+		json_object_set_new(o, "gpuHourBudget", json_real(q->gpu_hour_budget));
 	if (o && q->nmodel_limits) /* none: left out, as older documents */
 		json_object_set_new(o, "gpuModelLimits", dump_model_table(q->model_limits, q->nmodel_limits));
 	if (o && q->nmodel_deserved)

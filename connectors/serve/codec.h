@@ -19,7 +19,8 @@
  * Documents that hold daemon state beside what the client sent (a queue's
  * usage, a health report's incidents) parse it too, so that the store's
  * copy parses back whole; the API handler replaces it with the daemon's
- * own before writing.
+ * own before writing.  A queue's "usageGpuHours" (what its views add:
+ * api.c) is taken and dropped, so a GET's answer PUTs back as it is.
  *
  * This is the fuzzing surface (tests/fuzz/fuzz_api.c): every parser must
  * accept any bytes without crashing or leaking.
@@ -57,6 +58,9 @@ struct fw_queue_spec {
 	fw_time max_runtime_s;           /* fw_queue's run-time limit
 					  * ("maxRuntime"); 0 = none */
 	fw_time default_checkpoint_s;    /* fw_queue's; 0 = inherit */
+	double gpu_hour_budget;          /* fw_queue's budget on decayed usage,
+					  * GPU-hours ("gpuHourBudget"); 0 =
+					  * none, at most FW_BUDGET_MAX_GPU_H */
 	bool nonpreemptible;             /* fw_queue's; "preemptible": false */
 	int32_t nmodel_limits;           /* "gpuModelLimits": {"H100": 16}, in
 					  * the document's key order (snapshot.h

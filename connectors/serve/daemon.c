@@ -170,6 +170,7 @@ struct fw_snapshot *fw_serve_skeleton(struct fw_serve *d, const struct fw_queue_
 		q.default_runtime_s = qs[i].default_runtime_s;
 		q.max_runtime_s = qs[i].max_runtime_s;
 		q.default_checkpoint_s = qs[i].default_checkpoint_s;
+		q.gpu_hour_budget = qs[i].gpu_hour_budget;
 		q.nonpreemptible = qs[i].nonpreemptible;
 		q.usage = qs[i].usage;
 		q.usage_at = qs[i].usage_at;
@@ -379,13 +380,14 @@ static int seed_queues(struct fw_serve *d, char *err, size_t errn)
 		q->default_runtime_s = fq->default_runtime_s;
 		q->max_runtime_s = fq->max_runtime_s;
 		q->default_checkpoint_s = fq->default_checkpoint_s;
+		q->gpu_hour_budget = fq->gpu_hour_budget;
 		q->nonpreemptible = fq->nonpreemptible;
 		if ((rc = seed_model_table(f, f->model_limits, f->nmodel_limits, i, "gpuModelLimits", FW_API_MODEL_LIMITS,
 					   q->model_limits, &q->nmodel_limits, err, errn)) ||
 		    (rc = seed_model_table(f, f->model_deserved, f->nmodel_deserved, i, "gpuModelDeserved",
 					   FW_API_MODEL_DESERVED, q->model_deserved, &q->nmodel_deserved, err, errn)))
 			return rc;
-		q->usage = fq->usage;
+		q->usage = fw_usage_decay(fq->usage, fq->usage_at, f->now, f->config.usage_half_life_s); /* as users' */
 		q->usage_at = fw_serve_now();
 		rc = fw_serve_save_queue(d, q);
 	}

@@ -4,8 +4,8 @@
  * Counters and the cycle-latency histogram come from the daemon's running
  * totals; gauges (fair share, allocation, pending by reason, occupancy,
  * unhealthy and lemon nodes) from the last published view, except the
- * queues' run-time limits, read from the daemon's queues (the settings,
- * not a plan's).  Names are listed in
+ * queues' run-time limits and GPU-hour budgets, read from the daemon's
+ * queues (the settings, not a plan's).  Names are listed in
  * docs/serve.md and drawn by docs/grafana-fairway.json.
  */
 #include <stdarg.h>
@@ -233,6 +233,27 @@ static void max_runtimes(struct buf *b, const struct fw_serve *d)
 			    (long long)d->queues[i].max_runtime_s);
 }
 
+/* Each queue's GPU-hour budget (gpuHourBudget), only for queues that set
+ * one: none at all when no queue does.  Its subtree's decayed usage is
+ * fairway_queue_usage_gpu_hours (the view's); while that is at or above
+ * the budget, no job under the queue starts (reason over_budget). */
+static void budgets(struct buf *b, const struct fw_serve *d)
+{
+	bool any = false;
+
+	for (int32_t i = 0; i < d->nqueues; i++)
+		any = any || d->queues[i].gpu_hour_budget > 0;
+	if (!any)
+		return;
+	put(b, "# HELP fairway_queue_gpu_hour_budget The queue's GPU-hour budget (gpuHourBudget): while the decayed "
+	       "usage of it and the queues under it is at or above this, none of their jobs starts.\n"
+	       "# TYPE fairway_queue_gpu_hour_budget gauge\n");
+	for (int32_t i = 0; i < d->nqueues; i++)
+		if (d->queues[i].gpu_hour_budget > 0)
+			put(b, "fairway_queue_gpu_hour_budget{queue=\"%s\"} %.15g\n", d->queues[i].name,
+			    d->queues[i].gpu_hour_budget);
+}
+
 /* Called with d->mu held. */
 char *fw_metrics_render(struct fw_serve *d)
 {
@@ -273,6 +294,7 @@ char *fw_metrics_render(struct fw_serve *d)
 	counter(&b, "fairway_http_requests_total", "API requests answered.", m->http_requests);
 	counter(&b, "fairway_http_errors_total", "API requests answered with 4xx or 5xx.", m->http_errors);
 	max_runtimes(&b, d);
+	budgets(&b, d);
 	if (d->view) {
 		queues(&b, d->view);
 		figures(&b, d->view, &d->hcfg);

@@ -170,3 +170,44 @@ char *fw_serve_evict_text(const struct fw_snapshot *s, const struct fw_job *j, e
 		 fw_job_checkpoint(s, j) > 0 ? " since its last checkpoint" : " (no checkpoint interval: the whole run)");
 	return buf;
 }
+
+/* GPU-hours in few characters: 0.00153, 12.5, 1235, 2.5e+14. */
+static void hours(char *buf, size_t n, double h)
+{
+	if (h >= 100 && h < 1e9)
+		snprintf(buf, n, "%.0f", h);
+	else
+		snprintf(buf, n, "%.3g", h);
+}
+
+/* The queue over its budget on job j's way up: the nearest with a
+ * budget whose subtree has used it (lib/cycle.c budget_mark); -1 when
+ * none does by p's sums. */
+static int32_t budget_queue(const struct fw_snapshot *s, const struct fw_plan *p, const struct fw_job *j)
+{
+	int32_t q = j->queue;
+
+	for (int hops = 0; q >= 0 && q < s->nqueues && q < p->nqueues && hops < s->nqueues; hops++) {
+		if (s->queues[q].gpu_hour_budget > 0 && p->queues[q].usage >= s->queues[q].gpu_hour_budget * 3600.0)
+			return q;
+		q = s->queues[q].parent;
+	}
+	return -1;
+}
+
+char *fw_serve_budget_text(const struct fw_snapshot *s, const struct fw_plan *p, int32_t job, int64_t a, int64_t b,
+			   char *buf, size_t n)
+{
+	const struct fw_job *j = s && job >= 0 && job < s->njobs ? &s->jobs[job] : NULL;
+	int32_t q = j && p && p->queues ? budget_queue(s, p, j) : -1;
+	char who[2 * FW_NAME_MAX + 48], used[32];
+
+	if (q < 0)
+		return fw_reason_format(FW_REASON_OVER_BUDGET, a, b, buf, n);
+	queue_words(s, j, q, who, sizeof who);
+	hours(used, sizeof used, p->queues[q].usage / 3600.0);
+	snprintf(buf, n, "over budget: %s%s has used %s GPU-hours, its decayed usage, of its budget of %.15g "
+			 "(gpuHourBudget); it starts once usage decays below it", who, q == j->queue ? "" : ",", used,
+		 s->queues[q].gpu_hour_budget);
+	return buf;
+}

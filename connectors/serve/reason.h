@@ -37,6 +37,13 @@
  *                                ancestor's; and it has no work-lost
  *                                tail (the job ends; nothing is
  *                                requeued)
+ *   OVER_BUDGET                  a = the used GPU-hours, rounded down,
+ *                                b = the budget, rounded up (lib/
+ *                                cycle_int.h fw__over_budget): for a
+ *                                pending job (fw_serve_budget_text) it
+ *                                names the queue over its gpuHourBudget
+ *                                and says both amounts as they are (a
+ *                                budget of 0.5 is not "1")
  *
  * Every other reason, and an index out of range, reads as the core's text.
  * Names are quoted: `job "train-7" of the starving queue "llm"`.  An
@@ -68,5 +75,14 @@ char *fw_serve_reason_text(const struct fw_snapshot *s, enum fw_reason r, int64_
  * run without checkpoints), except for TIME_LIMIT (above); returns buf. */
 char *fw_serve_evict_text(const struct fw_snapshot *s, const struct fw_job *j, enum fw_reason r, int64_t a, int64_t b,
 			  char *buf, size_t n);
+
+/* OVER_BUDGET (a, b: the core's) for pending job `job` of s, naming the
+ * queue that has used its budget: the nearest on its way up with a
+ * gpuHourBudget whose subtree's decayed usage at s->now (p->queues[].usage,
+ * as the cycle sums it) is at or above it, with both amounts in GPU-hours.
+ * The core's text when no queue is found (p NULL, an index out of range);
+ * returns buf. */
+char *fw_serve_budget_text(const struct fw_snapshot *s, const struct fw_plan *p, int32_t job, int64_t a, int64_t b,
+			   char *buf, size_t n);
 
 #endif

@@ -77,13 +77,17 @@ static json_t *job_nodes(const struct fw_snapshot *s, const struct fw_job *j)
 	return a;
 }
 
-/* The texts name what the indices stand for in s (reason.h). */
-static void pending_fields(json_t *o, const struct fw_snapshot *s, const struct fw_pending *pe)
+/* The texts name what the indices stand for in s (reason.h); an
+ * over-budget job's, the queue over its budget by p's usage. */
+static void pending_fields(json_t *o, const struct fw_snapshot *s, const struct fw_plan *p,
+			   const struct fw_pending *pe)
 {
 	char buf[FW_SERVE_REASON_MAX];
 
 	if (pe->reason == FW_REASON_GPU_MODEL || pe->reason == FW_REASON_SLICES) /* names the model, the level */
 		fw_reason_format_job(s, pe->job, pe->reason, pe->a, pe->b, buf, sizeof buf);
+	else if (pe->reason == FW_REASON_OVER_BUDGET)
+		fw_serve_budget_text(s, p, pe->job, pe->a, pe->b, buf, sizeof buf);
 	else
 		fw_serve_reason_text(s, pe->reason, pe->a, pe->b, buf, sizeof buf);
 	json_object_set_new(o, "reason", json_string(fw_reason_name(pe->reason)));
@@ -92,7 +96,10 @@ static void pending_fields(json_t *o, const struct fw_snapshot *s, const struct 
 	if (pe->reason == FW_REASON_HAS_RESERVATION)
 		json_object_set_new(o, "reservedAt", json_integer(pe->a));
 	if (pe->expected_start == FW_TIME_UNKNOWN) {
-		fw_serve_reason_text(s, pe->unknown_why, pe->why_a, pe->why_b, buf, sizeof buf);
+		if (pe->unknown_why == FW_REASON_OVER_BUDGET)
+			fw_serve_budget_text(s, p, pe->job, pe->why_a, pe->why_b, buf, sizeof buf);
+		else
+			fw_serve_reason_text(s, pe->unknown_why, pe->why_a, pe->why_b, buf, sizeof buf);
 		json_object_set_new(o, "expectedStart", json_null());
 		json_object_set_new(o, "unknownWhy", json_string(fw_reason_name(pe->unknown_why)));
 		json_object_set_new(o, "unknownWhyText", json_string(buf));
@@ -173,7 +180,7 @@ static json_t *job_json(const struct fw_snapshot *s, const struct fw_plan *p, in
 	}
 	json_object_set_new(o, "state", json_string("pending"));
 	if ((pe = fw_plan_pending_for(p, i)))
-		pending_fields(o, s, pe);
+		pending_fields(o, s, p, pe);
 	return o;
 }
 

@@ -1395,7 +1395,7 @@ req GET /v1/queues/capped
 check "fairway queues set --max-runtime 1h: maxRuntime 3600, the rest kept" \
 	[ "$(jfield 'j["maxRuntime"], j["deserved"]["gpu"]')" = "3600 4.0" ]
 check "fairway queues list shows it (MAX RUNTIME)" bash -c \
-	"'$FW' queues list ${C[*]} | grep -q '^capped .* 3600  *- *-$' && '$FW' queues list ${C[*]} | grep -q 'MAX RUNTIME'"
+	"'$FW' queues list ${C[*]} | grep -q '^capped .* 3600  *[0-9.e+-]*  *-  *-  *-$' && '$FW' queues list ${C[*]} | grep -q 'MAX RUNTIME'"
 check "fairway queues list --json has it" bash -c \
 	"'$FW' queues list --json ${C[*]} | grep -q '\"maxRuntime\": 3600'"
 "$FW" queues set capped --max-runtime -5 "${C[@]}" >/dev/null 2>"$T/err"
@@ -1470,6 +1470,133 @@ check "restart: the job its own limit ended is still timeout, maxRuntime 2" \
 	[ "$(jfield 'j["state"], j["maxRuntime"]')" = "timeout 2" ]
 job_is "restart: a job's own maxRuntime is back (cli-own: 7200, running)" cli-own \
 	'j["state"] == "running" and j["maxRuntime"] == 7200 and j["timeLimit"] == 7200'
+stop_daemon
+
+# --- GPU-hour budgets: a queue that has used its gpuHourBudget starts nothing ------------------
+# One node; under org: spent (YAML gpuHourBudget 50, usage 200 GPU-hours
+# a half-life before the config's now: 100 at the seed) and fresh (no
+# budget, no usage).  spent's job waits, over_budget, its
+# text naming spent and both amounts; fresh's starts.  Bad budgets are
+# 400s naming gpuHourBudget with nothing applied; raising the budget
+# (the CLI) starts the job; a tiny one holds the next, and 0 clears it.
+# Usage the daemon accrues counts: fresh's running job spends a budget of
+# 0.0001.  The budget, /metrics, queues list, jobs why; a restart keeps
+# the API's budget over the YAML's.
+fleet_daemon budget state-budget <<'EOF2'
+now: 604800
+scheduler: {usageHalfLife: 7d}
+nodes:
+  - {name: solo, gpus: 8, cpu: 64, memory: 512Gi}
+queues:
+  - {name: org, resources: {gpu: {quota: 8}}}
+  - {name: spent, parent: org, gpuHourBudget: 50, usage: {gpuHours: 200, at: 0}, resources: {gpu: {quota: 4}}}
+  - {name: fresh, parent: org, resources: {gpu: {quota: 4}}}
+EOF2
+C=(--server "http://127.0.0.1:$PORT" --token-file "$S/token")
+req GET /v1/queues/spent
+check "the YAML's gpuHourBudget seeds the queue (50), its usage decayed to the config's now (200 -> about 100)" \
+	[ "$(jfield 'j["gpuHourBudget"], 99.9 < j["usageGpuHours"] <= 100')" = "50.0 True" ]
+req GET /v1/queues/org
+check "org's usageGpuHours counts the queues under it (about 100), no budget of its own" \
+	[ "$(jfield '99.9 < j["usageGpuHours"] <= 100, "gpuHourBudget" in j')" = "True False" ]
+req GET /v1/queues
+check "GET /v1/queues: gpuHourBudget for spent only" \
+	[ "$(jfield '[q["name"] for q in j["queues"] if "gpuHourBudget" in q]')" = "['spent']" ]
+req POST /v1/jobs '{"name":"held","queue":"spent","runtime":3600,"tasks":[{"gpus":1}]}'
+req POST /v1/jobs '{"name":"free","queue":"fresh","runtime":3600,"tasks":[{"gpus":1}]}'
+req POST /v1/cycle
+job_is "fresh's job starts" free 'j["state"] == "running"'
+job_is "spent's job waits: over_budget, expected start unknown for that reason" held \
+	'j["state"] == "pending" and j["reason"] == "over_budget" and j["expectedStart"] is None and j["unknownWhy"] == "over_budget"'
+check "... its text names the queue and both amounts" python3 -c '
+import json, sys
+j = json.loads(sys.argv[1])
+want = "over budget: its queue \"spent\" has used 100 GPU-hours, its decayed usage, of its budget of 50 (gpuHourBudget); it starts once usage decays below it"
+assert j["reasonText"] == want, j
+assert j["unknownWhyText"] == want, j' "$BODY"
+check "/metrics: fairway_queue_gpu_hour_budget for spent only" bash -c \
+	"[ \"\$(curl -s http://127.0.0.1:$PORT/metrics | grep '^fairway_queue_gpu_hour_budget{')\" = 'fairway_queue_gpu_hour_budget{queue=\"spent\"} 50' ]"
+check "/metrics: fairway_pending_jobs{reason=\"over_budget\"} 1" [ "$(metric 'fairway_pending_jobs{reason="over_budget"}')" = 1 ]
+check "/metrics: fairway_queue_usage_gpu_hours{queue=\"spent\"} about 100" \
+	python3 -c 'import sys; sys.exit(not 99.9 < float(sys.argv[1]) <= 100)' "$(metric 'fairway_queue_usage_gpu_hours{queue="spent"}')"
+"$FW" jobs why held "${C[@]}" >"$T/why" 2>&1
+check "fairway jobs why: why it waits, over budget, naming spent" bash -c \
+	"grep -q '^why it waits: over budget: its queue \"spent\" has used 100 GPU-hours, its decayed usage, of its budget of 50 (gpuHourBudget)' '$T/why' &&
+	 grep -q '^expected start: unknown — over budget: its queue \"spent\"' '$T/why'"
+"$FW" queues list "${C[@]}" >"$T/qlist" 2>&1
+check "fairway queues list: GPU-H USED and GPU-H BUDGET (spent 100 of 50; fresh no budget)" bash -c \
+	"grep -q 'GPU-H USED GPU-H BUDGET' '$T/qlist' && grep -Eq '^spent .* 100 +50  +- +-$' '$T/qlist' &&
+	 grep -Eq '^fresh .* [0-9.e+-]+ +-  +- +-$' '$T/qlist'"
+check "fairway queues list --json has it" bash -c "'$FW' queues list --json ${C[*]} | grep -q '\"gpuHourBudget\": 50'"
+# bad values: 400 naming the field, nothing applied
+for v in -1 1000000001 '"10"' true; do
+	req PATCH /v1/queues/spent "{\"priority\":3,\"gpuHourBudget\":$v}"
+	check "PATCH gpuHourBudget $v: 400 naming gpuHourBudget" \
+		[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = gpuHourBudget ]
+done
+check "... saying the range" [ "$(req PATCH /v1/queues/spent '{"gpuHourBudget":-1}'; jfield 'j["error"]["message"]')" = "must be between 0 and 1e+09" ]
+req PATCH /v1/queues/spent '{"gpuHourBudget":1e400}'
+check "gpuHourBudget 1e400 (no finite number): 400, the body refused" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = body ]
+req GET /v1/queues/spent
+check "... and nothing applied: budget 50, priority 0" [ "$(jfield 'j["gpuHourBudget"], j["priority"]')" = "50.0 0" ]
+req PUT /v1/queues/badbudget '{"parent":"org","gpuHourBudget":-5}'
+check "PUT a new queue with gpuHourBudget -5: 400 naming it" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = gpuHourBudget ]
+req GET /v1/queues/badbudget
+check "... no queue made" [ "$CODE" = 404 ]
+"$FW" queues set spent --gpu-hour-budget -5 "${C[@]}" >/dev/null 2>"$T/err"
+check "fairway queues set --gpu-hour-budget -5: exit 2, says the range" \
+	bash -c "[ $? -eq 2 ] && grep -q -- '--gpu-hour-budget -5: must be from 0 to 1000000000 GPU-hours' '$T/err'"
+"$FW" queues set spent --gpu-hour-budget 2h "${C[@]}" >/dev/null 2>"$T/err"
+check "fairway queues set --gpu-hour-budget 2h: exit 2, not a number" \
+	bash -c "[ $? -eq 2 ] && grep -q -- \"--gpu-hour-budget '2h' is not a number of GPU-hours\" '$T/err'"
+check "fairway queues --help teaches --gpu-hour-budget" bash -c "'$FW' queues --help | grep -q -- '--gpu-hour-budget H (GPU-hours'"
+req GET /v1/jobs/held
+check "a refused change starts nothing: held still over_budget" [ "$(jfield 'j["state"], j["reason"]')" = "pending over_budget" ]
+# a GET's answer PUTs back as it is (usageGpuHours taken and dropped)
+req GET /v1/queues/spent
+req PUT /v1/queues/spent "$BODY"
+check "PUT of a GET's queue document: 200, the budget kept" [ "$CODE" = 200 -a "$(jfield 'j["gpuHourBudget"]')" = 50.0 ]
+# raise it: the job starts
+"$FW" queues set spent --gpu-hour-budget 150.5 "${C[@]}" >/dev/null 2>&1
+req GET /v1/queues/spent
+check "fairway queues set --gpu-hour-budget 150.5: gpuHourBudget 150.5, the rest kept" \
+	[ "$(jfield 'j["gpuHourBudget"], j["deserved"]["gpu"], j["parent"]')" = "150.5 4.0 org" ]
+job_is "budget raised above the usage: the held job starts" held 'j["state"] == "running"'
+# a tiny budget holds the next job; 0 clears it
+req PATCH /v1/queues/spent '{"gpuHourBudget":0.0001}'
+check "PATCH gpuHourBudget 0.0001: 200" [ "$CODE" = 200 -a "$(jfield 'j["gpuHourBudget"]')" = 0.0001 ]
+req POST /v1/jobs '{"name":"held2","queue":"spent","runtime":3600,"tasks":[{"gpus":1}]}'
+job_is "a budget of 0.0001 holds the next job, its text saying 0.0001 (not the core's 1)" held2 \
+	'j["reason"] == "over_budget" and "of its budget of 0.0001 (gpuHourBudget)" in j["reasonText"]'
+req GET /v1/jobs/held
+check "... the job already running runs on" [ "$(jfield 'j["state"]')" = running ]
+req PATCH /v1/queues/spent '{"gpuHourBudget":0}'
+check "PATCH gpuHourBudget 0: 200, no gpuHourBudget in the document" [ "$CODE" = 200 -a "$(jfield '"gpuHourBudget" in j')" = False ]
+job_is "budget cleared: the job starts" held2 'j["state"] == "running"'
+check "/metrics: no fairway_queue_gpu_hour_budget once no queue has a budget" bash -c \
+	"! curl -s http://127.0.0.1:$PORT/metrics | grep -q '^fairway_queue_gpu_hour_budget'"
+# usage the daemon accrues counts: fresh's job has run a second or more
+becomes "fresh's usage accrues from its running job (usageGpuHours > 0.0003: a GPU-second and more)" \
+	/v1/queues/fresh 'j["usageGpuHours"] > 0.0003'
+req PATCH /v1/queues/fresh '{"gpuHourBudget":0.0001}'
+req POST /v1/jobs '{"name":"fresh2","queue":"fresh","runtime":3600,"tasks":[{"gpus":1}]}'
+job_is "fresh's budget of 0.0001, spent by its own running job: its next job waits, over_budget" fresh2 \
+	'j["state"] == "pending" and j["reason"] == "over_budget" and "its queue \"fresh\"" in j["reasonText"]'
+req PATCH /v1/queues/fresh '{"gpuHourBudget":null}'
+check "PATCH gpuHourBudget null removes it too" [ "$CODE" = 200 -a "$(jfield '"gpuHourBudget" in j')" = False ]
+job_is "... and fresh's next job starts" fresh2 'j["state"] == "running"'
+# a restart keeps the API's budget, not the YAML's
+req PATCH /v1/queues/spent '{"gpuHourBudget":75.25}'
+stop_daemon
+start_daemon "$S" "$PORT" --config "$T/budget.yaml" || bad "daemon restarts on budget.yaml"
+req GET /v1/queues/spent
+check "restart: spent's gpuHourBudget is the API's 75.25 (not the YAML's 50), its usage kept" \
+	[ "$(jfield 'j["gpuHourBudget"], 99.9 < j["usageGpuHours"] < 101')" = "75.25 True" ]
+req POST /v1/jobs '{"name":"held3","queue":"spent","runtime":3600,"tasks":[{"gpus":1}]}'
+job_is "restart: the budget holds spent's next job" held3 \
+	'j["reason"] == "over_budget" and "of its budget of 75.25 (gpuHourBudget)" in j["reasonText"]'
+check "restart: /metrics has the budget" [ "$(metric 'fairway_queue_gpu_hour_budget{queue="spent"}')" = 75.25 ]
 stop_daemon
 
 # --- before the first plan: the cycle results answer empty and leak nothing ---

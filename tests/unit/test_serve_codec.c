@@ -153,6 +153,68 @@ TEST(queue_gpu_model_limits)
 	ASSERT_STR_EQ(queue_field(big, &q), "gpuModelLimits");
 }
 
+/* "gpuHourBudget": GPU-hours, decimals kept exactly through a dump and
+ * back (what the store keeps); 0 is none, left out; from 0 to
+ * FW_BUDGET_MAX_GPU_H; anything else refused naming it, nothing filled
+ * in.  A view's "usageGpuHours" (api.c) parses and is dropped, so a
+ * GET's answer PUTs back. */
+TEST(queue_gpu_hour_budget)
+{
+	static const char *const bad[] = { "-1", "-0.0001", "1000000001", "1e10", "\"10\"", "true", "null", "{}",
+					   "[10]" };
+	struct fw_queue_spec q;
+	struct fw_diag d;
+	json_t *o;
+	char doc[256];
+
+	ASSERT_STR_EQ(queue_field("{\"name\":\"a\"}", &q), "");
+	ASSERT(q.gpu_hour_budget == 0);
+	ASSERT(!json_object_get(o = fw_codec_queue_dump(&q), "gpuHourBudget"));
+	json_decref(o);
+	static const double good[] = { 12.5, 0.0001, 10, 1e9, 1234567.891 };
+	for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+		snprintf(doc, sizeof doc, "{\"name\":\"a\",\"gpuHourBudget\":%.17g}", good[i]);
+		ASSERT_STR_EQ(queue_field(doc, &q), "");
+		ASSERT(q.gpu_hour_budget == good[i]);
+		char *back = json_dumps(o = fw_codec_queue_dump(&q), JSON_COMPACT);
+		ASSERT(json_number_value(json_object_get(o, "gpuHourBudget")) == good[i]);
+		json_decref(o);
+		memset(&q, 0, sizeof q);
+		ASSERT_STR_EQ(queue_field(back, &q), "");
+		free(back);
+		ASSERT(q.gpu_hour_budget == good[i]); /* exactly: the store's copy */
+	}
+	ASSERT_STR_EQ(queue_field("{\"name\":\"a\",\"gpuHourBudget\":0}", &q), "");
+	ASSERT(q.gpu_hour_budget == 0);
+	ASSERT(!json_object_get(o = fw_codec_queue_dump(&q), "gpuHourBudget"));
+	json_decref(o);
+
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		snprintf(doc, sizeof doc, "{\"name\":\"a\",\"deserved\":{\"gpu\":2},\"gpuHourBudget\":%s}", bad[i]);
+		o = body(doc);
+		memset(&d, 0, sizeof d);
+		memset(&q, 0x5a, sizeof q);
+		ASSERT_NE(fw_codec_queue_parse(o, NULL, &q, &d), FW_OK);
+		json_decref(o);
+		ASSERT_STR_EQ(d.field, "gpuHourBudget");
+		ASSERT(bad[i][0] == '-' || bad[i][0] == '1' ? strstr(d.msg, "must be between 0 and 1e+09") != NULL
+							    : strstr(d.msg, "must be a number") != NULL);
+	}
+	/* not finite: JSON has no such number; the body is refused before it */
+	static const char inf[] = "{\"name\":\"a\",\"gpuHourBudget\":1e400}";
+	ASSERT_NE(fw_codec_body(inf, sizeof inf - 1, &o, &d), FW_OK);
+	ASSERT_STR_EQ(d.field, "body");
+
+	/* a view's usageGpuHours: taken, dropped; not a number, refused */
+	ASSERT_STR_EQ(queue_field("{\"name\":\"a\",\"gpuHourBudget\":2,\"usage\":3600,\"usageGpuHours\":0.9}", &q),
+		      "");
+	ASSERT(q.gpu_hour_budget == 2);
+	ASSERT_NEAR(q.usage, 3600, 1e-9);
+	ASSERT(!json_object_get(o = fw_codec_queue_dump(&q), "usageGpuHours"));
+	json_decref(o);
+	ASSERT_STR_EQ(queue_field("{\"name\":\"a\",\"usageGpuHours\":\"x\"}", &q), "usageGpuHours");
+}
+
 /* "gpuModelDeserved": which models a queue's deserved GPUs are, kept
  * apart from its limits, in the document's order through a dump and
  * back; left out when none; refusals name the field, and entries summing
@@ -828,6 +890,6 @@ TEST(job_slices)
 	}
 }
 
-TEST_MAIN(queue_units_and_defaults, queue_refusals_name_the_field, queue_gpu_model_limits, queue_gpu_model_deserved, job_parse_and_round_trip, job_node_selector, job_slices, job_exit_code, job_checkpoint_interval, job_max_runtime,
+TEST_MAIN(queue_units_and_defaults, queue_refusals_name_the_field, queue_gpu_model_limits, queue_gpu_hour_budget, queue_gpu_model_deserved, job_parse_and_round_trip, job_node_selector, job_slices, job_exit_code, job_checkpoint_interval, job_max_runtime,
 	  whole_reals_are_whole_numbers, bad_gpus_whole_reals_and_the_nodes_range, reservation_and_health_refusals, every_refusal_names_its_field, health_incidents_stored_form, history_incidents_and_lemon,
 	  history_keeps_the_last_eight, names_are_one_path_segment)

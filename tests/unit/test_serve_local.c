@@ -1713,6 +1713,68 @@ TEST(model_deserved_survives_reopen_and_becomes_snapshot_entries)
 		fprintf(stderr, "cannot remove %s\n", dir);
 }
 
+/* A queue's GPU-hour budget survives the store's close and reopen as the
+ * daemon keeps it (fw_serve_save_queue), exactly, and reaches the
+ * snapshot (fw_serve_skeleton), where the cycle holds the queue's jobs
+ * while its decayed usage is at or above it; a queue without one stays
+ * without. */
+TEST(gpu_hour_budget_survives_reopen_and_reaches_the_snapshot)
+{
+	struct fw_serve *d = calloc(1, sizeof *d);
+	struct fw_queue_spec qs[2];
+	struct restored r = { .n = 0 };
+	struct fw_snapshot *s;
+	struct fw_arena A;
+	struct fw_plan *p;
+	const struct fw_pending *pe;
+	char cmd[128];
+
+	fresh_store(fleet_yaml, sizeof fleet_yaml - 1);
+	ASSERT(d != NULL);
+	d->fleet = fleet;
+	d->store = store;
+	queue_of("{\"name\":\"a\",\"deserved\":{\"gpu\":8},\"gpuHourBudget\":0.3}", &qs[0]);
+	queue_of("{\"name\":\"b\",\"deserved\":{\"gpu\":8}}", &qs[1]);
+	qs[0].usage = qs[1].usage = 0.3 * 3600; /* both at a's budget */
+	qs[0].usage_at = qs[1].usage_at = 1000;
+	ASSERT_OK(fw_store_begin(store));
+	ASSERT_OK(fw_serve_save_queue(d, &qs[0]));
+	ASSERT_OK(fw_serve_save_queue(d, &qs[1]));
+	ASSERT_OK(fw_store_commit(store));
+	fw_store_close(store);
+	ASSERT_OK(fw_store_open(dir, false, &store, NULL));
+	d->store = store;
+	ASSERT_OK(fw_store_each(store, FW_STORE_QUEUES, restore_cb, &r));
+	ASSERT_EQ(r.n, 2);
+	ASSERT_STR_EQ(r.q[0].name, "a");
+	ASSERT(r.q[0].gpu_hour_budget == 0.3); /* exactly, not 0.30000000000000004 */
+	ASSERT(r.q[1].gpu_hour_budget == 0);
+
+	ASSERT((s = fw_serve_skeleton(d, r.q, 2, 1000)) != NULL);
+	ASSERT(s->queues[0].gpu_hour_budget == 0.3);
+	ASSERT(s->queues[1].gpu_hour_budget == 0);
+	tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
+	tb_job(s, "ja", 0, 1, 1, 1000, 0);
+	tb_job(s, "jb", 1, 1, 1, 1000, 0);
+	fw_arena_init(&A, 1 << 16);
+	ASSERT((p = tb_plan(s, NULL, &A)) != NULL);
+	ASSERT((pe = fw_plan_pending_for(p, 0)) != NULL); /* a's job: held by a's budget */
+	ASSERT_EQ(pe->reason, FW_REASON_OVER_BUDGET);
+	ASSERT(fw_plan_pending_for(p, 1) == NULL); /* b's, the same usage, no budget: it starts */
+	s->queues[0].gpu_hour_budget = 0.31;
+	ASSERT((p = tb_plan(s, NULL, &A)) != NULL);
+	ASSERT(fw_plan_pending_for(p, 0) == NULL); /* a budget above the usage: it starts */
+	fw_arena_release(&A);
+	fw_snapshot_free(s);
+
+	fw_store_close(store);
+	fw_snapshot_free(fleet);
+	free(d);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", dir);
+}
+
 /* One 8-GPU node and two queues named as given, in the snapshot and as
  * the daemon's specs, their usage last aged at `at`. */
 static struct fw_snapshot *usage_world(struct fw_queue_spec qs[2], const char *const names[2], fw_time at)
@@ -1868,6 +1930,7 @@ TEST(a_backends_usage_becomes_the_daemons)
 
 TEST_MAIN(stale_generation_changes_nothing_and_actions_are_idempotent, slices_become_snapshot_entries,
 	  model_deserved_survives_reopen_and_becomes_snapshot_entries, jobs_run_for_their_runtime_and_survive_reopen,
+	  gpu_hour_budget_survives_reopen_and_reaches_the_snapshot,
 	  an_evicted_job_resumes_from_its_last_checkpoint, a_job_past_its_queues_limit_ends_as_timeout,
 	  a_job_past_its_own_limit_ends_as_timeout, a_config_jobs_own_limit_is_seeded_or_refused,
 	  thousands_of_jobs_are_found_by_name, jobs_with_a_non_zero_exit_code_fail, failed_jobs_make_their_node_suspect,

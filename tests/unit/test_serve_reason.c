@@ -2,7 +2,8 @@
  * test_serve_reason.c — the daemon's reason texts (connectors/serve/
  * reason.c): the indices a reason carries become the names of the jobs,
  * queues and nodes of the snapshot; every other reason reads as the
- * core's text; an over-quota amount is written in full.
+ * core's text; an over-quota amount is written in full; a job a GPU-hour
+ * budget holds names the queue over it.
  */
 #include <stdio.h>
 #include <string.h>
@@ -333,7 +334,100 @@ TEST(every_text_fits_its_bound)
 	fw_snapshot_free(s);
 }
 
+/* A job a GPU-hour budget holds (OVER_BUDGET, as a cycle gives it): the
+ * text names the queue over its budget, the nearest on the way up by the
+ * plan's sums, and says both amounts as they are (the core's rounds a
+ * budget of 0.5 up to 1); with no queue over a budget, or no plan, the
+ * core's text; with the longest names, whole and within its bound. */
+TEST(over_budget_names_the_queue)
+{
+	static struct fw_arena A;
+	struct fw_snapshot *s = world();
+	const struct fw_pending *pe;
+	struct fw_plan *p;
+	char buf[512], core[512];
+
+	fw_arena_init(&A, 1 << 16);
+	s->now = 1000000;
+	for (int32_t q = 0; q < s->nqueues; q++)
+		s->queues[q].usage_at = s->now;
+	s->queues[1].usage = 12.5 * 3600; /* llm: 12.5 GPU-hours */
+	s->queues[1].gpu_hour_budget = 10;
+	ASSERT((p = tb_plan(s, NULL, &A)) != NULL);
+	ASSERT((pe = fw_plan_pending_for(p, 0)) != NULL); /* train-7, of llm, waits */
+	ASSERT_EQ(pe->reason, FW_REASON_OVER_BUDGET);
+	ASSERT(fw_plan_pending_for(p, 1) == NULL);        /* eval-1, of cv, starts */
+	ASSERT_STR_EQ(fw_serve_budget_text(s, p, 0, pe->a, pe->b, buf, sizeof buf),
+		      "over budget: its queue \"llm\" has used 12.5 GPU-hours, its decayed usage, of its budget of 10 "
+		      "(gpuHourBudget); it starts once usage decays below it");
+
+	s->queues[1].gpu_hour_budget = 0; /* root's budget, 0.5: llm's usage counts in it */
+	s->queues[0].gpu_hour_budget = 0.5;
+	s->queues[2].usage = 0.25 * 3600;
+	ASSERT((p = tb_plan(s, NULL, &A)) != NULL);
+	ASSERT((pe = fw_plan_pending_for(p, 1)) != NULL); /* now eval-1, of cv, waits too */
+	ASSERT_EQ(pe->reason, FW_REASON_OVER_BUDGET);
+	ASSERT_STR_EQ(fw_serve_budget_text(s, p, 1, pe->a, pe->b, buf, sizeof buf),
+		      "over budget: queue \"root\", above its queue \"cv\", has used 12.8 GPU-hours, its decayed "
+		      "usage, of its budget of 0.5 (gpuHourBudget); it starts once usage decays below it");
+	ASSERT_STR_CONTAINS(fw_reason_format(FW_REASON_OVER_BUDGET, pe->a, pe->b, core, sizeof core),
+			    "of its budget of 1 (gpuHourBudget)"); /* what the names replace */
+
+	s->queues[1].gpu_hour_budget = 1; /* llm's own, nearer than root's: named first */
+	ASSERT((p = tb_plan(s, NULL, &A)) != NULL);
+	ASSERT((pe = fw_plan_pending_for(p, 0)) != NULL);
+	ASSERT_STR_CONTAINS(fw_serve_budget_text(s, p, 0, pe->a, pe->b, buf, sizeof buf),
+			    "its queue \"llm\" has used 12.5 GPU-hours, its decayed usage, of its budget of 1 ");
+	s->queues[2].usage = 0; /* GPU-hours under 0.01: not "0" */
+	s->queues[1].usage = 0.00153 * 3600;
+	s->queues[1].gpu_hour_budget = 0.0001;
+	s->queues[0].gpu_hour_budget = 0;
+	ASSERT((p = tb_plan(s, NULL, &A)) != NULL);
+	ASSERT((pe = fw_plan_pending_for(p, 0)) != NULL);
+	ASSERT_STR_CONTAINS(fw_serve_budget_text(s, p, 0, pe->a, pe->b, buf, sizeof buf),
+			    "its queue \"llm\" has used 0.00153 GPU-hours, its decayed usage, of its budget of "
+			    "0.0001 ");
+
+	/* no queue over a budget by the plan's sums, no plan, no such job: the core's */
+	s->queues[1].gpu_hour_budget = 1;
+	ASSERT((p = tb_plan(s, NULL, &A)) != NULL);
+	ASSERT(fw_plan_pending_for(p, 0) == NULL); /* under it: it starts */
+	fw_reason_format(FW_REASON_OVER_BUDGET, 3, 4, core, sizeof core);
+	ASSERT_STR_EQ(fw_serve_budget_text(s, p, 0, 3, 4, buf, sizeof buf), core);
+	ASSERT_STR_EQ(fw_serve_budget_text(s, NULL, 0, 3, 4, buf, sizeof buf), core);
+	ASSERT_STR_EQ(fw_serve_budget_text(s, p, 7, 3, 4, buf, sizeof buf), core);
+	fw_snapshot_free(s);
+
+	/* the longest names, both, and the widest amounts: whole, within bound */
+	char name[3][FW_NAME_MAX];
+	s = fw_snapshot_new();
+	for (int i = 0; i < 3; i++) {
+		memset(name[i], "pqj"[i], FW_NAME_MAX - 1);
+		name[i][FW_NAME_MAX - 1] = 0;
+	}
+	tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
+	tb_queue(s, name[0], -1, 8, -1, 1);
+	tb_queue(s, name[1], 0, 8, -1, 1);
+	tb_job(s, name[2], 1, 1, 8, 1000, 0);
+	s->now = 1000000;
+	s->queues[1].usage = 1e18;
+	s->queues[1].usage_at = s->now;
+	s->queues[0].gpu_hour_budget = 0.000123456789012345; /* 15 digits, the widest */
+	ASSERT((p = tb_plan(s, NULL, &A)) != NULL);
+	ASSERT((pe = fw_plan_pending_for(p, 0)) != NULL);
+	fw_serve_budget_text(s, p, 0, pe->a, pe->b, buf, sizeof buf);
+	ASSERT_STR_CONTAINS(buf, name[0]);
+	ASSERT_STR_CONTAINS(buf, name[1]);
+	ASSERT_STR_CONTAINS(buf, "has used 2.78e+14 GPU-hours");
+	ASSERT_STR_CONTAINS(buf, "of its budget of 0.000123456789012345 (gpuHourBudget); it starts once usage decays "
+				 "below it"); /* whole, not cut */
+	ASSERT(strlen(buf) < FW_SERVE_REASON_MAX);
+	fw_snapshot_free(s);
+	fw_arena_release(&A);
+}
+
 TEST_MAIN(evictions_name_the_job_and_its_queue, waiting_reasons_name_the_job_ahead, drains_name_the_node,
 	  started_says_the_gpus_only, over_quota_amount_in_full, the_rest_reads_as_the_core,
 	  longest_names_arrive_whole, every_text_fits_its_bound, model_limits_name_the_queue_and_the_model,
-	  time_limit_names_the_queue_that_sets_it, time_limit_says_when_it_is_the_jobs_own)
+	  time_limit_names_the_queue_that_sets_it, time_limit_says_when_it_is_the_jobs_own,
+	  over_budget_names_the_queue)
