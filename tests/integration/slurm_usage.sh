@@ -13,6 +13,11 @@
 #   usage_bends_the_share a fresh fairway-slurm (default --usage slurm)
 #                         gives team_b most of them: team_a's past use,
 #                         which only Slurm kept, halves its weight
+#   budget_holds_account  with team_a's gpuHourBudget of 0.0001 in the YAML
+#                         (it has used more, by Slurm's books), fairway
+#                         starts none of its jobs, whose comments say
+#                         "fairway: waiting: over_budget; start unknown
+#                         (over_budget)", and team_b's run
 #   limit_held_books_no_node  with team_a's MaxJobs=1 (enforced: this lab's
 #                         AccountingStorageEnforce has limits), fairway
 #                         releases 4 of its whole-node jobs, Slurm runs 1
@@ -79,6 +84,29 @@ if ((b >= 18)); then
 	ok usage_bends_the_share
 else
 	bad usage_bends_the_share "team_a $a, team_b $b GPUs of 32 (expected team_b 18+); $(grep "usage from Slurm" "$T/fairway.log" | tail -1)"
+fi
+fw_stop
+cancel_all
+
+# team_a has used more than a budget of 0.0001 GPU-hours (Slurm's books):
+# fairway starts none of its jobs, each says why in its comment, and
+# team_b's run
+cat >"$T/budget.yaml" <<'EOF2'
+scheduler: {usageWeight: 1}
+queues:
+  - {name: org}
+  - {name: team_a, parent: org, gpuHourBudget: 0.0001}
+  - {name: team_b, parent: org}
+EOF2
+submit 2 team_a 600
+submit 2 team_b 600
+FW_CONFIG=$T/budget.yaml fw_start
+if wait_until 20 'test "$(squeue -h -A team_b -t R -o %i | wc -l)" = 2' &&
+	wait_until 10 'test "$(squeue -h -A team_a -t PD -o "%k" | grep -c "^fairway: waiting: over_budget; start unknown (over_budget)")" = 2' &&
+	test "$(squeue -h -A team_a -t R -o %i | wc -l)" = 0; then
+	ok budget_holds_account
+else
+	bad budget_holds_account "$(squeue -h -o '%i %a %T %Q %k' | head -6)"
 fi
 fw_stop
 cancel_all
