@@ -4,7 +4,9 @@
 #ifndef FAIRWAY_TEST_BUILDER_H
 #define FAIRWAY_TEST_BUILDER_H
 
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fairway/fairway.h"
@@ -138,6 +140,30 @@ static inline struct fw_plan *tb_plan(const struct fw_snapshot *s, const char *p
 		return NULL;
 	}
 	return p;
+}
+
+/* Is s's plan under policy the same, decisions and pending entries byte
+ * for byte, when made again?  p is the first plan, in a (which the
+ * second run resets: p is copied first).  Same input, same plan. */
+static inline bool tb_replans_same(const struct fw_snapshot *s, const char *policy, const struct fw_plan *p,
+				   struct fw_arena *a)
+{
+	int32_t nd = p->ndecisions, np = p->npending;
+	struct fw_decision *dec = malloc(sizeof *dec * (size_t)(nd + 1));
+	struct fw_pending *pen = malloc(sizeof *pen * (size_t)(np + 1));
+	bool same = dec && pen;
+
+	if (same) {
+		memcpy(dec, p->decisions, sizeof *dec * (size_t)nd);
+		memcpy(pen, p->pending, sizeof *pen * (size_t)np);
+		const struct fw_plan *q = tb_plan(s, policy, a);
+		same = q && q->ndecisions == nd && q->npending == np &&
+		       memcmp(dec, q->decisions, sizeof *dec * (size_t)nd) == 0 &&
+		       memcmp(pen, q->pending, sizeof *pen * (size_t)np) == 0;
+	}
+	free(dec);
+	free(pen);
+	return same;
 }
 
 /* The plan's first decision about job, NULL when none. */
