@@ -81,6 +81,12 @@ struct sim {
 	struct fw_task_alloc *ascratch;
 	int32_t acap;
 	int64_t qalloc[FW_TEAMS_MAX]; /* milli-GPU allocated per queue */
+	int32_t qpending[FW_TEAMS_MAX]; /* pending jobs per queue */
+	/* GPU-hour budgets (o->gpu_hour_budget): when a held queue with
+	 * pending jobs next falls below its budget (budget_wake), INT64_MAX =
+	 * none; per row, whether a plan left it pending over budget */
+	int64_t budget_at;
+	bool *over_budget;
 	/* users' decayed usage per queue (snapshot user_usage), kept with
 	 * user_fair_share: per trace row its entry (-1: none), per entry the
 	 * milli-GPUs its running jobs hold, and the entries' table by
@@ -336,6 +342,7 @@ static int add_queues(struct sim *m, const struct fw_teams *teams, int64_t gpus)
 		q.deserved.v[FW_RES_GPU] = m->r->qdeserved_milli[i] = m->qs.deserved_milli[i];
 		q.min_runtime_s = m->o->min_runtime_s;
 		q.max_runtime_s = m->o->max_runtime_s;
+		q.gpu_hour_budget = m->o->gpu_hour_budget;
 		if (fw_snapshot_add_queue(m->s, &q) < 0)
 			return FW_ENOMEM;
 		if ((rc = queue_models(m, i, m->o->model_limits, m->o->nmodel_limits, false)) != FW_OK ||
@@ -363,6 +370,12 @@ static int check_opts(const struct fw_trace *t, const struct fw_sim_opts *o,
 		return fw_diag_set(d, FW_EINVAL, "options", 0, 0, "nodes_per_rack", "must be >= 0");
 	if (o->max_runtime_s < 0)
 		return fw_diag_set(d, FW_EINVAL, "options", 0, 0, "max_runtime", "must be >= 0 (0 = none)");
+	if (!(o->gpu_hour_budget >= 0 && o->gpu_hour_budget <= FW_BUDGET_MAX_GPU_H))
+		return fw_diag_set(d, FW_EINVAL, "options", 0, 0, "gpu_hour_budget",
+				   "must be 0 (none) to %g GPU-hours", FW_BUDGET_MAX_GPU_H);
+	if (!(o->usage_half_life_s >= 0 && o->usage_half_life_s <= 86400.0 * 365 * 100))
+		return fw_diag_set(d, FW_EINVAL, "options", 0, 0, "usage_half_life",
+				   "must be 0 (the default) to 100 years in seconds");
 	if (t->n > INT32_MAX - 1)
 		return fw_diag_set(d, FW_ERANGE, "options", 0, 0, "trace", "more than 2^31 jobs");
 	if (teams->n < 1 || teams->total < 1)
@@ -553,6 +566,11 @@ static int sim_init(struct sim *m, const struct fw_teams *teams)
 	m->s->config.xfactor_cap_s = m->o->xfactor_cap_s;
 	m->s->config.user_fair_share = m->o->user_fair_share;
 	m->s->config.checkpoint_grace_s = m->o->checkpoint_grace_s;
+	if (m->o->usage_half_life_s > 0)
+		m->s->config.usage_half_life_s = m->o->usage_half_life_s;
+	m->budget_at = INT64_MAX;
+	if (m->o->gpu_hour_budget > 0 && !(m->over_budget = calloc(n, sizeof *m->over_budget)))
+		return FW_ENOMEM;
 	fw_arena_init(&m->arena, (size_t)4 << 20);
 	if ((rc = add_nodes(m->s, m->o)) != FW_OK || (rc = init_capacity(m)) != FW_OK ||
 	    (rc = add_queues(m, teams, m->free_gpus)) != FW_OK)
@@ -587,6 +605,7 @@ static void sim_release(struct sim *m)
 	free(m->row_of);
 	free(m->gone);
 	free(m->snap_of);
+	free(m->over_budget);
 	free(m->urow);
 	free(m->ualloc);
 	free(m->utab);
@@ -693,6 +712,7 @@ static int arrive(struct sim *m, int32_t row, const struct fw_teams *teams)
 	m->gone[k] = false;
 	m->snap_of[row] = k;
 	m->npending++;
+	m->qpending[j.queue]++;
 	m->unestimated += m->r->start[row] < 0 && m->r->estimate[row] == FW_SIM_NO_ESTIMATE;
 	m->pending_by_size[m->exact_fit ? row_gpus(m, row) : 0]++;
 	m->dirty = true;
@@ -954,6 +974,7 @@ static int start_job(struct sim *m, const struct fw_plan *p, const struct fw_dec
 	m->qalloc[q] += m->r->milli[row];
 	accrue_user(m, row, T, m->r->milli[row]);
 	m->npending--;
+	m->qpending[q]--;
 	m->pending_by_size[m->exact_fit ? row_gpus(m, row) : 0]--;
 	m->free_gpus -= m->r->gpus[row];
 	node_use(m, p->allocs + dd->alloc_first, dd->alloc_count, -1);
@@ -1017,6 +1038,7 @@ static int evict(struct sim *m, int32_t k, fw_time t)
 	j->start_time = 0;
 	j->alloc_first = j->alloc_count = 0;
 	m->npending++;
+	m->qpending[m->r->queue[row]]++;
 	m->pending_by_size[m->exact_fit ? row_gpus(m, row) : 0]++;
 	m->r->evictions++;
 	m->r->evicted[row]++;
@@ -1315,6 +1337,20 @@ static void note_checkpoint_waits(struct sim *m, const struct fw_plan *p, fw_tim
 	m->ckpt_at = T;
 }
 
+/* Jobs a plan left pending over their queue's GPU-hour budget
+ * (fw_sim_result.over_budget_jobs): each counted once, O(pending). */
+static void note_budget(struct sim *m, const struct fw_plan *p)
+{
+	for (int32_t i = 0; m->over_budget && i < p->npending; i++) {
+		int32_t k = p->pending[i].job;
+		if (p->pending[i].reason != FW_REASON_OVER_BUDGET || k < 0 || k >= m->s->njobs)
+			continue;
+		int32_t row = m->row_of[k];
+		m->r->over_budget_jobs += !m->over_budget[row];
+		m->over_budget[row] = true;
+	}
+}
+
 static int cycle(struct sim *m, fw_time T)
 {
 	struct fw_plan *p;
@@ -1355,6 +1391,7 @@ static int cycle(struct sim *m, fw_time T)
 	}
 	m->r->cycles++;
 	note_checkpoint_waits(m, p, T);
+	note_budget(m, p);
 	if ((rc = apply(m, p, T)) == FW_OK)
 		note_estimates(m, p);
 	if (rc == FW_OK)
@@ -1365,6 +1402,54 @@ static int cycle(struct sim *m, fw_time T)
 }
 
 /* ---- the event loop ----------------------------------------------------- */
+
+/*
+ * GPU-hour budgets.  The engine holds a queue's jobs while its decayed
+ * usage at now is >= budget x 3600 (lib/cycle.c budget_mark; the replay's
+ * queues are all top-level, so a queue's subtree is itself).  Between
+ * events a queue's allocation a (GPUs) is constant, so from u at t0 its
+ * usage is u(t) = A + (u - A) 2^(-(t - t0)/h), A = a h / ln 2: it moves
+ * monotonically towards A, and a held queue (u >= B) with A < B falls
+ * below its budget B at t0 + h log2((u - A)/(B - A)).  Then a held job
+ * may start, and no event marks it, so the first tick past it wakes a
+ * cycle, as an event would.  Only queues with pending jobs count.  The
+ * other way, a queue that reaches its budget only holds jobs back (and
+ * leaves its pending demand out of fair share, which orders queues and
+ * sizes reclaim): under a policy whose cycles the clock alone cannot
+ * change (clock_free) that starts nothing, so it needs no wake.  A wake
+ * that floating point puts one tick early finds the queue still held and
+ * wakes again at the next tick.
+ */
+static int64_t budget_cross(const struct sim *m, int32_t q, fw_time from)
+{
+	const struct fw_queue *Q = &m->s->queues[q];
+	double h = m->s->config.usage_half_life_s, a = (double)m->qalloc[q] / 1000.0;
+	double B = Q->gpu_hour_budget * 3600.0, u = Q->usage, A = a * h / LN2, t;
+	fw_time at = Q->usage_at;
+
+	accrue_to(&u, &at, a, h, from);
+	if (!(h > 0 && u >= B && A < B))
+		return INT64_MAX;
+	t = floor((double)from + h * log2((u - A) / (B - A))) + 1; /* the first second below */
+	if (!(t < (double)FW_TIME_MAX))
+		return INT64_MAX;
+	return (int64_t)t > from ? (int64_t)t : from + 1;
+}
+
+/* The first time after `from` that a held queue with pending jobs falls
+ * below its budget; INT64_MAX when none (or no budget). */
+static int64_t budget_wake(const struct sim *m, fw_time from)
+{
+	int64_t w = INT64_MAX;
+
+	if (!(m->o->gpu_hour_budget > 0))
+		return w;
+	for (int32_t q = 0; q < m->s->nqueues; q++) {
+		int64_t x = m->qpending[q] > 0 ? budget_cross(m, q, from) : INT64_MAX;
+		w = x < w ? x : w;
+	}
+	return w;
+}
 
 static int64_t next_event(const struct sim *m)
 {
@@ -1382,7 +1467,8 @@ static int64_t next_event(const struct sim *m)
 	e = r < e ? (f < r ? f : r) : (f < e ? f : e);
 	const struct fw_sim_hooks *h = m->o->hooks;
 	int64_t w = m->npending && h && m->o->next_wake ? m->o->next_wake(h->ctx) : INT64_MAX;
-	return w < e ? w : e;
+	e = w < e ? w : e;
+	return m->npending && m->budget_at < e ? m->budget_at : e;
 }
 
 /* Completions, repairs and failures up to T in time order (ties in that
@@ -1454,6 +1540,10 @@ static bool could_start(const struct sim *m)
  * read ages and decayed usage), a job that did not start failed against
  * at least the capacity free now, so re-running on an unchanged cluster
  * starts nothing.  Then FW_SIM_EVERY_TICK may skip ticks without events.
+ * Decayed usage moves with the clock too, but a cycle reads it only
+ * against GPU-hour budgets (and for fair share, which orders and reclaims
+ * but frees nothing), and a held queue falling below its budget wakes a
+ * cycle as an event does (budget_wake).
  */
 static bool clock_free(const struct fw_policy_ops *p)
 {
@@ -1486,7 +1576,7 @@ static bool want_cycle(const struct sim *m, fw_time T)
 		return true;
 	switch (rule_of(m)) {
 	case FW_SIM_ALL_TICKS: return m->npending > 0;
-	case FW_SIM_ON_CHANGE: return m->dirty && could_start(m);
+	case FW_SIM_ON_CHANGE: return (m->dirty || m->budget_at <= T) && could_start(m);
 	default: return could_start(m);
 	}
 }
@@ -1545,6 +1635,7 @@ static int run_loop(struct sim *m, const struct fw_teams *teams)
 		if (want_cycle(m, T) && (rc = cycle(m, T)) != FW_OK)
 			return rc;
 		m->dirty = false;
+		m->budget_at = budget_wake(m, T);
 	}
 	return FW_OK;
 }
@@ -1577,6 +1668,7 @@ int fw_sim_run_trace(const struct fw_trace *t, const struct fw_teams *teams,
 	snprintf(r->policy, sizeof r->policy, "%s", o->label ? o->label : o->policy);
 	r->njobs = t->n;
 	r->max_runtime_s = o->max_runtime_s;
+	r->gpu_hour_budget = o->gpu_hour_budget;
 	r->job_limits = (int64_t)job_limits(t);
 	rc = sim_init(&m, teams);
 	if (rc == FW_OK)
@@ -1798,6 +1890,7 @@ struct variant {
 	int slices;                    /* -1 = on when --slices is given, 0 off, 1 on */
 	int model_deserved;            /* -1 = on when --model-deserved is given, 0 off, 1 on */
 	int64_t max_runtime_s;         /* -1 = the run's (--max-runtime), 0 none */
+	double budget;                 /* < 0 = the run's (--gpu-hour-budget), 0 none */
 };
 
 struct cli {
@@ -1860,8 +1953,9 @@ static const char usage_text[] =
 	"                      starve-after=S (0 = off), backfill=easy|conservative,\n"
 	"                      reserve-depth=N (0 = none), xfactor-cap=S (0 =\n"
 	"                      off), user-fair-share=on|off or\n"
-	"                      checkpoint-grace=S (0 = off), slices=on|off or\n"
-	"                      max-runtime=S (0 = none), e.g.\n"
+	"                      checkpoint-grace=S (0 = off), slices=on|off,\n"
+	"                      max-runtime=S (0 = none) or gpu-hour-budget=H\n"
+	"                      (0 = none), e.g.\n"
 	"                      fairway,fairway:starve-after=432000,fairway:reserve-depth=4\n"
 	"  --tick S            scheduling period in seconds (default 60)\n"
 	"  --preemptible       every job may be evicted: policies with reclaim\n"
@@ -1876,6 +1970,15 @@ static const char usage_text[] =
 	"                      and the work cut (default 0: none); a job's own\n"
 	"                      limit (trace column max_runtime) ends it the same\n"
 	"                      way when shorter\n"
+	"  --gpu-hour-budget H each queue may use H GPU-hours of decayed usage\n"
+	"                      (YAML gpuHourBudget, Slurm's GrpTRESMins): while a\n"
+	"                      queue's usage, its GPU-seconds decayed with a\n"
+	"                      7-day half-life, is at least H x 3600, none of its\n"
+	"                      jobs starts (reason over_budget) until the usage\n"
+	"                      decays below; running jobs run on.  H sustains\n"
+	"                      about H x ln2 / h GPUs of steady use (half-life h\n"
+	"                      hours): H/242 GPUs at 7 days.  The JSON counts the\n"
+	"                      jobs it held (over_budget_jobs); default 0: none\n"
 	"  --starve-after S    under fairway, a gang that has waited S seconds is\n"
 	"                      tried before the fair-share order, oldest first,\n"
 	"                      and starts or earns a reservation (YAML\n"
@@ -1940,7 +2043,8 @@ static const char usage_text[] =
 	"                      failures strike (default 1)\n"
 	"  --tick-rule R       when a tick runs a cycle: 'every' (default) tick at\n"
 	"                      which some waiting job could fit; 'change': only\n"
-	"                      after an arrival or completion (faster; equal for\n"
+	"                      after an arrival or completion, or when a queue's\n"
+	"                      usage falls below its budget (faster; equal for\n"
 	"                      policies without reservations); 'all': every tick\n"
 	"  --teams FILE        team sizes (vc,node num); default\n"
 	"                      $FAIRWAY_TRACES/philly-vc-config/philly_vc.csv;\n"
@@ -2079,6 +2183,25 @@ static int setting_applies(const struct variant *w, unsigned bit)
 			   bit == 1 ? "policies with one" : "policies that do", with);
 }
 
+/* GPU-hours for a budget: a plain decimal (digits with at most one
+ * point: no sign, exponent, hex, inf or spaces) from 0 to
+ * FW_BUDGET_MAX_GPU_H; 0 or -1. */
+static int parse_budget(const char *v, double *out)
+{
+	size_t whole = strspn(v, "0123456789"), point = v[whole] == '.', frac = 0;
+	double x;
+
+	if (point)
+		frac = strspn(v + whole + 1, "0123456789");
+	if (whole + point + frac != strlen(v) || whole + frac == 0)
+		return -1;
+	x = strtod(v, NULL);
+	if (!(x >= 0 && x <= FW_BUDGET_MAX_GPU_H))
+		return -1;
+	*out = x;
+	return 0;
+}
+
 /* One KEY=VALUE of a variant: starve-after=S (0 = off), backfill=MODE or
  * reserve-depth=N (0 = none); each key at most once. */
 static int variant_setting(struct variant *w, char *kv, unsigned *seen)
@@ -2090,13 +2213,13 @@ static int variant_setting(struct variant *w, char *kv, unsigned *seen)
 		return entry_error(w, "'%s': a variant's settings are KEY=VALUE "
 				   "(starve-after=S, backfill=easy|conservative, reserve-depth=N, xfactor-cap=S, "
 				   "user-fair-share=on|off, checkpoint-grace=S, slices=on|off, model-deserved=on|off, "
-				   "max-runtime=S)", kv);
+				   "max-runtime=S, gpu-hour-budget=H)", kv);
 	*v++ = '\0';
 	unsigned bit = !strcmp(kv, "starve-after") ? 1u : !strcmp(kv, "backfill") ? 2u
 		       : !strcmp(kv, "reserve-depth") ? 4u : !strcmp(kv, "xfactor-cap") ? 8u
 		       : !strcmp(kv, "user-fair-share") ? 16u : !strcmp(kv, "checkpoint-grace") ? 32u
 		       : !strcmp(kv, "slices") ? 64u : !strcmp(kv, "model-deserved") ? 128u
-		       : !strcmp(kv, "max-runtime") ? 256u : 0u;
+		       : !strcmp(kv, "max-runtime") ? 256u : !strcmp(kv, "gpu-hour-budget") ? 512u : 0u;
 	if (*seen & bit)
 		return entry_error(w, "%s is set twice", kv);
 	*seen |= bit;
@@ -2149,9 +2272,14 @@ static int variant_setting(struct variant *w, char *kv, unsigned *seen)
 		if (errno || *end || x < 0 || x > 31536000 || v[0] < '0' || v[0] > '9')
 			return usage_error("--policies: max-runtime=%s: whole seconds from 0 (none) to 31536000", v);
 		w->max_runtime_s = x;
+	} else if (!strcmp(kv, "gpu-hour-budget")) {
+		if (parse_budget(v, &w->budget) != 0)
+			return usage_error("--policies: gpu-hour-budget=%s: GPU-hours from 0 (none) to %.0f, e.g. 500 "
+					   "or 0.5", v, FW_BUDGET_MAX_GPU_H);
 	} else {
 		return usage_error("--policies: unknown setting '%s' (starve-after, backfill, reserve-depth, "
-				   "xfactor-cap, user-fair-share, checkpoint-grace, slices, model-deserved, max-runtime)", kv);
+				   "xfactor-cap, user-fair-share, checkpoint-grace, slices, model-deserved, max-runtime, "
+				   "gpu-hour-budget)", kv);
 	}
 	return 0;
 }
@@ -2185,6 +2313,7 @@ static int parse_variant(char *p, struct variant *w)
 	w->slices = -1;
 	w->model_deserved = -1;
 	w->max_runtime_s = -1;
+	w->budget = -1;
 	rest = cut(p, ':');
 	w->name = p;
 	if (!*p)
@@ -2405,7 +2534,7 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 		"--topo", "--nodes-from-topo", "--verbose", "--checkpoint", "--preemptible", "--user-fair-share",
 		"--min-runtime", "--failures", "--flaky", "--repair", "--failure-seed", "--starve-after",
 		"--backfill", "--reserve-depth", "--xfactor-cap", "--jobs", "--shares", "--model-limits", "--model-deserved", "--name-models",
-		"--checkpoint-grace", "--slices", "--max-runtime", NULL };
+		"--checkpoint-grace", "--slices", "--max-runtime", "--gpu-hour-budget", NULL };
 	int i = 0;
 	char hint[96];
 
@@ -2459,6 +2588,11 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 		return (rc = set_seconds(f, v, 31536000, &x)) ? rc : (c->o.min_runtime_s = x, 0);
 	else if (!strcmp(f, "--max-runtime"))
 		return (rc = set_seconds(f, v, 31536000, &x)) ? rc : (c->o.max_runtime_s = x, 0);
+	else if (!strcmp(f, "--gpu-hour-budget")) {
+		if (parse_budget(v, &c->o.gpu_hour_budget) != 0)
+			return usage_error("%s '%s': expected GPU-hours from 0 (none) to %.0f, e.g. 500 or 0.5", f, v,
+					   FW_BUDGET_MAX_GPU_H);
+	}
 	else if (!strcmp(f, "--model-limits"))
 		return parse_model_map(c, v, MAP_LIMITS);
 	else if (!strcmp(f, "--model-deserved"))
@@ -2716,6 +2850,7 @@ static json_t *policy_json(const struct fw_sim_result *r, const struct fw_sim_me
 	json_object_set_new(o, "timed_out_jobs", json_integer(r->timed_out));
 	json_object_set_new(o, "timed_out_gpu_h", json_real(r->timed_out_gpu_s / 3600.0));
 	json_object_set_new(o, "timed_out_cut_gpu_h", json_real(r->cut_gpu_s / 3600.0));
+	json_object_set_new(o, "over_budget_jobs", json_integer(r->over_budget_jobs));
 	json_object_set_new(o, "checkpoint_waits", json_integer(r->ckpt_waits));
 	json_object_set_new(o, "checkpoint_wait_job_h", json_real(r->ckpt_wait_s / 3600.0));
 	json_object_set_new(o, "slice_starts", json_integer(r->slice_starts));
@@ -2777,6 +2912,7 @@ static json_t *run_json(const struct cli *c, const struct fw_itp_trace *t,
 	json_object_set_new(o, "preemptible", json_boolean(c->o.preemptible));
 	json_object_set_new(o, "min_runtime_s", json_integer(c->o.min_runtime_s));
 	json_object_set_new(o, "max_runtime_s", json_integer(c->o.max_runtime_s));
+	json_object_set_new(o, "gpu_hour_budget", json_real(c->o.gpu_hour_budget));
 	json_object_set_new(o, "job_limits", json_integer((json_int_t)job_limits(&c->tr)));
 	model_pct_json(o, "model_limits_pct", c->o.model_limits, c->o.nmodel_limits);
 	model_pct_json(o, "model_deserved_pct", c->o.model_deserved, c->o.nmodel_deserved);
@@ -2934,6 +3070,7 @@ static void variant_json(const struct cli *c, const struct variant *w, json_t *p
 	json_object_set_new(pj, "slices", json_boolean(c->o.slice_tasks > 0 && w->slices != 0));
 	json_object_set_new(pj, "max_runtime_s",
 			    json_integer(w->max_runtime_s >= 0 ? w->max_runtime_s : c->o.max_runtime_s));
+	json_object_set_new(pj, "gpu_hour_budget", json_real(w->budget >= 0 ? w->budget : c->o.gpu_hour_budget));
 }
 
 /* The run-time limits' line of the summary, only when the replay had one:
@@ -2955,6 +3092,14 @@ static void print_limits(const struct cli *c, const struct variant *w, const str
 		       (long long)lim, (long long)own, own == 1 ? " has" : "s have", (long long)r->timed_out, s);
 	printf(" (%.1f GPU-h run, %.1f GPU-h of their work cut)\n", r->timed_out_gpu_s / 3600.0,
 	       r->cut_gpu_s / 3600.0);
+}
+
+/* The budget's line of the summary, only when the replay had one. */
+static void print_budget(const struct fw_sim_result *r)
+{
+	if (r->gpu_hour_budget > 0)
+		printf("  GPU-hour budget %.10g per queue: %lld job%s held over it (over_budget)\n", r->gpu_hour_budget,
+		       (long long)r->over_budget_jobs, r->over_budget_jobs == 1 ? "" : "s");
 }
 
 /* The replay of variant w: its settings over the run's, then the run's back. */
@@ -2982,6 +3127,8 @@ static int replay_variant(struct cli *c, const struct variant *w, const struct f
 	c->o.model_deserved_off = w->model_deserved == 0;
 	if (w->max_runtime_s >= 0)
 		c->o.max_runtime_s = w->max_runtime_s;
+	if (w->budget >= 0)
+		c->o.gpu_hour_budget = w->budget;
 	rc = fw_sim_run_trace(&c->tr, teams, &c->o, r, d);
 	keep.hooks = c->o.hooks;
 	c->o = keep;
@@ -3030,6 +3177,7 @@ static int run_policy(struct cli *c, const struct variant *w, const struct fw_it
 		else
 			print_policy_line(&r);
 		print_limits(c, w, &r);
+		print_budget(&r);
 		if (!c->verbose && r.failures)
 			printf("  %lld node failures hit %lld running jobs; %.1f GPU-h of work lost to evictions\n",
 			       (long long)r.failures, (long long)r.failure_hits, r.lost_gpu_s / 3600.0);

@@ -13,7 +13,11 @@
  * Events, in time order: arrivals (trace submission_time), completions
  * (start + remaining work), node failures and repairs (o->failures),
  * run-time limits (start + the job's limit, for a running job that would
- * otherwise outlive it: it wakes a cycle, which ends the job) and
+ * otherwise outlive it: it wakes a cycle, which ends the job), budgets
+ * (o->gpu_hour_budget: when the decayed usage of a queue held over its
+ * budget, with jobs waiting, falls below it under its current allocation;
+ * it wakes a cycle at the first tick past that, so a held job starts
+ * there) and
  * scheduling ticks at multiples of tick_s.  At a tick T: every completion,
  * repair and failure with time <= T in time order (ties: completion,
  * repair, failure), then every arrival with submit <= T, then the on_tick
@@ -34,8 +38,9 @@
  *          ahead of a strict line) ticks without an arrival or completion
  *          are skipped too.  Both skips leave the log equal to ALL's
  *          (argued at clock_free() in des.c; tested for every policy).
- *   CHANGE only after an arrival or completion (faster; differs from
- *          EVERY for policies with reservations or time-based scores).
+ *   CHANGE only after an arrival, a completion or a held queue's fall
+ *          below its budget (faster; differs from EVERY for policies
+ *          with reservations or time-based scores).
  *   ALL    every tick while a job waits (the reference; slow).
  *
  * Gang shaping: a job of n <= G GPUs is one task of n GPUs on one node; a
@@ -194,6 +199,16 @@ struct fw_sim_opts {
 				  * (fw_queue.max_runtime_s): a running job
 				  * that has run it is ended at the next
 				  * tick, not requeued; 0 = none */
+	double gpu_hour_budget;  /* each queue's GPU-hour budget
+				  * (fw_queue.gpu_hour_budget; the replay's
+				  * queues are all top-level leaves): while a
+				  * queue's decayed usage is at least this
+				  * many GPU-hours, none of its jobs starts
+				  * (reason OVER_BUDGET); 0 = none, at most
+				  * FW_BUDGET_MAX_GPU_H */
+	double usage_half_life_s; /* fw_sched_config.usage_half_life_s: the
+				   * decay of queue usage; 0 = the engine's
+				   * default (7 days) */
 	int32_t lemon_gang_gpus; /* fw_sched_config.lemon_gang_gpus; 0 = its
 				  * default */
 	int64_t starve_after_s;  /* fw_sched_config.starve_after_s: 0 = each
@@ -305,6 +320,11 @@ struct fw_sim_result {
 				  * (o->max_runtime_s); 0 = none */
 	int64_t job_limits;      /* trace jobs with a limit of their own
 				  * (fw_trace_job.max_runtime > 0) */
+	double gpu_hour_budget;  /* each queue's budget it ran with
+				  * (o->gpu_hour_budget); 0 = none */
+	int64_t over_budget_jobs; /* distinct jobs some plan left pending
+				   * with reason OVER_BUDGET (counted only
+				   * with a budget) */
 	int64_t ckpt_waits;      /* pending entries of reason checkpoint_wait,
 				  * over every plan (checkpoint_grace_s) */
 	double ckpt_wait_s;      /* job-seconds spent in them: each entry

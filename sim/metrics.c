@@ -834,6 +834,8 @@ int fw_met_add(struct fw_met_run *mr, const struct fw_itp_trace *t,
 	p->timed_out = r->timed_out;
 	p->timed_out_gpu_h = r->timed_out_gpu_s / 3600.0;
 	p->timed_out_cut_gpu_h = r->cut_gpu_s / 3600.0;
+	p->gpu_hour_budget = r->gpu_hour_budget;
+	p->over_budget_jobs = r->over_budget_jobs;
 	if (r->runs) /* used_gpu_h counts every run; goodput only what was kept */
 		p->goodput_gpu_h = p->used_gpu_h - p->lost_gpu_h;
 	if (rc != FW_OK) {
@@ -970,11 +972,11 @@ static const char csv_header[] =
 	"fairness_max_dev,decisions,never_started,deserved_gpus,fair_gpus_mean,alloc_gpus_mean,"
 	"share_ratio_mean,lost_gpu_h,evictions_per_job_mean,evictions_per_job_max,"
 	"est_jobs,est_abs_err_p50_s,est_big_jobs,est_big_abs_err_p50_s,est_big_err_over_wait_p50,"
-	"timed_out_jobs,timed_out_gpu_h,timed_out_cut_gpu_h,max_runtime_s\n";
+	"timed_out_jobs,timed_out_gpu_h,timed_out_cut_gpu_h,max_runtime_s,gpu_hour_budget,over_budget_jobs\n";
 
 enum { X_OCC, X_IDLE, X_GOOD, X_MAKESPAN, X_JAIN, X_DEV, X_DEC, X_NEVER, X_DES, X_FAIR,
        X_ALLOC, X_RATIO, X_LOST, X_EVMEAN, X_EVMAX, X_EST_N, X_EST_ERR, X_BIG_N, X_BIG_ERR,
-       X_BIG_RATIO, X_TO_N, X_TO_GPU, X_TO_CUT, X_MAXRT, X_N };
+       X_BIG_RATIO, X_TO_N, X_TO_GPU, X_TO_CUT, X_MAXRT, X_BUDGET, X_HELD, X_N };
 
 void fw_met_csv_str(FILE *f, const char *s)
 {
@@ -1063,6 +1065,8 @@ static void csv_policy(FILE *f, const struct fw_met_policy *p)
 	x[X_TO_GPU] = p->timed_out_gpu_h;
 	x[X_TO_CUT] = p->timed_out_cut_gpu_h;
 	x[X_MAXRT] = (double)p->max_runtime_s;
+	x[X_BUDGET] = p->gpu_hour_budget;
+	x[X_HELD] = (double)p->over_budget_jobs;
 	csv_row(f, p->name, "total", "all", &p->base.bucket[FW_SIM_BALL], x);
 	for (int b = 0; b < FW_SIM_NBUCKETS; b++) {
 		const struct fw_sim_stats *st = &p->base.bucket[b];

@@ -1119,14 +1119,15 @@ if grep -qF "run-time limit 95 s: 1 job ended by it" "$SV/limv.out" && ! grep -q
 else
 	bad "sim-run-max-runtime-line-only-with-a-limit"
 fi
-# the metrics CSV ends in the limit columns (total rows only) and the report
+# the metrics CSV has the limit columns (total rows only; the budget's two
+# follow them) and the report
 # has the run-time limit rows only when a limit was in force
 if python3 - "$SV" <<'PY'
 import csv, sys
 d = sys.argv[1]
 for name, jobs, lim in (("limvm", "1", "95"), ("lim0m", "0", "0")):
     head = open(d + "/" + name + ".csv").readline().rstrip("\n").split(",")
-    assert head[-4:] == ["timed_out_jobs", "timed_out_gpu_h", "timed_out_cut_gpu_h", "max_runtime_s"], head
+    assert head[-6:-2] == ["timed_out_jobs", "timed_out_gpu_h", "timed_out_cut_gpu_h", "max_runtime_s"], head
     assert head[:3] == ["policy", "scope", "name"] and head[30] == "est_big_err_over_wait_p50", head
     rows = list(csv.DictReader(open(d + "/" + name + ".csv")))
     tot = [r for r in rows if r["scope"] == "total"]
@@ -1166,6 +1167,65 @@ printf 'job_id,submit_time,duration,gpus_per_task,max_runtime\nA,0,1000,4,100\nB
 expect "sim-run-own-limit-bad-value" 1 "ownbad.csv:3:12: max_runtime: '2147483648' is out of range 0..2147483647" \
 	"$FW" sim run --trace "$SV/ownbad.csv" --format fairway --nodes 1x8 --policies fifo
 # ---- end sim --max-runtime ----
+# ---- sim --gpu-hour-budget ----
+# every queue may use 1 GPU-h of decayed usage (7-day half-life h): A (qa,
+# 8 GPUs, 600 s) leaves qa at 8 h/ln2 (1 - 2^(-600/h)) = 1.333 GPU-h, so B
+# (qa, 8 GPUs, from 100) is held (over_budget) until that decays below 1
+# GPU-h, at 600 + h log2(1.333) = 251314.7 s: it starts at the next tick,
+# 251320; C (qb, 1 GPU, from 700) is under its budget and starts at 700
+# (kai; fifo's strict line would keep it behind B).  The variant
+# gpu-hour-budget=0 replays without the budget (B at 600), the variant
+# kai:gpu-hour-budget=1 as the flag does.
+expect "sim-run-gpu-hour-budget-negative" 2 "--gpu-hour-budget '-5': expected GPU-hours from 0 (none) to 1000000000, e.g. 500 or 0.5" \
+	"$FW" sim run --trace x --gpu-hour-budget -5
+expect "sim-run-gpu-hour-budget-not-a-number" 2 "--gpu-hour-budget '1e3': expected GPU-hours from 0 (none) to 1000000000" \
+	"$FW" sim run --trace x --gpu-hour-budget 1e3
+expect "sim-run-gpu-hour-budget-too-large" 2 "--gpu-hour-budget '1000000000.5': expected GPU-hours from 0 (none) to 1000000000" \
+	"$FW" sim run --trace x --gpu-hour-budget 1000000000.5
+expect "sim-run-gpu-hour-budget-variant-bad-value" 2 "--policies: gpu-hour-budget=lots: GPU-hours from 0 (none) to 1000000000" \
+	"$FW" sim run --trace x --policies kai:gpu-hour-budget=lots
+expect "sim-run-gpu-hour-budget-in-help" 0 "--gpu-hour-budget H each queue may use H GPU-hours of decayed usage" \
+	"$FW" sim run --help
+expect "sim-run-gpu-hour-budget-help-rule-of-thumb" 0 "hours): H/242 GPUs at 7 days" "$FW" sim run --help
+printf 'job_id,submit_time,duration,gpus_per_task,queue\nA,0,600,8,qa\nB,100,100,8,qa\nC,700,10,1,qb\n' >"$SV/bud.csv"
+expect "sim-run-gpu-hour-budget-summary-line" 0 "GPU-hour budget 1 per queue: 1 job held over it (over_budget)" \
+	"$FW" sim run --trace "$SV/bud.csv" --format fairway --nodes 1x8 --tick 10 --policies kai,kai:gpu-hour-budget=0 \
+	--gpu-hour-budget 1 --json "$SV/bud.json" --jobs "$SV/budj.csv"
+"$FW" sim run --trace "$SV/bud.csv" --format fairway --nodes 1x8 --tick 10 --policies kai:gpu-hour-budget=1 \
+	--json "$SV/budv.json" --jobs "$SV/budvj.csv" >"$SV/budv.out" 2>&1
+"$FW" sim run --trace "$SV/bud.csv" --format fairway --nodes 1x8 --tick 10 --policies kai \
+	--json "$SV/bud0.json" >"$SV/bud0.out" 2>&1
+if python3 - "$SV" <<'PY'
+import csv, json, math, sys
+d = sys.argv[1]
+h = 7 * 86400.0
+u = 8 * h / math.log(2) * (1 - 2 ** (-600 / h))
+want = (math.floor(600 + h * math.log2(u / 3600)) // 10 + 1) * 10
+assert want == 251320, want
+j = json.load(open(d + "/bud.json"))
+p = {x["policy"]: x for x in j["policies"]}
+on, off = p["kai"], p["kai:gpu-hour-budget=0"]
+assert j["gpu_hour_budget"] == 1 and on["gpu_hour_budget"] == 1 and off["gpu_hour_budget"] == 0, j["gpu_hour_budget"]
+assert on["over_budget_jobs"] == 1 and off["over_budget_jobs"] == 0, (on["over_budget_jobs"], off["over_budget_jobs"])
+rows = {(r["policy"], r["job"]): r for r in csv.DictReader(open(d + "/budj.csv"))}
+assert rows[("kai", "B")]["start"] == str(want), rows[("kai", "B")]
+assert rows[("kai", "C")]["start"] == "700" and rows[("kai", "A")]["end"] == "600"
+assert rows[("kai:gpu-hour-budget=0", "B")]["start"] == "600", rows[("kai:gpu-hour-budget=0", "B")]
+v = json.load(open(d + "/budv.json"))
+assert v["gpu_hour_budget"] == 0 and v["policies"][0]["gpu_hour_budget"] == 1
+assert all(v["policies"][0][k] == on[k] for k in ("over_budget_jobs", "jct_mean_s", "makespan_s", "by_gpus")), "variant = flag"
+vr = {r["job"]: r["start"] for r in csv.DictReader(open(d + "/budvj.csv"))}
+assert vr["B"] == str(want), vr
+z = json.load(open(d + "/bud0.json"))
+assert z["gpu_hour_budget"] == 0 and z["policies"][0]["over_budget_jobs"] == 0
+PY
+then ok "sim-run-gpu-hour-budget-holds-a-queue"; else bad "sim-run-gpu-hour-budget-holds-a-queue"; fi
+if grep -qF "GPU-hour budget 1 per queue: 1 job held over it" "$SV/budv.out" && ! grep -qF "GPU-hour budget" "$SV/bud0.out"; then
+	ok "sim-run-gpu-hour-budget-line-only-with-a-budget"
+else
+	bad "sim-run-gpu-hour-budget-line-only-with-a-budget"
+fi
+# ---- end sim --gpu-hour-budget ----
 rm -rf "$SV"
 # node failures: bad values, shaping flags without a rate, and a run where
 # every policy meets failures from the same list (each up to its own end)

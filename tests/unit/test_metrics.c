@@ -521,7 +521,7 @@ TEST(cli_writes_json_csv_and_a_deterministic_report)
 	ASSERT_STR_CONTAINS(csv, ",share_ratio_mean,lost_gpu_h,evictions_per_job_mean,"
 			    "evictions_per_job_max,est_jobs,est_abs_err_p50_s,est_big_jobs,"
 			    "est_big_abs_err_p50_s,est_big_err_over_wait_p50,timed_out_jobs,"
-			    "timed_out_gpu_h,timed_out_cut_gpu_h,max_runtime_s\n");
+			    "timed_out_gpu_h,timed_out_cut_gpu_h,max_runtime_s,gpu_hour_budget,over_budget_jobs\n");
 	ASSERT_STR_CONTAINS(csv, "\nfairway,total,all,7,");
 	size_t lines = 0;
 	for (char *c = csv; *c; c++)
@@ -995,11 +995,13 @@ TEST(limits_reach_the_csv_and_the_report)
 	json_decref(root);
 	char *csv = slurp(t.csv, &n);
 	ASSERT(csv);
-	ASSERT_STR_CONTAINS(csv, ",timed_out_jobs,timed_out_gpu_h,timed_out_cut_gpu_h,max_runtime_s\n");
-	/* ... est columns, then 1 job, 400/3600 GPU-h run, 1 GPU-h cut, no queue limit */
-	ASSERT_STR_CONTAINS(csv, ",1,0.1111111111,1,0\nfifo,bucket,1,");
-	ASSERT_STR_CONTAINS(csv, ",2,0.1111111111,2.111111111,50\nfifo:max-runtime=50,bucket,1,");
-	ASSERT_STR_CONTAINS(csv, "\nfifo,bucket,2-8,2,2,0,0,0,550,1000,1.222222222,,,1.222222222,,,,2,0,,,,,,,,,,,,,,,,\n");
+	ASSERT_STR_CONTAINS(csv, ",timed_out_jobs,timed_out_gpu_h,timed_out_cut_gpu_h,max_runtime_s,"
+			    "gpu_hour_budget,over_budget_jobs\n");
+	/* ... est columns, then 1 job, 400/3600 GPU-h run, 1 GPU-h cut, no
+	 * queue limit; no budget, none held */
+	ASSERT_STR_CONTAINS(csv, ",1,0.1111111111,1,0,0,0\nfifo,bucket,1,");
+	ASSERT_STR_CONTAINS(csv, ",2,0.1111111111,2.111111111,50,0,0\nfifo:max-runtime=50,bucket,1,");
+	ASSERT_STR_CONTAINS(csv, "\nfifo,bucket,2-8,2,2,0,0,0,550,1000,1.222222222,,,1.222222222,,,,2,0,,,,,,,,,,,,,,,,,,\n");
 	free(csv);
 	char *h = slurp(t.html, &n);
 	ASSERT(h);
@@ -1013,6 +1015,54 @@ TEST(limits_reach_the_csv_and_the_report)
 	ASSERT_STR_CONTAINS(h, "<tr><td>GPU-hours of their work the limit cut</td><td class=\"dir\"></td>"
 			    "<td>1.0</td><td>2.1</td></tr>");
 	free(h);
+	tmpf_drop(&t);
+}
+
+/*
+ * GPU-hour budgets reach the CSV.  1 node x 8 GPUs, tick 10, every queue
+ * 1 GPU-h (7-day half-life): A (qa, 8 GPUs, 600 s) leaves qa at 1.33
+ * GPU-h, so B (qa, 8 GPUs, from 100) is held over the budget until that
+ * decays, about 2.9 days; fifo:gpu-hour-budget=0 runs B at 600.  The total
+ * rows end in gpu_hour_budget, over_budget_jobs (1, 1 and 0, 0); bucket
+ * and queue rows leave them empty.
+ */
+TEST(budgets_reach_the_csv)
+{
+	struct tmpf t;
+	json_error_t e;
+	size_t n;
+	char *argv[] = { "fairway-sim", "run", "--trace", NULL, "--format", "fairway", "--nodes", "1x8",
+			 "--tick", "10", "--policies", "fifo,fifo:gpu-hour-budget=0", "--gpu-hour-budget", "1",
+			 "--json", NULL, "--csv", NULL, NULL };
+
+	tmpf_make(&t);
+	FILE *f = fopen(t.trace, "w");
+	ASSERT(f);
+	fputs("job_id,submit_time,duration,gpus_per_task,queue\nA,0,600,8,qa\nB,100,100,8,qa\n", f);
+	fclose(f);
+	argv[3] = t.trace;
+	argv[15] = t.js;
+	argv[17] = t.csv;
+	ASSERT_EQ(fw_sim_cli(18, argv), 0);
+	json_t *root = json_load_file(t.js, 0, &e);
+	ASSERT(root);
+	ASSERT_NEAR(json_real_value(json_object_get(root, "gpu_hour_budget")), 1, 0);
+	json_t *p0 = json_array_get(json_object_get(root, "policies"), 0);
+	json_t *p1 = json_array_get(json_object_get(root, "policies"), 1);
+	ASSERT_EQ(json_integer_value(json_object_get(p0, "over_budget_jobs")), 1);
+	ASSERT_EQ(json_integer_value(json_object_get(p1, "over_budget_jobs")), 0);
+	ASSERT_NEAR(json_real_value(json_object_get(p1, "gpu_hour_budget")), 0, 0);
+	ASSERT(json_integer_value(json_object_get(p0, "makespan_s")) > 2 * 86400);
+	ASSERT_EQ(json_integer_value(json_object_get(p1, "makespan_s")), 700);
+	json_decref(root);
+	char *csv = slurp(t.csv, &n);
+	ASSERT(csv);
+	ASSERT_STR_CONTAINS(csv, ",max_runtime_s,gpu_hour_budget,over_budget_jobs\n");
+	ASSERT_STR_CONTAINS(csv, ",0,1,1\nfifo,bucket,1,");
+	ASSERT_STR_CONTAINS(csv, ",0,0,0\nfifo:gpu-hour-budget=0,bucket,1,");
+	ASSERT_STR_CONTAINS(csv, "\nfifo,queue,qa,2,2,");
+	ASSERT(!strstr(csv, ",1,1\nfifo,queue")); /* queue rows: the columns empty */
+	free(csv);
 	tmpf_drop(&t);
 }
 
@@ -1062,5 +1112,5 @@ TEST_MAIN(progress_line_has_bar_percent_and_thousands,
 	  never_started_jobs_keep_the_window_open_and_win_no_star,
 	  a_job_evicted_and_never_restarted_waits_to_the_end,
 	  a_replay_that_ends_with_an_eviction_ends_there,
-	  limits_reach_the_csv_and_the_report, cli_checkpoint_flag_takes_seconds_or_zero,
+	  limits_reach_the_csv_and_the_report, budgets_reach_the_csv, cli_checkpoint_flag_takes_seconds_or_zero,
 	  cli_rejects_an_unwritable_report_before_replaying)
