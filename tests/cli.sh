@@ -135,6 +135,24 @@ assert [x["job"] for x in d["decisions"] if x["kind"] == "start"] == [], d["deci
 e = d["decisions"][0]
 assert (e["kind"], e["job"], e["reason"], e["args"]) == ("evict", "sweep", "time_limit", [3600, 3600]), e
 '; then ok "plan-job-limit-lets-backfill"; else bad "plan-job-limit-lets-backfill"; fi
+# GPU-hour budgets: a queue that has used its budget starts nothing, says
+# so, and the JSON has each queue's budget beside its decayed usage
+expect "plan-budget-holds" 0 "crop                 vision         over_budget      unknown (over_budget)" \
+	"$FW" plan --config tests/scenario/gpu_budget.yaml
+if "$FW" plan --config tests/scenario/gpu_budget.yaml --json 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+q = {x["name"]: (x.get("gpuHourBudget"), x["decayedUsageGpuHours"]) for x in d["queues"]}
+assert q["vision"] == (1000.0, 1200.0) and q["research"] == (500.0, 600.0) and q["org"][0] is None, q
+w = {x["job"]: (x["reason"], x["args"]) for x in d["pending"]}
+assert w == {"crop": ("over_budget", [1200, 1000]), "asr": ("over_budget", [600, 500])}, w
+assert [x["job"] for x in d["decisions"] if x["kind"] == "start"] == ["tok"], d["decisions"]
+'; then ok "plan-json-budget"; else bad "plan-json-budget"; fi
+if "$FW" plan --config <(sed 's/gpuHourBudget: [0-9]*, //' tests/scenario/gpu_budget.yaml) 2>&1 | grep -q over_budget; then
+	bad "plan-no-budget-no-hold"
+else
+	ok "plan-no-budget-no-hold"
+fi
 expect "yaml-job-max-runtime-bad" 2 "field jobs[0].maxRuntime: 2592000000 s is too long; a job's maxRuntime is at most 2147483647 s (68 years)" \
 	"$FW" plan --config tests/bad_input/bad_job_max_runtime.yaml
 # without the entry nothing is evicted: the fair share gives no claim
