@@ -76,8 +76,10 @@ for t in $(find "$B" -type f -executable -name 'fuzz_replay_*' | sort); do
 done
 
 echo "== golden scenarios and CLI"
+# cli.sh runs some 450 commands under ASan (about five minutes on a
+# 2-core machine): a hang guard, not a time target
 for s in tests/scenario.sh tests/cli.sh tests/report_screenshot.sh; do
-	[ -x "$s" ] && run_bin "$s" "$B"
+	[ -x "$s" ] && TMO=900 run_bin "$s" "$B"
 done
 
 echo "== release and debug builds (-O3 as the demo builds, -O0 for a debugger)"
