@@ -636,13 +636,22 @@ static int drain(struct fw_backend *b, uint64_t gen, const char *node)
 	return rc != FW_OK ? rc : status;
 }
 
-static const char *state_of(struct fw_backend *b, const char *job)
+/* A job's state ("?" when unknown), and its end in *end when given (-1
+ * when unknown). */
+static const char *job_at(struct fw_backend *b, const char *job, fw_time *end)
 {
 	const char *state = "?";
-	fw_time sub, start, end;
+	fw_time sub, start, e = -1;
 
-	fw_local_job_info(b, job, &state, &sub, &start, &end, NULL, NULL);
+	fw_local_job_info(b, job, &state, &sub, &start, &e, NULL, NULL);
+	if (end)
+		*end = e;
 	return state;
+}
+
+static const char *state_of(struct fw_backend *b, const char *job)
+{
+	return job_at(b, job, NULL);
 }
 
 /* The daemon rolled back a transaction the backend wrote into (a start,
@@ -1110,10 +1119,9 @@ static void reopen_at(struct fw_backend **b, fw_time now)
 
 static fw_time end_of(struct fw_backend *b, const char *job)
 {
-	const char *state;
-	fw_time sub, start, end = -1;
+	fw_time end;
 
-	fw_local_job_info(b, job, &state, &sub, &start, &end, NULL, NULL);
+	job_at(b, job, &end);
 	return end;
 }
 

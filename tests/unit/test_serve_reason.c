@@ -15,6 +15,23 @@
 
 /* nodes n0 n1; queues root, llm (under root), cv; jobs train-7 (llm),
  * eval-1 (cv). */
+/* The longest texts: queue name[0] (a root) over name[1], both of
+ * FW_NAME_MAX - 1 bytes, with job "j" of name[1] on one node. */
+static struct fw_snapshot *longest_names(char name[2][FW_NAME_MAX])
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+
+	for (int i = 0; i < 2; i++) {
+		memset(name[i], "pq"[i], FW_NAME_MAX - 1);
+		name[i][FW_NAME_MAX - 1] = 0;
+	}
+	tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
+	tb_queue(s, name[0], -1, 8, -1, 1);
+	tb_queue(s, name[1], 0, 8, -1, 1);
+	tb_job(s, "j", 1, 1, 8, 1000, 0);
+	return s;
+}
+
 static struct fw_snapshot *world(void)
 {
 	struct fw_snapshot *s = fw_snapshot_new();
@@ -188,15 +205,7 @@ TEST(time_limit_names_the_queue_that_sets_it)
 
 	/* the longest: two names of FW_NAME_MAX - 1 and the widest numbers */
 	char name[2][FW_NAME_MAX];
-	s = fw_snapshot_new();
-	for (int i = 0; i < 2; i++) {
-		memset(name[i], "pq"[i], FW_NAME_MAX - 1);
-		name[i][FW_NAME_MAX - 1] = 0;
-	}
-	tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
-	tb_queue(s, name[0], -1, 8, -1, 1);
-	tb_queue(s, name[1], 0, 8, -1, 1);
-	tb_job(s, "j", 1, 1, 8, 1000, 0);
+	s = longest_names(name);
 	s->queues[0].max_runtime_s = INT64_MAX;
 	fw_serve_evict_text(s, &s->jobs[0], FW_REASON_TIME_LIMIT, INT64_MIN, INT64_MAX, buf, sizeof buf);
 	ASSERT_STR_CONTAINS(buf, name[0]);
@@ -245,15 +254,7 @@ TEST(time_limit_says_when_it_is_the_jobs_own)
 	fw_snapshot_free(s);
 
 	char name[2][FW_NAME_MAX];
-	s = fw_snapshot_new();
-	for (int i = 0; i < 2; i++) {
-		memset(name[i], "pq"[i], FW_NAME_MAX - 1);
-		name[i][FW_NAME_MAX - 1] = 0;
-	}
-	tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
-	tb_queue(s, name[0], -1, 8, -1, 1);
-	tb_queue(s, name[1], 0, 8, -1, 1);
-	tb_job(s, "j", 1, 1, 8, 1000, 0);
+	s = longest_names(name);
 	s->queues[0].max_runtime_s = INT32_MAX;
 	s->jobs[0].max_runtime_s = INT32_MAX;
 	fw_serve_evict_text(s, &s->jobs[0], FW_REASON_TIME_LIMIT, INT64_MIN, INT32_MAX, buf, sizeof buf);
