@@ -79,6 +79,7 @@ struct opts {
 	int64_t job_max_runtime; /* > 0: every job's own maxRuntime */
 	int budgets_pct;    /* leaf queues with a GPU-hour budget of a week at
 			     * their deserved GPUs (their usage is 0..2 weeks') */
+	bool budget_safe;   /* scheduler.budgetSafe */
 };
 
 static _Noreturn void oom(void)
@@ -934,7 +935,7 @@ static void usage(FILE *f)
 		"                   [--xfactor-cap S]\n"
 		"                   [--users N] [--model-limits PCT] [--model-deserved PCT]\n"
 		"                   [--checkpoint-grace S] [--max-runtime S] [--job-max-runtime S]\n"
-		"                   [--budgets PCT]\n"
+		"                   [--budgets PCT [--budget-safe]]\n"
 		"\n"
 		"Times fw_cycle_run() on a synthetic fleet (docs/performance.md):\n"
 		"  --nodes N    nodes of 8 GPUs, block > rack > nvlink topology (default 10000)\n"
@@ -987,6 +988,8 @@ static void usage(FILE *f)
 		"               PCT of the leaf queues get a GPU-hour budget (gpuHourBudget) of a\n"
 		"               week at their deserved GPUs; their usage is 0 to 2 weeks' worth,\n"
 		"               so about half of them have used it and start nothing\n"
+		"  --budget-safe   with --budgets: scheduler.budgetSafe (a job starts only if its\n"
+		"               whole run fits what its budget has left)\n"
 		"  --no-estimates  skip the start-time estimate phase (scheduler.estimateStarts: false)\n"
 		"  --allocate-only the allocate action alone: the policy without reservations,\n"
 		"               reclaim or estimates (the core issue's benchmark)\n"
@@ -1058,6 +1061,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		FLAG("--job-max-runtime", 0, 31536000, o->job_max_runtime)
 		FLAG("--budgets", 0, 100, o->budgets_pct)
 #undef FLAG
+		if (strcmp(a, "--budget-safe") == 0) {
+			o->budget_safe = true;
+			continue;
+		}
 		if (strcmp(a, "--no-estimates") == 0) {
 			o->no_estimates = true;
 			continue;
@@ -1170,6 +1177,7 @@ int main(int argc, char **argv)
 		if (is_leaf && leaf++ % 100 < o.budgets_pct)
 			s->queues[q].gpu_hour_budget = (double)s->queues[q].deserved.v[FW_RES_GPU] / 1000.0 * 7 * 24;
 	}
+	s->config.budget_safe = o.budget_safe;
 	for (int32_t j = 0; o.job_max_runtime > 0 && j < s->njobs; j++)
 		s->jobs[j].max_runtime_s = (int32_t)o.job_max_runtime;
 	printf("policy: %s%s%s\n", o.policy->name, o.allocate_only ? ", allocate action only" : "",

@@ -560,6 +560,7 @@ int fw__record_start(struct cyc *y, int32_t jx, const struct fw__placement *p)
 	y->nstarts++;
 	y->reason[jx].reason = FW_REASON_STARTED;
 	fw__mlim_charge(y, jx, p->tasks, p->ntasks, 1);
+	fw__budget_charge(y, jx, p->tasks, p->ntasks);
 	for (int32_t k = 0; k < p->ntasks; k++) {
 		struct fw_res use = fw_res_zero();
 		use.v[FW_RES_GPU] = (int64_t)__builtin_popcount(p->tasks[k].gpu_mask) * p->tasks[k].gpu_milli;
@@ -697,6 +698,7 @@ static int try_job(struct cyc *y, struct memo *m, int32_t pos)
 	r->job = jx;
 	y->considered++;
 	if (over_limit(y, ji->queue, ji->req, r) || fw__over_budget(y, ji->queue, r) ||
+	    (y->qleft && fw__budget_short(y, jx, r)) ||
 	    !fw__mlim_gate_as(y, jx, ji->shape >= 0 ? &m->shp[ji->shape] : NULL, &open, r))
 		return FW_OK;
 	gated = open != fw__mlim_all(y);

@@ -6,6 +6,7 @@
  * plan's starts with plain arrays, and queue usage by walking parents.  A
  * bug in domain.c or allocate.c cannot hide behind the same bug here.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -971,6 +972,74 @@ static int check_limits(const struct fw_snapshot *s, const struct fw_plan *p, co
  * queues, each queue's decayed usage added to it and its ancestors in
  * queue order, as the cycle does: the same sums), but for a running job
  * moved in this plan (its restart). */
+/* The GPU-seconds a run of `gpus` milli-GPU from `at` may still use at
+ * now under budget_safe (fw_job_bound; INFINITY unbounded). */
+static double safe_run_left(const struct fw_snapshot *s, const struct fw_job *j, int64_t gpus, fw_time at)
+{
+	fw_time b = fw_job_bound(s, j), rest = at + b - s->now;
+
+	if (gpus <= 0)
+		return 0;
+	return b <= 0 ? INFINITY : rest > 0 ? (double)gpus / 1000.0 * (double)rest : 0;
+}
+
+static int64_t allocs_gpus(const struct fw_task_alloc *t, int32_t n)
+{
+	int64_t g = 0;
+
+	for (int32_t k = 0; k < n; k++)
+		g += (int64_t)__builtin_popcount(t[k].gpu_mask) * t[k].gpu_milli;
+	return g;
+}
+
+static void safe_take(const struct fw_snapshot *s, double *left, int32_t q, double gpu_s)
+{
+	for (int32_t k = q, n = 0; k >= 0 && n <= s->nqueues; k = s->queues[k].parent, n++)
+		left[k] -= gpu_s;
+}
+
+/* Under config.budget_safe: every start's whole run fits what each budget
+ * on its way up has left after the usage (used), the runs that running
+ * jobs not evicted in this plan may still make, and the starts before it
+ * in the plan.  (The cycle counts a job this plan evicts for another
+ * reason as running on: it allows less, never more.) */
+static int check_safe_budgets(const struct fw_snapshot *s, const struct fw_plan *p, struct fw_arena *a,
+			      const double *used, struct fw_diag *d)
+{
+	double *left = FW_ARENA_RAW(a, double, s->nqueues + 1);
+	bool *gone = FW_ARENA_NEW(a, bool, s->njobs + 1);
+
+	if (!left || !gone)
+		return FW_ENOMEM;
+	for (int32_t q = 0; q < s->nqueues; q++)
+		left[q] = s->queues[q].gpu_hour_budget * 3600.0 - used[q];
+	for (int32_t i = 0; i < p->ndecisions; i++)
+		if (p->decisions[i].kind == FW_DECIDE_EVICT)
+			gone[p->decisions[i].job] = true;
+	for (int32_t j = 0; j < s->njobs; j++) {
+		const struct fw_job *job = &s->jobs[j];
+		if (job->state == FW_JOB_RUNNING && !gone[j])
+			safe_take(s, left, job->queue,
+				  safe_run_left(s, job, allocs_gpus(s->allocs + job->alloc_first, job->alloc_count),
+						job->start_time));
+	}
+	for (int32_t i = 0; i < p->ndecisions; i++) {
+		const struct fw_decision *dc = &p->decisions[i];
+		const struct fw_job *job = dc->kind == FW_DECIDE_START ? &s->jobs[dc->job] : NULL;
+		if (!job || job->state == FW_JOB_RUNNING)
+			continue;
+		double need = safe_run_left(s, job, allocs_gpus(p->allocs + dc->alloc_first, dc->alloc_count), s->now);
+		for (int32_t k = job->queue, n = 0; need > 0 && k >= 0 && n <= s->nqueues; k = s->queues[k].parent, n++)
+			if (s->queues[k].gpu_hour_budget > 0 && !(need <= left[k] + 1e-3))
+				return FAILAT(d, ((struct fld){ "decisions", i }),
+					      "job %s starts with a run of %.1f GPU-hours though queue %s has %.1f "
+					      "GPU-hours of its budget left (budgetSafe)",
+					      job->name, need / 3600.0, s->queues[k].name, left[k] / 3600.0);
+		safe_take(s, left, job->queue, need);
+	}
+	return FW_OK;
+}
+
 static int check_budgets(const struct fw_snapshot *s, const struct fw_plan *p, struct fw_arena *a,
 			 struct fw_diag *d)
 {
@@ -1000,7 +1069,7 @@ static int check_budgets(const struct fw_snapshot *s, const struct fw_plan *p, s
 					      s->jobs[dc->job].name, s->queues[k].name, used[k] / 3600.0,
 					      s->queues[k].gpu_hour_budget);
 	}
-	return FW_OK;
+	return s->config.budget_safe ? check_safe_budgets(s, p, a, used, d) : FW_OK;
 }
 
 int fw_plan_check(const struct fw_snapshot *s, const struct fw_plan *p, struct fw_arena *a,

@@ -6,7 +6,11 @@
  *             TIME_LIMIT, first in the plan; the build below leaves their
  *             GPUs free
  *   budgets   the queues that have used their GPU-hour budget start
- *             nothing (fw__over_budget), and demand nothing in gather
+ *             nothing (fw__over_budget), and demand nothing in gather;
+ *             under config.budget_safe a job starts only if its whole run
+ *             fits what the budget has left after the usage and the
+ *             running jobs' remaining runs (fw__budget_short), each start
+ *             taking its run off (fw__budget_charge)
  *   build     per-cycle node state and domain index (domain.c)
  *   account   demand and allocation per queue, fair shares (fairshare.c)
  *   order     each leaf queue's pending jobs, by the policy's job_before
@@ -192,7 +196,7 @@ static int32_t gather(struct cyc *y)
 			if (ji->tasks > 1 && job->submit_time < y->oldest_gang)
 				y->oldest_gang = job->submit_time;
 			fw__memo_add_job(y, j, job, use);
-			if (y->qbudget && y->qbudget[job->queue] >= 0)
+			if (y->qbudget && (y->qbudget[job->queue] >= 0 || (y->qleft && fw__budget_short(y, j, NULL))))
 				use = fw_res_zero(); /* over a budget: it demands nothing */
 		}
 		y->demand[job->queue] = fw_res_add(y->demand[job->queue], use);
@@ -273,6 +277,94 @@ static void limits_emit(struct cyc *y)
  * leaves such queues' pending jobs out of the demand (they may start
  * nothing, as a queue at its limit), so fair share does not count them;
  * allocate and reclaim ask it per job (fw__over_budget). */
+/* The seconds job j's run may last (fw_job_bound from y->qlimit): its
+ * run-time limit, else its planned runtime; 0 = unbounded. */
+static fw_time job_bound(const struct cyc *y, const struct fw_job *j)
+{
+	fw_time m = fw__limit(y, j);
+
+	return m > 0 ? m : fw__runtime(y, j);
+}
+
+/* GPU-seconds a run of `gpus` milli-GPU from `at` may still use at now,
+ * bounded as job_bound says; INFINITY when unbounded (and it holds GPUs). */
+static double run_left(const struct cyc *y, const struct fw_job *j, int64_t gpus, fw_time at)
+{
+	fw_time b = job_bound(y, j), rest = at + b - y->s->now;
+
+	if (gpus <= 0)
+		return 0;
+	if (b <= 0)
+		return INFINITY;
+	return rest > 0 ? (double)gpus / 1000.0 * (double)rest : 0;
+}
+
+static void take_off(struct cyc *y, int32_t q, double gpu_s)
+{
+	const struct fw_snapshot *s = y->s;
+
+	for (int32_t k = q, n = 0; k >= 0 && n <= s->nqueues; k = s->queues[k].parent, n++)
+		if (s->queues[k].gpu_hour_budget > 0)
+			y->qleft[k] -= gpu_s;
+}
+
+/* config.budget_safe: y->qleft, each budget less its subtree's usage and
+ * what its running jobs may still use (a job ended by its limit this
+ * cycle, none).  One sweep over the jobs. */
+static int budget_left(struct cyc *y)
+{
+	const struct fw_snapshot *s = y->s;
+
+	if (!(y->qleft = FW_ARENA_RAW(y->a, double, s->nqueues + 1)))
+		return FW_ENOMEM;
+	for (int32_t q = 0; q < s->nqueues; q++)
+		y->qleft[q] = s->queues[q].gpu_hour_budget * 3600.0 - y->qused[q];
+	for (int32_t j = 0; j < s->njobs; j++) {
+		const struct fw_job *job = &s->jobs[j];
+		int64_t g = 0;
+		if (job->state != FW_JOB_RUNNING || (y->evicted && y->evicted[j]))
+			continue;
+		for (int32_t k = 0; k < job->alloc_count; k++)
+			g += alloc_res(job, &s->allocs[job->alloc_first + k]).v[FW_RES_GPU];
+		take_off(y, job->queue, run_left(y, job, g, job->start_time));
+	}
+	return FW_OK;
+}
+
+bool fw__budget_short(const struct cyc *y, int32_t jx, struct fw_pending *r)
+{
+	const struct fw_snapshot *s = y->s;
+	const struct fw_job *j = &s->jobs[jx];
+	double need = run_left(y, j, fw_job_request(j).v[FW_RES_GPU], s->now);
+
+	if (!y->qleft || need <= 0)
+		return false;
+	for (int32_t k = j->queue, n = 0; k >= 0 && n <= s->nqueues; k = s->queues[k].parent, n++) {
+		double left = y->qleft[k];
+		if (!(s->queues[k].gpu_hour_budget > 0) || need <= left)
+			continue;
+		if (r) {
+			r->reason = FW_REASON_BUDGET_SHORT;
+			r->a = isinf(need) ? -1 : (int64_t)ceil(need / 3600.0);
+			r->b = isinf(left) ? -1 : left > 0 ? (int64_t)floor(left / 3600.0) : 0;
+		}
+		return true;
+	}
+	return false;
+}
+
+void fw__budget_charge(struct cyc *y, int32_t jx, const struct fw_task_alloc *t, int32_t n)
+{
+	const struct fw_job *j = &y->s->jobs[jx];
+	int64_t g = 0;
+
+	if (!y->qleft || j->state == FW_JOB_RUNNING) /* a moved job's run was counted */
+		return;
+	for (int32_t k = 0; k < n; k++)
+		g += (int64_t)__builtin_popcount(t[k].gpu_mask) * t[k].gpu_milli;
+	take_off(y, j->queue, run_left(y, j, g, y->s->now));
+}
+
 static int budget_mark(struct cyc *y)
 {
 	const struct fw_snapshot *s = y->s;
@@ -299,7 +391,7 @@ static int budget_mark(struct cyc *y)
 				hit = k;
 		y->qbudget[q] = hit;
 	}
-	return FW_OK;
+	return s->config.budget_safe ? budget_left(y) : FW_OK;
 }
 
 static int phase_build(struct cyc *y)

@@ -233,6 +233,12 @@ struct cyc {
 	 * way up that has used its budget, else -1; NULL when none sets one */
 	int32_t *qbudget;
 	double *qused; /* per queue its subtree's decayed usage at now */
+	/* config.budget_safe (cycle.c budget_mark): per queue with a budget,
+	 * the GPU-seconds it has left after its subtree's usage and its
+	 * running jobs' remaining runs, this cycle's starts taken off as they
+	 * are made (fw__budget_charge); -INFINITY when a running job under it
+	 * has no bound.  NULL when off or no queue sets a budget. */
+	double *qleft;
 };
 
 /* May no job of queue q start (its queue or an ancestor has used its
@@ -251,6 +257,14 @@ static inline bool fw__over_budget(const struct cyc *y, int32_t q, struct fw_pen
 	}
 	return true;
 }
+
+/* Under config.budget_safe (y->qleft): would job jx's whole run pass
+ * what a budget on its way up has left (cycle.c)?  Then r, when given,
+ * says so: BUDGET_SHORT, a = the job's GPU-hours rounded up (-1: it has
+ * no bound), b = the hours left rounded down (-1: a running job under
+ * that queue has none).  fw__budget_charge takes a start's run off. */
+bool fw__budget_short(const struct cyc *y, int32_t jx, struct fw_pending *r);
+void fw__budget_charge(struct cyc *y, int32_t jx, const struct fw_task_alloc *t, int32_t n);
 
 /* fw_job_limit(y->s, j) from y->qlimit: no walk up the queue tree. */
 static inline fw_time fw__limit(const struct cyc *y, const struct fw_job *j)

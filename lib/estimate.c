@@ -240,7 +240,8 @@ static int sort_out(struct est *e, int32_t n)
 		if (r->reason == FW_REASON_HAS_RESERVATION) {
 			r->expected_start = r->a;
 		} else if (r->reason == FW_REASON_OVER_QUOTA || r->reason == FW_REASON_MODEL_LIMIT ||
-			   (y->qbudget && fw__over_budget(y, y->ji[j].queue, r))) {
+			   (y->qbudget && fw__over_budget(y, y->ji[j].queue, r)) ||
+			   (y->qleft && fw__budget_short(y, j, r))) {
 			/* over a budget, tried or not: its queue starts nothing */
 			set_unknown(r, r->reason, r->a, r->b);
 		} else if ((e->shape[i] = shape_at(e, i)) < 0) {

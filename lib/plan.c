@@ -111,8 +111,28 @@ static void format_model_limit(const struct fw_snapshot *s, int64_t a, int64_t b
 		 s->queues[m->queue].name, amount, cap, m->model);
 }
 
+/* BUDGET_SHORT with an unbounded side (a or b -1, plan.h). */
+static bool budget_short_text(int64_t a, int64_t b, char *buf, size_t n)
+{
+	if (a < 0)
+		snprintf(buf, n, "budget short: its queue (or a parent queue) has a GPU-hour budget and budgetSafe is "
+				 "on, so a job starts only when its whole run fits what is left, and this job has no "
+				 "bound: give it a run-time limit (maxRuntime) or a runtime");
+	else if (b < 0)
+		snprintf(buf, n, "budget short: its whole run may use %lld GPU-hours, and what is left of its queue's "
+				 "(or a parent queue's) budget is unknown: a job running under it has no run-time "
+				 "limit or runtime (budgetSafe)", (long long)a);
+	else
+		return false;
+	return true;
+}
+
 char *fw_reason_format(enum fw_reason r, int64_t a, int64_t b, char *buf, size_t n)
 {
+	if (r == FW_REASON_BUDGET_SHORT && budget_short_text(a, b, buf, n)) {
+		singular(buf);
+		return buf;
+	}
 	if (r == FW_REASON_OVER_QUOTA || r == FW_REASON_MODEL_LIMIT) {
 		if (r == FW_REASON_OVER_QUOTA)
 			format_over_quota(a, b, buf, n);

@@ -820,7 +820,8 @@ static bool may_preempt(const struct cyc *y, int32_t p)
 	/* CHECKPOINT_WAIT here: its claim in allocate waits for its victims */
 	return !y->started[p] && r != FW_REASON_HAS_RESERVATION && r != FW_REASON_OVER_QUOTA &&
 	       r != FW_REASON_MODEL_LIMIT && r != FW_REASON_CYCLE_LIMIT && r != FW_REASON_NEVER_FITS &&
-	       r != FW_REASON_CHECKPOINT_WAIT && !(y->qbudget && fw__over_budget(y, y->ji[p].queue, NULL));
+	       r != FW_REASON_CHECKPOINT_WAIT && !(y->qbudget && fw__over_budget(y, y->ji[p].queue, NULL)) &&
+	       !(y->qleft && fw__budget_short(y, p, NULL));
 }
 
 int fw__phase_reclaim(struct cyc *y)

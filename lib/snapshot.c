@@ -603,6 +603,13 @@ fw_time fw_job_runtime(const struct fw_snapshot *s, const struct fw_job *j)
 	return m > 0 && (r <= 0 || r > m) ? m : r;
 }
 
+fw_time fw_job_bound(const struct fw_snapshot *s, const struct fw_job *j)
+{
+	fw_time m = fw_job_limit(s, j);
+
+	return m > 0 ? m : fw_job_runtime(s, j);
+}
+
 fw_time fw_job_checkpoint(const struct fw_snapshot *s, const struct fw_job *j)
 {
 	return j->checkpoint_s > 0 ? j->checkpoint_s : inherited(s, j->queue, true);

@@ -80,7 +80,7 @@ static int load_now_and_scheduler(struct cfg *c, const yaml_node_t *root)
 					    "suspectGangGpus", "lemonGangGpus", "lemonWindow",
 					    "lemonThreshold", "heartbeatTimeout", "drainRunning", "starveAfter",
 					    "backfill", "reserveDepth", "xfactorCap", "userFairShare",
-					    "checkpointGrace", NULL };
+					    "checkpointGrace", "budgetSafe", NULL };
 	struct fw_sched_config *sc = &c->s->config;
 	yaml_node_t *m = cfg_get(c, root, "scheduler");
 	int64_t ms = -1, starve_ms = -1, lemon_ms = -1, lemon_k = -1, hb_ms = -1, depth = -1, xf_ms = -1, grace_ms = -1;
@@ -96,6 +96,7 @@ static int load_now_and_scheduler(struct cfg *c, const yaml_node_t *root)
 			  &sc->max_starts)) ||
 	    (rc = cfg_bool(c, m, "scheduler", "estimateStarts", &sc->estimate_starts)) ||
 	    (rc = cfg_bool(c, m, "scheduler", "userFairShare", &sc->user_fair_share)) ||
+	    (rc = cfg_bool(c, m, "scheduler", "budgetSafe", &sc->budget_safe)) ||
 	    (rc = cfg_int32(c, m, "scheduler", "suspectGangGpus", 1, INT32_MAX,
 			    &sc->suspect_gang_gpus)) ||
 	    (rc = cfg_int32(c, m, "scheduler", "lemonGangGpus", 1, INT32_MAX,

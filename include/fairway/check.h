@@ -54,7 +54,11 @@
  *     and followed-by-a-start rules);
  *   - GPU-hour budgets: no job starts under a queue whose subtree's
  *     decayed usage at now has reached its gpu_hour_budget (recomputed
- *     here), but a running job's restart after a MOVED eviction.
+ *     here), but a running job's restart after a MOVED eviction;
+ *     under config.budget_safe each start's whole run (its GPUs x
+ *     fw_job_bound) fits what each budget on its way up has left after
+ *     the usage, the runs the running jobs not evicted here may still
+ *     make, and the plan's earlier starts;
  * It runs after every plan in the tests, the simulator and debug builds.
  *
  * Returns FW_OK, or FW_EINVARIANT with d describing the first violation

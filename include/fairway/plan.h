@@ -51,7 +51,11 @@
  * a GPU model, a = the excess in milli-GPU, b = the limit's index in
  * snapshot.model_limits; OVER_BUDGET: its queue or an ancestor has used
  * its gpu_hour_budget, a = the used GPU-hours, rounded down, b = the
- * budget, rounded up), when the GPUs it needs are held by jobs
+ * budget, rounded up; BUDGET_SHORT, under config.budget_safe: its whole
+ * run, a GPU-hours rounded up, passes the b GPU-hours, rounded down, that
+ * a budget on its way up has left after the usage and the running jobs'
+ * remaining runs; a = -1: the job has no bound, b = -1: a running job
+ * under that queue has none, fw_job_bound), when the GPUs it needs are held by jobs
  * with no expected runtime (UNKNOWN_RUNTIME), or when the cluster can
  * never hold it (NEVER_FITS: its GPUs, in the cluster, of its model, in
  * one domain of its required level, or one task's on one node; TASK_CPU,
@@ -172,7 +176,9 @@ enum fw_decision_kind {
 	X(TIME_LIMIT, time_limit,                                              \
 	  "ended: it has run %lld s and its run-time limit (maxRuntime) is %lld s; it is stopped, not requeued") \
 	X(OVER_BUDGET, over_budget,                                            \
-	  "over budget: its queue (or a parent queue) has used %lld GPU-hours, its decayed usage, of its budget of %lld (gpuHourBudget); it starts once usage decays below it")
+	  "over budget: its queue (or a parent queue) has used %lld GPU-hours, its decayed usage, of its budget of %lld (gpuHourBudget); it starts once usage decays below it") \
+	X(BUDGET_SHORT, budget_short,                                          \
+	  "budget short: its whole run may use %lld GPU-hours and its queue (or a parent queue) has %lld left of its budget after its usage and what its running jobs may still use (budgetSafe)")
 
 enum fw_reason {
 #define FW__REASON_ENUM(U, l, t) FW_REASON_##U,

@@ -402,6 +402,16 @@ struct fw_sched_config {
 				     * now, waits for those checkpoints
 				     * (reason CHECKPOINT_WAIT); at most
 				     * FW_CHECKPOINT_GRACE_MAX */
+	bool budget_safe;           /* GPU-hour budgets (fw_queue.
+				     * gpu_hour_budget): false (default) a
+				     * queue starts jobs until its usage
+				     * reaches its budget; true (Slurm's
+				     * AccountingStorageEnforce=safe) a job
+				     * starts only if its whole run fits what
+				     * the budget has left after the usage and
+				     * the running jobs' remaining runs
+				     * (fw_job_bound; pending reason
+				     * BUDGET_SHORT) */
 };
 #define FW_CHECKPOINT_GRACE_MAX 86400 /* a day: fw_sched_config.checkpoint_grace_s */
 
@@ -572,6 +582,11 @@ fw_time fw_job_runtime(const struct fw_snapshot *s, const struct fw_job *j);
  * max_runtime_s of its queue and its ancestors, of those set; 0 = none.  A running job with now - start_time
  * >= it is ended by the cycle (lib/cycle.c, reason TIME_LIMIT). */
 fw_time fw_job_limit(const struct fw_snapshot *s, const struct fw_job *j);
+/* The longest a job's run may last, for a GPU-hour budget under
+ * config.budget_safe: its run-time limit (fw_job_limit), else its planned
+ * runtime (fw_job_runtime: its own, else its queue's default); 0 when it
+ * has none of them (unbounded). */
+fw_time fw_job_bound(const struct fw_snapshot *s, const struct fw_job *j);
 /* The same for the jobs of queue q. */
 fw_time fw_queue_limit(const struct fw_snapshot *s, int32_t q);
 /* The checkpoint interval of j: its checkpoint_s when > 0, else the

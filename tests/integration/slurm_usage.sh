@@ -18,6 +18,11 @@
 #                         starts none of its jobs, whose comments say
 #                         "fairway: waiting: over_budget; start unknown
 #                         (over_budget)", and team_b's run
+#   budget_safe_counts_time_limits  with scheduler.budgetSafe and team_b's
+#                         gpuHourBudget of 50, of its two 8-GPU jobs the
+#                         one with -t 600 (80 GPU-h) waits, commented
+#                         "fairway: waiting: budget_short; ...", and the
+#                         one with -t 60 (8 GPU-h) runs
 #   limit_held_books_no_node  with team_a's MaxJobs=1 (enforced: this lab's
 #                         AccountingStorageEnforce has limits), fairway
 #                         releases 4 of its whole-node jobs, Slurm runs 1
@@ -107,6 +112,29 @@ if wait_until 20 'test "$(squeue -h -A team_b -t R -o %i | wc -l)" = 2' &&
 	ok budget_holds_account
 else
 	bad budget_holds_account "$(squeue -h -o '%i %a %T %Q %k' | head -6)"
+fi
+fw_stop
+cancel_all
+
+# scheduler.budgetSafe (Slurm's AccountingStorageEnforce=safe): a job's
+# --time bounds its run, so of team_b's two 8-GPU jobs under a budget of
+# 50 GPU-hours the 10-hour one (80 GPU-h) waits, budget_short, and the
+# 1-hour one (8 GPU-h), submitted after it, runs
+cat >"$T/safe.yaml" <<'EOF2'
+scheduler: {usageWeight: 1, budgetSafe: true}
+queues:
+  - {name: org}
+  - {name: team_a, parent: org}
+  - {name: team_b, parent: org, gpuHourBudget: 50}
+EOF2
+sbatch -Q -A team_b --gres=gpu:8 -t 600 -J long -o /dev/null --wrap "sleep 600"
+sbatch -Q -A team_b --gres=gpu:8 -t 60 -J short -o /dev/null --wrap "sleep 600"
+FW_CONFIG=$T/safe.yaml fw_start
+if wait_until 20 'test "$(squeue -h -A team_b -t R -o %j)" = short' &&
+	wait_until 10 'squeue -h -A team_b -t PD -o "%j %k" | grep -q "^long fairway: waiting: budget_short; start unknown (budget_short)"'; then
+	ok budget_safe_counts_time_limits
+else
+	bad budget_safe_counts_time_limits "$(squeue -h -o '%i %j %a %T %l %k' | head -6)"
 fi
 fw_stop
 cancel_all

@@ -3,7 +3,9 @@
  * subtree has used its budget (decayed usage at now), no job under it
  * starts (OVER_BUDGET, no estimate, no reservation, no eviction for it)
  * and its waiting jobs demand nothing in fair share; running jobs run
- * on; the checker recounts it. */
+ * on; the checker recounts it.  Under config.budget_safe a job starts
+ * only if its whole run fits what the budget has left after the usage
+ * and the running jobs' remaining runs (BUDGET_SHORT). */
 #include <math.h>
 #include <stdlib.h>
 
@@ -296,6 +298,281 @@ TEST(random_fleets_start_nothing_over_a_budget)
 	ASSERT(started >= 40); /* and started others */
 }
 
+/* ---- budgetSafe (config.budget_safe; Slurm's AccountingStorageEnforce=
+ * safe): a job starts only if its whole run fits what is left ---------- */
+
+/* World x in safe mode, its w's run bounded by runtime rt (no limit). */
+static struct world safe_world(double budget, double used, fw_time rt)
+{
+	struct world x = world(budget, used);
+	x.s->config.budget_safe = true;
+	x.s->jobs[x.w].expected_runtime = rt;
+	return x;
+}
+
+/* w's 8 GPUs for 1 h (8 GPU-h) fit the 10 left of 100 after 90 used;
+ * for 2 h (16) they do not: budget_short with [16, 10], no estimate, no
+ * reservation.  Without budgetSafe it starts (the usage is under the
+ * budget); with a 1 h run-time limit it starts (the limit bounds it). */
+TEST(safe_a_job_starts_only_if_its_whole_run_fits)
+{
+	for (size_t i = 0; i < sizeof POLICIES / sizeof POLICIES[0]; i++) {
+		struct world x = safe_world(100, 90, 3600);
+		struct fw_plan *p = tb_plan(x.s, POLICIES[i], &A);
+		ASSERT(p != NULL);
+		ASSERT(tb_find(p, x.w, FW_DECIDE_START) != NULL);
+		x.s->jobs[x.w].expected_runtime = 7200;
+		p = tb_plan(x.s, POLICIES[i], &A);
+		ASSERT(p != NULL);
+		ASSERT_EQ(p->ndecisions, 0);
+		const struct fw_pending *r = fw_plan_pending_for(p, x.w);
+		ASSERT(r != NULL);
+		ASSERT_EQ(r->reason, FW_REASON_BUDGET_SHORT);
+		ASSERT_EQ(r->a, 16);
+		ASSERT_EQ(r->b, 10);
+		ASSERT_EQ(r->expected_start, FW_TIME_UNKNOWN);
+		ASSERT_EQ(r->unknown_why, FW_REASON_BUDGET_SHORT);
+		ASSERT_EQ(p->queues[x.q].demand.v[FW_RES_GPU], 0); /* it demands nothing */
+		x.s->jobs[x.w].max_runtime_s = 3600;
+		p = tb_plan(x.s, POLICIES[i], &A);
+		ASSERT(p != NULL);
+		ASSERT(tb_find(p, x.w, FW_DECIDE_START) != NULL);
+		x.s->jobs[x.w].max_runtime_s = 0;
+		x.s->config.budget_safe = false;
+		p = tb_plan(x.s, POLICIES[i], &A);
+		ASSERT(p != NULL);
+		ASSERT(tb_find(p, x.w, FW_DECIDE_START) != NULL);
+		fw_snapshot_free(x.s);
+	}
+}
+
+/* A running job counts what it may still use: 8 GPUs with a 3 h limit,
+ * 1 h run, hold 16 GPU-h of the 20 left (80 used of 100), so w's 8 do
+ * not fit ([8, 4]); with a 2 h limit (8 held) they do.  Its runtime, not
+ * its limit, bounds it when it has no limit. */
+TEST(safe_running_jobs_count_what_they_may_still_use)
+{
+	struct world x = safe_world(100, 80, 3600);
+	int n0 = 0;
+	int r0 = tb_job(x.s, "r0", x.q, 1, 8, 1000, 10);
+	tb_run(x.s, r0, 1, &n0, 0xff);
+	x.s->jobs[r0].start_time = x.s->now - 3600;
+	x.s->jobs[r0].max_runtime_s = 3 * 3600;
+	struct fw_plan *p = tb_plan(x.s, "fairway", &A);
+	ASSERT(p != NULL);
+	const struct fw_pending *r = fw_plan_pending_for(p, x.w);
+	ASSERT(r != NULL);
+	ASSERT_EQ(r->reason, FW_REASON_BUDGET_SHORT);
+	ASSERT_EQ(r->a, 8);
+	ASSERT_EQ(r->b, 4);
+	x.s->jobs[r0].max_runtime_s = 2 * 3600;
+	p = tb_plan(x.s, "fairway", &A);
+	ASSERT(p != NULL);
+	ASSERT(tb_find(p, x.w, FW_DECIDE_START) != NULL);
+	x.s->jobs[r0].max_runtime_s = 0;
+	x.s->jobs[r0].expected_runtime = 4 * 3600; /* 24 GPU-h still to come */
+	p = tb_plan(x.s, "fairway", &A);
+	ASSERT(p != NULL);
+	ASSERT_EQ(fw_plan_pending_for(p, x.w)->reason, FW_REASON_BUDGET_SHORT);
+	ASSERT_EQ(fw_plan_pending_for(p, x.w)->b, 0); /* over: none left */
+	/* a job past its runtime holds nothing more */
+	x.s->jobs[r0].expected_runtime = 1800;
+	p = tb_plan(x.s, "fairway", &A);
+	ASSERT(p != NULL);
+	ASSERT(tb_find(p, x.w, FW_DECIDE_START) != NULL);
+	fw_snapshot_free(x.s);
+}
+
+/* The starts of one cycle share what is left, in the order they are
+ * made: of two 8 GPU-h jobs with 12 left, one starts and the other
+ * waits [8, 4]; a parent's budget counts its children's starts. */
+TEST(safe_starts_in_one_cycle_share_what_is_left)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	tb_node(s, "n0", 8, "H100", NULL, NULL, NULL);
+	tb_node(s, "n1", 8, "H100", NULL, NULL, NULL);
+	int org = tb_queue(s, "org", -1, 16, -1, 1);
+	int a = tb_queue(s, "a", org, 8, -1, 1);
+	int b = tb_queue(s, "b", org, 8, -1, 1);
+	s->now = 1000000;
+	s->config.budget_safe = true;
+	s->queues[org].gpu_hour_budget = 100;
+	s->queues[a].usage = 88 * H;
+	for (int q = 0; q < s->nqueues; q++)
+		s->queues[q].usage_at = s->now;
+	int ja = tb_job(s, "ja", a, 1, 8, 1000, 10);
+	int jb = tb_job(s, "jb", b, 1, 8, 1000, 20);
+	s->jobs[ja].expected_runtime = s->jobs[jb].expected_runtime = 3600;
+	for (size_t i = 0; i < sizeof POLICIES / sizeof POLICIES[0]; i++) {
+		struct fw_plan *p = tb_plan(s, POLICIES[i], &A);
+		ASSERT(p != NULL);
+		int started = (tb_find(p, ja, FW_DECIDE_START) != NULL) + (tb_find(p, jb, FW_DECIDE_START) != NULL);
+		ASSERT_EQ(started, 1);
+		const struct fw_pending *r = fw_plan_pending_for(p, tb_find(p, ja, FW_DECIDE_START) ? jb : ja);
+		ASSERT(r != NULL);
+		ASSERT_EQ(r->reason, FW_REASON_BUDGET_SHORT);
+		ASSERT_EQ(r->a, 8);
+		ASSERT_EQ(r->b, 4);
+		ASSERT(tb_replans_same(s, POLICIES[i], p, &A));
+	}
+	s->queues[org].gpu_hour_budget = 104; /* 16 left: both */
+	struct fw_plan *p = tb_plan(s, "fairway", &A);
+	ASSERT(p != NULL);
+	ASSERT(tb_find(p, ja, FW_DECIDE_START) != NULL);
+	ASSERT(tb_find(p, jb, FW_DECIDE_START) != NULL);
+	fw_snapshot_free(s);
+}
+
+/* Without a bound a run cannot be shown to fit: a job with no runtime
+ * and no limit waits (a = -1), and while a running job under the budget
+ * has none, what is left is unknown (b = -1) and no GPU job starts; a
+ * job without GPUs uses no GPU-hours and starts.  The texts say what to
+ * do. */
+TEST(safe_unbounded_runs_do_not_fit)
+{
+	char buf[FW_REASON_TEXT_MAX];
+	struct world x = safe_world(100, 0, 0);
+	struct fw_plan *p = tb_plan(x.s, "fairway", &A);
+	ASSERT(p != NULL);
+	const struct fw_pending *r = fw_plan_pending_for(p, x.w);
+	ASSERT(r != NULL);
+	ASSERT_EQ(r->reason, FW_REASON_BUDGET_SHORT);
+	ASSERT_EQ(r->a, -1);
+	ASSERT_STR_CONTAINS(fw_reason_format(r->reason, r->a, r->b, buf, sizeof buf),
+			    "give it a run-time limit (maxRuntime) or a runtime");
+	x.s->jobs[x.w].max_runtime_s = 3600; /* bounded: starts */
+	p = tb_plan(x.s, "fairway", &A);
+	ASSERT(p != NULL);
+	ASSERT(tb_find(p, x.w, FW_DECIDE_START) != NULL);
+	int n0 = 0;
+	int r0 = tb_job(x.s, "r0", x.q, 1, 4, 1000, 10); /* running, unbounded */
+	tb_run(x.s, r0, 1, &n0, 0x0f);
+	x.s->jobs[r0].start_time = x.s->now - 60;
+	int cpu = tb_job(x.s, "cpu", x.q, 1, 0, 1000, 20);
+	p = tb_plan(x.s, "fairway", &A);
+	ASSERT(p != NULL);
+	r = fw_plan_pending_for(p, x.w);
+	ASSERT(r != NULL);
+	ASSERT_EQ(r->reason, FW_REASON_BUDGET_SHORT);
+	ASSERT_EQ(r->a, 8);
+	ASSERT_EQ(r->b, -1);
+	ASSERT_STR_CONTAINS(fw_reason_format(r->reason, r->a, r->b, buf, sizeof buf),
+			    "a job running under it has no run-time limit or runtime");
+	ASSERT(tb_find(p, cpu, FW_DECIDE_START) != NULL);
+	ASSERT_STR_CONTAINS(fw_reason_format(FW_REASON_BUDGET_SHORT, 16, 10, buf, sizeof buf),
+			    "its whole run may use 16 GPU-hours and its queue (or a parent queue) has 10 left");
+	fw_snapshot_free(x.s);
+}
+
+/* A job that would not fit takes nothing back: w (8 GPU-h) with 5 left
+ * reclaims nothing from queue P's r0 and r1, though Q deserves all 16
+ * GPUs; with 20 left it takes one's. */
+TEST(safe_a_short_job_evicts_nothing)
+{
+	struct world x = safe_world(85, 80, 3600);
+	int n[2] = { 0, 1 }, r0 = -1;
+	int P = tb_queue(x.s, "P", -1, 0, -1, 1);
+	for (int k = 0; k < 2; k++) {
+		int j = tb_job(x.s, k ? "r1" : "r0", P, 1, 8, 1000, x.s->now - 4000 + k);
+		tb_run(x.s, j, 1, &n[k], 0xff);
+		x.s->jobs[j].start_time = x.s->now - 3600;
+		x.s->jobs[j].preemptible = true;
+		r0 = k ? r0 : j;
+	}
+	struct fw_plan *p = tb_plan(x.s, "fairway", &A);
+	ASSERT(p != NULL);
+	ASSERT_EQ(p->ndecisions, 0);
+	ASSERT_EQ(fw_plan_pending_for(p, x.w)->reason, FW_REASON_BUDGET_SHORT);
+	ASSERT_EQ(fw_plan_pending_for(p, x.w)->b, 5);
+	x.s->queues[x.q].gpu_hour_budget = 100;
+	p = tb_plan(x.s, "fairway", &A);
+	ASSERT(p != NULL);
+	ASSERT(tb_find(p, r0, FW_DECIDE_EVICT) != NULL || tb_find(p, r0 + 1, FW_DECIDE_EVICT) != NULL);
+	ASSERT(tb_find(p, x.w, FW_DECIDE_START) != NULL);
+	fw_snapshot_free(x.s);
+}
+
+/* The checker recounts it: a plan made without budgetSafe fails once it
+ * is on, naming the job, its run and what was left. */
+TEST(safe_the_checker_refuses_a_run_past_the_budget)
+{
+	struct fw_diag d;
+	struct world x = world(100, 90);
+	x.s->jobs[x.w].expected_runtime = 7200;
+	struct fw_plan *p = tb_plan(x.s, "fairway", &A);
+	ASSERT(p != NULL);
+	ASSERT(tb_find(p, x.w, FW_DECIDE_START) != NULL);
+	x.s->config.budget_safe = true;
+	ASSERT_EQ(fw_plan_check(x.s, p, &A, &d), FW_EINVARIANT);
+	ASSERT_STR_CONTAINS(d.msg, "job w starts with a run of 16.0 GPU-hours though queue Q has 10.0 GPU-hours of "
+				   "its budget left (budgetSafe)");
+	x.s->queues[x.q].gpu_hour_budget = 106;
+	ASSERT_EQ(fw_plan_check(x.s, p, &A, &d), FW_OK);
+	fw_snapshot_free(x.s);
+}
+
+/* Random fleets in safe mode: every plan passes the checker (which
+ * recounts each start against what is left), is the same again, and
+ * both starts and budget_short holds happen. */
+TEST(safe_random_fleets_keep_every_run_inside_its_budget)
+{
+	uint32_t seed = 4242;
+	int short_ = 0, started = 0;
+	for (int round = 0; round < 60; round++) {
+		struct fw_snapshot *s = fw_snapshot_new();
+		int nn = 2 + (int)(tb_xs32(&seed) % 5), nq = 2 + (int)(tb_xs32(&seed) % 3);
+		for (int n = 0; n < nn; n++) {
+			char name[16];
+			snprintf(name, sizeof name, "n%d", n);
+			tb_node(s, name, 8, "H100", NULL, NULL, NULL);
+		}
+		s->now = 1000000;
+		s->config.usage_half_life_s = 86400;
+		s->config.budget_safe = true;
+		int root = tb_queue(s, "root", -1, 8.0 * nn, -1, 1);
+		s->queues[root].gpu_hour_budget = tb_xs32(&seed) % 3 ? 0 : 150;
+		for (int q = 0; q < nq; q++) {
+			char name[16];
+			snprintf(name, sizeof name, "q%d", q);
+			int k = tb_queue(s, name, root, 8.0 * nn / nq, -1, 1);
+			s->queues[k].gpu_hour_budget = (double)(tb_xs32(&seed) % 3) * 40;
+			s->queues[k].usage = (double)(tb_xs32(&seed) % 60) * H;
+			s->queues[k].usage_at = s->now - (fw_time)(tb_xs32(&seed) % 86400);
+		}
+		for (int n = 0; n < nn; n++) {
+			char name[16];
+			snprintf(name, sizeof name, "r%d", n);
+			if (tb_xs32(&seed) % 2) {
+				int j = tb_job(s, name, 1 + (int)(tb_xs32(&seed) % (uint32_t)nq), 1, 8, 1000, n);
+				tb_run(s, j, 1, &n, 0xff);
+				s->jobs[j].start_time = s->now - 100;
+				s->jobs[j].preemptible = true;
+				s->jobs[j].expected_runtime = 1000 + (fw_time)(tb_xs32(&seed) % 5000);
+				s->jobs[j].max_runtime_s = tb_xs32(&seed) % 2 ? 3600 : 0;
+			}
+		}
+		for (int k = 0; k < 8; k++) {
+			char name[16];
+			snprintf(name, sizeof name, "w%d", k);
+			int j = tb_job(s, name, 1 + (int)(tb_xs32(&seed) % (uint32_t)nq), 1 + (int)(tb_xs32(&seed) % 2), 8,
+				       1000, 100 + k);
+			s->jobs[j].expected_runtime = 600 + (fw_time)(tb_xs32(&seed) % 5000);
+			s->jobs[j].priority = (int32_t)(tb_xs32(&seed) % 3);
+		}
+		const char *pol = POLICIES[round % 4];
+		struct fw_plan *p = tb_plan(s, pol, &A); /* checked: no run past what is left */
+		ASSERT(p != NULL);
+		for (int i = 0; i < p->npending; i++)
+			short_ += p->pending[i].reason == FW_REASON_BUDGET_SHORT;
+		for (int i = 0; i < p->ndecisions; i++)
+			started += p->decisions[i].kind == FW_DECIDE_START;
+		ASSERT(tb_replans_same(s, pol, p, &A));
+		fw_snapshot_free(s);
+	}
+	ASSERT(short_ >= 20);
+	ASSERT(started >= 40);
+}
+
 static void setup(void)
 {
 	fw_arena_init(&A, 1 << 16);
@@ -309,7 +586,10 @@ static void teardown(void)
 #define TESTS \
 	a_queue_at_its_budget_starts_nothing, the_budget_counts_usage_decayed_to_now, \
 	a_parents_budget_holds_its_subtree, running_jobs_run_on_and_nothing_is_evicted_for_a_held_job, \
-	the_checker_refuses_a_start_over_a_budget, a_bad_budget_is_refused, random_fleets_start_nothing_over_a_budget
+	the_checker_refuses_a_start_over_a_budget, a_bad_budget_is_refused, random_fleets_start_nothing_over_a_budget, \
+	safe_a_job_starts_only_if_its_whole_run_fits, safe_running_jobs_count_what_they_may_still_use, \
+	safe_starts_in_one_cycle_share_what_is_left, safe_unbounded_runs_do_not_fit, safe_a_short_job_evicts_nothing, \
+	safe_the_checker_refuses_a_run_past_the_budget, safe_random_fleets_keep_every_run_inside_its_budget
 
 int main(void)
 {

@@ -754,6 +754,7 @@ static const struct {
 	{ "bad_max_runtime", FW_EINVAL, 5, "queues[0].maxRuntime" },
 	{ "bad_job_max_runtime", FW_ERANGE, 9, "jobs[0].maxRuntime" },
 	{ "bad_gpu_hour_budget", FW_ERANGE, 5, "queues[0].gpuHourBudget" },
+	{ "bad_budget_safe", FW_EINVAL, 2, "scheduler.budgetSafe" },
 	{ "bad_backfill", FW_EINVAL, 2, "scheduler.backfill" },
 	{ "bad_reserve_depth", FW_ERANGE, 2, "scheduler.reserveDepth" },
 	{ "bad_xfactor_cap", FW_ERANGE, 2, "scheduler.xfactorCap" },
