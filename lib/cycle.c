@@ -314,16 +314,26 @@ static void take_off(struct cyc *y, int32_t q, double gpu_s)
 static int budget_left(struct cyc *y)
 {
 	const struct fw_snapshot *s = y->s;
+	bool *under = FW_ARENA_NEW(y->a, bool, s->nqueues + 1); /* a budget on its way up? */
 
-	if (!(y->qleft = FW_ARENA_RAW(y->a, double, s->nqueues + 1)))
+	y->qleft = FW_ARENA_RAW(y->a, double, s->nqueues + 1);
+	y->jneed = FW_ARENA_NEW(y->a, double, s->njobs + 1);
+	if (!under || !y->qleft || !y->jneed)
 		return FW_ENOMEM;
-	for (int32_t q = 0; q < s->nqueues; q++)
+	for (int32_t q = 0; q < s->nqueues; q++) {
 		y->qleft[q] = s->queues[q].gpu_hour_budget * 3600.0 - y->qused[q];
+		for (int32_t k = q, n = 0; k >= 0 && n <= s->nqueues && !under[q]; k = s->queues[k].parent, n++)
+			under[q] = s->queues[k].gpu_hour_budget > 0;
+	}
 	for (int32_t j = 0; j < s->njobs; j++) {
 		const struct fw_job *job = &s->jobs[j];
 		int64_t g = 0;
-		if (job->state != FW_JOB_RUNNING || (y->evicted && y->evicted[j]))
+		if (!under[job->queue] || (y->evicted && y->evicted[j]))
 			continue;
+		if (job->state != FW_JOB_RUNNING) {
+			y->jneed[j] = run_left(y, job, fw_job_request(job).v[FW_RES_GPU], s->now);
+			continue;
+		}
 		for (int32_t k = 0; k < job->alloc_count; k++)
 			g += alloc_res(job, &s->allocs[job->alloc_first + k]).v[FW_RES_GPU];
 		take_off(y, job->queue, run_left(y, job, g, job->start_time));
@@ -335,9 +345,9 @@ bool fw__budget_short(const struct cyc *y, int32_t jx, struct fw_pending *r)
 {
 	const struct fw_snapshot *s = y->s;
 	const struct fw_job *j = &s->jobs[jx];
-	double need = run_left(y, j, fw_job_request(j).v[FW_RES_GPU], s->now);
+	double need = y->qleft ? y->jneed[jx] : 0;
 
-	if (!y->qleft || need <= 0)
+	if (need <= 0)
 		return false;
 	for (int32_t k = j->queue, n = 0; k >= 0 && n <= s->nqueues; k = s->queues[k].parent, n++) {
 		double left = y->qleft[k];

@@ -239,6 +239,9 @@ struct cyc {
 	 * are made (fw__budget_charge); -INFINITY when a running job under it
 	 * has no bound.  NULL when off or no queue sets a budget. */
 	double *qleft;
+	double *jneed; /* with qleft: per waiting job under a budget its
+			* whole run's GPU-seconds (INFINITY: unbounded),
+			* else 0 */
 };
 
 /* May no job of queue q start (its queue or an ancestor has used its
