@@ -217,6 +217,57 @@ TEST(a_bad_budget_is_refused)
 	fw_snapshot_free(x.s);
 }
 
+/* A random fleet for the random tests: 2..6 nodes of 8 GPUs, a root
+ * with a budget one time in three, 2..4 leaf queues with random budgets
+ * and usage, some nodes busy with a running job, 8 waiting jobs.  Safe:
+ * budgetSafe on, less usage, and some running jobs with a 1 h limit. */
+static struct fw_snapshot *random_fleet(uint32_t *seed, bool safe)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	int nn = 2 + (int)(tb_xs32(seed) % 5), nq = 2 + (int)(tb_xs32(seed) % 3);
+	for (int n = 0; n < nn; n++) {
+		char name[16];
+		snprintf(name, sizeof name, "n%d", n);
+		tb_node(s, name, 8, "H100", NULL, NULL, NULL);
+	}
+	s->now = 1000000;
+	s->config.usage_half_life_s = 86400;
+	s->config.budget_safe = safe;
+	int root = tb_queue(s, "root", -1, 8.0 * nn, -1, 1);
+	s->queues[root].gpu_hour_budget = tb_xs32(seed) % 3 ? 0 : safe ? 150 : 100;
+	s->queues[root].usage_at = s->now;
+	for (int q = 0; q < nq; q++) {
+		char name[16];
+		snprintf(name, sizeof name, "q%d", q);
+		int k = tb_queue(s, name, root, 8.0 * nn / nq, -1, 1);
+		s->queues[k].gpu_hour_budget = (double)(tb_xs32(seed) % 3) * 40;
+		s->queues[k].usage = (double)(tb_xs32(seed) % (safe ? 60 : 120)) * H;
+		s->queues[k].usage_at = s->now - (fw_time)(tb_xs32(seed) % 86400);
+	}
+	for (int n = 0; n < nn; n++) {
+		char name[16];
+		snprintf(name, sizeof name, "r%d", n);
+		if (tb_xs32(seed) % 2) {
+			int j = tb_job(s, name, 1 + (int)(tb_xs32(seed) % (uint32_t)nq), 1, 8, 1000, n);
+			tb_run(s, j, 1, &n, 0xff);
+			s->jobs[j].start_time = s->now - 100;
+			s->jobs[j].preemptible = true;
+			s->jobs[j].expected_runtime = 1000 + (fw_time)(tb_xs32(seed) % 5000);
+			if (safe)
+				s->jobs[j].max_runtime_s = tb_xs32(seed) % 2 ? 3600 : 0;
+		}
+	}
+	for (int k = 0; k < 8; k++) {
+		char name[16];
+		snprintf(name, sizeof name, "w%d", k);
+		int j = tb_job(s, name, 1 + (int)(tb_xs32(seed) % (uint32_t)nq), 1 + (int)(tb_xs32(seed) % 2), 8, 1000,
+			       100 + k);
+		s->jobs[j].expected_runtime = 600 + (fw_time)(tb_xs32(seed) % 5000);
+		s->jobs[j].priority = (int32_t)(tb_xs32(seed) % 3);
+	}
+	return s;
+}
+
 /* Random fleets with random budgets and usage: every plan passes the
  * checker, is the same when run again, and starts no job under a queue
  * that has used its budget, whose jobs all wait over_budget. */
@@ -225,45 +276,7 @@ TEST(random_fleets_start_nothing_over_a_budget)
 	uint32_t seed = 777;
 	int held = 0, started = 0;
 	for (int round = 0; round < 60; round++) {
-		struct fw_snapshot *s = fw_snapshot_new();
-		int nn = 2 + (int)(tb_xs32(&seed) % 5), nq = 2 + (int)(tb_xs32(&seed) % 3);
-		for (int n = 0; n < nn; n++) {
-			char name[16];
-			snprintf(name, sizeof name, "n%d", n);
-			tb_node(s, name, 8, "H100", NULL, NULL, NULL);
-		}
-		s->now = 1000000;
-		s->config.usage_half_life_s = 86400;
-		int root = tb_queue(s, "root", -1, 8.0 * nn, -1, 1);
-		s->queues[root].gpu_hour_budget = tb_xs32(&seed) % 3 ? 0 : 100;
-		s->queues[root].usage_at = s->now;
-		for (int q = 0; q < nq; q++) {
-			char name[16];
-			snprintf(name, sizeof name, "q%d", q);
-			int k = tb_queue(s, name, root, 8.0 * nn / nq, -1, 1);
-			s->queues[k].gpu_hour_budget = (double)(tb_xs32(&seed) % 3) * 40;
-			s->queues[k].usage = (double)(tb_xs32(&seed) % 120) * H;
-			s->queues[k].usage_at = s->now - (fw_time)(tb_xs32(&seed) % 86400);
-		}
-		for (int n = 0; n < nn; n++) {
-			char name[16];
-			snprintf(name, sizeof name, "r%d", n);
-			if (tb_xs32(&seed) % 2) {
-				int j = tb_job(s, name, 1 + (int)(tb_xs32(&seed) % (uint32_t)nq), 1, 8, 1000, n);
-				tb_run(s, j, 1, &n, 0xff);
-				s->jobs[j].start_time = s->now - 100;
-				s->jobs[j].preemptible = true;
-				s->jobs[j].expected_runtime = 1000 + (fw_time)(tb_xs32(&seed) % 5000);
-			}
-		}
-		for (int k = 0; k < 8; k++) {
-			char name[16];
-			snprintf(name, sizeof name, "w%d", k);
-			int j = tb_job(s, name, 1 + (int)(tb_xs32(&seed) % (uint32_t)nq), 1 + (int)(tb_xs32(&seed) % 2), 8,
-				       1000, 100 + k);
-			s->jobs[j].expected_runtime = 600 + (fw_time)(tb_xs32(&seed) % 5000);
-			s->jobs[j].priority = (int32_t)(tb_xs32(&seed) % 3);
-		}
+		struct fw_snapshot *s = random_fleet(&seed, false);
 		const char *pol = POLICIES[round % 4];
 		struct fw_plan *p = tb_plan(s, pol, &A);
 		ASSERT(p != NULL);
@@ -519,46 +532,7 @@ TEST(safe_random_fleets_keep_every_run_inside_its_budget)
 	uint32_t seed = 4242;
 	int short_ = 0, started = 0;
 	for (int round = 0; round < 60; round++) {
-		struct fw_snapshot *s = fw_snapshot_new();
-		int nn = 2 + (int)(tb_xs32(&seed) % 5), nq = 2 + (int)(tb_xs32(&seed) % 3);
-		for (int n = 0; n < nn; n++) {
-			char name[16];
-			snprintf(name, sizeof name, "n%d", n);
-			tb_node(s, name, 8, "H100", NULL, NULL, NULL);
-		}
-		s->now = 1000000;
-		s->config.usage_half_life_s = 86400;
-		s->config.budget_safe = true;
-		int root = tb_queue(s, "root", -1, 8.0 * nn, -1, 1);
-		s->queues[root].gpu_hour_budget = tb_xs32(&seed) % 3 ? 0 : 150;
-		for (int q = 0; q < nq; q++) {
-			char name[16];
-			snprintf(name, sizeof name, "q%d", q);
-			int k = tb_queue(s, name, root, 8.0 * nn / nq, -1, 1);
-			s->queues[k].gpu_hour_budget = (double)(tb_xs32(&seed) % 3) * 40;
-			s->queues[k].usage = (double)(tb_xs32(&seed) % 60) * H;
-			s->queues[k].usage_at = s->now - (fw_time)(tb_xs32(&seed) % 86400);
-		}
-		for (int n = 0; n < nn; n++) {
-			char name[16];
-			snprintf(name, sizeof name, "r%d", n);
-			if (tb_xs32(&seed) % 2) {
-				int j = tb_job(s, name, 1 + (int)(tb_xs32(&seed) % (uint32_t)nq), 1, 8, 1000, n);
-				tb_run(s, j, 1, &n, 0xff);
-				s->jobs[j].start_time = s->now - 100;
-				s->jobs[j].preemptible = true;
-				s->jobs[j].expected_runtime = 1000 + (fw_time)(tb_xs32(&seed) % 5000);
-				s->jobs[j].max_runtime_s = tb_xs32(&seed) % 2 ? 3600 : 0;
-			}
-		}
-		for (int k = 0; k < 8; k++) {
-			char name[16];
-			snprintf(name, sizeof name, "w%d", k);
-			int j = tb_job(s, name, 1 + (int)(tb_xs32(&seed) % (uint32_t)nq), 1 + (int)(tb_xs32(&seed) % 2), 8,
-				       1000, 100 + k);
-			s->jobs[j].expected_runtime = 600 + (fw_time)(tb_xs32(&seed) % 5000);
-			s->jobs[j].priority = (int32_t)(tb_xs32(&seed) % 3);
-		}
+		struct fw_snapshot *s = random_fleet(&seed, true);
 		const char *pol = POLICIES[round % 4];
 		struct fw_plan *p = tb_plan(s, pol, &A); /* checked: no run past what is left */
 		ASSERT(p != NULL);
