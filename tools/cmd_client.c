@@ -1071,13 +1071,18 @@ static void print_fairshare(json_t *qs)
 {
 	size_t i;
 	json_t *q;
-	printf("%-20s %-14s %9s %9s %10s %10s %9s %9s %7s %12s\n", "QUEUE", "PARENT", "DESERVED", "FAIR", "GUARANTEED",
-	       "OVER QUOTA", "ALLOCATED", "DEMAND", "WEIGHT", "USAGE(GPUh)");
-	json_array_foreach(qs, i, q)
-		printf("%-20s %-14s %9.1f %9.1f %10.1f %10.1f %9.1f %9.1f %7.2f %12.1f\n", str(q, "queue"),
+	printf("%-20s %-14s %9s %9s %10s %10s %9s %9s %7s %12s %12s\n", "QUEUE", "PARENT", "DESERVED", "FAIR",
+	       "GUARANTEED", "OVER QUOTA", "ALLOCATED", "DEMAND", "WEIGHT", "USAGE(GPUh)", "BUDGET(GPUh)");
+	json_array_foreach(qs, i, q) {
+		char budget[32] = "-"; /* the subtree's usage is what it is held to */
+		if (json_is_number(json_object_get(q, "gpuHourBudget")))
+			snprintf(budget, sizeof budget, "%.0f%s", num(q, "gpuHourBudget"),
+				 num(q, "usageGpuHours") >= num(q, "gpuHourBudget") ? " spent" : "");
+		printf("%-20s %-14s %9.1f %9.1f %10.1f %10.1f %9.1f %9.1f %7.2f %12.1f %12s\n", str(q, "queue"),
 		       *str(q, "parent") ? str(q, "parent") : "-", num(q, "deserved"), num(q, "fairShare"),
 		       num(q, "guaranteed"), num(q, "overQuota"), num(q, "allocated"), num(q, "demand"),
-		       num(q, "weightEffective"), num(q, "usageGpuHours"));
+		       num(q, "weightEffective"), num(q, "usageGpuHours"), budget);
+	}
 }
 
 /* The guaranteed part of q's fair share, in words. */

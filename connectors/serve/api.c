@@ -311,34 +311,70 @@ static void h_queue_get(struct ctx *c)
 	free(u);
 }
 
-/* Jobs the backend has that a queue set cannot hold (unknown or inner
- * queue), or a negative fw_err. */
-static int orphans(struct fw_serve *d, const struct fw_queue_spec *qs, int32_t nq)
+static int fw_serve_queue_index_in(const struct fw_queue_spec *qs, int32_t n, const char *name)
 {
-	struct fw_snapshot *s = fw_serve_skeleton(d, qs, nq, fw_serve_now());
+	for (int32_t i = 0; i < n; i++)
+		if (!strcmp(qs[i].name, name))
+			return i;
+	return -1;
+}
+
+/* Jobs of s, a read over the queues in force (its jobs sit in their
+ * leaves), whose queue would not be a leaf of the queue set qs; or
+ * FW_ENOMEM. */
+static int count_losing(const struct fw_snapshot *s, const struct fw_queue_spec *qs, int32_t nq)
+{
+	bool *leaf = calloc((size_t)s->nqueues + 1, sizeof *leaf);
+	int n = 0;
+
+	if (!leaf)
+		return FW_ENOMEM;
+	for (int32_t q = 0; q < s->nqueues; q++) {
+		const char *name = s->queues[q].name;
+		leaf[q] = fw_serve_queue_index_in(qs, nq, name) >= 0;
+		for (int32_t k = 0; leaf[q] && k < nq; k++)
+			leaf[q] = strcmp(qs[k].parent, name) != 0;
+	}
+	for (int32_t j = 0; j < s->njobs; j++)
+		n += s->jobs[j].queue < 0 || s->jobs[j].queue >= s->nqueues || !leaf[s->jobs[j].queue];
+	free(leaf);
+	return n;
+}
+
+/* Jobs the backend has that the queue set qs would leave without a leaf
+ * queue, or a negative fw_err.  One read at now, over the queues in
+ * force, never over qs: a backend's read ends jobs at their run-time
+ * limit (local.c), so reading with a proposed limit could end a job
+ * even when the change is then refused. */
+static int losing(struct fw_serve *d, const struct fw_queue_spec *qs, int32_t nq, fw_time now)
+{
+	struct fw_snapshot *s = fw_serve_skeleton(d, d->queues, d->nqueues, now);
 	struct fw_backend_world w = { 0, 0 };
 	int rc;
 
 	if (!s)
 		return FW_ENOMEM;
 	rc = d->bops->read(d->be, s, &w, NULL);
+	if (rc == FW_OK)
+		rc = count_losing(s, qs, nq);
 	fw_snapshot_free(s);
-	return rc == FW_OK ? w.skipped_jobs : rc;
+	return rc;
 }
 
 /* The core's validation of a candidate queue set; then no job may lose its
- * (leaf) queue.  Fills dg naming the field of queue `focus`. */
-static int check_queues(struct fw_serve *d, const struct fw_queue_spec *qs, int32_t nq, int32_t focus,
+ * (leaf) queue.  Fills dg naming the field of queue `focus`.  now: the
+ * request's one time (the caller's writes use it too). */
+static int check_queues(struct fw_serve *d, const struct fw_queue_spec *qs, int32_t nq, int32_t focus, fw_time now,
 			struct fw_diag *dg)
 {
 	struct fw_snapshot *s;
 	struct fw_diag vd;
 	char err[640];
-	int rc, before, after;
+	int rc, lost;
 
 	if ((rc = fw_serve_backend_ready(d, err, sizeof err)) != FW_OK)
 		return fw_diag_set(dg, rc, "", 0, 0, "store", "%s", err);
-	if (!(s = fw_serve_skeleton(d, qs, nq, fw_serve_now())))
+	if (!(s = fw_serve_skeleton(d, qs, nq, now)))
 		return FW_ENOMEM;
 	memset(&vd, 0, sizeof vd);
 	rc = fw_snapshot_validate(s, &vd);
@@ -353,24 +389,14 @@ static int check_queues(struct fw_serve *d, const struct fw_queue_spec *qs, int3
 			return fw_diag_set(dg, rc, "", 0, 0, "parent", "queue \"%s\": %s", qs[idx].name, vd.msg);
 		return fw_diag_set(dg, rc, "", 0, 0, dot ? dot + 1 : "parent", "%s", vd.msg);
 	}
-	before = orphans(d, d->queues, d->nqueues);
-	after = orphans(d, qs, nq);
-	if (before < 0 || after < 0)
+	if ((lost = losing(d, qs, nq, now)) < 0)
 		return fw_diag_set(dg, FW_EIO, "", 0, 0, "backend", "cannot read the backend's jobs");
-	if (after > before)
+	if (lost > 0)
 		return fw_diag_set(dg, FW_EBUSY, "", 0, 0, focus >= 0 ? "parent" : "name",
 				   "%d job(s) would lose their queue: jobs must sit in a leaf queue that exists "
 				   "(cancel them or move them first)",
-				   after - before);
+				   lost);
 	return FW_OK;
-}
-
-static int fw_serve_queue_index_in(const struct fw_queue_spec *qs, int32_t n, const char *name)
-{
-	for (int32_t i = 0; i < n; i++)
-		if (!strcmp(qs[i].name, name))
-			return i;
-	return -1;
 }
 
 /* A table entry (gpuModelLimits, gpuModelDeserved) on a model no node of
@@ -401,11 +427,13 @@ static bool model_limits_known(struct ctx *c, const struct fw_queue_spec *q)
 			    q->nmodel_deserved);
 }
 
-/* Create (idx < 0) or replace queue q, after validation. */
+/* Create (idx < 0) or replace queue q, after validation: the check, the
+ * write and the answer at one time. */
 static void queue_write(struct ctx *c, struct fw_queue_spec *q, int idx)
 {
 	struct fw_serve *d = c->d;
 	struct fw_diag dg;
+	fw_time now = fw_serve_now();
 	int32_t n = d->nqueues + (idx < 0);
 	struct fw_queue_spec *cand = calloc((size_t)n, sizeof *cand);
 	int rc;
@@ -424,7 +452,7 @@ static void queue_write(struct ctx *c, struct fw_queue_spec *q, int idx)
 		q->usage_at = d->queues[idx].usage_at;
 	} else {
 		q->usage = 0;
-		q->usage_at = fw_serve_now();
+		q->usage_at = now;
 	}
 	cand[idx >= 0 ? idx : n - 1] = *q;
 	if (q->parent[0] && fw_serve_queue_index_in(cand, n, q->parent) < 0) {
@@ -432,7 +460,7 @@ static void queue_write(struct ctx *c, struct fw_queue_spec *q, int idx)
 		return fail(c, 400, "EINVAL", "parent", "no queue named \"%s\" (create the parent first)", q->parent);
 	}
 	if ((rc = fw_serve_queue_order(cand, n)) != FW_OK ||
-	    (rc = check_queues(d, cand, n, fw_serve_queue_index_in(cand, n, q->name), &dg)) != FW_OK) {
+	    (rc = check_queues(d, cand, n, fw_serve_queue_index_in(cand, n, q->name), now, &dg)) != FW_OK) {
 		free(cand);
 		return fail_diag(c, rc, &dg);
 	}
@@ -444,7 +472,7 @@ static void queue_write(struct ctx *c, struct fw_queue_spec *q, int idx)
 	d->queues = cand;
 	d->nqueues = d->capq = n;
 	d->gen++;
-	double *u = subtree_usage(d, fw_serve_now());
+	double *u = subtree_usage(d, now);
 	reply(c, idx >= 0 ? 200 : 201, queue_view(d, fw_serve_queue_index(d, q->name), u));
 	free(u);
 }
@@ -549,7 +577,7 @@ static void h_queue_delete(struct ctx *c)
 		return fail(c, 500, "ENOMEM", "", "out of memory");
 	memcpy(cand, d->queues, (size_t)i * sizeof *cand);
 	memcpy(cand + i, d->queues + i + 1, (size_t)(d->nqueues - i - 1) * sizeof *cand);
-	if ((rc = check_queues(d, cand, d->nqueues - 1, -1, &dg)) != FW_OK) {
+	if ((rc = check_queues(d, cand, d->nqueues - 1, -1, fw_serve_now(), &dg)) != FW_OK) {
 		free(cand);
 		return fail_diag(c, rc, &dg);
 	}

@@ -140,6 +140,11 @@ struct fw_backend_config {
 	 * store).  Only the local backend looks at it. */
 	bool seed_jobs;
 	fw_time now;              /* wall clock at open (Unix seconds) */
+	/* The daemon's queues at open (a snapshot of them alone,
+	 * fw_serve_skeleton), which may differ from the fleet's (the API
+	 * changes them): the run-time limits of the jobs the local backend
+	 * ends at open (local.c, "Fleet changes").  NULL: the fleet's. */
+	const struct fw_snapshot *queues;
 };
 
 /* read() output.  The snapshot itself is the caller's. */

@@ -7,6 +7,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "api_ranges.h"
@@ -161,6 +162,99 @@ static int get_bool(json_t *o, const char *path, const char *key, bool *dst, str
 	return FW_OK;
 }
 
+/* --- the body ------------------------------------------------------------ */
+/* jansson refuses a number that no double holds (1e400) or an integer past
+ * 64 bits while it parses, so no member reader sees it and its error would
+ * name only the body.  To name the member: put a marker string where the
+ * number stood (je.position is the byte just past it) and let jansson
+ * parse that copy; the member holding the marker, when exactly one does,
+ * is the field.  Anything else (the copy does not parse, the marker is
+ * the whole body or appears twice) names the body with the line and
+ * column.  No second JSON parser: the scan only finds the number's first
+ * byte. */
+#define MARK "\x01" "fairway: the number out of range" "\x01"
+#define MARK_JSON "\"\\u0001fairway: the number out of range\\u0001\""
+
+struct mark_walk {
+	char path[128]; /* of the member walked, as path_of spells it */
+	char found[128];
+	int hits;
+};
+
+static void mark_walk(json_t *v, struct mark_walk *w)
+{
+	size_t at = strlen(w->path), i;
+	const char *k;
+	json_t *x;
+
+	if (json_is_string(v) && !strcmp(json_string_value(v), MARK)) {
+		w->hits++;
+		snprintf(w->found, sizeof w->found, "%s", w->path);
+	}
+	json_object_foreach(v, k, x) {
+		snprintf(w->path + at, sizeof w->path - at, "%s%s", at ? "." : "", k);
+		mark_walk(x, w);
+	}
+	json_array_foreach(v, i, x) {
+		snprintf(w->path + at, sizeof w->path - at, "[%zu]", i);
+		mark_walk(x, w);
+	}
+	w->path[at] = '\0';
+}
+
+/* The member of the body buf[0, len) whose number [start, end) jansson
+ * refused, into w: true when exactly one member (not the body) is it. */
+static bool overflow_member(const char *buf, size_t len, size_t start, size_t end, struct mark_walk *w)
+{
+	size_t n = len - (end - start) + sizeof MARK_JSON - 1;
+	char *copy = malloc(n);
+	json_t *o = NULL;
+
+	if (copy) {
+		memcpy(copy, buf, start);
+		memcpy(copy + start, MARK_JSON, sizeof MARK_JSON - 1);
+		memcpy(copy + start + sizeof MARK_JSON - 1, buf + end, len - end);
+		o = json_loadb(copy, n, JSON_REJECT_DUPLICATES, NULL);
+		free(copy);
+	}
+	memset(w, 0, sizeof *w);
+	mark_walk(o, w);
+	json_decref(o);
+	return w->hits == 1 && w->found[0];
+}
+
+/* The first byte of the JSON number that ends at buf[end]: back over
+ * digits, '.', an exponent and its sign, then one leading '-'. */
+static size_t number_start(const char *buf, size_t end)
+{
+	size_t i = end;
+
+	for (;;) {
+		char c = i > 0 ? buf[i - 1] : '\0';
+		if (c && strchr("0123456789.eE", c))
+			i--;
+		else if ((c == '-' || c == '+') && i >= 2 && (buf[i - 2] == 'e' || buf[i - 2] == 'E'))
+			i--;
+		else
+			return c == '-' ? i - 1 : i;
+	}
+}
+
+/* jansson's numeric overflow (je): 400 naming the member, or the body. */
+static int overflow_bad(const char *buf, size_t len, const json_error_t *je, struct fw_diag *d)
+{
+	size_t end = je->position > 0 && (size_t)je->position <= len ? (size_t)je->position : 0;
+	size_t start = number_start(buf, end);
+	struct mark_walk w;
+
+	if (start < end && overflow_member(buf, len, start, end, &w))
+		return BAD(d, FW_ERANGE, w.found, "is out of range: %.*s%s does not fit a 64-bit integer or a double",
+			   (int)(end - start > 24 ? 24 : end - start), buf + start, end - start > 24 ? "..." : "");
+	return BAD(d, FW_ERANGE, "body",
+		   "has a number out of range at line %d, column %d (%s): it does not fit a 64-bit integer or a double",
+		   je->line, je->column, je->text);
+}
+
 int fw_codec_body(const char *buf, size_t len, json_t **out, struct fw_diag *d)
 {
 	json_error_t je;
@@ -169,6 +263,8 @@ int fw_codec_body(const char *buf, size_t len, json_t **out, struct fw_diag *d)
 	if (len > FW_API_MAX_BODY)
 		return BAD(d, FW_ERANGE, "body", "is larger than %u bytes", FW_API_MAX_BODY);
 	o = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
+	if (!o && json_error_code(&je) == json_error_numeric_overflow)
+		return overflow_bad(buf, len, &je, d);
 	if (!o)
 		return BAD(d, FW_EINVAL, "body", "not valid JSON at byte %d: %s", je.position, je.text);
 	if (!json_is_object(o)) {

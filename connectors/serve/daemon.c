@@ -29,9 +29,16 @@
 
 void *fw_serve_cycle_thread(void *arg); /* cycle.c */
 
+static fw_time (*serve_clock)(void); /* NULL: the wall clock */
+
 fw_time fw_serve_now(void)
 {
-	return (fw_time)time(NULL);
+	return serve_clock ? serve_clock() : (fw_time)time(NULL);
+}
+
+void fw_serve_set_clock(fw_time (*clock)(void))
+{
+	serve_clock = clock;
 }
 
 void *fw_serve_grow(void *arrp, int32_t *n, int32_t *cap, size_t elem)
@@ -616,11 +623,19 @@ static int open_backend(struct fw_serve *d, char *err, size_t errn)
 		.seed_jobs = !fw_store_meta_get(d->store, "seeded", 0),
 		.now = fw_serve_now(),
 	};
+	struct fw_snapshot *qs = fw_serve_skeleton(d, d->queues, d->nqueues, bc.now); /* the limits at open */
 	struct fw_diag dg;
 	int rc;
 
 	memset(&dg, 0, sizeof dg);
-	if ((rc = d->bops->open(&bc, &d->be, &dg)) != FW_OK) {
+	if (!qs) {
+		snprintf(err, errn, "backend %s: out of memory", d->bops->name);
+		return FW_ENOMEM;
+	}
+	bc.queues = qs;
+	rc = d->bops->open(&bc, &d->be, &dg);
+	fw_snapshot_free(qs);
+	if (rc != FW_OK) {
 		char m[1024];
 		fw_diag_format(&dg, m, sizeof m);
 		snprintf(err, errn, "backend %s: %.900s", d->bops->name, m);

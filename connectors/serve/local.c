@@ -79,10 +79,16 @@
  * on stderr naming the job and the node, and a decision-log row (kind
  * "requeue", reason "fleet_change", cycle 0: before this daemon's first
  * cycle) committed with the job's new state, so `fairway jobs why` and
- * GET /v1/jobs/{name} show it.  A stored job the config cannot
- * describe at all (a topology level it lacks) stops the open with an
- * error naming the job and what is missing: it cannot be planned, and
- * dropping it silently would lose it.
+ * GET /v1/jobs/{name} show it.  But such a job whose run-time limit (its
+ * own maxRuntime or its queue's: fw_job_limit over the daemon's queues,
+ * cfg->queues) passed before the open, ahead of its runtime's end, ends
+ * `timeout` at start + its limit instead, as read()'s catch-up ends one
+ * on a kept node: the same decision-log row (evict, time_limit, cycle 0),
+ * counted in the same fw_local_timed_out, with its own line on stderr
+ * (naming the node and when the limit passed).  A stored job the config
+ * cannot describe at all (a topology level it lacks) stops the open
+ * with an error naming the job and what is missing: it cannot be
+ * planned, and dropping it silently would lose it.
  *
  * Node selectors: a job's nodeSelector and its task groups' own
  * (backend.h) are kept with it and resolved at every read into the
@@ -597,6 +603,84 @@ static bool describe(const struct fw_backend *b, const struct fw_health_rec *r, 
 	return true;
 }
 
+/* --- run-time limits the backend applies (the file comment) ----------------- */
+/* A running job as the snapshot's queues see it: its job with its
+ * queue's index in s (-1 when s lacks it: its own limit alone binds). */
+static struct fw_job job_in(const struct fw_snapshot *s, const struct ljob *lj)
+{
+	struct fw_job j = lj->bj.job;
+
+	j.queue = fw_snapshot_find_queue(s, lj->bj.queue);
+	return j;
+}
+
+/* Where running job lj's run-time limit (fw_job_limit over s's queues)
+ * ends it before its runtime does (or it has none): true with *at =
+ * start + limit; false when it has no limit or its runtime ends first. */
+static bool limit_first(const struct fw_snapshot *s, const struct ljob *lj, fw_time *at)
+{
+	fw_time rt = lj->bj.job.expected_runtime, run_end = lj->start + rt - lj->kept;
+	struct fw_job j = job_in(s, lj);
+	fw_time lim = fw_job_limit(s, &j);
+
+	*at = lj->start + lim;
+	return lim > 0 && (rt <= 0 || *at < run_end);
+}
+
+/* How a running job has ended by s->now (its end time in *end): done or
+ * failed at its runtime's end; timeout at start + its limit where the
+ * cycle could not have ended it (the file comment: its runtime is up too,
+ * or the limit passed before the open, seen at the first read), when the
+ * limit comes strictly first; L_RUNNING when it runs on (or is not
+ * running). */
+static enum lstate ending(const struct fw_backend *b, const struct fw_snapshot *s, const struct ljob *lj,
+			  fw_time *end)
+{
+	fw_time rt = lj->bj.job.expected_runtime, run_end = lj->start + rt - lj->kept, lim_end;
+	bool runs_out = rt > 0 && s->now >= run_end;
+
+	if (lj->state != L_RUNNING || (!runs_out && b->caught_up))
+		return L_RUNNING;
+	if (limit_first(s, lj, &lim_end) && (runs_out || (lim_end < b->opened && lim_end <= s->now))) {
+		*end = lim_end;
+		return L_TIMEOUT;
+	}
+	*end = run_end;
+	return !runs_out ? L_RUNNING : lj->bj.exit_code ? L_FAILED : L_DONE;
+}
+
+/* The job as it ends (st at end): a timeout gives its nodes back, as at
+ * the cycle's EVICT (do_evict); a finished job keeps them, shared (only
+ * read: count_failure). */
+static struct ljob ended_as(const struct ljob *lj, enum lstate st, fw_time end)
+{
+	struct ljob f = *lj;
+
+	f.state = st;
+	f.end = end;
+	if (st == L_TIMEOUT) {
+		f.place = NULL;
+		f.nplace = 0;
+	}
+	return f;
+}
+
+/* The decision-log row of a job the backend ended at its limit (read(),
+ * or open() for one the fleet change would requeue): the cycle's
+ * (evict, time_limit, fw_serve_evict_text with a = b = its limit: it ran
+ * exactly that), at its end; cycle 0, as the backend's own. */
+static int log_timeout(struct fw_backend *b, const struct fw_snapshot *s, const struct ljob *lj, fw_time end)
+{
+	struct fw_job j = job_in(s, lj);
+	char text[FW_SERVE_EVICT_MAX];
+	fw_time lim = end - lj->start;
+	struct fw_store_decision dec = { 0, end, b->gen, fw_decision_name(FW_DECIDE_EVICT), lj->bj.job.name, "",
+					 fw_reason_name(FW_REASON_TIME_LIMIT), text };
+
+	fw_serve_evict_text(s, &j, FW_REASON_TIME_LIMIT, lim, lim, text, sizeof text);
+	return fw_store_log_decision(b->store, &dec);
+}
+
 /* --- fleet changes ------------------------------------------------------------ */
 static void keep_checkpoints(struct ljob *lj, fw_time at, fw_time cp);
 
@@ -662,12 +746,36 @@ static int requeue_one(struct fw_backend *b, struct ljob *lj, const char *node, 
 	return rc;
 }
 
+/* End one running job the fleet no longer fits whose run-time limit
+ * passed before this open (at < now): `timeout` at start + its limit, not
+ * requeued, with the row read() writes for such a job (log_timeout) and
+ * counted as read()'s are (timed_out). */
+static int timeout_one(struct fw_backend *b, const struct fw_snapshot *qs, struct ljob *lj, const char *node,
+		       const char *how, fw_time at)
+{
+	struct ljob f = ended_as(lj, L_TIMEOUT, at);
+	int rc;
+
+	/* node names a placement: used before it is freed */
+	fprintf(stderr, "fairway serve: job %s was running on node %s, which the fleet %s, and its run-time limit "
+			"passed at %lld, before this start: ended (timeout), not requeued\n",
+		lj->bj.job.name, node, how, (long long)at);
+	if ((rc = save(b, &f)) == FW_OK && (rc = log_timeout(b, qs, lj, at)) == FW_OK) {
+		free(lj->place);
+		*lj = f;
+		b->timed_out++;
+	}
+	return rc;
+}
+
 /* Requeue the running jobs the fleet no longer fits (the file comment),
  * in one transaction: each job's state and its log row commit together.
  * The jobs on kept nodes are booked in job order (CPU and memory per
  * node), and one whose tasks would overbook a node that shrank is
- * requeued too: the core refuses a snapshot that overbooks a node. */
-static int requeue_lost(struct fw_backend *b, fw_time now)
+ * requeued too: the core refuses a snapshot that overbooks a node.  One
+ * whose run-time limit (over qs's queues: the daemon's) passed before now
+ * ends `timeout` instead (timeout_one), as read() ends one on a kept node. */
+static int requeue_lost(struct fw_backend *b, const struct fw_snapshot *qs, fw_time now)
 {
 	int64_t *cpu = calloc((size_t)b->fleet->nnodes + 1, sizeof *cpu);
 	int64_t *mem = calloc((size_t)b->fleet->nnodes + 1, sizeof *mem);
@@ -678,6 +786,7 @@ static int requeue_lost(struct fw_backend *b, fw_time now)
 		struct ljob *lj = &b->jobs[i];
 		const char *node, *how = "no longer has";
 		bool gone;
+		fw_time at;
 		if (lj->state != L_RUNNING)
 			continue;
 		if ((node = lost_node(b, lj, &gone)) != NULL)
@@ -689,7 +798,8 @@ static int requeue_lost(struct fw_backend *b, fw_time now)
 		if (!began && (rc = fw_store_begin(b->store)) != FW_OK)
 			break;
 		began = true;
-		rc = requeue_one(b, lj, node, how, now);
+		rc = limit_first(qs, lj, &at) && at < now ? timeout_one(b, qs, lj, node, how, at)
+							  : requeue_one(b, lj, node, how, now);
 	}
 	if (began && rc == FW_OK)
 		rc = fw_store_commit(b->store);
@@ -782,7 +892,7 @@ static int local_open(const struct fw_backend_config *cfg, struct fw_backend **o
 	if (rc == FW_OK)
 		load_drains(b);
 	if (rc == FW_OK)
-		rc = requeue_lost(b, cfg->now);
+		rc = requeue_lost(b, cfg->queues ? cfg->queues : cfg->fleet, cfg->now);
 	if (rc == FW_OK)
 		rc = tally_failures(b); /* a restart forgets no failure */
 	if (rc != FW_OK && cfg->seed_jobs) {
@@ -801,72 +911,6 @@ static int local_open(const struct fw_backend_config *cfg, struct fw_backend **o
 	}
 	*out = b;
 	return FW_OK;
-}
-
-/* A running job as the snapshot's queues see it: its job with its
- * queue's index in s (-1 when s lacks it: its own limit alone binds). */
-static struct fw_job job_in(const struct fw_snapshot *s, const struct ljob *lj)
-{
-	struct fw_job j = lj->bj.job;
-
-	j.queue = fw_snapshot_find_queue(s, lj->bj.queue);
-	return j;
-}
-
-/* How a running job has ended by s->now (its end time in *end): done or
- * failed at its runtime's end; timeout at start + its limit where the
- * cycle could not have ended it (the file comment: its runtime is up too,
- * or the limit passed before the open, seen at the first read), when the
- * limit comes strictly first; L_RUNNING when it runs on (or is not
- * running). */
-static enum lstate ending(const struct fw_backend *b, const struct fw_snapshot *s, const struct ljob *lj,
-			  fw_time *end)
-{
-	fw_time rt = lj->bj.job.expected_runtime, run_end = lj->start + rt - lj->kept, lim, lim_end;
-	bool runs_out = rt > 0 && s->now >= run_end;
-
-	if (lj->state != L_RUNNING || (!runs_out && b->caught_up))
-		return L_RUNNING;
-	struct fw_job j = job_in(s, lj);
-	lim = fw_job_limit(s, &j);
-	lim_end = lj->start + lim;
-	if (lim > 0 && (rt <= 0 || lim_end < run_end) && (runs_out || (lim_end < b->opened && lim_end <= s->now))) {
-		*end = lim_end;
-		return L_TIMEOUT;
-	}
-	*end = run_end;
-	return !runs_out ? L_RUNNING : lj->bj.exit_code ? L_FAILED : L_DONE;
-}
-
-/* The job as it ends (st at end): a timeout gives its nodes back, as at
- * the cycle's EVICT (do_evict); a finished job keeps them, shared (only
- * read: count_failure). */
-static struct ljob ended_as(const struct ljob *lj, enum lstate st, fw_time end)
-{
-	struct ljob f = *lj;
-
-	f.state = st;
-	f.end = end;
-	if (st == L_TIMEOUT) {
-		f.place = NULL;
-		f.nplace = 0;
-	}
-	return f;
-}
-
-/* The decision-log row of a job read() ended at its limit: the cycle's
- * (evict, time_limit, fw_serve_evict_text with a = b = its limit: it ran
- * exactly that), at its end; cycle 0, as the backend's own. */
-static int log_timeout(struct fw_backend *b, const struct fw_snapshot *s, const struct ljob *lj, fw_time end)
-{
-	struct fw_job j = job_in(s, lj);
-	char text[FW_SERVE_EVICT_MAX];
-	fw_time lim = end - lj->start;
-	struct fw_store_decision dec = { 0, end, b->gen, fw_decision_name(FW_DECIDE_EVICT), lj->bj.job.name, "",
-					 fw_reason_name(FW_REASON_TIME_LIMIT), text };
-
-	fw_serve_evict_text(s, &j, FW_REASON_TIME_LIMIT, lim, lim, text, sizeof text);
-	return fw_store_log_decision(b->store, &dec);
 }
 
 /* Phase 1 of finish_due: write every ending job's end (and a timeout's

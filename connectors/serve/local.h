@@ -19,8 +19,9 @@ int fw_local_each_job(struct fw_backend *b,
 				fw_time start, fw_time end),
 		      void *ctx);
 
-/* The jobs read() itself ended at their run-time limit since open (the
- * limits no cycle could apply: local.c's file comment), for /metrics'
+/* The jobs the backend itself ended at their run-time limit since open
+ * (the limits no cycle could apply: read()'s, and open()'s for a job a
+ * fleet change would requeue; local.c's file comment), for /metrics'
  * fairway_jobs_timed_out_total beside the cycle's own. */
 uint64_t fw_local_timed_out(const struct fw_backend *b);
 

@@ -132,7 +132,11 @@ void fw_serve_rollback(struct fw_serve *d);
 /* FW_OK when the backend is in step with the store; after a failed
  * reload, tries it again: FW_OK, or its error with err filled. */
 int fw_serve_backend_ready(struct fw_serve *d, char *err, size_t errn);
+/* The daemon's clock, Unix seconds: the wall clock, or the one a test
+ * sets (fw_serve_set_clock before any thread starts; NULL: the wall
+ * clock again), so that a test can make a second pass inside a request. */
 fw_time fw_serve_now(void);
+void fw_serve_set_clock(fw_time (*clock)(void));
 /* Grow an array by one; returns the new slot or NULL. */
 void *fw_serve_grow(void *arrp, int32_t *n, int32_t *cap, size_t elem);
 

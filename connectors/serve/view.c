@@ -384,6 +384,10 @@ static void model_entries(json_t *o, const char *key, const char *what, struct m
 	}
 }
 
+/* GET /v1/fairshare's entries, one a queue in p's order.  Its
+ * "usageGpuHours" is the decayed usage of the queue and the queues under
+ * it at s->now, the figure its "gpuHourBudget" (null: none) and an
+ * ancestor's are held to. */
 static json_t *fairshare_json(const struct fw_snapshot *s, const struct fw_plan *p, const double *held,
 			      const double *held_des)
 {
@@ -418,6 +422,8 @@ static json_t *fairshare_json(const struct fw_snapshot *s, const struct fw_plan 
 		json_object_set_new(o, "limit", sq->limit.v[FW_RES_GPU] == FW_UNLIMITED
 							 ? json_null()
 							 : json_real(sq->limit.v[FW_RES_GPU] / 1000.0));
+		json_object_set_new(o, "gpuHourBudget",
+				    sq->gpu_hour_budget > 0 ? json_real(sq->gpu_hour_budget) : json_null());
 		if (users && users[q]) {
 			json_object_set_new(o, "users", users[q]);
 			users[q] = NULL;

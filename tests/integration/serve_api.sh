@@ -367,11 +367,19 @@ check "the node reported unhealthy and the node in maintenance were drained in t
 check "the local backend has no explain: none called" grep -qx 'fairway_explain_total 0' "$T/metrics"
 check "the cycle holds the state lock for only part of its time" \
 	awk '/^fairway_cycle_busy_seconds_total/ {b=$2} /^fairway_cycle_locked_seconds_total/ {l=$2} END {exit !(b > 0 && l < b)}' "$T/metrics"
-missing=$(python3 -c '
+# dashboard_missing METRICS_FILE [NAME...]: the metrics the Grafana
+# dashboard draws that the scrape lacks, but the NAMEs; "none" when none
+dashboard_missing() {
+	python3 -c '
 import json, re, sys
 d = json.load(open(sys.argv[1])); have = open(sys.argv[2]).read()
 names = {n for p in d["panels"] for t in p["targets"] for n in re.findall(r"fairway_[a-z_]+", t["expr"])}
-print(" ".join(sorted(n for n in names if n not in have)) or "none")' docs/grafana-fairway.json "$T/metrics")
+print(" ".join(sorted(n for n in names if n not in have and n not in sys.argv[3:])) or "none")' \
+		docs/grafana-fairway.json "$@"
+}
+# no queue here has a gpuHourBudget, so no fairway_queue_gpu_hour_budget:
+# the budget section below checks the dashboard against one that has
+missing=$(dashboard_missing "$T/metrics" fairway_queue_gpu_hour_budget)
 check "every metric the Grafana dashboard draws is exported (missing: $missing)" [ "$missing" = none ]
 
 # --- maintenance windows drain through the plan, and end -----------------------------------
@@ -1519,6 +1527,39 @@ check "/metrics: fairway_queue_gpu_hour_budget for spent only" bash -c \
 check "/metrics: fairway_pending_jobs{reason=\"over_budget\"} 1" [ "$(metric 'fairway_pending_jobs{reason="over_budget"}')" = 1 ]
 check "/metrics: fairway_queue_usage_gpu_hours{queue=\"spent\"} about 100" \
 	python3 -c 'import sys; sys.exit(not 99.9 < float(sys.argv[1]) <= 100)' "$(metric 'fairway_queue_usage_gpu_hours{queue="spent"}')"
+req GET /v1/fairshare
+FS=$BODY
+check "GET /v1/fairshare: spent's gpuHourBudget 50 beside its usageGpuHours (about 100)" \
+	[ "$(jfield '[(q["gpuHourBudget"], 99.9 < q["usageGpuHours"] <= 100) for q in j["queues"] if q["queue"] == "spent"]')" = "[(50.0, True)]" ]
+check "... fresh and org, no budget: gpuHourBudget null" \
+	[ "$(jfield 'sorted(q["queue"] for q in j["queues"] if "gpuHourBudget" in q and q["gpuHourBudget"] is None)')" = "['fresh', 'org']" ]
+check "... org's usageGpuHours is its subtree's: spent's plus fresh's (what a budget of org's would be held to)" python3 -c '
+import json, sys
+q = {x["queue"]: x["usageGpuHours"] for x in json.loads(sys.argv[1])["queues"]}
+assert q["org"] > 99.9 and abs(q["org"] - q["spent"] - q["fresh"]) < 1e-9, q' "$FS"
+req GET /v1/plan
+check "GET /v1/plan's fairshare has the budgets too" \
+	[ "$(jfield '[(q["queue"], q["gpuHourBudget"]) for q in j["fairshare"]]')" = "[('org', None), ('fresh', None), ('spent', 50.0)]" ]
+check "fairway fairshare --json: spent's gpuHourBudget 50, fresh's null" bash -c \
+	"'$FW' fairshare --json ${C[*]} | python3 -c 'import json, sys
+q = {x[\"queue\"]: x for x in json.load(sys.stdin)[\"queues\"]}
+sys.exit(not (q[\"spent\"][\"gpuHourBudget\"] == 50 and q[\"fresh\"][\"gpuHourBudget\"] is None))'"
+"$FW" fairshare "${C[@]}" >"$T/fs-budget" 2>&1
+check "fairway fairshare: a BUDGET(GPUh) column, spent's 50 marked spent (it has used about 100), fresh's -" \
+	bash -c "grep -q 'BUDGET(GPUh)\$' '$T/fs-budget' && grep -Eq '^spent .* 50 spent\$' '$T/fs-budget' && grep -Eq '^fresh .* -\$' '$T/fs-budget'"
+curl -s "http://127.0.0.1:$PORT/metrics" >"$T/metrics-budget"
+check "/metrics: org's fairway_queue_usage_gpu_hours is its subtree's (spent's plus fresh's, to the 3 decimals shown)" \
+	awk '$1 == "fairway_queue_usage_gpu_hours{queue=\"org\"}" {o = $2} $1 == "fairway_queue_usage_gpu_hours{queue=\"spent\"}" {s = $2}
+	     $1 == "fairway_queue_usage_gpu_hours{queue=\"fresh\"}" {f = $2} END {d = o - s - f; exit !(o > 99.9 && d < 0.0015 && d > -0.0015)}' \
+	"$T/metrics-budget"
+missing=$(dashboard_missing "$T/metrics-budget")
+check "with a budget set, every metric the Grafana dashboard draws is exported, the budget's too (missing: $missing)" \
+	[ "$missing" = none ]
+check "the dashboard has a panel drawing usage against budget (fairway_queue_usage_gpu_hours, fairway_queue_gpu_hour_budget)" \
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(not any(all(m in " ".join(t["expr"] for t in p["targets"]) for m in sys.argv[2:]) for p in d["panels"]))' \
+	docs/grafana-fairway.json fairway_queue_usage_gpu_hours fairway_queue_gpu_hour_budget
 "$FW" jobs why held "${C[@]}" >"$T/why" 2>&1
 check "fairway jobs why: why it waits, over budget, naming spent" bash -c \
 	"grep -q '^why it waits: over budget: its queue \"spent\" has used 100 GPU-hours, its decayed usage, of its budget of 50 (gpuHourBudget)' '$T/why' &&
@@ -1535,13 +1576,20 @@ for v in -1 1000000001 '"10"' true; do
 		[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = gpuHourBudget ]
 done
 check "... saying the range" [ "$(req PATCH /v1/queues/spent '{"gpuHourBudget":-1}'; jfield 'j["error"]["message"]')" = "must be between 0 and 1e+09" ]
-req PATCH /v1/queues/spent '{"gpuHourBudget":1e400}'
-check "gpuHourBudget 1e400 (no finite number): 400, the body refused" \
-	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = body ]
+req PATCH /v1/queues/spent '{"priority":3,"gpuHourBudget":1e400}'
+check "gpuHourBudget 1e400 (no finite number; jansson refuses the body): 400 naming gpuHourBudget, saying the number" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], j["error"]["message"]')" = \
+		"gpuHourBudget is out of range: 1e400 does not fit a 64-bit integer or a double" ]
 req GET /v1/queues/spent
 check "... and nothing applied: budget 50, priority 0" [ "$(jfield 'j["gpuHourBudget"], j["priority"]')" = "50.0 0" ]
 req PUT /v1/queues/badbudget '{"parent":"org","gpuHourBudget":-5}'
 check "PUT a new queue with gpuHourBudget -5: 400 naming it" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = gpuHourBudget ]
+req PUT /v1/queues/badbudget '{"parent":"org",
+  "gpuHourBudget": -1e400}'
+check "PUT a new queue with gpuHourBudget -1e400: 400 naming it" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = gpuHourBudget ]
+req POST /v1/queues '{"name":"badbudget","parent":"org","gpuHourBudget":1e400,"priority":1e400}'
+check "POST with two numbers out of range: 400 naming the body, with the first one's line and column" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], "at line 1, column 56" in j["error"]["message"]')" = "body True" ]
 req GET /v1/queues/badbudget
 check "... no queue made" [ "$CODE" = 404 ]
 "$FW" queues set spent --gpu-hour-budget -5 "${C[@]}" >/dev/null 2>"$T/err"
@@ -1597,6 +1645,32 @@ req POST /v1/jobs '{"name":"held3","queue":"spent","runtime":3600,"tasks":[{"gpu
 job_is "restart: the budget holds spent's next job" held3 \
 	'j["reason"] == "over_budget" and "of its budget of 75.25 (gpuHourBudget)" in j["reasonText"]'
 check "restart: /metrics has the budget" [ "$(metric 'fairway_queue_gpu_hour_budget{queue="spent"}')" = 75.25 ]
+stop_daemon
+
+# --- scheduler.budgetSafe (the YAML's reaches the daemon): a job starts only
+# if its whole run fits what the budget has left.  tight's budget is 10
+# GPU-hours, nothing used: long (8 GPUs, maxRuntime 2h: 16 GPU-h) waits,
+# budget_short [16, 10]; short (1 GPU, runtime 1h) starts, and then what
+# is left, 9, is in the next one's text; a job with no runtime and no
+# limit has no bound and waits, its text asking for a maxRuntime.
+fleet_daemon safe state-safe <<'EOF2'
+now: 0
+scheduler: {budgetSafe: true}
+nodes:
+  - {name: solo, gpus: 8, cpu: 64, memory: 512Gi}
+queues:
+  - {name: tight, gpuHourBudget: 10, resources: {gpu: {quota: 8}}}
+EOF2
+req POST /v1/jobs '{"name":"long","queue":"tight","maxRuntime":7200,"tasks":[{"gpus":8}]}'
+req POST /v1/jobs '{"name":"short","queue":"tight","runtime":3600,"tasks":[{"gpus":1}]}'
+req POST /v1/cycle
+job_is "budgetSafe: short (1 GPU-h) starts" short 'j["state"] == "running"'
+job_is "budgetSafe: long (16 GPU-h of 10 left) waits, budget_short, start unknown" long \
+	'j["state"] == "pending" and j["reason"] == "budget_short" and j["expectedStart"] is None and j["unknownWhy"] == "budget_short" and j["reasonText"].startswith("budget short: its whole run may use 16 GPU-hours and its queue (or a parent queue) has 9 left")'
+req POST /v1/jobs '{"name":"nobound","queue":"tight","tasks":[{"gpus":1}]}'
+job_is "budgetSafe: a job with no runtime and no limit waits, asked for a maxRuntime" nobound \
+	'j["reason"] == "budget_short" and j["reasonText"].endswith("give it a run-time limit (maxRuntime) or a runtime")'
+check "/metrics: fairway_pending_jobs{reason=\"budget_short\"} 2" [ "$(metric 'fairway_pending_jobs{reason="budget_short"}')" = 2 ]
 stop_daemon
 
 # --- before the first plan: the cycle results answer empty and leak nothing ---

@@ -9,7 +9,8 @@
 #     evictions alternate beginning with a start, their count equals the
 #     job's own start counter, and every started job has its start logged.
 # Then, on a fleet with run-time limits, once while jobs run: down past
-# their limits, they end `timeout` at their limit at the restart.
+# their limits, they end `timeout` at their limit at the restart, also on
+# a node the restarted fleet lacks (not requeued).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/serve_lib.sh "$1"
@@ -170,6 +171,62 @@ if start_daemon "$S" "$PORT" --config "$T/limits.yaml"; then
 	stop_daemon
 else
 	bad "the daemon starts on limits.yaml" "$(tail -5 "$T/daemon.log")"
+fi
+
+# --- a fleet change meets a limit that passed while the daemon was down --------
+# Three jobs run on node gone (nodeSelector pool: b); the API gave queue
+# capped a limit of 3 s (its YAML has none).  Killed while they run, the
+# daemon restarts past their limits on a fleet without gone: lost-capped
+# (its queue's limit: the daemon's, not the YAML's) and lost-own (its own
+# maxRuntime 3) end `timeout` at start + 3 instead of being requeued;
+# lost-free (no limit) is requeued, as before; the metric counts the two.
+cat >"$T/fleet-a.yaml" <<'EOF2'
+now: 0
+nodes:
+  - {name: kept, gpus: 8, cpu: 64, memory: 512Gi, labels: {pool: a}}
+  - {name: gone, gpus: 8, cpu: 64, memory: 512Gi, labels: {pool: b}}
+queues:
+  - {name: q, resources: {gpu: {quota: 8}}}
+  - {name: capped, resources: {gpu: {quota: 8}}}
+EOF2
+grep -v 'name: gone' "$T/fleet-a.yaml" >"$T/fleet-b.yaml"
+S=$T/state-fleet
+PORT=$(free_port)
+if start_daemon "$S" "$PORT" --config "$T/fleet-a.yaml"; then
+	TOKEN=$(cat "$S/token")
+	req PATCH /v1/queues/capped '{"maxRuntime":3}'
+	check "capped's limit of 3 s, the API's: 200" [ "$CODE" = 200 ]
+	for j in '"name":"lost-capped","queue":"capped"' '"name":"lost-own","queue":"q","maxRuntime":3' \
+		'"name":"lost-free","queue":"q"'; do
+		req POST /v1/jobs "{$j,\"runtime\":60,\"nodeSelector\":{\"pool\":\"b\"},\"tasks\":[{\"gpus\":1}]}"
+	done
+	req POST /v1/cycle
+	becomes "the three jobs run on gone" "/v1/jobs?state=running" 'len(j["jobs"]) == 3'
+	kill -KILL "$DPID" 2>/dev/null
+	wait "$DPID" 2>/dev/null
+	sleep 4 # past their limits (3 s)
+	start_daemon "$S" "$PORT" --config "$T/fleet-b.yaml" || bad "the daemon restarts on a fleet without gone"
+	for j in lost-capped lost-own; do
+		job_is "$j, on the node the fleet lost, its limit passed while the daemon was down: timeout at start + 3" "$j" \
+			'j["state"] == "timeout" and j["endTime"] - j["startTime"] == 3 and j["reason"] == "time_limit"'
+		check "... not requeued (no requeue in its decisions)" \
+			[ "$(jfield '[d["kind"] for d in j["decisions"] if d["kind"] == "requeue"]')" = "[]" ]
+	done
+	req GET /v1/jobs/lost-capped
+	check "... lost-capped's text names its queue's limit (the API's 3 s)" [ "$(jfield 'j.get("reasonText")')" = \
+		'ended: it has run 3 s and the run-time limit (maxRuntime) of its queue "capped" is 3 s; it is stopped, not requeued' ]
+	req GET /v1/jobs/lost-free
+	check "lost-free, no limit: requeued (pending, a requeue fleet_change decision)" \
+		[ "$(jfield 'j["state"], [d["reason"] for d in j["decisions"] if d["kind"] == "requeue"]')" = \
+			"pending ['fleet_change']" ]
+	check "/metrics counts the two in fairway_jobs_timed_out_total" \
+		[ "$(curl -s "http://127.0.0.1:$PORT/metrics" | awk '$1 == "fairway_jobs_timed_out_total" {print $2}')" = 2 ]
+	check "the daemon's log says why lost-capped was not requeued" grep -q \
+		"job lost-capped was running on node gone, which the fleet no longer has, and its run-time limit passed" \
+		"$T/daemon.log"
+	stop_daemon
+else
+	bad "the daemon starts on fleet-a.yaml" "$(tail -5 "$T/daemon.log")"
 fi
 
 if grep -E 'ERROR: AddressSanitizer|runtime error' "$T/daemon.log"; then

@@ -200,10 +200,11 @@ TEST(queue_gpu_hour_budget)
 		ASSERT(bad[i][0] == '-' || bad[i][0] == '1' ? strstr(d.msg, "must be between 0 and 1e+09") != NULL
 							    : strstr(d.msg, "must be a number") != NULL);
 	}
-	/* not finite: JSON has no such number; the body is refused before it */
+	/* not finite: JSON has no such number; jansson refuses the body
+	 * before the member is read, and the refusal names the member */
 	static const char inf[] = "{\"name\":\"a\",\"gpuHourBudget\":1e400}";
-	ASSERT_NE(fw_codec_body(inf, sizeof inf - 1, &o, &d), FW_OK);
-	ASSERT_STR_EQ(d.field, "body");
+	ASSERT_EQ(fw_codec_body(inf, sizeof inf - 1, &o, &d), FW_ERANGE);
+	ASSERT_STR_EQ(d.field, "gpuHourBudget");
 
 	/* a view's usageGpuHours: taken, dropped; not a number, refused */
 	ASSERT_STR_EQ(queue_field("{\"name\":\"a\",\"gpuHourBudget\":2,\"usage\":3600,\"usageGpuHours\":0.9}", &q),
@@ -890,6 +891,49 @@ TEST(job_slices)
 	}
 }
 
+/* A number no double or 64-bit integer holds: jansson refuses the body
+ * while it parses; the refusal names the member holding it, nested or in
+ * an array, and says the number; when no one member can be named (the
+ * body is the number, two of them, the body broken around it) it names
+ * the body with the line and column. */
+TEST(body_number_out_of_range_names_its_member)
+{
+	static const struct {
+		const char *body, *field, *says;
+	} cases[] = {
+		{ "{\"priority\":3,\"gpuHourBudget\":1e400}", "gpuHourBudget", "is out of range: 1e400 does not fit" },
+		{ "{\n  \"parent\": \"org\",\n  \"gpuHourBudget\": -1E+999\n}", "gpuHourBudget", ": -1E+999 does" },
+		{ "{\"priority\":99999999999999999999}", "priority", ": 99999999999999999999 does" },
+		{ "{\"queue\":\"q\",\"tasks\":[{\"gpus\":1},{\"gpus\":2e400,\"count\":1}]}", "tasks[1].gpus", "2e400" },
+		{ "{\"deserved\":{\"gpu\":1e400}}", "deserved.gpu", "1e400" },
+		{ "{\"nodes\":[\"a\",1e-2,123456789012345678901234567890123]}", "nodes[2]",
+		  ": 123456789012345678901234... does" },
+		{ "1e400", "body", "has a number out of range at line 1, column 5" },
+		{ "{\"a\":1e400,\n\"b\":1e400}", "body", "at line 1, column 10" },
+		{ "{\"a\":1e400,\"b\":\"\\u0001fairway: the number out of range\\u0001\"}", "body", "at line 1" },
+		{ "{\"a\":1-1e400}", "body", "at line 1" },
+		{ "[\"unclosed\",1e400", "body", "out of range" },
+	};
+	struct fw_diag d;
+	json_t *o = NULL;
+
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		memset(&d, 0, sizeof d);
+		ASSERT_EQ(fw_codec_body(cases[i].body, strlen(cases[i].body), &o, &d), FW_ERANGE);
+		ASSERT_STR_EQ(d.field, cases[i].field);
+		if (!strstr(d.msg, cases[i].says))
+			FW_TEST__FAIL("%s: \"%s\" does not say \"%s\"", cases[i].body, d.msg, cases[i].says);
+	}
+	/* a tiny number is not out of range: it reads as 0 */
+	ASSERT_EQ(fw_codec_body("{\"a\":1e-400}", 12, &o, &d), FW_OK);
+	ASSERT(json_real_value(json_object_get(o, "a")) == 0);
+	json_decref(o);
+	/* other broken JSON keeps its own words */
+	ASSERT_EQ(fw_codec_body("{\"a\":1.}", 8, &o, &d), FW_EINVAL);
+	ASSERT_STR_EQ(d.field, "body");
+	ASSERT(strstr(d.msg, "not valid JSON at byte") != NULL);
+}
+
 TEST_MAIN(queue_units_and_defaults, queue_refusals_name_the_field, queue_gpu_model_limits, queue_gpu_hour_budget, queue_gpu_model_deserved, job_parse_and_round_trip, job_node_selector, job_slices, job_exit_code, job_checkpoint_interval, job_max_runtime,
 	  whole_reals_are_whole_numbers, bad_gpus_whole_reals_and_the_nodes_range, reservation_and_health_refusals, every_refusal_names_its_field, health_incidents_stored_form, history_incidents_and_lemon,
-	  history_keeps_the_last_eight, names_are_one_path_segment)
+	  history_keeps_the_last_eight, names_are_one_path_segment, body_number_out_of_range_names_its_member)

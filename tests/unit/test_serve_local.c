@@ -10,7 +10,8 @@
  * core ends at its run-time limit, its queue's or its own (which the
  * store keeps with it), ends `timeout`, never requeued; one whose limit
  * passed while the daemon was down, or with its runtime up too, is ended
- * at its limit by the backend's read.
+ * at its limit by the backend's read, or, on a node the fleet lost, by
+ * its open rather than requeued.
  */
 #include <math.h>
 #include <stdio.h>
@@ -1289,6 +1290,102 @@ TEST(limits_reached_while_the_daemon_runs_are_the_cycles)
 	teardown(b);
 }
 
+/* Job name of queue q asking one GPU, runtime 3600, its own limit
+ * (0: none), started at start on the GPU mask of node. */
+static void run_one_gpu(struct fw_backend *b, const char *name, int32_t limit, fw_time start, const char *node,
+			uint32_t mask)
+{
+	struct fw_backend_job j = job_named(name);
+
+	j.job.groups[0].gpus = 1;
+	j.job.expected_runtime = 3600;
+	j.job.max_runtime_s = limit;
+	if (fw_backend_local.submit(b, &j, 1000, NULL) != FW_OK)
+		abort();
+	start_masked(b, name, start, node, mask);
+}
+
+/* A fleet change meets a limit that passed while the daemon was down.
+ * Jobs (runtime 3600) ran on n1 since 1000, and the daemon's queues give
+ * q's parent "top" a limit of 100 s; the daemon reopens at 1500 on a
+ * fleet without n1, with those queues (cfg->queues).  "q-limited" (its
+ * queue's limit: 1100) and "own-limited" (its own 50 s: 1050) had passed
+ * their limits before the open: they end `timeout` there, with the row
+ * read() writes (evict, time_limit, cycle 0, the same text), counted in
+ * fw_local_timed_out, and are not requeued.  "edge" (started 1400: its
+ * limit at the open's very second) and "late" (1450: at 1550) are
+ * requeued, as before.  "kept", on n0, past its limit too, is the first
+ * read's (its catch-up), which agrees. */
+TEST(a_job_a_fleet_change_would_requeue_ends_at_a_limit_that_passed)
+{
+	static const char n0_only[] = "now: 0\n"
+				      "nodes:\n"
+				      "  - {name: n0, gpus: 8, cpu: 64, memory: 512Gi}\n";
+	struct fw_backend *b;
+	struct fw_backend_world w;
+	struct fw_backend_config cfg;
+	struct fw_snapshot *small, *queues = limited_skeleton(1500, 100), *s;
+	char last[256] = "";
+	int rows = 0;
+
+	setup(&b);
+	run_one_gpu(b, "q-limited", 0, 1000, "n1", 0x01);
+	run_one_gpu(b, "own-limited", 50, 1000, "n1", 0x02);
+	run_one_gpu(b, "kept", 0, 1000, "n0", 0x01);
+	run_one_gpu(b, "edge", 0, 1400, "n1", 0x04);
+	run_one_gpu(b, "late", 0, 1450, "n1", 0x08);
+	fw_backend_local.close(b);
+	ASSERT_EQ(fw_config_load_buffer("fleet", n0_only, sizeof n0_only - 1, &small, NULL), FW_OK);
+	memset(&cfg, 0, sizeof cfg);
+	cfg.fleet = small;
+	cfg.store = store;
+	cfg.now = 1500;
+	cfg.queues = queues;
+	ASSERT_EQ(fw_backend_local.open(&cfg, &b, NULL), FW_OK);
+
+	ASSERT_STR_EQ(state_of(b, "q-limited"), "timeout");
+	ASSERT_EQ(end_of(b, "q-limited"), 1100);
+	ASSERT_STR_EQ(state_of(b, "own-limited"), "timeout");
+	ASSERT_EQ(end_of(b, "own-limited"), 1050);
+	ASSERT_EQ(fw_local_timed_out(b), 2);
+	ASSERT_EQ(fw_store_job_decisions(store, "q-limited", 10, last_decision, last), FW_OK);
+	ASSERT_STR_EQ(last, "evict time_limit 0 | ended: it has run 100 s and the run-time limit (maxRuntime) of "
+			    "queue \"top\", above its queue \"q\", is 100 s; it is stopped, not requeued");
+	ASSERT_EQ(fw_store_job_decisions(store, "q-limited", 10, count_decisions, &rows), FW_OK);
+	ASSERT_EQ(rows, 1); /* no requeue row */
+	ASSERT_EQ(fw_store_job_decisions(store, "own-limited", 10, last_decision, last), FW_OK);
+	ASSERT_STR_EQ(last, "evict time_limit 0 | ended: it has run 50 s and its own run-time limit (maxRuntime) "
+			    "is 50 s; it is stopped, not requeued");
+	for (int k = 0; k < 2; k++) {
+		const char *job = k ? "late" : "edge";
+		ASSERT_STR_EQ(state_of(b, job), "pending");
+		ASSERT_EQ(fw_store_job_decisions(store, job, 10, last_decision, last), FW_OK);
+		ASSERT_STR_EQ(last, "requeue fleet_change 0 | requeued: it was running on node n1, which the fleet no "
+				    "longer has");
+	}
+	ASSERT_STR_EQ(state_of(b, "kept"), "running");
+
+	s = limited_world(b, 1500, 100, &w); /* the first read: kept's catch-up; nothing more of the others */
+	ASSERT_EQ(s->njobs, 2);              /* edge, late: pending */
+	fw_snapshot_free(s);
+	ASSERT_STR_EQ(state_of(b, "kept"), "timeout");
+	ASSERT_EQ(end_of(b, "kept"), 1100);
+	ASSERT_EQ(fw_local_timed_out(b), 3);
+	rows = 0;
+	ASSERT_EQ(fw_store_job_decisions(store, "q-limited", 10, count_decisions, &rows), FW_OK);
+	ASSERT_EQ(rows, 1);
+
+	fw_backend_local.close(b); /* the store keeps them */
+	ASSERT_EQ(fw_backend_local.open(&cfg, &b, NULL), FW_OK);
+	ASSERT_STR_EQ(state_of(b, "q-limited"), "timeout");
+	ASSERT_EQ(end_of(b, "own-limited"), 1050);
+	ASSERT_STR_EQ(state_of(b, "late"), "pending");
+	ASSERT_EQ(fw_local_timed_out(b), 0);
+	teardown(b);
+	fw_snapshot_free(small);
+	fw_snapshot_free(queues);
+}
+
 static const char labelled_yaml[] =
 	"now: 0\n"
 	"nodes:\n"
@@ -1945,6 +2042,7 @@ TEST_MAIN(stale_generation_changes_nothing_and_actions_are_idempotent, slices_be
 	  failures_count_per_node_within_the_window, a_job_requeued_by_a_fleet_change_has_a_decision,
 	  a_job_on_a_node_the_fleet_shrank_is_requeued, a_queue_limit_passed_while_the_daemon_was_down_ends_jobs_at_it,
 	  a_jobs_own_limit_passed_while_the_daemon_was_down_ends_it_at_it, limits_reached_while_the_daemon_runs_are_the_cycles,
+	  a_job_a_fleet_change_would_requeue_ends_at_a_limit_that_passed,
 	  a_finish_the_store_refuses_changes_nothing,
 	  reload_after_a_rollback_restores_the_committed_world, node_selectors_become_node_filters,
 	  task_group_selectors_become_group_filters, queue_usage_decays_once_per_pass,

@@ -1,0 +1,197 @@
+/*
+ * test_serve_api.c — the API's queue changes (connectors/serve/api.c)
+ * against the local backend, on a clock the test turns
+ * (fw_serve_set_clock): a change is checked with one read of the jobs at
+ * one time, over the queues in force, so a run-time limit it proposes
+ * never reaches the backend, whose read ends jobs at their limit
+ * (local.c), and a refused change ends no job.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../harness.h"
+#include "backend.h"
+#include "fwconfig.h"
+#include "local.h"
+#include "serve_int.h"
+#include "store.h"
+
+static const char fleet_yaml[] = "now: 0\n"
+				 "nodes:\n"
+				 "  - {name: n0, gpus: 16, cpu: 64, memory: 512Gi}\n";
+
+static const char token[] = "test-token-0123456789";
+static char dir[64];
+static fw_time tick;
+
+/* A clock one second later at every reading. */
+static fw_time ticking(void)
+{
+	return tick++;
+}
+
+/* A daemon as far as the queue endpoints need one: the fleet, a store,
+ * the local backend opened at 1000, the token, and queues q and other
+ * (both top-level leaves). */
+static void daemon_up(struct fw_serve *d)
+{
+	static const char *const docs[] = { "{\"name\":\"q\"}", "{\"name\":\"other\"}" };
+	struct fw_backend_config cfg;
+
+	memset(d, 0, sizeof *d);
+	snprintf(dir, sizeof dir, "/tmp/fw-api-test.XXXXXX");
+	if (!mkdtemp(dir) || fw_config_load_buffer("fleet", fleet_yaml, sizeof fleet_yaml - 1, &d->fleet, NULL) ||
+	    fw_store_open(dir, false, &d->store, NULL))
+		abort();
+	pthread_mutex_init(&d->mu, NULL);
+	pthread_cond_init(&d->wake, NULL);
+	snprintf(d->token, sizeof d->token, "%s", token);
+	d->queues = calloc(2, sizeof *d->queues);
+	for (int i = 0; d->queues && i < 2; i++) {
+		json_t *o = json_loads(docs[i], 0, NULL);
+		if (!o || fw_codec_queue_parse(o, NULL, &d->queues[i], NULL) != FW_OK)
+			abort();
+		json_decref(o);
+	}
+	d->nqueues = d->capq = 2;
+	if (!d->queues || fw_serve_queue_order(d->queues, 2) != FW_OK)
+		abort();
+	memset(&cfg, 0, sizeof cfg);
+	cfg.fleet = d->fleet;
+	cfg.store = d->store;
+	cfg.now = 1000;
+	d->bops = &fw_backend_local;
+	if (fw_backend_local.open(&cfg, &d->be, NULL) != FW_OK)
+		abort();
+}
+
+static void daemon_down(struct fw_serve *d)
+{
+	char cmd[128];
+
+	fw_serve_set_clock(NULL);
+	fw_backend_local.close(d->be);
+	fw_store_close(d->store);
+	fw_snapshot_free(d->fleet);
+	free(d->queues);
+	pthread_mutex_destroy(&d->mu);
+	pthread_cond_destroy(&d->wake);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", dir);
+}
+
+/* Job name (one GPU, runtime seconds) in queue, submitted at 1000;
+ * started at 1000 when start. */
+static void job(struct fw_serve *d, const char *name, const char *queue, fw_time runtime, uint32_t mask, bool start)
+{
+	struct fw_backend_job j;
+	struct fw_backend_placement p = { "n0", 0, mask, 1000 };
+	struct fw_backend_action a;
+	struct fw_backend_world w;
+	struct fw_snapshot *s;
+	int status = -100;
+	struct fw_backend_result r = { .status = &status };
+
+	memset(&j, 0, sizeof j);
+	fw_job_init(&j.job);
+	snprintf(j.job.name, sizeof j.job.name, "%s", name);
+	snprintf(j.queue, sizeof j.queue, "%s", queue);
+	j.job.groups[0].gpus = 1;
+	j.job.expected_runtime = runtime;
+	if (fw_backend_local.submit(d->be, &j, 1000, NULL) != FW_OK)
+		abort();
+	if (!start)
+		return;
+	if (!(s = fw_serve_skeleton(d, d->queues, d->nqueues, 1000)) || fw_backend_local.read(d->be, s, &w, NULL))
+		abort();
+	fw_snapshot_free(s);
+	memset(&a, 0, sizeof a);
+	a.kind = FW_DECIDE_START;
+	snprintf(a.job, sizeof a.job, "%s", name);
+	a.at = 1000;
+	a.nplacements = 1;
+	a.placements = &p;
+	if (fw_backend_local.apply(d->be, w.generation, &a, 1, &r) != FW_OK || status != FW_OK)
+		abort();
+}
+
+/* An authorised request: its status, its body into out (n bytes). */
+static unsigned request(struct fw_serve *d, const char *method, const char *path, const char *body, char *out,
+			size_t n)
+{
+	char auth[64];
+	struct fw_api_req rq = { method, path, NULL, NULL, auth, body, strlen(body) };
+	struct fw_api_resp rs;
+
+	snprintf(auth, sizeof auth, "Bearer %s", token);
+	fw_api_handle(d, &rq, &rs);
+	snprintf(out, n, "%s", rs.body ? rs.body : "");
+	free(rs.body);
+	return rs.status;
+}
+
+static const char *state_of(struct fw_serve *d, const char *name)
+{
+	const char *state = "?";
+	fw_time sub, start, end;
+
+	fw_local_job_info(d->be, name, &state, &sub, &start, &end, NULL, NULL);
+	return state;
+}
+
+/* Jobs run-1 .. run-12 of queue q (runtime k: their runtimes end at
+ * 1001 .. 1012) and one waiting in queue other.  The clock ticks a
+ * second at every reading from 1000 on, so the check of a change, made
+ * from several readings, spans seconds in which some runtime ends.  A
+ * PATCH of q with maxRuntime 1, putting q under other (so other's job
+ * would lose its leaf queue), is refused (409) and ends no job
+ * `timeout`: a job whose runtime ended by the check's one read ends
+ * `done`, under the limits in force.  (Checked with a read at each
+ * reading, as it was, the second read, over the proposed queues, ended
+ * the runtimes that ended in between at the proposed 1 s: `timeout`.)
+ * The same limit without the move is made (200). */
+TEST(a_refused_queue_change_ends_no_job)
+{
+	struct fw_serve d;
+	char body[1024], name[16];
+	unsigned st;
+	int done = 0;
+
+	daemon_up(&d);
+	for (int k = 1; k <= 12; k++) {
+		snprintf(name, sizeof name, "run-%d", k);
+		job(&d, name, "q", k, 1u << k, true);
+	}
+	job(&d, "waiting", "other", 3600, 0, false);
+	tick = 1000;
+	fw_serve_set_clock(ticking);
+
+	st = request(&d, "PATCH", "/v1/queues/q", "{\"maxRuntime\":1,\"parent\":\"other\"}", body, sizeof body);
+	ASSERT_EQ(st, 409);
+	ASSERT_STR_CONTAINS(body, "1 job(s) would lose their queue");
+	ASSERT(tick > 1000); /* the request read the clock */
+	for (int k = 1; k <= 12; k++) {
+		snprintf(name, sizeof name, "run-%d", k);
+		const char *state = state_of(&d, name);
+		if (strcmp(state, "running") && strcmp(state, "done"))
+			FW_TEST__FAIL("%s is %s after a refused change (running or done)", name, state);
+		done += !strcmp(state, "done");
+	}
+	ASSERT_EQ(fw_local_timed_out(d.be), 0);
+	ASSERT(done < 12); /* some still ran: the refused limit could have ended them */
+	int q = fw_serve_queue_index(&d, "q");
+	ASSERT(q >= 0);
+	ASSERT_STR_EQ(d.queues[q].parent, ""); /* nothing applied */
+	ASSERT_EQ(d.queues[q].max_runtime_s, 0);
+
+	st = request(&d, "PATCH", "/v1/queues/q", "{\"maxRuntime\":1}", body, sizeof body);
+	ASSERT_EQ(st, 200);
+	ASSERT_STR_CONTAINS(body, "\"maxRuntime\":1,");
+	ASSERT_EQ(d.queues[fw_serve_queue_index(&d, "q")].max_runtime_s, 1);
+	daemon_down(&d);
+}
+
+TEST_MAIN(a_refused_queue_change_ends_no_job)
