@@ -41,6 +41,7 @@
 #include "trace.h"
 
 #define LN2 0.69314718055994530942
+#define HALF_LIFE_MAX_S (86400LL * 365 * 100) /* fw_sim_opts.usage_half_life_s: 100 years */
 
 struct buf {
 	char *p;
@@ -87,6 +88,11 @@ struct sim {
 	 * none; per row, whether a plan left it pending over budget */
 	int64_t budget_at;
 	bool *over_budget;
+	/* Held-only ticks (note_quiet): after the last plan, every waiting
+	 * job that could fit was held over its budget, until quiet_until at
+	 * the latest (a queue with waiting jobs reaching its budget) */
+	bool quiet;
+	int64_t quiet_until;
 	/* users' decayed usage per queue (snapshot user_usage), kept with
 	 * user_fair_share: per trace row its entry (-1: none), per entry the
 	 * milli-GPUs its running jobs hold, and the entries' table by
@@ -373,7 +379,7 @@ static int check_opts(const struct fw_trace *t, const struct fw_sim_opts *o,
 	if (!(o->gpu_hour_budget >= 0 && o->gpu_hour_budget <= FW_BUDGET_MAX_GPU_H))
 		return fw_diag_set(d, FW_EINVAL, "options", 0, 0, "gpu_hour_budget",
 				   "must be 0 (none) to %g GPU-hours", FW_BUDGET_MAX_GPU_H);
-	if (!(o->usage_half_life_s >= 0 && o->usage_half_life_s <= 86400.0 * 365 * 100))
+	if (!(o->usage_half_life_s >= 0 && o->usage_half_life_s <= (double)HALF_LIFE_MAX_S))
 		return fw_diag_set(d, FW_EINVAL, "options", 0, 0, "usage_half_life",
 				   "must be 0 (the default) to 100 years in seconds");
 	if (t->n > INT32_MAX - 1)
@@ -1337,6 +1343,77 @@ static void note_checkpoint_waits(struct sim *m, const struct fw_plan *p, fw_tim
 	m->ckpt_at = T;
 }
 
+/*
+ * Is a cycle a function of the cluster's state alone, not of the clock?
+ * Without reservations (whose backfill windows move with `now`) and
+ * without a time-dependent order ahead of a strict line (job_score may
+ * read ages and decayed usage), a job that did not start failed against
+ * at least the capacity free now, so re-running on an unchanged cluster
+ * starts nothing.  Then FW_SIM_EVERY_TICK may skip ticks without events.
+ * Decayed usage moves with the clock too, but a cycle reads it only
+ * against GPU-hour budgets (and for fair share, which orders and reclaims
+ * but frees nothing), and a held queue falling below its budget wakes a
+ * cycle as an event does (budget_wake).
+ */
+static bool clock_free(const struct fw_policy_ops *p)
+{
+	return p->reserve_depth == 0 && (!p->strict_order || !p->job_score);
+}
+
+static enum fw_sim_tick_rule rule_of(const struct sim *m)
+{
+	if (m->o->tick_rule == FW_SIM_EVERY_TICK && clock_free(m->pol) && !m->evicts)
+		return FW_SIM_ON_CHANGE;
+	return m->o->tick_rule;
+}
+
+/* Could any pending job start now?  A task lives on one node, so a job of
+ * n <= G GPUs needs a node with n free, and a gang of n > G GPUs needs
+ * floor(n/G) wholly free nodes and n free GPUs in all.  When no pending
+ * job passes this necessary condition a cycle would start nothing.
+ * The test is exact only on a uniform fleet with ITP-shaped jobs
+ * (m->exact_fit); otherwise (fractions, CPU/memory, models, topology,
+ * other gang shapes) any pending job might fit, and every tick counts.
+ * So does every tick when the policy may evict preemptible jobs to start
+ * one (reclaim, preemption, consolidation: m->evicts): it needs no free
+ * capacity, and whether a victim is eligible moves with the clock
+ * (protection windows, checkpoints, starvation ages).  struct room is
+ * the free capacity the test reads, fits() the test for one size. */
+struct room {
+	int32_t maxfree, whole; /* the most free GPUs on a node; wholly free nodes */
+};
+
+static struct room room_now(const struct sim *m)
+{
+	struct room x = { 0, 0 };
+
+	for (int32_t i = 0; i < m->nnodes; i++) {
+		x.maxfree = m->node_free[i] > x.maxfree ? m->node_free[i] : x.maxfree;
+		x.whole += m->node_free[i] == m->G;
+	}
+	return x;
+}
+
+static bool fits(const struct sim *m, struct room x, int32_t g)
+{
+	return g <= m->free_gpus && (g <= m->G ? g <= x.maxfree : g / m->G <= x.whole);
+}
+
+static bool could_start(const struct sim *m)
+{
+	struct room x;
+
+	if (m->npending > 0 && (!m->exact_fit || m->evicts))
+		return true;
+	if (m->npending == 0 || m->free_gpus <= 0)
+		return false;
+	x = room_now(m);
+	for (int32_t g = 1; g <= FW_ITP_MAX_GPUS && g <= m->free_gpus; g++)
+		if (m->pending_by_size[g] && fits(m, x, g))
+			return true;
+	return false;
+}
+
 /* Jobs a plan left pending over their queue's GPU-hour budget
  * (fw_sim_result.over_budget_jobs): each counted once, O(pending). */
 static void note_budget(struct sim *m, const struct fw_plan *p)
@@ -1349,6 +1426,51 @@ static void note_budget(struct sim *m, const struct fw_plan *p)
 		m->r->over_budget_jobs += !m->over_budget[row];
 		m->over_budget[row] = true;
 	}
+}
+
+/*
+ * Held-only ticks.  Under the `every` rule a policy whose cycles move
+ * with the clock runs one at each tick at which some waiting job could
+ * fit (could_start), and a job its queue's budget holds (OVER_BUDGET)
+ * may fit for a long time while it can never start.  After a plan that
+ * left every waiting job that could fit so held (m->quiet), the cycles
+ * that follow start nothing and change no result until something moves:
+ * an event (m->dirty), a held queue falling below its budget (budget_at)
+ * or a queue with waiting jobs reaching its budget (quiet_until, whose
+ * jobs a plan would then count in over_budget_jobs).  Each held job was
+ * counted and had its first estimate taken by this plan, and the rest
+ * cannot fit before an event.  So those ticks are skipped, as ticks
+ * where nothing fits are (want_cycle); when the fit test is not exact,
+ * or the policy evicts, every waiting job must be held.  Not with an
+ * on_tick hook (its own state may change what the engine sees), nor
+ * when the plan's evictions left jobs waiting that it did not list.
+ * O(jobs) per plan, only with a budget under `every`.
+ */
+static int note_quiet(struct sim *m, const struct fw_plan *p)
+{
+	const struct fw_snapshot *s = m->s;
+	bool *held;
+	struct room x;
+
+	m->quiet = false;
+	if (!m->over_budget || rule_of(m) != FW_SIM_EVERY_TICK || (m->o->hooks && m->o->hooks->on_tick) ||
+	    m->npending != p->npending)
+		return FW_OK;
+	if (!(held = FW_ARENA_NEW(&m->arena, bool, (size_t)s->njobs + 1)))
+		return FW_ENOMEM;
+	for (int32_t i = 0; i < p->npending; i++)
+		if (p->pending[i].reason == FW_REASON_OVER_BUDGET && p->pending[i].job >= 0 &&
+		    p->pending[i].job < s->njobs)
+			held[p->pending[i].job] = true;
+	x = room_now(m);
+	for (int32_t k = 0; k < s->njobs; k++) {
+		if (m->gone[k] || s->jobs[k].state != FW_JOB_PENDING || held[k])
+			continue;
+		if (!m->exact_fit || m->evicts || fits(m, x, row_gpus(m, m->row_of[k])))
+			return FW_OK;
+	}
+	m->quiet = true;
+	return FW_OK;
 }
 
 static int cycle(struct sim *m, fw_time T)
@@ -1396,6 +1518,8 @@ static int cycle(struct sim *m, fw_time T)
 		note_estimates(m, p);
 	if (rc == FW_OK)
 		rc = model_short(m, T);
+	if (rc == FW_OK)
+		rc = note_quiet(m, p);
 	if (rc == FW_OK && m->o->hooks && m->o->hooks->on_plan)
 		m->o->hooks->on_plan(m->o->hooks->ctx, m->s, p, m->r->started);
 	return rc;
@@ -1451,6 +1575,36 @@ static int64_t budget_wake(const struct sim *m, fw_time from)
 	return w;
 }
 
+/* The other way: the first second at or before which a queue under its
+ * budget, with pending jobs and an allocation whose usage tends above
+ * the budget (A > B), reaches it, t0 + h log2((A - u)/(A - B)), after
+ * `from`; INT64_MAX when none.  It ends a held-only stretch (note_quiet),
+ * and early is safe: a plan that finds the queue still under it runs as
+ * it would have, and the next stretch starts from there. */
+static int64_t budget_rise(const struct sim *m, fw_time from)
+{
+	double h = m->s->config.usage_half_life_s;
+	int64_t w = INT64_MAX;
+
+	for (int32_t q = 0; h > 0 && m->o->gpu_hour_budget > 0 && q < m->s->nqueues; q++) {
+		const struct fw_queue *Q = &m->s->queues[q];
+		double a = (double)m->qalloc[q] / 1000.0, B = Q->gpu_hour_budget * 3600.0;
+		double u = Q->usage, A = a * h / LN2, t;
+		fw_time at = Q->usage_at;
+		if (m->qpending[q] == 0)
+			continue;
+		accrue_to(&u, &at, a, h, from);
+		if (!(u < B && A > B))
+			continue;
+		t = floor((double)from + h * log2((A - u) / (A - B)));
+		if (!(t < (double)FW_TIME_MAX))
+			continue;
+		int64_t x = (int64_t)t > from ? (int64_t)t : from + 1;
+		w = x < w ? x : w;
+	}
+	return w;
+}
+
 static int64_t next_event(const struct sim *m)
 {
 	int64_t e = INT64_MAX;
@@ -1468,6 +1622,7 @@ static int64_t next_event(const struct sim *m)
 	const struct fw_sim_hooks *h = m->o->hooks;
 	int64_t w = m->npending && h && m->o->next_wake ? m->o->next_wake(h->ctx) : INT64_MAX;
 	e = w < e ? w : e;
+	e = m->quiet && m->quiet_until < e ? m->quiet_until : e;
 	return m->npending && m->budget_at < e ? m->budget_at : e;
 }
 
@@ -1504,57 +1659,11 @@ static int drain(struct sim *m, fw_time T, const struct fw_teams *teams)
 	return FW_OK;
 }
 
-/* Could any pending job start now?  A task lives on one node, so a job of
- * n <= G GPUs needs a node with n free, and a gang of n > G GPUs needs
- * floor(n/G) wholly free nodes and n free GPUs in all.  When no pending
- * job passes this necessary condition a cycle would start nothing.
- * The test is exact only on a uniform fleet with ITP-shaped jobs
- * (m->exact_fit); otherwise (fractions, CPU/memory, models, topology,
- * other gang shapes) any pending job might fit, and every tick counts.
- * So does every tick when the policy may evict preemptible jobs to start
- * one (reclaim, preemption, consolidation: m->evicts): it needs no free
- * capacity, and whether a victim is eligible moves with the clock
- * (protection windows, checkpoints, starvation ages). */
-static bool could_start(const struct sim *m)
+/* Is T inside a held-only stretch (note_quiet): would its cycle start
+ * nothing and change no result? */
+static bool quiet_at(const struct sim *m, fw_time T)
 {
-	int32_t G = m->G, maxfree = 0, whole = 0;
-
-	if (m->npending > 0 && (!m->exact_fit || m->evicts))
-		return true;
-	if (m->npending == 0 || m->free_gpus <= 0)
-		return false;
-	for (int32_t i = 0; i < m->nnodes; i++) {
-		maxfree = m->node_free[i] > maxfree ? m->node_free[i] : maxfree;
-		whole += m->node_free[i] == G;
-	}
-	for (int32_t g = 1; g <= FW_ITP_MAX_GPUS && g <= m->free_gpus; g++)
-		if (m->pending_by_size[g] && (g <= G ? g <= maxfree : g / G <= whole))
-			return true;
-	return false;
-}
-
-/*
- * Is a cycle a function of the cluster's state alone, not of the clock?
- * Without reservations (whose backfill windows move with `now`) and
- * without a time-dependent order ahead of a strict line (job_score may
- * read ages and decayed usage), a job that did not start failed against
- * at least the capacity free now, so re-running on an unchanged cluster
- * starts nothing.  Then FW_SIM_EVERY_TICK may skip ticks without events.
- * Decayed usage moves with the clock too, but a cycle reads it only
- * against GPU-hour budgets (and for fair share, which orders and reclaims
- * but frees nothing), and a held queue falling below its budget wakes a
- * cycle as an event does (budget_wake).
- */
-static bool clock_free(const struct fw_policy_ops *p)
-{
-	return p->reserve_depth == 0 && (!p->strict_order || !p->job_score);
-}
-
-static enum fw_sim_tick_rule rule_of(const struct sim *m)
-{
-	if (m->o->tick_rule == FW_SIM_EVERY_TICK && clock_free(m->pol) && !m->evicts)
-		return FW_SIM_ON_CHANGE;
-	return m->o->tick_rule;
+	return m->quiet && T < m->budget_at && T < m->quiet_until;
 }
 
 /* Does the next tick need a cycle even without an event? */
@@ -1563,7 +1672,7 @@ static bool keep_ticking(const struct sim *m)
 	switch (rule_of(m)) {
 	case FW_SIM_ALL_TICKS: return m->npending > 0;
 	case FW_SIM_ON_CHANGE: return false;
-	default: return could_start(m);
+	default: return !m->quiet && could_start(m);
 	}
 }
 
@@ -1577,7 +1686,7 @@ static bool want_cycle(const struct sim *m, fw_time T)
 	switch (rule_of(m)) {
 	case FW_SIM_ALL_TICKS: return m->npending > 0;
 	case FW_SIM_ON_CHANGE: return (m->dirty || m->budget_at <= T) && could_start(m);
-	default: return could_start(m);
+	default: return !quiet_at(m, T) && could_start(m);
 	}
 }
 
@@ -1632,10 +1741,14 @@ static int run_loop(struct sim *m, const struct fw_teams *teams)
 		if ((rc = drain(m, T, teams)) != FW_OK || (rc = tick_hook(m, T)) != FW_OK)
 			return rc;
 		m->started_last = false;
-		if (want_cycle(m, T) && (rc = cycle(m, T)) != FW_OK)
+		m->quiet = m->quiet && !m->dirty; /* an event ends a held-only stretch */
+		bool ran = want_cycle(m, T);
+		if (ran && (rc = cycle(m, T)) != FW_OK)
 			return rc;
 		m->dirty = false;
 		m->budget_at = budget_wake(m, T);
+		if (ran && m->quiet)
+			m->quiet_until = budget_rise(m, T);
 	}
 	return FW_OK;
 }
@@ -1671,6 +1784,8 @@ int fw_sim_run_trace(const struct fw_trace *t, const struct fw_teams *teams,
 	r->gpu_hour_budget = o->gpu_hour_budget;
 	r->job_limits = (int64_t)job_limits(t);
 	rc = sim_init(&m, teams);
+	if (m.s)
+		r->usage_half_life_s = m.s->config.usage_half_life_s;
 	if (rc == FW_OK)
 		rc = run_loop(&m, teams);
 	for (size_t i = 0; rc == FW_OK && i < t->n; i++)
@@ -1972,13 +2087,19 @@ static const char usage_text[] =
 	"                      way when shorter\n"
 	"  --gpu-hour-budget H each queue may use H GPU-hours of decayed usage\n"
 	"                      (YAML gpuHourBudget, Slurm's GrpTRESMins): while a\n"
-	"                      queue's usage, its GPU-seconds decayed with a\n"
-	"                      7-day half-life, is at least H x 3600, none of its\n"
-	"                      jobs starts (reason over_budget) until the usage\n"
-	"                      decays below; running jobs run on.  H sustains\n"
-	"                      about H x ln2 / h GPUs of steady use (half-life h\n"
-	"                      hours): H/242 GPUs at 7 days.  The JSON counts the\n"
-	"                      jobs it held (over_budget_jobs); default 0: none\n"
+	"                      queue's usage, its GPU-seconds decayed with the\n"
+	"                      half-life of --usage-half-life, is at least H x\n"
+	"                      3600, none of its jobs starts (reason over_budget)\n"
+	"                      until the usage decays below; running jobs run on.\n"
+	"                      H sustains about H x ln2 / h GPUs of steady use\n"
+	"                      (half-life h hours): H/242 GPUs at 7 days, the\n"
+	"                      default; the summary says it for the run's.  The\n"
+	"                      JSON counts the jobs it held (over_budget_jobs);\n"
+	"                      default 0: none\n"
+	"  --usage-half-life S the half-life of queue usage, in whole seconds\n"
+	"                      (YAML scheduler.usageHalfLife; 1 to 3153600000,\n"
+	"                      default 604800: 7 days): what --gpu-hour-budget\n"
+	"                      and fair share decay usage with\n"
 	"  --starve-after S    under fairway, a gang that has waited S seconds is\n"
 	"                      tried before the fair-share order, oldest first,\n"
 	"                      and starts or earns a reservation (YAML\n"
@@ -2419,6 +2540,21 @@ static int set_seconds(const char *flag, const char *v, int64_t hi, int64_t *out
 	return 0;
 }
 
+_Static_assert(HALF_LIFE_MAX_S == 3153600000LL, "--help and the --usage-half-life message say 3153600000");
+
+/* --usage-half-life S: whole seconds, 1 to HALF_LIFE_MAX_S (0, the
+ * options' "the engine's default", is not a half-life to ask for). */
+static int set_half_life(struct cli *c, const char *v)
+{
+	int64_t x = posint(v, strlen(v), HALF_LIFE_MAX_S);
+
+	if (x < 0)
+		return usage_error("--usage-half-life '%s': expected whole seconds 1..%lld, the half-life of queue "
+				   "usage (default 604800, 7 days)", v, (long long)HALF_LIFE_MAX_S);
+	c->o.usage_half_life_s = (double)x;
+	return 0;
+}
+
 /* A number in [lo, hi], all of v. */
 static int set_real(const char *flag, const char *v, double lo, double hi, double *out)
 {
@@ -2534,7 +2670,7 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 		"--topo", "--nodes-from-topo", "--verbose", "--checkpoint", "--preemptible", "--user-fair-share",
 		"--min-runtime", "--failures", "--flaky", "--repair", "--failure-seed", "--starve-after",
 		"--backfill", "--reserve-depth", "--xfactor-cap", "--jobs", "--shares", "--model-limits", "--model-deserved", "--name-models",
-		"--checkpoint-grace", "--slices", "--max-runtime", "--gpu-hour-budget", NULL };
+		"--checkpoint-grace", "--slices", "--max-runtime", "--gpu-hour-budget", "--usage-half-life", NULL };
 	int i = 0;
 	char hint[96];
 
@@ -2593,6 +2729,8 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 			return usage_error("%s '%s': expected GPU-hours from 0 (none) to %.0f, e.g. 500 or 0.5", f, v,
 					   FW_BUDGET_MAX_GPU_H);
 	}
+	else if (!strcmp(f, "--usage-half-life"))
+		return set_half_life(c, v);
 	else if (!strcmp(f, "--model-limits"))
 		return parse_model_map(c, v, MAP_LIMITS);
 	else if (!strcmp(f, "--model-deserved"))
@@ -2894,6 +3032,17 @@ static void model_pct_json(json_t *o, const char *key, const struct fw_sim_model
 		json_object_set_new(o, key, m);
 }
 
+/* The half-life queue usage decays with: the option's, else the engine's
+ * default (fw_sched_config_default). */
+static double half_life_of(const struct fw_sim_opts *o)
+{
+	struct fw_sched_config d;
+
+	memset(&d, 0, sizeof d);
+	fw_sched_config_default(&d);
+	return o->usage_half_life_s > 0 ? o->usage_half_life_s : d.usage_half_life_s;
+}
+
 static json_t *run_json(const struct cli *c, const struct fw_itp_trace *t,
 			const struct fw_teams *teams)
 {
@@ -2913,6 +3062,7 @@ static json_t *run_json(const struct cli *c, const struct fw_itp_trace *t,
 	json_object_set_new(o, "min_runtime_s", json_integer(c->o.min_runtime_s));
 	json_object_set_new(o, "max_runtime_s", json_integer(c->o.max_runtime_s));
 	json_object_set_new(o, "gpu_hour_budget", json_real(c->o.gpu_hour_budget));
+	json_object_set_new(o, "usage_half_life_s", json_integer((json_int_t)half_life_of(&c->o)));
 	json_object_set_new(o, "job_limits", json_integer((json_int_t)job_limits(&c->tr)));
 	model_pct_json(o, "model_limits_pct", c->o.model_limits, c->o.nmodel_limits);
 	model_pct_json(o, "model_deserved_pct", c->o.model_deserved, c->o.nmodel_deserved);
@@ -3094,12 +3244,28 @@ static void print_limits(const struct cli *c, const struct variant *w, const str
 	       r->cut_gpu_s / 3600.0);
 }
 
-/* The budget's line of the summary, only when the replay had one. */
+/* The budget's line of the summary, only when the replay had one, with
+ * the GPUs of steady use it sustains under the replay's half-life h: a
+ * queue holding a GPUs tends to usage a h / ln 2, so at most
+ * H x 3600 x ln 2 / h. */
 static void print_budget(const struct fw_sim_result *r)
 {
-	if (r->gpu_hour_budget > 0)
-		printf("  GPU-hour budget %.10g per queue: %lld job%s held over it (over_budget)\n", r->gpu_hour_budget,
-		       (long long)r->over_budget_jobs, r->over_budget_jobs == 1 ? "" : "s");
+	double h = r->usage_half_life_s;
+	const char *unit = "second";
+	double n = h;
+
+	if (!(r->gpu_hour_budget > 0))
+		return;
+	if (fmod(h, 86400) == 0)
+		unit = "day", n = h / 86400;
+	else if (fmod(h, 900) == 0)
+		unit = "hour", n = h / 3600;
+	else if (fmod(h, 60) == 0)
+		unit = "minute", n = h / 60;
+	printf("  GPU-hour budget %.10g per queue: %lld job%s held over it (over_budget); with the %.10g-%s usage "
+	       "half-life it sustains about %.3g GPUs of steady use\n", r->gpu_hour_budget,
+	       (long long)r->over_budget_jobs, r->over_budget_jobs == 1 ? "" : "s", n, unit,
+	       h > 0 ? r->gpu_hour_budget * 3600 * LN2 / h : 0);
 }
 
 /* The replay of variant w: its settings over the run's, then the run's back. */

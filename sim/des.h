@@ -36,8 +36,11 @@
  *          free nodes and n free GPUs).  For policies whose plan cannot
  *          change with the clock alone (reserve_depth 0, no job_score
  *          ahead of a strict line) ticks without an arrival or completion
- *          are skipped too.  Both skips leave the log equal to ALL's
- *          (argued at clock_free() in des.c; tested for every policy).
+ *          are skipped too.  With a budget, so are ticks at which only
+ *          jobs held over their queue's budget could fit (note_quiet()
+ *          in des.c), until an event or a queue's budget crossing.  The
+ *          skips leave the log equal to ALL's (argued at clock_free()
+ *          and note_quiet() in des.c; tested for every policy).
  *   CHANGE only after an arrival, a completion or a held queue's fall
  *          below its budget (faster; differs from EVERY for policies
  *          with reservations or time-based scores).
@@ -58,7 +61,8 @@
  *
  * Decayed usage: the simulator keeps each queue's usage in GPU-seconds,
  * integrating its allocation exactly under the snapshot's half-life
- * whenever the allocation changes, as a real adapter would.
+ * (o->usage_half_life_s, `--usage-half-life`) whenever the allocation
+ * changes, as a real adapter would.
  *
  * Decision log: one JSON line per start, in decision order:
  *   {"t":3840,"policy":"fairway","job":"d36e...","queue":"vc-6214e9","gpus":1,"nodes":["n003"]}
@@ -325,6 +329,9 @@ struct fw_sim_result {
 	int64_t over_budget_jobs; /* distinct jobs some plan left pending
 				   * with reason OVER_BUDGET (counted only
 				   * with a budget) */
+	double usage_half_life_s; /* the half-life queue usage decayed with
+				   * (o->usage_half_life_s, or the engine's
+				   * default when 0) */
 	int64_t ckpt_waits;      /* pending entries of reason checkpoint_wait,
 				  * over every plan (checkpoint_grace_s) */
 	double ckpt_wait_s;      /* job-seconds spent in them: each entry

@@ -836,6 +836,7 @@ int fw_met_add(struct fw_met_run *mr, const struct fw_itp_trace *t,
 	p->timed_out_cut_gpu_h = r->cut_gpu_s / 3600.0;
 	p->gpu_hour_budget = r->gpu_hour_budget;
 	p->over_budget_jobs = r->over_budget_jobs;
+	p->usage_half_life_s = r->usage_half_life_s;
 	if (r->runs) /* used_gpu_h counts every run; goodput only what was kept */
 		p->goodput_gpu_h = p->used_gpu_h - p->lost_gpu_h;
 	if (rc != FW_OK) {

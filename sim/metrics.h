@@ -125,10 +125,12 @@ struct fw_met_policy {
 	 * ended runs held and GPU-hours of their work cut */
 	int64_t max_runtime_s, job_limits, timed_out;
 	double timed_out_gpu_h, timed_out_cut_gpu_h;
-	/* GPU-hour budgets (the result's): each queue's budget (0 none) and
-	 * the jobs a plan left pending over it */
+	/* GPU-hour budgets (the result's): each queue's budget (0 none), the
+	 * jobs a plan left pending over it, and the half-life usage decayed
+	 * with */
 	double gpu_hour_budget;
 	int64_t over_budget_jobs;
+	double usage_half_life_s;
 	double evictions_per_job_mean;   /* over all trace jobs */
 	int32_t evictions_per_job_max;
 	struct fw_met_est est;           /* start-time estimate accuracy */

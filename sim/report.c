@@ -263,13 +263,15 @@ static void legend(FILE *f, const struct fw_met_run *mr, bool occ)
 
 enum met { M_OCC, M_IDLE, M_GOOD, M_W50, M_W95, M_W99, M_WB1, M_WB2, M_WB9, M_WB33, M_WB9P,
 	   M_JCT, M_JCT95, M_MAKE, M_JAIN, M_JAIN1D, M_DEV, M_NEVER, M_DEC, M_CYC, M_LOST, M_EVMEAN,
-	   M_EVMAX, M_LIMIT, M_OWN, M_TO, M_TOGPU, M_TOCUT, M_ESTERR, M_BIGERR, M_BIGRATIO };
+	   M_EVMAX, M_LIMIT, M_OWN, M_TO, M_TOGPU, M_TOCUT, M_BUDGET, M_HALF, M_SUSTAIN, M_HELD, M_ESTERR,
+	   M_BIGERR, M_BIGRATIO };
 
 struct row {
 	const char *sec, *label;
 	int better;   /* +1 higher wins, -1 lower wins, 0 no winner */
 	char fmt;     /* p percent, h GPU-hours, d duration, r ratio, i integer,
-		       * L a limit (a duration, 0 = none) */
+		       * L a limit (a duration, 0 = none), B a budget (GPU-hours,
+		       * 0 = none), g a number to 3 significant digits */
 	enum met id;
 };
 
@@ -303,6 +305,11 @@ static const struct row rows[] = {
 	{ NULL, "Jobs ended by their run-time limit (TIMEOUT)", 0, 'i', M_TO },
 	{ NULL, "GPU-hours their ended runs held", 0, 'h', M_TOGPU },
 	{ NULL, "GPU-hours of their work the limit cut", 0, 'h', M_TOCUT },
+	/* only when a replay had a budget or held a job over one (budgets_shown) */
+	{ "GPU-hour budgets", "Every queue's budget, GPU-hours (--gpu-hour-budget)", 0, 'B', M_BUDGET },
+	{ NULL, "Usage half-life (--usage-half-life)", 0, 'd', M_HALF },
+	{ NULL, "GPUs of steady use a budget sustains (budget \xc3\x97 ln 2 / half-life)", 0, 'g', M_SUSTAIN },
+	{ NULL, "Jobs held over their queue's budget (over_budget)", 0, 'i', M_HELD },
 	{ "Start-time estimates (first estimate vs actual start)", "Median |error|, all jobs",
 	  -1, 'd', M_ESTERR },
 	{ NULL, "Median |error|, 9+ GPUs that waited \xe2\x89\xa5 1 h", -1, 'd', M_BIGERR },
@@ -341,6 +348,12 @@ static double value(const struct fw_met_policy *p, enum met id)
 	case M_TO: return (double)p->timed_out;
 	case M_TOGPU: return p->timed_out_gpu_h;
 	case M_TOCUT: return p->timed_out_cut_gpu_h;
+	case M_BUDGET: return p->gpu_hour_budget;
+	case M_HALF: return p->usage_half_life_s > 0 ? p->usage_half_life_s : -1;
+	case M_SUSTAIN:
+		return p->gpu_hour_budget > 0 && p->usage_half_life_s > 0
+		       ? p->gpu_hour_budget * 3600 * log(2.0) / p->usage_half_life_s : -1;
+	case M_HELD: return (double)p->over_budget_jobs;
 	case M_ESTERR: return (double)p->est.err_p50_s;
 	case M_BIGERR: return (double)p->est.big_err_p50_s;
 	case M_BIGRATIO: return p->est.big_ratio_p50;
@@ -358,10 +371,14 @@ static void fmt_value(char *b, size_t n, char fmt, double v)
 		snprintf(b, n, "%.1f", v);
 	else if (fmt == 'd' || (fmt == 'L' && v > 0))
 		fmt_dur(b, n, v);
-	else if (fmt == 'L')
+	else if (fmt == 'L' || (fmt == 'B' && v == 0))
 		snprintf(b, n, "none");
+	else if (fmt == 'B')
+		snprintf(b, n, "%.10g", v);
 	else if (fmt == 'r')
 		snprintf(b, n, "%.3f", v);
+	else if (fmt == 'g')
+		snprintf(b, n, "%.3g", v);
 	else
 		snprintf(b, n, "%.0f", v);
 }
@@ -450,9 +467,24 @@ static bool limits_shown(const struct fw_met_run *mr)
 	return false;
 }
 
+static bool budget_row(enum met id)
+{
+	return id == M_BUDGET || id == M_HALF || id == M_SUSTAIN || id == M_HELD;
+}
+
+/* The budget rows, the same way: only when some replay had a budget or
+ * held a job over one. */
+static bool budgets_shown(const struct fw_met_run *mr)
+{
+	for (int i = 0; i < mr->npol; i++)
+		if (mr->pol[i]->gpu_hour_budget > 0 || mr->pol[i]->over_budget_jobs > 0)
+			return true;
+	return false;
+}
+
 static void summary(FILE *f, const struct fw_met_run *mr)
 {
-	bool limits = limits_shown(mr);
+	bool limits = limits_shown(mr), budgets = budgets_shown(mr);
 
 	fputs("<section class=\"card\"><h2>Summary</h2>\n<p class=\"note\">The best policy on each "
 	      "metric is highlighted (\xe2\x86\x91 higher is better, \xe2\x86\x93 lower is better). "
@@ -465,7 +497,7 @@ static void summary(FILE *f, const struct fw_met_run *mr)
 	}
 	fputs("</tr></thead><tbody>\n", f);
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
-		if (limits || !limit_row(rows[i].id))
+		if ((limits || !limit_row(rows[i].id)) && (budgets || !budget_row(rows[i].id)))
 			table_row(f, mr, &rows[i]);
 	fputs("</tbody></table></section>\n", f);
 }

@@ -7,6 +7,7 @@
  * (JSON fields, CSV rows, a report with charts, byte-identical reruns).
  */
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -1014,6 +1015,8 @@ TEST(limits_reach_the_csv_and_the_report)
 			    "</td><td>1</td><td>2</td></tr>");
 	ASSERT_STR_CONTAINS(h, "<tr><td>GPU-hours of their work the limit cut</td><td class=\"dir\"></td>"
 			    "<td>1.0</td><td>2.1</td></tr>");
+	ASSERT(!strstr(h, "GPU-hour budgets")); /* no budget, none held: no budget rows */
+	ASSERT(!strstr(h, "half-life"));
 	free(h);
 	tmpf_drop(&t);
 }
@@ -1066,6 +1069,63 @@ TEST(budgets_reach_the_csv)
 	tmpf_drop(&t);
 }
 
+/*
+ * GPU-hour budgets reach the report, with the half-life.  The trace of
+ * budgets_reach_the_csv under --usage-half-life 86400: A leaves qa at u =
+ * 8 h/ln2 (1 - 2^(-600/h)) GPU-s at 600, which decays below the budget
+ * (3600 GPU-s) at 600 + h log2(u/3600), so B starts at the next tick
+ * (36,250, not the 7-day half-life's 2.9 days) and ends 100 s later.
+ * The report's budget rows: the budget (none for the variant), the
+ * half-life, the GPUs a budget sustains (budget x 3600 ln 2 / h; none
+ * without one) and the jobs held.
+ */
+TEST(budgets_and_the_half_life_reach_the_report)
+{
+	const double h = 86400;
+	double u = 8 * h / log(2.0) * (1 - exp2(-600 / h)), cross = 600 + h * log2(u / 3600);
+	int64_t start = ((int64_t)floor(cross) / 10 + 1) * 10;
+	struct tmpf t;
+	json_error_t e;
+	size_t n;
+	char want[256], g[32];
+	char *argv[] = { "fairway-sim", "run", "--trace", NULL, "--format", "fairway", "--nodes", "1x8",
+			 "--tick", "10", "--policies", "fifo,fifo:gpu-hour-budget=0", "--gpu-hour-budget", "1",
+			 "--usage-half-life", "86400", "--json", NULL, "--report", NULL, NULL };
+
+	ASSERT(start > 600 && start < 2 * 86400);
+	tmpf_make(&t);
+	FILE *f = fopen(t.trace, "w");
+	ASSERT(f);
+	fputs("job_id,submit_time,duration,gpus_per_task,queue\nA,0,600,8,qa\nB,100,100,8,qa\n", f);
+	fclose(f);
+	argv[3] = t.trace;
+	argv[17] = t.js;
+	argv[19] = t.html;
+	ASSERT_EQ(fw_sim_cli(20, argv), 0);
+	json_t *root = json_load_file(t.js, 0, &e);
+	ASSERT(root);
+	ASSERT_EQ(json_integer_value(json_object_get(root, "usage_half_life_s")), 86400);
+	json_t *p0 = json_array_get(json_object_get(root, "policies"), 0);
+	ASSERT_EQ(json_integer_value(json_object_get(p0, "makespan_s")), start + 100);
+	ASSERT_EQ(json_integer_value(json_object_get(p0, "over_budget_jobs")), 1);
+	json_decref(root);
+	char *html = slurp(t.html, &n);
+	ASSERT(html);
+	ASSERT_STR_CONTAINS(html, "<tr class=\"sec\"><td colspan=\"4\">GPU-hour budgets</td></tr>\n"
+			    "<tr><td>Every queue's budget, GPU-hours (--gpu-hour-budget)</td><td class=\"dir\"></td>"
+			    "<td>1</td><td>none</td></tr>");
+	ASSERT_STR_CONTAINS(html, "<tr><td>Usage half-life (--usage-half-life)</td><td class=\"dir\"></td>"
+			    "<td>24.0 h</td><td>24.0 h</td></tr>");
+	snprintf(g, sizeof g, "%.3g", 3600 * log(2.0) / h);
+	snprintf(want, sizeof want, "(budget \xc3\x97 ln 2 / half-life)</td><td class=\"dir\"></td><td>%s</td>"
+		 "<td>\xe2\x80\x94</td></tr>", g);
+	ASSERT_STR_CONTAINS(html, want);
+	ASSERT_STR_CONTAINS(html, "<tr><td>Jobs held over their queue's budget (over_budget)</td>"
+			    "<td class=\"dir\"></td><td>1</td><td>0</td></tr>");
+	free(html);
+	tmpf_drop(&t);
+}
+
 TEST(cli_checkpoint_flag_takes_seconds_or_zero)
 {
 	struct tmpf t;
@@ -1112,5 +1172,6 @@ TEST_MAIN(progress_line_has_bar_percent_and_thousands,
 	  never_started_jobs_keep_the_window_open_and_win_no_star,
 	  a_job_evicted_and_never_restarted_waits_to_the_end,
 	  a_replay_that_ends_with_an_eviction_ends_there,
-	  limits_reach_the_csv_and_the_report, budgets_reach_the_csv, cli_checkpoint_flag_takes_seconds_or_zero,
+	  limits_reach_the_csv_and_the_report, budgets_reach_the_csv, budgets_and_the_half_life_reach_the_report,
+	  cli_checkpoint_flag_takes_seconds_or_zero,
 	  cli_rejects_an_unwritable_report_before_replaying)

@@ -1165,6 +1165,73 @@ TEST(des_tick_skipping_is_exact_with_budgets)
 	fw_itp_free(&t);
 }
 
+/* An on_tick hook that does nothing: the replay then makes no use of
+ * held-only stretches (des.c note_quiet: a hook's own state may change
+ * what the engine sees), so it runs a cycle at every tick at which some
+ * waiting job could fit, held or not, as it did before it had them. */
+static int tick_nothing(void *ctx, struct fw_sim *sim, const struct fw_snapshot *s)
+{
+	(void)ctx;
+	(void)sim;
+	(void)s;
+	return FW_OK;
+}
+
+/*
+ * Jobs held over budget do not force a cycle at every tick.  On a
+ * synthetic trace (200 jobs, 6 x 8 GPUs, tick 600 s) with a budget that
+ * binds (300 GPU-h per queue, the 7-day half-life), fairway and slurm (whose
+ * cycles move with the clock, so `every` has them cycle at each tick at
+ * which some job could fit) replay with about as many cycles as without
+ * a budget, not one per tick while a held job could fit, and with the
+ * same outcome as when they do cycle then (the no-op hook) and as at
+ * literally every tick: the same starts (log), ends, first estimates
+ * and jobs held over budget.
+ */
+TEST(des_held_jobs_do_not_force_a_cycle_every_tick)
+{
+	static const char *const pol[] = { "fairway", "slurm" };
+	const struct fw_sim_hooks nop = { .on_tick = tick_nothing };
+	struct fw_itp_trace t;
+	struct fw_teams teams;
+
+	ASSERT_OK(fw_synth_itp(3, 200, &t));
+	fw_teams_builtin(&teams);
+	for (int i = 0; i < 2; i++) {
+		struct fw_sim_result r[4];
+		for (int k = 0; k < 4; k++) { /* no budget, budget, budget + hook, budget at every tick */
+			struct fw_sim_opts o;
+			struct fw_diag d;
+			synth_opts(&o, pol[i]);
+			o.validate_each = false;
+			o.nodes = 6;
+			o.tick_s = 600;
+			o.gpu_hour_budget = k ? 300 : 0;
+			o.hooks = k == 2 ? &nop : NULL;
+			o.tick_rule = k == 3 ? FW_SIM_ALL_TICKS : FW_SIM_EVERY_TICK;
+			memset(&d, 0, sizeof d);
+			ASSERT_OK(fw_sim_run(&t, &teams, &o, &r[k], &d));
+		}
+		printf("  %s: %lld cycles without a budget, %lld with one (%lld cycling while a held job fits, "
+		       "%lld at every tick), %lld jobs held\n", pol[i], (long long)r[0].cycles, (long long)r[1].cycles,
+		       (long long)r[2].cycles, (long long)r[3].cycles, (long long)r[1].over_budget_jobs);
+		ASSERT(r[1].over_budget_jobs > 0);                       /* the budget binds ... */
+		ASSERT(fnv(r[1].log, r[1].log_len) != fnv(r[0].log, r[0].log_len)); /* ... and changes the replay */
+		ASSERT(r[2].cycles > 3 * r[0].cycles);                   /* held jobs fitting cost that many ... */
+		ASSERT(r[1].cycles < 2 * r[0].cycles);                   /* ... and no longer do */
+		for (int k = 2; k < 4; k++) {
+			ASSERT(r[1].log_len == r[k].log_len && memcmp(r[1].log, r[k].log, r[1].log_len) == 0);
+			ASSERT(memcmp(r[1].end, r[k].end, t.n * sizeof *r[1].end) == 0);
+			ASSERT_EQ(r[1].never_started, r[k].never_started);
+		}
+		ASSERT_EQ(r[1].over_budget_jobs, r[2].over_budget_jobs);
+		ASSERT(memcmp(r[1].estimate, r[2].estimate, t.n * sizeof *r[1].estimate) == 0);
+		for (int k = 0; k < 4; k++)
+			fw_sim_result_free(&r[k]);
+	}
+	fw_itp_free(&t);
+}
+
 /* The node index of the first start of job id in a decision log. */
 static int first_node_of(const char *log, const char *id)
 {
@@ -1750,6 +1817,110 @@ TEST(cli_jobs_csv_has_a_row_per_job_and_policy)
 	rmdir(dir);
 }
 
+/* cli() with what it writes to fd (1 stdout, 2 stderr) caught in out
+ * (NUL-terminated, cut at n - 1 bytes): the exit status. */
+static int cli_fd(int fd, char *out, size_t n, const char *a0, const char *a1, const char *a2, const char *a3,
+		  const char *a4, const char *a5, const char *a6, const char *a7, const char *a8)
+{
+	FILE *f = tmpfile();
+	int keep, rc;
+	size_t got = 0;
+
+	out[0] = 0;
+	if (!f)
+		return -1;
+	fflush(stdout);
+	fflush(stderr);
+	keep = dup(fd);
+	dup2(fileno(f), fd);
+	rc = cli(a0, a1, a2, a3, a4, a5, a6, a7, a8);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(keep, fd);
+	close(keep);
+	rewind(f);
+	got = fread(out, 1, n - 1, f);
+	out[got] = 0;
+	fclose(f);
+	return rc;
+}
+
+/* --usage-half-life S: whole seconds 1..3153600000 (100 years); anything
+ * else is a usage error naming the flag and the value, before any
+ * replay; a good value is the replay's half-life (the JSON's
+ * usage_half_life_s), and without the flag it is the engine's default. */
+TEST(cli_usage_half_life_takes_whole_seconds)
+{
+	static const char *const bad[] = { "-5", "0", "abc", "1e3", "7d", "1.5", " 60", "60s",
+					   "99999999999999999999", "3153600001" };
+	static const char *const good[] = { "1", "600", "3153600000", NULL };
+	char dir[] = "/tmp/fw_test_sim_XXXXXX", trace[128], js[128], err[1024], want[160], flag[64];
+	static char help[32768];
+	struct fw_sched_config def;
+	json_error_t e;
+
+	ASSERT_EQ(cli_fd(1, help, sizeof help, "fairway-sim", "run", "--help", NULL, NULL, NULL, NULL, NULL, NULL), 0);
+	ASSERT_STR_CONTAINS(help, "\n  --usage-half-life S the half-life of queue usage, in whole seconds\n");
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		ASSERT_EQ(cli_fd(2, err, sizeof err, "fairway-sim", "run", "--trace", "x", "--usage-half-life", bad[i],
+				 NULL, NULL, NULL), 2);
+		snprintf(want, sizeof want, "fairway sim run: error: --usage-half-life '%s': expected whole seconds "
+			 "1..3153600000", bad[i]);
+		ASSERT_STR_CONTAINS(err, want);
+	}
+	ASSERT_EQ(cli_fd(2, err, sizeof err, "fairway-sim", "run", "--trace", "x", "--usage-half-life", NULL, NULL,
+			 NULL, NULL), 2);
+	ASSERT_STR_CONTAINS(err, "--usage-half-life needs a value");
+	ASSERT_OK(synth_file(dir, trace, sizeof trace));
+	snprintf(js, sizeof js, "%s/m.json", dir);
+	memset(&def, 0, sizeof def);
+	fw_sched_config_default(&def);
+	for (int i = 0; i < 4; i++) {
+		json_t *root;
+		if (good[i]) { /* both spellings */
+			snprintf(flag, sizeof flag, "--usage-half-life=%s", good[i]);
+			ASSERT_EQ(cli_fd(2, err, sizeof err, "fairway-sim", "run", "--trace", trace, "--nodes=2x8",
+					 i % 2 ? flag : "--usage-half-life", i % 2 ? "--json" : good[i],
+					 i % 2 ? js : "--json", i % 2 ? NULL : js), 0);
+		} else {
+			ASSERT_EQ(cli_fd(2, err, sizeof err, "fairway-sim", "run", "--trace", trace, "--nodes=2x8",
+					 "--json", js, NULL, NULL), 0);
+		}
+		ASSERT((root = json_load_file(js, 0, &e)) != NULL);
+		double h = (double)json_integer_value(json_object_get(root, "usage_half_life_s"));
+		json_decref(root);
+		ASSERT_NEAR(h, good[i] ? strtod(good[i], NULL) : def.usage_half_life_s, 0);
+	}
+	ASSERT_NEAR(def.usage_half_life_s, 7 * 86400.0, 0); /* what --help says */
+	unlink(trace);
+	unlink(js);
+	rmdir(dir);
+}
+
+/* The replay's half-life reaches the result (usage_half_life_s): the
+ * option's, or the engine's default for 0. */
+TEST(des_result_says_its_usage_half_life)
+{
+	struct fw_sim_opts o;
+	struct fw_trace t;
+	struct fw_sim_result r;
+	struct fw_sched_config def;
+
+	memset(&def, 0, sizeof def);
+	fw_sched_config_default(&def);
+	for (int k = 0; k < 2; k++) {
+		budget_opts(&o, "kai", 0.5);
+		o.usage_half_life_s = k ? 0 : 600;
+		ASSERT_OK(replay_generic(budget_trace, &o, &t, &r));
+		ASSERT_NEAR(r.usage_half_life_s, k ? def.usage_half_life_s : 600, 0);
+		/* at 7 days qa holds about 2400 GPU-s at 300, which decay below
+		 * 1800 only after about 2.9 days: B starts then, not at 410 */
+		ASSERT(k ? r.start[trace_row(&t, "B")] > 86400 : r.start[trace_row(&t, "B")] == 410);
+		fw_sim_result_free(&r);
+		fw_trace_free(&t);
+	}
+}
+
 /* ---- the real trace (optional) ------------------------------------------- */
 
 static const char *c10_path(char *buf, size_t n)
@@ -1805,7 +1976,7 @@ TEST(des_cluster10_log_hash_is_pinned)
 	des_run_time_limit_longer_than_every_job_keeps_the_pinned_logs, \
 	des_tick_skipping_is_exact_with_run_time_limits, \
 	des_budget_holds_a_queue_until_its_usage_decays_below_it, des_budget_never_reached_changes_nothing, \
-	des_tick_skipping_is_exact_with_budgets, \
+	des_tick_skipping_is_exact_with_budgets, des_held_jobs_do_not_force_a_cycle_every_tick, \
 	des_a_jobs_own_limit_ends_it_and_spares_its_neighbour, \
 	des_node_failure_requeues_its_job_until_the_repair, \
 	des_gpu_failure_evicts_its_jobs_only_and_keeps_the_node, \
@@ -1814,7 +1985,8 @@ TEST(des_cluster10_log_hash_is_pinned)
 	des_evict_decision_goes_through_the_eviction_path, \
 	des_no_failures_keeps_the_pinned_logs, des_failure_source_is_checked, \
 	cli_usage_errors_exit_2_and_a_run_writes_json_and_log, \
-	cli_jobs_csv_has_a_row_per_job_and_policy, des_cluster10_log_hash_is_pinned
+	cli_jobs_csv_has_a_row_per_job_and_policy, cli_usage_half_life_takes_whole_seconds, \
+	des_result_says_its_usage_half_life, des_cluster10_log_hash_is_pinned
 
 int main(void)
 {
