@@ -88,6 +88,10 @@ struct sim {
 	 * none; per row, whether a plan left it pending over budget */
 	int64_t budget_at;
 	bool *over_budget;
+	/* budget_safe: per queue, the smallest run (GPU-seconds) of its jobs
+	 * the last plan left budget_short that may yet fit (held_for_now
+	 * false), 0 = none: budget_wake wakes when the usage leaves room */
+	double *short_need;
 	/* Held-only ticks (note_quiet): after the last plan, every waiting
 	 * job that could fit was held over its budget, until quiet_until at
 	 * the latest (a queue with waiting jobs reaching its budget) */
@@ -394,6 +398,15 @@ static int check_opts(const struct fw_trace *t, const struct fw_sim_opts *o,
 
 /* ---- setup -------------------------------------------------------------- */
 
+/* Under budgetSafe a waiting job's fit moves with the clock whatever the
+ * policy: what its budget has left grows as usage decays and the running
+ * jobs' remaining runs shrink, with no event to wake it (budget_wake
+ * knows only a queue's fall below its budget). */
+static bool safe_budgets(const struct sim *m)
+{
+	return m->o->budget_safe && m->o->gpu_hour_budget > 0;
+}
+
 /* Whole GPUs a row asks, every task (a fractional GPU counts 1). */
 static int32_t row_gpus(const struct sim *m, int32_t row)
 {
@@ -572,6 +585,7 @@ static int sim_init(struct sim *m, const struct fw_teams *teams)
 	m->s->config.xfactor_cap_s = m->o->xfactor_cap_s;
 	m->s->config.user_fair_share = m->o->user_fair_share;
 	m->s->config.checkpoint_grace_s = m->o->checkpoint_grace_s;
+	m->s->config.budget_safe = m->o->budget_safe;
 	if (m->o->usage_half_life_s > 0)
 		m->s->config.usage_half_life_s = m->o->usage_half_life_s;
 	m->budget_at = INT64_MAX;
@@ -583,6 +597,8 @@ static int sim_init(struct sim *m, const struct fw_teams *teams)
 		return rc;
 	if ((rc = slice_level(m)) != FW_OK)
 		return rc;
+	if (safe_budgets(m) && !(m->short_need = calloc((size_t)m->s->nqueues + 1, sizeof *m->short_need)))
+		return FW_ENOMEM;
 	m->r->queue = m->qs.of_job;
 	m->qs.of_job = NULL;
 	for (size_t i = 0; i < t->n; i++) {
@@ -612,6 +628,7 @@ static void sim_release(struct sim *m)
 	free(m->gone);
 	free(m->snap_of);
 	free(m->over_budget);
+	free(m->short_need);
 	free(m->urow);
 	free(m->ualloc);
 	free(m->utab);
@@ -1362,7 +1379,7 @@ static bool clock_free(const struct fw_policy_ops *p)
 
 static enum fw_sim_tick_rule rule_of(const struct sim *m)
 {
-	if (m->o->tick_rule == FW_SIM_EVERY_TICK && clock_free(m->pol) && !m->evicts)
+	if (m->o->tick_rule == FW_SIM_EVERY_TICK && clock_free(m->pol) && !m->evicts && !safe_budgets(m))
 		return FW_SIM_ON_CHANGE;
 	return m->o->tick_rule;
 }
@@ -1414,14 +1431,40 @@ static bool could_start(const struct sim *m)
 	return false;
 }
 
+/* Held until an event or a budget crossing: over its budget, or, under
+ * budgetSafe, short of it with no bound (a = -1: it never fits), behind
+ * a running job with none (b = -1: until that one ends), or with a run
+ * as large as the whole budget (usage never decays to 0: it never fits). */
+static bool held_for_now(const struct sim *m, const struct fw_pending *e)
+{
+	const struct fw_job *j = &m->s->jobs[e->job];
+
+	if (e->reason == FW_REASON_OVER_BUDGET)
+		return true;
+	if (e->reason != FW_REASON_BUDGET_SHORT)
+		return false;
+	return e->a < 0 || e->b < 0 ||
+	       (double)fw_job_request(j).v[FW_RES_GPU] / 1000.0 * (double)fw_job_bound(m->s, j) >=
+		       m->s->queues[j->queue].gpu_hour_budget * 3600.0;
+}
+
 /* Jobs a plan left pending over their queue's GPU-hour budget
  * (fw_sim_result.over_budget_jobs): each counted once, O(pending). */
 static void note_budget(struct sim *m, const struct fw_plan *p)
 {
+	for (int32_t q = 0; m->short_need && q < m->s->nqueues; q++)
+		m->short_need[q] = 0;
 	for (int32_t i = 0; m->over_budget && i < p->npending; i++) {
 		int32_t k = p->pending[i].job;
-		if (p->pending[i].reason != FW_REASON_OVER_BUDGET || k < 0 || k >= m->s->njobs)
+		if ((p->pending[i].reason != FW_REASON_OVER_BUDGET && p->pending[i].reason != FW_REASON_BUDGET_SHORT) ||
+		    k < 0 || k >= m->s->njobs)
 			continue;
+		if (m->short_need && p->pending[i].reason == FW_REASON_BUDGET_SHORT && !held_for_now(m, &p->pending[i])) {
+			const struct fw_job *j = &m->s->jobs[k];
+			double need = (double)fw_job_request(j).v[FW_RES_GPU] / 1000.0 * (double)fw_job_bound(m->s, j);
+			double *x = &m->short_need[j->queue];
+			*x = *x <= 0 || need < *x ? need : *x;
+		}
 		int32_t row = m->row_of[k];
 		m->r->over_budget_jobs += !m->over_budget[row];
 		m->over_budget[row] = true;
@@ -1459,8 +1502,7 @@ static int note_quiet(struct sim *m, const struct fw_plan *p)
 	if (!(held = FW_ARENA_NEW(&m->arena, bool, (size_t)s->njobs + 1)))
 		return FW_ENOMEM;
 	for (int32_t i = 0; i < p->npending; i++)
-		if (p->pending[i].reason == FW_REASON_OVER_BUDGET && p->pending[i].job >= 0 &&
-		    p->pending[i].job < s->njobs)
+		if (p->pending[i].job >= 0 && p->pending[i].job < s->njobs && held_for_now(m, &p->pending[i]))
 			held[p->pending[i].job] = true;
 	x = room_now(m);
 	for (int32_t k = 0; k < s->njobs; k++) {
@@ -1544,11 +1586,11 @@ static int cycle(struct sim *m, fw_time T)
  * that floating point puts one tick early finds the queue still held and
  * wakes again at the next tick.
  */
-static int64_t budget_cross(const struct sim *m, int32_t q, fw_time from)
+static int64_t budget_cross(const struct sim *m, int32_t q, fw_time from, double B)
 {
 	const struct fw_queue *Q = &m->s->queues[q];
 	double h = m->s->config.usage_half_life_s, a = (double)m->qalloc[q] / 1000.0;
-	double B = Q->gpu_hour_budget * 3600.0, u = Q->usage, A = a * h / LN2, t;
+	double u = Q->usage, A = a * h / LN2, t;
 	fw_time at = Q->usage_at;
 
 	accrue_to(&u, &at, a, h, from);
@@ -1569,7 +1611,12 @@ static int64_t budget_wake(const struct sim *m, fw_time from)
 	if (!(m->o->gpu_hour_budget > 0))
 		return w;
 	for (int32_t q = 0; q < m->s->nqueues; q++) {
-		int64_t x = m->qpending[q] > 0 ? budget_cross(m, q, from) : INT64_MAX;
+		double B = m->s->queues[q].gpu_hour_budget * 3600.0, need = m->short_need ? m->short_need[q] : 0;
+		int64_t x = m->qpending[q] > 0 ? budget_cross(m, q, from, B) : INT64_MAX;
+		w = x < w ? x : w;
+		/* budget_safe: the usage leaves room for the smallest short run
+		 * (the running jobs' remaining runs aside: early is safe) */
+		x = m->qpending[q] > 0 && need > 0 && need < B ? budget_cross(m, q, from, B - need) : INT64_MAX;
 		w = x < w ? x : w;
 	}
 	return w;
@@ -1782,6 +1829,7 @@ int fw_sim_run_trace(const struct fw_trace *t, const struct fw_teams *teams,
 	r->njobs = t->n;
 	r->max_runtime_s = o->max_runtime_s;
 	r->gpu_hour_budget = o->gpu_hour_budget;
+	r->budget_safe = o->budget_safe;
 	r->job_limits = (int64_t)job_limits(t);
 	rc = sim_init(&m, teams);
 	if (m.s)
@@ -2096,6 +2144,13 @@ static const char usage_text[] =
 	"                      default; the summary says it for the run's.  The\n"
 	"                      JSON counts the jobs it held (over_budget_jobs);\n"
 	"                      default 0: none\n"
+	"  --budget-safe       with --gpu-hour-budget: a job starts only if its whole\n"
+	"                      run, its GPUs x its expected_runtime (or max_runtime),\n"
+	"                      fits what the budget has left after the usage and\n"
+	"                      the running jobs' remaining runs (YAML\n"
+	"                      scheduler.budgetSafe; reason budget_short, counted\n"
+	"                      in over_budget_jobs); a job without a runtime never\n"
+	"                      fits\n"
 	"  --usage-half-life S the half-life of queue usage, in whole seconds\n"
 	"                      (YAML scheduler.usageHalfLife; 1 to 3153600000,\n"
 	"                      default 604800: 7 days): what --gpu-hour-budget\n"
@@ -2667,7 +2722,7 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 	static const char *const known[] = { "--skip-bad-rows", "--tick-rule", "--trace",
 		"--format", "--json", "--log", "--teams", "--nodes", "--policies", "--tick",
 		"--racks", "--csv", "--report", "--blocks", "--fleet", "--fleet-openb",
-		"--topo", "--nodes-from-topo", "--verbose", "--checkpoint", "--preemptible", "--user-fair-share",
+		"--topo", "--nodes-from-topo", "--verbose", "--checkpoint", "--preemptible", "--user-fair-share", "--budget-safe",
 		"--min-runtime", "--failures", "--flaky", "--repair", "--failure-seed", "--starve-after",
 		"--backfill", "--reserve-depth", "--xfactor-cap", "--jobs", "--shares", "--model-limits", "--model-deserved", "--name-models",
 		"--checkpoint-grace", "--slices", "--max-runtime", "--gpu-hour-budget", "--usage-half-life", NULL };
@@ -2686,6 +2741,8 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 		return c->o.preemptible = true, 1;
 	if (!strcmp(f, "--user-fair-share"))
 		return c->o.user_fair_share = true, 1;
+	if (!strcmp(f, "--budget-safe"))
+		return c->o.budget_safe = true, 1;
 	if (!v || !*v)
 		return usage_error("%s needs a value", f);
 	if ((rc = fleet_flag(c, f, v)) >= 0 || (rc = failure_flag(c, f, v)) >= 0)
@@ -3078,6 +3135,7 @@ static json_t *run_json(const struct cli *c, const struct fw_itp_trace *t,
 	json_object_set_new(o, "xfactor_cap_s", !c->o.xfactor_cap_s ? json_null() :
 				  json_integer(c->o.xfactor_cap_s < 0 ? 0 : c->o.xfactor_cap_s));
 	json_object_set_new(o, "user_fair_share", json_boolean(c->o.user_fair_share));
+	json_object_set_new(o, "budget_safe", json_boolean(c->o.budget_safe));
 	json_object_set_new(o, "checkpoint_grace_s", json_integer(c->o.checkpoint_grace_s));
 	if (c->o.slice_tasks > 0)
 		json_object_set_new(o, "slices", json_pack("{s:i,s:s}", "tasks", c->o.slice_tasks, "level",
@@ -3262,9 +3320,10 @@ static void print_budget(const struct fw_sim_result *r)
 		unit = "hour", n = h / 3600;
 	else if (fmod(h, 60) == 0)
 		unit = "minute", n = h / 60;
-	printf("  GPU-hour budget %.10g per queue: %lld job%s held over it (over_budget); with the %.10g-%s usage "
+	printf("  GPU-hour budget %.10g per queue: %lld job%s held over it (over_budget%s); with the %.10g-%s usage "
 	       "half-life it sustains about %.3g GPUs of steady use\n", r->gpu_hour_budget,
-	       (long long)r->over_budget_jobs, r->over_budget_jobs == 1 ? "" : "s", n, unit,
+	       (long long)r->over_budget_jobs, r->over_budget_jobs == 1 ? "" : "s",
+	       r->budget_safe ? ", or budget_short: --budget-safe" : "", n, unit,
 	       h > 0 ? r->gpu_hour_budget * 3600 * LN2 / h : 0);
 }
 

@@ -210,6 +210,11 @@ struct fw_sim_opts {
 				  * many GPU-hours, none of its jobs starts
 				  * (reason OVER_BUDGET); 0 = none, at most
 				  * FW_BUDGET_MAX_GPU_H */
+	bool budget_safe;        /* fw_sched_config.budget_safe: with a
+				  * budget, a job starts only if its whole
+				  * run (GPUs x its expected runtime, or its
+				  * limit) fits what is left (reason
+				  * BUDGET_SHORT) */
 	double usage_half_life_s; /* fw_sched_config.usage_half_life_s: the
 				   * decay of queue usage; 0 = the engine's
 				   * default (7 days) */
@@ -327,8 +332,10 @@ struct fw_sim_result {
 	double gpu_hour_budget;  /* each queue's budget it ran with
 				  * (o->gpu_hour_budget); 0 = none */
 	int64_t over_budget_jobs; /* distinct jobs some plan left pending
-				   * with reason OVER_BUDGET (counted only
-				   * with a budget) */
+				   * with reason OVER_BUDGET, or BUDGET_SHORT
+				   * under budget_safe (counted only with a
+				   * budget) */
+	bool budget_safe;        /* o->budget_safe it ran with */
 	double usage_half_life_s; /* the half-life queue usage decayed with
 				   * (o->usage_half_life_s, or the engine's
 				   * default when 0) */

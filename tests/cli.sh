@@ -1243,6 +1243,24 @@ if grep -qF "GPU-hour budget 1 per queue: 1 job held over it" "$SV/budv.out" && 
 else
 	bad "sim-run-gpu-hour-budget-line-only-with-a-budget"
 fi
+# --budget-safe: A (qa, 8 GPUs x 100 s of 0.5 GPU-h at a 600 s half-life)
+# leaves 1000 GPU-s, short of B's 4 GPUs x 300 s: B waits (budget_short)
+# until A's usage decays to 600 GPU-s, at 299.6 s, and starts at the tick
+# 300; without the flag at 0 (test_sim checks the formula).
+printf 'job_id,submit_time,duration,expected_runtime,gpus_per_task,queue\nA,0,100,100,8,qa\nB,0,100,300,4,qa\n' >"$SV/safe.csv"
+expect "sim-run-budget-safe-summary-line" 0 "GPU-hour budget 0.5 per queue: 1 job held over it (over_budget, or budget_short: --budget-safe)" \
+	"$FW" sim run --trace "$SV/safe.csv" --format fairway --nodes 2x8 --tick 10 --policies kai --gpu-hour-budget 0.5 \
+	--usage-half-life 600 --budget-safe --json "$SV/safe.json" --jobs "$SV/safej.csv"
+if python3 - "$SV" <<'PY'
+import csv, json, sys
+d = sys.argv[1]
+j = json.load(open(d + "/safe.json"))
+assert j["budget_safe"] is True and j["policies"][0]["over_budget_jobs"] == 1, j["budget_safe"]
+rows = {r["job"]: r for r in csv.DictReader(open(d + "/safej.csv"))}
+assert rows["B"]["start"] == "300" and rows["A"]["start"] == "0", rows
+PY
+then ok "sim-run-budget-safe-waits-for-room"; else bad "sim-run-budget-safe-waits-for-room"; fi
+expect "sim-run-budget-safe-in-help" 0 "--budget-safe       with --gpu-hour-budget: a job starts only if its whole" "$FW" sim run --help
 # ---- end sim --gpu-hour-budget ----
 rm -rf "$SV"
 # node failures: bad values, shaping flags without a rate, and a run where

@@ -1087,6 +1087,52 @@ TEST(des_budget_holds_a_queue_until_its_usage_decays_below_it)
 	}
 }
 
+/* --budget-safe (fw_sched_config.budget_safe): a job starts only if its
+ * whole run fits what the budget (1800 GPU-s, half-life 600 s) has left.
+ * Two nodes:
+ *   A  qa  t=0  100 s (expected 100)  8 GPUs  800 GPU-s: starts at 0
+ *   B  qa  t=0  100 s (expected 300)  4 GPUs  1200 GPU-s > the 1000 left:
+ *      waits (budget_short).  A's usage, 755.5 GPU-s at 100, must decay
+ *      to 600: at 100 + h log2(755.5 / 600) = 299.6, so B starts at the
+ *      tick 300
+ *   C  qb  t=0  50 s, runtime 0       1 GPU: no bound, it never fits
+ *      (never started; the replay still ends)
+ * The same under the `all` tick rule (every tick while a job waits).
+ * Without --budget-safe B and C start at 0. */
+TEST(des_budget_safe_waits_for_room_for_the_whole_run)
+{
+	static const char trace[] = "job_id,submit_time,duration,expected_runtime,gpus_per_task,queue\n"
+				    "A,0,100,100,8,qa\n"
+				    "B,0,100,300,4,qa\n"
+				    "C,0,50,0,1,qb\n";
+	const double h = 600;
+	double u100 = 8 * h / log(2.0) * (1 - exp2(-100 / h)), cross = 100 + h * log2(u100 / 600);
+	static const char *const pol[] = { "fifo", "kai", "fairway", "slurm" };
+	struct fw_sim_opts o;
+	struct fw_trace t;
+	struct fw_sim_result r;
+
+	ASSERT(cross > 290 && cross <= 300);
+	for (int i = 0; i < 4; i++) {
+		for (int safe = 0; safe < 3; safe++) {
+			budget_opts(&o, pol[i], 0.5);
+			o.nodes = 2;
+			o.budget_safe = safe > 0;
+			o.tick_rule = safe == 2 ? FW_SIM_ALL_TICKS : FW_SIM_EVERY_TICK;
+			ASSERT_OK(replay_generic(trace, &o, &t, &r));
+			int64_t a = trace_row(&t, "A"), b = trace_row(&t, "B"), c = trace_row(&t, "C");
+			ASSERT_EQ(r.start[a], 0);
+			ASSERT_EQ(r.start[b], safe ? 300 : 0);
+			ASSERT(safe ? r.start[c] < 0 : r.start[c] == 0);
+			ASSERT_EQ(r.never_started, safe ? 1 : 0);
+			ASSERT_EQ(r.over_budget_jobs, safe ? 2 : 0);
+			ASSERT_EQ(r.budget_safe, safe > 0);
+			fw_sim_result_free(&r);
+			fw_trace_free(&t);
+		}
+	}
+}
+
 /* A budget nothing reaches changes nothing: on the five-job trace (7-day
  * half-life; no team uses more than 1250 GPU-s, well under 1 GPU-h) the
  * pinned logs, the same cycles and every start and end as without one. */
@@ -1975,7 +2021,8 @@ TEST(des_cluster10_log_hash_is_pinned)
 	des_run_time_limit_wakes_a_cycle_with_nothing_waiting, \
 	des_run_time_limit_longer_than_every_job_keeps_the_pinned_logs, \
 	des_tick_skipping_is_exact_with_run_time_limits, \
-	des_budget_holds_a_queue_until_its_usage_decays_below_it, des_budget_never_reached_changes_nothing, \
+	des_budget_holds_a_queue_until_its_usage_decays_below_it, des_budget_safe_waits_for_room_for_the_whole_run, \
+	des_budget_never_reached_changes_nothing, \
 	des_tick_skipping_is_exact_with_budgets, des_held_jobs_do_not_force_a_cycle_every_tick, \
 	des_a_jobs_own_limit_ends_it_and_spares_its_neighbour, \
 	des_node_failure_requeues_its_job_until_the_repair, \
