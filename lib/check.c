@@ -1040,11 +1040,39 @@ static int check_safe_budgets(const struct fw_snapshot *s, const struct fw_plan 
 	return FW_OK;
 }
 
+/* A job held over a budget is expected no sooner than that budget's
+ * usage could fall below it if nothing of it ran on (usage decays as
+ * used x 2^(-t/h); running jobs only add to it). */
+static int check_refills(const struct fw_snapshot *s, const struct fw_plan *p, const double *used,
+			 struct fw_diag *d)
+{
+	double h = s->config.usage_half_life_s;
+
+	for (int32_t i = 0; h > 0 && i < p->npending; i++) {
+		const struct fw_pending *r = &p->pending[i];
+		if (r->reason != FW_REASON_OVER_BUDGET || r->expected_start == FW_TIME_UNKNOWN)
+			continue;
+		for (int32_t k = s->jobs[r->job].queue, n = 0; k >= 0 && n <= s->nqueues; k = s->queues[k].parent, n++) {
+			double B = s->queues[k].gpu_hour_budget * 3600.0;
+			if (!(B > 0) || used[k] < B)
+				continue;
+			double at = (double)s->now + h * log2(used[k] / B);
+			if ((double)r->expected_start + 1 < at)
+				return FAILAT(d, ((struct fld){ "pending", i }),
+					      "job %s is expected at t=%lld, but queue %s's usage is over its budget "
+					      "until t=%.0f at the soonest",
+					      s->jobs[r->job].name, (long long)r->expected_start, s->queues[k].name, at);
+		}
+	}
+	return FW_OK;
+}
+
 static int check_budgets(const struct fw_snapshot *s, const struct fw_plan *p, struct fw_arena *a,
 			 struct fw_diag *d)
 {
 	int32_t q = 0;
 	double *used;
+	int rc;
 
 	while (q < s->nqueues && !(s->queues[q].gpu_hour_budget > 0))
 		q++;
@@ -1069,6 +1097,8 @@ static int check_budgets(const struct fw_snapshot *s, const struct fw_plan *p, s
 					      s->jobs[dc->job].name, s->queues[k].name, used[k] / 3600.0,
 					      s->queues[k].gpu_hour_budget);
 	}
+	if ((rc = check_refills(s, p, used, d)) != FW_OK)
+		return rc;
 	return s->config.budget_safe ? check_safe_budgets(s, p, a, used, d) : FW_OK;
 }
 

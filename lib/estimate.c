@@ -3,8 +3,11 @@
  * start?  (The rule is stated in plan.h; this is how it is computed.)
  *
  * Runs after allocate, on its final state: this cycle's starts are
- * committed, reservations are held.  Four steps, all O(jobs) except the
+ * committed, reservations are held.  Five steps, all O(jobs) except the
  * walk:
+ *   0. refill:   per queue over its GPU-hour budget, when its usage falls
+ *      below it (the end events in time order, the running GPUs feeding
+ *      the usage until they end): an over-budget job's floor;
  *   1. sort out: a reserved job's estimate is its reservation's time; an
  *      over-quota job's is unknown; every other job that did not start is
  *      interned by shape (struct fw__shape), so 100,000 jobs become the few
@@ -57,6 +60,7 @@
  * Deterministic: shapes are tried in a fixed order (signature, CPU,
  * memory, id); events of one end time are all released before any try.
  */
+#include <math.h>
 #include <string.h>
 
 #include "cycle_int.h"
@@ -84,6 +88,10 @@ struct est {
 	int32_t *next_fail;     /* per shape: the next failure of its round */
 	bool *tried_now;        /* per shape: some job of it failed at now */
 	int32_t round;
+	/* per queue (refill()): the first second at which no queue on its
+	 * way up is over its GPU-hour budget any more, FW_TIME_UNKNOWN when
+	 * never (or not known); 0 when none is over it; NULL: no budget */
+	fw_time *refill;
 };
 
 /* A sorted run of end events, consumed from the front. */
@@ -195,6 +203,122 @@ static int est_init(struct est *e, struct cyc *y, int32_t n)
 	return FW_OK;
 }
 
+/* ---- step 0: when over-budget queues fall below their budgets ----------- */
+
+/* A queue over its GPU-hour budget as the walk of the end events ages its
+ * usage: u GPU-seconds at t0 while a GPUs of its subtree run; at = its
+ * answer once found (0: not yet). */
+struct fill {
+	double u, a;
+	fw_time t0, at;
+};
+
+/* The first second after t0 at which usage u (at t0), fed by a GPUs and
+ * decaying with half-life h, is below B: it tends to a h / ln 2, so
+ * below B at t0 + h log2((u - s) / (B - s)) when s < B.  FW__NEVER when
+ * it never gets there. */
+static fw_time fall_below(double u, double a, double B, double h, fw_time t0)
+{
+	double sd = a * h / 0.69314718055994530942, t;
+
+	if (u < B)
+		return t0;
+	if (!(sd < B))
+		return FW__NEVER;
+	t = floor((double)t0 + h * log2((u - sd) / (B - sd))) + 1;
+	return t < 9e15 ? (fw_time)t : FW__NEVER;
+}
+
+/* Feed event time te (GPUs g ending then) to queue k's fill. */
+static void fill_step(struct fill *f, double g, double B, double h, fw_time te)
+{
+	fw_time t = fall_below(f->u, f->a, B, h, f->t0);
+	double sd = f->a * h / 0.69314718055994530942;
+
+	if (f->at || te < f->t0)
+		return;
+	if (t <= te) {
+		f->at = t;
+		return;
+	}
+	f->u = sd + (f->u - sd) * exp2(-(double)(te - f->t0) / h);
+	f->t0 = te;
+	f->a = f->a > g ? f->a - g : 0;
+}
+
+static double ev_gpus(const struct ev *v)
+{
+	int64_t g = 0;
+
+	for (int32_t k = 0; k < v->ntasks; k++)
+		g += (int64_t)__builtin_popcount(v->tasks[k].gpu_mask) * v->tasks[k].gpu_milli;
+	return (double)g / 1000.0;
+}
+
+/* Each end event, in time order (running jobs', this cycle's starts'),
+ * to the fills of the over-budget queues above its job. */
+static void fill_walk(struct cyc *y, struct fill *f)
+{
+	const struct fw_snapshot *s = y->s;
+	double h = s->config.usage_half_life_s;
+	int32_t i = 0, k = 0;
+
+	while (i < y->nev_run || k < y->nev_st) {
+		const struct ev *v = k >= y->nev_st || (i < y->nev_run && y->ev_run[i].end <= y->ev_st[k].end)
+					     ? &y->ev_run[i++]
+					     : &y->ev_st[k++];
+		if (y->evicted && s->jobs[v->job].state == FW_JOB_RUNNING && y->evicted[v->job])
+			continue;
+		double g = ev_gpus(v);
+		for (int32_t q = s->jobs[v->job].queue, n = 0; q >= 0 && n <= s->nqueues; q = s->queues[q].parent, n++)
+			if (f[q].u > 0)
+				fill_step(&f[q], g, s->queues[q].gpu_hour_budget * 3600.0, h, v->end);
+	}
+}
+
+/* Step 0: e->refill.  Per queue over its budget, its usage (y->qused)
+ * aged along the end events while its subtree's GPUs (y->alloc, after
+ * this cycle's starts and evictions) run until their expected ends,
+ * those without one for ever; then per queue the latest of its way up.
+ * Only when some queue is over its budget. */
+static int refill(struct est *e)
+{
+	struct cyc *y = e->y;
+	const struct fw_snapshot *s = y->s;
+	double h = s->config.usage_half_life_s;
+	struct fill *f;
+	bool any = false;
+	int rc;
+
+	for (int32_t q = 0; y->qbudget && q < s->nqueues && !any; q++)
+		any = y->qbudget[q] >= 0;
+	if (!any)
+		return FW_OK;
+	f = FW_ARENA_NEW(y->a, struct fill, s->nqueues + 1);
+	e->refill = FW_ARENA_NEW(y->a, fw_time, s->nqueues + 1);
+	if (!f || !e->refill)
+		return FW_ENOMEM;
+	for (int32_t q = 0; q < s->nqueues; q++)
+		if (s->queues[q].gpu_hour_budget > 0 && y->qused[q] >= s->queues[q].gpu_hour_budget * 3600.0)
+			f[q] = (struct fill){ y->qused[q], (double)y->alloc[q].v[FW_RES_GPU] / 1000.0, s->now, 0 };
+	if (h > 0 && (rc = fw__resv_events(y)) != FW_OK)
+		return rc;
+	if (h > 0)
+		fill_walk(y, f);
+	for (int32_t q = 0; q < s->nqueues; q++)
+		if (f[q].u > 0 && !f[q].at)
+			f[q].at = h > 0 ? fall_below(f[q].u, f[q].a, s->queues[q].gpu_hour_budget * 3600.0, h, f[q].t0)
+				       : FW__NEVER;
+	for (int32_t q = 0; q < s->nqueues; q++) {
+		fw_time t = 0;
+		for (int32_t k = q, n = 0; k >= 0 && n <= s->nqueues && t != FW_TIME_UNKNOWN; k = s->queues[k].parent, n++)
+			if (f[k].at)
+				t = f[k].at == FW__NEVER ? FW_TIME_UNKNOWN : f[k].at > t ? f[k].at : t;
+		e->refill[q] = t;
+	}
+	return FW_OK;
+}
+
 static void set_unknown(struct fw_pending *r, enum fw_reason why, int64_t a, int64_t b)
 {
 	r->expected_start = FW_TIME_UNKNOWN;
@@ -239,14 +363,18 @@ static int sort_out(struct est *e, int32_t n)
 			continue;
 		if (r->reason == FW_REASON_HAS_RESERVATION) {
 			r->expected_start = r->a;
-		} else if (r->reason == FW_REASON_OVER_QUOTA || r->reason == FW_REASON_MODEL_LIMIT ||
-			   (y->qbudget && fw__over_budget(y, y->ji[j].queue, r)) ||
-			   (y->qleft && fw__budget_short(y, j, r))) {
-			/* over a budget, tried or not: its queue starts nothing */
+			continue;
+		}
+		/* over a budget, tried or not: its queue starts nothing until
+		 * the usage falls below it (refill), if known */
+		bool over = y->qbudget && fw__over_budget(y, y->ji[j].queue, r);
+		if (r->reason == FW_REASON_OVER_QUOTA || r->reason == FW_REASON_MODEL_LIMIT ||
+		    (over && (!e->refill || e->refill[y->ji[j].queue] == FW_TIME_UNKNOWN)) ||
+		    (!over && y->qleft && fw__budget_short(y, j, r))) {
 			set_unknown(r, r->reason, r->a, r->b);
 		} else if ((e->shape[i] = shape_at(e, i)) < 0) {
 			return FW_ENOMEM;
-		} else if (r->reason != FW_REASON_CYCLE_LIMIT && r->reason != FW_REASON_HEAD_OF_LINE &&
+		} else if (!over && r->reason != FW_REASON_CYCLE_LIMIT && r->reason != FW_REASON_HEAD_OF_LINE &&
 			   !y->reclaimed) {
 			/* it was tried this cycle and capacity only shrank
 			 * since: the shape does not fit at now (unless the
@@ -730,6 +858,9 @@ static void queue_pass(struct est *e)
 				set_unknown(r, e->why[sh], e->why_a[sh], e->why_b[sh]);
 			else if (sh >= 0)
 				r->expected_start = e->at[sh];
+			if (sh >= 0 && r->reason == FW_REASON_OVER_BUDGET && e->refill &&
+			    r->expected_start != FW_TIME_UNKNOWN && r->expected_start < e->refill[y->ji[r->job].queue])
+				r->expected_start = e->refill[y->ji[r->job].queue]; /* fitting only gets easier later */
 			line_apply(&l, r, y->pol->strict_order);
 		}
 	}
@@ -1029,7 +1160,7 @@ int fw__phase_estimate(struct cyc *y)
 	int64_t free_end = 0;
 	int rc = est_init(&e, y, n);
 
-	if (rc != FW_OK)
+	if (rc != FW_OK || (rc = refill(&e)) != FW_OK)
 		return rc;
 	if ((rc = sort_out(&e, n)) != FW_OK)
 		return rc;

@@ -42,6 +42,13 @@
  *   - a preemptor that waits for its victims' checkpoints
  *     (CHECKPOINT_WAIT, config checkpoint_grace_s: a = the victim whose
  *     checkpoint comes last, b = that time): no later than b.
+ *   - a job held over a GPU-hour budget (OVER_BUDGET): no sooner than
+ *     the first second at which no queue on its way up is over its
+ *     budget, the usage aged with the half-life while the subtree's
+ *     running jobs (after this plan) feed it until their expected ends
+ *     (lib/estimate.c refill); unknown (OVER_BUDGET) when a job with no
+ *     expected end keeps it above for ever.  The checker holds it to the
+ *     soonest the usage alone could fall below.
  *     Otherwise the estimate ignores the capacity that other waiting jobs,
  *     not yet reserved, will take first: it is the earliest plausible
  *     start, not a promise.  `ahead` counts the jobs ahead in its line
@@ -50,8 +57,8 @@
  * job is over quota (OVER_QUOTA, or MODEL_LIMIT: over a queue's limit on
  * a GPU model, a = the excess in milli-GPU, b = the limit's index in
  * snapshot.model_limits; OVER_BUDGET: its queue or an ancestor has used
- * its gpu_hour_budget, a = the used GPU-hours, rounded down, b = the
- * budget, rounded up; BUDGET_SHORT, under config.budget_safe: its whole
+ * its gpu_hour_budget and, as above, never falls below it, a = the used
+ * GPU-hours, rounded down, b = the budget, rounded up; BUDGET_SHORT, under config.budget_safe: its whole
  * run, a GPU-hours rounded up, passes the b GPU-hours, rounded down, that
  * a budget on its way up has left after the usage and the running jobs'
  * remaining runs; a = -1: the job has no bound, b = -1: a running job

@@ -43,8 +43,9 @@ static struct world world(double budget, double used)
 }
 
 /* At its budget a queue starts nothing, under every policy: the job
- * waits, over_budget with the used and budgeted GPU-hours, and its start
- * is unknown for that reason.  Just under it, the job starts. */
+ * waits, over_budget with the used and budgeted GPU-hours, expected the
+ * second its usage decays below the budget (here the next: it is at it,
+ * and nothing of it runs).  Just under it, the job starts. */
 TEST(a_queue_at_its_budget_starts_nothing)
 {
 	for (size_t i = 0; i < sizeof POLICIES / sizeof POLICIES[0]; i++) {
@@ -57,8 +58,8 @@ TEST(a_queue_at_its_budget_starts_nothing)
 		ASSERT_EQ(r->reason, FW_REASON_OVER_BUDGET);
 		ASSERT_EQ(r->a, 100);
 		ASSERT_EQ(r->b, 100);
-		ASSERT_EQ(r->expected_start, FW_TIME_UNKNOWN);
-		ASSERT_EQ(r->unknown_why, FW_REASON_OVER_BUDGET);
+		ASSERT_EQ(r->expected_start, x.s->now + 1);
+		ASSERT_EQ(r->unknown_why, FW_REASON_NONE);
 		ASSERT_EQ(p->ndecisions, 0); /* no reservation either */
 		x.s->queues[x.q].usage = 99.99 * H;
 		p = tb_plan(x.s, POLICIES[i], &A);
@@ -83,6 +84,78 @@ TEST(the_budget_counts_usage_decayed_to_now)
 	p = tb_plan(x.s, "fairway", &A);
 	ASSERT(p != NULL);
 	ASSERT(tb_find(p, x.w, FW_DECIDE_START) != NULL);
+	fw_snapshot_free(x.s);
+}
+
+/* When will a held job start?  When its queue's usage has decayed below
+ * the budget, its running jobs feeding it until their expected ends (one
+ * with none, for ever: then unknown), and not before its GPUs are free.
+ * Budget 100 GPU-h, 200 used, half-life a week (h). */
+TEST(a_held_job_is_expected_when_the_usage_falls_below_the_budget)
+{
+	const double h = WEEK, B = 100 * H, sd = 8 * h / log(2.0);
+	struct world x = world(100, 200);
+	x.s->config.usage_half_life_s = h;
+	/* nothing of Q runs: 200 x 2^(-t/h) < 100 from t = h on */
+	struct fw_plan *p = tb_plan(x.s, "fairway", &A);
+	ASSERT(p != NULL);
+	const struct fw_pending *r = fw_plan_pending_for(p, x.w);
+	ASSERT_EQ(r->reason, FW_REASON_OVER_BUDGET);
+	ASSERT_EQ(r->expected_start, x.s->now + WEEK + 1);
+	/* r0 of Q runs 8 GPUs for another day: its usage grows towards
+	 * 8 h / ln 2, then decays from what it reached */
+	int n1 = 1;
+	int r0 = tb_job(x.s, "r0", x.q, 1, 8, 1000, 10);
+	tb_run(x.s, r0, 1, &n1, 0xff);
+	x.s->jobs[r0].start_time = x.s->now - 100;
+	x.s->jobs[r0].expected_runtime = 86400 + 100;
+	double u1 = sd + (200 * H - sd) * exp2(-86400 / h);
+	fw_time want = (fw_time)floor((double)x.s->now + 86400 + h * log2(u1 / B)) + 1;
+	p = tb_plan(x.s, "fairway", &A);
+	ASSERT(p != NULL);
+	r = fw_plan_pending_for(p, x.w);
+	ASSERT_EQ(r->reason, FW_REASON_OVER_BUDGET);
+	ASSERT_EQ(r->expected_start, want);
+	ASSERT(want > x.s->now + WEEK + 86400); /* later than without r0 */
+	/* r0 with no end: its usage tends to 8 h / ln 2 > 100 GPU-h, never below */
+	x.s->jobs[r0].expected_runtime = 0;
+	p = tb_plan(x.s, "fairway", &A);
+	ASSERT(p != NULL);
+	r = fw_plan_pending_for(p, x.w);
+	ASSERT_EQ(r->expected_start, FW_TIME_UNKNOWN);
+	ASSERT_EQ(r->unknown_why, FW_REASON_OVER_BUDGET);
+	ASSERT_EQ(r->why_a, 200);
+	ASSERT_EQ(r->why_b, 100);
+	/* r0 of another queue holds n1 for three weeks and w needs both
+	 * nodes: w is expected when n1 frees, after the budget allows it */
+	int P = tb_queue(x.s, "P", -1, 0, -1, 1);
+	x.s->jobs[r0].queue = P;
+	x.s->jobs[r0].expected_runtime = 3 * WEEK + 100;
+	x.s->jobs[x.w].groups[0].count = 2;
+	p = tb_plan(x.s, "fairway", &A);
+	ASSERT(p != NULL);
+	r = fw_plan_pending_for(p, x.w);
+	ASSERT_EQ(r->reason, FW_REASON_OVER_BUDGET);
+	ASSERT_EQ(r->expected_start, x.s->now + 3 * WEEK);
+	fw_snapshot_free(x.s);
+}
+
+/* The checker holds the estimate to the soonest the usage alone could
+ * fall below the budget. */
+TEST(the_checker_refuses_a_held_job_expected_too_soon)
+{
+	struct fw_diag d;
+	struct world x = world(100, 200);
+	x.s->config.usage_half_life_s = WEEK;
+	struct fw_plan *p = tb_plan(x.s, "fairway", &A);
+	ASSERT(p != NULL);
+	ASSERT_EQ(fw_plan_check(x.s, p, &A, &d), FW_OK);
+	for (int32_t i = 0; i < p->npending; i++)
+		if (p->pending[i].job == x.w)
+			p->pending[i].expected_start = x.s->now + WEEK - 10;
+	ASSERT_EQ(fw_plan_check(x.s, p, &A, &d), FW_EINVARIANT);
+	ASSERT_STR_CONTAINS(d.msg, "job w is expected at t=1604790, but queue Q's usage is over its budget until "
+				   "t=1604800 at the soonest");
 	fw_snapshot_free(x.s);
 }
 
@@ -560,6 +633,7 @@ static void teardown(void)
 #define TESTS \
 	a_queue_at_its_budget_starts_nothing, the_budget_counts_usage_decayed_to_now, \
 	a_parents_budget_holds_its_subtree, running_jobs_run_on_and_nothing_is_evicted_for_a_held_job, \
+	a_held_job_is_expected_when_the_usage_falls_below_the_budget, the_checker_refuses_a_held_job_expected_too_soon, \
 	the_checker_refuses_a_start_over_a_budget, a_bad_budget_is_refused, random_fleets_start_nothing_over_a_budget, \
 	safe_a_job_starts_only_if_its_whole_run_fits, safe_running_jobs_count_what_they_may_still_use, \
 	safe_starts_in_one_cycle_share_what_is_left, safe_unbounded_runs_do_not_fit, safe_a_short_job_evicts_nothing, \
