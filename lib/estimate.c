@@ -367,9 +367,9 @@ static int sort_out(struct est *e, int32_t n)
 		}
 		/* over a budget, tried or not: its queue starts nothing until
 		 * the usage falls below it (refill), if known */
-		bool over = y->qbudget && fw__over_budget(y, y->ji[j].queue, r);
-		if (r->reason == FW_REASON_OVER_QUOTA || r->reason == FW_REASON_MODEL_LIMIT ||
-		    (over && (!e->refill || e->refill[y->ji[j].queue] == FW_TIME_UNKNOWN)) ||
+		bool quota = r->reason == FW_REASON_OVER_QUOTA || r->reason == FW_REASON_MODEL_LIMIT;
+		bool over = !quota && y->qbudget && fw__over_budget(y, y->ji[j].queue, r);
+		if (quota || (over && (!e->refill || e->refill[y->ji[j].queue] == FW_TIME_UNKNOWN)) ||
 		    (!over && y->qleft && fw__budget_short(y, j, r))) {
 			set_unknown(r, r->reason, r->a, r->b);
 		} else if ((e->shape[i] = shape_at(e, i)) < 0) {
