@@ -1,8 +1,10 @@
 /*
  * reason.c — plan reasons in words, with names (reason.h).
  */
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "reason.h"
@@ -209,5 +211,213 @@ char *fw_serve_budget_text(const struct fw_snapshot *s, const struct fw_plan *p,
 	snprintf(buf, n, "over budget: %s%s has used %s GPU-hours, its decayed usage, of its budget of %.15g "
 			 "(gpuHourBudget); it starts once usage decays below it", who, q == j->queue ? "" : ",", used,
 		 s->queues[q].gpu_hour_budget);
+	return buf;
+}
+
+/* ---- budget_short ---------------------------------------------------- */
+
+/* The seconds job j's run may last under budgetSafe (fw_job_bound), as
+ * lib/cycle.c run_left counts GPU-seconds: INFINITY unbounded (with
+ * GPUs), none before `at` + the bound. */
+static double run_left(const struct fw_snapshot *s, const struct fw_job *j, int64_t gpus, fw_time at)
+{
+	fw_time b = fw_job_bound(s, j), rest = at + b - s->now;
+
+	if (gpus <= 0)
+		return 0;
+	if (b <= 0)
+		return INFINITY;
+	return rest > 0 ? (double)gpus / 1000.0 * (double)rest : 0;
+}
+
+static int64_t allocs_gpus(const struct fw_task_alloc *t, int32_t n)
+{
+	int64_t g = 0;
+
+	for (int32_t k = 0; k < n; k++)
+		g += (int64_t)__builtin_popcount(t[k].gpu_mask) * t[k].gpu_milli;
+	return g;
+}
+
+/* Job j's run of gpu_s GPU-seconds off every budget on queue q's way up;
+ * the first unbounded one under each is kept. */
+static void take_off(const struct fw_snapshot *s, struct fw_serve_left *l, int32_t q, int32_t j, double gpu_s)
+{
+	for (int32_t k = q, n = 0; k >= 0 && n <= s->nqueues; k = s->queues[k].parent, n++) {
+		if (!(s->queues[k].gpu_hour_budget > 0))
+			continue;
+		l[k].gpu_s -= gpu_s;
+		if (isinf(gpu_s) && l[k].unbounded < 0)
+			l[k].unbounded = j;
+	}
+}
+
+/* Each budget less its subtree's decayed usage: the same sums in the
+ * same order as lib/cycle.c budget_mark and budget_left, so the same
+ * doubles. */
+static void less_usage(const struct fw_snapshot *s, struct fw_serve_left *l)
+{
+	for (int32_t q = 0; q < s->nqueues; q++) {
+		l[q].gpu_s = 0;
+		l[q].unbounded = -1;
+	}
+	for (int32_t q = 0; q < s->nqueues; q++) {
+		double u = fw_usage_decay(s->queues[q].usage, s->queues[q].usage_at, s->now,
+					  s->config.usage_half_life_s);
+		for (int32_t k = q, n = 0; k >= 0 && n <= s->nqueues; k = s->queues[k].parent, n++)
+			l[k].gpu_s += u > 0 ? u : 0;
+	}
+	for (int32_t q = 0; q < s->nqueues; q++)
+		l[q].gpu_s = s->queues[q].gpu_hour_budget * 3600.0 - l[q].gpu_s;
+}
+
+struct fw_serve_left *fw_serve_budget_left(const struct fw_snapshot *s, const struct fw_plan *p)
+{
+	struct fw_serve_left *l;
+	bool *ended, any = false;
+
+	for (int32_t q = 0; s && q < s->nqueues; q++)
+		any = any || s->queues[q].gpu_hour_budget > 0;
+	if (!any || !p || !s->config.budget_safe)
+		return NULL;
+	l = malloc(((size_t)s->nqueues + 1) * sizeof *l);
+	ended = calloc((size_t)s->njobs + 1, sizeof *ended);
+	if (!l || !ended) {
+		free(l);
+		free(ended);
+		return NULL;
+	}
+	less_usage(s, l);
+	for (int32_t i = 0; i < p->ndecisions; i++) /* the cycle's own evictions: their runs are over */
+		if (p->decisions[i].kind == FW_DECIDE_EVICT && p->decisions[i].reason == FW_REASON_TIME_LIMIT &&
+		    p->decisions[i].job >= 0 && p->decisions[i].job < s->njobs)
+			ended[p->decisions[i].job] = true;
+	for (int32_t j = 0; j < s->njobs; j++) {
+		const struct fw_job *job = &s->jobs[j];
+		if (job->state == FW_JOB_RUNNING && !ended[j])
+			take_off(s, l, job->queue, j,
+				 run_left(s, job, allocs_gpus(s->allocs + job->alloc_first, job->alloc_count),
+					  job->start_time));
+	}
+	for (int32_t i = 0; i < p->ndecisions; i++) { /* its starts, in order (a moved job's run was counted) */
+		const struct fw_decision *dc = &p->decisions[i];
+		if (dc->kind != FW_DECIDE_START || dc->job < 0 || dc->job >= s->njobs ||
+		    s->jobs[dc->job].state == FW_JOB_RUNNING)
+			continue;
+		take_off(s, l, s->jobs[dc->job].queue, dc->job,
+			 run_left(s, &s->jobs[dc->job], allocs_gpus(p->allocs + dc->alloc_first, dc->alloc_count),
+				  s->now));
+	}
+	free(ended);
+	return l;
+}
+
+/* Seconds in the largest whole unit: "2 h", "90 min", "45 s". */
+static void span(char *buf, size_t n, fw_time t)
+{
+	if (t % 3600 == 0)
+		snprintf(buf, n, "%lld h", (long long)(t / 3600));
+	else if (t % 60 == 0)
+		snprintf(buf, n, "%lld min", (long long)(t / 60));
+	else
+		snprintf(buf, n, "%lld s", (long long)t);
+}
+
+/* "8 GPUs × its 2 h maxRuntime": job j's whole run as the check counts
+ * it (fw_job_bound: its run-time limit, else its runtime, else its
+ * queue's default); its GPU-seconds in *need.  False when it has no bound. */
+static bool run_words(const struct fw_snapshot *s, const struct fw_job *j, char *buf, size_t n, double *need)
+{
+	fw_time lim = fw_job_limit(s, j), bound = fw_job_bound(s, j);
+	int64_t g = fw_job_request(j).v[FW_RES_GPU];
+	const char *whose;
+	char t[32];
+
+	if (bound <= 0 || g <= 0)
+		return false;
+	*need = (double)g / 1000.0 * (double)bound; /* run_left at now */
+	span(t, sizeof t, bound);
+	if (lim > 0 && j->max_runtime_s == lim)
+		whose = "its";
+	else if (lim > 0)
+		whose = limit_queue(s, j, lim) == j->queue ? "its queue's" : "a parent queue's";
+	else if (j->expected_runtime > 0)
+		whose = "its";
+	else
+		whose = s->queues[j->queue].default_runtime_s > 0 ? "its queue's" : "a parent queue's";
+	snprintf(buf, n, "%.15g GPU%s × %s %s %s", g / 1000.0, g == 1000 ? "" : "s", whose, t,
+		 lim > 0 ? "maxRuntime" : j->expected_runtime > 0 ? "runtime" : "defaultRuntime");
+	return true;
+}
+
+/* The queue whose budget is short for a run of need GPU-seconds (a, b:
+ * the core's): the first on the way up with a budget that has less left
+ * than need, and whose left the core's b says (b = -1: unknown, a running
+ * job with no bound); -1 when none does. */
+static int32_t short_queue(const struct fw_snapshot *s, const struct fw_serve_left *l, const struct fw_job *j,
+			   double need, int64_t b)
+{
+	int32_t q = j->queue;
+
+	for (int hops = 0; q >= 0 && q < s->nqueues && hops < s->nqueues; hops++, q = s->queues[q].parent) {
+		double left = l[q].gpu_s;
+		if (!(s->queues[q].gpu_hour_budget > 0) || need <= left)
+			continue;
+		if (b < 0 ? isinf(left) : !isinf(left) && (left > 0 ? floor(left / 3600.0) : 0) == (double)b)
+			return q;
+	}
+	return -1;
+}
+
+/* The nearest queue on j's way up with a budget: the one a run with no
+ * bound is short of (need INFINITY passes any left). */
+static int32_t nearest_budget(const struct fw_snapshot *s, const struct fw_job *j)
+{
+	int32_t q = j->queue;
+
+	for (int hops = 0; q >= 0 && q < s->nqueues && hops < s->nqueues; hops++, q = s->queues[q].parent)
+		if (s->queues[q].gpu_hour_budget > 0)
+			return q;
+	return -1;
+}
+
+char *fw_serve_short_text(const struct fw_snapshot *s, const struct fw_serve_left *l, int32_t job, int64_t a,
+			  int64_t b, char *buf, size_t n)
+{
+	const struct fw_job *j = s && job >= 0 && job < s->njobs ? &s->jobs[job] : NULL;
+	char who[2 * FW_NAME_MAX + 48], run[128];
+	double need = 0;
+	int32_t q = -1, r;
+
+	if (j && a < 0 && fw_job_bound(s, j) <= 0)
+		q = nearest_budget(s, j);
+	else if (j && l && run_words(s, j, run, sizeof run, &need) && (double)a == ceil(need / 3600.0))
+		q = short_queue(s, l, j, need, b);
+	if (q < 0)
+		return fw_reason_format(FW_REASON_BUDGET_SHORT, a, b, buf, n);
+	queue_words(s, j, q, who, sizeof who);
+	if (a < 0) {
+		snprintf(buf, n, "budget short: %s%s has a GPU-hour budget of %.15g and budgetSafe is on, so a job "
+				 "starts only when its whole run fits what is left, and this job has no bound: give it "
+				 "a run-time limit (maxRuntime) or a runtime", who, q == j->queue ? "" : ",",
+			 s->queues[q].gpu_hour_budget);
+		return buf;
+	}
+	size_t len = (size_t)snprintf(buf, n, "budget short: its whole run may use %lld GPU-hour%s (%s%s)",
+				      (long long)a, a == 1 ? "" : "s", run,
+				      need / 3600.0 < (double)a ? ", rounded up" : "");
+	if (len >= n)
+		return buf;
+	if (b >= 0) {
+		snprintf(buf + len, n - len, " and %s%s has %lld GPU-hour%s left of its budget of %.15g after its "
+					     "usage and what its running jobs may still use (budgetSafe)",
+			 who, q == j->queue ? "" : ",", (long long)b, b == 1 ? "" : "s", s->queues[q].gpu_hour_budget);
+		return buf;
+	}
+	r = l[q].unbounded;
+	snprintf(buf + len, n - len, ", and what is left of the budget of %.15g of %s%s is unknown: %s%s%s running "
+				     "under it has no run-time limit (maxRuntime) or runtime (budgetSafe)",
+		 s->queues[q].gpu_hour_budget, who, q == j->queue ? "" : ",", r >= 0 ? "job \"" : "a job",
+		 r >= 0 ? s->jobs[r].name : "", r >= 0 ? "\"" : "");
 	return buf;
 }

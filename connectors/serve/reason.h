@@ -44,6 +44,15 @@
  *                                names the queue over its gpuHourBudget
  *                                and says both amounts as they are (a
  *                                budget of 0.5 is not "1")
+ *   BUDGET_SHORT                 a = the run's GPU-hours, rounded up,
+ *                                b = what is left, rounded down (-1:
+ *                                no bound, lib/cycle.c fw__budget_short):
+ *                                for a pending job (fw_serve_short_text)
+ *                                it names the queue whose budget is
+ *                                short, what the run is (GPUs × the
+ *                                bound that counts) and, when a running
+ *                                job makes what is left unknown, that
+ *                                job; the core's a and b as they are
  *
  * Every other reason, and an index out of range, reads as the core's text.
  * Names are quoted: `job "train-7" of the starving queue "llm"`.  An
@@ -58,11 +67,13 @@
 #include "fairway/fairway.h"
 
 /* Bytes that hold any text of fw_serve_reason_text, NUL included: the
- * core's (FW_REASON_TEXT_MAX) with up to two names of FW_NAME_MAX - 1
- * characters in it; and of fw_serve_evict_text, with the work lost after
- * it ("; it loses N s of work (no checkpoint interval: the whole run)",
- * N up to 20 characters).  test_serve_reason measures every reason. */
-#define FW_SERVE_REASON_MAX (FW_REASON_TEXT_MAX + 2 * (FW_NAME_MAX - 1))
+ * core's (FW_REASON_TEXT_MAX) with up to three names of FW_NAME_MAX - 1
+ * characters in it, and up to 96 more (fw_serve_short_text's: two queues,
+ * a job and the run's words, "(8 GPUs × its 2 h maxRuntime)"); and of
+ * fw_serve_evict_text, with the work lost after it ("; it loses N s of
+ * work (no checkpoint interval: the whole run)", N up to 20 characters).
+ * test_serve_reason measures every reason. */
+#define FW_SERVE_REASON_MAX (FW_REASON_TEXT_MAX + 3 * (FW_NAME_MAX - 1) + 96)
 #define FW_SERVE_EVICT_MAX (FW_SERVE_REASON_MAX + 96)
 
 /* Render reason r with its arguments a, b, the indices among them looked
@@ -84,5 +95,38 @@ char *fw_serve_evict_text(const struct fw_snapshot *s, const struct fw_job *j, e
  * returns buf. */
 char *fw_serve_budget_text(const struct fw_snapshot *s, const struct fw_plan *p, int32_t job, int64_t a, int64_t b,
 			   char *buf, size_t n);
+
+/* Under config.budget_safe, per queue of s: what its GPU-hour budget has
+ * left once plan p is made, as the cycle counts it for BUDGET_SHORT
+ * (lib/cycle.c budget_left: the budget less its subtree's decayed usage,
+ * the runs its running jobs may still make, a job p ends at its run-time
+ * limit not among them, and p's starts).  The sums are the cycle's, in
+ * its order, so a job's b is its queue's gpu_s rounded down: the estimate
+ * phase (config.estimate_starts) checks the waiting jobs again after
+ * every start.  Without it a job's b may be from before later starts,
+ * and fw_serve_short_text, finding no queue that agrees, says the core's
+ * text. */
+struct fw_serve_left {
+	double gpu_s;      /* GPU-seconds left (queues with a budget);
+			    * -INFINITY: a running job under it has no
+			    * bound (fw_job_bound 0) */
+	int32_t unbounded; /* the first such running job, else -1 */
+};
+
+/* One per queue of s, free()d by the caller; NULL when budgetSafe is off,
+ * no queue has a budget, p is NULL, or out of memory. */
+struct fw_serve_left *fw_serve_budget_left(const struct fw_snapshot *s, const struct fw_plan *p);
+
+/* BUDGET_SHORT (a, b: the core's) for pending job `job` of s, with l from
+ * fw_serve_budget_left for the same s and plan: it names the queue whose
+ * budget is short, the first on the job's way up with a budget whose
+ * left (l) cannot hold the run and is the core's b, and says what the run
+ * is: its GPUs × its run-time limit (maxRuntime), else its runtime, else
+ * its queue's defaultRuntime.  a = -1 (the job has no bound): the nearest
+ * queue with a budget, which needs no l.  b = -1: the running job that
+ * makes what is left unknown, by name.  The core's text when no queue
+ * agrees with a and b (l NULL, an index out of range); returns buf. */
+char *fw_serve_short_text(const struct fw_snapshot *s, const struct fw_serve_left *l, int32_t job, int64_t a,
+			  int64_t b, char *buf, size_t n);
 
 #endif

@@ -77,29 +77,37 @@ static json_t *job_nodes(const struct fw_snapshot *s, const struct fw_job *j)
 	return a;
 }
 
-/* The texts name what the indices stand for in s (reason.h); an
- * over-budget job's, the queue over its budget by p's usage. */
+/* A waiting job's text for reason r with a, b (reason.h): an over-budget
+ * job's names the queue over its budget by p's usage, a budget-short
+ * one's the queue whose budget is short by left (fw_serve_budget_left). */
+static void waiting_text(const struct fw_snapshot *s, const struct fw_plan *p, const struct fw_serve_left *left,
+			 int32_t job, enum fw_reason r, int64_t a, int64_t b, char *buf, size_t n)
+{
+	if (r == FW_REASON_OVER_BUDGET)
+		fw_serve_budget_text(s, p, job, a, b, buf, n);
+	else if (r == FW_REASON_BUDGET_SHORT)
+		fw_serve_short_text(s, left, job, a, b, buf, n);
+	else
+		fw_serve_reason_text(s, r, a, b, buf, n);
+}
+
+/* The texts name what the indices stand for in s (reason.h). */
 static void pending_fields(json_t *o, const struct fw_snapshot *s, const struct fw_plan *p,
-			   const struct fw_pending *pe)
+			   const struct fw_serve_left *left, const struct fw_pending *pe)
 {
 	char buf[FW_SERVE_REASON_MAX];
 
 	if (pe->reason == FW_REASON_GPU_MODEL || pe->reason == FW_REASON_SLICES) /* names the model, the level */
 		fw_reason_format_job(s, pe->job, pe->reason, pe->a, pe->b, buf, sizeof buf);
-	else if (pe->reason == FW_REASON_OVER_BUDGET)
-		fw_serve_budget_text(s, p, pe->job, pe->a, pe->b, buf, sizeof buf);
 	else
-		fw_serve_reason_text(s, pe->reason, pe->a, pe->b, buf, sizeof buf);
+		waiting_text(s, p, left, pe->job, pe->reason, pe->a, pe->b, buf, sizeof buf);
 	json_object_set_new(o, "reason", json_string(fw_reason_name(pe->reason)));
 	json_object_set_new(o, "reasonText", json_string(buf));
 	json_object_set_new(o, "ahead", json_integer(pe->ahead));
 	if (pe->reason == FW_REASON_HAS_RESERVATION)
 		json_object_set_new(o, "reservedAt", json_integer(pe->a));
 	if (pe->expected_start == FW_TIME_UNKNOWN) {
-		if (pe->unknown_why == FW_REASON_OVER_BUDGET)
-			fw_serve_budget_text(s, p, pe->job, pe->why_a, pe->why_b, buf, sizeof buf);
-		else
-			fw_serve_reason_text(s, pe->unknown_why, pe->why_a, pe->why_b, buf, sizeof buf);
+		waiting_text(s, p, left, pe->job, pe->unknown_why, pe->why_a, pe->why_b, buf, sizeof buf);
 		json_object_set_new(o, "expectedStart", json_null());
 		json_object_set_new(o, "unknownWhy", json_string(fw_reason_name(pe->unknown_why)));
 		json_object_set_new(o, "unknownWhyText", json_string(buf));
@@ -130,8 +138,8 @@ static void expected_end(json_t *o, const struct fw_snapshot *s, const struct fw
 		json_object_set_new(o, "expectedEnd", json_integer(start + (m > 0 && m < rt ? m : rt)));
 }
 
-static json_t *job_json(const struct fw_snapshot *s, const struct fw_plan *p, int32_t i,
-			const struct fw_backend_action *st, const struct fw_backend_action *ev)
+static json_t *job_json(const struct fw_snapshot *s, const struct fw_plan *p, const struct fw_serve_left *left,
+			int32_t i, const struct fw_backend_action *st, const struct fw_backend_action *ev)
 {
 	const struct fw_job *j = &s->jobs[i];
 	json_t *o = json_pack("{s:s,s:s,s:s,s:I,s:I,s:I,s:i}", "name", j->name, "queue", s->queues[j->queue].name,
@@ -180,7 +188,7 @@ static json_t *job_json(const struct fw_snapshot *s, const struct fw_plan *p, in
 	}
 	json_object_set_new(o, "state", json_string("pending"));
 	if ((pe = fw_plan_pending_for(p, i)))
-		pending_fields(o, s, p, pe);
+		pending_fields(o, s, p, left, pe);
 	return o;
 }
 
@@ -446,15 +454,17 @@ json_t *fw_serve_build_view(const struct fw_snapshot *s, const struct fw_plan *p
 	json_t *v = json_object(), *jobs = json_object(), *order = json_array(), *byreason = json_object();
 	json_t *figures = json_object();
 	int64_t *use = node_use(s, acts, status, nacts);
+	struct fw_serve_left *left = fw_serve_budget_left(s, p); /* NULL: budget_short reads as the core's */
 
 	if (!use) {
+		free(left);
 		json_decref(v);
 		return NULL;
 	}
 	for (int32_t i = 0; i < s->njobs; i++) {
 		const struct fw_backend_action *st = started(s->jobs[i].name, acts, status, nacts);
 		const struct fw_backend_action *ev = applied(FW_DECIDE_EVICT, s->jobs[i].name, acts, status, nacts);
-		json_t *o = job_json(s, p, i, st, ev);
+		json_t *o = job_json(s, p, left, i, st, ev);
 		const char *r = json_string_value(json_object_get(o, "reason"));
 		if (r && !strcmp(json_string_value(json_object_get(o, "state")), "pending"))
 			json_object_set_new(byreason, r, json_integer(json_integer_value(json_object_get(byreason, r)) + 1));
@@ -463,6 +473,7 @@ json_t *fw_serve_build_view(const struct fw_snapshot *s, const struct fw_plan *p
 	}
 	json_object_set_new(v, "nodes", nodes_json(s, use, h, nh, hc, figures));
 	free(use);
+	free(left);
 	json_object_set_new(figures, "pendingByReason", byreason);
 	json_object_set_new(v, "cycle", json_integer(cycle));
 	json_object_set_new(v, "at", json_integer(s->now));

@@ -65,8 +65,7 @@ PIDS+=("$WPID")
 kills=0
 for _ in $(seq 1 "$KILLS"); do
 	sleep "$(python3 -c 'import random; print(round(random.uniform(0.3, 1.6), 2))')"
-	kill -KILL "$DPID" 2>/dev/null && kills=$((kills + 1))
-	wait "$DPID" 2>/dev/null
+	kill_daemon && kills=$((kills + 1))
 	start_daemon "$S" "$PORT" || { bad "daemon restarts after kill -9" "$(tail -5 "$T/daemon.log")"; break; }
 done
 wait "$WPID"
@@ -122,6 +121,20 @@ check "no acknowledged job is missing from the store" [ "$(val missing_jobs)" = 
 check "every queue holds its last acknowledged quota (or a later attempt)" [ "$(val bad_queues)" = 0 ]
 check "no decision applied twice or applied without its log entry" [ "$(val double_or_lost_decisions)" = 0 ]
 check "jobs did start across the restarts" [ "$(val started_jobs)" -ge 20 ]
+# down_for SECONDS YAML NAME: kill -9 the daemon, leave it down SECONDS and
+# restart it on YAML (failing NAME when it does not come back).
+down_for() {
+	kill_daemon
+	sleep "$1"
+	start_daemon "$S" "$PORT" --config "$2" || bad "$3"
+}
+# timed_out NAME JOB: JOB ends `timeout` at start + 3 (its limit, 3 s).
+timed_out() {
+	job_is "$1" "$2" 'j["state"] == "timeout" and j["endTime"] - j["startTime"] == 3 and j["reason"] == "time_limit"'
+}
+# the text of a job that queue capped's limit of 3 s ended
+CAPPED_TEXT='ended: it has run 3 s and the run-time limit (maxRuntime) of its queue "capped" is 3 s; it is stopped, not requeued'
+
 # --- run-time limits that pass while the daemon is down ------------------------
 # Jobs run on a fleet whose queue capped limits its jobs to 3 s; the daemon
 # is killed (kill -9) while they run and stays down past their limits and
@@ -150,24 +163,18 @@ if start_daemon "$S" "$PORT" --config "$T/limits.yaml"; then
 	done
 	req POST /v1/cycle
 	becomes "the four jobs run" "/v1/jobs?state=running" 'len(j["jobs"]) == 4'
-	kill -KILL "$DPID" 2>/dev/null
-	wait "$DPID" 2>/dev/null
-	sleep 9 # past every limit (3 s) and runtime (8 s)
-	start_daemon "$S" "$PORT" --config "$T/limits.yaml" || bad "the daemon restarts after kill -9"
+	down_for 9 "$T/limits.yaml" "the daemon restarts after kill -9" # past every limit (3 s) and runtime (8 s)
 	for j in q-capped own-capped forever; do
-		job_is "$j, its limit passed while the daemon was down: timeout at start + 3" "$j" \
-			'j["state"] == "timeout" and j["endTime"] - j["startTime"] == 3 and j["reason"] == "time_limit"'
+		timed_out "$j, its limit passed while the daemon was down: timeout at start + 3" "$j"
 	done
 	req GET /v1/jobs/q-capped
-	check "... its text names its queue's limit, as the cycle's" [ "$(jfield 'j.get("reasonText")')" = \
-		'ended: it has run 3 s and the run-time limit (maxRuntime) of its queue "capped" is 3 s; it is stopped, not requeued' ]
+	check "... its text names its queue's limit, as the cycle's" [ "$(jfield 'j.get("reasonText")')" = "$CAPPED_TEXT" ]
 	req GET /v1/jobs/own-capped
 	check "... own-capped's names its own limit" \
 		[ "$(jfield '"its own run-time limit (maxRuntime) is 3 s" in j.get("reasonText", "")')" = True ]
 	job_is "fits, its runtime (2 s) before its limit: done at start + 2" fits \
 		'j["state"] == "done" and j["endTime"] - j["startTime"] == 2'
-	check "/metrics counts the three in fairway_jobs_timed_out_total" \
-		[ "$(curl -s "http://127.0.0.1:$PORT/metrics" | awk '$1 == "fairway_jobs_timed_out_total" {print $2}')" = 3 ]
+	check "/metrics counts the three in fairway_jobs_timed_out_total" [ "$(metric fairway_jobs_timed_out_total)" = 3 ]
 	stop_daemon
 else
 	bad "the daemon starts on limits.yaml" "$(tail -5 "$T/daemon.log")"
@@ -202,25 +209,19 @@ if start_daemon "$S" "$PORT" --config "$T/fleet-a.yaml"; then
 	done
 	req POST /v1/cycle
 	becomes "the three jobs run on gone" "/v1/jobs?state=running" 'len(j["jobs"]) == 3'
-	kill -KILL "$DPID" 2>/dev/null
-	wait "$DPID" 2>/dev/null
-	sleep 4 # past their limits (3 s)
-	start_daemon "$S" "$PORT" --config "$T/fleet-b.yaml" || bad "the daemon restarts on a fleet without gone"
+	down_for 4 "$T/fleet-b.yaml" "the daemon restarts on a fleet without gone" # past their limits (3 s)
 	for j in lost-capped lost-own; do
-		job_is "$j, on the node the fleet lost, its limit passed while the daemon was down: timeout at start + 3" "$j" \
-			'j["state"] == "timeout" and j["endTime"] - j["startTime"] == 3 and j["reason"] == "time_limit"'
+		timed_out "$j, on the node the fleet lost, its limit passed while the daemon was down: timeout at start + 3" "$j"
 		check "... not requeued (no requeue in its decisions)" \
 			[ "$(jfield '[d["kind"] for d in j["decisions"] if d["kind"] == "requeue"]')" = "[]" ]
 	done
 	req GET /v1/jobs/lost-capped
-	check "... lost-capped's text names its queue's limit (the API's 3 s)" [ "$(jfield 'j.get("reasonText")')" = \
-		'ended: it has run 3 s and the run-time limit (maxRuntime) of its queue "capped" is 3 s; it is stopped, not requeued' ]
+	check "... lost-capped's text names its queue's limit (the API's 3 s)" [ "$(jfield 'j.get("reasonText")')" = "$CAPPED_TEXT" ]
 	req GET /v1/jobs/lost-free
 	check "lost-free, no limit: requeued (pending, a requeue fleet_change decision)" \
 		[ "$(jfield 'j["state"], [d["reason"] for d in j["decisions"] if d["kind"] == "requeue"]')" = \
 			"pending ['fleet_change']" ]
-	check "/metrics counts the two in fairway_jobs_timed_out_total" \
-		[ "$(curl -s "http://127.0.0.1:$PORT/metrics" | awk '$1 == "fairway_jobs_timed_out_total" {print $2}')" = 2 ]
+	check "/metrics counts the two in fairway_jobs_timed_out_total" [ "$(metric fairway_jobs_timed_out_total)" = 2 ]
 	check "the daemon's log says why lost-capped was not requeued" grep -q \
 		"job lost-capped was running on node gone, which the fleet no longer has, and its run-time limit passed" \
 		"$T/daemon.log"

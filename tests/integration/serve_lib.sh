@@ -38,6 +38,13 @@ stop_daemon() { # graceful: SIGTERM, wait
 	wait "$DPID" 2>/dev/null
 }
 
+kill_daemon() { # a crash: SIGKILL, wait; kill's status (0: it was there)
+	local rc=0
+	kill -KILL "$DPID" 2>/dev/null || rc=$?
+	wait "$DPID" 2>/dev/null
+	return "$rc"
+}
+
 cleanup() {
 	for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
 	rm -rf "$T"
@@ -53,6 +60,9 @@ req() {
 	CODE=$(curl "${args[@]}")
 	BODY=$(cat "$T/body")
 }
+
+# metric NAME: the value of the sample NAME (with its labels) on /metrics
+metric() { curl -s "http://127.0.0.1:$PORT/metrics" | awk -v m="$1" '$1 == m {print $2}'; }
 
 jfield() { # jfield EXPR: python expression over j (the last BODY)
 	python3 -c "import json,sys; j=json.loads(sys.argv[1]); print($1)" "$BODY" 2>/dev/null

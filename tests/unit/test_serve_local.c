@@ -941,49 +941,71 @@ static int count_decisions(void *ctx, const struct fw_store_decision *dec)
 	return 0;
 }
 
+/* The store's decision rows of job: its last is text ("" for none), or
+ * there are n of them.  Macros, so a failure names the caller's line. */
+#define ASSERT_LAST_ROW(job, text)									\
+	do {												\
+		char last_[256] = "";									\
+		ASSERT_EQ(fw_store_job_decisions(store, (job), 10, last_decision, last_), FW_OK);	\
+		ASSERT_STR_EQ(last_, (text));								\
+	} while (0)
+#define ASSERT_ROWS(job, n)										\
+	do {												\
+		int rows_ = 0;										\
+		ASSERT_EQ(fw_store_job_decisions(store, (job), 10, count_decisions, &rows_), FW_OK);	\
+		ASSERT_EQ(rows_, (n));									\
+	} while (0)
+
+/* The fleet of one node n0, as a restart on a fleet without n1 reads it. */
+static const char n0_only[] = "now: 0\n"
+			      "nodes:\n"
+			      "  - {name: n0, gpus: 8, cpu: 64, memory: 512Gi}\n";
+
+/* Close *b (the daemon stops) and open it again at now on the fleet of
+ * YAML `yaml` (*small, the caller's to free), with the daemon's queues
+ * (cfg->queues; NULL: none): *cfg is as it opened, to open again. */
+static void reopen_on(struct fw_backend **b, const char *yaml, fw_time now, struct fw_snapshot *queues,
+		      struct fw_backend_config *cfg, struct fw_snapshot **small)
+{
+	fw_backend_local.close(*b);
+	ASSERT_EQ(fw_config_load_buffer("fleet", yaml, strlen(yaml), small, NULL), FW_OK);
+	memset(cfg, 0, sizeof *cfg);
+	cfg->fleet = *small;
+	cfg->store = store;
+	cfg->now = now;
+	cfg->queues = queues;
+	ASSERT_EQ(fw_backend_local.open(cfg, b, NULL), FW_OK);
+}
+
 /* Reopened on a fleet without the node a job ran on: the job is pending
  * again, and its decision history says so, naming the node; a job on a
  * node kept runs on with no new row. */
 TEST(a_job_requeued_by_a_fleet_change_has_a_decision)
 {
-	static const char n0_only[] = "now: 0\n"
-				      "nodes:\n"
-				      "  - {name: n0, gpus: 8, cpu: 64, memory: 512Gi}\n";
 	struct fw_backend *b;
 	struct fw_backend_world w;
 	struct fw_backend_config cfg;
 	struct fw_snapshot *small, *s;
-	char last[256] = "";
 	const char *state;
 	fw_time sub, start, end;
-	int rows = 0;
 
 	setup(&b);
 	ASSERT_EQ(submit(b, "on-n0", 0), FW_OK);
 	ASSERT_EQ(submit(b, "on-n1", 0), FW_OK);
 	start_on(b, "on-n0", 1000, "n0");
 	start_on(b, "on-n1", 1000, "n1");
-	fw_backend_local.close(b);
-	ASSERT_EQ(fw_config_load_buffer("fleet", n0_only, sizeof n0_only - 1, &small, NULL), FW_OK);
-	memset(&cfg, 0, sizeof cfg);
-	cfg.fleet = small;
-	cfg.store = store;
-	cfg.now = 2000;
-	ASSERT_EQ(fw_backend_local.open(&cfg, &b, NULL), FW_OK);
+	reopen_on(&b, n0_only, 2000, NULL, &cfg, &small);
 	ASSERT_EQ(fw_local_job_info(b, "on-n1", &state, &sub, &start, &end, NULL, NULL), FW_OK);
 	ASSERT_STR_EQ(state, "pending");
-	ASSERT_EQ(fw_store_job_decisions(store, "on-n1", 10, last_decision, last), FW_OK);
-	ASSERT_STR_EQ(last, "requeue fleet_change 0 | requeued: it was running on node n1, which the fleet no longer has");
-	last[0] = '\0';
-	ASSERT_EQ(fw_store_job_decisions(store, "on-n0", 10, last_decision, last), FW_OK);
-	ASSERT_STR_EQ(last, "");
+	ASSERT_LAST_ROW("on-n1",
+			"requeue fleet_change 0 | requeued: it was running on node n1, which the fleet no longer has");
+	ASSERT_LAST_ROW("on-n0", "");
 	s = world(b, 2000, &w);
 	ASSERT_EQ(s->njobs, 2);
 	fw_snapshot_free(s);
 	fw_backend_local.close(b);
 	ASSERT_EQ(fw_backend_local.open(&cfg, &b, NULL), FW_OK); /* once: the job is no longer running */
-	ASSERT_EQ(fw_store_job_decisions(store, "on-n1", 10, count_decisions, &rows), FW_OK);
-	ASSERT_EQ(rows, 1);
+	ASSERT_ROWS("on-n1", 1);
 	teardown(b);
 	fw_snapshot_free(small);
 }
@@ -1004,7 +1026,6 @@ TEST(a_job_on_a_node_the_fleet_shrank_is_requeued)
 	struct fw_backend_config cfg;
 	struct fw_snapshot *small, *s;
 	struct fw_diag d;
-	char last[256] = "";
 	const char *state;
 	fw_time sub, start, end;
 
@@ -1022,18 +1043,11 @@ TEST(a_job_on_a_node_the_fleet_shrank_is_requeued)
 	}
 	start_on(b, "cpu-job", 1000, "n0");
 	start_on(b, "mem-job", 1000, "n1");
-	fw_backend_local.close(b);
-	ASSERT_EQ(fw_config_load_buffer("fleet", shrunk, sizeof shrunk - 1, &small, NULL), FW_OK);
-	memset(&cfg, 0, sizeof cfg);
-	cfg.fleet = small;
-	cfg.store = store;
-	cfg.now = 2000;
-	ASSERT_EQ(fw_backend_local.open(&cfg, &b, NULL), FW_OK);
+	reopen_on(&b, shrunk, 2000, NULL, &cfg, &small);
 	ASSERT_EQ(fw_local_job_info(b, "cpu-job", &state, &sub, &start, &end, NULL, NULL), FW_OK);
 	ASSERT_STR_EQ(state, "pending");
-	ASSERT_EQ(fw_store_job_decisions(store, "cpu-job", 10, last_decision, last), FW_OK);
-	ASSERT_STR_EQ(last, "requeue fleet_change 0 | requeued: it was running on node n0, which the fleet now has "
-			    "with too little CPU or memory for it");
+	ASSERT_LAST_ROW("cpu-job", "requeue fleet_change 0 | requeued: it was running on node n0, which the fleet now has "
+			"with too little CPU or memory for it");
 	ASSERT_EQ(fw_local_job_info(b, "mem-job", &state, &sub, &start, &end, NULL, NULL), FW_OK);
 	ASSERT_STR_EQ(state, "running");
 	s = world(b, 2000, &w);
@@ -1126,6 +1140,19 @@ static fw_time end_of(struct fw_backend *b, const char *job)
 	return end;
 }
 
+/* Job `job` of b is in state st and ended at `end`: a macro, so a failure
+ * names the caller's line. */
+#define ASSERT_ENDED(b, job, st, end)					\
+	do {								\
+		ASSERT_STR_EQ(state_of((b), (job)), (st));		\
+		ASSERT_EQ(end_of((b), (job)), (end));			\
+	} while (0)
+
+/* The row of a job that queue "top"'s limit of 100 s ended (the read's). */
+static const char top_limited_row[] = "evict time_limit 0 | ended: it has run 100 s and the run-time limit "
+				      "(maxRuntime) of queue \"top\", above its queue \"q\", is 100 s; it is "
+				      "stopped, not requeued";
+
 /* Queue q's parent "top" limits its jobs to 100 s; the daemon is down
  * from 1050 to 1500.  "long" (runtime 300, started at 1000) reached its
  * limit at 1100, before its runtime's end at 1300: the first read after
@@ -1142,8 +1169,6 @@ TEST(a_queue_limit_passed_while_the_daemon_was_down_ends_jobs_at_it)
 	struct fw_backend_world w;
 	struct fw_snapshot *s;
 	struct fw_diag d;
-	char last[256] = "";
-	int rows = 0;
 
 	setup(&b);
 	ASSERT_EQ(submit(b, "long", 300), FW_OK);
@@ -1165,39 +1190,28 @@ TEST(a_queue_limit_passed_while_the_daemon_was_down_ends_jobs_at_it)
 	ASSERT_STR_CONTAINS(d.msg, "cannot record the 3 job(s) that finished");
 	ASSERT_STR_EQ(state_of(b, "long"), "running");
 	ASSERT_STR_EQ(state_of(b, "short"), "running");
-	ASSERT_EQ(fw_store_job_decisions(store, "long", 10, count_decisions, &rows), FW_OK);
-	ASSERT_EQ(rows, 0);
+	ASSERT_ROWS("long", 0);
 	ASSERT_EQ(fw_local_timed_out(b), 0);
 	drop_failing();
 
 	s = limited_world(b, 1510, 100, &w);
 	ASSERT_EQ(s->njobs, 0);
 	fw_snapshot_free(s);
-	ASSERT_STR_EQ(state_of(b, "long"), "timeout");
-	ASSERT_EQ(end_of(b, "long"), 1100);
-	ASSERT_STR_EQ(state_of(b, "forever"), "timeout");
-	ASSERT_EQ(end_of(b, "forever"), 1100);
-	ASSERT_STR_EQ(state_of(b, "short"), "done");
-	ASSERT_EQ(end_of(b, "short"), 1050);
+	ASSERT_ENDED(b, "long", "timeout", 1100);
+	ASSERT_ENDED(b, "forever", "timeout", 1100);
+	ASSERT_ENDED(b, "short", "done", 1050);
 	ASSERT_EQ(fw_local_timed_out(b), 2);
-	ASSERT_EQ(fw_store_job_decisions(store, "long", 10, last_decision, last), FW_OK);
-	ASSERT_STR_EQ(last, "evict time_limit 0 | ended: it has run 100 s and the run-time limit (maxRuntime) of "
-			    "queue \"top\", above its queue \"q\", is 100 s; it is stopped, not requeued");
-	ASSERT_EQ(fw_store_job_decisions(store, "long", 10, count_decisions, &rows), FW_OK);
-	ASSERT_EQ(rows, 1);
-	rows = 0;
-	ASSERT_EQ(fw_store_job_decisions(store, "short", 10, count_decisions, &rows), FW_OK);
-	ASSERT_EQ(rows, 0);
+	ASSERT_LAST_ROW("long", top_limited_row);
+	ASSERT_ROWS("long", 1);
+	ASSERT_ROWS("short", 0);
 
 	reopen_at(&b, 1600); /* the store keeps it */
-	ASSERT_STR_EQ(state_of(b, "long"), "timeout");
-	ASSERT_EQ(end_of(b, "long"), 1100);
+	ASSERT_ENDED(b, "long", "timeout", 1100);
 	ASSERT_STR_EQ(state_of(b, "short"), "done");
 	s = limited_world(b, 1600, 100, &w);
 	ASSERT_EQ(s->njobs, 0);
 	fw_snapshot_free(s);
-	ASSERT_EQ(fw_store_job_decisions(store, "long", 10, count_decisions, &rows), FW_OK);
-	ASSERT_EQ(rows, 1); /* once */
+	ASSERT_ROWS("long", 1); /* once */
 	teardown(b);
 }
 
@@ -1220,13 +1234,10 @@ TEST(a_jobs_own_limit_passed_while_the_daemon_was_down_ends_it_at_it)
 	s = world(b, 1500, &w);
 	ASSERT_EQ(s->njobs, 0);
 	fw_snapshot_free(s);
-	ASSERT_STR_EQ(state_of(b, "capped"), "timeout");
-	ASSERT_EQ(end_of(b, "capped"), 1100);
-	ASSERT_STR_EQ(state_of(b, "forever"), "timeout");
-	ASSERT_EQ(end_of(b, "forever"), 1200);
-	ASSERT_EQ(fw_store_job_decisions(store, "capped", 10, last_decision, last), FW_OK);
-	ASSERT_STR_EQ(last, "evict time_limit 0 | ended: it has run 100 s and its own run-time limit (maxRuntime) "
-			    "is 100 s; it is stopped, not requeued");
+	ASSERT_ENDED(b, "capped", "timeout", 1100);
+	ASSERT_ENDED(b, "forever", "timeout", 1200);
+	ASSERT_LAST_ROW("capped", "evict time_limit 0 | ended: it has run 100 s and its own run-time limit (maxRuntime) "
+			"is 100 s; it is stopped, not requeued");
 	ASSERT_EQ(fw_store_job_decisions(store, "forever", 10, last_decision, last), FW_OK);
 	ASSERT_STR_CONTAINS(last, "it has run 200 s and its own run-time limit (maxRuntime) is 200 s");
 	teardown(b);
@@ -1264,10 +1275,8 @@ TEST(limits_reached_while_the_daemon_runs_are_the_cycles)
 	ASSERT_EQ(s->njobs, 2); /* long, late (pending) */
 	ASSERT_EQ(s->jobs[job_index(s, "long")].state, FW_JOB_RUNNING);
 	fw_snapshot_free(s);
-	ASSERT_STR_EQ(state_of(b, "tie"), "done");
-	ASSERT_EQ(end_of(b, "tie"), 1100);
-	ASSERT_STR_EQ(state_of(b, "missed"), "timeout");
-	ASSERT_EQ(end_of(b, "missed"), 1100);
+	ASSERT_ENDED(b, "tie", "done", 1100);
+	ASSERT_ENDED(b, "missed", "timeout", 1100);
 	ASSERT_EQ(fw_local_timed_out(b), 1);
 	start_masked(b, "late", 1200, "n1", 0xf0);
 	fw_snapshot_free(limited_world(b, 1250, 100, &w));
@@ -1279,8 +1288,7 @@ TEST(limits_reached_while_the_daemon_runs_are_the_cycles)
 	ASSERT_STR_EQ(s->jobs[0].name, "late");
 	ASSERT_EQ(s->jobs[0].state, FW_JOB_RUNNING);
 	fw_snapshot_free(s);
-	ASSERT_STR_EQ(state_of(b, "long"), "timeout");
-	ASSERT_EQ(end_of(b, "long"), 1100);
+	ASSERT_ENDED(b, "long", "timeout", 1100);
 	ASSERT_STR_EQ(state_of(b, "late"), "running");
 	s = limited_world(b, 1500, 50, &w); /* lowered: its limit now at 1250, before the reopen */
 	ASSERT_EQ(s->njobs, 1);             /* not applied to the past: the cycle's, at its plan's time */
@@ -1318,15 +1326,10 @@ static void run_one_gpu(struct fw_backend *b, const char *name, int32_t limit, f
  * read's (its catch-up), which agrees. */
 TEST(a_job_a_fleet_change_would_requeue_ends_at_a_limit_that_passed)
 {
-	static const char n0_only[] = "now: 0\n"
-				      "nodes:\n"
-				      "  - {name: n0, gpus: 8, cpu: 64, memory: 512Gi}\n";
 	struct fw_backend *b;
 	struct fw_backend_world w;
 	struct fw_backend_config cfg;
 	struct fw_snapshot *small, *queues = limited_skeleton(1500, 100), *s;
-	char last[256] = "";
-	int rows = 0;
 
 	setup(&b);
 	run_one_gpu(b, "q-limited", 0, 1000, "n1", 0x01);
@@ -1334,46 +1337,29 @@ TEST(a_job_a_fleet_change_would_requeue_ends_at_a_limit_that_passed)
 	run_one_gpu(b, "kept", 0, 1000, "n0", 0x01);
 	run_one_gpu(b, "edge", 0, 1400, "n1", 0x04);
 	run_one_gpu(b, "late", 0, 1450, "n1", 0x08);
-	fw_backend_local.close(b);
-	ASSERT_EQ(fw_config_load_buffer("fleet", n0_only, sizeof n0_only - 1, &small, NULL), FW_OK);
-	memset(&cfg, 0, sizeof cfg);
-	cfg.fleet = small;
-	cfg.store = store;
-	cfg.now = 1500;
-	cfg.queues = queues;
-	ASSERT_EQ(fw_backend_local.open(&cfg, &b, NULL), FW_OK);
+	reopen_on(&b, n0_only, 1500, queues, &cfg, &small);
 
-	ASSERT_STR_EQ(state_of(b, "q-limited"), "timeout");
-	ASSERT_EQ(end_of(b, "q-limited"), 1100);
-	ASSERT_STR_EQ(state_of(b, "own-limited"), "timeout");
-	ASSERT_EQ(end_of(b, "own-limited"), 1050);
+	ASSERT_ENDED(b, "q-limited", "timeout", 1100);
+	ASSERT_ENDED(b, "own-limited", "timeout", 1050);
 	ASSERT_EQ(fw_local_timed_out(b), 2);
-	ASSERT_EQ(fw_store_job_decisions(store, "q-limited", 10, last_decision, last), FW_OK);
-	ASSERT_STR_EQ(last, "evict time_limit 0 | ended: it has run 100 s and the run-time limit (maxRuntime) of "
-			    "queue \"top\", above its queue \"q\", is 100 s; it is stopped, not requeued");
-	ASSERT_EQ(fw_store_job_decisions(store, "q-limited", 10, count_decisions, &rows), FW_OK);
-	ASSERT_EQ(rows, 1); /* no requeue row */
-	ASSERT_EQ(fw_store_job_decisions(store, "own-limited", 10, last_decision, last), FW_OK);
-	ASSERT_STR_EQ(last, "evict time_limit 0 | ended: it has run 50 s and its own run-time limit (maxRuntime) "
-			    "is 50 s; it is stopped, not requeued");
+	ASSERT_LAST_ROW("q-limited", top_limited_row);
+	ASSERT_ROWS("q-limited", 1); /* no requeue row */
+	ASSERT_LAST_ROW("own-limited", "evict time_limit 0 | ended: it has run 50 s and its own run-time limit "
+					"(maxRuntime) is 50 s; it is stopped, not requeued");
 	for (int k = 0; k < 2; k++) {
 		const char *job = k ? "late" : "edge";
 		ASSERT_STR_EQ(state_of(b, job), "pending");
-		ASSERT_EQ(fw_store_job_decisions(store, job, 10, last_decision, last), FW_OK);
-		ASSERT_STR_EQ(last, "requeue fleet_change 0 | requeued: it was running on node n1, which the fleet no "
-				    "longer has");
+		ASSERT_LAST_ROW(job, "requeue fleet_change 0 | requeued: it was running on node n1, which the fleet no "
+				"longer has");
 	}
 	ASSERT_STR_EQ(state_of(b, "kept"), "running");
 
 	s = limited_world(b, 1500, 100, &w); /* the first read: kept's catch-up; nothing more of the others */
 	ASSERT_EQ(s->njobs, 2);              /* edge, late: pending */
 	fw_snapshot_free(s);
-	ASSERT_STR_EQ(state_of(b, "kept"), "timeout");
-	ASSERT_EQ(end_of(b, "kept"), 1100);
+	ASSERT_ENDED(b, "kept", "timeout", 1100);
 	ASSERT_EQ(fw_local_timed_out(b), 3);
-	rows = 0;
-	ASSERT_EQ(fw_store_job_decisions(store, "q-limited", 10, count_decisions, &rows), FW_OK);
-	ASSERT_EQ(rows, 1);
+	ASSERT_ROWS("q-limited", 1);
 
 	fw_backend_local.close(b); /* the store keeps them */
 	ASSERT_EQ(fw_backend_local.open(&cfg, &b, NULL), FW_OK);

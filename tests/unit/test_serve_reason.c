@@ -5,7 +5,9 @@
  * core's text; an over-quota amount is written in full; a job a GPU-hour
  * budget holds names the queue over it.
  */
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../harness.h"
@@ -400,16 +402,8 @@ TEST(over_budget_names_the_queue)
 	fw_snapshot_free(s);
 
 	/* the longest names, both, and the widest amounts: whole, within bound */
-	char name[3][FW_NAME_MAX];
-	s = fw_snapshot_new();
-	for (int i = 0; i < 3; i++) {
-		memset(name[i], "pqj"[i], FW_NAME_MAX - 1);
-		name[i][FW_NAME_MAX - 1] = 0;
-	}
-	tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
-	tb_queue(s, name[0], -1, 8, -1, 1);
-	tb_queue(s, name[1], 0, 8, -1, 1);
-	tb_job(s, name[2], 1, 1, 8, 1000, 0);
+	char name[2][FW_NAME_MAX];
+	s = longest_names(name);
 	s->now = 1000000;
 	s->queues[1].usage = 1e18;
 	s->queues[1].usage_at = s->now;
@@ -427,8 +421,242 @@ TEST(over_budget_names_the_queue)
 	fw_arena_release(&A);
 }
 
+/* ---- budget_short (budgetSafe) -------------------------------------- */
+
+/* Queues org (a root), tight and other under it; nodes n0, n1 of 8 GPUs;
+ * "long" (tight: 8 GPUs, its own maxRuntime 2 h: 16 GPU-h) and "short"
+ * (tight: 1 GPU, runtime 1 h), submitted in that order; budgetSafe on,
+ * no usage, no budget yet. */
+static struct fw_snapshot *safe_world(void)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+
+	tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
+	tb_node(s, "n1", 8, NULL, NULL, NULL, NULL);
+	tb_queue(s, "org", -1, 16, -1, 1);
+	tb_queue(s, "tight", 0, 8, -1, 1);
+	tb_queue(s, "other", 0, 8, -1, 1);
+	tb_job(s, "long", 1, 1, 8, 1000, 10);
+	tb_job(s, "short", 1, 1, 1, 1000, 20);
+	s->jobs[0].max_runtime_s = 7200;
+	s->jobs[1].expected_runtime = 3600;
+	s->now = 1000000;
+	for (int32_t q = 0; q < s->nqueues; q++)
+		s->queues[q].usage_at = s->now;
+	s->config.budget_safe = true;
+	return s;
+}
+
+/* Job j's pending text in plan p of s as the view renders it: its
+ * reasonText when `why` is false, else its unknownWhyText. */
+static const char *short_text(const struct fw_snapshot *s, const struct fw_plan *p, int32_t j, bool why, char *buf,
+			      size_t n)
+{
+	const struct fw_pending *pe = fw_plan_pending_for(p, j);
+	struct fw_serve_left *l = fw_serve_budget_left(s, p);
+
+	if (!pe || pe->reason != FW_REASON_BUDGET_SHORT || (why && pe->unknown_why != FW_REASON_BUDGET_SHORT))
+		snprintf(buf, n, "(not budget_short)");
+	else if (why)
+		fw_serve_short_text(s, l, j, pe->why_a, pe->why_b, buf, n);
+	else
+		fw_serve_short_text(s, l, j, pe->a, pe->b, buf, n);
+	free(l);
+	return buf;
+}
+
+/* A job whose whole run does not fit what its budget has left (as a
+ * cycle gives it): the text names the queue whose budget is short, the
+ * first on its way up that cannot hold the run (not merely the nearest
+ * with a budget), with the core's numbers, the run as GPUs × the bound
+ * that counts, and what a start in the same plan took off. */
+TEST(budget_short_names_the_queue)
+{
+	static struct fw_arena A;
+	struct fw_snapshot *s = safe_world();
+	const struct fw_pending *pe;
+	struct fw_plan *p;
+	char buf[FW_SERVE_REASON_MAX], core[FW_REASON_TEXT_MAX];
+
+	fw_arena_init(&A, 1 << 16);
+	s->queues[1].gpu_hour_budget = 10; /* tight: short (1 GPU-h) starts, 9 left */
+	ASSERT((p = tb_plan(s, NULL, &A)) != NULL);
+	ASSERT(fw_plan_pending_for(p, 1) == NULL);
+	ASSERT((pe = fw_plan_pending_for(p, 0)) != NULL);
+	ASSERT_EQ(pe->a, 16);
+	ASSERT_EQ(pe->b, 9);
+	ASSERT_STR_EQ(short_text(s, p, 0, false, buf, sizeof buf),
+		      "budget short: its whole run may use 16 GPU-hours (8 GPUs × its 2 h maxRuntime) and its queue "
+		      "\"tight\" has 9 GPU-hours left of its budget of 10 after its usage and what its running jobs "
+		      "may still use (budgetSafe)");
+	ASSERT_STR_EQ(short_text(s, p, 0, true, buf, sizeof buf), /* unknownWhyText: the same */
+		      "budget short: its whole run may use 16 GPU-hours (8 GPUs × its 2 h maxRuntime) and its queue "
+		      "\"tight\" has 9 GPU-hours left of its budget of 10 after its usage and what its running jobs "
+		      "may still use (budgetSafe)");
+
+	/* tight's 20 holds it; org's 10, less other's 0.5 used and short's
+	 * 1, does not: org is named, though tight is nearer */
+	s->queues[1].gpu_hour_budget = 20;
+	s->queues[0].gpu_hour_budget = 10;
+	s->queues[2].usage = 0.5 * 3600;
+	ASSERT((p = tb_plan(s, NULL, &A)) != NULL);
+	ASSERT((pe = fw_plan_pending_for(p, 0)) != NULL);
+	ASSERT_EQ(pe->b, 8);
+	ASSERT_STR_EQ(short_text(s, p, 0, false, buf, sizeof buf),
+		      "budget short: its whole run may use 16 GPU-hours (8 GPUs × its 2 h maxRuntime) and queue "
+		      "\"org\", above its queue \"tight\", has 8 GPU-hours left of its budget of 10 after its usage and "
+		      "what its running jobs may still use (budgetSafe)");
+
+	/* the bound that counts: its queue's limit, else its runtime, else
+	 * its queue's default; a run of 1.5 GPU-hours is said rounded up */
+	s->jobs[0].max_runtime_s = 0;
+	s->queues[1].max_runtime_s = 7200;
+	ASSERT((p = tb_plan(s, NULL, &A)) != NULL);
+	ASSERT_STR_CONTAINS(short_text(s, p, 0, false, buf, sizeof buf),
+			    "may use 16 GPU-hours (8 GPUs × its queue's 2 h maxRuntime) and queue \"org\"");
+	s->queues[1].max_runtime_s = 0;
+	s->queues[0].max_runtime_s = 7200;
+	ASSERT((p = tb_plan(s, NULL, &A)) != NULL);
+	ASSERT_STR_CONTAINS(short_text(s, p, 0, false, buf, sizeof buf), "(8 GPUs × a parent queue's 2 h maxRuntime)");
+	s->queues[0].max_runtime_s = 0;
+	s->jobs[0].expected_runtime = 5400;
+	ASSERT((p = tb_plan(s, NULL, &A)) != NULL);
+	ASSERT_STR_CONTAINS(short_text(s, p, 0, false, buf, sizeof buf),
+			    "may use 12 GPU-hours (8 GPUs × its 90 min runtime)");
+	s->jobs[0].expected_runtime = 0;
+	s->queues[1].default_runtime_s = 4000;
+	ASSERT((p = tb_plan(s, NULL, &A)) != NULL);
+	ASSERT_STR_CONTAINS(short_text(s, p, 0, false, buf, sizeof buf),
+			    "may use 9 GPU-hours (8 GPUs × its queue's 4000 s defaultRuntime, rounded up) and queue "
+			    "\"org\", above its queue \"tight\", has 8 GPU-hours left");
+
+	/* no l, a b no queue has left, no such job: the core's text */
+	fw_reason_format(FW_REASON_BUDGET_SHORT, 9, 8, core, sizeof core);
+	ASSERT_STR_EQ(fw_serve_short_text(s, NULL, 0, 9, 8, buf, sizeof buf), core);
+	struct fw_serve_left *l = fw_serve_budget_left(s, p);
+	ASSERT(l != NULL);
+	fw_reason_format(FW_REASON_BUDGET_SHORT, 9, 7, core, sizeof core);
+	ASSERT_STR_EQ(fw_serve_short_text(s, l, 0, 9, 7, buf, sizeof buf), core);
+	fw_reason_format(FW_REASON_BUDGET_SHORT, 10, 8, core, sizeof core); /* not its run */
+	ASSERT_STR_EQ(fw_serve_short_text(s, l, 0, 10, 8, buf, sizeof buf), core);
+	fw_reason_format(FW_REASON_BUDGET_SHORT, 9, 8, core, sizeof core);
+	ASSERT_STR_EQ(fw_serve_short_text(s, l, 7, 9, 8, buf, sizeof buf), core);
+	free(l);
+	s->config.budget_safe = false; /* off: no table */
+	ASSERT(fw_serve_budget_left(s, p) == NULL);
+	fw_snapshot_free(s);
+	fw_arena_release(&A);
+}
+
+/* Without a bound: a job with none waits (a = -1), the text naming the
+ * nearest queue with a budget; a running job with none under a budget
+ * makes what is left unknown (b = -1), and the text names that queue and
+ * that job.  A job its run-time limit ends in this plan holds nothing. */
+TEST(budget_short_without_a_bound_names_the_queue_and_the_job)
+{
+	static struct fw_arena A;
+	struct fw_snapshot *s = safe_world();
+	const struct fw_pending *pe;
+	struct fw_plan *p;
+	char buf[FW_SERVE_REASON_MAX];
+	int n1 = 1;
+
+	fw_arena_init(&A, 1 << 16);
+	s->queues[1].gpu_hour_budget = 20;
+	s->queues[0].gpu_hour_budget = 30;
+	s->jobs[1].expected_runtime = 0; /* short: no bound */
+	ASSERT((p = tb_plan(s, NULL, &A)) != NULL);
+	ASSERT((pe = fw_plan_pending_for(p, 1)) != NULL);
+	ASSERT_EQ(pe->a, -1);
+	ASSERT_STR_EQ(short_text(s, p, 1, false, buf, sizeof buf),
+		      "budget short: its queue \"tight\" has a GPU-hour budget of 20 and budgetSafe is on, so a job "
+		      "starts only when its whole run fits what is left, and this job has no bound: give it a run-time "
+		      "limit (maxRuntime) or a runtime");
+	s->queues[1].gpu_hour_budget = 0;
+	ASSERT((p = tb_plan(s, NULL, &A)) != NULL);
+	ASSERT_STR_CONTAINS(short_text(s, p, 1, false, buf, sizeof buf),
+			    "budget short: queue \"org\", above its queue \"tight\", has a GPU-hour budget of 30 and");
+	ASSERT(fw_plan_pending_for(p, 0) == NULL); /* long fits org's 30 */
+
+	/* "forever", running in other with no bound: org's left is unknown */
+	s->jobs[1].expected_runtime = 3600;
+	s->queues[1].gpu_hour_budget = 20;
+	int r = tb_job(s, "forever", 2, 1, 4, 1000, 5);
+	tb_run(s, r, 1, &n1, 0x0f);
+	s->jobs[r].start_time = s->now - 60;
+	ASSERT((p = tb_plan(s, NULL, &A)) != NULL);
+	ASSERT((pe = fw_plan_pending_for(p, 0)) != NULL);
+	ASSERT_EQ(pe->b, -1);
+	ASSERT_STR_EQ(short_text(s, p, 0, false, buf, sizeof buf),
+		      "budget short: its whole run may use 16 GPU-hours (8 GPUs × its 2 h maxRuntime), and what is left "
+		      "of the budget of 30 of queue \"org\", above its queue \"tight\", is unknown: job \"forever\" "
+		      "running under it has no run-time limit (maxRuntime) or runtime (budgetSafe)");
+	s->queues[2].max_runtime_s = 60; /* other's limit ends forever in this plan: its run holds nothing */
+	ASSERT((p = tb_plan(s, NULL, &A)) != NULL);
+	ASSERT(fw_plan_pending_for(p, 0) == NULL);
+	ASSERT(fw_plan_pending_for(p, 1) == NULL);
+	fw_snapshot_free(s);
+	fw_arena_release(&A);
+}
+
+/* The longest budget_short texts: three names of FW_NAME_MAX - 1 (the
+ * queue over the job's queue, a running job), the widest GPUs, bound and
+ * budget, and the core's a and b as wide as they come for them (l made
+ * by hand to agree): whole, within FW_SERVE_REASON_MAX. */
+TEST(budget_short_texts_fit_their_bound)
+{
+	char name[2][FW_NAME_MAX], job[FW_NAME_MAX], buf[2048];
+	struct fw_snapshot *s = longest_names(name);
+	struct fw_serve_left l[2];
+
+	memset(job, 'r', FW_NAME_MAX - 1);
+	job[FW_NAME_MAX - 1] = 0;
+	tb_job(s, job, 1, 1, 1, 1000, 0);
+	s->jobs[0].groups[0].count = INT32_MAX; /* wider than any valid job */
+	s->jobs[0].groups[0].gpus = 32;
+	s->jobs[0].groups[0].gpu_milli = 999;
+	s->queues[0].gpu_hour_budget = 0.000123456789012345; /* 15 digits */
+	s->jobs[0].max_runtime_s = INT32_MAX;                 /* "2147483647 s" */
+	double need = (double)fw_job_request(&s->jobs[0]).v[FW_RES_GPU] / 1000.0 * INT32_MAX;
+	int64_t a = (int64_t)ceil(need / 3600.0);
+	l[0] = (struct fw_serve_left){ need - 1e6, -1 };
+	l[1] = (struct fw_serve_left){ 0, -1 };
+	int64_t b = (int64_t)floor(l[0].gpu_s / 3600.0);
+
+	fw_serve_short_text(s, l, 0, a, b, buf, sizeof buf);
+	ASSERT_STR_CONTAINS(buf, name[0]);
+	ASSERT_STR_CONTAINS(buf, name[1]);
+	ASSERT_STR_CONTAINS(buf, "(68650757227.296 GPUs × its 2147483647 s maxRuntime)");
+	ASSERT_STR_CONTAINS(buf, "of its budget of 0.000123456789012345 after its usage and what its running jobs may "
+				 "still use (budgetSafe)");
+	ASSERT(strlen(buf) < FW_SERVE_REASON_MAX);
+	s->jobs[0].max_runtime_s = 0;
+	s->queues[0].max_runtime_s = INT32_MAX;
+	l[0] = (struct fw_serve_left){ -INFINITY, 1 };
+	fw_serve_short_text(s, l, 0, a, -1, buf, sizeof buf);
+	ASSERT_STR_CONTAINS(buf, "× a parent queue's 2147483647 s maxRuntime), and what is left");
+	ASSERT_STR_CONTAINS(buf, job);
+	ASSERT_STR_CONTAINS(buf, "has no run-time limit (maxRuntime) or runtime (budgetSafe)");
+	ASSERT(strlen(buf) < FW_SERVE_REASON_MAX);
+	s->queues[0].max_runtime_s = 0; /* the longest bound: a parent's default runtime, in s */
+	s->queues[0].default_runtime_s = INT64_MAX;
+	s->jobs[0].groups[0].count = 1;
+	s->jobs[0].groups[0].gpus = 1;
+	s->jobs[0].groups[0].gpu_milli = 7; /* 0.007 GPUs */
+	need = 0.007 * (double)INT64_MAX;
+	fw_serve_short_text(s, l, 0, (int64_t)ceil(need / 3600.0), -1, buf, sizeof buf);
+	ASSERT_STR_CONTAINS(buf, "(0.007 GPUs × a parent queue's 9223372036854775807 s defaultRuntime, rounded up)");
+	ASSERT_STR_CONTAINS(buf, job);
+	ASSERT(strlen(buf) < FW_SERVE_REASON_MAX);
+	fw_serve_short_text(s, l, 1, -1, -1, buf, sizeof buf);
+	ASSERT_STR_CONTAINS(buf, "give it a run-time limit (maxRuntime) or a runtime");
+	ASSERT(strlen(buf) < FW_SERVE_REASON_MAX);
+	fw_snapshot_free(s);
+}
+
 TEST_MAIN(evictions_name_the_job_and_its_queue, waiting_reasons_name_the_job_ahead, drains_name_the_node,
 	  started_says_the_gpus_only, over_quota_amount_in_full, the_rest_reads_as_the_core,
 	  longest_names_arrive_whole, every_text_fits_its_bound, model_limits_name_the_queue_and_the_model,
 	  time_limit_names_the_queue_that_sets_it, time_limit_says_when_it_is_the_jobs_own,
-	  over_budget_names_the_queue)
+	  over_budget_names_the_queue, budget_short_names_the_queue,
+	  budget_short_without_a_bound_names_the_queue_and_the_job, budget_short_texts_fit_their_bound)
