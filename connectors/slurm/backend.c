@@ -24,6 +24,7 @@ struct fw_backend {
 	fw_time use_at;
 	double use_next_ms;             /* the next read (monotonic) */
 	int use_rc;                     /* its outcome; 1 before the first */
+	uint64_t budget_gen;            /* the budget note last logged */
 };
 
 static int sb_open(const struct fw_backend_config *cfg, struct fw_backend **out,
@@ -49,10 +50,20 @@ static int sb_open(const struct fw_backend_config *cfg, struct fw_backend **out,
 	return FW_OK;
 }
 
+/* Slurm's GPU-hour budgets come with the read (usage.c), onto s's queues
+ * that have none of their own; what they are is logged once per change. */
 static int sb_read(struct fw_backend *b, struct fw_snapshot *s,
 		   struct fw_backend_world *w, struct fw_diag *d)
 {
-	return fw_slurm_read(b->h, s, w, d);
+	int rc = fw_slurm_read(b->h, s, w, d);
+	uint64_t gen;
+	const char *note = fw_slurm_budget_note(b->h, &gen);
+
+	if (rc == FW_OK && gen != b->budget_gen && *note) {
+		b->budget_gen = gen;
+		fprintf(stderr, "fairway serve: %s\n", note);
+	}
+	return rc;
 }
 
 static int sb_apply(struct fw_backend *b, uint64_t gen,

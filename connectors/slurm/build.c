@@ -911,5 +911,10 @@ int fw_slurm_read(struct fw_slurm *h, struct fw_snapshot *s,
 		return rc;
 	rc = fw__slurm_build(h, s, w, d);
 	h->read_gen = h->st.generation;
+	if (rc == FW_OK && h->budget_read) { /* Slurm's GPU-hour budgets (usage.c) */
+		int32_t kept, unmatched;
+		fw__slurm_budget_note(h, s); /* before: s's queues have only their own */
+		rc = fw_slurm_budget_apply(s, h->budgets, h->nbudgets, h->enforce_safe, &kept, &unmatched);
+	}
 	return rc;
 }

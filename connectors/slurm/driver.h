@@ -8,7 +8,10 @@
  * fw_plan_check(), fw_slurm_apply() and fw_slurm_annotate().  It records
  * the cycle's own time and its number of starts in the loop struct.
  * With usage_slurm, it first reads Slurm's decayed usage into the base
- * every FW_SLURM_USAGE_PERIOD_S seconds (usage.c).
+ * every FW_SLURM_USAGE_PERIOD_S seconds (usage.c).  Slurm's GPU-hour
+ * budgets come with the read (fw_slurm_read), onto each cycle's snapshot,
+ * never the base, so the YAML's own budgets stay told apart; what they
+ * are is printed once per change.
  */
 #ifndef FAIRWAY_SLURM_DRIVER_H
 #define FAIRWAY_SLURM_DRIVER_H
@@ -30,6 +33,8 @@ struct fw_slurm_loop {
 	bool usage_slurm;                     /* read Slurm's decayed usage */
 	double usage_next_ms;                 /* next read (fw_slurm_mono_ms) */
 	int usage_rc;                         /* last read's outcome */
+	uint64_t budget_gen;                  /* the budget note last printed
+					       * (fw_slurm_budget_note) */
 };
 
 /* 0 = FW_OK; FW_EINVARIANT when the plan broke an invariant. */

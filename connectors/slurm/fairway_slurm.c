@@ -43,7 +43,10 @@ static const char usage[] =
 	"(what sshare shows; needs PriorityType=priority/multifactor, slurmdbd,\n"
 	"AccountingStorageEnforce with limits and gres/gpu in\n"
 	"AccountingStorageTRES; docs/slurm.md), every 30 s; --usage config:\n"
-	"the YAML's usage and userUsage (--opt usage=own too).  bench: see\n"
+	"the YAML's usage and userUsage (--opt usage=own too).  An account's\n"
+	"GrpTRESMins on gres/gpu is its queue's gpuHourBudget (minutes / 60)\n"
+	"unless the YAML gives it one, and AccountingStorageEnforce=safe turns\n"
+	"budgetSafe on (read every 30 s; printed once per change).  bench: see\n"
 	"bench/bench_slurm.sh.\n"
 	"A value may follow its flag or be joined to it (--config=FILE).\n";
 
@@ -322,6 +325,21 @@ static void refresh_usage(struct loop *l)
 	l->usage_rc = rc;
 }
 
+/* Slurm's GPU-hour budgets, once per change of what the reads find
+ * (quiet or not: like the usage's first line, it says where a limit comes
+ * from). */
+static void budget_report(struct loop *l)
+{
+	uint64_t gen;
+	const char *note = fw_slurm_budget_note(l->h, &gen);
+
+	if (gen == l->budget_gen || !*note)
+		return;
+	l->budget_gen = gen;
+	printf("fairway-slurm: %s\n", note);
+	fflush(stdout);
+}
+
 int fw_slurm_loop_cycle(struct loop *l, long n)
 {
 	struct fw_snapshot *s;
@@ -337,8 +355,9 @@ int fw_slurm_loop_cycle(struct loop *l, long n)
 	if (!(s = skeleton(l->base)))
 		return FW_ENOMEM;
 	fw_arena_reset(&l->arena);
-	if ((rc = fw_slurm_read(l->h, s, &w, &d)) == FW_OK &&
-	    (rc = fw_snapshot_validate(s, &d)) == FW_OK) {
+	if ((rc = fw_slurm_read(l->h, s, &w, &d)) == FW_OK)
+		budget_report(l);
+	if (rc == FW_OK && (rc = fw_snapshot_validate(s, &d)) == FW_OK) {
 		t0 = fw_slurm_mono_ms();
 		rc = fw_cycle_run(s, l->pol, &l->arena, &p);
 		t0 = fw_slurm_mono_ms() - t0;

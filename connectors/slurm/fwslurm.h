@@ -84,6 +84,11 @@
  *           (usage.c; read every FW_SLURM_USAGE_PERIOD_S seconds, by
  *           `fairway-slurm run` and by the backend's usage op for the
  *           daemon; --usage config / usage=own: not read).
+ *   budget = an account's GrpTRESMins on gres/gpu: its queue's
+ *           gpu_hour_budget (minutes / 60) unless the YAML gives the queue
+ *           one; AccountingStorageEnforce=safe: config.budget_safe
+ *           (usage.c; read every FW_SLURM_BUDGET_PERIOD_S seconds by
+ *           fw_slurm_read, whatever usage fair share uses).
  *   GPUs held by jobs fairway does not manage (other partitions, unknown
  *   accounts) are marked bad on their nodes, so they are never double
  *   booked.
@@ -161,7 +166,9 @@ void fw_slurm_close(struct fw_slurm *h);
 /* Append the nodes, jobs and allocations of the managed partitions to s,
  * whose queues, topology, config and now are set (backend.h read()).  When
  * s has no topology levels and Slurm has switches, the level "switch" is
- * added.  The caller validates s. */
+ * added.  Slurm's GPU-hour budgets and AccountingStorageEnforce=safe go
+ * onto s's queues and config (fw_slurm_budget_apply).  The caller
+ * validates s. */
 int fw_slurm_read(struct fw_slurm *h, struct fw_snapshot *s,
 		  struct fw_backend_world *w, struct fw_diag *d);
 
@@ -215,6 +222,50 @@ int fw_slurm_usage_apply(struct fw_snapshot *s, const struct fw_slurm_usage *row
 			 fw_time at, int32_t *unmatched);
 /* The index of "gres/gpu" among slurmctld's TRES names, -1 if none. */
 int fw_slurm_gpu_tres_index(char *const *names, uint32_t n);
+
+/* Slurm's GPU-hour budgets (usage.c): an account association's
+ * GrpTRESMins on gres/gpu (`sacctmgr modify account A set
+ * GrpTRESMins=gres/gpu=N`) is queue A's gpu_hour_budget, N / 60 GPU-hours,
+ * where the queue has none of its own (the YAML's, or the daemon's API's,
+ * wins); and slurm.conf's AccountingStorageEnforce=safe sets
+ * config.budget_safe (ORed with the YAML's: a snapshot cannot tell an
+ * explicit false).  fw_slurm_read reads both with its first load and then
+ * every FW_SLURM_BUDGET_PERIOD_S (a failed read keeps the last) and
+ * applies them to every snapshot it fills; fw_slurm_budget_note says what
+ * the last read found. */
+struct fw_slurm_budget {
+	char acct[FW_NAME_MAX];
+	double gpu_h;             /* the budget: fw_slurm_gpu_budget */
+	uint64_t minutes;         /* Slurm's GrpTRESMins on gres/gpu */
+};
+#define FW_SLURM_BUDGET_PERIOD_S 30
+/* GrpTRESMins=gres/gpu=0 (no GPU time at all) as a budget: fairway's 0
+ * is none, so the least one it keeps, which any use at all is over (a
+ * queue that has used nothing yet still starts, under budgetSafe only
+ * jobs with no time bound). */
+#define FW_SLURM_BUDGET_ZERO_GPU_H 1e-6
+
+/* The budget in an association's GrpTRESMins by TRES position
+ * (slurmdb_assoc_rec_t.grp_tres_mins_ctld, n entries, as `scontrol show
+ * assoc_mgr` prints it) of the gres/gpu TRES at position gi: 0 for none
+ * (INFINITE64, NO_VAL64, no array, gi not in it); else minutes / 60
+ * GPU-hours, FW_SLURM_BUDGET_ZERO_GPU_H for 0 and at most
+ * FW_BUDGET_MAX_GPU_H (a larger one is clamped to it: a billion GPU-hours
+ * is no limit in practice, and the note says so).  *minutes: Slurm's
+ * number (0 for none). */
+double fw_slurm_gpu_budget(const uint64_t *mins, uint32_t n, int gi, uint64_t *minutes);
+/* Each row's budget onto the queue its account names, any queue of the
+ * tree (a budget binds the subtree, as GrpTRESMins binds an account's
+ * children), where that queue has gpu_hour_budget 0; rows whose queue has
+ * its own are counted in *kept, rows naming no queue in *unmatched; safe:
+ * s->config.budget_safe is set too.  Pure; FW_OK. */
+int fw_slurm_budget_apply(struct fw_snapshot *s, const struct fw_slurm_budget *rows, int32_t n, bool safe,
+			  int32_t *kept, int32_t *unmatched);
+/* What the last read of Slurm's budgets found, one line (no "fairway-slurm:"
+ * prefix), for a log; *gen goes up whenever that changes (a new read that
+ * says something else), so a driver prints it once per change.  "" with
+ * *gen 0 before the first read. */
+const char *fw_slurm_budget_note(const struct fw_slurm *h, uint64_t *gen);
 
 /* Drain (reason != NULL) or resume (reason == NULL) one node now. */
 int fw_slurm_drain(struct fw_slurm *h, const char *node, const char *reason,

@@ -159,6 +159,7 @@ void fw_slurm_close(struct fw_slurm *h)
 	free(h->orphans);
 	fw__jobfail_free(h->jobfail);
 	free(h->qos);
+	free(h->budgets);
 	free(h->unames);
 	free(h);
 }
@@ -257,6 +258,7 @@ int fw__slurm_load(struct fw_slurm *h, struct fw_diag *d)
 	if (changed || jobs_changed || !h->st.generation)
 		h->st.generation++;
 	fw__slurm_qos_refresh(h, t0);
+	fw__slurm_budget_refresh(h, t0);
 	h->st.read_ms = now_ms() - t0;
 	return FW_OK;
 }

@@ -136,6 +136,23 @@ struct fw_slurm {
 					 * slurmdbd) */
 	int32_t nqos;
 	double qos_next_ms;             /* its next read (monotonic ms) */
+	struct fw_slurm_budget *budgets; /* usage.c: the account associations'
+					 * GrpTRESMins on gres/gpu, as of the
+					 * last read that succeeded */
+	int32_t nbudgets;
+	bool enforce_safe;              /* AccountingStorageEnforce has safe */
+	int budget_rc;                  /* the last read's outcome, once
+					 * budget_read: FW_OK or FW_ENOENT
+					 * (budget_why says why) */
+	bool budget_read;               /* a read was made */
+	char budget_why[512];           /* fw_diag_format of its reason */
+	double budget_next_ms;          /* the next read (monotonic ms) */
+	uint64_t budget_gen;            /* up when a read says something new */
+	char budget_note[1024];         /* fw_slurm_budget_note, made at the
+					 * first fw_slurm_read after a change
+					 * (it names the queues whose own
+					 * budget stands) */
+	uint64_t note_gen;              /* the budget_gen it was made for */
 };
 
 /* A string Slurm set: not NULL, not "", not "(null)". */
@@ -158,6 +175,14 @@ bool fw__slurm_user(struct fw_slurm *h, const slurm_job_info_t *j, char *out, si
 void fw__slurm_qos_refresh(struct fw_slurm *h, double now_ms);
 uint32_t fw__slurm_qos_priority(const struct fw_slurm *h, const char *qos);
 int32_t fw__slurm_job_priority(uint32_t qos_priority, int64_t nice);
+/* usage.c: read Slurm's GPU-hour budgets and AccountingStorageEnforce
+ * when FW_SLURM_BUDGET_PERIOD_S have passed since the last read (a failed
+ * read keeps the last; FW_ENOENT, no slurmdbd or no gres/gpu TRES, is an
+ * outcome: no budgets).  fw__slurm_budget_note: the note of the last
+ * read (fw_slurm_budget_note), the queues of s telling whose own budget
+ * stands (made again only when budget_gen moved). */
+void fw__slurm_budget_refresh(struct fw_slurm *h, double now_ms);
+void fw__slurm_budget_note(struct fw_slurm *h, const struct fw_snapshot *s);
 /* Is any partition of the comma list (a pending job may name several)
  * managed?  Is name one of the comma list's? */
 bool fw__slurm_managed(const struct fw_slurm *h, const char *partitions);

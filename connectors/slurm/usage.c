@@ -29,8 +29,22 @@
  * job's TRES to usage_tres_raw only then; seen in the lab) and gres/gpu in
  * AccountingStorageTRES.  Without one of them fetch says which, and fair
  * share keeps the YAML's.
+ *
+ * Budgets.  Slurm's GrpTRESMins=gres/gpu=N on an account is a budget on
+ * that same decayed usage, in GPU-minutes, of the account and its
+ * children: fairway's gpu_hour_budget on the queue of that name, in
+ * GPU-hours (N / 60).  fw__slurm_budget_refresh reads them with the same
+ * RPC (the associations' limits by TRES position, grp_tres_mins_ctld,
+ * what `scontrol show assoc_mgr` prints; no TRES id to look up) and
+ * slurm.conf's AccountingStorageEnforce, whose 'safe' is fairway's
+ * scheduler.budgetSafe; fw_slurm_read puts both on every snapshot
+ * (fw_slurm_budget_apply), a queue's own budget (the YAML's) winning.
+ * They are read whatever usage fair share uses: they are limits the
+ * admin set.  User associations' GrpTRESMins (a budget per user) have
+ * no fairway equivalent and are not read; Slurm enforces them itself.
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +57,10 @@
  * (not in the public headers): only then does priority/multifactor add a
  * job's use to its associations per TRES (usage_tres_raw). */
 #define FW_SLURM_ENFORCE_LIMITS 0x0002
+/* ACCOUNTING_ENFORCE_SAFE of the same header ('safe', which implies
+ * 'limits'): a job starts only if its whole run fits its associations'
+ * GrpTRESMins. */
+#define FW_SLURM_ENFORCE_SAFE 0x0010
 
 int fw_slurm_gpu_tres_index(char *const *names, uint32_t n)
 {
@@ -204,4 +222,239 @@ int fw_slurm_usage_apply(struct fw_snapshot *s, const struct fw_slurm_usage *row
 	}
 	free(by);
 	return rc;
+}
+
+/* ------------------------------------------------------------ budgets */
+
+double fw_slurm_gpu_budget(const uint64_t *mins, uint32_t n, int gi, uint64_t *minutes)
+{
+	uint64_t m;
+
+	*minutes = 0;
+	if (!mins || gi < 0 || (uint32_t)gi >= n)
+		return 0;
+	m = mins[gi];
+	if (m == INFINITE64 || m == NO_VAL64)
+		return 0; /* no limit */
+	*minutes = m;
+	if (m == 0)
+		return FW_SLURM_BUDGET_ZERO_GPU_H;
+	return (double)m / 60 < FW_BUDGET_MAX_GPU_H ? (double)m / 60 : FW_BUDGET_MAX_GPU_H;
+}
+
+int fw_slurm_budget_apply(struct fw_snapshot *s, const struct fw_slurm_budget *rows, int32_t n, bool safe,
+			  int32_t *kept, int32_t *unmatched)
+{
+	*kept = 0;
+	*unmatched = 0;
+	for (int32_t i = 0; i < n; i++) {
+		int32_t q = fw_snapshot_find_queue(s, rows[i].acct);
+		double b = rows[i].gpu_h;
+		if (q < 0)
+			(*unmatched)++;
+		else if (s->queues[q].gpu_hour_budget > 0)
+			(*kept)++; /* the YAML's (or the API's) stands */
+		else if (b > 0) /* not NaN */
+			s->queues[q].gpu_hour_budget = b < FW_BUDGET_MAX_GPU_H ? b : FW_BUDGET_MAX_GPU_H;
+	}
+	if (safe)
+		s->config.budget_safe = true;
+	return FW_OK;
+}
+
+/* slurm.conf: 'safe' in AccountingStorageEnforce; FW_ENOENT without
+ * slurmdbd (no associations, so no GrpTRESMins; slurmctld then clears
+ * AccountingStorageEnforce itself). */
+static int conf_budgets(bool *safe, struct fw_diag *d)
+{
+	slurm_conf_t *c = NULL;
+	bool dbd;
+
+	if (slurm_load_ctl_conf(0, &c) != SLURM_SUCCESS)
+		return fw__slurm_eio(d, "slurm_load_ctl_conf");
+	*safe = (c->accounting_storage_enforce & FW_SLURM_ENFORCE_SAFE) != 0;
+	dbd = c->accounting_storage_type && strstr(c->accounting_storage_type, "slurmdbd");
+	slurm_free_ctl_conf(c);
+	return dbd ? FW_OK
+		   : fw_diag_set(d, FW_ENOENT, "slurm.conf", 0, 0, "AccountingStorageType",
+				 "no slurmdbd, so no account has a GrpTRESMins");
+}
+
+/* The account associations (no user) with a GPU budget, as rows.  An
+ * account name a queue's cannot hold is left out (cut short it could name
+ * another queue). */
+static int budget_rows(List assocs, int gi, struct fw_slurm_budget **rows, int32_t *n)
+{
+	ListIterator it = slurm_list_iterator_create(assocs);
+	slurmdb_assoc_rec_t *r;
+	int32_t cap = 0;
+	int rc = FW_OK;
+
+	while (rc == FW_OK && (r = slurm_list_next(it))) {
+		uint64_t m;
+		if ((r->user && *r->user) || !r->acct || !*r->acct || strlen(r->acct) >= FW_NAME_MAX || !r->usage)
+			continue;
+		double b = fw_slurm_gpu_budget(r->grp_tres_mins_ctld, r->usage->tres_cnt, gi, &m);
+		if (!(b > 0))
+			continue;
+		if (*n == cap) {
+			int32_t nc = cap ? 2 * cap : 16;
+			void *p = realloc(*rows, (size_t)nc * sizeof **rows);
+			if (!p) {
+				rc = FW_ENOMEM;
+				break;
+			}
+			*rows = p;
+			cap = nc;
+		}
+		memset(&(*rows)[*n], 0, sizeof **rows);
+		snprintf((*rows)[*n].acct, FW_NAME_MAX, "%s", r->acct);
+		(*rows)[*n].gpu_h = b;
+		(*rows)[*n].minutes = m;
+		(*n)++;
+	}
+	slurm_list_iterator_destroy(it);
+	return rc;
+}
+
+/* One read: the rows (malloc'd), 'safe'; FW_OK, FW_ENOENT (no budgets can
+ * exist: *d says why), FW_EIO, FW_ENOMEM. */
+static int budget_fetch(struct fw_slurm_budget **rows, int32_t *n, bool *safe, struct fw_diag *d)
+{
+	assoc_mgr_info_request_msg_t req;
+	assoc_mgr_info_msg_t *m = NULL;
+	int rc, gi;
+
+	*rows = NULL;
+	*n = 0;
+	*safe = false;
+	if ((rc = conf_budgets(safe, d)) != FW_OK)
+		return rc;
+	memset(&req, 0, sizeof req);
+	req.flags = ASSOC_MGR_INFO_FLAG_ASSOC;
+	if (slurm_load_assoc_mgr_info(&req, &m) != SLURM_SUCCESS || !m)
+		return fw__slurm_eio(d, "slurm_load_assoc_mgr_info");
+	gi = fw_slurm_gpu_tres_index(m->tres_names, m->tres_cnt);
+	if (gi < 0)
+		rc = fw_diag_set(d, FW_ENOENT, "slurm.conf", 0, 0, "AccountingStorageTRES",
+				 "Slurm tracks no gres/gpu TRES, so no GrpTRESMins on GPUs");
+	else if (m->assoc_list)
+		rc = budget_rows(m->assoc_list, gi, rows, n);
+	slurm_free_assoc_mgr_info_msg(m);
+	if (rc != FW_OK) {
+		free(*rows);
+		*rows = NULL;
+		*n = 0;
+	}
+	return rc;
+}
+
+static bool same_rows(const struct fw_slurm_budget *a, int32_t na, const struct fw_slurm_budget *b, int32_t nb)
+{
+	if (na != nb)
+		return false;
+	for (int32_t i = 0; i < na; i++)
+		if (strcmp(a[i].acct, b[i].acct) || a[i].minutes != b[i].minutes)
+			return false;
+	return true;
+}
+
+void fw__slurm_budget_refresh(struct fw_slurm *h, double now_ms)
+{
+	struct fw_slurm_budget *rows = NULL;
+	int32_t n = 0;
+	bool safe = false, changed;
+	char why[sizeof h->budget_why] = "";
+	struct fw_diag d;
+	int rc;
+
+	if (now_ms < h->budget_next_ms)
+		return;
+	h->budget_next_ms = now_ms + FW_SLURM_BUDGET_PERIOD_S * 1e3;
+	memset(&d, 0, sizeof d);
+	rc = budget_fetch(&rows, &n, &safe, &d);
+	if (rc != FW_OK && rc != FW_ENOENT) { /* not now: the last read stands */
+		free(rows);
+		return;
+	}
+	if (rc != FW_OK)
+		fw_diag_format(&d, why, sizeof why);
+	changed = !h->budget_read || rc != h->budget_rc || safe != h->enforce_safe ||
+		  !same_rows(rows, n, h->budgets, h->nbudgets) || strcmp(why, h->budget_why);
+	free(h->budgets);
+	h->budgets = rows;
+	h->nbudgets = n;
+	h->enforce_safe = safe;
+	h->budget_rc = rc;
+	h->budget_read = true;
+	memcpy(h->budget_why, why, sizeof why);
+	h->budget_gen += changed;
+}
+
+/* printf onto the note at *at; past its end, "..." ends it. */
+static void note_add(char *buf, size_t cap, size_t *at, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void note_add(char *buf, size_t cap, size_t *at, const char *fmt, ...)
+{
+	va_list ap;
+	int k;
+
+	if (*at >= cap)
+		return;
+	va_start(ap, fmt);
+	k = vsnprintf(buf + *at, cap - *at, fmt, ap);
+	va_end(ap);
+	if (k < 0 || (size_t)k >= cap - *at) {
+		*at = cap;
+		if (cap > 4)
+			memcpy(buf + cap - 4, "...", 4);
+		return;
+	}
+	*at += (size_t)k;
+}
+
+void fw__slurm_budget_note(struct fw_slurm *h, const struct fw_snapshot *s)
+{
+	char *b = h->budget_note;
+	size_t cap = sizeof h->budget_note, at = 0;
+
+	if (!h->budget_read || h->note_gen == h->budget_gen)
+		return;
+	h->note_gen = h->budget_gen;
+	b[0] = '\0';
+	if (h->budget_rc != FW_OK)
+		note_add(b, cap, &at, "GPU-hour budgets: none from Slurm (%s)", h->budget_why);
+	else if (!h->nbudgets)
+		note_add(b, cap, &at, "GPU-hour budgets: no account in Slurm has a GrpTRESMins on gres/gpu");
+	else
+		note_add(b, cap, &at, "GPU-hour budgets from Slurm's GrpTRESMins:");
+	for (int32_t i = 0; h->budget_rc == FW_OK && i < h->nbudgets; i++) {
+		const struct fw_slurm_budget *r = &h->budgets[i];
+		int32_t q = fw_snapshot_find_queue(s, r->acct);
+		unsigned long long m = (unsigned long long)r->minutes;
+		const char *es = m == 1 ? "" : "s";
+		note_add(b, cap, &at, "%s %s", i ? "," : "", r->acct);
+		if (q < 0)
+			note_add(b, cap, &at, " (%llu GPU-minute%s; no queue of that name: not used)", m, es);
+		else if (s->queues[q].gpu_hour_budget > 0)
+			note_add(b, cap, &at, " (%llu GPU-minute%s; the config's gpuHourBudget %.4g stands)", m, es,
+				 s->queues[q].gpu_hour_budget);
+		else if (!m)
+			note_add(b, cap, &at, " %.4g GPU-h (GrpTRESMins=gres/gpu=0: any use at all is over it)",
+				 r->gpu_h);
+		else if ((double)m / 60 > FW_BUDGET_MAX_GPU_H)
+			note_add(b, cap, &at, " %.4g GPU-h (Slurm's %llu GPU-minutes, clamped to fairway's most)",
+				 r->gpu_h, m);
+		else
+			note_add(b, cap, &at, " %.4g GPU-h (%llu GPU-minute%s)", r->gpu_h, m, es);
+	}
+	if (h->enforce_safe)
+		note_add(b, cap, &at, "; budgetSafe on: slurm.conf's AccountingStorageEnforce has safe%s",
+			 s->config.budget_safe ? " (and the config's budgetSafe)" : "");
+}
+
+const char *fw_slurm_budget_note(const struct fw_slurm *h, uint64_t *gen)
+{
+	*gen = h->note_gen;
+	return h->budget_note;
 }

@@ -16,13 +16,32 @@
 #   budget_holds_account  with team_a's gpuHourBudget of 0.0001 in the YAML
 #                         (it has used more, by Slurm's books), fairway
 #                         starts none of its jobs, whose comments say
-#                         "fairway: waiting: over_budget; start unknown
-#                         (over_budget)", and team_b's run
+#                         "fairway: waiting: over_budget; ..." (with when
+#                         its usage decays below it), and team_b's run
 #   budget_safe_counts_time_limits  with scheduler.budgetSafe and team_b's
 #                         gpuHourBudget of 50, of its two 8-GPU jobs the
 #                         one with -t 600 (80 GPU-h) waits, commented
 #                         "fairway: waiting: budget_short; ...", and the
 #                         one with -t 60 (8 GPU-h) runs
+#   grptresmins_holds_account  Slurm's own budget, no YAML one (the queues
+#                         are slurmdbd's accounts): `sacctmgr modify account
+#                         team_a set GrpTRESMins=gres/gpu=1` while
+#                         fairway-slurm runs is read within 30 s ("GPU-hour
+#                         budgets from Slurm's GrpTRESMins: team_a 0.01667
+#                         GPU-h (1 GPU-minute)") and team_a's jobs submitted
+#                         next wait, "fairway: waiting: over_budget; ...",
+#                         team_a having used more (Slurm's books); team_b's run
+#   grptresmins_config_wins  the YAML's gpuHourBudget of 1000 for team_a
+#                         stands over Slurm's 1 GPU-minute: fairway releases
+#                         team_a's jobs, slurmctld holds them back itself
+#                         (AssocGrpGRESMinutes, AccountingStorageEnforce has
+#                         limits), and their comments say so; none runs
+#   grptresmins_safe_from_slurm_conf  with 'safe' added to slurm.conf's
+#                         AccountingStorageEnforce (scontrol reconfigure) and
+#                         no budgetSafe in the YAML, under team_a's
+#                         GrpTRESMins of its use + 120 GPU-minutes, its 8-GPU
+#                         job with -t 600 (4800 GPU-minutes) waits,
+#                         budget_short, and the one with -t 5 (40) runs
 #   limit_held_books_no_node  with team_a's MaxJobs=1 (enforced: this lab's
 #                         AccountingStorageEnforce has limits), fairway
 #                         releases 4 of its whole-node jobs, Slurm runs 1
@@ -43,6 +62,11 @@
 #   serve_usage_from_slurm  the same with the default: team_a's usage is
 #                         Slurm's (its GPU-hours, and root's among its
 #                         users), taken as the daemon's own
+#   serve_budget_from_slurm  `fairway serve --backend slurm` over queues
+#                         without budgets, team_a's GrpTRESMins=gres/gpu=1:
+#                         it logs the budget, holds team_a's job
+#                         (over_budget in its comment) and GET /v1/fairshare
+#                         shows team_a's gpuHourBudget of 1/60
 . "$(dirname "$0")/../slurm/lib.sh"
 TEST_NAME=slurm_usage
 export ACCT=1 PRIORITY=multifactor
@@ -107,7 +131,7 @@ submit 2 team_a 600
 submit 2 team_b 600
 FW_CONFIG=$T/budget.yaml fw_start
 if wait_until 20 'test "$(squeue -h -A team_b -t R -o %i | wc -l)" = 2' &&
-	wait_until 10 'test "$(squeue -h -A team_a -t PD -o "%k" | grep -c "^fairway: waiting: over_budget; start unknown (over_budget)")" = 2' &&
+	wait_until 10 'test "$(squeue -h -A team_a -t PD -o "%k" | grep -c "^fairway: waiting: over_budget; ")" = 2' &&
 	test "$(squeue -h -A team_a -t R -o %i | wc -l)" = 0; then
 	ok budget_holds_account
 else
@@ -138,6 +162,97 @@ else
 fi
 fw_stop
 cancel_all
+
+# An account's GPU-minutes used by Slurm's books: its association's
+# GrpTRESMins usage of gres/gpu (`scontrol show assoc_mgr`)
+gpu_minutes_of() {
+	scontrol -o show assoc_mgr accounts="$1" flags=assoc | grep 'UserName= ' | grep -o 'GrpTRESMins=[^ ]*' |
+		grep -o 'gres/gpu=[^,]*' | sed 's/.*(\([0-9]*\))$/\1/' | head -1
+}
+# grep -q PATTERN in what fairway-slurm logged past line N
+logged_since() { tail -n +"$(($1 + 1))" "$T/fairway.log" | grep -q "$2"; }
+grptres_mins() { # ACCOUNT N|-1: its GrpTRESMins on gres/gpu
+	sacctmgr -i modify account "$1" set GrpTRESMins=gres/gpu="$2" >"$T/sacctmgr.log" 2>&1 ||
+		echo "sacctmgr: $(cat "$T/sacctmgr.log")"
+}
+
+# Slurm's GrpTRESMins is team_a's budget (the queues here are slurmdbd's
+# accounts: no YAML budget), read every 30 s: set while fairway runs, it
+# holds team_a's jobs submitted once it is read; team_a has used more than
+# its 1 GPU-minute (usage_read's 32 GPUs, charged by Slurm's decay pass)
+why=
+wait_until 90 'test "$(gpu_minutes_of team_a)" -ge 2 2>/dev/null' || why="team_a used $(gpu_minutes_of team_a) GPU-minutes (expected 2+)"
+submit 1 team_b 600
+n0=$(wc -l <"$T/fairway.log")
+fw_start
+wait_until 20 'logged_since $n0 "GPU-hour budgets: no account in Slurm has a GrpTRESMins on gres/gpu"' ||
+	why="$why; no 'no account' note: $(tail -n +"$((n0 + 1))" "$T/fairway.log" | grep -v '^cycle' | head -5)"
+why="$why$(grptres_mins team_a 1)"
+if [ -z "$why" ] &&
+	wait_until 45 'logged_since $n0 "GPU-hour budgets from Slurm.s GrpTRESMins: team_a 0.01667 GPU-h (1 GPU-minute)$"' &&
+	submit 2 team_a 600 &&
+	wait_until 15 'test "$(squeue -h -A team_a -t PD -o "%Q %k" | grep -c "^0 fairway: waiting: over_budget; ")" = 2' &&
+	test "$(squeue -h -A team_b -t R -o %i | wc -l)" = 1 && test "$(squeue -h -A team_a -t R -o %i | wc -l)" = 0; then
+	ok grptresmins_holds_account
+else
+	bad grptresmins_holds_account "${why:+$why; }$(squeue -h -o '%i %a %T %Q %k' | head -4); $(grep 'GPU-hour budgets' "$T/fairway.log" | tail -2)"
+fi
+fw_stop
+cancel_all
+
+# The YAML's budget for a queue stands over Slurm's: fairway releases
+# team_a's jobs (1000 GPU-h), and slurmctld, enforcing limits, holds them
+# back by GrpTRESMins; fairway books no node for them and says so
+cat >"$T/wins.yaml" <<'EOF2'
+scheduler: {usageWeight: 1}
+queues:
+  - {name: org}
+  - {name: team_b, parent: org}
+  - {name: team_a, parent: org, gpuHourBudget: 1000}
+EOF2
+submit 2 team_a 600
+n0=$(wc -l <"$T/fairway.log")
+FW_CONFIG=$T/wins.yaml fw_start
+if wait_until 20 'logged_since $n0 "team_a (1 GPU-minute; the config.s gpuHourBudget 1000 stands)"' &&
+	wait_until 20 'test "$(squeue -h -A team_a -t PD -o "%r %k" | grep -c "^AssocGrpGRESMinutes fairway: released onto .*; Slurm holds it back (AssocGrpGRESMinutes)")" = 2' &&
+	test "$(squeue -h -A team_a -t R -o %i | wc -l)" = 0; then
+	ok grptresmins_config_wins
+else
+	bad grptresmins_config_wins "$(squeue -h -o '%i %a %T %Q %r %k' | head -4); $(grep 'GPU-hour budgets' "$T/fairway.log" | tail -1)"
+fi
+fw_stop
+cancel_all
+
+# slurm.conf's AccountingStorageEnforce=safe is budgetSafe (the YAML has
+# none): under a GrpTRESMins of team_a's use + 120 GPU-minutes, its 8-GPU
+# job with -t 600 (4800) waits, budget_short, and the one with -t 5 (40)
+# runs
+conf=$SLURM_CONF
+sed -i 's/^AccountingStorageEnforce=associations,limits$/&,safe/' "$conf"
+scontrol reconfigure
+why=
+wait_until 10 'scontrol show config | grep -q "^AccountingStorageEnforce *= associations,limits,safe"' ||
+	why="slurm.conf: $(scontrol show config | grep AccountingStorageEnforce)"
+used=$(gpu_minutes_of team_a)
+why="$why$(grptres_mins team_a $((${used:-0} + 120)))"
+sbatch -Q -A team_a --gres=gpu:8 -t 600 -J long -o /dev/null --wrap "sleep 600"
+sbatch -Q -A team_a --gres=gpu:8 -t 5 -J short -o /dev/null --wrap "sleep 600"
+n0=$(wc -l <"$T/fairway.log")
+fw_start
+if [ -z "$why" ] &&
+	wait_until 20 'test "$(squeue -h -A team_a -t R -o %j)" = short' &&
+	wait_until 10 'squeue -h -A team_a -t PD -o "%j %Q %k" | grep -q "^long 0 fairway: waiting: budget_short; "' &&
+	logged_since "$n0" "; budgetSafe on: slurm.conf's AccountingStorageEnforce has safe$"; then
+	ok grptresmins_safe_from_slurm_conf
+else
+	bad grptresmins_safe_from_slurm_conf "${why:+$why; }used ${used:-?} GPU-minutes; $(squeue -h -o '%i %j %a %T %l %k' | head -4); $(grep 'GPU-hour budgets' "$T/fairway.log" | tail -1)"
+fi
+fw_stop
+cancel_all
+sed -i 's/^\(AccountingStorageEnforce=associations,limits\),safe$/\1/' "$conf"
+scontrol reconfigure
+why="$(grptres_mins team_a -1)"
+[ -z "$why" ] || bad grptresmins_reset "$why"
 
 sacctmgr -i modify user root where account=team_a set MaxJobs=1 >"$T/sacctmgr.log" 2>&1 ||
 	bad limit_held_books_no_node "sacctmgr: $(cat "$T/sacctmgr.log")"
@@ -224,6 +339,30 @@ if [ -x "$FAIRWAY" ] && "$FAIRWAY" serve --help 2>&1 | grep -q '^  slurm'; then
 	else
 		bad serve_usage_from_slurm "team_a usage '$ua' GPU-h, root's '$ur' (expected > 0.1 each); $(tail -3 "$T/serve.log")"
 	fi
+	# Slurm's budget in the daemon: its queues have none of their own
+	why="$(grptres_mins team_a 1)"
+	jb=$(sbatch --parsable -A team_a --gres=gpu:1 -t 5 -o /dev/null --wrap "sleep 600")
+	rm -rf "$T/state" "$T/port"
+	"$FAIRWAY" serve --backend slurm --backend-opt "conf=$SLURM_CONF" --config "$T/serve.yaml" \
+		--state "$T/state" --listen 127.0.0.1:0 --port-file "$T/port" --period 500ms >>"$T/serve.log" 2>&1 &
+	SPID=$!
+	if [ -z "$why" ] && wait_until 20 'test -s "$T/port"' &&
+		wait_until 20 "squeue -h -j $jb -t PD -o '%Q %k' | grep -q '^0 fairway: waiting: over_budget; '" &&
+		grep -q "^fairway serve: GPU-hour budgets from Slurm's GrpTRESMins: team_a 0.01667 GPU-h (1 GPU-minute)$" "$T/serve.log" &&
+		curl -s -H "Authorization: Bearer $(cat "$T/state/token" 2>/dev/null)" \
+			"http://127.0.0.1:$(cat "$T/port" 2>/dev/null)/v1/fairshare" |
+		python3 -c 'import json, sys
+q = [x for x in json.load(sys.stdin)["queues"] if x["queue"] == "team_a"][0]
+sys.exit(abs(q.get("gpuHourBudget") - 1 / 60) > 1e-9)' 2>/dev/null; then
+		ok serve_budget_from_slurm
+	else
+		bad serve_budget_from_slurm "${why:+$why; }$(squeue -h -j "$jb" -o '%i %T %Q %k'); $(grep -i 'budget\|error' "$T/serve.log" | tail -3)"
+	fi
+	kill -TERM "$SPID" 2>/dev/null
+	wait "$SPID" 2>/dev/null
+	SPID=
+	scancel "$jb" 2>/dev/null
+	grptres_mins team_a -1 >/dev/null
 else
 	skip serve_usage_from_slurm "fairway serve has no slurm backend in $B"
 fi

@@ -1544,6 +1544,119 @@ TEST(the_gpu_tres_is_gres_gpu)
 	ASSERT_EQ(fw_slurm_gpu_tres_index(NULL, 3), -1);
 }
 
+/* An association's GrpTRESMins on gres/gpu (by TRES position, as
+ * slurmctld sends it) as a budget in GPU-hours: none for Slurm's "no
+ * limit" values or a position the array lacks; 0 minutes the least budget
+ * fairway keeps (its 0 is none); past FW_BUDGET_MAX_GPU_H clamped. */
+TEST(grp_tres_mins_on_gpus_is_a_budget)
+{
+	const uint64_t mins[] = { INFINITE64, 120, 0, NO_VAL64, 100000000000ull, 1 };
+	uint64_t m = 7;
+
+	ASSERT_NEAR(fw_slurm_gpu_budget(mins, 6, 1, &m), 2.0, 1e-12);
+	ASSERT_EQ(m, 120);
+	ASSERT_NEAR(fw_slurm_gpu_budget(mins, 6, 5, &m), 1.0 / 60, 1e-12);
+	ASSERT_NEAR(fw_slurm_gpu_budget(mins, 6, 0, &m), 0, 0);
+	ASSERT_EQ(m, 0);
+	ASSERT_NEAR(fw_slurm_gpu_budget(mins, 6, 3, &m), 0, 0);
+	ASSERT_NEAR(fw_slurm_gpu_budget(mins, 6, 2, &m), FW_SLURM_BUDGET_ZERO_GPU_H, 0);
+	ASSERT_NEAR(fw_slurm_gpu_budget(mins, 6, 4, &m), FW_BUDGET_MAX_GPU_H, 0);
+	ASSERT_EQ(m, 100000000000ull);
+	ASSERT_NEAR(fw_slurm_gpu_budget(mins, 6, 6, &m), 0, 0); /* past the array */
+	ASSERT_NEAR(fw_slurm_gpu_budget(mins, 2, 5, &m), 0, 0);
+	ASSERT_NEAR(fw_slurm_gpu_budget(mins, 6, -1, &m), 0, 0); /* no gres/gpu TRES */
+	ASSERT_NEAR(fw_slurm_gpu_budget(NULL, 6, 1, &m), 0, 0);
+	ASSERT_EQ(m, 0);
+}
+
+/* Slurm's budgets go onto the queues of their accounts, inner ones too,
+ * unless the YAML gives the queue one (the YAML's stands); an account no
+ * queue names is counted; 'safe' turns budgetSafe on, never off.  The
+ * note says which is which, once per change. */
+TEST(slurms_budgets_yield_to_the_configs)
+{
+	static const char yaml[] =
+		"now: 1000\n"
+		"queues:\n"
+		"  - {name: org}\n"
+		"  - {name: team_a, parent: org, gpuHourBudget: 50}\n"
+		"  - {name: team_b, parent: org}\n"
+		"  - {name: team_c, parent: org}\n"
+		"  - {name: team_d, parent: org}\n";
+	const struct fw_slurm_budget rows[] = {
+		{ "team_a", 100, 6000 }, { "team_b", 1.0 / 60, 1 }, { "org", 10, 600 }, { "root", 2, 120 },
+		{ "team_c", FW_SLURM_BUDGET_ZERO_GPU_H, 0 }, { "team_d", FW_BUDGET_MAX_GPU_H, 100000000000ull },
+	};
+	struct fw_snapshot *s = NULL, *t = NULL;
+	struct fw_slurm *h = calloc(1, sizeof *h);
+	struct fw_diag d;
+	int32_t kept = -1, unmatched = -1;
+	uint64_t gen = 9;
+
+	ASSERT(h != NULL);
+	ASSERT_OK(fw_config_load_buffer("t", yaml, sizeof yaml - 1, &s, &d));
+	ASSERT_OK(fw_config_load_buffer("t", yaml, sizeof yaml - 1, &t, &d));
+	ASSERT_STR_EQ(fw_slurm_budget_note(h, &gen), "");
+	ASSERT_EQ(gen, 0);
+	/* the note, made from the queues as the config has them */
+	h->budgets = (struct fw_slurm_budget *)rows;
+	h->nbudgets = 6;
+	h->budget_read = true;
+	h->budget_rc = FW_OK;
+	h->enforce_safe = true;
+	h->budget_gen = 1;
+	fw__slurm_budget_note(h, s);
+	const char *note = fw_slurm_budget_note(h, &gen);
+	ASSERT_EQ(gen, 1);
+	ASSERT_STR_CONTAINS(note, "GPU-hour budgets from Slurm's GrpTRESMins: team_a (6000 GPU-minutes; the config's "
+				  "gpuHourBudget 50 stands), team_b 0.01667 GPU-h (1 GPU-minute), org 10 GPU-h (600 "
+				  "GPU-minutes), root (120 GPU-minutes; no queue of that name: not used)");
+	ASSERT_STR_CONTAINS(note, "team_c 1e-06 GPU-h (GrpTRESMins=gres/gpu=0: any use at all is over it)");
+	ASSERT_STR_CONTAINS(note, "team_d 1e+09 GPU-h (Slurm's 100000000000 GPU-minutes, clamped to fairway's most)");
+	ASSERT_STR_CONTAINS(note, "; budgetSafe on: slurm.conf's AccountingStorageEnforce has safe");
+	ASSERT(!strstr(note, "(and the config's budgetSafe)"));
+
+	ASSERT(!s->config.budget_safe);
+	ASSERT_OK(fw_slurm_budget_apply(s, rows, 6, true, &kept, &unmatched));
+	ASSERT_EQ(kept, 1);
+	ASSERT_EQ(unmatched, 1);
+	ASSERT_NEAR(s->queues[fw_snapshot_find_queue(s, "team_a")].gpu_hour_budget, 50, 0);
+	ASSERT_NEAR(s->queues[fw_snapshot_find_queue(s, "team_b")].gpu_hour_budget, 1.0 / 60, 1e-12);
+	ASSERT_NEAR(s->queues[fw_snapshot_find_queue(s, "org")].gpu_hour_budget, 10, 0);
+	ASSERT_NEAR(s->queues[fw_snapshot_find_queue(s, "team_c")].gpu_hour_budget, FW_SLURM_BUDGET_ZERO_GPU_H, 0);
+	ASSERT_NEAR(s->queues[fw_snapshot_find_queue(s, "team_d")].gpu_hour_budget, FW_BUDGET_MAX_GPU_H, 0);
+	ASSERT(s->config.budget_safe);
+	ASSERT_OK(fw_snapshot_validate(s, &d));
+	/* the same read again: the note is not made anew (and s's queues now
+	 * carry Slurm's budgets, which it would call the config's) */
+	fw__slurm_budget_note(h, s);
+	ASSERT_STR_EQ(fw_slurm_budget_note(h, &gen), note);
+	ASSERT_EQ(gen, 1);
+	/* without 'safe' the config's budgetSafe is left as it is */
+	t->config.budget_safe = true;
+	ASSERT_OK(fw_slurm_budget_apply(t, rows + 1, 1, false, &kept, &unmatched));
+	ASSERT(t->config.budget_safe);
+	ASSERT_EQ(kept, 0);
+	ASSERT_EQ(unmatched, 0);
+	t->config.budget_safe = false;
+	ASSERT_OK(fw_slurm_budget_apply(t, rows + 2, 1, false, &kept, &unmatched));
+	ASSERT(!t->config.budget_safe);
+	ASSERT_NEAR(t->queues[fw_snapshot_find_queue(t, "org")].gpu_hour_budget, 10, 0);
+	/* a read that found none says why */
+	h->nbudgets = 0;
+	h->budget_rc = FW_ENOENT;
+	h->enforce_safe = false;
+	snprintf(h->budget_why, sizeof h->budget_why, "slurm.conf: no slurmdbd");
+	h->budget_gen = 2;
+	fw__slurm_budget_note(h, t);
+	ASSERT_STR_EQ(fw_slurm_budget_note(h, &gen), "GPU-hour budgets: none from Slurm (slurm.conf: no slurmdbd)");
+	ASSERT_EQ(gen, 2);
+	h->budgets = NULL;
+	fw_slurm_close(h);
+	fw_snapshot_free(s);
+	fw_snapshot_free(t);
+}
+
 /* A job's priority is its QOS's Priority first, its nice second: the
  * high-QOS job, submitted last, goes first; a lower nice next; a QOS the
  * table does not name counts as 0, as "normal" does; both are clamped so
@@ -1697,6 +1810,7 @@ TEST_MAIN(a_run_time_limit_ends_a_job_and_bounds_a_start, gres_counts_and_models
 	  a_partly_started_array_offers_the_rest, an_arrays_tasks_are_capped_per_cycle,
 	  an_array_list_fairway_cannot_read_is_held_saying_so, a_het_jobs_components_are_one_job,
 	  a_het_jobs_components_keep_their_own_nodes, a_het_job_fairway_cannot_plan_is_held_saying_so,
-	  slurms_usage_replaces_the_configs, the_gpu_tres_is_gres_gpu,
+	  slurms_usage_replaces_the_configs, the_gpu_tres_is_gres_gpu, grp_tres_mins_on_gpus_is_a_budget,
+	  slurms_budgets_yield_to_the_configs,
 	  a_jobs_qos_orders_it_before_its_nice, a_job_slurm_holds_back_by_a_limit_books_no_node,
 	  a_jobs_user_is_named_by_its_uid)
