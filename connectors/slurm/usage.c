@@ -138,31 +138,54 @@ static int collect(List assocs, int gi, struct fw_slurm_usage **rows, int32_t *n
 	return rc;
 }
 
-int fw_slurm_usage_fetch(struct fw_slurm *h, struct fw_slurm_usage **rows, int32_t *n,
-			 double *half_life_s, struct fw_diag *d)
+struct usage_out {
+	struct fw_slurm_usage **rows;
+	int32_t *n;
+};
+
+static int usage_rows(List assocs, int gi, void *out)
+{
+	struct usage_out *o = out;
+
+	return collect(assocs, gi, o->rows, o->n);
+}
+
+/* slurmctld's associations (slurm_load_assoc_mgr_info) handed to rows_of
+ * with the gres/gpu TRES index; none without that TRES (FW_ENOENT, no_gpu
+ * saying so).  The caller frees what rows_of made when it fails. */
+static int assoc_read(int (*rows_of)(List, int, void *), void *out, const char *no_gpu, struct fw_diag *d)
 {
 	assoc_mgr_info_request_msg_t req;
 	assoc_mgr_info_msg_t *m = NULL;
-	int rc, gi;
+	int rc = FW_OK, gi;
 
-	(void)h;
-	*rows = NULL;
-	*n = 0;
-	if ((rc = conf_keeps_usage(half_life_s, d)) != FW_OK)
-		return rc;
 	memset(&req, 0, sizeof req);
 	req.flags = ASSOC_MGR_INFO_FLAG_ASSOC;
 	if (slurm_load_assoc_mgr_info(&req, &m) != SLURM_SUCCESS || !m)
 		return fw__slurm_eio(d, "slurm_load_assoc_mgr_info");
 	gi = fw_slurm_gpu_tres_index(m->tres_names, m->tres_cnt);
 	if (gi < 0)
-		rc = fw_diag_set(d, FW_ENOENT, "slurm.conf", 0, 0, "AccountingStorageTRES",
-				 "Slurm tracks no gres/gpu TRES, so it keeps no GPU usage "
-				 "(add gres/gpu to AccountingStorageTRES)");
+		rc = fw_diag_set(d, FW_ENOENT, "slurm.conf", 0, 0, "AccountingStorageTRES", "%s", no_gpu);
 	else if (m->assoc_list)
-		rc = collect(m->assoc_list, gi, rows, n);
+		rc = rows_of(m->assoc_list, gi, out);
 	slurm_free_assoc_mgr_info_msg(m);
-	if (rc != FW_OK) {
+	return rc;
+}
+
+int fw_slurm_usage_fetch(struct fw_slurm *h, struct fw_slurm_usage **rows, int32_t *n,
+			 double *half_life_s, struct fw_diag *d)
+{
+	int rc;
+
+	(void)h;
+	*rows = NULL;
+	*n = 0;
+	if ((rc = conf_keeps_usage(half_life_s, d)) != FW_OK)
+		return rc;
+	struct usage_out o = { rows, n };
+	if ((rc = assoc_read(usage_rows, &o,
+			     "Slurm tracks no gres/gpu TRES, so it keeps no GPU usage "
+			     "(add gres/gpu to AccountingStorageTRES)", d)) != FW_OK) {
 		free(*rows);
 		*rows = NULL;
 		*n = 0;
@@ -319,29 +342,30 @@ static int budget_rows(List assocs, int gi, struct fw_slurm_budget **rows, int32
 
 /* One read: the rows (malloc'd), 'safe'; FW_OK, FW_ENOENT (no budgets can
  * exist: *d says why), FW_EIO, FW_ENOMEM. */
+struct budget_out {
+	struct fw_slurm_budget **rows;
+	int32_t *n;
+};
+
+static int budget_rows_of(List assocs, int gi, void *out)
+{
+	struct budget_out *o = out;
+
+	return budget_rows(assocs, gi, o->rows, o->n);
+}
+
 static int budget_fetch(struct fw_slurm_budget **rows, int32_t *n, bool *safe, struct fw_diag *d)
 {
-	assoc_mgr_info_request_msg_t req;
-	assoc_mgr_info_msg_t *m = NULL;
-	int rc, gi;
+	int rc;
 
 	*rows = NULL;
 	*n = 0;
 	*safe = false;
 	if ((rc = conf_budgets(safe, d)) != FW_OK)
 		return rc;
-	memset(&req, 0, sizeof req);
-	req.flags = ASSOC_MGR_INFO_FLAG_ASSOC;
-	if (slurm_load_assoc_mgr_info(&req, &m) != SLURM_SUCCESS || !m)
-		return fw__slurm_eio(d, "slurm_load_assoc_mgr_info");
-	gi = fw_slurm_gpu_tres_index(m->tres_names, m->tres_cnt);
-	if (gi < 0)
-		rc = fw_diag_set(d, FW_ENOENT, "slurm.conf", 0, 0, "AccountingStorageTRES",
-				 "Slurm tracks no gres/gpu TRES, so no GrpTRESMins on GPUs");
-	else if (m->assoc_list)
-		rc = budget_rows(m->assoc_list, gi, rows, n);
-	slurm_free_assoc_mgr_info_msg(m);
-	if (rc != FW_OK) {
+	struct budget_out o = { rows, n };
+	if ((rc = assoc_read(budget_rows_of, &o, "Slurm tracks no gres/gpu TRES, so no GrpTRESMins on GPUs", d)) !=
+	    FW_OK) {
 		free(*rows);
 		*rows = NULL;
 		*n = 0;

@@ -465,6 +465,29 @@ static void tmpf_drop(struct tmpf *t)
 	rmdir(t->dir);
 }
 
+/* fairway-sim with argv (NULL-ended; "@trace", "@json", "@csv" and
+ * "@html" stand for t's files) over a trace of the given text, in a new
+ * t: its JSON, NULL when the run failed. */
+static json_t *replay_cli(struct tmpf *t, const char *trace, char **argv)
+{
+	json_error_t e;
+	int argc = 0;
+
+	tmpf_make(t);
+	FILE *f = fopen(t->trace, "w");
+	if (!f)
+		return NULL;
+	fputs(trace, f);
+	fclose(f);
+	for (; argv[argc]; argc++)
+		argv[argc] = !strcmp(argv[argc], "@trace") ? t->trace
+			     : !strcmp(argv[argc], "@json") ? t->js
+			     : !strcmp(argv[argc], "@csv")  ? t->csv
+			     : !strcmp(argv[argc], "@html") ? t->html
+							    : argv[argc];
+	return fw_sim_cli(argc, argv) == 0 ? json_load_file(t->js, 0, &e) : NULL;
+}
+
 static void check_policy_json(json_t *p)
 {
 	double occ = json_real_value(json_object_get(p, "occupancy"));
@@ -971,23 +994,13 @@ TEST(a_replay_that_ends_with_an_eviction_ends_there)
 TEST(limits_reach_the_csv_and_the_report)
 {
 	struct tmpf t;
-	json_error_t e;
 	size_t n;
-	char *argv[] = { "fairway-sim", "run", "--trace", NULL, "--format", "fairway", "--nodes", "1x8",
-			 "--tick", "10", "--policies", "fifo,fifo:max-runtime=50", "--json", NULL,
-			 "--csv", NULL, "--report", NULL, NULL };
+	char *argv[] = { "fairway-sim", "run", "--trace", "@trace", "--format", "fairway", "--nodes", "1x8",
+			 "--tick", "10", "--policies", "fifo,fifo:max-runtime=50", "--json", "@json",
+			 "--csv", "@csv", "--report", "@html", NULL };
+	json_t *root = replay_cli(&t, "job_id,submit_time,duration,gpus_per_task,max_runtime\nA,0,1000,4,100\nB,0,1000,4,\n",
+				  argv);
 
-	tmpf_make(&t);
-	FILE *f = fopen(t.trace, "w");
-	ASSERT(f);
-	fputs("job_id,submit_time,duration,gpus_per_task,max_runtime\nA,0,1000,4,100\nB,0,1000,4,\n", f);
-	fclose(f);
-	argv[3] = t.trace;
-	argv[13] = t.js;
-	argv[15] = t.csv;
-	argv[17] = t.html;
-	ASSERT_EQ(fw_sim_cli(18, argv), 0);
-	json_t *root = json_load_file(t.js, 0, &e);
 	ASSERT(root);
 	ASSERT_EQ(json_integer_value(json_object_get(root, "job_limits")), 1);
 	json_t *p0 = json_array_get(json_object_get(root, "policies"), 0);
@@ -1021,6 +1034,9 @@ TEST(limits_reach_the_csv_and_the_report)
 	tmpf_drop(&t);
 }
 
+/* A (qa, 8 GPUs, 600 s) spends qa's budget; B (qa, from 100) waits on it. */
+#define BUDGET_TRACE "job_id,submit_time,duration,gpus_per_task,queue\nA,0,600,8,qa\nB,100,100,8,qa\n"
+
 /*
  * GPU-hour budgets reach the CSV.  1 node x 8 GPUs, tick 10, every queue
  * 1 GPU-h (7-day half-life): A (qa, 8 GPUs, 600 s) leaves qa at 1.33
@@ -1032,22 +1048,12 @@ TEST(limits_reach_the_csv_and_the_report)
 TEST(budgets_reach_the_csv)
 {
 	struct tmpf t;
-	json_error_t e;
 	size_t n;
-	char *argv[] = { "fairway-sim", "run", "--trace", NULL, "--format", "fairway", "--nodes", "1x8",
+	char *argv[] = { "fairway-sim", "run", "--trace", "@trace", "--format", "fairway", "--nodes", "1x8",
 			 "--tick", "10", "--policies", "fifo,fifo:gpu-hour-budget=0", "--gpu-hour-budget", "1",
-			 "--json", NULL, "--csv", NULL, NULL };
+			 "--json", "@json", "--csv", "@csv", NULL };
+	json_t *root = replay_cli(&t, BUDGET_TRACE, argv);
 
-	tmpf_make(&t);
-	FILE *f = fopen(t.trace, "w");
-	ASSERT(f);
-	fputs("job_id,submit_time,duration,gpus_per_task,queue\nA,0,600,8,qa\nB,100,100,8,qa\n", f);
-	fclose(f);
-	argv[3] = t.trace;
-	argv[15] = t.js;
-	argv[17] = t.csv;
-	ASSERT_EQ(fw_sim_cli(18, argv), 0);
-	json_t *root = json_load_file(t.js, 0, &e);
 	ASSERT(root);
 	ASSERT_NEAR(json_real_value(json_object_get(root, "gpu_hour_budget")), 1, 0);
 	json_t *p0 = json_array_get(json_object_get(root, "policies"), 0);
@@ -1085,24 +1091,14 @@ TEST(budgets_and_the_half_life_reach_the_report)
 	double u = 8 * h / log(2.0) * (1 - exp2(-600 / h)), cross = 600 + h * log2(u / 3600);
 	int64_t start = ((int64_t)floor(cross) / 10 + 1) * 10;
 	struct tmpf t;
-	json_error_t e;
 	size_t n;
 	char want[256], g[32];
-	char *argv[] = { "fairway-sim", "run", "--trace", NULL, "--format", "fairway", "--nodes", "1x8",
+	char *argv[] = { "fairway-sim", "run", "--trace", "@trace", "--format", "fairway", "--nodes", "1x8",
 			 "--tick", "10", "--policies", "fifo,fifo:gpu-hour-budget=0", "--gpu-hour-budget", "1",
-			 "--usage-half-life", "86400", "--json", NULL, "--report", NULL, NULL };
+			 "--usage-half-life", "86400", "--json", "@json", "--report", "@html", NULL };
 
 	ASSERT(start > 600 && start < 2 * 86400);
-	tmpf_make(&t);
-	FILE *f = fopen(t.trace, "w");
-	ASSERT(f);
-	fputs("job_id,submit_time,duration,gpus_per_task,queue\nA,0,600,8,qa\nB,100,100,8,qa\n", f);
-	fclose(f);
-	argv[3] = t.trace;
-	argv[17] = t.js;
-	argv[19] = t.html;
-	ASSERT_EQ(fw_sim_cli(20, argv), 0);
-	json_t *root = json_load_file(t.js, 0, &e);
+	json_t *root = replay_cli(&t, BUDGET_TRACE, argv);
 	ASSERT(root);
 	ASSERT_EQ(json_integer_value(json_object_get(root, "usage_half_life_s")), 86400);
 	json_t *p0 = json_array_get(json_object_get(root, "policies"), 0);
