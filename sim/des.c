@@ -2054,6 +2054,7 @@ struct variant {
 	int model_deserved;            /* -1 = on when --model-deserved is given, 0 off, 1 on */
 	int64_t max_runtime_s;         /* -1 = the run's (--max-runtime), 0 none */
 	double budget;                 /* < 0 = the run's (--gpu-hour-budget), 0 none */
+	int budget_safe;               /* -1 = the run's (--budget-safe), 0 off, 1 on */
 };
 
 struct cli {
@@ -2117,8 +2118,8 @@ static const char usage_text[] =
 	"                      reserve-depth=N (0 = none), xfactor-cap=S (0 =\n"
 	"                      off), user-fair-share=on|off or\n"
 	"                      checkpoint-grace=S (0 = off), slices=on|off,\n"
-	"                      max-runtime=S (0 = none) or gpu-hour-budget=H\n"
-	"                      (0 = none), e.g.\n"
+	"                      max-runtime=S (0 = none), gpu-hour-budget=H\n"
+	"                      (0 = none) or budget-safe=on|off, e.g.\n"
 	"                      fairway,fairway:starve-after=432000,fairway:reserve-depth=4\n"
 	"  --tick S            scheduling period in seconds (default 60)\n"
 	"  --preemptible       every job may be evicted: policies with reclaim\n"
@@ -2389,13 +2390,14 @@ static int variant_setting(struct variant *w, char *kv, unsigned *seen)
 		return entry_error(w, "'%s': a variant's settings are KEY=VALUE "
 				   "(starve-after=S, backfill=easy|conservative, reserve-depth=N, xfactor-cap=S, "
 				   "user-fair-share=on|off, checkpoint-grace=S, slices=on|off, model-deserved=on|off, "
-				   "max-runtime=S, gpu-hour-budget=H)", kv);
+				   "max-runtime=S, gpu-hour-budget=H, budget-safe=on|off)", kv);
 	*v++ = '\0';
 	unsigned bit = !strcmp(kv, "starve-after") ? 1u : !strcmp(kv, "backfill") ? 2u
 		       : !strcmp(kv, "reserve-depth") ? 4u : !strcmp(kv, "xfactor-cap") ? 8u
 		       : !strcmp(kv, "user-fair-share") ? 16u : !strcmp(kv, "checkpoint-grace") ? 32u
 		       : !strcmp(kv, "slices") ? 64u : !strcmp(kv, "model-deserved") ? 128u
-		       : !strcmp(kv, "max-runtime") ? 256u : !strcmp(kv, "gpu-hour-budget") ? 512u : 0u;
+		       : !strcmp(kv, "max-runtime") ? 256u : !strcmp(kv, "gpu-hour-budget") ? 512u
+		       : !strcmp(kv, "budget-safe") ? 1024u : 0u;
 	if (*seen & bit)
 		return entry_error(w, "%s is set twice", kv);
 	*seen |= bit;
@@ -2452,10 +2454,14 @@ static int variant_setting(struct variant *w, char *kv, unsigned *seen)
 		if (parse_budget(v, &w->budget) != 0)
 			return usage_error("--policies: gpu-hour-budget=%s: GPU-hours from 0 (none) to %.0f, e.g. 500 "
 					   "or 0.5", v, FW_BUDGET_MAX_GPU_H);
+	} else if (!strcmp(kv, "budget-safe")) {
+		if (strcmp(v, "on") && strcmp(v, "off"))
+			return usage_error("--policies: budget-safe=%s: use on or off", v);
+		w->budget_safe = !strcmp(v, "on");
 	} else {
 		return usage_error("--policies: unknown setting '%s' (starve-after, backfill, reserve-depth, "
 				   "xfactor-cap, user-fair-share, checkpoint-grace, slices, model-deserved, max-runtime, "
-				   "gpu-hour-budget)", kv);
+				   "gpu-hour-budget, budget-safe)", kv);
 	}
 	return 0;
 }
@@ -2490,6 +2496,7 @@ static int parse_variant(char *p, struct variant *w)
 	w->model_deserved = -1;
 	w->max_runtime_s = -1;
 	w->budget = -1;
+	w->budget_safe = -1;
 	rest = cut(p, ':');
 	w->name = p;
 	if (!*p)
@@ -3279,6 +3286,7 @@ static void variant_json(const struct cli *c, const struct variant *w, json_t *p
 	json_object_set_new(pj, "max_runtime_s",
 			    json_integer(w->max_runtime_s >= 0 ? w->max_runtime_s : c->o.max_runtime_s));
 	json_object_set_new(pj, "gpu_hour_budget", json_real(w->budget >= 0 ? w->budget : c->o.gpu_hour_budget));
+	json_object_set_new(pj, "budget_safe", json_boolean(w->budget_safe >= 0 ? w->budget_safe == 1 : c->o.budget_safe));
 }
 
 /* The run-time limits' line of the summary, only when the replay had one:
@@ -3354,6 +3362,8 @@ static int replay_variant(struct cli *c, const struct variant *w, const struct f
 		c->o.max_runtime_s = w->max_runtime_s;
 	if (w->budget >= 0)
 		c->o.gpu_hour_budget = w->budget;
+	if (w->budget_safe >= 0)
+		c->o.budget_safe = w->budget_safe == 1;
 	rc = fw_sim_run_trace(&c->tr, teams, &c->o, r, d);
 	keep.hooks = c->o.hooks;
 	c->o = keep;

@@ -1261,6 +1261,21 @@ assert rows["B"]["start"] == "300" and rows["A"]["start"] == "0", rows
 PY
 then ok "sim-run-budget-safe-waits-for-room"; else bad "sim-run-budget-safe-waits-for-room"; fi
 expect "sim-run-budget-safe-in-help" 0 "--budget-safe       with --gpu-hour-budget: a job starts only if its whole" "$FW" sim run --help
+# the variant key: kai and kai:budget-safe=on in one run, B at 0 and at 300
+"$FW" sim run --trace "$SV/safe.csv" --format fairway --nodes 2x8 --tick 10 --policies kai,kai:budget-safe=on \
+	--gpu-hour-budget 0.5 --usage-half-life 600 --json "$SV/safev.json" --jobs "$SV/safevj.csv" >/dev/null 2>&1
+if python3 - "$SV" <<'PY'
+import csv, json, sys
+d = sys.argv[1]
+j = json.load(open(d + "/safev.json"))
+p = {x["policy"]: x for x in j["policies"]}
+assert j["budget_safe"] is False and p["kai"]["budget_safe"] is False and p["kai:budget-safe=on"]["budget_safe"] is True
+rows = {(r["policy"], r["job"]): r["start"] for r in csv.DictReader(open(d + "/safevj.csv"))}
+assert rows[("kai", "B")] == "0" and rows[("kai:budget-safe=on", "B")] == "300", rows
+PY
+then ok "sim-run-budget-safe-variant"; else bad "sim-run-budget-safe-variant"; fi
+expect "sim-run-budget-safe-variant-bad-value" 2 "--policies: budget-safe=yes: use on or off" \
+	"$FW" sim run --trace x --policies kai:budget-safe=yes
 # ---- end sim --gpu-hour-budget ----
 rm -rf "$SV"
 # node failures: bad values, shaping flags without a rate, and a run where
