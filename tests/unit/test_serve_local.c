@@ -1728,6 +1728,23 @@ static int restore_cb(void *ctx, const char *key, const char *doc)
 	return rc;
 }
 
+/* Save queues qs[0..1] as the daemon does (fw_serve_save_queue), close
+ * and reopen the store, and read them back into r. */
+static int save_and_reopen(struct fw_serve *d, const struct fw_queue_spec *qs, struct restored *r)
+{
+	int rc = fw_store_begin(store);
+
+	for (int i = 0; i < 2 && rc == FW_OK; i++)
+		rc = fw_serve_save_queue(d, &qs[i]);
+	if (rc != FW_OK || (rc = fw_store_commit(store)) != FW_OK)
+		return rc;
+	fw_store_close(store);
+	if ((rc = fw_store_open(dir, false, &store, NULL)) != FW_OK)
+		return rc;
+	d->store = store;
+	return fw_store_each(store, FW_STORE_QUEUES, restore_cb, r);
+}
+
 /* A queue's deserved GPUs of a model (gpuModelDeserved) survive the store's
  * close and reopen as the daemon keeps them (fw_serve_save_queue), beside
  * its limits, and become the snapshot's model_deserved entries, each with
@@ -1755,14 +1772,7 @@ TEST(model_deserved_survives_reopen_and_becomes_snapshot_entries)
 	queue_of("{\"name\":\"a\",\"deserved\":{\"gpu\":16},\"gpuModelLimits\":{\"A100\":8},"
 		 "\"gpuModelDeserved\":{\"H100\":12,\"A100\":3.5}}", &qs[0]);
 	queue_of("{\"name\":\"b\",\"deserved\":{\"gpu\":16}}", &qs[1]);
-	ASSERT_OK(fw_store_begin(store));
-	ASSERT_OK(fw_serve_save_queue(d, &qs[0]));
-	ASSERT_OK(fw_serve_save_queue(d, &qs[1]));
-	ASSERT_OK(fw_store_commit(store));
-	fw_store_close(store);
-	ASSERT_OK(fw_store_open(dir, false, &store, NULL));
-	d->store = store;
-	ASSERT_OK(fw_store_each(store, FW_STORE_QUEUES, restore_cb, &r));
+	ASSERT_OK(save_and_reopen(d, qs, &r));
 	ASSERT_EQ(r.n, 2); /* in key order: a, b */
 	ASSERT_STR_EQ(r.q[0].name, "a");
 	ASSERT_EQ(r.q[0].nmodel_deserved, 2); /* by model: the store sorts a document's keys */
@@ -1828,14 +1838,7 @@ TEST(gpu_hour_budget_survives_reopen_and_reaches_the_snapshot)
 	queue_of("{\"name\":\"b\",\"deserved\":{\"gpu\":8}}", &qs[1]);
 	qs[0].usage = qs[1].usage = 0.3 * 3600; /* both at a's budget */
 	qs[0].usage_at = qs[1].usage_at = 1000;
-	ASSERT_OK(fw_store_begin(store));
-	ASSERT_OK(fw_serve_save_queue(d, &qs[0]));
-	ASSERT_OK(fw_serve_save_queue(d, &qs[1]));
-	ASSERT_OK(fw_store_commit(store));
-	fw_store_close(store);
-	ASSERT_OK(fw_store_open(dir, false, &store, NULL));
-	d->store = store;
-	ASSERT_OK(fw_store_each(store, FW_STORE_QUEUES, restore_cb, &r));
+	ASSERT_OK(save_and_reopen(d, qs, &r));
 	ASSERT_EQ(r.n, 2);
 	ASSERT_STR_EQ(r.q[0].name, "a");
 	ASSERT(r.q[0].gpu_hour_budget == 0.3); /* exactly, not 0.30000000000000004 */
