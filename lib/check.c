@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fairway/budget.h"
 #include "fairway/check.h"
 #include "fairway/fairshare.h"
 
@@ -967,22 +968,6 @@ static int check_limits(const struct fw_snapshot *s, const struct fw_plan *p, co
 	return FW_OK;
 }
 
-/* GPU-hour budgets: no job starts under a queue whose subtree has used
- * its budget (decayed usage at now, summed here from the snapshot's
- * queues, each queue's decayed usage added to it and its ancestors in
- * queue order, as the cycle does: the same sums), but for a running job
- * moved in this plan (its restart). */
-/* The GPU-seconds a run of `gpus` milli-GPU from `at` may still use at
- * now under budget_safe (fw_job_bound; INFINITY unbounded). */
-static double safe_run_left(const struct fw_snapshot *s, const struct fw_job *j, int64_t gpus, fw_time at)
-{
-	fw_time b = fw_job_bound(s, j), rest = at + b - s->now;
-
-	if (gpus <= 0)
-		return 0;
-	return b <= 0 ? INFINITY : rest > 0 ? (double)gpus / 1000.0 * (double)rest : 0;
-}
-
 static int64_t allocs_gpus(const struct fw_task_alloc *t, int32_t n)
 {
 	int64_t g = 0;
@@ -1020,7 +1005,7 @@ static int check_safe_budgets(const struct fw_snapshot *s, const struct fw_plan 
 		const struct fw_job *job = &s->jobs[j];
 		if (job->state == FW_JOB_RUNNING && !gone[j])
 			safe_take(s, left, job->queue,
-				  safe_run_left(s, job, allocs_gpus(s->allocs + job->alloc_first, job->alloc_count),
+				  fw_run_left(s, job, allocs_gpus(s->allocs + job->alloc_first, job->alloc_count),
 						job->start_time));
 	}
 	for (int32_t i = 0; i < p->ndecisions; i++) {
@@ -1028,7 +1013,7 @@ static int check_safe_budgets(const struct fw_snapshot *s, const struct fw_plan 
 		const struct fw_job *job = dc->kind == FW_DECIDE_START ? &s->jobs[dc->job] : NULL;
 		if (!job || job->state == FW_JOB_RUNNING)
 			continue;
-		double need = safe_run_left(s, job, allocs_gpus(p->allocs + dc->alloc_first, dc->alloc_count), s->now);
+		double need = fw_run_left(s, job, allocs_gpus(p->allocs + dc->alloc_first, dc->alloc_count), s->now);
 		for (int32_t k = job->queue, n = 0; need > 0 && k >= 0 && n <= s->nqueues; k = s->queues[k].parent, n++)
 			if (s->queues[k].gpu_hour_budget > 0 && !(need <= left[k] + 1e-3))
 				return FAILAT(d, ((struct fld){ "decisions", i }),
@@ -1067,6 +1052,9 @@ static int check_refills(const struct fw_snapshot *s, const struct fw_plan *p, c
 	return FW_OK;
 }
 
+/* GPU-hour budgets: no job starts under a queue whose subtree has used
+ * its budget (fw_budget_used: the cycle's own sums), but for a running
+ * job moved in this plan (its restart). */
 static int check_budgets(const struct fw_snapshot *s, const struct fw_plan *p, struct fw_arena *a,
 			 struct fw_diag *d)
 {
@@ -1078,14 +1066,9 @@ static int check_budgets(const struct fw_snapshot *s, const struct fw_plan *p, s
 		q++;
 	if (q == s->nqueues)
 		return FW_OK;
-	if (!(used = FW_ARENA_NEW(a, double, s->nqueues + 1)))
+	if (!(used = FW_ARENA_RAW(a, double, s->nqueues + 1)))
 		return FW_ENOMEM;
-	for (q = 0; q < s->nqueues; q++) {
-		double u = fw_usage_decay(s->queues[q].usage, s->queues[q].usage_at, s->now,
-					  s->config.usage_half_life_s);
-		for (int32_t k = q, n = 0; k >= 0 && n <= s->nqueues; k = s->queues[k].parent, n++)
-			used[k] += u > 0 ? u : 0;
-	}
+	fw_budget_used(s, used);
 	for (int32_t i = 0; i < p->ndecisions; i++) {
 		const struct fw_decision *dc = &p->decisions[i];
 		if (dc->kind != FW_DECIDE_START || s->jobs[dc->job].state == FW_JOB_RUNNING)

@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fairway/budget.h"
 #include "fairway/cycle.h"
 #include "fairway/fairshare.h"
 #include "cycle_int.h"
@@ -277,40 +278,9 @@ static void limits_emit(struct cyc *y)
  * leaves such queues' pending jobs out of the demand (they may start
  * nothing, as a queue at its limit), so fair share does not count them;
  * allocate and reclaim ask it per job (fw__over_budget). */
-/* The seconds job j's run may last (fw_job_bound from y->qlimit): its
- * run-time limit, else its planned runtime; 0 = unbounded. */
-static fw_time job_bound(const struct cyc *y, const struct fw_job *j)
-{
-	fw_time m = fw__limit(y, j);
-
-	return m > 0 ? m : fw__runtime(y, j);
-}
-
-/* GPU-seconds a run of `gpus` milli-GPU from `at` may still use at now,
- * bounded as job_bound says; INFINITY when unbounded (and it holds GPUs). */
-static double run_left(const struct cyc *y, const struct fw_job *j, int64_t gpus, fw_time at)
-{
-	fw_time b = job_bound(y, j), rest = at + b - y->s->now;
-
-	if (gpus <= 0)
-		return 0;
-	if (b <= 0)
-		return INFINITY;
-	return rest > 0 ? (double)gpus / 1000.0 * (double)rest : 0;
-}
-
-static void take_off(struct cyc *y, int32_t q, double gpu_s)
-{
-	const struct fw_snapshot *s = y->s;
-
-	for (int32_t k = q, n = 0; k >= 0 && n <= s->nqueues; k = s->queues[k].parent, n++)
-		if (s->queues[k].gpu_hour_budget > 0)
-			y->qleft[k] -= gpu_s;
-}
-
-/* config.budget_safe: y->qleft, each budget less its subtree's usage and
- * what its running jobs may still use (a job ended by its limit this
- * cycle, none).  One sweep over the jobs. */
+/* config.budget_safe: y->qleft (fw_budget_left before any decision: a
+ * job the limits phase ended has no run left) and, per waiting job under
+ * a budget, its whole run (y->jneed). */
 static int budget_left(struct cyc *y)
 {
 	const struct fw_snapshot *s = y->s;
@@ -320,23 +290,14 @@ static int budget_left(struct cyc *y)
 	y->jneed = FW_ARENA_NEW(y->a, double, s->njobs + 1);
 	if (!under || !y->qleft || !y->jneed)
 		return FW_ENOMEM;
-	for (int32_t q = 0; q < s->nqueues; q++) {
-		y->qleft[q] = s->queues[q].gpu_hour_budget * 3600.0 - y->qused[q];
+	fw_budget_left(s, NULL, y->qused, y->qleft, NULL);
+	for (int32_t q = 0; q < s->nqueues; q++)
 		for (int32_t k = q, n = 0; k >= 0 && n <= s->nqueues && !under[q]; k = s->queues[k].parent, n++)
 			under[q] = s->queues[k].gpu_hour_budget > 0;
-	}
 	for (int32_t j = 0; j < s->njobs; j++) {
 		const struct fw_job *job = &s->jobs[j];
-		int64_t g = 0;
-		if (!under[job->queue] || (y->evicted && y->evicted[j]))
-			continue;
-		if (job->state != FW_JOB_RUNNING) {
-			y->jneed[j] = run_left(y, job, fw_job_request(job).v[FW_RES_GPU], s->now);
-			continue;
-		}
-		for (int32_t k = 0; k < job->alloc_count; k++)
-			g += alloc_res(job, &s->allocs[job->alloc_first + k]).v[FW_RES_GPU];
-		take_off(y, job->queue, run_left(y, job, g, job->start_time));
+		if (under[job->queue] && job->state != FW_JOB_RUNNING)
+			y->jneed[j] = fw_run_left(s, job, fw_job_request(job).v[FW_RES_GPU], s->now);
 	}
 	return FW_OK;
 }
@@ -365,14 +326,19 @@ bool fw__budget_short(const struct cyc *y, int32_t jx, struct fw_pending *r)
 
 void fw__budget_charge(struct cyc *y, int32_t jx, const struct fw_task_alloc *t, int32_t n)
 {
-	const struct fw_job *j = &y->s->jobs[jx];
+	const struct fw_snapshot *s = y->s;
+	const struct fw_job *j = &s->jobs[jx];
 	int64_t g = 0;
+	double run;
 
 	if (!y->qleft || j->state == FW_JOB_RUNNING) /* a moved job's run was counted */
 		return;
 	for (int32_t k = 0; k < n; k++)
 		g += (int64_t)__builtin_popcount(t[k].gpu_mask) * t[k].gpu_milli;
-	take_off(y, j->queue, run_left(y, j, g, y->s->now));
+	run = fw_run_left(s, j, g, s->now);
+	for (int32_t k = j->queue, m = 0; k >= 0 && m <= s->nqueues; k = s->queues[k].parent, m++)
+		if (s->queues[k].gpu_hour_budget > 0)
+			y->qleft[k] -= run;
 }
 
 static int budget_mark(struct cyc *y)
@@ -388,12 +354,7 @@ static int budget_mark(struct cyc *y)
 	y->qbudget = FW_ARENA_RAW(y->a, int32_t, s->nqueues + 1);
 	if (!y->qused || !y->qbudget)
 		return FW_ENOMEM;
-	for (q = 0; q < s->nqueues; q++) {
-		double u = fw_usage_decay(s->queues[q].usage, s->queues[q].usage_at, s->now,
-					  s->config.usage_half_life_s);
-		for (int32_t k = q, n = 0; k >= 0 && n <= s->nqueues; k = s->queues[k].parent, n++)
-			y->qused[k] += u > 0 ? u : 0;
-	}
+	fw_budget_used(s, y->qused);
 	for (q = 0; q < s->nqueues; q++) {
 		int32_t hit = -1;
 		for (int32_t k = q, n = 0; k >= 0 && hit < 0 && n <= s->nqueues; k = s->queues[k].parent, n++)

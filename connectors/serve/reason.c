@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fairway/budget.h"
 #include "reason.h"
 
 static const char *job_name(const struct fw_snapshot *s, int64_t i)
@@ -216,99 +217,33 @@ char *fw_serve_budget_text(const struct fw_snapshot *s, const struct fw_plan *p,
 
 /* ---- budget_short ---------------------------------------------------- */
 
-/* The seconds job j's run may last under budgetSafe (fw_job_bound), as
- * lib/cycle.c run_left counts GPU-seconds: INFINITY unbounded (with
- * GPUs), none before `at` + the bound. */
-static double run_left(const struct fw_snapshot *s, const struct fw_job *j, int64_t gpus, fw_time at)
-{
-	fw_time b = fw_job_bound(s, j), rest = at + b - s->now;
-
-	if (gpus <= 0)
-		return 0;
-	if (b <= 0)
-		return INFINITY;
-	return rest > 0 ? (double)gpus / 1000.0 * (double)rest : 0;
-}
-
-static int64_t allocs_gpus(const struct fw_task_alloc *t, int32_t n)
-{
-	int64_t g = 0;
-
-	for (int32_t k = 0; k < n; k++)
-		g += (int64_t)__builtin_popcount(t[k].gpu_mask) * t[k].gpu_milli;
-	return g;
-}
-
-/* Job j's run of gpu_s GPU-seconds off every budget on queue q's way up;
- * the first unbounded one under each is kept. */
-static void take_off(const struct fw_snapshot *s, struct fw_serve_left *l, int32_t q, int32_t j, double gpu_s)
-{
-	for (int32_t k = q, n = 0; k >= 0 && n <= s->nqueues; k = s->queues[k].parent, n++) {
-		if (!(s->queues[k].gpu_hour_budget > 0))
-			continue;
-		l[k].gpu_s -= gpu_s;
-		if (isinf(gpu_s) && l[k].unbounded < 0)
-			l[k].unbounded = j;
-	}
-}
-
-/* Each budget less its subtree's decayed usage: the same sums in the
- * same order as lib/cycle.c budget_mark and budget_left, so the same
- * doubles. */
-static void less_usage(const struct fw_snapshot *s, struct fw_serve_left *l)
-{
-	for (int32_t q = 0; q < s->nqueues; q++) {
-		l[q].gpu_s = 0;
-		l[q].unbounded = -1;
-	}
-	for (int32_t q = 0; q < s->nqueues; q++) {
-		double u = fw_usage_decay(s->queues[q].usage, s->queues[q].usage_at, s->now,
-					  s->config.usage_half_life_s);
-		for (int32_t k = q, n = 0; k >= 0 && n <= s->nqueues; k = s->queues[k].parent, n++)
-			l[k].gpu_s += u > 0 ? u : 0;
-	}
-	for (int32_t q = 0; q < s->nqueues; q++)
-		l[q].gpu_s = s->queues[q].gpu_hour_budget * 3600.0 - l[q].gpu_s;
-}
-
 struct fw_serve_left *fw_serve_budget_left(const struct fw_snapshot *s, const struct fw_plan *p)
 {
 	struct fw_serve_left *l;
-	bool *ended, any = false;
+	double *used, *left;
+	int32_t *unb;
+	bool any = false;
 
 	for (int32_t q = 0; s && q < s->nqueues; q++)
 		any = any || s->queues[q].gpu_hour_budget > 0;
 	if (!any || !p || !s->config.budget_safe)
 		return NULL;
 	l = malloc(((size_t)s->nqueues + 1) * sizeof *l);
-	ended = calloc((size_t)s->njobs + 1, sizeof *ended);
-	if (!l || !ended) {
+	used = malloc(((size_t)s->nqueues + 1) * sizeof *used);
+	left = malloc(((size_t)s->nqueues + 1) * sizeof *left);
+	unb = malloc(((size_t)s->nqueues + 1) * sizeof *unb);
+	if (l && used && left && unb) {
+		fw_budget_used(s, used); /* the core's sums (budget.h): the same doubles */
+		fw_budget_left(s, p, used, left, unb);
+		for (int32_t q = 0; q < s->nqueues; q++)
+			l[q] = (struct fw_serve_left){ left[q], unb[q] };
+	} else {
 		free(l);
-		free(ended);
-		return NULL;
+		l = NULL;
 	}
-	less_usage(s, l);
-	for (int32_t i = 0; i < p->ndecisions; i++) /* the cycle's own evictions: their runs are over */
-		if (p->decisions[i].kind == FW_DECIDE_EVICT && p->decisions[i].reason == FW_REASON_TIME_LIMIT &&
-		    p->decisions[i].job >= 0 && p->decisions[i].job < s->njobs)
-			ended[p->decisions[i].job] = true;
-	for (int32_t j = 0; j < s->njobs; j++) {
-		const struct fw_job *job = &s->jobs[j];
-		if (job->state == FW_JOB_RUNNING && !ended[j])
-			take_off(s, l, job->queue, j,
-				 run_left(s, job, allocs_gpus(s->allocs + job->alloc_first, job->alloc_count),
-					  job->start_time));
-	}
-	for (int32_t i = 0; i < p->ndecisions; i++) { /* its starts, in order (a moved job's run was counted) */
-		const struct fw_decision *dc = &p->decisions[i];
-		if (dc->kind != FW_DECIDE_START || dc->job < 0 || dc->job >= s->njobs ||
-		    s->jobs[dc->job].state == FW_JOB_RUNNING)
-			continue;
-		take_off(s, l, s->jobs[dc->job].queue, dc->job,
-			 run_left(s, &s->jobs[dc->job], allocs_gpus(p->allocs + dc->alloc_first, dc->alloc_count),
-				  s->now));
-	}
-	free(ended);
+	free(used);
+	free(left);
+	free(unb);
 	return l;
 }
 

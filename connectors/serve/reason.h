@@ -98,16 +98,17 @@ char *fw_serve_budget_text(const struct fw_snapshot *s, const struct fw_plan *p,
 
 /* Under config.budget_safe, per queue of s: what its GPU-hour budget has
  * left once plan p is made, as the cycle counts it for BUDGET_SHORT
- * (lib/cycle.c budget_left: the budget less its subtree's decayed usage,
- * the runs its running jobs may still make, a job p ends at its run-time
- * limit not among them, and p's starts).  The sums are the cycle's, in
- * its order, so a job's b is its queue's gpu_s rounded down: the estimate
+ * (the core's fw_budget_left, budget.h: the budget less its subtree's
+ * decayed usage, the runs its running jobs may still make, a job p ends
+ * at its run-time limit not among them, and p's starts).  The sums are
+ * the cycle's own, so a job's b is its queue's gpu_s rounded down: the estimate
  * phase (config.estimate_starts) checks the waiting jobs again after
  * every start.  Without it a job's b may be from before later starts,
  * and fw_serve_short_text, finding no queue that agrees, says the core's
  * text. */
 struct fw_serve_left {
-	double gpu_s;      /* GPU-seconds left (queues with a budget);
+	double gpu_s;      /* GPU-seconds left (queues with a budget;
+			    * INFINITY for the rest);
 			    * -INFINITY: a running job under it has no
 			    * bound (fw_job_bound 0) */
 	int32_t unbounded; /* the first such running job, else -1 */

@@ -3,6 +3,7 @@
 #define FAIRWAY_H
 
 #include "fairway/arena.h"
+#include "fairway/budget.h"
 #include "fairway/check.h"
 #include "fairway/cycle.h"
 #include "fairway/err.h"
