@@ -1052,6 +1052,38 @@ static int check_refills(const struct fw_snapshot *s, const struct fw_plan *p, c
 	return FW_OK;
 }
 
+/* Under config.budget_safe, a budget-short job is expected no sooner than
+ * its whole run (need) could fit every budget on its way up: what is
+ * left is at most the budget less the usage, and the usage decays no
+ * faster than used x 2^(-t/h) (running jobs only add to it), so not
+ * before now + h log2(used / (B - need)); never when need passes B. */
+static int check_short_floors(const struct fw_snapshot *s, const struct fw_plan *p, const double *used,
+			      struct fw_diag *d)
+{
+	double h = s->config.usage_half_life_s;
+
+	for (int32_t i = 0; i < p->npending; i++) {
+		const struct fw_pending *r = &p->pending[i];
+		const struct fw_job *j = &s->jobs[r->job];
+		if (r->reason != FW_REASON_BUDGET_SHORT || r->expected_start == FW_TIME_UNKNOWN)
+			continue;
+		double need = fw_run_left(s, j, fw_job_request(j).v[FW_RES_GPU], s->now);
+		for (int32_t k = j->queue, n = 0; k >= 0 && n <= s->nqueues; k = s->queues[k].parent, n++) {
+			double B = s->queues[k].gpu_hour_budget * 3600.0, at = (double)s->now;
+			if (!(B > 0) || used[k] <= B - need)
+				continue;
+			at = need < B && h > 0 ? at + h * log2(used[k] / (B - need)) : INFINITY;
+			if ((double)r->expected_start + 1 < at)
+				return FAILAT(d, ((struct fld){ "pending", i }),
+					      "job %s is expected at t=%lld, but its run of %.1f GPU-hours fits queue "
+					      "%s's budget of %g no sooner than t=%.0f",
+					      j->name, (long long)r->expected_start, need / 3600.0, s->queues[k].name,
+					      s->queues[k].gpu_hour_budget, at);
+		}
+	}
+	return FW_OK;
+}
+
 /* GPU-hour budgets: no job starts under a queue whose subtree has used
  * its budget (fw_budget_used: the cycle's own sums), but for a running
  * job moved in this plan (its restart). */
@@ -1081,6 +1113,8 @@ static int check_budgets(const struct fw_snapshot *s, const struct fw_plan *p, s
 					      s->queues[k].gpu_hour_budget);
 	}
 	if ((rc = check_refills(s, p, used, d)) != FW_OK)
+		return rc;
+	if (s->config.budget_safe && (rc = check_short_floors(s, p, used, d)) != FW_OK)
 		return rc;
 	return s->config.budget_safe ? check_safe_budgets(s, p, a, used, d) : FW_OK;
 }

@@ -8,6 +8,11 @@
  *   0. refill:   per queue over its GPU-hour budget, when its usage falls
  *      below it (the end events in time order, the running GPUs feeding
  *      the usage until they end): an over-budget job's floor;
+ *      0b. short: under budget_safe, per queue with a budget, what it has
+ *      left over time (the same end events: the decay adds to it, a run
+ *      that ends before its bound gives the rest back), and per
+ *      budget-short job the first second its run fits (fits_at, a
+ *      bisection): its floor;
  *   1. sort out: a reserved job's estimate is its reservation's time; an
  *      over-quota job's is unknown; every other job that did not start is
  *      interned by shape (struct fw__shape), so 100,000 jobs become the few
@@ -92,6 +97,13 @@ struct est {
 	 * way up is over its GPU-hour budget any more, FW_TIME_UNKNOWN when
 	 * never (or not known); 0 when none is over it; NULL: no budget */
 	fw_time *refill;
+	/* config.budget_safe (short_build, on the first budget-short job):
+	 * per queue with a budget and a known left, its left over time as
+	 * segments seg[sfirst[q] .. sfirst[q + 1]); per position in y->jobs,
+	 * the soonest a budget-short job's run fits them all (floor) */
+	struct lseg *seg;
+	int32_t *sfirst;
+	fw_time *floor;
 };
 
 /* A sorted run of end events, consumed from the front. */
@@ -195,7 +207,8 @@ static int est_init(struct est *e, struct cyc *y, int32_t n)
 	e->head = FW_ARENA_NEW(y->a, int32_t, e->cap);
 	e->next_fail = FW_ARENA_NEW(y->a, int32_t, e->cap);
 	e->tried_now = FW_ARENA_NEW(y->a, bool, e->cap);
-	if (!e->shp || !e->rep || !e->need || !e->at || !e->open || !e->tab || !e->shape || !e->from_memo ||
+	e->floor = FW_ARENA_NEW(y->a, fw_time, (size_t)n + 1);
+	if (!e->floor || !e->shp || !e->rep || !e->need || !e->at || !e->open || !e->tab || !e->shape || !e->from_memo ||
 	    !e->sig_tab || !e->sig || !e->stamp || !e->head || !e->next_fail || !e->tried_now)
 		return FW_ENOMEM;
 	memset(e->tab, 0xff, slots * sizeof *e->tab);
@@ -319,6 +332,187 @@ static int refill(struct est *e)
 	return FW_OK;
 }
 
+/* ---- step 0b: when a budget-short job's run fits (budget_safe) -------- */
+
+#define LN2 0.69314718055994530942
+/* A search past this many seconds from now answers never (~300 years). */
+#define SHORT_HORIZON ((fw_time)1 << 33)
+
+/* What a budget has left (budget.h) from t0 until the next segment, while
+ * a GPUs of its subtree run and its usage is U at t0: d left / dt = ln 2
+ * / h x usage, so left(t0 + d) = L + a d + (U - a h / ln 2)(1 - 2^(-d/h)).
+ * At an end event the left jumps by the part of the ended job's bound it
+ * did not use, and a drops by its GPUs. */
+struct lseg {
+	fw_time t0;
+	double U, a, L;
+};
+
+static double left_at(const struct lseg *g, double h, fw_time t)
+{
+	double d = (double)(t - g->t0);
+
+	if (!(h > 0))
+		return g->L; /* no decay: each GPU-second moves from runs to usage */
+	return g->L + g->a * d - (g->U - g->a * h / LN2) * expm1(-d * LN2 / h);
+}
+
+/* g carried to te, where an event of eg GPUs whose bound would have run
+ * to bend takes place. */
+static struct lseg left_step(const struct lseg *g, double h, fw_time te, double eg, fw_time bend)
+{
+	double d = (double)(te - g->t0), sd = g->a * h / LN2;
+	struct lseg n = { te, h > 0 ? sd + (g->U - sd) * exp2(-d / h) : g->U + g->a * d, g->a - eg,
+			  left_at(g, h, te) };
+
+	if (bend > te)
+		n.L += eg * (double)(bend - te);
+	if (n.a < 1e-9)
+		n.a = 0;
+	return n;
+}
+
+/* End event v to every queue above its job with a segment list: counted
+ * (cnt[q]++), or written as the segment after cnt[q]'s. */
+static void short_event(struct est *e, int32_t *cnt, const struct ev *v, bool count)
+{
+	struct cyc *y = e->y;
+	const struct fw_snapshot *s = y->s;
+	const struct fw_job *job = &s->jobs[v->job];
+	double h = s->config.usage_half_life_s, g = ev_gpus(v);
+	fw_time b = fw_job_bound(s, job), from = job->state == FW_JOB_RUNNING ? job->start_time : s->now;
+
+	for (int32_t q = job->queue, n = 0; q >= 0 && n <= s->nqueues; q = s->queues[q].parent, n++) {
+		if (!(s->queues[q].gpu_hour_budget > 0) || isinf(y->qleft[q]))
+			continue;
+		if (count) {
+			cnt[q]++;
+			continue;
+		}
+		struct lseg *at = &e->seg[e->sfirst[q] + cnt[q]];
+		*at = left_step(at - 1, h, v->end, g, b > 0 ? from + b : 0);
+		cnt[q]++;
+	}
+}
+
+/* The end events in time order (running jobs', this cycle's starts'). */
+static void short_events(struct est *e, int32_t *cnt, bool count)
+{
+	struct cyc *y = e->y;
+	int32_t i = 0, k = 0;
+
+	while (i < y->nev_run || k < y->nev_st) {
+		const struct ev *v = k >= y->nev_st || (i < y->nev_run && y->ev_run[i].end <= y->ev_st[k].end)
+					     ? &y->ev_run[i++]
+					     : &y->ev_st[k++];
+		if (y->evicted && y->s->jobs[v->job].state == FW_JOB_RUNNING && y->evicted[v->job])
+			continue; /* its run (if any was left) stays counted: the cycle's view */
+		short_event(e, cnt, v, count);
+	}
+}
+
+/* Step 0b: e->seg.  Per queue with a budget whose left is known (no
+ * unbounded run under it), the first segment at now from y->qleft (after
+ * this cycle's starts), y->qused and y->alloc; then one per end event
+ * under it.  Two passes over the events: count, then fill. */
+static int short_build(struct est *e)
+{
+	struct cyc *y = e->y;
+	const struct fw_snapshot *s = y->s;
+	int32_t nq = s->nqueues, *cnt;
+	int rc;
+
+	if ((rc = fw__resv_events(y)) != FW_OK)
+		return rc;
+	e->sfirst = FW_ARENA_NEW(y->a, int32_t, nq + 1);
+	cnt = FW_ARENA_NEW(y->a, int32_t, nq + 1);
+	if (!e->sfirst || !cnt)
+		return FW_ENOMEM;
+	short_events(e, cnt, true);
+	for (int32_t q = 0; q < nq; q++) {
+		bool on = s->queues[q].gpu_hour_budget > 0 && !isinf(y->qleft[q]);
+		e->sfirst[q + 1] = e->sfirst[q] + (on ? cnt[q] + 1 : 0);
+	}
+	if (!(e->seg = FW_ARENA_RAW(y->a, struct lseg, e->sfirst[nq] + 1)))
+		return FW_ENOMEM;
+	for (int32_t q = 0; q < nq; q++) {
+		if (e->sfirst[q + 1] == e->sfirst[q])
+			continue;
+		e->seg[e->sfirst[q]] = (struct lseg){ s->now, y->qused[q], (double)y->alloc[q].v[FW_RES_GPU] / 1000.0,
+						      y->qleft[q] };
+		cnt[q] = 1;
+	}
+	short_events(e, cnt, false);
+	return FW_OK;
+}
+
+/* The first second t >= lo, t <= hi, at which g's left holds need; hi
+ * when none before it (left grows with t: bisection). */
+static fw_time first_fit(const struct lseg *g, double h, double need, fw_time lo, fw_time hi)
+{
+	while (lo < hi) {
+		fw_time mid = lo + (hi - lo) / 2;
+		if (left_at(g, h, mid) >= need)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return hi;
+}
+
+/* When queue q's left (its segments) first holds need GPU-seconds:
+ * the segment whose start holds it is past the answer, which lies in the
+ * one before (or at its start: the jump).  FW__NEVER when not within the
+ * horizon. */
+static fw_time fits_at(const struct est *e, int32_t q, double need)
+{
+	const struct lseg *g = e->seg + e->sfirst[q];
+	int32_t lo = 0, hi = e->sfirst[q + 1] - e->sfirst[q], last = hi - 1;
+	double h = e->y->s->config.usage_half_life_s;
+	fw_time end = e->y->s->now + SHORT_HORIZON, t;
+
+	while (lo < hi) { /* the first segment that starts holding need */
+		int32_t mid = lo + (hi - lo) / 2;
+		if (g[mid].L >= need)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	if (lo == 0)
+		return g[0].t0;
+	if (lo <= last)
+		return first_fit(&g[lo - 1], h, need, g[lo - 1].t0, g[lo].t0);
+	t = first_fit(&g[last], h, need, g[last].t0, end);
+	return t < end || left_at(&g[last], h, end) >= need ? t : FW__NEVER;
+}
+
+/* Budget-short job j's floor: the latest over the budgets on its way up
+ * of when each first holds its whole run, counted alone (the jobs that
+ * start under it before it take theirs first, so it is a floor, not a
+ * promise); FW_TIME_UNKNOWN when never or not known (its run or a
+ * budget's left unbounded). */
+static fw_time short_at(struct est *e, int32_t j)
+{
+	struct cyc *y = e->y;
+	const struct fw_snapshot *s = y->s;
+	double need = y->jneed[j];
+	fw_time t = s->now;
+
+	if (isinf(need))
+		return FW_TIME_UNKNOWN;
+	for (int32_t q = s->jobs[j].queue, n = 0; q >= 0 && n <= s->nqueues; q = s->queues[q].parent, n++) {
+		if (!(s->queues[q].gpu_hour_budget > 0) || need <= y->qleft[q])
+			continue;
+		if (isinf(y->qleft[q]))
+			return FW_TIME_UNKNOWN;
+		fw_time at = fits_at(e, q, need);
+		if (at == FW__NEVER)
+			return FW_TIME_UNKNOWN;
+		t = at > t ? at : t;
+	}
+	return t;
+}
+
 static void set_unknown(struct fw_pending *r, enum fw_reason why, int64_t a, int64_t b)
 {
 	r->expected_start = FW_TIME_UNKNOWN;
@@ -369,12 +563,19 @@ static int sort_out(struct est *e, int32_t n)
 		 * the usage falls below it (refill), if known */
 		bool quota = r->reason == FW_REASON_OVER_QUOTA || r->reason == FW_REASON_MODEL_LIMIT;
 		bool over = !quota && y->qbudget && fw__over_budget(y, y->ji[j].queue, r);
+		/* short of a budget's left: no sooner than its run fits it */
+		bool shrt = !quota && !over && y->qleft && fw__budget_short(y, j, r);
+		int rc = shrt && !e->seg ? short_build(e) : FW_OK;
+		if (rc != FW_OK)
+			return rc;
+		if (shrt)
+			e->floor[i] = short_at(e, j);
 		if (quota || (over && (!e->refill || e->refill[y->ji[j].queue] == FW_TIME_UNKNOWN)) ||
-		    (!over && y->qleft && fw__budget_short(y, j, r))) {
+		    (shrt && e->floor[i] == FW_TIME_UNKNOWN)) {
 			set_unknown(r, r->reason, r->a, r->b);
 		} else if ((e->shape[i] = shape_at(e, i)) < 0) {
 			return FW_ENOMEM;
-		} else if (!over && r->reason != FW_REASON_CYCLE_LIMIT && r->reason != FW_REASON_HEAD_OF_LINE &&
+		} else if (!over && !shrt && r->reason != FW_REASON_CYCLE_LIMIT && r->reason != FW_REASON_HEAD_OF_LINE &&
 			   !y->reclaimed) {
 			/* it was tried this cycle and capacity only shrank
 			 * since: the shape does not fit at now (unless the
@@ -861,6 +1062,8 @@ static void queue_pass(struct est *e)
 			if (sh >= 0 && r->reason == FW_REASON_OVER_BUDGET && e->refill &&
 			    r->expected_start != FW_TIME_UNKNOWN && r->expected_start < e->refill[y->ji[r->job].queue])
 				r->expected_start = e->refill[y->ji[r->job].queue]; /* fitting only gets easier later */
+			if (sh >= 0 && r->expected_start != FW_TIME_UNKNOWN && r->expected_start < e->floor[i])
+				r->expected_start = e->floor[i]; /* budget short until then */
 			line_apply(&l, r, y->pol->strict_order);
 		}
 	}

@@ -58,11 +58,15 @@
  * a GPU model, a = the excess in milli-GPU, b = the limit's index in
  * snapshot.model_limits; OVER_BUDGET: its queue or an ancestor has used
  * its gpu_hour_budget and, as above, never falls below it, a = the used
- * GPU-hours, rounded down, b = the budget, rounded up; BUDGET_SHORT, under config.budget_safe: its whole
- * run, a GPU-hours rounded up, passes the b GPU-hours, rounded down, that
- * a budget on its way up has left after the usage and the running jobs'
- * remaining runs; a = -1: the job has no bound, b = -1: a running job
- * under that queue has none, fw_job_bound), when the GPUs it needs are held by jobs
+ * GPU-hours, rounded down, b = the budget, rounded up; BUDGET_SHORT, under
+ * config.budget_safe: its whole run, a GPU-hours rounded up, passes the b
+ * GPU-hours, rounded down, that a budget on its way up has left after the
+ * usage and the running jobs' remaining runs, and never will (the run is
+ * longer than the budget), or it is not known when (a = -1: the job has
+ * no bound, b = -1: a running job under that queue has none,
+ * fw_job_bound; budget.h); a BUDGET_SHORT job is otherwise expected no
+ * sooner than the first second its run fits what is left, counted alone),
+ * when the GPUs it needs are held by jobs
  * with no expected runtime (UNKNOWN_RUNTIME), or when the cluster can
  * never hold it (NEVER_FITS: its GPUs, in the cluster, of its model, in
  * one domain of its required level, or one task's on one node; TASK_CPU,

@@ -397,9 +397,11 @@ static struct world safe_world(double budget, double used, fw_time rt)
 }
 
 /* w's 8 GPUs for 1 h (8 GPU-h) fit the 10 left of 100 after 90 used;
- * for 2 h (16) they do not: budget_short with [16, 10], no estimate, no
- * reservation.  Without budgetSafe it starts (the usage is under the
- * budget); with a 1 h run-time limit it starts (the limit bounds it). */
+ * for 2 h (16) they do not: budget_short with [16, 10], no reservation,
+ * expected when the decay of the 90 used has left 16 (nothing runs, so
+ * left = 100 - 90 x 2^(-d/h)).  Without budgetSafe it starts (the usage is
+ * under the budget); with a 1 h run-time limit it starts (the limit
+ * bounds it). */
 TEST(safe_a_job_starts_only_if_its_whole_run_fits)
 {
 	for (size_t i = 0; i < sizeof POLICIES / sizeof POLICIES[0]; i++) {
@@ -416,8 +418,9 @@ TEST(safe_a_job_starts_only_if_its_whole_run_fits)
 		ASSERT_EQ(r->reason, FW_REASON_BUDGET_SHORT);
 		ASSERT_EQ(r->a, 16);
 		ASSERT_EQ(r->b, 10);
-		ASSERT_EQ(r->expected_start, FW_TIME_UNKNOWN);
-		ASSERT_EQ(r->unknown_why, FW_REASON_BUDGET_SHORT);
+		double h = x.s->config.usage_half_life_s, at = (double)x.s->now + h * log2(90.0 / 84.0);
+		ASSERT(r->expected_start >= (fw_time)at && r->expected_start <= (fw_time)at + 1);
+		ASSERT_EQ(r->unknown_why, FW_REASON_NONE);
 		ASSERT_EQ(p->queues[x.q].demand.v[FW_RES_GPU], 0); /* it demands nothing */
 		x.s->jobs[x.w].max_runtime_s = 3600;
 		p = tb_plan(x.s, POLICIES[i], &A);
@@ -597,6 +600,84 @@ TEST(safe_the_checker_refuses_a_run_past_the_budget)
 	fw_snapshot_free(x.s);
 }
 
+/* A budget-short job is expected when its run fits what is left: with
+ * nothing running, when the decay of the 90 used leaves 16; a replan a
+ * second before still holds it, one at that second starts it.  A running
+ * job that ends before its limit gives back what its limit held: w fits
+ * the second r0 is expected to end; one that runs to its limit gives
+ * nothing back, and w waits for the usage to decay.  A run longer than
+ * the budget never fits: unknown. */
+TEST(safe_a_short_job_is_expected_when_its_run_fits)
+{
+	for (size_t i = 0; i < sizeof POLICIES / sizeof POLICIES[0]; i++) {
+		struct world x = safe_world(100, 90, 7200);
+		struct fw_plan *p = tb_plan(x.s, POLICIES[i], &A);
+		ASSERT(p != NULL);
+		fw_time t = fw_plan_pending_for(p, x.w)->expected_start, now = x.s->now;
+		ASSERT(t > now);
+		x.s->now = t - 1;
+		p = tb_plan(x.s, POLICIES[i], &A);
+		ASSERT(p != NULL);
+		ASSERT_EQ(fw_plan_pending_for(p, x.w)->reason, FW_REASON_BUDGET_SHORT);
+		ASSERT_EQ(fw_plan_pending_for(p, x.w)->expected_start, t);
+		x.s->now = t;
+		p = tb_plan(x.s, POLICIES[i], &A);
+		ASSERT(p != NULL);
+		ASSERT(tb_find(p, x.w, FW_DECIDE_START) != NULL);
+		fw_snapshot_free(x.s);
+	}
+	struct world x = safe_world(100, 80, 3600);
+	int n0 = 0;
+	fw_time t;
+	int r0 = tb_job(x.s, "r0", x.q, 1, 8, 1000, 10);
+	tb_run(x.s, r0, 1, &n0, 0xff);
+	x.s->jobs[r0].start_time = x.s->now - 3600;
+	x.s->jobs[r0].max_runtime_s = 10 * 3600;   /* 72 GPU-h still allowed */
+	x.s->jobs[r0].expected_runtime = 2 * 3600; /* but it ends in an hour */
+	struct fw_plan *p = tb_plan(x.s, "fairway", &A);
+	ASSERT(p != NULL);
+	const struct fw_pending *r = fw_plan_pending_for(p, x.w);
+	ASSERT_EQ(r->reason, FW_REASON_BUDGET_SHORT);
+	ASSERT_EQ(r->b, 0);
+	ASSERT_EQ(r->expected_start, x.s->now + 3600);
+	/* r0 runs to its limit, 9 h on: its usage, 80 GPU-h fed by 8 GPUs,
+	 * must then decay to the 92 that leave w's 8 */
+	x.s->jobs[r0].expected_runtime = 0;
+	p = tb_plan(x.s, "fairway", &A);
+	ASSERT(p != NULL);
+	double h = x.s->config.usage_half_life_s, sd = 8 * h / log(2.0);
+	double u9 = sd + (80 * H - sd) * exp2(-9 * 3600 / h), at = (double)x.s->now + 9 * 3600 + h * log2(u9 / (92 * H));
+	t = fw_plan_pending_for(p, x.w)->expected_start;
+	ASSERT(t >= (fw_time)at && t <= (fw_time)at + 1);
+	x.s->jobs[x.w].expected_runtime = 20 * 3600; /* 160 GPU-h: never */
+	p = tb_plan(x.s, "fairway", &A);
+	ASSERT(p != NULL);
+	r = fw_plan_pending_for(p, x.w);
+	ASSERT_EQ(r->expected_start, FW_TIME_UNKNOWN);
+	ASSERT_EQ(r->unknown_why, FW_REASON_BUDGET_SHORT);
+	ASSERT_EQ(r->why_a, 160);
+	fw_snapshot_free(x.s);
+}
+
+/* The checker holds a short job's estimate to the soonest the usage
+ * alone could leave room for its run. */
+TEST(safe_the_checker_refuses_a_short_job_expected_too_soon)
+{
+	struct fw_diag d;
+	struct world x = safe_world(100, 90, 7200);
+	x.s->config.usage_half_life_s = WEEK;
+	struct fw_plan *p = tb_plan(x.s, "fairway", &A);
+	ASSERT(p != NULL);
+	ASSERT_EQ(fw_plan_check(x.s, p, &A, &d), FW_OK);
+	for (int32_t i = 0; i < p->npending; i++)
+		if (p->pending[i].job == x.w)
+			p->pending[i].expected_start = x.s->now + 600;
+	ASSERT_EQ(fw_plan_check(x.s, p, &A, &d), FW_EINVARIANT);
+	ASSERT_STR_CONTAINS(d.msg, "job w is expected at t=1000600, but its run of 16.0 GPU-hours fits queue Q's "
+				   "budget of 100 no sooner than t=");
+	fw_snapshot_free(x.s);
+}
+
 /* Random fleets in safe mode: every plan passes the checker (which
  * recounts each start against what is left), is the same again, and
  * both starts and budget_short holds happen. */
@@ -637,7 +718,8 @@ static void teardown(void)
 	the_checker_refuses_a_start_over_a_budget, a_bad_budget_is_refused, random_fleets_start_nothing_over_a_budget, \
 	safe_a_job_starts_only_if_its_whole_run_fits, safe_running_jobs_count_what_they_may_still_use, \
 	safe_starts_in_one_cycle_share_what_is_left, safe_unbounded_runs_do_not_fit, safe_a_short_job_evicts_nothing, \
-	safe_the_checker_refuses_a_run_past_the_budget, safe_random_fleets_keep_every_run_inside_its_budget
+	safe_the_checker_refuses_a_run_past_the_budget, safe_random_fleets_keep_every_run_inside_its_budget, \
+	safe_a_short_job_is_expected_when_its_run_fits, safe_the_checker_refuses_a_short_job_expected_too_soon
 
 int main(void)
 {
