@@ -19,15 +19,14 @@ void fw_budget_used(const struct fw_snapshot *s, double *used)
 	}
 }
 
-double fw_run_left(const struct fw_snapshot *s, const struct fw_job *j, int64_t gpus, fw_time at)
+double fw_run_left(fw_time bound, int64_t gpus, fw_time at, fw_time now)
 {
-	fw_time b, rest;
+	fw_time rest = at + bound - now;
 
 	if (gpus <= 0)
 		return 0;
-	if ((b = fw_job_bound(s, j)) <= 0)
+	if (bound <= 0)
 		return INFINITY;
-	rest = at + b - s->now;
 	return rest > 0 ? (double)gpus / 1000.0 * (double)rest : 0;
 }
 
@@ -53,8 +52,8 @@ static void take_off(const struct fw_snapshot *s, double *left, int32_t *unbound
 	}
 }
 
-void fw_budget_left(const struct fw_snapshot *s, const struct fw_plan *p, const double *used, double *left,
-		    int32_t *unbounded)
+void fw_budget_left(const struct fw_snapshot *s, const struct fw_plan *p, const double *used, const fw_time *bound,
+		    double *left, int32_t *unbounded)
 {
 	for (int32_t q = 0; q < s->nqueues; q++) {
 		left[q] = s->queues[q].gpu_hour_budget > 0 ? s->queues[q].gpu_hour_budget * 3600.0 - used[q]
@@ -66,8 +65,9 @@ void fw_budget_left(const struct fw_snapshot *s, const struct fw_plan *p, const 
 		const struct fw_job *job = &s->jobs[j];
 		if (job->state == FW_JOB_RUNNING)
 			take_off(s, left, unbounded, j,
-				 fw_run_left(s, job, gpus_of(s->allocs + job->alloc_first, job->alloc_count),
-					     job->start_time));
+				 fw_run_left(bound ? bound[j] : fw_job_bound(s, job),
+					     gpus_of(s->allocs + job->alloc_first, job->alloc_count), job->start_time,
+					     s->now));
 	}
 	for (int32_t i = 0; p && i < p->ndecisions; i++) {
 		const struct fw_decision *dc = &p->decisions[i];
@@ -75,7 +75,7 @@ void fw_budget_left(const struct fw_snapshot *s, const struct fw_plan *p, const 
 		    s->jobs[dc->job].state == FW_JOB_RUNNING)
 			continue;
 		take_off(s, left, unbounded, dc->job,
-			 fw_run_left(s, &s->jobs[dc->job], gpus_of(p->allocs + dc->alloc_first, dc->alloc_count),
-				     s->now));
+			 fw_run_left(bound ? bound[dc->job] : fw_job_bound(s, &s->jobs[dc->job]),
+				     gpus_of(p->allocs + dc->alloc_first, dc->alloc_count), s->now, s->now));
 	}
 }

@@ -1005,15 +1005,16 @@ static int check_safe_budgets(const struct fw_snapshot *s, const struct fw_plan 
 		const struct fw_job *job = &s->jobs[j];
 		if (job->state == FW_JOB_RUNNING && !gone[j])
 			safe_take(s, left, job->queue,
-				  fw_run_left(s, job, allocs_gpus(s->allocs + job->alloc_first, job->alloc_count),
-						job->start_time));
+				  fw_run_left(fw_job_bound(s, job), allocs_gpus(s->allocs + job->alloc_first, job->alloc_count),
+					      job->start_time, s->now));
 	}
 	for (int32_t i = 0; i < p->ndecisions; i++) {
 		const struct fw_decision *dc = &p->decisions[i];
 		const struct fw_job *job = dc->kind == FW_DECIDE_START ? &s->jobs[dc->job] : NULL;
 		if (!job || job->state == FW_JOB_RUNNING)
 			continue;
-		double need = fw_run_left(s, job, allocs_gpus(p->allocs + dc->alloc_first, dc->alloc_count), s->now);
+		double need = fw_run_left(fw_job_bound(s, job), allocs_gpus(p->allocs + dc->alloc_first, dc->alloc_count),
+					  s->now, s->now);
 		for (int32_t k = job->queue, n = 0; need > 0 && k >= 0 && n <= s->nqueues; k = s->queues[k].parent, n++)
 			if (s->queues[k].gpu_hour_budget > 0 && !(need <= left[k] + 1e-3))
 				return FAILAT(d, ((struct fld){ "decisions", i }),
@@ -1067,7 +1068,7 @@ static int check_short_floors(const struct fw_snapshot *s, const struct fw_plan 
 		const struct fw_job *j = &s->jobs[r->job];
 		if (r->reason != FW_REASON_BUDGET_SHORT || r->expected_start == FW_TIME_UNKNOWN)
 			continue;
-		double need = fw_run_left(s, j, fw_job_request(j).v[FW_RES_GPU], s->now);
+		double need = fw_run_left(fw_job_bound(s, j), fw_job_request(j).v[FW_RES_GPU], s->now, s->now);
 		for (int32_t k = j->queue, n = 0; k >= 0 && n <= s->nqueues; k = s->queues[k].parent, n++) {
 			double B = s->queues[k].gpu_hour_budget * 3600.0, at = (double)s->now;
 			if (!(B > 0) || used[k] <= B - need)

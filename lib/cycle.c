@@ -271,16 +271,10 @@ static void limits_emit(struct cyc *y)
 
 /* ---- budgets --------------------------------------------------------- */
 
-/* GPU-hour budgets (fw_queue.gpu_hour_budget): per queue, the queue on
- * its way to the root whose subtree has used its budget (decayed usage
- * at now, each queue's added to it and its ancestors), nearest first,
- * else -1; NULL when no queue sets a budget.  Before gather, which
- * leaves such queues' pending jobs out of the demand (they may start
- * nothing, as a queue at its limit), so fair share does not count them;
- * allocate and reclaim ask it per job (fw__over_budget). */
-/* config.budget_safe: y->qleft (fw_budget_left before any decision: a
- * job the limits phase ended has no run left) and, per waiting job under
- * a budget, its whole run (y->jneed). */
+/* config.budget_safe: per job under a budget its bound (y->jbound, one
+ * walk up the tree per job: fw__limit's cache), y->qleft (fw_budget_left
+ * before any decision: a job the limits phase ended has no run left) and,
+ * per waiting job under a budget, its whole run (y->jneed). */
 static int budget_left(struct cyc *y)
 {
 	const struct fw_snapshot *s = y->s;
@@ -288,16 +282,20 @@ static int budget_left(struct cyc *y)
 
 	y->qleft = FW_ARENA_RAW(y->a, double, s->nqueues + 1);
 	y->jneed = FW_ARENA_NEW(y->a, double, s->njobs + 1);
-	if (!under || !y->qleft || !y->jneed)
+	y->jbound = FW_ARENA_NEW(y->a, fw_time, s->njobs + 1);
+	if (!under || !y->qleft || !y->jneed || !y->jbound)
 		return FW_ENOMEM;
-	fw_budget_left(s, NULL, y->qused, y->qleft, NULL);
 	for (int32_t q = 0; q < s->nqueues; q++)
 		for (int32_t k = q, n = 0; k >= 0 && n <= s->nqueues && !under[q]; k = s->queues[k].parent, n++)
 			under[q] = s->queues[k].gpu_hour_budget > 0;
+	for (int32_t j = 0; j < s->njobs; j++)
+		if (under[s->jobs[j].queue])
+			y->jbound[j] = fw__bound(y, &s->jobs[j]);
+	fw_budget_left(s, NULL, y->qused, y->jbound, y->qleft, NULL);
 	for (int32_t j = 0; j < s->njobs; j++) {
 		const struct fw_job *job = &s->jobs[j];
 		if (under[job->queue] && job->state != FW_JOB_RUNNING)
-			y->jneed[j] = fw_run_left(s, job, fw_job_request(job).v[FW_RES_GPU], s->now);
+			y->jneed[j] = fw_run_left(y->jbound[j], fw_job_request(job).v[FW_RES_GPU], s->now, s->now);
 	}
 	return FW_OK;
 }
@@ -335,12 +333,19 @@ void fw__budget_charge(struct cyc *y, int32_t jx, const struct fw_task_alloc *t,
 		return;
 	for (int32_t k = 0; k < n; k++)
 		g += (int64_t)__builtin_popcount(t[k].gpu_mask) * t[k].gpu_milli;
-	run = fw_run_left(s, j, g, s->now);
+	run = fw_run_left(y->jbound[jx], g, s->now, s->now);
 	for (int32_t k = j->queue, m = 0; k >= 0 && m <= s->nqueues; k = s->queues[k].parent, m++)
 		if (s->queues[k].gpu_hour_budget > 0)
 			y->qleft[k] -= run;
 }
 
+/* GPU-hour budgets (fw_queue.gpu_hour_budget): per queue, the queue on
+ * its way to the root whose subtree has used its budget (decayed usage
+ * at now, each queue's added to it and its ancestors), nearest first,
+ * else -1; NULL when no queue sets a budget.  Before gather, which
+ * leaves such queues' pending jobs out of the demand (they may start
+ * nothing, as a queue at its limit), so fair share does not count them;
+ * allocate and reclaim ask it per job (fw__over_budget). */
 static int budget_mark(struct cyc *y)
 {
 	const struct fw_snapshot *s = y->s;

@@ -239,6 +239,8 @@ struct cyc {
 	 * are made (fw__budget_charge); -INFINITY when a running job under it
 	 * has no bound.  NULL when off or no queue sets a budget. */
 	double *qleft;
+	fw_time *jbound; /* with qleft: per job under a budget its bound
+			  * (fw__bound), else 0 */
 	double *jneed; /* with qleft: per waiting job under a budget its
 			* whole run's GPU-seconds (INFINITY: unbounded),
 			* else 0 */
@@ -288,6 +290,15 @@ static inline fw_time fw__runtime(const struct cyc *y, const struct fw_job *j)
 	r = j->expected_runtime;
 	m = fw__limit(y, j);
 	return m > 0 && r > m ? m : r;
+}
+
+/* fw_job_bound(y->s, j) with fw__limit's cache: its limit, else its
+ * planned runtime; 0 = unbounded. */
+static inline fw_time fw__bound(const struct cyc *y, const struct fw_job *j)
+{
+	fw_time m = fw__limit(y, j);
+
+	return m > 0 ? m : fw__runtime(y, j);
 }
 
 /* When j, started at t, is expected to end (its runtime or its queue's

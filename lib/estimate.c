@@ -103,6 +103,7 @@ struct est {
 	 * the soonest a budget-short job's run fits them all (floor) */
 	struct lseg *seg;
 	int32_t *sfirst;
+	bool *son;       /* per queue: has a segment list (some run passes its left) */
 	fw_time *floor;
 };
 
@@ -372,77 +373,121 @@ static struct lseg left_step(const struct lseg *g, double h, fw_time te, double 
 	return n;
 }
 
-/* End event v to every queue above its job with a segment list: counted
- * (cnt[q]++), or written as the segment after cnt[q]'s. */
-static void short_event(struct est *e, int32_t *cnt, const struct ev *v, bool count)
+/* Segments as the walk makes them, in time order, before they are
+ * grouped by queue. */
+struct srec {
+	int32_t q;
+	struct lseg g;
+};
+
+struct sbuild {
+	struct lseg *cur; /* per queue: its latest segment */
+	struct srec *rec;
+	int32_t n, cap;
+};
+
+/* End event v (run: a running job's, else this cycle's start's) to every
+ * queue above its job that has segments: each one's next. */
+static int short_event(struct est *e, struct sbuild *b, const struct ev *v, bool run)
 {
 	struct cyc *y = e->y;
 	const struct fw_snapshot *s = y->s;
-	const struct fw_job *job = &s->jobs[v->job];
-	double h = s->config.usage_half_life_s, g = ev_gpus(v);
-	fw_time b = fw_job_bound(s, job), from = job->state == FW_JOB_RUNNING ? job->start_time : s->now;
+	double h = s->config.usage_half_life_s, g = -1;
+	fw_time bend = 0;
 
-	for (int32_t q = job->queue, n = 0; q >= 0 && n <= s->nqueues; q = s->queues[q].parent, n++) {
-		if (!(s->queues[q].gpu_hour_budget > 0) || isinf(y->qleft[q]))
+	for (int32_t q = y->ji[v->job].queue, n = 0; q >= 0 && n <= s->nqueues; q = s->queues[q].parent, n++) {
+		if (!e->son[q])
 			continue;
-		if (count) {
-			cnt[q]++;
-			continue;
+		if (g < 0) { /* the job's GPUs and bound, once some queue needs them */
+			fw_time bd = y->jbound[v->job];
+			g = ev_gpus(v);
+			if (bd > 0)
+				bend = (run || s->jobs[v->job].state == FW_JOB_RUNNING ? s->jobs[v->job].start_time : s->now) +
+				       bd;
 		}
-		struct lseg *at = &e->seg[e->sfirst[q] + cnt[q]];
-		*at = left_step(at - 1, h, v->end, g, b > 0 ? from + b : 0);
-		cnt[q]++;
+		if (b->n == b->cap) {
+			struct srec *x = FW_ARENA_RAW(y->a, struct srec, 2 * (size_t)b->cap);
+			if (!x)
+				return FW_ENOMEM;
+			memcpy(x, b->rec, (size_t)b->n * sizeof *x);
+			b->rec = x;
+			b->cap *= 2;
+		}
+		b->cur[q] = left_step(&b->cur[q], h, v->end, g, bend);
+		b->rec[b->n++] = (struct srec){ q, b->cur[q] };
 	}
+	return FW_OK;
 }
 
-/* The end events in time order (running jobs', this cycle's starts'). */
-static void short_events(struct est *e, int32_t *cnt, bool count)
+/* The end events in time order (running jobs', this cycle's starts'); a
+ * running job evicted in this plan has none (its run, if any was left,
+ * stays counted: the cycle's view). */
+static int short_events(struct est *e, struct sbuild *b)
 {
 	struct cyc *y = e->y;
 	int32_t i = 0, k = 0;
+	int rc = FW_OK;
 
-	while (i < y->nev_run || k < y->nev_st) {
-		const struct ev *v = k >= y->nev_st || (i < y->nev_run && y->ev_run[i].end <= y->ev_st[k].end)
-					     ? &y->ev_run[i++]
-					     : &y->ev_st[k++];
-		if (y->evicted && y->s->jobs[v->job].state == FW_JOB_RUNNING && y->evicted[v->job])
-			continue; /* its run (if any was left) stays counted: the cycle's view */
-		short_event(e, cnt, v, count);
+	while (rc == FW_OK && (i < y->nev_run || k < y->nev_st)) {
+		bool run = k >= y->nev_st || (i < y->nev_run && y->ev_run[i].end <= y->ev_st[k].end);
+		const struct ev *v = run ? &y->ev_run[i++] : &y->ev_st[k++];
+		if (!(run && y->evicted && y->evicted[v->job]))
+			rc = short_event(e, b, v, run);
 	}
+	return rc;
 }
 
 /* Step 0b: e->seg.  Per queue with a budget whose left is known (no
- * unbounded run under it), the first segment at now from y->qleft (after
- * this cycle's starts), y->qused and y->alloc; then one per end event
- * under it.  Two passes over the events: count, then fill. */
-static int short_build(struct est *e)
+ * unbounded run under it) and less than some waiting job's run, the first
+ * segment at now from y->qleft (after this cycle's starts), y->qused and
+ * y->alloc; then one per end event under it.  One pass over the events
+ * makes them in time order; a counting sort groups them by queue. */
+static int short_build(struct est *e, int32_t npos)
 {
 	struct cyc *y = e->y;
 	const struct fw_snapshot *s = y->s;
-	int32_t nq = s->nqueues, *cnt;
+	int32_t nq = s->nqueues, *at;
+	struct sbuild b = { 0 };
 	int rc;
 
 	if ((rc = fw__resv_events(y)) != FW_OK)
 		return rc;
 	e->sfirst = FW_ARENA_NEW(y->a, int32_t, nq + 1);
-	cnt = FW_ARENA_NEW(y->a, int32_t, nq + 1);
-	if (!e->sfirst || !cnt)
+	e->son = FW_ARENA_NEW(y->a, bool, nq + 1);
+	at = FW_ARENA_NEW(y->a, int32_t, nq + 1);
+	b.cur = FW_ARENA_RAW(y->a, struct lseg, nq + 1);
+	b.cap = 1024;
+	b.rec = FW_ARENA_RAW(y->a, struct srec, b.cap);
+	if (!e->sfirst || !e->son || !at || !b.cur || !b.rec)
 		return FW_ENOMEM;
-	short_events(e, cnt, true);
-	for (int32_t q = 0; q < nq; q++) {
-		bool on = s->queues[q].gpu_hour_budget > 0 && !isinf(y->qleft[q]);
-		e->sfirst[q + 1] = e->sfirst[q] + (on ? cnt[q] + 1 : 0);
+	for (int32_t i = 0; i < npos; i++) { /* the budgets some waiting run passes */
+		int32_t j = y->jobs[i];
+		double need = y->jneed[j];
+		for (int32_t k = y->ji[j].queue, n = 0; need > 0 && !y->started[j] && k >= 0 && n <= nq;
+		     k = s->queues[k].parent, n++)
+			if (s->queues[k].gpu_hour_budget > 0 && need > y->qleft[k] && !isinf(y->qleft[k]))
+				e->son[k] = true;
 	}
+	for (int32_t q = 0; q < nq; q++)
+		if (e->son[q])
+			b.cur[q] = (struct lseg){ s->now, y->qused[q], (double)y->alloc[q].v[FW_RES_GPU] / 1000.0,
+						  y->qleft[q] };
+	if ((rc = short_events(e, &b)) != FW_OK)
+		return rc;
+	for (int32_t r = 0; r < b.n; r++)
+		at[b.rec[r].q]++;
+	for (int32_t q = 0; q < nq; q++)
+		e->sfirst[q + 1] = e->sfirst[q] + (e->son[q] ? at[q] + 1 : 0);
 	if (!(e->seg = FW_ARENA_RAW(y->a, struct lseg, e->sfirst[nq] + 1)))
 		return FW_ENOMEM;
 	for (int32_t q = 0; q < nq; q++) {
-		if (e->sfirst[q + 1] == e->sfirst[q])
-			continue;
-		e->seg[e->sfirst[q]] = (struct lseg){ s->now, y->qused[q], (double)y->alloc[q].v[FW_RES_GPU] / 1000.0,
-						      y->qleft[q] };
-		cnt[q] = 1;
+		at[q] = e->sfirst[q] + 1;
+		if (e->son[q])
+			e->seg[e->sfirst[q]] = (struct lseg){ s->now, y->qused[q],
+							      (double)y->alloc[q].v[FW_RES_GPU] / 1000.0, y->qleft[q] };
 	}
-	short_events(e, cnt, false);
+	for (int32_t r = 0; r < b.n; r++)
+		e->seg[at[b.rec[r].q]++] = b.rec[r].g;
 	return FW_OK;
 }
 
@@ -565,7 +610,7 @@ static int sort_out(struct est *e, int32_t n)
 		bool over = !quota && y->qbudget && fw__over_budget(y, y->ji[j].queue, r);
 		/* short of a budget's left: no sooner than its run fits it */
 		bool shrt = !quota && !over && y->qleft && fw__budget_short(y, j, r);
-		int rc = shrt && !e->seg ? short_build(e) : FW_OK;
+		int rc = shrt && !e->seg ? short_build(e, n) : FW_OK;
 		if (rc != FW_OK)
 			return rc;
 		if (shrt)

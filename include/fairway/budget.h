@@ -46,13 +46,15 @@
  * used must hold s->nqueues elements. */
 void fw_budget_used(const struct fw_snapshot *s, double *used);
 
-/* The GPU-seconds a run of `gpus` milli-GPUs of job j that started at `at`
- * may still use at s->now under budget_safe: gpus × (at + fw_job_bound −
- * now), 0 once past it or with no GPUs; INFINITY when j has no bound. */
-double fw_run_left(const struct fw_snapshot *s, const struct fw_job *j, int64_t gpus, fw_time at);
+/* The GPU-seconds a run of `gpus` milli-GPUs bounded by `bound` seconds
+ * (fw_job_bound of its job) that started at `at` may still use at `now`
+ * under budget_safe: gpus × (at + bound − now), 0 once past it or with no
+ * GPUs; INFINITY when bound is 0 (none). */
+double fw_run_left(fw_time bound, int64_t gpus, fw_time at, fw_time now);
 
 /* budget_safe's *left* after plan p (NULL: before any decision), with
- * used from fw_budget_used: left[q], for each queue q with a budget, is
+ * used from fw_budget_used and each job's bound (bound[j], or, bound NULL,
+ * fw_job_bound: the cycle passes its own, computed once): left[q], for each queue q with a budget, is
  * its budget less used[q], less each running job's fw_run_left under it
  * (a job past its limit, which the cycle ends, has none left) and each of
  * p's starts' whole run (a moved running job's run was counted already);
@@ -61,7 +63,7 @@ double fw_run_left(const struct fw_snapshot *s, const struct fw_job *j, int64_t 
  * -1.  A queue without a budget gets INFINITY.  Jobs p evicts for any
  * other reason count as running on, as the cycle counts them when it
  * decides.  left (and unbounded) must hold s->nqueues elements. */
-void fw_budget_left(const struct fw_snapshot *s, const struct fw_plan *p, const double *used, double *left,
-		    int32_t *unbounded);
+void fw_budget_left(const struct fw_snapshot *s, const struct fw_plan *p, const double *used, const fw_time *bound,
+		    double *left, int32_t *unbounded);
 
 #endif
