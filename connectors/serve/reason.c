@@ -234,7 +234,7 @@ struct fw_serve_left *fw_serve_budget_left(const struct fw_snapshot *s, const st
 	unb = malloc(((size_t)s->nqueues + 1) * sizeof *unb);
 	if (l && used && left && unb) {
 		fw_budget_used(s, used); /* the core's sums (budget.h): the same doubles */
-		fw_budget_left(s, p, used, left, unb);
+		fw_budget_left(s, p, used, NULL, left, unb);
 		for (int32_t q = 0; q < s->nqueues; q++)
 			l[q] = (struct fw_serve_left){ left[q], unb[q] };
 	} else {
