@@ -1067,21 +1067,53 @@ static int cmd_reservations(struct opts *o)
 }
 
 /* --- fairshare, plan ------------------------------------------------------------------------------ */
+/* Does some queue have a gpuHoursLeft (budgetSafe on, a budget)? */
+static bool any_left(json_t *qs)
+{
+	size_t i;
+	json_t *q;
+
+	json_array_foreach(qs, i, q)
+		if (json_object_get(q, "gpuHoursLeft"))
+			return true;
+	return false;
+}
+
+/* q's LEFT(GPUh): what its budget has left under budgetSafe, "?" when a
+ * running job without a bound makes it unknown, "-" without a budget. */
+static void left_cell(json_t *q, char *buf, size_t n)
+{
+	json_t *x = json_object_get(q, "gpuHoursLeft");
+
+	if (json_is_number(x))
+		snprintf(buf, n, "%.1f", json_number_value(x));
+	else
+		snprintf(buf, n, "%s", x ? "?" : "-");
+}
+
 static void print_fairshare(json_t *qs)
 {
 	size_t i;
 	json_t *q;
-	printf("%-20s %-14s %9s %9s %10s %10s %9s %9s %7s %12s %12s\n", "QUEUE", "PARENT", "DESERVED", "FAIR",
-	       "GUARANTEED", "OVER QUOTA", "ALLOCATED", "DEMAND", "WEIGHT", "USAGE(GPUh)", "BUDGET(GPUh)");
+	bool left = any_left(qs);
+
+	printf("%-20s %-14s %9s %9s %10s %10s %9s %9s %7s %12s %12s%s\n", "QUEUE", "PARENT", "DESERVED", "FAIR",
+	       "GUARANTEED", "OVER QUOTA", "ALLOCATED", "DEMAND", "WEIGHT", "USAGE(GPUh)", "BUDGET(GPUh)",
+	       left ? "   LEFT(GPUh)" : "");
 	json_array_foreach(qs, i, q) {
-		char budget[32] = "-"; /* the subtree's usage is what it is held to */
+		char budget[32] = "-", rest[32] = ""; /* the subtree's usage is what it is held to */
 		if (json_is_number(json_object_get(q, "gpuHourBudget")))
 			snprintf(budget, sizeof budget, "%.0f%s", num(q, "gpuHourBudget"),
 				 num(q, "usageGpuHours") >= num(q, "gpuHourBudget") ? " spent" : "");
-		printf("%-20s %-14s %9.1f %9.1f %10.1f %10.1f %9.1f %9.1f %7.2f %12.1f %12s\n", str(q, "queue"),
+		if (left) {
+			char cell[24];
+			left_cell(q, cell, sizeof cell);
+			snprintf(rest, sizeof rest, " %12s", cell);
+		}
+		printf("%-20s %-14s %9.1f %9.1f %10.1f %10.1f %9.1f %9.1f %7.2f %12.1f %12s%s\n", str(q, "queue"),
 		       *str(q, "parent") ? str(q, "parent") : "-", num(q, "deserved"), num(q, "fairShare"),
 		       num(q, "guaranteed"), num(q, "overQuota"), num(q, "allocated"), num(q, "demand"),
-		       num(q, "weightEffective"), num(q, "usageGpuHours"), budget);
+		       num(q, "weightEffective"), num(q, "usageGpuHours"), budget, rest);
 	}
 }
 

@@ -208,13 +208,24 @@ static json_t *view_part(json_t *v, const char *key, json_t *(*empty)(void))
 }
 
 /* --- health, metrics, cycle ------------------------------------------------------ */
+/* scheduler.budgetSafe as the last plan ran with it (the view's: the
+ * config's, or the backend's, Slurm's AccountingStorageEnforce=safe);
+ * the config's before the first plan. */
+static bool budget_safe(const struct fw_serve *d)
+{
+	json_t *x = d->view ? json_object_get(d->view, "budgetSafe") : NULL;
+
+	return x ? json_is_true(x) : d->fleet->config.budget_safe;
+}
+
 /* ok: the last cycle ran; when it failed, why (the daemon still answers,
  * but plans nothing until that is fixed). */
 static void h_health(struct ctx *c)
 {
-	json_t *o = json_pack("{s:b,s:s,s:I,s:i,s:b}", "ok", !c->d->cycle_err[0], "backend", c->d->bops->name,
+	json_t *o = json_pack("{s:b,s:s,s:I,s:i,s:b,s:b}", "ok", !c->d->cycle_err[0], "backend", c->d->bops->name,
 			      "cycles", (json_int_t)c->d->m.cycles, "schemaVersion",
-			      fw_store_schema_version(c->d->store), "viewReady", c->d->view != NULL);
+			      fw_store_schema_version(c->d->store), "viewReady", c->d->view != NULL, "budgetSafe",
+			      budget_safe(c->d));
 
 	if (o && c->d->cycle_err[0])
 		json_object_set_new(o, "error", json_string(c->d->cycle_err));

@@ -52,11 +52,6 @@
 #include "reason.h"
 #include "serve_int.h"
 
-json_t *fw_serve_build_view(const struct fw_snapshot *s, const struct fw_plan *p,
-			    const struct fw_backend_action *acts, const int *status, int32_t nacts,
-			    const struct fw_health_report *h, int32_t nh, const struct fw_health_config *hc,
-			    int64_t cycle, uint64_t gen, double seconds, int32_t skipped); /* view.c */
-
 struct actlist {
 	struct fw_backend_action *a;
 	int32_t n, cap;

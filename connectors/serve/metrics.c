@@ -3,10 +3,10 @@
  *
  * Counters and the cycle-latency histogram come from the daemon's running
  * totals; gauges (fair share, allocation, pending by reason, occupancy,
- * unhealthy and lemon nodes) from the last published view, except the
- * queues' run-time limits and GPU-hour budgets, read from the daemon's
- * queues (the settings, not a plan's).  Names are listed in
- * docs/serve.md and drawn by docs/grafana-fairway.json.
+ * unhealthy and lemon nodes, GPU-hour budgets and what they have left)
+ * from the last published view, except the queues' run-time limits, read
+ * from the daemon's queues (the settings, not a plan's).  Names are
+ * listed in docs/serve.md and drawn by docs/grafana-fairway.json.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -234,25 +234,55 @@ static void max_runtimes(struct buf *b, const struct fw_serve *d)
 			    (long long)d->queues[i].max_runtime_s);
 }
 
-/* Each queue's GPU-hour budget (gpuHourBudget), only for queues that set
- * one: none at all when no queue does.  Its subtree's decayed usage is
- * fairway_queue_usage_gpu_hours (the view's); while that is at or above
- * the budget, no job under the queue starts (reason over_budget). */
-static void budgets(struct buf *b, const struct fw_serve *d)
+/* Each queue's GPU-hour budget as the last plan saw it (the view's
+ * gpuHourBudget: the queue's own, or a backend's, Slurm's GrpTRESMins),
+ * only for queues with one: none at all when no queue has one.  Its
+ * subtree's decayed usage is fairway_queue_usage_gpu_hours; while that is
+ * at or above the budget, no job under the queue starts (over_budget). */
+static void budgets(struct buf *b, json_t *fs)
 {
+	json_t *q;
+	size_t i;
 	bool any = false;
 
-	for (int32_t i = 0; i < d->nqueues; i++)
-		any = any || d->queues[i].gpu_hour_budget > 0;
+	json_array_foreach(fs, i, q)
+		any = any || json_number_value(json_object_get(q, "gpuHourBudget")) > 0;
 	if (!any)
 		return;
-	put(b, "# HELP fairway_queue_gpu_hour_budget The queue's GPU-hour budget (gpuHourBudget): while the decayed "
-	       "usage of it and the queues under it is at or above this, none of their jobs starts.\n"
+	put(b, "# HELP fairway_queue_gpu_hour_budget The queue's GPU-hour budget (gpuHourBudget, or its Slurm "
+	       "account's GrpTRESMins=gres/gpu): while the decayed usage of it and the queues under it is at or above "
+	       "this, none of their jobs starts.\n"
 	       "# TYPE fairway_queue_gpu_hour_budget gauge\n");
-	for (int32_t i = 0; i < d->nqueues; i++)
-		if (d->queues[i].gpu_hour_budget > 0)
-			put(b, "fairway_queue_gpu_hour_budget{queue=\"%s\"} %.15g\n", d->queues[i].name,
-			    d->queues[i].gpu_hour_budget);
+	json_array_foreach(fs, i, q)
+		if (json_number_value(json_object_get(q, "gpuHourBudget")) > 0)
+			put(b, "fairway_queue_gpu_hour_budget{queue=\"%s\"} %.15g\n",
+			    json_string_value(json_object_get(q, "queue")),
+			    json_number_value(json_object_get(q, "gpuHourBudget")));
+}
+
+/* Under budgetSafe, what each budget has left after the last plan (the
+ * view's gpuHoursLeft, computed once per cycle), for the queues with a
+ * budget whose left is known: none at all while budgetSafe is off or no
+ * queue has a budget. */
+static void budgets_left(struct buf *b, json_t *fs)
+{
+	json_t *q, *x;
+	size_t i;
+	bool any = false;
+
+	json_array_foreach(fs, i, q)
+		any = any || json_object_get(q, "gpuHoursLeft") != NULL;
+	if (!any)
+		return;
+	put(b, "# HELP fairway_queue_gpu_hours_left GPU-hours the queue's budget has left under budgetSafe after the "
+	       "last plan: the budget less the decayed usage of it and the queues under it and the runs their running "
+	       "jobs may still make (negative: more than it); a queue where a running job has no run-time limit or "
+	       "runtime (so what is left is unknown) has no sample.\n"
+	       "# TYPE fairway_queue_gpu_hours_left gauge\n");
+	json_array_foreach(fs, i, q)
+		if (json_is_number(x = json_object_get(q, "gpuHoursLeft")))
+			put(b, "fairway_queue_gpu_hours_left{queue=\"%s\"} %.6f\n",
+			    json_string_value(json_object_get(q, "queue")), json_number_value(x));
 }
 
 /* Called with d->mu held. */
@@ -295,8 +325,9 @@ char *fw_metrics_render(struct fw_serve *d)
 	counter(&b, "fairway_http_requests_total", "API requests answered.", m->http_requests);
 	counter(&b, "fairway_http_errors_total", "API requests answered with 4xx or 5xx.", m->http_errors);
 	max_runtimes(&b, d);
-	budgets(&b, d);
 	if (d->view) {
+		budgets(&b, json_object_get(d->view, "fairshare"));
+		budgets_left(&b, json_object_get(d->view, "fairshare"));
 		queues(&b, d->view);
 		figures(&b, d->view, &d->hcfg);
 	}

@@ -156,6 +156,15 @@ struct fw_api_resp {
 };
 void fw_api_handle(struct fw_serve *d, const struct fw_api_req *rq, struct fw_api_resp *rs);
 
+/* view.c: the view of one cycle (s, its plan p, the actions applied with
+ * their status, the health reports), published as d->view; NULL when out
+ * of memory.  Built without the lock (cycle.c run_cycle). */
+struct fw_backend_action;
+json_t *fw_serve_build_view(const struct fw_snapshot *s, const struct fw_plan *p,
+			    const struct fw_backend_action *acts, const int *status, int32_t nacts,
+			    const struct fw_health_report *h, int32_t nh, const struct fw_health_config *hc,
+			    int64_t cycle, uint64_t gen, double seconds, int32_t skipped);
+
 /* metrics.c: the Prometheus text of /metrics (malloc'd) */
 char *fw_metrics_render(struct fw_serve *d);
 

@@ -5,10 +5,14 @@
  * The view holds: the plan (decisions with reasons and what became of
  * them), every job of the snapshot with its state, pending reason and
  * expected start, every node with its GPU use, health and lemon verdict
- * (with the incidents it weighs), every queue's fair share, and the
- * figures /metrics needs.  It is immutable once
- * published; readers take a reference under the lock and read without it.
+ * (with the incidents it weighs), every queue's fair share with its
+ * GPU-hour budget and, under budgetSafe, what the budget has left (the
+ * snapshot's budgets and budgetSafe, so a backend's, Slurm's, too:
+ * /metrics reads them here, computed once per cycle), and the figures
+ * /metrics needs.  It is immutable once published; readers take a
+ * reference under the lock and read without it.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -392,12 +396,30 @@ static void model_entries(json_t *o, const char *key, const char *what, struct m
 	}
 }
 
+/* Under budgetSafe (left from fw_serve_budget_left, NULL when it is off
+ * or no queue has a budget), queue q's "gpuHoursLeft" when it has a
+ * budget: GPU-hours its budget has left after its subtree's decayed
+ * usage, its running jobs' remaining runs and this plan's starts
+ * (negative: they already take more than it); null when unknown, a
+ * running job under it having no bound.  Left out otherwise. */
+static void left_field(json_t *o, const struct fw_snapshot *s, const struct fw_serve_left *left, int32_t q)
+{
+	if (!left || !(s->queues[q].gpu_hour_budget > 0))
+		return;
+	if (left[q].unbounded >= 0 || !isfinite(left[q].gpu_s))
+		json_object_set_new(o, "gpuHoursLeft", json_null());
+	else
+		json_object_set_new(o, "gpuHoursLeft", json_real(left[q].gpu_s / 3600.0));
+}
+
 /* GET /v1/fairshare's entries, one a queue in p's order.  Its
  * "usageGpuHours" is the decayed usage of the queue and the queues under
- * it at s->now, the figure its "gpuHourBudget" (null: none) and an
- * ancestor's are held to. */
-static json_t *fairshare_json(const struct fw_snapshot *s, const struct fw_plan *p, const double *held,
-			      const double *held_des)
+ * it at s->now, the figure its "gpuHourBudget" (null: none; the
+ * snapshot's, so a backend's budget too, Slurm's GrpTRESMins) and an
+ * ancestor's are held to; "gpuHoursLeft" what the budget has left
+ * (left_field). */
+static json_t *fairshare_json(const struct fw_snapshot *s, const struct fw_plan *p, const struct fw_serve_left *left,
+			      const double *held, const double *held_des)
 {
 	struct mtable lim = { s->model_limits, s->nmodel_limits }, des = { s->model_deserved, s->nmodel_deserved };
 
@@ -432,6 +454,7 @@ static json_t *fairshare_json(const struct fw_snapshot *s, const struct fw_plan 
 							 : json_real(sq->limit.v[FW_RES_GPU] / 1000.0));
 		json_object_set_new(o, "gpuHourBudget",
 				    sq->gpu_hour_budget > 0 ? json_real(sq->gpu_hour_budget) : json_null());
+		left_field(o, s, left, q);
 		if (users && users[q]) {
 			json_object_set_new(o, "users", users[q]);
 			users[q] = NULL;
@@ -473,7 +496,6 @@ json_t *fw_serve_build_view(const struct fw_snapshot *s, const struct fw_plan *p
 	}
 	json_object_set_new(v, "nodes", nodes_json(s, use, h, nh, hc, figures));
 	free(use);
-	free(left);
 	json_object_set_new(figures, "pendingByReason", byreason);
 	json_object_set_new(v, "cycle", json_integer(cycle));
 	json_object_set_new(v, "at", json_integer(s->now));
@@ -486,9 +508,13 @@ json_t *fw_serve_build_view(const struct fw_snapshot *s, const struct fw_plan *p
 	json_object_set_new(v, "jobOrder", order);
 	double *held = limits_held(s, (struct mtable){ s->model_limits, s->nmodel_limits }, acts, status, nacts);
 	double *held_des = limits_held(s, (struct mtable){ s->model_deserved, s->nmodel_deserved }, acts, status, nacts);
-	json_object_set_new(v, "fairshare", fairshare_json(s, p, held, held_des));
+	json_object_set_new(v, "fairshare", fairshare_json(s, p, left, held, held_des));
 	free(held);
 	free(held_des);
+	free(left);
+	/* the snapshot's: the config's, or a backend's (Slurm's
+	 * AccountingStorageEnforce=safe), as the cycle ran with it */
+	json_object_set_new(v, "budgetSafe", json_boolean(s->config.budget_safe));
 	json_object_set_new(v, "figures", figures);
 	return v;
 }

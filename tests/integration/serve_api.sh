@@ -376,9 +376,10 @@ names = {n for p in d["panels"] for t in p["targets"] for n in re.findall(r"fair
 print(" ".join(sorted(n for n in names if n not in have and n not in sys.argv[3:])) or "none")' \
 		docs/grafana-fairway.json "$@"
 }
-# no queue here has a gpuHourBudget, so no fairway_queue_gpu_hour_budget:
-# the budget section below checks the dashboard against one that has
-missing=$(dashboard_missing "$T/metrics" fairway_queue_gpu_hour_budget)
+# no queue here has a gpuHourBudget, so no fairway_queue_gpu_hour_budget
+# nor fairway_queue_gpu_hours_left: the budget sections below check the
+# dashboard against ones that have
+missing=$(dashboard_missing "$T/metrics" fairway_queue_gpu_hour_budget fairway_queue_gpu_hours_left)
 check "every metric the Grafana dashboard draws is exported (missing: $missing)" [ "$missing" = none ]
 
 # --- maintenance windows drain through the plan, and end -----------------------------------
@@ -1550,9 +1551,15 @@ check "/metrics: org's fairway_queue_usage_gpu_hours is its subtree's (spent's p
 	awk '$1 == "fairway_queue_usage_gpu_hours{queue=\"org\"}" {o = $2} $1 == "fairway_queue_usage_gpu_hours{queue=\"spent\"}" {s = $2}
 	     $1 == "fairway_queue_usage_gpu_hours{queue=\"fresh\"}" {f = $2} END {d = o - s - f; exit !(o > 99.9 && d < 0.0015 && d > -0.0015)}' \
 	"$T/metrics-budget"
-missing=$(dashboard_missing "$T/metrics-budget")
+missing=$(dashboard_missing "$T/metrics-budget" fairway_queue_gpu_hours_left)
 check "with a budget set, every metric the Grafana dashboard draws is exported, the budget's too (missing: $missing)" \
 	[ "$missing" = none ]
+check "without budgetSafe: no LEFT(GPUh) column in fairway fairshare" bash -c "! grep -q 'LEFT(GPUh)' '$T/fs-budget'"
+check "without budgetSafe: no fairway_queue_gpu_hours_left in /metrics" bash -c "! grep -q fairway_queue_gpu_hours_left '$T/metrics-budget'"
+req GET /v1/fairshare
+check "without budgetSafe: GET /v1/fairshare has no gpuHoursLeft" [ "$(jfield 'any("gpuHoursLeft" in q for q in j["queues"])')" = False ]
+req GET /v1/health
+check "without budgetSafe: GET /v1/health says budgetSafe false" [ "$(jfield 'j["budgetSafe"]')" = False ]
 check "the dashboard has a panel drawing usage against budget (fairway_queue_usage_gpu_hours, fairway_queue_gpu_hour_budget)" \
 	python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))
@@ -1679,12 +1686,52 @@ req POST /v1/jobs '{"name":"nobound","queue":"tight","tasks":[{"gpus":1}]}'
 job_is "budgetSafe: a job with no runtime and no limit waits, naming tight, asked for a maxRuntime" nobound \
 	'j["reason"] == "budget_short" and j["reasonText"].startswith("budget short: its queue \"tight\" has a GPU-hour budget of 10 and budgetSafe is on") and j["reasonText"].endswith("give it a run-time limit (maxRuntime) or a runtime")'
 check "/metrics: fairway_pending_jobs{reason=\"budget_short\"} 2" [ "$(metric 'fairway_pending_jobs{reason="budget_short"}')" = 2 ]
+# What tight's budget has left after the last plan, about 9 (10 less
+# short's run: the part it ran, now usage, and the rest it may still run),
+# in GET /v1/fairshare, /metrics and the fairshare table; org and free,
+# without a budget, have none; GET /v1/health says budgetSafe.
+req GET /v1/fairshare
+check "budgetSafe: GET /v1/fairshare: tight's gpuHoursLeft about 9, org and free none" \
+	[ "$(jfield '[(q["queue"], 8.99 < q["gpuHoursLeft"] < 9.01 if "gpuHoursLeft" in q else None) for q in j["queues"]]')" = "[('org', None), ('free', None), ('tight', True)]" ]
+curl -s "http://127.0.0.1:$PORT/metrics" >"$T/metrics-left"
+check "budgetSafe: /metrics: fairway_queue_gpu_hours_left{queue=\"tight\"} about 9, the only one" \
+	awk '/^fairway_queue_gpu_hours_left[{]/ {n++; if ($1 == "fairway_queue_gpu_hours_left{queue=\"tight\"}" && $2 > 8.99 && $2 < 9.01) t++}
+	     END {exit !(n == 1 && t == 1)}' "$T/metrics-left"
+req GET /v1/health
+check "budgetSafe: GET /v1/health says budgetSafe true" [ "$(jfield 'j["budgetSafe"]')" = True ]
+"$FW" fairshare --server "http://127.0.0.1:$PORT" >"$T/fs-safe" 2>&1
+check "budgetSafe: fairway fairshare: a LEFT(GPUh) column, tight's 9.0 beside its budget of 10, org's -" \
+	bash -c "grep -q 'BUDGET(GPUh)   LEFT(GPUh)\$' '$T/fs-safe' && grep -Eq '^tight .* 10 +9\.0\$' '$T/fs-safe' && grep -Eq '^org .* - +-\$' '$T/fs-safe'"
 req POST /v1/jobs '{"name":"forever","queue":"free","tasks":[{"gpus":1}]}'
 job_is "budgetSafe: forever (no bound) runs in free, under no budget" forever 'j["state"] == "running"'
 req PATCH /v1/queues/org '{"gpuHourBudget":100}'
 req POST /v1/jobs '{"name":"wide","queue":"free","runtime":3600,"tasks":[{"gpus":1}]}'
 job_is "budgetSafe: org's budget with forever running under it: wide waits, naming org and forever" wide \
 	'j["reason"] == "budget_short" and j["reasonText"] == "budget short: its whole run may use 1 GPU-hour (1 GPU × its 1 h runtime), and what is left of the budget of 100 of queue \"org\", above its queue \"free\", is unknown: job \"forever\" running under it has no run-time limit (maxRuntime) or runtime (budgetSafe)"'
+# org's left is unknown now: null in GET /v1/fairshare, no sample in
+# /metrics (tight's still there), ? in the table; --json passes it.
+req GET /v1/fairshare
+check "budgetSafe: org's gpuHoursLeft null (forever has no bound), tight's still about 9" \
+	[ "$(jfield '[(q["queue"], q.get("gpuHoursLeft", "absent") if q["queue"] != "tight" else 8.99 < q["gpuHoursLeft"] < 9.01) for q in j["queues"]]')" = "[('org', None), ('free', 'absent'), ('tight', True)]" ]
+curl -s "http://127.0.0.1:$PORT/metrics" >"$T/metrics-safe"
+check "budgetSafe: /metrics: org's budget 100, no gpu_hours_left sample for org, tight's there" bash -c \
+	"grep -qx 'fairway_queue_gpu_hour_budget{queue=\"org\"} 100' '$T/metrics-safe' && ! grep -q '^fairway_queue_gpu_hours_left{queue=\"org\"}' '$T/metrics-safe' && grep -q '^fairway_queue_gpu_hours_left{queue=\"tight\"} ' '$T/metrics-safe'"
+check "budgetSafe: /metrics: the help says a queue whose left is unknown has no sample" \
+	grep -q '^# HELP fairway_queue_gpu_hours_left .*(so what is left is unknown) has no sample' "$T/metrics-safe"
+missing=$(dashboard_missing "$T/metrics-safe")
+check "budgetSafe: every metric the Grafana dashboard draws is exported, GPU-hours left too (missing: $missing)" \
+	[ "$missing" = none ]
+check "the dashboard's budget panel draws fairway_queue_gpu_hours_left" python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(not any("fairway_queue_gpu_hour_budget" in " ".join(t["expr"] for t in p["targets"]) and
+                 "fairway_queue_gpu_hours_left" in " ".join(t["expr"] for t in p["targets"]) for p in d["panels"]))' \
+	docs/grafana-fairway.json
+"$FW" fairshare --server "http://127.0.0.1:$PORT" >"$T/fs-safe2" 2>&1
+check "budgetSafe: fairway fairshare: org's LEFT(GPUh) is ? (unknown)" grep -Eq '^org .* 100 +\?$' "$T/fs-safe2"
+check "budgetSafe: fairway fairshare --json: org's gpuHoursLeft null, tight's a number" bash -c \
+	"'$FW' fairshare --json --server http://127.0.0.1:$PORT | python3 -c 'import json, sys
+q = {x[\"queue\"]: x for x in json.load(sys.stdin)[\"queues\"]}
+sys.exit(not (q[\"org\"][\"gpuHoursLeft\"] is None and isinstance(q[\"tight\"][\"gpuHoursLeft\"], float)))'"
 stop_daemon
 
 # --- before the first plan: the cycle results answer empty and leak nothing ---

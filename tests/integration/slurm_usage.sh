@@ -67,6 +67,12 @@
 #                         it logs the budget, holds team_a's job
 #                         (over_budget in its comment) and GET /v1/fairshare
 #                         shows team_a's gpuHourBudget of 1/60
+#   serve_budget_metrics_from_slurm  the same daemon's /metrics has
+#                         fairway_queue_gpu_hour_budget{queue="team_a"} of
+#                         1/60 (the budget the scheduler saw, though the
+#                         daemon's queues have none) and, budgetSafe off,
+#                         no fairway_queue_gpu_hours_left; GET /v1/health
+#                         says budgetSafe false
 . "$(dirname "$0")/../slurm/lib.sh"
 TEST_NAME=slurm_usage
 export ACCT=1 PRIORITY=multifactor
@@ -357,6 +363,17 @@ sys.exit(abs(q.get("gpuHourBudget") - 1 / 60) > 1e-9)' 2>/dev/null; then
 		ok serve_budget_from_slurm
 	else
 		bad serve_budget_from_slurm "${why:+$why; }$(squeue -h -j "$jb" -o '%i %T %Q %k'); $(grep -i 'budget\|error' "$T/serve.log" | tail -3)"
+	fi
+	sport=$(cat "$T/port" 2>/dev/null)
+	curl -s "http://127.0.0.1:$sport/metrics" >"$T/serve.metrics" 2>/dev/null
+	if awk '$1 == "fairway_queue_gpu_hour_budget{queue=\"team_a\"}" { v = $2; n++ }
+		/^fairway_queue_gpu_hours_left/ { l++ }
+		END { d = v - 1 / 60; exit !(n == 1 && d < 1e-9 && d > -1e-9 && !l) }' "$T/serve.metrics" &&
+		curl -s "http://127.0.0.1:$sport/v1/health" | python3 -c 'import json, sys
+sys.exit(json.load(sys.stdin).get("budgetSafe") is not False)' 2>/dev/null; then
+		ok serve_budget_metrics_from_slurm
+	else
+		bad serve_budget_metrics_from_slurm "$(grep 'budget' "$T/serve.metrics" | tail -3)"
 	fi
 	kill -TERM "$SPID" 2>/dev/null
 	wait "$SPID" 2>/dev/null

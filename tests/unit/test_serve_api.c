@@ -194,4 +194,178 @@ TEST(a_refused_queue_change_ends_no_job)
 	daemon_down(&d);
 }
 
-TEST_MAIN(a_refused_queue_change_ends_no_job)
+/* ---- budgets as the cycle saw them: /v1/fairshare, /metrics, /v1/health ---- */
+
+/* tests/scenario/gpu_budget_safe.yaml's world: vision's budget of 100
+ * GPU-hours has 80 used; its running train (8 GPUs, a 2 h maxRuntime,
+ * 1 h run) may still use 8, crop's start (4 GPUs, 2 h) 8: 4 are left.
+ * nlp has no budget.  `safe` and `train` are spliced in: budgetSafe, and
+ * train's limit ("" leaves it without a bound). */
+static const char budget_fmt[] =
+	"now: 100000\n"
+	"scheduler: {usageHalfLife: 7d, budgetSafe: %s}\n"
+	"nodes:\n"
+	"  - {name: n0, gpus: 8, gpuModel: H100, cpu: 64, memory: 512Gi}\n"
+	"  - {name: n1, gpus: 8, gpuModel: H100, cpu: 64, memory: 512Gi}\n"
+	"queues:\n"
+	"  - {name: vision, gpuHourBudget: 100, usage: {gpuHours: 80}, resources: {gpu: {quota: 8}}}\n"
+	"  - {name: nlp, resources: {gpu: {quota: 8}}}\n"
+	"jobs:\n"
+	"  - {name: train, queue: vision, state: running, startTime: 96400, submitTime: 96000, %s\n"
+	"     tasks: [{count: 1, gpus: 8, cpu: 8, memory: 64Gi}], allocation: [{node: n1, gpus: [0, 1, 2, 3, 4, 5, "
+	"6, 7]}]}\n"
+	"  - {name: crop, queue: vision, submitTime: 97000, maxRuntime: 2h,\n"
+	"     tasks: [{count: 1, gpus: 4, cpu: 8, memory: 64Gi}]}\n"
+	"  - {name: tok, queue: nlp, submitTime: 98000, expectedRuntime: 1h,\n"
+	"     tasks: [{count: 1, gpus: 4, cpu: 8, memory: 64Gi}]}\n";
+
+/* The daemon's view of one plan of that world (budgetSafe safe, train
+ * with its limit when bounded), as the cycle publishes it: the daemon's
+ * own queues (q, other) have no budget, so whatever budget the answers
+ * show comes from the snapshot, as a Slurm account's GrpTRESMins does. */
+static void publish_budget_view(struct fw_serve *d, bool safe, bool bounded)
+{
+	char yaml[2048];
+	struct fw_snapshot *s = NULL;
+	struct fw_plan *p = NULL;
+	struct fw_arena ar;
+	int n = snprintf(yaml, sizeof yaml, budget_fmt, safe ? "true" : "false", bounded ? "maxRuntime: 2h," : "");
+
+	fw_arena_init(&ar, 0);
+	if (n <= 0 || (size_t)n >= sizeof yaml || fw_config_load_buffer("budget", yaml, (size_t)n, &s, NULL) ||
+	    fw_cycle_run(s, NULL, &ar, &p) != FW_OK)
+		abort();
+	json_decref(d->view);
+	d->view = fw_serve_build_view(s, p, NULL, NULL, 0, NULL, 0, &d->hcfg, 1, 1, 0.0, 0);
+	if (!d->view)
+		abort();
+	fw_arena_release(&ar);
+	fw_snapshot_free(s);
+}
+
+/* A GET's answer parsed; aborts on a status other than 200. */
+static json_t *get_json(struct fw_serve *d, const char *path)
+{
+	char body[65536];
+	json_t *j;
+
+	if (request(d, "GET", path, "", body, sizeof body) != 200 || !(j = json_loads(body, 0, NULL)))
+		abort();
+	return j;
+}
+
+/* The fairshare entry of queue name in /v1/fairshare's answer a. */
+static json_t *entry(json_t *a, const char *name)
+{
+	json_t *q;
+	size_t i;
+
+	json_array_foreach(json_object_get(a, "queues"), i, q)
+		if (!strcmp(json_string_value(json_object_get(q, "queue")), name))
+			return q;
+	return NULL;
+}
+
+/* Under budgetSafe, GET /v1/fairshare gives vision's gpuHoursLeft (4:
+ * 100 - 80 used - 8 train may still use - 8 crop's start) beside its
+ * gpuHourBudget, nlp (no budget) none; /metrics has the budget, though
+ * the daemon's own queues have none (it is the snapshot's), and
+ * fairway_queue_gpu_hours_left for vision only; /v1/health says
+ * budgetSafe true, though the daemon's config has it off. */
+TEST(budget_safe_left_in_fairshare_metrics_and_health)
+{
+	struct fw_serve d;
+	char body[65536];
+	json_t *a, *x;
+
+	daemon_up(&d);
+	ASSERT(!d.fleet->config.budget_safe);
+	publish_budget_view(&d, true, true);
+	a = get_json(&d, "/v1/fairshare");
+	x = json_object_get(entry(a, "vision"), "gpuHoursLeft");
+	ASSERT(json_is_number(x));
+	ASSERT_NEAR(json_number_value(x), 4.0, 1e-6);
+	ASSERT_NEAR(json_number_value(json_object_get(entry(a, "vision"), "gpuHourBudget")), 100.0, 1e-9);
+	ASSERT(entry(a, "nlp") != NULL);
+	ASSERT(json_object_get(entry(a, "nlp"), "gpuHoursLeft") == NULL);
+	json_decref(a);
+
+	ASSERT_EQ(request(&d, "GET", "/metrics", "", body, sizeof body), 200);
+	ASSERT_STR_CONTAINS(body, "\nfairway_queue_gpu_hour_budget{queue=\"vision\"} 100\n");
+	ASSERT_STR_CONTAINS(body, "# TYPE fairway_queue_gpu_hours_left gauge\n");
+	ASSERT_STR_CONTAINS(body, "\nfairway_queue_gpu_hours_left{queue=\"vision\"} 4.000000\n");
+	ASSERT(!strstr(body, "fairway_queue_gpu_hours_left{queue=\"nlp\"}"));
+	ASSERT(!strstr(body, "fairway_queue_gpu_hour_budget{queue=\"nlp\"}"));
+
+	a = get_json(&d, "/v1/health");
+	ASSERT(json_is_true(json_object_get(a, "budgetSafe")));
+	json_decref(a);
+	json_decref(d.view);
+	d.view = NULL;
+	daemon_down(&d);
+}
+
+/* A running job without a bound under vision makes what its budget has
+ * left unknown: gpuHoursLeft null, and no sample for it in /metrics,
+ * whose help says why; the budget itself still shows. */
+TEST(an_unbounded_running_job_makes_left_unknown)
+{
+	struct fw_serve d;
+	char body[65536];
+	json_t *a, *x;
+
+	daemon_up(&d);
+	publish_budget_view(&d, true, false);
+	a = get_json(&d, "/v1/fairshare");
+	x = entry(a, "vision");
+	ASSERT(x != NULL);
+	ASSERT(json_object_get(x, "gpuHoursLeft") != NULL);
+	ASSERT(json_is_null(json_object_get(x, "gpuHoursLeft")));
+	json_decref(a);
+
+	ASSERT_EQ(request(&d, "GET", "/metrics", "", body, sizeof body), 200);
+	ASSERT_STR_CONTAINS(body, "# HELP fairway_queue_gpu_hours_left ");
+	ASSERT_STR_CONTAINS(body, "has no run-time limit or runtime (so what is left is unknown) has no sample");
+	ASSERT(!strstr(body, "\nfairway_queue_gpu_hours_left{"));
+	ASSERT_STR_CONTAINS(body, "\nfairway_queue_gpu_hour_budget{queue=\"vision\"} 100\n");
+	json_decref(d.view);
+	d.view = NULL;
+	daemon_down(&d);
+}
+
+/* With budgetSafe off: no gpuHoursLeft anywhere, no
+ * fairway_queue_gpu_hours_left at all, the budget still shown, and
+ * /v1/health says budgetSafe false; before any plan, the config's. */
+TEST(no_left_without_budget_safe)
+{
+	struct fw_serve d;
+	char body[65536];
+	json_t *a, *q;
+	size_t i;
+
+	daemon_up(&d);
+	a = get_json(&d, "/v1/health");
+	ASSERT(json_is_false(json_object_get(a, "budgetSafe"))); /* no view yet: the config's */
+	json_decref(a);
+	ASSERT_EQ(request(&d, "GET", "/metrics", "", body, sizeof body), 200);
+	ASSERT(!strstr(body, "fairway_queue_gpu_hour_budget")); /* no plan yet, no budget */
+
+	publish_budget_view(&d, false, true);
+	a = get_json(&d, "/v1/fairshare");
+	json_array_foreach(json_object_get(a, "queues"), i, q)
+		ASSERT(json_object_get(q, "gpuHoursLeft") == NULL);
+	ASSERT(json_object_size(entry(a, "vision")) > 0);
+	json_decref(a);
+	ASSERT_EQ(request(&d, "GET", "/metrics", "", body, sizeof body), 200);
+	ASSERT(!strstr(body, "fairway_queue_gpu_hours_left"));
+	ASSERT_STR_CONTAINS(body, "\nfairway_queue_gpu_hour_budget{queue=\"vision\"} 100\n");
+	a = get_json(&d, "/v1/health");
+	ASSERT(json_is_false(json_object_get(a, "budgetSafe")));
+	json_decref(a);
+	json_decref(d.view);
+	d.view = NULL;
+	daemon_down(&d);
+}
+
+TEST_MAIN(a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
+	  an_unbounded_running_job_makes_left_unknown, no_left_without_budget_safe)
