@@ -548,7 +548,10 @@ static fw_time short_at(struct est *e, int32_t j)
 	for (int32_t q = s->jobs[j].queue, n = 0; q >= 0 && n <= s->nqueues; q = s->queues[q].parent, n++) {
 		if (!(s->queues[q].gpu_hour_budget > 0) || need <= y->qleft[q])
 			continue;
-		if (isinf(y->qleft[q]))
+		/* what is left stays below the budget while any usage is
+		 * left to decay: a run as large as it never fits (nor would
+		 * rounding make it seem to) */
+		if (isinf(y->qleft[q]) || !(need < s->queues[q].gpu_hour_budget * 3600.0))
 			return FW_TIME_UNKNOWN;
 		fw_time at = fits_at(e, q, need);
 		if (at == FW__NEVER)
@@ -1344,7 +1347,11 @@ static void gang_place(struct cyc *y, struct profile *pr, int32_t j, fw_time sa,
 	fw_time dur = hold > 0 ? hold : 1; /* hold <= 0: it never ends */
 	int64_t need = fw__gang_need(job) / slot;
 
-	if (need <= 0)
+	/* short of a budget's left: its floor is when the budget lets it
+	 * go, and then it starts where the walk found room, not when it
+	 * starves (measured on synthetic:3 with --budget-safe, docs/sim.md;
+	 * for a job over its budget the starving floor measured as good) */
+	if (need <= 0 || r->reason == FW_REASON_BUDGET_SHORT)
 		return;
 	if (r->reason == FW_REASON_HAS_RESERVATION) {
 		/* held from its reservation, unless it starves first: then it
