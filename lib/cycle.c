@@ -333,7 +333,7 @@ void fw__budget_charge(struct cyc *y, int32_t jx, const struct fw_task_alloc *t,
 		return;
 	for (int32_t k = 0; k < n; k++)
 		g += (int64_t)__builtin_popcount(t[k].gpu_mask) * t[k].gpu_milli;
-	run = fw_run_left(y->jbound[jx], g, s->now, s->now);
+	run = fw_run_left(fw__bound(y, j), g, s->now, s->now); /* j is in cache: no y->jbound miss */
 	for (int32_t k = j->queue, m = 0; k >= 0 && m <= s->nqueues; k = s->queues[k].parent, m++)
 		if (s->queues[k].gpu_hour_budget > 0)
 			y->qleft[k] -= run;
