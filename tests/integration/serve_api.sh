@@ -1702,6 +1702,19 @@ check "budgetSafe: GET /v1/health says budgetSafe true" [ "$(jfield 'j["budgetSa
 "$FW" fairshare --server "http://127.0.0.1:$PORT" >"$T/fs-safe" 2>&1
 check "budgetSafe: fairway fairshare: a LEFT(GPUh) column, tight's 9.0 beside its budget of 10, org's -" \
 	bash -c "grep -q 'BUDGET(GPUh)   LEFT(GPUh)\$' '$T/fs-safe' && grep -Eq '^tight .* 10 +9\.0\$' '$T/fs-safe' && grep -Eq '^org .* - +-\$' '$T/fs-safe'"
+# later (1 GPU, maxRuntime 9.5 h: 9.5 GPU-h of the 9 left) waits,
+# budget_short, but not for ever: once short's hour is over its run is
+# usage, and when that has decayed to 0.5 GPU-h (a half-life, 7 days,
+# on) later fits; its expectedStart says so.
+req POST /v1/jobs '{"name":"later","queue":"tight","maxRuntime":34200,"tasks":[{"gpus":1}]}'
+req POST /v1/cycle
+job_is "budgetSafe: later (9.5 GPU-h of 9 left) waits, budget_short, with a start time" later \
+	'j["reason"] == "budget_short" and j["expectedStart"] is not None and j.get("unknownWhy") is None'
+LATER_AT=$(jfield 'j["expectedStart"]')
+req GET /v1/fairshare
+check "budgetSafe: ... expected about a half-life (7 days) after the plan, when the decay leaves room" \
+	python3 -c 'import sys; d = int(sys.argv[1]) - int(sys.argv[2]); sys.exit(not 6 * 86400 < d < 8 * 86400)' \
+	"$LATER_AT" "$(jfield 'j["at"]')"
 req POST /v1/jobs '{"name":"forever","queue":"free","tasks":[{"gpus":1}]}'
 job_is "budgetSafe: forever (no bound) runs in free, under no budget" forever 'j["state"] == "running"'
 req PATCH /v1/queues/org '{"gpuHourBudget":100}'
