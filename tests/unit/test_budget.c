@@ -42,6 +42,29 @@ static struct world world(double budget, double used)
 	return x;
 }
 
+/* Job j's pending record in a fairway plan of s; NULL when the plan
+ * fails or j is not pending. */
+static const struct fw_pending *plan_pending(struct fw_snapshot *s, int32_t j)
+{
+	struct fw_plan *p = tb_plan(s, "fairway", &A);
+
+	return p ? fw_plan_pending_for(p, j) : NULL;
+}
+
+/* x planned under fairway, a plan the checker passes (else -1); then w's
+ * estimate moved to t: the checker's verdict on that, its message in d. */
+static int check_moved_estimate(struct world *x, fw_time t, struct fw_diag *d)
+{
+	struct fw_plan *p = tb_plan(x->s, "fairway", &A);
+
+	if (!p || fw_plan_check(x->s, p, &A, d) != FW_OK)
+		return -1;
+	for (int32_t i = 0; i < p->npending; i++)
+		if (p->pending[i].job == x->w)
+			p->pending[i].expected_start = t;
+	return fw_plan_check(x->s, p, &A, d);
+}
+
 /* At its budget a queue starts nothing, under every policy: the job
  * waits, over_budget with the used and budgeted GPU-hours, expected the
  * second its usage decays below the budget (here the next: it is at it,
@@ -147,13 +170,7 @@ TEST(the_checker_refuses_a_held_job_expected_too_soon)
 	struct fw_diag d;
 	struct world x = world(100, 200);
 	x.s->config.usage_half_life_s = WEEK;
-	struct fw_plan *p = tb_plan(x.s, "fairway", &A);
-	ASSERT(p != NULL);
-	ASSERT_EQ(fw_plan_check(x.s, p, &A, &d), FW_OK);
-	for (int32_t i = 0; i < p->npending; i++)
-		if (p->pending[i].job == x.w)
-			p->pending[i].expected_start = x.s->now + WEEK - 10;
-	ASSERT_EQ(fw_plan_check(x.s, p, &A, &d), FW_EINVARIANT);
+	ASSERT_EQ(check_moved_estimate(&x, x.s->now + WEEK - 10, &d), FW_EINVARIANT);
 	ASSERT_STR_CONTAINS(d.msg, "job w is expected at t=1604790, but queue Q's usage is over its budget until "
 				   "t=1604800 at the soonest");
 	fw_snapshot_free(x.s);
@@ -649,17 +666,14 @@ TEST(safe_a_short_job_is_expected_when_its_run_fits)
 	double u9 = sd + (80 * H - sd) * exp2(-9 * 3600 / h), at = (double)x.s->now + 9 * 3600 + h * log2(u9 / (92 * H));
 	t = fw_plan_pending_for(p, x.w)->expected_start;
 	ASSERT(t >= (fw_time)at && t <= (fw_time)at + 1);
-	x.s->jobs[x.w].expected_runtime = 12 * 3600 + 1800; /* 100 GPU-h, the whole budget: never */
-	p = tb_plan(x.s, "fairway", &A);
-	ASSERT(p != NULL);
-	ASSERT_EQ(fw_plan_pending_for(p, x.w)->expected_start, FW_TIME_UNKNOWN);
-	x.s->jobs[x.w].expected_runtime = 20 * 3600; /* 160 GPU-h: never */
-	p = tb_plan(x.s, "fairway", &A);
-	ASSERT(p != NULL);
-	r = fw_plan_pending_for(p, x.w);
-	ASSERT_EQ(r->expected_start, FW_TIME_UNKNOWN);
-	ASSERT_EQ(r->unknown_why, FW_REASON_BUDGET_SHORT);
-	ASSERT_EQ(r->why_a, 160);
+	/* never: 100 GPU-h, the whole budget, and 160 */
+	for (fw_time rt = 12 * 3600 + 1800, a = 100; rt; rt = rt < 20 * 3600 ? 20 * 3600 : 0, a = 160) {
+		x.s->jobs[x.w].expected_runtime = rt;
+		ASSERT((r = plan_pending(x.s, x.w)) != NULL);
+		ASSERT_EQ(r->expected_start, FW_TIME_UNKNOWN);
+		ASSERT_EQ(r->unknown_why, FW_REASON_BUDGET_SHORT);
+		ASSERT_EQ(r->why_a, a);
+	}
 	fw_snapshot_free(x.s);
 }
 
@@ -689,13 +703,7 @@ TEST(safe_the_checker_refuses_a_short_job_expected_too_soon)
 	struct fw_diag d;
 	struct world x = safe_world(100, 90, 7200);
 	x.s->config.usage_half_life_s = WEEK;
-	struct fw_plan *p = tb_plan(x.s, "fairway", &A);
-	ASSERT(p != NULL);
-	ASSERT_EQ(fw_plan_check(x.s, p, &A, &d), FW_OK);
-	for (int32_t i = 0; i < p->npending; i++)
-		if (p->pending[i].job == x.w)
-			p->pending[i].expected_start = x.s->now + 600;
-	ASSERT_EQ(fw_plan_check(x.s, p, &A, &d), FW_EINVARIANT);
+	ASSERT_EQ(check_moved_estimate(&x, x.s->now + 600, &d), FW_EINVARIANT);
 	ASSERT_STR_CONTAINS(d.msg, "job w is expected at t=1000600, but its run of 16.0 GPU-hours fits queue Q's "
 				   "budget of 100 no sooner than t=");
 	fw_snapshot_free(x.s);

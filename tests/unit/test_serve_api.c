@@ -71,6 +71,8 @@ static void daemon_down(struct fw_serve *d)
 {
 	char cmd[128];
 
+	json_decref(d->view); /* a test's published view, if any */
+	d->view = NULL;
 	fw_serve_set_clock(NULL);
 	fw_backend_local.close(d->be);
 	fw_store_close(d->store);
@@ -300,8 +302,6 @@ TEST(budget_safe_left_in_fairshare_metrics_and_health)
 	a = get_json(&d, "/v1/health");
 	ASSERT(json_is_true(json_object_get(a, "budgetSafe")));
 	json_decref(a);
-	json_decref(d.view);
-	d.view = NULL;
 	daemon_down(&d);
 }
 
@@ -328,8 +328,6 @@ TEST(an_unbounded_running_job_makes_left_unknown)
 	ASSERT_STR_CONTAINS(body, "has no run-time limit or runtime (so what is left is unknown) has no sample");
 	ASSERT(!strstr(body, "\nfairway_queue_gpu_hours_left{"));
 	ASSERT_STR_CONTAINS(body, "\nfairway_queue_gpu_hour_budget{queue=\"vision\"} 100\n");
-	json_decref(d.view);
-	d.view = NULL;
 	daemon_down(&d);
 }
 
@@ -362,8 +360,6 @@ TEST(no_left_without_budget_safe)
 	a = get_json(&d, "/v1/health");
 	ASSERT(json_is_false(json_object_get(a, "budgetSafe")));
 	json_decref(a);
-	json_decref(d.view);
-	d.view = NULL;
 	daemon_down(&d);
 }
 
