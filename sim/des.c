@@ -30,6 +30,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "fairway/budget.h"
 #include "fairway/check.h"
 #include "fairway/cycle.h"
 #include "fairway/fairshare.h"
@@ -88,15 +89,21 @@ struct sim {
 	 * none; per row, whether a plan left it pending over budget */
 	int64_t budget_at;
 	bool *over_budget;
-	/* budget_safe: per queue, the smallest run (GPU-seconds) of its jobs
-	 * the last plan left budget_short that may yet fit (held_for_now
-	 * false), 0 = none: budget_wake wakes when the usage leaves room */
-	double *short_need;
+	/* budget_safe under `change` (short_wakes): the earliest expected
+	 * start after its now of the jobs the last plan left budget_short
+	 * (the engine's, no sooner than their runs fit what is left:
+	 * short_wake), INT64_MAX = none, and how many it left so (start
+	 * estimates stay on while any is) */
+	int64_t short_at;
+	int32_t nshort;
 	/* Held-only ticks (note_quiet): after the last plan, every waiting
 	 * job that could fit was held over its budget, until quiet_until at
 	 * the latest (a queue with waiting jobs reaching its budget) */
 	bool quiet;
 	int64_t quiet_until;
+	int64_t short_hold; /* but under `change`, the earliest short_hold of
+			     * the last plan's short jobs (now + 1 for one
+			     * not held), INT64_MAX = none: a wake */
 	/* users' decayed usage per queue (snapshot user_usage), kept with
 	 * user_fair_share: per trace row its entry (-1: none), per entry the
 	 * milli-GPUs its running jobs hold, and the entries' table by
@@ -400,8 +407,8 @@ static int check_opts(const struct fw_trace *t, const struct fw_sim_opts *o,
 
 /* Under budgetSafe a waiting job's fit moves with the clock whatever the
  * policy: what its budget has left grows as usage decays and the running
- * jobs' remaining runs shrink, with no event to wake it (budget_wake
- * knows only a queue's fall below its budget). */
+ * jobs' remaining runs shrink, with no event to wake it (short_wake,
+ * short_hold). */
 static bool safe_budgets(const struct sim *m)
 {
 	return m->o->budget_safe && m->o->gpu_hour_budget > 0;
@@ -589,6 +596,7 @@ static int sim_init(struct sim *m, const struct fw_teams *teams)
 	if (m->o->usage_half_life_s > 0)
 		m->s->config.usage_half_life_s = m->o->usage_half_life_s;
 	m->budget_at = INT64_MAX;
+	m->short_at = INT64_MAX;
 	if (m->o->gpu_hour_budget > 0 && !(m->over_budget = calloc(n, sizeof *m->over_budget)))
 		return FW_ENOMEM;
 	fw_arena_init(&m->arena, (size_t)4 << 20);
@@ -597,8 +605,6 @@ static int sim_init(struct sim *m, const struct fw_teams *teams)
 		return rc;
 	if ((rc = slice_level(m)) != FW_OK)
 		return rc;
-	if (safe_budgets(m) && !(m->short_need = calloc((size_t)m->s->nqueues + 1, sizeof *m->short_need)))
-		return FW_ENOMEM;
 	m->r->queue = m->qs.of_job;
 	m->qs.of_job = NULL;
 	for (size_t i = 0; i < t->n; i++) {
@@ -628,7 +634,6 @@ static void sim_release(struct sim *m)
 	free(m->gone);
 	free(m->snap_of);
 	free(m->over_budget);
-	free(m->short_need);
 	free(m->urow);
 	free(m->ualloc);
 	free(m->utab);
@@ -1294,11 +1299,13 @@ static void note_estimates(struct sim *m, const struct fw_plan *p)
  * job's first one, before its first start, so ask for them only while
  * some waiting job that never started has none yet: m->unestimated,
  * counted up at arrival and down at the first estimate or first start
- * (a job that never started is pending).  Decisions never depend on
- * estimates (tests/unit/test_cycle.c, estimates_can_be_switched_off). */
+ * (a job that never started is pending); and, when short jobs wake
+ * cycles (short_wakes), while the last plan left a job budget_short:
+ * its estimate is its wake.  Decisions never depend on estimates
+ * (tests/unit/test_cycle.c, estimates_can_be_switched_off). */
 static bool estimates_wanted(const struct sim *m)
 {
-	return m->unestimated > 0;
+	return m->unestimated > 0 || m->nshort > 0;
 }
 
 /* --model-deserved, measured under either variant: after each applied
@@ -1431,39 +1438,48 @@ static bool could_start(const struct sim *m)
 	return false;
 }
 
-/* Held until an event or a budget crossing: over its budget, or, under
- * budgetSafe, short of it with no bound (a = -1: it never fits), behind
- * a running job with none (b = -1: until that one ends), or with a run
- * as large as the whole budget (usage never decays to 0: it never fits). */
-static bool held_for_now(const struct sim *m, const struct fw_pending *e)
+/* Does the replay wake a cycle at a budget_short job's expected start?
+ * Under `change` only: `all` and `every` cycle at every tick at which a
+ * job could fit (`every` but in a held-only stretch) and wake (ending
+ * such a stretch) when a short job's run may fit at the earliest
+ * (short_hold), with no estimates to make. */
+static bool short_wakes(const struct sim *m)
 {
-	const struct fw_job *j = &m->s->jobs[e->job];
+	return safe_budgets(m) && rule_of(m) == FW_SIM_ON_CHANGE;
+}
 
-	if (e->reason == FW_REASON_OVER_BUDGET)
-		return true;
-	if (e->reason != FW_REASON_BUDGET_SHORT)
-		return false;
-	return e->a < 0 || e->b < 0 ||
-	       (double)fw_job_request(j).v[FW_RES_GPU] / 1000.0 * (double)fw_job_bound(m->s, j) >=
-		       m->s->queues[j->queue].gpu_hour_budget * 3600.0;
+/* When a budget_short job's run may fit: the engine's estimate (no
+ * sooner than its run fits what is left: lib/estimate.c short_at), no
+ * sooner than now + 1 (the next tick), which is also the wake when the
+ * cycle made none (the next makes them: m->nshort); INT64_MAX when
+ * never or not known (no bound, a running job without one, a run as
+ * large as the budget, or a fleet or a line it cannot fit before an
+ * event). */
+static int64_t short_wake(const struct fw_pending *e, fw_time now)
+{
+	if (e->expected_start != FW_TIME_UNKNOWN)
+		return e->expected_start > now ? e->expected_start : now + 1;
+	return e->unknown_why == FW_REASON_NOT_ESTIMATED ? now + 1 : INT64_MAX;
 }
 
 /* Jobs a plan left pending over their queue's GPU-hour budget
- * (fw_sim_result.over_budget_jobs): each counted once, O(pending). */
+ * (fw_sim_result.over_budget_jobs): each counted once, O(pending).  And
+ * when short jobs wake cycles (short_wakes), how many budget_short ones
+ * it left and the earliest wake among them (m->short_at, read by
+ * budget_wake). */
 static void note_budget(struct sim *m, const struct fw_plan *p)
 {
-	for (int32_t q = 0; m->short_need && q < m->s->nqueues; q++)
-		m->short_need[q] = 0;
+	m->short_at = INT64_MAX;
+	m->nshort = 0;
 	for (int32_t i = 0; m->over_budget && i < p->npending; i++) {
 		int32_t k = p->pending[i].job;
 		if ((p->pending[i].reason != FW_REASON_OVER_BUDGET && p->pending[i].reason != FW_REASON_BUDGET_SHORT) ||
 		    k < 0 || k >= m->s->njobs)
 			continue;
-		if (m->short_need && p->pending[i].reason == FW_REASON_BUDGET_SHORT && !held_for_now(m, &p->pending[i])) {
-			const struct fw_job *j = &m->s->jobs[k];
-			double need = (double)fw_job_request(j).v[FW_RES_GPU] / 1000.0 * (double)fw_job_bound(m->s, j);
-			double *x = &m->short_need[j->queue];
-			*x = *x <= 0 || need < *x ? need : *x;
+		if (p->pending[i].reason == FW_REASON_BUDGET_SHORT && short_wakes(m)) {
+			int64_t w = short_wake(&p->pending[i], p->now);
+			m->short_at = w < m->short_at ? w : m->short_at;
+			m->nshort++;
 		}
 		int32_t row = m->row_of[k];
 		m->r->over_budget_jobs += !m->over_budget[row];
@@ -1471,39 +1487,109 @@ static void note_budget(struct sim *m, const struct fw_plan *p)
 	}
 }
 
+/* What each budget has left after the plan (applied: its starts run,
+ * its evictions and ends are gone) at now, the engine's own sums
+ * (fairway/budget.h), and the usage they start from, in the arena;
+ * NULL when out of memory.  O(jobs). */
+static double *budget_left_now(struct sim *m, double **used)
+{
+	size_t nq = (size_t)m->s->nqueues + 1;
+	double *u = FW_ARENA_NEW(&m->arena, double, nq), *l = FW_ARENA_NEW(&m->arena, double, nq);
+
+	if (!u || !l)
+		return NULL;
+	fw_budget_used(m->s, u);
+	fw_budget_left(m->s, NULL, u, NULL, l, NULL);
+	*used = u;
+	return l;
+}
+
+/* The first second at which budget_short job k's run may fit what its
+ * queue has left, at the earliest: a lower bound, as the end of a
+ * held-only stretch must be (the engine's expected start is not one: it
+ * also waits for room on the fleet, where it holds the nodes of
+ * reservations that the job, once its run fits, may take or backfill).
+ * Until an event the queue's allocation a stays, its usage moves from u
+ * towards A = a h / ln 2, and what is left grows no faster than ln 2 / h
+ * x the usage (fairway/budget.h; a run past its bound only slows it), so
+ * no faster than ln 2 / h x max(u, A).  A second early for rounding.
+ * INT64_MAX (held until an event) when it never fits or not before an
+ * event: no bound, a run as large as the budget (the usage never decays
+ * to 0), a running job without a bound under it (left -inf: until that
+ * one ends), or nothing left to decay. */
+static int64_t short_hold(const struct sim *m, int32_t k, const double *used, const double *left)
+{
+	const struct fw_job *j = &m->s->jobs[k];
+	int32_t q = j->queue;
+	fw_time now = m->s->now;
+	double h = m->s->config.usage_half_life_s, A = (double)m->qalloc[q] / 1000.0 * h / LN2;
+	double need = fw_run_left(fw_job_bound(m->s, j), fw_job_request(j).v[FW_RES_GPU], now, now);
+	double u = used[q] > A ? used[q] : A, t;
+
+	if (isinf(need) || !(need < m->s->queues[q].gpu_hour_budget * 3600.0) || (isinf(left[q]) && left[q] < 0))
+		return INT64_MAX;
+	if (!(h > 0) || isinf(left[q]))
+		return now; /* not held (neither happens under budgetSafe) */
+	if (!(u > 0))
+		return INT64_MAX;
+	t = floor((double)now + (need - left[q]) / (u * LN2 / h)) - 1;
+	return t < (double)FW_TIME_MAX ? (int64_t)t : INT64_MAX;
+}
+
 /*
  * Held-only ticks.  Under the `every` rule a policy whose cycles move
  * with the clock runs one at each tick at which some waiting job could
- * fit (could_start), and a job its queue's budget holds (OVER_BUDGET)
- * may fit for a long time while it can never start.  After a plan that
- * left every waiting job that could fit so held (m->quiet), the cycles
- * that follow start nothing and change no result until something moves:
- * an event (m->dirty), a held queue falling below its budget (budget_at)
- * or a queue with waiting jobs reaching its budget (quiet_until, whose
- * jobs a plan would then count in over_budget_jobs).  Each held job was
- * counted and had its first estimate taken by this plan, and the rest
- * cannot fit before an event.  So those ticks are skipped, as ticks
- * where nothing fits are (want_cycle); when the fit test is not exact,
+ * fit (could_start), and a job its queue's budget holds (OVER_BUDGET,
+ * or under budgetSafe BUDGET_SHORT) may fit for a long time while it
+ * can never start.  After a plan that left every waiting job that could
+ * fit so held (m->quiet), the cycles that follow start nothing and
+ * change no result until something moves: an event (m->dirty), a held
+ * queue falling below its budget (budget_at), the earliest second a
+ * short job's run may fit what is left (short_hold) or a queue with
+ * waiting jobs reaching its budget (quiet_until, whose jobs a plan
+ * would then count in over_budget_jobs).  Each held job was counted and
+ * had its first estimate taken by this plan, and the rest cannot fit
+ * before an event.  So those ticks are skipped, as ticks where nothing
+ * fits are (want_cycle); when the fit test is not exact,
  * or the policy evicts, every waiting job must be held.  Not with an
  * on_tick hook (its own state may change what the engine sees), nor
  * when the plan's evictions left jobs waiting that it did not list.
- * O(jobs) per plan, only with a budget under `every`.
+ * The short jobs' holds are also their wake (m->short_hold, budget_wake;
+ * under `all` too, where a replay with nothing running and nothing to
+ * arrive would otherwise end).  O(jobs) per plan, only with a budget
+ * under `every`, or under budgetSafe but for `change`.
  */
 static int note_quiet(struct sim *m, const struct fw_plan *p)
 {
 	const struct fw_snapshot *s = m->s;
+	bool every = m->over_budget && rule_of(m) == FW_SIM_EVERY_TICK;
+	double *used = NULL, *left = NULL;
 	bool *held;
 	struct room x;
 
 	m->quiet = false;
-	if (!m->over_budget || rule_of(m) != FW_SIM_EVERY_TICK || (m->o->hooks && m->o->hooks->on_tick) ||
-	    m->npending != p->npending)
+	m->short_hold = INT64_MAX;
+	if (!every && !(safe_budgets(m) && !short_wakes(m)))
 		return FW_OK;
 	if (!(held = FW_ARENA_NEW(&m->arena, bool, (size_t)s->njobs + 1)))
 		return FW_ENOMEM;
-	for (int32_t i = 0; i < p->npending; i++)
-		if (p->pending[i].job >= 0 && p->pending[i].job < s->njobs && held_for_now(m, &p->pending[i]))
-			held[p->pending[i].job] = true;
+	for (int32_t i = 0; i < p->npending; i++) {
+		const struct fw_pending *e = &p->pending[i];
+		if (e->job < 0 || e->job >= s->njobs)
+			continue;
+		if (e->reason != FW_REASON_BUDGET_SHORT) {
+			held[e->job] = e->reason == FW_REASON_OVER_BUDGET;
+			continue;
+		}
+		if (!left && !(left = budget_left_now(m, &used)))
+			return FW_ENOMEM;
+		int64_t w = short_hold(m, e->job, used, left);
+		held[e->job] = w > p->now;
+		w = w > p->now ? w : p->now + 1; /* one not held: the next tick */
+		m->short_hold = w < m->short_hold ? w : m->short_hold;
+	}
+	if (!every || (m->o->hooks && m->o->hooks->on_tick) || m->npending != p->npending)
+		return FW_OK;
 	x = room_now(m);
 	for (int32_t k = 0; k < s->njobs; k++) {
 		if (m->gone[k] || s->jobs[k].state != FW_JOB_PENDING || held[k])
@@ -1603,7 +1689,8 @@ static int64_t budget_cross(const struct sim *m, int32_t q, fw_time from, double
 }
 
 /* The first time after `from` that a held queue with pending jobs falls
- * below its budget; INT64_MAX when none (or no budget). */
+ * below its budget, or a budget_short job of the last plan is expected
+ * to fit; INT64_MAX when none (or no budget). */
 static int64_t budget_wake(const struct sim *m, fw_time from)
 {
 	int64_t w = INT64_MAX;
@@ -1611,15 +1698,15 @@ static int64_t budget_wake(const struct sim *m, fw_time from)
 	if (!(m->o->gpu_hour_budget > 0))
 		return w;
 	for (int32_t q = 0; q < m->s->nqueues; q++) {
-		double B = m->s->queues[q].gpu_hour_budget * 3600.0, need = m->short_need ? m->short_need[q] : 0;
+		double B = m->s->queues[q].gpu_hour_budget * 3600.0;
 		int64_t x = m->qpending[q] > 0 ? budget_cross(m, q, from, B) : INT64_MAX;
 		w = x < w ? x : w;
-		/* budget_safe: the usage leaves room for the smallest short run
-		 * (the running jobs' remaining runs aside: early is safe) */
-		x = m->qpending[q] > 0 && need > 0 && need < B ? budget_cross(m, q, from, B - need) : INT64_MAX;
-		w = x < w ? x : w;
 	}
-	return w;
+	/* budget_safe: when the engine expects a short job's run to fit what
+	 * its budget has left (short_wake, under `change`), else when it may
+	 * fit at the earliest (short_hold), until it passes */
+	int64_t x = short_wakes(m) ? m->short_at : m->short_hold;
+	return x > from && x < w ? x : w;
 }
 
 /* The other way: the first second at or before which a queue under its

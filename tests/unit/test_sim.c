@@ -1097,8 +1097,9 @@ TEST(des_budget_holds_a_queue_until_its_usage_decays_below_it)
  *      tick 300
  *   C  qb  t=0  50 s, runtime 0       1 GPU: no bound, it never fits
  *      (never started; the replay still ends)
- * The same under the `all` tick rule (every tick while a job waits).
- * Without --budget-safe B and C start at 0. */
+ * The same under the `all` tick rule (every tick while a job waits) and
+ * under `change` (A's end at 100 is an event; the engine then expects B
+ * at 300, which wakes it).  Without --budget-safe B and C start at 0. */
 TEST(des_budget_safe_waits_for_room_for_the_whole_run)
 {
 	static const char trace[] = "job_id,submit_time,duration,expected_runtime,gpus_per_task,queue\n"
@@ -1114,11 +1115,11 @@ TEST(des_budget_safe_waits_for_room_for_the_whole_run)
 
 	ASSERT(cross > 290 && cross <= 300);
 	for (int i = 0; i < 4; i++) {
-		for (int safe = 0; safe < 3; safe++) {
+		for (int safe = 0; safe < 4; safe++) {
 			budget_opts(&o, pol[i], 0.5);
 			o.nodes = 2;
 			o.budget_safe = safe > 0;
-			o.tick_rule = safe == 2 ? FW_SIM_ALL_TICKS : FW_SIM_EVERY_TICK;
+			o.tick_rule = safe == 2 ? FW_SIM_ALL_TICKS : safe == 3 ? FW_SIM_ON_CHANGE : FW_SIM_EVERY_TICK;
 			ASSERT_OK(replay_generic(trace, &o, &t, &r));
 			int64_t a = trace_row(&t, "A"), b = trace_row(&t, "B"), c = trace_row(&t, "C");
 			ASSERT_EQ(r.start[a], 0);
@@ -1127,6 +1128,134 @@ TEST(des_budget_safe_waits_for_room_for_the_whole_run)
 			ASSERT_EQ(r.never_started, safe ? 1 : 0);
 			ASSERT_EQ(r.over_budget_jobs, safe ? 2 : 0);
 			ASSERT_EQ(r.budget_safe, safe > 0);
+			fw_sim_result_free(&r);
+			fw_trace_free(&t);
+		}
+	}
+}
+
+/*
+ * --budget-safe with a run going on: what is left grows only as the
+ * usage decays, and no event marks when a short job's run fits.  Budget
+ * 1800 GPU-s, half-life h = 600 s, two nodes, tick 10:
+ *   A  qa  t=0  1500 s (expected 1500)  1 GPU  1500 GPU-s: starts at 0;
+ *      what qa has left is then 1800 - 1500 = 300, and grows as A's
+ *      usage, h/ln2 (1 - 2^(-t/h)), decays: left(t) = 300 + t - h/ln2
+ *      (1 - 2^(-t/h)) (A's remaining run falls as fast as its usage
+ *      rises)
+ *   B  qa  t=5  100 s (expected 100)    4 GPUs  400 GPU-s: budget_short
+ *      until left(t) >= 400, the engine's expected start E (first
+ *      second, by bisection here: 453); B starts at the first tick at or
+ *      after it (460) under every tick rule.  Under `change` that is the
+ *      engine's wake: the usage alone never leaves room for B's run
+ *      (1800 - 400 < A's usage), and A's end, the next event, is at 1500
+ *   C  qb  t=20  50 s, runtime 0        1 GPU: no bound, it never fits
+ *      (behind B: fifo's one line would hold B behind it for good)
+ * Under `every` B is held until then at the earliest (des.c note_quiet,
+ * short_hold), and C for good, so the replay skips most of the ticks
+ * `all` cycles at.
+ */
+TEST(des_budget_safe_starts_a_short_job_when_the_engine_expects_its_run_to_fit)
+{
+	static const char trace[] = "job_id,submit_time,duration,expected_runtime,gpus_per_task,queue\n"
+				    "A,0,1500,1500,1,qa\n"
+				    "B,5,100,100,4,qa\n"
+				    "C,20,50,0,1,qb\n";
+	const double h = 600, As = h / log(2.0);
+	int64_t lo = 0, hi = 1500;
+	static const char *const pol[] = { "fifo", "kai", "fairway", "slurm" };
+	struct fw_sim_opts o;
+	struct fw_trace t;
+	struct fw_sim_result r;
+
+	while (lo < hi) { /* the first second at which left(t) >= 400 */
+		int64_t mid = lo + (hi - lo) / 2;
+		if (300 + (double)mid - As * (1 - exp2(-(double)mid / h)) >= 400)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	int64_t want = (lo + 9) / 10 * 10; /* the first tick at or after it */
+	ASSERT_EQ(lo, 453);
+	ASSERT_EQ(want, 460);
+	ASSERT(As * (1 - exp2(-1500 / h)) < 1800 - 400); /* the usage alone leaves room all along */
+	for (int i = 0; i < 4; i++) {
+		int64_t cycles[3];
+		for (int rule = 0; rule < 3; rule++) {
+			budget_opts(&o, pol[i], 0.5);
+			o.nodes = 2;
+			o.budget_safe = true;
+			o.tick_rule = (enum fw_sim_tick_rule)rule;
+			ASSERT_OK(replay_generic(trace, &o, &t, &r));
+			int64_t a = trace_row(&t, "A"), b = trace_row(&t, "B"), c = trace_row(&t, "C");
+			ASSERT_EQ(r.start[a], 0);
+			ASSERT_EQ(r.end[a], 1500);
+			ASSERT_EQ(r.start[b], want);
+			ASSERT(r.start[c] < 0);
+			ASSERT_EQ(r.over_budget_jobs, 2);
+			cycles[rule] = r.cycles;
+			fw_sim_result_free(&r);
+			fw_trace_free(&t);
+		}
+		printf("  %s: %lld cycles under every, %lld under change, %lld under all\n", pol[i],
+		       (long long)cycles[FW_SIM_EVERY_TICK], (long long)cycles[FW_SIM_ON_CHANGE],
+		       (long long)cycles[FW_SIM_ALL_TICKS]);
+		ASSERT(cycles[FW_SIM_ALL_TICKS] >= want / 10); /* a cycle per tick while B waits */
+		/* `every` skips most (not fifo: C waits behind B in its one
+		 * line, head_of_line, not held, and fits) */
+		ASSERT(!strcmp(pol[i], "fifo") || 4 * cycles[FW_SIM_EVERY_TICK] < cycles[FW_SIM_ALL_TICKS]);
+	}
+}
+
+/*
+ * A short job's hold is not its expected start.  Two nodes x 8 GPUs,
+ * budget 1800 GPU-s, h = 600 s, tick 10:
+ *   P  qp  t=0  440 s  4 GPUs   node 0 until 440
+ *   R  qr  t=5   10 s 16 GPUs   both nodes: reserved at 440
+ *   Q  qk  t=0  100 s  8 GPUs   node 1 until 100 (it ends before R's
+ *                               reservation: backfilled); qk's usage at
+ *                               100 is U = 8 h/ln2 (1 - 2^(-100/h))
+ *   K  qk  t=5  140 s  8 GPUs   1120 GPU-s: budget_short while qk's usage
+ *                               is above 1800 - 1120, until 100 + h
+ *                               log2(U / 680) = 190.6; then it backfills
+ *                               on node 1 (it ends before 440): at 200
+ * The engine expects K only after R's run (the walk holds node 1 for R
+ * from now), so a replay that held K until its expected start would skip
+ * the tick 200; under `every` K starts there as under `all` (`change`
+ * waits for the next event, P's end at 440).  Without --budget-safe K
+ * starts at 100, when Q ends.
+ */
+TEST(des_budget_safe_holds_a_short_job_no_longer_than_its_budget_does)
+{
+	static const char trace[] = "job_id,submit_time,duration,expected_runtime,gpus_per_task,tasks,queue\n"
+				    "P,0,440,440,4,1,qp\n"
+				    "R,5,10,10,8,2,qr\n"
+				    "Q,0,100,100,8,1,qk\n"
+				    "K,5,140,140,8,1,qk\n";
+	const double h = 600, u100 = 8 * h / log(2.0) * (1 - exp2(-100 / h)), fit = 100 + h * log2(u100 / 680);
+	int64_t want = ((int64_t)floor(fit) / 10 + 1) * 10; /* the first tick past it */
+	static const char *const pol[] = { "fairway", "slurm" };
+	struct fw_sim_opts o;
+	struct fw_trace t;
+	struct fw_sim_result r;
+
+	ASSERT_EQ(want, 200);
+	for (int i = 0; i < 2; i++) {
+		for (int k = 0; k < 4; k++) { /* every, change, all; every without budget-safe */
+			budget_opts(&o, pol[i], 0.5);
+			o.nodes = 2;
+			o.budget_safe = k < 3;
+			o.tick_rule = k == 3 ? FW_SIM_EVERY_TICK : (enum fw_sim_tick_rule)k;
+			ASSERT_OK(replay_generic(trace, &o, &t, &r));
+			int64_t p = trace_row(&t, "P"), rr = trace_row(&t, "R"), q = trace_row(&t, "Q"), kk = trace_row(&t, "K");
+			ASSERT_EQ(r.start[p], 0);
+			ASSERT_EQ(r.start[q], 0);
+			if (k == FW_SIM_ON_CHANGE) { /* the next event: P's end */
+				ASSERT(r.start[kk] >= 440);
+			} else {
+				ASSERT_EQ(r.start[rr], 440);
+				ASSERT_EQ(r.start[kk], k == 3 ? 100 : want);
+			}
 			fw_sim_result_free(&r);
 			fw_trace_free(&t);
 		}
@@ -1166,7 +1295,11 @@ TEST(des_budget_never_reached_changes_nothing)
 
 /* Tick skipping stays exact with budgets that bind: for every policy the
  * start log of the staggered trace (3 x 8 GPUs, every queue 0.25 GPU-h,
- * half-life 600 s) equals a cycle at literally every tick. */
+ * half-life 600 s) equals a cycle at literally every tick; and under
+ * --budget-safe (every queue 1 GPU-h: short jobs held until their runs
+ * may fit, des.c short_hold, and the runs larger than it for good) the
+ * start log, the ends and the jobs held equal those of a cycle at every
+ * tick. */
 TEST(des_tick_skipping_is_exact_with_budgets)
 {
 	const struct fw_policy_ops *const *pol = fw_policy_list();
@@ -1178,35 +1311,46 @@ TEST(des_tick_skipping_is_exact_with_budgets)
 	ASSERT_OK(parse(text, 0, &t, NULL, 0));
 	fw_teams_builtin(&teams);
 	for (int i = 0; pol[i]; i++) {
-		uint64_t h[2];
-		int64_t cycles[2], held[2], changed = 0;
-		for (int all = 0; all < 3; all++) {
-			struct fw_sim_opts o;
-			struct fw_sim_result r;
-			struct fw_diag d;
-			synth_opts(&o, pol[i]->name);
-			o.validate_each = false;
-			o.nodes = 3;
-			o.usage_half_life_s = 600;
-			o.gpu_hour_budget = all < 2 ? 0.25 : 0;
-			o.tick_rule = all == 1 ? FW_SIM_ALL_TICKS : FW_SIM_EVERY_TICK;
-			memset(&d, 0, sizeof d);
-			ASSERT_OK(fw_sim_run(&t, &teams, &o, &r, &d));
-			if (all < 2) {
-				h[all] = fnv(r.log, r.log_len);
-				cycles[all] = r.cycles;
-				held[all] = r.over_budget_jobs;
-			} else {
-				changed = fnv(r.log, r.log_len) != h[0];
+		for (int safe = 0; safe < 2; safe++) {
+			uint64_t h[2];
+			int64_t cycles[2], held[2], changed = 0, never[2], *end[2];
+			for (int all = 0; all < 3; all++) {
+				struct fw_sim_opts o;
+				struct fw_sim_result r;
+				struct fw_diag d;
+				synth_opts(&o, pol[i]->name);
+				o.validate_each = false;
+				o.nodes = 3;
+				o.usage_half_life_s = 600;
+				o.gpu_hour_budget = all < 2 ? (safe ? 1 : 0.25) : 0;
+				o.budget_safe = safe;
+				o.tick_rule = all == 1 ? FW_SIM_ALL_TICKS : FW_SIM_EVERY_TICK;
+				memset(&d, 0, sizeof d);
+				ASSERT_OK(fw_sim_run(&t, &teams, &o, &r, &d));
+				if (all < 2) {
+					h[all] = fnv(r.log, r.log_len);
+					cycles[all] = r.cycles;
+					held[all] = r.over_budget_jobs;
+					never[all] = r.never_started;
+					end[all] = r.end;
+					r.end = NULL; /* kept past the free */
+				} else {
+					changed = fnv(r.log, r.log_len) != h[0];
+				}
+				fw_sim_result_free(&r);
 			}
-			fw_sim_result_free(&r);
+			printf("  %s%s: %lld cycles (every tick: %lld), %lld jobs held over budget\n", pol[i]->name,
+			       safe ? ", budget-safe" : "", (long long)cycles[0], (long long)cycles[1], (long long)held[0]);
+			ASSERT(h[0] == h[1]);
+			ASSERT(memcmp(end[0], end[1], t.n * sizeof *end[0]) == 0);
+			ASSERT_EQ(held[0], held[1]);
+			ASSERT_EQ(never[0], never[1]);
+			ASSERT(cycles[0] <= cycles[1]);
+			ASSERT(held[0] > 0);    /* the case this test is about happened ... */
+			ASSERT(changed);       /* ... and changed the replay */
+			free(end[0]);
+			free(end[1]);
 		}
-		printf("  %s: %lld cycles (every tick: %lld), %lld jobs held over budget\n", pol[i]->name,
-		       (long long)cycles[0], (long long)cycles[1], (long long)held[0]);
-		ASSERT(h[0] == h[1]);
-		ASSERT(cycles[0] <= cycles[1]);
-		ASSERT(held[0] > 0);    /* the case this test is about happened ... */
-		ASSERT(changed);       /* ... and changed the replay */
 	}
 	fw_itp_free(&t);
 }
@@ -1232,7 +1376,9 @@ static int tick_nothing(void *ctx, struct fw_sim *sim, const struct fw_snapshot 
  * a budget, not one per tick while a held job could fit, and with the
  * same outcome as when they do cycle then (the no-op hook) and as at
  * literally every tick: the same starts (log), ends, first estimates
- * and jobs held over budget.
+ * and jobs held over budget.  The same under --budget-safe, where a job
+ * short of what its budget has left is held until its run may fit
+ * (des.c short_hold; before, such a replay cycled at every such tick).
  */
 TEST(des_held_jobs_do_not_force_a_cycle_every_tick)
 {
@@ -1243,24 +1389,27 @@ TEST(des_held_jobs_do_not_force_a_cycle_every_tick)
 
 	ASSERT_OK(fw_synth_itp(3, 200, &t));
 	fw_teams_builtin(&teams);
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 4; i++) { /* fairway, slurm; then both with --budget-safe */
 		struct fw_sim_result r[4];
+		bool safe = i >= 2;
 		for (int k = 0; k < 4; k++) { /* no budget, budget, budget + hook, budget at every tick */
 			struct fw_sim_opts o;
 			struct fw_diag d;
-			synth_opts(&o, pol[i]);
+			synth_opts(&o, pol[i % 2]);
 			o.validate_each = false;
 			o.nodes = 6;
 			o.tick_s = 600;
 			o.gpu_hour_budget = k ? 300 : 0;
+			o.budget_safe = safe;
 			o.hooks = k == 2 ? &nop : NULL;
 			o.tick_rule = k == 3 ? FW_SIM_ALL_TICKS : FW_SIM_EVERY_TICK;
 			memset(&d, 0, sizeof d);
 			ASSERT_OK(fw_sim_run(&t, &teams, &o, &r[k], &d));
 		}
-		printf("  %s: %lld cycles without a budget, %lld with one (%lld cycling while a held job fits, "
-		       "%lld at every tick), %lld jobs held\n", pol[i], (long long)r[0].cycles, (long long)r[1].cycles,
-		       (long long)r[2].cycles, (long long)r[3].cycles, (long long)r[1].over_budget_jobs);
+		printf("  %s%s: %lld cycles without a budget, %lld with one (%lld cycling while a held job fits, "
+		       "%lld at every tick), %lld jobs held\n", pol[i % 2], safe ? ", budget-safe" : "",
+		       (long long)r[0].cycles, (long long)r[1].cycles, (long long)r[2].cycles, (long long)r[3].cycles,
+		       (long long)r[1].over_budget_jobs);
 		ASSERT(r[1].over_budget_jobs > 0);                       /* the budget binds ... */
 		ASSERT(fnv(r[1].log, r[1].log_len) != fnv(r[0].log, r[0].log_len)); /* ... and changes the replay */
 		ASSERT(r[2].cycles > 3 * r[0].cycles);                   /* held jobs fitting cost that many ... */
@@ -1271,6 +1420,7 @@ TEST(des_held_jobs_do_not_force_a_cycle_every_tick)
 			ASSERT_EQ(r[1].never_started, r[k].never_started);
 		}
 		ASSERT_EQ(r[1].over_budget_jobs, r[2].over_budget_jobs);
+		ASSERT_EQ(r[1].over_budget_jobs, r[3].over_budget_jobs);
 		ASSERT(memcmp(r[1].estimate, r[2].estimate, t.n * sizeof *r[1].estimate) == 0);
 		for (int k = 0; k < 4; k++)
 			fw_sim_result_free(&r[k]);
@@ -2022,6 +2172,8 @@ TEST(des_cluster10_log_hash_is_pinned)
 	des_run_time_limit_longer_than_every_job_keeps_the_pinned_logs, \
 	des_tick_skipping_is_exact_with_run_time_limits, \
 	des_budget_holds_a_queue_until_its_usage_decays_below_it, des_budget_safe_waits_for_room_for_the_whole_run, \
+	des_budget_safe_starts_a_short_job_when_the_engine_expects_its_run_to_fit, \
+	des_budget_safe_holds_a_short_job_no_longer_than_its_budget_does, \
 	des_budget_never_reached_changes_nothing, \
 	des_tick_skipping_is_exact_with_budgets, des_held_jobs_do_not_force_a_cycle_every_tick, \
 	des_a_jobs_own_limit_ends_it_and_spares_its_neighbour, \
