@@ -269,6 +269,17 @@ static double ev_gpus(const struct ev *v)
 	return (double)g / 1000.0;
 }
 
+/* The next end event in time order, of the running jobs' (y->ev_run:
+ * *run true) or this cycle's starts' (y->ev_st), from positions *i and
+ * *k; NULL when none is left.  Steps 0 and 0b walk them so. */
+static const struct ev *next_end(const struct cyc *y, int32_t *i, int32_t *k, bool *run)
+{
+	if (*i >= y->nev_run && *k >= y->nev_st)
+		return NULL;
+	*run = *k >= y->nev_st || (*i < y->nev_run && y->ev_run[*i].end <= y->ev_st[*k].end);
+	return *run ? &y->ev_run[(*i)++] : &y->ev_st[(*k)++];
+}
+
 /* Each end event, in time order (running jobs', this cycle's starts'),
  * to the fills of the over-budget queues above its job. */
 static void fill_walk(struct cyc *y, struct fill *f)
@@ -276,11 +287,9 @@ static void fill_walk(struct cyc *y, struct fill *f)
 	const struct fw_snapshot *s = y->s;
 	double h = s->config.usage_half_life_s;
 	int32_t i = 0, k = 0;
+	bool run;
 
-	while (i < y->nev_run || k < y->nev_st) {
-		const struct ev *v = k >= y->nev_st || (i < y->nev_run && y->ev_run[i].end <= y->ev_st[k].end)
-					     ? &y->ev_run[i++]
-					     : &y->ev_st[k++];
+	for (const struct ev *v; (v = next_end(y, &i, &k, &run));) {
 		if (y->evicted && s->jobs[v->job].state == FW_JOB_RUNNING && y->evicted[v->job])
 			continue;
 		double g = ev_gpus(v);
@@ -427,14 +436,19 @@ static int short_events(struct est *e, struct sbuild *b)
 	struct cyc *y = e->y;
 	int32_t i = 0, k = 0;
 	int rc = FW_OK;
+	bool run;
 
-	while (rc == FW_OK && (i < y->nev_run || k < y->nev_st)) {
-		bool run = k >= y->nev_st || (i < y->nev_run && y->ev_run[i].end <= y->ev_st[k].end);
-		const struct ev *v = run ? &y->ev_run[i++] : &y->ev_st[k++];
+	for (const struct ev *v; rc == FW_OK && (v = next_end(y, &i, &k, &run));)
 		if (!(run && y->evicted && y->evicted[v->job]))
 			rc = short_event(e, b, v, run);
-	}
 	return rc;
+}
+
+/* Queue q's first segment: at now, its usage (y->qused), its subtree's
+ * GPUs (y->alloc, after this cycle's starts) and its left (y->qleft). */
+static struct lseg seg_now(const struct cyc *y, int32_t q)
+{
+	return (struct lseg){ y->s->now, y->qused[q], (double)y->alloc[q].v[FW_RES_GPU] / 1000.0, y->qleft[q] };
 }
 
 /* Step 0b: e->seg.  Per queue with a budget whose left is known (no
@@ -470,8 +484,7 @@ static int short_build(struct est *e, int32_t npos)
 	}
 	for (int32_t q = 0; q < nq; q++)
 		if (e->son[q])
-			b.cur[q] = (struct lseg){ s->now, y->qused[q], (double)y->alloc[q].v[FW_RES_GPU] / 1000.0,
-						  y->qleft[q] };
+			b.cur[q] = seg_now(y, q);
 	if ((rc = short_events(e, &b)) != FW_OK)
 		return rc;
 	for (int32_t r = 0; r < b.n; r++)
@@ -483,8 +496,7 @@ static int short_build(struct est *e, int32_t npos)
 	for (int32_t q = 0; q < nq; q++) {
 		at[q] = e->sfirst[q] + 1;
 		if (e->son[q])
-			e->seg[e->sfirst[q]] = (struct lseg){ s->now, y->qused[q],
-							      (double)y->alloc[q].v[FW_RES_GPU] / 1000.0, y->qleft[q] };
+			e->seg[e->sfirst[q]] = seg_now(y, q);
 	}
 	for (int32_t r = 0; r < b.n; r++)
 		e->seg[at[b.rec[r].q]++] = b.rec[r].g;

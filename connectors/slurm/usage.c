@@ -340,8 +340,6 @@ static int budget_rows(List assocs, int gi, struct fw_slurm_budget **rows, int32
 	return rc;
 }
 
-/* One read: the rows (malloc'd), 'safe'; FW_OK, FW_ENOENT (no budgets can
- * exist: *d says why), FW_EIO, FW_ENOMEM. */
 struct budget_out {
 	struct fw_slurm_budget **rows;
 	int32_t *n;
@@ -354,6 +352,8 @@ static int budget_rows_of(List assocs, int gi, void *out)
 	return budget_rows(assocs, gi, o->rows, o->n);
 }
 
+/* One read: the rows (malloc'd), 'safe'; FW_OK, FW_ENOENT (no budgets can
+ * exist: *d says why), FW_EIO, FW_ENOMEM. */
 static int budget_fetch(struct fw_slurm_budget **rows, int32_t *n, bool *safe, struct fw_diag *d)
 {
 	int rc;
