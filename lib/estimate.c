@@ -99,8 +99,9 @@ struct est {
 	fw_time *refill;
 	/* config.budget_safe (short_build, on the first budget-short job):
 	 * per queue with a budget and a known left, its left over time as
-	 * segments seg[sfirst[q] .. sfirst[q + 1]); per position in y->jobs,
-	 * the soonest a budget-short job's run fits them all (floor) */
+	 * segments seg[sfirst[q] .. sfirst[q + 1]).  Per position in y->jobs
+	 * (floor): the soonest a budget-short job's run fits them all, or an
+	 * over-budget job's queue refills */
 	struct lseg *seg;
 	int32_t *sfirst;
 	bool *son;       /* per queue: has a segment list (some run passes its left) */
@@ -619,20 +620,25 @@ static int sort_out(struct est *e, int32_t n)
 			r->expected_start = r->a;
 			continue;
 		}
+		/* a job behind a strict line's head keeps allocate's label
+		 * (as with no estimates) unless its budget makes its start
+		 * unknown: w takes what the budget tests write */
+		struct fw_pending lab = *r, *w = r->reason == FW_REASON_HEAD_OF_LINE ? &lab : r;
 		/* over a budget, tried or not: its queue starts nothing until
 		 * the usage falls below it (refill), if known */
 		bool quota = r->reason == FW_REASON_OVER_QUOTA || r->reason == FW_REASON_MODEL_LIMIT;
-		bool over = !quota && y->qbudget && fw__over_budget(y, y->ji[j].queue, r);
+		bool over = !quota && y->qbudget && fw__over_budget(y, y->ji[j].queue, w);
 		/* short of a budget's left: no sooner than its run fits it */
-		bool shrt = !quota && !over && y->qleft && fw__budget_short(y, j, r);
+		bool shrt = !quota && !over && y->qleft && fw__budget_short(y, j, w);
 		int rc = shrt && !e->seg ? short_build(e, n) : FW_OK;
 		if (rc != FW_OK)
 			return rc;
 		if (shrt)
 			e->floor[i] = short_at(e, j);
-		if (quota || (over && (!e->refill || e->refill[y->ji[j].queue] == FW_TIME_UNKNOWN)) ||
-		    (shrt && e->floor[i] == FW_TIME_UNKNOWN)) {
-			set_unknown(r, r->reason, r->a, r->b);
+		else if (over)
+			e->floor[i] = e->refill ? e->refill[y->ji[j].queue] : FW_TIME_UNKNOWN;
+		if (quota || ((over || shrt) && e->floor[i] == FW_TIME_UNKNOWN)) {
+			set_unknown(r, w->reason, w->a, w->b);
 		} else if ((e->shape[i] = shape_at(e, i)) < 0) {
 			return FW_ENOMEM;
 		} else if (!over && !shrt && r->reason != FW_REASON_CYCLE_LIMIT && r->reason != FW_REASON_HEAD_OF_LINE &&
@@ -1119,11 +1125,10 @@ static void queue_pass(struct est *e)
 				set_unknown(r, e->why[sh], e->why_a[sh], e->why_b[sh]);
 			else if (sh >= 0)
 				r->expected_start = e->at[sh];
-			if (sh >= 0 && r->reason == FW_REASON_OVER_BUDGET && e->refill &&
-			    r->expected_start != FW_TIME_UNKNOWN && r->expected_start < e->refill[y->ji[r->job].queue])
-				r->expected_start = e->refill[y->ji[r->job].queue]; /* fitting only gets easier later */
+			/* over or short of a budget until then; fitting only
+			 * gets easier later */
 			if (sh >= 0 && r->expected_start != FW_TIME_UNKNOWN && r->expected_start < e->floor[i])
-				r->expected_start = e->floor[i]; /* budget short until then */
+				r->expected_start = e->floor[i];
 			line_apply(&l, r, y->pol->strict_order);
 		}
 	}

@@ -21,10 +21,14 @@
  *     reservation walk of reserve.c, run dry, once for all shapes);
  *   - under a strict-order policy (FIFO), never before any job ahead of
  *     it in its line (the whole order), and unknown (HEAD_OF_LINE) behind
- *     a job whose start is unknown.  A policy that skips ahead starts a
- *     later job as soon as it fits without delaying a reservation, which
- *     the walk models by holding the reserved nodes, so a job's place in
- *     its line does not raise its estimate there.
+ *     a job whose start is unknown.  A job behind the line's head keeps
+ *     that reason (HEAD_OF_LINE, as with estimate_starts off) while its
+ *     start is known, even if a budget floors it (below); the budget
+ *     names the reason only when it makes the start unknown.  A policy
+ *     that skips ahead starts a later job as soon as it fits without
+ *     delaying a reservation, which the walk models by holding the
+ *     reserved nodes, so a job's place in its line does not raise its
+ *     estimate there.
  *   - under a policy with a starvation age (policy.h starve_after_s), a
  *     gang is tried ahead of the fair-share order once it has waited that
  *     long, behind the older gangs.  The 64 oldest waiting gangs are
