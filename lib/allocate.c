@@ -728,11 +728,12 @@ static bool budget_left(const struct cyc *y)
 }
 
 /* Mark the untried jobs of bucket q as blocked (strict order) or out of
- * budget. */
-static void block_rest(struct cyc *y, int32_t q, enum fw_reason why, int32_t blocker)
+ * budget.  tried (NULL: none): the positions the starving pass tried
+ * first, whose reasons (a reservation, say) stand. */
+static void block_rest(struct cyc *y, int32_t q, enum fw_reason why, int32_t blocker, const bool *tried)
 {
 	for (int32_t i = y->qnext[q]; i < y->qfirst[q + 1]; i++) {
-		if (y->started[y->jobs[i]]) /* a starving job, tried first */
+		if (y->started[y->jobs[i]] || (tried && tried[i]))
 			continue;
 		struct fw_pending *r = &y->reason[y->jobs[i]];
 		r->job = y->jobs[i];
@@ -747,7 +748,7 @@ static int allocate_global(struct cyc *y, struct memo *memo)
 {
 	while (y->qnext[0] < y->qfirst[1]) {
 		if (!budget_left(y)) {
-			block_rest(y, 0, FW_REASON_CYCLE_LIMIT, 0);
+			block_rest(y, 0, FW_REASON_CYCLE_LIMIT, 0, NULL);
 			break;
 		}
 		int32_t jx = y->jobs[y->qnext[0]];
@@ -755,7 +756,7 @@ static int allocate_global(struct cyc *y, struct memo *memo)
 		if (rc != FW_OK)
 			return rc;
 		if (!y->started[jx] && y->pol->strict_order)
-			block_rest(y, 0, FW_REASON_HEAD_OF_LINE, jx);
+			block_rest(y, 0, FW_REASON_HEAD_OF_LINE, jx, NULL);
 	}
 	return FW_OK;
 }
@@ -840,7 +841,7 @@ static int allocate_fairshare(struct cyc *y, struct memo *memo)
 		if (skip && skip[y->qnext[q]]) {
 			y->qnext[q]++;
 		} else if (!budget_left(y)) {
-			block_rest(y, q, FW_REASON_CYCLE_LIMIT, 0);
+			block_rest(y, q, FW_REASON_CYCLE_LIMIT, 0, skip);
 		} else {
 			int32_t jx = y->jobs[y->qnext[q]];
 			if ((rc = try_job(y, memo, y->qnext[q]++)) != FW_OK)
@@ -864,7 +865,7 @@ static int allocate_fairshare(struct cyc *y, struct memo *memo)
 			if (y->started[jx])
 				sel_started(&x, q);
 			else if (y->pol->strict_order)
-				block_rest(y, q, FW_REASON_HEAD_OF_LINE, jx);
+				block_rest(y, q, FW_REASON_HEAD_OF_LINE, jx, skip);
 		}
 		if (y->qnext[q] == y->qfirst[q + 1])
 			heap_remove(&x, q);

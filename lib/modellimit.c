@@ -223,7 +223,9 @@ bool fw__mlim_gate_limited(const struct cyc *y, int32_t jx, const struct fw__sha
 	}
 	if (closer >= 0) /* some model closed: the reason, should the rest not do */
 		refuse(r, over, closer);
-	return *open != 0;
+	/* no limit closed one (a fleet with no GPU model has none open to
+	 * begin with): the capacity answers, and says why */
+	return *open != 0 || closer < 0;
 }
 
 int fw__place_models(struct fw__cstate *c, int32_t jx, const struct fw__place_opts *o, uint64_t open,

@@ -3645,6 +3645,39 @@ TEST(a_gang_reserved_beyond_its_starving_time_is_expected_sooner)
 	fw_snapshot_free(s);
 }
 
+/* The starving pass tries old gangs first; when the cycle's starts run
+ * out after it (config.max_starts), the jobs left untried wait
+ * cycle_limit, but a gang the starving pass reserved keeps its reason
+ * and its expected start, the reservation's time (found by
+ * tests/fuzz/fuzz_cycle.c: the checker refused the plan, a reservation
+ * with no expected start). */
+TEST(a_starving_gangs_reservation_outlives_the_start_limit)
+{
+	fw_time ends[] = { 2000, 3000 };
+	struct fw_snapshot *s = busy_until(5000, 2, ends, 0x3f); /* 2 GPUs free on each node */
+	s->jobs[0].expected_runtime = ends[0] + 5000;
+	s->jobs[1].expected_runtime = ends[1] + 5000;
+	s->config.starve_after_s = 600;
+	s->config.max_starts = 1;
+	int g = tb_job(s, "g", 1, 2, 6, 1000, 0); /* starving, needs both nodes */
+	int x = tb_job(s, "x", 1, 1, 1, 1000, 4000);
+	int y = tb_job(s, "y", 1, 1, 1, 1000, 4500);
+	/* x, g, y in B's order (x's expansion factor is the largest): g
+	 * lies past the start */
+	s->jobs[g].expected_runtime = 1000000;
+	s->jobs[x].expected_runtime = 100;
+	s->jobs[y].expected_runtime = 100;
+	struct fw_plan *p = run(s, "fairway");
+	ASSERT(p != NULL); /* the checker passed */
+	ASSERT(reservation_of(p, g) != NULL);
+	ASSERT_EQ(fw_plan_pending_for(p, g)->reason, FW_REASON_HAS_RESERVATION);
+	ASSERT_EQ(fw_plan_pending_for(p, g)->expected_start, reservation_of(p, g)->at);
+	ASSERT_EQ(tb_count(p, FW_DECIDE_START, FW_REASON_NONE), 1);
+	ASSERT(start_of(p, x) != NULL);
+	ASSERT_EQ(fw_plan_pending_for(p, y)->reason, FW_REASON_CYCLE_LIMIT);
+	fw_snapshot_free(s);
+}
+
 /* The starving gangs' time profile counts whole free nodes for gangs of
  * whole-node tasks: 16 GPUs free on four half-busy nodes do not hold a
  * gang of two 8-GPU tasks. */
@@ -4349,6 +4382,28 @@ TEST(a_job_naming_no_model_goes_where_its_limits_hold)
 
 /* A parent's limit counts every queue under it; a job of another model
  * in the same line is not held by it. */
+/* A fleet with no GPU model at all (CPU nodes): a model limit closes
+ * nothing, so a GPU job waits for the capacity's reason, never with
+ * none (found by tests/fuzz/fuzz_cycle.c: the gate refused it and said
+ * nothing). */
+TEST(a_model_limit_on_a_fleet_without_gpus_leaves_the_capacity_reason)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	tb_node(s, "c0", 0, "", NULL, NULL, NULL);
+	tb_queue(s, "q", -1, 8, -1, 1);
+	model_limit(s, 0, "H100", 0);
+	int j = tb_job(s, "j", 0, 1, 2, 1000, 0);
+	for (const char *const *pol = fw_policy_names(); *pol; pol++) {
+		struct fw_plan *p = run(s, *pol);
+		ASSERT(p != NULL); /* the checker passed: every waiting job has a reason */
+		const struct fw_pending *w = fw_plan_pending_for(p, j);
+		ASSERT_EQ(w->reason, FW_REASON_GANG_NO_FIT); /* no node has the GPUs */
+		ASSERT_EQ(w->expected_start, FW_TIME_UNKNOWN);
+		ASSERT_EQ(w->unknown_why, FW_REASON_NEVER_FITS);
+	}
+	fw_snapshot_free(s);
+}
+
 TEST(a_parent_model_limit_counts_its_children)
 {
 	struct fw_snapshot *s = two_racks();
@@ -4699,7 +4754,7 @@ TEST(users_past_use_stays_in_its_queue)
 	reclaim_evicts_nothing_when_the_preemptor_would_not_fit_anyway, preemption_within_a_queue_by_priority, \
 	reclaim_never_takes_a_queue_over_its_fair_share, narrowing_reclaim_never_inverts_two_queues, \
 	narrowing_reclaim_compares_the_children_of_the_common_ancestor, reclaim_stops_at_the_start_budget, queues_tied_on_share_go_by_priority, reclaim_starts_an_elastic_gang_at_its_minimum, \
-	unreserved_gangs_are_expected_in_age_order_after_starving, a_gang_reserved_beyond_its_starving_time_is_expected_sooner, \
+	unreserved_gangs_are_expected_in_age_order_after_starving, a_gang_reserved_beyond_its_starving_time_is_expected_sooner, a_starving_gangs_reservation_outlives_the_start_limit, \
 	the_gang_queue_counts_free_task_slots_not_gpus, conservative_backfill_reserves_for_every_blocked_job, the_config_sets_how_many_blocked_jobs_get_a_reservation, consolidation_moves_small_jobs_to_free_nodes_for_a_gang, \
 	checker_catches_a_start_of_a_running_job, a_starving_gang_is_tried_first_and_reserved, reclaim_spares_a_job_that_started_after_starving, \
 	evictions_are_bounded_per_cycle, reclaim_is_deterministic_and_keeps_every_invariant_on_random_snapshots, \
@@ -4719,7 +4774,7 @@ TEST(users_past_use_stays_in_its_queue)
 	users_take_turns_inside_a_queue_with_user_fair_share, users_alternate_and_count_only_their_own_queue, \
 	reclaim_never_evicts_jobs_of_a_nonpreemptible_queue, \
 	a_model_limit_caps_the_jobs_that_name_its_model, a_job_naming_no_model_goes_where_its_limits_hold, \
-	a_parent_model_limit_counts_its_children, a_reservation_keeps_to_the_models_a_limit_leaves, \
+	a_model_limit_on_a_fleet_without_gpus_leaves_the_capacity_reason, a_parent_model_limit_counts_its_children, a_reservation_keeps_to_the_models_a_limit_leaves, \
 	reclaim_under_a_model_limit_frees_an_allowed_model, random_model_limits_keep_every_invariant, \
 	model_limits_are_validated, moved_jobs_count_once_against_their_model_limit, \
 	a_moved_job_stays_on_its_gpu_model, users_past_use_counts_in_their_turns, \
@@ -4734,3 +4789,4 @@ int main(void)
 	teardown();
 	return rc;
 }
+
