@@ -51,14 +51,16 @@ count() { # add up "N passed, N failed" from a log; a crash counts as a failure
 }
 
 run_bin() {
-	local bin=$1 name log rc
+	local bin=$1 name log rc t0
 	shift
 	name=$(basename "$bin")
 	log=$(mktemp)
+	t0=$SECONDS
 	timeout "${TMO:-300}" "$bin" "$@" >"$log" 2>&1
 	rc=$?
 	grep -E '^(FAIL|SKIP)' "$log" | sed "s/^/[$name] /"
-	printf '  %-28s %s\n' "$name" "$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)"
+	printf '  %-28s %-22s %4ds\n' "$name" "$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)" \
+		$((SECONDS - t0))
 	[ "$rc" -ne 0 ] && tail -40 "$log"
 	count "$log" "$rc" "$name"
 	rm -f "$log"
@@ -93,5 +95,6 @@ for s in $(find tests/integration -maxdepth 1 -type f -name '*.sh' -perm -u+x 2>
 	TMO=900 run_bin "$s" "$B"
 done
 
+echo "== the whole suite took $((SECONDS / 60)) min $((SECONDS % 60)) s"
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
