@@ -40,17 +40,6 @@
 #include "fairway/fairshare.h"
 #include "cycle_int.h"
 
-static struct fw_res alloc_res(const struct fw_job *j, const struct fw_task_alloc *a)
-{
-	const struct fw_task_group *t = &j->groups[a->group];
-	struct fw_res r = fw_res_zero();
-
-	r.v[FW_RES_GPU] = (int64_t)__builtin_popcount(a->gpu_mask) * a->gpu_milli;
-	r.v[FW_RES_CPU] = t->cpu_milli;
-	r.v[FW_RES_MEM] = t->mem_mib;
-	return r;
-}
-
 /* The expansion-factor cap of the cycle (policy xfactor_cap_s, config
  * override); 0 = submit order.  A policy that orders its jobs itself
  * (job_before, job_score) keeps its order. */
@@ -183,8 +172,7 @@ static int32_t gather(struct cyc *y)
 			/* ended by its run-time limit: holds nothing */
 		} else if (job->state == FW_JOB_RUNNING) {
 			y->npreemptible += job->alloc_count > 0 && fw_job_evictable(s, job);
-			for (int32_t k = 0; k < job->alloc_count; k++)
-				use = fw_res_add(use, alloc_res(job, &s->allocs[job->alloc_first + k]));
+			use = fw__job_use(s, job);
 			for (int32_t q = job->queue; q >= 0; q = s->queues[q].parent)
 				y->alloc[q] = fw_res_add(y->alloc[q], use);
 		} else {

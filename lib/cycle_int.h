@@ -246,6 +246,20 @@ struct cyc {
 			* else 0 */
 };
 
+/* What running job j holds: its tasks' GPUs (milli), CPU and memory. */
+static inline struct fw_res fw__job_use(const struct fw_snapshot *s, const struct fw_job *j)
+{
+	struct fw_res r = fw_res_zero();
+
+	for (int32_t k = 0; k < j->alloc_count; k++) {
+		const struct fw_task_alloc *a = &s->allocs[j->alloc_first + k];
+		r.v[FW_RES_GPU] += (int64_t)__builtin_popcount(a->gpu_mask) * a->gpu_milli;
+		r.v[FW_RES_CPU] += j->groups[a->group].cpu_milli;
+		r.v[FW_RES_MEM] += j->groups[a->group].mem_mib;
+	}
+	return r;
+}
+
 /* May no job of queue q start (its queue or an ancestor has used its
  * GPU-hour budget)?  Then r, when given, says so: OVER_BUDGET, a = the
  * used GPU-hours (rounded down), b = the budget (rounded up). */

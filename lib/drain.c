@@ -158,6 +158,11 @@ static void evict_from(struct cyc *y, int32_t n)
 			     s->allocs + job->alloc_first, job->alloc_count);
 		y->evicted[j] = true;
 		y->nevicted++;
+		/* y->alloc is the queues' allocation after the plan (plan.h
+		 * allocated; the estimate's budget walks run its GPUs on) */
+		struct fw_res use = fw__job_use(s, job);
+		for (int32_t q = job->queue; q >= 0; q = s->queues[q].parent)
+			y->alloc[q] = fw_res_sub(y->alloc[q], use);
 	}
 }
 

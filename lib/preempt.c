@@ -141,19 +141,6 @@ struct rc {
 	int32_t claim_tries;    /* claims that may still try in allocate */
 };
 
-static struct fw_res job_use(const struct fw_snapshot *s, const struct fw_job *j)
-{
-	struct fw_res r = fw_res_zero();
-
-	for (int32_t k = 0; k < j->alloc_count; k++) {
-		const struct fw_task_alloc *a = &s->allocs[j->alloc_first + k];
-		r.v[FW_RES_GPU] += (int64_t)__builtin_popcount(a->gpu_mask) * a->gpu_milli;
-		r.v[FW_RES_CPU] += j->groups[a->group].cpu_milli;
-		r.v[FW_RES_MEM] += j->groups[a->group].mem_mib;
-	}
-	return r;
-}
-
 static double qdom(const struct rc *x, int32_t q, struct fw_res minus)
 {
 	return fw_res_dominant_share(fw_res_sub(x->y->alloc[q], minus), x->y->c.capacity);
@@ -190,7 +177,7 @@ static bool narrows(const struct rc *x, const struct fw_job *pj, const struct fw
 		cp = s->queues[cp].parent;
 	while (s->queues[cv].parent >= 0 && !on_path(s, s->queues[cv].parent, pj->queue))
 		cv = s->queues[cv].parent;
-	return ratio(x, cv, fw_res_sub(fw_res_zero(), job_use(s, vj))) >=
+	return ratio(x, cv, fw_res_sub(fw_res_zero(), fw__job_use(s, vj))) >=
 	       ratio(x, cp, fw_job_request(pj)) - 1e-9;
 }
 
@@ -218,7 +205,7 @@ static enum fw_reason eligible(const struct rc *x, int32_t p, int32_t v)
 		return FW_REASON_NONE;
 	if (x->y->pol->reclaim_rule == FW_RECLAIM_NARROW && narrows(x, pj, vj))
 		return FW_REASON_RECLAIMED;
-	struct fw_res use = job_use(s, vj), plus = fw_res_sub(fw_res_zero(), fw_job_request(pj));
+	struct fw_res use = fw__job_use(s, vj), plus = fw_res_sub(fw_res_zero(), fw_job_request(pj));
 	for (int32_t q = vj->queue; q >= 0; q = s->queues[q].parent)
 		if (!on_path(s, q, pj->queue) && qdom(x, q, use) < x->fair_dom[q])
 			return FW_REASON_NONE;
@@ -262,7 +249,7 @@ static void sim(struct rc *x, int32_t v, bool out)
 	struct cyc *y = x->y;
 	const struct fw_job *j = &y->s->jobs[v];
 	const struct fw_task_alloc *t = y->s->allocs + j->alloc_first;
-	struct fw_res use = job_use(y->s, j);
+	struct fw_res use = fw__job_use(y->s, j);
 
 	if (out) {
 		struct ev e = { .end = 0, .job = v, .tasks = t, .ntasks = j->alloc_count };

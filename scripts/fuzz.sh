@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/fuzz.sh [SECONDS] — run every libFuzzer target for a while.
 #
-# Builds with clang (-Dfuzz=enabled, ASan + UBSan) into build-fuzz/, then
+# Builds with clang (-Dfuzz=enabled, ASan + UBSan, coverage on every
+# object) into build-fuzz/, then
 # runs each fuzz_<name> target on a scratch copy of tests/fuzz/corpus/<name>
 # for SECONDS (default 60) each.  New inputs that crash are left in
 # build-fuzz/; add interesting ones to tests/fuzz/corpus/<name>/ so the
@@ -10,9 +11,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-60}
 scripts/deps.sh
+# -fsanitize=fuzzer-no-link on every object: the libraries' edges guide
+# the fuzzer too, not only the target's own file
 if [ ! -f build-fuzz/build.ninja ]; then
 	CC=clang meson setup build-fuzz -Dfuzz=enabled -Db_sanitize=address,undefined \
-		-Db_lundef=false >/dev/null
+		-Db_lundef=false -Dc_args=-fsanitize=fuzzer-no-link >/dev/null
+else
+	meson configure build-fuzz -Dc_args=-fsanitize=fuzzer-no-link >/dev/null
 fi
 ninja -C build-fuzz >/dev/null
 for t in $(find build-fuzz -type f -executable -name 'fuzz_*' ! -name 'fuzz_replay_*' | sort); do

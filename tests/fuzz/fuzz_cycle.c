@@ -11,7 +11,8 @@
  * preemptible, min/max runtime, checkpoint interval), 0..23 jobs (groups,
  * tasks, whole or fractional GPUs, model, topology levels, priority,
  * runtime, limits, checkpoint, user, preemptible) of which some run on
- * GPUs the stream picks among those free, a GPU model limit or deserved
+ * GPUs the stream picks among those free, node filters of jobs and
+ * groups, slices, elastic gangs, a GPU model limit or deserved
  * entry, and the scheduler settings (budgetSafe, estimates, backfill
  * mode, starvation age, reservations, starts per cycle, checkpoint
  * grace, user fair share).  A snapshot fw_snapshot_validate refuses is
@@ -197,6 +198,33 @@ static void add_jobs(struct bytes *b, struct fw_snapshot *s, int nleaves)
 	}
 }
 
+/* Node filters (job and group, only and except), slices and elastic
+ * gangs, in job order as the snapshot keeps them. */
+static void add_filters(struct bytes *b, struct fw_snapshot *s)
+{
+	for (int j = 0; j < s->njobs; j++) {
+		struct fw_job *job = &s->jobs[j];
+		unsigned f = u8(b);
+		int32_t nodes[12], n = 0;
+		for (int k = 0; k < s->nnodes && k < 12; k++)
+			if (f % 3 && pick(b, 2))
+				nodes[n++] = k;
+		if (f % 3 == 1 && n > 0)
+			fw_snapshot_restrict_job(s, j, nodes, n);
+		else if (f % 3 == 2 && n > 0)
+			fw_snapshot_restrict_job_except(s, j, nodes, n);
+		if (f % 5 == 0 && n > 0 && job->state == FW_JOB_PENDING)
+			fw_snapshot_restrict_group(s, j, job->ngroups - 1, nodes, n, f >> 7);
+		int32_t c = job->groups[0].count;
+		if (f % 7 == 0 && c > 1 && job->state == FW_JOB_PENDING)
+			fw_snapshot_slice_group(s, j, 0, c % 2 ? c : c / 2,
+						s->topology.nlevels ? (int32_t)pick(b, (unsigned)s->topology.nlevels) :
+								      FW_LEVEL_NODE);
+		if (f % 11 == 0 && c > 1 && job->ngroups == 1 && job->state == FW_JOB_PENDING)
+			job->min_member = 1 + (int32_t)pick(b, (unsigned)c);
+	}
+}
+
 static void add_models(struct bytes *b, struct fw_snapshot *s, int nleaves)
 {
 	unsigned f = u8(b), q = 1 + pick(b, (unsigned)nleaves), gpus = pick(b, 17);
@@ -314,6 +342,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	add_queues(&b, s);
 	int nleaves = s->nqueues - 1;
 	add_jobs(&b, s, nleaves);
+	add_filters(&b, s);
 	add_models(&b, s, nleaves);
 	set_config(&b, s);
 	if (fw_snapshot_validate(s, &d) == FW_OK) {

@@ -731,6 +731,39 @@ TEST(safe_a_short_job_is_expected_when_its_run_fits)
 	fw_snapshot_free(x.s);
 }
 
+/* A running job the plan drains off an unhealthy node (requeued) runs
+ * no more GPUs: what is left grows from the usage's decay alone, so w's
+ * estimate is no sooner than when the usage alone leaves room for its
+ * run, the checker's floor.  (Found by tests/fuzz/fuzz_cycle.c: the
+ * drained job's GPUs stayed in the queue's allocation after the plan,
+ * and the estimate ran them on for ever, adding to what is left.)  With
+ * the node healthy it runs on and ends in 100 s, and w is expected
+ * sooner than after the drain, which keeps the run's last 100 s
+ * counted, the cycle's view. */
+TEST(safe_a_drained_job_runs_no_gpus_in_the_estimate)
+{
+	struct world x = safe_world(100, 90, 7200); /* w: 16 GPU-h of 10 left */
+	int n1 = 1;
+	int r = tb_job(x.s, "r", x.q, 1, 8, 1000, 10);
+	tb_run(x.s, r, 1, &n1, 0xff);
+	x.s->jobs[r].start_time = x.s->now - 100;
+	x.s->jobs[r].expected_runtime = 200;
+	x.s->config.drain_requeue = true;
+	struct fw_plan *p = tb_plan(x.s, "fairway", &A);
+	ASSERT(p != NULL);
+	fw_time running = fw_plan_pending_for(p, x.w)->expected_start;
+	x.s->nodes[n1].health = FW_HEALTH_UNHEALTHY;
+	p = tb_plan(x.s, "fairway", &A); /* the checker passes */
+	ASSERT(p != NULL);
+	ASSERT(tb_find(p, r, FW_DECIDE_EVICT) != NULL);
+	ASSERT_EQ(p->queues[x.q].allocated.v[FW_RES_GPU], 0); /* after the plan */
+	double h = x.s->config.usage_half_life_s;
+	fw_time t = fw_plan_pending_for(p, x.w)->expected_start;
+	ASSERT(t >= x.s->now + (fw_time)(h * log2(90.0 / (100 - 16))));
+	ASSERT(t > running);
+	fw_snapshot_free(x.s);
+}
+
 /* A short gang is expected when its budget lets it go, not when it would
  * starve (fairway tries starving gangs first; a gang held by nothing but
  * its budget starts where the walk found room once the budget allows,
@@ -805,7 +838,7 @@ static void teardown(void)
 	safe_a_job_starts_only_if_its_whole_run_fits, safe_running_jobs_count_what_they_may_still_use, \
 	safe_starts_in_one_cycle_share_what_is_left, safe_unbounded_runs_do_not_fit, safe_a_short_job_evicts_nothing, \
 	safe_the_checker_refuses_a_run_past_the_budget, safe_random_fleets_keep_every_run_inside_its_budget, \
-	safe_a_short_job_is_expected_when_its_run_fits, safe_the_checker_refuses_a_short_job_expected_too_soon, \
+	safe_a_short_job_is_expected_when_its_run_fits, safe_a_drained_job_runs_no_gpus_in_the_estimate, safe_the_checker_refuses_a_short_job_expected_too_soon, \
 	safe_a_short_gang_is_not_held_to_its_starving_time
 
 int main(void)
