@@ -507,5 +507,8 @@ int fw__phase_emit(struct cyc *y, struct fw_plan **out);
  * DRAIN decisions (with DRAINED evictions) for nodes out of service. */
 void fw__health_explain(const struct cyc *y, const struct fw_job *j, struct fw_pending *r);
 int fw__phase_drain(struct cyc *y);
+/* Will the drain phase evict running job j (a task on an UNHEALTHY node,
+ * with drain_requeue)?  Reclaim then does not wait for its checkpoint. */
+bool fw__drain_evicts(const struct fw_snapshot *s, const struct fw_job *j);
 
 #endif

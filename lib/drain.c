@@ -71,6 +71,21 @@ void fw__health_explain(const struct cyc *y, const struct fw_job *j, struct fw_p
 	r->b = c->gpu_nodes;
 }
 
+/* Does the drain requeue what runs on node n (an UNHEALTHY node, with
+ * drain_requeue)? */
+static bool requeues(const struct fw_snapshot *s, int32_t n)
+{
+	return s->config.drain_requeue && s->nodes[n].health == FW_HEALTH_UNHEALTHY;
+}
+
+bool fw__drain_evicts(const struct fw_snapshot *s, const struct fw_job *j)
+{
+	for (int32_t k = 0; j->state == FW_JOB_RUNNING && k < j->alloc_count; k++)
+		if (requeues(s, s->allocs[j->alloc_first + k].node))
+			return true;
+	return false;
+}
+
 static bool out_of_service(const struct fw_node *n)
 {
 	return n->health == FW_HEALTH_UNHEALTHY || n->health == FW_HEALTH_DRAINING;
@@ -192,7 +207,7 @@ int fw__phase_drain(struct cyc *y)
 	if (grow_decisions(y, ndrain + nrun) != FW_OK)
 		return FW_ENOMEM;
 	for (int32_t n = 0; n < s->nnodes; n++) {
-		bool requeue = s->config.drain_requeue && s->nodes[n].health == FW_HEALTH_UNHEALTHY;
+		bool requeue = requeues(s, n);
 		if (!must_drain(&s->nodes[n], jobs_on[n]))
 			continue;
 		add_decision(y, FW_DECIDE_DRAIN, requeue ? FW_REASON_DRAIN_REQUEUE : FW_REASON_DRAIN_FINISH,

@@ -4,20 +4,23 @@
  * engine's promises.
  *
  * The bytes are read as a stream of choices (a byte past the end reads
- * 0; never two reads in one call's arguments, whose order C leaves open,
- * so gcc's replay and clang's fuzzer decode alike): the topology's levels, 1..12 nodes (GPU count, model, domains,
- * health, cordon, bad and suspect GPUs), a root with 1..4 leaf queues
+ * 0; never two reads in one call's arguments, whose order C leaves
+ * open, so gcc's replay and clang's fuzzer decode alike): the
+ * topology's levels, 1..12 nodes (GPU count, model, domains, health,
+ * cordon, bad and suspect GPUs), a root with up to two middle queues
+ * (deserved, limit, budget) and 1..4 leaf queues under either
  * (deserved, limit, priority, weight, usage, GPU-hour budget,
- * preemptible, min/max runtime, checkpoint interval), 0..23 jobs (groups,
- * tasks, whole or fractional GPUs, model, topology levels, priority,
- * runtime, limits, checkpoint, user, preemptible) of which some run on
- * GPUs the stream picks among those free, node filters of jobs and
- * groups, slices, elastic gangs, a GPU model limit or deserved
- * entry, and the scheduler settings (budgetSafe, estimates, backfill
- * mode, starvation age, reservations, starts per cycle, checkpoint
- * grace, user fair share).  A snapshot fw_snapshot_validate refuses is
- * dropped (the decoder aims at valid ones; the refusals are its misses,
- * not findings).  Then, for every policy in the registry:
+ * preemptible, min/max runtime, checkpoint interval), 0..23 jobs
+ * (groups, tasks, whole or fractional GPUs, model, topology levels,
+ * priority, runtime, limits, checkpoint, user, preemptible) of which
+ * some run on GPUs the stream picks among those free, node filters of
+ * jobs and groups, slices, elastic gangs, a GPU model limit or deserved
+ * entry, users' past usage, and the scheduler settings (budgetSafe,
+ * estimates, backfill mode, starvation age, reservations, starts per
+ * cycle, checkpoint grace, user fair share).  A snapshot
+ * fw_snapshot_validate refuses is dropped (the decoder aims at valid
+ * ones; the refusals are its misses, not findings).  Then, for every
+ * policy in the registry:
  *   - fw_cycle_run returns FW_OK;
  *   - fw_plan_check, the independent checker (lib/check.c), finds no
  *     broken invariant: no GPU given twice, no reservation delayed by a
@@ -89,16 +92,25 @@ static void add_nodes(struct bytes *b, struct fw_snapshot *s)
 	}
 }
 
-static void add_queues(struct bytes *b, struct fw_snapshot *s)
+/* A root, up to two middle queues under it, and 1..4 leaves under the
+ * root or a middle one; the leaves' indices in leaf[] (jobs go there). */
+static int add_queues(struct bytes *b, struct fw_snapshot *s, int32_t *leaf)
 {
-	int nq = 1 + (int)pick(b, 4), root = tb_queue(s, "root", -1, 8.0 * s->nnodes, -1, 1);
+	int nq = 1 + (int)pick(b, 4), nmid = (int)pick(b, 3), nleaves = 0;
+	int32_t mid[2], root = tb_queue(s, "root", -1, 8.0 * s->nnodes, -1, 1);
 
+	for (int i = 0; i < nmid; i++) {
+		char name[16];
+		snprintf(name, sizeof name, "m%d", i);
+		unsigned d = pick(b, 49);
+		mid[i] = tb_queue(s, name, root, (double)d, -1, 1);
+	}
 	for (int i = 0; i < nq; i++) {
 		char name[16];
 		snprintf(name, sizeof name, "q%d", i);
-		unsigned f = u8(b);
+		unsigned f = u8(b), up = pick(b, (unsigned)nmid + 1);
 		double deserved = (double)pick(b, 33), limit = f % 3 == 0 ? (double)pick(b, 49) : -1;
-		int k = tb_queue(s, name, root, deserved, limit, 1 + (double)(f >> 6));
+		int k = tb_queue(s, name, up ? mid[up - 1] : root, deserved, limit, 1 + (double)(f >> 6));
 		struct fw_queue *q = &s->queues[k];
 		q->priority = (int32_t)(f >> 4 & 1);
 		q->usage = (double)u16(b) * 60;
@@ -109,9 +121,35 @@ static void add_queues(struct bytes *b, struct fw_snapshot *s)
 		q->max_runtime_s = f % 6 == 1 ? 600 + (fw_time)pick(b, 48) * 900 : 0;
 		q->default_runtime_s = f % 8 == 3 ? (fw_time)pick(b, 24) * 3600 : 0;
 		q->default_checkpoint_s = f % 9 == 2 ? 600 + (fw_time)pick(b, 12) * 300 : 0;
+		leaf[nleaves++] = k;
+	}
+	for (int i = 0; i < nmid; i++) { /* a middle queue with no leaf stays empty: valid */
+		unsigned f = u8(b);
+		if (f % 3 == 0)
+			s->queues[mid[i]].gpu_hour_budget = 1 + (double)pick(b, 300);
+		if (f % 4 == 1)
+			s->queues[mid[i]].limit.v[FW_RES_GPU] = (int64_t)pick(b, 49) * 1000;
 	}
 	if (u8(b) % 4 == 0)
 		s->queues[root].gpu_hour_budget = 1 + (double)pick(b, 400);
+	return nleaves;
+}
+
+/* Past usage of a few users in the leaves (user fair share counts it). */
+static void add_users(struct bytes *b, struct fw_snapshot *s, const int32_t *leaf, int nleaves)
+{
+	int n = (int)pick(b, 4);
+
+	for (int i = 0; i < n; i++) {
+		struct fw_user_usage u;
+		unsigned q = pick(b, (unsigned)nleaves), who = pick(b, 4);
+		memset(&u, 0, sizeof u);
+		u.queue = leaf[q];
+		snprintf(u.user, sizeof u.user, "u%u", who);
+		u.usage = (double)u16(b) * 30;
+		u.usage_at = s->now - (fw_time)pick(b, 50) * 600;
+		fw_snapshot_add_user_usage(s, &u);
+	}
 }
 
 /* Run job j on the GPUs the stream picks among those free: one task per
@@ -157,7 +195,7 @@ static void maybe_run(struct bytes *b, struct fw_snapshot *s, int j, uint32_t *u
 	}
 }
 
-static void add_jobs(struct bytes *b, struct fw_snapshot *s, int nleaves)
+static void add_jobs(struct bytes *b, struct fw_snapshot *s, const int32_t *leaf, int nleaves)
 {
 	int nj = (int)pick(b, 24);
 	uint32_t used[16] = { 0 };
@@ -167,7 +205,7 @@ static void add_jobs(struct bytes *b, struct fw_snapshot *s, int nleaves)
 		unsigned f = u8(b), g = pick(b, 9), tasks = 1 + (f % 3 == 0 ? pick(b, 4) : 0);
 		int milli = g == 1 && f % 5 == 0 ? 250 * (1 + (int)pick(b, 3)) : 1000;
 		snprintf(name, sizeof name, "j%d", i);
-		int q = 1 + (int)pick(b, (unsigned)nleaves);
+		int q = leaf[pick(b, (unsigned)nleaves)];
 		fw_time submit = s->now - (fw_time)u16(b) * 30;
 		int j = tb_job(s, name, q, (int)tasks, (int)g, milli, submit);
 		struct fw_job *job = &s->jobs[j];
@@ -225,10 +263,10 @@ static void add_filters(struct bytes *b, struct fw_snapshot *s)
 	}
 }
 
-static void add_models(struct bytes *b, struct fw_snapshot *s, int nleaves)
+static void add_models(struct bytes *b, struct fw_snapshot *s, const int32_t *leaf, int nleaves)
 {
-	unsigned f = u8(b), q = 1 + pick(b, (unsigned)nleaves), gpus = pick(b, 17);
-	struct fw_model_limit m = tb_model_entry((int)q, MODELS[f & 1], (double)gpus);
+	unsigned f = u8(b), q = pick(b, (unsigned)nleaves), gpus = pick(b, 17);
+	struct fw_model_limit m = tb_model_entry(leaf[q], MODELS[f & 1], (double)gpus);
 
 	if (f % 4 == 1)
 		fw_snapshot_add_model_limit(s, &m);
@@ -338,12 +376,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!s)
 		return 0;
 	s->now = 10000000;
+	int32_t leaf[4];
 	add_nodes(&b, s);
-	add_queues(&b, s);
-	int nleaves = s->nqueues - 1;
-	add_jobs(&b, s, nleaves);
+	int nleaves = add_queues(&b, s, leaf);
+	add_jobs(&b, s, leaf, nleaves);
 	add_filters(&b, s);
-	add_models(&b, s, nleaves);
+	add_models(&b, s, leaf, nleaves);
+	add_users(&b, s, leaf, nleaves);
 	set_config(&b, s);
 	if (fw_snapshot_validate(s, &d) == FW_OK) {
 		fw_arena_init(&a, 0);
