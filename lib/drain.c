@@ -29,7 +29,10 @@
  *                    tasks there; whole gang, whatever its preemptibility:
  *                    the hardware under it is gone); otherwise DRAIN_FINISH
  *                    and the jobs run on.  A DRAINING node (an operator's
- *                    maintenance) always lets its jobs finish.
+ *                    maintenance) always lets its jobs finish.  A requeued
+ *                    job leaves its queues' allocation (y->alloc, the
+ *                    plan's `allocated`); reclaim waits for no checkpoint
+ *                    of a job the drain will requeue (fw__drain_evicts).
  *
  * Cost: only when some node is UNHEALTHY, DRAINING or has a bad GPU
  * (counted at build), the drain walks the running jobs' allocations once to
