@@ -453,6 +453,18 @@ static int init_capacity(struct sim *m)
 	return FW_OK;
 }
 
+/* The validator's diagnosis, moved onto the trace row that caused it.
+ * Field and message are copied out first: fw_diag_set writes the same
+ * struct, and printing a buffer into itself garbles it. */
+static void job_refused(struct fw_diag *d, int rc, const struct fw_trace *t, size_t i)
+{
+	char field[sizeof d->field], msg[sizeof d->msg];
+
+	snprintf(field, sizeof field, "%s", d->field);
+	snprintf(msg, sizeof msg, "%s", d->msg);
+	fw_diag_set(d, rc, t->file, t->v[i].line, 0, field, "job '%s': %s", t->v[i].id, msg);
+}
+
 /* Every job must be a valid snapshot job on this fleet before the run. */
 static int check_jobs(struct sim *m)
 {
@@ -474,8 +486,7 @@ static int check_jobs(struct sim *m)
 		if (fw_snapshot_add_job(probe, &j) < 0)
 			rc = FW_ENOMEM;
 		else if ((rc = fw_snapshot_validate(probe, m->d)) != FW_OK)
-			fw_diag_set(m->d, rc, m->t->file, m->t->v[i].line, 0, m->d->field,
-				    "job '%s': %s", m->t->v[i].id, m->d->msg);
+			job_refused(m->d, rc, m->t, i);
 	}
 	fw_snapshot_free(probe);
 	return rc;

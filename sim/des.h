@@ -361,7 +361,8 @@ struct fw_sim_result {
 
 /* Replay a trace (trace.h) on o->fleet or the generated cluster; queues
  * as fw_trace_queues() says.  fw_sim_run() is this on the ITP rows shaped
- * for o->gpus_per_node. */
+ * for o->gpus_per_node.  *r is the caller's to free with
+ * fw_sim_result_free(), whatever the return. */
 struct fw_trace;
 int fw_sim_run_trace(const struct fw_trace *t, const struct fw_teams *teams,
 		     const struct fw_sim_opts *o, struct fw_sim_result *r,

@@ -340,6 +340,41 @@ TEST(generic_trace_replays_on_a_fleet)
 	fleet_run_free(x);
 }
 
+/* A trace job the snapshot validator refuses (built in code: the readers
+ * refuse this one first) is named with its line, field and the
+ * validator's words, once and whole.  Found by fuzz_sim: the message was
+ * printed into itself ("job 'f': job 'f': al GPU request ...") and the
+ * field came back empty. */
+TEST(a_refused_trace_job_names_its_line_field_and_reason)
+{
+	struct fw_trace t;
+	struct fw_trace_job j;
+	struct fw_teams teams;
+	struct fw_sim_opts o;
+	struct fw_sim_result r;
+	struct fw_diag d;
+
+	memset(&t, 0, sizeof t);
+	memset(&j, 0, sizeof j);
+	memset(&d, 0, sizeof d);
+	snprintf(t.file, sizeof t.file, "odd.csv");
+	snprintf(j.id, sizeof j.id, "f");
+	j.line = 7;
+	j.duration = j.expected = 60;
+	j.ngroups = 1;
+	j.groups[0] = (struct fw_trace_group){ 1, 2, 500, 0, 0 }; /* half of 2 GPUs */
+	ASSERT_OK(fw_trace_push(&t, &j));
+	fw_teams_builtin(&teams);
+	fw_sim_opts_default(&o);
+	ASSERT_EQ(fw_sim_run_trace(&t, &teams, &o, &r, &d), FW_EINVAL);
+	ASSERT_STR_EQ(d.file, "odd.csv");
+	ASSERT_EQ(d.line, 7);
+	ASSERT_STR_EQ(d.field, "jobs[0]");
+	ASSERT_STR_EQ(d.msg, "job 'f': a fractional GPU request needs gpus == 1");
+	fw_sim_result_free(&r); /* the caller's, whatever the return */
+	fw_trace_free(&t);
+}
+
 /* A YAML fleet's node names are identifiers (config.md), as everywhere
  * the config loader reads one: file, line and field in the error. */
 TEST(yaml_fleet_names_are_identifiers)
@@ -443,6 +478,7 @@ int main(void)
 		topo_hosts_are_assigned_to_nodes_in_order, generic_trace_replays_on_a_fleet,
 		openb_fleet_long_name_or_model_names_the_field_and_column,
 		yaml_fleet_names_are_identifiers, start_log_escapes_every_name,
+		a_refused_trace_job_names_its_line_field_and_reason,
 		lingjun_topology_gives_three_levels,
 		openb_node_list_is_a_fleet,
 	};
@@ -453,6 +489,7 @@ int main(void)
 		"topo_hosts_are_assigned_to_nodes_in_order, generic_trace_replays_on_a_fleet, "
 		"openb_fleet_long_name_or_model_names_the_field_and_column, "
 		"yaml_fleet_names_are_identifiers, start_log_escapes_every_name, "
+		"a_refused_trace_job_names_its_line_field_and_reason, "
 		"lingjun_topology_gives_three_levels, "
 		"openb_node_list_is_a_fleet";
 	int n = (int)(sizeof fns / sizeof fns[0]);
