@@ -634,16 +634,40 @@ static fw_time time_limit(const struct fw_serve *d, const struct fw_backend_job 
 	return m;
 }
 
+/* A running local job's nodes and expected end, as the view gives them
+ * (view.c job_nodes, expected_end): its placements' nodes in order, and
+ * start + the rest of its runtime (less what checkpoints saved), or +
+ * its time limit when that is shorter; none without a runtime. */
+static void local_run_fields(const struct fw_serve *d, const struct fw_backend_job *j, fw_time start, json_t *o)
+{
+	const struct fw_backend_placement *pl;
+	int32_t n;
+	fw_time kept, rt = j->job.expected_runtime, m = time_limit(d, j);
+
+	if (fw_local_job_run(d->be, j->job.name, &pl, &n, &kept) != FW_OK)
+		return;
+	json_t *nodes = json_array();
+	for (int32_t k = 0; k < n; k++)
+		if (fw_serve_node_index(d, pl[k].node) >= 0 && (k == 0 || strcmp(pl[k].node, pl[k - 1].node)))
+			json_array_append_new(nodes, json_string(pl[k].node));
+	json_object_set_new(o, "nodes", nodes);
+	if (rt > 0) {
+		rt -= kept;
+		json_object_set_new(o, "expectedEnd", json_integer(start + (m > 0 && m < rt ? m : rt)));
+	}
+}
+
 /* A local job the last plan did not see (ended, or newer than the plan):
  * what the local backend knows of it.  Active, it has the timeLimit the
- * view would give it (view.c). */
+ * view would give it (view.c); running, its nodes and expected end. */
 static json_t *local_job_json(const struct fw_serve *d, const struct fw_backend_job *j, const char *state,
 			      fw_time submit, fw_time start, fw_time end)
 {
 	bool active = !strcmp(state, "pending") || !strcmp(state, "running");
-	json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:I,s:I,s:I}", "name", j->job.name, "queue", j->queue, "user",
+	json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:I,s:I,s:I,s:i}", "name", j->job.name, "queue", j->queue, "user",
 			      j->job.user, "state", state, "gpus", (json_int_t)fw_job_gpus(&j->job), "submitTime",
-			      (json_int_t)submit, "runtime", (json_int_t)j->job.expected_runtime);
+			      (json_int_t)submit, "runtime", (json_int_t)j->job.expected_runtime, "priority",
+			      j->job.priority);
 
 	if (j->job.checkpoint_s > 0)
 		json_object_set_new(o, "checkpointInterval", json_integer(j->job.checkpoint_s));
@@ -653,6 +677,8 @@ static json_t *local_job_json(const struct fw_serve *d, const struct fw_backend_
 		json_object_set_new(o, "timeLimit", json_integer(time_limit(d, j)));
 	if (strcmp(state, "pending") && start > 0) /* one cancelled while pending never started */
 		json_object_set_new(o, "startTime", json_integer(start));
+	if (!strcmp(state, "running"))
+		local_run_fields(d, j, start, o);
 	if (!active)
 		json_object_set_new(o, "endTime", json_integer(end));
 	if (!strcmp(state, "done") || !strcmp(state, "failed"))
@@ -681,6 +707,20 @@ static int add_unseen(void *ctx, const struct fw_backend_job *j, const char *sta
 		return 0; /* ended jobs only on request */
 	json_array_append_new(l->out, local_job_json(l->d, j, state, submit, start, end));
 	return 0;
+}
+
+/* Has the local backend ended this job since the last plan (cancelled a
+ * moment ago, say) while the plan, its view j, still has it waiting or
+ * running?  Then the plan's state is stale.  (A job the plan itself
+ * timed out reads "timeout" in both.) */
+static bool ended_since(const struct fw_serve *d, const char *name, const json_t *j)
+{
+	const char *state, *was = json_string_value(json_object_get(j, "state"));
+	fw_time t0, t1, t2;
+
+	return d->bops == &fw_backend_local && name && was &&
+	       fw_local_job_info(d->be, name, &state, &t0, &t1, &t2, NULL, NULL) == FW_OK &&
+	       strcmp(state, "pending") && strcmp(state, "running") && strcmp(state, was);
 }
 
 static void h_jobs_list(struct ctx *c)
@@ -718,6 +758,8 @@ static void h_jobs_list(struct ctx *c)
 		json_t *j = json_object_get(l.view_jobs, json_string_value(name));
 		if (json_array_size(l.out) >= l.limit)
 			break;
+		if (ended_since(c->d, json_string_value(name), j))
+			continue; /* listed by add_unseen as it is now, as GET /v1/jobs/{name} does */
 		if (state_ok(l.state, json_string_value(json_object_get(j, "state"))))
 			json_array_append(l.out, j);
 	}
@@ -1019,9 +1061,26 @@ static void h_job_cancel(struct ctx *c)
 }
 
 /* --- nodes ------------------------------------------------------------------------------ */
+/* Nodes come from the last cycle's view (their use, health as planned).
+ * Before the first cycle there is none: 503, as for GET /v1/plan, rather
+ * than an empty fleet or a 404 for a node the config has. */
+static bool no_view_yet(struct ctx *c, json_t *v)
+{
+	if (v)
+		return false;
+	if (c->d->cycle_err[0]) /* failing: say why, as GET /v1/health does */
+		fail(c, 503, "EAGAIN", "", "no cycle has completed yet: the last one failed: %.400s", c->d->cycle_err);
+	else
+		fail(c, 503, "EAGAIN", "", "no cycle has completed yet; try again in a moment");
+	return true;
+}
+
 static void h_nodes_list(struct ctx *c)
 {
 	json_t *v = view_ref(c->d);
+
+	if (no_view_yet(c, v))
+		return;
 	reply(c, 200, json_pack("{s:o,s:o}", "nodes", view_part(v, "nodes", json_array), "figures",
 				view_part(v, "figures", json_object)));
 	json_decref(v);
@@ -1032,6 +1091,8 @@ static void h_node_get(struct ctx *c)
 	json_t *v = view_ref(c->d), *n, *found = NULL;
 	size_t i;
 
+	if (no_view_yet(c, v))
+		return;
 	json_array_foreach(json_object_get(v, "nodes"), i, n)
 		if (!strcmp(json_string_value(json_object_get(n, "name")), c->name))
 			found = json_incref(n);
@@ -1222,13 +1283,12 @@ static void h_fairshare(struct ctx *c)
 
 static void h_plan(struct ctx *c)
 {
-	json_t *v = view_ref(c->d), *pending = json_array(), *name;
+	json_t *v = view_ref(c->d), *pending, *name;
 	size_t i;
 
-	if (!v) {
-		json_decref(pending);
-		return fail(c, 503, "EAGAIN", "", "no cycle has completed yet; try again in a moment");
-	}
+	if (no_view_yet(c, v))
+		return;
+	pending = json_array();
 	json_array_foreach(json_object_get(v, "jobOrder"), i, name) {
 		json_t *j = json_object_get(json_object_get(v, "jobs"), json_string_value(name));
 		if (!strcmp(json_string_value(json_object_get(j, "state")), "pending"))

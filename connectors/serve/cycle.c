@@ -1162,6 +1162,16 @@ static void wait_period(struct fw_serve *d, double period)
 	pthread_mutex_unlock(&d->mu);
 }
 
+/* A stale plan is retried at once, a few times. */
+int fw_serve_cycle_once(struct fw_serve *d, struct fw_arena *ar)
+{
+	int rc = FW_EAGAIN;
+
+	for (int attempt = 0; attempt < 4 && rc == FW_EAGAIN; attempt++)
+		rc = run_cycle(d, ar, attempt);
+	return rc;
+}
+
 void *fw_serve_cycle_thread(void *arg)
 {
 	struct fw_serve *d = arg;
@@ -1174,9 +1184,7 @@ void *fw_serve_cycle_thread(void *arg)
 		pthread_mutex_unlock(&d->mu);
 		if (stop)
 			break;
-		/* A stale plan is retried at once, a few times; then wait. */
-		for (int attempt = 0; attempt < 4 && run_cycle(d, &ar, attempt) == FW_EAGAIN; attempt++)
-			;
+		fw_serve_cycle_once(d, &ar); /* then wait */
 		wait_period(d, d->opts->period_s);
 	}
 	fw_arena_release(&ar);

@@ -690,25 +690,48 @@ static int write_port_file(const char *path, int port)
 	return rename(tmp, path) == 0 ? FW_OK : FW_EIO;
 }
 
+int fw_serve_open(struct fw_serve *d, const struct fw_serve_opts *o, char *err, size_t errn)
+{
+	struct fw_diag dg;
+
+	memset(d, 0, sizeof *d);
+	pthread_mutex_init(&d->mu, NULL);
+	pthread_cond_init(&d->wake, NULL);
+	d->opts = o;
+	d->lock_fd = -1;
+	d->bops = o->backend;
+	d->policy = o->policy ? fw_policy_find(o->policy) : fw_policy_default();
+	fw_health_config_default(&d->hcfg);
+	memset(&dg, 0, sizeof dg);
+	if (!d->policy) {
+		snprintf(err, errn, "--policy %s: unknown policy (try `fairway policies`)", o->policy);
+		return FW_EINVAL;
+	}
+	if (load_fleet(d, err, errn) || lock_state(d, err, errn))
+		return FW_EINVAL;
+	if (fw_store_open(o->state_dir, o->sync_full, &d->store, &dg) != FW_OK) {
+		fw_diag_format(&dg, err, errn);
+		return FW_EIO;
+	}
+	if (setup_token(d, err, errn) || restore_model(d, err, errn) || open_backend(d, err, errn))
+		return FW_EINVAL;
+	return FW_OK;
+}
+
+void fw_serve_close(struct fw_serve *d)
+{
+	free_daemon(d);
+}
+
 int fw_serve_run(const struct fw_serve_opts *o)
 {
 	struct fw_serve d;
 	struct fw_http *http = NULL;
-	struct fw_diag dg;
 	pthread_t cyc;
 	sigset_t set;
 	char err[1024] = "";
 	int port = 0, rc, exit_code = 2;
 
-	memset(&d, 0, sizeof d);
-	pthread_mutex_init(&d.mu, NULL);
-	pthread_cond_init(&d.wake, NULL);
-	d.opts = o;
-	d.lock_fd = -1;
-	d.bops = o->backend;
-	d.policy = o->policy ? fw_policy_find(o->policy) : fw_policy_default();
-	fw_health_config_default(&d.hcfg);
-	memset(&dg, 0, sizeof dg);
 	/* Block the stop signals in every thread; main() waits for them. */
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
@@ -716,18 +739,7 @@ int fw_serve_run(const struct fw_serve_opts *o)
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	if (!d.policy) {
-		snprintf(err, sizeof err, "--policy %s: unknown policy (try `fairway policies`)", o->policy);
-		goto out;
-	}
-	if (load_fleet(&d, err, sizeof err) || lock_state(&d, err, sizeof err))
-		goto out;
-	if (fw_store_open(o->state_dir, o->sync_full, &d.store, &dg) != FW_OK) {
-		fw_diag_format(&dg, err, sizeof err);
-		goto out;
-	}
-	if (setup_token(&d, err, sizeof err) || restore_model(&d, err, sizeof err) ||
-	    open_backend(&d, err, sizeof err))
+	if (fw_serve_open(&d, o, err, sizeof err) != FW_OK)
 		goto out;
 	exit_code = 1;
 	if (fw_http_start(&d, o->listen_host, o->port, &http, &port, err, sizeof err))
@@ -757,6 +769,6 @@ out:
 	fw_http_stop(http);
 	if (exit_code)
 		fprintf(stderr, "fairway serve: error: %s\n", err);
-	free_daemon(&d);
+	fw_serve_close(&d);
 	return exit_code;
 }

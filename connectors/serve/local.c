@@ -1493,6 +1493,19 @@ int fw_local_job_info(struct fw_backend *b, const char *name, const char **state
 	return FW_OK;
 }
 
+int fw_local_job_run(struct fw_backend *b, const char *name, const struct fw_backend_placement **place,
+		     int32_t *nplace, fw_time *kept)
+{
+	const struct ljob *lj = find_job(b, name);
+
+	if (!lj || lj->state != L_RUNNING)
+		return FW_ENOENT;
+	*place = lj->place;
+	*nplace = lj->nplace;
+	*kept = lj->kept;
+	return FW_OK;
+}
+
 /* Visit every job the local backend knows (newest last). */
 int fw_local_each_job(struct fw_backend *b, int (*fn)(void *ctx, const struct fw_backend_job *j, const char *state,
 						       fw_time submit, fw_time start, fw_time end), void *ctx)

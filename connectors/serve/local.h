@@ -19,6 +19,13 @@ int fw_local_each_job(struct fw_backend *b,
 				fw_time start, fw_time end),
 		      void *ctx);
 
+/* A running job's run as the backend holds it: its placements (valid
+ * until the backend's next call) and the seconds of its runtime that
+ * checkpoints saved before its evictions (the run does the rest).  FW_OK,
+ * or FW_ENOENT for a job it does not know or that is not running. */
+int fw_local_job_run(struct fw_backend *b, const char *name, const struct fw_backend_placement **place,
+		     int32_t *nplace, fw_time *kept);
+
 /* The jobs the backend itself ended at their run-time limit since open
  * (the limits no cycle could apply: read()'s, and open()'s for a job a
  * fleet change would requeue; local.c's file comment), for /metrics'

@@ -91,6 +91,20 @@ struct fw_serve {
 	struct fw_serve_metrics m;
 };
 
+/* daemon.c: the daemon without its threads.  fw_serve_open does all that
+ * fw_serve_run does before it listens: the policy, the fleet, the state
+ * directory's lock, the store, the tokens, the model restored (or seeded
+ * from the config on a first start) and the backend opened.  FW_OK, or an
+ * error with err filled; either way fw_serve_close(d) frees what it made.
+ * Tests and the fuzz target (tests/fuzz/fuzz_serve.c) drive it through
+ * fw_api_handle and fw_serve_cycle_once. */
+int fw_serve_open(struct fw_serve *d, const struct fw_serve_opts *o, char *err, size_t errn);
+void fw_serve_close(struct fw_serve *d);
+/* cycle.c: one cycle as the cycle thread runs it (a stale plan retried at
+ * once, a few times), on the calling thread; the caller holds no lock.
+ * FW_OK, or the last attempt's error (d->cycle_err says why). */
+int fw_serve_cycle_once(struct fw_serve *d, struct fw_arena *ar);
+
 /* daemon.c: model helpers for the API (caller holds mu) */
 struct fw_snapshot *fw_serve_skeleton(struct fw_serve *d, const struct fw_queue_spec *qs, int32_t nq,
 				      fw_time now);

@@ -37,6 +37,9 @@
  *     EVERY rule's skipped ticks change nothing (des.h).
  * Any failure aborts with the reason on stderr.  Replayed as
  * fuzz_replay_sim over tests/fuzz/corpus/sim in every test run.
+ * FUZZ_SIM_VERBOSE=1 prints each replay's totals on stderr (jobs, nodes,
+ * GPUs, failures, starts, runs, evictions, cycles, time-outs), or why its
+ * options were refused.
  */
 #include <stddef.h>
 #include <stdint.h>

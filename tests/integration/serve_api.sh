@@ -16,7 +16,8 @@
 # writes made to fail (SQLite triggers: a cancel's, a submission's or a
 # cycle's) leave nothing half-applied, count nothing in /metrics and leave
 # the usage save due; and before the first plan the cycle-result
-# endpoints answer empty lists without leaking.
+# endpoints answer without leaking (nodes: 503 with the cycles' error;
+# fair share: an empty list).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/integration/serve_lib.sh "$1"
@@ -1764,7 +1765,10 @@ c.commit()' "$S/fairway.db"
 start_daemon "$S" "$PORT" --config "$T/noplan.yaml" || bad "daemon restarts with a queue under an unknown parent"
 becomes "a stored queue under an unknown parent: cycles fail, no plan yet" /v1/health 'not j["ok"] and not j["viewReady"]'
 req GET /v1/nodes
-check "GET /v1/nodes before the first plan: 200, no nodes, no figures" [ "$CODE" = 200 -a "$(jfield 'j["nodes"], j["figures"]')" = "[] {}" ]
+check "GET /v1/nodes before the first plan: 503 EAGAIN saying why the cycles fail" [ "$CODE" = 503 -a "$(jfield 'j["error"]["code"]')" = EAGAIN ] &&
+	check "... naming the orphan queue" grep -q 'the last one failed: .*orphan' "$T/body"
+req GET /v1/nodes/solo
+check "GET /v1/nodes/solo before the first plan: 503, not 404" [ "$CODE" = 503 ]
 req GET /v1/fairshare
 check "GET /v1/fairshare before the first plan: 200, no queues, at null" [ "$CODE" = 200 -a "$(jfield 'j["queues"], j["at"]')" = "[] None" ]
 stop_daemon

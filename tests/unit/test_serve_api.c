@@ -15,6 +15,7 @@
 #include "backend.h"
 #include "fwconfig.h"
 #include "local.h"
+#include "serve.h"
 #include "serve_int.h"
 #include "store.h"
 
@@ -363,5 +364,148 @@ TEST(no_left_without_budget_safe)
 	daemon_down(&d);
 }
 
+/* ---- before the first cycle (a restarted daemon) ---------------------------- */
+
+/* With no view yet, the job list is the local backend's: it must say what
+ * the view would, priority and a running job's nodes and expected end
+ * included (fuzz_serve found a restart dropping them from the list), and
+ * the nodes, which only a view has, answer 503 EAGAIN, not an empty fleet
+ * or "no node named n0". */
+TEST(before_the_first_cycle_jobs_are_whole_and_nodes_wait)
+{
+	struct fw_serve d;
+	char body[8192];
+	json_t *a, *j;
+	size_t i;
+	int seen = 0;
+
+	daemon_up(&d);
+	job(&d, "run", "q", 3600, 1u << 2, true); /* started at 1000 on n0 */
+	ASSERT_EQ(request(&d, "POST", "/v1/jobs",
+			  "{\"name\":\"later\",\"queue\":\"q\",\"priority\":3,\"tasks\":[{\"gpus\":1}]}", body,
+			  sizeof body),
+		  201);
+	ASSERT(d.view == NULL);
+	a = get_json(&d, "/v1/jobs");
+	json_array_foreach(json_object_get(a, "jobs"), i, j) {
+		const char *name = json_string_value(json_object_get(j, "name"));
+		if (!strcmp(name, "later")) {
+			ASSERT_EQ(json_integer_value(json_object_get(j, "priority")), 3);
+			seen++;
+		} else if (!strcmp(name, "run")) {
+			ASSERT_STR_EQ(json_string_value(json_object_get(j, "state")), "running");
+			ASSERT_EQ(json_array_size(json_object_get(j, "nodes")), 1);
+			ASSERT_STR_EQ(json_string_value(json_array_get(json_object_get(j, "nodes"), 0)), "n0");
+			ASSERT_EQ(json_integer_value(json_object_get(j, "expectedEnd")), 4600);
+			ASSERT_EQ(json_integer_value(json_object_get(j, "priority")), 0);
+			seen++;
+		}
+	}
+	ASSERT_EQ(seen, 2);
+	json_decref(a);
+	ASSERT_EQ(request(&d, "GET", "/v1/nodes", "", body, sizeof body), 503);
+	ASSERT_STR_CONTAINS(body, "\"EAGAIN\"");
+	ASSERT_EQ(request(&d, "GET", "/v1/nodes/n0", "", body, sizeof body), 503);
+	ASSERT_STR_CONTAINS(body, "no cycle has completed yet");
+	daemon_down(&d);
+}
+
+/* A daemon opened as `fairway serve` opens one (fw_serve_open: config,
+ * store, tokens, local backend) in a fresh directory, on the clock. */
+static const char serve_yaml[] = "now: 0\n"
+				 "nodes:\n"
+				 "  - {name: n0, gpus: 8, cpu: 64, memory: 512Gi}\n"
+				 "queues:\n"
+				 "  - {name: q, resources: {gpu: {quota: 8}}}\n";
+static fw_time fixed_now;
+static fw_time fixed(void)
+{
+	return fixed_now;
+}
+
+static void serve_up(struct fw_serve *d, struct fw_serve_opts *o)
+{
+	char err[512];
+
+	snprintf(dir, sizeof dir, "/tmp/fw-api-test.XXXXXX");
+	memset(o, 0, sizeof *o);
+	o->embedded_yaml = serve_yaml;
+	o->embedded_len = sizeof serve_yaml - 1;
+	o->state_dir = mkdtemp(dir);
+	o->period_s = 1;
+	o->backend = &fw_backend_local;
+	fixed_now = 5000;
+	fw_serve_set_clock(fixed);
+	if (!o->state_dir || fw_serve_open(d, o, err, sizeof err) != FW_OK) {
+		fprintf(stderr, "%s\n", err);
+		abort();
+	}
+}
+
+static void serve_down(struct fw_serve *d)
+{
+	char cmd[128];
+
+	fw_serve_close(d);
+	fw_serve_set_clock(NULL);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", dir);
+}
+
+/* The job list after a cancel, before the next cycle: the plan's view
+ * still says "pending", the local backend "cancelled"; the list must say
+ * what GET /v1/jobs/{name} says (fuzz_serve found the list keeping the
+ * view's word until the next cycle). */
+static unsigned get_as(struct fw_serve *d, const char *path, const char *state, char *out, size_t n)
+{
+	char auth[300];
+	struct fw_api_req rq = { "GET", path, state, NULL, auth, "", 0 };
+	struct fw_api_resp rs;
+
+	snprintf(auth, sizeof auth, "Bearer %s", d->token);
+	fw_api_handle(d, &rq, &rs);
+	snprintf(out, n, "%s", rs.body ? rs.body : "");
+	free(rs.body);
+	return rs.status;
+}
+
+TEST(a_cancelled_job_leaves_the_list_before_the_next_cycle)
+{
+	struct fw_serve d;
+	struct fw_serve_opts o;
+	struct fw_arena ar;
+	struct fw_api_req rq;
+	struct fw_api_resp rs;
+	char body[8192], auth[300];
+
+	serve_up(&d, &o);
+	fw_arena_init(&ar, 0);
+	snprintf(auth, sizeof auth, "Bearer %s", d.token);
+	const char *big = "{\"name\":\"big\",\"queue\":\"q\",\"tasks\":[{\"gpus\":16}]}";
+	rq = (struct fw_api_req){ "POST", "/v1/jobs", NULL, NULL, auth, big, strlen(big) };
+	fw_api_handle(&d, &rq, &rs);
+	ASSERT_EQ(rs.status, 201);
+	free(rs.body);
+	ASSERT_OK(fw_serve_cycle_once(&d, &ar));
+	ASSERT_EQ(get_as(&d, "/v1/jobs", NULL, body, sizeof body), 200);
+	ASSERT_STR_CONTAINS(body, "\"name\":\"big\"");
+	ASSERT_STR_CONTAINS(body, "\"state\":\"pending\"");
+	rq = (struct fw_api_req){ "DELETE", "/v1/jobs/big", NULL, NULL, auth, "", 0 };
+	fw_api_handle(&d, &rq, &rs);
+	ASSERT_EQ(rs.status, 200);
+	free(rs.body);
+	ASSERT_EQ(get_as(&d, "/v1/jobs", NULL, body, sizeof body), 200);
+	ASSERT_STR_EQ(body, "{\"jobs\":[]}");
+	ASSERT_EQ(get_as(&d, "/v1/jobs", "all", body, sizeof body), 200);
+	ASSERT_STR_CONTAINS(body, "\"state\":\"cancelled\"");
+	ASSERT(!strstr(body, "pending"));
+	ASSERT_EQ(get_as(&d, "/v1/jobs/big", NULL, body, sizeof body), 200);
+	ASSERT_STR_CONTAINS(body, "\"state\":\"cancelled\"");
+	fw_arena_release(&ar);
+	serve_down(&d);
+}
+
 TEST_MAIN(a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
-	  an_unbounded_running_job_makes_left_unknown, no_left_without_budget_safe)
+	  an_unbounded_running_job_makes_left_unknown, no_left_without_budget_safe,
+	  before_the_first_cycle_jobs_are_whole_and_nodes_wait, a_cancelled_job_leaves_the_list_before_the_next_cycle)

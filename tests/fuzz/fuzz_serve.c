@@ -1,0 +1,474 @@
+/*
+ * fuzz_serve.c — libFuzzer target for `fairway serve` as a whole: any
+ * bytes become a session of API requests, cycles, clock steps and
+ * restarts against a daemon on the local backend, and the daemon must
+ * keep the promises docs/serve.md makes about its model and its store.
+ *
+ * Each input opens a daemon (fw_serve_open: the real start-up path, a
+ * fresh state directory, a three-node config with a queue tree) and plays
+ * up to 24 steps, one byte choosing each: submit or cancel a job; put,
+ * patch, create or delete a queue; create or delete a reservation; report
+ * a node's health; read a listing, /metrics or /v1/fairshare; run a cycle
+ * (fw_serve_cycle_once); move the clock; send a body of raw bytes to a
+ * route; or restart (close, reopen on the same directory).  Values come
+ * from the stream, one read per statement (as in fuzz_cycle).  Then:
+ *   - no answer is a 5xx (but 503 EAGAIN before the first cycle's view,
+ *     for what needs one), and every answer is JSON (text for /metrics);
+ *   - a refused request (4xx) says why: an error object with a code and a
+ *     message;
+ *   - a refused write changes nothing: the queues, jobs, reservations and
+ *     nodes read the same before and after it, byte for byte (nothing
+ *     half-applied; the backend reads at that time first, which ends the
+ *     jobs whose runtime has passed, as any read does);
+ *   - a restart loses nothing: the model read back after it equals the
+ *     model before it (the last cycle's view aside: a restarted daemon
+ *     has not planned yet, so each job's reason, estimate and the like
+ *     are left out of that comparison; docs/serve.md, The store).
+ * Any failure aborts with both readings on stderr.  Replayed as
+ * fuzz_replay_serve over tests/fuzz/corpus/serve in every test run; each
+ * input makes and removes its own directory under $TMPDIR (default /tmp).
+ * FUZZ_SERVE_VERBOSE=1 prints every write with its answer, each cycle and
+ * each restart on stderr.
+ */
+#define _XOPEN_SOURCE 700
+#include <ftw.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "codec.h"
+#include "serve.h"
+#include "serve_int.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static const char config_yaml[] =
+	"now: 0\n"
+	"topology:\n  levels: [rack]\n"
+	"nodes:\n"
+	"  - {name: n0, gpus: 8, gpuModel: H100, cpu: 64, memory: 512Gi, topology: {rack: r0}}\n"
+	"  - {name: n1, gpus: 8, gpuModel: H100, cpu: 64, memory: 512Gi, topology: {rack: r0}}\n"
+	"  - {name: n2, gpus: 4, gpuModel: A100, cpu: 64, memory: 512Gi, topology: {rack: r1}}\n"
+	"queues:\n"
+	"  - {name: org, resources: {gpu: {quota: 16}}}\n"
+	"  - {name: a, parent: org, resources: {gpu: {quota: 8}}}\n"
+	"  - {name: b, parent: org, resources: {gpu: {quota: 8, limit: 12}}}\n"
+	"  - {name: c, resources: {gpu: {quota: 4}}}\n";
+
+struct bytes {
+	const uint8_t *p;
+	size_t n, at;
+};
+
+static unsigned u8(struct bytes *b)
+{
+	return b->at < b->n ? b->p[b->at++] : 0;
+}
+
+static unsigned pick(struct bytes *b, unsigned n)
+{
+	return n ? u8(b) % n : 0;
+}
+
+/* ---- the daemon ------------------------------------------------------------- */
+
+static fw_time g_now;
+
+static fw_time fuzz_clock(void)
+{
+	return g_now;
+}
+
+struct session {
+	struct fw_serve d;
+	struct fw_serve_opts o;
+	struct fw_arena ar;
+	char dir[256];
+	char auth[300];
+	bool up;
+};
+
+static void die(const char *what, const char *a, const char *b)
+{
+	fprintf(stderr, "fuzz_serve: %s\n--- before ---\n%s\n--- after ---\n%s\n", what, a ? a : "",
+		b ? b : "");
+	abort();
+}
+
+static void open_daemon(struct session *x)
+{
+	char err[1024] = "";
+
+	if (fw_serve_open(&x->d, &x->o, err, sizeof err) != FW_OK)
+		die("the daemon did not open", err, NULL);
+	snprintf(x->auth, sizeof x->auth, "Bearer %s", x->d.token);
+	x->up = true;
+}
+
+static void close_daemon(struct session *x)
+{
+	if (x->up && fw_serve_save_usage_now(&x->d) != FW_OK) /* as a clean stop does */
+		die("the usage was not saved", NULL, NULL);
+	fw_serve_close(&x->d);
+	x->up = false;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)st, (void)flag, (void)f;
+	return remove(path);
+}
+
+/* ---- requests ------------------------------------------------------------------ */
+
+struct answer {
+	unsigned status;
+	char *body;
+};
+
+static struct answer call_as(struct session *x, const char *method, const char *path, const char *state,
+			     const char *body, size_t len)
+{
+	struct fw_api_req rq = { method, path, state, NULL, x->auth, body ? body : "", body ? len : 0 };
+	struct fw_api_resp rs;
+
+	fw_api_handle(&x->d, &rq, &rs);
+	if (getenv("FUZZ_SERVE_VERBOSE") && strcmp(method, "GET"))
+		fprintf(stderr, "%s %s %.*s -> %u %s\n", method, path, (int)len, body ? body : "", rs.status,
+			rs.body ? rs.body : "");
+	/* 503 EAGAIN: what needs a cycle's view before the first cycle */
+	bool early = rs.status == 503 && rs.body && strstr(rs.body, "\"EAGAIN\"") && !x->d.view;
+	if ((rs.status >= 500 && !early) || !rs.body)
+		die("a 5xx answer (or none)", path, rs.body);
+	if (strcmp(path, "/metrics")) {
+		json_error_t je;
+		json_t *o = json_loads(rs.body, 0, &je);
+		if (!o)
+			die("an answer that is not JSON", path, rs.body);
+		json_t *e = json_object_get(o, "error");
+		if (rs.status >= 400 && (!json_is_object(e) || !json_string_length(json_object_get(e, "code")) ||
+					 !json_string_length(json_object_get(e, "message"))))
+			die("a refusal that does not say why", path, rs.body);
+		json_decref(o);
+	}
+	return (struct answer){ rs.status, rs.body };
+}
+
+static struct answer call(struct session *x, const char *method, const char *path, const char *body, size_t len)
+{
+	return call_as(x, method, path, NULL, body, len);
+}
+
+/* The job fields a cycle's view sets (reason, estimate, ...), and those
+ * that follow the queues' limits as of the last cycle (timeLimit,
+ * expectedEnd; a job no cycle saw gets them from the queues as they are
+ * now): left out when a reading is compared across a restart. */
+static const char *const VIEW_KEYS[] = { "reason", "reasonText", "expectedStart", "reservedAt", "unknownWhy",
+					 "unknownWhyText", "ahead", "timeLimit", "expectedEnd", NULL };
+
+/* An entry's name: "name", or a health report's "node". */
+static const char *name_of(const json_t *o)
+{
+	const char *s = json_string_value(json_object_get(o, "name"));
+	return s ? s : json_string_value(json_object_get(o, "node"));
+}
+
+static int by_name(const void *a, const void *b)
+{
+	const char *x = name_of(*(json_t *const *)a), *y = name_of(*(json_t *const *)b);
+	return strcmp(x ? x : "", y ? y : "");
+}
+
+/* A listing's order is the last plan's (jobs: the queue order it
+ * planned in); a restarted daemon lists by name until it plans. */
+static void sort_by_name(json_t *arr)
+{
+	size_t n = json_array_size(arr);
+	json_t **v = calloc(n + 1, sizeof *v);
+
+	if (!v)
+		die("out of memory", NULL, NULL);
+	for (size_t i = 0; i < n; i++)
+		v[i] = json_incref(json_array_get(arr, i));
+	qsort(v, n, sizeof *v, by_name);
+	json_array_clear(arr);
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(arr, v[i]);
+	free(v);
+}
+
+/* The health reports and users' usage the daemon holds (the store's
+ * documents; `received` is not stored), in its order. */
+static void add_model(struct session *x, json_t *all)
+{
+	json_t *h = json_array(), *u = json_array();
+
+	for (int32_t i = 0; i < x->d.nhealth; i++)
+		json_array_append_new(h, fw_codec_health_dump(&x->d.health[i]));
+	for (int32_t i = 0; i < x->d.nusers; i++)
+		json_array_append_new(u, fw_codec_user_use_dump(&x->d.users[i]));
+	sort_by_name(h);
+	json_object_set_new(all, "health", h);
+	json_object_set_new(all, "users", u);
+}
+
+/* Queues, jobs, reservations and nodes as the API lists them, and the
+ * health reports and usage held, as one JSON text (malloc'd).  model_only:
+ * what must outlive a restart (no node listing: it is the last cycle's
+ * view, which a restarted daemon has yet to make). */
+static char *reading(struct session *x, bool model_only)
+{
+	static const char *const PATHS[] = { "/v1/queues", "/v1/jobs", "/v1/reservations", "/v1/nodes" };
+	json_t *all = json_object();
+
+	for (size_t i = 0; i < sizeof PATHS / sizeof PATHS[0] - model_only; i++) {
+		/* every job, ended ones too: the default list shows a job the
+		 * last plan timed out only until the next plan */
+		struct answer a = call_as(x, "GET", PATHS[i], i == 1 ? "all" : NULL, NULL, 0);
+		json_t *o = json_loads(a.body, 0, NULL);
+		if ((a.status != 200 && a.status != 503) || !o)
+			die("a listing failed", PATHS[i], a.body);
+		free(a.body);
+		json_t *v, *arr = NULL;
+		const char *k;
+		json_object_foreach(o, k, v) /* {"jobs": [...]} and the like */
+			if (json_is_array(v))
+				arr = v;
+		size_t j;
+		json_t *it;
+		json_array_foreach(arr, j, it)
+			for (int q = 0; model_only && VIEW_KEYS[q] && json_is_object(it); q++)
+				json_object_del(it, VIEW_KEYS[q]);
+		if (model_only && arr)
+			sort_by_name(arr);
+		json_object_set_new(all, PATHS[i], o);
+	}
+	add_model(x, all);
+	char *s = json_dumps(all, JSON_SORT_KEYS | JSON_COMPACT);
+	json_decref(all);
+	if (!s)
+		die("out of memory", NULL, NULL);
+	return s;
+}
+
+/* One read of the backend at now, as every cycle and several checks
+ * make: the local backend ends there the jobs whose runtime or limit has
+ * passed (local.c).  Time's doing, not a request's: made before a write's
+ * first reading, so that a refused write's own read finds nothing more. */
+static void catch_up(struct session *x)
+{
+	struct fw_snapshot *s = fw_serve_skeleton(&x->d, x->d.queues, x->d.nqueues, g_now);
+	struct fw_backend_world w = { 0, 0 };
+
+	if (!s || x->d.bops->read(x->d.be, s, &w, NULL) != FW_OK)
+		die("the backend's read failed", NULL, NULL);
+	fw_snapshot_free(s);
+}
+
+/* A write: refused, it must leave every reading as it was. */
+static void write_req(struct session *x, const char *method, const char *path, const char *body, size_t len)
+{
+	catch_up(x);
+	char *before = reading(x, false);
+	struct answer a = call(x, method, path, body, len);
+
+	if (a.status >= 400) {
+		char *after = reading(x, false);
+		if (strcmp(before, after)) {
+			fprintf(stderr, "fuzz_serve: %s %s -> %u %s\nbody: %.*s\n", method, path, a.status, a.body,
+				(int)len, body ? body : "");
+			die("a refused write changed the model", before, after);
+		}
+		free(after);
+	}
+	free(before);
+	free(a.body);
+}
+
+/* ---- the steps ------------------------------------------------------------------ */
+
+static const char *const QUEUES[] = { "a", "b", "c", "org", "d" };
+static const char *const NODES[] = { "n0", "n1", "n2", "n9" };
+
+static void submit(struct session *x, struct bytes *b)
+{
+	char body[512];
+	unsigned f = u8(b), g = u8(b), count = 1 + pick(b, 3), gpus = pick(b, 9), runtime = 60 * pick(b, 120);
+	unsigned name = pick(b, 8);
+	const char *queue = QUEUES[pick(b, 5)];
+
+	snprintf(body, sizeof body,
+		 "{\"name\":\"j%u\",\"queue\":\"%s\",\"user\":\"u%u\",\"priority\":%d,\"runtime\":%u,"
+		 "\"maxRuntime\":%u,\"checkpointInterval\":%u,\"preemptible\":%s,\"exitCode\":%u,%s%s"
+		 "\"tasks\":[{\"count\":%u,\"gpus\":%u%s}]}",
+		 name, queue, f % 3, (int)(f >> 2 & 3) - 1, runtime, g % 4 == 0 ? 600 * (g >> 4) : 0,
+		 g % 3 == 0 ? 300u : 0u, f >> 4 & 1 ? "false" : "true", g % 7 == 0 ? 1u : 0u,
+		 f >> 5 & 1 ? "\"requiredLevel\":\"rack\"," : "", f % 5 == 0 ? "\"minMember\":1," : "", count, gpus,
+		 f >> 6 == 1 ? ",\"gpuModel\":\"A100\"" : f >> 6 == 2 ? ",\"gpuFraction\":0.5" : "");
+	write_req(x, "POST", "/v1/jobs", body, strlen(body));
+}
+
+static void queue_put(struct session *x, struct bytes *b, const char *method)
+{
+	char body[512], path[64], lim[16] = "null";
+	unsigned f = u8(b), deserved = pick(b, 24), limit = pick(b, 24), up = pick(b, 4);
+	const char *name = QUEUES[pick(b, 5)];
+
+	snprintf(path, sizeof path, "/v1/queues/%s", name);
+	if (!strcmp(method, "PATCH"))
+		snprintf(body, sizeof body, "{%s\"deserved\":{\"gpu\":%u}%s}",
+			 f & 1 ? "\"limit\":{\"gpu\":null}," : "", deserved,
+			 f & 2 ? ",\"gpuHourBudget\":null" : f & 4 ? ",\"maxRuntime\":3600" : "");
+	else if (!(f & 1))
+		snprintf(lim, sizeof lim, "%u", limit);
+	if (strcmp(method, "PATCH"))
+		snprintf(body, sizeof body,
+			 "{%s%s%s\"deserved\":{\"gpu\":%u},\"limit\":{\"gpu\":%s},\"priority\":%d,\"minRuntime\":%u,"
+			 "\"maxRuntime\":%u,\"gpuHourBudget\":%u,\"preemptible\":%s%s}",
+			 up ? "\"parent\":\"" : "", up ? QUEUES[up - 1] : "", up ? "\"," : "", deserved,
+			 lim, (int)(f >> 2 & 1), f >> 3 & 1 ? 600u : 0u,
+			 f >> 4 & 1 ? 1800u : 0u, f >> 5 & 1 ? 2u : 0u, f >> 6 & 1 ? "false" : "true",
+			 f >> 7 ? ",\"gpuModelLimits\":{\"H100\":8}" : "");
+	if (!strcmp(method, "POST")) { /* the name in the body */
+		char named[600];
+		snprintf(named, sizeof named, "{\"name\":\"%s\",%s", name, body + 1);
+		write_req(x, "POST", "/v1/queues", named, strlen(named));
+		return;
+	}
+	write_req(x, method, path, body, strlen(body));
+}
+
+static void reservation(struct session *x, struct bytes *b)
+{
+	static const char *const KIND[] = { "maintenance", "queue", "job", "bogus" };
+	char body[512];
+	unsigned f = u8(b), start = 60 * pick(b, 200), len = 60 * pick(b, 200);
+	const char *node = NODES[pick(b, 4)];
+
+	snprintf(body, sizeof body, "{\"kind\":\"%s\",\"nodes\":[\"%s\"],\"start\":%lld,\"end\":%lld%s%s}",
+		 KIND[f % 4], node, (long long)g_now + start - 3000, (long long)g_now + start - 3000 + len,
+		 f % 4 == 1 ? ",\"queue\":\"a\"" : "", f % 4 == 2 ? ",\"job\":\"j1\"" : "");
+	write_req(x, "POST", "/v1/reservations", body, strlen(body));
+}
+
+static void health(struct session *x, struct bytes *b)
+{
+	char body[256], path[64];
+	unsigned f = u8(b), gpu = pick(b, 10);
+
+	snprintf(path, sizeof path, "/v1/nodes/%s/health", NODES[pick(b, 4)]);
+	snprintf(body, sizeof body, "{\"healthy\":%s,\"suspect\":%s%s%u%s,\"reason\":\"r%u\"}",
+		 f & 1 ? "true" : "false", f & 2 ? "true" : "false", f & 4 ? ",\"badGpus\":[" : ",\"at\":",
+		 f & 4 ? gpu : (unsigned)g_now + gpu, f & 4 ? "]" : "", f >> 4);
+	write_req(x, "POST", path, body, strlen(body));
+}
+
+static void del(struct session *x, struct bytes *b)
+{
+	char path[64];
+	unsigned f = u8(b);
+
+	if (f % 3 == 0)
+		snprintf(path, sizeof path, "/v1/jobs/j%u", pick(b, 8));
+	else if (f % 3 == 1)
+		snprintf(path, sizeof path, "/v1/queues/%s", QUEUES[pick(b, 5)]);
+	else
+		snprintf(path, sizeof path, "/v1/reservations/rsv-%u", 1 + pick(b, 4));
+	write_req(x, "DELETE", path, NULL, 0);
+}
+
+/* A body of raw bytes from the stream to a write route. */
+static void raw(struct session *x, struct bytes *b)
+{
+	static const char *const ROUTE[][2] = {
+		{ "POST", "/v1/jobs" }, { "POST", "/v1/queues" }, { "PUT", "/v1/queues/a" },
+		{ "PATCH", "/v1/queues/b" }, { "POST", "/v1/reservations" }, { "POST", "/v1/nodes/n1/health" },
+	};
+	char body[96];
+	unsigned r = pick(b, 6), n = pick(b, sizeof body);
+
+	for (unsigned i = 0; i < n; i++)
+		body[i] = (char)u8(b);
+	write_req(x, ROUTE[r][0], ROUTE[r][1], body, n);
+}
+
+static void read_some(struct session *x, struct bytes *b)
+{
+	static const char *const PATHS[] = { "/metrics", "/v1/fairshare", "/v1/plan", "/v1/health",
+					     "/v1/jobs/j1", "/v1/nodes/n0", "/v1/queues/a" };
+	struct answer a = call(x, "GET", PATHS[pick(b, 7)], NULL, 0);
+	free(a.body);
+}
+
+static void restart(struct session *x)
+{
+	if (fw_serve_save_usage_now(&x->d) != FW_OK) /* a clean stop's save first: it prunes */
+		die("the usage was not saved", NULL, NULL);
+	char *before = reading(x, true);
+
+	close_daemon(x);
+	open_daemon(x);
+	char *after = reading(x, true);
+	if (strcmp(before, after))
+		die("a restart changed the model", before, after);
+	free(before);
+	free(after);
+}
+
+static void step(struct session *x, struct bytes *b)
+{
+	switch (pick(b, 12)) {
+	case 0: case 1: submit(x, b); break;
+	case 2: queue_put(x, b, "PUT"); break;
+	case 3: queue_put(x, b, u8(b) & 1 ? "PATCH" : "POST"); break;
+	case 4: reservation(x, b); break;
+	case 5: health(x, b); break;
+	case 6: del(x, b); break;
+	case 7: raw(x, b); break;
+	case 8: read_some(x, b); break;
+	case 9:
+		fw_serve_cycle_once(&x->d, &x->ar);
+		if (getenv("FUZZ_SERVE_VERBOSE"))
+			fprintf(stderr, "cycle at %lld: %s\n", (long long)g_now, x->d.cycle_err);
+		break;
+	case 10: g_now += 30 * (fw_time)(1 + pick(b, 240)); break;
+	default:
+		if (getenv("FUZZ_SERVE_VERBOSE"))
+			fprintf(stderr, "restart at %lld\n", (long long)g_now);
+		restart(x);
+		break;
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct session x; /* big: not on the stack */
+	struct bytes b = { data, size, 0 };
+	const char *tmp = getenv("TMPDIR");
+
+	memset(&x, 0, sizeof x);
+	snprintf(x.dir, sizeof x.dir, "%s/fw-fuzz-serve.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(x.dir))
+		die("mkdtemp failed", x.dir, NULL);
+	g_now = 1000000;
+	fw_serve_set_clock(fuzz_clock);
+	x.o.embedded_yaml = config_yaml;
+	x.o.embedded_len = sizeof config_yaml - 1;
+	x.o.listen_host = "127.0.0.1";
+	x.o.state_dir = x.dir;
+	x.o.period_s = 1;
+	x.o.backend = &fw_backend_local;
+	fw_arena_init(&x.ar, 0);
+	open_daemon(&x);
+	for (int i = 0; i < 24 && b.at < b.n; i++)
+		step(&x, &b);
+	restart(&x);
+	close_daemon(&x);
+	fw_arena_release(&x.ar);
+	fw_serve_set_clock(NULL);
+	nftw(x.dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+	return 0;
+}
