@@ -49,6 +49,7 @@
 #include <time.h>
 
 #include "history.h"
+#include "local.h"
 #include "reason.h"
 #include "serve_int.h"
 
@@ -1065,6 +1066,28 @@ static void note_failure(struct fw_serve *d, const char *why, int attempt)
 	snprintf(d->cycle_err, sizeof d->cycle_err, "%s", why);
 }
 
+/* A view job's "runtime" is its runtime as submitted (docs/openapi.yaml,
+ * Job).  The local backend plans a job restarted after an eviction that
+ * kept checkpoints with the rest of it (local.c add_job), so before the
+ * view is published (under the lock) its own word is put back; without
+ * this the list said 2160 where the job was submitted with 6960, and a
+ * restart changed it (found by fuzz_serve). */
+static void submitted_runtimes(struct fw_serve *d, json_t *view)
+{
+	json_t *j;
+	const char *name;
+
+	if (d->bops != &fw_backend_local)
+		return;
+	json_object_foreach(json_object_get(view, "jobs"), name, j) {
+		const struct fw_backend_job *bj;
+		const char *state;
+		fw_time t0, t1, t2;
+		if (fw_local_job_info(d->be, name, &state, &t0, &t1, &t2, NULL, &bj) == FW_OK)
+			json_object_set_new(j, "runtime", json_integer(bj->job.expected_runtime));
+	}
+}
+
 static int run_cycle(struct fw_serve *d, struct fw_arena *ar, int attempt)
 {
 	struct taken t;
@@ -1119,6 +1142,7 @@ static int run_cycle(struct fw_serve *d, struct fw_arena *ar, int attempt)
 	pthread_mutex_lock(&d->mu);
 	tl = mono();
 	if (view) {
+		submitted_runtimes(d, view);
 		json_decref(d->view);
 		d->view = view;
 	}

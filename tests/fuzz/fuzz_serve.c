@@ -10,7 +10,8 @@
  * patch, create or delete a queue; create or delete a reservation; report
  * a node's health; read a listing, /metrics or /v1/fairshare; run a cycle
  * (fw_serve_cycle_once); move the clock; send a body of raw bytes to a
- * route; or restart (close, reopen on the same directory).  Values come
+ * route; or restart (close, reopen on the same directory), cleanly or as
+ * after a crash.  Values come
  * from the stream, one read per statement (as in fuzz_cycle).  Then:
  *   - no answer is a 5xx (but 503 EAGAIN before the first cycle's view,
  *     for what needs one), and every answer is JSON (text for /metrics);
@@ -23,7 +24,9 @@
  *   - a restart loses nothing: the model read back after it equals the
  *     model before it (the last cycle's view aside: a restarted daemon
  *     has not planned yet, so each job's reason, estimate and the like
- *     are left out of that comparison; docs/serve.md, The store).
+ *     are left out of that comparison; docs/serve.md, The store); after a
+ *     crash (no clean stop), all but the usage accrued since its last
+ *     save (every 10 s) is there.
  * Any failure aborts with both readings on stderr.  Replayed as
  * fuzz_replay_serve over tests/fuzz/corpus/serve in every test run; each
  * input makes and removes its own directory under $TMPDIR (default /tmp).
@@ -108,9 +111,11 @@ static void open_daemon(struct session *x)
 	x->up = true;
 }
 
-static void close_daemon(struct session *x)
+/* clean: as SIGTERM stops it (the usage saved); else as a crash (what
+ * the store committed stays, the usage since its last save is lost). */
+static void close_daemon(struct session *x, bool clean)
 {
-	if (x->up && fw_serve_save_usage_now(&x->d) != FW_OK) /* as a clean stop does */
+	if (x->up && clean && fw_serve_save_usage_now(&x->d) != FW_OK)
 		die("the usage was not saved", NULL, NULL);
 	fw_serve_close(&x->d);
 	x->up = false;
@@ -200,15 +205,21 @@ static void sort_by_name(json_t *arr)
 	free(v);
 }
 
+/* What a reading holds: everything; what a clean restart keeps; what a
+ * crash keeps (all but the usage since its last save, every 10 s). */
+enum scope { ALL, MODEL, COMMITTED };
+
+static const char *const USAGE_KEYS[] = { "usage", "usageAt", "usageGpuHours", NULL };
+
 /* The health reports and users' usage the daemon holds (the store's
  * documents; `received` is not stored), in its order. */
-static void add_model(struct session *x, json_t *all)
+static void add_model(struct session *x, json_t *all, enum scope sc)
 {
 	json_t *h = json_array(), *u = json_array();
 
 	for (int32_t i = 0; i < x->d.nhealth; i++)
 		json_array_append_new(h, fw_codec_health_dump(&x->d.health[i]));
-	for (int32_t i = 0; i < x->d.nusers; i++)
+	for (int32_t i = 0; sc != COMMITTED && i < x->d.nusers; i++)
 		json_array_append_new(u, fw_codec_user_use_dump(&x->d.users[i]));
 	sort_by_name(h);
 	json_object_set_new(all, "health", h);
@@ -216,11 +227,13 @@ static void add_model(struct session *x, json_t *all)
 }
 
 /* Queues, jobs, reservations and nodes as the API lists them, and the
- * health reports and usage held, as one JSON text (malloc'd).  model_only:
- * what must outlive a restart (no node listing: it is the last cycle's
+ * health reports and usage held, as one JSON text (malloc'd).  Past ALL,
+ * what must outlive a restart: no node listing (it is the last cycle's
  * view, which a restarted daemon has yet to make). */
-static char *reading(struct session *x, bool model_only)
+static char *reading(struct session *x, enum scope sc)
 {
+	bool model_only = sc != ALL;
+
 	static const char *const PATHS[] = { "/v1/queues", "/v1/jobs", "/v1/reservations", "/v1/nodes" };
 	json_t *all = json_object();
 
@@ -242,11 +255,14 @@ static char *reading(struct session *x, bool model_only)
 		json_array_foreach(arr, j, it)
 			for (int q = 0; model_only && VIEW_KEYS[q] && json_is_object(it); q++)
 				json_object_del(it, VIEW_KEYS[q]);
+		json_array_foreach(arr, j, it)
+			for (int q = 0; sc == COMMITTED && i == 0 && USAGE_KEYS[q]; q++)
+				json_object_del(it, USAGE_KEYS[q]);
 		if (model_only && arr)
 			sort_by_name(arr);
 		json_object_set_new(all, PATHS[i], o);
 	}
-	add_model(x, all);
+	add_model(x, all, sc);
 	char *s = json_dumps(all, JSON_SORT_KEYS | JSON_COMPACT);
 	json_decref(all);
 	if (!s)
@@ -272,11 +288,11 @@ static void catch_up(struct session *x)
 static void write_req(struct session *x, const char *method, const char *path, const char *body, size_t len)
 {
 	catch_up(x);
-	char *before = reading(x, false);
+	char *before = reading(x, ALL);
 	struct answer a = call(x, method, path, body, len);
 
 	if (a.status >= 400) {
-		char *after = reading(x, false);
+		char *after = reading(x, ALL);
 		if (strcmp(before, after)) {
 			fprintf(stderr, "fuzz_serve: %s %s -> %u %s\nbody: %.*s\n", method, path, a.status, a.body,
 				(int)len, body ? body : "");
@@ -403,15 +419,15 @@ static void read_some(struct session *x, struct bytes *b)
 	free(a.body);
 }
 
-static void restart(struct session *x)
+static void restart(struct session *x, bool clean)
 {
-	if (fw_serve_save_usage_now(&x->d) != FW_OK) /* a clean stop's save first: it prunes */
+	if (clean && fw_serve_save_usage_now(&x->d) != FW_OK) /* a clean stop's save first: it prunes */
 		die("the usage was not saved", NULL, NULL);
-	char *before = reading(x, true);
+	char *before = reading(x, clean ? MODEL : COMMITTED);
 
-	close_daemon(x);
+	close_daemon(x, clean);
 	open_daemon(x);
-	char *after = reading(x, true);
+	char *after = reading(x, clean ? MODEL : COMMITTED);
 	if (strcmp(before, after))
 		die("a restart changed the model", before, after);
 	free(before);
@@ -435,11 +451,13 @@ static void step(struct session *x, struct bytes *b)
 			fprintf(stderr, "cycle at %lld: %s\n", (long long)g_now, x->d.cycle_err);
 		break;
 	case 10: g_now += 30 * (fw_time)(1 + pick(b, 240)); break;
-	default:
+	default: {
+		bool clean = u8(b) & 1;
 		if (getenv("FUZZ_SERVE_VERBOSE"))
-			fprintf(stderr, "restart at %lld\n", (long long)g_now);
-		restart(x);
+			fprintf(stderr, "%s at %lld\n", clean ? "restart" : "crash", (long long)g_now);
+		restart(x, clean);
 		break;
+	}
 	}
 }
 
@@ -465,8 +483,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	open_daemon(&x);
 	for (int i = 0; i < 24 && b.at < b.n; i++)
 		step(&x, &b);
-	restart(&x);
-	close_daemon(&x);
+	restart(&x, true);
+	close_daemon(&x, true);
 	fw_arena_release(&x.ar);
 	fw_serve_set_clock(NULL);
 	nftw(x.dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
