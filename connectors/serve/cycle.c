@@ -1069,9 +1069,10 @@ static void note_failure(struct fw_serve *d, const char *why, int attempt)
 /* A view job's "runtime" is its runtime as submitted (docs/openapi.yaml,
  * Job).  The local backend plans a job restarted after an eviction that
  * kept checkpoints with the rest of it (local.c add_job), so before the
- * view is published (under the lock) its own word is put back; without
- * this the list said 2160 where the job was submitted with 6960, and a
- * restart changed it (found by fuzz_serve). */
+ * view is published (under the lock: one hash lookup per job, a write
+ * only for such a job) its own word is put back; without this the list
+ * said 2160 where the job was submitted with 6960, and a restart changed
+ * it (found by fuzz_serve). */
 static void submitted_runtimes(struct fw_serve *d, json_t *view)
 {
 	json_t *j;
@@ -1083,7 +1084,8 @@ static void submitted_runtimes(struct fw_serve *d, json_t *view)
 		const struct fw_backend_job *bj;
 		const char *state;
 		fw_time t0, t1, t2;
-		if (fw_local_job_info(d->be, name, &state, &t0, &t1, &t2, NULL, &bj) == FW_OK)
+		if (fw_local_job_info(d->be, name, &state, &t0, &t1, &t2, NULL, &bj) == FW_OK &&
+		    json_integer_value(json_object_get(j, "runtime")) != bj->job.expected_runtime)
 			json_object_set_new(j, "runtime", json_integer(bj->job.expected_runtime));
 	}
 }
