@@ -41,6 +41,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bytes.h"
 #include "backend.h"
 #include "codec.h"
 #include "serve.h"
@@ -60,21 +61,6 @@ static const char config_yaml[] =
 	"  - {name: a, parent: org, resources: {gpu: {quota: 8}}}\n"
 	"  - {name: b, parent: org, resources: {gpu: {quota: 8, limit: 12}}}\n"
 	"  - {name: c, resources: {gpu: {quota: 4}}}\n";
-
-struct bytes {
-	const uint8_t *p;
-	size_t n, at;
-};
-
-static unsigned u8(struct bytes *b)
-{
-	return b->at < b->n ? b->p[b->at++] : 0;
-}
-
-static unsigned pick(struct bytes *b, unsigned n)
-{
-	return n ? u8(b) % n : 0;
-}
 
 /* ---- the daemon ------------------------------------------------------------- */
 

@@ -47,6 +47,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes.h"
 #include "des.h"
 #include "fairway/policy.h"
 #include "fleet.h"
@@ -54,27 +55,6 @@
 #include "trace.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-struct bytes {
-	const uint8_t *p;
-	size_t n, at;
-};
-
-static unsigned u8(struct bytes *b)
-{
-	return b->at < b->n ? b->p[b->at++] : 0;
-}
-
-static unsigned pick(struct bytes *b, unsigned n)
-{
-	return n ? u8(b) % n : 0;
-}
-
-static unsigned u16(struct bytes *b)
-{
-	unsigned hi = u8(b);
-	return hi << 8 | u8(b);
-}
 
 struct input {
 	struct fw_trace t;
