@@ -132,6 +132,10 @@ int cfg_ident(struct cfg *c, const yaml_node_t *map, const char *path,
 /* A name (non-empty, < FW_NAME_MAX bytes, printable) from node v. */
 int cfg_name_node(struct cfg *c, const yaml_node_t *v, const char *fp,
 		  char *out);
+/* A label's value (a node's labels, a nodeSelector's pairs): empty when
+ * null, `~`, nothing or "" (a label without a value, as Kubernetes
+ * writes it), else a name as cfg_name_node reads it. */
+int cfg_label_value(struct cfg *c, const yaml_node_t *v, const char *fp, char *out);
 int cfg_cpu(struct cfg *c, const yaml_node_t *map, const char *path,
 	    const char *key, bool unlimited_ok, int64_t *out);
 int cfg_gpu(struct cfg *c, const yaml_node_t *map, const char *path,

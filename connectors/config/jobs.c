@@ -324,7 +324,7 @@ static int selector_pairs(struct cfg *c, yaml_node_t *l, const char *fp, struct 
 			if (!strcmp(sel[i].key, sel[n].key))
 				return cfg_fail(c, cfg_node(c, p->key), FW_EEXIST, kp,
 						"label \"%s\" is given twice; keep one", sel[n].key);
-		if (!cfg_is_null(v) && (rc = cfg_name_node(c, v, kp, sel[n].value)))
+		if ((rc = cfg_label_value(c, v, kp, sel[n].value)))
 			return rc;
 	}
 	return n;

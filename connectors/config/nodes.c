@@ -53,8 +53,7 @@ static int node_labels(struct cfg *c, const yaml_node_t *m, const char *path,
 						"label \"%s\" is given twice; "
 						"keep one",
 						lab->key);
-		if (!cfg_is_null(v) &&
-		    (rc = cfg_name_node(c, v, kp, lab->value)))
+		if ((rc = cfg_label_value(c, v, kp, lab->value)))
 			return rc;
 		n->nlabels++;
 	}

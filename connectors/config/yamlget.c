@@ -421,6 +421,15 @@ int cfg_name_node(struct cfg *c, const yaml_node_t *v, const char *fp,
 	return FW_OK;
 }
 
+int cfg_label_value(struct cfg *c, const yaml_node_t *v, const char *fp, char *out)
+{
+	if (cfg_is_null(v) || (v && v->type == YAML_SCALAR_NODE && v->data.scalar.length == 0)) {
+		*out = '\0';
+		return FW_OK;
+	}
+	return cfg_name_node(c, v, fp, out);
+}
+
 int cfg_name(struct cfg *c, const yaml_node_t *map, const char *path,
 	     const char *key, char *out)
 {

@@ -5,7 +5,8 @@
  * keep the promises docs/serve.md makes about its model and its store.
  *
  * Each input opens a daemon (fw_serve_open: the real start-up path, a
- * fresh state directory, a three-node config with a queue tree) and plays
+ * fresh state directory, a three-node config with two GPU models, racks,
+ * node labels and a queue tree) and plays
  * up to 24 steps, one byte choosing each: submit or cancel a job; put,
  * patch, create or delete a queue; create or delete a reservation; report
  * a node's health; read a listing, /metrics or /v1/fairshare; run a cycle
@@ -53,9 +54,9 @@ static const char config_yaml[] =
 	"now: 0\n"
 	"topology:\n  levels: [rack]\n"
 	"nodes:\n"
-	"  - {name: n0, gpus: 8, gpuModel: H100, cpu: 64, memory: 512Gi, topology: {rack: r0}}\n"
-	"  - {name: n1, gpus: 8, gpuModel: H100, cpu: 64, memory: 512Gi, topology: {rack: r0}}\n"
-	"  - {name: n2, gpus: 4, gpuModel: A100, cpu: 64, memory: 512Gi, topology: {rack: r1}}\n"
+	"  - {name: n0, gpus: 8, gpuModel: H100, cpu: 64, memory: 512Gi, topology: {rack: r0}, labels: {zone: a}}\n"
+	"  - {name: n1, gpus: 8, gpuModel: H100, cpu: 64, memory: 512Gi, topology: {rack: r0}, labels: {zone: b}}\n"
+	"  - {name: n2, gpus: 4, gpuModel: A100, cpu: 64, memory: 512Gi, topology: {rack: r1}, labels: {ib: \"\"}}\n"
 	"queues:\n"
 	"  - {name: org, resources: {gpu: {quota: 16}}}\n"
 	"  - {name: a, parent: org, resources: {gpu: {quota: 8}}}\n"
@@ -309,7 +310,13 @@ static void submit(struct session *x, struct bytes *b)
 		 name, queue, f % 3, (int)(f >> 2 & 3) - 1, runtime, g % 4 == 0 ? 600 * (g >> 4) : 0,
 		 g % 3 == 0 ? 300u : 0u, f >> 4 & 1 ? "false" : "true", g % 7 == 0 ? 1u : 0u,
 		 f >> 5 & 1 ? "\"requiredLevel\":\"rack\"," : "", f % 5 == 0 ? "\"minMember\":1," : "", count, gpus,
-		 f >> 6 == 1 ? ",\"gpuModel\":\"A100\"" : f >> 6 == 2 ? ",\"gpuFraction\":0.5" : "");
+		 f >> 6 == 1 ? ",\"gpuModel\":\"A100\"" : f >> 6 == 2 ? ",\"gpuFraction\":0.5" :
+		 f >> 6 == 3 && g & 2 ? ",\"nodeSelector\":{\"zone\":\"b\"}" : "");
+	if (g % 5 == 1) { /* a job-wide selector: a zone, the ib label, or one no node meets */
+		static const char *const SEL[] = { "{\"zone\":\"a\"}", "{\"ib\":null}", "{\"zone\":\"c\"}" };
+		size_t at = strlen(body) - 1; /* before the closing brace */
+		snprintf(body + at, sizeof body - at, ",\"nodeSelector\":%s}", SEL[g / 5 % 3]);
+	}
 	write_req(x, "POST", "/v1/jobs", body, strlen(body));
 }
 
@@ -333,7 +340,7 @@ static void queue_put(struct session *x, struct bytes *b, const char *method)
 			 up ? "\"parent\":\"" : "", up ? QUEUES[up - 1] : "", up ? "\"," : "", deserved,
 			 lim, (int)(f >> 2 & 1), f >> 3 & 1 ? 600u : 0u,
 			 f >> 4 & 1 ? 1800u : 0u, f >> 5 & 1 ? 2u : 0u, f >> 6 & 1 ? "false" : "true",
-			 f >> 7 ? ",\"gpuModelLimits\":{\"H100\":8}" : "");
+			 f >> 7 ? ",\"gpuModelLimits\":{\"H100\":8}" : up == 2 ? ",\"gpuModelDeserved\":{\"A100\":2}" : "");
 	if (!strcmp(method, "POST")) { /* the name in the body */
 		char named[600];
 		snprintf(named, sizeof named, "{\"name\":\"%s\",%s", name, body + 1);
