@@ -907,7 +907,8 @@ static bool auto_job_name(struct fw_serve *d, char *name, size_t len, int64_t *n
 static void h_job_submit(struct ctx *c)
 {
 	struct fw_serve *d = c->d;
-	struct fw_backend_job bj;
+	struct fw_backend_job_room room;
+	struct fw_backend_job *bj = fw_backend_job_room(&room);
 	struct fw_diag dg;
 	fw_time now = fw_serve_now();
 	int rc;
@@ -918,20 +919,20 @@ static void h_job_submit(struct ctx *c)
 			    d->bops->name);
 	if (!need_body(c) || !backend_ready(c))
 		return;
-	if ((rc = fw_codec_job_parse(c->body, &d->fleet->topology, &bj, &dg)) != FW_OK ||
-	    (rc = check_asks(&bj.job, &dg)) != FW_OK)
+	if ((rc = fw_codec_job_parse(c->body, &d->fleet->topology, bj, &dg)) != FW_OK ||
+	    (rc = check_asks(&bj->job, &dg)) != FW_OK)
 		return fail_diag(c, rc, &dg);
-	bool named = bj.job.name[0] != '\0';
+	bool named = bj->job.name[0] != '\0';
 	int64_t n = d->next_job;
-	if (!named && !auto_job_name(d, bj.job.name, sizeof bj.job.name, &n))
+	if (!named && !auto_job_name(d, bj->job.name, sizeof bj->job.name, &n))
 		return fail(c, 409, "EEXIST", "name", "job-%lld to job-%lld are all taken: give the job a name",
 			    (long long)d->next_job, (long long)n - 1);
-	if ((rc = check_job(d, &bj, &dg)) != FW_OK)
+	if ((rc = check_job(d, bj, &dg)) != FW_OK)
 		return fail_diag(c, rc, &dg);
 	if ((rc = fw_store_begin(d->store)) != FW_OK)
 		return (void)commit_or_fail(c, rc);
 	rc = named ? FW_OK : fw_store_meta_put(d->store, "next_job", n + 1);
-	if (rc == FW_OK && (rc = d->bops->submit(d->be, &bj, now, &dg)) != FW_OK) {
+	if (rc == FW_OK && (rc = d->bops->submit(d->be, bj, now, &dg)) != FW_OK) {
 		fw_store_rollback(d->store);
 		return fail_diag(c, rc, &dg);
 	}
@@ -940,16 +941,16 @@ static void h_job_submit(struct ctx *c)
 		 * forgot it; without one, withdraw it, so that a job the client
 		 * was told failed never runs. */
 		if (!d->bops->reload && d->bops->cancel)
-			d->bops->cancel(d->be, bj.job.name, now);
+			d->bops->cancel(d->be, bj->job.name, now);
 		return;
 	}
 	if (!named)
 		d->next_job = n + 1;
-	json_t *o = fw_codec_job_dump(&bj, &d->fleet->topology);
+	json_t *o = fw_codec_job_dump(bj, &d->fleet->topology);
 	json_object_set_new(o, "state", json_string("pending"));
 	json_object_set_new(o, "submitTime", json_integer(now));
-	if (time_limit(d, &bj) > 0) /* the one that binds: its own or a queue's */
-		json_object_set_new(o, "timeLimit", json_integer(time_limit(d, &bj)));
+	if (time_limit(d, bj) > 0) /* the one that binds: its own or a queue's */
+		json_object_set_new(o, "timeLimit", json_integer(time_limit(d, bj)));
 	reply(c, 201, o);
 }
 

@@ -257,16 +257,46 @@ struct fw_backend_job {
 	 * tasks then need nodes that meet both.  All selectors of a job share
 	 * sel: the job's pairs first, then group 0's ngsel[0] pairs, group
 	 * 1's, ... (fw_backend_group_sel), each at most FW_MAX_LABELS, all
-	 * together at most FW_BACKEND_SEL_MAX. */
+	 * together at most FW_BACKEND_SEL_MAX (fw_backend_npairs).
+	 * sel is not stored in the job: most jobs have no selector, and 16
+	 * pairs in place would make a job 2.7 KiB, a job the local backend
+	 * keeps for ever (three quarters of it were selectors).  Where a job
+	 * is parsed or built, sel points at room for FW_BACKEND_SEL_MAX pairs
+	 * (struct fw_backend_job_room); the local backend keeps an exact copy
+	 * of its pairs per job (NULL when none). */
 	int32_t nsel;
 	uint8_t ngsel[FW_MAX_GROUPS];
-	struct fw_label sel[FW_BACKEND_SEL_MAX];
+	struct fw_label *sel;
 	/* tasks[g].slice: group g's tasks in runs of slice[g] (0: none), each
 	 * inside one domain of slice_level[g] (snapshot.h "Slices"), which
 	 * each read makes the snapshot's slices entries. */
 	int32_t slice[FW_MAX_GROUPS];
 	int8_t slice_level[FW_MAX_GROUPS];
 };
+
+/* A job with room for all its selector pairs, on the stack where one is
+ * parsed or built: fw_backend_job_room() points j.sel at pairs and
+ * returns &r->j.  Not to be copied: a copy's sel is the original's room. */
+struct fw_backend_job_room {
+	struct fw_backend_job j;
+	struct fw_label pairs[FW_BACKEND_SEL_MAX];
+};
+
+static inline struct fw_backend_job *fw_backend_job_room(struct fw_backend_job_room *r)
+{
+	r->j.sel = r->pairs;
+	return &r->j;
+}
+
+/* How many pairs j's selectors hold together (its own and its groups'). */
+static inline int fw_backend_npairs(const struct fw_backend_job *j)
+{
+	int n = j->nsel;
+
+	for (int g = 0; g < FW_MAX_GROUPS; g++)
+		n += j->ngsel[g];
+	return n;
+}
 
 /* Task group g's own selector: its first pair, *n the count (0: none). */
 static inline const struct fw_label *fw_backend_group_sel(const struct fw_backend_job *j, int g, int *n)

@@ -682,8 +682,10 @@ int fw_codec_job_parse(json_t *o, const struct fw_topology *levels, struct fw_ba
 	struct fw_job *j = &bj->job;
 	int64_t prio = 0, rt = 0, minm = 0, exit_code = 0, ckpt = 0, maxrt = 0;
 	int rc, nsel;
+	struct fw_label *room = bj->sel;
 
 	memset(bj, 0, sizeof *bj);
+	bj->sel = room;
 	fw_job_init(j);
 	j->preemptible = true;
 	if ((rc = only_keys(o, "", keys, d)) || (rc = get_name(o, "", "name", false, j->name, d)) ||

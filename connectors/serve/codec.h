@@ -142,7 +142,10 @@ int fw_codec_queue_parse(json_t *o, const char *name_in_path, struct fw_queue_sp
 			 struct fw_diag *d);
 json_t *fw_codec_queue_dump(const struct fw_queue_spec *q);
 
-/* Topology names requiredLevel/preferredLevel; levels may be NULL. */
+/* Topology names requiredLevel/preferredLevel; levels may be NULL.
+ * j->sel must point at room for FW_BACKEND_SEL_MAX pairs (backend.h,
+ * struct fw_backend_job_room); the parse keeps that pointer and clears
+ * the rest of *j. */
 int fw_codec_job_parse(json_t *o, const struct fw_topology *levels, struct fw_backend_job *j,
 		       struct fw_diag *d);
 json_t *fw_codec_job_dump(const struct fw_backend_job *j, const struct fw_topology *levels);

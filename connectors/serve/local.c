@@ -291,6 +291,21 @@ static struct ljob *append(struct fw_backend *b)
 	return lj;
 }
 
+/* Make bj's selector pairs its own: an exact copy on the heap (NULL when
+ * it has none) in place of the room it was parsed or built in (backend.h:
+ * most jobs have no selector, and every job stays in memory).  On
+ * FW_ENOMEM bj->sel is NULL and the job holds nothing to free. */
+static int own_pairs(struct fw_backend_job *bj)
+{
+	int n = fw_backend_npairs(bj);
+	struct fw_label *p = n > 0 ? malloc((size_t)n * sizeof *p) : NULL;
+
+	if (n > 0 && p)
+		memcpy(p, bj->sel, (size_t)n * sizeof *p);
+	bj->sel = p;
+	return n > 0 && !p ? FW_ENOMEM : FW_OK;
+}
+
 static int set_place(struct ljob *lj, const struct fw_backend_placement *p, int32_t n)
 {
 	struct fw_backend_placement *np = NULL;
@@ -315,6 +330,7 @@ static int load_one(void *ctx, const char *key, const char *doc)
 	int rc = FW_EINVAL;
 	const char *st = json_string_value(json_object_get(o, "state"));
 	struct fw_diag dg;
+	struct fw_label room[FW_BACKEND_SEL_MAX];
 
 	memset(&dg, 0, sizeof dg);
 	if (!o || !spec || !st) {
@@ -327,9 +343,15 @@ static int load_one(void *ctx, const char *key, const char *doc)
 						  "alloc" };
 	for (size_t k = 0; k < sizeof state_keys / sizeof *state_keys; k++)
 		json_object_del(spec, state_keys[k]);
+	lj->bj.sel = room;
 	if (fw_codec_job_parse(spec, &b->fleet->topology, &lj->bj, &dg) != FW_OK) {
 		snprintf(b->why, sizeof b->why, "job %.63s: %.127s: %.300s", key, dg.field, dg.msg);
 		b->njobs--;
+		goto out;
+	}
+	if (own_pairs(&lj->bj) != FW_OK) {
+		b->njobs--;
+		rc = FW_ENOMEM;
 		goto out;
 	}
 	for (int s = 0; s < L_NSTATES; s++)
@@ -482,9 +504,9 @@ static int seed_selector(struct fw_backend *b, int32_t job, struct fw_backend_jo
 static int seed_readable(struct fw_backend *b, const struct ljob *lj)
 {
 	json_t *o = fw_codec_job_dump(&lj->bj, &b->fleet->topology);
-	struct fw_backend_job *back = malloc(sizeof *back);
+	struct fw_backend_job_room *back = malloc(sizeof *back);
 	struct fw_diag dg;
-	int rc = o && back ? fw_codec_job_parse(o, &b->fleet->topology, back, &dg) : FW_ENOMEM;
+	int rc = o && back ? fw_codec_job_parse(o, &b->fleet->topology, fw_backend_job_room(back), &dg) : FW_ENOMEM;
 
 	if (rc != FW_OK && rc != FW_ENOMEM)
 		snprintf(b->why, sizeof b->why, "job %.63s: %.127s: %.200s (the daemon keeps a job as its API takes it)",
@@ -499,6 +521,7 @@ static int seed(struct fw_backend *b, fw_time wall)
 {
 	const struct fw_snapshot *f = b->fleet;
 	fw_time shift = wall - f->now;
+	struct fw_label room[FW_BACKEND_SEL_MAX];
 	int rc;
 
 	for (int32_t i = 0; i < f->njobs; i++) {
@@ -507,8 +530,12 @@ static int seed(struct fw_backend *b, fw_time wall)
 		if (!lj)
 			return FW_ENOMEM;
 		lj->bj.job = *j;
+		lj->bj.sel = room;
 		snprintf(lj->bj.queue, sizeof lj->bj.queue, "%s", f->queues[j->queue].name);
-		if ((rc = seed_selector(b, i, &lj->bj)) != FW_OK || (rc = seed_readable(b, lj)) != FW_OK)
+		rc = seed_selector(b, i, &lj->bj);
+		if (rc != FW_OK)
+			lj->bj.sel = NULL; /* not the room: the backend frees it */
+		if (rc != FW_OK || (rc = own_pairs(&lj->bj)) != FW_OK || (rc = seed_readable(b, lj)) != FW_OK)
 			return rc;
 		lj->submit = j->submit_time + shift;
 		lj->state = j->state == FW_JOB_RUNNING ? L_RUNNING : L_PENDING;
@@ -829,8 +856,10 @@ static int alloc_world(struct fw_backend *b)
 
 static void free_world(struct fw_backend *b)
 {
-	for (int32_t i = 0; i < b->njobs; i++)
+	for (int32_t i = 0; i < b->njobs; i++) {
 		free(b->jobs[i].place);
+		free(b->jobs[i].bj.sel);
+	}
 	free(b->jobs);
 	free(b->hash);
 	free(b->drained);
@@ -1408,9 +1437,14 @@ static int local_submit(struct fw_backend *b, const struct fw_backend_job *j, fw
 	if (!(lj = append(b)))
 		return FW_ENOMEM;
 	lj->bj = *j;
+	if (own_pairs(&lj->bj) != FW_OK) {
+		b->njobs--;
+		return FW_ENOMEM;
+	}
 	lj->submit = now;
 	lj->state = L_PENDING;
 	if ((rc = save(b, lj)) != FW_OK) {
+		free(lj->bj.sel);
 		b->njobs--;
 		return fw_diag_set(d, rc, "", 0, 0, "store", "%s", fw_store_errmsg(b->store));
 	}

@@ -24,7 +24,7 @@ static const struct fw_topology levels = { 3, { "block", "rack", "nvlink" } };
 
 union doc {
 	struct fw_queue_spec q;
-	struct fw_backend_job j;
+	struct fw_backend_job_room j;
 	struct fw_reservation r;
 	struct fw_health_report h;
 	struct fw_user_use w;
@@ -36,7 +36,7 @@ static int parse(int kind, json_t *o, union doc *u, struct fw_diag *d)
 	switch (kind) {
 	case 0: return fw_codec_queue_parse(o, NULL, &u->q, d);
 	case 1: return fw_codec_queue_parse(o, "from-url", &u->q, d);
-	case 2: return fw_codec_job_parse(o, &levels, &u->j, d);
+	case 2: return fw_codec_job_parse(o, &levels, fw_backend_job_room(&u->j), d);
 	case 3: return fw_codec_reservation_parse(o, &u->r, d);
 	case 5: return fw_codec_user_use_parse(o, &u->w, d);
 	default:
@@ -49,7 +49,7 @@ static json_t *dump(int kind, const union doc *u)
 {
 	switch (kind) {
 	case 0: case 1: return fw_codec_queue_dump(&u->q);
-	case 2: return fw_codec_job_dump(&u->j, &levels);
+	case 2: return fw_codec_job_dump(&u->j.j, &levels);
 	case 3: return fw_codec_reservation_dump(&u->r);
 	case 5: return fw_codec_user_use_dump(&u->w);
 	default: return fw_codec_health_dump(&u->h);

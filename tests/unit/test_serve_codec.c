@@ -284,6 +284,10 @@ TEST(job_parse_and_round_trip)
 {
 	static const struct fw_topology levels = { 2, { "block", "rack" } };
 	struct fw_backend_job j, k;
+	struct fw_label js[FW_BACKEND_SEL_MAX], ks[FW_BACKEND_SEL_MAX];
+
+	j.sel = js;
+	k.sel = ks;
 	struct fw_diag d;
 	json_t *o = body("{\"name\":\"j\",\"queue\":\"q\",\"runtime\":600,\"requiredLevel\":\"rack\","
 			 "\"tasks\":[{\"count\":2,\"gpus\":8,\"cpu\":16,\"memory\":4096},{\"gpus\":1,\"gpuFraction\":0.25}]}");
@@ -317,6 +321,10 @@ TEST(job_parse_and_round_trip)
 TEST(job_node_selector)
 {
 	struct fw_backend_job j, k;
+	struct fw_label js[FW_BACKEND_SEL_MAX], ks[FW_BACKEND_SEL_MAX];
+
+	j.sel = js;
+	k.sel = ks;
 	json_t *o;
 
 	ASSERT_STR_EQ(job_field("{\"queue\":\"q\",\"tasks\":[{\"gpus\":1}]}", &j), "");
@@ -374,11 +382,15 @@ TEST(job_node_selector)
 	ASSERT(!json_object_get(json_array_get(json_object_get(o, "tasks"), 1), "nodeSelector"));
 	json_decref(o);
 	memset(&k, 0, sizeof k);
+	k.sel = ks;
 	ASSERT_STR_EQ(job_field(doc, &k), "");
 	free(doc);
 	ASSERT_EQ(k.nsel, 1);
 	ASSERT(!memcmp(k.ngsel, j.ngsel, sizeof k.ngsel));
-	ASSERT(!memcmp(k.sel, j.sel, 4 * sizeof *k.sel));
+	for (int i = 0; i < 4; i++) {
+		ASSERT_STR_EQ(k.sel[i].key, j.sel[i].key);
+		ASSERT_STR_EQ(k.sel[i].value, j.sel[i].value);
+	}
 	static const char *const gbad[][2] = {
 		{ "[\"gpu\"]", "tasks[1].nodeSelector" },
 		{ "{\"a b\":\"x\"}", "tasks[1].nodeSelector" },
@@ -417,6 +429,10 @@ static void optional_job_int(const char *key, int64_t (*get)(const struct fw_bac
 			    int64_t value, const char *const *bad, size_t nbad)
 {
 	struct fw_backend_job j, k;
+	struct fw_label js[FW_BACKEND_SEL_MAX], ks[FW_BACKEND_SEL_MAX];
+
+	j.sel = js;
+	k.sel = ks;
 	struct fw_diag d;
 	char s[160];
 	json_t *o = body("{\"queue\":\"q\",\"tasks\":[{\"gpus\":1}]}");
@@ -487,6 +503,9 @@ TEST(job_max_runtime)
 {
 	static const char *const bad[] = { "-1", "31536001", "\"2h\"", "1.5", "null", "true", "1e300" };
 	struct fw_backend_job j;
+	struct fw_label js[FW_BACKEND_SEL_MAX];
+
+	j.sel = js;
 
 	optional_job_int("maxRuntime", max_runtime_of, "31536000", 31536000, bad, sizeof bad / sizeof *bad);
 	ASSERT_STR_EQ(job_field("{\"queue\":\"q\",\"maxRuntime\":7200.0,\"tasks\":[{\"gpus\":1}]}", &j), "");
@@ -511,6 +530,9 @@ TEST(job_max_runtime)
 TEST(whole_reals_are_whole_numbers)
 {
 	struct fw_backend_job j;
+	struct fw_label js[FW_BACKEND_SEL_MAX];
+
+	j.sel = js;
 	struct fw_diag d;
 	json_t *o = body("{\"queue\":\"q\",\"runtime\":600.0,\"tasks\":[{\"count\":2.0,\"gpus\":1.0}]}");
 
@@ -660,9 +682,9 @@ TEST(every_refusal_names_its_field)
 				struct fw_queue_spec q;
 				rc = fw_codec_queue_parse(o, "a", &q, &d);
 			} else if (c[i].what == 'j') {
-				struct fw_backend_job *j = calloc(1, sizeof *j);
+				struct fw_backend_job_room *j = calloc(1, sizeof *j);
 				ASSERT(j != NULL);
-				rc = fw_codec_job_parse(o, NULL, j, &d);
+				rc = fw_codec_job_parse(o, NULL, fw_backend_job_room(j), &d);
 				free(j);
 			} else if (c[i].what == 'r') {
 				struct fw_reservation *r = calloc(1, sizeof *r);
@@ -849,6 +871,10 @@ TEST(job_slices)
 {
 	static const struct fw_topology levels = { 2, { "block", "rack" } };
 	struct fw_backend_job j, k;
+	struct fw_label js[FW_BACKEND_SEL_MAX], ks[FW_BACKEND_SEL_MAX];
+
+	j.sel = js;
+	k.sel = ks;
 	struct fw_diag d;
 	json_t *o = body("{\"queue\":\"q\",\"tasks\":[{\"count\":8,\"gpus\":4,\"slice\":{\"size\":4,"
 			 "\"required\":\"rack\"}},{\"gpus\":1},{\"count\":2,\"gpus\":1,\"slice\":{\"size\":2,"

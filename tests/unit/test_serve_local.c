@@ -1385,12 +1385,17 @@ static int submit_sel(struct fw_backend *b, const char *name, const char *key, c
 		      const char *key2)
 {
 	struct fw_backend_job j = job_named(name);
+	struct fw_label pairs[FW_BACKEND_SEL_MAX];
+
+	j.sel = pairs;
 	if (key) {
 		snprintf(j.sel[j.nsel].key, FW_NAME_MAX, "%s", key);
 		snprintf(j.sel[j.nsel++].value, FW_NAME_MAX, "%s", value);
 	}
-	if (key2) /* a label without a value; after key in key order */
-		snprintf(j.sel[j.nsel++].key, FW_NAME_MAX, "%s", key2);
+	if (key2) { /* a label without a value; after key in key order */
+		snprintf(j.sel[j.nsel].key, FW_NAME_MAX, "%s", key2);
+		j.sel[j.nsel++].value[0] = '\0';
+	}
 	return fw_backend_local.submit(b, &j, 1000, NULL);
 }
 
@@ -1575,6 +1580,9 @@ static int submit_groups(struct fw_backend *b, const char *name, const char *job
 			 const char *g1)
 {
 	struct fw_backend_job j = job_named(name);
+	struct fw_label pairs[FW_BACKEND_SEL_MAX];
+
+	j.sel = pairs;
 	const char *sel[3] = { job_sel, g0, g1 };
 
 	j.job.ngroups = 2;
@@ -1618,6 +1626,50 @@ static int32_t gentry_of(const struct fw_snapshot *s, const char *name, int g)
 		if (!strcmp(s->jobs[s->group_nodes[i].job].name, name) && s->group_nodes[i].group == g)
 			return i;
 	return -1;
+}
+
+/* The backend keeps its own copy of a job's selector pairs, exactly as
+ * many as the job has: the room a submitter parsed them into may be
+ * reused at once (the API's is on its stack). */
+TEST(a_job_keeps_its_selectors_not_the_submitters_room)
+{
+	struct fw_backend *b;
+	struct fw_backend_world w;
+	struct fw_backend_config cfg;
+	struct fw_backend_job_room room;
+	struct fw_backend_job *j = fw_backend_job_room(&room);
+	const struct fw_backend_job *bj;
+	const char *state;
+	fw_time sub, start, end;
+	struct fw_snapshot *s;
+
+	fresh_store(labelled_yaml, sizeof labelled_yaml - 1);
+	memset(&cfg, 0, sizeof cfg);
+	cfg.fleet = fleet;
+	cfg.store = store;
+	cfg.now = 1000;
+	ASSERT_EQ(fw_backend_local.open(&cfg, &b, NULL), FW_OK);
+	*j = job_named("g-b");
+	j->sel = room.pairs;
+	snprintf(j->sel[0].key, FW_NAME_MAX, "gpu");
+	snprintf(j->sel[0].value, FW_NAME_MAX, "b");
+	j->nsel = 1;
+	ASSERT_EQ(fw_backend_local.submit(b, j, 1000, NULL), FW_OK);
+	memset(room.pairs, 'x', sizeof room.pairs); /* the next request's */
+	ASSERT_EQ(fw_local_job_info(b, "g-b", &state, &sub, &start, &end, NULL, &bj), FW_OK);
+	ASSERT(bj->sel != room.pairs);
+	ASSERT_EQ(fw_backend_npairs(bj), 1);
+	ASSERT_STR_EQ(bj->sel[0].key, "gpu");
+	ASSERT_STR_EQ(bj->sel[0].value, "b");
+	*j = job_named("plain"); /* none: nothing kept */
+	ASSERT_EQ(fw_backend_local.submit(b, j, 1000, NULL), FW_OK);
+	ASSERT_EQ(fw_local_job_info(b, "plain", &state, &sub, &start, &end, NULL, &bj), FW_OK);
+	ASSERT(bj->sel == NULL);
+	s = world(b, 1000, &w);
+	ASSERT_STR_EQ(filter_of(s, "g-b"), "1,2");
+	ASSERT_STR_EQ(filter_of(s, "plain"), "");
+	fw_snapshot_free(s);
+	teardown(b);
 }
 
 /* A task group's own nodeSelector becomes its group filter at every read
@@ -2034,5 +2086,5 @@ TEST_MAIN(stale_generation_changes_nothing_and_actions_are_idempotent, slices_be
 	  a_job_a_fleet_change_would_requeue_ends_at_a_limit_that_passed,
 	  a_finish_the_store_refuses_changes_nothing,
 	  reload_after_a_rollback_restores_the_committed_world, node_selectors_become_node_filters,
-	  task_group_selectors_become_group_filters, queue_usage_decays_once_per_pass,
+	  a_job_keeps_its_selectors_not_the_submitters_room, task_group_selectors_become_group_filters, queue_usage_decays_once_per_pass,
 	  users_usage_is_kept_per_queue, a_backends_usage_becomes_the_daemons)
