@@ -824,7 +824,10 @@ static int check_slices(const struct fw_snapshot *fleet, struct fw_snapshot *s, 
 	return FW_OK;
 }
 
-/* The core's validation of one job against the fleet's nodes. */
+/* The core's validation of one job, in a snapshot of the queues and the
+ * job alone: a waiting job's checks read no node (a slice's room is
+ * d->fleet's, check_slices), and copying a 1,000-node fleet for every
+ * submission cost 1.7 MB and a sort of its names each time. */
 static int check_job(struct fw_serve *d, struct fw_backend_job *bj, struct fw_diag *dg)
 {
 	struct fw_snapshot *s = fw_serve_skeleton(d, d->queues, d->nqueues, fw_serve_now());
@@ -858,10 +861,7 @@ static int check_job(struct fw_serve *d, struct fw_backend_job *bj, struct fw_di
 				 "GET /v1/nodes shows each node's labels (set under nodes: labels: in the --config)",
 				 l[0].key, l[0].value[0] ? l[0].value : "\"\"", n > 1 ? ", ..." : "",
 				 bj->nsel ? " with the job's nodeSelector" : "");
-	} else {
-		for (int32_t i = 0; i < d->fleet->nnodes; i++)
-			if (fw_snapshot_add_node(s, &d->fleet->nodes[i]) < 0)
-				goto out;
+	} else { /* the job alone: no check of a waiting job reads a node */
 		bj->job.submit_time = s->now;
 		if (fw_snapshot_add_job(s, &bj->job) < 0)
 			goto out;
