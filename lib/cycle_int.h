@@ -355,6 +355,9 @@ int fw__reserve(struct cyc *y, int32_t jx);
 int fw__resv_clone(struct cyc *y, struct fw__cstate *d, struct fw__cstate *s);
 int fw__resv_events(struct cyc *y);
 void fw__resv_release(struct fw__cstate *c, const struct fw_job *j, const struct ev *e);
+/* The running jobs the EVICT decisions among dec[0 .. ndec) requeue (the
+ * drain's, made after the events were sorted) end now in y->ev_run. */
+int fw__resv_end_now(struct cyc *y, const struct fw_decision *dec, int32_t ndec);
 /* The walk over a clone in time order, three event streams: the running
  * jobs' ends (y->ev_run), this cycle's starts' ends (y->ev_st) and the
  * reservations' ends (y->ev_un, kept by reserve.c as each reservation

@@ -37,9 +37,11 @@
  * Cost: only when some node is UNHEALTHY, DRAINING or has a bad GPU
  * (counted at build), the drain walks the running jobs' allocations once to
  * count, then once per node it requeues from; the explanation is O(1) per
- * explained shape.  Honest limits: the capacity a drained job
- * frees on its healthy nodes is not reused in the same plan (the next
- * cycle sees it), and the estimates still count a drained job's end.
+ * explained shape.  Honest limit: the capacity a drained job frees on
+ * its healthy nodes is not reused in the same plan (the next cycle sees
+ * it), nor by the reservations made before the drain; the estimates see
+ * it free from now on (fw__resv_end_now: a requeued job's end event
+ * moves to now).
  */
 #include <string.h>
 
@@ -209,6 +211,7 @@ int fw__phase_drain(struct cyc *y)
 		return FW_OK;
 	if (grow_decisions(y, ndrain + nrun) != FW_OK)
 		return FW_ENOMEM;
+	int32_t first = y->ndec, evicted = y->nevicted;
 	for (int32_t n = 0; n < s->nnodes; n++) {
 		bool requeue = requeues(s, n);
 		if (!must_drain(&s->nodes[n], jobs_on[n]))
@@ -218,5 +221,8 @@ int fw__phase_drain(struct cyc *y)
 		if (requeue)
 			evict_from(y, n);
 	}
+	/* the estimates see a requeued job's room free at the next cycle */
+	if (y->nevicted > evicted && s->config.estimate_starts)
+		return fw__resv_end_now(y, y->dec + first, y->ndec - first);
 	return FW_OK;
 }

@@ -594,6 +594,87 @@ TEST(drain_counts_a_job_once_per_node)
 	fw_snapshot_free(s);
 }
 
+static const struct fw_pending *pending_of(const struct fw_plan *p, int job)
+{
+	for (int i = 0; i < p->npending; i++)
+		if (p->pending[i].job == job)
+			return &p->pending[i];
+	return NULL;
+}
+
+/* A gang on n0 (unhealthy) and n1, expected to run to t=5000, is
+ * requeued: n1 is free at the next cycle, so a waiting 8-GPU job is
+ * expected at now, not at the gang's end, nor unknown (the gang's end
+ * event used to stay at t=5000, or be dropped with its room held for
+ * ever, by whether a reservation sorted the events before the drain).
+ * With the drain letting the gang finish, its end stands. */
+TEST(a_requeued_gangs_room_is_free_in_the_estimates)
+{
+	for (int v = 0; v < 3; v++) {
+		struct fw_snapshot *s = cluster(2);
+		int both[] = { 0, 1 };
+		int g = tb_job(s, "gang", 0, 2, 8, 1000, 0);
+		int w = tb_job(s, "waits", 0, 1, 8, 1000, 50);
+		const struct fw_pending *r;
+		struct fw_plan *p;
+
+		tb_run(s, g, 2, both, 0xff);
+		s->jobs[g].start_time = 0;
+		s->jobs[g].expected_runtime = 5000;
+		s->jobs[w].expected_runtime = 600;
+		s->now = 100;
+		s->nodes[0].health = FW_HEALTH_UNHEALTHY;
+		s->config.reserve_depth = v == 1 ? -1 : 0; /* 0: the policy's (a reservation for "waits") */
+		s->config.drain_requeue = v != 2;
+		p = run(s);
+		ASSERT(p);
+		ASSERT(!decision_of(p, FW_DECIDE_START, w, -1)); /* n1 is the gang's in this plan */
+		ASSERT_EQ(decision_of(p, FW_DECIDE_EVICT, g, -1) != NULL, v != 2);
+		r = pending_of(p, w);
+		ASSERT(r);
+		ASSERT_EQ(decision_of(p, FW_DECIDE_RESERVE, w, -1) != NULL, v != 1);
+		if (v == 0) /* made before the drain, at the gang's end: its estimate is its time */
+			ASSERT_EQ(r->expected_start, decision_of(p, FW_DECIDE_RESERVE, w, -1)->at);
+		else
+			ASSERT_EQ(r->expected_start, v == 2 ? 5000 : 100);
+		fw_snapshot_free(s);
+	}
+}
+
+/* The events were sorted before the drain (a reservation for the first
+ * waiting job, at the gang's end on n1 or n2): the second, which has no
+ * reservation, is expected at now on the other node, and the gang's old
+ * end event is gone (its tasks released once: at t=5000 the walk would
+ * otherwise free them again). */
+TEST(a_requeue_after_a_reservation_frees_the_unreserved_node)
+{
+	struct fw_snapshot *s = cluster(3);
+	int all[] = { 0, 1, 2 };
+	int g = tb_job(s, "gang", 0, 3, 8, 1000, 0);
+	int w = tb_job(s, "waits", 0, 1, 8, 1000, 50);
+	int x = tb_job(s, "next", 0, 1, 8, 1000, 60);
+	const struct fw_decision *d;
+	struct fw_plan *p;
+
+	tb_run(s, g, 3, all, 0xff);
+	s->jobs[g].start_time = 0;
+	s->jobs[g].expected_runtime = 5000;
+	s->jobs[w].expected_runtime = s->jobs[x].expected_runtime = 600;
+	s->now = 100;
+	s->nodes[0].health = FW_HEALTH_UNHEALTHY;
+	s->config.reserve_depth = 1;
+	p = run(s);
+	ASSERT(p);
+	ASSERT(decision_of(p, FW_DECIDE_EVICT, g, -1));
+	d = decision_of(p, FW_DECIDE_RESERVE, w, -1);
+	ASSERT(d);
+	ASSERT_EQ(d->at, 5000);
+	ASSERT(!decision_of(p, FW_DECIDE_RESERVE, x, -1));
+	ASSERT_EQ(pending_of(p, w)->expected_start, 5000);
+	ASSERT_EQ(pending_of(p, x)->expected_start, 100);
+	fw_snapshot_free(s);
+}
+
 TEST(drain_lets_finish_by_policy)
 {
 	struct fw_snapshot *s = drain_case();
@@ -758,6 +839,7 @@ TEST_MAIN(drain_counts_a_job_once_per_node, bad_gpu_keeps_the_others, bad_gpu_bl
 	  small_jobs_take_tainted_nodes_first,
 	  tainted_first_honours_topology, tainted_lists_survive_reservations_and_estimates,
 	  suspect_gpu_mask_counts_as_suspect, threshold_configurable, domains_count_usable_capacity_only,
-	  drain_requeues_by_default, drain_lets_finish_by_policy, draining_node_lets_finish,
+	  drain_requeues_by_default, a_requeued_gangs_room_is_free_in_the_estimates,
+	  a_requeue_after_a_reservation_frees_the_unreserved_node, drain_lets_finish_by_policy, draining_node_lets_finish,
 	  healthy_cluster_no_drain, unschedulable_unhealthy_node_with_jobs_drained, idle_unhealthy_node_drained_once, checker_rejects_health_violations,
 	  reservation_avoids_suspect_nodes, validate_rejects_bad_health)
