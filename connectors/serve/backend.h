@@ -298,7 +298,8 @@ static inline int fw_backend_npairs(const struct fw_backend_job *j)
 	return n;
 }
 
-/* Task group g's own selector: its first pair, *n the count (0: none). */
+/* Task group g's own selector: its first pair, *n the count (0: none,
+ * and NULL when the job keeps no pairs at all). */
 static inline const struct fw_label *fw_backend_group_sel(const struct fw_backend_job *j, int g, int *n)
 {
 	int at = j->nsel;
@@ -306,7 +307,7 @@ static inline const struct fw_label *fw_backend_group_sel(const struct fw_backen
 	for (int i = 0; i < g; i++)
 		at += j->ngsel[i];
 	*n = j->ngsel[g];
-	return &j->sel[at];
+	return j->sel ? j->sel + at : NULL;
 }
 
 /* Has some task group of j a selector of its own? */

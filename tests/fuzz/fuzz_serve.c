@@ -12,7 +12,8 @@
  * a node's health; read a listing, /metrics or /v1/fairshare; run a cycle
  * (fw_serve_cycle_once); move the clock; send a body of raw bytes to a
  * route; or restart (close, reopen on the same directory), cleanly or as
- * after a crash.  Values come
+ * after a crash, on the same fleet or on the other one (config_b_yaml:
+ * n1 gone, n2 relabelled; and back).  Values come
  * from the stream, one read per statement (as in fuzz_cycle).  Then:
  *   - no answer is a 5xx (but 503 EAGAIN before the first cycle's view,
  *     for what needs one), and every answer is JSON (text for /metrics);
@@ -27,7 +28,12 @@
  *     has not planned yet, so each job's reason, estimate and the like
  *     are left out of that comparison; docs/serve.md, The store); after a
  *     crash (no clean stop), all but the usage accrued since its last
- *     save (every 10 s) is there.
+ *     save (every 10 s) is there;
+ *   - a restart onto the other fleet loses nothing either: every job is
+ *     still there and reads the same, but for a job that was running on
+ *     a node the new fleet lacks, which is pending again or ended at a
+ *     limit that passed (docs/serve.md, The store); queues, reservations,
+ *     health reports and usage read the same.
  * Any failure aborts with both readings on stderr.  Replayed as
  * fuzz_replay_serve over tests/fuzz/corpus/serve in every test run; each
  * input makes and removes its own directory under $TMPDIR (default /tmp).
@@ -57,6 +63,22 @@ static const char config_yaml[] =
 	"  - {name: n0, gpus: 8, gpuModel: H100, cpu: 64, memory: 512Gi, topology: {rack: r0}, labels: {zone: a}}\n"
 	"  - {name: n1, gpus: 8, gpuModel: H100, cpu: 64, memory: 512Gi, topology: {rack: r0}, labels: {zone: b}}\n"
 	"  - {name: n2, gpus: 4, gpuModel: A100, cpu: 64, memory: 512Gi, topology: {rack: r1}, labels: {ib: \"\"}}\n"
+	"queues:\n"
+	"  - {name: org, resources: {gpu: {quota: 16}}}\n"
+	"  - {name: a, parent: org, resources: {gpu: {quota: 8}}}\n"
+	"  - {name: b, parent: org, resources: {gpu: {quota: 8, limit: 12}}}\n"
+	"  - {name: c, resources: {gpu: {quota: 4}}}\n";
+
+/* The fleet a restart may change to, and back: n1 gone (a running job
+ * with a task there is requeued, or ends at a limit that passed), n2
+ * relabelled (its ib label gone: a waiting job that asks for it is left
+ * out of the plans, not lost). */
+static const char config_b_yaml[] =
+	"now: 0\n"
+	"topology:\n  levels: [rack]\n"
+	"nodes:\n"
+	"  - {name: n0, gpus: 8, gpuModel: H100, cpu: 64, memory: 512Gi, topology: {rack: r0}, labels: {zone: a}}\n"
+	"  - {name: n2, gpus: 4, gpuModel: A100, cpu: 64, memory: 512Gi, topology: {rack: r1}, labels: {zone: b}}\n"
 	"queues:\n"
 	"  - {name: org, resources: {gpu: {quota: 16}}}\n"
 	"  - {name: a, parent: org, resources: {gpu: {quota: 8}}}\n"
@@ -427,6 +449,82 @@ static void restart(struct session *x, bool clean)
 	free(after);
 }
 
+/* The job listing of a reading (its "/v1/jobs" answer's array). */
+static json_t *jobs_of(json_t *r)
+{
+	return json_object_get(json_object_get(r, "/v1/jobs"), "jobs");
+}
+
+static bool ran_on(const json_t *job, const char *node)
+{
+	size_t i;
+	json_t *n;
+
+	json_array_foreach(json_object_get(job, "nodes"), i, n)
+		if (!strcmp(json_string_value(n), node))
+			return true;
+	return false;
+}
+
+/* Before and after a restart onto the other fleet: the same but for the
+ * jobs that ran on a node the new one lacks, each pending again or ended
+ * at its limit (docs/serve.md, The store: the fleet may change between
+ * two starts).  Every job is still there. */
+static void same_but_requeued(const char *before, const char *after, const char *gone)
+{
+	json_t *a = json_loads(before, 0, NULL), *b = json_loads(after, 0, NULL);
+	json_t *ja = jobs_of(a), *jb = jobs_of(b);
+
+	if (!a || !b || !ja || !jb)
+		die("a reading without its jobs", before, after);
+	if (json_array_size(ja) != json_array_size(jb))
+		die("a fleet change lost or made jobs", before, after);
+	for (size_t i = 0; i < json_array_size(ja); i++) {
+		json_t *x = json_array_get(ja, i), *y = json_array_get(jb, i);
+		const char *sx = json_string_value(json_object_get(x, "state"));
+		const char *sy = json_string_value(json_object_get(y, "state"));
+		if (strcmp(name_of(x), name_of(y)))
+			die("a fleet change lost or renamed a job", before, after);
+		bool moved = gone && sx && !strcmp(sx, "running") && ran_on(x, gone);
+		if (moved && sy && (!strcmp(sy, "pending") || !strcmp(sy, "timeout")))
+			continue;
+		if (moved || !json_equal(x, y)) {
+			fprintf(stderr, "fuzz_serve: job %s\n", name_of(x));
+			die(moved ? "a job on a node the fleet lost was not requeued" : "a fleet change changed a job",
+			    before, after);
+		}
+	}
+	json_object_del(a, "/v1/jobs");
+	json_object_del(b, "/v1/jobs");
+	char *ra = json_dumps(a, JSON_SORT_KEYS | JSON_COMPACT), *rb = json_dumps(b, JSON_SORT_KEYS | JSON_COMPACT);
+	if (!ra || !rb || strcmp(ra, rb))
+		die("a fleet change changed queues, reservations, health or usage", ra, rb);
+	free(ra);
+	free(rb);
+	json_decref(a);
+	json_decref(b);
+}
+
+/* A restart onto the other fleet (config_b_yaml, or back). */
+static void refleet(struct session *x, bool clean)
+{
+	bool to_b = x->o.embedded_yaml != config_b_yaml;
+
+	if (clean && fw_serve_save_usage_now(&x->d) != FW_OK)
+		die("the usage was not saved", NULL, NULL);
+	catch_up(x); /* what time ended is not the fleet's doing */
+	char *before = reading(x, clean ? MODEL : COMMITTED);
+
+	close_daemon(x, clean);
+	x->o.embedded_yaml = to_b ? config_b_yaml : config_yaml;
+	x->o.embedded_len = to_b ? sizeof config_b_yaml - 1 : sizeof config_yaml - 1;
+	open_daemon(x);
+	char *after = reading(x, clean ? MODEL : COMMITTED);
+	same_but_requeued(before, after, to_b ? "n1" : NULL);
+	free(before);
+	free(after);
+}
+
 static void step(struct session *x, struct bytes *b)
 {
 	switch (pick(b, 12)) {
@@ -445,10 +543,15 @@ static void step(struct session *x, struct bytes *b)
 		break;
 	case 10: g_now += 30 * (fw_time)(1 + pick(b, 240)); break;
 	default: {
-		bool clean = u8(b) & 1;
+		unsigned f = u8(b);
+		bool clean = f & 1, refl = (f & 6) == 6;
 		if (getenv("FUZZ_SERVE_VERBOSE"))
-			fprintf(stderr, "%s at %lld\n", clean ? "restart" : "crash", (long long)g_now);
-		restart(x, clean);
+			fprintf(stderr, "%s%s at %lld\n", clean ? "restart" : "crash", refl ? " onto the other fleet" : "",
+				(long long)g_now);
+		if (refl)
+			refleet(x, clean);
+		else
+			restart(x, clean);
 		break;
 	}
 	}
