@@ -306,7 +306,8 @@ static int start_events(struct cyc *y)
 	}
 	for (; y->ev_seen < y->ndec; y->ev_seen++) {
 		const struct fw_decision *dc = &y->dec[y->ev_seen];
-		if (y->ev_seen + FW__AHEAD < y->ndec)
+		/* a drain's DRAIN decision names no job (-1) */
+		if (y->ev_seen + FW__AHEAD < y->ndec && y->dec[y->ev_seen + FW__AHEAD].job >= 0)
 			FW__PREFETCH(&s->jobs[y->dec[y->ev_seen + FW__AHEAD].job], 0);
 		if (dc->kind != FW_DECIDE_START || fw__runtime(y, &s->jobs[dc->job]) <= 0)
 			continue;
