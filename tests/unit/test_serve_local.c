@@ -1381,6 +1381,17 @@ static const char labelled_yaml[] =
 	"queues:\n"
 	"  - {name: q}\n";
 
+/* A fresh store and a local backend on labelled_yaml's fleet at t=1000. */
+static int open_labelled(struct fw_backend_config *cfg, struct fw_backend **b)
+{
+	fresh_store(labelled_yaml, sizeof labelled_yaml - 1);
+	memset(cfg, 0, sizeof *cfg);
+	cfg->fleet = fleet;
+	cfg->store = store;
+	cfg->now = 1000;
+	return fw_backend_local.open(cfg, b, NULL);
+}
+
 static int submit_sel(struct fw_backend *b, const char *name, const char *key, const char *value,
 		      const char *key2)
 {
@@ -1482,12 +1493,7 @@ TEST(node_selectors_become_node_filters)
 	const char *state;
 	fw_time sub, start, end;
 
-	fresh_store(labelled_yaml, sizeof labelled_yaml - 1);
-	memset(&cfg, 0, sizeof cfg);
-	cfg.fleet = fleet;
-	cfg.store = store;
-	cfg.now = 1000;
-	ASSERT_EQ(fw_backend_local.open(&cfg, &b, NULL), FW_OK);
+	ASSERT_EQ(open_labelled(&cfg, &b), FW_OK);
 	ASSERT_EQ(submit_sel(b, "any", NULL, NULL, NULL), FW_OK);
 	ASSERT_EQ(submit_sel(b, "b1", "gpu", "b", NULL), FW_OK);
 	ASSERT_EQ(submit_sel(b, "b-ib", "gpu", "b", "ib"), FW_OK);
@@ -1643,12 +1649,7 @@ TEST(a_job_keeps_its_selectors_not_the_submitters_room)
 	fw_time sub, start, end;
 	struct fw_snapshot *s;
 
-	fresh_store(labelled_yaml, sizeof labelled_yaml - 1);
-	memset(&cfg, 0, sizeof cfg);
-	cfg.fleet = fleet;
-	cfg.store = store;
-	cfg.now = 1000;
-	ASSERT_EQ(fw_backend_local.open(&cfg, &b, NULL), FW_OK);
+	ASSERT_EQ(open_labelled(&cfg, &b), FW_OK);
 	*j = job_named("g-b");
 	j->sel = room.pairs;
 	snprintf(j->sel[0].key, FW_NAME_MAX, "gpu");
@@ -1693,12 +1694,7 @@ TEST(task_group_selectors_become_group_filters)
 	fw_time sub, start, end;
 	int n;
 
-	fresh_store(labelled_yaml, sizeof labelled_yaml - 1); /* n0 gpu: a; n1 gpu: b, ib; n2 gpu: b */
-	memset(&cfg, 0, sizeof cfg);
-	cfg.fleet = fleet;
-	cfg.store = store;
-	cfg.now = 1000;
-	ASSERT_EQ(fw_backend_local.open(&cfg, &b, NULL), FW_OK);
+	ASSERT_EQ(open_labelled(&cfg, &b), FW_OK); /* n0 gpu: a; n1 gpu: b, ib; n2 gpu: b */
 	ASSERT_EQ(submit_groups(b, "on-b", "gpu=b", NULL, NULL), FW_OK);
 	ASSERT_EQ(submit_groups(b, "lead-a", NULL, "gpu=a", "gpu=b"), FW_OK);
 	ASSERT_EQ(submit_groups(b, "lead-a2", NULL, "gpu=a", NULL), FW_OK);
