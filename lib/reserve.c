@@ -204,9 +204,25 @@ static void ev_insertion_sort(struct ev *v, int32_t n)
 	}
 }
 
+/* Merge the sorted runs a[0..na) and b[0..nb) into out (a first on a
+ * tie), then copy the result back over a, which has room for na + nb
+ * and may hold b right after its run. */
+static void ev_merge(struct ev *a, int32_t na, const struct ev *b, int32_t nb, struct ev *out)
+{
+	int32_t i = 0, j = 0, k = 0;
+
+	while (i < na && j < nb)
+		out[k++] = fw__ev_cmp(&b[j], &a[i]) < 0 ? b[j++] : a[i++];
+	while (i < na)
+		out[k++] = a[i++];
+	while (j < nb)
+		out[k++] = b[j++];
+	memcpy(a, out, (size_t)k * sizeof *a);
+}
+
 static void ev_merge_sort(struct ev *v, struct ev *tmp, int32_t n)
 {
-	int32_t h = n / 2, i = 0, j, k = 0;
+	int32_t h = n / 2;
 
 	if (n <= 16) {
 		ev_insertion_sort(v, n);
@@ -214,13 +230,7 @@ static void ev_merge_sort(struct ev *v, struct ev *tmp, int32_t n)
 	}
 	ev_merge_sort(v, tmp, h);
 	ev_merge_sort(v + h, tmp, n - h);
-	for (j = h; i < h && j < n;)
-		tmp[k++] = fw__ev_cmp(&v[j], &v[i]) < 0 ? v[j++] : v[i++];
-	while (i < h)
-		tmp[k++] = v[i++];
-	while (j < n)
-		tmp[k++] = v[j++];
-	memcpy(v, tmp, (size_t)n * sizeof *v);
+	ev_merge(v, h, v + h, n - h, tmp);
 }
 
 /* Sort v[0..n) by (end, job), jobs < njobs.  A long run is sorted by
@@ -316,17 +326,8 @@ static int start_events(struct cyc *y)
 						     .ntasks = dc->alloc_count };
 	}
 	ev_sort(y->ev_st + n0, y->ev_tmp, y->nev_st - n0, s->njobs);
-	if (n0 > 0 && y->nev_st > n0 && fw__ev_cmp(&y->ev_st[n0], &y->ev_st[n0 - 1]) < 0) {
-		struct ev *v = y->ev_st, *t = y->ev_tmp;
-		int32_t i = 0, j = n0, k = 0;
-		while (i < n0 && j < y->nev_st)
-			t[k++] = fw__ev_cmp(&v[j], &v[i]) < 0 ? v[j++] : v[i++];
-		while (i < n0)
-			t[k++] = v[i++];
-		while (j < y->nev_st)
-			t[k++] = v[j++];
-		memcpy(v, t, (size_t)y->nev_st * sizeof *v);
-	}
+	if (n0 > 0 && y->nev_st > n0 && fw__ev_cmp(&y->ev_st[n0], &y->ev_st[n0 - 1]) < 0)
+		ev_merge(y->ev_st, n0, y->ev_st + n0, y->nev_st - n0, y->ev_tmp);
 	return FW_OK;
 }
 
@@ -523,7 +524,7 @@ int fw__resv_events(struct cyc *y)
 int fw__resv_end_now(struct cyc *y, const struct fw_decision *dec, int32_t ndec)
 {
 	const struct fw_snapshot *s = y->s;
-	int32_t n = 0, m = 0, i = 0, k = 0, o = 0;
+	int32_t n = 0, m = 0;
 	struct ev *d, *t;
 	int rc = fw__resv_events(y);
 
@@ -537,24 +538,15 @@ int fw__resv_end_now(struct cyc *y, const struct fw_decision *dec, int32_t ndec)
 		if (!y->evicted[y->ev_run[x].job])
 			y->ev_run[n++] = y->ev_run[x];
 	for (int32_t x = 0; x < ndec; x++) {
-		const struct fw_job *job = &s->jobs[dec[x].job];
-		if (dec[x].kind != FW_DECIDE_EVICT || job->state != FW_JOB_RUNNING)
+		if (dec[x].kind != FW_DECIDE_EVICT) /* a DRAIN names no job (-1) */
 			continue;
-		struct ev e = { .end = s->now, .job = dec[x].job, .tasks = s->allocs + job->alloc_first,
-				.ntasks = job->alloc_count };
-		int32_t j = m++;
-		for (; j > 0 && fw__ev_cmp(&e, &d[j - 1]) < 0; j--)
-			d[j] = d[j - 1];
-		d[j] = e;
+		const struct fw_job *job = &s->jobs[dec[x].job];
+		d[m++] = (struct ev){ .end = s->now, .job = dec[x].job, .tasks = s->allocs + job->alloc_first,
+				      .ntasks = job->alloc_count };
 	}
-	while (i < m && k < n)
-		t[o++] = fw__ev_cmp(&y->ev_run[k], &d[i]) < 0 ? y->ev_run[k++] : d[i++];
-	while (i < m)
-		t[o++] = d[i++];
-	while (k < n)
-		t[o++] = y->ev_run[k++];
-	memcpy(y->ev_run, t, (size_t)o * sizeof *t);
-	y->nev_run = o;
+	ev_sort(d, t, m, s->njobs);
+	ev_merge(y->ev_run, n, d, m, t); /* ev_run has room: m + n <= running jobs */
+	y->nev_run = n + m;
 	return FW_OK;
 }
 
