@@ -5,6 +5,9 @@
 # and bench_serve in a second process sending RATE mixed requests/s
 # (default 1000) for SECONDS (default 60) on loopback.  Prints the load
 # generator's figures, the daemon's peak RSS, and its cycle figures.
+# BENCH_SERVE_ARGS adds flags to `fairway serve`, e.g.
+# BENCH_SERVE_ARGS="--backend-opt min-job-age=30" (then it also prints the
+# jobs forgotten).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${1:-build-serve-rel}
@@ -42,7 +45,7 @@ queues:
 YAML
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 "$B/tools/fairway" serve --config "$T/fleet.yaml" --state "$T/state" --listen "127.0.0.1:$PORT" \
-	--period 1s >"$T/daemon.log" 2>&1 &
+	--period 1s ${BENCH_SERVE_ARGS-} >"$T/daemon.log" 2>&1 &
 DPID=$!
 for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$PORT/v1/health" >/dev/null && break; sleep 0.1; done
 "$B/bench/bench_serve" "http://127.0.0.1:$PORT" "$(cat "$T/state/token")" "$RATE" "$SECS" || true
@@ -55,6 +58,7 @@ awk '/^fairway_cycle_seconds_(sum|count)/ {v[$1]=$2} /^fairway_cycles_stale_tota
           printf "cycle thread busy %.2f s, of which %.2f s holding the state lock (%.0f%%)\n",
           v["fairway_cycle_busy_seconds_total"], v["fairway_cycle_locked_seconds_total"],
           100*v["fairway_cycle_locked_seconds_total"]/v["fairway_cycle_busy_seconds_total"]}' "$T/metrics"
+awk '$1 == "fairway_jobs_purged_total" && $2 > 0 {print "jobs forgotten (min-job-age): " $2}' "$T/metrics"
 grep '^fairway_cycle_seconds_bucket' "$T/metrics" | tr '\n' ' ' | sed 's/fairway_cycle_seconds_bucket//g'
 echo
 kill -TERM $DPID

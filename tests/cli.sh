@@ -353,8 +353,10 @@ expect "serve-period-hex" 2 "--period '0x10': expected a duration" timeout 20 "$
 expect "serve-period-exponent" 2 "--period '1e1': expected a duration" timeout 20 "$FW" serve --state "$SERVE_TMP/st" --period 1e1
 expect "serve-period-1h-is-taken" 2 "--listen 'x'" "$FW" serve --period 1h --listen x
 expect "serve-period-over-1h" 2 "--period '1.5h': expected a duration" "$FW" serve --period 1.5h
-expect "serve-local-refuses-backend-opt" 2 "the local backend takes no options ('a=b,c=d')" \
+expect "serve-local-refuses-backend-opt" 2 "field a: the local backend takes min-job-age=SECONDS only ('a=b')" \
 	timeout 20 "$FW" serve --state "$SERVE_TMP" --listen 127.0.0.1:0 --backend-opt a=b --backend-opt c=d
+expect "serve-local-min-job-age-not-seconds" 2 "field min-job-age: min-job-age=5m: expected whole seconds from 0 to 315360000" \
+	timeout 20 "$FW" serve --state "$SERVE_TMP" --listen 127.0.0.1:0 --backend-opt min-job-age=300,min-job-age=5m
 # a queue with more GPU model limits than the daemon keeps is refused at
 # the first start, naming the queue; nothing is seeded, so the fixed
 # config seeds the same state directory

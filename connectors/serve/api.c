@@ -1016,12 +1016,13 @@ static void h_job_get(struct ctx *c)
 	json_t *copy = json_copy(j); /* the view's object is shared: never add to it */
 	const struct fw_backend_job *bj;
 	const char *st;
-	fw_time t0, t1, t2;
+	fw_time t0 = INT64_MIN, t1, t2;
+	bool local = c->d->bops == &fw_backend_local &&
+		     fw_local_job_info(c->d->be, c->name, &st, &t0, &t1, &t2, NULL, &bj) == FW_OK;
 	json_decref(j);
 	if (!(j = copy))
 		return fail(c, 500, "ENOMEM", "", "out of memory");
-	if (c->d->bops == &fw_backend_local && !json_object_get(j, "nodeSelector") &&
-	    fw_local_job_info(c->d->be, c->name, &st, &t0, &t1, &t2, NULL, &bj) == FW_OK) { /* the view has no selector */
+	if (local && !json_object_get(j, "nodeSelector")) { /* the view has no selector */
 		if (bj->nsel)
 			json_object_set_new(j, "nodeSelector", fw_codec_selector_dump(bj));
 		if (fw_backend_has_group_sel(bj))
@@ -1033,7 +1034,9 @@ static void h_job_get(struct ctx *c)
 			}
 	}
 	hist = json_array();
-	fw_store_job_decisions(c->d->store, c->name, 10, add_decision, hist);
+	/* a local job's own rows: from its submission (its name may have been
+	 * a forgotten job's: min-job-age) */
+	fw_store_job_decisions(c->d->store, c->name, local ? t0 : INT64_MIN, 10, add_decision, hist);
 	json_object_set_new(j, "decisions", hist);
 	ended_why(j, hist);
 	reply(c, 200, j);

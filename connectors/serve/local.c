@@ -98,12 +98,24 @@
  * is left out and counted in skipped_jobs.  A seeded fleet job's filters
  * become minimal label sets meeting the same nodes (seed_selector).
  *
+ * Retention (--backend-opt min-job-age=SECONDS, as Slurm's MinJobAge; 0,
+ * the default, keeps every job): read() forgets the jobs that ended that
+ * long ago, a failed one only once the health model's longest window has
+ * passed too (keep_for: its failure is in the tally above, rebuilt from
+ * the stored jobs).  Store first (one transaction), memory only once it
+ * committed; at most every min-job-age / 10 s (1..60), so the O(jobs)
+ * compaction and re-index do not run every cycle.  Waiting and running
+ * jobs are never forgotten, so no plan in flight names a forgotten job
+ * and the generation stays.  A forgotten name is free again (submit); the
+ * API shows a job's decision-log rows from its own submission on.
+ *
  * Generation: bumped when a plan made before the change could be wrong
  * after it (a job cancelled, started, evicted, finished; a node drained).
  * A submission only adds pending work, which a plan in flight simply has
  * not considered yet, so it does not bump it (under a steady stream of
  * submissions every plan would otherwise be stale).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,6 +177,10 @@ struct fw_backend {
 	bool caught_up;                /* a read has ended the jobs whose limit
 					* passed before opened (finish_due) */
 	uint64_t timed_out;            /* jobs read() ended at their limit */
+	fw_time min_age;               /* min-job-age: seconds an ended job is
+					* kept; 0 = every job, forever */
+	fw_time purge_at;              /* the next read that may purge */
+	uint64_t purged;               /* jobs purged since open */
 	char why[512];                 /* open(): the stored job that failed */
 };
 
@@ -877,6 +893,141 @@ static void load_drains(struct fw_backend *b)
 	}
 }
 
+/* --- retention: min-job-age ------------------------------------------------- */
+/* How long after its end a job is kept: min-job-age; a failed job at least
+ * the health model's longest memory too, as its failure is in the node
+ * tally that tally_failures() rebuilds from the stored jobs alone. */
+static fw_time keep_for(const struct fw_backend *b, const struct ljob *lj)
+{
+	const struct fw_health_config *c = &b->hcfg;
+	fw_time k = b->min_age;
+
+	if (lj->state == L_FAILED) {
+		const fw_time w[] = { c->lemon_window_s, c->flap_window_s + c->flap_hold_s,
+				      c->job_fail_window_s + c->probation_s };
+		for (size_t i = 0; i < sizeof w / sizeof *w; i++)
+			k = w[i] > k ? w[i] : k;
+	}
+	return k;
+}
+
+static bool expired(const struct fw_backend *b, const struct ljob *lj, fw_time now)
+{
+	return b->min_age > 0 && ended(lj) && now - lj->end >= keep_for(b, lj);
+}
+
+/* Phase 1 of purge: delete the expired jobs' documents, in one
+ * transaction; their count, or a negative fw_err (rolled back). */
+static int drop_expired(struct fw_backend *b, fw_time now)
+{
+	int n = 0, rc = FW_OK;
+
+	for (int32_t i = 0; i < b->njobs; i++)
+		n += expired(b, &b->jobs[i], now);
+	if (n == 0)
+		return 0;
+	rc = fw_store_begin(b->store);
+	for (int32_t i = 0; i < b->njobs && rc == FW_OK; i++)
+		if (expired(b, &b->jobs[i], now))
+			rc = fw_store_del(b->store, FW_STORE_JOBS, b->jobs[i].bj.job.name);
+	if (rc == FW_OK)
+		rc = fw_store_commit(b->store);
+	return rc == FW_OK ? n : rc; /* the caller rolls back, after its message */
+}
+
+/* Phase 2: the same jobs out of memory, the rest in their order
+ * (fw_local_each_job, end_cmp's tie-break), then a new name index and,
+ * when most of the array is empty, a smaller one. */
+static void compact(struct fw_backend *b, fw_time now)
+{
+	int32_t k = 0;
+
+	for (int32_t i = 0; i < b->njobs; i++) {
+		struct ljob *lj = &b->jobs[i];
+		if (!expired(b, lj, now)) {
+			b->jobs[k++] = *lj;
+			continue;
+		}
+		free(lj->place);
+		free(lj->bj.sel);
+		b->purged++;
+	}
+	b->njobs = k;
+	b->indexed = 0;
+	b->hcap = 0; /* index_jobs() builds a new one, sized for k */
+	if (b->cap > 64 && k < b->cap / 4) {
+		struct ljob *n = realloc(b->jobs, (size_t)(b->cap / 2) * sizeof *n);
+		if (n) {
+			b->jobs = n;
+			b->cap /= 2;
+		}
+	}
+}
+
+/* Forget the jobs that ended min-job-age ago (a failed one: keep_for), in
+ * the store and then in memory, at most once every min-job-age / 10
+ * seconds (1 to 60), as Slurm's MinJobAge.  A store error forgets
+ * nothing: one line on stderr, and the next purge tries again.  A plan in
+ * flight names only waiting and running jobs: the generation stays. */
+static void purge(struct fw_backend *b, fw_time now)
+{
+	fw_time every = b->min_age / 10;
+	int n;
+
+	if (b->min_age <= 0 || now < b->purge_at)
+		return;
+	b->purge_at = now + (every < 1 ? 1 : every > 60 ? 60 : every);
+	if ((n = drop_expired(b, now)) < 0) {
+		fprintf(stderr, "fairway serve: cannot purge the jobs that ended %lld s ago or more: %s (retrying)\n",
+			(long long)b->min_age, fw_store_errmsg(b->store));
+		fw_store_rollback(b->store);
+	} else if (n > 0)
+		compact(b, now);
+}
+
+/* min-job-age=SECONDS: 0 (the default: keep every job) to 10 years. */
+static int opt_min_age(struct fw_backend *b, const char *v, struct fw_diag *d)
+{
+	char *end;
+	long long n;
+
+	errno = 0;
+	n = strtoll(v, &end, 10);
+	if (errno || end == v || *end || n < 0 || n > 315360000)
+		return fw_diag_set(d, FW_EINVAL, "--backend-opt", 0, 0, "min-job-age",
+				   "min-job-age=%s: expected whole seconds from 0 to 315360000 (how long an ended "
+				   "job is kept, as Slurm's MinJobAge; 0, the default, keeps every job)", v);
+	b->min_age = (fw_time)n;
+	return FW_OK;
+}
+
+/* The --backend-opt string: key=value pairs, comma-separated. */
+static int local_opts(struct fw_backend *b, const char *opts, struct fw_diag *d)
+{
+	char buf[2048], *save = NULL;
+	int rc = FW_OK;
+
+	if (!opts || !*opts)
+		return FW_OK;
+	if (strlen(opts) >= sizeof buf)
+		return fw_diag_set(d, FW_EINVAL, "--backend-opt", 0, 0, "min-job-age",
+				   "the options are too long (%zu bytes; the local backend takes min-job-age only)",
+				   strlen(opts));
+	snprintf(buf, sizeof buf, "%s", opts);
+	for (char *kv = strtok_r(buf, ",", &save); kv && rc == FW_OK; kv = strtok_r(NULL, ",", &save)) {
+		char *v = strchr(kv, '=');
+		if (v)
+			*v++ = '\0';
+		if (v && !strcmp(kv, "min-job-age"))
+			rc = opt_min_age(b, v, d);
+		else
+			rc = fw_diag_set(d, FW_EINVAL, "--backend-opt", 0, 0, kv,
+					 "the local backend takes min-job-age=SECONDS only ('%s%s%s')", kv, v ? "=" : "",
+					 v ? v : "");
+	}
+	return rc;
+}
+
 /* --- ops -------------------------------------------------------------------- */
 static void local_close(struct fw_backend *b)
 {
@@ -897,13 +1048,12 @@ static int local_open(const struct fw_backend_config *cfg, struct fw_backend **o
 		free(b);
 		return fw_diag_set(d, FW_EINVAL, "", 0, 0, "backend", "the local backend needs the daemon's store");
 	}
-	if (cfg->options && *cfg->options) {
-		free(b);
-		return fw_diag_set(d, FW_EINVAL, "", 0, 0, "--backend-opt", "the local backend takes no options ('%s')",
-				   cfg->options);
-	}
 	if (!b)
 		return FW_ENOMEM;
+	if ((rc = local_opts(b, cfg->options, d)) != FW_OK) {
+		free(b);
+		return rc;
+	}
 	b->fleet = cfg->fleet;
 	b->store = cfg->store;
 	if (alloc_world(b) != FW_OK || !(b->nodeix = calloc((size_t)n + 1, sizeof *b->nodeix))) {
@@ -1206,6 +1356,7 @@ static int local_read(struct fw_backend *b, struct fw_snapshot *s, struct fw_bac
 	b->now = s->now;
 	if ((rc = finish_due(b, s, d)) != FW_OK)
 		return rc;
+	purge(b, s->now);
 	for (int32_t i = 0; i < b->fleet->nnodes; i++) {
 		struct fw_node n = b->fleet->nodes[i];
 		if (b->drained[i])
@@ -1556,4 +1707,9 @@ int fw_local_each_job(struct fw_backend *b, int (*fn)(void *ctx, const struct fw
 uint64_t fw_local_timed_out(const struct fw_backend *b)
 {
 	return b->timed_out;
+}
+
+uint64_t fw_local_purged(const struct fw_backend *b)
+{
+	return b->purged;
 }

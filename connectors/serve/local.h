@@ -31,6 +31,9 @@ int fw_local_job_run(struct fw_backend *b, const char *name, const struct fw_bac
  * fleet change would requeue; local.c's file comment), for /metrics'
  * fairway_jobs_timed_out_total beside the cycle's own. */
 uint64_t fw_local_timed_out(const struct fw_backend *b);
+/* The ended jobs it forgot since open (min-job-age: local.c), for
+ * /metrics' fairway_jobs_purged_total. */
+uint64_t fw_local_purged(const struct fw_backend *b);
 
 /* The nodes of fleet whose labels meet job's nodeSelector (every node
  * when it has none), ascending, into out (room for fleet->nnodes): their

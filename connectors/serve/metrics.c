@@ -310,6 +310,10 @@ char *fw_metrics_render(struct fw_serve *d)
 		"Running jobs ended by their run-time limit (maxRuntime: their own or their queue's); not requeued, "
 		"not in evictions.",
 		m->timed_out + (d->bops == &fw_backend_local && d->be ? fw_local_timed_out(d->be) : 0));
+	counter(&b, "fairway_jobs_purged_total",
+		"Ended jobs the local backend forgot, min-job-age after their end (--backend-opt min-job-age); "
+		"0 on other backends.",
+		d->bops == &fw_backend_local && d->be ? fw_local_purged(d->be) : 0);
 	losses(&b, m);
 	counter(&b, "fairway_reservations_made_total", "Backfill reservations made or moved.", m->reserves);
 	counter(&b, "fairway_drains_total", "Nodes drained in the backend (health).", m->drains);

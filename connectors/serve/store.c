@@ -151,7 +151,7 @@ static int prepare_all(struct fw_serve_store *st, struct fw_diag *d)
 		       " VALUES (?, ?, ?, ?, ?, ?, ?, ?)", d)) ||
 	    (rc = prep(st, &st->job_decisions,
 		       "SELECT cycle, at, generation, kind, job, node, reason, text FROM"
-		       " (SELECT * FROM decisions WHERE job = ? ORDER BY id DESC LIMIT ?) ORDER BY id", d)) ||
+		       " (SELECT * FROM decisions WHERE job = ? AND at >= ? ORDER BY id DESC LIMIT ?) ORDER BY id", d)) ||
 	    (rc = prep(st, &st->usage,
 		       "INSERT INTO usage_history (queue, at, gpu_seconds, decayed) VALUES (?, ?, ?, ?)", d)) ||
 	    (rc = prep(st, &st->begin, "BEGIN IMMEDIATE", d)) ||
@@ -336,14 +336,15 @@ int fw_store_usage_record(struct fw_serve_store *st, const char *queue, fw_time 
 	return step_done(s);
 }
 
-int fw_store_job_decisions(struct fw_serve_store *st, const char *job, int limit,
+int fw_store_job_decisions(struct fw_serve_store *st, const char *job, fw_time since, int limit,
 			   int (*fn)(void *ctx, const struct fw_store_decision *dec), void *ctx)
 {
 	sqlite3_stmt *s = st->job_decisions;
 	int rc = FW_OK, step;
 
 	sqlite3_bind_text(s, 1, job, -1, SQLITE_STATIC);
-	sqlite3_bind_int(s, 2, limit);
+	sqlite3_bind_int64(s, 2, since);
+	sqlite3_bind_int(s, 3, limit);
 	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
 		struct fw_store_decision dec = {
 			sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1),

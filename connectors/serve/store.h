@@ -92,8 +92,10 @@ int64_t fw_store_meta_get(struct fw_serve_store *st, const char *key, int64_t df
 int fw_store_meta_put(struct fw_serve_store *st, const char *key, int64_t v);
 
 int fw_store_log_decision(struct fw_serve_store *st, const struct fw_store_decision *dec);
-/* The last `limit` logged decisions about one job, oldest first. */
-int fw_store_job_decisions(struct fw_serve_store *st, const char *job, int limit,
+/* The last `limit` logged decisions about one job made at or after since
+ * (its submission: a name the local backend forgot may be used again,
+ * and the rows of the job it named stay; INT64_MIN: all), oldest first. */
+int fw_store_job_decisions(struct fw_serve_store *st, const char *job, fw_time since, int limit,
 			   int (*fn)(void *ctx, const struct fw_store_decision *dec), void *ctx);
 int fw_store_usage_record(struct fw_serve_store *st, const char *queue, fw_time at,
 			  double gpu_seconds, double decayed);

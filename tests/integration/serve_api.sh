@@ -1774,6 +1774,31 @@ check "GET /v1/fairshare before the first plan: 200, no queues, at null" [ "$COD
 stop_daemon
 check "... and neither leaks (no LeakSanitizer report when the daemon stops)" bash -c "! grep -q LeakSanitizer '$T/daemon.log'"
 
+# --- --backend-opt min-job-age: ended jobs are forgotten, in memory and in the store --------
+start_daemon "$T/state-age" "$PORT" --config "$T/solo.yaml" --backend-opt min-job-age=2 ||
+	bad "daemon starts with --backend-opt min-job-age=2"
+S=$T/state-age
+TOKEN=$(cat "$S/token")
+req POST /v1/jobs '{"name":"brief","queue":"q","runtime":1,"tasks":[{"gpus":1}]}'
+req POST /v1/jobs '{"name":"stays","queue":"q","tasks":[{"gpus":1}]}'
+job_is "min-job-age: a 1 s job ends (done)" brief 'j["state"] == "done"'
+check "... and is still there right after its end" [ "$(stored_state brief)" = done ]
+for _ in $(seq 1 60); do
+	req GET /v1/jobs/brief
+	[ "$CODE" = 404 ] && break
+	sleep 0.1
+done
+check "min-job-age=2: GET /v1/jobs/brief answers 404 once it ended 2 s ago" [ "$CODE" = 404 ]
+check "... its document is gone from the store" [ "$(stored_state brief)" = none ]
+check "... /metrics counts it in fairway_jobs_purged_total" [ "$(metric fairway_jobs_purged_total)" = 1 ]
+req GET /v1/jobs/stays
+check "... a running job is kept" [ "$CODE" = 200 -a "$(jfield 'j["state"]')" = running ]
+req POST /v1/jobs '{"name":"brief","queue":"q","runtime":1,"tasks":[{"gpus":1}]}'
+check "... and the forgotten name may be used again (201)" [ "$CODE" = 201 ]
+job_is "... that new job runs and ends, its decisions its own (one start, not the old job's too)" brief \
+	'j["state"] == "done" and [d["kind"] for d in j["decisions"]].count("start") == 1'
+stop_daemon
+
 if grep -E 'ERROR: AddressSanitizer|runtime error|LeakSanitizer' "$T/daemon.log"; then
 	bad "the one-node daemon stops cleanly (no sanitizer report)"
 else

@@ -946,13 +946,13 @@ static int count_decisions(void *ctx, const struct fw_store_decision *dec)
 #define ASSERT_LAST_ROW(job, text)									\
 	do {												\
 		char last_[256] = "";									\
-		ASSERT_EQ(fw_store_job_decisions(store, (job), 10, last_decision, last_), FW_OK);	\
+		ASSERT_EQ(fw_store_job_decisions(store, (job), INT64_MIN, 10, last_decision, last_), FW_OK);	\
 		ASSERT_STR_EQ(last_, (text));								\
 	} while (0)
 #define ASSERT_ROWS(job, n)										\
 	do {												\
 		int rows_ = 0;										\
-		ASSERT_EQ(fw_store_job_decisions(store, (job), 10, count_decisions, &rows_), FW_OK);	\
+		ASSERT_EQ(fw_store_job_decisions(store, (job), INT64_MIN, 10, count_decisions, &rows_), FW_OK);	\
 		ASSERT_EQ(rows_, (n));									\
 	} while (0)
 
@@ -1238,7 +1238,7 @@ TEST(a_jobs_own_limit_passed_while_the_daemon_was_down_ends_it_at_it)
 	ASSERT_ENDED(b, "forever", "timeout", 1200);
 	ASSERT_LAST_ROW("capped", "evict time_limit 0 | ended: it has run 100 s and its own run-time limit (maxRuntime) "
 			"is 100 s; it is stopped, not requeued");
-	ASSERT_EQ(fw_store_job_decisions(store, "forever", 10, last_decision, last), FW_OK);
+	ASSERT_EQ(fw_store_job_decisions(store, "forever", INT64_MIN, 10, last_decision, last), FW_OK);
 	ASSERT_STR_CONTAINS(last, "it has run 200 s and its own run-time limit (maxRuntime) is 200 s");
 	teardown(b);
 }
@@ -2070,6 +2070,121 @@ TEST(a_backends_usage_becomes_the_daemons)
 	fw_snapshot_free(s);
 }
 
+/* Open the backend of the test's store and fleet at now with options. */
+static int open_with(struct fw_backend **b, fw_time now, const char *options)
+{
+	struct fw_backend_config cfg;
+
+	memset(&cfg, 0, sizeof cfg);
+	cfg.fleet = fleet;
+	cfg.store = store;
+	cfg.now = now;
+	cfg.options = options;
+	return fw_backend_local.open(&cfg, b, NULL);
+}
+
+static int name_into(void *ctx, const struct fw_backend_job *j, const char *state, fw_time submit, fw_time start,
+		     fw_time end)
+{
+	(void)state, (void)submit, (void)start, (void)end;
+	strcat(strcat(ctx, j->job.name), " ");
+	return 0;
+}
+
+/* The names of the jobs the backend knows, in its order. */
+static const char *names_of(struct fw_backend *b)
+{
+	static char buf[256];
+
+	buf[0] = '\0';
+	fw_local_each_job(b, name_into, buf);
+	return buf;
+}
+
+static bool known(struct fw_backend *b, const char *job)
+{
+	const char *state;
+	fw_time t0, t1, t2;
+
+	return fw_local_job_info(b, job, &state, &t0, &t1, &t2, NULL, NULL) == FW_OK;
+}
+
+/* min-job-age=100: done and cancelled jobs are forgotten, in memory and
+ * in the store, at the first purge 100 s after their end (purges at most
+ * every 10 s); a failed job outlives it (the node tally's memory), waiting
+ * and running jobs are never touched; a store that refuses the deletes
+ * forgets nothing until it takes them; a forgotten name may be used again;
+ * bad values are refused naming the option. */
+TEST(ended_jobs_are_forgotten_after_min_job_age)
+{
+	struct fw_backend *b;
+	struct fw_backend_world w;
+	struct fw_diag dg;
+	struct fw_backend_config cfg;
+	uint64_t gen;
+
+	setup(&b);
+	fw_backend_local.close(b);
+	ASSERT_EQ(open_with(&b, 1000, "min-job-age=100"), FW_OK);
+	ASSERT_EQ(submit(b, "a", 10), FW_OK);
+	ASSERT_EQ(submit_exit(b, "bad", 10, 1), FW_OK);
+	ASSERT_EQ(submit(b, "c", 0), FW_OK);
+	ASSERT_EQ(submit(b, "wait", 10), FW_OK);
+	ASSERT_EQ(submit(b, "long", 5000), FW_OK);
+	start_on(b, "a", 1000, "n0");
+	start_on(b, "bad", 1000, "n1");
+	start_on(b, "long", 1000, "n1");
+	ASSERT_EQ(fw_backend_local.cancel(b, "c", 1005), FW_OK);
+	fw_snapshot_free(world(b, 1050, &w)); /* a and bad end at 1010 */
+	ASSERT_STR_EQ(names_of(b), "a bad c wait long ");
+	fw_snapshot_free(world(b, 1104, &w)); /* c is 99 s old: kept */
+	ASSERT_STR_EQ(names_of(b), "a bad c wait long ");
+	fw_snapshot_free(world(b, 1110, &w)); /* c is 105 s old, but the last purge was 6 s ago */
+	ASSERT(known(b, "c"));
+	ASSERT_EQ(fw_local_purged(b), 0);
+
+	sql("CREATE TRIGGER failing BEFORE DELETE ON jobs BEGIN SELECT RAISE(ABORT, 'injected: read-only'); END;");
+	fw_snapshot_free(world(b, 1114, &w));
+	ASSERT_STR_EQ(names_of(b), "a bad c wait long "); /* refused: nothing forgotten */
+	drop_failing();
+	fw_snapshot_free(world(b, 1120, &w)); /* too soon after the refused purge */
+	ASSERT(known(b, "a"));
+	gen = w.generation;
+	fw_snapshot_free(world(b, 1124, &w));
+	ASSERT_STR_EQ(names_of(b), "bad wait long ");
+	ASSERT_EQ(fw_local_purged(b), 2);
+	ASSERT(!known(b, "a"));
+	ASSERT_EQ(w.generation, gen); /* a plan in flight names none of them */
+	ASSERT_EQ(fw_backend_local.cancel(b, "c", 1124), FW_ENOENT);
+	ASSERT_EQ(submit(b, "a", 10), FW_OK); /* the name is free again */
+	ASSERT_STR_EQ(names_of(b), "bad wait long a ");
+
+	fw_backend_local.close(b); /* the store forgot them too */
+	ASSERT_EQ(open_with(&b, 1130, NULL), FW_OK);
+	ASSERT_STR_EQ(names_of(b), "a bad long wait "); /* the store's order */
+	fw_backend_local.close(b);
+
+	ASSERT_EQ(open_with(&b, 1010 + 120 * 86400 - 1, "min-job-age=100"), FW_OK);
+	fw_snapshot_free(world(b, 1010 + 120 * 86400 - 1, &w)); /* long ended at 6000 */
+	ASSERT_STR_EQ(names_of(b), "a bad wait "); /* a, never started, waits */
+	fw_snapshot_free(world(b, 1010 + 120 * 86400 + 60, &w)); /* the failure is 120 days old */
+	ASSERT_STR_EQ(names_of(b), "a wait ");
+	fw_backend_local.close(b);
+
+	memset(&cfg, 0, sizeof cfg);
+	cfg.fleet = fleet;
+	cfg.store = store;
+	memset(&dg, 0, sizeof dg);
+	cfg.options = "min-job-age=1h";
+	ASSERT_EQ(fw_backend_local.open(&cfg, &b, &dg), FW_EINVAL);
+	ASSERT_STR_EQ(dg.field, "min-job-age");
+	cfg.options = "min-job-age=100,keep=1";
+	ASSERT_EQ(fw_backend_local.open(&cfg, &b, &dg), FW_EINVAL);
+	ASSERT_STR_EQ(dg.field, "keep");
+	ASSERT_EQ(open_with(&b, 1000, NULL), FW_OK);
+	teardown(b);
+}
+
 TEST_MAIN(stale_generation_changes_nothing_and_actions_are_idempotent, slices_become_snapshot_entries,
 	  model_deserved_survives_reopen_and_becomes_snapshot_entries, jobs_run_for_their_runtime_and_survive_reopen,
 	  gpu_hour_budget_survives_reopen_and_reaches_the_snapshot,
@@ -2083,4 +2198,5 @@ TEST_MAIN(stale_generation_changes_nothing_and_actions_are_idempotent, slices_be
 	  a_finish_the_store_refuses_changes_nothing,
 	  reload_after_a_rollback_restores_the_committed_world, node_selectors_become_node_filters,
 	  a_job_keeps_its_selectors_not_the_submitters_room, task_group_selectors_become_group_filters, queue_usage_decays_once_per_pass,
-	  users_usage_is_kept_per_queue, a_backends_usage_becomes_the_daemons)
+	  users_usage_is_kept_per_queue, a_backends_usage_becomes_the_daemons,
+	  ended_jobs_are_forgotten_after_min_job_age)
