@@ -12,10 +12,14 @@
  *   10% GET /v1/jobs?limit=50      10% GET /v1/nodes/{a node}
  *   15% POST /v1/jobs              5% DELETE /v1/jobs/{a long job it submitted}
  *    5% POST /v1/nodes/{a node}/health
- * Every request is expected to succeed (2xx); anything else is an error.
+ * Every request is expected to succeed (2xx); anything else is an error,
+ * except, with BENCH_SERVE_GONE_OK=1 in the environment (a daemon started
+ * with --backend-opt min-job-age), a 404 for one of its own jobs (GET,
+ * DELETE): the daemon forgot it; counted as "gone".
  * Prints requests, achieved rate, errors, latency p50/p99/max.
  */
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +32,8 @@ struct worker {
 	const char *url, *token;
 	double rate, seconds;
 	double *lat;
-	long n, errors, cap;
+	long n, errors, gone, cap;
+	bool gone_ok;
 	char first_error[1024];
 };
 
@@ -78,6 +83,7 @@ static void *run(void *arg)
 		}
 		int r = (int)(rand_r(&seed) % 100);
 		const char *method = "GET";
+		bool own = false; /* one of its own jobs, by name */
 		body[0] = '\0';
 		if (submitted == 0 || r < 15) {
 			method = "POST";
@@ -91,6 +97,7 @@ static void *run(void *arg)
 			submitted++;
 		} else if (r < 20 && cancelled < submitted) {
 			method = "DELETE"; /* an even (long) job, each once */
+			own = true;
 			snprintf(url, sizeof url, "%s/v1/jobs/b%d-%ld", w->url, w->id, cancelled);
 			cancelled += 2;
 		} else if (r < 25) {
@@ -98,6 +105,7 @@ static void *run(void *arg)
 			snprintf(url, sizeof url, "%s/v1/nodes/node-%03d/health", w->url, (int)(rand_r(&seed) % 1000));
 			snprintf(body, sizeof body, "{\"healthy\":true,\"reason\":\"bench\"}");
 		} else if (r < 55) {
+			own = true;
 			snprintf(url, sizeof url, "%s/v1/jobs/b%d-%ld", w->url, w->id, (long)(rand_r(&seed) % submitted));
 		} else if (r < 70) {
 			snprintf(url, sizeof url, "%s/v1/fairshare", w->url);
@@ -122,7 +130,9 @@ static void *run(void *arg)
 		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
 		if (w->n < w->cap)
 			w->lat[w->n++] = now_s() - s;
-		if (cc != CURLE_OK || status < 200 || status >= 300) {
+		if (cc == CURLE_OK && status == 404 && own && w->gone_ok) {
+			w->gone++;
+		} else if (cc != CURLE_OK || status < 200 || status >= 300) {
 			if (!w->errors++)
 				snprintf(w->first_error, sizeof w->first_error, "%s %s -> %ld (%s)", method, url, status,
 					 curl_easy_strerror(cc));
@@ -147,8 +157,9 @@ int main(int argc, char **argv)
 	}
 	struct worker *w = calloc((size_t)nt, sizeof *w);
 	pthread_t *th = calloc((size_t)nt, sizeof *th);
-	long total = 0, errors = 0;
+	long total = 0, errors = 0, gone = 0;
 	double t0 = now_s();
+	bool gone_ok = getenv("BENCH_SERVE_GONE_OK") && !strcmp(getenv("BENCH_SERVE_GONE_OK"), "1");
 
 	if (!w || !th) {
 		fprintf(stderr, "bench_serve: out of memory\n");
@@ -157,7 +168,8 @@ int main(int argc, char **argv)
 
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	for (int i = 0; i < nt; i++) {
-		w[i] = (struct worker){ .id = i, .url = argv[1], .token = argv[2], .rate = rate / nt, .seconds = secs };
+		w[i] = (struct worker){ .id = i, .url = argv[1], .token = argv[2], .rate = rate / nt, .seconds = secs,
+					.gone_ok = gone_ok };
 		w[i].cap = (long)(rate / nt * secs) + 16;
 		w[i].lat = malloc((size_t)w[i].cap * sizeof *w[i].lat);
 		if (!w[i].lat || pthread_create(&th[i], NULL, run, &w[i]) != 0) {
@@ -169,6 +181,7 @@ int main(int argc, char **argv)
 		pthread_join(th[i], NULL);
 		total += w[i].n;
 		errors += w[i].errors;
+		gone += w[i].gone;
 	}
 	double wall = now_s() - t0;
 	double *all = malloc((size_t)(total + 1) * sizeof *all);
@@ -178,6 +191,8 @@ int main(int argc, char **argv)
 			all[k++] = w[i].lat[j];
 	qsort(all, (size_t)total, sizeof *all, cmp);
 	printf("requests %ld in %.1f s = %.0f req/s, errors %ld\n", total, wall, total / wall, errors);
+	if (gone_ok)
+		printf("gone %ld (404: a job of its own the daemon forgot, min-job-age)\n", gone);
 	if (total)
 		printf("latency p50 %.2f ms, p99 %.2f ms, max %.2f ms\n", all[total / 2] * 1e3,
 		       all[(long)(total * 0.99)] * 1e3, all[total - 1] * 1e3);

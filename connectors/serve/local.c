@@ -928,8 +928,9 @@ static int drop_expired(struct fw_backend *b, fw_time now)
 		return 0;
 	rc = fw_store_begin(b->store);
 	for (int32_t i = 0; i < b->njobs && rc == FW_OK; i++)
-		if (expired(b, &b->jobs[i], now))
-			rc = fw_store_del(b->store, FW_STORE_JOBS, b->jobs[i].bj.job.name);
+		if (expired(b, &b->jobs[i], now) &&
+		    (rc = fw_store_del(b->store, FW_STORE_JOBS, b->jobs[i].bj.job.name)) == FW_ENOENT)
+			rc = FW_OK; /* no document (an operator's sqlite3): gone already */
 	if (rc == FW_OK)
 		rc = fw_store_commit(b->store);
 	return rc == FW_OK ? n : rc; /* the caller rolls back, after its message */
