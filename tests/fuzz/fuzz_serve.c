@@ -34,6 +34,11 @@
  *     a node the new fleet lacks, which is pending again or ended at a
  *     limit that passed (docs/serve.md, The store); queues, reservations,
  *     health reports and usage read the same.
+ * Inputs of odd size run the local backend with min-job-age=600 (clock
+ * steps are 30 s to 2 h): a read may forget the jobs that ended 10 min
+ * ago, from memory and store alike, so a restart (which reads nothing
+ * until its first cycle) still loses nothing, and a forgotten job's name
+ * may be submitted again.
  * Any failure aborts with both readings on stderr.  Replayed as
  * fuzz_replay_serve over tests/fuzz/corpus/serve in every test run; each
  * input makes and removes its own directory under $TMPDIR (default /tmp).
@@ -575,6 +580,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	x.o.state_dir = x.dir;
 	x.o.period_s = 1;
 	x.o.backend = &fw_backend_local;
+	x.o.backend_opts = size & 1 ? "min-job-age=600" : NULL; /* odd sizes: ended jobs forgotten */
 	fw_arena_init(&x.ar, 0);
 	open_daemon(&x);
 	for (int i = 0; i < 24 && b.at < b.n; i++)
