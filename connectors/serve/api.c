@@ -711,16 +711,19 @@ static int add_unseen(void *ctx, const struct fw_backend_job *j, const char *sta
 
 /* Has the local backend ended this job since the last plan (cancelled a
  * moment ago, say) while the plan, its view j, still has it waiting or
- * running?  Then the plan's state is stale.  (A job the plan itself
- * timed out reads "timeout" in both.) */
+ * running, or forgotten it since (ended min-job-age ago, in one read)?
+ * Then the plan's entry is stale.  (A job the plan itself timed out
+ * reads "timeout" in both.) */
 static bool ended_since(const struct fw_serve *d, const char *name, const json_t *j)
 {
 	const char *state, *was = json_string_value(json_object_get(j, "state"));
 	fw_time t0, t1, t2;
 
-	return d->bops == &fw_backend_local && name && was &&
-	       fw_local_job_info(d->be, name, &state, &t0, &t1, &t2, NULL, NULL) == FW_OK &&
-	       strcmp(state, "pending") && strcmp(state, "running") && strcmp(state, was);
+	if (d->bops != &fw_backend_local || !name || !was)
+		return false;
+	if (fw_local_job_info(d->be, name, &state, &t0, &t1, &t2, NULL, NULL) != FW_OK)
+		return true; /* forgotten */
+	return strcmp(state, "pending") && strcmp(state, "running") && strcmp(state, was);
 }
 
 static void h_jobs_list(struct ctx *c)
@@ -967,6 +970,8 @@ static json_t *job_lookup(struct fw_serve *d, const char *name)
 
 	if (local && strcmp(state, "pending") && strcmp(state, "running"))
 		return local_job_json(d, bj, state, submit, start, end);
+	if (d->bops == &fw_backend_local && !local)
+		return NULL; /* forgotten since the last plan (min-job-age): its view is stale */
 	json_t *v = view_ref(d), *j = json_object_get(json_object_get(v, "jobs"), name);
 
 	if (j) {
