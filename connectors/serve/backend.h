@@ -22,7 +22,12 @@
  * the new job, and the next cycle will.  apply()
  * with a generation that is no longer current changes nothing and returns
  * FW_EAGAIN: the plan was made for a world that is gone, and the daemon
- * simply plans again.  Backends whose world changes under them without
+ * simply plans again.  A backend that knows what changed may accept an
+ * older plan when every change since only freed room (a job cancelled or
+ * finished, a node returned) and none of the plan's actions names a job
+ * so changed: its placements still fit, merely conservatively (local.c,
+ * plan_holds).  Under a steady stream of cancels a plan that waits for a
+ * world nobody touched would rarely be applied at all.  Backends whose world changes under them without
  * notice (Slurm) bump the generation on every read() where anything
  * differs from the previous read.
  *

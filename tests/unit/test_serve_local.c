@@ -2187,6 +2187,49 @@ TEST(ended_jobs_are_forgotten_after_min_job_age)
 	teardown(b);
 }
 
+/* A plan made before a change still holds when the change only freed
+ * room (a cancel, a finish, a node released) and none of its actions
+ * names the changed job; it is stale when one does, or after a start, an
+ * evict or a drain (which may take what it placed on). */
+TEST(a_plan_outlives_changes_that_only_free_room)
+{
+	struct fw_backend *b;
+	struct fw_backend_world w;
+	uint64_t g;
+
+	setup(&b);
+	for (const char *const *n = (const char *const[]){ "a", "b", "c", "d", "e", NULL }; *n; n++)
+		ASSERT_EQ(submit(b, *n, 100), FW_OK);
+	start_on(b, "e", 1000, "n0"); /* runs until 1100 */
+	fw_snapshot_free(world(b, 1000, &w));
+	g = w.generation;
+	ASSERT_EQ(fw_backend_local.cancel(b, "c", 1001), FW_OK);
+	ASSERT_EQ(act(b, g, FW_DECIDE_START, "a", 1000), FW_OK); /* a untouched: holds */
+	fw_snapshot_free(world(b, 1002, &w));
+	g = w.generation;
+	ASSERT_EQ(fw_backend_local.cancel(b, "b", 1003), FW_OK);
+	ASSERT_EQ(act(b, g, FW_DECIDE_START, "b", 1002), FW_EAGAIN); /* names the cancelled job */
+	ASSERT_EQ(act(b, g, FW_DECIDE_RESERVE, "b", 1002), FW_EAGAIN);
+	ASSERT_EQ(act(b, g, FW_DECIDE_START, "nobody", 1002), FW_EAGAIN); /* a job it no longer knows */
+	ASSERT_EQ(act(b, g + 5, FW_DECIDE_START, "d", 1002), FW_EAGAIN); /* a generation not yet made */
+
+	fw_snapshot_free(world(b, 1004, &w));
+	g = w.generation;
+	fw_snapshot_free(world(b, 1100, &w)); /* e finishes: soft */
+	ASSERT(w.generation > g);
+	ASSERT_EQ(act(b, g, FW_DECIDE_EVICT, "e", 1004), FW_EAGAIN); /* names it */
+	ASSERT_EQ(drain(b, g, "n0"), FW_OK); /* names no job: holds, and is hard */
+	ASSERT_EQ(act(b, g, FW_DECIDE_START, "d", 1004), FW_EAGAIN); /* after the drain */
+	fw_snapshot_free(world(b, 1101, &w));
+	g = w.generation;
+	ASSERT_EQ(act(b, g, FW_DECIDE_START, "d", 1101), FW_OK); /* a start is hard too */
+	ASSERT_EQ(act(b, g, FW_DECIDE_RESERVE, "a", 1101), FW_EAGAIN);
+	ASSERT_EQ(act(b, g + 1, FW_DECIDE_EVICT, "d", 1101), FW_OK); /* and an evict */
+	ASSERT_EQ(act(b, g + 1, FW_DECIDE_START, "d", 1101), FW_EAGAIN);
+	ASSERT_STR_EQ(state_of(b, "d"), "pending");
+	teardown(b);
+}
+
 TEST_MAIN(stale_generation_changes_nothing_and_actions_are_idempotent, slices_become_snapshot_entries,
 	  model_deserved_survives_reopen_and_becomes_snapshot_entries, jobs_run_for_their_runtime_and_survive_reopen,
 	  gpu_hour_budget_survives_reopen_and_reaches_the_snapshot,
@@ -2201,4 +2244,4 @@ TEST_MAIN(stale_generation_changes_nothing_and_actions_are_idempotent, slices_be
 	  reload_after_a_rollback_restores_the_committed_world, node_selectors_become_node_filters,
 	  a_job_keeps_its_selectors_not_the_submitters_room, task_group_selectors_become_group_filters, queue_usage_decays_once_per_pass,
 	  users_usage_is_kept_per_queue, a_backends_usage_becomes_the_daemons,
-	  ended_jobs_are_forgotten_after_min_job_age)
+	  ended_jobs_are_forgotten_after_min_job_age, a_plan_outlives_changes_that_only_free_room)
