@@ -690,6 +690,15 @@ static json_t *local_job_json(const struct fw_serve *d, const struct fw_backend_
 	return o;
 }
 
+/* Is the view's entry j of the local job submitted at submit?  Not when
+ * the backend forgot the job it describes and a new one took its name
+ * since the last plan (min-job-age): a job's submission time is its own,
+ * and a name is free only after its job ended a second or more ago. */
+static bool view_of(const json_t *j, fw_time submit)
+{
+	return json_integer_value(json_object_get(j, "submitTime")) == submit;
+}
+
 static int add_unseen(void *ctx, const struct fw_backend_job *j, const char *state, fw_time submit, fw_time start,
 		      fw_time end)
 {
@@ -697,6 +706,8 @@ static int add_unseen(void *ctx, const struct fw_backend_job *j, const char *sta
 	bool active = !strcmp(state, "pending") || !strcmp(state, "running");
 	json_t *seen = json_object_get(l->view_jobs, j->job.name);
 
+	if (seen && !view_of(seen, submit))
+		seen = NULL; /* a forgotten namesake's */
 	if (json_array_size(l->out) >= l->limit)
 		return 1;
 	if (seen && (active || !strcmp(json_string_value(json_object_get(seen, "state")), state)))
@@ -711,8 +722,9 @@ static int add_unseen(void *ctx, const struct fw_backend_job *j, const char *sta
 
 /* Has the local backend ended this job since the last plan (cancelled a
  * moment ago, say) while the plan, its view j, still has it waiting or
- * running, or forgotten it since (ended min-job-age ago, in one read)?
- * Then the plan's entry is stale.  (A job the plan itself timed out
+ * running, or forgotten it since (ended min-job-age ago, in one read),
+ * maybe with a new job of that name since?  Then the plan's entry is
+ * stale.  (A job the plan itself timed out
  * reads "timeout" in both.) */
 static bool ended_since(const struct fw_serve *d, const char *name, const json_t *j)
 {
@@ -721,8 +733,8 @@ static bool ended_since(const struct fw_serve *d, const char *name, const json_t
 
 	if (d->bops != &fw_backend_local || !name || !was)
 		return false;
-	if (fw_local_job_info(d->be, name, &state, &t0, &t1, &t2, NULL, NULL) != FW_OK)
-		return true; /* forgotten */
+	if (fw_local_job_info(d->be, name, &state, &t0, &t1, &t2, NULL, NULL) != FW_OK || !view_of(j, t0))
+		return true; /* forgotten (and maybe its name taken again) */
 	return strcmp(state, "pending") && strcmp(state, "running") && strcmp(state, was);
 }
 
@@ -974,7 +986,7 @@ static json_t *job_lookup(struct fw_serve *d, const char *name)
 		return NULL; /* forgotten since the last plan (min-job-age): its view is stale */
 	json_t *v = view_ref(d), *j = json_object_get(json_object_get(v, "jobs"), name);
 
-	if (j) {
+	if (j && (!local || view_of(j, submit))) { /* else a forgotten namesake's */
 		json_incref(j);
 		json_decref(v);
 		return j;
