@@ -724,8 +724,7 @@ static int add_unseen(void *ctx, const struct fw_backend_job *j, const char *sta
  * moment ago, say) while the plan, its view j, still has it waiting or
  * running, or forgotten it since (ended min-job-age ago, in one read),
  * maybe with a new job of that name since?  Then the plan's entry is
- * stale.  (A job the plan itself timed out
- * reads "timeout" in both.) */
+ * stale.  (A job the plan itself timed out reads "timeout" in both.) */
 static bool ended_since(const struct fw_serve *d, const char *name, const json_t *j)
 {
 	const char *state, *was = json_string_value(json_object_get(j, "state"));
