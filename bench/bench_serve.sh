@@ -8,7 +8,10 @@
 # BENCH_SERVE_ARGS adds flags to `fairway serve`, e.g.
 # BENCH_SERVE_ARGS="--backend-opt min-job-age=30" (then it also prints the
 # jobs forgotten, and a 404 for a job of the generator's own is "gone",
-# not an error).
+# not an error).  BENCH_SERVE_BACKLOG=N first fills the store's decision
+# log with N rows two days old (the backlog of a store that ran without
+# --log-keep), e.g. BENCH_SERVE_BACKLOG=1000000 BENCH_SERVE_ARGS="--log-keep 1d";
+# then it also prints the log rows trimmed and left.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${1:-build-serve-rel}
@@ -45,6 +48,22 @@ queues:
       gpu: {quota: 2000}
 YAML
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+if [ -n "${BENCH_SERVE_BACKLOG-}" ]; then # the store made by a first start, then the old rows
+	"$B/tools/fairway" serve --config "$T/fleet.yaml" --state "$T/state" --listen "127.0.0.1:$PORT" \
+		--port-file "$T/port0" >"$T/daemon0.log" 2>&1 &
+	DPID=$!
+	for _ in $(seq 1 100); do [ -s "$T/port0" ] && break; sleep 0.1; done
+	kill -TERM $DPID && wait $DPID || true
+	python3 - "$T/state/fairway.db" "$BENCH_SERVE_BACKLOG" <<'PY'
+import sqlite3, sys, time
+db, n = sqlite3.connect(sys.argv[1]), int(sys.argv[2])
+old = int(time.time()) - 2 * 86400
+db.executemany("INSERT INTO decisions (cycle, at, generation, kind, job, node, reason, text)"
+               " VALUES (?, ?, ?, 'start', ?, '', 'started', 'started: 16 GPUs')",
+               ((i // 100, old + i // 120, i, "old-%d" % i) for i in range(n)))
+db.commit()
+PY
+fi
 "$B/tools/fairway" serve --config "$T/fleet.yaml" --state "$T/state" --listen "127.0.0.1:$PORT" \
 	--period 1s ${BENCH_SERVE_ARGS-} >"$T/daemon.log" 2>&1 &
 DPID=$!
@@ -61,7 +80,13 @@ awk '/^fairway_cycle_seconds_(sum|count)/ {v[$1]=$2} /^fairway_cycles_stale_tota
           v["fairway_cycle_busy_seconds_total"], v["fairway_cycle_locked_seconds_total"],
           100*v["fairway_cycle_locked_seconds_total"]/v["fairway_cycle_busy_seconds_total"]}' "$T/metrics"
 awk '$1 == "fairway_jobs_purged_total" && $2 > 0 {print "jobs forgotten (min-job-age): " $2}' "$T/metrics"
+awk '/^fairway_log_rows_trimmed_total/ && $2 > 0 {print "log rows trimmed (--log-keep): " $1 " " $2}' "$T/metrics"
 grep '^fairway_cycle_seconds_bucket' "$T/metrics" | tr '\n' ' ' | sed 's/fairway_cycle_seconds_bucket//g'
 echo
 kill -TERM $DPID
 wait $DPID 2>/dev/null || true
+if [ -n "${BENCH_SERVE_BACKLOG-}" ]; then
+	python3 -c 'import sqlite3, sys
+print("decision-log rows left: %d" % sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM decisions").fetchone()[0])' \
+		"$T/state/fairway.db"
+fi

@@ -353,6 +353,11 @@ expect "serve-period-hex" 2 "--period '0x10': expected a duration" timeout 20 "$
 expect "serve-period-exponent" 2 "--period '1e1': expected a duration" timeout 20 "$FW" serve --state "$SERVE_TMP/st" --period 1e1
 expect "serve-period-1h-is-taken" 2 "--listen 'x'" "$FW" serve --period 1h --listen x
 expect "serve-period-over-1h" 2 "--period '1.5h': expected a duration" "$FW" serve --period 1.5h
+# --log-keep: whole seconds or a duration with one unit, up to 3650d
+expect "serve-log-keep-fraction" 2 "--log-keep '1.5s': expected a whole number of seconds or a DURATION like 30d" \
+	"$FW" serve --log-keep 1.5s --listen x
+expect "serve-log-keep-over-3650d" 2 "--log-keep '3651d': expected a whole number of seconds" "$FW" serve --log-keep=3651d
+expect "serve-log-keep-30d-is-taken" 2 "--listen 'x'" "$FW" serve --log-keep 30d --listen x
 expect "serve-local-refuses-backend-opt" 2 "field a: the local backend takes min-job-age=SECONDS only ('a=b')" \
 	timeout 20 "$FW" serve --state "$SERVE_TMP" --listen 127.0.0.1:0 --backend-opt a=b --backend-opt c=d
 expect "serve-local-min-job-age-not-seconds" 2 "field min-job-age: min-job-age=5m: expected whole seconds from 0 to 315360000" \

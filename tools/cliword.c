@@ -1,6 +1,8 @@
 /* cliword.c — see cliword.h. */
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cliword.h"
@@ -97,4 +99,20 @@ const char *fw_cli_hint(const char *word, const char *const *cands, char *buf, s
 	if (pick && best > 0 && best <= reach)
 		snprintf(buf, n, " (did you mean '%s'?)", pick);
 	return buf;
+}
+
+bool fw_cli_duration(const char *v, double *secs)
+{
+	char *end;
+	double x = strtod(v, &end);
+	double mul = !*end || !strcmp(end, "s") ? 1
+		     : !strcmp(end, "m")       ? 60
+		     : !strcmp(end, "h")       ? 3600
+		     : !strcmp(end, "d")       ? 86400
+						 : -1;
+
+	if (end == v || mul < 0 || !isfinite(x))
+		return false;
+	*secs = x * mul;
+	return true;
 }

@@ -20,6 +20,7 @@
 #ifndef FAIRWAY_CLIWORD_H
 #define FAIRWAY_CLIWORD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* "--name=value": ends the word at '=' and returns the value; NULL when
@@ -41,5 +42,11 @@ int fw_cli_joined_ok(const char *flag, const char *value, const char *const *bar
  * of them begins with word: "--gpu" is "--gpus", not "--cpu").  Returns
  * buf. */
 const char *fw_cli_hint(const char *word, const char *const *cands, char *buf, size_t n);
+
+/* A duration: "90" or "90s", "10m", "2h", "1d" -> seconds in *secs (a
+ * number strtod reads, then at most one unit); false when v is not one.
+ * The syntax of `fairway jobs submit --runtime`, `--start +10m` and
+ * `fairway serve --log-keep`; each caller bounds the value itself. */
+bool fw_cli_duration(const char *v, double *secs);
 
 #endif

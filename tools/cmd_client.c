@@ -293,20 +293,6 @@ static int set_num(struct opts *o, json_t *obj, const char *key, const char *fl,
 	return 0;
 }
 
-/* "90", "90s", "10m", "2h", "1d" -> seconds (the syntax of --start's
- * +DURATION); false when v is not one. */
-static bool duration(const char *v, double *secs)
-{
-	char *end;
-	double x = strtod(v, &end);
-	double mul = !*end || !strcmp(end, "s") ? 1 : !strcmp(end, "m") ? 60 : !strcmp(end, "h") ? 3600 : !strcmp(end, "d") ? 86400 : -1;
-
-	if (end == v || mul < 0 || !isfinite(x))
-		return false;
-	*secs = x * mul;
-	return true;
-}
-
 #define SECS_MAX ((double)FW_API_SECS_MAX) /* the daemon's bound on a seconds member */
 
 /* A seconds flag (--runtime, --checkpoint-interval, --min-runtime, ...)
@@ -318,7 +304,7 @@ static int set_secs(struct opts *o, json_t *obj, const char *key, const char *fl
 
 	if (!v)
 		return 0;
-	if (!duration(v, &x))
+	if (!fw_cli_duration(v, &x))
 		return fw_cli_usage_error(o->cmd, "%s '%s': expected seconds or a DURATION like 90s, 10m, 2h or 1d", fl, v);
 	if (x != floor(x))
 		return fw_cli_usage_error(o->cmd, "%s %s: must be a whole number of seconds", fl, v);
@@ -344,7 +330,7 @@ static int parse_time(struct opts *o, const char *fl, json_t *obj, const char *k
 		return 0;
 	unit = v + strspn(v, "0123456789.");
 	if (*v == '+') {
-		if (!(v[1] >= '0' && v[1] <= '9') || !duration(v + 1, &x))
+		if (!(v[1] >= '0' && v[1] <= '9') || !fw_cli_duration(v + 1, &x))
 			return fw_cli_usage_error(o->cmd, "%s '%s': expected +DURATION like +10m, +2h or +1d", fl, v);
 		x = floor(x + (double)time(NULL));
 	} else if (*v == '-')
@@ -352,7 +338,7 @@ static int parse_time(struct opts *o, const char *fl, json_t *obj, const char *k
 					  "+DURATION from now like +10m", fl, v);
 	else if (unit != v && !*unit && !strchr(v, '.'))
 		x = strtod(v, NULL);
-	else if (unit != v && *unit && duration(v, &x))
+	else if (unit != v && *unit && fw_cli_duration(v, &x))
 		return fw_cli_usage_error(o->cmd, "%s %s: a duration needs a leading + (in %.*s %s: +%s), or give a "
 					  "Unix time in seconds", fl, v, (int)(unit - v), v, unit, v);
 	else

@@ -3,6 +3,8 @@
  * fw_serve_run() (connectors/serve).
  */
 #include <arpa/inet.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +22,8 @@ static const char serve_usage[] =
 	"                     [--token-file FILE] [--agent-token-file FILE]\n"
 	"                     [--period DURATION] [--backend NAME]\n"
 	"                     [--backend-opt KEY=VALUE]... [--policy NAME]\n"
-	"                     [--sync normal|full] [--port-file FILE] [--routes]\n"
+	"                     [--sync normal|full] [--log-keep DURATION]\n"
+	"                     [--port-file FILE] [--routes]\n"
 	"\n"
 	"Run fairway as a service: a scheduling cycle every period (and on\n"
 	"POST /v1/cycle), a JSON API under /v1 (docs/openapi.yaml), Prometheus\n"
@@ -60,6 +63,10 @@ static const char serve_usage[] =
 	"  --policy NAME       scheduling policy (`fairway policies`)\n"
 	"  --sync full         fsync every commit (survives power loss; the\n"
 	"                      default survives a crash of the process)\n"
+	"  --log-keep D        delete decision-log and usage-history rows older\n"
+	"                      than D: 30d, 12h, 90m, 3600s (as slurmdbd's\n"
+	"                      PurgeEventAfter).  Default 0: keep every row.\n"
+	"                      Jobs themselves: --backend-opt min-job-age\n"
 	"  --port-file FILE    write the bound port here once listening\n"
 	"  --routes            print the API's routes and exit\n"
 	"\n"
@@ -92,6 +99,18 @@ static double parse_period(const char *s)
 	if (!strcmp(end, "h"))
 		return v * 3600;
 	return -1;
+}
+
+/* --log-keep: a whole number of seconds from 0 to 3650 days in the
+ * duration syntax of `fairway jobs submit --runtime` (30d, 12h, 90m,
+ * 3600s, 3600); -1 when not. */
+static int64_t parse_keep(const char *s)
+{
+	double x;
+
+	if (!fw_cli_duration(s, &x) || x != floor(x) || x < 0 || x > 3650.0 * 86400)
+		return -1;
+	return (int64_t)x;
 }
 
 static int parse_listen(const char *s, char *host, size_t n, int *port)
@@ -136,7 +155,7 @@ static int add_backend_opt(char *all, size_t n, const char *kv)
 /* Every flag of `fairway serve`, for the hint on a mistyped one. */
 static const char *const serve_flags[] = { "--help", "--routes", "--config", "--listen", "--state", "--token-file",
 					   "--agent-token-file", "--period", "--backend", "--backend-opt", "--policy",
-					   "--sync", "--port-file", NULL };
+					   "--sync", "--log-keep", "--port-file", NULL };
 
 int fw_cmd_serve(int argc, char **argv)
 {
@@ -212,6 +231,12 @@ int fw_cmd_serve(int argc, char **argv)
 			if (strcmp(v, "full") && strcmp(v, "normal"))
 				return fw_cli_usage_error("serve", "--sync '%s': expected normal or full", v);
 			o.sync_full = !strcmp(v, "full");
+		} else if (!strcmp(a, "--log-keep")) {
+			if ((o.log_keep_s = parse_keep(v)) < 0)
+				return fw_cli_usage_error("serve",
+							  "--log-keep '%s': expected a whole number of seconds or a "
+							  "DURATION like 30d, 12h or 90m, at most 3650d (0 keeps every row)",
+							  v);
 		} else if (!strcmp(a, "--port-file")) {
 			o.port_file = v;
 		} else {

@@ -808,14 +808,16 @@ static int log_applied(struct fw_serve *d, const struct actlist *l, const int *s
 }
 
 /* What of the usage is due to the store: every queue's every 10 s, and a
- * history row per queue every minute. */
+ * history row per queue every minute; and the log rows trim_logs
+ * deleted in the same transaction, counted once it commits. */
 struct usage_due {
 	bool save, hist;
+	int64_t trimmed[2];     /* rows trim_logs deleted: decisions, usage */
 };
 
 static struct usage_due usage_due(const struct fw_serve *d, fw_time now)
 {
-	struct usage_due u = { now - d->usage_saved_at >= 10, false };
+	struct usage_due u = { now - d->usage_saved_at >= 10, false, { 0, 0 } };
 
 	u.hist = u.save && now - d->history_at >= 60;
 	return u;
@@ -844,9 +846,26 @@ static int save_usage(struct fw_serve *d, struct usage_due u, fw_time now)
 	return rc;
 }
 
+/* Retention (--log-keep): every applied cycle deletes the decision-log
+ * and usage_history rows older than the option, at most FW_LOG_TRIM of
+ * each table.  In the steady state that is what the log took in one
+ * period; a store that ran without the option (a backlog) empties in
+ * steps of a few milliseconds each (docs/performance.md, "Retention"),
+ * 1,000 rows a period, far more than any fleet logs. */
+#define FW_LOG_TRIM 1000
+
+static int trim_logs(struct fw_serve *d, struct usage_due *u, fw_time now)
+{
+	fw_time keep = d->opts->log_keep_s;
+
+	if (keep <= 0)
+		return FW_OK;
+	return fw_store_trim_logs(d->store, now - keep, FW_LOG_TRIM, u->trimmed);
+}
+
 int fw_serve_save_usage_now(struct fw_serve *d)
 {
-	struct usage_due u = { true, false };
+	struct usage_due u = { true, false, { 0, 0 } };
 	int rc = fw_store_begin(d->store);
 
 	if (rc == FW_OK && (rc = save_usage(d, u, 0)) == FW_OK && (rc = fw_store_commit(d->store)) == FW_OK)
@@ -883,6 +902,8 @@ static void note_applied(struct fw_serve *d, const struct actlist *l, const int 
 		d->usage_saved_at = now;
 	if (u.hist)
 		d->history_at = now;
+	d->m.log_trimmed[0] += (uint64_t)u.trimmed[0];
+	d->m.log_trimmed[1] += (uint64_t)u.trimmed[1];
 }
 
 /* In one transaction: the backend's actions, their log rows, the usage
@@ -906,6 +927,8 @@ static int apply(struct fw_serve *d, const struct taken *t, const struct actlist
 		rc = log_applied(d, l, status, t->s->now, t->wgen);
 	if (rc == FW_OK)
 		rc = save_usage(d, u, t->s->now);
+	if (rc == FW_OK)
+		rc = trim_logs(d, &u, t->s->now);
 	if (rc == FW_OK)
 		rc = fw_store_commit(d->store);
 	if (rc == FW_OK) {

@@ -314,6 +314,11 @@ char *fw_metrics_render(struct fw_serve *d)
 		"Ended jobs the local backend forgot, min-job-age after their end (--backend-opt min-job-age); "
 		"0 on other backends.",
 		d->bops == &fw_backend_local && d->be ? fw_local_purged(d->be) : 0);
+	put(&b, "# HELP fairway_log_rows_trimmed_total Log rows deleted for being older than --log-keep, by table.\n"
+		"# TYPE fairway_log_rows_trimmed_total counter\n"
+		"fairway_log_rows_trimmed_total{table=\"decisions\"} %llu\n"
+		"fairway_log_rows_trimmed_total{table=\"usage_history\"} %llu\n",
+	    (unsigned long long)m->log_trimmed[0], (unsigned long long)m->log_trimmed[1]);
 	losses(&b, m);
 	counter(&b, "fairway_reservations_made_total", "Backfill reservations made or moved.", m->reserves);
 	counter(&b, "fairway_drains_total", "Nodes drained in the backend (health).", m->drains);

@@ -25,6 +25,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "backend.h"
@@ -45,6 +46,9 @@ struct fw_serve_opts {
 	const char *backend_opts;         /* --backend-opt K=V, comma-joined; NULL: none */
 	const char *policy;               /* NULL: the default policy */
 	bool sync_full;
+	int64_t log_keep_s;               /* --log-keep: decision-log and
+					   * usage_history rows older than this
+					   * are deleted; 0 (default) keeps all */
 	const char *port_file;            /* write the bound port here */
 };
 

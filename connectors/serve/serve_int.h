@@ -37,6 +37,8 @@ struct fw_serve_metrics {
 	uint64_t timed_out;          /* jobs ended by a run-time limit (EVICT,
 				      * TIME_LIMIT): not in evictions */
 	uint64_t actions_failed;     /* actions the backend refused */
+	uint64_t log_trimmed[2];     /* rows --log-keep deleted: decisions,
+				      * usage_history */
 	uint64_t explains;                 /* explain() calls */
 	double explain_sum;                /* seconds in them (under the lock) */
 	uint64_t http_requests, http_errors;

@@ -31,6 +31,9 @@ static const char *const migrations[] = {
 	 "CREATE INDEX usage_queue ON usage_history (queue, at);"),
 	/* 2 -> 3: users' decayed usage per queue (users take turns) */
 	"CREATE TABLE users (key TEXT PRIMARY KEY, doc TEXT NOT NULL);",
+	/* 3 -> 4: find the old rows of the logs by time (serve --log-keep) */
+	("CREATE INDEX decisions_at ON decisions (at);"
+	 "CREATE INDEX usage_at ON usage_history (at);"),
 };
 #define NMIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -47,6 +50,7 @@ struct fw_serve_store {
 	bool created;
 	sqlite3_stmt *doc[FW_STORE_NDOCS][ST_NKIND];
 	sqlite3_stmt *meta_get, *meta_put, *decision, *usage, *job_decisions;
+	sqlite3_stmt *trim[2];          /* decisions, usage_history */
 	sqlite3_stmt *begin, *commit, *rollback;
 };
 
@@ -154,6 +158,12 @@ static int prepare_all(struct fw_serve_store *st, struct fw_diag *d)
 		       " (SELECT * FROM decisions WHERE job = ? AND at >= ? ORDER BY id DESC LIMIT ?) ORDER BY id", d)) ||
 	    (rc = prep(st, &st->usage,
 		       "INSERT INTO usage_history (queue, at, gpu_seconds, decayed) VALUES (?, ?, ?, ?)", d)) ||
+	    (rc = prep(st, &st->trim[0],
+		       "DELETE FROM decisions WHERE id IN"
+		       " (SELECT id FROM decisions WHERE at < ? ORDER BY at, id LIMIT ?)", d)) ||
+	    (rc = prep(st, &st->trim[1],
+		       "DELETE FROM usage_history WHERE id IN"
+		       " (SELECT id FROM usage_history WHERE at < ? ORDER BY at, id LIMIT ?)", d)) ||
 	    (rc = prep(st, &st->begin, "BEGIN IMMEDIATE", d)) ||
 	    (rc = prep(st, &st->commit, "COMMIT", d)) ||
 	    (rc = prep(st, &st->rollback, "ROLLBACK", d)))
@@ -207,6 +217,8 @@ void fw_store_close(struct fw_serve_store *st)
 	sqlite3_finalize(st->decision);
 	sqlite3_finalize(st->usage);
 	sqlite3_finalize(st->job_decisions);
+	sqlite3_finalize(st->trim[0]);
+	sqlite3_finalize(st->trim[1]);
 	sqlite3_finalize(st->begin);
 	sqlite3_finalize(st->commit);
 	sqlite3_finalize(st->rollback);
@@ -334,6 +346,21 @@ int fw_store_usage_record(struct fw_serve_store *st, const char *queue, fw_time 
 	sqlite3_bind_double(s, 3, gpu_seconds);
 	sqlite3_bind_double(s, 4, decayed);
 	return step_done(s);
+}
+
+int fw_store_trim_logs(struct fw_serve_store *st, fw_time before, int limit, int64_t gone[2])
+{
+	for (int t = 0; t < 2; t++) {
+		sqlite3_stmt *s = st->trim[t];
+		int rc;
+
+		sqlite3_bind_int64(s, 1, before);
+		sqlite3_bind_int(s, 2, limit);
+		if ((rc = step_done(s)) != FW_OK)
+			return rc;
+		gone[t] = sqlite3_changes(st->db);
+	}
+	return FW_OK;
 }
 
 int fw_store_job_decisions(struct fw_serve_store *st, const char *job, fw_time since, int limit,

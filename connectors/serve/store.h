@@ -97,6 +97,12 @@ int fw_store_log_decision(struct fw_serve_store *st, const struct fw_store_decis
  * and the rows of the job it named stay; INT64_MIN: all), oldest first. */
 int fw_store_job_decisions(struct fw_serve_store *st, const char *job, fw_time since, int limit,
 			   int (*fn)(void *ctx, const struct fw_store_decision *dec), void *ctx);
+/* The log rows (decisions, usage_history) made before `before`, oldest
+ * first, at most `limit` of each table, deleted: gone[0] and gone[1] get
+ * how many (inside the caller's transaction, so they count once it
+ * commits).  An index on each table's `at` (schema 4) keeps it a range
+ * scan of the rows it deletes. */
+int fw_store_trim_logs(struct fw_serve_store *st, fw_time before, int limit, int64_t gone[2]);
 int fw_store_usage_record(struct fw_serve_store *st, const char *queue, fw_time at,
 			  double gpu_seconds, double decayed);
 

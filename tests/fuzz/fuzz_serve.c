@@ -38,7 +38,10 @@
  * steps are 30 s to 2 h): a read may forget the jobs that ended 10 min
  * ago, from memory and store alike, so a restart (which reads nothing
  * until its first cycle) still loses nothing, and a forgotten job's name
- * may be submitted again.
+ * may be submitted again.  Inputs whose size leaves 2 or 3 over 4 run
+ * with --log-keep 3600: every cycle deletes the decision-log and usage
+ * history rows older than an hour, so a job's decisions may thin out
+ * between two cycles, never across a restart.
  * Any failure aborts with both readings on stderr.  Replayed as
  * fuzz_replay_serve over tests/fuzz/corpus/serve in every test run; each
  * input makes and removes its own directory under $TMPDIR (default /tmp).
@@ -581,6 +584,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	x.o.period_s = 1;
 	x.o.backend = &fw_backend_local;
 	x.o.backend_opts = size & 1 ? "min-job-age=600" : NULL; /* odd sizes: ended jobs forgotten */
+	x.o.log_keep_s = size & 2 ? 3600 : 0;                     /* old log rows trimmed */
 	fw_arena_init(&x.ar, 0);
 	open_daemon(&x);
 	for (int i = 0; i < 24 && b.at < b.n; i++)

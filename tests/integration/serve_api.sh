@@ -781,7 +781,7 @@ check "restart: the submitted job is back" [ "$CODE" = 200 ]
 req GET /v1/jobs/short
 check "restart: the finished job is still done" [ "$(jfield 'j["state"]')" = done ]
 req GET /v1/health
-check "the store is at schema version 3" [ "$(jfield 'j["schemaVersion"]')" = 3 ]
+check "the store is at schema version 4" [ "$(jfield 'j["schemaVersion"]')" = 4 ]
 stop_daemon
 # The lemon rule from the config: 2 incidents in 120 days make a lemon;
 # and a heartbeat timeout: a node whose reports stop is not responding.
@@ -1797,6 +1797,32 @@ req POST /v1/jobs '{"name":"brief","queue":"q","runtime":1,"tasks":[{"gpus":1}]}
 check "... and the forgotten name may be used again (201)" [ "$CODE" = 201 ]
 job_is "... that new job runs and ends, its decisions its own (one start, not the old job's too)" brief \
 	'j["state"] == "done" and [d["kind"] for d in j["decisions"]].count("start") == 1'
+stop_daemon
+
+# --- --log-keep: the decision log and usage history keep their recent rows only ---------------
+start_daemon "$T/state-keep" "$PORT" --config "$T/solo.yaml" --log-keep 3s ||
+	bad "daemon starts with --log-keep 3s"
+S=$T/state-keep
+TOKEN=$(cat "$S/token")
+log_rows() { # the job's rows in the decision log
+	python3 -c 'import sqlite3, sys
+print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM decisions WHERE job = ?", (sys.argv[2],)).fetchone()[0])' \
+		"$S/fairway.db" "$1"
+}
+req POST /v1/jobs '{"name":"logged","queue":"q","runtime":1,"tasks":[{"gpus":1}]}'
+job_is "--log-keep: a job starts and ends, its start in the decision log" logged \
+	'j["state"] == "done" and [d["kind"] for d in j["decisions"]] == ["start"]'
+check "... one row in the store's decision log" [ "$(log_rows logged)" = 1 ]
+for _ in $(seq 1 40); do # every cycle deletes the rows older than 3 s
+	[ "$(log_rows logged)" = 0 ] && break
+	sleep 0.25
+done
+check "--log-keep 3s: the start's row leaves the store 3 s on" [ "$(log_rows logged)" = 0 ]
+check "... /metrics counts it (fairway_log_rows_trimmed_total, table decisions)" \
+	[ "$(metric 'fairway_log_rows_trimmed_total{table="decisions"}')" -ge 1 ]
+req GET /v1/jobs/logged
+check "... the job itself stays (that is min-job-age's to forget), with no decisions left" \
+	[ "$CODE" = 200 -a "$(jfield 'j["state"], j["decisions"]')" = "done []" ]
 stop_daemon
 
 if grep -E 'ERROR: AddressSanitizer|runtime error|LeakSanitizer' "$T/daemon.log"; then

@@ -1,5 +1,5 @@
 /* test_cliword.c — one command-line word (tools/cliword.h): "--flag=value"
- * splitting, joined values, and the hint for a mistyped flag. */
+ * splitting, joined values, the hint for a mistyped flag, and durations. */
 #include <string.h>
 
 #include "cliword.h"
@@ -63,5 +63,26 @@ TEST(hint_is_cut_to_its_buffer_and_long_words_are_out_of_reach)
 	ASSERT_STR_EQ(hint(word), "");
 }
 
+TEST(durations_take_one_unit_of_s_m_h_or_d)
+{
+	double x = -1;
+
+	ASSERT(fw_cli_duration("90", &x) && x == 90);
+	ASSERT(fw_cli_duration("90s", &x) && x == 90);
+	ASSERT(fw_cli_duration("10m", &x) && x == 600);
+	ASSERT(fw_cli_duration("1.5h", &x) && x == 5400);
+	ASSERT(fw_cli_duration("30d", &x) && x == 30 * 86400.0);
+	x = -1;
+	ASSERT(!fw_cli_duration("", &x));
+	ASSERT(!fw_cli_duration("h", &x));
+	ASSERT(!fw_cli_duration("5x", &x));
+	ASSERT(!fw_cli_duration("5ms", &x));
+	ASSERT(!fw_cli_duration("5 m", &x));
+	ASSERT(!fw_cli_duration("nan", &x));
+	ASSERT(!fw_cli_duration("inf", &x));
+	ASSERT(x == -1); /* untouched when refused */
+}
+
 TEST_MAIN(split_eq_cuts_the_word_at_the_first_equals, joined_values_of_switches_and_empty_ones_are_refused,
-	  hint_names_the_one_flag_a_typo_is_near, hint_is_cut_to_its_buffer_and_long_words_are_out_of_reach)
+	  hint_names_the_one_flag_a_typo_is_near, hint_is_cut_to_its_buffer_and_long_words_are_out_of_reach,
+	  durations_take_one_unit_of_s_m_h_or_d)

@@ -506,6 +506,77 @@ TEST(a_cancelled_job_leaves_the_list_before_the_next_cycle)
 	serve_down(&d);
 }
 
+static int count_decision(void *ctx, const struct fw_store_decision *dec)
+{
+	(void)dec;
+	(*(int *)ctx)++;
+	return 0;
+}
+
+static int decisions_of(struct fw_serve *d, const char *job)
+{
+	int n = 0;
+
+	if (fw_store_job_decisions(d->store, job, INT64_MIN, 100, count_decision, &n) != FW_OK)
+		return -1;
+	return n;
+}
+
+static void submit(struct fw_serve *d, const char *body)
+{
+	char auth[300];
+	struct fw_api_req rq = { "POST", "/v1/jobs", NULL, NULL, auth, body, strlen(body) };
+	struct fw_api_resp rs;
+
+	snprintf(auth, sizeof auth, "Bearer %s", d->token);
+	fw_api_handle(d, &rq, &rs);
+	if (rs.status != 201)
+		fprintf(stderr, "submit: %u %s\n", rs.status, rs.body ? rs.body : "");
+	free(rs.body);
+}
+
+/* --log-keep: every applied cycle deletes the log rows older than the
+ * option, and counts them once its transaction commits; 0 keeps every
+ * row however old; newer rows stay. */
+TEST(log_rows_older_than_log_keep_are_deleted_by_the_cycle)
+{
+	struct fw_serve d;
+	struct fw_serve_opts o;
+	struct fw_arena ar;
+
+	serve_up(&d, &o);
+	fw_arena_init(&ar, 0);
+	submit(&d, "{\"name\":\"a\",\"queue\":\"q\",\"runtime\":100,\"tasks\":[{\"gpus\":8}]}");
+	ASSERT_OK(fw_serve_cycle_once(&d, &ar)); /* a starts at 5000: one row */
+	ASSERT_EQ(decisions_of(&d, "a"), 1);
+	fixed_now = 5000 + 86400;
+	ASSERT_OK(fw_serve_cycle_once(&d, &ar)); /* the default, 0: kept a day on */
+	ASSERT_EQ(decisions_of(&d, "a"), 1);
+	ASSERT_EQ(d.m.log_trimmed[0], 0);
+	ASSERT_EQ(d.m.log_trimmed[1], 0);
+
+	o.log_keep_s = 3600; /* read at every cycle */
+	submit(&d, "{\"name\":\"b\",\"queue\":\"q\",\"runtime\":100,\"tasks\":[{\"gpus\":8}]}");
+	fixed_now += 5;
+	ASSERT_OK(fw_serve_cycle_once(&d, &ar));
+	ASSERT_EQ(decisions_of(&d, "a"), 0); /* a day old */
+	ASSERT_EQ(decisions_of(&d, "b"), 1); /* just made */
+	ASSERT_EQ(d.m.log_trimmed[0], 1);
+	ASSERT(d.m.log_trimmed[1] >= 1); /* the history row of the first cycle */
+	uint64_t hist = d.m.log_trimmed[1];
+	fixed_now += 3599;
+	ASSERT_OK(fw_serve_cycle_once(&d, &ar));
+	ASSERT_EQ(decisions_of(&d, "b"), 1); /* 3,599 s old: kept */
+	fixed_now += 2;
+	ASSERT_OK(fw_serve_cycle_once(&d, &ar));
+	ASSERT_EQ(decisions_of(&d, "b"), 0); /* 3,601 s */
+	ASSERT_EQ(d.m.log_trimmed[0], 2);
+	ASSERT(d.m.log_trimmed[1] > hist); /* the rows a day on and after it */
+	fw_arena_release(&ar);
+	serve_down(&d);
+}
+
 TEST_MAIN(a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
 	  an_unbounded_running_job_makes_left_unknown, no_left_without_budget_safe,
-	  before_the_first_cycle_jobs_are_whole_and_nodes_wait, a_cancelled_job_leaves_the_list_before_the_next_cycle)
+	  before_the_first_cycle_jobs_are_whole_and_nodes_wait, a_cancelled_job_leaves_the_list_before_the_next_cycle,
+	  log_rows_older_than_log_keep_are_deleted_by_the_cycle)

@@ -2,7 +2,8 @@
  * test_serve_store.c — the daemon's store (connectors/serve/store.c):
  * schema migrations to the current version, WAL mode, documents that
  * survive a close and reopen, a rolled-back transaction that leaves
- * nothing, a database from a newer fairway refused.
+ * nothing, a database from a newer fairway refused, the logs trimmed by
+ * age (--log-keep) through their time indexes.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,7 +48,7 @@ TEST(migrates_to_current_version_in_wal_mode)
 	memset(&d, 0, sizeof d);
 	ASSERT_EQ(fw_store_open(dir, false, &st, &d), FW_OK);
 	ASSERT(fw_store_created(st));
-	ASSERT_EQ(fw_store_schema_version(st), 3);
+	ASSERT_EQ(fw_store_schema_version(st), 4);
 	fw_store_close(st);
 	snprintf(path, sizeof path, "%s/fairway.db", dir);
 	ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
@@ -117,6 +118,100 @@ TEST(decision_log_rows_are_written)
 	sqlite3_close(db);
 }
 
+static int64_t count_rows(const char *sql)
+{
+	char path[128];
+	sqlite3 *db;
+	sqlite3_stmt *s;
+	int64_t n = -1;
+
+	snprintf(path, sizeof path, "%s/fairway.db", dir);
+	if (sqlite3_open(path, &db) != SQLITE_OK)
+		return -1;
+	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+		n = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+	return n;
+}
+
+/* A store of schema 3 (before the time indexes) gains them on open, and
+ * the trim's delete walks them (a range scan, not the whole table). */
+TEST(a_version_3_store_gains_the_time_indexes)
+{
+	struct fw_serve_store *st = NULL;
+	char path[128], plan[512] = "";
+	sqlite3 *db;
+	sqlite3_stmt *s;
+
+	fresh_dir();
+	ASSERT_EQ(fw_store_open(dir, false, &st, NULL), FW_OK);
+	fw_store_close(st);
+	snprintf(path, sizeof path, "%s/fairway.db", dir);
+	ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
+	ASSERT_EQ(sqlite3_exec(db, "DROP INDEX decisions_at; DROP INDEX usage_at; UPDATE schema_version SET version = 3",
+			       NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	ASSERT_EQ(count_rows("SELECT count(*) FROM sqlite_master WHERE name IN ('decisions_at', 'usage_at')"), 0);
+	ASSERT_EQ(fw_store_open(dir, false, &st, NULL), FW_OK);
+	ASSERT(!fw_store_created(st));
+	ASSERT_EQ(fw_store_schema_version(st), 4);
+	fw_store_close(st);
+	ASSERT_EQ(count_rows("SELECT count(*) FROM sqlite_master WHERE name IN ('decisions_at', 'usage_at')"), 2);
+	ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
+	ASSERT_EQ(sqlite3_prepare_v2(db, "EXPLAIN QUERY PLAN SELECT id FROM decisions WHERE at < 5 ORDER BY at, id LIMIT 9",
+				     -1, &s, NULL), SQLITE_OK);
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		size_t n = strlen(plan);
+		snprintf(plan + n, sizeof plan - n, "%s;", (const char *)sqlite3_column_text(s, 3));
+	}
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+	ASSERT(strstr(plan, "decisions_at") != NULL);
+	ASSERT(strstr(plan, "TEMP B-TREE") == NULL); /* the index gives the order */
+}
+
+/* Rows older than the cut go oldest first, at most `limit` per table and
+ * call; a rolled-back trim deletes nothing; newer rows stay. */
+TEST(trim_deletes_old_log_rows_oldest_first_within_the_limit)
+{
+	struct fw_serve_store *st = NULL;
+	int64_t gone[2] = { -1, -1 };
+
+	fresh_dir();
+	ASSERT_EQ(fw_store_open(dir, false, &st, NULL), FW_OK);
+	ASSERT_EQ(fw_store_begin(st), FW_OK);
+	for (int i = 9; i >= 0; i--) { /* written newest first: the cut goes by time, not by id */
+		struct fw_store_decision dec = { i, 100 + i, 1, "start", "j", "", "started", "started" };
+		ASSERT_EQ(fw_store_log_decision(st, &dec), FW_OK);
+	}
+	for (int i = 0; i < 5; i++)
+		ASSERT_EQ(fw_store_usage_record(st, "llm", 100 + i, 0, 1), FW_OK);
+	ASSERT_EQ(fw_store_commit(st), FW_OK);
+
+	ASSERT_EQ(fw_store_begin(st), FW_OK);
+	ASSERT_EQ(fw_store_trim_logs(st, 105, 100, gone), FW_OK);
+	ASSERT_EQ(gone[0], 5);
+	fw_store_rollback(st);
+	ASSERT_EQ(count_rows("SELECT count(*) FROM decisions"), 10);
+
+	ASSERT_EQ(fw_store_trim_logs(st, 105, 3, gone), FW_OK);
+	ASSERT_EQ(gone[0], 3);
+	ASSERT_EQ(gone[1], 3);
+	ASSERT_EQ(count_rows("SELECT min(at) FROM decisions"), 103);
+	ASSERT_EQ(count_rows("SELECT min(at) FROM usage_history"), 103);
+	ASSERT_EQ(fw_store_trim_logs(st, 105, 100, gone), FW_OK);
+	ASSERT_EQ(gone[0], 2);
+	ASSERT_EQ(gone[1], 2);
+	ASSERT_EQ(fw_store_trim_logs(st, 105, 100, gone), FW_OK);
+	ASSERT_EQ(gone[0], 0);
+	ASSERT_EQ(gone[1], 0);
+	ASSERT_EQ(count_rows("SELECT count(*) FROM decisions WHERE at >= 105"), 5);
+	ASSERT_EQ(count_rows("SELECT count(*) FROM decisions"), 5);
+	ASSERT_EQ(count_rows("SELECT count(*) FROM usage_history"), 0);
+	fw_store_close(st);
+}
+
 TEST(newer_schema_is_refused)
 {
 	struct fw_serve_store *st = NULL;
@@ -145,4 +240,5 @@ TEST(temporary_directory_removed)
 }
 
 TEST_MAIN(migrates_to_current_version_in_wal_mode, documents_survive_reopen_and_rollback_leaves_nothing,
-	  decision_log_rows_are_written, newer_schema_is_refused, temporary_directory_removed)
+	  decision_log_rows_are_written, a_version_3_store_gains_the_time_indexes,
+	  trim_deletes_old_log_rows_oldest_first_within_the_limit, newer_schema_is_refused, temporary_directory_removed)
