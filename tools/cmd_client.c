@@ -627,7 +627,8 @@ static void print_job_row(json_t *j)
 		snprintf(ex, sizeof ex, "(exit %.0f)", num(j, "exitCode"));
 	if (!strcmp(st, "timeout"))
 		snprintf(ex, sizeof ex, "(run-time limit)");
-	printf("%-24s %-12s %-10s %5.0f  %-16s %-12s %s\n", str(j, "name"), str(j, "queue"), st, num(j, "gpus"),
+	printf("%-24s %-12s %-10s %-10s %5.0f  %-16s %-12s %s\n", str(j, "name"), str(j, "queue"), str(j, "user"), st,
+	       num(j, "gpus"),
 	       json_object_get(j, "reason") ? str(j, "reason") : "-", w,
 	       !strcmp(st, "running") ? "(started)" : !strcmp(st, "pending") ? "(expected start)" : ex);
 }
@@ -852,19 +853,37 @@ static json_t *job_body(struct opts *o, int *rc)
 	return j;
 }
 
+/* GET /v1/jobs with the list's filters: ?state=, ?queue=, ?user= (each
+ * value URL-encoded); 2 on a value too long to send. */
+static int jobs_list_path(struct opts *o, char *path, size_t n)
+{
+	static const char *const filters[][2] = { { "--state", "state" }, { "--queue", "queue" }, { "--user", "user" } };
+	char v[3 * FW_NAME_MAX + 1];
+	size_t k = (size_t)snprintf(path, n, "/v1/jobs");
+	char sep = '?';
+
+	for (size_t f = 0; f < sizeof filters / sizeof filters[0]; f++) {
+		const char *want = flag(o, filters[f][0]);
+		if (!want)
+			continue;
+		if (!encode(v, sizeof v, want) || strlen(v) + strlen(filters[f][1]) + 2 >= n - k)
+			return fw_cli_usage_error(o->cmd, "%s: at most %d bytes", filters[f][0], FW_NAME_MAX - 1);
+		k += (size_t)snprintf(path + k, n - k, "%c%s=%s", sep, filters[f][1], v);
+		sep = '&';
+	}
+	return 0;
+}
+
 static int cmd_jobs(struct opts *o)
 {
 	const char *sub = arg(o, 0) ? arg(o, 0) : "list", *name = arg(o, 1);
-	char path[256];
+	char path[1024];
 	json_t *r = NULL, *body;
 	int rc;
 
 	if (!strcmp(sub, "list")) {
-		char state[128] = "";
-		if (flag(o, "--state") && !encode(state, sizeof state, flag(o, "--state")))
-			return fw_cli_usage_error(o->cmd,
-						  "--state: must be pending, running, done, failed, cancelled, timeout or all");
-		snprintf(path, sizeof path, "/v1/jobs%s%s", state[0] ? "?state=" : "", state);
+		if ((rc = jobs_list_path(o, path, sizeof path)))
+			return rc;
 		if ((rc = call(o, "GET", path, NULL, &r)))
 			return rc;
 		if (o->json)
@@ -872,7 +891,8 @@ static int cmd_jobs(struct opts *o)
 		else {
 			size_t i;
 			json_t *j;
-			printf("%-24s %-12s %-10s %5s  %-16s %s\n", "JOB", "QUEUE", "STATE", "GPUS", "REASON", "START");
+			printf("%-24s %-12s %-10s %-10s %5s  %-16s %s\n", "JOB", "QUEUE", "USER", "STATE", "GPUS", "REASON",
+			       "START");
 			json_array_foreach(json_object_get(r, "jobs"), i, j)
 				print_job_row(j);
 		}
@@ -1266,7 +1286,8 @@ static int cmd_plan(struct opts *o)
 /* --- entry ------------------------------------------------------------------------------------------ */
 static const char client_usage[] =
 	"usage: fairway queues [list | show NAME | set NAME [flags] | create NAME [flags] | delete NAME]\n"
-	"       fairway jobs [list [--state S] | show NAME | why NAME | submit FLAGS | cancel NAME]\n"
+	"       fairway jobs [list [--state S] [--queue Q] [--user U] | show NAME | why NAME |\n"
+	"                     submit FLAGS | cancel NAME]\n"
 	"       fairway nodes [list | show NAME | health NAME --healthy|--unhealthy [--reason R] [--bad-gpus 0,3]]\n"
 	"       fairway reservations [list | show ID | create FLAGS | delete ID]\n"
 	"       fairway fairshare [list | explain NAME]\n"
@@ -1338,6 +1359,8 @@ static const char client_usage[] =
 	"                     {...}, \"slice\": {\"size\": 2, \"required\": \"rack\"}}, ...]})\n"
 	"jobs list --state S: pending, running, done, failed, cancelled, timeout (ended\n"
 	"                     by its run-time limit: its own or its queue's) or all\n"
+	"          --queue Q: the jobs of queue Q only (not of the queues under it);\n"
+	"          --user U:  the jobs of user U only (as squeue -p Q -u U)\n"
 	"jobs why NAME:       one screen: state, its run-time limit, why it waits, when it\n"
 	"                     is expected to start (a job its run-time limit ended: why\n"
 	"                     it ended, its own limit or its queue's)\n"
@@ -1379,7 +1402,7 @@ static const struct spec {
 	{ "queues", "delete", 1, "", "" },
 	{ "queues", "set", 1, QUEUE_FLAGS, "" },
 	{ "queues", "create", 1, QUEUE_FLAGS, "" },
-	{ "jobs", "list", 0, " --state ", "" },
+	{ "jobs", "list", 0, " --state --queue --user ", "" },
 	{ "jobs", "submit", 0, JOB_FLAGS, "" },
 	{ "jobs", "show", 1, "", "" },
 	{ "jobs", "why", 1, "", "" },

@@ -610,11 +610,20 @@ struct listing {
 	json_t *out, *view_jobs;
 	const char *state;
 	size_t limit;
+	const char *queue, *user;     /* ?queue= and ?user=: exact; NULL: any.  A
+				       * queue the daemon no longer has is no
+				       * error: its ended jobs are listed */
 };
 
 static bool state_ok(const char *want, const char *have)
 {
 	return !want || !strcmp(want, "all") || !strcmp(want, have);
+}
+
+/* The job's queue and user pass the listing's filters. */
+static bool owner_ok(const struct listing *l, const char *queue, const char *user)
+{
+	return (!l->queue || (queue && !strcmp(l->queue, queue))) && (!l->user || (user && !strcmp(l->user, user)));
 }
 
 /* A job's run-time limit as the next cycle applies it (fw_job_limit over
@@ -712,7 +721,7 @@ static int add_unseen(void *ctx, const struct fw_backend_job *j, const char *sta
 		return 1;
 	if (seen && (active || !strcmp(json_string_value(json_object_get(seen, "state")), state)))
 		return 0; /* listed from the plan (a job it timed out: "timeout" there too) */
-	if (!state_ok(l->state, state))
+	if (!state_ok(l->state, state) || !owner_ok(l, j->queue, j->job.user))
 		return 0;
 	if (!l->state && !active)
 		return 0; /* ended jobs only on request */
@@ -741,7 +750,8 @@ static void h_jobs_list(struct ctx *c)
 {
 	static const char *const states[] = { "pending", "running", "done", "failed", "cancelled", "timeout", "all",
 					      NULL };
-	struct listing l = { c->d, json_array(), NULL, c->rq->query_state, 1000 };
+	struct listing l = { c->d, json_array(), NULL, c->rq->query_state, 1000, c->rq->query_queue,
+			     c->rq->query_user };
 	json_t *v = view_ref(c->d), *order = json_object_get(v, "jobOrder");
 	size_t i;
 	json_t *name;
@@ -774,7 +784,9 @@ static void h_jobs_list(struct ctx *c)
 			break;
 		if (ended_since(c->d, json_string_value(name), j))
 			continue; /* listed by add_unseen as it is now, as GET /v1/jobs/{name} does */
-		if (state_ok(l.state, json_string_value(json_object_get(j, "state"))))
+		if (state_ok(l.state, json_string_value(json_object_get(j, "state"))) &&
+		    owner_ok(&l, json_string_value(json_object_get(j, "queue")),
+			     json_string_value(json_object_get(j, "user"))))
 			json_array_append(l.out, j);
 	}
 	if (c->d->bops == &fw_backend_local)

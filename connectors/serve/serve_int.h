@@ -161,6 +161,7 @@ struct fw_api_req {
 	const char *method, *path, *query_state, *query_limit, *auth;
 	const char *body;
 	size_t body_len;
+	const char *query_queue, *query_user; /* GET /v1/jobs filters; NULL: none */
 };
 struct fw_api_resp {
 	unsigned status;

@@ -154,7 +154,7 @@ struct answer {
 static struct answer call_as(struct session *x, const char *method, const char *path, const char *state,
 			     const char *body, size_t len)
 {
-	struct fw_api_req rq = { method, path, state, NULL, x->auth, body ? body : "", body ? len : 0 };
+	struct fw_api_req rq = { method, path, state, NULL, x->auth, body ? body : "", body ? len : 0, NULL, NULL };
 	struct fw_api_resp rs;
 
 	fw_api_handle(&x->d, &rq, &rs);
@@ -247,6 +247,57 @@ static void add_model(struct session *x, json_t *all, enum scope sc)
  * health reports and usage held, as one JSON text (malloc'd).  Past ALL,
  * what must outlive a restart: no node listing (it is the last cycle's
  * view, which a restarted daemon has yet to make). */
+/* The entries of list whose member key is v, in its order (new array). */
+static json_t *entries_of(const json_t *list, const char *key, const char *v)
+{
+	json_t *out = json_array(), *e;
+	size_t i;
+
+	json_array_foreach(list, i, e) {
+		const char *w = json_string_value(json_object_get(e, key));
+		if (w && !strcmp(w, v))
+			json_array_append(out, e);
+	}
+	return out;
+}
+
+/* GET /v1/jobs?state=all filtered by queue or by user lists exactly the
+ * entries of the whole list (all, just read) of that queue or user, in
+ * its order: checked for each queue and user the list names, once. */
+static void filters_agree(struct session *x, const json_t *all)
+{
+	static const char *const KEYS[] = { "queue", "user" };
+	size_t i;
+	json_t *e;
+
+	for (int k = 0; k < 2; k++)
+		json_array_foreach(all, i, e) {
+			const char *v = json_string_value(json_object_get(e, KEYS[k]));
+			struct fw_api_req rq = { "GET", "/v1/jobs", "all", NULL, x->auth, "", 0, k ? NULL : v,
+						 k ? v : NULL };
+			struct fw_api_resp rs;
+			json_t *earlier, *want, *got = NULL;
+
+			if (!v)
+				continue;
+			earlier = entries_of(all, KEYS[k], v);
+			bool first = json_array_get(earlier, 0) == e;
+			json_decref(earlier);
+			if (!first)
+				continue;
+			want = entries_of(all, KEYS[k], v);
+			fw_api_handle(&x->d, &rq, &rs);
+			if (rs.status == 200)
+				got = json_loads(rs.body, 0, NULL);
+			if (!got || !json_equal(json_object_get(got, "jobs"), want))
+				die("GET /v1/jobs filtered by a queue or a user is not the whole list's entries of it", v,
+				    rs.body);
+			json_decref(got);
+			json_decref(want);
+			free(rs.body);
+		}
+}
+
 static char *reading(struct session *x, enum scope sc)
 {
 	bool model_only = sc != ALL;
@@ -267,6 +318,8 @@ static char *reading(struct session *x, enum scope sc)
 		json_object_foreach(o, k, v) /* {"jobs": [...]} and the like */
 			if (json_is_array(v))
 				arr = v;
+		if (i == 1 && a.status == 200)
+			filters_agree(x, arr);
 		size_t j;
 		json_t *it;
 		json_array_foreach(arr, j, it)

@@ -491,6 +491,19 @@ check "fairway jobs why: a running job says where it started" \
 "$FW" jobs list "${C[@]}" >"$T/jl" 2>&1
 check "fairway jobs list: running jobs (started) and waiting ones (expected start)" \
 	bash -c "grep -q '^$RUN .* running .*(started)\$' '$T/jl' && grep -q '^llm-pretrain-64 .* pending .*(expected start)\$' '$T/jl'"
+"$FW" jobs list --queue llm --json "${C[@]}" >"$T/jlq" 2>&1
+req GET /v1/jobs
+check "fairway jobs list --queue llm: llm's jobs, all of them, and only those" \
+	[ "$(python3 -c 'import json, sys; print(sorted(x["name"] for x in json.load(open(sys.argv[1]))["jobs"]))' "$T/jlq")" = \
+	  "$(jfield 'sorted(x["name"] for x in j["jobs"] if x["queue"] == "llm")')" -a \
+	  "$(jfield 'len([x for x in j["jobs"] if x["queue"] == "llm"]) > 0')" = True ]
+"$FW" jobs list --user alice --queue llm --state all --json "${C[@]}" >"$T/jlu" 2>&1
+check "... --user alice --queue llm --state all: both filters (GET /v1/jobs?state=all&queue=llm&user=alice)" \
+	python3 -c 'import json, sys; l = json.load(open(sys.argv[1]))["jobs"]
+assert l and all(x["user"] == "alice" and x["queue"] == "llm" for x in l), l' "$T/jlu"
+"$FW" jobs list --user "no one/&x=1" "${C[@]}" >"$T/jlnone" 2>&1
+check "... a user with spaces, / and & is sent encoded: no job, the header only" [ "$(wc -l <"$T/jlnone")" = 1 ]
+
 req GET /v1/jobs/llm-pretrain-128
 check "a reserved job's reservedAt is the time in its reason" \
 	[ "$(jfield 'j["reason"] == "has_reservation" and str(j["reservedAt"]) in j["reasonText"] and j["expectedStart"] <= j["reservedAt"]')" = True ]

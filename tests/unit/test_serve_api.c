@@ -126,7 +126,7 @@ static unsigned request(struct fw_serve *d, const char *method, const char *path
 			size_t n)
 {
 	char auth[64];
-	struct fw_api_req rq = { method, path, NULL, NULL, auth, body, strlen(body) };
+	struct fw_api_req rq = { method, path, NULL, NULL, auth, body, strlen(body), NULL, NULL };
 	struct fw_api_resp rs;
 
 	snprintf(auth, sizeof auth, "Bearer %s", token);
@@ -460,7 +460,7 @@ static void serve_down(struct fw_serve *d)
 static unsigned get_as(struct fw_serve *d, const char *path, const char *state, char *out, size_t n)
 {
 	char auth[300];
-	struct fw_api_req rq = { "GET", path, state, NULL, auth, "", 0 };
+	struct fw_api_req rq = { "GET", path, state, NULL, auth, "", 0, NULL, NULL };
 	struct fw_api_resp rs;
 
 	snprintf(auth, sizeof auth, "Bearer %s", d->token);
@@ -483,7 +483,7 @@ TEST(a_cancelled_job_leaves_the_list_before_the_next_cycle)
 	fw_arena_init(&ar, 0);
 	snprintf(auth, sizeof auth, "Bearer %s", d.token);
 	const char *big = "{\"name\":\"big\",\"queue\":\"q\",\"tasks\":[{\"gpus\":16}]}";
-	rq = (struct fw_api_req){ "POST", "/v1/jobs", NULL, NULL, auth, big, strlen(big) };
+	rq = (struct fw_api_req){ "POST", "/v1/jobs", NULL, NULL, auth, big, strlen(big), NULL, NULL };
 	fw_api_handle(&d, &rq, &rs);
 	ASSERT_EQ(rs.status, 201);
 	free(rs.body);
@@ -491,7 +491,7 @@ TEST(a_cancelled_job_leaves_the_list_before_the_next_cycle)
 	ASSERT_EQ(get_as(&d, "/v1/jobs", NULL, body, sizeof body), 200);
 	ASSERT_STR_CONTAINS(body, "\"name\":\"big\"");
 	ASSERT_STR_CONTAINS(body, "\"state\":\"pending\"");
-	rq = (struct fw_api_req){ "DELETE", "/v1/jobs/big", NULL, NULL, auth, "", 0 };
+	rq = (struct fw_api_req){ "DELETE", "/v1/jobs/big", NULL, NULL, auth, "", 0, NULL, NULL };
 	fw_api_handle(&d, &rq, &rs);
 	ASSERT_EQ(rs.status, 200);
 	free(rs.body);
@@ -522,17 +522,29 @@ static int decisions_of(struct fw_serve *d, const char *job)
 	return n;
 }
 
-static void submit(struct fw_serve *d, const char *body)
+/* method path with body and the daemon's own token: the status. */
+static unsigned send_as(struct fw_serve *d, const char *method, const char *path, const char *body)
 {
 	char auth[300];
-	struct fw_api_req rq = { "POST", "/v1/jobs", NULL, NULL, auth, body, strlen(body) };
+	struct fw_api_req rq = { method, path, NULL, NULL, auth, body, strlen(body), NULL, NULL };
 	struct fw_api_resp rs;
 
 	snprintf(auth, sizeof auth, "Bearer %s", d->token);
 	fw_api_handle(d, &rq, &rs);
-	if (rs.status != 201)
-		fprintf(stderr, "submit: %u %s\n", rs.status, rs.body ? rs.body : "");
+	if (rs.status >= 300)
+		fprintf(stderr, "%s %s: %u %s\n", method, path, rs.status, rs.body ? rs.body : "");
 	free(rs.body);
+	return rs.status;
+}
+
+static unsigned post(struct fw_serve *d, const char *path, const char *body)
+{
+	return send_as(d, "POST", path, body);
+}
+
+static void submit(struct fw_serve *d, const char *body)
+{
+	post(d, "/v1/jobs", body);
 }
 
 /* --log-keep: every applied cycle deletes the log rows older than the
@@ -576,7 +588,78 @@ TEST(log_rows_older_than_log_keep_are_deleted_by_the_cycle)
 	serve_down(&d);
 }
 
+/* GET /v1/jobs?state=&queue=&user= (NULL: not given): its status, and
+ * the names it lists, comma-joined in list order, in out. */
+static unsigned list_jobs(struct fw_serve *d, const char *state, const char *queue, const char *user, char *out,
+			  size_t n)
+{
+	struct fw_api_req rq = { "GET", "/v1/jobs", state, NULL, "", "", 0, queue, user };
+	struct fw_api_resp rs;
+	json_t *o, *j;
+	size_t i, k = 0;
+
+	fw_api_handle(d, &rq, &rs);
+	snprintf(out, n, "%s", rs.body ? rs.body : "");
+	if (rs.status == 200 && (o = json_loads(rs.body, 0, NULL))) {
+		out[0] = 0;
+		json_array_foreach(json_object_get(o, "jobs"), i, j)
+			k += (size_t)snprintf(out + k, n - k, "%s%s", k ? "," : "",
+					      json_string_value(json_object_get(j, "name")));
+		json_decref(o);
+	}
+	free(rs.body);
+	return rs.status;
+}
+
+static const char *names_of(struct fw_serve *d, const char *state, const char *queue, const char *user)
+{
+	static char out[1024];
+
+	return list_jobs(d, state, queue, user, out, sizeof out) == 200 ? out : "(error)";
+}
+
+/* ?queue= and ?user= keep a queue's (exactly that queue's) or a user's
+ * jobs, both ways a job is listed: from the last plan and from the local
+ * backend (newer than the plan, or ended); a queue that is not (or no
+ * longer) the daemon's is no error. */
+TEST(the_job_list_filters_by_queue_and_user)
+{
+	struct fw_serve d;
+	struct fw_serve_opts o;
+	struct fw_arena ar;
+
+	serve_up(&d, &o);
+	fw_arena_init(&ar, 0);
+	ASSERT_EQ(post(&d, "/v1/queues", "{\"name\":\"r\"}"), 201);
+	submit(&d, "{\"name\":\"a\",\"queue\":\"q\",\"user\":\"alice\",\"tasks\":[{\"gpus\":1}]}");
+	submit(&d, "{\"name\":\"b\",\"queue\":\"q\",\"user\":\"bob\",\"tasks\":[{\"gpus\":1}]}");
+	submit(&d, "{\"name\":\"c\",\"queue\":\"r\",\"user\":\"alice\",\"runtime\":10,\"tasks\":[{\"gpus\":1}]}");
+	for (int pass = 0; pass < 2; pass++) { /* before the first plan, then from it */
+		ASSERT_STR_EQ(names_of(&d, NULL, NULL, NULL), "a,b,c");
+		ASSERT_STR_EQ(names_of(&d, NULL, "q", NULL), "a,b");
+		ASSERT_STR_EQ(names_of(&d, NULL, "r", NULL), "c");
+		ASSERT_STR_EQ(names_of(&d, NULL, NULL, "alice"), "a,c");
+		ASSERT_STR_EQ(names_of(&d, NULL, "q", "alice"), "a");
+		ASSERT_STR_EQ(names_of(&d, "running", "r", "alice"), pass ? "c" : "");
+		ASSERT_STR_EQ(names_of(&d, NULL, NULL, "carol"), "");
+		ASSERT_OK(fw_serve_cycle_once(&d, &ar));
+	}
+	fixed_now += 20; /* c ended (done): listed by the backend, with state=all only */
+	ASSERT_OK(fw_serve_cycle_once(&d, &ar));
+	ASSERT_STR_EQ(names_of(&d, NULL, "r", NULL), "");
+	ASSERT_STR_EQ(names_of(&d, "all", "r", NULL), "c");
+	ASSERT_STR_EQ(names_of(&d, "all", NULL, "alice"), "a,c");
+	ASSERT_STR_EQ(names_of(&d, "done", NULL, "alice"), "c");
+	ASSERT_STR_EQ(names_of(&d, "done", "q", "alice"), "");
+	ASSERT_STR_EQ(names_of(&d, "all", "nosuch", NULL), "");
+	/* a deleted queue's ended jobs are still its */
+	ASSERT_EQ(send_as(&d, "DELETE", "/v1/queues/r", ""), 200);
+	ASSERT_STR_EQ(names_of(&d, "all", "r", NULL), "c");
+	fw_arena_release(&ar);
+	serve_down(&d);
+}
+
 TEST_MAIN(a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
 	  an_unbounded_running_job_makes_left_unknown, no_left_without_budget_safe,
 	  before_the_first_cycle_jobs_are_whole_and_nodes_wait, a_cancelled_job_leaves_the_list_before_the_next_cycle,
-	  log_rows_older_than_log_keep_are_deleted_by_the_cycle)
+	  log_rows_older_than_log_keep_are_deleted_by_the_cycle, the_job_list_filters_by_queue_and_user)
