@@ -145,6 +145,10 @@ static void queues(struct buf *b, json_t *v)
 		{ "fairway_queue_weight_effective", "weightEffective",
 		  "The queue's over-quota weight after decayed usage (splits what quotas leave over)." },
 		{ "fairway_queue_allocated_gpus", "allocated", "GPUs the queue's jobs hold after the last plan." },
+		{ "fairway_queue_pending_jobs", "pendingJobs",
+		  "Jobs of the queue and the queues under it waiting after the last plan." },
+		{ "fairway_queue_running_jobs", "runningJobs",
+		  "Jobs of the queue and the queues under it running after the last plan." },
 		{ "fairway_queue_usage_gpu_hours", "usageGpuHours",
 		  "Decayed GPU-hours the queue and the queues under it have used: what its gpuHourBudget is held to." },
 	};

@@ -412,6 +412,18 @@ static void left_field(json_t *o, const struct fw_snapshot *s, const struct fw_s
 		json_object_set_new(o, "gpuHoursLeft", json_real(left[q].gpu_s / 3600.0));
 }
 
+/* Jobs waiting and running after the plan (o: job_json's entry, its
+ * state) counted for job i's queue and each queue above it: njobs[2q]
+ * pending, njobs[2q + 1] running. */
+static void count_job(const struct fw_snapshot *s, int32_t i, const json_t *o, int32_t *njobs)
+{
+	const char *st = json_string_value(json_object_get(o, "state"));
+	int k = st && !strcmp(st, "pending") ? 0 : st && !strcmp(st, "running") ? 1 : -1;
+
+	for (int32_t q = s->jobs[i].queue; njobs && k >= 0 && q >= 0 && q < s->nqueues; q = s->queues[q].parent)
+		njobs[2 * q + k]++;
+}
+
 /* GET /v1/fairshare's entries, one a queue in p's order.  Its
  * "usageGpuHours" is the decayed usage of the queue and the queues under
  * it at s->now, the figure its "gpuHourBudget" (null: none; the
@@ -419,7 +431,7 @@ static void left_field(json_t *o, const struct fw_snapshot *s, const struct fw_s
  * ancestor's are held to; "gpuHoursLeft" what the budget has left
  * (left_field). */
 static json_t *fairshare_json(const struct fw_snapshot *s, const struct fw_plan *p, const struct fw_serve_left *left,
-			      const double *held, const double *held_des)
+			      const double *held, const double *held_des, const int32_t *njobs)
 {
 	struct mtable lim = { s->model_limits, s->nmodel_limits }, des = { s->model_deserved, s->nmodel_deserved };
 
@@ -447,6 +459,10 @@ static json_t *fairshare_json(const struct fw_snapshot *s, const struct fw_plan 
 		json_object_set_new(o, "guaranteed", json_real(r->guaranteed[FW_RES_GPU] / 1000.0));
 		json_object_set_new(o, "overQuota",
 				    json_real((r->fair[FW_RES_GPU] - r->guaranteed[FW_RES_GPU]) / 1000.0));
+		if (njobs) {
+			json_object_set_new(o, "pendingJobs", json_integer(njobs[2 * q]));
+			json_object_set_new(o, "runningJobs", json_integer(njobs[2 * q + 1]));
+		}
 		json_object_set_new(o, "weight", json_real(r->weight));
 		json_object_set_new(o, "weightEffective", json_real(r->weight_eff));
 		json_object_set_new(o, "limit", sq->limit.v[FW_RES_GPU] == FW_UNLIMITED
@@ -478,8 +494,10 @@ json_t *fw_serve_build_view(const struct fw_snapshot *s, const struct fw_plan *p
 	json_t *figures = json_object();
 	int64_t *use = node_use(s, acts, status, nacts);
 	struct fw_serve_left *left = fw_serve_budget_left(s, p); /* NULL: budget_short reads as the core's */
+	int32_t *njobs = calloc(2 * (size_t)s->nqueues + 2, sizeof *njobs); /* NULL: the counts left out */
 
 	if (!use) {
+		free(njobs);
 		free(left);
 		json_decref(v);
 		return NULL;
@@ -491,6 +509,7 @@ json_t *fw_serve_build_view(const struct fw_snapshot *s, const struct fw_plan *p
 		const char *r = json_string_value(json_object_get(o, "reason"));
 		if (r && !strcmp(json_string_value(json_object_get(o, "state")), "pending"))
 			json_object_set_new(byreason, r, json_integer(json_integer_value(json_object_get(byreason, r)) + 1));
+		count_job(s, i, o, njobs);
 		json_array_append_new(order, json_string(s->jobs[i].name));
 		json_object_set_new(jobs, s->jobs[i].name, o);
 	}
@@ -508,7 +527,8 @@ json_t *fw_serve_build_view(const struct fw_snapshot *s, const struct fw_plan *p
 	json_object_set_new(v, "jobOrder", order);
 	double *held = limits_held(s, (struct mtable){ s->model_limits, s->nmodel_limits }, acts, status, nacts);
 	double *held_des = limits_held(s, (struct mtable){ s->model_deserved, s->nmodel_deserved }, acts, status, nacts);
-	json_object_set_new(v, "fairshare", fairshare_json(s, p, left, held, held_des));
+	json_object_set_new(v, "fairshare", fairshare_json(s, p, left, held, held_des, njobs));
+	free(njobs);
 	free(held);
 	free(held_des);
 	free(left);

@@ -354,10 +354,28 @@ check "fair share = guaranteed (at most deserved) + over quota, with the weights
 req GET /v1/plan
 check "the last plan has decisions and waiting jobs with reasons" \
 	[ "$(jfield 'all("reason" in p for p in j["pending"]) and "decisions" in j')" = True ]
+# one view: each queue's pendingJobs counts the plan's waiting jobs of it
+# and the queues under it; a parent's counts are its children's
+check "fair share per queue: pendingJobs, the plan's waiting jobs of the queue and the queues under it" \
+	python3 -c 'import json, sys
+j = json.loads(sys.argv[1]); fs = {q["queue"]: q for q in j["fairshare"]}
+def under(q, top):
+    while q:
+        if q == top: return True
+        q = fs[q]["parent"] if q in fs else ""
+    return False
+assert j["pending"] and sum(q["pendingJobs"] for q in fs.values() if q["leaf"]) == len(j["pending"])
+assert all(q["pendingJobs"] == sum(under(p["queue"], n) for p in j["pending"]) for n, q in fs.items()), fs' "$BODY"
+check "... runningJobs: a parent's is its children's, and some run" \
+	python3 -c 'import json, sys
+fs = json.loads(sys.argv[1])["fairshare"]
+assert sum(q["runningJobs"] for q in fs if q["leaf"]) > 0
+assert all(q["runningJobs"] == sum(c["runningJobs"] for c in fs if c["parent"] == q["queue"]) for q in fs if not q["leaf"])' "$BODY"
 curl -s "http://127.0.0.1:$PORT/metrics" >"$T/metrics"
 for m in fairway_cycle_seconds_bucket fairway_queue_deserved_gpus fairway_queue_fair_share_gpus \
 	fairway_queue_guaranteed_gpus fairway_queue_weight_effective \
-	fairway_queue_allocated_gpus 'fairway_pending_jobs{reason="gpu_model"}' fairway_gpu_occupancy_ratio \
+	fairway_queue_allocated_gpus fairway_queue_pending_jobs fairway_queue_running_jobs \
+	'fairway_pending_jobs{reason="gpu_model"}' fairway_gpu_occupancy_ratio \
 	fairway_evictions_total fairway_unhealthy_nodes fairway_lemon_nodes; do
 	check "/metrics has $m" grep -qF "$m" "$T/metrics"
 done

@@ -618,10 +618,31 @@ static const char *names_of(struct fw_serve *d, const char *state, const char *q
 	return list_jobs(d, state, queue, user, out, sizeof out) == 200 ? out : "(error)";
 }
 
+/* GET /v1/fairshare's pendingJobs/runningJobs per queue: "q:0/2,r:1/1". */
+static const char *queue_jobs(struct fw_serve *d)
+{
+	static char out[256];
+	char body[8192];
+	json_t *o, *q;
+	size_t i, k = 0;
+
+	out[0] = 0;
+	if (get_as(d, "/v1/fairshare", NULL, body, sizeof body) != 200 || !(o = json_loads(body, 0, NULL)))
+		return "(error)";
+	json_array_foreach(json_object_get(o, "queues"), i, q)
+		k += (size_t)snprintf(out + k, sizeof out - k, "%s%s:%lld/%lld", k ? "," : "",
+				      json_string_value(json_object_get(q, "queue")),
+				      (long long)json_integer_value(json_object_get(q, "pendingJobs")),
+				      (long long)json_integer_value(json_object_get(q, "runningJobs")));
+	json_decref(o);
+	return out;
+}
+
 /* ?queue= and ?user= keep a queue's (exactly that queue's) or a user's
  * jobs, both ways a job is listed: from the last plan and from the local
  * backend (newer than the plan, or ended); a queue that is not (or no
- * longer) the daemon's is no error. */
+ * longer) the daemon's is no error.  And each queue's jobs waiting and
+ * running in GET /v1/fairshare. */
 TEST(the_job_list_filters_by_queue_and_user)
 {
 	struct fw_serve d;
@@ -644,17 +665,23 @@ TEST(the_job_list_filters_by_queue_and_user)
 		ASSERT_STR_EQ(names_of(&d, NULL, NULL, "carol"), "");
 		ASSERT_OK(fw_serve_cycle_once(&d, &ar));
 	}
+	ASSERT_STR_EQ(queue_jobs(&d), "q:0/2,r:0/1"); /* pending/running per queue */
+	submit(&d, "{\"name\":\"big\",\"queue\":\"r\",\"tasks\":[{\"gpus\":8}]}");
+	ASSERT_OK(fw_serve_cycle_once(&d, &ar));
+	ASSERT_STR_EQ(queue_jobs(&d), "q:0/2,r:1/1");
 	fixed_now += 20; /* c ended (done): listed by the backend, with state=all only */
 	ASSERT_OK(fw_serve_cycle_once(&d, &ar));
-	ASSERT_STR_EQ(names_of(&d, NULL, "r", NULL), "");
-	ASSERT_STR_EQ(names_of(&d, "all", "r", NULL), "c");
+	ASSERT_STR_EQ(names_of(&d, NULL, "r", NULL), "big");
+	ASSERT_STR_EQ(names_of(&d, "all", "r", NULL), "big,c");
+	ASSERT_STR_EQ(queue_jobs(&d), "q:0/2,r:1/0");
 	ASSERT_STR_EQ(names_of(&d, "all", NULL, "alice"), "a,c");
 	ASSERT_STR_EQ(names_of(&d, "done", NULL, "alice"), "c");
 	ASSERT_STR_EQ(names_of(&d, "done", "q", "alice"), "");
 	ASSERT_STR_EQ(names_of(&d, "all", "nosuch", NULL), "");
 	/* a deleted queue's ended jobs are still its */
+	ASSERT_EQ(send_as(&d, "DELETE", "/v1/jobs/big", ""), 200);
 	ASSERT_EQ(send_as(&d, "DELETE", "/v1/queues/r", ""), 200);
-	ASSERT_STR_EQ(names_of(&d, "all", "r", NULL), "c");
+	ASSERT_STR_EQ(names_of(&d, "all", "r", NULL), "c,big");
 	fw_arena_release(&ar);
 	serve_down(&d);
 }
