@@ -853,11 +853,13 @@ static json_t *job_body(struct opts *o, int *rc)
 	return j;
 }
 
-/* GET /v1/jobs with the list's filters: ?state=, ?queue=, ?user= (each
- * value URL-encoded); 2 on a value too long to send. */
+/* GET /v1/jobs with the list's filters: ?state=, ?queue=, ?user= and
+ * ?limit= (each value URL-encoded; the daemon judges them); 2 on a value
+ * too long to send. */
 static int jobs_list_path(struct opts *o, char *path, size_t n)
 {
-	static const char *const filters[][2] = { { "--state", "state" }, { "--queue", "queue" }, { "--user", "user" } };
+	static const char *const filters[][2] = { { "--state", "state" }, { "--queue", "queue" }, { "--user", "user" },
+						  { "--limit", "limit" } };
 	char v[3 * FW_NAME_MAX + 1];
 	size_t k = (size_t)snprintf(path, n, "/v1/jobs");
 	char sep = '?';
@@ -895,6 +897,10 @@ static int cmd_jobs(struct opts *o)
 			       "START");
 			json_array_foreach(json_object_get(r, "jobs"), i, j)
 				print_job_row(j);
+			if (json_is_true(json_object_get(r, "truncated")))
+				fprintf(stderr, "fairway jobs: the first %zu jobs only, more match: --limit N (up to 100000) "
+						"shows more, --queue/--user/--state fewer\n",
+					json_array_size(json_object_get(r, "jobs")));
 		}
 		json_decref(r);
 		return 0;
@@ -1286,8 +1292,8 @@ static int cmd_plan(struct opts *o)
 /* --- entry ------------------------------------------------------------------------------------------ */
 static const char client_usage[] =
 	"usage: fairway queues [list | show NAME | set NAME [flags] | create NAME [flags] | delete NAME]\n"
-	"       fairway jobs [list [--state S] [--queue Q] [--user U] | show NAME | why NAME |\n"
-	"                     submit FLAGS | cancel NAME]\n"
+	"       fairway jobs [list [--state S] [--queue Q] [--user U] [--limit N] | show NAME |\n"
+	"                     why NAME | submit FLAGS | cancel NAME]\n"
 	"       fairway nodes [list | show NAME | health NAME --healthy|--unhealthy [--reason R] [--bad-gpus 0,3]]\n"
 	"       fairway reservations [list | show ID | create FLAGS | delete ID]\n"
 	"       fairway fairshare [list | explain NAME]\n"
@@ -1361,6 +1367,8 @@ static const char client_usage[] =
 	"                     by its run-time limit: its own or its queue's) or all\n"
 	"          --queue Q: the jobs of queue Q only (not of the queues under it);\n"
 	"          --user U:  the jobs of user U only (as squeue -p Q -u U)\n"
+	"          --limit N: at most N jobs (default 1000, up to 100000); when more\n"
+	"                     match, the table says so on stderr (--json: \"truncated\")\n"
 	"jobs why NAME:       one screen: state, its run-time limit, why it waits, when it\n"
 	"                     is expected to start (a job its run-time limit ended: why\n"
 	"                     it ended, its own limit or its queue's)\n"
@@ -1402,7 +1410,7 @@ static const struct spec {
 	{ "queues", "delete", 1, "", "" },
 	{ "queues", "set", 1, QUEUE_FLAGS, "" },
 	{ "queues", "create", 1, QUEUE_FLAGS, "" },
-	{ "jobs", "list", 0, " --state --queue --user ", "" },
+	{ "jobs", "list", 0, " --state --queue --user --limit ", "" },
 	{ "jobs", "submit", 0, JOB_FLAGS, "" },
 	{ "jobs", "show", 1, "", "" },
 	{ "jobs", "why", 1, "", "" },

@@ -613,7 +613,18 @@ struct listing {
 	const char *queue, *user;     /* ?queue= and ?user=: exact; NULL: any.  A
 				       * queue the daemon no longer has is no
 				       * error: its ended jobs are listed */
+	bool more;                    /* a job to list found the list full:
+				       * the answer says "truncated" */
 };
+
+/* Room for one more job in the list?  When not, the list is truncated. */
+static bool room(struct listing *l)
+{
+	if (json_array_size(l->out) < l->limit)
+		return true;
+	l->more = true;
+	return false;
+}
 
 static bool state_ok(const char *want, const char *have)
 {
@@ -715,16 +726,18 @@ static int add_unseen(void *ctx, const struct fw_backend_job *j, const char *sta
 	bool active = !strcmp(state, "pending") || !strcmp(state, "running");
 	json_t *seen = json_object_get(l->view_jobs, j->job.name);
 
+	if (l->more)
+		return 1;
 	if (seen && !view_of(seen, submit))
 		seen = NULL; /* a forgotten namesake's */
-	if (json_array_size(l->out) >= l->limit)
-		return 1;
 	if (seen && (active || !strcmp(json_string_value(json_object_get(seen, "state")), state)))
 		return 0; /* listed from the plan (a job it timed out: "timeout" there too) */
 	if (!state_ok(l->state, state) || !owner_ok(l, j->queue, j->job.user))
 		return 0;
 	if (!l->state && !active)
 		return 0; /* ended jobs only on request */
+	if (!room(l))
+		return 1;
 	json_array_append_new(l->out, local_job_json(l->d, j, state, submit, start, end));
 	return 0;
 }
@@ -751,7 +764,7 @@ static void h_jobs_list(struct ctx *c)
 	static const char *const states[] = { "pending", "running", "done", "failed", "cancelled", "timeout", "all",
 					      NULL };
 	struct listing l = { c->d, json_array(), NULL, c->rq->query_state, 1000, c->rq->query_queue,
-			     c->rq->query_user };
+			     c->rq->query_user, false };
 	json_t *v = view_ref(c->d), *order = json_object_get(v, "jobOrder");
 	size_t i;
 	json_t *name;
@@ -780,19 +793,23 @@ static void h_jobs_list(struct ctx *c)
 	l.view_jobs = json_object_get(v, "jobs");
 	json_array_foreach(order, i, name) {
 		json_t *j = json_object_get(l.view_jobs, json_string_value(name));
-		if (json_array_size(l.out) >= l.limit)
-			break;
 		if (ended_since(c->d, json_string_value(name), j))
 			continue; /* listed by add_unseen as it is now, as GET /v1/jobs/{name} does */
-		if (state_ok(l.state, json_string_value(json_object_get(j, "state"))) &&
-		    owner_ok(&l, json_string_value(json_object_get(j, "queue")),
-			     json_string_value(json_object_get(j, "user"))))
-			json_array_append(l.out, j);
+		if (!state_ok(l.state, json_string_value(json_object_get(j, "state"))) ||
+		    !owner_ok(&l, json_string_value(json_object_get(j, "queue")),
+			      json_string_value(json_object_get(j, "user"))))
+			continue;
+		if (!room(&l))
+			break;
+		json_array_append(l.out, j);
 	}
 	if (c->d->bops == &fw_backend_local)
 		fw_local_each_job(c->d->be, add_unseen, &l);
 	json_decref(v);
-	reply(c, 200, json_pack("{s:o}", "jobs", l.out));
+	json_t *body = json_pack("{s:o}", "jobs", l.out);
+	if (l.more) /* more jobs to list than ?limit= (default 1000) */
+		json_object_set_new(body, "truncated", json_true());
+	reply(c, 200, body);
 }
 
 /* Every task group asks for something (GPUs, CPU or memory): a task of

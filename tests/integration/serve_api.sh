@@ -519,6 +519,13 @@ check "fairway jobs list --queue llm: llm's jobs, all of them, and only those" \
 check "... --user alice --queue llm --state all: both filters (GET /v1/jobs?state=all&queue=llm&user=alice)" \
 	python3 -c 'import json, sys; l = json.load(open(sys.argv[1]))["jobs"]
 assert l and all(x["user"] == "alice" and x["queue"] == "llm" for x in l), l' "$T/jlu"
+"$FW" jobs list --limit 2 "${C[@]}" >"$T/jllim" 2>"$T/jllim.err"
+check "fairway jobs list --limit 2: two rows, and stderr says more match" \
+	bash -c "[ \$(wc -l <'$T/jllim') = 3 ] && grep -q 'the first 2 jobs only, more match: --limit N' '$T/jllim.err'"
+req GET "/v1/jobs?limit=2"
+check "... GET /v1/jobs?limit=2: two jobs, truncated true" [ "$(jfield 'len(j["jobs"]), j["truncated"]')" = "2 True" ]
+req GET "/v1/jobs?limit=100000"
+check "... limit=100000: every job, no truncated member" [ "$(jfield 'len(j["jobs"]) > 2 and "truncated" not in j')" = True ]
 "$FW" jobs list --user "no one/&x=1" "${C[@]}" >"$T/jlnone" 2>&1
 check "... a user with spaces, / and & is sent encoded: no job, the header only" [ "$(wc -l <"$T/jlnone")" = 1 ]
 

@@ -686,7 +686,70 @@ TEST(the_job_list_filters_by_queue_and_user)
 	serve_down(&d);
 }
 
+/* GET /v1/jobs?limit=n: its body, with "truncated" only when more jobs
+ * would have been listed. */
+static const char *limited(struct fw_serve *d, const char *state, const char *limit, const char *queue)
+{
+	static char out[8192];
+	struct fw_api_req rq = { "GET", "/v1/jobs", state, limit, "", "", 0, queue, NULL };
+	struct fw_api_resp rs;
+	json_t *o, *j;
+	size_t i, k = 0;
+
+	fw_api_handle(d, &rq, &rs);
+	out[0] = 0;
+	if (rs.status == 200 && (o = json_loads(rs.body, 0, NULL))) {
+		json_array_foreach(json_object_get(o, "jobs"), i, j)
+			k += (size_t)snprintf(out + k, sizeof out - k, "%s%s", k ? "," : "",
+					      json_string_value(json_object_get(j, "name")));
+		if (json_object_get(o, "truncated"))
+			snprintf(out + k, sizeof out - k, " truncated=%s",
+				 json_is_true(json_object_get(o, "truncated")) ? "true" : "?");
+		json_decref(o);
+	} else {
+		snprintf(out, sizeof out, "%u %s", rs.status, rs.body ? rs.body : "");
+	}
+	free(rs.body);
+	return out;
+}
+
+/* ?limit= cuts the list and says so ("truncated": true) only when a job
+ * that would be listed is left out: from the plan's part of the list,
+ * from the backend's (newer than the plan, or ended), and not when the
+ * jobs left are ones the filters leave out anyway. */
+TEST(a_cut_job_list_says_it_is_truncated)
+{
+	struct fw_serve d;
+	struct fw_serve_opts o;
+	struct fw_arena ar;
+
+	serve_up(&d, &o);
+	fw_arena_init(&ar, 0);
+	ASSERT_EQ(post(&d, "/v1/queues", "{\"name\":\"r\"}"), 201);
+	submit(&d, "{\"name\":\"a\",\"queue\":\"q\",\"tasks\":[{\"gpus\":1}]}");
+	submit(&d, "{\"name\":\"b\",\"queue\":\"q\",\"runtime\":10,\"tasks\":[{\"gpus\":1}]}");
+	ASSERT_OK(fw_serve_cycle_once(&d, &ar));
+	submit(&d, "{\"name\":\"c\",\"queue\":\"r\",\"tasks\":[{\"gpus\":1}]}"); /* after the plan */
+	ASSERT_STR_EQ(limited(&d, NULL, NULL, NULL), "a,b,c");
+	ASSERT_STR_EQ(limited(&d, NULL, "3", NULL), "a,b,c");
+	ASSERT_STR_EQ(limited(&d, NULL, "2", NULL), "a,b truncated=true"); /* c, the backend's, left out */
+	ASSERT_STR_EQ(limited(&d, NULL, "1", NULL), "a truncated=true");   /* b, the plan's */
+	ASSERT_STR_EQ(limited(&d, NULL, "2", "q"), "a,b");                 /* c is not q's */
+	ASSERT_STR_EQ(limited(&d, NULL, "1", "r"), "c");
+	fixed_now += 20; /* b ends */
+	ASSERT_OK(fw_serve_cycle_once(&d, &ar));
+	ASSERT_STR_EQ(limited(&d, NULL, "2", NULL), "a,c"); /* b ended: not listed by default */
+	ASSERT_STR_EQ(limited(&d, "all", "2", NULL), "a,c truncated=true");
+	ASSERT_STR_EQ(limited(&d, "all", "3", NULL), "a,c,b");
+	ASSERT_STR_EQ(limited(&d, NULL, "0", NULL),
+		      "400 {\"error\":{\"status\":400,\"code\":\"ERANGE\",\"field\":\"limit\",\"message\":\"must be a "
+		      "whole number from 1 to 100000\"}}");
+	fw_arena_release(&ar);
+	serve_down(&d);
+}
+
 TEST_MAIN(a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
 	  an_unbounded_running_job_makes_left_unknown, no_left_without_budget_safe,
 	  before_the_first_cycle_jobs_are_whole_and_nodes_wait, a_cancelled_job_leaves_the_list_before_the_next_cycle,
-	  log_rows_older_than_log_keep_are_deleted_by_the_cycle, the_job_list_filters_by_queue_and_user)
+	  log_rows_older_than_log_keep_are_deleted_by_the_cycle, the_job_list_filters_by_queue_and_user,
+	  a_cut_job_list_says_it_is_truncated)
