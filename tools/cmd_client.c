@@ -942,7 +942,12 @@ static int cmd_nodes(struct opts *o)
 	int rc;
 
 	if (!strcmp(sub, "list")) {
-		if ((rc = call(o, "GET", "/v1/nodes", NULL, &r)))
+		char want[128] = "";
+		if (flag(o, "--health") && !encode(want, sizeof want, flag(o, "--health")))
+			return fw_cli_usage_error(o->cmd, "--health: a comma-separated list of healthy, suspect, unhealthy "
+							  "and draining");
+		snprintf(path, sizeof path, "/v1/nodes%s%s", want[0] ? "?health=" : "", want);
+		if ((rc = call(o, "GET", path, NULL, &r)))
 			return rc;
 		if (o->json)
 			dump(r);
@@ -1294,7 +1299,8 @@ static const char client_usage[] =
 	"usage: fairway queues [list | show NAME | set NAME [flags] | create NAME [flags] | delete NAME]\n"
 	"       fairway jobs [list [--state S] [--queue Q] [--user U] [--limit N] | show NAME |\n"
 	"                     why NAME | submit FLAGS | cancel NAME]\n"
-	"       fairway nodes [list | show NAME | health NAME --healthy|--unhealthy [--reason R] [--bad-gpus 0,3]]\n"
+	"       fairway nodes [list [--health S,...] | show NAME |\n"
+	"                      health NAME --healthy|--unhealthy [--reason R] [--bad-gpus 0,3]]\n"
 	"       fairway reservations [list | show ID | create FLAGS | delete ID]\n"
 	"       fairway fairshare [list | explain NAME]\n"
 	"       fairway plan --server URL\n"
@@ -1372,6 +1378,9 @@ static const char client_usage[] =
 	"jobs why NAME:       one screen: state, its run-time limit, why it waits, when it\n"
 	"                     is expected to start (a job its run-time limit ended: why\n"
 	"                     it ended, its own limit or its queue's)\n"
+	"nodes list --health S: only the nodes in the states S, comma-separated, of\n"
+	"                     healthy, suspect, unhealthy, draining (as sinfo -R with\n"
+	"                     unhealthy,draining); the totals below stay the fleet's\n"
 	"nodes list:          HEALTH is UNHEALTHY (takes no work), suspect (on probation:\n"
 	"                     no big gangs), degraded (healthy, some GPUs bad and left\n"
 	"                     out) or ok, then the reason the last report gave\n"
@@ -1415,7 +1424,7 @@ static const struct spec {
 	{ "jobs", "show", 1, "", "" },
 	{ "jobs", "why", 1, "", "" },
 	{ "jobs", "cancel", 1, "", "" },
-	{ "nodes", "list", 0, "", "" },
+	{ "nodes", "list", 0, " --health ", "" },
 	{ "nodes", "show", 1, "", "" },
 	{ "nodes", "health", 1, " --reason --bad-gpus ", " --healthy --unhealthy " },
 	{ "reservations", "list", 0, "", "" },

@@ -1124,14 +1124,57 @@ static bool no_view_yet(struct ctx *c, json_t *v)
 	return true;
 }
 
+/* Is every word of the comma-separated list a health state's name? */
+static bool health_list_ok(const char *list)
+{
+	const char *w = list;
+
+	while (*w) {
+		size_t n = strcspn(w, ",");
+		bool known = false;
+		for (int h = 0; h < FW_HEALTH_COUNT && !known; h++)
+			known = strlen(fw_health_name((enum fw_health)h)) == n &&
+				!strncmp(w, fw_health_name((enum fw_health)h), n);
+		if (!known)
+			return false;
+		w += n + (w[n] == ',');
+	}
+	return *list && list[strlen(list) - 1] != ',';
+}
+
+/* Is the word `word` one of the comma-separated list's? */
+static bool in_list(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *w = list; *w; w += strcspn(w, ",") + (w[strcspn(w, ",")] == ','))
+		if (strcspn(w, ",") == n && !strncmp(w, word, n))
+			return true;
+	return false;
+}
+
+/* The nodes of the last plan; ?health=unhealthy,draining keeps those in
+ * the states named (the figures stay the fleet's). */
 static void h_nodes_list(struct ctx *c)
 {
-	json_t *v = view_ref(c->d);
+	const char *want = c->rq->query_health;
+	json_t *v = view_ref(c->d), *all, *n, *nodes;
+	size_t i;
 
 	if (no_view_yet(c, v))
 		return;
-	reply(c, 200, json_pack("{s:o,s:o}", "nodes", view_part(v, "nodes", json_array), "figures",
-				view_part(v, "figures", json_object)));
+	if (want && !health_list_ok(want)) {
+		json_decref(v);
+		return fail(c, 400, "EINVAL", "health",
+			    "must be a comma-separated list of healthy, suspect, unhealthy and draining");
+	}
+	all = view_part(v, "nodes", json_array);
+	nodes = want ? json_array() : json_incref(all);
+	json_array_foreach(all, i, n)
+		if (want && in_list(want, json_string_value(json_object_get(n, "health"))))
+			json_array_append(nodes, n);
+	json_decref(all);
+	reply(c, 200, json_pack("{s:o,s:o}", "nodes", nodes, "figures", view_part(v, "figures", json_object)));
 	json_decref(v);
 }
 

@@ -107,6 +107,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con, const c
 	rq.query_limit = MHD_lookup_connection_value(con, MHD_GET_ARGUMENT_KIND, "limit");
 	rq.query_queue = MHD_lookup_connection_value(con, MHD_GET_ARGUMENT_KIND, "queue");
 	rq.query_user = MHD_lookup_connection_value(con, MHD_GET_ARGUMENT_KIND, "user");
+	rq.query_health = MHD_lookup_connection_value(con, MHD_GET_ARGUMENT_KIND, "health");
 	rq.auth = MHD_lookup_connection_value(con, MHD_HEADER_KIND, "Authorization");
 	rq.body = c->buf;
 	rq.body_len = c->len;

@@ -162,6 +162,7 @@ struct fw_api_req {
 	const char *body;
 	size_t body_len;
 	const char *query_queue, *query_user; /* GET /v1/jobs filters; NULL: none */
+	const char *query_health;             /* GET /v1/nodes filter; NULL: none */
 };
 struct fw_api_resp {
 	unsigned status;

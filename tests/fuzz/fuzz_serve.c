@@ -154,7 +154,7 @@ struct answer {
 static struct answer call_as(struct session *x, const char *method, const char *path, const char *state,
 			     const char *body, size_t len)
 {
-	struct fw_api_req rq = { method, path, state, NULL, x->auth, body ? body : "", body ? len : 0, NULL, NULL };
+	struct fw_api_req rq = { method, path, state, NULL, x->auth, body ? body : "", body ? len : 0, NULL, NULL, NULL };
 	struct fw_api_resp rs;
 
 	fw_api_handle(&x->d, &rq, &rs);
@@ -274,7 +274,7 @@ static void filters_agree(struct session *x, const json_t *all)
 		json_array_foreach(all, i, e) {
 			const char *v = json_string_value(json_object_get(e, KEYS[k]));
 			struct fw_api_req rq = { "GET", "/v1/jobs", "all", NULL, x->auth, "", 0, k ? NULL : v,
-						 k ? v : NULL };
+						 k ? v : NULL, NULL };
 			struct fw_api_resp rs;
 			json_t *earlier, *want, *got = NULL;
 

@@ -380,6 +380,15 @@ for m in fairway_cycle_seconds_bucket fairway_queue_deserved_gpus fairway_queue_
 	check "/metrics has $m" grep -qF "$m" "$T/metrics"
 done
 check "/metrics counts the unhealthy node" grep -qx 'fairway_unhealthy_nodes 1' "$T/metrics"
+req GET "/v1/nodes?health=unhealthy,draining"
+check "GET /v1/nodes?health=unhealthy,draining: the nodes out of service only, the fleet's totals" \
+	[ "$(jfield 'len(j["nodes"]) > 0 and all(n["health"] in ("unhealthy", "draining") for n in j["nodes"]) and j["figures"]["gpusTotal"] > 8 * len(j["nodes"])')" = True ]
+"$FW" nodes list --health unhealthy,draining --server "http://127.0.0.1:$PORT" >"$T/nodes-out" 2>&1
+check "... fairway nodes list --health unhealthy,draining: the same nodes" \
+	[ "$(awk 'NR > 1 && NF > 3 && $1 != "" {print $1}' "$T/nodes-out" | grep -v '^[0-9]' | sort | tr '\n' ' ')" = \
+	  "$(jfield '" ".join(sorted(n["name"] for n in j["nodes"])) + " "')" ]
+req GET "/v1/nodes?health=sick"
+check "... a state that is none: 400 naming health" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = health ]
 check "the node reported unhealthy and the node in maintenance were drained in the backend, once each" \
 	grep -qx 'fairway_drains_total 2' "$T/metrics"
 check "the local backend has no explain: none called" grep -qx 'fairway_explain_total 0' "$T/metrics"

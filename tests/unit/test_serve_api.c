@@ -126,7 +126,7 @@ static unsigned request(struct fw_serve *d, const char *method, const char *path
 			size_t n)
 {
 	char auth[64];
-	struct fw_api_req rq = { method, path, NULL, NULL, auth, body, strlen(body), NULL, NULL };
+	struct fw_api_req rq = { method, path, NULL, NULL, auth, body, strlen(body), NULL, NULL, NULL };
 	struct fw_api_resp rs;
 
 	snprintf(auth, sizeof auth, "Bearer %s", token);
@@ -460,7 +460,7 @@ static void serve_down(struct fw_serve *d)
 static unsigned get_as(struct fw_serve *d, const char *path, const char *state, char *out, size_t n)
 {
 	char auth[300];
-	struct fw_api_req rq = { "GET", path, state, NULL, auth, "", 0, NULL, NULL };
+	struct fw_api_req rq = { "GET", path, state, NULL, auth, "", 0, NULL, NULL, NULL };
 	struct fw_api_resp rs;
 
 	snprintf(auth, sizeof auth, "Bearer %s", d->token);
@@ -483,7 +483,7 @@ TEST(a_cancelled_job_leaves_the_list_before_the_next_cycle)
 	fw_arena_init(&ar, 0);
 	snprintf(auth, sizeof auth, "Bearer %s", d.token);
 	const char *big = "{\"name\":\"big\",\"queue\":\"q\",\"tasks\":[{\"gpus\":16}]}";
-	rq = (struct fw_api_req){ "POST", "/v1/jobs", NULL, NULL, auth, big, strlen(big), NULL, NULL };
+	rq = (struct fw_api_req){ "POST", "/v1/jobs", NULL, NULL, auth, big, strlen(big), NULL, NULL, NULL };
 	fw_api_handle(&d, &rq, &rs);
 	ASSERT_EQ(rs.status, 201);
 	free(rs.body);
@@ -491,7 +491,7 @@ TEST(a_cancelled_job_leaves_the_list_before_the_next_cycle)
 	ASSERT_EQ(get_as(&d, "/v1/jobs", NULL, body, sizeof body), 200);
 	ASSERT_STR_CONTAINS(body, "\"name\":\"big\"");
 	ASSERT_STR_CONTAINS(body, "\"state\":\"pending\"");
-	rq = (struct fw_api_req){ "DELETE", "/v1/jobs/big", NULL, NULL, auth, "", 0, NULL, NULL };
+	rq = (struct fw_api_req){ "DELETE", "/v1/jobs/big", NULL, NULL, auth, "", 0, NULL, NULL, NULL };
 	fw_api_handle(&d, &rq, &rs);
 	ASSERT_EQ(rs.status, 200);
 	free(rs.body);
@@ -526,7 +526,7 @@ static int decisions_of(struct fw_serve *d, const char *job)
 static unsigned send_as(struct fw_serve *d, const char *method, const char *path, const char *body)
 {
 	char auth[300];
-	struct fw_api_req rq = { method, path, NULL, NULL, auth, body, strlen(body), NULL, NULL };
+	struct fw_api_req rq = { method, path, NULL, NULL, auth, body, strlen(body), NULL, NULL, NULL };
 	struct fw_api_resp rs;
 
 	snprintf(auth, sizeof auth, "Bearer %s", d->token);
@@ -593,7 +593,7 @@ TEST(log_rows_older_than_log_keep_are_deleted_by_the_cycle)
 static unsigned list_jobs(struct fw_serve *d, const char *state, const char *queue, const char *user, char *out,
 			  size_t n)
 {
-	struct fw_api_req rq = { "GET", "/v1/jobs", state, NULL, "", "", 0, queue, user };
+	struct fw_api_req rq = { "GET", "/v1/jobs", state, NULL, "", "", 0, queue, user, NULL };
 	struct fw_api_resp rs;
 	json_t *o, *j;
 	size_t i, k = 0;
@@ -691,7 +691,7 @@ TEST(the_job_list_filters_by_queue_and_user)
 static const char *limited(struct fw_serve *d, const char *state, const char *limit, const char *queue)
 {
 	static char out[8192];
-	struct fw_api_req rq = { "GET", "/v1/jobs", state, limit, "", "", 0, queue, NULL };
+	struct fw_api_req rq = { "GET", "/v1/jobs", state, limit, "", "", 0, queue, NULL, NULL };
 	struct fw_api_resp rs;
 	json_t *o, *j;
 	size_t i, k = 0;
@@ -748,8 +748,61 @@ TEST(a_cut_job_list_says_it_is_truncated)
 	serve_down(&d);
 }
 
+/* GET /v1/nodes?health=LIST: status, and the node names, comma-joined. */
+static const char *nodes_in(struct fw_serve *d, const char *health)
+{
+	static char out[1024];
+	struct fw_api_req rq = { "GET", "/v1/nodes", NULL, NULL, "", "", 0, NULL, NULL, health };
+	struct fw_api_resp rs;
+	json_t *o, *n;
+	size_t i, k;
+
+	fw_api_handle(d, &rq, &rs);
+	k = (size_t)snprintf(out, sizeof out, "%u", rs.status);
+	if (rs.status == 200 && (o = json_loads(rs.body, 0, NULL))) {
+		json_array_foreach(json_object_get(o, "nodes"), i, n)
+			k += (size_t)snprintf(out + k, sizeof out - k, "%s%s", i ? "," : " ",
+					      json_string_value(json_object_get(n, "name")));
+		k += (size_t)snprintf(out + k, sizeof out - k, " of %lld GPUs",
+				      (long long)json_number_value(json_object_get(json_object_get(o, "figures"),
+										   "gpusTotal")));
+		json_decref(o);
+	} else if (rs.body) {
+		snprintf(out + k, sizeof out - k, " %s", rs.body);
+	}
+	free(rs.body);
+	return out;
+}
+
+/* ?health= keeps the nodes in the states it names (the figures stay the
+ * fleet's); a word that is no state, an empty word or list: 400. */
+TEST(the_node_list_filters_by_health)
+{
+	struct fw_serve d;
+	struct fw_serve_opts o;
+	struct fw_arena ar;
+
+	serve_up(&d, &o);
+	fw_arena_init(&ar, 0);
+	ASSERT_OK(fw_serve_cycle_once(&d, &ar));
+	ASSERT_STR_EQ(nodes_in(&d, NULL), "200 n0 of 8 GPUs");
+	ASSERT_STR_EQ(nodes_in(&d, "healthy"), "200 n0 of 8 GPUs");
+	ASSERT_STR_EQ(nodes_in(&d, "unhealthy,draining"), "200 of 8 GPUs");
+	ASSERT_EQ(send_as(&d, "POST", "/v1/nodes/n0/health", "{\"healthy\":false,\"reason\":\"XID 79\"}"), 200);
+	ASSERT_OK(fw_serve_cycle_once(&d, &ar));
+	ASSERT_STR_EQ(nodes_in(&d, "unhealthy,draining"), "200 n0 of 8 GPUs");
+	ASSERT_STR_EQ(nodes_in(&d, "draining,unhealthy"), "200 n0 of 8 GPUs");
+	ASSERT_STR_EQ(nodes_in(&d, "healthy,suspect"), "200 of 8 GPUs");
+	static const char *const bad[] = { "", "sick", "unhealthy,", ",unhealthy", "unhealthy,,draining", "Healthy",
+					   "unhealth" };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		ASSERT_STR_CONTAINS(nodes_in(&d, bad[i]), "400 {\"error\":{\"status\":400,\"code\":\"EINVAL\",\"field\":\"health\"");
+	fw_arena_release(&ar);
+	serve_down(&d);
+}
+
 TEST_MAIN(a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
 	  an_unbounded_running_job_makes_left_unknown, no_left_without_budget_safe,
 	  before_the_first_cycle_jobs_are_whole_and_nodes_wait, a_cancelled_job_leaves_the_list_before_the_next_cycle,
 	  log_rows_older_than_log_keep_are_deleted_by_the_cycle, the_job_list_filters_by_queue_and_user,
-	  a_cut_job_list_says_it_is_truncated)
+	  a_cut_job_list_says_it_is_truncated, the_node_list_filters_by_health)
