@@ -261,41 +261,55 @@ static json_t *entries_of(const json_t *list, const char *key, const char *v)
 	return out;
 }
 
-/* GET /v1/jobs?state=all filtered by queue or by user lists exactly the
- * entries of the whole list (all, just read) of that queue or user, in
- * its order: checked for each queue and user the list names, once. */
-static void filters_agree(struct session *x, const json_t *all)
+/* Is e the first entry of list whose member key is v? */
+static bool first_of(const json_t *list, const char *key, const char *v, const json_t *e)
 {
-	static const char *const KEYS[] = { "queue", "user" };
+	json_t *earlier = entries_of(list, key, v);
+	bool first = json_array_get(earlier, 0) == e;
+
+	json_decref(earlier);
+	return first;
+}
+
+/* rq (a listing with one filter set to v) answers exactly the entries of
+ * all (the whole listing, just read; its array arr) whose member key is
+ * v, in its order. */
+static void filter_agrees(struct session *x, const json_t *all, const struct fw_api_req *rq, const char *arr,
+			  const char *key, const char *v)
+{
+	struct fw_api_resp rs;
+	json_t *want = entries_of(all, key, v), *got = NULL;
+
+	fw_api_handle(&x->d, rq, &rs);
+	if (rs.status == 200)
+		got = json_loads(rs.body, 0, NULL);
+	if (!got || !json_equal(json_object_get(got, arr), want))
+		die("a filtered listing is not the whole listing's entries of its filter", v, rs.body);
+	json_decref(got);
+	json_decref(want);
+	free(rs.body);
+}
+
+/* GET /v1/jobs?state=all filtered by queue or by user, and GET /v1/nodes
+ * filtered by health, list exactly the whole list's entries (all, just
+ * read from path) of that queue, user or state: checked for each one the
+ * list names, once. */
+static void filters_agree(struct session *x, const char *path, const json_t *all)
+{
+	bool jobs = !strcmp(path, "/v1/jobs");
 	size_t i;
 	json_t *e;
 
-	for (int k = 0; k < 2; k++)
+	for (int k = 0; k < (jobs ? 2 : 1); k++) {
+		const char *key = !jobs ? "health" : k ? "user" : "queue";
 		json_array_foreach(all, i, e) {
-			const char *v = json_string_value(json_object_get(e, KEYS[k]));
-			struct fw_api_req rq = { "GET", "/v1/jobs", "all", NULL, x->auth, "", 0, k ? NULL : v,
-						 k ? v : NULL, NULL };
-			struct fw_api_resp rs;
-			json_t *earlier, *want, *got = NULL;
-
-			if (!v)
-				continue;
-			earlier = entries_of(all, KEYS[k], v);
-			bool first = json_array_get(earlier, 0) == e;
-			json_decref(earlier);
-			if (!first)
-				continue;
-			want = entries_of(all, KEYS[k], v);
-			fw_api_handle(&x->d, &rq, &rs);
-			if (rs.status == 200)
-				got = json_loads(rs.body, 0, NULL);
-			if (!got || !json_equal(json_object_get(got, "jobs"), want))
-				die("GET /v1/jobs filtered by a queue or a user is not the whole list's entries of it", v,
-				    rs.body);
-			json_decref(got);
-			json_decref(want);
-			free(rs.body);
+			const char *v = json_string_value(json_object_get(e, key));
+			struct fw_api_req rq = { "GET", path, jobs ? "all" : NULL, NULL, x->auth, "", 0,
+						 jobs && !k ? v : NULL, jobs && k ? v : NULL, jobs ? NULL : v };
+			if (v && first_of(all, key, v, e))
+				filter_agrees(x, all, &rq, jobs ? "jobs" : "nodes", key, v);
 		}
+	}
 }
 
 static char *reading(struct session *x, enum scope sc)
@@ -318,8 +332,8 @@ static char *reading(struct session *x, enum scope sc)
 		json_object_foreach(o, k, v) /* {"jobs": [...]} and the like */
 			if (json_is_array(v))
 				arr = v;
-		if (i == 1 && a.status == 200)
-			filters_agree(x, arr);
+		if ((i == 1 || i == 3) && a.status == 200)
+			filters_agree(x, PATHS[i], arr);
 		size_t j;
 		json_t *it;
 		json_array_foreach(arr, j, it)
