@@ -201,6 +201,15 @@ static json_t *view_ref(struct fw_serve *d)
 /* A member of the view, shared (a new reference), or a fresh empty value
  * before the first plan: "o" hands either over to json_pack whole (with
  * "O" a fresh value would keep a second reference and leak). */
+/* The request's query argument key (struct fw_api_req args), or NULL. */
+static const char *arg(const struct ctx *c, const char *key)
+{
+	for (const char *const *kv = c->rq->args; kv && kv[0]; kv += 2)
+		if (!strcmp(kv[0], key))
+			return kv[1];
+	return NULL;
+}
+
 static json_t *view_part(json_t *v, const char *key, json_t *(*empty)(void))
 {
 	json_t *x = json_object_get(v, key);
@@ -763,8 +772,8 @@ static void h_jobs_list(struct ctx *c)
 {
 	static const char *const states[] = { "pending", "running", "done", "failed", "cancelled", "timeout", "all",
 					      NULL };
-	struct listing l = { c->d, json_array(), NULL, c->rq->query_state, 1000, c->rq->query_queue,
-			     c->rq->query_user, false };
+	struct listing l = { c->d, json_array(), NULL, c->rq->query_state, 1000, arg(c, "queue"), arg(c, "user"),
+			     false };
 	json_t *v = view_ref(c->d), *order = json_object_get(v, "jobOrder");
 	size_t i;
 	json_t *name;
@@ -1157,7 +1166,7 @@ static bool in_list(const char *list, const char *word)
  * the states named (the figures stay the fleet's). */
 static void h_nodes_list(struct ctx *c)
 {
-	const char *want = c->rq->query_health;
+	const char *want = arg(c, "health");
 	json_t *v = view_ref(c->d), *all, *n, *nodes;
 	size_t i;
 

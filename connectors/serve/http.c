@@ -74,6 +74,30 @@ static bool gather(struct conn *c, const char *data, size_t n)
 	return true;
 }
 
+/* A request's query arguments other than state and limit, for the API
+ * (struct fw_api_req args): the first FW_HTTP_ARGS; more are ignored (no
+ * route takes more than three). */
+#define FW_HTTP_ARGS 16
+struct args {
+	const char *kv[2 * FW_HTTP_ARGS + 1];
+	int n;
+};
+
+static enum MHD_Result add_arg(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	struct args *a = cls;
+
+	(void)kind;
+	if (!strcmp(key, "state") || !strcmp(key, "limit"))
+		return MHD_YES;
+	if (a->n >= FW_HTTP_ARGS)
+		return MHD_NO;
+	a->kv[2 * a->n] = key;
+	a->kv[2 * a->n + 1] = value ? value : "";
+	a->n++;
+	return MHD_YES;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *con, const char *url, const char *method,
 				  const char *version, const char *upload, size_t *upload_size, void **con_cls)
 {
@@ -81,6 +105,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con, const c
 	struct conn *c = *con_cls;
 	struct fw_api_req rq;
 	struct fw_api_resp rs;
+	struct args args = { { NULL }, 0 };
 
 	(void)version;
 	if (!c) {
@@ -105,9 +130,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con, const c
 	rq.path = url;
 	rq.query_state = MHD_lookup_connection_value(con, MHD_GET_ARGUMENT_KIND, "state");
 	rq.query_limit = MHD_lookup_connection_value(con, MHD_GET_ARGUMENT_KIND, "limit");
-	rq.query_queue = MHD_lookup_connection_value(con, MHD_GET_ARGUMENT_KIND, "queue");
-	rq.query_user = MHD_lookup_connection_value(con, MHD_GET_ARGUMENT_KIND, "user");
-	rq.query_health = MHD_lookup_connection_value(con, MHD_GET_ARGUMENT_KIND, "health");
+	MHD_get_connection_values(con, MHD_GET_ARGUMENT_KIND, add_arg, &args);
+	rq.args = args.kv;
 	rq.auth = MHD_lookup_connection_value(con, MHD_HEADER_KIND, "Authorization");
 	rq.body = c->buf;
 	rq.body_len = c->len;

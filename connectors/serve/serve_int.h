@@ -161,8 +161,10 @@ struct fw_api_req {
 	const char *method, *path, *query_state, *query_limit, *auth;
 	const char *body;
 	size_t body_len;
-	const char *query_queue, *query_user; /* GET /v1/jobs filters; NULL: none */
-	const char *query_health;             /* GET /v1/nodes filter; NULL: none */
+	/* The other query arguments (a listing's filters): key, value, key,
+	 * value, ..., NULL; a key given without "=" has the value "".
+	 * NULL: none. */
+	const char *const *args;
 };
 struct fw_api_resp {
 	unsigned status;

@@ -154,7 +154,7 @@ struct answer {
 static struct answer call_as(struct session *x, const char *method, const char *path, const char *state,
 			     const char *body, size_t len)
 {
-	struct fw_api_req rq = { method, path, state, NULL, x->auth, body ? body : "", body ? len : 0, NULL, NULL, NULL };
+	struct fw_api_req rq = { method, path, state, NULL, x->auth, body ? body : "", body ? len : 0, NULL };
 	struct fw_api_resp rs;
 
 	fw_api_handle(&x->d, &rq, &rs);
@@ -304,8 +304,8 @@ static void filters_agree(struct session *x, const char *path, const json_t *all
 		const char *key = !jobs ? "health" : k ? "user" : "queue";
 		json_array_foreach(all, i, e) {
 			const char *v = json_string_value(json_object_get(e, key));
-			struct fw_api_req rq = { "GET", path, jobs ? "all" : NULL, NULL, x->auth, "", 0,
-						 jobs && !k ? v : NULL, jobs && k ? v : NULL, jobs ? NULL : v };
+			const char *const args[] = { key, v, NULL };
+			struct fw_api_req rq = { "GET", path, jobs ? "all" : NULL, NULL, x->auth, "", 0, args };
 			if (v && first_of(all, key, v, e))
 				filter_agrees(x, all, &rq, jobs ? "jobs" : "nodes", key, v);
 		}

@@ -126,7 +126,7 @@ static unsigned request(struct fw_serve *d, const char *method, const char *path
 			size_t n)
 {
 	char auth[64];
-	struct fw_api_req rq = { method, path, NULL, NULL, auth, body, strlen(body), NULL, NULL, NULL };
+	struct fw_api_req rq = { method, path, NULL, NULL, auth, body, strlen(body), NULL };
 	struct fw_api_resp rs;
 
 	snprintf(auth, sizeof auth, "Bearer %s", token);
@@ -460,7 +460,7 @@ static void serve_down(struct fw_serve *d)
 static unsigned get_as(struct fw_serve *d, const char *path, const char *state, char *out, size_t n)
 {
 	char auth[300];
-	struct fw_api_req rq = { "GET", path, state, NULL, auth, "", 0, NULL, NULL, NULL };
+	struct fw_api_req rq = { "GET", path, state, NULL, auth, "", 0, NULL };
 	struct fw_api_resp rs;
 
 	snprintf(auth, sizeof auth, "Bearer %s", d->token);
@@ -483,7 +483,7 @@ TEST(a_cancelled_job_leaves_the_list_before_the_next_cycle)
 	fw_arena_init(&ar, 0);
 	snprintf(auth, sizeof auth, "Bearer %s", d.token);
 	const char *big = "{\"name\":\"big\",\"queue\":\"q\",\"tasks\":[{\"gpus\":16}]}";
-	rq = (struct fw_api_req){ "POST", "/v1/jobs", NULL, NULL, auth, big, strlen(big), NULL, NULL, NULL };
+	rq = (struct fw_api_req){ "POST", "/v1/jobs", NULL, NULL, auth, big, strlen(big), NULL };
 	fw_api_handle(&d, &rq, &rs);
 	ASSERT_EQ(rs.status, 201);
 	free(rs.body);
@@ -491,7 +491,7 @@ TEST(a_cancelled_job_leaves_the_list_before_the_next_cycle)
 	ASSERT_EQ(get_as(&d, "/v1/jobs", NULL, body, sizeof body), 200);
 	ASSERT_STR_CONTAINS(body, "\"name\":\"big\"");
 	ASSERT_STR_CONTAINS(body, "\"state\":\"pending\"");
-	rq = (struct fw_api_req){ "DELETE", "/v1/jobs/big", NULL, NULL, auth, "", 0, NULL, NULL, NULL };
+	rq = (struct fw_api_req){ "DELETE", "/v1/jobs/big", NULL, NULL, auth, "", 0, NULL };
 	fw_api_handle(&d, &rq, &rs);
 	ASSERT_EQ(rs.status, 200);
 	free(rs.body);
@@ -526,7 +526,7 @@ static int decisions_of(struct fw_serve *d, const char *job)
 static unsigned send_as(struct fw_serve *d, const char *method, const char *path, const char *body)
 {
 	char auth[300];
-	struct fw_api_req rq = { method, path, NULL, NULL, auth, body, strlen(body), NULL, NULL, NULL };
+	struct fw_api_req rq = { method, path, NULL, NULL, auth, body, strlen(body), NULL };
 	struct fw_api_resp rs;
 
 	snprintf(auth, sizeof auth, "Bearer %s", d->token);
@@ -588,12 +588,27 @@ TEST(log_rows_older_than_log_keep_are_deleted_by_the_cycle)
 	serve_down(&d);
 }
 
+/* The query arguments k1=v1, k2=v2 (a NULL value: not given) in args
+ * (room for 5), as struct fw_api_req's args. */
+static const char *const *query(const char **args, const char *k1, const char *v1, const char *k2, const char *v2)
+{
+	int n = 0;
+
+	if (v1)
+		args[n++] = k1, args[n++] = v1;
+	if (v2)
+		args[n++] = k2, args[n++] = v2;
+	args[n] = NULL;
+	return args;
+}
+
 /* GET /v1/jobs?state=&queue=&user= (NULL: not given): its status, and
  * the names it lists, comma-joined in list order, in out. */
 static unsigned list_jobs(struct fw_serve *d, const char *state, const char *queue, const char *user, char *out,
 			  size_t n)
 {
-	struct fw_api_req rq = { "GET", "/v1/jobs", state, NULL, "", "", 0, queue, user, NULL };
+	const char *args[5];
+	struct fw_api_req rq = { "GET", "/v1/jobs", state, NULL, "", "", 0, query(args, "queue", queue, "user", user) };
 	struct fw_api_resp rs;
 	json_t *o, *j;
 	size_t i, k = 0;
@@ -691,7 +706,8 @@ TEST(the_job_list_filters_by_queue_and_user)
 static const char *limited(struct fw_serve *d, const char *state, const char *limit, const char *queue)
 {
 	static char out[8192];
-	struct fw_api_req rq = { "GET", "/v1/jobs", state, limit, "", "", 0, queue, NULL, NULL };
+	const char *args[5];
+	struct fw_api_req rq = { "GET", "/v1/jobs", state, limit, "", "", 0, query(args, "queue", queue, NULL, NULL) };
 	struct fw_api_resp rs;
 	json_t *o, *j;
 	size_t i, k = 0;
@@ -752,7 +768,8 @@ TEST(a_cut_job_list_says_it_is_truncated)
 static const char *nodes_in(struct fw_serve *d, const char *health)
 {
 	static char out[1024];
-	struct fw_api_req rq = { "GET", "/v1/nodes", NULL, NULL, "", "", 0, NULL, NULL, health };
+	const char *args[5];
+	struct fw_api_req rq = { "GET", "/v1/nodes", NULL, NULL, "", "", 0, query(args, "health", health, NULL, NULL) };
 	struct fw_api_resp rs;
 	json_t *o, *n;
 	size_t i, k;
