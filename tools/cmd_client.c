@@ -853,27 +853,35 @@ static json_t *job_body(struct opts *o, int *rc)
 	return j;
 }
 
-/* GET /v1/jobs with the list's filters: ?state=, ?queue=, ?user= and
- * ?limit= (each value URL-encoded; the daemon judges them); 2 on a value
- * too long to send. */
-static int jobs_list_path(struct opts *o, char *path, size_t n)
+/* path = base plus a query argument per flag given (filters: flag, key,
+ * ending with NULL), each value URL-encoded (the daemon judges them); 2
+ * on a value too long to send. */
+static int query_path(struct opts *o, const char *base, const char *const (*filters)[2], char *path, size_t n)
 {
-	static const char *const filters[][2] = { { "--state", "state" }, { "--queue", "queue" }, { "--user", "user" },
-						  { "--limit", "limit" } };
 	char v[3 * FW_NAME_MAX + 1];
-	size_t k = (size_t)snprintf(path, n, "/v1/jobs");
-	char sep = '?';
+	size_t k = (size_t)snprintf(path, n, "%s", base);
+	char sep = strchr(path, '?') ? '&' : '?';
 
-	for (size_t f = 0; f < sizeof filters / sizeof filters[0]; f++) {
-		const char *want = flag(o, filters[f][0]);
+	for (; (*filters)[0]; filters++) {
+		const char *want = flag(o, (*filters)[0]);
 		if (!want)
 			continue;
-		if (!encode(v, sizeof v, want) || strlen(v) + strlen(filters[f][1]) + 2 >= n - k)
-			return fw_cli_usage_error(o->cmd, "%s: at most %d bytes", filters[f][0], FW_NAME_MAX - 1);
-		k += (size_t)snprintf(path + k, n - k, "%c%s=%s", sep, filters[f][1], v);
+		if (!encode(v, sizeof v, want) || strlen(v) + strlen((*filters)[1]) + 2 >= n - k)
+			return fw_cli_usage_error(o->cmd, "%s: at most %d bytes", (*filters)[0], FW_NAME_MAX - 1);
+		k += (size_t)snprintf(path + k, n - k, "%c%s=%s", sep, (*filters)[1], v);
 		sep = '&';
 	}
 	return 0;
+}
+
+/* GET /v1/jobs with the list's filters: ?state=, ?queue=, ?user= and
+ * ?limit=. */
+static int jobs_list_path(struct opts *o, char *path, size_t n)
+{
+	static const char *const filters[][2] = { { "--state", "state" }, { "--queue", "queue" }, { "--user", "user" },
+						  { "--limit", "limit" }, { NULL, NULL } };
+
+	return query_path(o, "/v1/jobs", filters, path, n);
 }
 
 static int cmd_jobs(struct opts *o)
@@ -1294,6 +1302,51 @@ static int cmd_plan(struct opts *o)
 	return 0;
 }
 
+/* --- decisions -------------------------------------------------------------------------------------- */
+/* `fairway decisions`: the decision log, the last --limit rows (default
+ * 100) of the last --since DURATION, of a --job and a --kind. */
+static int cmd_decisions(struct opts *o)
+{
+	static const char *const filters[][2] = { { "--job", "job" }, { "--kind", "kind" }, { "--limit", "limit" },
+						  { NULL, NULL } };
+	char base[64] = "/v1/decisions", path[1024];
+	json_t *r, *x;
+	size_t i;
+	double ago;
+	int rc;
+
+	if (flag(o, "--since")) {
+		if (!fw_cli_duration(flag(o, "--since"), &ago) || ago < 0 || ago != floor(ago) || ago > 10 * SECS_MAX)
+			return fw_cli_usage_error(o->cmd, "--since '%s': expected a DURATION like 90s, 10m, 2h or 1d "
+							  "(the rows of that last stretch), at most 3650d",
+						  flag(o, "--since"));
+		long long t = (long long)time(NULL) - (long long)ago;
+		snprintf(base, sizeof base, "/v1/decisions?since=%lld", t > 0 ? t : 0);
+	}
+	if ((rc = query_path(o, base, filters, path, sizeof path)))
+		return rc;
+	if ((rc = call(o, "GET", path, NULL, &r)))
+		return rc;
+	if (o->json) {
+		dump(r);
+		json_decref(r);
+		return 0;
+	}
+	printf("%-9s %6s %-8s %-24s %s\n", "WHEN", "CYCLE", "KIND", "JOB/NODE", "WHAT");
+	json_array_foreach(json_object_get(r, "decisions"), i, x) {
+		char w[32];
+		when(w, sizeof w, json_object_get(x, "at"));
+		printf("%-9s %6.0f %-8s %-24s %s\n", w, num(x, "cycle"), str(x, "kind"),
+		       json_object_get(x, "job") ? str(x, "job") : str(x, "node"), str(x, "text"));
+	}
+	if (json_is_true(json_object_get(r, "truncated")))
+		fprintf(stderr, "fairway decisions: the last %zu rows only, more match: --limit N (up to 100000) shows "
+				"more, --since/--job/--kind fewer\n",
+			json_array_size(json_object_get(r, "decisions")));
+	json_decref(r);
+	return 0;
+}
+
 /* --- entry ------------------------------------------------------------------------------------------ */
 static const char client_usage[] =
 	"usage: fairway queues [list | show NAME | set NAME [flags] | create NAME [flags] | delete NAME]\n"
@@ -1304,6 +1357,7 @@ static const char client_usage[] =
 	"       fairway reservations [list | show ID | create FLAGS | delete ID]\n"
 	"       fairway fairshare [list | explain NAME]\n"
 	"       fairway plan --server URL\n"
+	"       fairway decisions [--since DURATION] [--job NAME] [--kind K] [--limit N]\n"
 	"\n"
 	"Talk to a running `fairway serve`.  Tables by default, --json for the\n"
 	"API's own JSON (docs/openapi.yaml).  Reads need nothing; changes need\n"
@@ -1378,6 +1432,10 @@ static const char client_usage[] =
 	"jobs why NAME:       one screen: state, its run-time limit, why it waits, when it\n"
 	"                     is expected to start (a job its run-time limit ended: why\n"
 	"                     it ended, its own limit or its queue's)\n"
+	"decisions:           what the daemon decided and applied, from its decision log\n"
+	"                     (the last --limit rows, default 100): --since 1h (that\n"
+	"                     last stretch), --job NAME, --kind start|evict|reserve|\n"
+	"                     drain|requeue.  WHEN is relative (--json: Unix times)\n"
 	"nodes list --health S: only the nodes in the states S, comma-separated, of\n"
 	"                     healthy, suspect, unhealthy, draining (as sinfo -R with\n"
 	"                     unhealthy,draining); the totals below stay the fleet's\n"
@@ -1434,6 +1492,7 @@ static const struct spec {
 	{ "fairshare", "list", 0, "", "" },
 	{ "fairshare", "explain", 1, "", "" },
 	{ "plan", NULL, 0, "", "" },
+	{ "decisions", NULL, 0, " --since --job --kind --limit ", "" },
 };
 
 /* Why `fairway plan --server` refuses w, one of plan's options for a cycle
@@ -1607,6 +1666,8 @@ int fw_cmd_client(const char *what, int argc, char **argv)
 		rc = cmd_reservations(&o);
 	else if (!strcmp(what, "fairshare"))
 		rc = cmd_fairshare(&o);
+	else if (!strcmp(what, "decisions"))
+		rc = cmd_decisions(&o);
 	else
 		rc = cmd_plan(&o);
 	curl_global_cleanup();

@@ -30,6 +30,8 @@ static const char usage[] =
 	"  reservations  maintenance windows and queue/job reservations\n"
 	"  fairshare   each queue's deserved, fair share, allocation, usage;\n"
 	"              `fairshare explain Q` shows where a queue's share comes from\n"
+	"  decisions   what the daemon decided: starts, evictions, reservations,\n"
+	"              drains, from its decision log (--since 1h --kind evict)\n"
 	"  policies    list the scheduling policies\n"
 	"  sim run     replay a GPU-cluster trace through several policies\n"
 	"  sim fgd     reproduce the FGD (ATC '23) fragmentation experiment\n"
@@ -263,7 +265,8 @@ static int dispatch(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "serve"))
 		return fw_cmd_serve(argc - 1, argv + 1);
-	static const char *const client_cmds[] = { "queues", "jobs", "nodes", "reservations", "fairshare", NULL };
+	static const char *const client_cmds[] = { "queues", "jobs", "nodes", "reservations", "fairshare", "decisions",
+						   NULL };
 	for (int i = 0; client_cmds[i]; i++)
 		if (!strcmp(argv[1], client_cmds[i]))
 			return fw_cmd_client(argv[1], argc - 1, argv + 1);
@@ -274,7 +277,7 @@ static int dispatch(int argc, char **argv)
 	if (!strcmp(argv[1], "trace"))
 		return fw_cmd_trace(argc - 1, argv + 1);
 	static const char *const commands[] = { "plan", "serve", "queues", "jobs", "nodes", "reservations",
-						"fairshare", "policies", "sim", "trace", "help", NULL };
+						"fairshare", "decisions", "policies", "sim", "trace", "help", NULL };
 	char hint[96];
 	fprintf(stderr, "fairway: error: unknown command '%s'%s\n\n%s", argv[1],
 		fw_cli_hint(argv[1], commands, hint, sizeof hint), usage);

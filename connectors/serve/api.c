@@ -27,6 +27,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "api_ranges.h"
 #include "history.h"
 #include "local.h"
 #include "serve_int.h"
@@ -73,6 +74,7 @@ enum auth { OPEN, ADMIN, HEALTH };
 	X(DELETE, "/v1/reservations/{name}", h_rsv_delete, ADMIN)             \
 	X(GET, "/v1/fairshare", h_fairshare, OPEN)                            \
 	X(GET, "/v1/plan", h_plan, OPEN)                                      \
+	X(GET, "/v1/decisions", h_decisions, OPEN)                            \
 	X(POST, "/v1/cycle", h_cycle, ADMIN)                                  \
 	X(GET, "/metrics", h_metrics, OPEN)
 
@@ -1380,6 +1382,77 @@ static void h_fairshare(struct ctx *c)
 	reply(c, 200, json_pack("{s:o,s:o}", "queues", view_part(v, "fairshare", json_array), "at",
 				view_part(v, "at", json_null)));
 	json_decref(v);
+}
+
+/* --- the decision log --------------------------------------------------------------- */
+static int add_log_row(void *ctx, const struct fw_store_decision *dec)
+{
+	json_t *o = json_pack("{s:I,s:I,s:I,s:s,s:s,s:s}", "at", (json_int_t)dec->at, "cycle", (json_int_t)dec->cycle,
+			      "generation", (json_int_t)dec->generation, "kind", dec->kind, "reason", dec->reason,
+			      "text", dec->text);
+
+	if (dec->job[0])
+		json_object_set_new(o, "job", json_string(dec->job));
+	if (dec->node[0])
+		json_object_set_new(o, "node", json_string(dec->node));
+	json_array_append_new(ctx, o);
+	return 0;
+}
+
+static bool log_kind_ok(const char *kind)
+{
+	for (int k = 0; k < FW_DECIDE_COUNT; k++)
+		if (!strcmp(kind, fw_decision_name((enum fw_decision_kind)k)))
+			return true;
+	return !strcmp(kind, "requeue"); /* the local backend's, at a fleet change */
+}
+
+/* A whole number from lo to hi in v; false when it is not one. */
+static bool whole_in(const char *v, long long lo, long long hi, long long *out)
+{
+	char *end;
+	long long n;
+
+	if (!v || !*v || !strchr("0123456789", v[0]))
+		return false;
+	n = strtoll(v, &end, 10);
+	if (*end || n < lo || n > hi)
+		return false;
+	*out = n;
+	return true;
+}
+
+/* GET /v1/decisions: what the daemon decided and applied, from the
+ * decision log (the store's; --log-keep bounds it): the last ?limit=
+ * rows (default 100), oldest first, at or after ?since= (a Unix time),
+ * of ?job= and of ?kind= (start, evict, reserve, drain, requeue);
+ * "truncated" when more rows match. */
+static void h_decisions(struct ctx *c)
+{
+	const char *job = arg(c, "job"), *kind = arg(c, "kind");
+	long long since = 0, limit = 100;
+	json_t *rows;
+
+	if (arg(c, "since") && !whole_in(arg(c, "since"), 0, FW_API_TIME_MAX, &since))
+		return fail(c, 400, "ERANGE", "since", "must be a Unix time in whole seconds, from 0 to %lld",
+			    (long long)FW_API_TIME_MAX);
+	if (c->rq->query_limit && !whole_in(c->rq->query_limit, 1, 100000, &limit))
+		return fail(c, 400, "ERANGE", "limit", "must be a whole number from 1 to 100000");
+	if (kind && !log_kind_ok(kind))
+		return fail(c, 400, "EINVAL", "kind", "must be start, evict, reserve, drain or requeue");
+	if (!(rows = json_array()))
+		return fail(c, 500, "ENOMEM", "", "out of memory");
+	if (fw_store_decisions(c->d->store, since, job, kind, (int)limit + 1, add_log_row, rows) != FW_OK) {
+		json_decref(rows);
+		return fail(c, 500, "EIO", "store", "the decision log cannot be read: %s", fw_store_errmsg(c->d->store));
+	}
+	json_t *body = json_object();
+	if (json_array_size(rows) > (size_t)limit) { /* one more than asked: the oldest goes */
+		json_array_remove(rows, 0);
+		json_object_set_new(body, "truncated", json_true());
+	}
+	json_object_set_new(body, "decisions", rows);
+	reply(c, 200, body);
 }
 
 static void h_plan(struct ctx *c)

@@ -51,6 +51,7 @@ struct fw_serve_store {
 	sqlite3_stmt *doc[FW_STORE_NDOCS][ST_NKIND];
 	sqlite3_stmt *meta_get, *meta_put, *decision, *usage, *job_decisions;
 	sqlite3_stmt *trim[2];          /* decisions, usage_history */
+	sqlite3_stmt *decisions;        /* the log's last rows, filtered */
 	sqlite3_stmt *begin, *commit, *rollback;
 };
 
@@ -158,6 +159,10 @@ static int prepare_all(struct fw_serve_store *st, struct fw_diag *d)
 		       " (SELECT * FROM decisions WHERE job = ? AND at >= ? ORDER BY id DESC LIMIT ?) ORDER BY id", d)) ||
 	    (rc = prep(st, &st->usage,
 		       "INSERT INTO usage_history (queue, at, gpu_seconds, decayed) VALUES (?, ?, ?, ?)", d)) ||
+	    (rc = prep(st, &st->decisions,
+		       "SELECT cycle, at, generation, kind, job, node, reason, text FROM"
+		       " (SELECT * FROM decisions WHERE at >= ?1 AND (?2 IS NULL OR job = ?2)"
+		       " AND (?3 IS NULL OR kind = ?3) ORDER BY id DESC LIMIT ?4) ORDER BY id", d)) ||
 	    (rc = prep(st, &st->trim[0],
 		       "DELETE FROM decisions WHERE id IN"
 		       " (SELECT id FROM decisions WHERE at < ? ORDER BY at, id LIMIT ?)", d)) ||
@@ -217,6 +222,7 @@ void fw_store_close(struct fw_serve_store *st)
 	sqlite3_finalize(st->decision);
 	sqlite3_finalize(st->usage);
 	sqlite3_finalize(st->job_decisions);
+	sqlite3_finalize(st->decisions);
 	sqlite3_finalize(st->trim[0]);
 	sqlite3_finalize(st->trim[1]);
 	sqlite3_finalize(st->begin);
@@ -363,15 +369,38 @@ int fw_store_trim_logs(struct fw_serve_store *st, fw_time before, int limit, int
 	return FW_OK;
 }
 
+static int each_decision(sqlite3_stmt *s, int (*fn)(void *ctx, const struct fw_store_decision *dec), void *ctx);
+
 int fw_store_job_decisions(struct fw_serve_store *st, const char *job, fw_time since, int limit,
 			   int (*fn)(void *ctx, const struct fw_store_decision *dec), void *ctx)
 {
 	sqlite3_stmt *s = st->job_decisions;
-	int rc = FW_OK, step;
 
 	sqlite3_bind_text(s, 1, job, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(s, 2, since);
 	sqlite3_bind_int(s, 3, limit);
+	return each_decision(s, fn, ctx);
+}
+
+int fw_store_decisions(struct fw_serve_store *st, fw_time since, const char *job, const char *kind, int limit,
+		       int (*fn)(void *ctx, const struct fw_store_decision *dec), void *ctx)
+{
+	sqlite3_stmt *s = st->decisions;
+
+	sqlite3_bind_int64(s, 1, since);
+	if (job)
+		sqlite3_bind_text(s, 2, job, -1, SQLITE_STATIC);
+	if (kind)
+		sqlite3_bind_text(s, 3, kind, -1, SQLITE_STATIC);
+	sqlite3_bind_int(s, 4, limit);
+	return each_decision(s, fn, ctx);
+}
+
+/* Step s (bound) through its rows into fn; reset and unbound after. */
+static int each_decision(sqlite3_stmt *s, int (*fn)(void *ctx, const struct fw_store_decision *dec), void *ctx)
+{
+	int rc = FW_OK, step;
+
 	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
 		struct fw_store_decision dec = {
 			sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1),

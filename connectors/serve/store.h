@@ -97,6 +97,11 @@ int fw_store_log_decision(struct fw_serve_store *st, const struct fw_store_decis
  * and the rows of the job it named stay; INT64_MIN: all), oldest first. */
 int fw_store_job_decisions(struct fw_serve_store *st, const char *job, fw_time since, int limit,
 			   int (*fn)(void *ctx, const struct fw_store_decision *dec), void *ctx);
+/* The last `limit` logged decisions made at or after since, of one job
+ * (NULL: any) and one kind (NULL: any), oldest first: the audit of GET
+ * /v1/decisions. */
+int fw_store_decisions(struct fw_serve_store *st, fw_time since, const char *job, const char *kind, int limit,
+		       int (*fn)(void *ctx, const struct fw_store_decision *dec), void *ctx);
 /* The log rows (decisions, usage_history) made before `before`, oldest
  * first, at most `limit` of each table, deleted: gone[0] and gone[1] get
  * how many (inside the caller's transaction, so they count once it

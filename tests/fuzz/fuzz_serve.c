@@ -312,6 +312,46 @@ static void filters_agree(struct session *x, const char *path, const json_t *all
 	}
 }
 
+/* GET /v1/decisions?job=NAME&since=SUBMIT&limit=10 gives the rows GET
+ * /v1/jobs/NAME shows as the job's decisions (the log's last ten since
+ * its submission), member for member: checked for each job of the whole
+ * list (all, just read). */
+static void decisions_agree(struct session *x, const json_t *all)
+{
+	static const char *const MEMBERS[] = { "kind", "at", "cycle", "reason", "text" };
+	size_t i, k;
+	json_t *e, *d;
+
+	json_array_foreach(all, i, e) {
+		const char *name = json_string_value(json_object_get(e, "name"));
+		char path[128], since[32];
+		if (!name || snprintf(path, sizeof path, "/v1/jobs/%s", name) >= (int)sizeof path)
+			continue;
+		struct answer a = call_as(x, "GET", path, NULL, NULL, 0);
+		json_t *job = a.status == 200 ? json_loads(a.body, 0, NULL) : NULL;
+		free(a.body);
+		if (!job)
+			continue;
+		snprintf(since, sizeof since, "%lld", (long long)json_integer_value(json_object_get(job, "submitTime")));
+		const char *const args[] = { "job", name, "since", since, NULL };
+		struct fw_api_req rq = { "GET", "/v1/decisions", NULL, "10", x->auth, "", 0, args };
+		struct fw_api_resp rs;
+		fw_api_handle(&x->d, &rq, &rs);
+		json_t *log = rs.status == 200 ? json_loads(rs.body, 0, NULL) : NULL;
+		json_t *want = json_object_get(job, "decisions"), *got = json_object_get(log, "decisions");
+		bool same = log && json_array_size(want) == json_array_size(got);
+		json_array_foreach(want, k, d)
+			for (size_t m = 0; same && m < sizeof MEMBERS / sizeof MEMBERS[0]; m++)
+				same = json_equal(json_object_get(d, MEMBERS[m]),
+						  json_object_get(json_array_get(got, k), MEMBERS[m]));
+		if (!same)
+			die("GET /v1/decisions for a job is not what GET /v1/jobs/{name} shows", name, rs.body);
+		json_decref(log);
+		json_decref(job);
+		free(rs.body);
+	}
+}
+
 static char *reading(struct session *x, enum scope sc)
 {
 	bool model_only = sc != ALL;
@@ -334,6 +374,8 @@ static char *reading(struct session *x, enum scope sc)
 				arr = v;
 		if ((i == 1 || i == 3) && a.status == 200)
 			filters_agree(x, PATHS[i], arr);
+		if (i == 1 && a.status == 200)
+			decisions_agree(x, arr);
 		size_t j;
 		json_t *it;
 		json_array_foreach(arr, j, it)

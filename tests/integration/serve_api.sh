@@ -771,6 +771,20 @@ check "fairway queues delete keep-me: gone (404)" [ "$CODE" = 404 ]
 
 "$FW" plan --server "http://127.0.0.1:$PORT" >"$T/plan" 2>&1
 check "fairway plan --server prints the daemon's plan" grep -q "^WAITING" "$T/plan"
+# the decision log: GET /v1/decisions and fairway decisions
+req GET "/v1/decisions?kind=start&limit=100000"
+check "GET /v1/decisions?kind=start: the log's starts, oldest first" \
+	[ "$(jfield 'len(j["decisions"]) > 3 and all(d["kind"] == "start" and d["job"] for d in j["decisions"]) and [d["at"] for d in j["decisions"]] == sorted(d["at"] for d in j["decisions"]) and "truncated" not in j')" = True ]
+first=$(jfield 'j["decisions"][0]["job"]')
+"$FW" decisions --kind start --limit 2 --json "${C[@]}" >"$T/dec2" 2>&1
+check "fairway decisions --kind start --limit 2 --json: the last two starts, truncated" \
+	python3 -c 'import json, sys; o = json.load(open(sys.argv[1])); last = json.loads(sys.argv[2])["decisions"][-2:]
+assert o["truncated"] is True and o["decisions"] == last, o' "$T/dec2" "$BODY"
+"$FW" decisions --job "$first" --since 1d "${C[@]}" >"$T/decjob" 2>&1
+check "fairway decisions --job $first --since 1d: a table of that job's rows (its start among them)" \
+	bash -c "head -1 '$T/decjob' | grep -q '^WHEN .*KIND .*JOB/NODE .*WHAT' && grep -q ' start  *$first  *started: ' '$T/decjob' && ! awk 'NR > 1 && \$4 != \"$first\"' '$T/decjob' | grep -q ."
+"$FW" decisions --kind begin "${C[@]}" >"$T/decbad" 2>&1
+check "fairway decisions --kind begin: refused naming kind" grep -q "field kind: must be start, evict, reserve, drain or requeue" "$T/decbad"
 "$FW" nodes "${C[@]}" >"$T/n" 2>&1
 check "fairway nodes shows the unhealthy node" grep -q "h100-015.*UNHEALTHY" "$T/n"
 post_health h100-013 '{"healthy":true,"reason":"healthy: bad GPUs 2","badGpus":[2]}'

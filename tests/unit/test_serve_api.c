@@ -818,8 +818,74 @@ TEST(the_node_list_filters_by_health)
 	serve_down(&d);
 }
 
+/* GET /v1/decisions with query arguments args (NULL-ended pairs) and
+ * ?limit=: "STATUS kind:job,... [truncated]", or "STATUS body". */
+static const char *log_rows(struct fw_serve *d, const char *limit, const char *const *args)
+{
+	static char out[2048];
+	struct fw_api_req rq = { "GET", "/v1/decisions", NULL, limit, "", "", 0, args };
+	struct fw_api_resp rs;
+	json_t *o, *r;
+	size_t i, k;
+
+	fw_api_handle(d, &rq, &rs);
+	k = (size_t)snprintf(out, sizeof out, "%u", rs.status);
+	if (rs.status == 200 && (o = json_loads(rs.body, 0, NULL))) {
+		json_array_foreach(json_object_get(o, "decisions"), i, r)
+			k += (size_t)snprintf(out + k, sizeof out - k, "%s%s:%s", i ? "," : " ",
+					      json_string_value(json_object_get(r, "kind")),
+					      json_string_value(json_object_get(r, "job")));
+		if (json_is_true(json_object_get(o, "truncated")))
+			snprintf(out + k, sizeof out - k, " truncated");
+		json_decref(o);
+	} else {
+		snprintf(out + k, sizeof out - k, " %s", rs.body ? rs.body : "");
+	}
+	free(rs.body);
+	return out;
+}
+
+/* GET /v1/decisions: the log's last rows, oldest first, by job, kind and
+ * time, "truncated" when more match; bad arguments name themselves. */
+TEST(the_decision_log_is_served_with_its_filters)
+{
+	struct fw_serve d;
+	struct fw_serve_opts o;
+	struct fw_arena ar;
+	char since[32];
+
+	serve_up(&d, &o);
+	fw_arena_init(&ar, 0);
+	ASSERT_STR_EQ(log_rows(&d, NULL, NULL), "200");
+	submit(&d, "{\"name\":\"a\",\"queue\":\"q\",\"runtime\":100,\"tasks\":[{\"gpus\":8}]}");
+	submit(&d, "{\"name\":\"b\",\"queue\":\"q\",\"runtime\":100,\"tasks\":[{\"gpus\":8}]}");
+	ASSERT_OK(fw_serve_cycle_once(&d, &ar)); /* a starts at 5000, b is reserved from 5100 */
+	fixed_now += 200;
+	ASSERT_OK(fw_serve_cycle_once(&d, &ar)); /* b starts at 5200 */
+	ASSERT_STR_EQ(log_rows(&d, NULL, NULL), "200 start:a,reserve:b,start:b");
+	ASSERT_STR_EQ(log_rows(&d, "2", NULL), "200 reserve:b,start:b truncated");
+	ASSERT_STR_EQ(log_rows(&d, "3", NULL), "200 start:a,reserve:b,start:b");
+	ASSERT_STR_EQ(log_rows(&d, NULL, (const char *const[]){ "job", "b", NULL }), "200 reserve:b,start:b");
+	ASSERT_STR_EQ(log_rows(&d, NULL, (const char *const[]){ "kind", "start", NULL }), "200 start:a,start:b");
+	snprintf(since, sizeof since, "%lld", (long long)fixed_now);
+	ASSERT_STR_EQ(log_rows(&d, NULL, (const char *const[]){ "since", since, NULL }), "200 start:b");
+	ASSERT_STR_EQ(log_rows(&d, NULL, (const char *const[]){ "kind", "start", "job", "a", "since", "0", NULL }),
+		      "200 start:a");
+	ASSERT_STR_CONTAINS(log_rows(&d, NULL, (const char *const[]){ "kind", "begin", NULL }),
+			    "400 {\"error\":{\"status\":400,\"code\":\"EINVAL\",\"field\":\"kind\"");
+	static const char *const bad_since[] = { "-1", "", "1e3", "12x", "99999999999999999999", " 5" };
+	for (size_t i = 0; i < sizeof bad_since / sizeof bad_since[0]; i++)
+		ASSERT_STR_CONTAINS(log_rows(&d, NULL, (const char *const[]){ "since", bad_since[i], NULL }),
+				    "\"field\":\"since\"");
+	ASSERT_STR_CONTAINS(log_rows(&d, "0", NULL), "\"field\":\"limit\"");
+	ASSERT_STR_CONTAINS(log_rows(&d, "100001", NULL), "\"field\":\"limit\"");
+	fw_arena_release(&ar);
+	serve_down(&d);
+}
+
 TEST_MAIN(a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
 	  an_unbounded_running_job_makes_left_unknown, no_left_without_budget_safe,
 	  before_the_first_cycle_jobs_are_whole_and_nodes_wait, a_cancelled_job_leaves_the_list_before_the_next_cycle,
 	  log_rows_older_than_log_keep_are_deleted_by_the_cycle, the_job_list_filters_by_queue_and_user,
-	  a_cut_job_list_says_it_is_truncated, the_node_list_filters_by_health)
+	  a_cut_job_list_says_it_is_truncated, the_node_list_filters_by_health,
+	  the_decision_log_is_served_with_its_filters)

@@ -212,6 +212,50 @@ TEST(trim_deletes_old_log_rows_oldest_first_within_the_limit)
 	fw_store_close(st);
 }
 
+static int row_cb(void *ctx, const struct fw_store_decision *dec)
+{
+	char *out = ctx;
+	size_t n = strlen(out);
+
+	snprintf(out + n, 512 - n, "%s%s:%s@%lld", n ? "," : "", dec->kind, dec->job[0] ? dec->job : dec->node,
+		 (long long)dec->at);
+	return 0;
+}
+
+/* The audit query: the last `limit` rows that match (since, job, kind),
+ * oldest first. */
+TEST(the_decision_log_answers_by_time_job_and_kind)
+{
+	struct fw_serve_store *st = NULL;
+	static const struct fw_store_decision rows[] = {
+		{ 1, 100, 1, "start", "a", "", "started", "t" },   { 1, 100, 1, "reserve", "b", "", "has_reservation", "t" },
+		{ 2, 160, 2, "evict", "a", "", "reclaim", "t" },   { 2, 160, 2, "start", "b", "", "started", "t" },
+		{ 3, 220, 3, "drain", "", "n1", "drain_finish", "t" }, { 4, 280, 4, "start", "a", "", "started", "t" },
+	};
+	char out[512];
+
+	fresh_dir();
+	ASSERT_EQ(fw_store_open(dir, false, &st, NULL), FW_OK);
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+		ASSERT_EQ(fw_store_log_decision(st, &rows[i]), FW_OK);
+#define Q(since, job, kind, limit, want)                                                          \
+	do {                                                                                      \
+		out[0] = 0;                                                                       \
+		ASSERT_EQ(fw_store_decisions(st, since, job, kind, limit, row_cb, out), FW_OK); \
+		ASSERT_STR_EQ(out, want);                                                         \
+	} while (0)
+	Q(0, NULL, NULL, 100, "start:a@100,reserve:b@100,evict:a@160,start:b@160,drain:n1@220,start:a@280");
+	Q(0, NULL, NULL, 2, "drain:n1@220,start:a@280");
+	Q(160, NULL, NULL, 100, "evict:a@160,start:b@160,drain:n1@220,start:a@280");
+	Q(0, "a", NULL, 100, "start:a@100,evict:a@160,start:a@280");
+	Q(0, NULL, "start", 100, "start:a@100,start:b@160,start:a@280");
+	Q(150, "a", "start", 100, "start:a@280");
+	Q(0, "nobody", NULL, 100, "");
+	Q(300, NULL, NULL, 100, "");
+#undef Q
+	fw_store_close(st);
+}
+
 TEST(newer_schema_is_refused)
 {
 	struct fw_serve_store *st = NULL;
@@ -241,4 +285,5 @@ TEST(temporary_directory_removed)
 
 TEST_MAIN(migrates_to_current_version_in_wal_mode, documents_survive_reopen_and_rollback_leaves_nothing,
 	  decision_log_rows_are_written, a_version_3_store_gains_the_time_indexes,
-	  trim_deletes_old_log_rows_oldest_first_within_the_limit, newer_schema_is_refused, temporary_directory_removed)
+	  trim_deletes_old_log_rows_oldest_first_within_the_limit, the_decision_log_answers_by_time_job_and_kind,
+	  newer_schema_is_refused, temporary_directory_removed)
