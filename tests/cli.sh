@@ -353,6 +353,12 @@ expect "serve-period-hex" 2 "--period '0x10': expected a duration" timeout 20 "$
 expect "serve-period-exponent" 2 "--period '1e1': expected a duration" timeout 20 "$FW" serve --state "$SERVE_TMP/st" --period 1e1
 expect "serve-period-1h-is-taken" 2 "--listen 'x'" "$FW" serve --period 1h --listen x
 expect "serve-period-over-1h" 2 "--period '1.5h': expected a duration" "$FW" serve --period 1.5h
+# fairway decisions: the decision log's client; --since is a duration back from now
+expect "decisions-help" 0 "fairway decisions [--since DURATION] [--job NAME] [--kind K] [--limit N]" "$FW" decisions --help
+expect "decisions-since-not-a-duration" 2 "--since 'yesterday': expected a DURATION like 90s, 10m, 2h or 1d" \
+	"$FW" decisions --since yesterday
+expect "decisions-since-negative" 2 "--since '-1h': expected a DURATION" "$FW" decisions --since=-1h
+expect "decisions-takes-no-subcommand" 2 "unexpected argument 'list'" "$FW" decisions list
 # --log-keep: whole seconds or a duration with one unit, up to 3650d
 expect "serve-log-keep-fraction" 2 "--log-keep '1.5s': expected a whole number of seconds or a DURATION like 30d" \
 	"$FW" serve --log-keep 1.5s --listen x
