@@ -853,6 +853,17 @@ static json_t *job_body(struct opts *o, int *rc)
 	return j;
 }
 
+/* A listing r that says "truncated" (its array arr holds the first or
+ * the last ?limit= of what matched): one line on stderr saying so, and
+ * which flags show more or fewer. */
+static void note_cut(json_t *r, const char *arr, const char *which, const char *fewer)
+{
+	if (json_is_true(json_object_get(r, "truncated")))
+		fprintf(stderr, "fairway %s: %s %zu %s only, more match: --limit N (up to 100000) shows more, %s fewer\n",
+			!strcmp(arr, "jobs") ? "jobs" : "decisions", which, json_array_size(json_object_get(r, arr)),
+			!strcmp(arr, "jobs") ? "jobs" : "rows", fewer);
+}
+
 /* path = base plus a query argument per flag given (filters: flag, key,
  * ending with NULL), each value URL-encoded (the daemon judges them); 2
  * on a value too long to send. */
@@ -905,10 +916,7 @@ static int cmd_jobs(struct opts *o)
 			       "START");
 			json_array_foreach(json_object_get(r, "jobs"), i, j)
 				print_job_row(j);
-			if (json_is_true(json_object_get(r, "truncated")))
-				fprintf(stderr, "fairway jobs: the first %zu jobs only, more match: --limit N (up to 100000) "
-						"shows more, --queue/--user/--state fewer\n",
-					json_array_size(json_object_get(r, "jobs")));
+			note_cut(r, "jobs", "the first", "--queue/--user/--state");
 		}
 		json_decref(r);
 		return 0;
@@ -1339,10 +1347,7 @@ static int cmd_decisions(struct opts *o)
 		printf("%-9s %6.0f %-8s %-24s %s\n", w, num(x, "cycle"), str(x, "kind"),
 		       json_object_get(x, "job") ? str(x, "job") : str(x, "node"), str(x, "text"));
 	}
-	if (json_is_true(json_object_get(r, "truncated")))
-		fprintf(stderr, "fairway decisions: the last %zu rows only, more match: --limit N (up to 100000) shows "
-				"more, --since/--job/--kind fewer\n",
-			json_array_size(json_object_get(r, "decisions")));
+	note_cut(r, "decisions", "the last", "--since/--job/--kind");
 	json_decref(r);
 	return 0;
 }

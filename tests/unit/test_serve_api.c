@@ -453,6 +453,26 @@ static void serve_down(struct fw_serve *d)
 		fprintf(stderr, "cannot remove %s\n", dir);
 }
 
+/* A daemon as `fairway serve` opens one (serve_up) and an arena for its
+ * cycles: the tests below start with served_up and end with served_down. */
+struct served {
+	struct fw_serve d;
+	struct fw_serve_opts o;
+	struct fw_arena ar;
+};
+
+static void served_up(struct served *f)
+{
+	serve_up(&f->d, &f->o);
+	fw_arena_init(&f->ar, 0);
+}
+
+static void served_down(struct served *f)
+{
+	fw_arena_release(&f->ar);
+	serve_down(&f->d);
+}
+
 /* The job list after a cancel, before the next cycle: the plan's view
  * still says "pending", the local backend "cancelled"; the list must say
  * what GET /v1/jobs/{name} says (fuzz_serve found the list keeping the
@@ -552,40 +572,36 @@ static void submit(struct fw_serve *d, const char *body)
  * row however old; newer rows stay. */
 TEST(log_rows_older_than_log_keep_are_deleted_by_the_cycle)
 {
-	struct fw_serve d;
-	struct fw_serve_opts o;
-	struct fw_arena ar;
+	struct served f;
 
-	serve_up(&d, &o);
-	fw_arena_init(&ar, 0);
-	submit(&d, "{\"name\":\"a\",\"queue\":\"q\",\"runtime\":100,\"tasks\":[{\"gpus\":8}]}");
-	ASSERT_OK(fw_serve_cycle_once(&d, &ar)); /* a starts at 5000: one row */
-	ASSERT_EQ(decisions_of(&d, "a"), 1);
+	served_up(&f);
+	submit(&f.d, "{\"name\":\"a\",\"queue\":\"q\",\"runtime\":100,\"tasks\":[{\"gpus\":8}]}");
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar)); /* a starts at 5000: one row */
+	ASSERT_EQ(decisions_of(&f.d, "a"), 1);
 	fixed_now = 5000 + 86400;
-	ASSERT_OK(fw_serve_cycle_once(&d, &ar)); /* the default, 0: kept a day on */
-	ASSERT_EQ(decisions_of(&d, "a"), 1);
-	ASSERT_EQ(d.m.log_trimmed[0], 0);
-	ASSERT_EQ(d.m.log_trimmed[1], 0);
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar)); /* the default, 0: kept a day on */
+	ASSERT_EQ(decisions_of(&f.d, "a"), 1);
+	ASSERT_EQ(f.d.m.log_trimmed[0], 0);
+	ASSERT_EQ(f.d.m.log_trimmed[1], 0);
 
-	o.log_keep_s = 3600; /* read at every cycle */
-	submit(&d, "{\"name\":\"b\",\"queue\":\"q\",\"runtime\":100,\"tasks\":[{\"gpus\":8}]}");
+	f.o.log_keep_s = 3600; /* read at every cycle */
+	submit(&f.d, "{\"name\":\"b\",\"queue\":\"q\",\"runtime\":100,\"tasks\":[{\"gpus\":8}]}");
 	fixed_now += 5;
-	ASSERT_OK(fw_serve_cycle_once(&d, &ar));
-	ASSERT_EQ(decisions_of(&d, "a"), 0); /* a day old */
-	ASSERT_EQ(decisions_of(&d, "b"), 1); /* just made */
-	ASSERT_EQ(d.m.log_trimmed[0], 1);
-	ASSERT(d.m.log_trimmed[1] >= 1); /* the history row of the first cycle */
-	uint64_t hist = d.m.log_trimmed[1];
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	ASSERT_EQ(decisions_of(&f.d, "a"), 0); /* a day old */
+	ASSERT_EQ(decisions_of(&f.d, "b"), 1); /* just made */
+	ASSERT_EQ(f.d.m.log_trimmed[0], 1);
+	ASSERT(f.d.m.log_trimmed[1] >= 1); /* the history row of the first cycle */
+	uint64_t hist = f.d.m.log_trimmed[1];
 	fixed_now += 3599;
-	ASSERT_OK(fw_serve_cycle_once(&d, &ar));
-	ASSERT_EQ(decisions_of(&d, "b"), 1); /* 3,599 s old: kept */
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	ASSERT_EQ(decisions_of(&f.d, "b"), 1); /* 3,599 s old: kept */
 	fixed_now += 2;
-	ASSERT_OK(fw_serve_cycle_once(&d, &ar));
-	ASSERT_EQ(decisions_of(&d, "b"), 0); /* 3,601 s */
-	ASSERT_EQ(d.m.log_trimmed[0], 2);
-	ASSERT(d.m.log_trimmed[1] > hist); /* the rows a day on and after it */
-	fw_arena_release(&ar);
-	serve_down(&d);
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	ASSERT_EQ(decisions_of(&f.d, "b"), 0); /* 3,601 s */
+	ASSERT_EQ(f.d.m.log_trimmed[0], 2);
+	ASSERT(f.d.m.log_trimmed[1] > hist); /* the rows a day on and after it */
+	served_down(&f);
 }
 
 /* The query arguments k1=v1, k2=v2 (a NULL value: not given) in args
@@ -602,35 +618,34 @@ static const char *const *query(const char **args, const char *k1, const char *v
 	return args;
 }
 
-/* GET /v1/jobs?state=&queue=&user= (NULL: not given): its status, and
- * the names it lists, comma-joined in list order, in out. */
-static unsigned list_jobs(struct fw_serve *d, const char *state, const char *queue, const char *user, char *out,
-			  size_t n)
+/* GET /v1/jobs?state=&limit=&queue=&user= (NULL: not given): the names
+ * it lists, comma-joined in list order, then " truncated=true" when the
+ * answer says so; "STATUS BODY" when it is not a 200. */
+static const char *listed(struct fw_serve *d, const char *state, const char *limit, const char *queue,
+			  const char *user)
 {
+	static char out[8192];
 	const char *args[5];
-	struct fw_api_req rq = { "GET", "/v1/jobs", state, NULL, "", "", 0, query(args, "queue", queue, "user", user) };
+	struct fw_api_req rq = { "GET", "/v1/jobs", state, limit, "", "", 0, query(args, "queue", queue, "user", user) };
 	struct fw_api_resp rs;
 	json_t *o, *j;
 	size_t i, k = 0;
 
 	fw_api_handle(d, &rq, &rs);
-	snprintf(out, n, "%s", rs.body ? rs.body : "");
+	out[0] = 0;
 	if (rs.status == 200 && (o = json_loads(rs.body, 0, NULL))) {
-		out[0] = 0;
 		json_array_foreach(json_object_get(o, "jobs"), i, j)
-			k += (size_t)snprintf(out + k, n - k, "%s%s", k ? "," : "",
+			k += (size_t)snprintf(out + k, sizeof out - k, "%s%s", k ? "," : "",
 					      json_string_value(json_object_get(j, "name")));
+		if (json_object_get(o, "truncated"))
+			snprintf(out + k, sizeof out - k, " truncated=%s",
+				 json_is_true(json_object_get(o, "truncated")) ? "true" : "?");
 		json_decref(o);
+	} else {
+		snprintf(out, sizeof out, "%u %s", rs.status, rs.body ? rs.body : "");
 	}
 	free(rs.body);
-	return rs.status;
-}
-
-static const char *names_of(struct fw_serve *d, const char *state, const char *queue, const char *user)
-{
-	static char out[1024];
-
-	return list_jobs(d, state, queue, user, out, sizeof out) == 200 ? out : "(error)";
+	return out;
 }
 
 /* GET /v1/fairshare's pendingJobs/runningJobs per queue: "q:0/2,r:1/1". */
@@ -660,73 +675,41 @@ static const char *queue_jobs(struct fw_serve *d)
  * running in GET /v1/fairshare. */
 TEST(the_job_list_filters_by_queue_and_user)
 {
-	struct fw_serve d;
-	struct fw_serve_opts o;
-	struct fw_arena ar;
+	struct served f;
 
-	serve_up(&d, &o);
-	fw_arena_init(&ar, 0);
-	ASSERT_EQ(post(&d, "/v1/queues", "{\"name\":\"r\"}"), 201);
-	submit(&d, "{\"name\":\"a\",\"queue\":\"q\",\"user\":\"alice\",\"tasks\":[{\"gpus\":1}]}");
-	submit(&d, "{\"name\":\"b\",\"queue\":\"q\",\"user\":\"bob\",\"tasks\":[{\"gpus\":1}]}");
-	submit(&d, "{\"name\":\"c\",\"queue\":\"r\",\"user\":\"alice\",\"runtime\":10,\"tasks\":[{\"gpus\":1}]}");
+	served_up(&f);
+	ASSERT_EQ(post(&f.d, "/v1/queues", "{\"name\":\"r\"}"), 201);
+	submit(&f.d, "{\"name\":\"a\",\"queue\":\"q\",\"user\":\"alice\",\"tasks\":[{\"gpus\":1}]}");
+	submit(&f.d, "{\"name\":\"b\",\"queue\":\"q\",\"user\":\"bob\",\"tasks\":[{\"gpus\":1}]}");
+	submit(&f.d, "{\"name\":\"c\",\"queue\":\"r\",\"user\":\"alice\",\"runtime\":10,\"tasks\":[{\"gpus\":1}]}");
 	for (int pass = 0; pass < 2; pass++) { /* before the first plan, then from it */
-		ASSERT_STR_EQ(names_of(&d, NULL, NULL, NULL), "a,b,c");
-		ASSERT_STR_EQ(names_of(&d, NULL, "q", NULL), "a,b");
-		ASSERT_STR_EQ(names_of(&d, NULL, "r", NULL), "c");
-		ASSERT_STR_EQ(names_of(&d, NULL, NULL, "alice"), "a,c");
-		ASSERT_STR_EQ(names_of(&d, NULL, "q", "alice"), "a");
-		ASSERT_STR_EQ(names_of(&d, "running", "r", "alice"), pass ? "c" : "");
-		ASSERT_STR_EQ(names_of(&d, NULL, NULL, "carol"), "");
-		ASSERT_OK(fw_serve_cycle_once(&d, &ar));
+		ASSERT_STR_EQ(listed(&f.d, NULL, NULL, NULL, NULL), "a,b,c");
+		ASSERT_STR_EQ(listed(&f.d, NULL, NULL, "q", NULL), "a,b");
+		ASSERT_STR_EQ(listed(&f.d, NULL, NULL, "r", NULL), "c");
+		ASSERT_STR_EQ(listed(&f.d, NULL, NULL, NULL, "alice"), "a,c");
+		ASSERT_STR_EQ(listed(&f.d, NULL, NULL, "q", "alice"), "a");
+		ASSERT_STR_EQ(listed(&f.d, "running", NULL, "r", "alice"), pass ? "c" : "");
+		ASSERT_STR_EQ(listed(&f.d, NULL, NULL, NULL, "carol"), "");
+		ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
 	}
-	ASSERT_STR_EQ(queue_jobs(&d), "q:0/2,r:0/1"); /* pending/running per queue */
-	submit(&d, "{\"name\":\"big\",\"queue\":\"r\",\"tasks\":[{\"gpus\":8}]}");
-	ASSERT_OK(fw_serve_cycle_once(&d, &ar));
-	ASSERT_STR_EQ(queue_jobs(&d), "q:0/2,r:1/1");
+	ASSERT_STR_EQ(queue_jobs(&f.d), "q:0/2,r:0/1"); /* pending/running per queue */
+	submit(&f.d, "{\"name\":\"big\",\"queue\":\"r\",\"tasks\":[{\"gpus\":8}]}");
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	ASSERT_STR_EQ(queue_jobs(&f.d), "q:0/2,r:1/1");
 	fixed_now += 20; /* c ended (done): listed by the backend, with state=all only */
-	ASSERT_OK(fw_serve_cycle_once(&d, &ar));
-	ASSERT_STR_EQ(names_of(&d, NULL, "r", NULL), "big");
-	ASSERT_STR_EQ(names_of(&d, "all", "r", NULL), "big,c");
-	ASSERT_STR_EQ(queue_jobs(&d), "q:0/2,r:1/0");
-	ASSERT_STR_EQ(names_of(&d, "all", NULL, "alice"), "a,c");
-	ASSERT_STR_EQ(names_of(&d, "done", NULL, "alice"), "c");
-	ASSERT_STR_EQ(names_of(&d, "done", "q", "alice"), "");
-	ASSERT_STR_EQ(names_of(&d, "all", "nosuch", NULL), "");
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	ASSERT_STR_EQ(listed(&f.d, NULL, NULL, "r", NULL), "big");
+	ASSERT_STR_EQ(listed(&f.d, "all", NULL, "r", NULL), "big,c");
+	ASSERT_STR_EQ(queue_jobs(&f.d), "q:0/2,r:1/0");
+	ASSERT_STR_EQ(listed(&f.d, "all", NULL, NULL, "alice"), "a,c");
+	ASSERT_STR_EQ(listed(&f.d, "done", NULL, NULL, "alice"), "c");
+	ASSERT_STR_EQ(listed(&f.d, "done", NULL, "q", "alice"), "");
+	ASSERT_STR_EQ(listed(&f.d, "all", NULL, "nosuch", NULL), "");
 	/* a deleted queue's ended jobs are still its */
-	ASSERT_EQ(send_as(&d, "DELETE", "/v1/jobs/big", ""), 200);
-	ASSERT_EQ(send_as(&d, "DELETE", "/v1/queues/r", ""), 200);
-	ASSERT_STR_EQ(names_of(&d, "all", "r", NULL), "c,big");
-	fw_arena_release(&ar);
-	serve_down(&d);
-}
-
-/* GET /v1/jobs?limit=n: its body, with "truncated" only when more jobs
- * would have been listed. */
-static const char *limited(struct fw_serve *d, const char *state, const char *limit, const char *queue)
-{
-	static char out[8192];
-	const char *args[5];
-	struct fw_api_req rq = { "GET", "/v1/jobs", state, limit, "", "", 0, query(args, "queue", queue, NULL, NULL) };
-	struct fw_api_resp rs;
-	json_t *o, *j;
-	size_t i, k = 0;
-
-	fw_api_handle(d, &rq, &rs);
-	out[0] = 0;
-	if (rs.status == 200 && (o = json_loads(rs.body, 0, NULL))) {
-		json_array_foreach(json_object_get(o, "jobs"), i, j)
-			k += (size_t)snprintf(out + k, sizeof out - k, "%s%s", k ? "," : "",
-					      json_string_value(json_object_get(j, "name")));
-		if (json_object_get(o, "truncated"))
-			snprintf(out + k, sizeof out - k, " truncated=%s",
-				 json_is_true(json_object_get(o, "truncated")) ? "true" : "?");
-		json_decref(o);
-	} else {
-		snprintf(out, sizeof out, "%u %s", rs.status, rs.body ? rs.body : "");
-	}
-	free(rs.body);
-	return out;
+	ASSERT_EQ(send_as(&f.d, "DELETE", "/v1/jobs/big", ""), 200);
+	ASSERT_EQ(send_as(&f.d, "DELETE", "/v1/queues/r", ""), 200);
+	ASSERT_STR_EQ(listed(&f.d, "all", NULL, "r", NULL), "c,big");
+	served_down(&f);
 }
 
 /* ?limit= cuts the list and says so ("truncated": true) only when a job
@@ -735,106 +718,53 @@ static const char *limited(struct fw_serve *d, const char *state, const char *li
  * jobs left are ones the filters leave out anyway. */
 TEST(a_cut_job_list_says_it_is_truncated)
 {
-	struct fw_serve d;
-	struct fw_serve_opts o;
-	struct fw_arena ar;
+	struct served f;
 
-	serve_up(&d, &o);
-	fw_arena_init(&ar, 0);
-	ASSERT_EQ(post(&d, "/v1/queues", "{\"name\":\"r\"}"), 201);
-	submit(&d, "{\"name\":\"a\",\"queue\":\"q\",\"tasks\":[{\"gpus\":1}]}");
-	submit(&d, "{\"name\":\"b\",\"queue\":\"q\",\"runtime\":10,\"tasks\":[{\"gpus\":1}]}");
-	ASSERT_OK(fw_serve_cycle_once(&d, &ar));
-	submit(&d, "{\"name\":\"c\",\"queue\":\"r\",\"tasks\":[{\"gpus\":1}]}"); /* after the plan */
-	ASSERT_STR_EQ(limited(&d, NULL, NULL, NULL), "a,b,c");
-	ASSERT_STR_EQ(limited(&d, NULL, "3", NULL), "a,b,c");
-	ASSERT_STR_EQ(limited(&d, NULL, "2", NULL), "a,b truncated=true"); /* c, the backend's, left out */
-	ASSERT_STR_EQ(limited(&d, NULL, "1", NULL), "a truncated=true");   /* b, the plan's */
-	ASSERT_STR_EQ(limited(&d, NULL, "2", "q"), "a,b");                 /* c is not q's */
-	ASSERT_STR_EQ(limited(&d, NULL, "1", "r"), "c");
+	served_up(&f);
+	ASSERT_EQ(post(&f.d, "/v1/queues", "{\"name\":\"r\"}"), 201);
+	submit(&f.d, "{\"name\":\"a\",\"queue\":\"q\",\"tasks\":[{\"gpus\":1}]}");
+	submit(&f.d, "{\"name\":\"b\",\"queue\":\"q\",\"runtime\":10,\"tasks\":[{\"gpus\":1}]}");
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	submit(&f.d, "{\"name\":\"c\",\"queue\":\"r\",\"tasks\":[{\"gpus\":1}]}"); /* after the plan */
+	ASSERT_STR_EQ(listed(&f.d, NULL, NULL, NULL, NULL), "a,b,c");
+	ASSERT_STR_EQ(listed(&f.d, NULL, "3", NULL, NULL), "a,b,c");
+	ASSERT_STR_EQ(listed(&f.d, NULL, "2", NULL, NULL), "a,b truncated=true"); /* c, the backend's, left out */
+	ASSERT_STR_EQ(listed(&f.d, NULL, "1", NULL, NULL), "a truncated=true");   /* b, the plan's */
+	ASSERT_STR_EQ(listed(&f.d, NULL, "2", "q", NULL), "a,b");                 /* c is not q's */
+	ASSERT_STR_EQ(listed(&f.d, NULL, "1", "r", NULL), "c");
 	fixed_now += 20; /* b ends */
-	ASSERT_OK(fw_serve_cycle_once(&d, &ar));
-	ASSERT_STR_EQ(limited(&d, NULL, "2", NULL), "a,c"); /* b ended: not listed by default */
-	ASSERT_STR_EQ(limited(&d, "all", "2", NULL), "a,c truncated=true");
-	ASSERT_STR_EQ(limited(&d, "all", "3", NULL), "a,c,b");
-	ASSERT_STR_EQ(limited(&d, NULL, "0", NULL),
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	ASSERT_STR_EQ(listed(&f.d, NULL, "2", NULL, NULL), "a,c"); /* b ended: not listed by default */
+	ASSERT_STR_EQ(listed(&f.d, "all", "2", NULL, NULL), "a,c truncated=true");
+	ASSERT_STR_EQ(listed(&f.d, "all", "3", NULL, NULL), "a,c,b");
+	ASSERT_STR_EQ(listed(&f.d, NULL, "0", NULL, NULL),
 		      "400 {\"error\":{\"status\":400,\"code\":\"ERANGE\",\"field\":\"limit\",\"message\":\"must be a "
 		      "whole number from 1 to 100000\"}}");
-	fw_arena_release(&ar);
-	serve_down(&d);
+	served_down(&f);
 }
 
-/* GET /v1/nodes?health=LIST: status, and the node names, comma-joined. */
-static const char *nodes_in(struct fw_serve *d, const char *health)
-{
-	static char out[1024];
-	const char *args[5];
-	struct fw_api_req rq = { "GET", "/v1/nodes", NULL, NULL, "", "", 0, query(args, "health", health, NULL, NULL) };
-	struct fw_api_resp rs;
-	json_t *o, *n;
-	size_t i, k;
-
-	fw_api_handle(d, &rq, &rs);
-	k = (size_t)snprintf(out, sizeof out, "%u", rs.status);
-	if (rs.status == 200 && (o = json_loads(rs.body, 0, NULL))) {
-		json_array_foreach(json_object_get(o, "nodes"), i, n)
-			k += (size_t)snprintf(out + k, sizeof out - k, "%s%s", i ? "," : " ",
-					      json_string_value(json_object_get(n, "name")));
-		k += (size_t)snprintf(out + k, sizeof out - k, " of %lld GPUs",
-				      (long long)json_number_value(json_object_get(json_object_get(o, "figures"),
-										   "gpusTotal")));
-		json_decref(o);
-	} else if (rs.body) {
-		snprintf(out + k, sizeof out - k, " %s", rs.body);
-	}
-	free(rs.body);
-	return out;
-}
-
-/* ?health= keeps the nodes in the states it names (the figures stay the
- * fleet's); a word that is no state, an empty word or list: 400. */
-TEST(the_node_list_filters_by_health)
-{
-	struct fw_serve d;
-	struct fw_serve_opts o;
-	struct fw_arena ar;
-
-	serve_up(&d, &o);
-	fw_arena_init(&ar, 0);
-	ASSERT_OK(fw_serve_cycle_once(&d, &ar));
-	ASSERT_STR_EQ(nodes_in(&d, NULL), "200 n0 of 8 GPUs");
-	ASSERT_STR_EQ(nodes_in(&d, "healthy"), "200 n0 of 8 GPUs");
-	ASSERT_STR_EQ(nodes_in(&d, "unhealthy,draining"), "200 of 8 GPUs");
-	ASSERT_EQ(send_as(&d, "POST", "/v1/nodes/n0/health", "{\"healthy\":false,\"reason\":\"XID 79\"}"), 200);
-	ASSERT_OK(fw_serve_cycle_once(&d, &ar));
-	ASSERT_STR_EQ(nodes_in(&d, "unhealthy,draining"), "200 n0 of 8 GPUs");
-	ASSERT_STR_EQ(nodes_in(&d, "draining,unhealthy"), "200 n0 of 8 GPUs");
-	ASSERT_STR_EQ(nodes_in(&d, "healthy,suspect"), "200 of 8 GPUs");
-	static const char *const bad[] = { "", "sick", "unhealthy,", ",unhealthy", "unhealthy,,draining", "Healthy",
-					   "unhealth" };
-	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-		ASSERT_STR_CONTAINS(nodes_in(&d, bad[i]), "400 {\"error\":{\"status\":400,\"code\":\"EINVAL\",\"field\":\"health\"");
-	fw_arena_release(&ar);
-	serve_down(&d);
-}
-
-/* GET /v1/decisions with query arguments args (NULL-ended pairs) and
- * ?limit=: "STATUS kind:job,... [truncated]", or "STATUS body". */
-static const char *log_rows(struct fw_serve *d, const char *limit, const char *const *args)
+/* rq's answer on one line: the status, then each entry of its array arr
+ * as its member k1 (and ":k2" when k2), comma-joined, then " of N GPUs"
+ * when it has the fleet's figures and " truncated" when it says so; or
+ * the status and the body when it is not a 200. */
+static const char *answer_line(struct fw_serve *d, const struct fw_api_req *rq, const char *arr, const char *k1,
+			       const char *k2)
 {
 	static char out[2048];
-	struct fw_api_req rq = { "GET", "/v1/decisions", NULL, limit, "", "", 0, args };
 	struct fw_api_resp rs;
-	json_t *o, *r;
+	json_t *o, *e, *fig;
 	size_t i, k;
 
-	fw_api_handle(d, &rq, &rs);
+	fw_api_handle(d, rq, &rs);
 	k = (size_t)snprintf(out, sizeof out, "%u", rs.status);
 	if (rs.status == 200 && (o = json_loads(rs.body, 0, NULL))) {
-		json_array_foreach(json_object_get(o, "decisions"), i, r)
-			k += (size_t)snprintf(out + k, sizeof out - k, "%s%s:%s", i ? "," : " ",
-					      json_string_value(json_object_get(r, "kind")),
-					      json_string_value(json_object_get(r, "job")));
+		json_array_foreach(json_object_get(o, arr), i, e)
+			k += (size_t)snprintf(out + k, sizeof out - k, "%s%s%s%s", i ? "," : " ",
+					      json_string_value(json_object_get(e, k1)), k2 ? ":" : "",
+					      k2 ? json_string_value(json_object_get(e, k2)) : "");
+		if ((fig = json_object_get(o, "figures")))
+			k += (size_t)snprintf(out + k, sizeof out - k, " of %lld GPUs",
+					      (long long)json_number_value(json_object_get(fig, "gpusTotal")));
 		if (json_is_true(json_object_get(o, "truncated")))
 			snprintf(out + k, sizeof out - k, " truncated");
 		json_decref(o);
@@ -845,42 +775,79 @@ static const char *log_rows(struct fw_serve *d, const char *limit, const char *c
 	return out;
 }
 
+/* GET /v1/nodes?health=LIST: "STATUS node,... of N GPUs". */
+static const char *nodes_in(struct fw_serve *d, const char *health)
+{
+	const char *args[5];
+	struct fw_api_req rq = { "GET", "/v1/nodes", NULL, NULL, "", "", 0, query(args, "health", health, NULL, NULL) };
+
+	return answer_line(d, &rq, "nodes", "name", NULL);
+}
+
+/* ?health= keeps the nodes in the states it names (the figures stay the
+ * fleet's); a word that is no state, an empty word or list: 400. */
+TEST(the_node_list_filters_by_health)
+{
+	struct served f;
+
+	served_up(&f);
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	ASSERT_STR_EQ(nodes_in(&f.d, NULL), "200 n0 of 8 GPUs");
+	ASSERT_STR_EQ(nodes_in(&f.d, "healthy"), "200 n0 of 8 GPUs");
+	ASSERT_STR_EQ(nodes_in(&f.d, "unhealthy,draining"), "200 of 8 GPUs");
+	ASSERT_EQ(send_as(&f.d, "POST", "/v1/nodes/n0/health", "{\"healthy\":false,\"reason\":\"XID 79\"}"), 200);
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	ASSERT_STR_EQ(nodes_in(&f.d, "unhealthy,draining"), "200 n0 of 8 GPUs");
+	ASSERT_STR_EQ(nodes_in(&f.d, "draining,unhealthy"), "200 n0 of 8 GPUs");
+	ASSERT_STR_EQ(nodes_in(&f.d, "healthy,suspect"), "200 of 8 GPUs");
+	static const char *const bad[] = { "", "sick", "unhealthy,", ",unhealthy", "unhealthy,,draining", "Healthy",
+					   "unhealth" };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		ASSERT_STR_CONTAINS(nodes_in(&f.d, bad[i]), "400 {\"error\":{\"status\":400,\"code\":\"EINVAL\",\"field\":\"health\"");
+	served_down(&f);
+}
+
+/* GET /v1/decisions with query arguments args (NULL-ended pairs) and
+ * ?limit=: "STATUS kind:job,... [truncated]", or "STATUS body". */
+static const char *log_rows(struct fw_serve *d, const char *limit, const char *const *args)
+{
+	struct fw_api_req rq = { "GET", "/v1/decisions", NULL, limit, "", "", 0, args };
+
+	return answer_line(d, &rq, "decisions", "kind", "job");
+}
+
 /* GET /v1/decisions: the log's last rows, oldest first, by job, kind and
  * time, "truncated" when more match; bad arguments name themselves. */
 TEST(the_decision_log_is_served_with_its_filters)
 {
-	struct fw_serve d;
-	struct fw_serve_opts o;
-	struct fw_arena ar;
+	struct served f;
 	char since[32];
 
-	serve_up(&d, &o);
-	fw_arena_init(&ar, 0);
-	ASSERT_STR_EQ(log_rows(&d, NULL, NULL), "200");
-	submit(&d, "{\"name\":\"a\",\"queue\":\"q\",\"runtime\":100,\"tasks\":[{\"gpus\":8}]}");
-	submit(&d, "{\"name\":\"b\",\"queue\":\"q\",\"runtime\":100,\"tasks\":[{\"gpus\":8}]}");
-	ASSERT_OK(fw_serve_cycle_once(&d, &ar)); /* a starts at 5000, b is reserved from 5100 */
+	served_up(&f);
+	ASSERT_STR_EQ(log_rows(&f.d, NULL, NULL), "200");
+	submit(&f.d, "{\"name\":\"a\",\"queue\":\"q\",\"runtime\":100,\"tasks\":[{\"gpus\":8}]}");
+	submit(&f.d, "{\"name\":\"b\",\"queue\":\"q\",\"runtime\":100,\"tasks\":[{\"gpus\":8}]}");
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar)); /* a starts at 5000, b is reserved from 5100 */
 	fixed_now += 200;
-	ASSERT_OK(fw_serve_cycle_once(&d, &ar)); /* b starts at 5200 */
-	ASSERT_STR_EQ(log_rows(&d, NULL, NULL), "200 start:a,reserve:b,start:b");
-	ASSERT_STR_EQ(log_rows(&d, "2", NULL), "200 reserve:b,start:b truncated");
-	ASSERT_STR_EQ(log_rows(&d, "3", NULL), "200 start:a,reserve:b,start:b");
-	ASSERT_STR_EQ(log_rows(&d, NULL, (const char *const[]){ "job", "b", NULL }), "200 reserve:b,start:b");
-	ASSERT_STR_EQ(log_rows(&d, NULL, (const char *const[]){ "kind", "start", NULL }), "200 start:a,start:b");
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar)); /* b starts at 5200 */
+	ASSERT_STR_EQ(log_rows(&f.d, NULL, NULL), "200 start:a,reserve:b,start:b");
+	ASSERT_STR_EQ(log_rows(&f.d, "2", NULL), "200 reserve:b,start:b truncated");
+	ASSERT_STR_EQ(log_rows(&f.d, "3", NULL), "200 start:a,reserve:b,start:b");
+	ASSERT_STR_EQ(log_rows(&f.d, NULL, (const char *const[]){ "job", "b", NULL }), "200 reserve:b,start:b");
+	ASSERT_STR_EQ(log_rows(&f.d, NULL, (const char *const[]){ "kind", "start", NULL }), "200 start:a,start:b");
 	snprintf(since, sizeof since, "%lld", (long long)fixed_now);
-	ASSERT_STR_EQ(log_rows(&d, NULL, (const char *const[]){ "since", since, NULL }), "200 start:b");
-	ASSERT_STR_EQ(log_rows(&d, NULL, (const char *const[]){ "kind", "start", "job", "a", "since", "0", NULL }),
+	ASSERT_STR_EQ(log_rows(&f.d, NULL, (const char *const[]){ "since", since, NULL }), "200 start:b");
+	ASSERT_STR_EQ(log_rows(&f.d, NULL, (const char *const[]){ "kind", "start", "job", "a", "since", "0", NULL }),
 		      "200 start:a");
-	ASSERT_STR_CONTAINS(log_rows(&d, NULL, (const char *const[]){ "kind", "begin", NULL }),
+	ASSERT_STR_CONTAINS(log_rows(&f.d, NULL, (const char *const[]){ "kind", "begin", NULL }),
 			    "400 {\"error\":{\"status\":400,\"code\":\"EINVAL\",\"field\":\"kind\"");
 	static const char *const bad_since[] = { "-1", "", "1e3", "12x", "99999999999999999999", " 5" };
 	for (size_t i = 0; i < sizeof bad_since / sizeof bad_since[0]; i++)
-		ASSERT_STR_CONTAINS(log_rows(&d, NULL, (const char *const[]){ "since", bad_since[i], NULL }),
+		ASSERT_STR_CONTAINS(log_rows(&f.d, NULL, (const char *const[]){ "since", bad_since[i], NULL }),
 				    "\"field\":\"since\"");
-	ASSERT_STR_CONTAINS(log_rows(&d, "0", NULL), "\"field\":\"limit\"");
-	ASSERT_STR_CONTAINS(log_rows(&d, "100001", NULL), "\"field\":\"limit\"");
-	fw_arena_release(&ar);
-	serve_down(&d);
+	ASSERT_STR_CONTAINS(log_rows(&f.d, "0", NULL), "\"field\":\"limit\"");
+	ASSERT_STR_CONTAINS(log_rows(&f.d, "100001", NULL), "\"field\":\"limit\"");
+	served_down(&f);
 }
 
 TEST_MAIN(a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,

@@ -118,15 +118,38 @@ TEST(decision_log_rows_are_written)
 	sqlite3_close(db);
 }
 
+static const char *db_path(void)
+{
+	static char path[128];
+
+	snprintf(path, sizeof path, "%s/fairway.db", dir);
+	return path;
+}
+
+/* A new store in a fresh directory, made and closed, then its database
+ * opened as SQLite alone (NULL when any step fails; the caller closes). */
+static sqlite3 *made_store_raw(void)
+{
+	struct fw_serve_store *st = NULL;
+	sqlite3 *db = NULL;
+
+	fresh_dir();
+	if (fw_store_open(dir, false, &st, NULL) != FW_OK)
+		return NULL;
+	fw_store_close(st);
+	if (sqlite3_open(db_path(), &db) == SQLITE_OK)
+		return db;
+	sqlite3_close(db);
+	return NULL;
+}
+
 static int64_t count_rows(const char *sql)
 {
-	char path[128];
 	sqlite3 *db;
 	sqlite3_stmt *s;
 	int64_t n = -1;
 
-	snprintf(path, sizeof path, "%s/fairway.db", dir);
-	if (sqlite3_open(path, &db) != SQLITE_OK)
+	if (sqlite3_open(db_path(), &db) != SQLITE_OK)
 		return -1;
 	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
 		n = sqlite3_column_int64(s, 0);
@@ -140,15 +163,11 @@ static int64_t count_rows(const char *sql)
 TEST(a_version_3_store_gains_the_time_indexes)
 {
 	struct fw_serve_store *st = NULL;
-	char path[128], plan[512] = "";
-	sqlite3 *db;
+	char plan[512] = "";
+	sqlite3 *db = made_store_raw();
 	sqlite3_stmt *s;
 
-	fresh_dir();
-	ASSERT_EQ(fw_store_open(dir, false, &st, NULL), FW_OK);
-	fw_store_close(st);
-	snprintf(path, sizeof path, "%s/fairway.db", dir);
-	ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
+	ASSERT(db != NULL);
 	ASSERT_EQ(sqlite3_exec(db, "DROP INDEX decisions_at; DROP INDEX usage_at; UPDATE schema_version SET version = 3",
 			       NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
@@ -158,7 +177,7 @@ TEST(a_version_3_store_gains_the_time_indexes)
 	ASSERT_EQ(fw_store_schema_version(st), 4);
 	fw_store_close(st);
 	ASSERT_EQ(count_rows("SELECT count(*) FROM sqlite_master WHERE name IN ('decisions_at', 'usage_at')"), 2);
-	ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
+	ASSERT_EQ(sqlite3_open(db_path(), &db), SQLITE_OK);
 	ASSERT_EQ(sqlite3_prepare_v2(db, "EXPLAIN QUERY PLAN SELECT id FROM decisions WHERE at < 5 ORDER BY at, id LIMIT 9",
 				     -1, &s, NULL), SQLITE_OK);
 	while (sqlite3_step(s) == SQLITE_ROW) {
@@ -260,14 +279,9 @@ TEST(newer_schema_is_refused)
 {
 	struct fw_serve_store *st = NULL;
 	struct fw_diag d;
-	char path[128];
-	sqlite3 *db;
+	sqlite3 *db = made_store_raw();
 
-	fresh_dir();
-	ASSERT_EQ(fw_store_open(dir, false, &st, NULL), FW_OK);
-	fw_store_close(st);
-	snprintf(path, sizeof path, "%s/fairway.db", dir);
-	ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
+	ASSERT(db != NULL);
 	ASSERT_EQ(sqlite3_exec(db, "UPDATE schema_version SET version = 99", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	memset(&d, 0, sizeof d);
