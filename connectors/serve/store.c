@@ -31,8 +31,10 @@ static const char *const migrations[] = {
 	 "CREATE INDEX usage_queue ON usage_history (queue, at);"),
 	/* 2 -> 3: users' decayed usage per queue (users take turns) */
 	"CREATE TABLE users (key TEXT PRIMARY KEY, doc TEXT NOT NULL);",
-	/* 3 -> 4: find the old rows of the logs by time (serve --log-keep) */
+	/* 3 -> 4: the logs by time (serve --log-keep trims the oldest rows;
+	 * GET /v1/decisions reads the newest, of a kind too) */
 	("CREATE INDEX decisions_at ON decisions (at);"
+	 "CREATE INDEX decisions_kind ON decisions (kind, at);"
 	 "CREATE INDEX usage_at ON usage_history (at);"),
 };
 #define NMIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
@@ -51,7 +53,7 @@ struct fw_serve_store {
 	sqlite3_stmt *doc[FW_STORE_NDOCS][ST_NKIND];
 	sqlite3_stmt *meta_get, *meta_put, *decision, *usage, *job_decisions;
 	sqlite3_stmt *trim[2];          /* decisions, usage_history */
-	sqlite3_stmt *decisions;        /* the log's last rows, filtered */
+	sqlite3_stmt *decisions[4];     /* the log's last rows: [job? | kind? << 1] */
 	sqlite3_stmt *begin, *commit, *rollback;
 };
 
@@ -133,6 +135,27 @@ static int migrate(struct fw_serve_store *st, struct fw_diag *d)
 }
 
 /* --- open: statements -------------------------------------------------- */
+/* GET /v1/decisions' four statements, one per filter set, each on its
+ * index: the newest rows back from now on decisions_at (or, of a kind,
+ * decisions_kind), stopping at ?4 rows or ?1 in time; a job's few rows
+ * by decisions_job.  Parameters: ?1 since, ?2 job, ?3 kind, ?4 limit. */
+static int prep_decisions(struct fw_serve_store *st, struct fw_diag *d)
+{
+	static const char *const where[4] = { "", " AND job = ?2", " AND kind = ?3", " AND job = ?2 AND kind = ?3" };
+	char sql[512];
+	int rc;
+
+	for (int i = 0; i < 4; i++) {
+		snprintf(sql, sizeof sql,
+			 "SELECT cycle, at, generation, kind, job, node, reason, text FROM (SELECT * FROM decisions"
+			 " WHERE at >= ?1%s ORDER BY at DESC, id DESC LIMIT ?4) ORDER BY at, id",
+			 where[i]);
+		if ((rc = prep(st, &st->decisions[i], sql, d)))
+			return rc;
+	}
+	return FW_OK;
+}
+
 static int prepare_all(struct fw_serve_store *st, struct fw_diag *d)
 {
 	char sql[256];
@@ -156,13 +179,11 @@ static int prepare_all(struct fw_serve_store *st, struct fw_diag *d)
 		       " VALUES (?, ?, ?, ?, ?, ?, ?, ?)", d)) ||
 	    (rc = prep(st, &st->job_decisions,
 		       "SELECT cycle, at, generation, kind, job, node, reason, text FROM"
-		       " (SELECT * FROM decisions WHERE job = ? AND at >= ? ORDER BY id DESC LIMIT ?) ORDER BY id", d)) ||
+		       " (SELECT * FROM decisions WHERE job = ? AND at >= ? ORDER BY at DESC, id DESC LIMIT ?)"
+		       " ORDER BY at, id", d)) ||
 	    (rc = prep(st, &st->usage,
 		       "INSERT INTO usage_history (queue, at, gpu_seconds, decayed) VALUES (?, ?, ?, ?)", d)) ||
-	    (rc = prep(st, &st->decisions,
-		       "SELECT cycle, at, generation, kind, job, node, reason, text FROM"
-		       " (SELECT * FROM decisions WHERE at >= ?1 AND (?2 IS NULL OR job = ?2)"
-		       " AND (?3 IS NULL OR kind = ?3) ORDER BY id DESC LIMIT ?4) ORDER BY id", d)) ||
+	    (rc = prep_decisions(st, d)) ||
 	    (rc = prep(st, &st->trim[0],
 		       "DELETE FROM decisions WHERE id IN"
 		       " (SELECT id FROM decisions WHERE at < ? ORDER BY at, id LIMIT ?)", d)) ||
@@ -222,7 +243,8 @@ void fw_store_close(struct fw_serve_store *st)
 	sqlite3_finalize(st->decision);
 	sqlite3_finalize(st->usage);
 	sqlite3_finalize(st->job_decisions);
-	sqlite3_finalize(st->decisions);
+	for (int i = 0; i < 4; i++)
+		sqlite3_finalize(st->decisions[i]);
 	sqlite3_finalize(st->trim[0]);
 	sqlite3_finalize(st->trim[1]);
 	sqlite3_finalize(st->begin);
@@ -385,7 +407,7 @@ int fw_store_job_decisions(struct fw_serve_store *st, const char *job, fw_time s
 int fw_store_decisions(struct fw_serve_store *st, fw_time since, const char *job, const char *kind, int limit,
 		       int (*fn)(void *ctx, const struct fw_store_decision *dec), void *ctx)
 {
-	sqlite3_stmt *s = st->decisions;
+	sqlite3_stmt *s = st->decisions[(job != NULL) | (kind != NULL) << 1];
 
 	sqlite3_bind_int64(s, 1, since);
 	if (job)

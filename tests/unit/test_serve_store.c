@@ -160,34 +160,63 @@ static int64_t count_rows(const char *sql)
 
 /* A store of schema 3 (before the time indexes) gains them on open, and
  * the trim's delete walks them (a range scan, not the whole table). */
+/* EXPLAIN QUERY PLAN of sql on the store's database: its steps,
+ * ";"-joined ("" when it cannot be planned). */
+static const char *plan_of(const char *sql)
+{
+	static char plan[1024];
+	char q[1024];
+	sqlite3 *db;
+	sqlite3_stmt *s;
+
+	plan[0] = 0;
+	snprintf(q, sizeof q, "EXPLAIN QUERY PLAN %s", sql);
+	if (sqlite3_open(db_path(), &db) != SQLITE_OK)
+		return plan;
+	if (sqlite3_prepare_v2(db, q, -1, &s, NULL) == SQLITE_OK)
+		while (sqlite3_step(s) == SQLITE_ROW) {
+			size_t n = strlen(plan);
+			snprintf(plan + n, sizeof plan - n, "%s;", (const char *)sqlite3_column_text(s, 3));
+		}
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+	return plan;
+}
+
+#define TIME_INDEXES "SELECT count(*) FROM sqlite_master WHERE name IN ('decisions_at', 'decisions_kind', 'usage_at')"
+
 TEST(a_version_3_store_gains_the_time_indexes)
 {
 	struct fw_serve_store *st = NULL;
-	char plan[512] = "";
 	sqlite3 *db = made_store_raw();
-	sqlite3_stmt *s;
 
 	ASSERT(db != NULL);
-	ASSERT_EQ(sqlite3_exec(db, "DROP INDEX decisions_at; DROP INDEX usage_at; UPDATE schema_version SET version = 3",
+	ASSERT_EQ(sqlite3_exec(db,
+			       "DROP INDEX decisions_at; DROP INDEX decisions_kind; DROP INDEX usage_at;"
+			       " UPDATE schema_version SET version = 3",
 			       NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
-	ASSERT_EQ(count_rows("SELECT count(*) FROM sqlite_master WHERE name IN ('decisions_at', 'usage_at')"), 0);
+	ASSERT_EQ(count_rows(TIME_INDEXES), 0);
 	ASSERT_EQ(fw_store_open(dir, false, &st, NULL), FW_OK);
 	ASSERT(!fw_store_created(st));
 	ASSERT_EQ(fw_store_schema_version(st), 4);
 	fw_store_close(st);
-	ASSERT_EQ(count_rows("SELECT count(*) FROM sqlite_master WHERE name IN ('decisions_at', 'usage_at')"), 2);
-	ASSERT_EQ(sqlite3_open(db_path(), &db), SQLITE_OK);
-	ASSERT_EQ(sqlite3_prepare_v2(db, "EXPLAIN QUERY PLAN SELECT id FROM decisions WHERE at < 5 ORDER BY at, id LIMIT 9",
-				     -1, &s, NULL), SQLITE_OK);
-	while (sqlite3_step(s) == SQLITE_ROW) {
-		size_t n = strlen(plan);
-		snprintf(plan + n, sizeof plan - n, "%s;", (const char *)sqlite3_column_text(s, 3));
-	}
-	sqlite3_finalize(s);
-	sqlite3_close(db);
-	ASSERT(strstr(plan, "decisions_at") != NULL);
-	ASSERT(strstr(plan, "TEMP B-TREE") == NULL); /* the index gives the order */
+	ASSERT_EQ(count_rows(TIME_INDEXES), 3);
+	/* the trim's delete: a range of decisions_at in its order */
+	const char *p = plan_of("SELECT id FROM decisions WHERE at < 5 ORDER BY at, id LIMIT 9");
+	ASSERT(strstr(p, "decisions_at") != NULL);
+	ASSERT(strstr(p, "TEMP B-TREE") == NULL);
+	/* GET /v1/decisions since a time, and of a kind (store.c
+	 * prep_decisions' statements): an index from the newest row back,
+	 * never the whole table in id order; a job's rows by its index */
+	p = plan_of("SELECT * FROM decisions WHERE at >= 5 ORDER BY at DESC, id DESC LIMIT 9");
+	ASSERT(strstr(p, "decisions_at") != NULL);
+	ASSERT(strstr(p, "TEMP B-TREE") == NULL);
+	p = plan_of("SELECT * FROM decisions WHERE at >= 5 AND kind = 'evict' ORDER BY at DESC, id DESC LIMIT 9");
+	ASSERT(strstr(p, "decisions_kind") != NULL);
+	ASSERT(strstr(p, "TEMP B-TREE") == NULL);
+	p = plan_of("SELECT * FROM decisions WHERE at >= 5 AND job = 'a' ORDER BY at DESC, id DESC LIMIT 9");
+	ASSERT(strstr(p, "decisions_job") != NULL);
 }
 
 /* Rows older than the cut go oldest first, at most `limit` per table and
