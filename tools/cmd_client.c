@@ -895,6 +895,33 @@ static int jobs_list_path(struct opts *o, char *path, size_t n)
 	return query_path(o, "/v1/jobs", filters, path, n);
 }
 
+/* `fairway jobs cancel NAME...`, as scancel takes several: each in turn,
+ * whatever the others' outcome; a line each (--json: the answer, or the
+ * answers in one array for several names; a failure goes to stderr); the
+ * exit status of the first that failed, 0 when none did. */
+static int cancel_jobs(struct opts *o)
+{
+	json_t *all = json_array(), *r;
+	char path[256];
+	int first = 0, rc;
+
+	for (int k = 1; arg(o, k); k++) {
+		if (!(rc = name_path(o, path, sizeof path, "/v1/jobs/", arg(o, k), "")) &&
+		    !(rc = call(o, "DELETE", path, NULL, &r))) {
+			if (!o->json)
+				printf("%s: cancelled\n", arg(o, k));
+			json_array_append_new(all, r);
+		}
+		first = first ? first : rc;
+	}
+	if (o->json && !arg(o, 2)) /* one name: its answer, as ever */
+		json_array_size(all) ? dump(json_array_get(all, 0)) : (void)0;
+	else if (o->json)
+		dump(all);
+	json_decref(all);
+	return first;
+}
+
 static int cmd_jobs(struct opts *o)
 {
 	const char *sub = arg(o, 0) ? arg(o, 0) : "list", *name = arg(o, 1);
@@ -935,12 +962,13 @@ static int cmd_jobs(struct opts *o)
 		json_decref(r);
 		return rc;
 	}
-	if ((rc = need(o, "a job NAME", name)) || (rc = name_path(o, path, sizeof path, "/v1/jobs/", name, "")))
+	if ((rc = need(o, "a job NAME", name)))
 		return rc;
-	if (!strcmp(sub, "cancel")) {
-		if (!(rc = call(o, "DELETE", path, NULL, &r)))
-			o->json ? dump(r) : (void)printf("%s: cancelled\n", name);
-	} else if (!strcmp(sub, "show") || !strcmp(sub, "why")) {
+	if (!strcmp(sub, "cancel"))
+		return cancel_jobs(o);
+	if ((rc = name_path(o, path, sizeof path, "/v1/jobs/", name, "")))
+		return rc;
+	if (!strcmp(sub, "show") || !strcmp(sub, "why")) {
 		if (!(rc = call(o, "GET", path, NULL, &r)))
 			rc = o->json || !strcmp(sub, "show") ? (dump(r), 0) : job_why(o, r);
 	} else
@@ -1356,7 +1384,7 @@ static int cmd_decisions(struct opts *o)
 static const char client_usage[] =
 	"usage: fairway queues [list | show NAME | set NAME [flags] | create NAME [flags] | delete NAME]\n"
 	"       fairway jobs [list [--state S] [--queue Q] [--user U] [--limit N] | show NAME |\n"
-	"                     why NAME | submit FLAGS | cancel NAME]\n"
+	"                     why NAME | submit FLAGS | cancel NAME...]\n"
 	"       fairway nodes [list [--health S,...] | show NAME |\n"
 	"                      health NAME --healthy|--unhealthy [--reason R] [--bad-gpus 0,3]]\n"
 	"       fairway reservations [list | show ID | create FLAGS | delete ID]\n"
@@ -1486,7 +1514,7 @@ static const struct spec {
 	{ "jobs", "submit", 0, JOB_FLAGS, "" },
 	{ "jobs", "show", 1, "", "" },
 	{ "jobs", "why", 1, "", "" },
-	{ "jobs", "cancel", 1, "", "" },
+	{ "jobs", "cancel", 64, "", "" },
 	{ "nodes", "list", 0, " --health ", "" },
 	{ "nodes", "show", 1, "", "" },
 	{ "nodes", "health", 1, " --reason --bad-gpus ", " --healthy --unhealthy " },

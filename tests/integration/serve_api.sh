@@ -783,6 +783,15 @@ assert o["truncated"] is True and o["decisions"] == last, o' "$T/dec2" "$BODY"
 "$FW" decisions --job "$first" --since 1d "${C[@]}" >"$T/decjob" 2>&1
 check "fairway decisions --job $first --since 1d: a table of that job's rows (its start among them)" \
 	bash -c "head -1 '$T/decjob' | grep -q '^WHEN .*KIND .*JOB/NODE .*WHAT' && grep -q ' start  *$first  *started: ' '$T/decjob' && ! tail -n +2 '$T/decjob' | grep -v ' $first ' | grep -q ."
+# fairway jobs cancel NAME...: each in turn (as scancel), the first failure's exit status
+"$FW" jobs submit --queue llm --gpus 1 --name cx1 "${C[@]}" >/dev/null 2>&1
+"$FW" jobs submit --queue llm --gpus 1 --name cx2 "${C[@]}" >/dev/null 2>&1
+rc=0
+"$FW" jobs cancel cx1 no-such-job cx2 "${C[@]}" >"$T/cx" 2>"$T/cx.err" || rc=$?
+check "fairway jobs cancel cx1 no-such-job cx2: both cancelled, the missing one named, exit 2" \
+	bash -c "[ $rc = 2 ] && [ \"\$(cat '$T/cx')\" = \"\$(printf 'cx1: cancelled\ncx2: cancelled')\" ] && grep -q 'no job named \"no-such-job\"' '$T/cx.err'"
+req GET /v1/jobs/cx2
+check "... and cx2 is cancelled in the daemon" [ "$(jfield 'j["state"]')" = cancelled ]
 "$FW" decisions --kind begin "${C[@]}" >"$T/decbad" 2>&1
 check "fairway decisions --kind begin: refused naming kind" grep -q "field kind: must be start, evict, reserve, drain or requeue" "$T/decbad"
 "$FW" nodes "${C[@]}" >"$T/n" 2>&1
