@@ -1132,6 +1132,8 @@ static int run_cycle(struct fw_serve *d, struct fw_arena *ar, int attempt)
 	pthread_mutex_unlock(&d->mu);
 	if (rc == FW_OK)
 		rc = plan(d, &t, ar, &p, &acts, err, sizeof err);
+	if (rc == FW_OK && d->between) /* tests: requests while the plan was made */
+		d->between(d->between_ctx);
 	if (rc == FW_OK && !(status = calloc((size_t)acts.n + 1, sizeof *status)))
 		rc = FW_ENOMEM;
 	int32_t nnotes = 0;

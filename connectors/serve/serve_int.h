@@ -91,6 +91,13 @@ struct fw_serve {
 	/* the last published view (json built by the cycle thread) */
 	json_t *view;
 	struct fw_serve_metrics m;
+
+	/* Tests only (tests/fuzz/fuzz_serve.c): called by each cycle
+	 * attempt between its plan and its apply, with no lock held, to
+	 * change the world under a plan as the API's threads may (cycle.c
+	 * run_cycle).  NULL in the daemon. */
+	void (*between)(void *ctx);
+	void *between_ctx;
 };
 
 /* daemon.c: the daemon without its threads.  fw_serve_open does all that

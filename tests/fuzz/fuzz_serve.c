@@ -59,6 +59,7 @@
 #include "bytes.h"
 #include "backend.h"
 #include "codec.h"
+#include "local.h"
 #include "serve.h"
 #include "serve_int.h"
 
@@ -109,6 +110,7 @@ struct session {
 	char dir[256];
 	char auth[300];
 	bool up;
+	bool interleave;              /* requests between plan and apply */
 };
 
 static void die(const char *what, const char *a, const char *b)
@@ -642,8 +644,85 @@ static void refleet(struct session *x, bool clean)
 	free(after);
 }
 
+/* What the local backend runs must fit its fleet: every placement on a
+ * node the fleet has, on GPUs it has, and no GPU given more than all of
+ * it (1000 milli) — above all after a cycle whose plan outlived requests
+ * made while it was planned (plan_holds, local.c). */
+struct use_check {
+	struct session *x;
+	int32_t *milli;               /* per node and GPU: node * 32 + gpu */
+};
+
+static int check_run(void *ctx, const struct fw_backend_job *j, const char *state, fw_time submit, fw_time start,
+		     fw_time end)
+{
+	struct use_check *u = ctx;
+	const struct fw_backend_placement *pl;
+	int32_t n;
+	fw_time kept;
+
+	(void)submit, (void)start, (void)end;
+	if (strcmp(state, "running"))
+		return 0;
+	if (fw_local_job_run(u->x->d.be, j->job.name, &pl, &n, &kept) != FW_OK)
+		die("a running job has no run", j->job.name, NULL);
+	for (int32_t k = 0; k < n; k++) {
+		int32_t node = fw_snapshot_find_node(u->x->d.fleet, pl[k].node);
+		if (node < 0)
+			die("a job runs on a node the fleet lacks", j->job.name, pl[k].node);
+		for (int g = 0; g < 32; g++) {
+			if (!(pl[k].gpu_mask >> g & 1))
+				continue;
+			if (g >= u->x->d.fleet->nodes[node].gpu_count)
+				die("a job runs on a GPU its node lacks", j->job.name, pl[k].node);
+			if ((u->milli[node * 32 + g] += pl[k].gpu_milli) > 1000)
+				die("a GPU is given to more jobs than it holds", j->job.name, pl[k].node);
+		}
+	}
+	return 0;
+}
+
+static void check_allocations(struct session *x)
+{
+	struct use_check u = { x, calloc((size_t)x->d.fleet->nnodes * 32 + 1, sizeof(int32_t)) };
+
+	if (!u.milli)
+		die("out of memory", NULL, NULL);
+	fw_local_each_job(x->d.be, check_run, &u);
+	free(u.milli);
+}
+
+/* Inputs whose size leaves 2 over 7: each cycle attempt gets one request
+ * between its plan and its apply, as the API's threads may send: a
+ * cancel most often (the plan may start that job, or outlive it), a
+ * submission, a health report or another delete. */
+struct between {
+	struct session *x;
+	struct bytes *b;
+};
+
+static void between_plan_and_apply(void *ctx)
+{
+	struct between *w = ctx;
+	char path[64];
+
+	if (w->b->at >= w->b->n)
+		return;
+	switch (pick(w->b, 5)) {
+	case 0: case 1:
+		snprintf(path, sizeof path, "/v1/jobs/j%u", pick(w->b, 8));
+		write_req(w->x, "DELETE", path, NULL, 0);
+		break;
+	case 2: submit(w->x, w->b); break;
+	case 3: health(w->x, w->b); break;
+	default: del(w->x, w->b); break;
+	}
+}
+
 static void step(struct session *x, struct bytes *b)
 {
+	struct between w = { x, b };
+
 	switch (pick(b, 12)) {
 	case 0: case 1: submit(x, b); break;
 	case 2: queue_put(x, b, "PUT"); break;
@@ -654,7 +733,11 @@ static void step(struct session *x, struct bytes *b)
 	case 7: raw(x, b); break;
 	case 8: read_some(x, b); break;
 	case 9:
+		x->d.between = x->interleave ? between_plan_and_apply : NULL;
+		x->d.between_ctx = &w;
 		fw_serve_cycle_once(&x->d, &x->ar);
+		x->d.between = NULL;
+		check_allocations(x);
 		if (getenv("FUZZ_SERVE_VERBOSE"))
 			fprintf(stderr, "cycle at %lld: %s\n", (long long)g_now, x->d.cycle_err);
 		break;
@@ -694,6 +777,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	x.o.backend = &fw_backend_local;
 	x.o.backend_opts = size & 1 ? "min-job-age=600" : NULL; /* odd sizes: ended jobs forgotten */
 	x.o.log_keep_s = size & 2 ? 3600 : 0;                     /* old log rows trimmed */
+	x.interleave = size % 7 == 2;
 	fw_arena_init(&x.ar, 0);
 	open_daemon(&x);
 	for (int i = 0; i < 24 && b.at < b.n; i++)
