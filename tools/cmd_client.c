@@ -988,8 +988,8 @@ static int cmd_nodes(struct opts *o)
 	if (!strcmp(sub, "list")) {
 		char want[128] = "";
 		if (flag(o, "--health") && !encode(want, sizeof want, flag(o, "--health")))
-			return fw_cli_usage_error(o->cmd, "--health: a comma-separated list of healthy, suspect, unhealthy "
-							  "and draining");
+			return fw_cli_usage_error(o->cmd, "--health: a comma-separated list of healthy, suspect, unhealthy, "
+							  "draining, degraded and lemon");
 		snprintf(path, sizeof path, "/v1/nodes%s%s", want[0] ? "?health=" : "", want);
 		if ((rc = call(o, "GET", path, NULL, &r)))
 			return rc;
@@ -1470,8 +1470,10 @@ static const char client_usage[] =
 	"                     last stretch), --job NAME, --kind start|evict|reserve|\n"
 	"                     drain|requeue.  WHEN is relative (--json: Unix times)\n"
 	"nodes list --health S: only the nodes in the states S, comma-separated, of\n"
-	"                     healthy, suspect, unhealthy, draining (as sinfo -R with\n"
-	"                     unhealthy,draining); the totals below stay the fleet's\n"
+	"                     healthy, suspect, unhealthy, draining, degraded (some GPUs\n"
+	"                     bad), lemon (fails again and again): all but healthy is\n"
+	"                     every node with a problem, as sinfo -R; the totals below\n"
+	"                     stay the fleet's\n"
 	"nodes list:          HEALTH is UNHEALTHY (takes no work), suspect (on probation:\n"
 	"                     no big gangs), degraded (healthy, some GPUs bad and left\n"
 	"                     out) or ok, then the reason the last report gave\n"

@@ -1135,24 +1135,6 @@ static bool no_view_yet(struct ctx *c, json_t *v)
 	return true;
 }
 
-/* Is every word of the comma-separated list a health state's name? */
-static bool health_list_ok(const char *list)
-{
-	const char *w = list;
-
-	while (*w) {
-		size_t n = strcspn(w, ",");
-		bool known = false;
-		for (int h = 0; h < FW_HEALTH_COUNT && !known; h++)
-			known = strlen(fw_health_name((enum fw_health)h)) == n &&
-				!strncmp(w, fw_health_name((enum fw_health)h), n);
-		if (!known)
-			return false;
-		w += n + (w[n] == ',');
-	}
-	return *list && list[strlen(list) - 1] != ',';
-}
-
 /* Is the word `word` one of the comma-separated list's? */
 static bool in_list(const char *list, const char *word)
 {
@@ -1164,8 +1146,43 @@ static bool in_list(const char *list, const char *word)
 	return false;
 }
 
+/* ?health='s words beyond the states: a node with GPUs left out
+ * (degraded, as `fairway nodes` says), and a lemon (history.h). */
+static const char *const HEALTH_MORE[] = { "degraded", "lemon", NULL };
+
+/* Is every word of the comma-separated list a health state's name or
+ * one of HEALTH_MORE? */
+static bool health_list_ok(const char *list)
+{
+	const char *w = list;
+	char word[32];
+
+	while (*w) {
+		size_t n = strcspn(w, ",");
+		bool known = false;
+		snprintf(word, sizeof word, "%.*s", (int)(n < sizeof word ? n : sizeof word - 1), w);
+		for (int h = 0; h < FW_HEALTH_COUNT && !known; h++)
+			known = n < sizeof word && !strcmp(word, fw_health_name((enum fw_health)h));
+		for (int k = 0; HEALTH_MORE[k] && !known; k++)
+			known = n < sizeof word && !strcmp(word, HEALTH_MORE[k]);
+		if (!known)
+			return false;
+		w += n + (w[n] == ',');
+	}
+	return *list && list[strlen(list) - 1] != ',';
+}
+
+/* Does node n (a view entry) answer one of want's words? */
+static bool node_in(const char *want, const json_t *n)
+{
+	return in_list(want, json_string_value(json_object_get(n, "health"))) ||
+	       (in_list(want, "degraded") && json_array_size(json_object_get(n, "badGpus")) > 0) ||
+	       (in_list(want, "lemon") && json_is_true(json_object_get(n, "lemon")));
+}
+
 /* The nodes of the last plan; ?health=unhealthy,draining keeps those in
- * the states named (the figures stay the fleet's). */
+ * the states named, and degraded, lemon those with bad GPUs, with a fault
+ * history (the figures stay the fleet's). */
 static void h_nodes_list(struct ctx *c)
 {
 	const char *want = arg(c, "health");
@@ -1177,12 +1194,13 @@ static void h_nodes_list(struct ctx *c)
 	if (want && !health_list_ok(want)) {
 		json_decref(v);
 		return fail(c, 400, "EINVAL", "health",
-			    "must be a comma-separated list of healthy, suspect, unhealthy and draining");
+			    "must be a comma-separated list of healthy, suspect, unhealthy, draining, degraded "
+			    "(some GPUs bad) and lemon");
 	}
 	all = view_part(v, "nodes", json_array);
 	nodes = want ? json_array() : json_incref(all);
 	json_array_foreach(all, i, n)
-		if (want && in_list(want, json_string_value(json_object_get(n, "health"))))
+		if (want && node_in(want, n))
 			json_array_append(nodes, n);
 	json_decref(all);
 	reply(c, 200, json_pack("{s:o,s:o}", "nodes", nodes, "figures", view_part(v, "figures", json_object)));

@@ -273,14 +273,13 @@ static bool first_of(const json_t *list, const char *key, const char *v, const j
 	return first;
 }
 
-/* rq (a listing with one filter set to v) answers exactly the entries of
- * all (the whole listing, just read; its array arr) whose member key is
- * v, in its order. */
-static void filter_agrees(struct session *x, const json_t *all, const struct fw_api_req *rq, const char *arr,
-			  const char *key, const char *v)
+/* rq (a listing with one filter, v) answers exactly want (the entries
+ * of the whole listing it should keep, in its order; taken) as its array
+ * arr. */
+static void filter_agrees(struct session *x, const struct fw_api_req *rq, const char *arr, const char *v, json_t *want)
 {
 	struct fw_api_resp rs;
-	json_t *want = entries_of(all, key, v), *got = NULL;
+	json_t *got = NULL;
 
 	fw_api_handle(&x->d, rq, &rs);
 	if (rs.status == 200)
@@ -309,8 +308,18 @@ static void filters_agree(struct session *x, const char *path, const json_t *all
 			const char *const args[] = { key, v, NULL };
 			struct fw_api_req rq = { "GET", path, jobs ? "all" : NULL, NULL, x->auth, "", 0, args };
 			if (v && first_of(all, key, v, e))
-				filter_agrees(x, all, &rq, jobs ? "jobs" : "nodes", key, v);
+				filter_agrees(x, &rq, jobs ? "jobs" : "nodes", v, entries_of(all, key, v));
 		}
+	}
+	for (int k = 0; !jobs && k < 2; k++) { /* the words beyond the states */
+		const char *v = k ? "lemon" : "degraded";
+		const char *const args[] = { "health", v, NULL };
+		struct fw_api_req rq = { "GET", path, NULL, NULL, x->auth, "", 0, args };
+		json_t *want = json_array();
+		json_array_foreach(all, i, e)
+			if (k ? json_is_true(json_object_get(e, "lemon")) : json_array_size(json_object_get(e, "badGpus")) > 0)
+				json_array_append(want, e);
+		filter_agrees(x, &rq, "nodes", v, want);
 	}
 }
 

@@ -802,6 +802,9 @@ node_is "a healthy report with a bad GPU: badGpus [2], still healthy" h100-013 '
 check "fairway nodes: a healthy node with a bad GPU is degraded" grep -q "^h100-013 .* degraded healthy: bad GPUs 2" "$T/n16"
 check "fairway nodes: a node without bad GPUs is ok" grep -q "^h100-000 .* ok$" "$T/n16"
 check "fairway nodes shows the lemon and its incidents" grep -q "^h100-012 .* 3 lemon " "$T/n"
+"$FW" nodes list --health degraded,lemon "${C[@]}" >"$T/nbad" 2>&1
+check "fairway nodes list --health degraded,lemon: the node with a bad GPU and the lemon, no other" \
+	[ "$(awk 'NR > 1 && /^h100-/ {print $1}' "$T/nbad" | sort | tr '\n' ' ')" = "h100-012 h100-013 " ]
 "$FW" nodes --json "${C[@]}" >"$T/nj" 2>&1
 check "fairway nodes --json has lemon and incidents" python3 -c '
 import json, sys

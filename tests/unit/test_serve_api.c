@@ -784,8 +784,9 @@ static const char *nodes_in(struct fw_serve *d, const char *health)
 	return answer_line(d, &rq, "nodes", "name", NULL);
 }
 
-/* ?health= keeps the nodes in the states it names (the figures stay the
- * fleet's); a word that is no state, an empty word or list: 400. */
+/* ?health= keeps the nodes in the states it names, and degraded (bad
+ * GPUs) or lemon ones (the figures stay the fleet's); a word that is
+ * none of those, an empty word or list: 400. */
 TEST(the_node_list_filters_by_health)
 {
 	struct served f;
@@ -800,8 +801,16 @@ TEST(the_node_list_filters_by_health)
 	ASSERT_STR_EQ(nodes_in(&f.d, "unhealthy,draining"), "200 n0 of 8 GPUs");
 	ASSERT_STR_EQ(nodes_in(&f.d, "draining,unhealthy"), "200 n0 of 8 GPUs");
 	ASSERT_STR_EQ(nodes_in(&f.d, "healthy,suspect"), "200 of 8 GPUs");
+	ASSERT_STR_EQ(nodes_in(&f.d, "degraded,lemon"), "200 of 8 GPUs");
+	/* healthy with a bad GPU: degraded (as `fairway nodes` says), not a lemon */
+	ASSERT_EQ(send_as(&f.d, "POST", "/v1/nodes/n0/health", "{\"healthy\":true,\"reason\":\"ok\",\"badGpus\":[2]}"),
+		  200);
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	ASSERT_STR_EQ(nodes_in(&f.d, "degraded"), "200 n0 of 8 GPUs");
+	ASSERT_STR_EQ(nodes_in(&f.d, "lemon,unhealthy"), "200 of 8 GPUs");
+	ASSERT_STR_EQ(nodes_in(&f.d, "healthy"), "200 n0 of 8 GPUs");
 	static const char *const bad[] = { "", "sick", "unhealthy,", ",unhealthy", "unhealthy,,draining", "Healthy",
-					   "unhealth" };
+					   "unhealth", "Degraded", "lemons", "degradedxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx" };
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
 		ASSERT_STR_CONTAINS(nodes_in(&f.d, bad[i]), "400 {\"error\":{\"status\":400,\"code\":\"EINVAL\",\"field\":\"health\"");
 	served_down(&f);
