@@ -42,6 +42,16 @@
  * with --log-keep 3600: every cycle deletes the decision-log and usage
  * history rows older than an hour, so a job's decisions may thin out
  * between two cycles, never across a restart.
+ * Every reading also checks the filtered listings against the whole
+ * ones: the job list by a queue or a user (?queue=, ?user=), the node
+ * list by a health state, by degraded or by lemon (?health=); and GET
+ * /v1/decisions for a job (?job=, ?since= its submission) against the
+ * decisions GET /v1/jobs/{name} shows.  After every cycle, what the local
+ * backend runs fits the fleet: no GPU given twice, none a node lacks.
+ * Inputs whose size leaves 2 over 7 send one request between a cycle's
+ * plan and its apply (a cancel most often, a submission, a health
+ * report, a delete), as the API's threads may: the plan is applied only
+ * when it still fits (plan_holds, local.c) and the check above holds.
  * Any failure aborts with both readings on stderr.  Replayed as
  * fuzz_replay_serve over tests/fuzz/corpus/serve in every test run; each
  * input makes and removes its own directory under $TMPDIR (default /tmp).
