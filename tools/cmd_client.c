@@ -646,6 +646,8 @@ static void history(json_t *j)
 		when(w, sizeof w, json_object_get(x, "at"));
 		printf("  %-10s %-8s %s\n", w, str(x, "kind"), str(x, "text"));
 	}
+	if (json_array_size(h) >= 10) /* GET /v1/jobs/{name} shows the last ten */
+		printf("  (the last ten; all of them: fairway decisions --job %s --limit 1000)\n", str(j, "name"));
 }
 
 /* A pending or running job's run-time limit (timeLimit: the one that

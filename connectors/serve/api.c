@@ -200,9 +200,6 @@ static json_t *view_ref(struct fw_serve *d)
 	return json_incref(d->view);
 }
 
-/* A member of the view, shared (a new reference), or a fresh empty value
- * before the first plan: "o" hands either over to json_pack whole (with
- * "O" a fresh value would keep a second reference and leak). */
 /* The request's query argument key (struct fw_api_req args), or NULL. */
 static const char *arg(const struct ctx *c, const char *key)
 {
@@ -212,6 +209,9 @@ static const char *arg(const struct ctx *c, const char *key)
 	return NULL;
 }
 
+/* A member of the view, shared (a new reference), or a fresh empty value
+ * before the first plan: "o" hands either over to json_pack whole (with
+ * "O" a fresh value would keep a second reference and leak). */
 static json_t *view_part(json_t *v, const char *key, json_t *(*empty)(void))
 {
 	json_t *x = json_object_get(v, key);
