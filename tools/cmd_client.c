@@ -1358,8 +1358,8 @@ static int cmd_decisions(struct opts *o)
 			return fw_cli_usage_error(o->cmd, "--since '%s': expected a DURATION like 90s, 10m, 2h or 1d "
 							  "(the rows of that last stretch), at most 3650d",
 						  flag(o, "--since"));
-		long long t = (long long)time(NULL) - (long long)ago;
-		snprintf(base, sizeof base, "/v1/decisions?since=%lld", t > 0 ? t : 0);
+		/* counted back from the daemon's clock, not this machine's */
+		snprintf(base, sizeof base, "/v1/decisions?since=-%lld", (long long)ago);
 	}
 	if ((rc = query_path(o, base, filters, path, sizeof path)))
 		return rc;
@@ -1469,7 +1469,7 @@ static const char client_usage[] =
 	"                     it ended, its own limit or its queue's)\n"
 	"decisions:           what the daemon decided and applied, from its decision log\n"
 	"                     (the last --limit rows, default 100): --since 1h (that\n"
-	"                     last stretch), --job NAME, --kind start|evict|reserve|\n"
+	"                     last stretch, by the daemon's clock), --job NAME, --kind start|evict|reserve|\n"
 	"                     drain|requeue.  WHEN is relative (--json: Unix times)\n"
 	"nodes list --health S: only the nodes in the states S, comma-separated, of\n"
 	"                     healthy, suspect, unhealthy, draining, degraded (some GPUs\n"

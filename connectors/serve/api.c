@@ -1425,13 +1425,14 @@ static bool log_kind_ok(const char *kind)
 	return !strcmp(kind, "requeue"); /* the local backend's, at a fleet change */
 }
 
-/* A whole number from lo to hi in v; false when it is not one. */
+/* A whole number from lo to hi in v (a leading '-' only when lo < 0);
+ * false when it is not one. */
 static bool whole_in(const char *v, long long lo, long long hi, long long *out)
 {
 	char *end;
 	long long n;
 
-	if (!v || !*v || !strchr("0123456789", v[0]))
+	if (!v || !*v || !strchr("0123456789", v[v[0] == '-' && lo < 0]) || !v[v[0] == '-'])
 		return false;
 	n = strtoll(v, &end, 10);
 	if (*end || n < lo || n > hi)
@@ -1442,18 +1443,23 @@ static bool whole_in(const char *v, long long lo, long long hi, long long *out)
 
 /* GET /v1/decisions: what the daemon decided and applied, from the
  * decision log (the store's; --log-keep bounds it): the last ?limit=
- * rows (default 100), oldest first, at or after ?since= (a Unix time),
- * of ?job= and of ?kind= (start, evict, reserve, drain, requeue);
- * "truncated" when more rows match. */
+ * rows (default 100), oldest first, at or after ?since= (a Unix time;
+ * -N: N seconds before the daemon's clock, so a client's own clock does
+ * not shift the window), of ?job= and of ?kind= (start, evict, reserve,
+ * drain, requeue); "truncated" when more rows match. */
 static void h_decisions(struct ctx *c)
 {
 	const char *job = arg(c, "job"), *kind = arg(c, "kind");
 	long long since = 0, limit = 100;
 	json_t *rows;
 
-	if (arg(c, "since") && !whole_in(arg(c, "since"), 0, FW_API_TIME_MAX, &since))
-		return fail(c, 400, "ERANGE", "since", "must be a Unix time in whole seconds, from 0 to %lld",
-			    (long long)FW_API_TIME_MAX);
+	if (arg(c, "since") && !whole_in(arg(c, "since"), -FW_API_TIME_MAX, FW_API_TIME_MAX, &since))
+		return fail(c, 400, "ERANGE", "since",
+			    "must be a Unix time in whole seconds, from 0 to %lld, or -N for the last N seconds by the "
+			    "daemon's clock (N up to %lld)",
+			    (long long)FW_API_TIME_MAX, (long long)FW_API_TIME_MAX);
+	if (arg(c, "since") && arg(c, "since")[0] == '-') /* the last -since seconds, by this daemon's clock */
+		since = fw_serve_now() + since > 0 ? fw_serve_now() + since : 0;
 	if (c->rq->query_limit && !whole_in(c->rq->query_limit, 1, 100000, &limit))
 		return fail(c, 400, "ERANGE", "limit", "must be a whole number from 1 to 100000");
 	if (kind && !log_kind_ok(kind))

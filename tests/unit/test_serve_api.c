@@ -850,7 +850,15 @@ TEST(the_decision_log_is_served_with_its_filters)
 		      "200 start:a");
 	ASSERT_STR_CONTAINS(log_rows(&f.d, NULL, (const char *const[]){ "kind", "begin", NULL }),
 			    "400 {\"error\":{\"status\":400,\"code\":\"EINVAL\",\"field\":\"kind\"");
-	static const char *const bad_since[] = { "-1", "", "1e3", "12x", "99999999999999999999", " 5" };
+	/* -N: the last N seconds by the daemon's clock (fixed_now is 5200) */
+	ASSERT_STR_EQ(log_rows(&f.d, NULL, (const char *const[]){ "since", "-199", NULL }), "200 start:b");
+	ASSERT_STR_EQ(log_rows(&f.d, NULL, (const char *const[]){ "since", "-200", NULL }),
+		      "200 start:a,reserve:b,start:b");
+	ASSERT_STR_EQ(log_rows(&f.d, NULL, (const char *const[]){ "since", "-0", NULL }), "200 start:b");
+	ASSERT_STR_EQ(log_rows(&f.d, NULL, (const char *const[]){ "since", "-99999", NULL }),
+		      "200 start:a,reserve:b,start:b");
+	static const char *const bad_since[] = { "-", "--1", "-x", "- 1", "", "1e3", "12x", "99999999999999999999",
+						 "-99999999999999999999", " 5", "+5" };
 	for (size_t i = 0; i < sizeof bad_since / sizeof bad_since[0]; i++)
 		ASSERT_STR_CONTAINS(log_rows(&f.d, NULL, (const char *const[]){ "since", bad_since[i], NULL }),
 				    "\"field\":\"since\"");
