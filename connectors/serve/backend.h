@@ -191,7 +191,9 @@ struct fw_backend_action {
 	fw_time checkpoint_s;         /* EVICT: the job's checkpoint interval
 				       * (fw_job_checkpoint: its own or its
 				       * queue's default); 0 = none */
-	char queue[FW_NAME_MAX];      /* EVICT: the job's queue */
+	char queue[FW_NAME_MAX];      /* START and EVICT: the job's queue */
+	fw_time submitted;            /* START: the job's submission time */
+	double gpus;                  /* START: the GPUs it asks for */
 	double lost_gpu_s;            /* EVICT: the work it throws away, GPUs x
 				       * seconds since its last checkpoint
 				       * (fw_job_lost_work) */

@@ -667,8 +667,13 @@ static int add_actions(struct actlist *l, const struct fw_snapshot *s, const str
 		}
 		a->nplacements = dc->alloc_count;
 		a->placements = pl;
-		if (dc->kind == FW_DECIDE_START)
-			a->limit_s = fw_job_limit(s, &s->jobs[dc->job]);
+		if (dc->kind == FW_DECIDE_START) {
+			const struct fw_job *j = &s->jobs[dc->job];
+			a->limit_s = fw_job_limit(s, j);
+			snprintf(a->queue, sizeof a->queue, "%s", s->queues[j->queue].name);
+			a->submitted = j->submit_time;
+			a->gpus = (double)fw_job_request(j).v[FW_RES_GPU] / 1000.0;
+		}
 		if (dc->kind == FW_DECIDE_EVICT) {
 			const struct fw_job *j = &s->jobs[dc->job];
 			a->checkpoint_s = fw_job_checkpoint(s, j);
@@ -745,44 +750,155 @@ static int plan(struct fw_serve *d, struct taken *t, struct fw_arena *ar, struct
 }
 
 /* --- 3. apply ------------------------------------------------------------------- */
-/* The evicted job's queue's entry of /metrics' per-queue eviction
- * counters, added in name order; NULL when out of memory (the totals
- * still count). */
-static struct fw_serve_qloss *qloss_of(struct fw_serve_metrics *m, const char *queue)
+/* --- 3a. the per-queue counters of /metrics, once a cycle committed --- */
+/* The queue's entry, added in name order; NULL when out of memory (the
+ * totals still count). */
+static struct fw_serve_qstat *qstat_of(struct fw_serve_metrics *m, const char *queue)
 {
-	int32_t lo = 0, hi = m->nqloss;
+	int32_t lo = 0, hi = m->nqstat;
 
 	while (lo < hi) {
 		int32_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(m->qloss[mid].queue, queue);
+		int c = strcmp(m->qstat[mid].queue, queue);
 		if (c == 0)
-			return &m->qloss[mid];
+			return &m->qstat[mid];
 		if (c < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (!fw_serve_grow(&m->qloss, &m->nqloss, &m->cap_qloss, sizeof *m->qloss))
+	if (!fw_serve_grow(&m->qstat, &m->nqstat, &m->cap_qstat, sizeof *m->qstat))
 		return NULL;
-	memmove(m->qloss + lo + 1, m->qloss + lo, (size_t)(m->nqloss - 1 - lo) * sizeof *m->qloss);
-	memset(&m->qloss[lo], 0, sizeof m->qloss[lo]);
-	snprintf(m->qloss[lo].queue, sizeof m->qloss[lo].queue, "%s", queue);
-	return &m->qloss[lo];
+	memmove(m->qstat + lo + 1, m->qstat + lo, (size_t)(m->nqstat - 1 - lo) * sizeof *m->qstat);
+	memset(&m->qstat[lo], 0, sizeof m->qstat[lo]);
+	snprintf(m->qstat[lo].queue, sizeof m->qstat[lo].queue, "%s", queue);
+	return &m->qstat[lo];
 }
 
-static void count(struct fw_serve *d, const struct fw_backend_action *a)
+/* Where job is, or would go, in the requeued list (*found: there). */
+static int32_t requeued_slot(const struct fw_serve_metrics *m, const char *job, bool *found)
 {
-	struct fw_serve_qloss *q;
+	int32_t lo = 0, hi = m->nrequeued;
+
+	*found = false;
+	while (lo < hi) {
+		int32_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(m->requeued[mid].job, job);
+		if (c == 0) {
+			*found = true;
+			return mid;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* An evicted job goes back to wait: its next start's wait counts from now. */
+static void note_requeue(struct fw_serve_metrics *m, const char *job, fw_time now)
+{
+	bool found;
+	int32_t i = requeued_slot(m, job, &found);
+
+	if (!found) {
+		if (!fw_serve_grow(&m->requeued, &m->nrequeued, &m->cap_requeued, sizeof *m->requeued))
+			return; /* out of memory: its wait will count from its submission */
+		memmove(m->requeued + i + 1, m->requeued + i, (size_t)(m->nrequeued - 1 - i) * sizeof *m->requeued);
+		snprintf(m->requeued[i].job, sizeof m->requeued[i].job, "%s", job);
+	}
+	m->requeued[i].at = now;
+}
+
+/* When a starting job began to wait: its last requeue (the entry goes),
+ * else its submission. */
+static fw_time waited_from(struct fw_serve_metrics *m, const struct fw_backend_action *a)
+{
+	bool found;
+	int32_t i = requeued_slot(m, a->job, &found);
+	fw_time at = a->submitted;
+
+	if (found) {
+		at = m->requeued[i].at > at ? m->requeued[i].at : at;
+		memmove(m->requeued + i, m->requeued + i + 1, (size_t)(m->nrequeued - 1 - i) * sizeof *m->requeued);
+		m->nrequeued--;
+	}
+	return at;
+}
+
+/* Requeued jobs that left the world (cancelled, or ended outside the
+ * daemon) are dropped once the list has doubled since the last prune, so
+ * it stays as long as the jobs that wait after an eviction. */
+static void prune_requeued(struct fw_serve_metrics *m, const struct fw_snapshot *s)
+{
+	bool *seen;
+	int32_t n = 0;
+
+	if (m->nrequeued <= 2 * m->requeued_kept + 16 || !(seen = calloc((size_t)m->nrequeued, sizeof *seen)))
+		return;
+	for (int32_t i = 0; i < s->njobs; i++) {
+		bool found;
+		int32_t k = requeued_slot(m, s->jobs[i].name, &found);
+		if (found)
+			seen[k] = true;
+	}
+	for (int32_t i = 0; i < m->nrequeued; i++)
+		if (seen[i])
+			m->requeued[n++] = m->requeued[i];
+	m->nrequeued = m->requeued_kept = n;
+	free(seen);
+}
+
+static void add_wait(struct fw_serve_waits *w, double secs)
+{
+	static const double le[] = {
+#define FW__LE(x) x,
+		FW_WAIT_BUCKETS(FW__LE)
+#undef FW__LE
+	};
+	int b = 0;
+
+	while (b < FW_NWAIT && secs > le[b])
+		b++;
+	w->n[b]++;
+	w->sum += secs;
+}
+
+static void count_start(struct fw_serve *d, const struct fw_backend_action *a, fw_time now)
+{
+	static const double upto[] = {
+#define FW__UPTO(U, label, n) n,
+		FW_WAIT_SIZES(FW__UPTO)
+#undef FW__UPTO
+	};
+	fw_time from = waited_from(&d->m, a);
+	double secs = now > from ? (double)(now - from) : 0;
+	struct fw_serve_qstat *q = qstat_of(&d->m, a->queue);
+	int k = 0;
+
+	d->m.starts++;
+	if (q)
+		add_wait(&q->wait, secs);
+	while (k < FW_NWAIT_SIZES - 1 && a->gpus > upto[k])
+		k++;
+	add_wait(&d->m.size_wait[k], secs);
+}
+
+static void count(struct fw_serve *d, const struct fw_backend_action *a, fw_time now)
+{
+	struct fw_serve_qstat *q;
 
 	switch (a->kind) {
-	case FW_DECIDE_START: d->m.starts++; break;
+	case FW_DECIDE_START: count_start(d, a, now); break;
 	case FW_DECIDE_EVICT:
 		if (a->reason == FW_REASON_TIME_LIMIT) { /* ended, not evicted: no work lost to a requeue */
 			d->m.timed_out++;
 			break;
 		}
 		d->m.evictions++;
-		if ((q = qloss_of(&d->m, a->queue))) {
+		note_requeue(&d->m, a->job, now);
+		if ((q = qstat_of(&d->m, a->queue))) {
 			q->evictions++;
 			q->lost_gpu_s += a->lost_gpu_s;
 		}
@@ -790,6 +906,34 @@ static void count(struct fw_serve *d, const struct fw_backend_action *a)
 	case FW_DECIDE_RESERVE: d->m.reserves++; break;
 	default: d->m.drains++; break;
 	}
+}
+
+/* The GPU-seconds each queue's running jobs held since the last counted
+ * cycle (from their start when later), the jobs running when this cycle
+ * took the world: the same accrual as the decayed usage, undecayed.
+ * The first cycle only sets the mark. */
+static void count_gpu_time(struct fw_serve_metrics *m, const struct fw_snapshot *s)
+{
+	fw_time from0 = m->gpu_counted_at;
+	double *add;
+
+	if (from0 && s->now <= from0) /* the clock stood still or stepped back */
+		return;
+	m->gpu_counted_at = s->now;
+	if (!from0 || !(add = calloc((size_t)s->nqueues + 1, sizeof *add)))
+		return;
+	for (int32_t i = 0; i < s->njobs; i++) {
+		const struct fw_job *j = &s->jobs[i];
+		fw_time from = j->start_time > from0 ? j->start_time : from0;
+		if (j->state == FW_JOB_RUNNING && j->queue >= 0 && s->now > from)
+			add[j->queue] += held_gpus(s, j) * (double)(s->now - from);
+	}
+	for (int32_t q = 0; q < s->nqueues; q++) {
+		struct fw_serve_qstat *st = add[q] > 0 ? qstat_of(m, s->queues[q].name) : NULL;
+		if (st)
+			st->gpu_s += add[q];
+	}
+	free(add);
 }
 
 static int log_applied(struct fw_serve *d, const struct actlist *l, const int *status, fw_time now, uint64_t wgen)
@@ -891,12 +1035,16 @@ static void report_refusals(struct fw_serve *d, const struct fw_backend_result *
 /* Once the cycle's transaction committed, and only then: the counters of
  * /metrics and the times usage was last saved, so a cycle whose commit
  * failed counts nothing and leaves its usage save due. */
-static void note_applied(struct fw_serve *d, const struct actlist *l, const int *status,
-			 const struct fw_backend_result *r, struct usage_due u, fw_time now)
+static void note_applied(struct fw_serve *d, const struct fw_snapshot *s, const struct actlist *l, const int *status,
+			 const struct fw_backend_result *r, struct usage_due u)
 {
+	fw_time now = s->now;
+
+	prune_requeued(&d->m, s);
 	for (int32_t i = 0; i < l->n; i++)
 		if (status[i] == FW_OK)
-			count(d, &l->a[i]);
+			count(d, &l->a[i], now);
+	count_gpu_time(&d->m, s);
 	report_refusals(d, r);
 	if (u.save)
 		d->usage_saved_at = now;
@@ -932,7 +1080,7 @@ static int apply(struct fw_serve *d, const struct taken *t, const struct actlist
 	if (rc == FW_OK)
 		rc = fw_store_commit(d->store);
 	if (rc == FW_OK) {
-		note_applied(d, l, status, &r, u, t->s->now);
+		note_applied(d, t->s, l, status, &r, u);
 	} else if (rc == FW_EAGAIN) { /* the backend did nothing */
 		fw_store_rollback(d->store);
 	} else { /* undo what it did, too */

@@ -658,7 +658,8 @@ static void free_daemon(struct fw_serve *d)
 	free(d->rsv);
 	free(d->health);
 	free(d->users);
-	free(d->m.qloss);
+	free(d->m.qstat);
+	free(d->m.requeued);
 	if (d->lock_fd >= 0)
 		close(d->lock_fd); /* last: the next daemon may start now */
 	pthread_mutex_destroy(&d->mu);

@@ -165,20 +165,82 @@ static void queues(struct buf *b, json_t *v)
 }
 
 /* Per queue of the evicted jobs (cycle.c count): evictions, and the work
- * they threw away. */
+ * they threw away; a queue is listed once one of its jobs was evicted. */
 static void losses(struct buf *b, const struct fw_serve_metrics *m)
 {
 	put(b, "# HELP fairway_queue_evictions_total Jobs of the queue evicted (reclaim, preemption, moves, drains).\n"
 	       "# TYPE fairway_queue_evictions_total counter\n");
-	for (int32_t i = 0; i < m->nqloss; i++)
-		put(b, "fairway_queue_evictions_total{queue=\"%s\"} %llu\n", m->qloss[i].queue,
-		    (unsigned long long)m->qloss[i].evictions);
+	for (int32_t i = 0; i < m->nqstat; i++)
+		if (m->qstat[i].evictions)
+			put(b, "fairway_queue_evictions_total{queue=\"%s\"} %llu\n", m->qstat[i].queue,
+			    (unsigned long long)m->qstat[i].evictions);
 	put(b, "# HELP fairway_queue_lost_gpu_hours_total GPU-hours of work the queue's evicted jobs lost: GPUs x\n"
 	       "# the run since each one's last checkpoint (the whole run without one).\n"
 	       "# TYPE fairway_queue_lost_gpu_hours_total counter\n");
-	for (int32_t i = 0; i < m->nqloss; i++)
-		put(b, "fairway_queue_lost_gpu_hours_total{queue=\"%s\"} %.6f\n", m->qloss[i].queue,
-		    m->qloss[i].lost_gpu_s / 3600.0);
+	for (int32_t i = 0; i < m->nqstat; i++)
+		if (m->qstat[i].evictions)
+			put(b, "fairway_queue_lost_gpu_hours_total{queue=\"%s\"} %.6f\n", m->qstat[i].queue,
+			    m->qstat[i].lost_gpu_s / 3600.0);
+}
+
+static uint64_t starts_of(const struct fw_serve_waits *w)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i <= FW_NWAIT; i++)
+		n += w->n[i];
+	return n;
+}
+
+/* One histogram's series: name{label="value",le=...}, _sum, _count. */
+static void wait_series(struct buf *b, const char *name, const char *label, const char *value,
+			const struct fw_serve_waits *w)
+{
+	static const char *const le[] = {
+#define FW__LES(x) #x,
+		FW_WAIT_BUCKETS(FW__LES)
+#undef FW__LES
+	};
+	uint64_t cum = 0;
+
+	for (int i = 0; i < FW_NWAIT; i++) {
+		cum += w->n[i];
+		put(b, "%s_bucket{%s=\"%s\",le=\"%s\"} %llu\n", name, label, value, le[i], (unsigned long long)cum);
+	}
+	cum += w->n[FW_NWAIT];
+	put(b, "%s_bucket{%s=\"%s\",le=\"+Inf\"} %llu\n%s_sum{%s=\"%s\"} %.0f\n%s_count{%s=\"%s\"} %llu\n", name,
+	    label, value, (unsigned long long)cum, name, label, value, w->sum, name, label, value,
+	    (unsigned long long)cum);
+}
+
+/* Goodput per queue (cycle.c count, count_gpu_time): the GPU-hours its
+ * running jobs held, and its starts' times to start; by job size for the
+ * fleet.  A queue is listed once it ran or started a job. */
+static void goodput(struct buf *b, const struct fw_serve_metrics *m)
+{
+	static const char *const sizes[] = {
+#define FW__SIZE_LABEL(U, label, n) label,
+		FW_WAIT_SIZES(FW__SIZE_LABEL)
+#undef FW__SIZE_LABEL
+	};
+
+	put(b, "# HELP fairway_queue_gpu_hours_total GPU-hours the queue's running jobs held, counted at each cycle\n"
+	       "# (the jobs of the queue itself; less fairway_queue_lost_gpu_hours_total: its goodput).\n"
+	       "# TYPE fairway_queue_gpu_hours_total counter\n");
+	for (int32_t i = 0; i < m->nqstat; i++)
+		if (m->qstat[i].gpu_s > 0)
+			put(b, "fairway_queue_gpu_hours_total{queue=\"%s\"} %.6f\n", m->qstat[i].queue,
+			    m->qstat[i].gpu_s / 3600.0);
+	put(b, "# HELP fairway_queue_wait_seconds Time to start of the queue's jobs: from submission, or from the\n"
+	       "# last requeue after an eviction, to each start.\n"
+	       "# TYPE fairway_queue_wait_seconds histogram\n");
+	for (int32_t i = 0; i < m->nqstat; i++)
+		if (starts_of(&m->qstat[i].wait) > 0)
+			wait_series(b, "fairway_queue_wait_seconds", "queue", m->qstat[i].queue, &m->qstat[i].wait);
+	put(b, "# HELP fairway_wait_seconds Time to start of every job, by the GPUs it asks for (9+ span nodes).\n"
+	       "# TYPE fairway_wait_seconds histogram\n");
+	for (int k = 0; k < FW_NWAIT_SIZES; k++)
+		wait_series(b, "fairway_wait_seconds", "gpus", sizes[k], &m->size_wait[k]);
 }
 
 /* hc: the lemon verdict the daemon applies (scheduler.lemonThreshold, lemonWindow). */
@@ -324,6 +386,7 @@ char *fw_metrics_render(struct fw_serve *d)
 		"fairway_log_rows_trimmed_total{table=\"usage_history\"} %llu\n",
 	    (unsigned long long)m->log_trimmed[0], (unsigned long long)m->log_trimmed[1]);
 	losses(&b, m);
+	goodput(&b, m);
 	counter(&b, "fairway_reservations_made_total", "Backfill reservations made or moved.", m->reserves);
 	counter(&b, "fairway_drains_total", "Nodes drained in the backend (health).", m->drains);
 	counter(&b, "fairway_releases_total", "Drained nodes returned to service once healthy again.", m->releases);

@@ -19,13 +19,48 @@
 #define FW__COUNT_ONE(x) +1
 #define FW_NLAT (0 FW_LAT_BUCKETS(FW__COUNT_ONE))
 
-/* Evictions per queue of the evicted jobs, since the daemon started:
- * /metrics' fairway_queue_evictions_total and
- * fairway_queue_lost_gpu_hours_total (goodput lost to preemption). */
-struct fw_serve_qloss {
+/* Time to start, seconds: from a job's submission, or from its last
+ * requeue when the daemon evicted it since (Kueue's admission wait
+ * counts the same way). */
+#define FW_WAIT_BUCKETS(X) \
+	X(10) X(60) X(300) X(900) X(1800) X(3600) X(7200) X(14400) X(43200) X(86400) X(259200) X(604800)
+#define FW_NWAIT (0 FW_WAIT_BUCKETS(FW__COUNT_ONE))
+/* Job sizes of fairway_wait_seconds{gpus}: the simulator's classes
+ * (docs/metrics.md: 9+ GPUs span nodes, 33+ are the large gangs). */
+#define FW_WAIT_SIZES(X) X(SMALL, "1-8", 8) X(MULTI, "9-32", 32) X(LARGE, "33+", 1e18)
+enum {
+#define FW__WAIT_SIZE(U, label, upto) FW_WAIT_##U,
+	FW_WAIT_SIZES(FW__WAIT_SIZE)
+#undef FW__WAIT_SIZE
+	FW_NWAIT_SIZES
+};
+
+/* Starts by time to start: per bucket (not cumulative; the last is
+ * +Inf), and the sum of the waits. */
+struct fw_serve_waits {
+	uint64_t n[FW_NWAIT + 1];
+	double sum;
+};
+
+/* Per queue (the job's own), since the daemon's first cycle: evictions
+ * and the work they lost (fairway_queue_evictions_total,
+ * fairway_queue_lost_gpu_hours_total: goodput lost to preemption), the
+ * GPU-seconds its running jobs held (fairway_queue_gpu_hours_total) and
+ * its starts' times to start (fairway_queue_wait_seconds). */
+struct fw_serve_qstat {
 	char queue[FW_NAME_MAX];
 	uint64_t evictions;
 	double lost_gpu_s;
+	double gpu_s;
+	struct fw_serve_waits wait;
+};
+
+/* A job the daemon evicted and requeued, and when: its next start's wait
+ * counts from then.  In memory only (a restarted daemon counts such a
+ * job's wait from its submission). */
+struct fw_serve_requeued {
+	char job[FW_NAME_MAX];
+	fw_time at;
 };
 
 struct fw_serve_metrics {
@@ -42,8 +77,14 @@ struct fw_serve_metrics {
 	uint64_t explains;                 /* explain() calls */
 	double explain_sum;                /* seconds in them (under the lock) */
 	uint64_t http_requests, http_errors;
-	struct fw_serve_qloss *qloss;      /* by queue name, ascending */
-	int32_t nqloss, cap_qloss;
+	struct fw_serve_qstat *qstat;      /* by queue name, ascending */
+	int32_t nqstat, cap_qstat;
+	struct fw_serve_waits size_wait[FW_NWAIT_SIZES]; /* by job size */
+	fw_time gpu_counted_at;            /* running jobs' GPU-seconds are
+					    * counted up to here (0: no cycle yet) */
+	struct fw_serve_requeued *requeued; /* by job name, ascending */
+	int32_t nrequeued, cap_requeued;
+	int32_t requeued_kept;             /* entries after the last prune */
 };
 
 struct fw_serve {

@@ -1125,6 +1125,14 @@ check "/metrics counts the eviction against queue a (fairway_queue_evictions_tot
 	"grep -qx 'fairway_queue_evictions_total{queue=\"a\"} 1' '$T/metrics-ckpt' && ! grep -q 'queue=\"b\"} [0-9]' <(grep '^fairway_queue_evictions_total' '$T/metrics-ckpt')"
 check "... and the work it lost: at most 4 GPUs x 4 s (fairway_queue_lost_gpu_hours_total)" \
 	awk '$1 == "fairway_queue_lost_gpu_hours_total{queue=\"a\"}" {found = 1; ok = $2 >= 0 && $2 <= 16 / 3600} END {exit !(found && ok)}' "$T/metrics-ckpt"
+check "/metrics times to start: a's two jobs at once, b1 after its wait for the checkpoint (fairway_queue_wait_seconds)" \
+	awk '$1 == "fairway_queue_wait_seconds_count{queue=\"a\"}" {a = $2} $1 == "fairway_queue_wait_seconds_bucket{queue=\"a\",le=\"10\"}" {a10 = $2}
+	     $1 == "fairway_queue_wait_seconds_count{queue=\"b\"}" {b = $2} $1 == "fairway_queue_wait_seconds_sum{queue=\"b\"}" {bs = $2}
+	     $1 == "fairway_wait_seconds_count{gpus=\"1-8\"}" {all = $2} $1 == "fairway_wait_seconds_count{gpus=\"33+\"}" {big = $2}
+	     END {exit !(a == 2 && a10 == 2 && b == 1 && bs >= 2 && bs <= 60 && all == 3 && big == 0)}' "$T/metrics-ckpt"
+check "/metrics GPU-hours: a held 8 GPUs for less than the section's minute, b some (fairway_queue_gpu_hours_total)" \
+	awk '$1 == "fairway_queue_gpu_hours_total{queue=\"a\"}" {a = $2} $1 == "fairway_queue_gpu_hours_total{queue=\"b\"}" {b = $2}
+	     END {exit !(a > 8 * 10 / 3600 && a <= 8 * 120 / 3600 && b >= 0 && b <= 4 * 60 / 3600)}' "$T/metrics-ckpt"
 stop_daemon
 
 # --- strict order (--policy fifo): a waiting job's reason names the job it waits

@@ -6,6 +6,7 @@
  * never reaches the backend, whose read ends jobs at their limit
  * (local.c), and a refused change ends no job.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -867,9 +868,66 @@ TEST(the_decision_log_is_served_with_its_filters)
 	served_down(&f);
 }
 
+/* The value of one /metrics sample (the line "NAME VALUE"), or -1. */
+static double sample(struct fw_serve *d, const char *name)
+{
+	char body[65536], *at;
+	size_t n = strlen(name);
+
+	if (request(d, "GET", "/metrics", "", body, sizeof body) != 200)
+		return -2;
+	for (at = body; (at = strstr(at, name)); at += n)
+		if ((at == body || at[-1] == '\n') && at[n] == ' ')
+			return strtod(at + n + 1, NULL);
+	return -1;
+}
+
+/* Time to start counts from submission, and for a job the daemon evicted
+ * from its requeue; GPU-hours are the running jobs' GPUs x the time
+ * between cycles.  a (4 GPUs) starts at 5000, b (8 GPUs, higher
+ * priority) preempts it at 5100 and runs 300 s; a starts again at 5400:
+ * waits 0, 0 and 300 (400 had it counted from a's submission). */
+TEST(time_to_start_counts_from_the_last_requeue_and_gpu_hours_accrue)
+{
+	struct served f;
+
+	served_up(&f);
+	ASSERT_EQ(sample(&f.d, "fairway_wait_seconds_count{gpus=\"1-8\"}"), 0);
+	ASSERT_EQ(sample(&f.d, "fairway_queue_wait_seconds_count{queue=\"q\"}"), -1); /* no start yet */
+	submit(&f.d, "{\"name\":\"a\",\"queue\":\"q\",\"tasks\":[{\"gpus\":4}]}"); /* no runtime: b gets no reservation, and preempts */
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	fixed_now = 5100;
+	submit(&f.d, "{\"name\":\"b\",\"queue\":\"q\",\"priority\":10,\"runtime\":300,\"tasks\":[{\"gpus\":8}]}");
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	ASSERT_STR_EQ(log_rows(&f.d, NULL, NULL), "200 start:a,evict:a,start:b");
+	fixed_now = 5300;
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	fixed_now = 5400;
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	ASSERT_STR_EQ(log_rows(&f.d, NULL, NULL), "200 start:a,evict:a,start:b,reserve:a,start:a");
+	ASSERT_EQ(sample(&f.d, "fairway_queue_wait_seconds_count{queue=\"q\"}"), 3);
+	ASSERT_EQ(sample(&f.d, "fairway_queue_wait_seconds_sum{queue=\"q\"}"), 300);
+	ASSERT_EQ(sample(&f.d, "fairway_queue_wait_seconds_bucket{queue=\"q\",le=\"60\"}"), 2);
+	ASSERT_EQ(sample(&f.d, "fairway_queue_wait_seconds_bucket{queue=\"q\",le=\"300\"}"), 3);
+	ASSERT_EQ(sample(&f.d, "fairway_queue_wait_seconds_bucket{queue=\"q\",le=\"+Inf\"}"), 3);
+	ASSERT_EQ(sample(&f.d, "fairway_wait_seconds_count{gpus=\"1-8\"}"), 3);
+	ASSERT_EQ(sample(&f.d, "fairway_wait_seconds_count{gpus=\"9-32\"}"), 0);
+	ASSERT_EQ(sample(&f.d, "fairway_queue_evictions_total{queue=\"q\"}"), 1);
+	/* a 4 GPUs x 100 s, then b 8 x 200 s (b ended before the 5400 cycle
+	 * read the world: its last 100 s fall between cycles) */
+	ASSERT(fabs(sample(&f.d, "fairway_queue_gpu_hours_total{queue=\"q\"}") - 2000.0 / 3600) < 1e-6);
+	fixed_now = 5400; /* the clock standing still adds nothing */
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	ASSERT(fabs(sample(&f.d, "fairway_queue_gpu_hours_total{queue=\"q\"}") - 2000.0 / 3600) < 1e-6);
+	fixed_now = 5460;
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	ASSERT(fabs(sample(&f.d, "fairway_queue_gpu_hours_total{queue=\"q\"}") - 2240.0 / 3600) < 1e-6);
+	served_down(&f);
+}
+
 TEST_MAIN(a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
 	  an_unbounded_running_job_makes_left_unknown, no_left_without_budget_safe,
 	  before_the_first_cycle_jobs_are_whole_and_nodes_wait, a_cancelled_job_leaves_the_list_before_the_next_cycle,
 	  log_rows_older_than_log_keep_are_deleted_by_the_cycle, the_job_list_filters_by_queue_and_user,
 	  a_cut_job_list_says_it_is_truncated, the_node_list_filters_by_health,
-	  the_decision_log_is_served_with_its_filters)
+	  the_decision_log_is_served_with_its_filters, time_to_start_counts_from_the_last_requeue_and_gpu_hours_accrue)
