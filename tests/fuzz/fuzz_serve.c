@@ -121,6 +121,8 @@ struct session {
 	char auth[300];
 	bool up;
 	bool interleave;              /* requests between plan and apply */
+	double gpu_s;                 /* the GPU-seconds the per-queue counters
+				       * held at the last cycle (this open's) */
 };
 
 static void die(const char *what, const char *a, const char *b)
@@ -138,6 +140,7 @@ static void open_daemon(struct session *x)
 		die("the daemon did not open", err, NULL);
 	snprintf(x->auth, sizeof x->auth, "Bearer %s", x->d.token);
 	x->up = true;
+	x->gpu_s = 0; /* a new daemon counts from 0 */
 }
 
 /* clean: as SIGTERM stops it (the usage saved); else as a crash (what
@@ -711,6 +714,49 @@ static void check_allocations(struct session *x)
 	free(u.milli);
 }
 
+/* The per-queue counters of /metrics agree with the totals: every start
+ * is in one queue's wait histogram and in one size class's; the requeued
+ * list is in name order, and none of its jobs runs (a start takes its
+ * job off); GPU-hours never go down. */
+static uint64_t waits_n(const struct fw_serve_waits *w)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i <= FW_NWAIT; i++)
+		n += w->n[i];
+	return n;
+}
+
+static void check_counters(struct session *x, double *gpu_s)
+{
+	const struct fw_serve_metrics *m = &x->d.m;
+	uint64_t by_queue = 0, by_size = 0;
+	double sum = 0;
+
+	for (int32_t i = 0; i < m->nqstat; i++) {
+		by_queue += waits_n(&m->qstat[i].wait);
+		sum += m->qstat[i].gpu_s;
+		if (i > 0 && strcmp(m->qstat[i - 1].queue, m->qstat[i].queue) >= 0)
+			die("the per-queue counters are out of order", m->qstat[i - 1].queue, m->qstat[i].queue);
+	}
+	for (int k = 0; k < FW_NWAIT_SIZES; k++)
+		by_size += waits_n(&m->size_wait[k]);
+	if (by_queue != m->starts || by_size != m->starts)
+		die("a start is missing from the time-to-start histograms", NULL, NULL);
+	if (sum < *gpu_s)
+		die("fairway_queue_gpu_hours_total went down", NULL, NULL);
+	*gpu_s = sum;
+	for (int32_t i = 0; i < m->nrequeued; i++) {
+		const char *state = "";
+		fw_time t0, t1, t2;
+		if (i > 0 && strcmp(m->requeued[i - 1].job, m->requeued[i].job) >= 0)
+			die("the requeued jobs are out of order", m->requeued[i - 1].job, m->requeued[i].job);
+		if (fw_local_job_info(x->d.be, m->requeued[i].job, &state, &t0, &t1, &t2, NULL, NULL) == FW_OK &&
+		    !strcmp(state, "running"))
+			die("a running job is still listed as requeued", m->requeued[i].job, NULL);
+	}
+}
+
 /* Inputs whose size leaves 2 over 7: each cycle attempt gets one request
  * between its plan and its apply, as the API's threads may send: a
  * cancel most often (the plan may start that job, or outlive it), a
@@ -757,6 +803,7 @@ static void step(struct session *x, struct bytes *b)
 		fw_serve_cycle_once(&x->d, &x->ar);
 		x->d.between = NULL;
 		check_allocations(x);
+		check_counters(x, &x->gpu_s);
 		if (getenv("FUZZ_SERVE_VERBOSE"))
 			fprintf(stderr, "cycle at %lld: %s\n", (long long)g_now, x->d.cycle_err);
 		break;

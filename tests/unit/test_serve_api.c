@@ -900,11 +900,14 @@ TEST(time_to_start_counts_from_the_last_requeue_and_gpu_hours_accrue)
 	submit(&f.d, "{\"name\":\"b\",\"queue\":\"q\",\"priority\":10,\"runtime\":300,\"tasks\":[{\"gpus\":8}]}");
 	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
 	ASSERT_STR_EQ(log_rows(&f.d, NULL, NULL), "200 start:a,evict:a,start:b");
+	ASSERT_EQ(f.d.m.nrequeued, 1);
+	ASSERT_STR_EQ(f.d.m.requeued[0].job, "a");
 	fixed_now = 5300;
 	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
 	fixed_now = 5400;
 	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
 	ASSERT_STR_EQ(log_rows(&f.d, NULL, NULL), "200 start:a,evict:a,start:b,reserve:a,start:a");
+	ASSERT_EQ(f.d.m.nrequeued, 0); /* a's start took it off the requeued list */
 	ASSERT_EQ(sample(&f.d, "fairway_queue_wait_seconds_count{queue=\"q\"}"), 3);
 	ASSERT_EQ(sample(&f.d, "fairway_queue_wait_seconds_sum{queue=\"q\"}"), 300);
 	ASSERT_EQ(sample(&f.d, "fairway_queue_wait_seconds_bucket{queue=\"q\",le=\"60\"}"), 2);
@@ -925,9 +928,33 @@ TEST(time_to_start_counts_from_the_last_requeue_and_gpu_hours_accrue)
 	served_down(&f);
 }
 
+/* The requeued list forgets jobs that left the world once it has grown
+ * past twice what the last prune kept (and 16): a waiting job's entry
+ * stays. */
+TEST(requeue_times_of_jobs_gone_are_pruned)
+{
+	struct served f;
+
+	served_up(&f);
+	submit(&f.d, "{\"name\":\"c\",\"queue\":\"q\",\"tasks\":[{\"gpus\":16}]}"); /* never fits: waits */
+	for (int i = 0; i < 17; i++) {
+		struct fw_serve_requeued *r =
+			fw_serve_grow(&f.d.m.requeued, &f.d.m.nrequeued, &f.d.m.cap_requeued, sizeof *r);
+		ASSERT(r != NULL);
+		snprintf(r->job, sizeof r->job, i == 0 ? "c" : "gone%02d", i); /* "c" < "gone..." */
+		r->at = 4000;
+	}
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	ASSERT_EQ(f.d.m.nrequeued, 1);
+	ASSERT_STR_EQ(f.d.m.requeued[0].job, "c");
+	ASSERT_EQ(f.d.m.requeued_kept, 1);
+	served_down(&f);
+}
+
 TEST_MAIN(a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
 	  an_unbounded_running_job_makes_left_unknown, no_left_without_budget_safe,
 	  before_the_first_cycle_jobs_are_whole_and_nodes_wait, a_cancelled_job_leaves_the_list_before_the_next_cycle,
 	  log_rows_older_than_log_keep_are_deleted_by_the_cycle, the_job_list_filters_by_queue_and_user,
 	  a_cut_job_list_says_it_is_truncated, the_node_list_filters_by_health,
-	  the_decision_log_is_served_with_its_filters, time_to_start_counts_from_the_last_requeue_and_gpu_hours_accrue)
+	  the_decision_log_is_served_with_its_filters, time_to_start_counts_from_the_last_requeue_and_gpu_hours_accrue,
+	  requeue_times_of_jobs_gone_are_pruned)
