@@ -11,7 +11,10 @@
 # not an error).  BENCH_SERVE_BACKLOG=N first fills the store's decision
 # log with N rows two days old (the backlog of a store that ran without
 # --log-keep), e.g. BENCH_SERVE_BACKLOG=1000000 BENCH_SERVE_ARGS="--log-keep 1d";
-# then it also prints the log rows trimmed and left.
+# then it also prints the log rows trimmed and left.  BENCH_SERVE_READER=1
+# also reads the log's last 100,000 rows (GET /v1/decisions?limit=100000,
+# with a backlog to read) over and over beside the load, and prints how
+# many reads and their median time: the audit read a cycle should not wait for.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${1:-build-serve-rel}
@@ -69,7 +72,17 @@ fi
 DPID=$!
 for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$PORT/v1/health" >/dev/null && break; sleep 0.1; done
 case "${BENCH_SERVE_ARGS-}" in *min-job-age*) export BENCH_SERVE_GONE_OK=1 ;; esac
+if [ -n "${BENCH_SERVE_READER-}" ]; then # big log reads beside the load, one at a time
+	(end=$((SECONDS + SECS)); while [ $SECONDS -lt $end ]; do
+		curl -s -o /dev/null -w '%{time_total}\n' "http://127.0.0.1:$PORT/v1/decisions?limit=100000"
+	done >"$T/reads") &
+	RPID=$!
+fi
 "$B/bench/bench_serve" "http://127.0.0.1:$PORT" "$(cat "$T/state/token")" "$RATE" "$SECS" || true
+if [ -n "${BENCH_SERVE_READER-}" ]; then
+	wait $RPID || true
+	sort -n "$T/reads" | awk '{t[NR] = $1} END {printf "log reads (limit=100000): %d, median %.3f s\n", NR, t[int((NR + 1) / 2)]}'
+fi
 echo "daemon peak RSS: $(awk '/VmHWM/ {printf "%.1f MiB", $2/1024}' /proc/$DPID/status)"
 curl -s "http://127.0.0.1:$PORT/metrics" >"$T/metrics"
 awk '/^fairway_cycle_seconds_(sum|count)/ {v[$1]=$2} /^fairway_cycles_stale_total/ {st=$2}

@@ -1441,6 +1441,26 @@ static bool whole_in(const char *v, long long lo, long long hi, long long *out)
 	return true;
 }
 
+/* The log's rows into rows, through the reader connection, with the
+ * state lock let go meanwhile (the caller holds it, and holds it again
+ * after): a 100,000-row read takes about half a second, which neither
+ * the cycle nor the other requests wait for.  Nothing of the daemon's
+ * state is touched while it is let go. */
+static int read_log(struct fw_serve *d, fw_time since, const char *job, const char *kind, int limit, json_t *rows,
+		    char *why, size_t n)
+{
+	int rc;
+
+	pthread_mutex_unlock(&d->mu);
+	pthread_mutex_lock(&d->read_mu);
+	rc = fw_store_decisions(d->reader, since, job, kind, limit, add_log_row, rows);
+	if (rc != FW_OK)
+		snprintf(why, n, "%s", fw_store_errmsg(d->reader));
+	pthread_mutex_unlock(&d->read_mu);
+	pthread_mutex_lock(&d->mu);
+	return rc;
+}
+
 /* GET /v1/decisions: what the daemon decided and applied, from the
  * decision log (the store's; --log-keep bounds it): the last ?limit=
  * rows (default 100), oldest first, at or after ?since= (a Unix time;
@@ -1451,6 +1471,7 @@ static void h_decisions(struct ctx *c)
 {
 	const char *job = arg(c, "job"), *kind = arg(c, "kind");
 	long long since = 0, limit = 100;
+	char why[256];
 	json_t *rows;
 
 	if (arg(c, "since") && !whole_in(arg(c, "since"), -FW_API_TIME_MAX, FW_API_TIME_MAX, &since))
@@ -1466,9 +1487,9 @@ static void h_decisions(struct ctx *c)
 		return fail(c, 400, "EINVAL", "kind", "must be start, evict, reserve, drain or requeue");
 	if (!(rows = json_array()))
 		return fail(c, 500, "ENOMEM", "", "out of memory");
-	if (fw_store_decisions(c->d->store, since, job, kind, (int)limit + 1, add_log_row, rows) != FW_OK) {
+	if (read_log(c->d, since, job, kind, (int)limit + 1, rows, why, sizeof why) != FW_OK) {
 		json_decref(rows);
-		return fail(c, 500, "EIO", "store", "the decision log cannot be read: %s", fw_store_errmsg(c->d->store));
+		return fail(c, 500, "EIO", "store", "the decision log cannot be read: %s", why);
 	}
 	json_t *body = json_object();
 	if (json_array_size(rows) > (size_t)limit) { /* one more than asked: the oldest goes */

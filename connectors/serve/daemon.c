@@ -651,6 +651,7 @@ static void free_daemon(struct fw_serve *d)
 {
 	if (d->be)
 		d->bops->close(d->be);
+	fw_store_close(d->reader);
 	fw_store_close(d->store);
 	fw_snapshot_free(d->fleet);
 	json_decref(d->view);
@@ -663,6 +664,7 @@ static void free_daemon(struct fw_serve *d)
 	if (d->lock_fd >= 0)
 		close(d->lock_fd); /* last: the next daemon may start now */
 	pthread_mutex_destroy(&d->mu);
+	pthread_mutex_destroy(&d->read_mu);
 	pthread_cond_destroy(&d->wake);
 }
 
@@ -697,6 +699,7 @@ int fw_serve_open(struct fw_serve *d, const struct fw_serve_opts *o, char *err, 
 
 	memset(d, 0, sizeof *d);
 	pthread_mutex_init(&d->mu, NULL);
+	pthread_mutex_init(&d->read_mu, NULL);
 	pthread_cond_init(&d->wake, NULL);
 	d->opts = o;
 	d->lock_fd = -1;
@@ -710,7 +713,8 @@ int fw_serve_open(struct fw_serve *d, const struct fw_serve_opts *o, char *err, 
 	}
 	if (load_fleet(d, err, errn) || lock_state(d, err, errn))
 		return FW_EINVAL;
-	if (fw_store_open(o->state_dir, o->sync_full, &d->store, &dg) != FW_OK) {
+	if (fw_store_open(o->state_dir, o->sync_full, &d->store, &dg) != FW_OK ||
+	    fw_store_open_reader(o->state_dir, &d->reader, &dg) != FW_OK) {
 		fw_diag_format(&dg, err, errn);
 		return FW_EIO;
 	}

@@ -102,6 +102,11 @@ struct fw_serve {
 					     * threshold (history.h): the core's
 					     * defaults (never changes) */
 	struct fw_serve_store *store;
+	/* The decision log's reader (store.h fw_store_open_reader), used
+	 * under read_mu and not mu: a long GET /v1/decisions holds up
+	 * neither the cycle nor the rest of the API. */
+	pthread_mutex_t read_mu;
+	struct fw_serve_store *reader;
 	const struct fw_backend_ops *bops;
 	struct fw_backend *be;
 	char token[256];                    /* every mutating endpoint */

@@ -231,6 +231,37 @@ int fw_store_open(const char *dir, bool sync_full, struct fw_serve_store **out, 
 	return FW_OK;
 }
 
+/* A second connection, read-only, for the log's long reads (GET
+ * /v1/decisions) outside the daemon's state lock: in WAL mode it reads
+ * the last committed state while the cycle writes.  Only the decisions
+ * statements are prepared; the schema is the writer's (opened first). */
+int fw_store_open_reader(const char *dir, struct fw_serve_store **out, struct fw_diag *d)
+{
+	char path[4096];
+	struct fw_serve_store *st = calloc(1, sizeof *st);
+	int rc;
+
+	if (!st)
+		return FW_ENOMEM;
+	snprintf(path, sizeof path, "%s/fairway.db", dir);
+	if (sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK) {
+		rc = fw_diag_set(d, FW_EIO, path, 0, 0, "--state", "cannot open for reading: %s",
+				 st->db ? sqlite3_errmsg(st->db) : "out of memory");
+		sqlite3_close(st->db);
+		free(st);
+		return rc;
+	}
+	sqlite3_busy_timeout(st->db, 5000);
+	if ((rc = prep_decisions(st, d))) {
+		if (d)
+			snprintf(d->file, sizeof d->file, "%.255s", path);
+		fw_store_close(st);
+		return rc;
+	}
+	*out = st;
+	return FW_OK;
+}
+
 void fw_store_close(struct fw_serve_store *st)
 {
 	if (!st)

@@ -26,7 +26,9 @@
  * appended) that a database lacks, each in its own transaction, and
  * refuses a database newer than this binary.
  *
- * Threads: none of its own; the daemon calls it under its state lock.
+ * Threads: none of its own; the daemon calls it under its state lock,
+ * but for the decision log's reader (fw_store_open_reader), which has a
+ * lock of its own.
  * Errors: fw_err values; FW_EIO carries the SQLite message in the diag.
  */
 #ifndef FAIRWAY_SERVE_STORE_H
@@ -68,6 +70,12 @@ struct fw_store_decision {
 
 int fw_store_open(const char *dir, bool sync_full, struct fw_serve_store **out,
 		  struct fw_diag *d);
+/* A read-only second connection to DIR's database (opened, and migrated,
+ * by fw_store_open first) that answers fw_store_decisions and nothing
+ * else: the daemon reads the log through it without its state lock
+ * (WAL: readers see the last commit and never block the writer).  Its
+ * statements are its own; callers serialise their use of it. */
+int fw_store_open_reader(const char *dir, struct fw_serve_store **out, struct fw_diag *d);
 void fw_store_close(struct fw_serve_store *st);
 int fw_store_schema_version(struct fw_serve_store *st);
 

@@ -7,9 +7,13 @@
  * (local.c), and a refused change ends no job.
  */
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../harness.h"
@@ -951,10 +955,65 @@ TEST(requeue_times_of_jobs_gone_are_pruned)
 	served_down(&f);
 }
 
+/* GET /v1/decisions reads the log with the state lock let go: while its
+ * read waits (the test holds the reader's lock), a cycle runs and other
+ * requests are answered; then it answers in full. */
+struct log_read {
+	struct fw_serve *d;
+	_Atomic int done;
+	const char *line;
+};
+
+static void *log_read_thread(void *arg)
+{
+	struct log_read *r = arg;
+
+	r->line = log_rows(r->d, NULL, NULL);
+	r->done = 1;
+	return NULL;
+}
+
+TEST(a_log_read_lets_the_state_lock_go)
+{
+	struct served f;
+	struct log_read r;
+	pthread_t th;
+	bool let_go = false;
+
+	served_up(&f);
+	submit(&f.d, "{\"name\":\"a\",\"queue\":\"q\",\"tasks\":[{\"gpus\":4}]}");
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	r = (struct log_read){ &f.d, 0, NULL };
+	uint64_t before = f.d.m.http_requests;
+	pthread_mutex_lock(&f.d.read_mu);
+	ASSERT_EQ(pthread_create(&th, NULL, log_read_thread, &r), 0);
+	for (int i = 0; i < 500 && !let_go; i++) { /* the request came in, has not answered, and mu is free */
+		if (pthread_mutex_trylock(&f.d.mu) == 0) {
+			let_go = f.d.m.http_requests > before && !r.done;
+			pthread_mutex_unlock(&f.d.mu);
+		}
+		if (!let_go)
+			nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
+	}
+	int cycled = let_go ? fw_serve_cycle_once(&f.d, &f.ar) : -1;
+	char jobs[4096] = "";
+	unsigned jobs_status = let_go ? get_as(&f.d, "/v1/jobs", NULL, jobs, sizeof jobs) : 0;
+	bool waited = !r.done;
+	pthread_mutex_unlock(&f.d.read_mu);
+	pthread_join(th, NULL);
+	ASSERT(let_go);
+	ASSERT_EQ(cycled, FW_OK);
+	ASSERT_EQ(jobs_status, 200);
+	ASSERT_STR_CONTAINS(jobs, "\"name\":\"a\"");
+	ASSERT(waited);
+	ASSERT_STR_EQ(r.line, "200 start:a");
+	served_down(&f);
+}
+
 TEST_MAIN(a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
 	  an_unbounded_running_job_makes_left_unknown, no_left_without_budget_safe,
 	  before_the_first_cycle_jobs_are_whole_and_nodes_wait, a_cancelled_job_leaves_the_list_before_the_next_cycle,
 	  log_rows_older_than_log_keep_are_deleted_by_the_cycle, the_job_list_filters_by_queue_and_user,
 	  a_cut_job_list_says_it_is_truncated, the_node_list_filters_by_health,
 	  the_decision_log_is_served_with_its_filters, time_to_start_counts_from_the_last_requeue_and_gpu_hours_accrue,
-	  requeue_times_of_jobs_gone_are_pruned)
+	  requeue_times_of_jobs_gone_are_pruned, a_log_read_lets_the_state_lock_go)

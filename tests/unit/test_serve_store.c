@@ -304,6 +304,41 @@ TEST(the_decision_log_answers_by_time_job_and_kind)
 	fw_store_close(st);
 }
 
+/* The reader connection (GET /v1/decisions without the state lock)
+ * sees what the writer committed, not what an open transaction holds,
+ * and reads while the writer's transaction is open (WAL). */
+TEST(the_reader_sees_committed_rows_only_and_reads_during_a_write)
+{
+	struct fw_serve_store *st = NULL, *rd = NULL;
+	struct fw_store_decision dec = { 1, 100, 1, "start", "a", "", "started", "t" };
+	struct fw_diag d;
+	char out[512];
+
+	fresh_dir();
+	memset(&d, 0, sizeof d);
+	ASSERT_EQ(fw_store_open_reader(dir, &rd, &d), FW_EIO); /* no database yet: the writer makes it */
+	ASSERT_STR_CONTAINS(d.msg, "cannot open for reading");
+	ASSERT_EQ(fw_store_open(dir, false, &st, NULL), FW_OK);
+	ASSERT_EQ(fw_store_open_reader(dir, &rd, NULL), FW_OK);
+	ASSERT_EQ(fw_store_log_decision(st, &dec), FW_OK);
+	out[0] = 0;
+	ASSERT_EQ(fw_store_decisions(rd, 0, NULL, NULL, 100, row_cb, out), FW_OK);
+	ASSERT_STR_EQ(out, "start:a@100");
+	ASSERT_EQ(fw_store_begin(st), FW_OK);
+	dec.at = 200;
+	dec.job = "b";
+	ASSERT_EQ(fw_store_log_decision(st, &dec), FW_OK);
+	out[0] = 0;
+	ASSERT_EQ(fw_store_decisions(rd, 0, NULL, NULL, 100, row_cb, out), FW_OK); /* not blocked */
+	ASSERT_STR_EQ(out, "start:a@100");
+	ASSERT_EQ(fw_store_commit(st), FW_OK);
+	out[0] = 0;
+	ASSERT_EQ(fw_store_decisions(rd, 0, NULL, "start", 100, row_cb, out), FW_OK);
+	ASSERT_STR_EQ(out, "start:a@100,start:b@200");
+	fw_store_close(rd);
+	fw_store_close(st);
+}
+
 TEST(newer_schema_is_refused)
 {
 	struct fw_serve_store *st = NULL;
@@ -329,4 +364,5 @@ TEST(temporary_directory_removed)
 TEST_MAIN(migrates_to_current_version_in_wal_mode, documents_survive_reopen_and_rollback_leaves_nothing,
 	  decision_log_rows_are_written, a_version_3_store_gains_the_time_indexes,
 	  trim_deletes_old_log_rows_oldest_first_within_the_limit, the_decision_log_answers_by_time_job_and_kind,
-	  newer_schema_is_refused, temporary_directory_removed)
+	  the_reader_sees_committed_rows_only_and_reads_during_a_write, newer_schema_is_refused,
+	  temporary_directory_removed)
