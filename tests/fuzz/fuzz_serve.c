@@ -47,7 +47,11 @@
  * list by a health state, by degraded or by lemon (?health=); and GET
  * /v1/decisions for a job (?job=, ?since= its submission) against the
  * decisions GET /v1/jobs/{name} shows.  After every cycle, what the local
- * backend runs fits the fleet: no GPU given twice, none a node lacks.
+ * backend runs fits the fleet: no GPU given twice, none a node lacks;
+ * and /metrics' per-queue counters agree with the totals: every start is
+ * in one queue's and one job size's time-to-start histogram, the
+ * requeued list is in name order with none of its jobs running, and the
+ * GPU-hours never fall.
  * Inputs whose size leaves 2 over 7 send one request between a cycle's
  * plan and its apply (a cancel most often, a submission, a health
  * report, a delete), as the API's threads may: the plan is applied only
