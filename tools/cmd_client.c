@@ -10,10 +10,12 @@
  */
 #include <stdarg.h>
 #include <math.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <curl/curl.h>
 #include <jansson.h>
@@ -814,6 +816,22 @@ static int node_selector(struct opts *o, json_t *j)
 	return 0;
 }
 
+/* The name of the user running this command, as sbatch and squeue --me
+ * take it: the effective uid's login name, else $USER; NULL when neither
+ * says. */
+static const char *login_name(char *buf, size_t n)
+{
+	struct passwd pw, *found = NULL;
+	char scratch[4096];
+	const char *env = getenv("USER");
+
+	if (getpwuid_r(geteuid(), &pw, scratch, sizeof scratch, &found) == 0 && found && found->pw_name[0]) {
+		snprintf(buf, n, "%s", found->pw_name);
+		return buf;
+	}
+	return env && *env ? env : NULL;
+}
+
 static json_t *job_body(struct opts *o, int *rc)
 {
 	const char *file = flag(o, "--file");
@@ -834,8 +852,10 @@ static json_t *job_body(struct opts *o, int *rc)
 	t = json_object();
 	if (flag(o, "--name"))
 		json_object_set_new(j, "name", json_string(flag(o, "--name")));
-	if (flag(o, "--user"))
-		json_object_set_new(j, "user", json_string(flag(o, "--user")));
+	char me[FW_NAME_MAX];
+	const char *user = flag(o, "--user") ? flag(o, "--user") : login_name(me, sizeof me);
+	if (user && *user) /* as sbatch: the submitter's, unless --user says (--user '': none) */
+		json_object_set_new(j, "user", json_string(user));
 	if (flag(o, "--required-level"))
 		json_object_set_new(j, "requiredLevel", json_string(flag(o, "--required-level")));
 	if ((*rc = set_secs(o, j, "runtime", "--runtime")) || (*rc = set_num(o, j, "priority", "--priority", true)) ||
@@ -887,14 +907,24 @@ static int query_path(struct opts *o, const char *base, const char *const (*filt
 	return 0;
 }
 
-/* GET /v1/jobs with the list's filters: ?state=, ?queue=, ?user= and
- * ?limit=. */
+/* GET /v1/jobs with the list's filters: ?state=, ?queue=, ?user= (or
+ * --me: this login's) and ?limit=. */
 static int jobs_list_path(struct opts *o, char *path, size_t n)
 {
 	static const char *const filters[][2] = { { "--state", "state" }, { "--queue", "queue" }, { "--user", "user" },
 						  { "--limit", "limit" }, { NULL, NULL } };
+	char base[32 + 3 * FW_NAME_MAX] = "/v1/jobs", me[FW_NAME_MAX], v[3 * FW_NAME_MAX + 1];
+	const char *who;
 
-	return query_path(o, "/v1/jobs", filters, path, n);
+	if (has(o, "--me")) {
+		if (flag(o, "--user"))
+			return fw_cli_usage_error(o->cmd, "--me and --user %s: give one of them", flag(o, "--user"));
+		if (!(who = login_name(me, sizeof me)) || !encode(v, sizeof v, who))
+			return fw_cli_usage_error(o->cmd, "--me: this login has no user name (no passwd entry, no $USER);"
+							  " give --user U");
+		snprintf(base, sizeof base, "/v1/jobs?user=%s", v);
+	}
+	return query_path(o, base, filters, path, n);
 }
 
 /* `fairway jobs cancel NAME...`, as scancel takes several: each in turn,
@@ -1385,7 +1415,7 @@ static int cmd_decisions(struct opts *o)
 /* --- entry ------------------------------------------------------------------------------------------ */
 static const char client_usage[] =
 	"usage: fairway queues [list | show NAME | set NAME [flags] | create NAME [flags] | delete NAME]\n"
-	"       fairway jobs [list [--state S] [--queue Q] [--user U] [--limit N] | show NAME |\n"
+	"       fairway jobs [list [--state S] [--queue Q] [--user U | --me] [--limit N] | show NAME |\n"
 	"                     why NAME | submit FLAGS | cancel NAME...]\n"
 	"       fairway nodes [list [--health S,...] | show NAME |\n"
 	"                      health NAME --healthy|--unhealthy [--reason R] [--bad-gpus 0,3]]\n"
@@ -1440,6 +1470,9 @@ static const char client_usage[] =
 	"                     [--gpu-fraction F]  (with --gpus 1: a share of one GPU,\n"
 	"                     0.001..1)\n"
 	"                     [--name N] [--user U] [--cpu C] [--memory MiB]\n"
+	"                     (--user: whose job it is, for fair share between the\n"
+	"                     users of a queue; default your login name, as sbatch;\n"
+	"                     --user '' for none)\n"
 	"                     [--gpu-model M] [--required-level rack]\n"
 	"                     [--checkpoint-interval S]  (it saves every S s: evict it\n"
 	"                     before jobs that would lose more work)\n"
@@ -1462,6 +1495,7 @@ static const char client_usage[] =
 	"                     by its run-time limit: its own or its queue's) or all\n"
 	"          --queue Q: the jobs of queue Q only (not of the queues under it);\n"
 	"          --user U:  the jobs of user U only (as squeue -p Q -u U)\n"
+	"          --me:      your own jobs: those of your login name (squeue --me)\n"
 	"          --limit N: at most N jobs (default 1000, up to 100000); when more\n"
 	"                     match, the table says so on stderr (--json: \"truncated\")\n"
 	"jobs why NAME:       one screen: state, its run-time limit, why it waits, when it\n"
@@ -1514,7 +1548,7 @@ static const struct spec {
 	{ "queues", "delete", 1, "", "" },
 	{ "queues", "set", 1, QUEUE_FLAGS, "" },
 	{ "queues", "create", 1, QUEUE_FLAGS, "" },
-	{ "jobs", "list", 0, " --state --queue --user --limit ", "" },
+	{ "jobs", "list", 0, " --state --queue --user --limit ", " --me " },
 	{ "jobs", "submit", 0, JOB_FLAGS, "" },
 	{ "jobs", "show", 1, "", "" },
 	{ "jobs", "why", 1, "", "" },

@@ -565,6 +565,17 @@ req GET /v1/jobs/cli-job
 check "fairway jobs submit creates the job" [ "$CODE" = 200 ]
 check "the job keeps its checkpoint interval (reclaim's victim order reads it)" \
 	[ "$(jfield 'j["checkpointInterval"]')" = 1800 ]
+check "fairway jobs submit without --user: the job is the submitter's, as with sbatch ($(id -un))" \
+	[ "$(jfield 'j["user"]')" = "$(id -un)" ]
+"$FW" jobs submit --queue llm --gpus 1 --user '' --name cli-nobody "${C[@]}" >/dev/null 2>&1
+req GET /v1/jobs/cli-nobody
+check "fairway jobs submit --user '': no user" [ "$(jfield 'j.get("user", "")')" = "" ]
+"$FW" jobs list --me --json "${C[@]}" >"$T/mine" 2>&1
+check "fairway jobs list --me: the submitter's jobs only (cli-job, not cli-nobody)" python3 -c 'import json, os, pwd, sys
+l = json.load(open(sys.argv[1]))["jobs"]; me = pwd.getpwuid(os.geteuid()).pw_name
+names = [x["name"] for x in l]
+assert "cli-job" in names and "cli-nobody" not in names and all(x.get("user") == me for x in l), l' "$T/mine"
+"$FW" jobs cancel cli-nobody "${C[@]}" >/dev/null 2>&1
 "$FW" jobs submit --queue llm --gpus 1 --gpus 2 --name cli-last "${C[@]}" >/dev/null 2>&1
 req GET /v1/jobs/cli-last
 check "a flag given twice: the last one counts (--gpus 1 --gpus 2: 2 GPUs)" [ "$(jfield 'j["gpus"]')" = 2 ]
