@@ -958,6 +958,26 @@ static bool auto_job_name(struct fw_serve *d, char *name, size_t len, int64_t *n
 	return false;
 }
 
+/* POST /v1/jobs?dryRun=true (sbatch --test-only): the job, valid as a
+ * submission, planned as if submitted now, and answered as the view
+ * would show it after that cycle ("state" running: it would start at
+ * once, "nodes"; pending: "reason", "reasonText", "expectedStart");
+ * nothing is stored, no name is used up.  dryRun=false is a submission. */
+static void dry_run(struct ctx *c, const struct fw_backend_job *bj)
+{
+	struct fw_diag dg;
+	json_t *job = NULL;
+	int rc;
+
+	if (!c->d->bops->probe)
+		return fail(c, 501, "EDECLINED", "dryRun", "the %s backend cannot plan a job it does not hold",
+			    c->d->bops->name);
+	memset(&dg, 0, sizeof dg);
+	if ((rc = fw_serve_estimate(c->d, bj, &job, &dg)) != FW_OK)
+		return fail_diag(c, rc, &dg);
+	reply(c, 200, json_pack("{s:b,s:o}", "dryRun", 1, "job", job));
+}
+
 static void h_job_submit(struct ctx *c)
 {
 	struct fw_serve *d = c->d;
@@ -965,12 +985,16 @@ static void h_job_submit(struct ctx *c)
 	struct fw_backend_job *bj = fw_backend_job_room(&room);
 	struct fw_diag dg;
 	fw_time now = fw_serve_now();
+	const char *dry = arg(c, "dryRun");
 	int rc;
 
 	memset(&dg, 0, sizeof dg);
 	if (!d->bops->submit)
 		return fail(c, 501, "EDECLINED", "", "the %s backend takes jobs from its own tools, not this API",
 			    d->bops->name);
+	if (dry && strcmp(dry, "true") && strcmp(dry, "false"))
+		return fail(c, 400, "EINVAL", "dryRun", "must be true (plan the job as if submitted now, keep "
+						       "nothing) or false");
 	if (!need_body(c) || !backend_ready(c))
 		return;
 	if ((rc = fw_codec_job_parse(c->body, &d->fleet->topology, bj, &dg)) != FW_OK ||
@@ -983,6 +1007,8 @@ static void h_job_submit(struct ctx *c)
 			    (long long)d->next_job, (long long)n - 1);
 	if ((rc = check_job(d, bj, &dg)) != FW_OK)
 		return fail_diag(c, rc, &dg);
+	if (dry && !strcmp(dry, "true"))
+		return dry_run(c, bj);
 	if ((rc = fw_store_begin(d->store)) != FW_OK)
 		return (void)commit_or_fail(c, rc);
 	rc = named ? FW_OK : fw_store_meta_put(d->store, "next_job", n + 1);

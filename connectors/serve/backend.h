@@ -47,7 +47,7 @@
  * in fw_backend_world.skipped_jobs (the daemon shows the count).
  *
  * Optional operations.  submit, cancel, health, explain, windows,
- * release and reload may be NULL: the API then answers 501 for job
+ * release, reload, usage and probe may be NULL: the API then answers 501 for job
  * submission/cancel, node health comes only from POSTed reports, waiting
  * reasons stay in the API, and maintenance windows stay in the daemon's
  * plans.  The local backend implements all of them but windows; a Slurm
@@ -384,6 +384,15 @@ struct fw_backend_ops {
 	 * the manager keeps none (or the operator said not to use it), and
 	 * the daemon accrues its own as it does without this op. */
 	int (*usage)(struct fw_backend *b, struct fw_snapshot *s, struct fw_diag *d);
+	/* Optional (with submit): add j to s, which read() just filled, as
+	 * a waiting job submitted at now, exactly as read() would show it
+	 * once submitted (its selectors and slices resolved), keeping
+	 * nothing: what POST /v1/jobs?dryRun=true plans with (sbatch
+	 * --test-only).  Its index in s, or a negative fw_err with *d
+	 * filled (FW_EEXIST: the name is taken; FW_EDECLINED: its queue or
+	 * selectors meet nothing here). */
+	int (*probe)(struct fw_backend *b, struct fw_snapshot *s, const struct fw_backend_job *j, fw_time now,
+		     struct fw_diag *d);
 };
 
 /* The built-in virtual cluster (local.c). */

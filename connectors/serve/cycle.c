@@ -1261,6 +1261,53 @@ static void submitted_runtimes(struct fw_serve *d, json_t *view)
 	}
 }
 
+/* --- a dry run ---------------------------------------------------------------------- */
+/* The plan of t (the would-be job in it) with its own arena, and the job
+ * named job as the view would show it after that plan, into *out. */
+static int plan_alone(struct fw_serve *d, struct taken *t, const char *job, json_t **out, char *err, size_t errn)
+{
+	struct actlist acts = { NULL, 0, 0 };
+	struct fw_plan *p = NULL;
+	struct fw_arena ar;
+	json_t *view = NULL;
+	int *status = NULL; /* all FW_OK: every action as if applied */
+	int rc;
+
+	fw_arena_init(&ar, 0);
+	rc = plan(d, t, &ar, &p, &acts, err, errn);
+	if (rc == FW_OK && !(status = calloc((size_t)acts.n + 1, sizeof *status)))
+		rc = FW_ENOMEM;
+	if (rc == FW_OK && !(view = fw_serve_build_view(t->s, p, acts.a, status, acts.n, t->health, t->nhealth,
+							  &d->hcfg, 0, t->wgen, 0, t->skipped)))
+		rc = FW_ENOMEM;
+	if (view && !(*out = json_incref(json_object_get(json_object_get(view, "jobs"), job))))
+		rc = FW_ENOENT; /* the view shows every job of the snapshot: never */
+	json_decref(view);
+	free(status);
+	free_actions(&acts);
+	fw_arena_release(&ar);
+	return rc;
+}
+
+int fw_serve_estimate(struct fw_serve *d, const struct fw_backend_job *bj, json_t **out, struct fw_diag *dg)
+{
+	struct taken t;
+	char err[1024] = "";
+	int rc;
+
+	*out = NULL;
+	memset(&t, 0, sizeof t);
+	if ((rc = take(d, &t, err, sizeof err)) == FW_OK && (rc = d->bops->probe(d->be, t.s, bj, t.s->now, dg)) >= 0) {
+		pthread_mutex_unlock(&d->mu); /* planning reads only t and the daemon's constants */
+		rc = plan_alone(d, &t, bj->job.name, out, err, sizeof err);
+		pthread_mutex_lock(&d->mu);
+	}
+	free_taken(&t);
+	if (rc != FW_OK && !dg->msg[0])
+		fw_diag_set(dg, rc, "", 0, 0, "", "the plan failed: %s", err[0] ? err : fw_strerror(rc));
+	return rc;
+}
+
 static int run_cycle(struct fw_serve *d, struct fw_arena *ar, int attempt)
 {
 	struct taken t;

@@ -1410,6 +1410,35 @@ static int local_read(struct fw_backend *b, struct fw_snapshot *s, struct fw_bac
 	return FW_OK;
 }
 
+/* A would-be job (backend.h probe): the read's phases for one job that
+ * is not kept. */
+static int local_probe(struct fw_backend *b, struct fw_snapshot *s, const struct fw_backend_job *j, fw_time now,
+		       struct fw_diag *d)
+{
+	struct ljob lj;
+	int32_t job;
+	int rc;
+
+	if (find_job(b, j->job.name))
+		return fw_diag_set(d, FW_EEXIST, "", 0, 0, "name", "a job named \"%s\" already exists", j->job.name);
+	memset(&lj, 0, sizeof lj);
+	lj.bj = *j; /* its selectors stay the caller's: read here, never kept */
+	lj.state = L_PENDING;
+	lj.submit = now;
+	struct selcache c = { 0, malloc(((size_t)b->fleet->nnodes + 1) * sizeof *c.scratch), { { 0 } } };
+	if (!c.scratch)
+		return fw_diag_set(d, FW_ENOMEM, "", 0, 0, "jobs", "out of memory");
+	if ((rc = admissible(b, &c, s, &lj)) == FW_EDECLINED)
+		fw_diag_set(d, rc, "", 0, 0, "nodeSelector", "no node of the fleet meets the job's node selectors");
+	else if ((rc = job = add_job(b, s, &lj)) >= 0 && (rc = restrict_job(b, &c, s, job, &lj)) >= 0 &&
+		 (rc = slice_job(s, job, &lj)) >= 0)
+		rc = job;
+	else
+		fw_diag_set(d, rc, "", 0, 0, "jobs", "cannot add job %s", j->job.name);
+	free(c.scratch);
+	return rc;
+}
+
 /* --- apply: one function per decision kind -------------------------------- */
 /* Make f, a changed copy of job *lj (its placements its own, or none), the
  * job, once the store took it: memory changes only after the write did,
@@ -1698,6 +1727,7 @@ const struct fw_backend_ops fw_backend_local = {
 	.close = local_close,
 	.release = local_release,
 	.reload = local_reload,
+	.probe = local_probe,
 };
 
 /* For the API's job list: the local backend's own view of a job's life

@@ -159,6 +159,17 @@ void fw_serve_close(struct fw_serve *d);
  * once, a few times), on the calling thread; the caller holds no lock.
  * FW_OK, or the last attempt's error (d->cycle_err says why). */
 int fw_serve_cycle_once(struct fw_serve *d, struct fw_arena *ar);
+/* cycle.c: a dry run of submitting bj (POST /v1/jobs?dryRun=true, as
+ * sbatch --test-only): the world taken as a cycle takes it, bj added by
+ * the backend's probe op (which the caller checked is there) as it
+ * would show once submitted, and the whole cycle planned with the state
+ * lock let go; nothing applied, logged or kept.  *out: the job as the
+ * view would show it after that plan (running: it would start now, on
+ * those nodes; pending: why, and when it is expected to start).  Called
+ * and returns with d->mu held (the model may have moved meanwhile).
+ * FW_OK, or an error with *dg filled (FW_EEXIST: the name is taken). */
+struct fw_backend_job;
+int fw_serve_estimate(struct fw_serve *d, const struct fw_backend_job *bj, json_t **out, struct fw_diag *dg);
 
 /* daemon.c: model helpers for the API (caller holds mu) */
 struct fw_snapshot *fw_serve_skeleton(struct fw_serve *d, const struct fw_queue_spec *qs, int32_t nq,

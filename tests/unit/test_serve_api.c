@@ -1010,10 +1010,75 @@ TEST(a_log_read_lets_the_state_lock_go)
 	served_down(&f);
 }
 
+/* POST /v1/jobs?dryRun=VAL with body: "STATUS state expectedStart-or-nodes",
+ * or "STATUS body" when it is not a 200. */
+static const char *dry_run(struct fw_serve *d, const char *val, const char *body)
+{
+	static char out[1024];
+	char auth[300];
+	const char *const args[] = { "dryRun", val, NULL };
+	struct fw_api_req rq = { "POST", "/v1/jobs", NULL, NULL, auth, body, strlen(body), args };
+	struct fw_api_resp rs;
+	json_t *o, *j;
+
+	snprintf(auth, sizeof auth, "Bearer %s", d->token);
+	fw_api_handle(d, &rq, &rs);
+	if (rs.status == 200 && (o = json_loads(rs.body, 0, NULL)) && json_is_true(json_object_get(o, "dryRun"))) {
+		j = json_object_get(o, "job");
+		if (!strcmp(json_string_value(json_object_get(j, "state")), "running"))
+			snprintf(out, sizeof out, "200 running on %s",
+				 json_string_value(json_array_get(json_object_get(j, "nodes"), 0)));
+		else
+			snprintf(out, sizeof out, "200 %s %s from %lld", json_string_value(json_object_get(j, "state")),
+				 json_string_value(json_object_get(j, "reason")),
+				 (long long)json_integer_value(json_object_get(j, "expectedStart")));
+		json_decref(o);
+	} else {
+		snprintf(out, sizeof out, "%u %s", rs.status, rs.body ? rs.body : "");
+	}
+	free(rs.body);
+	return out;
+}
+
+/* A dry run (sbatch --test-only) answers what the next cycle would do
+ * with the job, and keeps nothing: no job, no log row, no name used up;
+ * the same job submitted for real then gets the same expected start. */
+TEST(a_dry_run_plans_the_job_and_keeps_nothing)
+{
+	struct served f;
+	char body[4096];
+	const char *b = "{\"name\":\"b\",\"queue\":\"q\",\"runtime\":100,\"tasks\":[{\"gpus\":8}]}";
+
+	served_up(&f);
+	submit(&f.d, "{\"name\":\"a\",\"queue\":\"q\",\"runtime\":600,\"tasks\":[{\"gpus\":4}]}");
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar)); /* a runs from 5000 to 5600 on half of n0 */
+	fixed_now = 5100;
+	int64_t next = f.d.next_job;
+	ASSERT_STR_EQ(dry_run(&f.d, "true", "{\"queue\":\"q\",\"tasks\":[{\"gpus\":4}]}"), "200 running on n0");
+	ASSERT_STR_EQ(dry_run(&f.d, "true", b), "200 pending has_reservation from 5600");
+	ASSERT_EQ(f.d.next_job, next);
+	ASSERT_EQ(get_as(&f.d, "/v1/jobs/b", NULL, body, sizeof body), 404);
+	ASSERT_STR_EQ(log_rows(&f.d, NULL, NULL), "200 start:a");
+	ASSERT_STR_CONTAINS(dry_run(&f.d, "yes", b), "400 {\"error\":{\"status\":400,\"code\":\"EINVAL\",\"field\":\"dryRun\"");
+	ASSERT_STR_CONTAINS(dry_run(&f.d, "true", "{\"name\":\"a\",\"queue\":\"q\",\"tasks\":[{\"gpus\":1}]}"),
+			    "409 ");
+	ASSERT_STR_CONTAINS(dry_run(&f.d, "true", "{\"queue\":\"nope\",\"tasks\":[{\"gpus\":1}]}"), "\"field\":\"queue\"");
+	ASSERT_EQ(get_as(&f.d, "/v1/jobs", "all", body, sizeof body), 200);
+	ASSERT(strstr(body, "\"name\":\"b\"") == NULL);
+	/* for real now: the cycle gives b the start the dry run said */
+	ASSERT_STR_CONTAINS(dry_run(&f.d, "false", b), "201 {\"name\":\"b\""); /* dryRun=false submits */
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	ASSERT_EQ(get_as(&f.d, "/v1/jobs/b", NULL, body, sizeof body), 200);
+	ASSERT_STR_CONTAINS(body, "\"expectedStart\":5600");
+	ASSERT_STR_CONTAINS(body, "\"reason\":\"has_reservation\"");
+	served_down(&f);
+}
+
 TEST_MAIN(a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
 	  an_unbounded_running_job_makes_left_unknown, no_left_without_budget_safe,
 	  before_the_first_cycle_jobs_are_whole_and_nodes_wait, a_cancelled_job_leaves_the_list_before_the_next_cycle,
 	  log_rows_older_than_log_keep_are_deleted_by_the_cycle, the_job_list_filters_by_queue_and_user,
 	  a_cut_job_list_says_it_is_truncated, the_node_list_filters_by_health,
 	  the_decision_log_is_served_with_its_filters, time_to_start_counts_from_the_last_requeue_and_gpu_hours_accrue,
-	  requeue_times_of_jobs_gone_are_pruned, a_log_read_lets_the_state_lock_go)
+	  requeue_times_of_jobs_gone_are_pruned, a_log_read_lets_the_state_lock_go,
+	  a_dry_run_plans_the_job_and_keeps_nothing)
