@@ -358,7 +358,7 @@ static int parse_time(struct opts *o, const char *fl, json_t *obj, const char *k
 static int file_alone(struct opts *o, const char *what)
 {
 	for (int i = 0; i + 1 < o->argc; i += 2)
-		if (strcmp(o->argv[i], "--file"))
+		if (strcmp(o->argv[i], "--file") && strcmp(o->argv[i], "--test-only")) /* --test-only: how to send it */
 			return fw_cli_usage_error(o->cmd, "--file and %s: give the %s either as a file or as flags",
 						  o->argv[i], what);
 	return 0;
@@ -954,6 +954,33 @@ static int cancel_jobs(struct opts *o)
 	return first;
 }
 
+/* `jobs submit --test-only` (sbatch --test-only): what the daemon's next
+ * cycle would do with the job, which was not submitted. */
+static void print_test_only(json_t *j)
+{
+	char w[32];
+
+	if (!strcmp(str(j, "state"), "running")) {
+		size_t i;
+		json_t *n;
+		printf("job %s would start now (%.0f GPU%s, queue %s) on", str(j, "name"), num(j, "gpus"),
+		       num(j, "gpus") == 1 ? "" : "s", str(j, "queue"));
+		json_array_foreach(json_object_get(j, "nodes"), i, n)
+			printf("%s%s", i ? "," : " ", json_string_value(n));
+		printf("\n");
+	} else {
+		when(w, sizeof w, json_object_get(j, "expectedStart"));
+		printf("job %s would wait (%.0f GPU%s, queue %s): %s\n", str(j, "name"), num(j, "gpus"),
+		       num(j, "gpus") == 1 ? "" : "s", str(j, "queue"), str(j, "reasonText"));
+		if (json_is_integer(json_object_get(j, "expectedStart")))
+			printf("expected start: %s (t=%lld; the earliest plausible start, not a promise)\n", w,
+			       (long long)json_integer_value(json_object_get(j, "expectedStart")));
+		else
+			printf("expected start: unknown: %s\n", str(j, "unknownWhyText"));
+	}
+	printf("(not submitted: --test-only)\n");
+}
+
 static int cmd_jobs(struct opts *o)
 {
 	const char *sub = arg(o, 0) ? arg(o, 0) : "list", *name = arg(o, 1);
@@ -981,13 +1008,16 @@ static int cmd_jobs(struct opts *o)
 		return 0;
 	}
 	if (!strcmp(sub, "submit")) {
+		bool test = has(o, "--test-only");
 		if (!(body = job_body(o, &rc)))
 			return rc ? rc : 2;
-		rc = call(o, "POST", "/v1/jobs", body, &r);
+		rc = call(o, "POST", test ? "/v1/jobs?dryRun=true" : "/v1/jobs", body, &r);
 		json_decref(body);
 		if (!rc) {
 			if (o->json)
 				dump(r);
+			else if (test)
+				print_test_only(json_object_get(r, "job"));
 			else
 				printf("submitted %s\n", str(r, "name"));
 		}
@@ -1467,6 +1497,9 @@ static const char client_usage[] =
 	"queues create NAME:  the same flags; a new queue, or a whole replacement:\n"
 	"                     what is not given takes its default (PUT)\n"
 	"jobs submit:         --queue Q --gpus N [--count TASKS] [--runtime S]\n"
+	"                     [--test-only]  (as sbatch --test-only: whether it would\n"
+	"                     start now and where, or why it would wait and when it\n"
+	"                     is expected to start; nothing is submitted)\n"
 	"                     [--gpu-fraction F]  (with --gpus 1: a share of one GPU,\n"
 	"                     0.001..1)\n"
 	"                     [--name N] [--user U] [--cpu C] [--memory MiB]\n"
@@ -1549,7 +1582,7 @@ static const struct spec {
 	{ "queues", "set", 1, QUEUE_FLAGS, "" },
 	{ "queues", "create", 1, QUEUE_FLAGS, "" },
 	{ "jobs", "list", 0, " --state --queue --user --limit ", " --me " },
-	{ "jobs", "submit", 0, JOB_FLAGS, "" },
+	{ "jobs", "submit", 0, JOB_FLAGS, " --test-only " },
 	{ "jobs", "show", 1, "", "" },
 	{ "jobs", "why", 1, "", "" },
 	{ "jobs", "cancel", 64, "", "" },

@@ -412,7 +412,46 @@ int fw_serve_accrue_usage(struct fw_queue_spec *qs, int32_t nq, struct fw_snapsh
 	return FW_OK;
 }
 
-static int take(struct fw_serve *d, struct taken *t, char *err, size_t errn)
+/* The usage step of take: the backend's usage adopted, or the daemon's
+ * accrued, into qs and the users' table *u (the daemon's own, or, for a
+ * dry run, copies that are thrown away after), and into the snapshot. */
+static int take_usage(struct fw_serve *d, struct fw_queue_spec *qs, struct fw_user_use **u, int32_t *n, int32_t *cap,
+		      struct fw_snapshot *s)
+{
+	struct fw_diag dg;
+	int rc;
+
+	memset(&dg, 0, sizeof dg);
+	rc = d->bops->usage ? d->bops->usage(d->be, s, &dg) : FW_ENOENT;
+	if (rc == FW_OK)
+		return fw_serve_adopt_usage(u, n, cap, qs, d->nqueues, s);
+	if (rc == FW_ENOENT && (rc = fw_serve_accrue_users(u, n, cap, qs, d->nqueues, s)) == FW_OK)
+		rc = fw_serve_accrue_usage(qs, d->nqueues, s);
+	return rc;
+}
+
+/* A dry run's usage: the same step on copies, so the snapshot holds what
+ * a cycle's would and the daemon's usage stays as it was. */
+static int take_usage_dry(struct fw_serve *d, struct fw_snapshot *s)
+{
+	struct fw_queue_spec *qs = malloc(((size_t)d->nqueues + 1) * sizeof *qs);
+	struct fw_user_use *u = malloc(((size_t)d->nusers + 1) * sizeof *u);
+	int32_t n = d->nusers, cap = d->nusers + 1;
+	int rc = FW_ENOMEM;
+
+	if (qs && u) {
+		if (d->nqueues)
+			memcpy(qs, d->queues, (size_t)d->nqueues * sizeof *qs);
+		if (d->nusers)
+			memcpy(u, d->users, (size_t)d->nusers * sizeof *u);
+		rc = take_usage(d, qs, &u, &n, &cap, s);
+	}
+	free(qs);
+	free(u);
+	return rc;
+}
+
+static int take(struct fw_serve *d, struct taken *t, bool dry, char *err, size_t errn)
 {
 	struct fw_backend_world w = { 0, 0 };
 	struct fw_diag dg;
@@ -434,12 +473,7 @@ static int take(struct fw_serve *d, struct taken *t, char *err, size_t errn)
 	/* Usage: the backend's, where its cluster manager keeps it (Slurm's
 	 * associations), taken as the daemon's own; else the daemon's, accrued
 	 * from the running jobs. */
-	rc = d->bops->usage ? d->bops->usage(d->be, t->s, &dg) : FW_ENOENT;
-	if (rc == FW_OK)
-		rc = fw_serve_adopt_usage(&d->users, &d->nusers, &d->capu, d->queues, d->nqueues, t->s);
-	else if (rc == FW_ENOENT &&
-		 (rc = fw_serve_accrue_users(&d->users, &d->nusers, &d->capu, d->queues, d->nqueues, t->s)) == FW_OK)
-		rc = fw_serve_accrue_usage(d->queues, d->nqueues, t->s);
+	rc = dry ? take_usage_dry(d, t->s) : take_usage(d, d->queues, &d->users, &d->nusers, &d->capu, t->s);
 	if (rc != FW_OK)
 		return rc;
 	t->dgen = d->gen;
@@ -1297,7 +1331,7 @@ int fw_serve_estimate(struct fw_serve *d, const struct fw_backend_job *bj, json_
 
 	*out = NULL;
 	memset(&t, 0, sizeof t);
-	if ((rc = take(d, &t, err, sizeof err)) == FW_OK && (rc = d->bops->probe(d->be, t.s, bj, t.s->now, dg)) >= 0) {
+	if ((rc = take(d, &t, true, err, sizeof err)) == FW_OK && (rc = d->bops->probe(d->be, t.s, bj, t.s->now, dg)) >= 0) {
 		pthread_mutex_unlock(&d->mu); /* planning reads only t and the daemon's constants */
 		rc = plan_alone(d, &t, bj->job.name, out, err, sizeof err);
 		pthread_mutex_lock(&d->mu);
@@ -1322,7 +1356,7 @@ static int run_cycle(struct fw_serve *d, struct fw_arena *ar, int attempt)
 	memset(&t, 0, sizeof t);
 	pthread_mutex_lock(&d->mu);
 	tl = mono();
-	rc = take(d, &t, err, sizeof err);
+	rc = take(d, &t, false, err, sizeof err);
 	locked = mono() - tl;
 	pthread_mutex_unlock(&d->mu);
 	if (rc == FW_OK)

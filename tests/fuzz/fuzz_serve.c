@@ -22,7 +22,10 @@
  *   - a refused write changes nothing: the queues, jobs, reservations and
  *     nodes read the same before and after it, byte for byte (nothing
  *     half-applied; the backend reads at that time first, which ends the
- *     jobs whose runtime has passed, as any read does);
+ *     jobs whose runtime has passed, as any read does); nor does a dry
+ *     run of a submission (POST /v1/jobs?dryRun=true, one submission in
+ *     eleven or so), whose 200 shows the job waiting with a reason or
+ *     starting on nodes;
  *   - a restart loses nothing: the model read back after it equals the
  *     model before it (the last cycle's view aside: a restarted daemon
  *     has not planned yet, so each job's reason, estimate and the like
@@ -171,9 +174,9 @@ struct answer {
 };
 
 static struct answer call_as(struct session *x, const char *method, const char *path, const char *state,
-			     const char *body, size_t len)
+			     const char *body, size_t len, const char *const *args)
 {
-	struct fw_api_req rq = { method, path, state, NULL, x->auth, body ? body : "", body ? len : 0, NULL };
+	struct fw_api_req rq = { method, path, state, NULL, x->auth, body ? body : "", body ? len : 0, args };
 	struct fw_api_resp rs;
 
 	fw_api_handle(&x->d, &rq, &rs);
@@ -200,7 +203,7 @@ static struct answer call_as(struct session *x, const char *method, const char *
 
 static struct answer call(struct session *x, const char *method, const char *path, const char *body, size_t len)
 {
-	return call_as(x, method, path, NULL, body, len);
+	return call_as(x, method, path, NULL, body, len, NULL);
 }
 
 /* The job fields a cycle's view sets (reason, estimate, ...), and those
@@ -355,7 +358,7 @@ static void decisions_agree(struct session *x, const json_t *all)
 		char path[128], since[32];
 		if (!name || snprintf(path, sizeof path, "/v1/jobs/%s", name) >= (int)sizeof path)
 			continue;
-		struct answer a = call_as(x, "GET", path, NULL, NULL, 0);
+		struct answer a = call_as(x, "GET", path, NULL, NULL, 0, NULL);
 		json_t *job = a.status == 200 ? json_loads(a.body, 0, NULL) : NULL;
 		free(a.body);
 		if (!job)
@@ -390,7 +393,7 @@ static char *reading(struct session *x, enum scope sc)
 	for (size_t i = 0; i < sizeof PATHS / sizeof PATHS[0] - model_only; i++) {
 		/* every job, ended ones too: the default list shows a job the
 		 * last plan timed out only until the next plan */
-		struct answer a = call_as(x, "GET", PATHS[i], i == 1 ? "all" : NULL, NULL, 0);
+		struct answer a = call_as(x, "GET", PATHS[i], i == 1 ? "all" : NULL, NULL, 0, NULL);
 		json_t *o = json_loads(a.body, 0, NULL);
 		if ((a.status != 200 && a.status != 503) || !o)
 			die("a listing failed", PATHS[i], a.body);
@@ -458,6 +461,36 @@ static void write_req(struct session *x, const char *method, const char *path, c
 	free(a.body);
 }
 
+/* A dry run of a submission (POST /v1/jobs?dryRun=true, sbatch
+ * --test-only): whatever it answers, the model reads the same after it
+ * (nothing kept, no name used up), and a 200 shows the job, waiting or
+ * starting now on nodes. */
+static void dry_submit(struct session *x, const char *body, size_t len)
+{
+	static const char *const dry[] = { "dryRun", "true", NULL };
+
+	catch_up(x);
+	char *before = reading(x, ALL);
+	struct answer a = call_as(x, "POST", "/v1/jobs", NULL, body, len, dry);
+	char *after = reading(x, ALL);
+
+	if (strcmp(before, after))
+		die("a dry run changed the model", before, after);
+	if (a.status == 200) {
+		json_t *o = json_loads(a.body, 0, NULL), *j = json_object_get(o, "job");
+		const char *state = json_string_value(json_object_get(j, "state"));
+		if (!json_is_true(json_object_get(o, "dryRun")) || !state ||
+		    (strcmp(state, "pending") && strcmp(state, "running")) ||
+		    (!strcmp(state, "running") && !json_array_size(json_object_get(j, "nodes"))) ||
+		    (!strcmp(state, "pending") && !json_object_get(j, "reason")))
+			die("a dry run's answer is not a waiting or starting job", body, a.body);
+		json_decref(o);
+	}
+	free(before);
+	free(after);
+	free(a.body);
+}
+
 /* ---- the steps ------------------------------------------------------------------ */
 
 static const char *const QUEUES[] = { "a", "b", "c", "org", "d" };
@@ -484,7 +517,10 @@ static void submit(struct session *x, struct bytes *b)
 		size_t at = strlen(body) - 1; /* before the closing brace */
 		snprintf(body + at, sizeof body - at, ",\"nodeSelector\":%s}", SEL[g / 5 % 3]);
 	}
-	write_req(x, "POST", "/v1/jobs", body, strlen(body));
+	if (g % 11 == 3)
+		dry_submit(x, body, strlen(body));
+	else
+		write_req(x, "POST", "/v1/jobs", body, strlen(body));
 }
 
 static void queue_put(struct session *x, struct bytes *b, const char *method)

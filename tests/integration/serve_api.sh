@@ -576,6 +576,19 @@ l = json.load(open(sys.argv[1]))["jobs"]; me = pwd.getpwuid(os.geteuid()).pw_nam
 names = [x["name"] for x in l]
 assert "cli-job" in names and "cli-nobody" not in names and all(x.get("user") == me for x in l), l' "$T/mine"
 "$FW" jobs cancel cli-nobody "${C[@]}" >/dev/null 2>&1
+"$FW" jobs submit --queue llm --gpus 1 --name cli-test --test-only "${C[@]}" >"$T/testonly" 2>&1
+check "fairway jobs submit --test-only: says whether it would start now or why it would wait, and submits nothing" \
+	bash -c "grep -Eq '^job cli-test would (start now \(1 GPU, queue llm\) on [a-z0-9-]+|wait \(1 GPU, queue llm\): .+)\$' '$T/testonly' &&
+		grep -qx '(not submitted: --test-only)' '$T/testonly' &&
+		[ \"\$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:$PORT/v1/jobs/cli-test)\" = 404 ]"
+"$FW" jobs submit --queue llm --gpus 8 --count 1000 --name cli-huge --test-only --json "${C[@]}" >"$T/testonly" 2>&1
+check "... --json: the dry run's answer; a gang larger than the cluster would wait with an unknown start, and says why" \
+	python3 -c 'import json, sys
+r = json.load(open(sys.argv[1])); j = r["job"]
+assert r["dryRun"] is True and j["name"] == "cli-huge" and j["state"] == "pending", r
+assert j["expectedStart"] is None and "can never hold it" in j["unknownWhyText"], j' "$T/testonly"
+req POST "/v1/jobs?dryRun=maybe" '{"queue":"llm","tasks":[{"gpus":1}]}'
+check "POST /v1/jobs?dryRun=maybe: 400 naming dryRun" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = dryRun ]
 "$FW" jobs submit --queue llm --gpus 1 --gpus 2 --name cli-last "${C[@]}" >/dev/null 2>&1
 req GET /v1/jobs/cli-last
 check "a flag given twice: the last one counts (--gpus 1 --gpus 2: 2 GPUs)" [ "$(jfield 'j["gpus"]')" = 2 ]
