@@ -1297,13 +1297,13 @@ static void submitted_runtimes(struct fw_serve *d, json_t *view)
 
 /* --- a dry run ---------------------------------------------------------------------- */
 /* The plan of t (the would-be job in it) with its own arena, and the job
- * named job as the view would show it after that plan, into *out. */
+ * named job as the view would show it after that plan, into *out (only
+ * that job's part of the view is built). */
 static int plan_alone(struct fw_serve *d, struct taken *t, const char *job, json_t **out, char *err, size_t errn)
 {
 	struct actlist acts = { NULL, 0, 0 };
 	struct fw_plan *p = NULL;
 	struct fw_arena ar;
-	json_t *view = NULL;
 	int *status = NULL; /* all FW_OK: every action as if applied */
 	int rc;
 
@@ -1311,12 +1311,8 @@ static int plan_alone(struct fw_serve *d, struct taken *t, const char *job, json
 	rc = plan(d, t, &ar, &p, &acts, err, errn);
 	if (rc == FW_OK && !(status = calloc((size_t)acts.n + 1, sizeof *status)))
 		rc = FW_ENOMEM;
-	if (rc == FW_OK && !(view = fw_serve_build_view(t->s, p, acts.a, status, acts.n, t->health, t->nhealth,
-							  &d->hcfg, 0, t->wgen, 0, t->skipped)))
-		rc = FW_ENOMEM;
-	if (view && !(*out = json_incref(json_object_get(json_object_get(view, "jobs"), job))))
-		rc = FW_ENOENT; /* the view shows every job of the snapshot: never */
-	json_decref(view);
+	if (rc == FW_OK && !(*out = fw_serve_job_view(t->s, p, acts.a, status, acts.n, job)))
+		rc = FW_ENOMEM; /* the probe put it in the snapshot: it is there */
 	free(status);
 	free_actions(&acts);
 	fw_arena_release(&ar);

@@ -249,6 +249,12 @@ json_t *fw_serve_build_view(const struct fw_snapshot *s, const struct fw_plan *p
 			    const struct fw_health_report *h, int32_t nh, const struct fw_health_config *hc,
 			    int64_t cycle, uint64_t gen, double seconds, int32_t skipped);
 
+/* view.c: one job of s as fw_serve_build_view would show it after plan
+ * p (the actions with their status); NULL when s has no job of that name
+ * or out of memory.  The dry run's answer (cycle.c fw_serve_estimate). */
+json_t *fw_serve_job_view(const struct fw_snapshot *s, const struct fw_plan *p, const struct fw_backend_action *acts,
+			  const int *status, int32_t nacts, const char *name);
+
 /* metrics.c: the Prometheus text of /metrics (malloc'd) */
 char *fw_metrics_render(struct fw_serve *d);
 

@@ -485,6 +485,24 @@ static json_t *fairshare_json(const struct fw_snapshot *s, const struct fw_plan 
 	return a;
 }
 
+json_t *fw_serve_job_view(const struct fw_snapshot *s, const struct fw_plan *p, const struct fw_backend_action *acts,
+			  const int *status, int32_t nacts, const char *name)
+{
+	struct fw_serve_left *left;
+	json_t *o;
+	int32_t i = 0;
+
+	while (i < s->njobs && strcmp(s->jobs[i].name, name))
+		i++;
+	if (i == s->njobs)
+		return NULL;
+	left = fw_serve_budget_left(s, p);
+	o = job_json(s, p, left, i, started(name, acts, status, nacts),
+		     applied(FW_DECIDE_EVICT, name, acts, status, nacts));
+	free(left);
+	return o;
+}
+
 json_t *fw_serve_build_view(const struct fw_snapshot *s, const struct fw_plan *p,
 			    const struct fw_backend_action *acts, const int *status, int32_t nacts,
 			    const struct fw_health_report *h, int32_t nh, const struct fw_health_config *hc,
