@@ -884,6 +884,17 @@ static void prune_requeued(struct fw_serve_metrics *m, const struct fw_snapshot 
 	free(seen);
 }
 
+/* A histogram's bucket for x: the first of the n bounds le at or above
+ * it, n (+Inf) past them all. */
+static int bucket(const double *le, int n, double x)
+{
+	int b = 0;
+
+	while (b < n && x > le[b])
+		b++;
+	return b;
+}
+
 static void add_wait(struct fw_serve_waits *w, double secs)
 {
 	static const double le[] = {
@@ -891,11 +902,8 @@ static void add_wait(struct fw_serve_waits *w, double secs)
 		FW_WAIT_BUCKETS(FW__LE)
 #undef FW__LE
 	};
-	int b = 0;
 
-	while (b < FW_NWAIT && secs > le[b])
-		b++;
-	w->n[b]++;
+	w->n[bucket(le, FW_NWAIT, secs)]++;
 	w->sum += secs;
 }
 
@@ -1238,10 +1246,8 @@ static void observe(struct fw_serve *d, double secs)
 		FW_LAT_BUCKETS(FW__LE)
 #undef FW__LE
 	};
-	int b = 0;
-	while (b < FW_NLAT && secs > le[b])
-		b++;
-	d->m.lat_count[b]++;
+
+	d->m.lat_count[bucket(le, FW_NLAT, secs)]++;
 	d->m.lat_sum += secs;
 }
 
