@@ -245,6 +245,7 @@ else
 	bad "plan-table-drained"; rows tests/scenario/health_drain.yaml | head -12
 fi
 expect "client-extra-word" 2 "unexpected argument 'b' after jobs why" "$FW" jobs why a b
+expect "client-stats-extra-word" 2 "unexpected argument 'now'" "$FW" stats now
 expect "client-me-and-user" 2 "--me and --user bob: give one of them" "$FW" jobs list --me --user bob
 expect "client-me-takes-no-value" 2 "--me takes no value" "$FW" jobs list --me=alice
 expect "client-fairshare-unknown-subcommand" 2 "unknown subcommand 'x'" "$FW" fairshare x

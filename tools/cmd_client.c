@@ -22,6 +22,7 @@
 
 #include "api_ranges.h" /* connectors/serve */
 #include "cli.h"
+#include "render.h"
 #include "cmd_serve.h"
 #include "fairway/snapshot.h"
 
@@ -1442,6 +1443,92 @@ static int cmd_decisions(struct opts *o)
 	return 0;
 }
 
+/* --- stats ---------------------------------------------------------------------------------------- */
+/* A time for the stats tables: "-" when null; a cycle's (ms) "12.0 ms"
+ * under a second; else as the other tables show spans ("45s", "20m"). */
+static const char *span_of(json_t *v, bool ms, char *buf, size_t n)
+{
+	double x = json_number_value(v);
+
+	if (!json_is_number(v))
+		snprintf(buf, n, "-");
+	else if (ms && x < 1)
+		snprintf(buf, n, "%.1f ms", 1000 * x);
+	else
+		fw_render_span((fw_time)llround(x), buf, n);
+	return buf;
+}
+
+/* A quantile's bound ("<= 5m"): "-" with no start, "> 7d" past the last
+ * bucket. */
+static const char *bound_of(json_t *w, const char *key, char *buf, size_t n)
+{
+	char t[32];
+
+	if (num(w, "starts") == 0)
+		snprintf(buf, n, "-");
+	else if (!json_is_integer(json_object_get(w, key)))
+		snprintf(buf, n, "> 7d");
+	else
+		snprintf(buf, n, "<= %s", fw_render_span(json_integer_value(json_object_get(w, key)), t, sizeof t));
+	return buf;
+}
+
+/* `fairway stats` (sdiag's questions for fairway serve): the daemon's
+ * counters since it started, its time to start by job size and per
+ * queue. */
+static int cmd_stats(struct opts *o)
+{
+	json_t *r, *w, *cy, *de;
+	char a[32], b[32], c[32];
+	size_t i;
+	int rc;
+
+	if ((rc = call(o, "GET", "/v1/stats", NULL, &r)))
+		return rc;
+	if (o->json) {
+		dump(r);
+		json_decref(r);
+		return 0;
+	}
+	cy = json_object_get(r, "cycles");
+	de = json_object_get(r, "decisions");
+	printf("fairway serve (%s backend), up %s, a cycle every %g s\n", str(r, "backend"),
+	       span_of(json_object_get(r, "uptimeSeconds"), false, a, sizeof a), num(r, "periodSeconds"));
+	printf("cycles      %.0f applied, %.0f stale (planned again), %.0f failed\n", num(cy, "applied"),
+	       num(cy, "stale"), num(cy, "failed"));
+	printf("cycle time  mean %s, last %s, longest %s; %.0f%% of it holding the state lock\n",
+	       span_of(json_object_get(cy, "meanSeconds"), true, a, sizeof a),
+	       span_of(json_object_get(cy, "lastSeconds"), true, b, sizeof b),
+	       span_of(json_object_get(cy, "maxSeconds"), true, c, sizeof c), 100 * num(cy, "lockedShare"));
+	printf("decisions   %.0f starts, %.0f evictions, %.0f ended at a run-time limit, %.0f reservations,\n"
+	       "            %.0f drains, %.0f nodes released, %.0f refused by the backend\n",
+	       num(de, "starts"), num(de, "evictions"), num(de, "timedOut"), num(de, "reservations"), num(de, "drains"),
+	       num(de, "releases"), num(de, "refused"));
+	printf("api         %.0f requests, %.0f errors\n\n", num(json_object_get(r, "api"), "requests"),
+	       num(json_object_get(r, "api"), "errors"));
+	printf("%-14s %8s %10s %10s %10s\n", "TIME TO START", "STARTS", "MEAN", "P50", "P95");
+	json_array_foreach(json_object_get(r, "waits"), i, w) {
+		char g[32];
+		snprintf(g, sizeof g, "%s GPUs", str(w, "gpus"));
+		printf("%-14s %8.0f %10s %10s %10s\n", g, num(w, "starts"),
+		       span_of(json_object_get(w, "meanSeconds"), false, a, sizeof a), bound_of(w, "p50AtMost", b, sizeof b),
+		       bound_of(w, "p95AtMost", c, sizeof c));
+	}
+	if (json_array_size(json_object_get(r, "queues")))
+		printf("\n%-20s %10s %11s %9s %8s %10s %10s\n", "QUEUE", "GPU-HOURS", "LOST GPU-H", "EVICTIONS",
+		       "STARTS", "MEAN WAIT", "P95 WAIT");
+	json_array_foreach(json_object_get(r, "queues"), i, w)
+		printf("%-20s %10.2f %11.2f %9.0f %8.0f %10s %10s\n", str(w, "queue"), num(w, "gpuHours"),
+		       num(w, "lostGpuHours"), num(w, "evictions"), num(w, "starts"),
+		       span_of(json_object_get(w, "meanSeconds"), false, a, sizeof a), bound_of(w, "p95AtMost", b, sizeof b));
+	printf("\nSince the daemon started.  Time to start: from submission, or from the last\n"
+	       "requeue after an eviction.  P50/P95: at most the bound of the histogram bucket\n"
+	       "that holds them (/metrics fairway_wait_seconds).\n");
+	json_decref(r);
+	return 0;
+}
+
 /* --- entry ------------------------------------------------------------------------------------------ */
 static const char client_usage[] =
 	"usage: fairway queues [list | show NAME | set NAME [flags] | create NAME [flags] | delete NAME]\n"
@@ -1453,6 +1540,7 @@ static const char client_usage[] =
 	"       fairway fairshare [list | explain NAME]\n"
 	"       fairway plan --server URL\n"
 	"       fairway decisions [--since DURATION] [--job NAME] [--kind K] [--limit N]\n"
+	"       fairway stats\n"
 	"\n"
 	"Talk to a running `fairway serve`.  Tables by default, --json for the\n"
 	"API's own JSON (docs/openapi.yaml).  Reads need nothing; changes need\n"
@@ -1597,6 +1685,7 @@ static const struct spec {
 	{ "fairshare", "explain", 1, "", "" },
 	{ "plan", NULL, 0, "", "" },
 	{ "decisions", NULL, 0, " --since --job --kind --limit ", "" },
+	{ "stats", NULL, 0, "", "" },
 };
 
 /* Why `fairway plan --server` refuses w, one of plan's options for a cycle
@@ -1772,6 +1861,8 @@ int fw_cmd_client(const char *what, int argc, char **argv)
 		rc = cmd_fairshare(&o);
 	else if (!strcmp(what, "decisions"))
 		rc = cmd_decisions(&o);
+	else if (!strcmp(what, "stats"))
+		rc = cmd_stats(&o);
 	else
 		rc = cmd_plan(&o);
 	curl_global_cleanup();

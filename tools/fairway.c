@@ -32,6 +32,8 @@ static const char usage[] =
 	"              `fairshare explain Q` shows where a queue's share comes from\n"
 	"  decisions   what the daemon decided: starts, evictions, reservations,\n"
 	"              drains, from its decision log (--since 1h --kind evict)\n"
+	"  stats       the daemon's counters, as sdiag: cycles, decisions, time to\n"
+	"              start by job size and per queue, GPU-hours per queue\n"
 	"  policies    list the scheduling policies\n"
 	"  sim run     replay a GPU-cluster trace through several policies\n"
 	"  sim fgd     reproduce the FGD (ATC '23) fragmentation experiment\n"
@@ -266,7 +268,7 @@ static int dispatch(int argc, char **argv)
 	if (!strcmp(argv[1], "serve"))
 		return fw_cmd_serve(argc - 1, argv + 1);
 	static const char *const client_cmds[] = { "queues", "jobs", "nodes", "reservations", "fairshare", "decisions",
-						   NULL };
+						   "stats", NULL };
 	for (int i = 0; client_cmds[i]; i++)
 		if (!strcmp(argv[1], client_cmds[i]))
 			return fw_cmd_client(argv[1], argc - 1, argv + 1);
@@ -277,7 +279,7 @@ static int dispatch(int argc, char **argv)
 	if (!strcmp(argv[1], "trace"))
 		return fw_cmd_trace(argc - 1, argv + 1);
 	static const char *const commands[] = { "plan", "serve", "queues", "jobs", "nodes", "reservations",
-						"fairshare", "decisions", "policies", "sim", "trace", "help", NULL };
+						"fairshare", "decisions", "stats", "policies", "sim", "trace", "help", NULL };
 	char hint[96];
 	fprintf(stderr, "fairway: error: unknown command '%s'%s\n\n%s", argv[1],
 		fw_cli_hint(argv[1], commands, hint, sizeof hint), usage);

@@ -76,6 +76,7 @@ enum auth { OPEN, ADMIN, HEALTH };
 	X(GET, "/v1/plan", h_plan, OPEN)                                      \
 	X(GET, "/v1/decisions", h_decisions, OPEN)                            \
 	X(POST, "/v1/cycle", h_cycle, ADMIN)                                  \
+	X(GET, "/v1/stats", h_stats, OPEN)                                    \
 	X(GET, "/metrics", h_metrics, OPEN)
 
 #define FW__DECL(m, p, h, mut) static void h(struct ctx *c);
@@ -248,6 +249,14 @@ static void h_metrics(struct ctx *c)
 	c->rs->status = 200;
 	c->rs->content_type = "text/plain; version=0.0.4";
 	c->rs->body = fw_metrics_render(c->d);
+}
+
+/* GET /v1/stats: the daemon's counters since it started (fairway stats,
+ * as sdiag): cycles, decisions applied, the API, time to start by job
+ * size and per queue (metrics.c fw_stats_json). */
+static void h_stats(struct ctx *c)
+{
+	reply(c, 200, fw_stats_json(c->d));
 }
 
 static void h_cycle(struct ctx *c)

@@ -1249,6 +1249,8 @@ static void observe(struct fw_serve *d, double secs)
 
 	d->m.lat_count[bucket(le, FW_NLAT, secs)]++;
 	d->m.lat_sum += secs;
+	d->m.lat_last = secs;
+	d->m.lat_max = secs > d->m.lat_max ? secs : d->m.lat_max;
 }
 
 static void free_taken(struct taken *t)

@@ -703,6 +703,7 @@ int fw_serve_open(struct fw_serve *d, const struct fw_serve_opts *o, char *err, 
 	pthread_cond_init(&d->wake, NULL);
 	d->opts = o;
 	d->lock_fd = -1;
+	d->m.started_at = fw_serve_now();
 	d->bops = o->backend;
 	d->policy = o->policy ? fw_policy_find(o->policy) : fw_policy_default();
 	fw_health_config_default(&d->hcfg);

@@ -8,6 +8,7 @@
  * from the daemon's queues (the settings, not a plan's).  Names are
  * listed in docs/serve.md and drawn by docs/grafana-fairway.json.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -408,4 +409,71 @@ char *fw_metrics_render(struct fw_serve *d)
 		figures(&b, d->view, &d->hcfg);
 	}
 	return b.p;
+}
+
+/* --- GET /v1/stats ---------------------------------------------------------------- */
+/* The bound of the bucket that holds the q-quantile of w's starts: the
+ * quantile is at most that many seconds; null when past the last bound
+ * (more than 7 days) or with no start. */
+static json_t *at_most(const struct fw_serve_waits *w, double q)
+{
+	static const double le[] = {
+#define FW__LE(x) x,
+		FW_WAIT_BUCKETS(FW__LE)
+#undef FW__LE
+	};
+	uint64_t n = starts_of(w), rank = (uint64_t)ceil(q * (double)n), cum = 0;
+
+	for (int i = 0; n && i < FW_NWAIT; i++)
+		if ((cum += w->n[i]) >= rank)
+			return json_integer((json_int_t)le[i]);
+	return json_null();
+}
+
+static json_t *waits_json(const struct fw_serve_waits *w)
+{
+	uint64_t n = starts_of(w);
+
+	return json_pack("{s:I,s:o,s:o,s:o}", "starts", (json_int_t)n, "meanSeconds",
+			 n ? json_real(w->sum / (double)n) : json_null(), "p50AtMost", at_most(w, 0.5), "p95AtMost",
+			 at_most(w, 0.95));
+}
+
+json_t *fw_stats_json(struct fw_serve *d)
+{
+	static const char *const sizes[] = {
+#define FW__SIZE_LABEL(U, label, n) label,
+		FW_WAIT_SIZES(FW__SIZE_LABEL)
+#undef FW__SIZE_LABEL
+	};
+	const struct fw_serve_metrics *m = &d->m;
+	json_t *waits = json_array(), *queues = json_array();
+	fw_time now = fw_serve_now();
+
+	for (int k = 0; k < FW_NWAIT_SIZES; k++) {
+		json_t *o = waits_json(&m->size_wait[k]);
+		json_object_set_new(o, "gpus", json_string(sizes[k]));
+		json_array_append_new(waits, o);
+	}
+	for (int32_t i = 0; i < m->nqstat; i++) {
+		json_t *o = waits_json(&m->qstat[i].wait);
+		json_object_set_new(o, "queue", json_string(m->qstat[i].queue));
+		json_object_set_new(o, "gpuHours", json_real(m->qstat[i].gpu_s / 3600.0));
+		json_object_set_new(o, "lostGpuHours", json_real(m->qstat[i].lost_gpu_s / 3600.0));
+		json_object_set_new(o, "evictions", json_integer((json_int_t)m->qstat[i].evictions));
+		json_array_append_new(queues, o);
+	}
+	return json_pack(
+		"{s:s,s:I,s:I,s:f,s:{s:I,s:I,s:I,s:o,s:o,s:o,s:o},s:{s:I,s:I,s:I,s:I,s:I,s:I,s:I},s:{s:I,s:I},s:o,s:o}",
+		"backend", d->bops->name, "startedAt", (json_int_t)m->started_at, "uptimeSeconds",
+		(json_int_t)(now > m->started_at ? now - m->started_at : 0), "periodSeconds", d->opts->period_s,
+		"cycles", "applied", (json_int_t)m->cycles, "stale", (json_int_t)m->stale, "failed",
+		(json_int_t)m->failed, "meanSeconds", m->cycles ? json_real(m->lat_sum / (double)m->cycles) : json_null(),
+		"lastSeconds", m->cycles ? json_real(m->lat_last) : json_null(), "maxSeconds",
+		m->cycles ? json_real(m->lat_max) : json_null(), "lockedShare",
+		m->busy_sum > 0 ? json_real(m->locked_sum / m->busy_sum) : json_null(), "decisions", "starts",
+		(json_int_t)m->starts, "evictions", (json_int_t)m->evictions, "timedOut", (json_int_t)m->timed_out,
+		"reservations", (json_int_t)m->reserves, "drains", (json_int_t)m->drains, "releases",
+		(json_int_t)m->releases, "refused", (json_int_t)m->actions_failed, "api", "requests",
+		(json_int_t)m->http_requests, "errors", (json_int_t)m->http_errors, "waits", waits, "queues", queues);
 }

@@ -66,6 +66,8 @@ struct fw_serve_requeued {
 struct fw_serve_metrics {
 	uint64_t lat_count[FW_NLAT + 1];   /* cumulative at render; last = +Inf */
 	double lat_sum;
+	double lat_last, lat_max;          /* the last applied cycle's, the longest */
+	fw_time started_at;                /* the daemon's start (fw_serve_open) */
 	double locked_sum, busy_sum;       /* cycle time holding the lock, and all */
 	uint64_t cycles, stale, failed;
 	uint64_t starts, evictions, reserves, drains, releases;
@@ -257,6 +259,9 @@ json_t *fw_serve_job_view(const struct fw_snapshot *s, const struct fw_plan *p, 
 
 /* metrics.c: the Prometheus text of /metrics (malloc'd) */
 char *fw_metrics_render(struct fw_serve *d);
+/* metrics.c: GET /v1/stats, the same counters as one JSON object for
+ * `fairway stats` (sdiag's questions); called with d->mu held. */
+json_t *fw_stats_json(struct fw_serve *d);
 
 /* http.c */
 struct fw_http;

@@ -610,8 +610,8 @@ static void raw(struct session *x, struct bytes *b)
 static void read_some(struct session *x, struct bytes *b)
 {
 	static const char *const PATHS[] = { "/metrics", "/v1/fairshare", "/v1/plan", "/v1/health",
-					     "/v1/jobs/j1", "/v1/nodes/n0", "/v1/queues/a" };
-	struct answer a = call(x, "GET", PATHS[pick(b, 7)], NULL, 0);
+					     "/v1/jobs/j1", "/v1/nodes/n0", "/v1/queues/a", "/v1/stats" };
+	struct answer a = call(x, "GET", PATHS[pick(b, 8)], NULL, 0);
 	free(a.body);
 }
 

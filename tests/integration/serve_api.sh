@@ -1154,6 +1154,22 @@ check "/metrics times to start: a's two jobs at once, b1 after its wait for the 
 	     $1 == "fairway_queue_wait_seconds_count{queue=\"b\"}" {b = $2} $1 == "fairway_queue_wait_seconds_sum{queue=\"b\"}" {bs = $2}
 	     $1 == "fairway_wait_seconds_count{gpus=\"1-8\"}" {all = $2} $1 == "fairway_wait_seconds_count{gpus=\"33+\"}" {big = $2}
 	     END {exit !(a == 2 && a10 == 2 && b == 1 && bs >= 2 && bs <= 60 && all == 3 && big == 0)}' "$T/metrics-ckpt"
+"$FW" stats --json --server "http://127.0.0.1:$PORT" >"$T/stats-ckpt" 2>&1
+"$FW" stats --server "http://127.0.0.1:$PORT" >"$T/stats-ckpt.txt" 2>&1
+check "fairway stats: the counters /metrics has (starts, evictions, waits by size and per queue)" python3 -c 'import json, sys
+st = json.load(open(sys.argv[1])); m = {}
+for l in open(sys.argv[2]):
+    if l.strip() and l[0] != "#": k, v = l.rsplit(" ", 1); m[k] = float(v)
+assert st["decisions"]["starts"] >= 3 and st["decisions"]["evictions"] >= 1, st
+w = {x["gpus"]: x for x in st["waits"]}; q = {x["queue"]: x for x in st["queues"]}
+assert w["1-8"]["starts"] == 3 and w["33+"]["starts"] == 0 and w["33+"]["p95AtMost"] is None, w
+assert q["a"]["starts"] == 2 and q["a"]["evictions"] == 1 and q["b"]["starts"] == 1, q
+assert q["a"]["p95AtMost"] == 10 and 1 <= q["b"]["meanSeconds"] <= 60, q
+assert m["fairway_wait_seconds_count{gpus=\"1-8\"}"] == 3 and m["fairway_queue_evictions_total{queue=\"a\"}"] == 1, m' \
+	"$T/stats-ckpt" "$T/metrics-ckpt"
+check "fairway stats: a table of cycles, decisions and time to start" bash -c \
+	"grep -q '^cycles  *[0-9]* applied' '$T/stats-ckpt.txt' && grep -Eq '^1-8 GPUs +3 ' '$T/stats-ckpt.txt' &&
+	 grep -Eq '^a +[0-9.]+ +[0-9.]+ +1 +2 ' '$T/stats-ckpt.txt'"
 check "/metrics GPU-hours: a held 8 GPUs for less than the section's minute, b some (fairway_queue_gpu_hours_total)" \
 	awk '$1 == "fairway_queue_gpu_hours_total{queue=\"a\"}" {a = $2} $1 == "fairway_queue_gpu_hours_total{queue=\"b\"}" {b = $2}
 	     END {exit !(a > 8 * 10 / 3600 && a <= 8 * 120 / 3600 && b >= 0 && b <= 4 * 60 / 3600)}' "$T/metrics-ckpt"

@@ -920,6 +920,25 @@ TEST(time_to_start_counts_from_the_last_requeue_and_gpu_hours_accrue)
 	ASSERT_EQ(sample(&f.d, "fairway_wait_seconds_count{gpus=\"1-8\"}"), 3);
 	ASSERT_EQ(sample(&f.d, "fairway_wait_seconds_count{gpus=\"9-32\"}"), 0);
 	ASSERT_EQ(sample(&f.d, "fairway_queue_evictions_total{queue=\"q\"}"), 1);
+	/* GET /v1/stats (fairway stats) says the same: waits 0, 0, 300 */
+	char body[8192];
+	ASSERT_EQ(request(&f.d, "GET", "/v1/stats", "", body, sizeof body), 200);
+	json_t *st = json_loads(body, 0, NULL), *w = json_array_get(json_object_get(st, "waits"), 0);
+	json_t *q = json_array_get(json_object_get(st, "queues"), 0);
+	ASSERT_STR_EQ(json_string_value(json_object_get(w, "gpus")), "1-8");
+	ASSERT_EQ(json_integer_value(json_object_get(w, "starts")), 3);
+	ASSERT_EQ(json_real_value(json_object_get(w, "meanSeconds")), 100);
+	ASSERT_EQ(json_integer_value(json_object_get(w, "p50AtMost")), 10);
+	ASSERT_EQ(json_integer_value(json_object_get(w, "p95AtMost")), 300);
+	ASSERT(json_is_null(json_object_get(json_array_get(json_object_get(st, "waits"), 2), "p50AtMost")));
+	ASSERT_STR_EQ(json_string_value(json_object_get(q, "queue")), "q");
+	ASSERT_EQ(json_integer_value(json_object_get(q, "evictions")), 1);
+	ASSERT(fabs(json_real_value(json_object_get(q, "gpuHours")) - 2000.0 / 3600) < 1e-6);
+	ASSERT_EQ(json_integer_value(json_object_get(json_object_get(st, "cycles"), "applied")), 4);
+	ASSERT_EQ(json_integer_value(json_object_get(json_object_get(st, "decisions"), "starts")), 3);
+	ASSERT_EQ(json_integer_value(json_object_get(json_object_get(st, "decisions"), "evictions")), 1);
+	ASSERT_EQ(json_integer_value(json_object_get(st, "uptimeSeconds")), 400); /* opened at 5000, now 5400 */
+	json_decref(st);
 	/* a 4 GPUs x 100 s, then b 8 x 200 s (b ended before the 5400 cycle
 	 * read the world: its last 100 s fall between cycles) */
 	ASSERT(fabs(sample(&f.d, "fairway_queue_gpu_hours_total{queue=\"q\"}") - 2000.0 / 3600) < 1e-6);
