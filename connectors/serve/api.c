@@ -971,7 +971,8 @@ static bool auto_job_name(struct fw_serve *d, char *name, size_t len, int64_t *n
  * submission, planned as if submitted now, and answered as the view
  * would show it after that cycle ("state" running: it would start at
  * once, "nodes"; pending: "reason", "reasonText", "expectedStart");
- * nothing is stored, no name is used up.  dryRun=false is a submission. */
+ * nothing is stored, no name is used up (h_job_submit: dryRun=false
+ * submits). */
 static void dry_run(struct ctx *c, const struct fw_backend_job *bj)
 {
 	struct fw_diag dg;

@@ -386,22 +386,31 @@ int fw_serve_adopt_usage(struct fw_user_use **u, int32_t *n, int32_t *cap, struc
 	return FW_OK;
 }
 
+/* The GPU-seconds each queue's running jobs held up to s->now, added to
+ * add[q] (nq entries): from qs[q].usage_at (qs NULL: from one time,
+ * from0), or from the job's start when later.  The decayed usage and
+ * /metrics' GPU-hours (count_gpu_time) accrue the same way. */
+static void held_since(const struct fw_snapshot *s, const struct fw_queue_spec *qs, fw_time from0, int32_t nq,
+		       double *add)
+{
+	for (int32_t i = 0; i < s->njobs; i++) {
+		const struct fw_job *j = &s->jobs[i];
+		if (j->state != FW_JOB_RUNNING || j->queue < 0 || j->queue >= nq)
+			continue;
+		fw_time since = qs ? qs[j->queue].usage_at : from0; /* skeleton order = model order */
+		fw_time from = j->start_time > since ? j->start_time : since;
+		if (s->now > from)
+			add[j->queue] += held_gpus(s, j) * (double)(s->now - from);
+	}
+}
+
 int fw_serve_accrue_usage(struct fw_queue_spec *qs, int32_t nq, struct fw_snapshot *s)
 {
 	double h = s->config.usage_half_life_s, *add = calloc((size_t)nq + 1, sizeof *add);
 
 	if (!add)
 		return FW_ENOMEM;
-	for (int32_t i = 0; i < s->njobs; i++) { /* each queue's new use, first */
-		const struct fw_job *j = &s->jobs[i];
-		if (j->state != FW_JOB_RUNNING || j->queue < 0 || j->queue >= nq)
-			continue;
-		double gpus = held_gpus(s, j);
-		const struct fw_queue_spec *q = &qs[j->queue]; /* skeleton order = model order */
-		fw_time from = j->start_time > q->usage_at ? j->start_time : q->usage_at;
-		if (s->now > from)
-			add[j->queue] += gpus * (double)(s->now - from);
-	}
+	held_since(s, qs, 0, nq, add); /* each queue's new use, first */
 	for (int32_t q = 0; q < nq; q++) { /* then one decay per queue */
 		qs[q].usage = fw_usage_decay(qs[q].usage, qs[q].usage_at, s->now, h) + add[q];
 		qs[q].usage_at = s->now;
@@ -787,20 +796,35 @@ static int plan(struct fw_serve *d, struct taken *t, struct fw_arena *ar, struct
 /* --- 3a. the per-queue counters of /metrics, once a cycle committed --- */
 /* The queue's entry, added in name order; NULL when out of memory (the
  * totals still count). */
-static struct fw_serve_qstat *qstat_of(struct fw_serve_metrics *m, const char *queue)
+/* Where name is, or would go, in n entries of elem bytes sorted by the
+ * name each starts with (*found: there). */
+static int32_t name_slot(const void *arr, int32_t n, size_t elem, const char *name, bool *found)
 {
-	int32_t lo = 0, hi = m->nqstat;
+	int32_t lo = 0, hi = n;
 
+	*found = false;
 	while (lo < hi) {
 		int32_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(m->qstat[mid].queue, queue);
-		if (c == 0)
-			return &m->qstat[mid];
+		int c = strcmp((const char *)arr + (size_t)mid * elem, name);
+		if (c == 0) {
+			*found = true;
+			return mid;
+		}
 		if (c < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+static struct fw_serve_qstat *qstat_of(struct fw_serve_metrics *m, const char *queue)
+{
+	bool found;
+	int32_t lo = name_slot(m->qstat, m->nqstat, sizeof *m->qstat, queue, &found);
+
+	if (found)
+		return &m->qstat[lo];
 	if (!fw_serve_grow(&m->qstat, &m->nqstat, &m->cap_qstat, sizeof *m->qstat))
 		return NULL;
 	memmove(m->qstat + lo + 1, m->qstat + lo, (size_t)(m->nqstat - 1 - lo) * sizeof *m->qstat);
@@ -812,22 +836,7 @@ static struct fw_serve_qstat *qstat_of(struct fw_serve_metrics *m, const char *q
 /* Where job is, or would go, in the requeued list (*found: there). */
 static int32_t requeued_slot(const struct fw_serve_metrics *m, const char *job, bool *found)
 {
-	int32_t lo = 0, hi = m->nrequeued;
-
-	*found = false;
-	while (lo < hi) {
-		int32_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(m->requeued[mid].job, job);
-		if (c == 0) {
-			*found = true;
-			return mid;
-		}
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return name_slot(m->requeued, m->nrequeued, sizeof *m->requeued, job, found);
 }
 
 /* An evicted job goes back to wait: its next start's wait counts from now. */
@@ -964,12 +973,7 @@ static void count_gpu_time(struct fw_serve_metrics *m, const struct fw_snapshot 
 	m->gpu_counted_at = s->now;
 	if (!from0 || !(add = calloc((size_t)s->nqueues + 1, sizeof *add)))
 		return;
-	for (int32_t i = 0; i < s->njobs; i++) {
-		const struct fw_job *j = &s->jobs[i];
-		fw_time from = j->start_time > from0 ? j->start_time : from0;
-		if (j->state == FW_JOB_RUNNING && j->queue >= 0 && s->now > from)
-			add[j->queue] += held_gpus(s, j) * (double)(s->now - from);
-	}
+	held_since(s, NULL, from0, s->nqueues, add);
 	for (int32_t q = 0; q < s->nqueues; q++) {
 		struct fw_serve_qstat *st = add[q] > 0 ? qstat_of(m, s->queues[q].name) : NULL;
 		if (st)

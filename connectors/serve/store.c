@@ -197,30 +197,41 @@ static int prepare_all(struct fw_serve_store *st, struct fw_diag *d)
 	return FW_OK;
 }
 
-int fw_store_open(const char *dir, bool sync_full, struct fw_serve_store **out, struct fw_diag *d)
+/* DIR/fairway.db opened with flags into a fresh store (path: its name,
+ * for the caller's messages): FW_OK, or an error naming the file. */
+static int open_db(const char *dir, int flags, const char *how, char *path, size_t n, struct fw_serve_store **out,
+		   struct fw_diag *d)
 {
-	char path[4096];
 	struct fw_serve_store *st = calloc(1, sizeof *st);
 	int rc;
 
 	if (!st)
 		return FW_ENOMEM;
-	if (mkdir(dir, 0700) != 0) {
-		struct stat sb;
-		if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-			free(st);
-			return fw_diag_set(d, FW_EIO, dir, 0, 0, "--state", "cannot create the state directory");
-		}
-	}
-	snprintf(path, sizeof path, "%s/fairway.db", dir);
-	if (sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
-			    NULL) != SQLITE_OK) {
-		rc = fw_diag_set(d, FW_EIO, path, 0, 0, "--state", "cannot open: %s",
+	snprintf(path, n, "%s/fairway.db", dir);
+	if (sqlite3_open_v2(path, &st->db, flags | SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK) {
+		rc = fw_diag_set(d, FW_EIO, path, 0, 0, "--state", "cannot open%s: %s", how,
 				 st->db ? sqlite3_errmsg(st->db) : "out of memory");
 		sqlite3_close(st->db);
 		free(st);
 		return rc;
 	}
+	*out = st;
+	return FW_OK;
+}
+
+int fw_store_open(const char *dir, bool sync_full, struct fw_serve_store **out, struct fw_diag *d)
+{
+	char path[4096];
+	struct fw_serve_store *st;
+	int rc;
+
+	if (mkdir(dir, 0700) != 0) {
+		struct stat sb;
+		if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+			return fw_diag_set(d, FW_EIO, dir, 0, 0, "--state", "cannot create the state directory");
+	}
+	if ((rc = open_db(dir, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, "", path, sizeof path, &st, d)))
+		return rc;
 	if ((rc = set_pragmas(st, sync_full, d)) || (rc = migrate(st, d)) || (rc = prepare_all(st, d))) {
 		if (d)
 			snprintf(d->file, sizeof d->file, "%.255s", path);
@@ -238,19 +249,11 @@ int fw_store_open(const char *dir, bool sync_full, struct fw_serve_store **out, 
 int fw_store_open_reader(const char *dir, struct fw_serve_store **out, struct fw_diag *d)
 {
 	char path[4096];
-	struct fw_serve_store *st = calloc(1, sizeof *st);
+	struct fw_serve_store *st;
 	int rc;
 
-	if (!st)
-		return FW_ENOMEM;
-	snprintf(path, sizeof path, "%s/fairway.db", dir);
-	if (sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK) {
-		rc = fw_diag_set(d, FW_EIO, path, 0, 0, "--state", "cannot open for reading: %s",
-				 st->db ? sqlite3_errmsg(st->db) : "out of memory");
-		sqlite3_close(st->db);
-		free(st);
+	if ((rc = open_db(dir, SQLITE_OPEN_READONLY, " for reading", path, sizeof path, &st, d)))
 		return rc;
-	}
 	sqlite3_busy_timeout(st->db, 5000);
 	if ((rc = prep_decisions(st, d))) {
 		if (d)
