@@ -59,6 +59,7 @@ struct opts {
 	int busy_pct;
 	const struct fw_policy_ops *policy;
 	int lemon_pct, suspect_pct; /* nodes with a fault history / on probation */
+	int unhealthy_pm;   /* nodes reported unhealthy, per mille: drained */
 	int filtered_pct;   /* pending jobs with a node filter */
 	int excluding_pct;  /* pending jobs each excluding one node of its own */
 	bool excluding_lists; /* ... stored as lists of the nodes allowed */
@@ -494,6 +495,8 @@ static struct fw_res build_nodes(struct fw_snapshot *s, const struct opts *o)
 			n.lemon = true;
 		else if ((int)((hh >> 20) % 100) < o->suspect_pct)
 			n.health = FW_HEALTH_SUSPECT;
+		if ((int)((hh >> 40) % 1000) < o->unhealthy_pm)
+			n.health = FW_HEALTH_UNHEALTHY; /* still schedulable: the world has not drained it */
 		if (fw_snapshot_add_node(s, &n) < 0)
 			oom();
 		cap.v[FW_RES_GPU] += 1000 * GPUS_PER_NODE;
@@ -960,6 +963,10 @@ static void usage(FILE *f)
 		"  --lemons PCT, --suspect PCT\n"
 		"               nodes with a fault history (lemons) / on probation (default 0):\n"
 		"               the cost of health-aware placement (small jobs try them first)\n"
+		"  --unhealthy PERMILLE\n"
+		"               nodes reported unhealthy, per thousand (default 0): the plan drains\n"
+		"               them, requeues their jobs and restarts those elsewhere where they\n"
+		"               fit, in the same plan (docs/health.md): the cost of the drain\n"
 		"  --policy P   scheduling policy (default: the library's default, fairway)\n"
 		"  --xfactor-cap S  scheduler.xfactorCap in seconds: the expansion-factor order\n"
 		"               inside a queue (default: the policy's, fairway 43200; 0: submit order)\n"
@@ -1052,6 +1059,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		FLAG("--sliced", 0, 100, o->sliced_pct)
 		FLAG("--lemons", 0, 100, o->lemon_pct)
 		FLAG("--suspect", 0, 100, o->suspect_pct)
+		FLAG("--unhealthy", 0, 1000, o->unhealthy_pm)
 		FLAG("--xfactor-cap", 0, FW_XFACTOR_CAP_MAX, o->xfactor_cap)
 		FLAG("--users", 0, 1000000, o->users)
 		FLAG("--model-limits", 0, 100, o->model_limits_pct)
@@ -1231,16 +1239,22 @@ int main(int argc, char **argv)
 	}
 
 	int64_t started_gpus = 0, reasons[FW_REASON_COUNT] = { 0 };
-	int32_t starts = 0, reserves = 0, evicts = 0, evict_why[FW_REASON_COUNT] = { 0 };
+	int32_t starts = 0, reserves = 0, evicts = 0, evict_why[FW_REASON_COUNT] = { 0 }, restarts = 0, drains = 0;
+	bool *drained = o.unhealthy_pm ? calloc((size_t)s->njobs + 1, sizeof *drained) : NULL;
 	for (int32_t i = 0; i < plan->ndecisions; i++) {
 		if (plan->decisions[i].kind == FW_DECIDE_START) {
 			starts++;
+			restarts += drained && drained[plan->decisions[i].job]; /* after its eviction */
 			started_gpus += plan->decisions[i].a;
 		} else if (plan->decisions[i].kind == FW_DECIDE_RESERVE) {
 			reserves++;
+		} else if (plan->decisions[i].kind == FW_DECIDE_DRAIN) {
+			drains++;
 		} else if (plan->decisions[i].kind == FW_DECIDE_EVICT) {
 			evicts++;
 			evict_why[plan->decisions[i].reason]++;
+			if (drained && plan->decisions[i].reason == FW_REASON_DRAINED)
+				drained[plan->decisions[i].job] = true;
 		}
 	}
 	for (int32_t i = 0; i < plan->npending; i++)
@@ -1257,6 +1271,10 @@ int main(int argc, char **argv)
 		if (evict_why[r])
 			printf(" %s=%d", fw_reason_name((enum fw_reason)r), (int)evict_why[r]);
 	printf("\n");
+	if (drains)
+		printf("drains: %d nodes; %d of the %d jobs they requeued started again elsewhere in this plan\n",
+		       (int)drains, (int)restarts, (int)evict_why[FW_REASON_DRAINED]);
+	free(drained);
 	printf("pending reasons:");
 	for (int r = 0; r < FW_REASON_COUNT; r++)
 		if (reasons[r])

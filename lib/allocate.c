@@ -873,10 +873,44 @@ static int allocate_fairshare(struct cyc *y, struct memo *memo)
 	return FW_OK;
 }
 
+/* The jobs the drain requeued (drain.c) start again first, each where it
+ * fits now, in job order: the hardware under them failed, not the
+ * policy, and their queues' shares counted them (gather).  The gates of
+ * try_job hold (the queues' limits and budgets, the GPU model limits),
+ * (under budgetSafe its whole run must fit what is left), and
+ * placement's health rules: not on the node that failed, nor on a
+ * suspect one for a big gang.  One that does not fit is requeued; the
+ * next cycle sees it pending. */
+int fw__drain_restart(struct cyc *y)
+{
+	const struct fw_snapshot *s = y->s;
+
+	for (int32_t jx = 0; y->drained && jx < s->njobs; jx++) {
+		const struct fw_job *j = &s->jobs[jx];
+		struct fw__place_opts o = { .end = fw__job_end(y, j, s->now) };
+		struct fw__placement p = { 0 };
+		struct fw_pending r = { 0 };
+		uint64_t open;
+		int rc;
+		if (!y->drained[jx] || over_limit(y, j->queue, fw_job_request(j), &r) ||
+		    fw__over_budget(y, j->queue, &r) || (y->qleft && fw__budget_short(y, jx, &r)) ||
+		    !fw__mlim_gate(y, jx, &open, &r))
+			continue;
+		if ((rc = fw__place_gated(&y->c, jx, &o, open, &p)) == FW_OK)
+			rc = fw__record_start(y, jx, &p);
+		if (rc != FW_OK && rc != FW_EDECLINED)
+			return rc;
+	}
+	return FW_OK;
+}
+
 int fw__phase_allocate(struct cyc *y)
 {
 	struct memo *memo = y->memo;
-	int rc = memo_init(y, memo);
+	int rc = fw__drain_restart(y);
+
+	if (rc == FW_OK)
+		rc = memo_init(y, memo);
 
 	if (rc != FW_OK)
 		return rc;

@@ -5,6 +5,11 @@
  *             or their queues' max_runtime_s) end: EVICT, reason
  *             TIME_LIMIT, first in the plan; the build below leaves their
  *             GPUs free
+ *   drain     DRAIN decisions for UNHEALTHY and DRAINING nodes with running
+ *             jobs (or idle and still schedulable), and by policy DRAINED
+ *             evictions of those jobs, next in the plan; the build leaves
+ *             the requeued jobs' GPUs free, and allocate first starts each
+ *             again elsewhere when it fits (drain.c)
  *   budgets   the queues that have used their GPU-hour budget start
  *             nothing (fw__over_budget), and demand nothing in gather;
  *             under config.budget_safe a job starts only if its whole run
@@ -14,13 +19,12 @@
  *   build     per-cycle node state and domain index (domain.c)
  *   account   demand and allocation per queue, fair shares (fairshare.c)
  *   order     each leaf queue's pending jobs, by the policy's job_before
- *   allocate  pick the queue furthest below its fair share, try its next
- *             job (limit and budget checks, then placement), repeat
+ *   allocate  restart the jobs the drain requeued; then pick the queue
+ *             furthest below its fair share, try its next job (limit and
+ *             budget checks, then placement), repeat
  *   reclaim   (policies with `reclaim`) evict preemptible jobs of queues
  *             above their fair share, or of lower priority in the same
  *             queue, for a job that then starts in this plan (preempt.c)
- *   drain     DRAIN decisions for UNHEALTHY and DRAINING nodes with running
- *             jobs, and by policy DRAINED evictions of them (drain.c)
  *   estimate  an expected start time (or why unknown) for every job that
  *             did not start (estimate.c)
  *   emit      the plan: starts, a reason for every job that did not start,
@@ -169,7 +173,13 @@ static int32_t gather(struct cyc *y)
 		ji->tasks = 0;
 		ji->xf = 0;
 		if (job->state == FW_JOB_RUNNING && y->evicted && y->evicted[j]) {
-			/* ended by its run-time limit: holds nothing */
+			/* ended by its run-time limit, or requeued by the
+			 * drain: holds nothing.  A requeued job asks again
+			 * (allocate restarts it first when it fits). */
+			if (y->drained && y->drained[j] && !(y->qbudget && y->qbudget[job->queue] >= 0))
+				use = fw_job_request(job);
+			if (y->drained && y->drained[j] && fw_job_tasks(job) > max_tasks)
+				max_tasks = fw_job_tasks(job);
 		} else if (job->state == FW_JOB_RUNNING) {
 			y->npreemptible += job->alloc_count > 0 && fw_job_evictable(s, job);
 			use = fw__job_use(s, job);
@@ -191,7 +201,8 @@ static int32_t gather(struct cyc *y)
 		y->demand[job->queue] = fw_res_add(y->demand[job->queue], use);
 		if (y->uid) {
 			y->uid[j] = user_id(y, j, job);
-			y->ugpu[j] = ji->pending || job->state == FW_JOB_RUNNING ? use.v[FW_RES_GPU] : 0;
+			bool holds = job->state == FW_JOB_RUNNING && !(y->evicted && y->evicted[j]);
+			y->ugpu[j] = ji->pending || holds ? use.v[FW_RES_GPU] : 0;
 		}
 	}
 	return max_tasks;
@@ -241,7 +252,7 @@ static void limits_emit(struct cyc *y)
 
 	for (int32_t j = 0; y->nevicted && j < s->njobs; j++) {
 		const struct fw_job *job = &s->jobs[j];
-		if (!y->evicted[j])
+		if (!y->evicted[j] || (y->drained && y->drained[j]))
 			continue;
 		struct fw_decision *d = &y->dec[y->ndec];
 		memset(d, 0, sizeof *d);
@@ -259,10 +270,25 @@ static void limits_emit(struct cyc *y)
 
 /* ---- budgets --------------------------------------------------------- */
 
+/* What the restart of a job the drain requeued adds to its queues'
+ * budget use beyond what fw_budget_left counted for it (the rest of its
+ * old run, at the GPUs it held): its whole run from now, less that rest;
+ * INFINITY without a bound. */
+static double restart_more(const struct cyc *y, const struct fw_job *j, double whole)
+{
+	double old;
+
+	if (isinf(whole))
+		return whole;
+	old = fw_run_left(fw__bound(y, j), fw__job_use(y->s, j).v[FW_RES_GPU], j->start_time, y->s->now);
+	return whole > old ? whole - old : 0;
+}
+
 /* config.budget_safe: per job under a budget its bound (y->jbound, one
  * walk up the tree per job: fw__limit's cache), y->qleft (fw_budget_left
  * before any decision: a job the limits phase ended has no run left) and,
- * per waiting job under a budget, its whole run (y->jneed). */
+ * per waiting job under a budget, its whole run (y->jneed; for a job the
+ * drain requeued, what its restart adds: restart_more). */
 static int budget_left(struct cyc *y)
 {
 	const struct fw_snapshot *s = y->s;
@@ -282,8 +308,12 @@ static int budget_left(struct cyc *y)
 	fw_budget_left(s, NULL, y->qused, y->jbound, y->qleft, NULL);
 	for (int32_t j = 0; j < s->njobs; j++) {
 		const struct fw_job *job = &s->jobs[j];
-		if (under[job->queue] && job->state != FW_JOB_RUNNING)
-			y->jneed[j] = fw_run_left(y->jbound[j], fw_job_request(job).v[FW_RES_GPU], s->now, s->now);
+		bool restarts = y->drained && y->drained[j];
+		if (!under[job->queue] || (job->state == FW_JOB_RUNNING && !restarts))
+			continue;
+		y->jneed[j] = fw_run_left(y->jbound[j], fw_job_request(job).v[FW_RES_GPU], s->now, s->now);
+		if (restarts)
+			y->jneed[j] = restart_more(y, job, y->jneed[j]);
 	}
 	return FW_OK;
 }
@@ -317,11 +347,15 @@ void fw__budget_charge(struct cyc *y, int32_t jx, const struct fw_task_alloc *t,
 	int64_t g = 0;
 	double run;
 
-	if (!y->qleft || j->state == FW_JOB_RUNNING) /* a moved job's run was counted */
+	bool restarts = y->drained && y->drained[jx];
+
+	if (!y->qleft || (j->state == FW_JOB_RUNNING && !restarts)) /* a moved job's run was counted */
 		return;
 	for (int32_t k = 0; k < n; k++)
 		g += (int64_t)__builtin_popcount(t[k].gpu_mask) * t[k].gpu_milli;
 	run = fw_run_left(fw__bound(y, j), g, s->now, s->now); /* j is in cache: no y->jbound miss */
+	if (restarts) /* the rest of its old run was counted */
+		run = restart_more(y, j, run);
 	for (int32_t k = j->queue, m = 0; k >= 0 && m <= s->nqueues; k = s->queues[k].parent, m++)
 		if (s->queues[k].gpu_hour_budget > 0)
 			y->qleft[k] -= run;
@@ -365,6 +399,8 @@ static int phase_build(struct cyc *y)
 	int rc = limits_mark(y);
 
 	if (rc == FW_OK)
+		rc = fw__drain_mark(y);
+	if (rc == FW_OK)
 		rc = budget_mark(y);
 	if (rc != FW_OK || (rc = fw__cstate_build_ended(&y->c, s, y->a, y->evicted)) != FW_OK)
 		return rc;
@@ -384,6 +420,7 @@ static int phase_build(struct cyc *y)
 	if (!y->reason || !y->started || !y->dec || !y->dec_tasks || !y->ji || !y->demand || !y->alloc || !y->share)
 		return FW_ENOMEM;
 	limits_emit(y);
+	fw__drain_emit(y);
 	memset(&y->ji[s->njobs], 0, sizeof y->ji[0]); /* the spare one past the end */
 	if ((rc = fw__memo_create(y, s->njobs)) != FW_OK || (rc = users_create(y)) != FW_OK)
 		return rc;
@@ -835,8 +872,6 @@ int fw_cycle_run(const struct fw_snapshot *s, const struct fw_policy_ops *pol,
 	if ((rc = fw__phase_allocate(&y)) != FW_OK)
 		return rc;
 	if ((rc = fw__phase_reclaim(&y)) != FW_OK)
-		return rc;
-	if ((rc = fw__phase_drain(&y)) != FW_OK)
 		return rc;
 	if (s->config.estimate_starts) {
 		if ((rc = fw__phase_estimate(&y)) != FW_OK)

@@ -214,6 +214,12 @@ struct cyc {
 	int32_t nevicted;
 	bool reclaimed;             /* the reclaim phase evicted: capacity grew
 				     * after allocate's failures (estimate.c) */
+	/* health (drain.c): per job DRAIN_OFF, or marked by the drain (its
+	 * eviction to write, then written); NULL when no node is out of
+	 * service.  drain_jobs_on: per node its running jobs (a DRAIN's b);
+	 * ndrain_dec: the decisions the drain writes */
+	uint8_t *drained;
+	int32_t *drain_jobs_on, ndrain_dec;
 	struct rc *reclaim;         /* preempt.c's state, made on first use */
 	fw_time oldest_gang;        /* earliest submit of a pending gang (gather) */
 	int32_t npreemptible;       /* running preemptible jobs with tasks (gather):
@@ -323,16 +329,16 @@ static inline fw_time fw__job_end(const struct cyc *y, const struct fw_job *j, f
 
 	return r > 0 ? t + r : FW__NEVER;
 }
-/* Room for the decisions of allocate and reclaim: one per job (a start, a
- * reservation or an eviction), plus a second one for each job that
- * consolidation moves (its EVICT, then its START elsewhere), at most the
- * policy's max_moves and never more than the jobs.  The drain phase grows
- * the arrays for its own (drain.c). */
+/* Room for the plan's decisions: one per job (a start, a reservation or
+ * an eviction), plus a second one for each job that consolidation moves
+ * (its EVICT, then its START elsewhere), at most the policy's max_moves
+ * and never more than the jobs, plus the drain's (drain.c: a DRAIN per
+ * node, and per requeued job the START that restarts it). */
 static inline size_t fw__max_decisions(const struct cyc *y)
 {
 	size_t n = (size_t)y->s->njobs, moves = y->pol->max_moves > 0 ? (size_t)y->pol->max_moves : 0;
 
-	return n + 1 + (moves < n ? moves : n);
+	return n + 1 + (moves < n ? moves : n) + (size_t)y->ndrain_dec;
 }
 
 static inline int fw__ev_cmp(const struct ev *a, const struct ev *b)
@@ -355,9 +361,6 @@ int fw__reserve(struct cyc *y, int32_t jx);
 int fw__resv_clone(struct cyc *y, struct fw__cstate *d, struct fw__cstate *s);
 int fw__resv_events(struct cyc *y);
 void fw__resv_release(struct fw__cstate *c, const struct fw_job *j, const struct ev *e);
-/* The running jobs the EVICT decisions among dec[0 .. ndec) requeue (the
- * drain's, made after the events were sorted) end now in y->ev_run. */
-int fw__resv_end_now(struct cyc *y, const struct fw_decision *dec, int32_t ndec);
 /* The walk over a clone in time order, three event streams: the running
  * jobs' ends (y->ev_run), this cycle's starts' ends (y->ev_st) and the
  * reservations' ends (y->ev_un, kept by reserve.c as each reservation
@@ -506,12 +509,16 @@ int fw__claim(struct cyc *y, int32_t jx);
  * (estimate.c); fills y->reason[j].expected_start/unknown_why/ahead. */
 int fw__phase_estimate(struct cyc *y);
 int fw__phase_emit(struct cyc *y, struct fw_plan **out);
-/* Health (drain.c): the HEALTH reason for a job placement refused, and
- * DRAIN decisions (with DRAINED evictions) for nodes out of service. */
+/* Health (drain.c): the HEALTH reason for a job placement refused;
+ * fw__drain_mark (before the build, after the run-time limits) marks the
+ * running jobs the drain requeues as evicted, so the build leaves their
+ * GPUs free; fw__drain_emit (right after the limits' evictions) writes
+ * the DRAIN decisions and the DRAINED evictions; fw__drain_restart (first
+ * in allocate, allocate.c) starts each requeued job again elsewhere when it fits. */
 void fw__health_explain(const struct cyc *y, const struct fw_job *j, struct fw_pending *r);
-int fw__phase_drain(struct cyc *y);
-/* Will the drain phase evict running job j (a task on an UNHEALTHY node,
- * with drain_requeue)?  Reclaim then does not wait for its checkpoint. */
-bool fw__drain_evicts(const struct fw_snapshot *s, const struct fw_job *j);
+enum { FW__DRAIN_OFF, FW__DRAIN_MARKED, FW__DRAIN_WRITTEN };
+int fw__drain_mark(struct cyc *y);
+void fw__drain_emit(struct cyc *y);
+int fw__drain_restart(struct cyc *y);
 
 #endif

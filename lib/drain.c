@@ -18,30 +18,40 @@
  *                    reason: a = nodes health took from it, b = nodes with
  *                    GPUs.  Judged on whole-cluster GPU counts (the same
  *                    bound GANG_NO_FIT uses), not per GPU model.
- *   drain            after allocate and reclaim: every UNHEALTHY or
- *                    DRAINING node with running jobs, or idle but still
- *                    schedulable, gets a DRAIN decision (node = its index,
- *                    a = the node, b = jobs running on it, 0 when idle).
- *                    On an UNHEALTHY node with drain_requeue (the
- *                    default) the reason is DRAIN_REQUEUE and each job with
- *                    a task there, not evicted already, gets an EVICT
- *                    decision with reason DRAINED (a = the node, b = its
- *                    tasks there; whole gang, whatever its preemptibility:
- *                    the hardware under it is gone); otherwise DRAIN_FINISH
- *                    and the jobs run on.  A DRAINING node (an operator's
- *                    maintenance) always lets its jobs finish.  A requeued
- *                    job leaves its queues' allocation (y->alloc, the
- *                    plan's `allocated`); reclaim waits for no checkpoint
- *                    of a job the drain will requeue (fw__drain_evicts).
+ *   drain            before the build, after the run-time limits
+ *                    (fw__drain_mark): every UNHEALTHY or DRAINING node
+ *                    with running jobs, or idle but still schedulable,
+ *                    will get a DRAIN decision (node = its index, a = the
+ *                    node, b = jobs running on it, 0 when idle).  On an
+ *                    UNHEALTHY node with drain_requeue (the default) the
+ *                    reason is DRAIN_REQUEUE and each job with a task
+ *                    there, not ended already by its run-time limit, is
+ *                    marked evicted (whole gang, whatever its
+ *                    preemptibility: the hardware under it is gone);
+ *                    otherwise DRAIN_FINISH and the jobs run on.  A
+ *                    DRAINING node (an operator's maintenance) always lets
+ *                    its jobs finish.  Marked so early, a requeued job
+ *                    holds nothing from the build on: its GPUs on the
+ *                    healthy nodes are free for this plan's starts, its
+ *                    queues' allocation leaves it out, the estimates' end
+ *                    events too, and reclaim never takes it as a victim.
+ *                    It still asks for its GPUs in its queue's demand.
+ *   emit             right after the limits' evictions (fw__drain_emit):
+ *                    per node in index order its DRAIN, then the DRAINED
+ *                    eviction (a = the node, b = its tasks there) of each
+ *                    marked job not written yet, so every eviction comes
+ *                    before any start that uses its GPUs.
+ *   restart          first in allocate (fw__drain_restart, allocate.c):
+ *                    each requeued job starts again, elsewhere, when it
+ *                    fits now under its queues' limits, budgets and model
+ *                    limits (EVICT then START of one job, as a
+ *                    consolidation move is); otherwise it is pending at
+ *                    the next cycle.
  *
- * Cost: only when some node is UNHEALTHY, DRAINING or has a bad GPU
- * (counted at build), the drain walks the running jobs' allocations once to
- * count, then once per node it requeues from; the explanation is O(1) per
- * explained shape.  Honest limit: the capacity a drained job frees on
- * its healthy nodes is not reused in the same plan (the next cycle sees
- * it), nor by the reservations made before the drain; the estimates see
- * it free from now on (fw__resv_end_now: a requeued job's end event
- * moves to now).
+ * Cost: only when some node is UNHEALTHY or DRAINING (a scan of the
+ * nodes), the drain walks the running jobs' allocations once to count and
+ * once to mark, then the jobs once per node it requeues from; the
+ * explanation is O(1) per explained shape.
  */
 #include <string.h>
 
@@ -83,14 +93,6 @@ static bool requeues(const struct fw_snapshot *s, int32_t n)
 	return s->config.drain_requeue && s->nodes[n].health == FW_HEALTH_UNHEALTHY;
 }
 
-bool fw__drain_evicts(const struct fw_snapshot *s, const struct fw_job *j)
-{
-	for (int32_t k = 0; j->state == FW_JOB_RUNNING && k < j->alloc_count; k++)
-		if (requeues(s, s->allocs[j->alloc_first + k].node))
-			return true;
-	return false;
-}
-
 static bool out_of_service(const struct fw_node *n)
 {
 	return n->health == FW_HEALTH_UNHEALTHY || n->health == FW_HEALTH_DRAINING;
@@ -104,38 +106,6 @@ static bool out_of_service(const struct fw_node *n)
 static bool must_drain(const struct fw_node *n, int32_t jobs)
 {
 	return jobs > 0 || (out_of_service(n) && n->schedulable);
-}
-
-/* Room for the drain's decisions after those already made. */
-static int grow_decisions(struct cyc *y, int32_t extra)
-{
-	struct fw_decision *d = FW_ARENA_RAW(y->a, struct fw_decision, y->ndec + extra + 1);
-	struct fw_task_alloc **t = FW_ARENA_NEW(y->a, struct fw_task_alloc *, y->ndec + extra + 1);
-
-	if (!d || !t)
-		return FW_ENOMEM;
-	memcpy(d, y->dec, (size_t)y->ndec * sizeof *d);
-	memcpy(t, y->dec_tasks, (size_t)y->ndec * sizeof *t);
-	y->dec = d;
-	y->dec_tasks = t;
-	return FW_OK;
-}
-
-static void add_decision(struct cyc *y, enum fw_decision_kind k, enum fw_reason why, int32_t job,
-			 int32_t node, int64_t b, struct fw_task_alloc *tasks, int32_t ntasks)
-{
-	struct fw_decision *d = &y->dec[y->ndec];
-
-	memset(d, 0, sizeof *d);
-	d->kind = k;
-	d->reason = why;
-	d->job = job;
-	d->node = k == FW_DECIDE_DRAIN ? node : -1;
-	d->at = y->s->now;
-	d->alloc_count = ntasks;
-	d->a = node;
-	d->b = b;
-	y->dec_tasks[y->ndec++] = tasks;
 }
 
 /* Per node: running jobs with a task there (counted once per job, even
@@ -165,6 +135,73 @@ static int32_t tasks_on(const struct fw_snapshot *s, const struct fw_job *j, int
 	return k;
 }
 
+/* Every running job with a task on a node the drain requeues from, and
+ * not ended already by its run-time limit, is marked: evicted (the build
+ * then leaves its GPUs free, gather counts it as holding nothing, the
+ * estimates' end events leave it out) and drained. */
+static int mark_requeued(struct cyc *y)
+{
+	const struct fw_snapshot *s = y->s;
+
+	for (int32_t j = 0; j < s->njobs; j++) {
+		const struct fw_job *job = &s->jobs[j];
+		bool hit = false;
+		for (int32_t k = 0; job->state == FW_JOB_RUNNING && k < job->alloc_count && !hit; k++)
+			hit = requeues(s, s->allocs[job->alloc_first + k].node);
+		if (!hit || (y->evicted && y->evicted[j]))
+			continue;
+		if (!y->evicted && !(y->evicted = FW_ARENA_NEW(y->a, bool, s->njobs + 1)))
+			return FW_ENOMEM;
+		y->evicted[j] = true;
+		y->nevicted++;
+		y->drained[j] = FW__DRAIN_MARKED;
+		y->ndrain_dec += 2; /* its EVICT, and the START that may restart it */
+	}
+	return FW_OK;
+}
+
+int fw__drain_mark(struct cyc *y)
+{
+	const struct fw_snapshot *s = y->s;
+	int32_t n = 0, *seen_by;
+
+	/* A cheap pre-check; an unschedulable node counts too: the world may
+	 * hold it out of new work (an operator's drain) while jobs still run
+	 * on it that must be requeued. */
+	while (n < s->nnodes && !out_of_service(&s->nodes[n]))
+		n++;
+	if (n == s->nnodes)
+		return FW_OK;
+	y->drain_jobs_on = FW_ARENA_NEW(y->a, int32_t, s->nnodes + 1);
+	y->drained = FW_ARENA_NEW(y->a, uint8_t, s->njobs + 1);
+	seen_by = FW_ARENA_NEW(y->a, int32_t, s->nnodes + 1);
+	if (!y->drain_jobs_on || !y->drained || !seen_by)
+		return FW_ENOMEM;
+	count_jobs(s, y->drain_jobs_on, seen_by);
+	for (n = 0; n < s->nnodes; n++)
+		y->ndrain_dec += must_drain(&s->nodes[n], y->drain_jobs_on[n]);
+	return mark_requeued(y);
+}
+
+static void add_decision(struct cyc *y, enum fw_decision_kind k, enum fw_reason why, int32_t job,
+			 int32_t node, int64_t b, struct fw_task_alloc *tasks, int32_t ntasks)
+{
+	struct fw_decision *d = &y->dec[y->ndec];
+
+	memset(d, 0, sizeof *d);
+	d->kind = k;
+	d->reason = why;
+	d->job = job;
+	d->node = k == FW_DECIDE_DRAIN ? node : -1;
+	d->at = y->s->now;
+	d->alloc_count = ntasks;
+	d->a = node;
+	d->b = b;
+	y->dec_tasks[y->ndec++] = tasks;
+}
+
+/* The DRAINED evictions of the marked jobs with a task on node n, not
+ * written yet (a = the node, b = its tasks there). */
 static void evict_from(struct cyc *y, int32_t n)
 {
 	const struct fw_snapshot *s = y->s;
@@ -172,57 +209,25 @@ static void evict_from(struct cyc *y, int32_t n)
 	for (int32_t j = 0; j < s->njobs; j++) {
 		const struct fw_job *job = &s->jobs[j];
 		int32_t k;
-		if (job->state != FW_JOB_RUNNING || y->evicted[j] || !(k = tasks_on(s, job, n)))
+		if (y->drained[j] != FW__DRAIN_MARKED || !(k = tasks_on(s, job, n)))
 			continue;
 		add_decision(y, FW_DECIDE_EVICT, FW_REASON_DRAINED, j, n, k,
 			     s->allocs + job->alloc_first, job->alloc_count);
-		y->evicted[j] = true;
-		y->nevicted++;
-		/* y->alloc is the queues' allocation after the plan (plan.h
-		 * allocated; the estimate's budget walks run its GPUs on) */
-		struct fw_res use = fw__job_use(s, job);
-		for (int32_t q = job->queue; q >= 0; q = s->queues[q].parent)
-			y->alloc[q] = fw_res_sub(y->alloc[q], use);
+		y->drained[j] = FW__DRAIN_WRITTEN;
 	}
 }
 
-int fw__phase_drain(struct cyc *y)
+void fw__drain_emit(struct cyc *y)
 {
 	const struct fw_snapshot *s = y->s;
-	int32_t *jobs_on, *seen_by, ndrain = 0, nrun = 0;
 
-	/* A cheap pre-check; an unschedulable node counts too: the world may
-	 * hold it out of new work (an operator's drain) while jobs still run
-	 * on it that must be requeued. */
-	if (y->c.out_of_service == 0)
-		return FW_OK;
-	jobs_on = FW_ARENA_NEW(y->a, int32_t, s->nnodes + 1);
-	seen_by = FW_ARENA_NEW(y->a, int32_t, s->nnodes + 1);
-	if (!y->evicted)
-		y->evicted = FW_ARENA_NEW(y->a, bool, s->njobs + 1);
-	if (!jobs_on || !seen_by || !y->evicted)
-		return FW_ENOMEM;
-	count_jobs(s, jobs_on, seen_by);
-	for (int32_t n = 0; n < s->nnodes; n++) {
-		ndrain += must_drain(&s->nodes[n], jobs_on[n]);
-		nrun += jobs_on[n];
-	}
-	if (ndrain == 0)
-		return FW_OK;
-	if (grow_decisions(y, ndrain + nrun) != FW_OK)
-		return FW_ENOMEM;
-	int32_t first = y->ndec, evicted = y->nevicted;
-	for (int32_t n = 0; n < s->nnodes; n++) {
+	for (int32_t n = 0; y->drained && n < s->nnodes; n++) {
 		bool requeue = requeues(s, n);
-		if (!must_drain(&s->nodes[n], jobs_on[n]))
+		if (!must_drain(&s->nodes[n], y->drain_jobs_on[n]))
 			continue;
 		add_decision(y, FW_DECIDE_DRAIN, requeue ? FW_REASON_DRAIN_REQUEUE : FW_REASON_DRAIN_FINISH,
-			     -1, n, jobs_on[n], s->allocs, 0);
+			     -1, n, y->drain_jobs_on[n], s->allocs, 0);
 		if (requeue)
 			evict_from(y, n);
 	}
-	/* the estimates see a requeued job's room free at the next cycle */
-	if (y->nevicted > evicted && s->config.estimate_starts)
-		return fw__resv_end_now(y, y->dec + first, y->ndec - first);
-	return FW_OK;
 }

@@ -517,9 +517,10 @@ static void unplace(struct cyc *y, int32_t job, const struct fw__placement *pl)
 /* Should the eviction of x->vict wait for their checkpoints?  Only if
  * every victim has an interval, its next checkpoint within the grace and
  * sooner than the work it would lose now (so not one that has just
- * saved), and none runs on a node the drain requeues from in this plan
- * (it will save nothing: the drain evicts it).  Then *due is the last
- * such checkpoint and *last the first victim with it. */
+ * saved).  (None runs on a node the drain requeues from: the drain
+ * evicted those before the build, and an evicted job is no victim.)
+ * Then *due is the last such checkpoint and *last the first victim with
+ * it. */
 static bool checkpoint_due(const struct rc *x, fw_time *due, int32_t *last)
 {
 	const struct fw_snapshot *s = x->y->s;
@@ -528,7 +529,7 @@ static bool checkpoint_due(const struct rc *x, fw_time *due, int32_t *last)
 	for (int32_t k = 0; k < x->nvict; k++) {
 		const struct fw_job *vj = &s->jobs[x->vict[k]];
 		fw_time cp = fw_job_checkpoint(s, vj), work = fw_job_lost_work(s, vj, s->now);
-		if (cp <= 0 || cp - work > x->grace || cp - work >= work || fw__drain_evicts(s, vj))
+		if (cp <= 0 || cp - work > x->grace || cp - work >= work)
 			return false;
 		if (s->now + cp - work > *due) {
 			*due = s->now + cp - work;

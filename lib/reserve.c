@@ -513,43 +513,6 @@ int fw__resv_events(struct cyc *y)
 	return rc != FW_OK ? rc : start_events(y);
 }
 
-/* The running jobs evicted since the events were sorted (the drain's
- * requeues: y->evicted, still in y->ev_run if it was sorted before, left
- * out if it is sorted now; the reclaim's victims left it already) give
- * their nodes back at the next cycle, not at their expected ends: their
- * events end now, merged in (end, job) order.  The estimates then see
- * the room a requeue frees (drain.c's honest limit was that they did
- * not); the clone still holds those tasks until the walk releases them,
- * after its first try at now, as the cycle's state does. */
-int fw__resv_end_now(struct cyc *y, const struct fw_decision *dec, int32_t ndec)
-{
-	const struct fw_snapshot *s = y->s;
-	int32_t n = 0, m = 0;
-	struct ev *d, *t;
-	int rc = fw__resv_events(y);
-
-	if (rc != FW_OK)
-		return rc;
-	d = FW_ARENA_RAW(y->a, struct ev, ndec + 1);
-	t = FW_ARENA_RAW(y->a, struct ev, s->njobs + 1);
-	if (!d || !t)
-		return FW_ENOMEM;
-	for (int32_t x = 0; x < y->nev_run; x++)
-		if (!y->evicted[y->ev_run[x].job])
-			y->ev_run[n++] = y->ev_run[x];
-	for (int32_t x = 0; x < ndec; x++) {
-		if (dec[x].kind != FW_DECIDE_EVICT) /* a DRAIN names no job (-1) */
-			continue;
-		const struct fw_job *job = &s->jobs[dec[x].job];
-		d[m++] = (struct ev){ .end = s->now, .job = dec[x].job, .tasks = s->allocs + job->alloc_first,
-				      .ntasks = job->alloc_count };
-	}
-	ev_sort(d, t, m, s->njobs);
-	ev_merge(y->ev_run, n, d, m, t); /* ev_run has room: m + n <= running jobs */
-	y->nev_run = n + m;
-	return FW_OK;
-}
-
 /* ---- the walk: three event streams in time order ------------------------ */
 
 int fw__walk_init(struct cyc *y, struct fw__stream st[3])

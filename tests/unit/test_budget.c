@@ -731,37 +731,53 @@ TEST(safe_a_short_job_is_expected_when_its_run_fits)
 	fw_snapshot_free(x.s);
 }
 
-/* A running job the plan drains off an unhealthy node (requeued) runs
- * no more GPUs: what is left grows from the usage's decay alone, so w's
- * estimate is no sooner than when the usage alone leaves room for its
- * run, the checker's floor.  (Found by tests/fuzz/fuzz_cycle.c: the
- * drained job's GPUs stayed in the queue's allocation after the plan,
- * and the estimate ran them on for ever, adding to what is left.)  With
- * the node healthy it runs on and ends in 100 s, and w is expected
- * sooner than after the drain, which keeps the run's last 100 s
- * counted, the cycle's view. */
+/* A running job the plan drains off an unhealthy node (requeued) and
+ * does not restart runs no more GPUs: what is left grows from the
+ * usage's decay alone, so w's estimate is no sooner than when the usage
+ * alone leaves room for its run, the checker's floor.  (Found by
+ * tests/fuzz/fuzz_cycle.c: the drained job's GPUs stayed in the queue's
+ * allocation after the plan, and the estimate ran them on for ever,
+ * adding to what is left.)  Here r, 2 h of 8 GPUs started 100 s ago,
+ * may not restart: its whole run again (16 GPU-h) would overdraw the
+ * budget (budget_short).  w is expected later than with r healthy: the
+ * cycle still counts the rest of r's run against the budget, as the
+ * checker does (fw_budget_left: an eviction counts as running on).
+ * With a 200 s run r restarts elsewhere in the same plan (what the
+ * restart adds, 100 s more of 8 GPUs, fits), and w is expected no
+ * sooner than with r running on. */
 TEST(safe_a_drained_job_runs_no_gpus_in_the_estimate)
 {
-	struct world x = safe_world(100, 90, 7200); /* w: 16 GPU-h of 10 left */
-	int n1 = 1;
-	int r = tb_job(x.s, "r", x.q, 1, 8, 1000, 10);
-	tb_run(x.s, r, 1, &n1, 0xff);
-	x.s->jobs[r].start_time = x.s->now - 100;
-	x.s->jobs[r].expected_runtime = 200;
-	x.s->config.drain_requeue = true;
-	struct fw_plan *p = tb_plan(x.s, "fairway", &A);
-	ASSERT(p != NULL);
-	fw_time running = fw_plan_pending_for(p, x.w)->expected_start;
-	x.s->nodes[n1].health = FW_HEALTH_UNHEALTHY;
-	p = tb_plan(x.s, "fairway", &A); /* the checker passes */
-	ASSERT(p != NULL);
-	ASSERT(tb_find(p, r, FW_DECIDE_EVICT) != NULL);
-	ASSERT_EQ(p->queues[x.q].allocated.v[FW_RES_GPU], 0); /* after the plan */
-	double h = x.s->config.usage_half_life_s;
-	fw_time t = fw_plan_pending_for(p, x.w)->expected_start;
-	ASSERT(t >= x.s->now + (fw_time)(h * log2(90.0 / (100 - 16))));
-	ASSERT(t > running);
-	fw_snapshot_free(x.s);
+	for (int v = 0; v < 2; v++) {
+		struct world x = safe_world(100, 90, 7200); /* w: 16 GPU-h of 10 left */
+		int n1 = 1;
+		int r = tb_job(x.s, "r", x.q, 1, 8, 1000, 10);
+		tb_run(x.s, r, 1, &n1, 0xff);
+		x.s->jobs[r].start_time = x.s->now - 100;
+		x.s->jobs[r].expected_runtime = v == 0 ? 7200 : 200;
+		x.s->config.drain_requeue = true;
+		struct fw_plan *p = tb_plan(x.s, "fairway", &A);
+		ASSERT(p != NULL);
+		fw_time running = fw_plan_pending_for(p, x.w)->expected_start;
+		x.s->nodes[n1].health = FW_HEALTH_UNHEALTHY;
+		p = tb_plan(x.s, "fairway", &A); /* the checker passes */
+		ASSERT(p != NULL);
+		const struct fw_decision *e = tb_find(p, r, FW_DECIDE_EVICT), *st = tb_find(p, r, FW_DECIDE_START);
+		ASSERT(e != NULL);
+		fw_time t = fw_plan_pending_for(p, x.w)->expected_start;
+		if (v == 0) {
+			ASSERT(st == NULL);
+			ASSERT_EQ(p->queues[x.q].allocated.v[FW_RES_GPU], 0); /* after the plan */
+			double h = x.s->config.usage_half_life_s;
+			ASSERT(t >= x.s->now + (fw_time)(h * log2(90.0 / (100 - 16))));
+			ASSERT(t > running);
+		} else {
+			ASSERT(st != NULL && e < st);
+			ASSERT(p->allocs[st->alloc_first].node != n1);
+			ASSERT_EQ(p->queues[x.q].allocated.v[FW_RES_GPU], 8000);
+			ASSERT(t >= running);
+		}
+		fw_snapshot_free(x.s);
+	}
 }
 
 /* A short gang is expected when its budget lets it go, not when it would

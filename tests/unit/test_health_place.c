@@ -603,19 +603,19 @@ static const struct fw_pending *pending_of(const struct fw_plan *p, int job)
 }
 
 /* A gang on n0 (unhealthy) and n1, expected to run to t=5000, is
- * requeued: n1 is free at the next cycle, so a waiting 8-GPU job is
- * expected at now, not at the gang's end, nor unknown (the gang's end
- * event used to stay at t=5000, or be dropped with its room held for
- * ever, by whether a reservation sorted the events before the drain).
- * With the drain letting the gang finish, its end stands. */
-TEST(a_requeued_gangs_room_is_free_in_the_estimates)
+ * requeued: n1 is free in this very plan (the drain runs before the
+ * build), so a waiting 8-GPU job starts on it now, after the eviction.
+ * The gang cannot restart (one healthy node for two tasks).  With the
+ * drain letting the gang finish, n1 stays the gang's: the waiting job
+ * is expected at the gang's end. */
+TEST(a_requeued_gangs_room_is_used_in_the_same_plan)
 {
 	for (int v = 0; v < 3; v++) {
 		struct fw_snapshot *s = cluster(2);
 		int both[] = { 0, 1 };
 		int g = tb_job(s, "gang", 0, 2, 8, 1000, 0);
 		int w = tb_job(s, "waits", 0, 1, 8, 1000, 50);
-		const struct fw_pending *r;
+		const struct fw_decision *e, *st;
 		struct fw_plan *p;
 
 		tb_run(s, g, 2, both, 0xff);
@@ -624,36 +624,38 @@ TEST(a_requeued_gangs_room_is_free_in_the_estimates)
 		s->jobs[w].expected_runtime = 600;
 		s->now = 100;
 		s->nodes[0].health = FW_HEALTH_UNHEALTHY;
-		s->config.reserve_depth = v == 1 ? -1 : 0; /* 0: the policy's (a reservation for "waits") */
+		s->config.reserve_depth = v == 1 ? -1 : 0;
 		s->config.drain_requeue = v != 2;
 		p = run(s);
 		ASSERT(p);
-		ASSERT(!decision_of(p, FW_DECIDE_START, w, -1)); /* n1 is the gang's in this plan */
-		ASSERT_EQ(decision_of(p, FW_DECIDE_EVICT, g, -1) != NULL, v != 2);
-		r = pending_of(p, w);
-		ASSERT(r);
-		ASSERT_EQ(decision_of(p, FW_DECIDE_RESERVE, w, -1) != NULL, v != 1);
-		if (v == 0) /* made before the drain, at the gang's end: its estimate is its time */
-			ASSERT_EQ(r->expected_start, decision_of(p, FW_DECIDE_RESERVE, w, -1)->at);
-		else
-			ASSERT_EQ(r->expected_start, v == 2 ? 5000 : 100);
+		e = decision_of(p, FW_DECIDE_EVICT, g, -1);
+		st = decision_of(p, FW_DECIDE_START, w, -1);
+		ASSERT_EQ(e != NULL, v != 2);
+		ASSERT(!decision_of(p, FW_DECIDE_START, g, -1)); /* no room for it */
+		ASSERT(!pending_of(p, g));                       /* not pending in this snapshot */
+		if (v != 2) {
+			ASSERT(st);
+			ASSERT(e < st); /* the eviction first */
+			ASSERT_EQ(start_node(p, w), 1);
+			ASSERT(!pending_of(p, w));
+		} else {
+			ASSERT(!st);
+			ASSERT(!decision_of(p, FW_DECIDE_EVICT, g, -1));
+			ASSERT_EQ(pending_of(p, w)->expected_start, 5000);
+		}
 		fw_snapshot_free(s);
 	}
 }
 
-/* The events were sorted before the drain (a reservation for the first
- * waiting job, at the gang's end on n1 or n2): the second, which has no
- * reservation, is expected at now on the other node, and the gang's old
- * end event is gone (its tasks released once: at t=5000 the walk would
- * otherwise free them again). */
-TEST(a_requeue_after_a_reservation_frees_the_unreserved_node)
+/* A three-node gang requeued from n0: the two waiting jobs start now on
+ * n1 and n2, with no reservation (nothing blocks them). */
+TEST(a_requeued_gangs_room_starts_several)
 {
 	struct fw_snapshot *s = cluster(3);
 	int all[] = { 0, 1, 2 };
 	int g = tb_job(s, "gang", 0, 3, 8, 1000, 0);
 	int w = tb_job(s, "waits", 0, 1, 8, 1000, 50);
 	int x = tb_job(s, "next", 0, 1, 8, 1000, 60);
-	const struct fw_decision *d;
 	struct fw_plan *p;
 
 	tb_run(s, g, 3, all, 0xff);
@@ -666,12 +668,100 @@ TEST(a_requeue_after_a_reservation_frees_the_unreserved_node)
 	p = run(s);
 	ASSERT(p);
 	ASSERT(decision_of(p, FW_DECIDE_EVICT, g, -1));
-	d = decision_of(p, FW_DECIDE_RESERVE, w, -1);
-	ASSERT(d);
-	ASSERT_EQ(d->at, 5000);
-	ASSERT(!decision_of(p, FW_DECIDE_RESERVE, x, -1));
-	ASSERT_EQ(pending_of(p, w)->expected_start, 5000);
-	ASSERT_EQ(pending_of(p, x)->expected_start, 100);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_RESERVE), 0);
+	ASSERT_EQ(start_node(p, w), 1);
+	ASSERT_EQ(start_node(p, x), 2);
+	ASSERT_EQ(p->npending, 0);
+	fw_snapshot_free(s);
+}
+
+/* The requeued gang itself restarts in the same plan, elsewhere, before
+ * an older pending job of its queue could take the room: DRAIN, its
+ * EVICT, then its START, in that order, on healthy nodes only.  The
+ * pending job waits for what is left. */
+TEST(a_requeued_gang_restarts_in_the_same_plan)
+{
+	struct fw_snapshot *s = cluster(4);
+	int two[] = { 0, 1 };
+	int w = tb_job(s, "older", 0, 2, 8, 1000, 0);
+	int g = tb_job(s, "gang", 0, 2, 8, 1000, 10);
+	const struct fw_decision *dr, *e, *st;
+	struct fw_plan *p;
+
+	tb_run(s, g, 2, two, 0xff);
+	s->jobs[g].start_time = 20;
+	s->jobs[g].expected_runtime = 5000;
+	s->jobs[w].expected_runtime = 600;
+	s->now = 100;
+	s->nodes[0].health = FW_HEALTH_UNHEALTHY;
+	p = run(s);
+	ASSERT(p);
+	dr = decision_of(p, FW_DECIDE_DRAIN, -1, 0);
+	e = decision_of(p, FW_DECIDE_EVICT, g, -1);
+	st = decision_of(p, FW_DECIDE_START, g, -1);
+	ASSERT(dr && e && st);
+	ASSERT(dr < e && e < st);
+	ASSERT_EQ(st->alloc_count, 2);
+	for (int k = 0; k < st->alloc_count; k++)
+		ASSERT(p->allocs[st->alloc_first + k].node != 0);
+	ASSERT(!decision_of(p, FW_DECIDE_START, w, -1)); /* one healthy node left */
+	ASSERT(pending_of(p, w));
+	fw_snapshot_free(s);
+}
+
+/* The restart honours its queue's limit: lowered below the gang's GPUs
+ * since it started, the gang is requeued and not restarted, and the
+ * room goes to a job the limit allows. */
+TEST(a_requeued_gang_restarts_under_its_queues_limit)
+{
+	struct fw_snapshot *s = cluster(4);
+	int two[] = { 0, 1 };
+	int g = tb_job(s, "gang", 0, 2, 8, 1000, 10);
+	int w = tb_job(s, "small", 0, 1, 8, 1000, 50);
+	struct fw_plan *p;
+
+	tb_run(s, g, 2, two, 0xff);
+	s->jobs[g].start_time = 20;
+	s->now = 100;
+	s->nodes[0].health = FW_HEALTH_UNHEALTHY;
+	s->queues[0].limit.v[FW_RES_GPU] = 8000;
+	p = run(s);
+	ASSERT(p);
+	ASSERT(decision_of(p, FW_DECIDE_EVICT, g, -1));
+	ASSERT(!decision_of(p, FW_DECIDE_START, g, -1));
+	ASSERT(decision_of(p, FW_DECIDE_START, w, -1));
+	fw_snapshot_free(s);
+}
+
+/* A big gang does not restart on a suspect node (placement's rule), and
+ * a job ended by its run-time limit on the failed node ends as such,
+ * not requeued. */
+TEST(a_restart_keeps_the_health_rules_and_the_time_limit_wins)
+{
+	struct fw_snapshot *s = cluster(4);
+	int two[] = { 0, 1 }, three[] = { 3 };
+	int g = tb_job(s, "gang", 0, 2, 8, 1000, 10);
+	int t = tb_job(s, "timed", 0, 1, 8, 1000, 5);
+	const struct fw_decision *e;
+	struct fw_plan *p;
+
+	tb_run(s, g, 2, two, 0xff);
+	s->jobs[g].start_time = 20;
+	tb_run(s, t, 1, three, 0xff);
+	s->jobs[t].start_time = 0;
+	s->jobs[t].max_runtime_s = 50;
+	s->now = 100;
+	s->nodes[0].health = FW_HEALTH_UNHEALTHY;
+	s->nodes[3].health = FW_HEALTH_UNHEALTHY;
+	s->nodes[2].health = FW_HEALTH_SUSPECT;
+	p = run(s);
+	ASSERT(p);
+	ASSERT(decision_of(p, FW_DECIDE_EVICT, g, -1));
+	ASSERT(!decision_of(p, FW_DECIDE_START, g, -1)); /* 16 GPUs: not on suspect n2 */
+	e = decision_of(p, FW_DECIDE_EVICT, t, -1);
+	ASSERT(e);
+	ASSERT_EQ(e->reason, FW_REASON_TIME_LIMIT);
+	ASSERT(e == &p->decisions[0]); /* the limits' evictions first */
 	fw_snapshot_free(s);
 }
 
@@ -839,7 +929,8 @@ TEST_MAIN(drain_counts_a_job_once_per_node, bad_gpu_keeps_the_others, bad_gpu_bl
 	  small_jobs_take_tainted_nodes_first,
 	  tainted_first_honours_topology, tainted_lists_survive_reservations_and_estimates,
 	  suspect_gpu_mask_counts_as_suspect, threshold_configurable, domains_count_usable_capacity_only,
-	  drain_requeues_by_default, a_requeued_gangs_room_is_free_in_the_estimates,
-	  a_requeue_after_a_reservation_frees_the_unreserved_node, drain_lets_finish_by_policy, draining_node_lets_finish,
+	  drain_requeues_by_default, a_requeued_gangs_room_is_used_in_the_same_plan,
+	  a_requeued_gangs_room_starts_several, a_requeued_gang_restarts_in_the_same_plan,
+	  a_requeued_gang_restarts_under_its_queues_limit, a_restart_keeps_the_health_rules_and_the_time_limit_wins, drain_lets_finish_by_policy, draining_node_lets_finish,
 	  healthy_cluster_no_drain, unschedulable_unhealthy_node_with_jobs_drained, idle_unhealthy_node_drained_once, checker_rejects_health_violations,
 	  reservation_avoids_suspect_nodes, validate_rejects_bad_health)
