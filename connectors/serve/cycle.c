@@ -840,7 +840,7 @@ static int32_t requeued_slot(const struct fw_serve_metrics *m, const char *job, 
 }
 
 /* An evicted job goes back to wait: its next start's wait counts from now. */
-static void note_requeue(struct fw_serve_metrics *m, const char *job, fw_time now)
+void fw_serve_note_requeue(struct fw_serve_metrics *m, const char *job, fw_time now)
 {
 	bool found;
 	int32_t i = requeued_slot(m, job, &found);
@@ -948,7 +948,7 @@ static void count(struct fw_serve *d, const struct fw_backend_action *a, fw_time
 			break;
 		}
 		d->m.evictions++;
-		note_requeue(&d->m, a->job, now);
+		fw_serve_note_requeue(&d->m, a->job, now);
 		if ((q = qstat_of(&d->m, a->queue))) {
 			q->evictions++;
 			q->lost_gpu_s += a->lost_gpu_s;

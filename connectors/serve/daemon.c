@@ -412,6 +412,14 @@ static int seed_queues(struct fw_serve *d, char *err, size_t errn)
 	return rc;
 }
 
+static int restore_requeue(void *ctx, const char *job, fw_time at)
+{
+	struct fw_serve *d = ctx;
+
+	fw_serve_note_requeue(&d->m, job, at);
+	return FW_OK;
+}
+
 static int restore_model(struct fw_serve *d, char *err, size_t errn)
 {
 	int rc;
@@ -430,10 +438,12 @@ static int restore_model(struct fw_serve *d, char *err, size_t errn)
 	} else if ((rc = fw_store_each(d->store, FW_STORE_QUEUES, restore_queue, d)) ||
 		   (rc = fw_store_each(d->store, FW_STORE_RESERVATIONS, restore_rsv, d)) ||
 		   (rc = fw_store_each(d->store, FW_STORE_HEALTH, restore_health, d)) ||
-		   (rc = fw_store_each(d->store, FW_STORE_USERS, restore_user, d))) {
+		   (rc = fw_store_each(d->store, FW_STORE_USERS, restore_user, d)) ||
+		   (rc = fw_store_requeues(d->store, restore_requeue, d))) {
 		snprintf(err, errn, "cannot restore the model from the store: %s", fw_strerror(rc));
 		return rc;
 	}
+	d->m.requeued_kept = d->m.nrequeued; /* the prune's baseline */
 	if ((rc = fw_serve_queue_order(d->queues, d->nqueues)))
 		return rc;
 	if (d->nusers) /* by (queue, user), as the cycle looks them up */

@@ -56,8 +56,9 @@ struct fw_serve_qstat {
 };
 
 /* A job the daemon evicted and requeued, and when: its next start's wait
- * counts from then.  In memory only (a restarted daemon counts such a
- * job's wait from its submission). */
+ * counts from then.  Kept in memory; a restarted daemon finds them again
+ * in its decision log (fw_store_requeues: each job's last eviction that
+ * no start followed), unless the log was trimmed past that eviction. */
 struct fw_serve_requeued {
 	char job[FW_NAME_MAX];
 	fw_time at;
@@ -161,6 +162,9 @@ void fw_serve_close(struct fw_serve *d);
  * once, a few times), on the calling thread; the caller holds no lock.
  * FW_OK, or the last attempt's error (d->cycle_err says why). */
 int fw_serve_cycle_once(struct fw_serve *d, struct fw_arena *ar);
+/* cycle.c: job was evicted and requeued at `at` (its next start's wait
+ * counts from then); the cycle's, and the restore's at start-up. */
+void fw_serve_note_requeue(struct fw_serve_metrics *m, const char *job, fw_time at);
 /* cycle.c: a dry run of submitting bj (POST /v1/jobs?dryRun=true, as
  * sbatch --test-only): the world taken as a cycle takes it, bj added by
  * the backend's probe op (which the caller checked is there) as it

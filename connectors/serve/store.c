@@ -452,6 +452,28 @@ int fw_store_decisions(struct fw_serve_store *st, fw_time since, const char *job
 	return each_decision(s, fn, ctx);
 }
 
+int fw_store_requeues(struct fw_serve_store *st, int (*fn)(void *ctx, const char *job, fw_time at), void *ctx)
+{
+	/* per job its last eviction that no start followed (the indexes on
+	 * (kind, at) and (job, id) serve both halves), in name order */
+	static const char sql[] =
+		"SELECT e.job, MAX(e.at) FROM decisions e WHERE e.kind = 'evict' AND e.reason <> 'time_limit'"
+		" AND e.job <> '' AND NOT EXISTS (SELECT 1 FROM decisions s WHERE s.job = e.job"
+		" AND s.kind = 'start' AND s.id > e.id) GROUP BY e.job ORDER BY e.job";
+	sqlite3_stmt *s;
+	int rc = FW_OK, step;
+
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
+		return FW_EIO;
+	while ((step = sqlite3_step(s)) == SQLITE_ROW)
+		if ((rc = fn(ctx, (const char *)sqlite3_column_text(s, 0), sqlite3_column_int64(s, 1))))
+			break;
+	if (!rc && step != SQLITE_DONE)
+		rc = FW_EIO;
+	sqlite3_finalize(s);
+	return rc;
+}
+
 /* Step s (bound) through its rows into fn; reset and unbound after. */
 static int each_decision(sqlite3_stmt *s, int (*fn)(void *ctx, const struct fw_store_decision *dec), void *ctx)
 {

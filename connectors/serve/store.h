@@ -105,6 +105,11 @@ int fw_store_log_decision(struct fw_serve_store *st, const struct fw_store_decis
  * and the rows of the job it named stay; INT64_MIN: all), oldest first. */
 int fw_store_job_decisions(struct fw_serve_store *st, const char *job, fw_time since, int limit,
 			   int (*fn)(void *ctx, const struct fw_store_decision *dec), void *ctx);
+/* Per job, in name order, the time of its last logged eviction (not at
+ * a run-time limit) that no logged start followed: the jobs that wait
+ * again after an eviction, as a restarted daemon finds them (its time to
+ * start counts from then). */
+int fw_store_requeues(struct fw_serve_store *st, int (*fn)(void *ctx, const char *job, fw_time at), void *ctx);
 /* The last `limit` logged decisions made at or after since, of one job
  * (NULL: any) and one kind (NULL: any), oldest first: the audit of GET
  * /v1/decisions. */

@@ -91,9 +91,12 @@
  * Evictions say why: RECLAIMED, PREEMPTED, MODEL_RECLAIMED and MOVED are
  * made for a start that follows them in the plan (a = that job, b = its
  * queue) and the job is requeued; DRAINED (a = the node, b = its tasks
- * there) requeues a job off an unhealthy node; TIME_LIMIT (a = the
- * seconds it ran, b = its run-time limit, snapshot.h fw_job_limit) ends
- * a job for good, as Slurm ends one at its time limit, and comes first.
+ * there) requeues a job off an unhealthy node, after that node's DRAIN
+ * and before every start (the job may start again elsewhere later in the
+ * same plan: the requeue and the restart, in that order); TIME_LIMIT
+ * (a = the seconds it ran, b = its run-time limit, snapshot.h
+ * fw_job_limit) ends a job for good, as Slurm ends one at its time
+ * limit, and comes first.
  *
  * Determinism: decisions appear in the order the cycle made them; pending
  * entries in snapshot job order.  Rendering (fw_plan_format_*) uses only

@@ -951,6 +951,48 @@ TEST(time_to_start_counts_from_the_last_requeue_and_gpu_hours_accrue)
 	served_down(&f);
 }
 
+/* The daemon stops and starts again on its state directory. */
+static void served_restart(struct served *f)
+{
+	char err[512];
+
+	fw_serve_close(&f->d);
+	if (fw_serve_open(&f->d, &f->o, err, sizeof err) != FW_OK) {
+		fprintf(stderr, "%s\n", err);
+		abort();
+	}
+}
+
+/* A restarted daemon finds the jobs that wait again after an eviction in
+ * its decision log: a, evicted at 5100, restarted daemon at 5200, starts
+ * at 5400 and waited 300 s (400 had the restart forgotten the eviction).
+ * Once a has started again, a second restart finds nothing. */
+TEST(requeue_times_survive_a_restart)
+{
+	struct served f;
+
+	served_up(&f);
+	submit(&f.d, "{\"name\":\"a\",\"queue\":\"q\",\"tasks\":[{\"gpus\":4}]}");
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	fixed_now = 5100;
+	submit(&f.d, "{\"name\":\"b\",\"queue\":\"q\",\"priority\":10,\"runtime\":300,\"tasks\":[{\"gpus\":8}]}");
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	ASSERT_STR_EQ(log_rows(&f.d, NULL, NULL), "200 start:a,evict:a,start:b");
+	fixed_now = 5200;
+	served_restart(&f);
+	ASSERT_EQ(f.d.m.nrequeued, 1);
+	ASSERT_STR_EQ(f.d.m.requeued[0].job, "a");
+	ASSERT_EQ(f.d.m.requeued[0].at, 5100);
+	fixed_now = 5400;
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	ASSERT_STR_CONTAINS(log_rows(&f.d, NULL, NULL), ",start:a");
+	ASSERT_EQ(sample(&f.d, "fairway_queue_wait_seconds_count{queue=\"q\"}"), 1);
+	ASSERT_EQ(sample(&f.d, "fairway_queue_wait_seconds_sum{queue=\"q\"}"), 300);
+	served_restart(&f);
+	ASSERT_EQ(f.d.m.nrequeued, 0);
+	served_down(&f);
+}
+
 /* The requeued list forgets jobs that left the world once it has grown
  * past twice what the last prune kept (and 16): a waiting job's entry
  * stays. */
@@ -1099,5 +1141,5 @@ TEST_MAIN(a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metr
 	  log_rows_older_than_log_keep_are_deleted_by_the_cycle, the_job_list_filters_by_queue_and_user,
 	  a_cut_job_list_says_it_is_truncated, the_node_list_filters_by_health,
 	  the_decision_log_is_served_with_its_filters, time_to_start_counts_from_the_last_requeue_and_gpu_hours_accrue,
-	  requeue_times_of_jobs_gone_are_pruned, a_log_read_lets_the_state_lock_go,
+	  requeue_times_survive_a_restart, requeue_times_of_jobs_gone_are_pruned, a_log_read_lets_the_state_lock_go,
 	  a_dry_run_plans_the_job_and_keeps_nothing)
