@@ -428,14 +428,17 @@ static fw_time fixed(void)
 	return fixed_now;
 }
 
+/* The embedded default the next serve_up opens (NULL: serve_yaml). */
+static const char *up_yaml;
+
 static void serve_up(struct fw_serve *d, struct fw_serve_opts *o)
 {
 	char err[512];
 
 	snprintf(dir, sizeof dir, "/tmp/fw-api-test.XXXXXX");
 	memset(o, 0, sizeof *o);
-	o->embedded_yaml = serve_yaml;
-	o->embedded_len = sizeof serve_yaml - 1;
+	o->embedded_yaml = up_yaml ? up_yaml : serve_yaml;
+	o->embedded_len = strlen(o->embedded_yaml);
 	o->state_dir = mkdtemp(dir);
 	o->period_s = 1;
 	o->backend = &fw_backend_local;
@@ -763,10 +766,12 @@ static const char *answer_line(struct fw_serve *d, const struct fw_api_req *rq, 
 	fw_api_handle(d, rq, &rs);
 	k = (size_t)snprintf(out, sizeof out, "%u", rs.status);
 	if (rs.status == 200 && (o = json_loads(rs.body, 0, NULL))) {
-		json_array_foreach(json_object_get(o, arr), i, e)
-			k += (size_t)snprintf(out + k, sizeof out - k, "%s%s%s%s", i ? "," : " ",
-					      json_string_value(json_object_get(e, k1)), k2 ? ":" : "",
-					      k2 ? json_string_value(json_object_get(e, k2)) : "");
+		json_array_foreach(json_object_get(o, arr), i, e) {
+			const char *v1 = json_string_value(json_object_get(e, k1));
+			const char *v2 = k2 ? json_string_value(json_object_get(e, k2)) : "";
+			k += (size_t)snprintf(out + k, sizeof out - k, "%s%s%s%s", i ? "," : " ", v1 ? v1 : "",
+					      k2 ? ":" : "", v2 ? v2 : ""); /* a drain names no job */
+		}
 		if ((fig = json_object_get(o, "figures")))
 			k += (size_t)snprintf(out + k, sizeof out - k, " of %lld GPUs",
 					      (long long)json_number_value(json_object_get(fig, "gpusTotal")));
@@ -993,6 +998,47 @@ TEST(requeue_times_survive_a_restart)
 	served_down(&f);
 }
 
+/* A node reported unhealthy under a running job: the next cycle drains
+ * it, requeues the job and starts it again on the healthy node, all in
+ * one plan that the local backend applies in order (the drain, the
+ * eviction, the start).  The job runs on n1 at once; its second start
+ * waited 0 s (from its requeue). */
+TEST(a_drained_job_restarts_on_a_healthy_node_in_the_same_cycle)
+{
+	static const char two[] = "now: 0\n"
+				  "nodes:\n"
+				  "  - {name: n0, gpus: 8, cpu: 64, memory: 512Gi}\n"
+				  "  - {name: n1, gpus: 8, cpu: 64, memory: 512Gi}\n"
+				  "queues:\n"
+				  "  - {name: q, resources: {gpu: {quota: 16}}}\n";
+	struct served f;
+	char body[8192];
+
+	up_yaml = two;
+	served_up(&f);
+	up_yaml = NULL;
+	submit(&f.d, "{\"name\":\"a\",\"queue\":\"q\",\"runtime\":1000,\"tasks\":[{\"gpus\":8}]}");
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	ASSERT_EQ(get_as(&f.d, "/v1/jobs/a", NULL, body, sizeof body), 200);
+	ASSERT_STR_CONTAINS(body, "\"n0\"");
+	ASSERT_EQ(send_as(&f.d, "POST", "/v1/nodes/n0/health", "{\"healthy\":false,\"reason\":\"XID 79\"}"), 200);
+	fixed_now = 5060;
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	ASSERT_STR_EQ(log_rows(&f.d, NULL, NULL), "200 start:a,drain:,evict:a,start:a");
+	ASSERT_EQ(get_as(&f.d, "/v1/jobs/a", NULL, body, sizeof body), 200);
+	json_t *j = json_loads(body, 0, NULL);
+	ASSERT(j != NULL);
+	ASSERT_STR_EQ(json_string_value(json_object_get(j, "state")), "running");
+	ASSERT(strstr(body, "\"n0\"") == NULL);
+	ASSERT_STR_CONTAINS(body, "\"n1\"");
+	json_decref(j);
+	ASSERT_EQ(sample(&f.d, "fairway_evictions_total"), 1);
+	ASSERT_EQ(sample(&f.d, "fairway_queue_wait_seconds_count{queue=\"q\"}"), 2);
+	ASSERT_EQ(sample(&f.d, "fairway_queue_wait_seconds_sum{queue=\"q\"}"), 0);
+	ASSERT_EQ(f.d.m.nrequeued, 0);
+	served_down(&f);
+}
+
 /* The requeued list forgets jobs that left the world once it has grown
  * past twice what the last prune kept (and 16): a waiting job's entry
  * stays. */
@@ -1141,5 +1187,5 @@ TEST_MAIN(a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metr
 	  log_rows_older_than_log_keep_are_deleted_by_the_cycle, the_job_list_filters_by_queue_and_user,
 	  a_cut_job_list_says_it_is_truncated, the_node_list_filters_by_health,
 	  the_decision_log_is_served_with_its_filters, time_to_start_counts_from_the_last_requeue_and_gpu_hours_accrue,
-	  requeue_times_survive_a_restart, requeue_times_of_jobs_gone_are_pruned, a_log_read_lets_the_state_lock_go,
+	  a_drained_job_restarts_on_a_healthy_node_in_the_same_cycle, requeue_times_survive_a_restart, requeue_times_of_jobs_gone_are_pruned, a_log_read_lets_the_state_lock_go,
 	  a_dry_run_plans_the_job_and_keeps_nothing)
