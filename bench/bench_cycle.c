@@ -786,10 +786,12 @@ static void print_straddles(const struct fw_snapshot *s, const struct fw_plan *p
 
 	for (int32_t i = 0; i < p->ndecisions; i++) {
 		const struct fw_decision *d = &p->decisions[i];
+		if (d->kind != FW_DECIDE_START && d->kind != FW_DECIDE_RESERVE) /* a drain names no job */
+			continue;
 		const struct fw_job *j = &s->jobs[d->job];
 		int32_t n = j->groups[0].count, size = n % NODES_PER_NVL == 0 ? NODES_PER_NVL : 2;
 		bool across = false;
-		if ((d->kind != FW_DECIDE_START && d->kind != FW_DECIDE_RESERVE) || j->ngroups != 1 ||
+		if (j->ngroups != 1 ||
 		    n <= NODES_PER_NVL || n % 2 != 0 || d->alloc_count != n)
 			continue;
 		for (int32_t k = 0; k < n && !across; k++) {

@@ -885,14 +885,15 @@ int fw__drain_restart(struct cyc *y)
 {
 	const struct fw_snapshot *s = y->s;
 
-	for (int32_t jx = 0; y->drained && jx < s->njobs; jx++) {
+	for (int32_t i = 0; i < y->ndrain_list; i++) {
+		int32_t jx = y->drain_list[i];
 		const struct fw_job *j = &s->jobs[jx];
 		struct fw__place_opts o = { .end = fw__job_end(y, j, s->now) };
 		struct fw__placement p = { 0 };
 		struct fw_pending r = { 0 };
 		uint64_t open;
 		int rc;
-		if (!y->drained[jx] || over_limit(y, j->queue, fw_job_request(j), &r) ||
+		if (over_limit(y, j->queue, fw_job_request(j), &r) ||
 		    fw__over_budget(y, j->queue, &r) || (y->qleft && fw__budget_short(y, jx, &r)) ||
 		    !fw__mlim_gate(y, jx, &open, &r))
 			continue;

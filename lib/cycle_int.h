@@ -220,6 +220,7 @@ struct cyc {
 	 * ndrain_dec: the decisions the drain writes */
 	uint8_t *drained;
 	int32_t *drain_jobs_on, ndrain_dec;
+	int32_t *drain_list, ndrain_list; /* the marked jobs, in job order */
 	struct rc *reclaim;         /* preempt.c's state, made on first use */
 	fw_time oldest_gang;        /* earliest submit of a pending gang (gather) */
 	int32_t npreemptible;       /* running preemptible jobs with tasks (gather):

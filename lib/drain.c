@@ -50,7 +50,7 @@
  *
  * Cost: only when some node is UNHEALTHY or DRAINING (a scan of the
  * nodes), the drain walks the running jobs' allocations once to count and
- * once to mark, then the jobs once per node it requeues from; the
+ * once to mark, then its marked jobs once per node it requeues from; the
  * explanation is O(1) per explained shape.
  */
 #include <string.h>
@@ -155,6 +155,7 @@ static int mark_requeued(struct cyc *y)
 		y->evicted[j] = true;
 		y->nevicted++;
 		y->drained[j] = FW__DRAIN_MARKED;
+		y->drain_list[y->ndrain_list++] = j;
 		y->ndrain_dec += 2; /* its EVICT, and the START that may restart it */
 	}
 	return FW_OK;
@@ -174,8 +175,9 @@ int fw__drain_mark(struct cyc *y)
 		return FW_OK;
 	y->drain_jobs_on = FW_ARENA_NEW(y->a, int32_t, s->nnodes + 1);
 	y->drained = FW_ARENA_NEW(y->a, uint8_t, s->njobs + 1);
+	y->drain_list = FW_ARENA_RAW(y->a, int32_t, s->njobs + 1);
 	seen_by = FW_ARENA_NEW(y->a, int32_t, s->nnodes + 1);
-	if (!y->drain_jobs_on || !y->drained || !seen_by)
+	if (!y->drain_jobs_on || !y->drained || !y->drain_list || !seen_by)
 		return FW_ENOMEM;
 	count_jobs(s, y->drain_jobs_on, seen_by);
 	for (n = 0; n < s->nnodes; n++)
@@ -201,14 +203,14 @@ static void add_decision(struct cyc *y, enum fw_decision_kind k, enum fw_reason 
 }
 
 /* The DRAINED evictions of the marked jobs with a task on node n, not
- * written yet (a = the node, b = its tasks there). */
+ * written yet (a = the node, b = its tasks there), in job order. */
 static void evict_from(struct cyc *y, int32_t n)
 {
 	const struct fw_snapshot *s = y->s;
 
-	for (int32_t j = 0; j < s->njobs; j++) {
+	for (int32_t i = 0; i < y->ndrain_list; i++) {
+		int32_t j = y->drain_list[i], k;
 		const struct fw_job *job = &s->jobs[j];
-		int32_t k;
 		if (y->drained[j] != FW__DRAIN_MARKED || !(k = tasks_on(s, job, n)))
 			continue;
 		add_decision(y, FW_DECIDE_EVICT, FW_REASON_DRAINED, j, n, k,
