@@ -874,12 +874,13 @@ static int allocate_fairshare(struct cyc *y, struct memo *memo)
 }
 
 /* The jobs the drain requeued (drain.c) start again first, each where it
- * fits now, in job order: the hardware under them failed, not the
- * policy, and their queues' shares counted them (gather).  The gates of
- * try_job hold (the queues' limits and budgets, the GPU model limits),
- * (under budgetSafe its whole run must fit what is left), and
- * placement's health rules: not on the node that failed, nor on a
- * suspect one for a big gang.  One that does not fit is requeued; the
+ * fits now, in job order, ahead of every waiting job (a FIFO policy's
+ * head included): the hardware under them failed, not the policy, and
+ * their queues' shares counted them (gather).  The gates of try_job hold:
+ * the queues' limits and budgets (under budgetSafe, what the restart adds
+ * to the run must fit what is left), the GPU model limits, and
+ * placement's health rules (not on the node that failed, nor on a
+ * suspect one for a big gang).  One that does not fit is requeued; the
  * next cycle sees it pending. */
 int fw__drain_restart(struct cyc *y)
 {
