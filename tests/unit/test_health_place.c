@@ -679,21 +679,31 @@ TEST(a_requeued_gangs_room_starts_several)
  * an older pending job of its queue could take the room: DRAIN, its
  * EVICT, then its START, in that order, on healthy nodes only.  The
  * pending job waits for what is left. */
-TEST(a_requeued_gang_restarts_in_the_same_plan)
+/* Four 8-GPU nodes; "gang" (2 x 8 GPUs, submitted at 10) runs on n0 and
+ * n1 since t=20; now 100, n0 unhealthy.  *g: the gang's index. */
+static struct fw_snapshot *gang_on_failed_node(int *g)
 {
 	struct fw_snapshot *s = cluster(4);
 	int two[] = { 0, 1 };
+
+	*g = tb_job(s, "gang", 0, 2, 8, 1000, 10);
+	tb_run(s, *g, 2, two, 0xff);
+	s->jobs[*g].start_time = 20;
+	s->now = 100;
+	s->nodes[0].health = FW_HEALTH_UNHEALTHY;
+	return s;
+}
+
+TEST(a_requeued_gang_restarts_in_the_same_plan)
+{
+	int g;
+	struct fw_snapshot *s = gang_on_failed_node(&g);
 	int w = tb_job(s, "older", 0, 2, 8, 1000, 0);
-	int g = tb_job(s, "gang", 0, 2, 8, 1000, 10);
 	const struct fw_decision *dr, *e, *st;
 	struct fw_plan *p;
 
-	tb_run(s, g, 2, two, 0xff);
-	s->jobs[g].start_time = 20;
 	s->jobs[g].expected_runtime = 5000;
 	s->jobs[w].expected_runtime = 600;
-	s->now = 100;
-	s->nodes[0].health = FW_HEALTH_UNHEALTHY;
 	p = run(s);
 	ASSERT(p);
 	dr = decision_of(p, FW_DECIDE_DRAIN, -1, 0);
@@ -714,16 +724,11 @@ TEST(a_requeued_gang_restarts_in_the_same_plan)
  * room goes to a job the limit allows. */
 TEST(a_requeued_gang_restarts_under_its_queues_limit)
 {
-	struct fw_snapshot *s = cluster(4);
-	int two[] = { 0, 1 };
-	int g = tb_job(s, "gang", 0, 2, 8, 1000, 10);
+	int g;
+	struct fw_snapshot *s = gang_on_failed_node(&g);
 	int w = tb_job(s, "small", 0, 1, 8, 1000, 50);
 	struct fw_plan *p;
 
-	tb_run(s, g, 2, two, 0xff);
-	s->jobs[g].start_time = 20;
-	s->now = 100;
-	s->nodes[0].health = FW_HEALTH_UNHEALTHY;
 	s->queues[0].limit.v[FW_RES_GPU] = 8000;
 	p = run(s);
 	ASSERT(p);
@@ -738,20 +743,15 @@ TEST(a_requeued_gang_restarts_under_its_queues_limit)
  * not requeued. */
 TEST(a_restart_keeps_the_health_rules_and_the_time_limit_wins)
 {
-	struct fw_snapshot *s = cluster(4);
-	int two[] = { 0, 1 }, three[] = { 3 };
-	int g = tb_job(s, "gang", 0, 2, 8, 1000, 10);
+	int g, three[] = { 3 };
+	struct fw_snapshot *s = gang_on_failed_node(&g);
 	int t = tb_job(s, "timed", 0, 1, 8, 1000, 5);
 	const struct fw_decision *e;
 	struct fw_plan *p;
 
-	tb_run(s, g, 2, two, 0xff);
-	s->jobs[g].start_time = 20;
 	tb_run(s, t, 1, three, 0xff);
 	s->jobs[t].start_time = 0;
 	s->jobs[t].max_runtime_s = 50;
-	s->now = 100;
-	s->nodes[0].health = FW_HEALTH_UNHEALTHY;
 	s->nodes[3].health = FW_HEALTH_UNHEALTHY;
 	s->nodes[2].health = FW_HEALTH_SUSPECT;
 	p = run(s);
