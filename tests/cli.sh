@@ -162,6 +162,10 @@ if "$FW" plan --config <(grep -v 'gpuModelDeserved' tests/scenario/model_deserve
 else
 	bad "plan-model-deserved-makes-the-claim"
 fi
+# a job requeued off an unhealthy node and started again elsewhere in the
+# same plan is not counted as a pending job's start
+expect "plan-drained-job-started-again" 0 "2 pending jobs -> 1 started, 1 waiting (0 with a reservation); 1 running job evicted and started again elsewhere" \
+	"$FW" plan --config tests/scenario/health_drain.yaml
 expect "policies" 0 "fifo" "$FW" policies
 expect "plan-help-names-server" 0 "fairway plan --server URL" "$FW" plan --help
 expect "plan-server-equals-goes-to-the-daemon" 1 "cannot reach http://127.0.0.1:1" "$FW" plan --server=http://127.0.0.1:1

@@ -201,13 +201,18 @@ static void table_queues(FILE *f, const struct fw_snapshot *s, const struct fw_p
 void fw_render_table(FILE *f, const struct fw_snapshot *s, const struct fw_plan *p,
 		     const struct fw_policy_ops *pol)
 {
-	int32_t pending = 0;
+	int32_t pending = 0, again = 0;
 
 	for (int32_t j = 0; j < s->njobs; j++)
 		pending += s->jobs[j].state == FW_JOB_PENDING;
-	fprintf(f, "fairway plan: policy %s, now %lld, %d nodes, %d queues, %d pending jobs -> %d started, %d waiting (%d with a reservation)\n",
+	for (int32_t i = 0; i < p->ndecisions; i++) /* a move, or a drained job's restart */
+		again += p->decisions[i].kind == FW_DECIDE_START && s->jobs[p->decisions[i].job].state == FW_JOB_RUNNING;
+	fprintf(f, "fairway plan: policy %s, now %lld, %d nodes, %d queues, %d pending jobs -> %d started, %d waiting (%d with a reservation)",
 		pol->name, (long long)p->now, (int)s->nnodes, (int)s->nqueues, (int)pending,
-		(int)count_kind(p, FW_DECIDE_START), (int)p->npending, (int)count_kind(p, FW_DECIDE_RESERVE));
+		(int)(count_kind(p, FW_DECIDE_START) - again), (int)p->npending, (int)count_kind(p, FW_DECIDE_RESERVE));
+	if (again)
+		fprintf(f, "; %d running job%s evicted and started again elsewhere", (int)again, again == 1 ? "" : "s");
+	fprintf(f, "\n");
 	if (count_kind(p, FW_DECIDE_DRAIN))
 		table_drains(f, s, p);
 	if (count_kind(p, FW_DECIDE_EVICT))
