@@ -15,7 +15,9 @@
  *            the array staying held;
  *   EVICT    slurm_requeue(JOB_REQUEUE_HOLD) a running job (an array's
  *            task: its own record); a released job Slurm has not started
- *            yet is simply held again;
+ *            yet is simply held again.  A START of a job the same batch
+ *            requeued (a drained job's restart, a move) is left to the
+ *            next cycle (FW_EEXIST: the daemon logs no start);
  *   EVICT    at the job's run-time limit (reason TIME_LIMIT): it ends, it
  *            is not requeued.  Its time limit lowered to the limit's
  *            whole minutes and its comment "fairway: ended: ..." in one
@@ -535,19 +537,42 @@ static int apply_one(struct fw_slurm *h, const struct fw_backend_action *a)
 	}
 }
 
+/* Did this batch requeue job (an EVICT applied before, names[0 .. n))? */
+static bool requeued_in(const char *const *names, int32_t n, const char *job)
+{
+	for (int32_t i = 0; i < n; i++)
+		if (!strcmp(names[i], job))
+			return true;
+	return false;
+}
+
 int fw_slurm_apply(struct fw_slurm *h, uint64_t gen,
 		   const struct fw_backend_action *acts, int32_t n,
 		   struct fw_backend_result *r)
 {
 	double t0 = now_ms();
 	uint64_t before = h->st.starts + h->st.evicts + h->st.reserves + h->st.drains;
+	const char **requeued = NULL;
+	int32_t nrequeued = 0;
 
 	if (gen != h->read_gen)
 		return FW_EAGAIN;
 	r->applied = r->skipped = r->failed = 0;
 	r->msg[0] = 0;
 	for (int32_t k = 0; k < n; k++) {
-		int rc = apply_one(h, &acts[k]);
+		int rc;
+		/* A START of a job this batch requeued (a drained job's restart,
+		 * a move) waits for the next cycle: Slurm finishes the requeue,
+		 * the next read shows the job pending and held, and that plan
+		 * releases it.  FW_EEXIST: nothing done now, so the daemon
+		 * neither logs nor counts a start that has not happened. */
+		if (acts[k].kind == FW_DECIDE_START && requeued_in(requeued, nrequeued, acts[k].job))
+			rc = FW_EEXIST;
+		else
+			rc = apply_one(h, &acts[k]);
+		if (rc == FW_OK && acts[k].kind == FW_DECIDE_EVICT && acts[k].reason != FW_REASON_TIME_LIMIT &&
+		    (requeued || (requeued = malloc((size_t)n * sizeof *requeued))))
+			requeued[nrequeued++] = acts[k].job;
 		if (r->status)
 			r->status[k] = rc;
 		if (rc == FW_OK)
@@ -557,6 +582,7 @@ int fw_slurm_apply(struct fw_slurm *h, uint64_t gen,
 		else if (r->failed++ == 0)
 			snprintf(r->msg, sizeof r->msg, "%s", rc == FW_EIO ? h->last_err : fw_strerror(rc));
 	}
+	free(requeued);
 	resv_sweep(h, acts, n);
 	h->st.failed += (uint64_t)r->failed;
 	h->st.skipped += (uint64_t)r->applied -

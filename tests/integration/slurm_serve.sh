@@ -17,6 +17,11 @@
 #                              refusal is logged once, naming --requeue, and
 #                              counted (fairway_actions_failed_total)
 #   serve_requeue_refusal_cleared   ... and the log says when it clears
+#   serve_restart_logged_once  a --requeue job on a node reported unhealthy
+#                              runs again on another node; its decision log
+#                              reads start, evict, start (the restart the
+#                              plan made in the eviction's cycle is applied
+#                              at the next, and logged once)
 #   serve_job_failures_suspect three jobs exiting 1 on one node make it
 #                              suspect (probation) in the plan: Slurm's
 #                              failed jobs, through the health model
@@ -205,6 +210,40 @@ else
 	bad serve_operator_drain_kept "$(grep -E 'State=|Reason=' <<<"$node" | tr -s ' ' | tr '\n' ' ')"
 fi
 scontrol update nodename=gpu006 state=resume # the operator's own resume
+
+# A job requeued off a node reported unhealthy starts again on another
+# node.  The plan requeues and restarts it in one cycle; the Slurm backend
+# leaves that start to a later cycle (Slurm finishes the requeue first,
+# and holds a requeued job back until its begin time, about two minutes
+# on: the test moves that to now), so the decision log holds one start
+# after the eviction, not two.
+rq=$(sbatch --parsable -A team_a --requeue --gres=gpu:8 -t 5 -o /dev/null --wrap 'sleep 300')
+if wait_until 30 "test -n \"\$(squeue -h -j $rq -t R -o %N)\""; then
+	rqnode=$(squeue -h -j "$rq" -o %N)
+	curl -s -o /dev/null -X POST -H "Authorization: Bearer $(cat "$T/state/token")" \
+		-d '{"healthy": false, "reason": "xid 79"}' "http://127.0.0.1:$PORT/v1/nodes/$rqnode/health"
+	wait_until 30 "test \"\$(squeue -h -j $rq -o %T)\" = PENDING"
+	begin=$(scontrol -o show job "$rq" | grep -o 'EligibleTime=[^ ]*')
+	scontrol update jobid="$rq" starttime=now
+	if wait_until 30 "n=\$(squeue -h -j $rq -t R -o %N); test -n \"\$n\" -a \"\$n\" != $rqnode"; then
+		sleep 2 # a few more cycles: no second start logged
+		kinds=$(curl -s -H "Authorization: Bearer $(cat "$T/state/token")" "http://127.0.0.1:$PORT/v1/decisions?job=$rq" |
+			python3 -c 'import json, sys; print(" ".join(d["kind"] for d in json.load(sys.stdin)["decisions"]))')
+		if [ "$kinds" = "start evict start" ]; then
+			ok serve_restart_logged_once
+		else
+			bad serve_restart_logged_once "job $rq's decisions: $kinds"
+		fi
+	else
+		bad serve_restart_logged_once "job $rq did not run again off $rqnode ($begin after its requeue at $(date +%T)): $(squeue -h -j "$rq" -o '%T %N %r')"
+	fi
+	curl -s -o /dev/null -X POST -H "Authorization: Bearer $(cat "$T/state/token")" \
+		-d '{"healthy": true, "reason": "repaired"}' "http://127.0.0.1:$PORT/v1/nodes/$rqnode/health"
+	wait_until 15 "! scontrol show node $rqnode | grep -q 'State=[A-Z+]*DRAIN'"
+else
+	bad serve_restart_logged_once "job $rq never ran: $(squeue -h -j "$rq" -o '%T %N %r')"
+fi
+cancel_all
 
 # Three jobs that exit 1 on one node (the only one left free by 120
 # one-GPU jobs): repeated job failures make it suspect (probation).
