@@ -334,7 +334,8 @@ static inline fw_time fw__job_end(const struct cyc *y, const struct fw_job *j, f
  * an eviction), plus a second one for each job that consolidation moves
  * (its EVICT, then its START elsewhere), at most the policy's max_moves
  * and never more than the jobs, plus the drain's (drain.c: a DRAIN per
- * node, and per requeued job the START that restarts it). */
+ * node it drains, and two per requeued job: its EVICT and the START that
+ * may restart it). */
 static inline size_t fw__max_decisions(const struct cyc *y)
 {
 	size_t n = (size_t)y->s->njobs, moves = y->pol->max_moves > 0 ? (size_t)y->pol->max_moves : 0;

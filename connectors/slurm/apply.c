@@ -16,8 +16,8 @@
  *   EVICT    slurm_requeue(JOB_REQUEUE_HOLD) a running job (an array's
  *            task: its own record); a released job Slurm has not started
  *            yet is simply held again.  A START of a job the same batch
- *            requeued (a drained job's restart, a move) is left to the
- *            next cycle (FW_EEXIST: the daemon logs no start);
+ *            requeued (a drained job's restart, a move) is left to a
+ *            later cycle (FW_EEXIST: the daemon logs no start);
  *   EVICT    at the job's run-time limit (reason TIME_LIMIT): it ends, it
  *            is not requeued.  Its time limit lowered to the limit's
  *            whole minutes and its comment "fairway: ended: ..." in one
@@ -562,10 +562,11 @@ int fw_slurm_apply(struct fw_slurm *h, uint64_t gen,
 	for (int32_t k = 0; k < n; k++) {
 		int rc;
 		/* A START of a job this batch requeued (a drained job's restart,
-		 * a move) waits for the next cycle: Slurm finishes the requeue,
-		 * the next read shows the job pending and held, and that plan
-		 * releases it.  FW_EEXIST: nothing done now, so the daemon
-		 * neither logs nor counts a start that has not happened. */
+		 * a move) waits for a later cycle: Slurm finishes the requeue
+		 * and holds the job until its begin time, then a read shows it
+		 * pending and held, and that plan releases it.  FW_EEXIST:
+		 * nothing done now, so the daemon neither logs nor counts a
+		 * start that has not happened. */
 		if (acts[k].kind == FW_DECIDE_START && requeued_in(requeued, nrequeued, acts[k].job))
 			rc = FW_EEXIST;
 		else
