@@ -522,14 +522,14 @@ static void explain(const struct cyc *y, int32_t jx, bool shape_fit, struct fw_p
 	if (constrained && model_free < need) {
 		r->reason = FW_REASON_GPU_MODEL;
 		r->b = model_free;
-	} else if (y->c.root_free_initial < need ||
-		   (j->ngroups == 1 && g0 > 0 && fw__domain_capacity(&root0, g0) < fw_job_min_tasks(j))) {
-		r->reason = FW_REASON_GANG_NO_FIT;
-		r->b = y->c.root_free_initial;
 	} else if (j->required_level != FW_LEVEL_NONE &&
 		   y->c.lvl[j->required_level == FW_LEVEL_NODE ? L + 1 : j->required_level + 1].max_free_initial < need) {
 		r->reason = FW_REASON_TOPOLOGY;
 		r->b = y->c.lvl[j->required_level == FW_LEVEL_NODE ? L + 1 : j->required_level + 1].max_free_initial;
+	} else if (y->c.root_free_initial < need ||
+		   (j->ngroups == 1 && g0 > 0 && fw__domain_capacity(&root0, g0) < fw_job_min_tasks(j))) {
+		r->reason = FW_REASON_GANG_NO_FIT;
+		r->b = y->c.root_free_initial;
 	} else if (explain_group_filter(y, jx, r) || explain_filter(y, jx, r)) {
 		/* said */
 	} else if (shape_fit && explain_slices(y, jx, r)) {

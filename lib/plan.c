@@ -174,6 +174,22 @@ static bool slices_text(const struct fw_snapshot *s, int32_t job, int64_t a, int
 	return true;
 }
 
+/* TOPOLOGY with the job at hand: its required level by name ("the gang
+ * needs 64 GPUs inside one rack, its required level; the largest rack
+ * has 31 free"). */
+static bool topology_text(const struct fw_snapshot *s, int32_t job, int64_t a, int64_t b, char *buf, size_t n)
+{
+	int32_t l = s->jobs[job].required_level;
+
+	if (l != FW_LEVEL_NODE && (l < 0 || l >= s->topology.nlevels))
+		return false;
+	const char *lv = l == FW_LEVEL_NODE ? "node" : s->topology.level[l];
+	snprintf(buf, n, "topology: the gang needs %lld GPUs inside one %s, its required level; the largest %s has "
+			 "%lld free", (long long)a, lv, lv, (long long)b);
+	singular(buf);
+	return true;
+}
+
 char *fw_reason_format_job(const struct fw_snapshot *s, int32_t job, enum fw_reason r, int64_t a, int64_t b,
 			   char *buf, size_t n)
 {
@@ -190,6 +206,8 @@ char *fw_reason_format_job(const struct fw_snapshot *s, int32_t job, enum fw_rea
 		return buf;
 	}
 	if (r == FW_REASON_SLICES && s && job >= 0 && job < s->njobs && slices_text(s, job, a, b, buf, n))
+		return buf;
+	if (r == FW_REASON_TOPOLOGY && s && job >= 0 && job < s->njobs && topology_text(s, job, a, b, buf, n))
 		return buf;
 	if (r == FW_REASON_GPU_MODEL && s && job >= 0 && job < s->njobs)
 		for (int g = 0; g < s->jobs[job].ngroups && !model; g++)

@@ -98,6 +98,36 @@ TEST(required_topology_is_never_violated)
 	fw_snapshot_free(s);
 }
 
+/* A gang bound to a domain smaller than it needs says so even when the
+ * cluster as a whole is short too: "needs 24 GPUs inside one rack; the
+ * largest rack has 8 free" tells its owner what to change, "the cluster
+ * had 8 free" does not (it read gang_no_fit before). */
+TEST(a_gang_too_big_for_its_required_level_blames_the_level)
+{
+	struct fw_snapshot *s = two_racks();
+	int r = tb_job(s, "running", 0, 3, 8, 1000, 0);
+	int n3[] = { 0, 1, 2 };
+	tb_run(s, r, 3, n3, 0xff); /* 8 GPUs free, all in rack rb */
+	int g = tb_job(s, "rackbound", 0, 3, 8, 1000, 10);
+	s->jobs[g].required_level = 0;
+	int h = tb_job(s, "loose", 0, 3, 8, 1000, 20);
+	char m[FW_REASON_TEXT_MAX];
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT_EQ(fw_plan_pending_for(p, g)->reason, FW_REASON_TOPOLOGY);
+	ASSERT_EQ(fw_plan_pending_for(p, g)->a, 24);
+	ASSERT_EQ(fw_plan_pending_for(p, g)->b, 8);
+	ASSERT_EQ(fw_plan_pending_for(p, h)->reason, FW_REASON_GANG_NO_FIT); /* no level: the cluster */
+	ASSERT_STR_EQ(fw_reason_format_job(s, g, FW_REASON_TOPOLOGY, 24, 8, m, sizeof m),
+		      "topology: the gang needs 24 GPUs inside one rack, its required level; the largest rack "
+		      "has 8 free");
+	s->jobs[g].required_level = FW_LEVEL_NODE;
+	ASSERT_STR_EQ(fw_reason_format_job(s, g, FW_REASON_TOPOLOGY, 24, 8, m, sizeof m),
+		      "topology: the gang needs 24 GPUs inside one node, its required level; the largest node "
+		      "has 8 free");
+	fw_snapshot_free(s);
+}
+
 TEST(preferred_level_picks_the_smallest_domain_that_fits)
 {
 	struct fw_snapshot *s = two_racks();
@@ -4724,6 +4754,7 @@ TEST(users_past_use_stays_in_its_queue)
 
 #define TESTS single_gpu_jobs_bin_pack_onto_the_busiest_node, gang_waits_rather_than_starting_partially, \
 	min_member_lets_part_of_a_gang_start, required_topology_is_never_violated, \
+	a_gang_too_big_for_its_required_level_blames_the_level, \
 	preferred_level_picks_the_smallest_domain_that_fits, fractional_gpus_pack_onto_a_shared_gpu, \
 	gpu_model_constraint, queue_limit_is_never_exceeded, fair_share_splits_by_weight, \
 	three_level_fair_share_with_limits, fifo_blocks_at_the_head_of_the_line, max_starts_budget, max_starts_budget_counts_starts_not_reservations, \
