@@ -395,9 +395,8 @@ static int64_t node_room(const struct fw_node *n, const struct fw_task_group *g)
 {
 	if (g->gpu_model[0] && strcmp(g->gpu_model, n->gpu_model))
 		return 0;
-	if (g->gpu_milli < 1000)
-		return (int64_t)n->gpu_count * (1000 / g->gpu_milli);
-	return n->gpu_count / g->gpus;
+	int64_t room = g->gpu_milli < 1000 ? (int64_t)n->gpu_count * (1000 / g->gpu_milli) : n->gpu_count / g->gpus;
+	return g->one_per_node && room > 1 ? 1 : room;
 }
 
 /* A node's domain at a level, as its path names up to there, each ended
@@ -420,6 +419,11 @@ int64_t fw_snapshot_domain_room(const struct fw_snapshot *s, const struct fw_tas
 
 	if (g->gpus == 0)
 		return -1;
+	if (level == FW_LEVEL_NONE) {
+		for (int32_t i = 0; i < s->nnodes; i++)
+			best += node_room(&s->nodes[i], g);
+		return best;
+	}
 	if (level == FW_LEVEL_NODE) {
 		for (int32_t i = 0; i < s->nnodes; i++)
 			best = node_room(&s->nodes[i], g) > best ? node_room(&s->nodes[i], g) : best;

@@ -887,6 +887,132 @@ static int check_slices(const struct fw_snapshot *fleet, struct fw_snapshot *s, 
 	return FW_OK;
 }
 
+/* The most GPUs of model m ("" = any) one node of the fleet has. */
+static int32_t largest_node(const struct fw_snapshot *fleet, const char *m)
+{
+	int32_t best = 0;
+
+	for (int32_t i = 0; i < fleet->nnodes; i++)
+		if ((!m[0] || !strcmp(m, fleet->nodes[i].gpu_model)) && fleet->nodes[i].gpu_count > best)
+			best = fleet->nodes[i].gpu_count;
+	return best;
+}
+
+/* A task's GPUs as a number: "8", "0.25". */
+static const char *task_gpus(const struct fw_task_group *t, char *buf, size_t n)
+{
+	if (t->gpu_milli < 1000)
+		snprintf(buf, n, "%g", t->gpu_milli / 1000.0);
+	else
+		snprintf(buf, n, "%d", (int)t->gpus);
+	return buf;
+}
+
+/* The fleet's GPU models, "H100, A100", each once. */
+static void fleet_models(const struct fw_snapshot *fleet, char *buf, size_t n)
+{
+	size_t k = 0;
+
+	buf[0] = '\0';
+	for (int32_t i = 0; i < fleet->nnodes && k < n; i++) {
+		const char *m = fleet->nodes[i].gpu_model;
+		int32_t j = 0;
+		while (j < i && strcmp(fleet->nodes[j].gpu_model, m))
+			j++;
+		if (j == i && m[0])
+			k += (size_t)snprintf(buf + k, n - k, "%s%s", k ? ", " : "", m);
+	}
+}
+
+/* No node with the GPUs of a task of t has its CPU (or else its memory):
+ * FW_ERANGE, said in dg naming tasks[g].cpu or tasks[g].memory. */
+static int task_too_big(const struct fw_snapshot *fleet, const struct fw_task_group *t, int g, struct fw_diag *dg)
+{
+	int64_t cpu = 0, mem = 0;
+	char f[48];
+
+	for (int32_t i = 0; i < fleet->nnodes; i++) {
+		const struct fw_node *n = &fleet->nodes[i];
+		if ((t->gpu_model[0] && strcmp(t->gpu_model, n->gpu_model)) || n->gpu_count < t->gpus)
+			continue;
+		cpu = n->cpu_milli > cpu ? n->cpu_milli : cpu;
+		mem = n->mem_mib > mem ? n->mem_mib : mem;
+	}
+	if (t->cpu_milli > cpu) {
+		snprintf(f, sizeof f, "tasks[%d].cpu", g);
+		return fw_diag_set(dg, FW_ERANGE, "", 0, 0, f,
+			    "a task asks %g CPUs and no node with its GPUs has more than %g, so the job could never "
+			    "start", t->cpu_milli / 1000.0, cpu / 1000.0);
+	}
+	if (t->mem_mib > mem) {
+		snprintf(f, sizeof f, "tasks[%d].memory", g);
+		return fw_diag_set(dg, FW_ERANGE, "", 0, 0, f,
+			    "a task asks %lld MiB of memory and no node with its GPUs has more than %lld, so the job "
+			    "could never start", (long long)t->mem_mib, (long long)mem);
+	}
+	return FW_OK;
+}
+
+/* A job the fleet could never hold (its config never changes):
+ * a task no node has the GPUs (or the model) for, or more tasks than the
+ * fleet, or one domain of the job's required level, holds at once.
+ * Refused as a nodeSelector no node matches is: Slurm's "Requested node
+ * configuration is not available".  A group that fits alone passes even
+ * if the job's groups together could not (a conservative test); an
+ * elastic job of several groups is not tested (it may start without
+ * one).  A task no node has the CPU or memory for is refused too. */
+static int check_fits(const struct fw_snapshot *fleet, const struct fw_job *j, struct fw_diag *dg)
+{
+	char f[48], models[160], gpus[16];
+	int l = j->required_level;
+
+	if (j->min_member > 0 && j->ngroups > 1)
+		return FW_OK; /* it may start without a group */
+	for (int g = 0; g < j->ngroups; g++) {
+		const struct fw_task_group *t = &j->groups[g];
+		int64_t need = j->min_member > 0 ? j->min_member : t->count;
+		int64_t node = fw_snapshot_domain_room(fleet, t, FW_LEVEL_NODE), room;
+		if (node < 0 || node == INT64_MAX) {
+			if (task_too_big(fleet, t, g, dg) != FW_OK) /* a task of no GPU */
+				return FW_ERANGE;
+			continue;
+		}
+		if (node == 0 && t->gpu_model[0] && largest_node(fleet, t->gpu_model) == 0) {
+			fleet_models(fleet, models, sizeof models);
+			snprintf(f, sizeof f, "tasks[%d].gpuModel", g);
+			return fw_diag_set(dg, FW_ERANGE, "", 0, 0, f,
+					   "no node has GPUs of model %s, so the job could never start; the fleet's "
+					   "models: %s (GET /v1/nodes)", t->gpu_model, models[0] ? models : "none named");
+		}
+		if (node == 0) {
+			snprintf(f, sizeof f, "tasks[%d].gpus", g);
+			return fw_diag_set(dg, FW_ERANGE, "", 0, 0, f,
+					   "a task of %d GPUs fits on no node: the largest has %d%s%s, so the job could "
+					   "never start; ask fewer GPUs a task and more tasks", (int)t->gpus,
+					   (int)largest_node(fleet, t->gpu_model), t->gpu_model[0] ? " of model " : "",
+					   t->gpu_model);
+		}
+		if (task_too_big(fleet, t, g, dg) != FW_OK)
+			return FW_ERANGE;
+		if ((room = fw_snapshot_domain_room(fleet, t, l)) >= need)
+			continue;
+		if (l == FW_LEVEL_NONE) {
+			snprintf(f, sizeof f, "tasks[%d].count", g);
+			return fw_diag_set(dg, FW_ERANGE, "", 0, 0, f,
+					   "the job needs %lld tasks of %s GPU%s%s%s all at once and the fleet holds "
+					   "at most %lld of them, so it could never start; lower count (or minMember)",
+					   (long long)need, task_gpus(t, gpus, sizeof gpus), t->gpus == 1 ? "" : "s",
+					   t->gpu_model[0] ? " of model " : "", t->gpu_model, (long long)room);
+		}
+		const char *lv = l == FW_LEVEL_NODE ? "node" : fleet->topology.level[l];
+		return fw_diag_set(dg, FW_ERANGE, "", 0, 0, "requiredLevel",
+				   "the job's %lld tasks must fit inside one %s, and the largest %s holds %lld of "
+				   "them, so it could never start; lower count or name a larger level",
+				   (long long)need, lv, lv, (long long)room);
+	}
+	return FW_OK;
+}
+
 /* The core's validation of one job, in a snapshot of the queues and the
  * job alone: a waiting job's checks read no node (a slice's room is
  * d->fleet's, check_slices), and copying a 1,000-node fleet for every
@@ -934,6 +1060,8 @@ static int check_job(struct fw_serve *d, struct fw_backend_job *bj, struct fw_di
 		if (rc != FW_OK) {
 			const char *f = strncmp(vd.field, "jobs[0].", 8) ? vd.field : vd.field + 8;
 			rc = fw_diag_set(dg, rc, "", 0, 0, f, "%s", vd.msg);
+		} else {
+			rc = check_fits(d->fleet, &s->jobs[0], dg);
 		}
 	}
 out:

@@ -101,7 +101,8 @@ static void pending_fields(json_t *o, const struct fw_snapshot *s, const struct 
 {
 	char buf[FW_SERVE_REASON_MAX];
 
-	if (pe->reason == FW_REASON_GPU_MODEL || pe->reason == FW_REASON_SLICES) /* names the model, the level */
+	if (pe->reason == FW_REASON_GPU_MODEL || pe->reason == FW_REASON_SLICES ||
+	    pe->reason == FW_REASON_TOPOLOGY) /* names the model, the level */
 		fw_reason_format_job(s, pe->job, pe->reason, pe->a, pe->b, buf, sizeof buf);
 	else
 		waiting_text(s, p, left, pe->job, pe->reason, pe->a, pe->b, buf, sizeof buf);

@@ -533,11 +533,13 @@ int fw_snapshot_slice_group(struct fw_snapshot *s, int32_t job, int group, int32
 /* Job's first slices entry (its groups' follow it, by group), -1 without
  * one.  O(log entries). */
 int32_t fw_snapshot_slices_entry(const struct fw_snapshot *s, int32_t job);
-/* The most tasks of group g that one domain of `level` (a level index, or
- * FW_LEVEL_NODE) can hold, by its nodes' GPUs of g's model (CPU, memory,
- * health and use aside): whether a slice of g could ever fit, for the
- * adapters that refuse one that never could.  -1 when g asks no GPUs;
- * INT64_MAX when out of memory (no answer).  O(nodes log nodes). */
+/* The most tasks of group g that one domain of `level` (a level index,
+ * FW_LEVEL_NODE, or FW_LEVEL_NONE: the whole cluster) can hold, by its
+ * nodes' GPUs of g's model, one task a node for a one_per_node group
+ * (CPU, memory, health and use aside): whether a slice of g, or g
+ * itself, could ever fit, for the adapters that refuse one that never
+ * could.  -1 when g asks no GPUs; INT64_MAX when out of memory (no
+ * answer).  O(nodes log nodes). */
 int64_t fw_snapshot_domain_room(const struct fw_snapshot *s, const struct fw_task_group *g, int level);
 
 /* Does node n carry every label of sel (nsel pairs) with its value?  The

@@ -182,7 +182,7 @@ check "a task group that asks for nothing: 400 naming tasks[1]" [ "$CODE" = 400 
 req POST /v1/jobs '{"name":"cpu-only","queue":"team-a","tasks":[{"cpu":2}]}'
 check "a job of CPU only is a job (201)" [ "$CODE" = 201 ]
 req DELETE /v1/jobs/cpu-only
-req POST /v1/jobs '{"name":"never-ran","queue":"vision","tasks":[{"gpus":16}]}'
+req POST /v1/jobs '{"name":"never-ran","queue":"vision","tasks":[{"count":18,"gpus":8}]}' # the whole fleet: waits
 # wait until a plan has seen it pending, so that the cancel below is newer
 # than the last plan: reading it must still say cancelled, not the plan's
 # pending (it did when a cycle fell between the submit and the cancel)
@@ -197,7 +197,11 @@ check "a job cancelled while pending has no startTime" [ "$(jfield 'j["state"], 
 "$FW" jobs list --state cancelled --server "http://127.0.0.1:$PORT" >"$T/cancelled" 2>&1
 check "... and fairway jobs list shows its START as -" grep -q "^never-ran .* cancelled .* -  *$" "$T/cancelled"
 req POST /v1/jobs '{"name":"huge","queue":"vision","tasks":[{"gpus":16}]}'
-check "a job no node can hold is accepted" [ "$CODE" = 201 ]
+check "a task no node can hold: 400 naming tasks[0].gpus, nothing kept" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = "tasks[0].gpus" ] &&
+	check "... saying why" grep -q 'a task of 16 GPUs fits on no node: the largest has 8, so the job could never start' <<<"$BODY"
+req POST /v1/jobs '{"name":"huge","queue":"vision","tasks":[{"count":18,"gpus":8},{"count":1,"gpus":8}]}'
+check "two groups that each fit the fleet alone, never together, are accepted" [ "$CODE" = 201 ]
 req POST /v1/jobs '{"queue":"team-a","tasks":[{"gpus":2,"gpuFraction":0.5}]}'
 check "a fraction of two GPUs: 400 naming tasks[0].gpuFraction" [ "$(jfield 'j["error"]["field"]')" = "tasks[0].gpuFraction" ]
 req POST /v1/jobs '{"queue":"team-a","requiredLevel":"galaxy","tasks":[{"gpus":1}]}'
@@ -582,11 +586,17 @@ check "fairway jobs submit --test-only: says whether it would start now or why i
 		grep -qx '(not submitted: --test-only)' '$T/testonly' &&
 		[ \"\$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:$PORT/v1/jobs/cli-test)\" = 404 ]"
 "$FW" jobs submit --queue llm --gpus 8 --count 1000 --name cli-huge --test-only --json "${C[@]}" >"$T/testonly" 2>&1
-check "... --json: the dry run's answer; a gang larger than the cluster would wait with an unknown start, and says why" \
-	python3 -c 'import json, sys
-r = json.load(open(sys.argv[1])); j = r["job"]
-assert r["dryRun"] is True and j["name"] == "cli-huge" and j["state"] == "pending", r
-assert j["expectedStart"] is None and "can never hold it" in j["unknownWhyText"], j' "$T/testonly"
+check "... a gang larger than the cluster: refused as a submission would be (400 naming tasks[0].count)" \
+	grep -q 'error: 400: field tasks\[0\].count: the job needs 1000 tasks of 8 GPUs all at once and the fleet holds at most [0-9]* of them, so it could never start' "$T/testonly"
+"$FW" jobs submit --queue llm --gpus 8 --cpu 100000 --name cli-fat --test-only --json "${C[@]}" >"$T/testonly" 2>&1
+check "... a task no node has the CPUs for: refused too, naming tasks[0].cpu" \
+	grep -q 'field tasks\[0\].cpu: a task asks 100000 CPUs and no node with its GPUs has more than' "$T/testonly"
+req POST "/v1/jobs?dryRun=true" '{"name":"two-groups","queue":"llm","tasks":[{"count":18,"gpus":8},{"count":1,"gpus":8}]}'
+check "a dry run of two groups that each fit the fleet alone, never together: 200, pending with an unknown start, saying why" \
+	[ "$CODE" = 200 ] && check "... (the dry run's answer)" python3 -c 'import json, sys
+r = json.loads(sys.argv[1]); j = r["job"]
+assert r["dryRun"] is True and j["name"] == "two-groups" and j["state"] == "pending", r
+assert j["expectedStart"] is None and "can never hold it" in j["unknownWhyText"], j' "$BODY"
 req POST "/v1/jobs?dryRun=maybe" '{"queue":"llm","tasks":[{"gpus":1}]}'
 check "POST /v1/jobs?dryRun=maybe: 400 naming dryRun" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = dryRun ]
 "$FW" jobs submit --queue llm --gpus 1 --gpus 2 --name cli-last "${C[@]}" >/dev/null 2>&1
@@ -1293,6 +1303,11 @@ check "... and the refused jobs were not created (404)" [ "$CODE" = 404 ]
 	--token-file "$S/token" >/dev/null 2>&1
 job_is "fairway jobs submit --slice 2:rack: it waits, no rack holding two free nodes (reason slices)" cli-slice \
 	'j["state"] == "pending" and j["reason"] == "slices" and j["reasonText"] == "slices: it needs 1 slice of 2 tasks, each inside one rack, and the racks have room for 0 slices now" and j["taskSlices"] == [{"size": 2, "required": "rack"}]'
+# 12 GPUs free, 4 in each rack: a gang bound to one rack says which level holds it back
+req POST /v1/jobs '{"name":"rackwide","queue":"q","requiredLevel":"rack","tasks":[{"count":3,"gpus":4}]}'
+job_is "a gang of 12 GPUs bound to one rack waits (reason topology), naming the rack" rackwide \
+	'j["state"] == "pending" and j["reason"] == "topology" and j["reasonText"] == "topology: the gang needs 12 GPUs inside one rack, its required level; the largest rack has 4 free"'
+req DELETE /v1/jobs/rackwide
 req DELETE /v1/jobs/two
 job_is "... and starts in r0 once the job there ends" cli-slice \
 	'j["state"] == "running" and sorted(j["nodes"]) in (["a0", "a1"], ["a0", "a2"], ["a1", "a2"])'

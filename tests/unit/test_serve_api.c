@@ -430,6 +430,13 @@ static fw_time fixed(void)
 
 /* The embedded default the next serve_up opens (NULL: serve_yaml). */
 static const char *up_yaml;
+/* serve_yaml with q limited to 4 GPUs: a job of 8 waits (over_quota)
+ * while the limit stands (the API refuses a job no node could ever hold). */
+static const char limited_yaml[] = "now: 0\n"
+				   "nodes:\n"
+				   "  - {name: n0, gpus: 8, cpu: 64, memory: 512Gi}\n"
+				   "queues:\n"
+				   "  - {name: q, resources: {gpu: {quota: 4, limit: 4}}}\n";
 
 static void serve_up(struct fw_serve *d, struct fw_serve_opts *o)
 {
@@ -507,10 +514,12 @@ TEST(a_cancelled_job_leaves_the_list_before_the_next_cycle)
 	struct fw_api_resp rs;
 	char body[8192], auth[300];
 
+	up_yaml = limited_yaml;
 	serve_up(&d, &o);
+	up_yaml = NULL;
 	fw_arena_init(&ar, 0);
 	snprintf(auth, sizeof auth, "Bearer %s", d.token);
-	const char *big = "{\"name\":\"big\",\"queue\":\"q\",\"tasks\":[{\"gpus\":16}]}";
+	const char *big = "{\"name\":\"big\",\"queue\":\"q\",\"tasks\":[{\"gpus\":8}]}"; /* over the limit */
 	rq = (struct fw_api_req){ "POST", "/v1/jobs", NULL, NULL, auth, big, strlen(big), NULL };
 	fw_api_handle(&d, &rq, &rs);
 	ASSERT_EQ(rs.status, 201);
@@ -1046,8 +1055,10 @@ TEST(requeue_times_of_jobs_gone_are_pruned)
 {
 	struct served f;
 
+	up_yaml = limited_yaml;
 	served_up(&f);
-	submit(&f.d, "{\"name\":\"c\",\"queue\":\"q\",\"tasks\":[{\"gpus\":16}]}"); /* never fits: waits */
+	up_yaml = NULL;
+	submit(&f.d, "{\"name\":\"c\",\"queue\":\"q\",\"tasks\":[{\"gpus\":8}]}"); /* over the limit: waits */
 	for (int i = 0; i < 17; i++) {
 		struct fw_serve_requeued *r =
 			fw_serve_grow(&f.d.m.requeued, &f.d.m.nrequeued, &f.d.m.cap_requeued, sizeof *r);
@@ -1181,7 +1192,71 @@ TEST(a_dry_run_plans_the_job_and_keeps_nothing)
 	served_down(&f);
 }
 
-TEST_MAIN(a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
+/* A job the fleet could never hold is refused when it is submitted (or
+ * dry-run), naming the field to change, as a nodeSelector no node
+ * matches is: a task bigger than every node (GPUs, model, CPU, memory),
+ * more tasks than the fleet or one domain of its required level holds.
+ * An elastic job that can start smaller passes, and nothing is kept. */
+TEST(a_job_the_fleet_could_never_hold_is_refused)
+{
+	static const char racks[] = "now: 0\n"
+				    "topology: {levels: [rack]}\n"
+				    "nodes:\n"
+				    "  - {name: a0, gpus: 8, gpuModel: H100, cpu: 64, memory: 512Gi, topology: {rack: r0}}\n"
+				    "  - {name: a1, gpus: 8, gpuModel: H100, cpu: 64, memory: 512Gi, topology: {rack: r0}}\n"
+				    "  - {name: b0, gpus: 4, gpuModel: A100, cpu: 32, memory: 256Gi, topology: {rack: r1}}\n"
+				    "queues:\n"
+				    "  - {name: q, resources: {gpu: {quota: 20}}}\n";
+	static const struct {
+		const char *body, *field, *says;
+	} bad[] = {
+		{ "\"tasks\":[{\"gpus\":16}]", "tasks[0].gpus", "a task of 16 GPUs fits on no node: the largest has 8" },
+		{ "\"tasks\":[{\"gpus\":8,\"gpuModel\":\"A100\"}]", "tasks[0].gpus",
+		  "the largest has 4 of model A100" },
+		{ "\"tasks\":[{\"gpus\":8,\"gpuModel\":\"B300\"}]", "tasks[0].gpuModel",
+		  "no node has GPUs of model B300, so the job could never start; the fleet's models: H100, A100" },
+		{ "\"tasks\":[{\"count\":3,\"gpus\":8}]", "tasks[0].count",
+		  "the job needs 3 tasks of 8 GPUs all at once and the fleet holds at most 2 of them" },
+		{ "\"requiredLevel\":\"rack\",\"tasks\":[{\"count\":5,\"gpus\":4}]", "requiredLevel",
+		  "the job's 5 tasks must fit inside one rack, and the largest rack holds 4 of them" },
+		{ "\"tasks\":[{\"gpus\":4,\"gpuModel\":\"A100\",\"cpu\":33}]", "tasks[0].cpu",
+		  "a task asks 33 CPUs and no node with its GPUs has more than 32" },
+		{ "\"tasks\":[{\"gpus\":0,\"memory\":600000}]", "tasks[0].memory",
+		  "a task asks 600000 MiB of memory and no node with its GPUs has more than 524288" },
+		{ "\"tasks\":[{\"gpus\":1},{\"count\":2,\"gpus\":4,\"gpuModel\":\"A100\"}]", "tasks[1].count",
+		  "the job needs 2 tasks of 4 GPUs of model A100 all at once and the fleet holds at most 1" },
+	};
+	static const char *const good[] = {
+		"\"tasks\":[{\"count\":5,\"gpus\":4}]",                 /* two on each H100 node, one on b0 */
+		"\"minMember\":2,\"tasks\":[{\"count\":6,\"gpus\":4}]", /* elastic: 5 of 6 fit */
+		"\"minMember\":1,\"tasks\":[{\"gpus\":1},{\"count\":2,\"gpus\":4,\"gpuModel\":\"A100\"}]",
+		"\"tasks\":[{\"gpus\":4,\"gpuModel\":\"A100\",\"cpu\":32,\"memory\":262144}]",
+	};
+	struct served f;
+	char body[4096], want[512];
+
+	up_yaml = racks;
+	served_up(&f);
+	up_yaml = NULL;
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		for (int dry = 0; dry < 2; dry++) {
+			snprintf(body, sizeof body, "{\"name\":\"x\",\"queue\":\"q\",%s}", bad[i].body);
+			const char *got = dry_run(&f.d, dry ? "true" : "false", body);
+			snprintf(want, sizeof want, "400 {\"error\":{\"status\":400,\"code\":\"ERANGE\",\"field\":\"%s\"",
+				 bad[i].field);
+			ASSERT_STR_CONTAINS(got, want);
+			ASSERT_STR_CONTAINS(got, bad[i].says);
+		}
+	ASSERT_EQ(get_as(&f.d, "/v1/jobs", "all", body, sizeof body), 200);
+	ASSERT_STR_EQ(body, "{\"jobs\":[]}");
+	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+		snprintf(body, sizeof body, "{\"queue\":\"q\",%s}", good[i]);
+		ASSERT_STR_CONTAINS(dry_run(&f.d, "true", body), "200 ");
+	}
+	served_down(&f);
+}
+
+TEST_MAIN(a_job_the_fleet_could_never_hold_is_refused, a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
 	  an_unbounded_running_job_makes_left_unknown, no_left_without_budget_safe,
 	  before_the_first_cycle_jobs_are_whole_and_nodes_wait, a_cancelled_job_leaves_the_list_before_the_next_cycle,
 	  log_rows_older_than_log_keep_are_deleted_by_the_cycle, the_job_list_filters_by_queue_and_user,
