@@ -20,6 +20,7 @@
  */
 #include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cycle_int.h"
@@ -873,10 +874,31 @@ static int allocate_fairshare(struct cyc *y, struct memo *memo)
 	return FW_OK;
 }
 
+/* A requeued job's place in the restart order. */
+struct restart_key {
+	int32_t prio;
+	fw_time submit;
+	int32_t job;
+};
+
+/* Higher priority first, then the earlier submission, then job order. */
+static int restart_cmp(const void *pa, const void *pb)
+{
+	const struct restart_key *a = pa, *b = pb;
+
+	if (a->prio != b->prio)
+		return a->prio > b->prio ? -1 : 1;
+	if (a->submit != b->submit)
+		return a->submit < b->submit ? -1 : 1;
+	return (a->job > b->job) - (a->job < b->job);
+}
+
 /* The jobs the drain requeued (drain.c) start again first, each where it
- * fits now, in job order, ahead of every waiting job (a FIFO policy's
- * head included): the hardware under them failed, not the policy, and
- * their queues' shares counted them (gather).  The gates of try_job hold:
+ * fits now, ahead of every waiting job (a FIFO policy's head included):
+ * the hardware under them failed, not the policy, and their queues'
+ * shares counted them (gather).  Among themselves, when a failure takes
+ * down more than the room left can restart: the higher priority first,
+ * then the earlier submission (restart_cmp).  The gates of try_job hold:
  * the queues' limits and budgets (under budgetSafe, what the restart adds
  * to the run must fit what is left), the GPU model limits, and
  * placement's health rules (not on the node that failed, nor on a
@@ -885,9 +907,19 @@ static int allocate_fairshare(struct cyc *y, struct memo *memo)
 int fw__drain_restart(struct cyc *y)
 {
 	const struct fw_snapshot *s = y->s;
+	struct restart_key *order;
 
+	if (y->ndrain_list == 0)
+		return FW_OK;
+	if (!(order = FW_ARENA_RAW(y->a, struct restart_key, y->ndrain_list)))
+		return FW_ENOMEM;
 	for (int32_t i = 0; i < y->ndrain_list; i++) {
-		int32_t jx = y->drain_list[i];
+		const struct fw_job *j = &s->jobs[y->drain_list[i]];
+		order[i] = (struct restart_key){ j->priority, j->submit_time, y->drain_list[i] };
+	}
+	qsort(order, (size_t)y->ndrain_list, sizeof *order, restart_cmp);
+	for (int32_t i = 0; i < y->ndrain_list; i++) {
+		int32_t jx = order[i].job;
 		const struct fw_job *j = &s->jobs[jx];
 		struct fw__place_opts o = { .end = fw__job_end(y, j, s->now) };
 		struct fw__placement p = { 0 };

@@ -42,9 +42,10 @@
  *                    marked job not written yet, so every eviction comes
  *                    before any start that uses its GPUs.
  *   restart          first in allocate (fw__drain_restart, allocate.c):
- *                    each requeued job starts again, elsewhere, when it
- *                    fits now under its queues' limits, budgets and model
- *                    limits (EVICT then START of one job, as a
+ *                    each requeued job, the higher priority first, then
+ *                    the earlier submission, starts again, elsewhere,
+ *                    when it fits now under its queues' limits, budgets
+ *                    and model limits (EVICT then START of one job, as a
  *                    consolidation move is); otherwise it is pending at
  *                    the next cycle.
  *

@@ -719,6 +719,37 @@ TEST(a_requeued_gang_restarts_in_the_same_plan)
 	fw_snapshot_free(s);
 }
 
+/* Two jobs on the failed node, room for one to restart: the higher
+ * priority goes first, then the earlier submission, whatever the job
+ * order. */
+TEST(requeued_jobs_restart_by_priority_then_submission)
+{
+	for (int by_prio = 0; by_prio < 2; by_prio++) {
+		struct fw_snapshot *s = cluster(3);
+		int n0[] = { 0 }, n1[] = { 1 }, n2[] = { 2 };
+		int a = tb_job(s, "a", 0, 1, 4, 1000, by_prio ? 0 : 50);
+		int b = tb_job(s, "b", 0, 1, 4, 1000, 10);
+		int full = tb_job(s, "full", 0, 1, 8, 1000, 0);
+		int half = tb_job(s, "half", 0, 1, 4, 1000, 0);
+		struct fw_plan *p;
+
+		tb_run(s, a, 1, n0, 0x0f);
+		tb_run(s, b, 1, n0, 0xf0);
+		tb_run(s, full, 1, n1, 0xff);
+		tb_run(s, half, 1, n2, 0x0f); /* 4 GPUs free, on n2 only */
+		if (by_prio)
+			s->jobs[b].priority = 5; /* b: later, but the higher priority */
+		s->now = 100;
+		s->nodes[0].health = FW_HEALTH_UNHEALTHY;
+		p = run(s);
+		ASSERT(p);
+		ASSERT(decision_of(p, FW_DECIDE_EVICT, a, -1) && decision_of(p, FW_DECIDE_EVICT, b, -1));
+		ASSERT_EQ(start_node(p, b), 2);
+		ASSERT(!decision_of(p, FW_DECIDE_START, a, -1));
+		fw_snapshot_free(s);
+	}
+}
+
 /* The restart honours its queue's limit: lowered below the gang's GPUs
  * since it started, the gang is requeued and not restarted, and the
  * room goes to a job the limit allows. */
@@ -923,7 +954,7 @@ TEST(validate_rejects_bad_health)
 	fw_snapshot_free(s);
 }
 
-TEST_MAIN(drain_counts_a_job_once_per_node, bad_gpu_keeps_the_others, bad_gpu_blocks_full_node_job_with_health_reason,
+TEST_MAIN(drain_counts_a_job_once_per_node, requeued_jobs_restart_by_priority_then_submission, bad_gpu_keeps_the_others, bad_gpu_blocks_full_node_job_with_health_reason,
 	  unhealthy_node_excluded, draining_node_excluded, big_gang_avoids_suspect_small_uses_it,
 	  big_gang_takes_lemons_last, a_filtered_gang_keeps_the_lemon_and_suspect_rules, lemon_gang_default_64,
 	  small_jobs_take_tainted_nodes_first,
