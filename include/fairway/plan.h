@@ -264,8 +264,9 @@ char *fw_reason_format(enum fw_reason r, int64_t a, int64_t b, char *buf,
 		       size_t n);
 /* The same for job `job` of s, naming what the numbers alone cannot: the
  * GPU model a `gpu_model` reason is about ("it needs 8 GPUs of model
- * B200 and only 0 are free"), the level of a `topology` or `slices` one
- * ("inside one rack").  Other reasons read as fw_reason_format's. */
+ * B200 and only 0 are free", or "... and no node has that model" when no
+ * node of s has it), the level of a `topology` or `slices` one ("inside
+ * one rack").  Other reasons read as fw_reason_format's. */
 char *fw_reason_format_job(const struct fw_snapshot *s, int32_t job, enum fw_reason r, int64_t a, int64_t b,
 			   char *buf, size_t n);
 

@@ -452,7 +452,12 @@ TEST(gpu_model_reason_names_the_model)
 
 	snprintf(s->jobs[j].groups[0].gpu_model, FW_NAME_MAX, "B200");
 	ASSERT_STR_EQ(fw_reason_format_job(s, j, FW_REASON_GPU_MODEL, 16, 0, m, sizeof m),
+		      "GPU model: it needs 16 GPUs of model B200 and no node has that model");
+	snprintf(s->nodes[3].gpu_model, FW_NAME_MAX, "B200"); /* one has: none free */
+	ASSERT_STR_EQ(fw_reason_format_job(s, j, FW_REASON_GPU_MODEL, 16, 0, m, sizeof m),
 		      "GPU model: it needs 16 GPUs of model B200 and only 0 are free");
+	ASSERT_STR_EQ(fw_reason_format_job(s, j, FW_REASON_GPU_MODEL, 16, 8, m, sizeof m),
+		      "GPU model: it needs 16 GPUs of model B200 and only 8 are free");
 	ASSERT_STR_EQ(fw_reason_format_job(s, j, FW_REASON_TOPOLOGY, 16, 8, m, sizeof m),
 		      fw_reason_format(FW_REASON_TOPOLOGY, 16, 8, w, sizeof w));
 	s->jobs[j].groups[0].gpu_model[0] = '\0'; /* no model asked: the plain text */
