@@ -215,10 +215,7 @@ char *fw_reason_format_job(const struct fw_snapshot *s, int32_t job, enum fw_rea
 				model = s->jobs[job].groups[g].gpu_model;
 	if (!model)
 		return fw_reason_format(r, a, b, buf, n);
-	int32_t i = 0;
-	while (b == 0 && i < s->nnodes && strcmp(s->nodes[i].gpu_model, model))
-		i++;
-	if (b == 0 && i == s->nnodes) /* none free, for none exists */
+	if (b == 0 && !fw_snapshot_has_gpu_model(s, model)) /* none free, for none exists */
 		snprintf(buf, n, "GPU model: it needs %lld GPUs of model %s and no node has that model", (long long)a,
 			 model);
 	else

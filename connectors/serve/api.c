@@ -908,22 +908,6 @@ static const char *task_gpus(const struct fw_task_group *t, char *buf, size_t n)
 	return buf;
 }
 
-/* The fleet's GPU models, "H100, A100", each once. */
-static void fleet_models(const struct fw_snapshot *fleet, char *buf, size_t n)
-{
-	size_t k = 0;
-
-	buf[0] = '\0';
-	for (int32_t i = 0; i < fleet->nnodes && k < n; i++) {
-		const char *m = fleet->nodes[i].gpu_model;
-		int32_t j = 0;
-		while (j < i && strcmp(fleet->nodes[j].gpu_model, m))
-			j++;
-		if (j == i && m[0])
-			k += (size_t)snprintf(buf + k, n - k, "%s%s", k ? ", " : "", m);
-	}
-}
-
 /* No node with the GPUs of a task of t has its CPU (or else its memory):
  * FW_ERANGE, said in dg naming tasks[g].cpu or tasks[g].memory. */
 static int task_too_big(const struct fw_snapshot *fleet, const struct fw_task_group *t, int g, struct fw_diag *dg)
@@ -963,7 +947,7 @@ static int task_too_big(const struct fw_snapshot *fleet, const struct fw_task_gr
  * one).  A task no node has the CPU or memory for is refused too. */
 static int check_fits(const struct fw_snapshot *fleet, const struct fw_job *j, struct fw_diag *dg)
 {
-	char f[48], models[160], gpus[16];
+	char f[48], models[256], gpus[16];
 	int l = j->required_level;
 
 	if (j->min_member > 0 && j->ngroups > 1)
@@ -977,8 +961,8 @@ static int check_fits(const struct fw_snapshot *fleet, const struct fw_job *j, s
 				return FW_ERANGE;
 			continue;
 		}
-		if (node == 0 && t->gpu_model[0] && largest_node(fleet, t->gpu_model) == 0) {
-			fleet_models(fleet, models, sizeof models);
+		if (node == 0 && t->gpu_model[0] && !fw_snapshot_has_gpu_model(fleet, t->gpu_model)) {
+			fw_snapshot_gpu_models(fleet, models, sizeof models);
 			snprintf(f, sizeof f, "tasks[%d].gpuModel", g);
 			return fw_diag_set(dg, FW_ERANGE, "", 0, 0, f,
 					   "no node has GPUs of model %s, so the job could never start; the fleet's "
