@@ -141,6 +141,13 @@ char *fw_reason_format(enum fw_reason r, int64_t a, int64_t b, char *buf, size_t
 		singular(buf);
 		return buf;
 	}
+	if (r == FW_REASON_NEVER_FITS && a <= b) { /* the GPUs would do; the tasks together do not */
+		snprintf(buf, n, "it needs %lld GPUs and this cluster can never hold it: %lld are usable in one place it "
+				 "may use, but no set of nodes there has the CPU, memory and room for all its tasks at once",
+			 (long long)a, (long long)b);
+		singular(buf);
+		return buf;
+	}
 	switch (r) {
 #define FW__REASON_FMT(U, l, t)                                              \
 	case FW_REASON_##U:                                                  \

@@ -412,7 +412,14 @@ static int by_key(const void *a, const void *b)
 	return strcmp(((const struct dom_row *)a)->key, ((const struct dom_row *)b)->key);
 }
 
-int64_t fw_snapshot_domain_room(const struct fw_snapshot *s, const struct fw_task_group *g, int level)
+/* Node i's room for g, or 0 when the filter leaves it out. */
+static int64_t room_on(const struct fw_snapshot *s, const struct fw_task_group *g, const bool *on, int32_t i)
+{
+	return on && !on[i] ? 0 : node_room(&s->nodes[i], g);
+}
+
+int64_t fw_snapshot_domain_room(const struct fw_snapshot *s, const struct fw_task_group *g, int level,
+				const bool *on)
 {
 	int64_t best = 0, run = 0;
 	struct dom_row *r;
@@ -421,12 +428,12 @@ int64_t fw_snapshot_domain_room(const struct fw_snapshot *s, const struct fw_tas
 		return -1;
 	if (level == FW_LEVEL_NONE) {
 		for (int32_t i = 0; i < s->nnodes; i++)
-			best += node_room(&s->nodes[i], g);
+			best += room_on(s, g, on, i);
 		return best;
 	}
 	if (level == FW_LEVEL_NODE) {
 		for (int32_t i = 0; i < s->nnodes; i++)
-			best = node_room(&s->nodes[i], g) > best ? node_room(&s->nodes[i], g) : best;
+			best = room_on(s, g, on, i) > best ? room_on(s, g, on, i) : best;
 		return best;
 	}
 	if (!(r = malloc(((size_t)s->nnodes + 1) * sizeof *r)))
@@ -435,7 +442,7 @@ int64_t fw_snapshot_domain_room(const struct fw_snapshot *s, const struct fw_tas
 		size_t k = 0;
 		for (int l = 0; l <= level; l++)
 			k += (size_t)snprintf(r[i].key + k, sizeof r[i].key - k, "%s\x1f", s->nodes[i].path[l]);
-		r[i].room = node_room(&s->nodes[i], g);
+		r[i].room = room_on(s, g, on, i);
 	}
 	qsort(r, (size_t)s->nnodes, sizeof *r, by_key);
 	for (int32_t i = 0; i < s->nnodes; i++) {

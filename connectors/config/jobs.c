@@ -483,7 +483,7 @@ static int group_slices(struct cfg *c, const yaml_node_t *m, const char *path, i
 			return cfg_fail(c, cfg_get(c, l, "size"), FW_EINVAL, zp,
 					"slices of %d tasks for a group of %d; make count a multiple of size",
 					(int)size, (int)g->count);
-		int64_t room = fw_snapshot_domain_room(c->s, g, level);
+		int64_t room = fw_snapshot_domain_room(c->s, g, level, NULL);
 		if (room >= 0 && room < size)
 			return cfg_fail(c, cfg_get(c, l, "size"), FW_ERANGE, zp,
 					"a slice of %d tasks must fit inside one %s, and the largest %s holds %lld "

@@ -859,41 +859,66 @@ static bool selects_a_node(const struct fw_snapshot *fleet, const struct fw_back
 	return any;
 }
 
+/* The nodes group g of bj may take, as on[i]: those that meet the job's
+ * nodeSelector and the group's own.  NULL with *rc FW_OK when neither
+ * has one (every node), NULL with FW_ENOMEM when out of memory. */
+static bool *group_nodes(const struct fw_snapshot *fleet, const struct fw_backend_job *bj, int g, int *rc)
+{
+	int n;
+	const struct fw_label *l = fw_backend_group_sel(bj, g, &n);
+	bool *on = NULL;
+
+	*rc = FW_OK;
+	if ((bj->nsel || n) && !(on = malloc(((size_t)fleet->nnodes + 1) * sizeof *on)))
+		*rc = FW_ENOMEM;
+	for (int32_t i = 0; on && i < fleet->nnodes; i++)
+		on[i] = fw_node_has_labels(&fleet->nodes[i], bj->sel, (int)bj->nsel) &&
+			fw_node_has_labels(&fleet->nodes[i], l, n);
+	return on;
+}
+
 /* Each sliced group's slices (tasks[i].slice) as s's entries for job 0,
- * and a slice no domain of its level could ever hold refused, naming
- * tasks[i].slice.size. */
+ * and a slice no domain of its level could ever hold (on the nodes its
+ * selectors meet) refused, naming tasks[i].slice.size. */
 static int check_slices(const struct fw_snapshot *fleet, struct fw_snapshot *s, const struct fw_backend_job *bj,
 			struct fw_diag *dg)
 {
 	char f[48];
+	int rc = FW_OK;
 
-	for (int g = 0; g < bj->job.ngroups; g++) {
+	for (int g = 0; rc == FW_OK && g < bj->job.ngroups; g++) {
 		const struct fw_task_group *t = &bj->job.groups[g];
 		int8_t l = bj->slice_level[g];
 		if (!bj->slice[g])
 			continue;
-		int64_t room = fw_snapshot_domain_room(fleet, t, l);
+		bool *on = group_nodes(fleet, bj, g, &rc), narrowed = on != NULL;
+		int64_t room = rc == FW_OK ? fw_snapshot_domain_room(fleet, t, l, on) : INT64_MAX;
 		const char *lv = l == FW_LEVEL_NODE ? "node" : s->topology.level[l];
+		free(on);
 		snprintf(f, sizeof f, "tasks[%d].slice.size", g);
 		if (room >= 0 && room < bj->slice[g])
 			return fw_diag_set(dg, FW_ERANGE, "", 0, 0, f,
 					   "a slice of %d tasks must fit inside one %s, and the largest %s holds %lld of "
-					   "these tasks (by its GPUs); lower size or name a larger level",
-					   (int)bj->slice[g], lv, lv, (long long)room);
-		if (fw_snapshot_slice_group(s, 0, g, bj->slice[g], l) < 0)
+					   "these tasks (by its GPUs)%s; lower size or name a larger level%s",
+					   (int)bj->slice[g], lv, lv, (long long)room,
+					   narrowed ? " of the nodes its nodeSelector meets" : "",
+					   narrowed ? " (or widen the nodeSelector)" : "");
+		if (rc == FW_OK && fw_snapshot_slice_group(s, 0, g, bj->slice[g], l) < 0)
 			return fw_diag_set(dg, FW_EINVAL, "", 0, 0, f, "slices of %d tasks do not divide the group",
 					   (int)bj->slice[g]);
 	}
-	return FW_OK;
+	return rc;
 }
 
-/* The most GPUs of model m ("" = any) one node of the fleet has. */
-static int32_t largest_node(const struct fw_snapshot *fleet, const char *m)
+/* The most GPUs of model m ("" = any) one node of the fleet has (of
+ * those with on[i]; on NULL: every node). */
+static int32_t largest_node(const struct fw_snapshot *fleet, const char *m, const bool *on)
 {
 	int32_t best = 0;
 
 	for (int32_t i = 0; i < fleet->nnodes; i++)
-		if ((!m[0] || !strcmp(m, fleet->nodes[i].gpu_model)) && fleet->nodes[i].gpu_count > best)
+		if ((!on || on[i]) && (!m[0] || !strcmp(m, fleet->nodes[i].gpu_model)) &&
+		    fleet->nodes[i].gpu_count > best)
 			best = fleet->nodes[i].gpu_count;
 	return best;
 }
@@ -908,16 +933,22 @@ static const char *task_gpus(const struct fw_task_group *t, char *buf, size_t n)
 	return buf;
 }
 
-/* No node with the GPUs of a task of t has its CPU (or else its memory):
- * FW_ERANGE, said in dg naming tasks[g].cpu or tasks[g].memory. */
-static int task_too_big(const struct fw_snapshot *fleet, const struct fw_task_group *t, int g, struct fw_diag *dg)
+/* The words a refusal adds when the job's (or the group's) nodeSelector
+ * narrowed the fleet: where, and what else to try. */
+#define SEL_WHERE(on) ((on) ? " that its nodeSelector meets" : "")
+#define SEL_WIDEN(on) ((on) ? ", or widen the nodeSelector" : "")
+
+/* No node (of on) with the GPUs of a task of t has its CPU (or else its
+ * memory): FW_ERANGE, said in dg naming tasks[g].cpu or tasks[g].memory. */
+static int task_too_big(const struct fw_snapshot *fleet, const struct fw_task_group *t, int g, const bool *on,
+			struct fw_diag *dg)
 {
 	int64_t cpu = 0, mem = 0;
 	char f[48];
 
 	for (int32_t i = 0; i < fleet->nnodes; i++) {
 		const struct fw_node *n = &fleet->nodes[i];
-		if ((t->gpu_model[0] && strcmp(t->gpu_model, n->gpu_model)) || n->gpu_count < t->gpus)
+		if ((on && !on[i]) || (t->gpu_model[0] && strcmp(t->gpu_model, n->gpu_model)) || n->gpu_count < t->gpus)
 			continue;
 		cpu = n->cpu_milli > cpu ? n->cpu_milli : cpu;
 		mem = n->mem_mib > mem ? n->mem_mib : mem;
@@ -925,76 +956,141 @@ static int task_too_big(const struct fw_snapshot *fleet, const struct fw_task_gr
 	if (t->cpu_milli > cpu) {
 		snprintf(f, sizeof f, "tasks[%d].cpu", g);
 		return fw_diag_set(dg, FW_ERANGE, "", 0, 0, f,
-			    "a task asks %g CPUs and no node with its GPUs has more than %g, so the job could never "
-			    "start", t->cpu_milli / 1000.0, cpu / 1000.0);
+			    "a task asks %g CPUs and no node with its GPUs%s has more than %g, so the job could never "
+			    "start%s", t->cpu_milli / 1000.0, SEL_WHERE(on), cpu / 1000.0,
+			    on ? "; ask fewer, or widen the nodeSelector" : "");
 	}
 	if (t->mem_mib > mem) {
 		snprintf(f, sizeof f, "tasks[%d].memory", g);
 		return fw_diag_set(dg, FW_ERANGE, "", 0, 0, f,
-			    "a task asks %lld MiB of memory and no node with its GPUs has more than %lld, so the job "
-			    "could never start", (long long)t->mem_mib, (long long)mem);
+			    "a task asks %lld MiB of memory and no node with its GPUs%s has more than %lld, so the "
+			    "job could never start%s", (long long)t->mem_mib, SEL_WHERE(on), (long long)mem,
+			    on ? "; ask less, or widen the nodeSelector" : "");
 	}
 	return FW_OK;
 }
 
-/* A job the fleet could never hold (its config never changes):
- * a task no node has the GPUs (or the model) for, or more tasks than the
- * fleet, or one domain of the job's required level, holds at once.
- * Refused as a nodeSelector no node matches is: Slurm's "Requested node
- * configuration is not available".  A group that fits alone passes even
- * if the job's groups together could not (a conservative test); an
- * elastic job of several groups is not tested (it may start without
- * one).  A task no node has the CPU or memory for is refused too. */
-static int check_fits(const struct fw_snapshot *fleet, const struct fw_job *j, struct fw_diag *dg)
+/* Group g of j, alone, on the nodes on (NULL: every node) its selectors
+ * leave it: a task no node has the GPUs (or the model, the CPU, the
+ * memory) for, or more tasks than they, or one domain of the job's
+ * required level, hold at once. */
+static int group_fits(const struct fw_snapshot *fleet, const struct fw_job *j, int g, const bool *on,
+		      struct fw_diag *dg)
 {
-	char f[48], models[256], gpus[16];
+	const struct fw_task_group *t = &j->groups[g];
+	char f[48], models[256], gpus[16], where[96];
 	int l = j->required_level;
+	int64_t need = j->min_member > 0 ? j->min_member : t->count;
+	int64_t node = fw_snapshot_domain_room(fleet, t, FW_LEVEL_NODE, on), room;
+
+	if (node < 0 || node == INT64_MAX) /* a task of no GPU */
+		return task_too_big(fleet, t, g, on, dg) != FW_OK ? FW_ERANGE : FW_OK;
+	snprintf(f, sizeof f, "tasks[%d].gpuModel", g);
+	if (node == 0 && t->gpu_model[0] && !fw_snapshot_has_gpu_model(fleet, t->gpu_model)) {
+		fw_snapshot_gpu_models(fleet, models, sizeof models);
+		return fw_diag_set(dg, FW_ERANGE, "", 0, 0, f,
+				   "no node has GPUs of model %s, so the job could never start; the fleet's "
+				   "models: %s (GET /v1/nodes)", t->gpu_model, models[0] ? models : "none named");
+	}
+	if (node == 0 && t->gpu_model[0] && !largest_node(fleet, t->gpu_model, on))
+		return fw_diag_set(dg, FW_ERANGE, "", 0, 0, f,
+				   "no node%s has GPUs of model %s, so the job could never start; ask another "
+				   "model, or widen the nodeSelector (GET /v1/nodes shows each node's model and "
+				   "labels)", SEL_WHERE(on), t->gpu_model);
+	if (node == 0) {
+		snprintf(f, sizeof f, "tasks[%d].gpus", g);
+		return fw_diag_set(dg, FW_ERANGE, "", 0, 0, f,
+				   "a task of %d GPUs fits on no node%s: the largest has %d%s%s, so the job could "
+				   "never start; ask fewer GPUs a task and more tasks%s", (int)t->gpus, SEL_WHERE(on),
+				   (int)largest_node(fleet, t->gpu_model, on), t->gpu_model[0] ? " of model " : "",
+				   t->gpu_model, SEL_WIDEN(on));
+	}
+	if (task_too_big(fleet, t, g, on, dg) != FW_OK)
+		return FW_ERANGE;
+	if ((room = fw_snapshot_domain_room(fleet, t, l, on)) >= need)
+		return FW_OK;
+	if (l == FW_LEVEL_NONE) {
+		int32_t k = 0;
+		for (int32_t i = 0; on && i < fleet->nnodes; i++)
+			k += on[i];
+		snprintf(where, sizeof where, "the %d node%s that its nodeSelector meets hold%s", (int)k,
+			 k == 1 ? "" : "s", k == 1 ? "s" : "");
+		snprintf(f, sizeof f, "tasks[%d].count", g);
+		return fw_diag_set(dg, FW_ERANGE, "", 0, 0, f,
+				   "the job needs %lld tasks of %s GPU%s%s%s all at once and %s at most %lld of "
+				   "them, so it could never start; lower count (or minMember)%s", (long long)need,
+				   task_gpus(t, gpus, sizeof gpus), t->gpus == 1 ? "" : "s",
+				   t->gpu_model[0] ? " of model " : "", t->gpu_model, on ? where : "the fleet holds",
+				   (long long)room, SEL_WIDEN(on));
+	}
+	const char *lv = l == FW_LEVEL_NODE ? "node" : fleet->topology.level[l];
+	return fw_diag_set(dg, FW_ERANGE, "", 0, 0, "requiredLevel",
+			   "the job's %lld tasks must fit inside one %s, and the largest %s holds %lld of them%s, "
+			   "so it could never start; lower count or name a larger level%s", (long long)need, lv, lv,
+			   (long long)room, on ? " on the nodes its nodeSelector meets" : "", SEL_WIDEN(on));
+}
+
+/* The job's groups together, each on the nodes on[g] (NULL: every node):
+ * their GPUs all at once against the GPUs of the nodes some group may
+ * take (its model, its selectors), in one domain of the required level.
+ * GPUs alone, so a necessary test: it refuses no job that could start. */
+static int groups_fit(const struct fw_snapshot *fleet, const struct fw_job *j, bool *const *on, struct fw_diag *dg)
+{
+	struct fw_task_group unit = { .count = 1, .gpus = 1, .gpu_milli = 1 }; /* a node's room: its milli-GPUs */
+	bool *any = calloc((size_t)fleet->nnodes + 1, sizeof *any);
+	int64_t want = 0, room;
+	int l = j->required_level, asking = 0;
+
+	if (!any)
+		return FW_OK; /* no check rather than a false error */
+	for (int g = 0; g < j->ngroups; g++) {
+		const struct fw_task_group *t = &j->groups[g];
+		if (!t->gpus)
+			continue;
+		asking++;
+		want += (int64_t)t->count * t->gpus * t->gpu_milli;
+		for (int32_t i = 0; i < fleet->nnodes; i++)
+			any[i] |= (!on[g] || on[g][i]) && (!t->gpu_model[0] || !strcmp(t->gpu_model, fleet->nodes[i].gpu_model));
+	}
+	room = asking > 1 ? fw_snapshot_domain_room(fleet, &unit, l, any) : INT64_MAX;
+	free(any);
+	if (room >= want)
+		return FW_OK;
+	if (l == FW_LEVEL_NONE)
+		return fw_diag_set(dg, FW_ERANGE, "", 0, 0, "tasks",
+				   "the job's task groups need %g GPUs all at once and the nodes they may take (by "
+				   "their models and nodeSelectors) have %g, so it could never start; lower the "
+				   "groups' counts", want / 1000.0, room / 1000.0);
+	const char *lv = l == FW_LEVEL_NODE ? "node" : fleet->topology.level[l];
+	return fw_diag_set(dg, FW_ERANGE, "", 0, 0, "requiredLevel",
+			   "the job's task groups need %g GPUs all at once inside one %s, and the largest %s has "
+			   "%g of the GPUs they may take (by their models and nodeSelectors), so it could never "
+			   "start; lower the groups' counts or name a larger level", want / 1000.0, lv, lv,
+			   room / 1000.0);
+}
+
+/* A job the fleet could never hold (its config never changes): each
+ * group alone (group_fits), then the groups together (groups_fit), on
+ * the nodes their selectors meet.  Refused as a nodeSelector no node
+ * matches is: Slurm's "Requested node configuration is not available".
+ * An elastic job of several groups is not tested (it may start without
+ * one). */
+static int check_fits(const struct fw_snapshot *fleet, const struct fw_backend_job *bj, const struct fw_job *j,
+		      struct fw_diag *dg)
+{
+	bool *on[FW_MAX_GROUPS] = { 0 };
+	int rc = FW_OK, g;
 
 	if (j->min_member > 0 && j->ngroups > 1)
 		return FW_OK; /* it may start without a group */
-	for (int g = 0; g < j->ngroups; g++) {
-		const struct fw_task_group *t = &j->groups[g];
-		int64_t need = j->min_member > 0 ? j->min_member : t->count;
-		int64_t node = fw_snapshot_domain_room(fleet, t, FW_LEVEL_NODE), room;
-		if (node < 0 || node == INT64_MAX) {
-			if (task_too_big(fleet, t, g, dg) != FW_OK) /* a task of no GPU */
-				return FW_ERANGE;
-			continue;
-		}
-		if (node == 0 && t->gpu_model[0] && !fw_snapshot_has_gpu_model(fleet, t->gpu_model)) {
-			fw_snapshot_gpu_models(fleet, models, sizeof models);
-			snprintf(f, sizeof f, "tasks[%d].gpuModel", g);
-			return fw_diag_set(dg, FW_ERANGE, "", 0, 0, f,
-					   "no node has GPUs of model %s, so the job could never start; the fleet's "
-					   "models: %s (GET /v1/nodes)", t->gpu_model, models[0] ? models : "none named");
-		}
-		if (node == 0) {
-			snprintf(f, sizeof f, "tasks[%d].gpus", g);
-			return fw_diag_set(dg, FW_ERANGE, "", 0, 0, f,
-					   "a task of %d GPUs fits on no node: the largest has %d%s%s, so the job could "
-					   "never start; ask fewer GPUs a task and more tasks", (int)t->gpus,
-					   (int)largest_node(fleet, t->gpu_model), t->gpu_model[0] ? " of model " : "",
-					   t->gpu_model);
-		}
-		if (task_too_big(fleet, t, g, dg) != FW_OK)
-			return FW_ERANGE;
-		if ((room = fw_snapshot_domain_room(fleet, t, l)) >= need)
-			continue;
-		if (l == FW_LEVEL_NONE) {
-			snprintf(f, sizeof f, "tasks[%d].count", g);
-			return fw_diag_set(dg, FW_ERANGE, "", 0, 0, f,
-					   "the job needs %lld tasks of %s GPU%s%s%s all at once and the fleet holds "
-					   "at most %lld of them, so it could never start; lower count (or minMember)",
-					   (long long)need, task_gpus(t, gpus, sizeof gpus), t->gpus == 1 ? "" : "s",
-					   t->gpu_model[0] ? " of model " : "", t->gpu_model, (long long)room);
-		}
-		const char *lv = l == FW_LEVEL_NODE ? "node" : fleet->topology.level[l];
-		return fw_diag_set(dg, FW_ERANGE, "", 0, 0, "requiredLevel",
-				   "the job's %lld tasks must fit inside one %s, and the largest %s holds %lld of "
-				   "them, so it could never start; lower count or name a larger level",
-				   (long long)need, lv, lv, (long long)room);
-	}
-	return FW_OK;
+	for (g = 0; rc == FW_OK && g < j->ngroups; g++)
+		if ((on[g] = group_nodes(fleet, bj, g, &rc)) || rc == FW_OK)
+			rc = group_fits(fleet, j, g, on[g], dg);
+	if (rc == FW_OK && j->ngroups > 1)
+		rc = groups_fit(fleet, j, on, dg);
+	for (g = 0; g < j->ngroups; g++)
+		free(on[g]);
+	return rc == FW_ENOMEM ? FW_OK : rc; /* no check rather than a false error */
 }
 
 /* The core's validation of one job, in a snapshot of the queues and the
@@ -1045,7 +1141,7 @@ static int check_job(struct fw_serve *d, struct fw_backend_job *bj, struct fw_di
 			const char *f = strncmp(vd.field, "jobs[0].", 8) ? vd.field : vd.field + 8;
 			rc = fw_diag_set(dg, rc, "", 0, 0, f, "%s", vd.msg);
 		} else {
-			rc = check_fits(d->fleet, &s->jobs[0], dg);
+			rc = check_fits(d->fleet, bj, &s->jobs[0], dg);
 		}
 	}
 out:

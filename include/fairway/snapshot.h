@@ -538,9 +538,11 @@ int32_t fw_snapshot_slices_entry(const struct fw_snapshot *s, int32_t job);
  * nodes' GPUs of g's model, one task a node for a one_per_node group
  * (CPU, memory, health and use aside): whether a slice of g, or g
  * itself, could ever fit, for the adapters that refuse one that never
- * could.  -1 when g asks no GPUs; INT64_MAX when out of memory (no
- * answer).  O(nodes log nodes). */
-int64_t fw_snapshot_domain_room(const struct fw_snapshot *s, const struct fw_task_group *g, int level);
+ * could.  on (NULL: every node) keeps to the nodes i with on[i], those
+ * a job's node selectors meet.  -1 when g asks no GPUs; INT64_MAX when
+ * out of memory (no answer).  O(nodes log nodes). */
+int64_t fw_snapshot_domain_room(const struct fw_snapshot *s, const struct fw_task_group *g, int level,
+				const bool *on);
 
 /* Does node n carry every label of sel (nsel pairs) with its value?  The
  * reading of a Kubernetes nodeSelector: a value "" asks for the label

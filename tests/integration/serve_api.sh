@@ -201,7 +201,12 @@ check "a task no node can hold: 400 naming tasks[0].gpus, nothing kept" \
 	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = "tasks[0].gpus" ] &&
 	check "... saying why" grep -q 'a task of 16 GPUs fits on no node: the largest has 8, so the job could never start' <<<"$BODY"
 req POST /v1/jobs '{"name":"huge","queue":"vision","tasks":[{"count":18,"gpus":8},{"count":1,"gpus":8}]}'
-check "two groups that each fit the fleet alone, never together, are accepted" [ "$CODE" = 201 ]
+check "two groups that each fit the fleet alone but need more GPUs together: 400 naming tasks" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = tasks ] &&
+	check "... saying why" grep -q "the job's task groups need 152 GPUs all at once and the nodes they may take (by their models and nodeSelectors) have 144, so it could never start" <<<"$BODY"
+# 36 tasks of 4 GPUs on 18 nodes: two a node, 100 CPUs where the largest has 96
+req POST /v1/jobs '{"name":"huge","queue":"vision","tasks":[{"count":18,"gpus":4,"cpu":50},{"count":18,"gpus":4,"cpu":50}]}'
+check "two groups whose GPUs fit together, their CPUs never: accepted" [ "$CODE" = 201 ]
 req POST /v1/jobs '{"queue":"team-a","tasks":[{"gpus":2,"gpuFraction":0.5}]}'
 check "a fraction of two GPUs: 400 naming tasks[0].gpuFraction" [ "$(jfield 'j["error"]["field"]')" = "tasks[0].gpuFraction" ]
 req POST /v1/jobs '{"queue":"team-a","requiredLevel":"galaxy","tasks":[{"gpus":1}]}'
@@ -235,7 +240,10 @@ req GET /v1/jobs/llm-pretrain-64
 check "a waiting job has a reason and an expected start field" \
 	[ "$(jfield 'j["state"], "reason" in j, "expectedStart" in j')" = "pending True True" ]
 req GET /v1/jobs/huge
-check "... and explained: a reason, and why its start is unknown" [ -n "$(jfield 'j["reason"], j["unknownWhy"]')" ]
+check "... and explained: a reason, and why its start is unknown" [ -n "$(jfield 'j["reason"], j["unknownWhy"]')" ] &&
+	check "... the GPUs are there, the CPU and memory for all its tasks at once are not" \
+	[ "$(jfield 'j["unknownWhy"]')" = never_fits ] &&
+	check "... (the text)" grep -q "it needs 144 GPUs and this cluster can never hold it: 144 are usable in one place it may use, but no set of nodes there has the CPU, memory and room for all its tasks at once" <<<"$BODY"
 req DELETE /v1/jobs/huge
 req DELETE "/v1/jobs/$auto"
 check "cancel a job: 200" [ "$CODE" = 200 ]
@@ -591,8 +599,8 @@ check "... a gang larger than the cluster: refused as a submission would be (400
 "$FW" jobs submit --queue llm --gpus 8 --cpu 100000 --name cli-fat --test-only --json "${C[@]}" >"$T/testonly" 2>&1
 check "... a task no node has the CPUs for: refused too, naming tasks[0].cpu" \
 	grep -q 'field tasks\[0\].cpu: a task asks 100000 CPUs and no node with its GPUs has more than' "$T/testonly"
-req POST "/v1/jobs?dryRun=true" '{"name":"two-groups","queue":"llm","tasks":[{"count":18,"gpus":8},{"count":1,"gpus":8}]}'
-check "a dry run of two groups that each fit the fleet alone, never together: 200, pending with an unknown start, saying why" \
+req POST "/v1/jobs?dryRun=true" '{"name":"two-groups","queue":"llm","tasks":[{"count":18,"gpus":4,"cpu":50},{"count":18,"gpus":4,"cpu":50}]}'
+check "a dry run of two groups that each fit the fleet alone, never together (by CPU): 200, pending with an unknown start, saying why" \
 	[ "$CODE" = 200 ] && check "... (the dry run's answer)" python3 -c 'import json, sys
 r = json.loads(sys.argv[1]); j = r["job"]
 assert r["dryRun"] is True and j["name"] == "two-groups" and j["state"] == "pending", r

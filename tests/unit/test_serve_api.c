@@ -1256,7 +1256,79 @@ TEST(a_job_the_fleet_could_never_hold_is_refused)
 	served_down(&f);
 }
 
-TEST_MAIN(a_job_the_fleet_could_never_hold_is_refused, a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
+/* The submission check keeps to the nodes a job's (or a group's)
+ * nodeSelector meets, and tests the job's groups together too. */
+TEST(the_fit_check_reads_selectors_and_groups_together)
+{
+	static const char zones[] =
+		"now: 0\n"
+		"topology: {levels: [rack]}\n"
+		"nodes:\n"
+		"  - {name: a0, gpus: 8, gpuModel: H100, cpu: 64, memory: 512Gi, topology: {rack: r0}, labels: {zone: east}}\n"
+		"  - {name: a1, gpus: 8, gpuModel: H100, cpu: 64, memory: 512Gi, topology: {rack: r0}, labels: {zone: east}}\n"
+		"  - {name: b0, gpus: 4, gpuModel: A100, cpu: 32, memory: 256Gi, topology: {rack: r1}, labels: {zone: west}}\n"
+		"  - {name: c0, gpus: 8, gpuModel: H100, cpu: 16, memory: 128Gi, topology: {rack: r1}, labels: {zone: west}}\n"
+		"queues:\n"
+		"  - {name: q, resources: {gpu: {quota: 28}}}\n";
+	static const struct {
+		const char *body, *field, *says;
+	} bad[] = {
+		{ "\"nodeSelector\":{\"zone\":\"west\"},\"tasks\":[{\"count\":2,\"gpus\":8}]", "tasks[0].count",
+		  "the job needs 2 tasks of 8 GPUs all at once and the 2 nodes that its nodeSelector meets hold at most 1 "
+		  "of them, so it could never start; lower count (or minMember), or widen the nodeSelector" },
+		{ "\"tasks\":[{\"count\":3,\"gpus\":8,\"nodeSelector\":{\"zone\":\"east\"}}]", "tasks[0].count",
+		  "and the 2 nodes that its nodeSelector meets hold at most 2 of them" },
+		{ "\"nodeSelector\":{\"zone\":\"east\"},\"tasks\":[{\"gpus\":4,\"gpuModel\":\"A100\"}]",
+		  "tasks[0].gpuModel", "no node that its nodeSelector meets has GPUs of model A100" },
+		{ "\"nodeSelector\":{\"zone\":\"west\"},\"tasks\":[{\"gpus\":8,\"cpu\":20}]", "tasks[0].cpu",
+		  "no node with its GPUs that its nodeSelector meets has more than 16" },
+		{ "\"nodeSelector\":{\"zone\":\"west\"},\"tasks\":[{\"gpus\":8,\"gpuModel\":\"A100\"}]",
+		  "tasks[0].gpus", "fits on no node that its nodeSelector meets: the largest has 4 of model A100" },
+		{ "\"nodeSelector\":{\"zone\":\"west\"},\"requiredLevel\":\"node\",\"tasks\":[{\"count\":3,\"gpus\":4}]",
+		  "requiredLevel", "the largest node holds 2 of them on the nodes its nodeSelector meets" },
+		{ "\"nodeSelector\":{\"zone\":\"west\"},"
+		  "\"tasks\":[{\"count\":4,\"gpus\":4,\"slice\":{\"size\":4,\"required\":\"rack\"}}]",
+		  "tasks[0].slice.size", "the largest rack holds 3 of these tasks (by its GPUs) of the nodes its "
+					 "nodeSelector meets; lower size or name a larger level (or widen the nodeSelector)" },
+		{ "\"tasks\":[{\"count\":2,\"gpus\":8,\"gpuModel\":\"H100\"},{\"count\":2,\"gpus\":8,\"gpuModel\":\"H100\"}]",
+		  "tasks", "the job's task groups need 32 GPUs all at once and the nodes they may take (by their models "
+			   "and nodeSelectors) have 24, so it could never start" },
+		{ "\"tasks\":[{\"gpus\":8,\"nodeSelector\":{\"zone\":\"west\"}},{\"count\":2,\"gpus\":4,\"nodeSelector\":{\"zone\":\"west\"}}]",
+		  "tasks", "need 16 GPUs all at once and the nodes they may take (by their models and nodeSelectors) have 12" },
+		{ "\"requiredLevel\":\"rack\",\"tasks\":[{\"gpus\":8},{\"count\":3,\"gpus\":4}]", "requiredLevel",
+		  "the job's task groups need 20 GPUs all at once inside one rack, and the largest rack has 16" },
+	};
+	static const char *const good[] = {
+		"\"nodeSelector\":{\"zone\":\"east\"},\"tasks\":[{\"count\":2,\"gpus\":8}]",
+		"\"tasks\":[{\"count\":2,\"gpus\":8,\"gpuModel\":\"H100\"},{\"gpus\":8,\"gpuModel\":\"H100\"}]",
+		"\"requiredLevel\":\"rack\",\"tasks\":[{\"gpus\":8},{\"count\":2,\"gpus\":4}]",
+		"\"tasks\":[{\"gpus\":4,\"nodeSelector\":{\"zone\":\"west\"}},{\"count\":2,\"gpus\":8}]",
+		"\"minMember\":1,\"tasks\":[{\"count\":3,\"gpus\":8},{\"count\":3,\"gpus\":8}]", /* elastic */
+	};
+	struct served f;
+	char body[4096], want[512];
+
+	up_yaml = zones;
+	served_up(&f);
+	up_yaml = NULL;
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		snprintf(body, sizeof body, "{\"name\":\"x\",\"queue\":\"q\",%s}", bad[i].body);
+		const char *got = dry_run(&f.d, "false", body);
+		snprintf(want, sizeof want, "400 {\"error\":{\"status\":400,\"code\":\"ERANGE\",\"field\":\"%s\"",
+			 bad[i].field);
+		ASSERT_STR_CONTAINS(got, want);
+		ASSERT_STR_CONTAINS(got, bad[i].says);
+	}
+	ASSERT_EQ(get_as(&f.d, "/v1/jobs", "all", body, sizeof body), 200);
+	ASSERT_STR_EQ(body, "{\"jobs\":[]}");
+	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+		snprintf(body, sizeof body, "{\"queue\":\"q\",%s}", good[i]);
+		ASSERT_STR_CONTAINS(dry_run(&f.d, "true", body), "200 ");
+	}
+	served_down(&f);
+}
+
+TEST_MAIN(a_job_the_fleet_could_never_hold_is_refused, the_fit_check_reads_selectors_and_groups_together, a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
 	  an_unbounded_running_job_makes_left_unknown, no_left_without_budget_safe,
 	  before_the_first_cycle_jobs_are_whole_and_nodes_wait, a_cancelled_job_leaves_the_list_before_the_next_cycle,
 	  log_rows_older_than_log_keep_are_deleted_by_the_cycle, the_job_list_filters_by_queue_and_user,
