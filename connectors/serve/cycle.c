@@ -678,11 +678,16 @@ static void window_why(struct fw_backend_action *a, const struct fw_reservation 
 		 a->b == 1 ? "" : "s");
 }
 
+/* p's decisions as backend actions; a window's sub-cycle (window) adds
+ * no reservation: its clock does not know that the window opens, and the
+ * main cycle, which does not see the window's nodes, plans the job again. */
 static int add_actions(struct actlist *l, const struct fw_snapshot *s, const struct fw_plan *p,
-		       const struct taken *t)
+		       const struct taken *t, bool window)
 {
 	for (int32_t i = 0; i < p->ndecisions; i++) {
 		const struct fw_decision *dc = &p->decisions[i];
+		if (window && dc->kind == FW_DECIDE_RESERVE)
+			continue;
 		struct fw_backend_action *a = fw_serve_grow(&l->a, &l->n, &l->cap, sizeof *a);
 		struct fw_backend_placement *pl = calloc((size_t)dc->alloc_count + 1, sizeof *pl);
 		if (!a || !pl) {
@@ -758,6 +763,24 @@ static int plan_one(struct fw_serve *d, const struct fw_snapshot *s, struct fw_a
 	return FW_OK;
 }
 
+/* A sub-cycle's reservation for a job that starts in this cycle (the
+ * main cycle's, or another sub-cycle's) goes: the job does not wait. */
+static void drop_moot_reserves(struct actlist *l)
+{
+	int32_t k = 0;
+
+	for (int32_t i = 0; i < l->n; i++) {
+		bool starts = false;
+		for (int32_t j = 0; l->a[i].kind == FW_DECIDE_RESERVE && j < l->n && !starts; j++)
+			starts = l->a[j].kind == FW_DECIDE_START && !strcmp(l->a[j].job, l->a[i].job);
+		if (starts)
+			free((void *)l->a[i].placements);
+		else
+			l->a[k++] = l->a[i];
+	}
+	l->n = k;
+}
+
 /* Sub-cycles for reservations, then the main cycle.  *mainp plans for t->s
  * (which gains the sub-cycles' starts as running jobs). */
 static int plan(struct fw_serve *d, struct taken *t, struct fw_arena *ar, struct fw_plan **mainp,
@@ -778,7 +801,7 @@ static int plan(struct fw_serve *d, struct taken *t, struct fw_arena *ar, struct
 			return FW_ENOMEM;
 		rc = plan_one(d, rs, ar, &rp, err, errn);
 		if (rc == FW_OK)
-			rc = add_actions(acts, rs, rp, t);
+			rc = add_actions(acts, rs, rp, t, t->rsv[i].kind == FW_RSV_MAINTENANCE);
 		if (rc == FW_OK)
 			rc = absorb_starts(t->s, rs, rp);
 		fw_snapshot_free(rs);
@@ -789,7 +812,9 @@ static int plan(struct fw_serve *d, struct taken *t, struct fw_arena *ar, struct
 		mark_nodes(t->s, &t->rsv[i]);
 	if ((rc = plan_one(d, t->s, ar, mainp, err, errn)))
 		return rc;
-	return add_actions(acts, t->s, *mainp, t);
+	if ((rc = add_actions(acts, t->s, *mainp, t, false)) == FW_OK)
+		drop_moot_reserves(acts);
+	return rc;
 }
 
 /* --- 3. apply ------------------------------------------------------------------- */

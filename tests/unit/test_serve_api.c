@@ -1328,7 +1328,51 @@ TEST(the_fit_check_reads_selectors_and_groups_together)
 	served_down(&f);
 }
 
-TEST_MAIN(a_job_the_fleet_could_never_hold_is_refused, the_fit_check_reads_selectors_and_groups_together, a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
+/* Sub-cycles (a maintenance window to come, a queue reservation) log no
+ * reservation for a job that starts in the same cycle, and a window's
+ * sub-cycle none at all: its clock does not know the window opens. */
+TEST(a_sub_cycle_reserves_no_job_the_cycle_starts)
+{
+	static const char two[] = "now: 0\n"
+				  "nodes:\n"
+				  "  - {name: n0, gpus: 8, cpu: 64, memory: 512Gi}\n"
+				  "  - {name: n1, gpus: 8, cpu: 64, memory: 512Gi}\n"
+				  "queues:\n"
+				  "  - {name: q, resources: {gpu: {quota: 16}}}\n";
+	struct served f;
+	char body[4096];
+
+	up_yaml = two;
+	served_up(&f);
+	up_yaml = NULL;
+	submit(&f.d, "{\"name\":\"busy\",\"queue\":\"q\",\"runtime\":36000,\"tasks\":[{\"gpus\":8}]}");
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	ASSERT_EQ(request(&f.d, "GET", "/v1/jobs/busy", "", body, sizeof body), 200);
+	ASSERT_STR_CONTAINS(body, "\"nodes\":[\"n0\"]");
+	/* a window on n0 from 5000 + 1 h: a 60 s job would end before it opens,
+	 * but n0 is full; it starts on n1 */
+	ASSERT_EQ(post(&f.d, "/v1/reservations",
+		       "{\"id\":\"mw\",\"kind\":\"maintenance\",\"nodes\":[\"n0\"],\"start\":8600,\"end\":12200}"),
+		  201);
+	submit(&f.d, "{\"name\":\"small\",\"queue\":\"q\",\"runtime\":60,\"tasks\":[{\"gpus\":1}]}");
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	ASSERT_STR_EQ(log_rows(&f.d, NULL, NULL), "200 start:busy,start:small");
+	ASSERT_EQ(f.d.m.reserves, 0);
+	/* a queue reservation of n0 for q: its sub-cycle cannot start the job
+	 * there (n0 is full) and would reserve it; the main cycle starts it */
+	ASSERT_EQ(send_as(&f.d, "DELETE", "/v1/reservations/mw", ""), 200);
+	ASSERT_EQ(post(&f.d, "/v1/reservations",
+		       "{\"id\":\"qr\",\"kind\":\"queue\",\"queue\":\"q\",\"nodes\":[\"n0\"],\"start\":4000,"
+		       "\"end\":90000}"),
+		  201);
+	submit(&f.d, "{\"name\":\"small2\",\"queue\":\"q\",\"runtime\":60,\"tasks\":[{\"gpus\":1}]}");
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	ASSERT_STR_EQ(log_rows(&f.d, NULL, NULL), "200 start:busy,start:small,start:small2");
+	ASSERT_EQ(f.d.m.reserves, 0);
+	served_down(&f);
+}
+
+TEST_MAIN(a_job_the_fleet_could_never_hold_is_refused, a_sub_cycle_reserves_no_job_the_cycle_starts, the_fit_check_reads_selectors_and_groups_together, a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
 	  an_unbounded_running_job_makes_left_unknown, no_left_without_budget_safe,
 	  before_the_first_cycle_jobs_are_whole_and_nodes_wait, a_cancelled_job_leaves_the_list_before_the_next_cycle,
 	  log_rows_older_than_log_keep_are_deleted_by_the_cycle, the_job_list_filters_by_queue_and_user,
