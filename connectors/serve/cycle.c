@@ -16,7 +16,9 @@
  *               (only its nodes schedulable; pending only its targets, or
  *               for a window the jobs whose runtime ends before it opens),
  *               then the main cycle with those nodes held back and the
- *               sub-cycles' starts counted as running;
+ *               sub-cycles' starts counted as running (a window's
+ *               sub-cycle adds no reservation, and none is kept for a
+ *               job that starts in the cycle: drop_moot_reserves);
  *               every plan passes fw_plan_check before it is used;
  *   3. apply    under the lock: if either generation moved, drop the plan
  *               (stale) and go round again; else, in one store
