@@ -42,6 +42,14 @@ expect "plan-huge-now" 2 '--now: "99999999999999999999" is too large; times are 
 	"$FW" plan --now 99999999999999999999
 expect "plan-now-past-the-limit" 2 "is too large" "$FW" plan --now 100000000001
 expect "plan-now-at-the-limit" 0 "now 100000000000," "$FW" plan --now 100000000000
+# --now is checked as the YAML now: is: no job submitted or started after it
+expect "plan-now-checks-submit-times" 2 \
+	'examples/cluster.yaml>:99:17: field jobs[3].submitTime: 1100 is after --now (1000); a snapshot holds the jobs submitted by now, so lower submitTime or raise --now' \
+	"$FW" plan --now 1000
+expect "plan-now-checks-start-times" 2 \
+	'field jobs[0].startTime: 100 is after --now (50); a running job started between its submitTime and now, so lower startTime or raise --now' \
+	"$FW" plan --now 50
+expect "plan-now-after-every-job" 0 "now 5000," "$FW" plan --now 5000
 # GNU-style --flag=value everywhere, and a bare flag refuses one
 expect "plan-flag-equals-value" 0 "policy fifo" "$FW" plan --config=examples/cluster.yaml --policy=fifo
 expect "plan-empty-value" 2 "--config needs a value" "$FW" plan --config=
