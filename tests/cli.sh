@@ -1469,6 +1469,13 @@ echo PREV >"$ST/keep.csv"
 expect "trace-sacct-bad-row-named" 1 "fairway trace sacct2fairway: error: $ST/bad.txt:2:49: AllocTRES: 'gres/gpu=3,node=2': the GPUs do not split evenly" \
 	"$FW" trace sacct2fairway "$ST/bad.txt" "$ST/keep.csv"
 expect "trace-sacct-bad-row-no-output" 1 "error:" "$FW" trace sacct2fairway "$ST/bad.txt" "$ST/new.csv"
+# real sacct prints sizes with decimals (mem=62.50G); a bad value names its key
+printf 'JobID|Submit|Start|Elapsed|AllocTRES\n1|2024-03-01T10:00:00|2024-03-01T10:00:00|01:00|billing=16,cpu=16,gres/gpu=4,mem=62.50G,node=1\n' >"$ST/dec.txt"
+expect "trace-sacct-decimal-mem" 0 "1,0,60,,,,0,1,4,16000,64000," "$FW" trace sacct2fairway "$ST/dec.txt" -
+sed 's/62.50G/62.5X/' "$ST/dec.txt" >"$ST/badmem.txt"
+expect "trace-sacct-bad-tres-value-names-its-key" 1 "$ST/badmem.txt:2:78: AllocTRES mem=: '62.5X' is not a size" \
+	"$FW" trace sacct2fairway "$ST/badmem.txt" "$ST/keep.csv"
+rm -f "$ST/dec.txt" "$ST/badmem.txt"
 printf 'JobID|Submit|Start|Elapsed|AllocTRES\n1|2024-03-01T10:00:00|Unknown|01:00|gres/gpu=1\n' >"$ST/none_ran.txt"
 expect "trace-sacct-no-job-is-an-error" 1 "none_ran.txt: no job to convert: 1 left out (never started or no GPUs)" \
 	"$FW" trace sacct2fairway "$ST/none_ran.txt" "$ST/new.csv"
