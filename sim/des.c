@@ -2962,6 +2962,30 @@ static int check_seed(const char *trace)
 	return 0;
 }
 
+/* Two outputs naming one file (the later replaces the earlier), or an
+ * output naming an input (the input is replaced), would lose data
+ * silently: refuse before any work, naming both flags. */
+static int check_paths(const struct cli *c)
+{
+	const char *teams = c->teams && strcmp(c->teams, "philly") ? c->teams : NULL;
+	const struct fw_path_use v[] = {
+		{ "--trace", is_synthetic(c->trace) ? NULL : c->trace, false },
+		{ "--fleet", c->fleet, false }, { "--fleet-openb", c->fleet_openb, false },
+		{ "--topo", c->topo, false }, { "--teams", teams, false },
+		{ "--json", c->json, true }, { "--csv", c->csv, true }, { "--report", c->report, true },
+		{ "--jobs", c->jobs, true }, { "--shares", c->shares, true }, { "--log", c->log, true },
+	};
+	int i, j = fw_outfile_clash(v, (int)(sizeof v / sizeof v[0]), &i);
+
+	if (j < 0)
+		return 0;
+	if (v[i].out)
+		return usage_error("%s %s and %s %s name one file, so one output would replace the other; "
+				   "give each output its own file", v[i].flag, v[i].path, v[j].flag, v[j].path);
+	return usage_error("%s %s is the %s input, and writing it would replace it; write the output to "
+			   "another file", v[j].flag, v[j].path, v[i].flag);
+}
+
 static int parse_args(struct cli *c, int argc, char **argv)
 {
 	for (int i = 2; i < argc; i++) {
@@ -3005,6 +3029,8 @@ static int parse_args(struct cli *c, int argc, char **argv)
 		if (c->policy[i].model_deserved >= 0)
 			return usage_error("--policies '%s': model-deserved=on|off switches the entries of "
 					   "--model-deserved M=P; give --model-deserved too", c->policy[i].label);
+	if (check_paths(c))
+		return 2;
 	note_inert_flags(c);
 	return check_seed(c->trace);
 }

@@ -724,6 +724,21 @@ static const char *sacct_args(int argc, char **argv, unsigned *flags, const char
 	return NULL;
 }
 
+/* OUT naming SACCT_FILE would replace the input with the output: refuse
+ * before reading it; 0, or 2 with the reason on stderr. */
+static int check_paths(const char *prog, const char *src, const char *dst)
+{
+	const struct fw_path_use v[] = { { "SACCT_FILE", src, false },
+					 { "OUT", strcmp(dst, "-") ? dst : NULL, true } };
+	int first;
+
+	if (fw_outfile_clash(v, 2, &first) < 0)
+		return 0;
+	fprintf(stderr, "%s: error: OUT %s is SACCT_FILE %s, and writing it would replace the input; "
+		"write the output to another file (or - for stdout)\n", prog, dst, src);
+	return 2;
+}
+
 /* "fairway trace sacct2fairway" as given, or the program's file name. */
 static const char *prog_name(int argc, char **argv)
 {
@@ -754,6 +769,8 @@ int fw_sacct_convert_cli(int argc, char **argv)
 			prog, usage, argc > 0 ? argv[0] : prog);
 		return 2;
 	}
+	if (check_paths(prog, src, dst))
+		return 2;
 	memset(&d, 0, sizeof d);
 	if ((rc = fw_itp_slurp(src, &in, &len, &d)) == FW_OK) {
 		rc = fw_sacct_convert(in, len, src, flags, &out, &olen, &skipped, &d);

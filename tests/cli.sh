@@ -555,6 +555,20 @@ ln -s "$OF/missing/x.json" "$OF/dangling.json"
 expect "sim-run-dangling-link-refused-at-once" 1 "--json $OF/dangling.json: cannot write: No such file or directory" \
 	"$FW" sim run --trace synthetic:3 --nodes 13x8 --tick 600 --policies fifo --log "$OF/l1.jsonl" --json "$OF/dangling.json"
 [ ! -e "$OF/l1.jsonl" ] && ok "sim-run-dangling-link-creates-nothing" || bad "sim-run-dangling-link-creates-nothing"
+# two outputs naming one file, or an output naming an input, are refused
+# before any replay (exit 2, both flags named): the last write won, or the
+# trace was replaced; the same file by another name counts too
+cp "$OF/tr.csv" "$OF/tr-copy.csv"
+expect "sim-run-two-outputs-one-file" 2 "--json $OF/same.json and --csv $OF/same.json name one file" \
+	"$FW" sim run --trace synthetic:3 --nodes 13x8 --json "$OF/same.json" --csv "$OF/same.json"
+expect "sim-run-two-outputs-one-file-by-another-name" 2 "--jobs $OF/x.csv and --log $OF/./x.csv name one file" \
+	"$FW" sim run --trace synthetic:3 --nodes 13x8 --jobs "$OF/x.csv" --log "$OF/./x.csv"
+expect "sim-run-output-over-the-trace" 2 "--json $OF/../$(basename "$OF")/tr.csv is the --trace input" \
+	"$FW" sim run --trace "$OF/tr.csv" --format fairway --nodes 2x8 --json "$OF/../$(basename "$OF")/tr.csv"
+expect "sim-run-output-over-the-fleet" 2 "--shares $OF/keep.json is the --fleet input" \
+	"$FW" sim run --trace synthetic:3 --fleet "$OF/keep.json" --shares "$OF/keep.json"
+cmp -s "$OF/tr.csv" "$OF/tr-copy.csv" && [ ! -e "$OF/same.json" ] && [ ! -e "$OF/x.csv" ] &&
+	ok "sim-run-refused-paths-touch-nothing" || bad "sim-run-refused-paths-touch-nothing: $(ls -A "$OF")"
 # an interrupted run leaves no temporary file behind
 mkdir "$OF/int"
 timeout -s INT 2 "$FW" sim run --trace synthetic:3 --nodes 13x8 --tick 1 --tick-rule all --json "$OF/int/r.json" \
@@ -1476,6 +1490,8 @@ sed 's/62.50G/62.5X/' "$ST/dec.txt" >"$ST/badmem.txt"
 expect "trace-sacct-bad-tres-value-names-its-key" 1 "$ST/badmem.txt:2:78: AllocTRES mem=: '62.5X' is not a size" \
 	"$FW" trace sacct2fairway "$ST/badmem.txt" "$ST/keep.csv"
 rm -f "$ST/dec.txt" "$ST/badmem.txt"
+expect "trace-sacct-out-is-the-input" 2 "OUT $ST/./bad.txt is SACCT_FILE $ST/bad.txt, and writing it would replace the input" \
+	"$FW" trace sacct2fairway "$ST/bad.txt" "$ST/./bad.txt"
 printf 'JobID|Submit|Start|Elapsed|AllocTRES\n1|2024-03-01T10:00:00|Unknown|01:00|gres/gpu=1\n' >"$ST/none_ran.txt"
 expect "trace-sacct-no-job-is-an-error" 1 "none_ran.txt: no job to convert: 1 left out (never started or no GPUs)" \
 	"$FW" trace sacct2fairway "$ST/none_ran.txt" "$ST/new.csv"
