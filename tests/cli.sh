@@ -787,6 +787,11 @@ grep -q "^summary (\* = best) .*fairway:starve-after=0 slurm:backfill=conservati
 expect "sim-run-variant-unknown-setting" 2 "unknown setting 'depth' (starve-after, backfill, reserve-depth, " \
 	"$FW" sim run --trace x --policies fairway:depth=4
 expect "sim-run-variant-bad-value" 2 "starve-after=1h: whole seconds" "$FW" sim run --trace x --policies fairway:starve-after=1h
+# every numeric setting takes digits only, as its flag does (--starve-after +5 is refused)
+for v in "starve-after=+5" "starve-after= 5" "starve-after=-0" "reserve-depth=+3" "max-runtime=-0" "checkpoint-grace=+1" \
+	"xfactor-cap=+60"; do
+	expect "sim-run-variant-digits-only ($v)" 2 "--policies: $v: " "$FW" sim run --trace x --policies "fairway:$v"
+done
 expect "sim-run-variant-bad-backfill" 2 "backfill=yes: use easy or conservative" "$FW" sim run --trace x --policies slurm:backfill=yes
 expect "sim-run-variant-not-kv" 2 "a variant's settings are KEY=VALUE" "$FW" sim run --trace x --policies fairway:fast
 expect "sim-run-variant-unknown-base" 2 "unknown policy 'fairwey'" "$FW" sim run --trace x --policies fairwey:starve-after=0
