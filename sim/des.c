@@ -2960,6 +2960,27 @@ static int check_seed(const char *trace)
 	return 0;
 }
 
+/* budget_safe acts on a budget only: --budget-safe where no replay has
+ * one, or a variant's budget-safe=on on a replay without one, would
+ * change nothing silently (as --flaky without --failures); 0 or 2. */
+static int check_budget_safe(const struct cli *c)
+{
+	bool any = c->o.gpu_hour_budget > 0;
+
+	for (int i = 0; i < c->npolicies; i++) {
+		const struct variant *w = &c->policy[i];
+		double b = w->budget >= 0 ? w->budget : c->o.gpu_hour_budget;
+		any = any || b > 0;
+		if (w->budget_safe == 1 && !(b > 0))
+			return usage_error("--policies '%s': budget-safe=on needs a GPU-hour budget, and this replay "
+					   "has none: give --gpu-hour-budget H or gpu-hour-budget=H", w->label);
+	}
+	if (c->o.budget_safe && !any)
+		return usage_error("--budget-safe needs --gpu-hour-budget H (or a variant's gpu-hour-budget=H): "
+				   "without a budget it changes nothing");
+	return 0;
+}
+
 /* Two outputs naming one file (the later replaces the earlier), or an
  * output naming an input (the input is replaced), would lose data
  * silently: refuse before any work, naming both flags. */
@@ -3027,7 +3048,7 @@ static int parse_args(struct cli *c, int argc, char **argv)
 		if (c->policy[i].model_deserved >= 0)
 			return usage_error("--policies '%s': model-deserved=on|off switches the entries of "
 					   "--model-deserved M=P; give --model-deserved too", c->policy[i].label);
-	if (check_paths(c))
+	if (check_budget_safe(c) || check_paths(c))
 		return 2;
 	note_inert_flags(c);
 	return check_seed(c->trace);

@@ -1329,6 +1329,15 @@ PY
 then ok "sim-run-budget-safe-variant"; else bad "sim-run-budget-safe-variant"; fi
 expect "sim-run-budget-safe-variant-bad-value" 2 "--policies: budget-safe=yes: use on or off" \
 	"$FW" sim run --trace x --policies kai:budget-safe=yes
+# budget-safe without any budget would change nothing: refused, as --flaky
+# without --failures; a variant's budget-safe=on needs its replay to have one
+expect "sim-run-budget-safe-needs-a-budget" 2 "--budget-safe needs --gpu-hour-budget H" \
+	"$FW" sim run --trace x --budget-safe
+expect "sim-run-budget-safe-variant-needs-a-budget" 2 \
+	"--policies 'kai:budget-safe=on': budget-safe=on needs a GPU-hour budget, and this replay has none" \
+	"$FW" sim run --trace x --policies kai,kai:budget-safe=on
+expect "sim-run-budget-safe-with-a-variant-budget" 1 "--csv /nonexistent/x.csv: cannot write" \
+	"$FW" sim run --trace synthetic:3 --budget-safe --policies fifo,kai:gpu-hour-budget=5 --csv /nonexistent/x.csv
 # ---- end sim --gpu-hour-budget ----
 rm -rf "$SV"
 # node failures: bad values, shaping flags without a rate, and a run where
