@@ -586,6 +586,10 @@ fi
 EMPTY_FLEET=$(mktemp)
 expect "sim-run-empty-fleet-file-names-fleet-keys" 1 "it should be a mapping with topology:, nodes:, nodeGroups:" \
 	"$FW" sim run --trace synthetic:3 --fleet "$EMPTY_FLEET"
+# a fleet where no node can take work starts nothing: refused, naming the file
+printf 'nodes:\n  - {name: a, gpus: 8, schedulable: false}\n  - {name: b, gpus: 8, health: unhealthy}\n' >"$EMPTY_FLEET"
+expect "sim-run-fleet-without-an-open-node" 1 "$EMPTY_FLEET: nodes: none of the fleet's 2 nodes can take work (1 with schedulable: false, 1 unhealthy or draining" \
+	"$FW" sim run --trace synthetic:3 --fleet "$EMPTY_FLEET"
 rm -f "$EMPTY_FLEET"
 expect "sim-run-bad-nodes" 2 "13y8" "$FW" sim run --trace x --nodes 13y8
 expect "sim-run-unknown-policy" 2 "unknown policy 'lifo'" "$FW" sim run --trace x --policies lifo
