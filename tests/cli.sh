@@ -111,6 +111,15 @@ expect "plan-time-limit-ends-a-job" 0 "sweep                research         8.0
 expect "plan-time-limit-note" 0 \
 	"fairway: note: job tune announces a run of 5h00m, but its queue's run-time limit (maxRuntime) ends it after 2h00m; lower its runtime or raise the limit" \
 	"$FW" plan --config tests/scenario/time_limit.yaml
+# a limit shows to the second (100 s read "1m", 5399 s "1h29m59s")
+expect "plan-time-limit-exact" 0 "sweep                research         8.00     1  time_limit      limit 1h29m59s" \
+	"$FW" plan --config <(sed 's/maxRuntime: 2h}/maxRuntime: 5399}/' tests/scenario/time_limit.yaml)
+expect "plan-time-limit-note-exact" 0 "ends it after 1h29m59s; lower its runtime" \
+	"$FW" plan --config <(sed 's/maxRuntime: 2h}/maxRuntime: 5399}/' tests/scenario/time_limit.yaml)
+expect "plan-time-limit-exact-minutes" 0 "time_limit      limit 1m40s" \
+	"$FW" plan --config <(sed 's/maxRuntime: 2h}/maxRuntime: 100}/' tests/scenario/time_limit.yaml)
+expect "plan-time-limit-exact-whole-minutes" 0 "time_limit      limit 2m " \
+	"$FW" plan --config <(sed 's/maxRuntime: 2h}/maxRuntime: 120}/' tests/scenario/time_limit.yaml)
 if "$FW" plan --config tests/scenario/time_limit.yaml --json 2>/dev/null | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
