@@ -1415,8 +1415,20 @@ else
 fi
 expect "sim-fgd-bad-tolerance" 2 "--tolerance wants a number of percentage points >= 0, not '-1'" \
 	"$FW" sim fgd --pods "$FD/p3.csv" --nodes "$FD/n2.csv" --tolerance -1
-expect "sim-fgd-json-unwritable" 1 "cannot write /nonexistent-dir/x.json" \
-	"$FW" sim fgd --pods "$FD/p3.csv" --nodes "$FD/n2.csv" --seeds 1 --scorers fgd --json /nonexistent-dir/x.json
+# an unwritable --json is refused before the experiment runs, with the OS
+# reason, as sim run does; --json naming an input is a usage error
+out=$("$FW" sim fgd --pods "$FD/p3.csv" --nodes "$FD/n2.csv" --seeds 1 --scorers fgd --json /nonexistent-dir/x.json 2>&1)
+rc=$?
+if [ $rc -eq 1 ] && grep -qF "fairway sim fgd: error: --json /nonexistent-dir/x.json: cannot write: No such file or directory" <<<"$out" &&
+	! grep -q "fgd " <<<"$(grep -v error <<<"$out")"; then
+	ok "sim-fgd-json-unwritable-refused-before-the-runs"
+else
+	bad "sim-fgd-json-unwritable-refused-before-the-runs: exit $rc: $out"
+fi
+cp "$FD/p3.csv" "$FD/p3-copy.csv"
+expect "sim-fgd-json-over-an-input" 2 "--json $FD/./p3.csv is the --pods input" \
+	"$FW" sim fgd --pods "$FD/p3.csv" --nodes "$FD/n2.csv" --seeds 1 --scorers fgd --json "$FD/./p3.csv"
+cmp -s "$FD/p3.csv" "$FD/p3-copy.csv" && ok "sim-fgd-refused-json-keeps-the-input" || bad "sim-fgd-refused-json-keeps-the-input"
 rm -rf "$FD"
 expect "sim-unknown-experiment" 2 "unknown experiment 'walk'" "$FW" sim walk
 expect "trace-help" 0 "sacct2fairway" "$FW" trace --help
