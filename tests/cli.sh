@@ -691,6 +691,11 @@ expect "sim-run-nodes-from-topo-needs-topo" 2 "--nodes-from-topo G needs --topo 
 	"$FW" sim run --trace synthetic:3 --nodes-from-topo 8
 expect "sim-run-topo-not-with-racks" 2 "--racks/--blocks generate a topology; not with a fleet or --topo" \
 	"$FW" sim run --trace synthetic:3 --topo "$FT/topo.csv" --racks 2
+# --racks with one fleet option says why (QA saw the one-fleet message here)
+expect "sim-run-racks-not-with-fleet" 2 "--racks/--blocks generate a topology; not with a fleet or --topo" \
+	"$FW" sim run --trace synthetic:3 --racks 2 --fleet tests/data/fleet.yaml
+expect "sim-run-racks-not-with-fleet-openb" 2 "--racks/--blocks generate a topology; not with a fleet or --topo" \
+	"$FW" sim run --trace synthetic:3 --fleet-openb "$FT/n.csv" --racks=2
 expect "sim-run-one-fleet-only" 2 "use one of --nodes, --fleet, --fleet-openb, --nodes-from-topo" \
 	"$FW" sim run --trace synthetic:3 --nodes 2x8 --fleet-openb "$FT/n.csv"
 "$FW" sim run --trace synthetic:3 --nodes 4x8 --teams "$FT/teams.csv" --policies fifo --tick 600 \
