@@ -2387,6 +2387,14 @@ static int64_t posint(const char *s, size_t n, int64_t hi)
 	return x >= 1 && x <= hi ? x : -1;
 }
 
+/* A whole number 0..hi, digits only (no sign, space, hex or exponent):
+ * the parser of every flag and variant setting where 0 means none or
+ * off; -1 if malformed. */
+static int64_t whole0(const char *v, int64_t hi)
+{
+	return !strcmp(v, "0") ? 0 : posint(v, strlen(v), hi);
+}
+
 static int parse_nodes(struct cli *c, const char *v)
 {
 	const char *x = strchr(v, 'x');
@@ -2481,8 +2489,8 @@ static int parse_budget(const char *v, double *out)
  * reserve-depth=N (0 = none); each key at most once. */
 static int variant_setting(struct variant *w, char *kv, unsigned *seen)
 {
-	char *v = strchr(kv, '='), *end;
-	long long x;
+	char *v = strchr(kv, '=');
+	int64_t x;
 
 	if (!v || v == kv || !v[1])
 		return entry_error(w, "'%s': a variant's settings are KEY=VALUE "
@@ -2502,9 +2510,7 @@ static int variant_setting(struct variant *w, char *kv, unsigned *seen)
 	if (setting_applies(w, bit))
 		return 2;
 	if (!strcmp(kv, "starve-after")) {
-		errno = 0;
-		x = strtoll(v, &end, 10);
-		if (errno || *end || x < 0 || x > 31536000)
+		if ((x = whole0(v, 31536000)) < 0)
 			return usage_error("--policies: starve-after=%s: whole seconds from 0 (off) to 31536000", v);
 		w->starve_after_s = x ? x : -1;
 	} else if (!strcmp(kv, "backfill")) {
@@ -2512,15 +2518,11 @@ static int variant_setting(struct variant *w, char *kv, unsigned *seen)
 			return usage_error("--policies: backfill=%s: use easy or conservative", v);
 		w->backfill = !strcmp(v, "conservative");
 	} else if (!strcmp(kv, "reserve-depth")) {
-		errno = 0;
-		x = strtoll(v, &end, 10);
-		if (errno || *end || x < 0 || x > FW_RESERVE_DEPTH_MAX || v[0] < '0' || v[0] > '9')
+		if ((x = whole0(v, FW_RESERVE_DEPTH_MAX)) < 0)
 			return usage_error("--policies: reserve-depth=%s: a whole number from 0 (none) to 100000", v);
 		w->reserve_depth = x ? (int32_t)x : -1;
 	} else if (!strcmp(kv, "xfactor-cap")) {
-		errno = 0;
-		x = strtoll(v, &end, 10);
-		if (errno || *end || (x != 0 && x < FW_XFACTOR_MIN_RUNTIME) || x > 31536000 || v[0] < '0' || v[0] > '9')
+		if ((x = whole0(v, 31536000)) < 0 || (x != 0 && x < FW_XFACTOR_MIN_RUNTIME))
 			return usage_error("--policies: xfactor-cap=%s: whole seconds, 0 (off) or 60 to 31536000", v);
 		w->xfactor_cap_s = x ? x : -1;
 	} else if (!strcmp(kv, "user-fair-share")) {
@@ -2528,9 +2530,7 @@ static int variant_setting(struct variant *w, char *kv, unsigned *seen)
 			return usage_error("--policies: user-fair-share=%s: use on or off", v);
 		w->users = !strcmp(v, "on");
 	} else if (!strcmp(kv, "checkpoint-grace")) {
-		errno = 0;
-		x = strtoll(v, &end, 10);
-		if (errno || *end || x < 0 || x > FW_CHECKPOINT_GRACE_MAX || v[0] < '0' || v[0] > '9')
+		if ((x = whole0(v, FW_CHECKPOINT_GRACE_MAX)) < 0)
 			return usage_error("--policies: checkpoint-grace=%s: whole seconds from 0 (off) to 86400", v);
 		w->grace_s = x;
 	} else if (!strcmp(kv, "slices")) {
@@ -2543,9 +2543,7 @@ static int variant_setting(struct variant *w, char *kv, unsigned *seen)
 					   "--model-deserved M=P)", v);
 		w->model_deserved = !strcmp(v, "on");
 	} else if (!strcmp(kv, "max-runtime")) {
-		errno = 0;
-		x = strtoll(v, &end, 10);
-		if (errno || *end || x < 0 || x > 31536000 || v[0] < '0' || v[0] > '9')
+		if ((x = whole0(v, 31536000)) < 0)
 			return usage_error("--policies: max-runtime=%s: whole seconds from 0 (none) to 31536000", v);
 		w->max_runtime_s = x;
 	} else if (!strcmp(kv, "gpu-hour-budget")) {
@@ -2660,7 +2658,7 @@ static int set_number(const char *flag, const char *v, int64_t hi, int64_t *out)
 /* A whole number 0..hi, for the counts where 0 means "none". */
 static int set_count(const char *flag, const char *v, int64_t hi, int64_t *out)
 {
-	int64_t x = !strcmp(v, "0") ? 0 : posint(v, strlen(v), hi);
+	int64_t x = whole0(v, hi);
 
 	if (x < 0) {
 		return usage_error("%s '%s': expected a whole number 0..%lld (0: none)", flag, v,
@@ -2691,7 +2689,7 @@ static int set_slices(struct cli *c, const char *v)
 /* Whole seconds 0..hi, for the flags where 0 means "none" or "off". */
 static int set_seconds(const char *flag, const char *v, int64_t hi, int64_t *out)
 {
-	int64_t x = !strcmp(v, "0") ? 0 : posint(v, strlen(v), hi);
+	int64_t x = whole0(v, hi);
 
 	if (x < 0) {
 		return usage_error("%s '%s': expected whole seconds 0..%lld", flag, v, (long long)hi);
@@ -2962,6 +2960,51 @@ static int check_seed(const char *trace)
 	return 0;
 }
 
+/* budget_safe acts on a budget only: --budget-safe where no replay has
+ * one, or a variant's budget-safe=on on a replay without one, would
+ * change nothing silently (as --flaky without --failures); 0 or 2. */
+static int check_budget_safe(const struct cli *c)
+{
+	bool any = c->o.gpu_hour_budget > 0;
+
+	for (int i = 0; i < c->npolicies; i++) {
+		const struct variant *w = &c->policy[i];
+		double b = w->budget >= 0 ? w->budget : c->o.gpu_hour_budget;
+		any = any || b > 0;
+		if (w->budget_safe == 1 && !(b > 0))
+			return usage_error("--policies '%s': budget-safe=on needs a GPU-hour budget, and this replay "
+					   "has none: give --gpu-hour-budget H or gpu-hour-budget=H", w->label);
+	}
+	if (c->o.budget_safe && !any)
+		return usage_error("--budget-safe needs --gpu-hour-budget H (or a variant's gpu-hour-budget=H): "
+				   "without a budget it changes nothing");
+	return 0;
+}
+
+/* Two outputs naming one file (the later replaces the earlier), or an
+ * output naming an input (the input is replaced), would lose data
+ * silently: refuse before any work, naming both flags. */
+static int check_paths(const struct cli *c)
+{
+	const char *teams = c->teams && strcmp(c->teams, "philly") ? c->teams : NULL;
+	const struct fw_path_use v[] = {
+		{ "--trace", is_synthetic(c->trace) ? NULL : c->trace, false },
+		{ "--fleet", c->fleet, false }, { "--fleet-openb", c->fleet_openb, false },
+		{ "--topo", c->topo, false }, { "--teams", teams, false },
+		{ "--json", c->json, true }, { "--csv", c->csv, true }, { "--report", c->report, true },
+		{ "--jobs", c->jobs, true }, { "--shares", c->shares, true }, { "--log", c->log, true },
+	};
+	int i, j = fw_outfile_clash(v, (int)(sizeof v / sizeof v[0]), &i);
+
+	if (j < 0)
+		return 0;
+	if (v[i].out)
+		return usage_error("%s %s and %s %s name one file, so one output would replace the other; "
+				   "give each output its own file", v[i].flag, v[i].path, v[j].flag, v[j].path);
+	return usage_error("%s %s is the %s input, and writing it would replace it; write the output to "
+			   "another file", v[j].flag, v[j].path, v[i].flag);
+}
+
 static int parse_args(struct cli *c, int argc, char **argv)
 {
 	for (int i = 2; i < argc; i++) {
@@ -3005,6 +3048,8 @@ static int parse_args(struct cli *c, int argc, char **argv)
 		if (c->policy[i].model_deserved >= 0)
 			return usage_error("--policies '%s': model-deserved=on|off switches the entries of "
 					   "--model-deserved M=P; give --model-deserved too", c->policy[i].label);
+	if (check_budget_safe(c) || check_paths(c))
+		return 2;
 	note_inert_flags(c);
 	return check_seed(c->trace);
 }

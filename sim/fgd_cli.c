@@ -16,6 +16,7 @@
  * compares nothing, and --check fails when nothing was compared (a check
  * that checked nothing must not pass).
  */
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
@@ -27,6 +28,7 @@
 
 #include "cliword.h"
 #include "fgd.h"
+#include "outfile.h"
 
 #define MAX_SCORERS 16
 #define MAX_SEEDS 10000
@@ -83,6 +85,7 @@ static void help(const char *prog)
 "  --scorers LIST     comma-separated scorer names (default: all of them)\n"
 "  --tune X           arrived GPU work as a multiple of capacity (default 1.3)\n"
 "  --json OUT         also write every run, with its whole curve, to OUT\n"
+"                     (checked before the runs; replaced only when whole)\n"
 "  --published FILE   published summary CSV; default\n"
 "                     $FAIRWAY_TRACES/" SUMMARY_REL ",\n"
 "                     used when present (FAIRWAY_TRACES defaults to\n"
@@ -675,7 +678,44 @@ static json_t *json_result(const struct result *r)
 	return o;
 }
 
-static int write_json(const struct cli *c, const struct fw_fgd_world *w,
+/* "--json x/r.json: cannot write: No such file or directory" (errno),
+ * as `fairway sim run` says it; drops what was written.  1. */
+static int out_error(const struct cli *c, struct fw_outfile *out)
+{
+	int err = errno ? errno : EIO;
+
+	fprintf(stderr, "%s: error: %s %s: cannot write: %s\n", c->prog, out->flag, out->path, strerror(err));
+	fw_outfile_abort(out);
+	return 1;
+}
+
+/* --json naming an input would replace it with the results: refuse
+ * before any work (exit 2); outfile.h decides what one file is. */
+static int check_paths(const struct cli *c)
+{
+	const struct fw_path_use v[] = { { "--pods", c->pods, false }, { "--nodes", c->nodes, false },
+					 { "--published", c->published, false }, { "--json", c->json, true } };
+	int i, j = fw_outfile_clash(v, (int)(sizeof v / sizeof v[0]), &i);
+
+	if (j < 0)
+		return 0;
+	return usage_error(c, "%s %s is the %s input, and writing it would replace it; write the output "
+			   "to another file", v[j].flag, v[j].path, v[i].flag);
+}
+
+/* --json OUT, opened before the experiment, as `fairway sim run` opens
+ * its outputs: a path that cannot be written fails at once.  0 or 1. */
+static int open_json(const struct cli *c, struct fw_outfile *out)
+{
+	memset(out, 0, sizeof *out);
+	if (!c->json || fw_outfile_open(out, "--json", c->json) == 0)
+		return 0;
+	return out_error(c, out); /* open set the flag and path */
+}
+
+/* The JSON into out, opened before the runs; published when whole
+ * (outfile.h), else dropped.  0 or 1. */
+static int write_json(const struct cli *c, struct fw_outfile *out, const struct fw_fgd_world *w,
 		      const struct published *pub, const struct result *res,
 		      size_t nres, double seconds)
 {
@@ -698,11 +738,13 @@ static int write_json(const struct cli *c, const struct fw_fgd_world *w,
 	json_object_set_new(o, "published_fgd_mean", jnum(pub->fgd_mean));
 	json_object_set_new(o, "seconds", json_real(seconds));
 	json_object_set_new(o, "scorers", sc);
-	rc = json_dump_file(o, c->json, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+	rc = json_dumpf(o, out->f, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
 	json_decref(o);
-	if (rc)
-		fprintf(stderr, "%s: error: cannot write %s\n", c->prog, c->json);
-	return rc ? 1 : 0;
+	if (!rc && fputc('\n', out->f) == EOF)
+		rc = -1;
+	if (!rc && fw_outfile_close(out) == 0 && fw_outfile_commit(out) == 0)
+		return 0;
+	return out_error(c, out);
 }
 
 /* ---- the command ------------------------------------------------------------- */
@@ -783,6 +825,7 @@ int fw_fgd_cli(int argc, char **argv)
 	struct fw_openb_nodes nl = { 0 };
 	struct fw_openb_pods pl = { 0 };
 	struct fw_fgd_world w = { 0 };
+	struct fw_outfile out;
 	struct published pub;
 	struct result res[MAX_SCORERS];
 	double t0 = now_s();
@@ -792,6 +835,8 @@ int fw_fgd_cli(int argc, char **argv)
 			help(c.prog);
 		return rc;
 	}
+	if ((rc = check_paths(&c)) || (rc = open_json(&c, &out)))
+		return rc;
 	memset(res, 0, sizeof res);
 	rc = load_inputs(&c, &nl, &pl, &w);
 	if (!rc && !(rc = load_published(&c, &pub))) {
@@ -799,7 +844,8 @@ int fw_fgd_cli(int argc, char **argv)
 		rc = run_all(&c, &w, &pub, res);
 	}
 	if (!rc && c.json)
-		rc = write_json(&c, &w, &pub, res, c.nsc, now_s() - t0);
+		rc = write_json(&c, &out, &w, &pub, res, c.nsc, now_s() - t0);
+	fw_outfile_abort(&out); /* a failed run leaves the path as it was */
 	if (!rc)
 		rc = finish(&c, &pub, res, now_s() - t0);
 	for (size_t i = 0; i < MAX_SCORERS; i++)

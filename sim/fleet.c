@@ -98,6 +98,37 @@ static int has_gpus(const struct fw_snapshot *s, const char *path, const char *f
 			   "GPUs (gpus: 1..%d)", (int)s->nnodes, FW_MAX_GPUS_PER_NODE);
 }
 
+/* Can n take new work: schedulable, neither unhealthy nor draining
+ * (the placement's own test, lib/domain.c), with a GPU not in badGpus? */
+static bool takes_work(const struct fw_node *n)
+{
+	uint32_t all = n->gpu_count >= 32 ? UINT32_MAX : (UINT32_C(1) << n->gpu_count) - 1;
+
+	return n->schedulable && n->health != FW_HEALTH_UNHEALTHY && n->health != FW_HEALTH_DRAINING &&
+	       (all & ~n->bad_gpu_mask) != 0;
+}
+
+/* A fleet where no node can take work starts no job, and would replay
+ * as idle cordoned GPUs: FW_EINVAL, counting why the nodes are closed. */
+static int has_open_node(const struct fw_snapshot *s, const char *path, const char *field,
+			 struct fw_diag *d)
+{
+	int cordoned = 0, sick = 0, bad = 0;
+
+	for (int32_t i = 0; i < s->nnodes; i++) {
+		const struct fw_node *n = &s->nodes[i];
+		if (takes_work(n))
+			return FW_OK;
+		cordoned += !n->schedulable;
+		sick += n->schedulable && (n->health == FW_HEALTH_UNHEALTHY || n->health == FW_HEALTH_DRAINING);
+	}
+	bad = (int)s->nnodes - cordoned - sick;
+	return fw_diag_set(d, FW_EINVAL, path, 0, 0, field,
+			   "none of the fleet's %d nodes can take work (%d with schedulable: false, %d unhealthy "
+			   "or draining, %d with no GPU outside badGpus), so no job would ever start; make at "
+			   "least one node schedulable and healthy", (int)s->nnodes, cordoned, sick, bad);
+}
+
 int fw_fleet_load_yaml(const char *path, struct fw_snapshot **out,
 		       struct fw_diag *d)
 {
@@ -109,8 +140,8 @@ int fw_fleet_load_yaml(const char *path, struct fw_snapshot **out,
 		return rc;
 	if (s->nnodes == 0)
 		rc = fw_diag_set(d, FW_EINVAL, path, 0, 0, "nodes", "the fleet has no nodes");
-	else
-		rc = has_gpus(s, path, "nodes", d);
+	else if ((rc = has_gpus(s, path, "nodes", d)) == FW_OK)
+		rc = has_open_node(s, path, "nodes", d);
 	if (rc != FW_OK) {
 		fw_snapshot_free(s);
 		return rc;

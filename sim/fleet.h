@@ -18,7 +18,10 @@
  *                       carry a workload or settings it would ignore.
  *   fw_fleet_from_openb an openb node list: one node per row with its GPU
  *                       count and model, CPU and memory; no topology.
- *   Both refuse a fleet whose nodes have no GPU at all (naming the file).
+ *   Both refuse a fleet whose nodes have no GPU at all (naming the file);
+ *                       fw_fleet_load_yaml also one where no node can take
+ *                       work (every node schedulable: false, unhealthy or
+ *                       draining, or with all its GPUs in badGpus).
  *   fw_fleet_from_topo  one node per host of a topology file (topo.h), in
  *                       file order, named h0000, h0001, ... with G GPUs of
  *                       the generated shape (`--nodes-from-topo G`).

@@ -241,3 +241,60 @@ void fw_outfile_abort(struct fw_outfile *o)
 	o->len = 0;
 	errno = e;
 }
+
+/* ---- paths that name one file ------------------------------------------ */
+
+/* Who a path names: the file's device and inode when it exists, else its
+ * directory's and its last name; unknown when neither can be looked at. */
+struct file_id {
+	bool known, special;
+	dev_t dev;
+	ino_t ino;
+	const char *base; /* NULL: dev and ino are the file's own */
+};
+
+static void file_id(const char *path, struct file_id *id)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[FW_OUTFILE_PATH];
+	struct stat st;
+
+	memset(id, 0, sizeof *id);
+	if (stat(path, &st) == 0) {
+		id->special = !S_ISREG(st.st_mode) || std_fd(&st) > 0;
+	} else {
+		id->base = slash ? slash + 1 : path;
+		snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1,
+			 slash ? path : ".");
+		if (stat(dir, &st) != 0)
+			return;
+	}
+	id->known = true;
+	id->dev = st.st_dev;
+	id->ino = st.st_ino;
+}
+
+/* Do a and b name one file (neither special)? */
+static bool same_file(const char *a, const char *b)
+{
+	struct file_id x, y;
+
+	file_id(a, &x);
+	file_id(b, &y);
+	if (x.special || y.special)
+		return false;
+	if (strcmp(a, b) == 0)
+		return true;
+	if (!x.known || !y.known || !x.base != !y.base)
+		return false;
+	return x.dev == y.dev && x.ino == y.ino && (!x.base || strcmp(x.base, y.base) == 0);
+}
+
+int fw_outfile_clash(const struct fw_path_use *v, int n, int *first)
+{
+	for (int j = 1; j < n; j++)
+		for (int i = 0; i < j; i++)
+			if (v[i].path && v[j].path && (v[i].out || v[j].out) && same_file(v[i].path, v[j].path))
+				return *first = i, j;
+	return -1;
+}

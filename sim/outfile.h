@@ -64,4 +64,22 @@ int fw_outfile_commit(struct fw_outfile *o);
 /* Drop everything written; the path is left as it was.  Idempotent. */
 void fw_outfile_abort(struct fw_outfile *o);
 
+/* A path a command names, by its flag: a file it writes or one it reads. */
+struct fw_path_use {
+	const char *flag; /* "--json", "--trace", "OUT": for the caller's messages */
+	const char *path; /* NULL: not given */
+	bool out;         /* written (else read) */
+};
+
+/* Do two entries of v name one file where that would lose data: two
+ * outputs (the later replaces the earlier), or an output and an input
+ * (the input is replaced)?  One file is the same path string, or the
+ * same device and inode: the file's when it exists, else its
+ * directory's with the same last name ("./a.json" and "a.json").  A
+ * special file written through (a device, a FIFO, our own stdout or
+ * stderr: /dev/stdout) clashes with nothing.  Call it before any work.
+ * -1 when none clash; else the index of the later entry of the first
+ * pair found, with *first the earlier one. */
+int fw_outfile_clash(const struct fw_path_use *v, int n, int *first);
+
 #endif

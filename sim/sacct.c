@@ -20,7 +20,7 @@
  *                           FW_SPAN32_MAX seconds: left empty, no limit)
  *   Account (or Partition) -> queue;  User -> user;  Priority -> priority
  *   AllocTRES (or ReqTRES when empty): gres/gpu[:model]=N GPUs, cpu=N,
- *   mem=N[KMGT]; NNodes (or node=N) -> tasks = nodes,
+ *   mem=N[.F][KMGTP] (62.50G, as sacct prints it); NNodes (or node=N) -> tasks = nodes,
  *   gpus_per_task = GPUs / nodes (must divide), cpu and memory per node.
  *   A single GPU type (gres/gpu:h100=N) -> gpu_model, unless
  *   FW_SACCT_NO_MODEL (--no-gpu-model): Slurm's GRES type names rarely
@@ -237,21 +237,28 @@ static bool no_duration(const char *s)
 	       !strcmp(s, "INVALID");
 }
 
-/* mem=N[KMGT] -> MiB (rounded up); false if bad. */
+/* mem=N[.F][KMGTP] -> MiB, rounded up; false if bad.  sacct prints
+ * sizes with two decimals (mem=62.50G); no unit is M, Slurm's default.
+ * At most 6 decimals; a size past any node saturates (the caller's
+ * range check refuses it). */
 static bool tres_mem(const char *s, size_t n, int64_t *mib)
 {
-	static const char unit[] = "KMGT";
-	const char *u = n ? strchr(unit, s[n - 1]) : NULL;
-	int64_t v;
+	static const char unit[] = "KMGTP";
+	const char *u = n ? memchr(unit, s[n - 1], sizeof unit - 1) : NULL;
+	size_t num = u ? n - 1 : n, whole = strcspn(s, ".") < num ? strcspn(s, ".") : num;
+	size_t nfrac = whole < num ? num - whole - 1 : 0;
+	int64_t w, f = 0, scale = 1, kib = u ? INT64_C(1) << (10 * (u - unit)) : 1024;
 
-	if (!digits(s, u && s[n - 1] ? n - 1 : n, &v) || v > INT64_C(1000000000000))
+	if (!digits(s, whole, &w) || nfrac > 6 ||
+	    (whole < num && !digits(s + whole + 1, nfrac, &f)))
 		return false;
-	switch (u && s[n - 1] ? (int)(u - unit) : 1) {
-	case 0: *mib = (v + 1023) / 1024; break;
-	case 1: *mib = v; break;
-	case 2: *mib = v * 1024; break;
-	default: *mib = v * 1024 * 1024; break;
+	for (size_t i = 0; i < nfrac; i++)
+		scale *= 10;
+	if (w > INT64_MAX / 4 / kib) {
+		*mib = INT64_MAX / 4;
+		return true;
 	}
+	*mib = (w * kib + (f * kib + scale - 1) / scale + 1023) / 1024;
 	return true;
 }
 
@@ -292,20 +299,24 @@ static bool tres_item(struct tres *t, const char *k, size_t kn, const char *v, s
 	return true; /* billing, energy, licenses, ...: ignored */
 }
 
-static bool parse_tres(const char *s, struct tres *t)
+/* Parse a TRES list into *t; 0, or the 1-based offset of the first
+ * item that is not key=value or whose value is bad for its key. */
+static size_t parse_tres(const char *s, struct tres *t)
 {
+	const char *l = s;
+
 	memset(t, 0, sizeof *t);
 	while (*s) {
 		size_t n = strcspn(s, ","), kn = strcspn(s, "=");
 		if (kn >= n || !tres_item(t, s, kn, s + kn + 1, n - kn - 1))
-			return false;
+			return (size_t)(s - l) + 1;
 		s += n + (s[n] == ',');
 	}
 	if (!t->gpus)
 		t->gpus = t->typed;
 	if (t->nmodels != 1)
 		t->model[0] = 0;
-	return true;
+	return 0;
 }
 
 static bool plain_name(const char *s)
@@ -389,15 +400,37 @@ static int times(const struct sctx *x, struct sjob *j)
 	return FW_OK;
 }
 
+/* The bad item at 1-based offset `at` of TRES column c: its column, its
+ * key and what that key takes (mem=62.50G, cpu=16, ...). */
+static int bad_tres(const struct sctx *x, int c, size_t at)
+{
+	const char *item = fld(x, c) + at - 1;
+	size_t n = strcspn(item, ","), kn = strcspn(item, "=");
+	int i = x->c->pos[c];
+	char field[48];
+
+	if (kn >= n)
+		return fw_diag_set(x->d, FW_EINVAL, x->c->fname, x->lno, x->f->col[i] + (int)at - 1, sname[c],
+				   "'%.*s' is not key=value (a TRES list is key=value,...)", (int)(n < 60 ? n : 60),
+				   item);
+	snprintf(field, sizeof field, "%s %.*s=", sname[c], (int)(kn < 20 ? kn : 20), item);
+	return fw_diag_set(x->d, FW_EINVAL, x->c->fname, x->lno, x->f->col[i] + (int)at - 1, field,
+			   "'%.*s' is not %s", (int)(n - kn - 1 < 40 ? n - kn - 1 : 40), item + kn + 1,
+			   kn == 3 && !memcmp(item, "mem", 3)
+				   ? "a size (N or N.N, at most 6 decimals, with K, M, G, T or P; e.g. 62.50G)"
+				   : "a whole number (at most 15 digits)");
+}
+
 /* TRES and NNodes -> tasks x gpus_per_task; 1 = no GPUs (skip). */
 static int shape(const struct sctx *x, struct sjob *j)
 {
 	int c = *fld(x, S_ALLOC) || x->c->pos[S_REQ] < 0 ? S_ALLOC : S_REQ;
 	const char *nn = fld(x, S_NNODES);
 	struct tres t;
+	size_t at = parse_tres(fld(x, c), &t);
 
-	if (!parse_tres(fld(x, c), &t))
-		return bad(x, c, "'%.60s' is not a TRES list (key=value,...)", fld(x, c));
+	if (at)
+		return bad_tres(x, c, at);
 	if (!t.gpus)
 		return 1;
 	j->tasks = t.nodes ? t.nodes : 1;
@@ -691,6 +724,21 @@ static const char *sacct_args(int argc, char **argv, unsigned *flags, const char
 	return NULL;
 }
 
+/* OUT naming SACCT_FILE would replace the input with the output: refuse
+ * before reading it; 0, or 2 with the reason on stderr. */
+static int check_paths(const char *prog, const char *src, const char *dst)
+{
+	const struct fw_path_use v[] = { { "SACCT_FILE", src, false },
+					 { "OUT", strcmp(dst, "-") ? dst : NULL, true } };
+	int first;
+
+	if (fw_outfile_clash(v, 2, &first) < 0)
+		return 0;
+	fprintf(stderr, "%s: error: OUT %s is SACCT_FILE %s, and writing it would replace the input; "
+		"write the output to another file (or - for stdout)\n", prog, dst, src);
+	return 2;
+}
+
 /* "fairway trace sacct2fairway" as given, or the program's file name. */
 static const char *prog_name(int argc, char **argv)
 {
@@ -721,6 +769,8 @@ int fw_sacct_convert_cli(int argc, char **argv)
 			prog, usage, argc > 0 ? argv[0] : prog);
 		return 2;
 	}
+	if (check_paths(prog, src, dst))
+		return 2;
 	memset(&d, 0, sizeof d);
 	if ((rc = fw_itp_slurp(src, &in, &len, &d)) == FW_OK) {
 		rc = fw_sacct_convert(in, len, src, flags, &out, &olen, &skipped, &d);

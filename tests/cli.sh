@@ -42,6 +42,14 @@ expect "plan-huge-now" 2 '--now: "99999999999999999999" is too large; times are 
 	"$FW" plan --now 99999999999999999999
 expect "plan-now-past-the-limit" 2 "is too large" "$FW" plan --now 100000000001
 expect "plan-now-at-the-limit" 0 "now 100000000000," "$FW" plan --now 100000000000
+# --now is checked as the YAML now: is: no job submitted or started after it
+expect "plan-now-checks-submit-times" 2 \
+	'examples/cluster.yaml>:99:17: field jobs[3].submitTime: 1100 is after --now (1000); a snapshot holds the jobs submitted by now, so lower submitTime or raise --now' \
+	"$FW" plan --now 1000
+expect "plan-now-checks-start-times" 2 \
+	'field jobs[0].startTime: 100 is after --now (50); a running job started between its submitTime and now, so lower startTime or raise --now' \
+	"$FW" plan --now 50
+expect "plan-now-after-every-job" 0 "now 5000," "$FW" plan --now 5000
 # GNU-style --flag=value everywhere, and a bare flag refuses one
 expect "plan-flag-equals-value" 0 "policy fifo" "$FW" plan --config=examples/cluster.yaml --policy=fifo
 expect "plan-empty-value" 2 "--config needs a value" "$FW" plan --config=
@@ -103,6 +111,15 @@ expect "plan-time-limit-ends-a-job" 0 "sweep                research         8.0
 expect "plan-time-limit-note" 0 \
 	"fairway: note: job tune announces a run of 5h00m, but its queue's run-time limit (maxRuntime) ends it after 2h00m; lower its runtime or raise the limit" \
 	"$FW" plan --config tests/scenario/time_limit.yaml
+# a limit shows to the second (100 s read "1m", 5399 s "1h29m59s")
+expect "plan-time-limit-exact" 0 "sweep                research         8.00     1  time_limit      limit 1h29m59s" \
+	"$FW" plan --config <(sed 's/maxRuntime: 2h}/maxRuntime: 5399}/' tests/scenario/time_limit.yaml)
+expect "plan-time-limit-note-exact" 0 "ends it after 1h29m59s; lower its runtime" \
+	"$FW" plan --config <(sed 's/maxRuntime: 2h}/maxRuntime: 5399}/' tests/scenario/time_limit.yaml)
+expect "plan-time-limit-exact-minutes" 0 "time_limit      limit 1m40s" \
+	"$FW" plan --config <(sed 's/maxRuntime: 2h}/maxRuntime: 100}/' tests/scenario/time_limit.yaml)
+expect "plan-time-limit-exact-whole-minutes" 0 "time_limit      limit 2m " \
+	"$FW" plan --config <(sed 's/maxRuntime: 2h}/maxRuntime: 120}/' tests/scenario/time_limit.yaml)
 if "$FW" plan --config tests/scenario/time_limit.yaml --json 2>/dev/null | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
@@ -547,6 +564,20 @@ ln -s "$OF/missing/x.json" "$OF/dangling.json"
 expect "sim-run-dangling-link-refused-at-once" 1 "--json $OF/dangling.json: cannot write: No such file or directory" \
 	"$FW" sim run --trace synthetic:3 --nodes 13x8 --tick 600 --policies fifo --log "$OF/l1.jsonl" --json "$OF/dangling.json"
 [ ! -e "$OF/l1.jsonl" ] && ok "sim-run-dangling-link-creates-nothing" || bad "sim-run-dangling-link-creates-nothing"
+# two outputs naming one file, or an output naming an input, are refused
+# before any replay (exit 2, both flags named): the last write won, or the
+# trace was replaced; the same file by another name counts too
+cp "$OF/tr.csv" "$OF/tr-copy.csv"
+expect "sim-run-two-outputs-one-file" 2 "--json $OF/same.json and --csv $OF/same.json name one file" \
+	"$FW" sim run --trace synthetic:3 --nodes 13x8 --json "$OF/same.json" --csv "$OF/same.json"
+expect "sim-run-two-outputs-one-file-by-another-name" 2 "--jobs $OF/x.csv and --log $OF/./x.csv name one file" \
+	"$FW" sim run --trace synthetic:3 --nodes 13x8 --jobs "$OF/x.csv" --log "$OF/./x.csv"
+expect "sim-run-output-over-the-trace" 2 "--json $OF/../$(basename "$OF")/tr.csv is the --trace input" \
+	"$FW" sim run --trace "$OF/tr.csv" --format fairway --nodes 2x8 --json "$OF/../$(basename "$OF")/tr.csv"
+expect "sim-run-output-over-the-fleet" 2 "--shares $OF/keep.json is the --fleet input" \
+	"$FW" sim run --trace synthetic:3 --fleet "$OF/keep.json" --shares "$OF/keep.json"
+cmp -s "$OF/tr.csv" "$OF/tr-copy.csv" && [ ! -e "$OF/same.json" ] && [ ! -e "$OF/x.csv" ] &&
+	ok "sim-run-refused-paths-touch-nothing" || bad "sim-run-refused-paths-touch-nothing: $(ls -A "$OF")"
 # an interrupted run leaves no temporary file behind
 mkdir "$OF/int"
 timeout -s INT 2 "$FW" sim run --trace synthetic:3 --nodes 13x8 --tick 1 --tick-rule all --json "$OF/int/r.json" \
@@ -563,6 +594,10 @@ else
 fi
 EMPTY_FLEET=$(mktemp)
 expect "sim-run-empty-fleet-file-names-fleet-keys" 1 "it should be a mapping with topology:, nodes:, nodeGroups:" \
+	"$FW" sim run --trace synthetic:3 --fleet "$EMPTY_FLEET"
+# a fleet where no node can take work starts nothing: refused, naming the file
+printf 'nodes:\n  - {name: a, gpus: 8, schedulable: false}\n  - {name: b, gpus: 8, health: unhealthy}\n' >"$EMPTY_FLEET"
+expect "sim-run-fleet-without-an-open-node" 1 "$EMPTY_FLEET: nodes: none of the fleet's 2 nodes can take work (1 with schedulable: false, 1 unhealthy or draining" \
 	"$FW" sim run --trace synthetic:3 --fleet "$EMPTY_FLEET"
 rm -f "$EMPTY_FLEET"
 expect "sim-run-bad-nodes" 2 "13y8" "$FW" sim run --trace x --nodes 13y8
@@ -656,6 +691,11 @@ expect "sim-run-nodes-from-topo-needs-topo" 2 "--nodes-from-topo G needs --topo 
 	"$FW" sim run --trace synthetic:3 --nodes-from-topo 8
 expect "sim-run-topo-not-with-racks" 2 "--racks/--blocks generate a topology; not with a fleet or --topo" \
 	"$FW" sim run --trace synthetic:3 --topo "$FT/topo.csv" --racks 2
+# --racks with one fleet option says why (QA saw the one-fleet message here)
+expect "sim-run-racks-not-with-fleet" 2 "--racks/--blocks generate a topology; not with a fleet or --topo" \
+	"$FW" sim run --trace synthetic:3 --racks 2 --fleet tests/data/fleet.yaml
+expect "sim-run-racks-not-with-fleet-openb" 2 "--racks/--blocks generate a topology; not with a fleet or --topo" \
+	"$FW" sim run --trace synthetic:3 --fleet-openb "$FT/n.csv" --racks=2
 expect "sim-run-one-fleet-only" 2 "use one of --nodes, --fleet, --fleet-openb, --nodes-from-topo" \
 	"$FW" sim run --trace synthetic:3 --nodes 2x8 --fleet-openb "$FT/n.csv"
 "$FW" sim run --trace synthetic:3 --nodes 4x8 --teams "$FT/teams.csv" --policies fifo --tick 600 \
@@ -765,6 +805,11 @@ grep -q "^summary (\* = best) .*fairway:starve-after=0 slurm:backfill=conservati
 expect "sim-run-variant-unknown-setting" 2 "unknown setting 'depth' (starve-after, backfill, reserve-depth, " \
 	"$FW" sim run --trace x --policies fairway:depth=4
 expect "sim-run-variant-bad-value" 2 "starve-after=1h: whole seconds" "$FW" sim run --trace x --policies fairway:starve-after=1h
+# every numeric setting takes digits only, as its flag does (--starve-after +5 is refused)
+for v in "starve-after=+5" "starve-after= 5" "starve-after=-0" "reserve-depth=+3" "max-runtime=-0" "checkpoint-grace=+1" \
+	"xfactor-cap=+60"; do
+	expect "sim-run-variant-digits-only ($v)" 2 "--policies: $v: " "$FW" sim run --trace x --policies "fairway:$v"
+done
 expect "sim-run-variant-bad-backfill" 2 "backfill=yes: use easy or conservative" "$FW" sim run --trace x --policies slurm:backfill=yes
 expect "sim-run-variant-not-kv" 2 "a variant's settings are KEY=VALUE" "$FW" sim run --trace x --policies fairway:fast
 expect "sim-run-variant-unknown-base" 2 "unknown policy 'fairwey'" "$FW" sim run --trace x --policies fairwey:starve-after=0
@@ -1302,6 +1347,15 @@ PY
 then ok "sim-run-budget-safe-variant"; else bad "sim-run-budget-safe-variant"; fi
 expect "sim-run-budget-safe-variant-bad-value" 2 "--policies: budget-safe=yes: use on or off" \
 	"$FW" sim run --trace x --policies kai:budget-safe=yes
+# budget-safe without any budget would change nothing: refused, as --flaky
+# without --failures; a variant's budget-safe=on needs its replay to have one
+expect "sim-run-budget-safe-needs-a-budget" 2 "--budget-safe needs --gpu-hour-budget H" \
+	"$FW" sim run --trace x --budget-safe
+expect "sim-run-budget-safe-variant-needs-a-budget" 2 \
+	"--policies 'kai:budget-safe=on': budget-safe=on needs a GPU-hour budget, and this replay has none" \
+	"$FW" sim run --trace x --policies kai,kai:budget-safe=on
+expect "sim-run-budget-safe-with-a-variant-budget" 1 "--csv /nonexistent/x.csv: cannot write" \
+	"$FW" sim run --trace synthetic:3 --budget-safe --policies fifo,kai:gpu-hour-budget=5 --csv /nonexistent/x.csv
 # ---- end sim --gpu-hour-budget ----
 rm -rf "$SV"
 # node failures: bad values, shaping flags without a rate, and a run where
@@ -1366,8 +1420,20 @@ else
 fi
 expect "sim-fgd-bad-tolerance" 2 "--tolerance wants a number of percentage points >= 0, not '-1'" \
 	"$FW" sim fgd --pods "$FD/p3.csv" --nodes "$FD/n2.csv" --tolerance -1
-expect "sim-fgd-json-unwritable" 1 "cannot write /nonexistent-dir/x.json" \
-	"$FW" sim fgd --pods "$FD/p3.csv" --nodes "$FD/n2.csv" --seeds 1 --scorers fgd --json /nonexistent-dir/x.json
+# an unwritable --json is refused before the experiment runs, with the OS
+# reason, as sim run does; --json naming an input is a usage error
+out=$("$FW" sim fgd --pods "$FD/p3.csv" --nodes "$FD/n2.csv" --seeds 1 --scorers fgd --json /nonexistent-dir/x.json 2>&1)
+rc=$?
+if [ $rc -eq 1 ] && grep -qF "fairway sim fgd: error: --json /nonexistent-dir/x.json: cannot write: No such file or directory" <<<"$out" &&
+	! grep -q "fgd " <<<"$(grep -v error <<<"$out")"; then
+	ok "sim-fgd-json-unwritable-refused-before-the-runs"
+else
+	bad "sim-fgd-json-unwritable-refused-before-the-runs: exit $rc: $out"
+fi
+cp "$FD/p3.csv" "$FD/p3-copy.csv"
+expect "sim-fgd-json-over-an-input" 2 "--json $FD/./p3.csv is the --pods input" \
+	"$FW" sim fgd --pods "$FD/p3.csv" --nodes "$FD/n2.csv" --seeds 1 --scorers fgd --json "$FD/./p3.csv"
+cmp -s "$FD/p3.csv" "$FD/p3-copy.csv" && ok "sim-fgd-refused-json-keeps-the-input" || bad "sim-fgd-refused-json-keeps-the-input"
 rm -rf "$FD"
 expect "sim-unknown-experiment" 2 "unknown experiment 'walk'" "$FW" sim walk
 expect "trace-help" 0 "sacct2fairway" "$FW" trace --help
@@ -1461,6 +1527,15 @@ echo PREV >"$ST/keep.csv"
 expect "trace-sacct-bad-row-named" 1 "fairway trace sacct2fairway: error: $ST/bad.txt:2:49: AllocTRES: 'gres/gpu=3,node=2': the GPUs do not split evenly" \
 	"$FW" trace sacct2fairway "$ST/bad.txt" "$ST/keep.csv"
 expect "trace-sacct-bad-row-no-output" 1 "error:" "$FW" trace sacct2fairway "$ST/bad.txt" "$ST/new.csv"
+# real sacct prints sizes with decimals (mem=62.50G); a bad value names its key
+printf 'JobID|Submit|Start|Elapsed|AllocTRES\n1|2024-03-01T10:00:00|2024-03-01T10:00:00|01:00|billing=16,cpu=16,gres/gpu=4,mem=62.50G,node=1\n' >"$ST/dec.txt"
+expect "trace-sacct-decimal-mem" 0 "1,0,60,,,,0,1,4,16000,64000," "$FW" trace sacct2fairway "$ST/dec.txt" -
+sed 's/62.50G/62.5X/' "$ST/dec.txt" >"$ST/badmem.txt"
+expect "trace-sacct-bad-tres-value-names-its-key" 1 "$ST/badmem.txt:2:78: AllocTRES mem=: '62.5X' is not a size" \
+	"$FW" trace sacct2fairway "$ST/badmem.txt" "$ST/keep.csv"
+rm -f "$ST/dec.txt" "$ST/badmem.txt"
+expect "trace-sacct-out-is-the-input" 2 "OUT $ST/./bad.txt is SACCT_FILE $ST/bad.txt, and writing it would replace the input" \
+	"$FW" trace sacct2fairway "$ST/bad.txt" "$ST/./bad.txt"
 printf 'JobID|Submit|Start|Elapsed|AllocTRES\n1|2024-03-01T10:00:00|Unknown|01:00|gres/gpu=1\n' >"$ST/none_ran.txt"
 expect "trace-sacct-no-job-is-an-error" 1 "none_ran.txt: no job to convert: 1 left out (never started or no GPUs)" \
 	"$FW" trace sacct2fairway "$ST/none_ran.txt" "$ST/new.csv"

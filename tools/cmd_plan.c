@@ -34,8 +34,9 @@ static const char plan_usage[] =
 	"                  default: fairway\n"
 	"  --json          print the plan as JSON instead of tables\n"
 	"  --now T         override the snapshot's `now` (whole seconds, 0 to\n"
-	"                  100000000000, as the config's `now:`); not with\n"
-	"                  --server: the daemon's plan is at its own clock\n"
+	"                  100000000000, as the config's `now:`, and checked\n"
+	"                  the same way: no job submitted or started after it);\n"
+	"                  not with --server: the daemon's plan is at its own clock\n"
 	"  --server URL    print the last plan of a running `fairway serve`\n"
 	"                  instead of running a cycle (docs/serve.md)\n"
 	"\n"
@@ -99,25 +100,32 @@ static int parse_now(const char *v, fw_time *t)
 	return 0;
 }
 
+/* Load the snapshot: --config FILE or the built-in example, at --now T
+ * when given (the loader checks submitTime and startTime against it, as
+ * against the file's now:); 0, or 2 with the reason on stderr. */
 static int load(const struct plan_args *a, struct fw_snapshot **s)
 {
+	static const char builtin[] = "<built-in examples/cluster.yaml>";
+	const char *ex = (const char *)fw_example_cluster;
 	struct fw_diag d;
 	char msg[1024];
+	fw_time now = 0;
 	int rc;
 
+	if (a->now && parse_now(a->now, &now) != 0)
+		return 2;
 	memset(&d, 0, sizeof d);
-	if (a->config)
+	if (a->config && a->now)
+		rc = fw_config_load_file_now(a->config, now, "--now", s, &d);
+	else if (a->config)
 		rc = fw_config_load_file(a->config, s, &d);
+	else if (a->now)
+		rc = fw_config_load_buffer_now(builtin, ex, fw_example_cluster_len, now, "--now", s, &d);
 	else
-		rc = fw_config_load_buffer("<built-in examples/cluster.yaml>", (const char *)fw_example_cluster,
-					   fw_example_cluster_len, s, &d);
+		rc = fw_config_load_buffer(builtin, ex, fw_example_cluster_len, s, &d);
 	if (rc != FW_OK) {
 		fw_diag_format(&d, msg, sizeof msg);
 		fprintf(stderr, "fairway: error: %s\n", msg);
-		return 2;
-	}
-	if (a->now && parse_now(a->now, &(*s)->now) != 0) {
-		fw_snapshot_free(*s);
 		return 2;
 	}
 	return 0;
@@ -154,8 +162,9 @@ static void note_over_limit(const struct fw_snapshot *s)
 		if (++n <= 3)
 			fprintf(stderr, "fairway: note: job %s announces a run of %s, but %s run-time limit "
 					"(maxRuntime) ends it after %s; lower its runtime or raise the limit\n",
-				job->name, fw_render_span(job->expected_runtime, run, sizeof run),
-				job->max_runtime_s == m ? "its own" : "its queue's", fw_render_span(m, lim, sizeof lim));
+				job->name, fw_render_span_exact(job->expected_runtime, run, sizeof run),
+				job->max_runtime_s == m ? "its own" : "its queue's",
+				fw_render_span_exact(m, lim, sizeof lim));
 	}
 	if (n > 3)
 		fprintf(stderr, "fairway: note: %d more jobs announce runs past their run-time limit\n", (int)(n - 3));

@@ -58,7 +58,7 @@ static int32_t count_kind(const struct fw_plan *p, enum fw_decision_kind k)
 }
 
 /* render.h: the LOSES column (the work an eviction loses since the job's
- * last checkpoint, fw_job_lost_work), a run-time limit, a note's runs. */
+ * last checkpoint, fw_job_lost_work): to the minute. */
 const char *fw_render_span(fw_time secs, char *buf, size_t n)
 {
 	if (secs < 60)
@@ -67,6 +67,23 @@ const char *fw_render_span(fw_time secs, char *buf, size_t n)
 		snprintf(buf, n, "%lldm", (long long)(secs / 60));
 	else
 		snprintf(buf, n, "%lldh%02lldm", (long long)(secs / 3600), (long long)(secs % 3600 / 60));
+	return buf;
+}
+
+/* render.h: a run-time limit, a note's runs: to the second, the seconds
+ * shown only when there are some. */
+const char *fw_render_span_exact(fw_time secs, char *buf, size_t n)
+{
+	char s[8] = "";
+
+	if (secs < 60)
+		return fw_render_span(secs, buf, n);
+	if (secs % 60)
+		snprintf(s, sizeof s, "%02llds", (long long)(secs % 60));
+	if (secs < 3600)
+		snprintf(buf, n, "%lldm%s", (long long)(secs / 60), s);
+	else
+		snprintf(buf, n, "%lldh%02lldm%s", (long long)(secs / 3600), (long long)(secs % 3600 / 60), s);
 	return buf;
 }
 
@@ -79,7 +96,7 @@ static const char *evicted_for(const struct fw_snapshot *s, const struct fw_deci
 	if (d->reason == FW_REASON_DRAINED)
 		return s->nodes[d->a].name;
 	if (d->reason == FW_REASON_TIME_LIMIT) {
-		snprintf(buf, n, "limit %s", fw_render_span(d->b, t, sizeof t));
+		snprintf(buf, n, "limit %s", fw_render_span_exact(d->b, t, sizeof t));
 		return buf;
 	}
 	return d->a >= 0 && d->a < s->njobs ? s->jobs[d->a].name : "?";

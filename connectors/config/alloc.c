@@ -221,6 +221,27 @@ static int load_allocs(struct cfg *c, const yaml_node_t *m, const char *path,
 	return rc ? rc : check_placed(c, seq, fp, j, placed);
 }
 
+/* startTime outside submitTime .. now: name the bound it crosses (now,
+ * or the caller's flag for it) and what to change. */
+static int start_out_of_range(struct cfg *c, const yaml_node_t *m,
+			      const char *path, const struct fw_job *j)
+{
+	char fp[CFG_PATH];
+	bool early = j->start_time < j->submit_time;
+
+	return cfg_fail(c, cfg_get(c, m, "startTime"), FW_ERANGE,
+			cfg_path(fp, path, "startTime"),
+			"%lld is %s%s (%lld); a running job started between "
+			"its submitTime and now, so %s%s",
+			(long long)j->start_time,
+			early ? "before submitTime" : "after ",
+			early ? "" : cfg_now_name(c),
+			(long long)(early ? j->submit_time : c->s->now),
+			early ? "raise startTime or lower submitTime"
+			      : "lower startTime or raise ",
+			early ? "" : cfg_now_name(c));
+}
+
 static int only_running(struct cfg *c, const yaml_node_t *m,
 			const char *path, const char *key)
 {
@@ -261,15 +282,6 @@ int cfg_job_state(struct cfg *c, const yaml_node_t *m, const char *path,
 	if ((rc = cfg_time(c, m, path, "startTime", &j->start_time)))
 		return rc;
 	if (j->start_time < j->submit_time || j->start_time > c->s->now)
-		return cfg_fail(c, cfg_get(c, m, "startTime"), FW_ERANGE,
-				cfg_path(fp, path, "startTime"),
-				"%lld is %s (%lld); a running job started between "
-				"its submitTime and now",
-				(long long)j->start_time,
-				j->start_time < j->submit_time ? "before submitTime"
-							       : "after now",
-				(long long)(j->start_time < j->submit_time
-						    ? j->submit_time
-						    : c->s->now));
+		return start_out_of_range(c, m, path, j);
 	return load_allocs(c, m, path, j);
 }

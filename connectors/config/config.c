@@ -27,6 +27,8 @@
  * the call and freed on any error, so *out is only written on success.
  * fw_config_load_file_keys() narrows the top-level keys (a fleet file);
  * the refusal is the schema's own unknown-key error (cfg_keys).
+ * fw_config_load_*_now() put the caller's now in place of the file's
+ * before the sections that check times against it are read.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -86,6 +88,8 @@ static int load_now_and_scheduler(struct cfg *c, const yaml_node_t *root)
 	int64_t ms = -1, starve_ms = -1, lemon_ms = -1, lemon_k = -1, hb_ms = -1, depth = -1, xf_ms = -1, grace_ms = -1;
 	int rc = cfg_time(c, root, "", "now", &c->s->now);
 
+	if (!rc && c->now_flag)
+		c->s->now = c->now; /* the file's now: is read, then replaced */
 	if (rc || !m)
 		return rc;
 	if ((rc = cfg_keys(c, m, "scheduler", keys)) ||
@@ -412,8 +416,17 @@ static void cfg_release(struct cfg *c)
 	free(c->mem_used);
 }
 
+/* How a load differs from the plain one: fewer top-level keys (a fleet
+ * file), or the caller's now (`fairway plan --now`). */
+struct load_opts {
+	const char *const *root_keys; /* NULL: the whole schema */
+	const char *now_flag;         /* NULL: the file's now: */
+	fw_time now;
+};
+
+/* Parse buf, then build and validate the snapshot; all or nothing. */
 static int load_buffer(const char *name, const char *buf, size_t len,
-		       const char *const *root_keys, struct fw_snapshot **out,
+		       const struct load_opts *lo, struct fw_snapshot **out,
 		       struct fw_diag *d)
 {
 	yaml_document_t doc;
@@ -424,7 +437,9 @@ static int load_buffer(const char *name, const char *buf, size_t len,
 	c.file = name ? name : "<buffer>";
 	c.d = d;
 	c.doc = &doc;
-	c.root_keys = root_keys;
+	c.root_keys = lo->root_keys;
+	c.now_flag = lo->now_flag;
+	c.now = lo->now;
 	if (!out || (!buf && len))
 		return fw_diag_set(d, FW_EINVAL, c.file, 0, 0, "",
 				   "no output or no input given; this is a "
@@ -454,7 +469,18 @@ static int load_buffer(const char *name, const char *buf, size_t len,
 int fw_config_load_buffer(const char *name, const char *buf, size_t len,
 			  struct fw_snapshot **out, struct fw_diag *d)
 {
-	return load_buffer(name, buf, len, NULL, out, d);
+	static const struct load_opts lo = { 0 };
+
+	return load_buffer(name, buf, len, &lo, out, d);
+}
+
+int fw_config_load_buffer_now(const char *name, const char *buf, size_t len,
+			      fw_time now, const char *now_flag,
+			      struct fw_snapshot **out, struct fw_diag *d)
+{
+	struct load_opts lo = { .now_flag = now_flag ? now_flag : "now", .now = now };
+
+	return load_buffer(name, buf, len, &lo, out, d);
 }
 
 /* Read all of f (at most FW_CONFIG_MAX_BYTES + 1 bytes) into *buf; *err
@@ -486,8 +512,9 @@ static int slurp(FILE *f, char **buf, size_t *len, int *err)
 	return FW_OK;
 }
 
-int fw_config_load_file_keys(const char *path, const char *const *root_keys,
-			     struct fw_snapshot **out, struct fw_diag *d)
+/* Read the file at path whole and load it under lo. */
+static int load_file(const char *path, const struct load_opts *lo,
+		     struct fw_snapshot **out, struct fw_diag *d)
 {
 	FILE *f = path ? fopen(path, "rb") : NULL;
 	char *buf = NULL;
@@ -507,13 +534,29 @@ int fw_config_load_file_keys(const char *path, const char *const *root_keys,
 				   "cannot read the config: %s; check the file",
 				   rc == FW_ENOMEM ? "out of memory"
 						   : strerror(err));
-	rc = load_buffer(path, buf, len, root_keys, out, d);
+	rc = load_buffer(path, buf, len, lo, out, d);
 	free(buf);
 	return rc;
+}
+
+int fw_config_load_file_keys(const char *path, const char *const *root_keys,
+			     struct fw_snapshot **out, struct fw_diag *d)
+{
+	struct load_opts lo = { .root_keys = root_keys };
+
+	return load_file(path, &lo, out, d);
 }
 
 int fw_config_load_file(const char *path, struct fw_snapshot **out,
 			struct fw_diag *d)
 {
 	return fw_config_load_file_keys(path, NULL, out, d);
+}
+
+int fw_config_load_file_now(const char *path, fw_time now, const char *now_flag,
+			    struct fw_snapshot **out, struct fw_diag *d)
+{
+	struct load_opts lo = { .now_flag = now_flag ? now_flag : "now", .now = now };
+
+	return load_file(path, &lo, out, d);
 }

@@ -76,7 +76,18 @@ struct cfg {
 	int ngsel;
 	int32_t gsel_entry;
 	const char *const *root_keys; /* top-level keys allowed; NULL: all */
+	/* the caller's now (`fairway plan --now`), set before anything is
+	 * checked against now; now_flag names it in messages, NULL: the
+	 * file's own now: */
+	const char *now_flag;
+	fw_time now;
 };
+
+/* What a message calls the snapshot's now: "now", or the caller's flag. */
+static inline const char *cfg_now_name(const struct cfg *c)
+{
+	return c->now_flag ? c->now_flag : "now";
+}
 
 /* ---- yamlget.c ---- */
 int cfg_fail(struct cfg *c, const yaml_node_t *at, int err, const char *path,

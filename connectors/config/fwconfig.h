@@ -53,4 +53,16 @@ int fw_config_load_buffer(const char *name, const char *buf, size_t len,
 int fw_config_load_file_keys(const char *path, const char *const *root_keys,
 			     struct fw_snapshot **out, struct fw_diag *d);
 
+/* fw_config_load_file / fw_config_load_buffer at the caller's now
+ * (`fairway plan --now`) instead of the file's `now:`: the file's value
+ * is still checked, then replaced before anything is held to now, so a
+ * submitTime or startTime after `now` is refused (FW_ERANGE, at its
+ * line) and the usage times default to it.  Messages name now_flag
+ * ("--now"; NULL: "now") where they would say `now`. */
+int fw_config_load_file_now(const char *path, fw_time now, const char *now_flag,
+			    struct fw_snapshot **out, struct fw_diag *d);
+int fw_config_load_buffer_now(const char *name, const char *buf, size_t len,
+			      fw_time now, const char *now_flag,
+			      struct fw_snapshot **out, struct fw_diag *d);
+
 #endif

@@ -273,10 +273,11 @@ static int job_fields(struct cfg *c, const yaml_node_t *m, const char *path,
 		char fp[CFG_PATH];
 		return cfg_fail(c, cfg_get(c, m, "submitTime"), FW_ERANGE,
 				cfg_path(fp, path, "submitTime"),
-				"%lld is after now (%lld); a snapshot holds the "
+				"%lld is after %s (%lld); a snapshot holds the "
 				"jobs submitted by now, so lower submitTime or "
-				"raise now",
-				(long long)j->submit_time, (long long)c->s->now);
+				"raise %s",
+				(long long)j->submit_time, cfg_now_name(c),
+				(long long)c->s->now, cfg_now_name(c));
 	}
 	return job_topology(c, m, path, j);
 }

@@ -1200,6 +1200,34 @@ TEST(a_label_without_a_value)
 	fw_snapshot_free(s);
 }
 
+/* The caller's now (`fairway plan --now`) is checked as the file's now:
+ * is: a submitTime or startTime after it is refused at its line, naming
+ * the flag; the usage times default to it, not to the file's now:. */
+TEST(caller_now_is_checked_like_now)
+{
+	struct fw_snapshot *s = NULL;
+	struct fw_diag d;
+
+	memset(&d, 0, sizeof d);
+	ASSERT_EQ(fw_config_load_buffer_now("t.yaml", full_yaml, strlen(full_yaml), 5, "--now", &s, &d),
+		  FW_ERANGE);
+	ASSERT(s == NULL);
+	ASSERT_EQ(d.line, 11);
+	ASSERT_STR_EQ(d.field, "jobs[0].submitTime");
+	ASSERT_STR_CONTAINS(d.msg, "100 is after --now (5)");
+	ASSERT_STR_CONTAINS(d.msg, "raise --now");
+	ASSERT_EQ(fw_config_load_buffer_now("t.yaml", full_yaml, strlen(full_yaml), 120, "--now", &s, &d),
+		  FW_ERANGE);
+	ASSERT_STR_EQ(d.field, "jobs[0].startTime");
+	ASSERT_STR_CONTAINS(d.msg, "150 is after --now (120); a running job started between its submitTime "
+			    "and now, so lower startTime or raise --now");
+	ASSERT_OK(fw_config_load_buffer_now("t.yaml", full_yaml, strlen(full_yaml), 7200, "--now", &s, &d));
+	ASSERT_EQ(s->now, 7200);
+	ASSERT_EQ(s->queues[0].usage_at, 60);   /* given */
+	ASSERT_EQ(s->queues[1].usage_at, 7200); /* defaults to the caller's now */
+	fw_snapshot_free(s);
+}
+
 TEST_MAIN(setup, full_example, full_example_queues, full_example_jobs,
 	  defaults, durations, quantities, quantities_in_yaml, node_groups,
 	  node_groups_errors, fractional_gpu, type_and_range_errors,
@@ -1207,4 +1235,5 @@ TEST_MAIN(setup, full_example, full_example_queues, full_example_jobs,
 	  hostile_nesting_and_anchors_fail_fast, queue_tree, load_file,
 	  bad_input_files, bad_input_cases_txt, docs_example,
 	  queue_min_runtime, scheduler_reserve_depth, scheduler_xfactor_cap, scheduler_starve_after_and_drain_running,
-	  job_node_selector, queue_gpu_model_limits, queue_user_usage, a_label_without_a_value)
+	  job_node_selector, queue_gpu_model_limits, queue_user_usage, a_label_without_a_value,
+	  caller_now_is_checked_like_now)

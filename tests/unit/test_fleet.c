@@ -152,6 +152,23 @@ TEST(yaml_fleet_without_gpus_names_the_file)
 			     sizeof why));
 }
 
+/* A fleet where no node can take new work (cordoned, unhealthy or
+ * draining, every GPU bad) would start nothing and count its GPUs idle:
+ * refused as a fleet without GPUs is, saying why each node is closed. */
+TEST(yaml_fleet_without_an_open_node_names_the_file)
+{
+	char why[512];
+
+	ASSERT_EQ(fleet_text("nodes:\n  - {name: a, gpus: 8, schedulable: false}\n"
+			     "  - {name: b, gpus: 8, health: draining}\n  - {name: c, gpus: 2, badGpus: [0, 1]}\n",
+			     why, sizeof why), FW_EINVAL);
+	ASSERT_STR_EQ(why, ": nodes: none of the fleet's 3 nodes can take work (1 with schedulable: false, 1 "
+		      "unhealthy or draining, 1 with no GPU outside badGpus), so no job would ever start; make "
+		      "at least one node schedulable and healthy");
+	ASSERT_OK(fleet_text("nodes:\n  - {name: a, gpus: 8, schedulable: false}\n"
+			     "  - {name: c, gpus: 2, badGpus: [0]}\n", why, sizeof why));
+}
+
 static int openb_text(const char *text, char *why, size_t n)
 {
 	return load_text(fw_fleet_from_openb, text, why, n);
@@ -474,6 +491,7 @@ int main(void)
 		generated_fleet_has_blocks_and_racks, yaml_fleet_keeps_nodes_and_topology,
 		yaml_fleet_refuses_a_workload_and_reports_yaml_errors,
 		yaml_fleet_allows_only_topology_and_nodes, yaml_fleet_without_gpus_names_the_file,
+		yaml_fleet_without_an_open_node_names_the_file,
 		topo_levels_are_ordered_by_size, topo_bad_rows_name_line_and_column,
 		topo_hosts_are_assigned_to_nodes_in_order, generic_trace_replays_on_a_fleet,
 		openb_fleet_long_name_or_model_names_the_field_and_column,
@@ -485,6 +503,7 @@ int main(void)
 	const char *names = "generated_fleet_has_blocks_and_racks, yaml_fleet_keeps_nodes_and_topology, "
 		"yaml_fleet_refuses_a_workload_and_reports_yaml_errors, "
 		"yaml_fleet_allows_only_topology_and_nodes, yaml_fleet_without_gpus_names_the_file, "
+		"yaml_fleet_without_an_open_node_names_the_file, "
 		"topo_levels_are_ordered_by_size, topo_bad_rows_name_line_and_column, "
 		"topo_hosts_are_assigned_to_nodes_in_order, generic_trace_replays_on_a_fleet, "
 		"openb_fleet_long_name_or_model_names_the_field_and_column, "

@@ -419,7 +419,7 @@ TEST(sacct_sample_converts_and_reads_back)
 	ASSERT_STR_EQ(t.v[0].queue, "vision");
 	ASSERT_STR_EQ(t.v[0].user, "alice");
 	ASSERT_EQ(t.v[0].priority, 1200);
-	ASSERT_EQ(t.v[0].groups[0].mem_mib, 65536);
+	ASSERT_EQ(t.v[0].groups[0].mem_mib, 64000); /* mem=62.50G, as sacct prints it */
 	ASSERT_STR_EQ(t.v[1].id, "1002");
 	ASSERT_EQ(t.v[1].submit, 1800);
 	ASSERT_EQ(t.v[1].duration, 86400);
@@ -508,6 +508,45 @@ TEST(sacct_bad_values_name_line_and_column)
 	ASSERT_EQ(fw_sacct_convert("User|State\n", 11, "s.txt", 0, &out, &olen, &sk, &d), FW_EINVAL);
 	fw_itp_diag_str(&d, why, sizeof why);
 	ASSERT_STR_CONTAINS(why, "needs JobID");
+}
+
+/* sacct prints TRES sizes with decimals (mem=62.50G); every unit, and no
+ * unit (M), is read and rounded up to whole MiB.  A bad value names its
+ * key and where the item starts, not the whole list. */
+TEST(sacct_decimal_sizes_and_bad_tres_values)
+{
+	const char *ok = "JobID|Submit|Start|Elapsed|AllocTRES\n"
+			 "1|2024-03-01T10:00:00|2024-03-01T10:00:00|01:00|billing=16,cpu=16,gres/gpu=4,mem=62.50G,node=1\n"
+			 "2|2024-03-01T10:00:00|2024-03-01T10:00:00|01:00|gres/gpu=4,mem=1.5T\n"
+			 "3|2024-03-01T10:00:00|2024-03-01T10:00:00|01:00|gres/gpu=4,mem=1000\n"
+			 "4|2024-03-01T10:00:00|2024-03-01T10:00:00|01:00|gres/gpu=4,mem=1.5K\n"
+			 "5|2024-03-01T10:00:00|2024-03-01T10:00:00|01:00|gres/gpu=4,mem=100.25M\n";
+	const char *mem = "JobID|Submit|Start|Elapsed|AllocTRES\n"
+			  "1|2024-03-01T10:00:00|2024-03-01T10:00:00|01:00|billing=16,cpu=16,gres/gpu=4,mem=62.5X,node=1\n";
+	const char *cpu = "JobID|Submit|Start|Elapsed|AllocTRES\n"
+			  "1|2024-03-01T10:00:00|2024-03-01T10:00:00|01:00|cpu=1.5,gres/gpu=4\n";
+	char *out, why[512];
+	size_t olen, sk;
+	struct fw_trace t;
+	struct fw_diag d;
+
+	ASSERT_OK(fw_sacct_convert(ok, strlen(ok), "s.txt", 0, &out, &olen, &sk, &d));
+	ASSERT_OK(fw_trace_parse_csv(out, olen, "converted.csv", 0, &t, &d));
+	free(out);
+	ASSERT_EQ(t.n, 5);
+	ASSERT_EQ(t.v[0].groups[0].mem_mib, 64000);
+	ASSERT_EQ(t.v[0].groups[0].cpu_milli, 16000);
+	ASSERT_EQ(t.v[1].groups[0].mem_mib, 1572864);
+	ASSERT_EQ(t.v[2].groups[0].mem_mib, 1000);
+	ASSERT_EQ(t.v[3].groups[0].mem_mib, 1);
+	ASSERT_EQ(t.v[4].groups[0].mem_mib, 101);
+	fw_trace_free(&t);
+	ASSERT_EQ(fw_sacct_convert(mem, strlen(mem), "s.txt", 0, &out, &olen, &sk, &d), FW_EINVAL);
+	fw_itp_diag_str(&d, why, sizeof why);
+	ASSERT_STR_CONTAINS(why, "s.txt:2:78: AllocTRES mem=: '62.5X' is not a size");
+	ASSERT_EQ(fw_sacct_convert(cpu, strlen(cpu), "s.txt", 0, &out, &olen, &sk, &d), FW_EINVAL);
+	fw_itp_diag_str(&d, why, sizeof why);
+	ASSERT_STR_CONTAINS(why, "s.txt:2:49: AllocTRES cpu=: '1.5' is not a whole number");
 }
 
 /* Without an Elapsed column the run time is End - Start; an End before
@@ -998,8 +1037,8 @@ int main(void)
 		generic_max_runtime_is_a_jobs_own_limit, generic_max_runtime_bad_values_name_line_column_and_field,
 		itp_rows_are_shaped_into_gangs, openb_pods_become_a_trace,
 		sacct_sample_converts_and_reads_back, sacct_time_limits_fill_max_runtime_only_when_asked,
-		sacct_bad_values_name_line_and_column, sacct_end_minus_start_and_malformed_rows,
-		sacct_durations_follow_slurm, sacct_impossible_dates_are_refused,
+		sacct_bad_values_name_line_and_column, sacct_decimal_sizes_and_bad_tres_values,
+		sacct_end_minus_start_and_malformed_rows, sacct_durations_follow_slurm, sacct_impossible_dates_are_refused,
 		sacct_huge_typed_gpu_sum_is_refused, control_bytes_are_masked_in_messages,
 		sacct_bom_gpu_types_and_no_jobs, jobs_larger_than_the_fleet_are_named, typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, a_header_of_another_format_is_named, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes,
 		openb_default_pod_list_reads_as_a_trace,
@@ -1012,7 +1051,7 @@ int main(void)
 		"generic_max_runtime_is_a_jobs_own_limit, generic_max_runtime_bad_values_name_line_column_and_field, "
 		"itp_rows_are_shaped_into_gangs, openb_pods_become_a_trace, "
 		"sacct_sample_converts_and_reads_back, sacct_time_limits_fill_max_runtime_only_when_asked, "
-		"sacct_bad_values_name_line_and_column, "
+		"sacct_bad_values_name_line_and_column, sacct_decimal_sizes_and_bad_tres_values, "
 		"sacct_end_minus_start_and_malformed_rows, "
 		"sacct_durations_follow_slurm, sacct_impossible_dates_are_refused, "
 		"sacct_huge_typed_gpu_sum_is_refused, control_bytes_are_masked_in_messages, "
