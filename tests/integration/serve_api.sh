@@ -607,6 +607,20 @@ assert r["dryRun"] is True and j["name"] == "two-groups" and j["state"] == "pend
 assert j["expectedStart"] is None and "can never hold it" in j["unknownWhyText"], j' "$BODY"
 req POST "/v1/jobs?dryRun=maybe" '{"queue":"llm","tasks":[{"gpus":1}]}'
 check "POST /v1/jobs?dryRun=maybe: 400 naming dryRun" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = dryRun ]
+for qf in "dryrun=true dryrun" "bogus=1 bogus" "dryRun=true&bogus=1 bogus"; do
+	q=${qf% *} f=${qf#* }
+	req POST "/v1/jobs?$q" '{"name":"qp-typo","queue":"llm","tasks":[{"gpus":1}]}'
+	check "POST /v1/jobs?$q: 400 naming $f, saying the endpoint takes only dryRun" \
+		[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], "takes only dryRun" in j["error"]["message"]')" = "$f True" ]
+done
+req GET /v1/jobs/qp-typo
+check "... and none of them submitted the job" [ "$CODE" = 404 ]
+req GET "/v1/decisions?jobs=qp-typo"
+check "GET /v1/decisions?jobs= (a typo of job): 400 naming jobs, not the whole log" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = jobs ]
+req DELETE "/v1/queues/llm?force=1"
+check "DELETE /v1/queues/llm?force=1: 400 naming force, the queue kept" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = force ] && req GET /v1/queues/llm && check "... (it is)" [ "$CODE" = 200 ]
 "$FW" jobs submit --queue llm --gpus 1 --gpus 2 --name cli-last "${C[@]}" >/dev/null 2>&1
 req GET /v1/jobs/cli-last
 check "a flag given twice: the last one counts (--gpus 1 --gpus 2: 2 GPUs)" [ "$(jfield 'j["gpus"]')" = 2 ]

@@ -1328,6 +1328,59 @@ TEST(the_fit_check_reads_selectors_and_groups_together)
 	served_down(&f);
 }
 
+/* A request with query arguments (key, value, ..., NULL) and limit:
+ * "STATUS field" for a refusal (its error's field), "STATUS" otherwise. */
+static const char *with_query(struct fw_serve *d, const char *method, const char *path, const char *limit,
+			      const char *body, const char *const *args)
+{
+	static char out[256];
+	char auth[300];
+	struct fw_api_req rq = { method, path, NULL, limit, auth, body, strlen(body), args };
+	struct fw_api_resp rs;
+	json_t *o;
+
+	snprintf(auth, sizeof auth, "Bearer %s", d->token);
+	fw_api_handle(d, &rq, &rs);
+	o = rs.body ? json_loads(rs.body, 0, NULL) : NULL;
+	if (!o)
+		snprintf(out, sizeof out, "%u (not JSON)", rs.status);
+	else if (rs.status >= 400)
+		snprintf(out, sizeof out, "%u %s", rs.status,
+			 json_string_value(json_object_get(json_object_get(o, "error"), "field")));
+	else
+		snprintf(out, sizeof out, "%u", rs.status);
+	json_decref(o);
+	free(rs.body);
+	return out;
+}
+
+/* A query parameter the route does not take (a misspelt dryRun, a filter
+ * the route does not have) is refused, naming it, before anything is done:
+ * POST /v1/jobs?dryrun=true submits nothing. */
+TEST(an_unknown_query_parameter_is_refused)
+{
+	static const char *const dryrun[] = { "dryrun", "true", NULL }, *const bogus[] = { "bogus", "1", NULL };
+	static const char *const jobs[] = { "jobs", "a", NULL }, *const odd[] = { "\xff\n", "1", NULL };
+	static const char *const dry[] = { "dryRun", "true", NULL }, *const kind[] = { "kind", "start", NULL };
+	const char *b = "{\"name\":\"a\",\"queue\":\"q\",\"runtime\":100,\"tasks\":[{\"gpus\":1}]}";
+	struct served f;
+	char body[4096];
+
+	served_up(&f);
+	ASSERT_STR_EQ(with_query(&f.d, "POST", "/v1/jobs", NULL, b, dryrun), "400 dryrun");
+	ASSERT_STR_EQ(with_query(&f.d, "POST", "/v1/jobs", NULL, b, bogus), "400 bogus");
+	ASSERT_STR_EQ(with_query(&f.d, "POST", "/v1/jobs", "5", b, NULL), "400 limit");
+	ASSERT_EQ(get_as(&f.d, "/v1/jobs/a", NULL, body, sizeof body), 404);
+	ASSERT_STR_EQ(with_query(&f.d, "POST", "/v1/jobs", NULL, b, dry), "200");
+	ASSERT_STR_EQ(with_query(&f.d, "GET", "/v1/decisions", NULL, "", jobs), "400 jobs");
+	ASSERT_STR_EQ(with_query(&f.d, "GET", "/v1/decisions", "5", "", kind), "200");
+	ASSERT_STR_EQ(with_query(&f.d, "GET", "/v1/queues", "5", "", NULL), "400 limit");
+	ASSERT_STR_EQ(with_query(&f.d, "DELETE", "/v1/queues/q", NULL, "", bogus), "400 bogus");
+	ASSERT_STR_EQ(with_query(&f.d, "PATCH", "/v1/queues/q", NULL, "{}", odd), "400 ??");
+	ASSERT_STR_EQ(with_query(&f.d, "GET", "/v1/queues/q", NULL, "", NULL), "200");
+	served_down(&f);
+}
+
 TEST_MAIN(a_job_the_fleet_could_never_hold_is_refused, the_fit_check_reads_selectors_and_groups_together, a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
 	  an_unbounded_running_job_makes_left_unknown, no_left_without_budget_safe,
 	  before_the_first_cycle_jobs_are_whole_and_nodes_wait, a_cancelled_job_leaves_the_list_before_the_next_cycle,
@@ -1335,4 +1388,4 @@ TEST_MAIN(a_job_the_fleet_could_never_hold_is_refused, the_fit_check_reads_selec
 	  a_cut_job_list_says_it_is_truncated, the_node_list_filters_by_health,
 	  the_decision_log_is_served_with_its_filters, time_to_start_counts_from_the_last_requeue_and_gpu_hours_accrue,
 	  a_drained_job_restarts_on_a_healthy_node_in_the_same_cycle, requeue_times_survive_a_restart, requeue_times_of_jobs_gone_are_pruned, a_log_read_lets_the_state_lock_go,
-	  a_dry_run_plans_the_job_and_keeps_nothing)
+	  a_dry_run_plans_the_job_and_keeps_nothing, an_unknown_query_parameter_is_refused)
