@@ -543,19 +543,28 @@ static void h_queue_put(struct ctx *c)
 /* RFC 7396 JSON merge patch of target by patch: a member of the patch
  * replaces the target's, an object merges member by member, and null
  * removes the member (so it takes its default: limit.gpu null =
- * unlimited, no parent = top level). */
+ * unlimited, no parent = top level).  An object merges into the target's
+ * member, or into an empty one when the target has none (or a non-object):
+ * its nulls then remove nothing and are not copied, so
+ * {"gpuModelLimits":{"A100":null}} on a queue without model limits is a
+ * no-op, as the RFC has it, rather than a null for the codec to refuse. */
 static void merge_patch(json_t *target, json_t *patch)
 {
 	const char *k;
 	json_t *v, *t;
 
 	json_object_foreach(patch, k, v) {
-		if (json_is_null(v))
+		if (json_is_null(v)) {
 			json_object_del(target, k);
-		else if (json_is_object(v) && json_is_object(t = json_object_get(target, k)))
-			merge_patch(t, v);
-		else
+			continue;
+		}
+		if (!json_is_object(v)) {
 			json_object_set(target, k, v);
+			continue;
+		}
+		if (!json_is_object(t = json_object_get(target, k)))
+			json_object_set_new(target, k, t = json_object());
+		merge_patch(t, v);
 	}
 }
 

@@ -739,6 +739,12 @@ check "fairway queues set --gpu-model-limits A100=none,H100=6: one lifted, one c
 "$FW" queues set cliq --gpu-model-limits none "${C[@]}" >/dev/null 2>&1
 req GET /v1/queues/cliq
 check "fairway queues set --gpu-model-limits none lifts them" [ "$(jfield '"gpuModelLimits" in j')" = False ]
+"$FW" queues set cliq --gpu-model-limits H100=8,A100=none "${C[@]}" >"$T/out" 2>&1
+rc=$?
+req GET /v1/queues/cliq
+check "fairway queues set --gpu-model-limits H100=8,A100=none on a queue without model limits: A100=none is a no-op (RFC 7396)" \
+	[ "$rc" = 0 -a "$(jfield 'j["gpuModelLimits"]')" = "{'H100': 8.0}" ]
+req PATCH /v1/queues/cliq '{"gpuModelLimits":null}'
 # deserved GPUs of a model: which models cliq's 2 deserved GPUs are; set by the
 # CLI and by PATCH, shown in the document, the listing, /v1/fairshare and
 # /metrics; a misspelt model and entries over deserved.gpu refused, nothing changed

@@ -1381,6 +1381,63 @@ TEST(an_unknown_query_parameter_is_refused)
 	served_down(&f);
 }
 
+/* PATCH /v1/queues/q with body: "STATUS gpuModelLimits gpuModelDeserved"
+ * of the queue it answers (each as JSON, "-" when absent), or "STATUS
+ * field" for a refusal. */
+static const char *patch_models(struct fw_serve *d, const char *body)
+{
+	static char out[512];
+	char auth[300];
+	struct fw_api_req rq = { "PATCH", "/v1/queues/q", NULL, NULL, auth, body, strlen(body), NULL };
+	struct fw_api_resp rs;
+	json_t *o;
+
+	snprintf(auth, sizeof auth, "Bearer %s", d->token);
+	fw_api_handle(d, &rq, &rs);
+	o = rs.body ? json_loads(rs.body, 0, NULL) : NULL;
+	if (rs.status == 200) {
+		char *lim = json_dumps(json_object_get(o, "gpuModelLimits"), JSON_COMPACT | JSON_SORT_KEYS);
+		char *des = json_dumps(json_object_get(o, "gpuModelDeserved"), JSON_COMPACT | JSON_SORT_KEYS);
+		snprintf(out, sizeof out, "200 %s %s", lim ? lim : "-", des ? des : "-");
+		free(lim);
+		free(des);
+	} else {
+		snprintf(out, sizeof out, "%u %s", rs.status,
+			 json_string_value(json_object_get(json_object_get(o, "error"), "field")));
+	}
+	json_decref(o);
+	free(rs.body);
+	return out;
+}
+
+/* A merge patch (RFC 7396) null for a model a queue's table does not
+ * have is a no-op, whether the queue has a table or not: the same body
+ * succeeds on both (it was "gpuModelLimits.A100: must be a number" on a
+ * queue without one). */
+TEST(a_merge_patch_null_for_an_absent_model_is_a_no_op)
+{
+	static const char models[] = "now: 0\n"
+				     "nodes:\n"
+				     "  - {name: h0, gpus: 8, gpuModel: H100, cpu: 64, memory: 512Gi}\n"
+				     "  - {name: a0, gpus: 8, gpuModel: A100, cpu: 64, memory: 512Gi}\n"
+				     "queues:\n"
+				     "  - {name: q, resources: {gpu: {quota: 8}}}\n";
+	struct served f;
+
+	up_yaml = models;
+	served_up(&f);
+	up_yaml = NULL;
+	ASSERT_STR_EQ(patch_models(&f.d, "{\"gpuModelLimits\":{\"H100\":8,\"A100\":null}}"), "200 {\"H100\":8.0} -");
+	ASSERT_STR_EQ(patch_models(&f.d, "{\"gpuModelLimits\":{\"H100\":8,\"A100\":null}}"), "200 {\"H100\":8.0} -");
+	ASSERT_STR_EQ(patch_models(&f.d, "{\"gpuModelLimits\":{\"H100\":null}}"), "200 - -");
+	ASSERT_STR_EQ(patch_models(&f.d, "{\"gpuModelDeserved\":{\"H100\":4,\"A100\":null}}"),
+		      "200 - {\"H100\":4.0}");
+	ASSERT_STR_EQ(patch_models(&f.d, "{\"gpuModelDeserved\":{\"A100\":2,\"H100\":null}}"),
+		      "200 - {\"A100\":2.0}");
+	ASSERT_STR_EQ(patch_models(&f.d, "{\"gpuModelLimits\":{\"A100\":\"x\"}}"), "400 gpuModelLimits.A100");
+	served_down(&f);
+}
+
 TEST_MAIN(a_job_the_fleet_could_never_hold_is_refused, the_fit_check_reads_selectors_and_groups_together, a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
 	  an_unbounded_running_job_makes_left_unknown, no_left_without_budget_safe,
 	  before_the_first_cycle_jobs_are_whole_and_nodes_wait, a_cancelled_job_leaves_the_list_before_the_next_cycle,
@@ -1388,4 +1445,5 @@ TEST_MAIN(a_job_the_fleet_could_never_hold_is_refused, the_fit_check_reads_selec
 	  a_cut_job_list_says_it_is_truncated, the_node_list_filters_by_health,
 	  the_decision_log_is_served_with_its_filters, time_to_start_counts_from_the_last_requeue_and_gpu_hours_accrue,
 	  a_drained_job_restarts_on_a_healthy_node_in_the_same_cycle, requeue_times_survive_a_restart, requeue_times_of_jobs_gone_are_pruned, a_log_read_lets_the_state_lock_go,
-	  a_dry_run_plans_the_job_and_keeps_nothing, an_unknown_query_parameter_is_refused)
+	  a_dry_run_plans_the_job_and_keeps_nothing, an_unknown_query_parameter_is_refused,
+	  a_merge_patch_null_for_an_absent_model_is_a_no_op)
