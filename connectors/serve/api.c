@@ -1226,6 +1226,7 @@ static void h_job_submit(struct ctx *c)
 	if (!need_body(c) || !backend_ready(c))
 		return;
 	if ((rc = fw_codec_job_parse(c->body, &d->fleet->topology, bj, &dg)) != FW_OK ||
+	    (rc = fw_codec_text_check(bj->job.user, "user", true, &dg)) != FW_OK ||
 	    (rc = check_asks(&bj->job, &dg)) != FW_OK)
 		return fail_diag(c, rc, &dg);
 	bool named = bj->job.name[0] != '\0';
@@ -1514,7 +1515,8 @@ static void h_node_health(struct ctx *c)
 	snprintf(h.node, sizeof h.node, "%.*s", (int)sizeof h.node - 1, c->name); /* a name: it fits */
 	h.at = h.received = fw_serve_now();
 	gpus = d->fleet->nodes[fw_serve_node_index(d, c->name)].gpu_count;
-	if ((rc = fw_codec_health_parse_node(c->body, gpus, &h, &dg)) != FW_OK || (rc = check_health(&h, &dg)) != FW_OK)
+	if ((rc = fw_codec_health_parse_node(c->body, gpus, &h, &dg)) != FW_OK ||
+	    (rc = fw_codec_text_check(h.reason, "reason", false, &dg)) != FW_OK || (rc = check_health(&h, &dg)) != FW_OK)
 		return fail_diag(c, rc, &dg);
 	i = fw_serve_health_index(d, h.node);
 	fw_history_follow(i >= 0 ? &d->health[i] : NULL, &h); /* the daemon's history, not the body's */
@@ -1597,7 +1599,8 @@ static void h_rsv_create(struct ctx *c)
 		return fail(c, 500, "ENOMEM", "", "out of memory");
 	if (!need_body(c))
 		goto out;
-	if ((rc = fw_codec_reservation_parse(c->body, r, &dg)) != FW_OK) {
+	if ((rc = fw_codec_reservation_parse(c->body, r, &dg)) != FW_OK ||
+	    (rc = fw_codec_text_check(r->reason, "reason", false, &dg)) != FW_OK) {
 		fail_diag(c, rc, &dg);
 		goto out;
 	}

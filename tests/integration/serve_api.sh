@@ -613,8 +613,12 @@ for qf in "dryrun=true dryrun" "bogus=1 bogus" "dryRun=true&bogus=1 bogus"; do
 	check "POST /v1/jobs?$q: 400 naming $f, saying the endpoint takes only dryRun" \
 		[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], "takes only dryRun" in j["error"]["message"]')" = "$f True" ]
 done
+req POST /v1/jobs '{"name":"ctl-user","queue":"llm","tasks":[{"gpus":1}],"user":"x\ty\nz"}'
+check "a user with a tab and a newline: 400 naming user, saying it must be one word" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], "one word" in j["error"]["message"]')" = "user True" ]
 req GET /v1/jobs/qp-typo
-check "... and none of them submitted the job" [ "$CODE" = 404 ]
+check "... and none of them submitted the job (nor the one with a tab in its user)" \
+	[ "$CODE" = 404 -a "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/v1/jobs/ctl-user")" = 404 ]
 req GET "/v1/decisions?jobs=qp-typo"
 check "GET /v1/decisions?jobs= (a typo of job): 400 naming jobs, not the whole log" \
 	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = jobs ]

@@ -1438,6 +1438,39 @@ TEST(a_merge_patch_null_for_an_absent_model_is_a_no_op)
 	served_down(&f);
 }
 
+/* A job's user and a reservation's or a health report's reason are shown
+ * in table lines: a user with a tab or a newline (or a space), a reason
+ * with a newline, is refused naming the member, and nothing is kept. */
+TEST(free_text_that_would_break_a_table_line_is_refused)
+{
+	static const char *const none[] = { NULL };
+	struct served f;
+	char body[4096];
+
+	served_up(&f);
+	ASSERT_STR_EQ(with_query(&f.d, "POST", "/v1/jobs", NULL,
+				 "{\"name\":\"t\",\"queue\":\"q\",\"tasks\":[{\"gpus\":1}],\"user\":\"x\\ty\\nz\"}",
+				 none),
+		      "400 user");
+	ASSERT_STR_EQ(with_query(&f.d, "POST", "/v1/jobs", NULL,
+				 "{\"name\":\"t\",\"queue\":\"q\",\"tasks\":[{\"gpus\":1}],\"user\":\"a b\"}", none),
+		      "400 user");
+	ASSERT_EQ(get_as(&f.d, "/v1/jobs/t", NULL, body, sizeof body), 404);
+	ASSERT_STR_EQ(with_query(&f.d, "POST", "/v1/jobs", NULL,
+				 "{\"name\":\"t\",\"queue\":\"q\",\"tasks\":[{\"gpus\":1}],\"user\":\"alice\"}", none),
+		      "201");
+	ASSERT_STR_EQ(with_query(&f.d, "POST", "/v1/reservations", NULL,
+				 "{\"id\":\"r\",\"kind\":\"maintenance\",\"nodes\":[\"n0\"],\"start\":9000,\"end\":9100,"
+				 "\"reason\":\"power\\nwork\"}",
+				 none),
+		      "400 reason");
+	ASSERT_EQ(get_as(&f.d, "/v1/reservations/r", NULL, body, sizeof body), 404);
+	ASSERT_STR_EQ(with_query(&f.d, "POST", "/v1/nodes/n0/health", NULL,
+				 "{\"healthy\":false,\"reason\":\"XID 79\\r\\nok\"}", none),
+		      "400 reason");
+	served_down(&f);
+}
+
 TEST_MAIN(a_job_the_fleet_could_never_hold_is_refused, the_fit_check_reads_selectors_and_groups_together, a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
 	  an_unbounded_running_job_makes_left_unknown, no_left_without_budget_safe,
 	  before_the_first_cycle_jobs_are_whole_and_nodes_wait, a_cancelled_job_leaves_the_list_before_the_next_cycle,
@@ -1446,4 +1479,4 @@ TEST_MAIN(a_job_the_fleet_could_never_hold_is_refused, the_fit_check_reads_selec
 	  the_decision_log_is_served_with_its_filters, time_to_start_counts_from_the_last_requeue_and_gpu_hours_accrue,
 	  a_drained_job_restarts_on_a_healthy_node_in_the_same_cycle, requeue_times_survive_a_restart, requeue_times_of_jobs_gone_are_pruned, a_log_read_lets_the_state_lock_go,
 	  a_dry_run_plans_the_job_and_keeps_nothing, an_unknown_query_parameter_is_refused,
-	  a_merge_patch_null_for_an_absent_model_is_a_no_op)
+	  a_merge_patch_null_for_an_absent_model_is_a_no_op, free_text_that_would_break_a_table_line_is_refused)
