@@ -687,7 +687,8 @@ static fw_time time_limit(const struct fw_serve *d, const struct fw_backend_job 
 /* A running local job's nodes and expected end, as the view gives them
  * (view.c job_nodes, expected_end): its placements' nodes in order, and
  * start + the rest of its runtime (less what checkpoints saved), or +
- * its time limit when that is shorter; none without a runtime. */
+ * its time limit when that is shorter or it has no runtime; none with
+ * neither. */
 static void local_run_fields(const struct fw_serve *d, const struct fw_backend_job *j, fw_time start, json_t *o)
 {
 	const struct fw_backend_placement *pl;
@@ -704,6 +705,8 @@ static void local_run_fields(const struct fw_serve *d, const struct fw_backend_j
 	if (rt > 0) {
 		rt -= kept;
 		json_object_set_new(o, "expectedEnd", json_integer(start + (m > 0 && m < rt ? m : rt)));
+	} else if (m > 0) {
+		json_object_set_new(o, "expectedEnd", json_integer(start + m));
 	}
 }
 

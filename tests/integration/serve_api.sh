@@ -1621,6 +1621,14 @@ check "fairway jobs why: state timeout, why it ended: its own run-time limit" ba
 	"grep -q '^state: timeout$' '$T/why' && grep -q '^why it ended: ended: it has run [0-9]* s and its own run-time limit (maxRuntime) is 2 s' '$T/why'"
 req GET /v1/jobs/free-long
 check "the job of q without a limit of its own runs on" [ "$(jfield 'j["state"], "timeLimit" in j')" = "running False" ]
+# bounded only by its limit (no runtime): expected to end when the limit ends it
+req POST /v1/jobs '{"name":"own-only","queue":"q","maxRuntime":3600,"tasks":[{"gpus":1}]}'
+req POST /v1/cycle
+job_is "a running job with no runtime and a 3600 s limit: expectedEnd = startTime + timeLimit" own-only \
+	'j["state"] == "running" and j["timeLimit"] == 3600 and j.get("expectedEnd", 0) - j["startTime"] == 3600'
+"$FW" jobs why own-only "${C[@]}" >"$T/why" 2>&1
+check "... fairway jobs why says when it is expected to end" grep -q '^expected to end ' "$T/why"
+req DELETE /v1/jobs/own-only
 "$FW" jobs submit --queue q --gpus 1 --name cli-own --max-runtime 2h "${C[@]}" >/dev/null 2>&1
 req GET /v1/jobs/cli-own
 check "fairway jobs submit --max-runtime 2h: maxRuntime 7200" [ "$(jfield 'j["maxRuntime"]')" = 7200 ]

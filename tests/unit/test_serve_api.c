@@ -1471,6 +1471,46 @@ TEST(free_text_that_would_break_a_table_line_is_refused)
 	served_down(&f);
 }
 
+/* GET path's member key, as a whole number; -1 when absent. */
+static long long member(struct fw_serve *d, const char *path, const char *key)
+{
+	json_t *o = get_json(d, path);
+	json_t *v = json_object_get(o, key);
+	long long n = v ? (long long)json_integer_value(v) : -1;
+
+	json_decref(o);
+	return n;
+}
+
+/* A running job with no runtime, bounded only by a run-time limit (its
+ * queue's maxRuntime), is expected to end when the limit ends it: start +
+ * timeLimit, in the view after a cycle as in the local backend's answer
+ * before one. */
+TEST(a_job_bounded_only_by_its_limit_is_expected_to_end_at_it)
+{
+	struct served f;
+	struct fw_serve d;
+	char body[4096];
+
+	served_up(&f);
+	ASSERT_EQ(send_as(&f.d, "PATCH", "/v1/queues/q", "{\"maxRuntime\":60}"), 200);
+	submit(&f.d, "{\"name\":\"inf\",\"queue\":\"q\",\"tasks\":[{\"gpus\":8}]}");
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	ASSERT_EQ(get_as(&f.d, "/v1/jobs/inf", NULL, body, sizeof body), 200);
+	ASSERT_STR_CONTAINS(body, "\"state\":\"running\"");
+	ASSERT_EQ(member(&f.d, "/v1/jobs/inf", "timeLimit"), 60);
+	ASSERT_EQ(member(&f.d, "/v1/jobs/inf", "expectedEnd"), member(&f.d, "/v1/jobs/inf", "startTime") + 60);
+	served_down(&f);
+
+	daemon_up(&d); /* no cycle yet: the local backend's answer */
+	job(&d, "inf", "q", 0, 1u << 1, true);
+	tick = 1000;
+	fw_serve_set_clock(ticking);
+	ASSERT_EQ(request(&d, "PATCH", "/v1/queues/q", "{\"maxRuntime\":600}", body, sizeof body), 200);
+	ASSERT_EQ(member(&d, "/v1/jobs/inf", "expectedEnd"), member(&d, "/v1/jobs/inf", "startTime") + 600);
+	daemon_down(&d);
+}
+
 TEST_MAIN(a_job_the_fleet_could_never_hold_is_refused, the_fit_check_reads_selectors_and_groups_together, a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
 	  an_unbounded_running_job_makes_left_unknown, no_left_without_budget_safe,
 	  before_the_first_cycle_jobs_are_whole_and_nodes_wait, a_cancelled_job_leaves_the_list_before_the_next_cycle,
@@ -1479,4 +1519,5 @@ TEST_MAIN(a_job_the_fleet_could_never_hold_is_refused, the_fit_check_reads_selec
 	  the_decision_log_is_served_with_its_filters, time_to_start_counts_from_the_last_requeue_and_gpu_hours_accrue,
 	  a_drained_job_restarts_on_a_healthy_node_in_the_same_cycle, requeue_times_survive_a_restart, requeue_times_of_jobs_gone_are_pruned, a_log_read_lets_the_state_lock_go,
 	  a_dry_run_plans_the_job_and_keeps_nothing, an_unknown_query_parameter_is_refused,
-	  a_merge_patch_null_for_an_absent_model_is_a_no_op, free_text_that_would_break_a_table_line_is_refused)
+	  a_merge_patch_null_for_an_absent_model_is_a_no_op, free_text_that_would_break_a_table_line_is_refused,
+	  a_job_bounded_only_by_its_limit_is_expected_to_end_at_it)
