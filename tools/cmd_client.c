@@ -1225,19 +1225,20 @@ static void print_fairshare(json_t *qs)
 	       "GUARANTEED", "OVER QUOTA", "ALLOCATED", "DEMAND", "WEIGHT", "USAGE(GPUh)", "BUDGET(GPUh)",
 	       left ? "   LEFT(GPUh)" : "");
 	json_array_foreach(qs, i, q) {
-		char budget[32] = "-", rest[32] = ""; /* the subtree's usage is what it is held to */
-		if (json_is_number(json_object_get(q, "gpuHourBudget")))
-			snprintf(budget, sizeof budget, "%.0f%s", num(q, "gpuHourBudget"),
+		char budget[40] = "-", used[32], rest[32] = ""; /* the subtree's usage is what it is held to */
+		if (json_is_number(json_object_get(q, "gpuHourBudget"))) /* as set, as queues list shows it: 0.001 */
+			snprintf(budget, sizeof budget, "%.15g%s", num(q, "gpuHourBudget"),
 				 num(q, "usageGpuHours") >= num(q, "gpuHourBudget") ? " spent" : "");
+		gpu_hours(used, sizeof used, num(q, "usageGpuHours"));
 		if (left) {
 			char cell[24];
 			left_cell(q, cell, sizeof cell);
 			snprintf(rest, sizeof rest, " %12s", cell);
 		}
-		printf("%-20s %-14s %9.1f %9.1f %10.1f %10.1f %9.1f %9.1f %7.2f %12.1f %12s%s\n", str(q, "queue"),
+		printf("%-20s %-14s %9.1f %9.1f %10.1f %10.1f %9.1f %9.1f %7.2f %12s %12s%s\n", str(q, "queue"),
 		       *str(q, "parent") ? str(q, "parent") : "-", num(q, "deserved"), num(q, "fairShare"),
 		       num(q, "guaranteed"), num(q, "overQuota"), num(q, "allocated"), num(q, "demand"),
-		       num(q, "weightEffective"), num(q, "usageGpuHours"), budget, rest);
+		       num(q, "weightEffective"), used, budget, rest);
 	}
 }
 

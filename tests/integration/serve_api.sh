@@ -1726,6 +1726,13 @@ sys.exit(not (q[\"spent\"][\"gpuHourBudget\"] == 50 and q[\"fresh\"][\"gpuHourBu
 "$FW" fairshare "${C[@]}" >"$T/fs-budget" 2>&1
 check "fairway fairshare: a BUDGET(GPUh) column, spent's 50 marked spent (it has used about 100), fresh's -" \
 	bash -c "grep -q 'BUDGET(GPUh)\$' '$T/fs-budget' && grep -Eq '^spent .* 50 spent\$' '$T/fs-budget' && grep -Eq '^fresh .* -\$' '$T/fs-budget'"
+"$FW" queues set spent --gpu-hour-budget 0.001 "${C[@]}" >/dev/null 2>&1
+req POST /v1/cycle
+"$FW" fairshare "${C[@]}" >"$T/fs-small" 2>&1
+check "fairway fairshare: a budget of 0.001 GPU-hours shows as 0.001, not 0 (spent, beside its usage of about 100)" \
+	grep -Eq '^spent .* (99\.9[0-9]*|100) +0\.001 spent$' "$T/fs-small"
+"$FW" queues set spent --gpu-hour-budget 50 "${C[@]}" >/dev/null 2>&1
+req POST /v1/cycle
 curl -s "http://127.0.0.1:$PORT/metrics" >"$T/metrics-budget"
 check "/metrics: org's fairway_queue_usage_gpu_hours is its subtree's (spent's plus fresh's, to the 3 decimals shown)" \
 	awk '$1 == "fairway_queue_usage_gpu_hours{queue=\"org\"}" {o = $2} $1 == "fairway_queue_usage_gpu_hours{queue=\"spent\"}" {s = $2}
