@@ -310,8 +310,30 @@ expect "client-huge-gpus-says-range" 2 "--gpus 99999999999999999999: must be fro
 	"$FW" jobs submit --queue q --gpus 99999999999999999999
 expect "client-gpus-past-a-node" 2 "--gpus 17: must be from 0 to 16" "$FW" jobs submit --queue q --gpus 17
 expect "client-count-zero-says-range" 2 "--count 0: must be from 1 to 100000" "$FW" jobs submit --queue q --gpus 1 --count 0
-expect "client-huge-priority-says-range" 2 "--priority 1e20: must be from -1000000 to 1000000" \
-	"$FW" queues set q --priority 1e20
+expect "client-huge-priority-says-range" 2 "--priority 99999999999999999999: must be from -1000000 to 1000000" \
+	"$FW" queues set q --priority 99999999999999999999
+# numbers are decimal digits: hex and exponents (which strtod reads) are refused, not read as 16 or 10
+expect "client-priority-hex" 2 "--priority '0x10' is not a whole number in decimal digits" \
+	"$FW" jobs submit --queue q --gpus 1 --priority 0x10
+expect "client-gpus-hex" 2 "--gpus '0x2' is not a whole number in decimal digits" "$FW" jobs submit --queue q --gpus 0x2
+expect "client-count-exponent" 2 "--count '1e1' is not a whole number in decimal digits" \
+	"$FW" jobs submit --queue q --gpus 1 --count 1e1
+expect "client-fraction-exponent" 2 "--gpu-fraction '5e-1' is not a plain number in decimal digits" \
+	"$FW" jobs submit --queue q --gpus 1 --gpu-fraction 5e-1
+expect "client-runtime-exponent" 2 "--runtime '1e3': expected seconds or a DURATION" \
+	"$FW" jobs submit --queue q --gpus 1 --runtime 1e3
+expect "client-budget-exponent" 2 "--gpu-hour-budget '1e3' is not a number of GPU-hours" \
+	"$FW" queues set q --gpu-hour-budget 1e3
+expect "client-model-limit-hex" 2 "--gpu-model-limits 'H100=0x8': expected MODEL=GPUS pairs" \
+	"$FW" queues set q --gpu-model-limits H100=0x8
+# --memory: MiB or a binary quantity, as the config writes memory
+expect "client-memory-decimal-suffix" 2 "--memory '1G' is not a memory amount; give MiB (512) or a binary quantity (512Mi, 80Gi, 1Ti" \
+	"$FW" jobs submit --queue q --gpus 1 --memory 1G
+expect "client-memory-quantity-range" 2 "--memory 2000000Ti: must be from 0 to 1000000000000 MiB" \
+	"$FW" jobs submit --queue q --gpus 1 --memory 2000000Ti
+# --file that cannot be read: named, with why (not jansson's PATH:-1:-1)
+expect "client-file-missing" 2 "fairway jobs: error: --file /nonexistent/job.json: cannot read: No such file or directory" \
+	"$FW" jobs submit --file /nonexistent/job.json
 expect "client-exit-code-range" 2 "--exit-code 256: must be from 0 to 255" "$FW" jobs submit --queue q --gpus 1 --exit-code 256
 expect "client-huge-runtime-says-range" 2 "--runtime 99999999999999999999: must be from 0 to 31536000 seconds" \
 	"$FW" jobs submit --queue q --gpus 1 --runtime 99999999999999999999

@@ -101,17 +101,34 @@ const char *fw_cli_hint(const char *word, const char *const *cands, char *buf, s
 	return buf;
 }
 
+bool fw_cli_decimal(const char *v, double *x, const char **end)
+{
+	const char *p = v + (*v == '-');
+	size_t whole = strspn(p, "0123456789"), frac = 0;
+	char *read;
+
+	if (p[whole] == '.')
+		frac = 1 + strspn(p + whole + 1, "0123456789");
+	if (whole == 0 && frac < 2)
+		return false; /* no digit: "", "-", ".", "inf" */
+	*x = strtod(v, &read);
+	*end = p + whole + frac;
+	return read == *end && isfinite(*x);
+}
+
 bool fw_cli_duration(const char *v, double *secs)
 {
-	char *end;
-	double x = strtod(v, &end);
-	double mul = !*end || !strcmp(end, "s") ? 1
-		     : !strcmp(end, "m")       ? 60
-		     : !strcmp(end, "h")       ? 3600
-		     : !strcmp(end, "d")       ? 86400
-						 : -1;
+	const char *end;
+	double x, mul;
 
-	if (end == v || mul < 0 || !isfinite(x))
+	if (!fw_cli_decimal(v, &x, &end))
+		return false;
+	mul = !*end || !strcmp(end, "s") ? 1
+	      : !strcmp(end, "m")       ? 60
+	      : !strcmp(end, "h")       ? 3600
+	      : !strcmp(end, "d")       ? 86400
+					  : -1;
+	if (mul < 0)
 		return false;
 	*secs = x * mul;
 	return true;

@@ -43,8 +43,17 @@ int fw_cli_joined_ok(const char *flag, const char *value, const char *const *bar
  * buf. */
 const char *fw_cli_hint(const char *word, const char *const *cands, char *buf, size_t n);
 
+/* A plain decimal at the start of v: an optional '-', digits, and
+ * optionally '.' and more digits ("16", "-5", "0.5", "2."), its value in
+ * *x and *end just after it.  false when v does not start with one, or
+ * when strtod would read on (an exponent, "1e1"; hex, "0x10"): a user's
+ * number is written in decimal, and "0x10" read as 16 or "1e1" as 10
+ * would be a surprise.  No '+', inf or nan. */
+bool fw_cli_decimal(const char *v, double *x, const char **end);
+
 /* A duration: "90" or "90s", "10m", "2h", "1d" -> seconds in *secs (a
- * number strtod reads, then at most one unit); false when v is not one.
+ * plain decimal, fw_cli_decimal, then at most one unit); false when v is
+ * not one.
  * The syntax of `fairway jobs submit --runtime`, `--start +10m` and
  * `fairway serve --log-keep`; each caller bounds the value itself. */
 bool fw_cli_duration(const char *v, double *secs);

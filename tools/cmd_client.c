@@ -8,12 +8,14 @@
  * API error prints the server's message with the field it names and exits
  * 2 (4xx) or 1 (5xx, or the server cannot be reached).
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <math.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -25,6 +27,7 @@
 #include "render.h"
 #include "cmd_serve.h"
 #include "fairway/snapshot.h"
+#include "fwconfig.h" /* fw_config_parse_mib: --memory as the config writes it */
 
 struct opts {
 	const char *server, *token_file, *cmd;
@@ -273,19 +276,22 @@ static const struct int_range *int_range(const char *fl)
 	return NULL;
 }
 
-/* A number flag into obj[key]; 2 on a bad value.  A whole-number flag
- * refuses a fraction rather than cut it (--gpus 0.5 would ask for none),
- * and a whole number out of its range with the range. */
+/* A number flag into obj[key]; 2 on a bad value.  The number is plain
+ * decimal (fw_cli_decimal: no exponent, no hex, so --priority 0x10 is not
+ * 16).  A whole-number flag refuses a fraction rather than cut it (--gpus
+ * 0.5 would ask for none), and a whole number out of its range with the
+ * range. */
 static int set_num(struct opts *o, json_t *obj, const char *key, const char *fl, bool integer)
 {
 	const struct int_range *r = int_range(fl);
-	const char *v = flag(o, fl);
-	char *end;
+	const char *v = flag(o, fl), *end;
+	double x;
+
 	if (!v)
 		return 0;
-	double x = strtod(v, &end);
-	if (*end || end == v || !isfinite(x))
-		return fw_cli_usage_error(o->cmd, "%s '%s' is not a number", fl, v);
+	if (!fw_cli_decimal(v, &x, &end) || *end)
+		return fw_cli_usage_error(o->cmd, "%s '%s' is not a %s number in decimal digits (%s; no exponent or hex)",
+					  fl, v, integer ? "whole" : "plain", integer ? "e.g. 16" : "e.g. 8 or 0.5");
 	if (integer && x != floor(x))
 		return fw_cli_usage_error(o->cmd, "%s %s: must be a whole number%s", fl, v,
 					  !strcmp(fl, "--gpus") ? "; for a fraction of a GPU use --gpus 1 --gpu-fraction F "
@@ -293,6 +299,27 @@ static int set_num(struct opts *o, json_t *obj, const char *key, const char *fl,
 	if (integer && r && (x < (double)r->lo || x > (double)r->hi))
 		return fw_cli_usage_error(o->cmd, "%s %s: must be from %lld to %lld", fl, v, r->lo, r->hi);
 	json_object_set_new(obj, key, integer ? json_integer((json_int_t)x) : json_real(x));
+	return 0;
+}
+
+/* --memory into obj[key], MiB: MiB ("512") or a binary quantity as the
+ * config writes memory (fw_config_parse_mib: "512Mi", "80Gi", "1.5Ti"),
+ * from 0 to the daemon's bound; 2 on a bad value, saying the forms. */
+static int set_memory(struct opts *o, json_t *obj, const char *key)
+{
+	const struct int_range *r = int_range("--memory");
+	const char *v = flag(o, "--memory");
+	int64_t mib;
+	int rc;
+
+	if (!v)
+		return 0;
+	if ((rc = fw_config_parse_mib(v, &mib)) == FW_EINVAL)
+		return fw_cli_usage_error(o->cmd, "--memory '%s' is not a memory amount; give MiB (512) or a binary "
+					  "quantity (512Mi, 80Gi, 1Ti; decimal suffixes like G are not taken)", v);
+	if (rc != FW_OK || mib < r->lo || mib > r->hi)
+		return fw_cli_usage_error(o->cmd, "--memory %s: must be from %lld to %lld MiB", v, r->lo, r->hi);
+	json_object_set_new(obj, key, json_integer((json_int_t)mib));
 	return 0;
 }
 
@@ -365,10 +392,27 @@ static int file_alone(struct opts *o, const char *what)
 	return 0;
 }
 
+/* --file PATH's JSON document; NULL, with the reason on stderr, when it
+ * cannot be read ("--file PATH: cannot read: No such file or directory")
+ * or is not JSON (PATH:LINE:COL: what jansson says). */
 static json_t *load_file(struct opts *o, const char *path)
 {
 	json_error_t e;
-	json_t *j = json_load_file(path, 0, &e);
+	struct stat st;
+	FILE *f = fopen(path, "r");
+	json_t *j;
+
+	if (f && fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) { /* opens, but reads nothing */
+		fclose(f);
+		f = NULL;
+		errno = EISDIR;
+	}
+	if (!f) {
+		fprintf(stderr, "fairway %s: error: --file %s: cannot read: %s\n", o->cmd, path, strerror(errno));
+		return NULL;
+	}
+	j = json_loadf(f, 0, &e);
+	fclose(f);
 	if (!j)
 		fprintf(stderr, "fairway %s: error: %s:%d:%d: %s\n", o->cmd, path, e.line, e.column, e.text);
 	return j;
@@ -440,14 +484,12 @@ static void print_queue_row(json_t *q)
  * q's "gpuHourBudget"; 2 on a bad value, with the daemon's range. */
 static int set_budget(struct opts *o, json_t *q)
 {
-	const char *v = flag(o, "--gpu-hour-budget");
-	char *end;
+	const char *v = flag(o, "--gpu-hour-budget"), *end;
 	double x;
 
 	if (!v)
 		return 0;
-	x = strtod(v, &end);
-	if (end == v || *end || !isfinite(x))
+	if (!fw_cli_decimal(v, &x, &end) || *end)
 		return fw_cli_usage_error(o->cmd, "--gpu-hour-budget '%.40s' is not a number of GPU-hours", v);
 	if (x < 0 || x > FW_BUDGET_MAX_GPU_H)
 		return fw_cli_usage_error(o->cmd,
@@ -490,10 +532,11 @@ static int set_model_table(struct opts *o, json_t *q, const char *name, const ch
 	m = json_object();
 	dup = strdup(v);
 	for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(t, '='), *end = NULL;
+		char *eq = strchr(t, '=');
+		const char *end = "";
 		bool lift = eq && !strcmp(eq + 1, "none");
-		double x = eq && !lift ? strtod(eq + 1, &end) : lift ? 0 : -1;
-		if (!eq || eq == t || (!lift && (end == eq + 1 || *end || !isfinite(x) || x < 0))) {
+		double x = lift ? 0 : -1;
+		if (!eq || eq == t || (!lift && (!fw_cli_decimal(eq + 1, &x, &end) || *end || x < 0))) {
 			int rc = fw_cli_usage_error(o->cmd, "%s '%.60s': expected MODEL=GPUS pairs, e.g. H100=16,A100=8 %s",
 						    name, t, form);
 			free(dup);
@@ -865,7 +908,7 @@ static json_t *job_body(struct opts *o, int *rc)
 	    (*rc = set_num(o, j, "exitCode", "--exit-code", true)) ||
 	    (*rc = set_num(o, t, "count", "--count", true)) || (*rc = set_num(o, t, "gpus", "--gpus", true)) ||
 	    (*rc = set_num(o, t, "gpuFraction", "--gpu-fraction", false)) ||
-	    (*rc = set_num(o, t, "cpu", "--cpu", false)) || (*rc = set_num(o, t, "memory", "--memory", true)) ||
+	    (*rc = set_num(o, t, "cpu", "--cpu", false)) || (*rc = set_memory(o, t, "memory")) ||
 	    (*rc = node_selector(o, j)) || (*rc = slice_flag(o, t))) {
 		json_decref(j), json_decref(t);
 		return NULL;
@@ -1225,19 +1268,20 @@ static void print_fairshare(json_t *qs)
 	       "GUARANTEED", "OVER QUOTA", "ALLOCATED", "DEMAND", "WEIGHT", "USAGE(GPUh)", "BUDGET(GPUh)",
 	       left ? "   LEFT(GPUh)" : "");
 	json_array_foreach(qs, i, q) {
-		char budget[32] = "-", rest[32] = ""; /* the subtree's usage is what it is held to */
-		if (json_is_number(json_object_get(q, "gpuHourBudget")))
-			snprintf(budget, sizeof budget, "%.0f%s", num(q, "gpuHourBudget"),
+		char budget[40] = "-", used[32], rest[32] = ""; /* the subtree's usage is what it is held to */
+		if (json_is_number(json_object_get(q, "gpuHourBudget"))) /* as set, as queues list shows it: 0.001 */
+			snprintf(budget, sizeof budget, "%.15g%s", num(q, "gpuHourBudget"),
 				 num(q, "usageGpuHours") >= num(q, "gpuHourBudget") ? " spent" : "");
+		gpu_hours(used, sizeof used, num(q, "usageGpuHours"));
 		if (left) {
 			char cell[24];
 			left_cell(q, cell, sizeof cell);
 			snprintf(rest, sizeof rest, " %12s", cell);
 		}
-		printf("%-20s %-14s %9.1f %9.1f %10.1f %10.1f %9.1f %9.1f %7.2f %12.1f %12s%s\n", str(q, "queue"),
+		printf("%-20s %-14s %9.1f %9.1f %10.1f %10.1f %9.1f %9.1f %7.2f %12s %12s%s\n", str(q, "queue"),
 		       *str(q, "parent") ? str(q, "parent") : "-", num(q, "deserved"), num(q, "fairShare"),
 		       num(q, "guaranteed"), num(q, "overQuota"), num(q, "allocated"), num(q, "demand"),
-		       num(q, "weightEffective"), num(q, "usageGpuHours"), budget, rest);
+		       num(q, "weightEffective"), used, budget, rest);
 	}
 }
 
@@ -1550,10 +1594,12 @@ static const char client_usage[] =
 	"  --server URL       default $FAIRWAY_SERVER or http://127.0.0.1:8642\n"
 	"  --token-file FILE  default $FAIRWAY_TOKEN_FILE or fairway-state/token\n"
 	"  --json             print JSON\n"
-	"A flag given twice: the last one counts.  Whole-number flags (--gpus\n"
-	"0..16, --count 1..100000, --memory, --priority, ...) refuse fractions\n"
-	"and numbers out of their range.  Seconds flags (--runtime,\n"
-	"--checkpoint-interval, --min-runtime, --default-runtime, --max-runtime,\n"
+	"A flag given twice: the last one counts.  Numbers are decimal digits\n"
+	"(no exponent, no hex).  Whole-number flags (--gpus 0..16, --count\n"
+	"1..100000, --priority, ...) refuse fractions and numbers out of their\n"
+	"range.  --memory takes MiB (512) or 512Mi, 80Gi, 1Ti.  Seconds flags\n"
+	"(--runtime, --checkpoint-interval, --min-runtime, --default-runtime,\n"
+	"--max-runtime,\n"
 	"--default-checkpoint-interval) also take a DURATION: 90s, 10m, 2h, 1d;\n"
 	"at most 365 days.\n"
 	"\n"
@@ -1590,7 +1636,7 @@ static const char client_usage[] =
 	"                     is expected to start; nothing is submitted)\n"
 	"                     [--gpu-fraction F]  (with --gpus 1: a share of one GPU,\n"
 	"                     0.001..1)\n"
-	"                     [--name N] [--user U] [--cpu C] [--memory MiB]\n"
+	"                     [--name N] [--user U] [--cpu C] [--memory MiB|80Gi]\n"
 	"                     (--user: whose job it is, for fair share between the\n"
 	"                     users of a queue; default your login name, as sbatch;\n"
 	"                     --user '' for none)\n"

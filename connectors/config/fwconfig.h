@@ -18,6 +18,7 @@
 #define FAIRWAY_FWCONFIG_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "fairway/err.h"
 #include "fairway/snapshot.h"
@@ -39,6 +40,13 @@
 
 int fw_config_load_file(const char *path, struct fw_snapshot **out,
 			struct fw_diag *d);
+
+/* A memory amount as the config writes one: MiB ("512") or a binary
+ * quantity ("512Mi", "80Gi", "1.5Ti"; Ki too when it makes whole MiB;
+ * decimal suffixes such as G are not taken), in *mib.  FW_OK, FW_EINVAL
+ * (not that syntax, or not a whole MiB) or FW_ERANGE (too large); no
+ * range check beyond that.  For the client's --memory. */
+int fw_config_parse_mib(const char *text, int64_t *mib);
 
 /* name is used as the diag's file name ("<buffer>" when NULL); buf need not
  * be NUL-terminated. */

@@ -457,8 +457,8 @@ int cfg_ident(struct cfg *c, const yaml_node_t *map, const char *path,
 		return FW_OK;
 	rc = cfg_fail(c, v, FW_EINVAL, fp,
 		      "\"%s\" %s; rename it (nodes, queues and jobs are "
-		      "addressed by name: fairway jobs get NAME, "
-		      "/v1/nodes/NAME)",
+		      "addressed by name: fairway jobs show NAME, "
+		      "fairway nodes show NAME, /v1/queues/NAME)",
 		      out, why);
 	out[0] = '\0';
 	return rc;

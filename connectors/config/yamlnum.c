@@ -83,6 +83,11 @@ static int amount(struct cfg *c, const yaml_node_t *map, const char *path,
 	return FW_OK;
 }
 
+int fw_config_parse_mib(const char *text, int64_t *mib)
+{
+	return fwc_parse_mib(text, mib);
+}
+
 int cfg_cpu(struct cfg *c, const yaml_node_t *map, const char *path,
 	    const char *key, bool unlimited_ok, int64_t *out)
 {

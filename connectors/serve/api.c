@@ -52,34 +52,34 @@ struct ctx {
  * nothing else. */
 enum auth { OPEN, ADMIN, HEALTH };
 
-/*        method   path                          handler        auth */
-#define FW_API_ROUTES(X)                                                      \
-	X(GET, "/v1/health", h_health, OPEN)                                  \
-	X(GET, "/v1/queues", h_queues_list, OPEN)                             \
-	X(POST, "/v1/queues", h_queue_create, ADMIN)                          \
-	X(GET, "/v1/queues/{name}", h_queue_get, OPEN)                        \
-	X(PUT, "/v1/queues/{name}", h_queue_put, ADMIN)                       \
-	X(PATCH, "/v1/queues/{name}", h_queue_patch, ADMIN)                   \
-	X(DELETE, "/v1/queues/{name}", h_queue_delete, ADMIN)                 \
-	X(GET, "/v1/jobs", h_jobs_list, OPEN)                                 \
-	X(POST, "/v1/jobs", h_job_submit, ADMIN)                              \
-	X(GET, "/v1/jobs/{name}", h_job_get, OPEN)                            \
-	X(DELETE, "/v1/jobs/{name}", h_job_cancel, ADMIN)                     \
-	X(GET, "/v1/nodes", h_nodes_list, OPEN)                               \
-	X(GET, "/v1/nodes/{name}", h_node_get, OPEN)                          \
-	X(POST, "/v1/nodes/{name}/health", h_node_health, HEALTH)             \
-	X(GET, "/v1/reservations", h_rsv_list, OPEN)                          \
-	X(POST, "/v1/reservations", h_rsv_create, ADMIN)                      \
-	X(GET, "/v1/reservations/{name}", h_rsv_get, OPEN)                    \
-	X(DELETE, "/v1/reservations/{name}", h_rsv_delete, ADMIN)             \
-	X(GET, "/v1/fairshare", h_fairshare, OPEN)                            \
-	X(GET, "/v1/plan", h_plan, OPEN)                                      \
-	X(GET, "/v1/decisions", h_decisions, OPEN)                            \
-	X(POST, "/v1/cycle", h_cycle, ADMIN)                                  \
-	X(GET, "/v1/stats", h_stats, OPEN)                                    \
-	X(GET, "/metrics", h_metrics, OPEN)
+/*        method   path                          handler        auth  query parameters */
+#define FW_API_ROUTES(X)                                                   \
+	X(GET, "/v1/health", h_health, OPEN, "")                           \
+	X(GET, "/v1/queues", h_queues_list, OPEN, "")                      \
+	X(POST, "/v1/queues", h_queue_create, ADMIN, "")                   \
+	X(GET, "/v1/queues/{name}", h_queue_get, OPEN, "")                 \
+	X(PUT, "/v1/queues/{name}", h_queue_put, ADMIN, "")                \
+	X(PATCH, "/v1/queues/{name}", h_queue_patch, ADMIN, "")            \
+	X(DELETE, "/v1/queues/{name}", h_queue_delete, ADMIN, "")          \
+	X(GET, "/v1/jobs", h_jobs_list, OPEN, "state,limit,queue,user")    \
+	X(POST, "/v1/jobs", h_job_submit, ADMIN, "dryRun")                 \
+	X(GET, "/v1/jobs/{name}", h_job_get, OPEN, "")                     \
+	X(DELETE, "/v1/jobs/{name}", h_job_cancel, ADMIN, "")              \
+	X(GET, "/v1/nodes", h_nodes_list, OPEN, "health")                  \
+	X(GET, "/v1/nodes/{name}", h_node_get, OPEN, "")                   \
+	X(POST, "/v1/nodes/{name}/health", h_node_health, HEALTH, "")      \
+	X(GET, "/v1/reservations", h_rsv_list, OPEN, "")                   \
+	X(POST, "/v1/reservations", h_rsv_create, ADMIN, "")               \
+	X(GET, "/v1/reservations/{name}", h_rsv_get, OPEN, "")             \
+	X(DELETE, "/v1/reservations/{name}", h_rsv_delete, ADMIN, "")      \
+	X(GET, "/v1/fairshare", h_fairshare, OPEN, "")                     \
+	X(GET, "/v1/plan", h_plan, OPEN, "")                               \
+	X(GET, "/v1/decisions", h_decisions, OPEN, "job,kind,since,limit") \
+	X(POST, "/v1/cycle", h_cycle, ADMIN, "")                           \
+	X(GET, "/v1/stats", h_stats, OPEN, "")                             \
+	X(GET, "/metrics", h_metrics, OPEN, "")
 
-#define FW__DECL(m, p, h, mut) static void h(struct ctx *c);
+#define FW__DECL(m, p, h, mut, q) static void h(struct ctx *c);
 FW_API_ROUTES(FW__DECL)
 #undef FW__DECL
 
@@ -87,10 +87,11 @@ struct route {
 	const char *method, *path;
 	void (*fn)(struct ctx *);
 	enum auth auth;
+	const char *query; /* the query parameters it takes, comma-separated */
 };
 
 static const struct route routes[] = {
-#define FW__ROUTE(m, p, h, mut) { #m, p, h, mut },
+#define FW__ROUTE(m, p, h, mut, q) { #m, p, h, mut, q },
 	FW_API_ROUTES(FW__ROUTE)
 #undef FW__ROUTE
 };
@@ -542,19 +543,28 @@ static void h_queue_put(struct ctx *c)
 /* RFC 7396 JSON merge patch of target by patch: a member of the patch
  * replaces the target's, an object merges member by member, and null
  * removes the member (so it takes its default: limit.gpu null =
- * unlimited, no parent = top level). */
+ * unlimited, no parent = top level).  An object merges into the target's
+ * member, or into an empty one when the target has none (or a non-object):
+ * its nulls then remove nothing and are not copied, so
+ * {"gpuModelLimits":{"A100":null}} on a queue without model limits is a
+ * no-op, as the RFC has it, rather than a null for the codec to refuse. */
 static void merge_patch(json_t *target, json_t *patch)
 {
 	const char *k;
 	json_t *v, *t;
 
 	json_object_foreach(patch, k, v) {
-		if (json_is_null(v))
+		if (json_is_null(v)) {
 			json_object_del(target, k);
-		else if (json_is_object(v) && json_is_object(t = json_object_get(target, k)))
-			merge_patch(t, v);
-		else
+			continue;
+		}
+		if (!json_is_object(v)) {
 			json_object_set(target, k, v);
+			continue;
+		}
+		if (!json_is_object(t = json_object_get(target, k)))
+			json_object_set_new(target, k, t = json_object());
+		merge_patch(t, v);
 	}
 }
 
@@ -677,7 +687,8 @@ static fw_time time_limit(const struct fw_serve *d, const struct fw_backend_job 
 /* A running local job's nodes and expected end, as the view gives them
  * (view.c job_nodes, expected_end): its placements' nodes in order, and
  * start + the rest of its runtime (less what checkpoints saved), or +
- * its time limit when that is shorter; none without a runtime. */
+ * its time limit when that is shorter or it has no runtime; none with
+ * neither. */
 static void local_run_fields(const struct fw_serve *d, const struct fw_backend_job *j, fw_time start, json_t *o)
 {
 	const struct fw_backend_placement *pl;
@@ -694,6 +705,8 @@ static void local_run_fields(const struct fw_serve *d, const struct fw_backend_j
 	if (rt > 0) {
 		rt -= kept;
 		json_object_set_new(o, "expectedEnd", json_integer(start + (m > 0 && m < rt ? m : rt)));
+	} else if (m > 0) {
+		json_object_set_new(o, "expectedEnd", json_integer(start + m));
 	}
 }
 
@@ -1216,6 +1229,7 @@ static void h_job_submit(struct ctx *c)
 	if (!need_body(c) || !backend_ready(c))
 		return;
 	if ((rc = fw_codec_job_parse(c->body, &d->fleet->topology, bj, &dg)) != FW_OK ||
+	    (rc = fw_codec_text_check(bj->job.user, "user", true, &dg)) != FW_OK ||
 	    (rc = check_asks(&bj->job, &dg)) != FW_OK)
 		return fail_diag(c, rc, &dg);
 	bool named = bj->job.name[0] != '\0';
@@ -1504,7 +1518,8 @@ static void h_node_health(struct ctx *c)
 	snprintf(h.node, sizeof h.node, "%.*s", (int)sizeof h.node - 1, c->name); /* a name: it fits */
 	h.at = h.received = fw_serve_now();
 	gpus = d->fleet->nodes[fw_serve_node_index(d, c->name)].gpu_count;
-	if ((rc = fw_codec_health_parse_node(c->body, gpus, &h, &dg)) != FW_OK || (rc = check_health(&h, &dg)) != FW_OK)
+	if ((rc = fw_codec_health_parse_node(c->body, gpus, &h, &dg)) != FW_OK ||
+	    (rc = fw_codec_text_check(h.reason, "reason", false, &dg)) != FW_OK || (rc = check_health(&h, &dg)) != FW_OK)
 		return fail_diag(c, rc, &dg);
 	i = fw_serve_health_index(d, h.node);
 	fw_history_follow(i >= 0 ? &d->health[i] : NULL, &h); /* the daemon's history, not the body's */
@@ -1587,7 +1602,8 @@ static void h_rsv_create(struct ctx *c)
 		return fail(c, 500, "ENOMEM", "", "out of memory");
 	if (!need_body(c))
 		goto out;
-	if ((rc = fw_codec_reservation_parse(c->body, r, &dg)) != FW_OK) {
+	if ((rc = fw_codec_reservation_parse(c->body, r, &dg)) != FW_OK ||
+	    (rc = fw_codec_text_check(r->reason, "reason", false, &dg)) != FW_OK) {
 		fail_diag(c, rc, &dg);
 		goto out;
 	}
@@ -1848,6 +1864,56 @@ static bool name_ok(struct ctx *c, const char *pattern)
 	return false;
 }
 
+/* s as printable ASCII in buf (n bytes), for an answer to name a query
+ * parameter: any other byte becomes '?' (a JSON answer must be UTF-8),
+ * and a longer one is cut. */
+static const char *printable(const char *s, char *buf, size_t n)
+{
+	size_t i = 0;
+
+	for (; s[i] && i + 1 < n; i++)
+		buf[i] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
+	buf[i] = '\0';
+	return buf;
+}
+
+/* The first query parameter the request gives that r does not take
+ * (r->query), or NULL: state and limit, which the HTTP layer hands over
+ * apart, then the others. */
+static const char *unknown_param(const struct ctx *c, const struct route *r)
+{
+	if (c->rq->query_state && !in_list(r->query, "state"))
+		return "state";
+	if (c->rq->query_limit && !in_list(r->query, "limit"))
+		return "limit";
+	for (const char *const *kv = c->rq->args; kv && kv[0]; kv += 2)
+		if (!in_list(r->query, kv[0]))
+			return kv[0];
+	return NULL;
+}
+
+/* Every query parameter of the request is one the route takes: a
+ * misspelt one (?dryrun=true) or one the route does not have would
+ * otherwise be ignored and the call made as if it were not there.  Fails
+ * it (400 naming the parameter, and what the route takes) when not. */
+static bool query_ok(struct ctx *c, const struct route *r)
+{
+	const char *bad = unknown_param(c, r);
+	char key[72];
+
+	if (!bad)
+		return true;
+	if (r->query[0])
+		fail(c, 400, "EINVAL", printable(bad, key, sizeof key),
+		     "unknown query parameter; %s %s takes only %s (the names are case-sensitive)", r->method, r->path,
+		     r->query);
+	else
+		fail(c, 400, "EINVAL", printable(bad, key, sizeof key),
+		     "unknown query parameter; %s %s takes none (its input is the path%s)", r->method, r->path,
+		     strcmp(r->method, "GET") && strcmp(r->method, "DELETE") ? " and the JSON body" : "");
+	return false;
+}
+
 /* The methods the routes of path take, for a 405's Allow header: in
  * route-table order, and HEAD after GET (fw_api_handle answers it). */
 static void allow_list(const char *path, char *buf, size_t n)
@@ -1880,7 +1946,7 @@ void fw_api_handle(struct fw_serve *d, const struct fw_api_req *rq, struct fw_ap
 		path_known = true;
 		if (strcmp(routes[i].method, method))
 			continue;
-		if (allowed(&c, routes[i].auth) && name_ok(&c, routes[i].path))
+		if (allowed(&c, routes[i].auth) && name_ok(&c, routes[i].path) && query_ok(&c, &routes[i]))
 			routes[i].fn(&c);
 		goto done;
 	}

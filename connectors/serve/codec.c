@@ -84,6 +84,36 @@ int fw_codec_name_check(const char *name, const char *field, struct fw_diag *d)
 	return BAD(d, strlen(name) >= FW_NAME_MAX ? FW_ERANGE : FW_EINVAL, field, "%s", why);
 }
 
+/* A byte's name for a refusal: "a tab", "a newline", "a space", "byte
+ * 0x1b". */
+static const char *byte_name(unsigned char ch, char *buf, size_t n)
+{
+	switch (ch) {
+	case '\t': return "a tab";
+	case '\n': return "a newline";
+	case '\r': return "a carriage return";
+	case ' ': return "a space";
+	default: snprintf(buf, n, "byte 0x%02x", ch); return buf;
+	}
+}
+
+int fw_codec_text_check(const char *text, const char *field, bool word, struct fw_diag *d)
+{
+	char b[16];
+
+	for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+		if (*p >= 0x20 && *p != 0x7f && (!word || *p != ' '))
+			continue;
+		if (word)
+			return BAD(d, FW_EINVAL, field,
+				   "has %s at byte %td; it must be one word, without whitespace or control characters "
+				   "(as a login name is)", byte_name(*p, b, sizeof b), (const char *)p - text);
+		return BAD(d, FW_EINVAL, field, "has %s at byte %td; write it on one line, without control characters",
+			   byte_name(*p, b, sizeof b), (const char *)p - text);
+	}
+	return FW_OK;
+}
+
 static int get_name(json_t *o, const char *path, const char *key, bool req, char *dst, struct fw_diag *d)
 {
 	char f[128];

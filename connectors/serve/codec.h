@@ -136,6 +136,14 @@ int fw_codec_body(const char *buf, size_t len, json_t **out, struct fw_diag *d);
  * field. */
 int fw_codec_name_check(const char *name, const char *field, struct fw_diag *d);
 
+/* A free text the daemon shows in table lines (a job's user, a
+ * reservation's or a health report's reason) has no control characters
+ * (a tab or a newline would break the line) and, when word (a user), no
+ * spaces either; "" passes.  FW_OK, or FW_EINVAL with *d naming field and
+ * the byte.  The API checks what it is sent; the store's documents are
+ * read back without it, so a store written before the check still opens. */
+int fw_codec_text_check(const char *text, const char *field, bool word, struct fw_diag *d);
+
 /* name_in_path: the {name} of PUT /v1/queues/{name} (NULL for POST: the
  * body's "name" is required).  A body name that differs is an error. */
 int fw_codec_queue_parse(json_t *o, const char *name_in_path, struct fw_queue_spec *q,

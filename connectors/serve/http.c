@@ -75,12 +75,15 @@ static bool gather(struct conn *c, const char *data, size_t n)
 }
 
 /* A request's query arguments other than state and limit, for the API
- * (struct fw_api_req args): the first FW_HTTP_ARGS; more are ignored (no
- * route takes more than three). */
+ * (struct fw_api_req args): at most FW_HTTP_ARGS (no route takes more
+ * than four); over says there were more, which is answered 400 here
+ * rather than reading some of them (the API refuses a parameter its route
+ * does not take, and one past the limit would not reach it). */
 #define FW_HTTP_ARGS 16
 struct args {
 	const char *kv[2 * FW_HTTP_ARGS + 1];
 	int n;
+	bool over;
 };
 
 static enum MHD_Result add_arg(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
@@ -90,8 +93,10 @@ static enum MHD_Result add_arg(void *cls, enum MHD_ValueKind kind, const char *k
 	(void)kind;
 	if (!strcmp(key, "state") || !strcmp(key, "limit"))
 		return MHD_YES;
-	if (a->n >= FW_HTTP_ARGS)
+	if (a->n >= FW_HTTP_ARGS) {
+		a->over = true;
 		return MHD_NO;
+	}
 	a->kv[2 * a->n] = key;
 	a->kv[2 * a->n + 1] = value ? value : "";
 	a->n++;
@@ -105,7 +110,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con, const c
 	struct conn *c = *con_cls;
 	struct fw_api_req rq;
 	struct fw_api_resp rs;
-	struct args args = { { NULL }, 0 };
+	struct args args = { { NULL }, 0, false };
 
 	(void)version;
 	if (!c) {
@@ -125,12 +130,18 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con, const c
 				 strdup("{\"error\":{\"status\":413,\"code\":\"ERANGE\",\"field\":\"body\","
 					"\"message\":\"the request body is larger than 1 MiB\"}}"),
 				 NULL);
+	MHD_get_connection_values(con, MHD_GET_ARGUMENT_KIND, add_arg, &args);
+	if (args.over)
+		return send_resp(con, 400, NULL,
+				 strdup("{\"error\":{\"status\":400,\"code\":\"EINVAL\",\"field\":\"query\","
+					"\"message\":\"the query has more than 16 parameters; no endpoint takes more "
+					"than 4\"}}"),
+				 NULL);
 	memset(&rq, 0, sizeof rq);
 	rq.method = method;
 	rq.path = url;
 	rq.query_state = MHD_lookup_connection_value(con, MHD_GET_ARGUMENT_KIND, "state");
 	rq.query_limit = MHD_lookup_connection_value(con, MHD_GET_ARGUMENT_KIND, "limit");
-	MHD_get_connection_values(con, MHD_GET_ARGUMENT_KIND, add_arg, &args);
 	rq.args = args.kv;
 	rq.auth = MHD_lookup_connection_value(con, MHD_HEADER_KIND, "Authorization");
 	rq.body = c->buf;

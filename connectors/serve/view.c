@@ -133,14 +133,16 @@ static void limit_field(json_t *o, const struct fw_snapshot *s, const struct fw_
 }
 
 /* A running job's expected end: start + its runtime, but no later than its
- * run-time limit ends it; none without a runtime (the limit bounds the run
- * but does not predict it). */
+ * run-time limit ends it; without a runtime, start + the limit (it ends
+ * then at the latest, as the cycle ends it); none with neither. */
 static void expected_end(json_t *o, const struct fw_snapshot *s, const struct fw_job *j, fw_time start)
 {
 	fw_time rt = j->expected_runtime, m = fw_job_limit(s, j);
 
 	if (rt > 0)
 		json_object_set_new(o, "expectedEnd", json_integer(start + (m > 0 && m < rt ? m : rt)));
+	else if (m > 0)
+		json_object_set_new(o, "expectedEnd", json_integer(start + m));
 }
 
 static json_t *job_json(const struct fw_snapshot *s, const struct fw_plan *p, const struct fw_serve_left *left,

@@ -607,6 +607,24 @@ assert r["dryRun"] is True and j["name"] == "two-groups" and j["state"] == "pend
 assert j["expectedStart"] is None and "can never hold it" in j["unknownWhyText"], j' "$BODY"
 req POST "/v1/jobs?dryRun=maybe" '{"queue":"llm","tasks":[{"gpus":1}]}'
 check "POST /v1/jobs?dryRun=maybe: 400 naming dryRun" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = dryRun ]
+for qf in "dryrun=true dryrun" "bogus=1 bogus" "dryRun=true&bogus=1 bogus"; do
+	q=${qf% *} f=${qf#* }
+	req POST "/v1/jobs?$q" '{"name":"qp-typo","queue":"llm","tasks":[{"gpus":1}]}'
+	check "POST /v1/jobs?$q: 400 naming $f, saying the endpoint takes only dryRun" \
+		[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], "takes only dryRun" in j["error"]["message"]')" = "$f True" ]
+done
+req POST /v1/jobs '{"name":"ctl-user","queue":"llm","tasks":[{"gpus":1}],"user":"x\ty\nz"}'
+check "a user with a tab and a newline: 400 naming user, saying it must be one word" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], "one word" in j["error"]["message"]')" = "user True" ]
+req GET /v1/jobs/qp-typo
+check "... and none of them submitted the job (nor the one with a tab in its user)" \
+	[ "$CODE" = 404 -a "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/v1/jobs/ctl-user")" = 404 ]
+req GET "/v1/decisions?jobs=qp-typo"
+check "GET /v1/decisions?jobs= (a typo of job): 400 naming jobs, not the whole log" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = jobs ]
+req DELETE "/v1/queues/llm?force=1"
+check "DELETE /v1/queues/llm?force=1: 400 naming force, the queue kept" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = force ] && req GET /v1/queues/llm && check "... (it is)" [ "$CODE" = 200 ]
 "$FW" jobs submit --queue llm --gpus 1 --gpus 2 --name cli-last "${C[@]}" >/dev/null 2>&1
 req GET /v1/jobs/cli-last
 check "a flag given twice: the last one counts (--gpus 1 --gpus 2: 2 GPUs)" [ "$(jfield 'j["gpus"]')" = 2 ]
@@ -725,6 +743,12 @@ check "fairway queues set --gpu-model-limits A100=none,H100=6: one lifted, one c
 "$FW" queues set cliq --gpu-model-limits none "${C[@]}" >/dev/null 2>&1
 req GET /v1/queues/cliq
 check "fairway queues set --gpu-model-limits none lifts them" [ "$(jfield '"gpuModelLimits" in j')" = False ]
+"$FW" queues set cliq --gpu-model-limits H100=8,A100=none "${C[@]}" >"$T/out" 2>&1
+rc=$?
+req GET /v1/queues/cliq
+check "fairway queues set --gpu-model-limits H100=8,A100=none on a queue without model limits: A100=none is a no-op (RFC 7396)" \
+	[ "$rc" = 0 -a "$(jfield 'j["gpuModelLimits"]')" = "{'H100': 8.0}" ]
+req PATCH /v1/queues/cliq '{"gpuModelLimits":null}'
 # deserved GPUs of a model: which models cliq's 2 deserved GPUs are; set by the
 # CLI and by PATCH, shown in the document, the listing, /v1/fairshare and
 # /metrics; a misspelt model and entries over deserved.gpu refused, nothing changed
@@ -1597,6 +1621,14 @@ check "fairway jobs why: state timeout, why it ended: its own run-time limit" ba
 	"grep -q '^state: timeout$' '$T/why' && grep -q '^why it ended: ended: it has run [0-9]* s and its own run-time limit (maxRuntime) is 2 s' '$T/why'"
 req GET /v1/jobs/free-long
 check "the job of q without a limit of its own runs on" [ "$(jfield 'j["state"], "timeLimit" in j')" = "running False" ]
+# bounded only by its limit (no runtime): expected to end when the limit ends it
+req POST /v1/jobs '{"name":"own-only","queue":"q","maxRuntime":3600,"tasks":[{"gpus":1}]}'
+req POST /v1/cycle
+job_is "a running job with no runtime and a 3600 s limit: expectedEnd = startTime + timeLimit" own-only \
+	'j["state"] == "running" and j["timeLimit"] == 3600 and j.get("expectedEnd", 0) - j["startTime"] == 3600'
+"$FW" jobs why own-only "${C[@]}" >"$T/why" 2>&1
+check "... fairway jobs why says when it is expected to end" grep -q '^expected to end ' "$T/why"
+req DELETE /v1/jobs/own-only
 "$FW" jobs submit --queue q --gpus 1 --name cli-own --max-runtime 2h "${C[@]}" >/dev/null 2>&1
 req GET /v1/jobs/cli-own
 check "fairway jobs submit --max-runtime 2h: maxRuntime 7200" [ "$(jfield 'j["maxRuntime"]')" = 7200 ]
@@ -1694,6 +1726,13 @@ sys.exit(not (q[\"spent\"][\"gpuHourBudget\"] == 50 and q[\"fresh\"][\"gpuHourBu
 "$FW" fairshare "${C[@]}" >"$T/fs-budget" 2>&1
 check "fairway fairshare: a BUDGET(GPUh) column, spent's 50 marked spent (it has used about 100), fresh's -" \
 	bash -c "grep -q 'BUDGET(GPUh)\$' '$T/fs-budget' && grep -Eq '^spent .* 50 spent\$' '$T/fs-budget' && grep -Eq '^fresh .* -\$' '$T/fs-budget'"
+"$FW" queues set spent --gpu-hour-budget 0.001 "${C[@]}" >/dev/null 2>&1
+req POST /v1/cycle
+"$FW" fairshare "${C[@]}" >"$T/fs-small" 2>&1
+check "fairway fairshare: a budget of 0.001 GPU-hours shows as 0.001, not 0 (spent, beside its usage of about 100)" \
+	grep -Eq '^spent .* (99\.9[0-9]*|100) +0\.001 spent$' "$T/fs-small"
+"$FW" queues set spent --gpu-hour-budget 50 "${C[@]}" >/dev/null 2>&1
+req POST /v1/cycle
 curl -s "http://127.0.0.1:$PORT/metrics" >"$T/metrics-budget"
 check "/metrics: org's fairway_queue_usage_gpu_hours is its subtree's (spent's plus fresh's, to the 3 decimals shown)" \
 	awk '$1 == "fairway_queue_usage_gpu_hours{queue=\"org\"}" {o = $2} $1 == "fairway_queue_usage_gpu_hours{queue=\"spent\"}" {s = $2}

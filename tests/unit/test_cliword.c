@@ -83,6 +83,34 @@ TEST(durations_take_one_unit_of_s_m_h_or_d)
 	ASSERT(x == -1); /* untouched when refused */
 }
 
+/* Numbers are plain decimal: an exponent or hex, which strtod reads, is
+ * refused rather than read as 10 or 16; so are '+', inf and nan. */
+TEST(decimals_have_no_exponent_or_hex)
+{
+	const char *end = NULL;
+	double x = -1;
+
+	ASSERT(fw_cli_decimal("16", &x, &end) && x == 16 && *end == '\0');
+	ASSERT(fw_cli_decimal("-5", &x, &end) && x == -5);
+	ASSERT(fw_cli_decimal("0.5", &x, &end) && x == 0.5);
+	ASSERT(fw_cli_decimal(".5", &x, &end) && x == 0.5);
+	ASSERT(fw_cli_decimal("2.", &x, &end) && x == 2);
+	ASSERT(fw_cli_decimal("10m", &x, &end) && x == 10 && !strcmp(end, "m"));
+	ASSERT(!fw_cli_decimal("0x10", &x, &end));
+	ASSERT(!fw_cli_decimal("1e1", &x, &end));
+	ASSERT(!fw_cli_decimal("1E1", &x, &end));
+	ASSERT(!fw_cli_decimal("+5", &x, &end));
+	ASSERT(!fw_cli_decimal(" 5", &x, &end));
+	ASSERT(!fw_cli_decimal("", &x, &end));
+	ASSERT(!fw_cli_decimal("-", &x, &end));
+	ASSERT(!fw_cli_decimal(".", &x, &end));
+	ASSERT(!fw_cli_decimal("inf", &x, &end));
+	ASSERT(!fw_cli_decimal("nan", &x, &end));
+	ASSERT(!fw_cli_duration("0x10", &x));
+	ASSERT(!fw_cli_duration("1e3", &x));
+	ASSERT(!fw_cli_duration("1e1m", &x));
+}
+
 TEST_MAIN(split_eq_cuts_the_word_at_the_first_equals, joined_values_of_switches_and_empty_ones_are_refused,
 	  hint_names_the_one_flag_a_typo_is_near, hint_is_cut_to_its_buffer_and_long_words_are_out_of_reach,
-	  durations_take_one_unit_of_s_m_h_or_d)
+	  durations_take_one_unit_of_s_m_h_or_d, decimals_have_no_exponent_or_hex)

@@ -1228,6 +1228,20 @@ TEST(caller_now_is_checked_like_now)
 	fw_snapshot_free(s);
 }
 
+/* A name that is not one says how names are used, with commands that
+ * exist (it named "fairway jobs get", which does not). */
+TEST(a_bad_name_points_at_real_commands)
+{
+	struct fw_snapshot *s;
+	struct fw_diag d;
+
+	ASSERT_EQ(load("nodes: [{name: \"n 1\", gpus: 8}]\n", &s, &d), FW_EINVAL);
+	ASSERT_STR_EQ(d.field, "nodes[0].name");
+	ASSERT_STR_CONTAINS(d.msg, "rename it (nodes, queues and jobs are addressed by name: fairway jobs show NAME, "
+				   "fairway nodes show NAME, /v1/queues/NAME)");
+	ASSERT(strstr(d.msg, "jobs get") == NULL);
+}
+
 TEST_MAIN(setup, full_example, full_example_queues, full_example_jobs,
 	  defaults, durations, quantities, quantities_in_yaml, node_groups,
 	  node_groups_errors, fractional_gpu, type_and_range_errors,
@@ -1236,4 +1250,4 @@ TEST_MAIN(setup, full_example, full_example_queues, full_example_jobs,
 	  bad_input_files, bad_input_cases_txt, docs_example,
 	  queue_min_runtime, scheduler_reserve_depth, scheduler_xfactor_cap, scheduler_starve_after_and_drain_running,
 	  job_node_selector, queue_gpu_model_limits, queue_user_usage, a_label_without_a_value,
-	  caller_now_is_checked_like_now)
+	  caller_now_is_checked_like_now, a_bad_name_points_at_real_commands)

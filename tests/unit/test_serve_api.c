@@ -1372,6 +1372,189 @@ TEST(a_sub_cycle_reserves_no_job_the_cycle_starts)
 	served_down(&f);
 }
 
+/* A request with query arguments (key, value, ..., NULL) and limit:
+ * "STATUS field" for a refusal (its error's field), "STATUS" otherwise. */
+static const char *with_query(struct fw_serve *d, const char *method, const char *path, const char *limit,
+			      const char *body, const char *const *args)
+{
+	static char out[256];
+	char auth[300];
+	struct fw_api_req rq = { method, path, NULL, limit, auth, body, strlen(body), args };
+	struct fw_api_resp rs;
+	json_t *o;
+
+	snprintf(auth, sizeof auth, "Bearer %s", d->token);
+	fw_api_handle(d, &rq, &rs);
+	o = rs.body ? json_loads(rs.body, 0, NULL) : NULL;
+	if (!o)
+		snprintf(out, sizeof out, "%u (not JSON)", rs.status);
+	else if (rs.status >= 400)
+		snprintf(out, sizeof out, "%u %s", rs.status,
+			 json_string_value(json_object_get(json_object_get(o, "error"), "field")));
+	else
+		snprintf(out, sizeof out, "%u", rs.status);
+	json_decref(o);
+	free(rs.body);
+	return out;
+}
+
+/* A query parameter the route does not take (a misspelt dryRun, a filter
+ * the route does not have) is refused, naming it, before anything is done:
+ * POST /v1/jobs?dryrun=true submits nothing. */
+TEST(an_unknown_query_parameter_is_refused)
+{
+	static const char *const dryrun[] = { "dryrun", "true", NULL }, *const bogus[] = { "bogus", "1", NULL };
+	static const char *const jobs[] = { "jobs", "a", NULL }, *const odd[] = { "\xff\n", "1", NULL };
+	static const char *const dry[] = { "dryRun", "true", NULL }, *const kind[] = { "kind", "start", NULL };
+	const char *b = "{\"name\":\"a\",\"queue\":\"q\",\"runtime\":100,\"tasks\":[{\"gpus\":1}]}";
+	struct served f;
+	char body[4096];
+
+	served_up(&f);
+	ASSERT_STR_EQ(with_query(&f.d, "POST", "/v1/jobs", NULL, b, dryrun), "400 dryrun");
+	ASSERT_STR_EQ(with_query(&f.d, "POST", "/v1/jobs", NULL, b, bogus), "400 bogus");
+	ASSERT_STR_EQ(with_query(&f.d, "POST", "/v1/jobs", "5", b, NULL), "400 limit");
+	ASSERT_EQ(get_as(&f.d, "/v1/jobs/a", NULL, body, sizeof body), 404);
+	ASSERT_STR_EQ(with_query(&f.d, "POST", "/v1/jobs", NULL, b, dry), "200");
+	ASSERT_STR_EQ(with_query(&f.d, "GET", "/v1/decisions", NULL, "", jobs), "400 jobs");
+	ASSERT_STR_EQ(with_query(&f.d, "GET", "/v1/decisions", "5", "", kind), "200");
+	ASSERT_STR_EQ(with_query(&f.d, "GET", "/v1/queues", "5", "", NULL), "400 limit");
+	ASSERT_STR_EQ(with_query(&f.d, "DELETE", "/v1/queues/q", NULL, "", bogus), "400 bogus");
+	ASSERT_STR_EQ(with_query(&f.d, "PATCH", "/v1/queues/q", NULL, "{}", odd), "400 ??");
+	ASSERT_STR_EQ(with_query(&f.d, "GET", "/v1/queues/q", NULL, "", NULL), "200");
+	served_down(&f);
+}
+
+/* PATCH /v1/queues/q with body: "STATUS gpuModelLimits gpuModelDeserved"
+ * of the queue it answers (each as JSON, "-" when absent), or "STATUS
+ * field" for a refusal. */
+static const char *patch_models(struct fw_serve *d, const char *body)
+{
+	static char out[512];
+	char auth[300];
+	struct fw_api_req rq = { "PATCH", "/v1/queues/q", NULL, NULL, auth, body, strlen(body), NULL };
+	struct fw_api_resp rs;
+	json_t *o;
+
+	snprintf(auth, sizeof auth, "Bearer %s", d->token);
+	fw_api_handle(d, &rq, &rs);
+	o = rs.body ? json_loads(rs.body, 0, NULL) : NULL;
+	if (rs.status == 200) {
+		char *lim = json_dumps(json_object_get(o, "gpuModelLimits"), JSON_COMPACT | JSON_SORT_KEYS);
+		char *des = json_dumps(json_object_get(o, "gpuModelDeserved"), JSON_COMPACT | JSON_SORT_KEYS);
+		snprintf(out, sizeof out, "200 %s %s", lim ? lim : "-", des ? des : "-");
+		free(lim);
+		free(des);
+	} else {
+		snprintf(out, sizeof out, "%u %s", rs.status,
+			 json_string_value(json_object_get(json_object_get(o, "error"), "field")));
+	}
+	json_decref(o);
+	free(rs.body);
+	return out;
+}
+
+/* A merge patch (RFC 7396) null for a model a queue's table does not
+ * have is a no-op, whether the queue has a table or not: the same body
+ * succeeds on both (it was "gpuModelLimits.A100: must be a number" on a
+ * queue without one). */
+TEST(a_merge_patch_null_for_an_absent_model_is_a_no_op)
+{
+	static const char models[] = "now: 0\n"
+				     "nodes:\n"
+				     "  - {name: h0, gpus: 8, gpuModel: H100, cpu: 64, memory: 512Gi}\n"
+				     "  - {name: a0, gpus: 8, gpuModel: A100, cpu: 64, memory: 512Gi}\n"
+				     "queues:\n"
+				     "  - {name: q, resources: {gpu: {quota: 8}}}\n";
+	struct served f;
+
+	up_yaml = models;
+	served_up(&f);
+	up_yaml = NULL;
+	ASSERT_STR_EQ(patch_models(&f.d, "{\"gpuModelLimits\":{\"H100\":8,\"A100\":null}}"), "200 {\"H100\":8.0} -");
+	ASSERT_STR_EQ(patch_models(&f.d, "{\"gpuModelLimits\":{\"H100\":8,\"A100\":null}}"), "200 {\"H100\":8.0} -");
+	ASSERT_STR_EQ(patch_models(&f.d, "{\"gpuModelLimits\":{\"H100\":null}}"), "200 - -");
+	ASSERT_STR_EQ(patch_models(&f.d, "{\"gpuModelDeserved\":{\"H100\":4,\"A100\":null}}"),
+		      "200 - {\"H100\":4.0}");
+	ASSERT_STR_EQ(patch_models(&f.d, "{\"gpuModelDeserved\":{\"A100\":2,\"H100\":null}}"),
+		      "200 - {\"A100\":2.0}");
+	ASSERT_STR_EQ(patch_models(&f.d, "{\"gpuModelLimits\":{\"A100\":\"x\"}}"), "400 gpuModelLimits.A100");
+	served_down(&f);
+}
+
+/* A job's user and a reservation's or a health report's reason are shown
+ * in table lines: a user with a tab or a newline (or a space), a reason
+ * with a newline, is refused naming the member, and nothing is kept. */
+TEST(free_text_that_would_break_a_table_line_is_refused)
+{
+	static const char *const none[] = { NULL };
+	struct served f;
+	char body[4096];
+
+	served_up(&f);
+	ASSERT_STR_EQ(with_query(&f.d, "POST", "/v1/jobs", NULL,
+				 "{\"name\":\"t\",\"queue\":\"q\",\"tasks\":[{\"gpus\":1}],\"user\":\"x\\ty\\nz\"}",
+				 none),
+		      "400 user");
+	ASSERT_STR_EQ(with_query(&f.d, "POST", "/v1/jobs", NULL,
+				 "{\"name\":\"t\",\"queue\":\"q\",\"tasks\":[{\"gpus\":1}],\"user\":\"a b\"}", none),
+		      "400 user");
+	ASSERT_EQ(get_as(&f.d, "/v1/jobs/t", NULL, body, sizeof body), 404);
+	ASSERT_STR_EQ(with_query(&f.d, "POST", "/v1/jobs", NULL,
+				 "{\"name\":\"t\",\"queue\":\"q\",\"tasks\":[{\"gpus\":1}],\"user\":\"alice\"}", none),
+		      "201");
+	ASSERT_STR_EQ(with_query(&f.d, "POST", "/v1/reservations", NULL,
+				 "{\"id\":\"r\",\"kind\":\"maintenance\",\"nodes\":[\"n0\"],\"start\":9000,\"end\":9100,"
+				 "\"reason\":\"power\\nwork\"}",
+				 none),
+		      "400 reason");
+	ASSERT_EQ(get_as(&f.d, "/v1/reservations/r", NULL, body, sizeof body), 404);
+	ASSERT_STR_EQ(with_query(&f.d, "POST", "/v1/nodes/n0/health", NULL,
+				 "{\"healthy\":false,\"reason\":\"XID 79\\r\\nok\"}", none),
+		      "400 reason");
+	served_down(&f);
+}
+
+/* GET path's member key, as a whole number; -1 when absent. */
+static long long member(struct fw_serve *d, const char *path, const char *key)
+{
+	json_t *o = get_json(d, path);
+	json_t *v = json_object_get(o, key);
+	long long n = v ? (long long)json_integer_value(v) : -1;
+
+	json_decref(o);
+	return n;
+}
+
+/* A running job with no runtime, bounded only by a run-time limit (its
+ * queue's maxRuntime), is expected to end when the limit ends it: start +
+ * timeLimit, in the view after a cycle as in the local backend's answer
+ * before one. */
+TEST(a_job_bounded_only_by_its_limit_is_expected_to_end_at_it)
+{
+	struct served f;
+	struct fw_serve d;
+	char body[4096];
+
+	served_up(&f);
+	ASSERT_EQ(send_as(&f.d, "PATCH", "/v1/queues/q", "{\"maxRuntime\":60}"), 200);
+	submit(&f.d, "{\"name\":\"inf\",\"queue\":\"q\",\"tasks\":[{\"gpus\":8}]}");
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	ASSERT_EQ(get_as(&f.d, "/v1/jobs/inf", NULL, body, sizeof body), 200);
+	ASSERT_STR_CONTAINS(body, "\"state\":\"running\"");
+	ASSERT_EQ(member(&f.d, "/v1/jobs/inf", "timeLimit"), 60);
+	ASSERT_EQ(member(&f.d, "/v1/jobs/inf", "expectedEnd"), member(&f.d, "/v1/jobs/inf", "startTime") + 60);
+	served_down(&f);
+
+	daemon_up(&d); /* no cycle yet: the local backend's answer */
+	job(&d, "inf", "q", 0, 1u << 1, true);
+	tick = 1000;
+	fw_serve_set_clock(ticking);
+	ASSERT_EQ(request(&d, "PATCH", "/v1/queues/q", "{\"maxRuntime\":600}", body, sizeof body), 200);
+	ASSERT_EQ(member(&d, "/v1/jobs/inf", "expectedEnd"), member(&d, "/v1/jobs/inf", "startTime") + 600);
+	daemon_down(&d);
+}
+
 TEST_MAIN(a_job_the_fleet_could_never_hold_is_refused, a_sub_cycle_reserves_no_job_the_cycle_starts, the_fit_check_reads_selectors_and_groups_together, a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
 	  an_unbounded_running_job_makes_left_unknown, no_left_without_budget_safe,
 	  before_the_first_cycle_jobs_are_whole_and_nodes_wait, a_cancelled_job_leaves_the_list_before_the_next_cycle,
@@ -1379,4 +1562,6 @@ TEST_MAIN(a_job_the_fleet_could_never_hold_is_refused, a_sub_cycle_reserves_no_j
 	  a_cut_job_list_says_it_is_truncated, the_node_list_filters_by_health,
 	  the_decision_log_is_served_with_its_filters, time_to_start_counts_from_the_last_requeue_and_gpu_hours_accrue,
 	  a_drained_job_restarts_on_a_healthy_node_in_the_same_cycle, requeue_times_survive_a_restart, requeue_times_of_jobs_gone_are_pruned, a_log_read_lets_the_state_lock_go,
-	  a_dry_run_plans_the_job_and_keeps_nothing)
+	  a_dry_run_plans_the_job_and_keeps_nothing, an_unknown_query_parameter_is_refused,
+	  a_merge_patch_null_for_an_absent_model_is_a_no_op, free_text_that_would_break_a_table_line_is_refused,
+	  a_job_bounded_only_by_its_limit_is_expected_to_end_at_it)

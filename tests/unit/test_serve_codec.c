@@ -960,6 +960,32 @@ TEST(body_number_out_of_range_names_its_member)
 	ASSERT(strstr(d.msg, "not valid JSON at byte") != NULL);
 }
 
+/* Free text shown in table lines: a user is one word (no whitespace, no
+ * control characters), a reason one line (spaces but no control
+ * characters); the refusal names the field and the byte. */
+TEST(free_text_has_no_control_characters)
+{
+	struct fw_diag d;
+
+	memset(&d, 0, sizeof d);
+	ASSERT_EQ(fw_codec_text_check("alice", "user", true, &d), FW_OK);
+	ASSERT_EQ(fw_codec_text_check("", "user", true, &d), FW_OK);
+	ASSERT_EQ(fw_codec_text_check("al@corp.example", "user", true, &d), FW_OK);
+	ASSERT_EQ(fw_codec_text_check("x\ty\nz", "user", true, &d), FW_EINVAL);
+	ASSERT_STR_EQ(d.field, "user");
+	ASSERT_STR_CONTAINS(d.msg, "has a tab at byte 1; it must be one word");
+	ASSERT_EQ(fw_codec_text_check("al ice", "user", true, &d), FW_EINVAL);
+	ASSERT_STR_CONTAINS(d.msg, "has a space at byte 2");
+	ASSERT_EQ(fw_codec_text_check("rack power work", "reason", false, &d), FW_OK);
+	ASSERT_EQ(fw_codec_text_check("power\nwork", "reason", false, &d), FW_EINVAL);
+	ASSERT_STR_EQ(d.field, "reason");
+	ASSERT_STR_CONTAINS(d.msg, "has a newline at byte 5; write it on one line");
+	ASSERT_EQ(fw_codec_text_check("a\x1b[2J", "reason", false, &d), FW_EINVAL);
+	ASSERT_STR_CONTAINS(d.msg, "has byte 0x1b at byte 1");
+	ASSERT_EQ(fw_codec_text_check("a\x7f", "reason", false, &d), FW_EINVAL);
+}
+
 TEST_MAIN(queue_units_and_defaults, queue_refusals_name_the_field, queue_gpu_model_limits, queue_gpu_hour_budget, queue_gpu_model_deserved, job_parse_and_round_trip, job_node_selector, job_slices, job_exit_code, job_checkpoint_interval, job_max_runtime,
 	  whole_reals_are_whole_numbers, bad_gpus_whole_reals_and_the_nodes_range, reservation_and_health_refusals, every_refusal_names_its_field, health_incidents_stored_form, history_incidents_and_lemon,
-	  history_keeps_the_last_eight, names_are_one_path_segment, body_number_out_of_range_names_its_member)
+	  history_keeps_the_last_eight, names_are_one_path_segment, body_number_out_of_range_names_its_member,
+	  free_text_has_no_control_characters)
