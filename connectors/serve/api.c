@@ -127,18 +127,45 @@ static void serialise(struct ctx *c)
 	c->out = NULL;
 }
 
+/* s as printable ASCII in buf (n bytes), for an answer that quotes the
+ * request's bytes (a query parameter's name, a refusal's text): any
+ * other byte becomes '?' (a JSON answer must be UTF-8), and a longer
+ * one is cut. */
+static const char *printable(const char *s, char *buf, size_t n)
+{
+	size_t i = 0;
+
+	for (; s[i] && i + 1 < n; i++)
+		buf[i] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
+	buf[i] = '\0';
+	return buf;
+}
+
+/* The error object of a refusal; NULL when a text is not UTF-8. */
+static json_t *error_json(unsigned status, const char *code, const char *field, const char *msg)
+{
+	return json_pack("{s:{s:i,s:s,s:s,s:s}}", "error", "status", status, "code", code, "field", field, "message",
+			 msg);
+}
+
 static void fail(struct ctx *c, unsigned status, const char *code, const char *field, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
+/* A refusal.  Its field and message may quote the request's bytes (a
+ * name from the URL path, /v1/jobs/%FF), or be cut inside a character:
+ * text that is not UTF-8, which JSON cannot carry, is answered in
+ * printable ASCII rather than as a 500. */
 static void fail(struct ctx *c, unsigned status, const char *code, const char *field, const char *fmt, ...)
 {
-	char msg[512];
+	char msg[512], amsg[512], afield[128];
 	va_list ap;
+	json_t *o;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	reply(c, status, json_pack("{s:{s:i,s:s,s:s,s:s}}", "error", "status", status, "code", code, "field", field,
-				   "message", msg));
+	if (!(o = error_json(status, code, field, msg)))
+		o = error_json(status, code, printable(field, afield, sizeof afield), printable(msg, amsg, sizeof amsg));
+	reply(c, status, o);
 }
 
 static unsigned status_of(int rc)
@@ -1862,19 +1889,6 @@ static bool name_ok(struct ctx *c, const char *pattern)
 		return true;
 	fail(c, 400, fw_err_name(rc), "name", "\"%.80s\" in the URL path is not a name: %s", c->name, dg.msg);
 	return false;
-}
-
-/* s as printable ASCII in buf (n bytes), for an answer to name a query
- * parameter: any other byte becomes '?' (a JSON answer must be UTF-8),
- * and a longer one is cut. */
-static const char *printable(const char *s, char *buf, size_t n)
-{
-	size_t i = 0;
-
-	for (; s[i] && i + 1 < n; i++)
-		buf[i] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
-	buf[i] = '\0';
-	return buf;
 }
 
 /* The first query parameter the request gives that r does not take

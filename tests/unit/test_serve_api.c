@@ -1555,7 +1555,27 @@ TEST(a_job_bounded_only_by_its_limit_is_expected_to_end_at_it)
 	daemon_down(&d);
 }
 
-TEST_MAIN(a_job_the_fleet_could_never_hold_is_refused, a_sub_cycle_reserves_no_job_the_cycle_starts, the_fit_check_reads_selectors_and_groups_together, a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
+/* A name in the URL path that is not UTF-8 (/v1/jobs/%FF) is refused as
+ * any bad name is, its bytes shown as '?': JSON cannot carry them, and
+ * the answer was a 500 "out of memory". */
+TEST(a_path_that_is_not_utf8_is_refused_not_failed)
+{
+	static const char *const paths[] = { "/v1/jobs/\xff", "/v1/queues/\xff", "/v1/nodes/\xc3\x28",
+					     "/v1/reservations/\xff" };
+	struct fw_serve d;
+	char body[4096];
+
+	daemon_up(&d);
+	for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+		ASSERT_EQ(request(&d, "GET", paths[i], "", body, sizeof body), 400);
+		ASSERT_STR_CONTAINS(body, "\"code\":\"EINVAL\"");
+		ASSERT_STR_CONTAINS(body, "in the URL path is not a name");
+	}
+	ASSERT_EQ(request(&d, "DELETE", "/v1/jobs/\xff", "", body, sizeof body), 400);
+	daemon_down(&d);
+}
+
+TEST_MAIN(a_job_the_fleet_could_never_hold_is_refused, a_path_that_is_not_utf8_is_refused_not_failed, a_sub_cycle_reserves_no_job_the_cycle_starts, the_fit_check_reads_selectors_and_groups_together, a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
 	  an_unbounded_running_job_makes_left_unknown, no_left_without_budget_safe,
 	  before_the_first_cycle_jobs_are_whole_and_nodes_wait, a_cancelled_job_leaves_the_list_before_the_next_cycle,
 	  log_rows_older_than_log_keep_are_deleted_by_the_cycle, the_job_list_filters_by_queue_and_user,
