@@ -195,19 +195,23 @@ static bool same_domain(const struct fw_snapshot *s, int lvl, int32_t n1, int32_
 	return true;
 }
 
-static int check_task(const struct fw_snapshot *s, const struct fw_job *j,
-		      const struct fw_task_alloc *t, struct fld f, struct fw_diag *d)
+/* A task of a start (at now) or a reservation (at its time): on a node
+ * that takes work then (in service, or back by then: back_at). */
+static int check_task(const struct fw_snapshot *s, const struct fw_job *j, const struct fw_task_alloc *t,
+		      fw_time at, struct fld f, struct fw_diag *d)
 {
 	const struct fw_task_group *g;
 	const struct fw_node *n;
+	bool back;
 
 	if (t->node < 0 || t->node >= s->nnodes || t->group < 0 || t->group >= j->ngroups)
 		return FAILAT(d, f, "job %s: a task names a bad node or group", j->name);
 	g = &j->groups[t->group];
 	n = &s->nodes[t->node];
-	if (!n->schedulable)
+	back = n->back_at > s->now && at >= n->back_at;
+	if (!n->schedulable && !back)
 		return FAILAT(d, f, "job %s started on unschedulable node %s", j->name, n->name);
-	if (n->health == FW_HEALTH_UNHEALTHY || n->health == FW_HEALTH_DRAINING)
+	if ((n->health == FW_HEALTH_UNHEALTHY || n->health == FW_HEALTH_DRAINING) && !back)
 		return FAILAT(d, f, "job %s started on %s node %s", j->name, fw_health_name(n->health), n->name);
 	if ((n->health == FW_HEALTH_SUSPECT || n->suspect_gpu_mask) && !j->preemptible &&
 	    fw_job_gpus(j) >= (s->config.suspect_gang_gpus > 0 ? s->config.suspect_gang_gpus : 16))
@@ -306,7 +310,7 @@ static int check_tasks(const struct fw_snapshot *s, const struct fw_plan *p, con
 
 	for (int32_t k = 0; k < dc->alloc_count; k++) {
 		const struct fw_task_alloc *t = &p->allocs[dc->alloc_first + k];
-		if ((rc = check_task(s, j, t, f, d)) != FW_OK)
+		if ((rc = check_task(s, j, t, dc->kind == FW_DECIDE_START ? s->now : dc->at, f, d)) != FW_OK)
 			return rc;
 		if (s->njob_nodes > 0 && !filter_allows(s, dc->job, t->node))
 			return FAILAT(d, f, "job %s placed on node %s, outside its node filter", j->name,

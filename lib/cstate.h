@@ -53,14 +53,25 @@ struct fw__node {
 	bool usable;           /* schedulable, not UNHEALTHY or DRAINING */
 	bool suspect;          /* SUSPECT or a suspect GPU: big gangs avoid */
 	bool lemon;            /* fault history: big gangs take it last */
+	bool returning;        /* not usable now, usable from its back_at
+				* (snapshot.h): in the index and the domains'
+				* capacity with no GPU free, so a walk's clone
+				* may make it usable then (reserve.c) */
 };
+
+/* Is node n in the domain index, the histograms and the capacities: a
+ * usable node, or one coming back (returning, with nothing free now)? */
+static inline bool fw__indexed(const struct fw__node *n)
+{
+	return n->usable || n->returning;
+}
 
 struct fw__domain {
 	int32_t level;         /* domain level dl */
 	int32_t parent;        /* domain id, -1 for the root */
 	int32_t first, last;   /* range in cstate.order */
 	int32_t free_whole;
-	int32_t cap_whole;     /* usable GPUs under it */
+	int32_t cap_whole;     /* usable GPUs under it, and returning ones' */
 	int32_t hist[FW__HIST];
 	int32_t prev, next;    /* bucket list links (domain ids), -1 = none */
 };

@@ -193,6 +193,8 @@ struct cyc {
 	struct ev *ev_un;           /* reservations by their jobs' expected
 				     * ends (those that end), sorted as made */
 	int32_t nev_un;
+	struct ev *ev_back;         /* returning nodes by back_at, lazily */
+	int32_t nev_back;
 	int32_t nev_st, ev_seen;    /* ... and decisions folded in so far */
 	int32_t *step_node;         /* the nodes the walk's last step changed */
 	int32_t *step_stamp;        /* (fw__walk_release), each once: per node, */
@@ -363,11 +365,14 @@ int fw__reserve(struct cyc *y, int32_t jx);
 int fw__resv_clone(struct cyc *y, struct fw__cstate *d, struct fw__cstate *s);
 int fw__resv_events(struct cyc *y);
 void fw__resv_release(struct fw__cstate *c, const struct fw_job *j, const struct ev *e);
-/* The walk over a clone in time order, three event streams: the running
- * jobs' ends (y->ev_run), this cycle's starts' ends (y->ev_st) and the
+/* The walk over a clone in time order, four event streams: the running
+ * jobs' ends (y->ev_run), this cycle's starts' ends (y->ev_st), the
  * reservations' ends (y->ev_un, kept by reserve.c as each reservation
  * is made: when its job is expected to end; a node comes back once the
- * last reservation holding it has ended).  fw__walk_init fills st[3] (fw__resv_events first);
+ * last reservation holding it has ended) and the returning nodes' back_at
+ * (y->ev_back: a node out of service now takes work from then on, or
+ * from its last reservation's end if later).  fw__walk_init fills
+ * st[FW__NSTREAMS] (fw__resv_events first);
  * fw__walk_next is the next event time (FW__NEVER: none left);
  * fw__walk_release applies every event at t to the clone and lists the
  * nodes it changed in y->step_node[0 .. nstep_node): only those can take
@@ -376,9 +381,10 @@ struct fw__stream {
 	const struct ev *v;
 	int32_t n, i;
 };
-int fw__walk_init(struct cyc *y, struct fw__stream st[3]);
-fw_time fw__walk_next(const struct fw__stream st[3]);
-void fw__walk_release(struct cyc *y, struct fw__cstate *cl, struct fw__stream st[3], fw_time t);
+#define FW__NSTREAMS 4
+int fw__walk_init(struct cyc *y, struct fw__stream st[FW__NSTREAMS]);
+fw_time fw__walk_next(const struct fw__stream st[FW__NSTREAMS]);
+void fw__walk_release(struct cyc *y, struct fw__cstate *cl, struct fw__stream st[FW__NSTREAMS], fw_time t);
 int64_t fw__gang_need(const struct fw_job *job);
 /* Could a step of the walk that changed only nodes step[0 .. nstep), each
  * gaining room, have made job j (no node filter) fit, where it did not

@@ -75,6 +75,7 @@ static void apply_running(struct fw__cstate *c)
 		c->nodes[i].mem_free = s->nodes[i].mem_mib;
 		c->nodes[i].usable = s->nodes[i].schedulable && s->nodes[i].health != FW_HEALTH_UNHEALTHY &&
 				     s->nodes[i].health != FW_HEALTH_DRAINING;
+		c->nodes[i].returning = !c->nodes[i].usable && s->nodes[i].back_at > s->now;
 		c->nodes[i].suspect = s->nodes[i].health == FW_HEALTH_SUSPECT || s->nodes[i].suspect_gpu_mask;
 		c->nodes[i].lemon = s->nodes[i].lemon;
 	}
@@ -196,7 +197,7 @@ static void add_node_aggregates(struct fw__cstate *c, int32_t n)
 	struct fw__node *cn = &c->nodes[n];
 	int32_t good = 0;
 
-	if (!cn->usable)
+	if (!fw__indexed(cn))
 		return;
 	for (int g = 0; g < sn->gpu_count; g++)
 		good += !(sn->bad_gpu_mask & (1u << g));
@@ -339,6 +340,8 @@ static void record_initial(struct fw__cstate *c)
 	for (int32_t i = 0; i < c->nn; i++) {
 		const struct fw__node *n = &c->nodes[i];
 		record_health(c, i);
+		if (n->returning && n->model >= 0) /* none free now: listed for a walk's clone */
+			c->model_hist[n->model * FW__HIST]++;
 		if (!n->usable)
 			continue;
 		if (n->model >= 0) {
@@ -399,7 +402,7 @@ static int build_tainted(struct fw__cstate *c)
 		c->tb_head[k] = c->tb_tail[k] = -1;
 	for (int32_t i = 0; i < c->nn; i++) {
 		const struct fw__node *n = &c->nodes[c->order[i]];
-		if (n->usable && (n->suspect || n->lemon)) {
+		if (fw__indexed(n) && (n->suspect || n->lemon)) {
 			c->tainted[c->ntainted++] = c->order[i];
 			c->tainted_free += n->whole_free;
 			c->tainted_hist[n->whole_free]++;

@@ -892,7 +892,7 @@ static int walk(struct est *e, int64_t *free_end)
 {
 	struct cyc *y = e->y;
 	struct fw__cstate cl;
-	struct fw__stream st[3];
+	struct fw__stream st[FW__NSTREAMS];
 	int32_t *park = NULL, npark = 0;
 	fw_time t;
 	int rc;
@@ -932,7 +932,7 @@ static int empty_clone(struct cyc *y, struct fw__cstate *cl)
 		memset(x->used, 0, sizeof x->used);
 		x->cpu_free = y->s->nodes[n].cpu_milli;
 		x->mem_free = y->s->nodes[n].mem_mib;
-		x->usable = y->c.nodes[n].usable;
+		x->usable = fw__indexed(&y->c.nodes[n]); /* a returning node comes back */
 		x->whole_free = fw__node_whole_free(cl, n);
 		fw__domain_node_changed(cl, n, old);
 	}
@@ -973,7 +973,7 @@ static int64_t place_cap(const struct cyc *y, int32_t jx, const struct fw_job *j
 			bool model = any || nm == 0;
 			for (int32_t k = 0; k < nm && !model; k++)
 				model = c->nodes[n].model == models[k];
-			if (c->nodes[n].usable && model && !(avoid && c->nodes[n].suspect) &&
+			if (fw__indexed(&c->nodes[n]) && model && !(avoid && c->nodes[n].suspect) &&
 			    fw__job_may_use(y->s, jx, n))
 				sum += good_gpus(&y->s->nodes[n]) / piece * piece;
 		}
@@ -1007,7 +1007,7 @@ static struct fw__hopeless never_why(const struct cyc *y, int32_t jx)
 		for (int32_t n = 0; n < c->nn && !fits; n++) {
 			const struct fw_node *sn = &y->s->nodes[n];
 			int64_t good = good_gpus(sn);
-			if (!c->nodes[n].usable || (t->gpus > 0 && m != -2 && c->nodes[n].model != m) ||
+			if (!fw__indexed(&c->nodes[n]) || (t->gpus > 0 && m != -2 && c->nodes[n].model != m) ||
 			    !fw__group_may_use(y->s, jx, g, n))
 				continue;
 			gmax = good > gmax ? good : gmax;
@@ -1195,29 +1195,31 @@ static void release(struct gpu_free *f, const struct ev *e)
 }
 
 /* One node's slot steps: its GPUs' free times in order, a step at each
- * distinct time the count of free GPUs passes a multiple of g.  Returns
+ * distinct time the count of free GPUs passes a multiple of g; a
+ * returning node's GPUs are free no earlier than its back_at.  Returns
  * the slots it holds now. */
 static int64_t node_steps(const struct cyc *y, const struct gpu_free *f, int32_t n, int32_t g,
 			  struct step *out, int32_t *nout)
 {
 	const struct fw_node *sn = &y->s->nodes[n];
 	const struct fw__node *cn = &y->c.nodes[n];
-	fw_time at[FW_MAX_GPUS_PER_NODE];
+	fw_time at[FW_MAX_GPUS_PER_NODE], back = cn->returning ? sn->back_at : 0;
 	int32_t m = 0, k = 0;
 
-	if (!cn->usable)
+	if (!fw__indexed(cn))
 		return 0;
 	for (int b = 0; b < sn->gpu_count; b++) {
 		size_t x = (size_t)n * FW_MAX_GPUS_PER_NODE + (size_t)b;
 		if (sn->bad_gpu_mask & (1u << b))
 			continue;
-		if (cn->used[b] == 0)
+		if (cn->used[b] == 0 && !back)
 			k++;
-		else if (f->milli[x] >= cn->used[b]) {
+		else if (cn->used[b] == 0 || f->milli[x] >= cn->used[b]) {
+			fw_time t = cn->used[b] == 0 || f->at[x] < back ? back : f->at[x];
 			int32_t i = m++;
-			for (; i > 0 && at[i - 1] > f->at[x]; i--)
+			for (; i > 0 && at[i - 1] > t; i--)
 				at[i] = at[i - 1];
-			at[i] = f->at[x];
+			at[i] = t;
 		}
 	}
 	for (int32_t i = 0, d; i < m; i += d) { /* one step per distinct time */

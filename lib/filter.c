@@ -199,7 +199,7 @@ static int index_nodes(struct fw__cstate *c, int64_t total)
 					if (dl == 0) { /* first visit of (n, f): its CSR entry */
 						c->fnode_list[at[n]++] = f;
 						const struct fw__node *x = &c->nodes[n];
-						if (x->usable)
+						if (fw__indexed(x))
 							c->fhist[f * FW__HIST + x->whole_free]++;
 					}
 					c->fnode_slot[(size_t)(at[n] - 1) * ndl + dl] = sl;

@@ -13,7 +13,9 @@
  *                earlier reservation's job at its reserved time plus its
  *                runtime; jobs with an unknown runtime never end (they
  *                hold their GPUs, or their reserved nodes, for ever unless
- *                their queue sets a default runtime);
+ *                their queue sets a default runtime); a node out of
+ *                service now with a known return (fw_node.back_at: a
+ *                maintenance window's end) comes back at that time;
  *   3. walk:     release the events in time order (ties: job index) and,
  *                after each distinct time t, try to place the gang on the
  *                clone with the ordinary placement code (place.c); the
@@ -397,8 +399,9 @@ static int hold(struct cyc *y, int32_t jx, fw_time at, const struct fw__placemen
 	return unhold_event(y, jx, end, p);
 }
 
-/* The largest usable node, per GPU model and over all: the bound one task
- * must fit under (computed once per cycle, with model_cap). */
+/* The largest usable node (now, or once back), per GPU model and over
+ * all: the bound one task must fit under (computed once per cycle, with
+ * model_cap). */
 static int node_bounds(struct cyc *y)
 {
 	const struct fw__cstate *c = &y->c;
@@ -412,7 +415,7 @@ static int node_bounds(struct cyc *y)
 		return FW_ENOMEM;
 	for (int32_t n = 0; n < c->nn; n++) {
 		const struct fw_node *sn = &y->s->nodes[n];
-		if (!c->nodes[n].usable)
+		if (!fw__indexed(&c->nodes[n])) /* usable, now or once back */
 			continue;
 		bd->cpu = sn->cpu_milli > bd->cpu ? sn->cpu_milli : bd->cpu;
 		bd->mem = sn->mem_mib > bd->mem ? sn->mem_mib : bd->mem;
@@ -513,12 +516,45 @@ int fw__resv_events(struct cyc *y)
 	return rc != FW_OK ? rc : start_events(y);
 }
 
-/* ---- the walk: three event streams in time order ------------------------ */
+/* ---- the walk: four event streams in time order ------------------------- */
 
-int fw__walk_init(struct cyc *y, struct fw__stream st[3])
+/* The returning nodes (cstate.h) by back_at, then node: one event each,
+ * its task naming the node.  Once per cycle. */
+static int back_events(struct cyc *y)
+{
+	const struct fw_snapshot *s = y->s;
+	struct fw_task_alloc *at;
+	int32_t n = 0;
+
+	if (y->ev_back)
+		return FW_OK;
+	y->ev_back = FW_ARENA_RAW(y->a, struct ev, (size_t)s->nnodes + 1);
+	at = FW_ARENA_NEW(y->a, struct fw_task_alloc, (size_t)s->nnodes + 1);
+	if (!y->ev_back || !at)
+		return FW_ENOMEM;
+	for (int32_t i = 0; i < s->nnodes; i++) {
+		if (!y->c.nodes[i].returning)
+			continue;
+		at[n].node = i;
+		y->ev_back[n] = (struct ev){ .end = s->nodes[i].back_at, .job = i, .tasks = &at[n], .ntasks = 1 };
+		n++;
+	}
+	for (int32_t i = 1; i < n; i++) /* few: an insertion sort by (back_at, node) */
+		for (int32_t k = i; k > 0 && fw__ev_cmp(&y->ev_back[k], &y->ev_back[k - 1]) < 0; k--) {
+			struct ev x = y->ev_back[k];
+			y->ev_back[k] = y->ev_back[k - 1];
+			y->ev_back[k - 1] = x;
+		}
+	y->nev_back = n;
+	return FW_OK;
+}
+
+int fw__walk_init(struct cyc *y, struct fw__stream st[FW__NSTREAMS])
 {
 	int rc = fw__resv_events(y);
 
+	if (rc == FW_OK)
+		rc = back_events(y);
 	if (rc != FW_OK)
 		return rc;
 	if (!y->step_node) {
@@ -530,14 +566,15 @@ int fw__walk_init(struct cyc *y, struct fw__stream st[3])
 	st[0] = (struct fw__stream){ y->ev_run, y->nev_run, 0 };
 	st[1] = (struct fw__stream){ y->ev_st, y->nev_st, 0 };
 	st[2] = (struct fw__stream){ y->ev_un, y->nev_un, 0 };
+	st[3] = (struct fw__stream){ y->ev_back, y->nev_back, 0 };
 	return FW_OK;
 }
 
-fw_time fw__walk_next(const struct fw__stream st[3])
+fw_time fw__walk_next(const struct fw__stream st[FW__NSTREAMS])
 {
 	fw_time t = FW__NEVER;
 
-	for (int k = 0; k < 3; k++)
+	for (int k = 0; k < FW__NSTREAMS; k++)
 		if (st[k].i < st[k].n && st[k].v[st[k].i].end < t)
 			t = st[k].v[st[k].i].end;
 	return t;
@@ -551,33 +588,51 @@ static void step_changed(struct cyc *y, int32_t n)
 	}
 }
 
+/* Node n of the clone takes work again (at the walk's time), with
+ * whatever has ended on it meanwhile. */
+static void back_in(struct cyc *y, struct fw__cstate *cl, int32_t n)
+{
+	cl->nodes[n].usable = true;
+	cl->nodes[n].whole_free = fw__node_whole_free(cl, n);
+	fw__domain_node_changed(cl, n, 0);
+	step_changed(y, n);
+}
+
 /* A reservation's nodes were unusable in the clone (fw__resv_clone); each
  * is an ordinary node again once the last reservation holding it has
- * ended (resv_end), with whatever has ended on it meanwhile. */
+ * ended (resv_end), if it takes work by then (usable now, or back). */
 static void unhold(struct cyc *y, struct fw__cstate *cl, const struct ev *x)
 {
 	const struct fw__cstate *real = &y->c;
 
 	for (int32_t k = 0; k < x->ntasks; k++) {
 		int32_t n = x->tasks[k].node;
-		if (cl->nodes[n].usable || !real->nodes[n].usable || x->end < real->resv_end[n])
+		bool back = real->nodes[n].returning && y->s->nodes[n].back_at <= x->end;
+		if (cl->nodes[n].usable || !(real->nodes[n].usable || back) || x->end < real->resv_end[n])
 			continue;
-		cl->nodes[n].usable = true;
-		cl->nodes[n].whole_free = fw__node_whole_free(cl, n);
-		fw__domain_node_changed(cl, n, 0);
-		step_changed(y, n);
+		back_in(y, cl, n);
 	}
 }
 
-void fw__walk_release(struct cyc *y, struct fw__cstate *cl, struct fw__stream st[3], fw_time t)
+/* A returning node is back (x names it): usable in the clone unless a
+ * reservation holds it past now, whose end (unhold) brings it back. */
+static void node_back(struct cyc *y, struct fw__cstate *cl, const struct ev *x)
+{
+	int32_t n = x->tasks[0].node;
+
+	if (!cl->nodes[n].usable && (y->c.resv_until[n] == FW__NEVER || y->c.resv_end[n] <= x->end))
+		back_in(y, cl, n);
+}
+
+void fw__walk_release(struct cyc *y, struct fw__cstate *cl, struct fw__stream st[FW__NSTREAMS], fw_time t)
 {
 	y->step++;
 	y->nstep_node = 0;
-	for (int k = 0; k < 3; k++) {
+	for (int k = 0; k < FW__NSTREAMS; k++) {
 		for (; st[k].i < st[k].n && st[k].v[st[k].i].end == t; st[k].i++) {
 			const struct ev *x = &st[k].v[st[k].i];
-			if (k == 2) {
-				unhold(y, cl, x);
+			if (k == 2 || k == 3) {
+				(k == 2 ? unhold : node_back)(y, cl, x);
 				continue;
 			}
 			fw__resv_release(cl, &y->s->jobs[x->job], x);
@@ -602,7 +657,7 @@ int fw__reserve(struct cyc *y, int32_t jx)
 	const struct fw_job *job = &y->s->jobs[jx];
 	struct fw__cstate clone;
 	struct fw__placement p;
-	struct fw__stream st[3];
+	struct fw__stream st[FW__NSTREAMS];
 	struct fw__hopeless h;
 	struct fw_pending scratch;
 	int64_t need = fw__gang_need(job);

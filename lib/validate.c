@@ -140,6 +140,9 @@ static int check_node(const struct fw_snapshot *s, int32_t i, struct fw_diag *d)
 	if ((unsigned)n->health >= FW_HEALTH_COUNT)
 		return BAD(d, FW_ERANGE, f, "node %s has health %d; use a state of health.h",
 			   n->name, (int)n->health);
+	if (n->back_at < 0 || (n->back_at > 0 && n->back_at <= s->now))
+		return BAD(d, FW_ERANGE, f, "node %s is back at t=%lld, not after now (%lld); use 0 for not known",
+			   n->name, (long long)n->back_at, (long long)s->now);
 	for (int l = 0; l < s->topology.nlevels; l++)
 		if (!n->path[l][0])
 			return BAD(d, FW_EINVAL, f,

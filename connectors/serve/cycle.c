@@ -137,12 +137,25 @@ static void report(const struct fw_health_config *c, struct fw_node *n, const st
 /* An open maintenance window: its nodes become DRAINING (an UNHEALTHY
  * one stays so), so nothing new lands there and the core drains them in
  * the backend, jobs left to finish (DRAIN_FINISH). */
+/* Node n is out of service until `until` for a window or a hold alone
+ * (it took work before, or is out only for another of them: back_at
+ * set): the core counts on it from then on (fw_node.back_at).  A node
+ * out for its own sake (cordoned, unhealthy, draining in the config) is
+ * not known to come back. */
+static void back_at(struct fw_node *n, bool in_service, fw_time until)
+{
+	if (in_service || n->back_at)
+		n->back_at = until > n->back_at ? until : n->back_at;
+}
+
 static void drain_window(struct fw_snapshot *s, const struct nameref *ix, const struct fw_reservation *r)
 {
 	for (int32_t k = 0; k < r->nnodes; k++) {
 		struct fw_node *n = find(s, ix, r->nodes[k]);
-		if (n && n->health != FW_HEALTH_UNHEALTHY)
-			n->health = FW_HEALTH_DRAINING;
+		if (!n || n->health == FW_HEALTH_UNHEALTHY)
+			continue;
+		back_at(n, n->schedulable && n->health != FW_HEALTH_DRAINING, r->end);
+		n->health = FW_HEALTH_DRAINING;
 	}
 }
 
@@ -505,12 +518,17 @@ static int take(struct fw_serve *d, struct taken *t, bool dry, char *err, size_t
 }
 
 /* --- 2. plan ------------------------------------------------------------------ */
+/* r's nodes take no work in the main cycle (r's sub-cycle planned them),
+ * and are back when r ends. */
 static void mark_nodes(struct fw_snapshot *s, const struct fw_reservation *r)
 {
 	for (int32_t k = 0; k < r->nnodes; k++) {
 		int n = fw_snapshot_find_node(s, r->nodes[k]);
-		if (n >= 0)
-			s->nodes[n].schedulable = false;
+		if (n < 0)
+			continue;
+		struct fw_node *x = &s->nodes[n];
+		back_at(x, x->schedulable && x->health != FW_HEALTH_UNHEALTHY && x->health != FW_HEALTH_DRAINING, r->end);
+		x->schedulable = false;
 	}
 }
 
@@ -594,6 +612,7 @@ static struct fw_snapshot *rsv_snapshot(const struct fw_snapshot *s, const struc
 	for (int32_t i = 0; ok && i < s->nnodes; i++) {
 		struct fw_node n = s->nodes[i];
 		n.schedulable = n.schedulable && rsv_node(r, all, nall, n.name);
+		n.back_at = 0; /* the sub-cycle plans on its own nodes, now */
 		if (n.health == FW_HEALTH_UNHEALTHY || n.health == FW_HEALTH_DRAINING) { /* the main cycle drains it */
 			n.health = FW_HEALTH_HEALTHY;
 			n.schedulable = false;

@@ -287,13 +287,15 @@ static json_t *nodes_json(const struct fw_snapshot *s, const int64_t *use, const
 		 * snapshot as schedulable (the core drains it); it takes no work. */
 		bool sched = n->schedulable && n->health != FW_HEALTH_UNHEALTHY && n->health != FW_HEALTH_DRAINING;
 		/* incidents: the count the lemon verdict weighs (history.h) */
-		json_array_append_new(a, json_pack("{s:s,s:s,s:i,s:f,s:b,s:b,s:s,s:s,s:o,s:b,s:i,s:o,s:o}", "name",
-						   n->name, "gpuModel", n->gpu_model, "gpus", n->gpu_count,
-						   "gpusAllocated", use[i] / 1000.0, "schedulable", sched, "healthy",
-						   healthy, "health", fw_health_name(n->health), "healthReason",
-						   reason_of(n, h, nh), "badGpus", bad, "lemon", n->lemon, "incidents",
-						   r ? (int)fw_history_recent(r, hc, s->now) : 0, "topology", path,
-						   "labels", labels));
+		json_t *o = json_pack("{s:s,s:s,s:i,s:f,s:b,s:b,s:s,s:s,s:o,s:b,s:i,s:o,s:o}", "name", n->name,
+				      "gpuModel", n->gpu_model, "gpus", n->gpu_count, "gpusAllocated", use[i] / 1000.0,
+				      "schedulable", sched, "healthy", healthy, "health", fw_health_name(n->health),
+				      "healthReason", reason_of(n, h, nh), "badGpus", bad, "lemon", n->lemon,
+				      "incidents", r ? (int)fw_history_recent(r, hc, s->now) : 0, "topology", path,
+				      "labels", labels);
+		if (o && n->back_at) /* held out by a window or a reservation until then */
+			json_object_set_new(o, "backAt", json_integer(n->back_at));
+		json_array_append_new(a, o);
 		total += n->gpu_count * 1000LL;
 		used += use[i];
 		if (sched)

@@ -160,6 +160,14 @@ struct fw_node {
 	bool lemon;                    /* fault history (health.h): big gangs
 					* take it only when they cannot start
 					* elsewhere, and last */
+	fw_time back_at;               /* a node that takes no work now (not
+					* schedulable, or DRAINING: a
+					* maintenance window, a hold) takes
+					* work again from this time on, > now:
+					* reservations and start-time estimates
+					* count on it then; 0 = not known (never
+					* back).  Ignored on a node that takes
+					* work now */
 	char path[FW_MAX_LEVELS][FW_NAME_MAX]; /* domain name per level */
 	int nlabels;
 	struct fw_label labels[FW_MAX_LABELS];

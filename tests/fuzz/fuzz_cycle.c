@@ -7,7 +7,8 @@
  * 0; never two reads in one call's arguments, whose order C leaves
  * open, so gcc's replay and clang's fuzzer decode alike): the
  * topology's levels, 1..12 nodes (GPU count, model, domains, health,
- * cordon, bad and suspect GPUs), a root with up to two middle queues
+ * cordon, back_at for one out of service, bad and suspect GPUs), a root
+ * with up to two middle queues
  * (deserved, limit, budget) and 1..4 leaf queues under either
  * (deserved, limit, priority, weight, usage, GPU-hour budget,
  * preemptible, min/max runtime, checkpoint interval), 0..23 jobs
@@ -64,6 +65,8 @@ static void add_nodes(struct bytes *b, struct fw_snapshot *s)
 			    h % 7 == 0 ? FW_HEALTH_SUSPECT : FW_HEALTH_HEALTHY;
 		n->schedulable = h % 17 != 0;
 		n->lemon = h % 19 == 0;
+		if ((!n->schedulable || n->health == FW_HEALTH_DRAINING || n->health == FW_HEALTH_UNHEALTHY) && r % 3)
+			n->back_at = 10000000 + 60 + (fw_time)(r * 131u % 30000); /* back after now (s->now below) */
 		uint32_t all = n->gpu_count ? (1u << n->gpu_count) - 1 : 0;
 		if (h % 5 == 0)
 			n->bad_gpu_mask = (1u << pick(b, 8)) & all;

@@ -378,7 +378,7 @@ static struct fw_snapshot *random_snapshot(uint32_t seed)
 
 TEST(random_snapshots_keep_every_invariant_and_are_deterministic)
 {
-	int reservations = 0;
+	int reservations = 0, back_reserved = 0;
 	for (uint32_t seed = 1; seed <= 60; seed++) {
 		struct fw_snapshot *s = random_snapshot(seed);
 		struct fw_arena b;
@@ -413,9 +413,29 @@ TEST(random_snapshots_keep_every_invariant_and_are_deterministic)
 		ASSERT_OK(memcmp(p->allocs, q->allocs, (size_t)p->nallocs * sizeof *p->allocs));
 		ASSERT_OK(memcmp(p->pending, q->pending, (size_t)p->npending * sizeof *p->pending));
 		fw_arena_release(&b);
+		/* nodes out of service now, back later (fw_node.back_at), some
+		 * with running jobs: the checker's invariants hold (nothing on
+		 * them before they are back), conservative backfill too */
+		for (int32_t n = 1; n < s->nnodes; n += 5) {
+			s->nodes[n].back_at = s->now + 100 + (fw_time)(seed * 37 % 3000);
+			if (n % 2)
+				s->nodes[n].schedulable = false;
+			else
+				s->nodes[n].health = FW_HEALTH_DRAINING;
+		}
+		for (int cons = 0; cons < 2; cons++) {
+			s->config.backfill_conservative = cons;
+			ASSERT((p = run(s, NULL)) != NULL);
+			for (int i = 0; i < p->ndecisions; i++)
+				for (int32_t k = 0; p->decisions[i].kind == FW_DECIDE_RESERVE && k < p->decisions[i].alloc_count; k++)
+					back_reserved += s->nodes[p->allocs[p->decisions[i].alloc_first + k].node].back_at > 0;
+			ASSERT(run(s, "slurm") != NULL);
+			ASSERT(run(s, "fifo") != NULL);
+		}
 		fw_snapshot_free(s);
 	}
 	ASSERT(reservations > 20); /* the checker really saw reservations */
+	ASSERT(back_reserved > 20); /* ... and some on nodes coming back */
 }
 
 /* The registry's name list (for hints) is its policies' names, in order. */
@@ -4232,6 +4252,74 @@ static int xf_cmp(const void *pa, const void *pb)
 	return (a > b) - (a < b);
 }
 
+/* Two 8-GPU nodes: n0 busy until 10000, n1 out of service now, back at
+ * `back` (0: not known); a pending 8-GPU job w.  health: n1's. */
+static struct fw_snapshot *coming_back(fw_time back, enum fw_health health, int *w)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
+	tb_node(s, "n1", 8, NULL, NULL, NULL, NULL);
+	int q = tb_queue(s, "q", -1, 16, -1, 1);
+	int busy = tb_job(s, "busy", q, 1, 8, 1000, 0);
+	s->jobs[busy].expected_runtime = 10000;
+	tb_run(s, busy, 1, (int[]){ 0 }, 0xff);
+	*w = tb_job(s, "w", q, 1, 8, 1000, 0);
+	s->jobs[*w].expected_runtime = 600;
+	s->nodes[1].health = health;
+	s->nodes[1].schedulable = health != FW_HEALTH_HEALTHY;
+	s->nodes[1].back_at = back;
+	s->now = 1000;
+	return s;
+}
+
+/* A node out of service now that is back at a known time (a maintenance
+ * window's end: fw_node.back_at) is counted on from then: the waiting
+ * job is reserved there and expected then, not at the busy node's end;
+ * nothing starts on it now; the checker refuses a reservation on it
+ * before it is back.  Not known, or later than the busy node: as before. */
+TEST(a_node_coming_back_is_planned_for)
+{
+	static const struct {
+		fw_time back;
+		enum fw_health health;
+		fw_time at;
+		int node;
+	} cases[] = {
+		{ 1100, FW_HEALTH_HEALTHY, 1100, 1 },   /* cordoned (schedulable false), back at 1100 */
+		{ 1100, FW_HEALTH_DRAINING, 1100, 1 },  /* an open maintenance window */
+		{ 0, FW_HEALTH_HEALTHY, 10000, 0 },     /* not known: never counted on */
+		{ 20000, FW_HEALTH_DRAINING, 10000, 0 }, /* back after n0 frees */
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		int w;
+		struct fw_snapshot *s = coming_back(cases[i].back, cases[i].health, &w);
+		struct fw_plan *p = run(s, NULL);
+		ASSERT(p != NULL);
+		ASSERT(decision(p, w, FW_DECIDE_START) == NULL);
+		struct fw_decision *r = decision(p, w, FW_DECIDE_RESERVE);
+		ASSERT(r != NULL);
+		ASSERT_EQ(r->at, cases[i].at);
+		ASSERT_EQ(p->allocs[r->alloc_first].node, cases[i].node);
+		ASSERT_EQ(pending_of(p, w)->expected_start, cases[i].at);
+		if (cases[i].node == 1) { /* moved before the node is back: refused */
+			struct fw_diag d;
+			r->at = 1050;
+			pending_of(p, w)->expected_start = 1050;
+			ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
+			ASSERT_STR_CONTAINS(d.msg, cases[i].health == FW_HEALTH_DRAINING ? "draining node n1"
+											 : "unschedulable node n1");
+		}
+		fw_snapshot_free(s);
+	}
+	/* a back_at not after now is refused */
+	int w;
+	struct fw_snapshot *s = coming_back(1000, FW_HEALTH_DRAINING, &w);
+	struct fw_diag d;
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_ERANGE);
+	ASSERT_STR_CONTAINS(d.msg, "node n1 is back at t=1000, not after now (1000)");
+	fw_snapshot_free(s);
+}
+
 /* One 8-GPU node, full until 1000 s in, and its queue: the scene of the
  * line tests, whose waiting jobs all stay waiting. */
 static struct fw_snapshot *full_node(int *q, fw_time now)
@@ -4757,7 +4845,7 @@ TEST(users_past_use_stays_in_its_queue)
 	fw_snapshot_free(s);
 }
 
-#define TESTS single_gpu_jobs_bin_pack_onto_the_busiest_node, gang_waits_rather_than_starting_partially, \
+#define TESTS single_gpu_jobs_bin_pack_onto_the_busiest_node, a_node_coming_back_is_planned_for, gang_waits_rather_than_starting_partially, \
 	min_member_lets_part_of_a_gang_start, required_topology_is_never_violated, \
 	a_gang_too_big_for_its_required_level_blames_the_level, \
 	preferred_level_picks_the_smallest_domain_that_fits, fractional_gpus_pack_onto_a_shared_gpu, \

@@ -1575,7 +1575,50 @@ TEST(a_path_that_is_not_utf8_is_refused_not_failed)
 	daemon_down(&d);
 }
 
-TEST_MAIN(a_job_the_fleet_could_never_hold_is_refused, a_path_that_is_not_utf8_is_refused_not_failed, a_sub_cycle_reserves_no_job_the_cycle_starts, the_fit_check_reads_selectors_and_groups_together, a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
+/* A node held out by a maintenance window (to come, then open) is counted
+ * on from the window's end (fw_node.back_at): the waiting job is expected
+ * then, not when the busy node frees (41000, as it was), and starts once
+ * the node is released. */
+TEST(a_window_s_end_is_a_start_time)
+{
+	static const char two[] = "now: 0\n"
+				  "nodes:\n"
+				  "  - {name: n0, gpus: 8, cpu: 64, memory: 512Gi}\n"
+				  "  - {name: n1, gpus: 8, cpu: 64, memory: 512Gi}\n"
+				  "queues:\n"
+				  "  - {name: q, resources: {gpu: {quota: 16}}}\n";
+	struct served f;
+	char body[8192];
+
+	up_yaml = two;
+	served_up(&f);
+	up_yaml = NULL;
+	submit(&f.d, "{\"name\":\"busy\",\"queue\":\"q\",\"runtime\":36000,\"tasks\":[{\"gpus\":8}]}");
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar)); /* on n0 until 41000 */
+	ASSERT_EQ(post(&f.d, "/v1/reservations",
+		       "{\"id\":\"mw\",\"kind\":\"maintenance\",\"nodes\":[\"n1\"],\"start\":5020,\"end\":5040}"),
+		  201);
+	submit(&f.d, "{\"name\":\"w\",\"queue\":\"q\",\"runtime\":60,\"tasks\":[{\"gpus\":8}]}");
+	for (fw_time t = 5000; t <= 5030; t += 30) { /* the window to come, then open */
+		fixed_now = t;
+		ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+		ASSERT_EQ(request(&f.d, "GET", "/v1/jobs/w", "", body, sizeof body), 200);
+		ASSERT_STR_CONTAINS(body, "\"state\":\"pending\"");
+		ASSERT_STR_CONTAINS(body, "\"expectedStart\":5040");
+		ASSERT_EQ(request(&f.d, "GET", "/v1/nodes/n1", "", body, sizeof body), 200);
+		ASSERT_STR_CONTAINS(body, "\"backAt\":5040");
+	}
+	/* the window is over: this cycle releases n1 (the backend drained it),
+	 * the next starts w there */
+	for (fixed_now = 5040; fixed_now <= 5041; fixed_now++)
+		ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	ASSERT_EQ(request(&f.d, "GET", "/v1/jobs/w", "", body, sizeof body), 200);
+	ASSERT_STR_CONTAINS(body, "\"state\":\"running\"");
+	ASSERT_STR_CONTAINS(body, "\"nodes\":[\"n1\"]");
+	served_down(&f);
+}
+
+TEST_MAIN(a_job_the_fleet_could_never_hold_is_refused, a_window_s_end_is_a_start_time, a_path_that_is_not_utf8_is_refused_not_failed, a_sub_cycle_reserves_no_job_the_cycle_starts, the_fit_check_reads_selectors_and_groups_together, a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
 	  an_unbounded_running_job_makes_left_unknown, no_left_without_budget_safe,
 	  before_the_first_cycle_jobs_are_whole_and_nodes_wait, a_cancelled_job_leaves_the_list_before_the_next_cycle,
 	  log_rows_older_than_log_keep_are_deleted_by_the_cycle, the_job_list_filters_by_queue_and_user,
