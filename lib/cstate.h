@@ -59,6 +59,13 @@ struct fw__node {
 				* may make it usable then (reserve.c) */
 };
 
+/* Are there suspect (lemon) nodes placement must weigh: usable ones, or
+ * returning ones a walk's clone brings back?  The gates of the health
+ * rules (place.c init_attempt, the shape key, the estimates); the texts
+ * count the usable ones alone (suspect_nodes, lemon_nodes). */
+#define fw__any_suspect(c) ((c)->suspect_nodes + (c)->suspect_back > 0)
+#define fw__any_lemon(c) ((c)->lemon_nodes + (c)->lemon_back > 0)
+
 /* Is node n in the domain index, the histograms and the capacities: a
  * usable node, or one coming back (returning, with nothing free now)? */
 static inline bool fw__indexed(const struct fw__node *n)
@@ -128,6 +135,8 @@ struct fw__cstate {
 	/* health (health.h), counted at build for the HEALTH reason:
 	 * nodes with GPUs that placement may use or that health took out */
 	int32_t gpu_nodes, unhealthy_nodes, suspect_nodes, lemon_nodes;
+	int32_t suspect_back, lemon_back; /* returning ones (not in the above):
+					   * a walk's clone may take them */
 	int32_t out_of_service;     /* UNHEALTHY or DRAINING nodes, schedulable
 				     * or not: the drain phase's pre-check */
 	int32_t health_lost_free;   /* idle GPUs on unhealthy nodes + bad GPUs */

@@ -79,7 +79,7 @@ static inline void fw__shape_of(const struct fw__cstate *c, int32_t jx, const st
 	k->minm = fw_job_min_tasks(j);
 	int32_t spread = j->spread; /* | 2 << g for a one_per_node group g,
 				     * | 2 << (g + FW_MAX_GROUPS) for an apart one */
-	k->pad = (j->preemptible && c->suspect_nodes > 0) | /* health: preemptible gangs may use suspect nodes */
+	k->pad = (j->preemptible && fw__any_suspect(c)) | /* health: preemptible gangs may use suspect nodes */
 		 (int32_t)((uint32_t)fw__filter_id(c, jx) << 1); /* node filter */
 	k->gjob = c->gsig ? c->gsig[jx] + 1 : 0;
 	k->slices = c->ssig ? c->ssig[jx] + 1 : 0;

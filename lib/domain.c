@@ -308,6 +308,8 @@ static void record_health(struct fw__cstate *c, int32_t i)
 	int32_t bad = __builtin_popcount(sn->bad_gpu_mask & ((1u << sn->gpu_count) - 1));
 
 	c->out_of_service += sn->health == FW_HEALTH_UNHEALTHY || sn->health == FW_HEALTH_DRAINING;
+	c->suspect_back += n->returning && n->suspect;
+	c->lemon_back += n->returning && n->lemon;
 	if (!sn->gpu_count || !sn->schedulable)
 		return;
 	c->gpu_nodes++;
@@ -390,7 +392,7 @@ static int build_tainted(struct fw__cstate *c)
 	memset(c->tainted_hist, 0, sizeof c->tainted_hist);
 	memset(c->tainted_miss, 0, sizeof c->tainted_miss);
 	c->tainted_gen = 1; /* a zeroed entry never matches */
-	if (!c->suspect_nodes && !c->lemon_nodes)
+	if (!fw__any_suspect(c) && !fw__any_lemon(c))
 		return FW_OK;
 	c->tainted = FW_ARENA_NEW(c->arena, int32_t, (size_t)c->nn);
 	c->tainted_dom = FW_ARENA_NEW(c->arena, int32_t, 4 * (size_t)c->nn);

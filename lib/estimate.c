@@ -953,7 +953,7 @@ static int64_t good_gpus(const struct fw_node *sn)
 static int64_t place_cap(const struct cyc *y, int32_t jx, const struct fw_job *job, int32_t dl)
 {
 	const struct fw__cstate *c = &y->c;
-	bool avoid = c->suspect_nodes > 0 && !fw__may_use_suspect(c, job), any = false;
+	bool avoid = fw__any_suspect(c) && !fw__may_use_suspect(c, job), any = false;
 	int32_t piece = 0, models[FW_MAX_GROUPS], nm = 0;
 	int64_t best = 0;
 

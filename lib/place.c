@@ -952,10 +952,9 @@ static int init_attempt(struct attempt *t, struct fw__cstate *c, int32_t jx)
 	t->job = j;
 	t->jx = jx;
 	t->spread = j->spread || c->pol->spread_default;
-	t->avoid_suspect = c->suspect_nodes > 0 && !fw__may_use_suspect(c, j);
-	t->avoid_lemon = c->lemon_nodes > 0 && fw__avoids_lemon(c, j);
-	t->tainted_first = !fw__avoids_lemon(c, j) &&
-			   (c->lemon_nodes > 0 || (c->suspect_nodes > 0 && !t->avoid_suspect));
+	t->avoid_suspect = fw__any_suspect(c) && !fw__may_use_suspect(c, j);
+	t->avoid_lemon = fw__any_lemon(c) && fw__avoids_lemon(c, j);
+	t->tainted_first = !fw__avoids_lemon(c, j) && (fw__any_lemon(c) || (fw__any_suspect(c) && !t->avoid_suspect));
 	if (ntasks > c->scratch_tasks_cap)
 		return FW_EINVAL;
 	t->cand = c->scratch_cand;
