@@ -1192,6 +1192,42 @@ TEST(a_dry_run_plans_the_job_and_keeps_nothing)
 	served_down(&f);
 }
 
+/* A body the fleet could never hold, the field its refusal names, and
+ * what the refusal says. */
+struct fit_case {
+	const char *body, *field, *says;
+};
+
+/* On a daemon of yaml: each bad body is refused, submitted and as a dry
+ * run (400 ERANGE naming its field, saying its text), nothing is kept,
+ * and each good body passes a dry run. */
+static void judge_fits(const char *yaml, const struct fit_case *bad, size_t nbad, const char *const *good,
+		       size_t ngood)
+{
+	struct served f;
+	char body[4096], want[512];
+
+	up_yaml = yaml;
+	served_up(&f);
+	up_yaml = NULL;
+	for (size_t i = 0; i < nbad; i++)
+		for (int dry = 0; dry < 2; dry++) {
+			snprintf(body, sizeof body, "{\"name\":\"x\",\"queue\":\"q\",%s}", bad[i].body);
+			const char *got = dry_run(&f.d, dry ? "true" : "false", body);
+			snprintf(want, sizeof want, "400 {\"error\":{\"status\":400,\"code\":\"ERANGE\",\"field\":\"%s\"",
+				 bad[i].field);
+			ASSERT_STR_CONTAINS(got, want);
+			ASSERT_STR_CONTAINS(got, bad[i].says);
+		}
+	ASSERT_EQ(get_as(&f.d, "/v1/jobs", "all", body, sizeof body), 200);
+	ASSERT_STR_EQ(body, "{\"jobs\":[]}");
+	for (size_t i = 0; i < ngood; i++) {
+		snprintf(body, sizeof body, "{\"queue\":\"q\",%s}", good[i]);
+		ASSERT_STR_CONTAINS(dry_run(&f.d, "true", body), "200 ");
+	}
+	served_down(&f);
+}
+
 /* A job the fleet could never hold is refused when it is submitted (or
  * dry-run), naming the field to change, as a nodeSelector no node
  * matches is: a task bigger than every node (GPUs, model, CPU, memory),
@@ -1207,9 +1243,7 @@ TEST(a_job_the_fleet_could_never_hold_is_refused)
 				    "  - {name: b0, gpus: 4, gpuModel: A100, cpu: 32, memory: 256Gi, topology: {rack: r1}}\n"
 				    "queues:\n"
 				    "  - {name: q, resources: {gpu: {quota: 20}}}\n";
-	static const struct {
-		const char *body, *field, *says;
-	} bad[] = {
+	static const struct fit_case bad[] = {
 		{ "\"tasks\":[{\"gpus\":16}]", "tasks[0].gpus", "a task of 16 GPUs fits on no node: the largest has 8" },
 		{ "\"tasks\":[{\"gpus\":8,\"gpuModel\":\"A100\"}]", "tasks[0].gpus",
 		  "the largest has 4 of model A100" },
@@ -1232,28 +1266,7 @@ TEST(a_job_the_fleet_could_never_hold_is_refused)
 		"\"minMember\":1,\"tasks\":[{\"gpus\":1},{\"count\":2,\"gpus\":4,\"gpuModel\":\"A100\"}]",
 		"\"tasks\":[{\"gpus\":4,\"gpuModel\":\"A100\",\"cpu\":32,\"memory\":262144}]",
 	};
-	struct served f;
-	char body[4096], want[512];
-
-	up_yaml = racks;
-	served_up(&f);
-	up_yaml = NULL;
-	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-		for (int dry = 0; dry < 2; dry++) {
-			snprintf(body, sizeof body, "{\"name\":\"x\",\"queue\":\"q\",%s}", bad[i].body);
-			const char *got = dry_run(&f.d, dry ? "true" : "false", body);
-			snprintf(want, sizeof want, "400 {\"error\":{\"status\":400,\"code\":\"ERANGE\",\"field\":\"%s\"",
-				 bad[i].field);
-			ASSERT_STR_CONTAINS(got, want);
-			ASSERT_STR_CONTAINS(got, bad[i].says);
-		}
-	ASSERT_EQ(get_as(&f.d, "/v1/jobs", "all", body, sizeof body), 200);
-	ASSERT_STR_EQ(body, "{\"jobs\":[]}");
-	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
-		snprintf(body, sizeof body, "{\"queue\":\"q\",%s}", good[i]);
-		ASSERT_STR_CONTAINS(dry_run(&f.d, "true", body), "200 ");
-	}
-	served_down(&f);
+	judge_fits(racks, bad, sizeof bad / sizeof bad[0], good, sizeof good / sizeof good[0]);
 }
 
 /* The submission check keeps to the nodes a job's (or a group's)
@@ -1270,9 +1283,7 @@ TEST(the_fit_check_reads_selectors_and_groups_together)
 		"  - {name: c0, gpus: 8, gpuModel: H100, cpu: 16, memory: 128Gi, topology: {rack: r1}, labels: {zone: west}}\n"
 		"queues:\n"
 		"  - {name: q, resources: {gpu: {quota: 28}}}\n";
-	static const struct {
-		const char *body, *field, *says;
-	} bad[] = {
+	static const struct fit_case bad[] = {
 		{ "\"nodeSelector\":{\"zone\":\"west\"},\"tasks\":[{\"count\":2,\"gpus\":8}]", "tasks[0].count",
 		  "the job needs 2 tasks of 8 GPUs all at once and the 2 nodes that its nodeSelector meets hold at most 1 "
 		  "of them, so it could never start; lower count (or minMember), or widen the nodeSelector" },
@@ -1305,27 +1316,7 @@ TEST(the_fit_check_reads_selectors_and_groups_together)
 		"\"tasks\":[{\"gpus\":4,\"nodeSelector\":{\"zone\":\"west\"}},{\"count\":2,\"gpus\":8}]",
 		"\"minMember\":1,\"tasks\":[{\"count\":3,\"gpus\":8},{\"count\":3,\"gpus\":8}]", /* elastic */
 	};
-	struct served f;
-	char body[4096], want[512];
-
-	up_yaml = zones;
-	served_up(&f);
-	up_yaml = NULL;
-	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-		snprintf(body, sizeof body, "{\"name\":\"x\",\"queue\":\"q\",%s}", bad[i].body);
-		const char *got = dry_run(&f.d, "false", body);
-		snprintf(want, sizeof want, "400 {\"error\":{\"status\":400,\"code\":\"ERANGE\",\"field\":\"%s\"",
-			 bad[i].field);
-		ASSERT_STR_CONTAINS(got, want);
-		ASSERT_STR_CONTAINS(got, bad[i].says);
-	}
-	ASSERT_EQ(get_as(&f.d, "/v1/jobs", "all", body, sizeof body), 200);
-	ASSERT_STR_EQ(body, "{\"jobs\":[]}");
-	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
-		snprintf(body, sizeof body, "{\"queue\":\"q\",%s}", good[i]);
-		ASSERT_STR_CONTAINS(dry_run(&f.d, "true", body), "200 ");
-	}
-	served_down(&f);
+	judge_fits(zones, bad, sizeof bad / sizeof bad[0], good, sizeof good / sizeof good[0]);
 }
 
 /* Sub-cycles (a maintenance window to come, a queue reservation) log no
