@@ -1584,6 +1584,7 @@ fi
 # any replay, and a tiny run whose document replaces FILE only when whole.
 HS=$B/sim/fairway-health-sim
 HS_TMP=$(mktemp -d)
+HS_TINY=(--seeds 1 --holdout 0 --no-sensitivity --no-cluster03 --days 1 --nodes 16)
 expect "health-sim-help" 0 "--lemon-gang N" "$HS" --help
 expect "health-sim-unknown-flag" 2 "unknown or incomplete option \"--bogus\"" "$HS" --bogus
 expect "health-sim-bad-seeds" 2 "--seeds needs a number in [1, 100]" "$HS" --seeds 0
@@ -1616,6 +1617,15 @@ for want in "at 50% offered load" "10% of nodes flaky at 10x, repair 2.0 h" "30 
 	tr '\n' ' ' <"$HS_TMP/set.md" | tr -s ' ' | grep -qF -- "$want" || { set_ok=0; echo "  missing: $want"; }
 done
 [ $set_ok = 1 ] && ok "health-sim-settings-reach-the-run" || bad "health-sim-settings-reach-the-run"
+# --lemon-threshold 0 turns lemons off (health.h): the setup says so, and
+# names no incident count that would make a lemon
+"$HS" "${HS_TINY[@]}" --lemon-threshold 0 --out "$HS_TMP/nolemon.md" >/dev/null 2>&1
+if tr '\n' ' ' <"$HS_TMP/nolemon.md" | tr -s ' ' | grep -qF "lemons off (--lemon-threshold 0: no node is ever a lemon)" &&
+	! grep -q "0 incidents" "$HS_TMP/nolemon.md"; then
+	ok "health-sim-lemon-threshold-0-says-off"
+else
+	bad "health-sim-lemon-threshold-0-says-off: $(grep -i -m2 lemon "$HS_TMP/nolemon.md")"
+fi
 # The cluster03 no-harm run (the other health tests skip it): both
 # placements replay the whole trace at 21 x 8 with the same failures
 C03=${FAIRWAY_TRACES:-../shared/traces}/microsoft-itp/cluster03.csv
