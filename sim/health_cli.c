@@ -41,6 +41,7 @@ struct cli {
 	int holdout;             /* seeds seeds+1 .. seeds+holdout, reported apart */
 	const char *out;
 	const char *traces;
+	const char *traces_from; /* "--traces " or "FAIRWAY_TRACES="; NULL = the default */
 	bool cluster03;
 	bool sensitivity;
 	struct fw_progress *bar; /* one step per replayed pair (TTY only) */
@@ -117,7 +118,9 @@ static void usage(FILE *f)
 		"  --probation S, --flap-window S, --flap-hold S, --flap-threshold N\n"
 		"                 the health model's settings (default: health.h's)\n"
 		"  --traces DIR   where microsoft-itp/cluster03.csv is (default\n"
-		"                 $FAIRWAY_TRACES or ../shared/traces)\n"
+		"                 $FAIRWAY_TRACES or ../shared/traces); a DIR given here or\n"
+		"                 in FAIRWAY_TRACES must hold it (exit 1); the default,\n"
+		"                 when missing, skips the cluster03 run with a note\n"
 		"  --no-cluster03 skip the cluster03 no-harm run\n"
 		"  --no-sensitivity  skip the sensitivity, silent-fault, GPU-failure and\n"
 		"                 NVLink-flap tables (twenty-two more experiments)\n"
@@ -182,7 +185,9 @@ static int parse(int argc, char **argv, struct cli *c)
 	c->silent = (struct fw_silent_model){ 0, 6360, 300 };
 	c->gpu = (struct fw_gpu_fault_model){ 0, 8, 0 };
 	c->flap = (struct fw_flap_model){ 0, 600 };
-	c->traces = getenv("FAIRWAY_TRACES") ? getenv("FAIRWAY_TRACES") : "../shared/traces";
+	c->traces = "../shared/traces";
+	if (getenv("FAIRWAY_TRACES") && *getenv("FAIRWAY_TRACES"))
+		c->traces = getenv("FAIRWAY_TRACES"), c->traces_from = "FAIRWAY_TRACES=";
 	for (int i = 1; i < argc && !rc; i++) {
 		char *eq = fw_cli_split_eq(argv[i]);
 		const char *a = argv[i], *v = eq ? eq : i + 1 < argc ? argv[i + 1] : NULL;
@@ -203,7 +208,7 @@ static int parse(int argc, char **argv, struct cli *c)
 		} else if (!strcmp(a, "--out") && v) {
 			c->out = v;
 		} else if (!strcmp(a, "--traces") && v) {
-			c->traces = v;
+			c->traces = v, c->traces_from = "--traces ";
 		} else if (!strcmp(a, "--seeds")) {
 			rc = whole(a, v, 1, 100, &x), c->seeds = (int)x;
 		} else if (!strcmp(a, "--days")) {
@@ -262,6 +267,36 @@ static int parse(int argc, char **argv, struct cli *c)
 		i += !eq; /* the value was the next word */
 	}
 	return rc;
+}
+
+/* Before any replay: a traces directory the user named (--traces or
+ * FAIRWAY_TRACES) must hold microsoft-itp/cluster03.csv when the cluster03
+ * run is on; only the default path may be missing (the run is then skipped
+ * with a note).  Returns 0, or 1 after saying what is missing where. */
+static int check_traces(const struct cli *c)
+{
+	char path[1024];
+	struct stat st;
+	const char *why = NULL;
+
+	if (!c->cluster03 || !c->traces_from)
+		return 0;
+	snprintf(path, sizeof path, "%s/microsoft-itp/cluster03.csv", c->traces);
+	if (stat(c->traces, &st) != 0)
+		why = strerror(errno);
+	else if (!S_ISDIR(st.st_mode))
+		why = "not a directory";
+	if (why) {
+		fprintf(stderr, "fairway-health-sim: %s%s: %s; give the directory that holds "
+				"microsoft-itp/cluster03.csv, or pass --no-cluster03\n", c->traces_from, c->traces, why);
+		return 1;
+	}
+	if (access(path, R_OK) != 0) {
+		fprintf(stderr, "fairway-health-sim: %s%s: cannot read %s: %s; the cluster03 no-harm run needs "
+				"it (or pass --no-cluster03)\n", c->traces_from, c->traces, path, strerror(errno));
+		return 1;
+	}
+	return 0;
 }
 
 /* ---- runs ------------------------------------------------------------------ */
@@ -376,6 +411,10 @@ static int run_c03(const struct cli *c, struct pair *p, bool *have)
 	snprintf(path, sizeof path, "%s/microsoft-itp/cluster03.csv", c->traces);
 	memset(&d, 0, sizeof d);
 	if (fw_trace_read(path, FW_TRACE_ITP, 8, 0, &t, &d) != FW_OK) {
+		if (c->traces_from) {
+			fprintf(stderr, "fairway-health-sim: %s%s: %s: %s\n", c->traces_from, c->traces, path, d.msg);
+			return FW_EINVAL;
+		}
 		fprintf(stderr, "fairway-health-sim: cluster03 skipped: %s: %s\n", path, d.msg);
 		return FW_OK;
 	}
@@ -1087,6 +1126,8 @@ int fw_health_sim_cli(int argc, char **argv)
 
 	if (rc)
 		return rc;
+	if (check_traces(&c) != 0)
+		return 1;
 	if (open_out(&c, &o) != 0)
 		return 1;
 	f = o.f;

@@ -1596,6 +1596,16 @@ expect "health-sim-bad-gpu-repair" 2 "--gpu-repair needs a number in [1, " "$HS"
 expect "health-sim-fraction-refused" 2 "--seeds needs a whole number in [1, 100], not 1.5" "$HS" --seeds 1.5
 expect "health-sim-unwritable-out" 1 "--out $HS_TMP/no/such/dir/r.md: cannot write: No such file or directory" \
 	"$HS" --seeds 1 --out "$HS_TMP/no/such/dir/r.md"
+# a traces directory the user names must hold cluster03.csv (exit 1, before
+# any replay); only the default path may be missing (the run is skipped)
+expect "health-sim-traces-missing" 1 "--traces $HS_TMP/none: No such file or directory; give the directory that holds microsoft-itp/cluster03.csv, or pass --no-cluster03" \
+	"$HS" --seeds 1 --traces "$HS_TMP/none"
+expect "health-sim-traces-without-cluster03" 1 "--traces $HS_TMP: cannot read $HS_TMP/microsoft-itp/cluster03.csv: No such file or directory" \
+	"$HS" --seeds 1 --traces "$HS_TMP"
+expect "health-sim-traces-env-missing" 1 "FAIRWAY_TRACES=$HS_TMP/none: No such file or directory" \
+	env FAIRWAY_TRACES="$HS_TMP/none" "$HS" --seeds 1
+expect "health-sim-traces-missing-no-cluster03" 0 "llm-fleet seed 1" \
+	"$HS" "${HS_TINY[@]}" --traces "$HS_TMP/none" --out "$HS_TMP/nc.md"
 echo old >"$HS_TMP/r.md"
 expect "health-sim-tiny-run" 0 "llm-fleet seed 1" "$HS" --seeds 1 --holdout 1 --no-sensitivity \
 	--no-cluster03 --days 2 --nodes 16 --out "$HS_TMP/r.md"
