@@ -54,6 +54,8 @@ struct opts {
 	bool pretty;
 	bool quiet;
 	struct fw_agent_server server; /* url NULL: print only */
+	const char *watch_flag;  /* the last of --interval, --count given */
+	const char *report_flag; /* the last flag given that takes a report here */
 };
 
 static volatile sig_atomic_t stop, repaired;
@@ -74,6 +76,7 @@ static void usage(FILE *f)
 		"                     [--probation S] [--flap-threshold N --flap-window S --flap-hold S]\n"
 		"                     [--server URL --token-file FILE [--quiet]]\n"
 		"       fairway-agent --assess REPORT.json\n"
+		"                     [--probation S] [--flap-threshold N --flap-window S --flap-hold S]\n"
 		"\n"
 		"Report this node's NVIDIA GPU health as JSON: per GPU its temperature,\n"
 		"uncorrectable ECC errors, row remapping, NVLink links up and down, and\n"
@@ -110,8 +113,9 @@ static void usage(FILE *f)
 		"next interval.  Without NVML nothing is sent (exit 0).\n"
 		"\n"
 		"  --watch        keep running; one compact JSON line per report\n"
-		"  --interval S   seconds between reports in --watch (default 60)\n"
-		"  --count N      stop after N reports in --watch (default: until a signal)\n"
+		"  --interval S   seconds between reports in --watch (default 60; only with --watch)\n"
+		"  --count N      stop after N reports in --watch (default: until a signal;\n"
+		"                 only with --watch)\n"
 		"  --wait MS      how long to listen for XID events per report\n"
 		"                 (default 500 one-shot; the interval in --watch)\n"
 		"  --nvml PATH    the NVML library (default libnvidia-ml.so.1)\n"
@@ -137,6 +141,9 @@ static void usage(FILE *f)
 		"                 $FAIRWAY_TOKEN_FILE)\n"
 		"  --quiet        with --server: do not print the JSON on stdout\n"
 		"  --assess FILE  fold a saved report into health and print the verdict\n"
+		"                 (compact JSON); of the other flags only --probation and\n"
+		"                 the --flap-* settings go with it, the rest (they take a\n"
+		"                 report here) are refused, exit 2\n"
 		"  --help         this text\n"
 		"A value may follow its flag or be joined to it: --node gpu-017 or --node=gpu-017.\n"
 		"\n"
@@ -214,6 +221,25 @@ static int check_server(struct opts *o)
 	return 0;
 }
 
+/* Flags that do nothing in this mode are refused, not ignored: --interval
+ * and --count pace --watch; --assess reads a saved report, so no flag that
+ * takes or prints one here (--watch, --pretty, --node, --nvml, --nvlinks,
+ * --wait, --interval, --count) goes with it.  0 or the exit status 2. */
+static int check_modes(const struct opts *o)
+{
+	if (o->assess && o->report_flag) {
+		fprintf(stderr, "fairway-agent: %s goes with a report taken on this node, not with --assess "
+				"(drop it); see --help\n", o->report_flag);
+		return 2;
+	}
+	if (!o->watch && o->watch_flag) {
+		fprintf(stderr, "fairway-agent: %s goes with --watch (it paces the reports --watch sends); "
+				"add --watch or drop it; see --help\n", o->watch_flag);
+		return 2;
+	}
+	return 0;
+}
+
 /* A value joined with '=' (cliword.h): refused on a flag that takes none,
  * and when empty.  Returns 0 or the exit status 2. */
 static int joined_value(const char *flag, const char *value)
@@ -253,9 +279,9 @@ static int parse(int argc, char **argv, struct opts *o)
 			usage(stdout);
 			exit(0);
 		} else if (!strcmp(a, "--watch")) {
-			o->watch = true;
+			o->watch = true, o->report_flag = a;
 		} else if (!strcmp(a, "--pretty")) {
-			o->pretty = true;
+			o->pretty = true, o->report_flag = a;
 		} else if (!strcmp(a, "--quiet")) {
 			o->quiet = true;
 		} else if (!strcmp(a, "--server") && v) {
@@ -263,17 +289,17 @@ static int parse(int argc, char **argv, struct opts *o)
 		} else if (!strcmp(a, "--token-file") && v) {
 			o->server.token_file = v, i += take;
 		} else if (!strcmp(a, "--nvml") && v) {
-			o->nvml = v, i += take;
+			o->nvml = v, o->report_flag = a, i += take;
 		} else if (!strcmp(a, "--assess") && v) {
 			o->assess = v, i += take;
 		} else if (!strcmp(a, "--node") && v) {
-			node = v, i += take;
+			node = v, o->report_flag = a, i += take;
 		} else if (!strcmp(a, "--interval")) {
-			rc = number(a, v, 1, 86400, &o->interval_s), i += take;
+			rc = number(a, v, 1, 86400, &o->interval_s), o->watch_flag = o->report_flag = a, i += take;
 		} else if (!strcmp(a, "--count")) {
-			rc = number(a, v, 1, 1000000000, &o->count), i += take;
+			rc = number(a, v, 1, 1000000000, &o->count), o->watch_flag = o->report_flag = a, i += take;
 		} else if (!strcmp(a, "--nvlinks")) {
-			rc = number(a, v, 0, NVML_NVLINK_MAX_LINKS, &o->nvlinks), i += take;
+			rc = number(a, v, 0, NVML_NVLINK_MAX_LINKS, &o->nvlinks), o->report_flag = a, i += take;
 		} else if (!strcmp(a, "--probation")) {
 			rc = number(a, v, 1, 365 * 86400L, &y), o->health.probation_s = y, i += take;
 		} else if (!strcmp(a, "--flap-window")) {
@@ -283,7 +309,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		} else if (!strcmp(a, "--flap-threshold")) {
 			rc = number(a, v, 1, 100, &y), o->health.flap_threshold = (int32_t)y, i += take;
 		} else if (!strcmp(a, "--wait")) {
-			rc = number(a, v, 0, 3600000, &x), i += take;
+			rc = number(a, v, 0, 3600000, &x), o->report_flag = a, i += take;
 			o->wait_ms = (unsigned)x;
 		} else {
 			char hint[96];
@@ -294,6 +320,8 @@ static int parse(int argc, char **argv, struct opts *o)
 	}
 	if (!rc && o->watch && x < 0)
 		o->wait_ms = (unsigned)o->interval_s * 1000u;
+	if (!rc)
+		rc = check_modes(o);
 	if (!rc)
 		rc = set_node(o, node);
 	return rc ? rc : check_server(o);

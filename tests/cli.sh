@@ -1756,6 +1756,16 @@ if [ -x "$AG" ]; then
 	expect "agent-bare-flag-with-value" 2 "--watch takes no value" "$AG" --watch=1
 	# its help's URL is the daemon's default address (fairway serve --listen)
 	expect "agent-help-names-the-daemon-port" 0 "http://127.0.0.1:8642" "$AG" --help
+	# a flag that does nothing in this mode is refused, naming the flag it goes with
+	expect "agent-count-without-watch" 2 "--count goes with --watch" "$AG" --count 3 --nvml /nonexistent
+	expect "agent-interval-without-watch" 2 "--interval goes with --watch" "$AG" --interval 5 --nvml /nonexistent
+	for f in --pretty --watch "--node n1" "--nvml /x" "--wait 0" "--nvlinks 4"; do
+		# shellcheck disable=SC2086 # the flag and its value are two words
+		expect "agent-assess-refuses-${f%% *}" 2 "${f%% *} goes with a report taken on this node, not with --assess" \
+			"$AG" --assess /nonexistent.json $f
+	done
+	expect "agent-assess-takes-damping" 1 "/nonexistent.json" "$AG" --assess /nonexistent.json --probation 60
+	expect "agent-help-says-what-goes-with-assess" 0 "only --probation and" "$AG" --help
 fi
 SL=$B/connectors/slurm/fairway-slurm
 if [ -x "$SL" ]; then
