@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -202,10 +203,10 @@ static int check_server(struct opts *o)
 	char tok[512], why[512];
 	const char *msg = NULL;
 
+	if (o->server.url && !o->server.token_file && getenv("FAIRWAY_TOKEN_FILE") && *getenv("FAIRWAY_TOKEN_FILE"))
+		o->server.token_file = getenv("FAIRWAY_TOKEN_FILE"); /* empty: unset */
 	if (o->server.url && !o->server.token_file)
-		o->server.token_file = getenv("FAIRWAY_TOKEN_FILE");
-	if (o->server.url && !o->server.token_file)
-		msg = "--server needs --token-file FILE (the daemon's bearer token)";
+		msg = "--server needs --token-file FILE (the daemon's bearer token) or FAIRWAY_TOKEN_FILE";
 	else if (!o->server.url && (o->server.token_file || o->quiet))
 		msg = "--token-file and --quiet go with --server URL";
 	else if (o->server.url && o->assess)
@@ -340,19 +341,39 @@ static void print(const struct opts *o, const struct fw_agent_report *r)
 	json_decref(j);
 }
 
+/* The saved report of --assess, parsed; NULL after saying why: a file
+ * that cannot be read (named with the flag and the OS reason), or the
+ * line where its JSON breaks. */
+static json_t *load_report(const char *path)
+{
+	struct stat st;
+	json_error_t je;
+	json_t *j;
+	FILE *f = fopen(path, "r");
+
+	if (f && fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode))
+		fclose(f), f = NULL, errno = EISDIR;
+	if (!f) {
+		fprintf(stderr, "fairway-agent: --assess %s: cannot read: %s\n", path, strerror(errno));
+		return NULL;
+	}
+	j = json_loadf(f, 0, &je);
+	fclose(f);
+	if (!j)
+		fprintf(stderr, "fairway-agent: %s:%d: %s\n", path, je.line, je.text);
+	return j;
+}
+
 static int assess(const struct opts *o)
 {
 	struct fw_agent_report r;
 	struct fw_health_config c;
 	struct fw_health_rec node, gpu[FW_AGENT_MAX_GPUS];
-	json_error_t je;
 	char why[256];
-	json_t *j = json_load_file(o->assess, 0, &je);
+	json_t *j = load_report(o->assess);
 
-	if (!j) {
-		fprintf(stderr, "fairway-agent: %s:%d: %s\n", o->assess, je.line, je.text);
+	if (!j)
 		return 1;
-	}
 	if (fw_agent_from_json(j, &r, why, sizeof why) != FW_OK) {
 		fprintf(stderr, "fairway-agent: %s: %s\n", o->assess, why);
 		json_decref(j);
@@ -407,8 +428,10 @@ static void pace(const struct opts *o, int64_t started, long k)
 		;
 }
 
-/* --server: send one folded report.  0, or 1 with the reason on stderr. */
-static int deliver(const struct opts *o, const struct fw_agent_report *r)
+/* --server: send one folded report.  0, or 1 with the reason on stderr;
+ * in --watch it announces the next try unless this was the last report
+ * (--count reached, or a signal). */
+static int deliver(const struct opts *o, const struct fw_agent_report *r, bool last)
 {
 	char why[1024];
 	json_t *body;
@@ -421,9 +444,12 @@ static int deliver(const struct opts *o, const struct fw_agent_report *r)
 	json_decref(body);
 	if (rc == FW_OK)
 		return 0;
-	if (o->watch)
+	if (o->watch && !last)
 		fprintf(stderr, "fairway-agent: report at %lld not sent: %s; next try in %ld s\n", (long long)r->time,
 			why, o->interval_s);
+	else if (o->watch)
+		fprintf(stderr, "fairway-agent: report at %lld not sent: %s; that was the last report\n",
+			(long long)r->time, why);
 	else
 		fprintf(stderr, "fairway-agent: report not sent: %s\n", why);
 	return 1;
@@ -458,7 +484,7 @@ static int run(const struct opts *o, struct fw_nvml *n)
 		}
 		fw_agent_fold(&c, &node, gpu, &r);
 		print(o, &r);
-		rc = deliver(o, &r); /* --watch: the last report's outcome */
+		rc = deliver(o, &r, stop || (o->count && k + 1 >= o->count)); /* --watch: the last one's outcome */
 		if (!o->watch)
 			break;
 		pace(o, r.time, k);

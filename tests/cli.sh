@@ -1764,7 +1764,28 @@ if [ -x "$AG" ]; then
 		expect "agent-assess-refuses-${f%% *}" 2 "${f%% *} goes with a report taken on this node, not with --assess" \
 			"$AG" --assess /nonexistent.json $f
 	done
-	expect "agent-assess-takes-damping" 1 "/nonexistent.json" "$AG" --assess /nonexistent.json --probation 60
+	expect "agent-assess-takes-damping" 1 "--assess /nonexistent.json: cannot read: No such file or directory" \
+		"$AG" --assess /nonexistent.json --probation 60
+	# what cannot be read is named with its flag and why, not as line -1 or "empty"
+	AG_TMP=$(mktemp -d)
+	expect "agent-assess-directory" 1 "--assess $AG_TMP: cannot read: Is a directory" "$AG" --assess "$AG_TMP"
+	expect "agent-token-file-directory" 2 "cannot read the token file $AG_TMP: it is a directory" \
+		"$AG" --server http://127.0.0.1:1 --token-file "$AG_TMP"
+	expect "agent-token-env-empty-is-unset" 2 "--server needs --token-file FILE (the daemon's bearer token) or FAIRWAY_TOKEN_FILE" \
+		env FAIRWAY_TOKEN_FILE= "$AG" --server http://127.0.0.1:1
+	# --watch --count 2 against no server: a retry is announced only when one follows
+	if [ -f "$B/agent/libfake_nvml.so" ]; then
+		echo token >"$AG_TMP/tok"
+		out=$(timeout 20 "$AG" --nvml "$B/agent/libfake_nvml.so" --node n1 --watch --interval 1 --count 2 --wait 0 \
+			--server http://127.0.0.1:1 --token-file "$AG_TMP/tok" 2>&1 >/dev/null)
+		if [ "$(grep -c 'not sent' <<<"$out")" = 2 ] && [ "$(grep -c 'next try in 1 s' <<<"$out")" = 1 ] &&
+			tail -1 <<<"$out" | grep -qF "that was the last report"; then
+			ok "agent-watch-no-retry-after-the-last"
+		else
+			bad "agent-watch-no-retry-after-the-last: $out"
+		fi
+	fi
+	rm -rf "$AG_TMP"
 	expect "agent-help-says-what-goes-with-assess" 0 "only --probation and" "$AG" --help
 fi
 SL=$B/connectors/slurm/fairway-slurm
