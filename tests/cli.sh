@@ -1649,6 +1649,27 @@ if tr '\n' ' ' <"$HS_TMP/nolemon.md" | tr -s ' ' | grep -qF "lemons off (--lemon
 else
 	bad "health-sim-lemon-threshold-0-says-off: $(grep -i -m2 lemon "$HS_TMP/nolemon.md")"
 fi
+# "Reading the numbers" is formatted from the run: in a reduced run it points
+# at no section the run left out, and its figures are the tables' own
+"$HS" --seeds 2 --holdout 0 --no-cluster03 --no-sensitivity --days 1 --nodes 16 --out "$HS_TMP/reduced.md" >/dev/null 2>&1
+notes=$(sed -n '/^## Reading the numbers/,$p' "$HS_TMP/reduced.md")
+if [ -n "$notes" ] && ! grep -qE "held-out section|held-out seeds'|sensitivity table|silent-fault table|cluster03" <<<"$notes"; then
+	ok "health-sim-notes-name-only-sections-run"
+else
+	bad "health-sim-notes-name-only-sections-run: $(grep -E -m3 "held-out section|held-out seeds'|sensitivity table|silent-fault|cluster03" <<<"$notes")"
+fi
+"$HS" --seeds 2 --holdout 2 --days 2 --nodes 48 --rate 30 --no-cluster03 --out "$HS_TMP/notes.md" >/dev/null 2>&1
+lost_col() { grep -F "| $1 |" "$HS_TMP/notes.md" | sed -n "${2}p" | awk -F'|' -v c="$3" '{ gsub(/ /, "", $c); print $c }'; }
+acc=$(lost_col "GPU-hours lost to failures" 1 5)
+held=$(lost_col "GPU-hours lost to failures" 2 5)
+two=$(lost_col "lemons at 2 incidents in 120 days" 1 8)
+notes=$(sed -n '/^## Reading the numbers/,$p' "$HS_TMP/notes.md" | tr '\n' ' ' | tr -s ' ')
+if [ -n "$acc" ] && [ -n "$held" ] && [ -n "$two" ] && grep -qF "acceptance seeds' $acc" <<<"$notes" &&
+	grep -qF "2 held-out seeds' $held" <<<"$notes" && grep -qF "rule at 2 incidents ($two lost" <<<"$notes"; then
+	ok "health-sim-notes-quote-the-tables"
+else
+	bad "health-sim-notes-quote-the-tables: acceptance $acc, held-out $held, 2 incidents $two: $notes"
+fi
 # The cluster03 no-harm run (the other health tests skip it): both
 # placements replay the whole trace at 21 x 8 with the same failures
 C03=${FAIRWAY_TRACES:-../shared/traces}/microsoft-itp/cluster03.csv
