@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -54,6 +55,8 @@ struct opts {
 	bool pretty;
 	bool quiet;
 	struct fw_agent_server server; /* url NULL: print only */
+	const char *watch_flag;  /* the last of --interval, --count given */
+	const char *report_flag; /* the last flag given that takes a report here */
 };
 
 static volatile sig_atomic_t stop, repaired;
@@ -74,6 +77,7 @@ static void usage(FILE *f)
 		"                     [--probation S] [--flap-threshold N --flap-window S --flap-hold S]\n"
 		"                     [--server URL --token-file FILE [--quiet]]\n"
 		"       fairway-agent --assess REPORT.json\n"
+		"                     [--probation S] [--flap-threshold N --flap-window S --flap-hold S]\n"
 		"\n"
 		"Report this node's NVIDIA GPU health as JSON: per GPU its temperature,\n"
 		"uncorrectable ECC errors, row remapping, NVLink links up and down, and\n"
@@ -110,8 +114,9 @@ static void usage(FILE *f)
 		"next interval.  Without NVML nothing is sent (exit 0).\n"
 		"\n"
 		"  --watch        keep running; one compact JSON line per report\n"
-		"  --interval S   seconds between reports in --watch (default 60)\n"
-		"  --count N      stop after N reports in --watch (default: until a signal)\n"
+		"  --interval S   seconds between reports in --watch (default 60; only with --watch)\n"
+		"  --count N      stop after N reports in --watch (default: until a signal;\n"
+		"                 only with --watch)\n"
 		"  --wait MS      how long to listen for XID events per report\n"
 		"                 (default 500 one-shot; the interval in --watch)\n"
 		"  --nvml PATH    the NVML library (default libnvidia-ml.so.1)\n"
@@ -137,6 +142,9 @@ static void usage(FILE *f)
 		"                 $FAIRWAY_TOKEN_FILE)\n"
 		"  --quiet        with --server: do not print the JSON on stdout\n"
 		"  --assess FILE  fold a saved report into health and print the verdict\n"
+		"                 (compact JSON); of the other flags only --probation and\n"
+		"                 the --flap-* settings go with it, the rest (they take a\n"
+		"                 report here) are refused, exit 2\n"
 		"  --help         this text\n"
 		"A value may follow its flag or be joined to it: --node gpu-017 or --node=gpu-017.\n"
 		"\n"
@@ -195,10 +203,10 @@ static int check_server(struct opts *o)
 	char tok[512], why[512];
 	const char *msg = NULL;
 
+	if (o->server.url && !o->server.token_file && getenv("FAIRWAY_TOKEN_FILE") && *getenv("FAIRWAY_TOKEN_FILE"))
+		o->server.token_file = getenv("FAIRWAY_TOKEN_FILE"); /* empty: unset */
 	if (o->server.url && !o->server.token_file)
-		o->server.token_file = getenv("FAIRWAY_TOKEN_FILE");
-	if (o->server.url && !o->server.token_file)
-		msg = "--server needs --token-file FILE (the daemon's bearer token)";
+		msg = "--server needs --token-file FILE (the daemon's bearer token) or FAIRWAY_TOKEN_FILE";
 	else if (!o->server.url && (o->server.token_file || o->quiet))
 		msg = "--token-file and --quiet go with --server URL";
 	else if (o->server.url && o->assess)
@@ -209,6 +217,25 @@ static int check_server(struct opts *o)
 	}
 	if (o->server.url && fw_agent_read_token(o->server.token_file, tok, sizeof tok, why, sizeof why) != FW_OK) {
 		fprintf(stderr, "fairway-agent: %s\n", why);
+		return 2;
+	}
+	return 0;
+}
+
+/* Flags that do nothing in this mode are refused, not ignored: --interval
+ * and --count pace --watch; --assess reads a saved report, so no flag that
+ * takes or prints one here (--watch, --pretty, --node, --nvml, --nvlinks,
+ * --wait, --interval, --count) goes with it.  0 or the exit status 2. */
+static int check_modes(const struct opts *o)
+{
+	if (o->assess && o->report_flag) {
+		fprintf(stderr, "fairway-agent: %s goes with a report taken on this node, not with --assess "
+				"(drop it); see --help\n", o->report_flag);
+		return 2;
+	}
+	if (!o->watch && o->watch_flag) {
+		fprintf(stderr, "fairway-agent: %s goes with --watch (it paces the reports --watch sends); "
+				"add --watch or drop it; see --help\n", o->watch_flag);
 		return 2;
 	}
 	return 0;
@@ -253,9 +280,9 @@ static int parse(int argc, char **argv, struct opts *o)
 			usage(stdout);
 			exit(0);
 		} else if (!strcmp(a, "--watch")) {
-			o->watch = true;
+			o->watch = true, o->report_flag = a;
 		} else if (!strcmp(a, "--pretty")) {
-			o->pretty = true;
+			o->pretty = true, o->report_flag = a;
 		} else if (!strcmp(a, "--quiet")) {
 			o->quiet = true;
 		} else if (!strcmp(a, "--server") && v) {
@@ -263,17 +290,17 @@ static int parse(int argc, char **argv, struct opts *o)
 		} else if (!strcmp(a, "--token-file") && v) {
 			o->server.token_file = v, i += take;
 		} else if (!strcmp(a, "--nvml") && v) {
-			o->nvml = v, i += take;
+			o->nvml = v, o->report_flag = a, i += take;
 		} else if (!strcmp(a, "--assess") && v) {
 			o->assess = v, i += take;
 		} else if (!strcmp(a, "--node") && v) {
-			node = v, i += take;
+			node = v, o->report_flag = a, i += take;
 		} else if (!strcmp(a, "--interval")) {
-			rc = number(a, v, 1, 86400, &o->interval_s), i += take;
+			rc = number(a, v, 1, 86400, &o->interval_s), o->watch_flag = o->report_flag = a, i += take;
 		} else if (!strcmp(a, "--count")) {
-			rc = number(a, v, 1, 1000000000, &o->count), i += take;
+			rc = number(a, v, 1, 1000000000, &o->count), o->watch_flag = o->report_flag = a, i += take;
 		} else if (!strcmp(a, "--nvlinks")) {
-			rc = number(a, v, 0, NVML_NVLINK_MAX_LINKS, &o->nvlinks), i += take;
+			rc = number(a, v, 0, NVML_NVLINK_MAX_LINKS, &o->nvlinks), o->report_flag = a, i += take;
 		} else if (!strcmp(a, "--probation")) {
 			rc = number(a, v, 1, 365 * 86400L, &y), o->health.probation_s = y, i += take;
 		} else if (!strcmp(a, "--flap-window")) {
@@ -283,7 +310,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		} else if (!strcmp(a, "--flap-threshold")) {
 			rc = number(a, v, 1, 100, &y), o->health.flap_threshold = (int32_t)y, i += take;
 		} else if (!strcmp(a, "--wait")) {
-			rc = number(a, v, 0, 3600000, &x), i += take;
+			rc = number(a, v, 0, 3600000, &x), o->report_flag = a, i += take;
 			o->wait_ms = (unsigned)x;
 		} else {
 			char hint[96];
@@ -294,6 +321,8 @@ static int parse(int argc, char **argv, struct opts *o)
 	}
 	if (!rc && o->watch && x < 0)
 		o->wait_ms = (unsigned)o->interval_s * 1000u;
+	if (!rc)
+		rc = check_modes(o);
 	if (!rc)
 		rc = set_node(o, node);
 	return rc ? rc : check_server(o);
@@ -312,19 +341,39 @@ static void print(const struct opts *o, const struct fw_agent_report *r)
 	json_decref(j);
 }
 
+/* The saved report of --assess, parsed; NULL after saying why: a file
+ * that cannot be read (named with the flag and the OS reason), or the
+ * line where its JSON breaks. */
+static json_t *load_report(const char *path)
+{
+	struct stat st;
+	json_error_t je;
+	json_t *j;
+	FILE *f = fopen(path, "r");
+
+	if (f && fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode))
+		fclose(f), f = NULL, errno = EISDIR;
+	if (!f) {
+		fprintf(stderr, "fairway-agent: --assess %s: cannot read: %s\n", path, strerror(errno));
+		return NULL;
+	}
+	j = json_loadf(f, 0, &je);
+	fclose(f);
+	if (!j)
+		fprintf(stderr, "fairway-agent: %s:%d: %s\n", path, je.line, je.text);
+	return j;
+}
+
 static int assess(const struct opts *o)
 {
 	struct fw_agent_report r;
 	struct fw_health_config c;
 	struct fw_health_rec node, gpu[FW_AGENT_MAX_GPUS];
-	json_error_t je;
 	char why[256];
-	json_t *j = json_load_file(o->assess, 0, &je);
+	json_t *j = load_report(o->assess);
 
-	if (!j) {
-		fprintf(stderr, "fairway-agent: %s:%d: %s\n", o->assess, je.line, je.text);
+	if (!j)
 		return 1;
-	}
 	if (fw_agent_from_json(j, &r, why, sizeof why) != FW_OK) {
 		fprintf(stderr, "fairway-agent: %s: %s\n", o->assess, why);
 		json_decref(j);
@@ -379,8 +428,10 @@ static void pace(const struct opts *o, int64_t started, long k)
 		;
 }
 
-/* --server: send one folded report.  0, or 1 with the reason on stderr. */
-static int deliver(const struct opts *o, const struct fw_agent_report *r)
+/* --server: send one folded report.  0, or 1 with the reason on stderr;
+ * in --watch it announces the next try unless this was the last report
+ * (--count reached, or a signal). */
+static int deliver(const struct opts *o, const struct fw_agent_report *r, bool last)
 {
 	char why[1024];
 	json_t *body;
@@ -393,9 +444,12 @@ static int deliver(const struct opts *o, const struct fw_agent_report *r)
 	json_decref(body);
 	if (rc == FW_OK)
 		return 0;
-	if (o->watch)
+	if (o->watch && !last)
 		fprintf(stderr, "fairway-agent: report at %lld not sent: %s; next try in %ld s\n", (long long)r->time,
 			why, o->interval_s);
+	else if (o->watch)
+		fprintf(stderr, "fairway-agent: report at %lld not sent: %s; that was the last report\n",
+			(long long)r->time, why);
 	else
 		fprintf(stderr, "fairway-agent: report not sent: %s\n", why);
 	return 1;
@@ -430,7 +484,7 @@ static int run(const struct opts *o, struct fw_nvml *n)
 		}
 		fw_agent_fold(&c, &node, gpu, &r);
 		print(o, &r);
-		rc = deliver(o, &r); /* --watch: the last report's outcome */
+		rc = deliver(o, &r, stop || (o->count && k + 1 >= o->count)); /* --watch: the last one's outcome */
 		if (!o->watch)
 			break;
 		pace(o, r.time, k);

@@ -2,10 +2,13 @@
  * post.c — a folded report as the daemon's health body, sent with
  * libcurl (post.h).
  */
+#include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <curl/curl.h>
 
@@ -96,12 +99,16 @@ json_t *fw_agent_health_body(const struct fw_agent_report *r)
 int fw_agent_read_token(const char *file, char *tok, size_t n, char *why, size_t whylen)
 {
 	FILE *f = fopen(file, "r");
+	struct stat st;
+	bool dir = f && fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode);
 
-	if (!f) {
+	if (!f || dir) {
 		snprintf(why, whylen,
-			 "cannot read the token file %s (pass --token-file with the daemon's agent token: "
+			 "cannot read the token file %s: %s (pass --token-file with the daemon's agent token: "
 			 "`fairway serve --agent-token-file`, default STATE_DIR/agent-token)",
-			 file);
+			 file, dir ? "it is a directory" : strerror(errno));
+		if (f)
+			fclose(f);
 		return FW_ENOENT;
 	}
 	if (!fgets(tok, (int)n, f))

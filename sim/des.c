@@ -3396,19 +3396,6 @@ struct outs {
 	struct fw_outfile v[O_N];
 };
 
-/* The end of the replay, the metrics' window end: its last completion,
- * or its last arrival when later. */
-static int64_t last_end(const struct fw_itp_trace *t, const struct fw_sim_result *r)
-{
-	int64_t hi = INT64_MIN;
-
-	for (size_t i = 0; i < t->n; i++) {
-		hi = end_of(t, r, i) > hi ? end_of(t, r, i) : hi;
-		hi = t->v[i].submit > hi ? t->v[i].submit : hi;
-	}
-	return hi;
-}
-
 /* What the variant ran with: its base policy and scheduler settings (the
  * run's unless the variant set its own). */
 static void variant_json(const struct cli *c, const struct variant *w, json_t *pj)
@@ -3523,8 +3510,8 @@ static int write_streams(const struct outs *out, const struct fw_itp_trace *t, c
 		return out_error(&o[O_LOG]), FW_EIO;
 	if (o[O_JOBS].f && write_jobs(o[O_JOBS].f, t, tr, r) != FW_OK)
 		return out_error(&o[O_JOBS]), FW_EIO;
-	if (o[O_SHARES].f &&
-	    fw_met_write_shares(o[O_SHARES].f, &mr->rec, r->policy, last_end(t, r)) != FW_OK)
+	if (o[O_SHARES].f && mr->npol &&
+	    fw_met_write_shares(o[O_SHARES].f, &mr->rec, r->policy, mr->pol[mr->npol - 1]->t1) != FW_OK)
 		return out_error(&o[O_SHARES]), FW_EIO;
 	return FW_OK;
 }

@@ -26,6 +26,9 @@
 #include "progress.h"
 
 #define DAY 86400
+#define C03_NODES 21           /* cluster03's standard size: 21 x 8 */
+#define TARGET_ETTR_PP 5.0     /* the issue's targets: ETTR of >= 256-GPU jobs, */
+#define TARGET_LOST_PCT -25.0  /* GPU-hours lost to failures */
 
 struct cli {
 	int seeds;
@@ -41,6 +44,7 @@ struct cli {
 	int holdout;             /* seeds seeds+1 .. seeds+holdout, reported apart */
 	const char *out;
 	const char *traces;
+	const char *traces_from; /* "--traces " or "FAIRWAY_TRACES="; NULL = the default */
 	bool cluster03;
 	bool sensitivity;
 	struct fw_progress *bar; /* one step per replayed pair (TTY only) */
@@ -117,7 +121,9 @@ static void usage(FILE *f)
 		"  --probation S, --flap-window S, --flap-hold S, --flap-threshold N\n"
 		"                 the health model's settings (default: health.h's)\n"
 		"  --traces DIR   where microsoft-itp/cluster03.csv is (default\n"
-		"                 $FAIRWAY_TRACES or ../shared/traces)\n"
+		"                 $FAIRWAY_TRACES or ../shared/traces); a DIR given here or\n"
+		"                 in FAIRWAY_TRACES must hold it (exit 1); the default,\n"
+		"                 when missing, skips the cluster03 run with a note\n"
 		"  --no-cluster03 skip the cluster03 no-harm run\n"
 		"  --no-sensitivity  skip the sensitivity, silent-fault, GPU-failure and\n"
 		"                 NVLink-flap tables (twenty-two more experiments)\n"
@@ -182,7 +188,9 @@ static int parse(int argc, char **argv, struct cli *c)
 	c->silent = (struct fw_silent_model){ 0, 6360, 300 };
 	c->gpu = (struct fw_gpu_fault_model){ 0, 8, 0 };
 	c->flap = (struct fw_flap_model){ 0, 600 };
-	c->traces = getenv("FAIRWAY_TRACES") ? getenv("FAIRWAY_TRACES") : "../shared/traces";
+	c->traces = "../shared/traces";
+	if (getenv("FAIRWAY_TRACES") && *getenv("FAIRWAY_TRACES"))
+		c->traces = getenv("FAIRWAY_TRACES"), c->traces_from = "FAIRWAY_TRACES=";
 	for (int i = 1; i < argc && !rc; i++) {
 		char *eq = fw_cli_split_eq(argv[i]);
 		const char *a = argv[i], *v = eq ? eq : i + 1 < argc ? argv[i + 1] : NULL;
@@ -203,7 +211,7 @@ static int parse(int argc, char **argv, struct cli *c)
 		} else if (!strcmp(a, "--out") && v) {
 			c->out = v;
 		} else if (!strcmp(a, "--traces") && v) {
-			c->traces = v;
+			c->traces = v, c->traces_from = "--traces ";
 		} else if (!strcmp(a, "--seeds")) {
 			rc = whole(a, v, 1, 100, &x), c->seeds = (int)x;
 		} else if (!strcmp(a, "--days")) {
@@ -262,6 +270,36 @@ static int parse(int argc, char **argv, struct cli *c)
 		i += !eq; /* the value was the next word */
 	}
 	return rc;
+}
+
+/* Before any replay: a traces directory the user named (--traces or
+ * FAIRWAY_TRACES) must hold microsoft-itp/cluster03.csv when the cluster03
+ * run is on; only the default path may be missing (the run is then skipped
+ * with a note).  Returns 0, or 1 after saying what is missing where. */
+static int check_traces(const struct cli *c)
+{
+	char path[1024];
+	struct stat st;
+	const char *why = NULL;
+
+	if (!c->cluster03 || !c->traces_from)
+		return 0;
+	snprintf(path, sizeof path, "%s/microsoft-itp/cluster03.csv", c->traces);
+	if (stat(c->traces, &st) != 0)
+		why = strerror(errno);
+	else if (!S_ISDIR(st.st_mode))
+		why = "not a directory";
+	if (why) {
+		fprintf(stderr, "fairway-health-sim: %s%s: %s; give the directory that holds "
+				"microsoft-itp/cluster03.csv, or pass --no-cluster03\n", c->traces_from, c->traces, why);
+		return 1;
+	}
+	if (access(path, R_OK) != 0) {
+		fprintf(stderr, "fairway-health-sim: %s%s: cannot read %s: %s; the cluster03 no-harm run needs "
+				"it (or pass --no-cluster03)\n", c->traces_from, c->traces, path, strerror(errno));
+		return 1;
+	}
+	return 0;
 }
 
 /* ---- runs ------------------------------------------------------------------ */
@@ -376,11 +414,15 @@ static int run_c03(const struct cli *c, struct pair *p, bool *have)
 	snprintf(path, sizeof path, "%s/microsoft-itp/cluster03.csv", c->traces);
 	memset(&d, 0, sizeof d);
 	if (fw_trace_read(path, FW_TRACE_ITP, 8, 0, &t, &d) != FW_OK) {
+		if (c->traces_from) {
+			fprintf(stderr, "fairway-health-sim: %s%s: %s: %s\n", c->traces_from, c->traces, path, d.msg);
+			return FW_EINVAL;
+		}
 		fprintf(stderr, "fairway-health-sim: cluster03 skipped: %s: %s\n", path, d.msg);
 		return FW_OK;
 	}
 	for (int s = 0; s < c->seeds; s++) {
-		if ((rc = run_pair(c, &t, 21, (uint64_t)s + 1, &p[s])) != FW_OK) {
+		if ((rc = run_pair(c, &t, C03_NODES, (uint64_t)s + 1, &p[s])) != FW_OK) {
 			fw_trace_free(&t);
 			return rc;
 		}
@@ -559,9 +601,9 @@ static void acceptance_llm(FILE *f, const struct pair *p, int n)
 	fprintf(f, "| check | health-blind | health-aware | change | target | |\n|---|---|---|---|---|---|\n");
 	fprintf(f, "| mean ETTR of jobs >= 256 GPUs | %s | %s | %s | >= +5 pp | %s |\n",
 		cellf(&k, "%.4f", x.ettr_b), cellf(&k, "%.4f", x.ettr_a), cellf(&k, "%+.2f pp", d_ettr),
-		isnan(d_ettr) ? "n/a (no such job)" : met(d_ettr >= 5.0));
+		isnan(d_ettr) ? "n/a (no such job)" : met(d_ettr >= TARGET_ETTR_PP));
 	fprintf(f, "| GPU-hours lost to failures | %.0f | %.0f | %+.1f%% | <= -25%% | %s |\n", x.lost_b, x.lost_a,
-		d_lost, met(d_lost <= -25.0));
+		d_lost, met(d_lost <= TARGET_LOST_PCT));
 	fprintf(f, "| occupancy | %.2f%% | %.2f%% | %+.2f pp | within 1 pp | %s |\n\n", 100.0 * x.occ_b,
 		100.0 * x.occ_a, d_occ, met(fabs(d_occ) <= 1.0));
 	avoidable(f, &x);
@@ -615,10 +657,31 @@ static bool default_model(const struct fw_health_config *h)
 	       h->lemon_threshold == d.lemon_threshold && h->lemon_window_s == d.lemon_window_s;
 }
 
+/* The lemon rule of setup()'s health-aware line: "3 incidents within
+ * 120 days make a node a lemon ...", or that lemons are off
+ * (--lemon-threshold 0, health.h). */
+static void lemon_rule(FILE *f, const struct cli *c)
+{
+	int32_t k = c->health.lemon_threshold;
+	char d[32];
+
+	if (k == 0) {
+		fprintf(f, "lemons\n"
+			   "  off (--lemon-threshold 0: no node is ever a lemon); gangs of 16+ GPUs avoid suspect\n"
+			   "  nodes; smaller jobs take the suspect nodes they may use first.\n");
+		return;
+	}
+	fprintf(f, "%d incident%s within\n"
+		   "  %s make a node a lemon); gangs of 16+ GPUs avoid suspect nodes; jobs of %d+ GPUs\n"
+		   "  take lemons only when they cannot start elsewhere, and last; smaller jobs take the\n"
+		   "  lemons (and the suspect nodes they may use) first.\n",
+		k, k == 1 ? "" : "s", dur(d, sizeof d, c->health.lemon_window_s), lemon_gang_of(c));
+}
+
 static void setup(FILE *f, const struct cli *c)
 {
 	struct fw_health_config h = c->health;
-	char d1[32], d2[32], d3[32], d4[32];
+	char d1[32], d2[32], d3[32];
 
 	fprintf(f, "# Health-aware placement under node failures: results\n\n");
 	fprintf(f, "Generated by `fairway-health-sim --out docs/results-health.md` (sim/health_cli.c;\n"
@@ -662,15 +725,11 @@ static void setup(FILE *f, const struct cli *c)
 			c->flap.rate_per_1000, c->fail.flaky_factor, (double)c->flap.down_s / 60.0);
 	fprintf(f, "- Health-blind: every node healthy; a failed node is out only while it is repaired.\n"
 		   "  Health-aware: the health model of docs/health.md with %s (probation %s after a\n"
-		   "  repair; %d failure%s within %s hold%s a node suspect for %s; %d incident%s within\n"
-		   "  %s make a node a lemon); gangs of 16+ GPUs avoid suspect nodes; jobs of %d+ GPUs\n"
-		   "  take lemons only when they cannot start elsewhere, and last; smaller jobs take the\n"
-		   "  lemons (and the suspect nodes they may use) first.\n",
+		   "  repair; %d failure%s within %s hold%s a node suspect for %s; ",
 		default_model(&h) ? "its defaults" : "these settings, not its defaults",
 		dur(d1, sizeof d1, h.probation_s), h.flap_threshold, h.flap_threshold == 1 ? "" : "s",
-		dur(d2, sizeof d2, h.flap_window_s), h.flap_threshold == 1 ? "s" : "", dur(d3, sizeof d3, h.flap_hold_s),
-		h.lemon_threshold, h.lemon_threshold == 1 ? "" : "s", dur(d4, sizeof d4, h.lemon_window_s),
-		lemon_gang_of(c));
+		dur(d2, sizeof d2, h.flap_window_s), h.flap_threshold == 1 ? "s" : "", dur(d3, sizeof d3, h.flap_hold_s));
+	lemon_rule(f, c);
 	fprintf(f, "- ETTR = productive time / wall time per started job: productive = time its runs ran minus\n"
 		   "  the work thrown away back to the last checkpoint; wall = first start to completion.\n"
 		   "  Occupancy = GPU-seconds of runs inside the arrival window / (GPUs x window).\n\n");
@@ -692,18 +751,31 @@ struct variant {
 	int32_t lemon_gang;                /* 0 = the main setup's */
 };
 
-static const struct variant variants[] = {
-	{ "main setup", 0, 0, 0, 0, -1, -1, -1, 0 },
-	{ "no lemons (fault history off)", 0, 0, 0, 0, -1, 0, -1, 0 },
-	{ "no failure history before the run", 0, 0, 0, 0, 0, -1, -1, 0 },
-	{ "lemons at 2 incidents in 120 days", 0, 0, 0, 0, -1, 2, -1, 0 },
-	{ "every job takes lemons last (lemonGangGpus 1)", 0, 0, 0, 0, -1, -1, -1, 1 },
-	{ "lemons first for jobs under 16 GPUs only (lemonGangGpus 16)", 0, 0, 0, 0, -1, -1, -1, 16 },
-	{ "lemons first for jobs under 256 GPUs (lemonGangGpus 256)", 0, 0, 0, 0, -1, -1, -1, 256 },
-	{ "restart costs 30 min", 0, 0, 0, 0, -1, -1, 1800, 0 },
-	{ "flap window 30 d, hold 30 d (hard)", 0, 0, 30, 30, -1, -1, -1, 0 },
-	{ "90 days of arrivals", 90, 0, 0, 0, -1, -1, -1, 0 },
-	{ "90 days at 95% load", 90, 0.95, 0, 0, -1, -1, -1, 0 },
+/* The rows, by name: the notes at the end read some of them. */
+enum { V_MAIN, V_NO_LEMONS, V_NO_HISTORY, V_LEMON2, V_GANG1, V_GANG16, V_GANG256, V_RESTART, V_HARD, V_90D,
+       V_90D_95, V_N };
+
+static const struct variant variants[V_N] = {
+	[V_MAIN] = { "main setup", 0, 0, 0, 0, -1, -1, -1, 0 },
+	[V_NO_LEMONS] = { "no lemons (fault history off)", 0, 0, 0, 0, -1, 0, -1, 0 },
+	[V_NO_HISTORY] = { "no failure history before the run", 0, 0, 0, 0, 0, -1, -1, 0 },
+	[V_LEMON2] = { "lemons at 2 incidents in 120 days", 0, 0, 0, 0, -1, 2, -1, 0 },
+	[V_GANG1] = { "every job takes lemons last (lemonGangGpus 1)", 0, 0, 0, 0, -1, -1, -1, 1 },
+	[V_GANG16] = { "lemons first for jobs under 16 GPUs only (lemonGangGpus 16)", 0, 0, 0, 0, -1, -1, -1, 16 },
+	[V_GANG256] = { "lemons first for jobs under 256 GPUs (lemonGangGpus 256)", 0, 0, 0, 0, -1, -1, -1, 256 },
+	[V_RESTART] = { "restart costs 30 min", 0, 0, 0, 0, -1, -1, 1800, 0 },
+	[V_HARD] = { "flap window 30 d, hold 30 d (hard)", 0, 0, 30, 30, -1, -1, -1, 0 },
+	[V_90D] = { "90 days of arrivals", 90, 0, 0, 0, -1, -1, -1, 0 },
+	[V_90D_95] = { "90 days at 95% load", 90, 0.95, 0, 0, -1, -1, -1, 0 },
+};
+
+/* What the sections measured, for the notes at the end (notes()): a part
+ * is set only when its section is in the document. */
+struct findings {
+	struct means main;            /* the acceptance seeds */
+	double ho_change, ho_seed_sd; /* held-out seeds: change in lost GPU-h; one seed's sd */
+	struct means var[V_N];        /* the sensitivity rows */
+	bool have03;                  /* the cluster03 section ran */
 };
 
 /* The LLM fleet's seeds under variant x of the setup: their means. */
@@ -718,14 +790,14 @@ static int variant_means(const struct cli *x, struct means *m)
 	return rc;
 }
 
-static int sensitivity(FILE *f, const struct cli *c)
+static int sensitivity(FILE *f, const struct cli *c, struct findings *r)
 {
 	fprintf(f, "\n## LLM fleet: sensitivity\n\n"
 		   "The same experiment with one thing changed (means over seeds 1..%d):\n\n"
 		   "| variation | ETTR >=256 blind | ETTR >=256 aware | change | GPU-h lost blind | GPU-h lost aware | change | occupancy change |\n"
 		   "|---|---|---|---|---|---|---|---|\n",
 		c->seeds);
-	for (size_t v = 0; v < sizeof variants / sizeof *variants; v++) {
+	for (size_t v = 0; v < V_N; v++) {
 		struct cli x = *c;
 		struct means m;
 		const struct variant *w = &variants[v];
@@ -747,6 +819,7 @@ static int sensitivity(FILE *f, const struct cli *c)
 		}
 		if (variant_means(&x, &m) != FW_OK)
 			return FW_EIO;
+		r->var[v] = m;
 		struct cells k = { .n = 0 };
 		fprintf(f, "| %s | %s | %s | %s | %.0f | %.0f | %+.1f%% | %+.2f pp |\n", w->what,
 			cellf(&k, "%.4f", m.ettr_b), cellf(&k, "%.4f", m.ettr_a),
@@ -914,7 +987,7 @@ static void lost_spread(const struct pair *p, int n, double *mean, double *sd)
 
 /* The seeds after the main ones: where the placement rules were chosen
  * (docs/health.md), so that the acceptance seeds judge them fresh. */
-static int holdout(FILE *f, const struct cli *c)
+static int holdout(FILE *f, const struct cli *c, struct findings *r)
 {
 	struct pair *p = calloc((size_t)c->holdout, sizeof *p);
 	struct cells k = { .n = 0 };
@@ -934,18 +1007,23 @@ static int holdout(FILE *f, const struct cli *c)
 		   "| GPU-hours lost to failures | %.0f | %.0f | %+.1f%% |\n"
 		   "| occupancy | %.2f%% | %.2f%% | %+.2f pp |\n\n"
 		   "One seed's change in lost GPU-hours varies a lot: %s +- %s (mean +- standard\n"
-		   "deviation over these seeds), so a mean over 5 seeds is known to about +-%s.\n\n",
+		   "deviation over these seeds), so a mean over %d seed%s is known to about +-%s.\n\n",
 		c->seeds + 1, c->seeds + c->holdout, c->holdout, cellf(&k, "%.4f", m.ettr_b),
 		cellf(&k, "%.4f", m.ettr_a), cellf(&k, "%+.2f pp", 100.0 * (m.ettr_a - m.ettr_b)),
 		m.lost_b, m.lost_a, lost_change(&m), 100.0 * m.occ_b,
 		100.0 * m.occ_a, 100.0 * (m.occ_a - m.occ_b), cellf(&k, "%.1f%%", mean),
-		cellf(&k, "%.1f%%", sd), cellf(&k, "%.0f%%", sd / sqrt(5.0)));
+		cellf(&k, "%.1f%%", sd), c->seeds, c->seeds == 1 ? "" : "s", cellf(&k, "%.0f%%", sd / sqrt(c->seeds)));
+	r->ho_change = lost_change(&m);
+	r->ho_seed_sd = sd;
 	free(p);
 	return FW_OK;
 }
 
-static int write_doc(FILE *f, const struct cli *c, const struct pair *llm, const struct pair *c03, bool have03)
+static int write_doc(FILE *f, const struct cli *c, const struct pair *llm, const struct pair *c03, bool have03,
+		     struct findings *r)
 {
+	r->main = means_of(llm, c->seeds);
+	r->have03 = have03;
 	setup(f, c);
 	fprintf(f, "## LLM fleet: acceptance\n\n");
 	acceptance_llm(f, llm, c->seeds);
@@ -958,11 +1036,11 @@ static int write_doc(FILE *f, const struct cli *c, const struct pair *llm, const
 			cellf(&k, "%.4f", m.ettr_n), cellf(&k, "%+.2f pp", 100.0 * (m.ettr_n - m.ettr_b)), m.lost_n,
 			m.lost_b > 0 ? 100.0 * (m.lost_n / m.lost_b - 1) : 0);
 	}
-	if (c->holdout && holdout(f, c) != FW_OK)
+	if (c->holdout && holdout(f, c, r) != FW_OK)
 		return FW_EIO;
 	fprintf(f, "## LLM fleet: every seed\n\n");
 	table(f, llm, c->seeds, "seed");
-	fprintf(f, "\n## cluster03 (21 x 8): no harm\n\n");
+	fprintf(f, "\n## cluster03 (%d x 8): no harm\n\n", C03_NODES);
 	if (!have03) {
 		fprintf(f, "Not run (--no-cluster03, or microsoft-itp/cluster03.csv not under %s).\n", c->traces);
 		return FW_OK;
@@ -975,44 +1053,188 @@ static int write_doc(FILE *f, const struct cli *c, const struct pair *llm, const
 	return FW_OK;
 }
 
-static void notes(FILE *f)
+/* ---- reading the numbers ------------------------------------------------------ */
+
+/*
+ * The closing notes explain the tables, so every number in them comes from
+ * this run (struct findings) or from its settings, and a sentence that
+ * points at a section is printed only when that section is in the
+ * document (--holdout 0, --no-sensitivity and a missing cluster03 drop
+ * theirs).
+ */
+
+/* P(N >= k) for N Poisson with mean lam. */
+static double poisson_at_least(double lam, int k)
 {
-	fprintf(f, "\n## Reading the numbers\n\n"
-		   "- Where a target is not met, the table says so.  The lemon rule's defaults (3 incidents in\n"
-		   "  120 days: about 5%% false lemons among healthy nodes and 2%% of 10x nodes missed, health.h)\n"
-		   "  were picked after a sweep of this experiment on seeds 1..5: 2 incidents in 30, 60 or 90\n"
-		   "  days, 3 in 120 or 180, 4 in 120 or 180 cut the lost GPU-hours by 14%% to 22.6%%, and this\n"
-		   "  is the best of them.  The size rule (lemonGangGpus 64, smaller jobs on lemons first) was\n"
-		   "  chosen later on the held-out seeds of their own section: 16, 32, 64, 128 and 256, each with\n"
-		   "  and without \"lemons first\" for the smaller jobs; 64 with it was best there (-25.0%%,\n"
-		   "  against -20.5%% for the rule before it), 128 and 256 next (-24.4%%).  The differences\n"
-		   "  between the best few are within the seed-to-seed noise that section measures.  The\n"
-		   "  sensitivity table shows other settings next to the defaults.\n"
-		   "- The lost-GPU-hours target sits at the edge of what the seeds can tell: a mean over 5\n"
-		   "  seeds is known to a few percent (the held-out section measures it), so read a result\n"
-		   "  near -25%% together with the 25 held-out seeds' mean.\n"
-		   "- What health-aware placement can avoid is bounded by the failure model: failures are\n"
-		   "  Poisson, so the base-rate failures of healthy hardware (about two thirds of the lost\n"
-		   "  GPU-hours) strike wherever a job runs, and only the flaky nodes' share can be dodged (the\n"
-		   "  paragraph under the acceptance table measures it).  A lemon verdict needs the node's past:\n"
-		   "  without the failure history before the run, a flaky node (a failure every 15 days) has too\n"
-		   "  few incidents to be told from a healthy one; see the sensitivity table.\n"
-		   "- ETTR is bounded the same way: checkpoints every 30 minutes lose 15 minutes on average,\n"
-		   "  so the health-blind ETTR of big jobs is already near 0.99, and even a placement that\n"
-		   "  dodged every flaky node could raise it by well under 1 pp, not 5.  A restart cost (the\n"
-		   "  sensitivity row with 30 minutes per restart) lowers both ETTRs and widens the gap a little.\n"
-		   "- What health-awareness wins in ETTR depends on what the health-blind scheduler fails to\n"
+	double term = exp(-lam), below = 0;
+
+	for (int i = 0; i < k; i++) {
+		below += term;
+		term *= lam / (i + 1);
+	}
+	return below < 1 ? 1 - below : 0;
+}
+
+/* The lemon rule: its false-lemon and miss rates at the setup's failure
+ * rates, and the sensitivity rows that vary it. */
+static void note_lemon_rule(FILE *f, const struct cli *c, const struct findings *r)
+{
+	int k = c->health.lemon_threshold;
+	double per_day = c->fail.rate_per_1000 / 1000.0, days = (double)c->health.lemon_window_s / DAY;
+	double healthy = poisson_at_least(per_day * days, k);
+	double flaky = poisson_at_least(per_day * c->fail.flaky_factor * days, k);
+	char d[32];
+
+	fprintf(f, "  The lemon rule (%d incidents in %s%s) makes %.1f%% of healthy nodes\n"
+		   "  lemons by chance and misses %.1f%% of the %.0fx nodes (Poisson, at the failure rates above).",
+		k, dur(d, sizeof d, c->health.lemon_window_s), default_model(&c->health) ? ", health.h's defaults" : "",
+		100.0 * healthy, 100.0 * (1 - flaky), c->fail.flaky_factor);
+	if (c->sensitivity)
+		fprintf(f, "\n  The sensitivity table has the rule at %d incidents (%+.1f%% lost GPU-hours) and without\n"
+			   "  lemons (%+.1f%%), against %+.1f%% for the main setup.",
+			variants[V_LEMON2].lemon_threshold, lost_change(&r->var[V_LEMON2]),
+			lost_change(&r->var[V_NO_LEMONS]), lost_change(&r->main));
+}
+
+/* The size rule (lemonGangGpus): where it was chosen, what this run
+ * measures for it and for its neighbours, and whether they differ by more
+ * than the seeds can tell. */
+static void note_size_rule(FILE *f, const struct cli *c, const struct findings *r)
+{
+	static const int rows[] = { V_GANG1, V_GANG16, V_GANG256 };
+	double lo = lost_change(&r->main), hi = lo, noise = r->ho_seed_sd / sqrt(c->seeds);
+
+	fprintf(f, "  The size rule (lemonGangGpus %d, smaller jobs on lemons first) was chosen on the\n"
+		   "  held-out seeds (docs/health.md)", lemon_gang_of(c));
+	if (c->holdout)
+		fprintf(f, "\n  (this run's held-out seeds: %+.1f%% lost GPU-hours with it)", r->ho_change);
+	if (!c->sensitivity) {
+		fprintf(f, ".\n");
+		return;
+	}
+	fprintf(f, ".\n  On the acceptance seeds, lemonGangGpus");
+	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+		double x = lost_change(&r->var[rows[i]]);
+		fprintf(f, "%s %d: %+.1f%%", i ? "," : "", variants[rows[i]].lemon_gang, x);
+		lo = fmin(lo, x), hi = fmax(hi, x);
+	}
+	fprintf(f, ",\n  against %+.1f%% for %d", lost_change(&r->main), lemon_gang_of(c));
+	if (c->holdout && !isnan(noise))
+		fprintf(f, ": they span %.1f pp, %s the +-%.1f pp to which a mean\n"
+			   "  over %d seed%s is known (the held-out section)", hi - lo, hi - lo <= noise ? "within" : "beyond",
+			noise, c->seeds, c->seeds == 1 ? "" : "s");
+	fprintf(f, ".\n");
+}
+
+/* How far the seeds can tell the lost-GPU-hours result from its target. */
+static void note_noise(FILE *f, const struct cli *c, const struct findings *r)
+{
+	double d = lost_change(&r->main);
+
+	if (!c->holdout || isnan(r->ho_seed_sd))
+		return;
+	fprintf(f, "- The lost-GPU-hours target (%.0f%%) and the acceptance seeds' %+.1f%% are %.1f pp apart;\n"
+		   "  a mean over %d seed%s is known to about +-%.1f pp (the held-out section measures it), so\n"
+		   "  read it together with the %d held-out seed%s' %+.1f%%.\n",
+		TARGET_LOST_PCT, d, fabs(d - TARGET_LOST_PCT), c->seeds, c->seeds == 1 ? "" : "s",
+		r->ho_seed_sd / sqrt(c->seeds), c->holdout, c->holdout == 1 ? "" : "s", r->ho_change);
+}
+
+/* What placement can dodge: the flaky nodes' share; the rest strikes
+ * wherever a job runs. */
+static void note_bounds(FILE *f, const struct cli *c, const struct findings *r)
+{
+	const struct means *m = &r->main;
+	double flaky_rate = c->fail.rate_per_1000 * c->fail.flaky_factor;
+
+	fprintf(f, "- What health-aware placement can avoid is bounded by the failure model: failures are\n"
+		   "  Poisson, so the base-rate failures of healthy hardware");
+	if (m->lost_b > 0)
+		fprintf(f, "\n  (%.0f%% of the health-blind runs' lost GPU-hours)", 100.0 * (1 - m->flaky_b / m->lost_b));
+	fprintf(f, " strike wherever a job runs, and only the flaky\n"
+		   "  nodes' share can be dodged (the paragraph under the acceptance table measures it).");
+	if (c->health.lemon_threshold > 0 && flaky_rate > 0) {
+		fprintf(f, "\n  A lemon verdict needs the node's past: without the failure history before the run, a\n"
+			   "  flaky node (a failure every %.1f days) has too few incidents to be told from a healthy one",
+			1000.0 / flaky_rate);
+		if (c->sensitivity)
+			fprintf(f, "\n  (the sensitivity table: %+.1f%% lost GPU-hours without the history, against %+.1f%%)",
+				lost_change(&r->var[V_NO_HISTORY]), lost_change(m));
+		fprintf(f, ".");
+	}
+	fprintf(f, "\n");
+}
+
+/* ETTR: the checkpoints bound what any placement can win; a restart cost
+ * moves both. */
+static void note_ettr(FILE *f, const struct cli *c, const struct findings *r)
+{
+	const struct means *m = &r->main, *rs = &r->var[V_RESTART];
+	double fs = m->lost_b > 0 ? m->flaky_b / m->lost_b : 0;
+	char d1[32], d2[32];
+
+	if (isnan(m->ettr_b))
+		return;
+	fprintf(f, "- ETTR is bounded the same way: checkpoints every %s lose %s on average, so the\n"
+		   "  health-blind ETTR of big jobs is %.4f, and even a placement that dodged every\n"
+		   "  flaky node could raise it by about %.2f pp, against a target of +%.0f pp.",
+		dur(d1, sizeof d1, FW_SIM_CHECKPOINT_S), dur(d2, sizeof d2, FW_SIM_CHECKPOINT_S / 2), m->ettr_b,
+		100.0 * fs * (1 - m->ettr_b), TARGET_ETTR_PP);
+	if (c->sensitivity && !isnan(rs->ettr_b) && !isnan(rs->ettr_a))
+		fprintf(f, "\n  A restart cost of %s (the sensitivity table) moves the ETTRs to %.4f and %.4f, and\n"
+			   "  the gap to %+.2f pp (from %+.2f).",
+			dur(d1, sizeof d1, (int64_t)variants[V_RESTART].restart_s), rs->ettr_b, rs->ettr_a,
+			100.0 * (rs->ettr_a - rs->ettr_b), 100.0 * (m->ettr_a - m->ettr_b));
+	fprintf(f, "\n");
+}
+
+/* What the blind scheduler fails to see, and soft lemons. */
+static void note_blind_and_soft(FILE *f, const struct cli *c, const struct findings *r)
+{
+	char d1[32], d2[32];
+
+	fprintf(f, "- What health-awareness wins in ETTR depends on what the health-blind scheduler fails to\n"
 		   "  see.  Under the issue's failure model both see every failure at once, and the gap is the\n"
-		   "  flaky nodes' share above.  When faults leave the node Ready, the blind scheduler restarts\n"
-		   "  jobs onto the dead GPU until someone notices, and the gap grows with that delay and with\n"
-		   "  the share of such faults (the silent-fault table).\n"
-		   "- Lemons are soft: a big gang takes one only when it cannot start elsewhere, so occupancy\n"
-		   "  does not pay for false lemons; the hard rule (a long flap hold keeping nodes suspect, in\n"
-		   "  the sensitivity table) dodges more but leaves GPUs idle.\n"
-		   "- cluster03 is 21 nodes: its tables show how few failures its span sees and how few nodes\n"
-		   "  are suspect at a time; jobs under 16 GPUs may use suspect nodes anyway.  The no-harm check\n"
-		   "  measures what health-aware placement costs there.\n"
-		   "- \"n/a\": no job of that size in the trace; a mean of ETTR or failures per job is over\n"
+		   "  flaky nodes' share above.");
+	if (c->sensitivity)
+		fprintf(f, "\n  When faults leave the node Ready, the blind scheduler restarts jobs onto the dead GPU\n"
+			   "  until someone notices (the silent-fault table).");
+	fprintf(f, "\n");
+	if (c->health.lemon_threshold == 0)
+		return;
+	fprintf(f, "- Lemons are soft: a big gang takes one only when it cannot start elsewhere, so occupancy\n"
+		   "  pays little for false lemons (%+.2f pp above)", 100.0 * (r->main.occ_a - r->main.occ_b));
+	if (c->sensitivity)
+		fprintf(f, ";\n  the hard rule (flap window %s, hold %s, in the sensitivity table) changes the lost\n"
+			   "  GPU-hours by %+.1f%% and occupancy by %+.2f pp",
+			dur(d1, sizeof d1, (int64_t)(variants[V_HARD].flap_window_d * DAY)),
+			dur(d2, sizeof d2, (int64_t)(variants[V_HARD].flap_hold_d * DAY)), lost_change(&r->var[V_HARD]),
+			100.0 * (r->var[V_HARD].occ_a - r->var[V_HARD].occ_b));
+	fprintf(f, ".\n");
+}
+
+/* "Reading the numbers": the notes above, each only where its sections ran. */
+static void notes(FILE *f, const struct cli *c, const struct findings *r)
+{
+	struct fw_sched_config sc;
+
+	fw_sched_config_default(&sc);
+	fprintf(f, "\n## Reading the numbers\n\n- Where a target is not met, the table says so.\n");
+	if (c->health.lemon_threshold > 0) {
+		note_lemon_rule(f, c, r);
+		fprintf(f, "\n");
+		note_size_rule(f, c, r);
+	}
+	note_noise(f, c, r);
+	note_bounds(f, c, r);
+	note_ettr(f, c, r);
+	note_blind_and_soft(f, c, r);
+	if (r->have03)
+		fprintf(f, "- cluster03 is %d nodes: its tables show how few failures its span sees and how few\n"
+			   "  nodes are suspect at a time; jobs under %d GPUs may use suspect nodes anyway.  The\n"
+			   "  no-harm check measures what health-aware placement costs there.\n",
+			C03_NODES, sc.suspect_gang_gpus);
+	fprintf(f, "- \"n/a\": no job of that size in the trace; a mean of ETTR or failures per job is over\n"
 		   "  the seeds that had such a job, n/a when none had.\n");
 }
 
@@ -1060,6 +1282,7 @@ static int close_out(struct out *o, int rc)
 int fw_health_sim_cli(int argc, char **argv)
 {
 	struct cli c;
+	struct findings r;
 	struct pair *llm = NULL, *c03 = NULL;
 	struct fw_progress bar;
 	struct out o;
@@ -1070,11 +1293,14 @@ int fw_health_sim_cli(int argc, char **argv)
 
 	if (rc)
 		return rc;
+	if (check_traces(&c) != 0)
+		return 1;
+	memset(&r, 0, sizeof r);
 	if (open_out(&c, &o) != 0)
 		return 1;
 	f = o.f;
 	int64_t pairs = (int64_t)c.seeds * (1 + c.cluster03) + c.holdout +
-			(c.sensitivity ? (int64_t)c.seeds * (int64_t)(sizeof variants / sizeof *variants +
+			(c.sensitivity ? (int64_t)c.seeds * (int64_t)(V_N +
 								     sizeof silent_rows / sizeof *silent_rows +
 								     sizeof gpu_rows / sizeof *gpu_rows +
 								     sizeof flap_rates / sizeof *flap_rates)
@@ -1090,9 +1316,9 @@ int fw_health_sim_cli(int argc, char **argv)
 	if (!llm || !c03 || run_llm(&c, llm) != FW_OK || (c.cluster03 && run_c03(&c, c03, &have03) != FW_OK)) {
 		rc = 1;
 	} else {
-		if (write_doc(f, &c, llm, c03, have03) != FW_OK)
+		if (write_doc(f, &c, llm, c03, have03, &r) != FW_OK)
 			rc = 1;
-		if (rc == 0 && c.sensitivity && sensitivity(f, &c) != FW_OK)
+		if (rc == 0 && c.sensitivity && sensitivity(f, &c, &r) != FW_OK)
 			rc = 1;
 		if (rc == 0 && c.sensitivity && silent_faults(f, &c) != FW_OK)
 			rc = 1;
@@ -1100,7 +1326,7 @@ int fw_health_sim_cli(int argc, char **argv)
 			rc = 1;
 		if (rc == 0 && c.sensitivity && flaps(f, &c) != FW_OK)
 			rc = 1;
-		notes(f);
+		notes(f, &c, &r);
 	}
 	fw_progress_finish(&bar);
 	free(llm);

@@ -996,10 +996,16 @@ void fw_met_csv_str(FILE *f, const char *s)
 
 const char fw_met_shares_header[] = "policy,t,until,queue,deserved_gpus,fair_gpus,alloc_gpus\n";
 
+/* A plan holds until the next one, the last until hi (the metrics' window
+ * end), and none past hi: a replay goes on planning for jobs that never
+ * start after its window ends, and those plans (zero length once cut at
+ * hi) are not written. */
 int fw_met_write_shares(FILE *f, const struct fw_met_rec *rec, const char *policy, int64_t hi)
 {
 	for (size_t i = 0; i < rec->n; i++) {
-		int64_t until = i + 1 < rec->n ? rec->t[i + 1] : hi > rec->t[i] ? hi : rec->t[i];
+		int64_t until = i + 1 < rec->n && rec->t[i + 1] < hi ? rec->t[i + 1] : hi;
+		if (until <= rec->t[i])
+			continue;
 		for (int q = 0; q < rec->nq; q++) {
 			if (!rec->leaf[q])
 				continue;

@@ -208,7 +208,9 @@ int fw_met_write_csv(const struct fw_met_run *mr, FILE *f);
 /* --shares: the header, then one row per plan sample of rec and leaf
  * queue: policy,t,until,queue,deserved_gpus,fair_gpus,alloc_gpus (the
  * plan at t holds until the next plan, the last one until `hi`, the
- * end of the replay, the window end).  FW_OK or FW_EIO. */
+ * end of the replay, the metrics' window end; a plan is cut at hi, and
+ * one that would hold for no time there, made at or after hi, has no
+ * rows).  FW_OK or FW_EIO. */
 extern const char fw_met_shares_header[];
 int fw_met_write_shares(FILE *f, const struct fw_met_rec *rec, const char *policy, int64_t hi);
 /* One CSV field: as is, or quoted ("" for ") when it holds a comma, a

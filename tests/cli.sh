@@ -1156,6 +1156,19 @@ for p in d["policies"]:
     assert b["sizes_pack"] and b["fairest_choice_jain"] >= b["fairness_jain"] - 1e-12, b
 PY
 then ok "sim-run-shares-csv"; else bad "sim-run-shares-csv"; fi
+# --shares when jobs never start: the replay plans on past the metrics'
+# window (fifo on one node leaves most of synthetic:3 waiting), but no plan
+# is written past its end, and no row holds for no time (docs/sim.md)
+"$FW" sim run --trace synthetic:3 --nodes 1x8 --policies fifo --shares "$SV/s1x8.csv" --json "$SV/m1x8.json" >/dev/null 2>&1
+if python3 - "$SV" <<'PY'
+import csv, json, sys
+p = json.load(open("%s/m1x8.json" % sys.argv[1]))["policies"][0]
+rows = list(csv.DictReader(open("%s/s1x8.csv" % sys.argv[1])))
+assert p["never_started"] > 0, "jobs never start"
+assert rows and all(int(r["t"]) < int(r["until"]) <= p["window_s"][1] for r in rows), p["window_s"]
+assert max(int(r["until"]) for r in rows) == p["window_s"][1], "the last plan holds until the window end"
+PY
+then ok "sim-run-shares-within-the-window"; else bad "sim-run-shares-within-the-window"; fi
 # fairness_bound.py by hand: queues a and b, fair share 4 each; a runs its
 # 8-GPU job, b waits with two 4-GPU jobs (Jain 0.5).  On 12 GPUs the fairest
 # pick runs a's job and one of b's: x = (2, 1), Jain 9/10; on 8 GPUs no pick
@@ -1584,6 +1597,7 @@ fi
 # any replay, and a tiny run whose document replaces FILE only when whole.
 HS=$B/sim/fairway-health-sim
 HS_TMP=$(mktemp -d)
+HS_TINY=(--seeds 1 --holdout 0 --no-sensitivity --no-cluster03 --days 1 --nodes 16)
 expect "health-sim-help" 0 "--lemon-gang N" "$HS" --help
 expect "health-sim-unknown-flag" 2 "unknown or incomplete option \"--bogus\"" "$HS" --bogus
 expect "health-sim-bad-seeds" 2 "--seeds needs a number in [1, 100]" "$HS" --seeds 0
@@ -1595,6 +1609,16 @@ expect "health-sim-bad-gpu-repair" 2 "--gpu-repair needs a number in [1, " "$HS"
 expect "health-sim-fraction-refused" 2 "--seeds needs a whole number in [1, 100], not 1.5" "$HS" --seeds 1.5
 expect "health-sim-unwritable-out" 1 "--out $HS_TMP/no/such/dir/r.md: cannot write: No such file or directory" \
 	"$HS" --seeds 1 --out "$HS_TMP/no/such/dir/r.md"
+# a traces directory the user names must hold cluster03.csv (exit 1, before
+# any replay); only the default path may be missing (the run is skipped)
+expect "health-sim-traces-missing" 1 "--traces $HS_TMP/none: No such file or directory; give the directory that holds microsoft-itp/cluster03.csv, or pass --no-cluster03" \
+	"$HS" --seeds 1 --traces "$HS_TMP/none"
+expect "health-sim-traces-without-cluster03" 1 "--traces $HS_TMP: cannot read $HS_TMP/microsoft-itp/cluster03.csv: No such file or directory" \
+	"$HS" --seeds 1 --traces "$HS_TMP"
+expect "health-sim-traces-env-missing" 1 "FAIRWAY_TRACES=$HS_TMP/none: No such file or directory" \
+	env FAIRWAY_TRACES="$HS_TMP/none" "$HS" --seeds 1
+expect "health-sim-traces-missing-no-cluster03" 0 "llm-fleet seed 1" \
+	"$HS" "${HS_TINY[@]}" --traces "$HS_TMP/none" --out "$HS_TMP/nc.md"
 echo old >"$HS_TMP/r.md"
 expect "health-sim-tiny-run" 0 "llm-fleet seed 1" "$HS" --seeds 1 --holdout 1 --no-sensitivity \
 	--no-cluster03 --days 2 --nodes 16 --out "$HS_TMP/r.md"
@@ -1616,6 +1640,36 @@ for want in "at 50% offered load" "10% of nodes flaky at 10x, repair 2.0 h" "30 
 	tr '\n' ' ' <"$HS_TMP/set.md" | tr -s ' ' | grep -qF -- "$want" || { set_ok=0; echo "  missing: $want"; }
 done
 [ $set_ok = 1 ] && ok "health-sim-settings-reach-the-run" || bad "health-sim-settings-reach-the-run"
+# --lemon-threshold 0 turns lemons off (health.h): the setup says so, and
+# names no incident count that would make a lemon
+"$HS" "${HS_TINY[@]}" --lemon-threshold 0 --out "$HS_TMP/nolemon.md" >/dev/null 2>&1
+if tr '\n' ' ' <"$HS_TMP/nolemon.md" | tr -s ' ' | grep -qF "lemons off (--lemon-threshold 0: no node is ever a lemon)" &&
+	! grep -q "0 incidents" "$HS_TMP/nolemon.md"; then
+	ok "health-sim-lemon-threshold-0-says-off"
+else
+	bad "health-sim-lemon-threshold-0-says-off: $(grep -i -m2 lemon "$HS_TMP/nolemon.md")"
+fi
+# "Reading the numbers" is formatted from the run: in a reduced run it points
+# at no section the run left out, and its figures are the tables' own
+"$HS" --seeds 2 --holdout 0 --no-cluster03 --no-sensitivity --days 1 --nodes 16 --out "$HS_TMP/reduced.md" >/dev/null 2>&1
+notes=$(sed -n '/^## Reading the numbers/,$p' "$HS_TMP/reduced.md")
+if [ -n "$notes" ] && ! grep -qE "held-out section|held-out seeds'|sensitivity table|silent-fault table|cluster03" <<<"$notes"; then
+	ok "health-sim-notes-name-only-sections-run"
+else
+	bad "health-sim-notes-name-only-sections-run: $(grep -E -m3 "held-out section|held-out seeds'|sensitivity table|silent-fault|cluster03" <<<"$notes")"
+fi
+"$HS" --seeds 2 --holdout 2 --days 2 --nodes 48 --rate 30 --no-cluster03 --out "$HS_TMP/notes.md" >/dev/null 2>&1
+lost_col() { grep -F "| $1 |" "$HS_TMP/notes.md" | sed -n "${2}p" | awk -F'|' -v c="$3" '{ gsub(/ /, "", $c); print $c }'; }
+acc=$(lost_col "GPU-hours lost to failures" 1 5)
+held=$(lost_col "GPU-hours lost to failures" 2 5)
+two=$(lost_col "lemons at 2 incidents in 120 days" 1 8)
+notes=$(sed -n '/^## Reading the numbers/,$p' "$HS_TMP/notes.md" | tr '\n' ' ' | tr -s ' ')
+if [ -n "$acc" ] && [ -n "$held" ] && [ -n "$two" ] && grep -qF "acceptance seeds' $acc" <<<"$notes" &&
+	grep -qF "2 held-out seeds' $held" <<<"$notes" && grep -qF "rule at 2 incidents ($two lost" <<<"$notes"; then
+	ok "health-sim-notes-quote-the-tables"
+else
+	bad "health-sim-notes-quote-the-tables: acceptance $acc, held-out $held, 2 incidents $two: $notes"
+fi
 # The cluster03 no-harm run (the other health tests skip it): both
 # placements replay the whole trace at 21 x 8 with the same failures
 C03=${FAIRWAY_TRACES:-../shared/traces}/microsoft-itp/cluster03.csv
@@ -1723,6 +1777,37 @@ if [ -x "$AG" ]; then
 	expect "agent-bare-flag-with-value" 2 "--watch takes no value" "$AG" --watch=1
 	# its help's URL is the daemon's default address (fairway serve --listen)
 	expect "agent-help-names-the-daemon-port" 0 "http://127.0.0.1:8642" "$AG" --help
+	# a flag that does nothing in this mode is refused, naming the flag it goes with
+	expect "agent-count-without-watch" 2 "--count goes with --watch" "$AG" --count 3 --nvml /nonexistent
+	expect "agent-interval-without-watch" 2 "--interval goes with --watch" "$AG" --interval 5 --nvml /nonexistent
+	for f in --pretty --watch "--node n1" "--nvml /x" "--wait 0" "--nvlinks 4"; do
+		# shellcheck disable=SC2086 # the flag and its value are two words
+		expect "agent-assess-refuses-${f%% *}" 2 "${f%% *} goes with a report taken on this node, not with --assess" \
+			"$AG" --assess /nonexistent.json $f
+	done
+	expect "agent-assess-takes-damping" 1 "--assess /nonexistent.json: cannot read: No such file or directory" \
+		"$AG" --assess /nonexistent.json --probation 60
+	# what cannot be read is named with its flag and why, not as line -1 or "empty"
+	AG_TMP=$(mktemp -d)
+	expect "agent-assess-directory" 1 "--assess $AG_TMP: cannot read: Is a directory" "$AG" --assess "$AG_TMP"
+	expect "agent-token-file-directory" 2 "cannot read the token file $AG_TMP: it is a directory" \
+		"$AG" --server http://127.0.0.1:1 --token-file "$AG_TMP"
+	expect "agent-token-env-empty-is-unset" 2 "--server needs --token-file FILE (the daemon's bearer token) or FAIRWAY_TOKEN_FILE" \
+		env FAIRWAY_TOKEN_FILE= "$AG" --server http://127.0.0.1:1
+	# --watch --count 2 against no server: a retry is announced only when one follows
+	if [ -f "$B/agent/libfake_nvml.so" ]; then
+		echo token >"$AG_TMP/tok"
+		out=$(timeout 20 "$AG" --nvml "$B/agent/libfake_nvml.so" --node n1 --watch --interval 1 --count 2 --wait 0 \
+			--server http://127.0.0.1:1 --token-file "$AG_TMP/tok" 2>&1 >/dev/null)
+		if [ "$(grep -c 'not sent' <<<"$out")" = 2 ] && [ "$(grep -c 'next try in 1 s' <<<"$out")" = 1 ] &&
+			tail -1 <<<"$out" | grep -qF "that was the last report"; then
+			ok "agent-watch-no-retry-after-the-last"
+		else
+			bad "agent-watch-no-retry-after-the-last: $out"
+		fi
+	fi
+	rm -rf "$AG_TMP"
+	expect "agent-help-says-what-goes-with-assess" 0 "only --probation and" "$AG" --help
 fi
 SL=$B/connectors/slurm/fairway-slurm
 if [ -x "$SL" ]; then

@@ -180,6 +180,6 @@ check "server down: the report is still printed" has "$T/out" '"node_health":"su
 # ... and --watch logs each failure and keeps going
 agent -- "${POST[@]}" --watch --interval 1 --count 2 --wait 0
 check "server down, --watch: every report printed, every failure logged, exit 1" bash -c \
-	"[ $RC -eq 1 ] && [ \$(wc -l <'$T/out') -eq 2 ] && [ \$(grep -c 'not sent: cannot reach' '$T/err') -eq 2 ] && grep -qF 'next try in 1 s' '$T/err'"
+	"[ $RC -eq 1 ] && [ \$(wc -l <'$T/out') -eq 2 ] && [ \$(grep -c 'not sent: cannot reach' '$T/err') -eq 2 ] && [ \$(grep -c 'next try in 1 s' '$T/err') -eq 1 ] && tail -1 '$T/err' | grep -qF 'that was the last report'"
 
 finish

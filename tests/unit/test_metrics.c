@@ -325,7 +325,8 @@ TEST(fairness_is_jain_of_allocated_over_fair_averaged_over_time)
 }
 
 /* --shares writes every plan sample: a plan holds until the next one, the
- * last until the replay's end (never before its own time). */
+ * last until the replay's end (the metrics' window end); a plan is cut
+ * there, and one made at or after it has no rows. */
 TEST(shares_csv_has_a_row_per_plan_and_queue)
 {
 	struct fw_snapshot *s = two_teams(4000);
@@ -342,15 +343,16 @@ TEST(shares_csv_has_a_row_per_plan_and_queue)
 	ASSERT((f = open_memstream(&buf, &len)) != NULL);
 	ASSERT_OK(fw_met_write_shares(f, &rec, "fair,way", 150));
 	ASSERT_OK(fw_met_write_shares(f, &rec, "x", 10)); /* an end before the last plan */
+	ASSERT_OK(fw_met_write_shares(f, &rec, "y", 50)); /* an end at the last plan */
 	ASSERT_EQ(fclose(f), 0);
 	ASSERT_STR_EQ(buf, "\"fair,way\",0,50,team-0,4,2,2\n"
 			   "\"fair,way\",0,50,team-1,4,2,2\n"
 			   "\"fair,way\",50,150,team-0,4,2,4\n"
 			   "\"fair,way\",50,150,team-1,4,2,0.5\n"
-			   "x,0,50,team-0,4,2,2\n"
-			   "x,0,50,team-1,4,2,2\n"
-			   "x,50,50,team-0,4,2,4\n"
-			   "x,50,50,team-1,4,2,0.5\n");
+			   "x,0,10,team-0,4,2,2\n"
+			   "x,0,10,team-1,4,2,2\n"
+			   "y,0,50,team-0,4,2,2\n"
+			   "y,0,50,team-1,4,2,2\n");
 	ASSERT_STR_EQ(fw_met_shares_header, "policy,t,until,queue,deserved_gpus,fair_gpus,alloc_gpus\n");
 	free(buf);
 	fw_met_rec_release(&rec);
