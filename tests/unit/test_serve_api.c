@@ -428,6 +428,15 @@ static fw_time fixed(void)
 	return fixed_now;
 }
 
+/* Two empty 8-GPU nodes and one queue of 16 GPUs: the scene of the tests
+ * of drains, sub-cycles and windows. */
+static const char two_nodes_yaml[] = "now: 0\n"
+				     "nodes:\n"
+				     "  - {name: n0, gpus: 8, cpu: 64, memory: 512Gi}\n"
+				     "  - {name: n1, gpus: 8, cpu: 64, memory: 512Gi}\n"
+				     "queues:\n"
+				     "  - {name: q, resources: {gpu: {quota: 16}}}\n";
+
 /* The embedded default the next serve_up opens (NULL: serve_yaml). */
 static const char *up_yaml;
 /* serve_yaml with q limited to 4 GPUs: a job of 8 waits (over_quota)
@@ -1014,16 +1023,10 @@ TEST(requeue_times_survive_a_restart)
  * waited 0 s (from its requeue). */
 TEST(a_drained_job_restarts_on_a_healthy_node_in_the_same_cycle)
 {
-	static const char two[] = "now: 0\n"
-				  "nodes:\n"
-				  "  - {name: n0, gpus: 8, cpu: 64, memory: 512Gi}\n"
-				  "  - {name: n1, gpus: 8, cpu: 64, memory: 512Gi}\n"
-				  "queues:\n"
-				  "  - {name: q, resources: {gpu: {quota: 16}}}\n";
 	struct served f;
 	char body[8192];
 
-	up_yaml = two;
+	up_yaml = two_nodes_yaml;
 	served_up(&f);
 	up_yaml = NULL;
 	submit(&f.d, "{\"name\":\"a\",\"queue\":\"q\",\"runtime\":1000,\"tasks\":[{\"gpus\":8}]}");
@@ -1324,16 +1327,10 @@ TEST(the_fit_check_reads_selectors_and_groups_together)
  * sub-cycle none at all: its clock does not know the window opens. */
 TEST(a_sub_cycle_reserves_no_job_the_cycle_starts)
 {
-	static const char two[] = "now: 0\n"
-				  "nodes:\n"
-				  "  - {name: n0, gpus: 8, cpu: 64, memory: 512Gi}\n"
-				  "  - {name: n1, gpus: 8, cpu: 64, memory: 512Gi}\n"
-				  "queues:\n"
-				  "  - {name: q, resources: {gpu: {quota: 16}}}\n";
 	struct served f;
 	char body[4096];
 
-	up_yaml = two;
+	up_yaml = two_nodes_yaml;
 	served_up(&f);
 	up_yaml = NULL;
 	submit(&f.d, "{\"name\":\"busy\",\"queue\":\"q\",\"runtime\":36000,\"tasks\":[{\"gpus\":8}]}");
@@ -1572,16 +1569,10 @@ TEST(a_path_that_is_not_utf8_is_refused_not_failed)
  * the node is released. */
 TEST(a_window_s_end_is_a_start_time)
 {
-	static const char two[] = "now: 0\n"
-				  "nodes:\n"
-				  "  - {name: n0, gpus: 8, cpu: 64, memory: 512Gi}\n"
-				  "  - {name: n1, gpus: 8, cpu: 64, memory: 512Gi}\n"
-				  "queues:\n"
-				  "  - {name: q, resources: {gpu: {quota: 16}}}\n";
 	struct served f;
 	char body[8192];
 
-	up_yaml = two;
+	up_yaml = two_nodes_yaml;
 	served_up(&f);
 	up_yaml = NULL;
 	submit(&f.d, "{\"name\":\"busy\",\"queue\":\"q\",\"runtime\":36000,\"tasks\":[{\"gpus\":8}]}");
