@@ -45,6 +45,7 @@
  * On the 100,000-job benchmark: 16 reservations in ~8 ms, of which the
  * first sort ~4 ms and all clones under 1 ms.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cycle_int.h"
@@ -518,8 +519,14 @@ int fw__resv_events(struct cyc *y)
 
 /* ---- the walk: four event streams in time order ------------------------- */
 
-/* The returning nodes (cstate.h) by back_at, then node: one event each,
- * its task naming the node.  Once per cycle. */
+static int ev_qcmp(const void *a, const void *b)
+{
+	return fw__ev_cmp(a, b);
+}
+
+/* The returning nodes (cstate.h) by back_at, then node (an event's job
+ * is its node: unique, so the order is total): one event each, its task
+ * naming the node.  Once per cycle. */
 static int back_events(struct cyc *y)
 {
 	const struct fw_snapshot *s = y->s;
@@ -539,12 +546,7 @@ static int back_events(struct cyc *y)
 		y->ev_back[n] = (struct ev){ .end = s->nodes[i].back_at, .job = i, .tasks = &at[n], .ntasks = 1 };
 		n++;
 	}
-	for (int32_t i = 1; i < n; i++) /* few: an insertion sort by (back_at, node) */
-		for (int32_t k = i; k > 0 && fw__ev_cmp(&y->ev_back[k], &y->ev_back[k - 1]) < 0; k--) {
-			struct ev x = y->ev_back[k];
-			y->ev_back[k] = y->ev_back[k - 1];
-			y->ev_back[k - 1] = x;
-		}
+	qsort(y->ev_back, (size_t)n, sizeof *y->ev_back, ev_qcmp);
 	y->nev_back = n;
 	return FW_OK;
 }
@@ -614,8 +616,8 @@ static void unhold(struct cyc *y, struct fw__cstate *cl, const struct ev *x)
 	}
 }
 
-/* A returning node is back (x names it): usable in the clone unless a
- * reservation holds it past now, whose end (unhold) brings it back. */
+/* A returning node is back (x names it): usable in the clone, unless a
+ * reservation on it ends later: that end (unhold) brings it back. */
 static void node_back(struct cyc *y, struct fw__cstate *cl, const struct ev *x)
 {
 	int32_t n = x->tasks[0].node;
