@@ -1107,13 +1107,18 @@ static int cmd_nodes(struct opts *o)
 			printf("%-16s %-8s %5s %6s %-12s %-9s %s\n", "NODE", "MODEL", "GPUS", "USED", "STATE", "INCIDENTS",
 			       "HEALTH");
 			json_array_foreach(json_object_get(r, "nodes"), i, n) {
-				char inc[32];
+				char inc[32], state[48], back[24];
 				const char *why = json_string_value(json_object_get(n, "healthReason"));
 				snprintf(inc, sizeof inc, "%.0f%s", num(n, "incidents"),
 					 json_is_true(json_object_get(n, "lemon")) ? " lemon" : "");
+				when(back, sizeof back, json_object_get(n, "backAt"));
+				snprintf(state, sizeof state, "%s%s",
+					 json_is_true(json_object_get(n, "schedulable")) ? "schedulable"
+					 : json_object_get(n, "backAt")			 ? "back "
+											 : "held",
+					 json_object_get(n, "backAt") ? back : "");
 				printf("%-16s %-8s %5.0f %6.2f %-12s %-9s %s%s%s\n", str(n, "name"), str(n, "gpuModel"),
-				       num(n, "gpus"), num(n, "gpusAllocated"),
-				       json_is_true(json_object_get(n, "schedulable")) ? "schedulable" : "held", inc,
+				       num(n, "gpus"), num(n, "gpusAllocated"), state, inc,
 				       !json_is_true(json_object_get(n, "healthy")) ? "UNHEALTHY" :
 				       !strcmp(str(n, "health"), "suspect") ? "suspect" :
 				       json_array_size(json_object_get(n, "badGpus")) ? "degraded" : "ok",
@@ -1682,9 +1687,12 @@ static const char client_usage[] =
 	"                     bad), lemon (fails again and again): all but healthy is\n"
 	"                     every node with a problem, as sinfo -R; the totals below\n"
 	"                     stay the fleet's\n"
-	"nodes list:          HEALTH is UNHEALTHY (takes no work), suspect (on probation:\n"
-	"                     no big gangs), degraded (healthy, some GPUs bad and left\n"
-	"                     out) or ok, then the reason the last report gave\n"
+	"nodes list:          STATE is schedulable, held (takes no work) or back in T\n"
+	"                     (held until a maintenance window or reservation ends:\n"
+	"                     estimates count on it from then); HEALTH is UNHEALTHY\n"
+	"                     (takes no work), suspect (on probation: no big gangs),\n"
+	"                     degraded (healthy, some GPUs bad and left out) or ok,\n"
+	"                     then the reason the last report gave\n"
 	"reservations create: --kind maintenance|queue|job --nodes a,b --start +10m --end +2h\n"
 	"                     [--queue Q | --job J] [--reason TEXT]\n"
 	"                     (--start, --end: +DURATION from now, or a Unix time in\n"

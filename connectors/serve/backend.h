@@ -231,6 +231,14 @@ struct fw_node_health {
 				       * local: repeated job failures there) */
 	uint32_t bad_gpu_mask;        /* GPUs that must not be used */
 	char reason[128];
+	bool ours;                    /* out of service only by a drain of
+				       * fairway's own (a DRAIN it applied:
+				       * local, or Slurm's DRAIN with a
+				       * "fairway: " reason), so back once
+				       * fairway's reason for it ends: a
+				       * maintenance window's node so held
+				       * still counts as back at the window's
+				       * end (cycle.c drain_window) */
 };
 
 /* One maintenance window for windows(): [start, end) on nodes.  The

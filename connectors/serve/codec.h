@@ -113,6 +113,9 @@ struct fw_health_report {
 	uint32_t bad_gpu_mask;
 	char reason[128];
 	fw_time at;
+	bool ours;                      /* a backend's report only: held by
+					 * fairway's own drain
+					 * (fw_node_health.ours); not stored */
 	/* The daemon's fault history of the node, not the reporter's
 	 * (history.h): the times of its last incidents, oldest first.  Part
 	 * of the stored document and of the POST answer; a request body may

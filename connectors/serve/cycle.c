@@ -148,13 +148,16 @@ static void back_at(struct fw_node *n, bool in_service, fw_time until)
 		n->back_at = until > n->back_at ? until : n->back_at;
 }
 
-static void drain_window(struct fw_snapshot *s, const struct nameref *ix, const struct fw_reservation *r)
+static void drain_window(struct fw_snapshot *s, const struct nameref *ix, const struct fw_reservation *r,
+			 const bool *ours)
 {
 	for (int32_t k = 0; k < r->nnodes; k++) {
 		struct fw_node *n = find(s, ix, r->nodes[k]);
 		if (!n || n->health == FW_HEALTH_UNHEALTHY)
 			continue;
-		back_at(n, n->schedulable && n->health != FW_HEALTH_DRAINING, r->end);
+		/* held by fairway's own drain (this window's, applied in an
+		 * earlier cycle): in service but for the window */
+		back_at(n, (n->schedulable || ours[n - s->nodes]) && n->health != FW_HEALTH_DRAINING, r->end);
 		n->health = FW_HEALTH_DRAINING;
 	}
 }
@@ -166,17 +169,24 @@ static int overlay(const struct fw_serve *d, struct taken *t)
 {
 	struct fw_snapshot *s = t->s;
 	struct nameref *ix = index_nodes(s);
+	bool *ours = calloc((size_t)s->nnodes + 1, sizeof *ours); /* held by fairway's drain alone */
 
-	if (!ix)
+	if (!ix || !ours) {
+		free(ix);
+		free(ours);
 		return FW_ENOMEM;
+	}
 	for (int32_t i = 0; i < t->nhealth; i++) {
 		struct fw_node *n = find(s, ix, t->health[i].node);
-		if (n)
-			report(&d->hcfg, n, &t->health[i], i < d->nhealth, s->now);
+		if (!n)
+			continue;
+		report(&d->hcfg, n, &t->health[i], i < d->nhealth, s->now);
+		ours[n - s->nodes] |= i >= d->nhealth && t->health[i].ours;
 	}
 	for (int32_t i = 0; i < t->nopen; i++)
-		drain_window(s, ix, &t->open[i]);
+		drain_window(s, ix, &t->open[i], ours);
 	free(ix);
+	free(ours);
 	return FW_OK;
 }
 
@@ -262,6 +272,7 @@ static int gather_health(struct fw_serve *d, struct taken *t)
 		r->healthy = bh[i].healthy;
 		r->suspect = bh[i].suspect;
 		r->bad_gpu_mask = bh[i].bad_gpu_mask;
+		r->ours = bh[i].ours;
 		if (snprintf(r->reason, sizeof r->reason, "%s (%s)", bh[i].reason, d->bops->name) >=
 		    (int)sizeof r->reason) {
 			/* a long reason is cut: it is text for people */

@@ -1576,9 +1576,10 @@ static int local_release(struct fw_backend *b, const char (*nodes)[FW_NAME_MAX],
 	return back;
 }
 
-/* Nodes on probation or with recent job failures, as of the last read
- * (backend.h: health); the others are left out, which the daemon reads as
- * healthy. */
+/* Nodes on probation or with recent job failures, as of the last read,
+ * and those this backend drained for fairway (healthy, ours: held only
+ * by fairway's drain; backend.h: health); the others are left out, which
+ * the daemon reads as healthy. */
 static int local_health(struct fw_backend *b, struct fw_node_health *out, int cap)
 {
 	int n = 0;
@@ -1589,11 +1590,12 @@ static int local_health(struct fw_backend *b, struct fw_node_health *out, int ca
 		struct fw_node_health *h = &out[n];
 		bool suspect = fw_health_tick(&b->hcfg, &b->fail[i], b->now) == FW_HEALTH_SUSPECT;
 		memset(h, 0, sizeof *h);
-		if (!describe(b, &b->fail[i], suspect, h->reason, sizeof h->reason))
+		if (!describe(b, &b->fail[i], suspect, h->reason, sizeof h->reason) && !b->drained[i])
 			continue;
 		snprintf(h->node, sizeof h->node, "%s", b->fleet->nodes[i].name);
 		h->healthy = true;
 		h->suspect = suspect;
+		h->ours = b->drained[i];
 		n++;
 	}
 	return n;

@@ -546,6 +546,35 @@ static bool requeued_in(const char *const *names, int32_t n, const char *job)
 	return false;
 }
 
+/* The held jobs of this read that ask for a reservation (build.c:
+ * FW__ORPHAN_TO_RESV) are released into it, with the comment that says
+ * so: Slurm admits and places them there.  A heterogeneous job by its
+ * leader's id, all components at once.  A refusal is counted and left
+ * for the next cycle. */
+static void release_into_reservations(struct fw_slurm *h)
+{
+	char text[200], id[16];
+	job_desc_msg_t u;
+
+	for (int32_t k = 0; k < h->norphans; k++) {
+		slurm_job_info_t *j = fw__slurm_job(h, h->orphans[k].job);
+		if (h->orphans[k].why != FW__ORPHAN_TO_RESV || !j || !fw__job_held(j))
+			continue;
+		fw__orphan_text(&h->orphans[k], j, text, sizeof text);
+		snprintf(id, sizeof id, "%u", fw__het_job(j) ? j->het_job_id : j->job_id);
+		slurm_init_job_desc_msg(&u);
+		u.job_id_str = id;
+		u.priority = INFINITE;
+		u.comment = text;
+		if (update(&u) != SLURM_SUCCESS) {
+			h->st.failed++;
+			fw__slurm_refused(h, "release into reservation", id);
+			continue;
+		}
+		h->st.released_to_resv++;
+	}
+}
+
 int fw_slurm_apply(struct fw_slurm *h, uint64_t gen,
 		   const struct fw_backend_action *acts, int32_t n,
 		   struct fw_backend_result *r)
@@ -585,6 +614,7 @@ int fw_slurm_apply(struct fw_slurm *h, uint64_t gen,
 	}
 	free(requeued);
 	resv_sweep(h, acts, n);
+	release_into_reservations(h);
 	h->st.failed += (uint64_t)r->failed;
 	h->st.skipped += (uint64_t)r->applied -
 			 (h->st.starts + h->st.evicts + h->st.reserves + h->st.drains - before) +
@@ -784,6 +814,15 @@ void fw__orphan_text(const struct fw__orphan *o, const slurm_job_info_t *j, char
 			 o->n == 1 ? "" : "s", named, w ? w : "", named);
 		break;
 	}
+	case FW__ORPHAN_RESERVED:
+		snprintf(buf, len, "fairway: every node it may use is reserved (scontrol show res) from before its "
+			 "time limit would end: held until the reservation is over (a shorter -t may fit before)");
+		break;
+	case FW__ORPHAN_TO_RESV:
+	case FW__ORPHAN_IN_RESV:
+		snprintf(buf, len, "fairway: asks for reservation %.60s: released into it; Slurm starts it there",
+			 j->resv_name ? j->resv_name : "");
+		break;
 	case FW__ORPHAN_DEPENDENCY:
 		snprintf(buf, len, "fairway: released; Slurm starts it once its dependency (%.100s) is met",
 			 j->dependency ? j->dependency : "");

@@ -4,13 +4,19 @@
  *
  * Phases, in order:
  *   1. nodes    the nodes of the managed partitions, with topology paths;
+ *               a node in a reservation open now (an admin's, or one of
+ *               fairway's maintenance windows) takes no work, and is back
+ *               at its end (fw_node.back_at; closed_nodes);
  *   2. running  jobs that hold resources: managed ones become running jobs
  *               with their GPU indices, the others mark their GPUs bad;
  *   3. starting jobs fairway released that Slurm has not run yet: running
  *               on their ReqNodes, on GPUs still free after phase 2 and
  *               with the CPU and memory the jobs before them leave;
  *   4. pending  held jobs, each restricted to the nodes its partitions,
- *               --exclude and --constraint allow (filter.c); a job
+ *               --exclude and --constraint allow, less those an admin's
+ *               reservation takes before its time limit ends (filter.c);
+ *               a job that asks for a reservation is Slurm's to place
+ *               (released into it: in_reservation); a job
  *               array's pending record is one pending job per task it
  *               lists, "A_T", within the array's throttle and a cap; a
  *               heterogeneous job's waiting components are one job, a
@@ -150,6 +156,39 @@ static void mark_partition(const partition_info_t *p, char *in, uint32_t n)
 			in[i] = 1;
 }
 
+/* Phase 1, reservations open now: their nodes take no work from
+ * fairway, and come back at the reservation's end when nothing else
+ * keeps them out (an admin's reservation admits only the jobs that ask
+ * for it, which Slurm places: in_reservation).  Slurm's MAINT flag on a
+ * node says only that a maintenance reservation holds it. */
+static void close_node(struct build *b, uint32_t i, fw_time until)
+{
+	struct fw_node *n;
+	int32_t x = b->node_of[i];
+
+	if (x < 0)
+		return;
+	n = &b->s->nodes[x];
+	if (n->back_at || fw__node_in_service(&b->h->nodes->node_array[i]))
+		n->back_at = until > n->back_at ? until : n->back_at;
+	n->schedulable = false;
+}
+
+static void closed_nodes(struct build *b)
+{
+	const reserve_info_msg_t *m = b->h->resv;
+	uint32_t n = b->h->nodes->record_count;
+
+	for (uint32_t k = 0; m && k < m->record_count; k++) {
+		const reserve_info_t *r = &m->reservation_array[k];
+		if (!fw__slurm_closing_resv(r) || r->start_time > b->s->now || r->end_time <= b->s->now)
+			continue;
+		for (int p = 0; r->node_inx[p] >= 0 && r->node_inx[p + 1] >= 0; p += 2)
+			for (int32_t i = r->node_inx[p]; i <= r->node_inx[p + 1] && (uint32_t)i < n; i++)
+				close_node(b, (uint32_t)i, (fw_time)r->end_time);
+	}
+}
+
 static int build_nodes(struct build *b)
 {
 	uint32_t n = b->h->nodes->record_count;
@@ -169,6 +208,7 @@ static int build_nodes(struct build *b)
 		if (in[i] && b->h->nodes->node_array[i].name)
 			rc = add_node(b, i);
 	free(in);
+	closed_nodes(b);
 	b->uniform = b->s->nnodes > 0;
 	for (int32_t i = 1; i < b->s->nnodes && b->uniform; i++) {
 		const struct fw_node *x = &b->s->nodes[i], *n0 = &b->s->nodes[0];
@@ -553,7 +593,7 @@ static int not_placeable(struct build *b, const slurm_job_info_t *j)
 		* the count is the list's: a filter of exactly them */
 		return nodelist_placeable(b, j, w, n == FW__NODES_ANY ? b->s->nnodes : n);
 	if (n == 0)
-		return orphan(b, j, FW__ORPHAN_NO_NODE, 0);
+		return orphan(b, j, fw__slurm_filter_reserved(b->filter) ? FW__ORPHAN_RESERVED : FW__ORPHAN_NO_NODE, 0);
 	return 1;
 }
 
@@ -831,6 +871,14 @@ static int build_jobs(struct build *b)
 		bool placed = false;
 		if (!fw__job_pending(j) || !fw__slurm_managed(b->h, j->partition))
 			continue;
+		/* It asks for a reservation (--reservation): its nodes and
+		 * times are the admin's, and only Slurm admits a job to them
+		 * (users, accounts, flags), so Slurm places it: released into
+		 * it (fw_slurm_apply), not booked until it runs there. */
+		if (fw__set(j->resv_name)) {
+			rc = orphan(b, j, fw__job_held(j) ? FW__ORPHAN_TO_RESV : FW__ORPHAN_IN_RESV, 0);
+			continue;
+		}
 		/* Released, its dependency unmet: Slurm runs it on its
 		 * ReqNodes once the dependency is met (a held job's is not
 		 * evaluated, so fairway releases it like any other).  Until

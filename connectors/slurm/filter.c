@@ -18,6 +18,11 @@
  *   3. exclude    less the nodes --exclude names;
  *   4. features   less the nodes without the features asked;
  *   5. nodelist   less the nodes -w does not name;
+ *   5b. reserved  less the nodes of an admin's reservations to come
+ *                 that the job, from now, would still hold when they
+ *                 begin (by its time limit; none: it would): Slurm runs
+ *                 no job there that overlaps one (docs/slurm.md
+ *                 "Reservations");
  *   6. collect    the nodes left, or "any" when that is every node; the
  *                 list is the nodes left out instead when they are fewer
  *                 (an except filter: a job excluding one node of 10,000
@@ -25,7 +30,8 @@
  *   7. restrict   the snapshot job to them (fw__slurm_filter_restrict,
  *                 once the job is added).
  * The common case, a job of a partition of every node asking none of the
- * options, is "any" before phase 1, without touching a node.  build.c
+ * options and ending before any reservation to come, is "any" before
+ * phase 1, without touching a node.  build.c
  * holds a -w job unless the list names exactly its nodes, each of them
  * qualifying: Slurm runs such a job on every node listed.
  *
@@ -38,7 +44,9 @@
  * spaces, anything else: such a job stays held (FW__ORPHAN_CONSTRAINT).
  *
  * Cost and memory: jobs that ask alike (the same partitions, --exclude
- * and --constraint: a batch of sbatch scripts, a job array) share one
+ * and --constraint, and ending before the same reservations to come: a
+ * job's class, how many of them, by start, its time limit overlaps;
+ * a batch of sbatch scripts, a job array) share one
  * answer and one node list in the snapshot (fw_snapshot_restrict_job_as),
  * through a cache of the last answers by what they asked (CACHE slots,
  * one per hash; a collision costs a recomputation and a list of its own).
@@ -71,7 +79,15 @@ struct answer {
 	int32_t nlist;          /* its list: the n nodes, or when except the
 				 * others (fewer: a job excluding a few nodes
 				 * of many lists those) */
+	int32_t cls;            /* reservations to come it overlaps */
 	bool except;
+	bool reserved;          /* n = 0 only by phase 5b */
+};
+
+/* An admin's reservation to come (fw__slurm_admin_resv), by start. */
+struct soon {
+	fw_time start;
+	const reserve_info_t *r;
 };
 
 struct fw__slurm_filter {
@@ -95,8 +111,12 @@ struct fw__slurm_filter {
 	int32_t *out;           /* the list of the answer computed last ... */
 	int32_t nout;
 	bool except;            /* ... which names the nodes left out */
+	struct soon *soon;      /* reservations to come, by start */
+	int32_t nsoon;
+	bool reserved;          /* the last compute(): phase 5b left none */
 	struct answer cache[CACHE];
 	struct answer *cur;     /* the last job's answer, NULL: no list */
+	struct answer *last;    /* ... the last answer, whatever it is */
 };
 
 /* ------------------------------------------------------------ constraint */
@@ -176,6 +196,32 @@ int fw__constraint_match(const char *expr, const char *features)
 
 /* ------------------------------------------------------------ setup */
 
+static int by_start(const void *a, const void *b)
+{
+	const struct soon *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return strcmp(x->r->name, y->r->name); /* names are unique: total */
+}
+
+/* The admin's reservations that begin after now, by start. */
+static int find_soon(struct fw__slurm_filter *f)
+{
+	const reserve_info_msg_t *m = f->h->resv;
+	uint32_t n = m ? m->record_count : 0;
+
+	if (!(f->soon = malloc((n ? n : 1) * sizeof *f->soon)))
+		return FW_ENOMEM;
+	for (uint32_t k = 0; k < n; k++) {
+		const reserve_info_t *r = &m->reservation_array[k];
+		if (fw__slurm_admin_resv(r) && r->start_time > f->s->now)
+			f->soon[f->nsoon++] = (struct soon){ (fw_time)r->start_time, r };
+	}
+	qsort(f->soon, (size_t)f->nsoon, sizeof *f->soon, by_start);
+	return FW_OK;
+}
+
 /* The snapshot nodes of each managed partition record. */
 static void count_partitions(struct fw__slurm_filter *f)
 {
@@ -231,6 +277,10 @@ struct fw__slurm_filter *fw__slurm_filter_new(const struct fw_slurm *h, struct f
 	for (int32_t k = 0; k < s->nnodes; k++)
 		f->names[k] = (struct name_ref){ s->nodes[k].name, k };
 	count_partitions(f);
+	if (find_soon(f) != FW_OK) {
+		fw__slurm_filter_free(f);
+		return NULL;
+	}
 	return f;
 }
 
@@ -248,6 +298,7 @@ void fw__slurm_filter_free(struct fw__slurm_filter *f)
 	free(f->ok);
 	free(f->keep);
 	free(f->out);
+	free(f->soon);
 	free(f);
 }
 
@@ -340,6 +391,33 @@ static void nodelist(struct fw__slurm_filter *f, const char *list)
 		f->ok[k] &= f->keep[k];
 }
 
+/* Phase 5b: unmark the nodes of the first cls reservations to come. */
+static void reserved(struct fw__slurm_filter *f, int32_t cls)
+{
+	uint32_t n = f->h->nodes->record_count;
+
+	for (int32_t k = 0; k < cls; k++) {
+		const int32_t *inx = f->soon[k].r->node_inx;
+		for (int p = 0; inx[p] >= 0 && inx[p + 1] >= 0; p += 2)
+			for (int32_t i = inx[p]; i <= inx[p + 1] && (uint32_t)i < n; i++)
+				if (f->inx[i] >= 0)
+					f->ok[f->inx[i]] = 0;
+	}
+}
+
+/* How many reservations to come job j would overlap, run from now: those
+ * that begin before its time limit ends (no limit: all of them). */
+static int32_t class_of(const struct fw__slurm_filter *f, const slurm_job_info_t *j)
+{
+	fw_time end = j->time_limit == INFINITE || j->time_limit == NO_VAL ? INT64_MAX
+		      : f->s->now + (fw_time)j->time_limit * 60;
+	int32_t k = 0;
+
+	while (k < f->nsoon && f->soon[k].start < end)
+		k++;
+	return k;
+}
+
 static bool marked(const char *text)
 {
 	return text && !strncmp(text, FW__NODELIST_MARK, strlen(FW__NODELIST_MARK));
@@ -430,7 +508,7 @@ static bool same(const char *a, const char *b)
 	return fw__set(a) ? fw__set(b) && !strcmp(a, b) : !fw__set(b);
 }
 
-/* Do jobs a and b ask alike? */
+/* Do jobs a and b ask alike?  (Their classes are compared apart.) */
 static bool alike(const slurm_job_info_t *a, const slurm_job_info_t *b)
 {
 	return same(a->partition, b->partition) && same(a->exc_nodes, b->exc_nodes) &&
@@ -444,19 +522,22 @@ static uint32_t hash_str(uint32_t h, const char *s)
 	return (h ^ 0xff) * 16777619u; /* a separator: "ab","" != "a","b" */
 }
 
-/* The cache slot of what j asks. */
-static struct answer *slot(struct fw__slurm_filter *f, const slurm_job_info_t *j)
+/* The cache slot of what j asks, in class cls. */
+static struct answer *slot(struct fw__slurm_filter *f, const slurm_job_info_t *j, int32_t cls)
 {
 	uint32_t h = hash_str(hash_str(hash_str(2166136261u, j->partition), j->exc_nodes), j->features);
 
 	h = hash_str(h, fw__slurm_nodelist(j));
+	h = (h ^ (uint32_t)cls) * 16777619u;
 
 	return &f->cache[h & (CACHE - 1)];
 }
 
-/* Phases 1 to 6 for job j; the nodes in f->out. */
-static int32_t compute(struct fw__slurm_filter *f, const slurm_job_info_t *j)
+/* Phases 1 to 6 for job j in class cls; the nodes in f->out. */
+static int32_t compute(struct fw__slurm_filter *f, const slurm_job_info_t *j, int32_t cls)
 {
+	bool some;
+
 	bool cons = fw__set(j->features), exc = fw__set(j->exc_nodes);
 	const char *w = fw__slurm_nodelist(j);
 
@@ -469,27 +550,40 @@ static int32_t compute(struct fw__slurm_filter *f, const slurm_job_info_t *j)
 		features(f, j->features);
 	if (w)
 		nodelist(f, w);
+	some = cls > 0 && memchr(f->ok, 1, (size_t)f->s->nnodes);
+	if (cls > 0)
+		reserved(f, cls);
+	f->reserved = some && !memchr(f->ok, 1, (size_t)f->s->nnodes);
 	return collect(f);
 }
 
 int32_t fw__slurm_filter_job(struct fw__slurm_filter *f, const slurm_job_info_t *j)
 {
+	int32_t cls = class_of(f, j);
 	struct answer *a;
 
-	f->cur = NULL;
-	if (!fw__set(j->features) && !fw__set(j->exc_nodes) && !fw__slurm_nodelist(j) && whole(f, j->partition))
+	f->cur = f->last = NULL;
+	if (cls == 0 && !fw__set(j->features) && !fw__set(j->exc_nodes) && !fw__slurm_nodelist(j) &&
+	    whole(f, j->partition))
 		return FW__NODES_ANY; /* the common case: no pass over the nodes */
-	a = slot(f, j);
-	if (!a->job || !alike(a->job, j)) {
-		*a = (struct answer){ j, compute(f, j), -1, -1, 0, false };
+	a = slot(f, j, cls);
+	if (!a->job || a->cls != cls || !alike(a->job, j)) {
+		*a = (struct answer){ j, compute(f, j, cls), -1, -1, 0, cls, false, false };
 		a->nlist = f->nout;
 		a->except = f->except;
+		a->reserved = f->reserved;
 	} else if (a->n > 0 && a->entry < 0) {
-		compute(f, j); /* the list of a job left out after all */
+		compute(f, j, cls); /* the list of a job left out after all */
 	}
+	f->last = a;
 	if (a->n > 0)
 		f->cur = a;
 	return a->n;
+}
+
+bool fw__slurm_filter_reserved(const struct fw__slurm_filter *f)
+{
+	return f->last && f->last->reserved;
 }
 
 int fw__slurm_filter_restrict(struct fw__slurm_filter *f, int32_t job)

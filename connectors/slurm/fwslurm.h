@@ -136,6 +136,9 @@ struct fw_slurm_stats {
 	uint64_t loads, unchanged;      /* class loads; answered "no change" */
 	uint64_t generation;            /* bumped when any class changed */
 	uint64_t starts, evicts, reserves, unreserves, drains, comments;
+	uint64_t released_to_resv;      /* jobs asking for a reservation,
+					 * released into it (Slurm places
+					 * them) */
 	uint64_t skipped;               /* actions already in effect, or gone */
 	uint64_t failed;                /* RPCs slurmctld refused */
 	int32_t skipped_jobs;           /* last read: managed jobs fairway

@@ -90,15 +90,30 @@ bool fw__job_running(const slurm_job_info_t *j)
 	return b == JOB_RUNNING || b == JOB_SUSPENDED;
 }
 
-bool fw__node_schedulable(const node_info_t *n)
+/* Up and taking work, but for a maintenance reservation open on it
+ * (Slurm's MAINT flag: the reservation's end says when it is back). */
+bool fw__node_in_service(const node_info_t *n)
 {
 	uint32_t b = n->node_state & NODE_STATE_BASE;
-	uint32_t bad = NODE_STATE_DRAIN | NODE_STATE_FAIL |
-		       NODE_STATE_NO_RESPOND | NODE_STATE_MAINT |
+	uint32_t bad = NODE_STATE_DRAIN | NODE_STATE_FAIL | NODE_STATE_NO_RESPOND |
 		       NODE_STATE_POWERED_DOWN | NODE_STATE_REBOOT_REQUESTED;
 
 	if (b == NODE_STATE_DOWN || b == NODE_STATE_UNKNOWN ||
 	    b == NODE_STATE_FUTURE || b == NODE_STATE_ERROR)
 		return false;
 	return !(n->node_state & bad);
+}
+
+bool fw__node_drained_by_fairway(const node_info_t *n)
+{
+	node_info_t c = *n;
+
+	c.node_state &= ~(uint32_t)NODE_STATE_DRAIN;
+	return (n->node_state & NODE_STATE_DRAIN) && n->reason && !strncmp(n->reason, "fairway: ", 9) &&
+	       fw__node_in_service(&c);
+}
+
+bool fw__node_schedulable(const node_info_t *n)
+{
+	return fw__node_in_service(n) && !(n->node_state & NODE_STATE_MAINT);
 }

@@ -632,6 +632,23 @@ reserve_info_t *fw__slurm_resv(const struct fw_slurm *h, const char *name)
 	return NULL;
 }
 
+static bool named(const reserve_info_t *r, const char *prefix)
+{
+	return !strncmp(r->name, prefix, strlen(prefix));
+}
+
+bool fw__slurm_admin_resv(const reserve_info_t *r)
+{
+	return r->name && r->node_inx && r->node_inx[0] >= 0 && r->end_time > r->start_time &&
+	       !named(r, FW_SLURM_RESV_PREFIX);
+}
+
+bool fw__slurm_closing_resv(const reserve_info_t *r)
+{
+	return fw__slurm_admin_resv(r) ||
+	       (r->name && r->node_inx && r->end_time > r->start_time && named(r, FW_SLURM_MAINT_PREFIX));
+}
+
 /* ------------------------------------------------------------ drain, health */
 
 int fw_slurm_drain(struct fw_slurm *h, const char *node, const char *reason,
@@ -683,6 +700,7 @@ int fw_slurm_health(struct fw_slurm *h, struct fw_node_health *out, int cap)
 		memset(&out[n], 0, sizeof out[n]);
 		snprintf(out[n].node, sizeof out[n].node, "%s", ni->name);
 		out[n].healthy = fw__node_schedulable(ni);
+		out[n].ours = fw__node_drained_by_fairway(ni);
 		snprintf(out[n].reason, sizeof out[n].reason, "%s", ni->reason ? ni->reason : "");
 		if (out[n].healthy)
 			out[n].suspect = fw__jobfail_suspect(h, ni->name, now, out[n].reason, sizeof out[n].reason);

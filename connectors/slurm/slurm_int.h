@@ -80,6 +80,13 @@ enum fw__orphan_why {
 				 * onto nodes others hold now: Slurm runs
 				 * the job there once they end (not booked:
 				 * fairway cannot start a part of it anew) */
+	FW__ORPHAN_RESERVED,    /* every node it may use is in an admin's
+				 * reservation that begins before its time
+				 * limit would end (filter.c phase 5b) */
+	FW__ORPHAN_TO_RESV,     /* held, asking for a reservation: Slurm
+				 * places it there (fw_slurm_apply releases
+				 * it) */
+	FW__ORPHAN_IN_RESV,     /* ... released so, waiting for Slurm */
 	FW__ORPHAN_SLURM_HOLD,  /* released, and Slurm holds it back for a
 				 * reason of its own (n: state_reason; an
 				 * association's or QOS's limit, licenses, its
@@ -257,6 +264,14 @@ slurm_job_info_t *fw__slurm_task(const struct fw_slurm *h, uint32_t a, uint32_t 
 slurm_job_info_t *fw__slurm_job_named(const struct fw_slurm *h, const char *name, uint32_t *task);
 node_info_t *fw__slurm_node(const struct fw_slurm *h, const char *name);
 reserve_info_t *fw__slurm_resv(const struct fw_slurm *h, const char *name);
+/* Slurm's reservations fairway plans around (build.c, filter.c;
+ * docs/slurm.md "Reservations"): fw__slurm_admin_resv, one of nodes that
+ * fairway did not make (an admin's scontrol create reservation);
+ * fw__slurm_closing_resv, that or one of fairway's maintenance windows
+ * (fairway-maint-<id>), not a job reservation fairway-<id> (those hold
+ * nodes for fairway's own plan). */
+bool fw__slurm_admin_resv(const reserve_info_t *r);
+bool fw__slurm_closing_resv(const reserve_info_t *r);
 int fw__slurm_topo_load(struct fw_slurm *h, struct fw_diag *d);
 const struct fw_slurm_topo *fw__slurm_topo_of(const struct fw_slurm *h,
 					      const char *node);
@@ -274,6 +289,10 @@ bool fw__job_held(const slurm_job_info_t *j);
 bool fw__job_pending(const slurm_job_info_t *j);
 bool fw__job_running(const slurm_job_info_t *j);
 bool fw__node_schedulable(const node_info_t *n);
+bool fw__node_in_service(const node_info_t *n);
+/* Drained with a "fairway: " reason (fairway's own drain) and otherwise
+ * in service (fw__node_in_service): back once fairway resumes it. */
+bool fw__node_drained_by_fairway(const node_info_t *n);
 
 /* jobfail.c: job failures attributed to nodes, through the health model */
 struct fw__jobfail;
@@ -301,6 +320,9 @@ struct fw__slurm_filter;
 struct fw__slurm_filter *fw__slurm_filter_new(const struct fw_slurm *h, struct fw_snapshot *s,
 					      const int32_t *node_of);
 int32_t fw__slurm_filter_job(struct fw__slurm_filter *f, const slurm_job_info_t *j);
+/* After fw__slurm_filter_job answered 0: was it only the reservations
+ * to come (phase 5b) that left no node? */
+bool fw__slurm_filter_reserved(const struct fw__slurm_filter *f);
 int fw__slurm_filter_restrict(struct fw__slurm_filter *f, int32_t x);
 int fw__slurm_filter_restrict_group(struct fw__slurm_filter *f, int32_t x, int g);
 void fw__slurm_filter_free(struct fw__slurm_filter *f);

@@ -23,7 +23,8 @@
  *     tres_per_task|ntasks_per_node|num_tasks|tres_per_socket|
  *     dependency|eligible_time|features|exc_nodes|shared|admin_comment|
  *     comment|array_job_id|array_task_id|array_task_str|array_max_tasks|
- *     het_job_id|het_job_offset|het_job_id_set|qos|state_reason
+ *     het_job_id|het_job_offset|het_job_id_set|qos|state_reason|
+ *     resv_name
  *     (empty: unset; in features '^' stands for --constraint's '|',
  *     which splits fields; an admin_comment "fairway: -w LIST" is the
  *     -w that job_submit.lua keeps, a comment so marked a -w changed
@@ -34,6 +35,20 @@
  *     with a record of its own; het_job_id set: a component of the
  *     heterogeneous job whose leader it names, het_job_id_set listing
  *     the components' job ids, "11-13")
+ *   R|name|start|end|nodes|flags  one reservation (build.c, filter.c):
+ *                                  start and end in seconds from now
+ *                                  less 10^6 (so 1000000 is now), nodes
+ *                                  a comma list of node numbers (0 the
+ *                                  first N line), flags Slurm's; a name
+ *                                  "fairway-..." is fairway's own.  A
+ *                                  node of an open one fairway may
+ *                                  close (never start a job there) is
+ *                                  not schedulable; a pending job may
+ *                                  use no node of an admin's one to come
+ *                                  that begins before its time limit
+ *                                  would end (reserved_holds); a job
+ *                                  asking for one is never pending in
+ *                                  the snapshot
  *   Q|name|priority               one QOS of the table (qos.c): a job
  *                                  naming it takes its Priority first
  *   U|account|user|gpu_seconds    one association's decayed GPU usage
@@ -80,7 +95,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define MAXN 24
 #define MAXJ 48
-#define MAXF 40
+#define MAXF 44
+#define MAXR 8
 #define NPART 3
 
 static const char *const part_names[NPART] = { "gpu", "gpu2", "cpu" };
@@ -96,6 +112,9 @@ struct world {
 	int nu;
 	struct fw__qos qos[8];
 	int nq;
+	reserve_info_t resv[MAXR];
+	int32_t rinx[MAXR][2 * MAXN + 1];
+	int nr;
 };
 
 static uint64_t num(const char *s)
@@ -326,7 +345,38 @@ static void add_job(struct world *w, char **f)
 	j->het_job_id_set = f[37];
 	j->qos = f[38];
 	j->state_reason = (uint16_t)num(f[39]);
+	j->resv_name = f[40];
 	w->nj++;
+}
+
+/* R|name|start|end|nodes|flags: node numbers of N lines read so far. */
+static void add_resv(struct world *w, char **f, fw_time now)
+{
+	reserve_info_t *r = &w->resv[w->nr];
+	int32_t *inx = w->rinx[w->nr];
+	int k = 0;
+
+	if (w->nr == MAXR || !f[1])
+		return;
+	for (int i = 0; i < w->nr; i++)
+		if (!strcmp(w->resv[i].name, f[1]))
+			return;
+	for (char *p = f[4]; p && *p && k < 2 * MAXN;) {
+		uint64_t i = num(p);
+		if (i < (uint64_t)w->nn) {
+			inx[k++] = (int32_t)i;
+			inx[k++] = (int32_t)i;
+		}
+		p += strcspn(p, ",");
+		p += *p == ',';
+	}
+	inx[k] = -1;
+	r->name = f[1];
+	r->start_time = (time_t)(now - 1000000 + (fw_time)(num(f[2]) % 100000000));
+	r->end_time = (time_t)(now - 1000000 + (fw_time)(num(f[3]) % 100000000));
+	r->node_inx = inx;
+	r->flags = num(f[5]);
+	w->nr++;
 }
 
 static void read_world(struct world *w, char *buf)
@@ -346,6 +396,8 @@ static void read_world(struct world *w, char *buf)
 			add_node(w, f);
 		else if (f[0] && !strcmp(f[0], "J"))
 			add_job(w, f);
+		else if (f[0] && !strcmp(f[0], "R"))
+			add_resv(w, f, (fw_time)1 << 40);
 		else if (f[0] && !strcmp(f[0], "Q") && f[1] && strlen(f[1]) < FW_NAME_MAX && w->nq < 8) {
 			snprintf(w->qos[w->nq].name, FW_NAME_MAX, "%s", f[1]);
 			w->qos[w->nq++].priority = (uint32_t)num(f[2]);
@@ -378,7 +430,7 @@ static struct fw_snapshot *queues(const struct world *w)
 		s->topology.nlevels = 1;
 		snprintf(s->topology.level[0], FW_NAME_MAX, "%s", w->level);
 	}
-	s->now = (fw_time)1 << 40;
+	s->now = (fw_time)1 << 40; /* add_resv's now */
 	return s;
 }
 
@@ -656,6 +708,47 @@ static void orphans_hold(const struct world *w, const struct fw_slurm *h)
 	}
 }
 
+/* Does reservation r hold node i of the world? */
+static bool resv_holds(const reserve_info_t *r, int i)
+{
+	for (int k = 0; r->node_inx[k] >= 0; k += 2)
+		if (r->node_inx[k] <= i && i <= r->node_inx[k + 1])
+			return true;
+	return false;
+}
+
+/* Reservations: a node an open one closes takes no work now (and one
+ * coming back is back after now: fw_snapshot_validate); a pending job
+ * uses no node of an admin's one to come that begins before its time
+ * limit would end, and none asks for a reservation. */
+static void reserved_holds(const struct world *w, const struct fw_snapshot *s)
+{
+	for (int r = 0; r < w->nr; r++) {
+		const reserve_info_t *v = &w->resv[r];
+		bool open = v->start_time <= s->now && s->now < v->end_time;
+		for (int32_t k = 0; k < s->nnodes; k++) {
+			int i = node_named(w, s->nodes[k].name);
+			if (!resv_holds(v, i))
+				continue;
+			if (open && fw__slurm_closing_resv(v) && s->nodes[k].schedulable)
+				abort();
+			for (int32_t x = 0; !open && fw__slurm_admin_resv(v) && v->start_time > s->now && x < s->njobs;
+			     x++) {
+				const slurm_job_info_t *j = job_named(w, s->jobs[x].name);
+				uint32_t tl = j->time_limit;
+				bool reaches = tl == INFINITE || tl == NO_VAL || s->now + (fw_time)tl * 60 > v->start_time;
+				if (s->jobs[x].state != FW_JOB_PENDING || fw__het_job(j) || !reaches)
+					continue;
+				if (fw_snapshot_job_may_use(s, x, k))
+					abort();
+			}
+		}
+	}
+	for (int32_t x = 0; x < s->njobs; x++)
+		if (s->jobs[x].state == FW_JOB_PENDING && fw__set(job_named(w, s->jobs[x].name)->resv_name))
+			abort();
+}
+
 /* Jobs the records stand for: one each, an array's pending record one a
  * task it lists (one when it lists none it reads: held, saying so). */
 static int64_t records(const struct world *w)
@@ -738,6 +831,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	h->jobs = &jobs;
 	h->qos = w->qos;
 	h->nqos = w->nq;
+	reserve_info_msg_t resv = { .record_count = (uint32_t)w->nr, .reservation_array = w->resv };
+	h->resv = &resv;
 	if (fw__slurm_build(h, s, &bw, &d) != FW_OK)
 		abort();
 	if (fw_snapshot_validate(s, &d) != FW_OK) {
@@ -752,6 +847,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	arrays_hold(w, s);
 	het_hold(w, s);
 	orphans_hold(w, h);
+	reserved_holds(w, s);
 	usage_holds(w, s);
 	for (int32_t x = 0; x < s->njobs; x++) /* QOS, then nice: in range */
 		if (s->jobs[x].priority < -10000 || s->jobs[x].priority > 100000 * 20001 + 10000)

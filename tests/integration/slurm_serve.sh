@@ -41,6 +41,9 @@
 #                              drained in Slurm with the window named
 #                              (Reason=fairway: drain: maintenance window
 #                              psu (PSU swap); ...)
+#   serve_window_drained_back_at_end  ... and, drained (and MAINT), still
+#                              back at the window's end in GET /v1/nodes
+#                              (before, only until the drain landed)
 #   serve_window_deleted_resumed  ... and, the window DELETEd, resumed, its
 #                              reservation gone
 #   serve_kill9_restart        the daemon killed with -9 twice mid-run and
@@ -293,6 +296,15 @@ if [ "$code" = 201 ] && wait_until 10 'scontrol show node gpu014 | grep -q "Stat
 	ok serve_window_open_drains
 else
 	bad serve_window_open_drains "POST $code $(cat "$T/win.out"); $(scontrol show node gpu014 | grep -E 'State=|Reason=' | tr -s ' ' | tr '\n' ' ')"
+fi
+# drained (and MAINT, its reservation open) in Slurm, the node is still
+# back at the window's end for the estimates, cycle after cycle
+sleep 1.5
+back=$(curl -s "http://127.0.0.1:$PORT/v1/nodes/gpu014" | python3 -c 'import json,sys; print(json.load(sys.stdin).get("backAt"))')
+if [ "$back" = $((now + 3600)) ]; then
+	ok serve_window_drained_back_at_end
+else
+	bad serve_window_drained_back_at_end "backAt '$back', not $((now + 3600)); $(scontrol show node gpu014 | grep -E 'State=' | tr -s ' ')"
 fi
 code=$(curl -s -o "$T/win.out" -w '%{http_code}' -X DELETE -H "Authorization: Bearer $(cat "$T/state/token")" \
 	"http://127.0.0.1:$PORT/v1/reservations/psu")

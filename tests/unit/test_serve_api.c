@@ -1566,7 +1566,9 @@ TEST(a_path_that_is_not_utf8_is_refused_not_failed)
 /* A node held out by a maintenance window (to come, then open) is counted
  * on from the window's end (fw_node.back_at): the waiting job is expected
  * then, not when the busy node frees (41000, as it was), and starts once
- * the node is released. */
+ * the node is released.  Also in the cycles after the window's drain has
+ * landed in the backend (before, those lost the return: a node the
+ * backend holds counted as out for its own sake). */
 TEST(a_window_s_end_is_a_start_time)
 {
 	struct served f;
@@ -1581,8 +1583,12 @@ TEST(a_window_s_end_is_a_start_time)
 		       "{\"id\":\"mw\",\"kind\":\"maintenance\",\"nodes\":[\"n1\"],\"start\":5020,\"end\":5040}"),
 		  201);
 	submit(&f.d, "{\"name\":\"w\",\"queue\":\"q\",\"runtime\":60,\"tasks\":[{\"gpus\":8}]}");
-	for (fw_time t = 5000; t <= 5030; t += 30) { /* the window to come, then open */
-		fixed_now = t;
+	/* the window to come, then open: the first open cycle drains n1 in
+	 * the backend, and the later ones still count on its return (the
+	 * backend's hold is fairway's own drain: backend.h, ours) */
+	static const fw_time at[] = { 5000, 5025, 5030, 5035 };
+	for (size_t k = 0; k < sizeof at / sizeof at[0]; k++) {
+		fixed_now = at[k];
 		ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
 		ASSERT_EQ(request(&f.d, "GET", "/v1/jobs/w", "", body, sizeof body), 200);
 		ASSERT_STR_CONTAINS(body, "\"state\":\"pending\"");

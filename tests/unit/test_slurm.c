@@ -1799,6 +1799,121 @@ TEST(a_jobs_user_is_named_by_its_uid)
 	free(h);
 }
 
+/* Slurm's reservations (seen in a lab: fairway released a job onto a node
+ * of an admin's reservation, where it sat "ReqNodeNotAvail, May be
+ * reserved for other job", booked in fairway's books, for the ten hours
+ * the reservation had left; a node in an open maintenance reservation
+ * counted as gone for good in the estimates).  An admin's reservation
+ * open now (or one of fairway's maintenance windows) closes its nodes
+ * until its end (back_at, when nothing else keeps them out); one to come
+ * closes them to the jobs whose time limit would reach into it; fairway's
+ * own job reservations close nothing; a job that asks for a reservation
+ * is released into it for Slurm to place, and not booked. */
+static int32_t resv_inx[4][3] = { { 0, 0, -1 }, { 1, 1, -1 }, { 2, 2, -1 }, { 3, 3, -1 } };
+
+static void fake_resv(reserve_info_t *r, const char *name, time_t start, time_t end, int node)
+{
+	memset(r, 0, sizeof *r);
+	r->name = (char *)name;
+	r->start_time = start;
+	r->end_time = end;
+	r->node_inx = resv_inx[node];
+	r->node_list = (char *)(node == 0 ? "gpu001" : node == 1 ? "gpu002" : node == 2 ? "gpu003" : "gpu004");
+}
+
+TEST(slurm_reservations_close_their_nodes_and_admit_their_jobs)
+{
+	struct fake f;
+	reserve_info_t rv[4];
+	reserve_info_msg_t rm = { .record_count = 4, .reservation_array = rv };
+	struct fw_backend_action *acts;
+	struct fw_arena ar;
+	int32_t held = 0, x = 0, na;
+
+	fake_init(&f, 4, 6);
+	f.h->resv = &rm;
+	fake_resv(&rv[0], "maint", 900, 5000, 0);    /* open, MAINT: gpu001 back at 5000 */
+	rv[0].flags = RESERVE_FLAG_MAINT;
+	f.nodes.node_array[0].node_state = NODE_STATE_IDLE | NODE_STATE_MAINT;
+	fake_resv(&rv[1], "users", 500, 8000, 1);    /* open: gpu002 back at 8000 */
+	fake_resv(&rv[2], "soon", 4600, 9000, 2);    /* to come: gpu003 for jobs done by 4600 */
+	fake_resv(&rv[3], "fairway-77", 900, 3000, 3); /* fairway's own: nothing */
+	for (uint32_t i = 0; i < 6; i++)
+		fake_pending(&f.jobs.job_array[i], 700 + i, 4, "gres:gpu:8");
+	f.jobs.job_array[0].time_limit = 10;         /* ends at 1600 */
+	f.jobs.job_array[0].exc_nodes = (char *)"gpu004";
+	f.jobs.job_array[1].time_limit = 120;        /* 8200: reaches into "soon" */
+	f.jobs.job_array[2].time_limit = INFINITE;   /* so does a job without one */
+	f.jobs.job_array[3].resv_name = (char *)"users";
+	f.jobs.job_array[4].resv_name = (char *)"users";
+	f.jobs.job_array[4].priority = 5;            /* released into it already */
+	f.jobs.job_array[5].time_limit = 120;
+	f.jobs.job_array[5].exc_nodes = (char *)"gpu001,gpu002,gpu004";
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	ASSERT_OK(fw_snapshot_validate(f.s, &f.d));
+	ASSERT(!f.s->nodes[0].schedulable);
+	ASSERT_EQ(f.s->nodes[0].back_at, 5000);
+	ASSERT(!f.s->nodes[1].schedulable);
+	ASSERT_EQ(f.s->nodes[1].back_at, 8000);
+	ASSERT(f.s->nodes[2].schedulable);
+	ASSERT_EQ(f.s->nodes[2].back_at, 0);
+	ASSERT(f.s->nodes[3].schedulable);
+	ASSERT_EQ(f.s->nodes[3].back_at, 0);
+	ASSERT_EQ(f.s->njobs, 3);
+	ASSERT_EQ(f.w.skipped_jobs, 0); /* the others wait */
+	answer_is(&f, 0, 700, "gpu001,gpu002,gpu003", &held, &x);
+	answer_is(&f, 1, 701, "gpu001,gpu002,gpu004", &held, &x);
+	answer_is(&f, 2, 702, "gpu001,gpu002,gpu004", &held, &x);
+	ASSERT_EQ(f.s->job_nodes[fw_snapshot_job_nodes_entry(f.s, 1)].first,
+		  f.s->job_nodes[fw_snapshot_job_nodes_entry(f.s, 2)].first); /* one list, shared */
+	answer_is(&f, 3, 703, "fairway: asks for reservation users: released into it; Slurm starts it there",
+		  &held, &x);
+	ASSERT_EQ(f.h->orphans[0].why, FW__ORPHAN_TO_RESV);
+	answer_is(&f, 4, 704, "fairway: asks for reservation users: released into it; Slurm starts it there",
+		  &held, &x);
+	ASSERT_EQ(f.h->orphans[1].why, FW__ORPHAN_IN_RESV);
+	answer_is(&f, 5, 705,
+		  "fairway: every node it may use is reserved (scontrol show res) from before its time limit "
+		  "would end: held until the reservation is over (a shorter -t may fit before)",
+		  &held, &x);
+	ASSERT_EQ(held, f.h->norphans);
+	/* The plan: 700 on gpu003 (done before "soon"), 701 on gpu004 alone
+	 * (gpu003 is "soon"'s before it would end), 702 waits; the checker
+	 * holds it. */
+	na = plan_actions(&f, &ar, &acts);
+	int starts = 0;
+	for (int32_t k = 0; k < na; k++) {
+		if (acts[k].kind != FW_DECIDE_START)
+			continue;
+		starts++;
+		ASSERT_STR_EQ(acts[k].placements[0].node, !strcmp(acts[k].job, "700") ? "gpu003" : "gpu004");
+		ASSERT(strcmp(acts[k].job, "702"));
+	}
+	ASSERT_EQ(starts, 2);
+	fw_arena_release(&ar);
+	/* A node out for its own sake (drained) is not known to come back;
+	 * the reservations gone, every node takes work again. */
+	f.nodes.node_array[1].node_state = NODE_STATE_IDLE | NODE_STATE_DRAIN;
+	fake_renew(&f);
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	ASSERT(!f.s->nodes[1].schedulable);
+	ASSERT_EQ(f.s->nodes[1].back_at, 0);
+	ASSERT_EQ(f.s->nodes[0].back_at, 5000);
+	rm.record_count = 0;
+	f.nodes.node_array[0].node_state = NODE_STATE_IDLE;
+	f.nodes.node_array[1].node_state = NODE_STATE_IDLE;
+	fake_renew(&f);
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	for (int i = 0; i < 4; i++)
+		ASSERT(f.s->nodes[i].schedulable && f.s->nodes[i].back_at == 0);
+	ASSERT_EQ(f.s->njobs, 4);
+	x = 1;
+	held = 0;
+	answer_is(&f, 1, 701, "*", &held, &x); /* no filter now */
+	f.h->resv = NULL;
+	fake_free(&f);
+}
+
 TEST_MAIN(a_run_time_limit_ends_a_job_and_bounds_a_start, gres_counts_and_models, gres_index_masks, options, managed_partitions,
 	  plan_to_actions_and_notes, action_reasons_name_nodes_and_jobs, a_snapshot_from_slurm_never_overbooks_a_node,
 	  a_job_fairway_cannot_place_stops_no_cycle, every_gpu_request_form_is_gpus_per_node,
@@ -1813,4 +1928,4 @@ TEST_MAIN(a_run_time_limit_ends_a_job_and_bounds_a_start, gres_counts_and_models
 	  slurms_usage_replaces_the_configs, the_gpu_tres_is_gres_gpu, grp_tres_mins_on_gpus_is_a_budget,
 	  slurms_budgets_yield_to_the_configs,
 	  a_jobs_qos_orders_it_before_its_nice, a_job_slurm_holds_back_by_a_limit_books_no_node,
-	  a_jobs_user_is_named_by_its_uid)
+	  a_jobs_user_is_named_by_its_uid, slurm_reservations_close_their_nodes_and_admit_their_jobs)

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# tests/integration/slurm_reservations.sh BUILD_DIR — Slurm's own
+# reservations (an admin's `scontrol create reservation`) against a real
+# lab of 4 nodes x 8 fake GPUs.  Seen before: fairway released a job onto
+# a node of an admin's reservation, where Slurm kept it pending
+# ("ReqNodeNotAvail, May be reserved for other job") while fairway booked
+# the node for it, for the hours the reservation had left; a job that
+# asked for a reservation was placed wherever fairway chose; a node in a
+# maintenance reservation counted as gone for good in the estimates.
+# Reservations made before fairway starts: adm_maint (MAINT, gpu001, open
+# now, 30 min), adm_users (gpu002, open now, 10 h), adm_soon (gpu003, from
+# an hour on).  gpu004 is free.
+#   long_only_where_free     an 8-GPU job of -t 120 runs on gpu004: gpu001
+#                            and gpu002 are reserved now, and it would
+#                            still run when adm_soon begins on gpu003
+#   short_fits_before        an 8-GPU job of -t 5 runs on gpu003: done
+#                            before adm_soon begins
+#   reservation_job_runs     a job asking --reservation=adm_users runs on
+#                            gpu002, released into it by fairway
+#   reservation_job_comment  its comment says fairway released it into the
+#                            reservation for Slurm to place
+#   return_is_a_start_time   a second -t 120 job waits, expected to start
+#                            when adm_maint ends (gpu001 back), not when
+#                            the running jobs end (2 h)
+#   reserved_held            a -t 120 job that excludes every node but
+#                            gpu003 stays held, its comment saying the
+#                            nodes it may use are reserved before it ends
+#   none_released_onto_reserved  no job but the reservation's own was ever
+#                            released onto gpu001 or gpu002
+#   deleted_frees_the_node   adm_users deleted: the waiting job starts on
+#                            gpu002
+. "$(dirname "$0")/../slurm/lib.sh"
+TEST_NAME=slurm_reservations
+GPUS=8 SWITCHES=1 lab_up 4
+
+on_node() { # NAME JOB NODE: the job runs (or ran) on NODE
+	local n
+	if ! wait_until 20 "started $2"; then
+		bad "$1" "job $2 did not start: $(squeue -h -j "$2" -o '%T %Q %R %k')"
+		return
+	fi
+	n=$(squeue -h -t all -j "$2" -o %N)
+	if [ "$n" = "$3" ]; then ok "$1"; else bad "$1" "job $2 ran on '$n', not $3"; fi
+}
+
+scontrol create reservation reservationname=adm_maint starttime=now duration=30 nodes=gpu001 \
+	flags=maint users=root >/dev/null || bad setup "adm_maint"
+scontrol create reservation reservationname=adm_users starttime=now duration=600 nodes=gpu002 \
+	users=root >/dev/null || bad setup "adm_users"
+scontrol create reservation reservationname=adm_soon starttime=now+3600 duration=60 nodes=gpu003 \
+	users=root >/dev/null || bad setup "adm_soon"
+maint_end=$(scontrol show res adm_maint | sed -n 's/.*EndTime=\([^ ]*\).*/\1/p')
+fw_start
+# every release fairway makes, sampled: "JOB REQNODES" of released jobs
+watch_bg bash -c 'while :; do squeue -h -t PD -o "%i %Q %r %k" | awk "\$2 > 0"; \
+	squeue -h -t R -o "%i RUN %N"; sleep 0.3; done >>"$0"' "$T/released"
+long=$(sbatch --parsable -A team_a --gres=gpu:8 -t 120 -o /dev/null --wrap 'sleep 300')
+on_node long_only_where_free "$long" gpu004
+short=$(sbatch --parsable -A team_a --gres=gpu:8 -t 5 -o /dev/null --wrap 'sleep 300')
+on_node short_fits_before "$short" gpu003
+inres=$(sbatch --parsable -A team_a --gres=gpu:2 -t 5 --reservation=adm_users -o /dev/null --wrap 'sleep 300')
+on_node reservation_job_runs "$inres" gpu002
+c=$(squeue -h -t all -j "$inres" -o %k)
+if [ "$c" = "fairway: asks for reservation adm_users: released into it; Slurm starts it there" ]; then
+	ok reservation_job_comment
+else
+	bad reservation_job_comment "comment '$c'"
+fi
+wait_job=$(sbatch --parsable -A team_a --gres=gpu:8 -t 120 -o /dev/null --wrap 'sleep 2')
+want=$(date -u -d "$maint_end" +%s)
+if wait_until 15 'squeue -h -j "$wait_job" -o %k | grep -q "expected start"'; then
+	at=$(squeue -h -j "$wait_job" -o %k | sed -n 's/.*expected start \([0-9T:-]*\)Z.*/\1/p')
+	got=$(date -u -d "$at" +%s 2>/dev/null || echo 0)
+	if [ $((got - want)) -ge -120 ] && [ $((got - want)) -le 120 ]; then
+		ok return_is_a_start_time
+	else
+		bad return_is_a_start_time "expected start '$at', adm_maint ends $maint_end: $(squeue -h -j "$wait_job" -o %k)"
+	fi
+else
+	bad return_is_a_start_time "no estimate: $(squeue -h -j "$wait_job" -o '%Q %k')"
+fi
+held=$(sbatch --parsable -A team_a --gres=gpu:8 -t 120 --exclude=gpu001,gpu002,gpu004 -o /dev/null --wrap 'sleep 1')
+want_c="0 fairway: every node it may use is reserved (scontrol show res) from before its time limit would end: held until the reservation is over (a shorter -t may fit before)"
+if wait_until 10 '[ "$(squeue -h -j "$held" -o "%Q %k")" = "$want_c" ]'; then
+	ok reserved_held
+else
+	bad reserved_held "priority and comment '$(squeue -h -j "$held" -o '%Q %k')'"
+fi
+scancel "$held"
+watch_stop
+# a job released onto gpu001 or gpu002 shows "started on gpu00[12]" in its
+# comment while pending, or runs there; only the reservation's own may
+stray=$(grep -E 'started on gpu00[12]|RUN gpu00[12]' "$T/released" | grep -v "^$inres " | sort -u | head -3)
+if [ -z "$stray" ] && [ -s "$T/released" ]; then
+	ok none_released_onto_reserved
+else
+	bad none_released_onto_reserved "released onto a reserved node: ${stray:-nothing sampled}"
+fi
+scancel "$inres"
+scontrol delete reservationname=adm_users || bad setup "delete adm_users"
+on_node deleted_frees_the_node "$wait_job" gpu002
+fw_stop
+cancel_all
+scontrol delete reservationname=adm_maint >/dev/null 2>&1
+scontrol delete reservationname=adm_soon >/dev/null 2>&1
+finish
