@@ -162,6 +162,8 @@ static void drain_window(struct fw_snapshot *s, const struct nameref *ix, const 
 	}
 }
 
+static bool held_without_reason(const struct fw_node *n);
+
 /* Health reports (the API's, the first d->nhealth, then the backend's)
  * and open maintenance windows: node states, held nodes, bad GPUs,
  * lemons. */
@@ -185,6 +187,12 @@ static int overlay(const struct fw_serve *d, struct taken *t)
 	}
 	for (int32_t i = 0; i < t->nopen; i++)
 		drain_window(s, ix, &t->open[i], ours);
+	/* Held by fairway's drain alone with its reason gone (a window
+	 * over): this cycle returns it (release), so it counts as back a
+	 * second from now, not as out for good. */
+	for (int32_t x = 0; x < s->nnodes; x++)
+		if (ours[x] && held_without_reason(&s->nodes[x]) && !s->nodes[x].back_at)
+			s->nodes[x].back_at = s->now + 1;
 	free(ix);
 	free(ours);
 	return FW_OK;
