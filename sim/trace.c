@@ -690,17 +690,30 @@ struct fleet_max {
 	int32_t gpus;          /* of the largest node, and so on */
 	int64_t cpu, mem;
 	int64_t total_milli;   /* the fleet's milli-GPUs */
+	int32_t closed;        /* nodes left out: they never take work */
+	int32_t bad;           /* GPUs left out of the nodes counted */
 };
 
+/* The maxima of the nodes that take work.  A node the fleet file closes
+ * (schedulable: false, unhealthy, draining) stays closed for the whole
+ * replay (a failed node's repair restores the file's state, sim/des.c),
+ * and a GPU in its badGpus stays bad: neither can ever run a job. */
 static void fleet_max(const struct fw_snapshot *s, struct fleet_max *m)
 {
 	memset(m, 0, sizeof *m);
 	for (int32_t i = 0; i < s->nnodes; i++) {
 		const struct fw_node *n = &s->nodes[i];
-		m->gpus = n->gpu_count > m->gpus ? n->gpu_count : m->gpus;
+		uint32_t all = n->gpu_count >= 32 ? UINT32_MAX : (UINT32_C(1) << n->gpu_count) - 1;
+		int32_t good = (int32_t)__builtin_popcount(all & ~n->bad_gpu_mask);
+		if (!n->schedulable || n->health == FW_HEALTH_UNHEALTHY || n->health == FW_HEALTH_DRAINING) {
+			m->closed++;
+			continue;
+		}
+		m->bad += n->gpu_count - good;
+		m->gpus = good > m->gpus ? good : m->gpus;
 		m->cpu = n->cpu_milli > m->cpu ? n->cpu_milli : m->cpu;
 		m->mem = n->mem_mib > m->mem ? n->mem_mib : m->mem;
-		m->total_milli += (int64_t)n->gpu_count * 1000;
+		m->total_milli += (int64_t)good * 1000;
 	}
 }
 
@@ -746,8 +759,9 @@ size_t fw_trace_unfit_jobs(const struct fw_trace *t, const struct fw_snapshot *f
 		if (!unfit(&t->v[i], &m, why, sizeof why))
 			continue;
 		if (jobs++ == 0)
-			snprintf(first, n, "'%s' (line %d) needs %s", t->v[i].id, (int)t->v[i].line,
-				 why);
+			snprintf(first, n, "'%s' (line %d) needs %s%s", t->v[i].id, (int)t->v[i].line, why,
+				 m.closed || m.bad ? " in service (nodes schedulable: false, unhealthy or draining in the "
+					    "fleet file never take work; bad GPUs are left out)" : "");
 	}
 	return jobs;
 }

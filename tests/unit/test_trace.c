@@ -875,6 +875,21 @@ TEST(jobs_larger_than_the_fleet_are_named)
 	ASSERT_STR_EQ(first, "'big_gang' (line 6) needs 40 GPUs at once, and the fleet has 32");
 	t.n = 3;
 	ASSERT_EQ(fw_trace_unfit_jobs(&t, s, first, sizeof first), 0);
+	/* A node the fleet file closes never takes work in the replay, nor
+	 * does a bad GPU: "fits" (4 x 8 GPUs) cannot start on 3 nodes in
+	 * service, nor on 4 with a bad GPU on one of them. */
+	s->nodes[1].schedulable = false;
+	ASSERT_EQ(fw_trace_unfit_jobs(&t, s, first, sizeof first), 1);
+	ASSERT_STR_CONTAINS(first, "'fits' (line 2) needs 32 GPUs at once, and the fleet has 24 in service");
+	s->nodes[1].schedulable = true;
+	s->nodes[2].health = FW_HEALTH_DRAINING;
+	ASSERT_EQ(fw_trace_unfit_jobs(&t, s, first, sizeof first), 1);
+	s->nodes[2].health = FW_HEALTH_HEALTHY;
+	s->nodes[3].bad_gpu_mask = 1u << 5;
+	ASSERT_EQ(fw_trace_unfit_jobs(&t, s, first, sizeof first), 1);
+	ASSERT_STR_CONTAINS(first, "and the fleet has 31 in service");
+	s->nodes[3].bad_gpu_mask = 0;
+	ASSERT_EQ(fw_trace_unfit_jobs(&t, s, first, sizeof first), 0);
 	fw_trace_free(&t);
 	fw_snapshot_free(s);
 }
