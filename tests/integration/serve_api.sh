@@ -593,6 +593,14 @@ check "fairway jobs submit --test-only: says whether it would start now or why i
 	bash -c "grep -Eq '^job cli-test would (start now \(1 GPU, queue llm\) on [a-z0-9-]+|wait \(1 GPU, queue llm\): .+)\$' '$T/testonly' &&
 		grep -qx '(not submitted: --test-only)' '$T/testonly' &&
 		[ \"\$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:$PORT/v1/jobs/cli-test)\" = 404 ]"
+# docs/serve.md's --test-only example runs as written (the daemon's
+# address and token path aside): a dry run is a POST, so it must give the
+# token; without, the client exits 2.
+read -ra doc <<<"$(grep -m1 -- '^fairway jobs submit .*--test-only' docs/serve.md | sed 's/ *#.*//')"
+doc=("${doc[@]/#\/tmp\/fw\/token/$S/token}")
+(cd "$T" && env -u FAIRWAY_TOKEN_FILE "$FW" "${doc[@]:1}" --server "http://127.0.0.1:$PORT") >"$T/testonly" 2>&1
+check "docs/serve.md's example '${doc[*]:0:3} ... --test-only' runs as written (it gives the token): exit 0, nothing submitted" \
+	bash -c "[ $? -eq 0 ] && grep -qx '(not submitted: --test-only)' '$T/testonly'"
 "$FW" jobs submit --queue llm --gpus 8 --count 1000 --name cli-huge --test-only --json "${C[@]}" >"$T/testonly" 2>&1
 check "... a gang larger than the cluster: refused as a submission would be (400 naming tasks[0].count)" \
 	grep -q 'error: 400: field tasks\[0\].count: the job needs 1000 tasks of 8 GPUs all at once and the fleet holds at most [0-9]* of them, so it could never start' "$T/testonly"
