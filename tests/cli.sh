@@ -1794,6 +1794,9 @@ if [ -x "$AG" ]; then
 		expect "agent-assess-refuses-${f%% *}" 2 "${f%% *} goes with a report taken on this node, not with --assess" \
 			"$AG" --assess /nonexistent.json $f
 	done
+	# --assess with --server is refused as that, token or none: the token is not what is wrong
+	expect "agent-assess-server-no-token" 2 "--assess prints a verdict; it does not send one (drop --server)" \
+		env -u FAIRWAY_TOKEN_FILE "$AG" --assess /nonexistent.json --server http://127.0.0.1:1
 	expect "agent-assess-takes-damping" 1 "--assess /nonexistent.json: cannot read: No such file or directory" \
 		"$AG" --assess /nonexistent.json --probation 60
 	# what cannot be read is named with its flag and why, not as line -1 or "empty"
