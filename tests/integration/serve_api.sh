@@ -627,6 +627,29 @@ check "a user with a tab and a newline: 400 naming user, saying it must be one w
 req GET /v1/jobs/qp-typo
 check "... and none of them submitted the job (nor the one with a tab in its user)" \
 	[ "$CODE" = 404 -a "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/v1/jobs/ctl-user")" = 404 ]
+# Every query parameter counts toward the 16, state and limit too, and
+# none may be given twice (MHD would hand over the first value only).
+q17="state=all&limit=1$(for i in $(seq 1 15); do printf '&p%d=1' "$i"; done)"
+req GET "/v1/jobs?$q17"
+check "GET /v1/jobs with 17 parameters, state and limit among them: 400 naming query (more than 16)" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], "more than 16" in j["error"]["message"]')" = "query True" ]
+req GET "/v1/jobs?${q17%&p15=1}"
+check "... 16 of them reach the endpoint, which names the first it does not take" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = p1 ]
+req GET "/v1/jobs$(for i in $(seq 1 50); do printf '%slimit=1' "$([ "$i" = 1 ] && echo '?' || echo '&')"; done)"
+check "GET /v1/jobs?limit=1&limit=1&... (50 times): 400 naming query and limit" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], j["error"]["message"]')" = "query parameter 'limit' given twice; give each once" ]
+for qp in "queue=llm&queue=vision queue" "limit=1&limit=3 limit" "state=all&queue=llm&state=done state"; do
+	req GET "/v1/jobs?${qp% *}"
+	check "GET /v1/jobs?${qp% *}: 400, the parameter ${qp#* } given twice, not its first value taken" \
+		[ "$CODE" = 400 -a "$(jfield "j['error']['field'], \"'${qp#* }' given twice\" in j['error']['message']")" = "query True" ]
+done
+req POST "/v1/jobs?dryRun=true&dryRun=false" '{"name":"qp-twice","queue":"llm","tasks":[{"gpus":1}]}'
+check "POST /v1/jobs?dryRun=true&dryRun=false: 400 naming dryRun twice, nothing submitted" \
+	[ "$CODE" = 400 -a "$(jfield "\"'dryRun' given twice\" in j['error']['message']")" = True ] &&
+	check "... (it was not)" [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/v1/jobs/qp-twice")" = 404 ]
+req GET "/v1/nodes?health=unhealthy,draining"
+check "GET /v1/nodes?health=unhealthy,draining: one parameter with two values, still 200" [ "$CODE" = 200 ]
 req GET "/v1/decisions?jobs=qp-typo"
 check "GET /v1/decisions?jobs= (a typo of job): 400 naming jobs, not the whole log" \
 	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = jobs ]
