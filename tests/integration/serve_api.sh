@@ -662,6 +662,15 @@ check "a flag given twice: the last one counts (--gpus 1 --gpus 2: 2 GPUs)" [ "$
 "$FW" jobs submit --queue llm --gpus 1 --gpu-fraction 0.5 --name cli-half --json "${C[@]}" >"$T/half" 2>&1
 check "fairway jobs submit --gpu-fraction 0.5: half of one GPU" \
 	python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))["tasks"][0]; sys.exit(not (t["gpus"] == 1 and t["gpuFraction"] == 0.5))' "$T/half"
+"$FW" jobs list --queue llm "${C[@]}" >"$T/half" 2>&1
+check "fairway jobs: the half-GPU job's GPUS is 0.5 (as fairway plan counts it), a whole one's 2, without decimals" \
+	bash -c "grep -Eq '^cli-half +llm +[^ ]+ +[a-z]+ +0\.5 ' '$T/half' && grep -Eq '^cli-last +llm +[^ ]+ +[a-z]+ +2 ' '$T/half'"
+req GET /v1/jobs/cli-half
+check "... from the API's gpuAmount 0.5 (gpus: the 1 GPU it touches); a job of whole GPUs has none" \
+	[ "$(jfield 'j["gpus"], j["gpuAmount"]')" = "1 0.5" -a "$(curl -s "http://127.0.0.1:$PORT/v1/jobs/cli-last" |
+		python3 -c 'import json, sys; print("gpuAmount" in json.load(sys.stdin))')" = False ]
+"$FW" jobs why cli-half "${C[@]}" >"$T/half" 2>&1
+check "... and fairway jobs why says 0.5 GPU" grep -q '^job cli-half  (queue llm, user [^,]*, 0\.5 GPU, ' "$T/half"
 req DELETE /v1/jobs/cli-last
 req DELETE /v1/jobs/cli-half
 "$FW" jobs submit --queue llm --gpus 1 --runtime 1h --checkpoint-interval 1.5m --name cli-dur "${C[@]}" >/dev/null 2>&1
