@@ -598,7 +598,8 @@ check "fairway jobs submit --test-only: says whether it would start now or why i
 # token; without, the client exits 2.
 read -ra doc <<<"$(grep -m1 -- '^fairway jobs submit .*--test-only' docs/serve.md | sed 's/ *#.*//')"
 doc=("${doc[@]/#\/tmp\/fw\/token/$S/token}")
-(cd "$T" && env -u FAIRWAY_TOKEN_FILE "$FW" "${doc[@]:1}" --server "http://127.0.0.1:$PORT") >"$T/testonly" 2>&1
+fw_abs=$(realpath "$FW") # run from $T, where no fairway-state/token is to be found
+(cd "$T" && env -u FAIRWAY_TOKEN_FILE "$fw_abs" "${doc[@]:1}" --server "http://127.0.0.1:$PORT") >"$T/testonly" 2>&1
 check "docs/serve.md's example '${doc[*]:0:3} ... --test-only' runs as written (it gives the token): exit 0, nothing submitted" \
 	bash -c "[ $? -eq 0 ] && grep -qx '(not submitted: --test-only)' '$T/testonly'"
 "$FW" jobs submit --queue llm --gpus 8 --count 1000 --name cli-huge --test-only --json "${C[@]}" >"$T/testonly" 2>&1
