@@ -197,7 +197,8 @@ static int set_node(struct opts *o, const char *arg)
 	return 0;
 }
 
-/* --server needs a readable token; --token-file and --quiet need --server. */
+/* --server goes without --assess (which only prints) and needs a readable
+ * token; --token-file and --quiet need --server. */
 static int check_server(struct opts *o)
 {
 	char tok[512], why[512];
@@ -205,12 +206,12 @@ static int check_server(struct opts *o)
 
 	if (o->server.url && !o->server.token_file && getenv("FAIRWAY_TOKEN_FILE") && *getenv("FAIRWAY_TOKEN_FILE"))
 		o->server.token_file = getenv("FAIRWAY_TOKEN_FILE"); /* empty: unset */
-	if (o->server.url && !o->server.token_file)
+	if (o->server.url && o->assess) /* first: a token would not make it send */
+		msg = "--assess prints a verdict; it does not send one (drop --server)";
+	else if (o->server.url && !o->server.token_file)
 		msg = "--server needs --token-file FILE (the daemon's bearer token) or FAIRWAY_TOKEN_FILE";
 	else if (!o->server.url && (o->server.token_file || o->quiet))
 		msg = "--token-file and --quiet go with --server URL";
-	else if (o->server.url && o->assess)
-		msg = "--assess prints a verdict; it does not send one (drop --server)";
 	if (msg) {
 		fprintf(stderr, "fairway-agent: %s; see --help\n", msg);
 		return 2;

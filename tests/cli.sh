@@ -379,6 +379,15 @@ rm -rf "$CL_TMP"
 expect "serve-help-backend-opt" 0 "--backend-opt K=V" "$FW" serve --help
 expect "serve-backend-opt-not-kv" 2 "--backend-opt 'conf': expected KEY=VALUE" "$FW" serve --backend-opt conf
 expect "serve-help-usage-opt" 0 "usage=slurm|own" "$FW" serve --help
+# every --backend-opt key serve --help lists is in docs/serve.md's --backend-opt row (usage= was not)
+bo_row=$(grep -F '| `--backend-opt K=V` |' "$(dirname "$0")/../docs/serve.md")
+bo_keys=$("$FW" serve --help | sed -n '/--backend-opt K=V/,/--policy/p' | grep -o '\b[a-z][a-z-]*=' | sort -u)
+bo_missing=$(for k in $bo_keys; do grep -qF -- "\`$k" <<<"$bo_row" || echo "$k"; done)
+if [ -n "$bo_row" ] && [ "$(wc -w <<<"$bo_keys")" -ge 5 ] && [ -z "$bo_missing" ]; then
+	ok "serve-backend-opt-keys-in-docs"
+else
+	bad "serve-backend-opt-keys-in-docs: docs/serve.md's --backend-opt row lacks: ${bo_missing:-(no row or keys)}"
+fi
 SERVE_TMP=$(mktemp -d)
 # --listen takes an IPv4 address: a host name is a usage error (exit 2)
 # before the state directory is touched, like a bad port
@@ -1785,6 +1794,9 @@ if [ -x "$AG" ]; then
 		expect "agent-assess-refuses-${f%% *}" 2 "${f%% *} goes with a report taken on this node, not with --assess" \
 			"$AG" --assess /nonexistent.json $f
 	done
+	# --assess with --server is refused as that, token or none: the token is not what is wrong
+	expect "agent-assess-server-no-token" 2 "--assess prints a verdict; it does not send one (drop --server)" \
+		env -u FAIRWAY_TOKEN_FILE "$AG" --assess /nonexistent.json --server http://127.0.0.1:1
 	expect "agent-assess-takes-damping" 1 "--assess /nonexistent.json: cannot read: No such file or directory" \
 		"$AG" --assess /nonexistent.json --probation 60
 	# what cannot be read is named with its flag and why, not as line -1 or "empty"

@@ -659,9 +659,32 @@ static int cmd_queues(struct opts *o)
 }
 
 /* --- jobs -------------------------------------------------------------------------------- */
+/* A job's GPUs as the plan counts them: "gpuAmount" when a task takes a
+ * fraction of a GPU (0.5; "gpus" then counts the 1 GPU it touches), else
+ * "gpus".  A whole number without decimals, a fraction to the milli-GPU
+ * the daemon keeps (0.125), with no trailing zeros. */
+static const char *job_gpus(json_t *j, char *buf, size_t n)
+{
+	json_t *a = json_object_get(j, "gpuAmount");
+	char *e;
+
+	snprintf(buf, n, "%.3f", a ? json_number_value(a) : num(j, "gpus"));
+	for (e = buf + strlen(buf) - 1; *e == '0'; e--)
+		*e = '\0';
+	if (*e == '.')
+		*e = '\0';
+	return buf;
+}
+
+/* "GPU" or "GPUs" after job_gpus's text g: "1 GPU", "0.5 GPU", "8 GPUs". */
+static const char *gpu_noun(const char *g)
+{
+	return !strcmp(g, "1") || !strncmp(g, "0.", 2) ? "GPU" : "GPUs";
+}
+
 static void print_job_row(json_t *j)
 {
-	char w[32], ex[24] = "";
+	char w[32], ex[24] = "", g[32];
 	const char *st = str(j, "state");
 	if (!strcmp(st, "pending"))
 		when(w, sizeof w, json_object_get(j, "expectedStart"));
@@ -673,8 +696,8 @@ static void print_job_row(json_t *j)
 		snprintf(ex, sizeof ex, "(exit %.0f)", num(j, "exitCode"));
 	if (!strcmp(st, "timeout"))
 		snprintf(ex, sizeof ex, "(run-time limit)");
-	printf("%-24s %-12s %-10s %-10s %5.0f  %-16s %-12s %s\n", str(j, "name"), str(j, "queue"), str(j, "user"), st,
-	       num(j, "gpus"),
+	printf("%-24s %-12s %-10s %-10s %5s  %-16s %-12s %s\n", str(j, "name"), str(j, "queue"), str(j, "user"), st,
+	       job_gpus(j, g, sizeof g),
 	       json_object_get(j, "reason") ? str(j, "reason") : "-", w,
 	       !strcmp(st, "running") ? "(started)" : !strcmp(st, "pending") ? "(expected start)" : ex);
 }
@@ -719,12 +742,13 @@ static int job_state(json_t *j)
 	char w[32];
 	const char *st = str(j, "state");
 
-	char rt[48] = "runtime not given";
+	char rt[48] = "runtime not given", g[32];
 
 	if (num(j, "runtime") > 0) /* 0: none given (openapi.yaml) */
 		snprintf(rt, sizeof rt, "runtime %.0f s", num(j, "runtime"));
-	printf("job %s  (queue %s, user %s, %.0f GPU%s, %s)\n", str(j, "name"), str(j, "queue"), str(j, "user"),
-	       num(j, "gpus"), num(j, "gpus") == 1 ? "" : "s", rt);
+	job_gpus(j, g, sizeof g); /* before gpu_noun reads it */
+	printf("job %s  (queue %s, user %s, %s %s, %s)\n", str(j, "name"), str(j, "queue"), str(j, "user"), g,
+	       gpu_noun(g), rt);
 	printf("state: %s\n", st);
 	if (json_object_get(j, "exitCode"))
 		printf("exit code: %.0f\n", num(j, "exitCode"));
@@ -1002,20 +1026,20 @@ static int cancel_jobs(struct opts *o)
  * cycle would do with the job, which was not submitted. */
 static void print_test_only(json_t *j)
 {
-	char w[32];
+	char w[32], g[32];
 
+	job_gpus(j, g, sizeof g); /* before gpu_noun reads it */
 	if (!strcmp(str(j, "state"), "running")) {
 		size_t i;
 		json_t *n;
-		printf("job %s would start now (%.0f GPU%s, queue %s) on", str(j, "name"), num(j, "gpus"),
-		       num(j, "gpus") == 1 ? "" : "s", str(j, "queue"));
+		printf("job %s would start now (%s %s, queue %s) on", str(j, "name"), g, gpu_noun(g), str(j, "queue"));
 		json_array_foreach(json_object_get(j, "nodes"), i, n)
 			printf("%s%s", i ? "," : " ", json_string_value(n));
 		printf("\n");
 	} else {
 		when(w, sizeof w, json_object_get(j, "expectedStart"));
-		printf("job %s would wait (%.0f GPU%s, queue %s): %s\n", str(j, "name"), num(j, "gpus"),
-		       num(j, "gpus") == 1 ? "" : "s", str(j, "queue"), str(j, "reasonText"));
+		printf("job %s would wait (%s %s, queue %s): %s\n", str(j, "name"), g, gpu_noun(g), str(j, "queue"),
+		       str(j, "reasonText"));
 		if (json_is_integer(json_object_get(j, "expectedStart")))
 			printf("expected start: %s (t=%lld; the earliest plausible start, not a promise)\n", w,
 			       (long long)json_integer_value(json_object_get(j, "expectedStart")));

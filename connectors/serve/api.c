@@ -749,6 +749,7 @@ static json_t *local_job_json(const struct fw_serve *d, const struct fw_backend_
 			      (json_int_t)submit, "runtime", (json_int_t)j->job.expected_runtime, "priority",
 			      j->job.priority);
 
+	fw_serve_gpu_amount(o, &j->job);
 	if (j->job.checkpoint_s > 0)
 		json_object_set_new(o, "checkpointInterval", json_integer(j->job.checkpoint_s));
 	if (j->job.max_runtime_s > 0)

@@ -74,16 +74,23 @@ static bool gather(struct conn *c, const char *data, size_t n)
 	return true;
 }
 
-/* A request's query arguments other than state and limit, for the API
- * (struct fw_api_req args): at most FW_HTTP_ARGS (no route takes more
- * than four); over says there were more, which is answered 400 here
- * rather than reading some of them (the API refuses a parameter its route
- * does not take, and one past the limit would not reach it). */
+/* A request's query arguments, for the API (struct fw_api_req args, which
+ * holds those other than state and limit: the API reads those two apart):
+ * at most FW_HTTP_ARGS of them, state and limit counted (no route takes
+ * more than four); over says there were more, and twice names one given
+ * a second time.  Both are answered 400 here: a parameter past the limit
+ * would not reach the API (which refuses one its route does not take),
+ * and MHD hands the API only a repeated parameter's first value, so
+ * `?limit=1&limit=3` would be read as 1 with no word of the 3, where a
+ * body's duplicate key is refused.  No parameter takes several values by
+ * repeating it (health=a,b is one, comma-separated). */
 #define FW_HTTP_ARGS 16
 struct args {
 	const char *kv[2 * FW_HTTP_ARGS + 1];
-	int n;
+	const char *seen[FW_HTTP_ARGS]; /* every key so far, state and limit too */
+	int n, nseen;
 	bool over;
+	const char *twice;
 };
 
 static enum MHD_Result add_arg(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
@@ -91,16 +98,49 @@ static enum MHD_Result add_arg(void *cls, enum MHD_ValueKind kind, const char *k
 	struct args *a = cls;
 
 	(void)kind;
-	if (!strcmp(key, "state") || !strcmp(key, "limit"))
-		return MHD_YES;
-	if (a->n >= FW_HTTP_ARGS) {
+	for (int i = 0; i < a->nseen; i++)
+		if (!strcmp(a->seen[i], key)) {
+			a->twice = key;
+			return MHD_NO;
+		}
+	if (a->nseen >= FW_HTTP_ARGS) {
 		a->over = true;
 		return MHD_NO;
 	}
+	a->seen[a->nseen++] = key;
+	if (!strcmp(key, "state") || !strcmp(key, "limit"))
+		return MHD_YES;
 	a->kv[2 * a->n] = key;
 	a->kv[2 * a->n + 1] = value ? value : "";
 	a->n++;
 	return MHD_YES;
+}
+
+/* The 400 for a query add_arg refused (a malloc'd body), or NULL.  The
+ * repeated name is quoted in printable ASCII, cut to 64 bytes: any other
+ * byte becomes '?' (a JSON answer must be UTF-8). */
+static char *query_refusal(const struct args *a)
+{
+	char msg[160], key[65];
+	size_t i = 0;
+	json_t *e;
+	char *s;
+
+	if (a->over)
+		snprintf(msg, sizeof msg, "the query has more than %d parameters; no endpoint takes more than 4",
+			 FW_HTTP_ARGS);
+	else if (a->twice) {
+		for (; a->twice[i] && i + 1 < sizeof key; i++)
+			key[i] = a->twice[i] >= 0x20 && a->twice[i] < 0x7f ? a->twice[i] : '?';
+		key[i] = '\0';
+		snprintf(msg, sizeof msg, "parameter '%s' given twice; give each once", key);
+	} else
+		return NULL;
+	e = json_pack("{s:{s:i,s:s,s:s,s:s}}", "error", "status", 400, "code", "EINVAL", "field", "query", "message",
+		      msg);
+	s = e ? json_dumps(e, JSON_COMPACT) : NULL;
+	json_decref(e);
+	return s;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *con, const char *url, const char *method,
@@ -110,7 +150,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con, const c
 	struct conn *c = *con_cls;
 	struct fw_api_req rq;
 	struct fw_api_resp rs;
-	struct args args = { { NULL }, 0, false };
+	struct args args = { { NULL }, { NULL }, 0, 0, false, NULL };
 
 	(void)version;
 	if (!c) {
@@ -131,12 +171,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con, const c
 					"\"message\":\"the request body is larger than 1 MiB\"}}"),
 				 NULL);
 	MHD_get_connection_values(con, MHD_GET_ARGUMENT_KIND, add_arg, &args);
-	if (args.over)
-		return send_resp(con, 400, NULL,
-				 strdup("{\"error\":{\"status\":400,\"code\":\"EINVAL\",\"field\":\"query\","
-					"\"message\":\"the query has more than 16 parameters; no endpoint takes more "
-					"than 4\"}}"),
-				 NULL);
+	if (args.over || args.twice)
+		return send_resp(con, 400, NULL, query_refusal(&args), NULL);
 	memset(&rq, 0, sizeof rq);
 	rq.method = method;
 	rq.path = url;

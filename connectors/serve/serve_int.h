@@ -261,6 +261,12 @@ json_t *fw_serve_build_view(const struct fw_snapshot *s, const struct fw_plan *p
 json_t *fw_serve_job_view(const struct fw_snapshot *s, const struct fw_plan *p, const struct fw_backend_action *acts,
 			  const int *status, int32_t nacts, const char *name);
 
+/* view.c: a job's "gpuAmount" into o, when one of its task groups takes
+ * a fraction of a GPU (gpuFraction): its GPUs with each such share counted
+ * as that fraction (0.5), as the plan counts them, where "gpus" counts
+ * the GPUs it touches (1).  Nothing for a job of whole GPUs. */
+void fw_serve_gpu_amount(json_t *o, const struct fw_job *j);
+
 /* metrics.c: the Prometheus text of /metrics (malloc'd) */
 char *fw_metrics_render(struct fw_serve *d);
 /* metrics.c: GET /v1/stats, the same counters as one JSON object for

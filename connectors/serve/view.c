@@ -121,6 +121,19 @@ static void pending_fields(json_t *o, const struct fw_snapshot *s, const struct 
 	}
 }
 
+void fw_serve_gpu_amount(json_t *o, const struct fw_job *j)
+{
+	int64_t milli = 0;
+	bool part = false;
+
+	for (int g = 0; g < j->ngroups; g++) {
+		milli += (int64_t)j->groups[g].count * j->groups[g].gpus * j->groups[g].gpu_milli;
+		part |= j->groups[g].gpus > 0 && j->groups[g].gpu_milli < 1000;
+	}
+	if (part)
+		json_object_set_new(o, "gpuAmount", json_real(milli / 1000.0));
+}
+
 /* A job the scheduler still plans (pending, running): its run-time limit
  * as the cycle applies it (fw_job_limit: the smallest of its own
  * maxRuntime and its queues'), "timeLimit", when it has one. */
@@ -155,6 +168,7 @@ static json_t *job_json(const struct fw_snapshot *s, const struct fw_plan *p, co
 			      j->priority);
 	const struct fw_pending *pe = NULL;
 
+	fw_serve_gpu_amount(o, j);
 	if (j->checkpoint_s > 0)
 		json_object_set_new(o, "checkpointInterval", json_integer(j->checkpoint_s));
 	if (j->max_runtime_s > 0) /* its own; timeLimit: the one that binds */

@@ -596,6 +596,15 @@ check "fairway jobs submit --test-only: says whether it would start now or why i
 	bash -c "grep -Eq '^job cli-test would (start now \(1 GPU, queue llm\) on [a-z0-9-]+|wait \(1 GPU, queue llm\): .+)\$' '$T/testonly' &&
 		grep -qx '(not submitted: --test-only)' '$T/testonly' &&
 		[ \"\$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:$PORT/v1/jobs/cli-test)\" = 404 ]"
+# docs/serve.md's --test-only example runs as written (the daemon's
+# address and token path aside): a dry run is a POST, so it must give the
+# token; without, the client exits 2.
+read -ra doc <<<"$(grep -m1 -- '^fairway jobs submit .*--test-only' docs/serve.md | sed 's/ *#.*//')"
+doc=("${doc[@]/#\/tmp\/fw\/token/$S/token}")
+fw_abs=$(realpath "$FW") # run from $T, where no fairway-state/token is to be found
+(cd "$T" && env -u FAIRWAY_TOKEN_FILE "$fw_abs" "${doc[@]:1}" --server "http://127.0.0.1:$PORT") >"$T/testonly" 2>&1
+check "docs/serve.md's example '${doc[*]:0:3} ... --test-only' runs as written (it gives the token): exit 0, nothing submitted" \
+	bash -c "[ $? -eq 0 ] && grep -qx '(not submitted: --test-only)' '$T/testonly'"
 "$FW" jobs submit --queue llm --gpus 8 --count 1000 --name cli-huge --test-only --json "${C[@]}" >"$T/testonly" 2>&1
 check "... a gang larger than the cluster: refused as a submission would be (400 naming tasks[0].count)" \
 	grep -q 'error: 400: field tasks\[0\].count: the job needs 1000 tasks of 8 GPUs all at once and the fleet holds at most [0-9]* of them, so it could never start' "$T/testonly"
@@ -622,6 +631,29 @@ check "a user with a tab and a newline: 400 naming user, saying it must be one w
 req GET /v1/jobs/qp-typo
 check "... and none of them submitted the job (nor the one with a tab in its user)" \
 	[ "$CODE" = 404 -a "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/v1/jobs/ctl-user")" = 404 ]
+# Every query parameter counts toward the 16, state and limit too, and
+# none may be given twice (MHD would hand over the first value only).
+q17="state=all&limit=1$(for i in $(seq 1 15); do printf '&p%d=1' "$i"; done)"
+req GET "/v1/jobs?$q17"
+check "GET /v1/jobs with 17 parameters, state and limit among them: 400 naming query (more than 16)" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], "more than 16" in j["error"]["message"]')" = "query True" ]
+req GET "/v1/jobs?${q17%&p15=1}"
+check "... 16 of them reach the endpoint, which names the first it does not take" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = p1 ]
+req GET "/v1/jobs$(for i in $(seq 1 50); do printf '%slimit=1' "$([ "$i" = 1 ] && echo '?' || echo '&')"; done)"
+check "GET /v1/jobs?limit=1&limit=1&... (50 times): 400 naming query and limit" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], j["error"]["message"]')" = "query parameter 'limit' given twice; give each once" ]
+for qp in "queue=llm&queue=vision queue" "limit=1&limit=3 limit" "state=all&queue=llm&state=done state"; do
+	req GET "/v1/jobs?${qp% *}"
+	check "GET /v1/jobs?${qp% *}: 400, the parameter ${qp#* } given twice, not its first value taken" \
+		[ "$CODE" = 400 -a "$(jfield "j['error']['field'], \"'${qp#* }' given twice\" in j['error']['message']")" = "query True" ]
+done
+req POST "/v1/jobs?dryRun=true&dryRun=false" '{"name":"qp-twice","queue":"llm","tasks":[{"gpus":1}]}'
+check "POST /v1/jobs?dryRun=true&dryRun=false: 400 naming dryRun twice, nothing submitted" \
+	[ "$CODE" = 400 -a "$(jfield "\"'dryRun' given twice\" in j['error']['message']")" = True ] &&
+	check "... (it was not)" [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/v1/jobs/qp-twice")" = 404 ]
+req GET "/v1/nodes?health=unhealthy,draining"
+check "GET /v1/nodes?health=unhealthy,draining: one parameter with two values, still 200" [ "$CODE" = 200 ]
 req GET "/v1/decisions?jobs=qp-typo"
 check "GET /v1/decisions?jobs= (a typo of job): 400 naming jobs, not the whole log" \
 	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = jobs ]
@@ -634,6 +666,15 @@ check "a flag given twice: the last one counts (--gpus 1 --gpus 2: 2 GPUs)" [ "$
 "$FW" jobs submit --queue llm --gpus 1 --gpu-fraction 0.5 --name cli-half --json "${C[@]}" >"$T/half" 2>&1
 check "fairway jobs submit --gpu-fraction 0.5: half of one GPU" \
 	python3 -c 'import json, sys; t = json.load(open(sys.argv[1]))["tasks"][0]; sys.exit(not (t["gpus"] == 1 and t["gpuFraction"] == 0.5))' "$T/half"
+"$FW" jobs list --queue llm "${C[@]}" >"$T/half" 2>&1
+check "fairway jobs: the half-GPU job's GPUS is 0.5 (as fairway plan counts it), a whole one's 2, without decimals" \
+	bash -c "grep -Eq '^cli-half +llm +[^ ]+ +[a-z]+ +0\.5 ' '$T/half' && grep -Eq '^cli-last +llm +[^ ]+ +[a-z]+ +2 ' '$T/half'"
+req GET /v1/jobs/cli-half
+check "... from the API's gpuAmount 0.5 (gpus: the 1 GPU it touches); a job of whole GPUs has none" \
+	[ "$(jfield 'j["gpus"], j["gpuAmount"]')" = "1 0.5" -a "$(curl -s "http://127.0.0.1:$PORT/v1/jobs/cli-last" |
+		python3 -c 'import json, sys; print("gpuAmount" in json.load(sys.stdin))')" = False ]
+"$FW" jobs why cli-half "${C[@]}" >"$T/half" 2>&1
+check "... and fairway jobs why says 0.5 GPU" grep -q '^job cli-half  (queue llm, user [^,]*, 0\.5 GPU, ' "$T/half"
 req DELETE /v1/jobs/cli-last
 req DELETE /v1/jobs/cli-half
 "$FW" jobs submit --queue llm --gpus 1 --runtime 1h --checkpoint-interval 1.5m --name cli-dur "${C[@]}" >/dev/null 2>&1

@@ -1228,6 +1228,42 @@ TEST(caller_now_is_checked_like_now)
 	fw_snapshot_free(s);
 }
 
+/* docs/config.md ("Value syntax") gives each kind's decimals: a plain
+ * decimal at most 6, GPUs 3, memory and durations as many as come out
+ * whole in their unit, 9 at most.  It once said 9 for every number, and a
+ * usageWeight of 7 decimals was refused saying 6.  The loader's limits,
+ * and the prose that states them. */
+TEST(decimals_by_kind_as_config_md_says)
+{
+	struct fw_snapshot *s;
+	struct fw_diag d;
+	char *md = slurp("docs/config.md"), *a = md ? strstr(md, "## Value syntax") : NULL, *b;
+
+	ASSERT(a && (b = strstr(a, "\n| Kind")));
+	*b = '\0';
+	for (char *p = a; *p; p++)
+		*p = *p == '\n' ? ' ' : *p;
+	ASSERT_STR_CONTAINS(a, "a plain decimal (`usageWeight`, `overQuotaWeight`, `gpuHours`, `gpuHourBudget`) at most 6;");
+	ASSERT_STR_CONTAINS(a, "GPUs and CPU cores at most 3");
+	ASSERT_STR_CONTAINS(a, "at most 9 (`0.001953125Pi` is 2Ti)");
+	free(md);
+
+	ASSERT_OK(load("scheduler: {usageWeight: 0.123456}\n", &s, &d));
+	fw_snapshot_free(s);
+	ASSERT_EQ(load("scheduler: {usageWeight: 0.1234567}\n", &s, &d), FW_EINVAL);
+	ASSERT_STR_CONTAINS(d.msg, "at most 6 decimals");
+	ASSERT_OK(load("queues: [{name: q, resources: {gpu: {quota: 0.125}}}]\n", &s, &d));
+	fw_snapshot_free(s);
+	ASSERT_EQ(load("queues: [{name: q, resources: {gpu: {quota: 0.0005}}}]\n", &s, &d), FW_EINVAL);
+	ASSERT_EQ(load("nodes: [{name: a, gpus: 8, cpu: 0.0005}]\n", &s, &d), FW_EINVAL);
+	ASSERT_OK(load("nodes: [{name: a, gpus: 8, memory: 0.001953125Pi}]\n"
+		       "queues: [{name: q, maxRuntime: 0.0003125d}]\n", &s, &d));
+	ASSERT_EQ(s->nodes[0].mem_mib, 2 * 1024 * 1024); /* 9 decimals: 2Ti */
+	ASSERT_EQ(s->queues[0].max_runtime_s, 27);       /* 7 decimals: 27 s */
+	fw_snapshot_free(s);
+	ASSERT_EQ(load("nodes: [{name: a, gpus: 8, memory: 0.0019531250001Pi}]\n", &s, &d), FW_EINVAL);
+}
+
 /* A name that is not one says how names are used, with commands that
  * exist (it named "fairway jobs get", which does not). */
 TEST(a_bad_name_points_at_real_commands)
@@ -1250,4 +1286,5 @@ TEST_MAIN(setup, full_example, full_example_queues, full_example_jobs,
 	  bad_input_files, bad_input_cases_txt, docs_example,
 	  queue_min_runtime, scheduler_reserve_depth, scheduler_xfactor_cap, scheduler_starve_after_and_drain_running,
 	  job_node_selector, queue_gpu_model_limits, queue_user_usage, a_label_without_a_value,
-	  caller_now_is_checked_like_now, a_bad_name_points_at_real_commands)
+	  caller_now_is_checked_like_now, a_bad_name_points_at_real_commands,
+	  decimals_by_kind_as_config_md_says)
