@@ -1633,9 +1633,9 @@ check "/metrics: no fairway_queue_max_runtime_seconds once no queue has a limit"
 	"! curl -s http://127.0.0.1:$PORT/metrics | grep -q '^fairway_queue_max_runtime_seconds'"
 "$FW" queues set capped --max-runtime 5m "${C[@]}" >/dev/null 2>&1
 # a job's own run-time limit (its maxRuntime) in q, whose queues set none
-req POST /v1/jobs '{"name":"own-long","queue":"q","runtime":3600,"maxRuntime":2,"tasks":[{"gpus":1}]}'
-check "POST a job with maxRuntime 2: 201, its maxRuntime and the timeLimit that binds (2) in the answer" \
-	[ "$CODE" = 201 -a "$(jfield 'j["maxRuntime"], j["timeLimit"]')" = "2 2" ]
+req POST /v1/jobs '{"name":"own-long","queue":"q","runtime":3600,"maxRuntime":4,"tasks":[{"gpus":1}]}'
+check "POST a job with maxRuntime 4: 201, its maxRuntime and the timeLimit that binds (4) in the answer" \
+	[ "$CODE" = 201 -a "$(jfield 'j["maxRuntime"], j["timeLimit"]')" = "4 4" ]
 req POST /v1/jobs '{"name":"own-bad","queue":"q","maxRuntime":-1,"tasks":[{"gpus":1}]}'
 check "a job's maxRuntime -1: 400 naming maxRuntime, with the range" \
 	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], j["error"]["message"]')" = "maxRuntime must be between 0 and 31536000" ]
@@ -1645,24 +1645,24 @@ check "a job's maxRuntime \"2h\" (a string): 400 naming maxRuntime" \
 req GET /v1/jobs/own-bad
 check "... and no job own-bad was made" [ "$CODE" = 404 ]
 req GET /v1/jobs/own-long
-check "GET /v1/jobs/own-long: maxRuntime 2, timeLimit 2" [ "$(jfield 'j["maxRuntime"], j["timeLimit"]')" = "2 2" ]
+check "GET /v1/jobs/own-long: maxRuntime 4, timeLimit 4" [ "$(jfield 'j["maxRuntime"], j["timeLimit"]')" = "4 4" ]
 req POST /v1/cycle
-job_is "a job with its own 2 s limit starts" own-long 'j["state"] == "running" and j["timeLimit"] == 2'
+job_is "a job with its own 4 s limit starts" own-long 'j["state"] == "running" and j["timeLimit"] == 4'
 check "... its expectedEnd is its start + its limit, not + its runtime (3600)" \
-	[ "$(jfield 'j.get("expectedEnd", 0) - j["startTime"]')" = 2 ]
-job_is "after its own 2 s it ends: timeout, with an end time" own-long \
-	'j["state"] == "timeout" and j["endTime"] - j["startTime"] >= 2'
+	[ "$(jfield 'j.get("expectedEnd", 0) - j["startTime"]')" = 4 ]
+job_is "after its own 4 s it ends: timeout, with an end time" own-long \
+	'j["state"] == "timeout" and j["endTime"] - j["startTime"] >= 4'
 check "... its text says its own limit ended it, not its queue's" python3 -c '
 import json, sys
 j = json.loads(sys.argv[1])
 assert j["reason"] == "time_limit", j
-assert "its own run-time limit (maxRuntime) is 2 s; it is stopped, not requeued" in j["reasonText"], j
+assert "its own run-time limit (maxRuntime) is 4 s; it is stopped, not requeued" in j["reasonText"], j
 assert "its queue" not in j["reasonText"], j
-assert j["maxRuntime"] == 2, j
+assert j["maxRuntime"] == 4, j
 assert [d["reason"] for d in j["decisions"] if d["kind"] == "evict"] == ["time_limit"], j' "$BODY"
 "$FW" jobs why own-long "${C[@]}" >"$T/why" 2>&1
 check "fairway jobs why: state timeout, why it ended: its own run-time limit" bash -c \
-	"grep -q '^state: timeout$' '$T/why' && grep -q '^why it ended: ended: it has run [0-9]* s and its own run-time limit (maxRuntime) is 2 s' '$T/why'"
+	"grep -q '^state: timeout$' '$T/why' && grep -q '^why it ended: ended: it has run [0-9]* s and its own run-time limit (maxRuntime) is 4 s' '$T/why'"
 req GET /v1/jobs/free-long
 check "the job of q without a limit of its own runs on" [ "$(jfield 'j["state"], "timeLimit" in j')" = "running False" ]
 # bounded only by its limit (no runtime): expected to end when the limit ends it
@@ -1698,8 +1698,8 @@ check "restart: the queue's maxRuntime is back (300)" [ "$(jfield 'j["maxRuntime
 req GET /v1/jobs/free-long
 check "restart: the job without a limit runs on" [ "$(jfield 'j["state"]')" = running ]
 req GET /v1/jobs/own-long
-check "restart: the job its own limit ended is still timeout, maxRuntime 2" \
-	[ "$(jfield 'j["state"], j["maxRuntime"]')" = "timeout 2" ]
+check "restart: the job its own limit ended is still timeout, maxRuntime 4" \
+	[ "$(jfield 'j["state"], j["maxRuntime"]')" = "timeout 4" ]
 job_is "restart: a job's own maxRuntime is back (cli-own: 7200, running)" cli-own \
 	'j["state"] == "running" and j["maxRuntime"] == 7200 and j["timeLimit"] == 7200'
 stop_daemon
