@@ -91,12 +91,14 @@ void fw__health_explain(const struct cyc *y, const struct fw_job *j, struct fw_p
  * drain_requeue)? */
 static bool requeues(const struct fw_snapshot *s, int32_t n)
 {
-	return s->config.drain_requeue && s->nodes[n].health == FW_HEALTH_UNHEALTHY;
+	return s->config.drain_requeue && fw_node_health(&s->nodes[n]) == FW_HEALTH_UNHEALTHY;
 }
 
 static bool out_of_service(const struct fw_node *n)
 {
-	return n->health == FW_HEALTH_UNHEALTHY || n->health == FW_HEALTH_DRAINING;
+	enum fw_health h = fw_node_health(n);
+
+	return h == FW_HEALTH_UNHEALTHY || h == FW_HEALTH_DRAINING;
 }
 
 /* An out-of-service node is drained when jobs run on it, or when it is

@@ -208,12 +208,13 @@ static const struct fw_health_report *health_of(const char *node, const struct f
 }
 
 /* Does report r say why a node is in health state st?  Unhealthy: an
- * unhealthy report; suspect: a suspect one; otherwise any that gives a
- * reason. */
+ * unhealthy report, or one with bad GPUs (every GPU bad makes a node
+ * unhealthy, fw_node_health); suspect: a suspect one; otherwise any that
+ * gives a reason. */
 static bool explains(const struct fw_health_report *r, enum fw_health st)
 {
 	if (st == FW_HEALTH_UNHEALTHY)
-		return !r->healthy;
+		return !r->healthy || r->bad_gpu_mask;
 	if (st == FW_HEALTH_SUSPECT)
 		return r->suspect;
 	return r->reason[0] != '\0';
@@ -225,7 +226,7 @@ static bool explains(const struct fw_health_report *r, enum fw_health st)
 static const char *reason_of(const struct fw_node *n, const struct fw_health_report *h, int32_t nh)
 {
 	for (int32_t i = 0; i < nh; i++)
-		if (!strcmp(h[i].node, n->name) && explains(&h[i], n->health))
+		if (!strcmp(h[i].node, n->name) && explains(&h[i], fw_node_health(n)))
 			return h[i].reason;
 	return "";
 }
@@ -282,14 +283,19 @@ static json_t *nodes_json(const struct fw_snapshot *s, const int64_t *use, const
 		for (int g = 0; g < n->gpu_count; g++)
 			if (n->bad_gpu_mask & (1u << g))
 				json_array_append_new(bad, json_integer(g));
-		bool healthy = !r || r->healthy;
+		/* The node's state as the core acts on it: a node whose every
+		 * GPU is bad is unhealthy, even under a report that says
+		 * healthy (fw_health_settle). */
+		enum fw_health st = fw_node_health(n);
+		bool gpus_gone = fw_health_settle(FW_HEALTH_HEALTHY, n->bad_gpu_mask, n->gpu_count) == FW_HEALTH_UNHEALTHY;
+		bool healthy = (!r || r->healthy) && !gpus_gone;
 		/* An unhealthy node the backend has not drained yet is in the
 		 * snapshot as schedulable (the core drains it); it takes no work. */
-		bool sched = n->schedulable && n->health != FW_HEALTH_UNHEALTHY && n->health != FW_HEALTH_DRAINING;
+		bool sched = n->schedulable && st != FW_HEALTH_UNHEALTHY && st != FW_HEALTH_DRAINING;
 		/* incidents: the count the lemon verdict weighs (history.h) */
 		json_t *o = json_pack("{s:s,s:s,s:i,s:f,s:b,s:b,s:s,s:s,s:o,s:b,s:i,s:o,s:o}", "name", n->name,
 				      "gpuModel", n->gpu_model, "gpus", n->gpu_count, "gpusAllocated", use[i] / 1000.0,
-				      "schedulable", sched, "healthy", healthy, "health", fw_health_name(n->health),
+				      "schedulable", sched, "healthy", healthy, "health", fw_health_name(st),
 				      "healthReason", reason_of(n, h, nh), "badGpus", bad, "lemon", n->lemon,
 				      "incidents", r ? (int)fw_history_recent(r, hc, s->now) : 0, "topology", path,
 				      "labels", labels);
