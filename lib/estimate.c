@@ -1074,7 +1074,7 @@ static int explain_open(struct est *e, int64_t free_end)
 				return rc;
 		}
 		if (h.never && (e->y->c.out_of_service > 0 || fw__any_suspect(&e->y->c))) { /* or until health mends? */
-			int64_t a, b;
+			int64_t a = 0, b = 0;
 			rc = fw__health_mended(e->y, e->rep[sh], &mended, &a, &b);
 			if (rc == FW_OK)
 				h = (struct fw__hopeless){ true, FW_REASON_HEALTH, a, b };
