@@ -524,6 +524,21 @@ int fw__phase_emit(struct cyc *y, struct fw_plan **out);
  * the DRAIN decisions and the DRAINED evictions; fw__drain_restart (first
  * in allocate, allocate.c) starts each requeued job again elsewhere when it fits. */
 void fw__health_explain(const struct cyc *y, const struct fw_job *j, struct fw_pending *r);
+/* Would job jx, which the cluster can never hold as it is, fit it once
+ * health gives back what it holds out (drain.c "mend")?  FW_OK: yes, *a
+ * = the nodes health holds from it or took GPUs from, *b = the nodes
+ * with GPUs; FW_EDECLINED: no, or health holds nothing from it; else an
+ * error.  *m, zeroed before the first call, keeps the counts and the
+ * mended cluster (built on the first job that needs it) for the next. */
+struct fw__mend {
+	struct fw__cstate c;      /* the mended cluster, once built */
+	bool counted, built;
+	int32_t held[2];          /* nodes health holds from a job that may use
+				   * suspect nodes [0], or avoids them [1] */
+	int64_t touched[2];       /* ... and the nodes in use with a bad GPU */
+	int64_t gpu_nodes;        /* nodes with GPUs of the mended cluster */
+};
+int fw__health_mended(struct cyc *y, int32_t jx, struct fw__mend *m, int64_t *a, int64_t *b);
 enum { FW__DRAIN_OFF, FW__DRAIN_MARKED, FW__DRAIN_WRITTEN };
 int fw__drain_mark(struct cyc *y);
 void fw__drain_emit(struct cyc *y);

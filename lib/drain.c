@@ -41,6 +41,21 @@
  *                    eviction (a = the node, b = its tasks there) of each
  *                    marked job not written yet, so every eviction comes
  *                    before any start that uses its GPUs.
+ *   mend             for the estimates (fw__health_mended, estimate.c):
+ *                    a job the cluster could never hold, not even empty,
+ *                    may still fit once health gives back what it holds
+ *                    out: the nodes out of service (UNHEALTHY or DRAINING,
+ *                    fw_node_health; a repaired node comes back whole,
+ *                    schedulable, its bad GPUs good) and, for a job that
+ *                    avoids them, the SUSPECT ones (probation ends).  The
+ *                    mended cluster is the snapshot so repaired, every
+ *                    job ended; a job that fits it is not NEVER_FITS but
+ *                    unknown for HEALTH (a = the nodes health holds from
+ *                    it or took GPUs from, b = the nodes with GPUs of the
+ *                    mended cluster), because health passes.  One that
+ *                    does not fit it (bigger than the whole fleet) keeps
+ *                    its never.  Built once per cycle, and only when a
+ *                    never-job meets a node health holds from it.
  *   restart          first in allocate (fw__drain_restart, allocate.c):
  *                    each requeued job, the higher priority first, then
  *                    the earlier submission, starts again, elsewhere,
@@ -87,16 +102,115 @@ void fw__health_explain(const struct cyc *y, const struct fw_job *j, struct fw_p
 	r->b = c->gpu_nodes;
 }
 
+/* ---- mend ------------------------------------------------------------ */
+
+static bool held_out(const struct fw_node *n)
+{
+	enum fw_health h = fw_node_health(n);
+
+	return h == FW_HEALTH_UNHEALTHY || h == FW_HEALTH_DRAINING;
+}
+
+/* Per kind of job (av: avoids suspect nodes), the nodes with GPUs health
+ * holds from it now: out of service and not back by a known time, or
+ * suspect and usable when it avoids them (what mending gives back); and
+ * those with the nodes in use with a bad GPU (touched: the nodes the
+ * pending HEALTH reason names, and the out-of-service ones the world
+ * already holds unschedulable).  Once per cycle, O(nodes). */
+static void count_held(const struct fw__cstate *c, struct fw__mend *m)
+{
+	for (int32_t n = 0; n < c->nn; n++) {
+		const struct fw_node *sn = &c->s->nodes[n];
+		uint32_t all = (1u << sn->gpu_count) - 1;
+		bool in = fw__indexed(&c->nodes[n]), out = held_out(sn) && !c->nodes[n].returning;
+		if (sn->gpu_count == 0)
+			continue;
+		for (int av = 0; av < 2; av++) {
+			bool held = out || (av && c->nodes[n].suspect && in);
+			m->held[av] += held;
+			m->touched[av] += held || (in && (sn->bad_gpu_mask & all));
+		}
+	}
+	m->counted = true;
+}
+
+/* The snapshot with health repaired, and every job ended: each node out
+ * of service comes back whole and schedulable, each suspect one healthy,
+ * each returning one back (as the empty cluster counts it); a cordoned
+ * healthy node stays out (the operator's, not health's), and a node in
+ * service keeps its bad GPUs (it has its others). */
+static int mend(struct cyc *y, struct fw__cstate *m)
+{
+	const struct fw_snapshot *s = y->s;
+	struct fw_snapshot *r = FW_ARENA_RAW(y->a, struct fw_snapshot, 1);
+	struct fw_node *nodes = FW_ARENA_RAW(y->a, struct fw_node, s->nnodes + 1);
+	bool *ended = FW_ARENA_RAW(y->a, bool, s->njobs + 1);
+	int rc;
+
+	if (!r || !nodes || !ended)
+		return FW_ENOMEM;
+	*r = *s;
+	r->nodes = nodes;
+	for (int32_t n = 0; n < s->nnodes; n++) {
+		struct fw_node *x = &nodes[n];
+		bool out = held_out(&s->nodes[n]), back = out || y->c.nodes[n].returning;
+		*x = s->nodes[n];
+		if (out)
+			x->bad_gpu_mask = 0;
+		if (back) {
+			x->schedulable = true;
+			x->back_at = 0;
+		}
+		if (back || x->health == FW_HEALTH_SUSPECT)
+			x->health = FW_HEALTH_HEALTHY;
+		x->suspect_gpu_mask = 0;
+	}
+	for (int32_t j = 0; j <= s->njobs; j++)
+		ended[j] = true;
+	if ((rc = fw__cstate_build_ended(m, r, y->a, ended)) != FW_OK || (rc = fw__filter_build(m)) != FW_OK ||
+	    (rc = fw__slice_build(m)) != FW_OK)
+		return rc;
+	m->pol = y->pol;
+	return fw__place_scratch(m, y->c.scratch_tasks_cap);
+}
+
+int fw__health_mended(struct cyc *y, int32_t jx, struct fw__mend *m, int64_t *a, int64_t *b)
+{
+	struct fw__place_opts o = { .end = FW__NEVER, .ignore_resv = true, .dry = true };
+	struct fw__placement p;
+	int av = !fw__may_use_suspect(&y->c, &y->s->jobs[jx]);
+	int rc;
+
+	if (!m->counted)
+		count_held(&y->c, m);
+	if (m->held[av] == 0)
+		return FW_EDECLINED;
+	if (!m->built) {
+		if ((rc = mend(y, &m->c)) != FW_OK)
+			return rc;
+		m->built = true;
+		for (int32_t n = 0; n < m->c.nn; n++)
+			m->gpu_nodes += m->c.nodes[n].usable && y->s->nodes[n].gpu_count > 0;
+	}
+	if ((rc = fw__place_job(&m->c, jx, &o, &p)) != FW_OK)
+		return rc;
+	*a = m->touched[av];
+	*b = m->gpu_nodes;
+	return FW_OK;
+}
+
 /* Does the drain requeue what runs on node n (an UNHEALTHY node, with
  * drain_requeue)? */
 static bool requeues(const struct fw_snapshot *s, int32_t n)
 {
-	return s->config.drain_requeue && s->nodes[n].health == FW_HEALTH_UNHEALTHY;
+	return s->config.drain_requeue && fw_node_health(&s->nodes[n]) == FW_HEALTH_UNHEALTHY;
 }
 
 static bool out_of_service(const struct fw_node *n)
 {
-	return n->health == FW_HEALTH_UNHEALTHY || n->health == FW_HEALTH_DRAINING;
+	enum fw_health h = fw_node_health(n);
+
+	return h == FW_HEALTH_UNHEALTHY || h == FW_HEALTH_DRAINING;
 }
 
 /* An out-of-service node is drained when jobs run on it, or when it is

@@ -42,8 +42,11 @@
  *      NEVER_FITS (or TASK_CPU / TASK_MEM) when the cluster could not
  *      hold it empty (more GPUs than it has, reserve.c's hopeless test,
  *      which also asks whether one task fits a node, else a dry try on
- *      the empty cluster: empty_clone, never_why), UNKNOWN_RUNTIME
- *      otherwise (jobs that never end hold what it needs);
+ *      the empty cluster: empty_clone, never_why) and would not either
+ *      once health gave back the nodes it holds out (HEALTH when it
+ *      would: drain.c's mend, tried only when health holds some node
+ *      out), UNKNOWN_RUNTIME otherwise (jobs that never end hold what
+ *      it needs);
  *   4. queue:    walk each line (leaf queue, or the global order) in try
  *      order: count the waiting jobs ahead of each job; under a
  *      strict-order policy, raise its estimate to the latest estimate
@@ -1034,10 +1037,13 @@ static struct fw__hopeless never_why(const struct cyc *y, int32_t jx)
  * reserve.c first; a shape they let through is tried on the empty
  * cluster, which the walk's last state is not when jobs with no expected
  * runtime still hold nodes there: only a shape that fits it waits for
- * them (UNKNOWN_RUNTIME). */
+ * them (UNKNOWN_RUNTIME).  A never is then tried on the cluster mended
+ * of its health (drain.c): health passes, so one that fits there waits
+ * for it (HEALTH). */
 static int explain_open(struct est *e, int64_t free_end)
 {
 	struct fw__cstate empty;
+	struct fw__mend mended;
 	bool have_empty = false;
 
 	e->why = FW_ARENA_NEW(e->y->a, enum fw_reason, e->cap);
@@ -1045,6 +1051,7 @@ static int explain_open(struct est *e, int64_t free_end)
 	e->why_b = FW_ARENA_NEW(e->y->a, int64_t, e->cap);
 	if (!e->why || !e->why_a || !e->why_b)
 		return FW_ENOMEM;
+	memset(&mended, 0, sizeof mended);
 	for (int32_t i = 0; i < e->nopen; i++) {
 		int32_t sh = e->open[i];
 		const struct fw_job *job = &e->y->s->jobs[e->rep[sh]];
@@ -1064,6 +1071,14 @@ static int explain_open(struct est *e, int64_t free_end)
 			if (rc == FW_EDECLINED)
 				h = never_why(e->y, e->rep[sh]);
 			else if (rc != FW_OK)
+				return rc;
+		}
+		if (h.never && (e->y->c.out_of_service > 0 || fw__any_suspect(&e->y->c))) { /* or until health mends? */
+			int64_t a = 0, b = 0;
+			rc = fw__health_mended(e->y, e->rep[sh], &mended, &a, &b);
+			if (rc == FW_OK)
+				h = (struct fw__hopeless){ true, FW_REASON_HEALTH, a, b };
+			else if (rc != FW_EDECLINED)
 				return rc;
 		}
 		e->why[sh] = h.never ? h.why : FW_REASON_UNKNOWN_RUNTIME;

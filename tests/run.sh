@@ -5,7 +5,8 @@
 #      "N passed, N failed");
 #   2. fuzz corpus replay: every fuzz_replay_* executable on its corpus;
 #   3. golden scenarios: tests/scenario/*.yaml through `fairway plan
-#      --json`, compared byte for byte with the .json beside it;
+#      --json`, compared byte for byte with the .json beside it; the
+#      core's layering from compile_commands.json (tests/layering.sh);
 #   4. CLI and bad-input cases (tests/cli.sh) and the report screenshot
 #      check in headless Chromium (tests/report_screenshot.sh);
 #   5. every target built as the demo builds it (release, -O3) and as a
@@ -80,7 +81,7 @@ done
 echo "== golden scenarios and CLI"
 # cli.sh runs some 450 commands under ASan (about five minutes on a
 # 2-core machine): a hang guard, not a time target
-for s in tests/scenario.sh tests/cli.sh tests/report_screenshot.sh; do
+for s in tests/scenario.sh tests/layering.sh tests/cli.sh tests/report_screenshot.sh; do
 	[ -x "$s" ] && TMO=900 run_bin "$s" "$B"
 done
 

@@ -78,7 +78,12 @@
  * its GPUs, and its CPU, fit has).  Never means not even on the empty
  * cluster, whatever the job asks (no GPUs at all, or needs that no one
  * node meets together): a job nothing could ever make room for is not
- * UNKNOWN_RUNTIME.
+ * UNKNOWN_RUNTIME.  Nor is a job NEVER_FITS that the cluster could hold
+ * once health gives back what it holds out (nodes UNHEALTHY or DRAINING,
+ * and SUSPECT ones for a gang that avoids them; lib/drain.c "mend"):
+ * health passes, so its start is unknown for HEALTH (a = the nodes health
+ * holds from it or took GPUs from, b = the nodes with GPUs).  Only a job
+ * that would not fit even then (bigger than the whole fleet) never fits.
  * Reason values only ever get appended.
  *
  * A job that failed to place although some domain had the GPUs for it

@@ -559,6 +559,52 @@ TEST(drain_requeues_by_default)
 	fw_snapshot_free(s);
 }
 
+/* Every GPU bad makes a node unhealthy (health.h fw_health_settle), however
+ * the adapter handed it over: a node left HEALTHY with all 8 GPUs in
+ * bad_gpu_mask (the daemon's API, a YAML badGpus) is drained and its gang
+ * requeued, as an UNHEALTHY node is, and the checker agrees; a node with a
+ * GPU left keeps it (degraded, no drain), and a DRAINING one stays
+ * draining (its jobs finish). */
+TEST(every_gpu_bad_is_unhealthy)
+{
+	struct fw_snapshot *s = drain_case();
+	const struct fw_decision *d;
+	struct fw_plan *p;
+	struct fw_diag dg;
+
+	s->nodes[0].health = FW_HEALTH_HEALTHY;
+	s->nodes[0].bad_gpu_mask = 0xff;
+	ASSERT_EQ(fw_node_health(&s->nodes[0]), FW_HEALTH_UNHEALTHY);
+	p = run(s);
+	ASSERT(p);
+	d = decision_of(p, FW_DECIDE_DRAIN, -1, 0);
+	ASSERT(d);
+	ASSERT_EQ(d->reason, FW_REASON_DRAIN_REQUEUE);
+	ASSERT_EQ(d->b, 1);
+	d = decision_of(p, FW_DECIDE_EVICT, 0, -1);
+	ASSERT(d);
+	ASSERT_EQ(d->reason, FW_REASON_DRAINED);
+	ASSERT_OK(fw_plan_check(s, p, &A, &dg));
+
+	s->nodes[0].bad_gpu_mask = 0x7f; /* GPU 7 left: degraded, not drained */
+	ASSERT_EQ(fw_node_health(&s->nodes[0]), FW_HEALTH_HEALTHY);
+	p = run(s);
+	ASSERT(p);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_DRAIN), 0);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 0);
+
+	s->nodes[0].bad_gpu_mask = 0xff;
+	s->nodes[0].health = FW_HEALTH_DRAINING; /* the operator's drain lets jobs finish */
+	ASSERT_EQ(fw_node_health(&s->nodes[0]), FW_HEALTH_DRAINING);
+	p = run(s);
+	ASSERT(p);
+	d = decision_of(p, FW_DECIDE_DRAIN, -1, 0);
+	ASSERT(d);
+	ASSERT_EQ(d->reason, FW_REASON_DRAIN_FINISH);
+	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 0);
+	fw_snapshot_free(s);
+}
+
 /* A job counts once per node however its tasks are listed: two groups,
  * the first on n0 and n1, the second on n0 again (allocations n0 n1 n0). */
 TEST(drain_counts_a_job_once_per_node)
@@ -944,6 +990,59 @@ TEST(reservation_avoids_suspect_nodes)
 	fw_snapshot_free(s);
 }
 
+/* A gang the cluster in service can never hold, but the whole fleet could
+ * once health gives its nodes back (drain.c "mend"), is not never_fits:
+ * its start is unknown for health, naming the nodes health holds.  Four
+ * 8-GPU nodes, n2 unhealthy and n3 draining: 3 x 8 GPUs waits for health
+ * (2 of the 4 nodes), still so when the world has drained n2
+ * (unschedulable) and when n3 is merely suspect for a big gang; 5 x 8 is
+ * bigger than the fleet and never fits; a node cordoned while healthy is
+ * the operator's, not health's, and does not count. */
+TEST(a_gang_health_holds_back_is_not_never_fits)
+{
+	struct fw_snapshot *s = cluster(4);
+	int three = tb_job(s, "three", 0, 3, 8, 1000, 0), five = tb_job(s, "five", 0, 5, 8, 1000, 1);
+	const struct fw_pending *r;
+	struct fw_plan *p;
+	struct fw_diag dg;
+	char buf[512];
+
+	s->nodes[2].health = FW_HEALTH_UNHEALTHY;
+	s->nodes[3].health = FW_HEALTH_DRAINING;
+	for (int k = 0; k < 3; k++) {
+		if (k == 1)
+			s->nodes[2].schedulable = false; /* drained by the world: still health's */
+		if (k == 2)
+			s->nodes[3].health = FW_HEALTH_SUSPECT; /* on probation: big gangs avoid it */
+		p = run(s);
+		ASSERT(p);
+		ASSERT_EQ(count_kind(p, FW_DECIDE_START), 0);
+		r = fw_plan_pending_for(p, three);
+		ASSERT(r);
+		ASSERT_EQ(r->expected_start, FW_TIME_UNKNOWN);
+		ASSERT_EQ(r->unknown_why, FW_REASON_HEALTH);
+		ASSERT_EQ(r->why_a, 2);
+		ASSERT_EQ(r->why_b, 4);
+		r = fw_plan_pending_for(p, five);
+		ASSERT(r);
+		ASSERT_EQ(r->unknown_why, FW_REASON_NEVER_FITS); /* 40 GPUs: more than the fleet */
+		ASSERT_EQ(r->why_a, 40);
+		ASSERT_OK(fw_plan_check(s, p, &A, &dg));
+	}
+	fw_reason_format(FW_REASON_HEALTH, 2, 4, buf, sizeof buf);
+	ASSERT_STR_CONTAINS(buf, "2 of the 4 nodes");
+
+	s->nodes[2].health = FW_HEALTH_HEALTHY; /* cordoned, healthy: not coming back */
+	s->nodes[3].health = FW_HEALTH_HEALTHY;
+	s->nodes[3].schedulable = false;
+	p = run(s);
+	ASSERT(p);
+	r = fw_plan_pending_for(p, three);
+	ASSERT_EQ(r->unknown_why, FW_REASON_NEVER_FITS);
+	ASSERT_EQ(r->why_b, 16);
+	fw_snapshot_free(s);
+}
+
 TEST(validate_rejects_bad_health)
 {
 	struct fw_snapshot *s = cluster(1);
@@ -960,8 +1059,8 @@ TEST_MAIN(drain_counts_a_job_once_per_node, requeued_jobs_restart_by_priority_th
 	  small_jobs_take_tainted_nodes_first,
 	  tainted_first_honours_topology, tainted_lists_survive_reservations_and_estimates,
 	  suspect_gpu_mask_counts_as_suspect, threshold_configurable, domains_count_usable_capacity_only,
-	  drain_requeues_by_default, a_requeued_gangs_room_is_used_in_the_same_plan,
+	  drain_requeues_by_default, every_gpu_bad_is_unhealthy, a_requeued_gangs_room_is_used_in_the_same_plan,
 	  a_requeued_gangs_room_starts_several, a_requeued_gang_restarts_in_the_same_plan,
 	  a_requeued_gang_restarts_under_its_queues_limit, a_restart_keeps_the_health_rules_and_the_time_limit_wins, drain_lets_finish_by_policy, draining_node_lets_finish,
 	  healthy_cluster_no_drain, unschedulable_unhealthy_node_with_jobs_drained, idle_unhealthy_node_drained_once, checker_rejects_health_violations,
-	  reservation_avoids_suspect_nodes, validate_rejects_bad_health)
+	  reservation_avoids_suspect_nodes, a_gang_health_holds_back_is_not_never_fits, validate_rejects_bad_health)
