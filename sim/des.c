@@ -3820,8 +3820,13 @@ static int run_all(struct cli *c, const struct fw_itp_trace *t, const struct fw_
 	json_t *root = run_json(c, t, teams);
 	int rc = open_outs(c, &o);
 	struct fw_met_run *mr = fw_met_run_new(c->trace, &c->o, t->n);
-	if (!mr && rc == 0)
+	bool *unfit = calloc(t->n ? t->n : 1, sizeof *unfit);
+	if ((!mr || !unfit) && rc == 0)
 		rc = io_error("allocate metrics for", c->trace, 1);
+	if (mr && unfit) { /* the never-start warning's jobs wait for nothing */
+		fw_trace_unfit_mark(&c->tr, c->fleetsnap, unfit);
+		mr->unfit = unfit;
+	}
 	if (mr)
 		mr->checkpoint_s = c->checkpoint_s;
 	c->o.checkpoint_s = c->checkpoint_s; /* the engine reads it per job */
@@ -3833,6 +3838,7 @@ static int run_all(struct cli *c, const struct fw_itp_trace *t, const struct fw_
 		rc = write_results(&o, root, mr);
 	rc = finish_outs(&o, rc);
 	fw_met_run_free(mr);
+	free(unfit);
 	json_decref(root);
 	return rc;
 }

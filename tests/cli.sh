@@ -667,6 +667,23 @@ printf 'job_id,submit_time,duration,gpus_per_task\nA,0,100,16\nB,0,100,1\n' >"$H
 expect "sim-run-warns-of-a-job-larger-than-every-node" 0 \
 	"warning: 1 job of $HO/big.csv can never start on this fleet (the first, 'A' (line 2) needs a task of 16 GPUs, and the largest node has 8)" \
 	"$FW" sim run --trace "$HO/big.csv" --format fairway --nodes 2x8 --policies fifo
+# ... and GPUs idle behind it are no waste: idle while waiting counts only
+# jobs that may start (docs/metrics.md).  A (16 GPUs a task, 8-GPU nodes)
+# never starts; fairway starts B (at 5) on the tick at 60: 55 s x 16 GPUs.
+# fifo holds B behind A and its replay ends at B's arrival.  Counting A,
+# fifo had 80 GPU-s and fairway 1110.
+printf 'job_id,submit_time,duration,gpus_per_task\nA,0,10,16\nB,5,10,1\n' >"$HO/ns.csv"
+if "$FW" sim run --trace "$HO/ns.csv" --format fairway --nodes 2x8 --policies fifo,fairway \
+	--json "$HO/ns.json" >/dev/null 2>&1 && python3 -c '
+import json, sys
+p = {x["policy"]: x for x in json.load(open(sys.argv[1]))["policies"]}
+idle = {k: round(v["idle_while_waiting_gpu_h"] * 3600, 3) for k, v in p.items()}
+assert idle == {"fifo": 0, "fairway": 880}, idle
+' "$HO/ns.json"; then
+	ok "sim-run-idle-while-waiting-leaves-out-jobs-that-never-fit"
+else
+	bad "sim-run-idle-while-waiting-leaves-out-jobs-that-never-fit"
+fi
 rm -rf "$HO"
 expect "sim-run-skip-bad-rows-counts" 0 "skipped 1 bad rows" \
 	"$FW" sim run --trace tests/data/bad_itp.csv --nodes 2x8 --policies fifo --skip-bad-rows
