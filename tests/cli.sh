@@ -1847,6 +1847,19 @@ if [ -x "$SL" ]; then
 	expect "slurm-bare-flag-with-value" 2 "--quiet takes no value" "$SL" run --quiet=1
 	expect "slurm-bad-usage" 2 "--usage takes slurm (Slurm's decayed usage, the default) or config" "$SL" run --config x --usage=sshare
 	expect "slurm-help-usage" 0 "--usage config:" "$SL" --help
+	# a bad option names the tool's own flag (--opt; fairway serve's is
+	# --backend-opt); options are parsed before Slurm is contacted, so no
+	# slurm.conf is needed
+	expect "slurm-opt-error-names-opt" 2 "fairway-slurm: error: --opt: field comments: comments=0: expected a whole number" \
+		env -u SLURM_CONF "$SL" run --config examples/cluster.yaml --opt comments=0
+	expect "slurm-opt-unknown-key-names-opt" 2 "fairway-slurm: error: --opt: field colour: unknown option 'colour'" \
+		env -u SLURM_CONF "$SL" ping --opt colour=red
+	SLT=$(mktemp -d)
+	expect "serve-slurm-backend-opt-error-names-backend-opt" 2 \
+		"backend slurm: --backend-opt: field comments: comments=0: expected a whole number" \
+		env -u SLURM_CONF timeout 20 "$FW" serve --backend slurm --state "$SLT/st" --listen 127.0.0.1:0 \
+		--backend-opt comments=0
+	rm -rf "$SLT"
 fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
