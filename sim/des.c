@@ -2435,10 +2435,11 @@ __attribute__((format(printf, 2, 3))) static int entry_error(const struct varian
 _Static_assert(FW_RESERVE_DEPTH_MAX == 100000, "the reserve-depth messages say 100000");
 
 /* Does policy p take the variant setting `bit` (1 starve-after: it has a
- * starvation pass; 4 reserve-depth: it makes reservations)? */
+ * starvation pass; 2 backfill and 4 reserve-depth: it makes reservations,
+ * which backfill=easy|conservative is the rule of)? */
 static bool takes_setting(const struct fw_policy_ops *p, unsigned bit)
 {
-	return bit == 1 ? p->starve_after_s > 0 : bit == 4 ? p->reserve_depth > 0
+	return bit == 1 ? p->starve_after_s > 0 : bit == 2 || bit == 4 ? p->reserve_depth > 0
 	       : bit == 8 ? !p->job_before && !p->job_score
 	       : bit == 16 ? p->queue_order != FW_QORDER_GLOBAL
 	       : bit == 32 ? p->reclaim : true;
@@ -2457,8 +2458,10 @@ static int setting_applies(const struct variant *w, unsigned bit)
 		if (takes_setting(l[i], bit))
 			snprintf(with + strlen(with), sizeof with - strlen(with), "%s%s",
 				 with[0] ? ", " : "", l[i]->name);
-	return usage_error("--policies '%s': %s %s means nothing to it (%s: %s)", w->label, w->name,
+	return usage_error("--policies '%s': %s %s means nothing to it (%s: %s); leave the setting "
+			   "out, or give it to one of those", w->label, w->name,
 			   bit == 1 ? "has no starvation pass, so starve-after"
+			   : bit == 2 ? "makes no reservations, so backfill"
 			   : bit == 8 ? "orders jobs its own way, so xfactor-cap"
 			   : bit == 16 ? "keeps one line across the queues, so user-fair-share"
 			   : bit == 32 ? "never evicts, so checkpoint-grace"

@@ -880,6 +880,14 @@ expect "sim-run-variant-bad-reserve-depth" 2 "reserve-depth=4x: a whole number f
 expect "sim-run-variant-reserve-depth-needs-reservations" 2 \
 	"--policies 'kai:reserve-depth=4': kai makes no reservations, so reserve-depth means nothing to it (policies that do: fairway, slurm)" \
 	"$FW" sim run --trace x --policies kai:reserve-depth=4
+# backfill=easy|conservative is the rule of reservations: refused the same
+# way on a policy that makes none (was: accepted, and meant nothing)
+expect "sim-run-variant-backfill-needs-reservations-kai" 2 \
+	"--policies 'kai:backfill=conservative': kai makes no reservations, so backfill means nothing to it (policies that do: fairway, slurm); leave the setting out, or give it to one of those" \
+	"$FW" sim run --trace x --policies kai:backfill=conservative
+expect "sim-run-variant-backfill-needs-reservations-fifo" 2 \
+	"--policies 'fifo:backfill=easy': fifo makes no reservations, so backfill means nothing to it" \
+	"$FW" sim run --trace x --policies fairway,fifo:backfill=easy
 "$FW" sim run --trace synthetic:3 --nodes 13x8 --tick 600 --policies fairway --reserve-depth 1 \
 	--json "$SV/d1.json" >/dev/null 2>&1
 "$FW" sim run --trace synthetic:3 --nodes 13x8 --tick 600 --policies fairway,fairway:reserve-depth=1,fairway:reserve-depth=0 \
