@@ -2214,10 +2214,11 @@ static const char usage_text[] =
 	"                      NAME:KEY=VALUE[:KEY=VALUE] is a variant with its own\n"
 	"                      starve-after=S (0 = off), backfill=easy|conservative,\n"
 	"                      reserve-depth=N (0 = none), xfactor-cap=S (0 =\n"
-	"                      off), user-fair-share=on|off or\n"
+	"                      submit order), user-fair-share=on|off,\n"
 	"                      checkpoint-grace=S (0 = off), slices=on|off,\n"
-	"                      max-runtime=S (0 = none), gpu-hour-budget=H\n"
-	"                      (0 = none) or budget-safe=on|off, e.g.\n"
+	"                      model-deserved=on|off, max-runtime=S (0 = none),\n"
+	"                      gpu-hour-budget=H (0 = none) or\n"
+	"                      budget-safe=on|off, e.g.\n"
 	"                      fairway,fairway:starve-after=432000,fairway:reserve-depth=4\n"
 	"  --tick S            scheduling period in seconds (default 60)\n"
 	"  --preemptible       every job may be evicted: policies with reclaim\n"
@@ -2526,7 +2527,7 @@ static int variant_setting(struct variant *w, char *kv, unsigned *seen)
 		w->reserve_depth = x ? (int32_t)x : -1;
 	} else if (!strcmp(kv, "xfactor-cap")) {
 		if ((x = whole0(v, 31536000)) < 0 || (x != 0 && x < FW_XFACTOR_MIN_RUNTIME))
-			return usage_error("--policies: xfactor-cap=%s: whole seconds, 0 (off) or 60 to 31536000", v);
+			return usage_error("--policies: xfactor-cap=%s: whole seconds, 0 (submit order) or 60 to 31536000", v);
 		w->xfactor_cap_s = x ? x : -1;
 	} else if (!strcmp(kv, "user-fair-share")) {
 		if (strcmp(v, "on") && strcmp(v, "off"))

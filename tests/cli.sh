@@ -885,6 +885,19 @@ expect "sim-run-variant-reserve-depth-needs-reservations" 2 \
 expect "sim-run-variant-backfill-needs-reservations-kai" 2 \
 	"--policies 'kai:backfill=conservative': kai makes no reservations, so backfill means nothing to it (policies that do: fairway, slurm); leave the setting out, or give it to one of those" \
 	"$FW" sim run --trace x --policies kai:backfill=conservative
+# --help's --policies names every variant key variant_setting takes, and
+# xfactor-cap=0 as the docs do (submit order)
+sr_help=$("$FW" sim run --help | sed -n '/--policies A,B/,/--tick S/p')
+sr_missing=""
+for k in starve-after backfill reserve-depth xfactor-cap user-fair-share checkpoint-grace slices \
+	model-deserved max-runtime gpu-hour-budget budget-safe; do
+	grep -q -- "$k=" <<<"$sr_help" || sr_missing="$sr_missing $k"
+done
+if [ -z "$sr_missing" ] && tr -s ' \n' ' ' <<<"$sr_help" | grep -qF "xfactor-cap=S (0 = submit order)"; then
+	ok "sim-run-help-policies-lists-every-variant-key"
+else
+	bad "sim-run-help-policies-lists-every-variant-key: missing:${sr_missing:- none}; xfactor-cap=0 wording"
+fi
 expect "sim-run-variant-backfill-needs-reservations-fifo" 2 \
 	"--policies 'fifo:backfill=easy': fifo makes no reservations, so backfill means nothing to it" \
 	"$FW" sim run --trace x --policies fairway,fifo:backfill=easy
@@ -909,7 +922,7 @@ then ok "sim-run-reserve-depth-reaches-the-engine"; else bad "sim-run-reserve-de
 # each queue's jobs; 0 = submit order; fifo and slurm keep their own
 expect "sim-run-xfactor-cap-too-small" 2 "--xfactor-cap 59: 0 (submit order) or at least 60 seconds" \
 	"$FW" sim run --trace x --xfactor-cap 59
-expect "sim-run-variant-bad-xfactor-cap" 2 "xfactor-cap=6h: whole seconds, 0 (off) or 60 to 31536000" \
+expect "sim-run-variant-bad-xfactor-cap" 2 "xfactor-cap=6h: whole seconds, 0 (submit order) or 60 to 31536000" \
 	"$FW" sim run --trace x --policies fairway:xfactor-cap=6h
 expect "sim-run-variant-xfactor-cap-needs-the-order" 2 \
 	"--policies 'slurm:xfactor-cap=3600': slurm orders jobs its own way, so xfactor-cap means nothing to it (policies that do: fairway, kai)" \
