@@ -2214,10 +2214,11 @@ static const char usage_text[] =
 	"                      NAME:KEY=VALUE[:KEY=VALUE] is a variant with its own\n"
 	"                      starve-after=S (0 = off), backfill=easy|conservative,\n"
 	"                      reserve-depth=N (0 = none), xfactor-cap=S (0 =\n"
-	"                      off), user-fair-share=on|off or\n"
+	"                      submit order), user-fair-share=on|off,\n"
 	"                      checkpoint-grace=S (0 = off), slices=on|off,\n"
-	"                      max-runtime=S (0 = none), gpu-hour-budget=H\n"
-	"                      (0 = none) or budget-safe=on|off, e.g.\n"
+	"                      model-deserved=on|off, max-runtime=S (0 = none),\n"
+	"                      gpu-hour-budget=H (0 = none) or\n"
+	"                      budget-safe=on|off, e.g.\n"
 	"                      fairway,fairway:starve-after=432000,fairway:reserve-depth=4\n"
 	"  --tick S            scheduling period in seconds (default 60)\n"
 	"  --preemptible       every job may be evicted: policies with reclaim\n"
@@ -2435,10 +2436,11 @@ __attribute__((format(printf, 2, 3))) static int entry_error(const struct varian
 _Static_assert(FW_RESERVE_DEPTH_MAX == 100000, "the reserve-depth messages say 100000");
 
 /* Does policy p take the variant setting `bit` (1 starve-after: it has a
- * starvation pass; 4 reserve-depth: it makes reservations)? */
+ * starvation pass; 2 backfill and 4 reserve-depth: it makes reservations,
+ * which backfill=easy|conservative is the rule of)? */
 static bool takes_setting(const struct fw_policy_ops *p, unsigned bit)
 {
-	return bit == 1 ? p->starve_after_s > 0 : bit == 4 ? p->reserve_depth > 0
+	return bit == 1 ? p->starve_after_s > 0 : bit == 2 || bit == 4 ? p->reserve_depth > 0
 	       : bit == 8 ? !p->job_before && !p->job_score
 	       : bit == 16 ? p->queue_order != FW_QORDER_GLOBAL
 	       : bit == 32 ? p->reclaim : true;
@@ -2457,8 +2459,10 @@ static int setting_applies(const struct variant *w, unsigned bit)
 		if (takes_setting(l[i], bit))
 			snprintf(with + strlen(with), sizeof with - strlen(with), "%s%s",
 				 with[0] ? ", " : "", l[i]->name);
-	return usage_error("--policies '%s': %s %s means nothing to it (%s: %s)", w->label, w->name,
+	return usage_error("--policies '%s': %s %s means nothing to it (%s: %s); leave the setting "
+			   "out, or give it to one of those", w->label, w->name,
 			   bit == 1 ? "has no starvation pass, so starve-after"
+			   : bit == 2 ? "makes no reservations, so backfill"
 			   : bit == 8 ? "orders jobs its own way, so xfactor-cap"
 			   : bit == 16 ? "keeps one line across the queues, so user-fair-share"
 			   : bit == 32 ? "never evicts, so checkpoint-grace"
@@ -2523,7 +2527,7 @@ static int variant_setting(struct variant *w, char *kv, unsigned *seen)
 		w->reserve_depth = x ? (int32_t)x : -1;
 	} else if (!strcmp(kv, "xfactor-cap")) {
 		if ((x = whole0(v, 31536000)) < 0 || (x != 0 && x < FW_XFACTOR_MIN_RUNTIME))
-			return usage_error("--policies: xfactor-cap=%s: whole seconds, 0 (off) or 60 to 31536000", v);
+			return usage_error("--policies: xfactor-cap=%s: whole seconds, 0 (submit order) or 60 to 31536000", v);
 		w->xfactor_cap_s = x ? x : -1;
 	} else if (!strcmp(kv, "user-fair-share")) {
 		if (strcmp(v, "on") && strcmp(v, "off"))
@@ -3820,8 +3824,13 @@ static int run_all(struct cli *c, const struct fw_itp_trace *t, const struct fw_
 	json_t *root = run_json(c, t, teams);
 	int rc = open_outs(c, &o);
 	struct fw_met_run *mr = fw_met_run_new(c->trace, &c->o, t->n);
-	if (!mr && rc == 0)
+	bool *unfit = calloc(t->n ? t->n : 1, sizeof *unfit);
+	if ((!mr || !unfit) && rc == 0)
 		rc = io_error("allocate metrics for", c->trace, 1);
+	if (mr && unfit) { /* the never-start warning's jobs wait for nothing */
+		fw_trace_unfit_mark(&c->tr, c->fleetsnap, unfit);
+		mr->unfit = unfit;
+	}
 	if (mr)
 		mr->checkpoint_s = c->checkpoint_s;
 	c->o.checkpoint_s = c->checkpoint_s; /* the engine reads it per job */
@@ -3833,6 +3842,7 @@ static int run_all(struct cli *c, const struct fw_itp_trace *t, const struct fw_
 		rc = write_results(&o, root, mr);
 	rc = finish_outs(&o, rc);
 	fw_met_run_free(mr);
+	free(unfit);
 	json_decref(root);
 	return rc;
 }

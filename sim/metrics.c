@@ -227,8 +227,9 @@ static size_t job_events(const struct fw_met_job *j, bool fits, struct sev *e)
 	return k;
 }
 
-/* The jobs' events; waiting counts only jobs that fit the cluster at all. */
-static struct sev *events(const struct fw_met_job *j, size_t n, int64_t cap, size_t *ne)
+/* The jobs' events; waiting counts only jobs that may start on the fleet
+ * at all (not unfit). */
+static struct sev *events(const struct fw_met_job *j, size_t n, size_t *ne)
 {
 	size_t k = 1;
 
@@ -239,7 +240,7 @@ static struct sev *events(const struct fw_met_job *j, size_t n, int64_t cap, siz
 		return NULL;
 	k = 0;
 	for (size_t i = 0; i < n; i++)
-		k += job_events(&j[i], j[i].gpus <= cap, e + k);
+		k += job_events(&j[i], !j[i].unfit, e + k);
 	qsort(e, k, sizeof *e, cmp_sev);
 	*ne = k;
 	return e;
@@ -272,7 +273,7 @@ static int sweep(const struct fw_met_job *j, size_t n, int64_t cap, int nq,
 		 const struct win *W, struct sweep_acc *A)
 {
 	size_t ne, i = 0;
-	struct sev *e = events(j, n, cap, &ne);
+	struct sev *e = events(j, n, &ne);
 	int64_t used = 0, wait = 0;
 
 	if (!e)
@@ -778,8 +779,9 @@ static int group_runs(const struct fw_sim_result *r, size_t n, struct fw_sim_spa
 	return FW_OK;
 }
 
-static struct fw_met_job *jobs_itp(const struct fw_itp_trace *t, const struct fw_sim_result *r,
-				   const struct fw_sim_span *runs, const size_t *first)
+static struct fw_met_job *jobs_itp(const struct fw_met_run *mr, const struct fw_itp_trace *t,
+				   const struct fw_sim_result *r, const struct fw_sim_span *runs,
+				   const size_t *first)
 {
 	struct fw_met_job *j = malloc((t->n ? t->n : 1) * sizeof *j);
 
@@ -798,6 +800,7 @@ static struct fw_met_job *jobs_itp(const struct fw_itp_trace *t, const struct fw
 		j[i].estimate = r->estimate ? r->estimate[i] : -1;
 		j[i].runs = runs && first[i + 1] > first[i] ? runs + first[i] : NULL;
 		j[i].nruns = runs ? (int32_t)(first[i + 1] - first[i]) : 0;
+		j[i].unfit = mr->unfit ? mr->unfit[i] : j[i].gpus > mr->capacity_gpus;
 	}
 	return j;
 }
@@ -817,7 +820,7 @@ int fw_met_add(struct fw_met_run *mr, const struct fw_itp_trace *t,
 	if (mr->npol == FW_MET_POLICIES || mr->rec.oom)
 		return FW_ENOMEM;
 	if (!(p = calloc(1, sizeof *p)) || group_runs(r, t->n, &runs, &first) != FW_OK ||
-	    !(j = jobs_itp(t, r, r->runs ? runs : NULL, first))) {
+	    !(j = jobs_itp(mr, t, r, r->runs ? runs : NULL, first))) {
 		free(p), free(runs), free(first);
 		return FW_ENOMEM;
 	}

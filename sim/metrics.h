@@ -52,7 +52,7 @@ struct fw_met_job {
 	int64_t submit, duration, start; /* duration: the work it did (a job
 					   * its run-time limit ended: its
 					   * trace duration less the cut) */
-	int32_t gpus, queue;             /* gpus: asked (size buckets, fits) */
+	int32_t gpus, queue;             /* gpus: asked (size buckets) */
 	int32_t evicted;                 /* times evicted */
 	bool estimated;                  /* estimate holds a known expected start */
 	int64_t estimate;                /* first pending entry's expected_start */
@@ -70,6 +70,9 @@ struct fw_met_job {
 					  * 1000 x held.  GPU-seconds are
 					  * milli-GPU-seconds / 1000 */
 	double lost_gpu_s;               /* the work its evictions threw away */
+	bool unfit;                      /* it can never start on the fleet
+					  * (sim/trace.h fw_trace_unfit_mark):
+					  * it never counts as waiting */
 };
 
 /* Start-time estimate accuracy (docs/metrics.md): over started jobs with a
@@ -162,6 +165,11 @@ struct fw_met_run {
 	struct fw_progress bar;
 	struct fw_sim_hooks hooks;
 	int64_t checkpoint_s;            /* on_evict keeps whole checkpoints (0: none) */
+	const bool *unfit;               /* [jobs] the trace's jobs that can never
+					  * start on the fleet (fw_trace_unfit_mark;
+					  * the caller's, outliving the run), or
+					  * NULL: then a job asking more GPUs than
+					  * capacity_gpus */
 };
 
 /* The hook (des.h struct fw_sim_hooks): ctx is a struct fw_met_rec. */

@@ -766,6 +766,20 @@ size_t fw_trace_unfit_jobs(const struct fw_trace *t, const struct fw_snapshot *f
 	return jobs;
 }
 
+size_t fw_trace_unfit_mark(const struct fw_trace *t, const struct fw_snapshot *fleet, bool *never)
+{
+	struct fleet_max m;
+	size_t jobs = 0;
+	char why[200];
+
+	fleet_max(fleet, &m);
+	for (size_t i = 0; i < t->n; i++) {
+		never[i] = unfit(&t->v[i], &m, why, sizeof why) != NULL;
+		jobs += never[i];
+	}
+	return jobs;
+}
+
 void fw_trace_warn_unfit(const struct fw_trace *t, const struct fw_snapshot *fleet, FILE *err)
 {
 	char first[400];

@@ -185,6 +185,10 @@ size_t fw_trace_unknown_models(const struct fw_trace *t, const struct fw_snapsho
  * Returns their count; first names the first of them and why. */
 size_t fw_trace_unfit_jobs(const struct fw_trace *t, const struct fw_snapshot *fleet,
 			   char *first, size_t n);
+/* The same test, job by job: never[i] (t->n of them) is set when job i can
+ * never start on the fleet, cleared otherwise; returns their count.  The
+ * metrics leave such jobs out of idle-while-waiting (sim/metrics.h). */
+size_t fw_trace_unfit_mark(const struct fw_trace *t, const struct fw_snapshot *fleet, bool *never);
 
 /* The warnings of jobs that can never start, each one line on err with the
  * count, an example or the models, and what to do; nothing when there are

@@ -667,6 +667,23 @@ printf 'job_id,submit_time,duration,gpus_per_task\nA,0,100,16\nB,0,100,1\n' >"$H
 expect "sim-run-warns-of-a-job-larger-than-every-node" 0 \
 	"warning: 1 job of $HO/big.csv can never start on this fleet (the first, 'A' (line 2) needs a task of 16 GPUs, and the largest node has 8)" \
 	"$FW" sim run --trace "$HO/big.csv" --format fairway --nodes 2x8 --policies fifo
+# ... and GPUs idle behind it are no waste: idle while waiting counts only
+# jobs that may start (docs/metrics.md).  A (16 GPUs a task, 8-GPU nodes)
+# never starts; fairway starts B (at 5) on the tick at 60: 55 s x 16 GPUs.
+# fifo holds B behind A and its replay ends at B's arrival.  Counting A,
+# fifo had 80 GPU-s and fairway 1110.
+printf 'job_id,submit_time,duration,gpus_per_task\nA,0,10,16\nB,5,10,1\n' >"$HO/ns.csv"
+if "$FW" sim run --trace "$HO/ns.csv" --format fairway --nodes 2x8 --policies fifo,fairway \
+	--json "$HO/ns.json" >/dev/null 2>&1 && python3 -c '
+import json, sys
+p = {x["policy"]: x for x in json.load(open(sys.argv[1]))["policies"]}
+idle = {k: round(v["idle_while_waiting_gpu_h"] * 3600, 3) for k, v in p.items()}
+assert idle == {"fifo": 0, "fairway": 880}, idle
+' "$HO/ns.json"; then
+	ok "sim-run-idle-while-waiting-leaves-out-jobs-that-never-fit"
+else
+	bad "sim-run-idle-while-waiting-leaves-out-jobs-that-never-fit"
+fi
 rm -rf "$HO"
 expect "sim-run-skip-bad-rows-counts" 0 "skipped 1 bad rows" \
 	"$FW" sim run --trace tests/data/bad_itp.csv --nodes 2x8 --policies fifo --skip-bad-rows
@@ -863,6 +880,27 @@ expect "sim-run-variant-bad-reserve-depth" 2 "reserve-depth=4x: a whole number f
 expect "sim-run-variant-reserve-depth-needs-reservations" 2 \
 	"--policies 'kai:reserve-depth=4': kai makes no reservations, so reserve-depth means nothing to it (policies that do: fairway, slurm)" \
 	"$FW" sim run --trace x --policies kai:reserve-depth=4
+# backfill=easy|conservative is the rule of reservations: refused the same
+# way on a policy that makes none (was: accepted, and meant nothing)
+expect "sim-run-variant-backfill-needs-reservations-kai" 2 \
+	"--policies 'kai:backfill=conservative': kai makes no reservations, so backfill means nothing to it (policies that do: fairway, slurm); leave the setting out, or give it to one of those" \
+	"$FW" sim run --trace x --policies kai:backfill=conservative
+# --help's --policies names every variant key variant_setting takes, and
+# xfactor-cap=0 as the docs do (submit order)
+sr_help=$("$FW" sim run --help | sed -n '/--policies A,B/,/--tick S/p')
+sr_missing=""
+for k in starve-after backfill reserve-depth xfactor-cap user-fair-share checkpoint-grace slices \
+	model-deserved max-runtime gpu-hour-budget budget-safe; do
+	grep -q -- "$k=" <<<"$sr_help" || sr_missing="$sr_missing $k"
+done
+if [ -z "$sr_missing" ] && tr -s ' \n' ' ' <<<"$sr_help" | grep -qF "xfactor-cap=S (0 = submit order)"; then
+	ok "sim-run-help-policies-lists-every-variant-key"
+else
+	bad "sim-run-help-policies-lists-every-variant-key: missing:${sr_missing:- none}; xfactor-cap=0 wording"
+fi
+expect "sim-run-variant-backfill-needs-reservations-fifo" 2 \
+	"--policies 'fifo:backfill=easy': fifo makes no reservations, so backfill means nothing to it" \
+	"$FW" sim run --trace x --policies fairway,fifo:backfill=easy
 "$FW" sim run --trace synthetic:3 --nodes 13x8 --tick 600 --policies fairway --reserve-depth 1 \
 	--json "$SV/d1.json" >/dev/null 2>&1
 "$FW" sim run --trace synthetic:3 --nodes 13x8 --tick 600 --policies fairway,fairway:reserve-depth=1,fairway:reserve-depth=0 \
@@ -884,7 +922,7 @@ then ok "sim-run-reserve-depth-reaches-the-engine"; else bad "sim-run-reserve-de
 # each queue's jobs; 0 = submit order; fifo and slurm keep their own
 expect "sim-run-xfactor-cap-too-small" 2 "--xfactor-cap 59: 0 (submit order) or at least 60 seconds" \
 	"$FW" sim run --trace x --xfactor-cap 59
-expect "sim-run-variant-bad-xfactor-cap" 2 "xfactor-cap=6h: whole seconds, 0 (off) or 60 to 31536000" \
+expect "sim-run-variant-bad-xfactor-cap" 2 "xfactor-cap=6h: whole seconds, 0 (submit order) or 60 to 31536000" \
 	"$FW" sim run --trace x --policies fairway:xfactor-cap=6h
 expect "sim-run-variant-xfactor-cap-needs-the-order" 2 \
 	"--policies 'slurm:xfactor-cap=3600': slurm orders jobs its own way, so xfactor-cap means nothing to it (policies that do: fairway, kai)" \
@@ -1830,6 +1868,19 @@ if [ -x "$SL" ]; then
 	expect "slurm-bare-flag-with-value" 2 "--quiet takes no value" "$SL" run --quiet=1
 	expect "slurm-bad-usage" 2 "--usage takes slurm (Slurm's decayed usage, the default) or config" "$SL" run --config x --usage=sshare
 	expect "slurm-help-usage" 0 "--usage config:" "$SL" --help
+	# a bad option names the tool's own flag (--opt; fairway serve's is
+	# --backend-opt); options are parsed before Slurm is contacted, so no
+	# slurm.conf is needed
+	expect "slurm-opt-error-names-opt" 2 "fairway-slurm: error: --opt: field comments: comments=0: expected a whole number" \
+		env -u SLURM_CONF "$SL" run --config examples/cluster.yaml --opt comments=0
+	expect "slurm-opt-unknown-key-names-opt" 2 "fairway-slurm: error: --opt: field colour: unknown option 'colour'" \
+		env -u SLURM_CONF "$SL" ping --opt colour=red
+	SLT=$(mktemp -d)
+	expect "serve-slurm-backend-opt-error-names-backend-opt" 2 \
+		"backend slurm: --backend-opt: field comments: comments=0: expected a whole number" \
+		env -u SLURM_CONF timeout 20 "$FW" serve --backend slurm --state "$SLT/st" --listen 127.0.0.1:0 \
+		--backend-opt comments=0
+	rm -rf "$SLT"
 fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

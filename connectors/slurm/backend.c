@@ -37,6 +37,7 @@ static int sb_open(const struct fw_backend_config *cfg, struct fw_backend **out,
 	if (!b)
 		return FW_ENOMEM;
 	memset(&o, 0, sizeof o);
+	o.flag = "--backend-opt";
 	if (cfg->options)
 		snprintf(b->opts, sizeof b->opts, "%s", cfg->options);
 	if ((rc = fw_slurm_opts_parse(b->opts, &o, d)) != FW_OK ||

@@ -167,6 +167,7 @@ static int open_slurm(struct args *a, struct fw_slurm **h)
 
 	memset(&o, 0, sizeof o);
 	memset(&d, 0, sizeof d);
+	o.flag = "--opt";
 	if ((rc = fw_slurm_opts_parse(a->opt, &o, &d)) == FW_OK)
 		rc = fw_slurm_open(&o, h, &d);
 	if (rc != FW_OK) {
@@ -442,6 +443,7 @@ static bool opt_usage_own(const char *opt)
 	char buf[sizeof ((struct args *)0)->opt];
 
 	memset(&o, 0, sizeof o);
+	o.flag = "--opt";
 	snprintf(buf, sizeof buf, "%s", opt);
 	return fw_slurm_opts_parse(buf, &o, &d) == FW_OK && o.usage_own;
 }

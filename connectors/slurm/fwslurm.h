@@ -129,6 +129,10 @@ struct fw_slurm_opts {
 	const char *partitions;   /* managed, comma separated; NULL = "gpu" */
 	int comment_budget;       /* comment updates per cycle; 0 = 256 */
 	bool usage_own;           /* usage=own: not Slurm's usage (usage.c) */
+	const char *flag;         /* the flag the options came from, named in
+				   * fw_slurm_opts_parse's errors: "--opt"
+				   * (fairway-slurm), "--backend-opt" (fairway
+				   * serve; also when NULL) */
 };
 
 /* What the adapter did, cumulative since open. */
@@ -158,7 +162,8 @@ struct fw_slurm_note {
 };
 
 /* Parse "key=value,key=value" options (conf=PATH, partitions=A:B,
- * comments=N) into o; strings point into buf, which is modified. */
+ * comments=N) into o; strings point into buf, which is modified.  An
+ * error names o->flag, the caller's flag. */
 int fw_slurm_opts_parse(char *buf, struct fw_slurm_opts *o, struct fw_diag *d);
 
 /* Contacts slurmctld once: FW_EIO with the reason when it cannot. */

@@ -44,6 +44,12 @@ const char *fw_slurm_last_error(const struct fw_slurm *h)
 
 /* ------------------------------------------------------------ options */
 
+/* The flag the options came from, for messages (fw_slurm_opts.flag). */
+static const char *opt_flag(const struct fw_slurm_opts *o)
+{
+	return o->flag ? o->flag : "--backend-opt";
+}
+
 /* comments=N: comment updates per cycle, 1..1000000. */
 static int opt_comments(const char *v, struct fw_slurm_opts *o, struct fw_diag *d)
 {
@@ -53,7 +59,7 @@ static int opt_comments(const char *v, struct fw_slurm_opts *o, struct fw_diag *
 	errno = 0;
 	n = strtol(v, &end, 10);
 	if (errno || end == v || *end || n < 1 || n > 1000000)
-		return fw_diag_set(d, FW_EINVAL, "--backend-opt", 0, 0, "comments",
+		return fw_diag_set(d, FW_EINVAL, opt_flag(o), 0, 0, "comments",
 				   "comments=%s: expected a whole number from 1 to 1000000 "
 				   "(comment updates per cycle; default 256)", v);
 	o->comment_budget = (int)n;
@@ -65,7 +71,7 @@ static int opt_one(char *kv, struct fw_slurm_opts *o, struct fw_diag *d)
 	char *v = strchr(kv, '=');
 
 	if (!v)
-		return fw_diag_set(d, FW_EINVAL, "--backend-opt", 0, 0, kv,
+		return fw_diag_set(d, FW_EINVAL, opt_flag(o), 0, 0, kv,
 				   "expected key=value (conf, partitions, comments, usage)");
 	*v++ = '\0';
 	if (!strcmp(kv, "conf"))
@@ -77,11 +83,11 @@ static int opt_one(char *kv, struct fw_slurm_opts *o, struct fw_diag *d)
 	else if (!strcmp(kv, "usage") && (!strcmp(v, "slurm") || !strcmp(v, "own")))
 		o->usage_own = !strcmp(v, "own");
 	else if (!strcmp(kv, "usage"))
-		return fw_diag_set(d, FW_EINVAL, "--backend-opt", 0, 0, "usage",
+		return fw_diag_set(d, FW_EINVAL, opt_flag(o), 0, 0, "usage",
 				   "usage=%s: expected slurm (Slurm's decayed usage, where Slurm keeps it; the "
-				   "default) or own (the daemon's)", v);
+				   "default) or own (fairway's own: the daemon's, or fairway-slurm's config)", v);
 	else
-		return fw_diag_set(d, FW_EINVAL, "--backend-opt", 0, 0, kv,
+		return fw_diag_set(d, FW_EINVAL, opt_flag(o), 0, 0, kv,
 				   "unknown option '%s' (conf, partitions, comments, usage)", kv);
 	return FW_OK;
 }

@@ -72,13 +72,13 @@ TEST(progress_draws_only_when_on_and_erases_its_line)
  * 8 GPUs.  A (queue 0): submit 0, start 0, 100 s, 6 GPUs.  B (queue 1):
  * submit 10, start 100, 50 s, 4 GPUs — waits 10..100 with 2 GPUs free, so
  * 180 GPU-s idle while waiting.  C (queue 1): 16 GPUs, never starts; it
- * can never fit, so it does not count as waiting.  Window 0..150:
+ * can never fit (unfit), so it does not count as waiting.  Window 0..150:
  * capacity 1200 GPU-s, used 600 + 200 = 800 GPU-s.
  */
 static const struct fw_met_job jobs3[] = {
-	{ 0, 100, 0, 6, 0, 0, false, 0, NULL, 0, 0, false, 0, 0 },
-	{ 10, 50, 100, 4, 1, 0, false, 0, NULL, 0, 0, false, 0, 0 },
-	{ 0, 30, -1, 16, 1, 0, false, 0, NULL, 0, 0, false, 0, 0 },
+	{ 0, 100, 0, 6, 0, 0, false, 0, NULL, 0, 0, false, 0, 0, false },
+	{ 10, 50, 100, 4, 1, 0, false, 0, NULL, 0, 0, false, 0, 0, false },
+	{ 0, 30, -1, 16, 1, 0, false, 0, NULL, 0, 0, false, 0, 0, true },
 };
 
 TEST(idle_while_waiting_and_occupancy_are_exact)
@@ -124,8 +124,8 @@ static const struct fw_sim_span x_runs[] = { { 0, 0, 40, 0, 0 }, { 0, 60, 160, 0
 TEST(evictions_count_every_run_and_the_wait_between)
 {
 	const struct fw_met_job j[] = {
-		{ 0, 100, 0, 8, 0, 1, false, 0, x_runs, 2, 0, false, 0, 0 },
-		{ 50, 20, 160, 4, 1, 0, false, 0, NULL, 0, 0, false, 0, 0 },
+		{ 0, 100, 0, 8, 0, 1, false, 0, x_runs, 2, 0, false, 0, 0, false },
+		{ 50, 20, 160, 4, 1, 0, false, 0, NULL, 0, 0, false, 0, 0, false },
 	};
 	struct fw_met_policy p;
 
@@ -154,14 +154,14 @@ TEST(evictions_count_every_run_and_the_wait_between)
 TEST(estimate_accuracy_is_the_median_absolute_error)
 {
 	const struct fw_met_job j[] = {
-		{ 0, 10, 600, 1, 0, 0, true, 0, NULL, 0, 0, false, 0, 0 },          /* A */
-		{ 0, 10, 7200, 16, 0, 0, true, 5400, NULL, 0, 0, false, 0, 0 },     /* B */
-		{ 100, 10, 3700, 9, 0, 0, true, 4600, NULL, 0, 0, false, 0, 0 },    /* C */
-		{ 0, 10, 36000, 32, 0, 0, true, 0, NULL, 0, 0, false, 0, 0 },       /* D */
-		{ 0, 10, 100, 64, 0, 0, true, 50, NULL, 0, 0, false, 0, 0 },        /* E */
-		{ 0, 10, 5000, 8, 0, 0, false, 0, NULL, 0, 0, false, 0, 0 },        /* F */
-		{ 0, 10, -1, 16, 0, 0, true, 10, NULL, 0, 0, false, 0, 0 },         /* G */
-		{ 0, 10, 3599, 16, 0, 0, true, 3599, NULL, 0, 0, false, 0, 0 },     /* H */
+		{ 0, 10, 600, 1, 0, 0, true, 0, NULL, 0, 0, false, 0, 0, false },          /* A */
+		{ 0, 10, 7200, 16, 0, 0, true, 5400, NULL, 0, 0, false, 0, 0, false },     /* B */
+		{ 100, 10, 3700, 9, 0, 0, true, 4600, NULL, 0, 0, false, 0, 0, false },    /* C */
+		{ 0, 10, 36000, 32, 0, 0, true, 0, NULL, 0, 0, false, 0, 0, false },       /* D */
+		{ 0, 10, 100, 64, 0, 0, true, 50, NULL, 0, 0, false, 0, 0, false },        /* E */
+		{ 0, 10, 5000, 8, 0, 0, false, 0, NULL, 0, 0, false, 0, 0, false },        /* F */
+		{ 0, 10, -1, 16, 0, 0, true, 10, NULL, 0, 0, false, 0, 0, false },         /* G */
+		{ 0, 10, 3599, 16, 0, 0, true, 3599, NULL, 0, 0, false, 0, 0, false },     /* H */
 	};
 	struct fw_met_est e;
 
@@ -369,8 +369,8 @@ TEST(shares_csv_has_a_row_per_plan_and_queue)
 TEST(fairness_over_windows_counts_turns_taken)
 {
 	static const struct fw_met_job turns[] = {
-		{ 0, 3600, 0, 4, 0, 0, false, 0, NULL, 0, 0, false, 0, 0 },
-		{ 0, 3600, 3600, 4, 1, 0, false, 0, NULL, 0, 0, false, 0, 0 },
+		{ 0, 3600, 0, 4, 0, 0, false, 0, NULL, 0, 0, false, 0, 0, false },
+		{ 0, 3600, 3600, 4, 1, 0, false, 0, NULL, 0, 0, false, 0, 0, false },
 	};
 	struct fw_snapshot *s = two_teams(2000);
 	struct fw_met_rec rec;
@@ -698,6 +698,66 @@ TEST(elastic_jobs_count_the_gpus_they_started_with)
 	fw_met_run_free(mr);
 	fw_sim_result_free(&r);
 	fw_trace_free(&tr);
+	free(t.v);
+}
+
+/*
+ * Idle while waiting counts only jobs that may start on the fleet, by the
+ * never-start warning's test (fw_trace_unfit_mark), set by des.c as
+ * mr->unfit.  2 x 8 GPUs, tick 10, fifo: X (8 GPUs) runs [0, 1000); EL (4
+ * tasks of 8 GPUs, min_member 2: 16 GPUs at the least) arrives at 10 and
+ * waits for X with 8 GPUs free, then runs [1000, 1100); BIG (a task of 16
+ * GPUs, no node has them) arrives at 20 and never starts.  Idle while
+ * waiting is EL's wait alone, 990 x 8 = 7920 GPU-s.  Counted by GPUs asked
+ * against the cluster's 16, BIG waited ([20, 1000) x 8 = 7840) and EL (32
+ * asked) did not.
+ */
+TEST(idle_while_waiting_leaves_out_the_jobs_that_can_never_start)
+{
+	const char text[] = "job_id,submit_time,duration,tasks,gpus_per_task,min_member\n"
+			    "X,0,1000,1,8,\nEL,10,100,4,8,2\nBIG,20,100,1,16,\n";
+	struct fw_fleet_opts fo = { 2, 8, 0, 0 };
+	struct fw_snapshot *s;
+	struct fw_trace tr;
+	struct fw_itp_trace t;
+	struct fw_teams teams;
+	struct fw_sim_opts o;
+	struct fw_sim_result r;
+	struct fw_sim_metrics m;
+	struct fw_diag d;
+	bool unfit[3];
+
+	memset(&d, 0, sizeof d);
+	fw_teams_builtin(&teams);
+	ASSERT_OK(fw_fleet_generate(&fo, &s, &d));
+	ASSERT_OK(fw_trace_parse_csv(text, sizeof text - 1, "ns.csv", 0, &tr, &d));
+	ASSERT_OK(itp_view(&tr, &t));
+	ASSERT_EQ(fw_trace_unfit_mark(&tr, s, unfit), 1);
+	ASSERT(!unfit[0] && !unfit[1] && unfit[2]);
+	fw_sim_opts_default(&o);
+	o.policy = "fifo";
+	o.nodes = 2;
+	o.tick_s = 10;
+	struct fw_met_run *mr = fw_met_run_new("ns.csv", &o, t.n);
+	ASSERT(mr);
+	mr->unfit = unfit;
+	fw_met_begin(mr, &o, "fifo");
+	ASSERT_OK(fw_sim_run_trace(&tr, &teams, &o, &r, &d));
+	fw_met_end(mr, &o);
+	ASSERT_OK(fw_sim_metrics(&t, &o, &r, r.nqueues, &m));
+	ASSERT_OK(fw_met_add(mr, &t, &r, &m, NULL));
+	const struct fw_met_policy *p = mr->pol[0];
+	ASSERT_EQ(r.start[0], 0);
+	ASSERT_EQ(r.start[1], 1000);
+	ASSERT_EQ(r.gpus[1], 16);
+	ASSERT_EQ(r.start[2], -1);
+	ASSERT_EQ(p->never_started, 1);
+	ASSERT_EQ(p->t1, 1100);
+	ASSERT_NEAR(p->idle_while_waiting_gpu_h * 3600, 7920, 1e-6);
+	fw_met_run_free(mr);
+	fw_sim_result_free(&r);
+	fw_trace_free(&tr);
+	fw_snapshot_free(s);
 	free(t.v);
 }
 
@@ -1166,7 +1226,8 @@ TEST_MAIN(progress_line_has_bar_percent_and_thousands,
 	  fairness_is_jain_of_allocated_over_fair_averaged_over_time,
 	  cli_writes_json_csv_and_a_deterministic_report,
 	  metrics_of_a_replay_with_evictions_use_checkpoints_and_runs,
-	  elastic_jobs_count_the_gpus_they_started_with, fractional_gpus_are_measured_in_one_unit,
+	  elastic_jobs_count_the_gpus_they_started_with,
+	  idle_while_waiting_leaves_out_the_jobs_that_can_never_start, fractional_gpus_are_measured_in_one_unit,
 	  never_started_jobs_keep_the_window_open_and_win_no_star,
 	  a_job_evicted_and_never_restarted_waits_to_the_end,
 	  a_replay_that_ends_with_an_eviction_ends_there,

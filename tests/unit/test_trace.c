@@ -856,6 +856,10 @@ TEST(jobs_larger_than_the_fleet_are_named)
 	ASSERT_EQ(fw_trace_unfit_jobs(&t, s, first, sizeof first), 3);
 	ASSERT_STR_EQ(first, "'big_task' (line 5) needs a task of 16 GPUs, and the largest "
 		      "node has 8");
+	bool never[6]; /* the same test, job by job (the metrics' waiting jobs) */
+	memset(never, 1, sizeof never);
+	ASSERT_EQ(fw_trace_unfit_mark(&t, s, never), 3);
+	ASSERT(!never[0] && !never[1] && !never[2] && never[3] && never[4] && never[5]);
 	ASSERT(f = open_memstream(&msg, &mlen));
 	fw_trace_warn_unfit(&t, s, f);
 	fclose(f);
@@ -880,6 +884,8 @@ TEST(jobs_larger_than_the_fleet_are_named)
 	 * service, nor on 4 with a bad GPU on one of them. */
 	s->nodes[1].schedulable = false;
 	ASSERT_EQ(fw_trace_unfit_jobs(&t, s, first, sizeof first), 1);
+	ASSERT_EQ(fw_trace_unfit_mark(&t, s, never), 1);
+	ASSERT(never[0] && !never[1] && !never[2]);
 	ASSERT_STR_CONTAINS(first, "'fits' (line 2) needs 32 GPUs at once, and the fleet has 24 in service");
 	s->nodes[1].schedulable = true;
 	s->nodes[2].health = FW_HEALTH_DRAINING;
