@@ -286,8 +286,9 @@ static int gather_health(struct fw_serve *d, struct taken *t)
 		r->suspect = bh[i].suspect;
 		r->bad_gpu_mask = bh[i].bad_gpu_mask;
 		r->ours = bh[i].ours;
-		if (snprintf(r->reason, sizeof r->reason, "%s (%s)", bh[i].reason, d->bops->name) >=
-		    (int)sizeof r->reason) {
+		if (bh[i].reason[0] &&
+		    snprintf(r->reason, sizeof r->reason, "%s (%s)", bh[i].reason, d->bops->name) >=
+			    (int)sizeof r->reason) {
 			/* a long reason is cut: it is text for people */
 		}
 		r->at = t->s->now;

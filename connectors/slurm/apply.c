@@ -439,6 +439,65 @@ static bool whole_nodes(const struct fw_slurm *h, const struct fw_backend_action
 	return a->nplacements > 0;
 }
 
+/* A reservation of part of a node stays in fairway's plan: FW_EEXIST
+ * when the last apply kept it so already (same placements, a start
+ * within a minute), else FW_OK, a new one to log; remembered either way
+ * (kept_sweep forgets those no RESERVE of this apply named). */
+static uint32_t placements_hash(const struct fw_backend_action *a)
+{
+	uint32_t x = 2166136261u;
+
+	for (int32_t k = 0; k < a->nplacements; k++) {
+		const struct fw_backend_placement *p = &a->placements[k];
+		for (const char *c = p->node; *c; c++)
+			x = (x ^ (unsigned char)*c) * 16777619u;
+		x = (x ^ p->gpu_mask ^ ((uint32_t)p->group << 20)) * 16777619u;
+	}
+	return x;
+}
+
+static int keep_partial(struct fw_slurm *h, const struct fw_backend_action *a)
+{
+	uint32_t x = placements_hash(a);
+
+	for (int32_t i = 0; i < h->nkept; i++) {
+		struct fw__kept *k = &h->kept[i];
+		if (strcmp(k->job, a->job))
+			continue;
+		bool same = k->hash == x && labs((long)(k->at - a->at)) < 60;
+		k->seen = true;
+		if (same)
+			return FW_EEXIST;
+		k->hash = x;
+		k->at = a->at;
+		return FW_OK;
+	}
+	if (h->nkept == h->cap_kept) {
+		int32_t cap = h->cap_kept ? 2 * h->cap_kept : 16;
+		struct fw__kept *v = realloc(h->kept, (size_t)cap * sizeof *v);
+		if (!v)
+			return FW_OK; /* not remembered: logged again, no harm */
+		h->kept = v;
+		h->cap_kept = cap;
+	}
+	h->kept[h->nkept] = (struct fw__kept){ .at = a->at, .hash = x, .seen = true };
+	snprintf(h->kept[h->nkept++].job, FW_NAME_MAX, "%s", a->job);
+	return FW_OK;
+}
+
+/* After an apply: forget the kept reservations it did not name. */
+static void kept_sweep(struct fw_slurm *h)
+{
+	int32_t n = 0;
+
+	for (int32_t i = 0; i < h->nkept; i++)
+		if (h->kept[i].seen) {
+			h->kept[i].seen = false;
+			h->kept[n++] = h->kept[i];
+		}
+	h->nkept = n;
+}
+
 static int do_reserve(struct fw_slurm *h, const struct fw_backend_action *a)
 {
 	uint32_t task;
@@ -451,7 +510,7 @@ static int do_reserve(struct fw_slurm *h, const struct fw_backend_action *a)
 	if (!j || !fw__job_pending(j))
 		return FW_ENOENT;
 	if (!whole_nodes(h, a))
-		return FW_OK; /* kept in fairway's plan only (fwslurm.h) */
+		return keep_partial(h, a); /* kept in fairway's plan only (fwslurm.h) */
 	if (node_list(a, -1, nodes, sizeof nodes) <= 0)
 		return FW_EINVAL;
 	resv_name(a->job, name, sizeof name);
@@ -459,7 +518,7 @@ static int do_reserve(struct fw_slurm *h, const struct fw_backend_action *a)
 	old = fw__slurm_resv(h, name);
 	if (old && same_hosts(old->node_list, nodes) &&
 	    labs((long)(old->start_time - r.start_time)) < 60)
-		return FW_OK; /* in place (a start moving by seconds is noise) */
+		return FW_EEXIST; /* in place (a start moving by seconds is noise) */
 	if (old && old->start_time <= time(NULL)) {
 		/* Slurm moves no reservation that has begun ("Reservation
 		 * already started"): the plan moved it, so it is made anew. */
@@ -614,6 +673,7 @@ int fw_slurm_apply(struct fw_slurm *h, uint64_t gen,
 	}
 	free(requeued);
 	resv_sweep(h, acts, n);
+	kept_sweep(h);
 	release_into_reservations(h);
 	h->st.failed += (uint64_t)r->failed;
 	h->st.skipped += (uint64_t)r->applied -
@@ -745,6 +805,9 @@ static int comment(struct fw_slurm *h, slurm_job_info_t *j, const char *text)
 static const char *begin_text(time_t t, char *buf, size_t len)
 {
 	struct tm tm;
+
+	if (t > 0 && t % 60) /* rounded up, as the waiting comments' times: never a minute already past */
+		t += 60 - t % 60;
 
 	if (!gmtime_r(&t, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%MZ", &tm))
 		snprintf(buf, len, "t=%lld", (long long)t);

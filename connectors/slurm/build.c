@@ -525,8 +525,11 @@ static int starting_job(struct build *b, const slurm_job_info_t *j, bool *placed
 	job_shape(j, n, &probe);
 	if (exclusive(j) && !exclusive_shape(b, &probe.groups[0]))
 		return FW_OK;
+	/* a node taken out since (drained, down, reserved) never runs it:
+	 * pending again, planned anew (its ReqNodes replaced by the start) */
 	for (int k = 0; k < n; k++)
-		if (nodes[k] < 0 || !free_gpus(b, nodes[k], probe.groups[0].gpus, &masks[k]) ||
+		if (nodes[k] < 0 || !b->s->nodes[nodes[k]].schedulable ||
+		    !free_gpus(b, nodes[k], probe.groups[0].gpus, &masks[k]) ||
 		    probe.groups[0].cpu_milli > cpu_left(b, nodes[k]) || probe.groups[0].mem_mib > mem_left(b, nodes[k]))
 			return FW_OK;
 	*placed = true;
@@ -836,7 +839,10 @@ static int pending_job(struct build *b, const slurm_job_info_t *j)
 		return pending_array(b, j);
 	if ((rc = pending_shape(b, j, &fj)) <= 0)
 		return rc;
-	if (fw__array_job(j)) {
+	if (fw__array_job(j) && !fw__job_released(j)) { /* a released task is
+							   * counted busy already
+							   * (count_busy): it keeps
+							   * its place */
 		if (array_room(b, j) == 0)
 			return orphan(b, j, FW__ORPHAN_THROTTLE, (int32_t)(j->array_max_tasks & INT32_MAX));
 		array_of(b, j->array_job_id)->busy++;

@@ -516,11 +516,31 @@ static int drain_action(struct fw_slurm *h, const char *node, const char *why,
 	snprintf(act.node, sizeof act.node, "%s", node);
 	snprintf(act.why, sizeof act.why, "%s", why);
 	r.status = &st;
-	if (rc == FW_OK && (rc = fw_slurm_apply(h, w.generation, &act, 1, &r)) == FW_OK && st != FW_OK)
+	if (rc == FW_OK && (rc = fw_slurm_apply(h, w.generation, &act, 1, &r)) == FW_OK && st == FW_ENOENT)
+		rc = fw_diag_set(d, st, node, 0, 0, "", "no node of that name in Slurm (sinfo -N lists them)");
+	else if (rc == FW_OK && st != FW_OK)
 		rc = fw_diag_set(d, st, node, 0, 0, "", "drain: %s (%s)", fw_strerror(st),
 				 fw_slurm_last_error(h));
 	fw_snapshot_free(s);
 	return rc;
+}
+
+/* resume: only a node Slurm has drained (Slurm answers "Invalid node
+ * state specified" for any other, which says nothing of why). */
+static int resume_node(struct fw_slurm *h, const char *node, bool *was, struct fw_diag *d)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	struct fw_backend_world w = { 0 };
+	int rc = s ? fw_slurm_read(h, s, &w, d) : FW_ENOMEM;
+	int drained = rc == FW_OK ? fw_slurm_node_drained(h, node) : -1;
+
+	fw_snapshot_free(s);
+	*was = drained == 1;
+	if (rc != FW_OK)
+		return rc;
+	if (drained < 0)
+		return fw_diag_set(d, FW_ENOENT, node, 0, 0, "", "no node of that name in Slurm (sinfo -N lists them)");
+	return *was ? fw_slurm_drain(h, node, NULL, d) : FW_OK;
 }
 
 static int cmd_node(struct args *a, bool drain)
@@ -535,9 +555,12 @@ static int cmd_node(struct args *a, bool drain)
 	if ((rc = open_slurm(a, &h)) != 0)
 		return rc;
 	memset(&d, 0, sizeof d);
-	rc = drain ? drain_action(h, a->node, a->reason, &d) : fw_slurm_drain(h, a->node, NULL, &d);
+	bool was = false;
+	rc = drain ? drain_action(h, a->node, a->reason, &d) : resume_node(h, a->node, &was, &d);
 	if (rc == FW_OK && drain)
 		printf("%s: %s\n", a->node, fw_slurm_stats(h)->drains ? "drained" : "already drained with that reason");
+	else if (rc == FW_OK)
+		printf("%s: %s\n", a->node, was ? "resumed" : "not drained: nothing to resume");
 	fw_slurm_close(h);
 	if (rc != FW_OK) {
 		fw_diag_format(&d, msg, sizeof msg);

@@ -275,6 +275,10 @@ int fw_slurm_budget_apply(struct fw_snapshot *s, const struct fw_slurm_budget *r
  * *gen 0 before the first read. */
 const char *fw_slurm_budget_note(const struct fw_slurm *h, uint64_t *gen);
 
+/* Is node drained in Slurm, as of the last read: 1 yes, 0 no, -1 no
+ * node of that name. */
+int fw_slurm_node_drained(const struct fw_slurm *h, const char *node);
+
 /* Drain (reason != NULL) or resume (reason == NULL) one node now. */
 int fw_slurm_drain(struct fw_slurm *h, const char *node, const char *reason,
 		   struct fw_diag *d);

@@ -163,6 +163,7 @@ void fw_slurm_close(struct fw_slurm *h)
 	free(h->jhash);
 	free(h->thash);
 	free(h->orphans);
+	free(h->kept);
 	fw__jobfail_free(h->jobfail);
 	free(h->qos);
 	free(h->budgets);
@@ -673,6 +674,13 @@ int fw_slurm_drain(struct fw_slurm *h, const char *node, const char *reason,
 	return FW_OK;
 }
 
+int fw_slurm_node_drained(const struct fw_slurm *h, const char *node)
+{
+	const node_info_t *ni = fw__slurm_node(h, node);
+
+	return !ni ? -1 : (ni->node_state & NODE_STATE_DRAIN) != 0;
+}
+
 int fw_slurm_release(struct fw_slurm *h, const char (*nodes)[FW_NAME_MAX], int32_t n,
 		     struct fw_diag *d)
 {
@@ -705,7 +713,9 @@ int fw_slurm_health(struct fw_slurm *h, struct fw_node_health *out, int cap)
 			continue;
 		memset(&out[n], 0, sizeof out[n]);
 		snprintf(out[n].node, sizeof out[n].node, "%s", ni->name);
-		out[n].healthy = fw__node_schedulable(ni);
+		/* a maintenance reservation (MAINT) is no health problem: the
+		 * build closes the node until the reservation's end */
+		out[n].healthy = fw__node_in_service(ni);
 		out[n].ours = fw__node_drained_by_fairway(ni);
 		snprintf(out[n].reason, sizeof out[n].reason, "%s", ni->reason ? ni->reason : "");
 		if (out[n].healthy)

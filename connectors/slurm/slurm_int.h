@@ -37,6 +37,14 @@ struct fw_slurm_topo {            /* one node's switch chain */
 	char sw[FW_SLURM_MAX_SWITCH_DEPTH][FW_NAME_MAX]; /* leaf first */
 };
 
+/* A partial-node reservation of a job, as the last apply kept it. */
+struct fw__kept {
+	char job[FW_NAME_MAX];
+	fw_time at;
+	uint32_t hash;          /* of its placements */
+	bool seen;              /* named again by this apply */
+};
+
 /* A managed job that fairway leaves held, and why (its comment says so:
  * fw__orphan_text). */
 enum fw__orphan_why {
@@ -135,6 +143,11 @@ struct fw_slurm {
 	struct fw__orphan *orphans;     /* last read: held jobs fairway
 					 * cannot schedule, and why */
 	int32_t norphans, cap_orphans;
+	struct fw__kept *kept;          /* apply.c: the partial-node
+					 * reservations of the last apply (kept
+					 * in fairway's plan only), so one held
+					 * in place is answered "already" */
+	int32_t nkept, cap_kept;
 	struct fw__jobfail *jobfail;    /* jobfail.c, NULL until first used */
 	struct fw__uname *unames;       /* uid -> user name, open addressing
 					 * (read.c: fw__slurm_user) */

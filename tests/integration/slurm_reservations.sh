@@ -29,6 +29,14 @@
 #                            released onto gpu001 or gpu002
 #   deleted_frees_the_node   adm_users deleted: the waiting job starts on
 #                            gpu002
+# Then through the daemon (fairway serve --backend slurm):
+#   serve_reservation_logged_once  a whole-node and a partial-node
+#                            reservation held in place for a dozen cycles
+#                            are logged once each (twice if moved), not
+#                            once a cycle
+#   serve_maint_node_not_unhealthy  the MAINT node is healthy with no
+#                            reason in GET /v1/nodes (it was "UNHEALTHY
+#                            (slurm)"), back at the reservation's end
 . "$(dirname "$0")/../slurm/lib.sh"
 TEST_NAME=slurm_reservations
 GPUS=8 SWITCHES=1 lab_up 4
@@ -100,6 +108,50 @@ scancel "$inres"
 scontrol delete reservationname=adm_users || bad setup "delete adm_users"
 on_node deleted_frees_the_node "$wait_job" gpu002
 fw_stop
+# The same world through the daemon (fairway serve --backend slurm): the
+# MAINT node is not unhealthy, and a reservation held in place is logged
+# once (before, once a cycle: the backend answered "done", not "already")
+wait_until 20 "gone $wait_job" || bad setup "job $wait_job did not end"
+fill=$(sbatch --parsable -A team_a --gres=gpu:8 -t 120 -o /dev/null --wrap 'sleep 300')
+{
+	sed -n '/^scheduler/,$p' "$SRC/tests/slurm/fairway.yaml"
+	echo "nodes:"
+	for i in 1 2 3 4; do
+		printf '  - {name: gpu%03d, gpus: 8, gpuModel: h100, cpu: 64, memory: 500Gi, topology: {switch: s1}}\n' "$i"
+	done
+} >"$T/serve.yaml"
+"$B/tools/fairway" serve --backend slurm --backend-opt "conf=$SLURM_CONF" --backend-opt partitions=gpu \
+	--config "$T/serve.yaml" --state "$T/state" --listen 127.0.0.1:0 --port-file "$T/port" --period 500ms \
+	>>"$T/serve.log" 2>&1 &
+SPID=$!
+trap '[ -n "$SPID" ] && kill -KILL "$SPID" 2>/dev/null; cleanup' EXIT
+wait_until 20 'test -s "$T/port"' || bad serve_start "no port: $(tail -3 "$T/serve.log")"
+PORT=$(cat "$T/port")
+on_node serve_fill_runs "$fill" gpu002
+whole=$(sbatch --parsable -A team_a --gres=gpu:8 -t 120 -o /dev/null --wrap 'sleep 1')
+part=$(sbatch --parsable -A team_a --gres=gpu:2 -t 120 -o /dev/null --wrap 'sleep 1')
+sleep 6 # a dozen cycles of 500 ms
+reserves() { # JOB: the reserve decisions the daemon logged for it
+	curl -s "http://127.0.0.1:$PORT/v1/jobs/$1" |
+		python3 -c 'import json,sys; print(sum(d["kind"] == "reserve" for d in json.load(sys.stdin).get("decisions", [])))'
+}
+rw=$(reserves "$whole")
+rp=$(reserves "$part")
+if [ "$rw" -ge 1 ] && [ "$rw" -le 2 ] && [ "$rp" -ge 1 ] && [ "$rp" -le 2 ]; then
+	ok serve_reservation_logged_once
+else
+	bad serve_reservation_logged_once "reserve rows: whole-node job $rw, partial $rp (want 1, 2 if moved)"
+fi
+node=$(curl -s "http://127.0.0.1:$PORT/v1/nodes/gpu001")
+if python3 -c 'import json,sys; j = json.loads(sys.argv[1]); assert j["healthy"] and j["healthReason"] == "" and j["backAt"] == int(sys.argv[2]), j' \
+	"$node" "$(date -u -d "$maint_end" +%s)"; then
+	ok serve_maint_node_not_unhealthy
+else
+	bad serve_maint_node_not_unhealthy "GET /v1/nodes/gpu001: $node"
+fi
+kill -TERM "$SPID" 2>/dev/null
+wait "$SPID" 2>/dev/null
+SPID=
 cancel_all
 scontrol delete reservationname=adm_maint >/dev/null 2>&1
 scontrol delete reservationname=adm_soon >/dev/null 2>&1

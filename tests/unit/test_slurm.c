@@ -550,6 +550,12 @@ TEST(jobs_slurm_would_not_run_stay_held)
 		fw__orphan_text(&f.h->orphans[k], &f.jobs.job_array[k], text, sizeof text);
 		ASSERT_STR_EQ(text, want[k]);
 	}
+	/* a begin time between minutes is written rounded up, as every
+	 * comment's time: never a minute already past (QA saw 04:19Z for
+	 * 04:19:53) */
+	f.jobs.job_array[1].eligible_time = 3601;
+	fw__orphan_text(&f.h->orphans[1], &f.jobs.job_array[1], text, sizeof text);
+	ASSERT_STR_EQ(text, "fairway: waits for its begin time (1970-01-01T01:01Z): held until then");
 	fake_free(&f);
 }
 
@@ -1914,6 +1920,48 @@ TEST(slurm_reservations_close_their_nodes_and_admit_their_jobs)
 	fake_free(&f);
 }
 
+/* A job fairway released onto a node that was then taken out (drained,
+ * down, reserved) before Slurm ran it: Slurm never runs it there
+ * ("ReqNodeNotAvail"), and fairway booked it there as running, for as
+ * long as the node stayed out (seen in a lab).  Now it is pending again
+ * and planned anew; so is a released task of a throttled array, which
+ * keeps the place its release took (seen: it counted against its own
+ * %2 and was held "as many run" while nodes sat idle). */
+TEST(a_job_released_onto_a_node_taken_out_is_planned_again)
+{
+	struct fake f;
+
+	fake_init(&f, 2, 3);
+	fake_pending(&f.jobs.job_array[0], 801, 4, "gres:gpu:2");
+	f.jobs.job_array[0].priority = 5;
+	f.jobs.job_array[0].req_nodes = (char *)"gpu001";
+	array_task(&f, 1, 902, 0, "gpu002", "gpu:h100:4(IDX:0-3)"); /* runs */
+	array_task(&f, 2, 903, 1, NULL, NULL);                      /* released onto gpu001 */
+	f.jobs.job_array[2].job_state = JOB_PENDING;
+	f.jobs.job_array[2].priority = 5;
+	f.jobs.job_array[2].req_nodes = (char *)"gpu001";
+	f.jobs.job_array[2].gres_detail_cnt = 0;
+	f.jobs.job_array[1].array_max_tasks = f.jobs.job_array[2].array_max_tasks = 2;
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d)); /* gpu001 in service: both start there */
+	ASSERT_EQ(f.s->njobs, 3);
+	ASSERT_EQ(f.s->jobs[1].state, FW_JOB_RUNNING);
+	ASSERT_EQ(f.s->jobs[2].state, FW_JOB_RUNNING);
+	f.nodes.node_array[0].node_state = NODE_STATE_IDLE | NODE_STATE_DRAIN;
+	fake_renew(&f);
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	ASSERT_OK(fw_snapshot_validate(f.s, &f.d));
+	ASSERT_EQ(f.s->njobs, 3);
+	ASSERT_EQ(f.h->norphans, 0);
+	for (int32_t x = 0; x < f.s->njobs; x++) {
+		const char *nm = f.s->jobs[x].name;
+		if (!strcmp(nm, "801") || !strcmp(nm, "900_1"))
+			ASSERT_EQ(f.s->jobs[x].state, FW_JOB_PENDING);
+		else
+			ASSERT_STR_EQ(nm, "900_0");
+	}
+	fake_free(&f);
+}
+
 TEST_MAIN(a_run_time_limit_ends_a_job_and_bounds_a_start, gres_counts_and_models, gres_index_masks, options, managed_partitions,
 	  plan_to_actions_and_notes, action_reasons_name_nodes_and_jobs, a_snapshot_from_slurm_never_overbooks_a_node,
 	  a_job_fairway_cannot_place_stops_no_cycle, every_gpu_request_form_is_gpus_per_node,
@@ -1928,4 +1976,5 @@ TEST_MAIN(a_run_time_limit_ends_a_job_and_bounds_a_start, gres_counts_and_models
 	  slurms_usage_replaces_the_configs, the_gpu_tres_is_gres_gpu, grp_tres_mins_on_gpus_is_a_budget,
 	  slurms_budgets_yield_to_the_configs,
 	  a_jobs_qos_orders_it_before_its_nice, a_job_slurm_holds_back_by_a_limit_books_no_node,
-	  a_jobs_user_is_named_by_its_uid, slurm_reservations_close_their_nodes_and_admit_their_jobs)
+	  a_jobs_user_is_named_by_its_uid, slurm_reservations_close_their_nodes_and_admit_their_jobs,
+	  a_job_released_onto_a_node_taken_out_is_planned_again)
