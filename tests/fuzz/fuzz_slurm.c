@@ -500,8 +500,10 @@ static void arrays_hold(const struct world *w, const struct fw_snapshot *s)
 			continue; /* one pass per array, at its first record */
 		for (int32_t x = 0; x < s->njobs; x++) {
 			const slurm_job_info_t *j = job_named(w, s->jobs[x].name);
+			/* a released task offered again (its nodes were taken
+			 * out) keeps its own place: counted busy below */
 			if (!j || j->array_job_id != m->array_job_id || !fw__array_job(j) ||
-			    s->jobs[x].state != FW_JOB_PENDING)
+			    s->jobs[x].state != FW_JOB_PENDING || fw__job_released(j))
 				continue;
 			offered++;
 			from_meta += fw__array_meta(j);
