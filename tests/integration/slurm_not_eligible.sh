@@ -78,16 +78,6 @@ admin_is() { # NAME JOB TEXT: the job's AdminComment is TEXT
 	if [ "$c" = "$3" ]; then ok "$1"; else bad "$1" "AdminComment '$c', not '$3'"; fi
 }
 
-on_node() { # NAME JOB NODE: the job ran (or runs) on NODE
-	local n
-	if ! wait_until 20 "started $2"; then
-		bad "$1" "job $2 did not start: $(squeue -h -j "$2" -o '%T %Q %k')"
-		return
-	fi
-	n=$(squeue -h -t all -j "$2" -o %N)
-	if [ "$n" = "$3" ]; then ok "$1"; else bad "$1" "job $2 ran on '$n', not $3"; fi
-}
-
 scontrol update nodename=gpu001 AvailableFeatures=nvme ActiveFeatures=nvme
 scontrol update nodename=gpu002 AvailableFeatures=ib ActiveFeatures=ib
 scontrol create PartitionName=gpu2 Nodes=gpu002 DefaultTime=00:10:00 State=UP

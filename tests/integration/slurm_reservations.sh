@@ -41,16 +41,6 @@
 TEST_NAME=slurm_reservations
 GPUS=8 SWITCHES=1 lab_up 4
 
-on_node() { # NAME JOB NODE: the job runs (or ran) on NODE
-	local n
-	if ! wait_until 20 "started $2"; then
-		bad "$1" "job $2 did not start: $(squeue -h -j "$2" -o '%T %Q %R %k')"
-		return
-	fi
-	n=$(squeue -h -t all -j "$2" -o %N)
-	if [ "$n" = "$3" ]; then ok "$1"; else bad "$1" "job $2 ran on '$n', not $3"; fi
-}
-
 scontrol create reservation reservationname=adm_maint starttime=now duration=30 nodes=gpu001 \
 	flags=maint users=root >/dev/null || bad setup "adm_maint"
 scontrol create reservation reservationname=adm_users starttime=now duration=600 nodes=gpu002 \

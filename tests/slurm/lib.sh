@@ -10,6 +10,7 @@
 #   watch_bg CMD [args...] run a sampler in the background ($MONPID, killed
 #                         on every exit path); watch_stop stops it
 #   ok NAME / bad NAME WHY    record a PASS / FAIL line
+#   on_node NAME JOB NODE check that a job runs (or ran) on NODE
 #   finish                print "N passed, N failed" and exit accordingly
 set -u
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -109,6 +110,16 @@ gpus_of() {
 gone() { [ -z "$(squeue -h -j "$1" -o %i 2>/dev/null)" ]; }
 running() { squeue -h -j "$1" -t R -o %i 2>/dev/null | grep -q .; }
 started() { gone "$1" || running "$1"; }
+# on_node NAME JOB NODE: the job runs (or ran) on NODE, within 20 s
+on_node() {
+	local n
+	if ! wait_until 20 "started $2"; then
+		bad "$1" "job $2 did not start: $(squeue -h -j "$2" -o '%T %Q %R %k')"
+		return
+	fi
+	n=$(squeue -h -t all -j "$2" -o %N)
+	if [ "$n" = "$3" ]; then ok "$1"; else bad "$1" "job $2 ran on '$n', not $3"; fi
+}
 pending_of() { squeue -h -A "$1" -t PD -o '%Q' | awk '$1 == 0' | wc -l; }
 no_jobs() { [ -z "$(squeue -h -o %i | head -1)" ]; }
 cancel_all() {

@@ -635,6 +635,24 @@ TEST(metrics_of_a_replay_with_evictions_use_checkpoints_and_runs)
 	fw_itp_free(&t);
 }
 
+/* One fifo replay of tr (t: its ITP view) into mr: the run, its metrics,
+ * and mr's policy row. */
+static int fifo_run(struct fw_met_run *mr, const struct fw_trace *tr, const struct fw_itp_trace *t,
+		    const struct fw_teams *teams, struct fw_sim_opts *o, struct fw_sim_result *r,
+		    struct fw_sim_metrics *m)
+{
+	struct fw_diag d;
+	int rc;
+
+	memset(&d, 0, sizeof d);
+	fw_met_begin(mr, o, "fifo");
+	rc = fw_sim_run_trace(tr, teams, o, r, &d);
+	fw_met_end(mr, o);
+	if (rc == FW_OK)
+		rc = fw_sim_metrics(t, o, r, r->nqueues, m);
+	return rc == FW_OK ? fw_met_add(mr, t, r, m, NULL) : rc;
+}
+
 /* The ITP view of a generic trace that the metrics read (submit,
  * duration, GPUs, line per job); t->v is the caller's to free. */
 static int itp_view(const struct fw_trace *tr, struct fw_itp_trace *t)
@@ -678,11 +696,7 @@ TEST(elastic_jobs_count_the_gpus_they_started_with)
 	o.nodes = 2;
 	struct fw_met_run *mr = fw_met_run_new("el.csv", &o, t.n);
 	ASSERT(mr);
-	fw_met_begin(mr, &o, "fifo");
-	ASSERT_OK(fw_sim_run_trace(&tr, &teams, &o, &r, &d));
-	fw_met_end(mr, &o);
-	ASSERT_OK(fw_sim_metrics(&t, &o, &r, r.nqueues, &m));
-	ASSERT_OK(fw_met_add(mr, &t, &r, &m, NULL));
+	ASSERT_OK(fifo_run(mr, &tr, &t, &teams, &o, &r, &m));
 	const struct fw_met_policy *p = mr->pol[0];
 	ASSERT_EQ(r.start[0], 0);
 	ASSERT_EQ(r.gpus[0], 16);
@@ -741,11 +755,7 @@ TEST(idle_while_waiting_leaves_out_the_jobs_that_can_never_start)
 	struct fw_met_run *mr = fw_met_run_new("ns.csv", &o, t.n);
 	ASSERT(mr);
 	mr->unfit = unfit;
-	fw_met_begin(mr, &o, "fifo");
-	ASSERT_OK(fw_sim_run_trace(&tr, &teams, &o, &r, &d));
-	fw_met_end(mr, &o);
-	ASSERT_OK(fw_sim_metrics(&t, &o, &r, r.nqueues, &m));
-	ASSERT_OK(fw_met_add(mr, &t, &r, &m, NULL));
+	ASSERT_OK(fifo_run(mr, &tr, &t, &teams, &o, &r, &m));
 	const struct fw_met_policy *p = mr->pol[0];
 	ASSERT_EQ(r.start[0], 0);
 	ASSERT_EQ(r.start[1], 1000);
@@ -799,11 +809,7 @@ TEST(fractional_gpus_are_measured_in_one_unit)
 	o.failures = &src;
 	struct fw_met_run *mr = fw_met_run_new("frac.csv", &o, t.n);
 	ASSERT(mr);
-	fw_met_begin(mr, &o, "fifo");
-	ASSERT_OK(fw_sim_run_trace(&tr, &teams, &o, &r, &d));
-	fw_met_end(mr, &o);
-	ASSERT_OK(fw_sim_metrics(&t, &o, &r, r.nqueues, &m));
-	ASSERT_OK(fw_met_add(mr, &t, &r, &m, NULL));
+	ASSERT_OK(fifo_run(mr, &tr, &t, &teams, &o, &r, &m));
 	const struct fw_met_policy *p = mr->pol[0];
 	ASSERT_EQ(r.start[0], 0);
 	ASSERT_EQ(r.start[1], 0);                         /* they share the GPU */

@@ -1016,6 +1016,19 @@ TEST(requeue_times_survive_a_restart)
 	served_down(&f);
 }
 
+/* Two nodes of 8 GPUs (two_nodes_yaml) and job a, 8 GPUs, started on n0
+ * by one cycle. */
+static void a_job_on_n0(struct served *f, char *body, size_t n)
+{
+	up_yaml = two_nodes_yaml;
+	served_up(f);
+	up_yaml = NULL;
+	submit(&f->d, "{\"name\":\"a\",\"queue\":\"q\",\"runtime\":1000,\"tasks\":[{\"gpus\":8}]}");
+	ASSERT_OK(fw_serve_cycle_once(&f->d, &f->ar));
+	ASSERT_EQ(get_as(&f->d, "/v1/jobs/a", NULL, body, n), 200);
+	ASSERT_STR_CONTAINS(body, "\"n0\"");
+}
+
 /* A node reported unhealthy under a running job: the next cycle drains
  * it, requeues the job and starts it again on the healthy node, all in
  * one plan that the local backend applies in order (the drain, the
@@ -1026,13 +1039,7 @@ TEST(a_drained_job_restarts_on_a_healthy_node_in_the_same_cycle)
 	struct served f;
 	char body[8192];
 
-	up_yaml = two_nodes_yaml;
-	served_up(&f);
-	up_yaml = NULL;
-	submit(&f.d, "{\"name\":\"a\",\"queue\":\"q\",\"runtime\":1000,\"tasks\":[{\"gpus\":8}]}");
-	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
-	ASSERT_EQ(get_as(&f.d, "/v1/jobs/a", NULL, body, sizeof body), 200);
-	ASSERT_STR_CONTAINS(body, "\"n0\"");
+	a_job_on_n0(&f, body, sizeof body);
 	ASSERT_EQ(send_as(&f.d, "POST", "/v1/nodes/n0/health", "{\"healthy\":false,\"reason\":\"XID 79\"}"), 200);
 	fixed_now = 5060;
 	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
@@ -1063,13 +1070,7 @@ TEST(a_node_reported_with_every_gpu_bad_is_unhealthy)
 	json_t *o, *n, *fig;
 	size_t i;
 
-	up_yaml = two_nodes_yaml;
-	served_up(&f);
-	up_yaml = NULL;
-	submit(&f.d, "{\"name\":\"a\",\"queue\":\"q\",\"runtime\":1000,\"tasks\":[{\"gpus\":8}]}");
-	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
-	ASSERT_EQ(get_as(&f.d, "/v1/jobs/a", NULL, body, sizeof body), 200);
-	ASSERT_STR_CONTAINS(body, "\"n0\"");
+	a_job_on_n0(&f, body, sizeof body);
 	ASSERT_EQ(send_as(&f.d, "POST", "/v1/nodes/n0/health",
 			  "{\"healthy\":true,\"reason\":\"GPUs 0-7 ECC\",\"badGpus\":[0,1,2,3,4,5,6,7]}"),
 		  200);
