@@ -202,7 +202,6 @@ static int check_task(const struct fw_snapshot *s, const struct fw_job *j, const
 {
 	const struct fw_task_group *g;
 	const struct fw_node *n;
-	enum fw_health h;
 	bool back;
 
 	if (t->node < 0 || t->node >= s->nnodes || t->group < 0 || t->group >= j->ngroups)
@@ -212,10 +211,9 @@ static int check_task(const struct fw_snapshot *s, const struct fw_job *j, const
 	back = n->back_at > s->now && at >= n->back_at;
 	if (!n->schedulable && !back)
 		return FAILAT(d, f, "job %s started on unschedulable node %s", j->name, n->name);
-	h = fw_node_health(n);
-	if ((h == FW_HEALTH_UNHEALTHY || h == FW_HEALTH_DRAINING) && !back)
-		return FAILAT(d, f, "job %s started on %s node %s", j->name, fw_health_name(h), n->name);
-	if ((h == FW_HEALTH_SUSPECT || n->suspect_gpu_mask) && !j->preemptible &&
+	if ((n->health == FW_HEALTH_UNHEALTHY || n->health == FW_HEALTH_DRAINING) && !back)
+		return FAILAT(d, f, "job %s started on %s node %s", j->name, fw_health_name(n->health), n->name);
+	if ((n->health == FW_HEALTH_SUSPECT || n->suspect_gpu_mask) && !j->preemptible &&
 	    fw_job_gpus(j) >= (s->config.suspect_gang_gpus > 0 ? s->config.suspect_gang_gpus : 16))
 		return FAILAT(d, f, "job %s, a gang of %lld GPUs, started on suspect node %s", j->name,
 			      (long long)fw_job_gpus(j), n->name);
@@ -418,7 +416,7 @@ static int check_evict(const struct fw_snapshot *s, const struct fw_plan *p, int
 				      (long long)dc->a, (long long)dc->b, (long long)(s->now - j->start_time),
 				      (long long)m);
 	} else if (dc->reason == FW_REASON_DRAINED) { /* health: any job on a dead node */
-		if (dc->a < 0 || dc->a >= s->nnodes || fw_node_health(&s->nodes[dc->a]) != FW_HEALTH_UNHEALTHY)
+		if (dc->a < 0 || dc->a >= s->nnodes || s->nodes[dc->a].health != FW_HEALTH_UNHEALTHY)
 			return FAILAT(d, f, "job %s was drained from a node that is not unhealthy", j->name);
 		if (!runs_on(s, j, (int32_t)dc->a))
 			return FAILAT(d, f, "job %s was drained from node %s, where it has no task", j->name,

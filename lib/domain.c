@@ -73,10 +73,10 @@ static void apply_running(struct fw__cstate *c)
 	for (int32_t i = 0; i < s->nnodes; i++) {
 		c->nodes[i].cpu_free = s->nodes[i].cpu_milli;
 		c->nodes[i].mem_free = s->nodes[i].mem_mib;
-		enum fw_health h = fw_node_health(&s->nodes[i]);
-		c->nodes[i].usable = s->nodes[i].schedulable && h != FW_HEALTH_UNHEALTHY && h != FW_HEALTH_DRAINING;
+		c->nodes[i].usable = s->nodes[i].schedulable && s->nodes[i].health != FW_HEALTH_UNHEALTHY &&
+				     s->nodes[i].health != FW_HEALTH_DRAINING;
 		c->nodes[i].returning = !c->nodes[i].usable && s->nodes[i].back_at > s->now;
-		c->nodes[i].suspect = h == FW_HEALTH_SUSPECT || s->nodes[i].suspect_gpu_mask;
+		c->nodes[i].suspect = s->nodes[i].health == FW_HEALTH_SUSPECT || s->nodes[i].suspect_gpu_mask;
 		c->nodes[i].lemon = s->nodes[i].lemon;
 	}
 	for (int32_t j = 0; j < s->njobs; j++) {
@@ -306,9 +306,8 @@ static void record_health(struct fw__cstate *c, int32_t i)
 	const struct fw_node *sn = &c->s->nodes[i];
 	const struct fw__node *n = &c->nodes[i];
 	int32_t bad = __builtin_popcount(sn->bad_gpu_mask & ((1u << sn->gpu_count) - 1));
-	enum fw_health h = fw_node_health(sn);
 
-	c->out_of_service += h == FW_HEALTH_UNHEALTHY || h == FW_HEALTH_DRAINING;
+	c->out_of_service += sn->health == FW_HEALTH_UNHEALTHY || sn->health == FW_HEALTH_DRAINING;
 	c->suspect_back += n->returning && n->suspect;
 	c->lemon_back += n->returning && n->lemon;
 	if (!sn->gpu_count || !sn->schedulable)

@@ -106,7 +106,7 @@ void fw__health_explain(const struct cyc *y, const struct fw_job *j, struct fw_p
 
 static bool held_out(const struct fw_node *n)
 {
-	enum fw_health h = fw_node_health(n);
+	enum fw_health h = n->health;
 
 	return h == FW_HEALTH_UNHEALTHY || h == FW_HEALTH_DRAINING;
 }
@@ -203,14 +203,12 @@ int fw__health_mended(struct cyc *y, int32_t jx, struct fw__mend *m, int64_t *a,
  * drain_requeue)? */
 static bool requeues(const struct fw_snapshot *s, int32_t n)
 {
-	return s->config.drain_requeue && fw_node_health(&s->nodes[n]) == FW_HEALTH_UNHEALTHY;
+	return s->config.drain_requeue && s->nodes[n].health == FW_HEALTH_UNHEALTHY;
 }
 
 static bool out_of_service(const struct fw_node *n)
 {
-	enum fw_health h = fw_node_health(n);
-
-	return h == FW_HEALTH_UNHEALTHY || h == FW_HEALTH_DRAINING;
+	return n->health == FW_HEALTH_UNHEALTHY || n->health == FW_HEALTH_DRAINING;
 }
 
 /* An out-of-service node is drained when jobs run on it, or when it is

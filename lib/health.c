@@ -250,15 +250,6 @@ enum fw_health fw_health_step(const struct fw_health_config *c, struct fw_health
 	return r->state; /* T10 T13, OK */
 }
 
-enum fw_health fw_health_settle(enum fw_health state, uint32_t bad_mask, int ngpus)
-{
-	uint32_t all = ngpus >= 32 ? ~0u : (1u << ngpus) - 1;
-
-	if (ngpus > 0 && ngpus <= 32 && (bad_mask & all) == all && state != FW_HEALTH_DRAINING)
-		return FW_HEALTH_UNHEALTHY;
-	return state;
-}
-
 void fw_health_node_view(const struct fw_health_rec *node, const struct fw_health_rec *gpu,
 			 int ngpus, enum fw_health *state, uint32_t *bad_mask,
 			 uint32_t *suspect_mask)
@@ -271,8 +262,11 @@ void fw_health_node_view(const struct fw_health_rec *node, const struct fw_healt
 		else if (gpu[g].state == FW_HEALTH_SUSPECT)
 			sus |= 1u << g;
 	}
-	*state = fw_health_settle(node->state, bad, ngpus);
-	if (sus && *state == FW_HEALTH_HEALTHY)
+	*state = node->state;
+	if (ngpus > 0 && ngpus <= 32 && bad == (ngpus == 32 ? ~0u : (1u << ngpus) - 1) &&
+	    *state != FW_HEALTH_DRAINING)
+		*state = FW_HEALTH_UNHEALTHY;
+	else if (sus && *state == FW_HEALTH_HEALTHY)
 		*state = FW_HEALTH_SUSPECT;
 	*bad_mask = bad;
 	*suspect_mask = sus;

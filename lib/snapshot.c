@@ -482,11 +482,6 @@ bool fw_snapshot_job_may_use(const struct fw_snapshot *s, int32_t job, int32_t n
 	return e < 0 || list_allows(s, s->job_nodes[e].first, s->job_nodes[e].count, s->job_nodes[e].except, n);
 }
 
-enum fw_health fw_node_health(const struct fw_node *n)
-{
-	return fw_health_settle(n->health, n->bad_gpu_mask, n->gpu_count);
-}
-
 void fw_node_init(struct fw_node *n)
 {
 	memset(n, 0, sizeof *n);

@@ -116,10 +116,7 @@ static struct fw_node *find(struct fw_snapshot *s, const struct nameref *ix, con
 /* One report.  The API's (api): unhealthy makes the node UNHEALTHY, so
  * the core drains it in the backend (lib/drain.c: with its jobs, or idle
  * while the backend still has it schedulable); suspect makes it SUSPECT;
- * its fault history may make it a lemon (history.h); its bad GPUs are
- * masked, and a node left none is UNHEALTHY to everything that reads the
- * snapshot (fw_node_health: the core drains it, the view says so).  The
- * backend's own
+ * its fault history may make it a lemon (history.h).  The backend's own
  * (Slurm: DOWN, DRAIN) only make it unschedulable: the backend has
  * already taken it out, for its reasons; its suspect (Slurm: repeated job
  * failures on the node) makes it SUSPECT, as the API's does. */
@@ -156,7 +153,7 @@ static void drain_window(struct fw_snapshot *s, const struct nameref *ix, const 
 {
 	for (int32_t k = 0; k < r->nnodes; k++) {
 		struct fw_node *n = find(s, ix, r->nodes[k]);
-		if (!n || fw_node_health(n) == FW_HEALTH_UNHEALTHY)
+		if (!n || n->health == FW_HEALTH_UNHEALTHY)
 			continue;
 		/* held by fairway's own drain (this window's, applied in an
 		 * earlier cycle): in service but for the window */
@@ -221,9 +218,7 @@ static int open_windows(const struct fw_serve *d, struct taken *t, fw_time now)
  * holds nodes back for reservations to come. */
 static bool held_without_reason(const struct fw_node *n)
 {
-	enum fw_health h = fw_node_health(n);
-
-	return !n->schedulable && (h == FW_HEALTH_HEALTHY || h == FW_HEALTH_SUSPECT);
+	return !n->schedulable && (n->health == FW_HEALTH_HEALTHY || n->health == FW_HEALTH_SUSPECT);
 }
 
 static int to_release(struct taken *t)
@@ -552,8 +547,7 @@ static void mark_nodes(struct fw_snapshot *s, const struct fw_reservation *r)
 		if (n < 0)
 			continue;
 		struct fw_node *x = &s->nodes[n];
-		enum fw_health h = fw_node_health(x);
-		back_at(x, x->schedulable && h != FW_HEALTH_UNHEALTHY && h != FW_HEALTH_DRAINING, r->end);
+		back_at(x, x->schedulable && x->health != FW_HEALTH_UNHEALTHY && x->health != FW_HEALTH_DRAINING, r->end);
 		x->schedulable = false;
 	}
 }
@@ -615,9 +609,7 @@ static bool rsv_job(const struct fw_snapshot *s, const struct fw_job *j, const s
 
 /* A copy of s with every running job and only the pending jobs r may
  * start; r's nodes alone are schedulable, and an unhealthy or draining
- * node not at all (left HEALTHY here, its bad GPUs forgotten so that
- * every GPU bad does not make it UNHEALTHY again: only the main cycle
- * drains, once). */
+ * node not at all (left HEALTHY here: only the main cycle drains, once). */
 static struct fw_snapshot *rsv_snapshot(const struct fw_snapshot *s, const struct fw_reservation *r,
 					const struct fw_reservation *all, int32_t nall)
 {
@@ -641,10 +633,8 @@ static struct fw_snapshot *rsv_snapshot(const struct fw_snapshot *s, const struc
 		struct fw_node n = s->nodes[i];
 		n.schedulable = n.schedulable && rsv_node(r, all, nall, n.name);
 		n.back_at = 0; /* the sub-cycle plans on its own nodes, now */
-		enum fw_health h = fw_node_health(&n);
-		if (h == FW_HEALTH_UNHEALTHY || h == FW_HEALTH_DRAINING) { /* the main cycle drains it */
+		if (n.health == FW_HEALTH_UNHEALTHY || n.health == FW_HEALTH_DRAINING) { /* the main cycle drains it */
 			n.health = FW_HEALTH_HEALTHY;
-			n.bad_gpu_mask = 0;
 			n.schedulable = false;
 		}
 		ok = fw_snapshot_add_node(c, &n) >= 0;
@@ -783,7 +773,7 @@ static int add_actions(struct actlist *l, const struct fw_snapshot *s, const str
 		} else {
 			fw_serve_reason_text(s, dc->reason, dc->a, dc->b, a->why, sizeof a->why); /* s: the indices' */
 		}
-		if (dc->kind == FW_DECIDE_DRAIN && fw_node_health(&s->nodes[dc->node]) == FW_HEALTH_DRAINING)
+		if (dc->kind == FW_DECIDE_DRAIN && s->nodes[dc->node].health == FW_HEALTH_DRAINING)
 			window_why(a, window_of(t, a->node));
 	}
 	return FW_OK;

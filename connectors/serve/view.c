@@ -221,22 +221,13 @@ static const struct fw_health_report *health_of(const char *node, const struct f
 	return NULL;
 }
 
-/* Is node n unhealthy for its GPUs alone: every one bad (health.h
- * fw_health_settle), whatever its reports say of the node? */
-static bool gpus_gone(const struct fw_node *n)
+/* Does report r say why a node is in health state st?  Unhealthy: an
+ * unhealthy report; suspect: a suspect one; otherwise any that gives a
+ * reason. */
+static bool explains(const struct fw_health_report *r, enum fw_health st)
 {
-	return fw_health_settle(FW_HEALTH_HEALTHY, n->bad_gpu_mask, n->gpu_count) == FW_HEALTH_UNHEALTHY;
-}
-
-/* Does report r say why node n is in its health state?  Unhealthy: an
- * unhealthy report, or, on a node whose every GPU is bad, one that names
- * bad GPUs; suspect: a suspect one; otherwise any that gives a reason. */
-static bool explains(const struct fw_health_report *r, const struct fw_node *n)
-{
-	enum fw_health st = fw_node_health(n);
-
 	if (st == FW_HEALTH_UNHEALTHY)
-		return !r->healthy || (r->bad_gpu_mask && gpus_gone(n));
+		return !r->healthy;
 	if (st == FW_HEALTH_SUSPECT)
 		return r->suspect;
 	return r->reason[0] != '\0';
@@ -248,7 +239,7 @@ static bool explains(const struct fw_health_report *r, const struct fw_node *n)
 static const char *reason_of(const struct fw_node *n, const struct fw_health_report *h, int32_t nh)
 {
 	for (int32_t i = 0; i < nh; i++)
-		if (!strcmp(h[i].node, n->name) && explains(&h[i], n))
+		if (!strcmp(h[i].node, n->name) && explains(&h[i], n->health))
 			return h[i].reason;
 	return "";
 }
@@ -305,18 +296,14 @@ static json_t *nodes_json(const struct fw_snapshot *s, const int64_t *use, const
 		for (int g = 0; g < n->gpu_count; g++)
 			if (n->bad_gpu_mask & (1u << g))
 				json_array_append_new(bad, json_integer(g));
-		/* The node's state as the core acts on it: a node whose every
-		 * GPU is bad is unhealthy, even under a report that says
-		 * healthy (fw_health_settle). */
-		enum fw_health st = fw_node_health(n);
-		bool healthy = (!r || r->healthy) && !gpus_gone(n);
+		bool healthy = !r || r->healthy;
 		/* An unhealthy node the backend has not drained yet is in the
 		 * snapshot as schedulable (the core drains it); it takes no work. */
-		bool sched = n->schedulable && st != FW_HEALTH_UNHEALTHY && st != FW_HEALTH_DRAINING;
+		bool sched = n->schedulable && n->health != FW_HEALTH_UNHEALTHY && n->health != FW_HEALTH_DRAINING;
 		/* incidents: the count the lemon verdict weighs (history.h) */
 		json_t *o = json_pack("{s:s,s:s,s:i,s:f,s:b,s:b,s:s,s:s,s:o,s:b,s:i,s:o,s:o}", "name", n->name,
 				      "gpuModel", n->gpu_model, "gpus", n->gpu_count, "gpusAllocated", use[i] / 1000.0,
-				      "schedulable", sched, "healthy", healthy, "health", fw_health_name(st),
+				      "schedulable", sched, "healthy", healthy, "health", fw_health_name(n->health),
 				      "healthReason", reason_of(n, h, nh), "badGpus", bad, "lemon", n->lemon,
 				      "incidents", r ? (int)fw_history_recent(r, hc, s->now) : 0, "topology", path,
 				      "labels", labels);

@@ -211,24 +211,11 @@ void fw_health_job_fail_text(const struct fw_health_config *c, const struct fw_h
 			     char *buf, size_t n);
 
 /*
- * The state of a node given as `state`, whose bad GPUs (UNHEALTHY or
- * DRAINING ones) are bad_mask of its ngpus: a node whose every GPU is bad
- * is UNHEALTHY, since it has nothing left to place on and what runs there
- * runs on dead hardware; a DRAINING one stays DRAINING (the operator's
- * maintenance lets its jobs finish); otherwise state.  The one home of
- * that rule: the agent's view below and the core's view of a snapshot's
- * node (fw_node_health, snapshot.h) both ask it, so a node is unhealthy
- * whichever way its bad GPUs arrive (the agent, the daemon's API, a YAML
- * file, a backend).
- */
-enum fw_health fw_health_settle(enum fw_health state, uint32_t bad_mask, int ngpus);
-
-/*
  * A node as placement sees it, from its own record and its GPUs' records
  * (gpu[0..ngpus-1], may be NULL when ngpus is 0): the node's state, the
  * GPUs placement must not use (UNHEALTHY or DRAINING GPUs) and the
- * suspect ones.  A node whose every GPU is bad is UNHEALTHY
- * (fw_health_settle); a HEALTHY node with a suspect GPU is SUSPECT (big gangs avoid it); a node with
+ * suspect ones.  A node whose every GPU is bad is UNHEALTHY; a HEALTHY
+ * node with a suspect GPU is SUSPECT (big gangs avoid it); a node with
  * some bad GPUs keeps its own state and its other GPUs.
  */
 void fw_health_node_view(const struct fw_health_rec *node, const struct fw_health_rec *gpu,

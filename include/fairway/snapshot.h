@@ -154,9 +154,7 @@ struct fw_node {
 	enum fw_health health;         /* health.h: UNHEALTHY and DRAINING
 					* nodes take nothing new (and are
 					* drained); gangs of suspect_gang_gpus
-					* or more avoid SUSPECT ones.  Read
-					* through fw_node_health(): every GPU
-					* bad makes the node UNHEALTHY */
+					* or more avoid SUSPECT ones */
 	uint32_t suspect_gpu_mask;     /* GPUs on probation: the node counts
 					* as SUSPECT for big gangs */
 	bool lemon;                    /* fault history (health.h): big gangs
@@ -560,15 +558,6 @@ int64_t fw_snapshot_domain_room(const struct fw_snapshot *s, const struct fw_tas
  * selector into a node filter (the YAML loader, the daemon's local
  * backend) all read it through this one test. */
 bool fw_node_has_labels(const struct fw_node *n, const struct fw_label *sel, int nsel);
-
-/* The node's health as the core acts on it: n->health, settled by its
- * bad GPUs (health.h fw_health_settle: a node whose every GPU is in
- * bad_gpu_mask is UNHEALTHY, unless DRAINING).  Placement, the drain,
- * the checker and the adapters' views of a snapshot all read health
- * through it, never n->health alone, so an adapter hands over what it
- * was told (the API's badGpus, the YAML's) and the rule holds the same
- * everywhere, for the same snapshot the same state. */
-enum fw_health fw_node_health(const struct fw_node *n);
 
 /* Defaults for a fresh object (schedulable node, unlimited queue with
  * weight 1, one-task job needing nothing, no topology constraint). */

@@ -1174,58 +1174,6 @@ TEST(job_node_selector)
 	EXPECT_FAIL(y, FW_EINVAL, 9, "jobs[0].tasks[0].nodeSelector");
 }
 
-/* A node whose badGpus name every GPU is unhealthy (health.md), though
- * the file leaves its health healthy: the plan drains it and requeues the
- * job running there, which restarts on n1; n2's one bad GPU of two leaves
- * it degraded, in service. */
-TEST(a_node_with_every_gpu_bad_is_drained)
-{
-	static const char yaml[] = "now: 100\n"
-				   "nodes:\n"
-				   "  - {name: n0, gpus: 2, badGpus: [0, 1]}\n"
-				   "  - {name: n1, gpus: 2}\n"
-				   "  - {name: n2, gpus: 2, badGpus: [1]}\n"
-				   "queues: [{name: q}]\n"
-				   "jobs:\n"
-				   "  - name: r\n"
-				   "    queue: q\n"
-				   "    state: running\n"
-				   "    startTime: 0\n"
-				   "    tasks: [{gpus: 2}]\n"
-				   "    allocation: [{node: n0, gpus: [0, 1]}]\n";
-	struct fw_snapshot *s;
-	struct fw_diag d;
-	struct fw_arena ar;
-	struct fw_plan *p = NULL;
-	int drains = 0, evicts = 0;
-
-	ASSERT_OK(load(yaml, &s, &d));
-	ASSERT_EQ(s->nodes[0].health, FW_HEALTH_HEALTHY); /* as written; the core settles it */
-	ASSERT_EQ(fw_node_health(&s->nodes[0]), FW_HEALTH_UNHEALTHY);
-	ASSERT_EQ(fw_node_health(&s->nodes[2]), FW_HEALTH_HEALTHY);
-	fw_arena_init(&ar, 4096);
-	ASSERT_OK(fw_cycle_run(s, NULL, &ar, &p));
-	ASSERT_OK(fw_plan_check(s, p, &ar, &d));
-	for (int i = 0; i < p->ndecisions; i++) {
-		const struct fw_decision *dc = &p->decisions[i];
-		if (dc->kind == FW_DECIDE_DRAIN) {
-			drains++;
-			ASSERT_EQ(dc->node, 0);
-			ASSERT_EQ(dc->reason, FW_REASON_DRAIN_REQUEUE);
-		}
-		if (dc->kind == FW_DECIDE_EVICT) {
-			evicts++;
-			ASSERT_EQ(dc->reason, FW_REASON_DRAINED);
-		}
-		if (dc->kind == FW_DECIDE_START)
-			ASSERT_EQ(p->allocs[dc->alloc_first].node, 1);
-	}
-	ASSERT_EQ(drains, 1);
-	ASSERT_EQ(evicts, 1);
-	fw_arena_release(&ar);
-	fw_snapshot_free(s);
-}
-
 /* A label without a value, as Kubernetes writes it: `ib: ""` on a node and
  * in a nodeSelector reads as `ib:` (null) does, an empty value (config.md:
  * "Values may be empty"); it was refused as an empty name, found by
@@ -1339,4 +1287,4 @@ TEST_MAIN(setup, full_example, full_example_queues, full_example_jobs,
 	  queue_min_runtime, scheduler_reserve_depth, scheduler_xfactor_cap, scheduler_starve_after_and_drain_running,
 	  job_node_selector, queue_gpu_model_limits, queue_user_usage, a_label_without_a_value,
 	  caller_now_is_checked_like_now, a_bad_name_points_at_real_commands,
-	  decimals_by_kind_as_config_md_says, a_node_with_every_gpu_bad_is_drained)
+	  decimals_by_kind_as_config_md_says)

@@ -376,22 +376,6 @@ TEST(node_view_per_gpu)
 	ASSERT_EQ(bad, 0xffu);
 }
 
-/* The rule the agent's view and the core's (fw_node_health) share: every
- * GPU bad is UNHEALTHY, unless DRAINING; a GPU left, or no GPUs at all,
- * keeps the state given. */
-TEST(settle_every_gpu_bad)
-{
-	ASSERT_EQ(fw_health_settle(FW_HEALTH_HEALTHY, 0xffu, 8), FW_HEALTH_UNHEALTHY);
-	ASSERT_EQ(fw_health_settle(FW_HEALTH_SUSPECT, 0x3u, 2), FW_HEALTH_UNHEALTHY);
-	ASSERT_EQ(fw_health_settle(FW_HEALTH_HEALTHY, ~0u, 32), FW_HEALTH_UNHEALTHY);
-	ASSERT_EQ(fw_health_settle(FW_HEALTH_HEALTHY, 0x1ffu, 8), FW_HEALTH_UNHEALTHY); /* bits past the GPUs */
-	ASSERT_EQ(fw_health_settle(FW_HEALTH_DRAINING, 0xffu, 8), FW_HEALTH_DRAINING);
-	ASSERT_EQ(fw_health_settle(FW_HEALTH_HEALTHY, 0x7fu, 8), FW_HEALTH_HEALTHY);
-	ASSERT_EQ(fw_health_settle(FW_HEALTH_SUSPECT, 0x7fu, 8), FW_HEALTH_SUSPECT);
-	ASSERT_EQ(fw_health_settle(FW_HEALTH_HEALTHY, 0, 0), FW_HEALTH_HEALTHY);
-	ASSERT_EQ(fw_health_settle(FW_HEALTH_UNHEALTHY, 0, 8), FW_HEALTH_UNHEALTHY);
-}
-
 TEST(deterministic)
 {
 	struct fw_health_config c = cfg();
@@ -418,5 +402,5 @@ TEST_MAIN(defaults_documented, t1_healthy_transient_suspect, t2_healthy_fatal_un
 	  t11_unhealthy_fault_stays_and_strikes, t12_missed_heartbeat_unhealthy,
 	  t13_job_failures_below_threshold, t14_draining_transient_stays,
 	  damping_flapping_node_held_suspect, damping_old_strikes_forgotten,
-	  lemon_from_incident_history, repaired_on_healthy_is_noop, xid_classes, names_round_trip, node_view_per_gpu, settle_every_gpu_bad,
+	  lemon_from_incident_history, repaired_on_healthy_is_noop, xid_classes, names_round_trip, node_view_per_gpu,
 	  job_fail_text_counts_the_time_left, deterministic)

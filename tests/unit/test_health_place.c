@@ -559,52 +559,6 @@ TEST(drain_requeues_by_default)
 	fw_snapshot_free(s);
 }
 
-/* Every GPU bad makes a node unhealthy (health.h fw_health_settle), however
- * the adapter handed it over: a node left HEALTHY with all 8 GPUs in
- * bad_gpu_mask (the daemon's API, a YAML badGpus) is drained and its gang
- * requeued, as an UNHEALTHY node is, and the checker agrees; a node with a
- * GPU left keeps it (degraded, no drain), and a DRAINING one stays
- * draining (its jobs finish). */
-TEST(every_gpu_bad_is_unhealthy)
-{
-	struct fw_snapshot *s = drain_case();
-	const struct fw_decision *d;
-	struct fw_plan *p;
-	struct fw_diag dg;
-
-	s->nodes[0].health = FW_HEALTH_HEALTHY;
-	s->nodes[0].bad_gpu_mask = 0xff;
-	ASSERT_EQ(fw_node_health(&s->nodes[0]), FW_HEALTH_UNHEALTHY);
-	p = run(s);
-	ASSERT(p);
-	d = decision_of(p, FW_DECIDE_DRAIN, -1, 0);
-	ASSERT(d);
-	ASSERT_EQ(d->reason, FW_REASON_DRAIN_REQUEUE);
-	ASSERT_EQ(d->b, 1);
-	d = decision_of(p, FW_DECIDE_EVICT, 0, -1);
-	ASSERT(d);
-	ASSERT_EQ(d->reason, FW_REASON_DRAINED);
-	ASSERT_OK(fw_plan_check(s, p, &A, &dg));
-
-	s->nodes[0].bad_gpu_mask = 0x7f; /* GPU 7 left: degraded, not drained */
-	ASSERT_EQ(fw_node_health(&s->nodes[0]), FW_HEALTH_HEALTHY);
-	p = run(s);
-	ASSERT(p);
-	ASSERT_EQ(count_kind(p, FW_DECIDE_DRAIN), 0);
-	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 0);
-
-	s->nodes[0].bad_gpu_mask = 0xff;
-	s->nodes[0].health = FW_HEALTH_DRAINING; /* the operator's drain lets jobs finish */
-	ASSERT_EQ(fw_node_health(&s->nodes[0]), FW_HEALTH_DRAINING);
-	p = run(s);
-	ASSERT(p);
-	d = decision_of(p, FW_DECIDE_DRAIN, -1, 0);
-	ASSERT(d);
-	ASSERT_EQ(d->reason, FW_REASON_DRAIN_FINISH);
-	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 0);
-	fw_snapshot_free(s);
-}
-
 /* A job counts once per node however its tasks are listed: two groups,
  * the first on n0 and n1, the second on n0 again (allocations n0 n1 n0). */
 TEST(drain_counts_a_job_once_per_node)
@@ -1059,7 +1013,7 @@ TEST_MAIN(drain_counts_a_job_once_per_node, requeued_jobs_restart_by_priority_th
 	  small_jobs_take_tainted_nodes_first,
 	  tainted_first_honours_topology, tainted_lists_survive_reservations_and_estimates,
 	  suspect_gpu_mask_counts_as_suspect, threshold_configurable, domains_count_usable_capacity_only,
-	  drain_requeues_by_default, every_gpu_bad_is_unhealthy, a_requeued_gangs_room_is_used_in_the_same_plan,
+	  drain_requeues_by_default, a_requeued_gangs_room_is_used_in_the_same_plan,
 	  a_requeued_gangs_room_starts_several, a_requeued_gang_restarts_in_the_same_plan,
 	  a_requeued_gang_restarts_under_its_queues_limit, a_restart_keeps_the_health_rules_and_the_time_limit_wins, drain_lets_finish_by_policy, draining_node_lets_finish,
 	  healthy_cluster_no_drain, unschedulable_unhealthy_node_with_jobs_drained, idle_unhealthy_node_drained_once, checker_rejects_health_violations,

@@ -1058,46 +1058,6 @@ TEST(a_drained_job_restarts_on_a_healthy_node_in_the_same_cycle)
 	served_down(&f);
 }
 
-/* A report that says healthy but names every GPU of the node bad
- * (health.md: "A node whose every GPU is bad is unhealthy"): the cycle
- * drains n0 and restarts its job on n1, as after an unhealthy report, and
- * GET /v1/nodes shows n0 unhealthy (not healthy, not schedulable, the
- * report's reason, counted in unhealthyNodes). */
-TEST(a_node_reported_with_every_gpu_bad_is_unhealthy)
-{
-	struct served f;
-	char body[16384];
-	json_t *o, *n, *fig;
-	size_t i;
-
-	a_job_on_n0(&f, body, sizeof body);
-	ASSERT_EQ(send_as(&f.d, "POST", "/v1/nodes/n0/health",
-			  "{\"healthy\":true,\"reason\":\"GPUs 0-7 ECC\",\"badGpus\":[0,1,2,3,4,5,6,7]}"),
-		  200);
-	fixed_now = 5060;
-	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
-	ASSERT_STR_EQ(log_rows(&f.d, NULL, NULL), "200 start:a,drain:,evict:a,start:a");
-	ASSERT_EQ(get_as(&f.d, "/v1/jobs/a", NULL, body, sizeof body), 200);
-	ASSERT(strstr(body, "\"n0\"") == NULL);
-	ASSERT_STR_EQ(nodes_in(&f.d, "unhealthy"), "200 n0 of 16 GPUs");
-	ASSERT_STR_EQ(nodes_in(&f.d, "healthy"), "200 n1 of 16 GPUs");
-	ASSERT_EQ(get_as(&f.d, "/v1/nodes", NULL, body, sizeof body), 200);
-	ASSERT((o = json_loads(body, 0, NULL)) != NULL);
-	json_array_foreach(json_object_get(o, "nodes"), i, n) {
-		if (strcmp(json_string_value(json_object_get(n, "name")), "n0"))
-			continue;
-		ASSERT_STR_EQ(json_string_value(json_object_get(n, "health")), "unhealthy");
-		ASSERT(json_is_false(json_object_get(n, "healthy")));
-		ASSERT(json_is_false(json_object_get(n, "schedulable")));
-		ASSERT_STR_EQ(json_string_value(json_object_get(n, "healthReason")), "GPUs 0-7 ECC");
-	}
-	fig = json_object_get(o, "figures");
-	ASSERT_EQ(json_integer_value(json_object_get(fig, "unhealthyNodes")), 1);
-	ASSERT_EQ(json_number_value(json_object_get(fig, "gpusSchedulable")), 8);
-	json_decref(o);
-	served_down(&f);
-}
-
 /* The requeued list forgets jobs that left the world once it has grown
  * past twice what the last prune kept (and 16): a waiting job's entry
  * stays. */
@@ -1663,8 +1623,7 @@ TEST_MAIN(a_job_the_fleet_could_never_hold_is_refused, a_window_s_end_is_a_start
 	  log_rows_older_than_log_keep_are_deleted_by_the_cycle, the_job_list_filters_by_queue_and_user,
 	  a_cut_job_list_says_it_is_truncated, the_node_list_filters_by_health,
 	  the_decision_log_is_served_with_its_filters, time_to_start_counts_from_the_last_requeue_and_gpu_hours_accrue,
-	  a_drained_job_restarts_on_a_healthy_node_in_the_same_cycle,
-	  a_node_reported_with_every_gpu_bad_is_unhealthy, requeue_times_survive_a_restart, requeue_times_of_jobs_gone_are_pruned, a_log_read_lets_the_state_lock_go,
+	  a_drained_job_restarts_on_a_healthy_node_in_the_same_cycle, requeue_times_survive_a_restart, requeue_times_of_jobs_gone_are_pruned, a_log_read_lets_the_state_lock_go,
 	  a_dry_run_plans_the_job_and_keeps_nothing, an_unknown_query_parameter_is_refused,
 	  a_merge_patch_null_for_an_absent_model_is_a_no_op, free_text_that_would_break_a_table_line_is_refused,
 	  a_job_bounded_only_by_its_limit_is_expected_to_end_at_it)

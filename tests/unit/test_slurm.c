@@ -1962,6 +1962,38 @@ TEST(a_job_released_onto_a_node_taken_out_is_planned_again)
 	fake_free(&f);
 }
 
+/* A node whose GPUs a job fairway does not schedule holds, all of them
+ * (an account of no queue, or a job Slurm placed unevenly), is busy, not
+ * broken: no drain.  (A rule that made every node with all GPUs in its
+ * bad mask unhealthy drained such a node in the lab, gpu_forms.) */
+TEST(a_node_full_of_foreign_work_is_not_drained)
+{
+	struct fake f;
+	struct fw_backend_action *acts;
+	struct fw_arena ar;
+	int32_t na;
+
+	fake_init(&f, 2, 2);
+	fake_job(&f.jobs.job_array[0], 811, "gpu001", "gpu:h100:8(IDX:0-7)", 4);
+	f.jobs.job_array[0].account = (char *)"nobody_queue";
+	f.jobs.job_array[0].tres_per_node = (char *)"gres:gpu:8";
+	fake_pending(&f.jobs.job_array[1], 812, 4, "gres:gpu:8");
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	ASSERT_EQ(f.s->nodes[0].bad_gpu_mask, 0xffu);
+	na = plan_actions(&f, &ar, &acts);
+	int starts = 0;
+	for (int32_t k = 0; k < na; k++) {
+		ASSERT(acts[k].kind != FW_DECIDE_DRAIN);
+		if (acts[k].kind == FW_DECIDE_START) {
+			starts++;
+			ASSERT_STR_EQ(acts[k].placements[0].node, "gpu002");
+		}
+	}
+	ASSERT_EQ(starts, 1);
+	fw_arena_release(&ar);
+	fake_free(&f);
+}
+
 TEST_MAIN(a_run_time_limit_ends_a_job_and_bounds_a_start, gres_counts_and_models, gres_index_masks, options, managed_partitions,
 	  plan_to_actions_and_notes, action_reasons_name_nodes_and_jobs, a_snapshot_from_slurm_never_overbooks_a_node,
 	  a_job_fairway_cannot_place_stops_no_cycle, every_gpu_request_form_is_gpus_per_node,
@@ -1977,4 +2009,4 @@ TEST_MAIN(a_run_time_limit_ends_a_job_and_bounds_a_start, gres_counts_and_models
 	  slurms_budgets_yield_to_the_configs,
 	  a_jobs_qos_orders_it_before_its_nice, a_job_slurm_holds_back_by_a_limit_books_no_node,
 	  a_jobs_user_is_named_by_its_uid, slurm_reservations_close_their_nodes_and_admit_their_jobs,
-	  a_job_released_onto_a_node_taken_out_is_planned_again)
+	  a_job_released_onto_a_node_taken_out_is_planned_again, a_node_full_of_foreign_work_is_not_drained)
