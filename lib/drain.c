@@ -45,7 +45,7 @@
  *                    a job the cluster could never hold, not even empty,
  *                    may still fit once health gives back what it holds
  *                    out: the nodes out of service (UNHEALTHY or DRAINING,
- *                    fw_node_health; a repaired node comes back whole,
+ *                    fw_node.health; a repaired node comes back whole,
  *                    schedulable, its bad GPUs good) and, for a job that
  *                    avoids them, the SUSPECT ones (probation ends).  The
  *                    mended cluster is the snapshot so repaired, every

@@ -497,6 +497,14 @@ static void served_down(struct served *f)
 	serve_down(&f->d);
 }
 
+/* served_up on two_nodes_yaml. */
+static void two_nodes_up(struct served *f)
+{
+	up_yaml = two_nodes_yaml;
+	served_up(f);
+	up_yaml = NULL;
+}
+
 /* The job list after a cancel, before the next cycle: the plan's view
  * still says "pending", the local backend "cancelled"; the list must say
  * what GET /v1/jobs/{name} says (fuzz_serve found the list keeping the
@@ -1020,9 +1028,7 @@ TEST(requeue_times_survive_a_restart)
  * by one cycle. */
 static void a_job_on_n0(struct served *f, char *body, size_t n)
 {
-	up_yaml = two_nodes_yaml;
-	served_up(f);
-	up_yaml = NULL;
+	two_nodes_up(f);
 	submit(&f->d, "{\"name\":\"a\",\"queue\":\"q\",\"runtime\":1000,\"tasks\":[{\"gpus\":8}]}");
 	ASSERT_OK(fw_serve_cycle_once(&f->d, &f->ar));
 	ASSERT_EQ(get_as(&f->d, "/v1/jobs/a", NULL, body, n), 200);
@@ -1337,9 +1343,7 @@ TEST(a_sub_cycle_reserves_no_job_the_cycle_starts)
 	struct served f;
 	char body[4096];
 
-	up_yaml = two_nodes_yaml;
-	served_up(&f);
-	up_yaml = NULL;
+	two_nodes_up(&f);
 	submit(&f.d, "{\"name\":\"busy\",\"queue\":\"q\",\"runtime\":36000,\"tasks\":[{\"gpus\":8}]}");
 	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
 	ASSERT_EQ(request(&f.d, "GET", "/v1/jobs/busy", "", body, sizeof body), 200);
@@ -1581,9 +1585,7 @@ TEST(a_window_s_end_is_a_start_time)
 	struct served f;
 	char body[8192];
 
-	up_yaml = two_nodes_yaml;
-	served_up(&f);
-	up_yaml = NULL;
+	two_nodes_up(&f);
 	submit(&f.d, "{\"name\":\"busy\",\"queue\":\"q\",\"runtime\":36000,\"tasks\":[{\"gpus\":8}]}");
 	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar)); /* on n0 until 41000 */
 	ASSERT_EQ(post(&f.d, "/v1/reservations",
