@@ -579,7 +579,7 @@ static bool blocked_by_reservation(struct cyc *y, int32_t jx, const struct fw__s
 {
 	struct fw__placement p;
 	struct fw__place_opts o = { .end = fw__job_end(y, &y->s->jobs[jx], y->s->now), .ignore_resv = true,
-				    .dry = true };
+				    .keep_away = true, .dry = true };
 	struct fw_pending scratch;
 	uint64_t open;
 
@@ -589,6 +589,33 @@ static bool blocked_by_reservation(struct cyc *y, int32_t jx, const struct fw__s
 	r->reason = FW_REASON_RESERVED;
 	r->a = y->first_resv_job;
 	r->b = y->first_resv_at;
+	return true;
+}
+
+/* Blocked by nodes that leave (away, cstate.h)?  Only if it would fit
+ * with them taken as staying (a dry run, reservations ignored too): the
+ * earliest of the placement's nodes to leave is the time it names. */
+static bool blocked_by_departure(struct cyc *y, int32_t jx, const struct fw__shape *sh, struct fw_pending *r)
+{
+	struct fw__placement p;
+	struct fw__place_opts o = { .end = FW__NEVER, .ignore_resv = true, .dry = true };
+	struct fw_pending scratch;
+	fw_time at = FW__NEVER;
+	uint64_t open;
+
+	if (y->c.naway == 0 || !fw__mlim_gate_as(y, jx, sh, &open, &scratch) ||
+	    fw__place_gated(&y->c, jx, &o, open, &p) != FW_OK)
+		return false;
+	for (int32_t k = 0; k < p.ntasks; k++) {
+		int32_t n = p.tasks[k].node;
+		if (y->c.nodes[n].away && y->s->nodes[n].away_at < at)
+			at = y->s->nodes[n].away_at;
+	}
+	if (at == FW__NEVER) /* it fits on staying nodes: not their doing */
+		return false;
+	r->reason = FW_REASON_LEAVING;
+	r->a = at;
+	r->b = at - y->s->now;
 	return true;
 }
 
@@ -652,7 +679,8 @@ static int explain_failure(struct cyc *y, struct memo *m, const struct jinfo *ji
 	if (hit) {
 		*r = m->r[ji->shape];
 	} else {
-		if (!blocked_by_reservation(y, jx, ji->shape >= 0 ? &m->shp[ji->shape] : NULL, r)) {
+		const struct fw__shape *sh = ji->shape >= 0 ? &m->shp[ji->shape] : NULL;
+		if (!blocked_by_reservation(y, jx, sh, r) && !blocked_by_departure(y, jx, sh, r)) {
 			explain(y, jx, shape_fit, r);
 			fw__health_explain(y, &y->s->jobs[jx], r);
 		}
@@ -663,7 +691,7 @@ static int explain_failure(struct cyc *y, struct memo *m, const struct jinfo *ji
 		if (ji->shape >= 0 && !gated) {
 			m->failed[ji->shape] = true;
 			m->r[ji->shape] = *r;
-			m->fail_end[ji->shape] = y->nresv == 0 ? INT64_MIN : ji->end;
+			m->fail_end[ji->shape] = y->nresv == 0 && y->c.naway == 0 ? INT64_MIN : ji->end;
 		}
 	}
 	r->job = jx;

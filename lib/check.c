@@ -195,8 +195,24 @@ static bool same_domain(const struct fw_snapshot *s, int lvl, int32_t n1, int32_
 	return true;
 }
 
+/* Does job j, from at on, keep clear of node n's departure (away_at to
+ * back_at, snapshot.h): ended by it (its planned runtime; none = never),
+ * or started after the return?  True for a node that does not leave
+ * (or takes no work now: away_at is ignored there). */
+static bool clear_of_departure(const struct fw_snapshot *s, const struct fw_job *j, const struct fw_node *n,
+			       fw_time at)
+{
+	fw_time run = fw_job_runtime(s, j);
+
+	if (n->away_at <= s->now || !n->schedulable || n->health == FW_HEALTH_UNHEALTHY ||
+	    n->health == FW_HEALTH_DRAINING)
+		return true; /* it does not leave, or takes no work now */
+	return (run > 0 && at + run <= n->away_at) || (n->back_at > n->away_at && at >= n->back_at);
+}
+
 /* A task of a start (at now) or a reservation (at its time): on a node
- * that takes work then (in service, or back by then: back_at). */
+ * that takes work then (in service, or back by then: back_at), and not
+ * into its departure (away_at). */
 static int check_task(const struct fw_snapshot *s, const struct fw_job *j, const struct fw_task_alloc *t,
 		      fw_time at, struct fld f, struct fw_diag *d)
 {
@@ -213,6 +229,9 @@ static int check_task(const struct fw_snapshot *s, const struct fw_job *j, const
 		return FAILAT(d, f, "job %s started on unschedulable node %s", j->name, n->name);
 	if ((n->health == FW_HEALTH_UNHEALTHY || n->health == FW_HEALTH_DRAINING) && !back)
 		return FAILAT(d, f, "job %s started on %s node %s", j->name, fw_health_name(n->health), n->name);
+	if (!clear_of_departure(s, j, n, at))
+		return FAILAT(d, f, "job %s at t=%lld runs into node %s's departure at t=%lld", j->name,
+			      (long long)at, n->name, (long long)n->away_at);
 	if ((n->health == FW_HEALTH_SUSPECT || n->suspect_gpu_mask) && !j->preemptible &&
 	    fw_job_gpus(j) >= (s->config.suspect_gang_gpus > 0 ? s->config.suspect_gang_gpus : 16))
 		return FAILAT(d, f, "job %s, a gang of %lld GPUs, started on suspect node %s", j->name,

@@ -57,6 +57,13 @@ struct fw__node {
 				* (snapshot.h): in the index and the domains'
 				* capacity with no GPU free, so a walk's clone
 				* may make it usable then (reserve.c) */
+	bool away;             /* usable now, leaves at its away_at and is
+				* back at its back_at (snapshot.h): held from
+				* the start like a reservation's node
+				* (resv_until = away_at, resv_end = back_at or
+				* FW__NEVER; resv_job -1), so only work that
+				* ends by then lands on it and a walk's clone
+				* takes it only from back_at on */
 };
 
 /* Are there suspect (lemon) nodes placement must weigh: usable ones, or
@@ -137,6 +144,9 @@ struct fw__cstate {
 	int32_t gpu_nodes, unhealthy_nodes, suspect_nodes, lemon_nodes;
 	int32_t suspect_back, lemon_back; /* returning ones (not in the above):
 					   * a walk's clone may take them */
+	int32_t naway;              /* away nodes (struct fw__node): while
+				     * there are some, a job's end matters
+				     * to placement without a reservation */
 	int32_t out_of_service;     /* UNHEALTHY or DRAINING nodes, schedulable
 				     * or not: the drain phase's pre-check */
 	int32_t health_lost_free;   /* idle GPUs on unhealthy nodes + bad GPUs */
@@ -166,7 +176,10 @@ struct fw__cstate {
 	 * use node n; FW__NEVER when the node holds no reservation.  Several
 	 * may hold one node, one after another in time; resv_end[n] is when
 	 * the last of them is expected to end (FW__NEVER: one never does; 0:
-	 * none holds it). */
+	 * none holds it).  An away node is held from the cycle's start:
+	 * resv_until its away_at, resv_end its back_at (FW__NEVER: never
+	 * back) until a reservation after its return ends later, resv_job
+	 * -1 until a reservation holds it. */
 	fw_time *resv_until;
 	fw_time *resv_end;
 	int32_t *resv_job;              /* holder of the earliest one, -1 */
@@ -318,6 +331,9 @@ int fw__place_scratch(struct fw__cstate *c, int32_t max_tasks);
 struct fw__place_opts {
 	fw_time end;        /* when the job would end; FW__NEVER if unknown */
 	bool ignore_resv;   /* disregard reservations (to explain a failure) */
+	bool keep_away;     /* with ignore_resv: still keep off an away node
+			     * (struct fw__node) the job would not leave by
+			     * its away_at */
 	bool dry;           /* find a placement but commit nothing */
 	int32_t only_model; /* 0: as the job says; m + 1: its groups that
 			     * name no GPU model use model m only (GPU model

@@ -1211,17 +1211,19 @@ static void release(struct gpu_free *f, const struct ev *e)
 
 /* One node's slot steps: its GPUs' free times in order, a step at each
  * distinct time the count of free GPUs passes a multiple of g; a
- * returning node's GPUs are free no earlier than its back_at.  Returns
+ * returning node's GPUs are free no earlier than its back_at, and so are
+ * an away node's (none before it leaves: the profile, like the walk,
+ * counts on it from its return only; never when it has none).  Returns
  * the slots it holds now. */
 static int64_t node_steps(const struct cyc *y, const struct gpu_free *f, int32_t n, int32_t g,
 			  struct step *out, int32_t *nout)
 {
 	const struct fw_node *sn = &y->s->nodes[n];
 	const struct fw__node *cn = &y->c.nodes[n];
-	fw_time at[FW_MAX_GPUS_PER_NODE], back = cn->returning ? sn->back_at : 0;
+	fw_time at[FW_MAX_GPUS_PER_NODE], back = cn->returning || cn->away ? sn->back_at : 0;
 	int32_t m = 0, k = 0;
 
-	if (!fw__indexed(cn))
+	if (!fw__indexed(cn) || (cn->away && back <= y->s->now)) /* away for good */
 		return 0;
 	for (int b = 0; b < sn->gpu_count; b++) {
 		size_t x = (size_t)n * FW_MAX_GPUS_PER_NODE + (size_t)b;

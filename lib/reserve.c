@@ -15,7 +15,10 @@
  *                hold their GPUs, or their reserved nodes, for ever unless
  *                their queue sets a default runtime); a node out of
  *                service now with a known return (fw_node.back_at: a
- *                maintenance window's end) comes back at that time;
+ *                maintenance window's end) comes back at that time, and
+ *                so does a node that leaves later (fw_node.away_at: held
+ *                from the cycle's start like a reserved node, domain.c
+ *                hold_away, so the clone has it only from its return);
  *   3. walk:     release the events in time order (ties: job index) and,
  *                after each distinct time t, try to place the gang on the
  *                clone with the ordinary placement code (place.c); the
@@ -524,9 +527,9 @@ static int ev_qcmp(const void *a, const void *b)
 	return fw__ev_cmp(a, b);
 }
 
-/* The returning nodes (cstate.h) by back_at, then node (an event's job
- * is its node: unique, so the order is total): one event each, its task
- * naming the node.  Once per cycle. */
+/* The returning nodes and the away nodes that come back (cstate.h) by
+ * back_at, then node (an event's job is its node: unique, so the order
+ * is total): one event each, its task naming the node.  Once per cycle. */
 static int back_events(struct cyc *y)
 {
 	const struct fw_snapshot *s = y->s;
@@ -540,7 +543,7 @@ static int back_events(struct cyc *y)
 	if (!y->ev_back || !at)
 		return FW_ENOMEM;
 	for (int32_t i = 0; i < s->nnodes; i++) {
-		if (!y->c.nodes[i].returning)
+		if (!y->c.nodes[i].returning && !(y->c.nodes[i].away && s->nodes[i].back_at > s->now))
 			continue;
 		at[n].node = i;
 		y->ev_back[n] = (struct ev){ .end = s->nodes[i].back_at, .job = i, .tasks = &at[n], .ntasks = 1 };
@@ -616,8 +619,9 @@ static void unhold(struct cyc *y, struct fw__cstate *cl, const struct ev *x)
 	}
 }
 
-/* A returning node is back (x names it): usable in the clone, unless a
- * reservation on it ends later: that end (unhold) brings it back. */
+/* A returning or away node is back (x names it): usable in the clone,
+ * unless a reservation on it ends later: that end (unhold) brings it
+ * back. */
 static void node_back(struct cyc *y, struct fw__cstate *cl, const struct ev *x)
 {
 	int32_t n = x->tasks[0].node;

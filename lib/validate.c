@@ -143,6 +143,12 @@ static int check_node(const struct fw_snapshot *s, int32_t i, struct fw_diag *d)
 	if (n->back_at < 0 || (n->back_at > 0 && n->back_at <= s->now))
 		return BAD(d, FW_ERANGE, f, "node %s is back at t=%lld, not after now (%lld); use 0 for not known",
 			   n->name, (long long)n->back_at, (long long)s->now);
+	if (n->away_at < 0 || (n->away_at > 0 && n->away_at <= s->now))
+		return BAD(d, FW_ERANGE, f, "node %s leaves at t=%lld, not after now (%lld); use 0 for not leaving",
+			   n->name, (long long)n->away_at, (long long)s->now);
+	if (n->away_at > 0 && n->back_at > 0 && n->back_at <= n->away_at)
+		return BAD(d, FW_ERANGE, f, "node %s is back at t=%lld, not after it leaves (t=%lld)",
+			   n->name, (long long)n->back_at, (long long)n->away_at);
 	for (int l = 0; l < s->topology.nlevels; l++)
 		if (!n->path[l][0])
 			return BAD(d, FW_EINVAL, f,

@@ -1135,12 +1135,15 @@ static int cmd_nodes(struct opts *o)
 				const char *why = json_string_value(json_object_get(n, "healthReason"));
 				snprintf(inc, sizeof inc, "%.0f%s", num(n, "incidents"),
 					 json_is_true(json_object_get(n, "lemon")) ? " lemon" : "");
-				when(back, sizeof back, json_object_get(n, "backAt"));
+				json_t *leaves = json_object_get(n, "leavesAt");
+				bool sched = json_is_true(json_object_get(n, "schedulable"));
+				when(back, sizeof back, sched ? leaves : json_object_get(n, "backAt"));
 				snprintf(state, sizeof state, "%s%s",
-					 json_is_true(json_object_get(n, "schedulable")) ? "schedulable"
-					 : json_object_get(n, "backAt")			 ? "back "
-											 : "held",
-					 json_object_get(n, "backAt") ? back : "");
+					 sched && leaves			   ? "leaves "
+					 : sched				   ? "schedulable"
+					 : json_object_get(n, "backAt") ? "back "
+									 : "held",
+					 (sched && leaves) || (!sched && json_object_get(n, "backAt")) ? back : "");
 				printf("%-16s %-8s %5.0f %6.2f %-12s %-9s %s%s%s\n", str(n, "name"), str(n, "gpuModel"),
 				       num(n, "gpus"), num(n, "gpusAllocated"), state, inc,
 				       !json_is_true(json_object_get(n, "healthy")) ? "UNHEALTHY" :
@@ -1713,7 +1716,9 @@ static const char client_usage[] =
 	"                     stay the fleet's\n"
 	"nodes list:          STATE is schedulable, held (takes no work) or back in T\n"
 	"                     (held until a maintenance window or reservation ends:\n"
-	"                     estimates count on it from then); HEALTH is UNHEALTHY\n"
+	"                     estimates count on it from then), or leaves in T (it\n"
+	"                     takes only work that ends by then: a reservation to\n"
+	"                     come in the backend, e.g. Slurm's); HEALTH is UNHEALTHY\n"
 	"                     (takes no work), suspect (on probation: no big gangs),\n"
 	"                     degraded (healthy, some GPUs bad and left out) or ok,\n"
 	"                     then the reason the last report gave\n"

@@ -309,6 +309,8 @@ static json_t *nodes_json(const struct fw_snapshot *s, const int64_t *use, const
 				      "labels", labels);
 		if (o && n->back_at) /* held out by a window or a reservation until then */
 			json_object_set_new(o, "backAt", json_integer(n->back_at));
+		if (o && sched && n->away_at > s->now) /* in service until a reservation to come */
+			json_object_set_new(o, "leavesAt", json_integer(n->away_at));
 		json_array_append_new(a, o);
 		total += n->gpu_count * 1000LL;
 		used += use[i];

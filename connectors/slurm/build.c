@@ -6,7 +6,9 @@
  *   1. nodes    the nodes of the managed partitions, with topology paths;
  *               a node in a reservation open now (an admin's, or one of
  *               fairway's maintenance windows) takes no work, and is back
- *               at its end (fw_node.back_at; closed_nodes);
+ *               at its end (fw_node.back_at; closed_nodes); a node in
+ *               service that one to come takes leaves at its start
+ *               (fw_node.away_at; leaving_nodes);
  *   2. running  jobs that hold resources: managed ones become running jobs
  *               with their GPU indices, the others mark their GPUs bad;
  *   3. starting jobs fairway released that Slurm has not run yet: running
@@ -189,6 +191,61 @@ static void closed_nodes(struct build *b)
 	}
 }
 
+/* Phase 1, reservations to come: a node in service that one of them
+ * takes leaves at its start and is back at its end (fw_node.away_at,
+ * back_at), so the core puts there only work whose time limit ends by
+ * then, and plans on the node again from its end.  Reservations that
+ * follow on without a gap extend the stay; one after a gap is not
+ * modelled (the core knows one departure a node), but filter.c still
+ * keeps the jobs whose limit reaches it off the node. */
+static int by_resv_start(const void *a, const void *b)
+{
+	const reserve_info_t *x = *(const reserve_info_t *const *)a, *y = *(const reserve_info_t *const *)b;
+
+	if (x->start_time != y->start_time)
+		return x->start_time < y->start_time ? -1 : 1;
+	return strcmp(x->name, y->name); /* names are unique: total */
+}
+
+static void leave_node(struct build *b, uint32_t i, const reserve_info_t *r)
+{
+	int32_t x = b->node_of[i];
+	struct fw_node *n;
+
+	if (x < 0 || !(n = &b->s->nodes[x])->schedulable)
+		return; /* out now (closed_nodes, or Slurm's state): back_at says when */
+	if (!n->away_at) {
+		n->away_at = (fw_time)r->start_time;
+		n->back_at = (fw_time)r->end_time;
+	} else if ((fw_time)r->start_time <= n->back_at && (fw_time)r->end_time > n->back_at) {
+		n->back_at = (fw_time)r->end_time;
+	}
+}
+
+static int leaving_nodes(struct build *b)
+{
+	const reserve_info_msg_t *m = b->h->resv;
+	uint32_t n = b->h->nodes->record_count, k, nr = 0;
+	const reserve_info_t **v;
+
+	if (!m || !m->record_count)
+		return FW_OK;
+	if (!(v = malloc(m->record_count * sizeof *v)))
+		return FW_ENOMEM;
+	for (k = 0; k < m->record_count; k++) {
+		const reserve_info_t *r = &m->reservation_array[k];
+		if (fw__slurm_closing_resv(r) && r->start_time > b->s->now && r->end_time > r->start_time)
+			v[nr++] = r;
+	}
+	qsort(v, nr, sizeof *v, by_resv_start);
+	for (k = 0; k < nr; k++)
+		for (int p = 0; v[k]->node_inx[p] >= 0 && v[k]->node_inx[p + 1] >= 0; p += 2)
+			for (int32_t i = v[k]->node_inx[p]; i <= v[k]->node_inx[p + 1] && (uint32_t)i < n; i++)
+				leave_node(b, (uint32_t)i, v[k]);
+	free(v);
+	return FW_OK;
+}
+
 static int build_nodes(struct build *b)
 {
 	uint32_t n = b->h->nodes->record_count;
@@ -209,6 +266,8 @@ static int build_nodes(struct build *b)
 			rc = add_node(b, i);
 	free(in);
 	closed_nodes(b);
+	if (rc == FW_OK)
+		rc = leaving_nodes(b);
 	b->uniform = b->s->nnodes > 0;
 	for (int32_t i = 1; i < b->s->nnodes && b->uniform; i++) {
 		const struct fw_node *x = &b->s->nodes[i], *n0 = &b->s->nodes[0];

@@ -201,7 +201,9 @@ enum fw_decision_kind {
 	X(OVER_BUDGET, over_budget,                                            \
 	  "over budget: its queue (or a parent queue) has used %lld GPU-hours, its decayed usage, of its budget of %lld (gpuHourBudget); it starts once usage decays below it") \
 	X(BUDGET_SHORT, budget_short,                                          \
-	  "budget short: its whole run may use %lld GPU-hours and its queue (or a parent queue) has %lld left of its budget after its usage and what its running jobs may still use (budgetSafe)")
+	  "budget short: its whole run may use %lld GPU-hours and its queue (or a parent queue) has %lld left of its budget after its usage and what its running jobs may still use (budgetSafe)") \
+	X(LEAVING, leaving,                                                    \
+	  "it fits now only on nodes that leave at t=%lld (in %lld s: a maintenance window or a reservation made outside fairway) and it would not end by then; it waits for other room or for their return")
 
 enum fw_reason {
 #define FW__REASON_ENUM(U, l, t) FW_REASON_##U,

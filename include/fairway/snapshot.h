@@ -166,8 +166,21 @@ struct fw_node {
 					* work again from this time on, > now:
 					* reservations and start-time estimates
 					* count on it then; 0 = not known (never
-					* back).  Ignored on a node that takes
-					* work now */
+					* back).  On a node that takes work now
+					* it means something only with away_at:
+					* when the node returns from leaving */
+	fw_time away_at;               /* a node that takes work now leaves at
+					* this time (> now: a maintenance window
+					* or a reservation to come, made outside
+					* the core) and takes work again at
+					* back_at (0: not known, never back).
+					* Work placed on it must end by away_at
+					* (its planned runtime, fw_job_runtime;
+					* a job with none never lands there);
+					* reservations and start-time estimates
+					* count on it from back_at only.
+					* 0 = it does not leave.  Ignored on a
+					* node that takes no work now */
 	char path[FW_MAX_LEVELS][FW_NAME_MAX]; /* domain name per level */
 	int nlabels;
 	struct fw_label labels[FW_MAX_LABELS];

@@ -7,7 +7,8 @@
  * 0; never two reads in one call's arguments, whose order C leaves
  * open, so gcc's replay and clang's fuzzer decode alike): the
  * topology's levels, 1..12 nodes (GPU count, model, domains, health,
- * cordon, back_at for one out of service, bad and suspect GPUs), a root
+ * cordon, back_at for one out of service, away_at (and back_at or not)
+ * for one in service, bad and suspect GPUs), a root
  * with up to two middle queues
  * (deserved, limit, budget) and 1..4 leaf queues under either
  * (deserved, limit, priority, weight, usage, GPU-hour budget,
@@ -67,6 +68,10 @@ static void add_nodes(struct bytes *b, struct fw_snapshot *s)
 		n->lemon = h % 19 == 0;
 		if ((!n->schedulable || n->health == FW_HEALTH_DRAINING || n->health == FW_HEALTH_UNHEALTHY) && r % 3)
 			n->back_at = 10000000 + 60 + (fw_time)(r * 131u % 30000); /* back after now (s->now below) */
+		else if (r % 5 == 1 && h % 3 == 0) { /* in service, leaves later: back, or not */
+			n->away_at = 10000000 + 30 + (fw_time)(r * 97u % 20000);
+			n->back_at = h % 2 ? n->away_at + 600 + (fw_time)(h * 53u % 9000) : 0;
+		}
 		uint32_t all = n->gpu_count ? (1u << n->gpu_count) - 1 : 0;
 		if (h % 5 == 0)
 			n->bad_gpu_mask = (1u << pick(b, 8)) & all;

@@ -37,6 +37,10 @@
 #   serve_maint_node_not_unhealthy  the MAINT node is healthy with no
 #                            reason in GET /v1/nodes (it was "UNHEALTHY
 #                            (slurm)"), back at the reservation's end
+#   serve_node_leaves_at_reservation  adm_soon's node (gpu003, in service)
+#                            shows leavesAt = its start and backAt = its
+#                            end in GET /v1/nodes, "leaves in" in
+#                            fairway nodes list
 . "$(dirname "$0")/../slurm/lib.sh"
 TEST_NAME=slurm_reservations
 GPUS=8 SWITCHES=1 lab_up 4
@@ -138,6 +142,18 @@ if python3 -c 'import json,sys; j = json.loads(sys.argv[1]); assert j["healthy"]
 	ok serve_maint_node_not_unhealthy
 else
 	bad serve_maint_node_not_unhealthy "GET /v1/nodes/gpu001: $node"
+fi
+# adm_soon's node, in service, leaves at its start and is back at its
+# end (fw_node.away_at; before, the core did not know it would leave)
+node=$(curl -s "http://127.0.0.1:$PORT/v1/nodes/gpu003")
+soon_start=$(date -u -d "$(scontrol show res adm_soon | sed -n 's/.*StartTime=\([^ ]*\).*/\1/p')" +%s)
+soon_end=$(date -u -d "$(scontrol show res adm_soon | sed -n 's/.*EndTime=\([^ ]*\).*/\1/p')" +%s)
+list=$("$B/tools/fairway" nodes list --server "http://127.0.0.1:$PORT" --token-file "$T/state/token" 2>&1)
+if python3 -c 'import json,sys; j = json.loads(sys.argv[1]); assert j["schedulable"] and j["leavesAt"] == int(sys.argv[2]) and j["backAt"] == int(sys.argv[3]), j' \
+	"$node" "$soon_start" "$soon_end" && echo "$list" | grep -Eq '^gpu003 .* leaves in (59m|60m|1h) '; then
+	ok serve_node_leaves_at_reservation
+else
+	bad serve_node_leaves_at_reservation "GET /v1/nodes/gpu003: $node; adm_soon $soon_start..$soon_end; nodes list: $list"
 fi
 kill -TERM "$SPID" 2>/dev/null
 wait "$SPID" 2>/dev/null

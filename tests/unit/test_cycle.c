@@ -378,7 +378,7 @@ static struct fw_snapshot *random_snapshot(uint32_t seed)
 
 TEST(random_snapshots_keep_every_invariant_and_are_deterministic)
 {
-	int reservations = 0, back_reserved = 0;
+	int reservations = 0, back_reserved = 0, away_used = 0;
 	for (uint32_t seed = 1; seed <= 60; seed++) {
 		struct fw_snapshot *s = random_snapshot(seed);
 		struct fw_arena b;
@@ -432,10 +432,29 @@ TEST(random_snapshots_keep_every_invariant_and_are_deterministic)
 			ASSERT(run(s, "slurm") != NULL);
 			ASSERT(run(s, "fifo") != NULL);
 		}
+		/* nodes in service that leave later (fw_node.away_at), back or
+		 * not: nothing runs into a departure (the checker), and work
+		 * that ends before it still lands there */
+		for (int32_t n = 3; n < s->nnodes; n += 4) {
+			if (!s->nodes[n].schedulable || s->nodes[n].health == FW_HEALTH_DRAINING)
+				continue;
+			s->nodes[n].away_at = s->now + 200 + (fw_time)(seed * 53 % 4000);
+			s->nodes[n].back_at = n % 8 == 3 ? s->nodes[n].away_at + 900 : 0;
+		}
+		for (int cons = 0; cons < 2; cons++) {
+			s->config.backfill_conservative = cons;
+			ASSERT((p = run(s, NULL)) != NULL);
+			for (int i = 0; i < p->ndecisions; i++)
+				for (int32_t k = 0; k < p->decisions[i].alloc_count; k++)
+					away_used += s->nodes[p->allocs[p->decisions[i].alloc_first + k].node].away_at > 0;
+			ASSERT(run(s, "slurm") != NULL);
+			ASSERT(run(s, "kai") != NULL);
+		}
 		fw_snapshot_free(s);
 	}
 	ASSERT(reservations > 20); /* the checker really saw reservations */
 	ASSERT(back_reserved > 20); /* ... and some on nodes coming back */
+	ASSERT(away_used > 20); /* ... and starts or reservations on nodes that leave */
 }
 
 /* The registry's name list (for hints) is its policies' names, in order. */
@@ -4320,6 +4339,100 @@ TEST(a_node_coming_back_is_planned_for)
 	fw_snapshot_free(s);
 }
 
+/* Two 8-GPU nodes: n0 busy until 10000, n1 free now but leaving at 4600
+ * (a maintenance window to come: fw_node.away_at) and back at `back` (0:
+ * never); a pending 8-GPU job w of runtime `run` (0: unknown). */
+static struct fw_snapshot *leaving(fw_time back, fw_time run_w, int *w)
+{
+	int w2;
+	struct fw_snapshot *s = coming_back(0, FW_HEALTH_HEALTHY, &w2);
+
+	s->nodes[1].schedulable = true;
+	s->nodes[1].away_at = 4600;
+	s->nodes[1].back_at = back;
+	s->jobs[w2].expected_runtime = run_w;
+	*w = w2;
+	return s;
+}
+
+/* A node that leaves later (fw_node.away_at) takes only work that ends
+ * by then; a job that would run into its departure is reserved, and
+ * expected, from its return (or on the busy node, when that frees first
+ * or the node never returns), never across the window.  Without
+ * reservations (kai) such a job says why it waits (LEAVING, naming the
+ * departure).  The checker refuses a start or a reservation that runs
+ * into the departure. */
+TEST(a_node_that_leaves_takes_only_work_that_ends_before)
+{
+	static const struct {
+		fw_time run, back;
+		bool starts;
+		fw_time at;  /* its reservation's time */
+		int node;
+	} cases[] = {
+		{ 3600, 8000, true, 0, 1 },      /* ends at 4600, as it leaves */
+		{ 3601, 8000, false, 8000, 1 },  /* one second too long: at its return */
+		{ 3601, 20000, false, 10000, 0 }, /* n0 frees before n1 returns */
+		{ 3601, 0, false, 10000, 0 },    /* n1 never returns */
+		{ 0, 8000, false, 8000, 1 },     /* no runtime: never ends by 4600 */
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		int w;
+		struct fw_snapshot *s = leaving(cases[i].back, cases[i].run, &w);
+		struct fw_plan *p = run(s, NULL);
+		ASSERT(p != NULL);
+		if (cases[i].starts) {
+			ASSERT_EQ(node_of(p, w, 0), 1);
+			fw_snapshot_free(s);
+			continue;
+		}
+		ASSERT(decision(p, w, FW_DECIDE_START) == NULL);
+		struct fw_decision *r = decision(p, w, FW_DECIDE_RESERVE);
+		ASSERT(r != NULL);
+		ASSERT_EQ(r->at, cases[i].at);
+		ASSERT_EQ(p->allocs[r->alloc_first].node, cases[i].node);
+		ASSERT_EQ(pending_of(p, w)->expected_start, cases[i].at);
+		struct fw_diag d;
+		if (cases[i].node == 1) { /* moved into the window: refused */
+			r->at = 1100;
+			pending_of(p, w)->expected_start = 1100;
+			ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
+			ASSERT_STR_CONTAINS(d.msg, "job w at t=1100 runs into node n1's departure at t=4600");
+		}
+		/* no reservations: why it waits */
+		ASSERT((p = run(s, "kai")) != NULL);
+		ASSERT(decision(p, w, FW_DECIDE_START) == NULL);
+		ASSERT_EQ(pending_of(p, w)->reason, FW_REASON_LEAVING);
+		ASSERT_EQ(pending_of(p, w)->a, 4600);
+		ASSERT_EQ(pending_of(p, w)->b, 3600);
+		ASSERT_EQ(pending_of(p, w)->expected_start, cases[i].at);
+		fw_snapshot_free(s);
+	}
+	/* a start into the departure is refused by the checker: the job that
+	 * fits starts, then is made one second too long */
+	int w;
+	struct fw_snapshot *s = leaving(8000, 3600, &w);
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL && node_of(p, w, 0) == 1);
+	s->jobs[w].expected_runtime = 3601;
+	struct fw_diag d;
+	ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
+	ASSERT_STR_CONTAINS(d.msg, "job w at t=1000 runs into node n1's departure at t=4600");
+	/* leaving not after now, or back before it leaves: refused */
+	s->nodes[1].away_at = 1000;
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_ERANGE);
+	ASSERT_STR_CONTAINS(d.msg, "node n1 leaves at t=1000, not after now (1000)");
+	s->nodes[1].away_at = 8000;
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_ERANGE);
+	ASSERT_STR_CONTAINS(d.msg, "node n1 is back at t=8000, not after it leaves (t=8000)");
+	/* ignored on a node that takes no work now */
+	s->nodes[1].schedulable = false;
+	s->nodes[1].away_at = 2000;
+	s->nodes[1].back_at = 0;
+	ASSERT_OK(fw_snapshot_validate(s, &d));
+	fw_snapshot_free(s);
+}
+
 /* One 8-GPU node, full until 1000 s in, and its queue: the scene of the
  * line tests, whose waiting jobs all stay waiting. */
 static struct fw_snapshot *full_node(int *q, fw_time now)
@@ -4845,7 +4958,7 @@ TEST(users_past_use_stays_in_its_queue)
 	fw_snapshot_free(s);
 }
 
-#define TESTS single_gpu_jobs_bin_pack_onto_the_busiest_node, a_node_coming_back_is_planned_for, gang_waits_rather_than_starting_partially, \
+#define TESTS single_gpu_jobs_bin_pack_onto_the_busiest_node, a_node_coming_back_is_planned_for, a_node_that_leaves_takes_only_work_that_ends_before, gang_waits_rather_than_starting_partially, \
 	min_member_lets_part_of_a_gang_start, required_topology_is_never_violated, \
 	a_gang_too_big_for_its_required_level_blames_the_level, \
 	preferred_level_picks_the_smallest_domain_that_fits, fractional_gpus_pack_onto_a_shared_gpu, \

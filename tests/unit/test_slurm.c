@@ -1861,10 +1861,13 @@ TEST(slurm_reservations_close_their_nodes_and_admit_their_jobs)
 	ASSERT_EQ(f.s->nodes[0].back_at, 5000);
 	ASSERT(!f.s->nodes[1].schedulable);
 	ASSERT_EQ(f.s->nodes[1].back_at, 8000);
-	ASSERT(f.s->nodes[2].schedulable);
-	ASSERT_EQ(f.s->nodes[2].back_at, 0);
+	ASSERT(f.s->nodes[2].schedulable); /* leaves at "soon"'s start, back at its end */
+	ASSERT_EQ(f.s->nodes[2].away_at, 4600);
+	ASSERT_EQ(f.s->nodes[2].back_at, 9000);
 	ASSERT(f.s->nodes[3].schedulable);
 	ASSERT_EQ(f.s->nodes[3].back_at, 0);
+	ASSERT_EQ(f.s->nodes[3].away_at, 0);
+	ASSERT_EQ(f.s->nodes[0].away_at, 0); /* out now: back_at alone */
 	ASSERT_EQ(f.s->njobs, 3);
 	ASSERT_EQ(f.w.skipped_jobs, 0); /* the others wait */
 	answer_is(&f, 0, 700, "gpu001,gpu002,gpu003", &held, &x);
@@ -1897,6 +1900,20 @@ TEST(slurm_reservations_close_their_nodes_and_admit_their_jobs)
 	}
 	ASSERT_EQ(starts, 2);
 	fw_arena_release(&ar);
+	/* Reservations to come that follow on without a gap extend the stay
+	 * (9000 -> 9500); one after a gap does not. */
+	reserve_info_t rv2[6];
+	memcpy(rv2, rv, sizeof rv);
+	fake_resv(&rv2[4], "soon-too", 9000, 9500, 2);
+	fake_resv(&rv2[5], "later", 12000, 13000, 2);
+	rm.reservation_array = rv2;
+	rm.record_count = 6;
+	fake_renew(&f);
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	ASSERT_EQ(f.s->nodes[2].away_at, 4600);
+	ASSERT_EQ(f.s->nodes[2].back_at, 9500);
+	rm.reservation_array = rv;
+	rm.record_count = 4;
 	/* A node out for its own sake (drained) is not known to come back;
 	 * the reservations gone, every node takes work again. */
 	f.nodes.node_array[1].node_state = NODE_STATE_IDLE | NODE_STATE_DRAIN;
@@ -1911,7 +1928,7 @@ TEST(slurm_reservations_close_their_nodes_and_admit_their_jobs)
 	fake_renew(&f);
 	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
 	for (int i = 0; i < 4; i++)
-		ASSERT(f.s->nodes[i].schedulable && f.s->nodes[i].back_at == 0);
+		ASSERT(f.s->nodes[i].schedulable && f.s->nodes[i].back_at == 0 && f.s->nodes[i].away_at == 0);
 	ASSERT_EQ(f.s->njobs, 4);
 	x = 1;
 	held = 0;
