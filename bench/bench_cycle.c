@@ -60,6 +60,7 @@ struct opts {
 	const struct fw_policy_ops *policy;
 	int lemon_pct, suspect_pct; /* nodes with a fault history / on probation */
 	int unhealthy_pm;   /* nodes reported unhealthy, per mille: drained */
+	int leaving_pct;    /* nodes in service that leave later (away_at) */
 	int filtered_pct;   /* pending jobs with a node filter */
 	int excluding_pct;  /* pending jobs each excluding one node of its own */
 	bool excluding_lists; /* ... stored as lists of the nodes allowed */
@@ -497,6 +498,11 @@ static struct fw_res build_nodes(struct fw_snapshot *s, const struct opts *o)
 			n.health = FW_HEALTH_SUSPECT;
 		if ((int)((hh >> 40) % 1000) < o->unhealthy_pm)
 			n.health = FW_HEALTH_UNHEALTHY; /* still schedulable: the world has not drained it */
+		else if (n.schedulable && (int)((hh >> 50) % 100) < o->leaving_pct) {
+			/* a reservation to come: leaves in 10 min .. 2 h 10 min, back 1 h later */
+			n.away_at = NOW + 600 + (fw_time)((hh >> 8) % 7200);
+			n.back_at = n.away_at + 3600;
+		}
 		if (fw_snapshot_add_node(s, &n) < 0)
 			oom();
 		cap.v[FW_RES_GPU] += 1000 * GPUS_PER_NODE;
@@ -940,7 +946,7 @@ static void usage(FILE *f)
 		"                   [--xfactor-cap S]\n"
 		"                   [--users N] [--model-limits PCT] [--model-deserved PCT]\n"
 		"                   [--checkpoint-grace S] [--max-runtime S] [--job-max-runtime S]\n"
-		"                   [--budgets PCT [--budget-safe]]\n"
+		"                   [--budgets PCT [--budget-safe]] [--leaving PCT]\n"
 		"\n"
 		"Times fw_cycle_run() on a synthetic fleet (docs/performance.md):\n"
 		"  --nodes N    nodes of 8 GPUs, block > rack > nvlink topology (default 10000)\n"
@@ -969,6 +975,10 @@ static void usage(FILE *f)
 		"               nodes reported unhealthy, per thousand (default 0): the plan drains\n"
 		"               them, requeues their jobs and restarts those elsewhere where they\n"
 		"               fit, in the same plan (docs/health.md): the cost of the drain\n"
+		"  --leaving PCT\n"
+		"               nodes in service that leave later (a reservation to come in the\n"
+		"               cluster manager: fw_node.away_at, back an hour later; default 0):\n"
+		"               the cost of planning around departures\n"
 		"  --policy P   scheduling policy (default: the library's default, fairway)\n"
 		"  --xfactor-cap S  scheduler.xfactorCap in seconds: the expansion-factor order\n"
 		"               inside a queue (default: the policy's, fairway 43200; 0: submit order)\n"
@@ -1062,6 +1072,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		FLAG("--lemons", 0, 100, o->lemon_pct)
 		FLAG("--suspect", 0, 100, o->suspect_pct)
 		FLAG("--unhealthy", 0, 1000, o->unhealthy_pm)
+		FLAG("--leaving", 0, 100, o->leaving_pct)
 		FLAG("--xfactor-cap", 0, FW_XFACTOR_CAP_MAX, o->xfactor_cap)
 		FLAG("--users", 0, 1000000, o->users)
 		FLAG("--model-limits", 0, 100, o->model_limits_pct)

@@ -608,7 +608,7 @@ static bool blocked_by_departure(struct cyc *y, int32_t jx, const struct fw__sha
 		return false;
 	for (int32_t k = 0; k < p.ntasks; k++) {
 		int32_t n = p.tasks[k].node;
-		if (y->c.nodes[n].away && y->s->nodes[n].away_at < at)
+		if (fw__away(&y->c, n) && y->s->nodes[n].away_at < at)
 			at = y->s->nodes[n].away_at;
 	}
 	if (at == FW__NEVER) /* it fits on staying nodes: not their doing */

@@ -57,13 +57,6 @@ struct fw__node {
 				* (snapshot.h): in the index and the domains'
 				* capacity with no GPU free, so a walk's clone
 				* may make it usable then (reserve.c) */
-	bool away;             /* usable now, leaves at its away_at and is
-				* back at its back_at (snapshot.h): held from
-				* the start like a reservation's node
-				* (resv_until = away_at, resv_end = back_at or
-				* FW__NEVER; resv_job -1), so only work that
-				* ends by then lands on it and a walk's clone
-				* takes it only from back_at on */
 };
 
 /* Are there suspect (lemon) nodes placement must weigh: usable ones, or
@@ -144,9 +137,16 @@ struct fw__cstate {
 	int32_t gpu_nodes, unhealthy_nodes, suspect_nodes, lemon_nodes;
 	int32_t suspect_back, lemon_back; /* returning ones (not in the above):
 					   * a walk's clone may take them */
-	int32_t naway;              /* away nodes (struct fw__node): while
-				     * there are some, a job's end matters
-				     * to placement without a reservation */
+	/* Away nodes: usable now, they leave at their away_at and are back
+	 * at their back_at (snapshot.h).  Held from the start like a
+	 * reservation's nodes (resv_until = away_at, resv_end = back_at or
+	 * FW__NEVER; resv_job -1), so only work that ends by then lands on
+	 * one and a walk's clone takes it only from back_at on.  A byte per
+	 * node (fw__away), NULL when there is none (naway = 0): while there
+	 * are some, a job's end matters to placement without a
+	 * reservation.  Not a flag of struct fw__node, which stays 64 bytes. */
+	uint8_t *away;
+	int32_t naway;
 	int32_t out_of_service;     /* UNHEALTHY or DRAINING nodes, schedulable
 				     * or not: the drain phase's pre-check */
 	int32_t health_lost_free;   /* idle GPUs on unhealthy nodes + bad GPUs */
@@ -224,6 +224,12 @@ struct fw__cstate {
 	int32_t *fhist;                 /* nfilters x FW__HIST */
 	int64_t *filter_key;            /* place.c's scratch: nn + 1 */
 };
+
+/* Does usable node n leave later (the away nodes, above)? */
+static inline bool fw__away(const struct fw__cstate *c, int32_t n)
+{
+	return c->away && c->away[n];
+}
 
 #define FW__NEVER INT64_MAX
 

@@ -68,18 +68,23 @@ int32_t fw__node_whole_free(const struct fw__cstate *c, int32_t n)
 
 /* Away nodes (cstate.h) are held from the start, as if reserved at their
  * away_at until their back_at. */
-static void hold_away(struct fw__cstate *c)
+static int hold_away(struct fw__cstate *c)
 {
 	const struct fw_snapshot *s = c->s;
 
+	c->away = NULL;
 	c->naway = 0;
 	for (int32_t i = 0; i < s->nnodes; i++) {
-		if (!c->nodes[i].away)
+		if (!c->nodes[i].usable || s->nodes[i].away_at <= s->now)
 			continue;
+		if (!c->away && !(c->away = FW_ARENA_NEW(c->arena, uint8_t, (size_t)s->nnodes)))
+			return FW_ENOMEM;
+		c->away[i] = 1;
 		c->resv_until[i] = s->nodes[i].away_at;
 		c->resv_end[i] = s->nodes[i].back_at > s->now ? s->nodes[i].back_at : FW__NEVER;
 		c->naway++;
 	}
+	return FW_OK;
 }
 
 static void apply_running(struct fw__cstate *c)
@@ -92,7 +97,6 @@ static void apply_running(struct fw__cstate *c)
 		c->nodes[i].usable = s->nodes[i].schedulable && s->nodes[i].health != FW_HEALTH_UNHEALTHY &&
 				     s->nodes[i].health != FW_HEALTH_DRAINING;
 		c->nodes[i].returning = !c->nodes[i].usable && s->nodes[i].back_at > s->now;
-		c->nodes[i].away = c->nodes[i].usable && s->nodes[i].away_at > s->now;
 		c->nodes[i].suspect = s->nodes[i].health == FW_HEALTH_SUSPECT || s->nodes[i].suspect_gpu_mask;
 		c->nodes[i].lemon = s->nodes[i].lemon;
 	}
@@ -468,7 +472,8 @@ int fw__cstate_build_ended(struct fw__cstate *c, const struct fw_snapshot *s, st
 	if ((rc = build_models(c)) != FW_OK)
 		return rc;
 	apply_running(c);
-	hold_away(c);
+	if ((rc = hold_away(c)) != FW_OK)
+		return rc;
 	for (int32_t i = 0; i < s->nnodes; i++)
 		c->order[i] = i;
 	merge_sort(s, c->order, tmp, s->nnodes);

@@ -1220,10 +1220,10 @@ static int64_t node_steps(const struct cyc *y, const struct gpu_free *f, int32_t
 {
 	const struct fw_node *sn = &y->s->nodes[n];
 	const struct fw__node *cn = &y->c.nodes[n];
-	fw_time at[FW_MAX_GPUS_PER_NODE], back = cn->returning || cn->away ? sn->back_at : 0;
+	fw_time at[FW_MAX_GPUS_PER_NODE], back = cn->returning || fw__away(&y->c, n) ? sn->back_at : 0;
 	int32_t m = 0, k = 0;
 
-	if (!fw__indexed(cn) || (cn->away && back <= y->s->now)) /* away for good */
+	if (!fw__indexed(cn) || (fw__away(&y->c, n) && back <= y->s->now)) /* away for good */
 		return 0;
 	for (int b = 0; b < sn->gpu_count; b++) {
 		size_t x = (size_t)n * FW_MAX_GPUS_PER_NODE + (size_t)b;

@@ -543,7 +543,7 @@ static int back_events(struct cyc *y)
 	if (!y->ev_back || !at)
 		return FW_ENOMEM;
 	for (int32_t i = 0; i < s->nnodes; i++) {
-		if (!y->c.nodes[i].returning && !(y->c.nodes[i].away && s->nodes[i].back_at > s->now))
+		if (!y->c.nodes[i].returning && !(fw__away(&y->c, i) && s->nodes[i].back_at > s->now))
 			continue;
 		at[n].node = i;
 		y->ev_back[n] = (struct ev){ .end = s->nodes[i].back_at, .job = i, .tasks = &at[n], .ntasks = 1 };
