@@ -58,6 +58,11 @@ struct fw__node {
 				* capacity with no GPU free, so a walk's clone
 				* may make it usable then (reserve.c) */
 };
+/* One cache line: placement reads a node's record for every candidate;
+ * at 72 bytes the bench's cycle took 30% longer (docs/performance.md,
+ * forty-eighth session).  A new per-node fact goes in an array of its
+ * own (as away does) unless it fits the padding. */
+_Static_assert(sizeof(struct fw__node) == 64, "struct fw__node is one cache line");
 
 /* Are there suspect (lemon) nodes placement must weigh: usable ones, or
  * returning ones a walk's clone brings back?  The gates of the health
