@@ -70,7 +70,9 @@
  *           a pending job may start only on the nodes of its managed
  *           partitions that --exclude leaves and whose features meet
  *           --constraint (filter.c: the core's node filter);
- *   state = PENDING + held -> pending;
+ *   state = PENDING + held -> pending (but held by its user, as
+ *           job_submit.lua records in the Comment: left held, read.c
+ *           fw__slurm_user_held);
  *           PENDING + released with ReqNodes (fairway started it, Slurm has
  *           not run it yet) -> running on those nodes, so a restarted
  *           fairway never starts a job twice;

@@ -435,9 +435,15 @@ static bool own_reason(uint16_t r)
 	}
 }
 
+bool fw__slurm_user_held(const slurm_job_info_t *j)
+{
+	return fw__job_held(j) && j->state_reason == WAIT_HELD_USER && j->comment &&
+	       !strncmp(j->comment, FW__USER_HOLD_MARK, strlen(FW__USER_HOLD_MARK));
+}
+
 bool fw__slurm_held_back(const slurm_job_info_t *j)
 {
-	return fw__job_released(j) && own_reason(j->state_reason);
+	return (fw__job_released(j) && own_reason(j->state_reason)) || fw__slurm_user_held(j);
 }
 
 #ifdef FW_HAVE_SLURM_REASON_STRING

@@ -28,11 +28,23 @@ local function managed(partition)
    return false
 end
 
+-- A hold that is not fairway's: `scontrol uhold`, a user's `scontrol
+-- hold`, `sbatch --hold`.  fairway's own hold (priority 0 set here) shows
+-- in Slurm 22.05 as JobHeldUser too, so fairway could not tell them apart
+-- (checked in the test lab); the job's Comment says which.  fairway's
+-- comment on such a job is this same text, and it plans the job only once
+-- the user releases it (connectors/slurm: fw__slurm_user_held).
+local HELD = "fairway: held by its user: not planned until released (scontrol release)"
+local QUEUED = "fairway: queued, not planned yet"
+local NO_VAL = 4294967294 -- slurm.h: the priority an update leaves alone
+
 function slurm_job_submit(job_desc, part_list, submit_uid)
    if managed(job_desc.partition) then
-      -- priority 0 is an administrator hold (what `scontrol hold` sets)
+      -- priority 0 holds it until fairway starts it (squeue: JobHeldUser);
+      -- a job submitted held (sbatch --hold) is its user's hold as well
+      local user_hold = job_desc.priority == 0
       job_desc.priority = 0
-      job_desc.comment = "fairway: queued, not planned yet"
+      job_desc.comment = user_hold and HELD or QUEUED
       -- fairway pins a job it starts to the nodes it chose (ReqNodes), so
       -- the nodes a user asked with -w/--nodelist are kept where fairway
       -- reads them, a requeue included: the job then starts on exactly
@@ -134,11 +146,52 @@ local function keep_record(job_desc, job_rec, modify_uid)
    return slurm.SUCCESS
 end
 
+-- A hold or release that is not fairway's (fairway's updates all carry a
+-- comment "fairway: ..."): a hold is recorded in the Comment (HELD); the
+-- release of a job so recorded is turned back into fairway's hold
+-- (priority 0, QUEUED), so that fairway plans it again and Slurm's own
+-- scheduler does not start it where fairway did not choose.  nil: not
+-- such an update.  A -w record waiting in the Comment (MARK) would be
+-- lost under the hold's: refused, saying so.
+local function user_hold(job_desc, job_rec)
+   local prio = job_desc.priority
+   if prio == nil or prio == NO_VAL or starts(job_desc.comment, "fairway: ") then
+      return nil
+   end
+   if prio == 0 then
+      if starts(job_rec.comment, MARK) then
+         slurm.log_user("fairway has not read the -w change of job %s yet: hold it again in a few seconds",
+                        tostring(job_rec.job_id))
+         return slurm.ERROR
+      end
+      job_desc.comment = HELD
+      return slurm.SUCCESS
+   end
+   if starts(job_rec.comment, HELD) then
+      job_desc.priority = 0
+      job_desc.comment = QUEUED
+      return slurm.SUCCESS
+   end
+   return nil
+end
+
 function slurm_job_modify(job_desc, job_rec, part_list, modify_uid)
    -- job_state % 256: the base state (JOB_STATE_BASE); Slurm refuses a
    -- -w change of a job that is not pending
    if not managed(job_rec.partition) or job_rec.job_state % 256 ~= JOB_PENDING then
       return slurm.SUCCESS
+   end
+   local held = user_hold(job_desc, job_rec)
+   if held ~= nil then
+      return held
+   end
+   if starts(job_rec.comment, HELD) and job_desc.req_nodes ~= nil and not starts(job_desc.comment, STARTED) then
+      slurm.log_user("job %s is held by its user (its Comment records it): release it, then change its -w",
+                     tostring(job_rec.job_id))
+      return slurm.ERROR
+   end
+   if starts(job_rec.comment, HELD) and job_desc.comment ~= nil and not starts(job_desc.comment, "fairway: ") then
+      job_desc.comment = job_rec.comment -- the hold's record stays while it holds
    end
    if job_desc.req_nodes ~= nil and starts(job_desc.comment, STARTED) then
       return fairway_start(job_desc, job_rec)
