@@ -1920,6 +1920,40 @@ TEST(slurm_reservations_close_their_nodes_and_admit_their_jobs)
 	fake_free(&f);
 }
 
+/* A user's own hold (scontrol uhold): JobHeldUser, and job_submit.lua's
+ * record in the Comment.  Not planned, commented so, not skipped; the
+ * same hold without the record (job_submit.lua's own, at submission) or
+ * an administrator's (JobHeldAdmin) is fairway's to plan. */
+TEST(a_job_its_user_holds_is_not_planned)
+{
+	struct fake f;
+	char text[256];
+
+	fake_init(&f, 2, 3);
+	for (uint32_t i = 0; i < 3; i++) {
+		fake_pending(&f.jobs.job_array[i], 800 + i, 1, "gres:gpu:1");
+		f.jobs.job_array[i].state_reason = WAIT_HELD_USER;
+		f.jobs.job_array[i].comment = (char *)FW__USER_HOLD_TEXT;
+	}
+	f.jobs.job_array[1].comment = (char *)"fairway: queued, not planned yet";
+	f.jobs.job_array[2].state_reason = WAIT_HELD;
+	ASSERT(fw__slurm_user_held(&f.jobs.job_array[0]));
+	ASSERT(!fw__slurm_user_held(&f.jobs.job_array[1]) && !fw__slurm_user_held(&f.jobs.job_array[2]));
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	ASSERT_OK(fw_snapshot_validate(f.s, &f.d));
+	ASSERT_EQ(f.s->njobs, 2);
+	ASSERT_STR_EQ(f.s->jobs[0].name, "801");
+	ASSERT_STR_EQ(f.s->jobs[1].name, "802");
+	ASSERT_EQ(f.h->norphans, 1);
+	ASSERT_EQ(f.h->orphans[0].job, 800);
+	ASSERT_EQ(f.w.skipped_jobs, 0); /* it waits for its user; not skipped */
+	fw__orphan_text(&f.h->orphans[0], &f.jobs.job_array[0], text, sizeof text);
+	ASSERT_STR_EQ(text, FW__USER_HOLD_TEXT);
+	f.jobs.job_array[0].priority = 5; /* released: no longer a hold */
+	ASSERT(!fw__slurm_user_held(&f.jobs.job_array[0]));
+	fake_free(&f);
+}
+
 /* A job fairway released onto a node that was then taken out (drained,
  * down, reserved) before Slurm ran it: Slurm never runs it there
  * ("ReqNodeNotAvail"), and fairway booked it there as running, for as
@@ -2009,4 +2043,5 @@ TEST_MAIN(a_run_time_limit_ends_a_job_and_bounds_a_start, gres_counts_and_models
 	  slurms_budgets_yield_to_the_configs,
 	  a_jobs_qos_orders_it_before_its_nice, a_job_slurm_holds_back_by_a_limit_books_no_node,
 	  a_jobs_user_is_named_by_its_uid, slurm_reservations_close_their_nodes_and_admit_their_jobs,
-	  a_job_released_onto_a_node_taken_out_is_planned_again, a_node_full_of_foreign_work_is_not_drained)
+	  a_job_released_onto_a_node_taken_out_is_planned_again, a_node_full_of_foreign_work_is_not_drained,
+	  a_job_its_user_holds_is_not_planned)
