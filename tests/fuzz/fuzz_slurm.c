@@ -737,6 +737,38 @@ static void user_holds(const struct world *w, const struct fw_snapshot *s, const
 	}
 }
 
+/* The daemon's list of Slurm's reservations (fw_slurm_reservations):
+ * every one but fairway's own ("fairway-..."; a name too long for the
+ * list is left out), with its times, and node names that are nodes of
+ * the world, each a node the reservation holds (resv_holds). */
+static bool resv_holds(const reserve_info_t *r, int i);
+static void listed_holds(const struct world *w, const struct fw_slurm *h)
+{
+	struct fw_backend_rsv out[4];
+	int n = fw_slurm_reservations(h, out, 4), want = 0;
+
+	for (int i = 0; i < w->nr; i++)
+		want += strncmp(w->resv[i].name, "fairway-", 8) && strlen(w->resv[i].name) < FW_NAME_MAX;
+	if (n != want)
+		abort();
+	for (int k = 0; k < n && k < 4; k++) {
+		const reserve_info_t *r = NULL;
+		for (int i = 0; i < w->nr && !r; i++)
+			r = !strcmp(w->resv[i].name, out[k].name) ? &w->resv[i] : NULL;
+		if (!r || out[k].start != (fw_time)r->start_time || out[k].end != (fw_time)r->end_time)
+			abort();
+		for (const char *p = out[k].nodes; *p;) {
+			size_t len = strcspn(p, ",");
+			int i = 0;
+			while (i < w->nn && (strlen(w->nodes[i].name) != len || strncmp(w->nodes[i].name, p, len)))
+				i++;
+			if (i == w->nn || !resv_holds(r, i))
+				abort();
+			p += len + (p[len] == ',');
+		}
+	}
+}
+
 /* Does reservation r hold node i of the world? */
 static bool resv_holds(const reserve_info_t *r, int i)
 {
@@ -877,6 +909,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	het_hold(w, s);
 	orphans_hold(w, h);
 	user_holds(w, s, h);
+	listed_holds(w, h);
 	reserved_holds(w, s);
 	usage_holds(w, s);
 	for (int32_t x = 0; x < s->njobs; x++) /* QOS, then nice: in range */

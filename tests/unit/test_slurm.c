@@ -1920,6 +1920,43 @@ TEST(slurm_reservations_close_their_nodes_and_admit_their_jobs)
 	fake_free(&f);
 }
 
+/* Slurm's own reservations, listed for the daemon (GET /v1/reservations):
+ * every one but fairway's own (fairway-<job>, fairway-maint-<id>), with
+ * its flags as scontrol names them, its node names and how to delete it;
+ * the count goes past cap. */
+TEST(slurms_own_reservations_are_listed_read_only)
+{
+	struct fake f;
+	reserve_info_t rv[4];
+	reserve_info_msg_t rm = { .record_count = 4, .reservation_array = rv };
+	struct fw_backend_rsv out[2];
+	char flags[16];
+
+	fake_init(&f, 4, 0);
+	f.h->resv = &rm;
+	fake_resv(&rv[0], "fairway-maint-w1", 900, 5000, 0);
+	fake_resv(&rv[1], "maint", 900, 5000, 0);
+	rv[1].flags = RESERVE_FLAG_MAINT | RESERVE_FLAG_IGN_JOBS;
+	fake_resv(&rv[2], "fairway-77", 900, 3000, 3);
+	fake_resv(&rv[3], "soon", 4600, 9000, 2);
+	ASSERT_EQ(fw_slurm_reservations(f.h, out, 2), 2);
+	ASSERT_STR_EQ(out[0].name, "maint");
+	ASSERT_STR_EQ(out[0].flags, "MAINT,IGNORE_JOBS");
+	ASSERT_STR_EQ(out[0].nodes, "gpu001");
+	ASSERT_STR_EQ(out[0].node_list, "gpu001");
+	ASSERT_EQ(out[0].start, 900);
+	ASSERT_EQ(out[0].end, 5000);
+	ASSERT_STR_EQ(out[0].delete_hint, "scontrol delete reservation=maint");
+	ASSERT_STR_EQ(out[1].name, "soon");
+	ASSERT_STR_EQ(out[1].nodes, "gpu003");
+	ASSERT_STR_EQ(out[1].flags, "");
+	ASSERT_EQ(fw_slurm_reservations(f.h, out, 1), 2); /* past cap: counted */
+	fw_slurm_resv_flags(RESERVE_FLAG_MAINT | RESERVE_FLAG_IGN_JOBS, flags, sizeof flags);
+	ASSERT_STR_EQ(flags, "MAINT"); /* cut at a whole name */
+	f.h->resv = NULL;
+	fake_free(&f);
+}
+
 /* A user's own hold (scontrol uhold): JobHeldUser, and job_submit.lua's
  * record in the Comment.  Not planned, commented so, not skipped; the
  * same hold without the record (job_submit.lua's own, at submission) or
@@ -2044,4 +2081,4 @@ TEST_MAIN(a_run_time_limit_ends_a_job_and_bounds_a_start, gres_counts_and_models
 	  a_jobs_qos_orders_it_before_its_nice, a_job_slurm_holds_back_by_a_limit_books_no_node,
 	  a_jobs_user_is_named_by_its_uid, slurm_reservations_close_their_nodes_and_admit_their_jobs,
 	  a_job_released_onto_a_node_taken_out_is_planned_again, a_node_full_of_foreign_work_is_not_drained,
-	  a_job_its_user_holds_is_not_planned)
+	  slurms_own_reservations_are_listed_read_only, a_job_its_user_holds_is_not_planned)
