@@ -79,6 +79,14 @@ local JOB_PENDING = 0
 -- configuration is not available"), so fairway can tell a stale start
 -- from other refusals (and reads the job again to be sure).
 local ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE = 2014
+-- A user's scontrol shows only Slurm's words for a refused update (the
+-- hook's log_user reaches sbatch alone), so the refusals of a user's hold
+-- answer these: "Job can not be altered now, try again later" (a hold
+-- while a -w change waits for fairway to read it) and "Job is in held
+-- state, pending scheduler release" (a -w change of a job its user
+-- holds); slurmctld's log says more.
+local ESLURM_TRANSITION_STATE_NO_UPDATE = 2020
+local ESLURM_JOB_HELD = 2042
 
 local function starts(text, prefix)
    return text ~= nil and string.sub(text, 1, #prefix) == prefix
@@ -152,7 +160,7 @@ end
 -- (priority 0, QUEUED), so that fairway plans it again and Slurm's own
 -- scheduler does not start it where fairway did not choose.  nil: not
 -- such an update.  A -w record waiting in the Comment (MARK) would be
--- lost under the hold's: refused, saying so.
+-- lost under the hold's: refused (try again once fairway has moved it).
 local function user_hold(job_desc, job_rec)
    local prio = job_desc.priority
    if prio == nil or prio == NO_VAL or starts(job_desc.comment, "fairway: ") then
@@ -160,9 +168,9 @@ local function user_hold(job_desc, job_rec)
    end
    if prio == 0 then
       if starts(job_rec.comment, MARK) then
-         slurm.log_user("fairway has not read the -w change of job %s yet: hold it again in a few seconds",
-                        tostring(job_rec.job_id))
-         return slurm.ERROR
+         slurm.log_info("fairway: hold of job %s refused: fairway has not read its -w change yet; " ..
+                        "hold it again in a few seconds", tostring(job_rec.job_id))
+         return ESLURM_TRANSITION_STATE_NO_UPDATE
       end
       job_desc.comment = HELD
       return slurm.SUCCESS
@@ -186,9 +194,9 @@ function slurm_job_modify(job_desc, job_rec, part_list, modify_uid)
       return held
    end
    if starts(job_rec.comment, HELD) and job_desc.req_nodes ~= nil and not starts(job_desc.comment, STARTED) then
-      slurm.log_user("job %s is held by its user (its Comment records it): release it, then change its -w",
-                     tostring(job_rec.job_id))
-      return slurm.ERROR
+      slurm.log_info("fairway: -w change of job %s refused: its user holds it (its Comment records the hold); " ..
+                     "release it, then change its -w", tostring(job_rec.job_id))
+      return ESLURM_JOB_HELD
    end
    if starts(job_rec.comment, HELD) and job_desc.comment ~= nil and not starts(job_desc.comment, "fairway: ") then
       job_desc.comment = job_rec.comment -- the hold's record stays while it holds

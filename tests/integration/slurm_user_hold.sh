@@ -18,6 +18,12 @@
 #   user_hold_not_planned a job of user nobody held by nobody (scontrol
 #                         hold, a user's hold) while fairway runs: stays held
 #   user_release_runs     released by nobody, fairway starts it
+#   held_nodelist_change_refused  a -w change of a job its user holds is
+#                         refused ("Job is in held state"): the -w record
+#                         would replace the hold's in the Comment
+#   hold_refused_while_w_waits  a uhold while a -w change waits in the
+#                         Comment for fairway to read it is refused ("try
+#                         again later"), the record kept
 #   admin_hold_is_fairways root's scontrol hold (JobHeldAdmin, as fairway's
 #                         own hold of a released job) is fairway's to plan:
 #                         it runs, as before
@@ -46,6 +52,21 @@ started_by_fairway() {
 
 u=$(sbatch --parsable -A team_a --gres=gpu:1 -t 1 -o /dev/null --wrap 'sleep 2')
 scontrol uhold "$u" || bad uhold "scontrol uhold $u refused"
+out=$(scontrol update jobid="$u" nodelist=gpu002 2>&1)
+if [ $? -ne 0 ] && grep -q "held state" <<<"$out"; then
+	held_so held_nodelist_change_refused "$u"
+else
+	bad held_nodelist_change_refused "the update answered '$out': $(squeue -h -j "$u" -o '%Q|%r|%k')"
+fi
+w=$(sbatch --parsable -A team_a --gres=gpu:1 -t 1 -o /dev/null --wrap 'sleep 1')
+scontrol update jobid="$w" nodelist=gpu002
+out=$(scontrol uhold "$w" 2>&1)
+if [ $? -ne 0 ] && grep -q "try again later" <<<"$out" && [ "$(squeue -h -j "$w" -o %k)" = "fairway: -w gpu002" ]; then
+	ok hold_refused_while_w_waits
+else
+	bad hold_refused_while_w_waits "uhold answered '$out': $(squeue -h -j "$w" -o '%Q|%r|%k')"
+fi
+scancel "$w"
 fw_start
 c=$(sbatch --parsable -A team_a --gres=gpu:1 -t 1 -o /dev/null --wrap 'sleep 2')
 wait_until 20 "started $c" || bad setup "control job $c did not start: $(squeue -h -j "$c" -o '%Q %r %k')"
