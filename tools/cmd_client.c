@@ -1201,10 +1201,30 @@ static int cmd_nodes(struct opts *o)
 }
 
 /* --- reservations ----------------------------------------------------------------------------- */
+/* The FOR column: a reservation's queue or job; for one the backend keeps
+ * of its own (read-only here), its source and flags ("slurm MAINT"). */
+static const char *rsv_for(json_t *x, char *buf, size_t n)
+{
+	size_t i, at;
+	json_t *f;
+
+	if (json_object_get(x, "queue"))
+		return str(x, "queue");
+	if (json_object_get(x, "job"))
+		return str(x, "job");
+	if (!json_is_true(json_object_get(x, "readOnly")))
+		return "-";
+	at = (size_t)snprintf(buf, n, "%s", str(x, "source"));
+	json_array_foreach(json_object_get(x, "flags"), i, f)
+		if (at < n)
+			at += (size_t)snprintf(buf + at, n - at, "%s%s", i ? "," : " ", json_is_string(f) ? json_string_value(f) : "?");
+	return buf;
+}
+
 static int cmd_reservations(struct opts *o)
 {
 	const char *sub = arg(o, 0) ? arg(o, 0) : "list";
-	char path[256], a[32], b[32];
+	char path[256], a[32], b[32], f[256];
 	json_t *r = NULL;
 	int rc;
 
@@ -1220,8 +1240,7 @@ static int cmd_reservations(struct opts *o)
 			json_array_foreach(json_object_get(r, "reservations"), i, x) {
 				when(a, sizeof a, json_object_get(x, "start"));
 				when(b, sizeof b, json_object_get(x, "end"));
-				printf("%-12s %-12s %-16s %-10s %-10s ", str(x, "id"), str(x, "kind"),
-				       json_object_get(x, "queue") ? str(x, "queue") : json_object_get(x, "job") ? str(x, "job") : "-",
+				printf("%-12s %-12s %-16s %-10s %-10s ", str(x, "id"), str(x, "kind"), rsv_for(x, f, sizeof f),
 				       a, b);
 				json_array_foreach(json_object_get(x, "nodes"), k, n) /* comma-separated, as --nodes takes them */
 					printf("%s%s", k ? "," : "", json_string_value(n));

@@ -27,7 +27,7 @@ static const char usage[] =
 	"  queues      list / set / delete a daemon's queues\n"
 	"  jobs        list / submit / cancel jobs; `jobs why ID` explains a wait\n"
 	"  nodes       list nodes; report node health\n"
-	"  reservations  maintenance windows and queue/job reservations\n"
+	"  reservations  maintenance windows and queue/job reservations (and the backend's own, read-only)\n"
 	"  fairshare   each queue's deserved, fair share, allocation, usage;\n"
 	"              `fairshare explain Q` shows where a queue's share comes from\n"
 	"  decisions   what the daemon decided: starts, evictions, reservations,\n"

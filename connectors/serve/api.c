@@ -1568,20 +1568,76 @@ static void h_node_health(struct ctx *c)
 }
 
 /* --- reservations ------------------------------------------------------------------------ */
-static void h_rsv_list(struct ctx *c)
+/* A comma list as a JSON array of its items ("" -> []). */
+static json_t *comma_list(const char *s)
 {
 	json_t *a = json_array();
+
+	for (const char *p = s; *p;) {
+		size_t n = strcspn(p, ",");
+		if (n)
+			json_array_append_new(a, json_stringn(p, n));
+		p += n + (p[n] == ',');
+	}
+	return a;
+}
+
+/* One of the backend's own reservations (backend.h fw_backend_rsv):
+ * kind "backend", read-only, with the cluster's flags. */
+static json_t *backend_rsv_dump(const struct fw_serve *d, const struct fw_backend_rsv *r)
+{
+	json_t *o = json_pack("{s:s,s:s,s:s,s:b,s:o,s:I,s:I,s:o}", "id", r->name, "kind", "backend", "source",
+			      d->bops->name, "readOnly", 1, "nodes", comma_list(r->nodes), "start",
+			      (json_int_t)r->start, "end", (json_int_t)r->end, "flags", comma_list(r->flags));
+
+	if (o && r->node_list[0])
+		json_object_set_new(o, "nodeList", json_string(r->node_list));
+	if (o && r->nodes_cut)
+		json_object_set_new(o, "nodesCut", json_true());
+	return o;
+}
+
+/* The daemon's own: source "fairway". */
+static json_t *own_rsv_dump(const struct fw_reservation *r)
+{
+	json_t *o = fw_codec_reservation_dump(r);
+
+	if (o)
+		json_object_set_new(o, "source", json_string("fairway"));
+	return o;
+}
+
+static const struct fw_backend_rsv *backend_rsv(const struct fw_serve *d, const char *name)
+{
+	for (int32_t i = 0; i < d->nbrsv; i++)
+		if (!strcmp(d->brsv[i].name, name))
+			return &d->brsv[i];
+	return NULL;
+}
+
+static void h_rsv_list(struct ctx *c)
+{
+	json_t *a = json_array(), *o;
 	for (int32_t i = 0; i < c->d->nrsv; i++)
-		json_array_append_new(a, fw_codec_reservation_dump(&c->d->rsv[i]));
-	reply(c, 200, json_pack("{s:o}", "reservations", a));
+		json_array_append_new(a, own_rsv_dump(&c->d->rsv[i]));
+	for (int32_t i = 0; i < c->d->nbrsv; i++)
+		json_array_append_new(a, backend_rsv_dump(c->d, &c->d->brsv[i]));
+	o = json_pack("{s:o}", "reservations", a);
+	if (o && c->d->brsv_more > 0) /* past FW_BACKEND_RSV_MAX: said, not hidden */
+		json_object_set_new(o, "backendNotListed", json_integer(c->d->brsv_more));
+	reply(c, 200, o);
 }
 
 static void h_rsv_get(struct ctx *c)
 {
 	int i = fw_serve_rsv_index(c->d, c->name);
+	const struct fw_backend_rsv *b = i < 0 ? backend_rsv(c->d, c->name) : NULL;
+
+	if (b)
+		return reply(c, 200, backend_rsv_dump(c->d, b));
 	if (i < 0)
 		return fail(c, 404, "ENOENT", "name", "no reservation \"%s\"", c->name);
-	reply(c, 200, fw_codec_reservation_dump(&c->d->rsv[i]));
+	reply(c, 200, own_rsv_dump(&c->d->rsv[i]));
 }
 
 /* It ends in the future, nodes exist and are listed once, the queue
@@ -1670,7 +1726,12 @@ static void h_rsv_delete(struct ctx *c)
 {
 	struct fw_serve *d = c->d;
 	int i = fw_serve_rsv_index(d, c->name);
+	const struct fw_backend_rsv *b = i < 0 ? backend_rsv(d, c->name) : NULL;
 
+	if (b)
+		return fail(c, 409, "EDECLINED", "name",
+			    "reservation \"%s\" is %s's own (read from the backend, read-only here): delete it there "
+			    "(%s)", c->name, d->bops->name, b->delete_hint[0] ? b->delete_hint : "with its own tools");
 	if (i < 0)
 		return fail(c, 404, "ENOENT", "name", "no reservation \"%s\"", c->name);
 	if (!commit_or_fail(c, fw_store_begin(d->store) ?: fw_store_del(d->store, FW_STORE_RESERVATIONS, c->name)))

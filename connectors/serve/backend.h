@@ -47,7 +47,7 @@
  * in fw_backend_world.skipped_jobs (the daemon shows the count).
  *
  * Optional operations.  submit, cancel, health, explain, windows,
- * release, reload, usage and probe may be NULL: the API then answers 501 for job
+ * release, reload, usage, probe and reservations may be NULL: the API then answers 501 for job
  * submission/cancel, node health comes only from POSTed reports, waiting
  * reasons stay in the API, and maintenance windows stay in the daemon's
  * plans.  The local backend implements all of them but windows; a Slurm
@@ -251,6 +251,29 @@ struct fw_backend_window {
 	const char (*nodes)[FW_NAME_MAX];
 };
 
+/* One reservation the cluster behind the backend keeps of its own
+ * (Slurm: one an admin made with scontrol create reservation), which the
+ * backend's read() already plans around, for the daemon's list of
+ * reservations (GET /v1/reservations, `fairway reservations`): shown
+ * there read-only, never created, changed or deleted through the API.
+ * The backend leaves out what mirrors the daemon's own (Slurm:
+ * fairway-<job> and fairway-maint-<id>). */
+#define FW_BACKEND_RSV_MAX 128        /* the daemon lists at most these */
+#define FW_BACKEND_RSV_NODES 4096     /* bytes of a node name list */
+struct fw_backend_rsv {
+	char name[FW_NAME_MAX];
+	fw_time start, end;           /* [start, end), Unix seconds */
+	char flags[256];              /* the cluster's flags, comma separated
+				       * ("MAINT,IGNORE_JOBS"); "" none */
+	char nodes[FW_BACKEND_RSV_NODES]; /* its node names, comma separated
+				       * (cut at a whole name: nodes_cut) */
+	bool nodes_cut;
+	char node_list[512];          /* the cluster's own expression of them
+				       * ("gpu[001-004]"), "" when none */
+	char delete_hint[160];        /* how to delete it there ("scontrol
+				       * delete reservation=NAME") */
+};
+
 /* The pairs of a job's selectors together: its own and its task groups'. */
 #define FW_BACKEND_SEL_MAX (2 * FW_MAX_LABELS)
 
@@ -401,6 +424,12 @@ struct fw_backend_ops {
 	 * selectors meet nothing here). */
 	int (*probe)(struct fw_backend *b, struct fw_snapshot *s, const struct fw_backend_job *j, fw_time now,
 		     struct fw_diag *d);
+	/* Optional: the cluster's own reservations as of the last read()
+	 * (struct fw_backend_rsv), the first cap into out; returns how many
+	 * there are (past cap too), or a negative fw_err.  Called under the
+	 * lock right after each cycle's read(); no RPC of its own.  NULL:
+	 * the daemon lists only its own reservations. */
+	int (*reservations)(struct fw_backend *b, struct fw_backend_rsv *out, int cap);
 };
 
 /* The built-in virtual cluster (local.c). */

@@ -495,6 +495,21 @@ static int take_usage_dry(struct fw_serve *d, struct fw_snapshot *s)
 	return rc;
 }
 
+/* The backend's own reservations as of this read, for the API's list
+ * (backend.h reservations).  A failure keeps the last list: it is only
+ * shown, never planned with (the backend's read() plans around them). */
+static void backend_reservations(struct fw_serve *d)
+{
+	int n;
+
+	if (!d->brsv && !(d->brsv = calloc(FW_BACKEND_RSV_MAX, sizeof *d->brsv)))
+		return;
+	if ((n = d->bops->reservations(d->be, d->brsv, FW_BACKEND_RSV_MAX)) < 0)
+		return;
+	d->nbrsv = n < FW_BACKEND_RSV_MAX ? n : FW_BACKEND_RSV_MAX;
+	d->brsv_more = n - d->nbrsv;
+}
+
 static int take(struct fw_serve *d, struct taken *t, bool dry, char *err, size_t errn)
 {
 	struct fw_backend_world w = { 0, 0 };
@@ -511,6 +526,8 @@ static int take(struct fw_serve *d, struct taken *t, bool dry, char *err, size_t
 		fw_diag_format(&dg, err, errn);
 		return rc;
 	}
+	if (!dry && d->bops->reservations)
+		backend_reservations(d);
 	if ((rc = gather_health(d, t)) || (rc = open_windows(d, t, now)) || (rc = overlay(d, t)) ||
 	    (rc = d->bops->release ? to_release(t) : FW_OK))
 		return rc;

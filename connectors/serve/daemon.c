@@ -667,6 +667,7 @@ static void free_daemon(struct fw_serve *d)
 	json_decref(d->view);
 	free(d->queues);
 	free(d->rsv);
+	free(d->brsv);
 	free(d->health);
 	free(d->users);
 	free(d->m.qstat);

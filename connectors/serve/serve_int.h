@@ -120,6 +120,13 @@ struct fw_serve {
 	int32_t nqueues, capq;
 	struct fw_reservation *rsv;
 	int32_t nrsv, caprsv;
+	struct fw_backend_rsv *brsv;        /* the backend's own reservations
+					     * as of the last cycle's read
+					     * (backend.h reservations; read-only
+					     * in the API), FW_BACKEND_RSV_MAX
+					     * room, NULL until the first */
+	int32_t nbrsv;
+	int32_t brsv_more;                  /* how many more the backend has */
 	struct fw_health_report *health;
 	int32_t nhealth, caph;
 	struct fw_user_use *users;          /* users' decayed usage per queue,

@@ -181,6 +181,9 @@ static int start_het(struct fw_slurm *h, const struct fw_backend_action *a, slur
 		return FW_OK; /* released by an earlier apply, with the rest */
 	if (n <= 0 || n > FW_MAX_GROUPS || c[0] != j)
 		return FW_ENOENT; /* not the job the plan saw */
+	for (int32_t k = 0; k < n; k++)
+		if (fw__slurm_user_held(c[k]))
+			return FW_ENOENT; /* a component its user holds: none starts */
 	for (int32_t k = 0; k < n; k++) {
 		int m = node_list(a, (int)k, nodes, sizeof nodes);
 		if (m <= 0 || (uint32_t)m < (c[k]->num_nodes ? c[k]->num_nodes : 1))
@@ -259,6 +262,8 @@ static int do_start(struct fw_slurm *h, const struct fw_backend_action *a)
 
 	if (!j || !fw__job_pending(j))
 		return j && fw__job_running(j) ? FW_OK : FW_ENOENT;
+	if (fw__slurm_user_held(j))
+		return FW_ENOENT; /* its user holds it (read after the plan's read) */
 	if (fw__het_job(j))
 		return start_het(h, a, j);
 	if ((n = node_list(a, -1, nodes, sizeof nodes)) <= 0)
@@ -310,6 +315,9 @@ static int hold(struct fw_slurm *h, const slurm_job_info_t *j, const char *name)
 		u.job_id_str = leader;
 	}
 	u.priority = 0;
+	/* a hold with fairway's comment: job_submit.lua records a hold
+	 * without one as the user's own */
+	u.comment = (char *)"fairway: held again, to be planned anew";
 	if (update(&u) != SLURM_SUCCESS)
 		return fw__slurm_refused(h, "hold", name);
 	return FW_OK;
@@ -617,8 +625,8 @@ static void release_into_reservations(struct fw_slurm *h)
 
 	for (int32_t k = 0; k < h->norphans; k++) {
 		slurm_job_info_t *j = fw__slurm_job(h, h->orphans[k].job);
-		if (h->orphans[k].why != FW__ORPHAN_TO_RESV || !j || !fw__job_held(j))
-			continue;
+		if (h->orphans[k].why != FW__ORPHAN_TO_RESV || !j || !fw__job_held(j) || fw__slurm_user_held(j))
+			continue; /* its user's hold stands until the user releases it */
 		fw__orphan_text(&h->orphans[k], j, text, sizeof text);
 		snprintf(id, sizeof id, "%u", fw__het_job(j) ? j->het_job_id : j->job_id);
 		slurm_init_job_desc_msg(&u);
@@ -838,6 +846,12 @@ void fw__orphan_text(const struct fw__orphan *o, const slurm_job_info_t *j, char
 	const char *w = fw__slurm_nodelist(j);
 	char when[32];
 
+	/* its user's hold first, whatever else would keep it: the comment
+	 * is job_submit.lua's record of that hold, kept as it is */
+	if (fw__slurm_user_held(j)) {
+		snprintf(buf, len, "%s", FW__USER_HOLD_TEXT);
+		return;
+	}
 	switch (o->why) {
 	case FW__ORPHAN_NO_QUEUE:
 		snprintf(buf, len, "fairway: account '%.60s' is no fairway queue: held", j->account ? j->account : "");

@@ -108,6 +108,11 @@ static int sb_release(struct fw_backend *b, const char (*nodes)[FW_NAME_MAX], in
 	return fw_slurm_release(b->h, nodes, n, d);
 }
 
+static int sb_reservations(struct fw_backend *b, struct fw_backend_rsv *out, int cap)
+{
+	return fw_slurm_reservations(b->h, out, cap);
+}
+
 static void sb_close(struct fw_backend *b)
 {
 	if (!b)
@@ -178,4 +183,5 @@ const struct fw_backend_ops fw_backend_slurm = {
 	.windows = sb_windows,
 	.release = sb_release,
 	.usage = sb_usage,
+	.reservations = sb_reservations,
 };

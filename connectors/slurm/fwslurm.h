@@ -70,7 +70,9 @@
  *           a pending job may start only on the nodes of its managed
  *           partitions that --exclude leaves and whose features meet
  *           --constraint (filter.c: the core's node filter);
- *   state = PENDING + held -> pending;
+ *   state = PENDING + held -> pending (but held by its user, as
+ *           job_submit.lua records in the Comment: left held, read.c
+ *           fw__slurm_user_held);
  *           PENDING + released with ReqNodes (fairway started it, Slurm has
  *           not run it yet) -> running on those nodes, so a restarted
  *           fairway never starts a job twice;
@@ -274,6 +276,17 @@ int fw_slurm_budget_apply(struct fw_snapshot *s, const struct fw_slurm_budget *r
  * says something else), so a driver prints it once per change.  "" with
  * *gen 0 before the first read. */
 const char *fw_slurm_budget_note(const struct fw_slurm *h, uint64_t *gen);
+
+/* backend.h reservations(): Slurm's reservations of the last read but
+ * fairway's own (named fairway-<job> or fairway-maint-<id>; the latter
+ * are the daemon's windows, listed as such), the first cap into out, each
+ * with its flags (fw_slurm_resv_flags), its node names (from the node
+ * table of the same read) and "scontrol delete reservation=NAME".
+ * Returns how many there are (past cap too). */
+int fw_slurm_reservations(const struct fw_slurm *h, struct fw_backend_rsv *out, int cap);
+/* Slurm's reservation flags as `scontrol show res` names them, comma
+ * separated ("MAINT,IGNORE_JOBS"; "" for none), cut at a whole name. */
+void fw_slurm_resv_flags(uint64_t flags, char *buf, size_t n);
 
 /* Is node drained in Slurm, as of the last read: 1 yes, 0 no, -1 no
  * node of that name. */

@@ -435,9 +435,15 @@ static bool own_reason(uint16_t r)
 	}
 }
 
+bool fw__slurm_user_held(const slurm_job_info_t *j)
+{
+	return fw__job_held(j) && j->state_reason == WAIT_HELD_USER && j->comment &&
+	       !strncmp(j->comment, FW__USER_HOLD_MARK, strlen(FW__USER_HOLD_MARK));
+}
+
 bool fw__slurm_held_back(const slurm_job_info_t *j)
 {
-	return fw__job_released(j) && own_reason(j->state_reason);
+	return (fw__job_released(j) && own_reason(j->state_reason)) || fw__slurm_user_held(j);
 }
 
 #ifdef FW_HAVE_SLURM_REASON_STRING
@@ -654,6 +660,92 @@ bool fw__slurm_closing_resv(const reserve_info_t *r)
 {
 	return fw__slurm_admin_resv(r) ||
 	       (r->name && r->node_inx && r->end_time > r->start_time && named(r, FW_SLURM_MAINT_PREFIX));
+}
+
+/* ------------------------------------------------------------ listing */
+
+/* Slurm's names of the reservation flags `scontrol show res` prints
+ * (22.05's reservation_flags_string, which libslurm declares in no public
+ * header); the NO_* and DUR_* bits are update requests, never set on a
+ * reservation. */
+static const struct {
+	uint64_t bit;
+	const char *name;
+} resv_flags[] = {
+	{ RESERVE_FLAG_MAINT, "MAINT" },         { RESERVE_FLAG_FLEX, "FLEX" },
+	{ RESERVE_FLAG_OVERLAP, "OVERLAP" },     { RESERVE_FLAG_IGN_JOBS, "IGNORE_JOBS" },
+	{ RESERVE_FLAG_HOURLY, "HOURLY" },       { RESERVE_FLAG_DAILY, "DAILY" },
+	{ RESERVE_FLAG_WEEKDAY, "WEEKDAY" },     { RESERVE_FLAG_WEEKEND, "WEEKEND" },
+	{ RESERVE_FLAG_WEEKLY, "WEEKLY" },       { RESERVE_FLAG_ANY_NODES, "ANY_NODES" },
+	{ RESERVE_FLAG_STATIC, "STATIC" },       { RESERVE_FLAG_PART_NODES, "PART_NODES" },
+	{ RESERVE_FLAG_SPEC_NODES, "SPEC_NODES" }, { RESERVE_FLAG_FIRST_CORES, "FIRST_CORES" },
+	{ RESERVE_FLAG_TIME_FLOAT, "TIME_FLOAT" }, { RESERVE_FLAG_REPLACE, "REPLACE" },
+	{ RESERVE_FLAG_ALL_NODES, "ALL_NODES" }, { RESERVE_FLAG_PURGE_COMP, "PURGE_COMP" },
+	{ RESERVE_FLAG_NO_HOLD_JOBS, "NO_HOLD_JOBS_AFTER_END" },
+	{ RESERVE_FLAG_REPLACE_DOWN, "REPLACE_DOWN" }, { RESERVE_FLAG_MAGNETIC, "MAGNETIC" },
+};
+
+void fw_slurm_resv_flags(uint64_t flags, char *buf, size_t n)
+{
+	size_t at = 0;
+
+	if (n)
+		buf[0] = '\0';
+	for (size_t k = 0; k < sizeof resv_flags / sizeof *resv_flags; k++) {
+		size_t len = strlen(resv_flags[k].name);
+		if (!(flags & resv_flags[k].bit) || at + len + 2 > n)
+			continue;
+		at += (size_t)snprintf(buf + at, n - at, "%s%s", at ? "," : "", resv_flags[k].name);
+	}
+}
+
+/* Node i of the last node load's name after buf's at bytes ("," between);
+ * false when it does not fit (the list is then cut there). */
+static bool add_node_name(const struct fw_slurm *h, int32_t i, char *buf, size_t n, size_t *at)
+{
+	const char *nm = h->nodes && i >= 0 && (uint32_t)i < h->nodes->record_count ? h->nodes->node_array[i].name : NULL;
+	size_t len = nm ? strlen(nm) : 0;
+
+	if (!nm)
+		return true;
+	if (*at + len + 2 > n)
+		return false;
+	*at += (size_t)snprintf(buf + *at, n - *at, "%s%s", *at ? "," : "", nm);
+	return true;
+}
+
+/* r's nodes (node_inx: index pairs into the node table, -1 ends) into o. */
+static void resv_nodes(const struct fw_slurm *h, const reserve_info_t *r, struct fw_backend_rsv *o)
+{
+	size_t at = 0;
+
+	for (int k = 0; r->node_inx && r->node_inx[k] >= 0 && !o->nodes_cut; k += 2)
+		for (int32_t i = r->node_inx[k]; i <= r->node_inx[k + 1] && !o->nodes_cut; i++)
+			o->nodes_cut = !add_node_name(h, i, o->nodes, sizeof o->nodes, &at);
+}
+
+int fw_slurm_reservations(const struct fw_slurm *h, struct fw_backend_rsv *out, int cap)
+{
+	int n = 0;
+
+	for (uint32_t i = 0; h->resv && i < h->resv->record_count; i++) {
+		const reserve_info_t *r = &h->resv->reservation_array[i];
+		struct fw_backend_rsv *o;
+		if (!r->name || named(r, FW_SLURM_RESV_PREFIX) || strlen(r->name) >= sizeof o->name)
+			continue; /* fairway's own (its jobs', its windows' mirrors) */
+		if (n++ >= cap)
+			continue;
+		o = &out[n - 1];
+		memset(o, 0, sizeof *o);
+		snprintf(o->name, sizeof o->name, "%s", r->name);
+		o->start = (fw_time)r->start_time;
+		o->end = (fw_time)r->end_time;
+		fw_slurm_resv_flags(r->flags, o->flags, sizeof o->flags);
+		resv_nodes(h, r, o);
+		snprintf(o->node_list, sizeof o->node_list, "%s", fw__set(r->node_list) ? r->node_list : "");
+		snprintf(o->delete_hint, sizeof o->delete_hint, "scontrol delete reservation=%s", r->name);
+	}
+	return n;
 }
 
 /* ------------------------------------------------------------ drain, health */

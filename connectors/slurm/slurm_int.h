@@ -263,8 +263,25 @@ bool fw__job_released(const slurm_job_info_t *j);
  * a limit of its association or QOS (AccountingStorageEnforce=limits,
  * which fairway does not model but GPU GrpTRES), licenses, a partition
  * down, inactive or whose node or time limit it exceeds.  Booking its
- * nodes would keep them idle while it waits (read.c). */
+ * nodes would keep them idle while it waits (read.c).  Also a job its
+ * user holds (fw__slurm_user_held): neither planned nor released until
+ * the user releases it. */
 bool fw__slurm_held_back(const slurm_job_info_t *j);
+/* A user's own hold.  fairway's hold (job_submit.lua's priority 0 at
+ * submission) shows in Slurm 22.05 as JobHeldUser, as a user's own
+ * `scontrol uhold` (or a non-operator's `scontrol hold`, or `sbatch
+ * --hold`) does, and the priority stays 0 either way (seen in the lab).
+ * So job_submit.lua records a hold that is not fairway's in the job's
+ * Comment (FW__USER_HOLD_TEXT, which fairway's own comment on the job
+ * repeats), and turns the user's `scontrol release` of such a job back
+ * into fairway's hold (the comment "fairway: queued, not planned yet"),
+ * so that fairway, not Slurm's scheduler, starts it.  Held by its user:
+ * pending, priority 0, Slurm's reason WAIT_HELD_USER and the Comment so
+ * marked (an administrator's hold, JobHeldAdmin, is fairway's to plan
+ * as before). */
+#define FW__USER_HOLD_MARK "fairway: held by its user"
+#define FW__USER_HOLD_TEXT FW__USER_HOLD_MARK ": not planned until released (scontrol release)"
+bool fw__slurm_user_held(const slurm_job_info_t *j);
 /* Slurm's name of a job's state_reason ("AssocMaxJobsLimit"), or
  * "reason N" where libslurm does not say. */
 const char *fw__slurm_reason_name(uint16_t reason, char *buf, size_t n);

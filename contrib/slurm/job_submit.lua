@@ -28,11 +28,23 @@ local function managed(partition)
    return false
 end
 
+-- A hold that is not fairway's: `scontrol uhold`, a user's `scontrol
+-- hold`, `sbatch --hold`.  fairway's own hold (priority 0 set here) shows
+-- in Slurm 22.05 as JobHeldUser too, so fairway could not tell them apart
+-- (checked in the test lab); the job's Comment says which.  fairway's
+-- comment on such a job is this same text, and it plans the job only once
+-- the user releases it (connectors/slurm: fw__slurm_user_held).
+local HELD = "fairway: held by its user: not planned until released (scontrol release)"
+local QUEUED = "fairway: queued, not planned yet"
+local NO_VAL = 4294967294 -- slurm.h: the priority an update leaves alone
+
 function slurm_job_submit(job_desc, part_list, submit_uid)
    if managed(job_desc.partition) then
-      -- priority 0 is an administrator hold (what `scontrol hold` sets)
+      -- priority 0 holds it until fairway starts it (squeue: JobHeldUser);
+      -- a job submitted held (sbatch --hold) is its user's hold as well
+      local user_hold = job_desc.priority == 0
       job_desc.priority = 0
-      job_desc.comment = "fairway: queued, not planned yet"
+      job_desc.comment = user_hold and HELD or QUEUED
       -- fairway pins a job it starts to the nodes it chose (ReqNodes), so
       -- the nodes a user asked with -w/--nodelist are kept where fairway
       -- reads them, a requeue included: the job then starts on exactly
@@ -67,6 +79,14 @@ local JOB_PENDING = 0
 -- configuration is not available"), so fairway can tell a stale start
 -- from other refusals (and reads the job again to be sure).
 local ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE = 2014
+-- A user's scontrol shows only Slurm's words for a refused update (the
+-- hook's log_user reaches sbatch alone), so the refusals of a user's hold
+-- answer these: "Job can not be altered now, try again later" (a hold
+-- while a -w change waits for fairway to read it) and "Job is in held
+-- state, pending scheduler release" (a -w change of a job its user
+-- holds); slurmctld's log says more.
+local ESLURM_TRANSITION_STATE_NO_UPDATE = 2020
+local ESLURM_JOB_HELD = 2042
 
 local function starts(text, prefix)
    return text ~= nil and string.sub(text, 1, #prefix) == prefix
@@ -134,11 +154,52 @@ local function keep_record(job_desc, job_rec, modify_uid)
    return slurm.SUCCESS
 end
 
+-- A hold or release that is not fairway's (fairway's updates all carry a
+-- comment "fairway: ..."): a hold is recorded in the Comment (HELD); the
+-- release of a job so recorded is turned back into fairway's hold
+-- (priority 0, QUEUED), so that fairway plans it again and Slurm's own
+-- scheduler does not start it where fairway did not choose.  nil: not
+-- such an update.  A -w record waiting in the Comment (MARK) would be
+-- lost under the hold's: refused (try again once fairway has moved it).
+local function user_hold(job_desc, job_rec)
+   local prio = job_desc.priority
+   if prio == nil or prio == NO_VAL or starts(job_desc.comment, "fairway: ") then
+      return nil
+   end
+   if prio == 0 then
+      if starts(job_rec.comment, MARK) then
+         slurm.log_info("fairway: hold of job %s refused: fairway has not read its -w change yet; " ..
+                        "hold it again in a few seconds", tostring(job_rec.job_id))
+         return ESLURM_TRANSITION_STATE_NO_UPDATE
+      end
+      job_desc.comment = HELD
+      return slurm.SUCCESS
+   end
+   if starts(job_rec.comment, HELD) then
+      job_desc.priority = 0
+      job_desc.comment = QUEUED
+      return slurm.SUCCESS
+   end
+   return nil
+end
+
 function slurm_job_modify(job_desc, job_rec, part_list, modify_uid)
    -- job_state % 256: the base state (JOB_STATE_BASE); Slurm refuses a
    -- -w change of a job that is not pending
    if not managed(job_rec.partition) or job_rec.job_state % 256 ~= JOB_PENDING then
       return slurm.SUCCESS
+   end
+   local held = user_hold(job_desc, job_rec)
+   if held ~= nil then
+      return held
+   end
+   if starts(job_rec.comment, HELD) and job_desc.req_nodes ~= nil and not starts(job_desc.comment, STARTED) then
+      slurm.log_info("fairway: -w change of job %s refused: its user holds it (its Comment records the hold); " ..
+                     "release it, then change its -w", tostring(job_rec.job_id))
+      return ESLURM_JOB_HELD
+   end
+   if starts(job_rec.comment, HELD) and job_desc.comment ~= nil and not starts(job_desc.comment, "fairway: ") then
+      job_desc.comment = job_rec.comment -- the hold's record stays while it holds
    end
    if job_desc.req_nodes ~= nil and starts(job_desc.comment, STARTED) then
       return fairway_start(job_desc, job_rec)

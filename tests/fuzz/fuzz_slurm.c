@@ -25,7 +25,10 @@
  *     comment|array_job_id|array_task_id|array_task_str|array_max_tasks|
  *     het_job_id|het_job_offset|het_job_id_set|qos|state_reason|
  *     resv_name
- *     (empty: unset; in features '^' stands for --constraint's '|',
+ *     (a comment "fairway: held by its user..." with state_reason 16,
+ *     WAIT_HELD_USER, and priority 0 is a user's own hold, which
+ *     job_submit.lua records: never in the snapshot, user_holds;
+ *     empty: unset; in features '^' stands for --constraint's '|',
  *     which splits fields; an admin_comment "fairway: -w LIST" is the
  *     -w that job_submit.lua keeps, a comment so marked a -w changed
  *     later with scontrol update, which wins; an empty LIST is none;
@@ -710,6 +713,62 @@ static void orphans_hold(const struct world *w, const struct fw_slurm *h)
 	}
 }
 
+/* A job its user holds (fw__slurm_user_held: JobHeldUser and
+ * job_submit.lua's record in its Comment) is in no snapshot job, and a
+ * comment fairway writes on it repeats the record.  Not checked for a
+ * het job's components: the others still make the job (a limit,
+ * docs/slurm.md), and apply refuses its start. */
+static void user_holds(const struct world *w, const struct fw_snapshot *s, const struct fw_slurm *h)
+{
+	char text[256];
+
+	for (int32_t x = 0; x < s->njobs; x++) {
+		const slurm_job_info_t *j = job_named(w, s->jobs[x].name);
+		if (j && !fw__het_job(j) && fw__slurm_user_held(j))
+			abort();
+	}
+	for (int32_t k = 0; k < h->norphans; k++) {
+		const slurm_job_info_t *j = NULL;
+		for (int i = 0; i < w->nj && !j; i++)
+			j = w->jobs[i].job_id == h->orphans[k].job ? &w->jobs[i] : NULL;
+		fw__orphan_text(&h->orphans[k], j, text, sizeof text);
+		if (fw__slurm_user_held(j) && strcmp(text, FW__USER_HOLD_TEXT))
+			abort();
+	}
+}
+
+/* The daemon's list of Slurm's reservations (fw_slurm_reservations):
+ * every one but fairway's own ("fairway-..."; a name too long for the
+ * list is left out), with its times, and node names that are nodes of
+ * the world, each a node the reservation holds (resv_holds). */
+static bool resv_holds(const reserve_info_t *r, int i);
+static void listed_holds(const struct world *w, const struct fw_slurm *h)
+{
+	struct fw_backend_rsv out[4];
+	int n = fw_slurm_reservations(h, out, 4), want = 0;
+
+	for (int i = 0; i < w->nr; i++)
+		want += strncmp(w->resv[i].name, "fairway-", 8) && strlen(w->resv[i].name) < FW_NAME_MAX;
+	if (n != want)
+		abort();
+	for (int k = 0; k < n && k < 4; k++) {
+		const reserve_info_t *r = NULL;
+		for (int i = 0; i < w->nr && !r; i++)
+			r = !strcmp(w->resv[i].name, out[k].name) ? &w->resv[i] : NULL;
+		if (!r || out[k].start != (fw_time)r->start_time || out[k].end != (fw_time)r->end_time)
+			abort();
+		for (const char *p = out[k].nodes; *p;) {
+			size_t len = strcspn(p, ",");
+			int i = 0;
+			while (i < w->nn && (strlen(w->nodes[i].name) != len || strncmp(w->nodes[i].name, p, len)))
+				i++;
+			if (i == w->nn || !resv_holds(r, i))
+				abort();
+			p += len + (p[len] == ',');
+		}
+	}
+}
+
 /* Does reservation r hold node i of the world? */
 static bool resv_holds(const reserve_info_t *r, int i)
 {
@@ -849,6 +908,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	arrays_hold(w, s);
 	het_hold(w, s);
 	orphans_hold(w, h);
+	user_holds(w, s, h);
+	listed_holds(w, h);
 	reserved_holds(w, s);
 	usage_holds(w, s);
 	for (int32_t x = 0; x < s->njobs; x++) /* QOS, then nice: in range */

@@ -41,6 +41,23 @@
 #                            shows leavesAt = its start and backAt = its
 #                            end in GET /v1/nodes, "leaves in" in
 #                            fairway nodes list
+# Slurm's own reservations in the daemon's list (before, GET
+# /v1/reservations and `fairway reservations` showed only the daemon's):
+#   serve_lists_slurm_reservations  GET /v1/reservations lists adm_maint
+#                            (kind backend, source slurm, readOnly, nodes
+#                            [gpu001], flags with MAINT, Slurm's start and
+#                            end) and adm_soon (gpu003), and the daemon's
+#                            window "bios" once (source fairway), but
+#                            neither its mirror fairway-maint-bios nor the
+#                            job reservation fairway-<job>, both of which
+#                            scontrol shows
+#   serve_get_slurm_reservation  GET /v1/reservations/adm_maint answers it
+#   serve_delete_slurm_refused  DELETE /v1/reservations/adm_maint is 409,
+#                            says "scontrol delete reservation=adm_maint",
+#                            and Slurm still has it
+#   cli_lists_slurm_reservations  `fairway reservations` prints adm_maint
+#                            as "backend slurm MAINT..." on gpu001, and
+#                            --json holds it with readOnly true
 . "$(dirname "$0")/../slurm/lib.sh"
 TEST_NAME=slurm_reservations
 GPUS=8 SWITCHES=1 lab_up 4
@@ -154,6 +171,52 @@ if python3 -c 'import json,sys; j = json.loads(sys.argv[1]); assert j["schedulab
 	ok serve_node_leaves_at_reservation
 else
 	bad serve_node_leaves_at_reservation "GET /v1/nodes/gpu003: $node; adm_soon $soon_start..$soon_end; nodes list: $list"
+fi
+# Slurm's own reservations in the daemon's list
+API="http://127.0.0.1:$PORT/v1"
+AUTH="Authorization: Bearer $(cat "$T/state/token")"
+ws=$((($(date +%s) / 60 + 120) * 60))
+curl -s -o /dev/null -X POST -H "$AUTH" "$API/reservations" \
+	-d "{\"id\": \"bios\", \"kind\": \"maintenance\", \"nodes\": [\"gpu004\"], \"start\": $ws, \"end\": $((ws + 600))}"
+wait_until 10 'scontrol show res fairway-maint-bios >/dev/null 2>&1' || bad setup "no fairway-maint-bios in Slurm"
+resvs=$(scontrol -o show res | sed -n 's/^ReservationName=\([^ ]*\) .*/\1/p' | tr '\n' ' ')
+curl -s "$API/reservations" >"$T/rsv.json"
+if python3 - "$T/rsv.json" "$(date -u -d "$maint_end" +%s)" "$resvs" <<'PY'; then
+import json, sys
+l = json.load(open(sys.argv[1]))["reservations"]
+by = {r["id"]: r for r in l}
+m = by["adm_maint"]
+assert m["kind"] == "backend" and m["source"] == "slurm" and m["readOnly"] is True, m
+assert m["nodes"] == ["gpu001"] and "MAINT" in m["flags"] and m["end"] == int(sys.argv[2]), m
+assert by["adm_soon"]["nodes"] == ["gpu003"] and by["adm_soon"]["start"] > m["start"], by["adm_soon"]
+assert [r["id"] for r in l].count("bios") == 1 and by["bios"]["source"] == "fairway", l
+names = sys.argv[3].split()
+assert "fairway-maint-bios" in names and any(n.startswith("fairway-") and n != "fairway-maint-bios" for n in names), names
+assert not any(r["id"].startswith("fairway-") for r in l), l
+PY
+	ok serve_lists_slurm_reservations
+else
+	bad serve_lists_slurm_reservations "GET /v1/reservations: $(cat "$T/rsv.json"); Slurm has: $resvs"
+fi
+code=$(curl -s -o "$T/one.json" -w '%{http_code}' "$API/reservations/adm_maint")
+if [ "$code" = 200 ] && python3 -c 'import json,sys; j = json.load(open(sys.argv[1])); assert j["id"] == "adm_maint" and j["readOnly"]' "$T/one.json"; then
+	ok serve_get_slurm_reservation
+else
+	bad serve_get_slurm_reservation "GET $code $(cat "$T/one.json")"
+fi
+code=$(curl -s -o "$T/del.json" -w '%{http_code}' -X DELETE -H "$AUTH" "$API/reservations/adm_maint")
+if [ "$code" = 409 ] && grep -q 'scontrol delete reservation=adm_maint' "$T/del.json" && scontrol show res adm_maint >/dev/null 2>&1; then
+	ok serve_delete_slurm_refused
+else
+	bad serve_delete_slurm_refused "DELETE $code $(cat "$T/del.json")"
+fi
+"$B/tools/fairway" reservations --server "http://127.0.0.1:$PORT" >"$T/cli.txt" 2>&1
+"$B/tools/fairway" reservations --server "http://127.0.0.1:$PORT" --json >"$T/cli.json" 2>&1
+if grep -Eq '^adm_maint +backend +slurm MAINT[A-Z_,]* .* gpu001$' "$T/cli.txt" &&
+	python3 -c 'import json,sys; l = json.load(open(sys.argv[1]))["reservations"]; assert any(r["id"] == "adm_maint" and r["readOnly"] for r in l)' "$T/cli.json"; then
+	ok cli_lists_slurm_reservations
+else
+	bad cli_lists_slurm_reservations "$(cat "$T/cli.txt") / $(head -c 300 "$T/cli.json")"
 fi
 kill -TERM "$SPID" 2>/dev/null
 wait "$SPID" 2>/dev/null

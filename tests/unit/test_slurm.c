@@ -1937,6 +1937,77 @@ TEST(slurm_reservations_close_their_nodes_and_admit_their_jobs)
 	fake_free(&f);
 }
 
+/* Slurm's own reservations, listed for the daemon (GET /v1/reservations):
+ * every one but fairway's own (fairway-<job>, fairway-maint-<id>), with
+ * its flags as scontrol names them, its node names and how to delete it;
+ * the count goes past cap. */
+TEST(slurms_own_reservations_are_listed_read_only)
+{
+	struct fake f;
+	reserve_info_t rv[4];
+	reserve_info_msg_t rm = { .record_count = 4, .reservation_array = rv };
+	struct fw_backend_rsv out[2];
+	char flags[16];
+
+	fake_init(&f, 4, 0);
+	f.h->resv = &rm;
+	fake_resv(&rv[0], "fairway-maint-w1", 900, 5000, 0);
+	fake_resv(&rv[1], "maint", 900, 5000, 0);
+	rv[1].flags = RESERVE_FLAG_MAINT | RESERVE_FLAG_IGN_JOBS;
+	fake_resv(&rv[2], "fairway-77", 900, 3000, 3);
+	fake_resv(&rv[3], "soon", 4600, 9000, 2);
+	ASSERT_EQ(fw_slurm_reservations(f.h, out, 2), 2);
+	ASSERT_STR_EQ(out[0].name, "maint");
+	ASSERT_STR_EQ(out[0].flags, "MAINT,IGNORE_JOBS");
+	ASSERT_STR_EQ(out[0].nodes, "gpu001");
+	ASSERT_STR_EQ(out[0].node_list, "gpu001");
+	ASSERT_EQ(out[0].start, 900);
+	ASSERT_EQ(out[0].end, 5000);
+	ASSERT_STR_EQ(out[0].delete_hint, "scontrol delete reservation=maint");
+	ASSERT_STR_EQ(out[1].name, "soon");
+	ASSERT_STR_EQ(out[1].nodes, "gpu003");
+	ASSERT_STR_EQ(out[1].flags, "");
+	ASSERT_EQ(fw_slurm_reservations(f.h, out, 1), 2); /* past cap: counted */
+	fw_slurm_resv_flags(RESERVE_FLAG_MAINT | RESERVE_FLAG_IGN_JOBS, flags, sizeof flags);
+	ASSERT_STR_EQ(flags, "MAINT"); /* cut at a whole name */
+	f.h->resv = NULL;
+	fake_free(&f);
+}
+
+/* A user's own hold (scontrol uhold): JobHeldUser, and job_submit.lua's
+ * record in the Comment.  Not planned, commented so, not skipped; the
+ * same hold without the record (job_submit.lua's own, at submission) or
+ * an administrator's (JobHeldAdmin) is fairway's to plan. */
+TEST(a_job_its_user_holds_is_not_planned)
+{
+	struct fake f;
+	char text[256];
+
+	fake_init(&f, 2, 3);
+	for (uint32_t i = 0; i < 3; i++) {
+		fake_pending(&f.jobs.job_array[i], 800 + i, 1, "gres:gpu:1");
+		f.jobs.job_array[i].state_reason = WAIT_HELD_USER;
+		f.jobs.job_array[i].comment = (char *)FW__USER_HOLD_TEXT;
+	}
+	f.jobs.job_array[1].comment = (char *)"fairway: queued, not planned yet";
+	f.jobs.job_array[2].state_reason = WAIT_HELD;
+	ASSERT(fw__slurm_user_held(&f.jobs.job_array[0]));
+	ASSERT(!fw__slurm_user_held(&f.jobs.job_array[1]) && !fw__slurm_user_held(&f.jobs.job_array[2]));
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	ASSERT_OK(fw_snapshot_validate(f.s, &f.d));
+	ASSERT_EQ(f.s->njobs, 2);
+	ASSERT_STR_EQ(f.s->jobs[0].name, "801");
+	ASSERT_STR_EQ(f.s->jobs[1].name, "802");
+	ASSERT_EQ(f.h->norphans, 1);
+	ASSERT_EQ(f.h->orphans[0].job, 800);
+	ASSERT_EQ(f.w.skipped_jobs, 0); /* it waits for its user; not skipped */
+	fw__orphan_text(&f.h->orphans[0], &f.jobs.job_array[0], text, sizeof text);
+	ASSERT_STR_EQ(text, FW__USER_HOLD_TEXT);
+	f.jobs.job_array[0].priority = 5; /* released: no longer a hold */
+	ASSERT(!fw__slurm_user_held(&f.jobs.job_array[0]));
+	fake_free(&f);
+}
+
 /* A job fairway released onto a node that was then taken out (drained,
  * down, reserved) before Slurm ran it: Slurm never runs it there
  * ("ReqNodeNotAvail"), and fairway booked it there as running, for as
@@ -2026,4 +2097,5 @@ TEST_MAIN(a_run_time_limit_ends_a_job_and_bounds_a_start, gres_counts_and_models
 	  slurms_budgets_yield_to_the_configs,
 	  a_jobs_qos_orders_it_before_its_nice, a_job_slurm_holds_back_by_a_limit_books_no_node,
 	  a_jobs_user_is_named_by_its_uid, slurm_reservations_close_their_nodes_and_admit_their_jobs,
-	  a_job_released_onto_a_node_taken_out_is_planned_again, a_node_full_of_foreign_work_is_not_drained)
+	  a_job_released_onto_a_node_taken_out_is_planned_again, a_node_full_of_foreign_work_is_not_drained,
+	  slurms_own_reservations_are_listed_read_only, a_job_its_user_holds_is_not_planned)

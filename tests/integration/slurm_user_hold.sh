@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# tests/integration/slurm_user_hold.sh BUILD_DIR — a user's own hold is
+# honoured (2 nodes x 8 fake GPUs).  fairway's hold (job_submit.lua's
+# priority 0) and a user's `scontrol uhold` both show as priority 0 and
+# JobHeldUser in Slurm 22.05, so fairway released a job its user held as
+# soon as its plan started it.  Now job_submit.lua records a hold that is
+# not fairway's in the Comment, and fairway leaves such a job alone:
+#   uhold_not_planned     a job held with scontrol uhold while fairway is
+#                         stopped stays held (priority 0, JobHeldUser) while
+#                         fairway runs and starts a job submitted after it
+#   uhold_commented       its comment says it is held by its user
+#   release_returns_to_fairway  scontrol release gives it back to fairway
+#                         (job_submit.lua holds it again, "queued"), and
+#                         fairway starts it: its comment reads
+#                         "fairway: started on ..."
+#   submit_hold_not_planned  sbatch --hold: held the same way, commented
+#   submit_hold_released_runs  and runs once released
+#   user_hold_not_planned a job of user nobody held by nobody (scontrol
+#                         hold, a user's hold) while fairway runs: stays held
+#   user_release_runs     released by nobody, fairway starts it
+#   held_nodelist_change_refused  a -w change of a job its user holds is
+#                         refused ("Job is in held state"): the -w record
+#                         would replace the hold's in the Comment
+#   hold_refused_while_w_waits  a uhold while a -w change waits in the
+#                         Comment for fairway to read it is refused ("try
+#                         again later"), the record kept
+#   admin_hold_is_fairways root's scontrol hold (JobHeldAdmin, as fairway's
+#                         own hold of a released job) is fairway's to plan:
+#                         it runs, as before
+. "$(dirname "$0")/../slurm/lib.sh"
+TEST_NAME=slurm_user_hold
+GPUS=8 SWITCHES=1 lab_up 2
+HELD="fairway: held by its user: not planned until released (scontrol release)"
+
+# held_so NAME JOB: held (priority 0, JobHeldUser) with the hold's comment
+held_so() {
+	local c
+	c=$(squeue -h -j "$2" -o '%Q|%r|%k')
+	if [ "$c" = "0|JobHeldUser|$HELD" ]; then ok "$1"; else bad "$1" "priority|reason|comment '$c'"; fi
+}
+# started_by_fairway NAME JOB: runs (or ran), started by fairway
+started_by_fairway() {
+	if ! wait_until 20 "started $2"; then
+		bad "$1" "job $2 did not start: $(squeue -h -j "$2" -o '%Q %r %k')"
+		return
+	fi
+	case "$(squeue -h -t all -j "$2" -o %k)" in
+	"fairway: started on "*) ok "$1" ;;
+	*) bad "$1" "job $2 ran, but its comment is '$(squeue -h -t all -j "$2" -o %k)' (not fairway's start)" ;;
+	esac
+}
+
+u=$(sbatch --parsable -A team_a --gres=gpu:1 -t 1 -o /dev/null --wrap 'sleep 2')
+scontrol uhold "$u" || bad uhold "scontrol uhold $u refused"
+out=$(scontrol update jobid="$u" nodelist=gpu002 2>&1)
+if [ $? -ne 0 ] && grep -q "held state" <<<"$out"; then
+	held_so held_nodelist_change_refused "$u"
+else
+	bad held_nodelist_change_refused "the update answered '$out': $(squeue -h -j "$u" -o '%Q|%r|%k')"
+fi
+w=$(sbatch --parsable -A team_a --gres=gpu:1 -t 1 -o /dev/null --wrap 'sleep 1')
+scontrol update jobid="$w" nodelist=gpu002
+out=$(scontrol uhold "$w" 2>&1)
+if [ $? -ne 0 ] && grep -q "try again later" <<<"$out" && [ "$(squeue -h -j "$w" -o %k)" = "fairway: -w gpu002" ]; then
+	ok hold_refused_while_w_waits
+else
+	bad hold_refused_while_w_waits "uhold answered '$out': $(squeue -h -j "$w" -o '%Q|%r|%k')"
+fi
+scancel "$w"
+fw_start
+c=$(sbatch --parsable -A team_a --gres=gpu:1 -t 1 -o /dev/null --wrap 'sleep 2')
+wait_until 20 "started $c" || bad setup "control job $c did not start: $(squeue -h -j "$c" -o '%Q %r %k')"
+sleep 2 # a few more cycles
+if [ "$(squeue -h -j "$u" -o '%T %Q')" = "PENDING 0" ]; then
+	ok uhold_not_planned
+else
+	bad uhold_not_planned "job $u: $(squeue -h -t all -j "$u" -o '%T %Q %r %k')"
+fi
+held_so uhold_commented "$u"
+scontrol release "$u" || bad release "scontrol release $u refused"
+started_by_fairway release_returns_to_fairway "$u"
+
+h=$(sbatch --parsable --hold -A team_a --gres=gpu:1 -t 1 -o /dev/null --wrap 'sleep 2')
+sleep 3
+held_so submit_hold_not_planned "$h"
+scontrol release "$h"
+started_by_fairway submit_hold_released_runs "$h"
+
+if id nobody >/dev/null 2>&1 && command -v runuser >/dev/null; then
+	N() { runuser -u nobody -- env SLURM_CONF="$SLURM_CONF" "$@"; }
+	# behind a whole-node job on each node, so that it waits for fairway
+	b1=$(sbatch --parsable -A team_a --gres=gpu:8 -t 1 -o /dev/null --wrap 'sleep 6')
+	b2=$(sbatch --parsable -A team_a --gres=gpu:8 -t 1 -o /dev/null --wrap 'sleep 6')
+	wait_until 20 "running $b1 && running $b2" || bad setup "jobs $b1 $b2 did not start"
+	n=$(N sbatch --parsable -A team_a --gres=gpu:1 -t 1 -o /dev/null --chdir=/tmp --wrap 'sleep 2')
+	N scontrol hold "$n" || bad user_hold "nobody's scontrol hold $n refused"
+	wait_until 20 "gone $b1 && gone $b2" || bad setup "jobs $b1 $b2 did not end"
+	sleep 2
+	held_so user_hold_not_planned "$n"
+	N scontrol release "$n" || bad user_release "nobody's scontrol release $n refused"
+	started_by_fairway user_release_runs "$n"
+else
+	skip user_hold "no user nobody, or no runuser, to submit as"
+fi
+
+a=$(sbatch --parsable -A team_a --gres=gpu:1 -t 1 -o /dev/null --wrap 'sleep 2')
+scontrol hold "$a"
+started_by_fairway admin_hold_is_fairways "$a"
+fw_stop
+finish
