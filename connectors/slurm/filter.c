@@ -46,6 +46,8 @@
  * Cost and memory: jobs that ask alike (the same partitions, --exclude
  * and --constraint, and ending before the same reservations to come: a
  * job's class, how many of them, by start, its time limit overlaps;
+ * only the reservations the core does not know count (find_soon: those
+ * on a node out now or after a gap; the rest are its nodes' away_at);
  * a batch of sbatch scripts, a job array) share one
  * answer and one node list in the snapshot (fw_snapshot_restrict_job_as),
  * through a cache of the last answers by what they asked (CACHE slots,
@@ -205,7 +207,29 @@ static int by_start(const void *a, const void *b)
 	return strcmp(x->r->name, y->r->name); /* names are unique: total */
 }
 
-/* The admin's reservations that begin after now, by start. */
+/* Does the core know reservation r's nodes are away while it lasts?
+ * Each of its nodes in the snapshot is in service and leaves by its
+ * start and is back no earlier than its end (build.c leaving_nodes:
+ * fw_node.away_at, back_at).  Then the core itself keeps off them every
+ * job that would still run at its start, and plans on them again from
+ * its end: no node filter is needed, and none would let a job plan on a
+ * node after the reservation ends. */
+static bool modelled(const struct fw__slurm_filter *f, const reserve_info_t *r)
+{
+	uint32_t n = f->h->nodes->record_count;
+
+	for (int p = 0; r->node_inx && r->node_inx[p] >= 0 && r->node_inx[p + 1] >= 0; p += 2)
+		for (int32_t i = r->node_inx[p]; i <= r->node_inx[p + 1] && (uint32_t)i < n; i++) {
+			const struct fw_node *x = f->inx[i] >= 0 ? &f->s->nodes[f->inx[i]] : NULL;
+			if (x && (!x->schedulable || !x->away_at || x->away_at > (fw_time)r->start_time ||
+				  x->back_at < (fw_time)r->end_time))
+				return false;
+		}
+	return true;
+}
+
+/* The admin's reservations that begin after now, by start, but those
+ * the core knows of (modelled). */
 static int find_soon(struct fw__slurm_filter *f)
 {
 	const reserve_info_msg_t *m = f->h->resv;
@@ -215,7 +239,7 @@ static int find_soon(struct fw__slurm_filter *f)
 		return FW_ENOMEM;
 	for (uint32_t k = 0; k < n; k++) {
 		const reserve_info_t *r = &m->reservation_array[k];
-		if (fw__slurm_admin_resv(r) && r->start_time > f->s->now)
+		if (fw__slurm_admin_resv(r) && r->start_time > f->s->now && !modelled(f, r))
 			f->soon[f->nsoon++] = (struct soon){ (fw_time)r->start_time, r };
 	}
 	qsort(f->soon, (size_t)f->nsoon, sizeof *f->soon, by_start);

@@ -779,9 +779,11 @@ static bool resv_holds(const reserve_info_t *r, int i)
 }
 
 /* Reservations: a node an open one closes takes no work now (and one
- * coming back is back after now: fw_snapshot_validate); a pending job
- * uses no node of an admin's one to come that begins before its time
- * limit would end, and none asks for a reservation. */
+ * coming back is back after now: fw_snapshot_validate); a node in
+ * service that one to come holds leaves by its start (away_at); a
+ * pending job uses no node of an admin's one to come that begins before
+ * its time limit would end, unless the node's departure covers it (the
+ * core keeps the job off it then), and none asks for a reservation. */
 static void reserved_holds(const struct world *w, const struct fw_snapshot *s)
 {
 	for (int r = 0; r < w->nr; r++) {
@@ -793,6 +795,13 @@ static void reserved_holds(const struct world *w, const struct fw_snapshot *s)
 				continue;
 			if (open && fw__slurm_closing_resv(v) && s->nodes[k].schedulable)
 				abort();
+			bool soon = !open && v->start_time > s->now && v->end_time > v->start_time;
+			const struct fw_node *n = &s->nodes[k];
+			if (soon && fw__slurm_closing_resv(v) && n->schedulable &&
+			    (!n->away_at || n->away_at > (fw_time)v->start_time))
+				abort();
+			bool covered = n->schedulable && n->away_at && n->away_at <= (fw_time)v->start_time &&
+				       n->back_at >= (fw_time)v->end_time;
 			for (int32_t x = 0; !open && fw__slurm_admin_resv(v) && v->start_time > s->now && x < s->njobs;
 			     x++) {
 				const slurm_job_info_t *j = job_named(w, s->jobs[x].name);
@@ -800,7 +809,7 @@ static void reserved_holds(const struct world *w, const struct fw_snapshot *s)
 				bool reaches = tl == INFINITE || tl == NO_VAL || s->now + (fw_time)tl * 60 > v->start_time;
 				if (s->jobs[x].state != FW_JOB_PENDING || fw__het_job(j) || !reaches)
 					continue;
-				if (fw_snapshot_job_may_use(s, x, k))
+				if (fw_snapshot_job_may_use(s, x, k) && !covered)
 					abort();
 			}
 		}

@@ -23,8 +23,10 @@
 #                            when adm_maint ends (gpu001 back), not when
 #                            the running jobs end (2 h)
 #   reserved_held            a -t 120 job that excludes every node but
-#                            gpu003 stays held, its comment saying the
-#                            nodes it may use are reserved before it ends
+#                            gpu003 stays held, with a reservation of
+#                            fairway's there from adm_soon's end, its
+#                            expected start (it was held "until the
+#                            reservation is over", with no estimate)
 #   none_released_onto_reserved  no job but the reservation's own was ever
 #                            released onto gpu001 or gpu002
 #   deleted_frees_the_node   adm_users deleted: the waiting job starts on
@@ -99,9 +101,15 @@ else
 	bad return_is_a_start_time "no estimate: $(squeue -h -j "$wait_job" -o '%Q %k')"
 fi
 held=$(sbatch --parsable -A team_a --gres=gpu:8 -t 120 --exclude=gpu001,gpu002,gpu004 -o /dev/null --wrap 'sleep 1')
-want_c="0 fairway: every node it may use is reserved (scontrol show res) from before its time limit would end: held until the reservation is over (a shorter -t may fit before)"
-if wait_until 10 '[ "$(squeue -h -j "$held" -o "%Q %k")" = "$want_c" ]'; then
-	ok reserved_held
+soon_end=$(date -u -d "$(scontrol show res adm_soon | sed -n 's/.*EndTime=\([^ ]*\).*/\1/p')" +%s)
+if wait_until 15 'squeue -h -j "$held" -o "%Q %k" | grep -q "^0 fairway: waiting: has_reservation; expected start"'; then
+	at=$(squeue -h -j "$held" -o %k | sed -n 's/.*expected start \([0-9T:-]*\)Z.*/\1/p')
+	got=$(date -u -d "$at" +%s 2>/dev/null || echo 0)
+	if [ $((got - soon_end)) -ge -120 ] && [ $((got - soon_end)) -le 120 ]; then
+		ok reserved_held
+	else
+		bad reserved_held "expected start '$at', adm_soon ends $soon_end: $(squeue -h -j "$held" -o %k)"
+	fi
 else
 	bad reserved_held "priority and comment '$(squeue -h -j "$held" -o '%Q %k')'"
 fi

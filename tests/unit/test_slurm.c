@@ -1812,7 +1812,10 @@ TEST(a_jobs_user_is_named_by_its_uid)
  * counted as gone for good in the estimates).  An admin's reservation
  * open now (or one of fairway's maintenance windows) closes its nodes
  * until its end (back_at, when nothing else keeps them out); one to come
- * closes them to the jobs whose time limit would reach into it; fairway's
+ * makes its nodes in service leave at its start (away_at, back at its
+ * end: the core keeps off them the jobs whose time limit would reach into
+ * it, and plans on them from its end), and one the core cannot know (after
+ * a gap) closes them to those jobs by their node filters; fairway's
  * own job reservations close nothing; a job that asks for a reservation
  * is released into it for Slurm to place, and not booked. */
 static int32_t resv_inx[4][3] = { { 0, 0, -1 }, { 1, 1, -1 }, { 2, 2, -1 }, { 3, 3, -1 } };
@@ -1868,30 +1871,34 @@ TEST(slurm_reservations_close_their_nodes_and_admit_their_jobs)
 	ASSERT_EQ(f.s->nodes[3].back_at, 0);
 	ASSERT_EQ(f.s->nodes[3].away_at, 0);
 	ASSERT_EQ(f.s->nodes[0].away_at, 0); /* out now: back_at alone */
-	ASSERT_EQ(f.s->njobs, 3);
+	ASSERT_EQ(f.s->njobs, 4);
 	ASSERT_EQ(f.w.skipped_jobs, 0); /* the others wait */
+	/* "soon" is the core's to keep (gpu003 leaves at its start): no node
+	 * filter for it; 705, which may use gpu003 alone, is planned there
+	 * from its end (it was held until "soon" was over) */
 	answer_is(&f, 0, 700, "gpu001,gpu002,gpu003", &held, &x);
-	answer_is(&f, 1, 701, "gpu001,gpu002,gpu004", &held, &x);
-	answer_is(&f, 2, 702, "gpu001,gpu002,gpu004", &held, &x);
-	ASSERT_EQ(f.s->job_nodes[fw_snapshot_job_nodes_entry(f.s, 1)].first,
-		  f.s->job_nodes[fw_snapshot_job_nodes_entry(f.s, 2)].first); /* one list, shared */
+	answer_is(&f, 1, 701, "*", &held, &x);
+	answer_is(&f, 2, 702, "*", &held, &x);
 	answer_is(&f, 3, 703, "fairway: asks for reservation users: released into it; Slurm starts it there",
 		  &held, &x);
 	ASSERT_EQ(f.h->orphans[0].why, FW__ORPHAN_TO_RESV);
 	answer_is(&f, 4, 704, "fairway: asks for reservation users: released into it; Slurm starts it there",
 		  &held, &x);
 	ASSERT_EQ(f.h->orphans[1].why, FW__ORPHAN_IN_RESV);
-	answer_is(&f, 5, 705,
-		  "fairway: every node it may use is reserved (scontrol show res) from before its time limit "
-		  "would end: held until the reservation is over (a shorter -t may fit before)",
-		  &held, &x);
+	answer_is(&f, 5, 705, "gpu003", &held, &x);
 	ASSERT_EQ(held, f.h->norphans);
 	/* The plan: 700 on gpu003 (done before "soon"), 701 on gpu004 alone
-	 * (gpu003 is "soon"'s before it would end), 702 waits; the checker
-	 * holds it. */
+	 * (gpu003 leaves before it would end), 702 waits; 705 is reserved on
+	 * gpu003 from "soon"'s end, not before (700 ends at 1600, too late
+	 * for its 2 h before 4600); the checker holds it. */
 	na = plan_actions(&f, &ar, &acts);
-	int starts = 0;
+	int starts = 0, reserved705 = 0;
 	for (int32_t k = 0; k < na; k++) {
+		if (acts[k].kind == FW_DECIDE_RESERVE && !strcmp(acts[k].job, "705")) {
+			ASSERT_EQ(acts[k].at, 9000);
+			ASSERT_STR_EQ(acts[k].placements[0].node, "gpu003");
+			reserved705++;
+		}
 		if (acts[k].kind != FW_DECIDE_START)
 			continue;
 		starts++;
@@ -1899,6 +1906,7 @@ TEST(slurm_reservations_close_their_nodes_and_admit_their_jobs)
 		ASSERT(strcmp(acts[k].job, "702"));
 	}
 	ASSERT_EQ(starts, 2);
+	ASSERT_EQ(reserved705, 1);
 	fw_arena_release(&ar);
 	/* Reservations to come that follow on without a gap extend the stay
 	 * (9000 -> 9500); one after a gap does not. */
@@ -1912,6 +1920,12 @@ TEST(slurm_reservations_close_their_nodes_and_admit_their_jobs)
 	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
 	ASSERT_EQ(f.s->nodes[2].away_at, 4600);
 	ASSERT_EQ(f.s->nodes[2].back_at, 9500);
+	/* ... and "later" is not the core's: a job whose limit reaches into
+	 * it (702, none) keeps off gpu003 by its node filter */
+	held = x = 0;
+	answer_is(&f, 0, 700, "gpu001,gpu002,gpu003", &held, &x);
+	answer_is(&f, 1, 701, "*", &held, &x);
+	answer_is(&f, 2, 702, "gpu001,gpu002,gpu004", &held, &x);
 	rm.reservation_array = rv;
 	rm.record_count = 4;
 	/* A node out for its own sake (drained) is not known to come back;
