@@ -579,7 +579,7 @@ static bool blocked_by_reservation(struct cyc *y, int32_t jx, const struct fw__s
 {
 	struct fw__placement p;
 	struct fw__place_opts o = { .end = fw__job_end(y, &y->s->jobs[jx], y->s->now), .ignore_resv = true,
-				    .keep_away = true, .dry = true };
+				    .keep_away = true, .start = y->s->now, .dry = true };
 	struct fw_pending scratch;
 	uint64_t open;
 

@@ -146,10 +146,13 @@ struct fw__cstate {
 	 * at their back_at (snapshot.h).  Held from the start like a
 	 * reservation's nodes (resv_until = away_at, resv_end = back_at or
 	 * FW__NEVER; resv_job -1), so only work that ends by then lands on
-	 * one and a walk's clone takes it only from back_at on.  A byte per
-	 * node (fw__away), NULL when there is none (naway = 0): while there
-	 * are some, a job's end matters to placement without a
-	 * reservation.  Not a flag of struct fw__node, which stays 64 bytes. */
+	 * one now.  A walk's clone keeps one usable while no reservation
+	 * holds it (away 1; 2 once one does, reserve.c hold: then it is a
+	 * reserved node), and its searches keep_away: a gang is reserved
+	 * there only for a window clear of the departure.  A byte per node
+	 * (fw__away), NULL when there is none (naway = 0): while there are
+	 * some, a job's end matters to placement without a reservation.
+	 * Not a flag of struct fw__node, which stays 64 bytes. */
 	uint8_t *away;
 	int32_t naway;
 	int32_t out_of_service;     /* UNHEALTHY or DRAINING nodes, schedulable
@@ -343,8 +346,9 @@ struct fw__place_opts {
 	fw_time end;        /* when the job would end; FW__NEVER if unknown */
 	bool ignore_resv;   /* disregard reservations (to explain a failure) */
 	bool keep_away;     /* with ignore_resv: still keep off an away node
-			     * (struct fw__node) the job would not leave by
-			     * its away_at */
+			     * (cstate.h) when [start, end) reaches into
+			     * its departure [away_at, back_at) */
+	fw_time start;      /* with keep_away: when the job would start */
 	bool dry;           /* find a placement but commit nothing */
 	int32_t only_model; /* 0: as the job says; m + 1: its groups that
 			     * name no GPU model use model m only (GPU model

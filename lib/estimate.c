@@ -755,9 +755,12 @@ bool fw__step_helps_gang(const struct fw__cstate *cl, const struct fw_job *j, in
 
 /* Could shape sh be placed on the clone now?  FW_OK, FW_EDECLINED, or
  * an error.  Cheap tests first. */
-static int try_shape(struct est *e, struct fw__cstate *cl, int32_t sh, bool at_now)
+static int try_shape(struct est *e, struct fw__cstate *cl, int32_t sh, bool at_now, fw_time t)
 {
-	struct fw__place_opts o = { .end = FW__NEVER, .ignore_resv = true, .dry = true };
+	/* shapes do not know their jobs' runtimes: an away node takes one
+	 * only once it is back (keep_away with no end) */
+	struct fw__place_opts o = { .end = FW__NEVER, .ignore_resv = true, .keep_away = true, .start = t,
+				    .dry = true };
 	struct fw__placement p;
 	const struct fw__shape *k = &e->shp[sh];
 
@@ -803,7 +806,7 @@ static int try_open(struct est *e, struct fw__cstate *cl, fw_time t)
 	e->round++;
 	for (int32_t i = 0; i < e->nopen; i++) {
 		int32_t sh = e->open[i];
-		int rc = try_shape(e, cl, sh, t == e->y->s->now && e->round == 1);
+		int rc = try_shape(e, cl, sh, t == e->y->s->now && e->round == 1, t);
 		if (rc == FW_OK)
 			e->at[sh] = t;
 		else if (rc == FW_EDECLINED)

@@ -120,7 +120,8 @@ static bool node_fits(const struct attempt *t, int32_t n, int g, bool shared_onl
 	if (grp->gpus > 0 && (grp->gpu_milli == 1000 || grp->gpus > 1) && cn->whole_free < grp->gpus)
 		return false;
 	if (!t->o->ignore_resv ? t->o->end > t->c->resv_until[n]
-			       : t->o->keep_away && fw__away(t->c, n) && t->o->end > sn->away_at)
+			       : t->o->keep_away && fw__away(t->c, n) && t->o->end > sn->away_at &&
+					 (sn->back_at <= 0 || t->o->start < sn->back_at))
 		return false;
 	if (t->allow && !fw__in_sorted(t->allow, t->nallow, n))
 		return false;

@@ -187,8 +187,8 @@ int fw__resv_clone(struct cyc *y, struct fw__cstate *d, struct fw__cstate *s)
 		memcpy(d->tb_prev, s->tb_prev, (size_t)s->nn * sizeof *d->tb_prev);
 	}
 	for (int32_t n = 0; n < s->nn; n++) {
-		if (s->resv_until[n] == FW__NEVER || !d->nodes[n].usable)
-			continue;
+		if (s->resv_until[n] == FW__NEVER || !d->nodes[n].usable || (s->away && s->away[n] == 1))
+			continue; /* an away node no reservation holds: keep_away */
 		int32_t old = d->nodes[n].whole_free;
 		d->nodes[n].whole_free = 0;
 		fw__domain_node_changed(d, n, old); /* listed: undone next time */
@@ -379,6 +379,8 @@ static int hold(struct cyc *y, int32_t jx, fw_time at, const struct fw__placemen
 
 	for (int32_t k = 0; k < p->ntasks; k++) {
 		int32_t n = p->tasks[k].node;
+		if (fw__away(&y->c, n))
+			y->c.away[n] = 2; /* a reserved node in later clones */
 		if (at < y->c.resv_until[n]) {
 			y->c.resv_until[n] = at;
 			y->c.resv_job[n] = jx;
@@ -628,6 +630,8 @@ static void node_back(struct cyc *y, struct fw__cstate *cl, const struct ev *x)
 
 	if (!cl->nodes[n].usable && (y->c.resv_until[n] == FW__NEVER || y->c.resv_end[n] <= x->end))
 		back_in(y, cl, n);
+	else if (cl->nodes[n].usable && fw__away(cl, n))
+		step_changed(y, n); /* kept off it by keep_away until now */
 }
 
 void fw__walk_release(struct cyc *y, struct fw__cstate *cl, struct fw__stream st[FW__NSTREAMS], fw_time t)
@@ -689,7 +693,8 @@ int fw__reserve(struct cyc *y, int32_t jx)
 		fw__walk_release(y, &clone, st, t);
 		if (clone.dom[0].free_whole < need)
 			continue; /* not enough free GPUs yet: skip the search */
-		struct fw__place_opts o = { .end = fw__job_end(y, job, t), .ignore_resv = true, .dry = true };
+		struct fw__place_opts o = { .end = fw__job_end(y, job, t), .ignore_resv = true, .keep_away = true,
+					    .start = t, .dry = true };
 		if (one && failed && !fw__place_one_fits(&clone, jx, &o, y->step_node, y->nstep_node))
 			continue;
 		rc = fw__place_gated(&clone, jx, &o, open, &p); /* its open models, by what its queues hold now */

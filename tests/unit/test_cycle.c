@@ -4433,6 +4433,46 @@ TEST(a_node_that_leaves_takes_only_work_that_ends_before)
 	fw_snapshot_free(s);
 }
 
+/* A departure far ahead (a maintenance window next week) does not push a
+ * gang's reservation past it: the gang is reserved before it when its run
+ * ends by then, after the return when it does not.  n0 is busy until
+ * 2000, n1 free but leaving at 100000, back at 110000; the gang needs
+ * both nodes. */
+TEST(a_departure_far_ahead_leaves_room_before_it)
+{
+	static const struct {
+		fw_time run, at;
+	} cases[] = { { 1000, 2000 }, { 98000, 2000 }, { 98001, 110000 }, { 0, 110000 } };
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct fw_snapshot *s = fw_snapshot_new();
+		tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
+		tb_node(s, "n1", 8, NULL, NULL, NULL, NULL);
+		int q = tb_queue(s, "q", -1, 16, -1, 1);
+		int busy = tb_job(s, "busy", q, 1, 8, 1000, 0);
+		s->jobs[busy].expected_runtime = 2000;
+		tb_run(s, busy, 1, (int[]){ 0 }, 0xff);
+		int g = tb_job(s, "g", q, 2, 8, 1000, 0);
+		s->jobs[g].expected_runtime = cases[i].run;
+		s->nodes[1].away_at = 100000;
+		s->nodes[1].back_at = 110000;
+		s->now = 1000;
+		struct fw_plan *p = run(s, NULL);
+		ASSERT(p != NULL);
+		struct fw_decision *r = decision(p, g, FW_DECIDE_RESERVE);
+		ASSERT(r != NULL);
+		ASSERT_EQ(r->at, cases[i].at);
+		ASSERT_EQ(pending_of(p, g)->expected_start, cases[i].at);
+		/* moved into the window (a run of 98001 from 2000): refused */
+		if (cases[i].at == 2000) {
+			s->jobs[g].expected_runtime = 98001;
+			struct fw_diag d;
+			ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
+			ASSERT_STR_CONTAINS(d.msg, "runs into node n1's departure at t=100000");
+		}
+		fw_snapshot_free(s);
+	}
+}
+
 /* One 8-GPU node, full until 1000 s in, and its queue: the scene of the
  * line tests, whose waiting jobs all stay waiting. */
 static struct fw_snapshot *full_node(int *q, fw_time now)
@@ -4958,7 +4998,7 @@ TEST(users_past_use_stays_in_its_queue)
 	fw_snapshot_free(s);
 }
 
-#define TESTS single_gpu_jobs_bin_pack_onto_the_busiest_node, a_node_coming_back_is_planned_for, a_node_that_leaves_takes_only_work_that_ends_before, gang_waits_rather_than_starting_partially, \
+#define TESTS single_gpu_jobs_bin_pack_onto_the_busiest_node, a_node_coming_back_is_planned_for, a_node_that_leaves_takes_only_work_that_ends_before, a_departure_far_ahead_leaves_room_before_it, gang_waits_rather_than_starting_partially, \
 	min_member_lets_part_of_a_gang_start, required_topology_is_never_violated, \
 	a_gang_too_big_for_its_required_level_blames_the_level, \
 	preferred_level_picks_the_smallest_domain_that_fits, fractional_gpus_pack_onto_a_shared_gpu, \
