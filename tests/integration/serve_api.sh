@@ -1459,6 +1459,19 @@ job_is "after a restart the waiting job keeps its selector and reason" big-b \
 	'j["state"] == "pending" and j["reason"] == "node_filter" and j["nodeSelector"] == {"gpu": "b"}'
 req DELETE /v1/jobs/seeded
 job_is "once b1 is free, it starts there" big-b 'j["state"] == "running" and j["nodes"] == ["b1"]'
+req POST /v1/jobs '{"name":"wait-b","queue":"q","tasks":[{"gpus":8}],"nodeSelector":{"gpu":"b"}}'
+job_is "a second job for b1 waits" wait-b 'j["state"] == "pending"'
+stop_daemon
+# the fleet relabelled: no node has gpu: b any more; the waiting job stays listed, never to start
+sed 's/labels: {gpu: b, ib: null}/labels: {gpu: c, ib: null}/' "$T/labelled.yaml" >"$T/relabelled.yaml"
+start_daemon "$S" "$PORT" --config "$T/relabelled.yaml" || bad "daemon restarts on relabelled.yaml"
+job_is "a waiting job whose nodeSelector no node meets after a restart: pending, reason node_filter, never" wait-b \
+	'j["state"] == "pending" and j["reason"] == "node_filter" and j["expectedStart"] is None and "nodeSelector" in j["reasonText"] and "cancel it" in j["reasonText"]'
+req GET /v1/plan
+check "... listed in /v1/plan's pending" [ "$(jfield '[p["name"] for p in j["pending"]]')" = "['wait-b']" ]
+"$FW" jobs why wait-b --server "http://127.0.0.1:$PORT" >"$T/why-sel" 2>&1
+check "... fairway jobs why says it can never start, naming its node filter" \
+	grep -q "why it waits: its node filter leaves out every node" "$T/why-sel"
 stop_daemon
 
 # --- a store write that fails mid-request or mid-cycle leaves nothing half-applied --------------
