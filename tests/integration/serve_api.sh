@@ -280,7 +280,18 @@ req GET /v1/nodes/h100-010
 check "... the refused reports changed nothing" [ "$(jfield 'j["healthy"], j["badGpus"]')" = "True []" ]
 req POST /v1/nodes/ghost/health '{"healthy":false}'
 check "health for an unknown node: 404" [ "$CODE" = 404 ]
+for rs in '\u2028 line separator' '\u0085 C1 control' '\u00a0 non-ASCII space' '\u202e bidirectional control'; do
+	req POST /v1/nodes/h100-010/health "{\"healthy\":false,\"reason\":\"fan${rs%% *}ok\"}"
+	check "a health reason with ${rs#* }: 400 naming reason, saying which character" \
+		[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], "one line" in j["error"]["message"]')" = "reason True" ] &&
+		check "... (${rs#* } named)" grep -q "${rs#* }" <<<"$BODY"
+done
+req GET /v1/nodes/h100-010
+check "... and changed nothing" [ "$(jfield 'j["healthy"]')" = True ]
 now=$(date +%s)
+req POST /v1/reservations "{\"kind\":\"maintenance\",\"nodes\":[\"h100-014\"],\"start\":$((now + 100)),\"end\":$((now + 3600)),\"reason\":\"BIOS \u2066x\"}"
+check "a reservation reason with a bidi isolate (U+2066): 400 naming reason" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], "U+2066" in j["error"]["message"]')" = "reason True" ]
 req POST /v1/reservations "{\"kind\":\"maintenance\",\"nodes\":[\"h100-014\"],\"start\":$((now - 5)),\"end\":$((now + 3600)),\"reason\":\"BIOS\"}"
 check "a maintenance window: 201" [ "$CODE" = 201 ]
 mid=$(jfield 'j["id"]')
@@ -628,9 +639,15 @@ done
 req POST /v1/jobs '{"name":"ctl-user","queue":"llm","tasks":[{"gpus":1}],"user":"x\ty\nz"}'
 check "a user with a tab and a newline: 400 naming user, saying it must be one word" \
 	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], "one word" in j["error"]["message"]')" = "user True" ]
+req POST /v1/jobs '{"name":"ctl-user2","queue":"llm","tasks":[{"gpus":1}],"user":"x\u009b31my"}'
+check "a user with a C1 control (U+009B, a terminal's CSI): 400 naming user" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], "U+009B" in j["error"]["message"]')" = "user True" ]
+req POST /v1/jobs '{"name":"ctl-user3","queue":"llm","tasks":[{"gpus":1}],"user":"al\u00a0ice"}'
+check "a user with a no-break space: 400 naming user" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = user ]
 req GET /v1/jobs/qp-typo
-check "... and none of them submitted the job (nor the one with a tab in its user)" \
-	[ "$CODE" = 404 -a "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/v1/jobs/ctl-user")" = 404 ]
+check "... and none of them submitted the job (nor the ones with odd characters in their user)" \
+	[ "$CODE" = 404 -a "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/v1/jobs/ctl-user")" = 404 -a \
+	  "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/v1/jobs/ctl-user2")" = 404 ]
 # Every query parameter counts toward the 16, state and limit too, and
 # none may be given twice (MHD would hand over the first value only).
 q17="state=all&limit=1$(for i in $(seq 1 15); do printf '&p%d=1' "$i"; done)"
