@@ -236,6 +236,12 @@ static int check_job(struct fw_trace_job *j, char *why, size_t cap)
 			 j->min_member, g->count);
 		return G_MIN;
 	}
+	if (g->gpus == 0 && g->cpu_milli == 0 && g->mem_mib == 0) {
+		snprintf(why, cap, "0 with no cpu_milli or mem_mib: the task "
+			 "asks for nothing, and would hold its place for ever; "
+			 "give gpus_per_task, cpu_milli or mem_mib above 0");
+		return G_GPUS;
+	}
 	return -1;
 }
 

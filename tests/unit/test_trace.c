@@ -107,6 +107,26 @@ TEST(generic_cross_field_rules_and_duplicates)
 	ASSERT_STR_EQ(why, "t.csv:4:1: job_id: 'x' repeats the job on line 2");
 }
 
+/* A task that asks for nothing (0 GPUs, no CPU, no memory) is refused,
+ * as the config and the API refuse it: it would hold its place for ever.
+ * CPU or memory alone is a task. */
+TEST(generic_task_of_nothing_is_refused)
+{
+	char why[512];
+	struct fw_trace t;
+
+	ASSERT_EQ(csv("job_id,submit_time,duration,gpus_per_task\nx,0,1,0\n", 0, &t, why, sizeof why), FW_EINVAL);
+	ASSERT_STR_CONTAINS(why, "t.csv:2:7: gpus_per_task: 0 with no cpu_milli or mem_mib: the task asks for nothing");
+	ASSERT_STR_CONTAINS(why, "give gpus_per_task, cpu_milli or mem_mib above 0");
+	ASSERT_EQ(csv("{\"job_id\":\"a\",\"submit_time\":1,\"duration\":1,\"gpus_per_task\":0}\n", 0, &t, why,
+		      sizeof why), FW_EINVAL);
+	ASSERT_STR_CONTAINS(why, "t.csv:1:44: gpus_per_task: 0 with no cpu_milli or mem_mib");
+	ASSERT_OK(csv("job_id,submit_time,duration,gpus_per_task,cpu_milli\nx,0,1,0,500\n", 0, &t, NULL, 0));
+	fw_trace_free(&t);
+	ASSERT_OK(csv("job_id,submit_time,duration,gpus_per_task,mem_mib\nx,0,1,0,64\n", 0, &t, NULL, 0));
+	fw_trace_free(&t);
+}
+
 TEST(generic_header_errors_are_never_skipped)
 {
 	char why[512];
@@ -1051,7 +1071,8 @@ int main(void)
 {
 	fw_test_fn fns[] = {
 		generic_csv_reads_every_column, generic_csv_bad_rows_name_line_column_and_field,
-		generic_cross_field_rules_and_duplicates, generic_header_errors_are_never_skipped,
+		generic_cross_field_rules_and_duplicates, generic_task_of_nothing_is_refused,
+		generic_header_errors_are_never_skipped,
 		generic_bom_blank_lines_and_unnamed_columns, generic_minus_zero_only_for_priority,
 		generic_skip_bad_rows_counts_and_keeps_the_first_reason,
 		generic_jsonl_reads_the_same_keys, generic_jsonl_bad_values_name_the_key,
@@ -1065,7 +1086,8 @@ int main(void)
 		openb_default_pod_list_reads_as_a_trace,
 	};
 	const char *names = "generic_csv_reads_every_column, generic_csv_bad_rows_name_line_column_and_field, "
-		"generic_cross_field_rules_and_duplicates, generic_header_errors_are_never_skipped, "
+		"generic_cross_field_rules_and_duplicates, generic_task_of_nothing_is_refused, "
+		"generic_header_errors_are_never_skipped, "
 		"generic_bom_blank_lines_and_unnamed_columns, generic_minus_zero_only_for_priority, "
 		"generic_skip_bad_rows_counts_and_keeps_the_first_reason, "
 		"generic_jsonl_reads_the_same_keys, generic_jsonl_bad_values_name_the_key, "
