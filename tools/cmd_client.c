@@ -93,7 +93,9 @@ static int call(const struct opts *o, const char *method, const char *path, json
 		snprintf(auth, sizeof auth, "Authorization: Bearer %s", tok);
 		h = curl_slist_append(h, auth);
 	}
-	h = curl_slist_append(h, "Content-Type: application/json");
+	if (payload) /* a PATCH body is a JSON merge patch (RFC 7396) */
+		h = curl_slist_append(h, strcmp(method, "PATCH") ? "Content-Type: application/json"
+								: "Content-Type: application/merge-patch+json");
 	snprintf(url, sizeof url, "%s%s", o->server, path);
 	curl_easy_setopt(c, CURLOPT_URL, url);
 	curl_easy_setopt(c, CURLOPT_PATH_AS_IS, 1L); /* never squash "/../": paths are built, not typed */

@@ -648,6 +648,29 @@ req GET /v1/jobs/qp-typo
 check "... and none of them submitted the job (nor the ones with odd characters in their user)" \
 	[ "$CODE" = 404 -a "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/v1/jobs/ctl-user")" = 404 -a \
 	  "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/v1/jobs/ctl-user2")" = 404 ]
+# A body an endpoint does not read is refused; a body's Content-Type is JSON's
+req POST /v1/cycle 'garbage{'
+check "POST /v1/cycle with a body: 400 naming body, saying to send none" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], "takes no body" in j["error"]["message"]')" = "body True" ]
+req POST /v1/jobs '{"name":"body-keep","queue":"llm","tasks":[{"gpus":1}]}'
+req DELETE /v1/jobs/body-keep '{"force":true}'
+check "DELETE /v1/jobs/X with a body: 400 naming body" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = body ]
+req GET /v1/jobs/body-keep
+check "... and the job was not cancelled" [ "$CODE" = 200 -a "$(jfield 'j["state"] != "cancelled"')" = True ]
+req DELETE /v1/jobs/body-keep
+req POST "/v1/cycle?x=1"
+check "POST /v1/cycle?x=1: 400 naming x, its input the path alone (no JSON body)" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], "its input is the path alone" in j["error"]["message"]')" = "x True" ]
+ct=$(curl -s -o "$T/body" -w '%{http_code}' -X POST -H "Authorization: Bearer $TOKEN" -H 'Content-Type: text/plain' \
+	--data-binary '{"name":"ct-plain","queue":"llm","tasks":[{"gpus":1}]}' "http://127.0.0.1:$PORT/v1/jobs")
+BODY=$(cat "$T/body")
+check "POST /v1/jobs with Content-Type: text/plain: 415 naming Content-Type, saying to send application/json" \
+	[ "$ct" = 415 -a "$(jfield 'j["error"]["field"], "application/json" in j["error"]["message"]')" = "Content-Type True" ]
+check "... and submitted nothing" [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/v1/jobs/ct-plain")" = 404 ]
+ct=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H "Authorization: Bearer $TOKEN" \
+	-d '{"name":"ct-curl","queue":"llm","tasks":[{"gpus":1}]}' "http://127.0.0.1:$PORT/v1/jobs")
+check "curl -d without a Content-Type of its own (application/x-www-form-urlencoded): read as JSON, 201" [ "$ct" = 201 ]
+req DELETE /v1/jobs/ct-curl
 # Every query parameter counts toward the 16, state and limit too, and
 # none may be given twice (MHD would hand over the first value only).
 q17="state=all&limit=1$(for i in $(seq 1 15); do printf '&p%d=1' "$i"; done)"
