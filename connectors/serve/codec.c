@@ -1029,6 +1029,8 @@ static int get_bad_gpus(json_t *o, int32_t gpus, struct fw_health_report *h, str
 				snprintf(was, sizeof was, "%g", json_real_value(v));
 			return BAD(d, rc, f, "node %s has GPUs 0 to %d, not %s", h->node, n - 1, was);
 		}
+		if (h->bad_gpu_mask & (1u << g)) /* as the config refuses it */
+			return BAD(d, FW_EINVAL, f, "GPU %lld is listed twice; list each GPU once", (long long)g);
 		h->bad_gpu_mask |= 1u << g;
 	}
 	return FW_OK;

@@ -286,8 +286,11 @@ for rs in '\u2028 line separator' '\u0085 C1 control' '\u00a0 non-ASCII space' '
 		[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], "one line" in j["error"]["message"]')" = "reason True" ] &&
 		check "... (${rs#* } named)" grep -q "${rs#* }" <<<"$BODY"
 done
+req POST /v1/nodes/h100-010/health '{"healthy":false,"badGpus":[1,1]}'
+check "badGpus [1,1]: 400 naming badGpus[1], GPU 1 listed twice (as the config refuses it)" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], "listed twice" in j["error"]["message"]')" = "badGpus[1] True" ]
 req GET /v1/nodes/h100-010
-check "... and changed nothing" [ "$(jfield 'j["healthy"]')" = True ]
+check "... and changed nothing" [ "$(jfield 'j["healthy"], j["badGpus"]')" = "True []" ]
 now=$(date +%s)
 req POST /v1/reservations "{\"kind\":\"maintenance\",\"nodes\":[\"h100-014\"],\"start\":$((now + 100)),\"end\":$((now + 3600)),\"reason\":\"BIOS \u2066x\"}"
 check "a reservation reason with a bidi isolate (U+2066): 400 naming reason" \

@@ -588,6 +588,10 @@ TEST(bad_gpus_whole_reals_and_the_nodes_range)
 	ASSERT_STR_EQ(bad_gpus_msg("{\"healthy\":false,\"badGpus\":[15]}", -1, &m), "");
 	ASSERT_STR_EQ(bad_gpus_msg("{\"healthy\":false,\"badGpus\":[16]}", -1, &m), "must be a GPU index from 0 to 15");
 	ASSERT_STR_EQ(bad_gpus_msg("{\"healthy\":false,\"badGpus\":[1e300]}", 8, &m), "node n1 has GPUs 0 to 7, not 1e+300");
+	/* a GPU listed twice is refused, as the config refuses it, not stored once */
+	ASSERT_STR_EQ(bad_gpus_msg("{\"healthy\":false,\"badGpus\":[1,1]}", 8, &m), "GPU 1 is listed twice; list each GPU once");
+	ASSERT_STR_EQ(bad_gpus_msg("{\"healthy\":false,\"badGpus\":[3,1.0,1]}", -1, &m),
+		      "GPU 1 is listed twice; list each GPU once");
 }
 
 TEST(reservation_and_health_refusals)
