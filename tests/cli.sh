@@ -349,6 +349,8 @@ expect "client-queue-duration-flag" 2 "--default-runtime '2w': expected seconds 
 expect "client-help-durations" 0 "also take a DURATION: 90s, 10m, 2h, 1d" "$FW" jobs --help
 expect "client-submit-needs-gpus" 2 "--gpus (0 for a job of only --cpu and --memory) is required" "$FW" jobs submit --queue q
 expect "client-bad-gpus" 2 "--bad-gpus '1,x': expected GPU indices" "$FW" nodes health n1 --unhealthy --bad-gpus 1,x
+expect "client-health-both" 2 "--healthy and --unhealthy conflict: give one of them" "$FW" nodes health n1 --healthy --unhealthy
+expect "client-health-neither" 2 "say --healthy or --unhealthy" "$FW" nodes health n1
 # --file is the whole body: a flag beside it is refused, not dropped
 # (with a token and a valid file, only the refusal stops it reaching the server)
 CL_TMP=$(mktemp -d)
@@ -363,6 +365,8 @@ expect "client-job-file-and-flag" 2 "--file and --gpus: give the job either as a
 expect "client-file-alone-is-sent" 1 "cannot reach http://127.0.0.1:1" \
 	"$FW" queues set q --file "$CL_TMP/q.json" --server http://127.0.0.1:1 --token-file "$CL_TMP/token"
 expect "client-help-file-alone" 0 "or --file patch.json, alone" "$FW" queues --help
+expect "client-queue-set-nothing" 2 "fairway queues: error: nothing to change: give at least one of --parent, --deserved-gpus" \
+	"$FW" queues set q --server http://127.0.0.1:1 --token-file "$CL_TMP/token"
 # --start/--end: a unit without "+" is not a Unix time, and no time is negative
 RS=(reservations create --kind maintenance --nodes n1 --server http://127.0.0.1:1 --token-file "$CL_TMP/token")
 expect "client-start-unit-needs-plus" 2 \
