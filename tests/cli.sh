@@ -761,7 +761,8 @@ sys.exit(not (sorted(q) == ["vc-6214e9", "vc-7f04ca"] and abs(q["vc-6214e9"]["de
 else
 	bad "sim-run-teams-file-makes-the-queues"
 fi
-expect "sim-run-teams-file-missing" 1 "$FT/none.csv: cannot open" "$FW" sim run --trace synthetic:3 --teams "$FT/none.csv"
+expect "sim-run-teams-file-missing" 1 "error: --teams $FT/none.csv: cannot open: No such file or directory; check the path, or give --teams philly" \
+	"$FW" sim run --trace synthetic:3 --teams "$FT/none.csv"
 # docs/sim.md: 'every' skips only ticks that can start nothing, so it
 # replays as 'all' does; 'change' (cycles after events only) does for the
 # policies without reservations
