@@ -543,9 +543,24 @@ TEST(yaml_level_errors)
 	EXPECT_FAIL("? [a]\n: 1\n", FW_EINVAL, 1, "");
 	EXPECT_FAIL("nodes: [{name: a}, {name: a}]\n", FW_EEXIST, 1,
 		    "nodes[1].name");
-	/* invalid UTF-8 is a reader error without a line */
+	/* invalid UTF-8 and control characters are reader errors: at their
+	 * line and column (not a byte offset), saying what to do */
 	ASSERT_EQ(fw_config_load_buffer("u.yaml", "now: \xff\xfe\n", 8, &s, &d),
 		  FW_EINVAL);
+	ASSERT_EQ(d.line, 1);
+	ASSERT_EQ(d.col, 6);
+	ASSERT_STR_CONTAINS(d.msg, "the text is not UTF-8: invalid leading UTF-8 octet (byte 0xff); save the file as UTF-8 text");
+	ASSERT_EQ(fw_config_load_buffer("u.yaml", "now: 1\nqueues: [{name: q\xe9}]\n", 28, &s, &d),
+		  FW_EINVAL);
+	ASSERT_EQ(d.line, 2);
+	ASSERT_EQ(d.col, 18); /* the Latin-1 e-acute, not the '}' after it */
+	ASSERT_STR_CONTAINS(d.msg, "(byte 0xe9)");
+	ASSERT_EQ(fw_config_load_buffer("n.yaml", "now: 1\n# caf\xc3\xa9\x00\n", 16, &s, &d),
+		  FW_EINVAL);
+	ASSERT_EQ(d.line, 2);
+	ASSERT_EQ(d.col, 7); /* characters, not bytes: the e-acute is one */
+	ASSERT_STR_CONTAINS(d.msg, "a control character (byte 0x00) is not allowed in YAML; remove it");
+	ASSERT(strstr(d.msg, "UTF-8") == NULL); /* the text is UTF-8 */
 	/* no diag: still fails cleanly */
 	ASSERT_EQ(fw_config_load_buffer("x", "now: x", 6, &s, NULL),
 		  FW_EINVAL);
