@@ -406,6 +406,27 @@ expect "serve-state-is-a-file" 2 "--state $SERVE_TMP/a-file is not a directory" 
 	timeout 20 "$FW" serve --state "$SERVE_TMP/a-file" --listen 127.0.0.1:0
 expect "serve-state-cannot-be-made" 2 "--state $SERVE_TMP/none/st: cannot create the state directory" \
 	timeout 20 "$FW" serve --state "$SERVE_TMP/none/st" --listen 127.0.0.1:0
+# a flag without its value says so (not "unknown option ... or it needs a value")
+expect "serve-period-empty" 2 "--period needs a value (none after the =)" "$FW" serve --period=
+expect "serve-period-missing" 2 "--period needs a value (none follows it)" "$FW" serve --period
+expect "serve-unknown-flag" 2 "unknown option '--perod' (did you mean '--period'?)" "$FW" serve --perod=1
+# a token file that is empty or short: say how to make one
+printf 'short' >"$SERVE_TMP/short.tok"
+: >"$SERVE_TMP/empty.tok"
+chmod 600 "$SERVE_TMP/short.tok" "$SERVE_TMP/empty.tok"
+expect "serve-token-short-says-how" 2 \
+	"the token is shorter than 16 characters; write one of at least 16 characters, e.g. head -c 32 /dev/urandom | base64 > $SERVE_TMP/short.tok && chmod 600" \
+	timeout 20 "$FW" serve --state "$SERVE_TMP/st" --listen 127.0.0.1:0 --token-file "$SERVE_TMP/short.tok"
+expect "serve-token-empty-says-how" 2 "cannot read a token (the file is empty); write one of at least 16 characters" \
+	timeout 20 "$FW" serve --state "$SERVE_TMP/st" --listen 127.0.0.1:0 --token-file "$SERVE_TMP/empty.tok"
+# --backend bogus: the list right after "these are built in:", the usage hint last
+bogus_out=$("$FW" serve --backend bogus 2>&1)
+if awk 'NR == 1 {ok = /these are built in:$/} NR == 2 {ok = ok && /^  local /} {last = $0}
+	END {exit !(ok && last ~ /^run `fairway serve --help` for usage$/)}' <<<"$bogus_out"; then
+	ok "serve-unknown-backend-lists-then-hints"
+else
+	bad "serve-unknown-backend-lists-then-hints"
+fi
 # --period: plain decimals with s, ms, m or h, up to the 1h the message names
 expect "serve-period-nan" 2 "--period 'nan': expected a duration" timeout 20 "$FW" serve --state "$SERVE_TMP/st" --period nan
 expect "serve-period-hex" 2 "--period '0x10': expected a duration" timeout 20 "$FW" serve --state "$SERVE_TMP/st" --period 0x10
