@@ -387,10 +387,18 @@ static int fw_serve_queue_index_in(const struct fw_queue_spec *qs, int32_t n, co
 	return -1;
 }
 
+/* The first job a queue change would leave without its leaf: the queue
+ * it sits in, and whether the change removes that queue (else the queue
+ * would get child queues, and a queue with children holds no jobs). */
+struct lost {
+	char queue[FW_NAME_MAX];
+	bool gone;
+};
+
 /* Jobs of s, a read over the queues in force (its jobs sit in their
- * leaves), whose queue would not be a leaf of the queue set qs; or
- * FW_ENOMEM. */
-static int count_losing(const struct fw_snapshot *s, const struct fw_queue_spec *qs, int32_t nq)
+ * leaves), whose queue would not be a leaf of the queue set qs (the first
+ * into *first); or FW_ENOMEM. */
+static int count_losing(const struct fw_snapshot *s, const struct fw_queue_spec *qs, int32_t nq, struct lost *first)
 {
 	bool *leaf = calloc((size_t)s->nqueues + 1, sizeof *leaf);
 	int n = 0;
@@ -403,8 +411,15 @@ static int count_losing(const struct fw_snapshot *s, const struct fw_queue_spec 
 		for (int32_t k = 0; leaf[q] && k < nq; k++)
 			leaf[q] = strcmp(qs[k].parent, name) != 0;
 	}
-	for (int32_t j = 0; j < s->njobs; j++)
-		n += s->jobs[j].queue < 0 || s->jobs[j].queue >= s->nqueues || !leaf[s->jobs[j].queue];
+	for (int32_t j = 0; j < s->njobs; j++) {
+		int32_t q = s->jobs[j].queue;
+		if (q >= 0 && q < s->nqueues && leaf[q])
+			continue;
+		if (n++ == 0 && q >= 0 && q < s->nqueues) {
+			snprintf(first->queue, sizeof first->queue, "%s", s->queues[q].name);
+			first->gone = fw_serve_queue_index_in(qs, nq, s->queues[q].name) < 0;
+		}
+	}
 	free(leaf);
 	return n;
 }
@@ -414,7 +429,7 @@ static int count_losing(const struct fw_snapshot *s, const struct fw_queue_spec 
  * force, never over qs: a backend's read ends jobs at their run-time
  * limit (local.c), so reading with a proposed limit could end a job
  * even when the change is then refused. */
-static int losing(struct fw_serve *d, const struct fw_queue_spec *qs, int32_t nq, fw_time now)
+static int losing(struct fw_serve *d, const struct fw_queue_spec *qs, int32_t nq, fw_time now, struct lost *first)
 {
 	struct fw_snapshot *s = fw_serve_skeleton(d, d->queues, d->nqueues, now);
 	struct fw_backend_world w = { 0, 0 };
@@ -424,7 +439,7 @@ static int losing(struct fw_serve *d, const struct fw_queue_spec *qs, int32_t nq
 		return FW_ENOMEM;
 	rc = d->bops->read(d->be, s, &w, NULL);
 	if (rc == FW_OK)
-		rc = count_losing(s, qs, nq);
+		rc = count_losing(s, qs, nq, first);
 	fw_snapshot_free(s);
 	return rc;
 }
@@ -437,6 +452,7 @@ static int check_queues(struct fw_serve *d, const struct fw_queue_spec *qs, int3
 {
 	struct fw_snapshot *s;
 	struct fw_diag vd;
+	struct lost first = { "?", true };
 	char err[640];
 	int rc, lost;
 
@@ -457,13 +473,21 @@ static int check_queues(struct fw_serve *d, const struct fw_queue_spec *qs, int3
 			return fw_diag_set(dg, rc, "", 0, 0, "parent", "queue \"%s\": %s", qs[idx].name, vd.msg);
 		return fw_diag_set(dg, rc, "", 0, 0, dot ? dot + 1 : "parent", "%s", vd.msg);
 	}
-	if ((lost = losing(d, qs, nq, now)) < 0)
+	if ((lost = losing(d, qs, nq, now, &first)) < 0)
 		return fw_diag_set(dg, FW_EIO, "", 0, 0, "backend", "cannot read the backend's jobs");
+	if (lost > 0 && first.gone)
+		return fw_diag_set(dg, FW_EBUSY, "", 0, 0, focus >= 0 ? "parent" : "name",
+				   "%d waiting or running job(s) would lose their queue (%s queue %s, which this "
+				   "change removes), and the API cannot move a job to another queue; cancel them "
+				   "first (`fairway jobs list --queue %s` lists them), or keep the queue",
+				   lost, lost > 1 ? "the first in" : "in", first.queue, first.queue);
 	if (lost > 0)
 		return fw_diag_set(dg, FW_EBUSY, "", 0, 0, focus >= 0 ? "parent" : "name",
-				   "%d job(s) would lose their queue: jobs must sit in a leaf queue that exists "
-				   "(cancel them or move them first)",
-				   lost);
+				   "%d waiting or running job(s) would lose their leaf queue (%s queue %s, which would "
+				   "get a child queue, and a queue with child queues holds no jobs); put the queue "
+				   "under another parent, or cancel those jobs first (`fairway jobs list --queue %s` "
+				   "lists them)",
+				   lost, lost > 1 ? "the first in" : "in", first.queue, first.queue);
 	return FW_OK;
 }
 

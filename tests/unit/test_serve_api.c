@@ -179,7 +179,14 @@ TEST(a_refused_queue_change_ends_no_job)
 
 	st = request(&d, "PATCH", "/v1/queues/q", "{\"maxRuntime\":1,\"parent\":\"other\"}", body, sizeof body);
 	ASSERT_EQ(st, 409);
-	ASSERT_STR_CONTAINS(body, "1 job(s) would lose their queue");
+	ASSERT_STR_CONTAINS(body, "1 waiting or running job(s) would lose their leaf queue (in queue other, which would "
+			    "get a child queue, and a queue with child queues holds no jobs); put the queue under "
+			    "another parent, or cancel those jobs first (`fairway jobs list --queue other` lists them)");
+	ASSERT(strstr(body, "move them") == NULL); /* the API moves no job */
+	st = request(&d, "DELETE", "/v1/queues/other", "", body, sizeof body);
+	ASSERT_EQ(st, 409);
+	ASSERT_STR_CONTAINS(body, "1 waiting or running job(s) would lose their queue (in queue other, which this change "
+			    "removes), and the API cannot move a job to another queue; cancel them first");
 	ASSERT(tick > 1000); /* the request read the clock */
 	for (int k = 1; k <= 12; k++) {
 		snprintf(name, sizeof name, "run-%d", k);
