@@ -1584,6 +1584,20 @@ else
 fi
 expect "sim-run-reads-converted-sacct" 0 "summary" \
 	"$FW" sim run --format fairway --trace "${TMPDIR:-/tmp}/fw-cli-sacct.csv" --nodes 2x8 --policies fifo,fairway
+# a JobID twice (sacct --duplicates, or two exports joined): refused at conversion, naming the sacct line
+(cat tests/data/sacct_sample.txt; sed -n 2p tests/data/sacct_sample.txt) >"${TMPDIR:-/tmp}/fw-cli-sacct-dup.txt"
+dup_line=$(wc -l <"${TMPDIR:-/tmp}/fw-cli-sacct-dup.txt")
+expect "trace-sacct-repeated-jobid" 1 "fw-cli-sacct-dup.txt:$dup_line:1: JobID: '1001' repeats the job on line 2" \
+	"$FW" trace sacct2fairway "${TMPDIR:-/tmp}/fw-cli-sacct-dup.txt" "${TMPDIR:-/tmp}/fw-cli-sacct-dup.csv"
+if [ -e "${TMPDIR:-/tmp}/fw-cli-sacct-dup.csv" ]; then bad "trace-sacct-repeated-jobid-writes-nothing"; else ok "trace-sacct-repeated-jobid-writes-nothing"; fi
+rm -f "${TMPDIR:-/tmp}/fw-cli-sacct-dup.txt"
+# the standalone converter names itself by its base name, not the build path
+expect "sacct2fairway-usage-base-name" 2 "usage: fairway-sacct2fairway [--no-gpu-model]" "$B/sim/fairway-sacct2fairway" onlyone
+if "$B/sim/fairway-sacct2fairway" onlyone 2>&1 | grep -qF "$B/"; then
+	bad "sacct2fairway-usage-no-build-path"
+else
+	ok "sacct2fairway-usage-no-build-path"
+fi
 # ... and says that its h100 job can never start on the generated fleet
 expect "sim-run-warns-of-a-gpu-model-no-node-has" 0 "a GPU model no node has (h100; the fleet has itp-gpu)" \
 	"$FW" sim run --format fairway --trace "${TMPDIR:-/tmp}/fw-cli-sacct.csv" --nodes 2x8 --policies fifo

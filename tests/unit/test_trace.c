@@ -675,6 +675,29 @@ TEST(control_bytes_are_masked_in_messages)
 /* A byte-order mark is skipped; a GPU type that is not a name is refused
  * (it was dropped silently) unless --no-gpu-model; a file that leaves no
  * job is an error, not an empty trace. */
+/* A JobID twice (sacct --duplicates, two exports joined) is refused at
+ * conversion, at the line that repeats it, naming the first: the
+ * generic reader would refuse the output, naming a file the user never
+ * wrote.  A job step (1.batch) is no repeat. */
+TEST(sacct_repeated_job_id_is_refused_at_its_line)
+{
+	const char *dup = "JobID|Submit|Start|Elapsed|AllocTRES\n"
+			  "1|2024-03-01T10:00:00|2024-03-01T10:00:00|01:00|gres/gpu=1\n"
+			  "1.batch|2024-03-01T10:00:00|2024-03-01T10:00:00|01:00|gres/gpu=1\n"
+			  "2|2024-03-01T10:00:00|2024-03-01T10:00:00|01:00|gres/gpu=1\n"
+			  "1|2024-03-01T11:00:00|2024-03-01T11:00:00|01:00|gres/gpu=1\n";
+	char *out, why[512];
+	size_t olen, sk;
+	struct fw_diag d;
+
+	memset(&d, 0, sizeof d);
+	ASSERT_EQ(fw_sacct_convert(dup, strlen(dup), "s.txt", 0, &out, &olen, &sk, &d), FW_EINVAL);
+	ASSERT(out == NULL);
+	fw_itp_diag_str(&d, why, sizeof why);
+	ASSERT_STR_CONTAINS(why, "s.txt:5:1: JobID: '1' repeats the job on line 2");
+	ASSERT_STR_CONTAINS(why, "drop the repeated rows");
+}
+
 TEST(sacct_bom_gpu_types_and_no_jobs)
 {
 	const char *bom = "\xEF\xBB\xBF" "JobID|Submit|Start|Elapsed|AllocTRES\n"
@@ -1094,7 +1117,7 @@ int main(void)
 		sacct_bad_values_name_line_and_column, sacct_decimal_sizes_and_bad_tres_values,
 		sacct_end_minus_start_and_malformed_rows, sacct_durations_follow_slurm, sacct_impossible_dates_are_refused,
 		sacct_huge_typed_gpu_sum_is_refused, control_bytes_are_masked_in_messages,
-		sacct_bom_gpu_types_and_no_jobs, jobs_larger_than_the_fleet_are_named, typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, a_header_of_another_format_is_named, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes,
+		sacct_bom_gpu_types_and_no_jobs, sacct_repeated_job_id_is_refused_at_its_line, jobs_larger_than_the_fleet_are_named, typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, a_header_of_another_format_is_named, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes,
 		openb_default_pod_list_reads_as_a_trace,
 	};
 	const char *names = "generic_csv_reads_every_column, generic_csv_bad_rows_name_line_column_and_field, "
@@ -1110,7 +1133,7 @@ int main(void)
 		"sacct_end_minus_start_and_malformed_rows, "
 		"sacct_durations_follow_slurm, sacct_impossible_dates_are_refused, "
 		"sacct_huge_typed_gpu_sum_is_refused, control_bytes_are_masked_in_messages, "
-		"sacct_bom_gpu_types_and_no_jobs, jobs_larger_than_the_fleet_are_named, typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, a_header_of_another_format_is_named, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes, "
+		"sacct_bom_gpu_types_and_no_jobs, sacct_repeated_job_id_is_refused_at_its_line, jobs_larger_than_the_fleet_are_named, typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, a_header_of_another_format_is_named, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes, "
 		"openb_default_pod_list_reads_as_a_trace";
 	int n = (int)(sizeof fns / sizeof fns[0]);
 	char path[1024];
