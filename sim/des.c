@@ -3716,13 +3716,20 @@ static int load_inputs(struct cli *c, struct fw_itp_trace *t, struct fw_teams *t
 	struct fw_diag d;
 	char note[700], shape[FW_FLEET_SHAPE_MAX];
 	bool philly = c->teams && !strcmp(c->teams, "philly");
+	int rc;
 
 	memset(&d, 0, sizeof d);
 	memset(t, 0, sizeof *t);
 	c->o.force_teams = c->teams != NULL;
 	c->nodes_given |= c->fleet || c->fleet_openb || c->nodes_from_topo;
-	if (fw_teams_load(philly ? NULL : c->teams, teams, note, sizeof note, &d) != FW_OK)
+	if ((rc = fw_teams_load(philly ? NULL : c->teams, teams, note, sizeof note, &d)) != FW_OK && (philly || !c->teams))
 		return report_diag(&d);
+	if (rc != FW_OK) { /* the user's file: name the flag, and what else to give */
+		fw_itp_diag_str(&d, note, sizeof note);
+		run_error("--teams %s%s", note, rc == FW_EIO ? "; check the path, or give --teams philly for the "
+							       "Philly VC mapping" : "");
+		return 1;
+	}
 	if (note[0])
 		fprintf(stderr, "fairway: %s\n", note);
 	default_nodes(c);

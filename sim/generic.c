@@ -31,6 +31,13 @@ enum gcol {
 	G_MAXRT, G_COUNT
 };
 
+/* Every column, for a refusal of one that is not (the order of gname). */
+#define ALL_COLUMNS                                                          \
+	"job_id, submit_time, duration, expected_runtime, queue, user, "    \
+	"priority, tasks, gpus_per_task, gpu_milli, cpu_milli, mem_mib, "    \
+	"min_member, topology_required, topology_preferred, gpu_model, "     \
+	"max_runtime"
+
 static const char *const gname[G_COUNT] = {
 	"job_id", "submit_time", "duration", "expected_runtime", "queue",
 	"user", "priority", "tasks", "gpus_per_task", "gpu_milli",
@@ -96,8 +103,10 @@ static const char *parse_i64(const char *p, size_t n, int64_t lo, int64_t hi,
 		ok = ok && p[k] >= '0' && p[k] <= '9';
 	if (!ok) {
 		bool frac = n && memchr(p, '.', n);
-		snprintf(why, cap, "'%s' is not a whole number%s", s,
-			 frac ? "" : " (digits only)");
+		snprintf(why, cap, "'%s' is not a whole number%s; %s", s,
+			 frac ? "" : " (digits only)",
+			 frac ? "round it: the columns take whole numbers only"
+			      : "write it in decimal digits, e.g. 3600");
 		return why;
 	}
 	for (; i < n && x <= lim; i++)
@@ -108,8 +117,9 @@ static const char *parse_i64(const char *p, size_t n, int64_t lo, int64_t hi,
 		*v = x;
 		return NULL;
 	}
-	snprintf(why, cap, "'%s' is out of range %lld..%lld", s, (long long)lo,
-		 (long long)hi);
+	snprintf(why, cap, "'%s' is out of range %lld..%lld; give a value in "
+		 "that range (docs/trace-format.md, the column's row)", s,
+		 (long long)lo, (long long)hi);
 	return why;
 }
 
@@ -121,7 +131,7 @@ static const char *parse_name(const char *p, size_t n, char *dst, char *why,
 
 	show(p, n, s, sizeof s);
 	if (n >= FW_NAME_MAX) {
-		snprintf(why, cap, "'%s...' is longer than %d bytes", s,
+		snprintf(why, cap, "'%s...' is longer than %d bytes; shorten it", s,
 			 FW_NAME_MAX - 1);
 		return why;
 	}
@@ -130,7 +140,7 @@ static const char *parse_name(const char *p, size_t n, char *dst, char *why,
 		    p[i] == '\\' || p[i] == ',') {
 			snprintf(why, cap, "'%s' has a space, quote, backslash,"
 				 " comma, control or non-ASCII byte; names are "
-				 "printable ASCII", s);
+				 "printable ASCII, so rename it without them", s);
 			return why;
 		}
 	memcpy(dst, p, n);
@@ -198,7 +208,8 @@ static const char *set_field(struct fw_trace_job *j, int c, const char *p,
 	if (n == 0) {
 		if (!required(c))
 			return NULL;
-		snprintf(why, cap, "is empty (the column is required)");
+		snprintf(why, cap, "is empty (the column is required); give "
+			 "a value");
 		return why;
 	}
 	if (is_name_col(c))
@@ -235,6 +246,12 @@ static int check_job(struct fw_trace_job *j, char *why, size_t cap)
 		snprintf(why, cap, "%d is more than the job's %d tasks",
 			 j->min_member, g->count);
 		return G_MIN;
+	}
+	if (g->gpus == 0 && g->cpu_milli == 0 && g->mem_mib == 0) {
+		snprintf(why, cap, "0 with no cpu_milli or mem_mib: the task "
+			 "asks for nothing, and would hold its place for ever; "
+			 "give gpus_per_task, cpu_milli or mem_mib above 0");
+		return G_GPUS;
 	}
 	return -1;
 }
@@ -284,7 +301,8 @@ static int add_job(struct gparser *ps, const struct fw_trace_job *j, int col,
 		return FW_ENOMEM;
 	if ((prev = ids_seen(&ps->ids, ps->out, j->id)))
 		return fw_diag_set(d, FW_EINVAL, ps->fname, j->line, col, "job_id",
-				   "'%s' repeats the job on line %d", j->id, prev);
+				   "'%s' repeats the job on line %d; give each "
+				   "job its own job_id", j->id, prev);
 	if (fw_trace_push(ps->out, j))
 		return FW_ENOMEM;
 	size_t h = ids_home(&ps->ids, j->id);
@@ -321,16 +339,20 @@ static int csv_header(struct gparser *ps, const struct fw_csv_rec *r, int lno,
 					   "comma?); see docs/trace-format.md", i + 1);
 		if (c < 0)
 			return fw_diag_set(d, FW_EINVAL, ps->fname, lno, r->col[i], "header",
-					   "unknown column '%s' (see docs/trace-format.md)", s);
+					   "unknown column '%s'; the columns are %s "
+					   "(docs/trace-format.md): rename it or "
+					   "remove it", s, ALL_COLUMNS);
 		if (ps->pos[c] >= 0)
 			return fw_diag_set(d, FW_EINVAL, ps->fname, lno, r->col[i], "header",
-					   "column '%s' appears twice", s);
+					   "column '%s' appears twice; keep one", s);
 		ps->pos[c] = (int)i;
 	}
 	for (int c = 0; c < G_COUNT; c++)
 		if (required(c) && ps->pos[c] < 0)
 			return fw_diag_set(d, FW_EINVAL, ps->fname, lno, 1, "header",
-					   "missing required column '%s'", gname[c]);
+					   "missing required column '%s'; add it "
+					   "to the header, and a value to each row "
+					   "(docs/trace-format.md)", gname[c]);
 	ps->nhdr = (int)r->nf;
 	return FW_OK;
 }
@@ -344,7 +366,10 @@ static int csv_row(struct gparser *ps, const struct fw_csv_rec *r, int lno,
 
 	if ((int)r->nf != ps->nhdr)
 		return fw_diag_set(d, FW_EINVAL, ps->fname, lno, r->col[r->nf - 1], "row",
-				   "has %zu fields, the header has %d", r->nf, ps->nhdr);
+				   "has %zu fields, the header has %d; give each "
+				   "row one field per column (an empty field "
+				   "takes an optional column's default: a,,b), "
+				   "and quote a value holding a comma", r->nf, ps->nhdr);
 	job_defaults(&j, lno);
 	for (c = 0; c < G_COUNT; c++) {
 		int i = ps->pos[c];
@@ -407,7 +432,14 @@ static int walk(struct gparser *ps, const char *buf, size_t len, line_fn fn,
 		if (strspn_n(p, n, " \t") == n)
 			continue; /* blank: empty or only spaces and tabs */
 		bool is_header = header && ps->nhdr == 0;
-		if ((rc = fn(ps, p, n, lno, d)) != FW_OK &&
+		size_t lead = strspn_n(p, n, " \t");
+		if (p[lead] == '#') /* no comments: a line the reader would misread */
+			rc = fw_diag_set(d, FW_EINVAL, ps->fname, lno, (int)lead + 1, is_header ? "header" : "row",
+					 "a comment line: the trace format has no comments; "
+					 "delete the line%s", is_header ? " (the header must be the first line)" : "");
+		else
+			rc = fn(ps, p, n, lno, d);
+		if (rc != FW_OK &&
 		    (is_header || (rc = bad_row(ps, rc, d)) != FW_OK))
 			return rc;
 	}
@@ -475,8 +507,9 @@ static const char *json_text(int c, json_t *v, char *tmp, size_t cap,
 		*n = (size_t)snprintf(tmp, cap, "%lld", (long long)json_integer_value(v));
 		return tmp;
 	}
-	snprintf(why, wcap, "must be %s", is_name_col(c) ? "a string" :
-		 json_is_real(v) ? "a whole number" : "a number");
+	snprintf(why, wcap, "must be %s", is_name_col(c) ? "a string; quote it (\"name\")" :
+		 json_is_real(v) ? "a whole number; round it (JSON integers only)" :
+		 "a number; write it without quotes (a JSON integer)");
 	return NULL;
 }
 
@@ -495,7 +528,9 @@ static int json_fields(struct gparser *ps, json_t *o, const char *p, size_t n,
 		show(key, strlen(key), shown, sizeof shown); /* any bytes: "\u001b" */
 		if (c < 0)
 			return fw_diag_set(d, FW_EINVAL, ps->fname, j->line, col, shown,
-					   "unknown key (see docs/trace-format.md)");
+					   "unknown key; the keys are %s "
+					   "(docs/trace-format.md): rename it or "
+					   "remove it", ALL_COLUMNS);
 		if (!(s = json_text(c, v, tmp, sizeof tmp, &len, why, sizeof why)) ||
 		    set_field(j, c, s, len, why, sizeof why))
 			return fw_diag_set(d, FW_EINVAL, ps->fname, j->line, col, key, "%s", why);
@@ -504,7 +539,8 @@ static int json_fields(struct gparser *ps, json_t *o, const char *p, size_t n,
 	for (int c = 0; c < G_COUNT; c++)
 		if (required(c) && !seen[c])
 			return fw_diag_set(d, FW_EINVAL, ps->fname, j->line, 1, gname[c],
-					   "missing required key");
+					   "missing required key; add \"%s\": "
+					   "with a value", gname[c]);
 	return FW_OK;
 }
 
@@ -519,11 +555,13 @@ static int json_line(struct gparser *ps, const char *p, size_t n, int lno,
 
 	if (!o)
 		return fw_diag_set(d, FW_EINVAL, ps->fname, lno, err.column > 0 ? err.column : 1,
-				   "row", "not JSON: %s", err.text);
+				   "row", "not JSON: %s; write each row as one "
+				   "JSON object on its own line", err.text);
 	job_defaults(&j, lno);
 	if (!json_is_object(o))
 		rc = fw_diag_set(d, FW_EINVAL, ps->fname, lno, 1, "row",
-				 "must be a JSON object");
+				 "must be a JSON object; write the row as "
+				 "{\"job_id\": ..., ...}");
 	else if ((rc = json_fields(ps, o, p, n, &j, d)) == FW_OK) {
 		if ((c = check_job(&j, why, sizeof why)) >= 0)
 			rc = fw_diag_set(d, FW_EINVAL, ps->fname, lno,

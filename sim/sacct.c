@@ -62,6 +62,7 @@ struct sjob {
 	char model[FW_NAME_MAX];
 	int64_t submit, duration, expected; /* expected -1 = not given */
 	int64_t prio, tasks, gpt, cpu, mem;
+	int line, col;                      /* of its JobID, for a repeat */
 };
 
 struct sconv {
@@ -540,8 +541,11 @@ static int line(struct sconv *c, char *text, int lno, struct fw_diag *d)
 	if (!c->nhdr)
 		return header(c, &f, lno, d);
 	rc = data_row(&x, &j);
-	if (rc == FW_OK)
+	if (rc == FW_OK) {
+		j.line = lno;
+		j.col = f.col[c->pos[c->pos[S_JOBID] >= 0 ? S_JOBID : S_JOBIDRAW]];
 		return keep(c, &j);
+	}
 	c->skipped += rc == 1;
 	c->steps += rc == 2;
 	return rc > 0 ? FW_OK : rc;
@@ -617,6 +621,39 @@ static int emit(const struct sconv *c, char **out, size_t *out_len)
 	return fclose(f) == 0 ? FW_OK : FW_ENOMEM;
 }
 
+static int by_id_then_line(const void *a, const void *b)
+{
+	const struct sjob *x = *(const struct sjob *const *)a, *y = *(const struct sjob *const *)b;
+	int k = strcmp(x->id, y->id);
+
+	return k ? k : (x->line > y->line) - (x->line < y->line);
+}
+
+/* Each kept job's JobID once: the generic reader (and so the simulator)
+ * refuses a repeated job_id, so the converter refuses it first, at the
+ * sacct line that repeats it.  O(n log n). */
+static int check_repeats(const struct sconv *c, struct fw_diag *d)
+{
+	const struct sjob **v = malloc((c->n + 1) * sizeof *v), *bad = NULL, *first = NULL;
+
+	if (!v)
+		return FW_ENOMEM;
+	for (size_t i = 0; i < c->n; i++)
+		v[i] = &c->v[i];
+	qsort(v, c->n, sizeof *v, by_id_then_line);
+	for (size_t i = 1; i < c->n; i++)
+		if (!strcmp(v[i]->id, v[i - 1]->id) && (!bad || v[i]->line < bad->line))
+			bad = v[i], first = v[i - 1];
+	free(v);
+	if (!bad)
+		return FW_OK;
+	return fw_diag_set(d, FW_EINVAL, c->fname, bad->line, bad->col, "JobID",
+			   "'%s' repeats the job on line %d (sacct --duplicates lists a requeued job "
+			   "once per run, or the file joins two exports); drop the repeated rows, or "
+			   "run sacct without --duplicates",
+			   bad->id, first->line);
+}
+
 int fw_sacct_convert(const char *buf, size_t len, const char *fname, unsigned flags,
 		     char **out, size_t *out_len, size_t *skipped,
 		     struct fw_diag *d)
@@ -630,6 +667,8 @@ int fw_sacct_convert(const char *buf, size_t len, const char *fname, unsigned fl
 	*out = NULL;
 	*out_len = 0;
 	rc = walk(&c, buf, len, d);
+	if (rc == FW_OK)
+		rc = check_repeats(&c, d);
 	if (rc == FW_OK && (rc = emit(&c, out, out_len)) != FW_OK) {
 		free(*out);
 		*out = NULL;
@@ -758,7 +797,7 @@ int fw_sacct_convert_cli(int argc, char **argv)
 	int rc;
 
 	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		printf(sacct_help, argv[0], argv[0]);
+		printf(sacct_help, prog, prog);
 		return 0;
 	}
 	if ((usage = sacct_args(argc, argv, &flags, &src, &dst, why, sizeof why))) {
@@ -766,7 +805,7 @@ int fw_sacct_convert_cli(int argc, char **argv)
 			"usage: %s [--no-gpu-model] [--time-limits] SACCT_FILE OUT.csv|-\n"
 			"  SACCT_FILE: sacct --parsable2 output (see docs/trace-format.md)\n"
 			"  (--help shows the sacct command to run)\n",
-			prog, usage, argc > 0 ? argv[0] : prog);
+			prog, usage, prog);
 		return 2;
 	}
 	if (check_paths(prog, src, dst))

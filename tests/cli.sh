@@ -349,6 +349,8 @@ expect "client-queue-duration-flag" 2 "--default-runtime '2w': expected seconds 
 expect "client-help-durations" 0 "also take a DURATION: 90s, 10m, 2h, 1d" "$FW" jobs --help
 expect "client-submit-needs-gpus" 2 "--gpus (0 for a job of only --cpu and --memory) is required" "$FW" jobs submit --queue q
 expect "client-bad-gpus" 2 "--bad-gpus '1,x': expected GPU indices" "$FW" nodes health n1 --unhealthy --bad-gpus 1,x
+expect "client-health-both" 2 "--healthy and --unhealthy conflict: give one of them" "$FW" nodes health n1 --healthy --unhealthy
+expect "client-health-neither" 2 "say --healthy or --unhealthy" "$FW" nodes health n1
 # --file is the whole body: a flag beside it is refused, not dropped
 # (with a token and a valid file, only the refusal stops it reaching the server)
 CL_TMP=$(mktemp -d)
@@ -363,6 +365,8 @@ expect "client-job-file-and-flag" 2 "--file and --gpus: give the job either as a
 expect "client-file-alone-is-sent" 1 "cannot reach http://127.0.0.1:1" \
 	"$FW" queues set q --file "$CL_TMP/q.json" --server http://127.0.0.1:1 --token-file "$CL_TMP/token"
 expect "client-help-file-alone" 0 "or --file patch.json, alone" "$FW" queues --help
+expect "client-queue-set-nothing" 2 "fairway queues: error: nothing to change: give at least one of --parent, --deserved-gpus" \
+	"$FW" queues set q --server http://127.0.0.1:1 --token-file "$CL_TMP/token"
 # --start/--end: a unit without "+" is not a Unix time, and no time is negative
 RS=(reservations create --kind maintenance --nodes n1 --server http://127.0.0.1:1 --token-file "$CL_TMP/token")
 expect "client-start-unit-needs-plus" 2 \
@@ -402,6 +406,27 @@ expect "serve-state-is-a-file" 2 "--state $SERVE_TMP/a-file is not a directory" 
 	timeout 20 "$FW" serve --state "$SERVE_TMP/a-file" --listen 127.0.0.1:0
 expect "serve-state-cannot-be-made" 2 "--state $SERVE_TMP/none/st: cannot create the state directory" \
 	timeout 20 "$FW" serve --state "$SERVE_TMP/none/st" --listen 127.0.0.1:0
+# a flag without its value says so (not "unknown option ... or it needs a value")
+expect "serve-period-empty" 2 "--period needs a value (none after the =)" "$FW" serve --period=
+expect "serve-period-missing" 2 "--period needs a value (none follows it)" "$FW" serve --period
+expect "serve-unknown-flag" 2 "unknown option '--perod' (did you mean '--period'?)" "$FW" serve --perod=1
+# a token file that is empty or short: say how to make one
+printf 'short' >"$SERVE_TMP/short.tok"
+: >"$SERVE_TMP/empty.tok"
+chmod 600 "$SERVE_TMP/short.tok" "$SERVE_TMP/empty.tok"
+expect "serve-token-short-says-how" 2 \
+	"the token is shorter than 16 characters; write one of at least 16 characters, e.g. head -c 32 /dev/urandom | base64 > $SERVE_TMP/short.tok && chmod 600" \
+	timeout 20 "$FW" serve --state "$SERVE_TMP/st" --listen 127.0.0.1:0 --token-file "$SERVE_TMP/short.tok"
+expect "serve-token-empty-says-how" 2 "cannot read a token (the file is empty); write one of at least 16 characters" \
+	timeout 20 "$FW" serve --state "$SERVE_TMP/st" --listen 127.0.0.1:0 --token-file "$SERVE_TMP/empty.tok"
+# --backend bogus: the list right after "these are built in:", the usage hint last
+bogus_out=$("$FW" serve --backend bogus 2>&1)
+if awk 'NR == 1 {ok = /these are built in:$/} NR == 2 {ok = ok && /^  local /} {last = $0}
+	END {exit !(ok && last ~ /^run `fairway serve --help` for usage$/)}' <<<"$bogus_out"; then
+	ok "serve-unknown-backend-lists-then-hints"
+else
+	bad "serve-unknown-backend-lists-then-hints"
+fi
 # --period: plain decimals with s, ms, m or h, up to the 1h the message names
 expect "serve-period-nan" 2 "--period 'nan': expected a duration" timeout 20 "$FW" serve --state "$SERVE_TMP/st" --period nan
 expect "serve-period-hex" 2 "--period '0x10': expected a duration" timeout 20 "$FW" serve --state "$SERVE_TMP/st" --period 0x10
@@ -757,7 +782,8 @@ sys.exit(not (sorted(q) == ["vc-6214e9", "vc-7f04ca"] and abs(q["vc-6214e9"]["de
 else
 	bad "sim-run-teams-file-makes-the-queues"
 fi
-expect "sim-run-teams-file-missing" 1 "$FT/none.csv: cannot open" "$FW" sim run --trace synthetic:3 --teams "$FT/none.csv"
+expect "sim-run-teams-file-missing" 1 "error: --teams $FT/none.csv: cannot open: No such file or directory; check the path, or give --teams philly" \
+	"$FW" sim run --trace synthetic:3 --teams "$FT/none.csv"
 # docs/sim.md: 'every' skips only ticks that can start nothing, so it
 # replays as 'all' does; 'change' (cycles after events only) does for the
 # policies without reservations
@@ -1558,6 +1584,20 @@ else
 fi
 expect "sim-run-reads-converted-sacct" 0 "summary" \
 	"$FW" sim run --format fairway --trace "${TMPDIR:-/tmp}/fw-cli-sacct.csv" --nodes 2x8 --policies fifo,fairway
+# a JobID twice (sacct --duplicates, or two exports joined): refused at conversion, naming the sacct line
+(cat tests/data/sacct_sample.txt; sed -n 2p tests/data/sacct_sample.txt) >"${TMPDIR:-/tmp}/fw-cli-sacct-dup.txt"
+dup_line=$(wc -l <"${TMPDIR:-/tmp}/fw-cli-sacct-dup.txt")
+expect "trace-sacct-repeated-jobid" 1 "fw-cli-sacct-dup.txt:$dup_line:1: JobID: '1001' repeats the job on line 2" \
+	"$FW" trace sacct2fairway "${TMPDIR:-/tmp}/fw-cli-sacct-dup.txt" "${TMPDIR:-/tmp}/fw-cli-sacct-dup.csv"
+if [ -e "${TMPDIR:-/tmp}/fw-cli-sacct-dup.csv" ]; then bad "trace-sacct-repeated-jobid-writes-nothing"; else ok "trace-sacct-repeated-jobid-writes-nothing"; fi
+rm -f "${TMPDIR:-/tmp}/fw-cli-sacct-dup.txt"
+# the standalone converter names itself by its base name, not the build path
+expect "sacct2fairway-usage-base-name" 2 "usage: fairway-sacct2fairway [--no-gpu-model]" "$B/sim/fairway-sacct2fairway" onlyone
+if "$B/sim/fairway-sacct2fairway" onlyone 2>&1 | grep -qF "$B/"; then
+	bad "sacct2fairway-usage-no-build-path"
+else
+	ok "sacct2fairway-usage-no-build-path"
+fi
 # ... and says that its h100 job can never start on the generated fleet
 expect "sim-run-warns-of-a-gpu-model-no-node-has" 0 "a GPU model no node has (h100; the fleet has itp-gpu)" \
 	"$FW" sim run --format fairway --trace "${TMPDIR:-/tmp}/fw-cli-sacct.csv" --nodes 2x8 --policies fifo

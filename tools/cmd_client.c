@@ -93,7 +93,9 @@ static int call(const struct opts *o, const char *method, const char *path, json
 		snprintf(auth, sizeof auth, "Authorization: Bearer %s", tok);
 		h = curl_slist_append(h, auth);
 	}
-	h = curl_slist_append(h, "Content-Type: application/json");
+	if (payload) /* a PATCH body is a JSON merge patch (RFC 7396) */
+		h = curl_slist_append(h, strcmp(method, "PATCH") ? "Content-Type: application/json"
+								: "Content-Type: application/merge-patch+json");
 	snprintf(url, sizeof url, "%s%s", o->server, path);
 	curl_easy_setopt(c, CURLOPT_URL, url);
 	curl_easy_setopt(c, CURLOPT_PATH_AS_IS, 1L); /* never squash "/../": paths are built, not typed */
@@ -156,28 +158,29 @@ static double num(json_t *o, const char *k)
 /* "in 5m", "12 s ago", "unknown" relative to now. */
 static void when(char *buf, size_t n, json_t *t)
 {
-	long long d;
+	long long d, a;
+	char span[24];
+
 	if (!json_is_integer(t)) {
 		snprintf(buf, n, "unknown");
 		return;
 	}
 	d = (long long)json_integer_value(t) - (long long)time(NULL);
-	long long a = d < 0 ? -d : d;
-	const char *u = "s";
-	if (a >= 86400) {
-		a /= 86400;
-		u = "d";
-	} else if (a >= 3600) {
-		a /= 3600;
-		u = "h";
-	} else if (a >= 60) {
-		a /= 60;
-		u = "m";
-	}
+	a = d < 0 ? -d : d;
+	/* two units, the smaller cut (never rounded up): 7143 s is 1h59m,
+	 * not 1h; a whole unit alone (2h) */
+	if (a >= 86400)
+		snprintf(span, sizeof span, a % 86400 / 3600 ? "%lldd%lldh" : "%lldd", a / 86400, a % 86400 / 3600);
+	else if (a >= 3600)
+		snprintf(span, sizeof span, a % 3600 / 60 ? "%lldh%lldm" : "%lldh", a / 3600, a % 3600 / 60);
+	else if (a >= 60)
+		snprintf(span, sizeof span, a % 60 ? "%lldm%llds" : "%lldm", a / 60, a % 60);
+	else
+		snprintf(span, sizeof span, "%llds", a);
 	if (d <= 0 && a == 0)
 		snprintf(buf, n, "now");
 	else
-		snprintf(buf, n, d < 0 ? "%lld%s ago" : "in %lld%s", a, u);
+		snprintf(buf, n, d < 0 ? "%s ago" : "in %s", span);
 }
 
 /* --- argument helpers --------------------------------------------------------------- */
@@ -644,6 +647,14 @@ static int cmd_queues(struct opts *o)
 		 * daemon); create sends the whole queue (PUT) */
 		if (!(body = queue_body(o, &rc)))
 			return rc ? rc : 2;
+		if (!strcmp(sub, "set") && !flag(o, "--file") && json_object_size(body) == 0) {
+			json_decref(body); /* an empty PATCH would change nothing and print "saved" */
+			return fw_cli_usage_error(o->cmd, "nothing to change: give at least one of --parent, "
+						  "--deserved-gpus, --limit-gpus, --weight, --priority, --min-runtime, "
+						  "--default-runtime, --max-runtime, --default-checkpoint-interval, "
+						  "--preemptible, --gpu-model-limits, --gpu-model-deserved, "
+						  "--gpu-hour-budget (or --file PATCH.json)");
+		}
 		rc = call(o, !strcmp(sub, "set") ? "PATCH" : "PUT", path, body, &r);
 	} else
 		return fw_cli_usage_error(o->cmd, "unknown subcommand '%s'", sub);
@@ -1128,7 +1139,7 @@ static int cmd_nodes(struct opts *o)
 		else {
 			size_t i;
 			json_t *n;
-			printf("%-16s %-8s %5s %6s %-12s %-9s %s\n", "NODE", "MODEL", "GPUS", "USED", "STATE", "INCIDENTS",
+			printf("%-16s %-8s %5s %6s %-15s %-9s %s\n", "NODE", "MODEL", "GPUS", "USED", "STATE", "INCIDENTS",
 			       "HEALTH");
 			json_array_foreach(json_object_get(r, "nodes"), i, n) {
 				char inc[32], state[48], back[24];
@@ -1144,7 +1155,7 @@ static int cmd_nodes(struct opts *o)
 					 : json_object_get(n, "backAt") ? "back "
 									 : "held",
 					 (sched && leaves) || (!sched && json_object_get(n, "backAt")) ? back : "");
-				printf("%-16s %-8s %5.0f %6.2f %-12s %-9s %s%s%s\n", str(n, "name"), str(n, "gpuModel"),
+				printf("%-16s %-8s %5.0f %6.2f %-15s %-9s %s%s%s\n", str(n, "name"), str(n, "gpuModel"),
 				       num(n, "gpus"), num(n, "gpusAllocated"), state, inc,
 				       !json_is_true(json_object_get(n, "healthy")) ? "UNHEALTHY" :
 				       !strcmp(str(n, "health"), "suspect") ? "suspect" :
@@ -1166,7 +1177,9 @@ static int cmd_nodes(struct opts *o)
 		if (!(rc = call(o, "GET", path, NULL, &r)))
 			dump(r);
 	} else if (!strcmp(sub, "health")) {
-		if (has(o, "--healthy") == has(o, "--unhealthy"))
+		if (has(o, "--healthy") && has(o, "--unhealthy"))
+			return fw_cli_usage_error(o->cmd, "--healthy and --unhealthy conflict: give one of them");
+		if (!has(o, "--healthy") && !has(o, "--unhealthy"))
 			return fw_cli_usage_error(o->cmd, "say --healthy or --unhealthy");
 		if ((rc = name_path(o, path, sizeof path, "/v1/nodes/", name, "/health")))
 			return rc;
@@ -1429,9 +1442,10 @@ static int explain_fairshare(struct opts *o, json_t *all, const char *name)
 	json_array_foreach(all, i, q)
 		if (!strcmp(str(q, "queue"), name))
 			hit = q;
-	if (!hit) {
-		fprintf(stderr, "fairway fairshare: no queue '%s' (fairway fairshare lists them)\n", name);
-		return 1;
+	if (!hit) { /* as the daemon answers an unknown name (call) */
+		fprintf(stderr, "fairway %s: error: 404: field name: no queue named \"%s\" (`fairway fairshare` lists "
+			"them)\n", o->cmd, name);
+		return 2;
 	}
 	if (o->json) {
 		dump(hit);

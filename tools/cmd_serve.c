@@ -157,6 +157,15 @@ static const char *const serve_flags[] = { "--help", "--routes", "--config", "--
 					   "--agent-token-file", "--period", "--backend", "--backend-opt", "--policy",
 					   "--sync", "--log-keep", "--port-file", NULL };
 
+/* Is a one of serve_flags? */
+static bool known_flag(const char *a)
+{
+	for (const char *const *f = serve_flags; *f; f++)
+		if (!strcmp(*f, a))
+			return true;
+	return false;
+}
+
 int fw_cmd_serve(int argc, char **argv)
 {
 	static char host[256] = "127.0.0.1";
@@ -187,8 +196,11 @@ int fw_cmd_serve(int argc, char **argv)
 			fw_serve_print_routes(stdout);
 			return 0;
 		}
+		if ((!v || !*v) && known_flag(a))
+			return fw_cli_usage_error("serve", "%s needs a value (%s)", a,
+						  eq ? "none after the =" : "none follows it");
 		if (!v || !*v)
-			return fw_cli_usage_error("serve", "unknown option '%s' or it needs a value%s", a,
+			return fw_cli_usage_error("serve", "unknown option '%s'%s", a,
 						  fw_cli_hint(a, serve_flags, hint, sizeof hint));
 		if (!eq)
 			i++;
@@ -213,8 +225,10 @@ int fw_cmd_serve(int argc, char **argv)
 				return fw_cli_usage_error("serve", "--period '%s': expected a duration like 1s, 500ms or 1m (at most 1h)", v);
 		} else if (!strcmp(a, "--backend")) {
 			if (!(o.backend = fw_backend_find(v))) {
-				fw_cli_usage_error("serve", "--backend '%s': unknown backend; these are built in:", v);
+				fprintf(stderr, "fairway serve: error: --backend '%s': unknown backend; these are built in:\n",
+					v);
 				list_backends(stderr);
+				fputs("run `fairway serve --help` for usage\n", stderr);
 				return 2;
 			}
 		} else if (!strcmp(a, "--backend-opt")) {

@@ -259,6 +259,81 @@ static int validate(struct cfg *c)
 	return rc;
 }
 
+/* The line and column (1-based, the column in characters as libyaml
+ * counts them) of byte off of the text. */
+static void offset_mark(const struct cfg *c, size_t off, int *line, int *col)
+{
+	*line = 1;
+	*col = 1;
+	for (size_t i = 0; c->buf && i < off && i < c->len; i++) {
+		unsigned char ch = (unsigned char)c->buf[i];
+		if (ch == '\n')
+			++*line, *col = 1;
+		else if ((ch & 0xc0) != 0x80) /* not a UTF-8 continuation byte */
+			++*col;
+	}
+}
+
+/* The offset of the first byte at or before off that starts no
+ * well-formed UTF-8 sequence, or c->len when none does. */
+static size_t first_bad_utf8(const struct cfg *c, size_t off)
+{
+	const unsigned char *b = (const unsigned char *)c->buf;
+	size_t i = 0;
+
+	while (b && i <= off && i < c->len) {
+		unsigned ch = b[i];
+		size_t n = ch < 0x80 ? 1 : ch >= 0xc2 && ch <= 0xdf ? 2 : ch >= 0xe0 && ch <= 0xef ? 3 :
+			   ch >= 0xf0 && ch <= 0xf4 ? 4 : 0;
+		unsigned cp = n == 2 ? ch & 0x1f : n == 3 ? ch & 0x0f : ch & 0x07;
+		if (n == 0 || i + n > c->len)
+			return i;
+		for (size_t k = 1; k < n; k++) {
+			if ((b[i + k] & 0xc0) != 0x80)
+				return i;
+			cp = cp << 6 | (b[i + k] & 0x3f);
+		}
+		if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+		    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+			return i;
+		i += n;
+	}
+	return c->len;
+}
+
+/* libyaml's reader error (the text is not UTF-8, or holds a character
+ * YAML forbids), at its line and column, saying what to do. */
+static int reader_error(struct cfg *c, const yaml_parser_t *p)
+{
+	const char *what = p->problem ? p->problem : "bad encoding";
+	int line, col, v = p->problem_value;
+	char ch[32] = "";
+
+	offset_mark(c, p->problem_offset, &line, &col);
+	if (strstr(what, "control character")) {
+		if (v >= 0 && v < 0x80)
+			snprintf(ch, sizeof ch, "byte 0x%02x", v);
+		else
+			snprintf(ch, sizeof ch, "U+%04X", (unsigned)v);
+		return fw_diag_set(c->d, FW_EINVAL, c->file, line, col, "",
+				   "a control character (%s) is not allowed in "
+				   "YAML; remove it (a NUL or other control byte "
+				   "in a text file is a stray character, or the "
+				   "file is not text)",
+				   ch);
+	}
+	size_t bad = first_bad_utf8(c, p->problem_offset);
+	if (bad < c->len) { /* the byte that starts the bad sequence, not the one libyaml tripped on */
+		offset_mark(c, bad, &line, &col);
+		snprintf(ch, sizeof ch, " (byte 0x%02x)", (unsigned char)c->buf[bad]);
+	}
+	return fw_diag_set(c->d, FW_EINVAL, c->file, line, col, "",
+			   "the text is not UTF-8: %s%s; save the file as "
+			   "UTF-8 text (a byte of another encoding, such as "
+			   "Latin-1's \\xe9 for e-acute, or a file cut short)",
+			   what, ch);
+}
+
 static int syntax_error(struct cfg *c, const yaml_parser_t *p)
 {
 	const yaml_mark_t *m = &p->problem_mark;
@@ -267,11 +342,7 @@ static int syntax_error(struct cfg *c, const yaml_parser_t *p)
 		return fw_diag_set(c->d, FW_ENOMEM, c->file, 0, 0, "",
 				   "out of memory while parsing YAML");
 	if (p->error == YAML_READER_ERROR)
-		return fw_diag_set(c->d, FW_EINVAL, c->file, 0, 0, "",
-				   "unreadable input: %s at byte %zu; save the "
-				   "file as UTF-8 text",
-				   p->problem ? p->problem : "bad encoding",
-				   p->problem_offset);
+		return reader_error(c, p);
 	return fw_diag_set(c->d, FW_EINVAL, c->file, (int)m->line + 1,
 			   (int)m->column + 1, "",
 			   "YAML syntax error: %s%s%s; fix the YAML here "
@@ -381,9 +452,11 @@ static int parse(struct cfg *c, const char *buf, size_t len)
 {
 	yaml_parser_t p;
 	yaml_node_t *root;
-	int rc = check_shape(c, buf, len);
+	int rc;
 
-	if (rc)
+	c->buf = buf;
+	c->len = len;
+	if ((rc = check_shape(c, buf, len)))
 		return rc;
 	if (!yaml_parser_initialize(&p))
 		return fw_diag_set(c->d, FW_ENOMEM, c->file, 0, 0, "",

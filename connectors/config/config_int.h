@@ -81,6 +81,10 @@ struct cfg {
 	 * file's own now: */
 	const char *now_flag;
 	fw_time now;
+	/* the text being parsed, for the line and column of a reader error
+	 * (libyaml gives those as a byte offset) */
+	const char *buf;
+	size_t len;
 };
 
 /* What a message calls the snapshot's now: "now", or the caller's flag. */

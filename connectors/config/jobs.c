@@ -138,8 +138,6 @@ static int check_fit(struct cfg *c, const yaml_node_t *m, const char *path,
 	const struct fw_snapshot *s = c->s;
 	struct fit_max x = { -1, -1, -1 };
 
-	if (!g->gpus && !g->cpu_milli && !g->mem_mib)
-		return FW_OK;
 	if (c->fit_hint < s->nnodes && node_fits(&s->nodes[c->fit_hint], g))
 		return FW_OK;
 	for (int32_t i = 0; i < s->nnodes; i++) {
@@ -175,6 +173,11 @@ static int load_task_group(struct cfg *c, const yaml_node_t *m,
 	    (rc = cfg_mib(c, m, path, "memory", false, &g->mem_mib)) ||
 	    (rc = cfg_name(c, m, path, "gpuModel", g->gpu_model)))
 		return rc;
+	if (!g->gpus && !g->cpu_milli && !g->mem_mib) /* as the API's check_asks */
+		return cfg_fail(c, m, FW_EINVAL, path,
+				"asks for nothing; give gpus, cpu or memory "
+				"(a task of nothing would hold its place for "
+				"ever)");
 	return check_fit(c, m, path, g);
 }
 

@@ -76,6 +76,21 @@ static int load_resource(struct cfg *c, const yaml_node_t *res,
 	return FW_OK;
 }
 
+/* A usage's `at` (in the mapping u at path) is no later than now: a
+ * value decayed to a time to come would count usage not yet run. */
+static int usage_at_past(struct cfg *c, const yaml_node_t *u, const char *path, fw_time at)
+{
+	char fp[CFG_PATH];
+
+	if (at <= c->s->now)
+		return FW_OK;
+	return cfg_fail(c, cfg_get(c, u, "at"), FW_ERANGE, cfg_path(fp, path, "at"),
+			"%lld is after %s (%lld); usage is what was used by "
+			"then, so lower at (or leave it out: it defaults to "
+			"%s) or raise %s",
+			(long long)at, cfg_now_name(c), (long long)c->s->now, cfg_now_name(c), cfg_now_name(c));
+}
+
 static int load_usage(struct cfg *c, const yaml_node_t *m, const char *path,
 		      struct fw_queue *q)
 {
@@ -91,7 +106,8 @@ static int load_usage(struct cfg *c, const yaml_node_t *m, const char *path,
 	cfg_path(fp, path, "usage");
 	if ((rc = cfg_keys(c, u, fp, keys)) ||
 	    (rc = cfg_double(c, u, fp, "gpuHours", 1e9, &hours)) ||
-	    (rc = cfg_time(c, u, fp, "at", &q->usage_at)))
+	    (rc = cfg_time(c, u, fp, "at", &q->usage_at)) ||
+	    (rc = usage_at_past(c, u, fp, q->usage_at)))
 		return rc;
 	q->usage = hours * 3600.0;
 	return FW_OK;
@@ -175,7 +191,8 @@ static int load_user_usage(struct cfg *c, const yaml_node_t *m, const char *path
 			if (strcmp(c->s->user_usage[i].user, u.user) == 0)
 				return cfg_fail(c, k, FW_EEXIST, kp, "user \"%s\" is given twice; keep one", u.user);
 		if ((rc = cfg_want_map(c, v, kp)) || (rc = cfg_keys(c, v, kp, keys)) ||
-		    (rc = cfg_double(c, v, kp, "gpuHours", 1e9, &hours)) || (rc = cfg_time(c, v, kp, "at", &u.usage_at)))
+		    (rc = cfg_double(c, v, kp, "gpuHours", 1e9, &hours)) || (rc = cfg_time(c, v, kp, "at", &u.usage_at)) ||
+		    (rc = usage_at_past(c, v, kp, u.usage_at)))
 			return rc;
 		u.usage = hours * 3600.0;
 		if (fw_snapshot_add_user_usage(c->s, &u) < 0)

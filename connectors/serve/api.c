@@ -52,34 +52,42 @@ struct ctx {
  * nothing else. */
 enum auth { OPEN, ADMIN, HEALTH };
 
-/*        method   path                          handler        auth  query parameters */
-#define FW_API_ROUTES(X)                                                   \
-	X(GET, "/v1/health", h_health, OPEN, "")                           \
-	X(GET, "/v1/queues", h_queues_list, OPEN, "")                      \
-	X(POST, "/v1/queues", h_queue_create, ADMIN, "")                   \
-	X(GET, "/v1/queues/{name}", h_queue_get, OPEN, "")                 \
-	X(PUT, "/v1/queues/{name}", h_queue_put, ADMIN, "")                \
-	X(PATCH, "/v1/queues/{name}", h_queue_patch, ADMIN, "")            \
-	X(DELETE, "/v1/queues/{name}", h_queue_delete, ADMIN, "")          \
-	X(GET, "/v1/jobs", h_jobs_list, OPEN, "state,limit,queue,user")    \
-	X(POST, "/v1/jobs", h_job_submit, ADMIN, "dryRun")                 \
-	X(GET, "/v1/jobs/{name}", h_job_get, OPEN, "")                     \
-	X(DELETE, "/v1/jobs/{name}", h_job_cancel, ADMIN, "")              \
-	X(GET, "/v1/nodes", h_nodes_list, OPEN, "health")                  \
-	X(GET, "/v1/nodes/{name}", h_node_get, OPEN, "")                   \
-	X(POST, "/v1/nodes/{name}/health", h_node_health, HEALTH, "")      \
-	X(GET, "/v1/reservations", h_rsv_list, OPEN, "")                   \
-	X(POST, "/v1/reservations", h_rsv_create, ADMIN, "")               \
-	X(GET, "/v1/reservations/{name}", h_rsv_get, OPEN, "")             \
-	X(DELETE, "/v1/reservations/{name}", h_rsv_delete, ADMIN, "")      \
-	X(GET, "/v1/fairshare", h_fairshare, OPEN, "")                     \
-	X(GET, "/v1/plan", h_plan, OPEN, "")                               \
-	X(GET, "/v1/decisions", h_decisions, OPEN, "job,kind,since,limit") \
-	X(POST, "/v1/cycle", h_cycle, ADMIN, "")                           \
-	X(GET, "/v1/stats", h_stats, OPEN, "")                             \
-	X(GET, "/metrics", h_metrics, OPEN, "")
+/* What a request of a route may carry: NOBODY nothing (a byte of body is
+ * 400 naming body: a misdirected request, not an empty one), JSON a JSON
+ * document, MERGE a JSON merge patch (RFC 7396).  A body's Content-Type,
+ * when given, must say so (415 otherwise): application/json, or for
+ * MERGE application/merge-patch+json too; application/x-www-form-urlencoded,
+ * what `curl -d` sends unless told, is read as JSON as well. */
+enum body { NOBODY, JSON, MERGE };
 
-#define FW__DECL(m, p, h, mut, q) static void h(struct ctx *c);
+/*        method   path                          handler        auth  body    query parameters */
+#define FW_API_ROUTES(X)                                                   \
+	X(GET, "/v1/health", h_health, OPEN, NOBODY, "")                   \
+	X(GET, "/v1/queues", h_queues_list, OPEN, NOBODY, "")              \
+	X(POST, "/v1/queues", h_queue_create, ADMIN, JSON, "")             \
+	X(GET, "/v1/queues/{name}", h_queue_get, OPEN, NOBODY, "")         \
+	X(PUT, "/v1/queues/{name}", h_queue_put, ADMIN, JSON, "")          \
+	X(PATCH, "/v1/queues/{name}", h_queue_patch, ADMIN, MERGE, "")     \
+	X(DELETE, "/v1/queues/{name}", h_queue_delete, ADMIN, NOBODY, "")  \
+	X(GET, "/v1/jobs", h_jobs_list, OPEN, NOBODY, "state,limit,queue,user") \
+	X(POST, "/v1/jobs", h_job_submit, ADMIN, JSON, "dryRun")           \
+	X(GET, "/v1/jobs/{name}", h_job_get, OPEN, NOBODY, "")             \
+	X(DELETE, "/v1/jobs/{name}", h_job_cancel, ADMIN, NOBODY, "")      \
+	X(GET, "/v1/nodes", h_nodes_list, OPEN, NOBODY, "health")          \
+	X(GET, "/v1/nodes/{name}", h_node_get, OPEN, NOBODY, "")           \
+	X(POST, "/v1/nodes/{name}/health", h_node_health, HEALTH, JSON, "") \
+	X(GET, "/v1/reservations", h_rsv_list, OPEN, NOBODY, "")           \
+	X(POST, "/v1/reservations", h_rsv_create, ADMIN, JSON, "")         \
+	X(GET, "/v1/reservations/{name}", h_rsv_get, OPEN, NOBODY, "")     \
+	X(DELETE, "/v1/reservations/{name}", h_rsv_delete, ADMIN, NOBODY, "") \
+	X(GET, "/v1/fairshare", h_fairshare, OPEN, NOBODY, "")             \
+	X(GET, "/v1/plan", h_plan, OPEN, NOBODY, "")                       \
+	X(GET, "/v1/decisions", h_decisions, OPEN, NOBODY, "job,kind,since,limit") \
+	X(POST, "/v1/cycle", h_cycle, ADMIN, NOBODY, "")                   \
+	X(GET, "/v1/stats", h_stats, OPEN, NOBODY, "")                     \
+	X(GET, "/metrics", h_metrics, OPEN, NOBODY, "")
+
+#define FW__DECL(m, p, h, mut, b, q) static void h(struct ctx *c);
 FW_API_ROUTES(FW__DECL)
 #undef FW__DECL
 
@@ -87,11 +95,12 @@ struct route {
 	const char *method, *path;
 	void (*fn)(struct ctx *);
 	enum auth auth;
+	enum body body;
 	const char *query; /* the query parameters it takes, comma-separated */
 };
 
 static const struct route routes[] = {
-#define FW__ROUTE(m, p, h, mut, q) { #m, p, h, mut, q },
+#define FW__ROUTE(m, p, h, mut, b, q) { #m, p, h, mut, b, q },
 	FW_API_ROUTES(FW__ROUTE)
 #undef FW__ROUTE
 };
@@ -378,10 +387,18 @@ static int fw_serve_queue_index_in(const struct fw_queue_spec *qs, int32_t n, co
 	return -1;
 }
 
+/* The first job a queue change would leave without its leaf: the queue
+ * it sits in, and whether the change removes that queue (else the queue
+ * would get child queues, and a queue with children holds no jobs). */
+struct lost {
+	char queue[FW_NAME_MAX];
+	bool gone;
+};
+
 /* Jobs of s, a read over the queues in force (its jobs sit in their
- * leaves), whose queue would not be a leaf of the queue set qs; or
- * FW_ENOMEM. */
-static int count_losing(const struct fw_snapshot *s, const struct fw_queue_spec *qs, int32_t nq)
+ * leaves), whose queue would not be a leaf of the queue set qs (the first
+ * into *first); or FW_ENOMEM. */
+static int count_losing(const struct fw_snapshot *s, const struct fw_queue_spec *qs, int32_t nq, struct lost *first)
 {
 	bool *leaf = calloc((size_t)s->nqueues + 1, sizeof *leaf);
 	int n = 0;
@@ -394,8 +411,15 @@ static int count_losing(const struct fw_snapshot *s, const struct fw_queue_spec 
 		for (int32_t k = 0; leaf[q] && k < nq; k++)
 			leaf[q] = strcmp(qs[k].parent, name) != 0;
 	}
-	for (int32_t j = 0; j < s->njobs; j++)
-		n += s->jobs[j].queue < 0 || s->jobs[j].queue >= s->nqueues || !leaf[s->jobs[j].queue];
+	for (int32_t j = 0; j < s->njobs; j++) {
+		int32_t q = s->jobs[j].queue;
+		if (q >= 0 && q < s->nqueues && leaf[q])
+			continue;
+		if (n++ == 0 && q >= 0 && q < s->nqueues) {
+			snprintf(first->queue, sizeof first->queue, "%s", s->queues[q].name);
+			first->gone = fw_serve_queue_index_in(qs, nq, s->queues[q].name) < 0;
+		}
+	}
 	free(leaf);
 	return n;
 }
@@ -405,7 +429,7 @@ static int count_losing(const struct fw_snapshot *s, const struct fw_queue_spec 
  * force, never over qs: a backend's read ends jobs at their run-time
  * limit (local.c), so reading with a proposed limit could end a job
  * even when the change is then refused. */
-static int losing(struct fw_serve *d, const struct fw_queue_spec *qs, int32_t nq, fw_time now)
+static int losing(struct fw_serve *d, const struct fw_queue_spec *qs, int32_t nq, fw_time now, struct lost *first)
 {
 	struct fw_snapshot *s = fw_serve_skeleton(d, d->queues, d->nqueues, now);
 	struct fw_backend_world w = { 0, 0 };
@@ -415,7 +439,7 @@ static int losing(struct fw_serve *d, const struct fw_queue_spec *qs, int32_t nq
 		return FW_ENOMEM;
 	rc = d->bops->read(d->be, s, &w, NULL);
 	if (rc == FW_OK)
-		rc = count_losing(s, qs, nq);
+		rc = count_losing(s, qs, nq, first);
 	fw_snapshot_free(s);
 	return rc;
 }
@@ -428,6 +452,7 @@ static int check_queues(struct fw_serve *d, const struct fw_queue_spec *qs, int3
 {
 	struct fw_snapshot *s;
 	struct fw_diag vd;
+	struct lost first = { "?", true };
 	char err[640];
 	int rc, lost;
 
@@ -448,13 +473,21 @@ static int check_queues(struct fw_serve *d, const struct fw_queue_spec *qs, int3
 			return fw_diag_set(dg, rc, "", 0, 0, "parent", "queue \"%s\": %s", qs[idx].name, vd.msg);
 		return fw_diag_set(dg, rc, "", 0, 0, dot ? dot + 1 : "parent", "%s", vd.msg);
 	}
-	if ((lost = losing(d, qs, nq, now)) < 0)
+	if ((lost = losing(d, qs, nq, now, &first)) < 0)
 		return fw_diag_set(dg, FW_EIO, "", 0, 0, "backend", "cannot read the backend's jobs");
+	if (lost > 0 && first.gone)
+		return fw_diag_set(dg, FW_EBUSY, "", 0, 0, focus >= 0 ? "parent" : "name",
+				   "%d waiting or running job(s) would lose their queue (%s queue %s, which this "
+				   "change removes), and the API cannot move a job to another queue; cancel them "
+				   "first (`fairway jobs list --queue %s` lists them), or keep the queue",
+				   lost, lost > 1 ? "the first in" : "in", first.queue, first.queue);
 	if (lost > 0)
 		return fw_diag_set(dg, FW_EBUSY, "", 0, 0, focus >= 0 ? "parent" : "name",
-				   "%d job(s) would lose their queue: jobs must sit in a leaf queue that exists "
-				   "(cancel them or move them first)",
-				   lost);
+				   "%d waiting or running job(s) would lose their leaf queue (%s queue %s, which would "
+				   "get a child queue, and a queue with child queues holds no jobs); put the queue "
+				   "under another parent, or cancel those jobs first (`fairway jobs list --queue %s` "
+				   "lists them)",
+				   lost, lost > 1 ? "the first in" : "in", first.queue, first.queue);
 	return FW_OK;
 }
 
@@ -1986,7 +2019,46 @@ static bool query_ok(struct ctx *c, const struct route *r)
 	else
 		fail(c, 400, "EINVAL", printable(bad, key, sizeof key),
 		     "unknown query parameter; %s %s takes none (its input is the path%s)", r->method, r->path,
-		     strcmp(r->method, "GET") && strcmp(r->method, "DELETE") ? " and the JSON body" : "");
+		     r->body == NOBODY ? " alone" : " and the JSON body");
+	return false;
+}
+
+/* The media type of a Content-Type value, lower case, without its
+ * parameters ("Application/JSON; charset=utf-8" -> "application/json"). */
+static void media_type(const char *v, char *out, size_t n)
+{
+	size_t k = 0;
+
+	while (*v == ' ' || *v == '\t')
+		v++;
+	for (; *v && *v != ';' && *v != ' ' && *v != '\t' && k + 1 < n; v++)
+		out[k++] = (char)(*v >= 'A' && *v <= 'Z' ? *v - 'A' + 'a' : *v);
+	out[k] = '\0';
+}
+
+/* The request's body is one the route takes (enum body): none for a
+ * NOBODY route (400 naming body), else JSON by its Content-Type, when
+ * it gives one (415 naming Content-Type). */
+static bool body_ok(struct ctx *c, const struct route *r)
+{
+	char type[64], shown[72];
+
+	if (r->body == NOBODY) {
+		if (c->rq->body_len == 0)
+			return true;
+		fail(c, 400, "EINVAL", "body", "%s %s takes no body (its input is the path%s); send the request "
+		     "without one", r->method, r->path, r->query[0] ? " and the query" : "");
+		return false;
+	}
+	if (!c->rq->content_type)
+		return true;
+	media_type(c->rq->content_type, type, sizeof type);
+	if (!strcmp(type, "application/json") || !strcmp(type, "application/x-www-form-urlencoded") ||
+	    (r->body == MERGE && !strcmp(type, "application/merge-patch+json")))
+		return true;
+	fail(c, 415, "EMEDIATYPE", "Content-Type", "%s is not a type %s %s reads; send the body as JSON with "
+	     "Content-Type: application/json%s", printable(c->rq->content_type, shown, sizeof shown), r->method,
+	     r->path, r->body == MERGE ? " (or application/merge-patch+json)" : "");
 	return false;
 }
 
@@ -2022,7 +2094,8 @@ void fw_api_handle(struct fw_serve *d, const struct fw_api_req *rq, struct fw_ap
 		path_known = true;
 		if (strcmp(routes[i].method, method))
 			continue;
-		if (allowed(&c, routes[i].auth) && name_ok(&c, routes[i].path) && query_ok(&c, &routes[i]))
+		if (allowed(&c, routes[i].auth) && name_ok(&c, routes[i].path) && query_ok(&c, &routes[i]) &&
+		    body_ok(&c, &routes[i]))
 			routes[i].fn(&c);
 		goto done;
 	}

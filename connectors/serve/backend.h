@@ -156,8 +156,7 @@ struct fw_backend_config {
 struct fw_backend_world {
 	uint64_t generation;
 	int32_t skipped_jobs;      /* jobs left out: their queue is not a
-				    * leaf the daemon has, or (local) their
-				    * nodeSelector meets no node */
+				    * leaf the daemon has */
 };
 
 /* One task placement of a start or a reservation. */

@@ -97,19 +97,80 @@ static const char *byte_name(unsigned char ch, char *buf, size_t n)
 	}
 }
 
+/* The code point of the UTF-8 sequence at p, its length in *len; -1
+ * (length 1) for a byte that starts no well-formed sequence. */
+static long utf8_at(const unsigned char *p, int *len)
+{
+	int n = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 && p[0] < 0xe0 ? 2 : 0;
+	long cp = n == 4 ? p[0] & 0x07 : n == 3 ? p[0] & 0x0f : p[0] & 0x1f;
+
+	*len = 1;
+	if (n == 0 || p[0] > 0xf4)
+		return -1;
+	for (int i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return -1;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp <= 0xdfff))
+		return -1;
+	*len = n;
+	return cp;
+}
+
+/* What a non-ASCII code point is, when a table line must not hold it:
+ * C1 controls (U+0085 among them), line and paragraph separators,
+ * spaces other than ASCII's, invisible formatting characters and the
+ * bidirectional controls that reorder what a terminal shows; NULL for
+ * any other. */
+static const char *odd_char(long cp)
+{
+	if (cp >= 0x80 && cp <= 0x9f)
+		return "a C1 control character";
+	if (cp == 0x2028)
+		return "a line separator";
+	if (cp == 0x2029)
+		return "a paragraph separator";
+	if (cp == 0xa0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200a) || cp == 0x202f || cp == 0x205f ||
+	    cp == 0x3000)
+		return "a non-ASCII space";
+	if ((cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) || cp == 0x200e || cp == 0x200f ||
+	    cp == 0x61c)
+		return "a bidirectional control";
+	if ((cp >= 0x200b && cp <= 0x200d) || (cp >= 0x2060 && cp <= 0x2064) || cp == 0xfeff || cp == 0x180e)
+		return "an invisible formatting character";
+	return NULL;
+}
+
 int fw_codec_text_check(const char *text, const char *field, bool word, struct fw_diag *d)
 {
-	char b[16];
+	char b[64];
 
 	for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
-		if (*p >= 0x20 && *p != 0x7f && (!word || *p != ' '))
+		const char *what = NULL, *name = b;
+		int len;
+		if (*p >= 0x80) {
+			long cp = utf8_at(p, &len);
+			if (cp < 0)
+				snprintf(b, sizeof b, "byte 0x%02x, which is not UTF-8", *p);
+			else if ((what = odd_char(cp)))
+				snprintf(b, sizeof b, "U+%04lX (%s)", cp, what);
+			if (cp >= 0 && !what) {
+				p += len - 1;
+				continue;
+			}
+		} else if (*p >= 0x20 && *p != 0x7f && (!word || *p != ' ')) {
 			continue;
+		} else {
+			name = byte_name(*p, b, sizeof b);
+		}
 		if (word)
 			return BAD(d, FW_EINVAL, field,
-				   "has %s at byte %td; it must be one word, without whitespace or control characters "
-				   "(as a login name is)", byte_name(*p, b, sizeof b), (const char *)p - text);
-		return BAD(d, FW_EINVAL, field, "has %s at byte %td; write it on one line, without control characters",
-			   byte_name(*p, b, sizeof b), (const char *)p - text);
+				   "has %s at byte %td; it must be one word, without whitespace, control or formatting "
+				   "characters (as a login name is)", name, (const char *)p - text);
+		return BAD(d, FW_EINVAL, field,
+			   "has %s at byte %td; write it on one line, without control or formatting characters "
+			   "(a plain ASCII space between words)", name, (const char *)p - text);
 	}
 	return FW_OK;
 }
@@ -968,6 +1029,8 @@ static int get_bad_gpus(json_t *o, int32_t gpus, struct fw_health_report *h, str
 				snprintf(was, sizeof was, "%g", json_real_value(v));
 			return BAD(d, rc, f, "node %s has GPUs 0 to %d, not %s", h->node, n - 1, was);
 		}
+		if (h->bad_gpu_mask & (1u << g)) /* as the config refuses it */
+			return BAD(d, FW_EINVAL, f, "GPU %lld is listed twice; list each GPU once", (long long)g);
 		h->bad_gpu_mask |= 1u << g;
 	}
 	return FW_OK;

@@ -140,10 +140,13 @@ int fw_codec_body(const char *buf, size_t len, json_t **out, struct fw_diag *d);
 int fw_codec_name_check(const char *name, const char *field, struct fw_diag *d);
 
 /* A free text the daemon shows in table lines (a job's user, a
- * reservation's or a health report's reason) has no control characters
- * (a tab or a newline would break the line) and, when word (a user), no
- * spaces either; "" passes.  FW_OK, or FW_EINVAL with *d naming field and
- * the byte.  The API checks what it is sent; the store's documents are
+ * reservation's or a health report's reason) is UTF-8 with no control
+ * characters, C0 or C1 (a tab, a newline or U+0085 would break the line),
+ * no line or paragraph separators, no spaces but ASCII's, no invisible
+ * formatting characters and no bidirectional controls (U+202A-U+202E,
+ * U+2066-U+2069: they would reorder what a terminal shows) and, when word
+ * (a user), no spaces at all; "" passes.  FW_OK, or FW_EINVAL with *d
+ * naming field, the character and its byte offset.  The API checks what it is sent; the store's documents are
  * read back without it, so a store written before the check still opens. */
 int fw_codec_text_check(const char *text, const char *field, bool word, struct fw_diag *d);
 

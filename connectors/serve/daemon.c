@@ -480,6 +480,11 @@ static int make_token(const char *path, char *err, size_t errn)
 	return FW_OK;
 }
 
+/* How to make a token file, for a refusal of one (its path twice). */
+#define TOKEN_HOWTO                                                                                         \
+	"write one of at least 16 characters, e.g. head -c 32 /dev/urandom | base64 > %.300s && chmod 600 " \
+	"%.300s (or leave the flag out: the daemon makes one in its --state directory)"
+
 /* Read the bearer token; refuse a file that group or others can read. */
 static int load_token(const char *flag, const char *path, char *tok, size_t n, char *err, size_t errn)
 {
@@ -498,7 +503,8 @@ static int load_token(const char *flag, const char *path, char *tok, size_t n, c
 		return FW_EINVAL;
 	}
 	if (!(f = fopen(path, "r")) || !fgets(tok, (int)n, f)) {
-		snprintf(err, errn, "%s %.300s: cannot read a token", flag, path);
+		snprintf(err, errn, "%s %.300s: cannot read a token (%s); " TOKEN_HOWTO, flag, path,
+			 f ? "the file is empty" : strerror(errno), path, path);
 		if (f)
 			fclose(f);
 		return FW_EIO;
@@ -506,7 +512,8 @@ static int load_token(const char *flag, const char *path, char *tok, size_t n, c
 	fclose(f);
 	tok[strcspn(tok, "\r\n \t")] = '\0';
 	if (strlen(tok) < 16) {
-		snprintf(err, errn, "%s %.300s: the token is shorter than 16 characters", flag, path);
+		snprintf(err, errn, "%s %.300s: the token is shorter than 16 characters; " TOKEN_HOWTO, flag, path,
+			 path, path);
 		return FW_EINVAL;
 	}
 	return FW_OK;

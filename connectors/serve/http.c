@@ -180,6 +180,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *con, const c
 	rq.query_limit = MHD_lookup_connection_value(con, MHD_GET_ARGUMENT_KIND, "limit");
 	rq.args = args.kv;
 	rq.auth = MHD_lookup_connection_value(con, MHD_HEADER_KIND, "Authorization");
+	rq.content_type = MHD_lookup_connection_value(con, MHD_HEADER_KIND, "Content-Type");
 	rq.body = c->buf;
 	rq.body_len = c->len;
 	fw_api_handle(h->d, &rq, &rs);

@@ -95,7 +95,9 @@
  * snapshot's node filter and group filters (fw_node_has_labels over the
  * fleet's labels), jobs and groups of one selector sharing one list; a
  * waiting job one of whose selectors meets no node (a relabelled fleet)
- * is left out and counted in skipped_jobs.  A seeded fleet job's filters
+ * gets a filter that leaves out every node (an except list of them all),
+ * so the plan holds it as never able to start and the view says why
+ * (view.c, no_node_group) instead of losing it.  A seeded fleet job's filters
  * become minimal label sets meeting the same nodes (seed_selector).
  *
  * Retention (--backend-opt min-job-age=SECONDS, as Slurm's MinJobAge; 0,
@@ -1250,12 +1252,14 @@ static int32_t selector_count(struct fw_backend *b, struct selcache *c, const st
  * the selector meets: an entry its cache slot already has, or a new one,
  * written as the shorter list: the nodes it meets, or those it leaves
  * out (an except entry), so a selector most of a large fleet meets costs
- * a few nodes per read, and one every node meets costs no filter at all. */
+ * a few nodes per read, and one every node meets costs no filter at all;
+ * one no node meets, an except entry of every node (the core has no empty
+ * allow list), so the job waits, never able to start. */
 static int restrict_to(struct fw_backend *b, struct selcache *c, struct fw_snapshot *s, int32_t job, int group,
 		       const struct fw_label *sel, int nsel)
 {
 	int32_t nn = b->fleet->nnodes, slot, n = selector_count(b, c, sel, nsel, &slot), k; /* fleet = snapshot index */
-	bool except = n > nn - n;
+	bool except = n > nn - n || n == 0; /* none: every node left out */
 	int rc;
 
 	if (slot >= 0 && group < 0 && c->e[slot].entry >= 0)
@@ -1314,29 +1318,36 @@ static int slice_job(struct fw_snapshot *s, int32_t job, const struct ljob *lj)
 }
 
 /* Phase 1 of adding a job: may the snapshot hold it?  FW_EDECLINED when
- * its queue is unknown or inner, or a selector of a waiting job meets no
- * node (the fleet changed since it was submitted). */
-static int admissible(struct fw_backend *b, struct selcache *c, const struct fw_snapshot *s, const struct ljob *lj)
+ * its queue is unknown or inner.  A waiting job whose selectors meet no
+ * node (the fleet was relabelled since it was submitted) is held: its
+ * filter leaves every node out (restrict_to), so the plan lists it as
+ * never able to start, naming its node filter, rather than losing it. */
+static int admissible(const struct fw_snapshot *s, const struct ljob *lj)
 {
-	int32_t q = fw_snapshot_find_queue(s, lj->bj.queue), slot;
+	int32_t q = fw_snapshot_find_queue(s, lj->bj.queue);
 
-	if (q < 0 || !fw_queue_is_leaf(s, q))
-		return FW_EDECLINED;
-	if (lj->state != L_PENDING)
-		return FW_OK;
+	return q < 0 || !fw_queue_is_leaf(s, q) ? FW_EDECLINED : FW_OK;
+}
+
+/* Do a would-be job's selectors each meet a node (with the job's, for a
+ * group's own)?  A submission is refused when not (local_probe). */
+static bool selectors_met(struct fw_backend *b, struct selcache *c, const struct ljob *lj)
+{
+	int32_t slot;
+
 	if (lj->bj.nsel && selector_count(b, c, lj->bj.sel, lj->bj.nsel, &slot) == 0)
-		return FW_EDECLINED;
+		return false;
 	if (!fw_backend_has_group_sel(&lj->bj))
-		return FW_OK;
+		return true;
 	if (lj->bj.nsel) /* a group's selector with the job's: rare, asked afresh */
-		return fw_local_unmet_group(b->fleet, &lj->bj) >= 0 ? FW_EDECLINED : FW_OK;
+		return fw_local_unmet_group(b->fleet, &lj->bj) < 0;
 	for (int g = 0; g < lj->bj.job.ngroups; g++) {
 		int n;
 		const struct fw_label *l = fw_backend_group_sel(&lj->bj, g, &n);
 		if (n && selector_count(b, c, l, n, &slot) == 0)
-			return FW_EDECLINED;
+			return false;
 	}
-	return FW_OK;
+	return true;
 }
 
 /* Phase 2: the job (its index in s), with its allocations. */
@@ -1390,7 +1401,7 @@ static int local_read(struct fw_backend *b, struct fw_snapshot *s, struct fw_bac
 		int32_t job;
 		if (lj->state != L_PENDING && lj->state != L_RUNNING)
 			continue;
-		if ((rc = admissible(b, &c, s, lj)) == FW_EDECLINED) {
+		if ((rc = admissible(s, lj)) == FW_EDECLINED) {
 			w->skipped_jobs++;
 			rc = FW_OK;
 			continue;
@@ -1428,8 +1439,8 @@ static int local_probe(struct fw_backend *b, struct fw_snapshot *s, const struct
 	struct selcache c = { 0, malloc(((size_t)b->fleet->nnodes + 1) * sizeof *c.scratch), { { 0 } } };
 	if (!c.scratch)
 		return fw_diag_set(d, FW_ENOMEM, "", 0, 0, "jobs", "out of memory");
-	if ((rc = admissible(b, &c, s, &lj)) == FW_EDECLINED)
-		fw_diag_set(d, rc, "", 0, 0, "nodeSelector", "no node of the fleet meets the job's node selectors");
+	if ((rc = admissible(s, &lj)) == FW_EDECLINED || !selectors_met(b, &c, &lj))
+		fw_diag_set(d, rc = FW_EDECLINED, "", 0, 0, "nodeSelector", "no node of the fleet meets the job's node selectors");
 	else if ((rc = job = add_job(b, s, &lj)) >= 0 && (rc = restrict_job(b, &c, s, job, &lj)) >= 0 &&
 		 (rc = slice_job(s, job, &lj)) >= 0)
 		rc = job;

@@ -37,9 +37,9 @@ uint64_t fw_local_purged(const struct fw_backend *b);
 
 /* The nodes of fleet whose labels meet job's nodeSelector (every node
  * when it has none), ascending, into out (room for fleet->nnodes): their
- * count.  The API refuses a submission that selects none; read() leaves
- * out a stored job whose selector the fleet no longer meets (counted in
- * skipped_jobs), as it would never start. */
+ * count.  The API refuses a submission that selects none; read() keeps
+ * a stored job whose selector the fleet no longer meets with a filter
+ * that leaves out every node, so the plan lists it as never starting. */
 int32_t fw_local_selected(const struct fw_snapshot *fleet, const struct fw_backend_job *job, int32_t *out);
 /* The first task group of job whose own selector, with the job's, no node
  * of fleet meets (its tasks could never start), or -1 when none. */

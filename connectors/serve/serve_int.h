@@ -242,6 +242,8 @@ struct fw_api_req {
 	 * value, ..., NULL; a key given without "=" has the value "".
 	 * NULL: none. */
 	const char *const *args;
+	const char *content_type;            /* the Content-Type header, NULL
+					      * when none */
 };
 struct fw_api_resp {
 	unsigned status;

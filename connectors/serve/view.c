@@ -95,6 +95,46 @@ static void waiting_text(const struct fw_snapshot *s, const struct fw_plan *p, c
 		fw_serve_reason_text(s, r, a, b, buf, n);
 }
 
+/* A waiting job whose node filter, or one of whose task groups' (with
+ * the job's), leaves out every node: the local backend's job whose
+ * nodeSelector no node meets since the fleet was relabelled (local.c,
+ * restrict_to).  The group (-1: the job's own filter), or -2 when each
+ * may use some node.  O(nodes x groups): asked only of a job the plan
+ * says can never start. */
+static int no_node_group(const struct fw_snapshot *s, int32_t job)
+{
+	int32_t e = s->njob_nodes ? fw_snapshot_job_nodes_entry(s, job) : -1;
+	bool groups = s->ngroup_nodes && fw_snapshot_group_nodes_entry(s, job) >= 0;
+
+	if (e >= 0 && s->job_nodes[e].except && s->job_nodes[e].count >= s->nnodes)
+		return -1;
+	for (int g = 0; groups && g < s->jobs[job].ngroups; g++) {
+		bool any = false;
+		for (int32_t n = 0; n < s->nnodes && !any; n++)
+			any = fw_snapshot_group_may_use(s, job, g, n);
+		if (!any)
+			return g;
+	}
+	return -2;
+}
+
+/* A job no node may take, in words (no_node_group): why, and what to do. */
+static void no_node_fields(json_t *o, const struct fw_snapshot *s, int32_t job, int g)
+{
+	char buf[FW_SERVE_REASON_MAX], who[48] = "its node filter";
+
+	if (g >= 0)
+		snprintf(who, sizeof who, "the node filter of its task group %d", g);
+	snprintf(buf, sizeof buf, "%s leaves out every node: no node of the fleet has the labels of its nodeSelector "
+		 "(the nodes changed since it was submitted), so it can never start; give a node those labels "
+		 "(nodes[].labels in the config, then restart) or cancel it (DELETE /v1/jobs/%s)", who,
+		 s->jobs[job].name);
+	json_object_set_new(o, "reason", json_string(fw_reason_name(FW_REASON_NODE_FILTER)));
+	json_object_set_new(o, "reasonText", json_string(buf));
+	json_object_set_new(o, "unknownWhy", json_string(fw_reason_name(FW_REASON_NODE_FILTER)));
+	json_object_set_new(o, "unknownWhyText", json_string("never: no node of the fleet meets its nodeSelector"));
+}
+
 /* The texts name what the indices stand for in s (reason.h). */
 static void pending_fields(json_t *o, const struct fw_snapshot *s, const struct fw_plan *p,
 			   const struct fw_serve_left *left, const struct fw_pending *pe)
@@ -119,6 +159,9 @@ static void pending_fields(json_t *o, const struct fw_snapshot *s, const struct 
 	} else {
 		json_object_set_new(o, "expectedStart", json_integer(pe->expected_start));
 	}
+	int g = pe->expected_start == FW_TIME_UNKNOWN ? no_node_group(s, pe->job) : -2;
+	if (g > -2)
+		no_node_fields(o, s, pe->job, g);
 }
 
 void fw_serve_gpu_amount(json_t *o, const struct fw_job *j)

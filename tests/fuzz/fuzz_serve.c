@@ -176,7 +176,7 @@ struct answer {
 static struct answer call_as(struct session *x, const char *method, const char *path, const char *state,
 			     const char *body, size_t len, const char *const *args)
 {
-	struct fw_api_req rq = { method, path, state, NULL, x->auth, body ? body : "", body ? len : 0, args };
+	struct fw_api_req rq = { method, path, state, NULL, x->auth, body ? body : "", body ? len : 0, args, NULL };
 	struct fw_api_resp rs;
 
 	fw_api_handle(&x->d, &rq, &rs);
@@ -326,7 +326,7 @@ static void filters_agree(struct session *x, const char *path, const json_t *all
 		json_array_foreach(all, i, e) {
 			const char *v = json_string_value(json_object_get(e, key));
 			const char *const args[] = { key, v, NULL };
-			struct fw_api_req rq = { "GET", path, jobs ? "all" : NULL, NULL, x->auth, "", 0, args };
+			struct fw_api_req rq = { "GET", path, jobs ? "all" : NULL, NULL, x->auth, "", 0, args, NULL };
 			if (v && first_of(all, key, v, e))
 				filter_agrees(x, &rq, jobs ? "jobs" : "nodes", v, entries_of(all, key, v));
 		}
@@ -334,7 +334,7 @@ static void filters_agree(struct session *x, const char *path, const json_t *all
 	for (int k = 0; !jobs && k < 2; k++) { /* the words beyond the states */
 		const char *v = k ? "lemon" : "degraded";
 		const char *const args[] = { "health", v, NULL };
-		struct fw_api_req rq = { "GET", path, NULL, NULL, x->auth, "", 0, args };
+		struct fw_api_req rq = { "GET", path, NULL, NULL, x->auth, "", 0, args, NULL };
 		json_t *want = json_array();
 		json_array_foreach(all, i, e)
 			if (k ? json_is_true(json_object_get(e, "lemon")) : json_array_size(json_object_get(e, "badGpus")) > 0)
@@ -365,7 +365,7 @@ static void decisions_agree(struct session *x, const json_t *all)
 			continue;
 		snprintf(since, sizeof since, "%lld", (long long)json_integer_value(json_object_get(job, "submitTime")));
 		const char *const args[] = { "job", name, "since", since, NULL };
-		struct fw_api_req rq = { "GET", "/v1/decisions", NULL, "10", x->auth, "", 0, args };
+		struct fw_api_req rq = { "GET", "/v1/decisions", NULL, "10", x->auth, "", 0, args, NULL };
 		struct fw_api_resp rs;
 		fw_api_handle(&x->d, &rq, &rs);
 		json_t *log = rs.status == 200 ? json_loads(rs.body, 0, NULL) : NULL;

@@ -280,7 +280,21 @@ req GET /v1/nodes/h100-010
 check "... the refused reports changed nothing" [ "$(jfield 'j["healthy"], j["badGpus"]')" = "True []" ]
 req POST /v1/nodes/ghost/health '{"healthy":false}'
 check "health for an unknown node: 404" [ "$CODE" = 404 ]
+for rs in '\u2028 line separator' '\u0085 C1 control' '\u00a0 non-ASCII space' '\u202e bidirectional control'; do
+	req POST /v1/nodes/h100-010/health "{\"healthy\":false,\"reason\":\"fan${rs%% *}ok\"}"
+	check "a health reason with ${rs#* }: 400 naming reason, saying which character" \
+		[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], "one line" in j["error"]["message"]')" = "reason True" ] &&
+		check "... (${rs#* } named)" grep -q "${rs#* }" <<<"$BODY"
+done
+req POST /v1/nodes/h100-010/health '{"healthy":false,"badGpus":[1,1]}'
+check "badGpus [1,1]: 400 naming badGpus[1], GPU 1 listed twice (as the config refuses it)" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], "listed twice" in j["error"]["message"]')" = "badGpus[1] True" ]
+req GET /v1/nodes/h100-010
+check "... and changed nothing" [ "$(jfield 'j["healthy"], j["badGpus"]')" = "True []" ]
 now=$(date +%s)
+req POST /v1/reservations "{\"kind\":\"maintenance\",\"nodes\":[\"h100-014\"],\"start\":$((now + 100)),\"end\":$((now + 3600)),\"reason\":\"BIOS \u2066x\"}"
+check "a reservation reason with a bidi isolate (U+2066): 400 naming reason" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], "U+2066" in j["error"]["message"]')" = "reason True" ]
 req POST /v1/reservations "{\"kind\":\"maintenance\",\"nodes\":[\"h100-014\"],\"start\":$((now - 5)),\"end\":$((now + 3600)),\"reason\":\"BIOS\"}"
 check "a maintenance window: 201" [ "$CODE" = 201 ]
 mid=$(jfield 'j["id"]')
@@ -424,13 +438,13 @@ check "every metric the Grafana dashboard draws is exported (missing: $missing)"
 
 # --- maintenance windows drain through the plan, and end -----------------------------------
 now=$(date +%s)
-req POST /v1/reservations "{\"kind\":\"maintenance\",\"nodes\":[\"h100-013\"],\"start\":$((now - 1)),\"end\":$((now + 3600)),\"reason\":\"PSU swap\"}"
+req POST /v1/reservations "{\"kind\":\"maintenance\",\"nodes\":[\"h100-013\"],\"start\":$((now - 1)),\"end\":$((now + 7200)),\"reason\":\"PSU swap\"}"
 w2=$(jfield 'j["id"]')
 req POST /v1/cycle
 node_is "a window opens: its node is draining and takes nothing new" h100-013 'j["health"] == "draining" and not j["schedulable"]'
 "$FW" nodes list --server "http://127.0.0.1:$PORT" >"$T/nodes-back" 2>&1
-check "... fairway nodes: the node is back when the window ends (STATE back in 59m)" \
-	grep -Eq "^h100-013 .* back in (59m|1h) " "$T/nodes-back"
+check "... fairway nodes: the node is back when the window ends (STATE back in 1h59m, not the 1h it once cut it to)" \
+	grep -Eq "^h100-013 .* back in (1h59m|2h) " "$T/nodes-back"
 decisions_for h100-013 >"$T/dec13"
 check "... drained in the backend with the window's id and reason" \
 	grep -q "^drain drain_finish | drain: maintenance window $w2 (PSU swap);" "$T/dec13"
@@ -572,7 +586,8 @@ want2=$(jfield "$fsparts")
 check "fairway fairshare explain: the queue's parts, its siblings and weights" \
 	bash -c "(grep -qF '$want1' '$T/fsx' || grep -qF '$want2' '$T/fsx') && grep -q '^  guaranteed ' '$T/fsx' && grep -q '^    vision .*weight .*<-' '$T/fsx'"
 "$FW" fairshare explain no-such-queue "${C[@]}" >/dev/null 2>"$T/fsx"
-check "fairway fairshare explain of an unknown queue: exit 1, named" bash -c "[ $? -eq 1 ] && grep -q \"no queue 'no-such-queue'\" '$T/fsx'"
+check "fairway fairshare explain of an unknown queue: exit 2, error: 404 naming it, as any unknown name" \
+	bash -c "[ $? -eq 2 ] && grep -q '^fairway fairshare: error: 404: field name: no queue named \"no-such-queue\"' '$T/fsx'"
 "$FW" fairshare explain "${C[@]}" >/dev/null 2>"$T/fsx"
 check "fairway fairshare explain without a NAME: exit 2" bash -c "[ $? -eq 2 ] && grep -q 'a queue NAME is required' '$T/fsx'"
 "$FW" jobs submit --queue llm --gpus 1 --count 2 --runtime 300 --checkpoint-interval 1800 --name cli-job "${C[@]}" >/dev/null 2>&1
@@ -628,9 +643,38 @@ done
 req POST /v1/jobs '{"name":"ctl-user","queue":"llm","tasks":[{"gpus":1}],"user":"x\ty\nz"}'
 check "a user with a tab and a newline: 400 naming user, saying it must be one word" \
 	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], "one word" in j["error"]["message"]')" = "user True" ]
+req POST /v1/jobs '{"name":"ctl-user2","queue":"llm","tasks":[{"gpus":1}],"user":"x\u009b31my"}'
+check "a user with a C1 control (U+009B, a terminal's CSI): 400 naming user" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], "U+009B" in j["error"]["message"]')" = "user True" ]
+req POST /v1/jobs '{"name":"ctl-user3","queue":"llm","tasks":[{"gpus":1}],"user":"al\u00a0ice"}'
+check "a user with a no-break space: 400 naming user" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = user ]
 req GET /v1/jobs/qp-typo
-check "... and none of them submitted the job (nor the one with a tab in its user)" \
-	[ "$CODE" = 404 -a "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/v1/jobs/ctl-user")" = 404 ]
+check "... and none of them submitted the job (nor the ones with odd characters in their user)" \
+	[ "$CODE" = 404 -a "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/v1/jobs/ctl-user")" = 404 -a \
+	  "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/v1/jobs/ctl-user2")" = 404 ]
+# A body an endpoint does not read is refused; a body's Content-Type is JSON's
+req POST /v1/cycle 'garbage{'
+check "POST /v1/cycle with a body: 400 naming body, saying to send none" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], "takes no body" in j["error"]["message"]')" = "body True" ]
+req POST /v1/jobs '{"name":"body-keep","queue":"llm","tasks":[{"gpus":1}]}'
+req DELETE /v1/jobs/body-keep '{"force":true}'
+check "DELETE /v1/jobs/X with a body: 400 naming body" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = body ]
+req GET /v1/jobs/body-keep
+check "... and the job was not cancelled" [ "$CODE" = 200 -a "$(jfield 'j["state"] != "cancelled"')" = True ]
+req DELETE /v1/jobs/body-keep
+req POST "/v1/cycle?x=1"
+check "POST /v1/cycle?x=1: 400 naming x, its input the path alone (no JSON body)" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], "its input is the path alone" in j["error"]["message"]')" = "x True" ]
+ct=$(curl -s -o "$T/body" -w '%{http_code}' -X POST -H "Authorization: Bearer $TOKEN" -H 'Content-Type: text/plain' \
+	--data-binary '{"name":"ct-plain","queue":"llm","tasks":[{"gpus":1}]}' "http://127.0.0.1:$PORT/v1/jobs")
+BODY=$(cat "$T/body")
+check "POST /v1/jobs with Content-Type: text/plain: 415 naming Content-Type, saying to send application/json" \
+	[ "$ct" = 415 -a "$(jfield 'j["error"]["field"], "application/json" in j["error"]["message"]')" = "Content-Type True" ]
+check "... and submitted nothing" [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/v1/jobs/ct-plain")" = 404 ]
+ct=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H "Authorization: Bearer $TOKEN" \
+	-d '{"name":"ct-curl","queue":"llm","tasks":[{"gpus":1}]}' "http://127.0.0.1:$PORT/v1/jobs")
+check "curl -d without a Content-Type of its own (application/x-www-form-urlencoded): read as JSON, 201" [ "$ct" = 201 ]
+req DELETE /v1/jobs/ct-curl
 # Every query parameter counts toward the 16, state and limit too, and
 # none may be given twice (MHD would hand over the first value only).
 q17="state=all&limit=1$(for i in $(seq 1 15); do printf '&p%d=1' "$i"; done)"
@@ -1459,6 +1503,19 @@ job_is "after a restart the waiting job keeps its selector and reason" big-b \
 	'j["state"] == "pending" and j["reason"] == "node_filter" and j["nodeSelector"] == {"gpu": "b"}'
 req DELETE /v1/jobs/seeded
 job_is "once b1 is free, it starts there" big-b 'j["state"] == "running" and j["nodes"] == ["b1"]'
+req POST /v1/jobs '{"name":"wait-b","queue":"q","tasks":[{"gpus":8}],"nodeSelector":{"gpu":"b"}}'
+job_is "a second job for b1 waits" wait-b 'j["state"] == "pending"'
+stop_daemon
+# the fleet relabelled: no node has gpu: b any more; the waiting job stays listed, never to start
+sed 's/labels: {gpu: b, ib: null}/labels: {gpu: c, ib: null}/' "$T/labelled.yaml" >"$T/relabelled.yaml"
+start_daemon "$S" "$PORT" --config "$T/relabelled.yaml" || bad "daemon restarts on relabelled.yaml"
+job_is "a waiting job whose nodeSelector no node meets after a restart: pending, reason node_filter, never" wait-b \
+	'j["state"] == "pending" and j["reason"] == "node_filter" and j["expectedStart"] is None and "nodeSelector" in j["reasonText"] and "cancel it" in j["reasonText"]'
+req GET /v1/plan
+check "... listed in /v1/plan's pending" [ "$(jfield '[p["name"] for p in j["pending"]]')" = "['wait-b']" ]
+"$FW" jobs why wait-b --server "http://127.0.0.1:$PORT" >"$T/why-sel" 2>&1
+check "... fairway jobs why says it can never start, naming its node filter" \
+	grep -q "why it waits: its node filter leaves out every node" "$T/why-sel"
 stop_daemon
 
 # --- a store write that fails mid-request or mid-cycle leaves nothing half-applied --------------

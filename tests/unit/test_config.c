@@ -205,12 +205,14 @@ TEST(defaults)
 {
 	struct fw_snapshot *s;
 	struct fw_diag d;
-	ASSERT_OK(load("queues: [{name: q}]\n"
-		       "jobs: [{name: j, queue: q, tasks: [{}]}]\n",
+	ASSERT_OK(load("nodes: [{name: n, cpu: 1}]\n"
+		       "queues: [{name: q}]\n"
+		       "jobs: [{name: j, queue: q, tasks: [{cpu: 1}]}]\n",
 		       &s, &d));
 	ASSERT_EQ(s->now, 0);
 	ASSERT_NEAR(s->config.usage_half_life_s, 7 * 86400.0, 1e-9);
-	ASSERT_EQ(s->nnodes, 0);
+	ASSERT_EQ(s->nnodes, 1);
+	ASSERT_EQ(s->nodes[0].gpu_count, 0);
 	ASSERT_EQ(s->queues[0].limit.v[FW_RES_GPU], FW_UNLIMITED);
 	ASSERT_EQ(s->jobs[0].groups[0].count, 1);
 	ASSERT_EQ(s->jobs[0].groups[0].gpus, 0);
@@ -413,13 +415,13 @@ TEST(fractional_gpu)
 {
 	struct fw_snapshot *s;
 	struct fw_diag d;
-	ASSERT_OK(load("nodes: [{name: n, gpus: 2}]\n"
+	ASSERT_OK(load("nodes: [{name: n, gpus: 2, cpu: 8}]\n"
 		       "queues: [{name: q}]\n"
 		       "jobs:\n"
 		       "  - {name: a, queue: q, tasks: [{gpu: 0.5}]}\n"
 		       "  - {name: b, queue: q, tasks: [{gpu: 2}]}\n"
 		       "  - {name: c, queue: q, tasks: [{gpu: 0.001}]}\n"
-		       "  - {name: e, queue: q, tasks: [{gpu: 0}]}\n"
+		       "  - {name: e, queue: q, tasks: [{gpu: 0, cpu: 1}]}\n"
 		       "  - name: r\n"
 		       "    queue: q\n"
 		       "    tasks: [{count: 2, gpu: 0.5}]\n"
@@ -491,15 +493,18 @@ TEST(type_and_range_errors)
 	EXPECT_FAIL("queues: [{name: q}]\n"
 		    "jobs: [{name: j, queue: q, tasks: []}]\n",
 		    FW_ERANGE, 2, "jobs[0].tasks");
-	EXPECT_FAIL("queues: [{name: q}]\n"
-		    "jobs: [{name: j, queue: q, tasks: [{}], minMember: 2}]\n",
-		    FW_ERANGE, 2, "jobs[0].minMember");
-	EXPECT_FAIL("queues: [{name: q}]\n"
-		    "jobs: [{name: j, queue: q, tasks: [{}], state: done}]\n",
-		    FW_EINVAL, 2, "jobs[0].state");
-	EXPECT_FAIL("queues: [{name: q}]\n"
-		    "jobs: [{name: j, queue: q, tasks: [{}], startTime: 5}]\n",
-		    FW_EINVAL, 2, "jobs[0].startTime");
+	EXPECT_FAIL("nodes: [{name: n, gpus: 1}]\n"
+		    "queues: [{name: q}]\n"
+		    "jobs: [{name: j, queue: q, tasks: [{gpus: 1}], minMember: 2}]\n",
+		    FW_ERANGE, 3, "jobs[0].minMember");
+	EXPECT_FAIL("nodes: [{name: n, gpus: 1}]\n"
+		    "queues: [{name: q}]\n"
+		    "jobs: [{name: j, queue: q, tasks: [{gpus: 1}], state: done}]\n",
+		    FW_EINVAL, 3, "jobs[0].state");
+	EXPECT_FAIL("nodes: [{name: n, gpus: 1}]\n"
+		    "queues: [{name: q}]\n"
+		    "jobs: [{name: j, queue: q, tasks: [{gpus: 1}], startTime: 5}]\n",
+		    FW_EINVAL, 3, "jobs[0].startTime");
 	/* two running 3-core tasks on a 4-core node */
 	EXPECT_FAIL("nodes: [{name: n, gpus: 2, cpu: 4}]\n"
 		    "queues: [{name: q}]\n"
@@ -538,9 +543,24 @@ TEST(yaml_level_errors)
 	EXPECT_FAIL("? [a]\n: 1\n", FW_EINVAL, 1, "");
 	EXPECT_FAIL("nodes: [{name: a}, {name: a}]\n", FW_EEXIST, 1,
 		    "nodes[1].name");
-	/* invalid UTF-8 is a reader error without a line */
+	/* invalid UTF-8 and control characters are reader errors: at their
+	 * line and column (not a byte offset), saying what to do */
 	ASSERT_EQ(fw_config_load_buffer("u.yaml", "now: \xff\xfe\n", 8, &s, &d),
 		  FW_EINVAL);
+	ASSERT_EQ(d.line, 1);
+	ASSERT_EQ(d.col, 6);
+	ASSERT_STR_CONTAINS(d.msg, "the text is not UTF-8: invalid leading UTF-8 octet (byte 0xff); save the file as UTF-8 text");
+	ASSERT_EQ(fw_config_load_buffer("u.yaml", "now: 1\nqueues: [{name: q\xe9}]\n", 28, &s, &d),
+		  FW_EINVAL);
+	ASSERT_EQ(d.line, 2);
+	ASSERT_EQ(d.col, 18); /* the Latin-1 e-acute, not the '}' after it */
+	ASSERT_STR_CONTAINS(d.msg, "(byte 0xe9)");
+	ASSERT_EQ(fw_config_load_buffer("n.yaml", "now: 1\n# caf\xc3\xa9\x00\n", 16, &s, &d),
+		  FW_EINVAL);
+	ASSERT_EQ(d.line, 2);
+	ASSERT_EQ(d.col, 7); /* characters, not bytes: the e-acute is one */
+	ASSERT_STR_CONTAINS(d.msg, "a control character (byte 0x00) is not allowed in YAML; remove it");
+	ASSERT(strstr(d.msg, "UTF-8") == NULL); /* the text is UTF-8 */
 	/* no diag: still fails cleanly */
 	ASSERT_EQ(fw_config_load_buffer("x", "now: x", 6, &s, NULL),
 		  FW_EINVAL);
@@ -771,6 +791,9 @@ static const struct {
 	{ "merge_key", FW_EINVAL, 4, "nodes[1].<<" },
 	{ "too_many_decimals", FW_EINVAL, 3, "nodes[0].memory" },
 	{ "submit_after_now", FW_ERANGE, 8, "jobs[0].submitTime" },
+	{ "usage_at_after_now", FW_ERANGE, 6, "queues[0].usage.at" },
+	{ "user_usage_at_after_now", FW_ERANGE, 7, "queues[0].userUsage.alice.at" },
+	{ "task_asks_nothing", FW_EINVAL, 9, "jobs[0].tasks[0]" },
 	{ "alloc_gpu_twice", FW_EEXIST, 11, "jobs[0].allocation[0].gpus[1]" },
 	{ "alloc_gpu_count", FW_EINVAL, 11, "jobs[0].allocation[0].gpus" },
 	{ "alloc_too_many_tasks", FW_ERANGE, 14, "jobs[0].allocation[1]" },
@@ -1201,7 +1224,7 @@ TEST(a_label_without_a_value)
 }
 
 /* The caller's now (`fairway plan --now`) is checked as the file's now:
- * is: a submitTime or startTime after it is refused at its line, naming
+ * is: a submitTime or startTime (or a usage.at) after it is refused at its line, naming
  * the flag; the usage times default to it, not to the file's now:. */
 TEST(caller_now_is_checked_like_now)
 {
@@ -1212,9 +1235,14 @@ TEST(caller_now_is_checked_like_now)
 	ASSERT_EQ(fw_config_load_buffer_now("t.yaml", full_yaml, strlen(full_yaml), 5, "--now", &s, &d),
 		  FW_ERANGE);
 	ASSERT(s == NULL);
+	ASSERT_STR_EQ(d.field, "queues[0].usage.at"); /* at: 60 */
+	ASSERT_STR_CONTAINS(d.msg, "60 is after --now (5); usage is what was used by then");
+	ASSERT_EQ(fw_config_load_buffer_now("t.yaml", full_yaml, strlen(full_yaml), 70, "--now", &s, &d),
+		  FW_ERANGE);
+	ASSERT(s == NULL);
 	ASSERT_EQ(d.line, 11);
 	ASSERT_STR_EQ(d.field, "jobs[0].submitTime");
-	ASSERT_STR_CONTAINS(d.msg, "100 is after --now (5)");
+	ASSERT_STR_CONTAINS(d.msg, "100 is after --now (70)");
 	ASSERT_STR_CONTAINS(d.msg, "raise --now");
 	ASSERT_EQ(fw_config_load_buffer_now("t.yaml", full_yaml, strlen(full_yaml), 120, "--now", &s, &d),
 		  FW_ERANGE);

@@ -131,7 +131,7 @@ static unsigned request(struct fw_serve *d, const char *method, const char *path
 			size_t n)
 {
 	char auth[64];
-	struct fw_api_req rq = { method, path, NULL, NULL, auth, body, strlen(body), NULL };
+	struct fw_api_req rq = { method, path, NULL, NULL, auth, body, strlen(body), NULL, NULL };
 	struct fw_api_resp rs;
 
 	snprintf(auth, sizeof auth, "Bearer %s", token);
@@ -179,7 +179,14 @@ TEST(a_refused_queue_change_ends_no_job)
 
 	st = request(&d, "PATCH", "/v1/queues/q", "{\"maxRuntime\":1,\"parent\":\"other\"}", body, sizeof body);
 	ASSERT_EQ(st, 409);
-	ASSERT_STR_CONTAINS(body, "1 job(s) would lose their queue");
+	ASSERT_STR_CONTAINS(body, "1 waiting or running job(s) would lose their leaf queue (in queue other, which would "
+			    "get a child queue, and a queue with child queues holds no jobs); put the queue under "
+			    "another parent, or cancel those jobs first (`fairway jobs list --queue other` lists them)");
+	ASSERT(strstr(body, "move them") == NULL); /* the API moves no job */
+	st = request(&d, "DELETE", "/v1/queues/other", "", body, sizeof body);
+	ASSERT_EQ(st, 409);
+	ASSERT_STR_CONTAINS(body, "1 waiting or running job(s) would lose their queue (in queue other, which this change "
+			    "removes), and the API cannot move a job to another queue; cancel them first");
 	ASSERT(tick > 1000); /* the request read the clock */
 	for (int k = 1; k <= 12; k++) {
 		snprintf(name, sizeof name, "run-%d", k);
@@ -512,7 +519,7 @@ static void two_nodes_up(struct served *f)
 static unsigned get_as(struct fw_serve *d, const char *path, const char *state, char *out, size_t n)
 {
 	char auth[300];
-	struct fw_api_req rq = { "GET", path, state, NULL, auth, "", 0, NULL };
+	struct fw_api_req rq = { "GET", path, state, NULL, auth, "", 0, NULL, NULL };
 	struct fw_api_resp rs;
 
 	snprintf(auth, sizeof auth, "Bearer %s", d->token);
@@ -537,7 +544,7 @@ TEST(a_cancelled_job_leaves_the_list_before_the_next_cycle)
 	fw_arena_init(&ar, 0);
 	snprintf(auth, sizeof auth, "Bearer %s", d.token);
 	const char *big = "{\"name\":\"big\",\"queue\":\"q\",\"tasks\":[{\"gpus\":8}]}"; /* over the limit */
-	rq = (struct fw_api_req){ "POST", "/v1/jobs", NULL, NULL, auth, big, strlen(big), NULL };
+	rq = (struct fw_api_req){ "POST", "/v1/jobs", NULL, NULL, auth, big, strlen(big), NULL, NULL };
 	fw_api_handle(&d, &rq, &rs);
 	ASSERT_EQ(rs.status, 201);
 	free(rs.body);
@@ -545,7 +552,7 @@ TEST(a_cancelled_job_leaves_the_list_before_the_next_cycle)
 	ASSERT_EQ(get_as(&d, "/v1/jobs", NULL, body, sizeof body), 200);
 	ASSERT_STR_CONTAINS(body, "\"name\":\"big\"");
 	ASSERT_STR_CONTAINS(body, "\"state\":\"pending\"");
-	rq = (struct fw_api_req){ "DELETE", "/v1/jobs/big", NULL, NULL, auth, "", 0, NULL };
+	rq = (struct fw_api_req){ "DELETE", "/v1/jobs/big", NULL, NULL, auth, "", 0, NULL, NULL };
 	fw_api_handle(&d, &rq, &rs);
 	ASSERT_EQ(rs.status, 200);
 	free(rs.body);
@@ -580,7 +587,7 @@ static int decisions_of(struct fw_serve *d, const char *job)
 static unsigned send_as(struct fw_serve *d, const char *method, const char *path, const char *body)
 {
 	char auth[300];
-	struct fw_api_req rq = { method, path, NULL, NULL, auth, body, strlen(body), NULL };
+	struct fw_api_req rq = { method, path, NULL, NULL, auth, body, strlen(body), NULL, NULL };
 	struct fw_api_resp rs;
 
 	snprintf(auth, sizeof auth, "Bearer %s", d->token);
@@ -660,7 +667,7 @@ static const char *listed(struct fw_serve *d, const char *state, const char *lim
 {
 	static char out[8192];
 	const char *args[5];
-	struct fw_api_req rq = { "GET", "/v1/jobs", state, limit, "", "", 0, query(args, "queue", queue, "user", user) };
+	struct fw_api_req rq = { "GET", "/v1/jobs", state, limit, "", "", 0, query(args, "queue", queue, "user", user), NULL };
 	struct fw_api_resp rs;
 	json_t *o, *j;
 	size_t i, k = 0;
@@ -815,7 +822,7 @@ static const char *answer_line(struct fw_serve *d, const struct fw_api_req *rq, 
 static const char *nodes_in(struct fw_serve *d, const char *health)
 {
 	const char *args[5];
-	struct fw_api_req rq = { "GET", "/v1/nodes", NULL, NULL, "", "", 0, query(args, "health", health, NULL, NULL) };
+	struct fw_api_req rq = { "GET", "/v1/nodes", NULL, NULL, "", "", 0, query(args, "health", health, NULL, NULL), NULL };
 
 	return answer_line(d, &rq, "nodes", "name", NULL);
 }
@@ -856,7 +863,7 @@ TEST(the_node_list_filters_by_health)
  * ?limit=: "STATUS kind:job,... [truncated]", or "STATUS body". */
 static const char *log_rows(struct fw_serve *d, const char *limit, const char *const *args)
 {
-	struct fw_api_req rq = { "GET", "/v1/decisions", NULL, limit, "", "", 0, args };
+	struct fw_api_req rq = { "GET", "/v1/decisions", NULL, limit, "", "", 0, args, NULL };
 
 	return answer_line(d, &rq, "decisions", "kind", "job");
 }
@@ -1151,7 +1158,7 @@ static const char *dry_run(struct fw_serve *d, const char *val, const char *body
 	static char out[1024];
 	char auth[300];
 	const char *const args[] = { "dryRun", val, NULL };
-	struct fw_api_req rq = { "POST", "/v1/jobs", NULL, NULL, auth, body, strlen(body), args };
+	struct fw_api_req rq = { "POST", "/v1/jobs", NULL, NULL, auth, body, strlen(body), args, NULL };
 	struct fw_api_resp rs;
 	json_t *o, *j;
 
@@ -1378,7 +1385,7 @@ static const char *with_query(struct fw_serve *d, const char *method, const char
 {
 	static char out[256];
 	char auth[300];
-	struct fw_api_req rq = { method, path, NULL, limit, auth, body, strlen(body), args };
+	struct fw_api_req rq = { method, path, NULL, limit, auth, body, strlen(body), args, NULL };
 	struct fw_api_resp rs;
 	json_t *o;
 
@@ -1431,7 +1438,7 @@ static const char *patch_models(struct fw_serve *d, const char *body)
 {
 	static char out[512];
 	char auth[300];
-	struct fw_api_req rq = { "PATCH", "/v1/queues/q", NULL, NULL, auth, body, strlen(body), NULL };
+	struct fw_api_req rq = { "PATCH", "/v1/queues/q", NULL, NULL, auth, body, strlen(body), NULL, NULL };
 	struct fw_api_resp rs;
 	json_t *o;
 
@@ -1574,6 +1581,67 @@ TEST(a_path_that_is_not_utf8_is_refused_not_failed)
 	daemon_down(&d);
 }
 
+/* An authorised request with a Content-Type (NULL: none): its status,
+ * and "STATUS field" into out for a refusal. */
+static unsigned typed(struct fw_serve *d, const char *method, const char *path, const char *ctype, const char *body,
+		      char *out, size_t n)
+{
+	char auth[64];
+	struct fw_api_req rq = { method, path, NULL, NULL, auth, body, strlen(body), NULL, ctype };
+	struct fw_api_resp rs;
+	json_t *o;
+
+	snprintf(auth, sizeof auth, "Bearer %s", token);
+	fw_api_handle(d, &rq, &rs);
+	o = rs.body ? json_loads(rs.body, 0, NULL) : NULL;
+	snprintf(out, n, "%u %s", rs.status,
+		 rs.status >= 400 ? json_string_value(json_object_get(json_object_get(o, "error"), "field")) : "");
+	json_decref(o);
+	free(rs.body);
+	return rs.status;
+}
+
+/* An endpoint that reads no body refuses one (a client that sends
+ * {"force":true} to DELETE /v1/jobs/X, or garbage to POST /v1/cycle,
+ * means something the daemon would not do): 400 naming body, nothing
+ * done.  A body's Content-Type, when given, is JSON's (or curl -d's
+ * form type, read as JSON; a PATCH may say merge-patch+json): any other
+ * is 415 naming Content-Type, nothing done. */
+TEST(a_body_the_endpoint_does_not_read_is_refused_and_a_body_must_be_json)
+{
+	struct fw_serve d;
+	char out[256];
+
+	daemon_up(&d);
+	job(&d, "keep", "q", 0, 0, false);
+	ASSERT_EQ(typed(&d, "DELETE", "/v1/jobs/keep", "application/json", "{\"force\":true}", out, sizeof out), 400);
+	ASSERT_STR_EQ(out, "400 body");
+	ASSERT_STR_EQ(state_of(&d, "keep"), "pending");
+	ASSERT_EQ(typed(&d, "POST", "/v1/cycle", NULL, "garbage{", out, sizeof out), 400);
+	ASSERT_STR_EQ(out, "400 body");
+	ASSERT_EQ(typed(&d, "GET", "/v1/jobs", NULL, "x", out, sizeof out), 400);
+	ASSERT_EQ(typed(&d, "DELETE", "/v1/queues/other", NULL, "{}", out, sizeof out), 400);
+	ASSERT_EQ(typed(&d, "GET", "/v1/queues/other", "application/json", "", out, sizeof out), 200);
+
+	ASSERT_EQ(typed(&d, "POST", "/v1/queues", "text/plain", "{\"name\":\"t1\"}", out, sizeof out), 415);
+	ASSERT_STR_EQ(out, "415 Content-Type");
+	ASSERT_EQ(typed(&d, "GET", "/v1/queues/t1", NULL, "", out, sizeof out), 404);
+	ASSERT_EQ(typed(&d, "POST", "/v1/queues", "multipart/form-data; boundary=x", "{\"name\":\"t1\"}", out,
+			sizeof out), 415);
+	ASSERT_EQ(typed(&d, "PUT", "/v1/queues/t1", "application/merge-patch+json", "{}", out, sizeof out), 415);
+	ASSERT_EQ(typed(&d, "POST", "/v1/queues", "Application/JSON; charset=utf-8", "{\"name\":\"t1\"}", out,
+			sizeof out), 201);
+	ASSERT_EQ(typed(&d, "POST", "/v1/queues", "application/x-www-form-urlencoded", "{\"name\":\"t2\"}", out,
+			sizeof out), 201); /* curl -d's own */
+	ASSERT_EQ(typed(&d, "POST", "/v1/queues", NULL, "{\"name\":\"t3\"}", out, sizeof out), 201);
+	ASSERT_EQ(typed(&d, "PATCH", "/v1/queues/t1", "application/merge-patch+json", "{\"priority\":2}", out,
+			sizeof out), 200);
+	ASSERT_EQ(typed(&d, "PATCH", "/v1/queues/t1", "application/json", "{\"priority\":3}", out, sizeof out), 200);
+	ASSERT_EQ(typed(&d, "PATCH", "/v1/queues/t1", "text/plain", "{\"priority\":4}", out, sizeof out), 415);
+	ASSERT_EQ(member(&d, "/v1/queues/t1", "priority"), 3);
+	daemon_down(&d);
+}
+
 /* A node held out by a maintenance window (to come, then open) is counted
  * on from the window's end (fw_node.back_at): the waiting job is expected
  * then, not when the busy node frees (41000, as it was), and starts once
@@ -1619,7 +1687,7 @@ TEST(a_window_s_end_is_a_start_time)
 	served_down(&f);
 }
 
-TEST_MAIN(a_job_the_fleet_could_never_hold_is_refused, a_window_s_end_is_a_start_time, a_path_that_is_not_utf8_is_refused_not_failed, a_sub_cycle_reserves_no_job_the_cycle_starts, the_fit_check_reads_selectors_and_groups_together, a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
+TEST_MAIN(a_job_the_fleet_could_never_hold_is_refused, a_body_the_endpoint_does_not_read_is_refused_and_a_body_must_be_json, a_window_s_end_is_a_start_time, a_path_that_is_not_utf8_is_refused_not_failed, a_sub_cycle_reserves_no_job_the_cycle_starts, the_fit_check_reads_selectors_and_groups_together, a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
 	  an_unbounded_running_job_makes_left_unknown, no_left_without_budget_safe,
 	  before_the_first_cycle_jobs_are_whole_and_nodes_wait, a_cancelled_job_leaves_the_list_before_the_next_cycle,
 	  log_rows_older_than_log_keep_are_deleted_by_the_cycle, the_job_list_filters_by_queue_and_user,

@@ -588,6 +588,10 @@ TEST(bad_gpus_whole_reals_and_the_nodes_range)
 	ASSERT_STR_EQ(bad_gpus_msg("{\"healthy\":false,\"badGpus\":[15]}", -1, &m), "");
 	ASSERT_STR_EQ(bad_gpus_msg("{\"healthy\":false,\"badGpus\":[16]}", -1, &m), "must be a GPU index from 0 to 15");
 	ASSERT_STR_EQ(bad_gpus_msg("{\"healthy\":false,\"badGpus\":[1e300]}", 8, &m), "node n1 has GPUs 0 to 7, not 1e+300");
+	/* a GPU listed twice is refused, as the config refuses it, not stored once */
+	ASSERT_STR_EQ(bad_gpus_msg("{\"healthy\":false,\"badGpus\":[1,1]}", 8, &m), "GPU 1 is listed twice; list each GPU once");
+	ASSERT_STR_EQ(bad_gpus_msg("{\"healthy\":false,\"badGpus\":[3,1.0,1]}", -1, &m),
+		      "GPU 1 is listed twice; list each GPU once");
 }
 
 TEST(reservation_and_health_refusals)
@@ -985,7 +989,50 @@ TEST(free_text_has_no_control_characters)
 	ASSERT_EQ(fw_codec_text_check("a\x7f", "reason", false, &d), FW_EINVAL);
 }
 
+/* Past ASCII: C1 controls, Unicode line breaks, odd spaces and
+ * bidirectional controls are refused in both kinds of text; letters of
+ * any script pass. */
+TEST(free_text_has_no_unicode_controls_or_odd_spaces)
+{
+	static const struct {
+		const char *text, *what;
+	} bad[] = {
+		{ "a\xc2\x9b" "2J", "U+009B (a C1 control character) at byte 1" },
+		{ "a\xc2\x85z", "U+0085 (a C1 control character)" },
+		{ "a\xe2\x80\xa8z", "U+2028 (a line separator)" },
+		{ "a\xe2\x80\xa9z", "U+2029 (a paragraph separator)" },
+		{ "a\xc2\xa0z", "U+00A0 (a non-ASCII space)" },
+		{ "a\xe3\x80\x80z", "U+3000 (a non-ASCII space)" },
+		{ "a\xe2\x80\xaez", "U+202E (a bidirectional control)" },
+		{ "a\xe2\x80\xaaz", "U+202A (a bidirectional control)" },
+		{ "a\xe2\x81\xa6z", "U+2066 (a bidirectional control)" },
+		{ "a\xe2\x81\xa9z", "U+2069 (a bidirectional control)" },
+		{ "a\xe2\x80\x8bz", "U+200B (an invisible formatting character)" },
+		{ "a\xef\xbb\xbfz", "U+FEFF (an invisible formatting character)" },
+		{ "a\xffz", "byte 0xff, which is not UTF-8" },
+		{ "a\xe2\x80", "byte 0xe2, which is not UTF-8" },
+	};
+	struct fw_diag d;
+
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		memset(&d, 0, sizeof d);
+		ASSERT_EQ(fw_codec_text_check(bad[i].text, "user", true, &d), FW_EINVAL);
+		ASSERT_STR_EQ(d.field, "user");
+		ASSERT_STR_CONTAINS(d.msg, bad[i].what);
+		ASSERT_STR_CONTAINS(d.msg, "one word");
+		memset(&d, 0, sizeof d);
+		ASSERT_EQ(fw_codec_text_check(bad[i].text, "reason", false, &d), FW_EINVAL);
+		ASSERT_STR_EQ(d.field, "reason");
+		ASSERT_STR_CONTAINS(d.msg, bad[i].what);
+		ASSERT_STR_CONTAINS(d.msg, "one line");
+	}
+	ASSERT_EQ(fw_codec_text_check("j\xc3\xbcrgen", "user", true, &d), FW_OK);          /* jürgen */
+	ASSERT_EQ(fw_codec_text_check("\xe7\x8e\x8b\xe4\xbc\x9f", "user", true, &d), FW_OK); /* CJK */
+	ASSERT_EQ(fw_codec_text_check("GPU \xe2\x80\x94 f\xc3\xa4llt aus \xf0\x9f\x94\xa5", "reason", false, &d),
+		  FW_OK); /* an em dash, a-umlaut, an emoji */
+}
+
 TEST_MAIN(queue_units_and_defaults, queue_refusals_name_the_field, queue_gpu_model_limits, queue_gpu_hour_budget, queue_gpu_model_deserved, job_parse_and_round_trip, job_node_selector, job_slices, job_exit_code, job_checkpoint_interval, job_max_runtime,
 	  whole_reals_are_whole_numbers, bad_gpus_whole_reals_and_the_nodes_range, reservation_and_health_refusals, every_refusal_names_its_field, health_incidents_stored_form, history_incidents_and_lemon,
 	  history_keeps_the_last_eight, names_are_one_path_segment, body_number_out_of_range_names_its_member,
-	  free_text_has_no_control_characters)
+	  free_text_has_no_control_characters, free_text_has_no_unicode_controls_or_odd_spaces)

@@ -1501,9 +1501,10 @@ TEST(node_selectors_become_node_filters)
 	ASSERT_EQ(submit_sel(b, "none", "gpu", "c", NULL), FW_OK);
 	ASSERT_EQ(submit_sel(b, "a", "gpu", "a", NULL), FW_OK);
 	s = world(b, 1000, &w);
-	ASSERT_EQ(s->njobs, 5);
-	ASSERT_EQ(w.skipped_jobs, 1); /* "none": no node has gpu: c */
-	ASSERT_STR_EQ(filter_of(s, "none"), "-");
+	ASSERT_EQ(s->njobs, 6);
+	ASSERT_EQ(w.skipped_jobs, 0); /* "none": no node has gpu: c, so it may use none, never lost */
+	ASSERT_STR_EQ(filter_of(s, "none"), "");
+	ASSERT_STR_EQ(form_of(s, "none"), "-3"); /* every node left out */
 	ASSERT_STR_EQ(filter_of(s, "any"), "");
 	ASSERT_STR_EQ(filter_of(s, "b1"), "1,2");
 	ASSERT_STR_EQ(filter_of(s, "b-ib"), "1");
@@ -1514,7 +1515,7 @@ TEST(node_selectors_become_node_filters)
 	ASSERT_STR_EQ(form_of(s, "b1"), "-1"); /* 2 of 3 nodes: the one left out is the shorter list */
 	ASSERT_STR_EQ(form_of(s, "b-ib"), "+1");
 	ASSERT_STR_EQ(form_of(s, "a"), "+1");
-	ASSERT_EQ(s->nnode_refs, 3);
+	ASSERT_EQ(s->nnode_refs, 6);
 	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_OK);
 	fw_snapshot_free(s);
 	ASSERT_EQ(act_on(b, w.generation, FW_DECIDE_START, "b1", 1000, "n1"), FW_OK);
@@ -1537,8 +1538,8 @@ TEST(node_selectors_become_node_filters)
 	cfg.fleet = other;
 	ASSERT_EQ(fw_backend_local.open(&cfg, &b, NULL), FW_OK);
 	s = world(b, 1000, &w);
-	ASSERT_EQ(w.skipped_jobs, 1); /* "a" now; "none" is in again */
-	ASSERT_STR_EQ(filter_of(s, "a"), "-");
+	ASSERT_EQ(w.skipped_jobs, 0); /* "a" may use no node now; "none" may again */
+	ASSERT_STR_EQ(form_of(s, "a"), "-3");
 	ASSERT_STR_EQ(filter_of(s, "none"), "2");
 	ASSERT_STR_EQ(filter_of(s, "b2"), "0,1");
 	ASSERT_STR_EQ(filter_of(s, "b-ib"), "1");
@@ -1549,10 +1550,12 @@ TEST(node_selectors_become_node_filters)
 	cfg.fleet = other;
 	ASSERT_EQ(fw_backend_local.open(&cfg, &b, NULL), FW_OK);
 	s = world(b, 1000, &w);
-	ASSERT_EQ(w.skipped_jobs, 3); /* a, none, b-ib */
+	ASSERT_EQ(w.skipped_jobs, 0); /* a, none, b-ib held: no node for them */
+	ASSERT_STR_EQ(form_of(s, "b-ib"), "-3");
 	ASSERT_STR_EQ(form_of(s, "b2"), "");
 	ASSERT_STR_EQ(filter_of(s, "b2"), ""); /* in, and unfiltered */
-	ASSERT_EQ(s->njob_nodes, 0);
+	ASSERT_EQ(s->njob_nodes, 3); /* a's, none's and b-ib's alone */
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_OK);
 	fw_snapshot_free(s);
 	teardown(b);
 	fw_snapshot_free(other);
@@ -1703,9 +1706,10 @@ TEST(task_group_selectors_become_group_filters)
 	ASSERT_EQ(submit_groups(b, "apart", "gpu=b", "gpu=a", NULL), FW_OK); /* no node has gpu a and b */
 	ASSERT_EQ(submit_groups(b, "nowhere", NULL, NULL, "gpu=c"), FW_OK);
 	s = world(b, 1000, &w);
-	ASSERT_EQ(w.skipped_jobs, 2); /* apart, nowhere */
-	ASSERT_STR_EQ(group_filter_of(s, "apart", 0), "-");
-	ASSERT_STR_EQ(group_filter_of(s, "nowhere", 1), "-");
+	ASSERT_EQ(w.skipped_jobs, 0); /* apart, nowhere: in, their groups on no node */
+	ASSERT_STR_EQ(group_filter_of(s, "apart", 0), "");
+	ASSERT_STR_EQ(group_filter_of(s, "nowhere", 1), "");
+	ASSERT_STR_EQ(group_filter_of(s, "nowhere", 0), "0,1,2");
 	ASSERT_STR_EQ(filter_of(s, "lead-a"), ""); /* no job filter: each group its own */
 	ASSERT_STR_EQ(group_filter_of(s, "lead-a", 0), "0");
 	ASSERT_STR_EQ(group_filter_of(s, "lead-a", 1), "1,2");
@@ -1732,7 +1736,7 @@ TEST(task_group_selectors_become_group_filters)
 	ASSERT_STR_EQ(fw_backend_group_sel(bj, 1, &n)->key, "ib");
 	ASSERT_EQ(n, 1);
 	s = world(b, 1000, &w);
-	ASSERT_EQ(w.skipped_jobs, 2);
+	ASSERT_EQ(w.skipped_jobs, 0);
 	ASSERT_STR_EQ(group_filter_of(s, "lead-a", 1), "1,2");
 	ASSERT_STR_EQ(group_filter_of(s, "both", 1), "1");
 	fw_snapshot_free(s);

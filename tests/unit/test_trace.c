@@ -69,15 +69,15 @@ TEST(generic_csv_reads_every_column)
 TEST(generic_csv_bad_rows_name_line_column_and_field)
 {
 	static const struct { const char *row, *why; } cases[] = {
-		{ "a,1,ten,1", "t.csv:2:5: duration: 'ten' is not a whole number (digits only)" },
-		{ "a,1,2.5,1", "t.csv:2:5: duration: '2.5' is not a whole number" },
-		{ "a,-1,2,1", "t.csv:2:3: submit_time: '-1' is out of range 0..1000000000000" },
-		{ "a,1,2,17", "t.csv:2:7: gpus_per_task: '17' is out of range 0..16" },
-		{ "a,1,2", "t.csv:2:5: row: has 3 fields, the header has 4" },
-		{ ",1,2,1", "t.csv:2:1: job_id: is empty (the column is required)" },
+		{ "a,1,ten,1", "t.csv:2:5: duration: 'ten' is not a whole number (digits only); write it in decimal digits, e.g. 3600" },
+		{ "a,1,2.5,1", "t.csv:2:5: duration: '2.5' is not a whole number; round it: the columns take whole numbers only" },
+		{ "a,-1,2,1", "t.csv:2:3: submit_time: '-1' is out of range 0..1000000000000; give a value in that range (docs/trace-format.md, the column\'s row)" },
+		{ "a,1,2,17", "t.csv:2:7: gpus_per_task: '17' is out of range 0..16; give a value in that range (docs/trace-format.md, the column\'s row)" },
+		{ "a,1,2", "t.csv:2:5: row: has 3 fields, the header has 4; give each row one field per column (an empty field takes an optional column's default: a,,b), and quote a value holding a comma" },
+		{ ",1,2,1", "t.csv:2:1: job_id: is empty (the column is required); give a value" },
 		{ "a b,1,2,1", "t.csv:2:1: job_id: 'a b' has a space, quote, backslash, comma, control or "
-		  "non-ASCII byte; names are printable ASCII" },
-		{ "a,99999999999999999999,2,1", "t.csv:2:3: submit_time: '99999999999999999999' is out of range 0..1000000000000" },
+		  "non-ASCII byte; names are printable ASCII, so rename it without them" },
+		{ "a,99999999999999999999,2,1", "t.csv:2:3: submit_time: '99999999999999999999' is out of range 0..1000000000000; give a value in that range (docs/trace-format.md, the column\'s row)" },
 	};
 	char text[256], why[512];
 	struct fw_trace t;
@@ -104,7 +104,27 @@ TEST(generic_cross_field_rules_and_duplicates)
 	ASSERT_STR_CONTAINS(why, "min_member: 3 is more than the job's 2 tasks");
 	ASSERT_EQ(csv("job_id,submit_time,duration,gpus_per_task\nx,0,1,1\ny,0,1,1\nx,5,1,1\n",
 		      0, &t, why, sizeof why), FW_EINVAL);
-	ASSERT_STR_EQ(why, "t.csv:4:1: job_id: 'x' repeats the job on line 2");
+	ASSERT_STR_EQ(why, "t.csv:4:1: job_id: 'x' repeats the job on line 2; give each job its own job_id");
+}
+
+/* A task that asks for nothing (0 GPUs, no CPU, no memory) is refused,
+ * as the config and the API refuse it: it would hold its place for ever.
+ * CPU or memory alone is a task. */
+TEST(generic_task_of_nothing_is_refused)
+{
+	char why[512];
+	struct fw_trace t;
+
+	ASSERT_EQ(csv("job_id,submit_time,duration,gpus_per_task\nx,0,1,0\n", 0, &t, why, sizeof why), FW_EINVAL);
+	ASSERT_STR_CONTAINS(why, "t.csv:2:7: gpus_per_task: 0 with no cpu_milli or mem_mib: the task asks for nothing");
+	ASSERT_STR_CONTAINS(why, "give gpus_per_task, cpu_milli or mem_mib above 0");
+	ASSERT_EQ(csv("{\"job_id\":\"a\",\"submit_time\":1,\"duration\":1,\"gpus_per_task\":0}\n", 0, &t, why,
+		      sizeof why), FW_EINVAL);
+	ASSERT_STR_CONTAINS(why, "t.csv:1:44: gpus_per_task: 0 with no cpu_milli or mem_mib");
+	ASSERT_OK(csv("job_id,submit_time,duration,gpus_per_task,cpu_milli\nx,0,1,0,500\n", 0, &t, NULL, 0));
+	fw_trace_free(&t);
+	ASSERT_OK(csv("job_id,submit_time,duration,gpus_per_task,mem_mib\nx,0,1,0,64\n", 0, &t, NULL, 0));
+	fw_trace_free(&t);
 }
 
 TEST(generic_header_errors_are_never_skipped)
@@ -117,9 +137,21 @@ TEST(generic_header_errors_are_never_skipped)
 	ASSERT_STR_CONTAINS(why, "missing required column 'gpus_per_task'");
 	ASSERT_EQ(csv("job_id,submit,duration,gpus_per_task\n", FW_TRACE_SKIP_BAD, &t, why,
 		      sizeof why), FW_EINVAL);
-	ASSERT_STR_EQ(why, "t.csv:1:8: header: unknown column 'submit' (see docs/trace-format.md)");
+	ASSERT_STR_EQ(why, "t.csv:1:8: header: unknown column 'submit'; the columns are job_id, submit_time, duration, expected_runtime, queue, user, priority, tasks, gpus_per_task, gpu_milli, cpu_milli, mem_mib, min_member, topology_required, topology_preferred, gpu_model, max_runtime "
+			   "(docs/trace-format.md): rename it or remove it");
+	/* a comment line: no such thing in the format, and the fix is to delete it */
+	ASSERT_EQ(csv("# my trace\njob_id,submit_time,duration,gpus_per_task\n", 0, &t, why, sizeof why), FW_EINVAL);
+	ASSERT_STR_EQ(why, "t.csv:1:1: header: a comment line: the trace format has no comments; delete the line "
+			   "(the header must be the first line)");
+	ASSERT_EQ(csv("job_id,submit_time,duration,gpus_per_task\na,0,1,1\n  # note\n", 0, &t, why, sizeof why),
+		  FW_EINVAL);
+	ASSERT_STR_EQ(why, "t.csv:3:3: row: a comment line: the trace format has no comments; delete the line");
+	ASSERT_OK(csv("job_id,submit_time,duration,gpus_per_task\na,0,1,1\n# note\n", FW_TRACE_SKIP_BAD, &t, why,
+		      sizeof why));
+	ASSERT_EQ(t.skipped, 1);
+	fw_trace_free(&t);
 	ASSERT_EQ(csv("job_id,job_id\n", 0, &t, why, sizeof why), FW_EINVAL);
-	ASSERT_STR_CONTAINS(why, "appears twice");
+	ASSERT_STR_CONTAINS(why, "appears twice; keep one");
 	ASSERT_EQ(csv("\n\n", 0, &t, why, sizeof why), FW_EINVAL);
 	ASSERT_STR_CONTAINS(why, "no header line");
 }
@@ -132,7 +164,7 @@ TEST(generic_minus_zero_only_for_priority)
 
 	ASSERT_EQ(csv("job_id,submit_time,duration,gpus_per_task\na,-0,10,1\n", 0, &t, why,
 		      sizeof why), FW_EINVAL);
-	ASSERT_STR_EQ(why, "t.csv:2:3: submit_time: '-0' is out of range 0..1000000000000");
+	ASSERT_STR_EQ(why, "t.csv:2:3: submit_time: '-0' is out of range 0..1000000000000; give a value in that range (docs/trace-format.md, the column\'s row)");
 	ASSERT_OK(csv("job_id,submit_time,duration,gpus_per_task,priority\na,0,10,1,-0\n", 0, &t,
 		      why, sizeof why));
 	ASSERT_EQ(t.v[0].priority, 0);
@@ -177,7 +209,7 @@ TEST(generic_skip_bad_rows_counts_and_keeps_the_first_reason)
 	ASSERT_EQ(t.n, 2);
 	ASSERT_EQ(t.skipped, 3);
 	ASSERT_STR_EQ(t.v[1].id, "c");
-	ASSERT_STR_EQ(why, "t.csv:3:3: submit_time: 'x' is not a whole number (digits only)");
+	ASSERT_STR_EQ(why, "t.csv:3:3: submit_time: 'x' is not a whole number (digits only); write it in decimal digits, e.g. 3600");
 	fw_trace_free(&t);
 }
 
@@ -213,7 +245,7 @@ TEST(generic_jsonl_bad_values_name_the_key)
 
 	ASSERT_EQ(csv("{\"job_id\":\"a\",\"submit_time\":1.5,\"duration\":1,\"gpus_per_task\":1}\n",
 		      0, &t, why, sizeof why), FW_EINVAL);
-	ASSERT_STR_EQ(why, "t.csv:1:15: submit_time: must be a whole number");
+	ASSERT_STR_EQ(why, "t.csv:1:15: submit_time: must be a whole number; round it (JSON integers only)");
 	ASSERT_EQ(csv("{\"job_id\":\"a\",\"submit_time\":1,\"duration\":1,\"gpus\":1}\n",
 		      0, &t, why, sizeof why), FW_EINVAL);
 	ASSERT_STR_CONTAINS(why, "gpus: unknown key");
@@ -273,21 +305,21 @@ TEST(generic_max_runtime_bad_values_name_line_column_and_field)
 {
 	static const struct { const char *text, *why; } cases[] = {
 		{ "job_id,submit_time,duration,gpus_per_task,max_runtime\na,0,10,1,2147483648\n",
-		  "t.csv:2:10: max_runtime: '2147483648' is out of range 0..2147483647" },
+		  "t.csv:2:10: max_runtime: '2147483648' is out of range 0..2147483647; give a value in that range (docs/trace-format.md, the column\'s row)" },
 		{ "job_id,submit_time,duration,gpus_per_task,max_runtime\na,0,10,1,-1\n",
-		  "t.csv:2:10: max_runtime: '-1' is out of range 0..2147483647" },
+		  "t.csv:2:10: max_runtime: '-1' is out of range 0..2147483647; give a value in that range (docs/trace-format.md, the column\'s row)" },
 		{ "job_id,max_runtime,submit_time,duration,gpus_per_task\na,1h,0,10,1\n",
-		  "t.csv:2:3: max_runtime: '1h' is not a whole number (digits only)" },
+		  "t.csv:2:3: max_runtime: '1h' is not a whole number (digits only); write it in decimal digits, e.g. 3600" },
 		{ "job_id,submit_time,duration,gpus_per_task,max_runtime\nok,0,10,1,60\nb,0,10,1,9.5\n",
-		  "t.csv:3:10: max_runtime: '9.5' is not a whole number" },
+		  "t.csv:3:10: max_runtime: '9.5' is not a whole number; round it: the columns take whole numbers only" },
 		{ "job_id,submit_time,duration,gpus_per_task,max_runtime,max_runtime\n",
-		  "t.csv:1:55: header: column 'max_runtime' appears twice" },
+		  "t.csv:1:55: header: column 'max_runtime' appears twice; keep one" },
 		{ "{\"job_id\":\"a\",\"submit_time\":0,\"duration\":10,\"gpus_per_task\":1,\"max_runtime\":\"95\"}\n",
-		  "t.csv:1:63: max_runtime: must be a number" },
+		  "t.csv:1:63: max_runtime: must be a number; write it without quotes (a JSON integer)" },
 		{ "{\"job_id\":\"a\",\"submit_time\":0,\"duration\":10,\"gpus_per_task\":1,\"max_runtime\":1.5}\n",
-		  "t.csv:1:63: max_runtime: must be a whole number" },
+		  "t.csv:1:63: max_runtime: must be a whole number; round it (JSON integers only)" },
 		{ "{\"job_id\":\"a\",\"submit_time\":0,\"duration\":10,\"gpus_per_task\":1,\"max_runtime\":4294967296}\n",
-		  "t.csv:1:63: max_runtime: '4294967296' is out of range 0..2147483647" },
+		  "t.csv:1:63: max_runtime: '4294967296' is out of range 0..2147483647; give a value in that range (docs/trace-format.md, the column\'s row)" },
 	};
 	char why[512];
 	struct fw_trace t;
@@ -629,7 +661,7 @@ TEST(control_bytes_are_masked_in_messages)
 	size_t olen, sk;
 
 	ASSERT_EQ(csv(jsonl, 0, &t, why, sizeof why), FW_EINVAL);
-	ASSERT_STR_EQ(why, "t.csv:1:1: ?[2J: unknown key (see docs/trace-format.md)");
+	ASSERT_STR_EQ(why, "t.csv:1:1: ?[2J: unknown key; the keys are job_id, submit_time, duration, expected_runtime, queue, user, priority, tasks, gpus_per_task, gpu_milli, cpu_milli, mem_mib, min_member, topology_required, topology_preferred, gpu_model, max_runtime (docs/trace-format.md): rename it or remove it");
 	ASSERT_EQ(fw_sacct_convert(sacct, strlen(sacct), "s.txt", 0, &out, &olen, &sk, &d),
 		  FW_EINVAL);
 	fw_itp_diag_str(&d, why, sizeof why);
@@ -643,6 +675,29 @@ TEST(control_bytes_are_masked_in_messages)
 /* A byte-order mark is skipped; a GPU type that is not a name is refused
  * (it was dropped silently) unless --no-gpu-model; a file that leaves no
  * job is an error, not an empty trace. */
+/* A JobID twice (sacct --duplicates, two exports joined) is refused at
+ * conversion, at the line that repeats it, naming the first: the
+ * generic reader would refuse the output, naming a file the user never
+ * wrote.  A job step (1.batch) is no repeat. */
+TEST(sacct_repeated_job_id_is_refused_at_its_line)
+{
+	const char *dup = "JobID|Submit|Start|Elapsed|AllocTRES\n"
+			  "1|2024-03-01T10:00:00|2024-03-01T10:00:00|01:00|gres/gpu=1\n"
+			  "1.batch|2024-03-01T10:00:00|2024-03-01T10:00:00|01:00|gres/gpu=1\n"
+			  "2|2024-03-01T10:00:00|2024-03-01T10:00:00|01:00|gres/gpu=1\n"
+			  "1|2024-03-01T11:00:00|2024-03-01T11:00:00|01:00|gres/gpu=1\n";
+	char *out, why[512];
+	size_t olen, sk;
+	struct fw_diag d;
+
+	memset(&d, 0, sizeof d);
+	ASSERT_EQ(fw_sacct_convert(dup, strlen(dup), "s.txt", 0, &out, &olen, &sk, &d), FW_EINVAL);
+	ASSERT(out == NULL);
+	fw_itp_diag_str(&d, why, sizeof why);
+	ASSERT_STR_CONTAINS(why, "s.txt:5:1: JobID: '1' repeats the job on line 2");
+	ASSERT_STR_CONTAINS(why, "drop the repeated rows");
+}
+
 TEST(sacct_bom_gpu_types_and_no_jobs)
 {
 	const char *bom = "\xEF\xBB\xBF" "JobID|Submit|Start|Elapsed|AllocTRES\n"
@@ -1051,7 +1106,8 @@ int main(void)
 {
 	fw_test_fn fns[] = {
 		generic_csv_reads_every_column, generic_csv_bad_rows_name_line_column_and_field,
-		generic_cross_field_rules_and_duplicates, generic_header_errors_are_never_skipped,
+		generic_cross_field_rules_and_duplicates, generic_task_of_nothing_is_refused,
+		generic_header_errors_are_never_skipped,
 		generic_bom_blank_lines_and_unnamed_columns, generic_minus_zero_only_for_priority,
 		generic_skip_bad_rows_counts_and_keeps_the_first_reason,
 		generic_jsonl_reads_the_same_keys, generic_jsonl_bad_values_name_the_key,
@@ -1061,11 +1117,12 @@ int main(void)
 		sacct_bad_values_name_line_and_column, sacct_decimal_sizes_and_bad_tres_values,
 		sacct_end_minus_start_and_malformed_rows, sacct_durations_follow_slurm, sacct_impossible_dates_are_refused,
 		sacct_huge_typed_gpu_sum_is_refused, control_bytes_are_masked_in_messages,
-		sacct_bom_gpu_types_and_no_jobs, jobs_larger_than_the_fleet_are_named, typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, a_header_of_another_format_is_named, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes,
+		sacct_bom_gpu_types_and_no_jobs, sacct_repeated_job_id_is_refused_at_its_line, jobs_larger_than_the_fleet_are_named, typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, a_header_of_another_format_is_named, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes,
 		openb_default_pod_list_reads_as_a_trace,
 	};
 	const char *names = "generic_csv_reads_every_column, generic_csv_bad_rows_name_line_column_and_field, "
-		"generic_cross_field_rules_and_duplicates, generic_header_errors_are_never_skipped, "
+		"generic_cross_field_rules_and_duplicates, generic_task_of_nothing_is_refused, "
+		"generic_header_errors_are_never_skipped, "
 		"generic_bom_blank_lines_and_unnamed_columns, generic_minus_zero_only_for_priority, "
 		"generic_skip_bad_rows_counts_and_keeps_the_first_reason, "
 		"generic_jsonl_reads_the_same_keys, generic_jsonl_bad_values_name_the_key, "
@@ -1076,7 +1133,7 @@ int main(void)
 		"sacct_end_minus_start_and_malformed_rows, "
 		"sacct_durations_follow_slurm, sacct_impossible_dates_are_refused, "
 		"sacct_huge_typed_gpu_sum_is_refused, control_bytes_are_masked_in_messages, "
-		"sacct_bom_gpu_types_and_no_jobs, jobs_larger_than_the_fleet_are_named, typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, a_header_of_another_format_is_named, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes, "
+		"sacct_bom_gpu_types_and_no_jobs, sacct_repeated_job_id_is_refused_at_its_line, jobs_larger_than_the_fleet_are_named, typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, a_header_of_another_format_is_named, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes, "
 		"openb_default_pod_list_reads_as_a_trace";
 	int n = (int)(sizeof fns / sizeof fns[0]);
 	char path[1024];
