@@ -175,7 +175,7 @@ soon_start=$(date -u -d "$(scontrol show res adm_soon | sed -n 's/.*StartTime=\(
 soon_end=$(date -u -d "$(scontrol show res adm_soon | sed -n 's/.*EndTime=\([^ ]*\).*/\1/p')" +%s)
 list=$("$B/tools/fairway" nodes list --server "http://127.0.0.1:$PORT" --token-file "$T/state/token" 2>&1)
 if python3 -c 'import json,sys; j = json.loads(sys.argv[1]); assert j["schedulable"] and j["leavesAt"] == int(sys.argv[2]) and j["backAt"] == int(sys.argv[3]), j' \
-	"$node" "$soon_start" "$soon_end" && echo "$list" | grep -Eq '^gpu003 .* leaves in (59m|60m|1h) '; then
+	"$node" "$soon_start" "$soon_end" && echo "$list" | grep -Eq '^gpu003 .* leaves in (59m|1h)[0-9a-z]* '; then
 	ok serve_node_leaves_at_reservation
 else
 	bad serve_node_leaves_at_reservation "GET /v1/nodes/gpu003: $node; adm_soon $soon_start..$soon_end; nodes list: $list"
