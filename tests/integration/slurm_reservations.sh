@@ -87,32 +87,27 @@ if [ "$c" = "fairway: asks for reservation adm_users: released into it; Slurm st
 else
 	bad reservation_job_comment "comment '$c'"
 fi
-wait_job=$(sbatch --parsable -A team_a --gres=gpu:8 -t 120 -o /dev/null --wrap 'sleep 2')
-want=$(date -u -d "$maint_end" +%s)
-if wait_until 15 'squeue -h -j "$wait_job" -o %k | grep -q "expected start"'; then
-	at=$(squeue -h -j "$wait_job" -o %k | sed -n 's/.*expected start \([0-9T:-]*\)Z.*/\1/p')
-	got=$(date -u -d "$at" +%s 2>/dev/null || echo 0)
-	if [ $((got - want)) -ge -120 ] && [ $((got - want)) -le 120 ]; then
-		ok return_is_a_start_time
+# starts_near CHECK JOB WANT PATTERN: once JOB's "%Q %k" matches PATTERN,
+# its comment's expected start is within 2 minutes of WANT (Unix seconds)
+starts_near() {
+	local name=$1 job=$2 want=$3 pat=$4 at got
+	if wait_until 15 'squeue -h -j "$job" -o "%Q %k" | grep -q "$pat"'; then
+		at=$(squeue -h -j "$job" -o %k | sed -n 's/.*expected start \([0-9T:-]*\)Z.*/\1/p')
+		got=$(date -u -d "$at" +%s 2>/dev/null || echo 0)
+		if [ $((got - want)) -ge -120 ] && [ $((got - want)) -le 120 ]; then
+			ok "$name"
+		else
+			bad "$name" "expected start '$at', not near $(date -u -d "@$want" +%FT%T): $(squeue -h -j "$job" -o %k)"
+		fi
 	else
-		bad return_is_a_start_time "expected start '$at', adm_maint ends $maint_end: $(squeue -h -j "$wait_job" -o %k)"
+		bad "$name" "no such estimate: $(squeue -h -j "$job" -o '%Q %k')"
 	fi
-else
-	bad return_is_a_start_time "no estimate: $(squeue -h -j "$wait_job" -o '%Q %k')"
-fi
+}
+wait_job=$(sbatch --parsable -A team_a --gres=gpu:8 -t 120 -o /dev/null --wrap 'sleep 2')
+starts_near return_is_a_start_time "$wait_job" "$(date -u -d "$maint_end" +%s)" "expected start"
 held=$(sbatch --parsable -A team_a --gres=gpu:8 -t 120 --exclude=gpu001,gpu002,gpu004 -o /dev/null --wrap 'sleep 1')
 soon_end=$(date -u -d "$(scontrol show res adm_soon | sed -n 's/.*EndTime=\([^ ]*\).*/\1/p')" +%s)
-if wait_until 15 'squeue -h -j "$held" -o "%Q %k" | grep -q "^0 fairway: waiting: has_reservation; expected start"'; then
-	at=$(squeue -h -j "$held" -o %k | sed -n 's/.*expected start \([0-9T:-]*\)Z.*/\1/p')
-	got=$(date -u -d "$at" +%s 2>/dev/null || echo 0)
-	if [ $((got - soon_end)) -ge -120 ] && [ $((got - soon_end)) -le 120 ]; then
-		ok reserved_held
-	else
-		bad reserved_held "expected start '$at', adm_soon ends $soon_end: $(squeue -h -j "$held" -o %k)"
-	fi
-else
-	bad reserved_held "priority and comment '$(squeue -h -j "$held" -o '%Q %k')'"
-fi
+starts_near reserved_held "$held" "$soon_end" "^0 fairway: waiting: has_reservation; expected start"
 scancel "$held"
 watch_stop
 # a job released onto gpu001 or gpu002 shows "started on gpu00[12]" in its

@@ -4444,18 +4444,14 @@ TEST(a_departure_far_ahead_leaves_room_before_it)
 		fw_time run, at;
 	} cases[] = { { 1000, 2000 }, { 98000, 2000 }, { 98001, 110000 }, { 0, 110000 } };
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		struct fw_snapshot *s = fw_snapshot_new();
-		tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
-		tb_node(s, "n1", 8, NULL, NULL, NULL, NULL);
-		int q = tb_queue(s, "q", -1, 16, -1, 1);
-		int busy = tb_job(s, "busy", q, 1, 8, 1000, 0);
-		s->jobs[busy].expected_runtime = 2000;
-		tb_run(s, busy, 1, (int[]){ 0 }, 0xff);
-		int g = tb_job(s, "g", q, 2, 8, 1000, 0);
+		int g;
+		struct fw_snapshot *s = coming_back(0, FW_HEALTH_HEALTHY, &g);
+		s->nodes[1].schedulable = true;
+		s->jobs[0].expected_runtime = 2000; /* busy, on n0 */
+		s->jobs[g].groups[0].count = 2;     /* a gang of both nodes */
 		s->jobs[g].expected_runtime = cases[i].run;
 		s->nodes[1].away_at = 100000;
 		s->nodes[1].back_at = 110000;
-		s->now = 1000;
 		struct fw_plan *p = run(s, NULL);
 		ASSERT(p != NULL);
 		struct fw_decision *r = decision(p, g, FW_DECIDE_RESERVE);
