@@ -937,9 +937,9 @@ void fw__orphan_text(const struct fw__orphan *o, const slurm_job_info_t *j, char
 		break;
 	case FW__ORPHAN_HET_PARTLY:
 		snprintf(buf, len, "fairway: component %u of this heterogeneous job was released alone, and Slurm "
-			 "runs the components together: held (scontrol release %u lets Slurm place the rest, "
-			 "scontrol hold %u lets fairway plan it whole)", (unsigned)o->n,
-			 (unsigned)j->het_job_id, (unsigned)j->het_job_id);
+			 "runs the components together: held (scontrol release %u lets Slurm place the rest; "
+			 "scontrol hold %u, then scontrol release %u, lets fairway plan it whole)", (unsigned)o->n,
+			 (unsigned)j->het_job_id, (unsigned)j->het_job_id, (unsigned)j->het_job_id);
 		break;
 	case FW__ORPHAN_HET_RELEASED:
 		snprintf(buf, len, "fairway: released onto %.60s, where other jobs run now; Slurm starts its "

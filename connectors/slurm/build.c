@@ -192,12 +192,15 @@ static void closed_nodes(struct build *b)
 }
 
 /* Phase 1, reservations to come: a node in service that one of them
- * takes leaves at its start and is back at its end (fw_node.away_at,
- * back_at), so the core puts there only work whose time limit ends by
- * then, and plans on the node again from its end.  Reservations that
- * follow on without a gap extend the stay; one after a gap is not
- * modelled (the core knows one departure a node), but filter.c still
- * keeps the jobs whose limit reaches it off the node. */
+ * takes leaves a minute before its start (FW__RESV_MARGIN_S: Slurm
+ * starts a released job a moment after fairway's read, and refuses one
+ * whose limit would then reach into the reservation; seen in a lab) and
+ * is back at its end (fw_node.away_at, back_at), so the core puts there
+ * only work whose time limit ends by then, and plans on the node again
+ * from its end.  The core knows one departure a node, so every later
+ * reservation to come on it extends the stay to its end, gap or not (a
+ * gap between two is lost, never overlapped); a node out now with a
+ * known return (closed_nodes) is back only after the last of them. */
 static int by_resv_start(const void *a, const void *b)
 {
 	const reserve_info_t *x = *(const reserve_info_t *const *)a, *y = *(const reserve_info_t *const *)b;
@@ -212,12 +215,19 @@ static void leave_node(struct build *b, uint32_t i, const reserve_info_t *r)
 	int32_t x = b->node_of[i];
 	struct fw_node *n;
 
-	if (x < 0 || !(n = &b->s->nodes[x])->schedulable)
-		return; /* out now (closed_nodes, or Slurm's state): back_at says when */
+	if (x < 0)
+		return;
+	n = &b->s->nodes[x];
+	if (!n->schedulable) { /* out now: a known return moves past it */
+		if (n->back_at && (fw_time)r->end_time > n->back_at)
+			n->back_at = (fw_time)r->end_time;
+		return;
+	}
 	if (!n->away_at) {
-		n->away_at = (fw_time)r->start_time;
+		fw_time at = (fw_time)r->start_time - FW__RESV_MARGIN_S;
+		n->away_at = at > b->s->now ? at : b->s->now + 1;
 		n->back_at = (fw_time)r->end_time;
-	} else if ((fw_time)r->start_time <= n->back_at && (fw_time)r->end_time > n->back_at) {
+	} else if ((fw_time)r->end_time > n->back_at) {
 		n->back_at = (fw_time)r->end_time;
 	}
 }

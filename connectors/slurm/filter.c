@@ -210,10 +210,12 @@ static int by_start(const void *a, const void *b)
 /* Does the core know reservation r's nodes are away while it lasts?
  * Each of its nodes in the snapshot is in service and leaves by its
  * start and is back no earlier than its end (build.c leaving_nodes:
- * fw_node.away_at, back_at).  Then the core itself keeps off them every
- * job that would still run at its start, and plans on them again from
- * its end: no node filter is needed, and none would let a job plan on a
- * node after the reservation ends. */
+ * fw_node.away_at, back_at), or is out now and back no earlier than its
+ * end, or not known to come back.  Then the core itself keeps off them
+ * every job that would still run at its start, and plans on them again
+ * from its end: no node filter is needed, and none would let a job plan
+ * on a node after the reservation ends.  (leaving_nodes makes it so for
+ * every reservation to come; the filters remain the net.) */
 static bool modelled(const struct fw__slurm_filter *f, const reserve_info_t *r)
 {
 	uint32_t n = f->h->nodes->record_count;
@@ -221,8 +223,10 @@ static bool modelled(const struct fw__slurm_filter *f, const reserve_info_t *r)
 	for (int p = 0; r->node_inx && r->node_inx[p] >= 0 && r->node_inx[p + 1] >= 0; p += 2)
 		for (int32_t i = r->node_inx[p]; i <= r->node_inx[p + 1] && (uint32_t)i < n; i++) {
 			const struct fw_node *x = f->inx[i] >= 0 ? &f->s->nodes[f->inx[i]] : NULL;
-			if (x && (!x->schedulable || !x->away_at || x->away_at > (fw_time)r->start_time ||
-				  x->back_at < (fw_time)r->end_time))
+			bool out = x && !x->schedulable && (!x->back_at || x->back_at >= (fw_time)r->end_time);
+			bool away = x && x->schedulable && x->away_at && x->away_at <= (fw_time)r->start_time &&
+				    x->back_at >= (fw_time)r->end_time;
+			if (x && !out && !away)
 				return false;
 		}
 	return true;
@@ -433,8 +437,9 @@ static void reserved(struct fw__slurm_filter *f, int32_t cls)
  * that begin before its time limit ends (no limit: all of them). */
 static int32_t class_of(const struct fw__slurm_filter *f, const slurm_job_info_t *j)
 {
-	fw_time end = j->time_limit == INFINITE || j->time_limit == NO_VAL ? INT64_MAX
-		      : f->s->now + (fw_time)j->time_limit * 60;
+	fw_time end = j->time_limit == INFINITE || j->time_limit == NO_VAL
+			      ? INT64_MAX
+			      : f->s->now + (fw_time)j->time_limit * 60 + FW__RESV_MARGIN_S;
 	int32_t k = 0;
 
 	while (k < f->nsoon && f->soon[k].start < end)

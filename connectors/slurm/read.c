@@ -437,7 +437,7 @@ static bool own_reason(uint16_t r)
 
 bool fw__slurm_user_held(const slurm_job_info_t *j)
 {
-	return fw__job_held(j) && j->state_reason == WAIT_HELD_USER && j->comment &&
+	return fw__job_held(j) && j->comment &&
 	       !strncmp(j->comment, FW__USER_HOLD_MARK, strlen(FW__USER_HOLD_MARK));
 }
 

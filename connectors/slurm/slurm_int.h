@@ -276,9 +276,18 @@ bool fw__slurm_held_back(const slurm_job_info_t *j);
  * repeats), and turns the user's `scontrol release` of such a job back
  * into fairway's hold (the comment "fairway: queued, not planned yet"),
  * so that fairway, not Slurm's scheduler, starts it.  Held by its user:
- * pending, priority 0, Slurm's reason WAIT_HELD_USER and the Comment so
- * marked (an administrator's hold, JobHeldAdmin, is fairway's to plan
- * as before). */
+ * pending, priority 0 and the Comment so marked, whatever Slurm's reason:
+ * job_submit.lua marks an administrator's `scontrol hold` (JobHeldAdmin)
+ * alike, so that is honoured too (before, it was fairway's to plan, and
+ * root's hold of a job its user held made it run, seen in a lab);
+ * fairway's own holds carry comments of their own and are never so
+ * marked. */
+/* Slurm starts a job fairway released a moment after fairway read the
+ * world, and refuses to start one whose time limit would then reach into
+ * a reservation (ReqNodeNotAvail, until the reservation is over; seen in
+ * a lab with a job ending 1 s before one): a reservation to come counts
+ * from this long before its start (build.c leaving_nodes, filter.c). */
+#define FW__RESV_MARGIN_S 60
 #define FW__USER_HOLD_MARK "fairway: held by its user"
 #define FW__USER_HOLD_TEXT FW__USER_HOLD_MARK ": not planned until released (scontrol release)"
 bool fw__slurm_user_held(const slurm_job_info_t *j);

@@ -202,6 +202,12 @@ function slurm_job_modify(job_desc, job_rec, part_list, modify_uid)
       job_desc.comment = job_rec.comment -- the hold's record stays while it holds
    end
    if job_desc.req_nodes ~= nil and starts(job_desc.comment, STARTED) then
+      if starts(job_rec.comment, HELD) then
+         -- its user held it after fairway read it: the hold wins
+         slurm.log_info("fairway: start of job %s refused: its user holds it (its Comment records the hold); " ..
+                        "fairway plans it once released", tostring(job_rec.job_id))
+         return ESLURM_JOB_HELD
+      end
       return fairway_start(job_desc, job_rec)
    end
    if job_desc.req_nodes ~= nil then

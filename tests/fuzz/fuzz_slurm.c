@@ -780,7 +780,8 @@ static bool resv_holds(const reserve_info_t *r, int i)
 
 /* Reservations: a node an open one closes takes no work now (and one
  * coming back is back after now: fw_snapshot_validate); a node in
- * service that one to come holds leaves by its start (away_at); a
+ * service that one to come holds leaves by its start (away_at), and one
+ * out now with a known return is back after its end; a
  * pending job uses no node of an admin's one to come that begins before
  * its time limit would end, unless the node's departure covers it (the
  * core keeps the job off it then), and none asks for a reservation. */
@@ -800,8 +801,14 @@ static void reserved_holds(const struct world *w, const struct fw_snapshot *s)
 			if (soon && fw__slurm_closing_resv(v) && n->schedulable &&
 			    (!n->away_at || n->away_at > (fw_time)v->start_time))
 				abort();
-			bool covered = n->schedulable && n->away_at && n->away_at <= (fw_time)v->start_time &&
-				       n->back_at >= (fw_time)v->end_time;
+			bool covered = n->schedulable ? n->away_at && n->away_at <= (fw_time)v->start_time &&
+								n->back_at >= (fw_time)v->end_time
+						      : !n->back_at || n->back_at >= (fw_time)v->end_time;
+			/* a node out now with a known return is back only after
+			 * every reservation to come on it */
+			if (soon && fw__slurm_closing_resv(v) && !n->schedulable && n->back_at &&
+			    n->back_at < (fw_time)v->end_time)
+				abort();
 			for (int32_t x = 0; !open && fw__slurm_admin_resv(v) && v->start_time > s->now && x < s->njobs;
 			     x++) {
 				const slurm_job_info_t *j = job_named(w, s->jobs[x].name);

@@ -40,7 +40,9 @@
 #                            reason in GET /v1/nodes (it was "UNHEALTHY
 #                            (slurm)"), back at the reservation's end
 #   serve_node_leaves_at_reservation  adm_soon's node (gpu003, in service)
-#                            shows leavesAt = its start and backAt = its
+#                            shows leavesAt = a minute before its start
+#                            (Slurm starts a released job a moment
+#                            later) and backAt = its
 #                            end in GET /v1/nodes, "leaves in" in
 #                            fairway nodes list
 # Slurm's own reservations in the daemon's list (before, GET
@@ -169,8 +171,8 @@ node=$(curl -s "http://127.0.0.1:$PORT/v1/nodes/gpu003")
 soon_start=$(date -u -d "$(scontrol show res adm_soon | sed -n 's/.*StartTime=\([^ ]*\).*/\1/p')" +%s)
 soon_end=$(date -u -d "$(scontrol show res adm_soon | sed -n 's/.*EndTime=\([^ ]*\).*/\1/p')" +%s)
 list=$("$B/tools/fairway" nodes list --server "http://127.0.0.1:$PORT" --token-file "$T/state/token" 2>&1)
-if python3 -c 'import json,sys; j = json.loads(sys.argv[1]); assert j["schedulable"] and j["leavesAt"] == int(sys.argv[2]) and j["backAt"] == int(sys.argv[3]), j' \
-	"$node" "$soon_start" "$soon_end" && echo "$list" | grep -Eq '^gpu003 .* leaves in (59m|1h)[0-9a-z]* '; then
+if python3 -c 'import json,sys; j = json.loads(sys.argv[1]); assert j["schedulable"] and j["leavesAt"] == int(sys.argv[2]) - 60 and j["backAt"] == int(sys.argv[3]), j' \
+	"$node" "$soon_start" "$soon_end" && echo "$list" | grep -Eq '^gpu003 .* leaves in (5[0-9]m|1h)[0-9a-z]* '; then
 	ok serve_node_leaves_at_reservation
 else
 	bad serve_node_leaves_at_reservation "GET /v1/nodes/gpu003: $node; adm_soon $soon_start..$soon_end; nodes list: $list"

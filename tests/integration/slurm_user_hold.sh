@@ -15,6 +15,11 @@
 #                         "fairway: started on ..."
 #   submit_hold_not_planned  sbatch --hold: held the same way, commented
 #   submit_hold_released_runs  and runs once released
+#   admin_hold_keeps_users root's scontrol hold of a job its user holds
+#                         (JobHeldAdmin, the Comment's record kept) keeps
+#                         it held (it ran: fairway took the admin's hold
+#                         for its own)
+#   admin_hold_keeps_users_released_runs  released, fairway starts it
 #   user_hold_not_planned a job of user nobody held by nobody (scontrol
 #                         hold, a user's hold) while fairway runs: stays held
 #   user_release_runs     released by nobody, fairway starts it
@@ -24,9 +29,10 @@
 #   hold_refused_while_w_waits  a uhold while a -w change waits in the
 #                         Comment for fairway to read it is refused ("try
 #                         again later"), the record kept
-#   admin_hold_is_fairways root's scontrol hold (JobHeldAdmin, as fairway's
-#                         own hold of a released job) is fairway's to plan:
-#                         it runs, as before
+#   admin_hold_honoured   root's scontrol hold (JobHeldAdmin) of a job
+#                         is honoured the same way (it was fairway's to
+#                         plan: the job ran)
+#   admin_release_runs    root's scontrol release: fairway starts it
 . "$(dirname "$0")/../slurm/lib.sh"
 TEST_NAME=slurm_user_hold
 GPUS=8 SWITCHES=1 lab_up 2
@@ -86,6 +92,18 @@ held_so submit_hold_not_planned "$h"
 scontrol release "$h"
 started_by_fairway submit_hold_released_runs "$h"
 
+r=$(sbatch --parsable --hold -A team_a --gres=gpu:1 -t 1 -o /dev/null --wrap 'sleep 2')
+scontrol hold "$r"
+sleep 3
+c=$(squeue -h -j "$r" -o '%Q|%k')
+if [ "$c" = "0|$HELD" ]; then
+	ok admin_hold_keeps_users
+else
+	bad admin_hold_keeps_users "priority|comment '$c' ($(squeue -h -t all -j "$r" -o '%T %r'))"
+fi
+scontrol release "$r"
+started_by_fairway admin_hold_keeps_users_released_runs "$r"
+
 if id nobody >/dev/null 2>&1 && command -v runuser >/dev/null; then
 	N() { runuser -u nobody -- env SLURM_CONF="$SLURM_CONF" "$@"; }
 	# behind a whole-node job on each node, so that it waits for fairway
@@ -105,6 +123,14 @@ fi
 
 a=$(sbatch --parsable -A team_a --gres=gpu:1 -t 1 -o /dev/null --wrap 'sleep 2')
 scontrol hold "$a"
-started_by_fairway admin_hold_is_fairways "$a"
+sleep 3
+c=$(squeue -h -j "$a" -o '%Q|%k')
+if [ "$c" = "0|$HELD" ]; then
+	ok admin_hold_honoured
+else
+	bad admin_hold_honoured "priority|comment '$c' ($(squeue -h -t all -j "$a" -o '%T %r'))"
+fi
+scontrol release "$a"
+started_by_fairway admin_release_runs "$a"
 fw_stop
 finish

@@ -4291,6 +4291,20 @@ static struct fw_snapshot *coming_back(fw_time back, enum fw_health health, int 
 	return s;
 }
 
+/* Job w of plan p did not start, and is reserved at `at` on `node` (its
+ * first task), its expected start then. */
+static struct fw_decision *reserved_for(struct fw_plan *p, int w, fw_time at, int node)
+{
+	ASSERT(decision(p, w, FW_DECIDE_START) == NULL);
+	struct fw_decision *r = decision(p, w, FW_DECIDE_RESERVE);
+	ASSERT(r != NULL);
+	ASSERT_EQ(r->at, at);
+	if (node >= 0)
+		ASSERT_EQ(p->allocs[r->alloc_first].node, node);
+	ASSERT_EQ(pending_of(p, w)->expected_start, at);
+	return r;
+}
+
 /* A node out of service now that is back at a known time (a maintenance
  * window's end: fw_node.back_at) is counted on from then: the waiting
  * job is reserved there and expected then, not at the busy node's end;
@@ -4314,12 +4328,7 @@ TEST(a_node_coming_back_is_planned_for)
 		struct fw_snapshot *s = coming_back(cases[i].back, cases[i].health, &w);
 		struct fw_plan *p = run(s, NULL);
 		ASSERT(p != NULL);
-		ASSERT(decision(p, w, FW_DECIDE_START) == NULL);
-		struct fw_decision *r = decision(p, w, FW_DECIDE_RESERVE);
-		ASSERT(r != NULL);
-		ASSERT_EQ(r->at, cases[i].at);
-		ASSERT_EQ(p->allocs[r->alloc_first].node, cases[i].node);
-		ASSERT_EQ(pending_of(p, w)->expected_start, cases[i].at);
+		struct fw_decision *r = reserved_for(p, w, cases[i].at, cases[i].node);
 		if (cases[i].node == 1) { /* moved before the node is back: refused */
 			struct fw_diag d;
 			r->at = 1050;
@@ -4386,12 +4395,7 @@ TEST(a_node_that_leaves_takes_only_work_that_ends_before)
 			fw_snapshot_free(s);
 			continue;
 		}
-		ASSERT(decision(p, w, FW_DECIDE_START) == NULL);
-		struct fw_decision *r = decision(p, w, FW_DECIDE_RESERVE);
-		ASSERT(r != NULL);
-		ASSERT_EQ(r->at, cases[i].at);
-		ASSERT_EQ(p->allocs[r->alloc_first].node, cases[i].node);
-		ASSERT_EQ(pending_of(p, w)->expected_start, cases[i].at);
+		struct fw_decision *r = reserved_for(p, w, cases[i].at, cases[i].node);
 		struct fw_diag d;
 		if (cases[i].node == 1) { /* moved into the window: refused */
 			r->at = 1100;
@@ -4454,10 +4458,7 @@ TEST(a_departure_far_ahead_leaves_room_before_it)
 		s->nodes[1].back_at = 110000;
 		struct fw_plan *p = run(s, NULL);
 		ASSERT(p != NULL);
-		struct fw_decision *r = decision(p, g, FW_DECIDE_RESERVE);
-		ASSERT(r != NULL);
-		ASSERT_EQ(r->at, cases[i].at);
-		ASSERT_EQ(pending_of(p, g)->expected_start, cases[i].at);
+		reserved_for(p, g, cases[i].at, -1);
 		/* moved into the window (a run of 98001 from 2000): refused */
 		if (cases[i].at == 2000) {
 			s->jobs[g].expected_runtime = 98001;
