@@ -1248,17 +1248,26 @@ static int cmd_reservations(struct opts *o)
 			dump(r);
 		else {
 			size_t i, k;
-			json_t *x, *n;
-			printf("%-12s %-12s %-16s %-10s %-10s %s\n", "ID", "KIND", "FOR", "START", "END", "NODES");
+			int wid = 12, wfor = 16; /* columns as wide as their longest entry */
+			json_t *x, *n, *more = json_object_get(r, "backendNotListed");
+			json_array_foreach(json_object_get(r, "reservations"), i, x) {
+				int l1 = (int)strlen(str(x, "id")), l2 = (int)strlen(rsv_for(x, f, sizeof f));
+				wid = l1 > wid ? l1 : wid;
+				wfor = l2 > wfor ? l2 : wfor;
+			}
+			printf("%-*s %-12s %-*s %-10s %-10s %s\n", wid, "ID", "KIND", wfor, "FOR", "START", "END", "NODES");
 			json_array_foreach(json_object_get(r, "reservations"), i, x) {
 				when(a, sizeof a, json_object_get(x, "start"));
 				when(b, sizeof b, json_object_get(x, "end"));
-				printf("%-12s %-12s %-16s %-10s %-10s ", str(x, "id"), str(x, "kind"), rsv_for(x, f, sizeof f),
-				       a, b);
+				printf("%-*s %-12s %-*s %-10s %-10s ", wid, str(x, "id"), str(x, "kind"), wfor,
+				       rsv_for(x, f, sizeof f), a, b);
 				json_array_foreach(json_object_get(x, "nodes"), k, n) /* comma-separated, as --nodes takes them */
 					printf("%s%s", k ? "," : "", json_string_value(n));
 				printf("\n");
 			}
+			if (json_integer_value(more) > 0)
+				printf("\n%lld more of the backend's not listed (scontrol show res lists them all)\n",
+				       (long long)json_integer_value(more));
 		}
 		json_decref(r);
 		return 0;

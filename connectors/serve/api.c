@@ -1729,11 +1729,16 @@ static void h_rsv_create(struct ctx *c)
 	/* at most nrsv names are taken: this ends within nrsv + 1 tries */
 	for (; !named; n++) {
 		snprintf(r->id, sizeof r->id, "rsv-%lld", (long long)n);
-		if (fw_serve_rsv_index(d, r->id) < 0)
+		if (fw_serve_rsv_index(d, r->id) < 0 && !backend_rsv(d, r->id))
 			break;
 	}
 	if (fw_serve_rsv_index(d, r->id) >= 0) {
 		fail(c, 409, "EEXIST", "id", "a reservation \"%s\" exists", r->id);
+		goto out;
+	}
+	if (backend_rsv(d, r->id)) { /* one name, one reservation in GET /v1/reservations/{name} */
+		fail(c, 409, "EEXIST", "id",
+		     "the backend has a reservation \"%s\" of its own (listed read-only): choose another id", r->id);
 		goto out;
 	}
 	if ((rc = check_rsv(d, r, &dg)) != FW_OK) {

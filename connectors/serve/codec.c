@@ -533,10 +533,14 @@ int fw_codec_queue_parse(json_t *o, const char *name_in_path, struct fw_queue_sp
 	}
 	if (!strcmp(q->name, q->parent))
 		return BAD(d, FW_ELOOP, "parent", "a queue cannot be its own parent");
-	for (int i = 0; i < FW_RES_COUNT; i++)
+	for (int i = 0; i < FW_RES_COUNT; i++) {
+		static const char *const key[FW_RES_COUNT] = { "gpu", "cpu", "memory" }; /* get_res's */
+		double scale = i == FW_RES_MEM ? 1 : 1000;
 		if (q->limit.v[i] != FW_UNLIMITED && q->limit.v[i] < q->deserved.v[i])
-			return BAD(d, FW_EINVAL, "limit", "limit.%s is below deserved.%s", fw_res_name(i),
-				   fw_res_name(i));
+			return BAD(d, FW_EINVAL, "limit",
+				   "limit.%s (%g) is below deserved.%s (%g): raise the limit, or lower deserved",
+				   key[i], q->limit.v[i] / scale, key[i], q->deserved.v[i] / scale);
+	}
 	q->priority = (int32_t)prio;
 	q->min_runtime_s = minrt;
 	q->default_runtime_s = defrt;

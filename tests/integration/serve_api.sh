@@ -133,7 +133,8 @@ check "create it again: 409 naming name" [ "$CODE" = 409 -a "$(jfield 'j["error"
 req POST /v1/queues '{"name":"bad","deserved":{"gpu":-1}}'
 check "negative quota: 400 naming deserved.gpu" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = deserved.gpu ]
 req POST /v1/queues '{"name":"bad","deserved":{"gpu":4},"limit":{"gpu":2}}'
-check "limit below quota: 400 naming limit" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = limit ]
+check "limit below quota: 400 naming limit, both values and the fix" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = limit \
+	-a "$(jfield 'j["error"]["message"]')" = "limit.gpu (2) is below deserved.gpu (4): raise the limit, or lower deserved" ]
 req POST /v1/queues '{"name":"bad","parent":"nowhere"}'
 check "unknown parent: 400 naming parent (the core's validation)" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = parent ]
 req POST /v1/queues '{"name":"bad","colour":"red"}'

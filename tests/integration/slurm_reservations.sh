@@ -56,6 +56,9 @@
 #                            job reservation fairway-<job>, both of which
 #                            scontrol shows
 #   serve_get_slurm_reservation  GET /v1/reservations/adm_maint answers it
+#   serve_backend_name_refused  a window POSTed with the id of Slurm's
+#                            adm_soon is 409 (both were listed, and GET by
+#                            that name answered the daemon's alone)
 #   serve_delete_slurm_refused  DELETE /v1/reservations/adm_maint is 409,
 #                            says "scontrol delete reservation=adm_maint",
 #                            and Slurm still has it
@@ -214,6 +217,13 @@ if [ "$code" = 409 ] && grep -q 'scontrol delete reservation=adm_maint' "$T/del.
 	ok serve_delete_slurm_refused
 else
 	bad serve_delete_slurm_refused "DELETE $code $(cat "$T/del.json")"
+fi
+code=$(curl -s -o "$T/dup.json" -w '%{http_code}' -X POST -H "$AUTH" "$API/reservations" \
+	-d "{\"id\": \"adm_soon\", \"kind\": \"maintenance\", \"nodes\": [\"gpu004\"], \"start\": $ws, \"end\": $((ws + 600))}")
+if [ "$code" = 409 ] && grep -q 'the backend has a reservation \\"adm_soon\\" of its own' "$T/dup.json"; then
+	ok serve_backend_name_refused
+else
+	bad serve_backend_name_refused "POST $code $(cat "$T/dup.json")"
 fi
 "$B/tools/fairway" reservations --server "http://127.0.0.1:$PORT" >"$T/cli.txt" 2>&1
 "$B/tools/fairway" reservations --server "http://127.0.0.1:$PORT" --json >"$T/cli.json" 2>&1
