@@ -15,10 +15,13 @@
  *                hold their GPUs, or their reserved nodes, for ever unless
  *                their queue sets a default runtime); a node out of
  *                service now with a known return (fw_node.back_at: a
- *                maintenance window's end) comes back at that time, and
- *                so does a node that leaves later (fw_node.away_at: held
- *                from the cycle's start like a reserved node, domain.c
- *                hold_away, so the clone has it only from its return);
+ *                maintenance window's end) comes back at that time; a
+ *                node that leaves later (fw_node.away_at, domain.c
+ *                hold_away) stays usable in the clone while no
+ *                reservation holds it, and the search keeps a gang off it
+ *                when [t, t + runtime) reaches into its departure
+ *                (keep_away), so the gang may be reserved there before it
+ *                leaves or after its return (back_at, an event too);
  *   3. walk:     release the events in time order (ties: job index) and,
  *                after each distinct time t, try to place the gang on the
  *                clone with the ordinary placement code (place.c); the
