@@ -38,6 +38,19 @@ TEST_NAME=slurm_user_hold
 GPUS=8 SWITCHES=1 lab_up 2
 HELD="fairway: held by its user: not planned until released (scontrol release)"
 
+# still_held NAME JOB: after a few cycles, held (priority 0) with the
+# hold's comment, whatever Slurm's reason (an administrator's hold)
+still_held() {
+	local c
+	sleep 3
+	c=$(squeue -h -j "$2" -o '%Q|%k')
+	if [ "$c" = "0|$HELD" ]; then
+		ok "$1"
+	else
+		bad "$1" "priority|comment '$c' ($(squeue -h -t all -j "$2" -o '%T %r'))"
+	fi
+}
+
 # held_so NAME JOB: held (priority 0, JobHeldUser) with the hold's comment
 held_so() {
 	local c
@@ -94,13 +107,7 @@ started_by_fairway submit_hold_released_runs "$h"
 
 r=$(sbatch --parsable --hold -A team_a --gres=gpu:1 -t 1 -o /dev/null --wrap 'sleep 2')
 scontrol hold "$r"
-sleep 3
-c=$(squeue -h -j "$r" -o '%Q|%k')
-if [ "$c" = "0|$HELD" ]; then
-	ok admin_hold_keeps_users
-else
-	bad admin_hold_keeps_users "priority|comment '$c' ($(squeue -h -t all -j "$r" -o '%T %r'))"
-fi
+still_held admin_hold_keeps_users "$r"
 scontrol release "$r"
 started_by_fairway admin_hold_keeps_users_released_runs "$r"
 
@@ -123,13 +130,7 @@ fi
 
 a=$(sbatch --parsable -A team_a --gres=gpu:1 -t 1 -o /dev/null --wrap 'sleep 2')
 scontrol hold "$a"
-sleep 3
-c=$(squeue -h -j "$a" -o '%Q|%k')
-if [ "$c" = "0|$HELD" ]; then
-	ok admin_hold_honoured
-else
-	bad admin_hold_honoured "priority|comment '$c' ($(squeue -h -t all -j "$a" -o '%T %r'))"
-fi
+still_held admin_hold_honoured "$a"
 scontrol release "$a"
 started_by_fairway admin_release_runs "$a"
 fw_stop
