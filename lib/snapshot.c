@@ -560,6 +560,27 @@ const char *fw_name_problem(const char *name)
 	return NULL;
 }
 
+long fw_utf8_at(const unsigned char *p, size_t avail, int *len)
+{
+	int n = p[0] < 0x80 ? 1 : p[0] >= 0xc2 && p[0] <= 0xdf ? 2 : p[0] >= 0xe0 && p[0] <= 0xef ? 3 :
+		p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : 0;
+	long cp = n == 1 ? p[0] : n == 2 ? p[0] & 0x1f : n == 3 ? p[0] & 0x0f : p[0] & 0x07;
+
+	*len = 1;
+	if (n == 0 || (size_t)n > avail)
+		return -1;
+	for (int i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return -1;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return -1;
+	*len = n;
+	return cp;
+}
+
 int32_t fw_job_tasks(const struct fw_job *j)
 {
 	int32_t n = 0;

@@ -282,21 +282,10 @@ static size_t first_bad_utf8(const struct cfg *c, size_t off)
 	size_t i = 0;
 
 	while (b && i <= off && i < c->len) {
-		unsigned ch = b[i];
-		size_t n = ch < 0x80 ? 1 : ch >= 0xc2 && ch <= 0xdf ? 2 : ch >= 0xe0 && ch <= 0xef ? 3 :
-			   ch >= 0xf0 && ch <= 0xf4 ? 4 : 0;
-		unsigned cp = n == 2 ? ch & 0x1f : n == 3 ? ch & 0x0f : ch & 0x07;
-		if (n == 0 || i + n > c->len)
+		int n;
+		if (fw_utf8_at(b + i, c->len - i, &n) < 0)
 			return i;
-		for (size_t k = 1; k < n; k++) {
-			if ((b[i + k] & 0xc0) != 0x80)
-				return i;
-			cp = cp << 6 | (b[i + k] & 0x3f);
-		}
-		if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-		    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-			return i;
-		i += n;
+		i += (size_t)n;
 	}
 	return c->len;
 }

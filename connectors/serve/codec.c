@@ -97,27 +97,6 @@ static const char *byte_name(unsigned char ch, char *buf, size_t n)
 	}
 }
 
-/* The code point of the UTF-8 sequence at p, its length in *len; -1
- * (length 1) for a byte that starts no well-formed sequence. */
-static long utf8_at(const unsigned char *p, int *len)
-{
-	int n = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 && p[0] < 0xe0 ? 2 : 0;
-	long cp = n == 4 ? p[0] & 0x07 : n == 3 ? p[0] & 0x0f : p[0] & 0x1f;
-
-	*len = 1;
-	if (n == 0 || p[0] > 0xf4)
-		return -1;
-	for (int i = 1; i < n; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return -1;
-		cp = cp << 6 | (p[i] & 0x3f);
-	}
-	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp <= 0xdfff))
-		return -1;
-	*len = n;
-	return cp;
-}
-
 /* What a non-ASCII code point is, when a table line must not hold it:
  * C1 controls (U+0085 among them), line and paragraph separators,
  * spaces other than ASCII's, invisible formatting characters and the
@@ -145,12 +124,13 @@ static const char *odd_char(long cp)
 int fw_codec_text_check(const char *text, const char *field, bool word, struct fw_diag *d)
 {
 	char b[64];
+	const unsigned char *end = (const unsigned char *)text + strlen(text);
 
 	for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
 		const char *what = NULL, *name = b;
 		int len;
 		if (*p >= 0x80) {
-			long cp = utf8_at(p, &len);
+			long cp = fw_utf8_at(p, (size_t)(end - p), &len);
 			if (cp < 0)
 				snprintf(b, sizeof b, "byte 0x%02x, which is not UTF-8", *p);
 			else if ((what = odd_char(cp)))

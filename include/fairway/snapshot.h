@@ -593,6 +593,12 @@ int fw_snapshot_find_level(const struct fw_snapshot *s, const char *name);
  * be empty").  Snapshots themselves may hold any name (the simulator's
  * trace rows do); the adapters that take names from users apply this. */
 const char *fw_name_problem(const char *name);
+/* The code point of the UTF-8 sequence at p (at most avail bytes), its
+ * length in *len; -1 (length 1) for a byte that starts no well-formed
+ * sequence (overlong, a surrogate, past U+10FFFF, cut short).  The one
+ * decoder the readers of text share (the YAML loader's encoding errors,
+ * the daemon's free-text check). */
+long fw_utf8_at(const unsigned char *p, size_t avail, int *len);
 
 /* Totals a job asks for (every task), and for min_member tasks. */
 struct fw_res fw_job_request(const struct fw_job *j);
