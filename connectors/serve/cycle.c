@@ -12,14 +12,16 @@
  *               nodes to release (3d), usage accrued; copies of the
  *               generations;
  *   2. plan     no lock: validate, then one sub-cycle per active queue or
- *               job reservation and per maintenance window still to come
- *               (only its nodes schedulable; pending only its targets, or
- *               for a window the jobs whose runtime ends before it opens),
- *               then the main cycle with those nodes held back and the
- *               sub-cycles' starts counted as running (a window's
- *               sub-cycle adds no reservation, and none is kept for a
- *               job that starts in the cycle: drop_moot_reserves);
- *               every plan passes fw_plan_check before it is used;
+ *               job reservation (only its nodes schedulable; pending only
+ *               its targets, and of those on a node a window to come
+ *               takes, only the ones whose runtime ends before it opens),
+ *               then the main cycle with those nodes held back, the
+ *               sub-cycles' starts counted as running, and the nodes of
+ *               each maintenance window to come leaving when it opens
+ *               (leave_for: fw_node.away_at); no sub-cycle's reservation
+ *               is kept for a job that starts in the cycle
+ *               (drop_moot_reserves); every plan passes fw_plan_check
+ *               before it is used;
  *   3. apply    under the lock: if either generation moved, drop the plan
  *               (stale) and go round again; else, in one store
  *               transaction, the backend applies the actions and every
@@ -33,13 +35,16 @@
  *               holds out (repaired, or their window over);
  *   4. publish  the JSON view the API reads (view.c).
  *
- * Maintenance windows take three forms, by time.  To come: a sub-cycle
- * on the window's nodes starts only jobs that end before it opens, and
- * the main cycle leaves the nodes alone.  Open: the nodes are DRAINING,
- * so the core puts nothing new there and emits a DRAIN decision
- * (DRAIN_FINISH: running jobs finish) that the backend applies like any
- * other drain, with a text naming the window (the backend's drain reason,
- * Slurm "fairway: drain: maintenance window <id> (<reason>); ...").
+ * Maintenance windows take three forms, by time.  To come: the window's
+ * nodes leave when it opens and are back when it ends (away_at, back_at),
+ * so the main cycle, in its own order, puts there only jobs planned to
+ * end before it opens, may reserve them for a blocked gang from the
+ * window's end, and counts on them in estimates from then.  Open: the
+ * nodes are DRAINING, so the core puts nothing new there and emits a
+ * DRAIN decision (DRAIN_FINISH: running jobs finish) that the backend
+ * applies like any other drain, with a text naming the window (the
+ * backend's drain reason, Slurm "fairway: drain: maintenance window <id>
+ * (<reason>); ...").
  * Over, or deleted: nothing marks the nodes, the backend still holds them
  * out, and release() returns them.  A node that is also reported
  * unhealthy stays UNHEALTHY throughout and is never released for the
@@ -569,6 +574,32 @@ static void mark_nodes(struct fw_snapshot *s, const struct fw_reservation *r)
 	}
 }
 
+/* A maintenance window to come (r): each of its nodes in service leaves
+ * when r opens and is back when r ends (fw_node.away_at, back_at), so the
+ * main cycle puts there only work planned to end before r opens, and
+ * counts on the node from r's end in reservations and estimates.  The
+ * core knows one departure a node: of two windows, the node leaves at the
+ * first to open and is back when the last ends.  A node out of service
+ * now (held by an active reservation, unhealthy, draining, down) is back
+ * no earlier than r's end. */
+static void leave_for(struct fw_snapshot *s, const struct fw_reservation *r)
+{
+	for (int32_t k = 0; k < r->nnodes; k++) {
+		int n = fw_snapshot_find_node(s, r->nodes[k]);
+		if (n < 0)
+			continue;
+		struct fw_node *x = &s->nodes[n];
+		if (!x->schedulable || x->health == FW_HEALTH_UNHEALTHY || x->health == FW_HEALTH_DRAINING) {
+			back_at(x, false, r->end);
+			continue;
+		}
+		if (!x->away_at || r->start < x->away_at)
+			x->away_at = r->start;
+		if (r->end > x->back_at)
+			x->back_at = r->end;
+	}
+}
+
 static bool rsv_targets(const struct fw_snapshot *s, const struct fw_job *j, const struct fw_reservation *r)
 {
 	if (r->kind == FW_RSV_MAINTENANCE) /* a window to come: done before it */
@@ -595,19 +626,6 @@ static bool share_node(const struct fw_reservation *a, const struct fw_reservati
 		if (holds(b, a->nodes[k]))
 			return true;
 	return false;
-}
-
-/* Node n may take work in r's sub-cycle: it is r's, and, for a window to
- * come, not held by an active queue/job reservation (those come first). */
-static bool rsv_node(const struct fw_reservation *r, const struct fw_reservation *all, int32_t nall,
-		     const char *node)
-{
-	if (!holds(r, node))
-		return false;
-	for (int32_t i = 0; r->kind == FW_RSV_MAINTENANCE && i < nall; i++)
-		if (all[i].kind != FW_RSV_MAINTENANCE && holds(&all[i], node))
-			return false;
-	return true;
 }
 
 /* Job j may start in r's sub-cycle: r targets it, and for a queue/job
@@ -648,7 +666,7 @@ static struct fw_snapshot *rsv_snapshot(const struct fw_snapshot *s, const struc
 	c->topology = s->topology;
 	for (int32_t i = 0; ok && i < s->nnodes; i++) {
 		struct fw_node n = s->nodes[i];
-		n.schedulable = n.schedulable && rsv_node(r, all, nall, n.name);
+		n.schedulable = n.schedulable && holds(r, n.name);
 		n.back_at = 0; /* the sub-cycle plans on its own nodes, now */
 		if (n.health == FW_HEALTH_UNHEALTHY || n.health == FW_HEALTH_DRAINING) { /* the main cycle drains it */
 			n.health = FW_HEALTH_HEALTHY;
@@ -736,16 +754,12 @@ static void window_why(struct fw_backend_action *a, const struct fw_reservation 
 		 a->b == 1 ? "" : "s");
 }
 
-/* p's decisions as backend actions; a window's sub-cycle (window) adds
- * no reservation: its clock does not know that the window opens, and the
- * main cycle, which does not see the window's nodes, plans the job again. */
+/* p's decisions as backend actions. */
 static int add_actions(struct actlist *l, const struct fw_snapshot *s, const struct fw_plan *p,
-		       const struct taken *t, bool window)
+		       const struct taken *t)
 {
 	for (int32_t i = 0; i < p->ndecisions; i++) {
 		const struct fw_decision *dc = &p->decisions[i];
-		if (window && dc->kind == FW_DECIDE_RESERVE)
-			continue;
 		struct fw_backend_action *a = fw_serve_grow(&l->a, &l->n, &l->cap, sizeof *a);
 		struct fw_backend_placement *pl = calloc((size_t)dc->alloc_count + 1, sizeof *pl);
 		if (!a || !pl) {
@@ -853,24 +867,29 @@ static int plan(struct fw_serve *d, struct taken *t, struct fw_arena *ar, struct
 		return rc;
 	}
 	for (int32_t i = 0; i < t->nrsv; i++) {
+		if (t->rsv[i].kind == FW_RSV_MAINTENANCE)
+			continue; /* a window to come: leave_for, in the main cycle */
 		struct fw_snapshot *rs = rsv_snapshot(t->s, &t->rsv[i], t->rsv, t->nrsv);
 		struct fw_plan *rp = NULL;
 		if (!rs)
 			return FW_ENOMEM;
 		rc = plan_one(d, rs, ar, &rp, err, errn);
 		if (rc == FW_OK)
-			rc = add_actions(acts, rs, rp, t, t->rsv[i].kind == FW_RSV_MAINTENANCE);
+			rc = add_actions(acts, rs, rp, t);
 		if (rc == FW_OK)
 			rc = absorb_starts(t->s, rs, rp);
 		fw_snapshot_free(rs);
 		if (rc)
 			return rc;
 	}
-	for (int32_t i = 0; i < t->nrsv; i++)
-		mark_nodes(t->s, &t->rsv[i]);
+	for (int32_t i = 0; i < t->nrsv; i++) /* active reservations first: t->rsv's order */
+		if (t->rsv[i].kind == FW_RSV_MAINTENANCE)
+			leave_for(t->s, &t->rsv[i]);
+		else
+			mark_nodes(t->s, &t->rsv[i]);
 	if ((rc = plan_one(d, t->s, ar, mainp, err, errn)))
 		return rc;
-	if ((rc = add_actions(acts, t->s, *mainp, t, false)) == FW_OK)
+	if ((rc = add_actions(acts, t->s, *mainp, t)) == FW_OK)
 		drop_moot_reserves(acts);
 	return rc;
 }

@@ -346,6 +346,13 @@ ri=$(jfield 'j["state"]')
 req GET /v1/jobs/fits-before
 check "before a window: a job that ends before it starts there, one that would run into it waits" \
 	[ "$ri" = pending -a "$(jfield 'j["state"], j.get("nodes")')" = "running ['a100-0']" ]
+node_is "a window to come: its node is in service, leaves when the window opens and is back when it ends" a100-0 \
+	"j['schedulable'] and j['leavesAt'] == $((now + 300)) and j['backAt'] == $((now + 900))"
+req GET /v1/jobs/runs-into
+check "... the job that would run into it is expected from the window's end, not before" \
+	[ "$(jfield 'j.get("expectedStart", 0) >= '$((now + 900)))" = True ]
+"$FW" nodes list --server "http://127.0.0.1:$PORT" >"$T/nodes-leaving" 2>&1
+check "... fairway nodes: the node leaves in 5m (or 4m59s)" grep -Eq "^a100-0 .* leaves in (5m|4m5[0-9]s) " "$T/nodes-leaving"
 req DELETE /v1/jobs/fits-before
 req POST /v1/reservations "{\"kind\":\"queue\",\"queue\":\"product\",\"nodes\":[\"a100-0\"],\"start\":$((now - 1)),\"end\":$((now + 200))}"
 check "a queue reservation before the window on the same node: 201" [ "$CODE" = 201 ]
