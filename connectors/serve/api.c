@@ -1563,6 +1563,27 @@ static int check_health(const struct fw_health_report *h, struct fw_diag *dg)
 	return FW_OK;
 }
 
+/* The GPUs of the node named name, or -1 when the daemon knows none: the
+ * config's nodes, else the backend's as the last cycle saw them (a Slurm
+ * backend's nodes need no `nodes:` list in the config). */
+static int node_gpus(struct fw_serve *d, const char *name)
+{
+	int i = fw_serve_node_index(d, name), gpus = -1;
+	json_t *v, *n;
+	size_t k;
+
+	if (i >= 0)
+		return d->fleet->nodes[i].gpu_count;
+	v = view_ref(d);
+	json_array_foreach(json_object_get(v, "nodes"), k, n)
+		if (!strcmp(json_string_value(json_object_get(n, "name")), name))
+			gpus = (int)json_integer_value(json_object_get(n, "gpus"));
+	json_decref(v);
+	return gpus;
+}
+
+#define FW_NO_NODE_HINT "`fairway nodes` lists the nodes the daemon knows"
+
 static void h_node_health(struct ctx *c)
 {
 	struct fw_serve *d = c->d;
@@ -1572,13 +1593,12 @@ static void h_node_health(struct ctx *c)
 
 	memset(&h, 0, sizeof h);
 	memset(&dg, 0, sizeof dg);
-	if (fw_serve_node_index(d, c->name) < 0)
-		return fail(c, 404, "ENOENT", "node", "no node named \"%s\"", c->name);
+	if ((gpus = node_gpus(d, c->name)) < 0)
+		return fail(c, 404, "ENOENT", "node", "no node named \"%s\"; " FW_NO_NODE_HINT, c->name);
 	if (!need_body(c))
 		return;
 	snprintf(h.node, sizeof h.node, "%.*s", (int)sizeof h.node - 1, c->name); /* a name: it fits */
 	h.at = h.received = fw_serve_now();
-	gpus = d->fleet->nodes[fw_serve_node_index(d, c->name)].gpu_count;
 	if ((rc = fw_codec_health_parse_node(c->body, gpus, &h, &dg)) != FW_OK ||
 	    (rc = fw_codec_text_check(h.reason, "reason", false, &dg)) != FW_OK || (rc = check_health(&h, &dg)) != FW_OK)
 		return fail_diag(c, rc, &dg);
@@ -1687,8 +1707,9 @@ static int check_rsv(struct fw_serve *d, const struct fw_reservation *r, struct 
 		return fw_diag_set(dg, FW_EINVAL, "", 0, 0, "queue", "no queue named \"%s\"", r->queue);
 	for (int32_t k = 0; k < r->nnodes; k++) {
 		snprintf(f, sizeof f, "nodes[%d]", k);
-		if (fw_serve_node_index(d, r->nodes[k]) < 0)
-			return fw_diag_set(dg, FW_EINVAL, "", 0, 0, f, "no node named \"%s\"", r->nodes[k]);
+		if (node_gpus(d, r->nodes[k]) < 0)
+			return fw_diag_set(dg, FW_EINVAL, "", 0, 0, f, "no node named \"%s\"; " FW_NO_NODE_HINT,
+					   r->nodes[k]);
 		for (int32_t m = 0; m < k; m++)
 			if (!strcmp(r->nodes[m], r->nodes[k]))
 				return fw_diag_set(dg, FW_EINVAL, "", 0, 0, f, "node %s is listed twice (also nodes[%d])",

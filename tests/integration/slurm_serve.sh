@@ -36,7 +36,11 @@
 #   serve_window_reservation   a maintenance window POSTed to
 #                              /v1/reservations becomes the Slurm reservation
 #                              fairway-maint-<id> (scontrol show res: its
-#                              nodes, start, end, flags MAINT,IGNORE_JOBS)
+#                              nodes, start, end, flags MAINT,IGNORE_JOBS),
+#                              on a node Slurm has and the config does not
+#   serve_backend_nodes_named  the API takes a health report for that node
+#                              (200), and one for a node nobody has is a
+#                              404 that says where to look
 #   serve_window_open_drains   a window open from now: its idle node is
 #                              drained in Slurm with the window named
 #                              (Reason=fairway: drain: maintenance window
@@ -75,8 +79,8 @@ SPID=
 
 {
 	sed -n '/^scheduler/,$p' "$SRC/tests/slurm/fairway.yaml"
-	echo "nodes:"
-	for i in $(seq 16); do
+	echo "nodes:" # gpu016 left out: the API knows Slurm's nodes, not only the config's
+	for i in $(seq 15); do
 		printf '  - {name: gpu%03d, gpus: 8, gpuModel: h100, cpu: 64, memory: 500Gi, topology: {switch: s%d}}\n' \
 			"$i" $(((i - 1) / 8 + 1))
 	done
@@ -283,6 +287,17 @@ if [ "$code" = 201 ] && grep -q "$want" <<<"$res" && grep -q 'Flags=MAINT,IGNORE
 	ok serve_window_reservation
 else
 	bad serve_window_reservation "POST $code $(cat "$T/win.out"); res '$res'; $(tail -3 "$T/serve.log")"
+fi
+# gpu016 is Slurm's, not in the config's nodes: the window above took it,
+# and so does a health report
+code=$(curl -s -o "$T/h16.out" -w '%{http_code}' -X POST -H "Authorization: Bearer $(cat "$T/state/token")" \
+	-d '{"healthy": true, "reason": "ok"}' "http://127.0.0.1:$PORT/v1/nodes/gpu016/health")
+code2=$(curl -s -o "$T/h17.out" -w '%{http_code}' -X POST -H "Authorization: Bearer $(cat "$T/state/token")" \
+	-d '{"healthy": true}' "http://127.0.0.1:$PORT/v1/nodes/gpu017/health")
+if [ "$code" = 200 ] && [ "$code2" = 404 ] && grep -qF '`fairway nodes` lists the nodes' "$T/h17.out"; then
+	ok serve_backend_nodes_named
+else
+	bad serve_backend_nodes_named "gpu016: $code $(cat "$T/h16.out"); gpu017: $code2 $(cat "$T/h17.out")"
 fi
 
 # A window open from now: the first cycle that sees it drains its idle
