@@ -139,6 +139,12 @@ req POST /v1/queues '{"name":"bad","parent":"nowhere"}'
 check "unknown parent: 400 naming parent (the core's validation)" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = parent ]
 req POST /v1/queues '{"name":"bad","colour":"red"}'
 check "unknown field: 400 naming it" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = colour ]
+check "... the message names it and lists a queue's valid fields" [ "$(jfield 'j["error"]["message"]')" = \
+	'unknown field "colour"; the valid fields are name, parent, priority, deserved, limit, overQuotaWeight, minRuntime, defaultRuntime, maxRuntime, defaultCheckpointInterval, usage, usageAt, preemptible, gpuModelLimits, gpuModelDeserved, gpuHourBudget, usageGpuHours' ]
+req POST /v1/queues '{"name":"bad","deserved":{"gpus":2}}'
+check "a typo in a nested member: 400 naming deserved.gpus, the nearest field and deserved's" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], j["error"]["message"]')" = \
+	'deserved.gpus unknown field "gpus" (did you mean "gpu"?); the valid fields of deserved are gpu, cpu, memory' ]
 req POST /v1/queues '{"name":"bad",'
 check "broken JSON: 400 naming body" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = body ]
 req PUT /v1/queues/research '{"parent":"team-a"}'
@@ -162,12 +168,22 @@ req PATCH /v1/queues/team-a '{"limit":{"gpu":4}}'
 check "PATCH a limit below the quota: 400 naming limit" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = limit ]
 req PATCH /v1/queues/team-a '{"colour":"red"}'
 check "PATCH with an unknown field: 400 naming it" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = colour ]
+req PATCH /v1/queues/team-a '{"maxRunTime":60}'
+check "PATCH maxRunTime: 400, did you mean maxRuntime" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = maxRunTime ] &&
+	check "... (the message)" grep -q '^unknown field "maxRunTime" (did you mean "maxRuntime"?); the valid fields are name, ' <<<"$(jfield 'j["error"]["message"]')"
 req GET /v1/queues/team-a
 check "... the refused patches changed nothing" [ "$(jfield 'j.get("parent"), j["deserved"]["gpu"], j["limit"]["gpu"]')" = "research 16.0 None" ]
 req PATCH /v1/queues/no-such-queue '{"priority":1}'
 check "PATCH an unknown queue: 404 naming name" [ "$CODE" = 404 -a "$(jfield 'j["error"]["field"]')" = name ]
 
 # --- jobs --------------------------------------------------------------------------
+req POST /v1/jobs '{"queue":"team-a","tasks":[{"gpu":1}]}'
+check "a job's task with gpu for gpus: 400 naming tasks[0].gpu, the nearest field and a task's" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], j["error"]["message"]')" = \
+	'tasks[0].gpu unknown field "gpu" (did you mean "gpus"?); the valid fields of tasks[0] are count, gpus, gpuFraction, cpu, memory, gpuModel, nodeSelector, slice' ]
+req POST /v1/jobs '{"queue":"team-a","colour":"red","tasks":[{"gpus":1}]}'
+check "a job with an unknown field: 400, the message lists a job's fields" [ "$CODE" = 400 -a "$(jfield 'j["error"]["message"]')" = \
+	'unknown field "colour"; the valid fields are name, queue, user, priority, preemptible, spread, runtime, minMember, requiredLevel, preferredLevel, tasks, exitCode, checkpointInterval, maxRuntime, nodeSelector' ]
 req POST /v1/jobs '{"queue":"research","tasks":[{"gpus":1}]}'
 check "submit to an inner queue: 400 naming queue" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = queue ]
 req POST /v1/jobs '{"queue":"team-a","tasks":[{"gpus":1}],"minMember":2}'
