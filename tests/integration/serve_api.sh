@@ -265,7 +265,17 @@ req DELETE /v1/jobs/huge
 req DELETE "/v1/jobs/$auto"
 check "cancel a job: 200" [ "$CODE" = 200 ]
 req DELETE "/v1/jobs/$auto"
-check "cancel it again: 409" [ "$CODE" = 409 ]
+check "cancel it again: 409 EENDED (not EEXIST), naming the job" \
+	[ "$CODE" = 409 -a "$(jfield 'j["error"]["code"], j["error"]["field"]')" = "EENDED name" ] &&
+	check "... saying how and when it ended and that nothing was done" \
+	grep -Eq "^job \"$auto\" has already ended \(cancelled at 20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z\): there is nothing to cancel \(GET /v1/jobs/$auto says how it ended\)\$" \
+	<<<"$(jfield 'j["error"]["message"]')"
+msg=$(jfield 'j["error"]["message"]')
+req GET "/v1/jobs/$auto"
+check "... and the job is as it was: cancelled, at the time the refusal gave" python3 -c 'import json, sys, time
+j = json.loads(sys.argv[1])
+sys.exit(not (j["state"] == "cancelled" and time.strftime("(cancelled at %Y-%m-%dT%H:%M:%SZ)", time.gmtime(j["endTime"])) in sys.argv[2]))' \
+	"$BODY" "$msg"
 req DELETE /v1/jobs/no-such-job
 check "cancel an unknown job: 404" [ "$CODE" = 404 ]
 req DELETE /v1/queues/team-a
@@ -963,6 +973,10 @@ check "fairway jobs cancel cx1 no-such-job cx2: both cancelled, the missing one 
 	bash -c "[ $rc = 2 ] && [ \"\$(cat '$T/cx')\" = \"\$(printf 'cx1: cancelled\ncx2: cancelled')\" ] && grep -q 'no job named \"no-such-job\"' '$T/cx.err'"
 req GET /v1/jobs/cx2
 check "... and cx2 is cancelled in the daemon" [ "$(jfield 'j["state"]')" = cancelled ]
+rc=0
+"$FW" jobs cancel cx1 "${C[@]}" >"$T/cx" 2>"$T/cx.err" || rc=$?
+check "fairway jobs cancel of a cancelled job: exit 2, nothing on stdout, the daemon's words on stderr" \
+	bash -c "[ $rc = 2 ] && [ ! -s '$T/cx' ] && grep -q '^fairway jobs: error: 409: field name: job \"cx1\" has already ended (cancelled at .*Z): there is nothing to cancel' '$T/cx.err'"
 "$FW" decisions --kind begin "${C[@]}" >"$T/decbad" 2>&1
 check "fairway decisions --kind begin: refused naming kind" grep -q "field kind: must be start, evict, reserve, drain or requeue" "$T/decbad"
 "$FW" nodes "${C[@]}" >"$T/n" 2>&1
@@ -1027,6 +1041,9 @@ req GET /v1/jobs/cli-job
 check "restart: the submitted job is back" [ "$CODE" = 200 ]
 req GET /v1/jobs/short
 check "restart: the finished job is still done" [ "$(jfield 'j["state"]')" = done ]
+req DELETE /v1/jobs/short
+check "cancel a done job: 409 EENDED saying it is done" [ "$CODE" = 409 -a "$(jfield 'j["error"]["code"]')" = EENDED ] &&
+	check "... (the message)" grep -q '^job "short" has already ended (done at .*Z): there is nothing to cancel' <<<"$(jfield 'j["error"]["message"]')"
 req GET /v1/health
 check "the store is at schema version 4" [ "$(jfield 'j["schemaVersion"]')" = 4 ]
 stop_daemon
@@ -1682,7 +1699,8 @@ check "fairway jobs list --state timeout shows it, reason time_limit" \
 check "fairway jobs why: state timeout, why it ended: the queue's run-time limit" bash -c \
 	"grep -q '^state: timeout$' '$T/why' && grep -q '^why it ended: ended: it has run [0-9]* s and the run-time limit (maxRuntime) of its queue \"capped\" is 2 s' '$T/why'"
 req DELETE /v1/jobs/capped-long
-check "cancel it: 409, it has ended" [ "$CODE" = 409 ]
+check "cancel it: 409 EENDED, it has ended (timeout)" [ "$CODE" = 409 -a "$(jfield 'j["error"]["code"]')" = EENDED ] &&
+	check "... (the message)" grep -q '^job "capped-long" has already ended (timeout at ' <<<"$(jfield 'j["error"]["message"]')"
 check "/metrics: fairway_jobs_timed_out_total 1" [ "$(metric fairway_jobs_timed_out_total)" = 1 ]
 check "/metrics: ... not an eviction (fairway_evictions_total 0)" [ "$(metric fairway_evictions_total)" = 0 ]
 check "/metrics: fairway_queue_max_runtime_seconds for capped only" bash -c \
