@@ -1019,7 +1019,11 @@ else
 	ok "SIGTERM stops the daemon cleanly (no sanitizer report)"
 fi
 check "the stopped daemon leaves its lock file (with its PID)" [ -f "$S/lock" ]
+n0=$(wc -l <"$T/daemon.log")
 start_daemon "$S" "$PORT" || bad "daemon restarts"
+check "restart: one warning that the store's queues are not the config's, naming the API's queue persist" \
+	bash -c "[ \"\$(tail -n +$((n0 + 1)) '$T/daemon.log' | grep -c 'warning:')\" = 1 ] &&
+		tail -n +$((n0 + 1)) '$T/daemon.log' | grep 'warning:' | grep -q 'queue \"persist\" is in the store, not the config.*the store wins'"
 check "... which does not block the next daemon, which takes it" [ "$(cat "$S/lock")" = "$DPID" ]
 req GET /v1/queues/persist
 check "restart: a queue created by API is back" [ "$CODE" = 200 ]
@@ -2145,6 +2149,43 @@ check "... /metrics counts it (fairway_log_rows_trimmed_total, table decisions)"
 req GET /v1/jobs/logged
 check "... the job itself stays (that is min-job-age's to forget), with no decisions left" \
 	[ "$CODE" = 200 -a "$(jfield 'j["state"], j["decisions"]')" = "done []" ]
+stop_daemon
+
+# --- a restart on a config whose queues or jobs the store overrides: one warning line ----------
+# warnings_since N: the warning lines of the daemon log past its first N lines
+warnings_since() { tail -n +$(($1 + 1)) "$T/daemon.log" | grep 'fairway serve: warning:'; }
+n0=$(wc -l <"$T/daemon.log")
+fleet_daemon drift state-drift <<'EOF2'
+now: 0
+nodes:
+  - {name: d0, gpus: 8, cpu: 64, memory: 512Gi}
+queues:
+  - {name: a, resources: {gpu: {quota: 4}}}
+  - {name: b, resources: {gpu: {quota: 4}}}
+jobs:
+  - {name: seeded, queue: a, submitTime: 0, tasks: [{gpus: 1}]}
+EOF2
+job_is "config drift: the first start seeds the config's job" seeded 'j["state"] in ("pending", "running")'
+stop_daemon
+check "config drift: a first start warns of nothing" [ -z "$(warnings_since "$n0")" ]
+n0=$(wc -l <"$T/daemon.log")
+start_daemon "$S" "$PORT" --config "$T/drift.yaml" || bad "daemon restarts on drift.yaml"
+stop_daemon
+check "config drift: a restart on the same config warns of nothing" [ -z "$(warnings_since "$n0")" ]
+sed -e 's/{name: a, resources: {gpu: {quota: 4}}}/{name: a, resources: {gpu: {quota: 6}}}/' \
+	-e 's/^jobs:/  - {name: c, resources: {gpu: {quota: 2}}}\njobs:/' "$T/drift.yaml" >"$T/drift2.yaml"
+echo '  - {name: late, queue: b, submitTime: 0, tasks: [{gpus: 1}]}' >>"$T/drift2.yaml"
+n0=$(wc -l <"$T/daemon.log")
+start_daemon "$S" "$PORT" --config "$T/drift2.yaml" || bad "daemon restarts on drift2.yaml"
+warnings_since "$n0" >"$T/drift.warn"
+check "config drift: a restart on a changed config warns once, naming each difference, and that the store wins" \
+	[ "$(cat "$T/drift.warn")" = "fairway serve: warning: the queues and jobs of $T/drift2.yaml differ from the store's: queue \"a\" has other deserved in the config; queue \"c\" is in the config, not the store; job \"late\" is in the config, not the store; the store wins (the config seeds queues and jobs only at the first start, then supplies only the fleet): change queues with the API (PUT or PATCH /v1/queues/NAME, fairway queues set) and submit jobs with POST /v1/jobs (fairway jobs submit)" ]
+req GET /v1/queues/a
+check "... and the store did win: a keeps deserved.gpu 4" [ "$(jfield 'j["deserved"]["gpu"]')" = 4.0 ]
+req GET /v1/queues/c
+check "... no queue c" [ "$CODE" = 404 ]
+req GET /v1/jobs/late
+check "... no job late" [ "$CODE" = 404 ]
 stop_daemon
 
 if grep -E 'ERROR: AddressSanitizer|runtime error|LeakSanitizer' "$T/daemon.log"; then
