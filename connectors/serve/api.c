@@ -1417,6 +1417,27 @@ static void h_job_get(struct ctx *c)
 	reply(c, 200, j);
 }
 
+/* A cancel the backend refused: no such job (404 ENOENT), or a job that
+ * has already ended (409 EENDED, not the backend's FW_EEXIST, whose
+ * "already exists" would mislead: how and when it ended, and that
+ * nothing was done). */
+static void cancel_refused(struct ctx *c, int rc)
+{
+	json_t *j = rc == FW_EEXIST ? job_lookup(c->d, c->name) : NULL, *end = json_object_get(j, "endTime");
+	const char *state = json_string_value(json_object_get(j, "state"));
+	char when[48] = "";
+	struct tm tm;
+
+	if (rc == FW_ENOENT)
+		return fail(c, 404, "ENOENT", "name", "no job named \"%s\"", c->name);
+	if (json_is_integer(end) && gmtime_r(&(time_t){ (time_t)json_integer_value(end) }, &tm))
+		strftime(when, sizeof when, " at %Y-%m-%dT%H:%M:%SZ", &tm);
+	fail(c, 409, "EENDED", "name",
+	     "job \"%s\" has already ended (%s%s): there is nothing to cancel (GET /v1/jobs/%s says how it ended)",
+	     c->name, state ? state : "ended", when, c->name);
+	json_decref(j);
+}
+
 static void h_job_cancel(struct ctx *c)
 {
 	struct fw_serve *d = c->d;
@@ -1431,8 +1452,7 @@ static void h_job_cancel(struct ctx *c)
 	rc = d->bops->cancel(d->be, c->name, fw_serve_now());
 	if (rc == FW_ENOENT || rc == FW_EEXIST) {
 		fw_store_rollback(d->store);
-		return fail(c, status_of(rc), fw_err_name(rc), "name",
-			    rc == FW_ENOENT ? "no job named \"%s\"" : "job \"%s\" has already ended", c->name);
+		return cancel_refused(c, rc);
 	}
 	if (!commit_or_fail(c, rc))
 		return;

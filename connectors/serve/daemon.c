@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@
 #include <unistd.h>
 
 #include "fwconfig.h"
+#include "local.h"
 #include "serve_int.h"
 
 void *fw_serve_cycle_thread(void *arg); /* cycle.c */
@@ -362,9 +364,38 @@ static int seed_model_table(const struct fw_snapshot *f, const struct fw_model_l
 	return FW_OK;
 }
 
-/* First start: the config's queues become the store's.  A queue with more
- * GPU model limits or deserved GPUs of a model than the API keeps is
- * refused, naming it (err). */
+/* Config queue i as the API's spec, usage aside: what the first start
+ * stores.  A queue with more GPU model limits or deserved GPUs of a
+ * model than the API keeps is refused, naming it (err). */
+static int queue_of_config(const struct fw_snapshot *f, int32_t i, struct fw_queue_spec *q, char *err, size_t errn)
+{
+	const struct fw_queue *fq = &f->queues[i];
+	int rc;
+
+	memset(q, 0, sizeof *q);
+	snprintf(q->name, sizeof q->name, "%s", fq->name);
+	if (fq->parent >= 0)
+		snprintf(q->parent, sizeof q->parent, "%s", f->queues[fq->parent].name);
+	q->priority = fq->priority;
+	q->deserved = fq->deserved;
+	q->limit = fq->limit;
+	for (int r = 0; r < FW_RES_COUNT; r++)
+		q->weight[r] = fq->over_quota_weight[r];
+	q->min_runtime_s = fq->min_runtime_s;
+	q->default_runtime_s = fq->default_runtime_s;
+	q->max_runtime_s = fq->max_runtime_s;
+	q->default_checkpoint_s = fq->default_checkpoint_s;
+	q->gpu_hour_budget = fq->gpu_hour_budget;
+	q->nonpreemptible = fq->nonpreemptible;
+	if ((rc = seed_model_table(f, f->model_limits, f->nmodel_limits, i, "gpuModelLimits", FW_API_MODEL_LIMITS,
+				   q->model_limits, &q->nmodel_limits, err, errn)))
+		return rc;
+	return seed_model_table(f, f->model_deserved, f->nmodel_deserved, i, "gpuModelDeserved",
+				FW_API_MODEL_DESERVED, q->model_deserved, &q->nmodel_deserved, err, errn);
+}
+
+/* First start: the config's queues become the store's (queue_of_config),
+ * each with its usage decayed to now. */
 static int seed_queues(struct fw_serve *d, char *err, size_t errn)
 {
 	const struct fw_snapshot *f = d->fleet;
@@ -375,24 +406,7 @@ static int seed_queues(struct fw_serve *d, char *err, size_t errn)
 		struct fw_queue_spec *q = fw_serve_grow(&d->queues, &d->nqueues, &d->capq, sizeof *q);
 		if (!q)
 			return FW_ENOMEM;
-		snprintf(q->name, sizeof q->name, "%s", fq->name);
-		if (fq->parent >= 0)
-			snprintf(q->parent, sizeof q->parent, "%s", f->queues[fq->parent].name);
-		q->priority = fq->priority;
-		q->deserved = fq->deserved;
-		q->limit = fq->limit;
-		for (int r = 0; r < FW_RES_COUNT; r++)
-			q->weight[r] = fq->over_quota_weight[r];
-		q->min_runtime_s = fq->min_runtime_s;
-		q->default_runtime_s = fq->default_runtime_s;
-		q->max_runtime_s = fq->max_runtime_s;
-		q->default_checkpoint_s = fq->default_checkpoint_s;
-		q->gpu_hour_budget = fq->gpu_hour_budget;
-		q->nonpreemptible = fq->nonpreemptible;
-		if ((rc = seed_model_table(f, f->model_limits, f->nmodel_limits, i, "gpuModelLimits", FW_API_MODEL_LIMITS,
-					   q->model_limits, &q->nmodel_limits, err, errn)) ||
-		    (rc = seed_model_table(f, f->model_deserved, f->nmodel_deserved, i, "gpuModelDeserved",
-					   FW_API_MODEL_DESERVED, q->model_deserved, &q->nmodel_deserved, err, errn)))
+		if ((rc = queue_of_config(f, i, q, err, errn)))
 			return rc;
 		q->usage = fw_usage_decay(fq->usage, fq->usage_at, f->now, f->config.usage_half_life_s); /* as users' */
 		q->usage_at = fw_serve_now();
@@ -426,7 +440,8 @@ static int restore_model(struct fw_serve *d, char *err, size_t errn)
 
 	/* "seeded" rather than "created": a first start that failed after
 	 * creating the database must still seed on the next one. */
-	if (!fw_store_meta_get(d->store, "seeded", 0)) {
+	d->restored = fw_store_meta_get(d->store, "seeded", 0) != 0;
+	if (!d->restored) {
 		*err = '\0';
 		if ((rc = fw_store_begin(d->store)) || (rc = seed_queues(d, err, errn)) ||
 		    (rc = fw_store_commit(d->store))) {
@@ -451,6 +466,130 @@ static int restore_model(struct fw_serve *d, char *err, size_t errn)
 	d->next_job = fw_store_meta_get(d->store, "next_job", 1);
 	d->next_rsv = fw_store_meta_get(d->store, "next_rsv", 1);
 	return FW_OK;
+}
+
+/* --- config drift ------------------------------------------------------------ */
+/* A line of items "a; b; c" in n bytes, the items past the room counted
+ * ("; and 3 more"). */
+struct drift {
+	char *buf;
+	size_t n, len;
+	int count, shown;
+};
+
+static void drift_add(struct drift *dr, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void drift_add(struct drift *dr, const char *fmt, ...)
+{
+	char item[384];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(item, sizeof item, fmt, ap);
+	va_end(ap);
+	/* once one is left out, the rest are too: "and N more" are the last */
+	if (dr->count++ > dr->shown || dr->len + strlen(item) + 2 + 24 >= dr->n) /* room for "; and N more" */
+		return;
+	dr->len += (size_t)snprintf(dr->buf + dr->len, dr->n - dr->len, "%s%s", dr->shown ? "; " : "", item);
+	dr->shown++;
+}
+
+static void drift_end(struct drift *dr)
+{
+	if (dr->count > dr->shown)
+		snprintf(dr->buf + dr->len, dr->n - dr->len, "%sand %d more", dr->shown ? "; " : "",
+			 dr->count - dr->shown);
+}
+
+/* The members (the API's names, usage aside) in which the config's
+ * queue c and the store's s differ, "a, b", into out. */
+static void queue_members_differ(const struct fw_queue_spec *c, const struct fw_queue_spec *s, char *out,
+				 size_t n)
+{
+	json_t *a = fw_codec_queue_dump(c), *b = fw_codec_queue_dump(s), *x;
+	const char *k;
+	size_t len = 0;
+
+	*out = '\0';
+	for (int pass = 0; pass < 2; pass++)
+		json_object_foreach(pass ? b : a, k, x) {
+			if (!strcmp(k, "usage") || !strcmp(k, "usageAt") || (pass && json_object_get(a, k)) ||
+			    json_equal(x, json_object_get(pass ? a : b, k)) || len >= n)
+				continue;
+			len += (size_t)snprintf(out + len, n - len, "%s%s", len ? ", " : "", k);
+		}
+	json_decref(a);
+	json_decref(b);
+}
+
+static bool config_has_queue(const struct fw_snapshot *f, const char *name)
+{
+	for (int32_t i = 0; i < f->nqueues; i++)
+		if (!strcmp(f->queues[i].name, name))
+			return true;
+	return false;
+}
+
+static void queues_drift(struct fw_serve *d, struct drift *dr)
+{
+	const struct fw_snapshot *f = d->fleet;
+	struct fw_queue_spec q;
+	char err[256], what[256];
+
+	for (int32_t i = 0; i < f->nqueues; i++) {
+		int at = fw_serve_queue_index(d, f->queues[i].name);
+		if (at < 0) {
+			drift_add(dr, "queue \"%s\" is in the config, not the store", f->queues[i].name);
+			continue;
+		}
+		if (queue_of_config(f, i, &q, err, sizeof err) != FW_OK)
+			continue; /* more model limits than the store keeps: the first start refused it */
+		queue_members_differ(&q, &d->queues[at], what, sizeof what);
+		if (*what)
+			drift_add(dr, "queue \"%s\" has other %s in the config", q.name, what);
+	}
+	for (int32_t i = 0; i < d->nqueues; i++)
+		if (!config_has_queue(f, d->queues[i].name))
+			drift_add(dr, "queue \"%s\" is in the store, not the config", d->queues[i].name);
+}
+
+static int count_row(void *ctx, const struct fw_store_decision *dec)
+{
+	(void)dec;
+	++*(int *)ctx;
+	return 0;
+}
+
+/* Config jobs the local backend neither holds nor has a logged decision
+ * of (one that ended and was forgotten since, min-job-age, has). */
+static void jobs_drift(struct fw_serve *d, struct drift *dr)
+{
+	const struct fw_snapshot *f = d->fleet;
+	const char *st;
+	fw_time t;
+
+	if (d->bops != &fw_backend_local)
+		return; /* only the local backend seeds jobs from the config */
+	for (int32_t k = 0; k < f->njobs; k++) {
+		int rows = 0;
+		if (fw_local_job_info(d->be, f->jobs[k].name, &st, &t, &t, &t, NULL, NULL) == FW_OK)
+			continue;
+		fw_store_job_decisions(d->store, f->jobs[k].name, INT64_MIN, 1, count_row, &rows);
+		if (!rows)
+			drift_add(dr, "job \"%s\" is in the config, not the store", f->jobs[k].name);
+	}
+}
+
+int fw_serve_config_drift(struct fw_serve *d, char *buf, size_t n)
+{
+	struct drift dr = { buf, n, 0, 0, 0 };
+
+	*buf = '\0';
+	if (!d->restored)
+		return 0;
+	queues_drift(d, &dr);
+	jobs_drift(d, &dr);
+	drift_end(&dr);
+	return dr.count;
 }
 
 /* --- token ------------------------------------------------------------------------ */
@@ -747,6 +886,23 @@ void fw_serve_close(struct fw_serve *d)
 	free_daemon(d);
 }
 
+/* A restart whose config's queues or jobs differ from the store's: one
+ * line on stderr saying what differs, that the store wins, and how to
+ * change them (fw_serve_config_drift).  Nothing else changes. */
+static void warn_config_drift(struct fw_serve *d)
+{
+	const char *cfg = d->opts->config_path ? d->opts->config_path : "the built-in config";
+	char what[1024];
+
+	if (!fw_serve_config_drift(d, what, sizeof what))
+		return;
+	fprintf(stderr,
+		"fairway serve: warning: the queues and jobs of %s differ from the store's: %s; the store wins (the "
+		"config seeds queues and jobs only at the first start, then supplies only the fleet): change queues "
+		"with the API (PUT or PATCH /v1/queues/NAME, fairway queues set) and submit jobs with POST /v1/jobs "
+		"(fairway jobs submit)\n", cfg, what);
+}
+
 int fw_serve_run(const struct fw_serve_opts *o)
 {
 	struct fw_serve d;
@@ -765,6 +921,7 @@ int fw_serve_run(const struct fw_serve_opts *o)
 
 	if (fw_serve_open(&d, o, err, sizeof err) != FW_OK)
 		goto out;
+	warn_config_drift(&d);
 	exit_code = 1;
 	if (fw_http_start(&d, o->listen_host, o->port, &http, &port, err, sizeof err))
 		goto out;

@@ -101,6 +101,8 @@ struct fw_serve {
 					     * daemon's life (never changes) */
 	const struct fw_policy_ops *policy;
 	struct fw_snapshot *fleet;          /* the config (never changes) */
+	bool restored;                      /* the model came from the store, not
+					     * the config (not the first start) */
 	struct fw_health_config hcfg;       /* the lemon verdict's window and
 					     * threshold (history.h): the core's
 					     * defaults (never changes) */
@@ -165,6 +167,13 @@ struct fw_serve {
  * fw_api_handle and fw_serve_cycle_once. */
 int fw_serve_open(struct fw_serve *d, const struct fw_serve_opts *o, char *err, size_t errn);
 void fw_serve_close(struct fw_serve *d);
+/* On a restart (d->restored), where the config's queues and jobs differ
+ * from the store's, which wins (the config seeds only the first start):
+ * queues only one of them has, queues whose settings differ (the API's
+ * member names), and, on the local backend, config jobs the store has
+ * never held.  The differences as one line into buf ("" when none; cut
+ * at n bytes, "and N more"); returns how many. */
+int fw_serve_config_drift(struct fw_serve *d, char *buf, size_t n);
 /* cycle.c: one cycle as the cycle thread runs it (a stale plan retried at
  * once, a few times), on the calling thread; the caller holds no lock.
  * FW_OK, or the last attempt's error (d->cycle_err says why). */

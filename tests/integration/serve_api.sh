@@ -139,6 +139,12 @@ req POST /v1/queues '{"name":"bad","parent":"nowhere"}'
 check "unknown parent: 400 naming parent (the core's validation)" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = parent ]
 req POST /v1/queues '{"name":"bad","colour":"red"}'
 check "unknown field: 400 naming it" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = colour ]
+check "... the message names it and lists a queue's valid fields" [ "$(jfield 'j["error"]["message"]')" = \
+	'unknown field "colour"; the valid fields are name, parent, priority, deserved, limit, overQuotaWeight, minRuntime, defaultRuntime, maxRuntime, defaultCheckpointInterval, usage, usageAt, preemptible, gpuModelLimits, gpuModelDeserved, gpuHourBudget, usageGpuHours' ]
+req POST /v1/queues '{"name":"bad","deserved":{"gpus":2}}'
+check "a typo in a nested member: 400 naming deserved.gpus, the nearest field and deserved's" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], j["error"]["message"]')" = \
+	'deserved.gpus unknown field "gpus" (did you mean "gpu"?); the valid fields of deserved are gpu, cpu, memory' ]
 req POST /v1/queues '{"name":"bad",'
 check "broken JSON: 400 naming body" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = body ]
 req PUT /v1/queues/research '{"parent":"team-a"}'
@@ -162,12 +168,22 @@ req PATCH /v1/queues/team-a '{"limit":{"gpu":4}}'
 check "PATCH a limit below the quota: 400 naming limit" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = limit ]
 req PATCH /v1/queues/team-a '{"colour":"red"}'
 check "PATCH with an unknown field: 400 naming it" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = colour ]
+req PATCH /v1/queues/team-a '{"maxRunTime":60}'
+check "PATCH maxRunTime: 400, did you mean maxRuntime" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = maxRunTime ] &&
+	check "... (the message)" grep -q '^unknown field "maxRunTime" (did you mean "maxRuntime"?); the valid fields are name, ' <<<"$(jfield 'j["error"]["message"]')"
 req GET /v1/queues/team-a
 check "... the refused patches changed nothing" [ "$(jfield 'j.get("parent"), j["deserved"]["gpu"], j["limit"]["gpu"]')" = "research 16.0 None" ]
 req PATCH /v1/queues/no-such-queue '{"priority":1}'
 check "PATCH an unknown queue: 404 naming name" [ "$CODE" = 404 -a "$(jfield 'j["error"]["field"]')" = name ]
 
 # --- jobs --------------------------------------------------------------------------
+req POST /v1/jobs '{"queue":"team-a","tasks":[{"gpu":1}]}'
+check "a job's task with gpu for gpus: 400 naming tasks[0].gpu, the nearest field and a task's" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], j["error"]["message"]')" = \
+	'tasks[0].gpu unknown field "gpu" (did you mean "gpus"?); the valid fields of tasks[0] are count, gpus, gpuFraction, cpu, memory, gpuModel, nodeSelector, slice' ]
+req POST /v1/jobs '{"queue":"team-a","colour":"red","tasks":[{"gpus":1}]}'
+check "a job with an unknown field: 400, the message lists a job's fields" [ "$CODE" = 400 -a "$(jfield 'j["error"]["message"]')" = \
+	'unknown field "colour"; the valid fields are name, queue, user, priority, preemptible, spread, runtime, minMember, requiredLevel, preferredLevel, tasks, exitCode, checkpointInterval, maxRuntime, nodeSelector' ]
 req POST /v1/jobs '{"queue":"research","tasks":[{"gpus":1}]}'
 check "submit to an inner queue: 400 naming queue" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = queue ]
 req POST /v1/jobs '{"queue":"team-a","tasks":[{"gpus":1}],"minMember":2}'
@@ -249,7 +265,17 @@ req DELETE /v1/jobs/huge
 req DELETE "/v1/jobs/$auto"
 check "cancel a job: 200" [ "$CODE" = 200 ]
 req DELETE "/v1/jobs/$auto"
-check "cancel it again: 409" [ "$CODE" = 409 ]
+check "cancel it again: 409 EENDED (not EEXIST), naming the job" \
+	[ "$CODE" = 409 -a "$(jfield 'j["error"]["code"], j["error"]["field"]')" = "EENDED name" ] &&
+	check "... saying how and when it ended and that nothing was done" \
+	grep -Eq "^job \"$auto\" has already ended \(cancelled at 20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z\): there is nothing to cancel \(GET /v1/jobs/$auto says how it ended\)\$" \
+	<<<"$(jfield 'j["error"]["message"]')"
+msg=$(jfield 'j["error"]["message"]')
+req GET "/v1/jobs/$auto"
+check "... and the job is as it was: cancelled, at the time the refusal gave" python3 -c 'import json, sys, time
+j = json.loads(sys.argv[1])
+sys.exit(not (j["state"] == "cancelled" and time.strftime("(cancelled at %Y-%m-%dT%H:%M:%SZ)", time.gmtime(j["endTime"])) in sys.argv[2]))' \
+	"$BODY" "$msg"
 req DELETE /v1/jobs/no-such-job
 check "cancel an unknown job: 404" [ "$CODE" = 404 ]
 req DELETE /v1/queues/team-a
@@ -954,6 +980,10 @@ check "fairway jobs cancel cx1 no-such-job cx2: both cancelled, the missing one 
 	bash -c "[ $rc = 2 ] && [ \"\$(cat '$T/cx')\" = \"\$(printf 'cx1: cancelled\ncx2: cancelled')\" ] && grep -q 'no job named \"no-such-job\"' '$T/cx.err'"
 req GET /v1/jobs/cx2
 check "... and cx2 is cancelled in the daemon" [ "$(jfield 'j["state"]')" = cancelled ]
+rc=0
+"$FW" jobs cancel cx1 "${C[@]}" >"$T/cx" 2>"$T/cx.err" || rc=$?
+check "fairway jobs cancel of a cancelled job: exit 2, nothing on stdout, the daemon's words on stderr" \
+	bash -c "[ $rc = 2 ] && [ ! -s '$T/cx' ] && grep -q '^fairway jobs: error: 409: field name: job \"cx1\" has already ended (cancelled at .*Z): there is nothing to cancel' '$T/cx.err'"
 "$FW" decisions --kind begin "${C[@]}" >"$T/decbad" 2>&1
 check "fairway decisions --kind begin: refused naming kind" grep -q "field kind: must be start, evict, reserve, drain or requeue" "$T/decbad"
 "$FW" nodes "${C[@]}" >"$T/n" 2>&1
@@ -996,7 +1026,11 @@ else
 	ok "SIGTERM stops the daemon cleanly (no sanitizer report)"
 fi
 check "the stopped daemon leaves its lock file (with its PID)" [ -f "$S/lock" ]
+n0=$(wc -l <"$T/daemon.log")
 start_daemon "$S" "$PORT" || bad "daemon restarts"
+check "restart: one warning that the store's queues are not the config's, naming the API's queue persist" \
+	bash -c "[ \"\$(tail -n +$((n0 + 1)) '$T/daemon.log' | grep -c 'warning:')\" = 1 ] &&
+		tail -n +$((n0 + 1)) '$T/daemon.log' | grep 'warning:' | grep -q 'queue \"persist\" is in the store, not the config.*the store wins'"
 check "... which does not block the next daemon, which takes it" [ "$(cat "$S/lock")" = "$DPID" ]
 req GET /v1/queues/persist
 check "restart: a queue created by API is back" [ "$CODE" = 200 ]
@@ -1018,6 +1052,9 @@ req GET /v1/jobs/cli-job
 check "restart: the submitted job is back" [ "$CODE" = 200 ]
 req GET /v1/jobs/short
 check "restart: the finished job is still done" [ "$(jfield 'j["state"]')" = done ]
+req DELETE /v1/jobs/short
+check "cancel a done job: 409 EENDED saying it is done" [ "$CODE" = 409 -a "$(jfield 'j["error"]["code"]')" = EENDED ] &&
+	check "... (the message)" grep -q '^job "short" has already ended (done at .*Z): there is nothing to cancel' <<<"$(jfield 'j["error"]["message"]')"
 req GET /v1/health
 check "the store is at schema version 4" [ "$(jfield 'j["schemaVersion"]')" = 4 ]
 stop_daemon
@@ -1673,7 +1710,8 @@ check "fairway jobs list --state timeout shows it, reason time_limit" \
 check "fairway jobs why: state timeout, why it ended: the queue's run-time limit" bash -c \
 	"grep -q '^state: timeout$' '$T/why' && grep -q '^why it ended: ended: it has run [0-9]* s and the run-time limit (maxRuntime) of its queue \"capped\" is 2 s' '$T/why'"
 req DELETE /v1/jobs/capped-long
-check "cancel it: 409, it has ended" [ "$CODE" = 409 ]
+check "cancel it: 409 EENDED, it has ended (timeout)" [ "$CODE" = 409 -a "$(jfield 'j["error"]["code"]')" = EENDED ] &&
+	check "... (the message)" grep -q '^job "capped-long" has already ended (timeout at ' <<<"$(jfield 'j["error"]["message"]')"
 check "/metrics: fairway_jobs_timed_out_total 1" [ "$(metric fairway_jobs_timed_out_total)" = 1 ]
 check "/metrics: ... not an eviction (fairway_evictions_total 0)" [ "$(metric fairway_evictions_total)" = 0 ]
 check "/metrics: fairway_queue_max_runtime_seconds for capped only" bash -c \
@@ -2118,6 +2156,43 @@ check "... /metrics counts it (fairway_log_rows_trimmed_total, table decisions)"
 req GET /v1/jobs/logged
 check "... the job itself stays (that is min-job-age's to forget), with no decisions left" \
 	[ "$CODE" = 200 -a "$(jfield 'j["state"], j["decisions"]')" = "done []" ]
+stop_daemon
+
+# --- a restart on a config whose queues or jobs the store overrides: one warning line ----------
+# warnings_since N: the warning lines of the daemon log past its first N lines
+warnings_since() { tail -n +$(($1 + 1)) "$T/daemon.log" | grep 'fairway serve: warning:'; }
+n0=$(wc -l <"$T/daemon.log")
+fleet_daemon drift state-drift <<'EOF2'
+now: 0
+nodes:
+  - {name: d0, gpus: 8, cpu: 64, memory: 512Gi}
+queues:
+  - {name: a, resources: {gpu: {quota: 4}}}
+  - {name: b, resources: {gpu: {quota: 4}}}
+jobs:
+  - {name: seeded, queue: a, submitTime: 0, tasks: [{gpus: 1}]}
+EOF2
+job_is "config drift: the first start seeds the config's job" seeded 'j["state"] in ("pending", "running")'
+stop_daemon
+check "config drift: a first start warns of nothing" [ -z "$(warnings_since "$n0")" ]
+n0=$(wc -l <"$T/daemon.log")
+start_daemon "$S" "$PORT" --config "$T/drift.yaml" || bad "daemon restarts on drift.yaml"
+stop_daemon
+check "config drift: a restart on the same config warns of nothing" [ -z "$(warnings_since "$n0")" ]
+sed -e 's/{name: a, resources: {gpu: {quota: 4}}}/{name: a, resources: {gpu: {quota: 6}}}/' \
+	-e 's/^jobs:/  - {name: c, resources: {gpu: {quota: 2}}}\njobs:/' "$T/drift.yaml" >"$T/drift2.yaml"
+echo '  - {name: late, queue: b, submitTime: 0, tasks: [{gpus: 1}]}' >>"$T/drift2.yaml"
+n0=$(wc -l <"$T/daemon.log")
+start_daemon "$S" "$PORT" --config "$T/drift2.yaml" || bad "daemon restarts on drift2.yaml"
+warnings_since "$n0" >"$T/drift.warn"
+check "config drift: a restart on a changed config warns once, naming each difference, and that the store wins" \
+	[ "$(cat "$T/drift.warn")" = "fairway serve: warning: the queues and jobs of $T/drift2.yaml differ from the store's: queue \"a\" has other deserved in the config; queue \"c\" is in the config, not the store; job \"late\" is in the config, not the store; the store wins (the config seeds queues and jobs only at the first start, then supplies only the fleet): change queues with the API (PUT or PATCH /v1/queues/NAME, fairway queues set) and submit jobs with POST /v1/jobs (fairway jobs submit)" ]
+req GET /v1/queues/a
+check "... and the store did win: a keeps deserved.gpu 4" [ "$(jfield 'j["deserved"]["gpu"]')" = 4.0 ]
+req GET /v1/queues/c
+check "... no queue c" [ "$CODE" = 404 ]
+req GET /v1/jobs/late
+check "... no job late" [ "$CODE" = 404 ]
 stop_daemon
 
 if grep -E 'ERROR: AddressSanitizer|runtime error|LeakSanitizer' "$T/daemon.log"; then

@@ -1001,6 +1001,48 @@ static void served_restart(struct served *f)
 	}
 }
 
+/* A restart on a config whose queues or jobs are not the store's: the
+ * store wins, and fw_serve_config_drift names each difference (what
+ * `fairway serve` warns of): a queue only the config has, one only the
+ * store has (made by the API), a queue whose settings differ (by the
+ * API's member names), a config job the store never held.  The same
+ * config again, or a first start, has none. */
+static const char drift_yaml[] = "now: 0\n"
+				 "nodes:\n"
+				 "  - {name: n0, gpus: 8, cpu: 64, memory: 512Gi}\n"
+				 "queues:\n"
+				 "  - {name: q, resources: {gpu: {quota: 4, limit: 6}}}\n"
+				 "  - {name: r, resources: {gpu: {quota: 4}}}\n"
+				 "jobs:\n"
+				 "  - {name: late, queue: q, submitTime: 0, tasks: [{gpus: 1}]}\n";
+
+TEST(a_restart_names_what_the_config_says_and_the_store_overrides)
+{
+	struct served f;
+	char line[1024], body[4096];
+
+	served_up(&f);
+	ASSERT_EQ(fw_serve_config_drift(&f.d, line, sizeof line), 0); /* a first start: nothing to compare */
+	served_restart(&f);
+	ASSERT_EQ(fw_serve_config_drift(&f.d, line, sizeof line), 0); /* the same config */
+	ASSERT_STR_EQ(line, "");
+	ASSERT_EQ(send_as(&f.d, "PUT", "/v1/queues/api", "{\"deserved\":{\"gpu\":1}}"), 201);
+	f.o.embedded_yaml = drift_yaml;
+	f.o.embedded_len = strlen(drift_yaml);
+	served_restart(&f);
+	ASSERT_EQ(fw_serve_config_drift(&f.d, line, sizeof line), 4);
+	ASSERT_STR_EQ(line, "queue \"q\" has other deserved, limit in the config; queue \"r\" is in the config, not "
+			    "the store; queue \"api\" is in the store, not the config; job \"late\" is in the config, "
+			    "not the store");
+	ASSERT_EQ(fw_serve_queue_index(&f.d, "r"), -1); /* the store won: nothing changed */
+	ASSERT_EQ(request(&f.d, "GET", "/v1/jobs/late", "", body, sizeof body), 404);
+	/* a cut line counts the rest */
+	ASSERT_EQ(fw_serve_config_drift(&f.d, line, 80), 4);
+	ASSERT_STR_EQ(line, "queue \"q\" has other deserved, limit in the config; and 3 more");
+	f.o.embedded_yaml = NULL;
+	served_down(&f);
+}
+
 /* A restarted daemon finds the jobs that wait again after an eviction in
  * its decision log: a, evicted at 5100, restarted daemon at 5200, starts
  * at 5400 and waited 300 s (400 had the restart forgotten the eviction).
@@ -1693,7 +1735,7 @@ TEST_MAIN(a_job_the_fleet_could_never_hold_is_refused, a_body_the_endpoint_does_
 	  log_rows_older_than_log_keep_are_deleted_by_the_cycle, the_job_list_filters_by_queue_and_user,
 	  a_cut_job_list_says_it_is_truncated, the_node_list_filters_by_health,
 	  the_decision_log_is_served_with_its_filters, time_to_start_counts_from_the_last_requeue_and_gpu_hours_accrue,
-	  a_drained_job_restarts_on_a_healthy_node_in_the_same_cycle, requeue_times_survive_a_restart, requeue_times_of_jobs_gone_are_pruned, a_log_read_lets_the_state_lock_go,
+	  a_drained_job_restarts_on_a_healthy_node_in_the_same_cycle, requeue_times_survive_a_restart, a_restart_names_what_the_config_says_and_the_store_overrides, requeue_times_of_jobs_gone_are_pruned, a_log_read_lets_the_state_lock_go,
 	  a_dry_run_plans_the_job_and_keeps_nothing, an_unknown_query_parameter_is_refused,
 	  a_merge_patch_null_for_an_absent_model_is_a_no_op, free_text_that_would_break_a_table_line_is_refused,
 	  a_job_bounded_only_by_its_limit_is_expected_to_end_at_it)

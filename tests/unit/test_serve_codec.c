@@ -670,6 +670,30 @@ TEST(every_refusal_names_its_field)
 		  "is longer than", FW_ERANGE },
 		{ 'h', "{\"healthy\":false,\"badGpus\":3}", "badGpus", "must be a list of GPU indices", FW_EINVAL },
 		{ 'h', "{\"badGpus\":[3]}", "healthy", "is required (true or false)", FW_EINVAL },
+		/* an unknown field: named, the nearest when a typo, and every valid one */
+		{ 'q', "{\"colour\":1}", "colour",
+		  "unknown field \"colour\"; the valid fields are name, parent, priority, deserved, limit, "
+		  "overQuotaWeight, minRuntime, defaultRuntime, maxRuntime, defaultCheckpointInterval, usage, usageAt, "
+		  "preemptible, gpuModelLimits, gpuModelDeserved, gpuHourBudget, usageGpuHours", FW_EINVAL },
+		{ 'q', "{\"deserved\":{\"gpus\":1}}", "deserved.gpus",
+		  "unknown field \"gpus\" (did you mean \"gpu\"?); the valid fields of deserved are gpu, cpu, memory",
+		  FW_EINVAL },
+		{ 'q', "{\"maxRunTime\":60}", "maxRunTime", "unknown field \"maxRunTime\" (did you mean \"maxRuntime\"?)",
+		  FW_EINVAL },
+		{ 'j', "{\"queue\":\"a\",\"tasks\":[{\"gpu\":1}]}", "tasks[0].gpu",
+		  "unknown field \"gpu\" (did you mean \"gpus\"?); the valid fields of tasks[0] are count, gpus, "
+		  "gpuFraction, cpu, memory, gpuModel, nodeSelector, slice", FW_EINVAL },
+		{ 'j', "{\"queue\":\"a\",\"colour\":1,\"tasks\":[{}]}", "colour",
+		  "unknown field \"colour\"; the valid fields are name, queue, user, priority, preemptible, spread, "
+		  "runtime, minMember, requiredLevel, preferredLevel, tasks, exitCode, checkpointInterval, maxRuntime, "
+		  "nodeSelector", FW_EINVAL },
+		{ 'j', "{\"\":1}", "\"\"", "unknown field \"\"; the valid fields are name,", FW_EINVAL },
+		{ 'r', "{\"kind\":\"maintenance\",\"node\":[\"n\"],\"start\":1,\"end\":2}", "node",
+		  "unknown field \"node\" (did you mean \"nodes\"?); the valid fields are id, kind, queue, job, nodes, "
+		  "start, end, reason", FW_EINVAL },
+		{ 'h', "{\"healthy\":true,\"gpus\":[1]}", "gpus",
+		  "unknown field \"gpus\"; the valid fields are node, healthy, suspect, badGpus, reason, at, incidents",
+		  FW_EINVAL },
 	};
 
 	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
