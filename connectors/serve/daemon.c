@@ -897,7 +897,7 @@ static void warn_config_drift(struct fw_serve *d)
 	if (!fw_serve_config_drift(d, what, sizeof what))
 		return;
 	fprintf(stderr,
-		"fairway serve: warning: the queues and jobs of %s differ from the store's: %s; the store wins (the "
+		"fairway serve: warning: the queues or jobs of %s differ from the store's: %s; the store wins (the "
 		"config seeds queues and jobs only at the first start, then supplies only the fleet): change queues "
 		"with the API (PUT or PATCH /v1/queues/NAME, fairway queues set) and submit jobs with POST /v1/jobs "
 		"(fairway jobs submit)\n", cfg, what);

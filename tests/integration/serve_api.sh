@@ -2186,7 +2186,7 @@ n0=$(wc -l <"$T/daemon.log")
 start_daemon "$S" "$PORT" --config "$T/drift2.yaml" || bad "daemon restarts on drift2.yaml"
 warnings_since "$n0" >"$T/drift.warn"
 check "config drift: a restart on a changed config warns once, naming each difference, and that the store wins" \
-	[ "$(cat "$T/drift.warn")" = "fairway serve: warning: the queues and jobs of $T/drift2.yaml differ from the store's: queue \"a\" has other deserved in the config; queue \"c\" is in the config, not the store; job \"late\" is in the config, not the store; the store wins (the config seeds queues and jobs only at the first start, then supplies only the fleet): change queues with the API (PUT or PATCH /v1/queues/NAME, fairway queues set) and submit jobs with POST /v1/jobs (fairway jobs submit)" ]
+	[ "$(cat "$T/drift.warn")" = "fairway serve: warning: the queues or jobs of $T/drift2.yaml differ from the store's: queue \"a\" has other deserved in the config; queue \"c\" is in the config, not the store; job \"late\" is in the config, not the store; the store wins (the config seeds queues and jobs only at the first start, then supplies only the fleet): change queues with the API (PUT or PATCH /v1/queues/NAME, fairway queues set) and submit jobs with POST /v1/jobs (fairway jobs submit)" ]
 req GET /v1/queues/a
 check "... and the store did win: a keeps deserved.gpu 4" [ "$(jfield 'j["deserved"]["gpu"]')" = 4.0 ]
 req GET /v1/queues/c
