@@ -658,8 +658,9 @@ expect "sim-run-fleet-without-an-open-node" 1 "$EMPTY_FLEET: nodes: none of the 
 rm -f "$EMPTY_FLEET"
 expect "sim-run-bad-nodes" 2 "13y8" "$FW" sim run --trace x --nodes 13y8
 expect "sim-run-unknown-policy" 2 "unknown policy 'lifo'" "$FW" sim run --trace x --policies lifo
-expect "sim-run-missing-trace-file" 1 "no-such.csv" "$FW" sim run --trace no-such.csv
-expect "sim-run-bad-row-names-file-line-col" 1 "fairway sim run: error: tests/data/bad_itp.csv:3:7: duration: 'abc' is not a number" \
+expect "sim-run-missing-trace-file" 1 "no-such.csv: cannot open: No such file or directory; check the path given to --trace" \
+	"$FW" sim run --trace no-such.csv
+expect "sim-run-bad-row-names-file-line-col" 1 "fairway sim run: error: tests/data/bad_itp.csv:3:7: duration: 'abc' is not a number; write a whole number of seconds in decimal digits (no spaces or units), 0..1000000000000" \
 	"$FW" sim run --trace tests/data/bad_itp.csv --nodes 2x8 --policies fifo
 # a trace without jobs is bad input: no metric is defined, no output written
 HO=$(mktemp -d)
@@ -669,7 +670,7 @@ printf 'job_id,submit_time,duration,gpus_per_task\n' >"$HO/g.csv"
 WF=$(mktemp -d)
 printf 'job_id,submit_time,duration,gpus_per_task\na,0,60,1\n' >"$WF/fw.csv"
 expect "sim-run-wrong-format-is-named" 1 \
-	"fw.csv:1:1: header: no column 'submission_time' (an ITP trace starts with job_id,submission_time,duration,num_gpu); the file looks like a fairway trace: use --format fairway" \
+	"fw.csv:1:1: header: no column 'submission_time'; add it: an ITP trace's header names job_id,submission_time,duration,num_gpu (any order; docs/trace-format.md); the file looks like a fairway trace: use --format fairway" \
 	"$FW" sim run --trace "$WF/fw.csv" --nodes 2x8
 expect "sim-run-right-format-reads" 0 "policy fifo     1 job started, " \
 	"$FW" sim run --trace "$WF/fw.csv" --format fairway --nodes 2x8 --policies fifo

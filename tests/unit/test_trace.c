@@ -343,6 +343,7 @@ TEST(itp_rows_are_shaped_into_gangs)
 	struct fw_itp_trace in;
 	struct fw_trace t;
 	struct fw_diag d;
+	char why[512];
 	const char *text = "job_id,submission_time,duration,num_gpu\na,0,10,20\nb,5,7,3\nc,6,1,16\n";
 
 	ASSERT_OK(fw_itp_parse(text, strlen(text), "i.csv", 0, &in, &d));
@@ -361,6 +362,9 @@ TEST(itp_rows_are_shaped_into_gangs)
 	ASSERT_EQ(fw_trace_job_gpus(&t.v[2]), 16);
 	fw_trace_free(&t);
 	ASSERT_EQ(fw_trace_from_itp(&in, 0, &t, &d), FW_EINVAL);
+	fw_itp_diag_str(&d, why, sizeof why);
+	ASSERT_STR_EQ(why, "i.csv: gpus_per_node: 0 is not 1..16; give the fleet nodes of 1..16 GPUs "
+		      "(--nodes NxG)");
 	fw_itp_free(&in);
 }
 
