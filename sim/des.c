@@ -3691,6 +3691,9 @@ static int load_trace(struct cli *c, struct fw_itp_trace *t, struct fw_diag *d)
 	else
 		rc = fw_trace_read(c->trace, (enum fw_trace_format)fmt, G ? G : 1,
 				   c->skip_bad ? FW_TRACE_SKIP_BAD : 0, &c->tr, d);
+	if (rc == FW_EIO && d) /* the file itself: say where the fix is */
+		snprintf(d->msg + strlen(d->msg), sizeof d->msg - strlen(d->msg),
+			 "; check the path given to --trace");
 	if (rc != FW_OK)
 		return rc;
 	if (c->tr.skipped) {
@@ -3700,7 +3703,8 @@ static int load_trace(struct cli *c, struct fw_itp_trace *t, struct fw_diag *d)
 	}
 	if (c->tr.n == 0) /* nothing to replay, and no metric is defined */
 		return fw_diag_set(d, FW_EINVAL, c->trace, 0, 0, NULL, c->tr.skipped ?
-				   "the trace has no jobs: all %zu of its rows were skipped as bad" :
+				   "the trace has no jobs: all %zu of its rows were skipped as bad; "
+				   "fix them (the first one's reason is above)" :
 				   "the trace has no jobs (a header only?); give it at least one row",
 				   c->tr.skipped);
 	name_models(c);

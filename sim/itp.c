@@ -9,6 +9,8 @@
  * fw_diag on the first bad value.  Numbers go through one strict decimal
  * parser (digits only, range-checked before overflow), so "-5", "1e3",
  * "12.5", " 7" and "99999999999999999999" are all errors with a reason.
+ * Every refusal ends with what to do ("...; round it to a whole number of
+ * GPUs, 1..4096"), as the generic reader's do (generic.c).
  *
  * Duplicate job ids are found with an open-addressing table of row
  * indices keyed by FNV-1a of the id (rows are then unique keys for the team
@@ -29,6 +31,14 @@ enum col { C_ID, C_SUBMIT, C_DUR, C_GPU, C_COUNT };
 static const char *const col_name[C_COUNT] = {
 	"job_id", "submission_time", "duration", "num_gpu",
 };
+
+/* What a number column counts, for the fix a refusal gives. */
+static const char *const col_unit[C_COUNT] = {
+	NULL, "seconds", "seconds", "GPUs",
+};
+
+/* The header an ITP trace starts with, for the refusals of a bad one. */
+#define ITP_HEADER "job_id,submission_time,duration,num_gpu"
 
 struct fields {
 	int n;
@@ -97,37 +107,42 @@ static uint64_t fnv1a(const char *p, size_t n)
 
 /* ---- numbers ------------------------------------------------------------ */
 
-/* Strict non-negative decimal in [lo, hi].  Returns NULL or the reason
- * (written to why). */
+/* Strict non-negative decimal in [lo, hi] of `unit` (seconds, GPUs).
+ * Returns NULL or the reason, ending with what to write instead (written
+ * to why). */
 static const char *parse_int(const char *p, size_t n, int64_t lo, int64_t hi,
-			     int64_t *v, char *why, size_t cap)
+			     const char *unit, int64_t *v, char *why, size_t cap)
 {
 	char s[64];
 	size_t i = 0;
 	int64_t x = 0;
-	bool digits = n > 0;
+	bool digits = true;
 
+	if (n == 0) {
+		snprintf(why, cap, "is empty; give a whole number of %s, %lld..%lld",
+			 unit, (long long)lo, (long long)hi);
+		return why;
+	}
 	show(p, n, s, sizeof s);
 	for (size_t k = 0; k < n; k++)
 		digits = digits && p[k] >= '0' && p[k] <= '9';
-	if (n == 0) {
-		snprintf(why, cap, "is empty (expected a whole number)");
-	} else if (!digits) {
-		bool neg = p[0] == '-' && n > 1 && p[1] >= '0' && p[1] <= '9';
-		bool frac = memchr(p, '.', n) && p[0] >= '0' && p[0] <= '9';
-		snprintf(why, cap, "'%s' %s", s,
-			 neg ? "is negative" : frac ? "is not a whole number"
-						    : "is not a number");
-	} else {
+	if (digits) {
 		for (i = 0; i < n && x <= hi; i++)
 			x = x * 10 + (p[i] - '0');
 		if (x >= lo && x <= hi) {
 			*v = x;
 			return NULL;
 		}
-		snprintf(why, cap, "'%s' is out of range %lld..%lld", s,
-			 (long long)lo, (long long)hi);
 	}
+	bool neg = n > 1 && p[0] == '-' && p[1] >= '0' && p[1] <= '9';
+	bool frac = memchr(p, '.', n) && p[0] >= '0' && p[0] <= '9';
+	snprintf(why, cap,
+		 digits ? "'%s' is out of range; give a whole number of %s, %lld..%lld"
+		 : neg ? "'%s' is negative; give a whole number of %s, %lld..%lld"
+		 : frac ? "'%s' is not a whole number; round it to a whole number of %s, %lld..%lld"
+			: "'%s' is not a number; write a whole number of %s in decimal "
+			  "digits (no spaces or units), %lld..%lld",
+		 s, unit, (long long)lo, (long long)hi);
 	return why;
 }
 
@@ -185,7 +200,9 @@ static int parse_header(struct parser *ps, const char *line, size_t n, int lno,
 	split(line, n, &f);
 	if (f.n > MAX_FIELDS)
 		return fw_diag_set(d, FW_EINVAL, ps->fname, lno, 1, "header",
-				   "%d columns; at most %d are supported", f.n, MAX_FIELDS);
+				   "%d columns; at most %d are supported: remove the "
+				   "columns the reader does not use (it reads " ITP_HEADER ")",
+				   f.n, MAX_FIELDS);
 	for (int c = 0; c < C_COUNT; c++)
 		ps->pos[c] = -1;
 	for (int i = 0; i < f.n; i++)
@@ -194,14 +211,15 @@ static int parse_header(struct parser *ps, const char *line, size_t n, int lno,
 				continue;
 			if (ps->pos[c] >= 0)
 				return fw_diag_set(d, FW_EINVAL, ps->fname, lno, f.col[i], "header",
-						   "column '%s' appears twice", col_name[c]);
+						   "column '%s' appears twice; keep one", col_name[c]);
 			ps->pos[c] = i;
 		}
 	for (int c = 0; c < C_COUNT; c++)
 		if (ps->pos[c] < 0)
 			return fw_diag_set(d, FW_EINVAL, ps->fname, lno, 1, "header",
-					   "no column '%s' (an ITP trace starts with "
-					   "job_id,submission_time,duration,num_gpu)", col_name[c]);
+					   "no column '%s'; add it: an ITP trace's header "
+					   "names " ITP_HEADER " (any order; docs/trace-format.md)",
+					   col_name[c]);
 	ps->nhdr = f.n;
 	return FW_OK;
 }
@@ -215,33 +233,40 @@ static int check_id(struct parser *ps, const struct fields *f, int lno, struct f
 	char s[64];
 
 	show(f->p[i], f->len[i], s, sizeof s);
-	if (f->len[i] == 0 || f->len[i] >= FW_ITP_ID_MAX)
+	if (f->len[i] == 0)
 		return fw_diag_set(d, FW_EINVAL, ps->fname, lno, f->col[i], "job_id",
-				   "'%s' must be 1..%d bytes long", s, FW_ITP_ID_MAX - 1);
+				   "is empty; give each job an id of 1..%d printable "
+				   "ASCII bytes", FW_ITP_ID_MAX - 1);
+	if (f->len[i] >= FW_ITP_ID_MAX)
+		return fw_diag_set(d, FW_EINVAL, ps->fname, lno, f->col[i], "job_id",
+				   "'%s' is longer than %d bytes; shorten it", s,
+				   FW_ITP_ID_MAX - 1);
 	for (size_t k = 0; k < f->len[i]; k++) {
 		unsigned char c = (unsigned char)f->p[i][k];
 		/* ids reach JSON and CSV outputs: printable ASCII only */
 		if (c <= 0x20 || c >= 0x7f || c == '"' || c == '\\')
 			return fw_diag_set(d, FW_EINVAL, ps->fname, lno, f->col[i] + (int)k, "job_id",
 					   "'%s' has a space, quote, backslash, control or "
-					   "non-ASCII byte; ids are printable ASCII", s);
+					   "non-ASCII byte; ids are printable ASCII, so "
+					   "rename it without them", s);
 	}
 	memcpy(j->id, f->p[i], f->len[i]);
 	j->id[f->len[i]] = 0;
 	long prev = ids_find(&ps->ids, ps->out->v, j->id);
 	if (prev >= 0)
 		return fw_diag_set(d, FW_EINVAL, ps->fname, lno, f->col[i], "job_id",
-				   "'%s' already appeared on line %d", s, (int)ps->out->v[prev].line);
+				   "'%s' already appeared on line %d; give each job "
+				   "its own job_id", s, (int)ps->out->v[prev].line);
 	return FW_OK;
 }
 
 static int number(struct parser *ps, const struct fields *f, int c, int lno, int64_t lo,
 		  int64_t hi, int64_t *v, struct fw_diag *d)
 {
-	char why[160];
+	char why[256];
 	int i = ps->pos[c];
 
-	if (!parse_int(f->p[i], f->len[i], lo, hi, v, why, sizeof why))
+	if (!parse_int(f->p[i], f->len[i], lo, hi, col_unit[c], v, why, sizeof why))
 		return FW_OK;
 	return fw_diag_set(d, FW_EINVAL, ps->fname, lno, f->col[i], col_name[c], "%s", why);
 }
@@ -257,7 +282,9 @@ static int parse_row(struct parser *ps, const char *line, size_t n, int lno,
 	if (f.n != ps->nhdr)
 		return fw_diag_set(d, FW_EINVAL, ps->fname, lno,
 				   f.n > ps->nhdr && f.n <= MAX_FIELDS ? f.col[ps->nhdr] : 1, "row",
-				   "%d fields, the header has %d", f.n, ps->nhdr);
+				   "has %d fields, the header has %d; give each row one "
+				   "field per header column (ITP fields are never quoted, "
+				   "so no value may hold a comma)", f.n, ps->nhdr);
 	memset(j, 0, sizeof *j);
 	j->line = lno;
 	if ((rc = check_id(ps, &f, lno, j, d)) != FW_OK ||
@@ -336,7 +363,9 @@ static int parse_lines(struct parser *ps, const char *buf, size_t len, struct fw
 			struct fw_diag why;
 			const char *z = memchr(p, 0, n);
 			fw_diag_set(&why, FW_EINVAL, ps->fname, lno, (int)(z - p) + 1, "row",
-				    "contains a NUL byte: this is not a text file");
+				    "contains a NUL byte: this is not a text file; give "
+				    "the trace as CSV text (decompress it first if it is "
+				    "compressed)");
 			if (header || !(ps->flags & FW_ITP_SKIP_BAD)) {
 				if (d)
 					*d = why;
@@ -355,7 +384,8 @@ static int parse_lines(struct parser *ps, const char *buf, size_t len, struct fw
 	}
 	if (rc == FW_OK && header)
 		rc = fw_diag_set(d, FW_EINVAL, ps->fname, 0, 0, "header",
-				 "the file is empty (expected job_id,submission_time,duration,num_gpu)");
+				 "the file is empty; an ITP trace is the header "
+				 ITP_HEADER " and a row per job (docs/trace-format.md)");
 	return rc;
 }
 

@@ -341,9 +341,15 @@ static int name_col(const struct sctx *x, int c, char *dst, bool req)
 
 	if (!*v && !req)
 		return FW_OK;
+	if (!*v)
+		return bad(x, c, "is empty; every job needs a %s (is the row cut "
+			   "short? export it again with sacct --parsable2)", sname[c]);
 	if (!plain_name(v))
-		return bad(x, c, "'%.40s' is not a plain name (1..63 printable bytes, "
-			   "no space, quote, backslash or comma)", v);
+		return bad(x, c, req ? "'%.40s' is not a plain name (1..63 printable "
+			   "bytes, no space, quote, backslash or comma); edit it in the file"
+			   : "'%.40s' is not a plain name (1..63 printable bytes, no space, "
+			   "quote, backslash or comma); edit it in the file, or leave the "
+			   "column out of sacct --format", v);
 	snprintf(dst, FW_NAME_MAX, "%s", v);
 	return FW_OK;
 }
@@ -365,13 +371,22 @@ static int time_col(const struct sctx *x, int c, int64_t *t)
 	case ISO_OK:
 		return FW_OK;
 	case ISO_NO_DAY:
-		return bad(x, c, "'%.40s' is not a calendar date (that month has no such day)", v);
+		return bad(x, c, "'%.40s' is not a calendar date (that month has no "
+			   "such day); fix the date, or drop the row", v);
 	default:
-		return bad(x, c, "'%.40s' is not YYYY-MM-DDTHH:MM:SS", v);
+		if (c == S_END && !strcmp(v, "Unknown"))
+			return bad(x, c, "'%.40s': the job has not ended; add Elapsed to "
+				   "sacct --format (it counts a running job's time so far), "
+				   "or drop the row", v);
+		return bad(x, c, "'%.40s' is not YYYY-MM-DDTHH:MM:SS; export with "
+			   "SLURM_TIME_FORMAT=standard in sacct's environment, so it "
+			   "prints e.g. 2024-03-01T10:00:00", v);
 	}
 }
 
 #define DURATION_FORMS "a Slurm duration (MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS)"
+/* The fix for a duration that is none of them. */
+#define DURATION_FIX "; give it as sacct prints it, e.g. 1-02:03:04 or 02:03:04"
 
 static int times(const struct sctx *x, struct sjob *j)
 {
@@ -386,18 +401,20 @@ static int times(const struct sctx *x, struct sjob *j)
 			return bad(x, S_ELAPSED, "'%.40s': the job has no elapsed time; "
 				   "fix the row or leave it out", el);
 		if (!slurm_duration(el, &j->duration))
-			return bad(x, S_ELAPSED, "'%.40s' is not " DURATION_FORMS, el);
+			return bad(x, S_ELAPSED, "'%.40s' is not " DURATION_FORMS DURATION_FIX, el);
 	} else if ((rc = time_col(x, S_START, &s)) || (rc = time_col(x, S_END, &e))) {
 		return rc;
 	} else if (e < s) {
-		return bad(x, S_END, "'%.40s' is before Start", fld(x, S_END));
+		return bad(x, S_END, "'%.40s' is before Start; fix Start or End, or "
+			   "drop the row", fld(x, S_END));
 	} else {
 		j->duration = e - s;
 	}
 	j->expected = -1;
 	if (!no_duration(tl) && !slurm_duration(tl, &j->expected))
 		return bad(x, S_TIMELIMIT, "'%.40s' is not " DURATION_FORMS
-			   " or UNLIMITED, Partition_Limit, INVALID", tl);
+			   " or UNLIMITED, Partition_Limit, INVALID" DURATION_FIX
+			   ", or leave it empty", tl);
 	return FW_OK;
 }
 
@@ -412,14 +429,16 @@ static int bad_tres(const struct sctx *x, int c, size_t at)
 
 	if (kn >= n)
 		return fw_diag_set(x->d, FW_EINVAL, x->c->fname, x->lno, x->f->col[i] + (int)at - 1, sname[c],
-				   "'%.*s' is not key=value (a TRES list is key=value,...)", (int)(n < 60 ? n : 60),
-				   item);
+				   "'%.*s' is not key=value; write the list as sacct prints it, "
+				   "key=value items split by commas (e.g. cpu=16,gres/gpu=4,mem=62.50G)",
+				   (int)(n < 60 ? n : 60), item);
 	snprintf(field, sizeof field, "%s %.*s=", sname[c], (int)(kn < 20 ? kn : 20), item);
 	return fw_diag_set(x->d, FW_EINVAL, x->c->fname, x->lno, x->f->col[i] + (int)at - 1, field,
 			   "'%.*s' is not %s", (int)(n - kn - 1 < 40 ? n - kn - 1 : 40), item + kn + 1,
 			   kn == 3 && !memcmp(item, "mem", 3)
-				   ? "a size (N or N.N, at most 6 decimals, with K, M, G, T or P; e.g. 62.50G)"
-				   : "a whole number (at most 15 digits)");
+				   ? "a size; give N or N.N (at most 6 decimals) with K, M, G, T or P, "
+				     "as sacct prints it: mem=62.50G"
+				   : "a whole number; write it in decimal digits only (at most 15)");
 }
 
 /* TRES and NNodes -> tasks x gpus_per_task; 1 = no GPUs (skip). */
@@ -437,15 +456,21 @@ static int shape(const struct sctx *x, struct sjob *j)
 	j->tasks = t.nodes ? t.nodes : 1;
 	if ((*nn && !digits(nn, strlen(nn), &j->tasks)) || j->tasks < 1 ||
 	    j->tasks > FW_TRACE_MAX_TASKS)
-		return bad(x, S_NNODES, "'%.40s' is not a node count 1..65536", nn);
+		return bad(x, S_NNODES, "'%.40s' is not a node count 1..65536; give the "
+			   "job's nodes as a whole number in that range", nn);
 	if (t.gpus % j->tasks)
 		return bad(x, c, "'%.60s': the GPUs do not split evenly over the nodes "
-			   "(fairway gives every task of a job the same GPU count)", fld(x, c));
+			   "(fairway gives every task of a job the same GPU count); fix "
+			   "NNodes or the GPU count, or drop the row", fld(x, c));
 	if (t.gpus / j->tasks > FW_MAX_GPUS_PER_NODE)
-		return bad(x, c, "'%.60s': more than 16 GPUs per node (a node has at most 16)",
-			   fld(x, c));
+		return bad(x, c, "'%.60s': more than 16 GPUs per node (a node has at most "
+			   "16); check NNodes against the GPU count, or drop the row", fld(x, c));
 	if (t.cpu / j->tasks > FW_TRACE_MAX_CPU / 1000 || t.mem / j->tasks > FW_TRACE_MAX_MEM)
-		return bad(x, c, "'%.60s': cpu or mem per node out of range", fld(x, c));
+		return fw_diag_set(x->d, FW_EINVAL, x->c->fname, x->lno, x->f->col[x->c->pos[c]],
+				   sname[c], "'%.60s': cpu or mem per node out of range (at most "
+				   "%lld CPUs and %lld MiB per node); check cpu=, mem= and "
+				   "NNodes, or drop the row", fld(x, c),
+				   (long long)(FW_TRACE_MAX_CPU / 1000), (long long)FW_TRACE_MAX_MEM);
 	j->gpt = t.gpus / j->tasks;
 	j->cpu = t.cpu * 1000 / j->tasks;
 	j->mem = t.mem / j->tasks;
@@ -465,7 +490,8 @@ static int prio(const struct sctx *x, struct sjob *j)
 
 	j->prio = 0;
 	if (*p && (!digits(p, strlen(p), &j->prio) || j->prio > FW_TRACE_MAX_PRIO))
-		return bad(x, S_PRIO, "'%.40s' is not a whole number 0..1000000000", p);
+		return bad(x, S_PRIO, "'%.40s' is not a whole number 0..1000000000; give "
+			   "one in that range, or leave it empty (priority 0)", p);
 	return FW_OK;
 }
 
@@ -476,7 +502,9 @@ static int data_row(const struct sctx *x, struct sjob *j)
 
 	if (x->f->n != x->c->nhdr)
 		return fw_diag_set(x->d, FW_EINVAL, x->c->fname, x->lno, 1, "row",
-				   "has %d fields, the header has %d", x->f->n, x->c->nhdr);
+				   "has %d fields, the header has %d; give each row one field "
+				   "per header column (was the file cut or edited? export it "
+				   "again with sacct --parsable2)", x->f->n, x->c->nhdr);
 	if (strchr(fld(x, idc), '.'))
 		return 2; /* a job step */
 	memset(j, 0, sizeof *j);
@@ -490,6 +518,26 @@ static int data_row(const struct sctx *x, struct sjob *j)
 	return shape(x, j);
 }
 
+/* The sacct command whose output the converter reads (the usage's). */
+#define SACCT_EXPORT                                                           \
+	"sacct --parsable2 --format JobID,JobIDRaw,User,Account,Partition,"    \
+	"Submit,Start,End,Elapsed,Timelimit,AllocTRES,ReqTRES,NNodes,State,"   \
+	"Priority"
+
+/* The first column the conversion needs that the header lacks, or NULL. */
+static const char *missing(const struct sconv *c)
+{
+	if (c->pos[S_SUBMIT] < 0)
+		return "Submit";
+	if (c->pos[S_START] < 0)
+		return "Start";
+	if (c->pos[S_ELAPSED] < 0 && c->pos[S_END] < 0)
+		return "Elapsed (or End)";
+	if (c->pos[S_ALLOC] < 0 && c->pos[S_REQ] < 0)
+		return "AllocTRES (or ReqTRES)";
+	return NULL;
+}
+
 static int header(struct sconv *c, const struct sfields *f, int lno, struct fw_diag *d)
 {
 	for (int k = 0; k < S_COUNT; k++)
@@ -499,17 +547,19 @@ static int header(struct sconv *c, const struct sfields *f, int lno, struct fw_d
 			if (strcmp(f->f[i], sname[k]) == 0) {
 				if (c->pos[k] >= 0)
 					return fw_diag_set(d, FW_EINVAL, c->fname, lno, f->col[i],
-							   "header", "column '%s' appears twice", sname[k]);
+							   "header", "column '%s' appears twice; keep one "
+							   "(name it once in sacct --format)", sname[k]);
 				c->pos[k] = i;
 			}
 	if (c->pos[S_JOBID] < 0 && c->pos[S_JOBIDRAW] < 0)
 		return fw_diag_set(d, FW_EINVAL, c->fname, lno, 1, "header",
-				   "needs JobID or JobIDRaw (is this sacct --parsable2 output?)");
-	if (c->pos[S_SUBMIT] < 0 || (c->pos[S_ELAPSED] < 0 && (c->pos[S_START] < 0 ||
-								c->pos[S_END] < 0)) ||
-	    (c->pos[S_ALLOC] < 0 && c->pos[S_REQ] < 0) || c->pos[S_START] < 0)
+				   "no column JobID or JobIDRaw (is this sacct --parsable2 "
+				   "output?); export it with " SACCT_EXPORT " (docs/trace-format.md)");
+	if (missing(c))
 		return fw_diag_set(d, FW_EINVAL, c->fname, lno, 1, "header",
-				   "needs Submit, Start, Elapsed (or End) and AllocTRES or ReqTRES");
+				   "no column %s; the header needs Submit, Start, Elapsed "
+				   "(or End) and AllocTRES or ReqTRES: export it with "
+				   SACCT_EXPORT " (docs/trace-format.md)", missing(c));
 	c->nhdr = f->n;
 	return FW_OK;
 }
@@ -537,7 +587,8 @@ static int line(struct sconv *c, char *text, int lno, struct fw_diag *d)
 
 	if (split(text, &f))
 		return fw_diag_set(d, FW_EINVAL, c->fname, lno, 1, "row",
-				   "more than %d fields", S_MAX_FIELDS);
+				   "more than %d fields; is this sacct --parsable2 output? "
+				   "export it with " SACCT_EXPORT, S_MAX_FIELDS);
 	if (!c->nhdr)
 		return header(c, &f, lno, d);
 	rc = data_row(&x, &j);
@@ -571,7 +622,10 @@ static int walk(struct sconv *c, const char *buf, size_t len, struct fw_diag *d)
 		if (n == 0)
 			continue;
 		if (memchr(p, 0, n))
-			return fw_diag_set(d, FW_EINVAL, c->fname, lno, 1, "row", "contains a NUL byte");
+			return fw_diag_set(d, FW_EINVAL, c->fname, lno, 1, "row",
+					   "contains a NUL byte: this is not a text file; give "
+					   "sacct --parsable2's text output (decompress it first "
+					   "if it is compressed)");
 		if (!(text = malloc(n + 1)))
 			return FW_ENOMEM;
 		memcpy(text, p, n);
@@ -580,7 +634,9 @@ static int walk(struct sconv *c, const char *buf, size_t len, struct fw_diag *d)
 		free(text);
 	}
 	if (rc == FW_OK && !c->nhdr)
-		return fw_diag_set(d, FW_EINVAL, c->fname, 1, 1, "header", "the file is empty");
+		return fw_diag_set(d, FW_EINVAL, c->fname, 1, 1, "header",
+				   "the file is empty; save sacct's output into it: "
+				   SACCT_EXPORT " > FILE");
 	if (rc == FW_OK && !c->n) /* a trace without jobs cannot be replayed */
 		return fw_diag_set(d, FW_EINVAL, c->fname, 0, 0, NULL,
 				   "no job to convert: %zu left out (never started or no "
@@ -817,7 +873,8 @@ int fw_sacct_convert_cli(int argc, char **argv)
 	}
 	if (rc != FW_OK) {
 		fw_itp_diag_str(&d, msg, sizeof msg);
-		fprintf(stderr, "%s: error: %s\n", prog, msg);
+		fprintf(stderr, "%s: error: %s%s\n", prog, msg, rc == FW_EIO ?
+			"; give SACCT_FILE as the path of a file holding sacct's output" : "");
 		return 1;
 	}
 	for (size_t i = 0; i < olen; i++)
@@ -825,7 +882,8 @@ int fw_sacct_convert_cli(int argc, char **argv)
 	rc = write_all(dst, out, olen);
 	free(out);
 	if (rc) {
-		fprintf(stderr, "%s: error: cannot write %s: %s\n", prog, dst, strerror(errno));
+		fprintf(stderr, "%s: error: cannot write %s: %s; give OUT a path you may "
+			"write, on a disk with room\n", prog, dst, strerror(errno));
 		return 1;
 	}
 	fprintf(stderr, "%s: %zu job%s written; %zu left out (never started or no GPUs)\n",

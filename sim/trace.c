@@ -98,7 +98,9 @@ int fw_trace_from_itp(const struct fw_itp_trace *in, int32_t G,
 	memset(out, 0, sizeof *out);
 	if (G < 1 || G > FW_MAX_GPUS_PER_NODE)
 		return fw_diag_set(d, FW_EINVAL, in->file, 0, 0, "gpus_per_node",
-				   "must be 1..%d", FW_MAX_GPUS_PER_NODE);
+				   "%d is not 1..%d; give the fleet nodes of 1..%d GPUs "
+				   "(--nodes NxG)", (int)G, FW_MAX_GPUS_PER_NODE,
+				   FW_MAX_GPUS_PER_NODE);
 	snprintf(out->file, sizeof out->file, "%s", in->file);
 	out->skipped = in->skipped;
 	out->first_bad = in->first_bad;

@@ -658,8 +658,9 @@ expect "sim-run-fleet-without-an-open-node" 1 "$EMPTY_FLEET: nodes: none of the 
 rm -f "$EMPTY_FLEET"
 expect "sim-run-bad-nodes" 2 "13y8" "$FW" sim run --trace x --nodes 13y8
 expect "sim-run-unknown-policy" 2 "unknown policy 'lifo'" "$FW" sim run --trace x --policies lifo
-expect "sim-run-missing-trace-file" 1 "no-such.csv" "$FW" sim run --trace no-such.csv
-expect "sim-run-bad-row-names-file-line-col" 1 "fairway sim run: error: tests/data/bad_itp.csv:3:7: duration: 'abc' is not a number" \
+expect "sim-run-missing-trace-file" 1 "no-such.csv: cannot open: No such file or directory; check the path given to --trace" \
+	"$FW" sim run --trace no-such.csv
+expect "sim-run-bad-row-names-file-line-col" 1 "fairway sim run: error: tests/data/bad_itp.csv:3:7: duration: 'abc' is not a number; write a whole number of seconds in decimal digits (no spaces or units), 0..1000000000000" \
 	"$FW" sim run --trace tests/data/bad_itp.csv --nodes 2x8 --policies fifo
 # a trace without jobs is bad input: no metric is defined, no output written
 HO=$(mktemp -d)
@@ -669,7 +670,7 @@ printf 'job_id,submit_time,duration,gpus_per_task\n' >"$HO/g.csv"
 WF=$(mktemp -d)
 printf 'job_id,submit_time,duration,gpus_per_task\na,0,60,1\n' >"$WF/fw.csv"
 expect "sim-run-wrong-format-is-named" 1 \
-	"fw.csv:1:1: header: no column 'submission_time' (an ITP trace starts with job_id,submission_time,duration,num_gpu); the file looks like a fairway trace: use --format fairway" \
+	"fw.csv:1:1: header: no column 'submission_time'; add it: an ITP trace's header names job_id,submission_time,duration,num_gpu (any order; docs/trace-format.md); the file looks like a fairway trace: use --format fairway" \
 	"$FW" sim run --trace "$WF/fw.csv" --nodes 2x8
 expect "sim-run-right-format-reads" 0 "policy fifo     1 job started, " \
 	"$FW" sim run --trace "$WF/fw.csv" --format fairway --nodes 2x8 --policies fifo
@@ -1640,13 +1641,13 @@ expect "trace-sacct-unknown-option-named" 2 "fairway trace sacct2fairway: error:
 	"$FW" trace sacct2fairway --bogus tests/data/sacct_sample.txt -
 expect "trace-sacct-stdin-refused" 2 "fairway trace sacct2fairway: error: SACCT_FILE cannot be '-'" \
 	"$FW" trace sacct2fairway - "$ST/out.csv"
-expect "trace-sacct-missing-file" 1 "fairway trace sacct2fairway: error: $ST/none.txt: cannot open: No such file or directory" \
+expect "trace-sacct-missing-file" 1 "fairway trace sacct2fairway: error: $ST/none.txt: cannot open: No such file or directory; give SACCT_FILE as the path of a file holding sacct's output" \
 	"$FW" trace sacct2fairway "$ST/none.txt" "$ST/out.csv"
 expect "trace-sacct-directory-input" 1 "fairway trace sacct2fairway: error: $ST: cannot read: Is a directory" \
 	"$FW" trace sacct2fairway "$ST" "$ST/out.csv"
 printf 'JobID|Submit|Start|Elapsed|AllocTRES\n1|2024-03-01T10:00:00|2024-03-01T10:00:00|01:00|gres/gpu=3,node=2\n' >"$ST/bad.txt"
 echo PREV >"$ST/keep.csv"
-expect "trace-sacct-bad-row-named" 1 "fairway trace sacct2fairway: error: $ST/bad.txt:2:49: AllocTRES: 'gres/gpu=3,node=2': the GPUs do not split evenly" \
+expect "trace-sacct-bad-row-named" 1 "fairway trace sacct2fairway: error: $ST/bad.txt:2:49: AllocTRES: 'gres/gpu=3,node=2': the GPUs do not split evenly over the nodes (fairway gives every task of a job the same GPU count); fix NNodes or the GPU count, or drop the row" \
 	"$FW" trace sacct2fairway "$ST/bad.txt" "$ST/keep.csv"
 expect "trace-sacct-bad-row-no-output" 1 "error:" "$FW" trace sacct2fairway "$ST/bad.txt" "$ST/new.csv"
 # real sacct prints sizes with decimals (mem=62.50G); a bad value names its key
@@ -1655,13 +1656,17 @@ expect "trace-sacct-decimal-mem" 0 "1,0,60,,,,0,1,4,16000,64000," "$FW" trace sa
 sed 's/62.50G/62.5X/' "$ST/dec.txt" >"$ST/badmem.txt"
 expect "trace-sacct-bad-tres-value-names-its-key" 1 "$ST/badmem.txt:2:78: AllocTRES mem=: '62.5X' is not a size" \
 	"$FW" trace sacct2fairway "$ST/badmem.txt" "$ST/keep.csv"
+# a header without a needed column names it and the sacct command that has it
+printf 'JobID|Submit|Start|AllocTRES\n' >"$ST/badmem.txt"
+expect "trace-sacct-missing-column-says-what-to-run" 1 "$ST/badmem.txt:1:1: header: no column Elapsed (or End); the header needs Submit, Start, Elapsed (or End) and AllocTRES or ReqTRES: export it with sacct --parsable2 --format JobID,JobIDRaw,User,Account,Partition,Submit,Start,End,Elapsed,Timelimit,AllocTRES,ReqTRES,NNodes,State,Priority (docs/trace-format.md)" \
+	"$FW" trace sacct2fairway "$ST/badmem.txt" "$ST/keep.csv"
 rm -f "$ST/dec.txt" "$ST/badmem.txt"
 expect "trace-sacct-out-is-the-input" 2 "OUT $ST/./bad.txt is SACCT_FILE $ST/bad.txt, and writing it would replace the input" \
 	"$FW" trace sacct2fairway "$ST/bad.txt" "$ST/./bad.txt"
 printf 'JobID|Submit|Start|Elapsed|AllocTRES\n1|2024-03-01T10:00:00|Unknown|01:00|gres/gpu=1\n' >"$ST/none_ran.txt"
 expect "trace-sacct-no-job-is-an-error" 1 "none_ran.txt: no job to convert: 1 left out (never started or no GPUs)" \
 	"$FW" trace sacct2fairway "$ST/none_ran.txt" "$ST/new.csv"
-expect "trace-sacct-write-error-says-why" 1 "fairway trace sacct2fairway: error: cannot write /dev/full: No space left on device" \
+expect "trace-sacct-write-error-says-why" 1 "fairway trace sacct2fairway: error: cannot write /dev/full: No space left on device; give OUT a path you may write, on a disk with room" \
 	"$FW" trace sacct2fairway tests/data/sacct_sample.txt /dev/full
 [ "$(cat "$ST/keep.csv")" = PREV ] && [ "$(ls -A "$ST" | sort | tr '\n' ' ')" = "bad.txt keep.csv none_ran.txt " ] &&
 	ok "trace-sacct-failure-writes-nothing" || bad "trace-sacct-failure-writes-nothing: $(ls -A "$ST")"

@@ -323,6 +323,52 @@ static int reader_error(struct cfg *c, const yaml_parser_t *p)
 			   what, ch);
 }
 
+/* The name of a character libyaml (YAML 1.1) takes for a line break but
+ * an editor shows as none, or NULL for any other. */
+static const char *unseen_break(long cp)
+{
+	switch (cp) {
+	case 0x85:
+		return "U+0085 (next line, NEL)";
+	case 0x2028:
+		return "U+2028 (line separator)";
+	case 0x2029:
+		return "U+2029 (paragraph separator)";
+	default:
+		return NULL;
+	}
+}
+
+/* Refuse NEL, U+2028 and U+2029 before libyaml reads the text: it breaks
+ * the line there, so the rest of a comment is read as YAML (a syntax
+ * error at a place that looks fine, or worse, a key the user never saw).
+ * The scan stops at the first byte that is not UTF-8: reader_error
+ * reports that one. */
+static int check_breaks(struct cfg *c, const char *buf, size_t len)
+{
+	const unsigned char *b = (const unsigned char *)buf;
+	const char *what;
+	size_t i = 0;
+	int line, col, n;
+
+	while (i < len) {
+		long cp = b[i] < 0x80 ? b[i] : fw_utf8_at(b + i, len - i, &n);
+		if (cp < 0)
+			return FW_OK;
+		if ((what = unseen_break(cp))) {
+			offset_mark(c, i, &line, &col);
+			return fw_diag_set(c->d, FW_EINVAL, c->file, line, col, "",
+					   "%s is a line break in YAML, though most "
+					   "editors show none: what follows it is read as "
+					   "a new line; replace it with a newline, or "
+					   "remove it",
+					   what);
+		}
+		i += b[i] < 0x80 ? 1 : (size_t)n;
+	}
+	return FW_OK;
+}
+
 static int syntax_error(struct cfg *c, const yaml_parser_t *p)
 {
 	const yaml_mark_t *m = &p->problem_mark;
@@ -445,7 +491,7 @@ static int parse(struct cfg *c, const char *buf, size_t len)
 
 	c->buf = buf;
 	c->len = len;
-	if ((rc = check_shape(c, buf, len)))
+	if ((rc = check_breaks(c, buf, len)) || (rc = check_shape(c, buf, len)))
 		return rc;
 	if (!yaml_parser_initialize(&p))
 		return fw_diag_set(c->d, FW_ENOMEM, c->file, 0, 0, "",

@@ -125,8 +125,8 @@ static void fuzz_openb_trace(const char *buf, size_t size)
 	fw_trace_free(&skip);
 }
 
-/* Convert with flags; a success must read back (ids may repeat in sacct
- * output), with FW_SACCT_NO_MODEL no job may name a GPU model, and a job's
+/* Convert with flags; a refusal says what to do; a success must read back
+ * (ids may repeat in sacct output), with FW_SACCT_NO_MODEL no job may name a GPU model, and a job's
  * max_runtime is its Timelimit (expected_runtime) with
  * FW_SACCT_TIME_LIMITS or none (0), and 0 always without it. */
 static void fuzz_sacct(const char *buf, size_t size, unsigned flags)
@@ -137,10 +137,13 @@ static void fuzz_sacct(const char *buf, size_t size, unsigned flags)
 	size_t n, skipped;
 
 	memset(&d, 0, sizeof d);
-	if (fw_sacct_convert(buf, size, "fuzz.txt", flags, &out, &n, &skipped, &d) != FW_OK) {
+	int rc = fw_sacct_convert(buf, size, "fuzz.txt", flags, &out, &n, &skipped, &d);
+
+	if (rc != FW_OK) {
 		if (d.msg[0] == 0 || out != NULL)
 			abort();
 		fuzz_check_printed(fw_itp_diag_str, &d);
+		fuzz_check_says_what_to_do(rc, &d);
 		return;
 	}
 	if (fw_trace_parse_csv(out, n, "converted.csv", 0, &t, &d) != FW_OK &&

@@ -6,7 +6,8 @@
  * bound, or fail with a filled diagnosis; neither path may crash, leak or
  * trip a sanitizer.  With FW_ITP_SKIP_BAD the good rows of the strict parse
  * must be a prefix-compatible subset: a strict success implies a skipping
- * success with the same rows and nothing skipped.  Built with
+ * success with the same rows and nothing skipped.  Every refusal, and
+ * the first skipped row's reason, ends with what to do.  Built with
  * -fsanitize=fuzzer under clang, and as fuzz_replay_itp with replay.c over
  * tests/fuzz/corpus/itp in every test run.
  */
@@ -49,6 +50,7 @@ static void fuzz_trace(const char *buf, size_t size)
 		abort(); /* a failure says why and leaves nothing behind */
 	if (rc != FW_OK)
 		fuzz_check_printed(fw_itp_diag_str, &d);
+	fuzz_check_says_what_to_do(rc, &d);
 	check_rows(&strict);
 	rs = fw_itp_parse(buf, size, "fuzz.csv", FW_ITP_SKIP_BAD, &skip, &d);
 	check_rows(&skip);
@@ -56,6 +58,8 @@ static void fuzz_trace(const char *buf, size_t size)
 		abort();
 	if (rs == FW_OK && skip.skipped && skip.first_bad.msg[0] == 0)
 		abort();
+	if (rs == FW_OK && skip.skipped)
+		fuzz_check_says_what_to_do(FW_EINVAL, &skip.first_bad);
 	fw_itp_free(&strict);
 	fw_itp_free(&skip);
 }

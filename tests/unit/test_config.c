@@ -567,6 +567,42 @@ TEST(yaml_level_errors)
 	ASSERT(s == (struct fw_snapshot *)&s);
 }
 
+/* NEL (U+0085), U+2028 and U+2029 are line breaks to libyaml (YAML 1.1)
+ * but not to an editor: the rest of a comment was read as YAML, a syntax
+ * error where the file looks fine, or a key the user never saw.  Each is
+ * refused at its own line and column (in characters), naming it and the
+ * fix; other non-ASCII text (e-acute, an ellipsis E2 80 A6, a neighbour
+ * of U+2028) still loads, and a byte that is not UTF-8 before one is
+ * reported as such. */
+TEST(yaml_hidden_line_breaks_are_refused_at_their_place)
+{
+	static const struct { const char *text, *what; int line, col; } cases[] = {
+		{ "now: 0\n# caf\xc3\xa9 note\xc2\x85 more words\nnodes: []\n",
+		  "t.yaml:2:12: U+0085 (next line, NEL) is a line break in YAML, though most editors show none: "
+		  "what follows it is read as a new line; replace it with a newline, or remove it", 2, 12 },
+		/* libyaml alone loads this one, with a queue q from the comment */
+		{ "now: 0\nnodes: [{name: a, gpus: 8}] # x\xe2\x80\xa8queues: [{name: q}]\n",
+		  "U+2028 (line separator) is a line break in YAML", 2, 32 },
+		{ "\xe2\x80\xa9\n", "U+2029 (paragraph separator) is a line break in YAML", 1, 1 },
+		{ "now: 0 # \xe9 \xc2\x85\n", "the text is not UTF-8", 1, 10 },
+	};
+	struct fw_snapshot *s;
+	struct fw_diag d;
+	char out[512];
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		ASSERT_EQ(load(cases[i].text, &s, &d), FW_EINVAL);
+		ASSERT(s == NULL);
+		ASSERT_EQ(d.line, cases[i].line);
+		ASSERT_EQ(d.col, cases[i].col);
+		fw_diag_format(&d, out, sizeof out);
+		ASSERT_STR_CONTAINS(out, cases[i].what);
+	}
+	ASSERT_OK(load("now: 0 # caf\xc3\xa9\xe2\x80\xa6 \xe2\x80\xa7\nnodes: [{name: a, gpus: 8}]\n"
+		       "queues: [{name: q}]\n", &s, &d));
+	fw_snapshot_free(s);
+}
+
 TEST(aliases_are_safe)
 {
 	struct fw_snapshot *s;
@@ -764,6 +800,7 @@ static const struct {
 	{ "fractional_above_one", FW_ERANGE, 9, "jobs[0].tasks[0].gpu" },
 	{ "limit_below_quota", FW_ERANGE, 5, "queues[0].resources.gpu.limit" },
 	{ "syntax_error", FW_EINVAL, 4, "" },
+	{ "nel_in_comment", FW_EINVAL, 1, "" },
 	{ "not_a_mapping", FW_EINVAL, 2, "" },
 	{ "level_reserved", FW_EINVAL, 3, "topology.levels[1]" },
 	{ "nodes_per_not_nested", FW_EINVAL, 7,
@@ -1311,7 +1348,7 @@ TEST_MAIN(setup, full_example, full_example_queues, full_example_jobs,
 	  node_groups_errors, fractional_gpu, type_and_range_errors,
 	  yaml_level_errors, aliases_are_safe,
 	  hostile_nesting_and_anchors_fail_fast, queue_tree, load_file,
-	  bad_input_files, bad_input_cases_txt, docs_example,
+	  bad_input_files, bad_input_cases_txt, docs_example, yaml_hidden_line_breaks_are_refused_at_their_place,
 	  queue_min_runtime, scheduler_reserve_depth, scheduler_xfactor_cap, scheduler_starve_after_and_drain_running,
 	  job_node_selector, queue_gpu_model_limits, queue_user_usage, a_label_without_a_value,
 	  caller_now_is_checked_like_now, a_bad_name_points_at_real_commands,

@@ -145,20 +145,29 @@ TEST(itp_bad_values_name_line_column_and_reason)
 	char m[800];
 	struct fw_itp_trace t;
 
-	ASSERT_STR_EQ(row_error("b,5,abc,1", m, sizeof m), "t.csv:2:5: duration: 'abc' is not a number");
-	ASSERT_STR_EQ(row_error("b,-5,10,1", m, sizeof m), "t.csv:2:3: submission_time: '-5' is negative");
-	ASSERT_STR_EQ(row_error("b,5,10,1.5", m, sizeof m), "t.csv:2:8: num_gpu: '1.5' is not a whole number");
-	ASSERT_STR_EQ(row_error("b,5,10,0", m, sizeof m), "t.csv:2:8: num_gpu: '0' is out of range 1..4096");
+	ASSERT_STR_EQ(row_error("b,5,abc,1", m, sizeof m), "t.csv:2:5: duration: 'abc' is not a number; write a whole number "
+		      "of seconds in decimal digits (no spaces or units), 0..1000000000000");
+	ASSERT_STR_EQ(row_error("b,-5,10,1", m, sizeof m), "t.csv:2:3: submission_time: '-5' is negative; give a whole number of seconds, "
+		      "0..1000000000000");
+	ASSERT_STR_EQ(row_error("b,5,10,1.5", m, sizeof m), "t.csv:2:8: num_gpu: '1.5' is not a whole number; round it to a whole "
+		      "number of GPUs, 1..4096");
+	ASSERT_STR_EQ(row_error("b,5,10,0", m, sizeof m), "t.csv:2:8: num_gpu: '0' is out of range; give a whole number of GPUs, 1..4096");
 	ASSERT_STR_EQ(row_error("b,5,99999999999999999999999,1", m, sizeof m),
-		      "t.csv:2:5: duration: '99999999999999999999999' is out of range 0..1000000000000");
-	ASSERT_STR_EQ(row_error("b,5, 10,1", m, sizeof m), "t.csv:2:5: duration: ' 10' is not a number");
-	ASSERT_STR_EQ(row_error("b,5,,1", m, sizeof m), "t.csv:2:5: duration: is empty (expected a whole number)");
-	ASSERT_STR_EQ(row_error("b,5,10", m, sizeof m), "t.csv:2:1: row: 3 fields, the header has 4");
-	ASSERT_STR_EQ(row_error("b,5,10,1,9", m, sizeof m), "t.csv:2:10: row: 5 fields, the header has 4");
-	ASSERT_STR_EQ(row_error(",5,10,1", m, sizeof m), "t.csv:2:1: job_id: '' must be 1..63 bytes long");
+		      "t.csv:2:5: duration: '99999999999999999999999' is out of range; give a whole "
+		      "number of seconds, 0..1000000000000");
+	ASSERT_STR_EQ(row_error("b,5, 10,1", m, sizeof m), "t.csv:2:5: duration: ' 10' is not a number; write a whole "
+		      "number of seconds in decimal digits (no spaces or units), 0..1000000000000");
+	ASSERT_STR_EQ(row_error("b,5,,1", m, sizeof m), "t.csv:2:5: duration: is empty; give a whole number of "
+		      "seconds, 0..1000000000000");
+	ASSERT_STR_EQ(row_error("b,5,10", m, sizeof m), "t.csv:2:1: row: has 3 fields, the header has 4; give each row "
+		      "one field per header column (ITP fields are never quoted, so no value may hold a comma)");
+	ASSERT_STR_EQ(row_error("b,5,10,1,9", m, sizeof m), "t.csv:2:10: row: has 5 fields, the header has 4; give each "
+		      "row one field per header column (ITP fields are never quoted, so no value may hold a comma)");
+	ASSERT_STR_EQ(row_error(",5,10,1", m, sizeof m), "t.csv:2:1: job_id: is empty; give each job an id of 1..63 "
+		      "printable ASCII bytes");
 	ASSERT_STR_EQ(row_error("a\"b,5,10,1", m, sizeof m),
 		      "t.csv:2:2: job_id: 'a\"b' has a space, quote, backslash, control or "
-		      "non-ASCII byte; ids are printable ASCII");
+		      "non-ASCII byte; ids are printable ASCII, so rename it without them");
 	/* ids reach the JSON of --log: a space or a byte that is not UTF-8
 	 * (a BOM in the middle of the file, Latin-1) is refused */
 	ASSERT_STR_CONTAINS(row_error("a b,5,10,1", m, sizeof m), "t.csv:2:2: job_id: 'a b' has a space");
@@ -166,11 +175,23 @@ TEST(itp_bad_values_name_line_column_and_reason)
 	ASSERT_STR_CONTAINS(row_error("\xEF\xBB\xBF" "a,5,10,1", m, sizeof m), "t.csv:2:1: job_id:");
 	ASSERT_EQ(parse("job_id,submission_time,duration,num_gpu\nx,1,1,1\ny,1,1,1\nx,2,2,2\n",
 			0, &t, m, sizeof m), FW_EINVAL);
-	ASSERT_STR_EQ(m, "t.csv:4:1: job_id: 'x' already appeared on line 2");
+	ASSERT_STR_EQ(m, "t.csv:4:1: job_id: 'x' already appeared on line 2; give each job its own job_id");
 	ASSERT_EQ(parse("job_id,submit,duration,num_gpu\n", 0, &t, m, sizeof m), FW_EINVAL);
-	ASSERT_STR_CONTAINS(m, "t.csv:1:1: header: no column 'submission_time'");
+	ASSERT_STR_EQ(m, "t.csv:1:1: header: no column 'submission_time'; add it: an ITP trace's header "
+		      "names job_id,submission_time,duration,num_gpu (any order; docs/trace-format.md)");
+	ASSERT_STR_EQ(row_error("j0123456789012345678901234567890123456789012345678901234567890123,5,10,1",
+				m, sizeof m),
+		      "t.csv:2:1: job_id: 'j012345678901234567890123456789012345678...' is longer than 63 bytes; "
+		      "shorten it");
+	ASSERT_EQ(parse("job_id,submission_time,duration,num_gpu,a,b,c,d,e,f,g,h,i,j,k,l,m\n", 0, &t, m,
+			sizeof m), FW_EINVAL);
+	ASSERT_STR_EQ(m, "t.csv:1:1: header: 17 columns; at most 16 are supported: remove the columns the "
+		      "reader does not use (it reads job_id,submission_time,duration,num_gpu)");
+	ASSERT_EQ(parse("job_id,submission_time,duration,num_gpu,num_gpu\n", 0, &t, m, sizeof m), FW_EINVAL);
+	ASSERT_STR_EQ(m, "t.csv:1:41: header: column 'num_gpu' appears twice; keep one");
 	ASSERT_EQ(parse("\n\n", 0, &t, m, sizeof m), FW_EINVAL);
-	ASSERT_STR_CONTAINS(m, "the file is empty");
+	ASSERT_STR_EQ(m, "t.csv: header: the file is empty; an ITP trace is the header "
+		      "job_id,submission_time,duration,num_gpu and a row per job (docs/trace-format.md)");
 	ASSERT_EQ(t.n, 0);
 	ASSERT(t.v == NULL);
 }
@@ -191,7 +212,8 @@ TEST(itp_skip_bad_rows_counts_and_keeps_the_first_reason)
 	ASSERT_EQ(t.skipped, 2);
 	ASSERT_STR_EQ(t.v[1].id, "c");
 	fw_itp_diag_str(&t.first_bad, why, sizeof why);
-	ASSERT_STR_EQ(why, "t.csv:3:5: duration: 'ten' is not a number");
+	ASSERT_STR_EQ(why, "t.csv:3:5: duration: 'ten' is not a number; write a whole number of seconds "
+		      "in decimal digits (no spaces or units), 0..1000000000000");
 	fw_itp_free(&t);
 	/* the header is never skipped */
 	ASSERT_EQ(parse("id,when\na,1\n", FW_ITP_SKIP_BAD, &t, NULL, 0), FW_EINVAL);
@@ -205,7 +227,8 @@ TEST(itp_skip_bad_rows_counts_and_keeps_the_first_reason)
 	struct fw_diag d;
 	ASSERT_EQ(fw_itp_parse(nul, sizeof nul - 1, "t.csv", 0, &t, &d), FW_EINVAL);
 	fw_itp_diag_str(&d, why, sizeof why);
-	ASSERT_STR_EQ(why, "t.csv:2:2: row: contains a NUL byte: this is not a text file");
+	ASSERT_STR_EQ(why, "t.csv:2:2: row: contains a NUL byte: this is not a text file; give the trace "
+		      "as CSV text (decompress it first if it is compressed)");
 	ASSERT_OK(fw_itp_parse(nul, sizeof nul - 1, "t.csv", FW_ITP_SKIP_BAD, &t, &d));
 	ASSERT_EQ(t.n, 1);
 	ASSERT_EQ(t.skipped, 1);

@@ -343,6 +343,7 @@ TEST(itp_rows_are_shaped_into_gangs)
 	struct fw_itp_trace in;
 	struct fw_trace t;
 	struct fw_diag d;
+	char why[512];
 	const char *text = "job_id,submission_time,duration,num_gpu\na,0,10,20\nb,5,7,3\nc,6,1,16\n";
 
 	ASSERT_OK(fw_itp_parse(text, strlen(text), "i.csv", 0, &in, &d));
@@ -361,6 +362,9 @@ TEST(itp_rows_are_shaped_into_gangs)
 	ASSERT_EQ(fw_trace_job_gpus(&t.v[2]), 16);
 	fw_trace_free(&t);
 	ASSERT_EQ(fw_trace_from_itp(&in, 0, &t, &d), FW_EINVAL);
+	fw_itp_diag_str(&d, why, sizeof why);
+	ASSERT_STR_EQ(why, "i.csv: gpus_per_node: 0 is not 1..16; give the fleet nodes of 1..16 GPUs "
+		      "(--nodes NxG)");
 	fw_itp_free(&in);
 }
 
@@ -532,14 +536,15 @@ TEST(sacct_bad_values_name_line_and_column)
 	ASSERT_EQ(fw_sacct_convert(text, strlen(text), "s.txt", 0, &out, &olen, &sk, &d), FW_EINVAL);
 	fw_itp_diag_str(&d, why, sizeof why);
 	ASSERT_STR_EQ(why, "s.txt:2:43: Elapsed: '1:2:3:4' is not a Slurm duration "
-		      "(MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS)");
+		      "(MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS); give it as sacct prints it, "
+		      "e.g. 1-02:03:04 or 02:03:04");
 	ASSERT_EQ(fw_sacct_convert(uneven, strlen(uneven), "s.txt", 0, &out, &olen, &sk, &d),
 		  FW_EINVAL);
 	fw_itp_diag_str(&d, why, sizeof why);
 	ASSERT_STR_CONTAINS(why, "AllocTRES: 'gres/gpu=3': the GPUs do not split evenly");
 	ASSERT_EQ(fw_sacct_convert("User|State\n", 11, "s.txt", 0, &out, &olen, &sk, &d), FW_EINVAL);
 	fw_itp_diag_str(&d, why, sizeof why);
-	ASSERT_STR_CONTAINS(why, "needs JobID");
+	ASSERT_STR_CONTAINS(why, "no column JobID or JobIDRaw (is this sacct --parsable2 output?); export it");
 }
 
 /* sacct prints TRES sizes with decimals (mem=62.50G); every unit, and no
@@ -575,10 +580,12 @@ TEST(sacct_decimal_sizes_and_bad_tres_values)
 	fw_trace_free(&t);
 	ASSERT_EQ(fw_sacct_convert(mem, strlen(mem), "s.txt", 0, &out, &olen, &sk, &d), FW_EINVAL);
 	fw_itp_diag_str(&d, why, sizeof why);
-	ASSERT_STR_CONTAINS(why, "s.txt:2:78: AllocTRES mem=: '62.5X' is not a size");
+	ASSERT_STR_EQ(why, "s.txt:2:78: AllocTRES mem=: '62.5X' is not a size; give N or N.N (at most 6 "
+		      "decimals) with K, M, G, T or P, as sacct prints it: mem=62.50G");
 	ASSERT_EQ(fw_sacct_convert(cpu, strlen(cpu), "s.txt", 0, &out, &olen, &sk, &d), FW_EINVAL);
 	fw_itp_diag_str(&d, why, sizeof why);
-	ASSERT_STR_CONTAINS(why, "s.txt:2:49: AllocTRES cpu=: '1.5' is not a whole number");
+	ASSERT_STR_EQ(why, "s.txt:2:49: AllocTRES cpu=: '1.5' is not a whole number; write it in decimal "
+		      "digits only (at most 15)");
 }
 
 /* Without an Elapsed column the run time is End - Start; an End before
@@ -619,7 +626,94 @@ TEST(sacct_end_minus_start_and_malformed_rows)
 	ASSERT_STR_CONTAINS(why, "s.txt:2:1: row: has 4 fields, the header has 5");
 	ASSERT_EQ(fw_sacct_convert(noend, strlen(noend), "s.txt", 0, &out, &olen, &sk, &d), FW_EINVAL);
 	fw_itp_diag_str(&d, why, sizeof why);
-	ASSERT_STR_CONTAINS(why, "needs Submit, Start, Elapsed (or End) and AllocTRES or ReqTRES");
+	ASSERT_STR_CONTAINS(why, "s.txt:1:1: header: no column Elapsed (or End); the header needs Submit, "
+			    "Start, Elapsed (or End) and AllocTRES or ReqTRES: export it with sacct --parsable2");
+}
+
+#define SACCT_CMD "sacct --parsable2 --format JobID,JobIDRaw,User,Account,Partition,Submit,Start,End," \
+		  "Elapsed,Timelimit,AllocTRES,ReqTRES,NNodes,State,Priority"
+#define SACCT_H "JobID|Submit|Start|Elapsed|AllocTRES|NNodes|Priority|Timelimit|User\n"
+#define SACCT_T "2024-03-01T10:00:00"
+
+/* Every refusal of the converter names file, line, column and field and
+ * ends with what to do (the column of each field of the row: JobID 1,
+ * Submit 3, Start 23, Elapsed 43, AllocTRES 49, NNodes 60, Priority 62,
+ * Timelimit 64, User 70). */
+TEST(sacct_refusals_say_what_to_do)
+{
+	static const struct { const char *text, *why; } cases[] = {
+		{ SACCT_H "1|" SACCT_T "|" SACCT_T "|01:00|gres/gpu=1|x|5|02:00|alice\n",
+		  "s.txt:2:60: NNodes: 'x' is not a node count 1..65536; give the job's nodes as a whole "
+		  "number in that range" },
+		{ SACCT_H "1|" SACCT_T "|" SACCT_T "|01:00|gres/gpu=1|1|-1|02:00|alice\n",
+		  "s.txt:2:62: Priority: '-1' is not a whole number 0..1000000000; give one in that range, "
+		  "or leave it empty (priority 0)" },
+		{ SACCT_H "1|" SACCT_T "|" SACCT_T "|01:00|gres/gpu=1|1|5|2h|alice\n",
+		  "s.txt:2:64: Timelimit: '2h' is not a Slurm duration (MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM, "
+		  "D-HH:MM:SS) or UNLIMITED, Partition_Limit, INVALID; give it as sacct prints it, e.g. "
+		  "1-02:03:04 or 02:03:04, or leave it empty" },
+		{ SACCT_H "1|" SACCT_T "|" SACCT_T "|01:00|gres/gpu=1|1|5|02:00|a b\n",
+		  "s.txt:2:70: User: 'a b' is not a plain name (1..63 printable bytes, no space, quote, "
+		  "backslash or comma); edit it in the file, or leave the column out of sacct --format" },
+		{ SACCT_H "|" SACCT_T "|" SACCT_T "|01:00|gres/gpu=1|1|5|02:00|alice\n",
+		  "s.txt:2:1: JobID: is empty; every job needs a JobID (is the row cut short? export it "
+		  "again with sacct --parsable2)" },
+		{ SACCT_H "1|" SACCT_T "|" SACCT_T "|01:00|gres/gpu|1|5|02:00|alice\n",
+		  "s.txt:2:49: AllocTRES: 'gres/gpu' is not key=value; write the list as sacct prints it, "
+		  "key=value items split by commas (e.g. cpu=16,gres/gpu=4,mem=62.50G)" },
+		{ SACCT_H "1|" SACCT_T "|" SACCT_T "|01:00|gres/gpu=1,cpu=2000000|1|5|02:00|alice\n",
+		  "s.txt:2:49: AllocTRES: 'gres/gpu=1,cpu=2000000': cpu or mem per node out of range (at "
+		  "most 1000000 CPUs and 1000000000000 MiB per node); check cpu=, mem= and NNodes, or drop "
+		  "the row" },
+		{ SACCT_H "1|" SACCT_T "|" SACCT_T "|01:00|gres/gpu=3|2|5|02:00|alice\n",
+		  "s.txt:2:49: AllocTRES: 'gres/gpu=3': the GPUs do not split evenly over the nodes (fairway "
+		  "gives every task of a job the same GPU count); fix NNodes or the GPU count, or drop the "
+		  "row" },
+		{ SACCT_H "1|03/01 10:00|" SACCT_T "|01:00|gres/gpu=1|1|5|02:00|alice\n",
+		  "s.txt:2:3: Submit: '03/01 10:00' is not YYYY-MM-DDTHH:MM:SS; export with "
+		  "SLURM_TIME_FORMAT=standard in sacct's environment, so it prints e.g. 2024-03-01T10:00:00" },
+		{ "JobID|Submit|Start|End|AllocTRES\n1|" SACCT_T "|" SACCT_T "|Unknown|gres/gpu=1\n",
+		  "s.txt:2:43: End: 'Unknown': the job has not ended; add Elapsed to sacct --format (it "
+		  "counts a running job's time so far), or drop the row" },
+		{ "JobID|Submit|Start|End|AllocTRES\n1|" SACCT_T "|" SACCT_T "|2024-03-01T09:00:00|gres/gpu=1\n",
+		  "s.txt:2:43: End: '2024-03-01T09:00:00' is before Start; fix Start or End, or drop the row" },
+		{ "JobID|Submit|Elapsed|AllocTRES\n",
+		  "s.txt:1:1: header: no column Start; the header needs Submit, Start, Elapsed (or End) and "
+		  "AllocTRES or ReqTRES: export it with " SACCT_CMD " (docs/trace-format.md)" },
+		{ "JobID|Submit|Start|Elapsed\n",
+		  "s.txt:1:1: header: no column AllocTRES (or ReqTRES); the header needs Submit, Start, "
+		  "Elapsed (or End) and AllocTRES or ReqTRES: export it with " SACCT_CMD
+		  " (docs/trace-format.md)" },
+		{ "User|State\n", "s.txt:1:1: header: no column JobID or JobIDRaw (is this sacct --parsable2 "
+		  "output?); export it with " SACCT_CMD " (docs/trace-format.md)" },
+		{ "JobID|Submit|Start|Elapsed|AllocTRES|Start\n",
+		  "s.txt:1:38: header: column 'Start' appears twice; keep one (name it once in sacct --format)" },
+		{ "", "s.txt:1:1: header: the file is empty; save sacct's output into it: " SACCT_CMD " > FILE" },
+	};
+	char *out, why[512];
+	size_t olen, sk;
+	struct fw_diag d;
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		ASSERT_EQ(fw_sacct_convert(cases[i].text, strlen(cases[i].text), "s.txt", 0, &out, &olen,
+					   &sk, &d), FW_EINVAL);
+		ASSERT(out == NULL);
+		fw_itp_diag_str(&d, why, sizeof why);
+		ASSERT_STR_EQ(why, cases[i].why);
+	}
+	/* a NUL byte, and a line of more fields than any sacct header */
+	static const char nul[] = "JobID|Submit|Start|Elapsed|AllocTRES\n1\0|x\n";
+	ASSERT_EQ(fw_sacct_convert(nul, sizeof nul - 1, "s.txt", 0, &out, &olen, &sk, &d), FW_EINVAL);
+	fw_itp_diag_str(&d, why, sizeof why);
+	ASSERT_STR_EQ(why, "s.txt:2:1: row: contains a NUL byte: this is not a text file; give sacct "
+		      "--parsable2's text output (decompress it first if it is compressed)");
+	char wide[300] = "JobID";
+	for (int i = 0; i < 130; i++)
+		strcat(wide, "|");
+	ASSERT_EQ(fw_sacct_convert(wide, strlen(wide), "s.txt", 0, &out, &olen, &sk, &d), FW_EINVAL);
+	fw_itp_diag_str(&d, why, sizeof why);
+	ASSERT_STR_EQ(why, "s.txt:1:1: row: more than 128 fields; is this sacct --parsable2 output? "
+		      "export it with " SACCT_CMD);
 }
 
 /* Thousands of typed GPU counts near 10^15 once overflowed the sum (UBSan);
@@ -815,7 +909,7 @@ TEST(sacct_impossible_dates_are_refused)
 	for (size_t i = 0; i < sizeof no_day / sizeof no_day[0]; i++) {
 		ASSERT_EQ(sacct_one(no_day[i], "01:00", "", &dur, &exp, why, sizeof why), FW_EINVAL);
 		snprintf(want, sizeof want, "s.txt:2:3: Submit: '%s' is not a calendar date "
-			 "(that month has no such day)", no_day[i]);
+			 "(that month has no such day); fix the date, or drop the row", no_day[i]);
 		ASSERT_STR_EQ(why, want);
 	}
 	for (size_t i = 0; i < sizeof real / sizeof real[0]; i++)
@@ -1115,7 +1209,7 @@ int main(void)
 		itp_rows_are_shaped_into_gangs, openb_pods_become_a_trace,
 		sacct_sample_converts_and_reads_back, sacct_time_limits_fill_max_runtime_only_when_asked,
 		sacct_bad_values_name_line_and_column, sacct_decimal_sizes_and_bad_tres_values,
-		sacct_end_minus_start_and_malformed_rows, sacct_durations_follow_slurm, sacct_impossible_dates_are_refused,
+		sacct_end_minus_start_and_malformed_rows, sacct_refusals_say_what_to_do, sacct_durations_follow_slurm, sacct_impossible_dates_are_refused,
 		sacct_huge_typed_gpu_sum_is_refused, control_bytes_are_masked_in_messages,
 		sacct_bom_gpu_types_and_no_jobs, sacct_repeated_job_id_is_refused_at_its_line, jobs_larger_than_the_fleet_are_named, typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, a_header_of_another_format_is_named, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes,
 		openb_default_pod_list_reads_as_a_trace,
@@ -1130,7 +1224,7 @@ int main(void)
 		"itp_rows_are_shaped_into_gangs, openb_pods_become_a_trace, "
 		"sacct_sample_converts_and_reads_back, sacct_time_limits_fill_max_runtime_only_when_asked, "
 		"sacct_bad_values_name_line_and_column, sacct_decimal_sizes_and_bad_tres_values, "
-		"sacct_end_minus_start_and_malformed_rows, "
+		"sacct_end_minus_start_and_malformed_rows, sacct_refusals_say_what_to_do, "
 		"sacct_durations_follow_slurm, sacct_impossible_dates_are_refused, "
 		"sacct_huge_typed_gpu_sum_is_refused, control_bytes_are_masked_in_messages, "
 		"sacct_bom_gpu_types_and_no_jobs, sacct_repeated_job_id_is_refused_at_its_line, jobs_larger_than_the_fleet_are_named, typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, a_header_of_another_format_is_named, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes, "
