@@ -892,8 +892,9 @@ void fw__orphan_text(const struct fw__orphan *o, const slurm_job_info_t *j, char
 		break;
 	}
 	case FW__ORPHAN_RESERVED:
-		snprintf(buf, len, "fairway: every node it may use is reserved (scontrol show res) from before its "
-			 "time limit would end: held until the reservation is over (a shorter -t may fit before)");
+		snprintf(buf, len, "fairway: every node it may use is in reservation %.60s%s (scontrol show res) from "
+			 "before its time limit would end: held until it is over (a shorter -t may fit before)",
+			 o->resv[0] ? o->resv : "?", o->m > 0 ? " or another" : "");
 		break;
 	case FW__ORPHAN_TO_RESV:
 	case FW__ORPHAN_IN_RESV:
