@@ -52,8 +52,8 @@ static const char *reason_of(const struct fw__orphan *o, const slurm_job_info_t 
 static void held_text(const slurm_job_info_t *j, char *buf, size_t n)
 {
 	if (j->state_reason == WAIT_HELD_USER)
-		snprintf(buf, n, "held by its user (scontrol hold or uhold, or sbatch --hold): fairway does not plan it "
-			 "while it is held; scontrol release %u lets fairway plan it", (unsigned)j->job_id);
+		snprintf(buf, n, "held by its user (scontrol hold, uhold or requeuehold, or sbatch --hold): fairway does not "
+			 "plan it while it is held; scontrol release %u lets fairway plan it", (unsigned)j->job_id);
 	else
 		snprintf(buf, n, "held by an administrator (scontrol hold, JobHeldAdmin): fairway does not plan it while "
 			 "it is held; an administrator's scontrol release %u lets fairway plan it", (unsigned)j->job_id);

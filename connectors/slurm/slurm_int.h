@@ -291,6 +291,17 @@ bool fw__slurm_held_back(const slurm_job_info_t *j);
  * a lab with a job ending 1 s before one): a reservation to come counts
  * from this long before its start (build.c leaving_nodes, filter.c). */
 #define FW__RESV_MARGIN_S 60
+/* A user's (or an administrator's) `scontrol requeuehold` of a job
+ * fairway started: Slurm calls no job_submit hook on a requeue, so no
+ * record marks it, and it reads as fairway's own EVICT (pending, priority
+ * 0, JobHeldUser, its restart count up).  fairway marks its own requeue
+ * in the Comment first (FW__REQUEUED_TEXT, apply.c mark_requeue), so a
+ * job requeued and held whose Comment still reads FW__STARTED_MARK was
+ * requeue-held by someone else: held by its user too, until released;
+ * fairway's comment on it then writes the record (FW__USER_HOLD_TEXT),
+ * which job_submit.lua turns back into fairway's hold at the release. */
+#define FW__STARTED_MARK "fairway: started on "
+#define FW__REQUEUED_TEXT "fairway: requeued (evicted), to be planned anew"
 #define FW__USER_HOLD_MARK "fairway: held by its user"
 #define FW__USER_HOLD_TEXT FW__USER_HOLD_MARK ": not planned until released (scontrol release)"
 bool fw__slurm_user_held(const slurm_job_info_t *j);

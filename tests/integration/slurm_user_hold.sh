@@ -48,6 +48,15 @@
 #                         and --json lists it
 #   serve_released_runs   released, fairway starts it and lists it as its
 #                         own again (no reason held)
+#   requeuehold_honoured  a running job fairway started, requeue-held by
+#                         its user (scontrol requeuehold: Slurm calls no
+#                         submit hook on a requeue, so fairway took it for
+#                         its own eviction and started it again once
+#                         Slurm's EligibleTime after the requeue passed)
+#                         stays held past that, its comment becomes the
+#                         hold's record, and the daemon lists it with
+#                         reason held
+#   requeuehold_released_runs  released, fairway starts it again
 . "$(dirname "$0")/../slurm/lib.sh"
 TEST_NAME=slurm_user_hold
 GPUS=8 SWITCHES=1 lab_up 2
@@ -219,6 +228,25 @@ if wait_until 20 "started $hu" &&
 else
 	bad serve_released_runs "job $hu: $(squeue -h -t all -j "$hu" -o '%T %Q %r %k'); $(curl -s "$URL/v1/jobs/$hu")"
 fi
+rq=$(sbatch --parsable --requeue -A team_a --gres=gpu:1 -t 2 -o /dev/null --wrap 'sleep 60')
+wait_until 20 "running $rq" || bad setup "job $rq did not start: $(squeue -h -j "$rq" -o '%Q %r %k')"
+scontrol requeuehold "$rq" || bad requeuehold "scontrol requeuehold $rq refused"
+rq_held() { [ "$(squeue -h -j "$rq" -o '%T|%Q|%k')" = "PENDING|0|$HELD" ]; }
+wait_until 15 rq_held
+# Slurm holds a requeued job back until its EligibleTime (a minute or two
+# on): the hold must outlast that (before, fairway started it then)
+elig=$(date -d "$(scontrol show job "$rq" | sed -n 's/.*EligibleTime=\([^ ]*\).*/\1/p')" +%s 2>/dev/null || echo 0)
+until [ "$(date +%s)" -gt "$elig" ] || [ "$elig" -gt $(($(date +%s) + 300)) ]; do sleep 1; done
+sleep 3
+if rq_held &&
+	[ "$(curl -s "$URL/v1/jobs/$rq" | python3 -c 'import json,sys; print(json.load(sys.stdin).get("reason"))')" = held ]; then
+	ok requeuehold_honoured
+else
+	bad requeuehold_honoured "job $rq: $(squeue -h -t all -j "$rq" -o '%T|%Q|%r|%k'); $(curl -s "$URL/v1/jobs/$rq")"
+fi
+scontrol release "$rq"
+started_by_fairway requeuehold_released_runs "$rq"
+scancel "$rq"
 scontrol release "$ha"
 kill -TERM "$SPID" 2>/dev/null
 wait "$SPID" 2>/dev/null

@@ -2034,8 +2034,8 @@ TEST(jobs_left_out_are_listed_aside_with_their_reason)
 	ASSERT_STR_EQ(a[0].queue, "team_a");
 	ASSERT_EQ(a[0].gpus, 2);
 	ASSERT_EQ(a[0].submitted, 1);
-	ASSERT_STR_EQ(a[0].text, "held by its user (scontrol hold or uhold, or sbatch --hold): fairway does not plan "
-				 "it while it is held; scontrol release 900 lets fairway plan it");
+	ASSERT_STR_EQ(a[0].text, "held by its user (scontrol hold, uhold or requeuehold, or sbatch --hold): fairway "
+				 "does not plan it while it is held; scontrol release 900 lets fairway plan it");
 	ASSERT_STR_EQ(a[1].reason, "held");
 	ASSERT_STR_CONTAINS(a[1].text, "held by an administrator");
 	ASSERT_STR_CONTAINS(a[1].text, "scontrol release 901 lets fairway plan it");
@@ -2139,6 +2139,45 @@ TEST(a_job_its_user_holds_is_not_planned)
 	fake_free(&f);
 }
 
+/* A user's `scontrol requeuehold` of a job fairway started: Slurm calls
+ * no job_submit hook on a requeue, so the job read as fairway's own
+ * eviction (pending, priority 0, JobHeldUser, restarted) and fairway
+ * started it again.  fairway's own requeue rewrites the comment first
+ * (FW__REQUEUED_TEXT), so a restarted held job whose comment still says
+ * fairway started it is its user's: not planned, and its comment becomes
+ * the hold's record; fairway's own requeue is planned again, and so is a
+ * job held with the start comment that never ran (no restart). */
+TEST(a_job_its_user_requeue_held_is_not_planned)
+{
+	struct fake f;
+	char text[256];
+
+	fake_init(&f, 2, 3);
+	for (uint32_t i = 0; i < 3; i++) {
+		fake_pending(&f.jobs.job_array[i], 820 + i, 1, "gres:gpu:1");
+		f.jobs.job_array[i].state_reason = WAIT_HELD_USER;
+		f.jobs.job_array[i].restart_cnt = 1;
+		f.jobs.job_array[i].comment = (char *)FW__STARTED_MARK "gpu001";
+	}
+	f.jobs.job_array[1].comment = (char *)FW__REQUEUED_TEXT; /* fairway's EVICT */
+	f.jobs.job_array[2].restart_cnt = 0;
+	ASSERT(fw__slurm_user_held(&f.jobs.job_array[0]));
+	ASSERT(!fw__slurm_user_held(&f.jobs.job_array[1]) && !fw__slurm_user_held(&f.jobs.job_array[2]));
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	ASSERT_EQ(f.s->njobs, 2);
+	ASSERT_STR_EQ(f.s->jobs[0].name, "821");
+	ASSERT_STR_EQ(f.s->jobs[1].name, "822");
+	ASSERT_EQ(f.h->norphans, 1);
+	ASSERT_EQ(f.h->orphans[0].job, 820);
+	fw__orphan_text(&f.h->orphans[0], &f.jobs.job_array[0], text, sizeof text);
+	ASSERT_STR_EQ(text, FW__USER_HOLD_TEXT); /* the record, from the next comment on */
+	f.jobs.job_array[0].comment = (char *)FW__USER_HOLD_TEXT;
+	ASSERT(fw__slurm_user_held(&f.jobs.job_array[0]));
+	f.jobs.job_array[0].priority = 5; /* released */
+	ASSERT(!fw__slurm_user_held(&f.jobs.job_array[0]));
+	fake_free(&f);
+}
+
 /* A job fairway released onto a node that was then taken out (drained,
  * down, reserved) before Slurm ran it: Slurm never runs it there
  * ("ReqNodeNotAvail"), and fairway booked it there as running, for as
@@ -2213,7 +2252,7 @@ TEST(a_node_full_of_foreign_work_is_not_drained)
 	fake_free(&f);
 }
 
-TEST_MAIN(a_run_time_limit_ends_a_job_and_bounds_a_start, the_reservation_filter_names_the_reservation_that_took_the_nodes, jobs_left_out_are_listed_aside_with_their_reason, gres_counts_and_models, gres_index_masks, options, managed_partitions,
+TEST_MAIN(a_run_time_limit_ends_a_job_and_bounds_a_start, the_reservation_filter_names_the_reservation_that_took_the_nodes, jobs_left_out_are_listed_aside_with_their_reason, a_job_its_user_requeue_held_is_not_planned, gres_counts_and_models, gres_index_masks, options, managed_partitions,
 	  plan_to_actions_and_notes, action_reasons_name_nodes_and_jobs, a_snapshot_from_slurm_never_overbooks_a_node,
 	  a_job_fairway_cannot_place_stops_no_cycle, every_gpu_request_form_is_gpus_per_node,
 	  jobs_slurm_would_not_run_stay_held, constraint_forms, pending_jobs_start_only_on_nodes_they_accept,
