@@ -82,7 +82,7 @@ static void in_resv_text(const struct fw__orphan *o, const slurm_job_info_t *j, 
 	snprintf(buf, n, "asks for Slurm reservation %.60s (--reservation): %s, and Slurm, not fairway, starts it "
 		 "there once the reservation is active and has room for it (scontrol show res %.60s shows its nodes "
 		 "and times); to have fairway plan it, submit it without --reservation", r,
-		 o->why == FW__ORPHAN_TO_RESV ? "fairway releases it into the reservation at its next cycle"
+		 o->why == FW__ORPHAN_TO_RESV ? "fairway releases it into the reservation"
 					      : "fairway released it into the reservation",
 		 r);
 }

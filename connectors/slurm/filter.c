@@ -425,13 +425,12 @@ static void nodelist(struct fw__slurm_filter *f, const char *list)
 
 /* Phase 5b: unmark the nodes of the first cls reservations to come,
  * noting the first that takes a node still marked (f->took, its index in
- * the reservation message) and how many do (f->ntook). */
+ * the reservation message) and how many do (f->ntook; both reset by
+ * compute). */
 static void reserved(struct fw__slurm_filter *f, int32_t cls)
 {
 	uint32_t n = f->h->nodes->record_count;
 
-	f->took = -1;
-	f->ntook = 0;
 	for (int32_t k = 0; k < cls; k++) {
 		const int32_t *inx = f->soon[k].r->node_inx;
 		bool took = false;

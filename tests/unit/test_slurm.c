@@ -2044,7 +2044,7 @@ TEST(jobs_left_out_are_listed_aside_with_their_reason)
 	ASSERT_STR_EQ(a[2].text, "account 'nobody' is no fairway queue: held");
 	ASSERT_STR_EQ(a[3].reason, "in_reservation");
 	ASSERT_STR_CONTAINS(a[3].text, "asks for Slurm reservation adm (--reservation): fairway releases it into the "
-				       "reservation at its next cycle");
+				       "reservation, and Slurm, not fairway, starts it there");
 	ASSERT_STR_CONTAINS(a[3].text, "scontrol show res adm ");
 	/* the reservation filter's: named, in the comment and the listing */
 	f.h->orphans[2].why = FW__ORPHAN_RESERVED;
