@@ -47,7 +47,7 @@
  * in fw_backend_world.skipped_jobs (the daemon shows the count).
  *
  * Optional operations.  submit, cancel, health, explain, windows,
- * release, reload, usage, probe and reservations may be NULL: the API then answers 501 for job
+ * release, reload, usage, probe, reservations and aside may be NULL: the API then answers 501 for job
  * submission/cancel, node health comes only from POSTed reports, waiting
  * reasons stay in the API, and maintenance windows stay in the daemon's
  * plans.  The local backend implements all of them but windows; a Slurm
@@ -273,6 +273,27 @@ struct fw_backend_rsv {
 				       * delete reservation=NAME") */
 };
 
+/* One job the cluster behind the backend has waiting that read() leaves
+ * out of the snapshot on purpose, with why (Slurm: a job its user or an
+ * administrator holds, one no node is left for by a reservation to come,
+ * one whose request fairway cannot plan; connectors/slurm/aside.c), for
+ * the daemon's job list (GET /v1/jobs, GET /v1/jobs/{name}, `fairway
+ * jobs`): shown pending with its reason, never planned (the core never
+ * sees it).  reason is a snake_case name of the backend's own, never one
+ * of the plan's (docs/serve.md "Jobs the backend keeps aside"). */
+#define FW_BACKEND_ASIDE_REASON 32
+struct fw_backend_aside {
+	char job[FW_NAME_MAX];
+	char queue[FW_NAME_MAX];      /* its queue as the cluster names it
+				       * (Slurm: its account), which may be
+				       * no queue of the daemon's */
+	char user[FW_NAME_MAX];
+	int64_t gpus;                 /* whole GPUs it asks, -1 unknown */
+	fw_time submitted;
+	char reason[FW_BACKEND_ASIDE_REASON]; /* "held", "slurm_reservation" */
+	char text[FW_SERVE_REASON_MAX]; /* why, and what to do, in words */
+};
+
 /* The pairs of a job's selectors together: its own and its task groups'. */
 #define FW_BACKEND_SEL_MAX (2 * FW_MAX_LABELS)
 
@@ -429,6 +450,13 @@ struct fw_backend_ops {
 	 * lock right after each cycle's read(); no RPC of its own.  NULL:
 	 * the daemon lists only its own reservations. */
 	int (*reservations)(struct fw_backend *b, struct fw_backend_rsv *out, int cap);
+	/* Optional: the waiting jobs the last read() left out of s on
+	 * purpose (struct fw_backend_aside), the first cap into out (out
+	 * may be NULL with cap 0); returns how many there are (past cap
+	 * too), or a negative fw_err.  Called under the lock right after
+	 * each cycle's read(); no RPC of its own.  NULL: the daemon lists
+	 * the snapshot's jobs alone. */
+	int (*aside)(struct fw_backend *b, struct fw_backend_aside *out, int32_t cap);
 };
 
 /* The built-in virtual cluster (local.c). */

@@ -77,6 +77,9 @@ struct taken {
 	int32_t nopen;
 	char (*back)[FW_NAME_MAX];      /* for release() */
 	int32_t nback;
+	struct fw_backend_aside *aside; /* the backend's jobs left out of s
+					 * (backend.h aside), for the view */
+	int32_t naside;
 };
 
 static double mono(void)
@@ -515,6 +518,19 @@ static void backend_reservations(struct fw_serve *d)
 	d->brsv_more = n - d->nbrsv;
 }
 
+/* The jobs the backend's read() left out of the snapshot (backend.h
+ * aside), for the view to list.  A failure lists none: they are only
+ * shown, never planned. */
+static void backend_aside(struct fw_serve *d, struct taken *t)
+{
+	int32_t n = d->bops->aside(d->be, NULL, 0);
+
+	if (n <= 0 || !(t->aside = calloc((size_t)n, sizeof *t->aside)))
+		return;
+	n = d->bops->aside(d->be, t->aside, n);
+	t->naside = n > 0 ? n : 0;
+}
+
 static int take(struct fw_serve *d, struct taken *t, bool dry, char *err, size_t errn)
 {
 	struct fw_backend_world w = { 0, 0 };
@@ -533,6 +549,8 @@ static int take(struct fw_serve *d, struct taken *t, bool dry, char *err, size_t
 	}
 	if (!dry && d->bops->reservations)
 		backend_reservations(d);
+	if (!dry && d->bops->aside)
+		backend_aside(d, t);
 	if ((rc = gather_health(d, t)) || (rc = open_windows(d, t, now)) || (rc = overlay(d, t)) ||
 	    (rc = d->bops->release ? to_release(t) : FW_OK))
 		return rc;
@@ -1366,6 +1384,7 @@ static void free_taken(struct taken *t)
 	free(t->health);
 	free(t->open);
 	free(t->back);
+	free(t->aside);
 	memset(t, 0, sizeof *t);
 }
 
@@ -1505,6 +1524,8 @@ static int run_cycle(struct fw_serve *d, struct fw_arena *ar, int attempt)
 	if (rc == FW_OK)
 		view = fw_serve_build_view(t.s, p, acts.a, status, acts.n, t.health, t.nhealth, &d->hcfg, cycle,
 					   t.wgen, secs, t.skipped);
+	if (view)
+		fw_serve_view_aside(view, t.aside, t.naside);
 	pthread_mutex_lock(&d->mu);
 	tl = mono();
 	if (view) {

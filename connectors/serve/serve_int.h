@@ -273,6 +273,13 @@ json_t *fw_serve_build_view(const struct fw_snapshot *s, const struct fw_plan *p
 			    const struct fw_health_report *h, int32_t nh, const struct fw_health_config *hc,
 			    int64_t cycle, uint64_t gen, double seconds, int32_t skipped);
 
+/* view.c: the n jobs the backend keeps out of the snapshot (backend.h
+ * aside) added to view v's jobs, after the plan's, each pending with the
+ * backend's reason, "planned" false and no expected start; a name the
+ * plan has is left to the plan's job. */
+struct fw_backend_aside;
+void fw_serve_view_aside(json_t *v, const struct fw_backend_aside *a, int32_t n);
+
 /* view.c: one job of s as fw_serve_build_view would show it after plan
  * p (the actions with their status); NULL when s has no job of that name
  * or out of memory.  The dry run's answer (cycle.c fw_serve_estimate). */

@@ -620,3 +620,35 @@ json_t *fw_serve_build_view(const struct fw_snapshot *s, const struct fw_plan *p
 	json_object_set_new(v, "figures", figures);
 	return v;
 }
+
+/* One job the backend keeps aside (backend.h fw_backend_aside): pending,
+ * never planned ("planned": false), its reason the backend's own, no
+ * expected start. */
+static json_t *aside_json(const struct fw_backend_aside *a)
+{
+	char why[FW_SERVE_REASON_MAX];
+	json_t *o = json_pack("{s:s,s:s,s:s,s:I,s:s,s:b,s:s,s:s,s:n,s:s}", "name", a->job, "queue", a->queue, "user",
+			      a->user, "submitTime", (json_int_t)a->submitted, "state", "pending", "planned", 0,
+			      "reason", a->reason, "reasonText", a->text, "expectedStart", "unknownWhy", a->reason);
+
+	if (!o)
+		return NULL;
+	if (a->gpus >= 0)
+		json_object_set_new(o, "gpus", json_integer(a->gpus));
+	snprintf(why, sizeof why, "fairway does not plan it (%s): no start can be foreseen until that changes",
+		 a->reason);
+	json_object_set_new(o, "unknownWhyText", json_string(why));
+	return o;
+}
+
+void fw_serve_view_aside(json_t *v, const struct fw_backend_aside *a, int32_t n)
+{
+	json_t *jobs = json_object_get(v, "jobs"), *order = json_object_get(v, "jobOrder"), *o;
+
+	for (int32_t i = 0; jobs && order && i < n; i++) {
+		if (json_object_get(jobs, a[i].job) || !(o = aside_json(&a[i])))
+			continue; /* a name the plan has answers for the plan's job */
+		json_object_set_new(jobs, a[i].job, o);
+		json_array_append_new(order, json_string(a[i].job));
+	}
+}

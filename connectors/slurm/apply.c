@@ -190,7 +190,7 @@ static int start_het(struct fw_slurm *h, const struct fw_backend_action *a, slur
 			return FW_EINVAL; /* Slurm needs one node per task */
 		if (same_hosts(c[k]->req_nodes, nodes))
 			continue;
-		snprintf(comment, sizeof comment, "fairway: started on %.200s", nodes);
+		snprintf(comment, sizeof comment, FW__STARTED_MARK "%.200s", nodes);
 		slurm_init_job_desc_msg(&u);
 		u.job_id = c[k]->job_id;
 		u.req_nodes = nodes;
@@ -273,7 +273,7 @@ static int do_start(struct fw_slurm *h, const struct fw_backend_action *a)
 	if ((uint32_t)n < (j->num_nodes ? j->num_nodes : 1))
 		return FW_EINVAL; /* Slurm needs one node per task */
 	unreserve(h, a->job);
-	snprintf(comment, sizeof comment, "fairway: started on %.200s", nodes);
+	snprintf(comment, sizeof comment, FW__STARTED_MARK "%.200s", nodes);
 	slurm_init_job_desc_msg(&u);
 	if (task != NO_VAL)
 		u.job_id_str = (char *)a->job; /* "A_T": split off, released */
@@ -371,6 +371,31 @@ static int end_at_limit(struct fw_slurm *h, const struct fw_backend_action *a, s
 	return FW_OK;
 }
 
+/* Mark a running job fairway is about to requeue (EVICT) as fairway's
+ * own requeue, every component of a heterogeneous job by its leader's
+ * id: a job requeued and held whose comment still says fairway started
+ * it was requeue-held by its user or an administrator
+ * (fw__slurm_user_held).  Marked first: a requeue that then fails leaves
+ * a running job with this comment, and the next cycle tries again. */
+static int mark_requeue(struct fw_slurm *h, const slurm_job_info_t *j, const char *name)
+{
+	job_desc_msg_t u;
+	char leader[16];
+
+	if (j->comment && !strcmp(j->comment, FW__REQUEUED_TEXT))
+		return FW_OK;
+	slurm_init_job_desc_msg(&u);
+	u.job_id = j->job_id;
+	if (fw__het_job(j)) {
+		snprintf(leader, sizeof leader, "%u", j->het_job_id);
+		u.job_id_str = leader;
+	}
+	u.comment = (char *)FW__REQUEUED_TEXT;
+	if (update(&u) != SLURM_SUCCESS)
+		return fw__slurm_refused(h, "mark the requeue of", name);
+	return FW_OK;
+}
+
 static int do_evict(struct fw_slurm *h, const struct fw_backend_action *a)
 {
 	uint32_t task;
@@ -389,6 +414,8 @@ static int do_evict(struct fw_slurm *h, const struct fw_backend_action *a)
 	if (fw__job_pending(j)) {
 		if ((rc = hold(h, j, a->job)) != FW_OK)
 			return rc;
+	} else if ((rc = mark_requeue(h, j, a->job)) != FW_OK) {
+		return rc;
 	} else if (slurm_requeue(fw__het_job(j) ? j->het_job_id : j->job_id, JOB_REQUEUE_HOLD) != SLURM_SUCCESS) {
 		/* Slurm requeues a het job by its leader, every component */
 		int e = slurm_get_errno();
@@ -892,8 +919,9 @@ void fw__orphan_text(const struct fw__orphan *o, const slurm_job_info_t *j, char
 		break;
 	}
 	case FW__ORPHAN_RESERVED:
-		snprintf(buf, len, "fairway: every node it may use is reserved (scontrol show res) from before its "
-			 "time limit would end: held until the reservation is over (a shorter -t may fit before)");
+		snprintf(buf, len, "fairway: every node it may use is in reservation %.60s%s (scontrol show res) from "
+			 "before its time limit would end: held until it is over (a shorter -t may fit before)",
+			 o->resv[0] ? o->resv : "?", o->m > 0 ? " or another" : "");
 		break;
 	case FW__ORPHAN_TO_RESV:
 	case FW__ORPHAN_IN_RESV:

@@ -3,8 +3,8 @@
  * (connectors/serve/backend.h): `fairway serve --backend slurm
  * --backend-opt conf=/etc/slurm/slurm.conf,partitions=gpu`.
  *
- * read, apply, health, explain, windows and release map one to one onto
- * fwslurm.h;
+ * read, apply, health, explain, windows, release, reservations and aside
+ * map one to one onto fwslurm.h;
  * submission and cancellation stay with sbatch and scancel (NULL ops).
  * The daemon's fleet snapshot is not used: Slurm is the world.
  */
@@ -113,6 +113,11 @@ static int sb_reservations(struct fw_backend *b, struct fw_backend_rsv *out, int
 	return fw_slurm_reservations(b->h, out, cap);
 }
 
+static int sb_aside(struct fw_backend *b, struct fw_backend_aside *out, int32_t cap)
+{
+	return fw_slurm_aside(b->h, out, cap);
+}
+
 static void sb_close(struct fw_backend *b)
 {
 	if (!b)
@@ -184,4 +189,5 @@ const struct fw_backend_ops fw_backend_slurm = {
 	.release = sb_release,
 	.usage = sb_usage,
 	.reservations = sb_reservations,
+	.aside = sb_aside,
 };

@@ -409,6 +409,15 @@ static int job_gpus(const slurm_job_info_t *j, int tasks, char *model, size_t le
 	return 0;
 }
 
+int64_t fw__slurm_job_gpus(const slurm_job_info_t *j)
+{
+	int tasks = j->num_nodes && j->num_nodes != NO_VAL ? (int)(j->num_nodes & INT32_MAX) : 1;
+	char model[FW_NAME_MAX];
+	int g = job_gpus(j, tasks, model, sizeof model);
+
+	return g < 0 ? -1 : (int64_t)g * tasks;
+}
+
 /* The job's shape: one group of `tasks` tasks, one per node. */
 static void job_shape(const slurm_job_info_t *j, int tasks, struct fw_job *fj)
 {
@@ -628,6 +637,27 @@ static int orphan(struct build *b, const slurm_job_info_t *j, enum fw__orphan_wh
 	return FW_OK;
 }
 
+/* A job no node is left for: by the reservations to come alone (filter.c
+ * phase 5b: the first that took one of its nodes, by name, and how many
+ * more did), or by what it asks. */
+static int no_node(struct build *b, const slurm_job_info_t *j)
+{
+	int32_t more, r = fw__slurm_filter_reserved(b->filter, &more);
+	struct fw__orphan *o;
+	const char *nm;
+	int rc;
+
+	if (r < 0)
+		return orphan(b, j, FW__ORPHAN_NO_NODE, 0);
+	if ((rc = orphan(b, j, FW__ORPHAN_RESERVED, 0)) != FW_OK || b->quiet)
+		return rc;
+	o = &b->h->orphans[b->h->norphans - 1];
+	o->m = more;
+	nm = b->h->resv->reservation_array[r].name;
+	snprintf(o->resv, sizeof o->resv, "%s", nm ? nm : "?");
+	return FW_OK;
+}
+
 /* A -w job (filter.c): placeable when it asks as many nodes as the list
  * names (more would need nodes beside them, which a node filter cannot
  * say; fewer, which Slurm never reports, as it raises the count to the
@@ -665,7 +695,7 @@ static int not_placeable(struct build *b, const slurm_job_info_t *j)
 		* the count is the list's: a filter of exactly them */
 		return nodelist_placeable(b, j, w, n == FW__NODES_ANY ? b->s->nnodes : n);
 	if (n == 0)
-		return orphan(b, j, fw__slurm_filter_reserved(b->filter) ? FW__ORPHAN_RESERVED : FW__ORPHAN_NO_NODE, 0);
+		return no_node(b, j);
 	return 1;
 }
 

@@ -84,6 +84,9 @@ struct answer {
 	int32_t cls;            /* reservations to come it overlaps */
 	bool except;
 	bool reserved;          /* n = 0 only by phase 5b */
+	int32_t took, ntook;    /* phase 5b: the first reservation that took
+				 * one of its nodes (its index in the
+				 * reservation message), and how many did */
 };
 
 /* An admin's reservation to come (fw__slurm_admin_resv), by start. */
@@ -116,6 +119,7 @@ struct fw__slurm_filter {
 	struct soon *soon;      /* reservations to come, by start */
 	int32_t nsoon;
 	bool reserved;          /* the last compute(): phase 5b left none */
+	int32_t took, ntook;    /* ... and which reservations took nodes */
 	struct answer cache[CACHE];
 	struct answer *cur;     /* the last job's answer, NULL: no list */
 	struct answer *last;    /* ... the last answer, whatever it is */
@@ -419,17 +423,25 @@ static void nodelist(struct fw__slurm_filter *f, const char *list)
 		f->ok[k] &= f->keep[k];
 }
 
-/* Phase 5b: unmark the nodes of the first cls reservations to come. */
+/* Phase 5b: unmark the nodes of the first cls reservations to come,
+ * noting the first that takes a node still marked (f->took, its index in
+ * the reservation message) and how many do (f->ntook; both reset by
+ * compute). */
 static void reserved(struct fw__slurm_filter *f, int32_t cls)
 {
 	uint32_t n = f->h->nodes->record_count;
 
 	for (int32_t k = 0; k < cls; k++) {
 		const int32_t *inx = f->soon[k].r->node_inx;
+		bool took = false;
 		for (int p = 0; inx[p] >= 0 && inx[p + 1] >= 0; p += 2)
 			for (int32_t i = inx[p]; i <= inx[p + 1] && (uint32_t)i < n; i++)
-				if (f->inx[i] >= 0)
+				if (f->inx[i] >= 0 && f->ok[f->inx[i]]) {
 					f->ok[f->inx[i]] = 0;
+					took = true;
+				}
+		if (took && f->ntook++ == 0)
+			f->took = (int32_t)(f->soon[k].r - f->h->resv->reservation_array);
 	}
 }
 
@@ -580,6 +592,8 @@ static int32_t compute(struct fw__slurm_filter *f, const slurm_job_info_t *j, in
 	if (w)
 		nodelist(f, w);
 	some = cls > 0 && memchr(f->ok, 1, (size_t)f->s->nnodes);
+	f->took = -1;
+	f->ntook = 0;
 	if (cls > 0)
 		reserved(f, cls);
 	f->reserved = some && !memchr(f->ok, 1, (size_t)f->s->nnodes);
@@ -597,10 +611,12 @@ int32_t fw__slurm_filter_job(struct fw__slurm_filter *f, const slurm_job_info_t 
 		return FW__NODES_ANY; /* the common case: no pass over the nodes */
 	a = slot(f, j, cls);
 	if (!a->job || a->cls != cls || !alike(a->job, j)) {
-		*a = (struct answer){ j, compute(f, j, cls), -1, -1, 0, cls, false, false };
+		*a = (struct answer){ j, compute(f, j, cls), -1, -1, 0, cls, false, false, -1, 0 };
 		a->nlist = f->nout;
 		a->except = f->except;
 		a->reserved = f->reserved;
+		a->took = f->took;
+		a->ntook = f->ntook;
 	} else if (a->n > 0 && a->entry < 0) {
 		compute(f, j, cls); /* the list of a job left out after all */
 	}
@@ -610,9 +626,12 @@ int32_t fw__slurm_filter_job(struct fw__slurm_filter *f, const slurm_job_info_t 
 	return a->n;
 }
 
-bool fw__slurm_filter_reserved(const struct fw__slurm_filter *f)
+int32_t fw__slurm_filter_reserved(const struct fw__slurm_filter *f, int32_t *more)
 {
-	return f->last && f->last->reserved;
+	bool r = f->last && f->last->reserved && f->last->took >= 0;
+
+	*more = r ? f->last->ntook - 1 : 0;
+	return r ? f->last->took : -1;
 }
 
 int fw__slurm_filter_restrict(struct fw__slurm_filter *f, int32_t job)

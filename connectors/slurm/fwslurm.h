@@ -284,6 +284,12 @@ const char *fw_slurm_budget_note(const struct fw_slurm *h, uint64_t *gen);
  * table of the same read) and "scontrol delete reservation=NAME".
  * Returns how many there are (past cap too). */
 int fw_slurm_reservations(const struct fw_slurm *h, struct fw_backend_rsv *out, int cap);
+/* The waiting jobs the last read left out of the snapshot (build.c's
+ * orphans: held by their user, no node left by a reservation to come,
+ * a request fairway cannot plan, ...), each with its reason and text
+ * (aside.c), the first cap into out.  Returns how many there are (past
+ * cap too). */
+int fw_slurm_aside(struct fw_slurm *h, struct fw_backend_aside *out, int32_t cap);
 /* Slurm's reservation flags as `scontrol show res` names them, comma
  * separated ("MAINT,IGNORE_JOBS"; "" for none), cut at a whole name. */
 void fw_slurm_resv_flags(uint64_t flags, char *buf, size_t n);

@@ -435,10 +435,17 @@ static bool own_reason(uint16_t r)
 	}
 }
 
+/* Requeued and held since fairway started it, by someone else than
+ * fairway, whose own requeue rewrote the comment first (slurm_int.h). */
+static bool requeue_held(const slurm_job_info_t *j)
+{
+	return j->restart_cnt > 0 && !strncmp(j->comment, FW__STARTED_MARK, strlen(FW__STARTED_MARK));
+}
+
 bool fw__slurm_user_held(const slurm_job_info_t *j)
 {
 	return fw__job_held(j) && j->comment &&
-	       !strncmp(j->comment, FW__USER_HOLD_MARK, strlen(FW__USER_HOLD_MARK));
+	       (!strncmp(j->comment, FW__USER_HOLD_MARK, strlen(FW__USER_HOLD_MARK)) || requeue_held(j));
 }
 
 bool fw__slurm_held_back(const slurm_job_info_t *j)

@@ -90,7 +90,9 @@ enum fw__orphan_why {
 				 * fairway cannot start a part of it anew) */
 	FW__ORPHAN_RESERVED,    /* every node it may use is in an admin's
 				 * reservation that begins before its time
-				 * limit would end (filter.c phase 5b) */
+				 * limit would end (filter.c phase 5b;
+				 * resv: the first that took one of its
+				 * nodes, m: how many more did) */
 	FW__ORPHAN_TO_RESV,     /* held, asking for a reservation: Slurm
 				 * places it there (fw_slurm_apply releases
 				 * it) */
@@ -105,7 +107,8 @@ enum fw__orphan_why {
 struct fw__orphan {
 	uint32_t job;
 	enum fw__orphan_why why;
-	int32_t n;
+	int32_t n, m;
+	char resv[FW_NAME_MAX];  /* FW__ORPHAN_RESERVED: a reservation's name */
 };
 
 /* A uid and its user name (read.c), remembered across reads. */
@@ -288,6 +291,17 @@ bool fw__slurm_held_back(const slurm_job_info_t *j);
  * a lab with a job ending 1 s before one): a reservation to come counts
  * from this long before its start (build.c leaving_nodes, filter.c). */
 #define FW__RESV_MARGIN_S 60
+/* A user's (or an administrator's) `scontrol requeuehold` of a job
+ * fairway started: Slurm calls no job_submit hook on a requeue, so no
+ * record marks it, and it reads as fairway's own EVICT (pending, priority
+ * 0, JobHeldUser, its restart count up).  fairway marks its own requeue
+ * in the Comment first (FW__REQUEUED_TEXT, apply.c mark_requeue), so a
+ * job requeued and held whose Comment still reads FW__STARTED_MARK was
+ * requeue-held by someone else: held by its user too, until released;
+ * fairway's comment on it then writes the record (FW__USER_HOLD_TEXT),
+ * which job_submit.lua turns back into fairway's hold at the release. */
+#define FW__STARTED_MARK "fairway: started on "
+#define FW__REQUEUED_TEXT "fairway: requeued (evicted), to be planned anew"
 #define FW__USER_HOLD_MARK "fairway: held by its user"
 #define FW__USER_HOLD_TEXT FW__USER_HOLD_MARK ": not planned until released (scontrol release)"
 bool fw__slurm_user_held(const slurm_job_info_t *j);
@@ -316,6 +330,10 @@ const struct fw_slurm_topo *fw__slurm_topo_of(const struct fw_slurm *h,
 					      const char *node);
 int fw__slurm_eio(struct fw_diag *d, const char *what);
 int fw__slurm_refused(struct fw_slurm *h, const char *what, const char *obj);
+
+/* build.c: the whole GPUs job j asks (all its nodes'), as a pending job
+ * of the snapshot would; -1 in a form fairway does not read. */
+int64_t fw__slurm_job_gpus(const slurm_job_info_t *j);
 
 /* apply.c: the comment of a held job fairway cannot schedule */
 void fw__orphan_text(const struct fw__orphan *o, const slurm_job_info_t *j, char *buf, size_t len);
@@ -360,8 +378,10 @@ struct fw__slurm_filter *fw__slurm_filter_new(const struct fw_slurm *h, struct f
 					      const int32_t *node_of);
 int32_t fw__slurm_filter_job(struct fw__slurm_filter *f, const slurm_job_info_t *j);
 /* After fw__slurm_filter_job answered 0: was it only the reservations
- * to come (phase 5b) that left no node? */
-bool fw__slurm_filter_reserved(const struct fw__slurm_filter *f);
+ * to come (phase 5b) that left no node?  Then the first of them that
+ * took one of its nodes (its index in the last read's reservation
+ * message), *more how many others did; else -1. */
+int32_t fw__slurm_filter_reserved(const struct fw__slurm_filter *f, int32_t *more);
 int fw__slurm_filter_restrict(struct fw__slurm_filter *f, int32_t x);
 int fw__slurm_filter_restrict_group(struct fw__slurm_filter *f, int32_t x, int g);
 void fw__slurm_filter_free(struct fw__slurm_filter *f);

@@ -737,6 +737,28 @@ static void user_holds(const struct world *w, const struct fw_snapshot *s, const
 	}
 }
 
+/* The daemon's list of the jobs the build left out (fw_slurm_aside): one
+ * entry per pending orphan, in the orphans' order, each with a reason and
+ * a text, a job its user holds with reason held; a cut list says how many
+ * there are. */
+static void aside_holds(struct fw_slurm *h)
+{
+	struct fw_backend_aside out[8];
+	int32_t n = fw_slurm_aside(h, out, 8), want = 0;
+
+	for (int32_t k = 0; k < h->norphans; k++) {
+		const slurm_job_info_t *j = fw__slurm_job(h, h->orphans[k].job);
+		if (!j || !fw__job_pending(j))
+			continue;
+		if (want < 8 && (!out[want].reason[0] || !out[want].text[0] ||
+				 (fw__slurm_user_held(j) && strcmp(out[want].reason, "held"))))
+			abort();
+		want++;
+	}
+	if (n != want || fw_slurm_aside(h, out, 1) != want)
+		abort();
+}
+
 /* The daemon's list of Slurm's reservations (fw_slurm_reservations):
  * every one but fairway's own ("fairway-..."; a name too long for the
  * list is left out), with its times, and node names that are nodes of
@@ -926,6 +948,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	orphans_hold(w, h);
 	user_holds(w, s, h);
 	listed_holds(w, h);
+	aside_holds(h);
 	reserved_holds(w, s);
 	usage_holds(w, s);
 	for (int32_t x = 0; x < s->njobs; x++) /* QOS, then nice: in range */

@@ -65,6 +65,16 @@
 #   cli_lists_slurm_reservations  `fairway reservations` prints adm_maint
 #                            as "backend slurm MAINT..." on gpu001, and
 #                            --json holds it with readOnly true
+# A job a Slurm reservation keeps out of fairway's plan (before, in no
+# list, and `fairway jobs why` answered 404): one asking
+# --reservation=adm_soon, which begins in an hour:
+#   serve_reserved_listed    GET /v1/jobs/ID answers 200: pending, planned
+#                            false, reason in_reservation, a reasonText
+#                            naming adm_soon, "scontrol show res adm_soon"
+#                            and what to do; GET /v1/jobs?state=pending
+#                            lists it; fairway released it into adm_soon
+#                            (its comment), where Slurm keeps it waiting
+#   cli_reserved_why         `fairway jobs why ID` prints the reason, exit 0
 . "$(dirname "$0")/../slurm/lib.sh"
 TEST_NAME=slurm_reservations
 GPUS=8 SWITCHES=1 lab_up 4
@@ -233,6 +243,35 @@ if grep -Eq '^adm_maint +backend +slurm MAINT[A-Z_,]* .* gpu001$' "$T/cli.txt" &
 else
 	bad cli_lists_slurm_reservations "$(cat "$T/cli.txt") / $(head -c 300 "$T/cli.json")"
 fi
+rj=$(sbatch --parsable -A team_a --gres=gpu:1 -t 5 --reservation=adm_soon -o /dev/null --wrap 'sleep 1')
+reserved_listed() {
+	[ "$(curl -s -o "$T/rj.json" -w '%{http_code}' "$API/jobs/$rj")" = 200 ] &&
+		curl -s "$API/jobs?state=pending" >"$T/pending.json" &&
+		python3 - "$T/rj.json" "$T/pending.json" "$rj" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert (j["state"], j["planned"], j["reason"], j["queue"], j["gpus"]) == ("pending", False, "in_reservation", "team_a", 1), j
+t = j["reasonText"]
+assert t.startswith("asks for Slurm reservation adm_soon (--reservation): fairway released it"), t
+assert "scontrol show res adm_soon" in t and "without --reservation" in t, t
+assert j["expectedStart"] is None and j["unknownWhy"] == "in_reservation", j
+assert any(x["name"] == sys.argv[3] and x["reason"] == "in_reservation" for x in json.load(open(sys.argv[2]))["jobs"])
+PY
+}
+if wait_until 10 'reserved_listed 2>/dev/null' &&
+	[ "$(squeue -h -j "$rj" -o '%T|%k')" = "PENDING|fairway: asks for reservation adm_soon: released into it; Slurm starts it there" ]; then
+	ok serve_reserved_listed
+else
+	bad serve_reserved_listed "GET: $(cat "$T/rj.json"); squeue: $(squeue -h -j "$rj" -o '%T|%Q|%r|%k')"
+fi
+out=$("$B/tools/fairway" jobs why "$rj" --server "http://127.0.0.1:$PORT" 2>&1)
+rc=$?
+if [ $rc -eq 0 ] && grep -q "^why it waits: asks for Slurm reservation adm_soon " <<<"$out"; then
+	ok cli_reserved_why
+else
+	bad cli_reserved_why "exit $rc: $out"
+fi
+scancel "$rj"
 kill -TERM "$SPID" 2>/dev/null
 wait "$SPID" 2>/dev/null
 SPID=

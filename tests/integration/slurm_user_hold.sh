@@ -33,6 +33,30 @@
 #                         is honoured the same way (it was fairway's to
 #                         plan: the job ran)
 #   admin_release_runs    root's scontrol release: fairway starts it
+# Through the daemon (fairway serve --backend slurm); before, a held job
+# was in no list and `fairway jobs why` answered 404:
+#   serve_held_listed     GET /v1/jobs lists a job its user holds (sbatch
+#                         --hold) and one an administrator holds as
+#                         pending, "planned" false, reason held, its queue
+#                         (account) and GPUs, while Slurm still holds both
+#   serve_held_why        GET /v1/jobs/ID answers 200 with reason held and
+#                         a reasonText that says who holds it and "scontrol
+#                         release ID"; the admin's names the administrator
+#   cli_held_why          `fairway jobs why ID` prints it ("why it waits:
+#                         held by its user ..."), exit 0
+#   cli_held_listed       `fairway jobs` shows it pending with reason held
+#                         and --json lists it
+#   serve_released_runs   released, fairway starts it and lists it as its
+#                         own again (no reason held)
+#   requeuehold_honoured  a running job fairway started, requeue-held by
+#                         its user (scontrol requeuehold: Slurm calls no
+#                         submit hook on a requeue, so fairway took it for
+#                         its own eviction and started it again once
+#                         Slurm's EligibleTime after the requeue passed)
+#                         stays held past that, its comment becomes the
+#                         hold's record, and the daemon lists it with
+#                         reason held
+#   requeuehold_released_runs  released, fairway starts it again
 . "$(dirname "$0")/../slurm/lib.sh"
 TEST_NAME=slurm_user_hold
 GPUS=8 SWITCHES=1 lab_up 2
@@ -134,4 +158,97 @@ still_held admin_hold_honoured "$a"
 scontrol release "$a"
 started_by_fairway admin_release_runs "$a"
 fw_stop
+
+{
+	sed -n '/^scheduler/,$p' "$SRC/tests/slurm/fairway.yaml"
+	echo "nodes:"
+	for i in 1 2; do
+		printf '  - {name: gpu%03d, gpus: 8, gpuModel: h100, cpu: 64, memory: 500Gi, topology: {switch: s1}}\n' "$i"
+	done
+} >"$T/serve.yaml"
+"$B/tools/fairway" serve --backend slurm --backend-opt "conf=$SLURM_CONF" --backend-opt partitions=gpu \
+	--config "$T/serve.yaml" --state "$T/state" --listen 127.0.0.1:0 --port-file "$T/port" --period 500ms \
+	>>"$T/serve.log" 2>&1 &
+SPID=$!
+trap '[ -n "$SPID" ] && kill -KILL "$SPID" 2>/dev/null; cleanup' EXIT
+wait_until 20 'test -s "$T/port"' || bad serve_start "no port: $(tail -3 "$T/serve.log")"
+URL="http://127.0.0.1:$(cat "$T/port")"
+hu=$(sbatch --parsable --hold -A team_a --gres=gpu:2 -t 1 -o /dev/null --wrap 'sleep 2')
+ha=$(sbatch --parsable --hold -A team_b --gres=gpu:1 -t 1 -o /dev/null --wrap 'sleep 2')
+scontrol hold "$ha" # an administrator's hold on top of its user's
+listed_held() { # the daemon's list has both held jobs, pending, reason held
+	curl -s "$URL/v1/jobs" >"$T/jobs.json"
+	python3 - "$T/jobs.json" "$hu" "$ha" <<'PY'
+import json, sys
+by = {j["name"]: j for j in json.load(open(sys.argv[1]))["jobs"]}
+for name, queue, gpus in ((sys.argv[2], "team_a", 2), (sys.argv[3], "team_b", 1)):
+    j = by[name]
+    assert (j["state"], j["reason"], j["planned"], j["queue"], j["gpus"]) == ("pending", "held", False, queue, gpus), j
+    assert j["expectedStart"] is None and j["unknownWhy"] == "held", j
+PY
+}
+if wait_until 10 'listed_held 2>/dev/null' && [ "$(squeue -h -j "$hu,$ha" -o %Q | sort -u)" = 0 ]; then
+	ok serve_held_listed
+else
+	bad serve_held_listed "GET /v1/jobs: $(head -c 600 "$T/jobs.json"); squeue: $(squeue -h -j "$hu,$ha" -o '%i %Q %r')"
+fi
+cu=$(curl -s -o "$T/hu.json" -w '%{http_code}' "$URL/v1/jobs/$hu")
+ca=$(curl -s -o "$T/ha.json" -w '%{http_code}' "$URL/v1/jobs/$ha")
+if [ "$cu/$ca" = 200/200 ] && python3 - "$T/hu.json" "$T/ha.json" "$hu" "$ha" <<'PY'; then
+import json, sys
+u, a = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert u["reason"] == "held" and u["reasonText"].startswith("held by its user"), u
+assert "scontrol release %s lets fairway plan it" % sys.argv[3] in u["reasonText"], u
+assert a["reason"] == "held" and "administrator" in a["reasonText"], a
+assert "scontrol release %s" % sys.argv[4] in a["reasonText"], a
+PY
+	ok serve_held_why
+else
+	bad serve_held_why "GET $cu $(cat "$T/hu.json") / $ca $(cat "$T/ha.json")"
+fi
+out=$("$B/tools/fairway" jobs why "$hu" --server "$URL" 2>&1)
+rc=$?
+if [ $rc -eq 0 ] && grep -q "^why it waits: held by its user .*scontrol release $hu " <<<"$out"; then
+	ok cli_held_why
+else
+	bad cli_held_why "exit $rc: $out"
+fi
+"$B/tools/fairway" jobs --server "$URL" >"$T/cli.txt" 2>&1
+"$B/tools/fairway" jobs --server "$URL" --json >"$T/cli.json" 2>&1
+if grep -Eq "^$hu +team_a +[^ ]+ +pending +2 +held " "$T/cli.txt" &&
+	python3 -c 'import json,sys; assert any(j["name"] == sys.argv[2] and j["reason"] == "held" for j in json.load(open(sys.argv[1]))["jobs"])' "$T/cli.json" "$ha"; then
+	ok cli_held_listed
+else
+	bad cli_held_listed "$(cat "$T/cli.txt") / $(head -c 300 "$T/cli.json")"
+fi
+scontrol release "$hu"
+if wait_until 20 "started $hu" &&
+	wait_until 5 '[ "$(curl -s "$URL/v1/jobs/$hu" | python3 -c "import json,sys; print(json.load(sys.stdin).get(\"reason\"))")" != held ]'; then
+	ok serve_released_runs
+else
+	bad serve_released_runs "job $hu: $(squeue -h -t all -j "$hu" -o '%T %Q %r %k'); $(curl -s "$URL/v1/jobs/$hu")"
+fi
+rq=$(sbatch --parsable --requeue -A team_a --gres=gpu:1 -t 2 -o /dev/null --wrap 'sleep 60')
+wait_until 20 "running $rq" || bad setup "job $rq did not start: $(squeue -h -j "$rq" -o '%Q %r %k')"
+scontrol requeuehold "$rq" || bad requeuehold "scontrol requeuehold $rq refused"
+rq_held() { [ "$(squeue -h -j "$rq" -o '%T|%Q|%k')" = "PENDING|0|$HELD" ]; }
+wait_until 15 rq_held
+# Slurm holds a requeued job back until its EligibleTime (a minute or two
+# on): the hold must outlast that (before, fairway started it then)
+elig=$(date -d "$(scontrol show job "$rq" | sed -n 's/.*EligibleTime=\([^ ]*\).*/\1/p')" +%s 2>/dev/null || echo 0)
+until [ "$(date +%s)" -gt "$elig" ] || [ "$elig" -gt $(($(date +%s) + 300)) ]; do sleep 1; done
+sleep 3
+if rq_held &&
+	[ "$(curl -s "$URL/v1/jobs/$rq" | python3 -c 'import json,sys; print(json.load(sys.stdin).get("reason"))')" = held ]; then
+	ok requeuehold_honoured
+else
+	bad requeuehold_honoured "job $rq: $(squeue -h -t all -j "$rq" -o '%T|%Q|%r|%k'); $(curl -s "$URL/v1/jobs/$rq")"
+fi
+scontrol release "$rq"
+started_by_fairway requeuehold_released_runs "$rq"
+scancel "$rq"
+scontrol release "$ha"
+kill -TERM "$SPID" 2>/dev/null
+wait "$SPID" 2>/dev/null
+SPID=
 finish

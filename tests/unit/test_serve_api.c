@@ -827,6 +827,59 @@ static const char *nodes_in(struct fw_serve *d, const char *health)
 	return answer_line(d, &rq, "nodes", "name", NULL);
 }
 
+/* A job the backend keeps out of the plan (backend.h aside: Slurm's held
+ * jobs, those its reservation filter keeps out) is listed after the
+ * plan's, pending with the backend's reason, "planned" false and no
+ * expected start, filtered like the others, and GET /v1/jobs/NAME
+ * answers for it (before, it was in no list and that answered 404); a
+ * name the plan has stays the plan's job. */
+TEST(jobs_the_backend_keeps_aside_are_listed_with_their_reason)
+{
+	struct fw_serve d;
+	struct fw_backend_ops remote;
+	struct fw_backend_aside a[2];
+	json_t *j;
+
+	daemon_up(&d);
+	remote = fw_backend_local; /* not the local backend: the view's jobs are the list */
+	remote.name = "remote";
+	d.bops = &remote;
+	publish_budget_view(&d, false, true);
+	memset(a, 0, sizeof a);
+	snprintf(a[0].job, sizeof a[0].job, "17");
+	snprintf(a[0].queue, sizeof a[0].queue, "acct");
+	snprintf(a[0].user, sizeof a[0].user, "ann");
+	a[0].gpus = 2;
+	a[0].submitted = 99000;
+	snprintf(a[0].reason, sizeof a[0].reason, "held");
+	snprintf(a[0].text, sizeof a[0].text, "held by its user: scontrol release 17 lets fairway plan it");
+	a[1] = a[0];
+	snprintf(a[1].job, sizeof a[1].job, "crop");
+	snprintf(a[1].reason, sizeof a[1].reason, "not_plannable");
+	ASSERT_STR_EQ(listed(&d, "pending", NULL, NULL, NULL), "crop,tok");
+	fw_serve_view_aside(d.view, a, 2);
+	ASSERT_STR_EQ(listed(&d, "pending", NULL, NULL, NULL), "crop,tok,17");
+	ASSERT_STR_EQ(listed(&d, "running", NULL, NULL, NULL), "train");
+	ASSERT_STR_EQ(listed(&d, NULL, NULL, "acct", NULL), "17");
+	ASSERT_STR_EQ(listed(&d, NULL, NULL, NULL, "ann"), "17");
+	j = get_json(&d, "/v1/jobs/17");
+	ASSERT_STR_EQ(json_string_value(json_object_get(j, "state")), "pending");
+	ASSERT_STR_EQ(json_string_value(json_object_get(j, "reason")), "held");
+	ASSERT_STR_EQ(json_string_value(json_object_get(j, "reasonText")), a[0].text);
+	ASSERT_STR_EQ(json_string_value(json_object_get(j, "unknownWhy")), "held");
+	ASSERT(json_is_false(json_object_get(j, "planned")));
+	ASSERT(json_is_null(json_object_get(j, "expectedStart")));
+	ASSERT_EQ(json_integer_value(json_object_get(j, "gpus")), 2);
+	ASSERT_STR_EQ(json_string_value(json_object_get(j, "queue")), "acct");
+	json_decref(j);
+	j = get_json(&d, "/v1/jobs/crop"); /* the plan's, not the backend's namesake */
+	ASSERT(!json_object_get(j, "planned"));
+	ASSERT(!json_object_get(j, "reason") || strcmp(json_string_value(json_object_get(j, "reason")), "not_plannable"));
+	json_decref(j);
+	d.bops = &fw_backend_local;
+	daemon_down(&d);
+}
+
 /* ?health= keeps the nodes in the states it names, and degraded (bad
  * GPUs) or lemon ones (the figures stay the fleet's); a word that is
  * none of those, an empty word or list: 400. */
@@ -1729,7 +1782,7 @@ TEST(a_window_s_end_is_a_start_time)
 	served_down(&f);
 }
 
-TEST_MAIN(a_job_the_fleet_could_never_hold_is_refused, a_body_the_endpoint_does_not_read_is_refused_and_a_body_must_be_json, a_window_s_end_is_a_start_time, a_path_that_is_not_utf8_is_refused_not_failed, a_sub_cycle_reserves_no_job_the_cycle_starts, the_fit_check_reads_selectors_and_groups_together, a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
+TEST_MAIN(a_job_the_fleet_could_never_hold_is_refused, jobs_the_backend_keeps_aside_are_listed_with_their_reason, a_body_the_endpoint_does_not_read_is_refused_and_a_body_must_be_json, a_window_s_end_is_a_start_time, a_path_that_is_not_utf8_is_refused_not_failed, a_sub_cycle_reserves_no_job_the_cycle_starts, the_fit_check_reads_selectors_and_groups_together, a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
 	  an_unbounded_running_job_makes_left_unknown, no_left_without_budget_safe,
 	  before_the_first_cycle_jobs_are_whole_and_nodes_wait, a_cancelled_job_leaves_the_list_before_the_next_cycle,
 	  log_rows_older_than_log_keep_are_deleted_by_the_cycle, the_job_list_filters_by_queue_and_user,

@@ -1956,6 +1956,111 @@ TEST(slurm_reservations_close_their_nodes_and_admit_their_jobs)
 	fake_free(&f);
 }
 
+/* Filter phase 5b names what left a job no node: the first reservation
+ * to come that took one of its nodes, and how many more did (the job's
+ * reason then names it: FW__ORPHAN_RESERVED).  The build models every
+ * reservation it reads (leaving_nodes: away_at, back_at), so the nodes'
+ * departures are cleared here, as for a reservation the core could not
+ * know: then the filter is the net. */
+TEST(the_reservation_filter_names_the_reservation_that_took_the_nodes)
+{
+	struct fake f;
+	reserve_info_t rv[3];
+	reserve_info_msg_t rm = { .record_count = 3, .reservation_array = rv };
+	int32_t node_of[2] = { 0, 1 }, more = -1;
+	struct fw__slurm_filter *flt;
+	slurm_job_info_t *j;
+
+	fake_init(&f, 2, 1);
+	f.h->resv = &rm;
+	fake_resv(&rv[0], "late2", 2500, 3000, 1); /* gpu002 */
+	fake_resv(&rv[1], "late", 2000, 3000, 0);  /* gpu001, first by start */
+	fake_resv(&rv[2], "much-later", 90000, 91000, 0);
+	j = &f.jobs.job_array[0];
+	fake_pending(j, 910, 1, "gres:gpu:1");
+	j->time_limit = 120;                       /* to 8200: into late and late2 */
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	ASSERT_EQ(f.s->njobs, 1);                  /* the core knows both: planned */
+	for (int i = 0; i < 2; i++)
+		f.s->nodes[i].away_at = f.s->nodes[i].back_at = 0;
+	ASSERT((flt = fw__slurm_filter_new(f.h, f.s, node_of)) != NULL);
+	ASSERT_EQ(fw__slurm_filter_job(flt, j), 0);
+	ASSERT_EQ(fw__slurm_filter_reserved(flt, &more), 1); /* "late" */
+	ASSERT_EQ(more, 1);                        /* and late2 */
+	j->exc_nodes = (char *)"gpu001";
+	ASSERT_EQ(fw__slurm_filter_job(flt, j), 0);
+	ASSERT_EQ(fw__slurm_filter_reserved(flt, &more), 0); /* "late2" alone */
+	ASSERT_EQ(more, 0);
+	j->time_limit = 10;                        /* ends before both */
+	ASSERT(fw__slurm_filter_job(flt, j) != 0);
+	ASSERT_EQ(fw__slurm_filter_reserved(flt, &more), -1);
+	fw__slurm_filter_free(flt);
+	f.h->resv = NULL;
+	fake_free(&f);
+}
+
+/* The waiting jobs the build leaves out are listed for the daemon
+ * (fw_slurm_aside; GET /v1/jobs, `fairway jobs why`: before, a held job
+ * was in no list and answered 404), each with a reason and what to do:
+ * its user's hold and an administrator's (reason held, "scontrol release
+ * ID"), an account that is no queue (not_plannable: its comment's words),
+ * a --reservation job (in_reservation, naming the reservation), a job the
+ * reservation filter leaves no node (slurm_reservation, naming it); a
+ * planned job is not listed. */
+TEST(jobs_left_out_are_listed_aside_with_their_reason)
+{
+	struct fake f;
+	struct fw_backend_aside a[4];
+	char text[256];
+
+	fake_init(&f, 2, 5);
+	for (uint32_t i = 0; i < 5; i++)
+		fake_pending(&f.jobs.job_array[i], 900 + i, 1, "gres:gpu:2");
+	f.jobs.job_array[0].state_reason = WAIT_HELD_USER;
+	f.jobs.job_array[0].comment = (char *)FW__USER_HOLD_TEXT;
+	f.jobs.job_array[1].state_reason = WAIT_HELD;
+	f.jobs.job_array[1].comment = (char *)FW__USER_HOLD_TEXT;
+	f.jobs.job_array[2].account = (char *)"nobody";
+	f.jobs.job_array[3].resv_name = (char *)"adm";
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	ASSERT_EQ(f.s->njobs, 1);
+	ASSERT_STR_EQ(f.s->jobs[0].name, "904");
+	ASSERT_EQ(fw_slurm_aside(f.h, NULL, 0), 4);
+	ASSERT_EQ(fw_slurm_aside(f.h, a, 2), 4); /* the first 2, and how many */
+	ASSERT_STR_EQ(a[1].job, "901");
+	ASSERT_EQ(fw_slurm_aside(f.h, a, 4), 4);
+	ASSERT_STR_EQ(a[0].job, "900");
+	ASSERT_STR_EQ(a[0].reason, "held");
+	ASSERT_STR_EQ(a[0].queue, "team_a");
+	ASSERT_EQ(a[0].gpus, 2);
+	ASSERT_EQ(a[0].submitted, 1);
+	ASSERT_STR_EQ(a[0].text, "held by its user (scontrol hold, uhold or requeuehold, or sbatch --hold): fairway "
+				 "does not plan it while it is held; scontrol release 900 lets fairway plan it");
+	ASSERT_STR_EQ(a[1].reason, "held");
+	ASSERT_STR_CONTAINS(a[1].text, "held by an administrator");
+	ASSERT_STR_CONTAINS(a[1].text, "scontrol release 901 lets fairway plan it");
+	ASSERT_STR_EQ(a[2].reason, "not_plannable");
+	ASSERT_STR_EQ(a[2].queue, "nobody");
+	ASSERT_STR_EQ(a[2].text, "account 'nobody' is no fairway queue: held");
+	ASSERT_STR_EQ(a[3].reason, "in_reservation");
+	ASSERT_STR_CONTAINS(a[3].text, "asks for Slurm reservation adm (--reservation): fairway releases it into the "
+				       "reservation, and Slurm, not fairway, starts it there");
+	ASSERT_STR_CONTAINS(a[3].text, "scontrol show res adm ");
+	/* the reservation filter's: named, in the comment and the listing */
+	f.h->orphans[2].why = FW__ORPHAN_RESERVED;
+	f.h->orphans[2].m = 1;
+	snprintf(f.h->orphans[2].resv, sizeof f.h->orphans[2].resv, "late");
+	fw__orphan_text(&f.h->orphans[2], &f.jobs.job_array[2], text, sizeof text);
+	ASSERT_STR_EQ(text, "fairway: every node it may use is in reservation late or another (scontrol show res) from "
+			    "before its time limit would end: held until it is over (a shorter -t may fit before)");
+	ASSERT_EQ(fw_slurm_aside(f.h, a, 4), 4);
+	ASSERT_STR_EQ(a[2].reason, "slurm_reservation");
+	ASSERT_STR_CONTAINS(a[2].text, "every node it may use is in Slurm reservation late (and 1 more) ");
+	ASSERT_STR_CONTAINS(a[2].text, "scontrol show res late");
+	ASSERT_STR_CONTAINS(a[2].text, "scontrol update jobid=902 timelimit=MINUTES");
+	fake_free(&f);
+}
+
 /* Slurm's own reservations, listed for the daemon (GET /v1/reservations):
  * every one but fairway's own (fairway-<job>, fairway-maint-<id>), with
  * its flags as scontrol names them, its node names and how to delete it;
@@ -2034,6 +2139,45 @@ TEST(a_job_its_user_holds_is_not_planned)
 	fake_free(&f);
 }
 
+/* A user's `scontrol requeuehold` of a job fairway started: Slurm calls
+ * no job_submit hook on a requeue, so the job read as fairway's own
+ * eviction (pending, priority 0, JobHeldUser, restarted) and fairway
+ * started it again.  fairway's own requeue rewrites the comment first
+ * (FW__REQUEUED_TEXT), so a restarted held job whose comment still says
+ * fairway started it is its user's: not planned, and its comment becomes
+ * the hold's record; fairway's own requeue is planned again, and so is a
+ * job held with the start comment that never ran (no restart). */
+TEST(a_job_its_user_requeue_held_is_not_planned)
+{
+	struct fake f;
+	char text[256];
+
+	fake_init(&f, 2, 3);
+	for (uint32_t i = 0; i < 3; i++) {
+		fake_pending(&f.jobs.job_array[i], 820 + i, 1, "gres:gpu:1");
+		f.jobs.job_array[i].state_reason = WAIT_HELD_USER;
+		f.jobs.job_array[i].restart_cnt = 1;
+		f.jobs.job_array[i].comment = (char *)FW__STARTED_MARK "gpu001";
+	}
+	f.jobs.job_array[1].comment = (char *)FW__REQUEUED_TEXT; /* fairway's EVICT */
+	f.jobs.job_array[2].restart_cnt = 0;
+	ASSERT(fw__slurm_user_held(&f.jobs.job_array[0]));
+	ASSERT(!fw__slurm_user_held(&f.jobs.job_array[1]) && !fw__slurm_user_held(&f.jobs.job_array[2]));
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	ASSERT_EQ(f.s->njobs, 2);
+	ASSERT_STR_EQ(f.s->jobs[0].name, "821");
+	ASSERT_STR_EQ(f.s->jobs[1].name, "822");
+	ASSERT_EQ(f.h->norphans, 1);
+	ASSERT_EQ(f.h->orphans[0].job, 820);
+	fw__orphan_text(&f.h->orphans[0], &f.jobs.job_array[0], text, sizeof text);
+	ASSERT_STR_EQ(text, FW__USER_HOLD_TEXT); /* the record, from the next comment on */
+	f.jobs.job_array[0].comment = (char *)FW__USER_HOLD_TEXT;
+	ASSERT(fw__slurm_user_held(&f.jobs.job_array[0]));
+	f.jobs.job_array[0].priority = 5; /* released */
+	ASSERT(!fw__slurm_user_held(&f.jobs.job_array[0]));
+	fake_free(&f);
+}
+
 /* A job fairway released onto a node that was then taken out (drained,
  * down, reserved) before Slurm ran it: Slurm never runs it there
  * ("ReqNodeNotAvail"), and fairway booked it there as running, for as
@@ -2108,7 +2252,7 @@ TEST(a_node_full_of_foreign_work_is_not_drained)
 	fake_free(&f);
 }
 
-TEST_MAIN(a_run_time_limit_ends_a_job_and_bounds_a_start, gres_counts_and_models, gres_index_masks, options, managed_partitions,
+TEST_MAIN(a_run_time_limit_ends_a_job_and_bounds_a_start, the_reservation_filter_names_the_reservation_that_took_the_nodes, jobs_left_out_are_listed_aside_with_their_reason, a_job_its_user_requeue_held_is_not_planned, gres_counts_and_models, gres_index_masks, options, managed_partitions,
 	  plan_to_actions_and_notes, action_reasons_name_nodes_and_jobs, a_snapshot_from_slurm_never_overbooks_a_node,
 	  a_job_fairway_cannot_place_stops_no_cycle, every_gpu_request_form_is_gpus_per_node,
 	  jobs_slurm_would_not_run_stay_held, constraint_forms, pending_jobs_start_only_on_nodes_they_accept,

@@ -1,0 +1,132 @@
+/*
+ * aside.c — the waiting jobs the last read left out of the snapshot (the
+ * orphans of build.c), as the daemon lists them (backend.h
+ * fw_backend_aside: GET /v1/jobs, `fairway jobs why`): pending, with a
+ * reason of the adapter's own and what to do, never planned.
+ *
+ * Reasons (docs/slurm.md "Jobs fairway does not plan"):
+ *   held               its user or an administrator holds it (scontrol
+ *                      hold/uhold, sbatch --hold: fw__slurm_user_held);
+ *                      whatever else would keep it, the hold comes first
+ *   slurm_reservation  every node it may use is in an admin's reservation
+ *                      to come before its time limit would end (filter.c
+ *                      phase 5b), named
+ *   in_reservation     it asks for a reservation (--reservation), named:
+ *                      Slurm places it there (released into it)
+ *   dependency         released, its dependency unmet
+ *   begin_time         --begin ahead
+ *   array_throttle     its array's %N throttle is full
+ *   slurm_limit        released, and a limit of Slurm's own holds it back
+ *   released           a heterogeneous job's component released onto
+ *                      nodes others hold now
+ *   not_plannable      a request fairway cannot plan (its comment's words)
+ * The texts of the first three are written for the API (what to run,
+ * with the job's id or the reservation's name); the others are the job's
+ * Slurm comment without its "fairway: " mark.  No RPC: everything comes from the last read.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "slurm_int.h"
+
+#define MARK "fairway: "
+
+static const char *reason_of(const struct fw__orphan *o, const slurm_job_info_t *j)
+{
+	if (fw__slurm_user_held(j))
+		return "held";
+	switch (o->why) {
+	case FW__ORPHAN_RESERVED: return "slurm_reservation";
+	case FW__ORPHAN_TO_RESV:
+	case FW__ORPHAN_IN_RESV: return "in_reservation";
+	case FW__ORPHAN_DEPENDENCY: return "dependency";
+	case FW__ORPHAN_BEGIN: return "begin_time";
+	case FW__ORPHAN_THROTTLE: return "array_throttle";
+	case FW__ORPHAN_SLURM_HOLD: return "slurm_limit";
+	case FW__ORPHAN_HET_RELEASED: return "released";
+	default: return "not_plannable";
+	}
+}
+
+/* A hold: its user's (JobHeldUser) or an administrator's. */
+static void held_text(const slurm_job_info_t *j, char *buf, size_t n)
+{
+	if (j->state_reason == WAIT_HELD_USER)
+		snprintf(buf, n, "held by its user (scontrol hold, uhold or requeuehold, or sbatch --hold): fairway does not "
+			 "plan it while it is held; scontrol release %u lets fairway plan it", (unsigned)j->job_id);
+	else
+		snprintf(buf, n, "held by an administrator (scontrol hold, JobHeldAdmin): fairway does not plan it while "
+			 "it is held; an administrator's scontrol release %u lets fairway plan it", (unsigned)j->job_id);
+}
+
+/* Every node it may use is in reservation NAME before its limit ends. */
+static void reserved_text(const struct fw__orphan *o, const slurm_job_info_t *j, char *buf, size_t n)
+{
+	const char *r = o->resv[0] ? o->resv : "?";
+	char more[48] = "";
+
+	if (o->m > 0)
+		snprintf(more, sizeof more, " (and %d more)", (int)o->m);
+	snprintf(buf, n, "every node it may use is in Slurm reservation %.60s%s from before its time limit would "
+		 "end, and Slurm runs no job there that would overlap it: fairway does not plan it until %.60s is "
+		 "over (scontrol show res %.60s); a shorter time limit (scontrol update jobid=%u timelimit=MINUTES) "
+		 "may let it run before, or other nodes (a partition or --exclude that leaves some out of it)",
+		 r, more, r, r, (unsigned)j->job_id);
+}
+
+/* It asks for a reservation (--reservation): Slurm's to place there. */
+static void in_resv_text(const struct fw__orphan *o, const slurm_job_info_t *j, char *buf, size_t n)
+{
+	const char *r = fw__set(j->resv_name) ? j->resv_name : "?";
+
+	snprintf(buf, n, "asks for Slurm reservation %.60s (--reservation): %s, and Slurm, not fairway, starts it "
+		 "there once the reservation is active and has room for it (scontrol show res %.60s shows its nodes "
+		 "and times); to have fairway plan it, submit it without --reservation", r,
+		 o->why == FW__ORPHAN_TO_RESV ? "fairway releases it into the reservation"
+					      : "fairway released it into the reservation",
+		 r);
+}
+
+static void text_of(const struct fw__orphan *o, const slurm_job_info_t *j, char *buf, size_t n)
+{
+	char c[200];
+
+	if (fw__slurm_user_held(j)) {
+		held_text(j, buf, n);
+	} else if (o->why == FW__ORPHAN_RESERVED) {
+		reserved_text(o, j, buf, n);
+	} else if (o->why == FW__ORPHAN_TO_RESV || o->why == FW__ORPHAN_IN_RESV) {
+		in_resv_text(o, j, buf, n);
+	} else {
+		fw__orphan_text(o, j, c, sizeof c);
+		snprintf(buf, n, "%s", strncmp(c, MARK, strlen(MARK)) ? c : c + strlen(MARK));
+	}
+}
+
+static void one(struct fw_slurm *h, const struct fw__orphan *o, const slurm_job_info_t *j,
+		struct fw_backend_aside *a)
+{
+	memset(a, 0, sizeof *a);
+	fw__job_name(h, j, a->job, sizeof a->job);
+	snprintf(a->queue, sizeof a->queue, "%s", fw__set(j->account) ? j->account : "");
+	fw__slurm_user(h, j, a->user, sizeof a->user);
+	a->gpus = fw__slurm_job_gpus(j);
+	a->submitted = (fw_time)j->submit_time;
+	snprintf(a->reason, sizeof a->reason, "%s", reason_of(o, j));
+	text_of(o, j, a->text, sizeof a->text);
+}
+
+int fw_slurm_aside(struct fw_slurm *h, struct fw_backend_aside *out, int32_t cap)
+{
+	int32_t n = 0;
+
+	for (int32_t k = 0; k < h->norphans; k++) {
+		const slurm_job_info_t *j = fw__slurm_job(h, h->orphans[k].job);
+		if (!j || !fw__job_pending(j))
+			continue;
+		if (n < cap)
+			one(h, &h->orphans[k], j, &out[n]);
+		n++;
+	}
+	return n;
+}
