@@ -42,7 +42,7 @@ class Progress:
     def __init__(self):
         n = len(RUNS) * len(TRACES)
         self.total = n * (1 + len(TICKS) + len(STARVE) + len(DEPTH) + len(XCAP)) + len(TRACES) + \
-            2 * len(TRACES) * len(TICKS) + len(TRACES)
+            2 * len(TRACES) * len(TICKS) + 2 * len(TRACES)
         self.done = 0
         self.on = sys.stderr.isatty()
 
@@ -967,6 +967,40 @@ def whole_cluster_jobs(path, gpus):
     return sum(1 for g in sizes if g >= gpus), sum(1 for g in sizes if g >= 33)
 
 
+def kai_section(binary, traces_dir, fair_runs):
+    """kai (KAI-Scheduler's order: queue fair share, no time plan) on the
+    three traces as traced, beside fairway's run above: a reference the
+    issue's targets do not name."""
+    out = ["## For reference: kai", "",
+           "The issue measures fairway against `fifo` and `slurm`; `--policies` also offers `kai`",
+           "(KAI-Scheduler's order: queues by fair share, gangs, reclaim, no reservations; docs/policies.md).",
+           "Beside fairway's runs above, as traced: `fairway sim run --trace $FAIRWAY_TRACES/microsoft-itp/NAME.csv",
+           "--nodes Nx8 --policies kai --teams philly` (a policy replays the same alone as beside others).", "",
+           "| trace | JCT mean kai / fairway | p95 time to start 9+ GPUs kai / fairway "
+           "| p95 time to start 33+ GPUs kai / fairway | occupancy kai / fairway "
+           "| fairness (Jain per instant) kai / fairway | estimate error 9+ waited 1 h+ kai / fairway |",
+           "|---|---:|---:|---:|---:|---:|---:|"]
+    wins, slow = [], []
+    for (trace, nodes), P in zip(TRACES, fair_runs):
+        _, _, K, _ = run(binary, traces_dir, trace, nodes, [], ["kai"])
+        k, fw = K["kai"], P["fairway"]
+        p33 = lambda p: p["by_gpus"]["33+"]["time_to_start_s"]["p95"]
+        out.append("| %s | %s / %s | %s / %s | %s / %s | %.1f%% / %.1f%% | %.3f / %.3f | %.0f%% / %.0f%% |" % (
+            trace, days(k["jct_mean_s"]), days(fw["jct_mean_s"]), days(p95_multi(k)), days(p95_multi(fw)),
+            days(p33(k)), days(p33(fw)), 100 * k["occupancy"], 100 * fw["occupancy"],
+            k["fairness_jain"], fw["fairness_jain"], 100 * (est_ratio(k)[0] or 0), 100 * (est_ratio(fw)[0] or 0)))
+        if k["jct_mean_s"] < fw["jct_mean_s"]:
+            wins.append(trace)
+        if p95_multi(k) > p95_multi(fw):
+            slow.append(trace)
+    name = lambda ts: " and ".join([", ".join(ts[:-1]), ts[-1]] if len(ts) > 1 else ts) or "none of the three"
+    out += ["", "kai's mean JCT is lower than fairway's on %s; its p95 time to start of 9+ GPU jobs is" % name(wins),
+            "higher on %s.  With no reservations kai starts small jobs whenever they fit, and a large" % name(slow),
+            "gang waits until enough of them end at once; fairway reserves for it, which bounds its wait",
+            "and gives the start-time estimates, and costs mean JCT where small jobs could have run.", ""]
+    return out
+
+
 def other_section(binary, traces_dir):
     """The other ITP traces at their standard sizes, as traced: the same
     targets read as a health check, and the starvation ages where the
@@ -1118,6 +1152,7 @@ def main():
     lines += slices_section(a.fairway, traces_dir)
     lines += model_section(a.fairway, traces_dir)
     lines += limits_section(a.fairway, traces_dir)
+    lines += kai_section(a.fairway, traces_dir, fair_runs[:len(TRACES)])
     lines += other_section(a.fairway, traces_dir)
     met = sum(1 for s in summary if s[3])
     lines[len(lines):] = ["## Summary", "",
