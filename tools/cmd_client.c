@@ -1615,7 +1615,7 @@ static int cmd_stats(struct opts *o)
 	       span_of(json_object_get(r, "uptimeSeconds"), false, a, sizeof a), num(r, "periodSeconds"));
 	printf("cycles      %.0f applied, %.0f stale (planned again), %.0f failed\n", num(cy, "applied"),
 	       num(cy, "stale"), num(cy, "failed"));
-	printf("cycle time  mean %s, last %s, longest %s; %.0f%% of it holding the state lock\n",
+	printf("cycle time  mean %s, last %s, longest %s; %.0f%% of all cycles' time holding the state lock\n",
 	       span_of(json_object_get(cy, "meanSeconds"), true, a, sizeof a),
 	       span_of(json_object_get(cy, "lastSeconds"), true, b, sizeof b),
 	       span_of(json_object_get(cy, "maxSeconds"), true, c, sizeof c), 100 * num(cy, "lockedShare"));

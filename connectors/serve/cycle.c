@@ -1510,7 +1510,6 @@ static int run_cycle(struct fw_serve *d, struct fw_arena *ar, int attempt)
 	} else {
 		note_failure(d, NULL, attempt);
 		d->m.cycles++;
-		observe(d, secs);
 		if (notes)
 			explain(d, notes, nnotes);
 		if (d->bops->windows)
@@ -1533,6 +1532,8 @@ static int run_cycle(struct fw_serve *d, struct fw_arena *ar, int attempt)
 		json_decref(d->view);
 		d->view = view;
 	}
+	if (rc == FW_OK) /* the whole cycle, the view's publishing too */
+		observe(d, mono() - t0);
 	if (rc != FW_EAGAIN && t.requests > d->requests_done)
 		d->requests_done = t.requests;
 	pthread_cond_broadcast(&d->wake);

@@ -58,7 +58,8 @@ static void histogram(struct buf *b, const struct fw_serve_metrics *m)
 	};
 	uint64_t cum = 0;
 
-	put(b, "# HELP fairway_cycle_seconds Wall time of one scheduling cycle (snapshot, plan, apply).\n"
+	put(b, "# HELP fairway_cycle_seconds Wall time of one applied scheduling cycle (snapshot, plan, apply, and "
+	       "publishing the view the API reads).\n"
 	       "# TYPE fairway_cycle_seconds histogram\n");
 	for (int i = 0; i < FW_NLAT; i++) {
 		cum += m->lat_count[i];
