@@ -473,8 +473,8 @@ static bool starting(const slurm_job_info_t *j)
 
 /* When Slurm would end, were it to start it at now, the job a START of
  * this batch releases onto a node of hl (0: none there): under the limit
- * the start sets (start_limit), else its own; a het job's, the longest
- * of its waiting components'. */
+ * the start sets (start_limit), else its own; a het job's (whose start
+ * sets none), the longest of its waiting components'. */
 static time_t start_end(struct fw_slurm *h, const struct fw_backend_action *a, hostlist_t hl, time_t now)
 {
 	slurm_job_info_t *j, *c[FW_MAX_GROUPS];
@@ -488,8 +488,8 @@ static time_t start_end(struct fw_slurm *h, const struct fw_backend_action *a, h
 		on = slurm_hostlist_find(hl, a->placements[p].node) >= 0;
 	if (!on)
 		return 0;
-	if ((limit = start_limit(j, a->limit_s)) == NO_VAL)
-		limit = j->time_limit;
+	if (fw__het_job(j) || (limit = start_limit(j, a->limit_s)) == NO_VAL)
+		limit = j->time_limit; /* a het job's start sets no limit */
 	nc = fw__het_job(j) ? fw__het_waiting(h, j, c, FW_MAX_GROUPS, &listed) : 0;
 	for (int32_t g = 0; g < nc && g < FW_MAX_GROUPS && !no_limit(limit); g++)
 		if (no_limit(c[g]->time_limit) || c[g]->time_limit > limit)
