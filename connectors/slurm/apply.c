@@ -24,7 +24,11 @@
  *            slurm_update_job, so slurmctld ends it itself as TIMEOUT at
  *            its next time-limit check (every 30 s); when slurmctld
  *            refuses that, slurm_kill_job(SIGKILL) ends it (CANCELLED);
- *   RESERVE  create or move the reservation fairway-<jobid>;
+ *   RESERVE  create or move the reservation fairway-<jobid>, from the
+ *            plan's time but never before the end Slurm would give a job
+ *            fairway released onto its nodes that Slurm has not started
+ *            (its limit from now, plus a minute: else Slurm keeps that
+ *            job pending for ever, ReqNodeNotAvail; seen in a lab);
  *   DRAIN    slurm_update_node(DRAIN, "fairway: <why>").
  * After the actions, every fairway- reservation that no RESERVE of this
  * batch named is deleted: the plan no longer holds those nodes.  The
@@ -440,9 +444,10 @@ static int do_evict(struct fw_slurm *h, const struct fw_backend_action *a)
 /* ------------------------------------------------------------ reserve */
 
 /* The reservation of job j, for its user (a uid without a name here:
- * root, as Slurm takes users by name). */
+ * root, as Slurm takes users by name), from the plan's time but no
+ * earlier than not_before (fw__slurm_resv_not_before), for as long. */
 static void resv_fill(struct fw_slurm *h, const slurm_job_info_t *j, const struct fw_backend_action *a,
-		      char *nodes, char *name, char *user, size_t ulen, resv_desc_msg_t *r)
+		      time_t not_before, char *nodes, char *name, char *user, size_t ulen, resv_desc_msg_t *r)
 {
 	time_t now = time(NULL);
 	time_t at = a->at > now ? a->at : now;
@@ -453,11 +458,100 @@ static void resv_fill(struct fw_slurm *h, const slurm_job_info_t *j, const struc
 		minutes = j->time_limit != INFINITE && j->time_limit != NO_VAL ? j->time_limit : 60;
 	slurm_init_resv_desc_msg(r);
 	r->name = name;
-	r->start_time = at;
+	r->start_time = at > not_before ? at : not_before;
 	r->duration = minutes;
 	r->node_list = nodes;
 	r->users = fw__slurm_user(h, j, user, ulen) ? user : "root";
 	r->flags = RESERVE_FLAG_IGN_JOBS | RESERVE_FLAG_OVERLAP; /* one may follow another on a node */
+}
+
+/* When Slurm would end a job it started at `now` under a time limit of
+ * `minutes`: slurmctld counts a job without one as running a year. */
+static time_t end_if_started(uint32_t minutes, time_t now)
+{
+	return now + (no_limit(minutes) ? (time_t)365 * 24 * 3600 : (time_t)minutes * 60);
+}
+
+/* Does a host of the hostlist expression `list` lie in hl? */
+static bool meets(hostlist_t hl, const char *list)
+{
+	hostlist_t l;
+	char *host;
+	bool hit = false;
+
+	if (!fw__set(list) || !(l = slurm_hostlist_create(list)))
+		return false;
+	while (!hit && (host = slurm_hostlist_shift(l))) {
+		hit = slurm_hostlist_find(hl, host) >= 0;
+		free(host);
+	}
+	slurm_hostlist_destroy(l);
+	return hit;
+}
+
+/* Released by fairway and booked as starting (build.c starting_job):
+ * not one Slurm places in a reservation, waits on a dependency or holds
+ * back by a limit of its own. */
+static bool starting(const slurm_job_info_t *j)
+{
+	return fw__job_released(j) && !fw__set(j->resv_name) && !fw__set(j->dependency) &&
+	       !fw__slurm_held_back(j);
+}
+
+/* When Slurm would end, were it to start it at now, the job a START of
+ * this batch releases onto a node of hl (0: none there): under the limit
+ * the start sets (start_limit), else its own; a het job's (whose start
+ * sets none), the longest of its waiting components'. */
+static time_t start_end(struct fw_slurm *h, const struct fw_backend_action *a, hostlist_t hl, time_t now)
+{
+	slurm_job_info_t *j, *c[FW_MAX_GROUPS];
+	uint32_t task, limit;
+	int32_t listed, nc;
+	bool on = false;
+
+	if (a->kind != FW_DECIDE_START || !(j = job_of(h, a->job, &task)))
+		return 0;
+	for (int32_t p = 0; p < a->nplacements && !on; p++)
+		on = slurm_hostlist_find(hl, a->placements[p].node) >= 0;
+	if (!on)
+		return 0;
+	if (fw__het_job(j) || (limit = start_limit(j, a->limit_s)) == NO_VAL)
+		limit = j->time_limit; /* a het job's start sets no limit */
+	nc = fw__het_job(j) ? fw__het_waiting(h, j, c, FW_MAX_GROUPS, &listed) : 0;
+	for (int32_t g = 0; g < nc && g < FW_MAX_GROUPS && !no_limit(limit); g++)
+		if (no_limit(c[g]->time_limit) || c[g]->time_limit > limit)
+			limit = c[g]->time_limit;
+	return end_if_started(limit, now);
+}
+
+/* The latest end, were Slurm to start them at now, of the jobs on hl
+ * that fairway released (this read's, and this batch's starts) and
+ * Slurm has not started yet; 0 when there is none. */
+static time_t latest_end(struct fw_slurm *h, hostlist_t hl, const struct fw_backend_action *acts,
+			 int32_t n, time_t now)
+{
+	time_t last = 0, e;
+
+	for (uint32_t i = 0; h->jobs && i < h->jobs->record_count; i++) {
+		const slurm_job_info_t *j = &h->jobs->job_array[i];
+		if (starting(j) && meets(hl, j->req_nodes) && (e = end_if_started(j->time_limit, now)) > last)
+			last = e;
+	}
+	for (int32_t k = 0; k < n; k++)
+		if ((e = start_end(h, &acts[k], hl, now)) > last)
+			last = e;
+	return last;
+}
+
+time_t fw__slurm_resv_not_before(struct fw_slurm *h, const char *nodes, const struct fw_backend_action *acts,
+				 int32_t n, time_t now, time_t *end)
+{
+	hostlist_t hl = fw__set(nodes) ? slurm_hostlist_create(nodes) : NULL;
+
+	*end = hl ? latest_end(h, hl, acts, n, now) : 0;
+	if (hl)
+		slurm_hostlist_destroy(hl);
+	return *end ? *end + FW__RESV_MARGIN_S : 0;
 }
 
 /* Slurm reserves whole nodes: true when every placement takes all GPUs of
@@ -533,13 +627,15 @@ static void kept_sweep(struct fw_slurm *h)
 	h->nkept = n;
 }
 
-static int do_reserve(struct fw_slurm *h, const struct fw_backend_action *a)
+static int do_reserve(struct fw_slurm *h, const struct fw_backend_action *a,
+		      const struct fw_backend_action *acts, int32_t n)
 {
 	uint32_t task;
 	slurm_job_info_t *j = job_of(h, a->job, &task);
 	char nodes[4096], name[FW_NAME_MAX + 16], user[FW_NAME_MAX];
 	reserve_info_t *old;
 	resv_desc_msg_t r;
+	time_t not_before, end;
 	char *made;
 
 	if (!j || !fw__job_pending(j))
@@ -549,11 +645,14 @@ static int do_reserve(struct fw_slurm *h, const struct fw_backend_action *a)
 	if (node_list(a, -1, nodes, sizeof nodes) <= 0)
 		return FW_EINVAL;
 	resv_name(a->job, name, sizeof name);
-	resv_fill(h, j, a, nodes, name, user, sizeof user, &r);
+	not_before = fw__slurm_resv_not_before(h, nodes, acts, n, time(NULL), &end);
+	resv_fill(h, j, a, not_before, nodes, name, user, sizeof user, &r);
 	old = fw__slurm_resv(h, name);
+	/* in place: a start moving by seconds is noise, unless a job
+	 * released onto its nodes would run into it (end) */
 	if (old && same_hosts(old->node_list, nodes) &&
-	    labs((long)(old->start_time - r.start_time)) < 60)
-		return FW_EEXIST; /* in place (a start moving by seconds is noise) */
+	    labs((long)(old->start_time - r.start_time)) < 60 && old->start_time >= end)
+		return FW_EEXIST;
 	if (old && old->start_time <= time(NULL)) {
 		/* Slurm moves no reservation that has begun ("Reservation
 		 * already started"): the plan moved it, so it is made anew. */
@@ -615,15 +714,17 @@ static int do_drain(struct fw_slurm *h, const struct fw_backend_action *a)
 
 /* ------------------------------------------------------------ apply */
 
-static int apply_one(struct fw_slurm *h, const struct fw_backend_action *a)
+static int apply_one(struct fw_slurm *h, const struct fw_backend_action *acts, int32_t n, int32_t k)
 {
+	const struct fw_backend_action *a = &acts[k];
+
 	switch (a->kind) {
 	case FW_DECIDE_START:
 		return do_start(h, a);
 	case FW_DECIDE_EVICT:
 		return do_evict(h, a);
 	case FW_DECIDE_RESERVE:
-		return do_reserve(h, a);
+		return do_reserve(h, a, acts, n);
 	case FW_DECIDE_DRAIN:
 		return do_drain(h, a);
 	default:
@@ -693,7 +794,7 @@ int fw_slurm_apply(struct fw_slurm *h, uint64_t gen,
 		if (acts[k].kind == FW_DECIDE_START && requeued_in(requeued, nrequeued, acts[k].job))
 			rc = FW_EEXIST;
 		else
-			rc = apply_one(h, &acts[k]);
+			rc = apply_one(h, acts, n, k);
 		if (rc == FW_OK && acts[k].kind == FW_DECIDE_EVICT && acts[k].reason != FW_REASON_TIME_LIMIT &&
 		    (requeued || (requeued = malloc((size_t)n * sizeof *requeued))))
 			requeued[nrequeued++] = acts[k].job;

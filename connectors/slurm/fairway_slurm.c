@@ -250,8 +250,10 @@ static int apply_plan(struct loop *l, const struct fw_snapshot *s,
 		return FW_ENOMEM;
 	if ((rc = fw_slurm_apply(l->h, gen, acts, na, &r)) != FW_OK)
 		return rc;
+	/* skipped (FW_ENOENT) and in place (FW_EEXIST, a reservation held
+	 * where it is) are no failures (backend.h) */
 	for (int32_t k = 0; k < na; k++)
-		if (r.status[k] != FW_OK && r.status[k] != FW_ENOENT)
+		if (r.status[k] != FW_OK && r.status[k] != FW_ENOENT && r.status[k] != FW_EEXIST)
 			fprintf(stderr, "fairway-slurm: %s of %s%s failed: %s (last refusal: %s)\n",
 				fw_decision_name(acts[k].kind), acts[k].job, acts[k].node,
 				fw_strerror(r.status[k]), fw_slurm_last_error(l->h));

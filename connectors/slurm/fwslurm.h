@@ -21,7 +21,11 @@
  *               start gives such a job a time limit of at most that,
  *               rounded up to a minute;
  *   - reserve = a Slurm reservation named "fairway-<jobid>" on the nodes and
- *               at the time the plan holds for the job: created, moved when
+ *               at the time the plan holds for the job, but never before a
+ *               minute after the end Slurm would give a job fairway
+ *               released onto those nodes that it has not started yet
+ *               (Slurm starts no job that would run into a reservation):
+ *               created, moved when
  *               the plan moves it by a minute or more, deleted when the job
  *               starts or the plan no longer reserves for it.  Slurm
  *               reserves whole nodes, so only reservations whose every

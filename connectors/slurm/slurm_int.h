@@ -289,7 +289,10 @@ bool fw__slurm_held_back(const slurm_job_info_t *j);
  * world, and refuses to start one whose time limit would then reach into
  * a reservation (ReqNodeNotAvail, until the reservation is over; seen in
  * a lab with a job ending 1 s before one): a reservation to come counts
- * from this long before its start (build.c leaving_nodes, filter.c). */
+ * from this long before its start (build.c leaving_nodes, filter.c).
+ * Alike, fairway's own reservation for a waiting job starts this long
+ * after the end Slurm would give each job fairway released onto its
+ * nodes and Slurm has not started yet (fw__slurm_resv_not_before). */
 #define FW__RESV_MARGIN_S 60
 /* A user's (or an administrator's) `scontrol requeuehold` of a job
  * fairway started: Slurm calls no job_submit hook on a requeue, so no
@@ -302,6 +305,20 @@ bool fw__slurm_held_back(const slurm_job_info_t *j);
  * which job_submit.lua turns back into fairway's hold at the release. */
 #define FW__STARTED_MARK "fairway: started on "
 #define FW__REQUEUED_TEXT "fairway: requeued (evicted), to be planned anew"
+/* The earliest start of a Slurm reservation on the hostlist `nodes`
+ * (apply.c do_reserve): Slurm refuses to start a released job whose time
+ * limit would reach into a reservation on its nodes, so a reservation
+ * that the plan puts at the end of a job fairway released in the same
+ * cycle, with that job's start "now", kept it pending for ever
+ * (ReqNodeNotAvail; each cycle moved the reservation along with "now";
+ * seen in a lab).  *end: the latest end, were Slurm to start them at
+ * now, of the jobs fairway released onto a node of `nodes` and Slurm has
+ * not started (the read's jobs booked as starting, build.c starting_job,
+ * and the starts among acts[0 .. n): under the time limit the start
+ * sets), a job without a limit counted a year, as slurmctld does; 0 when
+ * none.  Returns *end + FW__RESV_MARGIN_S, or 0 when none. */
+time_t fw__slurm_resv_not_before(struct fw_slurm *h, const char *nodes, const struct fw_backend_action *acts,
+				 int32_t n, time_t now, time_t *end);
 #define FW__USER_HOLD_MARK "fairway: held by its user"
 #define FW__USER_HOLD_TEXT FW__USER_HOLD_MARK ": not planned until released (scontrol release)"
 bool fw__slurm_user_held(const slurm_job_info_t *j);

@@ -13,6 +13,12 @@
 #   reserve_backfill     a 12-node job gets a fairway- reservation and starts
 #                        no later than one cycle after its estimate; 1-node
 #                        jobs backfill meanwhile without delaying it
+#   reserve_behind_a_start_runs  a 16-node and a 1-node job waiting when
+#                        fairway starts: the one its first cycle releases
+#                        runs within 20 s while the other's fairway-
+#                        reservation stands (it stayed pending for ever)
+#   reserve_held_quietly the run's stderr has no "failed" line while the
+#                        reservation is held in place (one a cycle before)
 #   restart_kill9        fairway killed with -9 mid-run and restarted: no job
 #                        runs twice, none is lost, the queue drains
 #   pending_comment      a waiting job's reason and expected start are in its
@@ -191,6 +197,49 @@ small_while_waiting() {
 	return 0
 }
 
+# ------------------------------------------------------------ 4b. behind a start
+# A 16-node job (-t 5) and a 1-node one (-t 10), both waiting when fairway
+# starts: its first cycle releases one and reserves a node of it for the
+# other from the first's planned end.  Seen in a lab: the released job
+# stayed pending for ever (ReqNodeNotAvail, May be reserved for other
+# job), its nodes idle, as Slurm starts it a moment after the plan's "now"
+# and so would run it into the reservation, which each cycle moved along
+# with "now"; and every cycle that held the reservation in place printed
+# "reserve of N failed: object already exists".  Whether slurmctld looked
+# at the release before the reservation was made went either way in the
+# lab; tests/slurm/race_shim.c makes it look after (FW_DEFER_JOB: the
+# release of the 16-node job, which fairway starts first, reaches it
+# right after the reservation).
+t_reserve_start() {
+	local j1 j2 first second from
+	from=$(($(cat "$T/fairway.log" 2>/dev/null | wc -l) + 1))
+	j1=$(sbatch --parsable -A team_a -N 16 --gres=gpu:8 -t 5 -o /dev/null --wrap 'sleep 60')
+	j2=$(sbatch --parsable -A team_b -N 1 --gres=gpu:8 -t 10 -o /dev/null --wrap 'sleep 60')
+	FW_DEFER_JOB=$j1 LD_PRELOAD=$B/connectors/slurm/libfwrace.so \
+		ASAN_OPTIONS=$ASAN_OPTIONS:verify_asan_link_order=0 fw_start
+	if wait_until 10 'scontrol -o show res "fairway-$j2" 2>/dev/null | grep -q NodeCnt'; then
+		first=$j1 second=$j2
+	elif scontrol -o show res "fairway-$j1" 2>/dev/null | grep -q NodeCnt; then
+		first=$j2 second=$j1
+	else
+		bad reserve_behind_a_start_runs "no fairway- reservation: $(scontrol -o show res 2>&1)"
+		fw_stop; cancel_all; return
+	fi
+	if wait_until 20 'running "$first"' && scontrol -o show res "fairway-$second" 2>/dev/null | grep -q NodeCnt; then
+		ok reserve_behind_a_start_runs
+	else
+		bad reserve_behind_a_start_runs "job $first: $(squeue -h -j "$first" -o '%T %R'), $(scontrol -o show res 2>&1)"
+	fi
+	sleep 3 # cycles that hold the reservation in place
+	if tail -n "+$from" "$T/fairway.log" | grep -v '^cycle' | grep -q failed; then
+		bad reserve_held_quietly "$(tail -n "+$from" "$T/fairway.log" | grep -v '^cycle' | grep failed | head -2)"
+	else
+		ok reserve_held_quietly
+	fi
+	fw_stop
+	cancel_all
+}
+
 # ------------------------------------------------------------ 5. kill -9
 t_restart() {
 	local log=$T/ran.log n=60 ids i
@@ -271,7 +320,7 @@ t_evict() {
 }
 
 # ONLY="gang drain" runs a subset
-for t in ${ONLY:-fairshare evict gang drain reserve restart comment}; do
+for t in ${ONLY:-fairshare evict gang drain reserve reserve_start restart comment}; do
 	"t_$t"
 done
 grep -E 'failed|error' "$T/fairway.log" | grep -v 'failed 0' | head -5

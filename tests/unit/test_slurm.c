@@ -2061,6 +2061,60 @@ TEST(jobs_left_out_are_listed_aside_with_their_reason)
 	fake_free(&f);
 }
 
+/* fairway's own reservation for a waiting job starts no earlier than a
+ * minute after the end Slurm would give each job fairway released onto
+ * its nodes and Slurm has not started, counted from now (seen in a lab:
+ * a 4-node job released in the cycle that reserved one of its nodes at
+ * its planned end stayed pending for ever, "ReqNodeNotAvail", as Slurm
+ * started it a moment after the plan's "now" and the reservation moved
+ * along with it).  Those are the released jobs of the read (not one that
+ * waits on a dependency or on a limit of Slurm's, nor a running one) and
+ * the starts of this batch, under the limit the start sets. */
+TEST(a_reservation_starts_after_the_jobs_released_onto_its_nodes)
+{
+	struct fake f;
+	struct fw_backend_placement on4 = { .node = "gpu004", .gpu_mask = 0xff, .gpu_milli = 1000 };
+	struct fw_backend_action st = { .kind = FW_DECIDE_START, .job = "803", .nplacements = 1, .placements = &on4 };
+	const time_t now = 2000;
+	time_t end;
+
+	fake_init(&f, 4, 5);
+	fake_pending(&f.jobs.job_array[0], 800, 4, "gres:gpu:8");
+	f.jobs.job_array[0].priority = 5; /* released onto gpu001, gpu002 */
+	f.jobs.job_array[0].req_nodes = (char *)"gpu[001-002]";
+	f.jobs.job_array[0].time_limit = 5;
+	fake_pending(&f.jobs.job_array[1], 801, 4, "gres:gpu:8");
+	f.jobs.job_array[1].priority = 5; /* released, its dependency unmet */
+	f.jobs.job_array[1].req_nodes = (char *)"gpu003";
+	f.jobs.job_array[1].dependency = (char *)"afterok:9";
+	f.jobs.job_array[1].time_limit = 20;
+	fake_pending(&f.jobs.job_array[2], 802, 4, "gres:gpu:8");
+	f.jobs.job_array[2].priority = 5; /* released, Slurm holds it back */
+	f.jobs.job_array[2].req_nodes = (char *)"gpu003";
+	f.jobs.job_array[2].state_reason = WAIT_ASSOC_JOB_LIMIT;
+	fake_job(&f.jobs.job_array[3], 804, "gpu003", "gpu:h100:8(IDX:0-7)", 4); /* runs */
+	f.jobs.job_array[3].time_limit = 60;
+	fake_pending(&f.jobs.job_array[4], 803, 4, "gres:gpu:8"); /* held: the batch starts it */
+	f.jobs.job_array[4].time_limit = 30;
+	ASSERT_OK(fw__slurm_index(f.h));
+	ASSERT_EQ(fw__slurm_resv_not_before(f.h, "gpu001", NULL, 0, now, &end), now + 300 + FW__RESV_MARGIN_S);
+	ASSERT_EQ(end, now + 300);
+	ASSERT_EQ(fw__slurm_resv_not_before(f.h, "gpu[002-003]", NULL, 0, now, &end), now + 300 + FW__RESV_MARGIN_S);
+	ASSERT_EQ(fw__slurm_resv_not_before(f.h, "gpu003", NULL, 0, now, &end), 0);
+	ASSERT_EQ(end, 0);
+	ASSERT_EQ(fw__slurm_resv_not_before(f.h, "gpu004", NULL, 0, now, &end), 0);
+	/* this batch's start of 803 on gpu004: its own 30 min, or the 10 a
+	 * run-time limit of 600 s sets */
+	ASSERT_EQ(fw__slurm_resv_not_before(f.h, "gpu004", &st, 1, now, &end), now + 1800 + FW__RESV_MARGIN_S);
+	st.limit_s = 600;
+	ASSERT_EQ(fw__slurm_resv_not_before(f.h, "gpu003,gpu004", &st, 1, now, &end), now + 600 + FW__RESV_MARGIN_S);
+	ASSERT_EQ(fw__slurm_resv_not_before(f.h, "gpu001", &st, 1, now, &end), now + 300 + FW__RESV_MARGIN_S);
+	/* a job without a time limit: slurmctld counts it a year */
+	f.jobs.job_array[0].time_limit = INFINITE;
+	ASSERT_EQ(fw__slurm_resv_not_before(f.h, "gpu002", NULL, 0, now, &end), now + 365 * 24 * 3600 + FW__RESV_MARGIN_S);
+	fake_free(&f);
+}
+
 /* Slurm's own reservations, listed for the daemon (GET /v1/reservations):
  * every one but fairway's own (fairway-<job>, fairway-maint-<id>), with
  * its flags as scontrol names them, its node names and how to delete it;
@@ -2268,4 +2322,5 @@ TEST_MAIN(a_run_time_limit_ends_a_job_and_bounds_a_start, the_reservation_filter
 	  a_jobs_qos_orders_it_before_its_nice, a_job_slurm_holds_back_by_a_limit_books_no_node,
 	  a_jobs_user_is_named_by_its_uid, slurm_reservations_close_their_nodes_and_admit_their_jobs,
 	  a_job_released_onto_a_node_taken_out_is_planned_again, a_node_full_of_foreign_work_is_not_drained,
-	  slurms_own_reservations_are_listed_read_only, a_job_its_user_holds_is_not_planned)
+	  slurms_own_reservations_are_listed_read_only, a_job_its_user_holds_is_not_planned,
+	  a_reservation_starts_after_the_jobs_released_onto_its_nodes)
