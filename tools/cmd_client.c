@@ -960,9 +960,10 @@ static json_t *job_body(struct opts *o, int *rc)
 static void note_cut(json_t *r, const char *arr, const char *which, const char *fewer)
 {
 	if (json_is_true(json_object_get(r, "truncated")))
-		fprintf(stderr, "fairway %s: %s %zu %s only, more match: --limit N (up to 100000) shows more, %s fewer\n",
+		fprintf(stderr, "fairway %s: %s %zu %s only, more match: --limit N (up to 100000) shows more, %s fewer%s\n",
 			!strcmp(arr, "jobs") ? "jobs" : "decisions", which, json_array_size(json_object_get(r, arr)),
-			!strcmp(arr, "jobs") ? "jobs" : "rows", fewer);
+			!strcmp(arr, "jobs") ? "jobs" : "rows", fewer,
+			json_object_get(r, "nextOffset") ? "; --offset N the next ones" : "");
 }
 
 /* path = base plus a query argument per flag given (filters: flag, key,
@@ -991,7 +992,7 @@ static int query_path(struct opts *o, const char *base, const char *const (*filt
 static int jobs_list_path(struct opts *o, char *path, size_t n)
 {
 	static const char *const filters[][2] = { { "--state", "state" }, { "--queue", "queue" }, { "--user", "user" },
-						  { "--limit", "limit" }, { NULL, NULL } };
+						  { "--limit", "limit" }, { "--offset", "offset" }, { NULL, NULL } };
 	char base[32 + 3 * FW_NAME_MAX] = "/v1/jobs", me[FW_NAME_MAX], v[3 * FW_NAME_MAX + 1];
 	const char *who;
 
@@ -1650,7 +1651,7 @@ static int cmd_stats(struct opts *o)
 /* --- entry ------------------------------------------------------------------------------------------ */
 static const char client_usage[] =
 	"usage: fairway queues [list | show NAME | set NAME [flags] | create NAME [flags] | delete NAME]\n"
-	"       fairway jobs [list [--state S] [--queue Q] [--user U | --me] [--limit N] | show NAME |\n"
+	"       fairway jobs [list [--state S] [--queue Q] [--user U | --me] [--limit N] [--offset N] | show NAME |\n"
 	"                     why NAME | submit FLAGS | cancel NAME...]\n"
 	"       fairway nodes [list [--health S,...] | show NAME |\n"
 	"                      health NAME --healthy|--unhealthy [--reason R] [--bad-gpus 0,3]]\n"
@@ -1744,7 +1745,11 @@ static const char client_usage[] =
 	"          --user U:  the jobs of user U only (as squeue -p Q -u U)\n"
 	"          --me:      your own jobs: those of your login name (squeue --me)\n"
 	"          --limit N: at most N jobs (default 1000, up to 100000); when more\n"
-	"                     match, the table says so on stderr (--json: \"truncated\")\n"
+	"                     match, the table says so on stderr (--json: \"truncated\"\n"
+	"                     and \"nextOffset\")\n"
+	"          --offset N: pass over the first N matching jobs (the next page:\n"
+	"                     --offset 1000 --limit 1000); jobs are in the plan's\n"
+	"                     order, then those it has not seen yet\n"
 	"jobs why NAME:       one screen: state, its run-time limit, why it waits, when it\n"
 	"                     is expected to start (a job its run-time limit ended: why\n"
 	"                     it ended, its own limit or its queue's)\n"
@@ -1800,7 +1805,7 @@ static const struct spec {
 	{ "queues", "delete", 1, "", "" },
 	{ "queues", "set", 1, QUEUE_FLAGS, "" },
 	{ "queues", "create", 1, QUEUE_FLAGS, "" },
-	{ "jobs", "list", 0, " --state --queue --user --limit ", " --me " },
+	{ "jobs", "list", 0, " --state --queue --user --limit --offset ", " --me " },
 	{ "jobs", "submit", 0, JOB_FLAGS, " --test-only " },
 	{ "jobs", "show", 1, "", "" },
 	{ "jobs", "why", 1, "", "" },

@@ -69,7 +69,7 @@ enum body { NOBODY, JSON, MERGE };
 	X(PUT, "/v1/queues/{name}", h_queue_put, ADMIN, JSON, "")          \
 	X(PATCH, "/v1/queues/{name}", h_queue_patch, ADMIN, MERGE, "")     \
 	X(DELETE, "/v1/queues/{name}", h_queue_delete, ADMIN, NOBODY, "")  \
-	X(GET, "/v1/jobs", h_jobs_list, OPEN, NOBODY, "state,limit,queue,user") \
+	X(GET, "/v1/jobs", h_jobs_list, OPEN, NOBODY, "state,limit,queue,user,offset") \
 	X(POST, "/v1/jobs", h_job_submit, ADMIN, JSON, "dryRun")           \
 	X(GET, "/v1/jobs/{name}", h_job_get, OPEN, NOBODY, "")             \
 	X(DELETE, "/v1/jobs/{name}", h_job_cancel, ADMIN, NOBODY, "")      \
@@ -705,9 +705,20 @@ struct listing {
 				       * error: its ended jobs are listed */
 	bool more;                    /* a job to list found the list full:
 				       * the answer says "truncated" */
+	long long skip;               /* ?offset=: matching jobs still to pass
+				       * over before listing */
 };
 
-/* Room for one more job in the list?  When not, the list is truncated. */
+/* Room for one more job in the list?  When not, the list is truncated.
+ * A job ?offset= passes over takes none (room's caller goes on). */
+static bool passed_over(struct listing *l)
+{
+	if (l->skip <= 0)
+		return false;
+	l->skip--;
+	return true;
+}
+
 static bool room(struct listing *l)
 {
 	if (json_array_size(l->out) < l->limit)
@@ -830,6 +841,8 @@ static int add_unseen(void *ctx, const struct fw_backend_job *j, const char *sta
 		return 0;
 	if (!l->state && !active)
 		return 0; /* ended jobs only on request */
+	if (passed_over(l))
+		return 0;
 	if (!room(l))
 		return 1;
 	json_array_append_new(l->out, local_job_json(l->d, j, state, submit, start, end));
@@ -853,12 +866,14 @@ static bool ended_since(const struct fw_serve *d, const char *name, const json_t
 	return strcmp(state, "pending") && strcmp(state, "running") && strcmp(state, was);
 }
 
+static bool whole_in(const char *v, long long lo, long long hi, long long *out);
+
 static void h_jobs_list(struct ctx *c)
 {
 	static const char *const states[] = { "pending", "running", "done", "failed", "cancelled", "timeout", "all",
 					      NULL };
 	struct listing l = { c->d, json_array(), NULL, c->rq->query_state, 1000, arg(c, "queue"), arg(c, "user"),
-			     false };
+			     false, 0 };
 	json_t *v = view_ref(c->d), *order = json_object_get(v, "jobOrder");
 	size_t i;
 	json_t *name;
@@ -884,6 +899,13 @@ static void h_jobs_list(struct ctx *c)
 		}
 		l.limit = (size_t)n;
 	}
+	if (arg(c, "offset") && !whole_in(arg(c, "offset"), 0, 100000000, &l.skip)) {
+		json_decref(v);
+		json_decref(l.out);
+		return fail(c, 400, "ERANGE", "offset", "must be a whole number from 0 to 100000000: the matching jobs "
+			    "to pass over (the last answer's nextOffset)");
+	}
+	long long offset = l.skip;
 	l.view_jobs = json_object_get(v, "jobs");
 	json_array_foreach(order, i, name) {
 		json_t *j = json_object_get(l.view_jobs, json_string_value(name));
@@ -893,6 +915,8 @@ static void h_jobs_list(struct ctx *c)
 		    !owner_ok(&l, json_string_value(json_object_get(j, "queue")),
 			      json_string_value(json_object_get(j, "user"))))
 			continue;
+		if (passed_over(&l))
+			continue;
 		if (!room(&l))
 			break;
 		json_array_append(l.out, j);
@@ -901,8 +925,10 @@ static void h_jobs_list(struct ctx *c)
 		fw_local_each_job(c->d->be, add_unseen, &l);
 	json_decref(v);
 	json_t *body = json_pack("{s:o}", "jobs", l.out);
-	if (l.more) /* more jobs to list than ?limit= (default 1000) */
+	if (l.more) { /* more jobs to list than ?limit= (default 1000) */
 		json_object_set_new(body, "truncated", json_true());
+		json_object_set_new(body, "nextOffset", json_integer(offset + (long long)json_array_size(l.out)));
+	}
 	reply(c, 200, body);
 }
 

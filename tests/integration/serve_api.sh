@@ -596,6 +596,17 @@ check "fairway jobs list --limit 2: two rows, and stderr says more match" \
 	bash -c "[ \$(wc -l <'$T/jllim') = 3 ] && grep -q 'the first 2 jobs only, more match: --limit N' '$T/jllim.err'"
 req GET "/v1/jobs?limit=2"
 check "... GET /v1/jobs?limit=2: two jobs, truncated true" [ "$(jfield 'len(j["jobs"]), j["truncated"]')" = "2 True" ]
+check "... and nextOffset 2, where the next page starts" [ "$(jfield 'j["nextOffset"]')" = 2 ]
+first4=$(req GET "/v1/jobs?limit=4" && jfield '[x["name"] for x in j["jobs"]]')
+page1=$(req GET "/v1/jobs?limit=2" && jfield '[x["name"] for x in j["jobs"]]')
+page2=$(req GET "/v1/jobs?limit=2&offset=2" && jfield '[x["name"] for x in j["jobs"]]')
+check "... offset=2 lists the next two: the two pages are the first four" \
+	[ "$(python3 -c "import sys; a, b, c = map(eval, sys.argv[1:]); print(len(c) == 4 and a + b == c)" "$page1" "$page2" "$first4")" = True ]
+req GET "/v1/jobs?offset=-1"
+check "... offset=-1: 400 naming offset" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = offset ]
+"$FW" jobs list --limit 2 --offset 2 --json "${C[@]}" >"$T/jloff" 2>/dev/null
+check "fairway jobs list --limit 2 --offset 2: the same second page" \
+	[ "$(python3 -c 'import json, sys; print([x["name"] for x in json.load(open(sys.argv[1]))["jobs"]])' "$T/jloff")" = "$page2" ]
 req GET "/v1/jobs?limit=100000"
 check "... limit=100000: every job, no truncated member" [ "$(jfield 'len(j["jobs"]) > 2 and "truncated" not in j')" = True ]
 "$FW" jobs list --user "no one/&x=1" "${C[@]}" >"$T/jlnone" 2>&1
