@@ -311,7 +311,7 @@ static void h_cycle(struct ctx *c)
 			break;
 	if (d->requests_done < mine)
 		return fail(c, 503, "EAGAIN", "", "the cycle did not complete within 10 s");
-	reply(c, 200, json_pack("{s:I}", "cycle", (json_int_t)d->m.cycles));
+	reply(c, 200, json_pack("{s:I}", "cycle", (json_int_t)(d->cycle_base + (int64_t)d->m.cycles)));
 }
 
 /* --- queues ------------------------------------------------------------------------ */

@@ -1110,7 +1110,7 @@ static int log_applied(struct fw_serve *d, const struct actlist *l, const int *s
 		const struct fw_backend_action *a = &l->a[i];
 		if (status[i] != FW_OK)
 			continue;
-		struct fw_store_decision dec = { (int64_t)d->m.cycles + 1, now, wgen, fw_decision_name(a->kind),
+		struct fw_store_decision dec = { d->cycle_base + (int64_t)d->m.cycles + 1, now, wgen, fw_decision_name(a->kind),
 						 a->job, a->node, fw_reason_name(a->reason), a->why };
 		rc = fw_store_log_decision(d->store, &dec);
 	}
@@ -1517,7 +1517,7 @@ static int run_cycle(struct fw_serve *d, struct fw_arena *ar, int attempt)
 		if (d->bops->release)
 			release(d, &t);
 	}
-	cycle = (int64_t)d->m.cycles;
+	cycle = d->cycle_base + (int64_t)d->m.cycles;
 	locked += mono() - tl;
 	pthread_mutex_unlock(&d->mu);
 	if (rc == FW_OK)

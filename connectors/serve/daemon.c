@@ -465,6 +465,7 @@ static int restore_model(struct fw_serve *d, char *err, size_t errn)
 		qsort(d->users, (size_t)d->nusers, sizeof *d->users, user_use_cmp);
 	d->next_job = fw_store_meta_get(d->store, "next_job", 1);
 	d->next_rsv = fw_store_meta_get(d->store, "next_rsv", 1);
+	d->cycle_base = fw_store_last_cycle(d->store);
 	return FW_OK;
 }
 

@@ -377,6 +377,18 @@ int64_t fw_store_meta_get(struct fw_serve_store *st, const char *key, int64_t df
 	return v;
 }
 
+int64_t fw_store_last_cycle(struct fw_serve_store *st)
+{
+	sqlite3_stmt *s = NULL;
+	int64_t v = 0;
+
+	if (sqlite3_prepare_v2(st->db, "SELECT MAX(cycle) FROM decisions", -1, &s, NULL) == SQLITE_OK &&
+	    sqlite3_step(s) == SQLITE_ROW)
+		v = sqlite3_column_int64(s, 0); /* NULL (no row): 0 */
+	sqlite3_finalize(s);
+	return v;
+}
+
 int fw_store_meta_put(struct fw_serve_store *st, const char *key, int64_t v)
 {
 	sqlite3_stmt *s = st->meta_put;

@@ -100,6 +100,9 @@ int64_t fw_store_meta_get(struct fw_serve_store *st, const char *key, int64_t df
 int fw_store_meta_put(struct fw_serve_store *st, const char *key, int64_t v);
 
 int fw_store_log_decision(struct fw_serve_store *st, const struct fw_store_decision *dec);
+/* The highest cycle number in the decision log (0: none), so that a
+ * restarted daemon numbers its cycles on from there. */
+int64_t fw_store_last_cycle(struct fw_serve_store *st);
 /* The last `limit` logged decisions about one job made at or after since
  * (its submission: a name the local backend forgot may be used again,
  * and the rows of the job it named stay; INT64_MIN: all), oldest first. */

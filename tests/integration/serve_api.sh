@@ -1030,6 +1030,8 @@ def tree(parent):
         out += [q["name"]] + tree(q["name"])
     return out
 sys.exit(not ([q["name"] for q in qs] == tree("") and "persist" in tree("")))' "$BODY"
+req GET "/v1/decisions?limit=100000"
+lastc=$(jfield 'max(r["cycle"] for r in j["decisions"])')
 stop_daemon
 if grep -E 'ERROR: AddressSanitizer|runtime error|LeakSanitizer' "$T/daemon.log"; then
 	bad "SIGTERM stops the daemon cleanly (no sanitizer report)"
@@ -1043,6 +1045,9 @@ check "restart: one warning that the store's queues are not the config's, naming
 	bash -c "[ \"\$(tail -n +$((n0 + 1)) '$T/daemon.log' | grep -c 'warning:')\" = 1 ] &&
 		tail -n +$((n0 + 1)) '$T/daemon.log' | grep 'warning:' | grep -q 'queue \"persist\" is in the store, not the config.*the store wins'"
 check "... which does not block the next daemon, which takes it" [ "$(cat "$S/lock")" = "$DPID" ]
+req POST /v1/cycle
+check "restart: cycles number on from the decision log's last ($lastc), not from 1 again" \
+	[ "$CODE" = 200 -a "$(jfield 'j["cycle"]')" -gt "$lastc" ]
 req GET /v1/queues/persist
 check "restart: a queue created by API is back" [ "$CODE" = 200 ]
 check "restart: ... with its deserved GPUs of a model" [ "$(jfield 'j["gpuModelDeserved"]')" = "{'H100': 2.0}" ]
