@@ -693,6 +693,12 @@ printf 'job_id,submit_time,duration,gpus_per_task\nA,0,100,16\nB,0,100,1\n' >"$H
 expect "sim-run-warns-of-a-job-larger-than-every-node" 0 \
 	"warning: 1 job of $HO/big.csv can never start on this fleet (the first, 'A' (line 2) needs a task of 16 GPUs, and the largest node has 8)" \
 	"$FW" sim run --trace "$HO/big.csv" --format fairway --nodes 2x8 --policies fifo
+# ... and so is a gang whose tasks the nodes cannot hold, though the fleet's
+# GPUs add up: 2 tasks of 8 GPUs on one 8-GPU node and four of 4 (24 GPUs)
+printf 'job_id,submit_time,duration,queue,tasks,gpus_per_task\nG,0,100,q,2,8\nS,10,100,q,1,1\n' >"$HO/gang.csv"
+expect "sim-run-warns-of-a-gang-the-nodes-cannot-hold" 0 \
+	"warning: 1 job of $HO/gang.csv can never start on this fleet (the first, 'G' (line 2) needs 2 tasks of 8 GPUs at once, and the fleet's nodes hold 1 such task)" \
+	"$FW" sim run --trace "$HO/gang.csv" --format fairway --fleet tests/data/fleet.yaml --policies fifo
 # ... and GPUs idle behind it are no waste: idle while waiting counts only
 # jobs that may start (docs/metrics.md).  A (16 GPUs a task, 8-GPU nodes)
 # never starts; fairway starts B (at 5) on the tick at 60: 55 s x 16 GPUs.
