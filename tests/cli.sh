@@ -716,6 +716,18 @@ assert idle == {"fifo": 0, "fairway": 880}, idle
 else
 	bad "sim-run-idle-while-waiting-leaves-out-jobs-that-never-fit"
 fi
+# ... yet fifo's 0 is no best: B waits forever, and fifo's window ends at
+# B's arrival, so that wait is never counted.  A policy that left more
+# jobs never started is not marked on the window's rows (stdout, report).
+out=$("$FW" sim run --trace "$HO/ns.csv" --format fairway --nodes 2x8 --policies fifo,fairway \
+	--report "$HO/ns.html" 2>&1)
+if grep -qE '^GPU-h idle while jobs wait +0\.000  +0\.244\*$' <<<"$out" &&
+	grep -qE '^occupancy \(%\) +0\.000  +0\.893\*$' <<<"$out" &&
+	grep -q 'idle while a job waits</td><td class="dir">[^<]*</td><td>0.0</td><td class="win">' "$HO/ns.html"; then
+	ok "sim-run-a-policy-that-starves-jobs-is-not-best-on-idle-while-waiting"
+else
+	bad "sim-run-a-policy-that-starves-jobs-is-not-best-on-idle-while-waiting"; grep -E '^(GPU-h idle|occupancy)' <<<"$out"
+fi
 rm -rf "$HO"
 expect "sim-run-skip-bad-rows-counts" 0 "skipped 1 bad rows" \
 	"$FW" sim run --trace tests/data/bad_itp.csv --nodes 2x8 --policies fifo --skip-bad-rows
