@@ -28,6 +28,9 @@ expect "help" 0 "fairway plan" "$FW" --help
 # fairway help CMD [SUB] is CMD [SUB] --help (as git's), not the general help
 expect "help-for-plan" 0 "usage: fairway plan [--config FILE]" "$FW" help plan
 expect "help-for-sim-run" 0 "usage: fairway sim run --trace FILE" "$FW" help sim run
+# --preemptible says what fairway's reclaim leaves out (docs/policies.md)
+expect "help-sim-run-preemptible-names-reservations" 0 "fairway not for a job that holds a reservation" \
+	"$FW" sim run --help
 expect "help-for-unknown-command" 2 "unknown command 'nosuch'" "$FW" help nosuch
 expect "no-args-shows-usage" 2 "usage: fairway" "$FW"
 expect "unknown-command" 2 "unknown command 'frobnicate'" "$FW" frobnicate
