@@ -3404,22 +3404,35 @@ struct outs {
 	struct fw_outfile v[O_N];
 };
 
+/* Set key to v when the policy takes the setting `bit` (takes_setting),
+ * else leave it out: a replay does not echo what its policy ignores. */
+static void set_taken(json_t *pj, const struct fw_policy_ops *p, unsigned bit, const char *key, json_t *v)
+{
+	if (takes_setting(p, bit))
+		json_object_set_new(pj, key, v);
+	else
+		json_decref(v);
+}
+
 /* What the variant ran with: its base policy and scheduler settings (the
- * run's unless the variant set its own). */
+ * run's unless the variant set its own), only those its policy reads. */
 static void variant_json(const struct cli *c, const struct variant *w, json_t *pj)
 {
+	const struct fw_policy_ops *p = fw_policy_find(w->name);
 	int64_t sa = w->starve_after_s ? w->starve_after_s : c->o.starve_after_s;
 	bool cons = w->backfill >= 0 ? w->backfill == 1 : c->o.backfill_conservative;
 	int32_t rd = w->reserve_depth ? w->reserve_depth : c->o.reserve_depth;
 	int64_t xc = w->xfactor_cap_s ? w->xfactor_cap_s : c->o.xfactor_cap_s;
 
 	json_object_set_new(pj, "base_policy", json_string(w->name));
-	json_object_set_new(pj, "starve_after_s", !sa ? json_null() : json_integer(sa < 0 ? 0 : sa));
-	json_object_set_new(pj, "backfill", json_string(cons ? "conservative" : "easy"));
-	json_object_set_new(pj, "reserve_depth", !rd ? json_null() : json_integer(rd < 0 ? 0 : rd));
-	json_object_set_new(pj, "xfactor_cap_s", !xc ? json_null() : json_integer(xc < 0 ? 0 : xc));
-	json_object_set_new(pj, "user_fair_share", json_boolean(w->users >= 0 ? w->users == 1 : c->o.user_fair_share));
-	json_object_set_new(pj, "checkpoint_grace_s", json_integer(w->grace_s >= 0 ? w->grace_s : c->o.checkpoint_grace_s));
+	set_taken(pj, p, 1, "starve_after_s", !sa ? json_null() : json_integer(sa < 0 ? 0 : sa));
+	set_taken(pj, p, 2, "backfill", json_string(cons ? "conservative" : "easy"));
+	set_taken(pj, p, 4, "reserve_depth", !rd ? json_null() : json_integer(rd < 0 ? 0 : rd));
+	set_taken(pj, p, 8, "xfactor_cap_s", !xc ? json_null() : json_integer(xc < 0 ? 0 : xc));
+	set_taken(pj, p, 16, "user_fair_share",
+		  json_boolean(w->users >= 0 ? w->users == 1 : c->o.user_fair_share));
+	set_taken(pj, p, 32, "checkpoint_grace_s",
+		  json_integer(w->grace_s >= 0 ? w->grace_s : c->o.checkpoint_grace_s));
 	json_object_set_new(pj, "slices", json_boolean(c->o.slice_tasks > 0 && w->slices != 0));
 	json_object_set_new(pj, "max_runtime_s",
 			    json_integer(w->max_runtime_s >= 0 ? w->max_runtime_s : c->o.max_runtime_s));

@@ -876,6 +876,19 @@ assert d["cons"]["backfill"] == "conservative" and d["easy"]["backfill"] == "eas
 assert d["cons"]["policies"][0]["jct_mean_s"] != d["easy"]["policies"][0]["jct_mean_s"], "backfill mode ignored"
 PY
 then ok "sim-run-starve-after-and-backfill-reach-the-engine"; else bad "sim-run-starve-after-and-backfill-reach-the-engine"; fi
+# a replay echoes only the settings its policy reads: fifo and kai make no
+# reservations, so no backfill or reserve_depth; slurm no starve_after_s
+"$FW" sim run --trace synthetic:3 --nodes 13x8 --policies fifo,slurm,kai,fairway --tick 600 \
+	--backfill conservative --reserve-depth 4 --json "$SV/echo.json" >/dev/null 2>&1
+if python3 - "$SV/echo.json" <<'PY'
+import json, sys
+keys = ("starve_after_s", "backfill", "reserve_depth", "xfactor_cap_s", "user_fair_share", "checkpoint_grace_s")
+got = {p["policy"]: sorted(k for k in keys if k in p) for p in json.load(open(sys.argv[1]))["policies"]}
+assert got == {"fifo": [], "slurm": ["backfill", "reserve_depth"],
+               "kai": ["checkpoint_grace_s", "user_fair_share", "xfactor_cap_s"],
+               "fairway": sorted(keys)}, got
+PY
+then ok "sim-run-json-echoes-only-settings-the-policy-reads"; else bad "sim-run-json-echoes-only-settings-the-policy-reads"; fi
 # Policy variants: one run compares a policy with itself under other settings,
 # and each variant replays exactly as the same settings given for the whole run
 "$FW" sim run --trace synthetic:3 --nodes 13x8 --tick 600 \
