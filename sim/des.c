@@ -3270,6 +3270,10 @@ static json_t *run_json(const struct cli *c, const struct fw_itp_trace *t,
 	json_object_set_new(o, "skipped_rows", json_integer((json_int_t)t->skipped));
 	json_object_set_new(o, "nodes", json_string(nodes));
 	json_object_set_new(o, "gpus", json_integer((json_int_t)fw_fleet_gpus(c->fleetsnap)));
+	/* the files the fleet came from, as given (null: not given) */
+	json_object_set_new(o, "fleet", c->fleet ? json_string(c->fleet) : json_null());
+	json_object_set_new(o, "fleet_openb", c->fleet_openb ? json_string(c->fleet_openb) : json_null());
+	json_object_set_new(o, "topo", c->topo ? json_string(c->topo) : json_null());
 	json_object_set_new(o, "racks_of", json_integer(c->o.nodes_per_rack));
 	json_object_set_new(o, "tick_s", json_integer(c->o.tick_s));
 	json_object_set_new(o, "checkpoint_s", json_integer(c->checkpoint_s));

@@ -782,6 +782,20 @@ else
 fi
 expect "sim-run-nodes-from-topo" 0 "cluster 4x8 = 32 GPUs" \
 	"$FW" sim run --trace synthetic:3 --topo "$FT/topo.csv" --nodes-from-topo 8 --policies fifo --tick 600
+# the JSON names the fleet's files as given, so two runs can be told apart
+"$FW" sim run --trace synthetic:3 --topo "$FT/topo.csv" --nodes-from-topo 8 --policies fifo --tick 600 \
+	--json "$FT/topo.json" >/dev/null 2>&1
+"$FW" sim run --trace synthetic:3 --fleet tests/data/fleet.yaml --policies fifo --tick 600 \
+	--json "$FT/fleet.json" >/dev/null 2>&1
+if python3 - "$FT" <<'PY'
+import json, sys
+d = {k: json.load(open("%s/%s.json" % (sys.argv[1], k))) for k in ("topo", "fleet", "o")}
+f = lambda k: (d[k]["fleet"], d[k]["fleet_openb"], d[k]["topo"])
+assert f("topo") == (None, None, sys.argv[1] + "/topo.csv"), f("topo")
+assert f("fleet") == ("tests/data/fleet.yaml", None, None), f("fleet")
+assert f("o") == (None, sys.argv[1] + "/n.csv", None), f("o")
+PY
+then ok "sim-run-json-names-fleet-and-topo-files"; else bad "sim-run-json-names-fleet-and-topo-files"; fi
 expect "sim-run-nodes-from-topo-needs-topo" 2 "--nodes-from-topo G needs --topo FILE" \
 	"$FW" sim run --trace synthetic:3 --nodes-from-topo 8
 expect "sim-run-topo-not-with-racks" 2 "--racks/--blocks generate a topology; not with a fleet or --topo" \
