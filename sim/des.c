@@ -2134,7 +2134,8 @@ int fw_sim_metrics(const struct fw_itp_trace *t, const struct fw_sim_opts *o,
 #include "outfile.h"
 #include "report.h"
 
-#define MAX_POLICIES 8
+#define MAX_POLICIES 8 /* the help and docs/sim.md say 8 */
+_Static_assert(MAX_POLICIES == FW_MET_POLICIES, "one metrics column per replay");
 
 /* One entry of --policies: a registered policy, or a variant of one with
  * scheduler settings of its own, "NAME[:KEY=VALUE]...", e.g.
@@ -2219,7 +2220,9 @@ static const char usage_text[] =
 	"                      model-deserved=on|off, max-runtime=S (0 = none),\n"
 	"                      gpu-hour-budget=H (0 = none) or\n"
 	"                      budget-safe=on|off, e.g.\n"
-	"                      fairway,fairway:starve-after=432000,fairway:reserve-depth=4\n"
+	"                      fairway,fairway:starve-after=432000,fairway:reserve-depth=4;\n"
+	"                      at most 8 entries a run (split a longer list over\n"
+	"                      runs)\n"
 	"  --tick S            scheduling period in seconds (default 60)\n"
 	"  --preemptible       every job may be evicted: policies with reclaim\n"
 	"                      (fairway, kai) take GPUs back for queues below\n"
@@ -2631,7 +2634,8 @@ static int parse_policies(struct cli *c, const char *v)
 		if (!*p)
 			return usage_error("--policies '%s': an empty entry (a stray comma?)", v);
 		if (c->npolicies == MAX_POLICIES)
-			return usage_error("--policies: at most %d", MAX_POLICIES);
+			return usage_error("--policies: at most %d entries a run; split the list over "
+					   "several runs (each with the same trace and fleet)", MAX_POLICIES);
 		if ((rc = parse_variant(p, &c->policy[c->npolicies])) != 0)
 			return rc;
 		for (int i = 0; i < c->npolicies; i++)

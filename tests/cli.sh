@@ -28,6 +28,10 @@ expect "help" 0 "fairway plan" "$FW" --help
 # fairway help CMD [SUB] is CMD [SUB] --help (as git's), not the general help
 expect "help-for-plan" 0 "usage: fairway plan [--config FILE]" "$FW" help plan
 expect "help-for-sim-run" 0 "usage: fairway sim run --trace FILE" "$FW" help sim run
+# the 8-entry limit of --policies is in the help, and its error says what to do
+expect "help-sim-run-policies-limit" 0 "at most 8 entries a run" "$FW" sim run --help
+expect "sim-run-policies-at-most-8" 2 "--policies: at most 8 entries a run; split the list over several runs" \
+	"$FW" sim run --trace synthetic:3 --nodes 2x8 --policies fifo,slurm,kai,fairway,fairway:starve-after=0,fairway:reserve-depth=1,fairway:reserve-depth=2,fairway:reserve-depth=3,fairway:reserve-depth=4
 # --preemptible says what fairway's reclaim leaves out (docs/policies.md)
 expect "help-sim-run-preemptible-names-reservations" 0 "fairway not for a job that holds a reservation" \
 	"$FW" sim run --help
