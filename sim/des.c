@@ -30,6 +30,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <sys/stat.h>
+
 #include "fairway/budget.h"
 #include "fairway/check.h"
 #include "fairway/cycle.h"
@@ -3066,7 +3068,26 @@ static int parse_args(struct cli *c, int argc, char **argv)
 	return check_seed(c->trace);
 }
 
-/* The traces README's standard sizes (about 80% offered load). */
+/* Is the trace file the real ITP trace: read as ITP, in the folder
+ * $FAIRWAY_TRACES/microsoft-itp (default ../shared/traces), the same
+ * folder however each path names it (links, "..": device and inode)?  A user's own my/cluster01.csv
+ * is not, whatever its name. */
+static bool real_itp_trace(const struct cli *c, const char *base, char *want, size_t n)
+{
+	const char *root = getenv("FAIRWAY_TRACES");
+	char dir[1024];
+	struct stat a, b;
+
+	snprintf(want, n, "%s/microsoft-itp", root && root[0] ? root : "../shared/traces");
+	if (c->format && strcmp(c->format, "itp"))
+		return false;
+	snprintf(dir, sizeof dir, "%.*s", base == c->trace ? 1 : (int)(base - c->trace),
+		 base == c->trace ? "." : c->trace);
+	return stat(want, &a) == 0 && stat(dir, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/* The traces README's standard sizes (about 80% offered load), for the
+ * real ITP trace files only; any other trace gets 13x8. */
 static void default_nodes(struct cli *c)
 {
 	static const struct { const char *file; int32_t nodes; } std[] = {
@@ -3075,18 +3096,24 @@ static void default_nodes(struct cli *c)
 		{ "cluster09.csv", 5 }, { "cluster10.csv", 2 },
 	};
 	const char *base = strrchr(c->trace, '/');
+	char itp[1024] = "";
 
 	base = base ? base + 1 : c->trace;
 	if (c->nodes_given)
 		return;
-	for (size_t i = 0; i < sizeof std / sizeof std[0]; i++)
-		if (!strcmp(base, std[i].file)) {
-			c->o.nodes = std[i].nodes;
-			printf("nodes: %dx8, the standard size for %s (traces README)\n",
-			       (int)std[i].nodes, base);
-			return;
-		}
+	for (size_t i = 0; i < sizeof std / sizeof std[0]; i++) {
+		if (strcmp(base, std[i].file))
+			continue;
+		if (!real_itp_trace(c, base, itp, sizeof itp))
+			break;
+		c->o.nodes = std[i].nodes;
+		printf("nodes: %dx8, the standard size for %s (traces README)\n", (int)std[i].nodes, base);
+		return;
+	}
 	printf("nodes: 13x8 (default; pass --nodes NxG)\n");
+	if (itp[0]) /* named as an ITP trace, and not one */
+		printf("nodes: %s is not an ITP trace of %s ($FAIRWAY_TRACES/microsoft-itp) read as "
+		       "ITP, so its name gives no standard size\n", c->trace, itp);
 }
 
 /* A time cell of the verbose tables: seconds, or "-" when the group has

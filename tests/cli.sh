@@ -753,6 +753,22 @@ if [ -f "$C10" ]; then
 else
 	echo "SKIP sim-run-standard-size: $C10 not found (set FAIRWAY_TRACES)"
 fi
+# ... only the real one: a user's own file named cluster01.csv gets the default
+MY=$(mktemp -d)
+printf 'job_id,submission_time,duration,num_gpu\nA,0,100,1\n' >"$MY/cluster01.csv"
+expect "sim-run-no-standard-size-for-a-name-alone" 0 \
+	"nodes: $MY/cluster01.csv is not an ITP trace of" \
+	"$FW" sim run --trace "$MY/cluster01.csv" --policies fifo
+expect "sim-run-own-cluster01-gets-the-default" 0 "cluster 13x8 = 104 GPUs" \
+	"$FW" sim run --trace "$MY/cluster01.csv" --policies fifo
+FAIRWAY_TRACES=$MY/.. expect "sim-run-own-cluster01-needs-the-itp-folder" 0 "nodes: 13x8 (default; pass --nodes NxG)" \
+	"$FW" sim run --trace "$MY/cluster01.csv" --policies fifo
+# a folder named microsoft-itp under $FAIRWAY_TRACES is the ITP traces' folder
+mkdir "$MY/microsoft-itp" && cp "$MY/cluster01.csv" "$MY/microsoft-itp/"
+FAIRWAY_TRACES=$MY expect "sim-run-standard-size-in-the-itp-folder" 0 \
+	"nodes: 8x8, the standard size for cluster01.csv (traces README)" \
+	"$FW" sim run --trace "$MY/./microsoft-itp/cluster01.csv" --policies fifo
+rm -rf "$MY"
 # --verbose with node failures: the evictions they caused and the work lost
 "$FW" sim run --trace synthetic:3 --nodes 13x8 --tick 600 --policies fifo --failures 50 --verbose \
 	--json "${TMPDIR:-/tmp}/fw-cli-fail.json" >"${TMPDIR:-/tmp}/fw-cli-fail.out" 2>&1
