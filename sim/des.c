@@ -30,6 +30,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <sys/stat.h>
+
 #include "fairway/budget.h"
 #include "fairway/check.h"
 #include "fairway/cycle.h"
@@ -2134,7 +2136,8 @@ int fw_sim_metrics(const struct fw_itp_trace *t, const struct fw_sim_opts *o,
 #include "outfile.h"
 #include "report.h"
 
-#define MAX_POLICIES 8
+#define MAX_POLICIES 8 /* the help and docs/sim.md say 8 */
+_Static_assert(MAX_POLICIES == FW_MET_POLICIES, "one metrics column per replay");
 
 /* One entry of --policies: a registered policy, or a variant of one with
  * scheduler settings of its own, "NAME[:KEY=VALUE]...", e.g.
@@ -2219,11 +2222,17 @@ static const char usage_text[] =
 	"                      model-deserved=on|off, max-runtime=S (0 = none),\n"
 	"                      gpu-hour-budget=H (0 = none) or\n"
 	"                      budget-safe=on|off, e.g.\n"
-	"                      fairway,fairway:starve-after=432000,fairway:reserve-depth=4\n"
+	"                      fairway,fairway:starve-after=432000,fairway:reserve-depth=4;\n"
+	"                      at most 8 entries a run (split a longer list over\n"
+	"                      runs)\n"
 	"  --tick S            scheduling period in seconds (default 60)\n"
 	"  --preemptible       every job may be evicted: policies with reclaim\n"
 	"                      (fairway, kai) take GPUs back for queues below\n"
-	"                      their fair share, and preempt by priority\n"
+	"                      their fair share, and preempt by priority;\n"
+	"                      fairway not for a job that holds a reservation\n"
+	"                      (the first --reserve-depth blocked jobs, 16, or\n"
+	"                      all under --backfill conservative): it waits\n"
+	"                      for the running jobs' expected ends\n"
 	"  --min-runtime S     a running job is not evicted before it has run S\n"
 	"                      seconds since its latest start (default 0)\n"
 	"  --max-runtime S     run-time limit of every queue (YAML maxRuntime): a\n"
@@ -2627,7 +2636,8 @@ static int parse_policies(struct cli *c, const char *v)
 		if (!*p)
 			return usage_error("--policies '%s': an empty entry (a stray comma?)", v);
 		if (c->npolicies == MAX_POLICIES)
-			return usage_error("--policies: at most %d", MAX_POLICIES);
+			return usage_error("--policies: at most %d entries a run; split the list over "
+					   "several runs (each with the same trace and fleet)", MAX_POLICIES);
 		if ((rc = parse_variant(p, &c->policy[c->npolicies])) != 0)
 			return rc;
 		for (int i = 0; i < c->npolicies; i++)
@@ -3058,7 +3068,26 @@ static int parse_args(struct cli *c, int argc, char **argv)
 	return check_seed(c->trace);
 }
 
-/* The traces README's standard sizes (about 80% offered load). */
+/* Is the trace file the real ITP trace: read as ITP, in the folder
+ * $FAIRWAY_TRACES/microsoft-itp (default ../shared/traces), the same
+ * folder however each path names it (links, "..": device and inode)?  A user's own my/cluster01.csv
+ * is not, whatever its name. */
+static bool real_itp_trace(const struct cli *c, const char *base, char *want, size_t n)
+{
+	const char *root = getenv("FAIRWAY_TRACES");
+	char dir[1024];
+	struct stat a, b;
+
+	snprintf(want, n, "%s/microsoft-itp", root && root[0] ? root : "../shared/traces");
+	if (c->format && strcmp(c->format, "itp"))
+		return false;
+	snprintf(dir, sizeof dir, "%.*s", base == c->trace ? 1 : (int)(base - c->trace),
+		 base == c->trace ? "." : c->trace);
+	return stat(want, &a) == 0 && stat(dir, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/* The traces README's standard sizes (about 80% offered load), for the
+ * real ITP trace files only; any other trace gets 13x8. */
 static void default_nodes(struct cli *c)
 {
 	static const struct { const char *file; int32_t nodes; } std[] = {
@@ -3067,18 +3096,24 @@ static void default_nodes(struct cli *c)
 		{ "cluster09.csv", 5 }, { "cluster10.csv", 2 },
 	};
 	const char *base = strrchr(c->trace, '/');
+	char itp[1024] = "";
 
 	base = base ? base + 1 : c->trace;
 	if (c->nodes_given)
 		return;
-	for (size_t i = 0; i < sizeof std / sizeof std[0]; i++)
-		if (!strcmp(base, std[i].file)) {
-			c->o.nodes = std[i].nodes;
-			printf("nodes: %dx8, the standard size for %s (traces README)\n",
-			       (int)std[i].nodes, base);
-			return;
-		}
+	for (size_t i = 0; i < sizeof std / sizeof std[0]; i++) {
+		if (strcmp(base, std[i].file))
+			continue;
+		if (!real_itp_trace(c, base, itp, sizeof itp))
+			break;
+		c->o.nodes = std[i].nodes;
+		printf("nodes: %dx8, the standard size for %s (traces README)\n", (int)std[i].nodes, base);
+		return;
+	}
 	printf("nodes: 13x8 (default; pass --nodes NxG)\n");
+	if (itp[0]) /* named as an ITP trace, and not one */
+		printf("nodes: %s is not an ITP trace of %s ($FAIRWAY_TRACES/microsoft-itp) read as "
+		       "ITP, so its name gives no standard size\n", c->trace, itp);
 }
 
 /* A time cell of the verbose tables: seconds, or "-" when the group has
@@ -3266,6 +3301,10 @@ static json_t *run_json(const struct cli *c, const struct fw_itp_trace *t,
 	json_object_set_new(o, "skipped_rows", json_integer((json_int_t)t->skipped));
 	json_object_set_new(o, "nodes", json_string(nodes));
 	json_object_set_new(o, "gpus", json_integer((json_int_t)fw_fleet_gpus(c->fleetsnap)));
+	/* the files the fleet came from, as given (null: not given) */
+	json_object_set_new(o, "fleet", c->fleet ? json_string(c->fleet) : json_null());
+	json_object_set_new(o, "fleet_openb", c->fleet_openb ? json_string(c->fleet_openb) : json_null());
+	json_object_set_new(o, "topo", c->topo ? json_string(c->topo) : json_null());
 	json_object_set_new(o, "racks_of", json_integer(c->o.nodes_per_rack));
 	json_object_set_new(o, "tick_s", json_integer(c->o.tick_s));
 	json_object_set_new(o, "checkpoint_s", json_integer(c->checkpoint_s));
@@ -3400,22 +3439,35 @@ struct outs {
 	struct fw_outfile v[O_N];
 };
 
+/* Set key to v when the policy takes the setting `bit` (takes_setting),
+ * else leave it out: a replay does not echo what its policy ignores. */
+static void set_taken(json_t *pj, const struct fw_policy_ops *p, unsigned bit, const char *key, json_t *v)
+{
+	if (takes_setting(p, bit))
+		json_object_set_new(pj, key, v);
+	else
+		json_decref(v);
+}
+
 /* What the variant ran with: its base policy and scheduler settings (the
- * run's unless the variant set its own). */
+ * run's unless the variant set its own), only those its policy reads. */
 static void variant_json(const struct cli *c, const struct variant *w, json_t *pj)
 {
+	const struct fw_policy_ops *p = fw_policy_find(w->name);
 	int64_t sa = w->starve_after_s ? w->starve_after_s : c->o.starve_after_s;
 	bool cons = w->backfill >= 0 ? w->backfill == 1 : c->o.backfill_conservative;
 	int32_t rd = w->reserve_depth ? w->reserve_depth : c->o.reserve_depth;
 	int64_t xc = w->xfactor_cap_s ? w->xfactor_cap_s : c->o.xfactor_cap_s;
 
 	json_object_set_new(pj, "base_policy", json_string(w->name));
-	json_object_set_new(pj, "starve_after_s", !sa ? json_null() : json_integer(sa < 0 ? 0 : sa));
-	json_object_set_new(pj, "backfill", json_string(cons ? "conservative" : "easy"));
-	json_object_set_new(pj, "reserve_depth", !rd ? json_null() : json_integer(rd < 0 ? 0 : rd));
-	json_object_set_new(pj, "xfactor_cap_s", !xc ? json_null() : json_integer(xc < 0 ? 0 : xc));
-	json_object_set_new(pj, "user_fair_share", json_boolean(w->users >= 0 ? w->users == 1 : c->o.user_fair_share));
-	json_object_set_new(pj, "checkpoint_grace_s", json_integer(w->grace_s >= 0 ? w->grace_s : c->o.checkpoint_grace_s));
+	set_taken(pj, p, 1, "starve_after_s", !sa ? json_null() : json_integer(sa < 0 ? 0 : sa));
+	set_taken(pj, p, 2, "backfill", json_string(cons ? "conservative" : "easy"));
+	set_taken(pj, p, 4, "reserve_depth", !rd ? json_null() : json_integer(rd < 0 ? 0 : rd));
+	set_taken(pj, p, 8, "xfactor_cap_s", !xc ? json_null() : json_integer(xc < 0 ? 0 : xc));
+	set_taken(pj, p, 16, "user_fair_share",
+		  json_boolean(w->users >= 0 ? w->users == 1 : c->o.user_fair_share));
+	set_taken(pj, p, 32, "checkpoint_grace_s",
+		  json_integer(w->grace_s >= 0 ? w->grace_s : c->o.checkpoint_grace_s));
 	json_object_set_new(pj, "slices", json_boolean(c->o.slice_tasks > 0 && w->slices != 0));
 	json_object_set_new(pj, "max_runtime_s",
 			    json_integer(w->max_runtime_s >= 0 ? w->max_runtime_s : c->o.max_runtime_s));

@@ -1146,8 +1146,9 @@ struct cmp_row {
 	int dir;      /* +1 higher is better, -1 lower is better, 0 no winner */
 	int is_time;  /* 1: seconds shown as a duration; 2: a count */
 	double (*get)(const struct fw_met_policy *p);
-	bool started; /* measured over the jobs a policy started (or up to
-		       * its last completion): see fw_met_may_win */
+	bool started; /* measured over the jobs a policy started, or up to
+		       * the end of its replay, which stops at its last
+		       * arrival while jobs still wait: see fw_met_may_win */
 };
 
 static double g_occ(const struct fw_met_policy *p) { return 100.0 * p->base.occupancy; }
@@ -1174,8 +1175,8 @@ static double g_bigratio(const struct fw_met_policy *p)
 }
 
 static const struct cmp_row cmp_rows[] = {
-	{ "occupancy (%)", +1, 0, g_occ, false },
-	{ "GPU-h idle while jobs wait", -1, 0, g_idle, false },
+	{ "occupancy (%)", +1, 0, g_occ, true },
+	{ "GPU-h idle while jobs wait", -1, 0, g_idle, true },
 	{ "time to start p50", -1, 1, g_w50, true },
 	{ "time to start p95", -1, 1, g_w95, true },
 	{ "  p95, 1-GPU jobs", -1, 1, g_w95_1, true },

@@ -203,8 +203,9 @@ int fw_met_add(struct fw_met_run *mr, const struct fw_itp_trace *t,
 /* The summary lines for the latest policy. */
 void fw_met_print(const struct fw_met_run *mr, FILE *f);
 /* May policy i be marked best on a metric measured over the jobs it
- * started, or up to its last completion (time to start, JCT, makespan,
- * evictions, start estimates)?  Only if no policy of the run left fewer
+ * started, or up to the end of its replay, cut at its last arrival while
+ * jobs still wait (time to start, JCT, makespan, evictions, start
+ * estimates, occupancy, GPU-hours idle while jobs wait)?  Only if no policy of the run left fewer
  * jobs not started (never started, or evicted and never restarted):
  * leaving the hard jobs out must not look fast.  The stdout table and the
  * report both follow it (docs/metrics.md). */

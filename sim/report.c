@@ -388,13 +388,14 @@ static bool same(double a, double b)
 	return fabs(a - b) <= 1e-9 * (fabs(a) > fabs(b) ? fabs(a) : fabs(b)) + 1e-12;
 }
 
-/* Is the metric measured over the jobs a policy started, or up to its
- * last completion?  Then only policies that left the fewest jobs never
- * started may win it (fw_met_may_win). */
+/* Is the metric measured over the jobs a policy started, or up to the end
+ * of its replay (its last completion, or its last arrival while jobs wait
+ * on: their endless wait is cut there)?  Then only policies that left the
+ * fewest jobs never started may win it (fw_met_may_win). */
 static bool over_started(enum met id)
 {
 	switch (id) {
-	case M_W50: case M_W95: case M_W99: case M_WB1: case M_WB2: case M_WB9: case M_WB33:
+	case M_OCC: case M_IDLE: case M_W50: case M_W95: case M_W99: case M_WB1: case M_WB2: case M_WB9: case M_WB33:
 	case M_WB9P: case M_JCT: case M_JCT95: case M_MAKE: case M_LOST: case M_EVMEAN:
 	case M_EVMAX: case M_ESTERR: case M_BIGERR: case M_BIGRATIO:
 		return true;

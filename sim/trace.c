@@ -12,10 +12,13 @@
  * fw_trace_warn_models() and fw_trace_warn_unfit() are checks across trace
  * and fleet: a job that asks for a GPU model no node has can never start
  * (models match exactly, case included), nor can one with a task larger
- * than every node or a gang larger than the fleet, and a replay would only
- * show it waiting forever.  The fleet's models are collected once (a few
- * names), so the model check is O(jobs x models); the size check takes the
- * fleet's largest node once, O(jobs).
+ * than every node, a gang larger than the fleet, or more tasks than the
+ * nodes can hold (2 tasks of 8 GPUs and one 8-GPU node), and a replay
+ * would only show it waiting forever.  The fleet's models are collected
+ * once (a few names), so the model check is O(jobs x models); the size
+ * check takes the fleet's largest node once, O(jobs), and counts the
+ * nodes' room only for a job of several tasks or of a model,
+ * O(nodes x groups) each.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -689,12 +692,26 @@ size_t fw_trace_unknown_models(const struct fw_trace *t, const struct fw_snapsho
 /* ---- jobs too big for the fleet ----------------------------------------- */
 
 struct fleet_max {
+	const struct fw_snapshot *s;
 	int32_t gpus;          /* of the largest node, and so on */
 	int64_t cpu, mem;
 	int64_t total_milli;   /* the fleet's milli-GPUs */
 	int32_t closed;        /* nodes left out: they never take work */
 	int32_t bad;           /* GPUs left out of the nodes counted */
 };
+
+static bool node_closed(const struct fw_node *n)
+{
+	return !n->schedulable || n->health == FW_HEALTH_UNHEALTHY || n->health == FW_HEALTH_DRAINING;
+}
+
+/* The GPUs of node n outside its badGpus. */
+static int32_t good_gpus(const struct fw_node *n)
+{
+	uint32_t all = n->gpu_count >= 32 ? UINT32_MAX : (UINT32_C(1) << n->gpu_count) - 1;
+
+	return (int32_t)__builtin_popcount(all & ~n->bad_gpu_mask);
+}
 
 /* The maxima of the nodes that take work.  A node the fleet file closes
  * (schedulable: false, unhealthy, draining) stays closed for the whole
@@ -703,11 +720,11 @@ struct fleet_max {
 static void fleet_max(const struct fw_snapshot *s, struct fleet_max *m)
 {
 	memset(m, 0, sizeof *m);
+	m->s = s;
 	for (int32_t i = 0; i < s->nnodes; i++) {
 		const struct fw_node *n = &s->nodes[i];
-		uint32_t all = n->gpu_count >= 32 ? UINT32_MAX : (UINT32_C(1) << n->gpu_count) - 1;
-		int32_t good = (int32_t)__builtin_popcount(all & ~n->bad_gpu_mask);
-		if (!n->schedulable || n->health == FW_HEALTH_UNHEALTHY || n->health == FW_HEALTH_DRAINING) {
+		int32_t good = good_gpus(n);
+		if (node_closed(n)) {
 			m->closed++;
 			continue;
 		}
@@ -719,9 +736,80 @@ static void fleet_max(const struct fw_snapshot *s, struct fleet_max *m)
 	}
 }
 
+/* What the job needs at the least: the tasks of a group (an elastic job's
+ * min_member when it is one group). */
+static int32_t tasks_needed(const struct fw_trace_job *j, const struct fw_trace_group *g)
+{
+	return j->min_member && j->ngroups == 1 ? j->min_member : g->count;
+}
+
+static int64_t min64(int64_t a, int64_t b)
+{
+	return a < b ? a : b;
+}
+
+/* Tasks of group g (of a job asking for model, "" = any) that node n can
+ * hold at once, alone on it: by its good GPUs (a fraction: tasks per GPU
+ * times its GPUs), CPU and memory; 0 when it is closed or has another
+ * model.  FW_TRACE_MAX_TASKS stands for "any number". */
+static int64_t node_holds(const struct fw_node *n, const struct fw_trace_group *g, const char *model)
+{
+	int64_t k = FW_TRACE_MAX_TASKS, good = good_gpus(n);
+
+	if (node_closed(n) || (g->gpus > 0 && model[0] && strcmp(n->gpu_model, model)))
+		return 0;
+	if (g->gpus > 0)
+		k = g->gpu_milli < 1000 ? good * (1000 / g->gpu_milli) : good / g->gpus;
+	if (g->cpu_milli > 0)
+		k = min64(k, n->cpu_milli / g->cpu_milli);
+	if (g->mem_mib > 0)
+		k = min64(k, n->mem_mib / g->mem_mib);
+	return k;
+}
+
+/* Tasks of group g the whole fleet holds at once, counted up to need. */
+static int64_t fleet_holds(const struct fw_snapshot *s, const struct fw_trace_group *g, const char *model,
+			   int64_t need)
+{
+	int64_t k = 0;
+
+	for (int32_t i = 0; i < s->nnodes && k < need; i++)
+		k += node_holds(&s->nodes[i], g, model);
+	return k;
+}
+
+/* A job of more than one task (or of a GPU model): do the group's tasks
+ * fit on the fleet's nodes, each node holding what it can of them (two
+ * tasks of 8 GPUs need two nodes of 8)?  Each group is counted alone, so
+ * the answer errs towards "may start".  A model no node has is left to the
+ * model warning (fw_trace_unknown_models). */
+static const char *unplaced(const struct fw_trace_job *j, const struct fleet_max *m, char *why, size_t n)
+{
+	struct models have;
+
+	if (j->gpu_model[0]) {
+		models_of(m->s, &have);
+		if (!model_in(&have, m->s, j->gpu_model))
+			return NULL;
+	}
+	for (int i = 0; i < j->ngroups; i++) {
+		const struct fw_trace_group *g = &j->groups[i];
+		int32_t need = tasks_needed(j, g);
+		int64_t k;
+		if ((need < 2 && !j->gpu_model[0]) || (k = fleet_holds(m->s, g, j->gpu_model, need)) >= need)
+			continue;
+		return snprintf(why, n, "%d task%s of %d GPU%s%s%s at once, and the fleet's nodes "
+				"hold %lld such task%s", need, need == 1 ? "" : "s", g->gpus,
+				g->gpus == 1 ? "" : "s", j->gpu_model[0] ? " of model " : "",
+				j->gpu_model, (long long)k, k == 1 ? "" : "s"), why;
+	}
+	return NULL;
+}
+
 /* Why job j can never start on a fleet of maxima m (a task no node can
- * hold, or a gang larger than the fleet), or NULL.  Only what no placement
- * can change is named, so the answer errs towards "may start". */
+ * hold, a gang larger than the fleet, or tasks more than the nodes can
+ * hold), or NULL.  Only what no placement can change is named, so the
+ * answer errs towards "may start". */
 static const char *unfit(const struct fw_trace_job *j, const struct fleet_max *m, char *why,
 			 size_t n)
 {
@@ -738,14 +826,13 @@ static const char *unfit(const struct fw_trace_job *j, const struct fleet_max *m
 		if (g->mem_mib > m->mem)
 			return snprintf(why, n, "a task of %lld MiB, and the largest node has %lld",
 					(long long)g->mem_mib, (long long)m->mem), why;
-		milli += (int64_t)(j->min_member && j->ngroups == 1 ? j->min_member : g->count) *
-			 g->gpus * g->gpu_milli;
+		milli += (int64_t)tasks_needed(j, g) * g->gpus * g->gpu_milli;
 	}
 	if (milli > m->total_milli)
 		return snprintf(why, n, "%lld GPUs at once, and the fleet has %lld",
 				(long long)((milli + 999) / 1000),
 				(long long)(m->total_milli / 1000)), why;
-	return NULL;
+	return unplaced(j, m, why, n);
 }
 
 size_t fw_trace_unfit_jobs(const struct fw_trace *t, const struct fw_snapshot *fleet,

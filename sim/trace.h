@@ -180,8 +180,12 @@ size_t fw_trace_unknown_models(const struct fw_trace *t, const struct fw_snapsho
 			       char *want, size_t wn, char *have, size_t hn);
 
 /* Jobs that can never start on the fleet whatever the policy: a task with
- * more GPUs, CPU or memory than the largest node has, or a gang (its
- * min_member tasks when elastic) of more GPUs than the whole fleet.
+ * more GPUs, CPU or memory than the largest node has, a gang (its
+ * min_member tasks when elastic) of more GPUs than the whole fleet, or a
+ * group with more tasks than the nodes (of the job's GPU model, in
+ * service) can hold at once, each node as many as its GPUs, CPU and memory
+ * allow (2 tasks of 8 GPUs on one 8-GPU node and 4-GPU ones).  A model no
+ * node has is fw_trace_unknown_models()'s, not counted here.
  * Returns their count; first names the first of them and why. */
 size_t fw_trace_unfit_jobs(const struct fw_trace *t, const struct fw_snapshot *fleet,
 			   char *first, size_t n);

@@ -28,6 +28,13 @@ expect "help" 0 "fairway plan" "$FW" --help
 # fairway help CMD [SUB] is CMD [SUB] --help (as git's), not the general help
 expect "help-for-plan" 0 "usage: fairway plan [--config FILE]" "$FW" help plan
 expect "help-for-sim-run" 0 "usage: fairway sim run --trace FILE" "$FW" help sim run
+# the 8-entry limit of --policies is in the help, and its error says what to do
+expect "help-sim-run-policies-limit" 0 "at most 8 entries a run" "$FW" sim run --help
+expect "sim-run-policies-at-most-8" 2 "--policies: at most 8 entries a run; split the list over several runs" \
+	"$FW" sim run --trace synthetic:3 --nodes 2x8 --policies fifo,slurm,kai,fairway,fairway:starve-after=0,fairway:reserve-depth=1,fairway:reserve-depth=2,fairway:reserve-depth=3,fairway:reserve-depth=4
+# --preemptible says what fairway's reclaim leaves out (docs/policies.md)
+expect "help-sim-run-preemptible-names-reservations" 0 "fairway not for a job that holds a reservation" \
+	"$FW" sim run --help
 expect "help-for-unknown-command" 2 "unknown command 'nosuch'" "$FW" help nosuch
 expect "no-args-shows-usage" 2 "usage: fairway" "$FW"
 expect "unknown-command" 2 "unknown command 'frobnicate'" "$FW" frobnicate
@@ -693,6 +700,12 @@ printf 'job_id,submit_time,duration,gpus_per_task\nA,0,100,16\nB,0,100,1\n' >"$H
 expect "sim-run-warns-of-a-job-larger-than-every-node" 0 \
 	"warning: 1 job of $HO/big.csv can never start on this fleet (the first, 'A' (line 2) needs a task of 16 GPUs, and the largest node has 8)" \
 	"$FW" sim run --trace "$HO/big.csv" --format fairway --nodes 2x8 --policies fifo
+# ... and so is a gang whose tasks the nodes cannot hold, though the fleet's
+# GPUs add up: 2 tasks of 8 GPUs on one 8-GPU node and four of 4 (24 GPUs)
+printf 'job_id,submit_time,duration,queue,tasks,gpus_per_task\nG,0,100,q,2,8\nS,10,100,q,1,1\n' >"$HO/gang.csv"
+expect "sim-run-warns-of-a-gang-the-nodes-cannot-hold" 0 \
+	"warning: 1 job of $HO/gang.csv can never start on this fleet (the first, 'G' (line 2) needs 2 tasks of 8 GPUs at once, and the fleet's nodes hold 1 such task)" \
+	"$FW" sim run --trace "$HO/gang.csv" --format fairway --fleet tests/data/fleet.yaml --policies fifo
 # ... and GPUs idle behind it are no waste: idle while waiting counts only
 # jobs that may start (docs/metrics.md).  A (16 GPUs a task, 8-GPU nodes)
 # never starts; fairway starts B (at 5) on the tick at 60: 55 s x 16 GPUs.
@@ -709,6 +722,18 @@ assert idle == {"fifo": 0, "fairway": 880}, idle
 	ok "sim-run-idle-while-waiting-leaves-out-jobs-that-never-fit"
 else
 	bad "sim-run-idle-while-waiting-leaves-out-jobs-that-never-fit"
+fi
+# ... yet fifo's 0 is no best: B waits forever, and fifo's window ends at
+# B's arrival, so that wait is never counted.  A policy that left more
+# jobs never started is not marked on the window's rows (stdout, report).
+out=$("$FW" sim run --trace "$HO/ns.csv" --format fairway --nodes 2x8 --policies fifo,fairway \
+	--report "$HO/ns.html" 2>&1)
+if grep -qE '^GPU-h idle while jobs wait +0\.000  +0\.244\*$' <<<"$out" &&
+	grep -qE '^occupancy \(%\) +0\.000  +0\.893\*$' <<<"$out" &&
+	grep -q 'idle while a job waits</td><td class="dir">[^<]*</td><td>0.0</td><td class="win">' "$HO/ns.html"; then
+	ok "sim-run-a-policy-that-starves-jobs-is-not-best-on-idle-while-waiting"
+else
+	bad "sim-run-a-policy-that-starves-jobs-is-not-best-on-idle-while-waiting"; grep -E '^(GPU-h idle|occupancy)' <<<"$out"
 fi
 rm -rf "$HO"
 expect "sim-run-skip-bad-rows-counts" 0 "skipped 1 bad rows" \
@@ -728,6 +753,22 @@ if [ -f "$C10" ]; then
 else
 	echo "SKIP sim-run-standard-size: $C10 not found (set FAIRWAY_TRACES)"
 fi
+# ... only the real one: a user's own file named cluster01.csv gets the default
+MY=$(mktemp -d)
+printf 'job_id,submission_time,duration,num_gpu\nA,0,100,1\n' >"$MY/cluster01.csv"
+expect "sim-run-no-standard-size-for-a-name-alone" 0 \
+	"nodes: $MY/cluster01.csv is not an ITP trace of" \
+	"$FW" sim run --trace "$MY/cluster01.csv" --policies fifo
+expect "sim-run-own-cluster01-gets-the-default" 0 "cluster 13x8 = 104 GPUs" \
+	"$FW" sim run --trace "$MY/cluster01.csv" --policies fifo
+FAIRWAY_TRACES=$MY/.. expect "sim-run-own-cluster01-needs-the-itp-folder" 0 "nodes: 13x8 (default; pass --nodes NxG)" \
+	"$FW" sim run --trace "$MY/cluster01.csv" --policies fifo
+# a folder named microsoft-itp under $FAIRWAY_TRACES is the ITP traces' folder
+mkdir "$MY/microsoft-itp" && cp "$MY/cluster01.csv" "$MY/microsoft-itp/"
+FAIRWAY_TRACES=$MY expect "sim-run-standard-size-in-the-itp-folder" 0 \
+	"nodes: 8x8, the standard size for cluster01.csv (traces README)" \
+	"$FW" sim run --trace "$MY/./microsoft-itp/cluster01.csv" --policies fifo
+rm -rf "$MY"
 # --verbose with node failures: the evictions they caused and the work lost
 "$FW" sim run --trace synthetic:3 --nodes 13x8 --tick 600 --policies fifo --failures 50 --verbose \
 	--json "${TMPDIR:-/tmp}/fw-cli-fail.json" >"${TMPDIR:-/tmp}/fw-cli-fail.out" 2>&1
@@ -761,6 +802,20 @@ else
 fi
 expect "sim-run-nodes-from-topo" 0 "cluster 4x8 = 32 GPUs" \
 	"$FW" sim run --trace synthetic:3 --topo "$FT/topo.csv" --nodes-from-topo 8 --policies fifo --tick 600
+# the JSON names the fleet's files as given, so two runs can be told apart
+"$FW" sim run --trace synthetic:3 --topo "$FT/topo.csv" --nodes-from-topo 8 --policies fifo --tick 600 \
+	--json "$FT/topo.json" >/dev/null 2>&1
+"$FW" sim run --trace synthetic:3 --fleet tests/data/fleet.yaml --policies fifo --tick 600 \
+	--json "$FT/fleet.json" >/dev/null 2>&1
+if python3 - "$FT" <<'PY'
+import json, sys
+d = {k: json.load(open("%s/%s.json" % (sys.argv[1], k))) for k in ("topo", "fleet", "o")}
+f = lambda k: (d[k]["fleet"], d[k]["fleet_openb"], d[k]["topo"])
+assert f("topo") == (None, None, sys.argv[1] + "/topo.csv"), f("topo")
+assert f("fleet") == ("tests/data/fleet.yaml", None, None), f("fleet")
+assert f("o") == (None, sys.argv[1] + "/n.csv", None), f("o")
+PY
+then ok "sim-run-json-names-fleet-and-topo-files"; else bad "sim-run-json-names-fleet-and-topo-files"; fi
 expect "sim-run-nodes-from-topo-needs-topo" 2 "--nodes-from-topo G needs --topo FILE" \
 	"$FW" sim run --trace synthetic:3 --nodes-from-topo 8
 expect "sim-run-topo-not-with-racks" 2 "--racks/--blocks generate a topology; not with a fleet or --topo" \
@@ -855,6 +910,19 @@ assert d["cons"]["backfill"] == "conservative" and d["easy"]["backfill"] == "eas
 assert d["cons"]["policies"][0]["jct_mean_s"] != d["easy"]["policies"][0]["jct_mean_s"], "backfill mode ignored"
 PY
 then ok "sim-run-starve-after-and-backfill-reach-the-engine"; else bad "sim-run-starve-after-and-backfill-reach-the-engine"; fi
+# a replay echoes only the settings its policy reads: fifo and kai make no
+# reservations, so no backfill or reserve_depth; slurm no starve_after_s
+"$FW" sim run --trace synthetic:3 --nodes 13x8 --policies fifo,slurm,kai,fairway --tick 600 \
+	--backfill conservative --reserve-depth 4 --json "$SV/echo.json" >/dev/null 2>&1
+if python3 - "$SV/echo.json" <<'PY'
+import json, sys
+keys = ("starve_after_s", "backfill", "reserve_depth", "xfactor_cap_s", "user_fair_share", "checkpoint_grace_s")
+got = {p["policy"]: sorted(k for k in keys if k in p) for p in json.load(open(sys.argv[1]))["policies"]}
+assert got == {"fifo": [], "slurm": ["backfill", "reserve_depth"],
+               "kai": ["checkpoint_grace_s", "user_fair_share", "xfactor_cap_s"],
+               "fairway": sorted(keys)}, got
+PY
+then ok "sim-run-json-echoes-only-settings-the-policy-reads"; else bad "sim-run-json-echoes-only-settings-the-policy-reads"; fi
 # Policy variants: one run compares a policy with itself under other settings,
 # and each variant replays exactly as the same settings given for the whole run
 "$FW" sim run --trace synthetic:3 --nodes 13x8 --tick 600 \

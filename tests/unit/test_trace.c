@@ -1049,6 +1049,57 @@ TEST(jobs_larger_than_the_fleet_are_named)
 	fw_snapshot_free(s);
 }
 
+/* A gang fits only when the nodes hold its tasks: two tasks of 8 GPUs
+ * need two nodes of 8 even when the fleet's GPUs add up (one node of 8
+ * plus four of 4: 24 GPUs, the QA case of the ITP trace cluster10).
+ * Tasks of a GPU model count only the nodes of that model. */
+TEST(gangs_the_nodes_cannot_hold_are_named)
+{
+	struct fw_fleet_opts fo = { 5, 8, 0, 0 };
+	struct fw_snapshot *s;
+	struct fw_trace t;
+	struct fw_diag d;
+	char first[400], *msg;
+	bool never[6];
+	size_t mlen;
+	FILE *f;
+
+	ASSERT_OK(fw_fleet_generate(&fo, &s, &d));
+	for (int i = 1; i < 5; i++)
+		s->nodes[i].gpu_count = 4;
+	ASSERT_OK(csv("job_id,submit_time,duration,tasks,gpus_per_task,gpu_milli,min_member,gpu_model\n"
+		      "pair,0,100,2,8,,,\n"
+		      "six,0,1,6,4,,,\n"
+		      "small,10,100,1,1,,,\n"
+		      "elastic,0,1,3,8,,1,\n"
+		      "typed,0,1,3,4,,,t4\n"
+		      "nomodel,0,1,1,1,,,a100\n", 0, &t, NULL, 0));
+	snprintf(s->nodes[3].gpu_model, sizeof s->nodes[3].gpu_model, "t4");
+	snprintf(s->nodes[4].gpu_model, sizeof s->nodes[4].gpu_model, "t4");
+	ASSERT_EQ(fw_trace_unfit_jobs(&t, s, first, sizeof first), 2);
+	ASSERT_STR_EQ(first, "'pair' (line 2) needs 2 tasks of 8 GPUs at once, and the fleet's "
+		      "nodes hold 1 such task");
+	memset(never, 1, sizeof never); /* the metrics' list: the same two */
+	ASSERT_EQ(fw_trace_unfit_mark(&t, s, never), 2);
+	ASSERT(never[0] && !never[1] && !never[2] && !never[3] && never[4] && !never[5]);
+	ASSERT(f = open_memstream(&msg, &mlen));
+	fw_trace_warn_unfit(&t, s, f);
+	fclose(f);
+	ASSERT_STR_CONTAINS(msg, "fairway: warning: 2 jobs of t.csv can never start");
+	free(msg);
+	t.v[0] = t.v[4];
+	t.n = 1;
+	ASSERT_EQ(fw_trace_unfit_jobs(&t, s, first, sizeof first), 1);
+	ASSERT_STR_CONTAINS(first, "needs 3 tasks of 4 GPUs of model t4 at once, and the fleet's nodes hold 2");
+	snprintf(s->nodes[2].gpu_model, sizeof s->nodes[2].gpu_model, "t4");
+	ASSERT_EQ(fw_trace_unfit_jobs(&t, s, first, sizeof first), 0);
+	/* a node out of service holds nothing */
+	s->nodes[2].schedulable = false;
+	ASSERT_EQ(fw_trace_unfit_jobs(&t, s, first, sizeof first), 1);
+	fw_trace_free(&t);
+	fw_snapshot_free(s);
+}
+
 TEST(format_names)
 {
 	ASSERT_EQ(fw_trace_format_of("itp"), FW_TRACE_ITP);
@@ -1211,7 +1262,7 @@ int main(void)
 		sacct_bad_values_name_line_and_column, sacct_decimal_sizes_and_bad_tres_values,
 		sacct_end_minus_start_and_malformed_rows, sacct_refusals_say_what_to_do, sacct_durations_follow_slurm, sacct_impossible_dates_are_refused,
 		sacct_huge_typed_gpu_sum_is_refused, control_bytes_are_masked_in_messages,
-		sacct_bom_gpu_types_and_no_jobs, sacct_repeated_job_id_is_refused_at_its_line, jobs_larger_than_the_fleet_are_named, typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, a_header_of_another_format_is_named, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes,
+		sacct_bom_gpu_types_and_no_jobs, sacct_repeated_job_id_is_refused_at_its_line, jobs_larger_than_the_fleet_are_named, gangs_the_nodes_cannot_hold_are_named, typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, a_header_of_another_format_is_named, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes,
 		openb_default_pod_list_reads_as_a_trace,
 	};
 	const char *names = "generic_csv_reads_every_column, generic_csv_bad_rows_name_line_column_and_field, "
@@ -1227,7 +1278,7 @@ int main(void)
 		"sacct_end_minus_start_and_malformed_rows, sacct_refusals_say_what_to_do, "
 		"sacct_durations_follow_slurm, sacct_impossible_dates_are_refused, "
 		"sacct_huge_typed_gpu_sum_is_refused, control_bytes_are_masked_in_messages, "
-		"sacct_bom_gpu_types_and_no_jobs, sacct_repeated_job_id_is_refused_at_its_line, jobs_larger_than_the_fleet_are_named, typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, a_header_of_another_format_is_named, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes, "
+		"sacct_bom_gpu_types_and_no_jobs, sacct_repeated_job_id_is_refused_at_its_line, jobs_larger_than_the_fleet_are_named, gangs_the_nodes_cannot_hold_are_named, typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, a_header_of_another_format_is_named, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes, "
 		"openb_default_pod_list_reads_as_a_trace";
 	int n = (int)(sizeof fns / sizeof fns[0]);
 	char path[1024];
