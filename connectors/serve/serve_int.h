@@ -136,8 +136,8 @@ struct fw_serve {
 	int32_t nusers, capu;
 	uint64_t gen;                       /* bumped by every model change */
 	int64_t next_job, next_rsv;
-	int64_t cycle_base;            /* the decision log's last cycle at start:
-					* cycles number on from it (store.h) */
+	int64_t cycle_base;                 /* the decision log's last cycle at
+					     * start: cycles number on from it */
 	fw_time usage_saved_at, history_at;
 	bool windows_failing;               /* the backend's windows() refused */
 	bool release_failing;               /* the backend's release() refused */
