@@ -75,7 +75,7 @@ FW_REASON_MAP(FW__REASON_FITS)
  * use. */
 static void singular(char *buf)
 {
-	static const char *const units[] = { "GPUs", "tasks", "jobs", "nodes", "slices" };
+	static const char *const units[] = { "GPUs", "whole GPUs", "tasks", "jobs", "nodes", "slices" };
 
 	for (char *p = buf; (p = strstr(p, "1 ")) != NULL; p++) {
 		if (p > buf && ((p[-1] >= '0' && p[-1] <= '9') || p[-1] == '.' || p[-1] == '-'))

@@ -141,7 +141,7 @@ enum fw_decision_kind {
 	X(OVER_QUOTA, over_quota,                                              \
 	  "over quota: %lld units over the limit of resource #%lld (rendered specially)") \
 	X(GANG_NO_FIT, gang_no_fit,                                            \
-	  "gang does not fit: it needs %lld GPUs all at once and the cluster had %lld free (or not in whole-node pieces of the right size)") \
+	  "not enough whole GPUs: it needs %lld whole GPUs at once and the cluster had %lld whole GPUs free (or not in whole-node pieces of the right size)") \
 	X(TOPOLOGY, topology,                                                  \
 	  "topology: the gang needs %lld GPUs inside one domain of its required level; the largest such domain has %lld free") \
 	X(GPU_MODEL, gpu_model,                                                \
