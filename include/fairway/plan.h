@@ -12,7 +12,11 @@
  * takes the two int64 arguments a and b in that order.
  *
  * Start-time estimates.  Every pending entry also says when the job is
- * expected to start (lib/estimate.c):
+ * expected to start (lib/estimate.c), always after now: this plan does
+ * not start it, so the next cycle is its earliest (now + 1 where any rule
+ * below gives now: room this plan frees but does not fill, that of
+ * evicted victims their preemptors left or of running jobs past their
+ * expected ends, or a start bound that stopped the cycle):
  *   - a job with a reservation: the reservation's time (its pending
  *     entry's `a`), or sooner for a gang that starves first (below);
  *   - any other job: the earliest time its shape fits once running jobs
@@ -229,7 +233,7 @@ struct fw_pending {
 	int32_t job;
 	enum fw_reason reason;
 	int64_t a, b;
-	fw_time expected_start;     /* >= now, or FW_TIME_UNKNOWN */
+	fw_time expected_start;     /* > now (a later cycle), or FW_TIME_UNKNOWN */
 	enum fw_reason unknown_why; /* NONE when expected_start is known */
 	int32_t ahead;              /* jobs ahead of it in its line, waiting */
 	int64_t why_a, why_b;       /* unknown_why's arguments */
