@@ -630,8 +630,9 @@ static int check_estimate(const struct fw_snapshot *s, const struct fw_plan *p, 
 		return FAIL(d, "pending", "job %s: an expected start and a reason it is unknown", name);
 	/* this plan does not start it: the next cycle is its earliest */
 	if (r->expected_start <= p->now)
-		return FAIL(d, "pending", "job %s is expected to start at t=%lld, not after now (%lld), but this plan does not start it",
-			    name, (long long)r->expected_start, (long long)p->now);
+		return FAIL(d, "pending",
+			    "job %s is expected to start at t=%lld, not after now (%lld), but this plan does not start it (reason %s)",
+			    name, (long long)r->expected_start, (long long)p->now, fw_reason_name(r->reason));
 	if (resv_at[r->job] == FW_TIME_UNKNOWN || r->expected_start == resv_at[r->job] ||
 	    (resv_at[r->job] == p->now && r->expected_start == p->now + 1))
 		return FW_OK;
