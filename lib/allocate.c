@@ -507,10 +507,22 @@ static bool explain_slices(const struct cyc *y, int32_t jx, struct fw_pending *r
 	return false;
 }
 
+/* The whole GPUs job j asks (its fractional tasks' aside: they share a
+ * GPU, so the cluster's whole free GPUs do not bound them). */
+static int64_t whole_gpus(const struct fw_job *j)
+{
+	int64_t n = 0;
+
+	for (int g = 0; g < j->ngroups; g++)
+		if (j->groups[g].gpu_milli == 1000)
+			n += (int64_t)j->groups[g].gpus * j->groups[g].count;
+	return n;
+}
+
 static void explain(const struct cyc *y, int32_t jx, bool shape_fit, struct fw_pending *r)
 {
 	const struct fw_job *j = &y->s->jobs[jx];
-	int64_t need = fw_job_gpus(j);
+	int64_t need = fw_job_gpus(j), whole = whole_gpus(j);
 	bool constrained;
 	int32_t model_free = largest_model_free(y, j, &constrained);
 	struct fw__domain root0;
@@ -527,9 +539,12 @@ static void explain(const struct cyc *y, int32_t jx, bool shape_fit, struct fw_p
 		   y->c.lvl[j->required_level == FW_LEVEL_NODE ? L + 1 : j->required_level + 1].max_free_initial < need) {
 		r->reason = FW_REASON_TOPOLOGY;
 		r->b = y->c.lvl[j->required_level == FW_LEVEL_NODE ? L + 1 : j->required_level + 1].max_free_initial;
-	} else if (y->c.root_free_initial < need ||
+	} else if ((whole > 0 && y->c.root_free_initial < whole) ||
 		   (j->ngroups == 1 && g0 > 0 && fw__domain_capacity(&root0, g0) < fw_job_min_tasks(j))) {
+		/* whole GPUs only: a fractional task's share of a GPU may be
+		 * free where no whole one is (it reads on below) */
 		r->reason = FW_REASON_GANG_NO_FIT;
+		r->a = whole;
 		r->b = y->c.root_free_initial;
 	} else if (explain_group_filter(y, jx, r) || explain_filter(y, jx, r)) {
 		/* said */

@@ -608,8 +608,9 @@ static int check_pending(const struct fw_snapshot *s, const struct fw_plan *p, c
 	return FW_OK;
 }
 
-/* ---- start-time estimates: sane, and a reserved job's is its reservation (a
- * gang's may be sooner) ---- */
+/* ---- start-time estimates: sane, after now (a waiting job starts in a later
+ * cycle), and a reserved job's is its reservation (a gang's may be sooner;
+ * one reserved at now: the next second) ---- */
 
 static int check_estimate(const struct fw_snapshot *s, const struct fw_plan *p, const fw_time *resv_at,
 			  const struct fw_pending *r, struct fw_diag *d)
@@ -627,10 +628,13 @@ static int check_estimate(const struct fw_snapshot *s, const struct fw_plan *p, 
 	}
 	if (r->unknown_why != FW_REASON_NONE)
 		return FAIL(d, "pending", "job %s: an expected start and a reason it is unknown", name);
-	if (r->expected_start < p->now)
-		return FAIL(d, "pending", "job %s is expected to start at t=%lld, before now (%lld)", name,
-			    (long long)r->expected_start, (long long)p->now);
-	if (resv_at[r->job] == FW_TIME_UNKNOWN || r->expected_start == resv_at[r->job])
+	/* this plan does not start it: the next cycle is its earliest */
+	if (r->expected_start <= p->now)
+		return FAIL(d, "pending",
+			    "job %s is expected to start at t=%lld, not after now (%lld), but this plan does not start it (reason %s)",
+			    name, (long long)r->expected_start, (long long)p->now, fw_reason_name(r->reason));
+	if (resv_at[r->job] == FW_TIME_UNKNOWN || r->expected_start == resv_at[r->job] ||
+	    (resv_at[r->job] == p->now && r->expected_start == p->now + 1))
 		return FW_OK;
 	/* sooner only for a gang not starving yet: it will be tried ahead of
 	 * the order that reserved it (plan.h) */

@@ -13,8 +13,9 @@
  *      that ends before its bound gives the rest back), and per
  *      budget-short job the first second its run fits (fits_at, a
  *      bisection): its floor;
- *   1. sort out: a reserved job's estimate is its reservation's time; an
- *      over-quota job's is unknown; every other job that did not start is
+ *   1. sort out: a reserved job's estimate is its reservation's time (now
+ *      + 1 for one at now); an over-quota job's is unknown; every other
+ *      job that did not start is
  *      interned by shape (struct fw__shape), so 100,000 jobs become the few
  *      dozen or hundred shapes they share;
  *   2. walk:     one dry reservation walk for all shapes together (the
@@ -23,7 +24,9 @@
  *      expected ends, and each reservation's nodes when its reserved job
  *      is expected to end, in time order; after each distinct end time t
  *      try every shape still open.  A shape's estimate is the first t at
- *      which it fits.  Nothing is held: the walk changes only the clone.
+ *      which it fits, never now (now + 1, the next cycle: not_now; this
+ *      plan does not start its jobs).  Nothing is held: the walk changes
+ *      only the clone.
  *      Tries are pruned, never guessed: a shape is skipped at t when the
  *      free-GPU count rules it out, when a job of it already failed this
  *      cycle (at now only, and only if the reclaim phase evicted nothing:
@@ -577,6 +580,19 @@ static fw_time short_at(struct est *e, int32_t j)
 	return t;
 }
 
+/* A waiting job's estimate, never now: this plan does not start it, so
+ * the next cycle is the earliest it can (plan.h).  A shape fits at now
+ * in the walk only on room this plan frees without filling it: the
+ * victims' room its preemptors left (the reclaim phase runs after
+ * allocate; the shapes that failed there are retried then, see
+ * sort_out), a running job's past its expected end (its end event is at
+ * now), or when the cycle's start bound stopped allocate (CYCLE_LIMIT,
+ * untried); a reservation at now is one such too. */
+static fw_time not_now(const struct fw_snapshot *s, fw_time t)
+{
+	return t > s->now ? t : s->now + 1;
+}
+
 static void set_unknown(struct fw_pending *r, enum fw_reason why, int64_t a, int64_t b)
 {
 	r->expected_start = FW_TIME_UNKNOWN;
@@ -620,7 +636,7 @@ static int sort_out(struct est *e, int32_t n)
 		if (y->started[j])
 			continue;
 		if (r->reason == FW_REASON_HAS_RESERVATION) {
-			r->expected_start = r->a;
+			r->expected_start = not_now(y->s, r->a);
 			continue;
 		}
 		/* a job behind a strict line's head keeps allocate's label
@@ -808,7 +824,7 @@ static int try_open(struct est *e, struct fw__cstate *cl, fw_time t)
 		int32_t sh = e->open[i];
 		int rc = try_shape(e, cl, sh, t == e->y->s->now && e->round == 1, t);
 		if (rc == FW_OK)
-			e->at[sh] = t;
+			e->at[sh] = not_now(e->y->s, t);
 		else if (rc == FW_EDECLINED)
 			e->open[k++] = sh;
 		else

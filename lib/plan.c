@@ -75,7 +75,7 @@ FW_REASON_MAP(FW__REASON_FITS)
  * use. */
 static void singular(char *buf)
 {
-	static const char *const units[] = { "GPUs", "tasks", "jobs", "nodes", "slices" };
+	static const char *const units[] = { "GPUs", "whole GPUs", "tasks", "jobs", "nodes", "slices" };
 
 	for (char *p = buf; (p = strstr(p, "1 ")) != NULL; p++) {
 		if (p > buf && ((p[-1] >= '0' && p[-1] <= '9') || p[-1] == '.' || p[-1] == '-'))
@@ -268,12 +268,13 @@ static int emit_decisions(struct cyc *y, struct fw_plan *p)
 }
 
 /* Estimates switched off (scheduler config): reserved jobs still know
- * their time; the others say why there is none. */
-static void no_estimate(struct fw_pending *r)
+ * their time (one at now: the next second, as estimate.c's not_now: this
+ * plan does not start it); the others say why there is none. */
+static void no_estimate(struct fw_pending *r, fw_time now)
 {
 	r->ahead = 0;
 	if (r->reason == FW_REASON_HAS_RESERVATION) {
-		r->expected_start = r->a;
+		r->expected_start = r->a > now ? r->a : now + 1;
 		r->unknown_why = FW_REASON_NONE;
 	} else {
 		r->expected_start = FW_TIME_UNKNOWN;
@@ -297,7 +298,7 @@ static int emit_pending(struct cyc *y, struct fw_plan *p)
 		*r = y->reason[j];
 		r->job = j;
 		if (!estimated)
-			no_estimate(r);
+			no_estimate(r, y->s->now);
 	}
 	return FW_OK;
 }

@@ -12,7 +12,11 @@
  * takes the two int64 arguments a and b in that order.
  *
  * Start-time estimates.  Every pending entry also says when the job is
- * expected to start (lib/estimate.c):
+ * expected to start (lib/estimate.c), always after now: this plan does
+ * not start it, so the next cycle is its earliest (now + 1 where any rule
+ * below gives now: room this plan frees but does not fill, that of
+ * evicted victims their preemptors left or of running jobs past their
+ * expected ends, or a start bound that stopped the cycle):
  *   - a job with a reservation: the reservation's time (its pending
  *     entry's `a`), or sooner for a gang that starves first (below);
  *   - any other job: the earliest time its shape fits once running jobs
@@ -141,7 +145,7 @@ enum fw_decision_kind {
 	X(OVER_QUOTA, over_quota,                                              \
 	  "over quota: %lld units over the limit of resource #%lld (rendered specially)") \
 	X(GANG_NO_FIT, gang_no_fit,                                            \
-	  "gang does not fit: it needs %lld GPUs all at once and the cluster had %lld free (or not in whole-node pieces of the right size)") \
+	  "not enough whole GPUs: it needs %lld whole GPUs at once and the cluster had %lld whole GPUs free (or not in whole-node pieces of the right size)") \
 	X(TOPOLOGY, topology,                                                  \
 	  "topology: the gang needs %lld GPUs inside one domain of its required level; the largest such domain has %lld free") \
 	X(GPU_MODEL, gpu_model,                                                \
@@ -229,7 +233,7 @@ struct fw_pending {
 	int32_t job;
 	enum fw_reason reason;
 	int64_t a, b;
-	fw_time expected_start;     /* >= now, or FW_TIME_UNKNOWN */
+	fw_time expected_start;     /* > now (a later cycle), or FW_TIME_UNKNOWN */
 	enum fw_reason unknown_why; /* NONE when expected_start is known */
 	int32_t ahead;              /* jobs ahead of it in its line, waiting */
 	int64_t why_a, why_b;       /* unknown_why's arguments */

@@ -1935,7 +1935,7 @@ TEST(checker_names_every_broken_rule)
 		{ "a pending entry without a reason", c_pending_no_reason, "has no pending reason" },
 		{ "pending entries out of order", c_pending_order, "not in job order" },
 		{ "-1 jobs ahead", c_pending_ahead, "-1 jobs ahead of it" },
-		{ "an estimate before now", c_estimate_past, "job late is expected to start at t=99, before now (100)" },
+		{ "an estimate before now", c_estimate_past, "job late is expected to start at t=99, not after now (100)" },
 		{ "an estimate and an unknown reason", c_estimate_and_unknown,
 		  "an expected start and a reason it is unknown" },
 		{ "a reservation without an estimate", c_reserved_unknown, "has a reservation but no expected start" },
@@ -2693,7 +2693,10 @@ TEST(checker_catches_a_bad_estimate)
 	big->expected_start = 2000;
 	lng->expected_start = 999;
 	ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
-	ASSERT_STR_CONTAINS(d.msg, "before now");
+	ASSERT_STR_CONTAINS(d.msg, "not after now");
+	lng->expected_start = 1000; /* now: this plan does not start it */
+	ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
+	ASSERT_STR_CONTAINS(d.msg, "job long is expected to start at t=1000, not after now (1000)");
 	lng->expected_start = FW_TIME_UNKNOWN;
 	ASSERT_EQ(fw_plan_check(s, p, &A, &d), FW_EINVARIANT);
 	ASSERT_STR_CONTAINS(d.msg, "unknown without a reason");
@@ -2891,6 +2894,61 @@ TEST(reclaim_stops_at_the_start_budget)
 	}
 }
 
+/* A waiting job is never expected at now: this plan does not start it.
+ * A running job past its expected end ends "now" in the estimate walk,
+ * where w (tried, no room) then fits; its estimate is the next second,
+ * under a policy that reserves (the reservation at now) and one that
+ * does not.  It read "now" before, as did thousands of jobs on a full
+ * fleet each cycle (evicted victims' room that their preemptors left). */
+TEST(no_waiting_job_is_expected_at_now)
+{
+	const char *pols[] = { "fifo", "fairway", "kai" };
+	for (int k = 0; k < 3; k++) {
+		struct fw_snapshot *s = fw_snapshot_new();
+		int n0 = 0;
+		tb_node(s, "n0", 8, NULL, NULL, NULL, NULL);
+		tb_queue(s, "q", -1, 8, -1, 1);
+		s->now = 1000;
+		int r = tb_job(s, "late", 0, 1, 8, 1000, 0), w = tb_job(s, "w", 0, 1, 8, 1000, 500);
+		tb_run(s, r, 1, &n0, 0xff);
+		s->jobs[r].expected_runtime = 100; /* due at t=100: overdue */
+		s->jobs[r].preemptible = false;
+		s->jobs[w].expected_runtime = 100;
+		struct fw_plan *p = run(s, pols[k]);
+		ASSERT(p != NULL); /* fw_plan_check: no pending estimate <= now */
+		ASSERT(decision(p, w, FW_DECIDE_START) == NULL); /* fairway reserves it at now */
+		ASSERT(fw_plan_pending_for(p, w) != NULL);
+		ASSERT_EQ(fw_plan_pending_for(p, w)->expected_start, s->now + 1);
+		fw_snapshot_free(s);
+	}
+}
+
+/* A fractional job is no gang, and whole free GPUs do not bound it: on a
+ * node whose one GPU is half taken, a 0.75-GPU job waits, and its reason
+ * is not gang_no_fit ("needs 1 GPU all at once, the cluster had 0 free"),
+ * whether or not another node has a whole GPU free at the cycle's start
+ * (it flipped between the two before). */
+TEST(a_fractional_job_is_not_told_gang_no_fit)
+{
+	for (int whole = 0; whole <= 1; whole++) {
+		struct fw_snapshot *s = fw_snapshot_new();
+		int n0 = 0;
+		tb_node(s, "n0", 1, NULL, NULL, NULL, NULL);
+		if (whole)
+			tb_node(s, "n1", 1, "A100", NULL, NULL, NULL);
+		tb_queue(s, "q", -1, 2, -1, 1);
+		int h = tb_job(s, "half", 0, 1, 1, 500, 0), f = tb_job(s, "f", 0, 1, 1, 750, 10);
+		tb_run(s, h, 1, &n0, 0x1);
+		if (whole)
+			tb_named(s, f, "H100");
+		struct fw_plan *p = run(s, NULL);
+		ASSERT(p != NULL);
+		ASSERT(decision(p, f, FW_DECIDE_START) == NULL);
+		ASSERT(fw_plan_pending_for(p, f)->reason != FW_REASON_GANG_NO_FIT);
+		fw_snapshot_free(s);
+	}
+}
+
 /* Reclaim for a job with group filters.  B's het job of 4 + 4 GPUs,
  * apart, needs 4 GPUs freed on each node, and a1 (n0) then a3 (n1) hold
  * the least work.  Whether its group 0 may use n0 only and group 1 any
@@ -2977,10 +3035,11 @@ TEST(reclaim_frees_a_queue_above_fair_share_for_a_starving_queue)
 /* Reclaim frees capacity after allocate: b (4 GPUs) evicts an 8-GPU job
  * of A (A keeps its fair share of 8: B also asks 8 B200 GPUs no node has)
  * and leaves 4 GPUs free, where x (2 GPUs, of A: it may not reclaim) fits
- * now.  x failed in allocate, when nothing was free, but its estimate is
- * now, not b's end (1600): the walk must not take "a job of its shape
- * failed at now this cycle" for "it does not fit at now" once reclaim
- * has evicted. */
+ * from the next cycle: this plan does not start it there.  x failed in
+ * allocate, when nothing was free, but its estimate is the next second,
+ * not b's end (1600): the walk must not take "a job of its shape failed
+ * at now this cycle" for "it does not fit at now" once reclaim has
+ * evicted, nor say "now" of a job the plan does not start. */
 TEST(estimate_sees_the_room_reclaim_left_at_now)
 {
 	const char *pols[] = { "fairway", "kai" };
@@ -3007,7 +3066,7 @@ TEST(estimate_sees_the_room_reclaim_left_at_now)
 		ASSERT((p = run(s, pols[k])) != NULL);
 		ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 1);
 		ASSERT(start_of(p, b) != NULL);
-		ASSERT_EQ(fw_plan_pending_for(p, x)->expected_start, 1000);
+		ASSERT_EQ(fw_plan_pending_for(p, x)->expected_start, 1001);
 		fw_snapshot_free(s);
 	}
 }
@@ -5027,7 +5086,7 @@ TEST(users_past_use_stays_in_its_queue)
 	reclaim_honours_the_queue_min_runtime_protection, reclaim_evicts_whole_gangs, \
 	reclaim_evicts_nothing_when_the_preemptor_would_not_fit_anyway, preemption_within_a_queue_by_priority, \
 	reclaim_never_takes_a_queue_over_its_fair_share, narrowing_reclaim_never_inverts_two_queues, \
-	narrowing_reclaim_compares_the_children_of_the_common_ancestor, reclaim_stops_at_the_start_budget, queues_tied_on_share_go_by_priority, reclaim_starts_an_elastic_gang_at_its_minimum, \
+	narrowing_reclaim_compares_the_children_of_the_common_ancestor, reclaim_stops_at_the_start_budget, no_waiting_job_is_expected_at_now, a_fractional_job_is_not_told_gang_no_fit, queues_tied_on_share_go_by_priority, reclaim_starts_an_elastic_gang_at_its_minimum, \
 	unreserved_gangs_are_expected_in_age_order_after_starving, a_gang_reserved_beyond_its_starving_time_is_expected_sooner, a_starving_gangs_reservation_outlives_the_start_limit, \
 	the_gang_queue_counts_free_task_slots_not_gpus, conservative_backfill_reserves_for_every_blocked_job, the_config_sets_how_many_blocked_jobs_get_a_reservation, consolidation_moves_small_jobs_to_free_nodes_for_a_gang, \
 	checker_catches_a_start_of_a_running_job, a_starving_gang_is_tried_first_and_reserved, reclaim_spares_a_job_that_started_after_starving, \
