@@ -24,9 +24,29 @@
  *     its fair share with p started (so the next cycle does not reclaim
  *     it back: no ping-pong between two queues) — or, under the policy's
  *     FW_RECLAIM_NARROW, the move narrows the gap between the two sides
- *     below their lowest common ancestor (narrows());
+ *     below their lowest common ancestor: every queue on v's side keeps
+ *     a ratio (allocated / fair) at least every queue's on p's side
+ *     (narrows(); not only the ancestor's two children, or a leaf under
+ *     its share would be robbed because its department is over, and
+ *     would take the job back once the departments' order turned);
  *   - or (preemption, reason PREEMPTED) v is in p's leaf queue with a lower
  *     priority than p.
+ *
+ * A target that moves.  With decayed usage the fair shares shift every
+ * cycle (usage accrues, weights bend), so a queue a reclaim left at its
+ * share can be just under it a cycle later and take the job back: at
+ * 10,000 nodes leaves sat within a few GPUs of their share and flipped
+ * between starving and above it, evicting jobs started a cycle before.
+ * So every bound above is taken from a band (fair_band()): the cycle's
+ * fair share and the share without usage (the same water-filling with
+ * usage_weight 0); a preemptor's queue must be below the lower and stay
+ * at or below it, a victim's stay at or above the higher, and narrows()
+ * holds under both.  Usage orders queues and may hold a reclaim back
+ * but never drives one; the share without usage moves only with
+ * demand, so while no job arrives or ends the reverse of a reclaim
+ * needs the victim's side to have gained since (allocate starting its
+ * jobs in room no one ahead of them could use).  Not a tuned hysteresis: the band is exactly the
+ * usage's effect, zero when usage bends no weight.
  *
  * Deserved GPUs of a model (snapshot.model_deserved; modellimit.c counts
  * what each queue's subtree holds of the model).  Two rules, for v in
@@ -111,7 +131,12 @@ struct rc {
 	struct cyc *y;
 	struct cand *cand;
 	int32_t ncand;
-	double *fair_dom;       /* per queue */
+	double *fair_dom;       /* per queue: the cycle's fair share */
+	double *fair_lo;        /* per queue: the lower of it and the share
+				 * without usage (fair_band), a preemptor's bound */
+	double *fair_hi;        /* ... the higher, a victim's bound */
+	double *plain_dom;      /* the share without usage (fair_dom when
+				 * usage bends no weight) */
 	int32_t *vict;          /* this attempt's victims */
 	enum fw_reason *why;
 	int32_t nvict;
@@ -154,31 +179,49 @@ static bool on_path(const struct fw_snapshot *s, int32_t a, int32_t leaf)
 	return false;
 }
 
-/* Allocated / fair dominant share of queue q after adding delta. */
-static double ratio(const struct rc *x, int32_t q, struct fw_res delta)
+/* Allocated / fair dominant share of queue q after adding delta, against
+ * the per-queue fair shares fair (x->fair_dom or x->plain_dom). */
+static double ratio(const struct rc *x, const double *fair, int32_t q, struct fw_res delta)
 {
 	double a = fw_res_dominant_share(fw_res_add(x->y->alloc[q], delta), x->y->c.capacity);
-	double f = x->fair_dom[q];
+	double f = fair[q];
 
 	if (f <= 1e-12)
 		return a > 1e-12 ? 1e300 : 1.0;
 	return a / f;
 }
 
-/* FW_RECLAIM_NARROW (policy.h): below the lowest common ancestor of the
- * two leaves, the victim's side keeps a ratio at least the preemptor
- * side's after the move. */
-static bool narrows(const struct rc *x, const struct fw_job *pj, const struct fw_job *vj)
+/* The lowest (lo) or highest ratio() on leaf's path below its lowest
+ * common ancestor with other, after delta. */
+static double side(const struct rc *x, const double *fair, int32_t leaf, int32_t other, struct fw_res delta,
+		   bool lo)
 {
 	const struct fw_snapshot *s = x->y->s;
-	int32_t cp = pj->queue, cv = vj->queue;
+	double best = lo ? 1e300 : -1e300;
 
-	while (s->queues[cp].parent >= 0 && !on_path(s, s->queues[cp].parent, vj->queue))
-		cp = s->queues[cp].parent;
-	while (s->queues[cv].parent >= 0 && !on_path(s, s->queues[cv].parent, pj->queue))
-		cv = s->queues[cv].parent;
-	return ratio(x, cv, fw_res_sub(fw_res_zero(), fw__job_use(s, vj))) >=
-	       ratio(x, cp, fw_job_request(pj)) - 1e-9;
+	for (int32_t q = leaf; q >= 0 && !on_path(s, q, other); q = s->queues[q].parent) {
+		double r = ratio(x, fair, q, delta);
+		best = lo ? fmin(best, r) : fmax(best, r);
+	}
+	return best;
+}
+
+/* FW_RECLAIM_NARROW (policy.h): below the lowest common ancestor of the
+ * two leaves, every queue on the victim's side keeps a ratio at least
+ * every queue's on the preemptor's side after the move (not only the
+ * ancestor's two children: a leaf under its share is no victim because
+ * its department is over), against the cycle's fair shares and against
+ * those without usage (fair_band). */
+static bool narrows(const struct rc *x, const struct fw_job *pj, const struct fw_job *vj)
+{
+	struct fw_res lose = fw_res_sub(fw_res_zero(), fw__job_use(x->y->s, vj)), gain = fw_job_request(pj);
+	const double *fair[2] = { x->fair_dom, x->plain_dom };
+
+	for (int k = 0; k < 2; k++)
+		if (side(x, fair[k], vj->queue, pj->queue, lose, true) <
+		    side(x, fair[k], pj->queue, vj->queue, gain, false) - 1e-9)
+			return false;
+	return true;
 }
 
 /* Why v may be evicted for p, or NONE. */
@@ -201,16 +244,16 @@ static enum fw_reason eligible(const struct rc *x, int32_t p, int32_t v)
 		return FW_REASON_MODEL_RECLAIMED;
 	if (x->claiming)
 		return FW_REASON_NONE;
-	if (qdom(x, pj->queue, fw_res_zero()) >= x->fair_dom[pj->queue])
+	if (qdom(x, pj->queue, fw_res_zero()) >= x->fair_lo[pj->queue])
 		return FW_REASON_NONE;
 	if (x->y->pol->reclaim_rule == FW_RECLAIM_NARROW && narrows(x, pj, vj))
 		return FW_REASON_RECLAIMED;
 	struct fw_res use = fw__job_use(s, vj), plus = fw_res_sub(fw_res_zero(), fw_job_request(pj));
 	for (int32_t q = vj->queue; q >= 0; q = s->queues[q].parent)
-		if (!on_path(s, q, pj->queue) && qdom(x, q, use) < x->fair_dom[q])
+		if (!on_path(s, q, pj->queue) && qdom(x, q, use) < x->fair_hi[q])
 			return FW_REASON_NONE;
 	for (int32_t q = pj->queue; q >= 0; q = s->queues[q].parent)
-		if (!on_path(s, q, vj->queue) && qdom(x, q, plus) > x->fair_dom[q] + 1e-9)
+		if (!on_path(s, q, vj->queue) && qdom(x, q, plus) > x->fair_lo[q] + 1e-9)
 			return FW_REASON_NONE; /* it would take more than its share back */
 	return FW_REASON_RECLAIMED;
 }
@@ -589,6 +632,56 @@ static int try_preemptor(struct rc *x, int32_t p)
 	return fw__record_start(x->y, p, &pl);
 }
 
+/* Per-queue dominant shares of fair shares sh. */
+static void dom_of(const struct cyc *y, const struct fw_share *sh, double *out)
+{
+	for (int32_t q = 0; q < y->s->nqueues; q++) {
+		struct fw_res f;
+		for (int r = 0; r < FW_RES_COUNT; r++)
+			f.v[r] = (int64_t)llround(sh[q].fair[r]);
+		out[q] = fw_res_dominant_share(f, y->c.capacity);
+	}
+}
+
+/* Does decayed usage bend some queue's weight this cycle? */
+static bool usage_bends(const struct cyc *y)
+{
+	if (y->s->config.usage_weight == 0)
+		return false;
+	for (int32_t q = 0; q < y->s->nqueues; q++)
+		if (y->share[q].usage > 0)
+			return true;
+	return false;
+}
+
+/* The fair-share band (essay, "A target that moves"): the cycle's fair
+ * shares, the same without usage, and per queue the lower and the
+ * higher of the two. */
+static int fair_band(struct rc *x)
+{
+	struct cyc *y = x->y;
+	int32_t n = y->s->nqueues;
+
+	dom_of(y, y->share, x->fair_dom);
+	x->plain_dom = x->fair_dom;
+	if (usage_bends(y)) {
+		struct fw_snapshot plain = *y->s;
+		struct fw_share *sh = FW_ARENA_NEW(y->a, struct fw_share, n + 1);
+		if (!sh || !(x->plain_dom = FW_ARENA_NEW(y->a, double, n + 1)))
+			return FW_ENOMEM;
+		plain.config.usage_weight = 0;
+		int rc = fw_fairshare_compute(&plain, y->demand, y->c.capacity, y->a, sh);
+		if (rc != FW_OK)
+			return rc;
+		dom_of(y, sh, x->plain_dom);
+	}
+	for (int32_t q = 0; q < n; q++) {
+		x->fair_lo[q] = fmin(x->fair_dom[q], x->plain_dom[q]);
+		x->fair_hi[q] = fmax(x->fair_dom[q], x->plain_dom[q]);
+	}
+	return FW_OK;
+}
+
 static int rc_init(struct rc *x, struct cyc *y)
 {
 	const struct fw_snapshot *s = y->s;
@@ -607,6 +700,8 @@ static int rc_init(struct rc *x, struct cyc *y)
 			     !(x->waiting = FW_ARENA_NEW(y->a, int32_t, s->njobs + 1))))
 		return FW_ENOMEM;
 	x->fair_dom = FW_ARENA_NEW(y->a, double, s->nqueues + 1);
+	x->fair_lo = FW_ARENA_NEW(y->a, double, s->nqueues + 1);
+	x->fair_hi = FW_ARENA_NEW(y->a, double, s->nqueues + 1);
 	x->vict = FW_ARENA_NEW(y->a, int32_t, maxev + 1);
 	x->why = FW_ARENA_NEW(y->a, enum fw_reason, maxev + 1);
 	if (!y->evicted) /* else run-time limits ended some (cycle.c) */
@@ -616,15 +711,10 @@ static int rc_init(struct rc *x, struct cyc *y)
 			x->nshapes = y->pos_shape[i] + 1;
 	x->failed = FW_ARENA_NEW(y->a, int32_t, x->nshapes + 1);
 	x->failed_prio = FW_ARENA_NEW(y->a, int32_t, x->nshapes + 1);
-	if (!x->fair_dom || !x->vict || !x->why || !y->evicted || !x->failed || !x->failed_prio)
+	if (!x->fair_dom || !x->fair_lo || !x->fair_hi || !x->vict || !x->why || !y->evicted || !x->failed || !x->failed_prio)
 		return FW_ENOMEM;
-	for (int32_t q = 0; q < s->nqueues; q++) {
-		struct fw_res f;
-		for (int r = 0; r < FW_RES_COUNT; r++)
-			f.v[r] = (int64_t)llround(y->share[q].fair[r]);
-		x->fair_dom[q] = fw_res_dominant_share(f, y->c.capacity);
-	}
-	return build_cands(x);
+	int rc = fair_band(x);
+	return rc != FW_OK ? rc : build_cands(x);
 }
 
 /* The cycle's reclaim state, made on first use (consolidation during
