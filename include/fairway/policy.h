@@ -142,9 +142,8 @@
  *             ratio (allocated / fair, dominant) at least every queue's
  *             on the preemptor's side after the move.  The reverse move
  *             would need the opposite, so two queues never trade a job
- *             back and forth.  Both rules hold against the fair shares
- *             with and without usage (lib/preempt.c, "A target that
- *             moves").
+ *             back and forth while the fair shares hold still
+ *             (lib/preempt.c, "A target that moves").
  */
 #ifndef FAIRWAY_POLICY_H
 #define FAIRWAY_POLICY_H
