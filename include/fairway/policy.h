@@ -138,10 +138,12 @@
  *             stay far from their share for as long as jobs run.
  *             FW_RECLAIM_NARROW: also allowed when it narrows the gap
  *             between the two subtrees: below their lowest common
- *             ancestor, the victim's side keeps a share ratio (allocated
- *             / fair, dominant) at least the preemptor side's after the
- *             move.  The reverse move would need the opposite, so two
- *             queues never trade a job back and forth.
+ *             ancestor, every queue on the victim's side keeps a share
+ *             ratio (allocated / fair, dominant) at least every queue's
+ *             on the preemptor's side after the move.  The reverse move
+ *             would need the opposite, so two queues never trade a job
+ *             back and forth while the fair shares hold still
+ *             (lib/preempt.c, "A target that moves").
  */
 #ifndef FAIRWAY_POLICY_H
 #define FAIRWAY_POLICY_H

@@ -4126,6 +4126,118 @@ TEST(checkpoint_waits_keep_every_invariant_on_random_snapshots)
 	ASSERT(evictions > 250);
 }
 
+/* ---- no ping-pong over consecutive cycles (lib/preempt.c) ---- */
+
+/* Four departments of four leaves each, odd quotas and weights, on 48
+ * nodes x 8 GPUs, usage halving every hour. */
+static struct fw_snapshot *pingpong_fleet(uint32_t seed)
+{
+	static const double dq[4] = { 95, 70, 42.5, 30 }, lq[4] = { 12.5, 15, 8.75, 10 };
+	struct fw_snapshot *s = fw_snapshot_new();
+	for (int n = 0; n < 48; n++) {
+		char nm[8];
+		snprintf(nm, sizeof nm, "n%02d", n);
+		tb_node(s, nm, 8, NULL, NULL, NULL, NULL);
+	}
+	for (int d = 0; d < 4; d++) {
+		char nm[8];
+		snprintf(nm, sizeof nm, "d%d", d);
+		int dq_ = tb_queue(s, nm, -1, dq[d], -1, 1 + d % 2);
+		for (int l = 0; l < 4; l++) {
+			snprintf(nm, sizeof nm, "d%dl%d", d, l);
+			tb_queue(s, nm, dq_, lq[l] * (1 + (seed + (uint32_t)d) % 3), -1, 1 + (l + seed) % 3);
+		}
+	}
+	s->config.usage_half_life_s = 3600;
+	return s;
+}
+
+/* Pending jobs of a quarter, half, 1, 2, 4 or 8 GPUs for leaf q,
+ * submitted at `at`. */
+static void pingpong_backlog(struct fw_snapshot *s, int q, int n, fw_time at, uint32_t *x)
+{
+	static const int g[6] = { 1, 1, 1, 2, 4, 8 }, milli[6] = { 250, 500, 1000, 1000, 1000, 1000 };
+	for (int i = 0; i < n; i++) {
+		char nm[24];
+		int k = (int)(tb_xs32(x) % 6);
+		snprintf(nm, sizeof nm, "q%dj%d", q, s->njobs);
+		int j = tb_job(s, nm, q, 1, g[k], milli[k], at);
+		s->jobs[j].preemptible = true;
+		s->jobs[j].expected_runtime = 1000000;
+	}
+}
+
+/* Apply plan p to s (starts run at now, evicted jobs wait again), add
+ * each queue's use over the next dt seconds to its usage, and advance
+ * the clock. */
+static void pingpong_apply(struct fw_snapshot *s, const struct fw_plan *p, fw_time dt)
+{
+	for (int i = 0; i < p->ndecisions; i++) {
+		const struct fw_decision *d = &p->decisions[i];
+		struct fw_job *j = &s->jobs[d->job];
+		if (d->kind == FW_DECIDE_EVICT) {
+			j->state = FW_JOB_PENDING;
+			j->alloc_count = 0;
+		} else if (d->kind == FW_DECIDE_START) {
+			j->state = FW_JOB_RUNNING;
+			j->start_time = s->now;
+			j->alloc_first = s->nallocs;
+			j->alloc_count = d->alloc_count;
+			for (int k = 0; k < d->alloc_count; k++)
+				fw_snapshot_add_alloc(s, &p->allocs[d->alloc_first + k]);
+		}
+	}
+	for (int q = 0; q < s->nqueues; q++) {
+		s->queues[q].usage = fw_usage_decay(s->queues[q].usage, s->queues[q].usage_at, s->now,
+						    s->config.usage_half_life_s);
+		s->queues[q].usage_at = s->now;
+	}
+	for (int j = 0; j < s->njobs; j++)
+		if (s->jobs[j].state == FW_JOB_RUNNING)
+			s->queues[s->jobs[j].queue].usage += (double)fw_job_gpus(&s->jobs[j]) * (double)dt;
+	s->now += dt;
+}
+
+/* A cycle may reclaim from a queue; the next may not take a job that
+ * cycle started back for the queue it took from (issue: no thrashing).
+ * Random fleets, every leaf's backlog at once, 25 cycles of 10 s with
+ * each cycle's plan applied and decayed usage moving the fair shares:
+ * reclaims happen, and never the reverse of the last cycle's between
+ * the same two leaves.  (Before FW_RECLAIM_NARROW compared every queue
+ * below the common ancestor and the fair-share band, some did.) */
+TEST(reclaim_never_takes_back_what_the_last_cycle_reclaimed)
+{
+	int evictions = 0, back = 0;
+	for (uint32_t seed = 1; seed <= 12; seed++) {
+		uint32_t x = seed * 2654435761u;
+		struct fw_snapshot *s = pingpong_fleet(seed);
+		bool took[20][20] = { { false } }; /* [preemptor leaf][victim leaf], last cycle */
+		for (int q = 0; q < s->nqueues; q++)
+			if (s->queues[q].parent >= 0)
+				pingpong_backlog(s, q, q < 5 ? 80 : 40, 0, &x);
+		for (int c = 0; c < 25; c++) {
+			struct fw_plan *p = run(s, "fairway");
+			ASSERT(p != NULL);
+			bool now_took[20][20] = { { false } };
+			for (int i = 0; i < p->ndecisions; i++) {
+				const struct fw_decision *d = &p->decisions[i];
+				if (d->kind != FW_DECIDE_EVICT || d->reason != FW_REASON_RECLAIMED)
+					continue;
+				const struct fw_job *v = &s->jobs[d->job];
+				evictions++;
+				now_took[d->b][v->queue] = true;
+				/* v started last cycle, its leaf then took from d->b's */
+				back += c > 0 && v->start_time == s->now - 10 && took[v->queue][d->b];
+			}
+			memcpy(took, now_took, sizeof took);
+			pingpong_apply(s, p, 10);
+		}
+		fw_snapshot_free(s);
+	}
+	ASSERT(evictions > 50); /* reclaim really ran */
+	ASSERT_EQ(back, 0);
+}
+
 TEST(checker_catches_a_bad_eviction)
 {
 	int a[4];
@@ -5091,6 +5203,7 @@ TEST(users_past_use_stays_in_its_queue)
 	the_gang_queue_counts_free_task_slots_not_gpus, conservative_backfill_reserves_for_every_blocked_job, the_config_sets_how_many_blocked_jobs_get_a_reservation, consolidation_moves_small_jobs_to_free_nodes_for_a_gang, \
 	checker_catches_a_start_of_a_running_job, a_starving_gang_is_tried_first_and_reserved, reclaim_spares_a_job_that_started_after_starving, \
 	evictions_are_bounded_per_cycle, reclaim_is_deterministic_and_keeps_every_invariant_on_random_snapshots, \
+	reclaim_never_takes_back_what_the_last_cycle_reclaimed, \
 	checker_catches_a_bad_eviction, consolidation_decisions_fit_when_moves_outnumber_the_other_jobs, \
 	a_queue_line_is_priority_then_submit_then_index, a_queue_line_is_priority_then_expansion_factor_on_both_sorts, \
 	a_short_job_passes_a_long_one_by_expansion_factor, fifo_line_is_submit_then_index_however_the_jobs_arrive, \
