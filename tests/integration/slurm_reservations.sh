@@ -142,19 +142,7 @@ fw_stop
 # once (before, once a cycle: the backend answered "done", not "already")
 wait_until 20 "gone $wait_job" || bad setup "job $wait_job did not end"
 fill=$(sbatch --parsable -A team_a --gres=gpu:8 -t 120 -o /dev/null --wrap 'sleep 300')
-{
-	sed -n '/^scheduler/,$p' "$SRC/tests/slurm/fairway.yaml"
-	echo "nodes:"
-	for i in 1 2 3 4; do
-		printf '  - {name: gpu%03d, gpus: 8, gpuModel: h100, cpu: 64, memory: 500Gi, topology: {switch: s1}}\n' "$i"
-	done
-} >"$T/serve.yaml"
-"$B/tools/fairway" serve --backend slurm --backend-opt "conf=$SLURM_CONF" --backend-opt partitions=gpu \
-	--config "$T/serve.yaml" --state "$T/state" --listen 127.0.0.1:0 --port-file "$T/port" --period 500ms \
-	>>"$T/serve.log" 2>&1 &
-SPID=$!
-trap '[ -n "$SPID" ] && kill -KILL "$SPID" 2>/dev/null; cleanup' EXIT
-wait_until 20 'test -s "$T/port"' || bad serve_start "no port: $(tail -3 "$T/serve.log")"
+serve_up 4
 PORT=$(cat "$T/port")
 on_node serve_fill_runs "$fill" gpu002
 whole=$(sbatch --parsable -A team_a --gres=gpu:8 -t 120 -o /dev/null --wrap 'sleep 1')
@@ -272,9 +260,7 @@ else
 	bad cli_reserved_why "exit $rc: $out"
 fi
 scancel "$rj"
-kill -TERM "$SPID" 2>/dev/null
-wait "$SPID" 2>/dev/null
-SPID=
+serve_down
 cancel_all
 scontrol delete reservationname=adm_maint >/dev/null 2>&1
 scontrol delete reservationname=adm_soon >/dev/null 2>&1

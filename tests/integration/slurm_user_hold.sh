@@ -159,20 +159,7 @@ scontrol release "$a"
 started_by_fairway admin_release_runs "$a"
 fw_stop
 
-{
-	sed -n '/^scheduler/,$p' "$SRC/tests/slurm/fairway.yaml"
-	echo "nodes:"
-	for i in 1 2; do
-		printf '  - {name: gpu%03d, gpus: 8, gpuModel: h100, cpu: 64, memory: 500Gi, topology: {switch: s1}}\n' "$i"
-	done
-} >"$T/serve.yaml"
-"$B/tools/fairway" serve --backend slurm --backend-opt "conf=$SLURM_CONF" --backend-opt partitions=gpu \
-	--config "$T/serve.yaml" --state "$T/state" --listen 127.0.0.1:0 --port-file "$T/port" --period 500ms \
-	>>"$T/serve.log" 2>&1 &
-SPID=$!
-trap '[ -n "$SPID" ] && kill -KILL "$SPID" 2>/dev/null; cleanup' EXIT
-wait_until 20 'test -s "$T/port"' || bad serve_start "no port: $(tail -3 "$T/serve.log")"
-URL="http://127.0.0.1:$(cat "$T/port")"
+serve_up 2
 hu=$(sbatch --parsable --hold -A team_a --gres=gpu:2 -t 1 -o /dev/null --wrap 'sleep 2')
 ha=$(sbatch --parsable --hold -A team_b --gres=gpu:1 -t 1 -o /dev/null --wrap 'sleep 2')
 scontrol hold "$ha" # an administrator's hold on top of its user's
@@ -248,7 +235,5 @@ scontrol release "$rq"
 started_by_fairway requeuehold_released_runs "$rq"
 scancel "$rq"
 scontrol release "$ha"
-kill -TERM "$SPID" 2>/dev/null
-wait "$SPID" 2>/dev/null
-SPID=
+serve_down
 finish

@@ -7,6 +7,10 @@
 #                         print "SKIP ..." and exit 0 when this machine cannot
 #   fw_start [args...]    start fairway-slurm run in the background ($FWPID)
 #   fw_stop               SIGTERM it and wait; fw_kill9 kills it with -9
+#   serve_up N            start `fairway serve --backend slurm` on the lab
+#                         ($SPID, killed on every exit path; its URL in
+#                         $URL), nodes gpu001..N on one switch in its config;
+#                         serve_down SIGTERMs it and waits
 #   watch_bg CMD [args...] run a sampler in the background ($MONPID, killed
 #                         on every exit path); watch_stop stops it
 #   ok NAME / bad NAME WHY    record a PASS / FAIL line
@@ -19,12 +23,13 @@ FWS=$B/connectors/slurm/fairway-slurm
 LAB_SH=$SRC/tests/slurm/lab.sh
 T=$(mktemp -d /tmp/fw-slurm-test.XXXXXX)
 chmod 755 "$T" # munged wants every directory above its socket world-executable
-PASSED=0 FAILED=0 SKIPPED=0 FWPID= MONPID=
+PASSED=0 FAILED=0 SKIPPED=0 FWPID= MONPID= SPID=
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 
 cleanup() {
 	[ -n "$MONPID" ] && kill "$MONPID" 2>/dev/null
 	[ -n "$FWPID" ] && kill -KILL "$FWPID" 2>/dev/null
+	[ -n "$SPID" ] && kill -KILL "$SPID" 2>/dev/null
 	[ -d "$T/lab" ] && "$LAB_SH" stop "$T/lab" >/dev/null 2>&1
 	[ "${KEEP:-0}" = 1 ] || rm -rf "$T"
 }
@@ -65,6 +70,28 @@ fw_stop() {
 	kill -TERM "$FWPID" 2>/dev/null
 	wait "$FWPID" 2>/dev/null
 	FWPID=
+}
+serve_up() {
+	local n=$1 i
+	{
+		sed -n '/^scheduler/,$p' "$SRC/tests/slurm/fairway.yaml"
+		echo "nodes:"
+		for i in $(seq "$n"); do
+			printf '  - {name: gpu%03d, gpus: 8, gpuModel: h100, cpu: 64, memory: 500Gi, topology: {switch: s1}}\n' "$i"
+		done
+	} >"$T/serve.yaml"
+	"$B/tools/fairway" serve --backend slurm --backend-opt "conf=$SLURM_CONF" --backend-opt partitions=gpu \
+		--config "$T/serve.yaml" --state "$T/state" --listen 127.0.0.1:0 --port-file "$T/port" --period 500ms \
+		>>"$T/serve.log" 2>&1 &
+	SPID=$!
+	wait_until 20 'test -s "$T/port"' || bad serve_start "no port: $(tail -3 "$T/serve.log")"
+	URL="http://127.0.0.1:$(cat "$T/port" 2>/dev/null)"
+}
+serve_down() {
+	[ -n "$SPID" ] || return 0
+	kill -TERM "$SPID" 2>/dev/null
+	wait "$SPID" 2>/dev/null
+	SPID=
 }
 fw_kill9() {
 	kill -KILL "$FWPID" 2>/dev/null
