@@ -255,6 +255,14 @@ struct cyc {
 			* else 0 */
 };
 
+/* A waiting job's expected start t, never now: the plan does not start
+ * it, so the next cycle is its earliest (plan.h; estimate.c says where a
+ * time at now comes from). */
+static inline fw_time fw__not_now(fw_time now, fw_time t)
+{
+	return t > now ? t : now + 1;
+}
+
 /* What running job j holds: its tasks' GPUs (milli), CPU and memory. */
 static inline struct fw_res fw__job_use(const struct fw_snapshot *s, const struct fw_job *j)
 {

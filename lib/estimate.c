@@ -580,9 +580,8 @@ static fw_time short_at(struct est *e, int32_t j)
 	return t;
 }
 
-/* A waiting job's estimate, never now: this plan does not start it, so
- * the next cycle is the earliest it can (plan.h).  A shape fits at now
- * in the walk only on room this plan frees without filling it: the
+/* A waiting job's estimate, never now (fw__not_now).  A shape fits at
+ * now in the walk only on room this plan frees without filling it: the
  * victims' room its preemptors left (the reclaim phase runs after
  * allocate; the shapes that failed there are retried then, see
  * sort_out), a running job's past its expected end (its end event is at
@@ -590,7 +589,7 @@ static fw_time short_at(struct est *e, int32_t j)
  * untried); a reservation at now is one such too. */
 static fw_time not_now(const struct fw_snapshot *s, fw_time t)
 {
-	return t > s->now ? t : s->now + 1;
+	return fw__not_now(s->now, t);
 }
 
 static void set_unknown(struct fw_pending *r, enum fw_reason why, int64_t a, int64_t b)

@@ -268,13 +268,13 @@ static int emit_decisions(struct cyc *y, struct fw_plan *p)
 }
 
 /* Estimates switched off (scheduler config): reserved jobs still know
- * their time (one at now: the next second, as estimate.c's not_now: this
- * plan does not start it); the others say why there is none. */
+ * their time (one at now: the next second, fw__not_now); the others say
+ * why there is none. */
 static void no_estimate(struct fw_pending *r, fw_time now)
 {
 	r->ahead = 0;
 	if (r->reason == FW_REASON_HAS_RESERVATION) {
-		r->expected_start = r->a > now ? r->a : now + 1;
+		r->expected_start = fw__not_now(now, r->a);
 		r->unknown_why = FW_REASON_NONE;
 	} else {
 		r->expected_start = FW_TIME_UNKNOWN;
