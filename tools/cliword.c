@@ -76,7 +76,7 @@ static bool listed_before(const char *const *cands, const char *const *c)
 	return false;
 }
 
-const char *fw_cli_hint(const char *word, const char *const *cands, char *buf, size_t n)
+const char *fw_cli_nearest(const char *word, const char *const *cands)
 {
 	int best = 1000, reach = strlen(word) <= 6 ? 1 : 2, near = 0, ext = 0;
 	const char *pick = NULL, *pick_ext = NULL;
@@ -94,9 +94,16 @@ const char *fw_cli_hint(const char *word, const char *const *cands, char *buf, s
 	}
 	if (near > 1) /* --gpu: --gpus rather than --cpu; otherwise a guess */
 		pick = ext == 1 ? pick_ext : NULL;
+	return pick && best > 0 && best <= reach ? pick : NULL;
+}
+
+const char *fw_cli_hint(const char *word, const char *const *cands, char *buf, size_t n)
+{
+	const char *pick = fw_cli_nearest(word, cands);
+
 	if (n)
 		buf[0] = '\0';
-	if (pick && best > 0 && best <= reach)
+	if (pick)
 		snprintf(buf, n, " (did you mean '%s'?)", pick);
 	return buf;
 }

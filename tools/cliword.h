@@ -15,7 +15,9 @@
  * `fairway-health-sim` (sim/) and `fairway-slurm` (connectors/slurm/);
  * `fairway sim run` and `fairway sim fgd` split on their own, against
  * their tables of flags.  fw_cli_hint() names the flag a mistyped one
- * was probably meant to be, for every program's "unknown option" error.
+ * was probably meant to be, for every program's "unknown option" error,
+ * and fw_cli_nearest the same for `fairway serve`'s "unknown field" errors
+ * (connectors/serve/codec.c).
  */
 #ifndef FAIRWAY_CLIWORD_H
 #define FAIRWAY_CLIWORD_H
@@ -42,6 +44,9 @@ int fw_cli_joined_ok(const char *flag, const char *value, const char *const *bar
  * of them begins with word: "--gpu" is "--gpus", not "--cpu").  Returns
  * buf. */
 const char *fw_cli_hint(const char *word, const char *const *cands, char *buf, size_t n);
+/* The candidate itself by the same rule, or NULL (the daemon's "unknown
+ * field" errors name it their own way). */
+const char *fw_cli_nearest(const char *word, const char *const *cands);
 
 /* A plain decimal at the start of v: an optional '-', digits, and
  * optionally '.' and more digits ("16", "-5", "0.5", "2."), its value in

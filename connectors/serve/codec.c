@@ -5,13 +5,13 @@
  * against an allow-list, and read one member of one type with a range.
  * Every error names the member by its path.
  */
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api_ranges.h"
+#include "cliword.h"
 #include "codec.h"
 
 #define BAD(d, err, field, ...) fw_diag_set((d), (err), "", 0, 0, (field), __VA_ARGS__)
@@ -47,51 +47,6 @@ static void key_list(const char *const *allowed, char *buf, size_t n)
 		at += (size_t)snprintf(buf + at, n - at, "%s%s", i ? ", " : "", allowed[i]);
 }
 
-/* Edit distance of a and b, letters compared without case; a cap over
- * 32 bytes (no key is that long: a longer one is no typo of one). */
-static int key_distance(const char *a, const char *b)
-{
-	size_t m = strlen(a), n = strlen(b);
-	int row[33];
-
-	if (m > 32 || n > 32)
-		return 99;
-	for (size_t j = 0; j <= n; j++)
-		row[j] = (int)j;
-	for (size_t i = 1; i <= m; i++) {
-		int diag = row[0];
-		row[0] = (int)i;
-		for (size_t j = 1; j <= n; j++) {
-			int up = row[j], cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
-			int best = diag + cost < up + 1 ? diag + cost : up + 1;
-			row[j] = best < row[j - 1] + 1 ? best : row[j - 1] + 1;
-			diag = up;
-		}
-	}
-	return row[n];
-}
-
-/* The allowed key k is an obvious typo of: the nearest, at most one edit
- * away (two for keys of 6 letters or more), and nearer than any other
- * (at one distance, one with k's first letter is nearer: "gpu" is
- * "gpus" rather than "cpu"); NULL when none is. */
-static const char *nearest_key(const char *k, const char *const *allowed)
-{
-	const char *best = NULL;
-	int bs = 999, ties = 0;
-
-	for (int i = 0; allowed[i]; i++) {
-		int score = 2 * key_distance(k, allowed[i]) + (tolower((unsigned char)*k) != *allowed[i]);
-		if (score < bs)
-			best = allowed[i], bs = score, ties = 0;
-		else if (score == bs)
-			ties++;
-	}
-	if (!best || ties || bs / 2 > (strlen(best) >= 6 ? 2 : 1))
-		return NULL;
-	return best;
-}
-
 /* o is an object whose keys are all allowed's (NULL-terminated); an
  * unknown one is refused naming it, the nearest allowed key when it is
  * a typo of one, and every allowed key. */
@@ -111,7 +66,7 @@ static int only_keys(json_t *o, const char *path, const char *const *allowed, st
 			continue;
 		path_of(f, sizeof f, path, *k ? k : "\"\"");
 		key_list(allowed, keys, sizeof keys);
-		if ((near = nearest_key(k, allowed)))
+		if ((near = fw_cli_nearest(k, allowed))) /* the CLI's rule for a mistyped flag */
 			snprintf(hint, sizeof hint, " (did you mean \"%s\"?)", near);
 		return BAD(d, FW_EINVAL, f, "unknown field \"%.40s%s\"%s; the valid fields%s%s are %s", k,
 			   strlen(k) > 40 ? "..." : "", hint, *path ? " of " : "", path, keys);
