@@ -30,8 +30,10 @@
  *            (its limit from now, plus a minute: else Slurm keeps that
  *            job pending for ever, ReqNodeNotAvail; seen in a lab);
  *   DRAIN    slurm_update_node(DRAIN, "fairway: <why>").
- * After the actions, every fairway- reservation that no RESERVE of this
- * batch named is deleted: the plan no longer holds those nodes.  The
+ * After the actions, every fairway-<job> reservation (a job's name: "A"
+ * or "A_T", decimal) that no RESERVE of this batch named is deleted: the
+ * plan no longer holds those nodes.  Any other name, "fairway-test" too,
+ * is an admin's and stays.  The
  * daemon's maintenance windows are fairway-maint-<id> reservations that
  * fw_slurm_windows() alone creates, moves and deletes.
  */
@@ -673,16 +675,17 @@ static int do_reserve(struct fw_slurm *h, const struct fw_backend_action *a,
 	return FW_OK;
 }
 
-/* Every fairway- reservation no RESERVE of this batch named goes. */
+/* Every job reservation of fairway's (fairway-<job>, fw__slurm_job_resv)
+ * that no RESERVE of this batch named goes; an admin's "fairway-test"
+ * stays. */
 static void resv_sweep(struct fw_slurm *h, const struct fw_backend_action *acts,
 		       int32_t n)
 {
 	for (uint32_t i = 0; h->resv && i < h->resv->record_count; i++) {
 		const char *nm = h->resv->reservation_array[i].name;
 		bool keep = false;
-		if (strncmp(nm, FW_SLURM_RESV_PREFIX, strlen(FW_SLURM_RESV_PREFIX)) ||
-		    !strncmp(nm, FW_SLURM_MAINT_PREFIX, strlen(FW_SLURM_MAINT_PREFIX)))
-			continue; /* not fairway's, or a window's (fw_slurm_windows) */
+		if (!fw__slurm_job_resv(nm))
+			continue; /* not a job's: an admin's, or a window's (fw_slurm_windows) */
 		for (int32_t k = 0; k < n && !keep; k++)
 			keep = (acts[k].kind == FW_DECIDE_RESERVE || acts[k].kind == FW_DECIDE_START) &&
 			       !strcmp(nm + strlen(FW_SLURM_RESV_PREFIX), acts[k].job);

@@ -657,10 +657,24 @@ static bool named(const reserve_info_t *r, const char *prefix)
 	return !strncmp(r->name, prefix, strlen(prefix));
 }
 
+bool fw__slurm_job_resv(const char *name)
+{
+	size_t n = strlen(FW_SLURM_RESV_PREFIX);
+	uint32_t a, t;
+
+	return name && !strncmp(name, FW_SLURM_RESV_PREFIX, n) && parse_name(name + n, &a, &t);
+}
+
+/* fairway's own: a job's (fairway-<job>) or a window's mirror
+ * (fairway-maint-<id>).  An admin's "fairway-test" is the admin's. */
+static bool own_resv(const reserve_info_t *r)
+{
+	return named(r, FW_SLURM_MAINT_PREFIX) || fw__slurm_job_resv(r->name);
+}
+
 bool fw__slurm_admin_resv(const reserve_info_t *r)
 {
-	return r->name && r->node_inx && r->node_inx[0] >= 0 && r->end_time > r->start_time &&
-	       !named(r, FW_SLURM_RESV_PREFIX);
+	return r->name && r->node_inx && r->node_inx[0] >= 0 && r->end_time > r->start_time && !own_resv(r);
 }
 
 bool fw__slurm_closing_resv(const reserve_info_t *r)
@@ -738,7 +752,7 @@ int fw_slurm_reservations(const struct fw_slurm *h, struct fw_backend_rsv *out, 
 	for (uint32_t i = 0; h->resv && i < h->resv->record_count; i++) {
 		const reserve_info_t *r = &h->resv->reservation_array[i];
 		struct fw_backend_rsv *o;
-		if (!r->name || named(r, FW_SLURM_RESV_PREFIX) || strlen(r->name) >= sizeof o->name)
+		if (!r->name || own_resv(r) || strlen(r->name) >= sizeof o->name)
 			continue; /* fairway's own (its jobs', its windows' mirrors) */
 		if (n++ >= cap)
 			continue;

@@ -341,6 +341,9 @@ reserve_info_t *fw__slurm_resv(const struct fw_slurm *h, const char *name);
  * (fairway-maint-<id>), not a job reservation fairway-<id> (those hold
  * nodes for fairway's own plan). */
 bool fw__slurm_admin_resv(const reserve_info_t *r);
+/* Is name a job reservation of fairway's: "fairway-" and a job's name
+ * ("A" or "A_T", decimal)?  Only those does fairway move and delete. */
+bool fw__slurm_job_resv(const char *name);
 bool fw__slurm_closing_resv(const reserve_info_t *r);
 int fw__slurm_topo_load(struct fw_slurm *h, struct fw_diag *d);
 const struct fw_slurm_topo *fw__slurm_topo_of(const struct fw_slurm *h,

@@ -9,7 +9,8 @@
 # maintenance reservation counted as gone for good in the estimates.
 # Reservations made before fairway starts: adm_maint (MAINT, gpu001, open
 # now, 30 min), adm_users (gpu002, open now, 10 h), adm_soon (gpu003, from
-# an hour on).  gpu004 is free.
+# an hour on), fairway-lab (gpu004, an admin's despite its name, from 20 h
+# on).  gpu004 is free.
 #   long_only_where_free     an 8-GPU job of -t 120 runs on gpu004: gpu001
 #                            and gpu002 are reserved now, and it would
 #                            still run when adm_soon begins on gpu003
@@ -31,6 +32,10 @@
 #                            released onto gpu001 or gpu002
 #   deleted_frees_the_node   adm_users deleted: the waiting job starts on
 #                            gpu002
+#   admin_fairway_named_kept fairway-lab, an admin's reservation named like
+#                            fairway's, is still there after all those
+#                            cycles (before, the first apply deleted every
+#                            fairway- reservation its plan did not name)
 # Then through the daemon (fairway serve --backend slurm):
 #   serve_reservation_logged_once  a whole-node and a partial-node
 #                            reservation held in place for a dozen cycles
@@ -51,9 +56,10 @@
 #                            (kind backend, source slurm, readOnly, nodes
 #                            [gpu001], flags with MAINT, Slurm's start and
 #                            end) and adm_soon (gpu003), and the daemon's
-#                            window "bios" once (source fairway), but
-#                            neither its mirror fairway-maint-bios nor the
-#                            job reservation fairway-<job>, both of which
+#                            window "bios" once (source fairway), and
+#                            fairway-lab (source slurm), but neither its
+#                            mirror fairway-maint-bios nor the job
+#                            reservation fairway-<job>, both of which
 #                            scontrol shows
 #   serve_get_slurm_reservation  GET /v1/reservations/adm_maint answers it
 #   serve_backend_name_refused  a window POSTed with the id of Slurm's
@@ -85,6 +91,8 @@ scontrol create reservation reservationname=adm_users starttime=now duration=600
 	users=root >/dev/null || bad setup "adm_users"
 scontrol create reservation reservationname=adm_soon starttime=now+3600 duration=60 nodes=gpu003 \
 	users=root >/dev/null || bad setup "adm_soon"
+scontrol create reservation reservationname=fairway-lab starttime=now+72000 duration=60 nodes=gpu004 \
+	users=root >/dev/null || bad setup "fairway-lab"
 maint_end=$(scontrol show res adm_maint | sed -n 's/.*EndTime=\([^ ]*\).*/\1/p')
 fw_start
 # every release fairway makes, sampled: "JOB REQNODES" of released jobs
@@ -136,6 +144,11 @@ fi
 scancel "$inres"
 scontrol delete reservationname=adm_users || bad setup "delete adm_users"
 on_node deleted_frees_the_node "$wait_job" gpu002
+if scontrol show res fairway-lab >/dev/null 2>&1; then
+	ok admin_fairway_named_kept
+else
+	bad admin_fairway_named_kept "fairway deleted the admin's reservation fairway-lab"
+fi
 fw_stop
 # The same world through the daemon (fairway serve --backend slurm): the
 # MAINT node is not unhealthy, and a reservation held in place is logged
@@ -188,7 +201,7 @@ wait_until 10 'scontrol show res fairway-maint-bios >/dev/null 2>&1' || bad setu
 resvs=$(scontrol -o show res | sed -n 's/^ReservationName=\([^ ]*\) .*/\1/p' | tr '\n' ' ')
 curl -s "$API/reservations" >"$T/rsv.json"
 if python3 - "$T/rsv.json" "$(date -u -d "$maint_end" +%s)" "$resvs" <<'PY'; then
-import json, sys
+import json, re, sys
 l = json.load(open(sys.argv[1]))["reservations"]
 by = {r["id"]: r for r in l}
 m = by["adm_maint"]
@@ -197,8 +210,9 @@ assert m["nodes"] == ["gpu001"] and "MAINT" in m["flags"] and m["end"] == int(sy
 assert by["adm_soon"]["nodes"] == ["gpu003"] and by["adm_soon"]["start"] > m["start"], by["adm_soon"]
 assert [r["id"] for r in l].count("bios") == 1 and by["bios"]["source"] == "fairway", l
 names = sys.argv[3].split()
-assert "fairway-maint-bios" in names and any(n.startswith("fairway-") and n != "fairway-maint-bios" for n in names), names
-assert not any(r["id"].startswith("fairway-") for r in l), l
+assert "fairway-maint-bios" in names and any(re.fullmatch(r"fairway-[0-9_]+", n) for n in names), names
+assert not any(re.match(r"fairway-(maint-|[0-9])", r["id"]) for r in l), l
+assert by["fairway-lab"]["source"] == "slurm" and by["fairway-lab"]["nodes"] == ["gpu004"], by.get("fairway-lab")
 PY
 	ok serve_lists_slurm_reservations
 else
@@ -264,4 +278,5 @@ serve_down
 cancel_all
 scontrol delete reservationname=adm_maint >/dev/null 2>&1
 scontrol delete reservationname=adm_soon >/dev/null 2>&1
+scontrol delete reservationname=fairway-lab >/dev/null 2>&1
 finish

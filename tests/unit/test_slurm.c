@@ -2152,6 +2152,41 @@ TEST(slurms_own_reservations_are_listed_read_only)
 	fake_free(&f);
 }
 
+/* Only "fairway-" and a job's name is a job reservation of fairway's:
+ * an admin's "fairway-test" is listed as Slurm's, closes its node, and
+ * no apply deletes it (before, every apply's sweep deleted any
+ * fairway- reservation no RESERVE named). */
+TEST(an_admins_fairway_named_reservation_is_the_admins)
+{
+	struct fake f;
+	reserve_info_t rv[3];
+	reserve_info_msg_t rm = { .record_count = 3, .reservation_array = rv };
+	struct fw_backend_rsv out[3];
+
+	ASSERT(fw__slurm_job_resv("fairway-77"));
+	ASSERT(fw__slurm_job_resv("fairway-900_3"));
+	ASSERT(!fw__slurm_job_resv("fairway-test"));
+	ASSERT(!fw__slurm_job_resv("fairway-77x"));
+	ASSERT(!fw__slurm_job_resv("fairway-900_"));
+	ASSERT(!fw__slurm_job_resv("fairway-"));
+	ASSERT(!fw__slurm_job_resv("fairway-maint-w1"));
+	ASSERT(!fw__slurm_job_resv("77"));
+	fake_init(&f, 4, 0);
+	f.h->resv = &rm;
+	fake_resv(&rv[0], "fairway-test", 900, 5000, 1);
+	fake_resv(&rv[1], "fairway-77", 900, 3000, 3);
+	fake_resv(&rv[2], "fairway-maint-w1", 900, 5000, 0);
+	ASSERT(fw__slurm_admin_resv(&rv[0]));
+	ASSERT(!fw__slurm_admin_resv(&rv[1]));
+	ASSERT(!fw__slurm_admin_resv(&rv[2]));
+	ASSERT(fw__slurm_closing_resv(&rv[2]));
+	ASSERT_EQ(fw_slurm_reservations(f.h, out, 3), 1);
+	ASSERT_STR_EQ(out[0].name, "fairway-test");
+	ASSERT_STR_EQ(out[0].nodes, "gpu002");
+	f.h->resv = NULL;
+	fake_free(&f);
+}
+
 /* A user's own hold (scontrol uhold): JobHeldUser, and job_submit.lua's
  * record in the Comment.  Not planned, commented so, not skipped; an
  * administrator's hold (JobHeldAdmin) is recorded the same way, and so is
@@ -2323,4 +2358,4 @@ TEST_MAIN(a_run_time_limit_ends_a_job_and_bounds_a_start, the_reservation_filter
 	  a_jobs_user_is_named_by_its_uid, slurm_reservations_close_their_nodes_and_admit_their_jobs,
 	  a_job_released_onto_a_node_taken_out_is_planned_again, a_node_full_of_foreign_work_is_not_drained,
 	  slurms_own_reservations_are_listed_read_only, a_job_its_user_holds_is_not_planned,
-	  a_reservation_starts_after_the_jobs_released_onto_its_nodes)
+	  a_reservation_starts_after_the_jobs_released_onto_its_nodes, an_admins_fairway_named_reservation_is_the_admins)
