@@ -36,7 +36,8 @@
  * a whole snapshot for one job or node it cannot take, and then no job of
  * the cluster is scheduled.  So what the core cannot model is handled
  * record by record: a node past 16 GPUs is read as 16, a job on GPUs past
- * them or on a node named twice is foreign, and a held job that asks what
+ * them, on a node named twice or on more GPU counts than a job has task
+ * groups is foreign, and a held job that asks what
  * fairway cannot place (more than 16 GPUs a node, --gpus-per-socket, a
  * --constraint form it does not read, no node left by its partitions,
  * --exclude and --constraint, --exclusive on nodes of several sizes) or
@@ -383,7 +384,7 @@ static int64_t job_mem(uint64_t mem, uint32_t cpus)
  * a node (tres_per_task; --ntasks-per-node, else the tasks spread evenly,
  * rounded up), or --gpus=N over the job's nodes (tres_per_job, rounded
  * up: Slurm may place them unevenly, and a running job on uneven counts
- * is read as foreign).  -1 for --gpus-per-socket, which fairway does not
+ * is read with a task group per count, gpu_groups).  -1 for --gpus-per-socket, which fairway does not
  * read (the job is held, and its comment says so). */
 static int job_gpus(const slurm_job_info_t *j, int tasks, char *model, size_t len)
 {
@@ -468,11 +469,13 @@ static void mark_foreign(struct build *b, const slurm_job_info_t *j)
 	}
 }
 
+/* One allocation per node, in the group of its GPU count (group[k]). */
 static int add_allocs(struct build *b, const int32_t *nodes, const uint32_t *masks,
-		      int n, const struct fw_task_group *g)
+		      const int8_t *group, int n, const struct fw_job *fj)
 {
 	for (int k = 0; k < n; k++) {
-		struct fw_task_alloc a = { .node = nodes[k], .group = 0,
+		const struct fw_task_group *g = &fj->groups[group[k]];
+		struct fw_task_alloc a = { .node = nodes[k], .group = group[k],
 					   .gpu_mask = masks[k],
 					   .gpu_milli = g->gpus ? 1000 : 0 };
 		int rc = fw_snapshot_add_alloc(b->s, &a);
@@ -528,25 +531,66 @@ static bool whole_nodes(const struct build *b, const int32_t *nodes, int n, uint
 	return true;
 }
 
+/* The GPU counts of a running job's nodes: Slurm may place --gpus=N
+ * unevenly (8 and 4 of 12 on two nodes).  Into group[k] the group of
+ * node k, one group per count in order of first sight; the groups'
+ * count, or 0 for more than FW_MAX_GROUPS (read as foreign). */
+static int gpu_groups(const uint32_t *masks, int n, int8_t *group, int *gpus)
+{
+	int ng = 0;
+
+	for (int k = 0; k < n; k++) {
+		int c = __builtin_popcount(masks[k]), g = 0;
+		while (g < ng && gpus[g] != c)
+			g++;
+		if (g == ng && ng++ == FW_MAX_GROUPS)
+			return 0;
+		gpus[g] = c;
+		group[k] = (int8_t)g;
+	}
+	return ng;
+}
+
+/* fj's one group as groups of the GPU counts its nodes hold. */
+static void split_groups(const struct build *b, const int32_t *nodes, const int8_t *group, int n, const int *gpus,
+			 int ng, struct fw_job *fj)
+{
+	int32_t on[FW_SLURM_MAX_JOB_NODES];
+
+	for (int g = 0; g < ng; g++) {
+		int m = 0;
+		fj->groups[g] = fj->groups[0];
+		fj->groups[g].gpus = gpus[g];
+		for (int k = 0; k < n; k++)
+			if (group[k] == g)
+				on[m++] = nodes[k];
+		fj->groups[g].count = m;
+		fit_task(b, on, m, &fj->groups[g]);
+	}
+	fj->ngroups = ng;
+}
+
 static int add_running(struct build *b, const slurm_job_info_t *j, int32_t q,
-		       const int32_t *nodes, uint32_t *masks, int n)
+		       const int32_t *nodes, uint32_t *masks, const int8_t *group, const int *gpus, int ng, int n)
 {
 	struct fw_job fj;
 	int rc;
 
 	job_common(b, j, q, &fj);
 	job_shape(j, n, &fj);
-	if (exclusive(j) && whole_nodes(b, nodes, n, masks)) {
+	if (ng == 1 && exclusive(j) && whole_nodes(b, nodes, n, masks)) {
 		fj.groups[0].cpu_milli = INT64_MAX / 4; /* cut to what is left: all */
 		fj.groups[0].mem_mib = INT64_MAX / 4;
+		fj.groups[0].gpus = __builtin_popcount(masks[0]);
+		fit_task(b, nodes, n, &fj.groups[0]);
+	} else {
+		split_groups(b, nodes, group, n, gpus, ng, &fj);
 	}
-	fj.groups[0].gpus = __builtin_popcount(masks[0]);
-	fit_task(b, nodes, n, &fj.groups[0]);
 	fj.state = FW_JOB_RUNNING;
 	fj.start_time = j->start_time && j->start_time <= b->s->now ? j->start_time : b->s->now;
 	fj.alloc_first = b->s->nallocs;
 	fj.alloc_count = n;
-	if ((rc = add_allocs(b, nodes, masks, n, &fj.groups[0])) != FW_OK)
+	if ((rc = add_allocs(b, nodes, masks, group, n, &fj)) != FW_OK)
 		return rc;
 	return fw_snapshot_add_job(b->s, &fj) < 0 ? FW_ENOMEM : FW_OK;
 }
@@ -555,24 +599,25 @@ static int running_job(struct build *b, const slurm_job_info_t *j)
 {
 	int32_t nodes[FW_SLURM_MAX_JOB_NODES], q = queue_of(b, j);
 	uint32_t masks[FW_SLURM_MAX_JOB_NODES];
+	int8_t group[FW_SLURM_MAX_JOB_NODES];
+	int gpus[FW_MAX_GROUPS + 1], ng = 0;
 	int n = hosts(b, j->nodes, nodes, FW_SLURM_MAX_JOB_NODES);
 
 	for (int k = 0; k < n && k < FW_SLURM_MAX_JOB_NODES; k++) {
 		masks[k] = k < (int)j->gres_detail_cnt ? fw__gres_idx_mask(j->gres_detail_str[k]) : 0;
-		if (nodes[k] < 0 || __builtin_popcount(masks[k]) != __builtin_popcount(masks[0]) ||
-		    (b->held[nodes[k]] & masks[k]) || (masks[k] >> b->s->nodes[nodes[k]].gpu_count))
-			q = -1; /* outside the managed nodes, uneven GPU counts,
-				 * GPUs a managed job holds already, or GPUs
-				 * past the node's (one of more than 16) */
+		if (nodes[k] < 0 || (b->held[nodes[k]] & masks[k]) || (masks[k] >> b->s->nodes[nodes[k]].gpu_count))
+			q = -1; /* outside the managed nodes, GPUs a managed
+				 * job holds already, or GPUs past the node's
+				 * (one of more than 16) */
 	}
-	if (n > 0 && n <= FW_SLURM_MAX_JOB_NODES && !distinct(b, nodes, n))
-		q = -1;
+	if (n > 0 && n <= FW_SLURM_MAX_JOB_NODES && (!distinct(b, nodes, n) || !(ng = gpu_groups(masks, n, group, gpus))))
+		q = -1; /* a node twice, or more GPU counts than task groups */
 	if (q < 0 || n == 0 || n > FW_SLURM_MAX_JOB_NODES) {
 		skip(b, q < 0 && fw__slurm_managed(b->h, j->partition));
 		mark_foreign(b, j);
 		return FW_OK;
 	}
-	return add_running(b, j, q, nodes, masks, n);
+	return add_running(b, j, q, nodes, masks, group, gpus, ng, n);
 }
 
 /* The lowest `want` GPUs of node x not taken yet, in *mask; false when
@@ -611,7 +656,10 @@ static int starting_job(struct build *b, const slurm_job_info_t *j, bool *placed
 		    probe.groups[0].cpu_milli > cpu_left(b, nodes[k]) || probe.groups[0].mem_mib > mem_left(b, nodes[k]))
 			return FW_OK;
 	*placed = true;
-	return add_running(b, j, q, nodes, masks, n);
+	int8_t group[FW_SLURM_MAX_JOB_NODES];
+	int gpus[FW_MAX_GROUPS + 1];
+	int ng = gpu_groups(masks, n, group, gpus); /* one: as many GPUs on each */
+	return add_running(b, j, q, nodes, masks, group, gpus, ng, n);
 }
 
 /* A managed job left out of the snapshot (enum fw__orphan_why says why:

@@ -21,6 +21,13 @@
 #                         4-GPU job starts at once on the free node (a whole
 #                         node in Slurm); read as 1 GPU, fairway packed it
 #                         beside the other, where Slurm would not run it
+# Then through the daemon (fairway serve --backend slurm):
+#   serve_uneven_is_the_queues  -N 2 --gpus=12 on two free nodes runs as
+#                         Slurm places it (here 8 and 4): GET /v1/jobs/ID
+#                         has it running, team_a's, 12 GPUs on both nodes,
+#                         and no GPU of either node is counted bad (such a
+#                         job was read as foreign: its GPUs bad, counted
+#                         for no queue, never evicted)
 . "$(dirname "$0")/../slurm/lib.sh"
 TEST_NAME=slurm_gpu_forms
 GPUS=8 SWITCHES=1 lab_up 2
@@ -71,5 +78,34 @@ else
 	bad exclusive_gets_a_free_node "job $x: $(squeue -h -j "$x" -o '%T %Q %r %k'); $r on $(squeue -h -j "$r" -o %N)"
 fi
 fw_stop
+cancel_all
+wait_until 20 'gone $r && gone $x' || bad setup "jobs $r $x did not end"
+serve_up 2
+u=$(sbatch --parsable -A team_a -N 2 --gpus=12 -t 5 -o /dev/null --wrap 'sleep 120')
+wait_until 20 'running $u' || bad setup "job $u did not run: $(squeue -h -j "$u" -o '%T %Q %r %k')"
+PORT=$(cat "$T/port")
+# three cycles past the one that saw it run (the view of the cycle that
+# started it shows the plan's own start)
+cyc() { curl -s "http://127.0.0.1:$PORT/v1/plan" | python3 -c 'import json,sys; print(json.load(sys.stdin)["cycle"])'; }
+c0=$(cyc)
+wait_until 10 '[ "$(cyc)" -ge $((c0 + 3)) ]' || bad setup "the daemon did not cycle past $c0"
+placed=$(scontrol -d show job "$u" | sed -n 's/.*Nodes=\([^ ]*\) .*GRES=\([^ ]*\).*/\1 \2/p' | tr '\n' ' ')
+uneven_listed() {
+	curl -s "http://127.0.0.1:$PORT/v1/jobs/$u" >"$T/u.json" && curl -s "http://127.0.0.1:$PORT/v1/nodes" >"$T/n.json" &&
+		python3 - "$T/u.json" "$T/n.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert (j["state"], j["queue"], j["gpus"]) == ("running", "team_a", 12), j
+assert sorted(j["nodes"]) == ["gpu001", "gpu002"], j
+assert all(not n.get("badGpus") for n in json.load(open(sys.argv[2]))["nodes"])
+PY
+}
+if wait_until 10 'uneven_listed 2>/dev/null'; then
+	ok serve_uneven_is_the_queues
+else
+	bad serve_uneven_is_the_queues "Slurm placed it: $placed; GET: $(cat "$T/u.json"); $(head -c 400 "$T/n.json")"
+fi
+echo "# job $u placed by Slurm as: $placed; GET: $(cat "$T/u.json")"
+serve_down
 cancel_all
 finish

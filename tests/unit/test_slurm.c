@@ -295,7 +295,7 @@ struct fake {
 	int32_t inx[3];
 	partition_info_t parts2[2];     /* fake_two_partitions' gpu and gpu2 */
 	int32_t inx2[3];
-	char names[4][8];
+	char names[8][8];
 	struct fw_queue q;
 	struct fw_snapshot *s;
 	struct fw_backend_world w;
@@ -317,7 +317,7 @@ static void fake_init(struct fake *f, int nn, int nj)
 	snprintf(f->h->parts, sizeof f->h->parts, "gpu");
 	f->nodes.record_count = (uint32_t)nn;
 	f->nodes.node_array = calloc((size_t)nn, sizeof *f->nodes.node_array);
-	for (int i = 0; i < nn && i < 4; i++) {
+	for (int i = 0; i < nn && i < 8; i++) {
 		snprintf(f->names[i], sizeof f->names[i], "gpu%03d", i + 1);
 		fake_node(&f->nodes.node_array[i], f->names[i]);
 	}
@@ -2309,6 +2309,67 @@ TEST(a_job_released_onto_a_node_taken_out_is_planned_again)
 	fake_free(&f);
 }
 
+/* Slurm may place --gpus=N unevenly: 12 over two nodes as 8 and 4.  Such
+ * a running job is the queue's, a task group per GPU count (it was read
+ * as foreign: its GPUs bad, counted for no queue, never evicted); one of
+ * more GPU counts than a job has task groups stays foreign. */
+static void fake_uneven(slurm_job_info_t *j, uint32_t id, const char *nodes, const char *tres,
+			const char *const *gres, int n)
+{
+	fake_job(j, id, nodes, gres[0], (uint32_t)(4 * n));
+	j->num_nodes = (uint32_t)n;
+	j->tres_per_node = NULL;
+	j->tres_per_job = (char *)tres;
+	j->gres_detail_cnt = (uint32_t)n;
+	j->gres_detail_str = realloc(j->gres_detail_str, (size_t)n * sizeof *j->gres_detail_str);
+	for (int k = 0; k < n; k++)
+		j->gres_detail_str[k] = (char *)gres[k];
+}
+
+TEST(a_job_slurm_placed_unevenly_is_its_queues)
+{
+	static const char *const two[] = { "gpu:h100:8(IDX:0-7)", "gpu:h100:4(IDX:0-3)" };
+	static const char *const three[] = { "gpu:h100:1(IDX:0)", "gpu:h100:2(IDX:0-1)", "gpu:h100:3(IDX:0-2)" };
+	static const char *const five[] = { "gpu:h100:1(IDX:0)", "gpu:h100:2(IDX:0-1)", "gpu:h100:3(IDX:0-2)",
+					    "gpu:h100:4(IDX:0-3)", "gpu:h100:5(IDX:0-4)" };
+	struct fake f;
+	const struct fw_job *jb;
+
+	fake_init(&f, 5, 2);
+	fake_uneven(&f.jobs.job_array[0], 821, "gpu[001-002]", "gres:gpu:12", two, 2);
+	fake_uneven(&f.jobs.job_array[1], 822, "gpu[003-005]", "gres:gpu:6", three, 3);
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	ASSERT_OK(fw_snapshot_validate(f.s, &f.d));
+	ASSERT_EQ(f.s->njobs, 2);
+	jb = &f.s->jobs[0];
+	ASSERT_STR_EQ(jb->name, "821");
+	ASSERT_EQ(jb->state, FW_JOB_RUNNING);
+	ASSERT_EQ(jb->ngroups, 2);
+	ASSERT_EQ(jb->groups[0].gpus, 8);
+	ASSERT_EQ(jb->groups[0].count, 1);
+	ASSERT_EQ(jb->groups[1].gpus, 4);
+	ASSERT_EQ(jb->groups[1].count, 1);
+	ASSERT_EQ(f.s->allocs[jb->alloc_first + 1].group, 1);
+	ASSERT_EQ(f.s->allocs[jb->alloc_first + 1].gpu_mask, 0xfu);
+	jb = &f.s->jobs[1];
+	ASSERT_EQ(jb->ngroups, 3);
+	ASSERT_EQ(jb->groups[0].gpus + jb->groups[1].gpus + jb->groups[2].gpus, 6);
+	for (int i = 0; i < 5; i++)
+		ASSERT_EQ(f.s->nodes[i].bad_gpu_mask, 0u); /* none foreign */
+	ASSERT_EQ(f.w.skipped_jobs, 0);
+	fake_free(&f);
+
+	/* five nodes of five GPU counts: more than FW_MAX_GROUPS, foreign */
+	fake_init(&f, 5, 1);
+	fake_uneven(&f.jobs.job_array[0], 823, "gpu[001-005]", "gres:gpu:15", five, 5);
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	ASSERT_OK(fw_snapshot_validate(f.s, &f.d));
+	ASSERT_EQ(f.s->njobs, 0);
+	ASSERT_EQ(f.s->nodes[4].bad_gpu_mask, 0x1fu);
+	ASSERT_EQ(f.w.skipped_jobs, 1);
+	fake_free(&f);
+}
+
 /* A node whose GPUs a job fairway does not schedule holds, all of them
  * (an account of no queue, or a job Slurm placed unevenly), is busy, not
  * broken: no drain.  (A rule that made every node with all GPUs in its
@@ -2358,4 +2419,5 @@ TEST_MAIN(a_run_time_limit_ends_a_job_and_bounds_a_start, the_reservation_filter
 	  a_jobs_user_is_named_by_its_uid, slurm_reservations_close_their_nodes_and_admit_their_jobs,
 	  a_job_released_onto_a_node_taken_out_is_planned_again, a_node_full_of_foreign_work_is_not_drained,
 	  slurms_own_reservations_are_listed_read_only, a_job_its_user_holds_is_not_planned,
-	  a_reservation_starts_after_the_jobs_released_onto_its_nodes, an_admins_fairway_named_reservation_is_the_admins)
+	  a_reservation_starts_after_the_jobs_released_onto_its_nodes, an_admins_fairway_named_reservation_is_the_admins,
+	  a_job_slurm_placed_unevenly_is_its_queues)
