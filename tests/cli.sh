@@ -767,6 +767,14 @@ expect "sim-run-config-missing-file" 1 "none.yaml: cannot open the config: No su
 	"$FW" sim run --config "$SC/none.yaml" --trace "$CT" --format fairway
 expect "sim-run-config-is-an-input" 2 "--json $CF is the --config input" \
 	"$FW" sim run --config "$CF" --trace "$CT" --format fairway --json "$CF"
+# the platform team's path: sacct -> sacct2fairway -> a replay on the site's
+# config, whose leaf queues are the Slurm accounts
+printf 'nodeGroups:\n  - {count: 2, namePrefix: h, gpus: 8, gpuModel: h100, cpu: 128, memory: 2Ti}\nqueues:\n%s\n%s\n%s\n%s\n' \
+	'  - {name: research, resources: {gpu: {quota: 12}}}' '  - {name: vision, parent: research, resources: {gpu: {quota: 4}}}' \
+	'  - {name: nlp, parent: research, resources: {gpu: {quota: 8}}}' '  - {name: gpu, resources: {gpu: {quota: 4}}}' >"$SC/site.yaml"
+"$FW" trace sacct2fairway tests/data/sacct_sample.txt "$SC/sacct.csv" >/dev/null 2>&1
+expect "sim-run-config-replays-an-sacct-conversion" 0 "policy fairway  3 jobs started" \
+	"$FW" sim run --config "$SC/site.yaml" --trace "$SC/sacct.csv" --format fairway --policies fairway
 rm -rf "$SC"
 # a trace without jobs is bad input: no metric is defined, no output written
 HO=$(mktemp -d)

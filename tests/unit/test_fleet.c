@@ -613,6 +613,20 @@ TEST(config_refuses_a_parent_budget_and_a_fleet_beside_it)
 	ASSERT_EQ(fw_sim_run_trace(&t, NULL, &o, &r, &d), FW_EINVAL);
 	ASSERT_STR_CONTAINS(d.msg, "leave the per-queue options unset");
 	fw_sim_result_free(&r);
+	/* FW_TEAMS_MAX queues at most, parents included; and one at least */
+	struct fw_queue q;
+	fw_queue_init(&q);
+	for (int i = cfg->nqueues; i < FW_TEAMS_MAX; i++) {
+		snprintf(q.name, sizeof q.name, "x%d", i);
+		ASSERT(fw_snapshot_add_queue(cfg, &q) >= 0);
+	}
+	ASSERT_OK(fw_fleet_check_config(cfg, "c.yaml", &d));
+	ASSERT(fw_snapshot_add_queue(cfg, &q) >= 0);
+	ASSERT_EQ(fw_fleet_check_config(cfg, "c.yaml", &d), FW_ERANGE);
+	ASSERT_STR_CONTAINS(d.msg, "the config has 257 queues, and the simulator replays at most 256");
+	cfg->nqueues = 0;
+	ASSERT_EQ(fw_fleet_check_config(cfg, "c.yaml", &d), FW_EINVAL);
+	ASSERT_STR_CONTAINS(d.msg, "the config has no queues");
 	fw_snapshot_free(cfg);
 }
 
