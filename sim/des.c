@@ -91,6 +91,7 @@ struct sim {
 	 * none; per row, whether a plan left it pending over budget */
 	int64_t budget_at;
 	bool *over_budget;
+	bool budgets;              /* some queue has a GPU-hour budget */
 	/* budget_safe under `change` (short_wakes): the earliest expected
 	 * start after its now of the jobs the last plan left budget_short
 	 * (the engine's, no sooner than their runs fit what is left:
@@ -291,12 +292,13 @@ static int cmp_ev(const void *a, const void *b)
 
 static int add_nodes(struct fw_snapshot *s, const struct fw_sim_opts *o)
 {
+	const struct fw_snapshot *f = o->config ? o->config : o->fleet;
 	struct fw_node n;
 
-	if (o->fleet) {
-		s->topology = o->fleet->topology;
-		for (int32_t i = 0; i < o->fleet->nnodes; i++)
-			if (fw_snapshot_add_node(s, &o->fleet->nodes[i]) < 0)
+	if (f) {
+		s->topology = f->topology;
+		for (int32_t i = 0; i < f->nnodes; i++)
+			if (fw_snapshot_add_node(s, &f->nodes[i]) < 0)
 				return FW_ENOMEM;
 		return FW_OK;
 	}
@@ -344,13 +346,50 @@ static int queue_models(struct sim *m, int32_t i, const struct fw_sim_model_limi
 	return FW_OK;
 }
 
-/* Queues from fw_trace_queues (trace.h): team queues, then trace names. */
+/* The config's queues (o->config): its tree as it is, every setting and
+ * its model tables with it, and each row to the leaf its queue column
+ * names (checked: fw_trace_config_queue). */
+static int config_queues(struct sim *m)
+{
+	const struct fw_snapshot *c = m->o->config;
+	int rc;
+
+	m->nteam = m->r->nteam = m->qs.nteam = 0;
+	m->r->nqueues = m->qs.n = c->nqueues;
+	for (int32_t i = 0; i < c->nqueues; i++) {
+		snprintf(m->qs.name[i], FW_NAME_MAX, "%s", c->queues[i].name);
+		snprintf(m->r->qname[i], sizeof m->r->qname[i], "%s", c->queues[i].name);
+		m->r->qparent[i] = c->queues[i].parent;
+		m->qs.deserved_milli[i] = m->r->qdeserved_milli[i] = c->queues[i].deserved.v[FW_RES_GPU];
+		if (fw_snapshot_add_queue(m->s, &c->queues[i]) < 0)
+			return FW_ENOMEM;
+	}
+	for (int32_t i = 0; i < c->nmodel_limits; i++)
+		if (fw_snapshot_add_model_limit(m->s, &c->model_limits[i]) < 0)
+			return FW_ENOMEM;
+	for (int32_t i = 0; i < c->nmodel_deserved; i++)
+		if (fw_snapshot_add_model_deserved(m->s, &c->model_deserved[i]) < 0)
+			return FW_ENOMEM;
+	if (!(m->qs.of_job = malloc((m->t->n ? m->t->n : 1) * sizeof *m->qs.of_job)))
+		return FW_ENOMEM;
+	for (size_t i = 0; i < m->t->n; i++) {
+		if ((rc = fw_trace_config_queue(m->t, i, c, m->d)) < 0)
+			return rc;
+		m->qs.of_job[i] = rc;
+	}
+	return FW_OK;
+}
+
+/* Queues from fw_trace_queues (trace.h): team queues, then trace names;
+ * or the config's. */
 static int add_queues(struct sim *m, const struct fw_teams *teams, int64_t gpus)
 {
 	struct fw_queue q;
-	int rc = fw_trace_queues(m->t, teams, m->o->force_teams, gpus, &m->qs, m->d);
+	int rc;
 
-	if (rc != FW_OK)
+	if (m->o->config)
+		return config_queues(m);
+	if ((rc = fw_trace_queues(m->t, teams, m->o->force_teams, gpus, &m->qs, m->d)) != FW_OK)
 		return rc;
 	m->nteam = m->r->nteam = m->qs.nteam;
 	m->r->nqueues = m->qs.n;
@@ -358,6 +397,7 @@ static int add_queues(struct sim *m, const struct fw_teams *teams, int64_t gpus)
 		fw_queue_init(&q);
 		snprintf(q.name, sizeof q.name, "%s", m->qs.name[i]);
 		snprintf(m->r->qname[i], sizeof m->r->qname[i], "%s", m->qs.name[i]);
+		m->r->qparent[i] = -1;
 		q.deserved.v[FW_RES_GPU] = m->r->qdeserved_milli[i] = m->qs.deserved_milli[i];
 		q.min_runtime_s = m->o->min_runtime_s;
 		q.max_runtime_s = m->o->max_runtime_s;
@@ -370,6 +410,21 @@ static int add_queues(struct sim *m, const struct fw_teams *teams, int64_t gpus)
 			return rc;
 	}
 	return FW_OK;
+}
+
+/* With o->config: a config a replay can run, no fleet beside it, and no
+ * per-queue option (its queues have their own). */
+static int check_config_opts(const struct fw_sim_opts *o, struct fw_diag *d)
+{
+	if (o->fleet)
+		return fw_diag_set(d, FW_EINVAL, "options", 0, 0, "config",
+				   "a config brings its own nodes: give a config or a fleet, not both");
+	if (o->min_runtime_s || o->max_runtime_s || o->gpu_hour_budget > 0 || o->nmodel_limits ||
+	    o->nmodel_deserved)
+		return fw_diag_set(d, FW_EINVAL, "options", 0, 0, "config",
+				   "a config's queues have their own minRuntime, maxRuntime, gpuHourBudget, "
+				   "gpuModelLimits and gpuModelDeserved: leave the per-queue options unset");
+	return fw_fleet_check_config(o->config, "options", d);
 }
 
 static int check_opts(const struct fw_trace *t, const struct fw_sim_opts *o,
@@ -397,6 +452,8 @@ static int check_opts(const struct fw_trace *t, const struct fw_sim_opts *o,
 				   "must be 0 (the default) to 100 years in seconds");
 	if (t->n > INT32_MAX - 1)
 		return fw_diag_set(d, FW_ERANGE, "options", 0, 0, "trace", "more than 2^31 jobs");
+	if (o->config)
+		return check_config_opts(o, d);
 	if (teams->n < 1 || teams->total < 1)
 		return fw_diag_set(d, FW_EINVAL, "options", 0, 0, "teams", "no teams");
 	if (o->fleet && (o->fleet->nnodes < 1 || o->fleet->njobs || o->fleet->nqueues))
@@ -413,7 +470,7 @@ static int check_opts(const struct fw_trace *t, const struct fw_sim_opts *o,
  * short_hold). */
 static bool safe_budgets(const struct sim *m)
 {
-	return m->o->budget_safe && m->o->gpu_hour_budget > 0;
+	return m->o->budget_safe && m->budgets;
 }
 
 /* Whole GPUs a row asks, every task (a fractional GPU counts 1). */
@@ -597,6 +654,8 @@ static int sim_init(struct sim *m, const struct fw_teams *teams)
 	    !m->r->evicted || !m->r->lost || !m->r->cut || !m->limited || !m->left || !m->run_of ||
 	    !m->r->estimate || !m->r->gpus || !m->r->milli)
 		return FW_ENOMEM;
+	if (m->o->config) /* the settings no option names: the config's */
+		m->s->config = m->o->config->config;
 	if (m->o->lemon_gang_gpus > 0)
 		m->s->config.lemon_gang_gpus = m->o->lemon_gang_gpus;
 	m->s->config.starve_after_s = m->o->starve_after_s;
@@ -610,12 +669,14 @@ static int sim_init(struct sim *m, const struct fw_teams *teams)
 		m->s->config.usage_half_life_s = m->o->usage_half_life_s;
 	m->budget_at = INT64_MAX;
 	m->short_at = INT64_MAX;
-	if (m->o->gpu_hour_budget > 0 && !(m->over_budget = calloc(n, sizeof *m->over_budget)))
-		return FW_ENOMEM;
 	fw_arena_init(&m->arena, (size_t)4 << 20);
 	if ((rc = add_nodes(m->s, m->o)) != FW_OK || (rc = init_capacity(m)) != FW_OK ||
 	    (rc = add_queues(m, teams, m->free_gpus)) != FW_OK)
 		return rc;
+	for (int32_t q = 0; q < m->s->nqueues; q++)
+		m->budgets |= m->s->queues[q].gpu_hour_budget > 0;
+	if (m->budgets && !(m->over_budget = calloc(n, sizeof *m->over_budget)))
+		return FW_ENOMEM;
 	if ((rc = slice_level(m)) != FW_OK)
 		return rc;
 	m->r->queue = m->qs.of_job;
@@ -1671,7 +1732,8 @@ static int cycle(struct sim *m, fw_time T)
 /*
  * GPU-hour budgets.  The engine holds a queue's jobs while its decayed
  * usage at now is >= budget x 3600 (lib/cycle.c budget_mark; the replay's
- * queues are all top-level, so a queue's subtree is itself).  Between
+ * queues are all top-level, or a config's tree with budgets on leaves
+ * only, fw_fleet_check_config, so a budgeted queue's subtree is itself).  Between
  * events a queue's allocation a (GPUs) is constant, so from u at t0 its
  * usage is u(t) = A + (u - A) 2^(-(t - t0)/h), A = a h / ln 2: it moves
  * monotonically towards A, and a held queue (u >= B) with A < B falls
@@ -1708,7 +1770,7 @@ static int64_t budget_wake(const struct sim *m, fw_time from)
 {
 	int64_t w = INT64_MAX;
 
-	if (!(m->o->gpu_hour_budget > 0))
+	if (!m->budgets)
 		return w;
 	for (int32_t q = 0; q < m->s->nqueues; q++) {
 		double B = m->s->queues[q].gpu_hour_budget * 3600.0;
@@ -1733,7 +1795,7 @@ static int64_t budget_rise(const struct sim *m, fw_time from)
 	double h = m->s->config.usage_half_life_s;
 	int64_t w = INT64_MAX;
 
-	for (int32_t q = 0; h > 0 && m->o->gpu_hour_budget > 0 && q < m->s->nqueues; q++) {
+	for (int32_t q = 0; h > 0 && m->budgets && q < m->s->nqueues; q++) {
 		const struct fw_queue *Q = &m->s->queues[q];
 		double a = (double)m->qalloc[q] / 1000.0, B = Q->gpu_hour_budget * 3600.0;
 		double u = Q->usage, A = a * h / LN2, t;
@@ -2172,6 +2234,13 @@ struct cli {
 	/* trace model and fleet (trace.h, fleet.h; docs/trace-format.md) */
 	const char *fleet, *fleet_openb, *topo;
 	int32_t nodes_from_topo, blocks;
+	/* --config: a site's config as the replay's base (fleet.h
+	 * fw_fleet_load_config; fleetsnap holds it, queues and all), and
+	 * the jobs it had, which the replay leaves out */
+	const char *config;
+	int32_t config_jobs;
+	int argc;               /* the command line, for flag_given() */
+	char **argv;
 	struct fw_trace tr;
 	struct fw_snapshot *fleetsnap;
 	/* --failures: node failures drawn once, the same for every policy
@@ -2210,6 +2279,14 @@ static const char usage_text[] =
 	"  --blocks M          group racks M per block (with --racks)\n"
 	"  --fleet FILE        nodes and topology from a YAML fleet file\n"
 	"  --fleet-openb FILE  nodes from an openb node list (models, CPU, memory)\n"
+	"  --config FILE       replay on a site's own config (the YAML the daemon\n"
+	"                      and `fairway plan` read): its nodes, topology, queue\n"
+	"                      tree with every per-queue setting, and scheduler\n"
+	"                      block; each job goes to the leaf queue its queue\n"
+	"                      column names (--format fairway).  Flags such as\n"
+	"                      --reserve-depth override the config's setting, a\n"
+	"                      variant's keys per replay; not with --nodes,\n"
+	"                      --fleet, --teams or the per-queue flags\n"
 	"  --topo FILE         topology from a topo.csv (Lingjun format); the\n"
 	"                      first N hosts go to the N nodes, in order\n"
 	"  --nodes-from-topo G one node of G GPUs per host of --topo FILE\n"
@@ -2767,6 +2844,8 @@ static int fleet_flag(struct cli *c, const char *f, const char *v)
 
 	if (!strcmp(f, "--fleet"))
 		c->fleet = v;
+	else if (!strcmp(f, "--config"))
+		c->config = v;
 	else if (!strcmp(f, "--fleet-openb"))
 		c->fleet_openb = v;
 	else if (!strcmp(f, "--topo"))
@@ -2836,7 +2915,7 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 	int64_t x = 0;
 	int rc;
 
-	static const char *const known[] = { "--skip-bad-rows", "--tick-rule", "--trace",
+	static const char *const known[] = { "--config", "--skip-bad-rows", "--tick-rule", "--trace",
 		"--format", "--json", "--log", "--teams", "--nodes", "--policies", "--tick",
 		"--racks", "--csv", "--report", "--blocks", "--fleet", "--fleet-openb",
 		"--topo", "--nodes-from-topo", "--verbose", "--checkpoint", "--preemptible", "--user-fair-share", "--budget-safe",
@@ -2981,6 +3060,9 @@ static int check_budget_safe(const struct cli *c)
 {
 	bool any = c->o.gpu_hour_budget > 0;
 
+	if (c->config) /* the budgets are the config's queues' */
+		return 0;
+
 	for (int i = 0; i < c->npolicies; i++) {
 		const struct variant *w = &c->policy[i];
 		double b = w->budget >= 0 ? w->budget : c->o.gpu_hour_budget;
@@ -3004,6 +3086,7 @@ static int check_paths(const struct cli *c)
 	const struct fw_path_use v[] = {
 		{ "--trace", is_synthetic(c->trace) ? NULL : c->trace, false },
 		{ "--fleet", c->fleet, false }, { "--fleet-openb", c->fleet_openb, false },
+		{ "--config", c->config, false },
 		{ "--topo", c->topo, false }, { "--teams", teams, false },
 		{ "--json", c->json, true }, { "--csv", c->csv, true }, { "--report", c->report, true },
 		{ "--jobs", c->jobs, true }, { "--shares", c->shares, true }, { "--log", c->log, true },
@@ -3019,8 +3102,53 @@ static int check_paths(const struct cli *c)
 			   "another file", v[j].flag, v[j].path, v[i].flag);
 }
 
+/* Was flag f given, as "f V" or "f=V"? */
+static bool flag_given(const struct cli *c, const char *f)
+{
+	size_t n = strlen(f);
+
+	for (int i = 2; i < c->argc; i++)
+		if (!strncmp(c->argv[i], f, n) && (c->argv[i][n] == '\0' || c->argv[i][n] == '='))
+			return true;
+	return false;
+}
+
+/* --config brings the fleet, the queues and each queue's settings: a flag
+ * that would replace one of them is refused, saying why (exit 2). */
+static int config_conflicts(const struct cli *c)
+{
+	static const struct { const char *flag, *why; } no[] = {
+		{ "--nodes", "the config's nodes are the replay's fleet" },
+		{ "--fleet", "the config's nodes are the replay's fleet" },
+		{ "--fleet-openb", "the config's nodes are the replay's fleet" },
+		{ "--nodes-from-topo", "the config's nodes are the replay's fleet" },
+		{ "--topo", "the config's topology is the replay's" },
+		{ "--racks", "the config's topology is the replay's" },
+		{ "--blocks", "the config's topology is the replay's" },
+		{ "--teams", "the config's leaf queues take the jobs, as the trace's queue column names them" },
+		{ "--min-runtime", "each queue of the config has its own minRuntime" },
+		{ "--max-runtime", "each queue of the config has its own maxRuntime" },
+		{ "--gpu-hour-budget", "each queue of the config has its own gpuHourBudget" },
+		{ "--model-limits", "each queue of the config has its own gpuModelLimits" },
+		{ "--model-deserved", "each queue of the config has its own gpuModelDeserved" },
+	};
+
+	for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
+		if (flag_given(c, no[i].flag))
+			return usage_error("--config and %s: %s; drop %s, or change the config", no[i].flag,
+					   no[i].why, no[i].flag);
+	for (int i = 0; i < c->npolicies; i++)
+		if (c->policy[i].max_runtime_s >= 0 || c->policy[i].budget >= 0)
+			return usage_error("--policies '%s': with --config each queue has its own %s; drop the "
+					   "key, and replay a copy of the config with the change instead",
+					   c->policy[i].label, c->policy[i].budget >= 0 ? "gpuHourBudget" : "maxRuntime");
+	return 0;
+}
+
 static int parse_args(struct cli *c, int argc, char **argv)
 {
+	c->argc = argc;
+	c->argv = argv;
 	for (int i = 2; i < argc; i++) {
 		const char *arg = argv[i], *eq = strchr(arg, '='), *v;
 		char f[64];
@@ -3045,6 +3173,8 @@ static int parse_args(struct cli *c, int argc, char **argv)
 		return usage_error("missing --trace FILE (the trace to replay)");
 	if (c->format && fw_trace_format_of(c->format) < 0)
 		return usage_error("--format '%s': use itp, openb or fairway", c->format);
+	if (c->config && config_conflicts(c))
+		return 2;
 	if ((c->fleet != NULL) + (c->fleet_openb != NULL) + (c->nodes_from_topo > 0) +
 	    c->nodes_given > 1)
 		return usage_error("use one of --nodes, --fleet, --fleet-openb, --nodes-from-topo");
@@ -3126,6 +3256,15 @@ static const char *secs(char *buf, size_t n, double v)
 	return buf;
 }
 
+/* Is q a leaf of the replay's queues (every queue, without a config)? */
+static bool result_leaf(const struct fw_sim_result *r, int q)
+{
+	for (int k = 0; k < r->nqueues; k++)
+		if (r->qparent[k] == q)
+			return false;
+	return true;
+}
+
 static void print_stats_row(const char *name, const struct fw_sim_stats *st, const char *tail)
 {
 	char a[24], b[24], c[24], d[24], e[24];
@@ -3171,8 +3310,8 @@ static void print_summary(const struct fw_sim_result *r, const struct fw_sim_met
 	for (int q = 0; q < m->nqueues; q++) {
 		char tail[48];
 		double cap = 0;
-		for (int k = 0; k < r->nqueues; k++)
-			cap += (double)r->qdeserved_milli[k];
+		for (int k = 0; k < r->nqueues; k++) /* leaves: a parent's share is theirs */
+			cap += result_leaf(r, k) ? (double)r->qdeserved_milli[k] : 0;
 		snprintf(tail, sizeof tail, "  %5.1f / %4.1f",
 			 all->gpu_s > 0 ? 100.0 * m->queue[q].gpu_s / all->gpu_s : 0.0,
 			 q < r->nteam ? 100.0 * (double)teams->v[q].weight / (double)teams->total
@@ -3219,8 +3358,27 @@ static json_t *stats_json(const struct fw_sim_stats *st)
 	return o;
 }
 
+/* A config queue's place in the tree, "parent" (its name, null at the
+ * top) and "leaf", and the settings it ran with (null: none). */
+static void tree_json(const struct fw_sim_result *r, const struct fw_snapshot *cfg, int q, json_t *s)
+{
+	const struct fw_queue *Q = &cfg->queues[q];
+	int p = r->qparent[q];
+	int64_t lim = Q->limit.v[FW_RES_GPU];
+
+	json_object_set_new(s, "parent", p >= 0 && p < r->nqueues ? json_string(r->qname[p]) : json_null());
+	json_object_set_new(s, "leaf", json_boolean(result_leaf(r, q)));
+	json_object_set_new(s, "limit_gpus", lim == FW_UNLIMITED ? json_null() : json_real((double)lim / 1000.0));
+	json_object_set_new(s, "over_quota_weight", json_real(Q->over_quota_weight[FW_RES_GPU]));
+	json_object_set_new(s, "priority", json_integer(Q->priority));
+	json_object_set_new(s, "preemptible", json_boolean(!Q->nonpreemptible));
+	json_object_set_new(s, "min_runtime_s", Q->min_runtime_s ? json_integer(Q->min_runtime_s) : json_null());
+	json_object_set_new(s, "max_runtime_s", Q->max_runtime_s ? json_integer(Q->max_runtime_s) : json_null());
+	json_object_set_new(s, "gpu_hour_budget", Q->gpu_hour_budget > 0 ? json_real(Q->gpu_hour_budget) : json_null());
+}
+
 static json_t *policy_json(const struct fw_sim_result *r, const struct fw_sim_metrics *m,
-			   const struct fw_teams *teams, int64_t gpus)
+			   const struct fw_teams *teams, const struct fw_snapshot *cfg, int64_t gpus)
 {
 	json_t *o = json_object(), *b = json_object(), *q = json_object();
 	int64_t quota[FW_TEAMS_MAX];
@@ -3254,11 +3412,14 @@ static json_t *policy_json(const struct fw_sim_result *r, const struct fw_sim_me
 	for (int k = 0; k < FW_SIM_NBUCKETS; k++)
 		json_object_set_new(b, fw_sim_bucket_name(k), stats_json(&m->bucket[k]));
 	json_object_set_new(o, "by_gpus", b);
-	fw_teams_quota(teams, gpus, quota);
+	if (teams->n > 0) /* none with --config */
+		fw_teams_quota(teams, gpus, quota);
 	for (int k = 0; k < m->nqueues; k++) {
 		json_t *s = stats_json(&m->queue[k]);
 		if (k < r->nteam)
 			json_object_set_new(s, "weight", json_integer(teams->v[k].weight));
+		if (cfg && k < cfg->nqueues) /* a config's tree: where the queue is in it */
+			tree_json(r, cfg, k, s);
 		json_object_set_new(s, "deserved_gpus", json_real(
 			(double)(r->nqueues == r->nteam ? quota[k] : r->qdeserved_milli[k]) / 1000.0));
 		json_object_set_new(q, r->qname[k], s);
@@ -3305,6 +3466,7 @@ static json_t *run_json(const struct cli *c, const struct fw_itp_trace *t,
 	json_object_set_new(o, "fleet", c->fleet ? json_string(c->fleet) : json_null());
 	json_object_set_new(o, "fleet_openb", c->fleet_openb ? json_string(c->fleet_openb) : json_null());
 	json_object_set_new(o, "topo", c->topo ? json_string(c->topo) : json_null());
+	json_object_set_new(o, "config", c->config ? json_string(c->config) : json_null());
 	json_object_set_new(o, "racks_of", json_integer(c->o.nodes_per_rack));
 	json_object_set_new(o, "tick_s", json_integer(c->o.tick_s));
 	json_object_set_new(o, "checkpoint_s", json_integer(c->checkpoint_s));
@@ -3333,7 +3495,7 @@ static json_t *run_json(const struct cli *c, const struct fw_itp_trace *t,
 	if (c->o.slice_tasks > 0)
 		json_object_set_new(o, "slices", json_pack("{s:i,s:s}", "tasks", c->o.slice_tasks, "level",
 							   c->o.slice_level));
-	json_object_set_new(o, "teams", json_string(teams->source));
+	json_object_set_new(o, "teams", c->config ? json_null() : json_string(teams->source));
 	if (c->fail.rate_per_1000 > 0)
 		json_object_set_new(o, "failure_model",
 				    json_pack("{s:f,s:f,s:f,s:I,s:I,s:I}", "rate_per_1000", c->fail.rate_per_1000,
@@ -3477,14 +3639,28 @@ static void variant_json(const struct cli *c, const struct variant *w, json_t *p
 
 /* The run-time limits' line of the summary, only when the replay had one:
  * the queues' (--max-runtime), jobs' own (trace max_runtime), or both. */
+/* Queues of the config (--config) with a run-time limit, or a budget. */
+static int config_queues_with(const struct cli *c, bool budget)
+{
+	int n = 0;
+
+	for (int32_t q = 0; c->o.config && q < c->o.config->nqueues; q++)
+		n += budget ? c->o.config->queues[q].gpu_hour_budget > 0 : c->o.config->queues[q].max_runtime_s > 0;
+	return n;
+}
+
 static void print_limits(const struct cli *c, const struct variant *w, const struct fw_sim_result *r)
 {
 	int64_t lim = w->max_runtime_s >= 0 ? w->max_runtime_s : c->o.max_runtime_s, own = r->job_limits;
 	const char *s = r->timed_out == 1 ? "" : "s";
+	int nq = config_queues_with(c, false);
 
-	if (lim <= 0 && own <= 0)
+	if (lim <= 0 && own <= 0 && nq == 0)
 		return;
-	if (own <= 0)
+	if (nq > 0) /* --config: no run-wide limit, each queue's own */
+		printf("  run-time limits of %d queue%s of the config (maxRuntime)%s: %lld job%s ended by them", nq,
+		       nq == 1 ? "" : "s", own > 0 ? ", or a job's own when shorter" : "", (long long)r->timed_out, s);
+	else if (own <= 0)
 		printf("  run-time limit %lld s: %lld job%s ended by it", (long long)lim, (long long)r->timed_out, s);
 	else if (lim <= 0)
 		printf("  jobs' own run-time limits (%lld job%s one): %lld job%s ended by them", (long long)own,
@@ -3500,12 +3676,16 @@ static void print_limits(const struct cli *c, const struct variant *w, const str
  * the GPUs of steady use it sustains under the replay's half-life h: a
  * queue holding a GPUs tends to usage a h / ln 2, so at most
  * H x 3600 x ln 2 / h. */
-static void print_budget(const struct fw_sim_result *r)
+static void print_budget(const struct cli *c, const struct fw_sim_result *r)
 {
 	double h = r->usage_half_life_s;
 	const char *unit = "second";
 	double n = h;
+	int nq = config_queues_with(c, true);
 
+	if (nq > 0) /* --config: each queue's own */
+		printf("  GPU-hour budgets of %d queue%s of the config (gpuHourBudget): %lld job%s held over them\n",
+		       nq, nq == 1 ? "" : "s", (long long)r->over_budget_jobs, r->over_budget_jobs == 1 ? "" : "s");
 	if (!(r->gpu_hour_budget > 0))
 		return;
 	if (fmod(h, 86400) == 0)
@@ -3591,14 +3771,14 @@ static int run_policy(struct cli *c, const struct variant *w, const struct fw_it
 	if (rc == FW_OK)
 		rc = fw_sim_metrics(t, &c->o, &r, r.nqueues, m);
 	if (rc == FW_OK) {
-		json_t *pj = policy_json(&r, m, teams, (int64_t)c->o.nodes * c->o.gpus_per_node);
+		json_t *pj = policy_json(&r, m, teams, c->o.config, (int64_t)c->o.nodes * c->o.gpus_per_node);
 		variant_json(c, w, pj);
 		if (c->verbose)
 			print_summary(&r, m, teams);
 		else
 			print_policy_line(&r);
 		print_limits(c, w, &r);
-		print_budget(&r);
+		print_budget(c, &r);
 		if (!c->verbose && r.failures)
 			printf("  %lld node failures hit %lld running jobs; %.1f GPU-h of work lost to evictions\n",
 			       (long long)r.failures, (long long)r.failure_hits, r.lost_gpu_s / 3600.0);
@@ -3630,7 +3810,9 @@ static int build_fleet(struct cli *c, struct fw_diag *d)
 	memset(&topo, 0, sizeof topo);
 	if (c->topo && (rc = fw_topo_read(c->topo, &topo, d)) != FW_OK)
 		return rc;
-	if (c->fleet)
+	if (c->config)
+		rc = fw_fleet_load_config(c->config, &c->fleetsnap, &c->config_jobs, d);
+	else if (c->fleet)
 		rc = fw_fleet_load_yaml(c->fleet, &c->fleetsnap, d);
 	else if (c->fleet_openb)
 		rc = fw_fleet_from_openb(c->fleet_openb, &c->fleetsnap, d);
@@ -3650,8 +3832,39 @@ static int build_fleet(struct cli *c, struct fw_diag *d)
 		c->o.nodes = (int32_t)fw_fleet_gpus(c->fleetsnap);
 		c->o.gpus_per_node = 1;
 	}
-	c->o.fleet = c->fleetsnap;
+	c->o.fleet = c->config ? NULL : c->fleetsnap;
+	c->o.config = c->config ? c->fleetsnap : NULL;
 	return FW_OK;
+}
+
+/* --config: its scheduler block under the flags, each setting a flag did
+ * not give the config's (a variant's keys override either, per replay);
+ * --user-fair-share and --budget-safe only switch on, so a config's true
+ * stays (the variant keys user-fair-share=off, budget-safe=off turn them
+ * off).  And a note on the jobs it had, which are not replayed. */
+static void config_settings(struct cli *c)
+{
+	const struct fw_sched_config *k = &c->fleetsnap->config;
+
+	if (!flag_given(c, "--starve-after"))
+		c->o.starve_after_s = k->starve_after_s;
+	if (!flag_given(c, "--backfill"))
+		c->o.backfill_conservative = k->backfill_conservative;
+	if (!flag_given(c, "--reserve-depth"))
+		c->o.reserve_depth = k->reserve_depth;
+	if (!flag_given(c, "--xfactor-cap"))
+		c->o.xfactor_cap_s = k->xfactor_cap_s;
+	if (!flag_given(c, "--checkpoint-grace"))
+		c->o.checkpoint_grace_s = k->checkpoint_grace_s;
+	if (!flag_given(c, "--usage-half-life"))
+		c->o.usage_half_life_s = k->usage_half_life_s;
+	c->o.user_fair_share |= k->user_fair_share;
+	c->o.budget_safe |= k->budget_safe;
+	c->o.lemon_gang_gpus = k->lemon_gang_gpus;
+	if (c->config_jobs)
+		fprintf(stderr, "fairway sim run: note: the %d job%s of %s %s not replayed: the trace's jobs run on "
+				"its nodes and queues\n", (int)c->config_jobs, c->config_jobs == 1 ? "" : "s",
+			c->config, c->config_jobs == 1 ? "is" : "are");
 }
 
 /* The ITP-shaped view of the trace that the metrics read (metrics.h):
@@ -3736,6 +3949,8 @@ static int load_trace(struct cli *c, struct fw_itp_trace *t, struct fw_diag *d)
 
 	if ((rc = build_fleet(c, d)) != FW_OK)
 		return rc;
+	if (c->config)
+		config_settings(c);
 	for (int32_t i = 0; i < c->fleetsnap->nnodes; i++)
 		G = c->fleetsnap->nodes[i].gpu_count > G ? c->fleetsnap->nodes[i].gpu_count : G;
 	if (is_synthetic(c->trace))
@@ -3746,6 +3961,8 @@ static int load_trace(struct cli *c, struct fw_itp_trace *t, struct fw_diag *d)
 	if (rc == FW_EIO && d) /* the file itself: say where the fix is */
 		snprintf(d->msg + strlen(d->msg), sizeof d->msg - strlen(d->msg),
 			 "; check the path given to --trace");
+	if (rc == FW_OK && c->config) /* every job to a leaf queue of the config */
+		rc = fw_trace_bind_config(&c->tr, c->fleetsnap, c->skip_bad ? FW_TRACE_SKIP_BAD : 0, d);
 	if (rc != FW_OK)
 		return rc;
 	if (c->tr.skipped) {
@@ -3767,17 +3984,18 @@ static int load_trace(struct cli *c, struct fw_itp_trace *t, struct fw_diag *d)
 	return FW_OK;
 }
 
-static int load_inputs(struct cli *c, struct fw_itp_trace *t, struct fw_teams *teams)
+/* The teams (none with --config: its queues take the jobs). */
+static int load_teams(struct cli *c, struct fw_teams *teams)
 {
 	struct fw_diag d;
-	char note[700], shape[FW_FLEET_SHAPE_MAX];
+	char note[700];
 	bool philly = c->teams && !strcmp(c->teams, "philly");
 	int rc;
 
 	memset(&d, 0, sizeof d);
-	memset(t, 0, sizeof *t);
-	c->o.force_teams = c->teams != NULL;
-	c->nodes_given |= c->fleet || c->fleet_openb || c->nodes_from_topo;
+	memset(teams, 0, sizeof *teams);
+	if (c->config)
+		return 0;
 	if ((rc = fw_teams_load(philly ? NULL : c->teams, teams, note, sizeof note, &d)) != FW_OK && (philly || !c->teams))
 		return report_diag(&d);
 	if (rc != FW_OK) { /* the user's file: name the flag, and what else to give */
@@ -3788,6 +4006,34 @@ static int load_inputs(struct cli *c, struct fw_itp_trace *t, struct fw_teams *t
 	}
 	if (note[0])
 		fprintf(stderr, "fairway: %s\n", note);
+	return 0;
+}
+
+/* Leaf queues of the config (a queue no other names as its parent). */
+static int config_leaves(const struct fw_snapshot *s)
+{
+	int n = 0;
+
+	for (int32_t q = 0; q < s->nqueues; q++) {
+		bool leaf = true;
+		for (int32_t k = 0; k < s->nqueues && leaf; k++)
+			leaf = s->queues[k].parent != q;
+		n += leaf;
+	}
+	return n;
+}
+
+static int load_inputs(struct cli *c, struct fw_itp_trace *t, struct fw_teams *teams)
+{
+	struct fw_diag d;
+	char shape[FW_FLEET_SHAPE_MAX];
+
+	memset(&d, 0, sizeof d);
+	memset(t, 0, sizeof *t);
+	c->o.force_teams = c->teams != NULL;
+	c->nodes_given |= c->fleet || c->fleet_openb || c->nodes_from_topo || c->config;
+	if (load_teams(c, teams))
+		return 1;
 	default_nodes(c);
 	if (load_trace(c, t, &d) != FW_OK)
 		return report_diag(&d);
@@ -3797,8 +4043,12 @@ static int load_inputs(struct cli *c, struct fw_itp_trace *t, struct fw_teams *t
 		printf("%d nodes (%s)", (int)c->fleetsnap->nnodes, shape);
 	else
 		printf("%s", shape);
-	printf(" = %lld GPUs; tick %lld s; teams %s (%d)\n", (long long)fw_fleet_gpus(c->fleetsnap),
-	       (long long)c->o.tick_s, teams->source, teams->n);
+	printf(" = %lld GPUs; tick %lld s; ", (long long)fw_fleet_gpus(c->fleetsnap), (long long)c->o.tick_s);
+	if (c->config)
+		printf("queues of %s (%d, %d leaves)\n", c->config, (int)c->fleetsnap->nqueues,
+		       config_leaves(c->fleetsnap));
+	else
+		printf("teams %s (%d)\n", teams->source, teams->n);
 	return 0;
 }
 

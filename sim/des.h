@@ -57,7 +57,9 @@
  * shaped as above) on o->fleet (fleet.h: YAML, openb nodes, topo.csv) or
  * the generated cluster.  Jobs keep their own shapes, CPU, memory, model,
  * priority, expected runtime, run-time limit and topology constraints;
- * queues follow fw_trace_queues() (docs/trace-format.md).
+ * queues follow fw_trace_queues() (docs/trace-format.md), or with
+ * o->config the config's queue tree (docs/sim.md, "Replaying your own
+ * config").
  *
  * Decayed usage: the simulator keeps each queue's usage in GPU-seconds,
  * integrating its allocation exactly under the snapshot's half-life
@@ -191,6 +193,17 @@ struct fw_sim_opts {
 	const struct fw_snapshot *fleet; /* nodes + topology; NULL = generate
 					  * nodes x gpus_per_node (+ racks) */
 	bool force_teams;        /* every job to its team, ignoring queue names */
+	/* A site's config (sim/fleet.h fw_fleet_load_config; `--config`), or
+	 * NULL.  Given, it is the replay's base instead of fleet and the
+	 * teams: its nodes and topology, its queue tree with every per-queue
+	 * setting and its model tables, and its scheduler block, over which
+	 * the scheduler fields below are written as they are without one
+	 * (the caller copies the config's values into them first to keep
+	 * them); each trace job goes to the leaf queue its queue column names
+	 * (fw_trace_config_queue).  The per-queue options (min_runtime_s,
+	 * max_runtime_s, gpu_hour_budget, model_limits, model_deserved) must
+	 * then be unset: each queue has its own.  fleet must be NULL. */
+	const struct fw_snapshot *config;
 	/* Optional.  While jobs wait, the next time an on_tick hook's own
 	 * state changes what the engine sees (e.g. a node's probation ends,
 	 * sim/failure.h), or INT64_MAX; called with hooks->ctx.  The replay
@@ -311,6 +324,7 @@ struct fw_sim_result {
 	int nqueues;             /* queues of the run: teams, then trace names */
 	int nteam;               /* of which the first nteam are team queues */
 	char qname[FW_TEAMS_MAX][64];
+	int32_t qparent[FW_TEAMS_MAX]; /* parent queue index, -1 top-level */
 	int64_t qdeserved_milli[FW_TEAMS_MAX];
 	char *log;               /* decision log, JSONL */
 	size_t log_len;

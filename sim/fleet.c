@@ -150,6 +150,78 @@ int fw_fleet_load_yaml(const char *path, struct fw_snapshot **out,
 	return FW_OK;
 }
 
+/* ---- a site's config (--config) ------------------------------------------ */
+
+/* A queue with a GPU-hour budget and child queues: the replay keeps each
+ * leaf queue's usage and wakes when a held leaf falls below its budget
+ * (des.c budget_cross), not a subtree's; -1 when there is none. */
+static int32_t parent_budget(const struct fw_snapshot *s)
+{
+	for (int32_t q = 0; q < s->nqueues; q++)
+		if (s->queues[q].parent >= 0 && s->queues[s->queues[q].parent].gpu_hour_budget > 0)
+			return s->queues[q].parent;
+	return -1;
+}
+
+int fw_fleet_check_config(const struct fw_snapshot *s, const char *file, struct fw_diag *d)
+{
+	int32_t p = parent_budget(s);
+	int rc;
+
+	if (s->nnodes == 0)
+		return fw_diag_set(d, FW_EINVAL, file, 0, 0, "nodes",
+				   "the config has no nodes; the replay runs on its nodes: add nodes or nodeGroups");
+	if ((rc = has_gpus(s, file, "nodes", d)) != FW_OK || (rc = has_open_node(s, file, "nodes", d)) != FW_OK)
+		return rc;
+	if (s->nqueues == 0)
+		return fw_diag_set(d, FW_EINVAL, file, 0, 0, "queues",
+				   "the config has no queues; the trace's jobs go to its leaf queues: add queues");
+	if (s->nqueues > FW_TEAMS_MAX)
+		return fw_diag_set(d, FW_ERANGE, file, 0, 0, "queues",
+				   "the config has %d queues, and the simulator replays at most %d (parents "
+				   "included, FW_TEAMS_MAX); merge queues, or replay a part of the tree",
+				   (int)s->nqueues, FW_TEAMS_MAX);
+	if (p >= 0)
+		return fw_diag_set(d, FW_EINVAL, file, 0, 0, "queues.gpuHourBudget",
+				   "queue '%s' has a gpuHourBudget and child queues; the simulator replays "
+				   "budgets of leaf queues only: move the budget to its leaves (or drop it)",
+				   s->queues[p].name);
+	return FW_OK;
+}
+
+/* Keep what a replay starts from: no jobs, no past usage (the config's
+ * `now` and usage times are not the trace's clock). */
+static int32_t strip_workload(struct fw_snapshot *s)
+{
+	int32_t jobs = s->njobs;
+
+	s->njobs = s->nallocs = s->njob_nodes = s->ngroup_nodes = s->nslices = 0;
+	s->nnode_refs = s->nuser_usage = 0;
+	for (int32_t q = 0; q < s->nqueues; q++) {
+		s->queues[q].usage = 0;
+		s->queues[q].usage_at = 0;
+	}
+	s->now = 0;
+	return jobs;
+}
+
+int fw_fleet_load_config(const char *path, struct fw_snapshot **out, int32_t *jobs,
+			 struct fw_diag *d)
+{
+	struct fw_snapshot *s;
+	int rc = fw_config_load_file(path, &s, d);
+
+	if (rc != FW_OK)
+		return rc;
+	*jobs = strip_workload(s);
+	if ((rc = fw_fleet_check_config(s, path, d)) != FW_OK) {
+		fw_snapshot_free(s);
+		return rc;
+	}
+	*out = s;
+	return FW_OK;
+}
+
 /* The next line of [*p, end) without its terminator ("\n" or "\r\n"). */
 static size_t next_line(const char **p, const char *end, const char **text)
 {

@@ -16,6 +16,15 @@
  *                       other key (queues, jobs, scheduler, now) is refused
  *                       with file:line, so that a fleet file cannot silently
  *                       carry a workload or settings it would ignore.
+ *   fw_fleet_load_config a site's whole config (`--config`), read with
+ *                       fw_config_load_file as the daemon and `fairway
+ *                       plan` read it: nodes, topology, the queue tree with
+ *                       its tables (model limits, deserved GPUs of a model)
+ *                       and the scheduler block are kept; its jobs (counted
+ *                       in *jobs, for a note) and past usage are dropped,
+ *                       and `now` is 0: the replay's jobs and clock are the
+ *                       trace's.  fw_fleet_check_config then holds it to
+ *                       what a replay can run (below).
  *   fw_fleet_from_openb an openb node list: one node per row with its GPU
  *                       count and model, CPU and memory; no topology.
  *   Both refuse a fleet whose nodes have no GPU at all (naming the file);
@@ -41,6 +50,7 @@
 
 #include "fairway/err.h"
 #include "fairway/snapshot.h"
+#include "teams.h"
 #include "topo.h"
 
 #define FW_FLEET_MAX_NODES 100000
@@ -59,6 +69,14 @@ int fw_fleet_generate(const struct fw_fleet_opts *o, struct fw_snapshot **out,
 		      struct fw_diag *d);
 int fw_fleet_load_yaml(const char *path, struct fw_snapshot **out,
 		       struct fw_diag *d);
+int fw_fleet_load_config(const char *path, struct fw_snapshot **out, int32_t *jobs,
+			 struct fw_diag *d);
+/* A config a replay can run, FW_OK, or an error naming file and field:
+ * nodes with GPUs and one that takes work, 1..FW_TEAMS_MAX queues
+ * (parents included: the replay's per-queue tables are that size), and
+ * no GPU-hour budget on a queue with children (the replay wakes when a
+ * held leaf's usage falls below its budget, not a subtree's). */
+int fw_fleet_check_config(const struct fw_snapshot *s, const char *file, struct fw_diag *d);
 int fw_fleet_from_openb(const char *path, struct fw_snapshot **out,
 			struct fw_diag *d);
 int fw_fleet_from_topo(const struct fw_topo *t, int32_t G,

@@ -539,6 +539,93 @@ int fw_trace_queues(const struct fw_trace *t, const struct fw_teams *teams,
 	return FW_OK;
 }
 
+/* ---- a config's queues (--config) ----------------------------------------- */
+
+#define LEAVES_LISTED 6 /* leaf queues an error lists before "and N more" */
+
+static bool has_children(const struct fw_snapshot *s, int32_t q)
+{
+	for (int32_t k = 0; k < s->nqueues; k++)
+		if (s->queues[k].parent == q)
+			return true;
+	return false;
+}
+
+/* "a, b, c" (the first LEAVES_LISTED leaves in config order, then "and
+ * N more"): what an error offers instead of a bad queue name. */
+static void list_leaves(const struct fw_snapshot *s, char *out, size_t n)
+{
+	size_t k = 0;
+	int listed = 0, more = 0;
+
+	out[0] = '\0';
+	for (int32_t q = 0; q < s->nqueues; q++) {
+		if (has_children(s, q))
+			continue;
+		if (listed == LEAVES_LISTED) {
+			more++;
+			continue;
+		}
+		k += (size_t)snprintf(out + k, k < n ? n - k : 0, "%s%s", listed ? ", " : "", s->queues[q].name);
+		k = k < n ? k : n;
+		listed++;
+	}
+	if (more && k < n)
+		snprintf(out + k, n - k, " and %d more", more);
+}
+
+int fw_trace_config_queue(const struct fw_trace *t, size_t row, const struct fw_snapshot *cfg,
+			  struct fw_diag *d)
+{
+	const struct fw_trace_job *j = &t->v[row];
+	char leaves[400];
+	int32_t q = 0;
+
+	while (q < cfg->nqueues && strcmp(cfg->queues[q].name, j->queue))
+		q++;
+	if (q < cfg->nqueues && j->queue[0] && !has_children(cfg, q))
+		return q;
+	list_leaves(cfg, leaves, sizeof leaves);
+	if (!j->queue[0])
+		return fw_diag_set(d, FW_EINVAL, t->file, j->line, 0, "queue",
+				   "job '%s' names no queue; with a config each job names one of its leaf "
+				   "queues (%s)", j->id, leaves);
+	if (q == cfg->nqueues)
+		return fw_diag_set(d, FW_EINVAL, t->file, j->line, 0, "queue",
+				   "job '%s': the config has no queue '%s'; name one of its leaf queues (%s)",
+				   j->id, j->queue, leaves);
+	return fw_diag_set(d, FW_EINVAL, t->file, j->line, 0, "queue",
+			   "job '%s': '%s' is a parent queue (it has child queues), and jobs go to leaf "
+			   "queues; name one of them (%s)", j->id, j->queue, leaves);
+}
+
+int fw_trace_bind_config(struct fw_trace *t, const struct fw_snapshot *cfg, unsigned flags,
+			 struct fw_diag *d)
+{
+	struct fw_diag e;
+	size_t w = 0;
+
+	for (size_t i = 0; i < t->n; i++) {
+		int rc = fw_trace_config_queue(t, i, cfg, &e);
+		if (rc >= 0) {
+			if (w != i)
+				t->v[w] = t->v[i];
+			w++;
+			continue;
+		}
+		if (!(flags & FW_TRACE_SKIP_BAD)) {
+			if (d)
+				*d = e;
+			return rc;
+		}
+		if (!t->skipped)
+			t->first_bad = e;
+		t->skipped++;
+	}
+	t->n = w;
+	return FW_OK;
+}
+
 static int level_of(const struct fw_trace *t, const struct fw_trace_job *tj,
 		    const struct fw_topology *topo, const char *name,
 		    const char *field, int8_t *out, struct fw_diag *d)

@@ -156,6 +156,22 @@ int fw_trace_queues(const struct fw_trace *t, const struct fw_teams *teams,
 		    struct fw_trace_queues *q, struct fw_diag *d);
 
 /*
+ * A site's config as the replay's queues (`--config`, sim/fleet.h
+ * fw_fleet_load_config): each job's queue column names a leaf queue of
+ * cfg.  fw_trace_config_queue gives row's queue index in cfg, or
+ * FW_EINVAL with the trace file, the row's line and field "queue", saying
+ * whether the job names none, a queue cfg lacks or a parent queue, and
+ * listing a few leaf queues.  fw_trace_bind_config checks every row
+ * first: the first bad one is the error, or with FW_TRACE_SKIP_BAD each
+ * bad row is dropped and counted in t->skipped (first_bad kept when it is
+ * the first skipped).
+ */
+int fw_trace_config_queue(const struct fw_trace *t, size_t row, const struct fw_snapshot *cfg,
+			  struct fw_diag *d);
+int fw_trace_bind_config(struct fw_trace *t, const struct fw_snapshot *cfg, unsigned flags,
+			 struct fw_diag *d);
+
+/*
  * A trace job as a pending snapshot job (queue, name and user left to the
  * caller): task groups, min_member, priority, expected runtime, its own
  * run-time limit (max_runtime_s), GPU model,

@@ -669,6 +669,113 @@ expect "sim-run-missing-trace-file" 1 "no-such.csv: cannot open: No such file or
 	"$FW" sim run --trace no-such.csv
 expect "sim-run-bad-row-names-file-line-col" 1 "fairway sim run: error: tests/data/bad_itp.csv:3:7: duration: 'abc' is not a number; write a whole number of seconds in decimal digits (no spaces or units), 0..1000000000000" \
 	"$FW" sim run --trace tests/data/bad_itp.csv --nodes 2x8 --policies fifo
+# --config: a site's own config is the replay's base (docs/sim.md, "Replaying
+# your own config"): its queue tree with each queue's limits and run-time
+# limit, and its scheduler block under the flags and the variants' keys
+SC=$(mktemp -d)
+CF=tests/data/sim_config.yaml
+CT=tests/data/sim_config_trace.csv
+expect "sim-run-config-replays" 0 "queues of $CF (4, 3 leaves)" \
+	"$FW" sim run --config "$CF" --trace "$CT" --format fairway --policies fairway,fairway:reserve-depth=32 \
+	--json "$SC/r.json" --shares "$SC/s.csv" --log "$SC/l.jsonl"
+expect "sim-run-config-notes-its-jobs" 0 "the 1 job of $CF is not replayed" \
+	"$FW" sim run --config "$CF" --trace "$CT" --format fairway --policies fifo
+expect "sim-run-config-flag-overrides" 0 "policy fairway" \
+	"$FW" sim run --config "$CF" --trace "$CT" --format fairway --policies fairway,fairway:reserve-depth=32 \
+	--reserve-depth 3 --backfill easy --json "$SC/o.json"
+if python3 - "$SC" "$CF" <<'PY'
+import collections, csv, json, sys
+d, cf = sys.argv[1], sys.argv[2]
+r = json.load(open(d + "/r.json"))
+assert r["config"] == cf and r["teams"] is None, r["config"]
+# the config's scheduler block: reserveDepth 4, starveAfter 2h, backfill conservative, usageHalfLife 1d
+assert (r["reserve_depth"], r["starve_after_s"], r["backfill"], r["usage_half_life_s"]) == (4, 7200, "conservative", 86400), r
+p = {x["policy"]: x for x in r["policies"]}
+assert p["fairway"]["reserve_depth"] == 4 and p["fairway:reserve-depth=32"]["reserve_depth"] == 32
+o = json.load(open(d + "/o.json"))
+po = {x["policy"]: x for x in o["policies"]}
+assert (o["reserve_depth"], o["backfill"], o["starve_after_s"]) == (3, "easy", 7200), o
+assert po["fairway"]["reserve_depth"] == 3 and po["fairway:reserve-depth=32"]["reserve_depth"] == 32
+q = p["fairway"]["by_queue"]
+assert set(q) == {"research", "llm", "vision", "product"}, set(q)
+assert q["vision"]["parent"] == "research" and q["vision"]["leaf"] and q["product"]["parent"] is None
+assert not q["research"]["leaf"] and q["research"]["jobs"] == 0
+assert sum(v["jobs"] for v in q.values()) == r["jobs"]
+assert p["fairway"]["timed_out_jobs"] >= 1, "product's maxRuntime 4h ends its 6h job"
+# the limits hold at every plan: vision 8 GPUs, research (llm + vision) 24
+rows = list(csv.DictReader(open(d + "/s.csv")))
+assert {x["queue"] for x in rows} == {"llm", "vision", "product"}, "leaves only"
+for pol in p:
+    plans = collections.OrderedDict()
+    for x in rows:
+        if x["policy"] == pol:
+            plans.setdefault((int(x["t"]), int(x["until"])), {})[x["queue"]] = (float(x["fair_gpus"]), float(x["alloc_gpus"]))
+    assert plans and all(v["vision"][1] <= 8 + 1e-9 for v in plans.values()), pol
+    assert max(v["vision"][1] for v in plans.values()) > 0, pol
+    assert all(v["vision"][1] + v["llm"][1] <= 24 + 1e-9 for v in plans.values()), pol
+    # fairness_jain: Jain of alloc/fair over the leaves, as without a config
+    acc = tot = 0.0
+    for (t, u), v in plans.items():
+        xs = [a / f for f, a in v.values() if f > 1e-9]
+        if xs and sum(x * x for x in xs) > 0:
+            acc += (u - t) * sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs)); tot += u - t
+    assert abs(acc / tot - p[pol]["fairness_jain"]) < 1e-6, (acc / tot, p[pol]["fairness_jain"])
+# every start in the log names a leaf queue
+assert {json.loads(l)["queue"] for l in open(d + "/l.jsonl")} <= {"llm", "vision", "product"}
+PY
+then ok "sim-run-config-limits-settings-fairness"; else bad "sim-run-config-limits-settings-fairness"; fi
+# the tick rules replay a tree alike (preemptible: reclaim and limits), and a
+# leaf's budget holds its jobs the same under both; a parent's is refused
+sed 's/^      gpu: {quota: 8, limit: 8}/      gpu: {quota: 8, limit: 8}\n    gpuHourBudget: 4/' "$CF" >"$SC/budget.yaml"
+for r in every all; do
+	"$FW" sim run --config "$SC/budget.yaml" --trace "$CT" --format fairway --policies fifo,slurm,kai,fairway \
+		--preemptible --tick-rule $r --log "$SC/$r.jsonl" --json "$SC/$r.json" >"$SC/$r.out" 2>&1
+done
+if grep -q '"policy":"fairway"' "$SC/all.jsonl" && cmp -s "$SC/every.jsonl" "$SC/all.jsonl" &&
+	grep -q 'GPU-hour budgets of 1 queue of the config (gpuHourBudget): [1-9][0-9]* jobs\? held over them' "$SC/every.out"; then
+	ok "sim-run-config-tick-rules-and-a-leaf-budget"
+else
+	bad "sim-run-config-tick-rules-and-a-leaf-budget"; tail -3 "$SC/every.out"
+fi
+sed 's/^      gpu: {quota: 20, limit: 24}/      gpu: {quota: 20, limit: 24}\n    gpuHourBudget: 4/' "$CF" >"$SC/pbudget.yaml"
+expect "sim-run-config-parent-budget-refused" 1 \
+	"pbudget.yaml: queues.gpuHourBudget: queue 'research' has a gpuHourBudget and child queues; the simulator replays budgets of leaf queues only" \
+	"$FW" sim run --config "$SC/pbudget.yaml" --trace "$CT" --format fairway
+printf 'job_id,submit_time,duration,queue,gpus_per_task\nx,0,60,llm,1\ny,0,60,research,1\n' >"$SC/parent.csv"
+expect "sim-run-config-parent-queue-refused" 1 \
+	"parent.csv:3: queue: job 'y': 'research' is a parent queue (it has child queues), and jobs go to leaf queues; name one of them (llm, vision, product)" \
+	"$FW" sim run --config "$CF" --trace "$SC/parent.csv" --format fairway --json "$SC/no.json"
+[ ! -e "$SC/no.json" ] && ok "sim-run-config-refused-writes-nothing" || bad "sim-run-config-refused-writes-nothing"
+printf 'job_id,submit_time,duration,queue,gpus_per_task\nx,0,60,llm,1\nz,0,60,infra,1\n' >"$SC/missing.csv"
+expect "sim-run-config-missing-queue-refused" 1 \
+	"missing.csv:3: queue: job 'z': the config has no queue 'infra'; name one of its leaf queues (llm, vision, product)" \
+	"$FW" sim run --config "$CF" --trace "$SC/missing.csv" --format fairway
+expect "sim-run-config-bad-queue-skipped" 0 "skipped 1 bad rows; the first: $SC/missing.csv:3: queue: job 'z'" \
+	"$FW" sim run --config "$CF" --trace "$SC/missing.csv" --format fairway --skip-bad-rows --policies fifo
+expect "sim-run-config-and-fleet" 2 "--config and --fleet: the config's nodes are the replay's fleet; drop --fleet" \
+	"$FW" sim run --config "$CF" --fleet tests/data/fleet.yaml --trace "$CT" --format fairway
+expect "sim-run-config-and-nodes" 2 "--config and --nodes: the config's nodes are the replay's fleet" \
+	"$FW" sim run --config "$CF" --nodes 2x8 --trace "$CT" --format fairway
+expect "sim-run-config-and-teams" 2 "--config and --teams: the config's leaf queues take the jobs" \
+	"$FW" sim run --config "$CF" --teams philly --trace "$CT" --format fairway
+expect "sim-run-config-and-a-queue-flag" 2 "--config and --max-runtime: each queue of the config has its own maxRuntime" \
+	"$FW" sim run --config "$CF" --max-runtime=600 --trace "$CT" --format fairway
+expect "sim-run-config-and-a-queue-variant" 2 \
+	"--policies 'fairway:gpu-hour-budget=5': with --config each queue has its own gpuHourBudget" \
+	"$FW" sim run --config "$CF" --trace "$CT" --format fairway --policies fairway:gpu-hour-budget=5
+expect "sim-run-config-missing-file" 1 "none.yaml: cannot open the config: No such file or directory; check the path" \
+	"$FW" sim run --config "$SC/none.yaml" --trace "$CT" --format fairway
+expect "sim-run-config-is-an-input" 2 "--json $CF is the --config input" \
+	"$FW" sim run --config "$CF" --trace "$CT" --format fairway --json "$CF"
+# the platform team's path: sacct -> sacct2fairway -> a replay on the site's
+# config, whose leaf queues are the Slurm accounts
+printf 'nodeGroups:\n  - {count: 2, namePrefix: h, gpus: 8, gpuModel: h100, cpu: 128, memory: 2Ti}\nqueues:\n%s\n%s\n%s\n%s\n' \
+	'  - {name: research, resources: {gpu: {quota: 12}}}' '  - {name: vision, parent: research, resources: {gpu: {quota: 4}}}' \
+	'  - {name: nlp, parent: research, resources: {gpu: {quota: 8}}}' '  - {name: gpu, resources: {gpu: {quota: 4}}}' >"$SC/site.yaml"
+"$FW" trace sacct2fairway tests/data/sacct_sample.txt "$SC/sacct.csv" >/dev/null 2>&1
+expect "sim-run-config-replays-an-sacct-conversion" 0 "policy fairway  3 jobs started" \
+	"$FW" sim run --config "$SC/site.yaml" --trace "$SC/sacct.csv" --format fairway --policies fairway
+rm -rf "$SC"
 # a trace without jobs is bad input: no metric is defined, no output written
 HO=$(mktemp -d)
 printf 'job_id,submission_time,duration,num_gpu\n' >"$HO/h.csv"

@@ -17,7 +17,12 @@
  * share; 1..10 jobs (submit time, actual and announced runtime, own
  * limit, named or team queue, user, priority, one or two task groups of
  * whole or fractional GPUs, elastic gangs, a required rack or node, a GPU
- * model); 0..3 node or GPU failures.  Options the replay refuses drop
+ * model); 0..3 node or GPU failures; then, after a marker byte, a
+ * config's queue tree in place of the flat queues (`--config`: a parent
+ * over two leaves and a top-level leaf, with GPU limits, run-time
+ * limits, protection windows, leaves' budgets and a subtree that is not
+ * preemptible; the options' per-queue values move onto the queues).
+ * Options the replay refuses drop
  * the input (the decoder aims at valid ones).  Each plan is validated and
  * checked by the replay itself (validate_each, fw_plan_check).  Then, per
  * policy:
@@ -31,7 +36,10 @@
  *   - a finished job ran its duration plus exactly the work its evictions
  *     threw away (kept = whole checkpoints, fw_sim_checkpoint_kept), and
  *     one its limit ended ran the rest minus the cut;
- *   - no run outlives its run-time limit by a tick or more;
+ *   - no run outlives its run-time limit (its own, the options' or its
+ *     queues', the smallest) by a tick or more;
+ *   - with a tree, the runs open at any instant in a queue's subtree fit
+ *     its GPU limit;
  *   - the same input replayed again gives the same decision log, and so
  *     does the ALL tick rule (a cycle at every tick while jobs wait): the
  *     EVERY rule's skipped ticks change nothing (des.h).
@@ -59,7 +67,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 struct input {
 	struct fw_trace t;
 	struct fw_sim_opts o;
-	struct fw_snapshot *fleet; /* a mixed fleet, or NULL: o's nodes x G */
+	struct fw_snapshot *fleet; /* a mixed fleet, or NULL: o's nodes x G;
+				    * with a tree, the config (o.config) */
 	int64_t gpus;              /* the cluster's GPUs */
 	int32_t gmax;              /* GPUs of its largest node */
 	struct fw_sim_failure fail[3];
@@ -225,6 +234,55 @@ static void add_failures(struct bytes *b, struct input *in)
 	qsort(in->fail, in->nfail, sizeof in->fail[0], by_time);
 }
 
+#define TREE_MARK 0xA5 /* the byte after the failures that asks for a tree */
+
+/* Queue i of the tree: "ra" over the leaves "qa" and "qb", and "qc" at
+ * the top; ra and qc deserve half the GPUs each, qa and qb half of ra's. */
+static void tree_queue(struct bytes *b, const struct input *in, int i, struct fw_queue *q)
+{
+	static const char *const NAME[] = { "ra", "qa", "qb", "qc" };
+	int64_t all = in->gpus * 1000, half = all / 2;
+	unsigned f = u8(b);
+
+	fw_queue_init(q);
+	snprintf(q->name, sizeof q->name, "%s", NAME[i]);
+	q->parent = i == 1 || i == 2 ? 0 : -1;
+	q->deserved.v[FW_RES_GPU] = i == 0 ? half : i == 1 ? half / 2 : i == 2 ? half - half / 2 : all - half;
+	if (f % 3 == 0)
+		q->limit.v[FW_RES_GPU] = 1000 * (1 + (int64_t)pick(b, (unsigned)in->gpus));
+	q->max_runtime_s = f >> 2 & 1 ? 1800 + (int64_t)pick(b, 8) * 900 : 0;
+	q->min_runtime_s = f >> 3 & 1 ? (int64_t)pick(b, 6) * 600 : 0;
+	q->gpu_hour_budget = i > 0 && f >> 4 & 1 ? 1 + (double)pick(b, 40) : 0;
+	q->priority = (int32_t)(f >> 5 & 1);
+	q->nonpreemptible = i == 0 && f >> 6 & 1;
+}
+
+/* A config's tree in place of the flat queues: its nodes are the fleet's
+ * (or the generated ones), the jobs that named no queue go to qc, and the
+ * per-queue options are left to the queues. */
+static int add_tree(struct bytes *b, struct input *in)
+{
+	struct fw_fleet_opts fo = { in->o.nodes, in->o.gpus_per_node, in->o.nodes_per_rack, 0 };
+
+	if (!in->fleet && fw_fleet_generate(&fo, &in->fleet, NULL) != FW_OK)
+		return -1;
+	for (int i = 0; i < 4; i++) {
+		struct fw_queue q;
+		tree_queue(b, in, i, &q);
+		if (fw_snapshot_add_queue(in->fleet, &q) < 0)
+			return -1;
+	}
+	for (size_t k = 0; k < in->t.n; k++)
+		if (!in->t.v[k].queue[0])
+			snprintf(in->t.v[k].queue, sizeof in->t.v[k].queue, "qc");
+	in->o.config = in->fleet;
+	in->o.fleet = NULL;
+	in->o.min_runtime_s = in->o.max_runtime_s = 0;
+	in->o.gpu_hour_budget = 0;
+	in->o.nmodel_limits = in->o.nmodel_deserved = 0;
+	return fw_snapshot_validate(in->fleet, NULL) == FW_OK ? 0 : -1;
+}
+
 static int decode(struct bytes *b, struct input *in)
 {
 	memset(in, 0, sizeof *in);
@@ -247,6 +305,8 @@ static int decode(struct bytes *b, struct input *in)
 			return -1;
 	}
 	add_failures(b, in);
+	if (u8(b) == TREE_MARK)
+		return add_tree(b, in);
 	return 0;
 }
 
@@ -262,10 +322,17 @@ static void fail(const char *what, long long a, long long b)
 
 #define NEED(c, a, b) ((c) ? (void)0 : fail(#c, (long long)(a), (long long)(b)))
 
-/* The smaller positive of the options' and the job's own limit; 0 none. */
-static int64_t limit_of(const struct fw_sim_opts *o, const struct fw_trace_job *j)
+/* The smallest positive of the options', the job's queues' (a tree's)
+ * and the job's own limit; 0 none. */
+static int64_t limit_of(const struct input *in, const struct fw_sim_result *r, size_t row)
 {
-	int64_t l = o->max_runtime_s;
+	const struct fw_trace_job *j = &in->t.v[row];
+	const struct fw_snapshot *c = in->o.config;
+	int64_t l = in->o.max_runtime_s;
+
+	for (int32_t q = c ? r->queue[row] : -1; q >= 0; q = c->queues[q].parent)
+		if (c->queues[q].max_runtime_s > 0 && (l == 0 || c->queues[q].max_runtime_s < l))
+			l = c->queues[q].max_runtime_s;
 	if (j->max_runtime > 0 && (l == 0 || j->max_runtime < l))
 		l = j->max_runtime;
 	return l;
@@ -281,7 +348,7 @@ static void check_runs(const struct input *in, const struct fw_sim_result *r)
 		const struct fw_sim_span *x = &r->runs[i];
 		NEED(x->row >= 0 && (size_t)x->row < r->njobs, x->row, r->njobs);
 		const struct fw_trace_job *j = &in->t.v[x->row];
-		int64_t lim = limit_of(&in->o, j);
+		int64_t lim = limit_of(in, r, (size_t)x->row);
 		NEED(x->start >= j->submit, x->start, j->submit);
 		NEED(x->end >= x->start, x->end, x->start);
 		NEED(nr[x->row] == 0 || last[x->row] <= x->start, last[x->row], x->start);
@@ -350,11 +417,20 @@ static int by_edge(const void *a, const void *b)
 	return (x[1] > y[1]) - (x[1] < y[1]); /* ends (-milli) first */
 }
 
-/* The milli-GPUs of the runs open at any instant fit the cluster. */
-static void check_capacity(const struct input *in, const struct fw_sim_result *r)
+/* Is leaf in q's subtree (q itself included)? */
+static bool under(const struct fw_snapshot *c, int32_t leaf, int32_t q)
+{
+	for (; leaf >= 0; leaf = c->queues[leaf].parent)
+		if (leaf == q)
+			return true;
+	return false;
+}
+
+/* The milli-GPUs of the runs open at any instant fit cap: the cluster's
+ * (q < 0), or a tree queue q's limit, over the runs of its subtree. */
+static void check_capacity(const struct input *in, const struct fw_sim_result *r, int32_t q, int64_t cap)
 {
 	int64_t (*e)[2] = calloc(2 * r->nruns + 1, sizeof *e), held = 0;
-	int64_t cap = in->gpus * 1000;
 
 	NEED(e != NULL, 0, 0);
 	size_t n = 0;
@@ -362,6 +438,8 @@ static void check_capacity(const struct input *in, const struct fw_sim_result *r
 		int64_t m = r->runs[i].milli ? r->runs[i].milli : (int64_t)r->runs[i].gpus * 1000;
 		if (r->runs[i].end == r->runs[i].start)
 			continue; /* a run of no time holds nothing */
+		if (q >= 0 && !under(in->o.config, r->queue[r->runs[i].row], q))
+			continue;
 		e[n][0] = r->runs[i].start, e[n++][1] = m;
 		e[n][0] = r->runs[i].end, e[n++][1] = -m;
 	}
@@ -438,13 +516,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		}
 		if (getenv("FUZZ_SIM_VERBOSE"))
-			fprintf(stderr, "%s: %zu jobs, %zu nodes (%lld GPUs), %zu failures: %lld started, %zu runs, %lld evictions, %lld cycles, %lld timed out\n",
-				pol[i]->name, in.t.n, (size_t)in.o.nodes, (long long)in.gpus, in.nfail,
+			fprintf(stderr, "%s: %zu jobs, %zu nodes (%lld GPUs)%s, %zu failures: %lld started, %zu runs, %lld evictions, %lld cycles, %lld timed out\n",
+				pol[i]->name, in.t.n, (size_t)in.o.nodes, (long long)in.gpus, in.o.config ? ", a tree" : "", in.nfail,
 				(long long)r[0].started, r[0].nruns, (long long)r[0].evictions, (long long)r[0].cycles,
 				(long long)r[0].timed_out);
 		check_runs(&in, &r[0]);
 		check_work(&in, &r[0]);
-		check_capacity(&in, &r[0]);
+		check_capacity(&in, &r[0], -1, in.gpus * 1000);
+		for (int32_t q = 0; in.o.config && q < in.o.config->nqueues; q++)
+			if (in.o.config->queues[q].limit.v[FW_RES_GPU] != FW_UNLIMITED)
+				check_capacity(&in, &r[0], q, in.o.config->queues[q].limit.v[FW_RES_GPU]);
 		if (replay(&in, pol[i]->name, FW_SIM_EVERY_TICK, &r[1]) ||
 		    replay(&in, pol[i]->name, FW_SIM_ALL_TICKS, &r[2]))
 			fail("a second replay refused what the first took", 0, 0);

@@ -485,6 +485,151 @@ TEST(openb_node_list_is_a_fleet)
 	fw_snapshot_free(s);
 }
 
+/* The most GPUs the runs of queues in `set` (a bit per queue index)
+ * hold at once: every run start is where a maximum can begin. */
+static int64_t peak_gpus(const struct fw_sim_result *r, uint32_t set)
+{
+	int64_t peak = 0;
+
+	for (size_t i = 0; i < r->nruns; i++) {
+		int64_t t = r->runs[i].start, held = 0;
+		for (size_t k = 0; k < r->nruns; k++) {
+			const struct fw_sim_span *x = &r->runs[k];
+			bool on = x->start <= t && (x->end < 0 || x->end > t);
+			if (on && (set >> r->queue[x->row] & 1u))
+				held += x->gpus;
+		}
+		peak = held > peak ? held : peak;
+	}
+	return peak;
+}
+
+/* --config: a site's queue tree with its limits, run-time limit and
+ * scheduler block is the replay's base; its own jobs are left out. */
+TEST(config_replays_its_queue_tree_and_settings)
+{
+	struct fw_snapshot *cfg;
+	struct fw_trace t;
+	struct fw_sim_result r;
+	struct fw_sim_opts o;
+	struct fw_diag d;
+	int32_t jobs = -1;
+
+	memset(&t, 0, sizeof t);
+	ASSERT_OK(fw_fleet_load_config("tests/data/sim_config.yaml", &cfg, &jobs, &d));
+	ASSERT_EQ(jobs, 1);
+	ASSERT_EQ(cfg->njobs, 0);
+	ASSERT_EQ(cfg->nqueues, 4);
+	ASSERT_EQ(cfg->config.reserve_depth, 4);
+	ASSERT_OK(fw_trace_read("tests/data/sim_config_trace.csv", FW_TRACE_FAIRWAY, 8, 0, &t, &d));
+	ASSERT_OK(fw_trace_bind_config(&t, cfg, 0, &d));
+	fw_sim_opts_default(&o);
+	o.config = cfg;
+	o.tick_s = 60;
+	o.reserve_depth = cfg->config.reserve_depth;
+	o.backfill_conservative = cfg->config.backfill_conservative;
+	o.starve_after_s = cfg->config.starve_after_s;
+	ASSERT_OK(fw_sim_run_trace(&t, NULL, &o, &r, &d));
+	ASSERT_EQ(r.nqueues, 4);
+	ASSERT_EQ(r.nteam, 0);
+	ASSERT_STR_EQ(r.qname[2], "vision");
+	ASSERT_EQ(r.qparent[2], 0);
+	ASSERT_EQ(r.qparent[3], -1);
+	for (size_t i = 0; i < t.n; i++) /* each job in the leaf it names */
+		ASSERT_STR_EQ(r.qname[r.queue[i]], t.v[i].queue);
+	int64_t vision = peak_gpus(&r, 1u << 2), research = peak_gpus(&r, 1u << 1 | 1u << 2);
+	ASSERT(vision > 0 && vision <= 8);        /* vision's limit: 8 GPUs */
+	ASSERT(research > 8 && research <= 24);   /* research's: 24, for both leaves */
+	ASSERT(r.timed_out >= 1);                 /* product's maxRuntime: 4h */
+	for (size_t i = 0; i < t.n; i++)
+		if (r.cut[i] > 0)
+			ASSERT_STR_EQ(t.v[i].queue, "product");
+	fw_sim_result_free(&r);
+	fw_trace_free(&t);
+	fw_snapshot_free(cfg);
+}
+
+/* A job naming no queue, a queue the config lacks or a parent queue is
+ * refused at its line, field "queue", listing leaves; or skipped. */
+TEST(config_queue_errors_name_the_line_and_the_leaves)
+{
+	const char *text = "job_id,submit_time,duration,queue,gpus_per_task\n"
+			   "a,0,60,llm,1\nb,0,60,research,1\nc,0,60,infra,1\nd,0,60,,1\ne,0,60,product,1\n";
+	struct fw_snapshot *cfg;
+	struct fw_trace t;
+	struct fw_diag d;
+	int32_t jobs;
+
+	memset(&t, 0, sizeof t);
+	ASSERT_OK(fw_fleet_load_config("tests/data/sim_config.yaml", &cfg, &jobs, &d));
+	ASSERT_OK(fw_trace_parse_csv(text, strlen(text), "q.csv", 0, &t, &d));
+	ASSERT_EQ(fw_trace_config_queue(&t, 0, cfg, &d), 1);
+	ASSERT_EQ(fw_trace_config_queue(&t, 1, cfg, &d), FW_EINVAL);
+	ASSERT_EQ(d.line, 3);
+	ASSERT_STR_EQ(d.field, "queue");
+	ASSERT_STR_CONTAINS(d.msg, "'research' is a parent queue");
+	ASSERT_STR_CONTAINS(d.msg, "(llm, vision, product)");
+	ASSERT_EQ(fw_trace_config_queue(&t, 2, cfg, &d), FW_EINVAL);
+	ASSERT_STR_CONTAINS(d.msg, "the config has no queue 'infra'");
+	ASSERT_EQ(fw_trace_config_queue(&t, 3, cfg, &d), FW_EINVAL);
+	ASSERT_STR_CONTAINS(d.msg, "job 'd' names no queue");
+	ASSERT_EQ(fw_trace_bind_config(&t, cfg, 0, &d), FW_EINVAL);
+	ASSERT_EQ(d.line, 3);
+	ASSERT_EQ(t.n, 5); /* refused: nothing dropped */
+	ASSERT_OK(fw_trace_bind_config(&t, cfg, FW_TRACE_SKIP_BAD, &d));
+	ASSERT_EQ(t.n, 2);
+	ASSERT_EQ(t.skipped, 3);
+	ASSERT_STR_EQ(t.v[1].id, "e");
+	ASSERT_EQ(t.first_bad.line, 3);
+	fw_trace_free(&t);
+	fw_snapshot_free(cfg);
+}
+
+/* A parent with a GPU-hour budget, or a fleet beside the config, is
+ * refused before the replay, naming what to change. */
+TEST(config_refuses_a_parent_budget_and_a_fleet_beside_it)
+{
+	struct fw_snapshot *cfg;
+	struct fw_diag d;
+	struct fw_sim_opts o;
+	struct fw_sim_result r;
+	struct fw_trace t;
+	int32_t jobs;
+
+	memset(&t, 0, sizeof t);
+	ASSERT_OK(fw_fleet_load_config("tests/data/sim_config.yaml", &cfg, &jobs, &d));
+	ASSERT_OK(fw_fleet_check_config(cfg, "c.yaml", &d));
+	cfg->queues[0].gpu_hour_budget = 100;
+	ASSERT_EQ(fw_fleet_check_config(cfg, "c.yaml", &d), FW_EINVAL);
+	ASSERT_STR_CONTAINS(d.msg, "queue 'research' has a gpuHourBudget and child queues");
+	cfg->queues[0].gpu_hour_budget = 0;
+	fw_sim_opts_default(&o);
+	o.config = cfg;
+	o.fleet = cfg;
+	ASSERT_EQ(fw_sim_run_trace(&t, NULL, &o, &r, &d), FW_EINVAL);
+	ASSERT_STR_CONTAINS(d.msg, "give a config or a fleet, not both");
+	o.fleet = NULL;
+	o.max_runtime_s = 60;
+	ASSERT_EQ(fw_sim_run_trace(&t, NULL, &o, &r, &d), FW_EINVAL);
+	ASSERT_STR_CONTAINS(d.msg, "leave the per-queue options unset");
+	fw_sim_result_free(&r);
+	/* FW_TEAMS_MAX queues at most, parents included; and one at least */
+	struct fw_queue q;
+	fw_queue_init(&q);
+	for (int i = cfg->nqueues; i < FW_TEAMS_MAX; i++) {
+		snprintf(q.name, sizeof q.name, "x%d", i);
+		ASSERT(fw_snapshot_add_queue(cfg, &q) >= 0);
+	}
+	ASSERT_OK(fw_fleet_check_config(cfg, "c.yaml", &d));
+	ASSERT(fw_snapshot_add_queue(cfg, &q) >= 0);
+	ASSERT_EQ(fw_fleet_check_config(cfg, "c.yaml", &d), FW_ERANGE);
+	ASSERT_STR_CONTAINS(d.msg, "the config has 257 queues, and the simulator replays at most 256");
+	cfg->nqueues = 0;
+	ASSERT_EQ(fw_fleet_check_config(cfg, "c.yaml", &d), FW_EINVAL);
+	ASSERT_STR_CONTAINS(d.msg, "the config has no queues");
+	fw_snapshot_free(cfg);
+}
+
 int main(void)
 {
 	fw_test_fn fns[] = {
@@ -497,6 +642,9 @@ int main(void)
 		openb_fleet_long_name_or_model_names_the_field_and_column,
 		yaml_fleet_names_are_identifiers, start_log_escapes_every_name,
 		a_refused_trace_job_names_its_line_field_and_reason,
+		config_replays_its_queue_tree_and_settings,
+		config_queue_errors_name_the_line_and_the_leaves,
+		config_refuses_a_parent_budget_and_a_fleet_beside_it,
 		lingjun_topology_gives_three_levels,
 		openb_node_list_is_a_fleet,
 	};
@@ -509,6 +657,9 @@ int main(void)
 		"openb_fleet_long_name_or_model_names_the_field_and_column, "
 		"yaml_fleet_names_are_identifiers, start_log_escapes_every_name, "
 		"a_refused_trace_job_names_its_line_field_and_reason, "
+		"config_replays_its_queue_tree_and_settings, "
+		"config_queue_errors_name_the_line_and_the_leaves, "
+		"config_refuses_a_parent_budget_and_a_fleet_beside_it, "
 		"lingjun_topology_gives_three_levels, "
 		"openb_node_list_is_a_fleet";
 	int n = (int)(sizeof fns / sizeof fns[0]);
