@@ -596,7 +596,7 @@ int fw_trace_config_queue(const struct fw_trace *t, size_t row, const struct fw_
 				   j->id, j->queue, leaves);
 	return fw_diag_set(d, FW_EINVAL, t->file, j->line, 0, "queue",
 			   "job '%s': '%s' is a parent queue (it has child queues), and jobs go to leaf "
-			   "queues; name one of them (%s)", j->id, j->queue, leaves);
+			   "queues; name a leaf queue of the config (%s)", j->id, j->queue, leaves);
 }
 
 int fw_trace_bind_config(struct fw_trace *t, const struct fw_snapshot *cfg, unsigned flags,

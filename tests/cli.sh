@@ -743,7 +743,7 @@ expect "sim-run-config-parent-budget-refused" 1 \
 	"$FW" sim run --config "$SC/pbudget.yaml" --trace "$CT" --format fairway
 printf 'job_id,submit_time,duration,queue,gpus_per_task\nx,0,60,llm,1\ny,0,60,research,1\n' >"$SC/parent.csv"
 expect "sim-run-config-parent-queue-refused" 1 \
-	"parent.csv:3: queue: job 'y': 'research' is a parent queue (it has child queues), and jobs go to leaf queues; name one of them (llm, vision, product)" \
+	"parent.csv:3: queue: job 'y': 'research' is a parent queue (it has child queues), and jobs go to leaf queues; name a leaf queue of the config (llm, vision, product)" \
 	"$FW" sim run --config "$CF" --trace "$SC/parent.csv" --format fairway --json "$SC/no.json"
 [ ! -e "$SC/no.json" ] && ok "sim-run-config-refused-writes-nothing" || bad "sim-run-config-refused-writes-nothing"
 printf 'job_id,submit_time,duration,queue,gpus_per_task\nx,0,60,llm,1\nz,0,60,infra,1\n' >"$SC/missing.csv"
