@@ -32,6 +32,12 @@ static const char *const col_name[C_COUNT] = {
 	"job_id", "submission_time", "duration", "num_gpu",
 };
 
+/* Another name a column goes by: ElasticFlow's Philly subset
+ * (philly-vc103959-elasticflow) says submit_time. */
+static const char *const col_alias[C_COUNT] = {
+	NULL, "submit_time", NULL, NULL,
+};
+
 /* What a number column counts, for the fix a refusal gives. */
 static const char *const col_unit[C_COUNT] = {
 	NULL, "seconds", "seconds", "GPUs",
@@ -192,6 +198,12 @@ static void ids_put(struct idset *t, const struct fw_itp_job *v, size_t r)
 
 /* ---- header ------------------------------------------------------------- */
 
+/* Is the field (p, n) the column name nm (NULL: none)? */
+static bool names(const char *p, size_t n, const char *nm)
+{
+	return nm && n == strlen(nm) && !memcmp(p, nm, n);
+}
+
 static int parse_header(struct parser *ps, const char *line, size_t n, int lno,
 			struct fw_diag *d)
 {
@@ -207,19 +219,22 @@ static int parse_header(struct parser *ps, const char *line, size_t n, int lno,
 		ps->pos[c] = -1;
 	for (int i = 0; i < f.n; i++)
 		for (int c = 0; c < C_COUNT; c++) {
-			if (f.len[i] != strlen(col_name[c]) || memcmp(f.p[i], col_name[c], f.len[i]))
+			if (!names(f.p[i], f.len[i], col_name[c]) && !names(f.p[i], f.len[i], col_alias[c]))
 				continue;
 			if (ps->pos[c] >= 0)
 				return fw_diag_set(d, FW_EINVAL, ps->fname, lno, f.col[i], "header",
-						   "column '%s' appears twice; keep one", col_name[c]);
+						   "column '%s' appears twice%s%s%s; keep one", col_name[c],
+						   col_alias[c] ? " (or as '" : "", col_alias[c] ? col_alias[c] : "",
+						   col_alias[c] ? "')" : "");
 			ps->pos[c] = i;
 		}
 	for (int c = 0; c < C_COUNT; c++)
 		if (ps->pos[c] < 0)
 			return fw_diag_set(d, FW_EINVAL, ps->fname, lno, 1, "header",
-					   "no column '%s'; add it: an ITP trace's header "
+					   "no column '%s'%s%s%s; add it: an ITP trace's header "
 					   "names " ITP_HEADER " (any order; docs/trace-format.md)",
-					   col_name[c]);
+					   col_name[c], col_alias[c] ? " (or '" : "", col_alias[c] ? col_alias[c] : "",
+					   col_alias[c] ? "')" : "");
 	ps->nhdr = f.n;
 	return FW_OK;
 }

@@ -784,10 +784,19 @@ printf 'job_id,submit_time,duration,gpus_per_task\n' >"$HO/g.csv"
 WF=$(mktemp -d)
 printf 'job_id,submit_time,duration,gpus_per_task\na,0,60,1\n' >"$WF/fw.csv"
 expect "sim-run-wrong-format-is-named" 1 \
-	"fw.csv:1:1: header: no column 'submission_time'; add it: an ITP trace's header names job_id,submission_time,duration,num_gpu (any order; docs/trace-format.md); the file looks like a fairway trace: use --format fairway" \
+	"fw.csv:1:1: header: no column 'num_gpu'; add it: an ITP trace's header names job_id,submission_time,duration,num_gpu (any order; docs/trace-format.md); the file looks like a fairway trace: use --format fairway" \
 	"$FW" sim run --trace "$WF/fw.csv" --nodes 2x8
 expect "sim-run-right-format-reads" 0 "policy fifo     1 job started, " \
 	"$FW" sim run --trace "$WF/fw.csv" --format fairway --nodes 2x8 --policies fifo
+# ElasticFlow's Philly subset says submit_time for submission_time, with
+# columns of its own beside (philly-vc103959-elasticflow): read as ITP
+printf 'job_id,submit_time,real_iteration,model_name,num_gpu,duration\n0,0,9,vgg16,2,600\n1,60,9,bert,1,300\n' >"$WF/ef.csv"
+expect "sim-run-itp-takes-submit-time" 0 "policy fifo     2 jobs started, " \
+	"$FW" sim run --trace "$WF/ef.csv" --nodes 2x8 --policies fifo
+printf 'job_id,submit_time,submission_time,num_gpu,duration\n0,0,0,2,600\n' >"$WF/ef2.csv"
+expect "sim-run-itp-submit-time-twice" 1 \
+	"ef2.csv:1:20: header: column 'submission_time' appears twice (or as 'submit_time'); keep one" \
+	"$FW" sim run --trace "$WF/ef2.csv" --nodes 2x8 --policies fifo
 rm -rf "$WF"
 expect "sim-run-header-only-trace" 1 "h.csv: the trace has no jobs (a header only?)" \
 	"$FW" sim run --trace "$HO/h.csv" --nodes 2x8 --json "$HO/h.json"

@@ -177,7 +177,7 @@ TEST(itp_bad_values_name_line_column_and_reason)
 			0, &t, m, sizeof m), FW_EINVAL);
 	ASSERT_STR_EQ(m, "t.csv:4:1: job_id: 'x' already appeared on line 2; give each job its own job_id");
 	ASSERT_EQ(parse("job_id,submit,duration,num_gpu\n", 0, &t, m, sizeof m), FW_EINVAL);
-	ASSERT_STR_EQ(m, "t.csv:1:1: header: no column 'submission_time'; add it: an ITP trace's header "
+	ASSERT_STR_EQ(m, "t.csv:1:1: header: no column 'submission_time' (or 'submit_time'); add it: an ITP trace's header "
 		      "names job_id,submission_time,duration,num_gpu (any order; docs/trace-format.md)");
 	ASSERT_STR_EQ(row_error("j0123456789012345678901234567890123456789012345678901234567890123,5,10,1",
 				m, sizeof m),
