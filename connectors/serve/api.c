@@ -2169,19 +2169,30 @@ static json_t *plan_decisions(struct plan_filter *f, json_t *all)
 	return out;
 }
 
+/* Is the view's job j one the plan leaves waiting that passes f's queue? */
+static bool waits(const struct plan_filter *f, const json_t *j)
+{
+	const char *state = json_string_value(json_object_get(j, "state"));
+
+	return state && !strcmp(state, "pending") && same(f->queue, json_string_value(json_object_get(j, "queue")));
+}
+
 /* The jobs of view v the plan leaves waiting that pass f, in its order,
- * at most f->limit. */
+ * at most f->limit; ?job= is one lookup, not a walk of every job. */
 static json_t *plan_pending(struct plan_filter *f, json_t *v)
 {
-	json_t *out = json_array(), *jobs = json_object_get(v, "jobs"), *name;
+	json_t *out = json_array(), *jobs = json_object_get(v, "jobs"), *name, *j;
 	size_t i;
 
 	if (f->node || (f->kinds && !in_list(f->kinds, "pending")))
 		return out; /* a waiting job names no node */
+	if (f->job) {
+		if (waits(f, j = json_object_get(jobs, f->job)))
+			json_array_append(out, j);
+		return out;
+	}
 	json_array_foreach(json_object_get(v, "jobOrder"), i, name) {
-		json_t *j = json_object_get(jobs, json_string_value(name));
-		if (strcmp(json_string_value(json_object_get(j, "state")), "pending") ||
-		    !same(f->job, json_string_value(name)) || !same(f->queue, json_string_value(json_object_get(j, "queue"))))
+		if (!waits(f, j = json_object_get(jobs, json_string_value(name))))
 			continue;
 		if (!plan_room(f, out))
 			break;
