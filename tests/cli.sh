@@ -209,6 +209,25 @@ expect "client-plan-server-with-config" 2 "--config cannot be combined with --se
 expect "client-plan-server-unknown-flag" 2 "unknown option '--bogus' for \`fairway plan\`" \
 	"$FW" plan --server http://127.0.0.1:1 --bogus
 expect "plan-help-now-not-with-server" 0 "not with" "$FW" plan --help
+# the daemon's plan narrowed (GET /v1/plan?kind=&queue=&job=&node=&limit=):
+# its flags are checked before anything is sent, and a plan of its own
+# takes none of them
+expect "client-plan-filter-typo" 2 "unknown option '--kidn' for \`fairway plan\` (did you mean '--kind'?)" \
+	"$FW" plan --server http://127.0.0.1:1 --kidn start
+expect "client-plan-filter-needs-a-value" 2 "--node needs a value" "$FW" plan --server http://127.0.0.1:1 --node
+expect "client-plan-filters-reach-the-server" 1 "cannot reach http://127.0.0.1:1" \
+	"$FW" plan --server http://127.0.0.1:1 --kind evict,drain --queue q --job j --node n0 --limit 5
+expect "plan-filter-without-server" 2 \
+	"--kind narrows a running daemon's plan: give --server URL too (a plan of its own: fairway plan --json, then filter that)" \
+	"$FW" plan --kind start
+expect "plan-limit-without-server" 2 "--limit narrows a running daemon's plan: give --server URL too" \
+	"$FW" plan --config examples/cluster.yaml --limit 3
+expect "plan-help-filters" 0 "--node N        only the decisions that name node N (no waiting job)" "$FW" plan --help
+expect "client-help-plan-filters" 0 "--kind start,evict,reserve,drain,pending" "$FW" queues --help
+expect "client-jobs-reason-needs-a-value" 2 "--reason needs a value" "$FW" jobs list --reason
+expect "client-jobs-reason-typo" 2 "unknown option '--reasons' for \`fairway jobs list\` (did you mean '--reason'?)" \
+	"$FW" jobs list --reasons gpu_model
+expect "client-help-jobs-reason" 0 "--reason R,...: the jobs whose reason is one of these" "$FW" jobs --help
 # The plan's text tables for evictions and drains (the goldens read the
 # JSON): who is evicted, why, for whom, the work it loses and where.
 rows() { "$FW" plan --config "$1" 2>&1 | tr -s ' '; }

@@ -988,11 +988,12 @@ static int query_path(struct opts *o, const char *base, const char *const (*filt
 }
 
 /* GET /v1/jobs with the list's filters: ?state=, ?queue=, ?user= (or
- * --me: this login's) and ?limit=. */
+ * --me: this login's), ?reason=, ?limit= and ?offset=. */
 static int jobs_list_path(struct opts *o, char *path, size_t n)
 {
 	static const char *const filters[][2] = { { "--state", "state" }, { "--queue", "queue" }, { "--user", "user" },
-						  { "--limit", "limit" }, { "--offset", "offset" }, { NULL, NULL } };
+						  { "--reason", "reason" }, { "--limit", "limit" }, { "--offset", "offset" },
+						  { NULL, NULL } };
 	char base[32 + 3 * FW_NAME_MAX] = "/v1/jobs", me[FW_NAME_MAX], v[3 * FW_NAME_MAX + 1];
 	const char *who;
 
@@ -1082,7 +1083,7 @@ static int cmd_jobs(struct opts *o)
 			       "START");
 			json_array_foreach(json_object_get(r, "jobs"), i, j)
 				print_job_row(j);
-			note_cut(r, "jobs", "the first", "--queue/--user/--state");
+			note_cut(r, "jobs", "the first", "--queue/--user/--state/--reason");
 		}
 		json_decref(r);
 		return 0;
@@ -1493,13 +1494,29 @@ static int cmd_fairshare(struct opts *o)
 	return rc;
 }
 
+/* A plan r that says "truncated": one line on stderr saying how many of
+ * each list it shows, and which flags show more or fewer. */
+static void note_plan_cut(json_t *r)
+{
+	if (json_is_true(json_object_get(r, "truncated")))
+		fprintf(stderr, "fairway plan: the first %zu decisions and %zu waiting jobs only, more match: --limit N "
+				"(up to 100000) shows more, --kind/--queue/--job/--node fewer\n",
+			json_array_size(json_object_get(r, "decisions")), json_array_size(json_object_get(r, "pending")));
+}
+
+/* `fairway plan --server URL`: the daemon's last plan (GET /v1/plan),
+ * narrowed by --kind, --queue, --job, --node and --limit; the fair share
+ * stays whole. */
 static int cmd_plan(struct opts *o)
 {
+	static const char *const filters[][2] = { { "--kind", "kind" }, { "--queue", "queue" }, { "--job", "job" },
+						  { "--node", "node" }, { "--limit", "limit" }, { NULL, NULL } };
+	char path[1024];
 	json_t *r, *x;
 	size_t i;
-	int rc = call(o, "GET", "/v1/plan", NULL, &r);
+	int rc = query_path(o, "/v1/plan", filters, path, sizeof path);
 
-	if (rc)
+	if (rc || (rc = call(o, "GET", path, NULL, &r)))
 		return rc;
 	if (o->json) {
 		dump(r);
@@ -1516,6 +1533,7 @@ static int cmd_plan(struct opts *o)
 		       json_object_get(x, "reasonText") ? str(x, "reasonText") : "not yet considered");
 	printf("\nFAIR SHARE\n");
 	print_fairshare(json_object_get(r, "fairshare"));
+	note_plan_cut(r);
 	json_decref(r);
 	return 0;
 }
@@ -1651,13 +1669,13 @@ static int cmd_stats(struct opts *o)
 /* --- entry ------------------------------------------------------------------------------------------ */
 static const char client_usage[] =
 	"usage: fairway queues [list | show NAME | set NAME [flags] | create NAME [flags] | delete NAME]\n"
-	"       fairway jobs [list [--state S] [--queue Q] [--user U | --me] [--limit N] [--offset N] | show NAME |\n"
-	"                     why NAME | submit FLAGS | cancel NAME...]\n"
+	"       fairway jobs [list [--state S] [--queue Q] [--user U | --me] [--reason R,...] [--limit N] [--offset N] |\n"
+	"                     show NAME | why NAME | submit FLAGS | cancel NAME...]\n"
 	"       fairway nodes [list [--health S,...] | show NAME |\n"
 	"                      health NAME --healthy|--unhealthy [--reason R] [--bad-gpus 0,3]]\n"
 	"       fairway reservations [list | show ID | create FLAGS | delete ID]\n"
 	"       fairway fairshare [list | explain NAME]\n"
-	"       fairway plan --server URL\n"
+	"       fairway plan --server URL [--kind K,...] [--queue Q] [--job NAME] [--node N] [--limit N]\n"
 	"       fairway decisions [--since DURATION] [--job NAME] [--kind K] [--limit N]\n"
 	"       fairway stats\n"
 	"\n"
@@ -1744,6 +1762,10 @@ static const char client_usage[] =
 	"          --queue Q: the jobs of queue Q only (not of the queues under it);\n"
 	"          --user U:  the jobs of user U only (as squeue -p Q -u U)\n"
 	"          --me:      your own jobs: those of your login name (squeue --me)\n"
+	"          --reason R,...: the jobs whose reason is one of these, comma-separated,\n"
+	"                     as the API spells them (gpu_model, over_quota,\n"
+	"                     has_reservation, ...; a misspelt one is refused with the\n"
+	"                     list): which jobs wait for what (as squeue -t PD -R)\n"
 	"          --limit N: at most N jobs (default 1000, up to 100000); when more\n"
 	"                     match, the table says so on stderr (--json: \"truncated\"\n"
 	"                     and \"nextOffset\")\n"
@@ -1753,6 +1775,13 @@ static const char client_usage[] =
 	"jobs why NAME:       one screen: state, its run-time limit, why it waits, when it\n"
 	"                     is expected to start (a job its run-time limit ended: why\n"
 	"                     it ended, its own limit or its queue's)\n"
+	"plan --server URL:   the daemon's last plan: its decisions and waiting jobs,\n"
+	"                     --kind start,evict,reserve,drain,pending (some of them),\n"
+	"                     --queue Q, --job NAME (their decisions and waiting\n"
+	"                     jobs), --node N (the decisions that name node N; no\n"
+	"                     waiting job), --limit N (at most N of each; when more\n"
+	"                     match, stderr says so, --json: \"truncated\"); the\n"
+	"                     cycle and the FAIR SHARE table stay whole\n"
 	"decisions:           what the daemon decided and applied, from its decision log\n"
 	"                     (the last --limit rows, default 100): --since 1h (that\n"
 	"                     last stretch, by the daemon's clock), --job NAME, --kind start|evict|reserve|\n"
@@ -1805,7 +1834,7 @@ static const struct spec {
 	{ "queues", "delete", 1, "", "" },
 	{ "queues", "set", 1, QUEUE_FLAGS, "" },
 	{ "queues", "create", 1, QUEUE_FLAGS, "" },
-	{ "jobs", "list", 0, " --state --queue --user --limit --offset ", " --me " },
+	{ "jobs", "list", 0, " --state --queue --user --reason --limit --offset ", " --me " },
 	{ "jobs", "submit", 0, JOB_FLAGS, " --test-only " },
 	{ "jobs", "show", 1, "", "" },
 	{ "jobs", "why", 1, "", "" },
@@ -1819,7 +1848,7 @@ static const struct spec {
 	{ "reservations", "delete", 1, "", "" },
 	{ "fairshare", "list", 0, "", "" },
 	{ "fairshare", "explain", 1, "", "" },
-	{ "plan", NULL, 0, "", "" },
+	{ "plan", NULL, 0, " --kind --queue --job --node --limit ", "" },
 	{ "decisions", NULL, 0, " --since --job --kind --limit ", "" },
 	{ "stats", NULL, 0, "", "" },
 };

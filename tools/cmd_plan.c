@@ -20,7 +20,8 @@ extern const size_t fw_example_cluster_len;
 
 static const char plan_usage[] =
 	"usage: fairway plan [--config FILE] [--policy NAME] [--json] [--now T]\n"
-	"       fairway plan --server URL [--json]   (the last plan of a running daemon)\n"
+	"       fairway plan --server URL [--json] [--kind K,...] [--queue Q] [--job NAME] [--node N]\n"
+	"                    [--limit N]   (the last plan of a running daemon)\n"
 	"\n"
 	"Run one scheduling cycle on a cluster snapshot and print the plan: the\n"
 	"jobs it starts (with their nodes and GPUs), a reason for every job that\n"
@@ -38,12 +39,21 @@ static const char plan_usage[] =
 	"                  the same way: no job submitted or started after it);\n"
 	"                  not with --server: the daemon's plan is at its own clock\n"
 	"  --server URL    print the last plan of a running `fairway serve`\n"
-	"                  instead of running a cycle (docs/serve.md)\n"
+	"                  instead of running a cycle (docs/serve.md); with it:\n"
+	"  --kind K,...    only these of start, evict, reserve, drain (decisions)\n"
+	"                  and pending (waiting jobs), comma-separated\n"
+	"  --queue Q       only the decisions and waiting jobs of queue Q's jobs\n"
+	"  --job NAME      only job NAME's decisions, or its wait\n"
+	"  --node N        only the decisions that name node N (no waiting job)\n"
+	"  --limit N       at most N decisions and N waiting jobs (1 to 100000;\n"
+	"                  stderr says when more match); the cycle and the fair\n"
+	"                  share stay whole\n"
 	"\n"
 	"Examples:\n"
 	"  fairway plan\n"
 	"  fairway plan --config examples/cluster.yaml --json | jq '.pending'\n"
-	"  fairway plan --config my.yaml --policy fifo\n";
+	"  fairway plan --config my.yaml --policy fifo\n"
+	"  fairway plan --server http://127.0.0.1:8642 --kind evict,drain --node h100-003\n";
 
 struct plan_args {
 	const char *config;
@@ -51,6 +61,18 @@ struct plan_args {
 	const char *now;
 	bool json;
 };
+
+/* A flag that filters a daemon's plan (cmd_client.c), which a plan of
+ * its own does not take. */
+static bool server_only(const char *o)
+{
+	static const char *const flags[] = { "--kind", "--queue", "--job", "--node", "--limit", NULL };
+
+	for (int k = 0; flags[k]; k++)
+		if (!strcmp(o, flags[k]))
+			return true;
+	return false;
+}
 
 static int parse_plan_args(int argc, char **argv, struct plan_args *a)
 {
@@ -70,9 +92,13 @@ static int parse_plan_args(int argc, char **argv, struct plan_args *a)
 				return fw_cli_usage_error("plan", "%s needs a value", o);
 			const char **dst = !strcmp(o, "--config") ? &a->config : !strcmp(o, "--policy") ? &a->policy : &a->now;
 			*dst = v;
+		} else if (server_only(o)) {
+			return fw_cli_usage_error("plan", "%s narrows a running daemon's plan: give --server URL too "
+							  "(a plan of its own: fairway plan --json, then filter that)", o);
 		} else {
 			static const char *const known[] = { "--help", "--json", "--config", "--policy", "--now",
-							     "--server", NULL };
+							     "--server", "--kind", "--queue", "--job", "--node",
+							     "--limit", NULL };
 			char hint[96];
 			return fw_cli_usage_error("plan", "unknown option '%s'%s", o,
 						  fw_cli_hint(o, known, hint, sizeof hint));

@@ -28,6 +28,7 @@
 #include <time.h>
 
 #include "api_ranges.h"
+#include "cliword.h"
 #include "history.h"
 #include "local.h"
 #include "serve_int.h"
@@ -69,7 +70,7 @@ enum body { NOBODY, JSON, MERGE };
 	X(PUT, "/v1/queues/{name}", h_queue_put, ADMIN, JSON, "")          \
 	X(PATCH, "/v1/queues/{name}", h_queue_patch, ADMIN, MERGE, "")     \
 	X(DELETE, "/v1/queues/{name}", h_queue_delete, ADMIN, NOBODY, "")  \
-	X(GET, "/v1/jobs", h_jobs_list, OPEN, NOBODY, "state,limit,queue,user,offset") \
+	X(GET, "/v1/jobs", h_jobs_list, OPEN, NOBODY, "state,limit,queue,user,offset,reason") \
 	X(POST, "/v1/jobs", h_job_submit, ADMIN, JSON, "dryRun")           \
 	X(GET, "/v1/jobs/{name}", h_job_get, OPEN, NOBODY, "")             \
 	X(DELETE, "/v1/jobs/{name}", h_job_cancel, ADMIN, NOBODY, "")      \
@@ -81,7 +82,7 @@ enum body { NOBODY, JSON, MERGE };
 	X(GET, "/v1/reservations/{name}", h_rsv_get, OPEN, NOBODY, "")     \
 	X(DELETE, "/v1/reservations/{name}", h_rsv_delete, ADMIN, NOBODY, "") \
 	X(GET, "/v1/fairshare", h_fairshare, OPEN, NOBODY, "")             \
-	X(GET, "/v1/plan", h_plan, OPEN, NOBODY, "")                       \
+	X(GET, "/v1/plan", h_plan, OPEN, NOBODY, "kind,queue,job,node,limit") \
 	X(GET, "/v1/decisions", h_decisions, OPEN, NOBODY, "job,kind,since,limit") \
 	X(POST, "/v1/cycle", h_cycle, ADMIN, NOBODY, "")                   \
 	X(GET, "/v1/stats", h_stats, OPEN, NOBODY, "")                     \
@@ -165,7 +166,7 @@ static void fail(struct ctx *c, unsigned status, const char *code, const char *f
  * printable ASCII rather than as a 500. */
 static void fail(struct ctx *c, unsigned status, const char *code, const char *field, const char *fmt, ...)
 {
-	char msg[512], amsg[512], afield[128];
+	char msg[1024], amsg[1024], afield[128];
 	va_list ap;
 	json_t *o;
 
@@ -694,7 +695,76 @@ static void h_queue_delete(struct ctx *c)
 	reply(c, 200, json_pack("{s:s}", "deleted", c->name));
 }
 
+/* --- words of a comma-separated query argument ---------------------------------------- */
+static bool in_list(const char *list, const char *word);
+
+/* The first word of the comma-separated list that is none of vocab's
+ * (NULL-terminated), into bad (n bytes; "" for an empty word: an empty
+ * list, ",," or a comma at an end); false when every word is one. */
+static bool unknown_word(const char *list, const char *const *vocab, char *bad, size_t n)
+{
+	const char *w = list;
+
+	do {
+		size_t len = strcspn(w, ",");
+		int k = 0;
+		while (vocab[k] && (strlen(vocab[k]) != len || strncmp(vocab[k], w, len)))
+			k++;
+		if (!vocab[k]) {
+			snprintf(bad, n, "%.*s", (int)(len < n ? len : n - 1), w);
+			return true;
+		}
+		w += len;
+	} while (*w++ == ',');
+	return false;
+}
+
+/* 400 naming param: bad (unknown_word's) is no what; the message names
+ * the nearest of vocab when bad is a typo of it (fw_cli_nearest, the
+ * rule of the unknown-field errors), then every word of vocab. */
+static void fail_word(struct ctx *c, const char *param, const char *what, const char *bad,
+		      const char *const *vocab)
+{
+	char all[900], hint[96] = "";
+	const char *near = *bad ? fw_cli_nearest(bad, vocab) : NULL;
+	size_t k = 0;
+
+	all[0] = '\0';
+	for (int i = 0; vocab[i] && k < sizeof all; i++)
+		k += (size_t)snprintf(all + k, sizeof all - k, "%s%s", i ? ", " : "", vocab[i]);
+	if (near)
+		snprintf(hint, sizeof hint, " (did you mean \"%s\"?)", near);
+	if (*bad)
+		fail(c, 400, "EINVAL", param, "\"%.40s\" is not a %s%s; give a comma-separated list of %s", bad, what,
+		     hint, all);
+	else
+		fail(c, 400, "EINVAL", param, "has an empty word (an empty list, \",,\" or a comma at an end); give a "
+		     "comma-separated list of %s", all);
+}
+
 /* --- jobs ------------------------------------------------------------------------------ */
+/* Room for the words ?reason= takes: the plan's reasons, one more, and
+ * the backend's own. */
+#define FW_API_REASONS (FW_REASON_COUNT + 48)
+
+/* The words ?reason= takes, NULL-terminated, into words
+ * (FW_API_REASONS): the plan's reasons a job may have (all but none
+ * and started, which no listed job has), not_yet_considered (a job no
+ * plan has seen yet) and the backend's own for the jobs it keeps aside
+ * (backend.h aside_reasons: Slurm's held, ...). */
+static void reason_words(const struct fw_serve *d, const char **words)
+{
+	int k = 0;
+
+	for (int r = 0; r < FW_REASON_COUNT; r++)
+		if (r != FW_REASON_NONE && r != FW_REASON_STARTED)
+			words[k++] = fw_reason_name((enum fw_reason)r);
+	words[k++] = "not_yet_considered";
+	for (const char *const *a = d->bops->aside_reasons; a && *a && k + 1 < FW_API_REASONS; a++)
+		words[k++] = *a;
+	words[k] = NULL;
+}
+
 struct listing {
 	const struct fw_serve *d;
 	json_t *out, *view_jobs;
@@ -707,6 +777,8 @@ struct listing {
 				       * the answer says "truncated" */
 	long long skip;               /* ?offset=: matching jobs still to pass
 				       * over before listing */
+	const char *reason;           /* ?reason=: a comma-separated list of
+				       * reason_words; NULL: any */
 };
 
 /* Room for one more job in the list?  When not, the list is truncated.
@@ -736,6 +808,30 @@ static bool state_ok(const char *want, const char *have)
 static bool owner_ok(const struct listing *l, const char *queue, const char *user)
 {
 	return (!l->queue || (queue && !strcmp(l->queue, queue))) && (!l->user || (user && !strcmp(l->user, user)));
+}
+
+/* The job's reason (NULL: it has none) passes ?reason=. */
+static bool reason_ok(const struct listing *l, const char *reason)
+{
+	return !l->reason || (reason && in_list(l->reason, reason));
+}
+
+/* The view's job j passes the listing's filters. */
+static bool view_job_ok(const struct listing *l, const json_t *j)
+{
+	return state_ok(l->state, json_string_value(json_object_get(j, "state"))) &&
+	       owner_ok(l, json_string_value(json_object_get(j, "queue")), json_string_value(json_object_get(j, "user"))) &&
+	       reason_ok(l, json_string_value(json_object_get(j, "reason")));
+}
+
+/* The reason of a local job the last plan did not see, in state: one
+ * waiting or running has not been considered yet; one its run-time limit
+ * ended (its own or its queue's), time_limit; NULL: none. */
+static const char *unseen_reason(const char *state)
+{
+	if (!strcmp(state, "pending") || !strcmp(state, "running"))
+		return "not_yet_considered";
+	return !strcmp(state, "timeout") ? fw_reason_name(FW_REASON_TIME_LIMIT) : NULL;
 }
 
 /* A job's run-time limit as the next cycle applies it (fw_job_limit over
@@ -808,10 +904,8 @@ static json_t *local_job_json(const struct fw_serve *d, const struct fw_backend_
 		json_object_set_new(o, "endTime", json_integer(end));
 	if (!strcmp(state, "done") || !strcmp(state, "failed"))
 		json_object_set_new(o, "exitCode", json_integer(j->exit_code));
-	if (!strcmp(state, "timeout")) /* ended by its run-time limit (its own or its queue's) */
-		json_object_set_new(o, "reason", json_string(fw_reason_name(FW_REASON_TIME_LIMIT)));
-	if (active)
-		json_object_set_new(o, "reason", json_string("not_yet_considered"));
+	if (unseen_reason(state))
+		json_object_set_new(o, "reason", json_string(unseen_reason(state)));
 	return o;
 }
 
@@ -837,7 +931,7 @@ static int add_unseen(void *ctx, const struct fw_backend_job *j, const char *sta
 		seen = NULL; /* a forgotten namesake's */
 	if (seen && (active || !strcmp(json_string_value(json_object_get(seen, "state")), state)))
 		return 0; /* listed from the plan (a job it timed out: "timeout" there too) */
-	if (!state_ok(l->state, state) || !owner_ok(l, j->queue, j->job.user))
+	if (!state_ok(l->state, state) || !owner_ok(l, j->queue, j->job.user) || !reason_ok(l, unseen_reason(state)))
 		return 0;
 	if (!l->state && !active)
 		return 0; /* ended jobs only on request */
@@ -868,54 +962,65 @@ static bool ended_since(const struct fw_serve *d, const char *name, const json_t
 
 static bool whole_in(const char *v, long long lo, long long hi, long long *out);
 
-static void h_jobs_list(struct ctx *c)
+/* The list's query arguments in l: ?state=, ?limit=, ?offset= and
+ * ?reason=; false, the request failed (400 naming the argument), when
+ * one is not what it must be. */
+static bool listing_args(struct ctx *c, struct listing *l)
 {
 	static const char *const states[] = { "pending", "running", "done", "failed", "cancelled", "timeout", "all",
 					      NULL };
-	struct listing l = { c->d, json_array(), NULL, c->rq->query_state, 1000, arg(c, "queue"), arg(c, "user"),
-			     false, 0 };
-	json_t *v = view_ref(c->d), *order = json_object_get(v, "jobOrder");
-	size_t i;
-	json_t *name;
+	const char *words[FW_API_REASONS];
+	char bad[64];
+	int k = 0;
 
-	if (l.state) {
-		int k = 0;
-		while (states[k] && strcmp(states[k], l.state))
-			k++;
-		if (!states[k]) {
-			json_decref(v);
-			json_decref(l.out);
-			return fail(c, 400, "EINVAL", "state",
-				    "must be pending, running, done, failed, cancelled, timeout or all");
-		}
+	while (l->state && states[k] && strcmp(states[k], l->state))
+		k++;
+	if (l->state && !states[k]) {
+		fail(c, 400, "EINVAL", "state", "must be pending, running, done, failed, cancelled, timeout or all");
+		return false;
 	}
 	if (c->rq->query_limit) {
 		char *end;
 		long long n = strtoll(c->rq->query_limit, &end, 10);
 		if (*end || n < 1 || n > 100000) {
-			json_decref(v);
-			json_decref(l.out);
-			return fail(c, 400, "ERANGE", "limit", "must be a whole number from 1 to 100000");
+			fail(c, 400, "ERANGE", "limit", "must be a whole number from 1 to 100000");
+			return false;
 		}
-		l.limit = (size_t)n;
+		l->limit = (size_t)n;
 	}
-	if (arg(c, "offset") && !whole_in(arg(c, "offset"), 0, 100000000, &l.skip)) {
-		json_decref(v);
+	if (arg(c, "offset") && !whole_in(arg(c, "offset"), 0, 100000000, &l->skip)) {
+		fail(c, 400, "ERANGE", "offset", "must be a whole number from 0 to 100000000: the matching jobs "
+		     "to pass over (the last answer's nextOffset)");
+		return false;
+	}
+	reason_words(c->d, words);
+	if (l->reason && unknown_word(l->reason, words, bad, sizeof bad)) {
+		fail_word(c, "reason", "reason", bad, words);
+		return false;
+	}
+	return true;
+}
+
+static void h_jobs_list(struct ctx *c)
+{
+	struct listing l = { c->d, json_array(), NULL, c->rq->query_state, 1000, arg(c, "queue"), arg(c, "user"),
+			     false, 0, arg(c, "reason") };
+	json_t *v, *order, *name;
+	size_t i;
+
+	if (!listing_args(c, &l)) {
 		json_decref(l.out);
-		return fail(c, 400, "ERANGE", "offset", "must be a whole number from 0 to 100000000: the matching jobs "
-			    "to pass over (the last answer's nextOffset)");
+		return;
 	}
+	v = view_ref(c->d);
+	order = json_object_get(v, "jobOrder");
 	long long offset = l.skip;
 	l.view_jobs = json_object_get(v, "jobs");
 	json_array_foreach(order, i, name) {
 		json_t *j = json_object_get(l.view_jobs, json_string_value(name));
 		if (ended_since(c->d, json_string_value(name), j))
 			continue; /* listed by add_unseen as it is now, as GET /v1/jobs/{name} does */
-		if (!state_ok(l.state, json_string_value(json_object_get(j, "state"))) ||
-		    !owner_ok(&l, json_string_value(json_object_get(j, "queue")),
-			      json_string_value(json_object_get(j, "user"))))
-			continue;
-		if (passed_over(&l))
+		if (!view_job_ok(&l, j) || passed_over(&l))
 			continue;
 		if (!room(&l))
 			break;
@@ -1954,23 +2059,169 @@ static void h_decisions(struct ctx *c)
 	reply(c, 200, body);
 }
 
-static void h_plan(struct ctx *c)
+/* --- the plan ------------------------------------------------------------------ */
+/* The words of GET /v1/plan's ?kind=: the decisions' kinds, and pending
+ * for the waiting jobs. */
+static const char *const PLAN_KINDS[] = {
+#define FW__KIND_WORD(U, l) #l,
+	FW_DECISION_MAP(FW__KIND_WORD)
+#undef FW__KIND_WORD
+	"pending", NULL
+};
+
+/* GET /v1/plan's filters: an entry is listed when it passes every one
+ * given (NULL: not given). */
+struct plan_filter {
+	const char *kinds;            /* ?kind=: a comma-separated list of
+				       * PLAN_KINDS */
+	const char *queue, *job;      /* ?queue=, ?job=: exactly; a drain has
+				       * neither */
+	const char *node;             /* ?node=: the decisions that name it (a
+				       * drain's node; a start's, an eviction's
+				       * or a reservation's nodes); a waiting
+				       * job names none */
+	long long limit;              /* ?limit=: at most so many entries of
+				       * each list; 0: all */
+	bool more;                    /* a list was cut at limit: the answer
+				       * says "truncated" */
+	const json_t *jobs;           /* the view's jobs by name: a decision's
+				       * queue is its job's */
+};
+
+/* The request's filters into f; false, the request failed (400 naming
+ * the argument), when one is not what it must be. */
+static bool plan_args(struct ctx *c, struct plan_filter *f)
 {
-	json_t *v = view_ref(c->d), *pending, *name;
+	char bad[64];
+
+	memset(f, 0, sizeof *f);
+	f->kinds = arg(c, "kind");
+	f->queue = arg(c, "queue");
+	f->job = arg(c, "job");
+	f->node = arg(c, "node");
+	if (f->kinds && unknown_word(f->kinds, PLAN_KINDS, bad, sizeof bad)) {
+		fail_word(c, "kind", "kind", bad, PLAN_KINDS);
+		return false;
+	}
+	if (c->rq->query_limit && !whole_in(c->rq->query_limit, 1, 100000, &f->limit)) {
+		fail(c, 400, "ERANGE", "limit", "must be a whole number from 1 to 100000");
+		return false;
+	}
+	return true;
+}
+
+/* Room in the list out for one more entry?  When not, it is cut. */
+static bool plan_room(struct plan_filter *f, const json_t *out)
+{
+	if (!f->limit || json_array_size(out) < (size_t)f->limit)
+		return true;
+	f->more = true;
+	return false;
+}
+
+/* have (NULL or "": none) is want, or nothing is wanted. */
+static bool same(const char *want, const char *have)
+{
+	return !want || (have && *have && !strcmp(want, have));
+}
+
+/* Does decision x (a view entry) name node? */
+static bool touches(const json_t *x, const char *node)
+{
+	const json_t *n;
 	size_t i;
 
+	if (same(node, json_string_value(json_object_get(x, "node"))))
+		return true;
+	json_array_foreach(json_object_get(x, "nodes"), i, n)
+		if (same(node, json_string_value(n)))
+			return true;
+	return false;
+}
+
+static bool decision_ok(const struct plan_filter *f, const json_t *x)
+{
+	const char *job = json_string_value(json_object_get(x, "job"));
+	const char *kind = json_string_value(json_object_get(x, "kind"));
+	const json_t *j = f->queue && job ? json_object_get(f->jobs, job) : NULL;
+
+	return (!f->kinds || (kind && in_list(f->kinds, kind))) && same(f->job, job) &&
+	       same(f->queue, json_string_value(json_object_get(j, "queue"))) && (!f->node || touches(x, f->node));
+}
+
+/* The plan's decisions (all) that pass f, in its order, at most
+ * f->limit: all itself when nothing leaves one out. */
+static json_t *plan_decisions(struct plan_filter *f, json_t *all)
+{
+	json_t *out, *x;
+	size_t i;
+
+	if (!f->kinds && !f->queue && !f->job && !f->node && (!f->limit || json_array_size(all) <= (size_t)f->limit))
+		return json_incref(all);
+	out = json_array();
+	json_array_foreach(all, i, x) {
+		if (!decision_ok(f, x))
+			continue;
+		if (!plan_room(f, out))
+			break;
+		json_array_append(out, x);
+	}
+	return out;
+}
+
+/* Is the view's job j one the plan leaves waiting that passes f's queue? */
+static bool waits(const struct plan_filter *f, const json_t *j)
+{
+	const char *state = json_string_value(json_object_get(j, "state"));
+
+	return state && !strcmp(state, "pending") && same(f->queue, json_string_value(json_object_get(j, "queue")));
+}
+
+/* The jobs of view v the plan leaves waiting that pass f, in its order,
+ * at most f->limit; ?job= is one lookup, not a walk of every job. */
+static json_t *plan_pending(struct plan_filter *f, json_t *v)
+{
+	json_t *out = json_array(), *jobs = json_object_get(v, "jobs"), *name, *j;
+	size_t i;
+
+	if (f->node || (f->kinds && !in_list(f->kinds, "pending")))
+		return out; /* a waiting job names no node */
+	if (f->job) {
+		if (waits(f, j = json_object_get(jobs, f->job)))
+			json_array_append(out, j);
+		return out;
+	}
+	json_array_foreach(json_object_get(v, "jobOrder"), i, name) {
+		if (!waits(f, j = json_object_get(jobs, json_string_value(name))))
+			continue;
+		if (!plan_room(f, out))
+			break;
+		json_array_append(out, j);
+	}
+	return out;
+}
+
+/* GET /v1/plan: the last plan's decisions and waiting jobs, as plan_args'
+ * filters narrow them; its cycle, time, generation, take and fair share
+ * stay whole. */
+static void h_plan(struct ctx *c)
+{
+	struct plan_filter f;
+	json_t *v, *body;
+
+	if (!plan_args(c, &f))
+		return;
+	v = view_ref(c->d);
 	if (no_view_yet(c, v))
 		return;
-	pending = json_array();
-	json_array_foreach(json_object_get(v, "jobOrder"), i, name) {
-		json_t *j = json_object_get(json_object_get(v, "jobs"), json_string_value(name));
-		if (!strcmp(json_string_value(json_object_get(j, "state")), "pending"))
-			json_array_append(pending, j);
-	}
-	reply(c, 200, json_pack("{s:O,s:O,s:O,s:O,s:O,s:o,s:O}", "cycle", json_object_get(v, "cycle"), "at",
-				json_object_get(v, "at"), "generation", json_object_get(v, "generation"), "seconds",
-				json_object_get(v, "seconds"), "decisions", json_object_get(v, "decisions"),
-				"pending", pending, "fairshare", json_object_get(v, "fairshare")));
+	f.jobs = json_object_get(v, "jobs");
+	body = json_pack("{s:O,s:O,s:O,s:O,s:o,s:o,s:O}", "cycle", json_object_get(v, "cycle"), "at",
+			 json_object_get(v, "at"), "generation", json_object_get(v, "generation"), "seconds",
+			 json_object_get(v, "seconds"), "decisions", plan_decisions(&f, json_object_get(v, "decisions")),
+			 "pending", plan_pending(&f, v), "fairshare", json_object_get(v, "fairshare"));
+	if (f.more)
+		json_object_set_new(body, "truncated", json_true());
+	reply(c, 200, body);
 	json_decref(v);
 }
 

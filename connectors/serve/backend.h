@@ -457,6 +457,9 @@ struct fw_backend_ops {
 	 * each cycle's read(); no RPC of its own.  NULL: the daemon lists
 	 * the snapshot's jobs alone. */
 	int (*aside)(struct fw_backend *b, struct fw_backend_aside *out, int32_t cap);
+	/* With aside: every reason it may give (NULL-terminated), the words
+	 * GET /v1/jobs?reason= takes beside the plan's.  NULL: none. */
+	const char *const *aside_reasons;
 };
 
 /* The built-in virtual cluster (local.c). */

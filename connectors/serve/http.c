@@ -77,7 +77,7 @@ static bool gather(struct conn *c, const char *data, size_t n)
 /* A request's query arguments, for the API (struct fw_api_req args, which
  * holds those other than state and limit: the API reads those two apart):
  * at most FW_HTTP_ARGS of them, state and limit counted (no route takes
- * more than four); over says there were more, and twice names one given
+ * more than six); over says there were more, and twice names one given
  * a second time.  Both are answered 400 here: a parameter past the limit
  * would not reach the API (which refuses one its route does not take),
  * and MHD hands the API only a repeated parameter's first value, so
@@ -127,7 +127,7 @@ static char *query_refusal(const struct args *a)
 	char *s;
 
 	if (a->over)
-		snprintf(msg, sizeof msg, "the query has more than %d parameters; no endpoint takes more than 4",
+		snprintf(msg, sizeof msg, "the query has more than %d parameters; no endpoint takes more than 6",
 			 FW_HTTP_ARGS);
 	else if (a->twice) {
 		for (; a->twice[i] && i + 1 < sizeof key; i++)

@@ -31,6 +31,12 @@
 
 #define MARK "fairway: "
 
+/* Every reason reason_of gives (the backend's aside_reasons: the words
+ * GET /v1/jobs?reason= takes beside the plan's). */
+const char *const fw_slurm_aside_reasons[] = { "held", "slurm_reservation", "in_reservation", "dependency",
+					       "begin_time", "array_throttle", "slurm_limit", "released",
+					       "not_plannable", NULL };
+
 static const char *reason_of(const struct fw__orphan *o, const slurm_job_info_t *j)
 {
 	if (fw__slurm_user_held(j))

@@ -190,4 +190,5 @@ const struct fw_backend_ops fw_backend_slurm = {
 	.usage = sb_usage,
 	.reservations = sb_reservations,
 	.aside = sb_aside,
+	.aside_reasons = fw_slurm_aside_reasons,
 };

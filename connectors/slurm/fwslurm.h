@@ -294,6 +294,8 @@ int fw_slurm_reservations(const struct fw_slurm *h, struct fw_backend_rsv *out, 
  * (aside.c), the first cap into out.  Returns how many there are (past
  * cap too). */
 int fw_slurm_aside(struct fw_slurm *h, struct fw_backend_aside *out, int32_t cap);
+/* The reasons fw_slurm_aside gives, NULL-terminated. */
+extern const char *const fw_slurm_aside_reasons[];
 /* Slurm's reservation flags as `scontrol show res` names them, comma
  * separated ("MAINT,IGNORE_JOBS"; "" for none), cut at a whole name. */
 void fw_slurm_resv_flags(uint64_t flags, char *buf, size_t n);

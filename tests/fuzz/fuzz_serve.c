@@ -46,8 +46,10 @@
  * history rows older than an hour, so a job's decisions may thin out
  * between two cycles, never across a restart.
  * Every reading also checks the filtered listings against the whole
- * ones: the job list by a queue or a user (?queue=, ?user=), the node
- * list by a health state, by degraded or by lemon (?health=); and GET
+ * ones: the job list by a queue, a user or a reason (?queue=, ?user=,
+ * ?reason=), the node list by a health state, by degraded or by lemon
+ * (?health=), the last plan by each kind and each job, queue and node it
+ * names (?kind=, ?job=, ?queue=, ?node=) and cut at one (?limit=1); and GET
  * /v1/decisions for a job (?job=, ?since= its submission) against the
  * decisions GET /v1/jobs/{name} shows.  After every cycle, what the local
  * backend runs fits the fleet: no GPU given twice, none a node lacks;
@@ -311,18 +313,18 @@ static void filter_agrees(struct session *x, const struct fw_api_req *rq, const 
 	free(rs.body);
 }
 
-/* GET /v1/jobs?state=all filtered by queue or by user, and GET /v1/nodes
- * filtered by health, list exactly the whole list's entries (all, just
- * read from path) of that queue, user or state: checked for each one the
- * list names, once. */
+/* GET /v1/jobs?state=all filtered by queue, by user or by reason, and GET
+ * /v1/nodes filtered by health, list exactly the whole list's entries
+ * (all, just read from path) of that queue, user, reason or state:
+ * checked for each one the list names, once. */
 static void filters_agree(struct session *x, const char *path, const json_t *all)
 {
 	bool jobs = !strcmp(path, "/v1/jobs");
 	size_t i;
 	json_t *e;
 
-	for (int k = 0; k < (jobs ? 2 : 1); k++) {
-		const char *key = !jobs ? "health" : k ? "user" : "queue";
+	for (int k = 0; k < (jobs ? 3 : 1); k++) {
+		const char *key = !jobs ? "health" : k == 2 ? "reason" : k ? "user" : "queue";
 		json_array_foreach(all, i, e) {
 			const char *v = json_string_value(json_object_get(e, key));
 			const char *const args[] = { key, v, NULL };
@@ -341,6 +343,123 @@ static void filters_agree(struct session *x, const char *path, const json_t *all
 				json_array_append(want, e);
 		filter_agrees(x, &rq, "nodes", v, want);
 	}
+}
+
+/* ---- the plan narrowed ---- */
+
+/* A member of a plan entry e as GET /v1/plan's filter key reads it: a
+ * decision's kind, job, or its job's queue (the view's), a waiting
+ * job's "pending", name or queue; NULL: none (a drain's job and queue). */
+static const char *plan_member(struct session *x, const json_t *e, bool decision, const char *key)
+{
+	const char *job = json_string_value(json_object_get(e, decision ? "job" : "name"));
+	const json_t *j = json_object_get(json_object_get(x->d.view, "jobs"), job ? job : "");
+
+	if (!strcmp(key, "kind"))
+		return decision ? json_string_value(json_object_get(e, "kind")) : "pending";
+	if (!strcmp(key, "job"))
+		return job && *job ? job : NULL;
+	return json_string_value(json_object_get(decision ? j : e, "queue"));
+}
+
+/* Does decision e name node v (a drain's node, a task's)? */
+static bool names_node(const json_t *e, const char *v)
+{
+	size_t i;
+	json_t *n;
+
+	if (!strcmp(json_string_value(json_object_get(e, "node")) ?: "", v))
+		return true;
+	json_array_foreach(json_object_get(e, "nodes"), i, n)
+		if (!strcmp(json_string_value(n) ?: "", v))
+			return true;
+	return false;
+}
+
+/* The whole plan's entries that pass ?key=v (a waiting job names no
+ * node), cut at limit (0: none): {"decisions", "pending"[, "truncated"]}. */
+static json_t *plan_entries(struct session *x, const json_t *plan, const char *key, const char *v, size_t limit)
+{
+	json_t *want = json_pack("{s:[],s:[]}", "decisions", "pending"), *e;
+	const char *part[2] = { "decisions", "pending" };
+
+	for (int d = 0; d < 2; d++) {
+		size_t i;
+		json_t *out = json_object_get(want, part[d]);
+		json_array_foreach(json_object_get(plan, part[d]), i, e) {
+			const char *m = !key ? NULL : strcmp(key, "node") ? plan_member(x, e, !d, key) : NULL;
+			if (key && !(m ? !strcmp(m, v) : !d && !strcmp(key, "node") && names_node(e, v)))
+				continue;
+			if (limit && json_array_size(out) == limit) {
+				json_object_set_new(want, "truncated", json_true());
+				break;
+			}
+			json_array_append(out, e);
+		}
+	}
+	return want;
+}
+
+/* GET /v1/plan?key=v (and ?limit=limit) answers want (taken): its
+ * decisions, pending and truncated, and the whole plan's fair share. */
+static void plan_agrees(struct session *x, const json_t *plan, const char *key, const char *v, const char *limit,
+			json_t *want)
+{
+	static const char *const WHOLE[] = { "cycle", "at", "generation", "seconds", "fairshare" };
+	const char *const args[] = { key, v, NULL };
+	struct fw_api_req rq = { "GET", "/v1/plan", NULL, limit, x->auth, "", 0, key ? args : NULL, NULL };
+	struct fw_api_resp rs;
+	json_t *got = NULL;
+
+	fw_api_handle(&x->d, &rq, &rs);
+	if (rs.status == 200)
+		got = json_loads(rs.body, 0, NULL);
+	for (int k = 0; k < 5; k++) /* the plan's own figures stay whole */
+		json_object_set(want, WHOLE[k], json_object_get(plan, WHOLE[k]));
+	if (!got || !json_equal(got, want))
+		die("a narrowed plan is not the whole plan's entries of its filter", v ? v : limit, rs.body);
+	json_decref(got);
+	json_decref(want);
+	free(rs.body);
+}
+
+/* GET /v1/plan narrowed by each kind, and by each job, queue and node
+ * the whole plan names (once each), and cut at 1, lists exactly the
+ * whole plan's entries that pass. */
+static void plan_filters_agree(struct session *x)
+{
+	static const char *const KINDS[] = { "start", "evict", "reserve", "drain", "pending" };
+	static const char *const KEYS[] = { "job", "queue" };
+	struct answer a = call(x, "GET", "/v1/plan", NULL, 0);
+	json_t *plan = a.status == 200 ? json_loads(a.body, 0, NULL) : NULL, *seen = json_object(), *e;
+
+	free(a.body);
+	for (size_t k = 0; plan && k < sizeof KINDS / sizeof KINDS[0]; k++)
+		plan_agrees(x, plan, "kind", KINDS[k], NULL, plan_entries(x, plan, "kind", KINDS[k], 0));
+	for (int d = 0; plan && d < 2; d++) {
+		size_t i, n;
+		json_t *nd;
+		json_array_foreach(json_object_get(plan, d ? "pending" : "decisions"), i, e) {
+			for (size_t k = 0; k < 2; k++) {
+				const char *v = plan_member(x, e, !d, KEYS[k]);
+				char key[160];
+				snprintf(key, sizeof key, "%s=%s", KEYS[k], v ? v : "");
+				if (v && !json_object_get(seen, key) && !json_object_set_new(seen, key, json_true()))
+					plan_agrees(x, plan, KEYS[k], v, NULL, plan_entries(x, plan, KEYS[k], v, 0));
+			}
+			json_array_foreach(json_object_get(e, "nodes"), n, nd) {
+				char key[160];
+				snprintf(key, sizeof key, "node=%s", json_string_value(nd));
+				if (!json_object_get(seen, key) && !json_object_set_new(seen, key, json_true()))
+					plan_agrees(x, plan, "node", json_string_value(nd), NULL,
+						    plan_entries(x, plan, "node", json_string_value(nd), 0));
+			}
+		}
+	}
+	if (plan)
+		plan_agrees(x, plan, NULL, NULL, "1", plan_entries(x, plan, NULL, NULL, 1));
+	json_decref(seen);
+	json_decref(plan);
 }
 
 /* GET /v1/decisions?job=NAME&since=SUBMIT&limit=10 gives the rows GET
@@ -407,6 +526,8 @@ static char *reading(struct session *x, enum scope sc)
 			filters_agree(x, PATHS[i], arr);
 		if (i == 1 && a.status == 200)
 			decisions_agree(x, arr);
+		if (i == 3 && a.status == 200)
+			plan_filters_agree(x);
 		size_t j;
 		json_t *it;
 		json_array_foreach(arr, j, it)

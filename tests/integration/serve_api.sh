@@ -431,6 +431,87 @@ check "... runningJobs: a parent's is its children's, and some run" \
 fs = json.loads(sys.argv[1])["fairshare"]
 assert sum(q["runningJobs"] for q in fs if q["leaf"]) > 0
 assert all(q["runningJobs"] == sum(c["runningJobs"] for c in fs if c["parent"] == q["queue"]) for q in fs if not q["leaf"])' "$BODY"
+# GET /v1/plan narrowed: ?kind=, ?queue=, ?job=, ?node=, ?limit= list
+# exactly the whole plan's entries (of the same cycle) that pass them all,
+# the first ?limit= of each list, "truncated" when one is cut; the cycle
+# and the fair share stay whole.
+# plan_narrowed QUERY MIN_DECISIONS MIN_PENDING: reads the whole plan and
+# GET /v1/plan?QUERY until both are of one cycle, then checks the second
+# against the first; the filters must keep at least the MINs of the whole
+plan_narrowed() {
+	local whole="" jobs
+	req GET "/v1/jobs?state=all&limit=100000"
+	jobs=$BODY
+	for _ in $(seq 1 20); do
+		req GET /v1/plan
+		whole=$BODY
+		req GET "/v1/plan?$1"
+		[ "$CODE" = 200 ] && [ "$(jfield 'j["cycle"]')" = "$(python3 -c 'import json, sys; print(json.loads(sys.argv[1])["cycle"])' "$whole")" ] && break
+	done
+	python3 -c 'import json, sys
+w, f, jobs = json.loads(sys.argv[1]), json.loads(sys.argv[2]), json.loads(sys.argv[3])["jobs"]
+q = dict(a.split("=", 1) for a in sys.argv[4].split("&"))
+queue_of = {x["name"]: x["queue"] for x in jobs}
+kinds = q.get("kind", "start,evict,reserve,drain,pending").split(",")
+def d_ok(d):
+    return (d["kind"] in kinds and q.get("job", d["job"]) == d["job"]
+            and ("queue" not in q or (d["job"] != "" and queue_of.get(d["job"]) == q["queue"]))
+            and ("node" not in q or d["node"] == q["node"] or q["node"] in d["nodes"]))
+def p_ok(p):
+    return "pending" in kinds and "node" not in q and q.get("job", p["name"]) == p["name"] and q.get("queue", p["queue"]) == p["queue"]
+lim = int(q.get("limit", 10**9))
+wd, wp = [d for d in w["decisions"] if d_ok(d)], [p for p in w["pending"] if p_ok(p)]
+assert len(wd) >= int(sys.argv[5]) and len(wp) >= int(sys.argv[6]), ("too few to tell", len(wd), len(wp))
+assert f["decisions"] == wd[:lim], (f["decisions"], wd)
+assert f["pending"] == wp[:lim], ([p["name"] for p in f["pending"]], [p["name"] for p in wp])
+assert f.get("truncated", False) == (len(wd) > lim or len(wp) > lim), f.get("truncated")
+assert all(f[k] == w[k] for k in ("cycle", "at", "generation", "seconds", "fairshare"))' "$whole" "$BODY" "$jobs" "$1" "$2" "$3"
+}
+check "GET /v1/plan?kind=reserve,pending: the whole plan's reservations and waiting jobs" plan_narrowed "kind=reserve,pending" 1 2
+check "GET /v1/plan?queue=llm: llm's jobs' decisions and waits" plan_narrowed "queue=llm" 0 1
+check "GET /v1/plan?job=llm-pretrain-128: its reservation and its wait" plan_narrowed "job=llm-pretrain-128" 1 1
+req GET "/v1/plan?kind=reserve"
+RSV_NODE=$(jfield '[d["nodes"][0] for d in j["decisions"] if d["nodes"]][0]')
+if [ -n "$RSV_NODE" ]; then
+	check "GET /v1/plan?node=$RSV_NODE: the decisions that name it, no waiting job" plan_narrowed "node=$RSV_NODE" 1 0
+else
+	bad "GET /v1/plan?node=: the plan reserves no node to ask about"
+fi
+check "GET /v1/plan?limit=1: the first of each list, truncated" plan_narrowed "limit=1" 0 2
+check "GET /v1/plan?kind=pending&queue=llm&limit=1: the filters together" plan_narrowed "kind=pending&queue=llm&limit=1" 0 1
+req GET "/v1/plan?kind=strat"
+check "GET /v1/plan?kind=strat: 400 naming kind, the nearest kind and every one" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], j["error"]["message"]')" = \
+	  "kind \"strat\" is not a kind (did you mean \"start\"?); give a comma-separated list of start, evict, reserve, drain, pending" ]
+for qp in "kind=start, kind" "kind= kind" "limit=0 limit" "limit=100001 limit" "state=pending state" "reason=gpu_model reason"; do
+	req GET "/v1/plan?${qp% *}"
+	check "GET /v1/plan?${qp% *}: 400 naming ${qp#* }" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = "${qp#* }" ]
+done
+# GET /v1/jobs?reason=: the jobs with those reasons (the whole list's, read
+# until both are of one cycle)
+reason_narrowed() {
+	local whole=""
+	for _ in $(seq 1 20); do
+		req GET /v1/jobs
+		whole=$BODY
+		req GET "/v1/jobs?reason=$1"
+		[ "$CODE" = 200 ] && python3 -c 'import json, sys
+w, f, rs = json.loads(sys.argv[1])["jobs"], json.loads(sys.argv[2])["jobs"], sys.argv[3].split(",")
+want = [x for x in w if x.get("reason") in rs]
+assert want and f == want' "$whole" "$BODY" "$1" && return 0
+	done
+	return 1
+}
+check "GET /v1/jobs?reason=has_reservation: the jobs a reservation holds nodes for, all of them" reason_narrowed has_reservation
+req GET /v1/jobs
+REASONS=$(jfield '",".join(sorted({x["reason"] for x in j["jobs"] if x.get("reason")}))')
+check "GET /v1/jobs?reason=$REASONS (every reason listed): every job with a reason" reason_narrowed "$REASONS"
+req GET "/v1/jobs?reason=gpu_modle"
+check "GET /v1/jobs?reason=gpu_modle: 400 naming reason, did you mean gpu_model, every reason" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], "(did you mean \"gpu_model\"?); give a comma-separated list of fairshare_order, over_quota," in j["error"]["message"], "not_yet_considered" in j["error"]["message"]')" = "reason True True" ]
+req GET "/v1/jobs?reason=held"
+check "GET /v1/jobs?reason=held (Slurm's own, not the local backend's): 400 naming reason" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = reason ]
 curl -s "http://127.0.0.1:$PORT/metrics" >"$T/metrics"
 for m in fairway_cycle_seconds_bucket fairway_queue_deserved_gpus fairway_queue_fair_share_gpus \
 	fairway_queue_guaranteed_gpus fairway_queue_weight_effective \
@@ -591,6 +672,24 @@ check "fairway jobs list --queue llm: llm's jobs, all of them, and only those" \
 check "... --user alice --queue llm --state all: both filters (GET /v1/jobs?state=all&queue=llm&user=alice)" \
 	python3 -c 'import json, sys; l = json.load(open(sys.argv[1]))["jobs"]
 assert l and all(x["user"] == "alice" and x["queue"] == "llm" for x in l), l' "$T/jlu"
+"$FW" plan --kind pending --queue llm --json "${C[@]}" >"$T/planq" 2>&1
+check "fairway plan --server --kind pending --queue llm --json: llm's waiting jobs, no decision, the whole fair share" \
+	python3 -c 'import json, sys; p = json.load(open(sys.argv[1]))
+assert p["pending"] and all(x["queue"] == "llm" and x["state"] == "pending" for x in p["pending"]), p["pending"]
+assert p["decisions"] == [] and len(p["fairshare"]) > 1 and "truncated" not in p' "$T/planq"
+"$FW" plan --limit 1 "${C[@]}" >"$T/planlim" 2>"$T/planlim.err"
+check "fairway plan --server --limit 1: one waiting row, and stderr says more match" \
+	bash -c "[ \$(sed -n '/^WAITING/,/^\$/p' '$T/planlim' | grep -c '^  ') = 1 ] && grep -q 'waiting jobs only, more match: --limit N (up to 100000) shows more, --kind/--queue/--job/--node fewer' '$T/planlim.err'"
+"$FW" plan --kind strat "${C[@]}" >"$T/planbad" 2>&1
+check "fairway plan --server --kind strat: exit 2, the daemon's refusal with its nearest kind" \
+	bash -c "[ $? = 2 ] && grep -q 'error: 400: field kind: \"strat\" is not a kind (did you mean \"start\"?)' '$T/planbad'"
+"$FW" jobs list --reason has_reservation,gpu_model --json "${C[@]}" >"$T/jlr" 2>&1
+check "fairway jobs list --reason has_reservation,gpu_model: the jobs with those reasons only" \
+	python3 -c 'import json, sys; l = json.load(open(sys.argv[1]))["jobs"]
+assert l and all(x["reason"] in ("has_reservation", "gpu_model") for x in l), l' "$T/jlr"
+"$FW" jobs list --reason gpu_modle "${C[@]}" >"$T/jlrbad" 2>&1
+check "... --reason gpu_modle: exit 2, the daemon's refusal saying did you mean gpu_model" \
+	bash -c "[ $? = 2 ] && grep -q 'error: 400: field reason: \"gpu_modle\" is not a reason (did you mean \"gpu_model\"?)' '$T/jlrbad'"
 "$FW" jobs list --limit 2 "${C[@]}" >"$T/jllim" 2>"$T/jllim.err"
 check "fairway jobs list --limit 2: two rows, and stderr says more match" \
 	bash -c "[ \$(wc -l <'$T/jllim') = 3 ] && grep -q 'the first 2 jobs only, more match: --limit N' '$T/jllim.err'"

@@ -42,6 +42,10 @@
 #   serve_held_why        GET /v1/jobs/ID answers 200 with reason held and
 #                         a reasonText that says who holds it and "scontrol
 #                         release ID"; the admin's names the administrator
+#   serve_reason_held     GET /v1/jobs?reason=held (the backend's own
+#                         reason) lists those two, and `fairway jobs list
+#                         --reason held` too; ?reason=hold is refused
+#                         naming held
 #   cli_held_why          `fairway jobs why ID` prints it ("why it waits:
 #                         held by its user ..."), exit 0
 #   cli_held_listed       `fairway jobs` shows it pending with reason held
@@ -192,6 +196,20 @@ PY
 	ok serve_held_why
 else
 	bad serve_held_why "GET $cu $(cat "$T/hu.json") / $ca $(cat "$T/ha.json")"
+fi
+curl -s "$URL/v1/jobs?reason=held" >"$T/held.json"
+"$B/tools/fairway" jobs list --reason held --json --server "$URL" >"$T/held-cli.json" 2>&1
+cb=$(curl -s -o "$T/hold.json" -w '%{http_code}' "$URL/v1/jobs?reason=hold")
+if [ "$cb" = 400 ] && grep -q '(did you mean \\"held\\"?)' "$T/hold.json" &&
+	python3 - "$T/held.json" "$T/held-cli.json" "$hu" "$ha" <<'PY'; then
+import json, sys
+for f in sys.argv[1:3]:
+    names = sorted(j["name"] for j in json.load(open(f))["jobs"])
+    assert names == sorted(sys.argv[3:]), (f, names)
+PY
+	ok serve_reason_held
+else
+	bad serve_reason_held "?reason=held: $(head -c 400 "$T/held.json"); --reason held: $(head -c 300 "$T/held-cli.json"); ?reason=hold: $cb $(head -c 300 "$T/hold.json")"
 fi
 out=$("$B/tools/fairway" jobs why "$hu" --server "$URL" 2>&1)
 rc=$?

@@ -862,6 +862,17 @@ TEST(jobs_the_backend_keeps_aside_are_listed_with_their_reason)
 	ASSERT_STR_EQ(listed(&d, "running", NULL, NULL, NULL), "train");
 	ASSERT_STR_EQ(listed(&d, NULL, NULL, "acct", NULL), "17");
 	ASSERT_STR_EQ(listed(&d, NULL, NULL, NULL, "ann"), "17");
+	/* ?reason= takes the backend's own reasons, this backend's only */
+	static const char *const own[] = { "held", "not_plannable", NULL };
+	const char *args[3] = { "reason", "held", NULL };
+	struct fw_api_req rq = { "GET", "/v1/jobs", NULL, NULL, "", "", 0, args, NULL };
+	ASSERT_STR_CONTAINS(answer_line(&d, &rq, "jobs", "name", NULL), "400 {\"error\"");
+	remote.aside_reasons = own;
+	ASSERT_STR_EQ(answer_line(&d, &rq, "jobs", "name", NULL), "200 17");
+	args[1] = "held,not_plannable";
+	ASSERT_STR_EQ(answer_line(&d, &rq, "jobs", "name", NULL), "200 17");
+	args[1] = "hold";
+	ASSERT_STR_CONTAINS(answer_line(&d, &rq, "jobs", "name", NULL), "(did you mean \\\"held\\\"?)");
 	j = get_json(&d, "/v1/jobs/17");
 	ASSERT_STR_EQ(json_string_value(json_object_get(j, "state")), "pending");
 	ASSERT_STR_EQ(json_string_value(json_object_get(j, "reason")), "held");
@@ -960,6 +971,160 @@ TEST(the_decision_log_is_served_with_its_filters)
 				    "\"field\":\"since\"");
 	ASSERT_STR_CONTAINS(log_rows(&f.d, "0", NULL), "\"field\":\"limit\"");
 	ASSERT_STR_CONTAINS(log_rows(&f.d, "100001", NULL), "\"field\":\"limit\"");
+	served_down(&f);
+}
+
+/* GET /v1/plan with query arguments args (NULL-ended pairs, or NULL) and
+ * ?limit=: "STATUS kind:job-or-node,... | pending,...", then " truncated"
+ * when the answer says so; "STATUS BODY" when it is not a 200. */
+static const char *plan_rows(struct fw_serve *d, const char *limit, const char *const *args)
+{
+	static char out[4096];
+	struct fw_api_req rq = { "GET", "/v1/plan", NULL, limit, "", "", 0, args, NULL };
+	struct fw_api_resp rs;
+	json_t *o, *e;
+	size_t i, k;
+
+	fw_api_handle(d, &rq, &rs);
+	k = (size_t)snprintf(out, sizeof out, "%u", rs.status);
+	if (rs.status == 200 && (o = json_loads(rs.body, 0, NULL))) {
+		json_array_foreach(json_object_get(o, "decisions"), i, e) {
+			const char *job = json_string_value(json_object_get(e, "job"));
+			k += (size_t)snprintf(out + k, sizeof out - k, "%s%s:%s", i ? "," : " ",
+					      json_string_value(json_object_get(e, "kind")),
+					      job && *job ? job : json_string_value(json_object_get(e, "node")));
+		}
+		k += (size_t)snprintf(out + k, sizeof out - k, " |");
+		json_array_foreach(json_object_get(o, "pending"), i, e)
+			k += (size_t)snprintf(out + k, sizeof out - k, "%s%s", i ? "," : " ",
+					      json_string_value(json_object_get(e, "name")));
+		if (json_is_true(json_object_get(o, "truncated")))
+			k += (size_t)snprintf(out + k, sizeof out - k, " truncated");
+		if (json_integer_value(json_object_get(o, "cycle")) < 1 || json_array_size(json_object_get(o, "fairshare")) < 2)
+			snprintf(out + k, sizeof out - k, " (no cycle or fair share)");
+		json_decref(o);
+	} else {
+		snprintf(out + k, sizeof out - k, " %s", rs.body ? rs.body : "");
+	}
+	free(rs.body);
+	return out;
+}
+
+/* Two queues, four jobs on two nodes of 8 GPUs: a and b (8 GPUs each,
+ * q) start, c (q) is reserved for the first node free; d (r) waits.
+ * The plan of the cycle after n1 is reported unhealthy: n1 drained, the
+ * job on it evicted. */
+static void plan_scene(struct served *f)
+{
+	two_nodes_up(f);
+	ASSERT_EQ(post(&f->d, "/v1/queues", "{\"name\":\"r\"}"), 201);
+	submit(&f->d, "{\"name\":\"a\",\"queue\":\"q\",\"runtime\":100,\"tasks\":[{\"gpus\":8}]}");
+	submit(&f->d, "{\"name\":\"b\",\"queue\":\"q\",\"runtime\":100,\"tasks\":[{\"gpus\":8}]}");
+	submit(&f->d, "{\"name\":\"c\",\"queue\":\"q\",\"runtime\":100,\"tasks\":[{\"gpus\":8}]}");
+	submit(&f->d, "{\"name\":\"d\",\"queue\":\"r\",\"runtime\":100,\"tasks\":[{\"gpus\":8}]}");
+	ASSERT_OK(fw_serve_cycle_once(&f->d, &f->ar));
+}
+
+/* GET /v1/plan's filters: ?kind= (decision kinds and pending), ?queue=,
+ * ?job=, ?node= (the decisions naming it; no waiting job) and ?limit=
+ * (each list, "truncated" when one is cut), together; the cycle and the
+ * fair share stay whole; bad words are 400 naming the argument, with the
+ * nearest kind when it is a typo. */
+TEST(the_plan_filters_by_kind_queue_job_node_and_limit)
+{
+	struct served f;
+
+	plan_scene(&f);
+	ASSERT_STR_EQ(plan_rows(&f.d, NULL, NULL), "200 start:a,start:b,reserve:c,reserve:d | c,d");
+	ASSERT_STR_EQ(plan_rows(&f.d, NULL, (const char *const[]){ "kind", "start", NULL }), "200 start:a,start:b |");
+	ASSERT_STR_EQ(plan_rows(&f.d, NULL, (const char *const[]){ "kind", "pending", NULL }), "200 | c,d");
+	ASSERT_STR_EQ(plan_rows(&f.d, NULL, (const char *const[]){ "kind", "pending,reserve", NULL }),
+		      "200 reserve:c,reserve:d | c,d");
+	ASSERT_STR_EQ(plan_rows(&f.d, NULL, (const char *const[]){ "queue", "r", NULL }), "200 reserve:d | d");
+	ASSERT_STR_EQ(plan_rows(&f.d, NULL, (const char *const[]){ "queue", "nosuch", NULL }), "200 |");
+	ASSERT_STR_EQ(plan_rows(&f.d, NULL, (const char *const[]){ "job", "c", NULL }), "200 reserve:c | c");
+	ASSERT_STR_EQ(plan_rows(&f.d, NULL, (const char *const[]){ "job", "b", "kind", "pending", NULL }), "200 |");
+	/* a started on n0, b on n1; c is reserved on n0 (a ends first), d on n1 */
+	ASSERT_STR_EQ(plan_rows(&f.d, NULL, (const char *const[]){ "node", "n0", NULL }), "200 start:a,reserve:c |");
+	ASSERT_STR_EQ(plan_rows(&f.d, NULL, (const char *const[]){ "node", "n1", "queue", "q", NULL }),
+		      "200 start:b |");
+	/* ?limit=: the first of each list, "truncated" only when one is cut */
+	ASSERT_STR_EQ(plan_rows(&f.d, "1", NULL), "200 start:a | c truncated");
+	ASSERT_STR_EQ(plan_rows(&f.d, "2", (const char *const[]){ "kind", "start,pending", NULL }),
+		      "200 start:a,start:b | c,d");
+	ASSERT_STR_EQ(plan_rows(&f.d, "1", (const char *const[]){ "kind", "pending", NULL }), "200 | c truncated");
+	ASSERT_STR_EQ(plan_rows(&f.d, "1", (const char *const[]){ "job", "c", NULL }), "200 reserve:c | c");
+	/* n1 unhealthy: drained, b evicted and waiting again, d now on n0 after c */
+	ASSERT_EQ(send_as(&f.d, "POST", "/v1/nodes/n1/health", "{\"healthy\":false,\"reason\":\"XID 79\"}"), 200);
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	ASSERT_STR_EQ(plan_rows(&f.d, NULL, NULL), "200 drain:n1,evict:b,reserve:c,reserve:d | b,c,d");
+	ASSERT_STR_EQ(plan_rows(&f.d, NULL, (const char *const[]){ "node", "n1", NULL }), "200 drain:n1,evict:b |");
+	ASSERT_STR_EQ(plan_rows(&f.d, NULL, (const char *const[]){ "kind", "drain", NULL }), "200 drain:n1 |");
+	ASSERT_STR_EQ(plan_rows(&f.d, NULL, (const char *const[]){ "kind", "drain,evict", "queue", "q", NULL }),
+		      "200 evict:b |"); /* a drain is no queue's */
+	ASSERT_STR_EQ(plan_rows(&f.d, NULL, (const char *const[]){ "job", "b", NULL }), "200 evict:b | b");
+	ASSERT_STR_EQ(plan_rows(&f.d, NULL, (const char *const[]){ "node", "n0", "kind", "reserve,pending", NULL }),
+		      "200 reserve:c,reserve:d |"); /* a waiting job names no node */
+	/* bad arguments: 400 naming them, a typo's nearest kind */
+	ASSERT_STR_EQ(plan_rows(&f.d, NULL, (const char *const[]){ "kind", "strat", NULL }),
+		      "400 {\"error\":{\"status\":400,\"code\":\"EINVAL\",\"field\":\"kind\",\"message\":\"\\\"strat\\\" is "
+		      "not a kind (did you mean \\\"start\\\"?); give a comma-separated list of start, evict, reserve, "
+		      "drain, pending\"}}");
+	static const char *const bad[] = { "", ",", "start,", ",start", "start,,evict", "Start", "requeue", "starts" };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		ASSERT_STR_CONTAINS(plan_rows(&f.d, NULL, (const char *const[]){ "kind", bad[i], NULL }),
+				    "400 {\"error\":{\"status\":400,\"code\":\"EINVAL\",\"field\":\"kind\"");
+	ASSERT_STR_CONTAINS(plan_rows(&f.d, NULL, (const char *const[]){ "kind", "start,,evict", NULL }),
+			    "has an empty word");
+	static const char *const bad_limit[] = { "0", "100001", "x", "-1", "" };
+	for (size_t i = 0; i < sizeof bad_limit / sizeof bad_limit[0]; i++)
+		ASSERT_STR_CONTAINS(plan_rows(&f.d, bad_limit[i], NULL), "400 {\"error\":{\"status\":400,\"code\":\"ERANGE\","
+									 "\"field\":\"limit\"");
+	ASSERT_STR_CONTAINS(plan_rows(&f.d, NULL, (const char *const[]){ "reason", "drained", NULL }),
+			    "\"field\":\"reason\",\"message\":\"unknown query parameter; GET /v1/plan takes only kind,queue,"
+			    "job,node,limit");
+	served_down(&f);
+}
+
+/* GET /v1/jobs?reason=R,...: the jobs whose reason is one of them, as
+ * listed from the plan and from the local backend (not_yet_considered),
+ * with the other filters; a word that is no reason: 400 naming reason
+ * with the nearest one and every one (a backend's own only where it is
+ * that backend: jobs_the_backend_keeps_aside_are_listed_with_their_reason). */
+static const char *by_reason(struct fw_serve *d, const char *state, const char *reason, const char *queue)
+{
+	const char *args[5];
+	struct fw_api_req rq = { "GET", "/v1/jobs", state, NULL, "", "", 0, query(args, "reason", reason, "queue", queue),
+				 NULL };
+
+	return answer_line(d, &rq, "jobs", "name", "reason");
+}
+
+TEST(the_job_list_filters_by_reason)
+{
+	struct served f;
+
+	plan_scene(&f);
+	ASSERT_EQ(send_as(&f.d, "POST", "/v1/nodes/n1/health", "{\"healthy\":false,\"reason\":\"XID 79\"}"), 200);
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	submit(&f.d, "{\"name\":\"e\",\"queue\":\"r\",\"runtime\":100,\"tasks\":[{\"gpus\":8}]}"); /* after the plan */
+	ASSERT_STR_EQ(by_reason(&f.d, NULL, NULL, NULL), "200 a:,b:drained,c:has_reservation,d:has_reservation,"
+							 "e:not_yet_considered");
+	ASSERT_STR_EQ(by_reason(&f.d, NULL, "has_reservation", NULL), "200 c:has_reservation,d:has_reservation");
+	ASSERT_STR_EQ(by_reason(&f.d, NULL, "drained,not_yet_considered", NULL), "200 b:drained,e:not_yet_considered");
+	ASSERT_STR_EQ(by_reason(&f.d, NULL, "has_reservation,not_yet_considered", "r"),
+		      "200 d:has_reservation,e:not_yet_considered");
+	ASSERT_STR_EQ(by_reason(&f.d, "running", "has_reservation", NULL), "200");
+	ASSERT_STR_EQ(by_reason(&f.d, NULL, "gpu_model", NULL), "200"); /* a reason no job has: none */
+	ASSERT_STR_CONTAINS(by_reason(&f.d, NULL, "gpu_modle", NULL),
+			    "400 {\"error\":{\"status\":400,\"code\":\"EINVAL\",\"field\":\"reason\",\"message\":\"\\\""
+			    "gpu_modle\\\" is not a reason (did you mean \\\"gpu_model\\\"?); give a comma-separated list "
+			    "of fairshare_order, over_quota, ");
+	ASSERT_STR_CONTAINS(by_reason(&f.d, NULL, "gpu_modle", NULL), ", leaving, not_yet_considered\"}}");
+	static const char *const bad[] = { "", "drained,", "none", "started", "held", "Drained", "drained,,moved" };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		ASSERT_STR_CONTAINS(by_reason(&f.d, NULL, bad[i], NULL), "400 {\"error\":{\"status\":400,\"code\":\"EINVAL\","
+									 "\"field\":\"reason\"");
 	served_down(&f);
 }
 
@@ -1782,7 +1947,7 @@ TEST(a_window_s_end_is_a_start_time)
 	served_down(&f);
 }
 
-TEST_MAIN(a_job_the_fleet_could_never_hold_is_refused, jobs_the_backend_keeps_aside_are_listed_with_their_reason, a_body_the_endpoint_does_not_read_is_refused_and_a_body_must_be_json, a_window_s_end_is_a_start_time, a_path_that_is_not_utf8_is_refused_not_failed, a_sub_cycle_reserves_no_job_the_cycle_starts, the_fit_check_reads_selectors_and_groups_together, a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
+TEST_MAIN(the_plan_filters_by_kind_queue_job_node_and_limit, the_job_list_filters_by_reason, a_job_the_fleet_could_never_hold_is_refused, jobs_the_backend_keeps_aside_are_listed_with_their_reason, a_body_the_endpoint_does_not_read_is_refused_and_a_body_must_be_json, a_window_s_end_is_a_start_time, a_path_that_is_not_utf8_is_refused_not_failed, a_sub_cycle_reserves_no_job_the_cycle_starts, the_fit_check_reads_selectors_and_groups_together, a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
 	  an_unbounded_running_job_makes_left_unknown, no_left_without_budget_safe,
 	  before_the_first_cycle_jobs_are_whole_and_nodes_wait, a_cancelled_job_leaves_the_list_before_the_next_cycle,
 	  log_rows_older_than_log_keep_are_deleted_by_the_cycle, the_job_list_filters_by_queue_and_user,

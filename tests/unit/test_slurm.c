@@ -2058,6 +2058,12 @@ TEST(jobs_left_out_are_listed_aside_with_their_reason)
 	ASSERT_STR_CONTAINS(a[2].text, "every node it may use is in Slurm reservation late (and 1 more) ");
 	ASSERT_STR_CONTAINS(a[2].text, "scontrol show res late");
 	ASSERT_STR_CONTAINS(a[2].text, "scontrol update jobid=902 timelimit=MINUTES");
+	for (int i = 0; i < 4; i++) { /* each a word GET /v1/jobs?reason= takes (backend's aside_reasons) */
+		int k = 0;
+		while (fw_slurm_aside_reasons[k] && strcmp(fw_slurm_aside_reasons[k], a[i].reason))
+			k++;
+		ASSERT(fw_slurm_aside_reasons[k] != NULL);
+	}
 	fake_free(&f);
 }
 
