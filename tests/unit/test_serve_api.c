@@ -1166,6 +1166,34 @@ TEST(a_drained_job_restarts_on_a_healthy_node_in_the_same_cycle)
 	served_down(&f);
 }
 
+/* A job restarted after an eviction that kept checkpoints is planned
+ * with the rest of its runtime (local.c add_job), but the view says the
+ * runtime it was submitted with: 6960 s, 3 checkpoints of 600 s kept
+ * (1800 s) when n0's drain evicted it, 5160 s planned.  The view takes
+ * that word from the list the cycle took with the read (cycle.c
+ * submitted_runtimes), without the state lock. */
+TEST(a_restarted_job_keeps_its_submitted_runtime_in_the_view)
+{
+	struct served f;
+	char body[8192];
+
+	two_nodes_up(&f);
+	submit(&f.d, "{\"name\":\"a\",\"queue\":\"q\",\"runtime\":6960,\"checkpointInterval\":600,"
+		     "\"tasks\":[{\"gpus\":8}]}");
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	ASSERT_EQ(send_as(&f.d, "POST", "/v1/nodes/n0/health", "{\"healthy\":false,\"reason\":\"XID 79\"}"), 200);
+	fixed_now = 7200;
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	ASSERT_STR_EQ(log_rows(&f.d, NULL, NULL), "200 start:a,drain:,evict:a,start:a");
+	fixed_now = 7201;
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar)); /* its first plan since the restart */
+	ASSERT_EQ(get_as(&f.d, "/v1/jobs", NULL, body, sizeof body), 200);
+	ASSERT_STR_CONTAINS(body, "\"name\":\"a\"");
+	ASSERT_STR_CONTAINS(body, "\"runtime\":6960");
+	ASSERT(strstr(body, "\"runtime\":5160") == NULL);
+	served_down(&f);
+}
+
 /* The requeued list forgets jobs that left the world once it has grown
  * past twice what the last prune kept (and 16): a waiting job's entry
  * stays. */
@@ -1789,6 +1817,7 @@ TEST_MAIN(a_job_the_fleet_could_never_hold_is_refused, jobs_the_backend_keeps_as
 	  a_cut_job_list_says_it_is_truncated, the_node_list_filters_by_health,
 	  the_decision_log_is_served_with_its_filters, time_to_start_counts_from_the_last_requeue_and_gpu_hours_accrue,
 	  a_drained_job_restarts_on_a_healthy_node_in_the_same_cycle, requeue_times_survive_a_restart, a_restart_names_what_the_config_says_and_the_store_overrides, requeue_times_of_jobs_gone_are_pruned, a_log_read_lets_the_state_lock_go,
+	  a_restarted_job_keeps_its_submitted_runtime_in_the_view,
 	  a_dry_run_plans_the_job_and_keeps_nothing, an_unknown_query_parameter_is_refused,
 	  a_merge_patch_null_for_an_absent_model_is_a_no_op, free_text_that_would_break_a_table_line_is_refused,
 	  a_job_bounded_only_by_its_limit_is_expected_to_end_at_it)
