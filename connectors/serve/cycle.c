@@ -37,7 +37,9 @@
  *               and the optional release() the nodes fairway no longer
  *               holds out (repaired, or their window over);
  *   4. publish  the JSON view the API reads (view.c), built without the
- *               lock and swapped in under it; the old view is let go
+ *               lock and swapped in under it, with GET /v1/health's copy
+ *               of the model's fields (fw_serve_publish_health: health
+ *               never takes the state lock); the old view is let go
  *               after the lock (freeing a view of 20,000 jobs took most of
  *               the hold).
  *
@@ -1544,6 +1546,8 @@ static int pass_apply(struct fw_serve *d, struct pass *x, int rc)
 
 	pthread_mutex_lock(&d->mu);
 	tl = mono();
+	if (d->holding) /* tests: requests while the lock is held */
+		d->holding(d->holding_ctx);
 	if (rc == FW_OK)
 		rc = apply(d, &x->t, &x->acts, x->status, x->err, sizeof x->err);
 	x->secs = mono() - x->t0;
@@ -1568,9 +1572,9 @@ static int pass_apply(struct fw_serve *d, struct pass *x, int rc)
 	return rc;
 }
 
-/* 4. publish: the view built without the lock, swapped in under it; the
- * old view let go after (its last reader may free it, and freeing a
- * large one takes long). */
+/* 4. publish: the view built without the lock, swapped in under it with
+ * GET /v1/health's answer; the old view let go after (its last reader
+ * may free it, and freeing a large one takes long). */
 static void pass_publish(struct fw_serve *d, struct pass *x, int rc)
 {
 	json_t *old = NULL;
@@ -1593,6 +1597,7 @@ static void pass_publish(struct fw_serve *d, struct pass *x, int rc)
 		observe(d, mono() - x->t0);
 	if (rc != FW_EAGAIN && x->t.requests > d->requests_done)
 		d->requests_done = x->t.requests;
+	fw_serve_publish_health(d);
 	pthread_cond_broadcast(&d->wake);
 	d->m.locked_sum += x->locked + (mono() - tl);
 	d->m.busy_sum += mono() - x->t0;
