@@ -1590,16 +1590,29 @@ static void h_nodes_list(struct ctx *c)
 	json_decref(v);
 }
 
+/* The node named name in view v's nodes (a reference), or NULL: by the
+ * index the cycle published with the view (d->view_nodes), or, for a
+ * view published without one (tests), a scan. */
+static json_t *view_node(const struct fw_serve *d, json_t *v, const char *name)
+{
+	json_t *n;
+	size_t i;
+
+	if (d->view_nodes)
+		return json_incref(json_object_get(d->view_nodes, name));
+	json_array_foreach(json_object_get(v, "nodes"), i, n)
+		if (!strcmp(json_string_value(json_object_get(n, "name")), name))
+			return json_incref(n);
+	return NULL;
+}
+
 static void h_node_get(struct ctx *c)
 {
-	json_t *v = view_ref(c->d), *n, *found = NULL;
-	size_t i;
+	json_t *v = view_ref(c->d), *found;
 
 	if (no_view_yet(c, v))
 		return;
-	json_array_foreach(json_object_get(v, "nodes"), i, n)
-		if (!strcmp(json_string_value(json_object_get(n, "name")), c->name))
-			found = json_incref(n);
+	found = view_node(c->d, v, c->name);
 	json_decref(v);
 	if (!found)
 		return fail(c, 404, "ENOENT", "name", "no node named \"%s\"", c->name);

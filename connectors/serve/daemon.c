@@ -812,6 +812,7 @@ static void free_daemon(struct fw_serve *d)
 	fw_store_close(d->store);
 	fw_snapshot_free(d->fleet);
 	json_decref(d->view);
+	json_decref(d->view_nodes);
 	free(d->queues);
 	free(d->rsv);
 	free(d->brsv);

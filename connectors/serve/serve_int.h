@@ -166,8 +166,11 @@ struct fw_serve {
 	char cycle_err[512];                /* why the last cycle failed; "" when
 					     * it ran (GET /v1/health: ok false) */
 
-	/* the last published view (json built by the cycle thread) */
+	/* the last published view (json built by the cycle thread), and its
+	 * nodes by name (the same objects; GET /v1/nodes/{name}), published
+	 * together; view_nodes NULL where a test publishes a view alone */
 	json_t *view;
+	json_t *view_nodes;
 	struct fw_serve_metrics m;
 	/* GET /v1/health's answer, under pub_mu (taken alone, or inside mu:
 	 * never the other way round) */
