@@ -37,11 +37,12 @@
  *               and the optional release() the nodes fairway no longer
  *               holds out (repaired, or their window over);
  *   4. publish  the JSON view the API reads (view.c), built without the
- *               lock and swapped in under it, with GET /v1/health's copy
- *               of the model's fields (fw_serve_publish_health: health
- *               never takes the state lock); the old view is let go
- *               after the lock (freeing a view of 20,000 jobs took most of
- *               the hold).
+ *               lock with its nodes by name (nodes_by_name, for GET
+ *               /v1/nodes/{name}), and swapped in under it, with GET
+ *               /v1/health's copy of the model's fields
+ *               (fw_serve_publish_health: health never takes the state
+ *               lock); the old view is let go after the lock (freeing a
+ *               view of 20,000 jobs took most of the hold).
  *
  * Maintenance windows take three forms, by time.  To come: the window's
  * nodes leave when it opens and are back when it ends (away_at, back_at),
