@@ -16,7 +16,12 @@
  * except, with BENCH_SERVE_GONE_OK=1 in the environment (a daemon started
  * with --backend-opt min-job-age), a 404 for one of its own jobs (GET,
  * DELETE): the daemon forgot it; counted as "gone".
- * Prints requests, achieved rate, errors, latency p50/p99/max.
+ * Nodes are node-000 .. node-999, or, with BENCH_SERVE_NODES=N, the N
+ * nodes of bench_serve.sh's large fleet (node-0000 .. at 10,000).  A
+ * prober beside the workers sends GET /v1/health 20 times a second,
+ * counted apart from the mix.
+ * Prints requests, achieved rate, errors, latency p50/p99/max, and the
+ * health probes' p50/p95.
  */
 #include <pthread.h>
 #include <stdbool.h>
@@ -34,7 +39,16 @@ struct worker {
 	double *lat;
 	long n, errors, gone, cap;
 	bool gone_ok;
+	int nodes, width;         /* node-%0*d names: how many, digits */
 	char first_error[1024];
+};
+
+/* The health prober: every 50 ms until stop. */
+struct prober {
+	const char *url;
+	double seconds;
+	double *lat;
+	long n, cap, errors;
 };
 
 static double now_s(void)
@@ -102,7 +116,8 @@ static void *run(void *arg)
 			cancelled += 2;
 		} else if (r < 25) {
 			method = "POST";
-			snprintf(url, sizeof url, "%s/v1/nodes/node-%03d/health", w->url, (int)(rand_r(&seed) % 1000));
+			snprintf(url, sizeof url, "%s/v1/nodes/node-%0*d/health", w->url, w->width,
+				 (int)(rand_r(&seed) % (unsigned)w->nodes));
 			snprintf(body, sizeof body, "{\"healthy\":true,\"reason\":\"bench\"}");
 		} else if (r < 55) {
 			own = true;
@@ -114,7 +129,8 @@ static void *run(void *arg)
 		} else if (r < 90) {
 			snprintf(url, sizeof url, "%s/v1/jobs?limit=50", w->url);
 		} else {
-			snprintf(url, sizeof url, "%s/v1/nodes/node-%03d", w->url, (int)(rand_r(&seed) % 1000));
+			snprintf(url, sizeof url, "%s/v1/nodes/node-%0*d", w->url, w->width,
+				 (int)(rand_r(&seed) % (unsigned)w->nodes));
 		}
 		curl_easy_setopt(c, CURLOPT_URL, url);
 		if (body[0]) {
@@ -143,6 +159,45 @@ static void *run(void *arg)
 	return NULL;
 }
 
+static void *probe(void *arg)
+{
+	struct prober *p = arg;
+	CURL *c = curl_easy_init();
+	char url[512];
+	double t0 = now_s();
+
+	snprintf(url, sizeof url, "%s/v1/health", p->url);
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, sink);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, 10L);
+	for (long k = 0; p->n < p->cap; k++) {
+		double due = t0 + (double)k * 0.05, t = now_s();
+		if (due - t0 >= p->seconds)
+			break;
+		if (due > t)
+			nanosleep(&(struct timespec){ 0, (long)((due - t) * 1e9) }, NULL);
+		double s = now_s();
+		long status = 0;
+		CURLcode cc = curl_easy_perform(c);
+		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+		p->lat[p->n++] = now_s() - s;
+		p->errors += cc != CURLE_OK || status != 200;
+	}
+	curl_easy_cleanup(c);
+	return NULL;
+}
+
+static int digits(int n)
+{
+	int d = 1;
+
+	while (n >= 10) {
+		n /= 10;
+		d++;
+	}
+	return d < 3 ? 3 : d;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 5) {
@@ -160,8 +215,15 @@ int main(int argc, char **argv)
 	long total = 0, errors = 0, gone = 0;
 	double t0 = now_s();
 	bool gone_ok = getenv("BENCH_SERVE_GONE_OK") && !strcmp(getenv("BENCH_SERVE_GONE_OK"), "1");
+	int nodes = getenv("BENCH_SERVE_NODES") ? atoi(getenv("BENCH_SERVE_NODES")) : 1000;
+	struct prober pr = { argv[1], secs, NULL, 0, (long)(secs * 20) + 16, 0 };
+	pthread_t pth;
 
-	if (!w || !th) {
+	if (nodes < 1 || nodes > 1000000) {
+		fprintf(stderr, "bench_serve: BENCH_SERVE_NODES in [1, 1000000]\n");
+		return 2;
+	}
+	if (!w || !th || !(pr.lat = malloc((size_t)pr.cap * sizeof *pr.lat))) {
 		fprintf(stderr, "bench_serve: out of memory\n");
 		return 1;
 	}
@@ -169,13 +231,17 @@ int main(int argc, char **argv)
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	for (int i = 0; i < nt; i++) {
 		w[i] = (struct worker){ .id = i, .url = argv[1], .token = argv[2], .rate = rate / nt, .seconds = secs,
-					.gone_ok = gone_ok };
+					.gone_ok = gone_ok, .nodes = nodes, .width = digits(nodes - 1) };
 		w[i].cap = (long)(rate / nt * secs) + 16;
 		w[i].lat = malloc((size_t)w[i].cap * sizeof *w[i].lat);
 		if (!w[i].lat || pthread_create(&th[i], NULL, run, &w[i]) != 0) {
 			fprintf(stderr, "bench_serve: cannot start worker %d\n", i);
 			return 1;
 		}
+	}
+	if (pthread_create(&pth, NULL, probe, &pr) != 0) {
+		fprintf(stderr, "bench_serve: cannot start the health prober\n");
+		return 1;
 	}
 	for (int i = 0; i < nt; i++) {
 		pthread_join(th[i], NULL);
@@ -196,12 +262,18 @@ int main(int argc, char **argv)
 	if (total)
 		printf("latency p50 %.2f ms, p99 %.2f ms, max %.2f ms\n", all[total / 2] * 1e3,
 		       all[(long)(total * 0.99)] * 1e3, all[total - 1] * 1e3);
+	pthread_join(pth, NULL);
+	qsort(pr.lat, (size_t)pr.n, sizeof *pr.lat, cmp);
+	if (pr.n)
+		printf("GET /v1/health (%ld probes, %ld errors): p50 %.2f ms, p95 %.2f ms, max %.2f ms\n", pr.n,
+		       pr.errors, pr.lat[pr.n / 2] * 1e3, pr.lat[(long)(pr.n * 0.95)] * 1e3, pr.lat[pr.n - 1] * 1e3);
 	for (int i = 0; i < nt; i++)
 		if (w[i].errors)
 			printf("first error (worker %d): %s\n", i, w[i].first_error);
 	for (int i = 0; i < nt; i++)
 		free(w[i].lat);
 	free(all);
+	free(pr.lat);
 	free(w);
 	free(th);
 	curl_global_cleanup();

@@ -15,6 +15,19 @@
 # also reads the log's last 100,000 rows (GET /v1/decisions?limit=100000,
 # with a backlog to read) over and over beside the load, and prints how
 # many reads and their median time: the audit read a cycle should not wait for.
+# BENCH_SERVE_NODES=N and BENCH_SERVE_JOBS=J run the large fleet instead:
+# N nodes (8 GPUs each, same topology), 21 queues (org, its leaves train
+# and serve and 18 more, q01..q18) and J pending jobs of 1-2 tasks of 1-8
+# GPUs with 1-4 h runtimes (more than the fleet holds at 2 jobs a node) spread over the 20 leaves, seeded through the config
+# (the local backend takes a new store's config jobs as submitted), e.g.
+# BENCH_SERVE_NODES=10000 BENCH_SERVE_JOBS=20000: the scale at which the
+# state lock's hold per cycle shows in the API's latency.  Its load starts
+# once two cycles have run (the first starts the seeded jobs).  Always
+# printed: the cycles' hold of the state lock per applied cycle during the
+# load (the delta of fairway_cycle_locked_seconds_total over the delta of
+# fairway_cycle_seconds_count), and GET /v1/health's latency p50/p95 from
+# a prober beside the load (bench_serve, 20 probes/s, not counted in its
+# requests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${1:-build-serve-rel}
@@ -23,33 +36,54 @@ SECS=${3:-60}
 T=$(mktemp -d /tmp/fw-bench-serve.XXXXXX)
 trap 'kill $DPID 2>/dev/null; rm -rf "$T"' EXIT
 
-cat >"$T/fleet.yaml" <<'YAML'
-now: 0
-topology:
-  levels: [block, rack]
-nodeGroups:
-  - count: 1000
-    namePrefix: node-
-    gpus: 8
-    gpuModel: H100
-    gpuMemory: 80Gi
-    cpu: 96
-    memory: 1Ti
-    topology:
-      nodesPer: {rack: 20, block: 200}
-queues:
-  - name: org
-    resources:
-      gpu: {quota: 8000}
-  - name: train
-    parent: org
-    resources:
-      gpu: {quota: 6000, overQuotaWeight: 2}
-  - name: serve
-    parent: org
-    resources:
-      gpu: {quota: 2000}
-YAML
+NODES=${BENCH_SERVE_NODES-}
+JOBS=${BENCH_SERVE_JOBS-}
+if [ -n "$NODES$JOBS" ]; then # the large fleet
+	python3 - "${NODES:-1000}" "${JOBS:-0}" >"$T/fleet.yaml" <<'PY'
+import random, sys
+n, jobs = int(sys.argv[1]), int(sys.argv[2])
+leaves = ["train", "serve"] + ["q%02d" % i for i in range(1, 19)]
+print("now: 0\ntopology:\n  levels: [block, rack]\nnodeGroups:")
+print("  - {count: %d, namePrefix: node-, gpus: 8, gpuModel: H100, gpuMemory: 80Gi, cpu: 96, memory: 1Ti," % n)
+print("     topology: {nodesPer: {rack: 20, block: 200}}}")
+print("queues:\n  - {name: org, resources: {gpu: {quota: %d}}}" % (8 * n))
+for q in leaves:
+    print("  - {name: %s, parent: org, resources: {gpu: {quota: %d}}}" % (q, 8 * n // len(leaves)))
+print("jobs:" if jobs else "jobs: []")
+r = random.Random(7)
+for i in range(jobs):
+    print("  - {name: seed-%d, queue: %s, submitTime: 0, expectedRuntime: %d, tasks: [{count: %d, gpus: %d}]}"
+          % (i, leaves[i % len(leaves)], 3600 * r.randint(1, 4), r.choice([1, 1, 1, 2]), r.choice([1, 2, 4, 8])))
+PY
+else
+	cat >"$T/fleet.yaml" <<-'YAML'
+	now: 0
+	topology:
+	  levels: [block, rack]
+	nodeGroups:
+	  - count: 1000
+	    namePrefix: node-
+	    gpus: 8
+	    gpuModel: H100
+	    gpuMemory: 80Gi
+	    cpu: 96
+	    memory: 1Ti
+	    topology:
+	      nodesPer: {rack: 20, block: 200}
+	queues:
+	  - name: org
+	    resources:
+	      gpu: {quota: 8000}
+	  - name: train
+	    parent: org
+	    resources:
+	      gpu: {quota: 6000, overQuotaWeight: 2}
+	  - name: serve
+	    parent: org
+	    resources:
+	      gpu: {quota: 2000}
+	YAML
+fi
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 if [ -n "${BENCH_SERVE_BACKLOG-}" ]; then # the store made by a first start, then the old rows
 	"$B/tools/fairway" serve --config "$T/fleet.yaml" --state "$T/state" --listen "127.0.0.1:$PORT" \
@@ -70,7 +104,14 @@ fi
 "$B/tools/fairway" serve --config "$T/fleet.yaml" --state "$T/state" --listen "127.0.0.1:$PORT" \
 	--period 1s ${BENCH_SERVE_ARGS-} >"$T/daemon.log" 2>&1 &
 DPID=$!
-for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$PORT/v1/health" >/dev/null && break; sleep 0.1; done
+for _ in $(seq 1 600); do curl -sf "http://127.0.0.1:$PORT/v1/health" >/dev/null && break; sleep 0.1; done
+for _ in $(seq 1 600); do # the large fleet: two cycles first, the first starts what the config seeded
+	[ -z "$NODES$JOBS" ] && break
+	curl -s "http://127.0.0.1:$PORT/v1/health" | python3 -c 'import json, sys; sys.exit(json.load(sys.stdin)["cycles"] < 2)' && break
+	sleep 0.1
+done
+export BENCH_SERVE_NODES=${NODES:-1000}
+curl -s "http://127.0.0.1:$PORT/metrics" >"$T/metrics0"
 case "${BENCH_SERVE_ARGS-}" in *min-job-age*) export BENCH_SERVE_GONE_OK=1 ;; esac
 if [ -n "${BENCH_SERVE_READER-}" ]; then # big log reads beside the load, one at a time
 	(end=$((SECONDS + SECS)); while [ $SECONDS -lt $end ]; do
@@ -85,6 +126,11 @@ if [ -n "${BENCH_SERVE_READER-}" ]; then
 fi
 echo "daemon peak RSS: $(awk '/VmHWM/ {printf "%.1f MiB", $2/1024}' /proc/$DPID/status)"
 curl -s "http://127.0.0.1:$PORT/metrics" >"$T/metrics"
+awk '/^fairway_cycle_seconds_count|^fairway_cycle_locked_seconds_total/ {v[FILENAME, $1] = $2}
+     END {c = v[ARGV[2], "fairway_cycle_seconds_count"] - v[ARGV[1], "fairway_cycle_seconds_count"]
+          l = v[ARGV[2], "fairway_cycle_locked_seconds_total"] - v[ARGV[1], "fairway_cycle_locked_seconds_total"]
+          if (c > 0) printf "state lock held %.1f ms per applied cycle during the load (%d cycles)\n", 1000 * l / c, c}' \
+	"$T/metrics0" "$T/metrics"
 awk '/^fairway_cycle_seconds_(sum|count)/ {v[$1]=$2} /^fairway_cycles_stale_total/ {st=$2}
      /^fairway_starts_total/ {s=$2} /^fairway_cycle_(busy|locked)_seconds_total/ {v[$1]=$2}
      END {printf "cycles %d, mean cycle %.1f ms, stale plans %d, jobs started %d\n",

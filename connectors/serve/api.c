@@ -268,17 +268,35 @@ static bool budget_safe(const struct fw_serve *d)
 	return x ? json_is_true(x) : d->fleet->config.budget_safe;
 }
 
+void fw_serve_publish_health(struct fw_serve *d)
+{
+	pthread_mutex_lock(&d->pub_mu);
+	d->pub.ok = !d->cycle_err[0];
+	d->pub.view_ready = d->view != NULL;
+	d->pub.budget_safe = budget_safe(d);
+	d->pub.cycles = d->m.cycles;
+	if (d->pub.schema_version <= 0)
+		d->pub.schema_version = fw_store_schema_version(d->store);
+	snprintf(d->pub.err, sizeof d->pub.err, "%s", d->cycle_err);
+	pthread_mutex_unlock(&d->pub_mu);
+}
+
 /* ok: the last cycle ran; when it failed, why (the daemon still answers,
- * but plans nothing until that is fixed). */
+ * but plans nothing until that is fixed).  Called without mu: it reads
+ * only d->pub, under pub_mu (fw_api_handle, lock_free). */
 static void h_health(struct ctx *c)
 {
-	json_t *o = json_pack("{s:b,s:s,s:I,s:i,s:b,s:b}", "ok", !c->d->cycle_err[0], "backend", c->d->bops->name,
-			      "cycles", (json_int_t)c->d->m.cycles, "schemaVersion",
-			      fw_store_schema_version(c->d->store), "viewReady", c->d->view != NULL, "budgetSafe",
-			      budget_safe(c->d));
+	struct fw_serve_health h;
+	json_t *o;
 
-	if (o && c->d->cycle_err[0])
-		json_object_set_new(o, "error", json_string(c->d->cycle_err));
+	pthread_mutex_lock(&c->d->pub_mu);
+	h = c->d->pub;
+	pthread_mutex_unlock(&c->d->pub_mu);
+	o = json_pack("{s:b,s:s,s:I,s:i,s:b,s:b}", "ok", h.ok, "backend", c->d->bops->name, "cycles",
+		      (json_int_t)h.cycles, "schemaVersion", h.schema_version, "viewReady", h.view_ready, "budgetSafe",
+		      h.budget_safe);
+	if (o && !h.ok)
+		json_object_set_new(o, "error", json_string(h.err));
 	reply(c, 200, o);
 }
 
@@ -1677,16 +1695,29 @@ static void h_nodes_list(struct ctx *c)
 	json_decref(v);
 }
 
+/* The node named name in view v's nodes (a reference), or NULL: by the
+ * index the cycle published with the view (d->view_nodes), or, for a
+ * view published without one (tests), a scan. */
+static json_t *view_node(const struct fw_serve *d, json_t *v, const char *name)
+{
+	json_t *n;
+	size_t i;
+
+	if (d->view_nodes)
+		return json_incref(json_object_get(d->view_nodes, name));
+	json_array_foreach(json_object_get(v, "nodes"), i, n)
+		if (!strcmp(json_string_value(json_object_get(n, "name")), name))
+			return json_incref(n);
+	return NULL;
+}
+
 static void h_node_get(struct ctx *c)
 {
-	json_t *v = view_ref(c->d), *n, *found = NULL;
-	size_t i;
+	json_t *v = view_ref(c->d), *found;
 
 	if (no_view_yet(c, v))
 		return;
-	json_array_foreach(json_object_get(v, "nodes"), i, n)
-		if (!strcmp(json_string_value(json_object_get(n, "name")), c->name))
-			found = json_incref(n);
+	found = view_node(c->d, v, c->name);
 	json_decref(v);
 	if (!found)
 		return fail(c, 404, "ENOENT", "name", "no node named \"%s\"", c->name);
@@ -2401,36 +2432,56 @@ static void allow_list(const char *path, char *buf, size_t n)
 	}
 }
 
+/* The route of method and path (its {name} into name), or NULL; *known
+ * says whether some route has that path. */
+static const struct route *route_of(const char *method, const char *path, char *name, bool *known)
+{
+	*known = false;
+	for (int i = 0; i < NROUTES; i++) {
+		if (!match(routes[i].path, path, name))
+			continue;
+		*known = true;
+		if (!strcmp(routes[i].method, method))
+			return &routes[i];
+	}
+	return NULL;
+}
+
+/* A route answered without the state lock: GET /v1/health reads only
+ * what the cycle published for it (d->pub), so a health probe does not
+ * wait for a cycle's hold of mu.  The checks before a handler (auth,
+ * name, query, body) read only the request and the daemon's constants. */
+static bool lock_free(const struct route *r)
+{
+	return r && r->fn == h_health;
+}
+
 void fw_api_handle(struct fw_serve *d, const struct fw_api_req *rq, struct fw_api_resp *rs)
 {
 	struct ctx c = { d, rq, rs, "", NULL, NULL };
 	/* HEAD is GET without the body, which libmicrohttpd leaves out */
 	const char *method = strcmp(rq->method, "HEAD") ? rq->method : "GET";
-	bool path_known = false;
+	bool path_known;
+	const struct route *r = route_of(method, rq->path, c.name, &path_known);
+	bool locked = !lock_free(r);
 
 	memset(rs, 0, sizeof *rs);
-	pthread_mutex_lock(&d->mu);
+	if (locked)
+		pthread_mutex_lock(&d->mu);
 	d->m.http_requests++;
-	for (int i = 0; i < NROUTES; i++) {
-		if (!match(routes[i].path, rq->path, c.name))
-			continue;
-		path_known = true;
-		if (strcmp(routes[i].method, method))
-			continue;
-		if (allowed(&c, routes[i].auth) && name_ok(&c, routes[i].path) && query_ok(&c, &routes[i]) &&
-		    body_ok(&c, &routes[i]))
-			routes[i].fn(&c);
-		goto done;
-	}
-	if (path_known) {
+	if (r) {
+		if (allowed(&c, r->auth) && name_ok(&c, r->path) && query_ok(&c, r) && body_ok(&c, r))
+			r->fn(&c);
+	} else if (path_known) {
 		fail(&c, 405, "EMETHOD", "method", "%s is not allowed on %s", rq->method, rq->path);
 		allow_list(rq->path, rs->allow, sizeof rs->allow);
-	} else
+	} else {
 		fail(&c, 404, "ENOROUTE", "path", "no such endpoint: %s (see docs/openapi.yaml)", rq->path);
-done:
+	}
 	if (rs->status >= 400)
 		d->m.http_errors++;
-	pthread_mutex_unlock(&d->mu);
+	if (locked)
+		pthread_mutex_unlock(&d->mu);
 	serialise(&c);
 	json_decref(c.body);
 }

@@ -2,9 +2,12 @@
  * cycle.c — the cycle thread: snapshot under the lock, plan without it,
  * apply under it if the world is still the one planned for.
  *
- * One pass (run_cycle) reads as its phases:
+ * One pass (run_cycle) reads as its phases (pass_take, pass_plan,
+ * pass_apply, pass_publish):
  *   1. take     under the lock: the skeleton (queues), the backend's
- *               world, the model overlaid (overlay(): a node the API
+ *               world (with the local backend's list of restarted jobs'
+ *               submitted runtimes, for the view), the model overlaid
+ *               (overlay(): a node the API
  *               reports unhealthy is UNHEALTHY, suspect SUSPECT, one whose
  *               fault history says so a lemon (history.h), one the
  *               backend reports down only unschedulable; the nodes of an
@@ -33,7 +36,13 @@
  *               model, which the backend mirrors (Slurm reservations),
  *               and the optional release() the nodes fairway no longer
  *               holds out (repaired, or their window over);
- *   4. publish  the JSON view the API reads (view.c).
+ *   4. publish  the JSON view the API reads (view.c), built without the
+ *               lock with its nodes by name (nodes_by_name, for GET
+ *               /v1/nodes/{name}), and swapped in under it, with GET
+ *               /v1/health's copy of the model's fields
+ *               (fw_serve_publish_health: health never takes the state
+ *               lock); the old view is let go after the lock (freeing a
+ *               view of 20,000 jobs took most of the hold).
  *
  * Maintenance windows take three forms, by time.  To come: the window's
  * nodes leave when it opens and are back when it ends (away_at, back_at),
@@ -80,6 +89,9 @@ struct taken {
 	struct fw_backend_aside *aside; /* the backend's jobs left out of s
 					 * (backend.h aside), for the view */
 	int32_t naside;
+	struct fw_local_runtime *rt;    /* the local backend's restarted jobs'
+					 * submitted runtimes, for the view */
+	int32_t nrt;
 };
 
 static double mono(void)
@@ -531,6 +543,21 @@ static void backend_aside(struct fw_serve *d, struct taken *t)
 	t->naside = n > 0 ? n : 0;
 }
 
+/* The local backend's jobs that read() gave less than their submitted
+ * runtime (local.h fw_local_restarted), taken with the read so that the
+ * view can put their own word back without the lock (submitted_runtimes). */
+static int take_runtimes(struct fw_serve *d, struct taken *t)
+{
+	int32_t n;
+
+	if (d->bops != &fw_backend_local)
+		return FW_OK;
+	if ((n = fw_local_restarted(d->be, &t->rt)) < 0)
+		return n;
+	t->nrt = n;
+	return FW_OK;
+}
+
 static int take(struct fw_serve *d, struct taken *t, bool dry, char *err, size_t errn)
 {
 	struct fw_backend_world w = { 0, 0 };
@@ -547,6 +574,8 @@ static int take(struct fw_serve *d, struct taken *t, bool dry, char *err, size_t
 		fw_diag_format(&dg, err, errn);
 		return rc;
 	}
+	if (!dry && (rc = take_runtimes(d, t)) != FW_OK)
+		return rc;
 	if (!dry && d->bops->reservations)
 		backend_reservations(d);
 	if (!dry && d->bops->aside)
@@ -1385,6 +1414,7 @@ static void free_taken(struct taken *t)
 	free(t->open);
 	free(t->back);
 	free(t->aside);
+	free(t->rt);
 	memset(t, 0, sizeof *t);
 }
 
@@ -1401,30 +1431,24 @@ static void note_failure(struct fw_serve *d, const char *why, int attempt)
 	}
 	if (attempt == 0 && strcmp(d->cycle_err, why))
 		fprintf(stderr, "fairway serve: cycle failed (every cycle until this changes): %s\n", why);
-	snprintf(d->cycle_err, sizeof d->cycle_err, "%s", why);
+	snprintf(d->cycle_err, sizeof d->cycle_err, "%.*s", (int)sizeof d->cycle_err - 1, why); /* cut: it is text for people */
 }
 
 /* A view job's "runtime" is its runtime as submitted (docs/openapi.yaml,
  * Job).  The local backend plans a job restarted after an eviction that
  * kept checkpoints with the rest of it (local.c add_job), so before the
- * view is published (under the lock: one hash lookup per job, a write
- * only for such a job) its own word is put back; without this the list
- * said 2160 where the job was submitted with 6960, and a restart changed
- * it (found by fuzz_serve). */
-static void submitted_runtimes(struct fw_serve *d, json_t *view)
+ * view is published its own word is put back, from the list take() made
+ * with the read (take_runtimes): without the lock, one lookup per such
+ * job.  Without this the list said 2160 where the job was submitted with
+ * 6960, and a restart changed it (found by fuzz_serve). */
+static void submitted_runtimes(json_t *view, const struct taken *t)
 {
-	json_t *j;
-	const char *name;
+	json_t *jobs = json_object_get(view, "jobs");
 
-	if (d->bops != &fw_backend_local)
-		return;
-	json_object_foreach(json_object_get(view, "jobs"), name, j) {
-		const struct fw_backend_job *bj;
-		const char *state;
-		fw_time t0, t1, t2;
-		if (fw_local_job_info(d->be, name, &state, &t0, &t1, &t2, NULL, &bj) == FW_OK &&
-		    json_integer_value(json_object_get(j, "runtime")) != bj->job.expected_runtime)
-			json_object_set_new(j, "runtime", json_integer(bj->job.expected_runtime));
+	for (int32_t i = 0; i < t->nrt; i++) {
+		json_t *j = json_object_get(jobs, t->rt[i].job);
+		if (j)
+			json_object_set_new(j, "runtime", json_integer(t->rt[i].runtime));
 	}
 }
 
@@ -1471,79 +1495,156 @@ int fw_serve_estimate(struct fw_serve *d, const struct fw_backend_job *bj, json_
 	return rc;
 }
 
-static int run_cycle(struct fw_serve *d, struct fw_arena *ar, int attempt)
-{
+/* One attempt's state, phase to phase. */
+struct pass {
 	struct taken t;
-	struct actlist acts = { NULL, 0, 0 };
-	struct fw_plan *p = NULL;
-	int *status = NULL;
-	char err[1024] = "";
-	double t0 = mono(), locked, tl;
-	int64_t cycle = 0;
+	struct actlist acts;
+	struct fw_plan *p;
+	int *status;
+	struct fw_backend_note *notes;
+	int32_t nnotes;
+	json_t *view;
+	json_t *nodes;          /* the view's nodes by name */
+	char err[1024];
+	double t0, locked;      /* its start; seconds it held the lock */
+	double secs;            /* from its start to its apply's end */
+	int64_t cycle;
+	int attempt;
+};
+
+/* 1. take, under the lock. */
+static int pass_take(struct fw_serve *d, struct pass *x)
+{
+	double tl;
 	int rc;
 
-	memset(&t, 0, sizeof t);
 	pthread_mutex_lock(&d->mu);
 	tl = mono();
-	rc = take(d, &t, false, err, sizeof err);
-	locked = mono() - tl;
+	rc = take(d, &x->t, false, x->err, sizeof x->err);
+	x->locked += mono() - tl;
 	pthread_mutex_unlock(&d->mu);
-	if (rc == FW_OK)
-		rc = plan(d, &t, ar, &p, &acts, err, sizeof err);
+	return rc;
+}
+
+/* 2. plan, without it; then what apply and explain need, built outside. */
+static int pass_plan(struct fw_serve *d, struct fw_arena *ar, struct pass *x)
+{
+	int rc = plan(d, &x->t, ar, &x->p, &x->acts, x->err, sizeof x->err);
+
 	if (rc == FW_OK && d->between) /* tests: requests while the plan was made */
 		d->between(d->between_ctx);
-	if (rc == FW_OK && !(status = calloc((size_t)acts.n + 1, sizeof *status)))
+	if (rc == FW_OK && !(x->status = calloc((size_t)x->acts.n + 1, sizeof *x->status)))
 		rc = FW_ENOMEM;
-	int32_t nnotes = 0;
-	struct fw_backend_note *notes = rc == FW_OK ? notes_of(d, t.s, p, &nnotes) : NULL;
-	json_t *view = NULL;
+	if (rc == FW_OK)
+		x->notes = notes_of(d, x->t.s, x->p, &x->nnotes);
+	return rc;
+}
+
+/* 3. apply, under the lock (rc: the plan's outcome so far), then explain,
+ * windows and release after an applied plan. */
+static int pass_apply(struct fw_serve *d, struct pass *x, int rc)
+{
+	double tl;
+
 	pthread_mutex_lock(&d->mu);
 	tl = mono();
+	if (d->holding) /* tests: requests while the lock is held */
+		d->holding(d->holding_ctx);
 	if (rc == FW_OK)
-		rc = apply(d, &t, &acts, status, err, sizeof err);
-	double secs = mono() - t0;
+		rc = apply(d, &x->t, &x->acts, x->status, x->err, sizeof x->err);
+	x->secs = mono() - x->t0;
 	if (rc == FW_EAGAIN) {
 		d->m.stale++;
 	} else if (rc != FW_OK) {
 		d->m.failed++;
-		note_failure(d, err[0] ? err : fw_strerror(rc), attempt);
+		note_failure(d, x->err[0] ? x->err : fw_strerror(rc), x->attempt);
 	} else {
-		note_failure(d, NULL, attempt);
+		note_failure(d, NULL, x->attempt);
 		d->m.cycles++;
-		if (notes)
-			explain(d, notes, nnotes);
+		if (x->notes)
+			explain(d, x->notes, x->nnotes);
 		if (d->bops->windows)
-			windows(d, t.s->now);
+			windows(d, x->t.s->now);
 		if (d->bops->release)
-			release(d, &t);
+			release(d, &x->t);
 	}
-	cycle = d->cycle_base + (int64_t)d->m.cycles;
-	locked += mono() - tl;
+	x->cycle = d->cycle_base + (int64_t)d->m.cycles;
+	x->locked += mono() - tl;
 	pthread_mutex_unlock(&d->mu);
+	return rc;
+}
+
+/* The view's nodes by name, the same objects (GET /v1/nodes/{name}
+ * finds one without a scan of 10,000); NULL without memory. */
+static json_t *nodes_by_name(json_t *view)
+{
+	json_t *ix = json_object(), *n;
+	size_t i;
+
+	json_array_foreach(json_object_get(view, "nodes"), i, n) {
+		const char *name = json_string_value(json_object_get(n, "name"));
+		if (ix && (!name || json_object_set(ix, name, n) != 0)) {
+			json_decref(ix);
+			return NULL;
+		}
+	}
+	return ix;
+}
+
+/* 4. publish: the view built without the lock, swapped in under it with
+ * its node index and GET /v1/health's answer; the old ones let go after
+ * (its last reader may free it, and freeing a large one takes long). */
+static void pass_publish(struct fw_serve *d, struct pass *x, int rc)
+{
+	json_t *old = NULL, *old_nodes = NULL;
+	double tl;
+
 	if (rc == FW_OK)
-		view = fw_serve_build_view(t.s, p, acts.a, status, acts.n, t.health, t.nhealth, &d->hcfg, cycle,
-					   t.wgen, secs, t.skipped);
-	if (view)
-		fw_serve_view_aside(view, t.aside, t.naside);
+		x->view = fw_serve_build_view(x->t.s, x->p, x->acts.a, x->status, x->acts.n, x->t.health, x->t.nhealth,
+					      &d->hcfg, x->cycle, x->t.wgen, x->secs, x->t.skipped);
+	if (x->view) {
+		fw_serve_view_aside(x->view, x->t.aside, x->t.naside);
+		submitted_runtimes(x->view, &x->t);
+		x->nodes = nodes_by_name(x->view);
+	}
 	pthread_mutex_lock(&d->mu);
 	tl = mono();
-	if (view) {
-		submitted_runtimes(d, view);
-		json_decref(d->view);
-		d->view = view;
+	if (x->view) { /* a view without its index: GET /v1/nodes/{name} scans */
+		old = d->view;
+		old_nodes = d->view_nodes;
+		d->view = x->view;
+		d->view_nodes = x->nodes;
 	}
 	if (rc == FW_OK) /* the whole cycle, the view's publishing too */
-		observe(d, mono() - t0);
-	if (rc != FW_EAGAIN && t.requests > d->requests_done)
-		d->requests_done = t.requests;
+		observe(d, mono() - x->t0);
+	if (rc != FW_EAGAIN && x->t.requests > d->requests_done)
+		d->requests_done = x->t.requests;
+	fw_serve_publish_health(d);
 	pthread_cond_broadcast(&d->wake);
-	d->m.locked_sum += locked + (mono() - tl);
-	d->m.busy_sum += mono() - t0;
+	d->m.locked_sum += x->locked + (mono() - tl);
+	d->m.busy_sum += mono() - x->t0;
 	pthread_mutex_unlock(&d->mu);
-	free(status);
-	free(notes);
-	free_actions(&acts);
-	free_taken(&t);
+	json_decref(old_nodes);
+	json_decref(old);
+}
+
+static int run_cycle(struct fw_serve *d, struct fw_arena *ar, int attempt)
+{
+	struct pass x;
+	int rc;
+
+	memset(&x, 0, sizeof x);
+	x.t0 = mono();
+	x.attempt = attempt;
+	rc = pass_take(d, &x);
+	if (rc == FW_OK)
+		rc = pass_plan(d, ar, &x);
+	rc = pass_apply(d, &x, rc);
+	pass_publish(d, &x, rc);
+	free(x.status);
+	free(x.notes);
+	free_actions(&x.acts);
+	free_taken(&x.t);
 	fw_arena_reset(ar);
 	return rc;
 }

@@ -812,6 +812,7 @@ static void free_daemon(struct fw_serve *d)
 	fw_store_close(d->store);
 	fw_snapshot_free(d->fleet);
 	json_decref(d->view);
+	json_decref(d->view_nodes);
 	free(d->queues);
 	free(d->rsv);
 	free(d->brsv);
@@ -823,6 +824,7 @@ static void free_daemon(struct fw_serve *d)
 		close(d->lock_fd); /* last: the next daemon may start now */
 	pthread_mutex_destroy(&d->mu);
 	pthread_mutex_destroy(&d->read_mu);
+	pthread_mutex_destroy(&d->pub_mu);
 	pthread_cond_destroy(&d->wake);
 }
 
@@ -858,6 +860,7 @@ int fw_serve_open(struct fw_serve *d, const struct fw_serve_opts *o, char *err, 
 	memset(d, 0, sizeof *d);
 	pthread_mutex_init(&d->mu, NULL);
 	pthread_mutex_init(&d->read_mu, NULL);
+	pthread_mutex_init(&d->pub_mu, NULL);
 	pthread_cond_init(&d->wake, NULL);
 	d->opts = o;
 	d->lock_fd = -1;
@@ -879,6 +882,7 @@ int fw_serve_open(struct fw_serve *d, const struct fw_serve_opts *o, char *err, 
 	}
 	if (setup_token(d, err, errn) || restore_model(d, err, errn) || open_backend(d, err, errn))
 		return FW_EINVAL;
+	fw_serve_publish_health(d); /* before any cycle: ok, no view */
 	return FW_OK;
 }
 

@@ -1788,6 +1788,33 @@ int fw_local_each_job(struct fw_backend *b, int (*fn)(void *ctx, const struct fw
 	return FW_OK;
 }
 
+/* The waiting and running jobs add_job() gives less than their runtime. */
+static bool shortened(const struct ljob *lj)
+{
+	return (lj->state == L_PENDING || lj->state == L_RUNNING) && lj->kept && lj->bj.job.expected_runtime > 0;
+}
+
+int32_t fw_local_restarted(const struct fw_backend *b, struct fw_local_runtime **out)
+{
+	int32_t n = 0, k = 0;
+
+	*out = NULL;
+	for (int32_t i = 0; i < b->njobs; i++)
+		n += shortened(&b->jobs[i]);
+	if (n == 0)
+		return 0;
+	if (!(*out = calloc((size_t)n, sizeof **out)))
+		return FW_ENOMEM;
+	for (int32_t i = 0; i < b->njobs; i++) {
+		const struct ljob *lj = &b->jobs[i];
+		if (!shortened(lj))
+			continue;
+		snprintf((*out)[k].job, sizeof (*out)[k].job, "%s", lj->bj.job.name);
+		(*out)[k++].runtime = lj->bj.job.expected_runtime;
+	}
+	return n;
+}
+
 uint64_t fw_local_timed_out(const struct fw_backend *b)
 {
 	return b->timed_out;

@@ -26,6 +26,20 @@ int fw_local_each_job(struct fw_backend *b,
 int fw_local_job_run(struct fw_backend *b, const char *name, const struct fw_backend_placement **place,
 		     int32_t *nplace, fw_time *kept);
 
+/* A job the snapshot plans with less than its submitted runtime: one
+ * restarted after an eviction that kept checkpoints (read() gives the
+ * engine the rest of its runtime). */
+struct fw_local_runtime {
+	char job[FW_NAME_MAX];
+	fw_time runtime;        /* as submitted */
+};
+/* Every waiting or running job read() shortens so, into *out (malloc'd,
+ * the caller frees it; NULL when none): how many, or FW_ENOMEM.  Taken
+ * with the read, under the same hold of the daemon's lock, so the view
+ * can say the submitted runtime of each without asking the backend again
+ * (cycle.c submitted_runtimes). */
+int32_t fw_local_restarted(const struct fw_backend *b, struct fw_local_runtime **out);
+
 /* The jobs the backend itself ended at their run-time limit since open
  * (the limits no cycle could apply: read()'s, and open()'s for a job a
  * fleet change would requeue; local.c's file comment), for /metrics'

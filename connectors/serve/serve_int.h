@@ -1,11 +1,14 @@
 /*
  * serve_int.h — the daemon's state, shared by daemon.c, api.c, http.c and
- * metrics.c.  Everything here is guarded by `mu` unless marked otherwise.
+ * metrics.c.  Everything here is guarded by `mu` unless marked otherwise:
+ * the decision log's reader (read_mu), GET /v1/health's answer (pub_mu,
+ * struct fw_serve_health) and the API's request counters (atomic).
  */
 #ifndef FAIRWAY_SERVE_INT_H
 #define FAIRWAY_SERVE_INT_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include <jansson.h>
@@ -79,7 +82,8 @@ struct fw_serve_metrics {
 				      * usage_history */
 	uint64_t explains;                 /* explain() calls */
 	double explain_sum;                /* seconds in them (under the lock) */
-	uint64_t http_requests, http_errors;
+	_Atomic uint64_t http_requests, http_errors; /* atomic: GET /v1/health
+						      * counts without mu */
 	struct fw_serve_qstat *qstat;      /* by queue name, ascending */
 	int32_t nqstat, cap_qstat;
 	struct fw_serve_waits size_wait[FW_NWAIT_SIZES]; /* by job size */
@@ -88,6 +92,20 @@ struct fw_serve_metrics {
 	struct fw_serve_requeued *requeued; /* by job name, ascending */
 	int32_t nrequeued, cap_requeued;
 	int32_t requeued_kept;             /* entries after the last prune */
+};
+
+/* What GET /v1/health answers, a copy of the model's fields made under
+ * mu whenever they change (fw_serve_publish_health: the cycle thread,
+ * after each attempt, and fw_serve_open) and read under pub_mu alone, so
+ * a health probe never waits for a cycle's hold of the state lock (nor
+ * for a request's). */
+struct fw_serve_health {
+	bool ok;                /* cycle_err is "" */
+	bool view_ready;        /* a view is published */
+	bool budget_safe;       /* the view's budgetSafe, else the config's */
+	uint64_t cycles;        /* m.cycles */
+	int schema_version;     /* the store's, read once */
+	char err[512];          /* cycle_err */
 };
 
 struct fw_serve {
@@ -148,9 +166,16 @@ struct fw_serve {
 	char cycle_err[512];                /* why the last cycle failed; "" when
 					     * it ran (GET /v1/health: ok false) */
 
-	/* the last published view (json built by the cycle thread) */
+	/* the last published view (json built by the cycle thread), and its
+	 * nodes by name (the same objects; GET /v1/nodes/{name}), published
+	 * together; view_nodes NULL where a test publishes a view alone */
 	json_t *view;
+	json_t *view_nodes;
 	struct fw_serve_metrics m;
+	/* GET /v1/health's answer, under pub_mu (taken alone, or inside mu:
+	 * never the other way round) */
+	pthread_mutex_t pub_mu;
+	struct fw_serve_health pub;
 
 	/* Tests only (tests/fuzz/fuzz_serve.c): called by each cycle
 	 * attempt between its plan and its apply, with no lock held, to
@@ -158,6 +183,12 @@ struct fw_serve {
 	 * run_cycle).  NULL in the daemon. */
 	void (*between)(void *ctx);
 	void *between_ctx;
+	/* Tests only (tests/unit/test_serve_api.c): called by each cycle
+	 * attempt with the state lock held, before its apply (cycle.c
+	 * pass_apply), to show what the API answers meanwhile.  NULL in the
+	 * daemon. */
+	void (*holding)(void *ctx);
+	void *holding_ctx;
 };
 
 /* daemon.c: the daemon without its threads.  fw_serve_open does all that
@@ -265,6 +296,10 @@ struct fw_api_resp {
 					      * Allow ("" otherwise) */
 };
 void fw_api_handle(struct fw_serve *d, const struct fw_api_req *rq, struct fw_api_resp *rs);
+/* api.c: d->pub made from the model as it is now (cycle_err, m.cycles,
+ * the view); caller holds mu.  Called after every cycle attempt, by
+ * fw_serve_open, and by a test that publishes a view of its own. */
+void fw_serve_publish_health(struct fw_serve *d);
 
 /* view.c: the view of one cycle (s, its plan p, the actions applied with
  * their status, the health reports), published as d->view; NULL when out

@@ -52,6 +52,7 @@ static void daemon_up(struct fw_serve *d)
 	    fw_store_open(dir, false, &d->store, NULL))
 		abort();
 	pthread_mutex_init(&d->mu, NULL);
+	pthread_mutex_init(&d->pub_mu, NULL);
 	pthread_cond_init(&d->wake, NULL);
 	snprintf(d->token, sizeof d->token, "%s", token);
 	d->queues = calloc(2, sizeof *d->queues);
@@ -71,6 +72,7 @@ static void daemon_up(struct fw_serve *d)
 	d->bops = &fw_backend_local;
 	if (fw_backend_local.open(&cfg, &d->be, NULL) != FW_OK)
 		abort();
+	fw_serve_publish_health(d);
 }
 
 static void daemon_down(struct fw_serve *d)
@@ -85,6 +87,7 @@ static void daemon_down(struct fw_serve *d)
 	fw_snapshot_free(d->fleet);
 	free(d->queues);
 	pthread_mutex_destroy(&d->mu);
+	pthread_mutex_destroy(&d->pub_mu);
 	pthread_cond_destroy(&d->wake);
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd) != 0)
@@ -254,6 +257,7 @@ static void publish_budget_view(struct fw_serve *d, bool safe, bool bounded)
 	d->view = fw_serve_build_view(s, p, NULL, NULL, 0, NULL, 0, &d->hcfg, 1, 1, 0.0, 0);
 	if (!d->view)
 		abort();
+	fw_serve_publish_health(d); /* as the cycle does with its view */
 	fw_arena_release(&ar);
 	fw_snapshot_free(s);
 }
@@ -1331,6 +1335,34 @@ TEST(a_drained_job_restarts_on_a_healthy_node_in_the_same_cycle)
 	served_down(&f);
 }
 
+/* A job restarted after an eviction that kept checkpoints is planned
+ * with the rest of its runtime (local.c add_job), but the view says the
+ * runtime it was submitted with: 6960 s, 3 checkpoints of 600 s kept
+ * (1800 s) when n0's drain evicted it, 5160 s planned.  The view takes
+ * that word from the list the cycle took with the read (cycle.c
+ * submitted_runtimes), without the state lock. */
+TEST(a_restarted_job_keeps_its_submitted_runtime_in_the_view)
+{
+	struct served f;
+	char body[8192];
+
+	two_nodes_up(&f);
+	submit(&f.d, "{\"name\":\"a\",\"queue\":\"q\",\"runtime\":6960,\"checkpointInterval\":600,"
+		     "\"tasks\":[{\"gpus\":8}]}");
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	ASSERT_EQ(send_as(&f.d, "POST", "/v1/nodes/n0/health", "{\"healthy\":false,\"reason\":\"XID 79\"}"), 200);
+	fixed_now = 7200;
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	ASSERT_STR_EQ(log_rows(&f.d, NULL, NULL), "200 start:a,drain:,evict:a,start:a");
+	fixed_now = 7201;
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar)); /* its first plan since the restart */
+	ASSERT_EQ(get_as(&f.d, "/v1/jobs", NULL, body, sizeof body), 200);
+	ASSERT_STR_CONTAINS(body, "\"name\":\"a\"");
+	ASSERT_STR_CONTAINS(body, "\"runtime\":6960");
+	ASSERT(strstr(body, "\"runtime\":5160") == NULL);
+	served_down(&f);
+}
+
 /* The requeued list forgets jobs that left the world once it has grown
  * past twice what the last prune kept (and 16): a waiting job's entry
  * stays. */
@@ -1408,6 +1440,81 @@ TEST(a_log_read_lets_the_state_lock_go)
 	ASSERT_STR_CONTAINS(jobs, "\"name\":\"a\"");
 	ASSERT(waited);
 	ASSERT_STR_EQ(r.line, "200 start:a");
+	served_down(&f);
+}
+
+/* GET /v1/health does not wait for the state lock: while a cycle holds
+ * it (the holding hook, just before its apply), health answers with what
+ * the last cycle published, and GET /v1/queues, which reads the model,
+ * waits until the cycle lets the lock go; after it, health says the new
+ * cycle's number. */
+struct held_get {
+	struct fw_serve *d;
+	const char *path;
+	_Atomic int done;
+	unsigned status;
+	char body[2048];
+};
+
+static void *held_get_thread(void *arg)
+{
+	struct held_get *g = arg;
+
+	g->status = request(g->d, "GET", g->path, "", g->body, sizeof g->body);
+	g->done = 1;
+	return NULL;
+}
+
+struct while_held {
+	struct held_get health, queues;
+	pthread_t th[2];
+	bool health_answered, queues_waited;
+};
+
+/* Inside the cycle, lock held: both requests sent; health's answer is
+ * waited for (5 s at most), then queues' a little. */
+static void while_held(void *ctx)
+{
+	struct while_held *w = ctx;
+
+	if (pthread_create(&w->th[0], NULL, held_get_thread, &w->health) ||
+	    pthread_create(&w->th[1], NULL, held_get_thread, &w->queues))
+		abort();
+	for (int i = 0; i < 500 && !w->health.done; i++)
+		nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
+	nanosleep(&(struct timespec){ 0, 50000000 }, NULL);
+	w->health_answered = w->health.done;
+	w->queues_waited = !w->queues.done;
+}
+
+TEST(health_answers_while_a_cycle_holds_the_state_lock)
+{
+	struct served f;
+	struct while_held w;
+	char body[2048];
+
+	served_up(&f);
+	submit(&f.d, "{\"name\":\"a\",\"queue\":\"q\",\"tasks\":[{\"gpus\":4}]}");
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	memset(&w, 0, sizeof w);
+	w.health = (struct held_get){ .d = &f.d, .path = "/v1/health" };
+	w.queues = (struct held_get){ .d = &f.d, .path = "/v1/queues" };
+	f.d.holding = while_held;
+	f.d.holding_ctx = &w;
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	f.d.holding = NULL;
+	pthread_join(w.th[0], NULL);
+	pthread_join(w.th[1], NULL);
+	ASSERT(w.health_answered);
+	ASSERT_EQ(w.health.status, 200);
+	ASSERT_STR_CONTAINS(w.health.body, "\"ok\":true");
+	ASSERT_STR_CONTAINS(w.health.body, "\"cycles\":1,");
+	ASSERT_STR_CONTAINS(w.health.body, "\"viewReady\":true");
+	ASSERT(w.queues_waited);
+	ASSERT_EQ(w.queues.status, 200);
+	ASSERT_STR_CONTAINS(w.queues.body, "\"name\":\"q\"");
+	ASSERT_EQ(request(&f.d, "GET", "/v1/health", "", body, sizeof body), 200);
+	ASSERT_STR_CONTAINS(body, "\"cycles\":2,");
 	served_down(&f);
 }
 
@@ -1954,6 +2061,7 @@ TEST_MAIN(the_plan_filters_by_kind_queue_job_node_and_limit, the_job_list_filter
 	  a_cut_job_list_says_it_is_truncated, the_node_list_filters_by_health,
 	  the_decision_log_is_served_with_its_filters, time_to_start_counts_from_the_last_requeue_and_gpu_hours_accrue,
 	  a_drained_job_restarts_on_a_healthy_node_in_the_same_cycle, requeue_times_survive_a_restart, a_restart_names_what_the_config_says_and_the_store_overrides, requeue_times_of_jobs_gone_are_pruned, a_log_read_lets_the_state_lock_go,
+	  a_restarted_job_keeps_its_submitted_runtime_in_the_view, health_answers_while_a_cycle_holds_the_state_lock,
 	  a_dry_run_plans_the_job_and_keeps_nothing, an_unknown_query_parameter_is_refused,
 	  a_merge_patch_null_for_an_absent_model_is_a_no_op, free_text_that_would_break_a_table_line_is_refused,
 	  a_job_bounded_only_by_its_limit_is_expected_to_end_at_it)
