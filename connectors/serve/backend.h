@@ -460,6 +460,14 @@ struct fw_backend_ops {
 	/* With aside: every reason it may give (NULL-terminated), the words
 	 * GET /v1/jobs?reason= takes beside the plan's.  NULL: none. */
 	const char *const *aside_reasons;
+	/* Optional: does the cluster manager answer?  FW_OK, or an fw_err
+	 * with *d filled.  Called before each cycle's take WITHOUT the
+	 * daemon's state lock, so that while the manager is down a cycle
+	 * fails at once and the API, which read() would hold up for the
+	 * manager's connect retries (seconds under the lock, every cycle),
+	 * answers from the last view.  It must touch nothing the other ops
+	 * share (an RPC of its own).  NULL: no such check. */
+	int (*reachable)(struct fw_backend *b, struct fw_diag *d);
 };
 
 /* The built-in virtual cluster (local.c). */

@@ -4,7 +4,10 @@
  *
  * One pass (run_cycle) reads as its phases (pass_take, pass_plan,
  * pass_apply, pass_publish):
- *   1. take     under the lock: the skeleton (queues), the backend's
+ *   1. take     first, without the lock, the backend's optional
+ *               reachable() (Slurm: one ping): a cluster manager that is
+ *               down fails the cycle here, so the API never waits out its
+ *               connect retries; then under the lock: the skeleton (queues), the backend's
  *               world (with the local backend's list of restarted jobs'
  *               submitted runtimes, for the view), the model overlaid
  *               (overlay(): a node the API
@@ -1512,12 +1515,21 @@ struct pass {
 	int attempt;
 };
 
-/* 1. take, under the lock. */
+/* 1. take, under the lock; first, without it, whether the backend
+ * answers at all (backend.h reachable): a manager that is down fails the
+ * cycle here, not in read() under the lock, where its connect retries
+ * held up every API request for seconds a cycle (slurm_outage.sh). */
 static int pass_take(struct fw_serve *d, struct pass *x)
 {
+	struct fw_diag dg;
 	double tl;
 	int rc;
 
+	memset(&dg, 0, sizeof dg);
+	if (d->bops->reachable && (rc = d->bops->reachable(d->be, &dg)) != FW_OK) {
+		fw_diag_format(&dg, x->err, sizeof x->err);
+		return rc;
+	}
 	pthread_mutex_lock(&d->mu);
 	tl = mono();
 	rc = take(d, &x->t, false, x->err, sizeof x->err);

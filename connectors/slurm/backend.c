@@ -176,6 +176,12 @@ static int sb_usage(struct fw_backend *b, struct fw_snapshot *s, struct fw_diag 
 	return fw_slurm_usage_apply(s, b->use, b->nuse, b->use_at, &unmatched);
 }
 
+/* slurm_ping(0): one connect to the primary controller, no state of h */
+static int sb_reachable(struct fw_backend *b, struct fw_diag *d)
+{
+	return fw_slurm_ping(b->h, d);
+}
+
 const struct fw_backend_ops fw_backend_slurm = {
 	.name = "slurm",
 	.summary = "a live slurmctld through libslurm (jobs from sbatch, held until fairway starts them)",
@@ -191,4 +197,5 @@ const struct fw_backend_ops fw_backend_slurm = {
 	.reservations = sb_reservations,
 	.aside = sb_aside,
 	.aside_reasons = fw_slurm_aside_reasons,
+	.reachable = sb_reachable,
 };

@@ -1518,6 +1518,55 @@ TEST(health_answers_while_a_cycle_holds_the_state_lock)
 	served_down(&f);
 }
 
+/* A backend whose cluster manager does not answer (backend.h reachable,
+ * Slurm's ping) fails the cycle before read(), which would hold the
+ * state lock through the manager's connect retries: no read, the cycle
+ * counted failed, health not ok with the backend's words; once it
+ * answers, the next cycle reads and applies. */
+static int reach_rc = FW_EIO, reads;
+
+static int down_reachable(struct fw_backend *b, struct fw_diag *d)
+{
+	(void)b;
+	if (reach_rc != FW_OK)
+		fw_diag_set(d, reach_rc, "", 0, 0, "", "cannot reach the manager (test)");
+	return reach_rc;
+}
+
+static int counted_read(struct fw_backend *b, struct fw_snapshot *s, struct fw_backend_world *w, struct fw_diag *d)
+{
+	reads++;
+	return fw_backend_local.read(b, s, w, d);
+}
+
+TEST(a_cycle_whose_backend_does_not_answer_fails_before_the_read)
+{
+	struct served f;
+	struct fw_backend_ops ops;
+	char body[2048];
+
+	served_up(&f);
+	ops = fw_backend_local;
+	ops.reachable = down_reachable;
+	ops.read = counted_read;
+	f.d.bops = &ops;
+	reach_rc = FW_EIO;
+	reads = 0;
+	ASSERT_EQ(fw_serve_cycle_once(&f.d, &f.ar), FW_EIO);
+	ASSERT_EQ(reads, 0);
+	ASSERT_EQ(f.d.m.failed, 1);
+	ASSERT_EQ(request(&f.d, "GET", "/v1/health", "", body, sizeof body), 200);
+	ASSERT_STR_CONTAINS(body, "\"ok\":false");
+	ASSERT_STR_CONTAINS(body, "cannot reach the manager (test)");
+	reach_rc = FW_OK;
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	ASSERT(reads >= 1);
+	ASSERT_EQ(request(&f.d, "GET", "/v1/health", "", body, sizeof body), 200);
+	ASSERT_STR_CONTAINS(body, "\"ok\":true");
+	f.d.bops = &fw_backend_local;
+	served_down(&f);
+}
+
 /* POST /v1/jobs?dryRun=VAL with body: "STATUS state expectedStart-or-nodes",
  * or "STATUS body" when it is not a 200. */
 static const char *dry_run(struct fw_serve *d, const char *val, const char *body)
@@ -2062,6 +2111,6 @@ TEST_MAIN(the_plan_filters_by_kind_queue_job_node_and_limit, the_job_list_filter
 	  the_decision_log_is_served_with_its_filters, time_to_start_counts_from_the_last_requeue_and_gpu_hours_accrue,
 	  a_drained_job_restarts_on_a_healthy_node_in_the_same_cycle, requeue_times_survive_a_restart, a_restart_names_what_the_config_says_and_the_store_overrides, requeue_times_of_jobs_gone_are_pruned, a_log_read_lets_the_state_lock_go,
 	  a_restarted_job_keeps_its_submitted_runtime_in_the_view, health_answers_while_a_cycle_holds_the_state_lock,
-	  a_dry_run_plans_the_job_and_keeps_nothing, an_unknown_query_parameter_is_refused,
+	  a_cycle_whose_backend_does_not_answer_fails_before_the_read, a_dry_run_plans_the_job_and_keeps_nothing, an_unknown_query_parameter_is_refused,
 	  a_merge_patch_null_for_an_absent_model_is_a_no_op, free_text_that_would_break_a_table_line_is_refused,
 	  a_job_bounded_only_by_its_limit_is_expected_to_end_at_it)
