@@ -1003,7 +1003,8 @@ struct fmark {
  * the last two rounds, the held jobs' ends (a binary heap on (end, job),
  * fw__ev_cmp).  Backfill mode (ru set): the clone's own resv_until,
  * the reservations by their times (take: each reserved job starts there
- * and takes its GPUs), and the next reservation end (un) and start. */
+ * and takes its GPUs; per task, tfirst[take] + k, the next take on its
+ * node, -1: none), and the next reservation end (un) and start. */
 struct ahead {
 	int32_t *pos, n;
 	struct fmark *cur, *prev;
@@ -1013,6 +1014,7 @@ struct ahead {
 	fw_time *ru;
 	struct ev *take;
 	int32_t ntake, itake;
+	int32_t *tfirst, *tnext;
 	struct fw__stream un;
 };
 
@@ -1093,6 +1095,32 @@ static int take_qcmp(const void *p, const void *q)
 	return fw__ev_cmp(p, q);
 }
 
+/* Per task of each take, the next take on its node (a reverse sweep with
+ * the last take seen per node): O(tasks). */
+static int next_takes(struct cyc *y, struct ahead *a)
+{
+	int32_t *last = FW_ARENA_RAW(y->a, int32_t, (size_t)y->s->nnodes + 1), nt = 0;
+
+	if (!last || !(a->tfirst = FW_ARENA_RAW(y->a, int32_t, (size_t)a->ntake + 1)))
+		return FW_ENOMEM;
+	for (int32_t i = 0; i < a->ntake; i++) {
+		a->tfirst[i] = nt;
+		nt += a->take[i].ntasks;
+	}
+	if (!(a->tnext = FW_ARENA_RAW(y->a, int32_t, (size_t)nt + 1)))
+		return FW_ENOMEM;
+	memset(last, 0xff, ((size_t)y->s->nnodes + 1) * sizeof *last);
+	for (int32_t i = a->ntake - 1; i >= 0; i--) {
+		for (int32_t k = 0; k < a->take[i].ntasks; k++) {
+			int32_t n = a->take[i].tasks[k].node;
+			a->tnext[a->tfirst[i] + k] = last[n] == i ? -1 : last[n];
+		}
+		for (int32_t k = 0; k < a->take[i].ntasks; k++)
+			last[a->take[i].tasks[k].node] = i;
+	}
+	return FW_OK;
+}
+
 /* Backfill mode, when every reserved node is in service now and none
  * leaves later (else the clone keeps each reserved node out until its
  * reservation ends, as the shape walk does): the reserved nodes take
@@ -1102,6 +1130,7 @@ static int take_qcmp(const void *p, const void *q)
 static int ahead_resv(struct cyc *y, struct ahead *a, struct fw__cstate *cl)
 {
 	int32_t nn = cl->nn;
+	int rc;
 
 	if (y->c.naway > 0)
 		return FW_OK;
@@ -1118,6 +1147,8 @@ static int ahead_resv(struct cyc *y, struct ahead *a, struct fw__cstate *cl)
 			a->take[a->ntake++] = (struct ev){ .end = y->dec[i].at, .job = y->dec[i].job,
 							   .tasks = y->dec_tasks[i], .ntasks = y->dec[i].alloc_count };
 	qsort(a->take, (size_t)a->ntake, sizeof *a->take, take_qcmp);
+	if ((rc = next_takes(y, a)) != FW_OK)
+		return rc;
 	for (int32_t n = 0; n < nn; n++) {
 		if (a->ru[n] == FW__NEVER || cl->nodes[n].usable || !y->c.nodes[n].usable)
 			continue;
@@ -1141,18 +1172,14 @@ static void take_due(struct cyc *y, struct ahead *a, struct fw__cstate *cl, fw_t
 		for (int32_t k = 0; k < x->ntasks; k++) {
 			const struct fw_task_alloc *ta = &x->tasks[k];
 			struct fw__node *nd = &cl->nodes[ta->node];
-			int32_t old = nd->whole_free, m = a->itake + 1;
+			int32_t old = nd->whole_free, m = a->tnext[a->tfirst[a->itake] + k];
 			FW__FOR_EACH_GPU(g, ta->gpu_mask)
 				nd->used[g] = (int16_t)(nd->used[g] + ta->gpu_milli);
 			nd->cpu_free -= j->groups[ta->group].cpu_milli;
 			nd->mem_free -= j->groups[ta->group].mem_mib;
 			nd->whole_free = fw__node_whole_free(cl, ta->node);
 			fw__domain_node_changed(cl, ta->node, old);
-			a->ru[ta->node] = FW__NEVER;
-			for (; m < a->ntake && a->ru[ta->node] == FW__NEVER; m++)
-				for (int32_t q = 0; q < a->take[m].ntasks; q++)
-					if (a->take[m].tasks[q].node == ta->node)
-						a->ru[ta->node] = a->take[m].end;
+			a->ru[ta->node] = m >= 0 ? a->take[m].end : FW__NEVER;
 			fw__walk_step_node(y, ta->node);
 		}
 	}

@@ -5285,6 +5285,7 @@ TEST(estimates_ahead_never_change_decisions)
 			struct fw_snapshot *s = random_snapshot(seed);
 			s->config.starve_after_s = -1; /* the gang profile aside */
 			s->config.estimate_depth = -1;
+			s->config.backfill_conservative = seed % 2; /* reservations one after another on a node */
 			struct fw_plan *p = run(s, pols[k]);
 			ASSERT(p != NULL);
 			int32_t nd = p->ndecisions, np = p->npending;
