@@ -5226,6 +5226,10 @@ TEST(estimates_count_the_jobs_ahead)
 	ASSERT(p != NULL);
 	for (int i = 0; i < 6; i++)
 		ASSERT_EQ(pending_of(p, w[i])->expected_start, 100);
+	struct fw_diag d;
+	s->config.estimate_depth = FW_ESTIMATE_DEPTH_MAX + 1; /* refused, naming the field */
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_ERANGE);
+	ASSERT(strstr(d.field, "estimate_depth") != NULL);
 	fw_snapshot_free(s);
 }
 
