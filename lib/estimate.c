@@ -1127,17 +1127,20 @@ static int next_takes(struct cyc *y, struct ahead *a)
  * jobs that end by their reservation (the clone's own resv_until), as
  * allocate's backfill does; each reserved job takes its GPUs at its
  * time (take) and gives them back at its end (un). */
-static int ahead_resv(struct cyc *y, struct ahead *a, struct fw__cstate *cl)
+static bool backfill_mode(const struct cyc *y)
 {
-	int32_t nn = cl->nn;
-	int rc;
-
 	if (y->c.naway > 0)
-		return FW_OK;
+		return false;
 	for (int32_t i = 0; i < y->ndec; i++)
 		for (int32_t k = 0; y->dec[i].kind == FW_DECIDE_RESERVE && k < y->dec[i].alloc_count; k++)
 			if (!y->c.nodes[y->dec_tasks[i][k].node].usable)
-				return FW_OK;
+				return false;
+	return true;
+}
+
+/* The clone's own resv_until, and the reservations by time (take). */
+static int take_list(struct cyc *y, struct ahead *a, int32_t nn)
+{
 	if (!(a->ru = FW_ARENA_RAW(y->a, fw_time, (size_t)nn + 1)) ||
 	    !(a->take = FW_ARENA_RAW(y->a, struct ev, (size_t)y->nresv + 1)))
 		return FW_ENOMEM;
@@ -1147,7 +1150,17 @@ static int ahead_resv(struct cyc *y, struct ahead *a, struct fw__cstate *cl)
 			a->take[a->ntake++] = (struct ev){ .end = y->dec[i].at, .job = y->dec[i].job,
 							   .tasks = y->dec_tasks[i], .ntasks = y->dec[i].alloc_count };
 	qsort(a->take, (size_t)a->ntake, sizeof *a->take, take_qcmp);
-	if ((rc = next_takes(y, a)) != FW_OK)
+	return next_takes(y, a);
+}
+
+static int ahead_resv(struct cyc *y, struct ahead *a, struct fw__cstate *cl)
+{
+	int32_t nn = cl->nn;
+	int rc;
+
+	if (!backfill_mode(y))
+		return FW_OK;
+	if ((rc = take_list(y, a, nn)) != FW_OK)
 		return rc;
 	for (int32_t n = 0; n < nn; n++) {
 		if (a->ru[n] == FW__NEVER || cl->nodes[n].usable || !y->c.nodes[n].usable)
