@@ -71,6 +71,7 @@ struct opts {
 	bool no_estimates;  /* time the cycle without start-time estimates */
 	bool allocate_only; /* the allocate action alone (see allocate_only) */
 	int64_t xfactor_cap; /* scheduler.xfactorCap: -1 the policy's, 0 off */
+	int64_t estimate_depth; /* scheduler.estimateDepth: -1 the default, 0 none */
 	int users;          /* > 0: jobs spread over this many users, who take
 			     * turns inside each queue (scheduler.userFairShare) */
 	int model_limits_pct; /* leaf queues with GPU model limits */
@@ -943,7 +944,7 @@ static void usage(FILE *f)
 		"usage: bench_cycle [--nodes N] [--jobs N] [--queues N] [--cycles N] [--seed S] [--busy PCT]\n"
 		"                   [--policy NAME] [--no-estimates] [--allocate-only] [--filtered PCT]\n"
 		"                   [--excluding PCT [--excluding-as-lists]] [--split PCT] [--sliced PCT]\n"
-		"                   [--xfactor-cap S]\n"
+		"                   [--xfactor-cap S] [--estimate-depth N]\n"
 		"                   [--users N] [--model-limits PCT] [--model-deserved PCT]\n"
 		"                   [--checkpoint-grace S] [--max-runtime S] [--job-max-runtime S]\n"
 		"                   [--budgets PCT [--budget-safe]] [--leaving PCT]\n"
@@ -982,6 +983,8 @@ static void usage(FILE *f)
 		"  --policy P   scheduling policy (default: the library's default, fairway)\n"
 		"  --xfactor-cap S  scheduler.xfactorCap in seconds: the expansion-factor order\n"
 		"               inside a queue (default: the policy's, fairway 43200; 0: submit order)\n"
+		"  --estimate-depth N  scheduler.estimateDepth: how many blocked jobs' estimates\n"
+		"               count the jobs ahead (default: the engine's, 256; 0: none)\n"
 		"  --users N    job j belongs to user j mod N, and users take turns inside each\n"
 		"               queue (scheduler.userFairShare; default 0: off)\n"
 		"  --model-limits PCT\n"
@@ -1043,6 +1046,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	o->seed = 1;
 	o->busy_pct = 50;
 	o->xfactor_cap = -1;
+	o->estimate_depth = -1;
 	o->policy = fw_policy_default();
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -1074,6 +1078,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		FLAG("--unhealthy", 0, 1000, o->unhealthy_pm)
 		FLAG("--leaving", 0, 100, o->leaving_pct)
 		FLAG("--xfactor-cap", 0, FW_XFACTOR_CAP_MAX, o->xfactor_cap)
+		FLAG("--estimate-depth", 0, FW_ESTIMATE_DEPTH_MAX, o->estimate_depth)
 		FLAG("--users", 0, 1000000, o->users)
 		FLAG("--model-limits", 0, 100, o->model_limits_pct)
 		FLAG("--model-deserved", 0, 100, o->model_deserved_pct)
@@ -1179,6 +1184,8 @@ int main(int argc, char **argv)
 	s->config.estimate_starts = !o.no_estimates;
 	if (o.xfactor_cap >= 0) /* 0: submit order */
 		s->config.xfactor_cap_s = o.xfactor_cap ? o.xfactor_cap : -1;
+	if (o.estimate_depth >= 0) /* 0: none */
+		s->config.estimate_depth = o.estimate_depth ? (int32_t)o.estimate_depth : -1;
 	for (int32_t j = 0; o.users > 0 && j < s->njobs; j++) /* names only: the snapshot is drawn */
 		snprintf(s->jobs[j].user, sizeof s->jobs[j].user, "user%d", (int)(j % o.users));
 	s->config.user_fair_share = o.users > 0;

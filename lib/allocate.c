@@ -741,6 +741,8 @@ static int try_job(struct cyc *y, struct memo *m, int32_t pos)
 
 	r->job = jx;
 	y->considered++;
+	if (y->tried)
+		y->tried[y->ntried++] = pos;
 	if (over_limit(y, ji->queue, ji->req, r) || fw__over_budget(y, ji->queue, r) ||
 	    (y->qleft && fw__budget_short(y, jx, r)) ||
 	    !fw__mlim_gate_as(y, jx, ji->shape >= 0 ? &m->shp[ji->shape] : NULL, &open, r))
@@ -988,7 +990,10 @@ int fw__phase_allocate(struct cyc *y)
 
 	if (rc == FW_OK)
 		rc = memo_init(y, memo);
-
+	/* the try order, for the estimates' jobs ahead (each position once) */
+	if (rc == FW_OK && fw__estimate_depth(y) > 0 &&
+	    !(y->tried = FW_ARENA_RAW(y->a, int32_t, (size_t)y->qfirst[y->s->nqueues] + 1)))
+		rc = FW_ENOMEM;
 	if (rc != FW_OK)
 		return rc;
 	if (y->pol->queue_order == FW_QORDER_GLOBAL)

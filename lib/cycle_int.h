@@ -181,6 +181,11 @@ struct cyc {
 	 * in jobs, the interned shape (-1: the memo's table was full) */
 	int32_t *pos_shape;
 	const struct fw__shape *shapes;
+	/* the positions in jobs that allocate tried, in the order it tried
+	 * them (try_job), for the estimates' jobs ahead (estimate.c ahead);
+	 * NULL when the estimate depth is 0 */
+	int32_t *tried;
+	int32_t ntried;
 	/* order: per-job score from the policy (NULL when it has none) */
 	double *score;
 	/* reservations (reserve.c) */
@@ -393,6 +398,11 @@ struct fw__stream {
 int fw__walk_init(struct cyc *y, struct fw__stream st[FW__NSTREAMS]);
 fw_time fw__walk_next(const struct fw__stream st[FW__NSTREAMS]);
 void fw__walk_release(struct cyc *y, struct fw__cstate *cl, struct fw__stream st[FW__NSTREAMS], fw_time t);
+/* One more end at the step fw__walk_release began (a job the estimates
+ * held in the clone, estimate.c ahead): released, its nodes listed. */
+void fw__walk_release_one(struct cyc *y, struct fw__cstate *cl, const struct ev *x);
+/* Node n changed at that step some other way (listed once). */
+void fw__walk_step_node(struct cyc *y, int32_t n);
 int64_t fw__gang_need(const struct fw_job *job);
 /* Could a step of the walk that changed only nodes step[0 .. nstep), each
  * gaining room, have made job j (no node filter) fit, where it did not
@@ -493,6 +503,9 @@ int32_t fw__easy_depth(const struct cyc *y);
 /* Reservations allowed this cycle (the easy depth, or unbounded in
  * conservative mode) and the attempts they may take. */
 int32_t fw__resv_depth(const struct cyc *y, int32_t *attempts);
+/* How many blocked jobs' estimates count the jobs ahead (snapshot.h
+ * estimate_depth; 0 with estimates off). */
+int32_t fw__estimate_depth(const struct cyc *y);
 /* The (up to) K oldest pending gangs (more than one task) that keep(y,
  * pos) accepts, by (submit, job index): positions in y->jobs, sorted by
  * insertion (K is small).  Used for starving gangs (allocate.c) and the

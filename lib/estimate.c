@@ -4,7 +4,7 @@
  *
  * Runs after allocate, on its final state: this cycle's starts are
  * committed, reservations are held.  Five steps, all O(jobs) except the
- * walk:
+ * walks:
  *   0. refill:   per queue over its GPU-hour budget, when its usage falls
  *      below it (the end events in time order, the running GPUs feeding
  *      the usage until they end): an over-budget job's floor;
@@ -41,6 +41,39 @@
  *      elsewhere the search fails as it did).  Fitting only gets easier
  *      as t grows (releases only add capacity), so the first t found is
  *      the walk's answer;
+ *   2b. ahead:  the shape walk answers each shape alone: 500 identical
+ *      1-GPU jobs behind a full cluster would all read the first time
+ *      one GPU frees.  So the first config.estimate_depth blocked jobs
+ *      of one task without a reservation, in the order allocate tried
+ *      them (y->tried), get a second dry walk over the same events on a
+ *      fresh clone: at now and after each event, each job not placed yet
+ *      is tried in that order and, when it fits, placed in the clone and
+ *      held there, its capacity taken until its expected end (a new end
+ *      event, a heap; for ever without one).  Its estimate is that time;
+ *      a job behind it finds the room it took gone.  This is the line
+ *      the cycles to come work through: each tries the jobs in this
+ *      order and starts what fits without delaying a reservation.  So
+ *      the reserved nodes take, until their reservation, the jobs that
+ *      end by then (the clone's own resv_until, as allocate's backfill),
+ *      and each reserved job takes its GPUs at its time and gives them
+ *      back at its end (ahead_resv, take_due; when a reserved node is
+ *      out of service now or any node leaves later, the clone holds the
+ *      reserved nodes out until their jobs end instead, as the shape
+ *      walk does).  Gangs are left out: the reservations and the
+ *      starving pass keep a gang from being passed for ever, which this
+ *      line does not model (held here, the 9+ GPU jobs' estimates erred
+ *      150% of their wait on the ITP cluster06 replay, 11% without).
+ *      The tries are pruned as the shape walk's: a shape that failed in
+ *      this round for a job that runs no longer fails again (the clone
+ *      only lost room since), as does one that failed last round where
+ *      no node the step changed could let it in (step_may_help); at now
+ *      a shape allocate failed with.  Jobs a budget floors are left out
+ *      too (the simulator wakes at a budget-short job's estimate).  A
+ *      job past the depth (or never placed before
+ *      the events ran out) keeps its shape's answer, but no earlier than
+ *      the latest held job of its shape: an identical job tried first
+ *      starts first.  Nothing is held in the plan; decisions do not
+ *      change;
  *   3. unknown:  a shape still open when the events run out is unknown:
  *      NEVER_FITS (or TASK_CPU / TASK_MEM) when the cluster could not
  *      hold it empty (more GPUs than it has, reserve.c's hopeless test,
@@ -67,11 +100,18 @@
  * benchmark: ~1,700 shapes, 300 end times, ~3,100 placement tries; the
  * walk ~6 ms (a one-task shape of a GPU model that no released node has
  * once scanned every free node at every end time: 15 ms), the gang
- * profile ~5 ms.
+ * profile ~5 ms.  The jobs ahead (2b): a second clone and the same
+ * events until the last held job is placed, per event an O(1) test per
+ * job not placed yet and a placement try for the few whose shape passes
+ * the tests; bounded by the depth.  On the benchmark, the cycle's CPU
+ * p50 53 ms at depth 0, 54 at 64, 56 at the default 256, 58 at 1024
+ * (three runs each, interleaved; the decisions' hash the same at every
+ * depth).
  * Deterministic: shapes are tried in a fixed order (signature, CPU,
  * memory, id); events of one end time are all released before any try.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cycle_int.h"
@@ -112,6 +152,11 @@ struct est {
 	int32_t *sfirst;
 	bool *son;       /* per queue: has a segment list (some run passes its left) */
 	fw_time *floor;
+	/* the jobs ahead (ahead_walk; NULL when the depth is 0): per
+	 * position in y->jobs the held job's estimate, 0 = not held; per
+	 * shape the latest estimate of a held job of it, 0 = none */
+	fw_time *held;
+	fw_time *hfloor;
 };
 
 /* A sorted run of end events, consumed from the front. */
@@ -768,6 +813,29 @@ bool fw__step_helps_gang(const struct fw__cstate *cl, const struct fw_job *j, in
 	return false;
 }
 
+/* Could the walk's last step have let shape sh in, which did not fit
+ * before it (nothing but the step's nodes changed since, each gaining
+ * room)?  A no is sure. */
+static bool step_may_help(const struct est *e, struct fw__cstate *cl, int32_t sh, const struct fw__place_opts *o)
+{
+	const struct fw__shape *k = &e->shp[sh];
+
+	/* one task fits now only on a node the step changed
+	 * (fw__place_one_fits) */
+	if (k->ngroups == 1 && k->g[0].count == 1 &&
+	    !fw__place_one_fits(cl, e->rep[sh], o, e->y->step_node, e->y->nstep_node))
+		return false;
+	/* a shape with a node filter likewise, only if the step freed room
+	 * for it in its filter (shapes differ by filter: cycle_int.h) */
+	if ((k->pad >> 1) != 0)
+		return cl->filter_except[(k->pad >> 1) - 1] || step_helps_filter(e, cl, sh);
+	/* a gang likewise, only if the step freed room for it in a domain
+	 * of its required level (for a group's list, in the list's slot) */
+	return k->gjob ? step_helps_groups(e, cl, sh)
+		       : fw__step_helps_gang(cl, &e->y->s->jobs[e->rep[sh]], e->need[sh], e->y->step_node,
+					     e->y->nstep_node);
+}
+
 /* Could shape sh be placed on the clone now?  FW_OK, FW_EDECLINED, or
  * an error.  Cheap tests first. */
 static int try_shape(struct est *e, struct fw__cstate *cl, int32_t sh, bool at_now, fw_time t)
@@ -777,30 +845,11 @@ static int try_shape(struct est *e, struct fw__cstate *cl, int32_t sh, bool at_n
 	struct fw__place_opts o = { .end = FW__NEVER, .ignore_resv = true, .keep_away = true, .start = t,
 				    .dry = true };
 	struct fw__placement p;
-	const struct fw__shape *k = &e->shp[sh];
 
 	if ((at_now && e->tried_now[sh]) || cl->dom[0].free_whole < e->need[sh] || dominated(e, sh))
 		return FW_EDECLINED;
-	/* an open shape did not fit at the last round; one of one task fits
-	 * now only on a node the step since changed (fw__place_one_fits) */
-	if (e->round > 1 && k->ngroups == 1 && k->g[0].count == 1 &&
-	    !fw__place_one_fits(cl, e->rep[sh], &o, e->y->step_node, e->y->nstep_node)) {
-		note_failure(e, sh);
-		return FW_EDECLINED;
-	}
-	/* a shape with a node filter likewise, only if the step freed room
-	 * for it in its filter (shapes differ by filter: cycle_int.h) */
-	if (e->round > 1 && (k->pad >> 1) != 0 && !cl->filter_except[(k->pad >> 1) - 1] &&
-	    !step_helps_filter(e, cl, sh)) {
-		note_failure(e, sh);
-		return FW_EDECLINED;
-	}
-	/* a gang likewise, only if the step freed room for it in a domain
-	 * of its required level (for a group's list, in the list's slot) */
-	if (e->round > 1 && (k->pad >> 1) == 0 &&
-	    !(k->gjob ? step_helps_groups(e, cl, sh)
-		      : fw__step_helps_gang(cl, &e->y->s->jobs[e->rep[sh]], e->need[sh], e->y->step_node,
-					    e->y->nstep_node))) {
+	/* an open shape did not fit at the last round */
+	if (e->round > 1 && !step_may_help(e, cl, sh, &o)) {
 		note_failure(e, sh);
 		return FW_EDECLINED;
 	}
@@ -936,6 +985,364 @@ static int walk(struct est *e, int64_t *free_end)
 	for (int32_t i = 0; i < npark; i++) /* open: explain_open says why */
 		e->open[e->nopen++] = park[i];
 	return rc;
+}
+
+/* ---- step 2b: the jobs ahead (config.estimate_depth) ------------------ */
+
+/* A shape's failures in one round: the shortest runtime that failed (a
+ * job of the shape that runs as long or longer fails too: it ends later,
+ * so no reservation it must end before lets it in either). */
+struct fmark {
+	int32_t round;
+	fw_time run;
+};
+
+/* The first estimate_depth blocked jobs without a reservation, in try
+ * order, and the walk that holds each where it is expected to start:
+ * the positions not placed yet (in try order), per shape its failures in
+ * the last two rounds, the held jobs' ends (a binary heap on (end, job),
+ * fw__ev_cmp).  Backfill mode (ru set): the clone's own resv_until,
+ * the reservations by their times (take: each reserved job starts there
+ * and takes its GPUs; per task, tfirst[take] + k, the next take on its
+ * node, -1: none), and the next reservation end (un) and start. */
+struct ahead {
+	int32_t *pos, n;
+	struct fmark *cur, *prev;
+	int32_t round;
+	struct ev *end;
+	int32_t nend;
+	fw_time *ru;
+	struct ev *take;
+	int32_t ntake, itake;
+	int32_t *tfirst, *tnext;
+	struct fw__stream un;
+};
+
+int32_t fw__estimate_depth(const struct cyc *y)
+{
+	int32_t c = y->s->config.estimate_depth;
+
+	if (!y->s->config.estimate_starts || c < 0)
+		return 0;
+	return c == 0 ? FW_ESTIMATE_DEPTH_DEFAULT : c > FW_ESTIMATE_DEPTH_MAX ? FW_ESTIMATE_DEPTH_MAX : c;
+}
+
+static void end_push(struct ahead *a, struct ev x)
+{
+	int32_t i = a->nend++;
+
+	for (; i > 0 && fw__ev_cmp(&x, &a->end[(i - 1) / 2]) < 0; i = (i - 1) / 2)
+		a->end[i] = a->end[(i - 1) / 2];
+	a->end[i] = x;
+}
+
+static struct ev end_pop(struct ahead *a)
+{
+	struct ev top = a->end[0], x = a->end[--a->nend];
+	int32_t i = 0, c;
+
+	while ((c = 2 * i + 1) < a->nend) {
+		if (c + 1 < a->nend && fw__ev_cmp(&a->end[c + 1], &a->end[c]) < 0)
+			c++;
+		if (fw__ev_cmp(&a->end[c], &x) >= 0)
+			break;
+		a->end[i] = a->end[c];
+		i = c;
+	}
+	if (a->nend > 0)
+		a->end[i] = x;
+	return top;
+}
+
+/* Which jobs: the positions allocate tried (y->tried), in that order,
+ * that did not start and hold no reservation and whose shape fits some
+ * time (an unknown shape stays unknown), up to the depth; jobs a budget
+ * floors aside (their floor is their estimate's rule, and the simulator
+ * wakes at a budget-short job's: des.c short_wake); gangs (more
+ * than one task) aside: the reservations and the starving pass keep
+ * them from being passed for ever, which this line does not model, so
+ * they keep their shape's estimate (measured: held here, the 9+ GPU
+ * jobs' estimates erred 15 times more on the ITP traces). */
+static int ahead_init(struct est *e, struct ahead *a)
+{
+	struct cyc *y = e->y;
+	int32_t depth = fw__estimate_depth(y), n = y->qfirst[y->s->nqueues];
+
+	memset(a, 0, sizeof *a);
+	if (depth <= 0 || !y->tried)
+		return FW_OK;
+	int32_t cap = depth < y->ntried ? depth : y->ntried;
+	a->pos = FW_ARENA_RAW(y->a, int32_t, (size_t)cap + 1);
+	a->end = FW_ARENA_RAW(y->a, struct ev, (size_t)cap + 1);
+	a->cur = FW_ARENA_NEW(y->a, struct fmark, (size_t)e->nshp + 1);
+	a->prev = FW_ARENA_NEW(y->a, struct fmark, (size_t)e->nshp + 1);
+	e->held = FW_ARENA_NEW(y->a, fw_time, (size_t)n + 1);
+	e->hfloor = FW_ARENA_NEW(y->a, fw_time, (size_t)e->nshp + 1);
+	if (!a->pos || !a->end || !a->cur || !a->prev || !e->held || !e->hfloor)
+		return FW_ENOMEM;
+	for (int32_t k = 0; k < y->ntried && a->n < cap; k++) {
+		int32_t i = y->tried[k], sh = e->shape[i];
+		if (sh >= 0 && !y->started[y->jobs[i]] && e->at[sh] != FW_TIME_UNKNOWN && !e->floor[i] &&
+		    y->reason[y->jobs[i]].reason != FW_REASON_HAS_RESERVATION && e->shp[sh].ngroups == 1 &&
+		    e->shp[sh].g[0].count == 1)
+			a->pos[a->n++] = i;
+	}
+	return FW_OK;
+}
+
+static int take_qcmp(const void *p, const void *q)
+{
+	return fw__ev_cmp(p, q);
+}
+
+/* Per task of each take, the next take on its node (a reverse sweep with
+ * the last take seen per node): O(tasks). */
+static int next_takes(struct cyc *y, struct ahead *a)
+{
+	int32_t *last = FW_ARENA_RAW(y->a, int32_t, (size_t)y->s->nnodes + 1), nt = 0;
+
+	if (!last || !(a->tfirst = FW_ARENA_RAW(y->a, int32_t, (size_t)a->ntake + 1)))
+		return FW_ENOMEM;
+	for (int32_t i = 0; i < a->ntake; i++) {
+		a->tfirst[i] = nt;
+		nt += a->take[i].ntasks;
+	}
+	if (!(a->tnext = FW_ARENA_RAW(y->a, int32_t, (size_t)nt + 1)))
+		return FW_ENOMEM;
+	memset(last, 0xff, ((size_t)y->s->nnodes + 1) * sizeof *last);
+	for (int32_t i = a->ntake - 1; i >= 0; i--) {
+		for (int32_t k = 0; k < a->take[i].ntasks; k++) {
+			int32_t n = a->take[i].tasks[k].node;
+			a->tnext[a->tfirst[i] + k] = last[n] == i ? -1 : last[n];
+		}
+		for (int32_t k = 0; k < a->take[i].ntasks; k++)
+			last[a->take[i].tasks[k].node] = i;
+	}
+	return FW_OK;
+}
+
+/* Backfill mode, when every reserved node is in service now and none
+ * leaves later (else the clone keeps each reserved node out until its
+ * reservation ends, as the shape walk does): the reserved nodes take
+ * jobs that end by their reservation (the clone's own resv_until), as
+ * allocate's backfill does; each reserved job takes its GPUs at its
+ * time (take) and gives them back at its end (un). */
+static bool backfill_mode(const struct cyc *y)
+{
+	if (y->c.naway > 0)
+		return false;
+	for (int32_t i = 0; i < y->ndec; i++)
+		for (int32_t k = 0; y->dec[i].kind == FW_DECIDE_RESERVE && k < y->dec[i].alloc_count; k++)
+			if (!y->c.nodes[y->dec_tasks[i][k].node].usable)
+				return false;
+	return true;
+}
+
+/* The clone's own resv_until, and the reservations by time (take). */
+static int take_list(struct cyc *y, struct ahead *a, int32_t nn)
+{
+	if (!(a->ru = FW_ARENA_RAW(y->a, fw_time, (size_t)nn + 1)) ||
+	    !(a->take = FW_ARENA_RAW(y->a, struct ev, (size_t)y->nresv + 1)))
+		return FW_ENOMEM;
+	memcpy(a->ru, y->c.resv_until, (size_t)nn * sizeof *a->ru);
+	for (int32_t i = 0; i < y->ndec; i++)
+		if (y->dec[i].kind == FW_DECIDE_RESERVE && a->ntake < y->nresv)
+			a->take[a->ntake++] = (struct ev){ .end = y->dec[i].at, .job = y->dec[i].job,
+							   .tasks = y->dec_tasks[i], .ntasks = y->dec[i].alloc_count };
+	qsort(a->take, (size_t)a->ntake, sizeof *a->take, take_qcmp);
+	return next_takes(y, a);
+}
+
+static int ahead_resv(struct cyc *y, struct ahead *a, struct fw__cstate *cl)
+{
+	int32_t nn = cl->nn;
+	int rc;
+
+	if (!backfill_mode(y))
+		return FW_OK;
+	if ((rc = take_list(y, a, nn)) != FW_OK)
+		return rc;
+	for (int32_t n = 0; n < nn; n++) {
+		if (a->ru[n] == FW__NEVER || cl->nodes[n].usable || !y->c.nodes[n].usable)
+			continue;
+		cl->nodes[n].usable = true; /* fw__resv_clone held it out */
+		cl->nodes[n].whole_free = fw__node_whole_free(cl, n);
+		fw__domain_node_changed(cl, n, 0);
+	}
+	cl->resv_until = a->ru;
+	a->un = (struct fw__stream){ y->ev_un, y->nev_un, 0 };
+	return FW_OK;
+}
+
+/* The reserved jobs due by t start: their GPUs, CPU and memory taken;
+ * each of their nodes takes jobs that end by its next reservation (none:
+ * any).  Listed as a step: a longer job may fit there now. */
+static void take_due(struct cyc *y, struct ahead *a, struct fw__cstate *cl, fw_time t)
+{
+	for (; a->itake < a->ntake && a->take[a->itake].end <= t; a->itake++) {
+		const struct ev *x = &a->take[a->itake];
+		const struct fw_job *j = &y->s->jobs[x->job];
+		for (int32_t k = 0; k < x->ntasks; k++) {
+			const struct fw_task_alloc *ta = &x->tasks[k];
+			struct fw__node *nd = &cl->nodes[ta->node];
+			int32_t old = nd->whole_free, m = a->tnext[a->tfirst[a->itake] + k];
+			FW__FOR_EACH_GPU(g, ta->gpu_mask)
+				nd->used[g] = (int16_t)(nd->used[g] + ta->gpu_milli);
+			nd->cpu_free -= j->groups[ta->group].cpu_milli;
+			nd->mem_free -= j->groups[ta->group].mem_mib;
+			nd->whole_free = fw__node_whole_free(cl, ta->node);
+			fw__domain_node_changed(cl, ta->node, old);
+			a->ru[ta->node] = m >= 0 ? a->take[m].end : FW__NEVER;
+			fw__walk_step_node(y, ta->node);
+		}
+	}
+}
+
+/* Did shape sh fail in round r for a job that runs no longer than run? */
+static bool failed_in(const struct ahead *a, int32_t sh, int32_t r, fw_time run)
+{
+	const struct fmark *f = a->cur[sh].round == r ? &a->cur[sh] : a->prev[sh].round == r ? &a->prev[sh] : NULL;
+
+	return f && run >= f->run;
+}
+
+static void mark_failed(struct ahead *a, int32_t sh, fw_time run)
+{
+	if (a->cur[sh].round != a->round) {
+		a->prev[sh] = a->cur[sh];
+		a->cur[sh] = (struct fmark){ a->round, run };
+	} else if (run < a->cur[sh].run) {
+		a->cur[sh].run = run;
+	}
+}
+
+/* Can the job at position i start at t on the clone?  Then it is held
+ * there (its capacity taken until its expected end, for ever without
+ * one) and t is its estimate.  A shape that failed this round for a job
+ * that runs no longer fails again (the clone only lost room since), as
+ * does one that failed last round where no node the step since changed
+ * could let it in; coarse mode (every reserved node held out) does not
+ * try a shape before the shape walk fitted it (a subset of its room).  At now
+ * a shape allocate failed with does not fit either (unless reclaim
+ * evicted since: tried_now). */
+static int ahead_try(struct est *e, struct ahead *a, struct fw__cstate *cl, int32_t i, fw_time t)
+{
+	struct cyc *y = e->y;
+	int32_t sh = e->shape[i], jx = y->jobs[i];
+	fw_time end = fw__job_end(y, &y->s->jobs[jx], t), run = !a->ru ? 0 : end == FW__NEVER ? INT64_MAX : end - t;
+	struct fw__place_opts o = { .end = a->ru ? end : FW__NEVER, .ignore_resv = !a->ru, .keep_away = true,
+				    .start = t };
+	struct fw__placement p;
+
+	if (failed_in(a, sh, a->round, run) || (!a->ru && t + 1 < e->at[sh]) || (a->round == 1 && e->tried_now[sh]) ||
+	    cl->dom[0].free_whole < e->need[sh] ||
+	    (failed_in(a, sh, a->round - 1, run) && !step_may_help(e, cl, sh, &o))) {
+		mark_failed(a, sh, run);
+		return FW_EDECLINED;
+	}
+	int rc = fw__place_job(cl, jx, &o, &p); /* not dry: held in the clone */
+	if (rc == FW_EDECLINED)
+		mark_failed(a, sh, run);
+	if (rc != FW_OK)
+		return rc;
+	e->held[i] = not_now(y->s, t);
+	if (e->held[i] > e->hfloor[sh])
+		e->hfloor[sh] = e->held[i];
+	if (end != FW__NEVER)
+		end_push(a, (struct ev){ .end = end, .job = jx, .tasks = p.tasks, .ntasks = p.ntasks });
+	return FW_OK;
+}
+
+/* One round at t: each job not placed yet, in try order. */
+static int ahead_round(struct est *e, struct ahead *a, struct fw__cstate *cl, fw_time t)
+{
+	int32_t k = 0;
+
+	a->round++;
+	for (int32_t x = 0; x < a->n; x++) {
+		int rc = ahead_try(e, a, cl, a->pos[x], t);
+		if (rc == FW_EDECLINED)
+			a->pos[k++] = a->pos[x];
+		else if (rc != FW_OK)
+			return rc;
+	}
+	a->n = k;
+	return FW_OK;
+}
+
+/* The next time anything ends (the walk's events, a held job, a
+ * reservation) or a reserved job starts. */
+static fw_time ahead_next(const struct ahead *a, const struct fw__stream st[FW__NSTREAMS])
+{
+	fw_time t = fw__walk_next(st);
+
+	if (a->nend > 0 && a->end[0].end < t)
+		t = a->end[0].end;
+	if (a->un.i < a->un.n && a->un.v[a->un.i].end < t)
+		t = a->un.v[a->un.i].end;
+	return a->itake < a->ntake && a->take[a->itake].end < t ? a->take[a->itake].end : t;
+}
+
+/* Everything that ends at t: the walk's events, the held jobs' ends
+ * and, in backfill mode, the reserved jobs' ends; then the reserved jobs
+ * due start. */
+static void ahead_release(struct cyc *y, struct ahead *a, struct fw__cstate *cl, struct fw__stream *st, fw_time t)
+{
+	fw__walk_release(y, cl, st, t);
+	while (a->nend > 0 && a->end[0].end == t) {
+		struct ev x = end_pop(a);
+		fw__walk_release_one(y, cl, &x);
+	}
+	for (; a->un.i < a->un.n && a->un.v[a->un.i].end == t; a->un.i++)
+		fw__walk_release_one(y, cl, &a->un.v[a->un.i]);
+	if (a->ru)
+		take_due(y, a, cl, t);
+}
+
+/* Step 2b: a second dry walk, like the first (the same clone of the
+ * cycle's state, the same events), in which the jobs ahead are placed
+ * in try order at each end time and held: a job's estimate is the first
+ * time it fits what the jobs before it left, as the cycles to come try
+ * the line, reservations held.  Nothing is held in the plan. */
+static int ahead_walk(struct est *e)
+{
+	struct cyc *y = e->y;
+	struct ahead a;
+	struct fw__cstate cl;
+	struct fw__stream st[FW__NSTREAMS];
+	fw_time t;
+	int rc = ahead_init(e, &a);
+
+	if (rc != FW_OK || a.n == 0)
+		return rc;
+	if ((rc = fw__walk_init(y, st)) != FW_OK || (rc = fw__resv_clone(y, &cl, &y->c)) != FW_OK ||
+	    (rc = ahead_resv(y, &a, &cl)) != FW_OK)
+		return rc;
+	if (a.ru) {
+		st[2].n = 0; /* the reservations' ends: a.un, capacity given back */
+		take_due(y, &a, &cl, y->s->now);
+	}
+	rc = ahead_round(e, &a, &cl, y->s->now);
+	while (rc == FW_OK && a.n > 0 && (t = ahead_next(&a, st)) != FW__NEVER) {
+		ahead_release(y, &a, &cl, st, t);
+		rc = ahead_round(e, &a, &cl, t);
+	}
+	return rc;
+}
+
+/* A job's estimate from the walks: its own held time, or its shape's
+ * but, past the depth (or never placed), no earlier than the latest held
+ * job of its shape (tried before it); a job a budget floors, its shape's
+ * (queue_pass floors it). */
+static fw_time walk_estimate(const struct est *e, int32_t i, int32_t sh)
+{
+	fw_time t = e->at[sh];
+
+	if (!e->held || e->floor[i])
+		return t;
+	if (e->held[i])
+		return e->held[i];
+	return e->hfloor[sh] > t ? e->hfloor[sh] : t;
 }
 
 /* The cycle's state as empty as it can ever get, on a clone: every job
@@ -1157,7 +1564,7 @@ static void queue_pass(struct est *e)
 			if (sh >= 0 && e->at[sh] == FW_TIME_UNKNOWN)
 				set_unknown(r, e->why[sh], e->why_a[sh], e->why_b[sh]);
 			else if (sh >= 0)
-				r->expected_start = e->at[sh];
+				r->expected_start = walk_estimate(e, i, sh);
 			/* over or short of a budget until then; fitting only
 			 * gets easier later */
 			if (sh >= 0 && r->expected_start != FW_TIME_UNKNOWN && r->expected_start < e->floor[i])
@@ -1474,6 +1881,8 @@ int fw__phase_estimate(struct cyc *y)
 	if ((rc = sort_out(&e, n)) != FW_OK)
 		return rc;
 	if (e.nshp > 0 && (rc = walk(&e, &free_end)) != FW_OK)
+		return rc;
+	if (e.nshp > 0 && (rc = ahead_walk(&e)) != FW_OK)
 		return rc;
 	if ((rc = explain_open(&e, free_end)) != FW_OK)
 		return rc;

@@ -655,6 +655,18 @@ void fw__walk_release(struct cyc *y, struct fw__cstate *cl, struct fw__stream st
 	}
 }
 
+void fw__walk_step_node(struct cyc *y, int32_t n)
+{
+	step_changed(y, n);
+}
+
+void fw__walk_release_one(struct cyc *y, struct fw__cstate *cl, const struct ev *x)
+{
+	fw__resv_release(cl, &y->s->jobs[x->job], x);
+	for (int32_t i = 0; i < x->ntasks; i++)
+		step_changed(y, x->tasks[i].node);
+}
+
 int64_t fw__gang_need(const struct fw_job *job)
 {
 	int64_t need = 0;

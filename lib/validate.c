@@ -646,6 +646,10 @@ static int check_config(const struct fw_snapshot *s, struct fw_diag *d)
 	if (s->config.reserve_depth > FW_RESERVE_DEPTH_MAX)
 		return BAD(d, FW_ERANGE, "config.reserve_depth", "%d reservations per cycle; at most %d",
 			   (int)s->config.reserve_depth, FW_RESERVE_DEPTH_MAX);
+	if (s->config.estimate_depth > FW_ESTIMATE_DEPTH_MAX)
+		return BAD(d, FW_ERANGE, "config.estimate_depth",
+			   "%d jobs whose estimates count the jobs ahead; at most %d (< 0: none)",
+			   (int)s->config.estimate_depth, FW_ESTIMATE_DEPTH_MAX);
 	if (s->config.xfactor_cap_s > 0 && (s->config.xfactor_cap_s < FW_XFACTOR_MIN_RUNTIME ||
 					    s->config.xfactor_cap_s > FW_XFACTOR_CAP_MAX))
 		return BAD(d, FW_ERANGE, "config.xfactor_cap_s", "%lld s; 0 (the policy's), < 0 (off) or %d to %d s",

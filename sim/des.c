@@ -661,6 +661,7 @@ static int sim_init(struct sim *m, const struct fw_teams *teams)
 	m->s->config.starve_after_s = m->o->starve_after_s;
 	m->s->config.backfill_conservative = m->o->backfill_conservative;
 	m->s->config.reserve_depth = m->o->reserve_depth;
+	m->s->config.estimate_depth = m->o->estimate_depth;
 	m->s->config.xfactor_cap_s = m->o->xfactor_cap_s;
 	m->s->config.user_fair_share = m->o->user_fair_share;
 	m->s->config.checkpoint_grace_s = m->o->checkpoint_grace_s;
@@ -2210,6 +2211,7 @@ struct variant {
 	int64_t starve_after_s;        /* 0 = the run's (--starve-after), < 0 off */
 	int backfill;                  /* -1 = the run's (--backfill), 0 easy, 1 conservative */
 	int32_t reserve_depth;         /* 0 = the run's (--reserve-depth), < 0 none */
+	int32_t estimate_depth;        /* 0 = the run's (--estimate-depth), < 0 none */
 	int64_t xfactor_cap_s;         /* 0 = the run's (--xfactor-cap), < 0 off */
 	int users;                     /* -1 = the run's (--user-fair-share), 0 off, 1 on */
 	int64_t grace_s;               /* -1 = the run's (--checkpoint-grace), 0 off */
@@ -2297,8 +2299,9 @@ static const char usage_text[] =
 	"                      submit order), user-fair-share=on|off,\n"
 	"                      checkpoint-grace=S (0 = off), slices=on|off,\n"
 	"                      model-deserved=on|off, max-runtime=S (0 = none),\n"
-	"                      gpu-hour-budget=H (0 = none) or\n"
-	"                      budget-safe=on|off, e.g.\n"
+	"                      gpu-hour-budget=H (0 = none),\n"
+	"                      budget-safe=on|off or estimate-depth=N (0 =\n"
+	"                      none), e.g.\n"
 	"                      fairway,fairway:starve-after=432000,fairway:reserve-depth=4;\n"
 	"                      at most 8 entries a run (split a longer list over\n"
 	"                      runs)\n"
@@ -2363,6 +2366,11 @@ static const char usage_text[] =
 	"                      default: fairway 16, slurm 1; 0: none); also the\n"
 	"                      most starving gangs fairway tries first.  fifo and\n"
 	"                      kai make no reservations\n"
+	"  --estimate-depth N  how many blocked jobs of one task without a\n"
+	"                      reservation, in try order, get an estimate that\n"
+	"                      counts the jobs ahead of them (YAML\n"
+	"                      scheduler.estimateDepth; default 256; 0: none,\n"
+	"                      each job's shape alone); estimates only\n"
 	"  --model-limits M=P,...  each queue may hold at most P % of its deserved\n"
 	"                      GPUs of GPU model M (YAML gpuModelLimits, as a\n"
 	"                      share); jobs naming no model go on a model whose\n"
@@ -2520,6 +2528,7 @@ __attribute__((format(printf, 2, 3))) static int entry_error(const struct varian
 }
 
 _Static_assert(FW_RESERVE_DEPTH_MAX == 100000, "the reserve-depth messages say 100000");
+_Static_assert(FW_ESTIMATE_DEPTH_MAX == 100000, "the estimate-depth messages say 100000");
 
 /* Does policy p take the variant setting `bit` (1 starve-after: it has a
  * starvation pass; 2 backfill and 4 reserve-depth: it makes reservations,
@@ -2586,14 +2595,14 @@ static int variant_setting(struct variant *w, char *kv, unsigned *seen)
 		return entry_error(w, "'%s': a variant's settings are KEY=VALUE "
 				   "(starve-after=S, backfill=easy|conservative, reserve-depth=N, xfactor-cap=S, "
 				   "user-fair-share=on|off, checkpoint-grace=S, slices=on|off, model-deserved=on|off, "
-				   "max-runtime=S, gpu-hour-budget=H, budget-safe=on|off)", kv);
+				   "max-runtime=S, gpu-hour-budget=H, budget-safe=on|off, estimate-depth=N)", kv);
 	*v++ = '\0';
 	unsigned bit = !strcmp(kv, "starve-after") ? 1u : !strcmp(kv, "backfill") ? 2u
 		       : !strcmp(kv, "reserve-depth") ? 4u : !strcmp(kv, "xfactor-cap") ? 8u
 		       : !strcmp(kv, "user-fair-share") ? 16u : !strcmp(kv, "checkpoint-grace") ? 32u
 		       : !strcmp(kv, "slices") ? 64u : !strcmp(kv, "model-deserved") ? 128u
 		       : !strcmp(kv, "max-runtime") ? 256u : !strcmp(kv, "gpu-hour-budget") ? 512u
-		       : !strcmp(kv, "budget-safe") ? 1024u : 0u;
+		       : !strcmp(kv, "budget-safe") ? 1024u : !strcmp(kv, "estimate-depth") ? 2048u : 0u;
 	if (*seen & bit)
 		return entry_error(w, "%s is set twice", kv);
 	*seen |= bit;
@@ -2611,6 +2620,10 @@ static int variant_setting(struct variant *w, char *kv, unsigned *seen)
 		if ((x = whole0(v, FW_RESERVE_DEPTH_MAX)) < 0)
 			return usage_error("--policies: reserve-depth=%s: a whole number from 0 (none) to 100000", v);
 		w->reserve_depth = x ? (int32_t)x : -1;
+	} else if (!strcmp(kv, "estimate-depth")) {
+		if ((x = whole0(v, FW_ESTIMATE_DEPTH_MAX)) < 0)
+			return usage_error("--policies: estimate-depth=%s: a whole number from 0 (none) to 100000", v);
+		w->estimate_depth = x ? (int32_t)x : -1;
 	} else if (!strcmp(kv, "xfactor-cap")) {
 		if ((x = whole0(v, 31536000)) < 0 || (x != 0 && x < FW_XFACTOR_MIN_RUNTIME))
 			return usage_error("--policies: xfactor-cap=%s: whole seconds, 0 (submit order) or 60 to 31536000", v);
@@ -2647,7 +2660,7 @@ static int variant_setting(struct variant *w, char *kv, unsigned *seen)
 	} else {
 		return usage_error("--policies: unknown setting '%s' (starve-after, backfill, reserve-depth, "
 				   "xfactor-cap, user-fair-share, checkpoint-grace, slices, model-deserved, max-runtime, "
-				   "gpu-hour-budget, budget-safe)", kv);
+				   "gpu-hour-budget, budget-safe, estimate-depth)", kv);
 	}
 	return 0;
 }
@@ -2920,7 +2933,7 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 		"--racks", "--csv", "--report", "--blocks", "--fleet", "--fleet-openb",
 		"--topo", "--nodes-from-topo", "--verbose", "--checkpoint", "--preemptible", "--user-fair-share", "--budget-safe",
 		"--min-runtime", "--failures", "--flaky", "--repair", "--failure-seed", "--starve-after",
-		"--backfill", "--reserve-depth", "--xfactor-cap", "--jobs", "--shares", "--model-limits", "--model-deserved", "--name-models",
+		"--backfill", "--reserve-depth", "--estimate-depth", "--xfactor-cap", "--jobs", "--shares", "--model-limits", "--model-deserved", "--name-models",
 		"--checkpoint-grace", "--slices", "--max-runtime", "--gpu-hour-budget", "--usage-half-life", NULL };
 	int i = 0;
 	char hint[96];
@@ -3001,6 +3014,9 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 	} else if (!strcmp(f, "--reserve-depth")) /* 0: none */
 		return (rc = set_count(f, v, FW_RESERVE_DEPTH_MAX, &x)) ? rc
 			: (c->o.reserve_depth = x ? (int32_t)x : -1, 0);
+	else if (!strcmp(f, "--estimate-depth")) /* 0: none */
+		return (rc = set_count(f, v, FW_ESTIMATE_DEPTH_MAX, &x)) ? rc
+			: (c->o.estimate_depth = x ? (int32_t)x : -1, 0);
 	else if (!strcmp(f, "--backfill")) {
 		if (strcmp(v, "easy") && strcmp(v, "conservative"))
 			return usage_error("--backfill '%s': use easy or conservative", v);
@@ -3486,6 +3502,9 @@ static json_t *run_json(const struct cli *c, const struct fw_itp_trace *t,
 	/* null: each policy's own reservation depth; 0: none */
 	json_object_set_new(o, "reserve_depth", !c->o.reserve_depth ? json_null() :
 				  json_integer(c->o.reserve_depth < 0 ? 0 : c->o.reserve_depth));
+	/* null: the engine's default estimate depth; 0: none */
+	json_object_set_new(o, "estimate_depth", !c->o.estimate_depth ? json_null() :
+				  json_integer(c->o.estimate_depth < 0 ? 0 : c->o.estimate_depth));
 	/* null: each policy's own expansion-factor cap; 0: off */
 	json_object_set_new(o, "xfactor_cap_s", !c->o.xfactor_cap_s ? json_null() :
 				  json_integer(c->o.xfactor_cap_s < 0 ? 0 : c->o.xfactor_cap_s));
@@ -3620,8 +3639,10 @@ static void variant_json(const struct cli *c, const struct variant *w, json_t *p
 	bool cons = w->backfill >= 0 ? w->backfill == 1 : c->o.backfill_conservative;
 	int32_t rd = w->reserve_depth ? w->reserve_depth : c->o.reserve_depth;
 	int64_t xc = w->xfactor_cap_s ? w->xfactor_cap_s : c->o.xfactor_cap_s;
+	int32_t ed = w->estimate_depth ? w->estimate_depth : c->o.estimate_depth;
 
 	json_object_set_new(pj, "base_policy", json_string(w->name));
+	json_object_set_new(pj, "estimate_depth", !ed ? json_null() : json_integer(ed < 0 ? 0 : ed));
 	set_taken(pj, p, 1, "starve_after_s", !sa ? json_null() : json_integer(sa < 0 ? 0 : sa));
 	set_taken(pj, p, 2, "backfill", json_string(cons ? "conservative" : "easy"));
 	set_taken(pj, p, 4, "reserve_depth", !rd ? json_null() : json_integer(rd < 0 ? 0 : rd));
@@ -3716,6 +3737,8 @@ static int replay_variant(struct cli *c, const struct variant *w, const struct f
 		c->o.backfill_conservative = w->backfill == 1;
 	if (w->reserve_depth)
 		c->o.reserve_depth = w->reserve_depth;
+	if (w->estimate_depth)
+		c->o.estimate_depth = w->estimate_depth;
 	if (w->xfactor_cap_s)
 		c->o.xfactor_cap_s = w->xfactor_cap_s;
 	if (w->users >= 0)

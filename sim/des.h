@@ -238,6 +238,9 @@ struct fw_sim_opts {
 	bool backfill_conservative; /* fw_sched_config.backfill_conservative */
 	int32_t reserve_depth;   /* fw_sched_config.reserve_depth: 0 = each
 				  * policy's own, > 0 this many, < 0 none */
+	int32_t estimate_depth;  /* fw_sched_config.estimate_depth: 0 = the
+				  * engine's default, > 0 this many, < 0
+				  * none */
 	int64_t xfactor_cap_s;   /* fw_sched_config.xfactor_cap_s: 0 = each
 				  * policy's own, > 0 this cap, < 0 off */
 	bool user_fair_share;    /* fw_sched_config.user_fair_share */

@@ -1120,7 +1120,7 @@ expect "sim-run-variant-backfill-needs-reservations-kai" 2 \
 sr_help=$("$FW" sim run --help | sed -n '/--policies A,B/,/--tick S/p')
 sr_missing=""
 for k in starve-after backfill reserve-depth xfactor-cap user-fair-share checkpoint-grace slices \
-	model-deserved max-runtime gpu-hour-budget budget-safe; do
+	model-deserved max-runtime gpu-hour-budget budget-safe estimate-depth; do
 	grep -q -- "$k=" <<<"$sr_help" || sr_missing="$sr_missing $k"
 done
 if [ -z "$sr_missing" ] && tr -s ' \n' ' ' <<<"$sr_help" | grep -qF "xfactor-cap=S (0 = submit order)"; then
@@ -1148,6 +1148,43 @@ assert same(v["fairway"], d["default"]["policies"][0]), "the plain entry is the 
 assert not same(v["fairway:reserve-depth=0"], v["fairway"]), "no reservations changed nothing"
 PY
 then ok "sim-run-reserve-depth-reaches-the-engine"; else bad "sim-run-reserve-depth-reaches-the-engine"; fi
+# --estimate-depth N / estimate-depth=N (YAML scheduler.estimateDepth): how
+# many blocked jobs' estimates count the jobs ahead; estimates only: the
+# variant's decisions and every job's start and end are the plain run's,
+# some first estimates differ, and the flag is the variant
+expect "sim-run-estimate-depth-range" 2 "--estimate-depth '-1': expected a whole number 0..100000 (0: none)" \
+	"$FW" sim run --trace x --estimate-depth -1
+expect "sim-run-estimate-depth-too-big" 2 "--estimate-depth '100001': expected a whole number 0..100000" \
+	"$FW" sim run --trace x --estimate-depth 100001
+expect "sim-run-variant-bad-estimate-depth" 2 "estimate-depth=2x: a whole number from 0 (none) to 100000" \
+	"$FW" sim run --trace x --policies fairway:estimate-depth=2x
+"$FW" sim run --trace synthetic:3 --nodes 13x8 --tick 600 --policies fairway,fairway:estimate-depth=0 \
+	--json "$SV/evar.json" --jobs "$SV/evar.csv" >/dev/null 2>&1
+"$FW" sim run --trace synthetic:3 --nodes 13x8 --tick 600 --policies fairway --estimate-depth 0 \
+	--json "$SV/e0.json" --jobs "$SV/e0.csv" >/dev/null 2>&1
+if python3 - "$SV" <<'PY'
+import csv, json, sys
+d = {k: json.load(open("%s/%s.json" % (sys.argv[1], k))) for k in ("evar", "e0")}
+v = {p["policy"]: p for p in d["evar"]["policies"]}
+same = lambda a, b: all(a[k] == b[k] for k in ("jct_mean_s", "occupancy", "by_gpus", "fairness_jain", "decisions"))
+assert d["evar"]["estimate_depth"] is None and d["e0"]["estimate_depth"] == 0, "estimate_depth echoed"
+assert v["fairway"]["estimate_depth"] is None and v["fairway:estimate-depth=0"]["estimate_depth"] == 0
+assert same(v["fairway"], v["fairway:estimate-depth=0"]), "the depth changed a decision"
+assert same(v["fairway:estimate-depth=0"], d["e0"]["policies"][0]), "the variant is the run with --estimate-depth 0"
+rows = lambda f: {(r["policy"], r["job"]): r for r in csv.DictReader(open("%s/%s.csv" % (sys.argv[1], f)))}
+r, r0 = rows("evar"), rows("e0")
+moved = 0
+for (p, j), x in r.items():
+    if p != "fairway":
+        continue
+    y = r[("fairway:estimate-depth=0", j)]
+    assert (x["start"], x["end"]) == (y["start"], y["end"]), j
+    assert y["estimate"] == r0[("fairway", j)]["estimate"], j
+    assert (x["estimate_kind"] == "unknown") == (y["estimate_kind"] == "unknown"), j
+    moved += x["estimate"] != y["estimate"]
+assert moved > 0, "no first estimate counted a job ahead"
+PY
+then ok "sim-run-estimate-depth-changes-estimates-only"; else bad "sim-run-estimate-depth-changes-estimates-only"; fi
 # --xfactor-cap S / xfactor-cap=S (YAML scheduler.xfactorCap): the order of
 # each queue's jobs; 0 = submit order; fifo and slurm keep their own
 expect "sim-run-xfactor-cap-too-small" 2 "--xfactor-cap 59: 0 (submit order) or at least 60 seconds" \

@@ -81,11 +81,11 @@ static int load_now_and_scheduler(struct cfg *c, const yaml_node_t *root)
 					    "maxStarts", "estimateStarts",
 					    "suspectGangGpus", "lemonGangGpus", "lemonWindow",
 					    "lemonThreshold", "heartbeatTimeout", "drainRunning", "starveAfter",
-					    "backfill", "reserveDepth", "xfactorCap", "userFairShare",
+					    "backfill", "reserveDepth", "estimateDepth", "xfactorCap", "userFairShare",
 					    "checkpointGrace", "budgetSafe", NULL };
 	struct fw_sched_config *sc = &c->s->config;
 	yaml_node_t *m = cfg_get(c, root, "scheduler");
-	int64_t ms = -1, starve_ms = -1, lemon_ms = -1, lemon_k = -1, hb_ms = -1, depth = -1, xf_ms = -1, grace_ms = -1;
+	int64_t ms = -1, starve_ms = -1, lemon_ms = -1, lemon_k = -1, hb_ms = -1, depth = -1, edepth = -1, xf_ms = -1, grace_ms = -1;
 	int rc = cfg_time(c, root, "", "now", &c->s->now);
 
 	if (!rc && c->now_flag)
@@ -111,6 +111,7 @@ static int load_now_and_scheduler(struct cfg *c, const yaml_node_t *root)
 	    (rc = load_drain_running(c, m, sc)) || (rc = load_backfill(c, m, sc)) ||
 	    (rc = cfg_duration(c, m, "scheduler", "starveAfter", &starve_ms)) ||
 	    (rc = cfg_int(c, m, "scheduler", "reserveDepth", 0, FW_RESERVE_DEPTH_MAX, &depth)) ||
+	    (rc = cfg_int(c, m, "scheduler", "estimateDepth", 0, FW_ESTIMATE_DEPTH_MAX, &edepth)) ||
 	    (rc = cfg_duration(c, m, "scheduler", "xfactorCap", &xf_ms)) ||
 	    (rc = cfg_duration(c, m, "scheduler", "checkpointGrace", &grace_ms)))
 		return rc;
@@ -138,6 +139,8 @@ static int load_now_and_scheduler(struct cfg *c, const yaml_node_t *root)
 		sc->lemon_threshold = lemon_k == 0 ? -1 : (int32_t)lemon_k;
 	if (depth >= 0) /* 0: none; absent: the policy's */
 		sc->reserve_depth = depth == 0 ? -1 : (int32_t)depth;
+	if (edepth >= 0) /* 0: none; absent: FW_ESTIMATE_DEPTH_DEFAULT */
+		sc->estimate_depth = edepth == 0 ? -1 : (int32_t)edepth;
 	if (starve_ms >= 0) /* 0: off; absent: the policy's */
 		sc->starve_after_s = starve_ms == 0 ? -1 : (starve_ms + 999) / 1000;
 	if (ms == 0)

@@ -23,6 +23,22 @@
  *     and this plan's starts end at their expected end times, with every
  *     reserved node held until its reserved job is expected to end (the
  *     reservation walk of reserve.c, run dry, once for all shapes);
+ *   - and the jobs ahead count: the first config.estimate_depth blocked
+ *     jobs of one task without a reservation (snapshot.h; default
+ *     FW_ESTIMATE_DEPTH_DEFAULT), in the order allocate tried them, are
+ *     placed one after another in a second dry walk, each at the first
+ *     time it fits what the jobs before it left, and held there until
+ *     its expected end (for ever without one): that time is its
+ *     estimate.  In that walk a reserved node takes, until its
+ *     reservation, a job that ends by then (as backfill does), and the
+ *     reserved job holds its GPUs from its time to its end (unless a
+ *     reserved node is out of service now or a node leaves later: then
+ *     the reserved nodes are held as above).  A job past the depth, or
+ *     a gang, keeps its shape's time, but no earlier than the latest
+ *     such estimate of a job of its shape tried before it.  So 500
+ *     identical 1-GPU jobs behind a full cluster read 500 times (as deep
+ *     as the depth), not one.  Nothing is held in the plan: the
+ *     decisions are the same at every depth;
  *   - under a strict-order policy (FIFO), never before any job ahead of
  *     it in its line (the whole order), and unknown (HEAD_OF_LINE) behind
  *     a job whose start is unknown.  A job behind the line's head keeps
@@ -57,10 +73,12 @@
  *     (lib/estimate.c refill); unknown (OVER_BUDGET) when a job with no
  *     expected end keeps it above for ever.  The checker holds it to the
  *     soonest the usage alone could fall below.
- *     Otherwise the estimate ignores the capacity that other waiting jobs,
- *     not yet reserved, will take first: it is the earliest plausible
- *     start, not a promise.  `ahead` counts the jobs ahead in its line
- *     still waiting.
+ *     Past the estimate depth, the estimate ignores the capacity that
+ *     other waiting jobs, not yet reserved, will take first, but for
+ *     jobs of its own shape; within it, it counts them as the cycles to
+ *     come will try them, as of now: it is the expected start, not a
+ *     promise (a job that arrives later or ends sooner changes it).
+ *     `ahead` counts the jobs ahead in its line still waiting.
  * Unknown (FW_TIME_UNKNOWN, with unknown_why and its arguments) when the
  * job is over quota (OVER_QUOTA, or MODEL_LIMIT: over a queue's limit on
  * a GPU model, a = the excess in milli-GPU, b = the limit's index in

@@ -353,6 +353,10 @@ struct fw_group_slice {
 /* Scheduler tunables that travel with the snapshot (so a plan is a pure
  * function of the snapshot). */
 #define FW_RESERVE_DEPTH_MAX 100000 /* fw_sched_config.reserve_depth */
+/* fw_sched_config.estimate_depth: the default (chosen on the benchmark
+ * and the traces, docs/policies.md) and the most. */
+#define FW_ESTIMATE_DEPTH_DEFAULT 256
+#define FW_ESTIMATE_DEPTH_MAX 100000
 /* Expansion-factor order (policy.h xfactor_cap_s): the steps' bound (they
  * stay under 700), the shortest runtime assumed (also the smallest cap
  * config.xfactor_cap_s may set), and the largest cap. */
@@ -403,6 +407,15 @@ struct fw_sched_config {
 				     * A policy without reservations ignores
 				     * it.  Also bounds the starving gangs
 				     * tried first (starve_after_s). */
+	int32_t estimate_depth;     /* blocked jobs of one task without a
+				     * reservation, first in try order, whose
+				     * estimates count the jobs ahead (each
+				     * held in the estimate walk where it is
+				     * expected to start, plan.h): 0 (default)
+				     * FW_ESTIMATE_DEPTH_DEFAULT; > 0 this
+				     * many, at most FW_ESTIMATE_DEPTH_MAX;
+				     * < 0 none (each job's estimate is its
+				     * shape's alone) */
 	bool drain_requeue;         /* running jobs on an UNHEALTHY node: true
 				     * (default) evicts them for requeue,
 				     * false lets them finish (lib/drain.c) */

@@ -28,7 +28,9 @@
  *     broken invariant: no GPU given twice, no reservation delayed by a
  *     backfill, quotas, limits, budgets, protected and non-preemptible
  *     jobs, estimates no sooner than their floors...;
- *   - the same snapshot planned again gives the same plan, byte for byte.
+ *   - the same snapshot planned again gives the same plan, byte for byte;
+ *   - planned with no estimate depth (config.estimate_depth < 0), the
+ *     same decisions and tasks: the jobs ahead change estimates only.
  * Any failure aborts, with the checker's words on stderr.  Replayed as
  * fuzz_replay_cycle over tests/fuzz/corpus/cycle in every test run; the
  * corpus holds seeds and whatever a fuzzing run found worth keeping.
@@ -276,6 +278,7 @@ static void set_config(struct bytes *b, struct fw_snapshot *s)
 	c->max_starts = f & 32 ? 1 + (int64_t)(g % 4) : 0;
 	c->starve_after_s = f & 64 ? 600 + (int64_t)(g >> 2) * 600 : 0;
 	c->reserve_depth = f & 128 ? (int32_t)(g % 3) : 0;
+	c->estimate_depth = g % 5 == 0 ? -1 : (int32_t)(g % 7); /* 0: the default; 1..6 a short line */
 	c->checkpoint_grace_s = g & 128 ? 600 : 0;
 }
 
@@ -285,10 +288,10 @@ static void dump(const struct fw_snapshot *s)
 	const struct fw_sched_config *c = &s->config;
 
 	fprintf(stderr, "now %lld levels %d; config half-life %.0f budget_safe %d estimates %d conservative %d "
-			"user_fs %d requeue %d max_starts %lld starve %lld depth %d grace %lld\n",
+			"user_fs %d requeue %d max_starts %lld starve %lld depth %d estimate depth %d grace %lld\n",
 		(long long)s->now, s->topology.nlevels, c->usage_half_life_s, c->budget_safe, c->estimate_starts,
 		c->backfill_conservative, c->user_fair_share, c->drain_requeue, (long long)c->max_starts,
-		(long long)c->starve_after_s, c->reserve_depth, (long long)c->checkpoint_grace_s);
+		(long long)c->starve_after_s, c->reserve_depth, c->estimate_depth, (long long)c->checkpoint_grace_s);
 	for (int i = 0; i < s->nnodes; i++) {
 		const struct fw_node *n = &s->nodes[i];
 		fprintf(stderr, "node %d %s %d %s [%s/%s] health %d sched %d lemon %d bad %x suspect %x\n", i, n->name,
@@ -354,6 +357,34 @@ static void plan_all(const struct fw_snapshot *s, struct fw_arena *a)
 	}
 }
 
+/* Every policy: the decisions and their tasks are the same with the
+ * estimates' jobs ahead (s's estimate depth) and without (-1). */
+static void same_without_depth(struct fw_snapshot *s, struct fw_arena *a)
+{
+	int32_t depth = s->config.estimate_depth;
+
+	for (const struct fw_policy_ops *const *p = fw_policy_list(); *p; p++) {
+		struct fw_plan *x = NULL, *y = NULL;
+		struct fw_arena b;
+		fw_arena_reset(a);
+		fw_arena_init(&b, 0);
+		s->config.estimate_depth = depth;
+		bool ok = fw_cycle_run(s, *p, a, &x) == FW_OK;
+		s->config.estimate_depth = -1;
+		ok = ok && fw_cycle_run(s, *p, &b, &y) == FW_OK && x->ndecisions == y->ndecisions &&
+		     x->nallocs == y->nallocs &&
+		     !memcmp(x->decisions, y->decisions, (size_t)x->ndecisions * sizeof *x->decisions) &&
+		     !memcmp(x->allocs, y->allocs, (size_t)x->nallocs * sizeof *x->allocs);
+		fw_arena_release(&b);
+		s->config.estimate_depth = depth;
+		if (!ok) {
+			fprintf(stderr, "fuzz_cycle: %s: the estimate depth changed a decision\n", (*p)->name);
+			dump(s);
+			abort();
+		}
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct bytes b = { data, size, 0 };
@@ -375,6 +406,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (fw_snapshot_validate(s, &d) == FW_OK) {
 		fw_arena_init(&a, 0);
 		plan_all(s, &a);
+		same_without_depth(s, &a);
 		fw_arena_release(&a);
 	}
 	fw_snapshot_free(s);

@@ -202,6 +202,7 @@ static void add_options(struct bytes *b, struct fw_sim_opts *o)
 	o->gpu_hour_budget = g % 6 == 0 ? 1 + (double)pick(b, 40) : 0;
 	o->budget_safe = o->gpu_hour_budget > 0 && g >> 7;
 	o->usage_half_life_s = g % 4 == 1 ? 3600.0 * (1 + pick(b, 24)) : 0;
+	o->estimate_depth = g % 7 == 3 ? -1 : g % 7 == 5 ? 2 : 0; /* none, a short line, the default */
 	unsigned h = u8(b);
 	o->starve_after_s = STARVE[h % 4];
 	o->reserve_depth = DEPTH[h >> 2 & 3];

@@ -814,6 +814,7 @@ static const struct {
 	{ "bad_budget_safe", FW_EINVAL, 2, "scheduler.budgetSafe" },
 	{ "bad_backfill", FW_EINVAL, 2, "scheduler.backfill" },
 	{ "bad_reserve_depth", FW_ERANGE, 2, "scheduler.reserveDepth" },
+	{ "bad_estimate_depth", FW_ERANGE, 2, "scheduler.estimateDepth" },
 	{ "bad_xfactor_cap", FW_ERANGE, 2, "scheduler.xfactorCap" },
 	{ "bad_user_fair_share", FW_EINVAL, 2, "scheduler.userFairShare" },
 	{ "bad_health", FW_EINVAL, 2, "nodes[0].health" },
@@ -1049,6 +1050,26 @@ TEST(scheduler_reserve_depth)
 	fw_snapshot_free(s);
 	EXPECT_FAIL("scheduler: {reserveDepth: -1}\n", FW_ERANGE, 1, "scheduler.reserveDepth");
 	EXPECT_FAIL("scheduler: {reserveDepth: 2.5}\n", FW_EINVAL, 1, "scheduler.reserveDepth");
+}
+
+/* scheduler.estimateDepth: absent = the default (0), 0 = none (-1), N;
+ * out of range or not whole refused with its line. */
+TEST(scheduler_estimate_depth)
+{
+	struct fw_snapshot *s;
+	struct fw_diag d;
+	ASSERT_OK(load("queues: [{name: a}]\n", &s, &d));
+	ASSERT_EQ(s->config.estimate_depth, 0);
+	fw_snapshot_free(s);
+	ASSERT_OK(load("scheduler: {estimateDepth: 64}\nqueues: [{name: a}]\n", &s, &d));
+	ASSERT_EQ(s->config.estimate_depth, 64);
+	fw_snapshot_free(s);
+	ASSERT_OK(load("scheduler: {estimateDepth: 0}\nqueues: [{name: a}]\n", &s, &d));
+	ASSERT_EQ(s->config.estimate_depth, -1);
+	fw_snapshot_free(s);
+	EXPECT_FAIL("scheduler: {estimateDepth: -1}\n", FW_ERANGE, 1, "scheduler.estimateDepth");
+	EXPECT_FAIL("scheduler: {estimateDepth: 100001}\n", FW_ERANGE, 1, "scheduler.estimateDepth");
+	EXPECT_FAIL("scheduler: {estimateDepth: many}\n", FW_EINVAL, 1, "scheduler.estimateDepth");
 }
 
 /* scheduler.xfactorCap: absent = the policy's (0), 0 = off (-1), a
@@ -1349,7 +1370,7 @@ TEST_MAIN(setup, full_example, full_example_queues, full_example_jobs,
 	  yaml_level_errors, aliases_are_safe,
 	  hostile_nesting_and_anchors_fail_fast, queue_tree, load_file,
 	  bad_input_files, bad_input_cases_txt, docs_example, yaml_hidden_line_breaks_are_refused_at_their_place,
-	  queue_min_runtime, scheduler_reserve_depth, scheduler_xfactor_cap, scheduler_starve_after_and_drain_running,
+	  queue_min_runtime, scheduler_reserve_depth, scheduler_estimate_depth, scheduler_xfactor_cap, scheduler_starve_after_and_drain_running,
 	  job_node_selector, queue_gpu_model_limits, queue_user_usage, a_label_without_a_value,
 	  caller_now_is_checked_like_now, a_bad_name_points_at_real_commands,
 	  decimals_by_kind_as_config_md_says)

@@ -2236,14 +2236,26 @@ TEST(estimates_follow_the_reservation_walk)
 		ASSERT_EQ(fw_plan_pending_for(p, 2)->expected_start, 2000);
 		ASSERT_EQ(fw_plan_pending_for(p, 2)->unknown_why, FW_REASON_NONE);
 		ASSERT_EQ(fw_plan_pending_for(p, 2)->ahead, 0);
-		/* long and wide: n0 and n1 are held for big until it ends at
-		 * 2000 + 500; then either fits */
+		/* long (5000 s) cannot end before big's reservation at 2000:
+		 * it fits once big ends, at 2500.  wide (100 s) can: under
+		 * slurm (one reservation) it backfills on n0 once a ends at
+		 * 1100, as that cycle will (the jobs ahead's walk lets a
+		 * reserved node take a job that ends by its reservation);
+		 * fairway reserves for it too, at 2500 (reserve.c holds the
+		 * reserved nodes until big ends) */
 		ASSERT_EQ(fw_plan_pending_for(p, 4)->expected_start, 2500);
-		ASSERT_EQ(fw_plan_pending_for(p, wide)->expected_start, 2500);
+		ASSERT_EQ(fw_plan_pending_for(p, wide)->expected_start, k == 0 ? 1100 : 2500);
 		if (k == 1) { /* fairway: submit order; slurm's score puts wide first */
 			ASSERT_EQ(fw_plan_pending_for(p, 4)->ahead, 1);
 			ASSERT_EQ(fw_plan_pending_for(p, wide)->ahead, 2); /* big, long; short started */
 		}
+		/* the shape walk alone holds n0 and n1 for big until it ends
+		 * at 2000 + 500; then either fits */
+		s->config.estimate_depth = -1;
+		p = run(s, pols[k]);
+		ASSERT(p != NULL);
+		ASSERT_EQ(fw_plan_pending_for(p, 4)->expected_start, 2500);
+		ASSERT_EQ(fw_plan_pending_for(p, wide)->expected_start, 2500);
 		fw_snapshot_free(s);
 	}
 }
@@ -3713,7 +3725,8 @@ TEST(unreserved_gangs_are_expected_in_age_order_after_starving)
 	/* a1 starves at 3600 (b holds both nodes 2000..3000), then a2 after it */
 	ASSERT_EQ(fw_plan_pending_for(p, a1)->expected_start, 3600);
 	ASSERT_EQ(fw_plan_pending_for(p, a2)->expected_start, 4100);
-	/* without a starvation age: the walk alone, once b's reservation ends */
+	/* without a starvation age: the walk alone, once b's reservation
+	 * ends (gangs keep their shape's time at any estimate depth) */
 	s->config.starve_after_s = -1;
 	p = run(s, "fairway");
 	ASSERT(p != NULL);
@@ -5166,6 +5179,147 @@ TEST(users_past_use_stays_in_its_queue)
 	fw_snapshot_free(s);
 }
 
+/* ---- estimates that count the jobs ahead (config.estimate_depth) ------ */
+
+/* One 4-GPU node, each GPU busy until 100, 200, 300, 400 (now 0); six
+ * 1-GPU jobs of 250 s wait, w0 first, no reservations. */
+static struct fw_snapshot *six_behind_a_full_node(int *w)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	tb_node(s, "n0", 4, NULL, NULL, NULL, NULL);
+	tb_queue(s, "q", -1, 4, -1, 1);
+	s->now = 0;
+	s->config.reserve_depth = -1;
+	for (int i = 0; i < 4; i++) {
+		char n[8];
+		snprintf(n, sizeof n, "r%d", i);
+		int r = tb_job(s, n, 0, 1, 1, 1000, 0), n0 = 0;
+		tb_run(s, r, 1, &n0, 1u << i);
+		s->jobs[r].expected_runtime = 100 * (i + 1);
+	}
+	for (int i = 0; i < 6; i++) {
+		char n[8];
+		snprintf(n, sizeof n, "w%d", i);
+		w[i] = tb_job(s, n, 0, 1, 1, 1000, 0);
+		s->jobs[w[i]].expected_runtime = 250;
+	}
+	return s;
+}
+
+/* Each job ahead takes its place in the estimate walk: w0 the GPU freed
+ * at 100, w1 200, w2 300, w3 w0's at 350 (100 + 250), w4 400, w5 w1's at
+ * 450.  With depth 0 (-1: none) all six read the shape's 100. */
+TEST(estimates_count_the_jobs_ahead)
+{
+	int w[6];
+	const fw_time want[6] = { 100, 200, 300, 350, 400, 450 };
+	struct fw_snapshot *s = six_behind_a_full_node(w);
+	struct fw_plan *p = run(s, "fairway");
+	ASSERT(p != NULL);
+	for (int i = 0; i < 6; i++) {
+		ASSERT(pending_of(p, w[i])->reason != FW_REASON_HAS_RESERVATION);
+		ASSERT_EQ(pending_of(p, w[i])->expected_start, want[i]);
+	}
+	ASSERT(tb_replans_same(s, "fairway", p, &A));
+	s->config.estimate_depth = -1; /* the shape alone: today's rule */
+	p = run(s, "fairway");
+	ASSERT(p != NULL);
+	for (int i = 0; i < 6; i++)
+		ASSERT_EQ(pending_of(p, w[i])->expected_start, 100);
+	struct fw_diag d;
+	s->config.estimate_depth = FW_ESTIMATE_DEPTH_MAX + 1; /* refused, naming the field */
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_ERANGE);
+	ASSERT(strstr(d.field, "estimate_depth") != NULL);
+	fw_snapshot_free(s);
+}
+
+/* Past the depth a job keeps its shape's estimate, but no earlier than
+ * the latest held job of its shape (tried before it): depth 3 holds w0,
+ * w1, w2 at 100, 200, 300; w3..w5 read 300, not 100. */
+TEST(a_job_past_the_estimate_depth_waits_for_its_shape_ahead)
+{
+	int w[6];
+	const fw_time want[6] = { 100, 200, 300, 300, 300, 300 };
+	struct fw_snapshot *s = six_behind_a_full_node(w);
+	s->config.estimate_depth = 3;
+	struct fw_plan *p = run(s, "fairway");
+	ASSERT(p != NULL);
+	for (int i = 0; i < 6; i++)
+		ASSERT_EQ(pending_of(p, w[i])->expected_start, want[i]);
+	/* a 2-GPU job behind them is another shape: its own walk's 200
+	 * (two GPUs free once r0 and r1 end), not floored by theirs */
+	int big = tb_job(s, "big", 0, 1, 2, 1000, 0);
+	s->jobs[big].expected_runtime = 250;
+	p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT_EQ(pending_of(p, big)->expected_start, 200);
+	fw_snapshot_free(s);
+}
+
+/* A job ahead with no expected end holds its GPU for ever: the job
+ * behind it waits for the next one to free. */
+TEST(a_job_ahead_without_a_runtime_holds_its_place_for_ever)
+{
+	int w[6];
+	struct fw_snapshot *s = six_behind_a_full_node(w);
+	s->jobs[w[0]].expected_runtime = 0;
+	struct fw_plan *p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT_EQ(pending_of(p, w[0])->expected_start, 100);
+	ASSERT_EQ(pending_of(p, w[1])->expected_start, 200);
+	ASSERT_EQ(pending_of(p, w[2])->expected_start, 300);
+	ASSERT_EQ(pending_of(p, w[3])->expected_start, 400);
+	ASSERT_EQ(pending_of(p, w[4])->expected_start, 450); /* w1's, 200 + 250 */
+	ASSERT_EQ(pending_of(p, w[5])->expected_start, 550); /* w2's */
+	fw_snapshot_free(s);
+}
+
+/* The jobs ahead change estimates only: on random clusters, under each
+ * policy, the decisions are byte for byte those without them, every
+ * plan passes the checker (tb_plan), a job's estimate is known at one
+ * depth when it is at the other, and a gang's is the same; on some
+ * cluster some estimate differs. */
+TEST(estimates_ahead_never_change_decisions)
+{
+	const char *pols[] = { "fairway", "slurm", "kai", "fifo" };
+	int later = 0;
+
+	for (uint32_t seed = 1; seed <= 12; seed++) {
+		for (int k = 0; k < 4; k++) {
+			struct fw_snapshot *s = random_snapshot(seed);
+			s->config.starve_after_s = -1; /* the gang profile aside */
+			s->config.estimate_depth = -1;
+			s->config.backfill_conservative = seed % 2; /* reservations one after another on a node */
+			struct fw_plan *p = run(s, pols[k]);
+			ASSERT(p != NULL);
+			int32_t nd = p->ndecisions, np = p->npending;
+			struct fw_decision *dec = malloc(sizeof *dec * (size_t)(nd + 1));
+			struct fw_pending *pen = malloc(sizeof *pen * (size_t)(np + 1));
+			ASSERT(dec && pen);
+			memcpy(dec, p->decisions, sizeof *dec * (size_t)nd);
+			memcpy(pen, p->pending, sizeof *pen * (size_t)np);
+			s->config.estimate_depth = (int32_t)(1 + seed % 3 * 50);
+			p = run(s, pols[k]);
+			ASSERT(p != NULL);
+			ASSERT_EQ(p->ndecisions, nd);
+			ASSERT_OK(memcmp(dec, p->decisions, sizeof *dec * (size_t)nd));
+			ASSERT_EQ(p->npending, np);
+			for (int32_t i = 0; i < np; i++) {
+				const struct fw_pending *a = &pen[i], *b = &p->pending[i];
+				ASSERT_EQ(a->job, b->job);
+				ASSERT_EQ(a->expected_start == FW_TIME_UNKNOWN, b->expected_start == FW_TIME_UNKNOWN);
+				if (fw_job_tasks(&s->jobs[a->job]) > 1)
+					ASSERT_EQ(b->expected_start, a->expected_start);
+				later += b->expected_start != a->expected_start;
+			}
+			free(dec);
+			free(pen);
+			fw_snapshot_free(s);
+		}
+	}
+	ASSERT(later > 0);
+}
+
 #define TESTS single_gpu_jobs_bin_pack_onto_the_busiest_node, a_node_coming_back_is_planned_for, a_node_that_leaves_takes_only_work_that_ends_before, a_departure_far_ahead_leaves_room_before_it, gang_waits_rather_than_starting_partially, \
 	min_member_lets_part_of_a_gang_start, required_topology_is_never_violated, \
 	a_gang_too_big_for_its_required_level_blames_the_level, \
@@ -5224,7 +5378,9 @@ TEST(users_past_use_stays_in_its_queue)
 	reclaim_under_a_model_limit_frees_an_allowed_model, random_model_limits_keep_every_invariant, \
 	model_limits_are_validated, moved_jobs_count_once_against_their_model_limit, \
 	a_moved_job_stays_on_its_gpu_model, users_past_use_counts_in_their_turns, \
-	users_past_use_stays_in_its_queue
+	users_past_use_stays_in_its_queue, estimates_count_the_jobs_ahead, \
+	a_job_past_the_estimate_depth_waits_for_its_shape_ahead, a_job_ahead_without_a_runtime_holds_its_place_for_ever, \
+	estimates_ahead_never_change_decisions
 
 int main(void)
 {
