@@ -3875,6 +3875,8 @@ static void config_settings(struct cli *c)
 		c->o.backfill_conservative = k->backfill_conservative;
 	if (!flag_given(c, "--reserve-depth"))
 		c->o.reserve_depth = k->reserve_depth;
+	if (!flag_given(c, "--estimate-depth"))
+		c->o.estimate_depth = k->estimate_depth;
 	if (!flag_given(c, "--xfactor-cap"))
 		c->o.xfactor_cap_s = k->xfactor_cap_s;
 	if (!flag_given(c, "--checkpoint-grace"))

@@ -701,7 +701,7 @@ expect "sim-run-config-notes-its-jobs" 0 "the 1 job of $CF is not replayed" \
 	"$FW" sim run --config "$CF" --trace "$CT" --format fairway --policies fifo
 expect "sim-run-config-flag-overrides" 0 "policy fairway" \
 	"$FW" sim run --config "$CF" --trace "$CT" --format fairway --policies fairway,fairway:reserve-depth=32 \
-	--reserve-depth 3 --backfill easy --json "$SC/o.json"
+	--reserve-depth 3 --backfill easy --estimate-depth 5 --json "$SC/o.json"
 if python3 - "$SC" "$CF" <<'PY'
 import collections, csv, json, sys
 d, cf = sys.argv[1], sys.argv[2]
@@ -709,11 +709,12 @@ r = json.load(open(d + "/r.json"))
 assert r["config"] == cf and r["teams"] is None, r["config"]
 # the config's scheduler block: reserveDepth 4, starveAfter 2h, backfill conservative, usageHalfLife 1d
 assert (r["reserve_depth"], r["starve_after_s"], r["backfill"], r["usage_half_life_s"]) == (4, 7200, "conservative", 86400), r
+assert r["estimate_depth"] == 64, r["estimate_depth"]
 p = {x["policy"]: x for x in r["policies"]}
 assert p["fairway"]["reserve_depth"] == 4 and p["fairway:reserve-depth=32"]["reserve_depth"] == 32
 o = json.load(open(d + "/o.json"))
 po = {x["policy"]: x for x in o["policies"]}
-assert (o["reserve_depth"], o["backfill"], o["starve_after_s"]) == (3, "easy", 7200), o
+assert (o["reserve_depth"], o["backfill"], o["starve_after_s"], o["estimate_depth"]) == (3, "easy", 7200, 5), o
 assert po["fairway"]["reserve_depth"] == 3 and po["fairway:reserve-depth=32"]["reserve_depth"] == 32
 q = p["fairway"]["by_queue"]
 assert set(q) == {"research", "llm", "vision", "product"}, set(q)
