@@ -223,7 +223,29 @@ expect "plan-filter-without-server" 2 \
 expect "plan-limit-without-server" 2 "--limit narrows a running daemon's plan: give --server URL too" \
 	"$FW" plan --config examples/cluster.yaml --limit 3
 expect "plan-help-filters" 0 "--node N        only the decisions that name node N (no waiting job)" "$FW" plan --help
-expect "client-help-plan-filters" 0 "--kind start,evict,reserve,drain,pending" "$FW" queues --help
+expect "client-help-plan-filters" 0 "--kind start,evict,reserve,drain,pending" "$FW" plan --server http://127.0.0.1:1 --help
+# Each client command's --help is its own (as squeue --help is squeue's):
+# its usage line alone, its own flags, none of another command's, and a
+# last line pointing at `fairway help` for the rest.
+for cfo in "queues --deserved-gpus --array" "jobs --array --deserved-gpus" "nodes --bad-gpus --gpu-hour-budget" \
+	"reservations --start --health" "fairshare explain --bad-gpus" "decisions --since --deserved-gpus" \
+	"stats sdiag --since" "plan --node --deserved-gpus"; do
+	read -r c own other <<<"$cfo"
+	srv=() # plan without --server is a cycle of its own, with its own help (checked above)
+	[ "$c" = plan ] && srv=(--server http://127.0.0.1:1)
+	h=$("$FW" "$c" "${srv[@]}" --help 2>&1)
+	if [ "$(grep -c '^usage: fairway' <<<"$h")" = 1 ] && grep -q "^usage: fairway $c" <<<"$h" &&
+		grep -qF -- "$own" <<<"$h" && ! grep -qF -- "$other" <<<"$h" &&
+		[ "$(tail -1 <<<"$h")" = 'run `fairway help` for the other commands' ] &&
+		grep -qF -- "--server URL" <<<"$h"; then
+		ok "client-help-$c-is-its-own"
+	else
+		bad "client-help-$c-is-its-own (own $own, not $other)"; head -3 <<<"$h"
+	fi
+done
+expect "client-help-jobs-array" 0 "[--array 0-99]  (a job array, as sbatch --array" "$FW" jobs --help
+expect "client-help-jobs-cancel-array" 0 "an array's name: all its live tasks" "$FW" jobs --help
+expect "help-overview-kept" 0 "help [CMD]  this help, or a command's" "$FW" help
 expect "client-jobs-reason-needs-a-value" 2 "--reason needs a value" "$FW" jobs list --reason
 expect "client-jobs-reason-typo" 2 "unknown option '--reasons' for \`fairway jobs list\` (did you mean '--reason'?)" \
 	"$FW" jobs list --reasons gpu_model

@@ -950,6 +950,8 @@ static json_t *job_body(struct opts *o, int *rc)
 	}
 	if (flag(o, "--gpu-model"))
 		json_object_set_new(t, "gpuModel", json_string(flag(o, "--gpu-model")));
+	if (flag(o, "--array")) /* the daemon reads it, and says what is wrong with it */
+		json_object_set_new(j, "array", json_string(flag(o, "--array")));
 	json_object_set_new(j, "tasks", json_pack("[o]", t));
 	return j;
 }
@@ -1012,6 +1014,33 @@ static int jobs_list_path(struct opts *o, char *path, size_t n)
  * whatever the others' outcome; a line each (--json: the answer, or the
  * answers in one array for several names; a failure goes to stderr); the
  * exit status of the first that failed, 0 when none did. */
+/* One cancel's answer: a job's, or a job array's (its tasks cancelled). */
+static void print_cancelled(const char *name, json_t *r)
+{
+	json_t *tasks = json_object_get(r, "cancelled");
+	size_t n = json_array_size(tasks);
+
+	if (!tasks)
+		printf("%s: cancelled\n", name);
+	else
+		printf("%s: cancelled %zu task%s of the array (%s%s%s)\n", name, n, n == 1 ? "" : "s",
+		       json_string_value(json_array_get(tasks, 0)), n > 1 ? " .. " : "",
+		       n > 1 ? json_string_value(json_array_get(tasks, n - 1)) : "");
+}
+
+/* A submitted job's name, or an array's first and last task's. */
+static void print_submitted(json_t *r)
+{
+	json_t *names = json_object_get(r, "names");
+	size_t n = json_array_size(names);
+
+	if (!names)
+		printf("submitted %s\n", str(r, "name"));
+	else
+		printf("submitted array %s: %zu tasks, %s .. %s\n", str(r, "arrayOf"), n,
+		       json_string_value(json_array_get(names, 0)), json_string_value(json_array_get(names, n - 1)));
+}
+
 static int cancel_jobs(struct opts *o)
 {
 	json_t *all = json_array(), *r;
@@ -1022,7 +1051,7 @@ static int cancel_jobs(struct opts *o)
 		if (!(rc = name_path(o, path, sizeof path, "/v1/jobs/", arg(o, k), "")) &&
 		    !(rc = call(o, "DELETE", path, NULL, &r))) {
 			if (!o->json)
-				printf("%s: cancelled\n", arg(o, k));
+				print_cancelled(arg(o, k), r);
 			json_array_append_new(all, r);
 		}
 		first = first ? first : rc;
@@ -1100,7 +1129,7 @@ static int cmd_jobs(struct opts *o)
 			else if (test)
 				print_test_only(json_object_get(r, "job"));
 			else
-				printf("submitted %s\n", str(r, "name"));
+				print_submitted(r);
 		}
 		json_decref(r);
 		return rc;
@@ -1494,14 +1523,26 @@ static int cmd_fairshare(struct opts *o)
 	return rc;
 }
 
-/* A plan r that says "truncated": one line on stderr saying how many of
- * each list it shows, and which flags show more or fewer. */
-static void note_plan_cut(json_t *r)
+/* A plan r that says "truncated": one line on stderr naming the lists
+ * --limit cut (one shorter than --limit was not), and which flags show
+ * more or fewer. */
+static void note_plan_cut(struct opts *o, json_t *r)
 {
-	if (json_is_true(json_object_get(r, "truncated")))
-		fprintf(stderr, "fairway plan: the first %zu decisions and %zu waiting jobs only, more match: --limit N "
-				"(up to 100000) shows more, --kind/--queue/--job/--node fewer\n",
-			json_array_size(json_object_get(r, "decisions")), json_array_size(json_object_get(r, "pending")));
+	size_t nd = json_array_size(json_object_get(r, "decisions")), np = json_array_size(json_object_get(r, "pending"));
+	size_t lim = flag(o, "--limit") ? (size_t)strtoull(flag(o, "--limit"), NULL, 10) : 0;
+	bool d = nd >= lim, p = np >= lim; /* a list shorter than --limit was not cut */
+	char what[96];
+
+	if (!json_is_true(json_object_get(r, "truncated")))
+		return;
+	if (d && p)
+		snprintf(what, sizeof what, "%zu decision%s and %zu waiting job%s", nd, nd == 1 ? "" : "s", np,
+			 np == 1 ? "" : "s");
+	else
+		snprintf(what, sizeof what, "%zu %s%s", d ? nd : np, d ? "decision" : "waiting job",
+			 (d ? nd : np) == 1 ? "" : "s");
+	fprintf(stderr, "fairway plan: the first %s only, more match: --limit N (up to 100000) shows more, "
+			"--kind/--queue/--job/--node fewer\n", what);
 }
 
 /* `fairway plan --server URL`: the daemon's last plan (GET /v1/plan),
@@ -1533,7 +1574,7 @@ static int cmd_plan(struct opts *o)
 		       json_object_get(x, "reasonText") ? str(x, "reasonText") : "not yet considered");
 	printf("\nFAIR SHARE\n");
 	print_fairshare(json_object_get(r, "fairshare"));
-	note_plan_cut(r);
+	note_plan_cut(o, r);
 	json_decref(r);
 	return 0;
 }
@@ -1667,35 +1708,13 @@ static int cmd_stats(struct opts *o)
 }
 
 /* --- entry ------------------------------------------------------------------------------------------ */
-static const char client_usage[] =
+/* Each command's own --help (as squeue --help is about squeue): its
+ * usage, its flags, examples, then the flags every command takes. */
+static const char queues_help[] =
 	"usage: fairway queues [list | show NAME | set NAME [flags] | create NAME [flags] | delete NAME]\n"
-	"       fairway jobs [list [--state S] [--queue Q] [--user U | --me] [--reason R,...] [--limit N] [--offset N] |\n"
-	"                     show NAME | why NAME | submit FLAGS | cancel NAME...]\n"
-	"       fairway nodes [list [--health S,...] | show NAME |\n"
-	"                      health NAME --healthy|--unhealthy [--reason R] [--bad-gpus 0,3]]\n"
-	"       fairway reservations [list | show ID | create FLAGS | delete ID]\n"
-	"       fairway fairshare [list | explain NAME]\n"
-	"       fairway plan --server URL [--kind K,...] [--queue Q] [--job NAME] [--node N] [--limit N]\n"
-	"       fairway decisions [--since DURATION] [--job NAME] [--kind K] [--limit N]\n"
-	"       fairway stats\n"
 	"\n"
-	"Talk to a running `fairway serve`.  Listings print tables, --json the\n"
-	"API's own JSON (docs/openapi.yaml); `show` prints one object's JSON.\n"
-	"Reads need nothing; changes need the daemon's bearer token\n"
-	"(--token-file).\n"
-	"\n"
-	"common flags:\n"
-	"  --server URL       default $FAIRWAY_SERVER or http://127.0.0.1:8642\n"
-	"  --token-file FILE  default $FAIRWAY_TOKEN_FILE or fairway-state/token\n"
-	"  --json             print JSON\n"
-	"A flag given twice: the last one counts.  Numbers are decimal digits\n"
-	"(no exponent, no hex).  Whole-number flags (--gpus 0..16, --count\n"
-	"1..100000, --priority, ...) refuse fractions and numbers out of their\n"
-	"range.  --memory takes MiB (512) or 512Mi, 80Gi, 1Ti.  Seconds flags\n"
-	"(--runtime, --checkpoint-interval, --min-runtime, --default-runtime,\n"
-	"--max-runtime,\n"
-	"--default-checkpoint-interval) also take a DURATION: 90s, 10m, 2h, 1d;\n"
-	"at most 365 days.\n"
+	"The daemon's queues: list them (a table), show one (its JSON), change one,\n"
+	"create or replace one, delete one.\n"
 	"\n"
 	"queues set NAME:     --parent P --deserved-gpus N --limit-gpus N --weight W\n"
 	"                     --priority P --min-runtime S\n"
@@ -1724,6 +1743,22 @@ static const char client_usage[] =
 	"                     none of the flags above beside it\n"
 	"queues create NAME:  the same flags; a new queue, or a whole replacement:\n"
 	"                     what is not given takes its default (PUT)\n"
+	"\n"
+	"examples:\n"
+	"  fairway queues list\n"
+	"  fairway queues set llm --deserved-gpus 64 --max-runtime 2d\n"
+	"  fairway queues create research --parent root --weight 2\n"
+	"\n";
+
+static const char jobs_help[] =
+	"usage: fairway jobs [list [--state S] [--queue Q] [--user U | --me] [--reason R,...] [--limit N] [--offset N] |\n"
+	"                     show NAME | why NAME | submit FLAGS | cancel NAME...]\n"
+	"\n"
+	"The daemon's jobs: list them (a table, as squeue), show one (its JSON),\n"
+	"why one waits (one screen), submit one or an array of them (as sbatch),\n"
+	"cancel some (as scancel; the name of a job array cancels every task of it\n"
+	"still pending or running).\n"
+	"\n"
 	"jobs submit:         --queue Q --gpus N [--count TASKS] [--runtime S]\n"
 	"                     [--test-only]  (as sbatch --test-only: whether it would\n"
 	"                     start now and where, or why it would wait and when it\n"
@@ -1745,6 +1780,10 @@ static const char client_usage[] =
 	"                     [--node-selector gpu=h100,ib=]  (only nodes with all these\n"
 	"                     labels, as in Kubernetes; KEY= a label without a value;\n"
 	"                     fairway nodes list --json shows each node's labels)\n"
+	"                     [--array 0-99]  (a job array, as sbatch --array: one job\n"
+	"                     per index, named NAME_<index>, all submitted or none;\n"
+	"                     A-B, A-B:STEP or a list 1,3,5-7; indices 0..1000; no\n"
+	"                     %N throttle)\n"
 	"                     [--slice 4:nvlink]  (the tasks in slices of 4, each inside\n"
 	"                     one NVLink domain: a model replica's ranks together,\n"
 	"                     the replicas anywhere in the job's domain)\n"
@@ -1775,17 +1814,24 @@ static const char client_usage[] =
 	"jobs why NAME:       one screen: state, its run-time limit, why it waits, when it\n"
 	"                     is expected to start (a job its run-time limit ended: why\n"
 	"                     it ended, its own limit or its queue's)\n"
-	"plan --server URL:   the daemon's last plan: its decisions and waiting jobs,\n"
-	"                     --kind start,evict,reserve,drain,pending (some of them),\n"
-	"                     --queue Q, --job NAME (their decisions and waiting\n"
-	"                     jobs), --node N (the decisions that name node N; no\n"
-	"                     waiting job), --limit N (at most N of each; when more\n"
-	"                     match, stderr says so, --json: \"truncated\"); the\n"
-	"                     cycle and the FAIR SHARE table stay whole\n"
-	"decisions:           what the daemon decided and applied, from its decision log\n"
-	"                     (the last --limit rows, default 100): --since 1h (that\n"
-	"                     last stretch, by the daemon's clock), --job NAME, --kind start|evict|reserve|\n"
-	"                     drain|requeue.  WHEN is relative (--json: Unix times)\n"
+	"jobs cancel NAME...: each job named; an array's name: all its live tasks\n"
+	"\n"
+	"examples:\n"
+	"  fairway jobs submit --queue llm --gpus 8 --count 2 --runtime 1h\n"
+	"  fairway jobs submit --queue llm --gpus 8 --runtime 90m --max-runtime 2h\n"
+	"  fairway jobs submit --queue llm --gpus 4 --count 8 --slice 4:nvlink --runtime 12h\n"
+	"  fairway jobs submit --queue llm --gpus 1 --runtime 30m --name sweep --array 0-99\n"
+	"  fairway jobs why job-7\n"
+	"  fairway jobs cancel sweep\n"
+	"\n";
+
+static const char nodes_help[] =
+	"usage: fairway nodes [list [--health S,...] | show NAME |\n"
+	"                      health NAME --healthy|--unhealthy [--reason R] [--bad-gpus 0,3]]\n"
+	"\n"
+	"The fleet as the daemon's last cycle saw it (as sinfo), one node's JSON,\n"
+	"or a health report for one node (as scontrol update state=drain).\n"
+	"\n"
 	"nodes list --health S: only the nodes in the states S, comma-separated, of\n"
 	"                     healthy, suspect, unhealthy, draining, degraded (some GPUs\n"
 	"                     bad), lemon (fails again and again): all but healthy is\n"
@@ -1799,18 +1845,131 @@ static const char client_usage[] =
 	"                     (takes no work), suspect (on probation: no big gangs),\n"
 	"                     degraded (healthy, some GPUs bad and left out) or ok,\n"
 	"                     then the reason the last report gave\n"
+	"nodes health NAME:   a health report: --healthy or --unhealthy (it takes no\n"
+	"                     work), [--reason R] (shown after HEALTH), [--bad-gpus 0,3]\n"
+	"                     (GPUs that must not be used: the rest stay in use)\n"
+	"\n"
+	"examples:\n"
+	"  fairway nodes list --health unhealthy,suspect,draining\n"
+	"  fairway nodes health h100-003 --unhealthy --reason 'XID 79' --bad-gpus 5\n"
+	"\n";
+
+static const char reservations_help[] =
+	"usage: fairway reservations [list | show ID | create FLAGS | delete ID]\n"
+	"\n"
+	"Maintenance windows and queue or job reservations (as scontrol create\n"
+	"reservation): list, show one, create one, delete one.\n"
+	"\n"
 	"reservations create: --kind maintenance|queue|job --nodes a,b --start +10m --end +2h\n"
 	"                     [--queue Q | --job J] [--reason TEXT]\n"
 	"                     (--start, --end: +DURATION from now, or a Unix time in\n"
 	"                     whole seconds; 2h without the + is refused)\n"
+	"                     [--id ID] (default: the daemon names it rsv-N)\n"
 	"\n"
 	"examples:\n"
-	"  fairway jobs submit --queue llm --gpus 8 --count 2 --runtime 1h\n"
-	"  fairway jobs submit --queue llm --gpus 8 --runtime 90m --max-runtime 2h\n"
-	"  fairway jobs submit --queue llm --gpus 4 --count 8 --slice 4:nvlink --runtime 12h\n"
-	"  fairway jobs why job-7\n"
 	"  fairway reservations create --kind maintenance --nodes h100-000,h100-001 --start +1h --end +3h --reason 'BIOS update'\n"
-	"  fairway nodes health h100-003 --unhealthy --reason 'XID 79' --bad-gpus 5\n";
+	"  fairway reservations create --kind queue --queue llm --nodes h100-004 --start +10m --end +1d\n"
+	"\n";
+
+static const char fairshare_help[] =
+	"usage: fairway fairshare [list | explain NAME]\n"
+	"\n"
+	"fairshare list:       each queue's deserved GPUs, fair share, allocation,\n"
+	"                      decayed usage and budget (as sshare)\n"
+	"fairshare explain Q:  how queue Q's fair share was reached: what it is\n"
+	"                      guaranteed, its over-quota weight and why, its users'\n"
+	"                      usage, its per-model caps\n"
+	"\n"
+	"examples:\n"
+	"  fairway fairshare\n"
+	"  fairway fairshare explain llm\n"
+	"\n";
+
+static const char plan_help[] =
+	"usage: fairway plan --server URL [--kind K,...] [--queue Q] [--job NAME] [--node N] [--limit N]\n"
+	"\n"
+	"plan --server URL:   the daemon's last plan: its decisions and waiting jobs,\n"
+	"                     --kind start,evict,reserve,drain,pending (some of them),\n"
+	"                     --queue Q, --job NAME (their decisions and waiting\n"
+	"                     jobs), --node N (the decisions that name node N; no\n"
+	"                     waiting job), --limit N (at most N of each; when more\n"
+	"                     match, stderr says so, --json: \"truncated\"); the\n"
+	"                     cycle and the FAIR SHARE table stay whole\n"
+	"\n"
+	"examples:\n"
+	"  fairway plan --server http://127.0.0.1:8642 --kind evict,drain --node h100-003\n"
+	"  fairway plan --server http://127.0.0.1:8642 --kind pending --queue llm --limit 20\n"
+	"(without --server, `fairway plan --help`: a cycle of its own on a config)\n"
+	"\n";
+
+static const char decisions_help[] =
+	"usage: fairway decisions [--since DURATION] [--job NAME] [--kind K] [--limit N]\n"
+	"\n"
+	"decisions:           what the daemon decided and applied, from its decision log\n"
+	"                     (the last --limit rows, default 100): --since 1h (that\n"
+	"                     last stretch, by the daemon's clock), --job NAME, --kind start|evict|reserve|\n"
+	"                     drain|requeue.  WHEN is relative (--json: Unix times)\n"
+	"\n"
+	"examples:\n"
+	"  fairway decisions --since 1h --kind evict\n"
+	"  fairway decisions --job job-7\n"
+	"\n";
+
+static const char stats_help[] =
+	"usage: fairway stats\n"
+	"\n"
+	"The daemon's counters since it started (as sdiag): its cycles (applied,\n"
+	"stale, failed) and their times, its decisions, API requests and errors,\n"
+	"the time jobs took to start by job size, and each queue's GPU-hours,\n"
+	"lost GPU-hours and evictions.  It takes no flags of its own.\n"
+	"\n";
+
+/* The rules of each command's number and duration flags. */
+static const char queues_numbers_help[] =
+	"Numbers are decimal digits (no exponent, no hex); --priority is a whole\n"
+	"number and refuses fractions and numbers out of its range.  Seconds flags\n"
+	"(--min-runtime, --default-runtime, --max-runtime,\n"
+	"--default-checkpoint-interval) also take a DURATION: 90s, 10m, 2h, 1d;\n"
+	"at most 365 days.\n"
+	"\n";
+
+static const char jobs_numbers_help[] =
+	"Numbers are decimal digits (no exponent, no hex).  Whole-number flags\n"
+	"(--gpus 0..16, --count 1..100000, --priority, --exit-code) refuse\n"
+	"fractions and numbers out of their range.  --memory takes MiB (512) or\n"
+	"512Mi, 80Gi, 1Ti.  Seconds flags (--runtime, --checkpoint-interval,\n"
+	"--max-runtime) also take a DURATION: 90s, 10m, 2h, 1d; at most 365 days.\n"
+	"\n";
+
+static const char common_help[] =
+	"common flags (every command that talks to `fairway serve`):\n"
+	"  --server URL       default $FAIRWAY_SERVER or http://127.0.0.1:8642\n"
+	"  --token-file FILE  default $FAIRWAY_TOKEN_FILE or fairway-state/token\n"
+	"  --json             print the API's own JSON (docs/openapi.yaml)\n"
+	"Reads need nothing; changes need the daemon's bearer token (--token-file).\n"
+	"A flag given twice: the last one counts.\n"
+	"\n"
+	"run `fairway help` for the other commands\n";
+
+static const struct {
+	const char *cmd, *text, *numbers; /* numbers: its number and duration flags' rules */
+} client_help[] = {
+	{ "queues", queues_help, queues_numbers_help }, { "jobs", jobs_help, jobs_numbers_help },
+	{ "nodes", nodes_help, "" }, { "reservations", reservations_help, "" },
+	{ "fairshare", fairshare_help, "" }, { "plan", plan_help, "" },
+	{ "decisions", decisions_help, "" },
+	{ "stats", stats_help, "" },
+};
+
+static void print_help(const char *cmd)
+{
+	for (size_t k = 0; k < sizeof client_help / sizeof *client_help; k++)
+		if (!strcmp(client_help[k].cmd, cmd)) {
+			fputs(client_help[k].text, stdout);
+			fputs(client_help[k].numbers, stdout);
+		}
+	fputs(common_help, stdout);
+}
 
 /* --- argument check ---------------------------------------------------------------------------- */
 /* What each command and subcommand accepts: how many NAME words follow the
@@ -1823,7 +1982,7 @@ static const char client_usage[] =
 	"--gpu-hour-budget --file "
 #define JOB_FLAGS                                                                                               \
 	" --queue --name --user --required-level --runtime --priority --exit-code --count --gpus --cpu --memory " \
-	"--gpu-model --checkpoint-interval --max-runtime --gpu-fraction --node-selector --slice --file "
+	"--gpu-model --checkpoint-interval --max-runtime --gpu-fraction --node-selector --slice --array --file "
 static const struct spec {
 	const char *cmd, *sub; /* sub NULL: the command has no subcommands */
 	int names;             /* NAME words after the subcommand */
@@ -1993,7 +2152,7 @@ int fw_cmd_client(const char *what, int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		char *eq = fw_cli_split_eq(argv[i]);
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			fputs(client_usage, stdout);
+			print_help(what);
 			return 0;
 		} else if (!strcmp(argv[i], "--json")) {
 			if (eq)

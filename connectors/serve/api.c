@@ -1419,12 +1419,118 @@ static void dry_run(struct ctx *c, const struct fw_backend_job *bj)
 	reply(c, 200, json_pack("{s:b,s:o}", "dryRun", 1, "job", job));
 }
 
+/* The body's "array" (sbatch --array) into *a; a body's "arrayOf" is
+ * the daemon's to set, on an array's tasks. */
+static int take_array(struct ctx *c, struct fw_job_array *a, struct fw_diag *dg)
+{
+	if (json_object_get(c->body, "arrayOf"))
+		return fw_diag_set(dg, FW_EINVAL, "", 0, 0, "arrayOf",
+				   "is set by the daemon on the tasks of a job array; to submit an array, send "
+				   "\"array\": \"0-99\" (or \"0-99:2\", \"1,3,5-7\") instead");
+	return fw_codec_array_parse(c->body, a, dg);
+}
+
+/* bj as task idx of the array base: NAME_<idx>, arrayOf NAME. */
+static struct fw_backend_job *array_task(struct fw_backend_job *bj, const char *base, int32_t idx)
+{
+	snprintf(bj->job.name, sizeof bj->job.name, "%.*s_%d", FW_NAME_MAX - 7, base, (int)idx);
+	snprintf(bj->array_of, sizeof bj->array_of, "%s", base);
+	return bj;
+}
+
+/* Every task of the array checked before any is stored: its names fit
+ * and are free (the array's own name too: `cancel NAME` must mean the
+ * array), and the job is valid (check_job, once: the tasks differ only
+ * by name).  false once refused. */
+static bool array_check(struct ctx *c, struct fw_backend_job *bj, const struct fw_job_array *a, const char *base)
+{
+	struct fw_diag dg;
+	int rc;
+
+	memset(&dg, 0, sizeof dg);
+	if (strlen(base) + 1 + (size_t)snprintf(NULL, 0, "%d", (int)a->idx[a->n - 1]) > FW_NAME_MAX - 1)
+		return fail(c, 400, "ERANGE", "name", "\"%s\" is too long for an array: its tasks are named NAME_<index>, "
+			    "at most %d bytes; shorten the name", base, FW_NAME_MAX - 1), false;
+	if (job_name_taken(c->d, base))
+		return fail(c, 409, "EEXIST", "name", "a job named \"%s\" exists, and `cancel %s` would then not "
+			    "mean the array; give the array another name (nothing was submitted)", base, base), false;
+	for (int32_t k = 0; k < a->n; k++)
+		if (job_name_taken(c->d, array_task(bj, base, a->idx[k])->job.name))
+			return fail(c, 409, "EEXIST", "name", "task %d of the array would be named \"%s\", which a job "
+				    "already has; give the array another name (nothing was submitted)", (int)a->idx[k],
+				    bj->job.name), false;
+	if ((rc = check_job(c->d, array_task(bj, base, a->idx[0]), &dg)) != FW_OK)
+		return fail_diag(c, rc, &dg), false;
+	return true;
+}
+
+/* A submitted array the store refused: its reload() forgot its tasks;
+ * without one, the first k are withdrawn (as one job is, h_job_submit). */
+static void array_withdraw(struct fw_serve *d, const char *base, const struct fw_job_array *a, int32_t k, fw_time now)
+{
+	struct fw_backend_job_room room;
+	struct fw_backend_job *t = fw_backend_job_room(&room);
+
+	for (int32_t i = 0; !d->bops->reload && d->bops->cancel && i < k; i++)
+		d->bops->cancel(d->be, array_task(t, base, a->idx[i])->job.name, now);
+}
+
+static json_t *array_json(const char *base, const struct fw_job_array *a, fw_time now)
+{
+	json_t *names = json_array();
+	char name[FW_NAME_MAX + 8];
+
+	for (int32_t k = 0; k < a->n; k++) {
+		snprintf(name, sizeof name, "%s_%d", base, (int)a->idx[k]);
+		json_array_append_new(names, json_string(name));
+	}
+	return json_pack("{s:s,s:i,s:o,s:s,s:I}", "arrayOf", base, "count", (int)a->n, "names", names, "state",
+			 "pending", "submitTime", (json_int_t)now);
+}
+
+/* POST /v1/jobs with "array" (sbatch --array): one job per index, named
+ * NAME_<index> with arrayOf NAME, all or none: every task checked first
+ * (array_check), then all submitted in one store transaction, which a
+ * refusal of any task rolls back whole (fw_serve_rollback re-reads the
+ * backend), so no task of a refused array stays. */
+static void submit_array(struct ctx *c, struct fw_backend_job *bj, const struct fw_job_array *a, bool named,
+			 int64_t n)
+{
+	struct fw_serve *d = c->d;
+	char base[FW_NAME_MAX];
+	struct fw_diag dg;
+	fw_time now = fw_serve_now();
+	int32_t k = 0;
+	int rc;
+
+	memset(&dg, 0, sizeof dg);
+	snprintf(base, sizeof base, "%s", bj->job.name);
+	if (!array_check(c, bj, a, base))
+		return;
+	if ((rc = fw_store_begin(d->store)) != FW_OK ||
+	    (rc = named ? FW_OK : fw_store_meta_put(d->store, "next_job", n + 1)) != FW_OK)
+		return (void)commit_or_fail(c, rc);
+	for (; rc == FW_OK && k < a->n; k++)
+		rc = d->bops->submit(d->be, array_task(bj, base, a->idx[k]), now, &dg);
+	if (rc != FW_OK) {
+		array_withdraw(d, base, a, k - 1, now);
+		fw_serve_rollback(d);
+		return fail_diag(c, rc, &dg);
+	}
+	if (!commit_or_fail(c, rc))
+		return array_withdraw(d, base, a, a->n, now);
+	if (!named)
+		d->next_job = n + 1;
+	reply(c, 201, array_json(base, a, now));
+}
+
 static void h_job_submit(struct ctx *c)
 {
 	struct fw_serve *d = c->d;
 	struct fw_backend_job_room room;
 	struct fw_backend_job *bj = fw_backend_job_room(&room);
 	struct fw_diag dg;
+	struct fw_job_array arr;
 	fw_time now = fw_serve_now();
 	const char *dry = arg(c, "dryRun");
 	int rc;
@@ -1438,6 +1544,11 @@ static void h_job_submit(struct ctx *c)
 						       "nothing) or false");
 	if (!need_body(c) || !backend_ready(c))
 		return;
+	if ((rc = take_array(c, &arr, &dg)) != FW_OK)
+		return fail_diag(c, rc, &dg);
+	if (arr.n && dry && !strcmp(dry, "true"))
+		return fail(c, 400, "EINVAL", "dryRun", "a job array cannot be dry-run: dry-run one task, the same "
+			    "body without \"array\" (its tasks differ only by name)");
 	if ((rc = fw_codec_job_parse(c->body, &d->fleet->topology, bj, &dg)) != FW_OK ||
 	    (rc = fw_codec_text_check(bj->job.user, "user", true, &dg)) != FW_OK ||
 	    (rc = check_asks(&bj->job, &dg)) != FW_OK)
@@ -1447,6 +1558,8 @@ static void h_job_submit(struct ctx *c)
 	if (!named && !auto_job_name(d, bj->job.name, sizeof bj->job.name, &n))
 		return fail(c, 409, "EEXIST", "name", "job-%lld to job-%lld are all taken: give the job a name",
 			    (long long)d->next_job, (long long)n - 1);
+	if (arr.n)
+		return submit_array(c, bj, &arr, named, n);
 	if ((rc = check_job(d, bj, &dg)) != FW_OK)
 		return fail_diag(c, rc, &dg);
 	if (dry && !strcmp(dry, "true"))
@@ -1546,6 +1659,8 @@ static void h_job_get(struct ctx *c)
 	json_decref(j);
 	if (!(j = copy))
 		return fail(c, 500, "ENOMEM", "", "out of memory");
+	if (local && bj->array_of[0]) /* nor the array a task is of */
+		json_object_set_new(j, "arrayOf", json_string(bj->array_of));
 	if (local && !json_object_get(j, "nodeSelector")) { /* the view has no selector */
 		if (bj->nsel)
 			json_object_set_new(j, "nodeSelector", fw_codec_selector_dump(bj));
@@ -1587,6 +1702,58 @@ static void cancel_refused(struct ctx *c, int rc)
 	json_decref(j);
 }
 
+/* The tasks of the array named base (their arrayOf): how many, and the
+ * names of those still pending or running. */
+struct array_tasks {
+	const char *base;
+	json_t *live;
+	int all;
+};
+
+static int add_task(void *ctx, const struct fw_backend_job *j, const char *state, fw_time submit, fw_time start,
+		    fw_time end)
+{
+	struct array_tasks *t = ctx;
+
+	(void)submit, (void)start, (void)end;
+	if (strcmp(j->array_of, t->base))
+		return 0;
+	t->all++;
+	if (!strcmp(state, "pending") || !strcmp(state, "running"))
+		json_array_append_new(t->live, json_string(j->job.name));
+	return 0;
+}
+
+/* DELETE /v1/jobs/NAME where NAME is no job but a job array's (scancel
+ * of an array's id): every task of it still pending or running, in the
+ * request's one transaction.  404 when no task has arrayOf NAME, 409
+ * EENDED when all have ended. */
+static void cancel_array(struct ctx *c)
+{
+	struct fw_serve *d = c->d;
+	struct array_tasks t = { c->name, json_array(), 0 };
+	size_t i;
+	json_t *v;
+	int rc = FW_OK;
+
+	if (d->bops == &fw_backend_local)
+		fw_local_each_job(d->be, add_task, &t);
+	if (!json_array_size(t.live)) {
+		fw_store_rollback(d->store);
+		json_decref(t.live);
+		if (!t.all)
+			return cancel_refused(c, FW_ENOENT);
+		return fail(c, 409, "EENDED", "name", "every task of job array \"%s\" (%d) has already ended: there is "
+			    "nothing to cancel (GET /v1/jobs/%s_<index> says how each ended)", c->name, t.all, c->name);
+	}
+	json_array_foreach(t.live, i, v)
+		if (rc == FW_OK)
+			rc = d->bops->cancel(d->be, json_string_value(v), fw_serve_now());
+	if (!commit_or_fail(c, rc))
+		return (void)json_decref(t.live);
+	reply(c, 200, json_pack("{s:s,s:s,s:o}", "name", c->name, "state", "cancelled", "cancelled", t.live));
+}
+
 static void h_job_cancel(struct ctx *c)
 {
 	struct fw_serve *d = c->d;
@@ -1599,7 +1766,9 @@ static void h_job_cancel(struct ctx *c)
 	if ((rc = fw_store_begin(d->store)) != FW_OK)
 		return (void)commit_or_fail(c, rc);
 	rc = d->bops->cancel(d->be, c->name, fw_serve_now());
-	if (rc == FW_ENOENT || rc == FW_EEXIST) {
+	if (rc == FW_ENOENT)
+		return cancel_array(c);
+	if (rc == FW_EEXIST) {
 		fw_store_rollback(d->store);
 		return cancel_refused(c, rc);
 	}

@@ -304,6 +304,10 @@ struct fw_backend_job {
 	int32_t exit_code;            /* 0..255, what the job exits with when
 				       * its runtime is up (local: non-zero =
 				       * it fails); 0 by default */
+	char array_of[FW_NAME_MAX];   /* a task of a job array (POST /v1/jobs
+				       * with "array", sbatch --array): the
+				       * array's name, this job NAME_<index>;
+				       * "" for a job of its own */
 	/* nodeSelector: the job may start only on nodes whose labels hold
 	 * every pair (fw_node_has_labels: Kubernetes' reading; value "" =
 	 * the label without one), keys ascending; nsel 0 = any node.  The

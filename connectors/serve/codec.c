@@ -765,13 +765,100 @@ static int get_selector(json_t *o, const char *path, struct fw_backend_job *bj, 
 	return FW_OK;
 }
 
+/* --- job arrays ------------------------------------------------------------------------- */
+#define ARRAY_FORMS "write \"array\": \"0-99\", \"0-99:2\" (every 2nd) or \"1,3,5-7\""
+
+/* The decimal index at *p (0..FW_ARRAY_INDEX_MAX), *p moved past it;
+ * -1 when there are no digits, -2 when it is too large. */
+static int32_t array_index(const char **p)
+{
+	int64_t x = 0;
+	const char *s = *p;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	for (; *s >= '0' && *s <= '9'; s++)
+		x = x > FW_ARRAY_INDEX_MAX ? x : x * 10 + (*s - '0');
+	*p = s;
+	return x > FW_ARRAY_INDEX_MAX ? -2 : (int32_t)x;
+}
+
+/* One element of the list at *p (A, A-B or A-B:STEP) into seen[]; *p
+ * moved to the ',' or the end after it. */
+static int array_element(const char **p, bool *seen, struct fw_diag *d)
+{
+	const char *at = *p;
+	int32_t a = array_index(p), b = a, step = 1;
+
+	if (a >= 0 && **p == '-' && (++*p, b = array_index(p)) >= 0 && **p == ':') {
+		++*p;
+		step = array_index(p);
+	}
+	if (a == -2 || b == -2)
+		return BAD(d, FW_ERANGE, "array", "\"%.40s\": indices go from 0 to %d (at most %d tasks, Slurm's "
+			   "default MaxArraySize); split a larger sweep into arrays of other names", at,
+			   FW_ARRAY_INDEX_MAX, FW_ARRAY_INDEX_MAX + 1);
+	if (**p == '%')
+		return BAD(d, FW_EINVAL, "array", "a throttle (%%N: at most N tasks running at once) is not "
+			   "supported, the daemon keeps no per-array limit; leave it out (a queue's limitGpus caps "
+			   "what its jobs hold)");
+	if (a < 0 || b < 0 || step <= 0 || (**p && **p != ','))
+		return BAD(d, FW_EINVAL, "array", "\"%.40s\" is not an index list: " ARRAY_FORMS, at);
+	if (b < a)
+		return BAD(d, FW_EINVAL, "array", "\"%.40s\": the range ends before it starts; write the lower "
+			   "index first (%d-%d)", at, b, a);
+	for (int32_t i = a; i <= b; i += step)
+		seen[i] = true;
+	return FW_OK;
+}
+
+/* o's "array" into seen[] (nothing when there is none). */
+static int array_seen(json_t *o, bool *seen, struct fw_diag *d)
+{
+	json_t *v = json_object_get(o, "array");
+	const char *p = json_string_value(v);
+	int rc;
+
+	if (!v)
+		return FW_OK;
+	if (!p || !*p)
+		return BAD(d, FW_EINVAL, "array", "must be a string of task indices: " ARRAY_FORMS);
+	for (;;) {
+		if ((rc = array_element(&p, seen, d)) != FW_OK)
+			return rc;
+		if (!*p++)
+			return FW_OK;
+	}
+}
+
+int fw_codec_array_parse(json_t *o, struct fw_job_array *a, struct fw_diag *d)
+{
+	bool seen[FW_ARRAY_INDEX_MAX + 1] = { false };
+	int rc = array_seen(o, seen, d);
+
+	a->n = 0;
+	for (int32_t i = 0; rc == FW_OK && i <= FW_ARRAY_INDEX_MAX; i++)
+		if (seen[i])
+			a->idx[a->n++] = i;
+	return rc;
+}
+
+/* A job's "array" is the API's to read (fw_codec_array_parse, POST
+ * /v1/jobs): the job's parse only holds it to its form. */
+static int array_valid(json_t *o, struct fw_diag *d)
+{
+	bool seen[FW_ARRAY_INDEX_MAX + 1] = { false };
+
+	return array_seen(o, seen, d);
+}
+
 int fw_codec_job_parse(json_t *o, const struct fw_topology *levels, struct fw_backend_job *bj,
 		       struct fw_diag *d)
 {
 	static const char *const keys[] = { "name", "queue", "user", "priority", "preemptible", "spread",
 					    "runtime", "minMember", "requiredLevel", "preferredLevel",
 					    "tasks", "exitCode", "checkpointInterval", "maxRuntime", "nodeSelector",
-					    NULL };
+					    "array", NULL };
 	struct fw_job *j = &bj->job;
 	int64_t prio = 0, rt = 0, minm = 0, exit_code = 0, ckpt = 0, maxrt = 0;
 	int rc, nsel;
@@ -782,6 +869,7 @@ int fw_codec_job_parse(json_t *o, const struct fw_topology *levels, struct fw_ba
 	fw_job_init(j);
 	j->preemptible = true;
 	if ((rc = only_keys(o, "", keys, d)) || (rc = get_name(o, "", "name", false, j->name, d)) ||
+	    (rc = array_valid(o, d)) ||
 	    (rc = get_name(o, "", "queue", true, bj->queue, d)) ||
 	    (rc = get_str(o, "", "user", false, j->user, sizeof j->user, d)) ||
 	    (rc = get_int(o, "", "priority", false, FW_API_PRIORITY_MIN, FW_API_PRIORITY_MAX, &prio, d)) ||

@@ -171,6 +171,25 @@ json_t *fw_codec_group_selectors_dump(const struct fw_backend_job *j);
  * LEVEL}, or null for a group without one. */
 json_t *fw_codec_group_slices_dump(const struct fw_backend_job *j, const struct fw_topology *levels);
 
+/* A job array, as sbatch --array writes it: "array": "0-99" (A-B),
+ * "0-99:4" (A-B:STEP), "1,3,5-7" (a comma list of those and single
+ * indices).  Indices go from 0 to FW_ARRAY_INDEX_MAX (Slurm's default
+ * MaxArraySize of 1001), so an array has at most 1001 tasks.  A
+ * throttle ("0-99%4") is refused: the daemon keeps no per-array limit
+ * of running tasks.  The indices are ascending, each once (as Slurm, an
+ * index given twice is one task). */
+#define FW_ARRAY_INDEX_MAX 1000
+struct fw_job_array {
+	int32_t n;                          /* 0: the body has no "array" */
+	int32_t idx[FW_ARRAY_INDEX_MAX + 1];
+};
+/* o's "array" into *a (n 0 when there is none); FW_OK, or FW_EINVAL /
+ * FW_ERANGE with *d naming the field "array" and saying what to write.
+ * fw_codec_job_parse holds "array" to the same form and keeps nothing of
+ * it: the API reads it with this.  A task's arrayOf is no field of the
+ * job's document: the local backend stores it beside (local.c). */
+int fw_codec_array_parse(json_t *o, struct fw_job_array *a, struct fw_diag *d);
+
 int fw_codec_reservation_parse(json_t *o, struct fw_reservation *r, struct fw_diag *d);
 json_t *fw_codec_reservation_dump(const struct fw_reservation *r);
 

@@ -58,7 +58,9 @@
  * knows its nodes by index, so a record per fleet node is the whole of it.
  *
  * Persistence: every job is one document in the store's `jobs` table
- * (its exitCode only when non-zero: older documents load as 0),
+ * (its exitCode only when non-zero: older documents load as 0; a job
+ * array's task has its arrayOf beside the codec's fields, older
+ * documents and jobs of their own none),
  * written through on each change (submit, cancel, start, evict, finish),
  * inside the daemon's transaction when there is one (apply), so a job's
  * state and the decision that changed it commit together.  Jobs whose
@@ -295,6 +297,8 @@ static json_t *ljob_dump(const struct fw_backend *b, const struct ljob *lj)
 	if (lj->kept)
 		json_object_set_new(o, "kept", json_integer(lj->kept)); /* 0: left out */
 	json_object_set_new(o, "alloc", alloc);
+	if (lj->bj.array_of[0]) /* a task of a job array; a job of its own: left out */
+		json_object_set_new(o, "arrayOf", json_string(lj->bj.array_of));
 	return o;
 }
 
@@ -372,7 +376,7 @@ static int load_one(void *ctx, const char *key, const char *doc)
 	if (!(lj = append(b)))
 		goto out;
 	static const char *const state_keys[] = { "state", "submitTime", "startTime", "endTime", "starts", "kept",
-						  "alloc" };
+						  "alloc", "arrayOf" };
 	for (size_t k = 0; k < sizeof state_keys / sizeof *state_keys; k++)
 		json_object_del(spec, state_keys[k]);
 	lj->bj.sel = room;
@@ -386,6 +390,8 @@ static int load_one(void *ctx, const char *key, const char *doc)
 		rc = FW_ENOMEM;
 		goto out;
 	}
+	snprintf(lj->bj.array_of, sizeof lj->bj.array_of, "%s",
+		 json_string_value(json_object_get(o, "arrayOf")) ? json_string_value(json_object_get(o, "arrayOf")) : "");
 	for (int s = 0; s < L_NSTATES; s++)
 		if (!strcmp(st, lstate_name[s]))
 			lj->state = (enum lstate)s;

@@ -4,7 +4,8 @@
  *
  * The first byte chooses the document (queue, queue by URL name, job,
  * reservation, health report, a user's usage: the byte mod 6); the rest
- * is the request body.  Any bytes
+ * is the request body (a job's may carry "array", as POST /v1/jobs
+ * takes it).  Any bytes
  * must either parse, or fail with a diagnosis naming a field.  A parsed
  * document must dump to JSON that parses again to the same struct (what
  * the store keeps is what the API accepted).  Built with -fsanitize=fuzzer
@@ -30,13 +31,34 @@ union doc {
 	struct fw_user_use w;
 };
 
+/* A job, as POST /v1/jobs reads it: its "array" (sbatch --array) first;
+ * the indices must come ascending, each once, from 0 to
+ * FW_ARRAY_INDEX_MAX.  The job's parse refuses no array this took. */
+static int job_parse(json_t *o, union doc *u, struct fw_diag *d)
+{
+	struct fw_job_array a;
+	int rc = fw_codec_array_parse(o, &a, d);
+
+	if (rc != FW_OK)
+		return strcmp(d->field, "array") ? (abort(), rc) : rc;
+	for (int32_t i = 0; i < a.n; i++)
+		if (a.idx[i] < 0 || a.idx[i] > FW_ARRAY_INDEX_MAX || (i && a.idx[i] <= a.idx[i - 1]))
+			abort();
+	if (json_object_get(o, "array") && !a.n)
+		abort(); /* an array of no task */
+	rc = fw_codec_job_parse(o, &levels, fw_backend_job_room(&u->j), d);
+	if (rc != FW_OK && !strcmp(d->field, "array"))
+		abort();
+	return rc;
+}
+
 static int parse(int kind, json_t *o, union doc *u, struct fw_diag *d)
 {
 	memset(u, 0, sizeof *u);
 	switch (kind) {
 	case 0: return fw_codec_queue_parse(o, NULL, &u->q, d);
 	case 1: return fw_codec_queue_parse(o, "from-url", &u->q, d);
-	case 2: return fw_codec_job_parse(o, &levels, fw_backend_job_room(&u->j), d);
+	case 2: return job_parse(o, u, d);
 	case 3: return fw_codec_reservation_parse(o, &u->r, d);
 	case 5: return fw_codec_user_use_parse(o, &u->w, d);
 	default:

@@ -7,7 +7,8 @@
  * Each input opens a daemon (fw_serve_open: the real start-up path, a
  * fresh state directory, a three-node config with two GPU models, racks,
  * node labels and a queue tree) and plays
- * up to 24 steps, one byte choosing each: submit or cancel a job; put,
+ * up to 24 steps, one byte choosing each: submit (now and then a job
+ * array, POST /v1/jobs with "array") or cancel a job; put,
  * patch, create or delete a queue; create or delete a reservation; report
  * a node's health; read a listing, /metrics or /v1/fairshare; run a cycle
  * (fw_serve_cycle_once); move the clock; send a body of raw bytes to a
@@ -637,6 +638,11 @@ static void submit(struct session *x, struct bytes *b)
 		static const char *const SEL[] = { "{\"zone\":\"a\"}", "{\"ib\":null}", "{\"zone\":\"c\"}" };
 		size_t at = strlen(body) - 1; /* before the closing brace */
 		snprintf(body + at, sizeof body - at, ",\"nodeSelector\":%s}", SEL[g / 5 % 3]);
+	}
+	if (g % 13 == 5) { /* a job array: its tasks jN_<index>, all or none; a throttle is refused */
+		static const char *const ARR[] = { "0-2", "1,3", "0-4:2", "0-1%2" };
+		size_t at = strlen(body) - 1;
+		snprintf(body + at, sizeof body - at, ",\"array\":\"%s\"}", ARR[g / 13 % 4]);
 	}
 	if (g % 11 == 3)
 		dry_submit(x, body, strlen(body));

@@ -183,7 +183,7 @@ check "a job's task with gpu for gpus: 400 naming tasks[0].gpu, the nearest fiel
 	'tasks[0].gpu unknown field "gpu" (did you mean "gpus"?); the valid fields of tasks[0] are count, gpus, gpuFraction, cpu, memory, gpuModel, nodeSelector, slice' ]
 req POST /v1/jobs '{"queue":"team-a","colour":"red","tasks":[{"gpus":1}]}'
 check "a job with an unknown field: 400, the message lists a job's fields" [ "$CODE" = 400 -a "$(jfield 'j["error"]["message"]')" = \
-	'unknown field "colour"; the valid fields are name, queue, user, priority, preemptible, spread, runtime, minMember, requiredLevel, preferredLevel, tasks, exitCode, checkpointInterval, maxRuntime, nodeSelector' ]
+	'unknown field "colour"; the valid fields are name, queue, user, priority, preemptible, spread, runtime, minMember, requiredLevel, preferredLevel, tasks, exitCode, checkpointInterval, maxRuntime, nodeSelector, array' ]
 req POST /v1/jobs '{"queue":"research","tasks":[{"gpus":1}]}'
 check "submit to an inner queue: 400 naming queue" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = queue ]
 req POST /v1/jobs '{"queue":"team-a","tasks":[{"gpus":1}],"minMember":2}'
@@ -679,7 +679,10 @@ assert p["pending"] and all(x["queue"] == "llm" and x["state"] == "pending" for 
 assert p["decisions"] == [] and len(p["fairshare"]) > 1 and "truncated" not in p' "$T/planq"
 "$FW" plan --limit 1 "${C[@]}" >"$T/planlim" 2>"$T/planlim.err"
 check "fairway plan --server --limit 1: one waiting row, and stderr says more match" \
-	bash -c "[ \$(sed -n '/^WAITING/,/^\$/p' '$T/planlim' | grep -c '^  ') = 1 ] && grep -q 'waiting jobs only, more match: --limit N (up to 100000) shows more, --kind/--queue/--job/--node fewer' '$T/planlim.err'"
+	bash -c "[ \$(sed -n '/^WAITING/,/^\$/p' '$T/planlim' | grep -c '^  ') = 1 ] && grep -q 'waiting job only, more match: --limit N (up to 100000) shows more, --kind/--queue/--job/--node fewer' '$T/planlim.err'"
+"$FW" plan --kind pending --limit 1 "${C[@]}" >"$T/planlim" 2>"$T/planlim.err"
+check "fairway plan --server --kind pending --limit 1: stderr names only the list cut (the first 1 waiting job), no decisions" \
+	bash -c "grep -q '^fairway plan: the first 1 waiting job only, more match' '$T/planlim.err' && ! grep -q decision '$T/planlim.err'"
 "$FW" plan --kind strat "${C[@]}" >"$T/planbad" 2>&1
 check "fairway plan --server --kind strat: exit 2, the daemon's refusal with its nearest kind" \
 	bash -c "[ $? = 2 ] && grep -q 'error: 400: field kind: \"strat\" is not a kind (did you mean \"start\"?)' '$T/planbad'"
@@ -796,6 +799,73 @@ req GET /v1/jobs/qp-typo
 check "... and none of them submitted the job (nor the ones with odd characters in their user)" \
 	[ "$CODE" = 404 -a "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/v1/jobs/ctl-user")" = 404 -a \
 	  "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/v1/jobs/ctl-user2")" = 404 ]
+# Job arrays (sbatch --array): one job per index, NAME_<index>, all or none
+req POST /v1/jobs '{"name":"arr","queue":"llm","tasks":[{"gpus":1}],"array":"0-4:2,7,2"}'
+check "POST /v1/jobs with array 0-4:2,7,2: 201, the tasks named arr_<index>, ascending, index 2 once" \
+	[ "$CODE" = 201 -a "$(jfield 'j["arrayOf"], j["count"], ",".join(j["names"]), j["state"]')" = "arr 4 arr_0,arr_2,arr_4,arr_7 pending" ]
+req GET /v1/jobs/arr_7
+check "... each task is a job of its own, arrayOf the array" [ "$CODE" = 200 -a "$(jfield 'j["name"], j["arrayOf"]')" = "arr_7 arr" ]
+req GET /v1/jobs/arr_1
+check "... and no other index is (arr_1: 404)" [ "$CODE" = 404 ]
+req POST /v1/jobs '{"name":"clash_5","queue":"llm","tasks":[{"gpus":1}]}'
+req POST /v1/jobs '{"name":"clash","queue":"llm","tasks":[{"gpus":1}],"array":"0-9"}'
+check "an array one of whose task names is a job's (clash_5): 409 naming name and the task" \
+	[ "$CODE" = 409 -a "$(jfield 'j["error"]["field"], "clash_5" in j["error"]["message"], "nothing was submitted" in j["error"]["message"]')" = "name True True" ]
+check "... all or nothing: no task submitted, not even those before the clash (clash_0, clash_4)" \
+	[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/v1/jobs/clash_0")" = 404 -a \
+	  "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/v1/jobs/clash_4")" = 404 ]
+req POST /v1/jobs '{"name":"clash_5","queue":"llm","tasks":[{"gpus":1}],"array":"0-1"}'
+check "an array named as a job is (clash_5): 409 naming name (cancel clash_5 must mean one thing)" \
+	[ "$CODE" = 409 -a "$(jfield 'j["error"]["field"]')" = name ]
+"$FW" jobs cancel clash_5 "${C[@]}" >/dev/null 2>&1
+for af in "0-9%2 throttle" "9-2 lower index first" "a-b not an index list" "1,,3 not an index list" "0-5000 from 0 to 1000" "3:2 not an index list" "0-8:0 not an index list"; do
+	a=${af%% *} w=${af#* }
+	req POST /v1/jobs "{\"name\":\"bad-arr\",\"queue\":\"llm\",\"tasks\":[{\"gpus\":1}],\"array\":\"$a\"}"
+	check "array \"$a\": 400 naming array, saying '$w'" \
+		[ "$CODE" = 400 -a "$(jfield "j['error']['field'], '$w' in j['error']['message']")" = "array True" ]
+done
+req POST /v1/jobs '{"name":"bad-arr","queue":"llm","tasks":[{"gpus":1}],"array":5}'
+check "array 5 (a number): 400 naming array, saying to write a string like \"0-99\"" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], "\"0-99\"" in j["error"]["message"]')" = "array True" ]
+req POST /v1/jobs '{"name":"bad-arr","queue":"llm","tasks":[{"gpus":1}],"arrayOf":"x"}'
+check "a body with arrayOf: 400 naming arrayOf (the daemon sets it), saying to send array" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], "send \"array\"" in j["error"]["message"]')" = "arrayOf True" ]
+req POST "/v1/jobs?dryRun=true" '{"name":"bad-arr","queue":"llm","tasks":[{"gpus":1}],"array":"0-3"}'
+check "an array with dryRun=true: 400 naming dryRun, saying to dry-run one task" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], "dry-run one task" in j["error"]["message"]')" = "dryRun True" ]
+long=$(printf 'x%.0s' $(seq 1 60))
+req POST /v1/jobs "{\"name\":\"$long\",\"queue\":\"llm\",\"tasks\":[{\"gpus\":1}],\"array\":\"0-1000\"}"
+check "an array whose task names would pass 63 bytes ($long _1000): 400 naming name" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], "shorten the name" in j["error"]["message"]')" = "name True" ]
+req POST /v1/jobs '{"name":"bad-arr","queue":"nosuch","tasks":[{"gpus":1}],"array":"0-3"}'
+check "an array of an invalid job (no such queue): 400 naming queue, as one job would be" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = queue ]
+req GET /v1/jobs/bad-arr_0
+check "... and none of the refused arrays submitted a task" [ "$CODE" = 404 ]
+req POST /v1/jobs '{"queue":"llm","tasks":[{"gpus":1}],"array":"3"}'
+check "an array without a name: named job-N as a job is, its task job-N_3" \
+	[ "$CODE" = 201 ] && check "... (its answer)" python3 -c 'import json, re, sys
+r = json.loads(sys.argv[1]); assert re.fullmatch(r"job-[0-9]+", r["arrayOf"]) and r["names"] == [r["arrayOf"] + "_3"], r' "$BODY"
+req DELETE "/v1/jobs/$(jfield 'j["arrayOf"]')"
+req DELETE /v1/jobs/arr_2
+req DELETE /v1/jobs/arr
+check "DELETE /v1/jobs/arr (an array's name): 200, every live task cancelled (arr_2 was already)" \
+	[ "$CODE" = 200 -a "$(jfield '",".join(j["cancelled"])')" = "arr_0,arr_4,arr_7" ]
+req GET /v1/jobs/arr_4
+check "... arr_4 is cancelled" [ "$(jfield 'j["state"]')" = cancelled ]
+req DELETE /v1/jobs/arr
+check "DELETE /v1/jobs/arr again: 409 EENDED, every task has ended" \
+	[ "$CODE" = 409 -a "$(jfield 'j["error"]["code"], "every task" in j["error"]["message"]')" = "EENDED True" ]
+req DELETE /v1/jobs/no-such-arr
+check "DELETE of a name that is neither a job nor an array: 404" [ "$CODE" = 404 ]
+"$FW" jobs submit --queue llm --gpus 1 --name cliarr --array 0-2 "${C[@]}" >"$T/arr" 2>&1
+check "fairway jobs submit --array 0-2: says the array's tasks" grep -qx 'submitted array cliarr: 3 tasks, cliarr_0 .. cliarr_2' "$T/arr"
+"$FW" jobs cancel cliarr "${C[@]}" >"$T/arr" 2>&1
+check "fairway jobs cancel cliarr (the array's name): cancels its 3 tasks" \
+	grep -qx 'cliarr: cancelled 3 tasks of the array (cliarr_0 .. cliarr_2)' "$T/arr"
+"$FW" jobs submit --queue llm --gpus 1 --name cliarr2 --array '0-9%2' "${C[@]}" >"$T/arr" 2>&1
+check "fairway jobs submit --array 0-9%2: exit 1, the daemon's 400 naming array" \
+	bash -c "[ $? -ne 0 ] && grep -q 'field array: a throttle' '$T/arr'"
 # A body an endpoint does not read is refused; a body's Content-Type is JSON's
 req POST /v1/cycle 'garbage{'
 check "POST /v1/cycle with a body: 400 naming body, saying to send none" \
@@ -1150,6 +1220,12 @@ check "restart: cycles number on from the decision log's last ($lastc), not from
 req GET /v1/queues/persist
 check "restart: a queue created by API is back" [ "$CODE" = 200 ]
 check "restart: ... with its deserved GPUs of a model" [ "$(jfield 'j["gpuModelDeserved"]')" = "{'H100': 2.0}" ]
+req GET /v1/jobs/arr_7
+check "restart: a job array's task still knows its array (arrayOf from the store)" \
+	[ "$(jfield 'j["arrayOf"], j["state"]')" = "arr cancelled" ]
+req DELETE /v1/jobs/arr
+check "restart: ... so its array's name still finds its tasks (409 EENDED, not 404)" \
+	[ "$CODE" = 409 -a "$(jfield 'j["error"]["code"]')" = EENDED ]
 req GET /v1/queues
 check "restart: GET /v1/queues lists the queues in the same order" [ "$(jfield '[q["name"] for q in j["queues"]]')" = "$qorder" ]
 req GET /v1/reservations/"$mid"

@@ -1056,7 +1056,83 @@ TEST(free_text_has_no_unicode_controls_or_odd_spaces)
 		  FW_OK); /* an em dash, a-umlaut, an emoji */
 }
 
+/* "array" (sbatch --array): Slurm's forms, ascending and each once; every
+ * refusal names array and says what to write. */
+TEST(job_array_forms)
+{
+	static const struct {
+		const char *spec;
+		int n, first, last;
+	} good[] = {
+		{ "7", 1, 7, 7 },          { "0-99", 100, 0, 99 },     { "0-99:10", 10, 0, 90 },
+		{ "1,3,5-7", 5, 1, 7 },    { "5,1,1,0-2", 4, 0, 5 },   { "0-1000", 1001, 0, 1000 },
+		{ "3-3", 1, 3, 3 },        { "10-0:1,4", 0, 0, 0 },
+	};
+	static const struct {
+		const char *spec, *says;
+	} bad[] = {
+		{ "0-9%2", "throttle" },    { "9-2", "lower index first" }, { "0-1001", "from 0 to 1000" },
+		{ "", "must be a string" }, { "1,", "not an index list" },  { "-3", "not an index list" },
+		{ "0-9:0", "not an index list" }, { "0-9:x", "not an index list" }, { "1 ,2", "not an index list" },
+		{ "99999999999999999999", "from 0 to 1000" },
+	};
+	struct fw_job_array *a = malloc(sizeof *a);
+	struct fw_diag d;
+	char b[128];
+
+	ASSERT(a != NULL);
+	for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+		snprintf(b, sizeof b, "{\"array\": \"%s\"}", good[i].spec);
+		json_t *o = body(b);
+		memset(&d, 0, sizeof d);
+		int rc = fw_codec_array_parse(o, a, &d);
+		json_decref(o);
+		if (good[i].n == 0) { /* 10-0 reversed: refused, for all the rest being right */
+			ASSERT_EQ(rc, FW_EINVAL);
+			ASSERT_STR_EQ(d.field, "array");
+			continue;
+		}
+		ASSERT_EQ(rc, FW_OK);
+		ASSERT_EQ(a->n, good[i].n);
+		ASSERT_EQ(a->idx[0], good[i].first);
+		ASSERT_EQ(a->idx[a->n - 1], good[i].last);
+		for (int k = 1; k < a->n; k++)
+			ASSERT(a->idx[k] > a->idx[k - 1]);
+	}
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		snprintf(b, sizeof b, "{\"array\": \"%s\"}", bad[i].spec);
+		json_t *o = body(b);
+		memset(&d, 0, sizeof d);
+		ASSERT(fw_codec_array_parse(o, a, &d) != FW_OK);
+		json_decref(o);
+		ASSERT_STR_EQ(d.field, "array");
+		ASSERT_STR_CONTAINS(d.msg, bad[i].says);
+	}
+	json_t *o = body("{\"queue\": \"q\"}");
+	ASSERT_EQ(fw_codec_array_parse(o, a, &d), FW_OK);
+	ASSERT_EQ(a->n, 0); /* no "array": a job of its own */
+	json_decref(o);
+	free(a);
+}
+
+/* A job's document holds "array" to its form and keeps nothing of it
+ * (the API reads it); arrayOf is no field of a client's job. */
+TEST(job_array_in_a_job_document)
+{
+	struct fw_backend_job_room r;
+	struct fw_backend_job *j = fw_backend_job_room(&r);
+
+	ASSERT_STR_EQ(job_field("{\"name\": \"s\", \"queue\": \"q\", \"tasks\": [{\"gpus\": 1}], \"array\": \"0-9\"}", j), "");
+	ASSERT_STR_EQ(j->array_of, "");
+	json_t *o = fw_codec_job_dump(j, NULL);
+	ASSERT(json_object_get(o, "array") == NULL && json_object_get(o, "arrayOf") == NULL);
+	json_decref(o);
+	ASSERT_STR_EQ(job_field("{\"queue\": \"q\", \"tasks\": [{\"gpus\": 1}], \"array\": \"0-9%2\"}", j), "array");
+	ASSERT_STR_EQ(job_field("{\"queue\": \"q\", \"tasks\": [{\"gpus\": 1}], \"arrayOf\": \"s\"}", j), "arrayOf");
+}
+
 TEST_MAIN(queue_units_and_defaults, queue_refusals_name_the_field, queue_gpu_model_limits, queue_gpu_hour_budget, queue_gpu_model_deserved, job_parse_and_round_trip, job_node_selector, job_slices, job_exit_code, job_checkpoint_interval, job_max_runtime,
 	  whole_reals_are_whole_numbers, bad_gpus_whole_reals_and_the_nodes_range, reservation_and_health_refusals, every_refusal_names_its_field, health_incidents_stored_form, history_incidents_and_lemon,
 	  history_keeps_the_last_eight, names_are_one_path_segment, body_number_out_of_range_names_its_member,
-	  free_text_has_no_control_characters, free_text_has_no_unicode_controls_or_odd_spaces)
+	  free_text_has_no_control_characters, free_text_has_no_unicode_controls_or_odd_spaces, job_array_forms,
+	  job_array_in_a_job_document)
