@@ -1438,6 +1438,28 @@ static struct fw_backend_job *array_task(struct fw_backend_job *bj, const char *
 	return bj;
 }
 
+/* The tasks of the array named base (their arrayOf): how many, and the
+ * names of those still pending or running. */
+struct array_tasks {
+	const char *base;
+	json_t *live;
+	int all;
+};
+
+static int add_task(void *ctx, const struct fw_backend_job *j, const char *state, fw_time submit, fw_time start,
+		    fw_time end)
+{
+	struct array_tasks *t = ctx;
+
+	(void)submit, (void)start, (void)end;
+	if (strcmp(j->array_of, t->base))
+		return 0;
+	t->all++;
+	if (!strcmp(state, "pending") || !strcmp(state, "running"))
+		json_array_append_new(t->live, json_string(j->job.name));
+	return 0;
+}
+
 /* Every task of the array checked before any is stored: its names fit
  * and are free (the array's own name too: `cancel NAME` must mean the
  * array), and the job is valid (check_job, once: the tasks differ only
@@ -1454,6 +1476,14 @@ static bool array_check(struct ctx *c, struct fw_backend_job *bj, const struct f
 	if (job_name_taken(c->d, base))
 		return fail(c, 409, "EEXIST", "name", "a job named \"%s\" exists, and `cancel %s` would then not "
 			    "mean the array; give the array another name (nothing was submitted)", base, base), false;
+	struct array_tasks t = { base, json_array(), 0 };
+	if (c->d->bops == &fw_backend_local)
+		fw_local_each_job(c->d->be, add_task, &t);
+	json_decref(t.live);
+	if (t.all)
+		return fail(c, 409, "EEXIST", "name", "job array \"%s\" exists (%d task%s), and `cancel %s` would cancel "
+			    "both; give this array another name (nothing was submitted)", base, t.all,
+			    t.all == 1 ? "" : "s", base), false;
 	for (int32_t k = 0; k < a->n; k++)
 		if (job_name_taken(c->d, array_task(bj, base, a->idx[k])->job.name))
 			return fail(c, 409, "EEXIST", "name", "task %d of the array would be named \"%s\", which a job "
@@ -1700,28 +1730,6 @@ static void cancel_refused(struct ctx *c, int rc)
 	     "job \"%s\" has already ended (%s%s): there is nothing to cancel (GET /v1/jobs/%s says how it ended)",
 	     c->name, state ? state : "ended", when, c->name);
 	json_decref(j);
-}
-
-/* The tasks of the array named base (their arrayOf): how many, and the
- * names of those still pending or running. */
-struct array_tasks {
-	const char *base;
-	json_t *live;
-	int all;
-};
-
-static int add_task(void *ctx, const struct fw_backend_job *j, const char *state, fw_time submit, fw_time start,
-		    fw_time end)
-{
-	struct array_tasks *t = ctx;
-
-	(void)submit, (void)start, (void)end;
-	if (strcmp(j->array_of, t->base))
-		return 0;
-	t->all++;
-	if (!strcmp(state, "pending") || !strcmp(state, "running"))
-		json_array_append_new(t->live, json_string(j->job.name));
-	return 0;
 }
 
 /* DELETE /v1/jobs/NAME where NAME is no job but a job array's (scancel

@@ -807,6 +807,11 @@ req GET /v1/jobs/arr_7
 check "... each task is a job of its own, arrayOf the array" [ "$CODE" = 200 -a "$(jfield 'j["name"], j["arrayOf"]')" = "arr_7 arr" ]
 req GET /v1/jobs/arr_1
 check "... and no other index is (arr_1: 404)" [ "$CODE" = 404 ]
+req POST /v1/jobs '{"name":"arr","queue":"llm","tasks":[{"gpus":1}],"array":"10-11"}'
+check "a second array named arr (no task name clashes): 409 naming name, cancel arr would cancel both" \
+	[ "$CODE" = 409 -a "$(jfield 'j["error"]["field"], "job array \"arr\" exists (4 tasks)" in j["error"]["message"]')" = "name True" ]
+req GET /v1/jobs/arr_10
+check "... and none of its tasks submitted (arr_10: 404)" [ "$CODE" = 404 ]
 req POST /v1/jobs '{"name":"clash_5","queue":"llm","tasks":[{"gpus":1}]}'
 req POST /v1/jobs '{"name":"clash","queue":"llm","tasks":[{"gpus":1}],"array":"0-9"}'
 check "an array one of whose task names is a job's (clash_5): 409 naming name and the task" \
