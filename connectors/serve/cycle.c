@@ -1165,9 +1165,16 @@ static struct usage_due usage_due(const struct fw_serve *d, fw_time now)
 	return u;
 }
 
-static int save_usage(struct fw_serve *d, struct usage_due u, fw_time now)
+/* Every 10 s and at a clean stop: the queues' usage, the users', and the
+ * cycle's number (meta last_cycle: a restart goes on from it, not from
+ * the decision log's last row, which a run of quiet cycles leaves
+ * behind; fw_store_last_cycle). */
+static int save_usage(struct fw_serve *d, struct usage_due u, fw_time now, int64_t cycle)
 {
 	int rc = FW_OK;
+
+	if (u.save)
+		rc = fw_store_meta_put(d->store, "last_cycle", cycle);
 
 	for (int32_t q = 0; u.save && q < d->nqueues && rc == FW_OK; q++) {
 		rc = fw_serve_save_queue(d, &d->queues[q]);
@@ -1210,7 +1217,8 @@ int fw_serve_save_usage_now(struct fw_serve *d)
 	struct usage_due u = { true, false, { 0, 0 } };
 	int rc = fw_store_begin(d->store);
 
-	if (rc == FW_OK && (rc = save_usage(d, u, 0)) == FW_OK && (rc = fw_store_commit(d->store)) == FW_OK)
+	if (rc == FW_OK && (rc = save_usage(d, u, 0, d->cycle_base + (int64_t)d->m.cycles)) == FW_OK &&
+	    (rc = fw_store_commit(d->store)) == FW_OK)
 		return FW_OK;
 	fw_store_rollback(d->store);
 	return rc;
@@ -1272,7 +1280,7 @@ static int apply(struct fw_serve *d, const struct taken *t, const struct actlist
 	if (rc == FW_OK)
 		rc = log_applied(d, l, status, t->s->now, t->wgen);
 	if (rc == FW_OK)
-		rc = save_usage(d, u, t->s->now);
+		rc = save_usage(d, u, t->s->now, d->cycle_base + (int64_t)d->m.cycles + 1);
 	if (rc == FW_OK)
 		rc = trim_logs(d, &u, t->s->now);
 	if (rc == FW_OK)

@@ -386,7 +386,8 @@ int64_t fw_store_last_cycle(struct fw_serve_store *st)
 	    sqlite3_step(s) == SQLITE_ROW)
 		v = sqlite3_column_int64(s, 0); /* NULL (no row): 0 */
 	sqlite3_finalize(s);
-	return v;
+	int64_t saved = fw_store_meta_get(st, "last_cycle", 0); /* quiet cycles log no row */
+	return saved > v ? saved : v;
 }
 
 int fw_store_meta_put(struct fw_serve_store *st, const char *key, int64_t v)

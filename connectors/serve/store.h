@@ -100,7 +100,8 @@ int64_t fw_store_meta_get(struct fw_serve_store *st, const char *key, int64_t df
 int fw_store_meta_put(struct fw_serve_store *st, const char *key, int64_t v);
 
 int fw_store_log_decision(struct fw_serve_store *st, const struct fw_store_decision *dec);
-/* The highest cycle number in the decision log (0: none), so that a
+/* The highest cycle number in the decision log or saved with the usage
+ * (meta last_cycle, every 10 s and at a clean stop; 0: none), so that a
  * restarted daemon numbers its cycles on from there. */
 int64_t fw_store_last_cycle(struct fw_serve_store *st);
 /* The last `limit` logged decisions about one job made at or after since

@@ -1206,6 +1206,8 @@ def tree(parent):
 sys.exit(not ([q["name"] for q in qs] == tree("") and "persist" in tree("")))' "$BODY"
 req GET "/v1/decisions?limit=100000"
 lastc=$(jfield 'max(r["cycle"] for r in j["decisions"])')
+req GET /v1/plan
+lastp=$(jfield 'j["cycle"]')
 stop_daemon
 if grep -E 'ERROR: AddressSanitizer|runtime error|LeakSanitizer' "$T/daemon.log"; then
 	bad "SIGTERM stops the daemon cleanly (no sanitizer report)"
@@ -1222,6 +1224,8 @@ check "... which does not block the next daemon, which takes it" [ "$(cat "$S/lo
 req POST /v1/cycle
 check "restart: cycles number on from the decision log's last ($lastc), not from 1 again" \
 	[ "$CODE" = 200 -a "$(jfield 'j["cycle"]')" -gt "$lastc" ]
+check "... and from the last plan's ($lastp, quiet cycles log no decision), not back from the log's" \
+	[ "$(jfield 'j["cycle"]')" -gt "$lastp" ]
 req GET /v1/queues/persist
 check "restart: a queue created by API is back" [ "$CODE" = 200 ]
 check "restart: ... with its deserved GPUs of a model" [ "$(jfield 'j["gpuModelDeserved"]')" = "{'H100': 2.0}" ]
