@@ -3556,6 +3556,8 @@ static json_t *run_json(const struct cli *c, const struct fw_itp_trace *t,
 	json_object_set_new(o, "skipped_rows", json_integer((json_int_t)t->skipped));
 	json_object_set_new(o, "nodes", json_string(nodes));
 	json_object_set_new(o, "gpus", json_integer((json_int_t)fw_fleet_gpus(c->fleetsnap)));
+	/* those that can run a job (capacity, occupancy): closed nodes and badGpus left out */
+	json_object_set_new(o, "usable_gpus", json_integer((json_int_t)fw_fleet_usable_gpus(c->fleetsnap)));
 	/* the files the fleet came from, as given (null: not given) */
 	json_object_set_new(o, "fleet", c->fleet ? json_string(c->fleet) : json_null());
 	json_object_set_new(o, "fleet_openb", c->fleet_openb ? json_string(c->fleet_openb) : json_null());
