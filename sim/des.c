@@ -799,6 +799,8 @@ static int arrive(struct sim *m, int32_t row, const struct fw_teams *teams)
 	struct fw_job j;
 	int k;
 
+	if (m->o->config && fw_trace_over_limit(m->t, (size_t)row, m->o->config))
+		return FW_OK; /* never starts: no demand (fw_trace_warn_over_limit) */
 	if ((k = fw_trace_make_job(m->t, (size_t)row, &m->s->topology, &j, m->d)) != FW_OK)
 		return k; /* checked before the run: cannot happen */
 	snprintf(j.name, sizeof j.name, "%s", it->id);
@@ -2151,6 +2153,30 @@ static void group_stats(const struct fw_itp_trace *t, const struct fw_sim_result
 	st->jct_p95 = pct(jct, n, 95);
 }
 
+/* The GPUs occupancy counts: a fleet's or config's usable ones (nodes
+ * closed or badGpus never run a job), else nodes x GPUs. */
+static int64_t usable_gpus(const struct fw_sim_opts *o)
+{
+	const struct fw_snapshot *f = o->config ? o->config : o->fleet;
+
+	return f ? fw_fleet_usable_gpus(f) : (int64_t)o->nodes * o->gpus_per_node;
+}
+
+/* A parent queue's GPU-seconds are its subtree's, as sshare counts usage:
+ * each queue's own added to every queue above it.  Its jobs and times
+ * stay its own (none under --config: jobs go to leaves). */
+static void subtree_gpu_s(const struct fw_sim_result *r, struct fw_sim_metrics *m)
+{
+	double own[FW_TEAMS_MAX];
+	int nq = m->nqueues < r->nqueues ? m->nqueues : r->nqueues;
+
+	for (int q = 0; q < nq; q++)
+		own[q] = m->queue[q].gpu_s;
+	for (int q = 0; q < nq; q++)
+		for (int32_t a = r->qparent[q], k = 0; a >= 0 && a < nq && k < nq; a = r->qparent[a], k++)
+			m->queue[a].gpu_s += own[q];
+}
+
 int fw_sim_metrics(const struct fw_itp_trace *t, const struct fw_sim_opts *o,
 		   const struct fw_sim_result *r, int nqueues, struct fw_sim_metrics *m)
 {
@@ -2178,7 +2204,8 @@ int fw_sim_metrics(const struct fw_itp_trace *t, const struct fw_sim_opts *o,
 	m->nqueues = nqueues < FW_TEAMS_MAX ? nqueues : FW_TEAMS_MAX;
 	for (int q = 0; q < m->nqueues; q++)
 		group_stats(t, r, -1, q, a, b, &m->queue[q]);
-	double cap = (double)o->nodes * o->gpus_per_node * (double)m->makespan_s;
+	subtree_gpu_s(r, m);
+	double cap = (double)usable_gpus(o) * (double)m->makespan_s;
 	m->occupancy = cap > 0 ? m->bucket[FW_SIM_BALL].gpu_s / cap : 0;
 	free(a);
 	free(b);
@@ -2198,6 +2225,7 @@ int fw_sim_metrics(const struct fw_itp_trace *t, const struct fw_sim_opts *o,
 #include "metrics.h"
 #include "outfile.h"
 #include "report.h"
+#include "sha256.h"
 
 #define MAX_POLICIES 8 /* the help and docs/sim.md say 8 */
 _Static_assert(MAX_POLICIES == FW_MET_POLICIES, "one metrics column per replay");
@@ -3466,6 +3494,56 @@ static double half_life_of(const struct fw_sim_opts *o)
 	return o->usage_half_life_s > 0 ? o->usage_half_life_s : d.usage_half_life_s;
 }
 
+/* The SHA-256 of the config file as hex, or null when it is not a
+ * regular file (a pipe, <(...), reads once) or cannot be read again. */
+static json_t *file_sha256(const char *path)
+{
+	struct stat st;
+	FILE *f = stat(path, &st) == 0 && S_ISREG(st.st_mode) ? fopen(path, "rb") : NULL;
+	char *buf = f ? malloc((size_t)st.st_size + 1) : NULL;
+	char hex[FW_SHA256_HEX];
+	bool ok = buf && fread(buf, 1, (size_t)st.st_size, f) == (size_t)st.st_size;
+
+	if (ok)
+		fw_sha256_hex(buf, (size_t)st.st_size, hex);
+	free(buf);
+	if (f)
+		fclose(f);
+	return ok ? json_string(hex) : json_null();
+}
+
+/* The config's scheduler block as it resolved (defaults filled in, before
+ * the flags and variants: the keys above and each policy's show those). */
+static json_t *sched_json(const struct fw_sched_config *k)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "usage_half_life_s", json_real(k->usage_half_life_s));
+	json_object_set_new(o, "usage_weight", json_real(k->usage_weight));
+	json_object_set_new(o, "max_starts", json_integer(k->max_starts));
+	json_object_set_new(o, "estimate_starts", json_boolean(k->estimate_starts));
+	json_object_set_new(o, "suspect_gang_gpus", json_integer(k->suspect_gang_gpus));
+	json_object_set_new(o, "lemon_gang_gpus", json_integer(k->lemon_gang_gpus));
+	json_object_set_new(o, "backfill", json_string(k->backfill_conservative ? "conservative" : "easy"));
+	json_object_set_new(o, "starve_after_s", json_integer(k->starve_after_s));
+	json_object_set_new(o, "xfactor_cap_s", json_integer(k->xfactor_cap_s));
+	json_object_set_new(o, "reserve_depth", json_integer(k->reserve_depth));
+	json_object_set_new(o, "estimate_depth", json_integer(k->estimate_depth));
+	json_object_set_new(o, "drain_requeue", json_boolean(k->drain_requeue));
+	json_object_set_new(o, "user_fair_share", json_boolean(k->user_fair_share));
+	json_object_set_new(o, "checkpoint_grace_s", json_integer(k->checkpoint_grace_s));
+	json_object_set_new(o, "budget_safe", json_boolean(k->budget_safe));
+	return o;
+}
+
+/* --config: which file exactly (config_sha256) and its scheduler block
+ * (config_scheduler), settings no other key echoes among them. */
+static void config_json(const struct cli *c, json_t *o)
+{
+	json_object_set_new(o, "config_sha256", file_sha256(c->config));
+	json_object_set_new(o, "config_scheduler", sched_json(&c->fleetsnap->config));
+}
+
 static json_t *run_json(const struct cli *c, const struct fw_itp_trace *t,
 			const struct fw_teams *teams)
 {
@@ -3478,6 +3556,8 @@ static json_t *run_json(const struct cli *c, const struct fw_itp_trace *t,
 	json_object_set_new(o, "skipped_rows", json_integer((json_int_t)t->skipped));
 	json_object_set_new(o, "nodes", json_string(nodes));
 	json_object_set_new(o, "gpus", json_integer((json_int_t)fw_fleet_gpus(c->fleetsnap)));
+	/* those that can run a job (capacity, occupancy): closed nodes and badGpus left out */
+	json_object_set_new(o, "usable_gpus", json_integer((json_int_t)fw_fleet_usable_gpus(c->fleetsnap)));
 	/* the files the fleet came from, as given (null: not given) */
 	json_object_set_new(o, "fleet", c->fleet ? json_string(c->fleet) : json_null());
 	json_object_set_new(o, "fleet_openb", c->fleet_openb ? json_string(c->fleet_openb) : json_null());
@@ -3488,8 +3568,11 @@ static json_t *run_json(const struct cli *c, const struct fw_itp_trace *t,
 	json_object_set_new(o, "checkpoint_s", json_integer(c->checkpoint_s));
 	json_object_set_new(o, "preemptible", json_boolean(c->o.preemptible));
 	json_object_set_new(o, "min_runtime_s", json_integer(c->o.min_runtime_s));
-	json_object_set_new(o, "max_runtime_s", json_integer(c->o.max_runtime_s));
-	json_object_set_new(o, "gpu_hour_budget", json_real(c->o.gpu_hour_budget));
+	/* null under --config: no flag set them, its queues did (by_queue) */
+	json_object_set_new(o, "max_runtime_s", c->config ? json_null() : json_integer(c->o.max_runtime_s));
+	json_object_set_new(o, "gpu_hour_budget", c->config ? json_null() : json_real(c->o.gpu_hour_budget));
+	if (c->config)
+		config_json(c, o);
 	json_object_set_new(o, "usage_half_life_s", json_integer((json_int_t)half_life_of(&c->o)));
 	json_object_set_new(o, "job_limits", json_integer((json_int_t)job_limits(&c->tr)));
 	model_pct_json(o, "model_limits_pct", c->o.model_limits, c->o.nmodel_limits);
@@ -3652,9 +3735,10 @@ static void variant_json(const struct cli *c, const struct variant *w, json_t *p
 	set_taken(pj, p, 32, "checkpoint_grace_s",
 		  json_integer(w->grace_s >= 0 ? w->grace_s : c->o.checkpoint_grace_s));
 	json_object_set_new(pj, "slices", json_boolean(c->o.slice_tasks > 0 && w->slices != 0));
-	json_object_set_new(pj, "max_runtime_s",
+	json_object_set_new(pj, "max_runtime_s", c->config ? json_null() :
 			    json_integer(w->max_runtime_s >= 0 ? w->max_runtime_s : c->o.max_runtime_s));
-	json_object_set_new(pj, "gpu_hour_budget", json_real(w->budget >= 0 ? w->budget : c->o.gpu_hour_budget));
+	json_object_set_new(pj, "gpu_hour_budget", c->config ? json_null() :
+			    json_real(w->budget >= 0 ? w->budget : c->o.gpu_hour_budget));
 	json_object_set_new(pj, "budget_safe", json_boolean(w->budget_safe >= 0 ? w->budget_safe == 1 : c->o.budget_safe));
 }
 
@@ -4002,8 +4086,11 @@ static int load_trace(struct cli *c, struct fw_itp_trace *t, struct fw_diag *d)
 				   "the trace has no jobs (a header only?); give it at least one row",
 				   c->tr.skipped);
 	name_models(c);
-	fw_trace_warn_unfit(&c->tr, c->fleetsnap, stderr);
-	fw_trace_warn_models(&c->tr, c->fleetsnap, stderr);
+	fw_trace_model_case(&c->tr, c->fleetsnap);
+	fw_trace_warn_unfit(&c->tr, c->fleetsnap, c->config != NULL, stderr);
+	if (c->config)
+		fw_trace_warn_over_limit(&c->tr, c->fleetsnap, stderr);
+	fw_trace_warn_models(&c->tr, c->fleetsnap, c->config != NULL, stderr);
 	if ((rc = itp_view(&c->tr, t)) != FW_OK)
 		return fw_diag_set(d, rc, c->trace, 0, 0, NULL, "out of memory");
 	return FW_OK;
@@ -4068,7 +4155,10 @@ static int load_inputs(struct cli *c, struct fw_itp_trace *t, struct fw_teams *t
 		printf("%d nodes (%s)", (int)c->fleetsnap->nnodes, shape);
 	else
 		printf("%s", shape);
-	printf(" = %lld GPUs; tick %lld s; ", (long long)fw_fleet_gpus(c->fleetsnap), (long long)c->o.tick_s);
+	printf(" = %lld GPUs", (long long)fw_fleet_gpus(c->fleetsnap));
+	if (fw_fleet_usable_gpus(c->fleetsnap) != fw_fleet_gpus(c->fleetsnap))
+		printf(" (%lld usable)", (long long)fw_fleet_usable_gpus(c->fleetsnap));
+	printf("; tick %lld s; ", (long long)c->o.tick_s);
 	if (c->config)
 		printf("queues of %s (%d, %d leaves)\n", c->config, (int)c->fleetsnap->nqueues,
 		       config_leaves(c->fleetsnap));
@@ -4167,6 +4257,8 @@ static int run_all(struct cli *c, const struct fw_itp_trace *t, const struct fw_
 		rc = io_error("allocate metrics for", c->trace, 1);
 	if (mr && unfit) { /* the never-start warning's jobs wait for nothing */
 		fw_trace_unfit_mark(&c->tr, c->fleetsnap, unfit);
+		if (c->config) /* and those over their queue's limit */
+			fw_trace_over_limit_mark(&c->tr, c->fleetsnap, unfit);
 		mr->unfit = unfit;
 	}
 	if (mr)

@@ -363,6 +363,19 @@ int64_t fw_fleet_gpus(const struct fw_snapshot *s)
 	return g;
 }
 
+int64_t fw_fleet_usable_gpus(const struct fw_snapshot *s)
+{
+	int64_t g = 0;
+
+	for (int32_t i = 0; i < s->nnodes; i++) {
+		const struct fw_node *n = &s->nodes[i];
+		uint32_t all = n->gpu_count >= 32 ? UINT32_MAX : (UINT32_C(1) << n->gpu_count) - 1;
+		if (takes_work(n))
+			g += __builtin_popcount(all & ~n->bad_gpu_mask);
+	}
+	return g;
+}
+
 void fw_fleet_shape(const struct fw_snapshot *s, char *buf, size_t n)
 {
 	int32_t count[FW_MAX_GPUS_PER_NODE + 1] = { 0 };

@@ -87,6 +87,10 @@ int fw_fleet_apply_topo(struct fw_snapshot *s, const struct fw_topo *t,
 /* Total GPUs, and whether every node has the same GPU count (*G). */
 int64_t fw_fleet_gpus(const struct fw_snapshot *s);
 int fw_fleet_uniform(const struct fw_snapshot *s, int32_t *G);
+/* The GPUs that can ever run a job: those of nodes that take work
+ * (schedulable, neither unhealthy nor draining), less their badGpus.  The
+ * metrics' capacity (sim/metrics.c), as such nodes stay closed all replay. */
+int64_t fw_fleet_usable_gpus(const struct fw_snapshot *s);
 
 /* The fleet's shape: "NxG" per GPU count, most GPUs first, joined by '+'
  * ("13x8"; "617x8+54x4+518x2+24x1" for openb's GPU nodes).  Fits in

@@ -377,6 +377,8 @@ static int csv_row(struct gparser *ps, const struct fw_csv_rec *r, int lno,
 			return fw_diag_set(d, FW_EINVAL, ps->fname, lno, r->col[i],
 					   gname[c], "%s", why);
 	}
+	if (ps->pos[G_QUEUE] >= 0) /* where a --config's queue error points */
+		j.queue_col = r->col[ps->pos[G_QUEUE]];
 	if ((c = check_job(&j, why, sizeof why)) >= 0)
 		return fw_diag_set(d, FW_EINVAL, ps->fname, lno,
 				   ps->pos[c] >= 0 ? r->col[ps->pos[c]] : 1, gname[c], "%s", why);
@@ -535,6 +537,8 @@ static int json_fields(struct gparser *ps, json_t *o, const char *p, size_t n,
 		    set_field(j, c, s, len, why, sizeof why))
 			return fw_diag_set(d, FW_EINVAL, ps->fname, j->line, col, key, "%s", why);
 		seen[c] = len > 0;
+		if (c == G_QUEUE)
+			j->queue_col = col;
 	}
 	for (int c = 0; c < G_COUNT; c++)
 		if (required(c) && !seen[c])

@@ -720,11 +720,13 @@ struct fw_met_run *fw_met_run_new(const char *trace, const struct fw_sim_opts *o
 	mr->capacity_gpus = (int64_t)o->nodes * o->gpus_per_node;
 	mr->fleet_nodes = o->nodes;
 	snprintf(mr->shape, sizeof mr->shape, "%dx%d", (int)o->nodes, (int)o->gpus_per_node);
-	if (o->fleet) { /* a fleet file: its GPUs, whatever the node shapes */
-		mr->capacity_gpus = fw_fleet_gpus(o->fleet);
-		mr->fleet_nodes = o->fleet->nnodes;
-		fw_fleet_shape(o->fleet, mr->shape, sizeof mr->shape);
+	const struct fw_snapshot *f = o->config ? o->config : o->fleet;
+	if (f) { /* a fleet file or config: its usable GPUs, whatever the node shapes */
+		mr->capacity_gpus = fw_fleet_usable_gpus(f);
+		mr->fleet_nodes = f->nnodes;
+		fw_fleet_shape(f, mr->shape, sizeof mr->shape);
 	}
+	mr->config = o->config;
 	mr->jobs = jobs;
 	return mr;
 }
@@ -807,6 +809,42 @@ static struct fw_met_job *jobs_itp(const struct fw_met_run *mr, const struct fw_
 
 static void policy_json(const struct fw_met_policy *p, json_t *o);
 
+/* A parent queue's usage is its subtree's, as sshare counts it: each
+ * queue's own GPU-hours, evictions and lost work added to every queue
+ * above it (r->qparent), its occupancy from the sum.  Waiting
+ * (idle_while_waiting_gpu_h) and the plan's shares stay per queue. */
+static void subtree_totals(struct fw_met_policy *p, const struct fw_sim_result *r)
+{
+	double own_h[FW_TEAMS_MAX], own_lost[FW_TEAMS_MAX];
+	int64_t own_ev[FW_TEAMS_MAX];
+	int nq = p->nq < r->nqueues ? p->nq : r->nqueues;
+
+	for (int q = 0; q < nq; q++) {
+		own_h[q] = p->q[q].gpu_h;
+		own_lost[q] = p->q[q].lost_gpu_h;
+		own_ev[q] = p->q[q].evictions;
+	}
+	for (int q = 0; q < nq; q++)
+		for (int32_t a = r->qparent[q], k = 0; a >= 0 && a < nq && k < nq; a = r->qparent[a], k++) {
+			p->q[a].gpu_h += own_h[q];
+			p->q[a].lost_gpu_h += own_lost[q];
+			p->q[a].evictions += own_ev[q];
+		}
+	for (int q = 0; q < nq; q++)
+		p->q[q].occupancy = p->capacity_gpu_h > 0 ? p->q[q].gpu_h / p->capacity_gpu_h : 0;
+}
+
+/* Under --config, each queue's own run-time limit and budget (the CSV's
+ * queue rows; the JSON's by_queue has them from des.c). */
+static void config_limits(struct fw_met_policy *p, const struct fw_snapshot *cfg)
+{
+	p->by_config = cfg != NULL;
+	for (int q = 0; cfg && q < p->nq && q < cfg->nqueues; q++) {
+		p->q[q].max_runtime_s = cfg->queues[q].max_runtime_s;
+		p->q[q].gpu_hour_budget = cfg->queues[q].gpu_hour_budget;
+	}
+}
+
 int fw_met_add(struct fw_met_run *mr, const struct fw_itp_trace *t,
 	       const struct fw_sim_result *r, const struct fw_sim_metrics *m,
 	       struct json_t *pj)
@@ -831,6 +869,10 @@ int fw_met_add(struct fw_met_run *mr, const struct fw_itp_trace *t,
 	p->cycles = r->cycles;
 	rc = fw_met_compute(j, t->n, &mr->rec, mr->capacity_gpus, p);
 	free(j), free(runs), free(first);
+	if (rc == FW_OK)
+		subtree_totals(p, r);
+	if (rc == FW_OK)
+		config_limits(p, mr->config);
 	p->lost_gpu_h = r->lost_gpu_s / 3600.0;
 	p->max_runtime_s = r->max_runtime_s;
 	p->job_limits = r->job_limits;
@@ -1074,8 +1116,8 @@ static void csv_policy(FILE *f, const struct fw_met_policy *p)
 	x[X_TO_N] = (double)p->timed_out;
 	x[X_TO_GPU] = p->timed_out_gpu_h;
 	x[X_TO_CUT] = p->timed_out_cut_gpu_h;
-	x[X_MAXRT] = (double)p->max_runtime_s;
-	x[X_BUDGET] = p->gpu_hour_budget;
+	x[X_MAXRT] = p->by_config ? -1 : (double)p->max_runtime_s; /* per queue under --config */
+	x[X_BUDGET] = p->by_config ? -1 : p->gpu_hour_budget;
 	x[X_HELD] = (double)p->over_budget_jobs;
 	csv_row(f, p->name, "total", "all", &p->base.bucket[FW_SIM_BALL], x);
 	for (int b = 0; b < FW_SIM_NBUCKETS; b++) {
@@ -1110,6 +1152,8 @@ static void csv_queues(FILE *f, const struct fw_met_policy *p)
 		x[X_ALLOC] = Q->alloc_gpus_mean;
 		x[X_RATIO] = Q->share_ratio_mean;
 		x[X_LOST] = Q->lost_gpu_h;
+		x[X_MAXRT] = Q->max_runtime_s > 0 ? (double)Q->max_runtime_s : -1;
+		x[X_BUDGET] = Q->gpu_hour_budget > 0 ? Q->gpu_hour_budget : -1;
 		csv_row(f, p->name, "queue", Q->name, st, x);
 	}
 }

@@ -111,6 +111,8 @@ struct fw_met_queue {
 	double lost_gpu_h;               /* the work they threw away */
 	double fair_gpus_mean, alloc_gpus_mean; /* plan samples, time-averaged */
 	double share_ratio_mean;         /* mean allocated/fair while fair > 0; -1 never */
+	int64_t max_runtime_s;           /* a config queue's own maxRuntime, 0 none */
+	double gpu_hour_budget;          /* a config queue's own gpuHourBudget, 0 none */
 	float alloc_series[FW_MET_BINS], fair_series[FW_MET_BINS]; /* GPUs */
 };
 
@@ -150,6 +152,9 @@ struct fw_met_policy {
 	size_t ntts[FW_SIM_NBUCKETS];
 	struct fw_met_queue *q;
 	int nq;
+	bool by_config;                  /* --config: the limits are per queue, the
+					  * totals' max_runtime_s and gpu_hour_budget
+					  * empty in the CSV */
 };
 
 struct fw_met_run {
@@ -157,7 +162,9 @@ struct fw_met_run {
 	int32_t nodes, gpus_per_node, nodes_per_rack; /* capacity as nodes x GPUs */
 	int32_t fleet_nodes;             /* the fleet's real node count */
 	char shape[FW_FLEET_SHAPE_MAX];  /* fw_fleet_shape(): "13x8", or mixed sizes */
-	int64_t tick_s, capacity_gpus;
+	const struct fw_snapshot *config; /* --config's snapshot (fw_sim_opts.config), or NULL */
+	int64_t tick_s, capacity_gpus;   /* capacity: the usable GPUs of a fleet
+					  * or config (fw_fleet_usable_gpus) */
 	size_t jobs;
 	struct fw_met_policy *pol[FW_MET_POLICIES];
 	int npol;

@@ -11,10 +11,12 @@
  *
  * fw_trace_warn_models() and fw_trace_warn_unfit() are checks across trace
  * and fleet: a job that asks for a GPU model no node has can never start
- * (models match exactly, case included), nor can one with a task larger
+ * (the engine matches models exactly), nor can one with a task larger
  * than every node, a gang larger than the fleet, or more tasks than the
  * nodes can hold (2 tasks of 8 GPUs and one 8-GPU node), and a replay
- * would only show it waiting forever.  The fleet's models are collected
+ * would only show it waiting forever.  fw_trace_model_case() first gives
+ * a job's model the fleet's spelling where the two differ only by case
+ * (sacct's h100, a config's H100).  The fleet's models are collected
  * once (a few names), so the model check is O(jobs x models); the size
  * check takes the fleet's largest node once, O(jobs), and counts the
  * nodes' room only for a job of several tasks or of a model,
@@ -24,7 +26,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
+#include "cliword.h"
 #include "openb.h"
 #include "trace.h"
 
@@ -574,11 +578,32 @@ static void list_leaves(const struct fw_snapshot *s, char *out, size_t n)
 		snprintf(out + k, n - k, " and %d more", more);
 }
 
+/* " (did you mean 'llm'?)" for a queue name that is a leaf's but for
+ * case, or a leaf's within a typo (fw_cli_nearest), else "". */
+static const char *leaf_hint(const struct fw_snapshot *s, const char *name, char *buf, size_t n)
+{
+	const char *cand[FW_TEAMS_MAX + 1], *near = NULL;
+	int k = 0;
+
+	for (int32_t q = 0; q < s->nqueues && k < FW_TEAMS_MAX; q++)
+		if (!has_children(s, q))
+			cand[k++] = s->queues[q].name;
+	cand[k] = NULL;
+	for (int i = 0; i < k && !near; i++)
+		near = !strcasecmp(cand[i], name) ? cand[i] : NULL;
+	if (!near)
+		near = fw_cli_nearest(name, cand);
+	buf[0] = '\0';
+	if (near)
+		snprintf(buf, n, " (did you mean '%s'?)", near);
+	return buf;
+}
+
 int fw_trace_config_queue(const struct fw_trace *t, size_t row, const struct fw_snapshot *cfg,
 			  struct fw_diag *d)
 {
 	const struct fw_trace_job *j = &t->v[row];
-	char leaves[400];
+	char leaves[400], hint[FW_NAME_MAX + 32];
 	int32_t q = 0;
 
 	while (q < cfg->nqueues && strcmp(cfg->queues[q].name, j->queue))
@@ -587,16 +612,34 @@ int fw_trace_config_queue(const struct fw_trace *t, size_t row, const struct fw_
 		return q;
 	list_leaves(cfg, leaves, sizeof leaves);
 	if (!j->queue[0])
-		return fw_diag_set(d, FW_EINVAL, t->file, j->line, 0, "queue",
+		return fw_diag_set(d, FW_EINVAL, t->file, j->line, j->queue_col, "queue",
 				   "job '%s' names no queue; with a config each job names one of its leaf "
 				   "queues (%s)", j->id, leaves);
 	if (q == cfg->nqueues)
-		return fw_diag_set(d, FW_EINVAL, t->file, j->line, 0, "queue",
-				   "job '%s': the config has no queue '%s'; name one of its leaf queues (%s)",
-				   j->id, j->queue, leaves);
-	return fw_diag_set(d, FW_EINVAL, t->file, j->line, 0, "queue",
+		return fw_diag_set(d, FW_EINVAL, t->file, j->line, j->queue_col, "queue",
+				   "job '%s': the config has no queue '%s'%s; name one of its leaf queues (%s)",
+				   j->id, j->queue, leaf_hint(cfg, j->queue, hint, sizeof hint), leaves);
+	return fw_diag_set(d, FW_EINVAL, t->file, j->line, j->queue_col, "queue",
 			   "job '%s': '%s' is a parent queue (it has child queues), and jobs go to leaf "
 			   "queues; name a leaf queue of the config (%s)", j->id, j->queue, leaves);
+}
+
+/* A trace none of whose jobs has a queue field (no queue column, or an
+ * ITP trace) cannot go to a config's queues: one error at its first line,
+ * never skipped. */
+static int needs_queue_column(const struct fw_trace *t, const struct fw_snapshot *cfg,
+			      struct fw_diag *d)
+{
+	char leaves[400];
+
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i].queue_col > 0 || t->v[i].queue[0])
+			return FW_OK;
+	list_leaves(cfg, leaves, sizeof leaves);
+	return fw_diag_set(d, FW_EINVAL, t->file, 1, 1, "queue",
+			   "--config needs a queue column: the trace names no job's queue; add a queue "
+			   "column (a CSV header's, a JSONL row's key) naming each job's leaf queue of "
+			   "the config (%s)", leaves);
 }
 
 int fw_trace_bind_config(struct fw_trace *t, const struct fw_snapshot *cfg, unsigned flags,
@@ -604,9 +647,15 @@ int fw_trace_bind_config(struct fw_trace *t, const struct fw_snapshot *cfg, unsi
 {
 	struct fw_diag e;
 	size_t w = 0;
+	int rc = t->n ? needs_queue_column(t, cfg, &e) : FW_OK;
 
+	if (rc != FW_OK) {
+		if (d)
+			*d = e;
+		return rc;
+	}
 	for (size_t i = 0; i < t->n; i++) {
-		int rc = fw_trace_config_queue(t, i, cfg, &e);
+		rc = fw_trace_config_queue(t, i, cfg, &e);
 		if (rc >= 0) {
 			if (w != i)
 				t->v[w] = t->v[i];
@@ -771,6 +820,38 @@ size_t fw_trace_unknown_models(const struct fw_trace *t, const struct fw_snapsho
 		if (missing.n < MODELS_KEPT && !model_in(&missing, fleet, name)) {
 			missing.name[missing.n++] = name;
 			list_add(want, wn, name);
+		}
+	}
+	return jobs;
+}
+
+/* The fleet's spelling of model when they differ only by case, or NULL
+ * (an exact match, or none). */
+static const char *model_spelled(const struct models *m, const struct fw_snapshot *s, const char *name)
+{
+	if (model_in(m, s, name))
+		return NULL;
+	for (int i = 0; i < m->n; i++)
+		if (!strcasecmp(m->name[i], name))
+			return m->name[i];
+	for (int32_t i = 0; m->more && i < s->nnodes; i++)
+		if (s->nodes[i].gpu_count > 0 && !strcasecmp(s->nodes[i].gpu_model, name))
+			return s->nodes[i].gpu_model;
+	return NULL;
+}
+
+size_t fw_trace_model_case(struct fw_trace *t, const struct fw_snapshot *fleet)
+{
+	struct models m;
+	size_t jobs = 0;
+
+	models_of(fleet, &m);
+	for (size_t i = 0; i < t->n; i++) {
+		char *name = t->v[i].gpu_model;
+		const char *as = name[0] ? model_spelled(&m, fleet, name) : NULL;
+		if (as) {
+			snprintf(name, sizeof t->v[i].gpu_model, "%s", as);
+			jobs++;
 		}
 	}
 	return jobs;
@@ -956,7 +1037,8 @@ size_t fw_trace_unfit_mark(const struct fw_trace *t, const struct fw_snapshot *f
 	return jobs;
 }
 
-void fw_trace_warn_unfit(const struct fw_trace *t, const struct fw_snapshot *fleet, FILE *err)
+void fw_trace_warn_unfit(const struct fw_trace *t, const struct fw_snapshot *fleet, bool config,
+			 FILE *err)
 {
 	char first[400];
 	size_t jobs = fw_trace_unfit_jobs(t, fleet, first, sizeof first);
@@ -964,12 +1046,122 @@ void fw_trace_warn_unfit(const struct fw_trace *t, const struct fw_snapshot *fle
 	if (!jobs)
 		return;
 	fprintf(err, "fairway: warning: %zu job%s of %s can never start on this fleet (the first, "
-		"%s); %s counted as never started. Give the fleet more or bigger nodes (--nodes "
-		"NxG, --fleet, --fleet-openb) or leave such jobs out of the trace\n",
-		jobs, jobs == 1 ? "" : "s", t->file, first, jobs == 1 ? "it is" : "they are");
+		"%s); %s counted as never started. Give the fleet more or bigger nodes (%s) or leave "
+		"such jobs out of the trace\n",
+		jobs, jobs == 1 ? "" : "s", t->file, first, jobs == 1 ? "it is" : "they are",
+		config ? "the config's nodes or nodeGroups" : "--nodes NxG, --fleet, --fleet-openb");
 }
 
-void fw_trace_warn_models(const struct fw_trace *t, const struct fw_snapshot *fleet, FILE *err)
+/* ---- jobs over their queue's limit --------------------------------------- */
+
+/* Job j's least need of resource r (an fw_res kind): every task, or an
+ * elastic job's min_member tasks; GPUs in milli-GPUs. */
+static int64_t least_need(const struct fw_trace_job *j, int r)
+{
+	int64_t v = 0;
+
+	for (int i = 0; i < j->ngroups; i++) {
+		const struct fw_trace_group *g = &j->groups[i];
+		int64_t per = r == FW_RES_GPU ? (int64_t)g->gpus * g->gpu_milli
+			      : r == FW_RES_CPU ? g->cpu_milli : g->mem_mib;
+		v += (int64_t)tasks_needed(j, g) * per;
+	}
+	return v;
+}
+
+static int32_t queue_named(const struct fw_snapshot *s, const char *name)
+{
+	for (int32_t q = 0; name[0] && q < s->nqueues; q++)
+		if (!strcmp(s->queues[q].name, name))
+			return q;
+	return -1;
+}
+
+/* The queue on the way from q to the root with the smallest limit of
+ * resource r, or -1 when none sets one (a negative limit is none). */
+static int32_t binding_limit(const struct fw_snapshot *s, int32_t q, int r)
+{
+	int32_t at = -1;
+
+	for (int32_t k = 0; q >= 0 && q < s->nqueues && k <= s->nqueues; q = s->queues[q].parent, k++) {
+		int64_t l = s->queues[q].limit.v[r];
+		if (l >= 0 && (at < 0 || l < s->queues[at].limit.v[r]))
+			at = q;
+	}
+	return at;
+}
+
+/* Why job j can never start under its queue's limits in s, or NULL. */
+static const char *over_limit(const struct fw_trace_job *j, const struct fw_snapshot *s, char *why,
+			      size_t n)
+{
+	static const char *const unit[FW_RES_COUNT] = { "GPUs", "milli-CPU", "MiB" };
+	int32_t q = queue_named(s, j->queue);
+
+	for (int r = 0; q >= 0 && r < FW_RES_COUNT; r++) {
+		int32_t at = binding_limit(s, q, r);
+		int64_t need = least_need(j, r), lim = at < 0 ? 0 : s->queues[at].limit.v[r];
+		if (at < 0 || need <= lim)
+			continue;
+		if (r == FW_RES_GPU)
+			need = (need + 999) / 1000, lim /= 1000;
+		return snprintf(why, n, "%lld %s at once, and queue %s may hold at most %lld (%s%s%s)",
+				(long long)need, unit[r], j->queue, (long long)lim,
+				at == q ? "its limit" : "the limit of ", at == q ? "" : s->queues[at].name,
+				at == q ? "" : ", above it"), why;
+	}
+	return NULL;
+}
+
+bool fw_trace_over_limit(const struct fw_trace *t, size_t row, const struct fw_snapshot *cfg)
+{
+	char why[400];
+
+	return over_limit(&t->v[row], cfg, why, sizeof why) != NULL;
+}
+
+size_t fw_trace_over_limit_mark(const struct fw_trace *t, const struct fw_snapshot *cfg, bool *never)
+{
+	size_t jobs = 0;
+
+	for (size_t i = 0; i < t->n; i++)
+		if (fw_trace_over_limit(t, i, cfg)) {
+			never[i] = true;
+			jobs++;
+		}
+	return jobs;
+}
+
+void fw_trace_warn_over_limit(const struct fw_trace *t, const struct fw_snapshot *cfg, FILE *err)
+{
+	char why[400], first[600] = "", queues[256] = "";
+	struct models seen = { .n = 0 }; /* the queues named, as a list of names */
+	size_t jobs = 0;
+
+	for (size_t i = 0; i < t->n; i++) {
+		if (!over_limit(&t->v[i], cfg, why, sizeof why))
+			continue;
+		if (jobs++ == 0)
+			snprintf(first, sizeof first, "'%s' (line %d) needs %s", t->v[i].id,
+				 (int)t->v[i].line, why);
+		if (seen.n < MODELS_KEPT && !model_in(&seen, cfg, t->v[i].queue)) {
+			seen.name[seen.n++] = t->v[i].queue;
+			list_add(queues, sizeof queues, t->v[i].queue);
+		}
+	}
+	if (!jobs)
+		return;
+	fprintf(err, "fairway: warning: %zu job%s of %s ask%s more than %s queue's limit allows (queue%s "
+		"%s; the first, %s), so %s never start; %s counted as never started and left out of the "
+		"waiting figures and the queues' demand. Raise the limit (resources.gpu.limit, or the "
+		"parent's) in the config or leave such jobs out of the trace\n",
+		jobs, jobs == 1 ? "" : "s", t->file, jobs == 1 ? "s" : "", jobs == 1 ? "its" : "their",
+		seen.n == 1 ? "" : "s", queues, first, jobs == 1 ? "it can" : "they can",
+		jobs == 1 ? "it is" : "they are");
+}
+
+void fw_trace_warn_models(const struct fw_trace *t, const struct fw_snapshot *fleet, bool config,
+			  FILE *err)
 {
 	char want[512], have[512];
 	size_t jobs = fw_trace_unknown_models(t, fleet, want, sizeof want, have, sizeof have);
@@ -977,9 +1169,10 @@ void fw_trace_warn_models(const struct fw_trace *t, const struct fw_snapshot *fl
 	if (!jobs)
 		return;
 	fprintf(err, "fairway: warning: %zu job%s of %s ask%s for a GPU model no node has (%s; "
-		"the fleet has %s), so %s never start. Models match exactly, case "
-		"included: give the nodes that model (--fleet, --fleet-openb) or drop it from "
-		"the trace (fairway trace sacct2fairway --no-gpu-model)\n",
+		"the fleet has %s), so %s never start. Models match by name, case aside: give "
+		"%s that model or drop it from the trace (fairway trace sacct2fairway "
+		"--no-gpu-model)\n",
 		jobs, jobs == 1 ? "" : "s", t->file, jobs == 1 ? "s" : "", want,
-		have[0] ? have : "no GPUs", jobs == 1 ? "it can" : "they can");
+		have[0] ? have : "no GPUs", jobs == 1 ? "it can" : "they can",
+		config ? "the config's nodes (gpuModel)" : "the nodes (--fleet, --fleet-openb)");
 }

@@ -66,6 +66,8 @@ struct fw_trace_job {
 			      * none (fw_job.max_runtime_s): a run that
 			      * reaches it is ended, as Slurm's TIMEOUT */
 	char queue[FW_NAME_MAX];   /* "" = use the team mapping */
+	int32_t queue_col;         /* the 1-based column of its queue field
+				    * (CSV, JSONL), 0 = the row has none */
 	char user[FW_NAME_MAX];    /* "" = not given */
 	int32_t priority;
 	int ngroups;               /* 1..FW_MAX_GROUPS */
@@ -161,8 +163,10 @@ int fw_trace_queues(const struct fw_trace *t, const struct fw_teams *teams,
  * cfg.  fw_trace_config_queue gives row's queue index in cfg, or
  * FW_EINVAL with the trace file, the row's line and field "queue", saying
  * whether the job names none, a queue cfg lacks or a parent queue, and
- * listing a few leaf queues.  fw_trace_bind_config checks every row
- * first: the first bad one is the error, or with FW_TRACE_SKIP_BAD each
+ * listing a few leaf queues (and a leaf the name is but for case or a
+ * typo: "did you mean").  fw_trace_bind_config first refuses a trace
+ * with no queue field at all (line 1: "--config needs a queue column",
+ * never skipped), then checks every row: the first bad one is the error, or with FW_TRACE_SKIP_BAD each
  * bad row is dropped and counted in t->skipped (first_bad kept when it is
  * the first skipped).
  */
@@ -210,13 +214,35 @@ size_t fw_trace_unfit_jobs(const struct fw_trace *t, const struct fw_snapshot *f
  * metrics leave such jobs out of idle-while-waiting (sim/metrics.h). */
 size_t fw_trace_unfit_mark(const struct fw_trace *t, const struct fw_snapshot *fleet, bool *never);
 
+/* Jobs over their queue's limit (a --config replay): a job whose queue
+ * in cfg, or a queue above it, has a `limit` smaller than what the job
+ * needs at its least (every task, or min_member tasks of an elastic job;
+ * GPUs, CPU or memory) can never start.  fw_trace_over_limit tests row;
+ * fw_trace_over_limit_mark sets never[i] for each such job (leaving the
+ * others as they are) and returns their count; fw_trace_warn_over_limit
+ * writes one warning line on err naming the count, the queues and the
+ * first job's limit, or nothing.  A job naming no queue of cfg is never
+ * over a limit. */
+bool fw_trace_over_limit(const struct fw_trace *t, size_t row, const struct fw_snapshot *cfg);
+size_t fw_trace_over_limit_mark(const struct fw_trace *t, const struct fw_snapshot *cfg, bool *never);
+void fw_trace_warn_over_limit(const struct fw_trace *t, const struct fw_snapshot *cfg, FILE *err);
+
 /* The warnings of jobs that can never start, each one line on err with the
  * count, an example or the models, and what to do; nothing when there are
  * none.  warn_unfit: the jobs fw_trace_unfit_jobs() finds (too large for
  * every node, or for the fleet); warn_models: the jobs
  * fw_trace_unknown_models() finds (a GPU model no node has). */
-void fw_trace_warn_unfit(const struct fw_trace *t, const struct fw_snapshot *fleet, FILE *err);
-void fw_trace_warn_models(const struct fw_trace *t, const struct fw_snapshot *fleet, FILE *err);
+void fw_trace_warn_unfit(const struct fw_trace *t, const struct fw_snapshot *fleet, bool config,
+			 FILE *err);
+void fw_trace_warn_models(const struct fw_trace *t, const struct fw_snapshot *fleet, bool config,
+			  FILE *err);
+/* config: the fleet is a --config's nodes, and the warnings' fix names
+ * them rather than the fleet flags (refused with --config). */
+
+/* The engine matches GPU models exactly: a job whose gpu_model differs
+ * from a fleet model only by case (sacct's h100, a config's H100) takes
+ * the fleet's spelling.  Returns the jobs changed. */
+size_t fw_trace_model_case(struct fw_trace *t, const struct fw_snapshot *fleet);
 
 /* `fairway trace sacct2fairway IN OUT` (sim/sacct.c); argv[0] is the
  * program name.  0 ok, 1 input error, 2 usage error. */

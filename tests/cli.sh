@@ -785,19 +785,112 @@ expect "sim-run-config-parent-budget-refused" 1 \
 	"$FW" sim run --config "$SC/pbudget.yaml" --trace "$CT" --format fairway
 printf 'job_id,submit_time,duration,queue,gpus_per_task\nx,0,60,llm,1\ny,0,60,research,1\n' >"$SC/parent.csv"
 expect "sim-run-config-parent-queue-refused" 1 \
-	"parent.csv:3: queue: job 'y': 'research' is a parent queue (it has child queues), and jobs go to leaf queues; name a leaf queue of the config (llm, vision, product)" \
+	"parent.csv:3:8: queue: job 'y': 'research' is a parent queue (it has child queues), and jobs go to leaf queues; name a leaf queue of the config (llm, vision, product)" \
 	"$FW" sim run --config "$CF" --trace "$SC/parent.csv" --format fairway --json "$SC/no.json"
 [ ! -e "$SC/no.json" ] && ok "sim-run-config-refused-writes-nothing" || bad "sim-run-config-refused-writes-nothing"
 printf 'job_id,submit_time,duration,queue,gpus_per_task\nx,0,60,llm,1\nz,0,60,infra,1\n' >"$SC/missing.csv"
 expect "sim-run-config-missing-queue-refused" 1 \
-	"missing.csv:3: queue: job 'z': the config has no queue 'infra'; name one of its leaf queues (llm, vision, product)" \
+	"missing.csv:3:8: queue: job 'z': the config has no queue 'infra'; name one of its leaf queues (llm, vision, product)" \
 	"$FW" sim run --config "$CF" --trace "$SC/missing.csv" --format fairway
-expect "sim-run-config-bad-queue-skipped" 0 "skipped 1 bad rows; the first: $SC/missing.csv:3: queue: job 'z'" \
+expect "sim-run-config-bad-queue-skipped" 0 "skipped 1 bad rows; the first: $SC/missing.csv:3:8: queue: job 'z'" \
 	"$FW" sim run --config "$CF" --trace "$SC/missing.csv" --format fairway --skip-bad-rows --policies fifo
 expect "sim-run-config-and-fleet" 2 "--config and --fleet: the config's nodes are the replay's fleet; drop --fleet" \
 	"$FW" sim run --config "$CF" --fleet tests/data/fleet.yaml --trace "$CT" --format fairway
 expect "sim-run-config-and-nodes" 2 "--config and --nodes: the config's nodes are the replay's fleet" \
 	"$FW" sim run --config "$CF" --nodes 2x8 --trace "$CT" --format fairway
+# a queue name that is a leaf's but for case gets a hint; a trace without
+# a queue column is refused at its header
+printf 'job_id,submit_time,duration,queue,gpus_per_task\nx,0,60,llm,1\nz,0,60,LLM,1\n' >"$SC/case.csv"
+expect "sim-run-config-queue-case-hint" 1 \
+	"case.csv:3:8: queue: job 'z': the config has no queue 'LLM' (did you mean 'llm'?); name one of its leaf queues" \
+	"$FW" sim run --config "$CF" --trace "$SC/case.csv" --format fairway
+printf 'job_id,submit_time,duration,gpus_per_task\nx,0,60,1\ny,0,60,1\n' >"$SC/noqueue.csv"
+expect "sim-run-config-needs-a-queue-column" 1 "noqueue.csv:1:1: queue: --config needs a queue column" \
+	"$FW" sim run --config "$CF" --trace "$SC/noqueue.csv" --format fairway --skip-bad-rows
+# jobs over their queue's limit (llm at 12 GPUs: its 16-GPU jobs) are
+# named, never start, and weigh on nothing: the replay equals one of the
+# trace without them, but for never_started
+sed 's/^      gpu: {quota: 12, overQuotaWeight: 2}/      gpu: {quota: 12, limit: 12, overQuotaWeight: 2}/' "$CF" >"$SC/l12.yaml"
+awk -F, 'NR == 1 || !($4 == "llm" && $6 * $7 > 12)' "$CT" >"$SC/fit12.csv"
+BIG=$(awk -F, '$4 == "llm" && $6 * $7 > 12' "$CT" | wc -l)
+"$FW" sim run --config "$SC/l12.yaml" --trace "$CT" --format fairway --policies fifo,fairway --json "$SC/l12.json" \
+	>"$SC/l12.out" 2>&1
+"$FW" sim run --config "$SC/l12.yaml" --trace "$SC/fit12.csv" --format fairway --policies fifo,fairway \
+	--json "$SC/fit12.json" >/dev/null 2>&1
+if [ "$BIG" -gt 0 ] && grep -q "warning: $BIG jobs of $CT ask more than their queue's limit allows (queue llm; the first, '[^']*' (line [0-9]*) needs 16 GPUs at once, and queue llm may hold at most 12 (its limit))" "$SC/l12.out" &&
+	python3 - "$SC" "$BIG" <<'PY'
+import json, sys
+d, big = sys.argv[1], int(sys.argv[2])
+a, b = json.load(open(d + "/l12.json")), json.load(open(d + "/fit12.json"))
+for p, q in zip(a["policies"], b["policies"]):
+    assert p["never_started"] == q["never_started"] + big, (p["never_started"], q["never_started"])
+    for k in ("fairness_jain", "idle_while_waiting_gpu_h", "used_gpu_h", "decisions"):
+        assert abs(p[k] - q[k]) < 1e-9, (p["policy"], k, p[k], q[k])
+PY
+then ok "sim-run-config-over-limit-jobs-weigh-on-nothing"; else bad "sim-run-config-over-limit-jobs-weigh-on-nothing"; tail -3 "$SC/l12.out"; fi
+# closed nodes and badGpus are no capacity: two closed nodes beside the
+# config's replay as the config alone, occupancy and capacity included
+awk '/^  - count: 4/ { print "  - count: 2\n    namePrefix: off-\n    schedulable: false\n    gpus: 8\n    gpuModel: H100\n    topology:\n      nodesPer: {rack: 2}" } { print }' "$CF" >"$SC/closed.yaml"
+expect "sim-run-config-usable-gpus" 0 "cluster 6x8 = 48 GPUs (32 usable)" \
+	"$FW" sim run --config "$SC/closed.yaml" --trace "$CT" --format fairway --policies fifo --json "$SC/closed.json"
+"$FW" sim run --config "$CF" --trace "$CT" --format fairway --policies fifo --json "$SC/open.json" >/dev/null 2>&1
+if python3 - "$SC" <<'PY'
+import json, sys
+d = sys.argv[1]
+a, b = json.load(open(d + "/closed.json")), json.load(open(d + "/open.json"))
+assert (a["gpus"], a["usable_gpus"]) == (b["gpus"] + 16, b["usable_gpus"]), (a["gpus"], a["usable_gpus"])
+p, q = a["policies"][0], b["policies"][0]
+for k in ("capacity_gpu_h", "occupancy", "used_gpu_h", "idle_while_waiting_gpu_h"):
+    assert abs(p[k] - q[k]) < 1e-9, (k, p[k], q[k])
+PY
+then ok "sim-run-config-closed-nodes-are-no-capacity"; else bad "sim-run-config-closed-nodes-are-no-capacity"; fi
+# the echo: no run-wide limits (null), the file's digest and scheduler
+# block; per-queue limits in the CSV as in by_queue; parents' usage is
+# their subtree's
+"$FW" sim run --config "$SC/budget.yaml" --trace "$CT" --format fairway --policies fifo,fairway \
+	--json "$SC/echo.json" --csv "$SC/echo.csv" >/dev/null 2>&1
+if python3 - "$SC" <<'PY'
+import csv, hashlib, json, sys
+d = sys.argv[1]
+r = json.load(open(d + "/echo.json"))
+assert r["max_runtime_s"] is None and r["gpu_hour_budget"] is None, r["max_runtime_s"]
+assert r["config_sha256"] == hashlib.sha256(open(d + "/budget.yaml", "rb").read()).hexdigest()
+k = r["config_scheduler"]
+assert (k["reserve_depth"], k["starve_after_s"], k["backfill"], k["usage_half_life_s"]) == \
+    (r["reserve_depth"], r["starve_after_s"], r["backfill"], r["usage_half_life_s"]), k
+assert "max_starts" in k and "usage_weight" in k, k
+rows = list(csv.DictReader(open(d + "/echo.csv")))
+for p in r["policies"]:
+    assert p["max_runtime_s"] is None and p["gpu_hour_budget"] is None, p["policy"]
+    q = p["by_queue"]
+    tot = [x for x in rows if x["policy"] == p["policy"] and x["scope"] == "total"][0]
+    assert tot["max_runtime_s"] == "" and tot["gpu_hour_budget"] == "", tot
+    qr = {x["name"]: x for x in rows if x["policy"] == p["policy"] and x["scope"] == "queue"}
+    for name, v in q.items():
+        want = "" if v["max_runtime_s"] is None else str(v["max_runtime_s"])
+        assert qr[name]["max_runtime_s"] == want, (name, qr[name]["max_runtime_s"], want)
+        want = None if v["gpu_hour_budget"] is None else v["gpu_hour_budget"]
+        got = qr[name]["gpu_hour_budget"]
+        assert (got == "" and want is None) or abs(float(got) - want) < 1e-9, (name, got, want)
+    assert q["product"]["max_runtime_s"] and q["vision"]["gpu_hour_budget"], "the config's limits"
+    kids = [n for n, v in q.items() if v["parent"] == "research"]
+    assert kids and q["research"]["gpu_h"] > 0, q["research"]["gpu_h"]
+    for key in ("gpu_h", "occupancy", "gpu_s", "lost_gpu_h"):
+        assert abs(q["research"][key] - sum(q[n][key] for n in kids)) < 1e-6, key
+    assert abs(float(qr["research"]["gpu_h"]) - sum(float(qr[n]["gpu_h"]) for n in kids)) < 1e-6
+PY
+then ok "sim-run-config-echo-limits-digest-and-parent-usage"; else bad "sim-run-config-echo-limits-digest-and-parent-usage"; fi
+# Slurm's lowercase model runs on the config's H100 nodes; a model no node
+# has is named with the config's fix
+printf 'job_id,submit_time,duration,queue,gpus_per_task,gpu_model\nx,0,60,llm,1,h100\ny,0,60,vision,1,a100\n' >"$SC/models.csv"
+expect "sim-run-config-unknown-model-names-the-config" 0 "give the config's nodes (gpuModel) that model" \
+	"$FW" sim run --config "$CF" --trace "$SC/models.csv" --format fairway --policies fifo --json "$SC/models.json"
+if python3 -c 'import json, sys; p = json.load(open(sys.argv[1]))["policies"][0]; assert p["never_started"] == 1, p["never_started"]' \
+	"$SC/models.json" && ! "$FW" sim run --config "$CF" --trace "$SC/models.csv" --format fairway --policies fifo 2>&1 | grep -q "(h100"; then
+	ok "sim-run-config-model-case-aside"
+else
+	bad "sim-run-config-model-case-aside"
+fi
 expect "sim-run-config-and-teams" 2 "--config and --teams: the config's leaf queues take the jobs" \
 	"$FW" sim run --config "$CF" --teams philly --trace "$CT" --format fairway
 expect "sim-run-config-and-a-queue-flag" 2 "--config and --max-runtime: each queue of the config has its own maxRuntime" \

@@ -630,6 +630,79 @@ TEST(config_refuses_a_parent_budget_and_a_fleet_beside_it)
 	fw_snapshot_free(cfg);
 }
 
+/* A job over its queue's limit (llm's is research's, 24; vision's 8)
+ * can never start: it is named, marked as never starting, and kept out
+ * of the replay's queues; a job within it is not. */
+TEST(config_jobs_over_their_queue_limit_never_start)
+{
+	const char *text = "job_id,submit_time,duration,queue,tasks,gpus_per_task\n"
+			   "ok,0,600,llm,3,8\nbig,0,600,llm,4,8\nv,0,600,vision,2,8\nw,0,600,vision,1,8\n";
+	struct fw_snapshot *cfg;
+	struct fw_trace t;
+	struct fw_sim_result r;
+	struct fw_sim_opts o;
+	struct fw_diag d;
+	bool never[4] = { false, false, false, false };
+	char *msg;
+	size_t mlen;
+	FILE *f;
+	int32_t jobs;
+
+	memset(&t, 0, sizeof t);
+	ASSERT_OK(fw_fleet_load_config("tests/data/sim_config.yaml", &cfg, &jobs, &d));
+	ASSERT_OK(fw_trace_parse_csv(text, strlen(text), "l.csv", 0, &t, &d));
+	ASSERT_OK(fw_trace_bind_config(&t, cfg, 0, &d));
+	ASSERT(!fw_trace_over_limit(&t, 0, cfg));
+	ASSERT(fw_trace_over_limit(&t, 1, cfg));
+	ASSERT_EQ(fw_trace_over_limit_mark(&t, cfg, never), 2);
+	ASSERT(!never[0] && never[1] && never[2] && !never[3]);
+	ASSERT(f = open_memstream(&msg, &mlen));
+	fw_trace_warn_over_limit(&t, cfg, f);
+	fclose(f);
+	ASSERT_STR_CONTAINS(msg, "fairway: warning: 2 jobs of l.csv ask more than their queue's limit "
+			    "allows (queues llm, vision; the first, 'big' (line 3) needs 32 GPUs at once, "
+			    "and queue llm may hold at most 24 (the limit of research, above it))");
+	free(msg);
+	fw_sim_opts_default(&o);
+	o.config = cfg;
+	o.tick_s = 60;
+	ASSERT_OK(fw_sim_run_trace(&t, NULL, &o, &r, &d));
+	ASSERT(r.start[0] >= 0 && r.start[3] >= 0);
+	ASSERT_EQ(r.start[1], -1);
+	ASSERT_EQ(r.start[2], -1);
+	ASSERT_EQ(r.never_started, 2);
+	fw_sim_result_free(&r);
+	fw_trace_free(&t);
+	fw_snapshot_free(cfg);
+}
+
+/* Capacity counts the GPUs that can run a job: closed nodes and badGpus
+ * are left out; a job's model takes the fleet's spelling, case aside. */
+TEST(usable_gpus_and_model_case)
+{
+	const char *text = "job_id,submit_time,duration,gpus_per_task,gpu_model\n"
+			   "a,0,60,1,h100\nb,0,60,1,H100\nc,0,60,1,a100\n";
+	struct fw_snapshot *cfg;
+	struct fw_trace t;
+	struct fw_diag d;
+	int32_t jobs;
+
+	memset(&t, 0, sizeof t);
+	ASSERT_OK(fw_fleet_load_config("tests/data/sim_config.yaml", &cfg, &jobs, &d));
+	ASSERT_EQ(fw_fleet_usable_gpus(cfg), 32);
+	cfg->nodes[0].schedulable = false;
+	cfg->nodes[1].bad_gpu_mask = 0x7;
+	ASSERT_EQ(fw_fleet_gpus(cfg), 32);
+	ASSERT_EQ(fw_fleet_usable_gpus(cfg), 21);
+	ASSERT_OK(fw_trace_parse_csv(text, strlen(text), "m.csv", 0, &t, &d));
+	ASSERT_EQ(fw_trace_model_case(&t, cfg), 1);
+	ASSERT_STR_EQ(t.v[0].gpu_model, "H100");
+	ASSERT_STR_EQ(t.v[1].gpu_model, "H100");
+	ASSERT_STR_EQ(t.v[2].gpu_model, "a100");
+	fw_trace_free(&t);
+	fw_snapshot_free(cfg);
+}
+
 int main(void)
 {
 	fw_test_fn fns[] = {
@@ -645,6 +718,7 @@ int main(void)
 		config_replays_its_queue_tree_and_settings,
 		config_queue_errors_name_the_line_and_the_leaves,
 		config_refuses_a_parent_budget_and_a_fleet_beside_it,
+		config_jobs_over_their_queue_limit_never_start, usable_gpus_and_model_case,
 		lingjun_topology_gives_three_levels,
 		openb_node_list_is_a_fleet,
 	};
@@ -660,6 +734,7 @@ int main(void)
 		"config_replays_its_queue_tree_and_settings, "
 		"config_queue_errors_name_the_line_and_the_leaves, "
 		"config_refuses_a_parent_budget_and_a_fleet_beside_it, "
+		"config_jobs_over_their_queue_limit_never_start, usable_gpus_and_model_case, "
 		"lingjun_topology_gives_three_levels, "
 		"openb_node_list_is_a_fleet";
 	int n = (int)(sizeof fns / sizeof fns[0]);

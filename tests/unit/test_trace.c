@@ -950,8 +950,8 @@ TEST(typed_gpu_jobs_a_fleet_cannot_run_are_named)
 	ASSERT_STR_EQ(want, "h100");
 	ASSERT_STR_EQ(have, "itp-gpu");
 	ASSERT(f = open_memstream(&msg, &mlen));
-	fw_trace_warn_models(&t, s, f);
-	fw_trace_warn_models(&t, s, stderr); /* shows the line in the test log */
+	fw_trace_warn_models(&t, s, false, f);
+	fw_trace_warn_models(&t, s, false, stderr); /* shows the line in the test log */
 	fclose(f);
 	ASSERT_STR_CONTAINS(msg, "fairway: warning: 1 job of jobs.csv asks for a GPU model no "
 			    "node has (h100; the fleet has itp-gpu), so it can never start");
@@ -966,7 +966,7 @@ TEST(typed_gpu_jobs_a_fleet_cannot_run_are_named)
 	ASSERT_EQ(fw_trace_unknown_models(&t, s, want, sizeof want, have, sizeof have), 0);
 	ASSERT_STR_EQ(want, "");
 	ASSERT(f = open_memstream(&msg, &mlen));
-	fw_trace_warn_models(&t, s, f);
+	fw_trace_warn_models(&t, s, false, f);
 	fclose(f);
 	ASSERT_EQ(mlen, 0);
 	free(msg);
@@ -1010,7 +1010,7 @@ TEST(jobs_larger_than_the_fleet_are_named)
 	ASSERT_EQ(fw_trace_unfit_mark(&t, s, never), 3);
 	ASSERT(!never[0] && !never[1] && !never[2] && never[3] && never[4] && never[5]);
 	ASSERT(f = open_memstream(&msg, &mlen));
-	fw_trace_warn_unfit(&t, s, f);
+	fw_trace_warn_unfit(&t, s, false, f);
 	fclose(f);
 	ASSERT_STR_CONTAINS(msg, "fairway: warning: 3 jobs of t.csv can never start on this "
 			    "fleet (the first, 'big_task' (line 5) needs a task of 16 GPUs");
@@ -1018,7 +1018,7 @@ TEST(jobs_larger_than_the_fleet_are_named)
 	free(msg);
 	/* the model warning is its own: these jobs ask for no model */
 	ASSERT(f = open_memstream(&msg, &mlen));
-	fw_trace_warn_models(&t, s, f);
+	fw_trace_warn_models(&t, s, false, f);
 	fclose(f);
 	ASSERT_EQ(mlen, 0);
 	free(msg);
@@ -1083,7 +1083,7 @@ TEST(gangs_the_nodes_cannot_hold_are_named)
 	ASSERT_EQ(fw_trace_unfit_mark(&t, s, never), 2);
 	ASSERT(never[0] && !never[1] && !never[2] && !never[3] && never[4] && !never[5]);
 	ASSERT(f = open_memstream(&msg, &mlen));
-	fw_trace_warn_unfit(&t, s, f);
+	fw_trace_warn_unfit(&t, s, false, f);
 	fclose(f);
 	ASSERT_STR_CONTAINS(msg, "fairway: warning: 2 jobs of t.csv can never start");
 	free(msg);
