@@ -86,7 +86,7 @@ int fw_store_begin(struct fw_serve_store *st);
 int fw_store_commit(struct fw_serve_store *st);
 void fw_store_rollback(struct fw_serve_store *st);
 
-/* Document tables: insert, or update in place (a row keeps its place),
+/* Document tables: insert-or-replace (a replaced row keeps its place),
  * delete (FW_ENOENT when absent), and visit every row in key order, the
  * jobs in the order they were first put (submission order; fn returning
  * non-zero stops and is returned). */
