@@ -1014,31 +1014,85 @@ static int jobs_list_path(struct opts *o, char *path, size_t n)
  * whatever the others' outcome; a line each (--json: the answer, or the
  * answers in one array for several names; a failure goes to stderr); the
  * exit status of the first that failed, 0 when none did. */
+/* The index of the task name of the array base (BASE_<index>); -1 when
+ * it is no such name. */
+static long task_index(const char *base, const char *name)
+{
+	size_t n = strlen(base);
+	char *end;
+
+	if (!name || strncmp(name, base, n) || name[n] != '_' || name[n + 1] < '0' || name[n + 1] > '9')
+		return -1;
+	long x = strtol(name + n + 1, &end, 10);
+	return *end ? -1 : x;
+}
+
+/* Where the run of consecutive indices that starts at names[i] ends. */
+static size_t run_end(const char *base, json_t *names, size_t i)
+{
+	long x = task_index(base, json_string_value(json_array_get(names, i)));
+
+	while (x >= 0 && i + 1 < json_array_size(names) &&
+	       task_index(base, json_string_value(json_array_get(names, i + 1))) == x + 1)
+		i++, x++;
+	return i;
+}
+
+static void print_run(json_t *names, size_t i, size_t e, bool first)
+{
+	printf("%s%s", first ? "" : ", ", json_string_value(json_array_get(names, i)));
+	if (e > i)
+		printf("%s%s", e == i + 1 ? ", " : " .. ", json_string_value(json_array_get(names, e)));
+}
+
+#define TASK_RUNS_SHOWN 6
+/* An array's task names (ascending) on a line: "N tasks WHAT (A, B, D ..
+ * F)": three or more consecutive indices as FIRST .. LAST, and beyond
+ * TASK_RUNS_SHOWN such runs the first few, "..." and the last. */
+static void print_tasks(const char *base, json_t *names, const char *what)
+{
+	size_t n = json_array_size(names), runs = 0, e;
+
+	for (size_t i = 0; i < n; i = run_end(base, names, i) + 1)
+		runs++;
+	printf("%zu task%s%s (", n, n == 1 ? "" : "s", what);
+	for (size_t i = 0, r = 0; i < n; i = e + 1, r++) {
+		e = run_end(base, names, i);
+		if (runs > TASK_RUNS_SHOWN && r >= TASK_RUNS_SHOWN - 2 && r + 1 < runs) {
+			fputs(r == TASK_RUNS_SHOWN - 2 ? ", ..." : "", stdout);
+			continue;
+		}
+		print_run(names, i, e, r == 0);
+	}
+	printf(")");
+}
+
 /* One cancel's answer: a job's, or a job array's (its tasks cancelled). */
 static void print_cancelled(const char *name, json_t *r)
 {
 	json_t *tasks = json_object_get(r, "cancelled");
-	size_t n = json_array_size(tasks);
 
-	if (!tasks)
+	if (!tasks) {
 		printf("%s: cancelled\n", name);
-	else
-		printf("%s: cancelled %zu task%s of the array (%s%s%s)\n", name, n, n == 1 ? "" : "s",
-		       json_string_value(json_array_get(tasks, 0)), n > 1 ? " .. " : "",
-		       n > 1 ? json_string_value(json_array_get(tasks, n - 1)) : "");
+		return;
+	}
+	printf("%s: cancelled ", name);
+	print_tasks(name, tasks, " of the array");
+	printf("\n");
 }
 
-/* A submitted job's name, or an array's first and last task's. */
+/* A submitted job's name, or an array's tasks'. */
 static void print_submitted(json_t *r)
 {
 	json_t *names = json_object_get(r, "names");
-	size_t n = json_array_size(names);
 
-	if (!names)
+	if (!names) {
 		printf("submitted %s\n", str(r, "name"));
-	else
-		printf("submitted array %s: %zu tasks, %s .. %s\n", str(r, "arrayOf"), n,
-		       json_string_value(json_array_get(names, 0)), json_string_value(json_array_get(names, n - 1)));
+		return;
+	}
+	printf("submitted array %s: ", str(r, "arrayOf"));
+	print_tasks(str(r, "arrayOf"), names, "");
+	printf("\n");
 }
 
 static int cancel_jobs(struct opts *o)
@@ -1119,6 +1173,9 @@ static int cmd_jobs(struct opts *o)
 	}
 	if (!strcmp(sub, "submit")) {
 		bool test = has(o, "--test-only");
+		if (test && flag(o, "--array"))
+			return fw_cli_usage_error(o->cmd, "--test-only and --array: an array cannot be tested; test one "
+						  "task (leave --array out: the tasks differ only by name)");
 		if (!(body = job_body(o, &rc)))
 			return rc ? rc : 2;
 		rc = call(o, "POST", test ? "/v1/jobs?dryRun=true" : "/v1/jobs", body, &r);

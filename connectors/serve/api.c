@@ -1386,13 +1386,71 @@ static bool job_name_taken(struct fw_serve *d, const char *name)
 	return d->bops == &fw_backend_local && fw_local_job_info(d->be, name, &st, &t0, &t1, &t2, NULL, NULL) == FW_OK;
 }
 
-/* The first free job-N from the counter on; *n is that N.  false when
- * FW_AUTO_NAME_TRIES names in a row are taken. */
-static bool auto_job_name(struct fw_serve *d, char *name, size_t len, int64_t *n)
+/* The job arrays the local backend remembers (its tasks' arrayOf), each
+ * name with its number of tasks: one pass over the jobs per submission,
+ * which then checks any number of names against it (name_free). */
+static int add_array(void *ctx, const struct fw_backend_job *j, const char *state, fw_time submit, fw_time start,
+		     fw_time end)
+{
+	json_t *arrays = ctx, *n;
+
+	(void)state, (void)submit, (void)start, (void)end;
+	if (!j->array_of[0])
+		return 0;
+	if ((n = json_object_get(arrays, j->array_of)))
+		return json_integer_set(n, json_integer_value(n) + 1) ? FW_ENOMEM : 0;
+	return json_object_set_new(arrays, j->array_of, json_integer(1)) ? FW_ENOMEM : 0;
+}
+
+/* NULL when out of memory. */
+static json_t *remembered_arrays(struct fw_serve *d)
+{
+	json_t *arrays = json_object();
+
+	if (arrays && d->bops == &fw_backend_local && fw_local_each_job(d->be, add_array, arrays) != FW_OK) {
+		json_decref(arrays);
+		return NULL;
+	}
+	return arrays;
+}
+
+/* The tasks the remembered array name has; 0: no such array. */
+static int array_size(json_t *arrays, const char *name)
+{
+	return (int)json_integer_value(json_object_get(arrays, name));
+}
+
+/* Neither a job's name nor a remembered array's (`cancel NAME` must mean
+ * one thing). */
+static bool name_free(struct fw_serve *d, json_t *arrays, const char *name)
+{
+	return !job_name_taken(d, name) && !array_size(arrays, name);
+}
+
+/* job-N free for a job, or, for the array a (a->n > 0), for an array:
+ * its tasks' names job-N_<index> free too. */
+static bool auto_name_free(struct fw_serve *d, json_t *arrays, const struct fw_job_array *a, const char *name)
+{
+	char task[FW_NAME_MAX + 8];
+
+	if (!name_free(d, arrays, name))
+		return false;
+	for (int32_t k = 0; k < a->n; k++) {
+		snprintf(task, sizeof task, "%s_%d", name, (int)a->idx[k]);
+		if (!name_free(d, arrays, task))
+			return false;
+	}
+	return true;
+}
+
+/* The first free job-N from the counter on (auto_name_free); *n is that
+ * N.  false when FW_AUTO_NAME_TRIES names in a row are taken. */
+static bool auto_job_name(struct fw_serve *d, json_t *arrays, const struct fw_job_array *a, char *name, size_t len,
+			  int64_t *n)
 {
 	for (*n = d->next_job; *n < d->next_job + FW_AUTO_NAME_TRIES; (*n)++) {
 		snprintf(name, len, "job-%lld", (long long)*n);
-		if (!job_name_taken(d, name))
+		if (auto_name_free(d, arrays, a, name))
 			return true;
 	}
 	return false;
@@ -1460,11 +1518,48 @@ static int add_task(void *ctx, const struct fw_backend_job *j, const char *state
 	return 0;
 }
 
+/* The array's name base free: no job has it, no remembered array
+ * (arrays) has it.  false once refused. */
+static bool array_base_free(struct ctx *c, json_t *arrays, const char *base)
+{
+	int all = array_size(arrays, base);
+
+	if (job_name_taken(c->d, base))
+		return fail(c, 409, "EEXIST", "name", "a job named \"%s\" exists, and `cancel %s` would then not "
+			    "mean the array; give the array another name (nothing was submitted)", base, base), false;
+	if (all)
+		return fail(c, 409, "EEXIST", "name", "job array \"%s\" exists (%d task%s), and `cancel %s` would cancel "
+			    "both; give this array another name (nothing was submitted)", base, all,
+			    all == 1 ? "" : "s", base), false;
+	return true;
+}
+
+/* Every task's name free: no job's, no remembered array's.  false once
+ * refused. */
+static bool array_tasks_free(struct ctx *c, struct fw_backend_job *bj, const struct fw_job_array *a,
+			     const char *base, json_t *arrays)
+{
+	for (int32_t k = 0; k < a->n; k++) {
+		const char *name = array_task(bj, base, a->idx[k])->job.name;
+		if (job_name_taken(c->d, name))
+			return fail(c, 409, "EEXIST", "name", "task %d of the array would be named \"%s\", which a job "
+				    "already has; give the array another name (nothing was submitted)", (int)a->idx[k],
+				    name), false;
+		if (array_size(arrays, name))
+			return fail(c, 409, "EEXIST", "name", "task %d of the array would be named \"%s\", the name of "
+				    "job array \"%s\" (`cancel %s` would then cancel both); give the array another name "
+				    "(nothing was submitted)", (int)a->idx[k], name, name, name), false;
+	}
+	return true;
+}
+
 /* Every task of the array checked before any is stored: its names fit
  * and are free (the array's own name too: `cancel NAME` must mean the
  * array), and the job is valid (check_job, once: the tasks differ only
- * by name).  false once refused. */
-static bool array_check(struct ctx *c, struct fw_backend_job *bj, const struct fw_job_array *a, const char *base)
+ * by name).  arrays: the remembered ones (remembered_arrays).  false
+ * once refused. */
+static bool array_check(struct ctx *c, struct fw_backend_job *bj, const struct fw_job_array *a, const char *base,
+			json_t *arrays)
 {
 	struct fw_diag dg;
 	int rc;
@@ -1473,22 +1568,8 @@ static bool array_check(struct ctx *c, struct fw_backend_job *bj, const struct f
 	if (strlen(base) + 1 + (size_t)snprintf(NULL, 0, "%d", (int)a->idx[a->n - 1]) > FW_NAME_MAX - 1)
 		return fail(c, 400, "ERANGE", "name", "\"%s\" is too long for an array: its tasks are named NAME_<index>, "
 			    "at most %d bytes; shorten the name", base, FW_NAME_MAX - 1), false;
-	if (job_name_taken(c->d, base))
-		return fail(c, 409, "EEXIST", "name", "a job named \"%s\" exists, and `cancel %s` would then not "
-			    "mean the array; give the array another name (nothing was submitted)", base, base), false;
-	struct array_tasks t = { base, json_array(), 0 };
-	if (c->d->bops == &fw_backend_local)
-		fw_local_each_job(c->d->be, add_task, &t);
-	json_decref(t.live);
-	if (t.all)
-		return fail(c, 409, "EEXIST", "name", "job array \"%s\" exists (%d task%s), and `cancel %s` would cancel "
-			    "both; give this array another name (nothing was submitted)", base, t.all,
-			    t.all == 1 ? "" : "s", base), false;
-	for (int32_t k = 0; k < a->n; k++)
-		if (job_name_taken(c->d, array_task(bj, base, a->idx[k])->job.name))
-			return fail(c, 409, "EEXIST", "name", "task %d of the array would be named \"%s\", which a job "
-				    "already has; give the array another name (nothing was submitted)", (int)a->idx[k],
-				    bj->job.name), false;
+	if (!array_base_free(c, arrays, base) || !array_tasks_free(c, bj, a, base, arrays))
+		return false;
 	if ((rc = check_job(c->d, array_task(bj, base, a->idx[0]), &dg)) != FW_OK)
 		return fail_diag(c, rc, &dg), false;
 	return true;
@@ -1524,7 +1605,7 @@ static json_t *array_json(const char *base, const struct fw_job_array *a, fw_tim
  * refusal of any task rolls back whole (fw_serve_rollback re-reads the
  * backend), so no task of a refused array stays. */
 static void submit_array(struct ctx *c, struct fw_backend_job *bj, const struct fw_job_array *a, bool named,
-			 int64_t n)
+			 int64_t n, json_t *arrays)
 {
 	struct fw_serve *d = c->d;
 	char base[FW_NAME_MAX];
@@ -1535,7 +1616,7 @@ static void submit_array(struct ctx *c, struct fw_backend_job *bj, const struct 
 
 	memset(&dg, 0, sizeof dg);
 	snprintf(base, sizeof base, "%s", bj->job.name);
-	if (!array_check(c, bj, a, base))
+	if (!array_check(c, bj, a, base, arrays))
 		return;
 	if ((rc = fw_store_begin(d->store)) != FW_OK ||
 	    (rc = named ? FW_OK : fw_store_meta_put(d->store, "next_job", n + 1)) != FW_OK)
@@ -1554,45 +1635,18 @@ static void submit_array(struct ctx *c, struct fw_backend_job *bj, const struct 
 	reply(c, 201, array_json(base, a, now));
 }
 
-static void h_job_submit(struct ctx *c)
+/* One job, checked (check_job) and planned (dry: dryRun=true) or stored. */
+static void submit_one(struct ctx *c, struct fw_backend_job *bj, bool named, int64_t n, bool dry)
 {
 	struct fw_serve *d = c->d;
-	struct fw_backend_job_room room;
-	struct fw_backend_job *bj = fw_backend_job_room(&room);
 	struct fw_diag dg;
-	struct fw_job_array arr;
 	fw_time now = fw_serve_now();
-	const char *dry = arg(c, "dryRun");
 	int rc;
 
 	memset(&dg, 0, sizeof dg);
-	if (!d->bops->submit)
-		return fail(c, 501, "EDECLINED", "", "the %s backend takes jobs from its own tools, not this API",
-			    d->bops->name);
-	if (dry && strcmp(dry, "true") && strcmp(dry, "false"))
-		return fail(c, 400, "EINVAL", "dryRun", "must be true (plan the job as if submitted now, keep "
-						       "nothing) or false");
-	if (!need_body(c) || !backend_ready(c))
-		return;
-	if ((rc = take_array(c, &arr, &dg)) != FW_OK)
-		return fail_diag(c, rc, &dg);
-	if (arr.n && dry && !strcmp(dry, "true"))
-		return fail(c, 400, "EINVAL", "dryRun", "a job array cannot be dry-run: dry-run one task, the same "
-			    "body without \"array\" (its tasks differ only by name)");
-	if ((rc = fw_codec_job_parse(c->body, &d->fleet->topology, bj, &dg)) != FW_OK ||
-	    (rc = fw_codec_text_check(bj->job.user, "user", true, &dg)) != FW_OK ||
-	    (rc = check_asks(&bj->job, &dg)) != FW_OK)
-		return fail_diag(c, rc, &dg);
-	bool named = bj->job.name[0] != '\0';
-	int64_t n = d->next_job;
-	if (!named && !auto_job_name(d, bj->job.name, sizeof bj->job.name, &n))
-		return fail(c, 409, "EEXIST", "name", "job-%lld to job-%lld are all taken: give the job a name",
-			    (long long)d->next_job, (long long)n - 1);
-	if (arr.n)
-		return submit_array(c, bj, &arr, named, n);
 	if ((rc = check_job(d, bj, &dg)) != FW_OK)
 		return fail_diag(c, rc, &dg);
-	if (dry && !strcmp(dry, "true"))
+	if (dry)
 		return dry_run(c, bj);
 	if ((rc = fw_store_begin(d->store)) != FW_OK)
 		return (void)commit_or_fail(c, rc);
@@ -1617,6 +1671,65 @@ static void h_job_submit(struct ctx *c)
 	if (time_limit(d, bj) > 0) /* the one that binds: its own or a queue's */
 		json_object_set_new(o, "timeLimit", json_integer(time_limit(d, bj)));
 	reply(c, 201, o);
+}
+
+/* A parsed job or array (arr->n > 0) named (its name, or the first free
+ * job-N) against the names taken now: jobs' and the remembered arrays'
+ * (arrays), then submitted.  Submissions hold the state lock, so two at
+ * once see each other's names. */
+static void submit_named(struct ctx *c, struct fw_backend_job *bj, const struct fw_job_array *arr, json_t *arrays,
+			 bool dry)
+{
+	struct fw_serve *d = c->d;
+	bool named = bj->job.name[0] != '\0';
+	int64_t n = d->next_job;
+
+	if (!arrays)
+		return fail(c, 500, "ENOMEM", "", "out of memory listing the job arrays; try again");
+	if (!named && !auto_job_name(d, arrays, arr, bj->job.name, sizeof bj->job.name, &n))
+		return fail(c, 409, "EEXIST", "name", "job-%lld to job-%lld are all taken: give the job a name",
+			    (long long)d->next_job, (long long)n - 1);
+	if (arr->n)
+		return submit_array(c, bj, arr, named, n, arrays);
+	if (named && array_size(arrays, bj->job.name))
+		return fail(c, 409, "EEXIST", "name", "job array \"%s\" exists (%d task%s), and `cancel %s` would then "
+			    "not reach it; give the job another name (nothing was submitted)", bj->job.name,
+			    array_size(arrays, bj->job.name), array_size(arrays, bj->job.name) == 1 ? "" : "s",
+			    bj->job.name);
+	submit_one(c, bj, named, n, dry);
+}
+
+static void h_job_submit(struct ctx *c)
+{
+	struct fw_serve *d = c->d;
+	struct fw_backend_job_room room;
+	struct fw_backend_job *bj = fw_backend_job_room(&room);
+	struct fw_diag dg;
+	struct fw_job_array arr;
+	const char *dry = arg(c, "dryRun");
+	int rc;
+
+	memset(&dg, 0, sizeof dg);
+	if (!d->bops->submit)
+		return fail(c, 501, "EDECLINED", "", "the %s backend takes jobs from its own tools, not this API",
+			    d->bops->name);
+	if (dry && strcmp(dry, "true") && strcmp(dry, "false"))
+		return fail(c, 400, "EINVAL", "dryRun", "must be true (plan the job as if submitted now, keep "
+						       "nothing) or false");
+	if (!need_body(c) || !backend_ready(c))
+		return;
+	if ((rc = take_array(c, &arr, &dg)) != FW_OK)
+		return fail_diag(c, rc, &dg);
+	if (arr.n && dry && !strcmp(dry, "true"))
+		return fail(c, 400, "EINVAL", "dryRun", "a job array cannot be dry-run: dry-run one task, the same "
+			    "body without \"array\" (its tasks differ only by name)");
+	if ((rc = fw_codec_job_parse(c->body, &d->fleet->topology, bj, &dg)) != FW_OK ||
+	    (rc = fw_codec_text_check(bj->job.user, "user", true, &dg)) != FW_OK ||
+	    (rc = check_asks(&bj->job, &dg)) != FW_OK)
+		return fail_diag(c, rc, &dg);
+	json_t *arrays = remembered_arrays(d);
+	submit_named(c, bj, &arr, arrays, dry && !strcmp(dry, "true"));
+	json_decref(arrays);
 }
 
 /* One job: the last plan's view of it, unless the local backend knows it

@@ -812,18 +812,30 @@ static int array_element(const char **p, bool *seen, struct fw_diag *d)
 	return FW_OK;
 }
 
+/* The list's item-th item (from 1) at p is empty: "1,,2", ",1", "1,". */
+static int array_empty_item(const char *list, int item, struct fw_diag *d)
+{
+	return BAD(d, FW_EINVAL, "array", "\"%.40s\": item %d of the list is empty (a comma too many); remove the "
+		   "extra comma: " ARRAY_FORMS, list, item);
+}
+
 /* o's "array" into seen[] (nothing when there is none). */
 static int array_seen(json_t *o, bool *seen, struct fw_diag *d)
 {
 	json_t *v = json_object_get(o, "array");
-	const char *p = json_string_value(v);
+	const char *list = json_string_value(v), *p = list;
 	int rc;
 
 	if (!v)
 		return FW_OK;
-	if (!p || !*p)
+	if (!p)
 		return BAD(d, FW_EINVAL, "array", "must be a string of task indices: " ARRAY_FORMS);
-	for (;;) {
+	if (!*p)
+		return BAD(d, FW_EINVAL, "array", "is empty: give the task indices, or leave \"array\" out to submit "
+			   "one job; " ARRAY_FORMS);
+	for (int item = 1;; item++) {
+		if (*p == ',' || !*p)
+			return array_empty_item(list, item, d);
 		if ((rc = array_element(&p, seen, d)) != FW_OK)
 			return rc;
 		if (!*p++)

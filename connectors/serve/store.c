@@ -162,13 +162,20 @@ static int prepare_all(struct fw_serve_store *st, struct fw_diag *d)
 	int rc;
 
 	for (int t = 0; t < FW_STORE_NDOCS; t++) {
-		snprintf(sql, sizeof sql, "INSERT OR REPLACE INTO %s (key, doc) VALUES (?, ?)", doc_table[t]);
+		/* A replaced row keeps its rowid (a new one would move it to
+		 * the end): the jobs keep their rows' order, their submission's.
+		 * Still an INSERT, so the store's INSERT triggers see every put. */
+		snprintf(sql, sizeof sql, "INSERT OR REPLACE INTO %s (rowid, key, doc) VALUES"
+			 " ((SELECT rowid FROM %s WHERE key = ?1), ?1, ?2)", doc_table[t], doc_table[t]);
 		if ((rc = prep(st, &st->doc[t][ST_PUT], sql, d)))
 			return rc;
 		snprintf(sql, sizeof sql, "DELETE FROM %s WHERE key = ?", doc_table[t]);
 		if ((rc = prep(st, &st->doc[t][ST_DEL], sql, d)))
 			return rc;
-		snprintf(sql, sizeof sql, "SELECT key, doc FROM %s ORDER BY key", doc_table[t]);
+		/* The jobs in the order they were submitted (the plan's, for
+		 * jobs alike), the rest by name. */
+		snprintf(sql, sizeof sql, "SELECT key, doc FROM %s ORDER BY %s", doc_table[t],
+			 t == FW_STORE_JOBS ? "rowid" : "key");
 		if ((rc = prep(st, &st->doc[t][ST_EACH], sql, d)))
 			return rc;
 	}

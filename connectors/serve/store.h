@@ -86,9 +86,10 @@ int fw_store_begin(struct fw_serve_store *st);
 int fw_store_commit(struct fw_serve_store *st);
 void fw_store_rollback(struct fw_serve_store *st);
 
-/* Document tables: insert-or-replace, delete (FW_ENOENT when absent), and
- * visit every row in key order (fn returning non-zero stops and is
- * returned). */
+/* Document tables: insert-or-replace (a replaced row keeps its place),
+ * delete (FW_ENOENT when absent), and visit every row in key order, the
+ * jobs in the order they were first put (submission order; fn returning
+ * non-zero stops and is returned). */
 int fw_store_put(struct fw_serve_store *st, enum fw_store_doc t,
 		 const char *key, const char *json);
 int fw_store_del(struct fw_serve_store *st, enum fw_store_doc t, const char *key);

@@ -823,7 +823,7 @@ req POST /v1/jobs '{"name":"clash_5","queue":"llm","tasks":[{"gpus":1}],"array":
 check "an array named as a job is (clash_5): 409 naming name (cancel clash_5 must mean one thing)" \
 	[ "$CODE" = 409 -a "$(jfield 'j["error"]["field"]')" = name ]
 "$FW" jobs cancel clash_5 "${C[@]}" >/dev/null 2>&1
-for af in "0-9%2 throttle" "9-2 lower index first" "a-b not an index list" "1,,3 not an index list" "0-5000 from 0 to 1000" "3:2 not an index list" "0-8:0 not an index list"; do
+for af in "0-9%2 throttle" "9-2 lower index first" "a-b not an index list" "1,,3 item 2 of the list is empty" "0-5000 from 0 to 1000" "3:2 not an index list" "0-8:0 not an index list"; do
 	a=${af%% *} w=${af#* }
 	req POST /v1/jobs "{\"name\":\"bad-arr\",\"queue\":\"llm\",\"tasks\":[{\"gpus\":1}],\"array\":\"$a\"}"
 	check "array \"$a\": 400 naming array, saying '$w'" \
@@ -864,13 +864,94 @@ check "DELETE /v1/jobs/arr again: 409 EENDED, every task has ended" \
 req DELETE /v1/jobs/no-such-arr
 check "DELETE of a name that is neither a job nor an array: 404" [ "$CODE" = 404 ]
 "$FW" jobs submit --queue llm --gpus 1 --name cliarr --array 0-2 "${C[@]}" >"$T/arr" 2>&1
-check "fairway jobs submit --array 0-2: says the array's tasks" grep -qx 'submitted array cliarr: 3 tasks, cliarr_0 .. cliarr_2' "$T/arr"
+check "fairway jobs submit --array 0-2: says the array's tasks" grep -qx 'submitted array cliarr: 3 tasks (cliarr_0 .. cliarr_2)' "$T/arr"
 "$FW" jobs cancel cliarr "${C[@]}" >"$T/arr" 2>&1
 check "fairway jobs cancel cliarr (the array's name): cancels its 3 tasks" \
 	grep -qx 'cliarr: cancelled 3 tasks of the array (cliarr_0 .. cliarr_2)' "$T/arr"
 "$FW" jobs submit --queue llm --gpus 1 --name cliarr2 --array '0-9%2' "${C[@]}" >"$T/arr" 2>&1
 check "fairway jobs submit --array 0-9%2: exit 1, the daemon's 400 naming array" \
 	bash -c "[ $? -ne 0 ] && grep -q 'field array: a throttle' '$T/arr'"
+# Array name clashes (QA): a job never takes a remembered array's name,
+# nor does an array's task; an unnamed array skips taken names.
+req POST /v1/jobs '{"name":"rem","queue":"llm","tasks":[{"gpus":1}],"array":"0-1"}'
+req POST /v1/jobs '{"name":"rem","queue":"llm","tasks":[{"gpus":1}]}'
+check "a job named as a remembered array (rem): 409 naming name, saying the array exists" \
+	[ "$CODE" = 409 -a "$(jfield 'j["error"]["field"], "job array \"rem\" exists (2 tasks)" in j["error"]["message"]')" = "name True" ]
+req GET /v1/jobs/rem
+check "... and no job rem was stored (404), so cancel rem still means the array" [ "$CODE" = 404 ]
+req DELETE /v1/jobs/rem
+check "... which it cancels (rem_0, rem_1)" [ "$CODE" = 200 -a "$(jfield '",".join(j["cancelled"])')" = "rem_0,rem_1" ]
+req POST /v1/jobs '{"queue":"llm","tasks":[{"gpus":1}]}'
+k=$(jfield 'j["name"]')
+k=${k#job-}
+req DELETE "/v1/jobs/job-$k"
+req POST /v1/jobs "{\"name\":\"job-$((k + 1))\",\"queue\":\"llm\",\"tasks\":[{\"gpus\":1}],\"array\":\"0\"}"
+req POST /v1/jobs '{"queue":"llm","tasks":[{"gpus":1}]}'
+check "an unnamed job after array job-$((k + 1)): named job-$((k + 2)), not the array's name" \
+	[ "$CODE" = 201 -a "$(jfield 'j["name"]')" = "job-$((k + 2))" ]
+req DELETE "/v1/jobs/job-$((k + 2))"
+req DELETE "/v1/jobs/job-$((k + 1))"
+check "... and cancel job-$((k + 1)) still means the array" [ "$CODE" = 200 -a "$(jfield '",".join(j["cancelled"])')" = "job-$((k + 1))_0" ]
+for i in 1 2 3 4 5; do # an array and a job of one name at once: one of them
+	curl -s -o "$T/once-a$i" -w '%{http_code}' -X POST -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
+		--data-binary "{\"name\":\"once$i\",\"queue\":\"llm\",\"tasks\":[{\"gpus\":1}],\"array\":\"0-1\"}" \
+		"http://127.0.0.1:$PORT/v1/jobs" >"$T/once-ac$i" &
+	once=$!
+	curl -s -o "$T/once-j$i" -w '%{http_code}' -X POST -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
+		--data-binary "{\"name\":\"once$i\",\"queue\":\"llm\",\"tasks\":[{\"gpus\":1}]}" \
+		"http://127.0.0.1:$PORT/v1/jobs" >"$T/once-jc$i"
+	wait "$once"
+done
+check "an array and a job of one name POSTed at once (5 times): one 201 and one 409 each time" bash -c '
+for i in 1 2 3 4 5; do c="$(cat '"$T"'/once-ac$i) $(cat '"$T"'/once-jc$i)"; [ "$c" = "201 409" -o "$c" = "409 201" ] || exit 1; done'
+for i in 1 2 3 4 5; do req DELETE "/v1/jobs/once$i"; done
+req POST /v1/jobs '{"name":"zq_1","queue":"llm","tasks":[{"gpus":1}],"array":"0"}'
+req POST /v1/jobs '{"name":"zq","queue":"llm","tasks":[{"gpus":1}],"array":"0-2"}'
+check "an array whose task (zq_1) would be a remembered array's name: 409 naming name and zq_1" \
+	[ "$CODE" = 409 -a "$(jfield 'j["error"]["field"], "the name of job array \"zq_1\"" in j["error"]["message"]')" = "name True" ]
+req GET /v1/jobs/zq_0
+check "... all or nothing: zq_0 not submitted" [ "$CODE" = 404 ]
+req DELETE /v1/jobs/zq_1
+check "... and cancel zq_1 cancels the array zq_1 (its task zq_1_0)" [ "$CODE" = 200 -a "$(jfield '",".join(j["cancelled"])')" = "zq_1_0" ]
+req POST /v1/jobs '{"queue":"llm","tasks":[{"gpus":1}]}'
+k=$(jfield 'j["name"]')
+k=${k#job-}
+req DELETE "/v1/jobs/job-$k"
+req POST /v1/jobs "{\"name\":\"job-$((k + 1))_0\",\"queue\":\"llm\",\"tasks\":[{\"gpus\":1}]}"
+req POST /v1/jobs '{"queue":"llm","tasks":[{"gpus":1}],"array":"0-1"}'
+check "an unnamed array while a job is named job-$((k + 1))_0: 201, the array job-$((k + 2)) (the taken name skipped)" \
+	[ "$CODE" = 201 -a "$(jfield 'j["arrayOf"]')" = "job-$((k + 2))" ]
+req POST /v1/jobs '{"queue":"llm","tasks":[{"gpus":1}],"array":"0-1"}'
+check "... and the next unnamed array: job-$((k + 3)) (the counter moves on)" \
+	[ "$CODE" = 201 -a "$(jfield 'j["arrayOf"]')" = "job-$((k + 3))" ]
+req DELETE "/v1/jobs/job-$((k + 2))"
+req DELETE "/v1/jobs/job-$((k + 3))"
+req DELETE "/v1/jobs/job-$((k + 1))_0"
+req POST /v1/jobs '{"name":"bad-arr","queue":"llm","tasks":[{"gpus":1}],"array":""}'
+check "array \"\": 400 naming array, saying it is empty and what to write" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], "is empty" in j["error"]["message"], "0-99" in j["error"]["message"]')" = "array True True" ]
+req POST /v1/jobs '{"name":"bad-arr","queue":"llm","tasks":[{"gpus":1}],"array":"1,,2"}'
+check "array \"1,,2\": 400 quoting the whole list, saying item 2 is empty" \
+	[ "$CODE" = 400 -a "$(jfield '"\"1,,2\": item 2 of the list is empty" in j["error"]["message"]')" = True ]
+# the CLI's lines: the tasks as they are, runs of consecutive indices as FIRST .. LAST
+"$FW" jobs submit --queue llm --gpus 1 --name cli1 --array 0 "${C[@]}" >"$T/arr" 2>&1
+check "fairway jobs submit --array 0: '1 task (cli1_0)'" grep -qx 'submitted array cli1: 1 task (cli1_0)' "$T/arr"
+"$FW" jobs submit --queue llm --gpus 1 --name ord2 --array 10,2,100,9 "${C[@]}" >"$T/arr" 2>&1
+check "fairway jobs submit --array 10,2,100,9: each task named, ascending, no range implied" \
+	grep -qx 'submitted array ord2: 4 tasks (ord2_2, ord2_9, ord2_10, ord2_100)' "$T/arr"
+"$FW" jobs submit --queue llm --gpus 1 --name many --array 0-20:2 "${C[@]}" >"$T/arr" 2>&1
+check "fairway jobs submit --array 0-20:2 (11 tasks): the first four, ... and the last" \
+	grep -qx 'submitted array many: 11 tasks (many_0, many_2, many_4, many_6, ..., many_20)' "$T/arr"
+"$FW" jobs submit --queue llm --gpus 1 --name mix --array 0-5 "${C[@]}" >/dev/null 2>&1
+"$FW" jobs cancel mix_2 "${C[@]}" >/dev/null 2>&1
+"$FW" jobs cancel mix "${C[@]}" >"$T/arr" 2>&1
+check "fairway jobs cancel mix (mix_2 ended before): the tasks cancelled, mix_2 not among them" \
+	grep -qx 'mix: cancelled 5 tasks of the array (mix_0, mix_1, mix_3 .. mix_5)' "$T/arr"
+for a in cli1 ord2 many; do "$FW" jobs cancel $a "${C[@]}" >/dev/null 2>&1; done
+"$FW" jobs submit --queue llm --gpus 1 --name tarr --array 0-3 --test-only "${C[@]}" >"$T/arr" 2>&1
+rc=$?
+check "fairway jobs submit --array with --test-only: exit 2, naming both flags" \
+	bash -c "[ $rc = 2 ] && grep -q -- '--test-only and --array' '$T/arr'"
 # A body an endpoint does not read is refused; a body's Content-Type is JSON's
 req POST /v1/cycle 'garbage{'
 check "POST /v1/cycle with a body: 400 naming body, saying to send none" \
@@ -1257,6 +1338,23 @@ check "cancel a done job: 409 EENDED saying it is done" [ "$CODE" = 409 -a "$(jf
 	check "... (the message)" grep -q '^job "short" has already ended (done at .*Z): there is nothing to cancel' <<<"$(jfield 'j["error"]["message"]')"
 req GET /v1/health
 check "the store is at schema version 4" [ "$(jfield 'j["schemaVersion"]')" = 4 ]
+# A restart plans the jobs in the order they were submitted (the store's
+# rowid, an update keeping a row's place), not by name: lex_2 before lex_10.
+req PUT /v1/queues/lexq '{"limit":{"gpu":0}}'
+req POST /v1/jobs '{"name":"lex","queue":"lexq","tasks":[{"gpus":1}],"array":"0-11"}'
+req POST /v1/cycle
+req GET "/v1/jobs?queue=lexq&state=pending"
+lexorder=$(jfield '" ".join(x["name"] for x in j["jobs"])')
+check "an array 0-11 whose tasks wait (queue limit 0): planned in index order, lex_2 before lex_10" \
+	[ "$lexorder" = "$(echo lex_{0..11})" ]
+stop_daemon
+start_daemon "$S" "$PORT" || bad "daemon restarts"
+req POST /v1/cycle
+req GET "/v1/jobs?queue=lexq&state=pending"
+check "restart: the waiting tasks in the same order as before (not lex_10 before lex_2)" \
+	[ "$(jfield '" ".join(x["name"] for x in j["jobs"])')" = "$lexorder" ]
+req DELETE /v1/jobs/lex
+req DELETE /v1/queues/lexq
 stop_daemon
 # The lemon rule from the config: 2 incidents in 120 days make a lemon;
 # and a heartbeat timeout: a node whose reports stop is not responding.

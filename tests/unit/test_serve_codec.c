@@ -1072,7 +1072,9 @@ TEST(job_array_forms)
 		const char *spec, *says;
 	} bad[] = {
 		{ "0-9%2", "throttle" },    { "9-2", "lower index first" }, { "0-1001", "from 0 to 1000" },
-		{ "", "must be a string" }, { "1,", "not an index list" },  { "-3", "not an index list" },
+		{ "", "is empty: give the task indices" }, { "1,", "\"1,\": item 2 of the list is empty" },
+		{ "1,,2", "\"1,,2\": item 2 of the list is empty" }, { ",1", "\",1\": item 1 of the list is empty" },
+		{ "-3", "not an index list" },
 		{ "0-9:0", "not an index list" }, { "0-9:x", "not an index list" }, { "1 ,2", "not an index list" },
 		{ "99999999999999999999", "from 0 to 1000" },
 	};

@@ -2167,14 +2167,14 @@ TEST(ended_jobs_are_forgotten_after_min_job_age)
 
 	fw_backend_local.close(b); /* the store forgot them too */
 	ASSERT_EQ(open_with(&b, 1130, NULL), FW_OK);
-	ASSERT_STR_EQ(names_of(b), "a bad long wait "); /* the store's order */
+	ASSERT_STR_EQ(names_of(b), "bad wait long a "); /* as before: the order of submission, not of name */
 	fw_backend_local.close(b);
 
 	ASSERT_EQ(open_with(&b, 1010 + 120 * 86400 - 1, "min-job-age=100"), FW_OK);
 	fw_snapshot_free(world(b, 1010 + 120 * 86400 - 1, &w)); /* long ended at 6000 */
-	ASSERT_STR_EQ(names_of(b), "a bad wait "); /* a, never started, waits */
+	ASSERT_STR_EQ(names_of(b), "bad wait a "); /* a, never started, waits */
 	fw_snapshot_free(world(b, 1010 + 120 * 86400 + 60, &w)); /* the failure is 120 days old */
-	ASSERT_STR_EQ(names_of(b), "a wait ");
+	ASSERT_STR_EQ(names_of(b), "wait a ");
 	fw_backend_local.close(b);
 
 	memset(&cfg, 0, sizeof cfg);

@@ -353,6 +353,46 @@ TEST(newer_schema_is_refused)
 	ASSERT(strstr(d.msg, "99") != NULL);
 }
 
+/* Appends each key and its document, "key=doc ", to the string ctx. */
+static int keys_cb(void *ctx, const char *key, const char *json)
+{
+	size_t n = strlen(ctx);
+
+	snprintf((char *)ctx + n, 256 - n, "%s=%s ", key, json);
+	return 0;
+}
+
+/* The jobs come back in the order they were first put (submission order:
+ * the plan ranks equal jobs by it), an update keeping a job's place,
+ * also after a reopen; the other documents by key. */
+TEST(jobs_come_back_in_submission_order_other_documents_by_key)
+{
+	struct fw_serve_store *st = NULL;
+	char got[256] = "";
+
+	fresh_dir();
+	ASSERT_EQ(fw_store_open(dir, true, &st, NULL), FW_OK);
+	ASSERT_EQ(fw_store_begin(st), FW_OK);
+	ASSERT_EQ(fw_store_put(st, FW_STORE_JOBS, "lex_2", "1"), FW_OK);
+	ASSERT_EQ(fw_store_put(st, FW_STORE_JOBS, "lex_10", "1"), FW_OK);
+	ASSERT_EQ(fw_store_put(st, FW_STORE_JOBS, "b", "1"), FW_OK);
+	ASSERT_EQ(fw_store_put(st, FW_STORE_QUEUES, "z", "1"), FW_OK);
+	ASSERT_EQ(fw_store_put(st, FW_STORE_QUEUES, "a", "1"), FW_OK);
+	ASSERT_EQ(fw_store_commit(st), FW_OK);
+	ASSERT_EQ(fw_store_begin(st), FW_OK);
+	ASSERT_EQ(fw_store_put(st, FW_STORE_JOBS, "lex_2", "2"), FW_OK); /* started: updated */
+	ASSERT_EQ(fw_store_commit(st), FW_OK);
+	fw_store_close(st);
+
+	ASSERT_EQ(fw_store_open(dir, false, &st, NULL), FW_OK);
+	ASSERT_EQ(fw_store_each(st, FW_STORE_JOBS, keys_cb, got), FW_OK);
+	ASSERT_STR_EQ(got, "lex_2=2 lex_10=1 b=1 ");
+	got[0] = '\0';
+	ASSERT_EQ(fw_store_each(st, FW_STORE_QUEUES, keys_cb, got), FW_OK);
+	ASSERT_STR_EQ(got, "a=1 z=1 ");
+	fw_store_close(st);
+}
+
 TEST(temporary_directory_removed)
 {
 	char cmd[128];
@@ -362,6 +402,7 @@ TEST(temporary_directory_removed)
 }
 
 TEST_MAIN(migrates_to_current_version_in_wal_mode, documents_survive_reopen_and_rollback_leaves_nothing,
+	  jobs_come_back_in_submission_order_other_documents_by_key,
 	  decision_log_rows_are_written, a_version_3_store_gains_the_time_indexes,
 	  trim_deletes_old_log_rows_oldest_first_within_the_limit, the_decision_log_answers_by_time_job_and_kind,
 	  the_reader_sees_committed_rows_only_and_reads_during_a_write, newer_schema_is_refused,
