@@ -2525,6 +2525,36 @@ static json_t *plan_pending(struct plan_filter *f, json_t *v)
 /* GET /v1/plan: the last plan's decisions and waiting jobs, as plan_args'
  * filters narrow them; its cycle, time, generation, take and fair share
  * stay whole. */
+/* Is q a queue of the plan v (its fair share) or of the daemon now? */
+static bool plan_queue(const struct fw_serve *d, json_t *v, const char *q)
+{
+	json_t *e;
+	size_t i;
+
+	json_array_foreach(json_object_get(v, "fairshare"), i, e)
+		if (!strcmp(json_string_value(json_object_get(e, "queue")), q))
+			return true;
+	return fw_serve_queue_index(d, q) >= 0;
+}
+
+/* ?queue= and ?node= name a queue and a node the daemon or its last plan
+ * has (a misspelt one answered an empty 200; squeue -p nosuch fails):
+ * false once refused.  ?job= stays free: a job may have ended since. */
+static bool plan_names_known(struct ctx *c, const struct plan_filter *f, json_t *v)
+{
+	json_t *n;
+
+	if (f->queue && !plan_queue(c->d, v, f->queue))
+		return fail(c, 400, "ENOENT", "queue", "no queue named \"%.100s\"; `fairway queues` lists them",
+			    f->queue), false;
+	if (f->node && !(n = view_node(c->d, v, f->node)))
+		return fail(c, 400, "ENOENT", "node", "no node named \"%.100s\"; `fairway nodes` lists them",
+			    f->node), false;
+	if (f->node)
+		json_decref(n);
+	return true;
+}
+
 static void h_plan(struct ctx *c)
 {
 	struct plan_filter f;
@@ -2535,6 +2565,8 @@ static void h_plan(struct ctx *c)
 	v = view_ref(c->d);
 	if (no_view_yet(c, v))
 		return;
+	if (!plan_names_known(c, &f, v))
+		return (void)json_decref(v);
 	f.jobs = json_object_get(v, "jobs");
 	body = json_pack("{s:O,s:O,s:O,s:O,s:o,s:o,s:O}", "cycle", json_object_get(v, "cycle"), "at",
 			 json_object_get(v, "at"), "generation", json_object_get(v, "generation"), "seconds",

@@ -483,10 +483,14 @@ req GET "/v1/plan?kind=strat"
 check "GET /v1/plan?kind=strat: 400 naming kind, the nearest kind and every one" \
 	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], j["error"]["message"]')" = \
 	  "kind \"strat\" is not a kind (did you mean \"start\"?); give a comma-separated list of start, evict, reserve, drain, pending" ]
-for qp in "kind=start, kind" "kind= kind" "limit=0 limit" "limit=100001 limit" "state=pending state" "reason=gpu_model reason"; do
+for qp in "kind=start, kind" "kind= kind" "limit=0 limit" "limit=100001 limit" "state=pending state" "reason=gpu_model reason" \
+	"queue=nosuch queue" "node=nosuch node"; do
 	req GET "/v1/plan?${qp% *}"
 	check "GET /v1/plan?${qp% *}: 400 naming ${qp#* }" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = "${qp#* }" ]
 done
+req GET "/v1/plan?queue=lm"
+check "GET /v1/plan?queue=lm (no such queue): 400 saying fairway queues lists them" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["message"]')" = 'no queue named "lm"; `fairway queues` lists them' ]
 # GET /v1/jobs?reason=: the jobs with those reasons (the whole list's, read
 # until both are of one cycle)
 reason_narrowed() {

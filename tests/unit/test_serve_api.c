@@ -1045,7 +1045,9 @@ TEST(the_plan_filters_by_kind_queue_job_node_and_limit)
 	ASSERT_STR_EQ(plan_rows(&f.d, NULL, (const char *const[]){ "kind", "pending,reserve", NULL }),
 		      "200 reserve:c,reserve:d | c,d");
 	ASSERT_STR_EQ(plan_rows(&f.d, NULL, (const char *const[]){ "queue", "r", NULL }), "200 reserve:d | d");
-	ASSERT_STR_EQ(plan_rows(&f.d, NULL, (const char *const[]){ "queue", "nosuch", NULL }), "200 |");
+	ASSERT_STR_CONTAINS(plan_rows(&f.d, NULL, (const char *const[]){ "queue", "nosuch", NULL }),
+			    "400 {\"error\":{\"status\":400,\"code\":\"ENOENT\",\"field\":\"queue\"");
+	ASSERT_STR_CONTAINS(plan_rows(&f.d, NULL, (const char *const[]){ "node", "n9", NULL }), "\"field\":\"node\"");
 	ASSERT_STR_EQ(plan_rows(&f.d, NULL, (const char *const[]){ "job", "c", NULL }), "200 reserve:c | c");
 	ASSERT_STR_EQ(plan_rows(&f.d, NULL, (const char *const[]){ "job", "b", "kind", "pending", NULL }), "200 |");
 	/* a started on n0, b on n1; c is reserved on n0 (a ends first), d on n1 */
