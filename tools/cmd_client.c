@@ -1167,6 +1167,9 @@ static int cmd_jobs(struct opts *o)
 			json_array_foreach(json_object_get(r, "jobs"), i, j)
 				print_job_row(j);
 			note_cut(r, "jobs", "the first", "--queue/--user/--state/--reason");
+			if (!json_array_size(json_object_get(r, "jobs")) && flag(o, "--reason") && !flag(o, "--state"))
+				fprintf(stderr, "fairway jobs: no pending or running job has reason %s; the jobs that "
+						"ended (time_limit, ...) list with --state all\n", flag(o, "--reason"));
 		}
 		json_decref(r);
 		return 0;

@@ -2008,6 +2008,11 @@ check "... and it is not pending" [ "$(jfield '"capped-long" in [x["name"] for x
 "$FW" jobs list --state timeout "${C[@]}" >"$T/timeout" 2>&1
 check "fairway jobs list --state timeout shows it, reason time_limit" \
 	grep -q '^capped-long .* timeout .* time_limit .*(run-time limit)$' "$T/timeout"
+"$FW" jobs list --reason time_limit "${C[@]}" >"$T/tlr" 2>&1
+check "fairway jobs list --reason time_limit (no --state): no row, and a hint to add --state all" \
+	bash -c "! grep -q '^capped-long' '$T/tlr' && grep -q 'no pending or running job has reason time_limit; the jobs that ended (time_limit, ...) list with --state all' '$T/tlr'"
+"$FW" jobs list --reason time_limit --state all "${C[@]}" >"$T/tlr" 2>&1
+check "... with --state all: capped-long" grep -q '^capped-long .* timeout .* time_limit ' "$T/tlr"
 "$FW" jobs why capped-long "${C[@]}" >"$T/why" 2>&1
 check "fairway jobs why: state timeout, why it ended: the queue's run-time limit" bash -c \
 	"grep -q '^state: timeout$' '$T/why' && grep -q '^why it ended: ended: it has run [0-9]* s and the run-time limit (maxRuntime) of its queue \"capped\" is 2 s' '$T/why'"
