@@ -19,12 +19,12 @@
  *               generations;
  *   2. plan     no lock: validate, then one sub-cycle per active queue or
  *               job reservation (only its nodes schedulable; pending only
- *               its targets, and of those on a node a window to come
- *               takes, only the ones whose runtime ends before it opens),
- *               then the main cycle with those nodes held back, the
- *               sub-cycles' starts counted as running, and the nodes of
- *               each maintenance window to come leaving when it opens
- *               (leave_for: fw_node.away_at); no sub-cycle's reservation
+ *               its targets, and of those on a node a reservation to
+ *               come takes, only the ones whose runtime ends before it
+ *               opens), then the main cycle with those nodes held back,
+ *               the sub-cycles' starts counted as running, and the nodes
+ *               of each reservation to come (any kind) leaving when it
+ *               opens (leave_for: fw_node.away_at); no sub-cycle's reservation
  *               is kept for a job that starts in the cycle
  *               (drop_moot_reserves); every plan passes fw_plan_check
  *               before it is used;
@@ -598,13 +598,14 @@ static int take(struct fw_serve *d, struct taken *t, bool dry, char *err, size_t
 	t->skipped = w.skipped_jobs;
 	if (!(t->rsv = calloc((size_t)d->nrsv + 1, sizeof *t->rsv)))
 		return FW_ENOMEM;
-	/* Active queue/job reservations first, then maintenance windows still
-	 * to come (their nodes take only jobs that end before the window). */
+	/* Active queue/job reservations first, then every reservation still
+	 * to come, of any kind (its nodes take only jobs that end before it
+	 * opens); an open maintenance window is open_windows()'s. */
 	for (int32_t i = 0; i < d->nrsv; i++)
 		if (d->rsv[i].kind != FW_RSV_MAINTENANCE && d->rsv[i].start <= now && now < d->rsv[i].end)
 			t->rsv[t->nrsv++] = d->rsv[i];
 	for (int32_t i = 0; i < d->nrsv; i++)
-		if (d->rsv[i].kind == FW_RSV_MAINTENANCE && now < d->rsv[i].start)
+		if (now < d->rsv[i].start)
 			t->rsv[t->nrsv++] = d->rsv[i];
 	return FW_OK;
 }
@@ -624,7 +625,15 @@ static void mark_nodes(struct fw_snapshot *s, const struct fw_reservation *r)
 	}
 }
 
-/* A maintenance window to come (r): each of its nodes in service leaves
+/* Is r still to come?  take() keeps the open queue/job reservations and
+ * every reservation to come, of any kind. */
+static bool to_come(const struct fw_snapshot *s, const struct fw_reservation *r)
+{
+	return s->now < r->start;
+}
+
+/* A reservation to come (r: a maintenance window, or a queue's or a job's
+ * reservation): each of its nodes in service leaves
  * when r opens and is back when r ends (fw_node.away_at, back_at), so the
  * main cycle puts there only work planned to end before r opens, and
  * counts on the node from r's end in reservations and estimates.  The
@@ -652,7 +661,7 @@ static void leave_for(struct fw_snapshot *s, const struct fw_reservation *r)
 
 static bool rsv_targets(const struct fw_snapshot *s, const struct fw_job *j, const struct fw_reservation *r)
 {
-	if (r->kind == FW_RSV_MAINTENANCE) /* a window to come: done before it */
+	if (to_come(s, r)) /* a reservation to come: done before it opens */
 		return j->expected_runtime > 0 && s->now + j->expected_runtime <= r->start;
 	if (r->kind == FW_RSV_JOB)
 		return !strcmp(j->name, r->job);
@@ -678,15 +687,15 @@ static bool share_node(const struct fw_reservation *a, const struct fw_reservati
 	return false;
 }
 
-/* Job j may start in r's sub-cycle: r targets it, and for a queue/job
- * reservation it ends before any window to come on r's nodes. */
+/* Job j may start in r's sub-cycle (r open now): r targets it, and it
+ * ends before any reservation to come on r's nodes opens. */
 static bool rsv_job(const struct fw_snapshot *s, const struct fw_job *j, const struct fw_reservation *r,
 		    const struct fw_reservation *all, int32_t nall)
 {
 	if (!rsv_targets(s, j, r))
 		return false;
-	for (int32_t i = 0; r->kind != FW_RSV_MAINTENANCE && i < nall; i++)
-		if (all[i].kind == FW_RSV_MAINTENANCE && share_node(r, &all[i]) &&
+	for (int32_t i = 0; !to_come(s, r) && i < nall; i++)
+		if (to_come(s, &all[i]) && share_node(r, &all[i]) &&
 		    !rsv_targets(s, j, &all[i]))
 			return false;
 	return true;
@@ -917,8 +926,8 @@ static int plan(struct fw_serve *d, struct taken *t, struct fw_arena *ar, struct
 		return rc;
 	}
 	for (int32_t i = 0; i < t->nrsv; i++) {
-		if (t->rsv[i].kind == FW_RSV_MAINTENANCE)
-			continue; /* a window to come: leave_for, in the main cycle */
+		if (to_come(t->s, &t->rsv[i]))
+			continue; /* a reservation to come: leave_for, in the main cycle */
 		struct fw_snapshot *rs = rsv_snapshot(t->s, &t->rsv[i], t->rsv, t->nrsv);
 		struct fw_plan *rp = NULL;
 		if (!rs)
@@ -933,7 +942,7 @@ static int plan(struct fw_serve *d, struct taken *t, struct fw_arena *ar, struct
 			return rc;
 	}
 	for (int32_t i = 0; i < t->nrsv; i++) /* active reservations first: t->rsv's order */
-		if (t->rsv[i].kind == FW_RSV_MAINTENANCE)
+		if (to_come(t->s, &t->rsv[i]))
 			leave_for(t->s, &t->rsv[i]);
 		else
 			mark_nodes(t->s, &t->rsv[i]);

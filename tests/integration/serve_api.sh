@@ -1387,6 +1387,37 @@ fleet_daemon() {
 	start_daemon "$S" "$PORT" --config "$T/$1.yaml" || bad "daemon starts on $1.yaml"
 	TOKEN=$(cat "$S/token")
 }
+
+# --- a queue's or a job's reservation to come protects its nodes (two nodes) ---------------
+fleet_daemon pair-rsv state-rsv <<'EOF2'
+now: 0
+nodes:
+  - {name: n0, gpus: 8, cpu: 64, memory: 512Gi}
+  - {name: n1, gpus: 8, cpu: 64, memory: 512Gi}
+queues:
+  - name: a
+    resources: {gpu: {quota: 16}}
+  - name: b
+    resources: {gpu: {quota: 16}}
+EOF2
+now=$(date +%s)
+req POST /v1/reservations "{\"kind\":\"queue\",\"queue\":\"b\",\"nodes\":[\"n1\"],\"start\":$((now + 600)),\"end\":$((now + 3600))}"
+check "a queue reservation to come on n1: 201" [ "$CODE" = 201 ]
+req POST /v1/reservations "{\"kind\":\"job\",\"job\":\"later\",\"nodes\":[\"n0\"],\"start\":$((now + 600)),\"end\":$((now + 3600))}"
+check "a job reservation to come on n0: 201" [ "$CODE" = 201 ]
+req POST /v1/jobs '{"name":"long-a","queue":"a","runtime":7200,"tasks":[{"gpus":8}]}'
+req POST /v1/jobs '{"name":"long-b","queue":"b","runtime":7200,"tasks":[{"gpus":8}]}'
+req POST /v1/jobs '{"name":"short-a","queue":"a","runtime":60,"tasks":[{"gpus":4}]}'
+req POST /v1/cycle
+job_is "reservations to come: a 2-hour job waits rather than hold a node past a reservation's opening" long-a \
+	'j["state"] == "pending"'
+job_is "... the reserved queue's own long job too (it would run into the reservation's sub-cycle)" long-b \
+	'j["state"] == "pending"'
+job_is "... a job that ends before they open runs" short-a 'j["state"] == "running"'
+node_is "... n1 is in service and leaves when the queue reservation opens, back when it ends" n1 \
+	"j['schedulable'] and j['leavesAt'] == $((now + 600)) and j['backAt'] == $((now + 3600))"
+node_is "... n0 leaves when the job reservation opens" n0 "j['leavesAt'] == $((now + 600))"
+stop_daemon
 fleet_daemon solo state-fail <<'EOF2'
 now: 0
 nodes:
