@@ -243,6 +243,30 @@ for cfo in "queues --deserved-gpus --array" "jobs --array --deserved-gpus" "node
 		bad "client-help-$c-is-its-own (own $own, not $other)"; head -3 <<<"$h"
 	fi
 done
+# Each jobs subcommand's --help is its own: its usage line alone, its own
+# flags and none of another subcommand's, an example, what it prints, and
+# the common flags; `fairway help jobs SUB` is the same.
+for sfo in "submit --array --reason" "list --reason --gpu-fraction" "show array --gpu-fraction" \
+	"why run-time --gpu-fraction" "cancel cancelled --reason"; do
+	read -r sub own other <<<"$sfo"
+	h=$("$FW" jobs "$sub" --help 2>&1)
+	u=$([ "$sub" = why ] && echo show || echo "$sub")
+	if [ "$(grep -c '^usage: fairway' <<<"$h")" = 1 ] && grep -q "^usage: fairway jobs $u" <<<"$h" &&
+		grep -qF -- "$own" <<<"$h" && ! grep -qF -- "$other" <<<"$h" && grep -q '^examples:' <<<"$h" &&
+		grep -q "^  fairway jobs $sub" <<<"$h" && grep -q '^what .*prints' <<<"$h" && grep -qF -- "--server URL" <<<"$h" &&
+		[ "$(tail -1 <<<"$h")" = 'run `fairway help` for the other commands' ] &&
+		[ "$h" = "$("$FW" help jobs "$sub" 2>&1)" ]; then
+		ok "client-help-jobs-$sub-is-its-own"
+	else
+		bad "client-help-jobs-$sub-is-its-own (own $own, not $other)"; head -3 <<<"$h"
+	fi
+done
+expect "client-help-jobs-submit-numbers" 0 "also take a DURATION: 90s, 10m, 2h, 1d" "$FW" jobs submit --help
+expect "client-help-jobs-list-array" 0 "--array NAME: the tasks of job array NAME only" "$FW" jobs list --help
+expect "client-help-jobs-list-after-flags" 0 "usage: fairway jobs list" "$FW" jobs list --queue llm --help
+expect "client-help-jobs-server-value-is-no-sub" 0 "usage: fairway jobs [list" "$FW" jobs --server list --help
+expect "client-help-jobs-points-at-sub-help" 0 "fairway jobs SUB --help" "$FW" jobs --help
+expect "client-jobs-list-array-needs-a-value" 2 "--array needs a value" "$FW" jobs list --array
 expect "client-help-jobs-array" 0 "[--array 0-99]  (a job array, as sbatch --array" "$FW" jobs --help
 expect "client-help-jobs-cancel-array" 0 "an array's name: all its live tasks" "$FW" jobs --help
 expect "help-overview-kept" 0 "help [CMD]  this help, or a command's" "$FW" help

@@ -990,12 +990,12 @@ static int query_path(struct opts *o, const char *base, const char *const (*filt
 }
 
 /* GET /v1/jobs with the list's filters: ?state=, ?queue=, ?user= (or
- * --me: this login's), ?reason=, ?limit= and ?offset=. */
+ * --me: this login's), ?reason=, ?array=, ?limit= and ?offset=. */
 static int jobs_list_path(struct opts *o, char *path, size_t n)
 {
 	static const char *const filters[][2] = { { "--state", "state" }, { "--queue", "queue" }, { "--user", "user" },
-						  { "--reason", "reason" }, { "--limit", "limit" }, { "--offset", "offset" },
-						  { NULL, NULL } };
+						  { "--reason", "reason" }, { "--array", "array" }, { "--limit", "limit" },
+						  { "--offset", "offset" }, { NULL, NULL } };
 	char base[32 + 3 * FW_NAME_MAX] = "/v1/jobs", me[FW_NAME_MAX], v[3 * FW_NAME_MAX + 1];
 	const char *who;
 
@@ -1118,6 +1118,49 @@ static int cancel_jobs(struct opts *o)
 	return first;
 }
 
+/* An array's counts ({"pending": 3, ...}) on a line: "3 pending, 1 done". */
+static void print_counts(const char *what, json_t *counts)
+{
+	const char *k;
+	json_t *v;
+	bool first = true;
+
+	printf("%s", what);
+	json_object_foreach(counts, k, v) {
+		printf("%s%lld %s", first ? "" : ", ", (long long)json_integer_value(v), k);
+		first = false;
+	}
+	printf("\n");
+}
+
+/* `jobs show|why NAME` of a job array's NAME: the array as a whole
+ * (GET /v1/jobs/NAME, "kind": "array"). */
+static void print_array(json_t *a)
+{
+	char g[32], w[32], w2[32];
+	json_t *ex = json_object_get(a, "expectedStart");
+
+	job_gpus(a, g, sizeof g); /* before gpu_noun reads it */
+	printf("job array %s  (queue %s, user %s, %s %s each)\n", str(a, "name"), str(a, "queue"), str(a, "user"), g,
+	       gpu_noun(g));
+	print_tasks(str(a, "name"), json_object_get(a, "tasks"), "");
+	printf(", indices %s\n", str(a, "indices"));
+	print_counts("states: ", json_object_get(a, "states"));
+	when(w, sizeof w, json_object_get(a, "submitTime"));
+	printf("submitted: %s (the earliest task)\n", w);
+	if (json_object_get(a, "reasons"))
+		print_counts("waiting for: ", json_object_get(a, "reasons"));
+	if (ex) {
+		when(w, sizeof w, json_object_get(ex, "earliest"));
+		when(w2, sizeof w2, json_object_get(ex, "latest"));
+		printf("expected starts: %s .. %s (the earliest plausible, not a promise)", w, w2);
+		printf(num(a, "unknownStarts") > 0 ? "; %.0f task(s) with none yet\n" : "\n", num(a, "unknownStarts"));
+	} else if (json_object_get(a, "reasons"))
+		printf("expected starts: unknown for every waiting task\n");
+	printf("one task: fairway jobs why %s_<index>; every task: fairway jobs list --array %s --state all\n",
+	       str(a, "name"), str(a, "name"));
+}
+
 /* `jobs submit --test-only` (sbatch --test-only): what the daemon's next
  * cycle would do with the job, which was not submitted. */
 static void print_test_only(json_t *j)
@@ -1166,10 +1209,9 @@ static int cmd_jobs(struct opts *o)
 			       "START");
 			json_array_foreach(json_object_get(r, "jobs"), i, j)
 				print_job_row(j);
-			note_cut(r, "jobs", "the first", "--queue/--user/--state/--reason");
-			if (!json_array_size(json_object_get(r, "jobs")) && flag(o, "--reason") && !flag(o, "--state"))
-				fprintf(stderr, "fairway jobs: no pending or running job has reason %s; the jobs that "
-						"ended (time_limit, ...) list with --state all\n", flag(o, "--reason"));
+			note_cut(r, "jobs", "the first", "--queue/--user/--state/--reason/--array");
+			if (json_object_get(r, "hint")) /* why the list is empty (api.c list_hint) */
+				fprintf(stderr, "fairway jobs: nothing listed: %s\n", str(r, "hint"));
 		}
 		json_decref(r);
 		return 0;
@@ -1201,7 +1243,10 @@ static int cmd_jobs(struct opts *o)
 	if ((rc = name_path(o, path, sizeof path, "/v1/jobs/", name, "")))
 		return rc;
 	if (!strcmp(sub, "show") || !strcmp(sub, "why")) {
-		if (!(rc = call(o, "GET", path, NULL, &r)))
+		bool array = !(rc = call(o, "GET", path, NULL, &r)) && !strcmp(str(r, "kind"), "array");
+		if (!rc && array && !o->json)
+			print_array(r);
+		else if (!rc)
 			rc = o->json || !strcmp(sub, "show") ? (dump(r), 0) : job_why(o, r);
 	} else
 		return fw_cli_usage_error(o->cmd, "unknown subcommand '%s'", sub);
@@ -1810,71 +1855,91 @@ static const char queues_help[] =
 	"  fairway queues create research --parent root --weight 2\n"
 	"\n";
 
+/* The jobs subcommands' flags, each block in `fairway jobs --help` and in
+ * its own `fairway jobs SUB --help`. */
+#define JOBS_SUBMIT_FLAGS \
+	"jobs submit:         --queue Q --gpus N [--count TASKS] [--runtime S]\n" \
+	"                     [--test-only]  (as sbatch --test-only: whether it would\n" \
+	"                     start now and where, or why it would wait and when it\n" \
+	"                     is expected to start; nothing is submitted)\n" \
+	"                     [--gpu-fraction F]  (with --gpus 1: a share of one GPU,\n" \
+	"                     0.001..1)\n" \
+	"                     [--name N] [--user U] [--cpu C] [--memory MiB|80Gi]\n" \
+	"                     (--user: whose job it is, for fair share between the\n" \
+	"                     users of a queue; default your login name, as sbatch;\n" \
+	"                     --user '' for none)\n" \
+	"                     [--gpu-model M] [--required-level rack]\n" \
+	"                     [--checkpoint-interval S]  (it saves every S s: evict it\n" \
+	"                     before jobs that would lose more work)\n" \
+	"                     [--max-runtime S]  (its own run-time limit, as sbatch\n" \
+	"                     --time: after S s running it ends, state timeout, not\n" \
+	"                     requeued; its queues' maxRuntime binds too, the\n" \
+	"                     smallest wins; jobs why shows the one that binds)\n" \
+	"                     [--exit-code N]  (local backend: a non-zero code fails the job)\n" \
+	"                     [--node-selector gpu=h100,ib=]  (only nodes with all these\n" \
+	"                     labels, as in Kubernetes; KEY= a label without a value;\n" \
+	"                     fairway nodes list --json shows each node's labels)\n" \
+	"                     [--array 0-99]  (a job array, as sbatch --array: one job\n" \
+	"                     per index, named NAME_<index>, all submitted or none;\n" \
+	"                     A-B, A-B:STEP or a list 1,3,5-7; indices 0..1000; no\n" \
+	"                     %N throttle)\n" \
+	"                     [--slice 4:nvlink]  (the tasks in slices of 4, each inside\n" \
+	"                     one NVLink domain: a model replica's ranks together,\n" \
+	"                     the replicas anywhere in the job's domain)\n" \
+	"                     or --file job.json, alone: the job as the API takes it\n" \
+	"                     (there each task group may take a nodeSelector and a\n" \
+	"                     slice of its own: {\"tasks\": [{\"gpus\": 1, \"nodeSelector\":\n" \
+	"                     {...}, \"slice\": {\"size\": 2, \"required\": \"rack\"}}, ...]})\n" \
+	"                     A job the fleet could never hold (a task bigger than any\n" \
+	"                     node, more tasks than the fleet, its required level or\n" \
+	"                     the nodes its nodeSelector meets hold) is refused,\n" \
+	"                     naming what to change, as sbatch's\n" \
+	"                     \"Requested node configuration is not available\"\n"
+#define JOBS_LIST_FLAGS \
+	"jobs list --state S: pending, running, done, failed, cancelled, timeout (ended\n" \
+	"                     by its run-time limit: its own or its queue's) or all;\n" \
+	"                     without it, the pending and running jobs\n" \
+	"          --queue Q: the jobs of queue Q only (not of the queues under it);\n" \
+	"          --user U:  the jobs of user U only (as squeue -p Q -u U)\n" \
+	"          --me:      your own jobs: those of your login name (squeue --me)\n" \
+	"          --reason R,...: the jobs whose reason is one of these, comma-separated,\n" \
+	"                     as the API spells them (gpu_model, over_quota,\n" \
+	"                     has_reservation, ...; a misspelt one is refused with the\n" \
+	"                     list): which jobs wait for what (as squeue -t PD -R)\n" \
+	"          --array NAME: the tasks of job array NAME only (NAME_<index>)\n" \
+	"          --limit N: at most N jobs (default 1000, up to 100000); when more\n" \
+	"                     match, the table says so on stderr (--json: \"truncated\"\n" \
+	"                     and \"nextOffset\")\n" \
+	"          --offset N: pass over the first N matching jobs (the next page:\n" \
+	"                     --offset 1000 --limit 1000); jobs are in the plan's\n" \
+	"                     order, then those it has not seen yet\n"
+#define JOBS_SHOW_WHY \
+	"jobs show NAME:      a job's JSON (the API's); for a job array's NAME, the\n" \
+	"                     array as a whole: its tasks, their states, why they\n" \
+	"                     wait and when they are expected to start (--json: its\n" \
+	"                     JSON, \"kind\": \"array\")\n" \
+	"jobs why NAME:       one screen: state, its run-time limit, why it waits, when it\n" \
+	"                     is expected to start (a job its run-time limit ended: why\n" \
+	"                     it ended, its own limit or its queue's); an array's NAME:\n" \
+	"                     as jobs show\n"
+#define JOBS_CANCEL \
+	"jobs cancel NAME...: each job named; an array's name: all its live tasks\n"
+
 static const char jobs_help[] =
-	"usage: fairway jobs [list [--state S] [--queue Q] [--user U | --me] [--reason R,...] [--limit N] [--offset N] |\n"
+	"usage: fairway jobs [list [--state S] [--queue Q] [--user U | --me] [--reason R,...] [--array NAME]\n"
+	"                          [--limit N] [--offset N] |\n"
 	"                     show NAME | why NAME | submit FLAGS | cancel NAME...]\n"
 	"\n"
 	"The daemon's jobs: list them (a table, as squeue), show one (its JSON),\n"
 	"why one waits (one screen), submit one or an array of them (as sbatch),\n"
 	"cancel some (as scancel; the name of a job array cancels every task of it\n"
-	"still pending or running).\n"
+	"still pending or running).  Each subcommand's own help, with what it\n"
+	"prints: fairway jobs SUB --help (fairway help jobs SUB).\n"
 	"\n"
-	"jobs submit:         --queue Q --gpus N [--count TASKS] [--runtime S]\n"
-	"                     [--test-only]  (as sbatch --test-only: whether it would\n"
-	"                     start now and where, or why it would wait and when it\n"
-	"                     is expected to start; nothing is submitted)\n"
-	"                     [--gpu-fraction F]  (with --gpus 1: a share of one GPU,\n"
-	"                     0.001..1)\n"
-	"                     [--name N] [--user U] [--cpu C] [--memory MiB|80Gi]\n"
-	"                     (--user: whose job it is, for fair share between the\n"
-	"                     users of a queue; default your login name, as sbatch;\n"
-	"                     --user '' for none)\n"
-	"                     [--gpu-model M] [--required-level rack]\n"
-	"                     [--checkpoint-interval S]  (it saves every S s: evict it\n"
-	"                     before jobs that would lose more work)\n"
-	"                     [--max-runtime S]  (its own run-time limit, as sbatch\n"
-	"                     --time: after S s running it ends, state timeout, not\n"
-	"                     requeued; its queues' maxRuntime binds too, the\n"
-	"                     smallest wins; jobs why shows the one that binds)\n"
-	"                     [--exit-code N]  (local backend: a non-zero code fails the job)\n"
-	"                     [--node-selector gpu=h100,ib=]  (only nodes with all these\n"
-	"                     labels, as in Kubernetes; KEY= a label without a value;\n"
-	"                     fairway nodes list --json shows each node's labels)\n"
-	"                     [--array 0-99]  (a job array, as sbatch --array: one job\n"
-	"                     per index, named NAME_<index>, all submitted or none;\n"
-	"                     A-B, A-B:STEP or a list 1,3,5-7; indices 0..1000; no\n"
-	"                     %N throttle)\n"
-	"                     [--slice 4:nvlink]  (the tasks in slices of 4, each inside\n"
-	"                     one NVLink domain: a model replica's ranks together,\n"
-	"                     the replicas anywhere in the job's domain)\n"
-	"                     or --file job.json, alone: the job as the API takes it\n"
-	"                     (there each task group may take a nodeSelector and a\n"
-	"                     slice of its own: {\"tasks\": [{\"gpus\": 1, \"nodeSelector\":\n"
-	"                     {...}, \"slice\": {\"size\": 2, \"required\": \"rack\"}}, ...]})\n"
-	"                     A job the fleet could never hold (a task bigger than any\n"
-	"                     node, more tasks than the fleet, its required level or\n"
-	"                     the nodes its nodeSelector meets hold) is refused,\n"
-	"                     naming what to change, as sbatch's\n"
-	"                     \"Requested node configuration is not available\"\n"
-	"jobs list --state S: pending, running, done, failed, cancelled, timeout (ended\n"
-	"                     by its run-time limit: its own or its queue's) or all\n"
-	"          --queue Q: the jobs of queue Q only (not of the queues under it);\n"
-	"          --user U:  the jobs of user U only (as squeue -p Q -u U)\n"
-	"          --me:      your own jobs: those of your login name (squeue --me)\n"
-	"          --reason R,...: the jobs whose reason is one of these, comma-separated,\n"
-	"                     as the API spells them (gpu_model, over_quota,\n"
-	"                     has_reservation, ...; a misspelt one is refused with the\n"
-	"                     list): which jobs wait for what (as squeue -t PD -R)\n"
-	"          --limit N: at most N jobs (default 1000, up to 100000); when more\n"
-	"                     match, the table says so on stderr (--json: \"truncated\"\n"
-	"                     and \"nextOffset\")\n"
-	"          --offset N: pass over the first N matching jobs (the next page:\n"
-	"                     --offset 1000 --limit 1000); jobs are in the plan's\n"
-	"                     order, then those it has not seen yet\n"
-	"jobs why NAME:       one screen: state, its run-time limit, why it waits, when it\n"
-	"                     is expected to start (a job its run-time limit ended: why\n"
-	"                     it ended, its own limit or its queue's)\n"
-	"jobs cancel NAME...: each job named; an array's name: all its live tasks\n"
+	JOBS_SUBMIT_FLAGS
+	JOBS_LIST_FLAGS
+	JOBS_SHOW_WHY
+	JOBS_CANCEL
 	"\n"
 	"examples:\n"
 	"  fairway jobs submit --queue llm --gpus 8 --count 2 --runtime 1h\n"
@@ -1882,6 +1947,98 @@ static const char jobs_help[] =
 	"  fairway jobs submit --queue llm --gpus 4 --count 8 --slice 4:nvlink --runtime 12h\n"
 	"  fairway jobs submit --queue llm --gpus 1 --runtime 30m --name sweep --array 0-99\n"
 	"  fairway jobs why job-7\n"
+	"  fairway jobs cancel sweep\n"
+	"\n";
+
+static const char jobs_submit_help[] =
+	"usage: fairway jobs submit --queue Q --gpus N [flags] | --file job.json\n"
+	"\n"
+	"Submit a job, or a job array (one job per index), to the daemon (as sbatch);\n"
+	"with --test-only, ask what its next cycle would do with it instead.\n"
+	"\n"
+	JOBS_SUBMIT_FLAGS
+	"\n"
+	"what it prints:\n"
+	"  submitted job-7                       the job's name (the daemon's job-N\n"
+	"                                        without --name)\n"
+	"  submitted array sweep: 100 tasks (sweep_0 .. sweep_99)\n"
+	"                                        an array's tasks, consecutive ones as\n"
+	"                                        FIRST .. LAST\n"
+	"  job job-7 would start now (...) on h100-008\n"
+	"  job job-7 would wait (...): REASON    --test-only: where it would start,\n"
+	"  expected start: in 4h20m (t=...)      or why it waits and when it should\n"
+	"                                        start; nothing was submitted\n"
+	"  --json: the daemon's answer (the job; an array's arrayOf, count, names)\n"
+	"\n"
+	"examples:\n"
+	"  fairway jobs submit --queue llm --gpus 8 --count 2 --runtime 1h\n"
+	"  fairway jobs submit --queue llm --gpus 1 --runtime 30m --name sweep --array 0-99\n"
+	"  fairway jobs submit --queue vision --gpus 8 --count 4 --test-only\n"
+	"\n";
+
+static const char jobs_list_help[] =
+	"usage: fairway jobs list [--state S] [--queue Q] [--user U | --me] [--reason R,...] [--array NAME]\n"
+	"                         [--limit N] [--offset N]\n"
+	"\n"
+	"The daemon's jobs as a table (as squeue), in the last plan's order, then\n"
+	"the jobs it has not seen yet.  The filters narrow it; given together, a job\n"
+	"is listed when it passes every one.\n"
+	"\n"
+	JOBS_LIST_FLAGS
+	"\n"
+	"what it prints: a row a job: JOB, QUEUE, USER, STATE, GPUS, REASON (why it\n"
+	"waits, as the API spells it; - for none) and START: a waiting job's expected\n"
+	"start (unknown when none can be foreseen), a running or ended one's start.\n"
+	"A list cut by --limit says so on stderr; an empty one whose filters explain\n"
+	"it (a reason only ended jobs carry without --state, an array whose tasks\n"
+	"all ended or that is not known) says why on stderr.  --json: the API's list,\n"
+	"each task of an array with its arrayOf.\n"
+	"\n"
+	"examples:\n"
+	"  fairway jobs list --queue llm --reason over_quota,fairshare_order\n"
+	"  fairway jobs list --array sweep --state all\n"
+	"  fairway jobs list --reason time_limit --state timeout\n"
+	"\n";
+
+static const char jobs_show_help[] =
+	"usage: fairway jobs show NAME | fairway jobs why NAME\n"
+	"\n"
+	"One job, or one job array as a whole.\n"
+	"\n"
+	JOBS_SHOW_WHY
+	"\n"
+	"what an array prints:\n"
+	"  job array sweep  (queue llm, user alice, 1 GPU each)\n"
+	"  100 tasks (sweep_0 .. sweep_99), indices 0-99\n"
+	"  states: 60 pending, 38 running, 2 done      tasks by state\n"
+	"  submitted: 5m ago (the earliest task)\n"
+	"  waiting for: 60 over_quota                  the waiting tasks by reason\n"
+	"  expected starts: in 2m .. in 1h              the earliest and the latest\n"
+	"                                              of the waiting tasks'\n"
+	"\n"
+	"examples:\n"
+	"  fairway jobs why job-7\n"
+	"  fairway jobs show sweep\n"
+	"  fairway jobs show sweep --json\n"
+	"\n";
+
+static const char jobs_cancel_help[] =
+	"usage: fairway jobs cancel NAME...\n"
+	"\n"
+	"Cancel jobs (as scancel): each job named, whatever the others' outcome; a\n"
+	"job array's name cancels every task of it still pending or running, in one\n"
+	"go.  A task alone is cancelled by its own name (sweep_7).  Needs the\n"
+	"daemon's token (--token-file).\n"
+	"\n"
+	JOBS_CANCEL
+	"\n"
+	"what it prints: a line a name: \"job-7: cancelled\", or for an array\n"
+	"\"sweep: cancelled 98 tasks of the array (sweep_0 .. sweep_97)\"; a job\n"
+	"that has ended, or no such job, on stderr (exit 2 for the first that\n"
+	"failed).  --json: the daemon's answer (for several names, in one array).\n"
+	"\n"
+	"examples:\n"
+	"  fairway jobs cancel job-1 job-2 job-3\n"
 	"  fairway jobs cancel sweep\n"
 	"\n";
 
@@ -2021,14 +2178,45 @@ static const struct {
 	{ "stats", stats_help, "" },
 };
 
-static void print_help(const char *cmd)
+/* Subcommands with a help of their own (`fairway jobs submit --help`). */
+static const struct {
+	const char *cmd, *sub, *text, *numbers;
+} sub_help[] = {
+	{ "jobs", "submit", jobs_submit_help, jobs_numbers_help }, { "jobs", "list", jobs_list_help, "" },
+	{ "jobs", "show", jobs_show_help, "" },			   { "jobs", "why", jobs_show_help, "" },
+	{ "jobs", "cancel", jobs_cancel_help, "" },
+};
+
+/* cmd's help, or its subcommand sub's when it has one of its own (sub
+ * NULL: none given). */
+static void print_help(const char *cmd, const char *sub)
 {
+	for (size_t k = 0; sub && k < sizeof sub_help / sizeof *sub_help; k++)
+		if (!strcmp(sub_help[k].cmd, cmd) && !strcmp(sub_help[k].sub, sub)) {
+			fputs(sub_help[k].text, stdout);
+			fputs(sub_help[k].numbers, stdout);
+			fputs(common_help, stdout);
+			return;
+		}
 	for (size_t k = 0; k < sizeof client_help / sizeof *client_help; k++)
 		if (!strcmp(client_help[k].cmd, cmd)) {
 			fputs(client_help[k].text, stdout);
 			fputs(client_help[k].numbers, stdout);
 		}
 	fputs(common_help, stdout);
+}
+
+/* The subcommand of a command line (argv[1..argc-1]): its first word that
+ * is no flag nor the value of --server or --token-file; NULL when none. */
+static const char *subcommand_of(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if ((!strcmp(argv[i], "--server") || !strcmp(argv[i], "--token-file")) && i + 1 < argc)
+			i++;
+		else if (argv[i][0] != '-')
+			return argv[i];
+	}
+	return NULL;
 }
 
 /* --- argument check ---------------------------------------------------------------------------- */
@@ -2053,7 +2241,7 @@ static const struct spec {
 	{ "queues", "delete", 1, "", "" },
 	{ "queues", "set", 1, QUEUE_FLAGS, "" },
 	{ "queues", "create", 1, QUEUE_FLAGS, "" },
-	{ "jobs", "list", 0, " --state --queue --user --reason --limit --offset ", " --me " },
+	{ "jobs", "list", 0, " --state --queue --user --reason --array --limit --offset ", " --me " },
 	{ "jobs", "submit", 0, JOB_FLAGS, " --test-only " },
 	{ "jobs", "show", 1, "", "" },
 	{ "jobs", "why", 1, "", "" },
@@ -2212,7 +2400,7 @@ int fw_cmd_client(const char *what, int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		char *eq = fw_cli_split_eq(argv[i]);
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			print_help(what);
+			print_help(what, subcommand_of(argc, argv));
 			return 0;
 		} else if (!strcmp(argv[i], "--json")) {
 			if (eq)

@@ -70,7 +70,7 @@ enum body { NOBODY, JSON, MERGE };
 	X(PUT, "/v1/queues/{name}", h_queue_put, ADMIN, JSON, "")          \
 	X(PATCH, "/v1/queues/{name}", h_queue_patch, ADMIN, MERGE, "")     \
 	X(DELETE, "/v1/queues/{name}", h_queue_delete, ADMIN, NOBODY, "")  \
-	X(GET, "/v1/jobs", h_jobs_list, OPEN, NOBODY, "state,limit,queue,user,offset,reason") \
+	X(GET, "/v1/jobs", h_jobs_list, OPEN, NOBODY, "state,limit,queue,user,offset,reason,array") \
 	X(POST, "/v1/jobs", h_job_submit, ADMIN, JSON, "dryRun")           \
 	X(GET, "/v1/jobs/{name}", h_job_get, OPEN, NOBODY, "")             \
 	X(DELETE, "/v1/jobs/{name}", h_job_cancel, ADMIN, NOBODY, "")      \
@@ -765,11 +765,25 @@ static void fail_word(struct ctx *c, const char *param, const char *what, const 
  * the backend's own. */
 #define FW_API_REASONS (FW_REASON_COUNT + 48)
 
+/* Slurm's reason for a job its user or an administrator holds, which a
+ * script may ask any daemon for: on a backend that holds no jobs it lists
+ * nothing, and the answer's hint says why (list_hint). */
+#define FW_API_HELD "held"
+
+/* Is word one of the backend's own reasons (backend.h aside_reasons)? */
+static bool aside_word(const struct fw_serve *d, const char *word)
+{
+	for (const char *const *a = d->bops->aside_reasons; a && *a; a++)
+		if (!strcmp(*a, word))
+			return true;
+	return false;
+}
+
 /* The words ?reason= takes, NULL-terminated, into words
  * (FW_API_REASONS): the plan's reasons a job may have (all but none
  * and started, which no listed job has), not_yet_considered (a job no
  * plan has seen yet) and the backend's own for the jobs it keeps aside
- * (backend.h aside_reasons: Slurm's held, ...). */
+ * (backend.h aside_reasons: Slurm's held, ...); held on every backend. */
 static void reason_words(const struct fw_serve *d, const char **words)
 {
 	int k = 0;
@@ -778,8 +792,10 @@ static void reason_words(const struct fw_serve *d, const char **words)
 		if (r != FW_REASON_NONE && r != FW_REASON_STARTED)
 			words[k++] = fw_reason_name((enum fw_reason)r);
 	words[k++] = "not_yet_considered";
-	for (const char *const *a = d->bops->aside_reasons; a && *a && k + 1 < FW_API_REASONS; a++)
+	for (const char *const *a = d->bops->aside_reasons; a && *a && k + 2 < FW_API_REASONS; a++)
 		words[k++] = *a;
+	if (!aside_word(d, FW_API_HELD))
+		words[k++] = FW_API_HELD; /* lists nothing, with a hint (list_hint) */
 	words[k] = NULL;
 }
 
@@ -797,6 +813,8 @@ struct listing {
 				       * over before listing */
 	const char *reason;           /* ?reason=: a comma-separated list of
 				       * reason_words; NULL: any */
+	const char *array;            /* ?array=: the tasks of this job array
+				       * (their arrayOf); NULL: any job */
 };
 
 /* Room for one more job in the list?  When not, the list is truncated.
@@ -834,12 +852,19 @@ static bool reason_ok(const struct listing *l, const char *reason)
 	return !l->reason || (reason && in_list(l->reason, reason));
 }
 
-/* The view's job j passes the listing's filters. */
-static bool view_job_ok(const struct listing *l, const json_t *j)
+/* The job's arrayOf ("" or NULL: a job of its own) passes ?array=. */
+static bool array_ok(const struct listing *l, const char *array_of)
+{
+	return !l->array || (array_of && !strcmp(l->array, array_of));
+}
+
+/* The view's job j, a task of array_of (NULL: of none), passes the
+ * listing's filters. */
+static bool view_job_ok(const struct listing *l, const json_t *j, const char *array_of)
 {
 	return state_ok(l->state, json_string_value(json_object_get(j, "state"))) &&
 	       owner_ok(l, json_string_value(json_object_get(j, "queue")), json_string_value(json_object_get(j, "user"))) &&
-	       reason_ok(l, json_string_value(json_object_get(j, "reason")));
+	       reason_ok(l, json_string_value(json_object_get(j, "reason"))) && array_ok(l, array_of);
 }
 
 /* The reason of a local job the last plan did not see, in state: one
@@ -924,6 +949,8 @@ static json_t *local_job_json(const struct fw_serve *d, const struct fw_backend_
 		json_object_set_new(o, "exitCode", json_integer(j->exit_code));
 	if (unseen_reason(state))
 		json_object_set_new(o, "reason", json_string(unseen_reason(state)));
+	if (j->array_of[0])
+		json_object_set_new(o, "arrayOf", json_string(j->array_of));
 	return o;
 }
 
@@ -949,7 +976,8 @@ static int add_unseen(void *ctx, const struct fw_backend_job *j, const char *sta
 		seen = NULL; /* a forgotten namesake's */
 	if (seen && (active || !strcmp(json_string_value(json_object_get(seen, "state")), state)))
 		return 0; /* listed from the plan (a job it timed out: "timeout" there too) */
-	if (!state_ok(l->state, state) || !owner_ok(l, j->queue, j->job.user) || !reason_ok(l, unseen_reason(state)))
+	if (!state_ok(l->state, state) || !owner_ok(l, j->queue, j->job.user) || !reason_ok(l, unseen_reason(state)) ||
+	    !array_ok(l, j->array_of))
 		return 0;
 	if (!l->state && !active)
 		return 0; /* ended jobs only on request */
@@ -1019,31 +1047,129 @@ static bool listing_args(struct ctx *c, struct listing *l)
 	return true;
 }
 
+/* The local backend's job named name (NULL: another backend, or a job
+ * it does not have), valid until its next call. */
+static const struct fw_backend_job *local_of(struct fw_serve *d, const char *name)
+{
+	const struct fw_backend_job *bj;
+	const char *st;
+	fw_time t0, t1, t2;
+
+	if (d->bops != &fw_backend_local || !name ||
+	    fw_local_job_info(d->be, name, &st, &t0, &t1, &t2, NULL, &bj) != FW_OK)
+		return NULL;
+	return bj;
+}
+
+/* The view's job j as the list shows it: with its arrayOf when it is a
+ * task of an array (array_of; the view, built from the snapshot, has
+ * none), in a copy then, since the view's object is shared. */
+static json_t *listed_job(json_t *j, const char *array_of)
+{
+	json_t *x;
+
+	if (!array_of || !array_of[0] || !(x = json_copy(j)))
+		return json_incref(j);
+	json_object_set_new(x, "arrayOf", json_string(array_of));
+	return x;
+}
+
+/* The view's jobs (v) that pass the listing's filters, in the plan's
+ * order, into l->out. */
+static void list_view(struct fw_serve *d, struct listing *l, json_t *v)
+{
+	json_t *name;
+	size_t i;
+
+	l->view_jobs = json_object_get(v, "jobs");
+	json_array_foreach(json_object_get(v, "jobOrder"), i, name) {
+		const char *n = json_string_value(name);
+		json_t *j = json_object_get(l->view_jobs, n);
+		if (ended_since(d, n, j))
+			continue; /* listed by add_unseen as it is now, as GET /v1/jobs/{name} does */
+		const struct fw_backend_job *bj = local_of(d, n);
+		const char *of = bj ? bj->array_of : NULL;
+		if (!view_job_ok(l, j, of) || passed_over(l))
+			continue;
+		if (!room(l))
+			break;
+		json_array_append_new(l->out, listed_job(j, of));
+	}
+}
+
+static void array_count(struct fw_serve *d, const char *base, int *all, int *live);
+
+/* One more sentence of a hint (hint holds n bytes; "; " between two). */
+static void add_hint(char *hint, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void add_hint(char *hint, size_t n, const char *fmt, ...)
+{
+	size_t k = strlen(hint);
+	va_list ap;
+
+	if (k && k + 2 < n)
+		k += (size_t)snprintf(hint + k, n - k, "; ");
+	va_start(ap, fmt);
+	if (k < n)
+		vsnprintf(hint + k, n - k, fmt, ap);
+	va_end(ap);
+}
+
+/* Why ?array= lists nothing, when it can say: no such array on this
+ * backend (or none remembered), or every task ended and ?state= is not
+ * given. */
+static void array_hint(struct fw_serve *d, const struct listing *l, char *hint, size_t n)
+{
+	char a[72];
+	int all = 0, live = 0;
+
+	printable(l->array, a, sizeof a);
+	if (d->bops != &fw_backend_local)
+		return add_hint(hint, n, "the %s backend takes no job arrays from this API (POST /v1/jobs with \"array\" "
+				"is the local backend's), so no task has arrayOf \"%s\"", d->bops->name, a);
+	array_count(d, l->array, &all, &live);
+	if (!all)
+		add_hint(hint, n, "no job array named \"%s\" is remembered: it never was, or its tasks ended and were "
+			 "forgotten (min-job-age); an array's tasks are named NAME_<index>, GET /v1/jobs/NAME_<index> "
+			 "shows one's arrayOf", a);
+	else if (!live && !l->state)
+		add_hint(hint, n, "every task of job array \"%s\" (%d) has ended, and without state only pending and "
+			 "running jobs are listed: add state=all (fairway jobs list --array %s --state all)", a, all, a);
+}
+
+/* Why a list is empty, when its filters alone can say, as "hint" in
+ * body (the list keeps its shape): ?array= (array_hint), a reason only
+ * ended jobs carry (time_limit) without ?state=, held on a backend that
+ * holds no jobs. */
+static void list_hint(struct fw_serve *d, const struct listing *l, json_t *body)
+{
+	char hint[1024] = "";
+
+	if (l->array)
+		array_hint(d, l, hint, sizeof hint);
+	if (l->reason && !l->state && in_list(l->reason, fw_reason_name(FW_REASON_TIME_LIMIT)))
+		add_hint(hint, sizeof hint, "time_limit is a reason only ended jobs carry (their run-time limit ended "
+			 "them), and without state only pending and running jobs are listed: add state=all or "
+			 "state=timeout (fairway jobs list --reason time_limit --state all)");
+	if (l->reason && in_list(l->reason, FW_API_HELD) && !aside_word(d, FW_API_HELD))
+		add_hint(hint, sizeof hint, "held is a reason of the slurm backend's (a job its user or an administrator "
+			 "holds); this daemon's backend is %s, which holds no jobs", d->bops->name);
+	if (hint[0])
+		json_object_set_new(body, "hint", json_string(hint));
+}
+
 static void h_jobs_list(struct ctx *c)
 {
 	struct listing l = { c->d, json_array(), NULL, c->rq->query_state, 1000, arg(c, "queue"), arg(c, "user"),
-			     false, 0, arg(c, "reason") };
-	json_t *v, *order, *name;
-	size_t i;
+			     false, 0, arg(c, "reason"), arg(c, "array") };
+	json_t *v;
 
 	if (!listing_args(c, &l)) {
 		json_decref(l.out);
 		return;
 	}
 	v = view_ref(c->d);
-	order = json_object_get(v, "jobOrder");
 	long long offset = l.skip;
-	l.view_jobs = json_object_get(v, "jobs");
-	json_array_foreach(order, i, name) {
-		json_t *j = json_object_get(l.view_jobs, json_string_value(name));
-		if (ended_since(c->d, json_string_value(name), j))
-			continue; /* listed by add_unseen as it is now, as GET /v1/jobs/{name} does */
-		if (!view_job_ok(&l, j) || passed_over(&l))
-			continue;
-		if (!room(&l))
-			break;
-		json_array_append(l.out, j);
-	}
+	list_view(c->d, &l, v);
 	if (c->d->bops == &fw_backend_local)
 		fw_local_each_job(c->d->be, add_unseen, &l);
 	json_decref(v);
@@ -1052,6 +1178,8 @@ static void h_jobs_list(struct ctx *c)
 		json_object_set_new(body, "truncated", json_true());
 		json_object_set_new(body, "nextOffset", json_integer(offset + (long long)json_array_size(l.out)));
 	}
+	if (!json_array_size(l.out) && offset == 0)
+		list_hint(c->d, &l, body);
 	reply(c, 200, body);
 }
 
@@ -1518,6 +1646,19 @@ static int add_task(void *ctx, const struct fw_backend_job *j, const char *state
 	return 0;
 }
 
+/* How many tasks the local backend remembers of the array base (all),
+ * and how many of them are pending or running (live). */
+static void array_count(struct fw_serve *d, const char *base, int *all, int *live)
+{
+	struct array_tasks t = { base, json_array(), 0 };
+
+	if (d->bops == &fw_backend_local)
+		fw_local_each_job(d->be, add_task, &t);
+	*all = t.all;
+	*live = (int)json_array_size(t.live);
+	json_decref(t.live);
+}
+
 /* The array's name base free: no job has it, no remembered array
  * (arrays) has it.  false once refused. */
 static bool array_base_free(struct ctx *c, json_t *arrays, const char *base)
@@ -1786,13 +1927,162 @@ static void ended_why(json_t *j, json_t *hist)
 		json_object_set_new(j, "reasonText", json_string(text));
 }
 
-/* One job, with the last decisions the daemon applied to it. */
+/* --- a job array as a whole ------------------------------------------------------------- */
+/* GET /v1/jobs/NAME where NAME is a remembered job array's: its tasks
+ * (arrayOf NAME) gathered from the local backend, and, for the waiting
+ * ones, the last plan's reasons and expected starts (the view). */
+struct array_sum {
+	const char *base;
+	json_t *view_jobs;
+	json_t *o;                           /* the answer: queue, user and GPUs
+					      * of the first task (the tasks differ
+					      * only by name) */
+	json_t *states, *reasons;            /* tasks by state; waiting ones by
+					      * reason */
+	bool has[FW_ARRAY_INDEX_MAX + 1];    /* the indices remembered */
+	int n, unknown;                      /* tasks; waiting ones with no
+					      * expected start */
+	fw_time submit, first, last;         /* the earliest submission; the
+					      * waiting tasks' expected starts */
+};
+
+static void count_in(json_t *counts, const char *key)
+{
+	json_t *n = json_object_get(counts, key);
+
+	if (n)
+		json_integer_set(n, json_integer_value(n) + 1);
+	else
+		json_object_set_new(counts, key, json_integer(1));
+}
+
+/* The index of the task name of the array base (BASE_<index>); -1 when
+ * it is no such name. */
+static long task_of(const char *base, const char *name)
+{
+	size_t n = strlen(base);
+	char *end;
+	long k;
+
+	if (strncmp(name, base, n) || name[n] != '_' || name[n + 1] < '0' || name[n + 1] > '9')
+		return -1;
+	k = strtol(name + n + 1, &end, 10);
+	return *end || k > FW_ARRAY_INDEX_MAX ? -1 : k;
+}
+
+/* A waiting task's reason and expected start, as the last plan has them
+ * (not_yet_considered and none for one newer than the plan). */
+static void sum_waiting(struct array_sum *a, const char *name, fw_time submit)
+{
+	json_t *j = json_object_get(a->view_jobs, name), *at = NULL;
+	const char *why = "not_yet_considered";
+
+	if (j && view_of(j, submit) && !strcmp(json_string_value(json_object_get(j, "state")) ?: "", "pending")) {
+		why = json_string_value(json_object_get(j, "reason")) ?: why;
+		at = json_object_get(j, "expectedStart");
+	}
+	count_in(a->reasons, why);
+	if (!json_is_integer(at)) {
+		a->unknown++;
+		return;
+	}
+	fw_time t = json_integer_value(at);
+	a->first = t < a->first ? t : a->first;
+	a->last = t > a->last ? t : a->last;
+}
+
+static int add_sum(void *ctx, const struct fw_backend_job *j, const char *state, fw_time submit, fw_time start,
+		   fw_time end)
+{
+	struct array_sum *a = ctx;
+	long k = strcmp(j->array_of, a->base) ? -1 : task_of(a->base, j->job.name);
+
+	(void)start, (void)end;
+	if (k < 0)
+		return 0;
+	if (!a->n++) {
+		a->o = json_pack("{s:s,s:s,s:s,s:s,s:I}", "kind", "array", "name", a->base, "queue", j->queue, "user",
+				 j->job.user, "gpus", (json_int_t)fw_job_gpus(&j->job));
+		fw_serve_gpu_amount(a->o, &j->job);
+	}
+	a->has[k] = true;
+	a->submit = submit < a->submit ? submit : a->submit;
+	count_in(a->states, state);
+	if (!strcmp(state, "pending"))
+		sum_waiting(a, j->job.name, submit);
+	return 0;
+}
+
+/* The tasks' names, ascending, and their indices as Slurm writes an
+ * array's (sweep_[0-4,7]): runs of consecutive ones as A-B. */
+static void sum_tasks(const struct array_sum *a)
+{
+	char idx[8 * (FW_ARRAY_INDEX_MAX + 1)] = "", name[FW_NAME_MAX + 8];
+	size_t k = 0;
+	json_t *names = json_array();
+
+	for (int i = 0; i <= FW_ARRAY_INDEX_MAX; i++) {
+		if (!a->has[i])
+			continue;
+		snprintf(name, sizeof name, "%s_%d", a->base, i);
+		json_array_append_new(names, json_string(name));
+		if (i > 0 && a->has[i - 1])
+			continue; /* inside a run, written at its start */
+		int e = i;
+		while (e < FW_ARRAY_INDEX_MAX && a->has[e + 1])
+			e++;
+		k += (size_t)snprintf(idx + k, sizeof idx - k, "%s%d", k ? "," : "", i);
+		if (e > i)
+			k += (size_t)snprintf(idx + k, sizeof idx - k, "-%d", e);
+	}
+	json_object_set_new(a->o, "tasks", names);
+	json_object_set_new(a->o, "indices", json_string(idx));
+}
+
+/* The waiting tasks' reasons and the range of their expected starts. */
+static void sum_starts(struct array_sum *a)
+{
+	if (!json_object_size(a->reasons))
+		return;
+	json_object_set(a->o, "reasons", a->reasons);
+	json_object_set_new(a->o, "unknownStarts", json_integer(a->unknown));
+	if (a->first <= a->last)
+		json_object_set_new(a->o, "expectedStart", json_pack("{s:I,s:I}", "earliest", (json_int_t)a->first,
+								     "latest", (json_int_t)a->last));
+}
+
+/* The job array named base as a whole ("kind": "array"), or NULL when
+ * the backend remembers no task of it (or is out of memory). */
+static json_t *array_lookup(struct fw_serve *d, const char *base)
+{
+	json_t *v = view_ref(d);
+	struct array_sum a = (struct array_sum){ .base = base, .view_jobs = json_object_get(v, "jobs"), .states = json_object(),
+				.reasons = json_object(), .submit = INT64_MAX, .first = INT64_MAX, .last = INT64_MIN };
+	if (d->bops == &fw_backend_local && a.states && a.reasons)
+		fw_local_each_job(d->be, add_sum, &a);
+	json_decref(v);
+	if (a.o) {
+		json_object_set_new(a.o, "count", json_integer(a.n));
+		json_object_set(a.o, "states", a.states);
+		json_object_set_new(a.o, "submitTime", json_integer(a.submit));
+		sum_tasks(&a);
+		sum_starts(&a);
+	}
+	json_decref(a.states);
+	json_decref(a.reasons);
+	return a.o;
+}
+
+/* One job, with the last decisions the daemon applied to it; or, for a
+ * job array's name, the array as a whole (array_lookup). */
 static void h_job_get(struct ctx *c)
 {
 	json_t *j = job_lookup(c->d, c->name), *hist;
 
+	if (!j && (j = array_lookup(c->d, c->name)))
+		return reply(c, 200, j);
 	if (!j)
-		return fail(c, 404, "ENOENT", "name", "no job named \"%s\"", c->name);
+		return fail(c, 404, "ENOENT", "name", "no job or job array named \"%s\"", c->name);
 	json_t *copy = json_copy(j); /* the view's object is shared: never add to it */
 	const struct fw_backend_job *bj;
 	const char *st;

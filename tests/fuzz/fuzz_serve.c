@@ -47,8 +47,8 @@
  * history rows older than an hour, so a job's decisions may thin out
  * between two cycles, never across a restart.
  * Every reading also checks the filtered listings against the whole
- * ones: the job list by a queue, a user or a reason (?queue=, ?user=,
- * ?reason=), the node list by a health state, by degraded or by lemon
+ * ones: the job list by a queue, a user, a reason or an array (?queue=,
+ * ?user=, ?reason=, ?array=), the node list by a health state, by degraded or by lemon
  * (?health=), the last plan by each kind and each job, queue and node it
  * names (?kind=, ?job=, ?queue=, ?node=) and cut at one (?limit=1); and GET
  * /v1/decisions for a job (?job=, ?since= its submission) against the
@@ -314,9 +314,10 @@ static void filter_agrees(struct session *x, const struct fw_api_req *rq, const 
 	free(rs.body);
 }
 
-/* GET /v1/jobs?state=all filtered by queue, by user or by reason, and GET
- * /v1/nodes filtered by health, list exactly the whole list's entries
- * (all, just read from path) of that queue, user, reason or state:
+/* GET /v1/jobs?state=all filtered by queue, by user, by reason or by
+ * array (its tasks' arrayOf), and GET /v1/nodes filtered by health, list
+ * exactly the whole list's entries (all, just read from path) of that
+ * queue, user, reason, array or state:
  * checked for each one the list names, once. */
 static void filters_agree(struct session *x, const char *path, const json_t *all)
 {
@@ -324,11 +325,14 @@ static void filters_agree(struct session *x, const char *path, const json_t *all
 	size_t i;
 	json_t *e;
 
-	for (int k = 0; k < (jobs ? 3 : 1); k++) {
-		const char *key = !jobs ? "health" : k == 2 ? "reason" : k ? "user" : "queue";
+	static const char *const JOB_KEYS[][2] = { { "queue", "queue" }, { "user", "user" }, { "reason", "reason" },
+						   { "arrayOf", "array" } };
+
+	for (int k = 0; k < (jobs ? 4 : 1); k++) {
+		const char *key = jobs ? JOB_KEYS[k][0] : "health", *param = jobs ? JOB_KEYS[k][1] : "health";
 		json_array_foreach(all, i, e) {
 			const char *v = json_string_value(json_object_get(e, key));
-			const char *const args[] = { key, v, NULL };
+			const char *const args[] = { param, v, NULL };
 			struct fw_api_req rq = { "GET", path, jobs ? "all" : NULL, NULL, x->auth, "", 0, args, NULL };
 			if (v && first_of(all, key, v, e))
 				filter_agrees(x, &rq, jobs ? "jobs" : "nodes", v, entries_of(all, key, v));

@@ -514,8 +514,13 @@ req GET "/v1/jobs?reason=gpu_modle"
 check "GET /v1/jobs?reason=gpu_modle: 400 naming reason, did you mean gpu_model, every reason" \
 	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], "(did you mean \"gpu_model\"?); give a comma-separated list of fairshare_order, over_quota," in j["error"]["message"], "not_yet_considered" in j["error"]["message"]')" = "reason True True" ]
 req GET "/v1/jobs?reason=held"
-check "GET /v1/jobs?reason=held (Slurm's own, not the local backend's): 400 naming reason" \
-	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = reason ]
+check "GET /v1/jobs?reason=held (Slurm's, taken on every backend): 200, no job, a hint that the local backend holds none" \
+	[ "$CODE" = 200 -a "$(jfield 'len(j["jobs"]), "this daemon'"'"'s backend is local, which holds no jobs" in j["hint"]')" = "0 True" ]
+req GET "/v1/jobs?reason=hold"
+check "GET /v1/jobs?reason=hold (no backend's): 400 naming reason, did you mean held" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], "did you mean \"held\"" in j["error"]["message"]')" = "reason True" ]
+req GET "/v1/jobs?reason=has_reservation"
+check "a list with jobs has no hint" [ "$CODE" = 200 -a "$(jfield 'len(j["jobs"]) > 0 and "hint" not in j')" = True ]
 curl -s "http://127.0.0.1:$PORT/metrics" >"$T/metrics"
 for m in fairway_cycle_seconds_bucket fairway_queue_deserved_gpus fairway_queue_fair_share_gpus \
 	fairway_queue_guaranteed_gpus fairway_queue_weight_effective \
@@ -811,6 +816,62 @@ req GET /v1/jobs/arr_7
 check "... each task is a job of its own, arrayOf the array" [ "$CODE" = 200 -a "$(jfield 'j["name"], j["arrayOf"]')" = "arr_7 arr" ]
 req GET /v1/jobs/arr_1
 check "... and no other index is (arr_1: 404)" [ "$CODE" = 404 ]
+# The array as a whole (GET /v1/jobs/NAME of an array's NAME), its tasks
+# listed (?array=), and arrayOf in the list
+req GET /v1/jobs/arr
+check "GET /v1/jobs/arr (the array's name): 200, kind array, its 4 tasks ascending, indices 0,2,4,7" \
+	[ "$CODE" = 200 -a "$(jfield 'j["kind"], j["name"], j["queue"], j["count"], ",".join(j["tasks"]), j["indices"], j["gpus"], sum(j["states"].values())')" = "array arr llm 4 arr_0,arr_2,arr_4,arr_7 0,2,4,7 1 4" ]
+check "... its submitTime is its tasks' (arr_7's)" [ "$(jfield 'j["submitTime"]')" = "$(curl -s "http://127.0.0.1:$PORT/v1/jobs/arr_7" | python3 -c 'import json,sys; print(json.load(sys.stdin)["submitTime"])')" ]
+# array_agrees NAME: GET /v1/jobs/NAME's counts are those of its tasks as
+# GET /v1/jobs?array=NAME&state=all lists them (read until both are of one cycle)
+array_agrees() {
+	for _ in $(seq 1 20); do
+		req GET "/v1/jobs/$1"
+		local sum=$BODY
+		req GET "/v1/jobs?array=$1&state=all"
+		python3 -c 'import collections, json, sys
+a, l = json.loads(sys.argv[1]), json.loads(sys.argv[2])["jobs"]
+assert all(x["arrayOf"] == a["name"] for x in l), l
+assert sorted(x["name"] for x in l) == sorted(a["tasks"]) and len(l) == a["count"], (a, l)
+assert dict(collections.Counter(x["state"] for x in l)) == a["states"], (a, l)
+w = [x for x in l if x["state"] == "pending"]
+assert dict(collections.Counter(x["reason"] for x in w)) == a.get("reasons", {}), (a, w)
+at = [x["expectedStart"] for x in w if isinstance(x.get("expectedStart"), int)]
+assert (a["expectedStart"] == {"earliest": min(at), "latest": max(at)}) if at else "expectedStart" not in a, (a, w)
+assert a.get("unknownStarts", 0) == len(w) - len(at), (a, w)' "$sum" "$BODY" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "$sum / $BODY" | head -c 600
+	return 1
+}
+check "GET /v1/jobs/arr agrees with ?array=arr&state=all: states, the waiting tasks' reasons and start range" array_agrees arr
+req GET "/v1/jobs?array=arr"
+check "GET /v1/jobs?array=arr: its 4 live tasks, each with arrayOf arr, no hint" \
+	[ "$CODE" = 200 -a "$(jfield '",".join(sorted(x["name"] for x in j["jobs"])), {x["arrayOf"] for x in j["jobs"]} == {"arr"}, "hint" in j')" = "arr_0,arr_2,arr_4,arr_7 True False" ]
+req GET "/v1/jobs?array=arr&limit=3"
+check "GET /v1/jobs?array=arr&limit=3: 3 of them, truncated, nextOffset 3" \
+	[ "$(jfield 'len(j["jobs"]), j["truncated"], j["nextOffset"]')" = "3 True 3" ]
+req GET "/v1/jobs?array=arr&offset=3"
+check "... &offset=3: the fourth" [ "$(jfield 'len(j["jobs"]), j["jobs"][0]["arrayOf"]')" = "1 arr" ]
+req GET "/v1/jobs?array=arr&queue=vision"
+check "GET /v1/jobs?array=arr&queue=vision: composes with queue (none), no hint" \
+	[ "$CODE" = 200 -a "$(jfield 'len(j["jobs"]), "hint" in j')" = "0 False" ]
+req GET "/v1/jobs"
+check "GET /v1/jobs: the tasks carry arrayOf, the jobs of their own none" \
+	[ "$(jfield 'all((x.get("arrayOf") == "arr") == x["name"].startswith("arr_") for x in j["jobs"]) and any("arrayOf" in x for x in j["jobs"])')" = True ]
+req GET "/v1/jobs?array=no-such-arr"
+check "GET /v1/jobs?array=no-such-arr: 200, empty, a hint that no such array is remembered" \
+	[ "$CODE" = 200 -a "$(jfield 'len(j["jobs"]), j["hint"].startswith("no job array named \"no-such-arr\" is remembered")')" = "0 True" ]
+req GET /v1/jobs/no-such-arr
+check "GET /v1/jobs/no-such-arr: 404, no job or job array of that name" \
+	[ "$CODE" = 404 -a "$(jfield 'j["error"]["message"]')" = 'no job or job array named "no-such-arr"' ]
+"$FW" jobs show arr "${C[@]}" >"$T/arr" 2>&1
+check "fairway jobs show arr: the array in words, its tasks and their states" \
+	bash -c "head -1 '$T/arr' | grep -qx 'job array arr  (queue llm, user [^,]*, 1 GPU each)' && grep -qx '4 tasks (arr_0, arr_2, arr_4, arr_7), indices 0,2,4,7' '$T/arr' && grep -q '^states: ' '$T/arr' && grep -q '^one task: fairway jobs why arr_<index>' '$T/arr'"
+"$FW" jobs show arr --json "${C[@]}" >"$T/arr" 2>&1
+check "fairway jobs show arr --json: the API's array" [ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["kind"])' "$T/arr")" = array ]
+"$FW" jobs list --array arr "${C[@]}" >"$T/arr" 2>&1
+check "fairway jobs list --array arr: a row a task" [ "$(grep -c '^arr_[0247] ' "$T/arr")" = 4 -a "$(wc -l <"$T/arr")" = 5 ]
 req POST /v1/jobs '{"name":"arr","queue":"llm","tasks":[{"gpus":1}],"array":"10-11"}'
 check "a second array named arr (no task name clashes): 409 naming name, cancel arr would cancel both" \
 	[ "$CODE" = 409 -a "$(jfield 'j["error"]["field"], "job array \"arr\" exists (4 tasks)" in j["error"]["message"]')" = "name True" ]
@@ -865,6 +926,18 @@ check "... arr_4 is cancelled" [ "$(jfield 'j["state"]')" = cancelled ]
 req DELETE /v1/jobs/arr
 check "DELETE /v1/jobs/arr again: 409 EENDED, every task has ended" \
 	[ "$CODE" = 409 -a "$(jfield 'j["error"]["code"], "every task" in j["error"]["message"]')" = "EENDED True" ]
+req GET /v1/jobs/arr
+check "GET /v1/jobs/arr once every task is cancelled: 4 cancelled, nothing waiting (no reasons, no starts)" \
+	[ "$(jfield 'j["states"], "reasons" in j, "expectedStart" in j, "unknownStarts" in j')" = "{'cancelled': 4} False False False" ]
+req GET "/v1/jobs?array=arr"
+check "GET /v1/jobs?array=arr (every task ended, no state): empty, a hint to add state=all" \
+	[ "$CODE" = 200 -a "$(jfield 'len(j["jobs"]), j["hint"]')" = '0 every task of job array "arr" (4) has ended, and without state only pending and running jobs are listed: add state=all (fairway jobs list --array arr --state all)' ]
+req GET "/v1/jobs?array=arr&state=cancelled"
+check "... with state=cancelled: its 4 tasks, with arrayOf" \
+	[ "$(jfield '",".join(sorted(x["name"] for x in j["jobs"])), {x.get("arrayOf") for x in j["jobs"]}')" = "arr_0,arr_2,arr_4,arr_7 {'arr'}" ]
+"$FW" jobs list --array arr "${C[@]}" >"$T/arr" 2>"$T/arr.err"
+check "fairway jobs list --array arr: the header alone, the daemon's hint on stderr" \
+	bash -c "[ \$(wc -l <'$T/arr') = 1 ] && grep -q '^fairway jobs: nothing listed: every task of job array \"arr\" (4) has ended' '$T/arr.err'"
 req DELETE /v1/jobs/no-such-arr
 check "DELETE of a name that is neither a job nor an array: 404" [ "$CODE" = 404 ]
 "$FW" jobs submit --queue llm --gpus 1 --name cliarr --array 0-2 "${C[@]}" >"$T/arr" 2>&1
@@ -882,7 +955,8 @@ req POST /v1/jobs '{"name":"rem","queue":"llm","tasks":[{"gpus":1}]}'
 check "a job named as a remembered array (rem): 409 naming name, saying the array exists" \
 	[ "$CODE" = 409 -a "$(jfield 'j["error"]["field"], "job array \"rem\" exists (2 tasks)" in j["error"]["message"]')" = "name True" ]
 req GET /v1/jobs/rem
-check "... and no job rem was stored (404), so cancel rem still means the array" [ "$CODE" = 404 ]
+check "... and no job rem was stored (GET /v1/jobs/rem is the array), so cancel rem still means the array" \
+	[ "$CODE" = 200 -a "$(jfield 'j["kind"], j["count"]')" = "array 2" ]
 req DELETE /v1/jobs/rem
 check "... which it cancels (rem_0, rem_1)" [ "$CODE" = 200 -a "$(jfield '",".join(j["cancelled"])')" = "rem_0,rem_1" ]
 req POST /v1/jobs '{"queue":"llm","tasks":[{"gpus":1}]}'
@@ -2039,9 +2113,15 @@ check "... and it is not pending" [ "$(jfield '"capped-long" in [x["name"] for x
 "$FW" jobs list --state timeout "${C[@]}" >"$T/timeout" 2>&1
 check "fairway jobs list --state timeout shows it, reason time_limit" \
 	grep -q '^capped-long .* timeout .* time_limit .*(run-time limit)$' "$T/timeout"
+req GET "/v1/jobs?reason=time_limit"
+check "GET /v1/jobs?reason=time_limit (no state): an empty list, and a hint that ended jobs list with state=all" \
+	[ "$CODE" = 200 -a "$(jfield 'len(j["jobs"]), j["hint"].startswith("time_limit is a reason only ended jobs carry"), "add state=all or state=timeout" in j["hint"]')" = "0 True True" ]
+req GET "/v1/jobs?reason=time_limit&state=timeout"
+check "... with state=timeout: capped-long, and no hint" \
+	[ "$(jfield '[x["name"] for x in j["jobs"]], "hint" in j')" = "['capped-long'] False" ]
 "$FW" jobs list --reason time_limit "${C[@]}" >"$T/tlr" 2>&1
-check "fairway jobs list --reason time_limit (no --state): no row, and a hint to add --state all" \
-	bash -c "! grep -q '^capped-long' '$T/tlr' && grep -q 'no pending or running job has reason time_limit; the jobs that ended (time_limit, ...) list with --state all' '$T/tlr'"
+check "fairway jobs list --reason time_limit (no --state): no row, and the daemon's hint on stderr" \
+	bash -c "! grep -q '^capped-long' '$T/tlr' && grep -q '^fairway jobs: nothing listed: time_limit is a reason only ended jobs carry .*(fairway jobs list --reason time_limit --state all)$' '$T/tlr'"
 "$FW" jobs list --reason time_limit --state all "${C[@]}" >"$T/tlr" 2>&1
 check "... with --state all: capped-long" grep -q '^capped-long .* timeout .* time_limit ' "$T/tlr"
 "$FW" jobs why capped-long "${C[@]}" >"$T/why" 2>&1

@@ -866,11 +866,14 @@ TEST(jobs_the_backend_keeps_aside_are_listed_with_their_reason)
 	ASSERT_STR_EQ(listed(&d, "running", NULL, NULL, NULL), "train");
 	ASSERT_STR_EQ(listed(&d, NULL, NULL, "acct", NULL), "17");
 	ASSERT_STR_EQ(listed(&d, NULL, NULL, NULL, "ann"), "17");
-	/* ?reason= takes the backend's own reasons, this backend's only */
+	/* ?reason= takes the backend's own reasons, this backend's only, but
+	 * held on every backend (here one whose list lacks it) */
 	static const char *const own[] = { "held", "not_plannable", NULL };
-	const char *args[3] = { "reason", "held", NULL };
+	const char *args[3] = { "reason", "not_plannable", NULL };
 	struct fw_api_req rq = { "GET", "/v1/jobs", NULL, NULL, "", "", 0, args, NULL };
 	ASSERT_STR_CONTAINS(answer_line(&d, &rq, "jobs", "name", NULL), "400 {\"error\"");
+	args[1] = "held";
+	ASSERT_STR_EQ(answer_line(&d, &rq, "jobs", "name", NULL), "200 17");
 	remote.aside_reasons = own;
 	ASSERT_STR_EQ(answer_line(&d, &rq, "jobs", "name", NULL), "200 17");
 	args[1] = "held,not_plannable";
@@ -1126,11 +1129,75 @@ TEST(the_job_list_filters_by_reason)
 			    "400 {\"error\":{\"status\":400,\"code\":\"EINVAL\",\"field\":\"reason\",\"message\":\"\\\""
 			    "gpu_modle\\\" is not a reason (did you mean \\\"gpu_model\\\"?); give a comma-separated list "
 			    "of fairshare_order, over_quota, ");
-	ASSERT_STR_CONTAINS(by_reason(&f.d, NULL, "gpu_modle", NULL), ", leaving, not_yet_considered\"}}");
-	static const char *const bad[] = { "", "drained,", "none", "started", "held", "Drained", "drained,,moved" };
+	ASSERT_STR_CONTAINS(by_reason(&f.d, NULL, "gpu_modle", NULL), ", leaving, not_yet_considered, held\"}}");
+	ASSERT_STR_EQ(by_reason(&f.d, NULL, "held", NULL), "200"); /* Slurm's, on every backend: none held here */
+	static const char *const bad[] = { "", "drained,", "none", "started", "hold", "Drained", "drained,,moved" };
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
 		ASSERT_STR_CONTAINS(by_reason(&f.d, NULL, bad[i], NULL), "400 {\"error\":{\"status\":400,\"code\":\"EINVAL\","
 									 "\"field\":\"reason\"");
+	served_down(&f);
+}
+
+/* GET /v1/jobs?array=NAME[&state=S]: "STATUS name:arrayOf,...". */
+static const char *by_array(struct fw_serve *d, const char *state, const char *array)
+{
+	const char *args[3] = { "array", array, NULL };
+	struct fw_api_req rq = { "GET", "/v1/jobs", state, NULL, "", "", 0, args, NULL };
+
+	return answer_line(d, &rq, "jobs", "name", "arrayOf");
+}
+
+/* A job array as a whole (GET /v1/jobs/NAME of an array's NAME): its
+ * tasks by state, the waiting ones by reason and the range of their
+ * expected starts, as the tasks themselves say; ?array= lists its tasks,
+ * each with arrayOf, with the other filters; an unknown name lists
+ * nothing, with a hint, and is 404 as a job. */
+TEST(a_job_array_is_shown_whole_and_its_tasks_listed)
+{
+	struct served f;
+	char body[4096];
+
+	two_nodes_up(&f);
+	ASSERT_EQ(post(&f.d, "/v1/jobs", "{\"name\":\"sw\",\"queue\":\"q\",\"runtime\":100,\"tasks\":[{\"gpus\":8}],"
+			 "\"array\":\"0-3\"}"), 201);
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	ASSERT_STR_EQ(by_array(&f.d, NULL, "sw"), "200 sw_0:sw,sw_1:sw,sw_2:sw,sw_3:sw");
+	ASSERT_STR_EQ(by_array(&f.d, "running", "sw"), "200 sw_0:sw,sw_1:sw");
+	json_t *a = get_json(&f.d, "/v1/jobs/sw"), *s2 = get_json(&f.d, "/v1/jobs/sw_2"), *s3 = get_json(&f.d, "/v1/jobs/sw_3");
+	ASSERT_STR_EQ(json_string_value(json_object_get(a, "kind")), "array");
+	ASSERT_STR_EQ(json_string_value(json_object_get(a, "indices")), "0-3");
+	ASSERT_EQ(json_integer_value(json_object_get(a, "count")), 4);
+	ASSERT_EQ(json_integer_value(json_object_get(a, "gpus")), 8);
+	ASSERT_EQ(json_integer_value(json_object_get(json_object_get(a, "states"), "running")), 2);
+	ASSERT_EQ(json_integer_value(json_object_get(json_object_get(a, "states"), "pending")), 2);
+	const char *r2 = json_string_value(json_object_get(s2, "reason")), *r3 = json_string_value(json_object_get(s3, "reason"));
+	ASSERT_EQ(json_integer_value(json_object_get(json_object_get(a, "reasons"), r2)), strcmp(r2, r3) ? 1 : 2);
+	ASSERT_EQ(json_object_size(json_object_get(a, "reasons")), strcmp(r2, r3) ? 2 : 1);
+	json_int_t t2 = json_integer_value(json_object_get(s2, "expectedStart")),
+		   t3 = json_integer_value(json_object_get(s3, "expectedStart"));
+	ASSERT(t2 > 0 && t3 > 0);
+	ASSERT_EQ(json_integer_value(json_object_get(json_object_get(a, "expectedStart"), "earliest")), t2 < t3 ? t2 : t3);
+	ASSERT_EQ(json_integer_value(json_object_get(json_object_get(a, "expectedStart"), "latest")), t2 < t3 ? t3 : t2);
+	ASSERT_EQ(json_integer_value(json_object_get(a, "unknownStarts")), 0);
+	ASSERT_STR_EQ(json_string_value(json_object_get(s2, "arrayOf")), "sw");
+	json_decref(a), json_decref(s2), json_decref(s3);
+	ASSERT_EQ(send_as(&f.d, "DELETE", "/v1/jobs/sw_3", ""), 200);
+	a = get_json(&f.d, "/v1/jobs/sw");
+	ASSERT_EQ(json_integer_value(json_object_get(json_object_get(a, "states"), "cancelled")), 1);
+	ASSERT_EQ(json_integer_value(json_object_get(json_object_get(a, "states"), "pending")), 1);
+	ASSERT_EQ(json_object_size(json_object_get(a, "reasons")), 1);
+	json_decref(a);
+	ASSERT_STR_EQ(by_array(&f.d, NULL, "sw"), "200 sw_0:sw,sw_1:sw,sw_2:sw");
+	ASSERT_STR_EQ(by_array(&f.d, "cancelled", "sw"), "200 sw_3:sw");
+	ASSERT_STR_EQ(by_array(&f.d, NULL, "nope"), "200");
+	const char *args[3] = { "array", "nope", NULL };
+	struct fw_api_req rq = { "GET", "/v1/jobs", NULL, NULL, "", "", 0, args, NULL };
+	struct fw_api_resp rs;
+	fw_api_handle(&f.d, &rq, &rs);
+	ASSERT_STR_CONTAINS(rs.body, "\"hint\":\"no job array named \\\"nope\\\" is remembered");
+	free(rs.body);
+	ASSERT_EQ(request(&f.d, "GET", "/v1/jobs/nope", "", body, sizeof body), 404);
+	ASSERT_STR_CONTAINS(body, "no job or job array named \\\"nope\\\"");
 	served_down(&f);
 }
 
@@ -2105,7 +2172,7 @@ TEST(a_window_s_end_is_a_start_time)
 	served_down(&f);
 }
 
-TEST_MAIN(the_plan_filters_by_kind_queue_job_node_and_limit, the_job_list_filters_by_reason, a_job_the_fleet_could_never_hold_is_refused, jobs_the_backend_keeps_aside_are_listed_with_their_reason, a_body_the_endpoint_does_not_read_is_refused_and_a_body_must_be_json, a_window_s_end_is_a_start_time, a_path_that_is_not_utf8_is_refused_not_failed, a_sub_cycle_reserves_no_job_the_cycle_starts, the_fit_check_reads_selectors_and_groups_together, a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
+TEST_MAIN(the_plan_filters_by_kind_queue_job_node_and_limit, the_job_list_filters_by_reason, a_job_array_is_shown_whole_and_its_tasks_listed, a_job_the_fleet_could_never_hold_is_refused, jobs_the_backend_keeps_aside_are_listed_with_their_reason, a_body_the_endpoint_does_not_read_is_refused_and_a_body_must_be_json, a_window_s_end_is_a_start_time, a_path_that_is_not_utf8_is_refused_not_failed, a_sub_cycle_reserves_no_job_the_cycle_starts, the_fit_check_reads_selectors_and_groups_together, a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
 	  an_unbounded_running_job_makes_left_unknown, no_left_without_budget_safe,
 	  before_the_first_cycle_jobs_are_whole_and_nodes_wait, a_cancelled_job_leaves_the_list_before_the_next_cycle,
 	  log_rows_older_than_log_keep_are_deleted_by_the_cycle, the_job_list_filters_by_queue_and_user,
