@@ -1123,9 +1123,11 @@ static void array_hint(struct fw_serve *d, const struct listing *l, char *hint, 
 	int all = 0, live = 0;
 
 	printable(l->array, a, sizeof a);
-	if (d->bops != &fw_backend_local)
-		return add_hint(hint, n, "the %s backend takes no job arrays from this API (POST /v1/jobs with \"array\" "
-				"is the local backend's), so no task has arrayOf \"%s\"", d->bops->name, a);
+	if (d->bops != &fw_backend_local) {
+		add_hint(hint, n, "the %s backend takes no job arrays from this API (POST /v1/jobs with \"array\" "
+			 "is the local backend's), so no task has arrayOf \"%s\"", d->bops->name, a);
+		return;
+	}
 	array_count(d, l->array, &all, &live);
 	if (!all)
 		add_hint(hint, n, "no job array named \"%s\" is remembered: it never was, or its tasks ended and were "
@@ -1134,6 +1136,28 @@ static void array_hint(struct fw_serve *d, const struct listing *l, char *hint, 
 	else if (!live && !l->state)
 		add_hint(hint, n, "every task of job array \"%s\" (%d) has ended, and without state only pending and "
 			 "running jobs are listed: add state=all (fairway jobs list --array %s --state all)", a, all, a);
+}
+
+/* Why ?queue= lists nothing, when the daemon has no such queue: a
+ * typo (the nearest name), or a deleted queue whose ended jobs list only
+ * with ?state= (the list stays a 200: those jobs are still listed). */
+static void queue_hint(struct fw_serve *d, const struct listing *l, char *hint, size_t n)
+{
+	const char **names = calloc((size_t)d->nqueues + 1, sizeof *names), *near;
+	char q[72];
+
+	if (fw_serve_queue_index(d, l->queue) >= 0) {
+		free(names);
+		return;
+	}
+	for (int32_t i = 0; names && i < d->nqueues; i++)
+		names[i] = d->queues[i].name;
+	near = names && l->queue[0] ? fw_cli_nearest(l->queue, names) : NULL;
+	printable(l->queue, q, sizeof q);
+	add_hint(hint, n, "this daemon has no queue named \"%s\"%s%s%s (GET /v1/queues, fairway queues, lists them); "
+		 "a deleted queue's ended jobs list with state=all", q, near ? " (did you mean \"" : "",
+		 near ? near : "", near ? "\"?)" : "");
+	free(names);
 }
 
 /* Why a list is empty, when its filters alone can say, as "hint" in
@@ -1146,6 +1170,8 @@ static void list_hint(struct fw_serve *d, const struct listing *l, json_t *body)
 
 	if (l->array)
 		array_hint(d, l, hint, sizeof hint);
+	if (l->queue)
+		queue_hint(d, l, hint, sizeof hint);
 	if (l->reason && !l->state && in_list(l->reason, fw_reason_name(FW_REASON_TIME_LIMIT)))
 		add_hint(hint, sizeof hint, "time_limit is a reason only ended jobs carry (their run-time limit ended "
 			 "them), and without state only pending and running jobs are listed: add state=all or "

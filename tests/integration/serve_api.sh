@@ -491,6 +491,13 @@ done
 req GET "/v1/plan?queue=lm"
 check "GET /v1/plan?queue=lm (no such queue): 400 saying fairway queues lists them" \
 	[ "$CODE" = 400 -a "$(jfield 'j["error"]["message"]')" = 'no queue named "lm"; `fairway queues` lists them' ]
+req GET "/v1/jobs?queue=lm"
+check "GET /v1/jobs?queue=lm (no such queue): an empty 200 whose hint names the nearest queue" \
+	[ "$CODE" = 200 -a "$(jfield 'len(j["jobs"]), "no queue named \"lm\" (did you mean \"llm\"?)" in j["hint"]')" = "0 True" ]
+req GET "/v1/jobs?queue=llm"
+check "GET /v1/jobs?queue=llm (a queue it has): no hint" [ "$CODE" = 200 -a "$(jfield '"hint" in j')" = False ]
+"$FW" jobs list --queue lm --server "http://127.0.0.1:$PORT" >"$T/jl-lm.out" 2>"$T/jl-lm.err"
+check "fairway jobs list --queue lm: the hint on stderr" grep -q 'did you mean "llm"' "$T/jl-lm.err"
 # GET /v1/jobs?reason=: the jobs with those reasons (the whole list's, read
 # until both are of one cycle)
 reason_narrowed() {
