@@ -2020,14 +2020,35 @@ rm -f "$ST/dec.txt" "$ST/badmem.txt"
 expect "trace-sacct-out-is-the-input" 2 "OUT $ST/./bad.txt is SACCT_FILE $ST/bad.txt, and writing it would replace the input" \
 	"$FW" trace sacct2fairway "$ST/bad.txt" "$ST/./bad.txt"
 printf 'JobID|Submit|Start|Elapsed|AllocTRES\n1|2024-03-01T10:00:00|Unknown|01:00|gres/gpu=1\n' >"$ST/none_ran.txt"
-expect "trace-sacct-no-job-is-an-error" 1 "none_ran.txt: no job to convert: 1 left out (never started or no GPUs)" \
+expect "trace-sacct-no-job-is-an-error" 1 "none_ran.txt: no job to convert: 1 never started, 0 not ended when sacct ran, 0 without GPUs, 0 job steps" \
 	"$FW" trace sacct2fairway "$ST/none_ran.txt" "$ST/new.csv"
 expect "trace-sacct-write-error-says-why" 1 "fairway trace sacct2fairway: error: cannot write /dev/full: No space left on device; give OUT a path you may write, on a disk with room" \
 	"$FW" trace sacct2fairway tests/data/sacct_sample.txt /dev/full
 [ "$(cat "$ST/keep.csv")" = PREV ] && [ "$(ls -A "$ST" | sort | tr '\n' ' ')" = "bad.txt keep.csv none_ran.txt " ] &&
 	ok "trace-sacct-failure-writes-nothing" || bad "trace-sacct-failure-writes-nothing: $(ls -A "$ST")"
-expect "trace-sacct-counts-on-stderr" 0 "fairway trace sacct2fairway: 3 jobs written; 2 left out (never started or no GPUs)" \
+expect "trace-sacct-counts-on-stderr" 0 "fairway trace sacct2fairway: 3 jobs written; 2 left out: 1 never started, 0 not ended at the dump (running, suspended or requeued: no end time), 1 without GPUs" \
 	"$FW" trace sacct2fairway tests/data/sacct_sample.txt "$ST/keep.csv"
+# a job still running when sacct ran (End Unknown, Elapsed its time so far)
+# is left out and counted, not written as a job that ended at the dump; the
+# parts of a heterogeneous job become one gang when one row can say so
+T0=2024-03-01T10:00:00
+{ echo 'JobID|JobIDRaw|Submit|Start|End|Elapsed|AllocTRES|NNodes|State'
+  echo "1|1|$T0|$T0|2024-03-01T11:00:00|01:00:00|gres/gpu=1|1|COMPLETED"
+  echo "2|2|$T0|$T0|Unknown|00:10:00|gres/gpu=8|1|RUNNING"
+  echo "7+0|7|$T0|$T0|2024-03-01T11:00:00|01:00:00|gres/gpu=8|1|COMPLETED"
+  echo "7+1|8|$T0|$T0|2024-03-01T11:00:00|01:00:00|gres/gpu=8|1|COMPLETED"
+  echo "9+0|10|$T0|$T0|2024-03-01T11:00:00|01:00:00|gres/gpu=8|1|COMPLETED"
+  echo "9+1|11|$T0|$T0|2024-03-01T11:00:00|01:00:00|gres/gpu=2|1|COMPLETED"; } >"$ST/live.txt"
+expect "trace-sacct-running-job-left-out-and-counted" 0 "4 jobs written; 1 left out: 0 never started, 1 not ended at the dump (running, suspended or requeued: no end time), 0 without GPUs" \
+	"$FW" trace sacct2fairway "$ST/live.txt" "$ST/live.csv"
+if grep -q '^2,' "$ST/live.csv"; then bad "trace-sacct-running-job-not-written: $(cat "$ST/live.csv")"
+else ok "trace-sacct-running-job-not-written"; fi
+expect "trace-sacct-het-parts-one-gang" 0 "1 heterogeneous job (JobID N+K) each joined into one gang" \
+	"$FW" trace sacct2fairway "$ST/live.txt" -
+expect "trace-sacct-het-gang-row" 0 "7,0,3600,,,,0,2,8,0,0," "$FW" trace sacct2fairway "$ST/live.txt" -
+expect "trace-sacct-het-unlike-parts-warned" 0 "warning: 1 heterogeneous job written as a job per part: the parts differ in shape" \
+	"$FW" trace sacct2fairway "$ST/live.txt" -
+rm -f "$ST/live.txt" "$ST/live.csv"
 expect "trace-sacct-standalone-prefix" 1 "fairway-sacct2fairway: error: $ST/none.txt: cannot open" \
 	"$B/sim/fairway-sacct2fairway" "$ST/none.txt" "$ST/out.csv"
 rm -rf "$ST"
