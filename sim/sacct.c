@@ -847,9 +847,11 @@ int fw_sacct_convert(const char *buf, size_t len, const char *fname, unsigned fl
 	*out = NULL;
 	*out_len = 0;
 	rc = walk(&c, buf, len, d);
+	if (rc == FW_OK) /* a part twice (7+0, 7+0) is a repeat, not a bigger gang */
+		rc = check_repeats(&c, d);
 	if (rc == FW_OK)
 		rc = join_het(&c);
-	if (rc == FW_OK)
+	if (rc == FW_OK) /* a joined 7 beside a row 7 */
 		rc = check_repeats(&c, d);
 	if (rc == FW_OK && (rc = emit(&c, out, out_len)) != FW_OK) {
 		free(*out);

@@ -919,6 +919,15 @@ TEST(sacct_het_job_parts_join_into_one_gang)
 	ASSERT_STR_EQ(t.v[3].id, "9+1");
 	ASSERT_STR_EQ(t.v[4].id, "12+0");
 	fw_trace_free(&t);
+	/* a part listed twice (two exports joined) is refused, not joined into a bigger gang */
+	const char *twice = "JobID|Submit|Start|Elapsed|AllocTRES\n"
+			    "7+0|" SACCT_T "|" SACCT_T "|01:00:00|gres/gpu=8\n"
+			    "7+1|" SACCT_T "|" SACCT_T "|01:00:00|gres/gpu=8\n"
+			    "7+0|" SACCT_T "|" SACCT_T "|01:00:00|gres/gpu=8\n";
+	char why[512];
+	ASSERT_EQ(fw_sacct_convert(twice, strlen(twice), "s.txt", 0, &out, &olen, &k, &d), FW_EINVAL);
+	fw_itp_diag_str(&d, why, sizeof why);
+	ASSERT_STR_CONTAINS(why, "s.txt:4:1: JobID: '7+0' repeats the job on line 2");
 }
 
 /* Convert one row; *dur and *exp from the output (-1: the field is empty). */
