@@ -30,7 +30,9 @@
 #include <string.h>
 #include <time.h>
 
+#include <dirent.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "fairway/budget.h"
 #include "fairway/check.h"
@@ -613,8 +615,8 @@ static int slice_level(struct sim *m)
 		return FW_OK;
 	for (int l = 0; l < t->nlevels; l++)
 		snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", l ? ", " : "", t->level[l]);
-	return fw_diag_set(m->d, FW_EINVAL, "options", 0, 0, "slices",
-			   "--slices: the fleet has no topology level \"%s\" (its levels: %s); use one of them or node "
+	return fw_diag_set(m->d, FW_EINVAL, "--slices", 0, 0, NULL,
+			   "the fleet has no topology level \"%s\" (its levels: %s); use one of them or node "
 			   "(--racks K makes racks)", m->o->slice_level, t->nlevels ? list : "none");
 }
 
@@ -3285,7 +3287,7 @@ static void default_nodes(struct cli *c)
 		return;
 	}
 	printf("nodes: 13x8 (default; pass --nodes NxG)\n");
-	if (itp[0]) /* named as an ITP trace, and not one */
+	if (itp[0] && access(c->trace, F_OK) == 0) /* named as an ITP trace, and not one */
 		printf("nodes: %s is not an ITP trace of %s ($FAIRWAY_TRACES/microsoft-itp) read as "
 		       "ITP, so its name gives no standard size\n", c->trace, itp);
 }
@@ -4050,15 +4052,43 @@ static void name_models(struct cli *c)
 	}
 }
 
-/* Fleet, then the trace in its format (ITP rows shaped for the fleet). */
+/* A bare --trace NAME that is not here but is in the traces folder
+ * ($FAIRWAY_TRACES, else ../shared/traces), in it or in one of its
+ * folders (the first by name): "; did you mean PATH?" into out, never
+ * loaded in its place.  out stays "" when there is none. */
+static void trace_hint(const char *name, char *out, size_t n)
+{
+	const char *env = getenv("FAIRWAY_TRACES"), *root = env && env[0] ? env : "../shared/traces";
+	char best[1024] = "", p[1024];
+	struct dirent *e;
+	DIR *dir;
+
+	out[0] = 0;
+	if (!name[0] || strchr(name, '/') || access(name, F_OK) == 0)
+		return;
+	snprintf(p, sizeof p, "%s/%s", root, name);
+	if (access(p, R_OK) == 0)
+		snprintf(best, sizeof best, "%s", p);
+	for (dir = best[0] ? NULL : opendir(root); dir && (e = readdir(dir));) {
+		snprintf(p, sizeof p, "%s/%s/%s", root, e->d_name, name);
+		if (e->d_name[0] != '.' && access(p, R_OK) == 0 && (!best[0] || strcmp(p, best) < 0))
+			snprintf(best, sizeof best, "%s", p);
+	}
+	if (dir)
+		closedir(dir);
+	if (best[0])
+		snprintf(out, n, "; did you mean --trace %s%s?", best,
+			 env && env[0] ? " (in $FAIRWAY_TRACES)" : "");
+}
+
+/* The trace in its format, ITP rows shaped for the fleet (load_inputs
+ * built it). */
 static int load_trace(struct cli *c, struct fw_itp_trace *t, struct fw_diag *d)
 {
 	int fmt = c->format ? fw_trace_format_of(c->format) : FW_TRACE_ITP, rc;
 	int32_t G = 0;
 
-	if ((rc = build_fleet(c, d)) != FW_OK)
-		return rc;
-	if (c->config)
+	if (c->config) /* the fleet is built (load_inputs) */
 		config_settings(c);
 	for (int32_t i = 0; i < c->fleetsnap->nnodes; i++)
 		G = c->fleetsnap->nodes[i].gpu_count > G ? c->fleetsnap->nodes[i].gpu_count : G;
@@ -4067,9 +4097,12 @@ static int load_trace(struct cli *c, struct fw_itp_trace *t, struct fw_diag *d)
 	else
 		rc = fw_trace_read(c->trace, (enum fw_trace_format)fmt, G ? G : 1,
 				   c->skip_bad ? FW_TRACE_SKIP_BAD : 0, &c->tr, d);
-	if (rc == FW_EIO && d) /* the file itself: say where the fix is */
+	if (rc == FW_EIO && d) { /* the file itself: say where the fix is */
+		char hint[1100];
+		trace_hint(c->trace, hint, sizeof hint);
 		snprintf(d->msg + strlen(d->msg), sizeof d->msg - strlen(d->msg),
-			 "; check the path given to --trace");
+			 "; check the path given to --trace%s", hint);
+	}
 	if (rc == FW_OK && c->config) /* every job to a leaf queue of the config */
 		rc = fw_trace_bind_config(&c->tr, c->fleetsnap, c->skip_bad ? FW_TRACE_SKIP_BAD : 0, d);
 	if (rc != FW_OK)
@@ -4135,6 +4168,24 @@ static int config_leaves(const struct fw_snapshot *s)
 	return n;
 }
 
+/* --slices K:LEVEL against the fleet: a level it lacks is a flag error
+ * (exit 2) that lists the levels to give. */
+static int check_slices(const struct cli *c)
+{
+	const struct fw_topology *t = &c->fleetsnap->topology;
+	char list[300] = "";
+
+	if (c->o.slice_tasks <= 0 || !strcmp(c->o.slice_level, "node") ||
+	    fw_snapshot_find_level(c->fleetsnap, c->o.slice_level) >= 0)
+		return 0;
+	for (int l = 0; l < t->nlevels; l++)
+		snprintf(list + strlen(list), sizeof list - strlen(list), "%s, ", t->level[l]);
+	return usage_error("--slices '%d:%s': the fleet has no topology level \"%s\"; the valid levels: %snode%s",
+			   (int)c->o.slice_tasks, c->o.slice_level, c->o.slice_level, list,
+			   t->nlevels ? "" : " (this fleet has none of its own: --racks K makes racks, a --fleet "
+			   "file or --topo FILE brings its levels)");
+}
+
 static int load_inputs(struct cli *c, struct fw_itp_trace *t, struct fw_teams *teams)
 {
 	struct fw_diag d;
@@ -4147,6 +4198,10 @@ static int load_inputs(struct cli *c, struct fw_itp_trace *t, struct fw_teams *t
 	if (load_teams(c, teams))
 		return 1;
 	default_nodes(c);
+	if (build_fleet(c, &d) != FW_OK)
+		return report_diag(&d);
+	if (check_slices(c))
+		return 2;
 	if (load_trace(c, t, &d) != FW_OK)
 		return report_diag(&d);
 	fw_fleet_shape(c->fleetsnap, shape, sizeof shape);

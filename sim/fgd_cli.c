@@ -167,6 +167,20 @@ static bool parse_num(const char *s, double *out)
 	return end != s && *end == '\0' && isfinite(*out);
 }
 
+/* A name --scorers does not know, and the names it does. */
+static int unknown_scorer(const struct cli *c, const char *list, size_t n)
+{
+	size_t k;
+	const struct fw_scorer_ops *const *v = fw_scorer_list(&k);
+	char names[256] = "";
+
+	for (size_t i = 0; i < k; i++)
+		snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
+			 v[i]->name);
+	return usage_error(c, "--scorers: unknown scorer '%.*s'; give a comma-separated list of: %s",
+			   (int)(n < 64 ? n : 64), list, names);
+}
+
 static int parse_scorers(struct cli *c, const char *list)
 {
 	char name[64];
@@ -180,8 +194,7 @@ static int parse_scorers(struct cli *c, const char *list)
 			ops = fw_scorer_find(name);
 		}
 		if (!ops)
-			return usage_error(c, "unknown scorer in --scorers "
-					   "'%s' (the list is in --help)", list);
+			return unknown_scorer(c, list, n);
 		for (size_t k = 0; k < c->nsc; k++)
 			if (c->sc[k] == ops)
 				return usage_error(c, "--scorers names '%s' "
@@ -485,6 +498,27 @@ static size_t skippable(const char *path, bool pods)
 	return n;
 }
 
+/* A header the other list reads (--pods and --nodes swapped): the hint,
+ * as sim run's "looks like" for a wrong --format; "" when none. */
+static const char *swapped(const struct fw_diag *d, int rc, const char *path, bool pods)
+{
+	struct fw_openb_nodes nl = { 0 };
+	struct fw_openb_pods pl = { 0 };
+	struct fw_diag o;
+	bool other;
+
+	if (rc != FW_EINVAL || !path || d->line > 1)
+		return "";
+	other = pods ? fw_openb_read_nodes(path, FW_OPENB_SKIP_BAD, &nl, &o) == FW_OK
+		     : fw_openb_read_pods(path, FW_OPENB_SKIP_BAD, &pl, &o) == FW_OK;
+	fw_openb_pods_free(&pl);
+	fw_openb_nodes_free(&nl);
+	if (!other)
+		return "";
+	return pods ? "; the file looks like a node list: give it to --nodes (--pods and --nodes swapped?)"
+		    : "; the file looks like a pod list: give it to --pods (--pods and --nodes swapped?)";
+}
+
 /* The error of a failed read; the --skip-bad hint only where it helps. */
 static int input_error(const struct cli *c, const struct fw_diag *d, int rc,
 		       const char *path, bool pods)
@@ -493,7 +527,7 @@ static int input_error(const struct cli *c, const struct fw_diag *d, int rc,
 	size_t n;
 
 	fw_openb_diag_str(d, msg, sizeof msg);
-	fprintf(stderr, "%s: error: %s\n", c->prog, msg);
+	fprintf(stderr, "%s: error: %s%s\n", c->prog, msg, swapped(d, rc, path, pods));
 	if ((rc == FW_EINVAL || rc == FW_ERANGE) && path && !c->skip_bad && (n = skippable(path, pods)))
 		fprintf(stderr, "%s: (--skip-bad would skip %zu bad row(s) of "
 			"%s and count them)\n", c->prog, n, path);

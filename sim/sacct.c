@@ -5,10 +5,18 @@
  * sacct prints '|'-separated fields under a header of column names; columns
  * are found by name, so any --format order works and unknown columns are
  * ignored.  One pass collects the jobs (job steps, whose JobID has a '.',
- * are skipped; jobs that never started, and jobs without GPUs, are counted
- * in *skipped); the second writes them with submit times relative to the
- * earliest kept submit.  Every value is parsed strictly; a bad value is an
- * error with file:line:column and the column name.
+ * are skipped; jobs that never started, jobs not ended when sacct ran, and
+ * jobs without GPUs, are counted in struct fw_sacct_counts); the parts of
+ * a heterogeneous job (JobID 7+0, 7+1) are then joined into one gang when
+ * the trace format can say so (same shape per node); the last pass writes
+ * the jobs with submit times relative to the earliest kept submit.  Every
+ * value is parsed strictly; a bad value is an error with file:line:column
+ * and the column name.
+ *
+ * A job not ended when sacct ran (RUNNING, SUSPENDED, REQUEUED, ..., or End
+ * Unknown) is left out rather than kept with its Elapsed so far: the trace
+ * model has no "still running", and a row would be a job that ended at the
+ * dump, short by however long it went on (docs/trace-format.md).
  *
  *   JobID (or JobIDRaw)  -> job_id
  *   Submit               -> submit_time (ISO 8601, seconds after the first)
@@ -63,6 +71,8 @@ struct sjob {
 	int64_t submit, duration, expected; /* expected -1 = not given */
 	int64_t prio, tasks, gpt, cpu, mem;
 	int line, col;                      /* of its JobID, for a repeat */
+	int het;                            /* a het part: its leader's length */
+	bool gone;                          /* joined into an earlier part */
 };
 
 struct sconv {
@@ -71,8 +81,12 @@ struct sconv {
 	int pos[S_COUNT];
 	int nhdr;
 	struct sjob *v;
-	size_t n, cap, skipped, steps;
+	size_t n, cap;
+	struct fw_sacct_counts cnt;
 };
+
+/* Why data_row left a row out (FW_OK: kept; errors are negative). */
+enum { ROW_NEVER_RAN = 1, ROW_STEP, ROW_NO_GPU, ROW_UNFINISHED };
 
 struct sctx {
 	struct sconv *c;
@@ -362,6 +376,24 @@ static bool never_ran(const struct sctx *x)
 	       strcmp(st, "Unknown") == 0 || strcmp(st, "None") == 0;
 }
 
+/* Started but not ended when sacct ran: a state of a job slurmctld still
+ * holds (running, or waiting again after a requeue or a resize), or End
+ * Unknown.  Its Elapsed is only the time so far. */
+static bool unfinished(const struct sctx *x)
+{
+	static const char *const live[] = {
+		"RUNNING", "SUSPENDED", "REQUEUED", "REQUEUE_HOLD", "REQUEUE_FED",
+		"SPECIAL_EXIT", "RESIZING", "CONFIGURING", "STOPPED",
+	};
+	const char *state = fld(x, S_STATE);
+	size_t n = strcspn(state, " "); /* "CANCELLED by 1000" */
+
+	for (size_t i = 0; i < sizeof live / sizeof live[0]; i++)
+		if (strlen(live[i]) == n && !strncmp(state, live[i], n))
+			return true;
+	return !strcmp(fld(x, S_END), "Unknown");
+}
+
 /* An ISO time column -> seconds; an impossible date is named as such. */
 static int time_col(const struct sctx *x, int c, int64_t *t)
 {
@@ -374,10 +406,6 @@ static int time_col(const struct sctx *x, int c, int64_t *t)
 		return bad(x, c, "'%.40s' is not a calendar date (that month has no "
 			   "such day); fix the date, or drop the row", v);
 	default:
-		if (c == S_END && !strcmp(v, "Unknown"))
-			return bad(x, c, "'%.40s': the job has not ended; add Elapsed to "
-				   "sacct --format (it counts a running job's time so far), "
-				   "or drop the row", v);
 		return bad(x, c, "'%.40s' is not YYYY-MM-DDTHH:MM:SS; export with "
 			   "SLURM_TIME_FORMAT=standard in sacct's environment, so it "
 			   "prints e.g. 2024-03-01T10:00:00", v);
@@ -441,7 +469,7 @@ static int bad_tres(const struct sctx *x, int c, size_t at)
 				   : "a whole number; write it in decimal digits only (at most 15)");
 }
 
-/* TRES and NNodes -> tasks x gpus_per_task; 1 = no GPUs (skip). */
+/* TRES and NNodes -> tasks x gpus_per_task; ROW_NO_GPU: no GPUs (skip). */
 static int shape(const struct sctx *x, struct sjob *j)
 {
 	int c = *fld(x, S_ALLOC) || x->c->pos[S_REQ] < 0 ? S_ALLOC : S_REQ;
@@ -452,7 +480,7 @@ static int shape(const struct sctx *x, struct sjob *j)
 	if (at)
 		return bad_tres(x, c, at);
 	if (!t.gpus)
-		return 1;
+		return ROW_NO_GPU;
 	j->tasks = t.nodes ? t.nodes : 1;
 	if ((*nn && !digits(nn, strlen(nn), &j->tasks)) || j->tasks < 1 ||
 	    j->tasks > FW_TRACE_MAX_TASKS)
@@ -495,7 +523,7 @@ static int prio(const struct sctx *x, struct sjob *j)
 	return FW_OK;
 }
 
-/* One data row: FW_OK (kept), 1 (skipped: step, never ran, no GPU), error. */
+/* One data row: FW_OK (kept), a ROW_ reason it is left out, or an error. */
 static int data_row(const struct sctx *x, struct sjob *j)
 {
 	int idc = x->c->pos[S_JOBID] >= 0 ? S_JOBID : S_JOBIDRAW, rc;
@@ -506,10 +534,12 @@ static int data_row(const struct sctx *x, struct sjob *j)
 				   "per header column (was the file cut or edited? export it "
 				   "again with sacct --parsable2)", x->f->n, x->c->nhdr);
 	if (strchr(fld(x, idc), '.'))
-		return 2; /* a job step */
+		return ROW_STEP;
 	memset(j, 0, sizeof *j);
 	if (never_ran(x))
-		return 1;
+		return ROW_NEVER_RAN;
+	if (unfinished(x))
+		return ROW_UNFINISHED;
 	if ((rc = name_col(x, idc, j->id, true)) || (rc = name_col(x, S_USER, j->user, false)) ||
 	    (rc = name_col(x, x->c->pos[S_ACCOUNT] >= 0 && *fld(x, S_ACCOUNT) ? S_ACCOUNT
 			   : S_PARTITION, j->queue, false)) ||
@@ -578,6 +608,17 @@ static int keep(struct sconv *c, const struct sjob *j)
 	return FW_OK;
 }
 
+/* "7+1", a part of heterogeneous job 7 -> 1, the length of "7"; 0 for
+ * any other id. */
+static int het_leader(const char *id)
+{
+	size_t n = strspn(id, "0123456789");
+
+	if (!n || id[n] != '+' || !id[n + 1] || strspn(id + n + 1, "0123456789") != strlen(id + n + 1))
+		return 0;
+	return (int)n;
+}
+
 static int line(struct sconv *c, char *text, int lno, struct fw_diag *d)
 {
 	struct sfields f;
@@ -595,10 +636,13 @@ static int line(struct sconv *c, char *text, int lno, struct fw_diag *d)
 	if (rc == FW_OK) {
 		j.line = lno;
 		j.col = f.col[c->pos[c->pos[S_JOBID] >= 0 ? S_JOBID : S_JOBIDRAW]];
+		j.het = het_leader(j.id);
 		return keep(c, &j);
 	}
-	c->skipped += rc == 1;
-	c->steps += rc == 2;
+	c->cnt.never_ran += rc == ROW_NEVER_RAN;
+	c->cnt.steps += rc == ROW_STEP;
+	c->cnt.no_gpu += rc == ROW_NO_GPU;
+	c->cnt.unfinished += rc == ROW_UNFINISHED;
 	return rc > 0 ? FW_OK : rc;
 }
 
@@ -639,10 +683,90 @@ static int walk(struct sconv *c, const char *buf, size_t len, struct fw_diag *d)
 				   SACCT_EXPORT " > FILE");
 	if (rc == FW_OK && !c->n) /* a trace without jobs cannot be replayed */
 		return fw_diag_set(d, FW_EINVAL, c->fname, 0, 0, NULL,
-				   "no job to convert: %zu left out (never started or no "
-				   "GPUs), %zu job steps; check sacct's --starttime, "
-				   "--endtime and --allusers", c->skipped, c->steps);
+				   "no job to convert: %zu never started, %zu not ended "
+				   "when sacct ran, %zu without GPUs, %zu job steps; check "
+				   "sacct's --starttime, --endtime and --allusers, or export "
+				   "again once the jobs have ended", c->cnt.never_ran,
+				   c->cnt.unfinished, c->cnt.no_gpu, c->cnt.steps);
 	return rc;
+}
+
+/* ---- heterogeneous jobs ------------------------------------------------ */
+
+/* Parts first, by leader; other jobs after them.  0: same leader. */
+static int by_leader(const struct sjob *x, const struct sjob *y)
+{
+	int k = (y->het > 0) - (x->het > 0);
+
+	if (!k && x->het)
+		k = x->het != y->het ? x->het - y->het : strncmp(x->id, y->id, (size_t)x->het);
+	return k;
+}
+
+static int by_leader_then_line(const void *a, const void *b)
+{
+	const struct sjob *x = *(const struct sjob *const *)a, *y = *(const struct sjob *const *)b;
+	int k = by_leader(x, y);
+
+	return k ? k : (x->line > y->line) - (x->line < y->line);
+}
+
+/* Parts one gang can stand for: the trace gives a job one task shape,
+ * one queue and one submit time. */
+static bool same_shape(const struct sjob *a, const struct sjob *b)
+{
+	return a->submit == b->submit && a->gpt == b->gpt && a->cpu == b->cpu && a->mem == b->mem &&
+	       !strcmp(a->model, b->model) && !strcmp(a->queue, b->queue);
+}
+
+/* The n parts g[0..n) (by line) of one job: one gang named by the leader,
+ * its tasks the parts' nodes, running as long as its longest part, when
+ * they agree; else each stays a job of its own, counted. */
+static void join_parts(struct sconv *c, struct sjob **g, size_t n)
+{
+	int64_t tasks = 0;
+
+	for (size_t i = 0; i < n; i++)
+		tasks += same_shape(g[0], g[i]) ? g[i]->tasks : FW_TRACE_MAX_TASKS + 1;
+	if (tasks > FW_TRACE_MAX_TASKS) {
+		c->cnt.het_split++;
+		return;
+	}
+	g[0]->id[g[0]->het] = 0;
+	g[0]->tasks = tasks;
+	for (size_t i = 1; i < n; i++) {
+		g[0]->duration = g[i]->duration > g[0]->duration ? g[i]->duration : g[0]->duration;
+		g[0]->expected = g[i]->expected > g[0]->expected ? g[i]->expected : g[0]->expected;
+		g[0]->prio = g[i]->prio > g[0]->prio ? g[i]->prio : g[0]->prio;
+		g[i]->gone = true;
+	}
+	c->cnt.het_joined++;
+}
+
+/* Join each heterogeneous job's parts (a job of one part kept stays as
+ * it is), then drop the joined rows, the order of the others kept. */
+static int join_het(struct sconv *c)
+{
+	struct sjob **v = malloc((c->n + 1) * sizeof *v);
+	size_t i, k, m = 0;
+
+	if (!v)
+		return FW_ENOMEM;
+	for (i = 0; i < c->n; i++)
+		v[i] = &c->v[i];
+	qsort(v, c->n, sizeof *v, by_leader_then_line);
+	for (i = 0; i < c->n && v[i]->het; i = k) {
+		for (k = i + 1; k < c->n && v[k]->het && !by_leader(v[i], v[k]); k++)
+			;
+		if (k - i > 1)
+			join_parts(c, v + i, k - i);
+	}
+	free(v);
+	for (i = 0; i < c->n; i++)
+		if (!c->v[i].gone)
+			c->v[m++] = c->v[i];
+	c->n = m;
+	return FW_OK;
 }
 
 /* Write the kept jobs as generic CSV into a memory stream; a max_runtime
@@ -711,7 +835,7 @@ static int check_repeats(const struct sconv *c, struct fw_diag *d)
 }
 
 int fw_sacct_convert(const char *buf, size_t len, const char *fname, unsigned flags,
-		     char **out, size_t *out_len, size_t *skipped,
+		     char **out, size_t *out_len, struct fw_sacct_counts *cnt,
 		     struct fw_diag *d)
 {
 	struct sconv c;
@@ -723,7 +847,11 @@ int fw_sacct_convert(const char *buf, size_t len, const char *fname, unsigned fl
 	*out = NULL;
 	*out_len = 0;
 	rc = walk(&c, buf, len, d);
+	if (rc == FW_OK) /* a part twice (7+0, 7+0) is a repeat, not a bigger gang */
+		rc = check_repeats(&c, d);
 	if (rc == FW_OK)
+		rc = join_het(&c);
+	if (rc == FW_OK) /* a joined 7 beside a row 7 */
 		rc = check_repeats(&c, d);
 	if (rc == FW_OK && (rc = emit(&c, out, out_len)) != FW_OK) {
 		free(*out);
@@ -731,7 +859,7 @@ int fw_sacct_convert(const char *buf, size_t len, const char *fname, unsigned fl
 	}
 	if (rc == FW_ENOMEM)
 		fw_diag_set(d, rc, c.fname, 0, 0, NULL, "out of memory");
-	*skipped = c.skipped;
+	*cnt = c.cnt;
 	free(c.v);
 	return rc;
 }
@@ -773,8 +901,11 @@ static const char sacct_help[] =
 	"\n"
 	"Each job becomes one row: its Account is the queue, AllocTRES gives GPUs,\n"
 	"CPUs and memory, NNodes the tasks, Timelimit the expected runtime.  Job\n"
-	"steps, jobs that never started and jobs without GPUs are left out and\n"
-	"counted on stderr; any other bad value stops with FILE:LINE:COLUMN.\n"
+	"steps, jobs that never started, jobs not ended when sacct ran (RUNNING,\n"
+	"SUSPENDED, REQUEUED, ...: no end time) and jobs without GPUs are left out\n"
+	"and counted on stderr; the parts of a heterogeneous job (7+0, 7+1) become\n"
+	"one gang when they have the same shape.  Any other bad value stops with\n"
+	"FILE:LINE:COLUMN.\n"
 	"A single GPU type (gres/gpu:h100=8) becomes the job's gpu_model, and\n"
 	"such a job starts only on nodes of exactly that model (case included;\n"
 	"the nodes of --nodes are 'itp-gpu').  --no-gpu-model leaves it out, so\n"
@@ -843,12 +974,32 @@ static const char *prog_name(int argc, char **argv)
 	return slash && !strchr(p, ' ') ? slash + 1 : p;
 }
 
+/* The summary on stderr: jobs written, those left out by reason, and the
+ * heterogeneous jobs joined or not. */
+static void summary(const char *prog, size_t jobs, const struct fw_sacct_counts *k)
+{
+	size_t out = k->never_ran + k->unfinished + k->no_gpu;
+
+	fprintf(stderr, "%s: %zu job%s written; %zu left out: %zu never started, %zu not ended "
+		"at the dump (running, suspended or requeued: no end time), %zu without GPUs\n",
+		prog, jobs, jobs == 1 ? "" : "s", out, k->never_ran, k->unfinished, k->no_gpu);
+	if (k->het_joined)
+		fprintf(stderr, "%s: %zu heterogeneous job%s (JobID N+K) each joined into one gang\n",
+			prog, k->het_joined, k->het_joined == 1 ? "" : "s");
+	if (k->het_split)
+		fprintf(stderr, "%s: warning: %zu heterogeneous job%s written as a job per part: "
+			"the parts differ in shape, queue or submit time, which one trace row cannot "
+			"say, so the replay may start one part without the others\n",
+			prog, k->het_split, k->het_split == 1 ? "" : "s");
+}
+
 int fw_sacct_convert_cli(int argc, char **argv)
 {
 	const char *prog = prog_name(argc, argv), *src, *dst, *usage;
 	struct fw_diag d;
 	char *in, *out, msg[1024], why[256];
-	size_t len, olen, skipped, jobs = 0;
+	size_t len, olen, jobs = 0;
+	struct fw_sacct_counts cnt;
 	unsigned flags;
 	int rc;
 
@@ -868,7 +1019,7 @@ int fw_sacct_convert_cli(int argc, char **argv)
 		return 2;
 	memset(&d, 0, sizeof d);
 	if ((rc = fw_itp_slurp(src, &in, &len, &d)) == FW_OK) {
-		rc = fw_sacct_convert(in, len, src, flags, &out, &olen, &skipped, &d);
+		rc = fw_sacct_convert(in, len, src, flags, &out, &olen, &cnt, &d);
 		free(in);
 	}
 	if (rc != FW_OK) {
@@ -886,7 +1037,6 @@ int fw_sacct_convert_cli(int argc, char **argv)
 			"write, on a disk with room\n", prog, dst, strerror(errno));
 		return 1;
 	}
-	fprintf(stderr, "%s: %zu job%s written; %zu left out (never started or no GPUs)\n",
-		prog, jobs - 1, jobs == 2 ? "" : "s", skipped);
+	summary(prog, jobs - 1, &cnt);
 	return 0;
 }

@@ -168,9 +168,12 @@ int fw_teams_load(const char *path, struct fw_teams *t, char *note, size_t nnote
 	if (rc != FW_EIO)
 		return rc;
 	fw_teams_builtin(t);
-	if (note && nnote)
-		snprintf(note, nnote, "teams: %s not found; using the built-in copy of the "
-			 "11 Philly VCs (same weights)", def);
+	if (note && nnote) /* where it looked, and the variable that moves it */
+		snprintf(note, nnote, "teams: %s not found (%s); using the built-in copy of the "
+			 "11 Philly VCs (same weights); to read the file, set FAIRWAY_TRACES to the "
+			 "traces folder that holds philly-vc-config/", def, root && root[0] ?
+			 "from FAIRWAY_TRACES" : "FAIRWAY_TRACES is not set: the default "
+			 "../shared/traces is relative to the current directory");
 	return FW_OK;
 }
 

@@ -251,14 +251,25 @@ int fw_sacct_convert_cli(int argc, char **argv);
 #define FW_SACCT_NO_MODEL 1u /* leave gpu_model empty (--no-gpu-model) */
 #define FW_SACCT_TIME_LIMITS 2u /* Timelimit also as max_runtime (--time-limits) */
 
+/* What a conversion left out or joined, for the summary on stderr. */
+struct fw_sacct_counts {
+	size_t never_ran;  /* State PENDING, or Start Unknown, None or empty */
+	size_t unfinished; /* not ended when sacct ran (RUNNING, SUSPENDED,
+			    * REQUEUED, ..., or End Unknown): no duration yet */
+	size_t no_gpu;     /* no GPU in AllocTRES (ReqTRES) */
+	size_t steps;      /* job steps (a JobID with '.'): never jobs */
+	size_t het_joined; /* heterogeneous jobs (JobID 7+0, 7+1) written as one gang */
+	size_t het_split;  /* heterogeneous jobs written a row per part (parts differ) */
+};
+
 /* Convert sacct --parsable2 text to generic CSV in *out (malloc'd, NUL
- * terminated).  *skipped counts jobs left out (steps not counted).
+ * terminated); *cnt says what was left out or joined (also on error).
  * flags: FW_SACCT_NO_MODEL, FW_SACCT_TIME_LIMITS, both or 0.  With
  * FW_SACCT_TIME_LIMITS a max_runtime column follows the others, each job's
  * Timelimit in seconds (empty, no limit, where Timelimit is empty, 0,
  * UNLIMITED, Partition_Limit, INVALID or over FW_SPAN32_MAX). */
 int fw_sacct_convert(const char *buf, size_t len, const char *fname, unsigned flags,
-		     char **out, size_t *out_len, size_t *skipped,
+		     char **out, size_t *out_len, struct fw_sacct_counts *cnt,
 		     struct fw_diag *d);
 
 #endif

@@ -732,6 +732,24 @@ expect "sim-run-bad-nodes" 2 "13y8" "$FW" sim run --trace x --nodes 13y8
 expect "sim-run-unknown-policy" 2 "unknown policy 'lifo'" "$FW" sim run --trace x --policies lifo
 expect "sim-run-missing-trace-file" 1 "no-such.csv: cannot open: No such file or directory; check the path given to --trace" \
 	"$FW" sim run --trace no-such.csv
+# a bare name that is not here but is in $FAIRWAY_TRACES (or a folder of
+# it) gets the path to give, and is not loaded in its place; unset, the
+# teams note says which variable its relative default comes from
+HT=$(mktemp -d)
+FWA=$(cd "$(dirname "$FW")" && pwd)/fairway
+mkdir -p "$HT/traces/zz-itp" "$HT/cwd" && cp tests/data/bad_itp.csv "$HT/traces/zz-itp/c6.csv"
+out=$(cd "$HT/cwd" && FAIRWAY_TRACES="$HT/traces" "$FWA" sim run --trace c6.csv --nodes 2x8 --policies fifo 2>&1)
+rc=$?
+if [ $rc -eq 1 ] && grep -qF "c6.csv: cannot open: No such file or directory; check the path given to --trace; did you mean --trace $HT/traces/zz-itp/c6.csv (in \$FAIRWAY_TRACES)?" <<<"$out" &&
+	! grep -q "duration: 'abc'" <<<"$out"; then
+	ok "sim-run-trace-name-in-fairway-traces-hinted"
+else
+	bad "sim-run-trace-name-in-fairway-traces-hinted: exit $rc: $out"
+fi
+expect "sim-run-teams-note-names-the-variable" 0 \
+	"../shared/traces/philly-vc-config/philly_vc.csv not found (FAIRWAY_TRACES is not set: the default ../shared/traces is relative to the current directory); using the built-in copy of the 11 Philly VCs (same weights); to read the file, set FAIRWAY_TRACES" \
+	bash -c 'cd "$1" && env -u FAIRWAY_TRACES "$2" sim run --trace synthetic:3 --nodes 13x8 --policies fifo' _ "$HT/cwd" "$FWA"
+rm -rf "$HT"
 expect "sim-run-bad-row-names-file-line-col" 1 "fairway sim run: error: tests/data/bad_itp.csv:3:7: duration: 'abc' is not a number; write a whole number of seconds in decimal digits (no spaces or units), 0..1000000000000" \
 	"$FW" sim run --trace tests/data/bad_itp.csv --nodes 2x8 --policies fifo
 # --config: a site's own config is the replay's base (docs/sim.md, "Replaying
@@ -1390,9 +1408,13 @@ then ok "sim-run-checkpoint-grace-reaches-the-engine"; else bad "sim-run-checkpo
 # counted, and with slices off counted split
 expect "sim-run-slices-bad-form" 2 "--slices '2': give K:LEVEL, tasks per slice (1 to 65536) and the topology level" \
 	"$FW" sim run --trace x --slices 2
-expect "sim-run-slices-unknown-level" 1 \
-	'--slices: the fleet has no topology level "rack" (its levels: none); use one of them or node (--racks K makes racks)' \
+# a level the fleet lacks is a flag error (exit 2), said once, with the levels to give
+expect "sim-run-slices-unknown-level" 2 \
+	"fairway sim run: error: --slices '2:rack': the fleet has no topology level \"rack\"; the valid levels: node (this fleet has none of its own: --racks K makes racks" \
 	"$FW" sim run --trace synthetic:3 --nodes 13x8 --slices 2:rack
+expect "sim-run-slices-unknown-level-lists-the-fleets" 2 \
+	"fairway sim run: error: --slices '4:galaxy': the fleet has no topology level \"galaxy\"; the valid levels: rack, node"$'\n' \
+	"$FW" sim run --trace synthetic:3 --nodes 4x8 --racks 2 --slices 4:galaxy
 expect "sim-run-variant-slices-needs-slices" 2 \
 	"--policies 'fairway:slices=off': slices=on|off switches the slices of --slices K:LEVEL; give --slices too" \
 	"$FW" sim run --trace x --policies fairway:slices=off
@@ -1874,6 +1896,8 @@ expect "sim-run-failures-count-jobs-once" 0 "policy fifo     2396 jobs started (
 	--trace synthetic:3 --nodes 13x8 --policies fifo --failures 300 --repair 3600
 expect "sim-fgd-unknown-flag" 2 "unknown option '--bogus'" "$FW" sim fgd --bogus
 expect "sim-fgd-duplicate-scorer" 2 "--scorers names 'fgd' twice" "$FW" sim fgd --pods p --nodes n --scorers fgd,fgd
+expect "sim-fgd-unknown-scorer-lists-them" 2 "fairway sim fgd: error: --scorers: unknown scorer 'nope'; give a comma-separated list of: random, dotprod, clustering, packing, bestfit, fgd, fairway" \
+	"$FW" sim fgd --pods p --nodes n --scorers fgd,nope
 # --skip-bad is offered for a bad row, never for a header error (not skippable)
 FD=$(mktemp -d)
 printf 'sn,cpu_milli,memory_mib,gpu,model\nn1,96000,786432,8,V100M32\n' >"$FD/nodes.csv"
@@ -1887,6 +1911,12 @@ if grep -qF "missing from the header" <<<"$out" && ! grep -qF -- "--skip-bad" <<
 else
 	bad "sim-fgd-header-error-no-skip-bad-hint: $out"
 fi
+# --pods and --nodes swapped: each error says the file is the other list
+printf 'name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\np1,1000,1024,1,1000,\n' >"$FD/p1.csv"
+expect "sim-fgd-swapped-lists-pods-as-nodes" 1 "$FD/p1.csv:1:1: field sn: missing from the header (is this the right kind of file?); the file looks like a pod list: give it to --pods (--pods and --nodes swapped?)" \
+	"$FW" sim fgd --pods "$FD/nodes.csv" --nodes "$FD/p1.csv" --seeds 1 --scorers fgd
+expect "sim-fgd-swapped-lists-nodes-as-pods" 1 "the file looks like a node list: give it to --nodes (--pods and --nodes swapped?)" \
+	"$FW" sim fgd --pods "$FD/nodes.csv" --nodes "$FD/nodes.csv" --seeds 1 --scorers fgd
 # --check fails when nothing was compared (no summary found)
 expect "sim-fgd-check-nothing-compared" 1 "--check fails: nothing was compared: no published summary" \
 	env FAIRWAY_TRACES=/nonexistent "$FW" sim fgd --pods "$FD/pods.csv" --nodes "$FD/nodes.csv" --seeds 1 --scorers fgd --skip-bad --check
@@ -2044,14 +2074,35 @@ rm -f "$ST/dec.txt" "$ST/badmem.txt"
 expect "trace-sacct-out-is-the-input" 2 "OUT $ST/./bad.txt is SACCT_FILE $ST/bad.txt, and writing it would replace the input" \
 	"$FW" trace sacct2fairway "$ST/bad.txt" "$ST/./bad.txt"
 printf 'JobID|Submit|Start|Elapsed|AllocTRES\n1|2024-03-01T10:00:00|Unknown|01:00|gres/gpu=1\n' >"$ST/none_ran.txt"
-expect "trace-sacct-no-job-is-an-error" 1 "none_ran.txt: no job to convert: 1 left out (never started or no GPUs)" \
+expect "trace-sacct-no-job-is-an-error" 1 "none_ran.txt: no job to convert: 1 never started, 0 not ended when sacct ran, 0 without GPUs, 0 job steps" \
 	"$FW" trace sacct2fairway "$ST/none_ran.txt" "$ST/new.csv"
 expect "trace-sacct-write-error-says-why" 1 "fairway trace sacct2fairway: error: cannot write /dev/full: No space left on device; give OUT a path you may write, on a disk with room" \
 	"$FW" trace sacct2fairway tests/data/sacct_sample.txt /dev/full
 [ "$(cat "$ST/keep.csv")" = PREV ] && [ "$(ls -A "$ST" | sort | tr '\n' ' ')" = "bad.txt keep.csv none_ran.txt " ] &&
 	ok "trace-sacct-failure-writes-nothing" || bad "trace-sacct-failure-writes-nothing: $(ls -A "$ST")"
-expect "trace-sacct-counts-on-stderr" 0 "fairway trace sacct2fairway: 3 jobs written; 2 left out (never started or no GPUs)" \
+expect "trace-sacct-counts-on-stderr" 0 "fairway trace sacct2fairway: 3 jobs written; 2 left out: 1 never started, 0 not ended at the dump (running, suspended or requeued: no end time), 1 without GPUs" \
 	"$FW" trace sacct2fairway tests/data/sacct_sample.txt "$ST/keep.csv"
+# a job still running when sacct ran (End Unknown, Elapsed its time so far)
+# is left out and counted, not written as a job that ended at the dump; the
+# parts of a heterogeneous job become one gang when one row can say so
+T0=2024-03-01T10:00:00
+{ echo 'JobID|JobIDRaw|Submit|Start|End|Elapsed|AllocTRES|NNodes|State'
+  echo "1|1|$T0|$T0|2024-03-01T11:00:00|01:00:00|gres/gpu=1|1|COMPLETED"
+  echo "2|2|$T0|$T0|Unknown|00:10:00|gres/gpu=8|1|RUNNING"
+  echo "7+0|7|$T0|$T0|2024-03-01T11:00:00|01:00:00|gres/gpu=8|1|COMPLETED"
+  echo "7+1|8|$T0|$T0|2024-03-01T11:00:00|01:00:00|gres/gpu=8|1|COMPLETED"
+  echo "9+0|10|$T0|$T0|2024-03-01T11:00:00|01:00:00|gres/gpu=8|1|COMPLETED"
+  echo "9+1|11|$T0|$T0|2024-03-01T11:00:00|01:00:00|gres/gpu=2|1|COMPLETED"; } >"$ST/live.txt"
+expect "trace-sacct-running-job-left-out-and-counted" 0 "4 jobs written; 1 left out: 0 never started, 1 not ended at the dump (running, suspended or requeued: no end time), 0 without GPUs" \
+	"$FW" trace sacct2fairway "$ST/live.txt" "$ST/live.csv"
+if grep -q '^2,' "$ST/live.csv"; then bad "trace-sacct-running-job-not-written: $(cat "$ST/live.csv")"
+else ok "trace-sacct-running-job-not-written"; fi
+expect "trace-sacct-het-parts-one-gang" 0 "1 heterogeneous job (JobID N+K) each joined into one gang" \
+	"$FW" trace sacct2fairway "$ST/live.txt" -
+expect "trace-sacct-het-gang-row" 0 "7,0,3600,,,,0,2,8,0,0," "$FW" trace sacct2fairway "$ST/live.txt" -
+expect "trace-sacct-het-unlike-parts-warned" 0 "warning: 1 heterogeneous job written as a job per part: the parts differ in shape" \
+	"$FW" trace sacct2fairway "$ST/live.txt" -
+rm -f "$ST/live.txt" "$ST/live.csv"
 expect "trace-sacct-standalone-prefix" 1 "fairway-sacct2fairway: error: $ST/none.txt: cannot open" \
 	"$B/sim/fairway-sacct2fairway" "$ST/none.txt" "$ST/out.csv"
 rm -rf "$ST"

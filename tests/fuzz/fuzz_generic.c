@@ -134,7 +134,8 @@ static void fuzz_sacct(const char *buf, size_t size, unsigned flags)
 	struct fw_trace t;
 	struct fw_diag d;
 	char *out;
-	size_t n, skipped;
+	size_t n;
+	struct fw_sacct_counts skipped;
 
 	memset(&d, 0, sizeof d);
 	int rc = fw_sacct_convert(buf, size, "fuzz.txt", flags, &out, &n, &skipped, &d);

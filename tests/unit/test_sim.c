@@ -336,7 +336,8 @@ TEST(teams_file_is_parsed_strictly_and_falls_back_when_missing)
 	ASSERT_EQ(t.n, 1);
 	ASSERT_EQ(fw_teams_load("/nonexistent/vc.csv", &t, note, sizeof note, &d), FW_EIO);
 	const char *was = getenv("FAIRWAY_TRACES");
-	char saved[512];
+	char saved[512], cwd[1024];
+	ASSERT(getcwd(cwd, sizeof cwd) != NULL);
 	snprintf(saved, sizeof saved, "%s", was ? was : "");
 	ASSERT_OK(setenv("FAIRWAY_TRACES", "/nonexistent", 1));
 	int rc = fw_teams_load(NULL, &t, note, sizeof note, &d);
@@ -344,7 +345,19 @@ TEST(teams_file_is_parsed_strictly_and_falls_back_when_missing)
 	ASSERT_OK(rc);
 	ASSERT(t.fallback);
 	ASSERT_EQ(t.n, 11);
-	ASSERT_STR_CONTAINS(note, "/nonexistent/philly-vc-config/philly_vc.csv not found");
+	ASSERT_STR_CONTAINS(note, "/nonexistent/philly-vc-config/philly_vc.csv not found (from FAIRWAY_TRACES)");
+	ASSERT_STR_CONTAINS(note, "set FAIRWAY_TRACES to the traces folder that holds philly-vc-config/");
+	/* unset, the default path is relative: the note says so and names the variable */
+	ASSERT_OK(unsetenv("FAIRWAY_TRACES"));
+	ASSERT_OK(chdir("/"));
+	rc = fw_teams_load(NULL, &t, note, sizeof note, &d);
+	ASSERT_OK(chdir(cwd));
+	ASSERT_OK(was ? setenv("FAIRWAY_TRACES", saved, 1) : unsetenv("FAIRWAY_TRACES"));
+	ASSERT_OK(rc);
+	ASSERT(t.fallback);
+	ASSERT_STR_CONTAINS(note, "../shared/traces/philly-vc-config/philly_vc.csv not found (FAIRWAY_TRACES "
+			    "is not set: the default ../shared/traces is relative to the current directory)");
+	ASSERT_STR_CONTAINS(note, "set FAIRWAY_TRACES");
 }
 
 /* ---- the replay ---------------------------------------------------------- */

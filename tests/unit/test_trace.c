@@ -437,14 +437,17 @@ TEST(openb_pods_become_a_trace)
 TEST(sacct_sample_converts_and_reads_back)
 {
 	char *in, *out;
-	size_t len, olen, skipped;
+	size_t len, olen;
+	struct fw_sacct_counts skipped;
 	struct fw_trace t;
 	struct fw_diag d;
 
 	ASSERT_OK(fw_itp_slurp("tests/data/sacct_sample.txt", &in, &len, &d));
 	ASSERT_OK(fw_sacct_convert(in, len, "sacct_sample.txt", 0, &out, &olen, &skipped, &d));
 	free(in);
-	ASSERT_EQ(skipped, 2); /* 1003 pending, 1004 has no GPU */
+	ASSERT_EQ(skipped.never_ran, 1); /* 1003 pending */
+	ASSERT_EQ(skipped.no_gpu, 1);    /* 1004 has no GPU */
+	ASSERT_EQ(skipped.unfinished, 0);
 	ASSERT_OK(fw_trace_parse_csv(out, olen, "converted.csv", 0, &t, &d));
 	free(out);
 	ASSERT_EQ(t.n, 3);
@@ -478,7 +481,8 @@ TEST(sacct_sample_converts_and_reads_back)
 TEST(sacct_time_limits_fill_max_runtime_only_when_asked)
 {
 	char *in, *out;
-	size_t len, olen, skipped;
+	size_t len, olen;
+	struct fw_sacct_counts skipped;
 	struct fw_trace t;
 	struct fw_diag d;
 	static const char huge[] =
@@ -530,7 +534,8 @@ TEST(sacct_bad_values_name_line_and_column)
 	const char *uneven = "JobID|Submit|Start|Elapsed|AllocTRES|NNodes\n"
 			     "1|2024-03-01T10:00:00|2024-03-01T10:00:00|01:00|gres/gpu=3|2\n";
 	char *out, why[512];
-	size_t olen, sk;
+	size_t olen;
+	struct fw_sacct_counts sk;
 	struct fw_diag d;
 
 	ASSERT_EQ(fw_sacct_convert(text, strlen(text), "s.txt", 0, &out, &olen, &sk, &d), FW_EINVAL);
@@ -563,7 +568,8 @@ TEST(sacct_decimal_sizes_and_bad_tres_values)
 	const char *cpu = "JobID|Submit|Start|Elapsed|AllocTRES\n"
 			  "1|2024-03-01T10:00:00|2024-03-01T10:00:00|01:00|cpu=1.5,gres/gpu=4\n";
 	char *out, why[512];
-	size_t olen, sk;
+	size_t olen;
+	struct fw_sacct_counts sk;
 	struct fw_trace t;
 	struct fw_diag d;
 
@@ -602,7 +608,8 @@ TEST(sacct_end_minus_start_and_malformed_rows)
 			    "7|2024-03-01T10:00:00|2024-03-01T10:05:00|01:00\n";
 	const char *noend = "JobID|Submit|Start|AllocTRES\n";
 	char *out, why[512];
-	size_t olen, sk;
+	size_t olen;
+	struct fw_sacct_counts sk;
 	struct fw_trace t;
 	struct fw_diag d;
 
@@ -673,8 +680,9 @@ TEST(sacct_refusals_say_what_to_do)
 		  "s.txt:2:3: Submit: '03/01 10:00' is not YYYY-MM-DDTHH:MM:SS; export with "
 		  "SLURM_TIME_FORMAT=standard in sacct's environment, so it prints e.g. 2024-03-01T10:00:00" },
 		{ "JobID|Submit|Start|End|AllocTRES\n1|" SACCT_T "|" SACCT_T "|Unknown|gres/gpu=1\n",
-		  "s.txt:2:43: End: 'Unknown': the job has not ended; add Elapsed to sacct --format (it "
-		  "counts a running job's time so far), or drop the row" },
+		  "s.txt: no job to convert: 0 never started, 1 not ended when sacct ran, 0 without GPUs, "
+		  "0 job steps; check sacct's --starttime, --endtime and --allusers, or export again once "
+		  "the jobs have ended" },
 		{ "JobID|Submit|Start|End|AllocTRES\n1|" SACCT_T "|" SACCT_T "|2024-03-01T09:00:00|gres/gpu=1\n",
 		  "s.txt:2:43: End: '2024-03-01T09:00:00' is before Start; fix Start or End, or drop the row" },
 		{ "JobID|Submit|Elapsed|AllocTRES\n",
@@ -691,7 +699,8 @@ TEST(sacct_refusals_say_what_to_do)
 		{ "", "s.txt:1:1: header: the file is empty; save sacct's output into it: " SACCT_CMD " > FILE" },
 	};
 	char *out, why[512];
-	size_t olen, sk;
+	size_t olen;
+	struct fw_sacct_counts sk;
 	struct fw_diag d;
 
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -725,7 +734,8 @@ TEST(sacct_huge_typed_gpu_sum_is_refused)
 	const char *item = "gres/gpu:a=999999999999999,";
 	size_t hn = strlen(head), in = strlen(item), n = hn + 10000 * in + 4;
 	char *text = malloc(n + 1), *out, why[512];
-	size_t olen, sk;
+	size_t olen;
+	struct fw_sacct_counts sk;
 	struct fw_diag d;
 
 	ASSERT(text);
@@ -752,7 +762,8 @@ TEST(control_bytes_are_masked_in_messages)
 	struct fw_trace t;
 	struct fw_diag d;
 	char why[512], *out;
-	size_t olen, sk;
+	size_t olen;
+	struct fw_sacct_counts sk;
 
 	ASSERT_EQ(csv(jsonl, 0, &t, why, sizeof why), FW_EINVAL);
 	ASSERT_STR_EQ(why, "t.csv:1:1: ?[2J: unknown key; the keys are job_id, submit_time, duration, expected_runtime, queue, user, priority, tasks, gpus_per_task, gpu_milli, cpu_milli, mem_mib, min_member, topology_required, topology_preferred, gpu_model, max_runtime (docs/trace-format.md): rename it or remove it");
@@ -781,7 +792,8 @@ TEST(sacct_repeated_job_id_is_refused_at_its_line)
 			  "2|2024-03-01T10:00:00|2024-03-01T10:00:00|01:00|gres/gpu=1\n"
 			  "1|2024-03-01T11:00:00|2024-03-01T11:00:00|01:00|gres/gpu=1\n";
 	char *out, why[512];
-	size_t olen, sk;
+	size_t olen;
+	struct fw_sacct_counts sk;
 	struct fw_diag d;
 
 	memset(&d, 0, sizeof d);
@@ -803,7 +815,8 @@ TEST(sacct_bom_gpu_types_and_no_jobs)
 			   "1.batch|2024-03-01T10:00:00|Unknown|01:00|gres/gpu=1\n"
 			   "2|2024-03-01T10:00:00|2024-03-01T10:00:00|01:00|cpu=4\n";
 	char *out, why[512];
-	size_t olen, sk;
+	size_t olen;
+	struct fw_sacct_counts sk;
 	struct fw_diag d;
 
 	ASSERT_OK(fw_sacct_convert(bom, strlen(bom), "s.txt", 0, &out, &olen, &sk, &d));
@@ -821,8 +834,100 @@ TEST(sacct_bom_gpu_types_and_no_jobs)
 	ASSERT_EQ(fw_sacct_convert(none, strlen(none), "s.txt", 0, &out, &olen, &sk, &d), FW_EINVAL);
 	ASSERT(out == NULL);
 	fw_itp_diag_str(&d, why, sizeof why);
-	ASSERT_STR_EQ(why, "s.txt: no job to convert: 2 left out (never started or no GPUs), "
-		      "1 job steps; check sacct's --starttime, --endtime and --allusers");
+	ASSERT_STR_EQ(why, "s.txt: no job to convert: 1 never started, 0 not ended when sacct ran, "
+		      "1 without GPUs, 1 job steps; check sacct's --starttime, --endtime and --allusers, "
+		      "or export again once the jobs have ended");
+}
+
+/* A job sacct saw not yet ended (running, suspended, requeued, or End
+ * Unknown whatever its State) has no duration, only its time so far: it
+ * is left out and counted, never kept as a job that ended at the dump.
+ * A finished job of any state (CANCELLED by N, TIMEOUT) is kept. */
+TEST(sacct_jobs_not_ended_at_the_dump_are_left_out)
+{
+	const char *text =
+		"JobID|Submit|Start|End|Elapsed|AllocTRES|State\n"
+		"1|" SACCT_T "|" SACCT_T "|2024-03-01T11:00:00|01:00:00|gres/gpu=1|COMPLETED\n"
+		"2|" SACCT_T "|" SACCT_T "|Unknown|00:10:00|gres/gpu=8|RUNNING\n"
+		"3|" SACCT_T "|Unknown|Unknown|00:00:00|gres/gpu=1|PENDING\n"
+		"4|" SACCT_T "|" SACCT_T "|2024-03-01T10:20:00|00:20:00|gres/gpu=2|REQUEUED\n"
+		"5|" SACCT_T "|" SACCT_T "|Unknown|00:05:00|gres/gpu=4|SUSPENDED\n"
+		"6|" SACCT_T "|" SACCT_T "|2024-03-01T10:30:00|00:30:00|gres/gpu=1|CANCELLED by 1000\n"
+		"7|" SACCT_T "|" SACCT_T "|Unknown|00:07:00|gres/gpu=1|COMPLETED\n"
+		"8|" SACCT_T "|" SACCT_T "|2024-03-01T10:08:00|00:08:00|gres/gpu=1|TIMEOUT\n"
+		"9|" SACCT_T "|" SACCT_T "|2024-03-01T10:09:00|00:09:00|gres/gpu=1|RESIZING\n";
+	char *out;
+	size_t olen;
+	struct fw_sacct_counts k;
+	struct fw_trace t;
+	struct fw_diag d;
+
+	memset(&d, 0, sizeof d);
+	ASSERT_OK(fw_sacct_convert(text, strlen(text), "s.txt", 0, &out, &olen, &k, &d));
+	ASSERT_OK(fw_trace_parse_csv(out, olen, "converted.csv", 0, &t, &d));
+	free(out);
+	ASSERT_EQ(k.never_ran, 1);  /* 3 */
+	ASSERT_EQ(k.unfinished, 5); /* 2, 4, 5, 7 (End Unknown), 9 */
+	ASSERT_EQ(k.no_gpu, 0);
+	ASSERT_EQ(t.n, 3);
+	ASSERT_STR_EQ(t.v[0].id, "1");
+	ASSERT_STR_EQ(t.v[1].id, "6");
+	ASSERT_STR_EQ(t.v[2].id, "8");
+	ASSERT_EQ(t.v[1].duration, 1800);
+	fw_trace_free(&t);
+}
+
+/* The parts of a heterogeneous job (JobID 7+0, 7+1) of one shape per node
+ * become one gang named by the leader, all-or-nothing as Slurm ran them,
+ * as long as its longest part; parts of unlike shapes stay a job each
+ * (the trace gives a job one shape), counted; a lone part stays as it is. */
+TEST(sacct_het_job_parts_join_into_one_gang)
+{
+	const char *text =
+		"JobID|JobIDRaw|Submit|Start|Elapsed|AllocTRES|NNodes|Priority\n"
+		"7+0|7|" SACCT_T "|" SACCT_T "|01:00:00|cpu=8,gres/gpu=8,node=1|1|5\n"
+		"7+0.batch|7.batch|" SACCT_T "|" SACCT_T "|01:00:00|gres/gpu=8|1|\n"
+		"1|1|" SACCT_T "|" SACCT_T "|00:30:00|gres/gpu=1|1|1\n"
+		"7+1|8|" SACCT_T "|" SACCT_T "|01:00:05|cpu=16,gres/gpu=16,node=2|2|9\n"
+		"9+0|10|" SACCT_T "|" SACCT_T "|00:10:00|gres/gpu=8|1|1\n"
+		"9+1|11|" SACCT_T "|" SACCT_T "|00:10:00|gres/gpu=2|1|1\n"
+		"12+0|13|" SACCT_T "|" SACCT_T "|00:10:00|gres/gpu=4|1|1\n"
+		"12+1|14|" SACCT_T "|" SACCT_T "|00:10:00|cpu=2|1|1\n";
+	char *out;
+	size_t olen;
+	struct fw_sacct_counts k;
+	struct fw_trace t;
+	struct fw_diag d;
+
+	memset(&d, 0, sizeof d);
+	ASSERT_OK(fw_sacct_convert(text, strlen(text), "s.txt", 0, &out, &olen, &k, &d));
+	ASSERT_OK(fw_trace_parse_csv(out, olen, "converted.csv", 0, &t, &d));
+	free(out);
+	ASSERT_EQ(k.het_joined, 1);
+	ASSERT_EQ(k.het_split, 1);
+	ASSERT_EQ(k.no_gpu, 1);     /* 12+1 */
+	ASSERT_EQ(t.n, 5);
+	ASSERT_STR_EQ(t.v[0].id, "7"); /* at its first part's place */
+	ASSERT_EQ(t.v[0].groups[0].count, 3);
+	ASSERT_EQ(t.v[0].groups[0].gpus, 8);
+	ASSERT_EQ(t.v[0].groups[0].cpu_milli, 8000);
+	ASSERT_EQ(t.v[0].min_member, 0); /* all or nothing */
+	ASSERT_EQ(t.v[0].duration, 3605);
+	ASSERT_EQ(t.v[0].priority, 9);
+	ASSERT_STR_EQ(t.v[1].id, "1");
+	ASSERT_STR_EQ(t.v[2].id, "9+0");
+	ASSERT_STR_EQ(t.v[3].id, "9+1");
+	ASSERT_STR_EQ(t.v[4].id, "12+0");
+	fw_trace_free(&t);
+	/* a part listed twice (two exports joined) is refused, not joined into a bigger gang */
+	const char *twice = "JobID|Submit|Start|Elapsed|AllocTRES\n"
+			    "7+0|" SACCT_T "|" SACCT_T "|01:00:00|gres/gpu=8\n"
+			    "7+1|" SACCT_T "|" SACCT_T "|01:00:00|gres/gpu=8\n"
+			    "7+0|" SACCT_T "|" SACCT_T "|01:00:00|gres/gpu=8\n";
+	char why[512];
+	ASSERT_EQ(fw_sacct_convert(twice, strlen(twice), "s.txt", 0, &out, &olen, &k, &d), FW_EINVAL);
+	fw_itp_diag_str(&d, why, sizeof why);
+	ASSERT_STR_CONTAINS(why, "s.txt:4:1: JobID: '7+0' repeats the job on line 2");
 }
 
 /* Convert one row; *dur and *exp from the output (-1: the field is empty). */
@@ -830,7 +935,8 @@ static int sacct_one(const char *submit, const char *elapsed, const char *limit,
 		     long long *dur, long long *exp, char *why, size_t n)
 {
 	char text[512], *out, *p;
-	size_t olen, sk;
+	size_t olen;
+	struct fw_sacct_counts sk;
 	struct fw_diag d;
 	int rc;
 
@@ -922,7 +1028,8 @@ TEST(sacct_impossible_dates_are_refused)
 static void sacct_sample_trace(unsigned flags, struct fw_trace *t)
 {
 	char *in, *out;
-	size_t len, olen, skipped;
+	size_t len, olen;
+	struct fw_sacct_counts skipped;
 	struct fw_diag d;
 
 	ASSERT_OK(fw_itp_slurp("tests/data/sacct_sample.txt", &in, &len, &d));
@@ -1262,7 +1369,8 @@ int main(void)
 		sacct_bad_values_name_line_and_column, sacct_decimal_sizes_and_bad_tres_values,
 		sacct_end_minus_start_and_malformed_rows, sacct_refusals_say_what_to_do, sacct_durations_follow_slurm, sacct_impossible_dates_are_refused,
 		sacct_huge_typed_gpu_sum_is_refused, control_bytes_are_masked_in_messages,
-		sacct_bom_gpu_types_and_no_jobs, sacct_repeated_job_id_is_refused_at_its_line, jobs_larger_than_the_fleet_are_named, gangs_the_nodes_cannot_hold_are_named, typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, a_header_of_another_format_is_named, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes,
+		sacct_bom_gpu_types_and_no_jobs, sacct_repeated_job_id_is_refused_at_its_line,
+		sacct_jobs_not_ended_at_the_dump_are_left_out, sacct_het_job_parts_join_into_one_gang, jobs_larger_than_the_fleet_are_named, gangs_the_nodes_cannot_hold_are_named, typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, a_header_of_another_format_is_named, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes,
 		openb_default_pod_list_reads_as_a_trace,
 	};
 	const char *names = "generic_csv_reads_every_column, generic_csv_bad_rows_name_line_column_and_field, "
@@ -1278,7 +1386,8 @@ int main(void)
 		"sacct_end_minus_start_and_malformed_rows, sacct_refusals_say_what_to_do, "
 		"sacct_durations_follow_slurm, sacct_impossible_dates_are_refused, "
 		"sacct_huge_typed_gpu_sum_is_refused, control_bytes_are_masked_in_messages, "
-		"sacct_bom_gpu_types_and_no_jobs, sacct_repeated_job_id_is_refused_at_its_line, jobs_larger_than_the_fleet_are_named, gangs_the_nodes_cannot_hold_are_named, typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, a_header_of_another_format_is_named, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes, "
+		"sacct_bom_gpu_types_and_no_jobs, sacct_repeated_job_id_is_refused_at_its_line, "
+		"sacct_jobs_not_ended_at_the_dump_are_left_out, sacct_het_job_parts_join_into_one_gang, jobs_larger_than_the_fleet_are_named, gangs_the_nodes_cannot_hold_are_named, typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, a_header_of_another_format_is_named, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes, "
 		"openb_default_pod_list_reads_as_a_trace";
 	int n = (int)(sizeof fns / sizeof fns[0]);
 	char path[1024];
