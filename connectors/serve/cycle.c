@@ -669,8 +669,9 @@ static int take_rsv(const struct fw_serve *d, struct taken *t, fw_time now)
 /* Take's first half, under the lock: all that reads the model or calls
  * the backend.  Usage: the backend's, where its cluster manager keeps it
  * (Slurm's associations), taken as the daemon's own; else the daemon's,
- * accrued from the running jobs: here on the model itself, after a whole
- * read; on copies after a capture (take_unlocked), a dry run's too. */
+ * accrued from the running jobs: here, on the model itself after a whole
+ * read, on copies thrown away after a dry run's; after a capture, on
+ * copies in take_unlocked, for the apply to adopt. */
 static int take_locked(struct fw_serve *d, struct taken *t, bool dry, char *err, size_t errn)
 {
 	fw_time now = fw_serve_now();
@@ -690,10 +691,12 @@ static int take_locked(struct fw_serve *d, struct taken *t, bool dry, char *err,
 		backend_aside(d, t);
 	if ((rc = gather_health(d, t)) || (rc = open_windows(d, t, now)))
 		return rc;
-	if (t->copy)
-		rc = copy_usage(d, t), t->adopt = true;
-	else
+	if (t->copy) {
+		t->adopt = true;
+		rc = copy_usage(d, t);
+	} else {
 		rc = dry ? take_usage_dry(d, t) : take_usage(d, d->queues, &d->users, &d->nusers, &d->capu, t->s);
+	}
 	if (rc != FW_OK)
 		return rc;
 	t->dgen = d->gen;
@@ -727,9 +730,9 @@ static int build_world(struct fw_serve *d, struct taken *t, char *err, size_t er
 }
 
 /* Take's second half, without the lock (it reads only t and the
- * daemon's constants): a split read's build and usage, then the model's
- * health and open windows overlaid on the nodes, and the nodes to
- * release (3d). */
+ * daemon's constants; a dry run calls it with the lock held): a split
+ * read's build and usage, then the model's health and open windows
+ * overlaid on the nodes, and the nodes to release (3d). */
 static int take_unlocked(struct fw_serve *d, struct taken *t, char *err, size_t errn)
 {
 	int rc = t->copy ? build_world(d, t, err, errn) : FW_OK;
