@@ -125,6 +125,17 @@
  * reload is hard (hard_gen): a plan older than it is stale whatever it
  * names (plan_holds).  At 1,000 requests a second, 5% of them cancels,
  * a third of the plans saw a cancel while they were made (bench_serve).
+ *
+ * The read in two halves (backend.h capture, build): capture(), under
+ * the daemon's lock, does what read() does to the backend (catch_up: the
+ * jobs whose runtime is up end, min-job-age forgets) and copies the rest
+ * of read()'s input: the waiting and running jobs, each record whole
+ * with its placements and selector pairs in two pools, the drains, the
+ * generation (struct fw_backend_copy: a struct fw_backend whose jobs are
+ * those alone).  build() then runs read()'s second phase (fill) over the
+ * copy without the lock.  At 20,000 jobs on 10,000 nodes the copy is
+ * about 18 MB (some 830 bytes a job), a few ms under the lock; the fill
+ * it takes out of the lock was 20-45 ms.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -1233,7 +1244,7 @@ struct selcache {
 
 /* How many nodes the selector (n pairs of sel) meets, from the cache or
  * resolved now; *slot: its cache slot (-1: the cache is full). */
-static int32_t selector_count(struct fw_backend *b, struct selcache *c, const struct fw_label *sel, int n,
+static int32_t selector_count(const struct fw_backend *b, struct selcache *c, const struct fw_label *sel, int n,
 			      int32_t *slot)
 {
 	for (int32_t i = 0; i < c->n; i++)
@@ -1261,7 +1272,7 @@ static int32_t selector_count(struct fw_backend *b, struct selcache *c, const st
  * a few nodes per read, and one every node meets costs no filter at all;
  * one no node meets, an except entry of every node (the core has no empty
  * allow list), so the job waits, never able to start. */
-static int restrict_to(struct fw_backend *b, struct selcache *c, struct fw_snapshot *s, int32_t job, int group,
+static int restrict_to(const struct fw_backend *b, struct selcache *c, struct fw_snapshot *s, int32_t job, int group,
 		       const struct fw_label *sel, int nsel)
 {
 	int32_t nn = b->fleet->nnodes, slot, n = selector_count(b, c, sel, nsel, &slot), k; /* fleet = snapshot index */
@@ -1296,7 +1307,7 @@ static int restrict_to(struct fw_backend *b, struct selcache *c, struct fw_snaps
 
 /* A waiting job's selectors as its node filters: the job's, then each
  * task group's own. */
-static int restrict_job(struct fw_backend *b, struct selcache *c, struct fw_snapshot *s, int32_t job,
+static int restrict_job(const struct fw_backend *b, struct selcache *c, struct fw_snapshot *s, int32_t job,
 			const struct ljob *lj)
 {
 	int rc = lj->bj.nsel ? restrict_to(b, c, s, job, -1, lj->bj.sel, lj->bj.nsel) : FW_OK;
@@ -1357,7 +1368,7 @@ static bool selectors_met(struct fw_backend *b, struct selcache *c, const struct
 }
 
 /* Phase 2: the job (its index in s), with its allocations. */
-static int add_job(struct fw_backend *b, struct fw_snapshot *s, const struct ljob *lj)
+static int add_job(const struct fw_backend *b, struct fw_snapshot *s, const struct ljob *lj)
 {
 	struct fw_job j = lj->bj.job;
 	int rc;
@@ -1382,7 +1393,10 @@ static int add_job(struct fw_backend *b, struct fw_snapshot *s, const struct ljo
 	return fw_snapshot_add_job(s, &j);
 }
 
-static int local_read(struct fw_backend *b, struct fw_snapshot *s, struct fw_backend_world *w, struct fw_diag *d)
+/* The read's first phase: what the read does to the backend itself
+ * (the jobs whose runtime is up ended, in the store then in memory; the
+ * ended jobs min-job-age forgets), so it runs under the daemon's lock. */
+static int catch_up(struct fw_backend *b, const struct fw_snapshot *s, struct fw_diag *d)
 {
 	int rc;
 
@@ -1390,6 +1404,17 @@ static int local_read(struct fw_backend *b, struct fw_snapshot *s, struct fw_bac
 	if ((rc = finish_due(b, s, d)) != FW_OK)
 		return rc;
 	purge(b, s->now);
+	return FW_OK;
+}
+
+/* The read's second phase: b's nodes, and its waiting and running jobs
+ * with their allocations, filters and slices, appended to s.  It reads
+ * b's fleet, node index, drains, jobs and generation and writes nothing
+ * of b, so a copy of them (struct fw_backend_copy) serves as well. */
+static int fill(const struct fw_backend *b, struct fw_snapshot *s, struct fw_backend_world *w, struct fw_diag *d)
+{
+	int rc;
+
 	for (int32_t i = 0; i < b->fleet->nnodes; i++) {
 		struct fw_node n = b->fleet->nodes[i];
 		if (b->drained[i])
@@ -1425,6 +1450,131 @@ static int local_read(struct fw_backend *b, struct fw_snapshot *s, struct fw_bac
 		return rc;
 	w->generation = b->gen;
 	return FW_OK;
+}
+
+static int local_read(struct fw_backend *b, struct fw_snapshot *s, struct fw_backend_world *w, struct fw_diag *d)
+{
+	int rc = catch_up(b, s, d);
+
+	return rc == FW_OK ? fill(b, s, w, d) : rc;
+}
+
+/* --- the read in two halves (backend.h capture, build) --------------------- */
+/* The backend as a capture left it: a copy of the struct whose jobs are
+ * its waiting and running ones alone, each job's placements and selector
+ * pairs in the pools below, and its drains its own; no name index and no
+ * store (fill() reads neither).  The fleet and the node index are the
+ * backend's, which nothing changes between open() and close(). */
+struct fw_backend_copy {
+	struct fw_backend b;
+	struct fw_backend_placement *place;
+	struct fw_label *pairs;
+};
+
+static void local_discard(struct fw_backend_copy *c)
+{
+	if (!c)
+		return;
+	free(c->b.jobs);
+	free(c->b.drained);
+	free(c->place);
+	free(c->pairs);
+	free(c);
+}
+
+static bool live(const struct ljob *lj)
+{
+	return lj->state == L_PENDING || lj->state == L_RUNNING;
+}
+
+/* Phase 1 of a copy: the room, sized by b's waiting and running jobs. */
+static struct fw_backend_copy *copy_room(const struct fw_backend *b)
+{
+	struct fw_backend_copy *c = calloc(1, sizeof *c);
+	size_t nj = 0, np = 0, nl = 0;
+
+	for (int32_t i = 0; c && i < b->njobs; i++) {
+		const struct ljob *lj = &b->jobs[i];
+		if (!live(lj))
+			continue;
+		nj++;
+		np += lj->state == L_RUNNING ? (size_t)lj->nplace : 0;
+		nl += lj->bj.sel ? (size_t)fw_backend_npairs(&lj->bj) : 0;
+	}
+	if (!c)
+		return NULL;
+	c->b.jobs = malloc((nj + 1) * sizeof *c->b.jobs);
+	c->b.drained = malloc((size_t)b->fleet->nnodes + 1);
+	c->place = malloc((np + 1) * sizeof *c->place);
+	c->pairs = malloc((nl + 1) * sizeof *c->pairs);
+	if (!c->b.jobs || !c->b.drained || !c->place || !c->pairs) {
+		local_discard(c);
+		return NULL;
+	}
+	return c;
+}
+
+/* Phase 2: each live job, its placements (a running one's) and its
+ * pairs into the pools. */
+static void copy_jobs(struct fw_backend_copy *c, const struct fw_backend *b)
+{
+	size_t np = 0, nl = 0;
+	int32_t k = 0;
+
+	for (int32_t i = 0; i < b->njobs; i++) {
+		const struct ljob *lj = &b->jobs[i];
+		if (!live(lj))
+			continue;
+		struct ljob *cj = &c->b.jobs[k++];
+		*cj = *lj;
+		cj->nplace = lj->state == L_RUNNING ? lj->nplace : 0;
+		cj->place = cj->nplace ? c->place + np : NULL;
+		if (cj->nplace)
+			memcpy(cj->place, lj->place, (size_t)cj->nplace * sizeof *cj->place);
+		np += (size_t)cj->nplace;
+		int n = lj->bj.sel ? fw_backend_npairs(&lj->bj) : 0;
+		cj->bj.sel = n ? c->pairs + nl : NULL;
+		if (n)
+			memcpy(cj->bj.sel, lj->bj.sel, (size_t)n * sizeof *cj->bj.sel);
+		nl += (size_t)n;
+	}
+	c->b.njobs = c->b.cap = k;
+}
+
+/* Under the daemon's lock: the read's first phase, then a copy of what
+ * its second reads, taken at this generation. */
+static int local_capture(struct fw_backend *b, const struct fw_snapshot *s, struct fw_backend_copy **out,
+			 struct fw_diag *d)
+{
+	struct fw_backend_copy *c;
+	int rc;
+
+	*out = NULL;
+	if ((rc = catch_up(b, s, d)) != FW_OK)
+		return rc;
+	if (!(c = copy_room(b)))
+		return fw_diag_set(d, FW_ENOMEM, "", 0, 0, "jobs", "out of memory");
+	struct ljob *jobs = c->b.jobs;
+	bool *drained = c->b.drained;
+	c->b = *b;
+	c->b.jobs = jobs;
+	c->b.drained = drained;
+	c->b.store = NULL;
+	c->b.hash = NULL;
+	c->b.hcap = 0;
+	c->b.indexed = 0;
+	c->b.fail = NULL;
+	memcpy(c->b.drained, b->drained, (size_t)b->fleet->nnodes);
+	copy_jobs(c, b);
+	*out = c;
+	return FW_OK;
+}
+
+/* Without the lock: the read's second phase, over the copy. */
+static int local_build(const struct fw_backend_copy *c, struct fw_snapshot *s, struct fw_backend_world *w,
+		       struct fw_diag *d)
+{
+	return fill(&c->b, s, w, d);
 }
 
 /* A would-be job (backend.h probe): the read's phases for one job that
@@ -1747,6 +1897,9 @@ const struct fw_backend_ops fw_backend_local = {
 	.release = local_release,
 	.reload = local_reload,
 	.probe = local_probe,
+	.capture = local_capture,
+	.build = local_build,
+	.discard = local_discard,
 };
 
 /* For the API's job list: the local backend's own view of a job's life
@@ -1819,6 +1972,11 @@ int32_t fw_local_restarted(const struct fw_backend *b, struct fw_local_runtime *
 		(*out)[k++].runtime = lj->bj.job.expected_runtime;
 	}
 	return n;
+}
+
+int32_t fw_local_copy_restarted(const struct fw_backend_copy *c, struct fw_local_runtime **out)
+{
+	return fw_local_restarted(&c->b, out);
 }
 
 uint64_t fw_local_timed_out(const struct fw_backend *b)

@@ -35,10 +35,13 @@ struct fw_local_runtime {
 };
 /* Every waiting or running job read() shortens so, into *out (malloc'd,
  * the caller frees it; NULL when none): how many, or FW_ENOMEM.  Taken
- * with the read, under the same hold of the daemon's lock, so the view
- * can say the submitted runtime of each without asking the backend again
- * (cycle.c submitted_runtimes). */
+ * with a whole read, under the same hold of the daemon's lock, so the
+ * view can say the submitted runtime of each without asking the backend
+ * again (cycle.c submitted_runtimes). */
 int32_t fw_local_restarted(const struct fw_backend *b, struct fw_local_runtime **out);
+/* The same from a capture's copy (backend.h capture), without the
+ * daemon's lock, for the cycle that builds from it. */
+int32_t fw_local_copy_restarted(const struct fw_backend_copy *c, struct fw_local_runtime **out);
 
 /* The jobs the backend itself ended at their run-time limit since open
  * (the limits no cycle could apply: read()'s, and open()'s for a job a

@@ -184,6 +184,13 @@ struct fw_serve {
 	void (*between)(void *ctx);
 	void *between_ctx;
 	/* Tests only (tests/unit/test_serve_api.c): called by each cycle
+	 * attempt right after the first half of its take let the state lock
+	 * go, before the second builds the world from what the first took
+	 * (cycle.c pass_take), to change the world meanwhile as the API's
+	 * threads may.  NULL in the daemon. */
+	void (*captured)(void *ctx);
+	void *captured_ctx;
+	/* Tests only (tests/unit/test_serve_api.c): called by each cycle
 	 * attempt with the state lock held, before its apply (cycle.c
 	 * pass_apply), to show what the API answers meanwhile.  NULL in the
 	 * daemon. */

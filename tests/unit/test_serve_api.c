@@ -1587,6 +1587,113 @@ TEST(health_answers_while_a_cycle_holds_the_state_lock)
 	served_down(&f);
 }
 
+/* The cycle reads the local backend in two halves (backend.h "A read
+ * in two halves"): a copy under the state lock, the world built from it
+ * after the lock is let go (the captured hook runs there).  A job
+ * cancelled meanwhile is in that world and the plan starts it, but the
+ * apply finds the plan stale (the job changed since its generation:
+ * local.c plan_holds) and the cycle plans again without it: never
+ * started.  The usage accrued on copies after the lock becomes the
+ * model's once: the queue counts a running job's 100 s once, whatever
+ * the attempts.  A job
+ * submitted meanwhile is not in that world: the plan applies without it
+ * and the next cycle starts it. */
+struct mid_cycle {
+	struct fw_serve *d;
+	const char *method, *path, *body;
+	int calls;
+	bool lock_free;         /* the state lock was free at the first call */
+	unsigned status;        /* the request's, sent at the first call */
+};
+
+static void while_built(void *ctx)
+{
+	struct mid_cycle *m = ctx;
+
+	if (m->calls++ > 0)
+		return;
+	m->lock_free = pthread_mutex_trylock(&m->d->mu) == 0;
+	if (m->lock_free)
+		pthread_mutex_unlock(&m->d->mu);
+	m->status = send_as(m->d, m->method, m->path, m->body);
+}
+
+static int count_start(void *ctx, const struct fw_store_decision *dec)
+{
+	*(int *)ctx += !strcmp(dec->kind, "start");
+	return 0;
+}
+
+static int starts_of(struct fw_serve *d, const char *job)
+{
+	int n = 0;
+
+	if (fw_store_job_decisions(d->store, job, INT64_MIN, 100, count_start, &n) != FW_OK)
+		return -1;
+	return n;
+}
+
+/* One cycle of f with m's request sent while its world is built. */
+static int cycle_with(struct served *f, struct mid_cycle *m)
+{
+	int rc;
+
+	m->d = &f->d;
+	f->d.captured = while_built;
+	f->d.captured_ctx = m;
+	rc = fw_serve_cycle_once(&f->d, &f->ar);
+	f->d.captured = NULL;
+	return rc;
+}
+
+TEST(a_job_cancelled_while_the_world_is_built_is_never_started)
+{
+	struct served f;
+	struct mid_cycle m = { .method = "DELETE", .path = "/v1/jobs/a", .body = "" };
+	int q;
+
+	served_up(&f);
+	submit(&f.d, "{\"name\":\"r\",\"queue\":\"q\",\"tasks\":[{\"gpus\":4}]}");
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar)); /* r runs from 5000 */
+	ASSERT_STR_EQ(state_of(&f.d, "r"), "running");
+	submit(&f.d, "{\"name\":\"a\",\"queue\":\"q\",\"tasks\":[{\"gpus\":4}]}");
+	fixed_now = 5100;
+	ASSERT_OK(cycle_with(&f, &m));
+	ASSERT(m.lock_free);
+	ASSERT_EQ(m.status, 200);
+	ASSERT_EQ(m.calls, 2); /* planned again */
+	ASSERT_EQ(f.d.m.stale, 1); /* the first plan started a */
+	ASSERT_STR_EQ(state_of(&f.d, "a"), "cancelled");
+	ASSERT_EQ(starts_of(&f.d, "a"), 0);
+	ASSERT_EQ(starts_of(&f.d, "r"), 1);
+	ASSERT((q = fw_serve_queue_index(&f.d, "q")) >= 0);
+	ASSERT(fabs(f.d.queues[q].usage - 400.0) < 1e-6); /* 4 GPUs x 100 s, once */
+	ASSERT_EQ(f.d.queues[q].usage_at, 5100);
+	served_down(&f);
+}
+
+TEST(a_job_submitted_while_the_world_is_built_starts_in_the_next_cycle)
+{
+	struct served f;
+	struct mid_cycle m = { .method = "POST", .path = "/v1/jobs",
+			       .body = "{\"name\":\"b\",\"queue\":\"q\",\"tasks\":[{\"gpus\":4}]}" };
+
+	served_up(&f);
+	submit(&f.d, "{\"name\":\"a\",\"queue\":\"q\",\"tasks\":[{\"gpus\":4}]}");
+	ASSERT_OK(cycle_with(&f, &m));
+	ASSERT(m.lock_free);
+	ASSERT_EQ(m.status, 201);
+	ASSERT_EQ(m.calls, 1); /* the plan held: a submission frees nothing it used */
+	ASSERT_EQ(f.d.m.stale, 0);
+	ASSERT_STR_EQ(state_of(&f.d, "a"), "running");
+	ASSERT_STR_EQ(state_of(&f.d, "b"), "pending");
+	ASSERT_EQ(starts_of(&f.d, "b"), 0);
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	ASSERT_STR_EQ(state_of(&f.d, "b"), "running");
+	ASSERT_EQ(starts_of(&f.d, "b"), 1);
+	served_down(&f);
+}
+
 /* A backend whose cluster manager does not answer (backend.h reachable,
  * Slurm's ping) fails the cycle before read(), which would hold the
  * state lock through the manager's connect retries: no read, the cycle
@@ -1608,6 +1715,13 @@ static int counted_read(struct fw_backend *b, struct fw_snapshot *s, struct fw_b
 	return fw_backend_local.read(b, s, w, d);
 }
 
+static int counted_capture(struct fw_backend *b, const struct fw_snapshot *s, struct fw_backend_copy **out,
+			   struct fw_diag *d)
+{
+	reads++;
+	return fw_backend_local.capture(b, s, out, d);
+}
+
 TEST(a_cycle_whose_backend_does_not_answer_fails_before_the_read)
 {
 	struct served f;
@@ -1618,6 +1732,7 @@ TEST(a_cycle_whose_backend_does_not_answer_fails_before_the_read)
 	ops = fw_backend_local;
 	ops.reachable = down_reachable;
 	ops.read = counted_read;
+	ops.capture = counted_capture; /* the cycle's read, in two halves */
 	f.d.bops = &ops;
 	reach_rc = FW_EIO;
 	reads = 0;
@@ -2180,6 +2295,8 @@ TEST_MAIN(the_plan_filters_by_kind_queue_job_node_and_limit, the_job_list_filter
 	  the_decision_log_is_served_with_its_filters, time_to_start_counts_from_the_last_requeue_and_gpu_hours_accrue,
 	  a_drained_job_restarts_on_a_healthy_node_in_the_same_cycle, requeue_times_survive_a_restart, a_restart_names_what_the_config_says_and_the_store_overrides, requeue_times_of_jobs_gone_are_pruned, a_log_read_lets_the_state_lock_go,
 	  a_restarted_job_keeps_its_submitted_runtime_in_the_view, health_answers_while_a_cycle_holds_the_state_lock,
-	  a_cycle_whose_backend_does_not_answer_fails_before_the_read, a_dry_run_plans_the_job_and_keeps_nothing, an_unknown_query_parameter_is_refused,
+	  a_cycle_whose_backend_does_not_answer_fails_before_the_read,
+	  a_job_cancelled_while_the_world_is_built_is_never_started,
+	  a_job_submitted_while_the_world_is_built_starts_in_the_next_cycle, a_dry_run_plans_the_job_and_keeps_nothing, an_unknown_query_parameter_is_refused,
 	  a_merge_patch_null_for_an_absent_model_is_a_no_op, free_text_that_would_break_a_table_line_is_refused,
 	  a_job_bounded_only_by_its_limit_is_expected_to_end_at_it)

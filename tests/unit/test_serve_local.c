@@ -1450,6 +1450,101 @@ static int32_t entry_of(const struct fw_snapshot *s, int32_t job)
 	return fw_snapshot_job_nodes_entry(s, job) < 0 ? -1 : s->job_nodes[fw_snapshot_job_nodes_entry(s, job)].first;
 }
 
+/* An empty snapshot with queue q at now, as the daemon's skeleton. */
+static struct fw_snapshot *skeleton(fw_time now)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	struct fw_queue q;
+
+	fw_queue_init(&q);
+	strcpy(q.name, "q");
+	fw_snapshot_add_queue(s, &q);
+	s->now = now;
+	return s;
+}
+
+#define SAME_ARRAY(a, b, n) ((n) == 0 || memcmp((a), (b), (size_t)(n) * sizeof *(a)) == 0)
+
+/* Do a and b hold the same world: nodes, jobs, allocations, filters? */
+static bool same_world(const struct fw_snapshot *a, const struct fw_snapshot *b)
+{
+	if (a->nnodes != b->nnodes || a->njobs != b->njobs || a->nallocs != b->nallocs ||
+	    a->njob_nodes != b->njob_nodes || a->ngroup_nodes != b->ngroup_nodes || a->nslices != b->nslices ||
+	    a->nnode_refs != b->nnode_refs)
+		return false;
+	for (int32_t i = 0; i < a->nnodes; i++)
+		if (strcmp(a->nodes[i].name, b->nodes[i].name) || a->nodes[i].schedulable != b->nodes[i].schedulable)
+			return false;
+	for (int32_t j = 0; j < a->njobs; j++) {
+		const struct fw_job *x = &a->jobs[j], *y = &b->jobs[j];
+		if (strcmp(x->name, y->name) || x->state != y->state || x->submit_time != y->submit_time ||
+		    x->start_time != y->start_time || x->expected_runtime != y->expected_runtime ||
+		    x->alloc_first != y->alloc_first || x->alloc_count != y->alloc_count)
+			return false;
+	}
+	return SAME_ARRAY(a->allocs, b->allocs, a->nallocs) && SAME_ARRAY(a->job_nodes, b->job_nodes, a->njob_nodes) &&
+	       SAME_ARRAY(a->group_nodes, b->group_nodes, a->ngroup_nodes) &&
+	       SAME_ARRAY(a->slices, b->slices, a->nslices) && SAME_ARRAY(a->node_refs, b->node_refs, a->nnode_refs);
+}
+
+/* The read in two halves (backend.h capture, build): what build() makes
+ * from a capture is what read() gives at the capture's time, selectors,
+ * a running job's placements and a drained node included, however the
+ * backend changed between the two (a running job cancelled, its
+ * placements freed; a pending one started; a hundred submissions, the
+ * job table moved by its growth): the copy is the capture's own.  The
+ * generation is the capture's, older than the one the changes made, so a
+ * plan made from the copy that names a changed job is stale. */
+TEST(a_capture_builds_what_a_read_reads_whatever_changes_after_it)
+{
+	struct fw_backend *b;
+	struct fw_backend_config cfg;
+	struct fw_backend_world w, wc;
+	struct fw_backend_copy *c;
+	struct fw_snapshot *s, *read, *built;
+	struct fw_diag d;
+	char name[32];
+
+	ASSERT_EQ(open_labelled(&cfg, &b), FW_OK);
+	ASSERT_EQ(submit_sel(b, "any", NULL, NULL, NULL), FW_OK);
+	ASSERT_EQ(submit_sel(b, "b1", "gpu", "b", NULL), FW_OK);
+	ASSERT_EQ(submit_sel(b, "b-ib", "gpu", "b", "ib"), FW_OK);
+	ASSERT_EQ(submit_sel(b, "none", "gpu", "c", NULL), FW_OK);
+	ASSERT_EQ(submit_sel(b, "a", "gpu", "a", NULL), FW_OK);
+	s = world(b, 1000, &w);
+	fw_snapshot_free(s);
+	ASSERT_EQ(act_on(b, w.generation, FW_DECIDE_START, "b1", 1000, "n1"), FW_OK);
+	s = world(b, 1000, &w);
+	fw_snapshot_free(s);
+	ASSERT_EQ(drain(b, w.generation, "n2"), FW_OK);
+	read = world(b, 1000, &w);
+	ASSERT_EQ(read->nallocs, 1);
+	ASSERT(!read->nodes[2].schedulable);
+	built = skeleton(1000);
+	memset(&d, 0, sizeof d);
+	ASSERT_EQ(fw_backend_local.capture(b, built, &c, &d), FW_OK);
+	ASSERT_EQ(fw_backend_local.cancel(b, "b1", 1000), FW_OK);       /* frees its placements */
+	ASSERT_EQ(act_on(b, w.generation, FW_DECIDE_START, "a", 1000, "n0"), FW_OK);
+	for (int i = 0; i < 100; i++) {                                     /* the table grows */
+		snprintf(name, sizeof name, "late-%d", i);
+		ASSERT_EQ(submit(b, name, 0), FW_OK);
+	}
+	ASSERT_EQ(fw_backend_local.build(c, built, &wc, &d), FW_OK);
+	fw_backend_local.discard(c);
+	ASSERT(same_world(read, built));
+	ASSERT_EQ(built->njobs, 5);
+	ASSERT_EQ(wc.generation, w.generation);
+	ASSERT_EQ(wc.skipped_jobs, w.skipped_jobs);
+	ASSERT_STR_EQ(filter_of(built, "b-ib"), "1");
+	ASSERT_STR_EQ(form_of(built, "none"), "-3");
+	ASSERT_EQ(fw_snapshot_validate(built, &d), FW_OK);
+	ASSERT_EQ(act_on(b, wc.generation, FW_DECIDE_START, "b1", 1000, "n1"), FW_EAGAIN); /* cancelled since */
+	fw_snapshot_free(read);
+	fw_snapshot_free(built);
+	fw_backend_local.discard(NULL);
+	teardown(b);
+}
+
 /* Three labelled nodes and a queue, the start of the seeding tests'
  * configs (their jobs follow). */
 #define ZONED_FLEET                                                  \
@@ -2246,6 +2341,7 @@ TEST_MAIN(stale_generation_changes_nothing_and_actions_are_idempotent, slices_be
 	  a_job_a_fleet_change_would_requeue_ends_at_a_limit_that_passed,
 	  a_finish_the_store_refuses_changes_nothing,
 	  reload_after_a_rollback_restores_the_committed_world, node_selectors_become_node_filters,
+	  a_capture_builds_what_a_read_reads_whatever_changes_after_it,
 	  a_job_keeps_its_selectors_not_the_submitters_room, task_group_selectors_become_group_filters, queue_usage_decays_once_per_pass,
 	  users_usage_is_kept_per_queue, a_backends_usage_becomes_the_daemons,
 	  ended_jobs_are_forgotten_after_min_job_age, a_plan_outlives_changes_that_only_free_room)
