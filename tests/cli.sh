@@ -201,6 +201,24 @@ expect "client-unknown-flag-submit" 2 "unknown option '--gpu' for \`fairway jobs
 	"$FW" jobs submit --queue q --gpu 8
 expect "client-missing-value" 2 "--gpus needs a value" "$FW" jobs submit --queue q --gpus
 expect "client-server-missing-value" 2 "--server needs a value" "$FW" plan --server
+# every number flag is checked against the daemon's range before anything
+# is sent, the range in plain digits (the flags refuse 1e+06)
+expect "client-deserved-gpus-negative" 2 "fairway queues: error: --deserved-gpus -5: must be from 0 to 1000000" \
+	"$FW" queues set llm --deserved-gpus -5 --server http://127.0.0.1:1
+expect "client-deserved-gpus-too-many" 2 "--deserved-gpus 1000000.5: must be from 0 to 1000000" \
+	"$FW" queues set llm --deserved-gpus 1000000.5 --server http://127.0.0.1:1
+expect "client-limit-gpus-negative" 2 "--limit-gpus -1: must be from 0 to 1000000" \
+	"$FW" queues create q2 --limit-gpus -1 --server http://127.0.0.1:1
+expect "client-weight-negative" 2 "--weight -0.5: must be from 0 to 1000000" \
+	"$FW" queues set llm --weight -0.5 --server http://127.0.0.1:1
+expect "client-cpu-negative" 2 "fairway jobs: error: --cpu -1: must be from 0 to 10000000" \
+	"$FW" jobs submit --queue q --gpus 1 --cpu -1 --server http://127.0.0.1:1
+expect "client-gpu-fraction-range" 2 "--gpu-fraction 0: must be from 0.001 to 1" \
+	"$FW" jobs submit --queue q --gpus 1 --gpu-fraction 0 --server http://127.0.0.1:1
+echo 0123456789abcdef0123 >"${TMPDIR:-/tmp}/fw-cli-token"
+expect "client-deserved-gpus-in-range-is-sent" 1 "cannot reach http://127.0.0.1:1" \
+	"$FW" queues set llm --deserved-gpus 1000000 --weight 0.5 --server http://127.0.0.1:1 --token-file "${TMPDIR:-/tmp}/fw-cli-token"
+rm -f "${TMPDIR:-/tmp}/fw-cli-token"
 expect "client-plan-server-with-now" 2 \
 	"--now cannot be combined with --server (the daemon's plan is at its own clock)" \
 	"$FW" plan --server http://127.0.0.1:1 --now 5

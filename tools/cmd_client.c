@@ -257,37 +257,51 @@ static int name_path(struct opts *o, char *path, size_t n, const char *prefix, c
 	return 0;
 }
 
-/* The daemon's range of each whole-number flag (api_ranges.h, as codec.c
+/* The daemon's range of each number flag (api_ranges.h, as codec.c
  * checks it), said by the client rather than left to a 400 that names the
  * JSON member. */
-static const struct int_range {
+static const struct num_range {
 	const char *flag;
-	long long lo, hi;
-} int_ranges[] = {
+	double lo, hi;
+} num_ranges[] = {
 	{ "--priority", FW_API_PRIORITY_MIN, FW_API_PRIORITY_MAX },
 	{ "--exit-code", 0, FW_API_EXIT_CODE_MAX },
 	{ "--count", 1, FW_API_COUNT_MAX },
 	{ "--gpus", 0, FW_MAX_GPUS_PER_NODE },
-	{ "--memory", 0, FW_API_MEMORY_MAX }, /* MiB */
+	{ "--memory", 0, (double)FW_API_MEMORY_MAX }, /* MiB */
+	{ "--gpu-fraction", FW_API_GPU_FRACTION_MIN, 1 },
+	{ "--cpu", 0, FW_API_CPUS_MAX },
+	{ "--deserved-gpus", 0, FW_API_GPUS_MAX },
+	{ "--limit-gpus", 0, FW_API_GPUS_MAX },
+	{ "--weight", 0, FW_API_WEIGHT_MAX },
 };
 
-static const struct int_range *int_range(const char *fl)
+static const struct num_range *num_range(const char *fl)
 {
-	for (size_t i = 0; i < sizeof int_ranges / sizeof int_ranges[0]; i++)
-		if (!strcmp(int_ranges[i].flag, fl))
-			return &int_ranges[i];
+	for (size_t i = 0; i < sizeof num_ranges / sizeof num_ranges[0]; i++)
+		if (!strcmp(num_ranges[i].flag, fl))
+			return &num_ranges[i];
 	return NULL;
+}
+
+/* A range's bound as the messages write it: 16, 1000000, 0.001 (never
+ * 1e+06, which the flags themselves refuse). */
+static const char *bound(double x, char *buf, size_t n)
+{
+	snprintf(buf, n, x == floor(x) ? "%.0f" : "%g", x);
+	return buf;
 }
 
 /* A number flag into obj[key]; 2 on a bad value.  The number is plain
  * decimal (fw_cli_decimal: no exponent, no hex, so --priority 0x10 is not
  * 16).  A whole-number flag refuses a fraction rather than cut it (--gpus
- * 0.5 would ask for none), and a whole number out of its range with the
- * range. */
+ * 0.5 would ask for none), and any number out of its range is refused
+ * with the range. */
 static int set_num(struct opts *o, json_t *obj, const char *key, const char *fl, bool integer)
 {
-	const struct int_range *r = int_range(fl);
+	const struct num_range *r = num_range(fl);
 	const char *v = flag(o, fl), *end;
+	char a[32], b[32];
 	double x;
 
 	if (!v)
@@ -299,8 +313,9 @@ static int set_num(struct opts *o, json_t *obj, const char *key, const char *fl,
 		return fw_cli_usage_error(o->cmd, "%s %s: must be a whole number%s", fl, v,
 					  !strcmp(fl, "--gpus") ? "; for a fraction of a GPU use --gpus 1 --gpu-fraction F "
 								  "(e.g. 0.5: half of one GPU)" : "");
-	if (integer && r && (x < (double)r->lo || x > (double)r->hi))
-		return fw_cli_usage_error(o->cmd, "%s %s: must be from %lld to %lld", fl, v, r->lo, r->hi);
+	if (r && (x < r->lo || x > r->hi))
+		return fw_cli_usage_error(o->cmd, "%s %s: must be from %s to %s", fl, v, bound(r->lo, a, sizeof a),
+					  bound(r->hi, b, sizeof b));
 	json_object_set_new(obj, key, integer ? json_integer((json_int_t)x) : json_real(x));
 	return 0;
 }
@@ -310,8 +325,9 @@ static int set_num(struct opts *o, json_t *obj, const char *key, const char *fl,
  * from 0 to the daemon's bound; 2 on a bad value, saying the forms. */
 static int set_memory(struct opts *o, json_t *obj, const char *key)
 {
-	const struct int_range *r = int_range("--memory");
+	const struct num_range *r = num_range("--memory");
 	const char *v = flag(o, "--memory");
+	char a[32], b[32];
 	int64_t mib;
 	int rc;
 
@@ -321,7 +337,8 @@ static int set_memory(struct opts *o, json_t *obj, const char *key)
 		return fw_cli_usage_error(o->cmd, "--memory '%s' is not a memory amount; give MiB (512) or a binary "
 					  "quantity (512Mi, 80Gi, 1Ti; decimal suffixes like G are not taken)", v);
 	if (rc != FW_OK || mib < r->lo || mib > r->hi)
-		return fw_cli_usage_error(o->cmd, "--memory %s: must be from %lld to %lld MiB", v, r->lo, r->hi);
+		return fw_cli_usage_error(o->cmd, "--memory %s: must be from %s to %s MiB", v, bound(r->lo, a, sizeof a),
+					  bound(r->hi, b, sizeof b));
 	json_object_set_new(obj, key, json_integer((json_int_t)mib));
 	return 0;
 }

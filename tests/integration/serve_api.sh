@@ -1079,6 +1079,14 @@ same_range maxRuntime POST /v1/queues '{"name":"rangeq","maxRuntime":31536001}' 
 	queues create rangeq --max-runtime 31536001
 same_range maxRuntime POST /v1/jobs '{"queue":"llm","maxRuntime":31536001,"tasks":[{"gpus":1}]}' -- \
 	jobs submit --queue llm --gpus 1 --max-runtime 31536001
+# numbers that may be fractions too: both ranges in plain digits (not 1e+06)
+same_range deserved.gpu POST /v1/queues '{"name":"rangeq","deserved":{"gpu":-5}}' -- queues create rangeq --deserved-gpus -5
+same_range limit.gpu POST /v1/queues '{"name":"rangeq","limit":{"gpu":1000001}}' -- \
+	queues create rangeq --limit-gpus 1000001
+same_range overQuotaWeight.gpu POST /v1/queues '{"name":"rangeq","overQuotaWeight":{"gpu":-1}}' -- \
+	queues create rangeq --weight -1
+same_range tasks[0].cpu POST /v1/jobs '{"queue":"llm","tasks":[{"gpus":1,"cpu":-1}]}' -- \
+	jobs submit --queue llm --gpus 1 --cpu -1
 "$FW" queues create cliq --parent product --deserved-gpus 2 --weight 3 --priority 5 "${C[@]}" >/dev/null 2>&1
 "$FW" queues set cliq --limit-gpus 8 "${C[@]}" >"$T/qset" 2>&1
 req GET /v1/queues/cliq
@@ -2221,7 +2229,7 @@ for v in -1 1000000001 '"10"' true; do
 	check "PATCH gpuHourBudget $v: 400 naming gpuHourBudget" \
 		[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = gpuHourBudget ]
 done
-check "... saying the range" [ "$(req PATCH /v1/queues/spent '{"gpuHourBudget":-1}'; jfield 'j["error"]["message"]')" = "must be between 0 and 1e+09" ]
+check "... saying the range" [ "$(req PATCH /v1/queues/spent '{"gpuHourBudget":-1}'; jfield 'j["error"]["message"]')" = "must be between 0 and 1000000000" ]
 req PATCH /v1/queues/spent '{"priority":3,"gpuHourBudget":1e400}'
 check "gpuHourBudget 1e400 (no finite number; jansson refuses the body): 400 naming gpuHourBudget, saying the number" \
 	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], j["error"]["message"]')" = \
