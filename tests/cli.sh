@@ -219,6 +219,12 @@ echo 0123456789abcdef0123 >"${TMPDIR:-/tmp}/fw-cli-token"
 expect "client-deserved-gpus-in-range-is-sent" 1 "cannot reach http://127.0.0.1:1" \
 	"$FW" queues set llm --deserved-gpus 1000000 --weight 0.5 --server http://127.0.0.1:1 --token-file "${TMPDIR:-/tmp}/fw-cli-token"
 rm -f "${TMPDIR:-/tmp}/fw-cli-token"
+# --server is the daemon's base URL: a trailing / or /v1 is dropped (the
+# paths sent begin with /v1/ themselves; serve_api.sh sends them)
+expect "client-server-trailing-v1-dropped" 1 "cannot reach http://127.0.0.1:1:" "$FW" jobs --server http://127.0.0.1:1/v1/
+expect "client-help-server-base" 0 "(a trailing / or /v1 is dropped)" "$FW" jobs --help
+expect "client-server-too-long" 2 "is too long (at most 1023 bytes); give the daemon's base URL (--server URL or \$FAIRWAY_SERVER)" \
+	env FAIRWAY_SERVER="http://$(printf '%01100d' 0)" "$FW" jobs
 expect "client-plan-server-with-now" 2 \
 	"--now cannot be combined with --server (the daemon's plan is at its own clock)" \
 	"$FW" plan --server http://127.0.0.1:1 --now 5

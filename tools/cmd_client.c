@@ -2020,7 +2020,8 @@ static const char jobs_numbers_help[] =
 
 static const char common_help[] =
 	"common flags (every command that talks to `fairway serve`):\n"
-	"  --server URL       default $FAIRWAY_SERVER or http://127.0.0.1:8642\n"
+	"  --server URL       the daemon's base URL, default $FAIRWAY_SERVER or\n"
+	"                     http://127.0.0.1:8642 (a trailing / or /v1 is dropped)\n"
 	"  --token-file FILE  default $FAIRWAY_TOKEN_FILE or fairway-state/token\n"
 	"  --json             print the API's own JSON (docs/openapi.yaml)\n"
 	"Reads need nothing; changes need the daemon's bearer token (--token-file).\n"
@@ -2216,10 +2217,35 @@ static int check_args(struct opts *o, char **words, int n)
 	return 0;
 }
 
+/* o->server as the base the API paths ("/v1/...") follow: trailing
+ * slashes and a trailing "/v1" dropped, so "http://h:8642/" and
+ * "http://h:8642/v1" reach the same endpoints as "http://h:8642" (the
+ * slashes of "http://" stay); 2 when it does not fit buf. */
+static int server_base(struct opts *o, char *buf, size_t n)
+{
+	const char *scheme = strstr(o->server, "://");
+	size_t keep = scheme ? (size_t)(scheme - o->server) + 3 : 0, len = strlen(o->server);
+
+	if (len >= n)
+		return fw_cli_usage_error(o->cmd, "the server URL '%.40s...' is too long (at most %zu bytes); give the "
+					  "daemon's base URL (--server URL or $FAIRWAY_SERVER), e.g. http://127.0.0.1:8642",
+					  o->server, n - 1);
+	memcpy(buf, o->server, len + 1);
+	while (len > keep && buf[len - 1] == '/')
+		buf[--len] = '\0';
+	if (len >= keep + 3 && !strcmp(buf + len - 3, "/v1"))
+		buf[len -= 3] = '\0';
+	while (len > keep && buf[len - 1] == '/')
+		buf[--len] = '\0';
+	o->server = buf;
+	return 0;
+}
+
 int fw_cmd_client(const char *what, int argc, char **argv)
 {
-	static char *words[256], *flags[512], *pos[256];
-	struct opts o = { getenv("FAIRWAY_SERVER") ? getenv("FAIRWAY_SERVER") : "http://127.0.0.1:8642",
+	static char *words[256], *flags[512], *pos[256], base[1024];
+	const char *env = getenv("FAIRWAY_SERVER");
+	struct opts o = { env && *env ? env : "http://127.0.0.1:8642", /* empty: unset */
 			  getenv("FAIRWAY_TOKEN_FILE") ? getenv("FAIRWAY_TOKEN_FILE") : "fairway-state/token", what, false,
 			  0, flags, 0, pos };
 	int rc, n = 0;
@@ -2247,7 +2273,7 @@ int fw_cmd_client(const char *what, int argc, char **argv)
 			words[n++] = argv[i];
 		}
 	}
-	if ((rc = check_args(&o, words, n)))
+	if ((rc = check_args(&o, words, n)) || (rc = server_base(&o, base, sizeof base)))
 		return rc;
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	if (!strcmp(what, "queues"))

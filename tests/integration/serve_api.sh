@@ -2510,6 +2510,25 @@ req GET /v1/jobs/late
 check "... no job late" [ "$CODE" = 404 ]
 stop_daemon
 
+# --- the client's --server ---------------------------------------------------
+# A period of an hour: after the first cycle, nothing is planned until
+# POST /v1/cycle, so a job submitted meanwhile stays not_yet_considered.
+PERIOD=1h start_daemon "$T/state-cli" "$PORT" --config "$T/solo.yaml" || bad "daemon starts for the client checks"
+S=$T/state-cli
+TOKEN=$(cat "$S/token")
+for base in "http://127.0.0.1:$PORT/" "http://127.0.0.1:$PORT//" "http://127.0.0.1:$PORT/v1" "http://127.0.0.1:$PORT/v1/"; do
+	out=$("$FW" jobs --server "$base" 2>&1)
+	rc=$?
+	check "--server $base: the same endpoints as without the trailing part" \
+		[ "$rc" -eq 0 -a "$(head -1 <<<"$out" | awk '{print $1}')" = JOB ]
+done
+out=$(FAIRWAY_SERVER="http://127.0.0.1:$PORT/v1/" "$FW" queues 2>&1)
+rc=$?
+check "FAIRWAY_SERVER with a trailing /v1/: read the same way" [ "$rc" -eq 0 -a "$(grep -c '^q ' <<<"$out")" = 1 ]
+"$FW" jobs submit --name hog --queue q --gpus 8 --server "http://127.0.0.1:$PORT/" --token-file "$S/token" >/dev/null 2>&1
+check "--server with a trailing slash: a change (POST) reaches the daemon too" [ $? -eq 0 ]
+stop_daemon
+
 if grep -E 'ERROR: AddressSanitizer|runtime error|LeakSanitizer' "$T/daemon.log"; then
 	bad "the one-node daemon stops cleanly (no sanitizer report)"
 else
