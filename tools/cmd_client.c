@@ -710,7 +710,25 @@ static const char *gpu_noun(const char *g)
 	return !strcmp(g, "1") || !strncmp(g, "0.", 2) ? "GPU" : "GPUs";
 }
 
-static void print_job_row(json_t *j)
+/* The REASON column of `fairway jobs` as wide as its longest entry
+ * (not_yet_considered is 18), at least 16. */
+static int reason_width(json_t *jobs)
+{
+	size_t i;
+	json_t *j;
+	int w = 16;
+
+	json_array_foreach(jobs, i, j) {
+		int l = (int)strlen(str(j, "reason"));
+		w = l > w ? l : w;
+	}
+	return w;
+}
+
+/* A job's row under the header of `fairway jobs`, its REASON column wr
+ * wide.  START is when it started, or is expected to ("in 5m (expected
+ * start)"; "unknown" alone when the daemon has no estimate). */
+static void print_job_row(json_t *j, int wr)
 {
 	char w[32], ex[24] = "", g[32];
 	const char *st = str(j, "state");
@@ -720,14 +738,17 @@ static void print_job_row(json_t *j)
 		when(w, sizeof w, json_object_get(j, "startTime"));
 	else
 		snprintf(w, sizeof w, "-"); /* it never started (cancelled while pending) */
-	if (!strcmp(st, "failed"))
+	if (!strcmp(st, "pending") && json_is_integer(json_object_get(j, "expectedStart")))
+		snprintf(ex, sizeof ex, "(expected start)");
+	else if (!strcmp(st, "running"))
+		snprintf(ex, sizeof ex, "(started)");
+	else if (!strcmp(st, "failed"))
 		snprintf(ex, sizeof ex, "(exit %.0f)", num(j, "exitCode"));
-	if (!strcmp(st, "timeout"))
+	else if (!strcmp(st, "timeout"))
 		snprintf(ex, sizeof ex, "(run-time limit)");
-	printf("%-24s %-12s %-10s %-10s %5s  %-16s %-12s %s\n", str(j, "name"), str(j, "queue"), str(j, "user"), st,
-	       job_gpus(j, g, sizeof g),
-	       json_object_get(j, "reason") ? str(j, "reason") : "-", w,
-	       !strcmp(st, "running") ? "(started)" : !strcmp(st, "pending") ? "(expected start)" : ex);
+	printf("%-24s %-12s %-10s %-10s %5s  %-*s %-*s%s%s\n", str(j, "name"), str(j, "queue"), str(j, "user"), st,
+	       job_gpus(j, g, sizeof g), wr, json_object_get(j, "reason") ? str(j, "reason") : "-", *ex ? 12 : 0, w,
+	       *ex ? " " : "", ex);
 }
 
 static void history(json_t *j)
@@ -1179,10 +1200,11 @@ static int cmd_jobs(struct opts *o)
 		else {
 			size_t i;
 			json_t *j;
-			printf("%-24s %-12s %-10s %-10s %5s  %-16s %s\n", "JOB", "QUEUE", "USER", "STATE", "GPUS", "REASON",
+			int wr = reason_width(json_object_get(r, "jobs"));
+			printf("%-24s %-12s %-10s %-10s %5s  %-*s %s\n", "JOB", "QUEUE", "USER", "STATE", "GPUS", wr, "REASON",
 			       "START");
 			json_array_foreach(json_object_get(r, "jobs"), i, j)
-				print_job_row(j);
+				print_job_row(j, wr);
 			note_cut(r, "jobs", "the first", "--queue/--user/--state/--reason");
 			if (!json_array_size(json_object_get(r, "jobs")) && flag(o, "--reason") && !flag(o, "--state"))
 				fprintf(stderr, "fairway jobs: no pending or running job has reason %s; the jobs that "

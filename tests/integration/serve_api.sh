@@ -212,7 +212,7 @@ req DELETE /v1/jobs/never-ran
 req GET /v1/jobs/never-ran
 check "a job cancelled while pending has no startTime" [ "$(jfield 'j["state"], "startTime" in j')" = "cancelled False" ]
 "$FW" jobs list --state cancelled --server "http://127.0.0.1:$PORT" >"$T/cancelled" 2>&1
-check "... and fairway jobs list shows its START as -" grep -q "^never-ran .* cancelled .* -  *$" "$T/cancelled"
+check "... and fairway jobs list shows its START as -" grep -q "^never-ran .* cancelled .* -$" "$T/cancelled"
 req POST /v1/jobs '{"name":"huge","queue":"vision","tasks":[{"gpus":16}]}'
 check "a task no node can hold: 400 naming tasks[0].gpus, nothing kept" \
 	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = "tasks[0].gpus" ] &&
@@ -2510,7 +2510,7 @@ req GET /v1/jobs/late
 check "... no job late" [ "$CODE" = 404 ]
 stop_daemon
 
-# --- the client's --server ---------------------------------------------------
+# --- the client's --server and its jobs table ---------------------------------------------------
 # A period of an hour: after the first cycle, nothing is planned until
 # POST /v1/cycle, so a job submitted meanwhile stays not_yet_considered.
 PERIOD=1h start_daemon "$T/state-cli" "$PORT" --config "$T/solo.yaml" || bad "daemon starts for the client checks"
@@ -2527,6 +2527,26 @@ rc=$?
 check "FAIRWAY_SERVER with a trailing /v1/: read the same way" [ "$rc" -eq 0 -a "$(grep -c '^q ' <<<"$out")" = 1 ]
 "$FW" jobs submit --name hog --queue q --gpus 8 --server "http://127.0.0.1:$PORT/" --token-file "$S/token" >/dev/null 2>&1
 check "--server with a trailing slash: a change (POST) reaches the daemon too" [ $? -eq 0 ]
+req POST /v1/cycle
+req POST /v1/jobs '{"name":"waiter","queue":"q","tasks":[{"gpus":1}]}'
+"$FW" jobs --server "http://127.0.0.1:$PORT" >"$T/cols" 2>&1
+# every row's REASON ends before the START column and its START begins there
+columns_line_up() {
+	python3 -c 'import sys
+lines = open(sys.argv[1]).read().splitlines()
+at, start = lines[0].index("REASON"), lines[0].index("START")
+rows = [l for l in lines[1:] if l.strip()]
+for l in rows:
+    reason = l[at:start].strip()
+    assert reason and " " not in reason and l[start - 1] == " " and l[start] != " ", l
+sys.exit(not any(sys.argv[2] in l[at:start] for l in rows))' "$T/cols" "$1"
+}
+check "fairway jobs: REASON as wide as not_yet_considered (18), START still lined up" columns_line_up not_yet_considered
+req POST /v1/cycle
+"$FW" jobs --server "http://127.0.0.1:$PORT" >"$T/cols" 2>&1
+check "fairway jobs: a wait with no estimate reads START unknown, alone" \
+	grep -Eq '^waiter .* pending .* unknown$' "$T/cols"
+check "... and a running job's START says (started)" grep -Eq '^hog .* running .* (now|[0-9]+s ago) +\(started\)$' "$T/cols"
 stop_daemon
 
 if grep -E 'ERROR: AddressSanitizer|runtime error|LeakSanitizer' "$T/daemon.log"; then
