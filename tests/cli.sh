@@ -38,6 +38,27 @@ expect "help-sim-run-preemptible-names-reservations" 0 "fairway not for a job th
 expect "help-for-unknown-command" 2 "unknown command 'nosuch'" "$FW" help nosuch
 expect "no-args-shows-usage" 2 "usage: fairway" "$FW"
 expect "unknown-command" 2 "unknown command 'frobnicate'" "$FW" frobnicate
+# an unknown command gets two lines on stderr, not the whole help; a
+# near miss names the command it was probably meant to be
+for c in "bogus|" "jbos| (did you mean 'jobs'?)"; do
+	w=${c%%|*}
+	"$FW" "$w" >"${TMPDIR:-/tmp}/fw-cli-uc.out" 2>"${TMPDIR:-/tmp}/fw-cli-uc.err"
+	rc=$?
+	if [ "$rc" = 2 ] && [ ! -s "${TMPDIR:-/tmp}/fw-cli-uc.out" ] &&
+		[ "$(cat "${TMPDIR:-/tmp}/fw-cli-uc.err")" = "fairway: error: unknown command '$w'${c#*|}
+run \`fairway --help\` for the commands" ]; then
+		ok "unknown-command-$w-is-short"
+	else
+		bad "unknown-command-$w-is-short: exit $rc"; head -3 "${TMPDIR:-/tmp}/fw-cli-uc.err"
+	fi
+done
+rm -f "${TMPDIR:-/tmp}/fw-cli-uc.out" "${TMPDIR:-/tmp}/fw-cli-uc.err"
+# a word where only flags go is an unexpected argument, not an option
+expect "plan-unexpected-argument" 2 "fairway plan: error: unexpected argument 'extra' (\`fairway plan\` takes only flags" \
+	"$FW" plan extra
+expect "policies-unexpected-argument" 2 "fairway policies: error: unexpected argument 'extra'" "$FW" policies extra
+expect "serve-unexpected-argument" 2 "fairway serve: error: unexpected argument 'extra'" "$FW" serve extra
+expect "client-unexpected-argument" 2 "fairway stats: error: unexpected argument 'extra'" "$FW" stats extra
 expect "plan-help" 0 "--config FILE" "$FW" plan --help
 expect "plan-unknown-flag" 2 "unknown option '--bogus'" "$FW" plan --bogus
 expect "plan-missing-value" 2 "--config needs a value" "$FW" plan --config
@@ -103,9 +124,9 @@ expect "yaml-model-deserved-unknown-model" 2 \
 	"$FW" plan --config <(printf 'nodes:\n  - {name: h0, gpus: 8, gpuModel: H100}\nqueues:\n  - {name: q, resources: {gpu: {quota: 8}}, gpuModelDeserved: {H10: 8}}\n')
 # under a policy that does not reclaim the entries do nothing, and plan says so
 expect "plan-model-deserved-inert-under-slurm" 0 \
-	"fairway: note: policy slurm does not reclaim, so the queues' gpuModelDeserved change nothing in this plan (policies that reclaim: fairway, kai)" \
+	"fairway plan: note: policy slurm does not reclaim, so the queues' gpuModelDeserved change nothing in this plan (policies that reclaim: fairway, kai)" \
 	"$FW" plan --config tests/scenario/model_deserved.yaml --policy slurm
-if "$FW" plan --config tests/scenario/model_deserved.yaml 2>&1 | grep -q "fairway: note"; then
+if "$FW" plan --config tests/scenario/model_deserved.yaml 2>&1 | grep -q "fairway plan: note"; then
 	bad "plan-model-deserved-no-note-under-fairway"
 else
 	ok "plan-model-deserved-no-note-under-fairway"
@@ -116,7 +137,7 @@ fi
 expect "plan-time-limit-ends-a-job" 0 "sweep                research         8.00     1  time_limit      limit 2h00m" \
 	"$FW" plan --config tests/scenario/time_limit.yaml
 expect "plan-time-limit-note" 0 \
-	"fairway: note: job tune announces a run of 5h00m, but its queue's run-time limit (maxRuntime) ends it after 2h00m; lower its runtime or raise the limit" \
+	"fairway plan: note: job tune announces a run of 5h00m, but its queue's run-time limit (maxRuntime) ends it after 2h00m; lower its runtime or raise the limit" \
 	"$FW" plan --config tests/scenario/time_limit.yaml
 # a limit shows to the second (100 s read "1m", 5399 s "1h29m59s")
 expect "plan-time-limit-exact" 0 "sweep                research         8.00     1  time_limit      limit 1h29m59s" \
@@ -138,7 +159,7 @@ assert "for" not in e, e
 assert [x["job"] for x in d["decisions"] if x["kind"] == "start"] == ["eval"], d["decisions"]
 '; then ok "plan-json-time-limit"; else bad "plan-json-time-limit"; fi
 if "$FW" plan --config <(sed 's/, maxRuntime: [0-9a-z]*}/}/' tests/scenario/time_limit.yaml) 2>&1 |
-	grep -q -e 'time_limit' -e 'fairway: note'; then
+	grep -q -e 'time_limit' -e 'fairway plan: note'; then
 	bad "plan-no-limit-no-end"
 else
 	ok "plan-no-limit-no-end"
@@ -150,7 +171,7 @@ expect "yaml-max-runtime-bad" 2 'field queues[0].maxRuntime: "-2h" is not a dura
 expect "plan-job-time-limit-ends-a-job" 0 "sweep                dev              8.00     1  time_limit      limit 1h00m" \
 	"$FW" plan --config tests/scenario/job_time_limit.yaml
 expect "plan-job-time-limit-note" 0 \
-	"fairway: note: job probe announces a run of 2h00m, but its own run-time limit (maxRuntime) ends it after 30m; lower its runtime or raise the limit" \
+	"fairway plan: note: job probe announces a run of 2h00m, but its own run-time limit (maxRuntime) ends it after 30m; lower its runtime or raise the limit" \
 	"$FW" plan --config <(sed 's/maxRuntime: 30m,/maxRuntime: 30m, expectedRuntime: 2h,/' tests/scenario/job_time_limit.yaml)
 if "$FW" plan --config <(sed 's/, maxRuntime: 30m//' tests/scenario/job_time_limit.yaml) --json 2>/dev/null | python3 -c '
 import json, sys
@@ -201,6 +222,30 @@ expect "client-unknown-flag-submit" 2 "unknown option '--gpu' for \`fairway jobs
 	"$FW" jobs submit --queue q --gpu 8
 expect "client-missing-value" 2 "--gpus needs a value" "$FW" jobs submit --queue q --gpus
 expect "client-server-missing-value" 2 "--server needs a value" "$FW" plan --server
+# every number flag is checked against the daemon's range before anything
+# is sent, the range in plain digits (the flags refuse 1e+06)
+expect "client-deserved-gpus-negative" 2 "fairway queues: error: --deserved-gpus -5: must be from 0 to 1000000" \
+	"$FW" queues set llm --deserved-gpus -5 --server http://127.0.0.1:1
+expect "client-deserved-gpus-too-many" 2 "--deserved-gpus 1000000.5: must be from 0 to 1000000" \
+	"$FW" queues set llm --deserved-gpus 1000000.5 --server http://127.0.0.1:1
+expect "client-limit-gpus-negative" 2 "--limit-gpus -1: must be from 0 to 1000000" \
+	"$FW" queues create q2 --limit-gpus -1 --server http://127.0.0.1:1
+expect "client-weight-negative" 2 "--weight -0.5: must be from 0 to 1000000" \
+	"$FW" queues set llm --weight -0.5 --server http://127.0.0.1:1
+expect "client-cpu-negative" 2 "fairway jobs: error: --cpu -1: must be from 0 to 10000000" \
+	"$FW" jobs submit --queue q --gpus 1 --cpu -1 --server http://127.0.0.1:1
+expect "client-gpu-fraction-range" 2 "--gpu-fraction 0: must be from 0.001 to 1" \
+	"$FW" jobs submit --queue q --gpus 1 --gpu-fraction 0 --server http://127.0.0.1:1
+echo 0123456789abcdef0123 >"${TMPDIR:-/tmp}/fw-cli-token"
+expect "client-deserved-gpus-in-range-is-sent" 1 "cannot reach http://127.0.0.1:1" \
+	"$FW" queues set llm --deserved-gpus 1000000 --weight 0.5 --server http://127.0.0.1:1 --token-file "${TMPDIR:-/tmp}/fw-cli-token"
+rm -f "${TMPDIR:-/tmp}/fw-cli-token"
+# --server is the daemon's base URL: a trailing / or /v1 is dropped (the
+# paths sent begin with /v1/ themselves; serve_api.sh sends them)
+expect "client-server-trailing-v1-dropped" 1 "cannot reach http://127.0.0.1:1:" "$FW" jobs --server http://127.0.0.1:1/v1/
+expect "client-help-server-base" 0 "(a trailing / or /v1 is dropped)" "$FW" jobs --help
+expect "client-server-too-long" 2 "is too long (at most 1023 bytes); give the daemon's base URL (--server URL or \$FAIRWAY_SERVER)" \
+	env FAIRWAY_SERVER="http://$(printf '%01100d' 0)" "$FW" jobs
 expect "client-plan-server-with-now" 2 \
 	"--now cannot be combined with --server (the daemon's plan is at its own clock)" \
 	"$FW" plan --server http://127.0.0.1:1 --now 5
@@ -1985,6 +2030,14 @@ streams "sim-without-experiment" 2 empty "fairway sim: error: missing the experi
 streams "sim-help-on-stdout" 0 some "" "$FW" sim --help
 streams "fairway-without-command" 2 empty "fairway: error: missing the command" "$FW"
 streams "fairway-help-on-stdout" 0 some "" "$FW" --help
+# every error of `fairway plan` starts "fairway plan: error:", usage or not
+streams "plan-bad-now-prefix" 2 empty \
+	'fairway plan: error: --now: "X" is not a whole number of seconds; write seconds from 0 to 100000000000' "$FW" plan --now X
+streams "plan-bad-config-prefix" 2 empty \
+	"fairway plan: error: /nonexistent/bad.yaml: cannot open the config: No such file or directory; check the path and permissions" \
+	"$FW" plan --config /nonexistent/bad.yaml
+streams "plan-bad-policy-prefix" 2 empty "fairway plan: error: unknown policy 'nope' (try \`fairway policies\`)" \
+	"$FW" plan --policy nope
 expect "trace-sacct-help" 0 "  fairway trace sacct2fairway sacct.txt jobs.csv" "$FW" trace sacct2fairway --help
 expect "trace-sacct-usage" 2 "usage: fairway trace sacct2fairway [--no-gpu-model] [--time-limits] SACCT_FILE OUT.csv|-" "$FW" trace sacct2fairway onlyone
 expect "trace-sacct-converts" 0 "" "$FW" trace sacct2fairway tests/data/sacct_sample.txt "${TMPDIR:-/tmp}/fw-cli-sacct.csv"

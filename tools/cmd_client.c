@@ -257,37 +257,51 @@ static int name_path(struct opts *o, char *path, size_t n, const char *prefix, c
 	return 0;
 }
 
-/* The daemon's range of each whole-number flag (api_ranges.h, as codec.c
+/* The daemon's range of each number flag (api_ranges.h, as codec.c
  * checks it), said by the client rather than left to a 400 that names the
  * JSON member. */
-static const struct int_range {
+static const struct num_range {
 	const char *flag;
-	long long lo, hi;
-} int_ranges[] = {
+	double lo, hi;
+} num_ranges[] = {
 	{ "--priority", FW_API_PRIORITY_MIN, FW_API_PRIORITY_MAX },
 	{ "--exit-code", 0, FW_API_EXIT_CODE_MAX },
 	{ "--count", 1, FW_API_COUNT_MAX },
 	{ "--gpus", 0, FW_MAX_GPUS_PER_NODE },
-	{ "--memory", 0, FW_API_MEMORY_MAX }, /* MiB */
+	{ "--memory", 0, (double)FW_API_MEMORY_MAX }, /* MiB */
+	{ "--gpu-fraction", FW_API_GPU_FRACTION_MIN, 1 },
+	{ "--cpu", 0, FW_API_CPUS_MAX },
+	{ "--deserved-gpus", 0, FW_API_GPUS_MAX },
+	{ "--limit-gpus", 0, FW_API_GPUS_MAX },
+	{ "--weight", 0, FW_API_WEIGHT_MAX },
 };
 
-static const struct int_range *int_range(const char *fl)
+static const struct num_range *num_range(const char *fl)
 {
-	for (size_t i = 0; i < sizeof int_ranges / sizeof int_ranges[0]; i++)
-		if (!strcmp(int_ranges[i].flag, fl))
-			return &int_ranges[i];
+	for (size_t i = 0; i < sizeof num_ranges / sizeof num_ranges[0]; i++)
+		if (!strcmp(num_ranges[i].flag, fl))
+			return &num_ranges[i];
 	return NULL;
+}
+
+/* A range's bound as the messages write it: 16, 1000000, 0.001 (never
+ * 1e+06, which the flags themselves refuse). */
+static const char *bound(double x, char *buf, size_t n)
+{
+	snprintf(buf, n, x == floor(x) ? "%.0f" : "%g", x);
+	return buf;
 }
 
 /* A number flag into obj[key]; 2 on a bad value.  The number is plain
  * decimal (fw_cli_decimal: no exponent, no hex, so --priority 0x10 is not
  * 16).  A whole-number flag refuses a fraction rather than cut it (--gpus
- * 0.5 would ask for none), and a whole number out of its range with the
- * range. */
+ * 0.5 would ask for none), and any number out of its range is refused
+ * with the range. */
 static int set_num(struct opts *o, json_t *obj, const char *key, const char *fl, bool integer)
 {
-	const struct int_range *r = int_range(fl);
+	const struct num_range *r = num_range(fl);
 	const char *v = flag(o, fl), *end;
+	char a[32], b[32];
 	double x;
 
 	if (!v)
@@ -299,8 +313,9 @@ static int set_num(struct opts *o, json_t *obj, const char *key, const char *fl,
 		return fw_cli_usage_error(o->cmd, "%s %s: must be a whole number%s", fl, v,
 					  !strcmp(fl, "--gpus") ? "; for a fraction of a GPU use --gpus 1 --gpu-fraction F "
 								  "(e.g. 0.5: half of one GPU)" : "");
-	if (integer && r && (x < (double)r->lo || x > (double)r->hi))
-		return fw_cli_usage_error(o->cmd, "%s %s: must be from %lld to %lld", fl, v, r->lo, r->hi);
+	if (r && (x < r->lo || x > r->hi))
+		return fw_cli_usage_error(o->cmd, "%s %s: must be from %s to %s", fl, v, bound(r->lo, a, sizeof a),
+					  bound(r->hi, b, sizeof b));
 	json_object_set_new(obj, key, integer ? json_integer((json_int_t)x) : json_real(x));
 	return 0;
 }
@@ -310,8 +325,9 @@ static int set_num(struct opts *o, json_t *obj, const char *key, const char *fl,
  * from 0 to the daemon's bound; 2 on a bad value, saying the forms. */
 static int set_memory(struct opts *o, json_t *obj, const char *key)
 {
-	const struct int_range *r = int_range("--memory");
+	const struct num_range *r = num_range("--memory");
 	const char *v = flag(o, "--memory");
+	char a[32], b[32];
 	int64_t mib;
 	int rc;
 
@@ -321,7 +337,8 @@ static int set_memory(struct opts *o, json_t *obj, const char *key)
 		return fw_cli_usage_error(o->cmd, "--memory '%s' is not a memory amount; give MiB (512) or a binary "
 					  "quantity (512Mi, 80Gi, 1Ti; decimal suffixes like G are not taken)", v);
 	if (rc != FW_OK || mib < r->lo || mib > r->hi)
-		return fw_cli_usage_error(o->cmd, "--memory %s: must be from %lld to %lld MiB", v, r->lo, r->hi);
+		return fw_cli_usage_error(o->cmd, "--memory %s: must be from %s to %s MiB", v, bound(r->lo, a, sizeof a),
+					  bound(r->hi, b, sizeof b));
 	json_object_set_new(obj, key, json_integer((json_int_t)mib));
 	return 0;
 }
@@ -693,7 +710,25 @@ static const char *gpu_noun(const char *g)
 	return !strcmp(g, "1") || !strncmp(g, "0.", 2) ? "GPU" : "GPUs";
 }
 
-static void print_job_row(json_t *j)
+/* The REASON column of `fairway jobs` as wide as its longest entry
+ * (not_yet_considered is 18), at least 16. */
+static int reason_width(json_t *jobs)
+{
+	size_t i;
+	json_t *j;
+	int w = 16;
+
+	json_array_foreach(jobs, i, j) {
+		int l = (int)strlen(str(j, "reason"));
+		w = l > w ? l : w;
+	}
+	return w;
+}
+
+/* A job's row under the header of `fairway jobs`, its REASON column wr
+ * wide.  START is when it started, or is expected to ("in 5m (expected
+ * start)"; "unknown" alone when the daemon has no estimate). */
+static void print_job_row(json_t *j, int wr)
 {
 	char w[32], ex[24] = "", g[32];
 	const char *st = str(j, "state");
@@ -703,14 +738,17 @@ static void print_job_row(json_t *j)
 		when(w, sizeof w, json_object_get(j, "startTime"));
 	else
 		snprintf(w, sizeof w, "-"); /* it never started (cancelled while pending) */
-	if (!strcmp(st, "failed"))
+	if (!strcmp(st, "pending") && json_is_integer(json_object_get(j, "expectedStart")))
+		snprintf(ex, sizeof ex, "(expected start)");
+	else if (!strcmp(st, "running"))
+		snprintf(ex, sizeof ex, "(started)");
+	else if (!strcmp(st, "failed"))
 		snprintf(ex, sizeof ex, "(exit %.0f)", num(j, "exitCode"));
-	if (!strcmp(st, "timeout"))
+	else if (!strcmp(st, "timeout"))
 		snprintf(ex, sizeof ex, "(run-time limit)");
-	printf("%-24s %-12s %-10s %-10s %5s  %-16s %-12s %s\n", str(j, "name"), str(j, "queue"), str(j, "user"), st,
-	       job_gpus(j, g, sizeof g),
-	       json_object_get(j, "reason") ? str(j, "reason") : "-", w,
-	       !strcmp(st, "running") ? "(started)" : !strcmp(st, "pending") ? "(expected start)" : ex);
+	printf("%-24s %-12s %-10s %-10s %5s  %-*s %-*s%s%s\n", str(j, "name"), str(j, "queue"), str(j, "user"), st,
+	       job_gpus(j, g, sizeof g), wr, json_object_get(j, "reason") ? str(j, "reason") : "-", *ex ? 12 : 0, w,
+	       *ex ? " " : "", ex);
 }
 
 static void history(json_t *j)
@@ -1205,10 +1243,11 @@ static int cmd_jobs(struct opts *o)
 		else {
 			size_t i;
 			json_t *j;
-			printf("%-24s %-12s %-10s %-10s %5s  %-16s %s\n", "JOB", "QUEUE", "USER", "STATE", "GPUS", "REASON",
+			int wr = reason_width(json_object_get(r, "jobs"));
+			printf("%-24s %-12s %-10s %-10s %5s  %-*s %s\n", "JOB", "QUEUE", "USER", "STATE", "GPUS", wr, "REASON",
 			       "START");
 			json_array_foreach(json_object_get(r, "jobs"), i, j)
-				print_job_row(j);
+				print_job_row(j, wr);
 			note_cut(r, "jobs", "the first", "--queue/--user/--state/--reason/--array");
 			if (json_object_get(r, "hint")) /* why the list is empty (api.c list_hint) */
 				fprintf(stderr, "fairway jobs: nothing listed: %s\n", str(r, "hint"));
@@ -2160,7 +2199,8 @@ static const char jobs_numbers_help[] =
 
 static const char common_help[] =
 	"common flags (every command that talks to `fairway serve`):\n"
-	"  --server URL       default $FAIRWAY_SERVER or http://127.0.0.1:8642\n"
+	"  --server URL       the daemon's base URL, default $FAIRWAY_SERVER or\n"
+	"                     http://127.0.0.1:8642 (a trailing / or /v1 is dropped)\n"
 	"  --token-file FILE  default $FAIRWAY_TOKEN_FILE or fairway-state/token\n"
 	"  --json             print the API's own JSON (docs/openapi.yaml)\n"
 	"Reads need nothing; changes need the daemon's bearer token (--token-file).\n"
@@ -2387,10 +2427,35 @@ static int check_args(struct opts *o, char **words, int n)
 	return 0;
 }
 
+/* o->server as the base the API paths ("/v1/...") follow: trailing
+ * slashes and a trailing "/v1" dropped, so "http://h:8642/" and
+ * "http://h:8642/v1" reach the same endpoints as "http://h:8642" (the
+ * slashes of "http://" stay); 2 when it does not fit buf. */
+static int server_base(struct opts *o, char *buf, size_t n)
+{
+	const char *scheme = strstr(o->server, "://");
+	size_t keep = scheme ? (size_t)(scheme - o->server) + 3 : 0, len = strlen(o->server);
+
+	if (len >= n)
+		return fw_cli_usage_error(o->cmd, "the server URL '%.40s...' is too long (at most %zu bytes); give the "
+					  "daemon's base URL (--server URL or $FAIRWAY_SERVER), e.g. http://127.0.0.1:8642",
+					  o->server, n - 1);
+	memcpy(buf, o->server, len + 1);
+	while (len > keep && buf[len - 1] == '/')
+		buf[--len] = '\0';
+	if (len >= keep + 3 && !strcmp(buf + len - 3, "/v1"))
+		buf[len -= 3] = '\0';
+	while (len > keep && buf[len - 1] == '/')
+		buf[--len] = '\0';
+	o->server = buf;
+	return 0;
+}
+
 int fw_cmd_client(const char *what, int argc, char **argv)
 {
-	static char *words[256], *flags[512], *pos[256];
-	struct opts o = { getenv("FAIRWAY_SERVER") ? getenv("FAIRWAY_SERVER") : "http://127.0.0.1:8642",
+	static char *words[256], *flags[512], *pos[256], base[1024];
+	const char *env = getenv("FAIRWAY_SERVER");
+	struct opts o = { env && *env ? env : "http://127.0.0.1:8642", /* empty: unset */
 			  getenv("FAIRWAY_TOKEN_FILE") ? getenv("FAIRWAY_TOKEN_FILE") : "fairway-state/token", what, false,
 			  0, flags, 0, pos };
 	int rc, n = 0;
@@ -2418,7 +2483,7 @@ int fw_cmd_client(const char *what, int argc, char **argv)
 			words[n++] = argv[i];
 		}
 	}
-	if ((rc = check_args(&o, words, n)))
+	if ((rc = check_args(&o, words, n)) || (rc = server_base(&o, base, sizeof base)))
 		return rc;
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	if (!strcmp(what, "queues"))

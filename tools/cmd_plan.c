@@ -92,6 +92,9 @@ static int parse_plan_args(int argc, char **argv, struct plan_args *a)
 				return fw_cli_usage_error("plan", "%s needs a value", o);
 			const char **dst = !strcmp(o, "--config") ? &a->config : !strcmp(o, "--policy") ? &a->policy : &a->now;
 			*dst = v;
+		} else if (o[0] != '-' || !o[1]) {
+			return fw_cli_usage_error("plan", "unexpected argument '%s' (`fairway plan` takes only flags: "
+							  "--config FILE for a snapshot of your own)", o);
 		} else if (server_only(o)) {
 			return fw_cli_usage_error("plan", "%s narrows a running daemon's plan: give --server URL too "
 							  "(a plan of its own: fairway plan --json, then filter that)", o);
@@ -115,13 +118,13 @@ static int parse_now(const char *v, fw_time *t)
 	long long x = 0;
 
 	if (n == 0 || v[n])
-		return fprintf(stderr, "fairway: error: --now: \"%s\" is not a whole number of "
-			       "seconds; write seconds from 0 to %lld\n", v, FW_CONFIG_MAX_SECONDS), 2;
+		return fw_cli_usage_error("plan", "--now: \"%s\" is not a whole number of seconds; write seconds "
+					  "from 0 to %lld", v, FW_CONFIG_MAX_SECONDS);
 	for (size_t i = 0; i < n && x <= FW_CONFIG_MAX_SECONDS; i++)
 		x = x * 10 + (v[i] - '0');
 	if (x > FW_CONFIG_MAX_SECONDS)
-		return fprintf(stderr, "fairway: error: --now: \"%s\" is too large; times are "
-			       "limited to %lld seconds\n", v, FW_CONFIG_MAX_SECONDS), 2;
+		return fw_cli_usage_error("plan", "--now: \"%s\" is too large; times are limited to %lld seconds", v,
+					  FW_CONFIG_MAX_SECONDS);
 	*t = (fw_time)x;
 	return 0;
 }
@@ -151,7 +154,7 @@ static int load(const struct plan_args *a, struct fw_snapshot **s)
 		rc = fw_config_load_buffer(builtin, ex, fw_example_cluster_len, s, &d);
 	if (rc != FW_OK) {
 		fw_diag_format(&d, msg, sizeof msg);
-		fprintf(stderr, "fairway: error: %s\n", msg);
+		fprintf(stderr, "fairway plan: error: %s\n", msg);
 		return 2;
 	}
 	return 0;
@@ -167,7 +170,7 @@ static void note_inert_deserved(const struct fw_policy_ops *pol)
 	for (int i = 0; l[i]; i++)
 		if (l[i]->reclaim)
 			snprintf(with + strlen(with), sizeof with - strlen(with), "%s%s", with[0] ? ", " : "", l[i]->name);
-	fprintf(stderr, "fairway: note: policy %s does not reclaim, so the queues' gpuModelDeserved change nothing "
+	fprintf(stderr, "fairway plan: note: policy %s does not reclaim, so the queues' gpuModelDeserved change nothing "
 			"in this plan (policies that reclaim: %s)\n", pol->name, with);
 }
 
@@ -186,14 +189,14 @@ static void note_over_limit(const struct fw_snapshot *s)
 		if (m <= 0 || job->expected_runtime <= m)
 			continue;
 		if (++n <= 3)
-			fprintf(stderr, "fairway: note: job %s announces a run of %s, but %s run-time limit "
+			fprintf(stderr, "fairway plan: note: job %s announces a run of %s, but %s run-time limit "
 					"(maxRuntime) ends it after %s; lower its runtime or raise the limit\n",
 				job->name, fw_render_span_exact(job->expected_runtime, run, sizeof run),
 				job->max_runtime_s == m ? "its own" : "its queue's",
 				fw_render_span_exact(m, lim, sizeof lim));
 	}
 	if (n > 3)
-		fprintf(stderr, "fairway: note: %d more jobs announce runs past their run-time limit\n", (int)(n - 3));
+		fprintf(stderr, "fairway plan: note: %d more jobs announce runs past their run-time limit\n", (int)(n - 3));
 }
 
 static int output(const struct fw_snapshot *s, const struct fw_plan *p, const struct fw_policy_ops *pol, bool json)
@@ -236,11 +239,11 @@ int fw_cmd_plan(int argc, char **argv)
 	fw_arena_init(&arena, 0);
 	rc = fw_cycle_run(s, pol, &arena, &p);
 	if (rc != FW_OK) {
-		fprintf(stderr, "fairway: error: the cycle failed: %s\n", fw_strerror(rc));
+		fprintf(stderr, "fairway plan: error: the cycle failed: %s\n", fw_strerror(rc));
 		rc = 1;
 	} else if (fw_plan_check(s, p, &arena, &d) != FW_OK) {
 		fw_diag_format(&d, msg, sizeof msg);
-		fprintf(stderr, "fairway: BUG: the plan breaks an invariant: %s\n", msg);
+		fprintf(stderr, "fairway plan: BUG: the plan breaks an invariant: %s\n", msg);
 		rc = 3;
 	} else {
 		rc = output(s, p, pol, a.json);

@@ -186,6 +186,8 @@ int fw_cmd_serve(int argc, char **argv)
 		const char *v = eq ? eq : i + 1 < argc ? argv[i + 1] : NULL;
 		if (eq && (!strcmp(a, "--help") || !strcmp(a, "--routes")))
 			return fw_cli_usage_error("serve", "%s takes no value", a);
+		if (a[0] != '-' || !a[1])
+			return fw_cli_usage_error("serve", "unexpected argument '%s' (`fairway serve` takes only flags)", a);
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			fputs(serve_usage, stdout);
 			puts("\nbackends:");

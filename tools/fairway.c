@@ -144,6 +144,9 @@ int fw_cmd_policies(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			fputs(policies_usage, stdout);
 			return 0;
+		} else if (argv[i][0] != '-' || !argv[i][1]) {
+			return fw_cli_usage_error("policies", "unexpected argument '%s' (`fairway policies` takes only "
+							      "flags)", argv[i]);
 		} else
 			return fw_cli_usage_error("policies", "unknown option '%s'", argv[i]);
 	}
@@ -282,7 +285,7 @@ static int dispatch(int argc, char **argv)
 	static const char *const commands[] = { "plan", "serve", "queues", "jobs", "nodes", "reservations",
 						"fairshare", "decisions", "stats", "policies", "sim", "trace", "help", NULL };
 	char hint[96];
-	fprintf(stderr, "fairway: error: unknown command '%s'%s\n\n%s", argv[1],
-		fw_cli_hint(argv[1], commands, hint, sizeof hint), usage);
+	fprintf(stderr, "fairway: error: unknown command '%s'%s\nrun `fairway --help` for the commands\n", argv[1],
+		fw_cli_hint(argv[1], commands, hint, sizeof hint));
 	return 2;
 }

@@ -1,5 +1,5 @@
 /*
- * api_ranges.h — the API's ranges of whole numbers, in one place.
+ * api_ranges.h — the API's ranges of numbers, in one place.
  *
  * The daemon's codec (codec.c) refuses a member out of its range with a
  * 400 that names the member; the command-line client (tools/cmd_client.c)
@@ -9,7 +9,7 @@
  * a bound both ways and compares the ranges the two refusals state.
  *
  * Units are the wire's (codec.h): memory in MiB, durations in seconds,
- * times in Unix seconds.  A task's GPUs go up to FW_MAX_GPUS_PER_NODE
+ * times in Unix seconds; GPUs, CPUs and weights may be fractions.  A task's GPUs go up to FW_MAX_GPUS_PER_NODE
  * (snapshot.h): one task lives on one node.
  */
 #ifndef FAIRWAY_SERVE_API_RANGES_H
@@ -22,5 +22,9 @@
 #define FW_API_MEMORY_MAX 1000000000000LL    /* MiB; from 0 */
 #define FW_API_SECS_MAX (365LL * 86400)      /* a duration; from 0 */
 #define FW_API_TIME_MAX (1LL << 40)          /* a time; from 0 */
+#define FW_API_GPUS_MAX 1000000              /* a queue's GPUs (deserved, limit, a model's); from 0 */
+#define FW_API_CPUS_MAX 10000000             /* CPUs: a task's, a queue's; from 0 */
+#define FW_API_WEIGHT_MAX 1000000            /* overQuotaWeight; from 0 */
+#define FW_API_GPU_FRACTION_MIN 0.001        /* a task's share of one GPU; to 1 */
 
 #endif

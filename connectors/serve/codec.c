@@ -184,11 +184,20 @@ static int get_name(json_t *o, const char *path, const char *key, bool req, char
 	return fw_codec_name_check(dst, f, d);
 }
 
+/* x as a message writes a number: a whole one in full (1000000, not
+ * 1e+06, as a client flag takes it), others in at most 15 digits
+ * (0.001, 2.5). */
+static const char *plain(double x, char *buf, size_t n)
+{
+	snprintf(buf, n, x == floor(x) && fabs(x) <= 1e18 ? "%.0f" : "%.15g", x);
+	return buf;
+}
+
 static int get_num(json_t *o, const char *path, const char *key, bool req, double lo, double hi, double *dst,
 		   struct fw_diag *d)
 {
 	json_t *v = json_object_get(o, key);
-	char f[128];
+	char f[128], a[32], b[32];
 
 	path_of(f, sizeof f, path, key);
 	if (!v)
@@ -197,7 +206,7 @@ static int get_num(json_t *o, const char *path, const char *key, bool req, doubl
 		return BAD(d, FW_EINVAL, f, "must be a number");
 	double x = json_number_value(v);
 	if (!isfinite(x) || x < lo || x > hi)
-		return BAD(d, FW_ERANGE, f, "must be between %g and %g", lo, hi);
+		return BAD(d, FW_ERANGE, f, "must be between %s and %s", plain(lo, a, sizeof a), plain(hi, b, sizeof b));
 	*dst = x;
 	return FW_OK;
 }
@@ -365,8 +374,8 @@ int fw_codec_body(const char *buf, size_t len, json_t **out, struct fw_diag *d)
 }
 
 /* --- resources ------------------------------------------------------------ */
-#define GPU_MAX 1e6
-#define CPU_MAX 1e7
+#define GPU_MAX ((double)FW_API_GPUS_MAX)
+#define CPU_MAX ((double)FW_API_CPUS_MAX)
 #define MEM_MAX ((double)FW_API_MEMORY_MAX)
 
 /* {"gpu": GPUs, "cpu": cores, "memory": MiB}; absent members keep dflt. */
@@ -431,7 +440,7 @@ static int get_weights(json_t *o, struct fw_queue_spec *q, struct fw_diag *d)
 	if ((rc = only_keys(v, "overQuotaWeight", keys, d)))
 		return rc;
 	for (int i = 0; i < FW_RES_COUNT; i++)
-		if ((rc = get_num(v, "overQuotaWeight", keys[i], false, 0, 1e6, &q->weight[i], d)))
+		if ((rc = get_num(v, "overQuotaWeight", keys[i], false, 0, FW_API_WEIGHT_MAX, &q->weight[i], d)))
 			return rc;
 	return FW_OK;
 }
@@ -534,10 +543,11 @@ int fw_codec_queue_parse(json_t *o, const char *name_in_path, struct fw_queue_sp
 	for (int i = 0; i < FW_RES_COUNT; i++) {
 		static const char *const key[FW_RES_COUNT] = { "gpu", "cpu", "memory" }; /* get_res's */
 		double scale = i == FW_RES_MEM ? 1 : 1000;
+		char a[32], b[32];
 		if (q->limit.v[i] != FW_UNLIMITED && q->limit.v[i] < q->deserved.v[i])
 			return BAD(d, FW_EINVAL, "limit",
-				   "limit.%s (%g) is below deserved.%s (%g): raise the limit, or lower deserved",
-				   key[i], q->limit.v[i] / scale, key[i], q->deserved.v[i] / scale);
+				   "limit.%s (%s) is below deserved.%s (%s): raise the limit, or lower deserved", key[i],
+				   plain(q->limit.v[i] / scale, a, sizeof a), key[i], plain(q->deserved.v[i] / scale, b, sizeof b));
 	}
 	q->priority = (int32_t)prio;
 	q->min_runtime_s = minrt;
@@ -679,7 +689,7 @@ static int get_group(json_t *g, int i, const struct fw_topology *levels, struct 
 	snprintf(p, sizeof p, "tasks[%d]", i);
 	if ((rc = only_keys(g, p, keys, d)) || (rc = get_int(g, p, "count", false, 1, FW_API_COUNT_MAX, &count, d)) ||
 	    (rc = get_int(g, p, "gpus", false, 0, FW_MAX_GPUS_PER_NODE, &gpus, d)) ||
-	    (rc = get_num(g, p, "gpuFraction", false, 0.001, 1.0, &frac, d)) ||
+	    (rc = get_num(g, p, "gpuFraction", false, FW_API_GPU_FRACTION_MIN, 1.0, &frac, d)) ||
 	    (rc = get_num(g, p, "cpu", false, 0, CPU_MAX, &cpu, d)) ||
 	    (rc = get_int(g, p, "memory", false, 0, FW_API_MEMORY_MAX, &mem, d)) ||
 	    (rc = get_str(g, p, "gpuModel", false, t->gpu_model, sizeof t->gpu_model, d)) ||

@@ -197,7 +197,7 @@ TEST(queue_gpu_hour_budget)
 		ASSERT_NE(fw_codec_queue_parse(o, NULL, &q, &d), FW_OK);
 		json_decref(o);
 		ASSERT_STR_EQ(d.field, "gpuHourBudget");
-		ASSERT(bad[i][0] == '-' || bad[i][0] == '1' ? strstr(d.msg, "must be between 0 and 1e+09") != NULL
+		ASSERT(bad[i][0] == '-' || bad[i][0] == '1' ? strstr(d.msg, "must be between 0 and 1000000000") != NULL
 							    : strstr(d.msg, "must be a number") != NULL);
 	}
 	/* not finite: JSON has no such number; jansson refuses the body
@@ -1133,8 +1133,41 @@ TEST(job_array_in_a_job_document)
 	ASSERT_STR_EQ(job_field("{\"queue\": \"q\", \"tasks\": [{\"gpus\": 1}], \"arrayOf\": \"s\"}", j), "arrayOf");
 }
 
+/* A range's bounds in a refusal are written as a client flag takes
+ * them: 1000000, not 1e+06 (which the CLI refuses as an exponent), and a
+ * fraction as itself.  msg_of: the refusal's message of body s. */
+static const char *msg_of(const char *s, bool queue)
+{
+	static struct fw_diag d;
+	static struct fw_backend_job_room room;
+	struct fw_queue_spec q;
+	struct fw_backend_job *j = fw_backend_job_room(&room);
+	json_t *o = body(s);
+
+	memset(&d, 0, sizeof d);
+	if (queue)
+		fw_codec_queue_parse(o, NULL, &q, &d);
+	else
+		fw_codec_job_parse(o, NULL, j, &d);
+	json_decref(o);
+	return d.msg;
+}
+
+TEST(range_refusals_write_plain_numbers)
+{
+	ASSERT_STR_EQ(msg_of("{\"name\":\"a\",\"deserved\":{\"gpu\":-5}}", true), "must be between 0 and 1000000");
+	ASSERT_STR_EQ(msg_of("{\"name\":\"a\",\"overQuotaWeight\":{\"gpu\":-1}}", true), "must be between 0 and 1000000");
+	ASSERT_STR_EQ(msg_of("{\"name\":\"a\",\"usage\":-1}", true), "must be between 0 and 1000000000000000000");
+	ASSERT_STR_EQ(msg_of("{\"queue\":\"q\",\"tasks\":[{\"gpus\":1,\"cpu\":-1}]}", false),
+		      "must be between 0 and 10000000");
+	ASSERT_STR_EQ(msg_of("{\"queue\":\"q\",\"tasks\":[{\"gpus\":1,\"gpuFraction\":2}]}", false),
+		      "must be between 0.001 and 1");
+	ASSERT_STR_EQ(msg_of("{\"name\":\"a\",\"deserved\":{\"gpu\":1000000},\"limit\":{\"gpu\":2.5}}", true),
+		      "limit.gpu (2.5) is below deserved.gpu (1000000): raise the limit, or lower deserved");
+}
+
 TEST_MAIN(queue_units_and_defaults, queue_refusals_name_the_field, queue_gpu_model_limits, queue_gpu_hour_budget, queue_gpu_model_deserved, job_parse_and_round_trip, job_node_selector, job_slices, job_exit_code, job_checkpoint_interval, job_max_runtime,
 	  whole_reals_are_whole_numbers, bad_gpus_whole_reals_and_the_nodes_range, reservation_and_health_refusals, every_refusal_names_its_field, health_incidents_stored_form, history_incidents_and_lemon,
 	  history_keeps_the_last_eight, names_are_one_path_segment, body_number_out_of_range_names_its_member,
 	  free_text_has_no_control_characters, free_text_has_no_unicode_controls_or_odd_spaces, job_array_forms,
-	  job_array_in_a_job_document)
+	  job_array_in_a_job_document, range_refusals_write_plain_numbers)
