@@ -491,8 +491,39 @@ static int64_t row_milli(const struct sim *m, int32_t row)
 	return milli;
 }
 
-/* Free GPUs per node; could_start() is exact only on a uniform fleet where
- * every job is ITP-shaped (whole GPUs, nothing else asked). */
+/* The nodes the replay starts from, as the file gives them (each one's
+ * schedulable flag and badGpus): the config's or the fleet file's, or
+ * NULL for a generated fleet (every node open, no bad GPU). */
+static const struct fw_snapshot *base_nodes(const struct sim *m)
+{
+	return m->o->config ? m->o->config : m->o->fleet;
+}
+
+/* Is node n out of service in the snapshot (schedulable: false, unhealthy
+ * or draining: a node the file closes stays closed for the whole replay,
+ * a failed one until its repair)? */
+static bool node_closed(const struct sim *m, int32_t n)
+{
+	const struct fw_node *x = &m->s->nodes[n];
+
+	return !x->schedulable || x->health == FW_HEALTH_UNHEALTHY || x->health == FW_HEALTH_DRAINING;
+}
+
+/* The GPUs of node n that can run a job now, with nothing running on it:
+ * none when it is closed, else those outside its bad GPUs (the file's
+ * badGpus and the failed ones), as the engine's capacity counts them. */
+static int32_t open_gpus(const struct sim *m, int32_t n)
+{
+	const struct fw_node *x = &m->s->nodes[n];
+	uint32_t all = x->gpu_count >= 32 ? UINT32_MAX : (UINT32_C(1) << x->gpu_count) - 1;
+
+	return node_closed(m, n) ? 0 : (int32_t)__builtin_popcount(all & ~x->bad_gpu_mask);
+}
+
+/* Free GPUs per node, of the GPUs that can run a job (open_gpus: a closed
+ * node or a bad GPU is never free, so could_start() never wakes a cycle
+ * for them); could_start() is exact only on a uniform fleet where every
+ * job is ITP-shaped (whole GPUs, nothing else asked). */
 static int init_capacity(struct sim *m)
 {
 	const struct fw_snapshot *s = m->s;
@@ -506,9 +537,11 @@ static int init_capacity(struct sim *m)
 	m->node_free = calloc((size_t)s->nnodes, sizeof *m->node_free);
 	if (!m->pending_by_size || !m->node_free)
 		return FW_ENOMEM;
-	for (int32_t i = 0; i < s->nnodes; i++)
-		m->node_free[i] = s->nodes[i].gpu_count;
-	m->free_gpus = fw_fleet_gpus(s);
+	m->free_gpus = 0;
+	for (int32_t i = 0; i < s->nnodes; i++) {
+		m->node_free[i] = open_gpus(m, i);
+		m->free_gpus += m->node_free[i];
+	}
 	return FW_OK;
 }
 
@@ -1215,7 +1248,9 @@ static int evict_failed(struct sim *m, fw_time t, int32_t n, uint32_t gpus)
 
 static uint32_t fleet_bad(const struct sim *m, int32_t n)
 {
-	return m->o->fleet ? m->o->fleet->nodes[n].bad_gpu_mask : 0;
+	const struct fw_snapshot *b = base_nodes(m);
+
+	return b ? b->nodes[n].bad_gpu_mask : 0;
 }
 
 /* GPUs of node n fail at t: their jobs go, the GPUs are out until
@@ -1234,7 +1269,7 @@ static int fail_gpus(struct sim *m, fw_time t, int32_t n, uint32_t gpus, int64_t
 	m->s->nodes[n].bad_gpu_mask |= gpus;
 	if (t + repair > m->gpu_until[n])
 		m->gpu_until[n] = t + repair;
-	if (m->down_until[n] < 0) {
+	if (m->down_until[n] < 0 && !node_closed(m, n)) { /* a closed node has none free */
 		m->node_free[n] -= __builtin_popcount(fresh);
 		m->free_gpus -= __builtin_popcount(fresh);
 	}
@@ -1251,7 +1286,7 @@ static void repair_gpus(struct sim *m, int32_t n)
 		return;
 	m->ngpu_bad--;
 	m->s->nodes[n].bad_gpu_mask = fleet_bad(m, n);
-	if (m->down_until[n] < 0) {
+	if (m->down_until[n] < 0 && !node_closed(m, n)) {
 		m->node_free[n] += __builtin_popcount(back);
 		m->free_gpus += __builtin_popcount(back);
 	}
@@ -1284,9 +1319,9 @@ static void repair_node(struct sim *m, int32_t n)
 	repair_gpus(m, n); /* while down: no free count to restore */
 	m->down_until[n] = -1;
 	m->ndown--;
-	m->node_free[n] = m->s->nodes[n].gpu_count;
-	m->free_gpus += m->s->nodes[n].gpu_count;
-	m->s->nodes[n].schedulable = m->o->fleet ? m->o->fleet->nodes[n].schedulable : true;
+	m->s->nodes[n].schedulable = base_nodes(m) ? base_nodes(m)->nodes[n].schedulable : true;
+	m->node_free[n] = open_gpus(m, n); /* nothing runs on it: it was down */
+	m->free_gpus += m->node_free[n];
 	m->dirty = true;
 }
 

@@ -829,19 +829,24 @@ for p, q in zip(a["policies"], b["policies"]):
 PY
 then ok "sim-run-config-over-limit-jobs-weigh-on-nothing"; else bad "sim-run-config-over-limit-jobs-weigh-on-nothing"; tail -3 "$SC/l12.out"; fi
 # closed nodes and badGpus are no capacity: two closed nodes beside the
-# config's replay as the config alone, occupancy and capacity included
+# config's replay as the config alone, occupancy, capacity, the cycles the
+# replay ran (a closed node's GPUs never wake one) and fairness included
 awk '/^  - count: 4/ { print "  - count: 2\n    namePrefix: off-\n    schedulable: false\n    gpus: 8\n    gpuModel: H100\n    topology:\n      nodesPer: {rack: 2}" } { print }' "$CF" >"$SC/closed.yaml"
 expect "sim-run-config-usable-gpus" 0 "cluster 6x8 = 48 GPUs (32 usable)" \
-	"$FW" sim run --config "$SC/closed.yaml" --trace "$CT" --format fairway --policies fifo --json "$SC/closed.json"
-"$FW" sim run --config "$CF" --trace "$CT" --format fairway --policies fifo --json "$SC/open.json" >/dev/null 2>&1
+	"$FW" sim run --config "$SC/closed.yaml" --trace "$CT" --format fairway --policies fifo,fairway --json "$SC/closed.json"
+"$FW" sim run --config "$CF" --trace "$CT" --format fairway --policies fifo,fairway --json "$SC/open.json" >/dev/null 2>&1
 if python3 - "$SC" <<'PY'
 import json, sys
 d = sys.argv[1]
 a, b = json.load(open(d + "/closed.json")), json.load(open(d + "/open.json"))
 assert (a["gpus"], a["usable_gpus"]) == (b["gpus"] + 16, b["usable_gpus"]), (a["gpus"], a["usable_gpus"])
-p, q = a["policies"][0], b["policies"][0]
-for k in ("capacity_gpu_h", "occupancy", "used_gpu_h", "idle_while_waiting_gpu_h"):
-    assert abs(p[k] - q[k]) < 1e-9, (k, p[k], q[k])
+assert len(a["policies"]) == 2, len(a["policies"])
+for p, q in zip(a["policies"], b["policies"]):
+    for k in ("capacity_gpu_h", "occupancy", "used_gpu_h", "idle_while_waiting_gpu_h", "fairness_jain", "cycles"):
+        assert abs(p[k] - q[k]) < 1e-9, (p["policy"], k, p[k], q[k])
+    for name, v in p["by_queue"].items():
+        for k in ("fair_gpus_mean", "alloc_gpus_mean"):
+            assert abs(v[k] - q["by_queue"][name][k]) < 1e-9, (p["policy"], name, k, v[k], q["by_queue"][name][k])
 PY
 then ok "sim-run-config-closed-nodes-are-no-capacity"; else bad "sim-run-config-closed-nodes-are-no-capacity"; fi
 # the echo: no run-wide limits (null), the file's digest and scheduler

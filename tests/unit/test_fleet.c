@@ -676,6 +676,49 @@ TEST(config_jobs_over_their_queue_limit_never_start)
 	fw_snapshot_free(cfg);
 }
 
+/* A config's closed node and its badGpus stay as the file has them
+ * through failures: gpu-0 (schedulable: false) fails and is repaired,
+ * and stays closed; a GPU of gpu-1 (badGpus 0, 1) fails and is repaired,
+ * and its bad GPUs stay bad.  Four 8-GPU jobs at 300: only gpu-2 and
+ * gpu-3 take one, so two start at 300 and two when those end, at 900. */
+TEST(config_closed_nodes_and_bad_gpus_stay_so_after_a_repair)
+{
+	const char *text = "job_id,submit_time,duration,queue,gpus_per_task\n"
+			   "a,300,600,product,8\nb,300,600,product,8\nc,300,600,product,8\nd,300,600,product,8\n";
+	struct fw_sim_failure fl[] = { { 10, 0, 10, 0, false }, { 20, 1, 10, 1u << 2, false } };
+	struct fw_sim_scripted sc = { fl, 2, 0 };
+	struct fw_sim_failures src = { fw_sim_scripted_next, &sc };
+	struct fw_snapshot *cfg;
+	struct fw_trace t;
+	struct fw_sim_result r;
+	struct fw_sim_opts o;
+	struct fw_diag d;
+	int32_t jobs, at300 = 0, at900 = 0;
+
+	memset(&t, 0, sizeof t);
+	ASSERT_OK(fw_fleet_load_config("tests/data/sim_config.yaml", &cfg, &jobs, &d));
+	cfg->nodes[0].schedulable = false;
+	cfg->nodes[1].bad_gpu_mask = 0x3;
+	ASSERT_OK(fw_trace_parse_csv(text, strlen(text), "c.csv", 0, &t, &d));
+	ASSERT_OK(fw_trace_bind_config(&t, cfg, 0, &d));
+	fw_sim_opts_default(&o);
+	o.config = cfg;
+	o.tick_s = 10;
+	o.failures = &src;
+	ASSERT_OK(fw_sim_run_trace(&t, NULL, &o, &r, &d));
+	ASSERT_EQ(r.failures, 2);
+	for (size_t i = 0; i < t.n; i++) {
+		at300 += r.start[i] == 300;
+		at900 += r.start[i] == 900;
+	}
+	ASSERT_EQ(at300, 2);
+	ASSERT_EQ(at900, 2);
+	ASSERT(!strstr(r.log, cfg->nodes[0].name) && !strstr(r.log, cfg->nodes[1].name));
+	fw_sim_result_free(&r);
+	fw_trace_free(&t);
+	fw_snapshot_free(cfg);
+}
+
 /* Capacity counts the GPUs that can run a job: closed nodes and badGpus
  * are left out; a job's model takes the fleet's spelling, case aside. */
 TEST(usable_gpus_and_model_case)
@@ -719,6 +762,7 @@ int main(void)
 		config_queue_errors_name_the_line_and_the_leaves,
 		config_refuses_a_parent_budget_and_a_fleet_beside_it,
 		config_jobs_over_their_queue_limit_never_start, usable_gpus_and_model_case,
+		config_closed_nodes_and_bad_gpus_stay_so_after_a_repair,
 		lingjun_topology_gives_three_levels,
 		openb_node_list_is_a_fleet,
 	};
@@ -735,6 +779,7 @@ int main(void)
 		"config_queue_errors_name_the_line_and_the_leaves, "
 		"config_refuses_a_parent_budget_and_a_fleet_beside_it, "
 		"config_jobs_over_their_queue_limit_never_start, usable_gpus_and_model_case, "
+		"config_closed_nodes_and_bad_gpus_stay_so_after_a_repair, "
 		"lingjun_topology_gives_three_levels, "
 		"openb_node_list_is_a_fleet";
 	int n = (int)(sizeof fns / sizeof fns[0]);
