@@ -828,6 +828,24 @@ for p, q in zip(a["policies"], b["policies"]):
         assert abs(p[k] - q[k]) < 1e-9, (p["policy"], k, p[k], q[k])
 PY
 then ok "sim-run-config-over-limit-jobs-weigh-on-nothing"; else bad "sim-run-config-over-limit-jobs-weigh-on-nothing"; tail -3 "$SC/l12.out"; fi
+# the same through a GPU model limit (llm may hold 12 H100, the fleet's
+# only model): its 16-GPU jobs, naming no model, have no model left
+sed 's/^    minRuntime: 30m/    minRuntime: 30m\n    gpuModelLimits: {H100: 12}/' "$CF" >"$SC/m12.yaml"
+"$FW" sim run --config "$SC/m12.yaml" --trace "$CT" --format fairway --policies fifo,fairway --json "$SC/m12.json" \
+	>"$SC/m12.out" 2>&1
+"$FW" sim run --config "$SC/m12.yaml" --trace "$SC/fit12.csv" --format fairway --policies fifo,fairway \
+	--json "$SC/mfit12.json" >/dev/null 2>&1
+if grep -q "warning: $BIG jobs of $CT ask more than their queue's limit allows (queue llm; the first, '[^']*' (line [0-9]*) needs 16 GPUs of one model at once, and queue llm's gpuModelLimits leave it no model that can hold it (H100: at most 12, its limit)), .* Raise the limit (gpuModelLimits, or the parent's)" "$SC/m12.out" &&
+	python3 - "$SC" "$BIG" <<'PY'
+import json, sys
+d, big = sys.argv[1], int(sys.argv[2])
+a, b = json.load(open(d + "/m12.json")), json.load(open(d + "/mfit12.json"))
+for p, q in zip(a["policies"], b["policies"]):
+    assert p["never_started"] == q["never_started"] + big, (p["never_started"], q["never_started"])
+    for k in ("fairness_jain", "idle_while_waiting_gpu_h", "used_gpu_h", "decisions"):
+        assert abs(p[k] - q[k]) < 1e-9, (p["policy"], k, p[k], q[k])
+PY
+then ok "sim-run-config-over-model-limit-jobs-weigh-on-nothing"; else bad "sim-run-config-over-model-limit-jobs-weigh-on-nothing"; tail -3 "$SC/m12.out"; fi
 # closed nodes and badGpus are no capacity: two closed nodes beside the
 # config's replay as the config alone, occupancy, capacity, the cycles the
 # replay ran (a closed node's GPUs never wake one) and fairness included
