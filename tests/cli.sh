@@ -901,6 +901,11 @@ for p in r["policies"]:
     for key in ("gpu_h", "occupancy", "gpu_s", "lost_gpu_h"):
         assert abs(q["research"][key] - sum(q[n][key] for n in kids)) < 1e-6, key
     assert abs(float(qr["research"]["gpu_h"]) - sum(float(qr[n]["gpu_h"]) for n in kids)) < 1e-6
+    # a parent waits while its subtree does: at least each child, at most their sum
+    idle = {n: q[n]["idle_while_waiting_gpu_h"] for n in kids + ["research"]}
+    assert max(idle[n] for n in kids) > 0, idle
+    assert max(idle[n] for n in kids) - 1e-9 <= idle["research"] <= sum(idle[n] for n in kids) + 1e-9, idle
+    assert abs(float(qr["research"]["idle_while_waiting_gpu_h"]) - idle["research"]) < 1e-6, idle
 PY
 then ok "sim-run-config-echo-limits-digest-and-parent-usage"; else bad "sim-run-config-echo-limits-digest-and-parent-usage"; fi
 # Slurm's lowercase model runs on the config's H100 nodes; a model no node
