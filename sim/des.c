@@ -1593,8 +1593,10 @@ static void note_budget(struct sim *m, const struct fw_plan *p)
 			m->short_at = w < m->short_at ? w : m->short_at;
 			m->nshort++;
 		}
-		int32_t row = m->row_of[k];
+		int32_t row = m->row_of[k], q = m->r->queue[row];
 		m->r->over_budget_jobs += !m->over_budget[row];
+		if (q >= 0 && q < FW_TEAMS_MAX)
+			m->r->qover_budget[q] += !m->over_budget[row];
 		m->over_budget[row] = true;
 	}
 }
@@ -3437,8 +3439,23 @@ static json_t *stats_json(const struct fw_sim_stats *st)
 	return o;
 }
 
+/* The jobs held over a budget in queue q's subtree (its own, for a leaf). */
+static int64_t subtree_held(const struct fw_sim_result *r, int q)
+{
+	int64_t n = 0;
+
+	for (int k = 0; k < r->nqueues; k++)
+		for (int a = k, d = 0; a >= 0 && a < r->nqueues && d <= r->nqueues; a = r->qparent[a], d++)
+			if (a == q) {
+				n += r->qover_budget[k];
+				break;
+			}
+	return n;
+}
+
 /* A config queue's place in the tree, "parent" (its name, null at the
- * top) and "leaf", and the settings it ran with (null: none). */
+ * top) and "leaf", the settings it ran with (null: none), and the jobs
+ * its budget held (its subtree's, for a parent). */
 static void tree_json(const struct fw_sim_result *r, const struct fw_snapshot *cfg, int q, json_t *s)
 {
 	const struct fw_queue *Q = &cfg->queues[q];
@@ -3454,6 +3471,7 @@ static void tree_json(const struct fw_sim_result *r, const struct fw_snapshot *c
 	json_object_set_new(s, "min_runtime_s", Q->min_runtime_s ? json_integer(Q->min_runtime_s) : json_null());
 	json_object_set_new(s, "max_runtime_s", Q->max_runtime_s ? json_integer(Q->max_runtime_s) : json_null());
 	json_object_set_new(s, "gpu_hour_budget", Q->gpu_hour_budget > 0 ? json_real(Q->gpu_hour_budget) : json_null());
+	json_object_set_new(s, "over_budget_jobs", json_integer(subtree_held(r, q)));
 }
 
 static json_t *policy_json(const struct fw_sim_result *r, const struct fw_sim_metrics *m,
@@ -3812,6 +3830,34 @@ static void print_limits(const struct cli *c, const struct variant *w, const str
 	       r->cut_gpu_s / 3600.0);
 }
 
+#define BUDGETS_LISTED 8 /* queues the --config budget line names */
+
+/* --config: the queues with a gpuHourBudget, each by name with its budget
+ * and the jobs it held, the first BUDGETS_LISTED, then the rest's count. */
+static void print_config_budgets(const struct cli *c, const struct fw_sim_result *r)
+{
+	const struct fw_snapshot *s = c->o.config;
+	int listed = 0, more = 0;
+	int64_t rest = 0;
+
+	printf("  GPU-hour budgets of the config (gpuHourBudget): ");
+	for (int32_t q = 0; q < s->nqueues && q < FW_TEAMS_MAX; q++) {
+		int64_t held = r->qover_budget[q];
+		if (!(s->queues[q].gpu_hour_budget > 0))
+			continue;
+		if (listed == BUDGETS_LISTED) {
+			more++, rest += held;
+			continue;
+		}
+		printf("%squeue %s %.10g GPU-h, %lld job%s held over it", listed++ ? "; " : "", s->queues[q].name,
+		       s->queues[q].gpu_hour_budget, (long long)held, held == 1 ? "" : "s");
+	}
+	if (more)
+		printf("; %d more queue%s, %lld job%s held over them", more, more == 1 ? "" : "s", (long long)rest,
+		       rest == 1 ? "" : "s");
+	printf("\n");
+}
+
 /* The budget's line of the summary, only when the replay had one, with
  * the GPUs of steady use it sustains under the replay's half-life h: a
  * queue holding a GPUs tends to usage a h / ln 2, so at most
@@ -3824,8 +3870,7 @@ static void print_budget(const struct cli *c, const struct fw_sim_result *r)
 	int nq = config_queues_with(c, true);
 
 	if (nq > 0) /* --config: each queue's own */
-		printf("  GPU-hour budgets of %d queue%s of the config (gpuHourBudget): %lld job%s held over them\n",
-		       nq, nq == 1 ? "" : "s", (long long)r->over_budget_jobs, r->over_budget_jobs == 1 ? "" : "s");
+		print_config_budgets(c, r);
 	if (!(r->gpu_hour_budget > 0))
 		return;
 	if (fmod(h, 86400) == 0)

@@ -774,7 +774,7 @@ for r in every all; do
 		--preemptible --tick-rule $r --log "$SC/$r.jsonl" --json "$SC/$r.json" >"$SC/$r.out" 2>&1
 done
 if grep -q '"policy":"fairway"' "$SC/all.jsonl" && cmp -s "$SC/every.jsonl" "$SC/all.jsonl" &&
-	grep -q 'GPU-hour budgets of 1 queue of the config (gpuHourBudget): [1-9][0-9]* jobs\? held over them' "$SC/every.out"; then
+	grep -q 'GPU-hour budgets of the config (gpuHourBudget): queue vision 4 GPU-h, [1-9][0-9]* jobs\? held over it$' "$SC/every.out"; then
 	ok "sim-run-config-tick-rules-and-a-leaf-budget"
 else
 	bad "sim-run-config-tick-rules-and-a-leaf-budget"; tail -3 "$SC/every.out"
@@ -871,7 +871,7 @@ then ok "sim-run-config-closed-nodes-are-no-capacity"; else bad "sim-run-config-
 # block; per-queue limits in the CSV as in by_queue; parents' usage is
 # their subtree's
 "$FW" sim run --config "$SC/budget.yaml" --trace "$CT" --format fairway --policies fifo,fairway \
-	--json "$SC/echo.json" --csv "$SC/echo.csv" >/dev/null 2>&1
+	--json "$SC/echo.json" --csv "$SC/echo.csv" --report "$SC/echo.html" >/dev/null 2>&1
 if python3 - "$SC" <<'PY'
 import csv, hashlib, json, sys
 d = sys.argv[1]
@@ -896,6 +896,9 @@ for p in r["policies"]:
         got = qr[name]["gpu_hour_budget"]
         assert (got == "" and want is None) or abs(float(got) - want) < 1e-9, (name, got, want)
     assert q["product"]["max_runtime_s"] and q["vision"]["gpu_hour_budget"], "the config's limits"
+    # the jobs each budget held, by queue (a parent: its subtree's)
+    assert q["vision"]["over_budget_jobs"] == p["over_budget_jobs"] > 0, (q["vision"], p["over_budget_jobs"])
+    assert (q["research"]["over_budget_jobs"], q["llm"]["over_budget_jobs"]) == (p["over_budget_jobs"], 0), q["research"]
     kids = [n for n, v in q.items() if v["parent"] == "research"]
     assert kids and q["research"]["gpu_h"] > 0, q["research"]["gpu_h"]
     for key in ("gpu_h", "occupancy", "gpu_s", "lost_gpu_h"):
@@ -908,6 +911,14 @@ for p in r["policies"]:
     assert abs(float(qr["research"]["idle_while_waiting_gpu_h"]) - idle["research"]) < 1e-6, idle
 PY
 then ok "sim-run-config-echo-limits-digest-and-parent-usage"; else bad "sim-run-config-echo-limits-digest-and-parent-usage"; fi
+# the report names the config's queues' limits and budgets, not the flags'
+if grep -q "Each queue's budget, GPU-hours (the config's gpuHourBudget)</td><td class=\"dir\"></td><td>vision 4</td>" "$SC/echo.html" &&
+	grep -q "Each queue's limit (the config's maxRuntime)</td><td class=\"dir\"></td><td>product 4.0 h</td>" "$SC/echo.html" &&
+	! grep -q "Every queue's budget" "$SC/echo.html"; then
+	ok "sim-run-config-report-names-each-queues-budget"
+else
+	bad "sim-run-config-report-names-each-queues-budget"
+fi
 # Slurm's lowercase model runs on the config's H100 nodes; a model no node
 # has is named with the config's fix
 printf 'job_id,submit_time,duration,queue,gpus_per_task,gpu_model\nx,0,60,llm,1,h100\ny,0,60,vision,1,a100\n' >"$SC/models.csv"
