@@ -2322,6 +2322,10 @@ struct cli {
 	 * (drawn by a hash of the job's id, the same in every replay) */
 	struct fw_sim_model_limit name_models[FW_SIM_MODEL_LIMITS];
 	int32_t nname_models;
+	/* a trace of one virtual cluster (one_vc_of): its VC's name, "" for
+	 * any other; one_team: replayed as that VC's one team (no --teams) */
+	char vc[FW_TEAM_NAME_MAX];
+	bool one_team;
 };
 
 static const char usage_text[] =
@@ -2501,6 +2505,8 @@ static const char usage_text[] =
 	"\n"
 	"Jobs are mapped to teams by a fixed hash of job_id weighted by team size;\n"
 	"each team is a queue whose deserved GPUs are proportional to its size.\n"
+	"A trace of one virtual cluster (philly-vc103959-elasticflow) is that VC's\n"
+	"one team unless --teams is given.\n"
 	"Jobs over G GPUs become gangs of G-GPU tasks.  See docs/sim.md.\n"
 	"\n"
 	"example:\n"
@@ -3279,22 +3285,75 @@ static int parse_args(struct cli *c, int argc, char **argv)
 	return check_seed(c->trace);
 }
 
-/* Is the trace file the real ITP trace: read as ITP, in the folder
- * $FAIRWAY_TRACES/microsoft-itp (default ../shared/traces), the same
- * folder however each path names it (links, "..": device and inode)?  A user's own my/cluster01.csv
- * is not, whatever its name. */
-static bool real_itp_trace(const struct cli *c, const char *base, char *want, size_t n)
+/* Is the trace file in the folder $FAIRWAY_TRACES/sub (default
+ * ../shared/traces), the same folder however each path names it (links,
+ * "..": device and inode)?  want gets that folder's path. */
+static bool trace_in(const struct cli *c, const char *sub, char *want, size_t n)
 {
-	const char *root = getenv("FAIRWAY_TRACES");
+	const char *root = getenv("FAIRWAY_TRACES"), *base = strrchr(c->trace, '/');
 	char dir[1024];
 	struct stat a, b;
 
-	snprintf(want, n, "%s/microsoft-itp", root && root[0] ? root : "../shared/traces");
-	if (c->format && strcmp(c->format, "itp"))
-		return false;
-	snprintf(dir, sizeof dir, "%.*s", base == c->trace ? 1 : (int)(base - c->trace),
-		 base == c->trace ? "." : c->trace);
+	snprintf(want, n, "%s/%s", root && root[0] ? root : "../shared/traces", sub);
+	snprintf(dir, sizeof dir, "%.*s", base ? (int)(base - c->trace) + 1 : 1, base ? c->trace : ".");
 	return stat(want, &a) == 0 && stat(dir, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/* Is the trace file the real ITP trace: read as ITP, in the folder
+ * $FAIRWAY_TRACES/microsoft-itp?  A user's own my/cluster01.csv is not,
+ * whatever its name. */
+static bool real_itp_trace(const struct cli *c, char *want, size_t n)
+{
+	bool in = trace_in(c, "microsoft-itp", want, n);
+
+	return in && !(c->format && strcmp(c->format, "itp"));
+}
+
+/*
+ * Traces of one virtual cluster (the traces README): a fair-share
+ * replay of one needs no invented teams, so without --teams it is that
+ * VC's one team, and its fairness rows say nothing.  Known by the folder
+ * the file is in (as the ITP traces are), since their rows name no VC.
+ */
+static const struct {
+	const char *dir, *file, *vc;
+} one_vc_traces[] = {
+	{ "philly-vc103959-elasticflow", "philly_103959.csv", "103959" },
+};
+
+/* The VC of a trace of one virtual cluster, or NULL. */
+static const char *one_vc_of(const struct cli *c)
+{
+	const char *base = strrchr(c->trace, '/');
+	char dir[1024];
+
+	base = base ? base + 1 : c->trace;
+	for (size_t i = 0; i < sizeof one_vc_traces / sizeof one_vc_traces[0]; i++)
+		if (!strcmp(base, one_vc_traces[i].file) && trace_in(c, one_vc_traces[i].dir, dir, sizeof dir))
+			return one_vc_traces[i].vc;
+	return NULL;
+}
+
+/* Where the jobs' queues come from (the JSON's teams_source): the
+ * config's, the trace's queue column, a trace of one VC as its one team,
+ * or the hash split over the teams (of one VC's jobs, under --teams). */
+static const char *teams_source(const struct cli *c, const struct fw_teams *teams)
+{
+	size_t named = 0;
+
+	if (c->config)
+		return "config queues";
+	if (c->one_team || (c->vc[0] && teams->n == 1))
+		return "one VC";
+	for (size_t i = 0; !c->teams && i < c->tr.n; i++)
+		named += c->tr.v[i].queue[0] != '\0';
+	if (!c->teams && named == c->tr.n)
+		return "trace queues";
+	if (c->vc[0])
+		return "hash split of one VC";
+	if (teams->n == 1) /* a --teams file of one line: no split */
+		return named ? "trace queues and one team" : "one team";
+	return named ? "trace queues and hash split" : "hash split";
 }
 
 /* The traces README's standard sizes (about 80% offered load), for the
@@ -3315,7 +3374,7 @@ static void default_nodes(struct cli *c)
 	for (size_t i = 0; i < sizeof std / sizeof std[0]; i++) {
 		if (strcmp(base, std[i].file))
 			continue;
-		if (!real_itp_trace(c, base, itp, sizeof itp))
+		if (!real_itp_trace(c, itp, sizeof itp))
 			break;
 		c->o.nodes = std[i].nodes;
 		printf("nodes: %dx8, the standard size for %s (traces README)\n", (int)std[i].nodes, base);
@@ -3651,6 +3710,7 @@ static json_t *run_json(const struct cli *c, const struct fw_itp_trace *t,
 		json_object_set_new(o, "slices", json_pack("{s:i,s:s}", "tasks", c->o.slice_tasks, "level",
 							   c->o.slice_level));
 	json_object_set_new(o, "teams", c->config ? json_null() : json_string(teams->source));
+	json_object_set_new(o, "teams_source", json_string(teams_source(c, teams)));
 	if (c->fail.rate_per_1000 > 0)
 		json_object_set_new(o, "failure_model",
 				    json_pack("{s:f,s:f,s:f,s:I,s:I,s:I}", "rate_per_1000", c->fail.rate_per_1000,
@@ -4176,6 +4236,28 @@ static int load_trace(struct cli *c, struct fw_itp_trace *t, struct fw_diag *d)
 	return FW_OK;
 }
 
+/* A trace of one VC, without --teams: that VC is its one team, its
+ * weight the table's (any weight does: one team takes every GPU). */
+static void one_team(struct cli *c, struct fw_teams *teams)
+{
+	const char *vc = one_vc_of(c);
+	struct fw_team t = { .weight = 1 };
+
+	if (!vc)
+		return;
+	snprintf(c->vc, sizeof c->vc, "%s", vc);
+	if (c->teams)
+		return; /* the user asked for a mapping: a hash split of the VC */
+	snprintf(t.name, sizeof t.name, "%s", vc);
+	for (int i = 0; i < teams->n; i++)
+		if (!strcmp(teams->v[i].name, vc))
+			t = teams->v[i];
+	teams->v[0] = t;
+	teams->n = 1;
+	teams->total = t.weight;
+	c->one_team = true;
+}
+
 /* The teams (none with --config: its queues take the jobs). */
 static int load_teams(struct cli *c, struct fw_teams *teams)
 {
@@ -4198,6 +4280,7 @@ static int load_teams(struct cli *c, struct fw_teams *teams)
 	}
 	if (note[0])
 		fprintf(stderr, "fairway: %s\n", note);
+	one_team(c, teams);
 	return 0;
 }
 
@@ -4213,6 +4296,33 @@ static int config_leaves(const struct fw_snapshot *s)
 		n += leaf;
 	}
 	return n;
+}
+
+/* The header's word on the teams, when they are not the trace's or the
+ * config's own queues: a hash split invents them, so fairness measures
+ * the split. */
+static void print_teams_note(const struct cli *c, const struct fw_teams *teams)
+{
+	const char *src = teams_source(c, teams);
+
+	if (!strcmp(src, "one team") || !strcmp(src, "trace queues and one team"))
+		printf("teams: one team, vc-%s (--teams %s): %s share one queue\n", teams->v[0].name, c->teams,
+		       strcmp(src, "one team") ? "the jobs that name no queue" : "the jobs");
+	else if (!strcmp(src, "one VC") && !c->one_team)
+		printf("teams: one team, vc-%s (--teams %s), for one virtual cluster's jobs (VC %s)\n",
+		       teams->v[0].name, c->teams, c->vc);
+	else if (!strcmp(src, "one VC"))
+		printf("teams: one team, vc-%s: %s is one virtual cluster (traces README), so its jobs share one "
+		       "queue and fairness over one queue is 1; give --teams philly to split it by hash into the "
+		       "Philly VCs' sizes\n", c->vc, c->trace);
+	else if (!strcmp(src, "hash split of one VC"))
+		printf("teams: a hash split of one virtual cluster's jobs (VC %s) into %d invented teams by job_id "
+		       "(--teams %s), so the fairness rows measure that split; leave out --teams to replay it as its "
+		       "one team\n", c->vc, teams->n, c->teams);
+	else if (!strcmp(src, "hash split") || !strcmp(src, "trace queues and hash split"))
+		printf("teams: %s split by a hash of job_id over %d teams weighted by size (the trace names no "
+		       "team), so the fairness rows compare these invented teams (docs/sim.md, \"Teams\")\n",
+		       strcmp(src, "hash split") ? "the jobs that name no queue are" : "the jobs are", teams->n);
 }
 
 static int load_inputs(struct cli *c, struct fw_itp_trace *t, struct fw_teams *teams)
@@ -4244,6 +4354,7 @@ static int load_inputs(struct cli *c, struct fw_itp_trace *t, struct fw_teams *t
 		       config_leaves(c->fleetsnap));
 	else
 		printf("teams %s (%d)\n", teams->source, teams->n);
+	print_teams_note(c, teams);
 	return 0;
 }
 

@@ -728,7 +728,7 @@ if python3 - "$SC" "$CF" <<'PY'
 import collections, csv, json, sys
 d, cf = sys.argv[1], sys.argv[2]
 r = json.load(open(d + "/r.json"))
-assert r["config"] == cf and r["teams"] is None, r["config"]
+assert r["config"] == cf and r["teams"] is None and r["teams_source"] == "config queues", r["config"]
 # the config's scheduler block: reserveDepth 4, starveAfter 2h, backfill conservative, usageHalfLife 1d
 assert (r["reserve_depth"], r["starve_after_s"], r["backfill"], r["usage_half_life_s"]) == (4, 7200, "conservative", 86400), r
 assert r["estimate_depth"] == 64, r["estimate_depth"]
@@ -971,6 +971,43 @@ printf 'job_id,submit_time,submission_time,num_gpu,duration\n0,0,0,2,600\n' >"$W
 expect "sim-run-itp-submit-time-twice" 1 \
 	"ef2.csv:1:20: header: column 'submission_time' appears twice (or as 'submit_time'); keep one" \
 	"$FW" sim run --trace "$WF/ef2.csv" --nodes 2x8 --policies fifo
+# a trace of one virtual cluster (philly-vc103959-elasticflow, known by its
+# folder) is that VC's one team, unless --teams asks for the hash split;
+# the header and the JSON say where the teams come from
+mkdir -p "$WF/t/philly-vc103959-elasticflow" "$WF/t/philly-vc-config"
+awk 'BEGIN { print "job_id,submit_time,real_iteration,model_name,num_gpu,duration";
+	for (i = 0; i < 40; i++) printf "%d,%d,9,vgg16,%d,%d\n", i, i * 120, 1 + i % 4, 3600 + i * 60 }' \
+	>"$WF/t/philly-vc103959-elasticflow/philly_103959.csv"
+cp "$WF/t/philly-vc103959-elasticflow/philly_103959.csv" "$WF/copy.csv"
+printf 'vc,node num\n6214e9,64\n103959,8\n0e4a51,32\n' >"$WF/t/philly-vc-config/philly_vc.csv"
+VCT="$WF/t/philly-vc103959-elasticflow/philly_103959.csv"
+FAIRWAY_TRACES="$WF/t" expect "sim-run-one-vc-is-one-team" 0 \
+	"teams: one team, vc-103959: $VCT is one virtual cluster (traces README), so its jobs share one queue" \
+	"$FW" sim run --trace "$VCT" --nodes 2x8 --policies fifo,fairway --json "$WF/one.json"
+FAIRWAY_TRACES="$WF/t" expect "sim-run-one-vc-split-on-request" 0 \
+	"teams: a hash split of one virtual cluster's jobs (VC 103959) into 3 invented teams by job_id (--teams philly), so the fairness rows measure that split" \
+	"$FW" sim run --trace "$VCT" --nodes 2x8 --policies fifo,fairway --teams philly --json "$WF/split.json"
+FAIRWAY_TRACES="$WF/t" expect "sim-run-hash-split-says-so" 0 \
+	"teams: the jobs are split by a hash of job_id over 3 teams weighted by size (the trace names no team)" \
+	"$FW" sim run --trace "$WF/copy.csv" --nodes 2x8 --policies fifo,fairway --json "$WF/copy.json"
+printf 'vc,node num\nmine,1\n' >"$WF/one.csv"
+expect "sim-run-one-line-teams-file-is-one-team" 0 "teams: one team, vc-mine (--teams $WF/one.csv): the jobs share one queue" \
+	"$FW" sim run --trace "$WF/copy.csv" --nodes 2x8 --policies fifo --teams "$WF/one.csv"
+printf 'job_id,submit_time,duration,queue,gpus_per_task\na,0,60,x,1\nb,0,60,y,1\n' >"$WF/q.csv"
+"$FW" sim run --trace "$WF/q.csv" --format fairway --nodes 2x8 --policies fifo --json "$WF/q.json" >"$WF/q.out" 2>&1
+if ! grep -q "^teams:" "$WF/q.out" && python3 - "$WF" <<'PY'
+import json, sys
+d = sys.argv[1]
+one, split, copy, q = (json.load(open(d + f)) for f in ("/one.json", "/split.json", "/copy.json", "/q.json"))
+assert (one["teams_source"], split["teams_source"], copy["teams_source"], q["teams_source"]) == \
+    ("one VC", "hash split of one VC", "hash split", "trace queues"), one["teams_source"]
+for p in one["policies"]:
+    assert list(p["by_queue"]) == ["vc-103959"] and p["by_queue"]["vc-103959"]["jobs"] == 40, list(p["by_queue"])
+    assert p["fairness_jain"] == 1, p["fairness_jain"]
+for p, c in zip(split["policies"], copy["policies"]):
+    assert len(p["by_queue"]) == 3 and p["by_queue"] == c["by_queue"], p["policy"]
+PY
+then ok "sim-run-teams-source-in-the-json"; else bad "sim-run-teams-source-in-the-json"; cat "$WF/q.out" | head -3; fi
 rm -rf "$WF"
 expect "sim-run-header-only-trace" 1 "h.csv: the trace has no jobs (a header only?)" \
 	"$FW" sim run --trace "$HO/h.csv" --nodes 2x8 --json "$HO/h.json"
