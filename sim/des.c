@@ -499,31 +499,40 @@ static const struct fw_snapshot *base_nodes(const struct sim *m)
 	return m->o->config ? m->o->config : m->o->fleet;
 }
 
-/* Is node n out of service in the snapshot (schedulable: false, unhealthy
- * or draining: a node the file closes stays closed for the whole replay,
- * a failed one until its repair)? */
-static bool node_closed(const struct sim *m, int32_t n)
+static bool closed(const struct fw_node *x)
 {
-	const struct fw_node *x = &m->s->nodes[n];
-
 	return !x->schedulable || x->health == FW_HEALTH_UNHEALTHY || x->health == FW_HEALTH_DRAINING;
 }
 
-/* The GPUs of node n that can run a job now, with nothing running on it:
- * none when it is closed, else those outside its bad GPUs (the file's
- * badGpus and the failed ones), as the engine's capacity counts them. */
-static int32_t open_gpus(const struct sim *m, int32_t n)
+/* Is node n one the file closes (schedulable: false, unhealthy or
+ * draining), and closed still?  The engine places nothing on it, so the
+ * tick rule's test counts none of its GPUs free (room_now).  Read live,
+ * since a hook may write a node's health (the health experiment's
+ * tracker) and tells no one; a node only a failure or a hook closed is
+ * left to the counts as they were (its running jobs may yet be drained
+ * off it by a cycle). */
+static bool node_closed(const struct sim *m, int32_t n)
 {
-	const struct fw_node *x = &m->s->nodes[n];
-	uint32_t all = x->gpu_count >= 32 ? UINT32_MAX : (UINT32_C(1) << x->gpu_count) - 1;
+	const struct fw_snapshot *b = base_nodes(m);
 
-	return node_closed(m, n) ? 0 : (int32_t)__builtin_popcount(all & ~x->bad_gpu_mask);
+	return b && closed(&b->nodes[n]) && closed(&m->s->nodes[n]);
 }
 
-/* Free GPUs per node, of the GPUs that can run a job (open_gpus: a closed
- * node or a bad GPU is never free, so could_start() never wakes a cycle
- * for them); could_start() is exact only on a uniform fleet where every
- * job is ITP-shaped (whole GPUs, nothing else asked). */
+/* The GPUs of node n outside the file's badGpus (they stay bad for the
+ * whole replay): its free count with nothing running on it. */
+static int32_t good_gpus(const struct sim *m, int32_t n)
+{
+	const struct fw_snapshot *b = base_nodes(m);
+	int32_t g = m->s->nodes[n].gpu_count;
+	uint32_t all = g >= 32 ? UINT32_MAX : (UINT32_C(1) << g) - 1;
+
+	return (int32_t)__builtin_popcount(all & ~(b ? b->nodes[n].bad_gpu_mask : 0));
+}
+
+/* Free GPUs per node (good_gpus: a bad GPU is never free; a closed node's
+ * are left out where the tick rule reads them, room_now); could_start()
+ * is exact only on a uniform fleet where every job is ITP-shaped (whole
+ * GPUs, nothing else asked). */
 static int init_capacity(struct sim *m)
 {
 	const struct fw_snapshot *s = m->s;
@@ -539,7 +548,7 @@ static int init_capacity(struct sim *m)
 		return FW_ENOMEM;
 	m->free_gpus = 0;
 	for (int32_t i = 0; i < s->nnodes; i++) {
-		m->node_free[i] = open_gpus(m, i);
+		m->node_free[i] = good_gpus(m, i);
 		m->free_gpus += m->node_free[i];
 	}
 	return FW_OK;
@@ -1269,7 +1278,7 @@ static int fail_gpus(struct sim *m, fw_time t, int32_t n, uint32_t gpus, int64_t
 	m->s->nodes[n].bad_gpu_mask |= gpus;
 	if (t + repair > m->gpu_until[n])
 		m->gpu_until[n] = t + repair;
-	if (m->down_until[n] < 0 && !node_closed(m, n)) { /* a closed node has none free */
+	if (m->down_until[n] < 0) {
 		m->node_free[n] -= __builtin_popcount(fresh);
 		m->free_gpus -= __builtin_popcount(fresh);
 	}
@@ -1286,7 +1295,7 @@ static void repair_gpus(struct sim *m, int32_t n)
 		return;
 	m->ngpu_bad--;
 	m->s->nodes[n].bad_gpu_mask = fleet_bad(m, n);
-	if (m->down_until[n] < 0 && !node_closed(m, n)) {
+	if (m->down_until[n] < 0) {
 		m->node_free[n] += __builtin_popcount(back);
 		m->free_gpus += __builtin_popcount(back);
 	}
@@ -1320,7 +1329,7 @@ static void repair_node(struct sim *m, int32_t n)
 	m->down_until[n] = -1;
 	m->ndown--;
 	m->s->nodes[n].schedulable = base_nodes(m) ? base_nodes(m)->nodes[n].schedulable : true;
-	m->node_free[n] = open_gpus(m, n); /* nothing runs on it: it was down */
+	m->node_free[n] = good_gpus(m, n); /* nothing runs on it: it was down */
 	m->free_gpus += m->node_free[n];
 	m->dirty = true;
 }
@@ -1517,22 +1526,26 @@ static enum fw_sim_tick_rule rule_of(const struct sim *m)
  * the free capacity the test reads, fits() the test for one size. */
 struct room {
 	int32_t maxfree, whole; /* the most free GPUs on a node; wholly free nodes */
+	int64_t free;           /* free GPUs on the nodes in service */
 };
 
 static struct room room_now(const struct sim *m)
 {
-	struct room x = { 0, 0 };
+	struct room x = { 0, 0, 0 };
 
 	for (int32_t i = 0; i < m->nnodes; i++) {
+		if (node_closed(m, i))
+			continue;
 		x.maxfree = m->node_free[i] > x.maxfree ? m->node_free[i] : x.maxfree;
 		x.whole += m->node_free[i] == m->G;
+		x.free += m->node_free[i];
 	}
 	return x;
 }
 
-static bool fits(const struct sim *m, struct room x, int32_t g)
+static bool fits(struct room x, int32_t g, int32_t G)
 {
-	return g <= m->free_gpus && (g <= m->G ? g <= x.maxfree : g / m->G <= x.whole);
+	return g <= x.free && (g <= G ? g <= x.maxfree : g / G <= x.whole);
 }
 
 static bool could_start(const struct sim *m)
@@ -1545,7 +1558,7 @@ static bool could_start(const struct sim *m)
 		return false;
 	x = room_now(m);
 	for (int32_t g = 1; g <= FW_ITP_MAX_GPUS && g <= m->free_gpus; g++)
-		if (m->pending_by_size[g] && fits(m, x, g))
+		if (m->pending_by_size[g] && fits(x, g, m->G))
 			return true;
 	return false;
 }
@@ -1708,7 +1721,7 @@ static int note_quiet(struct sim *m, const struct fw_plan *p)
 	for (int32_t k = 0; k < s->njobs; k++) {
 		if (m->gone[k] || s->jobs[k].state != FW_JOB_PENDING || held[k])
 			continue;
-		if (!m->exact_fit || m->evicts || fits(m, x, row_gpus(m, m->row_of[k])))
+		if (!m->exact_fit || m->evicts || fits(x, row_gpus(m, m->row_of[k]), m->G))
 			return FW_OK;
 	}
 	m->quiet = true;
