@@ -3160,7 +3160,7 @@ static int check_budget_safe(const struct cli *c)
 {
 	bool any = c->o.gpu_hour_budget > 0;
 
-	if (c->config) /* the budgets are the config's queues' */
+	if (c->config) /* the budgets are the config's queues' (config_budget_safe) */
 		return 0;
 
 	for (int i = 0; i < c->npolicies; i++) {
@@ -4204,6 +4204,28 @@ static void name_models(struct cli *c)
 }
 
 /* Fleet, then the trace in its format (ITP rows shaped for the fleet). */
+/* --config: the flag --budget-safe or a variant's budget-safe=on, where
+ * no queue of the config has a gpuHourBudget, would change nothing
+ * silently (a config's own scheduler.budgetSafe is the site's, and
+ * stays): refused, naming the config and the key. */
+static int config_budget_safe(const struct cli *c, struct fw_diag *d)
+{
+	const char *key = flag_given(c, "--budget-safe") ? "--budget-safe" : NULL;
+
+	for (int32_t q = 0; q < c->fleetsnap->nqueues; q++)
+		if (c->fleetsnap->queues[q].gpu_hour_budget > 0)
+			return FW_OK;
+	for (int i = 0; !key && i < c->npolicies; i++)
+		if (c->policy[i].budget_safe == 1)
+			key = c->policy[i].label;
+	if (!key)
+		return FW_OK;
+	return fw_diag_set(d, FW_EINVAL, c->config, 0, 0, "queues.gpuHourBudget",
+			   "%s%s%s: no queue of the config has a gpuHourBudget, so budget-safe changes nothing; "
+			   "give a leaf queue a gpuHourBudget, or drop it", key[0] == '-' ? "" : "--policies '",
+			   key, key[0] == '-' ? "" : "'");
+}
+
 static int load_trace(struct cli *c, struct fw_itp_trace *t, struct fw_diag *d)
 {
 	int fmt = c->format ? fw_trace_format_of(c->format) : FW_TRACE_ITP, rc;
@@ -4213,6 +4235,8 @@ static int load_trace(struct cli *c, struct fw_itp_trace *t, struct fw_diag *d)
 		return rc;
 	if (c->config)
 		config_settings(c);
+	if (c->config && (rc = config_budget_safe(c, d)) != FW_OK)
+		return rc;
 	for (int32_t i = 0; i < c->fleetsnap->nnodes; i++)
 		G = c->fleetsnap->nodes[i].gpu_count > G ? c->fleetsnap->nodes[i].gpu_count : G;
 	if (is_synthetic(c->trace))

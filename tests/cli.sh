@@ -930,6 +930,14 @@ if python3 -c 'import json, sys; p = json.load(open(sys.argv[1]))["policies"][0]
 else
 	bad "sim-run-config-model-case-aside"
 fi
+expect "sim-run-config-budget-safe-without-a-budget" 1 \
+	"$CF: queues.gpuHourBudget: --budget-safe: no queue of the config has a gpuHourBudget, so budget-safe changes nothing" \
+	"$FW" sim run --config "$CF" --trace "$CT" --format fairway --budget-safe
+expect "sim-run-config-budget-safe-with-a-budget" 0 "GPU-hour budgets of the config (gpuHourBudget): queue vision 4 GPU-h" \
+	"$FW" sim run --config "$SC/budget.yaml" --trace "$CT" --format fairway --budget-safe --policies fifo
+expect "sim-run-config-budget-safe-variant-without-a-budget" 1 \
+	"--policies 'fairway:budget-safe=on': no queue of the config has a gpuHourBudget" \
+	"$FW" sim run --config "$CF" --trace "$CT" --format fairway --policies fifo,fairway:budget-safe=on
 expect "sim-run-config-and-teams" 2 "--config and --teams: the config's leaf queues take the jobs" \
 	"$FW" sim run --config "$CF" --teams philly --trace "$CT" --format fairway
 expect "sim-run-config-and-a-queue-flag" 2 "--config and --max-runtime: each queue of the config has its own maxRuntime" \
