@@ -493,8 +493,48 @@ static int64_t row_milli(const struct sim *m, int32_t row)
 	return milli;
 }
 
-/* Free GPUs per node; could_start() is exact only on a uniform fleet where
- * every job is ITP-shaped (whole GPUs, nothing else asked). */
+/* The nodes the replay starts from, as the file gives them (each one's
+ * schedulable flag and badGpus): the config's or the fleet file's, or
+ * NULL for a generated fleet (every node open, no bad GPU). */
+static const struct fw_snapshot *base_nodes(const struct sim *m)
+{
+	return m->o->config ? m->o->config : m->o->fleet;
+}
+
+static bool closed(const struct fw_node *x)
+{
+	return !x->schedulable || x->health == FW_HEALTH_UNHEALTHY || x->health == FW_HEALTH_DRAINING;
+}
+
+/* Is node n one the file closes (schedulable: false, unhealthy or
+ * draining), and closed still?  The engine places nothing on it, so the
+ * tick rule's test counts none of its GPUs free (room_now).  Read live,
+ * since a hook may write a node's health (the health experiment's
+ * tracker) and tells no one; a node only a failure or a hook closed is
+ * left to the counts as they were (its running jobs may yet be drained
+ * off it by a cycle). */
+static bool node_closed(const struct sim *m, int32_t n)
+{
+	const struct fw_snapshot *b = base_nodes(m);
+
+	return b && closed(&b->nodes[n]) && closed(&m->s->nodes[n]);
+}
+
+/* The GPUs of node n outside the file's badGpus (they stay bad for the
+ * whole replay): its free count with nothing running on it. */
+static int32_t good_gpus(const struct sim *m, int32_t n)
+{
+	const struct fw_snapshot *b = base_nodes(m);
+	int32_t g = m->s->nodes[n].gpu_count;
+	uint32_t all = g >= 32 ? UINT32_MAX : (UINT32_C(1) << g) - 1;
+
+	return (int32_t)__builtin_popcount(all & ~(b ? b->nodes[n].bad_gpu_mask : 0));
+}
+
+/* Free GPUs per node (good_gpus: a bad GPU is never free; a closed node's
+ * are left out where the tick rule reads them, room_now); could_start()
+ * is exact only on a uniform fleet where every job is ITP-shaped (whole
+ * GPUs, nothing else asked). */
 static int init_capacity(struct sim *m)
 {
 	const struct fw_snapshot *s = m->s;
@@ -508,9 +548,11 @@ static int init_capacity(struct sim *m)
 	m->node_free = calloc((size_t)s->nnodes, sizeof *m->node_free);
 	if (!m->pending_by_size || !m->node_free)
 		return FW_ENOMEM;
-	for (int32_t i = 0; i < s->nnodes; i++)
-		m->node_free[i] = s->nodes[i].gpu_count;
-	m->free_gpus = fw_fleet_gpus(s);
+	m->free_gpus = 0;
+	for (int32_t i = 0; i < s->nnodes; i++) {
+		m->node_free[i] = good_gpus(m, i);
+		m->free_gpus += m->node_free[i];
+	}
 	return FW_OK;
 }
 
@@ -1217,7 +1259,9 @@ static int evict_failed(struct sim *m, fw_time t, int32_t n, uint32_t gpus)
 
 static uint32_t fleet_bad(const struct sim *m, int32_t n)
 {
-	return m->o->fleet ? m->o->fleet->nodes[n].bad_gpu_mask : 0;
+	const struct fw_snapshot *b = base_nodes(m);
+
+	return b ? b->nodes[n].bad_gpu_mask : 0;
 }
 
 /* GPUs of node n fail at t: their jobs go, the GPUs are out until
@@ -1286,9 +1330,9 @@ static void repair_node(struct sim *m, int32_t n)
 	repair_gpus(m, n); /* while down: no free count to restore */
 	m->down_until[n] = -1;
 	m->ndown--;
-	m->node_free[n] = m->s->nodes[n].gpu_count;
-	m->free_gpus += m->s->nodes[n].gpu_count;
-	m->s->nodes[n].schedulable = m->o->fleet ? m->o->fleet->nodes[n].schedulable : true;
+	m->s->nodes[n].schedulable = base_nodes(m) ? base_nodes(m)->nodes[n].schedulable : true;
+	m->node_free[n] = good_gpus(m, n); /* nothing runs on it: it was down */
+	m->free_gpus += m->node_free[n];
 	m->dirty = true;
 }
 
@@ -1484,22 +1528,26 @@ static enum fw_sim_tick_rule rule_of(const struct sim *m)
  * the free capacity the test reads, fits() the test for one size. */
 struct room {
 	int32_t maxfree, whole; /* the most free GPUs on a node; wholly free nodes */
+	int64_t free;           /* free GPUs on the nodes in service */
 };
 
 static struct room room_now(const struct sim *m)
 {
-	struct room x = { 0, 0 };
+	struct room x = { 0, 0, 0 };
 
 	for (int32_t i = 0; i < m->nnodes; i++) {
+		if (node_closed(m, i))
+			continue;
 		x.maxfree = m->node_free[i] > x.maxfree ? m->node_free[i] : x.maxfree;
 		x.whole += m->node_free[i] == m->G;
+		x.free += m->node_free[i];
 	}
 	return x;
 }
 
-static bool fits(const struct sim *m, struct room x, int32_t g)
+static bool fits(struct room x, int32_t g, int32_t G)
 {
-	return g <= m->free_gpus && (g <= m->G ? g <= x.maxfree : g / m->G <= x.whole);
+	return g <= x.free && (g <= G ? g <= x.maxfree : g / G <= x.whole);
 }
 
 static bool could_start(const struct sim *m)
@@ -1512,7 +1560,7 @@ static bool could_start(const struct sim *m)
 		return false;
 	x = room_now(m);
 	for (int32_t g = 1; g <= FW_ITP_MAX_GPUS && g <= m->free_gpus; g++)
-		if (m->pending_by_size[g] && fits(m, x, g))
+		if (m->pending_by_size[g] && fits(x, g, m->G))
 			return true;
 	return false;
 }
@@ -1560,8 +1608,10 @@ static void note_budget(struct sim *m, const struct fw_plan *p)
 			m->short_at = w < m->short_at ? w : m->short_at;
 			m->nshort++;
 		}
-		int32_t row = m->row_of[k];
+		int32_t row = m->row_of[k], q = m->r->queue[row];
 		m->r->over_budget_jobs += !m->over_budget[row];
+		if (q >= 0 && q < FW_TEAMS_MAX)
+			m->r->qover_budget[q] += !m->over_budget[row];
 		m->over_budget[row] = true;
 	}
 }
@@ -1673,7 +1723,7 @@ static int note_quiet(struct sim *m, const struct fw_plan *p)
 	for (int32_t k = 0; k < s->njobs; k++) {
 		if (m->gone[k] || s->jobs[k].state != FW_JOB_PENDING || held[k])
 			continue;
-		if (!m->exact_fit || m->evicts || fits(m, x, row_gpus(m, m->row_of[k])))
+		if (!m->exact_fit || m->evicts || fits(x, row_gpus(m, m->row_of[k]), m->G))
 			return FW_OK;
 	}
 	m->quiet = true;
@@ -2287,6 +2337,10 @@ struct cli {
 	 * (drawn by a hash of the job's id, the same in every replay) */
 	struct fw_sim_model_limit name_models[FW_SIM_MODEL_LIMITS];
 	int32_t nname_models;
+	/* a trace of one virtual cluster (one_vc_of): its VC's name, "" for
+	 * any other; one_team: replayed as that VC's one team (no --teams) */
+	char vc[FW_TEAM_NAME_MAX];
+	bool one_team;
 };
 
 static const char usage_text[] =
@@ -2466,6 +2520,8 @@ static const char usage_text[] =
 	"\n"
 	"Jobs are mapped to teams by a fixed hash of job_id weighted by team size;\n"
 	"each team is a queue whose deserved GPUs are proportional to its size.\n"
+	"A trace of one virtual cluster (philly-vc103959-elasticflow) is that VC's\n"
+	"one team unless --teams is given.\n"
 	"Jobs over G GPUs become gangs of G-GPU tasks.  See docs/sim.md.\n"
 	"\n"
 	"example:\n"
@@ -3106,7 +3162,7 @@ static int check_budget_safe(const struct cli *c)
 {
 	bool any = c->o.gpu_hour_budget > 0;
 
-	if (c->config) /* the budgets are the config's queues' */
+	if (c->config) /* the budgets are the config's queues' (config_budget_safe) */
 		return 0;
 
 	for (int i = 0; i < c->npolicies; i++) {
@@ -3244,22 +3300,75 @@ static int parse_args(struct cli *c, int argc, char **argv)
 	return check_seed(c->trace);
 }
 
-/* Is the trace file the real ITP trace: read as ITP, in the folder
- * $FAIRWAY_TRACES/microsoft-itp (default ../shared/traces), the same
- * folder however each path names it (links, "..": device and inode)?  A user's own my/cluster01.csv
- * is not, whatever its name. */
-static bool real_itp_trace(const struct cli *c, const char *base, char *want, size_t n)
+/* Is the trace file in the folder $FAIRWAY_TRACES/sub (default
+ * ../shared/traces), the same folder however each path names it (links,
+ * "..": device and inode)?  want gets that folder's path. */
+static bool trace_in(const struct cli *c, const char *sub, char *want, size_t n)
 {
-	const char *root = getenv("FAIRWAY_TRACES");
+	const char *root = getenv("FAIRWAY_TRACES"), *base = strrchr(c->trace, '/');
 	char dir[1024];
 	struct stat a, b;
 
-	snprintf(want, n, "%s/microsoft-itp", root && root[0] ? root : "../shared/traces");
-	if (c->format && strcmp(c->format, "itp"))
-		return false;
-	snprintf(dir, sizeof dir, "%.*s", base == c->trace ? 1 : (int)(base - c->trace),
-		 base == c->trace ? "." : c->trace);
+	snprintf(want, n, "%s/%s", root && root[0] ? root : "../shared/traces", sub);
+	snprintf(dir, sizeof dir, "%.*s", base ? (int)(base - c->trace) + 1 : 1, base ? c->trace : ".");
 	return stat(want, &a) == 0 && stat(dir, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/* Is the trace file the real ITP trace: read as ITP, in the folder
+ * $FAIRWAY_TRACES/microsoft-itp?  A user's own my/cluster01.csv is not,
+ * whatever its name. */
+static bool real_itp_trace(const struct cli *c, char *want, size_t n)
+{
+	bool in = trace_in(c, "microsoft-itp", want, n);
+
+	return in && !(c->format && strcmp(c->format, "itp"));
+}
+
+/*
+ * Traces of one virtual cluster (the traces README): a fair-share
+ * replay of one needs no invented teams, so without --teams it is that
+ * VC's one team, and its fairness rows say nothing.  Known by the folder
+ * the file is in (as the ITP traces are), since their rows name no VC.
+ */
+static const struct {
+	const char *dir, *file, *vc;
+} one_vc_traces[] = {
+	{ "philly-vc103959-elasticflow", "philly_103959.csv", "103959" },
+};
+
+/* The VC of a trace of one virtual cluster, or NULL. */
+static const char *one_vc_of(const struct cli *c)
+{
+	const char *base = strrchr(c->trace, '/');
+	char dir[1024];
+
+	base = base ? base + 1 : c->trace;
+	for (size_t i = 0; i < sizeof one_vc_traces / sizeof one_vc_traces[0]; i++)
+		if (!strcmp(base, one_vc_traces[i].file) && trace_in(c, one_vc_traces[i].dir, dir, sizeof dir))
+			return one_vc_traces[i].vc;
+	return NULL;
+}
+
+/* Where the jobs' queues come from (the JSON's teams_source): the
+ * config's, the trace's queue column, a trace of one VC as its one team,
+ * or the hash split over the teams (of one VC's jobs, under --teams). */
+static const char *teams_source(const struct cli *c, const struct fw_teams *teams)
+{
+	size_t named = 0;
+
+	if (c->config)
+		return "config queues";
+	if (c->one_team || (c->vc[0] && teams->n == 1))
+		return "one VC";
+	for (size_t i = 0; !c->teams && i < c->tr.n; i++)
+		named += c->tr.v[i].queue[0] != '\0';
+	if (!c->teams && named == c->tr.n)
+		return "trace queues";
+	if (c->vc[0])
+		return "hash split of one VC";
+	if (teams->n == 1) /* a --teams file of one line: no split */
+		return named ? "trace queues and one team" : "one team";
+	return named ? "trace queues and hash split" : "hash split";
 }
 
 /* The traces README's standard sizes (about 80% offered load), for the
@@ -3280,7 +3389,7 @@ static void default_nodes(struct cli *c)
 	for (size_t i = 0; i < sizeof std / sizeof std[0]; i++) {
 		if (strcmp(base, std[i].file))
 			continue;
-		if (!real_itp_trace(c, base, itp, sizeof itp))
+		if (!real_itp_trace(c, itp, sizeof itp))
 			break;
 		c->o.nodes = std[i].nodes;
 		printf("nodes: %dx8, the standard size for %s (traces README)\n", (int)std[i].nodes, base);
@@ -3404,8 +3513,23 @@ static json_t *stats_json(const struct fw_sim_stats *st)
 	return o;
 }
 
+/* The jobs held over a budget in queue q's subtree (its own, for a leaf). */
+static int64_t subtree_held(const struct fw_sim_result *r, int q)
+{
+	int64_t n = 0;
+
+	for (int k = 0; k < r->nqueues; k++)
+		for (int a = k, d = 0; a >= 0 && a < r->nqueues && d <= r->nqueues; a = r->qparent[a], d++)
+			if (a == q) {
+				n += r->qover_budget[k];
+				break;
+			}
+	return n;
+}
+
 /* A config queue's place in the tree, "parent" (its name, null at the
- * top) and "leaf", and the settings it ran with (null: none). */
+ * top) and "leaf", the settings it ran with (null: none), and the jobs
+ * its budget held (its subtree's, for a parent). */
 static void tree_json(const struct fw_sim_result *r, const struct fw_snapshot *cfg, int q, json_t *s)
 {
 	const struct fw_queue *Q = &cfg->queues[q];
@@ -3421,6 +3545,7 @@ static void tree_json(const struct fw_sim_result *r, const struct fw_snapshot *c
 	json_object_set_new(s, "min_runtime_s", Q->min_runtime_s ? json_integer(Q->min_runtime_s) : json_null());
 	json_object_set_new(s, "max_runtime_s", Q->max_runtime_s ? json_integer(Q->max_runtime_s) : json_null());
 	json_object_set_new(s, "gpu_hour_budget", Q->gpu_hour_budget > 0 ? json_real(Q->gpu_hour_budget) : json_null());
+	json_object_set_new(s, "over_budget_jobs", json_integer(subtree_held(r, q)));
 }
 
 static json_t *policy_json(const struct fw_sim_result *r, const struct fw_sim_metrics *m,
@@ -3600,6 +3725,7 @@ static json_t *run_json(const struct cli *c, const struct fw_itp_trace *t,
 		json_object_set_new(o, "slices", json_pack("{s:i,s:s}", "tasks", c->o.slice_tasks, "level",
 							   c->o.slice_level));
 	json_object_set_new(o, "teams", c->config ? json_null() : json_string(teams->source));
+	json_object_set_new(o, "teams_source", json_string(teams_source(c, teams)));
 	if (c->fail.rate_per_1000 > 0)
 		json_object_set_new(o, "failure_model",
 				    json_pack("{s:f,s:f,s:f,s:I,s:I,s:I}", "rate_per_1000", c->fail.rate_per_1000,
@@ -3779,6 +3905,34 @@ static void print_limits(const struct cli *c, const struct variant *w, const str
 	       r->cut_gpu_s / 3600.0);
 }
 
+#define BUDGETS_LISTED 8 /* queues the --config budget line names */
+
+/* --config: the queues with a gpuHourBudget, each by name with its budget
+ * and the jobs it held, the first BUDGETS_LISTED, then the rest's count. */
+static void print_config_budgets(const struct cli *c, const struct fw_sim_result *r)
+{
+	const struct fw_snapshot *s = c->o.config;
+	int listed = 0, more = 0;
+	int64_t rest = 0;
+
+	printf("  GPU-hour budgets of the config (gpuHourBudget): ");
+	for (int32_t q = 0; q < s->nqueues && q < FW_TEAMS_MAX; q++) {
+		int64_t held = r->qover_budget[q];
+		if (!(s->queues[q].gpu_hour_budget > 0))
+			continue;
+		if (listed == BUDGETS_LISTED) {
+			more++, rest += held;
+			continue;
+		}
+		printf("%squeue %s %.10g GPU-h, %lld job%s held over it", listed++ ? "; " : "", s->queues[q].name,
+		       s->queues[q].gpu_hour_budget, (long long)held, held == 1 ? "" : "s");
+	}
+	if (more)
+		printf("; %d more queue%s, %lld job%s held over them", more, more == 1 ? "" : "s", (long long)rest,
+		       rest == 1 ? "" : "s");
+	printf("\n");
+}
+
 /* The budget's line of the summary, only when the replay had one, with
  * the GPUs of steady use it sustains under the replay's half-life h: a
  * queue holding a GPUs tends to usage a h / ln 2, so at most
@@ -3791,8 +3945,7 @@ static void print_budget(const struct cli *c, const struct fw_sim_result *r)
 	int nq = config_queues_with(c, true);
 
 	if (nq > 0) /* --config: each queue's own */
-		printf("  GPU-hour budgets of %d queue%s of the config (gpuHourBudget): %lld job%s held over them\n",
-		       nq, nq == 1 ? "" : "s", (long long)r->over_budget_jobs, r->over_budget_jobs == 1 ? "" : "s");
+		print_config_budgets(c, r);
 	if (!(r->gpu_hour_budget > 0))
 		return;
 	if (fmod(h, 86400) == 0)
@@ -4081,6 +4234,28 @@ static void trace_hint(const char *name, char *out, size_t n)
 			 env && env[0] ? " (in $FAIRWAY_TRACES)" : "");
 }
 
+/* --config: the flag --budget-safe or a variant's budget-safe=on, where
+ * no queue of the config has a gpuHourBudget, would change nothing
+ * silently (a config's own scheduler.budgetSafe is the site's, and
+ * stays): refused, naming the config and the key. */
+static int config_budget_safe(const struct cli *c, struct fw_diag *d)
+{
+	const char *key = flag_given(c, "--budget-safe") ? "--budget-safe" : NULL;
+
+	for (int32_t q = 0; q < c->fleetsnap->nqueues; q++)
+		if (c->fleetsnap->queues[q].gpu_hour_budget > 0)
+			return FW_OK;
+	for (int i = 0; !key && i < c->npolicies; i++)
+		if (c->policy[i].budget_safe == 1)
+			key = c->policy[i].label;
+	if (!key)
+		return FW_OK;
+	return fw_diag_set(d, FW_EINVAL, c->config, 0, 0, "queues.gpuHourBudget",
+			   "%s%s%s: no queue of the config has a gpuHourBudget, so budget-safe changes nothing; "
+			   "give a leaf queue a gpuHourBudget, or drop it", key[0] == '-' ? "" : "--policies '",
+			   key, key[0] == '-' ? "" : "'");
+}
+
 /* The trace in its format, ITP rows shaped for the fleet (load_inputs
  * built it). */
 static int load_trace(struct cli *c, struct fw_itp_trace *t, struct fw_diag *d)
@@ -4090,6 +4265,8 @@ static int load_trace(struct cli *c, struct fw_itp_trace *t, struct fw_diag *d)
 
 	if (c->config) /* the fleet is built (load_inputs) */
 		config_settings(c);
+	if (c->config && (rc = config_budget_safe(c, d)) != FW_OK)
+		return rc;
 	for (int32_t i = 0; i < c->fleetsnap->nnodes; i++)
 		G = c->fleetsnap->nodes[i].gpu_count > G ? c->fleetsnap->nodes[i].gpu_count : G;
 	if (is_synthetic(c->trace))
@@ -4129,6 +4306,28 @@ static int load_trace(struct cli *c, struct fw_itp_trace *t, struct fw_diag *d)
 	return FW_OK;
 }
 
+/* A trace of one VC, without --teams: that VC is its one team, its
+ * weight the table's (any weight does: one team takes every GPU). */
+static void one_team(struct cli *c, struct fw_teams *teams)
+{
+	const char *vc = one_vc_of(c);
+	struct fw_team t = { .weight = 1 };
+
+	if (!vc)
+		return;
+	snprintf(c->vc, sizeof c->vc, "%s", vc);
+	if (c->teams)
+		return; /* the user asked for a mapping: a hash split of the VC */
+	snprintf(t.name, sizeof t.name, "%s", vc);
+	for (int i = 0; i < teams->n; i++)
+		if (!strcmp(teams->v[i].name, vc))
+			t = teams->v[i];
+	teams->v[0] = t;
+	teams->n = 1;
+	teams->total = t.weight;
+	c->one_team = true;
+}
+
 /* The teams (none with --config: its queues take the jobs). */
 static int load_teams(struct cli *c, struct fw_teams *teams)
 {
@@ -4151,6 +4350,7 @@ static int load_teams(struct cli *c, struct fw_teams *teams)
 	}
 	if (note[0])
 		fprintf(stderr, "fairway: %s\n", note);
+	one_team(c, teams);
 	return 0;
 }
 
@@ -4186,6 +4386,33 @@ static int check_slices(const struct cli *c)
 			   "file or --topo FILE brings its levels)");
 }
 
+/* The header's word on the teams, when they are not the trace's or the
+ * config's own queues: a hash split invents them, so fairness measures
+ * the split. */
+static void print_teams_note(const struct cli *c, const struct fw_teams *teams)
+{
+	const char *src = teams_source(c, teams);
+
+	if (!strcmp(src, "one team") || !strcmp(src, "trace queues and one team"))
+		printf("teams: one team, vc-%s (--teams %s): %s share one queue\n", teams->v[0].name, c->teams,
+		       strcmp(src, "one team") ? "the jobs that name no queue" : "the jobs");
+	else if (!strcmp(src, "one VC") && !c->one_team)
+		printf("teams: one team, vc-%s (--teams %s), for one virtual cluster's jobs (VC %s)\n",
+		       teams->v[0].name, c->teams, c->vc);
+	else if (!strcmp(src, "one VC"))
+		printf("teams: one team, vc-%s: %s is one virtual cluster (traces README), so its jobs share one "
+		       "queue and fairness over one queue is 1; give --teams philly to split it by hash into the "
+		       "Philly VCs' sizes\n", c->vc, c->trace);
+	else if (!strcmp(src, "hash split of one VC"))
+		printf("teams: a hash split of one virtual cluster's jobs (VC %s) into %d invented teams by job_id "
+		       "(--teams %s), so the fairness rows measure that split; leave out --teams to replay it as its "
+		       "one team\n", c->vc, teams->n, c->teams);
+	else if (!strcmp(src, "hash split") || !strcmp(src, "trace queues and hash split"))
+		printf("teams: %s split by a hash of job_id over %d teams weighted by size (the trace names no "
+		       "team), so the fairness rows compare these invented teams (docs/sim.md, \"Teams\")\n",
+		       strcmp(src, "hash split") ? "the jobs that name no queue are" : "the jobs are", teams->n);
+}
+
 static int load_inputs(struct cli *c, struct fw_itp_trace *t, struct fw_teams *teams)
 {
 	struct fw_diag d;
@@ -4219,6 +4446,7 @@ static int load_inputs(struct cli *c, struct fw_itp_trace *t, struct fw_teams *t
 		       config_leaves(c->fleetsnap));
 	else
 		printf("teams %s (%d)\n", teams->source, teams->n);
+	print_teams_note(c, teams);
 	return 0;
 }
 

@@ -352,6 +352,8 @@ struct fw_sim_result {
 				   * with reason OVER_BUDGET, or BUDGET_SHORT
 				   * under budget_safe (counted only with a
 				   * budget) */
+	int64_t qover_budget[FW_TEAMS_MAX]; /* of them, per queue (each job in
+					     * its own, a leaf under --config) */
 	bool budget_safe;        /* o->budget_safe it ran with */
 	double usage_half_life_s; /* the half-life queue usage decayed with
 				   * (o->usage_half_life_s, or the engine's

@@ -35,6 +35,7 @@ void fw_met_rec_release(struct fw_met_rec *r)
 	free(r->qname);
 	free(r->deserved);
 	free(r->leaf);
+	free(r->parent);
 	free(r->t);
 	free(r->fair);
 	free(r->alloc);
@@ -68,12 +69,14 @@ static bool rec_queues(struct fw_met_rec *r, const struct fw_snapshot *s)
 	r->qname = calloc((size_t)nq + 1, sizeof *r->qname);
 	r->deserved = calloc((size_t)nq + 1, sizeof *r->deserved);
 	r->leaf = calloc((size_t)nq + 1, sizeof *r->leaf);
-	if (!r->qname || !r->deserved || !r->leaf)
+	r->parent = calloc((size_t)nq + 1, sizeof *r->parent);
+	if (!r->qname || !r->deserved || !r->leaf || !r->parent)
 		return false;
 	for (int q = 0; q < nq; q++) {
 		snprintf(r->qname[q], FW_MET_QNAME, "%s", s->queues[q].name);
 		r->deserved[q] = (double)s->queues[q].deserved.v[FW_RES_GPU] / 1000.0;
 		r->leaf[q] = true;
+		r->parent[q] = s->queues[q].parent >= 0 && s->queues[q].parent < nq ? s->queues[q].parent : -1;
 	}
 	for (int q = 0; q < nq; q++)
 		if (s->queues[q].parent >= 0 && s->queues[q].parent < nq)
@@ -269,7 +272,15 @@ static void sweep_span(struct sweep_acc *A, const struct win *W, int64_t a, int6
 	bin_add(A->occ, W, (double)a, (double)b, u);
 }
 
-static int sweep(const struct fw_met_job *j, size_t n, int64_t cap, int nq,
+/* A job waiting in queue q waits in q and, with a tree (parent, else
+ * NULL), in every queue above it: a parent's waiting is its subtree's. */
+static void wait_up(int32_t *waitq, const int32_t *parent, int nq, int32_t q, int64_t dw)
+{
+	for (int k = 0; q >= 0 && q < nq && k <= nq; q = parent ? parent[q] : -1, k++)
+		waitq[q] += (int32_t)dw;
+}
+
+static int sweep(const struct fw_met_job *j, size_t n, int64_t cap, int nq, const int32_t *parent,
 		 const struct win *W, struct sweep_acc *A)
 {
 	size_t ne, i = 0;
@@ -283,8 +294,7 @@ static int sweep(const struct fw_met_job *j, size_t n, int64_t cap, int nq,
 		for (; i < ne && e[i].t == t; i++) {
 			used += e[i].dm;
 			wait += e[i].dw;
-			if (e[i].q >= 0 && e[i].q < nq)
-				A->waitq[e[i].q] += e[i].dw;
+			wait_up(A->waitq, parent, nq, e[i].q, e[i].dw);
 		}
 		sweep_span(A, W, t, i < ne ? e[i].t : W->hi, used, wait, cap, nq);
 	}
@@ -674,8 +684,8 @@ int fw_met_compute(const struct fw_met_job *jobs, size_t n, const struct fw_met_
 	o->nq = nq;
 	o->q = calloc((size_t)nq + 1, sizeof *o->q);
 	rc = o->q ? scratch_new(&x, nq) : FW_ENOMEM;
-	if (rc == FW_OK)
-		rc = sweep(jobs, n, capacity_gpus, nq, &W, &x.A);
+	if (rc == FW_OK) /* a tree's parents wait while their subtree does */
+		rc = sweep(jobs, n, capacity_gpus, nq, rec && rec->nq == nq ? rec->parent : NULL, &W, &x.A);
 	if (rc == FW_OK && rec && rec->n && rec->nq == nq)
 		shares(rec, &W, &x.S);
 	if (rc == FW_OK)
@@ -811,8 +821,11 @@ static void policy_json(const struct fw_met_policy *p, json_t *o);
 
 /* A parent queue's usage is its subtree's, as sshare counts it: each
  * queue's own GPU-hours, evictions and lost work added to every queue
- * above it (r->qparent), its occupancy from the sum.  Waiting
- * (idle_while_waiting_gpu_h) and the plan's shares stay per queue. */
+ * above it (r->qparent), its occupancy from the sum.  Its waiting
+ * (idle_while_waiting_gpu_h) is its subtree's too, from the sweep (the
+ * GPUs idle while some queue under it had a job waiting: not a sum, as
+ * two children waiting at once wait on the same idle GPUs); the plan's
+ * shares are the engine's own per queue. */
 static void subtree_totals(struct fw_met_policy *p, const struct fw_sim_result *r)
 {
 	double own_h[FW_TEAMS_MAX], own_lost[FW_TEAMS_MAX];

@@ -93,6 +93,7 @@ struct fw_met_rec {
 	char (*qname)[FW_MET_QNAME];     /* [nq] */
 	double *deserved;                /* [nq] GPUs */
 	bool *leaf;                      /* [nq] */
+	int32_t *parent;                 /* [nq] parent queue, -1 at the top */
 	int64_t *t;                      /* [n] plan times */
 	float *fair, *alloc;             /* [n * nq] GPUs */
 	size_t n, cap;
@@ -106,7 +107,9 @@ struct fw_met_queue {
 	double deserved_gpus;
 	double gpu_h;                    /* GPU-hours of its started jobs */
 	double occupancy;                /* gpu_h / cluster capacity GPU-hours */
-	double idle_while_waiting_gpu_h; /* cluster GPUs idle while it has a job waiting */
+	double idle_while_waiting_gpu_h; /* cluster GPUs idle while it has a job
+					  * waiting; a parent queue: while a
+					  * queue of its subtree has one */
 	int64_t evictions;               /* of its jobs (node failures included) */
 	double lost_gpu_h;               /* the work they threw away */
 	double fair_gpus_mean, alloc_gpus_mean; /* plan samples, time-averaged */

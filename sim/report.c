@@ -429,10 +429,56 @@ static double best_of(const struct fw_met_run *mr, const struct row *r)
 	return r->better == 0 || mr->npol < 2 || n == 0 || tie == mr->npol ? -1 : best;
 }
 
+#define CONFIG_LISTED 4 /* queues a --config limit or budget cell names */
+
+/* Under --config the run-time limit and budget rows are each queue's own
+ * (maxRuntime, gpuHourBudget), the same for every policy: b gets "product
+ * 4.0 h" or "vision 4" (the first CONFIG_LISTED queues, then "N more"),
+ * or "none".  false: not such a row. */
+static bool config_cell(const struct fw_met_run *mr, enum met id, char *b, size_t n)
+{
+	const struct fw_snapshot *s = mr->config;
+	size_t k = 0;
+	int listed = 0, more = 0;
+	char v[48];
+
+	if (!s || (id != M_LIMIT && id != M_BUDGET))
+		return false;
+	b[0] = '\0';
+	for (int32_t q = 0; q < s->nqueues; q++) {
+		double x = id == M_LIMIT ? (double)s->queues[q].max_runtime_s : s->queues[q].gpu_hour_budget;
+		if (!(x > 0))
+			continue;
+		if (listed == CONFIG_LISTED) {
+			more++;
+			continue;
+		}
+		fmt_value(v, sizeof v, id == M_LIMIT ? 'L' : 'B', x);
+		k += (size_t)snprintf(b + k, k < n ? n - k : 0, "%s%s %s", listed++ ? ", " : "", s->queues[q].name, v);
+		k = k < n ? k : n;
+	}
+	if (more)
+		snprintf(b + k, k < n ? n - k : 0, ", %d more", more);
+	if (!listed)
+		snprintf(b, n, "none");
+	return true;
+}
+
+/* A row's label: under --config the limit and budget rows name the
+ * config's keys rather than the flags (refused beside it). */
+static const char *row_label(const struct fw_met_run *mr, const struct row *r)
+{
+	if (mr->config && r->id == M_LIMIT)
+		return "Each queue's limit (the config's maxRuntime)";
+	if (mr->config && r->id == M_BUDGET)
+		return "Each queue's budget, GPU-hours (the config's gpuHourBudget)";
+	return r->label;
+}
+
 static void table_row(FILE *f, const struct fw_met_run *mr, const struct row *r)
 {
 	double best = best_of(mr, r);
-	char b[64];
+	char b[64], cell[400];
 
 	if (r->sec) {
 		fprintf(f, "<tr class=\"sec\"><td colspan=\"%d\">", mr->npol + 2);
@@ -440,10 +486,16 @@ static void table_row(FILE *f, const struct fw_met_run *mr, const struct row *r)
 		fputs("</td></tr>\n", f);
 	}
 	fputs("<tr><td>", f);
-	esc(f, r->label);
+	esc(f, row_label(mr, r));
 	fprintf(f, "</td><td class=\"dir\">%s</td>", r->better > 0 ? "\xe2\x86\x91" :
 		r->better < 0 ? "\xe2\x86\x93" : "");
 	for (int i = 0; i < mr->npol; i++) {
+		if (config_cell(mr, r->id, cell, sizeof cell)) {
+			fputs("<td>", f);
+			esc(f, cell);
+			fputs("</td>", f);
+			continue;
+		}
 		double v = value(mr->pol[i], r->id);
 		fmt_value(b, sizeof b, r->fmt, v);
 		bool win = best >= 0 && v >= 0 && same(v, best) && may_win(mr, r, i);
@@ -462,6 +514,9 @@ static bool limit_row(enum met id)
  * run without limits is what it was before they existed. */
 static bool limits_shown(const struct fw_met_run *mr)
 {
+	for (int32_t q = 0; mr->config && q < mr->config->nqueues; q++)
+		if (mr->config->queues[q].max_runtime_s > 0) /* a config queue's own */
+			return true;
 	for (int i = 0; i < mr->npol; i++)
 		if (mr->pol[i]->max_runtime_s > 0 || mr->pol[i]->job_limits > 0 || mr->pol[i]->timed_out > 0)
 			return true;
@@ -477,6 +532,9 @@ static bool budget_row(enum met id)
  * held a job over one. */
 static bool budgets_shown(const struct fw_met_run *mr)
 {
+	for (int32_t q = 0; mr->config && q < mr->config->nqueues; q++)
+		if (mr->config->queues[q].gpu_hour_budget > 0) /* a config queue's own */
+			return true;
 	for (int i = 0; i < mr->npol; i++)
 		if (mr->pol[i]->gpu_hour_budget > 0 || mr->pol[i]->over_budget_jobs > 0)
 			return true;

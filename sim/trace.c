@@ -788,17 +788,23 @@ static void models_of(const struct fw_snapshot *s, struct models *m)
 	}
 }
 
-/* Append name to a ", "-separated list; ", ..." once it is full. */
-static void list_add(char *list, size_t n, const char *name)
+/* Append name to a sep-separated list; "sep..." once it is full. */
+static void list_add_sep(char *list, size_t n, const char *name, const char *sep)
 {
 	size_t len = strlen(list);
 
 	if (len >= 3 && !strcmp(list + len - 3, "..."))
 		return;
-	if (len + strlen(name) + 2 + 5 < n)
-		snprintf(list + len, n - len, "%s%s", len ? ", " : "", name);
+	if (len + strlen(name) + 2 * strlen(sep) + 5 < n)
+		snprintf(list + len, n - len, "%s%s", len ? sep : "", name);
 	else
-		snprintf(list + len, n - len, "%s", len ? ", ..." : "...");
+		snprintf(list + len, n - len, "%s...", len ? sep : "");
+}
+
+/* Append name to a ", "-separated list; ", ..." once it is full. */
+static void list_add(char *list, size_t n, const char *name)
+{
+	list_add_sep(list, n, name, ", ");
 }
 
 size_t fw_trace_unknown_models(const struct fw_trace *t, const struct fw_snapshot *fleet,
@@ -1113,11 +1119,138 @@ static const char *over_limit(const struct fw_trace_job *j, const struct fw_snap
 	return NULL;
 }
 
+/* ---- jobs over their queue's GPU model limits (gpuModelLimits) ---------- */
+
+/* Job j's GPUs, every task (milli-GPUs): lib/modellimit.c counts a job's
+ * whole shape against a model limit, an elastic job's every task too. */
+static int64_t all_milli(const struct fw_trace_job *j)
+{
+	int64_t v = 0;
+
+	for (int i = 0; i < j->ngroups; i++)
+		v += (int64_t)j->groups[i].count * j->groups[i].gpus * j->groups[i].gpu_milli;
+	return v;
+}
+
+/* Is queue a on the way from q to the root (q itself included)? */
+static bool on_line(const struct fw_snapshot *s, int32_t a, int32_t q)
+{
+	for (int32_t k = 0; q >= 0 && q < s->nqueues && k <= s->nqueues; q = s->queues[q].parent, k++)
+		if (q == a)
+			return true;
+	return false;
+}
+
+/* The smallest gpuModelLimits entry on model on the way from q to the
+ * root (an index of s->model_limits), or -1 when none caps it. */
+static int32_t binding_model_limit(const struct fw_snapshot *s, int32_t q, const char *model)
+{
+	int32_t at = -1;
+
+	for (int32_t k = 0; k < s->nmodel_limits; k++) {
+		const struct fw_model_limit *e = &s->model_limits[k];
+		if (!strcmp(e->model, model) && on_line(s, e->queue, q) &&
+		    (at < 0 || e->gpus < s->model_limits[at].gpus))
+			at = k;
+	}
+	return at;
+}
+
+/* "at most C, its limit" or "..., the limit of P, above it", for limit k. */
+static void model_cap_str(const struct fw_snapshot *s, int32_t q, int32_t k, char *out, size_t n)
+{
+	int32_t at = s->model_limits[k].queue;
+
+	snprintf(out, n, "at most %.10g, %s%s%s", (double)s->model_limits[k].gpus / 1000.0,
+		 at == q ? "its limit" : "the limit of ", at == q ? "" : s->queues[at].name,
+		 at == q ? "" : ", above it");
+}
+
+/* A job naming model: over a limit on it, whatever the queue holds. */
+static const char *over_named_model(const struct fw_trace_job *j, const struct fw_snapshot *s, int32_t q,
+				    char *why, size_t n)
+{
+	int32_t k = binding_model_limit(s, q, j->gpu_model);
+	int64_t need = all_milli(j);
+	char cap[160];
+
+	if (k < 0 || need <= s->model_limits[k].gpus)
+		return NULL;
+	model_cap_str(s, q, k, cap, sizeof cap);
+	return snprintf(why, n, "%lld GPUs of model %s at once, and queue %s may hold %s (gpuModelLimits)",
+			(long long)((need + 999) / 1000), j->gpu_model, j->queue, cap), why;
+}
+
+/* A job naming no model goes, when a limit closes some model to it, on
+ * one open model (lib/modellimit.c): it can never start when every model
+ * is closed to it or too small for it.  why lists each model's reason. */
+static const char *over_open_models(const struct fw_trace_job *j, const struct fw_snapshot *s, int32_t q,
+				    char *why, size_t n)
+{
+	struct models have;
+	struct fw_trace_job on = *j;
+	struct fleet_max m;
+	char list[300] = "", item[200], cap[160], unused[200];
+	int64_t need = all_milli(j);
+	bool closed = false;
+
+	models_of(s, &have);
+	fleet_max(s, &m);
+	for (int i = 0; i < have.n; i++) {
+		int32_t k = binding_model_limit(s, q, have.name[i]);
+		if (k >= 0 && need > s->model_limits[k].gpus) {
+			closed = true;
+			model_cap_str(s, q, k, cap, sizeof cap);
+			snprintf(item, sizeof item, "%s: %s", have.name[i], cap);
+		} else {
+			snprintf(on.gpu_model, sizeof on.gpu_model, "%s", have.name[i]);
+			if (!unfit(&on, &m, unused, sizeof unused))
+				return NULL; /* an open model that may hold it */
+			snprintf(item, sizeof item, "%s: its nodes cannot hold it", have.name[i]);
+		}
+		list_add_sep(list, sizeof list, item, "; ");
+	}
+	if (!closed) /* no limit restricts it: the fleet check's to judge */
+		return NULL;
+	return snprintf(why, n, "%lld GPUs of one model at once, and queue %s's gpuModelLimits leave it "
+			"no model that can hold it (%s)", (long long)((need + 999) / 1000), j->queue, list), why;
+}
+
+/* Why job j can never start under its queue's GPU model limits in s (the
+ * queue holding nothing), or NULL: the engine's rule (lib/modellimit.c). */
+static const char *over_model_limit(const struct fw_trace_job *j, const struct fw_snapshot *s, char *why,
+				    size_t n)
+{
+	int32_t q = queue_named(s, j->queue);
+	struct models have;
+
+	if (q < 0 || s->nmodel_limits == 0 || all_milli(j) == 0)
+		return NULL;
+	if (!j->gpu_model[0])
+		return over_open_models(j, s, q, why, n);
+	models_of(s, &have);
+	if (!model_in(&have, s, j->gpu_model)) /* fw_trace_warn_models's */
+		return NULL;
+	return over_named_model(j, s, q, why, n);
+}
+
+/* Over a limit of its queue's: a resource's, else a GPU model's. */
+static const char *over_any_limit(const struct fw_trace_job *j, const struct fw_snapshot *s, char *why,
+				  size_t n, bool *model)
+{
+	*model = false;
+	if (over_limit(j, s, why, n))
+		return why;
+	*model = over_model_limit(j, s, why, n) != NULL;
+	return *model ? why : NULL;
+}
+
 bool fw_trace_over_limit(const struct fw_trace *t, size_t row, const struct fw_snapshot *cfg)
 {
-	char why[400];
+	char why[600];
+	bool model;
 
-	return over_limit(&t->v[row], cfg, why, sizeof why) != NULL;
+	return over_any_limit(&t->v[row], cfg, why, sizeof why, &model) != NULL;
 }
 
 size_t fw_trace_over_limit_mark(const struct fw_trace *t, const struct fw_snapshot *cfg, bool *never)
@@ -1132,15 +1265,25 @@ size_t fw_trace_over_limit_mark(const struct fw_trace *t, const struct fw_snapsh
 	return jobs;
 }
 
+/* Which limits a warning's fix names: a resource's, a model's or both. */
+static const char *limit_fix(bool res, bool model)
+{
+	return !model ? "resources.gpu.limit, or the parent's" :
+	       !res ? "gpuModelLimits, or the parent's" : "resources.gpu.limit or gpuModelLimits, or the parent's";
+}
+
 void fw_trace_warn_over_limit(const struct fw_trace *t, const struct fw_snapshot *cfg, FILE *err)
 {
-	char why[400], first[600] = "", queues[256] = "";
+	char why[600], first[800] = "", queues[256] = "";
 	struct models seen = { .n = 0 }; /* the queues named, as a list of names */
 	size_t jobs = 0;
+	bool model, any_res = false, any_model = false;
 
 	for (size_t i = 0; i < t->n; i++) {
-		if (!over_limit(&t->v[i], cfg, why, sizeof why))
+		if (!over_any_limit(&t->v[i], cfg, why, sizeof why, &model))
 			continue;
+		any_model |= model;
+		any_res |= !model;
 		if (jobs++ == 0)
 			snprintf(first, sizeof first, "'%s' (line %d) needs %s", t->v[i].id,
 				 (int)t->v[i].line, why);
@@ -1153,11 +1296,11 @@ void fw_trace_warn_over_limit(const struct fw_trace *t, const struct fw_snapshot
 		return;
 	fprintf(err, "fairway: warning: %zu job%s of %s ask%s more than %s queue's limit allows (queue%s "
 		"%s; the first, %s), so %s never start; %s counted as never started and left out of the "
-		"waiting figures and the queues' demand. Raise the limit (resources.gpu.limit, or the "
-		"parent's) in the config or leave such jobs out of the trace\n",
+		"waiting figures and the queues' demand. Raise the limit (%s) in the config or leave such "
+		"jobs out of the trace\n",
 		jobs, jobs == 1 ? "" : "s", t->file, jobs == 1 ? "s" : "", jobs == 1 ? "its" : "their",
 		seen.n == 1 ? "" : "s", queues, first, jobs == 1 ? "it can" : "they can",
-		jobs == 1 ? "it is" : "they are");
+		jobs == 1 ? "it is" : "they are", limit_fix(any_res, any_model));
 }
 
 void fw_trace_warn_models(const struct fw_trace *t, const struct fw_snapshot *fleet, bool config,

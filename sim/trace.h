@@ -217,7 +217,12 @@ size_t fw_trace_unfit_mark(const struct fw_trace *t, const struct fw_snapshot *f
 /* Jobs over their queue's limit (a --config replay): a job whose queue
  * in cfg, or a queue above it, has a `limit` smaller than what the job
  * needs at its least (every task, or min_member tasks of an elastic job;
- * GPUs, CPU or memory) can never start.  fw_trace_over_limit tests row;
+ * GPUs, CPU or memory) can never start; nor can one its queue's GPU
+ * model limits (cfg->model_limits on the queue or above it) shut out with
+ * the queue holding nothing, as lib/modellimit.c judges it: a job naming
+ * a model over its smallest limit there (all its GPUs), or a job naming
+ * none with some model closed by a limit and no open model whose nodes
+ * can hold it.  fw_trace_over_limit tests row;
  * fw_trace_over_limit_mark sets never[i] for each such job (leaving the
  * others as they are) and returns their count; fw_trace_warn_over_limit
  * writes one warning line on err naming the count, the queues and the

@@ -815,7 +815,7 @@ if python3 - "$SC" "$CF" <<'PY'
 import collections, csv, json, sys
 d, cf = sys.argv[1], sys.argv[2]
 r = json.load(open(d + "/r.json"))
-assert r["config"] == cf and r["teams"] is None, r["config"]
+assert r["config"] == cf and r["teams"] is None and r["teams_source"] == "config queues", r["config"]
 # the config's scheduler block: reserveDepth 4, starveAfter 2h, backfill conservative, usageHalfLife 1d
 assert (r["reserve_depth"], r["starve_after_s"], r["backfill"], r["usage_half_life_s"]) == (4, 7200, "conservative", 86400), r
 assert r["estimate_depth"] == 64, r["estimate_depth"]
@@ -861,7 +861,7 @@ for r in every all; do
 		--preemptible --tick-rule $r --log "$SC/$r.jsonl" --json "$SC/$r.json" >"$SC/$r.out" 2>&1
 done
 if grep -q '"policy":"fairway"' "$SC/all.jsonl" && cmp -s "$SC/every.jsonl" "$SC/all.jsonl" &&
-	grep -q 'GPU-hour budgets of 1 queue of the config (gpuHourBudget): [1-9][0-9]* jobs\? held over them' "$SC/every.out"; then
+	grep -q 'GPU-hour budgets of the config (gpuHourBudget): queue vision 4 GPU-h, [1-9][0-9]* jobs\? held over it$' "$SC/every.out"; then
 	ok "sim-run-config-tick-rules-and-a-leaf-budget"
 else
 	bad "sim-run-config-tick-rules-and-a-leaf-budget"; tail -3 "$SC/every.out"
@@ -915,27 +915,50 @@ for p, q in zip(a["policies"], b["policies"]):
         assert abs(p[k] - q[k]) < 1e-9, (p["policy"], k, p[k], q[k])
 PY
 then ok "sim-run-config-over-limit-jobs-weigh-on-nothing"; else bad "sim-run-config-over-limit-jobs-weigh-on-nothing"; tail -3 "$SC/l12.out"; fi
+# the same through a GPU model limit (llm may hold 12 H100, the fleet's
+# only model): its 16-GPU jobs, naming no model, have no model left
+sed 's/^    minRuntime: 30m/    minRuntime: 30m\n    gpuModelLimits: {H100: 12}/' "$CF" >"$SC/m12.yaml"
+"$FW" sim run --config "$SC/m12.yaml" --trace "$CT" --format fairway --policies fifo,fairway --json "$SC/m12.json" \
+	>"$SC/m12.out" 2>&1
+"$FW" sim run --config "$SC/m12.yaml" --trace "$SC/fit12.csv" --format fairway --policies fifo,fairway \
+	--json "$SC/mfit12.json" >/dev/null 2>&1
+if grep -q "warning: $BIG jobs of $CT ask more than their queue's limit allows (queue llm; the first, '[^']*' (line [0-9]*) needs 16 GPUs of one model at once, and queue llm's gpuModelLimits leave it no model that can hold it (H100: at most 12, its limit)), .* Raise the limit (gpuModelLimits, or the parent's)" "$SC/m12.out" &&
+	python3 - "$SC" "$BIG" <<'PY'
+import json, sys
+d, big = sys.argv[1], int(sys.argv[2])
+a, b = json.load(open(d + "/m12.json")), json.load(open(d + "/mfit12.json"))
+for p, q in zip(a["policies"], b["policies"]):
+    assert p["never_started"] == q["never_started"] + big, (p["never_started"], q["never_started"])
+    for k in ("fairness_jain", "idle_while_waiting_gpu_h", "used_gpu_h", "decisions"):
+        assert abs(p[k] - q[k]) < 1e-9, (p["policy"], k, p[k], q[k])
+PY
+then ok "sim-run-config-over-model-limit-jobs-weigh-on-nothing"; else bad "sim-run-config-over-model-limit-jobs-weigh-on-nothing"; tail -3 "$SC/m12.out"; fi
 # closed nodes and badGpus are no capacity: two closed nodes beside the
-# config's replay as the config alone, occupancy and capacity included
+# config's replay as the config alone, occupancy, capacity, the cycles the
+# replay ran (a closed node's GPUs never wake one) and fairness included
 awk '/^  - count: 4/ { print "  - count: 2\n    namePrefix: off-\n    schedulable: false\n    gpus: 8\n    gpuModel: H100\n    topology:\n      nodesPer: {rack: 2}" } { print }' "$CF" >"$SC/closed.yaml"
 expect "sim-run-config-usable-gpus" 0 "cluster 6x8 = 48 GPUs (32 usable)" \
-	"$FW" sim run --config "$SC/closed.yaml" --trace "$CT" --format fairway --policies fifo --json "$SC/closed.json"
-"$FW" sim run --config "$CF" --trace "$CT" --format fairway --policies fifo --json "$SC/open.json" >/dev/null 2>&1
+	"$FW" sim run --config "$SC/closed.yaml" --trace "$CT" --format fairway --policies fifo,fairway --json "$SC/closed.json"
+"$FW" sim run --config "$CF" --trace "$CT" --format fairway --policies fifo,fairway --json "$SC/open.json" >/dev/null 2>&1
 if python3 - "$SC" <<'PY'
 import json, sys
 d = sys.argv[1]
 a, b = json.load(open(d + "/closed.json")), json.load(open(d + "/open.json"))
 assert (a["gpus"], a["usable_gpus"]) == (b["gpus"] + 16, b["usable_gpus"]), (a["gpus"], a["usable_gpus"])
-p, q = a["policies"][0], b["policies"][0]
-for k in ("capacity_gpu_h", "occupancy", "used_gpu_h", "idle_while_waiting_gpu_h"):
-    assert abs(p[k] - q[k]) < 1e-9, (k, p[k], q[k])
+assert len(a["policies"]) == 2, len(a["policies"])
+for p, q in zip(a["policies"], b["policies"]):
+    for k in ("capacity_gpu_h", "occupancy", "used_gpu_h", "idle_while_waiting_gpu_h", "fairness_jain", "cycles"):
+        assert abs(p[k] - q[k]) < 1e-9, (p["policy"], k, p[k], q[k])
+    for name, v in p["by_queue"].items():
+        for k in ("fair_gpus_mean", "alloc_gpus_mean"):
+            assert abs(v[k] - q["by_queue"][name][k]) < 1e-9, (p["policy"], name, k, v[k], q["by_queue"][name][k])
 PY
 then ok "sim-run-config-closed-nodes-are-no-capacity"; else bad "sim-run-config-closed-nodes-are-no-capacity"; fi
 # the echo: no run-wide limits (null), the file's digest and scheduler
 # block; per-queue limits in the CSV as in by_queue; parents' usage is
 # their subtree's
 "$FW" sim run --config "$SC/budget.yaml" --trace "$CT" --format fairway --policies fifo,fairway \
-	--json "$SC/echo.json" --csv "$SC/echo.csv" >/dev/null 2>&1
+	--json "$SC/echo.json" --csv "$SC/echo.csv" --report "$SC/echo.html" >/dev/null 2>&1
 if python3 - "$SC" <<'PY'
 import csv, hashlib, json, sys
 d = sys.argv[1]
@@ -960,13 +983,29 @@ for p in r["policies"]:
         got = qr[name]["gpu_hour_budget"]
         assert (got == "" and want is None) or abs(float(got) - want) < 1e-9, (name, got, want)
     assert q["product"]["max_runtime_s"] and q["vision"]["gpu_hour_budget"], "the config's limits"
+    # the jobs each budget held, by queue (a parent: its subtree's)
+    assert q["vision"]["over_budget_jobs"] == p["over_budget_jobs"] > 0, (q["vision"], p["over_budget_jobs"])
+    assert (q["research"]["over_budget_jobs"], q["llm"]["over_budget_jobs"]) == (p["over_budget_jobs"], 0), q["research"]
     kids = [n for n, v in q.items() if v["parent"] == "research"]
     assert kids and q["research"]["gpu_h"] > 0, q["research"]["gpu_h"]
     for key in ("gpu_h", "occupancy", "gpu_s", "lost_gpu_h"):
         assert abs(q["research"][key] - sum(q[n][key] for n in kids)) < 1e-6, key
     assert abs(float(qr["research"]["gpu_h"]) - sum(float(qr[n]["gpu_h"]) for n in kids)) < 1e-6
+    # a parent waits while its subtree does: at least each child, at most their sum
+    idle = {n: q[n]["idle_while_waiting_gpu_h"] for n in kids + ["research"]}
+    assert max(idle[n] for n in kids) > 0, idle
+    assert max(idle[n] for n in kids) - 1e-9 <= idle["research"] <= sum(idle[n] for n in kids) + 1e-9, idle
+    assert abs(float(qr["research"]["idle_while_waiting_gpu_h"]) - idle["research"]) < 1e-6, idle
 PY
 then ok "sim-run-config-echo-limits-digest-and-parent-usage"; else bad "sim-run-config-echo-limits-digest-and-parent-usage"; fi
+# the report names the config's queues' limits and budgets, not the flags'
+if grep -q "Each queue's budget, GPU-hours (the config's gpuHourBudget)</td><td class=\"dir\"></td><td>vision 4</td>" "$SC/echo.html" &&
+	grep -q "Each queue's limit (the config's maxRuntime)</td><td class=\"dir\"></td><td>product 4.0 h</td>" "$SC/echo.html" &&
+	! grep -q "Every queue's budget" "$SC/echo.html"; then
+	ok "sim-run-config-report-names-each-queues-budget"
+else
+	bad "sim-run-config-report-names-each-queues-budget"
+fi
 # Slurm's lowercase model runs on the config's H100 nodes; a model no node
 # has is named with the config's fix
 printf 'job_id,submit_time,duration,queue,gpus_per_task,gpu_model\nx,0,60,llm,1,h100\ny,0,60,vision,1,a100\n' >"$SC/models.csv"
@@ -978,6 +1017,14 @@ if python3 -c 'import json, sys; p = json.load(open(sys.argv[1]))["policies"][0]
 else
 	bad "sim-run-config-model-case-aside"
 fi
+expect "sim-run-config-budget-safe-without-a-budget" 1 \
+	"$CF: queues.gpuHourBudget: --budget-safe: no queue of the config has a gpuHourBudget, so budget-safe changes nothing" \
+	"$FW" sim run --config "$CF" --trace "$CT" --format fairway --budget-safe
+expect "sim-run-config-budget-safe-with-a-budget" 0 "GPU-hour budgets of the config (gpuHourBudget): queue vision 4 GPU-h" \
+	"$FW" sim run --config "$SC/budget.yaml" --trace "$CT" --format fairway --budget-safe --policies fifo
+expect "sim-run-config-budget-safe-variant-without-a-budget" 1 \
+	"--policies 'fairway:budget-safe=on': no queue of the config has a gpuHourBudget" \
+	"$FW" sim run --config "$CF" --trace "$CT" --format fairway --policies fifo,fairway:budget-safe=on
 expect "sim-run-config-and-teams" 2 "--config and --teams: the config's leaf queues take the jobs" \
 	"$FW" sim run --config "$CF" --teams philly --trace "$CT" --format fairway
 expect "sim-run-config-and-a-queue-flag" 2 "--config and --max-runtime: each queue of the config has its own maxRuntime" \
@@ -1019,6 +1066,43 @@ printf 'job_id,submit_time,submission_time,num_gpu,duration\n0,0,0,2,600\n' >"$W
 expect "sim-run-itp-submit-time-twice" 1 \
 	"ef2.csv:1:20: header: column 'submission_time' appears twice (or as 'submit_time'); keep one" \
 	"$FW" sim run --trace "$WF/ef2.csv" --nodes 2x8 --policies fifo
+# a trace of one virtual cluster (philly-vc103959-elasticflow, known by its
+# folder) is that VC's one team, unless --teams asks for the hash split;
+# the header and the JSON say where the teams come from
+mkdir -p "$WF/t/philly-vc103959-elasticflow" "$WF/t/philly-vc-config"
+awk 'BEGIN { print "job_id,submit_time,real_iteration,model_name,num_gpu,duration";
+	for (i = 0; i < 40; i++) printf "%d,%d,9,vgg16,%d,%d\n", i, i * 120, 1 + i % 4, 3600 + i * 60 }' \
+	>"$WF/t/philly-vc103959-elasticflow/philly_103959.csv"
+cp "$WF/t/philly-vc103959-elasticflow/philly_103959.csv" "$WF/copy.csv"
+printf 'vc,node num\n6214e9,64\n103959,8\n0e4a51,32\n' >"$WF/t/philly-vc-config/philly_vc.csv"
+VCT="$WF/t/philly-vc103959-elasticflow/philly_103959.csv"
+FAIRWAY_TRACES="$WF/t" expect "sim-run-one-vc-is-one-team" 0 \
+	"teams: one team, vc-103959: $VCT is one virtual cluster (traces README), so its jobs share one queue" \
+	"$FW" sim run --trace "$VCT" --nodes 2x8 --policies fifo,fairway --json "$WF/one.json"
+FAIRWAY_TRACES="$WF/t" expect "sim-run-one-vc-split-on-request" 0 \
+	"teams: a hash split of one virtual cluster's jobs (VC 103959) into 3 invented teams by job_id (--teams philly), so the fairness rows measure that split" \
+	"$FW" sim run --trace "$VCT" --nodes 2x8 --policies fifo,fairway --teams philly --json "$WF/split.json"
+FAIRWAY_TRACES="$WF/t" expect "sim-run-hash-split-says-so" 0 \
+	"teams: the jobs are split by a hash of job_id over 3 teams weighted by size (the trace names no team)" \
+	"$FW" sim run --trace "$WF/copy.csv" --nodes 2x8 --policies fifo,fairway --json "$WF/copy.json"
+printf 'vc,node num\nmine,1\n' >"$WF/one.csv"
+expect "sim-run-one-line-teams-file-is-one-team" 0 "teams: one team, vc-mine (--teams $WF/one.csv): the jobs share one queue" \
+	"$FW" sim run --trace "$WF/copy.csv" --nodes 2x8 --policies fifo --teams "$WF/one.csv"
+printf 'job_id,submit_time,duration,queue,gpus_per_task\na,0,60,x,1\nb,0,60,y,1\n' >"$WF/q.csv"
+"$FW" sim run --trace "$WF/q.csv" --format fairway --nodes 2x8 --policies fifo --json "$WF/q.json" >"$WF/q.out" 2>&1
+if ! grep -q "^teams:" "$WF/q.out" && python3 - "$WF" <<'PY'
+import json, sys
+d = sys.argv[1]
+one, split, copy, q = (json.load(open(d + f)) for f in ("/one.json", "/split.json", "/copy.json", "/q.json"))
+assert (one["teams_source"], split["teams_source"], copy["teams_source"], q["teams_source"]) == \
+    ("one VC", "hash split of one VC", "hash split", "trace queues"), one["teams_source"]
+for p in one["policies"]:
+    assert list(p["by_queue"]) == ["vc-103959"] and p["by_queue"]["vc-103959"]["jobs"] == 40, list(p["by_queue"])
+    assert p["fairness_jain"] == 1, p["fairness_jain"]
+for p, c in zip(split["policies"], copy["policies"]):
+    assert len(p["by_queue"]) == 3 and p["by_queue"] == c["by_queue"], p["policy"]
+PY
+then ok "sim-run-teams-source-in-the-json"; else bad "sim-run-teams-source-in-the-json"; cat "$WF/q.out" | head -3; fi
 rm -rf "$WF"
 expect "sim-run-header-only-trace" 1 "h.csv: the trace has no jobs (a header only?)" \
 	"$FW" sim run --trace "$HO/h.csv" --nodes 2x8 --json "$HO/h.json"

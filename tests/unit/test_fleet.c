@@ -676,6 +676,118 @@ TEST(config_jobs_over_their_queue_limit_never_start)
 	fw_snapshot_free(cfg);
 }
 
+/*
+ * gpuModelLimits, as the engine applies them with the queue holding
+ * nothing (lib/modellimit.c): gpu-0, gpu-1 H100 and gpu-2, gpu-3 A100;
+ * llm may hold 8 H100, research (over llm and vision) 8 A100, product no
+ * A100.  h16 names H100 and needs 16: never.  u16 names none: both
+ * models closed to llm (its own limit, its parent's): never.  p24 names
+ * none: A100 closed, and the two H100 nodes hold 2 of its 3 tasks: never.
+ * h8, s4 and p16 (on the H100 nodes) start.
+ */
+TEST(config_jobs_over_a_gpu_model_limit_never_start)
+{
+	const char *text = "job_id,submit_time,duration,queue,tasks,gpus_per_task,gpu_model\n"
+			   "h16,0,600,llm,2,8,H100\nh8,0,600,llm,1,8,H100\nu16,0,600,llm,2,8,\n"
+			   "s4,0,600,llm,1,4,\np24,0,600,product,3,8,\np16,0,600,product,2,8,\n";
+	const struct fw_model_limit lim[] = { { 1, "H100", 8000 }, { 0, "A100", 8000 }, { 3, "A100", 0 } };
+	bool never[6] = { false }, want[6] = { true, false, true, false, true, false };
+	struct fw_snapshot *cfg;
+	struct fw_trace t;
+	struct fw_sim_result r;
+	struct fw_sim_opts o;
+	struct fw_diag d;
+	char *msg;
+	size_t mlen;
+	FILE *f;
+	int32_t jobs;
+
+	memset(&t, 0, sizeof t);
+	ASSERT_OK(fw_fleet_load_config("tests/data/sim_config.yaml", &cfg, &jobs, &d));
+	snprintf(cfg->nodes[2].gpu_model, sizeof cfg->nodes[2].gpu_model, "A100");
+	snprintf(cfg->nodes[3].gpu_model, sizeof cfg->nodes[3].gpu_model, "A100");
+	for (int i = 0; i < 3; i++)
+		ASSERT(fw_snapshot_add_model_limit(cfg, &lim[i]) >= 0);
+	ASSERT_OK(fw_trace_parse_csv(text, strlen(text), "m.csv", 0, &t, &d));
+	ASSERT_OK(fw_trace_bind_config(&t, cfg, 0, &d));
+	ASSERT_EQ(fw_trace_over_limit_mark(&t, cfg, never), 3);
+	for (int i = 0; i < 6; i++)
+		ASSERT_EQ(never[i], want[i]);
+	ASSERT(f = open_memstream(&msg, &mlen));
+	fw_trace_warn_over_limit(&t, cfg, f);
+	fclose(f);
+	ASSERT_STR_CONTAINS(msg, "3 jobs of m.csv ask more than their queue's limit allows (queues llm, product; "
+			    "the first, 'h16' (line 2) needs 16 GPUs of model H100 at once, and queue llm may "
+			    "hold at most 8, its limit (gpuModelLimits))");
+	ASSERT_STR_CONTAINS(msg, "Raise the limit (gpuModelLimits, or the parent's)");
+	free(msg);
+	/* the reasons of the other two: each model's */
+	t.v[0].gpu_model[0] = 0;
+	t.v[0].groups[0].count = 3;
+	ASSERT(f = open_memstream(&msg, &mlen));
+	fw_trace_warn_over_limit(&t, cfg, f);
+	fclose(f);
+	ASSERT_STR_CONTAINS(msg, "needs 24 GPUs of one model at once, and queue llm's gpuModelLimits leave it no "
+			    "model that can hold it (H100: at most 8, its limit; A100: at most 8, the limit of "
+			    "research, above it)");
+	free(msg);
+	t.v[0].groups[0].count = 2;
+	snprintf(t.v[0].gpu_model, sizeof t.v[0].gpu_model, "H100");
+	fw_sim_opts_default(&o);
+	o.config = cfg;
+	o.tick_s = 60;
+	ASSERT_OK(fw_sim_run_trace(&t, NULL, &o, &r, &d));
+	for (int i = 0; i < 6; i++)
+		ASSERT_EQ(r.start[i] < 0, want[i]);
+	ASSERT_EQ(r.never_started, 3);
+	fw_sim_result_free(&r);
+	fw_trace_free(&t);
+	fw_snapshot_free(cfg);
+}
+
+/* A config's closed node and its badGpus stay as the file has them
+ * through failures: gpu-0 (schedulable: false) fails and is repaired,
+ * and stays closed; a GPU of gpu-1 (badGpus 0, 1) fails and is repaired,
+ * and its bad GPUs stay bad.  Four 8-GPU jobs at 300: only gpu-2 and
+ * gpu-3 take one, so two start at 300 and two when those end, at 900. */
+TEST(config_closed_nodes_and_bad_gpus_stay_so_after_a_repair)
+{
+	const char *text = "job_id,submit_time,duration,queue,gpus_per_task\n"
+			   "a,300,600,product,8\nb,300,600,product,8\nc,300,600,product,8\nd,300,600,product,8\n";
+	struct fw_sim_failure fl[] = { { 10, 0, 10, 0, false }, { 20, 1, 10, 1u << 2, false } };
+	struct fw_sim_scripted sc = { fl, 2, 0 };
+	struct fw_sim_failures src = { fw_sim_scripted_next, &sc };
+	struct fw_snapshot *cfg;
+	struct fw_trace t;
+	struct fw_sim_result r;
+	struct fw_sim_opts o;
+	struct fw_diag d;
+	int32_t jobs, at300 = 0, at900 = 0;
+
+	memset(&t, 0, sizeof t);
+	ASSERT_OK(fw_fleet_load_config("tests/data/sim_config.yaml", &cfg, &jobs, &d));
+	cfg->nodes[0].schedulable = false;
+	cfg->nodes[1].bad_gpu_mask = 0x3;
+	ASSERT_OK(fw_trace_parse_csv(text, strlen(text), "c.csv", 0, &t, &d));
+	ASSERT_OK(fw_trace_bind_config(&t, cfg, 0, &d));
+	fw_sim_opts_default(&o);
+	o.config = cfg;
+	o.tick_s = 10;
+	o.failures = &src;
+	ASSERT_OK(fw_sim_run_trace(&t, NULL, &o, &r, &d));
+	ASSERT_EQ(r.failures, 2);
+	for (size_t i = 0; i < t.n; i++) {
+		at300 += r.start[i] == 300;
+		at900 += r.start[i] == 900;
+	}
+	ASSERT_EQ(at300, 2);
+	ASSERT_EQ(at900, 2);
+	ASSERT(!strstr(r.log, cfg->nodes[0].name) && !strstr(r.log, cfg->nodes[1].name));
+	fw_sim_result_free(&r);
+	fw_trace_free(&t);
+	fw_snapshot_free(cfg);
+}
+
 /* Capacity counts the GPUs that can run a job: closed nodes and badGpus
  * are left out; a job's model takes the fleet's spelling, case aside. */
 TEST(usable_gpus_and_model_case)
@@ -719,6 +831,8 @@ int main(void)
 		config_queue_errors_name_the_line_and_the_leaves,
 		config_refuses_a_parent_budget_and_a_fleet_beside_it,
 		config_jobs_over_their_queue_limit_never_start, usable_gpus_and_model_case,
+		config_closed_nodes_and_bad_gpus_stay_so_after_a_repair,
+		config_jobs_over_a_gpu_model_limit_never_start,
 		lingjun_topology_gives_three_levels,
 		openb_node_list_is_a_fleet,
 	};
@@ -735,6 +849,8 @@ int main(void)
 		"config_queue_errors_name_the_line_and_the_leaves, "
 		"config_refuses_a_parent_budget_and_a_fleet_beside_it, "
 		"config_jobs_over_their_queue_limit_never_start, usable_gpus_and_model_case, "
+		"config_closed_nodes_and_bad_gpus_stay_so_after_a_repair, "
+		"config_jobs_over_a_gpu_model_limit_never_start, "
 		"lingjun_topology_gives_three_levels, "
 		"openb_node_list_is_a_fleet";
 	int n = (int)(sizeof fns / sizeof fns[0]);

@@ -397,6 +397,51 @@ TEST(fairness_over_windows_counts_turns_taken)
 	fw_snapshot_free(s);
 }
 
+/*
+ * A tree: research (0) over llm (1) and vision (2); 8 GPUs.  A (llm) runs
+ * 6 GPUs [0, 100); B (llm, 4 GPUs) waits [10, 100) and C (vision, 2 GPUs)
+ * waits [50, 100), both with 2 GPUs free.  Idle while waiting: llm
+ * 2 x 90 = 180 GPU-s, vision 2 x 50 = 100, and research, while either
+ * waits, 2 x 90 = 180: its subtree's, neither 0 nor the sum 280.
+ */
+TEST(a_parent_queue_waits_while_its_subtree_does)
+{
+	static const struct fw_met_job tree[] = {
+		{ 0, 100, 0, 6, 1, 0, false, 0, NULL, 0, 0, false, 0, 0, false },
+		{ 10, 50, 100, 4, 1, 0, false, 0, NULL, 0, 0, false, 0, 0, false },
+		{ 50, 50, 100, 2, 2, 0, false, 0, NULL, 0, 0, false, 0, 0, false },
+	};
+	static const char *const name[] = { "research", "llm", "vision" };
+	struct fw_snapshot *s = fw_snapshot_new();
+	struct fw_met_rec rec;
+	struct fw_met_policy p;
+	struct fw_queue q;
+
+	ASSERT(s);
+	for (int i = 0; i < 3; i++) {
+		fw_queue_init(&q);
+		snprintf(q.name, sizeof q.name, "%s", name[i]);
+		q.parent = i ? 0 : -1;
+		ASSERT(fw_snapshot_add_queue(s, &q) >= 0);
+	}
+	fresh(&rec, &p);
+	plan_at(&rec, s, 0, 0, 0, 0, 0); /* the plans give the tree */
+	ASSERT_EQ(rec.nq, 3);
+	ASSERT_EQ(rec.parent[2], 0);
+	ASSERT_OK(fw_met_compute(tree, 3, &rec, 8, &p));
+	ASSERT_NEAR(p.q[1].idle_while_waiting_gpu_h * 3600, 180, 1e-6);
+	ASSERT_NEAR(p.q[2].idle_while_waiting_gpu_h * 3600, 100, 1e-6);
+	ASSERT_NEAR(p.q[0].idle_while_waiting_gpu_h * 3600, 180, 1e-6);
+	ASSERT_NEAR(p.idle_while_waiting_gpu_h * 3600, 180, 1e-6);
+	fw_met_policy_release(&p);
+	memset(&p, 0, sizeof p);
+	ASSERT_OK(fw_met_compute(tree, 3, NULL, 8, &p)); /* no tree known: each its own */
+	ASSERT_NEAR(p.q[0].idle_while_waiting_gpu_h, 0, 1e-12);
+	fw_met_policy_release(&p);
+	fw_met_rec_release(&rec);
+	fw_snapshot_free(s);
+}
+
 /* ---- end to end through the command line --------------------------------------- */
 
 static const char synth[] =
@@ -1239,4 +1284,5 @@ TEST_MAIN(progress_line_has_bar_percent_and_thousands,
 	  a_replay_that_ends_with_an_eviction_ends_there,
 	  limits_reach_the_csv_and_the_report, budgets_reach_the_csv, budgets_and_the_half_life_reach_the_report,
 	  cli_checkpoint_flag_takes_seconds_or_zero,
-	  cli_rejects_an_unwritable_report_before_replaying)
+	  cli_rejects_an_unwritable_report_before_replaying,
+	  a_parent_queue_waits_while_its_subtree_does)
