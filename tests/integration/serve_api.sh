@@ -69,6 +69,19 @@ timeout 10 "$FW" serve --state "$S" --listen "127.0.0.1:$PORT2" >"$T/second.log"
 rc=$?
 check "a second daemon on the same --state refuses to start (exit 2)" [ "$rc" -eq 2 ] &&
 	check "... naming the directory and the PID that holds it" grep -q -- "--state $S is in use by another fairway serve (PID $DPID" "$T/second.log"
+# a second daemon on the port in use (its own --state): one line that names
+# the port and what to do, exit 2 as the other start errors, and none of
+# libmicrohttpd's own words
+timeout 10 "$FW" serve --state "$T/state-port" --listen "127.0.0.1:$PORT" >"$T/port.log" 2>&1
+rc=$?
+check "a second daemon on a port in use: exit 2, one line naming the port and what to do" \
+	bash -c "[ $rc -eq 2 ] && [ \"\$(cat '$T/port.log')\" = 'fairway serve: error: port 127.0.0.1:$PORT is in use: stop the other process or pick another --listen' ]"
+# a client that speaks TLS to the plain-HTTP port: libmicrohttpd's message
+# reaches the daemon's log as one line of its own format, no HTML page
+curl -sk --max-time 5 "https://127.0.0.1:$PORT/v1/health" >/dev/null 2>&1
+check "a TLS client's garbage: logged as 'fairway serve: http: ...' in words, no HTML" bash -c \
+	"for _ in \$(seq 1 30); do grep -q '^fairway serve: http: .*Request malformed: ' '$T/daemon.log' && break; sleep 0.1; done
+	grep -q '^fairway serve: http: .*Request malformed: ' '$T/daemon.log' && ! grep -q '<html>\\|^Error processing\\|MHD_OPTION' '$T/daemon.log'"
 hexport=$(printf '%04X' "$PORT")
 check "it listens on 127.0.0.1 only (/proc/net/tcp)" bash -c \
 	"grep -q ' 0100007F:$hexport 00000000:0000 0A' /proc/net/tcp && ! grep -q ' 00000000:$hexport 00000000:0000 0A' /proc/net/tcp"
