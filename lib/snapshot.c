@@ -693,6 +693,39 @@ int64_t fw_job_gpus(const struct fw_job *j)
 	return n;
 }
 
+/* name, or " -> name", at out[used] (n bytes in all): a whole name or
+ * nothing.  Returns the length used after it. */
+static size_t chain_add(char *out, size_t n, size_t used, const char *name)
+{
+	int r = snprintf(out + used, n - used, "%s%s", used ? " -> " : "", name);
+
+	if (r < 0 || (size_t)r >= n - used) {
+		out[used] = 0;
+		return n; /* full: nothing more is added */
+	}
+	return used + (size_t)r;
+}
+
+bool fw_queue_cycle(const struct fw_snapshot *s, int32_t q, char *out, size_t n)
+{
+	int32_t k = q, steps = 0;
+	size_t used = 0;
+
+	do
+		k = s->queues[k].parent;
+	while (k >= 0 && k < s->nqueues && k != q && ++steps <= s->nqueues);
+	if (k != q || !n)
+		return k == q;
+	out[0] = 0;
+	do {
+		used = chain_add(out, n, used, s->queues[k].name);
+		k = s->queues[k].parent;
+	} while (k != q && used < n);
+	if (used < n)
+		chain_add(out, n, used, s->queues[q].name);
+	return true;
+}
+
 bool fw_queue_is_leaf(const struct fw_snapshot *s, int q)
 {
 	for (int32_t i = 0; i < s->nqueues; i++)

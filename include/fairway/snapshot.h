@@ -666,5 +666,11 @@ int fw_snapshot_validate(const struct fw_snapshot *s, struct fw_diag *d);
 
 /* Is queue q a leaf (no queue names it as its parent)? */
 bool fw_queue_is_leaf(const struct fw_snapshot *s, int q);
+/* Is queue q on a cycle of parents (its chain of parents comes back to
+ * it)?  Then the cycle from q, "a -> b -> a", into out (n bytes, cut
+ * after a whole name): for an error that shows it (the validation's, the
+ * daemon's answer to a queue change).  A queue under a cycle is not on
+ * it; a parent out of range ends the chain. */
+bool fw_queue_cycle(const struct fw_snapshot *s, int32_t q, char *out, size_t n);
 
 #endif

@@ -162,6 +162,8 @@ req POST /v1/queues '{"name":"bad",'
 check "broken JSON: 400 naming body" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = body ]
 req PUT /v1/queues/research '{"parent":"team-a"}'
 check "a parent cycle: 400, the tree unchanged" [ "$CODE" = 400 ]
+check "... told from research, with the path and what to do" [ "$(jfield 'j["error"]["field"], j["error"]["message"]')" = \
+	'parent queue "research" would be its own ancestor (research -> team-a -> research); give it another parent (or none: top-level), or first move "team-a" out from under it' ]
 req GET /v1/queues/research
 check "research still has no parent" [ "$(jfield '"parent" in j')" = False ]
 req GET /v1/queues
@@ -787,6 +789,9 @@ check "docs/serve.md's example '${doc[*]:0:3} ... --test-only' runs as written (
 "$FW" jobs submit --queue llm --gpus 8 --count 1000 --name cli-huge --test-only --json "${C[@]}" >"$T/testonly" 2>&1
 check "... a gang larger than the cluster: refused as a submission would be (400 naming tasks[0].count)" \
 	grep -q 'error: 400: field tasks\[0\].count: the job needs 1000 tasks of 8 GPUs all at once and the fleet holds at most [0-9]* of them, so it could never start' "$T/testonly"
+"$FW" queues set research --parent llm "${C[@]}" >"$T/qcycle" 2>&1
+check "fairway queues set research --parent llm (a cycle): exit 2, told from research with the path" \
+	bash -c "[ $? -eq 2 ] && grep -qF 'field parent: queue \"research\" would be its own ancestor (research -> llm -> research); give it another parent (or none: top-level), or first move \"llm\" out from under it' '$T/qcycle'"
 "$FW" jobs submit --queue llm --gpus 8 --cpu 100000 --name cli-fat --test-only --json "${C[@]}" >"$T/testonly" 2>&1
 check "... a task no node has the CPUs for: refused too, naming tasks[0].cpu" \
 	grep -q 'field tasks\[0\].cpu: a task asks 100000 CPUs and no node with its GPUs has more than' "$T/testonly"
