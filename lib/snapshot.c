@@ -146,6 +146,37 @@ bool fw_snapshot_has_gpu_model(const struct fw_snapshot *s, const char *model)
 	return false;
 }
 
+/* a and b the same but for ASCII case (the locale's case rules aside:
+ * a model name is a name, fw_name_problem's letters). */
+static bool same_but_case(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++) {
+		char x = *a >= 'A' && *a <= 'Z' ? (char)(*a - 'A' + 'a') : *a;
+		char y = *b >= 'A' && *b <= 'Z' ? (char)(*b - 'A' + 'a') : *b;
+		if (x != y)
+			return false;
+	}
+	return *a == *b;
+}
+
+const char *fw_snapshot_gpu_model_spelling(const struct fw_snapshot *s, const char *model)
+{
+	const char *found = NULL;
+
+	for (int32_t i = 0; i < s->nnodes; i++)
+		if (s->nodes[i].gpu_count && strcmp(s->nodes[i].gpu_model, model) == 0)
+			return s->nodes[i].gpu_model;
+	for (int32_t i = 0; i < s->nnodes; i++) {
+		const char *m = s->nodes[i].gpu_model;
+		if (!s->nodes[i].gpu_count || !same_but_case(m, model))
+			continue;
+		if (found && strcmp(found, m) != 0)
+			return NULL; /* "Ab" and "aB" for "ab": a guess */
+		found = m;
+	}
+	return found;
+}
+
 void fw_snapshot_gpu_models(const struct fw_snapshot *s, char *out, size_t n)
 {
 	size_t used = 0;

@@ -1717,6 +1717,20 @@ static void submit_named(struct ctx *c, struct fw_backend_job *bj, const struct 
 	submit_one(c, bj, named, n, dry);
 }
 
+/* Each group's gpuModel as the fleet spells it when they differ only by
+ * case ("h100" on H100 nodes, as `fairway sim run` matches a trace's),
+ * so the core (which matches exactly), the store and every answer see
+ * one spelling; a model no node has stays, refused by check_fits. */
+static void spell_models(const struct fw_snapshot *fleet, struct fw_job *j)
+{
+	for (int g = 0; g < j->ngroups; g++) {
+		char *m = j->groups[g].gpu_model;
+		const char *fleets = m[0] ? fw_snapshot_gpu_model_spelling(fleet, m) : NULL;
+		if (fleets && fleets != m)
+			memmove(m, fleets, strlen(fleets) + 1);
+	}
+}
+
 static void h_job_submit(struct ctx *c)
 {
 	struct fw_serve *d = c->d;
@@ -1745,6 +1759,7 @@ static void h_job_submit(struct ctx *c)
 	    (rc = fw_codec_text_check(bj->job.user, "user", true, &dg)) != FW_OK ||
 	    (rc = check_asks(&bj->job, &dg)) != FW_OK)
 		return fail_diag(c, rc, &dg);
+	spell_models(d->fleet, &bj->job);
 	json_t *arrays = remembered_arrays(d);
 	submit_named(c, bj, &arr, arrays, dry && !strcmp(dry, "true"));
 	json_decref(arrays);

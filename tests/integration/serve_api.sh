@@ -243,6 +243,8 @@ req POST /v1/jobs '{"queue":"team-a","tasks":[{"gpus":2,"gpuFraction":0.5}]}'
 check "a fraction of two GPUs: 400 naming tasks[0].gpuFraction" [ "$(jfield 'j["error"]["field"]')" = "tasks[0].gpuFraction" ]
 req POST /v1/jobs '{"queue":"team-a","requiredLevel":"galaxy","tasks":[{"gpus":1}]}'
 check "an unknown topology level: 400 naming requiredLevel" [ "$(jfield 'j["error"]["field"]')" = requiredLevel ]
+check "... and the cluster's levels" [ "$(jfield 'j["error"]["message"]')" = \
+	'"galaxy" is not a topology level of this cluster (its levels: block, rack, nvlink); use one of them or "node"' ]
 req POST /v1/jobs '{"queue":"team-a","runtime":600,"tasks":[{"gpus":1}]}'
 check "a job without a name gets one" [ "$CODE" = 201 -a -n "$(jfield 'j["name"]')" ]
 auto=$(jfield 'j["name"]')
@@ -789,6 +791,12 @@ check "docs/serve.md's example '${doc[*]:0:3} ... --test-only' runs as written (
 "$FW" jobs submit --queue llm --gpus 8 --count 1000 --name cli-huge --test-only --json "${C[@]}" >"$T/testonly" 2>&1
 check "... a gang larger than the cluster: refused as a submission would be (400 naming tasks[0].count)" \
 	grep -q 'error: 400: field tasks\[0\].count: the job needs 1000 tasks of 8 GPUs all at once and the fleet holds at most [0-9]* of them, so it could never start' "$T/testonly"
+"$FW" jobs submit --queue llm --gpus 8 --slice 4:galaxy --count 4 --name cli-gal --test-only "${C[@]}" >"$T/testonly" 2>&1
+check "... --slice 4:galaxy: exit 2, naming the cluster's levels" bash -c "[ $? -eq 2 ] && grep -q 'field tasks\[0\].slice.required: \"galaxy\" is not a topology level of this cluster (its levels: block, rack, nvlink); use one of them or \"node\"' '$T/testonly'"
+"$FW" jobs submit --queue llm --gpus 8 --gpu-model h100 --runtime 60 --name cli-lower --json "${C[@]}" >"$T/lower" 2>&1
+check "fairway jobs submit --gpu-model h100 on H100 nodes: taken (exit 0), kept in the fleet's spelling" \
+	bash -c "[ $? -eq 0 ] && grep -q '\"gpuModel\": *\"H100\"' '$T/lower'"
+"$FW" jobs cancel cli-lower "${C[@]}" >/dev/null 2>&1
 "$FW" queues set research --parent llm "${C[@]}" >"$T/qcycle" 2>&1
 check "fairway queues set research --parent llm (a cycle): exit 2, told from research with the path" \
 	bash -c "[ $? -eq 2 ] && grep -qF 'field parent: queue \"research\" would be its own ancestor (research -> llm -> research); give it another parent (or none: top-level), or first move \"llm\" out from under it' '$T/qcycle'"
