@@ -797,9 +797,9 @@ check "... --slice 4:galaxy: exit 2, naming the cluster's levels" bash -c "[ $? 
 check "fairway jobs submit --gpu-model h100 on H100 nodes: taken (exit 0), kept in the fleet's spelling" \
 	bash -c "[ $? -eq 0 ] && grep -q '\"gpuModel\": *\"H100\"' '$T/lower'"
 "$FW" jobs cancel cli-lower "${C[@]}" >/dev/null 2>&1
-"$FW" queues set research --parent llm "${C[@]}" >"$T/qcycle" 2>&1
-check "fairway queues set research --parent llm (a cycle): exit 2, told from research with the path" \
-	bash -c "[ $? -eq 2 ] && grep -qF 'field parent: queue \"research\" would be its own ancestor (research -> llm -> research); give it another parent (or none: top-level), or first move \"llm\" out from under it' '$T/qcycle'"
+"$FW" queues set research --parent vision "${C[@]}" >"$T/qcycle" 2>&1 # vision is research's child
+check "fairway queues set research --parent vision (a cycle): exit 2, told from research with the path" \
+	bash -c "[ $? -eq 2 ] && grep -qF 'field parent: queue \"research\" would be its own ancestor (research -> vision -> research); give it another parent (or none: top-level), or first move \"vision\" out from under it' '$T/qcycle'"
 "$FW" jobs submit --queue llm --gpus 8 --cpu 100000 --name cli-fat --test-only --json "${C[@]}" >"$T/testonly" 2>&1
 check "... a task no node has the CPUs for: refused too, naming tasks[0].cpu" \
 	grep -q 'field tasks\[0\].cpu: a task asks 100000 CPUs and no node with its GPUs has more than' "$T/testonly"
