@@ -146,6 +146,37 @@ bool fw_snapshot_has_gpu_model(const struct fw_snapshot *s, const char *model)
 	return false;
 }
 
+/* a and b the same but for ASCII case (the locale's case rules aside:
+ * a model name is a name, fw_name_problem's letters). */
+static bool same_but_case(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++) {
+		char x = *a >= 'A' && *a <= 'Z' ? (char)(*a - 'A' + 'a') : *a;
+		char y = *b >= 'A' && *b <= 'Z' ? (char)(*b - 'A' + 'a') : *b;
+		if (x != y)
+			return false;
+	}
+	return *a == *b;
+}
+
+const char *fw_snapshot_gpu_model_spelling(const struct fw_snapshot *s, const char *model)
+{
+	const char *found = NULL;
+
+	for (int32_t i = 0; i < s->nnodes; i++)
+		if (s->nodes[i].gpu_count && strcmp(s->nodes[i].gpu_model, model) == 0)
+			return s->nodes[i].gpu_model;
+	for (int32_t i = 0; i < s->nnodes; i++) {
+		const char *m = s->nodes[i].gpu_model;
+		if (!s->nodes[i].gpu_count || !same_but_case(m, model))
+			continue;
+		if (found && strcmp(found, m) != 0)
+			return NULL; /* "Ab" and "aB" for "ab": a guess */
+		found = m;
+	}
+	return found;
+}
+
 void fw_snapshot_gpu_models(const struct fw_snapshot *s, char *out, size_t n)
 {
 	size_t used = 0;
@@ -691,6 +722,39 @@ int64_t fw_job_gpus(const struct fw_job *j)
 	for (int g = 0; g < j->ngroups; g++)
 		n += (int64_t)j->groups[g].count * j->groups[g].gpus;
 	return n;
+}
+
+/* name, or " -> name", at out[used] (n bytes in all): a whole name or
+ * nothing.  Returns the length used after it. */
+static size_t chain_add(char *out, size_t n, size_t used, const char *name)
+{
+	int r = snprintf(out + used, n - used, "%s%s", used ? " -> " : "", name);
+
+	if (r < 0 || (size_t)r >= n - used) {
+		out[used] = 0;
+		return n; /* full: nothing more is added */
+	}
+	return used + (size_t)r;
+}
+
+bool fw_queue_cycle(const struct fw_snapshot *s, int32_t q, char *out, size_t n)
+{
+	int32_t k = q, steps = 0;
+	size_t used = 0;
+
+	do
+		k = s->queues[k].parent;
+	while (k >= 0 && k < s->nqueues && k != q && ++steps <= s->nqueues);
+	if (k != q || !n)
+		return k == q;
+	out[0] = 0;
+	do {
+		used = chain_add(out, n, used, s->queues[k].name);
+		k = s->queues[k].parent;
+	} while (k != q && used < n);
+	if (used < n)
+		chain_add(out, n, used, s->queues[q].name);
+	return true;
 }
 
 bool fw_queue_is_leaf(const struct fw_snapshot *s, int q)

@@ -5,7 +5,8 @@
  * naming it by array index; then the running jobs' allocations together,
  * node by node (check_usage: no GPU, CPU or memory booked past the node).  Duplicate names are found by sorting an index
  * array (O(n log n)); the queue tree's acyclicity by walking each queue's
- * parent chain at most nqueues steps.
+ * parent chain at most nqueues + 1 steps (a cycle is named with its path,
+ * fw_queue_cycle, as the YAML loader names it).
  */
 #include <math.h>
 #include <stdbool.h>
@@ -177,12 +178,37 @@ static int check_nodes(const struct fw_snapshot *s, struct fw_diag *d)
 	return FW_OK;
 }
 
+/* Queue i's chain of parents ends at a top-level queue (or at a parent
+ * out of range, which that queue's own check names), else it runs into a
+ * cycle: FW_ELOOP naming a queue on it (i when i is on it, else the first
+ * in the list), with the whole cycle and what to do. */
+static int check_ancestry(const struct fw_snapshot *s, int32_t i, struct fw_diag *d)
+{
+	int32_t p = s->queues[i].parent, on;
+	char f[64], chain[256];
+
+	for (int32_t steps = 0; p >= 0 && p < s->nqueues && steps <= s->nqueues; steps++)
+		p = s->queues[p].parent;
+	if (p < 0 || p >= s->nqueues)
+		return FW_OK;
+	on = i;
+	if (!fw_queue_cycle(s, i, chain, sizeof chain)) { /* i is under it: the cycle's first queue, p on it by now */
+		on = p;
+		for (int32_t k = s->queues[p].parent; k != p; k = s->queues[k].parent)
+			on = k < on ? k : on;
+		fw_queue_cycle(s, on, chain, sizeof chain);
+	}
+	elem_name(f, "queues", on);
+	return BAD(d, FW_ELOOP, f,
+		   "queue \"%s\" is its own ancestor (%s); break the cycle by making one of these queues top-level "
+		   "or giving it another parent", s->queues[on].name, chain);
+}
+
 static int check_queue(const struct fw_snapshot *s, int32_t i, struct fw_diag *d)
 {
 	const struct fw_queue *q = &s->queues[i];
 	char f[64];
 	int32_t p = q->parent;
-	int32_t steps = 0;
 
 	elem_name(f, "queues", i);
 	if (!q->name[0])
@@ -206,12 +232,7 @@ static int check_queue(const struct fw_snapshot *s, int32_t i, struct fw_diag *d
 	if (!time_ok(q->min_runtime_s) || !time_ok(q->default_runtime_s) || !time_ok(q->default_checkpoint_s) ||
 	    !time_ok(q->max_runtime_s) || !time_ok(q->usage_at))
 		return BAD(d, FW_ERANGE, f, "queue %s: a time or duration beyond 2^61 s", q->name);
-	while (p >= 0) {
-		if (p == i || ++steps > s->nqueues)
-			return BAD(d, FW_ELOOP, f, "queue %s is its own ancestor: the queue tree has a cycle", q->name);
-		p = s->queues[p].parent;
-	}
-	return FW_OK;
+	return check_ancestry(s, i, d);
 }
 
 static int check_queues(const struct fw_snapshot *s, struct fw_diag *d)

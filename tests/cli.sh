@@ -122,6 +122,13 @@ expect "yaml-model-deserved-over-quota" 2 \
 expect "yaml-model-deserved-unknown-model" 2 \
 	'field queues[0].gpuModelDeserved.H10: no node has GPU model "H10", so this entry would guarantee nothing; fix the spelling (the nodes'"'"' models: H100)' \
 	"$FW" plan --config <(printf 'nodes:\n  - {name: h0, gpus: 8, gpuModel: H100}\nqueues:\n  - {name: q, resources: {gpu: {quota: 8}}, gpuModelDeserved: {H10: 8}}\n')
+# an unknown key names the valid key it is a typo of, then every valid key
+expect "yaml-unknown-key-did-you-mean" 2 \
+	'field nodes[0].gpuModl: unknown key "gpuModl" (did you mean "gpuModel"?); valid keys here: name, gpus, gpuModel,' \
+	"$FW" plan --config <(printf 'nodes:\n  - {name: h0, gpus: 8, gpuModl: H100}\n')
+expect "yaml-unknown-top-key-did-you-mean" 2 \
+	'field queue: unknown key "queue" (did you mean "queues"?); valid keys here: ' \
+	"$FW" plan --config <(printf 'queue:\n  - {name: q}\n')
 # under a policy that does not reclaim the entries do nothing, and plan says so
 expect "plan-model-deserved-inert-under-slurm" 0 \
 	"fairway plan: note: policy slurm does not reclaim, so the queues' gpuModelDeserved change nothing in this plan (policies that reclaim: fairway, kai)" \

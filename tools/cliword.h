@@ -17,7 +17,8 @@
  * their tables of flags.  fw_cli_hint() names the flag a mistyped one
  * was probably meant to be, for every program's "unknown option" error,
  * and fw_cli_nearest the same for `fairway serve`'s "unknown field" errors
- * (connectors/serve/codec.c).
+ * (connectors/serve/codec.c) and the YAML loader's "unknown key" errors
+ * (connectors/config/yamlget.c).
  */
 #ifndef FAIRWAY_CLIWORD_H
 #define FAIRWAY_CLIWORD_H

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cliword.h"
 #include "config_int.h"
 
 /* A double-quoted YAML scalar can carry any control byte ("\e[2J"); keys
@@ -165,10 +166,28 @@ static int check_dup(struct cfg *c, const yaml_node_t *map, int i,
 	return FW_OK;
 }
 
+/* p's key is none of valid: refused naming it, the valid key it is a
+ * typo of (fw_cli_nearest, the rule of the daemon's unknown-field errors
+ * and the CLI's unknown flags), and every valid key. */
+static int unknown_key(struct cfg *c, const yaml_node_pair_t *p,
+		       const char *path, const char *const *valid)
+{
+	const char *k = key_text(c, p), *near = fw_cli_nearest(k, valid);
+	char fp[CFG_PATH], list[256], hint[96] = "";
+
+	if (near)
+		snprintf(hint, sizeof hint, " (did you mean \"%s\"?)", near);
+	join_keys(list, sizeof list, valid);
+	return cfg_fail(c, cfg_node(c, p->key), FW_EINVAL,
+			cfg_path(fp, path, k),
+			"unknown key \"%s\"%s; valid keys here: %s", k, hint,
+			list);
+}
+
 int cfg_keys(struct cfg *c, const yaml_node_t *n, const char *path,
 	     const char *const *valid)
 {
-	char fp[CFG_PATH], list[256];
+	char fp[CFG_PATH];
 	int npairs, rc = cfg_want_map(c, n, path);
 
 	if (rc)
@@ -188,14 +207,8 @@ int cfg_keys(struct cfg *c, const yaml_node_t *n, const char *path,
 					"merge keys (<<: *anchor) are not "
 					"supported; write the keys out, or alias "
 					"a whole value (key: *anchor)");
-		if (!in_list(k, valid)) {
-			join_keys(list, sizeof list, valid);
-			return cfg_fail(c, cfg_node(c, p->key), FW_EINVAL,
-					cfg_path(fp, path, k),
-					"unknown key \"%s\"; valid keys here: "
-					"%s",
-					k, list);
-		}
+		if (!in_list(k, valid))
+			return unknown_key(c, p, path, valid);
 		rc = check_dup(c, n, i, path);
 	}
 	return rc;

@@ -463,6 +463,22 @@ static int losing(struct fw_serve *d, const struct fw_queue_spec *qs, int32_t nq
 	return rc;
 }
 
+/* The cycle the change of queue focus would make, told from focus (the
+ * core's validation names the first queue on it, which may be another):
+ * the path and what to do, into vd as focus's parent. */
+static void cycle_from(const struct fw_snapshot *s, const struct fw_queue_spec *qs, int32_t focus,
+		       struct fw_diag *vd)
+{
+	char chain[256], f[48];
+
+	if (!fw_queue_cycle(s, focus, chain, sizeof chain))
+		return;
+	snprintf(f, sizeof f, "queues[%d].parent", (int)focus);
+	fw_diag_set(vd, FW_ELOOP, "", 0, 0, f,
+		    "queue \"%s\" would be its own ancestor (%s); give it another parent (or none: top-level), or "
+		    "first move \"%s\" out from under it", qs[focus].name, chain, qs[focus].parent);
+}
+
 /* The core's validation of a candidate queue set; then no job may lose its
  * (leaf) queue.  Fills dg naming the field of queue `focus`.  now: the
  * request's one time (the caller's writes use it too). */
@@ -481,6 +497,8 @@ static int check_queues(struct fw_serve *d, const struct fw_queue_spec *qs, int3
 		return FW_ENOMEM;
 	memset(&vd, 0, sizeof vd);
 	rc = fw_snapshot_validate(s, &vd);
+	if (rc == FW_ELOOP && focus >= 0)
+		cycle_from(s, qs, focus, &vd);
 	fw_snapshot_free(s);
 	if (rc != FW_OK) {
 		const char *dot = strchr(vd.field, '.');
@@ -488,7 +506,7 @@ static int check_queues(struct fw_serve *d, const struct fw_queue_spec *qs, int3
 			rc = FW_EINVAL; /* a bad reference in the body: 400, not 404 */
 		int idx = -1;
 		sscanf(vd.field, "queues[%d]", &idx);
-		if (idx >= 0 && idx < nq && idx != focus)
+		if (idx >= 0 && idx < nq && idx != focus && rc != FW_ELOOP) /* a cycle's message names its queue */
 			return fw_diag_set(dg, rc, "", 0, 0, "parent", "queue \"%s\": %s", qs[idx].name, vd.msg);
 		return fw_diag_set(dg, rc, "", 0, 0, dot ? dot + 1 : "parent", "%s", vd.msg);
 	}
@@ -1866,6 +1884,20 @@ static void submit_named(struct ctx *c, struct fw_backend_job *bj, const struct 
 	submit_one(c, bj, named, n, dry);
 }
 
+/* Each group's gpuModel as the fleet spells it when they differ only by
+ * case ("h100" on H100 nodes, as `fairway sim run` matches a trace's),
+ * so the core (which matches exactly), the store and every answer see
+ * one spelling; a model no node has stays, refused by check_fits. */
+static void spell_models(const struct fw_snapshot *fleet, struct fw_job *j)
+{
+	for (int g = 0; g < j->ngroups; g++) {
+		char *m = j->groups[g].gpu_model;
+		const char *fleets = m[0] ? fw_snapshot_gpu_model_spelling(fleet, m) : NULL;
+		if (fleets && fleets != m)
+			memmove(m, fleets, strlen(fleets) + 1);
+	}
+}
+
 static void h_job_submit(struct ctx *c)
 {
 	struct fw_serve *d = c->d;
@@ -1894,6 +1926,7 @@ static void h_job_submit(struct ctx *c)
 	    (rc = fw_codec_text_check(bj->job.user, "user", true, &dg)) != FW_OK ||
 	    (rc = check_asks(&bj->job, &dg)) != FW_OK)
 		return fail_diag(c, rc, &dg);
+	spell_models(d->fleet, &bj->job);
 	json_t *arrays = remembered_arrays(d);
 	submit_named(c, bj, &arr, arrays, dry && !strcmp(dry, "true"));
 	json_decref(arrays);

@@ -619,10 +619,22 @@ json_t *fw_codec_user_use_dump(const struct fw_user_use *u)
 }
 
 /* --- jobs ----------------------------------------------------------------- */
+/* t's levels, largest domain first ("block, rack"), as sim/des.c's
+ * slice_level lists them. */
+static const char *level_list(const struct fw_topology *t, char *out, size_t n)
+{
+	size_t k = 0;
+
+	out[0] = '\0';
+	for (int i = 0; i < t->nlevels && k < n; i++)
+		k += (size_t)snprintf(out + k, n - k, "%s%s", i ? ", " : "", t->level[i]);
+	return out;
+}
+
 static int get_level(json_t *o, const char *path, const char *key, const struct fw_topology *t, int8_t *lvl,
 		     struct fw_diag *d)
 {
-	char name[FW_NAME_MAX] = "", f[128];
+	char name[FW_NAME_MAX] = "", f[128], list[FW_MAX_LEVELS * (FW_NAME_MAX + 2)];
 	int rc = get_str(o, path, key, false, name, sizeof name, d);
 
 	*lvl = FW_LEVEL_NONE;
@@ -638,7 +650,11 @@ static int get_level(json_t *o, const char *path, const char *key, const struct 
 			return FW_OK;
 		}
 	path_of(f, sizeof f, path, key);
-	return BAD(d, FW_EINVAL, f, "\"%s\" is not a topology level of this cluster (nor \"node\")", name);
+	if (!t || !t->nlevels)
+		return BAD(d, FW_EINVAL, f, "\"%s\" is not a topology level of this cluster: it has none (topology.levels "
+			   "of its --config); use \"node\" or leave it out", name);
+	return BAD(d, FW_EINVAL, f, "\"%s\" is not a topology level of this cluster (its levels: %s); use one of "
+		   "them or \"node\"", name, level_list(t, list, sizeof list));
 }
 
 /* path.slice: {"size": N, "required": LEVEL}, the group's tasks in runs

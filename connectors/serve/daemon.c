@@ -927,9 +927,9 @@ int fw_serve_run(const struct fw_serve_opts *o)
 	if (fw_serve_open(&d, o, err, sizeof err) != FW_OK)
 		goto out;
 	warn_config_drift(&d);
-	exit_code = 1;
 	if (fw_http_start(&d, o->listen_host, o->port, &http, &port, err, sizeof err))
-		goto out;
+		goto out; /* a start error as the others: exit 2 */
+	exit_code = 1;
 	if (o->port_file && write_port_file(o->port_file, port)) {
 		snprintf(err, sizeof err, "cannot write --port-file %s", o->port_file);
 		goto out;

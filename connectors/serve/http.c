@@ -8,11 +8,16 @@
  * (api.c); MHD sends the headers of that answer and leaves out its body.
  */
 #include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
 #include <netinet/in.h>
+#include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <microhttpd.h>
 
@@ -21,6 +26,8 @@
 struct fw_http {
 	struct MHD_Daemon *mhd;
 	struct fw_serve *d;
+	atomic_bool started; /* MHD_start_daemon returned: on_log writes to the log */
+	char start_msg[256]; /* before: MHD's first message, for the start error */
 };
 
 struct conn {
@@ -236,6 +243,79 @@ static void on_done(void *cls, struct MHD_Connection *con, void **con_cls, enum 
 	}
 }
 
+/* An MHD message as one line of text: an HTML error page it quotes
+ * ("<html><head><title>Request malformed</title>...") cut to its words,
+ * "Request malformed: Your HTTP request was ...", control bytes as '?'
+ * and no line break at the end. */
+static void plain_text(char *s)
+{
+	char *out = s;
+	size_t n = strlen(s);
+	bool html = strstr(s, "<html>") != NULL; /* MHD's own pages begin so */
+
+	while (n && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' '))
+		s[--n] = '\0'; /* the message's own line break */
+	for (const char *in = s; *in; in++) {
+		if (*in != '<' || !html) {
+			*out++ = (unsigned char)*in < 0x20 || *in == 0x7f ? '?' : *in;
+			continue;
+		}
+		while (in[1] && *in != '>')
+			in++;
+		if (out > s && (isalnum((unsigned char)out[-1]) || out[-1] == '.') && isalnum((unsigned char)in[1])) {
+			*out++ = ':'; /* "malformed</title></head><body>Your": words apart */
+			*out++ = ' ';
+		}
+	}
+	*out = '\0';
+}
+
+/* libmicrohttpd's own messages (MHD_USE_ERROR_LOG), in the daemon's log
+ * format: "fairway serve: http: ..." on stderr, one line each.  While
+ * MHD_start_daemon runs, the first is kept for the start error instead
+ * (fw_http_start says why in its own words). */
+static void on_log(void *cls, const char *fm, va_list ap)
+{
+	struct fw_http *h = cls;
+	char line[512];
+
+	vsnprintf(line, sizeof line, fm, ap);
+	plain_text(line);
+	if (!atomic_load(&h->started)) {
+		if (!h->start_msg[0])
+			snprintf(h->start_msg, sizeof h->start_msg, "%s", line);
+		return;
+	}
+	fprintf(stderr, "fairway serve: http: %s\n", line);
+}
+
+/* Why MHD could not listen on sa, found by binding it here as MHD does
+ * (SO_REUSEADDR): the port in use, a privileged port, an address not this
+ * machine's; else MHD's own message. */
+static void listen_error(const struct sockaddr_in *sa, const char *host, int port, const char *mhd_said, char *err,
+			 size_t n)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1, e = fd < 0 ? errno : 0;
+
+	if (fd >= 0) {
+		(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+		if (bind(fd, (const struct sockaddr *)sa, sizeof *sa) != 0)
+			e = errno;
+		close(fd);
+	}
+	if (e == EADDRINUSE)
+		snprintf(err, n, "port %s:%d is in use: stop the other process or pick another --listen", host, port);
+	else if (e == EACCES)
+		snprintf(err, n, "port %s:%d needs privileges (ports below 1024 do): pick a port of 1024 or more with "
+			 "--listen", host, port);
+	else if (e == EADDRNOTAVAIL)
+		snprintf(err, n, "cannot listen on %s:%d: %s is not an address of this machine; pick one of its own "
+			 "(127.0.0.1, or an interface's) with --listen", host, port, host);
+	else
+		snprintf(err, n, "cannot listen on %s:%d: %s; pick another --listen", host, port,
+			 e ? strerror(e) : mhd_said[0] ? mhd_said : "libmicrohttpd could not start");
+}
+
 int fw_http_start(struct fw_serve *d, const char *host, int port, struct fw_http **out, int *bound_port, char *err,
 		  size_t errn)
 {
@@ -254,16 +334,21 @@ int fw_http_start(struct fw_serve *d, const char *host, int port, struct fw_http
 		return FW_EINVAL;
 	}
 	h->d = d;
+	atomic_init(&h->started, false);
 	h->mhd = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG, (uint16_t)port, NULL, NULL,
-				  on_request, h, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
+				  on_request, h, MHD_OPTION_EXTERNAL_LOGGER, on_log, h, /* first, as MHD asks */
+				  MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
 				  MHD_OPTION_THREAD_POOL_SIZE, (unsigned)4, MHD_OPTION_NOTIFY_COMPLETED, on_done, h,
 				  MHD_OPTION_CONNECTION_LIMIT, (unsigned)512, MHD_OPTION_CONNECTION_TIMEOUT,
 				  (unsigned)60, MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_END);
+	atomic_store(&h->started, true);
 	if (!h->mhd) {
-		snprintf(err, errn, "cannot listen on %s:%d (in use? try another --listen port)", host, port);
+		listen_error(&sa, host, port, h->start_msg, err, errn);
 		free(h);
 		return FW_EIO;
 	}
+	if (h->start_msg[0]) /* a warning of a start that worked */
+		fprintf(stderr, "fairway serve: http: %s\n", h->start_msg);
 	info = MHD_get_daemon_info(h->mhd, MHD_DAEMON_INFO_BIND_PORT);
 	*bound_port = info ? info->port : port;
 	*out = h;

@@ -513,6 +513,13 @@ int fw_snapshot_copy_queue_tables(struct fw_snapshot *dst, const struct fw_snaps
  * none): for an error that names a model no node has. */
 bool fw_snapshot_has_gpu_model(const struct fw_snapshot *s, const char *model);
 void fw_snapshot_gpu_models(const struct fw_snapshot *s, char *out, size_t n);
+/* The fleet's own spelling of GPU model `model`: model itself when some
+ * node with GPUs has it, else the one model of those nodes that differs
+ * from it only by ASCII case ("h100" -> "H100"), else NULL (none, or two
+ * such that differ from each other too).  Adapters that take a model from
+ * a person (the daemon's job intake) normalise it with this, so the core,
+ * which matches models exactly, sees the fleet's spelling. */
+const char *fw_snapshot_gpu_model_spelling(const struct fw_snapshot *s, const char *model);
 /* Restrict job (already added, and after every job restricted so far) to
  * the n >= 1 nodes listed, in any order, repeats allowed (they are sorted
  * and made distinct); the index of the new job_nodes entry, or FW_EINVAL
@@ -666,5 +673,11 @@ int fw_snapshot_validate(const struct fw_snapshot *s, struct fw_diag *d);
 
 /* Is queue q a leaf (no queue names it as its parent)? */
 bool fw_queue_is_leaf(const struct fw_snapshot *s, int q);
+/* Is queue q on a cycle of parents (its chain of parents comes back to
+ * it)?  Then the cycle from q, "a -> b -> a", into out (n bytes, cut
+ * after a whole name): for an error that shows it (the validation's, the
+ * daemon's answer to a queue change).  A queue under a cycle is not on
+ * it; a parent out of range ends the chain. */
+bool fw_queue_cycle(const struct fw_snapshot *s, int32_t q, char *out, size_t n);
 
 #endif

@@ -69,6 +69,19 @@ timeout 10 "$FW" serve --state "$S" --listen "127.0.0.1:$PORT2" >"$T/second.log"
 rc=$?
 check "a second daemon on the same --state refuses to start (exit 2)" [ "$rc" -eq 2 ] &&
 	check "... naming the directory and the PID that holds it" grep -q -- "--state $S is in use by another fairway serve (PID $DPID" "$T/second.log"
+# a second daemon on the port in use (its own --state): one line that names
+# the port and what to do, exit 2 as the other start errors, and none of
+# libmicrohttpd's own words
+timeout 10 "$FW" serve --state "$T/state-port" --listen "127.0.0.1:$PORT" >"$T/port.log" 2>&1
+rc=$?
+check "a second daemon on a port in use: exit 2, one line naming the port and what to do" \
+	bash -c "[ $rc -eq 2 ] && [ \"\$(cat '$T/port.log')\" = 'fairway serve: error: port 127.0.0.1:$PORT is in use: stop the other process or pick another --listen' ]"
+# a client that speaks TLS to the plain-HTTP port: libmicrohttpd's message
+# reaches the daemon's log as one line of its own format, no HTML page
+curl -sk --max-time 5 "https://127.0.0.1:$PORT/v1/health" >/dev/null 2>&1
+check "a TLS client's garbage: logged as 'fairway serve: http: ...' in words, no HTML" bash -c \
+	"for _ in \$(seq 1 30); do grep -q '^fairway serve: http: .*Request malformed: ' '$T/daemon.log' && break; sleep 0.1; done
+	grep -q '^fairway serve: http: .*Request malformed: ' '$T/daemon.log' && ! grep -q '<html>\\|^Error processing\\|MHD_OPTION' '$T/daemon.log'"
 hexport=$(printf '%04X' "$PORT")
 check "it listens on 127.0.0.1 only (/proc/net/tcp)" bash -c \
 	"grep -q ' 0100007F:$hexport 00000000:0000 0A' /proc/net/tcp && ! grep -q ' 00000000:$hexport 00000000:0000 0A' /proc/net/tcp"
@@ -149,6 +162,8 @@ req POST /v1/queues '{"name":"bad",'
 check "broken JSON: 400 naming body" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = body ]
 req PUT /v1/queues/research '{"parent":"team-a"}'
 check "a parent cycle: 400, the tree unchanged" [ "$CODE" = 400 ]
+check "... told from research, with the path and what to do" [ "$(jfield 'j["error"]["field"], j["error"]["message"]')" = \
+	'parent queue "research" would be its own ancestor (research -> team-a -> research); give it another parent (or none: top-level), or first move "team-a" out from under it' ]
 req GET /v1/queues/research
 check "research still has no parent" [ "$(jfield '"parent" in j')" = False ]
 req GET /v1/queues
@@ -228,6 +243,8 @@ req POST /v1/jobs '{"queue":"team-a","tasks":[{"gpus":2,"gpuFraction":0.5}]}'
 check "a fraction of two GPUs: 400 naming tasks[0].gpuFraction" [ "$(jfield 'j["error"]["field"]')" = "tasks[0].gpuFraction" ]
 req POST /v1/jobs '{"queue":"team-a","requiredLevel":"galaxy","tasks":[{"gpus":1}]}'
 check "an unknown topology level: 400 naming requiredLevel" [ "$(jfield 'j["error"]["field"]')" = requiredLevel ]
+check "... and the cluster's levels" [ "$(jfield 'j["error"]["message"]')" = \
+	'"galaxy" is not a topology level of this cluster (its levels: block, rack, nvlink); use one of them or "node"' ]
 req POST /v1/jobs '{"queue":"team-a","runtime":600,"tasks":[{"gpus":1}]}'
 check "a job without a name gets one" [ "$CODE" = 201 -a -n "$(jfield 'j["name"]')" ]
 auto=$(jfield 'j["name"]')
@@ -787,6 +804,15 @@ check "docs/serve.md's example '${doc[*]:0:3} ... --test-only' runs as written (
 "$FW" jobs submit --queue llm --gpus 8 --count 1000 --name cli-huge --test-only --json "${C[@]}" >"$T/testonly" 2>&1
 check "... a gang larger than the cluster: refused as a submission would be (400 naming tasks[0].count)" \
 	grep -q 'error: 400: field tasks\[0\].count: the job needs 1000 tasks of 8 GPUs all at once and the fleet holds at most [0-9]* of them, so it could never start' "$T/testonly"
+"$FW" jobs submit --queue llm --gpus 8 --slice 4:galaxy --count 4 --name cli-gal --test-only "${C[@]}" >"$T/testonly" 2>&1
+check "... --slice 4:galaxy: exit 2, naming the cluster's levels" bash -c "[ $? -eq 2 ] && grep -q 'field tasks\[0\].slice.required: \"galaxy\" is not a topology level of this cluster (its levels: block, rack, nvlink); use one of them or \"node\"' '$T/testonly'"
+"$FW" jobs submit --queue llm --gpus 8 --gpu-model h100 --runtime 60 --name cli-lower --json "${C[@]}" >"$T/lower" 2>&1
+check "fairway jobs submit --gpu-model h100 on H100 nodes: taken (exit 0), kept in the fleet's spelling" \
+	bash -c "[ $? -eq 0 ] && grep -q '\"gpuModel\": *\"H100\"' '$T/lower'"
+"$FW" jobs cancel cli-lower "${C[@]}" >/dev/null 2>&1
+"$FW" queues set research --parent vision "${C[@]}" >"$T/qcycle" 2>&1 # vision is research's child
+check "fairway queues set research --parent vision (a cycle): exit 2, told from research with the path" \
+	bash -c "[ $? -eq 2 ] && grep -qF 'field parent: queue \"research\" would be its own ancestor (research -> vision -> research); give it another parent (or none: top-level), or first move \"vision\" out from under it' '$T/qcycle'"
 "$FW" jobs submit --queue llm --gpus 8 --cpu 100000 --name cli-fat --test-only --json "${C[@]}" >"$T/testonly" 2>&1
 check "... a task no node has the CPUs for: refused too, naming tasks[0].cpu" \
 	grep -q 'field tasks\[0\].cpu: a task asks 100000 CPUs and no node with its GPUs has more than' "$T/testonly"

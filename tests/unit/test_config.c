@@ -742,6 +742,28 @@ TEST(queue_tree)
 		    1, "queues[0].usage.gpuHours");
 }
 
+/* An unknown key names the valid key it is a typo of, by the rule of the
+ * daemon's unknown fields (fw_cli_nearest), before every valid key; a
+ * key near none gets no guess. */
+TEST(unknown_keys_suggest_the_nearest)
+{
+	struct fw_snapshot *s = (struct fw_snapshot *)&s; /* sentinel */
+	struct fw_diag d;
+
+	ASSERT_EQ(load("nodes: [{name: n, gpuModl: H100}]\n", &s, &d), FW_EINVAL);
+	ASSERT_STR_EQ(d.field, "nodes[0].gpuModl");
+	ASSERT_STR_CONTAINS(d.msg, "unknown key \"gpuModl\" (did you mean \"gpuModel\"?); valid keys here: name, "
+				   "gpus, gpuModel, ");
+	ASSERT_EQ(load("queue: [{name: q}]\n", &s, &d), FW_EINVAL);
+	ASSERT_STR_EQ(d.field, "queue");
+	ASSERT_STR_CONTAINS(d.msg, "unknown key \"queue\" (did you mean \"queues\"?); valid keys here: ");
+	ASSERT_EQ(load("queues: [{name: q, resources: {gpu: {qouta: 2}}}]\n", &s, &d), FW_EINVAL);
+	ASSERT_STR_CONTAINS(d.msg, "unknown key \"qouta\" (did you mean \"quota\"?)");
+	ASSERT_EQ(load("nodes: [{name: n, colour: red}]\n", &s, &d), FW_EINVAL);
+	ASSERT_STR_CONTAINS(d.msg, "unknown key \"colour\"; valid keys here: ");
+	ASSERT(strstr(d.msg, "did you mean") == NULL);
+}
+
 TEST(load_file)
 {
 	struct fw_snapshot *s = NULL;
@@ -1368,7 +1390,7 @@ TEST_MAIN(setup, full_example, full_example_queues, full_example_jobs,
 	  defaults, durations, quantities, quantities_in_yaml, node_groups,
 	  node_groups_errors, fractional_gpu, type_and_range_errors,
 	  yaml_level_errors, aliases_are_safe,
-	  hostile_nesting_and_anchors_fail_fast, queue_tree, load_file,
+	  hostile_nesting_and_anchors_fail_fast, queue_tree, unknown_keys_suggest_the_nearest, load_file,
 	  bad_input_files, bad_input_cases_txt, docs_example, yaml_hidden_line_breaks_are_refused_at_their_place,
 	  queue_min_runtime, scheduler_reserve_depth, scheduler_estimate_depth, scheduler_xfactor_cap, scheduler_starve_after_and_drain_running,
 	  job_node_selector, queue_gpu_model_limits, queue_user_usage, a_label_without_a_value,

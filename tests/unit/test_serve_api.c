@@ -2287,6 +2287,100 @@ TEST(a_window_s_end_is_a_start_time)
 	served_down(&f);
 }
 
+/* ---- answers a QA pass found misleading ------------------------------------ */
+
+/* method path body on a served daemon: "STATUS BODY" (a static buffer). */
+static const char *answer(struct fw_serve *d, const char *method, const char *path, const char *body)
+{
+	static char out[2048];
+	char auth[300];
+	struct fw_api_req rq = { method, path, NULL, NULL, auth, body, strlen(body), NULL, NULL };
+	struct fw_api_resp rs;
+
+	snprintf(auth, sizeof auth, "Bearer %s", d->token);
+	fw_api_handle(d, &rq, &rs);
+	snprintf(out, sizeof out, "%u %s", rs.status, rs.body ? rs.body : "");
+	free(rs.body);
+	return out;
+}
+
+/* A parent that would make a cycle is refused (400, field parent) told
+ * from the queue the request changes, whichever queue of the cycle the
+ * core's validation meets first, with the path and what to do; nothing
+ * changes. */
+TEST(a_parent_cycle_is_told_from_the_queue_changed)
+{
+	static const char tree[] = "now: 0\n"
+				   "nodes:\n"
+				   "  - {name: n0, gpus: 8, cpu: 64, memory: 512Gi}\n"
+				   "queues:\n"
+				   "  - {name: leaf, parent: mid}\n"
+				   "  - {name: mid, parent: top}\n"
+				   "  - {name: top}\n";
+	struct served f;
+
+	up_yaml = tree;
+	served_up(&f);
+	up_yaml = NULL;
+	ASSERT_STR_CONTAINS(answer(&f.d, "PATCH", "/v1/queues/top", "{\"parent\":\"leaf\"}"),
+			    "400 {\"error\":{\"status\":400,\"code\":\"ELOOP\",\"field\":\"parent\",\"message\":\"queue "
+			    "\\\"top\\\" would be its own ancestor (top -> leaf -> mid -> top); give it another parent "
+			    "(or none: top-level), or first move \\\"leaf\\\" out from under it\"");
+	ASSERT_STR_CONTAINS(answer(&f.d, "PATCH", "/v1/queues/mid", "{\"parent\":\"leaf\"}"),
+			    "queue \\\"mid\\\" would be its own ancestor (mid -> leaf -> mid); give it another parent");
+	ASSERT_STR_CONTAINS(answer(&f.d, "PUT", "/v1/queues/mid", "{\"parent\":\"leaf\"}"),
+			    "queue \\\"mid\\\" would be its own ancestor (mid -> leaf -> mid)");
+	ASSERT_STR_EQ(f.d.queues[fw_serve_queue_index(&f.d, "top")].parent, "");
+	ASSERT_STR_EQ(f.d.queues[fw_serve_queue_index(&f.d, "mid")].parent, "top");
+	served_down(&f);
+}
+
+/* A job's gpuModel in another case than the fleet's is taken in the
+ * fleet's spelling (kept, answered and planned so); a model no node has
+ * is still refused.  A topology level the cluster lacks is refused
+ * listing the cluster's levels. */
+TEST(a_model_in_another_case_is_the_fleets_and_a_bad_level_lists_the_levels)
+{
+	static const char racks[] = "now: 0\n"
+				    "topology: {levels: [rack]}\n"
+				    "nodes:\n"
+				    "  - {name: a0, gpus: 8, gpuModel: H100, cpu: 64, memory: 512Gi, topology: {rack: r0}}\n"
+				    "  - {name: b0, gpus: 4, gpuModel: A100, cpu: 32, memory: 256Gi, topology: {rack: r1}}\n"
+				    "queues:\n"
+				    "  - {name: q, resources: {gpu: {quota: 12}}}\n";
+	struct served f;
+	char body[512];
+
+	up_yaml = racks;
+	served_up(&f);
+	up_yaml = NULL;
+	const char *got = answer(&f.d, "POST", "/v1/jobs",
+				 "{\"name\":\"lc\",\"queue\":\"q\",\"tasks\":[{\"gpus\":8,\"gpuModel\":\"h100\"}]}");
+	ASSERT_STR_CONTAINS(got, "201 ");
+	ASSERT_STR_CONTAINS(got, "\"gpuModel\":\"H100\"");
+	ASSERT_EQ(fw_serve_cycle_once(&f.d, &f.ar), FW_OK); /* planned as H100: it starts on a0 */
+	ASSERT_STR_CONTAINS(answer(&f.d, "GET", "/v1/jobs/lc", ""), "\"nodes\":[\"a0\"]");
+	ASSERT_STR_CONTAINS(dry_run(&f.d, "true", "{\"queue\":\"q\",\"tasks\":[{\"gpus\":4,\"gpuModel\":\"a100\"}]}"),
+			    "200 running on b0");
+	ASSERT_STR_CONTAINS(answer(&f.d, "POST", "/v1/jobs", "{\"queue\":\"q\",\"tasks\":[{\"gpus\":1,\"gpuModel\":\"h10\"}]}"),
+			    "no node has GPUs of model h10, so the job could never start; the fleet's models: H100, A100");
+	ASSERT_STR_CONTAINS(answer(&f.d, "POST", "/v1/jobs", "{\"queue\":\"q\",\"requiredLevel\":\"galaxy\",\"tasks\":[{\"gpus\":1}]}"),
+			    "400 {\"error\":{\"status\":400,\"code\":\"EINVAL\",\"field\":\"requiredLevel\",\"message\":"
+			    "\"\\\"galaxy\\\" is not a topology level of this cluster (its levels: rack); use one of them "
+			    "or \\\"node\\\"\"");
+	snprintf(body, sizeof body, "{\"queue\":\"q\",\"tasks\":[{\"count\":2,\"gpus\":1,\"slice\":{\"size\":2,"
+				    "\"required\":\"galaxy\"}}]}");
+	ASSERT_STR_CONTAINS(answer(&f.d, "POST", "/v1/jobs", body),
+			    "\"field\":\"tasks[0].slice.required\",\"message\":\"\\\"galaxy\\\" is not a topology level "
+			    "of this cluster (its levels: rack)");
+	served_down(&f);
+	served_up(&f); /* serve_yaml: no levels */
+	ASSERT_STR_CONTAINS(answer(&f.d, "POST", "/v1/jobs", "{\"queue\":\"q\",\"requiredLevel\":\"rack\",\"tasks\":[{\"gpus\":1}]}"),
+			    "\\\"rack\\\" is not a topology level of this cluster: it has none (topology.levels of its "
+			    "--config); use \\\"node\\\" or leave it out");
+	served_down(&f);
+}
+
 TEST_MAIN(the_plan_filters_by_kind_queue_job_node_and_limit, the_job_list_filters_by_reason, a_job_array_is_shown_whole_and_its_tasks_listed, a_job_the_fleet_could_never_hold_is_refused, jobs_the_backend_keeps_aside_are_listed_with_their_reason, a_body_the_endpoint_does_not_read_is_refused_and_a_body_must_be_json, a_window_s_end_is_a_start_time, a_path_that_is_not_utf8_is_refused_not_failed, a_sub_cycle_reserves_no_job_the_cycle_starts, the_fit_check_reads_selectors_and_groups_together, a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
 	  an_unbounded_running_job_makes_left_unknown, no_left_without_budget_safe,
 	  before_the_first_cycle_jobs_are_whole_and_nodes_wait, a_cancelled_job_leaves_the_list_before_the_next_cycle,
@@ -2299,4 +2393,6 @@ TEST_MAIN(the_plan_filters_by_kind_queue_job_node_and_limit, the_job_list_filter
 	  a_job_cancelled_while_the_world_is_built_is_never_started,
 	  a_job_submitted_while_the_world_is_built_starts_in_the_next_cycle, a_dry_run_plans_the_job_and_keeps_nothing, an_unknown_query_parameter_is_refused,
 	  a_merge_patch_null_for_an_absent_model_is_a_no_op, free_text_that_would_break_a_table_line_is_refused,
-	  a_job_bounded_only_by_its_limit_is_expected_to_end_at_it)
+	  a_job_bounded_only_by_its_limit_is_expected_to_end_at_it,
+	  a_parent_cycle_is_told_from_the_queue_changed,
+	  a_model_in_another_case_is_the_fleets_and_a_bad_level_lists_the_levels)

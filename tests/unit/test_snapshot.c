@@ -72,7 +72,37 @@ TEST(queue_cycle_is_rejected)
 	struct fw_diag d;
 	s->queues[0].parent = 1;
 	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_ELOOP);
-	ASSERT_STR_CONTAINS(d.msg, "cycle");
+	ASSERT_STR_EQ(d.field, "queues[0]");
+	ASSERT_STR_EQ(d.msg, "queue \"org\" is its own ancestor (org -> team -> org); break the cycle by making one "
+			     "of these queues top-level or giving it another parent");
+	fw_snapshot_free(s);
+}
+
+/* A queue under a cycle (not on it) that comes first: the error names a
+ * queue on the cycle, with the cycle's path; fw_queue_cycle tells them
+ * apart, and a parent out of range ends a chain (no read past the array). */
+TEST(queue_cycle_is_named_by_its_path)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	struct fw_diag d;
+	char chain[64];
+	int leaf = tb_queue(s, "leaf", -1, 1, -1, 1), a = tb_queue(s, "a", -1, 1, -1, 1);
+	int b = tb_queue(s, "b", a, 1, -1, 1), c = tb_queue(s, "c", b, 1, -1, 1);
+
+	s->queues[leaf].parent = c;
+	s->queues[a].parent = c; /* a -> c -> b -> a, leaf under it */
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_ELOOP);
+	ASSERT_STR_EQ(d.field, "queues[1]"); /* a, the cycle's first queue */
+	ASSERT_STR_CONTAINS(d.msg, "queue \"a\" is its own ancestor (a -> c -> b -> a)");
+	ASSERT(!fw_queue_cycle(s, leaf, chain, sizeof chain));
+	ASSERT(fw_queue_cycle(s, b, chain, sizeof chain));
+	ASSERT_STR_EQ(chain, "b -> a -> c -> b");
+	ASSERT(fw_queue_cycle(s, a, chain, 12)); /* cut after a whole name */
+	ASSERT_STR_EQ(chain, "a -> c -> b");
+	s->queues[a].parent = 9; /* out of range: no cycle, and the range check names it */
+	ASSERT(!fw_queue_cycle(s, c, chain, sizeof chain));
+	ASSERT_EQ(fw_snapshot_validate(s, &d), FW_ENOENT);
+	ASSERT_STR_EQ(d.field, "queues[1]");
 	fw_snapshot_free(s);
 }
 
@@ -588,9 +618,35 @@ TEST(queue_tables_are_copied_and_models_listed)
 	fw_snapshot_free(c);
 }
 
+/* A model a person typed, in the fleet's spelling: exact first, else the
+ * one model alike but for case; two such are a guess (NULL). */
+TEST(gpu_model_is_spelt_as_the_fleet_does)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+
+	tb_node(s, "n0", 8, "H100", NULL, NULL, NULL);
+	tb_node(s, "n1", 0, "B200", NULL, NULL, NULL); /* no GPUs: not a model of the fleet */
+	tb_node(s, "n2", 8, "a100-80g", NULL, NULL, NULL);
+	ASSERT_STR_EQ(fw_snapshot_gpu_model_spelling(s, "h100"), "H100");
+	ASSERT_STR_EQ(fw_snapshot_gpu_model_spelling(s, "H100"), "H100");
+	ASSERT_STR_EQ(fw_snapshot_gpu_model_spelling(s, "A100-80G"), "a100-80g");
+	ASSERT(fw_snapshot_gpu_model_spelling(s, "b200") == NULL);
+	ASSERT(fw_snapshot_gpu_model_spelling(s, "h10") == NULL);
+	ASSERT(fw_snapshot_gpu_model_spelling(s, "h1000") == NULL);
+	tb_node(s, "n3", 8, "h100", NULL, NULL, NULL);
+	ASSERT_STR_EQ(fw_snapshot_gpu_model_spelling(s, "h100"), "h100"); /* exact, though H100 comes first */
+	ASSERT(fw_snapshot_gpu_model_spelling(s, "H100") == s->nodes[0].gpu_model);
+	ASSERT(fw_snapshot_gpu_model_spelling(s, "h100") == s->nodes[3].gpu_model);
+	tb_node(s, "n4", 8, "Ab", NULL, NULL, NULL);
+	tb_node(s, "n5", 8, "aB", NULL, NULL, NULL);
+	ASSERT(fw_snapshot_gpu_model_spelling(s, "ab") == NULL);
+	fw_snapshot_free(s);
+}
+
 TEST_MAIN(valid_snapshot_passes, node_filters_are_built_and_checked, group_filters_are_built_and_checked, node_labels_meet_a_selector, duplicate_node_is_rejected, duplicate_names_are_found_alike_by_both_ways,
-	  queue_cycle_is_rejected, expansion_factor_cap_is_bounded,
+	  queue_cycle_is_rejected, queue_cycle_is_named_by_its_path, expansion_factor_cap_is_bounded,
 	  negative_quota_is_rejected, job_on_inner_queue_is_rejected, bad_running_allocation_is_rejected,
 	  fractional_gang_is_rejected, huge_task_count_is_rejected,
 	  times_beyond_the_time_range_are_rejected, overbooked_node_is_rejected,
-	  every_rule_names_the_element_it_refuses, queue_tables_are_copied_and_models_listed)
+	  every_rule_names_the_element_it_refuses, queue_tables_are_copied_and_models_listed,
+	  gpu_model_is_spelt_as_the_fleet_does)
