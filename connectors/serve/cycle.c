@@ -29,11 +29,13 @@
  *               waits for the next cycle; one cancelled after it makes a
  *               plan that starts it stale (the backend's generation), so
  *               it is never started (backend.h "A read in two halves");
- *   2. plan     no lock: validate, then one sub-cycle per active queue or
- *               job reservation (only its nodes schedulable; pending only
- *               its targets, and of those on a node a reservation to
- *               come takes, only the ones whose runtime ends before it
- *               opens), then the main cycle with those nodes held back,
+ *   2. plan     no lock: validate, then one sub-cycle per queue or job
+ *               reservation, open or to come (only its nodes schedulable,
+ *               for one to come only those no open reservation holds: its
+ *               own jobs may take them early; pending only its targets,
+ *               and of those on a node another reservation to come takes,
+ *               only the ones whose runtime ends before that opens), then
+ *               the main cycle with the open ones' nodes held back,
  *               the sub-cycles' starts counted as running, and the nodes
  *               of each reservation to come (any kind) leaving when it
  *               opens (leave_for: fw_node.away_at); no sub-cycle's reservation
@@ -796,10 +798,18 @@ static void leave_for(struct fw_snapshot *s, const struct fw_reservation *r)
 	}
 }
 
-static bool rsv_targets(const struct fw_snapshot *s, const struct fw_job *j, const struct fw_reservation *r)
+/* Job j ends before r opens (r to come), by its expected runtime. */
+static bool done_before(const struct fw_snapshot *s, const struct fw_job *j, const struct fw_reservation *r)
 {
-	if (to_come(s, r)) /* a reservation to come: done before it opens */
-		return j->expected_runtime > 0 && s->now + j->expected_runtime <= r->start;
+	return j->expected_runtime > 0 && s->now + j->expected_runtime <= r->start;
+}
+
+/* Is r a queue's or a job's reservation held for j (its queue, or a
+ * queue above it; its name)?  A maintenance window is for no job. */
+static bool rsv_for(const struct fw_snapshot *s, const struct fw_job *j, const struct fw_reservation *r)
+{
+	if (r->kind == FW_RSV_MAINTENANCE)
+		return false;
 	if (r->kind == FW_RSV_JOB)
 		return !strcmp(j->name, r->job);
 	for (int32_t q = j->queue; q >= 0; q = s->queues[q].parent)
@@ -824,18 +834,30 @@ static bool share_node(const struct fw_reservation *a, const struct fw_reservati
 	return false;
 }
 
-/* Job j may start in r's sub-cycle (r open now): r targets it, and it
- * ends before any reservation to come on r's nodes opens. */
+/* Job j may start in r's sub-cycle (r open now, or a queue's or job's
+ * reservation to come: its own jobs may take its nodes early, they are
+ * theirs when it opens): r is for j, and j ends before any other
+ * reservation to come on r's nodes opens. */
 static bool rsv_job(const struct fw_snapshot *s, const struct fw_job *j, const struct fw_reservation *r,
 		    const struct fw_reservation *all, int32_t nall)
 {
-	if (!rsv_targets(s, j, r))
+	if (!rsv_for(s, j, r))
 		return false;
-	for (int32_t i = 0; !to_come(s, r) && i < nall; i++)
-		if (to_come(s, &all[i]) && share_node(r, &all[i]) &&
-		    !rsv_targets(s, j, &all[i]))
+	for (int32_t i = 0; i < nall; i++)
+		if (&all[i] != r && to_come(s, &all[i]) && share_node(r, &all[i]) && !done_before(s, j, &all[i]))
 			return false;
 	return true;
+}
+
+/* Does another reservation open now (of all) hold node?  A reservation
+ * to come plans its sub-cycle on none of those. */
+static bool held_elsewhere(const struct fw_snapshot *s, const struct fw_reservation *r,
+			   const struct fw_reservation *all, int32_t nall, const char *node)
+{
+	for (int32_t i = 0; i < nall; i++)
+		if (&all[i] != r && !to_come(s, &all[i]) && holds(&all[i], node))
+			return true;
+	return false;
 }
 
 /* A copy of s with every running job and only the pending jobs r may
@@ -862,7 +884,7 @@ static struct fw_snapshot *rsv_snapshot(const struct fw_snapshot *s, const struc
 	c->topology = s->topology;
 	for (int32_t i = 0; ok && i < s->nnodes; i++) {
 		struct fw_node n = s->nodes[i];
-		n.schedulable = n.schedulable && holds(r, n.name);
+		n.schedulable = n.schedulable && holds(r, n.name) && !held_elsewhere(s, r, all, nall, n.name);
 		n.back_at = 0; /* the sub-cycle plans on its own nodes, now */
 		if (n.health == FW_HEALTH_UNHEALTHY || n.health == FW_HEALTH_DRAINING) { /* the main cycle drains it */
 			n.health = FW_HEALTH_HEALTHY;
@@ -1063,8 +1085,8 @@ static int plan(struct fw_serve *d, struct taken *t, struct fw_arena *ar, struct
 		return rc;
 	}
 	for (int32_t i = 0; i < t->nrsv; i++) {
-		if (to_come(t->s, &t->rsv[i]))
-			continue; /* a reservation to come: leave_for, in the main cycle */
+		if (t->rsv[i].kind == FW_RSV_MAINTENANCE)
+			continue; /* a window to come: leave_for, in the main cycle */
 		struct fw_snapshot *rs = rsv_snapshot(t->s, &t->rsv[i], t->rsv, t->nrsv);
 		struct fw_plan *rp = NULL;
 		if (!rs)

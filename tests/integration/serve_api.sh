@@ -1530,12 +1530,21 @@ req POST /v1/jobs '{"name":"short-a","queue":"a","runtime":60,"tasks":[{"gpus":4
 req POST /v1/cycle
 job_is "reservations to come: a 2-hour job waits rather than hold a node past a reservation's opening" long-a \
 	'j["state"] == "pending"'
-job_is "... the reserved queue's own long job too (it would run into the reservation's sub-cycle)" long-b \
-	'j["state"] == "pending"'
+job_is "... the reserved queue's own long job takes the node early (it is its queue's when it opens)" long-b \
+	'j["state"] == "running" and j["nodes"] == ["n1"]'
 job_is "... a job that ends before they open runs" short-a 'j["state"] == "running"'
 node_is "... n1 is in service and leaves when the queue reservation opens, back when it ends" n1 \
 	"j['schedulable'] and j['leavesAt'] == $((now + 600)) and j['backAt'] == $((now + 3600))"
 node_is "... n0 leaves when the job reservation opens" n0 "j['leavesAt'] == $((now + 600))"
+# a queue's jobs do not go elsewhere and leave their own nodes idle: a
+# 1-hour job of b while n1 is b's from +10 min (long-b holds n1 now);
+# cancel long-b: b's next job takes n1 at once, not n0 (which another
+# queue's 2-hour job could not take either way)
+req DELETE /v1/jobs/long-b
+req POST /v1/jobs '{"name":"b-hour","queue":"b","runtime":3600,"tasks":[{"gpus":8}]}'
+req POST /v1/cycle
+job_is "... once n1 is free, the reserved queue's next job starts there before it opens" b-hour \
+	'j["state"] == "running" and j["nodes"] == ["n1"]'
 stop_daemon
 fleet_daemon solo state-fail <<'EOF2'
 now: 0
