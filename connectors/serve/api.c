@@ -1156,6 +1156,27 @@ static void array_hint(struct fw_serve *d, const struct listing *l, char *hint, 
 			 "running jobs are listed: add state=all (fairway jobs list --array %s --state all)", a, all, a);
 }
 
+/* Why ?queue= naming a parent queue lists nothing: jobs run in leaf
+ * queues, and ?queue= matches one queue exactly.  Its children named. */
+static void parent_hint(struct fw_serve *d, const struct listing *l, char *hint, size_t n)
+{
+	char kids[400] = "", q[72];
+	int nk = 0;
+
+	for (int32_t i = 0; i < d->nqueues; i++) {
+		if (strcmp(d->queues[i].parent, l->queue))
+			continue;
+		size_t k = strlen(kids);
+		if (nk++ < 8 && k + 3 < sizeof kids)
+			snprintf(kids + k, sizeof kids - k, "%s%s", k ? ", " : "", d->queues[i].name);
+	}
+	if (!nk)
+		return;
+	printable(l->queue, q, sizeof q);
+	add_hint(hint, n, "\"%s\" is a parent queue: jobs run in leaf queues, and queue= matches one queue "
+		 "exactly; ask for one of its %d child queues (%s%s)", q, nk, kids, nk > 8 ? ", ..." : "");
+}
+
 /* Why ?queue= lists nothing, when the daemon has no such queue: a
  * typo (the nearest name), or a deleted queue whose ended jobs list only
  * with ?state= (the list stays a 200: those jobs are still listed). */
@@ -1166,6 +1187,7 @@ static void queue_hint(struct fw_serve *d, const struct listing *l, char *hint, 
 
 	if (fw_serve_queue_index(d, l->queue) >= 0) {
 		free(names);
+		parent_hint(d, l, hint, n);
 		return;
 	}
 	for (int32_t i = 0; names && i < d->nqueues; i++)
@@ -1190,10 +1212,12 @@ static void list_hint(struct fw_serve *d, const struct listing *l, json_t *body)
 		array_hint(d, l, hint, sizeof hint);
 	if (l->queue)
 		queue_hint(d, l, hint, sizeof hint);
-	if (l->reason && !l->state && in_list(l->reason, fw_reason_name(FW_REASON_TIME_LIMIT)))
+	if (l->reason && (!l->state || (strcmp(l->state, "all") && strcmp(l->state, "timeout"))) &&
+	    in_list(l->reason, fw_reason_name(FW_REASON_TIME_LIMIT)))
 		add_hint(hint, sizeof hint, "time_limit is a reason only ended jobs carry (their run-time limit ended "
-			 "them), and without state only pending and running jobs are listed: add state=all or "
-			 "state=timeout (fairway jobs list --reason time_limit --state all)");
+			 "them), and %s: ask for state=all or state=timeout (fairway jobs list --reason time_limit "
+			 "--state all)", l->state ? "state= here asks for jobs that have not timed out" :
+			 "without state only pending and running jobs are listed");
 	if (l->reason && in_list(l->reason, FW_API_HELD) && !aside_word(d, FW_API_HELD))
 		add_hint(hint, sizeof hint, "held is a reason of the slurm backend's (a job its user or an administrator "
 			 "holds); this daemon's backend is %s, which holds no jobs", d->bops->name);

@@ -515,6 +515,9 @@ req GET "/v1/jobs?queue=llm"
 check "GET /v1/jobs?queue=llm (a queue it has): no hint" [ "$CODE" = 200 -a "$(jfield '"hint" in j')" = False ]
 "$FW" jobs list --queue lm --server "http://127.0.0.1:$PORT" >"$T/jl-lm.out" 2>"$T/jl-lm.err"
 check "fairway jobs list --queue lm: the hint on stderr" grep -q 'did you mean "llm"' "$T/jl-lm.err"
+req GET "/v1/jobs?queue=research"
+check "GET /v1/jobs?queue=research (a parent queue): empty, the hint names its child queues" \
+	[ "$CODE" = 200 -a "$(jfield 'len(j["jobs"]), "\"research\" is a parent queue" in j["hint"] and "(llm, vision)" in j["hint"]')" = "0 True" ]
 # GET /v1/jobs?reason=: the jobs with those reasons (the whole list's, read
 # until both are of one cycle)
 reason_narrowed() {
@@ -2169,7 +2172,10 @@ check "fairway jobs list --state timeout shows it, reason time_limit" \
 	grep -q '^capped-long .* timeout .* time_limit .*(run-time limit)$' "$T/timeout"
 req GET "/v1/jobs?reason=time_limit"
 check "GET /v1/jobs?reason=time_limit (no state): an empty list, and a hint that ended jobs list with state=all" \
-	[ "$CODE" = 200 -a "$(jfield 'len(j["jobs"]), j["hint"].startswith("time_limit is a reason only ended jobs carry"), "add state=all or state=timeout" in j["hint"]')" = "0 True True" ]
+	[ "$CODE" = 200 -a "$(jfield 'len(j["jobs"]), j["hint"].startswith("time_limit is a reason only ended jobs carry"), "ask for state=all or state=timeout" in j["hint"]')" = "0 True True" ]
+req GET "/v1/jobs?reason=time_limit&state=pending"
+check "GET /v1/jobs?reason=time_limit&state=pending: empty, the hint says that state asks for jobs that have not timed out" \
+	[ "$CODE" = 200 -a "$(jfield 'len(j["jobs"]), "state= here asks for jobs that have not timed out" in j["hint"]')" = "0 True" ]
 req GET "/v1/jobs?reason=time_limit&state=timeout"
 check "... with state=timeout: capped-long, and no hint" \
 	[ "$(jfield '[x["name"] for x in j["jobs"]], "hint" in j')" = "['capped-long'] False" ]
