@@ -102,8 +102,25 @@
  * Threads.  The daemon serialises every call into one backend instance
  * (it holds its state lock), so a backend needs no locking of its own;
  * read() and apply() should not block for long (a Slurm backend talks to
- * slurmctld with a timeout).  Two exceptions: reachable(), and build(),
- * which works on a copy that capture() made under the lock (below).
+ * slurmctld with a timeout).  Three exceptions: reachable(), fetch()
+ * (below), and build(), which works on a copy that capture() made under
+ * the lock (below).
+ *
+ * A read fetched ahead.  A backend whose read() waits on its cluster
+ * manager (Slurm: slurm_load_jobs, _node, _partitions, _reservations;
+ * tens to hundreds of ms on a large cluster, seconds when slurmctld is
+ * busy) may offer fetch(): the cycle calls it without the lock, after
+ * reachable(), and the backend keeps the answers in a buffer of its own
+ * (a mutex of its own guards it), touching nothing read(), apply() and
+ * the other ops use.  The cycle's read() under the lock then adopts them
+ * (the messages it builds from, and that reservations(), aside(),
+ * apply() and explain() then use, swapped in there) instead of asking.
+ * So apply() always sees the world its plan was made from, as before.  A
+ * read() from an API thread (a queue change's check) may meanwhile call
+ * read() itself; it asks the manager anew (under the lock, as it always
+ * did) or adopts the fetch, and a fetch made from messages a read has
+ * since replaced is never adopted: that read asks anew.  A failed fetch
+ * fails the cycle before the lock, like reachable().
  *
  * A read in two halves.  read() runs under the daemon's state lock, and
  * at 10,000 nodes and 20,000 jobs the local backend's read took 20-45 ms
@@ -496,6 +513,12 @@ struct fw_backend_ops {
 	 * answers from the last view.  It must touch nothing the other ops
 	 * share (an RPC of its own).  NULL: no such check. */
 	int (*reachable)(struct fw_backend *b, struct fw_diag *d);
+	/* Optional: what the next read() would ask the cluster manager,
+	 * asked now, WITHOUT the daemon's state lock, while other threads
+	 * call the other ops (see "A read fetched ahead").  FW_OK, or an
+	 * fw_err with *d filled: the cycle fails before its take.  NULL: read()
+	 * asks under the lock. */
+	int (*fetch)(struct fw_backend *b, struct fw_diag *d);
 	/* Optional, all three or none: read() in two halves (see "A read in
 	 * two halves" above).  capture(), under the daemon's lock, with s the
 	 * skeleton read() would get (queues, topology, config, now; no nodes

@@ -8,7 +8,9 @@
  *   1. take     first, without the lock, the backend's optional
  *               reachable() (Slurm: one ping): a cluster manager that is
  *               down fails the cycle here, so the API never waits out its
- *               connect retries; then under the lock (take_locked): the
+ *               connect retries; and its optional fetch() (Slurm: the
+ *               read's four loads, into a buffer of its own, which read()
+ *               adopts); then under the lock (take_locked): the
  *               skeleton (queues), the backend's world (read(); or, a
  *               backend that reads in two halves, backend.h capture, the
  *               local one, only its capture: a copy of its live jobs),
@@ -1703,7 +1705,9 @@ struct pass {
  * whether the backend answers at all (backend.h reachable): a manager
  * that is down fails the cycle here, not in read() under the lock, where
  * its connect retries held up every API request for seconds a cycle
- * (slurm_outage.sh).  At 10,000 nodes and 20,000 jobs the build and the
+ * (slurm_outage.sh); then, still without it, the backend's optional
+ * fetch() asks its manager what read() would (backend.h "A read fetched
+ * ahead": Slurm's four loads), which read() adopts under the lock.  At 10,000 nodes and 20,000 jobs the build and the
  * overlay were 25-60 ms of a 30-65 ms hold (bench_serve). */
 static int pass_take(struct fw_serve *d, struct pass *x)
 {
@@ -1712,7 +1716,8 @@ static int pass_take(struct fw_serve *d, struct pass *x)
 	int rc;
 
 	memset(&dg, 0, sizeof dg);
-	if (d->bops->reachable && (rc = d->bops->reachable(d->be, &dg)) != FW_OK) {
+	if ((d->bops->reachable && (rc = d->bops->reachable(d->be, &dg)) != FW_OK) ||
+	    (d->bops->fetch && (rc = d->bops->fetch(d->be, &dg)) != FW_OK)) {
 		fw_diag_format(&dg, x->err, sizeof x->err);
 		return rc;
 	}

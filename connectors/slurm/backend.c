@@ -3,8 +3,8 @@
  * (connectors/serve/backend.h): `fairway serve --backend slurm
  * --backend-opt conf=/etc/slurm/slurm.conf,partitions=gpu`.
  *
- * read, apply, health, explain, windows, release, reservations and aside
- * map one to one onto fwslurm.h;
+ * read, fetch, apply, health, explain, windows, release, reservations and
+ * aside map one to one onto fwslurm.h;
  * submission and cancellation stay with sbatch and scancel (NULL ops).
  * The daemon's fleet snapshot is not used: Slurm is the world.
  */
@@ -182,6 +182,12 @@ static int sb_reachable(struct fw_backend *b, struct fw_diag *d)
 	return fw_slurm_ping(b->h, d);
 }
 
+/* The read's RPCs, without the daemon's lock (fwslurm.h fw_slurm_fetch). */
+static int sb_fetch(struct fw_backend *b, struct fw_diag *d)
+{
+	return fw_slurm_fetch(b->h, d);
+}
+
 const struct fw_backend_ops fw_backend_slurm = {
 	.name = "slurm",
 	.summary = "a live slurmctld through libslurm (jobs from sbatch, held until fairway starts them)",
@@ -198,4 +204,5 @@ const struct fw_backend_ops fw_backend_slurm = {
 	.aside = sb_aside,
 	.aside_reasons = fw_slurm_aside_reasons,
 	.reachable = sb_reachable,
+	.fetch = sb_fetch,
 };

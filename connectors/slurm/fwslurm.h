@@ -115,7 +115,8 @@
  * Ownership: fw_slurm_open() returns a handle freed by fw_slurm_close()
  * (NULL is fine); fw_slurm_read() appends to the caller's snapshot.
  * libslurm keeps its configuration in globals of its own: one handle per
- * process, used from one thread.
+ * process, used from one thread at a time, but for fw_slurm_ping() and
+ * fw_slurm_fetch(), which another thread may call meanwhile.
  */
 #ifndef FAIRWAY_FWSLURM_H
 #define FAIRWAY_FWSLURM_H
@@ -185,6 +186,18 @@ void fw_slurm_close(struct fw_slurm *h);
  * validates s. */
 int fw_slurm_read(struct fw_slurm *h, struct fw_snapshot *s,
 		  struct fw_backend_world *w, struct fw_diag *d);
+
+/* The RPCs of the next fw_slurm_read() made ahead, from any thread, while
+ * another may be in fw_slurm_read() or fw_slurm_apply(): the four loads,
+ * each "only if changed" since the last read's message, into a private
+ * buffer of the handle (the last read's messages untouched).  The next
+ * fw_slurm_read() adopts them instead of asking, unless a read adopted
+ * other messages since the fetch began (then it asks anew); a later fetch
+ * replaces one not yet adopted.  The daemon calls it without its state
+ * lock, so slurmctld's answer time (tens of ms on a large cluster,
+ * seconds when it is busy) is no longer spent under it.  FW_OK, or
+ * FW_EIO with *d filled (nothing kept). */
+int fw_slurm_fetch(struct fw_slurm *h, struct fw_diag *d);
 
 /* backend.h apply(): FW_EAGAIN when gen is not the last read's. */
 int fw_slurm_apply(struct fw_slurm *h, uint64_t gen,

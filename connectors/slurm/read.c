@@ -106,6 +106,8 @@ int fw_slurm_opts_parse(char *buf, struct fw_slurm_opts *o, struct fw_diag *d)
 
 /* ------------------------------------------------------------ open */
 
+static void fetched_free(struct fw__fetched *f);
+
 static int open_conf(struct fw_slurm *h, const struct fw_slurm_opts *o,
 		     struct fw_diag *d)
 {
@@ -142,6 +144,7 @@ int fw_slurm_open(const struct fw_slurm_opts *o, struct fw_slurm **out,
 
 	if (!h)
 		return FW_ENOMEM;
+	pthread_mutex_init(&h->mu, NULL);
 	if ((rc = open_conf(h, o, d)) != FW_OK || (rc = fw_slurm_ping(h, d)) != FW_OK ||
 	    (rc = fw__slurm_topo_load(h, d)) != FW_OK) {
 		fw_slurm_close(h);
@@ -159,6 +162,8 @@ void fw_slurm_close(struct fw_slurm *h)
 	slurm_free_partition_info_msg(h->partitions);
 	slurm_free_job_info_msg(h->jobs);
 	slurm_free_reservation_info_msg(h->resv);
+	fetched_free(&h->fetched);
+	pthread_mutex_destroy(&h->mu);
 	free(h->topo);
 	free(h->jhash);
 	free(h->thash);
@@ -188,19 +193,27 @@ const struct fw_slurm_stats *fw_slurm_stats(const struct fw_slurm *h)
 
 /* ------------------------------------------------------------ loads */
 
-/* One class: keep the cached message when slurmctld says "no change". */
-#define FW__LOAD(h, field, loader, freer, changed, d, what, ...)               \
+/* One class asked by call ("only if changed since" the handle's
+ * message) into (f)->field: a new message, or NULL when slurmctld says
+ * "no change"; FW_EIO on any other refusal. */
+#define FW__ASK(f, field, call, d, what)                                       \
 	do {                                                                   \
-		__typeof__((h)->field) m_ = NULL;                              \
-		time_t t_ = (h)->field ? (h)->field->last_update : 0;          \
-		(h)->st.loads++;                                               \
-		if (loader(t_, &m_, ##__VA_ARGS__) != SLURM_SUCCESS) {         \
+		(f)->loads++;                                                  \
+		if ((call) != SLURM_SUCCESS) {                                 \
+			(f)->field = NULL;                                     \
 			if (slurm_get_errno() != SLURM_NO_CHANGE_IN_DATA)      \
 				return fw__slurm_eio(d, what);                 \
-			(h)->st.unchanged++;                                   \
-		} else {                                                       \
+			(f)->unchanged++;                                      \
+		}                                                              \
+	} while (0)
+
+/* Adopt one class: a new message replaces the handle's. */
+#define FW__ADOPT(h, f, field, freer, changed)                                 \
+	do {                                                                   \
+		if ((f)->field) {                                              \
 			freer((h)->field);                                     \
-			(h)->field = m_;                                       \
+			(h)->field = (f)->field;                               \
+			(f)->field = NULL;                                     \
 			(changed) = true;                                      \
 		}                                                              \
 	} while (0)
@@ -249,24 +262,128 @@ int fw__slurm_index(struct fw_slurm *h)
 	return FW_OK;
 }
 
-int fw__slurm_load(struct fw_slurm *h, struct fw_diag *d)
+static void fetched_free(struct fw__fetched *f)
+{
+	slurm_free_node_info_msg(f->nodes);
+	slurm_free_partition_info_msg(f->partitions);
+	slurm_free_job_info_msg(f->jobs);
+	slurm_free_reservation_info_msg(f->resv);
+	memset(f, 0, sizeof *f);
+}
+
+/* The update times of the handle's messages, and its epoch, under h->mu:
+ * what a round of loads asks from. */
+struct since {
+	time_t nodes, partitions, jobs, resv;
+};
+
+static struct since since_of(struct fw_slurm *h, uint64_t *epoch)
+{
+	struct since t;
+
+	pthread_mutex_lock(&h->mu);
+	t.nodes = h->nodes ? h->nodes->last_update : 0;
+	t.partitions = h->partitions ? h->partitions->last_update : 0;
+	t.jobs = h->jobs ? h->jobs->last_update : 0;
+	t.resv = h->resv ? h->resv->last_update : 0;
+	*epoch = h->epoch;
+	pthread_mutex_unlock(&h->mu);
+	return t;
+}
+
+/* 1. ask: one round of the four loads into f, each "only if changed
+ * since" the handle's message; touches nothing else of h.  On failure f
+ * holds what came back before it (fetched_free lets it go). */
+static int ask(struct fw_slurm *h, struct fw__fetched *f, struct fw_diag *d)
+{
+	double t0 = now_ms();
+	struct since t = since_of(h, &f->epoch);
+
+	FW__ASK(f, nodes, slurm_load_node(t.nodes, &f->nodes, SHOW_ALL | SHOW_DETAIL), d,
+		"slurm_load_node");
+	FW__ASK(f, partitions, slurm_load_partitions(t.partitions, &f->partitions, SHOW_ALL), d,
+		"slurm_load_partitions");
+	FW__ASK(f, jobs, slurm_load_jobs(t.jobs, &f->jobs, SHOW_ALL | SHOW_DETAIL), d,
+		"slurm_load_jobs");
+	FW__ASK(f, resv, slurm_load_reservations(t.resv, &f->resv), d, "slurm_load_reservations");
+	f->ms = now_ms() - t0;
+	f->ready = true;
+	return FW_OK;
+}
+
+int fw_slurm_fetch(struct fw_slurm *h, struct fw_diag *d)
+{
+	struct fw__fetched f, old;
+	int rc;
+
+	memset(&f, 0, sizeof f);
+	if ((rc = ask(h, &f, d)) != FW_OK) {
+		fetched_free(&f);
+		return rc;
+	}
+	pthread_mutex_lock(&h->mu);
+	old = h->fetched;
+	h->fetched = f;
+	pthread_mutex_unlock(&h->mu);
+	fetched_free(&old);
+	return FW_OK;
+}
+
+/* 2. take: the fetch waiting for this read, if it asked from the
+ * messages the handle holds now (no read adopted another since). */
+static bool take_fetched(struct fw_slurm *h, struct fw__fetched *f)
+{
+	bool ok;
+
+	pthread_mutex_lock(&h->mu);
+	*f = h->fetched;
+	memset(&h->fetched, 0, sizeof h->fetched);
+	ok = f->ready && f->epoch == h->epoch;
+	pthread_mutex_unlock(&h->mu);
+	if (!ok)
+		fetched_free(f);
+	return ok;
+}
+
+/* 3. adopt: f's new messages become the handle's (a new epoch), its
+ * counts the stats'; the generation moves when any class changed. */
+static void adopt(struct fw_slurm *h, struct fw__fetched *f)
 {
 	bool changed = false, jobs_changed = false;
-	double t0 = now_ms();
 
-	FW__LOAD(h, nodes, slurm_load_node, slurm_free_node_info_msg, changed, d,
-		 "slurm_load_node", SHOW_ALL | SHOW_DETAIL);
-	FW__LOAD(h, partitions, slurm_load_partitions, slurm_free_partition_info_msg,
-		 changed, d, "slurm_load_partitions", SHOW_ALL);
-	FW__LOAD(h, jobs, slurm_load_jobs, slurm_free_job_info_msg, jobs_changed, d,
-		 "slurm_load_jobs", SHOW_ALL | SHOW_DETAIL);
-	FW__LOAD(h, resv, slurm_load_reservations, slurm_free_reservation_info_msg,
-		 changed, d, "slurm_load_reservations");
+	pthread_mutex_lock(&h->mu);
+	FW__ADOPT(h, f, nodes, slurm_free_node_info_msg, changed);
+	FW__ADOPT(h, f, partitions, slurm_free_partition_info_msg, changed);
+	FW__ADOPT(h, f, jobs, slurm_free_job_info_msg, jobs_changed);
+	FW__ADOPT(h, f, resv, slurm_free_reservation_info_msg, changed);
+	h->epoch++;
+	pthread_mutex_unlock(&h->mu);
+	h->st.loads += f->loads;
+	h->st.unchanged += f->unchanged;
 	if (changed || jobs_changed || !h->st.generation)
 		h->st.generation++;
+}
+
+/* A fetch made for this read, or the loads now; then the QOS table and
+ * the budgets when theirs are due (RPCs of their own, under the caller's
+ * lock still: every 30 s). */
+int fw__slurm_load(struct fw_slurm *h, struct fw_diag *d)
+{
+	struct fw__fetched f;
+	double t0, ms;
+	int rc;
+
+	if (!take_fetched(h, &f) && (rc = ask(h, &f, d)) != FW_OK) {
+		fetched_free(&f);
+		return rc;
+	}
+	adopt(h, &f);
+	ms = f.ms; /* read_ms: the loads' time, wherever they ran, and the rest */
+	fetched_free(&f);
+	t0 = now_ms();
 	fw__slurm_qos_refresh(h, t0);
 	fw__slurm_budget_refresh(h, t0);
-	h->st.read_ms = now_ms() - t0;
+	h->st.read_ms = ms + now_ms() - t0;
 	return FW_OK;
 }
 

@@ -5,7 +5,10 @@
  *
  * The handle caches the last message of every class slurmctld sends
  * (nodes, partitions, jobs, reservations) together with the update time
- * it carried, so the next load can say "only if changed".  Topology is
+ * it carried, so the next load can say "only if changed"; a fetch
+ * (fw_slurm_fetch, from the daemon's cycle thread without its state
+ * lock) asks the same loads into a buffer of its own, which the next
+ * read adopts.  Topology is
  * flattened at open into one record per node: its switch chain, leaf
  * first.  A job-id hash over the cached job message serves apply's
  * lookups.
@@ -13,6 +16,7 @@
 #ifndef FAIRWAY_SLURM_INT_H
 #define FAIRWAY_SLURM_INT_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -125,6 +129,22 @@ struct fw__qos {
 };
 #define FW_SLURM_QOS_PERIOD_S 30 /* the QOS table is read this often */
 
+/* slurmctld's answers to one round of loads (read.c): for each class a
+ * new message, or NULL when slurmctld said "no change" since the update
+ * time of the handle's message as of epoch.  Made by fw_slurm_fetch
+ * without the daemon's lock (or by a read itself), adopted by the next
+ * read when the handle's messages are still those of epoch. */
+struct fw__fetched {
+	node_info_msg_t *nodes;
+	partition_info_msg_t *partitions;
+	job_info_msg_t *jobs;
+	reserve_info_msg_t *resv;
+	uint64_t epoch;                 /* the handle's epoch it asked from */
+	uint32_t loads, unchanged;      /* for fw_slurm_stats */
+	double ms;                      /* the RPCs' time */
+	bool ready;                     /* a whole round, not yet adopted */
+};
+
 struct fw_slurm {
 	struct fw_slurm_opts o;
 	char conf[1024];
@@ -133,6 +153,13 @@ struct fw_slurm {
 	partition_info_msg_t *partitions;
 	job_info_msg_t *jobs;
 	reserve_info_msg_t *resv;
+	/* The four messages above change only in a read (fw__slurm_load),
+	 * which bumps epoch; fw_slurm_fetch, on another thread, reads their
+	 * update times and leaves its answers in fetched.  mu guards those
+	 * times, epoch and fetched; nothing else of the handle is shared. */
+	pthread_mutex_t mu;
+	uint64_t epoch;
+	struct fw__fetched fetched;
 	struct fw_slurm_topo *topo;     /* sorted by node name */
 	int ntopo, topo_depth;
 	uint32_t *jhash;                /* job id -> index+1 in jobs, 0 = empty */

@@ -18,10 +18,17 @@
 #                          and a new job runs
 #   one_start_each         each job's decision log has exactly one start
 #                          (nothing re-applied after the outage)
+#   slow_load_unlocked     slurmctld slow to answer (tests/slurm/race_shim.c
+#                          holds each slurm_load_jobs 3 s while $T/slow
+#                          exists): GET /v1/jobs/ID answers in under a
+#                          second while a cycle waits on its load (the
+#                          cycle fetches without the state lock: backend.h
+#                          "A read fetched ahead"), and the cycles go on
 . "$(dirname "$0")/../slurm/lib.sh"
 TEST_NAME=slurm_outage
 GPUS=8 SWITCHES=1 lab_up 2
-serve_up 2
+FW_SLOW_LOADS=$T/slow LD_PRELOAD=$B/connectors/slurm/libfwrace.so \
+	ASAN_OPTIONS=$ASAN_OPTIONS:verify_asan_link_order=0 serve_up 2
 PORT=$(cat "$T/port")
 API=http://127.0.0.1:$PORT/v1
 a=$(sbatch --parsable -A team_a --gres=gpu:8 -t 5 -o /dev/null --wrap 'sleep 300')
@@ -75,6 +82,23 @@ starts() { curl -s -m 5 "$API/jobs/$1" | python3 -c 'import json,sys; print(sum(
 sa=$(starts "$a")
 sb=$(starts "${b:-0}" 2>/dev/null)
 if [ "$sa" = 1 ] && [ "$sb" = 1 ]; then ok one_start_each; else bad one_start_each "starts: $a $sa, ${b:-none} $sb"; fi
+cycles() { curl -s -m 5 "http://127.0.0.1:$PORT/metrics" | sed -n 's/^fairway_cycles_total //p'; }
+c0=$(cycles)
+touch "$T/slow"
+t=
+if wait_until 15 'test -e "$T/slow.in"'; then
+	sleep 0.3 # well inside the load's 3 s
+	t=$(curl -s -m 10 -o "$T/s.json" -w '%{time_total}' "$API/jobs/$a")
+fi
+rm -f "$T/slow"
+wait_until 15 "[ \"\$(cycles)\" -gt \"${c0:-0}\" ]"
+c1=$(cycles)
+if [ -n "$t" ] && python3 -c 'import json,sys; j = json.load(open(sys.argv[1])); assert float(sys.argv[2]) < 1.0 and j["state"] == "running", j' \
+	"$T/s.json" "$t" && [ "${c1:-0}" -gt "${c0:-0}" ]; then
+	ok slow_load_unlocked
+else
+	bad slow_load_unlocked "GET ${t:-never (no slow load seen)}s $(cat "$T/s.json" 2>/dev/null); cycles ${c0} -> ${c1}"
+fi
 serve_down
 cancel_all
 finish

@@ -16,6 +16,11 @@
  * job only once the reservation exists, as it does when its scheduler
  * runs a moment after fairway's apply (tests/integration/slurm_e2e.sh,
  * reserve_start; in the lab that race went either way).
+ * With $FW_SLOW_LOADS (a file name), each slurm_load_jobs() made while
+ * that file exists first creates $FW_SLOW_LOADS.in, then waits 3 s: a
+ * slurmctld slow to answer, as a busy one on a large cluster is
+ * (tests/integration/slurm_outage.sh, slow_load_unlocked: the API answers
+ * meanwhile, since the daemon's cycle loads without its state lock).
  * Every other call passes straight through.  Never linked into the
  * product.
  */
@@ -23,6 +28,7 @@
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <slurm/slurm.h>
 
@@ -89,4 +95,24 @@ char *slurm_create_reservation(resv_desc_msg_t *r)
 			fprintf(stderr, "race_shim: the deferred release of job %u failed\n", deferred.job_id);
 	}
 	return name;
+}
+
+int slurm_load_jobs(time_t since, job_info_msg_t **out, uint16_t flags)
+{
+	static int (*real)(time_t, job_info_msg_t **, uint16_t);
+	const char *slow = getenv("FW_SLOW_LOADS");
+	char in[4096];
+	FILE *f;
+
+	if (!real)
+		real = (int (*)(time_t, job_info_msg_t **, uint16_t))dlsym(RTLD_NEXT, "slurm_load_jobs");
+	if (!real)
+		return -1;
+	if (slow && access(slow, F_OK) == 0) {
+		snprintf(in, sizeof in, "%s.in", slow);
+		if ((f = fopen(in, "w")))
+			fclose(f);
+		sleep(3);
+	}
+	return real(since, out, flags);
 }

@@ -1751,6 +1751,77 @@ TEST(a_cycle_whose_backend_does_not_answer_fails_before_the_read)
 	served_down(&f);
 }
 
+/* A backend that fetches its read ahead (backend.h "A read fetched
+ * ahead", Slurm's four loads) is asked without the state lock, before
+ * the take: while its fetch runs the lock is free and GET /v1/jobs
+ * answers from the last view (a fetch that waits on slurmctld no longer
+ * holds up the API); the read then comes under the lock.  A failed
+ * fetch fails the cycle before the read, with the backend's words. */
+struct fetching {
+	struct fw_serve *d;
+	int rc, calls, reads_before;
+	bool lock_free;
+	unsigned status;
+	char body[4096];
+};
+static struct fetching fetching;
+
+static int watched_fetch(struct fw_backend *b, struct fw_diag *d)
+{
+	struct fetching *f = &fetching;
+
+	(void)b;
+	if (f->calls++ == 0) {
+		f->reads_before = reads;
+		f->lock_free = pthread_mutex_trylock(&f->d->mu) == 0;
+		if (f->lock_free) {
+			pthread_mutex_unlock(&f->d->mu);
+			f->status = request(f->d, "GET", "/v1/jobs", "", f->body, sizeof f->body);
+		}
+	}
+	if (f->rc != FW_OK)
+		fw_diag_set(d, f->rc, "slurmctld", 0, 0, "", "slurm_load_jobs: timed out (test)");
+	return f->rc;
+}
+
+TEST(a_cycle_fetches_its_read_without_the_state_lock)
+{
+	struct served f;
+	struct fw_backend_ops ops;
+	char body[2048];
+
+	served_up(&f);
+	submit(&f.d, "{\"name\":\"a\",\"queue\":\"q\",\"tasks\":[{\"gpus\":4}]}");
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar)); /* the view: a running */
+	ops = fw_backend_local;
+	ops.fetch = watched_fetch;
+	ops.read = counted_read;
+	ops.capture = counted_capture;
+	f.d.bops = &ops;
+	memset(&fetching, 0, sizeof fetching);
+	fetching.d = &f.d;
+	reads = 0;
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	ASSERT_EQ(fetching.calls, 1);
+	ASSERT_EQ(fetching.reads_before, 0); /* before the take */
+	ASSERT(fetching.lock_free);
+	ASSERT_EQ(fetching.status, 200);
+	ASSERT_STR_CONTAINS(fetching.body, "\"name\":\"a\"");
+	ASSERT(reads >= 1);
+	memset(&fetching, 0, sizeof fetching);
+	fetching.d = &f.d;
+	fetching.rc = FW_EIO;
+	reads = 0;
+	ASSERT_EQ(fw_serve_cycle_once(&f.d, &f.ar), FW_EIO);
+	ASSERT_EQ(reads, 0);
+	ASSERT_EQ(f.d.m.failed, 1);
+	ASSERT_EQ(request(&f.d, "GET", "/v1/health", "", body, sizeof body), 200);
+	ASSERT_STR_CONTAINS(body, "\"ok\":false");
+	ASSERT_STR_CONTAINS(body, "slurm_load_jobs: timed out (test)");
+	f.d.bops = &fw_backend_local;
+	served_down(&f);
+}
+
 /* POST /v1/jobs?dryRun=VAL with body: "STATUS state expectedStart-or-nodes",
  * or "STATUS body" when it is not a 200. */
 static const char *dry_run(struct fw_serve *d, const char *val, const char *body)
@@ -2389,7 +2460,7 @@ TEST_MAIN(the_plan_filters_by_kind_queue_job_node_and_limit, the_job_list_filter
 	  the_decision_log_is_served_with_its_filters, time_to_start_counts_from_the_last_requeue_and_gpu_hours_accrue,
 	  a_drained_job_restarts_on_a_healthy_node_in_the_same_cycle, requeue_times_survive_a_restart, a_restart_names_what_the_config_says_and_the_store_overrides, requeue_times_of_jobs_gone_are_pruned, a_log_read_lets_the_state_lock_go,
 	  a_restarted_job_keeps_its_submitted_runtime_in_the_view, health_answers_while_a_cycle_holds_the_state_lock,
-	  a_cycle_whose_backend_does_not_answer_fails_before_the_read,
+	  a_cycle_whose_backend_does_not_answer_fails_before_the_read, a_cycle_fetches_its_read_without_the_state_lock,
 	  a_job_cancelled_while_the_world_is_built_is_never_started,
 	  a_job_submitted_while_the_world_is_built_starts_in_the_next_cycle, a_dry_run_plans_the_job_and_keeps_nothing, an_unknown_query_parameter_is_refused,
 	  a_merge_patch_null_for_an_absent_model_is_a_no_op, free_text_that_would_break_a_table_line_is_refused,
