@@ -2428,25 +2428,21 @@ static int check_args(struct opts *o, char **words, int n)
 }
 
 /* o->server as the base the API paths ("/v1/...") follow: trailing
- * slashes and a trailing "/v1" dropped, so "http://h:8642/" and
- * "http://h:8642/v1" reach the same endpoints as "http://h:8642" (the
- * slashes of "http://" stay); 2 when it does not fit buf. */
+ * slashes and a trailing "/v1" dropped (fw_cli_server_base, as
+ * fairway-agent reads its --server), so "http://h:8642/" and
+ * "http://h:8642/v1" reach the same endpoints as "http://h:8642"; 2 when
+ * it does not fit buf. */
 static int server_base(struct opts *o, char *buf, size_t n)
 {
-	const char *scheme = strstr(o->server, "://");
-	size_t keep = scheme ? (size_t)(scheme - o->server) + 3 : 0, len = strlen(o->server);
+	size_t len = strlen(o->server);
 
 	if (len >= n)
 		return fw_cli_usage_error(o->cmd, "the server URL '%.40s...' is too long (at most %zu bytes); give the "
 					  "daemon's base URL (--server URL or $FAIRWAY_SERVER), e.g. http://127.0.0.1:8642",
 					  o->server, n - 1);
-	memcpy(buf, o->server, len + 1);
-	while (len > keep && buf[len - 1] == '/')
-		buf[--len] = '\0';
-	if (len >= keep + 3 && !strcmp(buf + len - 3, "/v1"))
-		buf[len -= 3] = '\0';
-	while (len > keep && buf[len - 1] == '/')
-		buf[--len] = '\0';
+	len = fw_cli_server_base(o->server);
+	memcpy(buf, o->server, len);
+	buf[len] = '\0';
 	o->server = buf;
 	return 0;
 }
