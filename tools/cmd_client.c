@@ -1294,6 +1294,47 @@ static int cmd_jobs(struct opts *o)
 }
 
 /* --- nodes -------------------------------------------------------------------------------- */
+/* A node's STATE: schedulable, held, "back in T" or "leaves in T". */
+static const char *node_state(json_t *n, char *buf, size_t len)
+{
+	json_t *leaves = json_object_get(n, "leavesAt"), *back_at = json_object_get(n, "backAt");
+	bool sched = json_is_true(json_object_get(n, "schedulable"));
+	char t[24];
+
+	when(t, sizeof t, sched ? leaves : back_at);
+	if (sched && leaves)
+		snprintf(buf, len, "leaves %s", t);
+	else if (!sched && back_at)
+		snprintf(buf, len, "back %s", t);
+	else
+		snprintf(buf, len, "%s", sched ? "schedulable" : "held");
+	return buf;
+}
+
+/* A node's HEALTH, one word: UNHEALTHY (takes no work), suspect (on
+ * probation), degraded (healthy, some GPUs bad) or healthy. */
+static const char *node_health(json_t *n)
+{
+	if (!json_is_true(json_object_get(n, "healthy")))
+		return "UNHEALTHY";
+	if (!strcmp(str(n, "health"), "suspect"))
+		return "suspect";
+	return json_array_size(json_object_get(n, "badGpus")) ? "degraded" : "healthy";
+}
+
+/* A row of `fairway nodes list`: the health word in its column and the
+ * last report's reason in REASON ("-" for none), so a healthy node with
+ * a note reads "healthy   fairway: 1 job failure ...", never as one phrase. */
+static void print_node_row(json_t *n)
+{
+	char inc[32], state[48];
+
+	snprintf(inc, sizeof inc, "%.0f%s", num(n, "incidents"),
+		 json_is_true(json_object_get(n, "lemon")) ? " lemon" : "");
+	printf("%-16s %-8s %5.0f %6.2f %-15s %-9s %-9s %s\n", str(n, "name"), str(n, "gpuModel"), num(n, "gpus"),
+	       num(n, "gpusAllocated"), node_state(n, state, sizeof state), inc, node_health(n), str(n, "healthReason"));
+}
+
 static int cmd_nodes(struct opts *o)
 {
 	const char *sub = arg(o, 0) ? arg(o, 0) : "list", *name = arg(o, 1);
@@ -1314,29 +1355,10 @@ static int cmd_nodes(struct opts *o)
 		else {
 			size_t i;
 			json_t *n;
-			printf("%-16s %-8s %5s %6s %-15s %-9s %s\n", "NODE", "MODEL", "GPUS", "USED", "STATE", "INCIDENTS",
-			       "HEALTH");
-			json_array_foreach(json_object_get(r, "nodes"), i, n) {
-				char inc[32], state[48], back[24];
-				const char *why = json_string_value(json_object_get(n, "healthReason"));
-				snprintf(inc, sizeof inc, "%.0f%s", num(n, "incidents"),
-					 json_is_true(json_object_get(n, "lemon")) ? " lemon" : "");
-				json_t *leaves = json_object_get(n, "leavesAt");
-				bool sched = json_is_true(json_object_get(n, "schedulable"));
-				when(back, sizeof back, sched ? leaves : json_object_get(n, "backAt"));
-				snprintf(state, sizeof state, "%s%s",
-					 sched && leaves			   ? "leaves "
-					 : sched				   ? "schedulable"
-					 : json_object_get(n, "backAt") ? "back "
-									 : "held",
-					 (sched && leaves) || (!sched && json_object_get(n, "backAt")) ? back : "");
-				printf("%-16s %-8s %5.0f %6.2f %-15s %-9s %s%s%s\n", str(n, "name"), str(n, "gpuModel"),
-				       num(n, "gpus"), num(n, "gpusAllocated"), state, inc,
-				       !json_is_true(json_object_get(n, "healthy")) ? "UNHEALTHY" :
-				       !strcmp(str(n, "health"), "suspect") ? "suspect" :
-				       json_array_size(json_object_get(n, "badGpus")) ? "degraded" : "ok",
-				       why && *why ? " " : "", why ? why : "");
-			}
+			printf("%-16s %-8s %5s %6s %-15s %-9s %-9s %s\n", "NODE", "MODEL", "GPUS", "USED", "STATE",
+			       "INCIDENTS", "HEALTH", "REASON");
+			json_array_foreach(json_object_get(r, "nodes"), i, n)
+				print_node_row(n);
 			json_t *f = json_object_get(r, "figures");
 			printf("\n%.0f of %.0f GPUs allocated; %lld unhealthy node(s)\n", num(f, "gpusAllocated"),
 			       num(f, "gpusTotal"), (long long)json_integer_value(json_object_get(f, "unhealthyNodes")));
@@ -2099,10 +2121,11 @@ static const char nodes_help[] =
 	"                     takes only work that ends by then: a reservation to\n"
 	"                     come in the backend, e.g. Slurm's); HEALTH is UNHEALTHY\n"
 	"                     (takes no work), suspect (on probation: no big gangs),\n"
-	"                     degraded (healthy, some GPUs bad and left out) or ok,\n"
-	"                     then the reason the last report gave\n"
+	"                     degraded (healthy, some GPUs bad and left out) or\n"
+	"                     healthy; REASON is what the last report said (- for\n"
+	"                     none), e.g. fairway's note of a job failure\n"
 	"nodes health NAME:   a health report: --healthy or --unhealthy (it takes no\n"
-	"                     work), [--reason R] (shown after HEALTH), [--bad-gpus 0,3]\n"
+	"                     work), [--reason R] (shown as REASON), [--bad-gpus 0,3]\n"
 	"                     (GPUs that must not be used: the rest stay in use)\n"
 	"\n"
 	"examples:\n"

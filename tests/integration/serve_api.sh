@@ -1380,8 +1380,10 @@ check "fairway nodes shows the unhealthy node" grep -q "h100-015.*UNHEALTHY" "$T
 post_health h100-013 '{"healthy":true,"reason":"healthy: bad GPUs 2","badGpus":[2]}'
 node_is "a healthy report with a bad GPU: badGpus [2], still healthy" h100-013 'j["badGpus"] == [2] and j["healthy"]'
 "$FW" nodes "${C[@]}" >"$T/n16" 2>&1
-check "fairway nodes: a healthy node with a bad GPU is degraded" grep -q "^h100-013 .* degraded healthy: bad GPUs 2" "$T/n16"
-check "fairway nodes: a node without bad GPUs is ok" grep -q "^h100-000 .* ok$" "$T/n16"
+check "fairway nodes: a healthy node with a bad GPU is degraded, the report's reason in REASON" \
+	grep -Eq "^h100-013 .* degraded +healthy: bad GPUs 2" "$T/n16"
+check "fairway nodes: a node without bad GPUs is healthy, with no reason (-)" grep -Eq "^h100-000 .* healthy +-$" "$T/n16"
+check "fairway nodes: HEALTH and REASON are columns of their own" grep -Eq "^NODE .* HEALTH +REASON$" "$T/n16"
 check "fairway nodes shows the lemon and its incidents" grep -q "^h100-012 .* 3 lemon " "$T/n"
 "$FW" nodes list --health degraded,lemon "${C[@]}" >"$T/nbad" 2>&1
 req GET /v1/nodes
@@ -1571,7 +1573,7 @@ check "GET /v1/jobs/fail3: failed, exitCode 3, an end time" [ "$(jfield 'j["stat
 check "GET /v1/jobs/fail3: an ended job keeps its queue, GPUs and runtime" \
 	[ "$(jfield 'j["queue"], j["gpus"], j["runtime"]')" = "q 1 1" ]
 "$FW" nodes --server "http://127.0.0.1:$PORT" >"$T/solo-nodes" 2>&1
-check "fairway nodes says suspect and why" grep -q "^solo .* suspect fairway: 3 job failures within 24 h" "$T/solo-nodes"
+check "fairway nodes says suspect and why (REASON)" grep -Eq "^solo .* suspect +fairway: 3 job failures within 24 h" "$T/solo-nodes"
 "$FW" jobs list --state failed --server "http://127.0.0.1:$PORT" >"$T/failed" 2>&1
 check "fairway jobs list --state failed shows them with their exit codes" \
 	bash -c "grep -q '^fail3 .* failed .*(exit 3)' '$T/failed' && [ \$(grep -c ' failed ' '$T/failed') = 3 ]"
