@@ -1198,6 +1198,22 @@ same_range overQuotaWeight.gpu POST /v1/queues '{"name":"rangeq","overQuotaWeigh
 	queues create rangeq --weight -1
 same_range tasks[0].cpu POST /v1/jobs '{"queue":"llm","tasks":[{"gpus":1,"cpu":-1}]}' -- \
 	jobs submit --queue llm --gpus 1 --cpu -1
+# The job fields that have a flag each reach the daemon as the API spells
+# them (--no-preemptible, --spread, --min-member, the two levels, --priority)
+"$FW" jobs submit --queue llm --gpus 1 --count 2 --min-member 1 --no-preemptible --spread --priority 7 \
+	--required-level block --preferred-level rack --runtime 60 --name cli-flags "${C[@]}" >/dev/null 2>&1
+req GET /v1/jobs/cli-flags
+check "fairway jobs submit --no-preemptible --spread --min-member 1 --priority 7 --required-level block --preferred-level rack: the job's fields" \
+	[ "$(jfield 'j["preemptible"], j["spread"], j["minMember"], j["priority"], j["requiredLevel"], j["preferredLevel"]')" = "False True 1 7 block rack" ]
+req DELETE /v1/jobs/cli-flags
+"$FW" jobs submit --queue llm --gpus 1 --preemptible --test-only --json "${C[@]}" >"$T/flags" 2>&1
+check "... --preemptible: preemptible, as without it (the API's default)" \
+	python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["job"]["preemptible"] is not True)' "$T/flags"
+"$FW" jobs submit --queue llm --gpus 1 --preferred-level galaxy --test-only "${C[@]}" >"$T/flags" 2>&1
+check "... --preferred-level galaxy: exit 2, the daemon's 400 naming preferredLevel and the cluster's levels" \
+	bash -c "[ $? -eq 2 ] && grep -qF 'field preferredLevel: \"galaxy\" is not a topology level of this cluster (its levels: block, rack, nvlink)' '$T/flags'"
+same_range minMember POST /v1/jobs '{"queue":"llm","minMember":1000001,"tasks":[{"gpus":1}]}' -- \
+	jobs submit --queue llm --gpus 1 --min-member 1000001
 "$FW" queues create cliq --parent product --deserved-gpus 2 --weight 3 --priority 5 "${C[@]}" >/dev/null 2>&1
 "$FW" queues set cliq --limit-gpus 8 "${C[@]}" >"$T/qset" 2>&1
 req GET /v1/queues/cliq
