@@ -138,13 +138,13 @@ node_is "--watch: the last report is the daemon's (suspect, probation)" "$NODE" 
 
 # 9b. --server with a trailing /v1 or /v1/ (as `fairway --server` takes
 # it) reaches the same daemon: it once posted to /v1/v1/nodes/..., a 404
-link=3
+link=1
 for u in "$URL/v1" "$URL/v1/"; do
 	agent FAKE_NVML_NVLINK_DOWN=0:$link -- --node "$NODE" --server "$u" --token-file "$S/token" --quiet
 	check "--server $u: exit 0" [ "$RC" -eq 0 ]
 	node_is "--server $u: the daemon has the report (GPU 0 NVLink $link down)" "$NODE" \
 		'"GPU 0 NVLink '"$link"' down" in j["healthReason"]'
-	link=$((link + 1))
+	link=$((link + 2))
 done
 
 # 10. usage and configuration errors
