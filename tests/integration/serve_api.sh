@@ -1199,16 +1199,18 @@ same_range overQuotaWeight.gpu POST /v1/queues '{"name":"rangeq","overQuotaWeigh
 same_range tasks[0].cpu POST /v1/jobs '{"queue":"llm","tasks":[{"gpus":1,"cpu":-1}]}' -- \
 	jobs submit --queue llm --gpus 1 --cpu -1
 # The job fields that have a flag each reach the daemon as the API spells
-# them (--no-preemptible, --spread, --min-member, the two levels, --priority)
+# them (--no-preemptible, --spread, --min-member, the two levels, --priority):
+# its answer to the POST (GET /v1/jobs/NAME shows neither of the first four)
 "$FW" jobs submit --queue llm --gpus 1 --count 2 --min-member 1 --no-preemptible --spread --priority 7 \
-	--required-level block --preferred-level rack --runtime 60 --name cli-flags "${C[@]}" >/dev/null 2>&1
-req GET /v1/jobs/cli-flags
+	--required-level block --preferred-level rack --runtime 60 --name cli-flags --json "${C[@]}" >"$T/flags" 2>&1
 check "fairway jobs submit --no-preemptible --spread --min-member 1 --priority 7 --required-level block --preferred-level rack: the job's fields" \
-	[ "$(jfield 'j["preemptible"], j["spread"], j["minMember"], j["priority"], j["requiredLevel"], j["preferredLevel"]')" = "False True 1 7 block rack" ]
-req DELETE /v1/jobs/cli-flags
-"$FW" jobs submit --queue llm --gpus 1 --preemptible --test-only --json "${C[@]}" >"$T/flags" 2>&1
+	python3 -c 'import json, sys; j = json.load(open(sys.argv[1]))
+sys.exit((j["preemptible"], j["spread"], j["minMember"], j["priority"], j["requiredLevel"], j["preferredLevel"]) != (False, True, 1, 7, "block", "rack"))' "$T/flags"
+"$FW" jobs submit --queue llm --gpus 1 --runtime 60 --preemptible --name cli-pre --json "${C[@]}" >"$T/flags" 2>&1
 check "... --preemptible: preemptible, as without it (the API's default)" \
-	python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["job"]["preemptible"] is not True)' "$T/flags"
+	python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["preemptible"] is not True)' "$T/flags"
+req DELETE /v1/jobs/cli-flags
+req DELETE /v1/jobs/cli-pre
 "$FW" jobs submit --queue llm --gpus 1 --preferred-level galaxy --test-only "${C[@]}" >"$T/flags" 2>&1
 check "... --preferred-level galaxy: exit 2, the daemon's 400 naming preferredLevel and the cluster's levels" \
 	bash -c "[ $? -eq 2 ] && grep -qF 'field preferredLevel: \"galaxy\" is not a topology level of this cluster (its levels: block, rack, nvlink)' '$T/flags'"
