@@ -12,6 +12,7 @@
 
 #include <curl/curl.h>
 
+#include "cliword.h"
 #include "codec.h"
 #include "fairway/err.h"
 #include "post.h"
@@ -186,7 +187,7 @@ static int deliver(CURL *c, const struct fw_agent_server *s, const char *node, c
 	struct reply r = { NULL, 0 };
 	char url[1024];
 	char *esc;
-	size_t base = strlen(s->url);
+	size_t base = fw_cli_server_base(s->url); /* as `fairway --server`: no trailing / or /v1 */
 	long status = 0;
 	int rc = FW_OK;
 
@@ -199,8 +200,6 @@ static int deliver(CURL *c, const struct fw_agent_server *s, const char *node, c
 		snprintf(why, whylen, "out of memory preparing the request to %s", s->url);
 		return FW_ENOMEM;
 	}
-	while (base && s->url[base - 1] == '/')
-		base--;
 	snprintf(url, sizeof url, "%.*s/v1/nodes/%s/health", (int)base, s->url, esc);
 	curl_free(esc);
 	curl_easy_setopt(c, CURLOPT_URL, url);

@@ -39,7 +39,7 @@
 #define FW_AGENT_REASON_MAX 128 /* the daemon's reason[128] */
 
 struct fw_agent_server {
-	const char *url;        /* http://host:port, no path */
+	const char *url;        /* http://host:port; a trailing / or /v1 is dropped */
 	const char *token_file; /* the daemon's bearer token, one line */
 };
 

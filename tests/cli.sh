@@ -429,6 +429,38 @@ expect "client-slice-not-size-level" 2 "--slice: '4' is not SIZE:LEVEL (tasks pe
 	"$FW" jobs submit --queue q --gpus 4 --count 8 --slice 4
 expect "client-slice-zero" 2 "--slice: '0:rack' is not SIZE:LEVEL" "$FW" jobs submit --queue q --gpus 4 --count 8 --slice 0:rack
 expect "client-slice-in-help" 0 "[--slice 4:nvlink]" "$FW" jobs --help
+# the API's job fields each have a flag, listed with what it does; --file takes every field
+for f in "[--priority P]  (higher starts first within its queue" "[--no-preemptible]  (never evicted to make room" \
+	"--preemptible, as the API's: it may be evicted" "[--spread]  (its tasks on the emptiest nodes" \
+	"[--min-member N]  (elastic: it starts with at least N of" "[--preferred-level rack]  (best effort" \
+	"the job as the API takes it," "every field of it (docs/openapi.yaml, JobSubmit"; do
+	expect "client-help-jobs-submit-lists '${f:0:24}'" 0 "$f" "$FW" jobs submit --help
+	expect "client-help-jobs-lists '${f:0:24}'" 0 "$f" "$FW" jobs --help
+done
+JS=(jobs submit --queue q --gpus 1 --server http://127.0.0.1:1) # a refusal before anything is sent
+expect "client-min-member-whole" 2 "--min-member 1.5: must be a whole number" "${FW}" "${JS[@]}" --count 2 --min-member 1.5
+expect "client-min-member-range" 2 "--min-member 1000001: must be from 0 to 1000000" "$FW" "${JS[@]}" --min-member 1000001
+expect "client-min-member-past-count" 2 "--min-member 3: more than the job's 2 tasks (--count); lower --min-member or raise --count" \
+	"$FW" "${JS[@]}" --count 2 --min-member 3
+expect "client-min-member-past-default-count" 2 "--min-member 2: more than the job's 1 task (--count, default 1)" \
+	"$FW" "${JS[@]}" --min-member 2
+expect "client-preemptible-both" 2 "--preemptible and --no-preemptible: give one of them (without either, the job is preemptible: the API's default)" \
+	"$FW" "${JS[@]}" --preemptible --no-preemptible
+expect "client-preemptible-false-word" 2 "--preemptible takes no value (got 'false'); for false give --no-preemptible" \
+	"$FW" "${JS[@]}" --preemptible false
+expect "client-preemptible-false-joined" 2 "--preemptible takes no value (got 'false'); for false give --no-preemptible" \
+	"$FW" "${JS[@]}" --preemptible=false
+expect "client-spread-takes-no-value" 2 "--spread takes no value (got 'yes')" "$FW" "${JS[@]}" --spread yes
+expect "client-me-word-after-it" 2 "--me takes no value (got 'alice')" "$FW" jobs list --me alice
+for lf in --preferred-level --required-level; do
+	expect "client$lf-empty" 2 "$lf '' is not a level name: give one word, a topology level of the cluster (e.g. rack or nvlink) or node; leave $lf out for none" \
+		"$FW" "${JS[@]}" "$lf" ''
+	expect "client$lf-two-words" 2 "$lf 'rack nvlink' is not a level name" "$FW" "${JS[@]}" "$lf" 'rack nvlink'
+done
+expect "client-preferred-level-needs-a-value" 2 "--preferred-level needs a value" "$FW" "${JS[@]}" --preferred-level
+expect "client-min-member-typo" 2 "(did you mean '--min-member'?)" "$FW" "${JS[@]}" --min-members 1
+expect "client-job-file-and-switch" 2 "--file and --spread: give the job either as a file or as flags" \
+	"$FW" jobs submit --file /nonexistent --spread
 # a whole number out of range says the range, not "whole number"
 expect "client-huge-gpus-says-range" 2 "--gpus 99999999999999999999: must be from 0 to 16" \
 	"$FW" jobs submit --queue q --gpus 99999999999999999999

@@ -140,3 +140,17 @@ bool fw_cli_duration(const char *v, double *secs)
 	*secs = x * mul;
 	return true;
 }
+
+size_t fw_cli_server_base(const char *url)
+{
+	const char *scheme = strstr(url, "://");
+	size_t keep = scheme ? (size_t)(scheme - url) + 3 : 0, len = strlen(url);
+
+	while (len > keep && url[len - 1] == '/')
+		len--;
+	if (len >= keep + 3 && !strncmp(url + len - 3, "/v1", 3))
+		len -= 3;
+	while (len > keep && url[len - 1] == '/')
+		len--;
+	return len;
+}

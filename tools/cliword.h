@@ -14,7 +14,8 @@
  * It is shared by `fairway` (tools/), `fairway-agent` (agent/),
  * `fairway-health-sim` (sim/) and `fairway-slurm` (connectors/slurm/);
  * `fairway sim run` and `fairway sim fgd` split on their own, against
- * their tables of flags.  fw_cli_hint() names the flag a mistyped one
+ * their tables of flags.  fw_cli_server_base() reads `--server URL` for
+ * both programs that talk to `fairway serve`.  fw_cli_hint() names the flag a mistyped one
  * was probably meant to be, for every program's "unknown option" error,
  * and fw_cli_nearest the same for `fairway serve`'s "unknown field" errors
  * (connectors/serve/codec.c) and the YAML loader's "unknown key" errors
@@ -63,5 +64,13 @@ bool fw_cli_decimal(const char *v, double *x, const char **end);
  * The syntax of `fairway jobs submit --runtime`, `--start +10m` and
  * `fairway serve --log-keep`; each caller bounds the value itself. */
 bool fw_cli_duration(const char *v, double *secs);
+
+/* The length of the daemon's base URL in url, as `fairway --server URL`
+ * and `fairway-agent --server URL` take it: trailing slashes and one
+ * trailing "/v1" (and the slashes before it) left out, so
+ * "http://h:8642/", "http://h:8642/v1" and "http://h:8642/v1/" all name
+ * "http://h:8642", which the API paths ("/v1/...") follow.  The slashes
+ * of "scheme://" stay. */
+size_t fw_cli_server_base(const char *url);
 
 #endif

@@ -267,6 +267,7 @@ static const struct num_range {
 	{ "--priority", FW_API_PRIORITY_MIN, FW_API_PRIORITY_MAX },
 	{ "--exit-code", 0, FW_API_EXIT_CODE_MAX },
 	{ "--count", 1, FW_API_COUNT_MAX },
+	{ "--min-member", 0, FW_API_MIN_MEMBER_MAX },
 	{ "--gpus", 0, FW_MAX_GPUS_PER_NODE },
 	{ "--memory", 0, (double)FW_API_MEMORY_MAX }, /* MiB */
 	{ "--gpu-fraction", FW_API_GPU_FRACTION_MIN, 1 },
@@ -949,6 +950,92 @@ static const char *login_name(char *buf, size_t n)
 	return env && *env ? env : NULL;
 }
 
+/* --required-level / --preferred-level LEVEL into j[key]: one word, a
+ * level of the cluster's topology or node; 2 on an empty word or one of
+ * several.  The daemon checks that the cluster has the level (a 400
+ * naming its levels). */
+static int set_level(struct opts *o, json_t *j, const char *key, const char *fl)
+{
+	const char *v = flag(o, fl);
+
+	if (!v)
+		return 0;
+	if (!*v || strlen(v) >= FW_NAME_MAX || strpbrk(v, " \t\r\n,:="))
+		return fw_cli_usage_error(o->cmd, "%s '%.40s' is not a level name: give one word, a topology level of the "
+					  "cluster (e.g. rack or nvlink) or node; leave %s out for none", fl, v, fl);
+	json_object_set_new(j, key, json_string(v));
+	return 0;
+}
+
+/* --preemptible or --no-preemptible (neither: the API's default,
+ * preemptible) and --spread into j; 2 when both of the first two are
+ * given. */
+static int set_switches(struct opts *o, json_t *j)
+{
+	bool yes = has(o, "--preemptible"), no = has(o, "--no-preemptible");
+
+	if (yes && no)
+		return fw_cli_usage_error(o->cmd, "--preemptible and --no-preemptible: give one of them (without either, "
+					  "the job is preemptible: the API's default)");
+	if (yes || no)
+		json_object_set_new(j, "preemptible", json_boolean(yes));
+	if (has(o, "--spread"))
+		json_object_set_new(j, "spread", json_true());
+	return 0;
+}
+
+/* The job's own flags into j (its task group's are task_fields'). */
+static int job_fields(struct opts *o, json_t *j)
+{
+	char me[FW_NAME_MAX];
+	const char *user = flag(o, "--user") ? flag(o, "--user") : login_name(me, sizeof me);
+	int rc;
+
+	if (flag(o, "--name"))
+		json_object_set_new(j, "name", json_string(flag(o, "--name")));
+	if (user && *user) /* as sbatch: the submitter's, unless --user says (--user '': none) */
+		json_object_set_new(j, "user", json_string(user));
+	if (flag(o, "--array")) /* the daemon reads it, and says what is wrong with it */
+		json_object_set_new(j, "array", json_string(flag(o, "--array")));
+	if ((rc = set_secs(o, j, "runtime", "--runtime")) || (rc = set_num(o, j, "priority", "--priority", true)) ||
+	    (rc = set_secs(o, j, "checkpointInterval", "--checkpoint-interval")) ||
+	    (rc = set_secs(o, j, "maxRuntime", "--max-runtime")) ||
+	    (rc = set_num(o, j, "exitCode", "--exit-code", true)) ||
+	    (rc = set_num(o, j, "minMember", "--min-member", true)) ||
+	    (rc = set_level(o, j, "requiredLevel", "--required-level")) ||
+	    (rc = set_level(o, j, "preferredLevel", "--preferred-level")) || (rc = set_switches(o, j)))
+		return rc;
+	return node_selector(o, j);
+}
+
+/* The task group's flags into t. */
+static int task_fields(struct opts *o, json_t *t)
+{
+	int rc;
+
+	if (flag(o, "--gpu-model"))
+		json_object_set_new(t, "gpuModel", json_string(flag(o, "--gpu-model")));
+	if ((rc = set_num(o, t, "count", "--count", true)) || (rc = set_num(o, t, "gpus", "--gpus", true)) ||
+	    (rc = set_num(o, t, "gpuFraction", "--gpu-fraction", false)) ||
+	    (rc = set_num(o, t, "cpu", "--cpu", false)) || (rc = set_memory(o, t, "memory")))
+		return rc;
+	return slice_flag(o, t);
+}
+
+/* --min-member N: at most the job's tasks, its --count (the daemon says
+ * the same of minMember, naming the member instead). */
+static int min_member_fits(struct opts *o, json_t *j, json_t *t)
+{
+	json_t *c = json_object_get(t, "count");
+	json_int_t tasks = c ? json_integer_value(c) : 1;
+
+	if (json_integer_value(json_object_get(j, "minMember")) > tasks)
+		return fw_cli_usage_error(o->cmd, "--min-member %s: more than the job's %lld task%s (--count%s); lower "
+					  "--min-member or raise --count", flag(o, "--min-member"), (long long)tasks,
+					  tasks == 1 ? "" : "s", c ? "" : ", default 1");
+	return 0;
+}
+
 static json_t *job_body(struct opts *o, int *rc)
 {
 	const char *file = flag(o, "--file");
@@ -967,29 +1054,10 @@ static json_t *job_body(struct opts *o, int *rc)
 		return NULL;
 	j = json_pack("{s:s}", "queue", flag(o, "--queue"));
 	t = json_object();
-	if (flag(o, "--name"))
-		json_object_set_new(j, "name", json_string(flag(o, "--name")));
-	char me[FW_NAME_MAX];
-	const char *user = flag(o, "--user") ? flag(o, "--user") : login_name(me, sizeof me);
-	if (user && *user) /* as sbatch: the submitter's, unless --user says (--user '': none) */
-		json_object_set_new(j, "user", json_string(user));
-	if (flag(o, "--required-level"))
-		json_object_set_new(j, "requiredLevel", json_string(flag(o, "--required-level")));
-	if ((*rc = set_secs(o, j, "runtime", "--runtime")) || (*rc = set_num(o, j, "priority", "--priority", true)) ||
-	    (*rc = set_secs(o, j, "checkpointInterval", "--checkpoint-interval")) ||
-	    (*rc = set_secs(o, j, "maxRuntime", "--max-runtime")) ||
-	    (*rc = set_num(o, j, "exitCode", "--exit-code", true)) ||
-	    (*rc = set_num(o, t, "count", "--count", true)) || (*rc = set_num(o, t, "gpus", "--gpus", true)) ||
-	    (*rc = set_num(o, t, "gpuFraction", "--gpu-fraction", false)) ||
-	    (*rc = set_num(o, t, "cpu", "--cpu", false)) || (*rc = set_memory(o, t, "memory")) ||
-	    (*rc = node_selector(o, j)) || (*rc = slice_flag(o, t))) {
+	if ((*rc = job_fields(o, j)) || (*rc = task_fields(o, t)) || (*rc = min_member_fits(o, j, t))) {
 		json_decref(j), json_decref(t);
 		return NULL;
 	}
-	if (flag(o, "--gpu-model"))
-		json_object_set_new(t, "gpuModel", json_string(flag(o, "--gpu-model")));
-	if (flag(o, "--array")) /* the daemon reads it, and says what is wrong with it */
-		json_object_set_new(j, "array", json_string(flag(o, "--array")));
 	json_object_set_new(j, "tasks", json_pack("[o]", t));
 	return j;
 }
@@ -1294,6 +1362,47 @@ static int cmd_jobs(struct opts *o)
 }
 
 /* --- nodes -------------------------------------------------------------------------------- */
+/* A node's STATE: schedulable, held, "back in T" or "leaves in T". */
+static const char *node_state(json_t *n, char *buf, size_t len)
+{
+	json_t *leaves = json_object_get(n, "leavesAt"), *back_at = json_object_get(n, "backAt");
+	bool sched = json_is_true(json_object_get(n, "schedulable"));
+	char t[24];
+
+	when(t, sizeof t, sched ? leaves : back_at);
+	if (sched && leaves)
+		snprintf(buf, len, "leaves %s", t);
+	else if (!sched && back_at)
+		snprintf(buf, len, "back %s", t);
+	else
+		snprintf(buf, len, "%s", sched ? "schedulable" : "held");
+	return buf;
+}
+
+/* A node's HEALTH, one word: UNHEALTHY (takes no work), suspect (on
+ * probation), degraded (healthy, some GPUs bad) or healthy. */
+static const char *node_health(json_t *n)
+{
+	if (!json_is_true(json_object_get(n, "healthy")))
+		return "UNHEALTHY";
+	if (!strcmp(str(n, "health"), "suspect"))
+		return "suspect";
+	return json_array_size(json_object_get(n, "badGpus")) ? "degraded" : "healthy";
+}
+
+/* A row of `fairway nodes list`: the health word in its column and the
+ * last report's reason in REASON ("-" for none), so a healthy node with
+ * a note reads "healthy   fairway: 1 job failure ...", never as one phrase. */
+static void print_node_row(json_t *n)
+{
+	char inc[32], state[48];
+
+	snprintf(inc, sizeof inc, "%.0f%s", num(n, "incidents"),
+		 json_is_true(json_object_get(n, "lemon")) ? " lemon" : "");
+	printf("%-16s %-8s %5.0f %6.2f %-15s %-9s %-9s %s\n", str(n, "name"), str(n, "gpuModel"), num(n, "gpus"),
+	       num(n, "gpusAllocated"), node_state(n, state, sizeof state), inc, node_health(n), str(n, "healthReason"));
+}
+
 static int cmd_nodes(struct opts *o)
 {
 	const char *sub = arg(o, 0) ? arg(o, 0) : "list", *name = arg(o, 1);
@@ -1314,29 +1423,10 @@ static int cmd_nodes(struct opts *o)
 		else {
 			size_t i;
 			json_t *n;
-			printf("%-16s %-8s %5s %6s %-15s %-9s %s\n", "NODE", "MODEL", "GPUS", "USED", "STATE", "INCIDENTS",
-			       "HEALTH");
-			json_array_foreach(json_object_get(r, "nodes"), i, n) {
-				char inc[32], state[48], back[24];
-				const char *why = json_string_value(json_object_get(n, "healthReason"));
-				snprintf(inc, sizeof inc, "%.0f%s", num(n, "incidents"),
-					 json_is_true(json_object_get(n, "lemon")) ? " lemon" : "");
-				json_t *leaves = json_object_get(n, "leavesAt");
-				bool sched = json_is_true(json_object_get(n, "schedulable"));
-				when(back, sizeof back, sched ? leaves : json_object_get(n, "backAt"));
-				snprintf(state, sizeof state, "%s%s",
-					 sched && leaves			   ? "leaves "
-					 : sched				   ? "schedulable"
-					 : json_object_get(n, "backAt") ? "back "
-									 : "held",
-					 (sched && leaves) || (!sched && json_object_get(n, "backAt")) ? back : "");
-				printf("%-16s %-8s %5.0f %6.2f %-15s %-9s %s%s%s\n", str(n, "name"), str(n, "gpuModel"),
-				       num(n, "gpus"), num(n, "gpusAllocated"), state, inc,
-				       !json_is_true(json_object_get(n, "healthy")) ? "UNHEALTHY" :
-				       !strcmp(str(n, "health"), "suspect") ? "suspect" :
-				       json_array_size(json_object_get(n, "badGpus")) ? "degraded" : "ok",
-				       why && *why ? " " : "", why ? why : "");
-			}
+			printf("%-16s %-8s %5s %6s %-15s %-9s %-9s %s\n", "NODE", "MODEL", "GPUS", "USED", "STATE",
+			       "INCIDENTS", "HEALTH", "REASON");
+			json_array_foreach(json_object_get(r, "nodes"), i, n)
+				print_node_row(n);
 			json_t *f = json_object_get(r, "figures");
 			printf("\n%.0f of %.0f GPUs allocated; %lld unhealthy node(s)\n", num(f, "gpusAllocated"),
 			       num(f, "gpusTotal"), (long long)json_integer_value(json_object_get(f, "unhealthyNodes")));
@@ -1907,7 +1997,20 @@ static const char queues_help[] =
 	"                     (--user: whose job it is, for fair share between the\n" \
 	"                     users of a queue; default your login name, as sbatch;\n" \
 	"                     --user '' for none)\n" \
-	"                     [--gpu-model M] [--required-level rack]\n" \
+	"                     [--gpu-model M]\n" \
+	"                     [--priority P]  (higher starts first within its queue;\n" \
+	"                     -1000000..1000000, default 0)\n" \
+	"                     [--required-level rack]  (the whole job inside one rack:\n" \
+	"                     a level of the cluster's topology, or node)\n" \
+	"                     [--preferred-level rack]  (best effort: inside one rack\n" \
+	"                     if it can, else wider; default: one node first)\n" \
+	"                     [--spread]  (its tasks on the emptiest nodes, not the\n" \
+	"                     fullest that fit)\n" \
+	"                     [--min-member N]  (elastic: it starts with at least N of\n" \
+	"                     its --count tasks, as many as fit; default all)\n" \
+	"                     [--no-preemptible]  (never evicted to make room: reclaim,\n" \
+	"                     preemption and consolidation pass it over; default\n" \
+	"                     --preemptible, as the API's: it may be evicted)\n" \
 	"                     [--checkpoint-interval S]  (it saves every S s: evict it\n" \
 	"                     before jobs that would lose more work)\n" \
 	"                     [--max-runtime S]  (its own run-time limit, as sbatch\n" \
@@ -1925,8 +2028,9 @@ static const char queues_help[] =
 	"                     [--slice 4:nvlink]  (the tasks in slices of 4, each inside\n" \
 	"                     one NVLink domain: a model replica's ranks together,\n" \
 	"                     the replicas anywhere in the job's domain)\n" \
-	"                     or --file job.json, alone: the job as the API takes it\n" \
-	"                     (there each task group may take a nodeSelector and a\n" \
+	"                     or --file job.json, alone: the job as the API takes it,\n" \
+	"                     every field of it (docs/openapi.yaml, JobSubmit; there\n" \
+	"                     each task group may take a nodeSelector and a\n" \
 	"                     slice of its own: {\"tasks\": [{\"gpus\": 1, \"nodeSelector\":\n" \
 	"                     {...}, \"slice\": {\"size\": 2, \"required\": \"rack\"}}, ...]})\n" \
 	"                     A job the fleet could never hold (a task bigger than any\n" \
@@ -2099,10 +2203,11 @@ static const char nodes_help[] =
 	"                     takes only work that ends by then: a reservation to\n"
 	"                     come in the backend, e.g. Slurm's); HEALTH is UNHEALTHY\n"
 	"                     (takes no work), suspect (on probation: no big gangs),\n"
-	"                     degraded (healthy, some GPUs bad and left out) or ok,\n"
-	"                     then the reason the last report gave\n"
+	"                     degraded (healthy, some GPUs bad and left out) or\n"
+	"                     healthy; REASON is what the last report said (- for\n"
+	"                     none), e.g. fairway's note of a job failure\n"
 	"nodes health NAME:   a health report: --healthy or --unhealthy (it takes no\n"
-	"                     work), [--reason R] (shown after HEALTH), [--bad-gpus 0,3]\n"
+	"                     work), [--reason R] (shown as REASON), [--bad-gpus 0,3]\n"
 	"                     (GPUs that must not be used: the rest stay in use)\n"
 	"\n"
 	"examples:\n"
@@ -2191,9 +2296,9 @@ static const char queues_numbers_help[] =
 
 static const char jobs_numbers_help[] =
 	"Numbers are decimal digits (no exponent, no hex).  Whole-number flags\n"
-	"(--gpus 0..16, --count 1..100000, --priority, --exit-code) refuse\n"
-	"fractions and numbers out of their range.  --memory takes MiB (512) or\n"
-	"512Mi, 80Gi, 1Ti.  Seconds flags (--runtime, --checkpoint-interval,\n"
+	"(--gpus 0..16, --count 1..100000, --priority, --exit-code, --min-member)\n"
+	"refuse fractions and numbers out of their range.  --memory takes MiB (512)\n"
+	"or 512Mi, 80Gi, 1Ti.  Seconds flags (--runtime, --checkpoint-interval,\n"
 	"--max-runtime) also take a DURATION: 90s, 10m, 2h, 1d; at most 365 days.\n"
 	"\n";
 
@@ -2270,7 +2375,9 @@ static const char *subcommand_of(int argc, char **argv)
 	"--gpu-hour-budget --file "
 #define JOB_FLAGS                                                                                               \
 	" --queue --name --user --required-level --runtime --priority --exit-code --count --gpus --cpu --memory " \
-	"--gpu-model --checkpoint-interval --max-runtime --gpu-fraction --node-selector --slice --array --file "
+	"--gpu-model --checkpoint-interval --max-runtime --gpu-fraction --node-selector --slice --array --file " \
+	"--min-member --preferred-level "
+#define JOB_SWITCHES " --test-only --preemptible --no-preemptible --spread "
 static const struct spec {
 	const char *cmd, *sub; /* sub NULL: the command has no subcommands */
 	int names;             /* NAME words after the subcommand */
@@ -2282,7 +2389,7 @@ static const struct spec {
 	{ "queues", "set", 1, QUEUE_FLAGS, "" },
 	{ "queues", "create", 1, QUEUE_FLAGS, "" },
 	{ "jobs", "list", 0, " --state --queue --user --reason --array --limit --offset ", " --me " },
-	{ "jobs", "submit", 0, JOB_FLAGS, " --test-only " },
+	{ "jobs", "submit", 0, JOB_FLAGS, JOB_SWITCHES },
 	{ "jobs", "show", 1, "", "" },
 	{ "jobs", "why", 1, "", "" },
 	{ "jobs", "cancel", 64, "", "" },
@@ -2387,6 +2494,20 @@ static int take_word(struct opts *o, const struct spec **sp, bool implicit, char
 	return 0;
 }
 
+/* 2, saying that bare flag fl of row sp takes no value (val: the word
+ * given as its value) and, for a switch with a --no- form, how to say
+ * false: `--preemptible false` is `--no-preemptible`. */
+static int no_value(struct opts *o, const struct spec *sp, const char *fl, const char *val)
+{
+	char no[64] = "";
+
+	if (!strncmp(fl, "--", 2) && strncmp(fl, "--no-", 5) && strlen(fl) + 4 <= sizeof no)
+		snprintf(no, sizeof no, "--no-%s", fl + 2);
+	return fw_cli_usage_error(o->cmd, "%s takes no value (got '%.40s')%s%s", fl, val,
+				  no[0] && listed(sp->bare, no) ? "; for false give " : "",
+				  no[0] && listed(sp->bare, no) ? no : "");
+}
+
 /* Split the words left after the common flags into positionals and the
  * command's own flags, stored as (name, value) pairs, value NULL for a bare
  * flag; 2 with a message when a word does not belong. */
@@ -2399,6 +2520,9 @@ static int check_args(struct opts *o, char **words, int n)
 	for (int i = 0; i < n; i++) {
 		char *w = words[i];
 		if (!(w[0] == '-' && w[1])) {
+			bool after_bare = o->argc && !o->argv[o->argc - 1] && i && words[i - 1] == o->argv[o->argc - 2];
+			if (after_bare && sp && sp->sub && !implicit && o->npos > sp->names) /* `--preemptible false` */
+				return no_value(o, sp, words[i - 1], w);
 			if ((rc = take_word(o, &sp, implicit, w)))
 				return rc;
 			implicit = false;
@@ -2418,7 +2542,7 @@ static int check_args(struct opts *o, char **words, int n)
 						  flag_hint(sp, w, hint, sizeof hint));
 		}
 		if (!valued && eq)
-			return fw_cli_usage_error(o->cmd, "%s takes no value", w);
+			return no_value(o, sp, w, eq);
 		if (valued && (eq ? !*eq : i + 1 >= n))
 			return fw_cli_usage_error(o->cmd, "%s needs a value", w);
 		o->argv[o->argc++] = w;
@@ -2428,25 +2552,21 @@ static int check_args(struct opts *o, char **words, int n)
 }
 
 /* o->server as the base the API paths ("/v1/...") follow: trailing
- * slashes and a trailing "/v1" dropped, so "http://h:8642/" and
- * "http://h:8642/v1" reach the same endpoints as "http://h:8642" (the
- * slashes of "http://" stay); 2 when it does not fit buf. */
+ * slashes and a trailing "/v1" dropped (fw_cli_server_base, as
+ * fairway-agent reads its --server), so "http://h:8642/" and
+ * "http://h:8642/v1" reach the same endpoints as "http://h:8642"; 2 when
+ * it does not fit buf. */
 static int server_base(struct opts *o, char *buf, size_t n)
 {
-	const char *scheme = strstr(o->server, "://");
-	size_t keep = scheme ? (size_t)(scheme - o->server) + 3 : 0, len = strlen(o->server);
+	size_t len = strlen(o->server);
 
 	if (len >= n)
 		return fw_cli_usage_error(o->cmd, "the server URL '%.40s...' is too long (at most %zu bytes); give the "
 					  "daemon's base URL (--server URL or $FAIRWAY_SERVER), e.g. http://127.0.0.1:8642",
 					  o->server, n - 1);
-	memcpy(buf, o->server, len + 1);
-	while (len > keep && buf[len - 1] == '/')
-		buf[--len] = '\0';
-	if (len >= keep + 3 && !strcmp(buf + len - 3, "/v1"))
-		buf[len -= 3] = '\0';
-	while (len > keep && buf[len - 1] == '/')
-		buf[--len] = '\0';
+	len = fw_cli_server_base(o->server);
+	memcpy(buf, o->server, len);
+	buf[len] = '\0';
 	o->server = buf;
 	return 0;
 }

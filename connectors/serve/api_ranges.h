@@ -19,6 +19,7 @@
 #define FW_API_PRIORITY_MAX 1000000
 #define FW_API_EXIT_CODE_MAX 255             /* local backend; from 0 */
 #define FW_API_COUNT_MAX 100000              /* tasks of a group; from 1 */
+#define FW_API_MIN_MEMBER_MAX 1000000        /* a job's minMember; from 0 (every task) */
 #define FW_API_MEMORY_MAX 1000000000000LL    /* MiB; from 0 */
 #define FW_API_SECS_MAX (365LL * 86400)      /* a duration; from 0 */
 #define FW_API_TIME_MAX (1LL << 40)          /* a time; from 0 */

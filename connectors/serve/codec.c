@@ -916,7 +916,7 @@ int fw_codec_job_parse(json_t *o, const struct fw_topology *levels, struct fw_ba
 	    (rc = get_int(o, "", "runtime", false, 0, FW_API_SECS_MAX, &rt, d)) ||
 	    (rc = get_int(o, "", "checkpointInterval", false, 0, FW_API_SECS_MAX, &ckpt, d)) ||
 	    (rc = get_int(o, "", "maxRuntime", false, 0, FW_API_SECS_MAX, &maxrt, d)) ||
-	    (rc = get_int(o, "", "minMember", false, 0, 1000000, &minm, d)) ||
+	    (rc = get_int(o, "", "minMember", false, 0, FW_API_MIN_MEMBER_MAX, &minm, d)) ||
 	    (rc = get_int(o, "", "exitCode", false, 0, FW_API_EXIT_CODE_MAX, &exit_code, d)) ||
 	    (rc = get_level(o, "", "requiredLevel", levels, &j->required_level, d)) ||
 	    (rc = get_level(o, "", "preferredLevel", levels, &j->preferred_level, d)) ||

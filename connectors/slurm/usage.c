@@ -437,6 +437,21 @@ static void note_add(char *buf, size_t cap, size_t *at, const char *fmt, ...)
 	*at += (size_t)k;
 }
 
+/* GPU-hours as the note writes them: plain digits, never an exponent
+ * (1000000000, not 1e+09; 0.000001, not 1e-06), a whole number in full,
+ * another to 4 significant digits (0.01667: one GPU-minute). */
+static const char *gpu_hours(double x, char *buf, size_t n)
+{
+	int decimals = x == floor(x) ? 0 : 3 - (int)floor(log10(fabs(x)));
+	size_t len;
+
+	snprintf(buf, n, "%.*f", decimals < 0 ? 0 : decimals > 12 ? 12 : decimals, x);
+	len = strlen(buf);
+	while (strchr(buf, '.') && len > 1 && (buf[len - 1] == '0' || buf[len - 1] == '.'))
+		buf[--len] = '\0'; /* 0.5000 is 0.5 */
+	return buf;
+}
+
 void fw__slurm_budget_note(struct fw_slurm *h, const struct fw_snapshot *s)
 {
 	char *b = h->budget_note;
@@ -457,20 +472,21 @@ void fw__slurm_budget_note(struct fw_slurm *h, const struct fw_snapshot *s)
 		int32_t q = fw_snapshot_find_queue(s, r->acct);
 		unsigned long long m = (unsigned long long)r->minutes;
 		const char *es = m == 1 ? "" : "s";
+		char gh[48];
 		note_add(b, cap, &at, "%s %s", i ? "," : "", r->acct);
 		if (q < 0)
 			note_add(b, cap, &at, " (%llu GPU-minute%s; no queue of that name: not used)", m, es);
 		else if (s->queues[q].gpu_hour_budget > 0)
-			note_add(b, cap, &at, " (%llu GPU-minute%s; the config's gpuHourBudget %.4g stands)", m, es,
-				 s->queues[q].gpu_hour_budget);
+			note_add(b, cap, &at, " (%llu GPU-minute%s; the config's gpuHourBudget %s stands)", m, es,
+				 gpu_hours(s->queues[q].gpu_hour_budget, gh, sizeof gh));
 		else if (!m)
-			note_add(b, cap, &at, " %.4g GPU-h (GrpTRESMins=gres/gpu=0: any use at all is over it)",
-				 r->gpu_h);
+			note_add(b, cap, &at, " %s GPU-h (GrpTRESMins=gres/gpu=0: any use at all is over it)",
+				 gpu_hours(r->gpu_h, gh, sizeof gh));
 		else if ((double)m / 60 > FW_BUDGET_MAX_GPU_H)
-			note_add(b, cap, &at, " %.4g GPU-h (Slurm's %llu GPU-minutes, clamped to fairway's most)",
-				 r->gpu_h, m);
+			note_add(b, cap, &at, " %s GPU-h (Slurm's %llu GPU-minutes, clamped to fairway's most)",
+				 gpu_hours(r->gpu_h, gh, sizeof gh), m);
 		else
-			note_add(b, cap, &at, " %.4g GPU-h (%llu GPU-minute%s)", r->gpu_h, m, es);
+			note_add(b, cap, &at, " %s GPU-h (%llu GPU-minute%s)", gpu_hours(r->gpu_h, gh, sizeof gh), m, es);
 	}
 	if (h->enforce_safe)
 		note_add(b, cap, &at, "; budgetSafe on: slurm.conf's AccountingStorageEnforce has safe%s",

@@ -11,8 +11,8 @@
 # refused with the file named, a non-zero exit and no change; an unknown
 # node, a --node that is not a name (not one URL path segment: "..", "a/b",
 # 64 bytes; exit 2, nothing sent), a missing token file and bad flag
-# combinations are clear errors;
-# no NVML sends nothing; a server that is down is exit 1 one-shot, and
+# combinations are clear errors; a --server with a trailing /v1 reaches
+# the same daemon; no NVML sends nothing; a server that is down is exit 1 one-shot, and
 # --watch keeps going.  Prints PASS/FAIL lines and "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -135,6 +135,17 @@ agent FAKE_NVML_XID=1:62 -- "${POST[@]}" --watch --interval 1 --count 3 --wait 0
 check "--watch --count 3 to the daemon: exit 0, three JSON lines" [ "$RC" -eq 0 -a "$(wc -l <"$T/out")" -eq 3 ]
 node_is "--watch: the last report is the daemon's (suspect, probation)" "$NODE" \
 	'j["healthy"] and j["healthReason"] == "suspect: suspect GPUs 1"'
+
+# 9b. --server with a trailing /v1 or /v1/ (as `fairway --server` takes
+# it) reaches the same daemon: it once posted to /v1/v1/nodes/..., a 404
+link=1
+for u in "$URL/v1" "$URL/v1/"; do
+	agent FAKE_NVML_NVLINK_DOWN=0:$link -- --node "$NODE" --server "$u" --token-file "$S/token" --quiet
+	check "--server $u: exit 0" [ "$RC" -eq 0 ]
+	node_is "--server $u: the daemon has the report (GPU 0 NVLink $link down)" "$NODE" \
+		'"GPU 0 NVLink '"$link"' down" in j["healthReason"]'
+	link=$((link + 2))
+done
 
 # 10. usage and configuration errors
 agent -- --node ghost --server "$URL" --token-file "$S/token"

@@ -1201,6 +1201,24 @@ same_range overQuotaWeight.gpu POST /v1/queues '{"name":"rangeq","overQuotaWeigh
 	queues create rangeq --weight -1
 same_range tasks[0].cpu POST /v1/jobs '{"queue":"llm","tasks":[{"gpus":1,"cpu":-1}]}' -- \
 	jobs submit --queue llm --gpus 1 --cpu -1
+# The job fields that have a flag each reach the daemon as the API spells
+# them (--no-preemptible, --spread, --min-member, the two levels, --priority):
+# its answer to the POST (GET /v1/jobs/NAME shows neither of the first four)
+"$FW" jobs submit --queue llm --gpus 1 --count 2 --min-member 1 --no-preemptible --spread --priority 7 \
+	--required-level block --preferred-level rack --runtime 60 --name cli-flags --json "${C[@]}" >"$T/flags" 2>&1
+check "fairway jobs submit --no-preemptible --spread --min-member 1 --priority 7 --required-level block --preferred-level rack: the job's fields" \
+	python3 -c 'import json, sys; j = json.load(open(sys.argv[1]))
+sys.exit((j["preemptible"], j["spread"], j["minMember"], j["priority"], j["requiredLevel"], j["preferredLevel"]) != (False, True, 1, 7, "block", "rack"))' "$T/flags"
+"$FW" jobs submit --queue llm --gpus 1 --runtime 60 --preemptible --name cli-pre --json "${C[@]}" >"$T/flags" 2>&1
+check "... --preemptible: preemptible, as without it (the API's default)" \
+	python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["preemptible"] is not True)' "$T/flags"
+req DELETE /v1/jobs/cli-flags
+req DELETE /v1/jobs/cli-pre
+"$FW" jobs submit --queue llm --gpus 1 --preferred-level galaxy --test-only "${C[@]}" >"$T/flags" 2>&1
+check "... --preferred-level galaxy: exit 2, the daemon's 400 naming preferredLevel and the cluster's levels" \
+	bash -c "[ $? -eq 2 ] && grep -qF 'field preferredLevel: \"galaxy\" is not a topology level of this cluster (its levels: block, rack, nvlink)' '$T/flags'"
+same_range minMember POST /v1/jobs '{"queue":"llm","minMember":1000001,"tasks":[{"gpus":1}]}' -- \
+	jobs submit --queue llm --gpus 1 --min-member 1000001
 "$FW" queues create cliq --parent product --deserved-gpus 2 --weight 3 --priority 5 "${C[@]}" >/dev/null 2>&1
 "$FW" queues set cliq --limit-gpus 8 "${C[@]}" >"$T/qset" 2>&1
 req GET /v1/queues/cliq
@@ -1383,8 +1401,10 @@ check "fairway nodes shows the unhealthy node" grep -q "h100-015.*UNHEALTHY" "$T
 post_health h100-013 '{"healthy":true,"reason":"healthy: bad GPUs 2","badGpus":[2]}'
 node_is "a healthy report with a bad GPU: badGpus [2], still healthy" h100-013 'j["badGpus"] == [2] and j["healthy"]'
 "$FW" nodes "${C[@]}" >"$T/n16" 2>&1
-check "fairway nodes: a healthy node with a bad GPU is degraded" grep -q "^h100-013 .* degraded healthy: bad GPUs 2" "$T/n16"
-check "fairway nodes: a node without bad GPUs is ok" grep -q "^h100-000 .* ok$" "$T/n16"
+check "fairway nodes: a healthy node with a bad GPU is degraded, the report's reason in REASON" \
+	grep -Eq "^h100-013 .* degraded +healthy: bad GPUs 2" "$T/n16"
+check "fairway nodes: a node without bad GPUs is healthy, with no reason (-)" grep -Eq "^h100-000 .* healthy +-$" "$T/n16"
+check "fairway nodes: HEALTH and REASON are columns of their own" grep -Eq "^NODE .* HEALTH +REASON$" "$T/n16"
 check "fairway nodes shows the lemon and its incidents" grep -q "^h100-012 .* 3 lemon " "$T/n"
 "$FW" nodes list --health degraded,lemon "${C[@]}" >"$T/nbad" 2>&1
 req GET /v1/nodes
@@ -1583,7 +1603,7 @@ check "GET /v1/jobs/fail3: failed, exitCode 3, an end time" [ "$(jfield 'j["stat
 check "GET /v1/jobs/fail3: an ended job keeps its queue, GPUs and runtime" \
 	[ "$(jfield 'j["queue"], j["gpus"], j["runtime"]')" = "q 1 1" ]
 "$FW" nodes --server "http://127.0.0.1:$PORT" >"$T/solo-nodes" 2>&1
-check "fairway nodes says suspect and why" grep -q "^solo .* suspect fairway: 3 job failures within 24 h" "$T/solo-nodes"
+check "fairway nodes says suspect and why (REASON)" grep -Eq "^solo .* suspect +fairway: 3 job failures within 24 h" "$T/solo-nodes"
 "$FW" jobs list --state failed --server "http://127.0.0.1:$PORT" >"$T/failed" 2>&1
 check "fairway jobs list --state failed shows them with their exit codes" \
 	bash -c "grep -q '^fail3 .* failed .*(exit 3)' '$T/failed' && [ \$(grep -c ' failed ' '$T/failed') = 3 ]"

@@ -1,5 +1,6 @@
 /* test_cliword.c — one command-line word (tools/cliword.h): "--flag=value"
- * splitting, joined values, the hint for a mistyped flag, and durations. */
+ * splitting, joined values, the hint for a mistyped flag, durations, and
+ * the base of a --server URL. */
 #include <string.h>
 
 #include "cliword.h"
@@ -111,6 +112,32 @@ TEST(decimals_have_no_exponent_or_hex)
 	ASSERT(!fw_cli_duration("1e1m", &x));
 }
 
+/* The base length of a --server URL, checked as the string it keeps. */
+static void base_is(const char *url, const char *want)
+{
+	size_t n = fw_cli_server_base(url);
+
+	ASSERT_EQ(n, strlen(want));
+	ASSERT(!strncmp(url, want, n));
+}
+
+TEST(server_base_drops_trailing_slashes_and_one_v1)
+{
+	base_is("http://h:8642", "http://h:8642");
+	base_is("http://h:8642/", "http://h:8642");
+	base_is("http://h:8642//", "http://h:8642");
+	base_is("http://h:8642/v1", "http://h:8642");
+	base_is("http://h:8642/v1/", "http://h:8642");
+	base_is("http://h:8642/fw/v1//", "http://h:8642/fw");
+	base_is("http://h:8642/v1/v1", "http://h:8642/v1"); /* one only */
+	base_is("http://h:8642/xv1", "http://h:8642/xv1");  /* a segment "xv1" is no "/v1" */
+	base_is("http://v1", "http://v1");                  /* the host stays */
+	base_is("http:///v1", "http://");                   /* the scheme's slashes stay */
+	base_is("h:8642/v1", "h:8642");
+	base_is("", "");
+}
+
 TEST_MAIN(split_eq_cuts_the_word_at_the_first_equals, joined_values_of_switches_and_empty_ones_are_refused,
 	  hint_names_the_one_flag_a_typo_is_near, hint_is_cut_to_its_buffer_and_long_words_are_out_of_reach,
-	  durations_take_one_unit_of_s_m_h_or_d, decimals_have_no_exponent_or_hex)
+	  durations_take_one_unit_of_s_m_h_or_d, decimals_have_no_exponent_or_hex,
+	  server_base_drops_trailing_slashes_and_one_v1)

@@ -1617,8 +1617,9 @@ TEST(slurms_budgets_yield_to_the_configs)
 	ASSERT_STR_CONTAINS(note, "GPU-hour budgets from Slurm's GrpTRESMins: team_a (6000 GPU-minutes; the config's "
 				  "gpuHourBudget 50 stands), team_b 0.01667 GPU-h (1 GPU-minute), org 10 GPU-h (600 "
 				  "GPU-minutes), root (120 GPU-minutes; no queue of that name: not used)");
-	ASSERT_STR_CONTAINS(note, "team_c 1e-06 GPU-h (GrpTRESMins=gres/gpu=0: any use at all is over it)");
-	ASSERT_STR_CONTAINS(note, "team_d 1e+09 GPU-h (Slurm's 100000000000 GPU-minutes, clamped to fairway's most)");
+	/* plain digits, never an exponent (they read 1e-06 and 1e+09) */
+	ASSERT_STR_CONTAINS(note, "team_c 0.000001 GPU-h (GrpTRESMins=gres/gpu=0: any use at all is over it)");
+	ASSERT_STR_CONTAINS(note, "team_d 1000000000 GPU-h (Slurm's 100000000000 GPU-minutes, clamped to fairway's most)");
 	ASSERT_STR_CONTAINS(note, "; budgetSafe on: slurm.conf's AccountingStorageEnforce has safe");
 	ASSERT(!strstr(note, "(and the config's budgetSafe)"));
 
