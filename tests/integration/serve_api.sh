@@ -80,7 +80,7 @@ check "a second daemon on a port in use: exit 2, one line naming the port and wh
 # reaches the daemon's log as one line of its own format, no HTML page
 curl -sk --max-time 5 "https://127.0.0.1:$PORT/v1/health" >/dev/null 2>&1
 check "a TLS client's garbage: logged as 'fairway serve: http: ...' in words, no HTML" bash -c \
-	"for _ in \$(seq 1 30); do grep -q '^fairway serve: http: .*Request malformed: ' '$T/daemon.log' && break; sleep 0.1; done
+	"for _ in \$(seq 1 100); do grep -q '^fairway serve: http: .*Request malformed: ' '$T/daemon.log' && break; sleep 0.1; done
 	grep -q '^fairway serve: http: .*Request malformed: ' '$T/daemon.log' && ! grep -q '<html>\\|^Error processing\\|MHD_OPTION' '$T/daemon.log'"
 hexport=$(printf '%04X' "$PORT")
 check "it listens on 127.0.0.1 only (/proc/net/tcp)" bash -c \
