@@ -1379,12 +1379,16 @@ static const char *node_state(json_t *n, char *buf, size_t len)
 	return buf;
 }
 
-/* A node's HEALTH, one word: UNHEALTHY (takes no work), suspect (on
- * probation), degraded (healthy, some GPUs bad) or healthy. */
+/* A node's HEALTH, one word: UNHEALTHY (takes no work), draining (in an
+ * open maintenance window, or drained: nothing new lands, its jobs may
+ * finish), suspect (on probation), degraded (healthy, some GPUs bad) or
+ * healthy. */
 static const char *node_health(json_t *n)
 {
 	if (!json_is_true(json_object_get(n, "healthy")))
 		return "UNHEALTHY";
+	if (!strcmp(str(n, "health"), "draining"))
+		return "draining";
 	if (!strcmp(str(n, "health"), "suspect"))
 		return "suspect";
 	return json_array_size(json_object_get(n, "badGpus")) ? "degraded" : "healthy";
@@ -1399,7 +1403,7 @@ static void print_node_row(json_t *n)
 
 	snprintf(inc, sizeof inc, "%.0f%s", num(n, "incidents"),
 		 json_is_true(json_object_get(n, "lemon")) ? " lemon" : "");
-	printf("%-16s %-8s %5.0f %6.2f %-15s %-9s %-9s %s\n", str(n, "name"), str(n, "gpuModel"), num(n, "gpus"),
+	printf("%-16s %-8s %5.0f %6.2f %-17s %-9s %-9s %s\n", str(n, "name"), str(n, "gpuModel"), num(n, "gpus"),
 	       num(n, "gpusAllocated"), node_state(n, state, sizeof state), inc, node_health(n), str(n, "healthReason"));
 }
 
@@ -1423,7 +1427,7 @@ static int cmd_nodes(struct opts *o)
 		else {
 			size_t i;
 			json_t *n;
-			printf("%-16s %-8s %5s %6s %-15s %-9s %-9s %s\n", "NODE", "MODEL", "GPUS", "USED", "STATE",
+			printf("%-16s %-8s %5s %6s %-17s %-9s %-9s %s\n", "NODE", "MODEL", "GPUS", "USED", "STATE",
 			       "INCIDENTS", "HEALTH", "REASON");
 			json_array_foreach(json_object_get(r, "nodes"), i, n)
 				print_node_row(n);

@@ -80,8 +80,9 @@ check "a second daemon on a port in use: exit 2, one line naming the port and wh
 # reaches the daemon's log as one line of its own format, no HTML page
 curl -sk --max-time 5 "https://127.0.0.1:$PORT/v1/health" >/dev/null 2>&1
 check "a TLS client's garbage: logged as 'fairway serve: http: ...' in words, no HTML" bash -c \
-	"for _ in \$(seq 1 100); do grep -q '^fairway serve: http: .*Request malformed: ' '$T/daemon.log' && break; sleep 0.1; done
-	grep -q '^fairway serve: http: .*Request malformed: ' '$T/daemon.log' && ! grep -q '<html>\\|^Error processing\\|MHD_OPTION' '$T/daemon.log'"
+	"for _ in \$(seq 1 100); do grep -q '^fairway serve: http: ' '$T/daemon.log' && break; sleep 0.1; done
+	grep -q '^fairway serve: http: ' '$T/daemon.log' && ! grep -q '<html>\\|^Error processing\\|MHD_OPTION' '$T/daemon.log' ||
+	{ grep -n 'http\\|html\\|Error\\|MHD' '$T/daemon.log' | head -5 >&2; false; }"
 hexport=$(printf '%04X' "$PORT")
 check "it listens on 127.0.0.1 only (/proc/net/tcp)" bash -c \
 	"grep -q ' 0100007F:$hexport 00000000:0000 0A' /proc/net/tcp && ! grep -q ' 00000000:$hexport 00000000:0000 0A' /proc/net/tcp"
@@ -564,6 +565,7 @@ check "GET /v1/nodes?health=unhealthy,draining: the nodes out of service only, t
 check "... fairway nodes list --health unhealthy,draining: the same nodes" \
 	[ "$(awk 'NR > 1 && NF > 3 && $1 != "" {print $1}' "$T/nodes-out" | grep -v '^[0-9]' | sort | tr '\n' ' ')" = \
 	  "$(jfield '" ".join(sorted(n["name"] for n in j["nodes"])) + " "')" ]
+check "... the node in its maintenance window reads HEALTH draining" grep -Eq '^h100-014 .* draining ' "$T/nodes-out"
 req GET "/v1/nodes?health=sick"
 check "... a state that is none: 400 naming health" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = health ]
 check "the node reported unhealthy and the node in maintenance were drained in the backend, once each" \
