@@ -2146,6 +2146,18 @@ expect "trace-sacct-repeated-jobid" 1 "fw-cli-sacct-dup.txt:$dup_line:1: JobID: 
 	"$FW" trace sacct2fairway "${TMPDIR:-/tmp}/fw-cli-sacct-dup.txt" "${TMPDIR:-/tmp}/fw-cli-sacct-dup.csv"
 if [ -e "${TMPDIR:-/tmp}/fw-cli-sacct-dup.csv" ]; then bad "trace-sacct-repeated-jobid-writes-nothing"; else ok "trace-sacct-repeated-jobid-writes-nothing"; fi
 rm -f "${TMPDIR:-/tmp}/fw-cli-sacct-dup.txt"
+# a heterogeneous job with a part still running (5+0) is left out whole,
+# its COMPLETED part 5+1 too, and counted once as a job not ended
+HT="${TMPDIR:-/tmp}/fw-cli-sacct-het.$$"
+printf '%s\n' 'JobID|Submit|Start|End|Elapsed|AllocTRES|State' \
+	'5+0|2024-03-01T10:00:00|2024-03-01T10:00:00|Unknown|00:10:00|gres/gpu=8|RUNNING' \
+	'5+1|2024-03-01T10:00:00|2024-03-01T10:00:00|2024-03-01T10:05:00|00:05:00|gres/gpu=8|COMPLETED' \
+	'1|2024-03-01T10:00:00|2024-03-01T10:00:00|2024-03-01T11:00:00|01:00:00|gres/gpu=1|COMPLETED' >"$HT.txt"
+expect "trace-sacct-het-part-running-counts-one-job" 0 "1 job written; 1 left out: 0 never started, 1 not ended at the dump" \
+	"$FW" trace sacct2fairway "$HT.txt" "$HT.csv"
+if [ "$(cut -d, -f1 "$HT.csv" 2>/dev/null | tr '\n' ' ')" = "job_id 1 " ]; then ok "trace-sacct-het-part-running-left-out-whole"
+else bad "trace-sacct-het-part-running-left-out-whole: $(cut -d, -f1 "$HT.csv" 2>&1 | tr '\n' ' ')"; fi
+rm -f "$HT.txt" "$HT.csv"
 # the standalone converter names itself by its base name, not the build path
 expect "sacct2fairway-usage-base-name" 2 "usage: fairway-sacct2fairway [--no-gpu-model]" "$B/sim/fairway-sacct2fairway" onlyone
 if "$B/sim/fairway-sacct2fairway" onlyone 2>&1 | grep -qF "$B/"; then
