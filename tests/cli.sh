@@ -2181,6 +2181,8 @@ expect "trace-sacct-het-part-running-counts-one-job" 0 "1 job written; 1 left ou
 if [ "$(cut -d, -f1 "$HT.csv" 2>/dev/null | tr '\n' ' ')" = "job_id 1 " ]; then ok "trace-sacct-het-part-running-left-out-whole"
 else bad "trace-sacct-het-part-running-left-out-whole: $(cut -d, -f1 "$HT.csv" 2>&1 | tr '\n' ' ')"; fi
 rm -f "$HT.txt" "$HT.csv"
+expect "jobs-list-empty-array-refused" 2 "--array is empty: give a job array's name" \
+	"$FW" jobs list --array "" --server http://127.0.0.1:9
 # the standalone converter names itself by its base name, not the build path
 expect "sacct2fairway-usage-base-name" 2 "usage: fairway-sacct2fairway [--no-gpu-model]" "$B/sim/fairway-sacct2fairway" onlyone
 if "$B/sim/fairway-sacct2fairway" onlyone 2>&1 | grep -qF "$B/"; then
