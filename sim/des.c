@@ -21,6 +21,7 @@
  * Determinism: no clock, RNG or hash order reaches a decision; the only
  * clock read is the replay's wall time, which is reported, never used.
  */
+#define _XOPEN_SOURCE 700 /* realpath() (XSI), for one_vc_of; the build defines only POSIX 2008 */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -2520,8 +2521,9 @@ static const char usage_text[] =
 	"\n"
 	"Jobs are mapped to teams by a fixed hash of job_id weighted by team size;\n"
 	"each team is a queue whose deserved GPUs are proportional to its size.\n"
-	"A trace of one virtual cluster (philly-vc103959-elasticflow) is that VC's\n"
-	"one team unless --teams is given.\n"
+	"A trace of one virtual cluster (philly_103959.csv in a folder named\n"
+	"philly-vc103959-elasticflow, wherever it is) is that VC's one team\n"
+	"unless --teams is given.\n"
 	"Jobs over G GPUs become gangs of G-GPU tasks.  See docs/sim.md.\n"
 	"\n"
 	"example:\n"
@@ -3327,8 +3329,12 @@ static bool real_itp_trace(const struct cli *c, char *want, size_t n)
 /*
  * Traces of one virtual cluster (the traces README): a fair-share
  * replay of one needs no invented teams, so without --teams it is that
- * VC's one team, and its fairness rows say nothing.  Known by the folder
- * the file is in (as the ITP traces are), since their rows name no VC.
+ * VC's one team, and its fairness rows say nothing.  Their rows name no
+ * VC, so such a trace is known by its file name in its folder's name
+ * (philly-vc103959-elasticflow/philly_103959.csv), as the path is given
+ * or once resolved (a relative path, a link): the same file gives the
+ * same replay wherever it is and wherever fairway runs, with or without
+ * $FAIRWAY_TRACES.
  */
 static const struct {
 	const char *dir, *file, *vc;
@@ -3336,17 +3342,37 @@ static const struct {
 	{ "philly-vc103959-elasticflow", "philly_103959.csv", "103959" },
 };
 
+/* path ends in DIR/FILE (a whole folder name: "/DIR/FILE" or "DIR/FILE"). */
+static bool ends_in(const char *path, const char *dir, const char *file)
+{
+	size_t n = strlen(path), nd = strlen(dir), nf = strlen(file);
+
+	if (n < nd + 1 + nf || strcmp(path + n - nf, file) || path[n - nf - 1] != '/' ||
+	    strncmp(path + n - nf - 1 - nd, dir, nd))
+		return false;
+	return n == nd + 1 + nf || path[n - nf - 2 - nd] == '/';
+}
+
+/* The index in one_vc_traces of the trace file, or -1. */
+static int one_vc_index(const struct cli *c)
+{
+	char *real = realpath(c->trace, NULL);
+	int k = -1;
+
+	for (size_t i = 0; k < 0 && i < sizeof one_vc_traces / sizeof one_vc_traces[0]; i++)
+		if (ends_in(c->trace, one_vc_traces[i].dir, one_vc_traces[i].file) ||
+		    (real && ends_in(real, one_vc_traces[i].dir, one_vc_traces[i].file)))
+			k = (int)i;
+	free(real);
+	return k;
+}
+
 /* The VC of a trace of one virtual cluster, or NULL. */
 static const char *one_vc_of(const struct cli *c)
 {
-	const char *base = strrchr(c->trace, '/');
-	char dir[1024];
+	int k = one_vc_index(c);
 
-	base = base ? base + 1 : c->trace;
-	for (size_t i = 0; i < sizeof one_vc_traces / sizeof one_vc_traces[0]; i++)
-		if (!strcmp(base, one_vc_traces[i].file) && trace_in(c, one_vc_traces[i].dir, dir, sizeof dir))
-			return one_vc_traces[i].vc;
-	return NULL;
+	return k < 0 ? NULL : one_vc_traces[k].vc;
 }
 
 /* Where the jobs' queues come from (the JSON's teams_source): the
@@ -4326,6 +4352,9 @@ static void one_team(struct cli *c, struct fw_teams *teams)
 	teams->n = 1;
 	teams->total = t.weight;
 	c->one_team = true;
+	int k = one_vc_index(c); /* where the one team comes from: the trace, not the teams file */
+	snprintf(teams->source, sizeof teams->source, "of the trace (one virtual cluster, %s/%s)",
+		 one_vc_traces[k].dir, one_vc_traces[k].file);
 }
 
 /* The teams (none with --config: its queues take the jobs). */
@@ -4348,9 +4377,9 @@ static int load_teams(struct cli *c, struct fw_teams *teams)
 							       "Philly VC mapping" : "");
 		return 1;
 	}
-	if (note[0])
-		fprintf(stderr, "fairway: %s\n", note);
 	one_team(c, teams);
+	if (note[0] && !c->one_team) /* a trace of one VC reads no teams file */
+		fprintf(stderr, "fairway: %s\n", note);
 	return 0;
 }
 

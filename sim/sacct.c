@@ -16,7 +16,9 @@
  * A job not ended when sacct ran (RUNNING, SUSPENDED, REQUEUED, ..., or End
  * Unknown) is left out rather than kept with its Elapsed so far: the trace
  * model has no "still running", and a row would be a job that ended at the
- * dump, short by however long it went on (docs/trace-format.md).
+ * dump, short by however long it went on (docs/trace-format.md).  A
+ * heterogeneous job with any part not ended is left out whole, its ended
+ * parts too, and counted once: the count is of jobs.
  *
  *   JobID (or JobIDRaw)  -> job_id
  *   Submit               -> submit_time (ISO 8601, seconds after the first)
@@ -73,6 +75,9 @@ struct sjob {
 	int line, col;                      /* of its JobID, for a repeat */
 	int het;                            /* a het part: its leader's length */
 	bool gone;                          /* joined into an earlier part */
+	bool open;                          /* a het part not ended at the dump:
+					     * only its id, so its job is left
+					     * out whole (join_het) */
 };
 
 struct sconv {
@@ -619,6 +624,21 @@ static int het_leader(const char *id)
 	return (int)n;
 }
 
+/* A part of a heterogeneous job not ended at the dump (5+0 RUNNING): kept
+ * as its id alone, so that join_het leaves the whole job out and counts
+ * it once, rather than writing its ended parts as a job that finished. */
+static int keep_open_part(struct sconv *c, const char *id, int lno)
+{
+	struct sjob j;
+
+	memset(&j, 0, sizeof j);
+	snprintf(j.id, sizeof j.id, "%s", id);
+	j.het = het_leader(j.id);
+	j.line = lno;
+	j.open = true;
+	return keep(c, &j);
+}
+
 static int line(struct sconv *c, char *text, int lno, struct fw_diag *d)
 {
 	struct sfields f;
@@ -639,6 +659,9 @@ static int line(struct sconv *c, char *text, int lno, struct fw_diag *d)
 		j.het = het_leader(j.id);
 		return keep(c, &j);
 	}
+	const char *id = fld(&x, c->pos[S_JOBID] >= 0 ? S_JOBID : S_JOBIDRAW);
+	if (rc == ROW_UNFINISHED && het_leader(id)) /* counted once for its job, in join_het */
+		return keep_open_part(c, id, lno);
 	c->cnt.never_ran += rc == ROW_NEVER_RAN;
 	c->cnt.steps += rc == ROW_STEP;
 	c->cnt.no_gpu += rc == ROW_NO_GPU;
@@ -681,14 +704,21 @@ static int walk(struct sconv *c, const char *buf, size_t len, struct fw_diag *d)
 		return fw_diag_set(d, FW_EINVAL, c->fname, 1, 1, "header",
 				   "the file is empty; save sacct's output into it: "
 				   SACCT_EXPORT " > FILE");
-	if (rc == FW_OK && !c->n) /* a trace without jobs cannot be replayed */
-		return fw_diag_set(d, FW_EINVAL, c->fname, 0, 0, NULL,
-				   "no job to convert: %zu never started, %zu not ended "
-				   "when sacct ran, %zu without GPUs, %zu job steps; check "
-				   "sacct's --starttime, --endtime and --allusers, or export "
-				   "again once the jobs have ended", c->cnt.never_ran,
-				   c->cnt.unfinished, c->cnt.no_gpu, c->cnt.steps);
 	return rc;
+}
+
+/* A trace without jobs cannot be replayed: an error once the parts of
+ * heterogeneous jobs are joined or left out (join_het). */
+static int no_jobs(const struct sconv *c, struct fw_diag *d)
+{
+	if (c->n)
+		return FW_OK;
+	return fw_diag_set(d, FW_EINVAL, c->fname, 0, 0, NULL,
+			   "no job to convert: %zu never started, %zu not ended "
+			   "when sacct ran, %zu without GPUs, %zu job steps; check "
+			   "sacct's --starttime, --endtime and --allusers, or export "
+			   "again once the jobs have ended", c->cnt.never_ran,
+			   c->cnt.unfinished, c->cnt.no_gpu, c->cnt.steps);
 }
 
 /* ---- heterogeneous jobs ------------------------------------------------ */
@@ -743,8 +773,26 @@ static void join_parts(struct sconv *c, struct sjob **g, size_t n)
 	c->cnt.het_joined++;
 }
 
+static bool any_open(struct sjob *const *g, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (g[i]->open)
+			return true;
+	return false;
+}
+
+/* A heterogeneous job with a part not ended at the dump: left out whole,
+ * its ended parts too (Slurm runs the parts together), and counted once
+ * as a job not ended. */
+static void drop_open_job(struct sconv *c, struct sjob **g, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		g[i]->gone = true;
+	c->cnt.unfinished++;
+}
+
 /* Join each heterogeneous job's parts (a job of one part kept stays as
- * it is), then drop the joined rows, the order of the others kept. */
+ * it is; a job with a part not ended is left out, drop_open_job), then drop the joined rows, the order of the others kept. */
 static int join_het(struct sconv *c)
 {
 	struct sjob **v = malloc((c->n + 1) * sizeof *v);
@@ -758,7 +806,9 @@ static int join_het(struct sconv *c)
 	for (i = 0; i < c->n && v[i]->het; i = k) {
 		for (k = i + 1; k < c->n && v[k]->het && !by_leader(v[i], v[k]); k++)
 			;
-		if (k - i > 1)
+		if (any_open(v + i, k - i))
+			drop_open_job(c, v + i, k - i);
+		else if (k - i > 1)
 			join_parts(c, v + i, k - i);
 	}
 	free(v);
@@ -818,10 +868,13 @@ static int check_repeats(const struct sconv *c, struct fw_diag *d)
 
 	if (!v)
 		return FW_ENOMEM;
+	size_t n = 0;
+
 	for (size_t i = 0; i < c->n; i++)
-		v[i] = &c->v[i];
-	qsort(v, c->n, sizeof *v, by_id_then_line);
-	for (size_t i = 1; i < c->n; i++)
+		if (!c->v[i].open) /* its job is left out (join_het) */
+			v[n++] = &c->v[i];
+	qsort(v, n, sizeof *v, by_id_then_line);
+	for (size_t i = 1; i < n; i++)
 		if (!strcmp(v[i]->id, v[i - 1]->id) && (!bad || v[i]->line < bad->line))
 			bad = v[i], first = v[i - 1];
 	free(v);
@@ -853,6 +906,8 @@ int fw_sacct_convert(const char *buf, size_t len, const char *fname, unsigned fl
 		rc = join_het(&c);
 	if (rc == FW_OK) /* a joined 7 beside a row 7 */
 		rc = check_repeats(&c, d);
+	if (rc == FW_OK)
+		rc = no_jobs(&c, d);
 	if (rc == FW_OK && (rc = emit(&c, out, out_len)) != FW_OK) {
 		free(*out);
 		*out = NULL;

@@ -1124,6 +1124,29 @@ FAIRWAY_TRACES="$WF/t" expect "sim-run-one-vc-split-on-request" 0 \
 FAIRWAY_TRACES="$WF/t" expect "sim-run-hash-split-says-so" 0 \
 	"teams: the jobs are split by a hash of job_id over 3 teams weighted by size (the trace names no team)" \
 	"$FW" sim run --trace "$WF/copy.csv" --nodes 2x8 --policies fifo,fairway --json "$WF/copy.json"
+# the same file is one team wherever fairway runs, with or without
+# $FAIRWAY_TRACES (known by its folder and file name, a relative path
+# resolved), and the header says the team comes from the trace
+FWA=$(cd "$(dirname "$FW")" && pwd)/fairway
+TSRC="teams of the trace (one virtual cluster, philly-vc103959-elasticflow/philly_103959.csv) (1)"
+FAIRWAY_TRACES="$WF/t" expect "sim-run-one-vc-header-names-the-trace" 0 "$TSRC" \
+	"$FW" sim run --trace "$VCT" --nodes 2x8 --policies fifo
+expect "sim-run-one-vc-without-traces-dir" 0 "$TSRC" \
+	env -u FAIRWAY_TRACES sh -c 'cd / && exec "$0" sim run --trace "$1" --nodes 2x8 --policies fifo --json "$2"' \
+	"$FWA" "$VCT" "$WF/elsewhere.json"
+env -u FAIRWAY_TRACES sh -c 'cd / && exec "$0" sim run --trace "$1" --nodes 2x8 --policies fifo' "$FWA" "$VCT" >"$WF/elsewhere.out" 2>&1
+if grep -q "not found\|built-in" "$WF/elsewhere.out"; then bad "sim-run-one-vc-reads-no-teams-file: $(head -1 "$WF/elsewhere.out")"; else ok "sim-run-one-vc-reads-no-teams-file"; fi
+expect "sim-run-one-vc-relative-path" 0 "teams: one team, vc-103959: philly_103959.csv is one virtual cluster" \
+	env -u FAIRWAY_TRACES sh -c 'cd "$1" && exec "$0" sim run --trace philly_103959.csv --nodes 2x8 --policies fifo' \
+	"$FWA" "$WF/t/philly-vc103959-elasticflow"
+if python3 -c '
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+assert a["teams_source"] == b["teams_source"] == "one VC", (a["teams_source"], b["teams_source"])
+assert a["teams"] == b["teams"] and "one virtual cluster" in a["teams"], (a["teams"], b["teams"])
+assert [p["by_queue"] for p in a["policies"] if p["policy"] == "fifo"] == \
+    [p["by_queue"] for p in b["policies"] if p["policy"] == "fifo"]
+' "$WF/one.json" "$WF/elsewhere.json"; then ok "sim-run-one-vc-same-result-anywhere"; else bad "sim-run-one-vc-same-result-anywhere"; fi
 printf 'vc,node num\nmine,1\n' >"$WF/one.csv"
 expect "sim-run-one-line-teams-file-is-one-team" 0 "teams: one team, vc-mine (--teams $WF/one.csv): the jobs share one queue" \
 	"$FW" sim run --trace "$WF/copy.csv" --nodes 2x8 --policies fifo --teams "$WF/one.csv"
@@ -2178,6 +2201,20 @@ expect "trace-sacct-repeated-jobid" 1 "fw-cli-sacct-dup.txt:$dup_line:1: JobID: 
 	"$FW" trace sacct2fairway "${TMPDIR:-/tmp}/fw-cli-sacct-dup.txt" "${TMPDIR:-/tmp}/fw-cli-sacct-dup.csv"
 if [ -e "${TMPDIR:-/tmp}/fw-cli-sacct-dup.csv" ]; then bad "trace-sacct-repeated-jobid-writes-nothing"; else ok "trace-sacct-repeated-jobid-writes-nothing"; fi
 rm -f "${TMPDIR:-/tmp}/fw-cli-sacct-dup.txt"
+# a heterogeneous job with a part still running (5+0) is left out whole,
+# its COMPLETED part 5+1 too, and counted once as a job not ended
+HT="${TMPDIR:-/tmp}/fw-cli-sacct-het.$$"
+printf '%s\n' 'JobID|Submit|Start|End|Elapsed|AllocTRES|State' \
+	'5+0|2024-03-01T10:00:00|2024-03-01T10:00:00|Unknown|00:10:00|gres/gpu=8|RUNNING' \
+	'5+1|2024-03-01T10:00:00|2024-03-01T10:00:00|2024-03-01T10:05:00|00:05:00|gres/gpu=8|COMPLETED' \
+	'1|2024-03-01T10:00:00|2024-03-01T10:00:00|2024-03-01T11:00:00|01:00:00|gres/gpu=1|COMPLETED' >"$HT.txt"
+expect "trace-sacct-het-part-running-counts-one-job" 0 "1 job written; 1 left out: 0 never started, 1 not ended at the dump" \
+	"$FW" trace sacct2fairway "$HT.txt" "$HT.csv"
+if [ "$(cut -d, -f1 "$HT.csv" 2>/dev/null | tr '\n' ' ')" = "job_id 1 " ]; then ok "trace-sacct-het-part-running-left-out-whole"
+else bad "trace-sacct-het-part-running-left-out-whole: $(cut -d, -f1 "$HT.csv" 2>&1 | tr '\n' ' ')"; fi
+rm -f "$HT.txt" "$HT.csv"
+expect "jobs-list-empty-array-refused" 2 "--array is empty: give a job array's name" \
+	"$FW" jobs list --array "" --server http://127.0.0.1:9
 # the standalone converter names itself by its base name, not the build path
 expect "sacct2fairway-usage-base-name" 2 "usage: fairway-sacct2fairway [--no-gpu-model]" "$B/sim/fairway-sacct2fairway" onlyone
 if "$B/sim/fairway-sacct2fairway" onlyone 2>&1 | grep -qF "$B/"; then

@@ -1105,6 +1105,9 @@ static int jobs_list_path(struct opts *o, char *path, size_t n)
 	char base[32 + 3 * FW_NAME_MAX] = "/v1/jobs", me[FW_NAME_MAX], v[3 * FW_NAME_MAX + 1];
 	const char *who;
 
+	if (flag(o, "--array") && !flag(o, "--array")[0])
+		return fw_cli_usage_error(o->cmd, "--array is empty: give a job array's name (fairway jobs show NAME "
+						  "shows the array), or leave --array out to list every job");
 	if (has(o, "--me")) {
 		if (flag(o, "--user"))
 			return fw_cli_usage_error(o->cmd, "--me and --user %s: give one of them", flag(o, "--user"));

@@ -1057,6 +1057,11 @@ static bool listing_args(struct ctx *c, struct listing *l)
 		     "to pass over (the last answer's nextOffset)");
 		return false;
 	}
+	if (l->array && !l->array[0]) {
+		fail(c, 400, "EINVAL", "array", "is empty: give a job array's name (array=NAME lists its tasks; "
+		     "GET /v1/jobs/NAME shows the array), or leave array out to list every job");
+		return false;
+	}
 	reason_words(c->d, words);
 	if (l->reason && unknown_word(l->reason, words, bad, sizeof bad)) {
 		fail_word(c, "reason", "reason", bad, words);
@@ -1147,7 +1152,13 @@ static void array_hint(struct fw_serve *d, const struct listing *l, char *hint, 
 		return;
 	}
 	array_count(d, l->array, &all, &live);
-	if (!all)
+	const struct fw_backend_job *task = all ? NULL : local_of(d, l->array);
+	if (task && task->array_of[0]) {
+		char of[72];
+		printable(task->array_of, of, sizeof of);
+		add_hint(hint, n, "\"%s\" is a task of job array \"%s\", not an array: GET /v1/jobs/%s shows it, "
+			 "array=%s lists the array's tasks (fairway jobs list --array %s)", a, of, a, of, of);
+	} else if (!all)
 		add_hint(hint, n, "no job array named \"%s\" is remembered: it never was, or its tasks ended and were "
 			 "forgotten (min-job-age); an array's tasks are named NAME_<index>, GET /v1/jobs/NAME_<index> "
 			 "shows one's arrayOf", a);
@@ -2538,18 +2549,45 @@ static void h_rsv_get(struct ctx *c)
 	reply(c, 200, own_rsv_dump(&c->d->rsv[i]));
 }
 
+/* A job reservation's job is no remembered job array's name: no job
+ * can take that name (name_free), so its nodes would be held for
+ * nothing. */
+static int check_rsv_job(struct fw_serve *d, const struct fw_reservation *r, struct fw_diag *dg)
+{
+	json_t *arrays;
+	int n;
+
+	if (r->kind != FW_RSV_JOB)
+		return FW_OK;
+	if (!(arrays = remembered_arrays(d)))
+		return fw_diag_set(dg, FW_ENOMEM, "", 0, 0, "", "out of memory");
+	n = array_size(arrays, r->job);
+	json_decref(arrays);
+	if (!n)
+		return FW_OK;
+	return fw_diag_set(dg, FW_EINVAL, "", 0, 0, "job",
+			   "\"%s\" names a job array (%d task%s), not a job, and no job can take its name: reserve "
+			   "for one of its tasks (\"job\": \"%s_<index>\", GET /v1/jobs/%s lists them), or make a "
+			   "queue reservation (\"kind\": \"queue\") for its queue",
+			   r->job, n, n == 1 ? "" : "s", r->job, r->job);
+}
+
 /* It ends in the future, nodes exist and are listed once, the queue
- * exists, no node is in two overlapping windows. */
+ * exists, a job's is no job array (check_rsv_job), no node is in two
+ * overlapping windows. */
 static int check_rsv(struct fw_serve *d, const struct fw_reservation *r, struct fw_diag *dg)
 {
 	fw_time now = fw_serve_now();
 	char f[32];
+	int rc;
 
 	if (r->end <= now)
 		return fw_diag_set(dg, FW_ERANGE, "", 0, 0, "end", "%lld is in the past (the daemon's clock says %lld): "
 				   "a reservation must end in the future", (long long)r->end, (long long)now);
 	if (r->kind == FW_RSV_QUEUE && fw_serve_queue_index(d, r->queue) < 0)
 		return fw_diag_set(dg, FW_EINVAL, "", 0, 0, "queue", "no queue named \"%s\"", r->queue);
+	if ((rc = check_rsv_job(d, r, dg)) != FW_OK)
+		return rc;
 	for (int32_t k = 0; k < r->nnodes; k++) {
 		snprintf(f, sizeof f, "nodes[%d]", k);
 		if (node_gpus(d, r->nodes[k]) < 0)

@@ -904,6 +904,27 @@ check "GET /v1/jobs?array=no-such-arr: 200, empty, a hint that no such array is 
 req GET /v1/jobs/no-such-arr
 check "GET /v1/jobs/no-such-arr: 404, no job or job array of that name" \
 	[ "$CODE" = 404 -a "$(jfield 'j["error"]["message"]')" = 'no job or job array named "no-such-arr"' ]
+# A job reservation for an array's name holds nodes for a job that can
+# never exist (no job takes an array's name): refused, in the API and the
+# CLI; an empty ?array= is refused, not a list of the jobs of no array; a
+# task's name as ?array= says whose task it is
+now=$(date +%s)
+req POST /v1/reservations "{\"kind\":\"job\",\"job\":\"arr\",\"nodes\":[\"h100-013\"],\"start\":$now,\"end\":$((now + 3600))}"
+check "POST /v1/reservations kind job, job arr (an array): 400 naming job, saying to reserve for a task or a queue" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], "names a job array (4 tasks)" in j["error"]["message"], "arr_<index>" in j["error"]["message"], "\"kind\": \"queue\"" in j["error"]["message"]')" = "job True True True" ]
+"$FW" reservations create --kind job --job arr --nodes h100-013 --start +1h --end +2h "${C[@]}" >"$T/rsvarr" 2>&1
+check "fairway reservations create --kind job --job arr: exit 2, the 400 naming job" \
+	bash -c "[ $? = 2 ] && grep -q 'error: 400: field job: \"arr\" names a job array' '$T/rsvarr'"
+req GET /v1/reservations
+check "... and neither made a reservation for arr" [ "$(jfield 'any(r.get("job") == "arr" for r in j["reservations"])')" = False ]
+req GET "/v1/jobs?array="
+check "GET /v1/jobs?array= (empty): 400 naming array" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], j["error"]["message"].startswith("is empty")')" = "array True" ]
+"$FW" jobs list --array "" "${C[@]}" >"$T/arrempty" 2>&1
+check "fairway jobs list --array \"\": exit 2, --array is empty" bash -c "[ $? = 2 ] && grep -q -- '--array is empty' '$T/arrempty'"
+req GET "/v1/jobs?array=arr_7"
+check "GET /v1/jobs?array=arr_7 (a task's name): 200, empty, a hint that it is a task of arr" \
+	[ "$CODE" = 200 -a "$(jfield 'len(j["jobs"]), j["hint"].startswith("\"arr_7\" is a task of job array \"arr\"")')" = "0 True" ]
 "$FW" jobs show arr "${C[@]}" >"$T/arr" 2>&1
 check "fairway jobs show arr: the array in words, its tasks and their states" \
 	bash -c "head -1 '$T/arr' | grep -qx 'job array arr  (queue llm, user [^,]*, 1 GPU each)' && grep -qx '4 tasks (arr_0, arr_2, arr_4, arr_7), indices 0,2,4,7' '$T/arr' && grep -q '^states: ' '$T/arr' && grep -q '^one task: fairway jobs why arr_<index>' '$T/arr'"

@@ -930,6 +930,48 @@ TEST(sacct_het_job_parts_join_into_one_gang)
 	ASSERT_STR_CONTAINS(why, "s.txt:4:1: JobID: '7+0' repeats the job on line 2");
 }
 
+/* A heterogeneous job with a part not ended at the dump (5+0 RUNNING, End
+ * Unknown) is left out whole, its COMPLETED part too, and counted once
+ * as a job not ended, however many of its parts are still going; a file
+ * of nothing else has no job to convert and says so. */
+TEST(sacct_het_job_with_a_part_not_ended_is_left_out_whole)
+{
+	const char *text =
+		"JobID|Submit|Start|End|Elapsed|AllocTRES|State\n"
+		"5+0|" SACCT_T "|" SACCT_T "|Unknown|00:10:00|gres/gpu=8|RUNNING\n"
+		"5+0.batch|" SACCT_T "|" SACCT_T "|Unknown|00:10:00|gres/gpu=8|RUNNING\n"
+		"5+1|" SACCT_T "|" SACCT_T "|2024-03-01T10:05:00|00:05:00|gres/gpu=8|COMPLETED\n"
+		"6+0|" SACCT_T "|" SACCT_T "|Unknown|00:10:00|gres/gpu=2|RUNNING\n"
+		"6+1|" SACCT_T "|" SACCT_T "|Unknown|00:10:00|gres/gpu=4|RUNNING\n"
+		"1|" SACCT_T "|" SACCT_T "|2024-03-01T11:00:00|01:00:00|gres/gpu=1|COMPLETED\n"
+		"2|" SACCT_T "|" SACCT_T "|Unknown|00:10:00|gres/gpu=1|RUNNING\n"
+		"7+0|" SACCT_T "|" SACCT_T "|2024-03-01T10:05:00|00:05:00|gres/gpu=8|COMPLETED\n"
+		"7+1|" SACCT_T "|" SACCT_T "|2024-03-01T10:05:00|00:05:00|gres/gpu=8|COMPLETED\n";
+	char *out, why[512];
+	size_t olen;
+	struct fw_sacct_counts k;
+	struct fw_trace t;
+	struct fw_diag d;
+
+	memset(&d, 0, sizeof d);
+	ASSERT_OK(fw_sacct_convert(text, strlen(text), "s.txt", 0, &out, &olen, &k, &d));
+	ASSERT_OK(fw_trace_parse_csv(out, olen, "converted.csv", 0, &t, &d));
+	free(out);
+	ASSERT_EQ(k.unfinished, 3); /* jobs 5, 6 and 2: one each, not a part each */
+	ASSERT_EQ(k.het_joined, 1); /* 7 */
+	ASSERT_EQ(t.n, 2);
+	ASSERT_STR_EQ(t.v[0].id, "1");
+	ASSERT_STR_EQ(t.v[1].id, "7"); /* at its first part's place */
+	ASSERT_EQ(t.v[1].groups[0].count, 2);
+	fw_trace_free(&t);
+	const char *only = "JobID|Submit|Start|End|Elapsed|AllocTRES|State\n"
+			   "5+0|" SACCT_T "|" SACCT_T "|Unknown|00:10:00|gres/gpu=8|RUNNING\n"
+			   "5+1|" SACCT_T "|" SACCT_T "|2024-03-01T10:05:00|00:05:00|gres/gpu=8|COMPLETED\n";
+	ASSERT_EQ(fw_sacct_convert(only, strlen(only), "s.txt", 0, &out, &olen, &k, &d), FW_EINVAL);
+	fw_itp_diag_str(&d, why, sizeof why);
+	ASSERT_STR_CONTAINS(why, "no job to convert: 0 never started, 1 not ended when sacct ran");
+}
+
 /* Convert one row; *dur and *exp from the output (-1: the field is empty). */
 static int sacct_one(const char *submit, const char *elapsed, const char *limit,
 		     long long *dur, long long *exp, char *why, size_t n)
@@ -1370,7 +1412,7 @@ int main(void)
 		sacct_end_minus_start_and_malformed_rows, sacct_refusals_say_what_to_do, sacct_durations_follow_slurm, sacct_impossible_dates_are_refused,
 		sacct_huge_typed_gpu_sum_is_refused, control_bytes_are_masked_in_messages,
 		sacct_bom_gpu_types_and_no_jobs, sacct_repeated_job_id_is_refused_at_its_line,
-		sacct_jobs_not_ended_at_the_dump_are_left_out, sacct_het_job_parts_join_into_one_gang, jobs_larger_than_the_fleet_are_named, gangs_the_nodes_cannot_hold_are_named, typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, a_header_of_another_format_is_named, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes,
+		sacct_jobs_not_ended_at_the_dump_are_left_out, sacct_het_job_parts_join_into_one_gang, sacct_het_job_with_a_part_not_ended_is_left_out_whole, jobs_larger_than_the_fleet_are_named, gangs_the_nodes_cannot_hold_are_named, typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, a_header_of_another_format_is_named, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes,
 		openb_default_pod_list_reads_as_a_trace,
 	};
 	const char *names = "generic_csv_reads_every_column, generic_csv_bad_rows_name_line_column_and_field, "
@@ -1387,7 +1429,7 @@ int main(void)
 		"sacct_durations_follow_slurm, sacct_impossible_dates_are_refused, "
 		"sacct_huge_typed_gpu_sum_is_refused, control_bytes_are_masked_in_messages, "
 		"sacct_bom_gpu_types_and_no_jobs, sacct_repeated_job_id_is_refused_at_its_line, "
-		"sacct_jobs_not_ended_at_the_dump_are_left_out, sacct_het_job_parts_join_into_one_gang, jobs_larger_than_the_fleet_are_named, gangs_the_nodes_cannot_hold_are_named, typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, a_header_of_another_format_is_named, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes, "
+		"sacct_jobs_not_ended_at_the_dump_are_left_out, sacct_het_job_parts_join_into_one_gang, sacct_het_job_with_a_part_not_ended_is_left_out_whole, jobs_larger_than_the_fleet_are_named, gangs_the_nodes_cannot_hold_are_named, typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, a_header_of_another_format_is_named, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes, "
 		"openb_default_pod_list_reads_as_a_trace";
 	int n = (int)(sizeof fns / sizeof fns[0]);
 	char path[1024];
