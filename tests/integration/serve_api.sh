@@ -78,7 +78,10 @@ check "a second daemon on a port in use: exit 2, one line naming the port and wh
 	bash -c "[ $rc -eq 2 ] && [ \"\$(cat '$T/port.log')\" = 'fairway serve: error: port 127.0.0.1:$PORT is in use: stop the other process or pick another --listen' ]"
 # a client that speaks TLS to the plain-HTTP port: libmicrohttpd's message
 # reaches the daemon's log as one line of its own format, no HTML page
-curl -sk --max-time 5 "https://127.0.0.1:$PORT/v1/health" >/dev/null 2>&1
+# (the bytes of a TLS record header, then a line end, so the request line
+# is complete and malformed at once: a real handshake's timing made this
+# check flaky)
+timeout 5 bash -c "exec 3<>/dev/tcp/127.0.0.1/$PORT && printf '\\x16\\x03\\x01\\x02\\x00 hello\\r\\n\\r\\n' >&3 && cat <&3 >/dev/null" 2>/dev/null
 check "a TLS client's garbage: logged as 'fairway serve: http: ...' in words, no HTML" bash -c \
 	"for _ in \$(seq 1 100); do grep -q '^fairway serve: http: ' '$T/daemon.log' && break; sleep 0.1; done
 	grep -q '^fairway serve: http: ' '$T/daemon.log' && ! grep -q '<html>\\|^Error processing\\|MHD_OPTION' '$T/daemon.log' ||
