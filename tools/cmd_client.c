@@ -602,8 +602,8 @@ static json_t *queue_body(struct opts *o, int *rc)
 		return q;
 	}
 	q = json_object();
-	if (flag(o, "--parent"))
-		json_object_set_new(q, "parent", json_string(flag(o, "--parent")));
+	if (flag(o, "--parent")) /* '' makes it a top-level queue (JSON null) */
+		json_object_set_new(q, "parent", flag(o, "--parent")[0] ? json_string(flag(o, "--parent")) : json_null());
 	if ((*rc = set_num(o, q, "priority", "--priority", true)) || (*rc = set_num(o, des, "gpu", "--deserved-gpus", false)) ||
 	    (*rc = set_num(o, lim, "gpu", "--limit-gpus", false)) || (*rc = set_num(o, w, "gpu", "--weight", false)) ||
 	    (*rc = set_secs(o, q, "minRuntime", "--min-runtime")) ||
@@ -1228,17 +1228,35 @@ static int cancel_jobs(struct opts *o)
 }
 
 /* An array's counts ({"pending": 3, ...}) on a line: "3 pending, 1 done". */
+static int key_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* "what: 7 pending, 3 running, ..." in one order whatever the answer's:
+ * the job states as a job lives them, then any other key by name. */
 static void print_counts(const char *what, json_t *counts)
 {
-	const char *k;
+	static const char *const life[] = { "pending", "running", "done", "failed", "timeout", "cancelled" };
+	const char *k, *rest[64];
 	json_t *v;
-	bool first = true;
+	size_t n = 0, shown = 0;
 
 	printf("%s", what);
+	for (size_t i = 0; i < sizeof life / sizeof *life; i++)
+		if ((v = json_object_get(counts, life[i])))
+			printf("%s%lld %s", shown++ ? ", " : "", (long long)json_integer_value(v), life[i]);
 	json_object_foreach(counts, k, v) {
-		printf("%s%lld %s", first ? "" : ", ", (long long)json_integer_value(v), k);
-		first = false;
+		bool known = false;
+		for (size_t i = 0; i < sizeof life / sizeof *life && !known; i++)
+			known = !strcmp(k, life[i]);
+		if (!known && n < sizeof rest / sizeof *rest)
+			rest[n++] = k;
 	}
+	qsort(rest, n, sizeof *rest, key_cmp);
+	for (size_t i = 0; i < n; i++)
+		printf("%s%lld %s", shown++ ? ", " : "", (long long)json_integer_value(json_object_get(counts, rest[i])),
+		       rest[i]);
 	printf("\n");
 }
 
@@ -1262,7 +1280,10 @@ static void print_array(json_t *a)
 	if (ex) {
 		when(w, sizeof w, json_object_get(ex, "earliest"));
 		when(w2, sizeof w2, json_object_get(ex, "latest"));
-		printf("expected starts: %s .. %s (the earliest plausible, not a promise)", w, w2);
+		if (!strcmp(w, w2))
+			printf("expected start: %s, every waiting task (the earliest plausible, not a promise)", w);
+		else
+			printf("expected starts: %s .. %s (the earliest plausible, not a promise)", w, w2);
 		printf(num(a, "unknownStarts") > 0 ? "; %.0f task(s) with none yet\n" : "\n", num(a, "unknownStarts"));
 	} else if (json_object_get(a, "reasons"))
 		printf("expected starts: unknown for every waiting task\n");
@@ -1957,7 +1978,8 @@ static const char queues_help[] =
 	"The daemon's queues: list them (a table), show one (its JSON), change one,\n"
 	"create or replace one, delete one.\n"
 	"\n"
-	"queues set NAME:     --parent P --deserved-gpus N --limit-gpus N --weight W\n"
+	"queues set NAME:     --parent P (--parent '' makes it top-level)\n"
+	"                     --deserved-gpus N --limit-gpus N --weight W\n"
 	"                     --priority P --min-runtime S\n"
 	"                     --default-runtime S --default-checkpoint-interval S\n"
 	"                     (assumed for its jobs that give none)\n"
@@ -1988,7 +2010,8 @@ static const char queues_help[] =
 	"examples:\n"
 	"  fairway queues list\n"
 	"  fairway queues set llm --deserved-gpus 64 --max-runtime 2d\n"
-	"  fairway queues create research --parent root --weight 2\n"
+	"  fairway queues create team-a --parent research --weight 2\n"
+	"  fairway queues set team-a --parent ''          # make it a top-level queue\n"
 	"\n";
 
 /* The jobs subcommands' flags, each block in `fairway jobs --help` and in

@@ -821,6 +821,13 @@ check "fairway jobs submit --gpu-model h100 on H100 nodes: taken (exit 0), kept 
 "$FW" queues set research --parent vision "${C[@]}" >"$T/qcycle" 2>&1 # vision is research's child
 check "fairway queues set research --parent vision (a cycle): exit 2, told from research with the path" \
 	bash -c "[ $? -eq 2 ] && grep -qF 'field parent: queue \"research\" would be its own ancestor (research -> vision -> research); give it another parent (or none: top-level), or first move \"vision\" out from under it' '$T/qcycle'"
+"$FW" queues set vision --parent '' "${C[@]}" >"$T/qtop" 2>&1
+rc=$?
+req GET /v1/queues/vision
+check "fairway queues set vision --parent '': exit 0, vision is top-level" [ "$rc" = 0 -a "$(jfield 'repr(j.get("parent"))')" = None ]
+"$FW" queues set vision --parent research "${C[@]}" >/dev/null 2>&1
+req GET /v1/queues/vision
+check "... and back under research" [ "$(jfield 'j.get("parent")')" = research ]
 "$FW" jobs submit --queue llm --gpus 8 --cpu 100000 --name cli-fat --test-only --json "${C[@]}" >"$T/testonly" 2>&1
 check "... a task no node has the CPUs for: refused too, naming tasks[0].cpu" \
 	grep -q 'field tasks\[0\].cpu: a task asks 100000 CPUs and no node with its GPUs has more than' "$T/testonly"
@@ -930,7 +937,7 @@ check "GET /v1/jobs?array=arr_7 (a task's name): 200, empty, a hint that it is a
 	[ "$CODE" = 200 -a "$(jfield 'len(j["jobs"]), j["hint"].startswith("\"arr_7\" is a task of job array \"arr\"")')" = "0 True" ]
 "$FW" jobs show arr "${C[@]}" >"$T/arr" 2>&1
 check "fairway jobs show arr: the array in words, its tasks and their states" \
-	bash -c "head -1 '$T/arr' | grep -qx 'job array arr  (queue llm, user [^,]*, 1 GPU each)' && grep -qx '4 tasks (arr_0, arr_2, arr_4, arr_7), indices 0,2,4,7' '$T/arr' && grep -q '^states: ' '$T/arr' && grep -q '^one task: fairway jobs why arr_<index>' '$T/arr'"
+	bash -c "head -1 '$T/arr' | grep -qx 'job array arr  (queue llm, user [^,]*, 1 GPU each)' && grep -qx '4 tasks (arr_0, arr_2, arr_4, arr_7), indices 0,2,4,7' '$T/arr' && grep -q '^states: ' '$T/arr' && ! grep -q '^states: .*running.*pending' '$T/arr' && grep -q '^one task: fairway jobs why arr_<index>' '$T/arr'"
 "$FW" jobs show arr --json "${C[@]}" >"$T/arr" 2>&1
 check "fairway jobs show arr --json: the API's array" [ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["kind"])' "$T/arr")" = array ]
 "$FW" jobs list --array arr "${C[@]}" >"$T/arr" 2>&1
