@@ -283,7 +283,7 @@ static void on_log(void *cls, const char *fm, va_list ap)
 	plain_text(line);
 	if (!atomic_load(&h->started)) {
 		if (!h->start_msg[0])
-			snprintf(h->start_msg, sizeof h->start_msg, "%s", line);
+			snprintf(h->start_msg, sizeof h->start_msg, "%.255s", line); /* start_msg's size, less one */
 		return;
 	}
 	fprintf(stderr, "fairway serve: http: %s\n", line);
