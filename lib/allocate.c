@@ -519,6 +519,22 @@ static int64_t whole_gpus(const struct fw_job *j)
 	return n;
 }
 
+/* A job of one task, no gang, that finds too few whole GPUs free (or
+ * not on one node) but that some usable node could hold once empty:
+ * GPUS_BUSY, a = its GPUs, b = the cluster's free whole GPUs (plan.h).
+ * A gang, or a task bigger than any node, keeps GANG_NO_FIT. */
+static bool explain_busy(const struct cyc *y, const struct fw_job *j, int32_t g0, struct fw_pending *r)
+{
+	int32_t L = y->s->topology.nlevels;
+
+	if (fw_job_tasks(j) != 1 || g0 <= 0 || g0 > y->c.lvl[L + 1].maxcap)
+		return false;
+	r->reason = FW_REASON_GPUS_BUSY;
+	r->a = g0;
+	r->b = y->c.root_free_initial;
+	return true;
+}
+
 static void explain(const struct cyc *y, int32_t jx, bool shape_fit, struct fw_pending *r)
 {
 	const struct fw_job *j = &y->s->jobs[jx];
@@ -543,9 +559,11 @@ static void explain(const struct cyc *y, int32_t jx, bool shape_fit, struct fw_p
 		   (j->ngroups == 1 && g0 > 0 && fw__domain_capacity(&root0, g0) < fw_job_min_tasks(j))) {
 		/* whole GPUs only: a fractional task's share of a GPU may be
 		 * free where no whole one is (it reads on below) */
-		r->reason = FW_REASON_GANG_NO_FIT;
-		r->a = whole;
-		r->b = y->c.root_free_initial;
+		if (!explain_busy(y, j, g0, r)) {
+			r->reason = FW_REASON_GANG_NO_FIT;
+			r->a = whole;
+			r->b = y->c.root_free_initial;
+		}
 	} else if (explain_group_filter(y, jx, r) || explain_filter(y, jx, r)) {
 		/* said */
 	} else if (shape_fit && explain_slices(y, jx, r)) {

@@ -17,7 +17,8 @@
  *                    gang the free GPUs of suspect nodes), gets the HEALTH
  *                    reason: a = nodes health took from it, b = nodes with
  *                    GPUs.  Judged on whole-cluster GPU counts (the same
- *                    bound GANG_NO_FIT uses), not per GPU model.
+ *                    bound GANG_NO_FIT and GPUS_BUSY use), not per GPU
+ *                    model.
  *   drain            before the build, after the run-time limits
  *                    (fw__drain_mark): every UNHEALTHY or DRAINING node
  *                    with running jobs, or idle but still schedulable,
@@ -93,7 +94,8 @@ void fw__health_explain(const struct cyc *y, const struct fw_job *j, struct fw_p
 
 	if (r->reason != FW_REASON_GANG_NO_FIT && r->reason != FW_REASON_TOPOLOGY &&
 	    r->reason != FW_REASON_NO_RESOURCES && r->reason != FW_REASON_NO_CPU && r->reason != FW_REASON_NO_MEM &&
-	    r->reason != FW_REASON_NO_MODEL && r->reason != FW_REASON_FAIRSHARE_ORDER)
+	    r->reason != FW_REASON_NO_MODEL && r->reason != FW_REASON_FAIRSHARE_ORDER &&
+	    r->reason != FW_REASON_GPUS_BUSY)
 		return;
 	if (lost == 0 || usable >= need || usable + lost < need)
 		return;

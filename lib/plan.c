@@ -148,6 +148,13 @@ char *fw_reason_format(enum fw_reason r, int64_t a, int64_t b, char *buf, size_t
 		singular(buf);
 		return buf;
 	}
+	if (r == FW_REASON_GPUS_BUSY && a <= b) { /* enough free, none on one node */
+		snprintf(buf, n, "GPUs busy: it needs %lld GPUs on one node and the cluster has %lld free now, but no "
+				 "node has that many free; running jobs hold the rest",
+			 (long long)a, (long long)b);
+		singular(buf);
+		return buf;
+	}
 	switch (r) {
 #define FW__REASON_FMT(U, l, t)                                              \
 	case FW_REASON_##U:                                                  \

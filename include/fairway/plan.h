@@ -115,6 +115,16 @@
  * unit), or, when each need alone is met somewhere, NO_RESOURCES (its
  * tasks, and the nodes that could hold its first task alone).
  *
+ * A job that could not start for want of free whole GPUs at the cycle's
+ * start says so in one of two ways.  A gang (several tasks, all at once)
+ * is GANG_NO_FIT: a = the whole GPUs it needs, b = those free in the
+ * cluster (too few, or not in whole-node pieces of its tasks' size).  A
+ * job of one task that some usable node could hold once empty is
+ * GPUS_BUSY, with the same a and b: it only waits for running jobs to
+ * end (b >= a: the free GPUs are spread over nodes, none with a of them;
+ * its text says so).  One task that no node could ever hold stays
+ * GANG_NO_FIT, its start unknown for NEVER_FITS.
+ *
  * Evictions say why: RECLAIMED, PREEMPTED, MODEL_RECLAIMED and MOVED are
  * made for a start that follows them in the plan (a = that job, b = its
  * queue) and the job is requeued; DRAINED (a = the node, b = its tasks
@@ -225,7 +235,9 @@ enum fw_decision_kind {
 	X(BUDGET_SHORT, budget_short,                                          \
 	  "budget short: its whole run may use %lld GPU-hours and its queue (or a parent queue) has %lld left of its budget after its usage and what its running jobs may still use (budgetSafe)") \
 	X(LEAVING, leaving,                                                    \
-	  "it fits now only on nodes that leave at t=%lld (in %lld s: a maintenance window or a reservation made outside fairway) and it would not end by then; it waits for other room or for their return")
+	  "it fits now only on nodes that leave at t=%lld (in %lld s: a maintenance window or a reservation made outside fairway) and it would not end by then; it waits for other room or for their return") \
+	X(GPUS_BUSY, gpus_busy,                                                \
+	  "GPUs busy: it needs %lld GPUs on one node and the cluster has %lld free now; running jobs hold the rest")
 
 enum fw_reason {
 #define FW__REASON_ENUM(U, l, t) FW_REASON_##U,

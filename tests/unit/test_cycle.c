@@ -128,6 +128,41 @@ TEST(a_gang_too_big_for_its_required_level_blames_the_level)
 	fw_snapshot_free(s);
 }
 
+/* A job of one task on a cluster with too few free GPUs waits for busy
+ * GPUs, not as a gang that cannot fit (it read gang_no_fit: "needs 1
+ * whole GPU at once"): gpus_busy with its GPUs and the free ones, and
+ * when enough are free but spread over nodes, the text says so.  A gang
+ * of 1-GPU tasks keeps gang_no_fit. */
+TEST(a_one_task_job_waits_for_busy_gpus_and_a_gang_for_its_fit)
+{
+	for (int spread = 0; spread <= 1; spread++) {
+		struct fw_snapshot *s = two_racks();
+		int r = tb_job(s, "running", 0, 4, spread ? 4 : 8, 1000, 0);
+		int nodes[] = { 0, 1, 2, 3 };
+		tb_run(s, r, 4, nodes, spread ? 0xf : 0xff); /* 0, or 4 on each node, free */
+		int one = tb_job(s, "one", 0, 1, spread ? 8 : 1, 1000, 10);
+		int pair = tb_job(s, "pair", 0, spread ? 3 : 2, spread ? 8 : 1, 1000, 20);
+		char m[FW_REASON_TEXT_MAX];
+		struct fw_plan *p = run(s, NULL);
+		ASSERT(p != NULL);
+		const struct fw_pending *w = fw_plan_pending_for(p, one), *g = fw_plan_pending_for(p, pair);
+		ASSERT(w != NULL && g != NULL);
+		ASSERT_EQ(w->reason, FW_REASON_GPUS_BUSY);
+		ASSERT_EQ(w->a, spread ? 8 : 1);
+		ASSERT_EQ(w->b, spread ? 16 : 0);
+		ASSERT_STR_EQ(fw_reason_format_job(s, one, w->reason, w->a, w->b, m, sizeof m),
+			      spread ? "GPUs busy: it needs 8 GPUs on one node and the cluster has 16 free now, but "
+				       "no node has that many free; running jobs hold the rest"
+				     : "GPUs busy: it needs 1 GPU on one node and the cluster has 0 free now; running "
+				       "jobs hold the rest");
+		ASSERT_STR_EQ(fw_reason_name(w->reason), "gpus_busy");
+		ASSERT_EQ(g->reason, FW_REASON_GANG_NO_FIT);
+		ASSERT_EQ(g->a, spread ? 24 : 2);
+		ASSERT_EQ(g->b, spread ? 16 : 0);
+		fw_snapshot_free(s);
+	}
+}
+
 TEST(preferred_level_picks_the_smallest_domain_that_fits)
 {
 	struct fw_snapshot *s = two_racks();
@@ -5352,7 +5387,7 @@ TEST(estimates_ahead_never_change_decisions)
 	reclaim_honours_the_queue_min_runtime_protection, reclaim_evicts_whole_gangs, \
 	reclaim_evicts_nothing_when_the_preemptor_would_not_fit_anyway, preemption_within_a_queue_by_priority, \
 	reclaim_never_takes_a_queue_over_its_fair_share, narrowing_reclaim_never_inverts_two_queues, \
-	narrowing_reclaim_compares_the_children_of_the_common_ancestor, reclaim_stops_at_the_start_budget, no_waiting_job_is_expected_at_now, a_fractional_job_is_not_told_gang_no_fit, queues_tied_on_share_go_by_priority, reclaim_starts_an_elastic_gang_at_its_minimum, \
+	narrowing_reclaim_compares_the_children_of_the_common_ancestor, reclaim_stops_at_the_start_budget, no_waiting_job_is_expected_at_now, a_fractional_job_is_not_told_gang_no_fit, a_one_task_job_waits_for_busy_gpus_and_a_gang_for_its_fit, queues_tied_on_share_go_by_priority, reclaim_starts_an_elastic_gang_at_its_minimum, \
 	unreserved_gangs_are_expected_in_age_order_after_starving, a_gang_reserved_beyond_its_starving_time_is_expected_sooner, a_starving_gangs_reservation_outlives_the_start_limit, \
 	the_gang_queue_counts_free_task_slots_not_gpus, conservative_backfill_reserves_for_every_blocked_job, the_config_sets_how_many_blocked_jobs_get_a_reservation, consolidation_moves_small_jobs_to_free_nodes_for_a_gang, \
 	checker_catches_a_start_of_a_running_job, a_starving_gang_is_tried_first_and_reserved, reclaim_spares_a_job_that_started_after_starving, \
