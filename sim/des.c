@@ -4322,7 +4322,9 @@ static int load_trace(struct cli *c, struct fw_itp_trace *t, struct fw_diag *d)
 				   "the trace has no jobs (a header only?); give it at least one row",
 				   c->tr.skipped);
 	name_models(c);
-	fw_trace_model_case(&c->tr, c->fleetsnap);
+	size_t respelled;
+	if ((rc = fw_trace_model_case(&c->tr, c->fleetsnap, &respelled, d)) != FW_OK)
+		return rc; /* two fleet models alike a job's but for case: no guess */
 	fw_trace_warn_unfit(&c->tr, c->fleetsnap, c->config != NULL, stderr);
 	if (c->config)
 		fw_trace_warn_over_limit(&c->tr, c->fleetsnap, stderr);

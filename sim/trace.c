@@ -16,7 +16,10 @@
  * nodes can hold (2 tasks of 8 GPUs and one 8-GPU node), and a replay
  * would only show it waiting forever.  fw_trace_model_case() first gives
  * a job's model the fleet's spelling where the two differ only by case
- * (sacct's h100, a config's H100).  The fleet's models are collected
+ * (sacct's h100, a config's H100), by the core's rule
+ * (fw_snapshot_gpu_model_spelling, as the daemon's intake): where two
+ * fleet models differ from it only by case it refuses the trace rather
+ * than guess.  The fleet's models are collected
  * once (a few names), so the model check is O(jobs x models); the size
  * check takes the fleet's largest node once, O(jobs), and counts the
  * nodes' room only for a job of several tasks or of a model,
@@ -831,36 +834,92 @@ size_t fw_trace_unknown_models(const struct fw_trace *t, const struct fw_snapsho
 	return jobs;
 }
 
-/* The fleet's spelling of model when they differ only by case, or NULL
- * (an exact match, or none). */
-static const char *model_spelled(const struct models *m, const struct fw_snapshot *s, const char *name)
+/* Two of the fleet's models that differ from name only by case, into
+ * a and b (the daemon's and the core's rule, fw_snapshot_gpu_model_spelling,
+ * takes neither: a guess).  The first two distinct such spellings in
+ * node order. */
+static void models_alike(const struct fw_snapshot *s, const char *name, const char **a, const char **b)
 {
-	if (model_in(m, s, name))
-		return NULL;
-	for (int i = 0; i < m->n; i++)
-		if (!strcasecmp(m->name[i], name))
-			return m->name[i];
-	for (int32_t i = 0; m->more && i < s->nnodes; i++)
-		if (s->nodes[i].gpu_count > 0 && !strcasecmp(s->nodes[i].gpu_model, name))
-			return s->nodes[i].gpu_model;
-	return NULL;
+	*a = *b = "";
+	for (int32_t i = 0; i < s->nnodes && !(*b)[0]; i++) {
+		const char *m = s->nodes[i].gpu_model;
+		if (s->nodes[i].gpu_count <= 0 || strcasecmp(m, name))
+			continue;
+		if (!(*a)[0])
+			*a = m;
+		else if (strcmp(*a, m))
+			*b = m;
+	}
 }
 
-size_t fw_trace_model_case(struct fw_trace *t, const struct fw_snapshot *fleet)
+/* Job i's model has no exact match and two case-alike ones: refused,
+ * naming its line, both spellings and the fix. */
+static int model_ambiguous(const struct fw_trace *t, size_t i, const struct fw_snapshot *fleet, struct fw_diag *d)
+{
+	const char *a, *b;
+
+	models_alike(fleet, t->v[i].gpu_model, &a, &b);
+	return fw_diag_set(d, FW_EINVAL, t->file, t->v[i].line, 0, "gpu_model",
+			   "job %s asks GPU model \"%s\", and the fleet has both \"%s\" and \"%s\", which differ from it "
+			   "only by case: spell it exactly as the one it means (or give those nodes one spelling)",
+			   t->v[i].id, t->v[i].gpu_model, a, b);
+}
+
+/* The core's spelling of a name (fw_snapshot_gpu_model_spelling,
+ * O(nodes)) and whether two fleet models are alike it (so the core
+ * takes neither), worked out once per distinct name: a trace's jobs name
+ * a few models, each many times.  Past MODELS_KEPT names, each is worked
+ * out again. */
+struct spellings {
+	char asked[MODELS_KEPT][FW_NAME_MAX];
+	const char *as[MODELS_KEPT];
+	bool twice[MODELS_KEPT];
+	int n;
+};
+
+static const char *spelled(struct spellings *c, const struct fw_snapshot *fleet, const char *name, bool *twice)
+{
+	const char *as, *a = "", *b = "";
+
+	for (int i = 0; i < c->n; i++)
+		if (!strcmp(c->asked[i], name)) {
+			*twice = c->twice[i];
+			return c->as[i];
+		}
+	as = fw_snapshot_gpu_model_spelling(fleet, name);
+	if (!as)
+		models_alike(fleet, name, &a, &b);
+	*twice = !as && b[0];
+	if (c->n < MODELS_KEPT) {
+		snprintf(c->asked[c->n], sizeof c->asked[c->n], "%s", name);
+		c->twice[c->n] = *twice;
+		c->as[c->n++] = as;
+	}
+	return as;
+}
+
+int fw_trace_model_case(struct fw_trace *t, const struct fw_snapshot *fleet, size_t *changed, struct fw_diag *d)
 {
 	struct models m;
-	size_t jobs = 0;
+	struct spellings c; /* 5 KiB */
+	bool twice;
 
+	*changed = 0;
+	c.n = 0;
 	models_of(fleet, &m);
 	for (size_t i = 0; i < t->n; i++) {
 		char *name = t->v[i].gpu_model;
-		const char *as = name[0] ? model_spelled(&m, fleet, name) : NULL;
+		if (!name[0] || model_in(&m, fleet, name))
+			continue;
+		const char *as = spelled(&c, fleet, name, &twice);
+		if (twice)
+			return model_ambiguous(t, i, fleet, d);
 		if (as) {
 			snprintf(name, sizeof t->v[i].gpu_model, "%s", as);
-			jobs++;
+			++*changed;
 		}
 	}
-	return jobs;
+	return FW_OK;
 }
 
 /* ---- jobs too big for the fleet ----------------------------------------- */

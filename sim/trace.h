@@ -246,8 +246,13 @@ void fw_trace_warn_models(const struct fw_trace *t, const struct fw_snapshot *fl
 
 /* The engine matches GPU models exactly: a job whose gpu_model differs
  * from a fleet model only by case (sacct's h100, a config's H100) takes
- * the fleet's spelling.  Returns the jobs changed. */
-size_t fw_trace_model_case(struct fw_trace *t, const struct fw_snapshot *fleet);
+ * the fleet's spelling, by the core's rule (fw_snapshot_gpu_model_spelling,
+ * the daemon's too).  FW_OK with *changed the jobs changed; FW_EINVAL, d
+ * naming the job's line and both spellings, when no node has its model
+ * exactly and two of the fleet's models differ from it only by case
+ * ("ab" on a fleet of "AB" and "Ab" nodes): no guess. */
+int fw_trace_model_case(struct fw_trace *t, const struct fw_snapshot *fleet, size_t *changed,
+			struct fw_diag *d);
 
 /* `fairway trace sacct2fairway IN OUT` (sim/sacct.c); argv[0] is the
  * program name.  0 ok, 1 input error, 2 usage error. */

@@ -807,10 +807,47 @@ TEST(usable_gpus_and_model_case)
 	ASSERT_EQ(fw_fleet_gpus(cfg), 32);
 	ASSERT_EQ(fw_fleet_usable_gpus(cfg), 21);
 	ASSERT_OK(fw_trace_parse_csv(text, strlen(text), "m.csv", 0, &t, &d));
-	ASSERT_EQ(fw_trace_model_case(&t, cfg), 1);
+	size_t changed = 0;
+	ASSERT_OK(fw_trace_model_case(&t, cfg, &changed, &d));
+	ASSERT_EQ(changed, 1);
 	ASSERT_STR_EQ(t.v[0].gpu_model, "H100");
 	ASSERT_STR_EQ(t.v[1].gpu_model, "H100");
 	ASSERT_STR_EQ(t.v[2].gpu_model, "a100");
+	fw_trace_free(&t);
+	fw_snapshot_free(cfg);
+}
+
+/* Two fleet models that differ from a job's only by case (and from each
+ * other): the core's rule takes neither, and the replay is refused at
+ * the job's line with both spellings, not run on a guess (the first
+ * node's, before).  One spelling alone is still taken. */
+TEST(model_case_refuses_two_fleet_spellings)
+{
+	const char *text = "job_id,submit_time,duration,gpus_per_task,gpu_model\n"
+			   "a,0,60,1,h100\nb,0,60,1,gh\n";
+	struct fw_snapshot *cfg;
+	struct fw_trace t;
+	struct fw_diag d;
+	int32_t jobs;
+	size_t changed = 0;
+	char why[512];
+
+	memset(&t, 0, sizeof t);
+	ASSERT_OK(fw_fleet_load_config("tests/data/sim_config.yaml", &cfg, &jobs, &d));
+	snprintf(cfg->nodes[2].gpu_model, sizeof cfg->nodes[2].gpu_model, "GH");
+	snprintf(cfg->nodes[3].gpu_model, sizeof cfg->nodes[3].gpu_model, "GH");
+	ASSERT_OK(fw_trace_parse_csv(text, strlen(text), "m.csv", 0, &t, &d));
+	ASSERT_OK(fw_trace_model_case(&t, cfg, &changed, &d));
+	ASSERT_EQ(changed, 2);
+	ASSERT_STR_EQ(t.v[1].gpu_model, "GH");
+	snprintf(t.v[1].gpu_model, sizeof t.v[1].gpu_model, "gh");
+	snprintf(cfg->nodes[3].gpu_model, sizeof cfg->nodes[3].gpu_model, "Gh");
+	ASSERT_EQ(fw_trace_model_case(&t, cfg, &changed, &d), FW_EINVAL);
+	fw_diag_format(&d, why, sizeof why);
+	ASSERT_STR_EQ(why, "m.csv:3: field gpu_model: job b asks GPU model \"gh\", and the fleet has both \"GH\" and "
+			   "\"Gh\", which differ from it only by case: spell it exactly as the one it means (or give "
+			   "those nodes one spelling)");
+	ASSERT_STR_EQ(t.v[1].gpu_model, "gh");
 	fw_trace_free(&t);
 	fw_snapshot_free(cfg);
 }
@@ -827,7 +864,7 @@ int main(void)
 		openb_fleet_long_name_or_model_names_the_field_and_column,
 		yaml_fleet_names_are_identifiers, start_log_escapes_every_name,
 		a_refused_trace_job_names_its_line_field_and_reason,
-		config_replays_its_queue_tree_and_settings,
+		config_replays_its_queue_tree_and_settings, model_case_refuses_two_fleet_spellings,
 		config_queue_errors_name_the_line_and_the_leaves,
 		config_refuses_a_parent_budget_and_a_fleet_beside_it,
 		config_jobs_over_their_queue_limit_never_start, usable_gpus_and_model_case,
@@ -845,7 +882,7 @@ int main(void)
 		"openb_fleet_long_name_or_model_names_the_field_and_column, "
 		"yaml_fleet_names_are_identifiers, start_log_escapes_every_name, "
 		"a_refused_trace_job_names_its_line_field_and_reason, "
-		"config_replays_its_queue_tree_and_settings, "
+		"config_replays_its_queue_tree_and_settings, model_case_refuses_two_fleet_spellings, "
 		"config_queue_errors_name_the_line_and_the_leaves, "
 		"config_refuses_a_parent_budget_and_a_fleet_beside_it, "
 		"config_jobs_over_their_queue_limit_never_start, usable_gpus_and_model_case, "
