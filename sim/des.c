@@ -4231,9 +4231,32 @@ static void name_models(struct cli *c)
 	}
 }
 
+/* The extensions of the trace files the sim reads (CSV: ITP, openb,
+ * fairway's own; JSONL: fairway's own, docs/trace-format.md): a bare
+ * --trace name without one is looked for with each ("cluster06" finds
+ * microsoft-itp/cluster06.csv). */
+static const char *const trace_ext[] = { "", ".csv", ".jsonl" };
+
+/* dir/name, or dir/name.EXT when name has no extension, into best (n
+ * bytes, "" = none yet) when it is a readable file named before best. */
+static void trace_file_in(const char *dir, const char *name, char *best, size_t n)
+{
+	size_t exts = strchr(name, '.') ? 1 : sizeof trace_ext / sizeof *trace_ext;
+	struct stat st;
+	char p[1024];
+
+	for (size_t i = 0; i < exts; i++) {
+		snprintf(p, sizeof p, "%s/%s%s", dir, name, trace_ext[i]);
+		if (stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, R_OK) == 0 &&
+		    (!best[0] || strcmp(p, best) < 0))
+			snprintf(best, n, "%s", p);
+	}
+}
+
 /* A bare --trace NAME that is not here but is in the traces folder
  * ($FAIRWAY_TRACES, else ../shared/traces), in it or in one of its
- * folders (the first by name): "; did you mean PATH?" into out, never
+ * folders (the first by name), as given or, without an extension, with
+ * one a trace has (trace_ext): "; did you mean PATH?" into out, never
  * loaded in its place.  out stays "" when there is none. */
 static void trace_hint(const char *name, char *out, size_t n)
 {
@@ -4245,13 +4268,11 @@ static void trace_hint(const char *name, char *out, size_t n)
 	out[0] = 0;
 	if (!name[0] || strchr(name, '/') || access(name, F_OK) == 0)
 		return;
-	snprintf(p, sizeof p, "%s/%s", root, name);
-	if (access(p, R_OK) == 0)
-		snprintf(best, sizeof best, "%s", p);
+	trace_file_in(root, name, best, sizeof best);
 	for (dir = best[0] ? NULL : opendir(root); dir && (e = readdir(dir));) {
-		snprintf(p, sizeof p, "%s/%s/%s", root, e->d_name, name);
-		if (e->d_name[0] != '.' && access(p, R_OK) == 0 && (!best[0] || strcmp(p, best) < 0))
-			snprintf(best, sizeof best, "%s", p);
+		snprintf(p, sizeof p, "%s/%s", root, e->d_name);
+		if (e->d_name[0] != '.')
+			trace_file_in(p, name, best, sizeof best);
 	}
 	if (dir)
 		closedir(dir);

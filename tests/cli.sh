@@ -830,6 +830,18 @@ if [ $rc -eq 1 ] && grep -qF "c6.csv: cannot open: No such file or directory; ch
 else
 	bad "sim-run-trace-name-in-fairway-traces-hinted: exit $rc: $out"
 fi
+# the same name without its extension (as the ITP clusters are named,
+# "cluster06"): the hint gives the file with its extension, still not
+# loaded; a folder of that name is no trace and is not offered
+mkdir -p "$HT/traces/c6"
+out=$(cd "$HT/cwd" && FAIRWAY_TRACES="$HT/traces" "$FWA" sim run --trace c6 --nodes 2x8 --policies fifo 2>&1)
+rc=$?
+if [ $rc -eq 1 ] && grep -qF "c6: cannot open: No such file or directory; check the path given to --trace; did you mean --trace $HT/traces/zz-itp/c6.csv (in \$FAIRWAY_TRACES)?" <<<"$out" &&
+	! grep -q "duration: 'abc'" <<<"$out"; then
+	ok "sim-run-trace-name-without-extension-hinted"
+else
+	bad "sim-run-trace-name-without-extension-hinted: exit $rc: $out"
+fi
 expect "sim-run-teams-note-names-the-variable" 0 \
 	"../shared/traces/philly-vc-config/philly_vc.csv not found (FAIRWAY_TRACES is not set: the default ../shared/traces is relative to the current directory); using the built-in copy of the 11 Philly VCs (same weights); to read the file, set FAIRWAY_TRACES" \
 	bash -c 'cd "$1" && env -u FAIRWAY_TRACES "$2" sim run --trace synthetic:3 --nodes 13x8 --policies fifo' _ "$HT/cwd" "$FWA"
