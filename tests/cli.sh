@@ -842,6 +842,14 @@ if [ $rc -eq 1 ] && grep -qF "c6: cannot open: No such file or directory; check 
 else
 	bad "sim-run-trace-name-without-extension-hinted: exit $rc: $out"
 fi
+# a job's GPU model that two fleet models match but for case (and not each
+# other) is refused at its line, naming both, as the daemon's rule takes
+# neither (fw_snapshot_gpu_model_spelling); one match alone is taken
+printf 'nodes:\n  - {name: a, gpus: 8, gpuModel: GH}\n  - {name: b, gpus: 8, gpuModel: Gh}\n' >"$HT/fleet.yaml"
+printf 'job_id,submit_time,duration,gpus_per_task,gpu_model\nj1,0,60,1,GH\nj2,0,60,1,gh\n' >"$HT/t.csv"
+expect "sim-run-model-two-spellings-refused" 1 \
+	"t.csv:3: gpu_model: job j2 asks GPU model \"gh\", and the fleet has both \"GH\" and \"Gh\", which differ from it only by case: spell it exactly as the one it means" \
+	"$FW" sim run --trace "$HT/t.csv" --format fairway --fleet "$HT/fleet.yaml" --policies fifo
 expect "sim-run-teams-note-names-the-variable" 0 \
 	"../shared/traces/philly-vc-config/philly_vc.csv not found (FAIRWAY_TRACES is not set: the default ../shared/traces is relative to the current directory); using the built-in copy of the 11 Philly VCs (same weights); to read the file, set FAIRWAY_TRACES" \
 	bash -c 'cd "$1" && env -u FAIRWAY_TRACES "$2" sim run --trace synthetic:3 --nodes 13x8 --policies fifo' _ "$HT/cwd" "$FWA"
