@@ -33,9 +33,9 @@
 #include "local.h"
 #include "serve_int.h"
 
-/* Room for a {name} path segment: a longer one is a name too long, which
- * the dispatcher refuses with 400 naming it (an even longer one matches no
- * route). */
+/* Room for a {name} path segment: a longer one is kept cut to this, and
+ * its whole length in ctx.name_len, so that the dispatcher refuses any
+ * name too long with 400 naming it and the limit, never a 404. */
 #define FW_PATH_NAME_MAX (4 * FW_NAME_MAX)
 
 struct ctx {
@@ -44,6 +44,7 @@ struct ctx {
 	struct fw_api_resp *rs;
 	char name[FW_PATH_NAME_MAX]; /* the {name} of the path: a valid name
 				      * (fw_codec_name_check) once a handler runs */
+	size_t name_len;           /* the segment's length, before any cut */
 	json_t *body;
 	json_t *out;               /* the answer, serialised after the lock */
 };
@@ -2991,16 +2992,18 @@ static void h_plan(struct ctx *c)
 
 /* --- dispatch ---------------------------------------------------------------------------- */
 /* Match "/v1/jobs/{name}" against a path; fills name (FW_PATH_NAME_MAX
- * bytes) with the segment as it stands: the dispatcher checks it. */
-static bool match(const char *pat, const char *path, char *name)
+ * bytes) with the segment as it stands, cut when longer, and *len with
+ * its whole length: the dispatcher checks it. */
+static bool match(const char *pat, const char *path, char *name, size_t *len)
 {
 	while (*pat && *path) {
 		if (!strncmp(pat, "{name}", 6)) {
-			size_t n = strcspn(path, "/");
-			if (n == 0 || n >= FW_PATH_NAME_MAX)
+			size_t n = strcspn(path, "/"), keep = n < FW_PATH_NAME_MAX ? n : FW_PATH_NAME_MAX - 1;
+			if (n == 0)
 				return false;
-			memcpy(name, path, n);
-			name[n] = '\0';
+			memcpy(name, path, keep);
+			name[keep] = '\0';
+			*len = n;
 			path += n;
 			pat += 6;
 			continue;
@@ -3066,6 +3069,12 @@ static bool name_ok(struct ctx *c, const char *pattern)
 
 	if (!strstr(pattern, "{name}"))
 		return true;
+	if (c->name_len >= FW_NAME_MAX) {
+		fail(c, 400, "ERANGE", "name", "the name in the URL path is longer than %d characters (it has %zu): "
+		     "a name is 1 to %d letters, digits, '-', '_' and '.'", FW_NAME_MAX - 1, c->name_len,
+		     FW_NAME_MAX - 1);
+		return false;
+	}
 	memset(&dg, 0, sizeof dg);
 	if ((rc = fw_codec_name_check(c->name, "name", &dg)) == FW_OK)
 		return true;
@@ -3154,24 +3163,25 @@ static bool body_ok(struct ctx *c, const struct route *r)
 static void allow_list(const char *path, char *buf, size_t n)
 {
 	char name[FW_PATH_NAME_MAX];
-	size_t at = 0;
+	size_t at = 0, len;
 
 	buf[0] = '\0';
 	for (int i = 0; i < NROUTES && at < n; i++) {
-		if (!match(routes[i].path, path, name))
+		if (!match(routes[i].path, path, name, &len))
 			continue;
 		at += (size_t)snprintf(buf + at, n - at, "%s%s%s", at ? ", " : "", routes[i].method,
 				       strcmp(routes[i].method, "GET") ? "" : ", HEAD");
 	}
 }
 
-/* The route of method and path (its {name} into name), or NULL; *known
+/* The route of method and path (its {name} into name, its length into
+ * *len), or NULL; *known
  * says whether some route has that path. */
-static const struct route *route_of(const char *method, const char *path, char *name, bool *known)
+static const struct route *route_of(const char *method, const char *path, char *name, size_t *len, bool *known)
 {
 	*known = false;
 	for (int i = 0; i < NROUTES; i++) {
-		if (!match(routes[i].path, path, name))
+		if (!match(routes[i].path, path, name, len))
 			continue;
 		*known = true;
 		if (!strcmp(routes[i].method, method))
@@ -3191,11 +3201,11 @@ static bool lock_free(const struct route *r)
 
 void fw_api_handle(struct fw_serve *d, const struct fw_api_req *rq, struct fw_api_resp *rs)
 {
-	struct ctx c = { d, rq, rs, "", NULL, NULL };
+	struct ctx c = { d, rq, rs, "", 0, NULL, NULL };
 	/* HEAD is GET without the body, which libmicrohttpd leaves out */
 	const char *method = strcmp(rq->method, "HEAD") ? rq->method : "GET";
 	bool path_known;
-	const struct route *r = route_of(method, rq->path, c.name, &path_known);
+	const struct route *r = route_of(method, rq->path, c.name, &c.name_len, &path_known);
 	bool locked = !lock_free(r);
 
 	memset(rs, 0, sizeof *rs);

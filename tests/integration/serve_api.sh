@@ -121,6 +121,20 @@ CODE=$(curl -s -o "$T/body" -w '%{http_code}' -X POST -H "Authorization: Bearer 
 check "a body over 1 MiB: 413" [ "$CODE" = 413 ]
 req GET /v1/nope
 check "unknown path: 404 ENOROUTE" [ "$CODE" = 404 -a "$(jfield 'j["error"]["code"]')" = ENOROUTE ]
+# a name longer than a name may be, in any path that takes one: 400 naming
+# name and the limit, not 404 (the route is there)
+LONG=$(python3 -c 'print("x" * 5000)')
+for mp in "GET /v1/jobs" "DELETE /v1/jobs" "GET /v1/queues" "DELETE /v1/queues" "GET /v1/reservations" \
+	"DELETE /v1/reservations" "GET /v1/nodes"; do
+	req ${mp% *} "${mp#* }/$LONG"
+	check "${mp% *} ${mp#* }/<5000 x>: 400 ERANGE naming name and the limit" \
+		[ "$CODE" = 400 -a "$(jfield 'j["error"]["code"], j["error"]["field"], j["error"]["message"].startswith("the name in the URL path is longer than 63 characters (it has 5000)")')" = "ERANGE name True" ]
+done
+req POST "/v1/nodes/$LONG/health" '{"healthy":true}'
+check "POST /v1/nodes/<5000 x>/health: 400 naming name" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = name ]
+req POST /v1/jobs "{\"name\":\"$LONG\",\"queue\":\"llm\",\"tasks\":[{\"gpus\":1}]}"
+check "POST /v1/jobs with a 5000-character name: 400 ERANGE naming name and the limit" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], j["error"]["message"]')" = "name is longer than 63 bytes" ]
 req PATCH /v1/queues
 check "wrong method: 405" [ "$CODE" = 405 ]
 curl -s -o /dev/null -D "$T/h405" -X PATCH "http://127.0.0.1:$PORT/v1/queues"

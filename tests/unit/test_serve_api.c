@@ -2375,6 +2375,44 @@ static const char *answer(struct fw_serve *d, const char *method, const char *pa
 	return out;
 }
 
+/* A name longer than a name may be is 400 naming the field name and the
+ * limit on every path that takes one (never a 404: the route is there),
+ * and in a POST body. */
+TEST(an_over_long_name_is_refused_on_every_path)
+{
+	static const char *const paths[][2] = {
+		{ "GET", "/v1/jobs/%s" },         { "DELETE", "/v1/jobs/%s" },          { "GET", "/v1/queues/%s" },
+		{ "PUT", "/v1/queues/%s" },       { "PATCH", "/v1/queues/%s" },         { "DELETE", "/v1/queues/%s" },
+		{ "GET", "/v1/reservations/%s" }, { "DELETE", "/v1/reservations/%s" }, { "GET", "/v1/nodes/%s" },
+		{ "POST", "/v1/nodes/%s/health" },
+	};
+	static char name[5001], path[5100], body[5200];
+	struct served f;
+	static const size_t lens[] = { 64, 300, 5000 };
+	char want[64];
+
+	served_up(&f);
+	for (size_t l = 0; l < 3; l++) {
+		memset(name, 'a', lens[l]);
+		name[lens[l]] = '\0';
+		snprintf(want, sizeof want, "longer than 63 characters (it has %zu)", lens[l]);
+		for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+			snprintf(path, sizeof path, paths[i][1], name);
+			const char *got = answer(&f.d, paths[i][0], path, !strcmp(paths[i][0], "GET") ||
+					!strcmp(paths[i][0], "DELETE") ? "" : "{\"healthy\":true}");
+			ASSERT_STR_CONTAINS(got, "400 {\"error\":{\"status\":400,\"code\":\"ERANGE\",\"field\":\"name\"");
+			ASSERT_STR_CONTAINS(got, want);
+		}
+	}
+	snprintf(body, sizeof body, "{\"name\":\"%s\",\"queue\":\"q\",\"tasks\":[{\"gpus\":1}]}", name);
+	ASSERT_STR_CONTAINS(answer(&f.d, "POST", "/v1/jobs", body),
+			    "400 {\"error\":{\"status\":400,\"code\":\"ERANGE\",\"field\":\"name\",\"message\":\"is longer "
+			    "than 63 bytes\"");
+	snprintf(body, sizeof body, "{\"name\":\"%s\"}", name);
+	ASSERT_STR_CONTAINS(answer(&f.d, "POST", "/v1/queues", body), "\"field\":\"name\",\"message\":\"is longer than 63");
+	served_down(&f);
+}
+
 /* A parent that would make a cycle is refused (400, field parent) told
  * from the queue the request changes, whichever queue of the cycle the
  * core's validation meets first, with the path and what to do; nothing
@@ -2466,4 +2504,5 @@ TEST_MAIN(the_plan_filters_by_kind_queue_job_node_and_limit, the_job_list_filter
 	  a_merge_patch_null_for_an_absent_model_is_a_no_op, free_text_that_would_break_a_table_line_is_refused,
 	  a_job_bounded_only_by_its_limit_is_expected_to_end_at_it,
 	  a_parent_cycle_is_told_from_the_queue_changed,
-	  a_model_in_another_case_is_the_fleets_and_a_bad_level_lists_the_levels)
+	  a_model_in_another_case_is_the_fleets_and_a_bad_level_lists_the_levels,
+	  an_over_long_name_is_refused_on_every_path)
