@@ -1635,6 +1635,24 @@ static bool name_free(struct fw_serve *d, json_t *arrays, const char *name)
 	return !job_name_taken(d, name) && !array_size(arrays, name);
 }
 
+/* Is name the name of a task of a remembered job array (arrays), BASE_<index>
+ * as array_task writes it (no leading zero), whether that task is still
+ * remembered or not?  Its array's name into base (FW_NAME_MAX bytes) and
+ * the index into *idx when it is. */
+static bool array_task_name(json_t *arrays, const char *name, char *base, long *idx)
+{
+	const char *u = strrchr(name, '_'), *p;
+
+	if (!u || u == name || !u[1] || (u[1] == '0' && u[2]))
+		return false;
+	for (p = u + 1; *p >= '0' && *p <= '9'; p++)
+		;
+	if (*p || p - u - 1 > 4 || (*idx = strtol(u + 1, NULL, 10)) > FW_ARRAY_INDEX_MAX)
+		return false;
+	snprintf(base, FW_NAME_MAX, "%.*s", (int)(u - name), name);
+	return array_size(arrays, base) > 0;
+}
+
 /* job-N free for a job, or, for the array a (a->n > 0), for an array:
  * its tasks' names job-N_<index> free too. */
 static bool auto_name_free(struct fw_serve *d, json_t *arrays, const struct fw_job_array *a, const char *name)
@@ -1904,6 +1922,8 @@ static void submit_named(struct ctx *c, struct fw_backend_job *bj, const struct 
 	struct fw_serve *d = c->d;
 	bool named = bj->job.name[0] != '\0';
 	int64_t n = d->next_job;
+	char base[FW_NAME_MAX];
+	long idx;
 
 	if (!arrays)
 		return fail(c, 500, "ENOMEM", "", "out of memory listing the job arrays; try again");
@@ -1917,6 +1937,11 @@ static void submit_named(struct ctx *c, struct fw_backend_job *bj, const struct 
 			    "not reach it; give the job another name (nothing was submitted)", bj->job.name,
 			    array_size(arrays, bj->job.name), array_size(arrays, bj->job.name) == 1 ? "" : "s",
 			    bj->job.name);
+	if (named && array_task_name(arrays, bj->job.name, base, &idx))
+		return fail(c, 409, "EEXIST", "name", "\"%s\" is the name of task %ld of job array \"%s\", which the "
+			    "daemon remembers (GET /v1/jobs/%s): a job of its own by that name would make the array's "
+			    "tasks ambiguous; give the job another name (nothing was submitted)", bj->job.name, idx,
+			    base, base);
 	submit_one(c, bj, named, n, dry);
 }
 

@@ -628,12 +628,13 @@ static void submit(struct session *x, struct bytes *b)
 	unsigned f = u8(b), g = u8(b), count = 1 + pick(b, 3), gpus = pick(b, 9), runtime = 60 * pick(b, 120);
 	unsigned name = pick(b, 8);
 	const char *queue = QUEUES[pick(b, 5)];
+	const char *task = g % 17 == 9 ? "_1" : ""; /* jN_1: array jN's task 1's name, refused while jN is remembered */
 
 	snprintf(body, sizeof body,
-		 "{\"name\":\"j%u\",\"queue\":\"%s\",\"user\":\"u%u\",\"priority\":%d,\"runtime\":%u,"
+		 "{\"name\":\"j%u%s\",\"queue\":\"%s\",\"user\":\"u%u\",\"priority\":%d,\"runtime\":%u,"
 		 "\"maxRuntime\":%u,\"checkpointInterval\":%u,\"preemptible\":%s,\"exitCode\":%u,%s%s"
 		 "\"tasks\":[{\"count\":%u,\"gpus\":%u%s}]}",
-		 name, queue, f % 3, (int)(f >> 2 & 3) - 1, runtime, g % 4 == 0 ? 600 * (g >> 4) : 0,
+		 name, task, queue, f % 3, (int)(f >> 2 & 3) - 1, runtime, g % 4 == 0 ? 600 * (g >> 4) : 0,
 		 g % 3 == 0 ? 300u : 0u, f >> 4 & 1 ? "false" : "true", g % 7 == 0 ? 1u : 0u,
 		 f >> 5 & 1 ? "\"requiredLevel\":\"rack\"," : "", f % 5 == 0 ? "\"minMember\":1," : "", count, gpus,
 		 f >> 6 == 1 ? ",\"gpuModel\":\"A100\"" : f >> 6 == 2 ? ",\"gpuFraction\":0.5" :

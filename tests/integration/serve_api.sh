@@ -961,6 +961,14 @@ check "a second array named arr (no task name clashes): 409 naming name, cancel 
 	[ "$CODE" = 409 -a "$(jfield 'j["error"]["field"], "job array \"arr\" exists (4 tasks)" in j["error"]["message"]')" = "name True" ]
 req GET /v1/jobs/arr_10
 check "... and none of its tasks submitted (arr_10: 404)" [ "$CODE" = 404 ]
+req POST /v1/jobs '{"name":"arr_1","queue":"llm","tasks":[{"gpus":1}]}'
+check "a job of its own named as a task of the remembered array arr (arr_1): 409 naming name, the array and the task" \
+	[ "$CODE" = 409 -a "$(jfield 'j["error"]["field"], j["error"]["message"].startswith("\"arr_1\" is the name of task 1 of job array \"arr\"")')" = "name True" ]
+req POST /v1/jobs '{"name":"arr_0","queue":"llm","tasks":[{"gpus":1}]}'
+check "... a live task's name too (arr_0): 409 saying whose task it is" \
+	[ "$CODE" = 409 -a "$(jfield '"task 0 of job array \"arr\"" in j["error"]["message"]')" = True ]
+req GET /v1/jobs/arr_1
+check "... and nothing was submitted (arr_1: 404)" [ "$CODE" = 404 ]
 req POST /v1/jobs '{"name":"clash_5","queue":"llm","tasks":[{"gpus":1}]}'
 req POST /v1/jobs '{"name":"clash","queue":"llm","tasks":[{"gpus":1}],"array":"0-9"}'
 check "an array one of whose task names is a job's (clash_5): 409 naming name and the task" \

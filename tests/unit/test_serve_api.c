@@ -2413,6 +2413,34 @@ TEST(an_over_long_name_is_refused_on_every_path)
 	served_down(&f);
 }
 
+/* A job of its own may not take the name NAME_<index> of a task of a job
+ * array the daemon remembers, whether that task is pending, ended or
+ * never was (GET /v1/jobs/NAME and ?array=NAME must mean the array's
+ * tasks): 409 naming the array and the task; another name is free. */
+TEST(a_job_may_not_take_an_array_tasks_name)
+{
+	struct served f;
+
+	two_nodes_up(&f);
+	ASSERT_EQ(post(&f.d, "/v1/jobs", "{\"name\":\"fa\",\"queue\":\"q\",\"tasks\":[{\"gpus\":1}],\"array\":\"0-3\"}"), 201);
+	ASSERT_EQ(send_as(&f.d, "DELETE", "/v1/jobs/fa_3", ""), 200);
+	ASSERT_STR_CONTAINS(answer(&f.d, "POST", "/v1/jobs", "{\"name\":\"fa_3\",\"queue\":\"q\",\"tasks\":[{\"gpus\":1}]}"),
+			    "409 {\"error\":{\"status\":409,\"code\":\"EEXIST\",\"field\":\"name\",\"message\":\"\\\"fa_3\\\" "
+			    "is the name of task 3 of job array \\\"fa\\\", which the daemon remembers (GET /v1/jobs/fa)");
+	ASSERT_STR_CONTAINS(answer(&f.d, "POST", "/v1/jobs", "{\"name\":\"fa_0\",\"queue\":\"q\",\"tasks\":[{\"gpus\":1}]}"),
+			    "409 {\"error\":{\"status\":409,\"code\":\"EEXIST\",\"field\":\"name\",\"message\":\"\\\"fa_0\\\" "
+			    "is the name of task 0 of job array \\\"fa\\\"");
+	ASSERT_STR_CONTAINS(answer(&f.d, "POST", "/v1/jobs", "{\"name\":\"fa_7\",\"queue\":\"q\",\"tasks\":[{\"gpus\":1}]}"),
+			    "is the name of task 7 of job array \\\"fa\\\"");
+	ASSERT_STR_CONTAINS(dry_run(&f.d, "true", "{\"name\":\"fa_3\",\"queue\":\"q\",\"tasks\":[{\"gpus\":1}]}"), "409 ");
+	json_t *a = get_json(&f.d, "/v1/jobs/fa");
+	ASSERT_EQ(json_integer_value(json_object_get(a, "count")), 4); /* unchanged */
+	json_decref(a);
+	ASSERT_EQ(post(&f.d, "/v1/jobs", "{\"name\":\"fa_03\",\"queue\":\"q\",\"tasks\":[{\"gpus\":1}]}"), 201);
+	ASSERT_EQ(post(&f.d, "/v1/jobs", "{\"name\":\"fb_3\",\"queue\":\"q\",\"tasks\":[{\"gpus\":1}]}"), 201);
+	served_down(&f);
+}
+
 /* A parent that would make a cycle is refused (400, field parent) told
  * from the queue the request changes, whichever queue of the cycle the
  * core's validation meets first, with the path and what to do; nothing
@@ -2505,4 +2533,5 @@ TEST_MAIN(the_plan_filters_by_kind_queue_job_node_and_limit, the_job_list_filter
 	  a_job_bounded_only_by_its_limit_is_expected_to_end_at_it,
 	  a_parent_cycle_is_told_from_the_queue_changed,
 	  a_model_in_another_case_is_the_fleets_and_a_bad_level_lists_the_levels,
-	  an_over_long_name_is_refused_on_every_path)
+	  an_over_long_name_is_refused_on_every_path,
+	  a_job_may_not_take_an_array_tasks_name)
