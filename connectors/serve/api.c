@@ -531,30 +531,52 @@ static int check_queues(struct fw_serve *d, const struct fw_queue_spec *qs, int3
 
 /* A table entry (gpuModelLimits, gpuModelDeserved) on a model no node of
  * the fleet has would do nothing (a misspelling): 400 naming it, with
- * the models there are. */
-static bool models_known(struct ctx *c, const char *key, const char *what, const struct fw_spec_model_limit *t,
-			 int32_t n)
+ * the model it is a typo of when one is close, and the models there are. */
+static void model_unknown(struct ctx *c, const char *key, const char *what, const char *model)
 {
-	char list[256], field[128];
+	const char *names[32], *near;
+	char list[256], field[128], hint[96] = "";
+
+	fw_snapshot_gpu_model_names(c->d->fleet, names, 32);
+	if ((near = fw_cli_nearest_name(model, names)))
+		snprintf(hint, sizeof hint, " (did you mean \"%s\"?)", near);
+	fw_snapshot_gpu_models(c->d->fleet, list, sizeof list);
+	snprintf(field, sizeof field, "%s.%s", key, model);
+	fail(c, 400, "EINVAL", field, "no node has GPU model \"%s\"%s, so %s (the nodes' models: %s)", model, hint,
+	     what, list[0] ? list : "none");
+}
+
+/* Each entry's model in the fleet's spelling (fw_snapshot_gpu_model_spelling,
+ * as a job's gpuModel: "h100" is H100), so the core, which matches models
+ * exactly, the store and every answer see one; a model no node has, or
+ * one given twice in two spellings, is refused (400 naming it). */
+static bool models_spelled(struct ctx *c, const char *key, const char *what, struct fw_spec_model_limit *t,
+			   int32_t n)
+{
+	char field[128];
 
 	for (int32_t k = 0; k < n; k++) {
-		if (fw_snapshot_has_gpu_model(c->d->fleet, t[k].model))
-			continue;
-		fw_snapshot_gpu_models(c->d->fleet, list, sizeof list);
-		snprintf(field, sizeof field, "%s.%s", key, t[k].model);
-		fail(c, 400, "EINVAL", field, "no node has GPU model \"%s\", so %s (the nodes' models: %s)", t[k].model,
-		     what, list[0] ? list : "none");
-		return false;
+		const char *sp = fw_snapshot_gpu_model_spelling(c->d->fleet, t[k].model);
+		if (!sp)
+			return model_unknown(c, key, what, t[k].model), false;
+		for (int32_t i = 0; i < k; i++)
+			if (!strcmp(t[i].model, sp)) {
+				snprintf(field, sizeof field, "%s.%s", key, t[k].model);
+				return fail(c, 400, "EINVAL", field, "GPU model %s is given twice (\"%s\" is %s, as the "
+					    "fleet spells it); keep one", sp, t[k].model, sp), false;
+			}
+		if (strcmp(sp, t[k].model))
+			snprintf(t[k].model, sizeof t[k].model, "%s", sp);
 	}
 	return true;
 }
 
-static bool model_limits_known(struct ctx *c, const struct fw_queue_spec *q)
+static bool model_limits_known(struct ctx *c, struct fw_queue_spec *q)
 {
-	return models_known(c, "gpuModelLimits", "this limit would limit nothing", q->model_limits,
-			    q->nmodel_limits) &&
-	       models_known(c, "gpuModelDeserved", "no job could ever hold these deserved GPUs", q->model_deserved,
-			    q->nmodel_deserved);
+	return models_spelled(c, "gpuModelLimits", "this limit would limit nothing", q->model_limits,
+			      q->nmodel_limits) &&
+	       models_spelled(c, "gpuModelDeserved", "no job could ever hold these deserved GPUs", q->model_deserved,
+			      q->nmodel_deserved);
 }
 
 /* Create (idx < 0) or replace queue q, after validation: the check, the
@@ -666,6 +688,25 @@ static void merge_patch(json_t *target, json_t *patch)
 	}
 }
 
+/* The keys of a patch's model table (key) in the fleet's spelling, so
+ * that {"h100": null} lifts the limit on H100 and {"h100": 4} replaces
+ * it, as a PUT's "h100" is H100 (models_spelled).  A key no node's model
+ * is, or one whose fleet spelling the patch gives too, stays as it is:
+ * the write refuses it. */
+static void spell_patch_models(const struct fw_snapshot *fleet, json_t *patch, const char *key)
+{
+	json_t *t = json_object_get(patch, key), *v;
+	const char *k, *sp;
+	void *tmp;
+
+	json_object_foreach_safe(t, tmp, k, v) {
+		if (!(sp = fw_snapshot_gpu_model_spelling(fleet, k)) || !strcmp(sp, k) || json_object_get(t, sp))
+			continue;
+		json_object_set(t, sp, v);
+		json_object_del(t, k);
+	}
+}
+
 /* Change only the members the body gives (`fairway queues set`): the
  * queue as it is, merged with the body, then validated and written as
  * a PUT would be.  Read, merge and write happen under the state lock, so
@@ -685,6 +726,8 @@ static void h_queue_patch(struct ctx *c)
 		return;
 	if (!(doc = queue_json(&c->d->queues[i])))
 		return fail(c, 500, "ENOMEM", "", "out of memory");
+	spell_patch_models(c->d->fleet, c->body, "gpuModelLimits");
+	spell_patch_models(c->d->fleet, c->body, "gpuModelDeserved");
 	merge_patch(doc, c->body);
 	rc = fw_codec_queue_parse(doc, c->name, &q, &dg);
 	json_decref(doc);

@@ -631,10 +631,24 @@ static const char *level_list(const struct fw_topology *t, char *out, size_t n)
 	return out;
 }
 
+/* " (did you mean \"rack\"?)" into hint when name is a typo of one of
+ * t's levels or "node", whatever its case (levels match exactly); "". */
+static const char *level_hint(const struct fw_topology *t, const char *name, char *hint, size_t n)
+{
+	static const struct fw_topology none;
+	const char *names[FW_MAX_LEVELS + 2], *near;
+
+	fw_topology_level_names(t ? t : &none, names);
+	hint[0] = '\0';
+	if ((near = fw_cli_nearest_name(name, names)))
+		snprintf(hint, n, " (did you mean \"%s\"?)", near);
+	return hint;
+}
+
 static int get_level(json_t *o, const char *path, const char *key, const struct fw_topology *t, int8_t *lvl,
 		     struct fw_diag *d)
 {
-	char name[FW_NAME_MAX] = "", f[128], list[FW_MAX_LEVELS * (FW_NAME_MAX + 2)];
+	char name[FW_NAME_MAX] = "", f[128], list[FW_MAX_LEVELS * (FW_NAME_MAX + 2)], hint[96];
 	int rc = get_str(o, path, key, false, name, sizeof name, d);
 
 	*lvl = FW_LEVEL_NONE;
@@ -651,10 +665,11 @@ static int get_level(json_t *o, const char *path, const char *key, const struct 
 		}
 	path_of(f, sizeof f, path, key);
 	if (!t || !t->nlevels)
-		return BAD(d, FW_EINVAL, f, "\"%s\" is not a topology level of this cluster: it has none (topology.levels "
-			   "of its --config); use \"node\" or leave it out", name);
-	return BAD(d, FW_EINVAL, f, "\"%s\" is not a topology level of this cluster (its levels: %s); use one of "
-		   "them or \"node\"", name, level_list(t, list, sizeof list));
+		return BAD(d, FW_EINVAL, f, "\"%s\" is not a topology level of this cluster%s: it has none "
+			   "(topology.levels of its --config); use \"node\" or leave it out", name,
+			   level_hint(t, name, hint, sizeof hint));
+	return BAD(d, FW_EINVAL, f, "\"%s\" is not a topology level of this cluster%s (its levels: %s); use one of "
+		   "them or \"node\"", name, level_hint(t, name, hint, sizeof hint), level_list(t, list, sizeof list));
 }
 
 /* path.slice: {"size": N, "required": LEVEL}, the group's tasks in runs

@@ -8,8 +8,9 @@
  * fresh state directory, a three-node config with two GPU models, racks,
  * node labels and a queue tree) and plays
  * up to 24 steps, one byte choosing each: submit (now and then a job
- * array, POST /v1/jobs with "array") or cancel a job; put,
- * patch, create or delete a queue; create or delete a reservation; report
+ * array, POST /v1/jobs with "array", or a job named as an array's task,
+ * jN_1) or cancel a job; put, patch, create or delete a queue (its GPU
+ * model limit now and then in another case than the fleet's, h100); create or delete a reservation; report
  * a node's health; read a listing, /metrics or /v1/fairshare; run a cycle
  * (fw_serve_cycle_once); move the clock; send a body of raw bytes to a
  * route; or restart (close, reopen on the same directory), cleanly or as
@@ -660,6 +661,8 @@ static void queue_put(struct session *x, struct bytes *b, const char *method)
 	char body[512], path[64], lim[16] = "null";
 	unsigned f = u8(b), deserved = pick(b, 24), limit = pick(b, 24), up = pick(b, 4);
 	const char *name = QUEUES[pick(b, 5)];
+	/* h100: the fleet's H100, as the daemon spells it */
+	const char *model_limit = deserved & 1 ? ",\"gpuModelLimits\":{\"h100\":8}" : ",\"gpuModelLimits\":{\"H100\":8}";
 
 	snprintf(path, sizeof path, "/v1/queues/%s", name);
 	if (!strcmp(method, "PATCH"))
@@ -675,7 +678,7 @@ static void queue_put(struct session *x, struct bytes *b, const char *method)
 			 up ? "\"parent\":\"" : "", up ? QUEUES[up - 1] : "", up ? "\"," : "", deserved,
 			 lim, (int)(f >> 2 & 1), f >> 3 & 1 ? 600u : 0u,
 			 f >> 4 & 1 ? 1800u : 0u, f >> 5 & 1 ? 2u : 0u, f >> 6 & 1 ? "false" : "true",
-			 f >> 7 ? ",\"gpuModelLimits\":{\"H100\":8}" : up == 2 ? ",\"gpuModelDeserved\":{\"A100\":2}" : "");
+			 f >> 7 ? model_limit : up == 2 ? ",\"gpuModelDeserved\":{\"A100\":2}" : "");
 	if (!strcmp(method, "POST")) { /* the name in the body */
 		char named[600];
 		snprintf(named, sizeof named, "{\"name\":\"%s\",%s", name, body + 1);

@@ -969,6 +969,9 @@ check "... a live task's name too (arr_0): 409 saying whose task it is" \
 	[ "$CODE" = 409 -a "$(jfield '"task 0 of job array \"arr\"" in j["error"]["message"]')" = True ]
 req GET /v1/jobs/arr_1
 check "... and nothing was submitted (arr_1: 404)" [ "$CODE" = 404 ]
+req POST /v1/jobs '{"queue":"llm","requiredLevel":"Rack","tasks":[{"gpus":1}]}'
+check "a topology level in another case (Rack): 400 naming requiredLevel, did you mean rack" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], "(did you mean \"rack\"?)" in j["error"]["message"]')" = "requiredLevel True" ]
 req POST /v1/jobs '{"name":"clash_5","queue":"llm","tasks":[{"gpus":1}]}'
 req POST /v1/jobs '{"name":"clash","queue":"llm","tasks":[{"gpus":1}],"array":"0-9"}'
 check "an array one of whose task names is a job's (clash_5): 409 naming name and the task" \
@@ -1304,10 +1307,15 @@ req GET /v1/queues/cliq
 check "fairway queues set --gpu-model-limits H100=4,A100=2.5: in the document, the rest kept" \
 	[ "$(jfield 'j["gpuModelLimits"], j["minRuntime"]')" = "{'H100': 4.0, 'A100': 2.5} 60" ]
 check "fairway queues list shows them" bash -c "'$FW' queues list ${C[*]} | grep -q '^cliq .*H100=4,A100=2.5$'"
+req PATCH /v1/queues/cliq '{"gpuModelLimits":{"h100":3}}'
+check "a limit on h100 is a limit on the fleet's H100 (one entry, changed, in the fleet's spelling)" \
+	[ "$CODE" = 200 -a "$(jfield 'j["gpuModelLimits"]')" = "{'H100': 3.0, 'A100': 2.5}" ]
+req PATCH /v1/queues/cliq '{"gpuModelLimits":{"H10":4}}'
+check "a limit on a model no node has: 400 naming gpuModelLimits.H10" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = gpuModelLimits.H10 ] &&
+	check "... naming the model it is a typo of, and the models there are" \
+		grep -q 'no node has GPU model \\"H10\\" (did you mean \\"H100\\"?).*H100' <<<"$BODY"
 req PATCH /v1/queues/cliq '{"gpuModelLimits":{"h100":4}}'
-check "a limit on a model no node has: 400 naming gpuModelLimits.h100" \
-	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = gpuModelLimits.h100 ] &&
-	check "... saying the models there are" grep -q 'no node has GPU model \\"h100\\".*H100' <<<"$BODY"
 req GET /v1/queues/cliq
 check "... and the queue keeps its limits" [ "$(jfield 'j["gpuModelLimits"]')" = "{'H100': 4.0, 'A100': 2.5}" ]
 "$FW" queues set cliq --gpu-model-limits H100 "${C[@]}" >/dev/null 2>"$T/err"
@@ -1347,10 +1355,10 @@ check "fairway queues list shows them (DESERVED BY MODEL)" bash -c \
 	"'$FW' queues list ${C[*]} | grep -q '^cliq .* H100=1.5,A100=0.5 *-$'"
 check "fairway queues --help teaches --gpu-model-deserved" bash -c \
 	"'$FW' queues --help | grep -q -- '--gpu-model-deserved H100=16 (which models its'"
-req PATCH /v1/queues/cliq '{"gpuModelDeserved":{"A100":null,"h100":0.5}}'
-check "deserved GPUs of a model no node has: 400 naming gpuModelDeserved.h100" \
-	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = gpuModelDeserved.h100 ] &&
-	check "... saying the models there are" grep -q 'no node has GPU model \\"h100\\".*H100' <<<"$BODY"
+req PATCH /v1/queues/cliq '{"gpuModelDeserved":{"A100":null,"B300":0.5}}'
+check "deserved GPUs of a model no node has: 400 naming gpuModelDeserved.B300" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = gpuModelDeserved.B300 ] &&
+	check "... saying the models there are" grep -q 'no node has GPU model \\"B300\\", so.*H100' <<<"$BODY"
 req PATCH /v1/queues/cliq '{"gpuModelDeserved":{"H100":2}}'
 check "entries summing to more than deserved.gpu (2.5 of 2): 400 naming gpuModelDeserved" \
 	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = gpuModelDeserved ] &&

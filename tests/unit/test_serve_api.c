@@ -2441,6 +2441,59 @@ TEST(a_job_may_not_take_an_array_tasks_name)
 	served_down(&f);
 }
 
+/* A queue's gpuModelLimits and gpuModelDeserved keys are taken in the
+ * fleet's spelling ("h100" is H100, as a job's gpuModel), by POST, PUT
+ * and PATCH ({"h100": null} lifts H100's); a model no node has is refused
+ * naming the model it is a typo of, when one is close; two spellings of
+ * one model are refused.  A topology level typo names the level. */
+TEST(queue_model_keys_take_the_fleets_spelling_and_typos_are_named)
+{
+	static const char racks[] = "now: 0\n"
+				    "topology: {levels: [rack]}\n"
+				    "nodes:\n"
+				    "  - {name: a0, gpus: 8, gpuModel: H100, cpu: 64, memory: 512Gi, topology: {rack: r0}}\n"
+				    "  - {name: b0, gpus: 4, gpuModel: A100, cpu: 32, memory: 256Gi, topology: {rack: r1}}\n"
+				    "queues:\n"
+				    "  - {name: q, resources: {gpu: {quota: 12}}}\n";
+	struct served f;
+	json_t *q;
+
+	up_yaml = racks;
+	served_up(&f);
+	up_yaml = NULL;
+	ASSERT_STR_CONTAINS(answer(&f.d, "POST", "/v1/queues", "{\"name\":\"m\",\"deserved\":{\"gpu\":2},"
+				   "\"gpuModelLimits\":{\"h100\":4},\"gpuModelDeserved\":{\"a100\":2}}"), "201 ");
+	q = get_json(&f.d, "/v1/queues/m");
+	ASSERT_EQ(json_number_value(json_object_get(json_object_get(q, "gpuModelLimits"), "H100")), 4);
+	ASSERT(json_object_get(json_object_get(q, "gpuModelLimits"), "h100") == NULL);
+	ASSERT_EQ(json_number_value(json_object_get(json_object_get(q, "gpuModelDeserved"), "A100")), 2);
+	json_decref(q);
+	ASSERT_STR_EQ(f.d.queues[fw_serve_queue_index(&f.d, "m")].model_limits[0].model, "H100");
+	ASSERT_STR_CONTAINS(answer(&f.d, "PATCH", "/v1/queues/m", "{\"gpuModelLimits\":{\"h100\":6}}"), "200 ");
+	ASSERT_EQ(f.d.queues[fw_serve_queue_index(&f.d, "m")].nmodel_limits, 1);
+	ASSERT_EQ(f.d.queues[fw_serve_queue_index(&f.d, "m")].model_limits[0].gpus, 6000);
+	ASSERT_STR_CONTAINS(answer(&f.d, "PATCH", "/v1/queues/m", "{\"gpuModelLimits\":{\"h100\":null}}"), "200 ");
+	ASSERT_EQ(f.d.queues[fw_serve_queue_index(&f.d, "m")].nmodel_limits, 0);
+	ASSERT_STR_CONTAINS(answer(&f.d, "PUT", "/v1/queues/m", "{\"gpuModelLimits\":{\"H10\":4}}"),
+			    "400 {\"error\":{\"status\":400,\"code\":\"EINVAL\",\"field\":\"gpuModelLimits.H10\",\"message\":"
+			    "\"no node has GPU model \\\"H10\\\" (did you mean \\\"H100\\\"?), so this limit would limit "
+			    "nothing (the nodes' models: H100, A100)\"");
+	ASSERT_STR_CONTAINS(answer(&f.d, "PUT", "/v1/queues/m", "{\"deserved\":{\"gpu\":1},\"gpuModelDeserved\":{\"B300\":1}}"),
+			    "\"field\":\"gpuModelDeserved.B300\",\"message\":\"no node has GPU model \\\"B300\\\", so no job");
+	ASSERT_STR_CONTAINS(answer(&f.d, "PUT", "/v1/queues/m", "{\"gpuModelLimits\":{\"H100\":4,\"h100\":2}}"),
+			    "\"field\":\"gpuModelLimits.h100\",\"message\":\"GPU model H100 is given twice");
+	ASSERT_STR_CONTAINS(answer(&f.d, "POST", "/v1/jobs", "{\"queue\":\"q\",\"requiredLevel\":\"Rack\",\"tasks\":[{\"gpus\":1}]}"),
+			    "\"field\":\"requiredLevel\",\"message\":\"\\\"Rack\\\" is not a topology level of this cluster "
+			    "(did you mean \\\"rack\\\"?) (its levels: rack)");
+	ASSERT_STR_CONTAINS(answer(&f.d, "POST", "/v1/jobs", "{\"queue\":\"q\",\"preferredLevel\":\"nod\",\"tasks\":[{\"gpus\":1}]}"),
+			    "(did you mean \\\"node\\\"?)");
+	ASSERT_STR_CONTAINS(answer(&f.d, "POST", "/v1/jobs", "{\"queue\":\"q\",\"tasks\":[{\"count\":2,\"gpus\":1,"
+				   "\"slice\":{\"size\":2,\"required\":\"rakc\"}}]}"),
+			    "\"field\":\"tasks[0].slice.required\",\"message\":\"\\\"rakc\\\" is not a topology level of this "
+			    "cluster (did you mean \\\"rack\\\"?)");
+	served_down(&f);
+}
+
 /* A parent that would make a cycle is refused (400, field parent) told
  * from the queue the request changes, whichever queue of the cycle the
  * core's validation meets first, with the path and what to do; nothing
@@ -2534,4 +2587,5 @@ TEST_MAIN(the_plan_filters_by_kind_queue_job_node_and_limit, the_job_list_filter
 	  a_parent_cycle_is_told_from_the_queue_changed,
 	  a_model_in_another_case_is_the_fleets_and_a_bad_level_lists_the_levels,
 	  an_over_long_name_is_refused_on_every_path,
-	  a_job_may_not_take_an_array_tasks_name)
+	  a_job_may_not_take_an_array_tasks_name,
+	  queue_model_keys_take_the_fleets_spelling_and_typos_are_named)
