@@ -982,6 +982,35 @@ static void local_run_fields(const struct fw_serve *d, const struct fw_backend_j
 	}
 }
 
+/* Has the local job bj what its view, built from the snapshot, cannot
+ * show (view.c submitted_fields): a nodeSelector, its own or a task
+ * group's, a slice, or an exitCode it is to end with? */
+static bool local_extras(const struct fw_backend_job *bj)
+{
+	bool sliced = false;
+
+	for (int g = 0; g < bj->job.ngroups; g++)
+		sliced |= bj->slice[g] > 0;
+	return bj->nsel || fw_backend_has_group_sel(bj) || sliced || bj->exit_code;
+}
+
+/* Into the view's job j (a copy: the view's object is shared), what the
+ * local backend's own copy bj adds to it: its members as submitted
+ * (fw_codec_job_members: the tasks with their nodeSelectors and slices,
+ * its nodeSelector and exitCode), and, as older answers had them, the
+ * groups' selectors and slices as taskNodeSelectors and taskSlices. */
+static void local_members(json_t *j, const struct fw_backend_job *bj, const struct fw_topology *levels)
+{
+	fw_codec_job_members(j, bj, levels);
+	if (fw_backend_has_group_sel(bj))
+		json_object_set_new(j, "taskNodeSelectors", fw_codec_group_selectors_dump(bj));
+	for (int g = 0; g < bj->job.ngroups; g++)
+		if (bj->slice[g]) {
+			json_object_set_new(j, "taskSlices", fw_codec_group_slices_dump(bj, levels));
+			break;
+		}
+}
+
 /* A local job the last plan did not see (ended, or newer than the plan):
  * what the local backend knows of it.  Active, it has the timeLimit the
  * view would give it (view.c); running, its nodes and expected end. */
@@ -995,10 +1024,7 @@ static json_t *local_job_json(const struct fw_serve *d, const struct fw_backend_
 			      j->job.priority);
 
 	fw_serve_gpu_amount(o, &j->job);
-	if (j->job.checkpoint_s > 0)
-		json_object_set_new(o, "checkpointInterval", json_integer(j->job.checkpoint_s));
-	if (j->job.max_runtime_s > 0)
-		json_object_set_new(o, "maxRuntime", json_integer(j->job.max_runtime_s));
+	local_members(o, j, &d->fleet->topology); /* as submitted, as a view's entry shows it (listed_job) */
 	if (active && time_limit(d, j) > 0)
 		json_object_set_new(o, "timeLimit", json_integer(time_limit(d, j)));
 	if (strcmp(state, "pending") && start > 0) /* one cancelled while pending never started */
@@ -1129,15 +1155,19 @@ static const struct fw_backend_job *local_of(struct fw_serve *d, const char *nam
 }
 
 /* The view's job j as the list shows it: with its arrayOf when it is a
- * task of an array (array_of; the view, built from the snapshot, has
- * none), in a copy then, since the view's object is shared. */
-static json_t *listed_job(json_t *j, const char *array_of)
+ * task of an array (the view, built from the snapshot, has none) and
+ * what else the local backend's copy bj adds (local_members), in a copy
+ * then, since the view's object is shared. */
+static json_t *listed_job(struct fw_serve *d, json_t *j, const struct fw_backend_job *bj)
 {
 	json_t *x;
 
-	if (!array_of || !array_of[0] || !(x = json_copy(j)))
+	if (!bj || (!bj->array_of[0] && !local_extras(bj)) || !(x = json_copy(j)))
 		return json_incref(j);
-	json_object_set_new(x, "arrayOf", json_string(array_of));
+	if (bj->array_of[0])
+		json_object_set_new(x, "arrayOf", json_string(bj->array_of));
+	if (local_extras(bj))
+		local_members(x, bj, &d->fleet->topology);
 	return x;
 }
 
@@ -1160,7 +1190,7 @@ static void list_view(struct fw_serve *d, struct listing *l, json_t *v)
 			continue;
 		if (!room(l))
 			break;
-		json_array_append_new(l->out, listed_job(j, of));
+		json_array_append_new(l->out, listed_job(d, j, bj));
 	}
 }
 
@@ -2257,17 +2287,8 @@ static void h_job_get(struct ctx *c)
 		return fail(c, 500, "ENOMEM", "", "out of memory");
 	if (local && bj->array_of[0]) /* nor the array a task is of */
 		json_object_set_new(j, "arrayOf", json_string(bj->array_of));
-	if (local && !json_object_get(j, "nodeSelector")) { /* the view has no selector */
-		if (bj->nsel)
-			json_object_set_new(j, "nodeSelector", fw_codec_selector_dump(bj));
-		if (fw_backend_has_group_sel(bj))
-			json_object_set_new(j, "taskNodeSelectors", fw_codec_group_selectors_dump(bj));
-		for (int g = 0; g < bj->job.ngroups; g++)
-			if (bj->slice[g]) { /* nor slices */
-				json_object_set_new(j, "taskSlices", fw_codec_group_slices_dump(bj, &c->d->fleet->topology));
-				break;
-			}
-	}
+	if (local) /* nor selectors and slices */
+		local_members(j, bj, &c->d->fleet->topology);
 	hist = json_array();
 	/* a local job's own rows: from its submission (its name may have been
 	 * a forgotten job's: min-job-age) */

@@ -969,6 +969,35 @@ check "... a live task's name too (arr_0): 409 saying whose task it is" \
 	[ "$CODE" = 409 -a "$(jfield '"task 0 of job array \"arr\"" in j["error"]["message"]')" = True ]
 req GET /v1/jobs/arr_1
 check "... and nothing was submitted (arr_1: 404)" [ "$CODE" = 404 ]
+# A job shows every member it was submitted with, under the body's names,
+# in GET /v1/jobs/NAME and its row of GET /v1/jobs, before and after a
+# cycle; its members post back (here as a dry run)
+MEMBERS='{"name":"members","queue":"llm","user":"ann","priority":2,"preemptible":false,"spread":true,"runtime":900,"minMember":1,"preferredLevel":"rack","checkpointInterval":60,"maxRuntime":7200,"tasks":[{"count":2,"gpus":1,"cpu":2.0,"memory":1024,"gpuModel":"h100"}]}'
+SHOWS='import json, sys
+sent, got = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+got = got if "name" in got else [x for x in got["jobs"] if x["name"] == "members"][0]
+sent["tasks"][0]["gpuModel"] = "H100"
+bad = {k: (v, got.get(k)) for k, v in sent.items() if got.get(k) != v}
+assert not bad, bad'
+req POST /v1/jobs "$MEMBERS"
+req GET /v1/jobs/members
+check "GET /v1/jobs/members before a cycle: every member it was submitted with (tasks with gpuModel H100, preemptible, spread, minMember, preferredLevel, ...)" \
+	python3 -c "$SHOWS" "$MEMBERS" "$BODY"
+req POST /v1/cycle
+req GET /v1/jobs/members
+check "... after a cycle (the view) too" python3 -c "$SHOWS" "$MEMBERS" "$BODY"
+req GET "/v1/jobs?queue=llm&user=ann"
+check "... and in its row of GET /v1/jobs" python3 -c "$SHOWS" "$MEMBERS" "$BODY"
+req GET /v1/jobs/members
+AGAIN=$(python3 -c 'import json, sys
+j = json.loads(sys.argv[1])
+keys = "name queue user priority preemptible spread runtime minMember requiredLevel preferredLevel tasks exitCode checkpointInterval maxRuntime nodeSelector".split()
+b = {k: j[k] for k in keys if k in j}
+b["name"] = "members-again"
+print(json.dumps(b))' "$BODY")
+req POST "/v1/jobs?dryRun=true" "$AGAIN"
+check "... its members, taken from GET, post back (dryRun: 200)" [ "$CODE" = 200 ]
+req DELETE /v1/jobs/members
 req POST /v1/jobs '{"queue":"llm","requiredLevel":"Rack","tasks":[{"gpus":1}]}'
 check "a topology level in another case (Rack): 400 naming requiredLevel, did you mean rack" \
 	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], "(did you mean \"rack\"?)" in j["error"]["message"]')" = "requiredLevel True" ]

@@ -2375,6 +2375,92 @@ static const char *answer(struct fw_serve *d, const char *method, const char *pa
 	return out;
 }
 
+/* The members a POST /v1/jobs body may give that GET shows back. */
+static const char *const post_members[] = { "name", "queue", "user", "priority", "preemptible", "spread", "runtime",
+					    "minMember", "requiredLevel", "preferredLevel", "tasks", "exitCode",
+					    "checkpointInterval", "maxRuntime", "nodeSelector", NULL };
+
+/* A job's answer (GET /v1/jobs/NAME, or its row of GET /v1/jobs) holds
+ * each member it was submitted with, and equal to the body's. */
+static void shows_body(json_t *got, json_t *body)
+{
+	for (int i = 0; post_members[i]; i++) {
+		json_t *want = json_object_get(body, post_members[i]);
+		if (want && !json_equal(want, json_object_get(got, post_members[i]))) {
+			char *g = json_dumps(got, JSON_COMPACT);
+			fprintf(stderr, "member %s differs: %s\n", post_members[i], g);
+			free(g);
+		}
+		ASSERT(!want || json_equal(want, json_object_get(got, post_members[i])));
+	}
+}
+
+/* GET /v1/jobs/NAME and the job's row of GET /v1/jobs show every member
+ * the job was submitted with, under the body's names, before the first
+ * cycle (the local backend's copy), once planned (the view) and once
+ * ended: its tasks with their gpuModel (in the fleet's spelling),
+ * preemptible, spread, minMember, the levels, priority, runtime,
+ * checkpointInterval, maxRuntime, exitCode; so the answer's members
+ * post back as a new job. */
+TEST(a_job_shows_every_member_it_was_submitted_with)
+{
+	static const char racks[] = "now: 0\n"
+				    "topology: {levels: [rack]}\n"
+				    "nodes:\n"
+				    "  - {name: a0, gpus: 8, gpuModel: H100, cpu: 64, memory: 512Gi, topology: {rack: r0}}\n"
+				    "  - {name: b0, gpus: 4, gpuModel: A100, cpu: 32, memory: 256Gi, topology: {rack: r1}}\n"
+				    "queues:\n"
+				    "  - {name: q, resources: {gpu: {quota: 12}}}\n";
+	static const char sent[] = "{\"name\":\"full\",\"queue\":\"q\",\"user\":\"ann\",\"priority\":3,\"preemptible\":false,"
+				   "\"spread\":true,\"runtime\":600,\"minMember\":1,\"preferredLevel\":\"rack\","
+				   "\"checkpointInterval\":60,\"maxRuntime\":3600,\"exitCode\":2,"
+				   "\"tasks\":[{\"count\":2,\"gpus\":1,\"cpu\":2.5,\"memory\":1024,\"gpuModel\":\"h100\"}]}";
+	struct served f;
+	json_t *body = json_loads(sent, 0, NULL), *got, *list, *row;
+	static char out[65536];
+	size_t i;
+
+	json_object_set_new(json_array_get(json_object_get(body, "tasks"), 0), "gpuModel", json_string("H100"));
+	up_yaml = racks;
+	served_up(&f);
+	up_yaml = NULL;
+	ASSERT_STR_CONTAINS(answer(&f.d, "POST", "/v1/jobs", sent), "201 ");
+	for (int pass = 0; pass < 3; pass++) { /* unplanned, planned, ended */
+		got = get_json(&f.d, "/v1/jobs/full");
+		shows_body(got, body);
+		ASSERT_EQ(json_integer_value(json_object_get(got, "timeLimit")), pass < 2 ? 3600 : 0); /* ended: none */
+		json_decref(got);
+		ASSERT_EQ(get_as(&f.d, "/v1/jobs", pass == 2 ? "all" : NULL, out, sizeof out), 200);
+		list = json_loads(out, 0, NULL);
+		row = NULL;
+		json_array_foreach(json_object_get(list, "jobs"), i, got)
+			if (!strcmp(json_string_value(json_object_get(got, "name")), "full"))
+				row = got;
+		ASSERT(row != NULL);
+		shows_body(row, body);
+		json_decref(list);
+		ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+		if (pass == 1)
+			ASSERT_EQ(send_as(&f.d, "DELETE", "/v1/jobs/full", ""), 200);
+	}
+	got = get_json(&f.d, "/v1/jobs/full");
+	json_t *again = json_object();
+	for (int k = 0; post_members[k]; k++)
+		if (json_object_get(got, post_members[k]))
+			json_object_set(again, post_members[k], json_object_get(got, post_members[k]));
+	ASSERT_EQ(json_object_size(again), json_object_size(body)); /* requiredLevel: none, left out */
+	json_object_set_new(again, "name", json_string("full-again"));
+	char *re = json_dumps(again, JSON_COMPACT);
+	ASSERT_EQ(post(&f.d, "/v1/jobs", re), 201);
+	free(re);
+	json_decref(got);
+	got = get_json(&f.d, "/v1/jobs/full-again");
+	json_object_set_new(body, "name", json_string("full-again"));
+	shows_body(got, body);
+	json_decref(got), json_decref(again), json_decref(body);
+	served_down(&f);
+}
+
 /* A name longer than a name may be is 400 naming the field name and the
  * limit on every path that takes one (never a 404: the route is there),
  * and in a POST body. */
@@ -2586,6 +2672,5 @@ TEST_MAIN(the_plan_filters_by_kind_queue_job_node_and_limit, the_job_list_filter
 	  a_job_bounded_only_by_its_limit_is_expected_to_end_at_it,
 	  a_parent_cycle_is_told_from_the_queue_changed,
 	  a_model_in_another_case_is_the_fleets_and_a_bad_level_lists_the_levels,
-	  an_over_long_name_is_refused_on_every_path,
-	  a_job_may_not_take_an_array_tasks_name,
-	  queue_model_keys_take_the_fleets_spelling_and_typos_are_named)
+	  a_job_shows_every_member_it_was_submitted_with, an_over_long_name_is_refused_on_every_path,
+	  a_job_may_not_take_an_array_tasks_name, queue_model_keys_take_the_fleets_spelling_and_typos_are_named)
