@@ -177,6 +177,32 @@ const char *fw_snapshot_gpu_model_spelling(const struct fw_snapshot *s, const ch
 	return found;
 }
 
+int32_t fw_snapshot_gpu_model_names(const struct fw_snapshot *s, const char **out, int32_t max)
+{
+	int32_t n = 0;
+
+	for (int32_t i = 0; i < s->nnodes && n + 1 < max; i++) {
+		bool seen = !s->nodes[i].gpu_count;
+		for (int32_t k = 0; k < n && !seen; k++)
+			seen = strcmp(out[k], s->nodes[i].gpu_model) == 0;
+		if (!seen)
+			out[n++] = s->nodes[i].gpu_model;
+	}
+	if (max > 0)
+		out[n] = NULL;
+	return n;
+}
+
+void fw_topology_level_names(const struct fw_topology *t, const char **out)
+{
+	int n = 0;
+
+	for (; n < t->nlevels && n < FW_MAX_LEVELS; n++)
+		out[n] = t->level[n];
+	out[n++] = "node";
+	out[n] = NULL;
+}
+
 void fw_snapshot_gpu_models(const struct fw_snapshot *s, char *out, size_t n)
 {
 	size_t used = 0;

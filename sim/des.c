@@ -641,12 +641,25 @@ int fw_sim_scripted_next(void *ctx, int64_t after, struct fw_sim_failure *f)
 	return 1;
 }
 
+/* " (did you mean \"rack\"?)" into hint when level is a typo of one of
+ * t's levels or node, whatever its case; "" otherwise. */
+static const char *level_hint(const struct fw_topology *t, const char *level, char *hint, size_t n)
+{
+	const char *names[FW_MAX_LEVELS + 2], *near;
+
+	fw_topology_level_names(t, names);
+	hint[0] = '\0';
+	if ((near = fw_cli_nearest_name(level, names)))
+		snprintf(hint, n, " (did you mean \"%s\"?)", near);
+	return hint;
+}
+
 /* fw_sim_opts.slice_level in the fleet's topology (with slice_tasks): a
  * level the fleet lacks is an error that lists its levels. */
 static int slice_level(struct sim *m)
 {
 	const struct fw_topology *t = &m->s->topology;
-	char list[256] = "";
+	char list[256] = "", hint[96];
 
 	if (m->o->slice_tasks <= 0)
 		return FW_OK;
@@ -659,8 +672,9 @@ static int slice_level(struct sim *m)
 	for (int l = 0; l < t->nlevels; l++)
 		snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", l ? ", " : "", t->level[l]);
 	return fw_diag_set(m->d, FW_EINVAL, "--slices", 0, 0, NULL,
-			   "the fleet has no topology level \"%s\" (its levels: %s); use one of them or node "
-			   "(--racks K makes racks)", m->o->slice_level, t->nlevels ? list : "none");
+			   "the fleet has no topology level \"%s\"%s (its levels: %s); use one of them or node "
+			   "(--racks K makes racks)", m->o->slice_level, level_hint(t, m->o->slice_level, hint, sizeof hint),
+			   t->nlevels ? list : "none");
 }
 
 static int sim_init(struct sim *m, const struct fw_teams *teams)
@@ -4425,15 +4439,16 @@ static int config_leaves(const struct fw_snapshot *s)
 static int check_slices(const struct cli *c)
 {
 	const struct fw_topology *t = &c->fleetsnap->topology;
-	char list[300] = "";
+	char list[300] = "", hint[96];
 
 	if (c->o.slice_tasks <= 0 || !strcmp(c->o.slice_level, "node") ||
 	    fw_snapshot_find_level(c->fleetsnap, c->o.slice_level) >= 0)
 		return 0;
 	for (int l = 0; l < t->nlevels; l++)
 		snprintf(list + strlen(list), sizeof list - strlen(list), "%s, ", t->level[l]);
-	return usage_error("--slices '%d:%s': the fleet has no topology level \"%s\"; the valid levels: %snode%s",
-			   (int)c->o.slice_tasks, c->o.slice_level, c->o.slice_level, list,
+	return usage_error("--slices '%d:%s': the fleet has no topology level \"%s\"%s; the valid levels: %snode%s",
+			   (int)c->o.slice_tasks, c->o.slice_level, c->o.slice_level,
+			   level_hint(t, c->o.slice_level, hint, sizeof hint), list,
 			   t->nlevels ? "" : " (this fleet has none of its own: --racks K makes racks, a --fleet "
 			   "file or --topo FILE brings its levels)");
 }

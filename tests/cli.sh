@@ -120,7 +120,7 @@ expect "yaml-model-deserved-over-quota" 2 \
 	"bad-gpu-model-deserved.yaml:4:65: field queues[0].gpuModelDeserved: the queue deserves 8 GPUs of these models, more than its quota of 4 GPUs (resources.gpu.quota); raise the quota or lower these" \
 	"$FW" plan --config tests/fuzz/corpus/config/bad-gpu-model-deserved.yaml
 expect "yaml-model-deserved-unknown-model" 2 \
-	'field queues[0].gpuModelDeserved.H10: no node has GPU model "H10", so this entry would guarantee nothing; fix the spelling (the nodes'"'"' models: H100)' \
+	'field queues[0].gpuModelDeserved.H10: no node has GPU model "H10" (did you mean "H100"?), so this entry would guarantee nothing; fix the spelling (the nodes'"'"' models: H100)' \
 	"$FW" plan --config <(printf 'nodes:\n  - {name: h0, gpus: 8, gpuModel: H100}\nqueues:\n  - {name: q, resources: {gpu: {quota: 8}}, gpuModelDeserved: {H10: 8}}\n')
 # an unknown key names the valid key it is a typo of, then every valid key
 expect "yaml-unknown-key-did-you-mean" 2 \
@@ -1626,6 +1626,9 @@ expect "sim-run-slices-unknown-level" 2 \
 expect "sim-run-slices-unknown-level-lists-the-fleets" 2 \
 	"fairway sim run: error: --slices '4:galaxy': the fleet has no topology level \"galaxy\"; the valid levels: rack, node"$'\n' \
 	"$FW" sim run --trace synthetic:3 --nodes 4x8 --racks 2 --slices 4:galaxy
+expect "sim-run-slices-level-typo-names-the-level" 2 \
+	"fairway sim run: error: --slices '4:Rack': the fleet has no topology level \"Rack\" (did you mean \"rack\"?); the valid levels: rack, node"$'\n' \
+	"$FW" sim run --trace synthetic:3 --nodes 4x8 --racks 2 --slices 4:Rack
 expect "sim-run-variant-slices-needs-slices" 2 \
 	"--policies 'fairway:slices=off': slices=on|off switches the slices of --slices K:LEVEL; give --slices too" \
 	"$FW" sim run --trace x --policies fairway:slices=off

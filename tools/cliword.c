@@ -33,9 +33,16 @@ int fw_cli_joined_ok(const char *flag, const char *value, const char *const *bar
 	return 2;
 }
 
-/* Edit distance with swaps of neighbours (optimal string alignment);
- * words of 64 bytes or more are out of reach (a large number). */
-static int distance(const char *a, const char *b)
+/* c in lower case when fold (ASCII letters only), as it is otherwise. */
+static char folded(char c, bool fold)
+{
+	return fold && c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+/* Edit distance with swaps of neighbours (optimal string alignment),
+ * with ASCII case no edit when fold; words of 64 bytes or more are out
+ * of reach (a large number). */
+static int distance(const char *a, const char *b, bool fold)
 {
 	enum { W = 64 };
 	size_t la = strlen(a), lb = strlen(b);
@@ -49,12 +56,14 @@ static int distance(const char *a, const char *b)
 		d[0][j] = (int)j;
 	for (size_t i = 1; i <= la; i++)
 		for (size_t j = 1; j <= lb; j++) {
-			int c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			char x = folded(a[i - 1], fold), y = folded(b[j - 1], fold);
+			int c = d[i - 1][j - 1] + (x != y);
 			if (d[i - 1][j] + 1 < c)
 				c = d[i - 1][j] + 1;
 			if (d[i][j - 1] + 1 < c)
 				c = d[i][j - 1] + 1;
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < c)
+			if (i > 1 && j > 1 && x == folded(b[j - 2], fold) && folded(a[i - 2], fold) == y &&
+			    d[i - 2][j - 2] + 1 < c)
 				c = d[i - 2][j - 2] + 1;
 			d[i][j] = c;
 		}
@@ -76,17 +85,18 @@ static bool listed_before(const char *const *cands, const char *const *c)
 	return false;
 }
 
-const char *fw_cli_nearest(const char *word, const char *const *cands)
+/* fw_cli_nearest, with ASCII case no edit when fold. */
+static const char *nearest(const char *word, const char *const *cands, bool fold)
 {
 	int best = 1000, reach = strlen(word) <= 6 ? 1 : 2, near = 0, ext = 0;
 	const char *pick = NULL, *pick_ext = NULL;
 
 	for (const char *const *c = cands; c && *c; c++) {
-		int k = distance(word, *c);
+		int k = distance(word, *c, fold);
 		best = k < best ? k : best;
 	}
 	for (const char *const *c = cands; c && *c; c++) {
-		if (distance(word, *c) != best || listed_before(cands, c))
+		if (distance(word, *c, fold) != best || listed_before(cands, c))
 			continue;
 		near++, pick = *c;
 		if (extends(*c, word))
@@ -94,7 +104,19 @@ const char *fw_cli_nearest(const char *word, const char *const *cands)
 	}
 	if (near > 1) /* --gpu: --gpus rather than --cpu; otherwise a guess */
 		pick = ext == 1 ? pick_ext : NULL;
+	if (fold && pick && best == 0 && strcmp(pick, word))
+		return pick; /* the same but for case: "Rack" is "rack" */
 	return pick && best > 0 && best <= reach ? pick : NULL;
+}
+
+const char *fw_cli_nearest(const char *word, const char *const *cands)
+{
+	return nearest(word, cands, false);
+}
+
+const char *fw_cli_nearest_name(const char *word, const char *const *cands)
+{
+	return nearest(word, cands, true);
 }
 
 const char *fw_cli_hint(const char *word, const char *const *cands, char *buf, size_t n)

@@ -19,7 +19,8 @@
  * was probably meant to be, for every program's "unknown option" error,
  * and fw_cli_nearest the same for `fairway serve`'s "unknown field" errors
  * (connectors/serve/codec.c) and the YAML loader's "unknown key" errors
- * (connectors/config/yamlget.c).
+ * (connectors/config/yamlget.c); fw_cli_nearest_name for an unknown GPU
+ * model or topology level, whatever its case.
  */
 #ifndef FAIRWAY_CLIWORD_H
 #define FAIRWAY_CLIWORD_H
@@ -49,6 +50,11 @@ const char *fw_cli_hint(const char *word, const char *const *cands, char *buf, s
 /* The candidate itself by the same rule, or NULL (the daemon's "unknown
  * field" errors name it their own way). */
 const char *fw_cli_nearest(const char *word, const char *const *cands);
+/* The same for a name a person typed against the names there are (a GPU
+ * model, a topology level): ASCII case is no edit, so "NVLINK" is
+ * "nvlink" and "h10" within reach of "H100"; a name equal to word is no
+ * hint (NULL). */
+const char *fw_cli_nearest_name(const char *word, const char *const *cands);
 
 /* A plain decimal at the start of v: an optional '-', digits, and
  * optionally '.' and more digits ("16", "-5", "0.5", "2."), its value in

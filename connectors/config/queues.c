@@ -15,15 +15,17 @@
  * GPU-seconds.  A limit of -1 (or no limit) is FW_UNLIMITED.
  * gpuModelLimits (a map of GPU model to GPUs) become snapshot.model_limits,
  * and gpuModelDeserved (the same map) snapshot.model_deserved, in file
- * order; a model no node has is an error (a misspelt model would limit
- * or guarantee nothing), and so are deserved GPUs of models that add up
- * to more than the queue's quota.
+ * order; a model that differs from a node's only by case is the fleet's
+ * spelling ("h100" is H100, as a job's gpuModel), a model no node has is
+ * an error (a misspelt model would limit or guarantee nothing), and so
+ * are deserved GPUs of models that add up to more than the queue's quota.
  */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cliword.h"
 #include "config_int.h"
 
 _Static_assert(offsetof(struct fw_queue, name) == 0, "nameix needs name first");
@@ -113,6 +115,29 @@ static int load_usage(struct cfg *c, const yaml_node_t *m, const char *path,
 	return FW_OK;
 }
 
+/* A gpuModelLimits or gpuModelDeserved key (model, at kp) in the fleet's
+ * spelling (fw_snapshot_gpu_model_spelling: "h100" is H100, as the
+ * daemon's API takes it); a model no node has is refused naming the one
+ * it is a typo of, when one is close, and the fleet's models. */
+static int spell_model(struct cfg *c, const yaml_node_t *k, const char *kp, bool deserved, char *model)
+{
+	const char *sp = fw_snapshot_gpu_model_spelling(c->s, model), *names[32], *near;
+	char list[256], hint[96] = "";
+
+	if (sp) {
+		memmove(model, sp, strlen(sp) + 1);
+		return FW_OK;
+	}
+	fw_snapshot_gpu_model_names(c->s, names, 32);
+	if ((near = fw_cli_nearest_name(model, names)))
+		snprintf(hint, sizeof hint, " (did you mean \"%s\"?)", near);
+	fw_snapshot_gpu_models(c->s, list, sizeof list);
+	return cfg_fail(c, k, FW_ENOENT, kp,
+			"no node has GPU model \"%s\"%s, so this %s; fix the spelling (the nodes' models: %s)", model,
+			hint, deserved ? "entry would guarantee nothing" : "limit would limit nothing",
+			list[0] ? list : "none");
+}
+
 /* gpuModelLimits: {H100: 16, A100: 8}: GPUs of each model that queue qi
  * and the queues under it may hold (snapshot.model_limits).  With
  * `deserved`, gpuModelDeserved, the same map: the GPUs of each model
@@ -122,7 +147,7 @@ static int load_model_map(struct cfg *c, const yaml_node_t *m, const char *path,
 {
 	const char *key = deserved ? "gpuModelDeserved" : "gpuModelLimits";
 	yaml_node_t *l = cfg_get(c, m, key);
-	char fp[CFG_PATH], kp[CFG_PATH], list[256];
+	char fp[CFG_PATH], kp[CFG_PATH], key_text[FW_NAME_MAX];
 	int32_t first = deserved ? c->s->nmodel_deserved : c->s->nmodel_limits;
 	int64_t sum = 0, quota = c->s->queues[qi].deserved.v[FW_RES_GPU];
 	int rc;
@@ -140,17 +165,16 @@ static int load_model_map(struct cfg *c, const yaml_node_t *m, const char *path,
 		if ((rc = cfg_name_node(c, k, fp, ml.model)))
 			return rc;
 		cfg_path(kp, fp, ml.model);
+		memcpy(key_text, ml.model, sizeof key_text); /* the map's key; ml.model the fleet's spelling */
+		if ((rc = spell_model(c, k, kp, deserved, ml.model)))
+			return rc;
 		for (int32_t i = first; i < n; i++)
 			if (strcmp(tab[i].model, ml.model) == 0)
-				return cfg_fail(c, k, FW_EEXIST, kp, "GPU model \"%s\" is given twice; keep one", ml.model);
-		if (!fw_snapshot_has_gpu_model(c->s, ml.model)) {
-			fw_snapshot_gpu_models(c->s, list, sizeof list);
-			return cfg_fail(c, k, FW_ENOENT, kp,
-					"no node has GPU model \"%s\", so this %s; fix the spelling (the nodes' models: %s)",
-					ml.model, deserved ? "entry would guarantee nothing" : "limit would limit nothing",
-					list[0] ? list : "none");
-		}
-		if ((rc = cfg_gpu(c, l, fp, ml.model, false, &ml.gpus)))
+				return cfg_fail(c, k, FW_EEXIST, kp, "GPU model \"%s\" is given twice%s%s%s; keep one",
+						ml.model, strcmp(key_text, ml.model) ? " (as \"" : "",
+						strcmp(key_text, ml.model) ? key_text : "",
+						strcmp(key_text, ml.model) ? "\" too)" : "");
+		if ((rc = cfg_gpu(c, l, fp, key_text, false, &ml.gpus)))
 			return rc;
 		sum += ml.gpus;
 		rc = deserved ? fw_snapshot_add_model_deserved(c->s, &ml) : fw_snapshot_add_model_limit(c->s, &ml);

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cliword.h"
 #include "config_int.h"
 #include "fwconfig.h"
 
@@ -26,6 +27,19 @@ static void level_list(const struct cfg *c, char *out, size_t n)
 {
 	cfg_join(out, n, c->s->topology.level, LEVEL_STRIDE,
 		 c->s->topology.nlevels, FW_MAX_LEVELS);
+}
+
+/* " (did you mean \"rack\"?)" into hint when name is a typo of a level
+ * of topology.levels or "node", whatever its case; "" otherwise. */
+static const char *level_hint(const struct cfg *c, const char *name, char *hint, size_t n)
+{
+	const char *names[FW_MAX_LEVELS + 2], *near;
+
+	fw_topology_level_names(&c->s->topology, names);
+	hint[0] = '\0';
+	if ((near = fw_cli_nearest_name(name, names)))
+		snprintf(hint, n, " (did you mean \"%s\"?)", near);
+	return hint;
 }
 
 static int add_level(struct cfg *c, const yaml_node_t *item, const char *fp)
@@ -81,7 +95,7 @@ int cfg_load_topology(struct cfg *c, const yaml_node_t *root)
 static int map_level(struct cfg *c, const yaml_node_t *k, const char *path,
 		     bool *seen, int *lvl)
 {
-	char fp[CFG_PATH], list[256];
+	char fp[CFG_PATH], list[256], hint[96];
 	const char *name;
 	int rc = cfg_scalar(c, k, path, &name);
 
@@ -92,9 +106,9 @@ static int map_level(struct cfg *c, const yaml_node_t *k, const char *path,
 	if (*lvl < 0) {
 		level_list(c, list, sizeof list);
 		return cfg_fail(c, k, FW_EINVAL, fp,
-				"unknown topology level \"%s\"; the levels "
+				"unknown topology level \"%s\"%s; the levels "
 				"declared in topology.levels are: %s",
-				name, list);
+				name, level_hint(c, name, hint, sizeof hint), list);
 	}
 	if (seen[*lvl])
 		return cfg_fail(c, k, FW_EEXIST, fp,
@@ -245,7 +259,7 @@ int cfg_gen_path(const struct cfg *c, const struct cfg_gen *g, int64_t k,
 int cfg_level_ref(struct cfg *c, const yaml_node_t *map, const char *path,
 		  const char *key, int8_t *out)
 {
-	char fp[CFG_PATH], list[256];
+	char fp[CFG_PATH], list[256], hint[96];
 	yaml_node_t *v;
 	const char *t;
 	int rc = cfg_get_text(c, map, path, key, fp, &v, &t), lvl;
@@ -260,9 +274,9 @@ int cfg_level_ref(struct cfg *c, const yaml_node_t *map, const char *path,
 	if (lvl < 0) {
 		level_list(c, list, sizeof list);
 		return cfg_fail(c, v, FW_EINVAL, fp,
-				"unknown topology level \"%s\"; use \"node\" "
+				"unknown topology level \"%s\"%s; use \"node\" "
 				"or a level from topology.levels: %s",
-				t, list);
+				t, level_hint(c, t, hint, sizeof hint), list);
 	}
 	*out = (int8_t)lvl;
 	return FW_OK;

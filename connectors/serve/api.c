@@ -33,9 +33,9 @@
 #include "local.h"
 #include "serve_int.h"
 
-/* Room for a {name} path segment: a longer one is a name too long, which
- * the dispatcher refuses with 400 naming it (an even longer one matches no
- * route). */
+/* Room for a {name} path segment: a longer one is kept cut to this, and
+ * its whole length in ctx.name_len, so that the dispatcher refuses any
+ * name too long with 400 naming it and the limit, never a 404. */
 #define FW_PATH_NAME_MAX (4 * FW_NAME_MAX)
 
 struct ctx {
@@ -44,6 +44,7 @@ struct ctx {
 	struct fw_api_resp *rs;
 	char name[FW_PATH_NAME_MAX]; /* the {name} of the path: a valid name
 				      * (fw_codec_name_check) once a handler runs */
+	size_t name_len;           /* the segment's length, before any cut */
 	json_t *body;
 	json_t *out;               /* the answer, serialised after the lock */
 };
@@ -530,30 +531,52 @@ static int check_queues(struct fw_serve *d, const struct fw_queue_spec *qs, int3
 
 /* A table entry (gpuModelLimits, gpuModelDeserved) on a model no node of
  * the fleet has would do nothing (a misspelling): 400 naming it, with
- * the models there are. */
-static bool models_known(struct ctx *c, const char *key, const char *what, const struct fw_spec_model_limit *t,
-			 int32_t n)
+ * the model it is a typo of when one is close, and the models there are. */
+static void model_unknown(struct ctx *c, const char *key, const char *what, const char *model)
 {
-	char list[256], field[128];
+	const char *names[32], *near;
+	char list[256], field[128], hint[96] = "";
+
+	fw_snapshot_gpu_model_names(c->d->fleet, names, 32);
+	if ((near = fw_cli_nearest_name(model, names)))
+		snprintf(hint, sizeof hint, " (did you mean \"%s\"?)", near);
+	fw_snapshot_gpu_models(c->d->fleet, list, sizeof list);
+	snprintf(field, sizeof field, "%s.%s", key, model);
+	fail(c, 400, "EINVAL", field, "no node has GPU model \"%s\"%s, so %s (the nodes' models: %s)", model, hint,
+	     what, list[0] ? list : "none");
+}
+
+/* Each entry's model in the fleet's spelling (fw_snapshot_gpu_model_spelling,
+ * as a job's gpuModel: "h100" is H100), so the core, which matches models
+ * exactly, the store and every answer see one; a model no node has, or
+ * one given twice in two spellings, is refused (400 naming it). */
+static bool models_spelled(struct ctx *c, const char *key, const char *what, struct fw_spec_model_limit *t,
+			   int32_t n)
+{
+	char field[128];
 
 	for (int32_t k = 0; k < n; k++) {
-		if (fw_snapshot_has_gpu_model(c->d->fleet, t[k].model))
-			continue;
-		fw_snapshot_gpu_models(c->d->fleet, list, sizeof list);
-		snprintf(field, sizeof field, "%s.%s", key, t[k].model);
-		fail(c, 400, "EINVAL", field, "no node has GPU model \"%s\", so %s (the nodes' models: %s)", t[k].model,
-		     what, list[0] ? list : "none");
-		return false;
+		const char *sp = fw_snapshot_gpu_model_spelling(c->d->fleet, t[k].model);
+		if (!sp)
+			return model_unknown(c, key, what, t[k].model), false;
+		for (int32_t i = 0; i < k; i++)
+			if (!strcmp(t[i].model, sp)) {
+				snprintf(field, sizeof field, "%s.%s", key, t[k].model);
+				return fail(c, 400, "EINVAL", field, "GPU model %s is given twice (\"%s\" is %s, as the "
+					    "fleet spells it); keep one", sp, t[k].model, sp), false;
+			}
+		if (strcmp(sp, t[k].model))
+			snprintf(t[k].model, sizeof t[k].model, "%s", sp);
 	}
 	return true;
 }
 
-static bool model_limits_known(struct ctx *c, const struct fw_queue_spec *q)
+static bool model_limits_known(struct ctx *c, struct fw_queue_spec *q)
 {
-	return models_known(c, "gpuModelLimits", "this limit would limit nothing", q->model_limits,
-			    q->nmodel_limits) &&
-	       models_known(c, "gpuModelDeserved", "no job could ever hold these deserved GPUs", q->model_deserved,
-			    q->nmodel_deserved);
+	return models_spelled(c, "gpuModelLimits", "this limit would limit nothing", q->model_limits,
+			      q->nmodel_limits) &&
+	       models_spelled(c, "gpuModelDeserved", "no job could ever hold these deserved GPUs", q->model_deserved,
+			      q->nmodel_deserved);
 }
 
 /* Create (idx < 0) or replace queue q, after validation: the check, the
@@ -665,6 +688,25 @@ static void merge_patch(json_t *target, json_t *patch)
 	}
 }
 
+/* The keys of a patch's model table (key) in the fleet's spelling, so
+ * that {"h100": null} lifts the limit on H100 and {"h100": 4} replaces
+ * it, as a PUT's "h100" is H100 (models_spelled).  A key no node's model
+ * is, or one whose fleet spelling the patch gives too, stays as it is:
+ * the write refuses it. */
+static void spell_patch_models(const struct fw_snapshot *fleet, json_t *patch, const char *key)
+{
+	json_t *t = json_object_get(patch, key), *v;
+	const char *k, *sp;
+	void *tmp;
+
+	json_object_foreach_safe(t, tmp, k, v) {
+		if (!(sp = fw_snapshot_gpu_model_spelling(fleet, k)) || !strcmp(sp, k) || json_object_get(t, sp))
+			continue;
+		json_object_set(t, sp, v);
+		json_object_del(t, k);
+	}
+}
+
 /* Change only the members the body gives (`fairway queues set`): the
  * queue as it is, merged with the body, then validated and written as
  * a PUT would be.  Read, merge and write happen under the state lock, so
@@ -684,6 +726,8 @@ static void h_queue_patch(struct ctx *c)
 		return;
 	if (!(doc = queue_json(&c->d->queues[i])))
 		return fail(c, 500, "ENOMEM", "", "out of memory");
+	spell_patch_models(c->d->fleet, c->body, "gpuModelLimits");
+	spell_patch_models(c->d->fleet, c->body, "gpuModelDeserved");
 	merge_patch(doc, c->body);
 	rc = fw_codec_queue_parse(doc, c->name, &q, &dg);
 	json_decref(doc);
@@ -938,6 +982,35 @@ static void local_run_fields(const struct fw_serve *d, const struct fw_backend_j
 	}
 }
 
+/* Has the local job bj what its view, built from the snapshot, cannot
+ * show (view.c submitted_fields): a nodeSelector, its own or a task
+ * group's, a slice, or an exitCode it is to end with? */
+static bool local_extras(const struct fw_backend_job *bj)
+{
+	bool sliced = false;
+
+	for (int g = 0; g < bj->job.ngroups; g++)
+		sliced |= bj->slice[g] > 0;
+	return bj->nsel || fw_backend_has_group_sel(bj) || sliced || bj->exit_code;
+}
+
+/* Into the view's job j (a copy: the view's object is shared), what the
+ * local backend's own copy bj adds to it: its members as submitted
+ * (fw_codec_job_members: the tasks with their nodeSelectors and slices,
+ * its nodeSelector and exitCode), and, as older answers had them, the
+ * groups' selectors and slices as taskNodeSelectors and taskSlices. */
+static void local_members(json_t *j, const struct fw_backend_job *bj, const struct fw_topology *levels)
+{
+	fw_codec_job_members(j, bj, levels);
+	if (fw_backend_has_group_sel(bj))
+		json_object_set_new(j, "taskNodeSelectors", fw_codec_group_selectors_dump(bj));
+	for (int g = 0; g < bj->job.ngroups; g++)
+		if (bj->slice[g]) {
+			json_object_set_new(j, "taskSlices", fw_codec_group_slices_dump(bj, levels));
+			break;
+		}
+}
+
 /* A local job the last plan did not see (ended, or newer than the plan):
  * what the local backend knows of it.  Active, it has the timeLimit the
  * view would give it (view.c); running, its nodes and expected end. */
@@ -951,10 +1024,7 @@ static json_t *local_job_json(const struct fw_serve *d, const struct fw_backend_
 			      j->job.priority);
 
 	fw_serve_gpu_amount(o, &j->job);
-	if (j->job.checkpoint_s > 0)
-		json_object_set_new(o, "checkpointInterval", json_integer(j->job.checkpoint_s));
-	if (j->job.max_runtime_s > 0)
-		json_object_set_new(o, "maxRuntime", json_integer(j->job.max_runtime_s));
+	local_members(o, j, &d->fleet->topology); /* as submitted, as a view's entry shows it (listed_job) */
 	if (active && time_limit(d, j) > 0)
 		json_object_set_new(o, "timeLimit", json_integer(time_limit(d, j)));
 	if (strcmp(state, "pending") && start > 0) /* one cancelled while pending never started */
@@ -1085,15 +1155,19 @@ static const struct fw_backend_job *local_of(struct fw_serve *d, const char *nam
 }
 
 /* The view's job j as the list shows it: with its arrayOf when it is a
- * task of an array (array_of; the view, built from the snapshot, has
- * none), in a copy then, since the view's object is shared. */
-static json_t *listed_job(json_t *j, const char *array_of)
+ * task of an array (the view, built from the snapshot, has none) and
+ * what else the local backend's copy bj adds (local_members), in a copy
+ * then, since the view's object is shared. */
+static json_t *listed_job(struct fw_serve *d, json_t *j, const struct fw_backend_job *bj)
 {
 	json_t *x;
 
-	if (!array_of || !array_of[0] || !(x = json_copy(j)))
+	if (!bj || (!bj->array_of[0] && !local_extras(bj)) || !(x = json_copy(j)))
 		return json_incref(j);
-	json_object_set_new(x, "arrayOf", json_string(array_of));
+	if (bj->array_of[0])
+		json_object_set_new(x, "arrayOf", json_string(bj->array_of));
+	if (local_extras(bj))
+		local_members(x, bj, &d->fleet->topology);
 	return x;
 }
 
@@ -1116,7 +1190,7 @@ static void list_view(struct fw_serve *d, struct listing *l, json_t *v)
 			continue;
 		if (!room(l))
 			break;
-		json_array_append_new(l->out, listed_job(j, of));
+		json_array_append_new(l->out, listed_job(d, j, bj));
 	}
 }
 
@@ -1634,6 +1708,24 @@ static bool name_free(struct fw_serve *d, json_t *arrays, const char *name)
 	return !job_name_taken(d, name) && !array_size(arrays, name);
 }
 
+/* Is name the name of a task of a remembered job array (arrays), BASE_<index>
+ * as array_task writes it (no leading zero), whether that task is still
+ * remembered or not?  Its array's name into base (FW_NAME_MAX bytes) and
+ * the index into *idx when it is. */
+static bool array_task_name(json_t *arrays, const char *name, char *base, long *idx)
+{
+	const char *u = strrchr(name, '_'), *p;
+
+	if (!u || u == name || !u[1] || (u[1] == '0' && u[2]))
+		return false;
+	for (p = u + 1; *p >= '0' && *p <= '9'; p++)
+		;
+	if (*p || p - u - 1 > 4 || (*idx = strtol(u + 1, NULL, 10)) > FW_ARRAY_INDEX_MAX)
+		return false;
+	snprintf(base, FW_NAME_MAX, "%.*s", (int)(u - name), name);
+	return array_size(arrays, base) > 0;
+}
+
 /* job-N free for a job, or, for the array a (a->n > 0), for an array:
  * its tasks' names job-N_<index> free too. */
 static bool auto_name_free(struct fw_serve *d, json_t *arrays, const struct fw_job_array *a, const char *name)
@@ -1903,6 +1995,8 @@ static void submit_named(struct ctx *c, struct fw_backend_job *bj, const struct 
 	struct fw_serve *d = c->d;
 	bool named = bj->job.name[0] != '\0';
 	int64_t n = d->next_job;
+	char base[FW_NAME_MAX];
+	long idx;
 
 	if (!arrays)
 		return fail(c, 500, "ENOMEM", "", "out of memory listing the job arrays; try again");
@@ -1916,6 +2010,11 @@ static void submit_named(struct ctx *c, struct fw_backend_job *bj, const struct 
 			    "not reach it; give the job another name (nothing was submitted)", bj->job.name,
 			    array_size(arrays, bj->job.name), array_size(arrays, bj->job.name) == 1 ? "" : "s",
 			    bj->job.name);
+	if (named && array_task_name(arrays, bj->job.name, base, &idx))
+		return fail(c, 409, "EEXIST", "name", "\"%s\" is the name of task %ld of job array \"%s\", which the "
+			    "daemon remembers (GET /v1/jobs/%s): a job of its own by that name would make the array's "
+			    "tasks ambiguous; give the job another name (nothing was submitted)", bj->job.name, idx,
+			    base, base);
 	submit_one(c, bj, named, n, dry);
 }
 
@@ -2188,17 +2287,8 @@ static void h_job_get(struct ctx *c)
 		return fail(c, 500, "ENOMEM", "", "out of memory");
 	if (local && bj->array_of[0]) /* nor the array a task is of */
 		json_object_set_new(j, "arrayOf", json_string(bj->array_of));
-	if (local && !json_object_get(j, "nodeSelector")) { /* the view has no selector */
-		if (bj->nsel)
-			json_object_set_new(j, "nodeSelector", fw_codec_selector_dump(bj));
-		if (fw_backend_has_group_sel(bj))
-			json_object_set_new(j, "taskNodeSelectors", fw_codec_group_selectors_dump(bj));
-		for (int g = 0; g < bj->job.ngroups; g++)
-			if (bj->slice[g]) { /* nor slices */
-				json_object_set_new(j, "taskSlices", fw_codec_group_slices_dump(bj, &c->d->fleet->topology));
-				break;
-			}
-	}
+	if (local) /* nor selectors and slices */
+		local_members(j, bj, &c->d->fleet->topology);
 	hist = json_array();
 	/* a local job's own rows: from its submission (its name may have been
 	 * a forgotten job's: min-job-age) */
@@ -2991,16 +3081,18 @@ static void h_plan(struct ctx *c)
 
 /* --- dispatch ---------------------------------------------------------------------------- */
 /* Match "/v1/jobs/{name}" against a path; fills name (FW_PATH_NAME_MAX
- * bytes) with the segment as it stands: the dispatcher checks it. */
-static bool match(const char *pat, const char *path, char *name)
+ * bytes) with the segment as it stands, cut when longer, and *len with
+ * its whole length: the dispatcher checks it. */
+static bool match(const char *pat, const char *path, char *name, size_t *len)
 {
 	while (*pat && *path) {
 		if (!strncmp(pat, "{name}", 6)) {
-			size_t n = strcspn(path, "/");
-			if (n == 0 || n >= FW_PATH_NAME_MAX)
+			size_t n = strcspn(path, "/"), keep = n < FW_PATH_NAME_MAX ? n : FW_PATH_NAME_MAX - 1;
+			if (n == 0)
 				return false;
-			memcpy(name, path, n);
-			name[n] = '\0';
+			memcpy(name, path, keep);
+			name[keep] = '\0';
+			*len = n;
 			path += n;
 			pat += 6;
 			continue;
@@ -3066,6 +3158,12 @@ static bool name_ok(struct ctx *c, const char *pattern)
 
 	if (!strstr(pattern, "{name}"))
 		return true;
+	if (c->name_len >= FW_NAME_MAX) {
+		fail(c, 400, "ERANGE", "name", "the name in the URL path is longer than %d characters (it has %zu): "
+		     "a name is 1 to %d letters, digits, '-', '_' and '.'", FW_NAME_MAX - 1, c->name_len,
+		     FW_NAME_MAX - 1);
+		return false;
+	}
 	memset(&dg, 0, sizeof dg);
 	if ((rc = fw_codec_name_check(c->name, "name", &dg)) == FW_OK)
 		return true;
@@ -3154,24 +3252,25 @@ static bool body_ok(struct ctx *c, const struct route *r)
 static void allow_list(const char *path, char *buf, size_t n)
 {
 	char name[FW_PATH_NAME_MAX];
-	size_t at = 0;
+	size_t at = 0, len;
 
 	buf[0] = '\0';
 	for (int i = 0; i < NROUTES && at < n; i++) {
-		if (!match(routes[i].path, path, name))
+		if (!match(routes[i].path, path, name, &len))
 			continue;
 		at += (size_t)snprintf(buf + at, n - at, "%s%s%s", at ? ", " : "", routes[i].method,
 				       strcmp(routes[i].method, "GET") ? "" : ", HEAD");
 	}
 }
 
-/* The route of method and path (its {name} into name), or NULL; *known
+/* The route of method and path (its {name} into name, its length into
+ * *len), or NULL; *known
  * says whether some route has that path. */
-static const struct route *route_of(const char *method, const char *path, char *name, bool *known)
+static const struct route *route_of(const char *method, const char *path, char *name, size_t *len, bool *known)
 {
 	*known = false;
 	for (int i = 0; i < NROUTES; i++) {
-		if (!match(routes[i].path, path, name))
+		if (!match(routes[i].path, path, name, len))
 			continue;
 		*known = true;
 		if (!strcmp(routes[i].method, method))
@@ -3191,11 +3290,11 @@ static bool lock_free(const struct route *r)
 
 void fw_api_handle(struct fw_serve *d, const struct fw_api_req *rq, struct fw_api_resp *rs)
 {
-	struct ctx c = { d, rq, rs, "", NULL, NULL };
+	struct ctx c = { d, rq, rs, "", 0, NULL, NULL };
 	/* HEAD is GET without the body, which libmicrohttpd leaves out */
 	const char *method = strcmp(rq->method, "HEAD") ? rq->method : "GET";
 	bool path_known;
-	const struct route *r = route_of(method, rq->path, c.name, &path_known);
+	const struct route *r = route_of(method, rq->path, c.name, &c.name_len, &path_known);
 	bool locked = !lock_free(r);
 
 	memset(rs, 0, sizeof *rs);

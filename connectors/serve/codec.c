@@ -631,10 +631,24 @@ static const char *level_list(const struct fw_topology *t, char *out, size_t n)
 	return out;
 }
 
+/* " (did you mean \"rack\"?)" into hint when name is a typo of one of
+ * t's levels or "node", whatever its case (levels match exactly); "". */
+static const char *level_hint(const struct fw_topology *t, const char *name, char *hint, size_t n)
+{
+	static const struct fw_topology none;
+	const char *names[FW_MAX_LEVELS + 2], *near;
+
+	fw_topology_level_names(t ? t : &none, names);
+	hint[0] = '\0';
+	if ((near = fw_cli_nearest_name(name, names)))
+		snprintf(hint, n, " (did you mean \"%s\"?)", near);
+	return hint;
+}
+
 static int get_level(json_t *o, const char *path, const char *key, const struct fw_topology *t, int8_t *lvl,
 		     struct fw_diag *d)
 {
-	char name[FW_NAME_MAX] = "", f[128], list[FW_MAX_LEVELS * (FW_NAME_MAX + 2)];
+	char name[FW_NAME_MAX] = "", f[128], list[FW_MAX_LEVELS * (FW_NAME_MAX + 2)], hint[96];
 	int rc = get_str(o, path, key, false, name, sizeof name, d);
 
 	*lvl = FW_LEVEL_NONE;
@@ -651,10 +665,11 @@ static int get_level(json_t *o, const char *path, const char *key, const struct 
 		}
 	path_of(f, sizeof f, path, key);
 	if (!t || !t->nlevels)
-		return BAD(d, FW_EINVAL, f, "\"%s\" is not a topology level of this cluster: it has none (topology.levels "
-			   "of its --config); use \"node\" or leave it out", name);
-	return BAD(d, FW_EINVAL, f, "\"%s\" is not a topology level of this cluster (its levels: %s); use one of "
-		   "them or \"node\"", name, level_list(t, list, sizeof list));
+		return BAD(d, FW_EINVAL, f, "\"%s\" is not a topology level of this cluster%s: it has none "
+			   "(topology.levels of its --config); use \"node\" or leave it out", name,
+			   level_hint(t, name, hint, sizeof hint));
+	return BAD(d, FW_EINVAL, f, "\"%s\" is not a topology level of this cluster%s (its levels: %s); use one of "
+		   "them or \"node\"", name, level_hint(t, name, hint, sizeof hint), level_list(t, list, sizeof list));
 }
 
 /* path.slice: {"size": N, "required": LEVEL}, the group's tasks in runs
@@ -982,13 +997,13 @@ json_t *fw_codec_group_slices_dump(const struct fw_backend_job *bj, const struct
 	return a;
 }
 
-json_t *fw_codec_job_dump(const struct fw_backend_job *bj, const struct fw_topology *levels)
+/* Its task groups as a POST body gives them. */
+static json_t *tasks_dump(const struct fw_backend_job *bj, const struct fw_topology *levels)
 {
 	const struct fw_job *j = &bj->job;
 	json_t *tasks = json_array();
-	const char *rl = level_name(j->required_level, levels), *pl = level_name(j->preferred_level, levels);
 
-	for (int i = 0; i < j->ngroups; i++) {
+	for (int i = 0; tasks && i < j->ngroups; i++) {
 		const struct fw_task_group *g = &j->groups[i];
 		json_t *t = json_pack("{s:i,s:i,s:f,s:I}", "count", g->count, "gpus", g->gpus, "cpu",
 				      g->cpu_milli / 1000.0, "memory", (json_int_t)g->mem_mib);
@@ -1006,23 +1021,51 @@ json_t *fw_codec_job_dump(const struct fw_backend_job *bj, const struct fw_topol
 			json_object_set_new(t, "slice", json_pack("{s:i,s:s}", "size", bj->slice[i], "required", sl));
 		json_array_append_new(tasks, t);
 	}
-	json_t *o = json_pack("{s:s,s:s,s:s,s:i,s:b,s:b,s:I,s:i,s:o}", "name", j->name, "queue", bj->queue, "user",
-			      j->user, "priority", j->priority, "preemptible", j->preemptible, "spread", j->spread,
-			      "runtime", (json_int_t)j->expected_runtime, "minMember", j->min_member, "tasks", tasks);
+	return tasks;
+}
+
+int fw_codec_job_members(json_t *o, const struct fw_backend_job *bj, const struct fw_topology *levels)
+{
+	const struct fw_job *j = &bj->job;
+	const char *rl = level_name(j->required_level, levels), *pl = level_name(j->preferred_level, levels);
+	json_t *tasks = tasks_dump(bj, levels);
+
+	if (!tasks || json_object_set_new(o, "preemptible", json_boolean(j->preemptible)) ||
+	    json_object_set_new(o, "spread", json_boolean(j->spread)) ||
+	    json_object_set_new(o, "runtime", json_integer(j->expected_runtime)) ||
+	    json_object_set_new(o, "minMember", json_integer(j->min_member))) {
+		json_decref(tasks);
+		return FW_ENOMEM;
+	}
+	if (json_object_set_new(o, "tasks", tasks))
+		return FW_ENOMEM;
+	if (rl)
+		json_object_set_new(o, "requiredLevel", json_string(rl));
+	if (pl)
+		json_object_set_new(o, "preferredLevel", json_string(pl));
+	if (bj->exit_code)
+		json_object_set_new(o, "exitCode", json_integer(bj->exit_code)); /* 0: left out */
+	if (j->checkpoint_s)
+		json_object_set_new(o, "checkpointInterval", json_integer(j->checkpoint_s)); /* 0: left out */
+	if (j->max_runtime_s)
+		json_object_set_new(o, "maxRuntime", json_integer(j->max_runtime_s)); /* 0: left out */
+	if (bj->nsel) /* none: left out */
+		json_object_set_new(o, "nodeSelector", fw_codec_selector_dump(bj));
+	return FW_OK;
+}
+
+json_t *fw_codec_job_dump(const struct fw_backend_job *bj, const struct fw_topology *levels)
+{
+	const struct fw_job *j = &bj->job;
+	json_t *o = json_pack("{s:s,s:s,s:s,s:i}", "name", j->name, "queue", bj->queue, "user", j->user, "priority",
+			      j->priority);
+
 	if (o && !j->name[0])
 		json_object_del(o, "name"); /* not yet named: the daemon names it */
-	if (o && rl)
-		json_object_set_new(o, "requiredLevel", json_string(rl));
-	if (o && pl)
-		json_object_set_new(o, "preferredLevel", json_string(pl));
-	if (o && bj->exit_code)
-		json_object_set_new(o, "exitCode", json_integer(bj->exit_code)); /* 0: left out */
-	if (o && j->checkpoint_s)
-		json_object_set_new(o, "checkpointInterval", json_integer(j->checkpoint_s)); /* 0: left out */
-	if (o && j->max_runtime_s)
-		json_object_set_new(o, "maxRuntime", json_integer(j->max_runtime_s)); /* 0: left out */
-	if (o && bj->nsel) /* none: left out */
-		json_object_set_new(o, "nodeSelector", fw_codec_selector_dump(bj));
+	if (o && fw_codec_job_members(o, bj, levels) != FW_OK) {
+		json_decref(o);
+		return NULL;
+	}
 	return o;
 }
 

@@ -163,6 +163,13 @@ json_t *fw_codec_queue_dump(const struct fw_queue_spec *q);
 int fw_codec_job_parse(json_t *o, const struct fw_topology *levels, struct fw_backend_job *j,
 		       struct fw_diag *d);
 json_t *fw_codec_job_dump(const struct fw_backend_job *j, const struct fw_topology *levels);
+/* Into o, the members of j's document besides name, queue, user and
+ * priority (preemptible, spread, runtime, minMember, tasks, and those it
+ * has of requiredLevel, preferredLevel, exitCode, checkpointInterval,
+ * maxRuntime, nodeSelector), under the names a POST body gives them:
+ * what a job's view shows of its submission (view.c, api.c).  FW_OK or
+ * FW_ENOMEM. */
+int fw_codec_job_members(json_t *o, const struct fw_backend_job *j, const struct fw_topology *levels);
 /* A job's nodeSelector as its document writes it ({} when it has none). */
 json_t *fw_codec_selector_dump(const struct fw_backend_job *j);
 /* Its task groups' own selectors, one object per group ({} for none). */

@@ -201,6 +201,21 @@ static void expected_end(json_t *o, const struct fw_snapshot *s, const struct fw
 		json_object_set_new(o, "expectedEnd", json_integer(start + m));
 }
 
+/* What job j was submitted with, under the names of a POST /v1/jobs body
+ * (fw_codec_job_members: preemptible, spread, runtime, minMember, tasks
+ * with their gpuModel, the levels, checkpointInterval, maxRuntime), as
+ * the snapshot has it: node filters are node lists there, so a local
+ * job's nodeSelectors and slices are added by the API from the backend's
+ * copy (api.c, local_members). */
+static void submitted_fields(json_t *o, const struct fw_snapshot *s, const struct fw_job *j)
+{
+	struct fw_backend_job bj;
+
+	memset(&bj, 0, sizeof bj);
+	bj.job = *j;
+	fw_codec_job_members(o, &bj, &s->topology);
+}
+
 static json_t *job_json(const struct fw_snapshot *s, const struct fw_plan *p, const struct fw_serve_left *left,
 			int32_t i, const struct fw_backend_action *st, const struct fw_backend_action *ev)
 {
@@ -212,10 +227,7 @@ static json_t *job_json(const struct fw_snapshot *s, const struct fw_plan *p, co
 	const struct fw_pending *pe = NULL;
 
 	fw_serve_gpu_amount(o, j);
-	if (j->checkpoint_s > 0)
-		json_object_set_new(o, "checkpointInterval", json_integer(j->checkpoint_s));
-	if (j->max_runtime_s > 0) /* its own; timeLimit: the one that binds */
-		json_object_set_new(o, "maxRuntime", json_integer(j->max_runtime_s));
+	submitted_fields(o, s, j); /* its maxRuntime its own; timeLimit: the one that binds */
 	if (ev && !st && ev->reason == FW_REASON_TIME_LIMIT) { /* ended by this plan */
 		json_object_set_new(o, "state", json_string("timeout"));
 		json_object_set_new(o, "reason", json_string(fw_reason_name(ev->reason)));

@@ -520,6 +520,14 @@ void fw_snapshot_gpu_models(const struct fw_snapshot *s, char *out, size_t n);
  * a person (the daemon's job intake) normalise it with this, so the core,
  * which matches models exactly, sees the fleet's spelling. */
 const char *fw_snapshot_gpu_model_spelling(const struct fw_snapshot *s, const char *model);
+/* The fleet's GPU models, each once in node order, into out: at most
+ * max - 1 of them, then NULL (a "did you mean" picks from such a list,
+ * tools/cliword.h fw_cli_nearest_name).  Returns how many. */
+int32_t fw_snapshot_gpu_model_names(const struct fw_snapshot *s, const char **out, int32_t max);
+/* t's level names, largest domain first, then "node" and NULL: the names
+ * a job's requiredLevel, preferredLevel or slice may give (out holds
+ * FW_MAX_LEVELS + 2). */
+void fw_topology_level_names(const struct fw_topology *t, const char **out);
 /* Restrict job (already added, and after every job restricted so far) to
  * the n >= 1 nodes listed, in any order, repeats allowed (they are sorted
  * and made distinct); the index of the new job_nodes entry, or FW_EINVAL

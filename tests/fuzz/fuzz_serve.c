@@ -8,8 +8,9 @@
  * fresh state directory, a three-node config with two GPU models, racks,
  * node labels and a queue tree) and plays
  * up to 24 steps, one byte choosing each: submit (now and then a job
- * array, POST /v1/jobs with "array") or cancel a job; put,
- * patch, create or delete a queue; create or delete a reservation; report
+ * array, POST /v1/jobs with "array", or a job named as an array's task,
+ * jN_1) or cancel a job; put, patch, create or delete a queue (its GPU
+ * model limit now and then in another case than the fleet's, h100); create or delete a reservation; report
  * a node's health; read a listing, /metrics or /v1/fairshare; run a cycle
  * (fw_serve_cycle_once); move the clock; send a body of raw bytes to a
  * route; or restart (close, reopen on the same directory), cleanly or as
@@ -628,12 +629,13 @@ static void submit(struct session *x, struct bytes *b)
 	unsigned f = u8(b), g = u8(b), count = 1 + pick(b, 3), gpus = pick(b, 9), runtime = 60 * pick(b, 120);
 	unsigned name = pick(b, 8);
 	const char *queue = QUEUES[pick(b, 5)];
+	const char *task = g % 17 == 9 ? "_1" : ""; /* jN_1: array jN's task 1's name, refused while jN is remembered */
 
 	snprintf(body, sizeof body,
-		 "{\"name\":\"j%u\",\"queue\":\"%s\",\"user\":\"u%u\",\"priority\":%d,\"runtime\":%u,"
+		 "{\"name\":\"j%u%s\",\"queue\":\"%s\",\"user\":\"u%u\",\"priority\":%d,\"runtime\":%u,"
 		 "\"maxRuntime\":%u,\"checkpointInterval\":%u,\"preemptible\":%s,\"exitCode\":%u,%s%s"
 		 "\"tasks\":[{\"count\":%u,\"gpus\":%u%s}]}",
-		 name, queue, f % 3, (int)(f >> 2 & 3) - 1, runtime, g % 4 == 0 ? 600 * (g >> 4) : 0,
+		 name, task, queue, f % 3, (int)(f >> 2 & 3) - 1, runtime, g % 4 == 0 ? 600 * (g >> 4) : 0,
 		 g % 3 == 0 ? 300u : 0u, f >> 4 & 1 ? "false" : "true", g % 7 == 0 ? 1u : 0u,
 		 f >> 5 & 1 ? "\"requiredLevel\":\"rack\"," : "", f % 5 == 0 ? "\"minMember\":1," : "", count, gpus,
 		 f >> 6 == 1 ? ",\"gpuModel\":\"A100\"" : f >> 6 == 2 ? ",\"gpuFraction\":0.5" :
@@ -659,6 +661,8 @@ static void queue_put(struct session *x, struct bytes *b, const char *method)
 	char body[512], path[64], lim[16] = "null";
 	unsigned f = u8(b), deserved = pick(b, 24), limit = pick(b, 24), up = pick(b, 4);
 	const char *name = QUEUES[pick(b, 5)];
+	/* h100: the fleet's H100, as the daemon spells it */
+	const char *model_limit = deserved & 1 ? ",\"gpuModelLimits\":{\"h100\":8}" : ",\"gpuModelLimits\":{\"H100\":8}";
 
 	snprintf(path, sizeof path, "/v1/queues/%s", name);
 	if (!strcmp(method, "PATCH"))
@@ -674,7 +678,7 @@ static void queue_put(struct session *x, struct bytes *b, const char *method)
 			 up ? "\"parent\":\"" : "", up ? QUEUES[up - 1] : "", up ? "\"," : "", deserved,
 			 lim, (int)(f >> 2 & 1), f >> 3 & 1 ? 600u : 0u,
 			 f >> 4 & 1 ? 1800u : 0u, f >> 5 & 1 ? 2u : 0u, f >> 6 & 1 ? "false" : "true",
-			 f >> 7 ? ",\"gpuModelLimits\":{\"H100\":8}" : up == 2 ? ",\"gpuModelDeserved\":{\"A100\":2}" : "");
+			 f >> 7 ? model_limit : up == 2 ? ",\"gpuModelDeserved\":{\"A100\":2}" : "");
 	if (!strcmp(method, "POST")) { /* the name in the body */
 		char named[600];
 		snprintf(named, sizeof named, "{\"name\":\"%s\",%s", name, body + 1);

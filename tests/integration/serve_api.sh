@@ -121,6 +121,20 @@ CODE=$(curl -s -o "$T/body" -w '%{http_code}' -X POST -H "Authorization: Bearer 
 check "a body over 1 MiB: 413" [ "$CODE" = 413 ]
 req GET /v1/nope
 check "unknown path: 404 ENOROUTE" [ "$CODE" = 404 -a "$(jfield 'j["error"]["code"]')" = ENOROUTE ]
+# a name longer than a name may be, in any path that takes one: 400 naming
+# name and the limit, not 404 (the route is there)
+LONG=$(python3 -c 'print("x" * 5000)')
+for mp in "GET /v1/jobs" "DELETE /v1/jobs" "GET /v1/queues" "DELETE /v1/queues" "GET /v1/reservations" \
+	"DELETE /v1/reservations" "GET /v1/nodes"; do
+	req ${mp% *} "${mp#* }/$LONG"
+	check "${mp% *} ${mp#* }/<5000 x>: 400 ERANGE naming name and the limit" \
+		[ "$CODE" = 400 -a "$(jfield 'j["error"]["code"], j["error"]["field"], j["error"]["message"].startswith("the name in the URL path is longer than 63 characters (it has 5000)")')" = "ERANGE name True" ]
+done
+req POST "/v1/nodes/$LONG/health" '{"healthy":true}'
+check "POST /v1/nodes/<5000 x>/health: 400 naming name" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = name ]
+req POST /v1/jobs "{\"name\":\"$LONG\",\"queue\":\"llm\",\"tasks\":[{\"gpus\":1}]}"
+check "POST /v1/jobs with a 5000-character name: 400 ERANGE naming name and the limit" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], j["error"]["message"]')" = "name is longer than 63 bytes" ]
 req PATCH /v1/queues
 check "wrong method: 405" [ "$CODE" = 405 ]
 curl -s -o /dev/null -D "$T/h405" -X PATCH "http://127.0.0.1:$PORT/v1/queues"
@@ -947,6 +961,46 @@ check "a second array named arr (no task name clashes): 409 naming name, cancel 
 	[ "$CODE" = 409 -a "$(jfield 'j["error"]["field"], "job array \"arr\" exists (4 tasks)" in j["error"]["message"]')" = "name True" ]
 req GET /v1/jobs/arr_10
 check "... and none of its tasks submitted (arr_10: 404)" [ "$CODE" = 404 ]
+req POST /v1/jobs '{"name":"arr_1","queue":"llm","tasks":[{"gpus":1}]}'
+check "a job of its own named as a task of the remembered array arr (arr_1): 409 naming name, the array and the task" \
+	[ "$CODE" = 409 -a "$(jfield 'j["error"]["field"], j["error"]["message"].startswith("\"arr_1\" is the name of task 1 of job array \"arr\"")')" = "name True" ]
+req POST /v1/jobs '{"name":"arr_0","queue":"llm","tasks":[{"gpus":1}]}'
+check "... a live task's name too (arr_0): 409 saying whose task it is" \
+	[ "$CODE" = 409 -a "$(jfield '"task 0 of job array \"arr\"" in j["error"]["message"]')" = True ]
+req GET /v1/jobs/arr_1
+check "... and nothing was submitted (arr_1: 404)" [ "$CODE" = 404 ]
+# A job shows every member it was submitted with, under the body's names,
+# in GET /v1/jobs/NAME and its row of GET /v1/jobs, before and after a
+# cycle; its members post back (here as a dry run)
+MEMBERS='{"name":"members","queue":"llm","user":"ann","priority":2,"preemptible":false,"spread":true,"runtime":900,"minMember":1,"preferredLevel":"rack","checkpointInterval":60,"maxRuntime":7200,"tasks":[{"count":2,"gpus":1,"cpu":2.0,"memory":1024,"gpuModel":"h100"}]}'
+SHOWS='import json, sys
+sent, got = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+got = got if "name" in got else [x for x in got["jobs"] if x["name"] == "members"][0]
+sent["tasks"][0]["gpuModel"] = "H100"
+bad = {k: (v, got.get(k)) for k, v in sent.items() if got.get(k) != v}
+assert not bad, bad'
+req POST /v1/jobs "$MEMBERS"
+req GET /v1/jobs/members
+check "GET /v1/jobs/members before a cycle: every member it was submitted with (tasks with gpuModel H100, preemptible, spread, minMember, preferredLevel, ...)" \
+	python3 -c "$SHOWS" "$MEMBERS" "$BODY"
+req POST /v1/cycle
+req GET /v1/jobs/members
+check "... after a cycle (the view) too" python3 -c "$SHOWS" "$MEMBERS" "$BODY"
+req GET "/v1/jobs?queue=llm&user=ann"
+check "... and in its row of GET /v1/jobs" python3 -c "$SHOWS" "$MEMBERS" "$BODY"
+req GET /v1/jobs/members
+AGAIN=$(python3 -c 'import json, sys
+j = json.loads(sys.argv[1])
+keys = "name queue user priority preemptible spread runtime minMember requiredLevel preferredLevel tasks exitCode checkpointInterval maxRuntime nodeSelector".split()
+b = {k: j[k] for k in keys if k in j}
+b["name"] = "members-again"
+print(json.dumps(b))' "$BODY")
+req POST "/v1/jobs?dryRun=true" "$AGAIN"
+check "... its members, taken from GET, post back (dryRun: 200)" [ "$CODE" = 200 ]
+req DELETE /v1/jobs/members
+req POST /v1/jobs '{"queue":"llm","requiredLevel":"Rack","tasks":[{"gpus":1}]}'
+check "a topology level in another case (Rack): 400 naming requiredLevel, did you mean rack" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], "(did you mean \"rack\"?)" in j["error"]["message"]')" = "requiredLevel True" ]
 req POST /v1/jobs '{"name":"clash_5","queue":"llm","tasks":[{"gpus":1}]}'
 req POST /v1/jobs '{"name":"clash","queue":"llm","tasks":[{"gpus":1}],"array":"0-9"}'
 check "an array one of whose task names is a job's (clash_5): 409 naming name and the task" \
@@ -1282,10 +1336,15 @@ req GET /v1/queues/cliq
 check "fairway queues set --gpu-model-limits H100=4,A100=2.5: in the document, the rest kept" \
 	[ "$(jfield 'j["gpuModelLimits"], j["minRuntime"]')" = "{'H100': 4.0, 'A100': 2.5} 60" ]
 check "fairway queues list shows them" bash -c "'$FW' queues list ${C[*]} | grep -q '^cliq .*H100=4,A100=2.5$'"
+req PATCH /v1/queues/cliq '{"gpuModelLimits":{"h100":3}}'
+check "a limit on h100 is a limit on the fleet's H100 (one entry, changed, in the fleet's spelling)" \
+	[ "$CODE" = 200 -a "$(jfield 'j["gpuModelLimits"]')" = "{'H100': 3.0, 'A100': 2.5}" ]
+req PATCH /v1/queues/cliq '{"gpuModelLimits":{"H10":4}}'
+check "a limit on a model no node has: 400 naming gpuModelLimits.H10" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = gpuModelLimits.H10 ] &&
+	check "... naming the model it is a typo of, and the models there are" \
+		grep -q 'no node has GPU model \\"H10\\" (did you mean \\"H100\\"?).*H100' <<<"$BODY"
 req PATCH /v1/queues/cliq '{"gpuModelLimits":{"h100":4}}'
-check "a limit on a model no node has: 400 naming gpuModelLimits.h100" \
-	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = gpuModelLimits.h100 ] &&
-	check "... saying the models there are" grep -q 'no node has GPU model \\"h100\\".*H100' <<<"$BODY"
 req GET /v1/queues/cliq
 check "... and the queue keeps its limits" [ "$(jfield 'j["gpuModelLimits"]')" = "{'H100': 4.0, 'A100': 2.5}" ]
 "$FW" queues set cliq --gpu-model-limits H100 "${C[@]}" >/dev/null 2>"$T/err"
@@ -1325,10 +1384,10 @@ check "fairway queues list shows them (DESERVED BY MODEL)" bash -c \
 	"'$FW' queues list ${C[*]} | grep -q '^cliq .* H100=1.5,A100=0.5 *-$'"
 check "fairway queues --help teaches --gpu-model-deserved" bash -c \
 	"'$FW' queues --help | grep -q -- '--gpu-model-deserved H100=16 (which models its'"
-req PATCH /v1/queues/cliq '{"gpuModelDeserved":{"A100":null,"h100":0.5}}'
-check "deserved GPUs of a model no node has: 400 naming gpuModelDeserved.h100" \
-	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = gpuModelDeserved.h100 ] &&
-	check "... saying the models there are" grep -q 'no node has GPU model \\"h100\\".*H100' <<<"$BODY"
+req PATCH /v1/queues/cliq '{"gpuModelDeserved":{"A100":null,"B300":0.5}}'
+check "deserved GPUs of a model no node has: 400 naming gpuModelDeserved.B300" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = gpuModelDeserved.B300 ] &&
+	check "... saying the models there are" grep -q 'no node has GPU model \\"B300\\", so.*H100' <<<"$BODY"
 req PATCH /v1/queues/cliq '{"gpuModelDeserved":{"H100":2}}'
 check "entries summing to more than deserved.gpu (2.5 of 2): 400 naming gpuModelDeserved" \
 	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = gpuModelDeserved ] &&

@@ -137,7 +137,26 @@ TEST(server_base_drops_trailing_slashes_and_one_v1)
 	base_is("", "");
 }
 
+/* A name's nearest (a GPU model, a topology level): case is no edit, so
+ * a name in another case is named, and a typo in another case is in
+ * reach; the name itself, or one far off, is none. */
+TEST(nearest_name_reads_case_as_no_edit)
+{
+	static const char *const models[] = { "H100", "A100", "H200", NULL };
+	static const char *const levels[] = { "block", "rack", "nvlink", "node", NULL };
+
+	ASSERT_STR_EQ(fw_cli_nearest_name("NVLINK", levels), "nvlink");
+	ASSERT(fw_cli_nearest("NVLINK", levels) == NULL);
+	ASSERT_STR_EQ(fw_cli_nearest_name("rakc", levels), "rack");
+	ASSERT_STR_EQ(fw_cli_nearest_name("a10", models), "A100");
+	ASSERT_STR_EQ(fw_cli_nearest_name("h10", models), "H100");
+	ASSERT(fw_cli_nearest_name("h300", models) == NULL); /* H100 and H200 alike: a guess */
+	ASSERT(fw_cli_nearest_name("rack", levels) == NULL);
+	ASSERT(fw_cli_nearest_name("galaxy", levels) == NULL);
+	ASSERT(fw_cli_nearest_name("B300", models) == NULL);
+}
+
 TEST_MAIN(split_eq_cuts_the_word_at_the_first_equals, joined_values_of_switches_and_empty_ones_are_refused,
 	  hint_names_the_one_flag_a_typo_is_near, hint_is_cut_to_its_buffer_and_long_words_are_out_of_reach,
 	  durations_take_one_unit_of_s_m_h_or_d, decimals_have_no_exponent_or_hex,
-	  server_base_drops_trailing_slashes_and_one_v1)
+	  server_base_drops_trailing_slashes_and_one_v1, nearest_name_reads_case_as_no_edit)

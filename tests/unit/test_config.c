@@ -791,7 +791,7 @@ static const struct {
 	{ "negative_quota", FW_ERANGE, 11, "queues[1].resources.gpu.quota" },
 	{ "unknown_parent", FW_ENOENT, 5, "queues[1].parent" },
 	{ "queue_cycle", FW_ELOOP, 5, "queues[1].parent" },
-	{ "gpu_model_limit_unknown", FW_ENOENT, 7, "queues[0].gpuModelLimits.h100" },
+	{ "gpu_model_limit_unknown", FW_ENOENT, 9, "queues[0].gpuModelLimits.H10" },
 	{ "task_too_many_gpus", FW_ERANGE, 12, "jobs[0].tasks[0].gpus" },
 	{ "task_too_much_cpu", FW_ERANGE, 10, "jobs[0].tasks[0].cpu" },
 	{ "task_too_much_memory", FW_ERANGE, 11, "jobs[0].tasks[1].memory" },
@@ -994,8 +994,10 @@ TEST(queue_min_runtime)
 }
 
 /* gpuModelLimits: a map of GPU model to GPUs, one snapshot entry each, in
- * file order; a model no node has, a repeat, a bad amount: errors at the
- * entry's line and key. */
+ * file order, a model in another case than the fleet's in the fleet's
+ * spelling (gpuModelDeserved too); a model no node has (with the one it
+ * is a typo of), a repeat, a bad amount: errors at the entry's line and
+ * key. */
 TEST(queue_gpu_model_limits)
 {
 	struct fw_snapshot *s;
@@ -1014,11 +1016,25 @@ TEST(queue_gpu_model_limits)
 	ASSERT_EQ(s->model_limits[2].queue, 1);
 	ASSERT_EQ(s->model_limits[2].gpus, 0);
 	fw_snapshot_free(s);
-	snprintf(y, sizeof y, "%squeues:\n  - {name: p}\n  - {name: c, gpuModelLimits: {h100: 16}}\n", nodes);
-	EXPECT_FAIL(y, FW_ENOENT, 4, "queues[1].gpuModelLimits.h100");
+	snprintf(y, sizeof y, "%squeues:\n  - {name: p, gpuModelDeserved: {a100: 1}, resources: {gpu: {quota: 1}}}\n"
+		 "  - {name: c, gpuModelLimits: {h100: 16}}\n", nodes);
+	ASSERT_OK(load(y, &s, &d)); /* another case: the fleet's spelling, as a job's gpuModel */
+	ASSERT_STR_EQ(s->model_limits[0].model, "H100");
+	ASSERT_EQ(s->model_limits[0].gpus, 16000);
+	ASSERT_STR_EQ(s->model_deserved[0].model, "A100");
+	fw_snapshot_free(s);
+	snprintf(y, sizeof y, "%squeues:\n  - {name: p}\n  - {name: c, gpuModelLimits: {H10: 16}}\n", nodes);
+	EXPECT_FAIL(y, FW_ENOENT, 4, "queues[1].gpuModelLimits.H10");
 	ASSERT_EQ(load(y, &s, &d), FW_ENOENT);
-	ASSERT_STR_CONTAINS(d.msg, "no node has GPU model \"h100\"");
+	ASSERT_STR_CONTAINS(d.msg, "no node has GPU model \"H10\" (did you mean \"H100\"?)");
 	ASSERT_STR_CONTAINS(d.msg, "H100, A100");
+	snprintf(y, sizeof y, "%squeues:\n  - {name: p, gpuModelDeserved: {B300: 1}}\n", nodes);
+	ASSERT_EQ(load(y, &s, &d), FW_ENOENT);
+	ASSERT_STR_CONTAINS(d.msg, "no node has GPU model \"B300\", so this entry would guarantee nothing");
+	snprintf(y, sizeof y, "%squeues:\n  - {name: p, gpuModelLimits: {H100: 1, h100: 2}}\n", nodes);
+	EXPECT_FAIL(y, FW_EEXIST, 3, "queues[0].gpuModelLimits.h100");
+	ASSERT_EQ(load(y, &s, &d), FW_EEXIST);
+	ASSERT_STR_CONTAINS(d.msg, "GPU model \"H100\" is given twice (as \"h100\" too)");
 	snprintf(y, sizeof y, "%squeues:\n  - {name: p, gpuModelLimits: {H100: -1}}\n", nodes);
 	EXPECT_FAIL(y, FW_ERANGE, 3, "queues[0].gpuModelLimits.H100");
 	snprintf(y, sizeof y, "%squeues:\n  - {name: p, gpuModelLimits: {H100: lots}}\n", nodes);
@@ -1386,6 +1402,32 @@ TEST(a_bad_name_points_at_real_commands)
 	ASSERT(strstr(d.msg, "jobs get") == NULL);
 }
 
+/* A level name matches exactly; one that is a typo of a level (or of
+ * "node"), whatever its case, is refused naming that level, in a node's
+ * topology map and in a job's topology constraint. */
+TEST(a_level_typo_names_the_level)
+{
+	static const char head[] = "topology: {levels: [block, rack]}\n"
+				   "queues: [{name: team}]\n";
+	struct fw_snapshot *s;
+	struct fw_diag d;
+	char y[512];
+
+	snprintf(y, sizeof y, "%snodes: [{name: n0, gpus: 8, topology: {block: b0, rakc: r0}}]\n", head);
+	EXPECT_FAIL(y, FW_EINVAL, 3, "nodes[0].topology.rakc");
+	ASSERT_EQ(load(y, &s, &d), FW_EINVAL);
+	ASSERT_STR_CONTAINS(d.msg, "unknown topology level \"rakc\" (did you mean \"rack\"?)");
+	snprintf(y, sizeof y, "%snodes: [{name: n0, gpus: 8, topology: {block: b0, rack: r0}}]\n"
+		 "jobs: [{name: j, queue: team, tasks: [{gpus: 8}], topology: {required: Rack}}]\n", head);
+	EXPECT_FAIL(y, FW_EINVAL, 4, "jobs[0].topology.required");
+	ASSERT_EQ(load(y, &s, &d), FW_EINVAL);
+	ASSERT_STR_CONTAINS(d.msg, "unknown topology level \"Rack\" (did you mean \"rack\"?); use \"node\"");
+	snprintf(y, sizeof y, "%snodes: [{name: n0, gpus: 8, topology: {block: b0, rack: r0}}]\n"
+		 "jobs: [{name: j, queue: team, tasks: [{gpus: 8}], topology: {required: galaxy}}]\n", head);
+	ASSERT_EQ(load(y, &s, &d), FW_EINVAL);
+	ASSERT(strstr(d.msg, "did you mean") == NULL);
+}
+
 TEST_MAIN(setup, full_example, full_example_queues, full_example_jobs,
 	  defaults, durations, quantities, quantities_in_yaml, node_groups,
 	  node_groups_errors, fractional_gpu, type_and_range_errors,
@@ -1395,4 +1437,4 @@ TEST_MAIN(setup, full_example, full_example_queues, full_example_jobs,
 	  queue_min_runtime, scheduler_reserve_depth, scheduler_estimate_depth, scheduler_xfactor_cap, scheduler_starve_after_and_drain_running,
 	  job_node_selector, queue_gpu_model_limits, queue_user_usage, a_label_without_a_value,
 	  caller_now_is_checked_like_now, a_bad_name_points_at_real_commands,
-	  decimals_by_kind_as_config_md_says)
+	  decimals_by_kind_as_config_md_says, a_level_typo_names_the_level)

@@ -2375,6 +2375,211 @@ static const char *answer(struct fw_serve *d, const char *method, const char *pa
 	return out;
 }
 
+/* The members a POST /v1/jobs body may give that GET shows back. */
+static const char *const post_members[] = { "name", "queue", "user", "priority", "preemptible", "spread", "runtime",
+					    "minMember", "requiredLevel", "preferredLevel", "tasks", "exitCode",
+					    "checkpointInterval", "maxRuntime", "nodeSelector", NULL };
+
+/* A job's answer (GET /v1/jobs/NAME, or its row of GET /v1/jobs) holds
+ * each member it was submitted with, and equal to the body's. */
+static void shows_body(json_t *got, json_t *body)
+{
+	for (int i = 0; post_members[i]; i++) {
+		json_t *want = json_object_get(body, post_members[i]);
+		if (want && !json_equal(want, json_object_get(got, post_members[i]))) {
+			char *g = json_dumps(got, JSON_COMPACT);
+			fprintf(stderr, "member %s differs: %s\n", post_members[i], g);
+			free(g);
+		}
+		ASSERT(!want || json_equal(want, json_object_get(got, post_members[i])));
+	}
+}
+
+/* GET /v1/jobs/NAME and the job's row of GET /v1/jobs show every member
+ * the job was submitted with, under the body's names, before the first
+ * cycle (the local backend's copy), once planned (the view) and once
+ * ended: its tasks with their gpuModel (in the fleet's spelling),
+ * preemptible, spread, minMember, the levels, priority, runtime,
+ * checkpointInterval, maxRuntime, exitCode; so the answer's members
+ * post back as a new job. */
+TEST(a_job_shows_every_member_it_was_submitted_with)
+{
+	static const char racks[] = "now: 0\n"
+				    "topology: {levels: [rack]}\n"
+				    "nodes:\n"
+				    "  - {name: a0, gpus: 8, gpuModel: H100, cpu: 64, memory: 512Gi, topology: {rack: r0}}\n"
+				    "  - {name: b0, gpus: 4, gpuModel: A100, cpu: 32, memory: 256Gi, topology: {rack: r1}}\n"
+				    "queues:\n"
+				    "  - {name: q, resources: {gpu: {quota: 12}}}\n";
+	static const char sent[] = "{\"name\":\"full\",\"queue\":\"q\",\"user\":\"ann\",\"priority\":3,\"preemptible\":false,"
+				   "\"spread\":true,\"runtime\":600,\"minMember\":1,\"preferredLevel\":\"rack\","
+				   "\"checkpointInterval\":60,\"maxRuntime\":3600,\"exitCode\":2,"
+				   "\"tasks\":[{\"count\":2,\"gpus\":1,\"cpu\":2.5,\"memory\":1024,\"gpuModel\":\"h100\"}]}";
+	struct served f;
+	json_t *body = json_loads(sent, 0, NULL), *got, *list, *row;
+	static char out[65536];
+	size_t i;
+
+	json_object_set_new(json_array_get(json_object_get(body, "tasks"), 0), "gpuModel", json_string("H100"));
+	up_yaml = racks;
+	served_up(&f);
+	up_yaml = NULL;
+	ASSERT_STR_CONTAINS(answer(&f.d, "POST", "/v1/jobs", sent), "201 ");
+	for (int pass = 0; pass < 3; pass++) { /* unplanned, planned, ended */
+		got = get_json(&f.d, "/v1/jobs/full");
+		shows_body(got, body);
+		ASSERT_EQ(json_integer_value(json_object_get(got, "timeLimit")), pass < 2 ? 3600 : 0); /* ended: none */
+		json_decref(got);
+		ASSERT_EQ(get_as(&f.d, "/v1/jobs", pass == 2 ? "all" : NULL, out, sizeof out), 200);
+		list = json_loads(out, 0, NULL);
+		row = NULL;
+		json_array_foreach(json_object_get(list, "jobs"), i, got)
+			if (!strcmp(json_string_value(json_object_get(got, "name")), "full"))
+				row = got;
+		ASSERT(row != NULL);
+		shows_body(row, body);
+		json_decref(list);
+		ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+		if (pass == 1)
+			ASSERT_EQ(send_as(&f.d, "DELETE", "/v1/jobs/full", ""), 200);
+	}
+	got = get_json(&f.d, "/v1/jobs/full");
+	json_t *again = json_object();
+	for (int k = 0; post_members[k]; k++)
+		if (json_object_get(got, post_members[k]))
+			json_object_set(again, post_members[k], json_object_get(got, post_members[k]));
+	ASSERT_EQ(json_object_size(again), json_object_size(body)); /* requiredLevel: none, left out */
+	json_object_set_new(again, "name", json_string("full-again"));
+	char *re = json_dumps(again, JSON_COMPACT);
+	ASSERT_EQ(post(&f.d, "/v1/jobs", re), 201);
+	free(re);
+	json_decref(got);
+	got = get_json(&f.d, "/v1/jobs/full-again");
+	json_object_set_new(body, "name", json_string("full-again"));
+	shows_body(got, body);
+	json_decref(got), json_decref(again), json_decref(body);
+	served_down(&f);
+}
+
+/* A name longer than a name may be is 400 naming the field name and the
+ * limit on every path that takes one (never a 404: the route is there),
+ * and in a POST body. */
+TEST(an_over_long_name_is_refused_on_every_path)
+{
+	static const char *const paths[][2] = {
+		{ "GET", "/v1/jobs/%s" },         { "DELETE", "/v1/jobs/%s" },          { "GET", "/v1/queues/%s" },
+		{ "PUT", "/v1/queues/%s" },       { "PATCH", "/v1/queues/%s" },         { "DELETE", "/v1/queues/%s" },
+		{ "GET", "/v1/reservations/%s" }, { "DELETE", "/v1/reservations/%s" }, { "GET", "/v1/nodes/%s" },
+		{ "POST", "/v1/nodes/%s/health" },
+	};
+	static char name[5001], path[5100], body[5200];
+	struct served f;
+	static const size_t lens[] = { 64, 300, 5000 };
+	char want[64];
+
+	served_up(&f);
+	for (size_t l = 0; l < 3; l++) {
+		memset(name, 'a', lens[l]);
+		name[lens[l]] = '\0';
+		snprintf(want, sizeof want, "longer than 63 characters (it has %zu)", lens[l]);
+		for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+			snprintf(path, sizeof path, paths[i][1], name);
+			const char *got = answer(&f.d, paths[i][0], path, !strcmp(paths[i][0], "GET") ||
+					!strcmp(paths[i][0], "DELETE") ? "" : "{\"healthy\":true}");
+			ASSERT_STR_CONTAINS(got, "400 {\"error\":{\"status\":400,\"code\":\"ERANGE\",\"field\":\"name\"");
+			ASSERT_STR_CONTAINS(got, want);
+		}
+	}
+	snprintf(body, sizeof body, "{\"name\":\"%s\",\"queue\":\"q\",\"tasks\":[{\"gpus\":1}]}", name);
+	ASSERT_STR_CONTAINS(answer(&f.d, "POST", "/v1/jobs", body),
+			    "400 {\"error\":{\"status\":400,\"code\":\"ERANGE\",\"field\":\"name\",\"message\":\"is longer "
+			    "than 63 bytes\"");
+	snprintf(body, sizeof body, "{\"name\":\"%s\"}", name);
+	ASSERT_STR_CONTAINS(answer(&f.d, "POST", "/v1/queues", body), "\"field\":\"name\",\"message\":\"is longer than 63");
+	served_down(&f);
+}
+
+/* A job of its own may not take the name NAME_<index> of a task of a job
+ * array the daemon remembers, whether that task is pending, ended or
+ * never was (GET /v1/jobs/NAME and ?array=NAME must mean the array's
+ * tasks): 409 naming the array and the task; another name is free. */
+TEST(a_job_may_not_take_an_array_tasks_name)
+{
+	struct served f;
+
+	two_nodes_up(&f);
+	ASSERT_EQ(post(&f.d, "/v1/jobs", "{\"name\":\"fa\",\"queue\":\"q\",\"tasks\":[{\"gpus\":1}],\"array\":\"0-3\"}"), 201);
+	ASSERT_EQ(send_as(&f.d, "DELETE", "/v1/jobs/fa_3", ""), 200);
+	ASSERT_STR_CONTAINS(answer(&f.d, "POST", "/v1/jobs", "{\"name\":\"fa_3\",\"queue\":\"q\",\"tasks\":[{\"gpus\":1}]}"),
+			    "409 {\"error\":{\"status\":409,\"code\":\"EEXIST\",\"field\":\"name\",\"message\":\"\\\"fa_3\\\" "
+			    "is the name of task 3 of job array \\\"fa\\\", which the daemon remembers (GET /v1/jobs/fa)");
+	ASSERT_STR_CONTAINS(answer(&f.d, "POST", "/v1/jobs", "{\"name\":\"fa_0\",\"queue\":\"q\",\"tasks\":[{\"gpus\":1}]}"),
+			    "409 {\"error\":{\"status\":409,\"code\":\"EEXIST\",\"field\":\"name\",\"message\":\"\\\"fa_0\\\" "
+			    "is the name of task 0 of job array \\\"fa\\\"");
+	ASSERT_STR_CONTAINS(answer(&f.d, "POST", "/v1/jobs", "{\"name\":\"fa_7\",\"queue\":\"q\",\"tasks\":[{\"gpus\":1}]}"),
+			    "is the name of task 7 of job array \\\"fa\\\"");
+	ASSERT_STR_CONTAINS(dry_run(&f.d, "true", "{\"name\":\"fa_3\",\"queue\":\"q\",\"tasks\":[{\"gpus\":1}]}"), "409 ");
+	json_t *a = get_json(&f.d, "/v1/jobs/fa");
+	ASSERT_EQ(json_integer_value(json_object_get(a, "count")), 4); /* unchanged */
+	json_decref(a);
+	ASSERT_EQ(post(&f.d, "/v1/jobs", "{\"name\":\"fa_03\",\"queue\":\"q\",\"tasks\":[{\"gpus\":1}]}"), 201);
+	ASSERT_EQ(post(&f.d, "/v1/jobs", "{\"name\":\"fb_3\",\"queue\":\"q\",\"tasks\":[{\"gpus\":1}]}"), 201);
+	served_down(&f);
+}
+
+/* A queue's gpuModelLimits and gpuModelDeserved keys are taken in the
+ * fleet's spelling ("h100" is H100, as a job's gpuModel), by POST, PUT
+ * and PATCH ({"h100": null} lifts H100's); a model no node has is refused
+ * naming the model it is a typo of, when one is close; two spellings of
+ * one model are refused.  A topology level typo names the level. */
+TEST(queue_model_keys_take_the_fleets_spelling_and_typos_are_named)
+{
+	static const char racks[] = "now: 0\n"
+				    "topology: {levels: [rack]}\n"
+				    "nodes:\n"
+				    "  - {name: a0, gpus: 8, gpuModel: H100, cpu: 64, memory: 512Gi, topology: {rack: r0}}\n"
+				    "  - {name: b0, gpus: 4, gpuModel: A100, cpu: 32, memory: 256Gi, topology: {rack: r1}}\n"
+				    "queues:\n"
+				    "  - {name: q, resources: {gpu: {quota: 12}}}\n";
+	struct served f;
+	json_t *q;
+
+	up_yaml = racks;
+	served_up(&f);
+	up_yaml = NULL;
+	ASSERT_STR_CONTAINS(answer(&f.d, "POST", "/v1/queues", "{\"name\":\"m\",\"deserved\":{\"gpu\":2},"
+				   "\"gpuModelLimits\":{\"h100\":4},\"gpuModelDeserved\":{\"a100\":2}}"), "201 ");
+	q = get_json(&f.d, "/v1/queues/m");
+	ASSERT_EQ(json_number_value(json_object_get(json_object_get(q, "gpuModelLimits"), "H100")), 4);
+	ASSERT(json_object_get(json_object_get(q, "gpuModelLimits"), "h100") == NULL);
+	ASSERT_EQ(json_number_value(json_object_get(json_object_get(q, "gpuModelDeserved"), "A100")), 2);
+	json_decref(q);
+	ASSERT_STR_EQ(f.d.queues[fw_serve_queue_index(&f.d, "m")].model_limits[0].model, "H100");
+	ASSERT_STR_CONTAINS(answer(&f.d, "PATCH", "/v1/queues/m", "{\"gpuModelLimits\":{\"h100\":6}}"), "200 ");
+	ASSERT_EQ(f.d.queues[fw_serve_queue_index(&f.d, "m")].nmodel_limits, 1);
+	ASSERT_EQ(f.d.queues[fw_serve_queue_index(&f.d, "m")].model_limits[0].gpus, 6000);
+	ASSERT_STR_CONTAINS(answer(&f.d, "PATCH", "/v1/queues/m", "{\"gpuModelLimits\":{\"h100\":null}}"), "200 ");
+	ASSERT_EQ(f.d.queues[fw_serve_queue_index(&f.d, "m")].nmodel_limits, 0);
+	ASSERT_STR_CONTAINS(answer(&f.d, "PUT", "/v1/queues/m", "{\"gpuModelLimits\":{\"H10\":4}}"),
+			    "400 {\"error\":{\"status\":400,\"code\":\"EINVAL\",\"field\":\"gpuModelLimits.H10\",\"message\":"
+			    "\"no node has GPU model \\\"H10\\\" (did you mean \\\"H100\\\"?), so this limit would limit "
+			    "nothing (the nodes' models: H100, A100)\"");
+	ASSERT_STR_CONTAINS(answer(&f.d, "PUT", "/v1/queues/m", "{\"deserved\":{\"gpu\":1},\"gpuModelDeserved\":{\"B300\":1}}"),
+			    "\"field\":\"gpuModelDeserved.B300\",\"message\":\"no node has GPU model \\\"B300\\\", so no job");
+	ASSERT_STR_CONTAINS(answer(&f.d, "PUT", "/v1/queues/m", "{\"gpuModelLimits\":{\"H100\":4,\"h100\":2}}"),
+			    "\"field\":\"gpuModelLimits.h100\",\"message\":\"GPU model H100 is given twice");
+	ASSERT_STR_CONTAINS(answer(&f.d, "POST", "/v1/jobs", "{\"queue\":\"q\",\"requiredLevel\":\"Rack\",\"tasks\":[{\"gpus\":1}]}"),
+			    "\"field\":\"requiredLevel\",\"message\":\"\\\"Rack\\\" is not a topology level of this cluster "
+			    "(did you mean \\\"rack\\\"?) (its levels: rack)");
+	ASSERT_STR_CONTAINS(answer(&f.d, "POST", "/v1/jobs", "{\"queue\":\"q\",\"preferredLevel\":\"nod\",\"tasks\":[{\"gpus\":1}]}"),
+			    "(did you mean \\\"node\\\"?)");
+	ASSERT_STR_CONTAINS(answer(&f.d, "POST", "/v1/jobs", "{\"queue\":\"q\",\"tasks\":[{\"count\":2,\"gpus\":1,"
+				   "\"slice\":{\"size\":2,\"required\":\"rakc\"}}]}"),
+			    "\"field\":\"tasks[0].slice.required\",\"message\":\"\\\"rakc\\\" is not a topology level of this "
+			    "cluster (did you mean \\\"rack\\\"?)");
+	served_down(&f);
+}
+
 /* A parent that would make a cycle is refused (400, field parent) told
  * from the queue the request changes, whichever queue of the cycle the
  * core's validation meets first, with the path and what to do; nothing
@@ -2466,4 +2671,6 @@ TEST_MAIN(the_plan_filters_by_kind_queue_job_node_and_limit, the_job_list_filter
 	  a_merge_patch_null_for_an_absent_model_is_a_no_op, free_text_that_would_break_a_table_line_is_refused,
 	  a_job_bounded_only_by_its_limit_is_expected_to_end_at_it,
 	  a_parent_cycle_is_told_from_the_queue_changed,
-	  a_model_in_another_case_is_the_fleets_and_a_bad_level_lists_the_levels)
+	  a_model_in_another_case_is_the_fleets_and_a_bad_level_lists_the_levels,
+	  a_job_shows_every_member_it_was_submitted_with, an_over_long_name_is_refused_on_every_path,
+	  a_job_may_not_take_an_array_tasks_name, queue_model_keys_take_the_fleets_spelling_and_typos_are_named)

@@ -314,6 +314,50 @@ TEST(job_parse_and_round_trip)
 	json_decref(o);
 }
 
+/* A job submitted with every member but array dumps each of them back,
+ * equal to the body's (what GET /v1/jobs/NAME shows: docs/serve.md "What
+ * a job shows"), and fw_codec_job_members gives the dump's members but
+ * name, queue, user and priority, which a job's view sets itself; its
+ * dump parses back to the same job. */
+TEST(job_dump_shows_every_member_submitted)
+{
+	static const struct fw_topology levels = { 2, { "block", "rack" } };
+	static const char sent[] = "{\"name\":\"j\",\"queue\":\"q\",\"user\":\"ann\",\"priority\":3,"
+				   "\"preemptible\":false,\"spread\":true,\"runtime\":600,\"minMember\":1,"
+				   "\"requiredLevel\":\"block\",\"preferredLevel\":\"rack\",\"exitCode\":2,"
+				   "\"checkpointInterval\":60,\"maxRuntime\":3600,\"nodeSelector\":{\"zone\":\"a\"},"
+				   "\"tasks\":[{\"count\":2,\"gpus\":1,\"cpu\":2.5,\"memory\":1024,\"gpuModel\":\"H100\","
+				   "\"nodeSelector\":{\"ib\":\"\"},\"slice\":{\"size\":2,\"required\":\"rack\"}},"
+				   "{\"count\":1,\"gpus\":1,\"cpu\":1.0,\"memory\":0,\"gpuFraction\":0.5}]}";
+	struct fw_backend_job j, k;
+	struct fw_label js[FW_BACKEND_SEL_MAX], ks[FW_BACKEND_SEL_MAX];
+	struct fw_diag d;
+	json_t *o = body(sent), *dump, *members = json_object();
+	const char *key;
+	json_t *v;
+
+	j.sel = js;
+	k.sel = ks;
+	memset(&d, 0, sizeof d);
+	ASSERT_EQ(fw_codec_job_parse(o, &levels, &j, &d), FW_OK);
+	dump = fw_codec_job_dump(&j, &levels);
+	json_object_foreach(o, key, v) {
+		if (!json_equal(v, json_object_get(dump, key)))
+			fprintf(stderr, "member %s differs\n", key);
+		ASSERT(json_equal(v, json_object_get(dump, key)));
+	}
+	ASSERT_EQ(json_object_size(dump), json_object_size(o));
+	ASSERT_EQ(fw_codec_job_members(members, &j, &levels), FW_OK);
+	ASSERT_EQ(json_object_size(members), json_object_size(dump) - 4);
+	json_object_foreach(members, key, v)
+		ASSERT(json_equal(v, json_object_get(dump, key)));
+	ASSERT(!json_object_get(members, "name") && !json_object_get(members, "priority"));
+	ASSERT_EQ(fw_codec_job_parse(dump, &levels, &k, &d), FW_OK);
+	json_t *again = fw_codec_job_dump(&k, &levels);
+	ASSERT(json_equal(again, dump));
+	json_decref(o), json_decref(dump), json_decref(members), json_decref(again);
+}
+
 /* nodeSelector: pairs kept ascending by key whatever the body's order
  * (alike selectors then compare equal), null and "" both the label without
  * a value, left out of the dump when absent, round-tripped when present;
@@ -1170,4 +1214,4 @@ TEST_MAIN(queue_units_and_defaults, queue_refusals_name_the_field, queue_gpu_mod
 	  whole_reals_are_whole_numbers, bad_gpus_whole_reals_and_the_nodes_range, reservation_and_health_refusals, every_refusal_names_its_field, health_incidents_stored_form, history_incidents_and_lemon,
 	  history_keeps_the_last_eight, names_are_one_path_segment, body_number_out_of_range_names_its_member,
 	  free_text_has_no_control_characters, free_text_has_no_unicode_controls_or_odd_spaces, job_array_forms,
-	  job_array_in_a_job_document, range_refusals_write_plain_numbers)
+	  job_array_in_a_job_document, range_refusals_write_plain_numbers, job_dump_shows_every_member_submitted)
