@@ -2333,7 +2333,8 @@ static const char jobs_numbers_help[] =
 	"\n";
 
 static const char common_help[] =
-	"common flags (every command that talks to `fairway serve`):\n"
+	"common flags (every command that talks to `fairway serve`; before the\n"
+	"command or after it: fairway --server URL jobs list):\n"
 	"  --server URL       the daemon's base URL, default $FAIRWAY_SERVER or\n"
 	"                     http://127.0.0.1:8642 (a trailing / or /v1 is dropped)\n"
 	"  --token-file FILE  default $FAIRWAY_TOKEN_FILE or fairway-state/token\n"
@@ -2379,19 +2380,6 @@ static void print_help(const char *cmd, const char *sub)
 			fputs(client_help[k].numbers, stdout);
 		}
 	fputs(common_help, stdout);
-}
-
-/* The subcommand of a command line (argv[1..argc-1]): its first word that
- * is no flag nor the value of --server or --token-file; NULL when none. */
-static const char *subcommand_of(int argc, char **argv)
-{
-	for (int i = 1; i < argc; i++) {
-		if ((!strcmp(argv[i], "--server") || !strcmp(argv[i], "--token-file")) && i + 1 < argc)
-			i++;
-		else if (argv[i][0] != '-')
-			return argv[i];
-	}
-	return NULL;
 }
 
 /* --- argument check ---------------------------------------------------------------------------- */
@@ -2477,17 +2465,47 @@ static const char *flag_hint(const struct spec *sp, const char *w, char *buf, si
 	return fw_cli_hint(w, cand, buf, n);
 }
 
-/* " (did you mean 'list'?)" for a mistyped subcommand w of cmd. */
-static const char *sub_hint(const char *cmd, const char *w, char *buf, size_t n)
+/* cmd's subcommands into cand (ending with NULL); how many. */
+static size_t subs_of(const char *cmd, const char **cand)
 {
-	const char *cand[sizeof specs / sizeof specs[0] + 1];
 	size_t k = 0;
 
 	for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++)
 		if (!strcmp(specs[i].cmd, cmd) && specs[i].sub)
 			cand[k++] = specs[i].sub;
 	cand[k] = NULL;
+	return k;
+}
+
+/* " (did you mean 'list'?)" for a mistyped subcommand w of cmd. */
+static const char *sub_hint(const char *cmd, const char *w, char *buf, size_t n)
+{
+	const char *cand[sizeof specs / sizeof specs[0] + 1];
+
+	subs_of(cmd, cand);
 	return fw_cli_hint(w, cand, buf, n);
+}
+
+/* "list, show, why, submit, cancel": cmd's subcommands, for an error. */
+static const char *sub_list(const char *cmd, char *buf, size_t n)
+{
+	const char *cand[sizeof specs / sizeof specs[0] + 1];
+	size_t used = 0;
+
+	buf[0] = '\0';
+	subs_of(cmd, cand);
+	for (const char *const *c = cand; *c && used < n; c++)
+		used += (size_t)snprintf(buf + used, n - used, "%s%s", c == cand ? "" : ", ", *c);
+	return buf;
+}
+
+/* 2: w is no subcommand of cmd; says so with a hint and cmd's list. */
+static int unknown_sub(const char *cmd, const char *w)
+{
+	char hint[96], list[160];
+
+	return fw_cli_usage_error(cmd, "unknown subcommand '%s'%s; `fairway %s` has: %s", w,
+				  sub_hint(cmd, w, hint, sizeof hint), cmd, sub_list(cmd, list, sizeof list));
 }
 
 /* The row for CMD SUB; for a command without subcommands, its only row. */
@@ -2497,6 +2515,36 @@ static const struct spec *find_spec(const char *cmd, const char *sub)
 		if (!strcmp(specs[i].cmd, cmd) && (!specs[i].sub || (sub && !strcmp(specs[i].sub, sub))))
 			return &specs[i];
 	return NULL;
+}
+
+/* The subcommand among a command line's words (the common flags taken
+ * out): the first that is neither a flag nor the value of one of the
+ * flags that may come before it, the command's own or its list's
+ * (`fairway jobs --state all --help`); NULL when none. */
+static const char *subcommand_of(const char *cmd, char **words, int n)
+{
+	const struct spec *sp = find_spec(cmd, NULL) ? find_spec(cmd, NULL) : find_spec(cmd, "list");
+
+	for (int i = 0; i < n; i++) {
+		if (!(words[i][0] == '-' && words[i][1]))
+			return words[i];
+		if (sp && !strchr(words[i], '=') && listed(sp->valued, words[i]))
+			i++;
+	}
+	return NULL;
+}
+
+/* `fairway help CMD SUB` (`fairway CMD SUB --help`): 0 when SUB is one
+ * of CMD's subcommands, or none is given; else 2, naming the word and
+ * CMD's subcommands (a command without any takes only flags). */
+static int help_sub_ok(const char *cmd, const char *sub)
+{
+	if (!sub)
+		return 0;
+	if (find_spec(cmd, NULL)) /* its only row, whatever sub is */
+		return fw_cli_usage_error(cmd, "unexpected argument '%s' (`fairway %s` has no subcommands; it takes "
+					  "only flags)", sub, cmd);
+	return find_spec(cmd, sub) ? 0 : unknown_sub(cmd, sub);
 }
 
 /* One positional word: the subcommand, then its NAMEs. */
@@ -2509,12 +2557,12 @@ static int take_word(struct opts *o, const struct spec **sp, bool implicit, char
 		const char *by_name = find_spec(o->cmd, "show") ? "show" : find_spec(o->cmd, "explain") ? "explain" : NULL;
 		char hint[96];
 		if (!s && *sub_hint(o->cmd, w, hint, sizeof hint)) /* `fairway jobs lsit` */
-			return fw_cli_usage_error(o->cmd, "unknown subcommand '%s'%s", w, hint);
+			return unknown_sub(o->cmd, w);
 		if (!s && by_name) /* `fairway nodes h100-000`: a name where the subcommand goes */
 			return fw_cli_usage_error(o->cmd, "unknown subcommand '%s' (for the one named so: `fairway %s %s %s`)",
 						  w, o->cmd, by_name, w);
 		if (!s)
-			return fw_cli_usage_error(o->cmd, "unknown subcommand '%s'", w);
+			return unknown_sub(o->cmd, w);
 		if (implicit && strcmp(w, "list"))
 			return fw_cli_usage_error(o->cmd, "'%s' goes before its flags: fairway %s %s [flags]", w, o->cmd, w);
 		*sp = s;
@@ -2609,14 +2657,14 @@ int fw_cmd_client(const char *what, int argc, char **argv)
 			  getenv("FAIRWAY_TOKEN_FILE") ? getenv("FAIRWAY_TOKEN_FILE") : "fairway-state/token", what, false,
 			  0, flags, 0, pos };
 	int rc, n = 0;
+	bool help = false;
 
 	if (argc > 255)
 		return fw_cli_usage_error(what, "too many arguments (%d)", argc - 1);
-	for (int i = 1; i < argc; i++) {
+	for (int i = 1; i < argc && !help; i++) {
 		char *eq = fw_cli_split_eq(argv[i]);
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			print_help(what, subcommand_of(argc, argv));
-			return 0;
+			help = true;
 		} else if (!strcmp(argv[i], "--json")) {
 			if (eq)
 				return fw_cli_usage_error(what, "--json takes no value");
@@ -2632,6 +2680,12 @@ int fw_cmd_client(const char *what, int argc, char **argv)
 				eq[-1] = '='; /* check_args splits the command's own flags */
 			words[n++] = argv[i];
 		}
+	}
+	if (help) {
+		const char *sub = subcommand_of(what, words, n);
+		if (!(rc = help_sub_ok(what, sub)))
+			print_help(what, sub);
+		return rc;
 	}
 	if ((rc = check_args(&o, words, n)) || (rc = server_base(&o, base, sizeof base)))
 		return rc;
