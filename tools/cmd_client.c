@@ -955,22 +955,24 @@ static void print_groups(json_t *j)
 		}
 }
 
-/* What `jobs show` adds to job_state's lines: when it was submitted and
- * ended, what it asked for beyond its GPUs and runtime, its array. */
-static void job_details(json_t *j)
+/* "LABEL: 5m ago (t=1796499598)": time t relative to now, and as is. */
+static void print_at(const char *label, json_t *t)
 {
 	char w[32];
 
-	when(w, sizeof w, json_object_get(j, "submitTime"));
-	printf("submitted: %s (t=%lld)\n", w, (long long)json_integer_value(json_object_get(j, "submitTime")));
-	if (strcmp(str(j, "state"), "running") && json_object_get(j, "startTime")) { /* else job_state said it */
-		when(w, sizeof w, json_object_get(j, "startTime"));
-		printf("started: %s (t=%lld)\n", w, (long long)json_integer_value(json_object_get(j, "startTime")));
-	}
-	if (json_object_get(j, "endTime")) {
-		when(w, sizeof w, json_object_get(j, "endTime"));
-		printf("ended: %s (t=%lld)\n", w, (long long)json_integer_value(json_object_get(j, "endTime")));
-	}
+	when(w, sizeof w, t);
+	printf("%s: %s (t=%lld)\n", label, w, (long long)json_integer_value(t));
+}
+
+/* A job's times beyond job_state's: submitted, started (an ended job's),
+ * ended; an ended job's nodes. */
+static void job_times(json_t *j)
+{
+	print_at("submitted", json_object_get(j, "submitTime"));
+	if (strcmp(str(j, "state"), "running") && json_object_get(j, "startTime")) /* else job_state said it */
+		print_at("started", json_object_get(j, "startTime"));
+	if (json_object_get(j, "endTime"))
+		print_at("ended", json_object_get(j, "endTime"));
 	if (strcmp(str(j, "state"), "running") && json_array_size(json_object_get(j, "nodes"))) {
 		size_t i;
 		json_t *n;
@@ -979,6 +981,12 @@ static void job_details(json_t *j)
 			printf(" %s", json_string_value(n));
 		printf("\n");
 	}
+}
+
+/* What a job asked for beyond job_state's GPUs and runtime, and its
+ * array. */
+static void job_asks(json_t *j)
+{
 	printf("priority: %.0f\n", num(j, "priority"));
 	if (json_object_get(j, "maxRuntime") && !json_object_get(j, "timeLimit")) /* else run_limit said it */
 		printf("its own run-time limit (maxRuntime): %.0f s\n", num(j, "maxRuntime"));
@@ -999,7 +1007,8 @@ static void job_details(json_t *j)
 static int job_show(json_t *j)
 {
 	int rc = job_state(j);
-	job_details(j);
+	job_times(j);
+	job_asks(j);
 	history(j);
 	return rc;
 }

@@ -47,7 +47,8 @@ static const char usage[] =
 	"The commands that talk to `fairway serve` (queues, jobs, nodes, reservations,\n"
 	"fairshare, decisions, stats, plan --server) share --server URL, --token-file\n"
 	"FILE and --json, before the command or after it:\n"
-	"  fairway --server http://head:8642 jobs list   is   fairway jobs list --server http://head:8642\n"
+	"  fairway --server http://head:8642 jobs list\n"
+	"  is  fairway jobs list --server http://head:8642\n"
 	"\n"
 	"Start here:  fairway plan          (runs on the built-in example cluster)\n"
 	"Docs:        README.md, docs/ARCHITECTURE.md, docs/config.md\n";
