@@ -414,6 +414,55 @@ expect "hint-sim-policy" 2 "unknown policy 'fairwya' (did you mean 'fairway'?); 
 out=$("$FW" plan --frobnicate 2>&1)
 grep -qF "unknown option '--frobnicate'" <<<"$out" && ! grep -q "did you mean" <<<"$out" &&
 	ok "hint-none-when-far" || bad "hint-none-when-far: $out"
+# fairway help CMD SUB: SUB must be one of CMD's subcommands (exit 2,
+# naming the word, the near one, and CMD's list); a command without
+# subcommands takes none
+expect "help-unknown-subcommand" 2 \
+	"fairway jobs: error: unknown subcommand 'nosuch'; \`fairway jobs\` has: list, submit, show, why, cancel" \
+	"$FW" help jobs nosuch
+expect "help-unknown-subcommand-hint" 2 "unknown subcommand 'sumbit' (did you mean 'submit'?); \`fairway jobs\` has:" \
+	"$FW" help jobs sumbit
+expect "help-unknown-subcommand-as-flag" 2 "unknown subcommand 'nosuch'; \`fairway queues\` has: list, show, delete, set, create" \
+	"$FW" queues nosuch --help
+for c in nodes reservations fairshare; do
+	expect "help-$c-unknown-subcommand" 2 "unknown subcommand 'nosuch'; \`fairway $c\` has: list" "$FW" help $c nosuch
+done
+expect "help-stats-takes-no-subcommand" 2 "unexpected argument 'nosuch' (\`fairway stats\` has no subcommands" \
+	"$FW" help stats nosuch
+expect "help-decisions-takes-no-subcommand" 2 "unexpected argument 'x' (\`fairway decisions\` has no subcommands" \
+	"$FW" help decisions x
+expect "help-plan-server-takes-no-subcommand" 2 "unexpected argument 'x'" "$FW" help plan --server http://127.0.0.1:1 x
+expect "help-help-nosuch" 2 "unknown command 'nosuch'" "$FW" help help nosuch
+expect "help-help-jobs" 0 "usage: fairway jobs" "$FW" help help jobs
+# a known subcommand, and a flag's value before it, still give the help
+expect "help-jobs-submit" 0 "usage: fairway jobs submit" "$FW" help jobs submit
+expect "help-jobs-show-name" 0 "usage: fairway jobs show NAME" "$FW" help jobs show job-1
+expect "help-after-list-flag-value" 0 "usage: fairway jobs [list" "$FW" jobs --state all --help
+expect "help-after-list-flag-value-eq" 0 "usage: fairway jobs [list" "$FW" jobs --state=all --server=http://127.0.0.1:1 --help
+# the client's shared flags before the command are as good as after it
+# (a port nobody listens on: the flag reached the client)
+expect "shared-flags-before-command-server" 1 "cannot reach http://127.0.0.1:1:" \
+	"$FW" --server http://127.0.0.1:1 jobs list
+expect "shared-flags-before-command-eq" 1 "fairway nodes: error: cannot reach http://127.0.0.1:1:" \
+	"$FW" --server=http://127.0.0.1:1 --json nodes
+expect "shared-flags-before-plan" 1 "fairway plan: error: cannot reach http://127.0.0.1:1:" \
+	"$FW" --server http://127.0.0.1:1 plan
+expect "shared-flags-before-command-token" 2 "cannot read the token from /nonexistent/tok" \
+	"$FW" --token-file /nonexistent/tok --server http://127.0.0.1:1 jobs cancel x
+expect "shared-flags-before-command-checked-as-after" 2 "unknown subcommand 'lsit' (did you mean 'list'?)" \
+	"$FW" --json jobs lsit
+expect "shared-flag-json-before-local-plan" 0 '"policy": "fairway"' "$FW" --json plan
+expect "shared-flag-needs-a-value" 2 "fairway: error: --server needs a value, then the command" "$FW" --server
+expect "shared-flags-then-no-command" 2 "missing the command after the flags" "$FW" --json
+expect "other-flag-before-command" 2 \
+	"fairway: error: option '--config' before the command: only the flags every client command takes (--server URL, --token-file FILE, --json) may come before it; a command's own flags go after it: fairway plan --config ..." \
+	"$FW" --config x.yaml plan
+expect "near-shared-flag-before-command" 2 "unknown option '--sever' before the command (did you mean '--server'?)" \
+	"$FW" --sever http://127.0.0.1:1 jobs
+expect "shared-flag-before-a-local-command" 2 "--json before \`policies\`: only the client commands" "$FW" --json policies
+expect "help-still-first" 0 "usage: fairway <command>" "$FW" --help
+expect "version-still-first" 0 "fairway 0." "$FW" --version
+expect "help-after-shared-flags" 0 "usage: fairway <command>" "$FW" --json --help
 # a name where the subcommand goes (as `kubectl get node X` would read):
 # the error shows the command for that name
 expect "client-name-as-subcommand-shows-the-command" 2 "(for the one named so: \`fairway nodes show h100-000\`)" \

@@ -5,8 +5,10 @@
  * Each command is: parse flags (the common ones: --server, --token-file,
  * --json), build a request (method, path, JSON body), send it, then print
  * either the JSON as the server sent it (--json) or a human table.  An
- * API error prints the server's message with the field it names and exits
- * 2 (4xx) or 1 (5xx, or the server cannot be reached).
+ * API error prints the server's message with the field it names, and the
+ * flag that set the field when a flag did (o->field_flags, query_flags:
+ * "field end (--end): must be after start"), and exits 2 (4xx) or 1 (5xx,
+ * or the server cannot be reached).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -32,6 +34,8 @@
 struct opts {
 	const char *server, *token_file, *cmd;
 	bool json;
+	const char *const (*field_flags)[2]; /* the body's fields the flags set: (field, flag), NULL-ended; NULL: none */
+	const char *const (*query_flags)[2]; /* the query's arguments the flags set: (flag, argument), as query_path */
 	int argc;             /* the command's own flags, with their values */
 	char **argv;
 	int npos;             /* the positional words: subcommand, NAME */
@@ -72,6 +76,41 @@ static int read_token(const struct opts *o, char *tok, size_t n)
 	fclose(f);
 	tok[strcspn(tok, "\r\n \t")] = '\0';
 	return 0;
+}
+
+/* The flag that set the body's field `field` as the daemon names it
+ * ("end", "tasks[0].gpus", "nodes[2]", "deserved.gpu"): the command's
+ * entry for it or for a field it is under, or the flag of the query's
+ * argument of that name ("reason": --reason); NULL when the body came
+ * from no flag (--file) or none set it. */
+static const char *flag_of(const struct opts *o, const char *field)
+{
+	for (const char *const (*q)[2] = o->query_flags; q && (*q)[0]; q++)
+		for (int i = 0; !strcmp(field, (*q)[1]) && i + 1 < o->argc; i += 2)
+			if (!strcmp(o->argv[i], (*q)[0])) /* given: not --me's ?user= */
+				return (*q)[0];
+	for (const char *const (*m)[2] = o->field_flags; m && (*m)[0]; m++) {
+		size_t n = strlen((*m)[0]);
+		if (!strncmp(field, (*m)[0], n) && (field[n] == '\0' || field[n] == '.' || field[n] == '['))
+			return (*m)[1];
+	}
+	return NULL;
+}
+
+/* An API error on stderr: the status, the field the daemon names and the
+ * flag that set it ("field end (--end): must be after start"), and its
+ * message (the body as it came when it is not the API's error). */
+static void api_error(const struct opts *o, long status, json_t *j, const char *body)
+{
+	json_t *e = json_object_get(j, "error");
+	const char *field = json_string_value(json_object_get(e, "field")),
+		   *msg = json_string_value(json_object_get(e, "message"));
+	const char *fl = field && *field ? flag_of(o, field) : NULL;
+
+	fprintf(stderr, "fairway %s: error: %ld: ", o->cmd, status);
+	if (field && *field)
+		fprintf(stderr, fl ? "field %s (%s): " : "field %s: ", field, fl);
+	fprintf(stderr, "%s\n", msg ? msg : body ? body : "");
 }
 
 /* Send; on success *out holds the parsed JSON (or NULL for text). */
@@ -116,12 +155,7 @@ static int call(const struct opts *o, const char *method, const char *path, json
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r.status);
 	json_t *j = r.body ? json_loads(r.body, 0, NULL) : NULL;
 	if (r.status >= 400) {
-		json_t *e = json_object_get(j, "error");
-		const char *field = json_string_value(json_object_get(e, "field"));
-		fprintf(stderr, "fairway %s: error: %ld: %s%s%s%s\n", o->cmd, r.status, field && *field ? "field " : "",
-			field && *field ? field : "", field && *field ? ": " : "",
-			json_string_value(json_object_get(e, "message")) ? json_string_value(json_object_get(e, "message"))
-									 : (r.body ? r.body : ""));
+		api_error(o, r.status, j, r.body);
 		json_decref(j);
 		rc = r.status < 500 ? 2 : 1;
 		goto done;
@@ -587,6 +621,24 @@ static int set_model_deserved(struct opts *o, json_t *q)
 			       "remove them all");
 }
 
+/* The queue's fields as queue_body sets them from its flags. */
+static const char *const queue_flags[][2] = {
+	{ "parent", "--parent" },
+	{ "priority", "--priority" },
+	{ "deserved", "--deserved-gpus" },
+	{ "limit", "--limit-gpus" },
+	{ "overQuotaWeight", "--weight" },
+	{ "minRuntime", "--min-runtime" },
+	{ "defaultRuntime", "--default-runtime" },
+	{ "maxRuntime", "--max-runtime" },
+	{ "defaultCheckpointInterval", "--default-checkpoint-interval" },
+	{ "preemptible", "--preemptible" },
+	{ "gpuModelLimits", "--gpu-model-limits" },
+	{ "gpuModelDeserved", "--gpu-model-deserved" },
+	{ "gpuHourBudget", "--gpu-hour-budget" },
+	{ NULL, NULL },
+};
+
 static json_t *queue_body(struct opts *o, int *rc)
 {
 	const char *file = flag(o, "--file");
@@ -602,6 +654,7 @@ static json_t *queue_body(struct opts *o, int *rc)
 		return q;
 	}
 	q = json_object();
+	o->field_flags = queue_flags; /* a 400 names the flag beside the field */
 	if (flag(o, "--parent")) /* '' makes it a top-level queue (JSON null) */
 		json_object_set_new(q, "parent", flag(o, "--parent")[0] ? json_string(flag(o, "--parent")) : json_null());
 	if ((*rc = set_num(o, q, "priority", "--priority", true)) || (*rc = set_num(o, des, "gpu", "--deserved-gpus", false)) ||
@@ -867,6 +920,99 @@ static void queue_share(struct opts *o, json_t *j)
 	json_decref(r);
 }
 
+/* "gpu=h100,ib=": a nodeSelector object as --node-selector takes it. */
+static void print_selector(json_t *sel)
+{
+	const char *k;
+	json_t *v;
+	bool first = true;
+
+	json_object_foreach(sel, k, v) {
+		printf("%s%s=%s", first ? "" : ",", k, json_is_string(v) ? json_string_value(v) : "");
+		first = false;
+	}
+}
+
+/* Each task group's slice ("2 tasks, inside one rack") and own node
+ * selector, when the job has any (GET /v1/jobs/{name}). */
+static void print_groups(json_t *j)
+{
+	json_t *slices = json_object_get(j, "taskSlices"), *sels = json_object_get(j, "taskNodeSelectors"), *x;
+	size_t i;
+	char group[48] = "";
+
+	json_array_foreach(slices, i, x) {
+		if (json_array_size(slices) > 1)
+			snprintf(group, sizeof group, " of task group %zu", i);
+		if (json_is_object(x))
+			printf("slices%s: %.0f tasks each inside one %s\n", group, num(x, "size"), str(x, "required"));
+	}
+	json_array_foreach(sels, i, x)
+		if (json_object_size(x)) {
+			printf("node selector of task group %zu: ", i);
+			print_selector(x);
+			printf("\n");
+		}
+}
+
+/* "LABEL: 5m ago (t=1796499598)": time t relative to now, and as is. */
+static void print_at(const char *label, json_t *t)
+{
+	char w[32];
+
+	when(w, sizeof w, t);
+	printf("%s: %s (t=%lld)\n", label, w, (long long)json_integer_value(t));
+}
+
+/* A job's times beyond job_state's: submitted, started (an ended job's),
+ * ended; an ended job's nodes. */
+static void job_times(json_t *j)
+{
+	print_at("submitted", json_object_get(j, "submitTime"));
+	if (strcmp(str(j, "state"), "running") && json_object_get(j, "startTime")) /* else job_state said it */
+		print_at("started", json_object_get(j, "startTime"));
+	if (json_object_get(j, "endTime"))
+		print_at("ended", json_object_get(j, "endTime"));
+	if (strcmp(str(j, "state"), "running") && json_array_size(json_object_get(j, "nodes"))) {
+		size_t i;
+		json_t *n;
+		printf("nodes:");
+		json_array_foreach(json_object_get(j, "nodes"), i, n)
+			printf(" %s", json_string_value(n));
+		printf("\n");
+	}
+}
+
+/* What a job asked for beyond job_state's GPUs and runtime, and its
+ * array. */
+static void job_asks(json_t *j)
+{
+	printf("priority: %.0f\n", num(j, "priority"));
+	if (json_object_get(j, "maxRuntime") && !json_object_get(j, "timeLimit")) /* else run_limit said it */
+		printf("its own run-time limit (maxRuntime): %.0f s\n", num(j, "maxRuntime"));
+	if (json_object_get(j, "checkpointInterval"))
+		printf("checkpoint interval: %.0f s\n", num(j, "checkpointInterval"));
+	if (json_object_size(json_object_get(j, "nodeSelector"))) {
+		printf("node selector: ");
+		print_selector(json_object_get(j, "nodeSelector"));
+		printf("\n");
+	}
+	print_groups(j);
+	if (json_object_get(j, "arrayOf"))
+		printf("task of job array %s (fairway jobs show %s)\n", str(j, "arrayOf"), str(j, "arrayOf"));
+}
+
+/* `fairway jobs show`: the job in words (--json: the API's JSON), as
+ * `jobs why` without its queue's share, with what the job asked for. */
+static int job_show(json_t *j)
+{
+	int rc = job_state(j);
+	job_times(j);
+	job_asks(j);
+	history(j);
+	return rc;
+}
+
 /* `fairway jobs why`: state, reason, expected start, its queue's share,
  * then history. */
 static int job_why(struct opts *o, json_t *j)
@@ -1036,6 +1182,34 @@ static int min_member_fits(struct opts *o, json_t *j, json_t *t)
 	return 0;
 }
 
+/* The job's fields as job_fields and task_fields set them from its
+ * flags (one task group, tasks[0]). */
+static const char *const job_flags[][2] = {
+	{ "queue", "--queue" },
+	{ "name", "--name" },
+	{ "user", "--user" },
+	{ "array", "--array" },
+	{ "runtime", "--runtime" },
+	{ "priority", "--priority" },
+	{ "checkpointInterval", "--checkpoint-interval" },
+	{ "maxRuntime", "--max-runtime" },
+	{ "exitCode", "--exit-code" },
+	{ "minMember", "--min-member" },
+	{ "requiredLevel", "--required-level" },
+	{ "preferredLevel", "--preferred-level" },
+	{ "preemptible", "--preemptible/--no-preemptible" },
+	{ "spread", "--spread" },
+	{ "nodeSelector", "--node-selector" },
+	{ "tasks[0].count", "--count" },
+	{ "tasks[0].gpus", "--gpus" },
+	{ "tasks[0].gpuFraction", "--gpu-fraction" },
+	{ "tasks[0].cpu", "--cpu" },
+	{ "tasks[0].memory", "--memory" },
+	{ "tasks[0].gpuModel", "--gpu-model" },
+	{ "tasks[0].slice", "--slice" },
+	{ NULL, NULL },
+};
+
 static json_t *job_body(struct opts *o, int *rc)
 {
 	const char *file = flag(o, "--file");
@@ -1054,6 +1228,7 @@ static json_t *job_body(struct opts *o, int *rc)
 		return NULL;
 	j = json_pack("{s:s}", "queue", flag(o, "--queue"));
 	t = json_object();
+	o->field_flags = job_flags; /* a 400 names the flag beside the field */
 	if ((*rc = job_fields(o, j)) || (*rc = task_fields(o, t)) || (*rc = min_member_fits(o, j, t))) {
 		json_decref(j), json_decref(t);
 		return NULL;
@@ -1082,6 +1257,8 @@ static int query_path(struct opts *o, const char *base, const char *const (*filt
 	char v[3 * FW_NAME_MAX + 1];
 	size_t k = (size_t)snprintf(path, n, "%s", base);
 	char sep = strchr(path, '?') ? '&' : '?';
+
+	o->query_flags = filters; /* a 400 names the flag beside the argument */
 
 	for (; (*filters)[0]; filters++) {
 		const char *want = flag(o, (*filters)[0]);
@@ -1377,8 +1554,10 @@ static int cmd_jobs(struct opts *o)
 		bool array = !(rc = call(o, "GET", path, NULL, &r)) && !strcmp(str(r, "kind"), "array");
 		if (!rc && array && !o->json)
 			print_array(r);
+		else if (!rc && o->json)
+			dump(r);
 		else if (!rc)
-			rc = o->json || !strcmp(sub, "show") ? (dump(r), 0) : job_why(o, r);
+			rc = !strcmp(sub, "show") ? job_show(r) : job_why(o, r);
 	} else
 		return fw_cli_usage_error(o->cmd, "unknown subcommand '%s'", sub);
 	json_decref(r);
@@ -1443,7 +1622,9 @@ static int cmd_nodes(struct opts *o)
 		if (flag(o, "--health") && !encode(want, sizeof want, flag(o, "--health")))
 			return fw_cli_usage_error(o->cmd, "--health: a comma-separated list of healthy, suspect, unhealthy, "
 							  "draining, degraded and lemon");
+		static const char *const health_arg[][2] = { { "--health", "health" }, { NULL, NULL } };
 		snprintf(path, sizeof path, "/v1/nodes%s%s", want[0] ? "?health=" : "", want);
+		o->query_flags = health_arg; /* a 400 names the flag beside the argument */
 		if ((rc = call(o, "GET", path, NULL, &r)))
 			return rc;
 		if (o->json)
@@ -1476,7 +1657,12 @@ static int cmd_nodes(struct opts *o)
 			return fw_cli_usage_error(o->cmd, "say --healthy or --unhealthy");
 		if ((rc = name_path(o, path, sizeof path, "/v1/nodes/", name, "/health")))
 			return rc;
+		static const char *const health_flags[][2] = {
+			{ "healthy", "--healthy/--unhealthy" }, { "reason", "--reason" }, { "badGpus", "--bad-gpus" },
+			{ NULL, NULL },
+		};
 		json_t *b = json_pack("{s:b}", "healthy", has(o, "--healthy"));
+		o->field_flags = health_flags; /* a 400 names the flag beside the field */
 		if (flag(o, "--reason"))
 			json_object_set_new(b, "reason", json_string(flag(o, "--reason")));
 		if (flag(o, "--bad-gpus")) {
@@ -1526,6 +1712,13 @@ static const char *rsv_for(json_t *x, char *buf, size_t n)
 			at += (size_t)snprintf(buf + at, n - at, "%s%s", i ? "," : " ", json_is_string(f) ? json_string_value(f) : "?");
 	return buf;
 }
+
+/* The reservation's fields as `reservations create` sets them. */
+static const char *const rsv_flags[][2] = {
+	{ "kind", "--kind" }, { "nodes", "--nodes" }, { "queue", "--queue" }, { "job", "--job" },
+	{ "reason", "--reason" }, { "id", "--id" }, { "start", "--start" }, { "end", "--end" },
+	{ NULL, NULL },
+};
 
 static int cmd_reservations(struct opts *o)
 {
@@ -1577,6 +1770,7 @@ static int cmd_reservations(struct opts *o)
 			json_decref(body);
 			return rc;
 		}
+		o->field_flags = rsv_flags; /* a 400 names the flag beside the field */
 		rc = call(o, "POST", "/v1/reservations", body, &r);
 		json_decref(body);
 		if (!rc)
@@ -2087,10 +2281,13 @@ static const char queues_help[] =
 	"                     --offset 1000 --limit 1000); jobs are in the plan's\n" \
 	"                     order, then those it has not seen yet\n"
 #define JOBS_SHOW_WHY \
-	"jobs show NAME:      a job's JSON (the API's); for a job array's NAME, the\n" \
-	"                     array as a whole: its tasks, their states, why they\n" \
-	"                     wait and when they are expected to start (--json: its\n" \
-	"                     JSON, \"kind\": \"array\")\n" \
+	"jobs show NAME:      a job in words: its state, why it waits or where it runs,\n" \
+	"                     its run-time limit, when it was submitted, started and\n" \
+	"                     ended, what it asked for, its last decisions (--json:\n" \
+	"                     the API's JSON); for a job array's NAME, the array as\n" \
+	"                     a whole: its tasks, their states, why they wait and\n" \
+	"                     when they are expected to start (--json: its JSON,\n" \
+	"                     \"kind\": \"array\")\n" \
 	"jobs why NAME:       one screen: state, its run-time limit, why it waits, when it\n" \
 	"                     is expected to start (a job its run-time limit ended: why\n" \
 	"                     it ended, its own limit or its queue's); an array's NAME:\n" \
@@ -2103,7 +2300,7 @@ static const char jobs_help[] =
 	"                          [--limit N] [--offset N] |\n"
 	"                     show NAME | why NAME | submit FLAGS | cancel NAME...]\n"
 	"\n"
-	"The daemon's jobs: list them (a table, as squeue), show one (its JSON),\n"
+	"The daemon's jobs: list them (a table, as squeue), show one (in words),\n"
 	"why one waits (one screen), submit one or an array of them (as sbatch),\n"
 	"cancel some (as scancel; the name of a job array cancels every task of it\n"
 	"still pending or running).  Each subcommand's own help, with what it\n"
@@ -2180,6 +2377,16 @@ static const char jobs_show_help[] =
 	"\n"
 	JOBS_SHOW_WHY
 	"\n"
+	"what a job prints (jobs show):\n"
+	"  job job-7  (queue llm, user alice, 8 GPUs, runtime 3600 s)\n"
+	"  state: running\n"
+	"  started 5m ago on h100-003                  where it runs; a waiting job:\n"
+	"  expected to end in 55m                      why it waits, when it should start\n"
+	"  submitted: 6m ago (t=...)\n"
+	"  priority: 0                                 and what else it asked for\n"
+	"  history:                                    its last ten decisions\n"
+	"    5m ago     start    started: 8 GPUs\n"
+	"\n"
 	"what an array prints:\n"
 	"  job array sweep  (queue llm, user alice, 1 GPU each)\n"
 	"  100 tasks (sweep_0 .. sweep_99), indices 0-99\n"
@@ -2191,6 +2398,7 @@ static const char jobs_show_help[] =
 	"\n"
 	"examples:\n"
 	"  fairway jobs why job-7\n"
+	"  fairway jobs show job-7 --json\n"
 	"  fairway jobs show sweep\n"
 	"  fairway jobs show sweep --json\n"
 	"\n";
@@ -2333,7 +2541,8 @@ static const char jobs_numbers_help[] =
 	"\n";
 
 static const char common_help[] =
-	"common flags (every command that talks to `fairway serve`):\n"
+	"common flags (every command that talks to `fairway serve`; before the\n"
+	"command or after it: fairway --server URL jobs list):\n"
 	"  --server URL       the daemon's base URL, default $FAIRWAY_SERVER or\n"
 	"                     http://127.0.0.1:8642 (a trailing / or /v1 is dropped)\n"
 	"  --token-file FILE  default $FAIRWAY_TOKEN_FILE or fairway-state/token\n"
@@ -2379,19 +2588,6 @@ static void print_help(const char *cmd, const char *sub)
 			fputs(client_help[k].numbers, stdout);
 		}
 	fputs(common_help, stdout);
-}
-
-/* The subcommand of a command line (argv[1..argc-1]): its first word that
- * is no flag nor the value of --server or --token-file; NULL when none. */
-static const char *subcommand_of(int argc, char **argv)
-{
-	for (int i = 1; i < argc; i++) {
-		if ((!strcmp(argv[i], "--server") || !strcmp(argv[i], "--token-file")) && i + 1 < argc)
-			i++;
-		else if (argv[i][0] != '-')
-			return argv[i];
-	}
-	return NULL;
 }
 
 /* --- argument check ---------------------------------------------------------------------------- */
@@ -2477,17 +2673,47 @@ static const char *flag_hint(const struct spec *sp, const char *w, char *buf, si
 	return fw_cli_hint(w, cand, buf, n);
 }
 
-/* " (did you mean 'list'?)" for a mistyped subcommand w of cmd. */
-static const char *sub_hint(const char *cmd, const char *w, char *buf, size_t n)
+/* cmd's subcommands into cand (ending with NULL); how many. */
+static size_t subs_of(const char *cmd, const char **cand)
 {
-	const char *cand[sizeof specs / sizeof specs[0] + 1];
 	size_t k = 0;
 
 	for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++)
 		if (!strcmp(specs[i].cmd, cmd) && specs[i].sub)
 			cand[k++] = specs[i].sub;
 	cand[k] = NULL;
+	return k;
+}
+
+/* " (did you mean 'list'?)" for a mistyped subcommand w of cmd. */
+static const char *sub_hint(const char *cmd, const char *w, char *buf, size_t n)
+{
+	const char *cand[sizeof specs / sizeof specs[0] + 1];
+
+	subs_of(cmd, cand);
 	return fw_cli_hint(w, cand, buf, n);
+}
+
+/* "list, show, why, submit, cancel": cmd's subcommands, for an error. */
+static const char *sub_list(const char *cmd, char *buf, size_t n)
+{
+	const char *cand[sizeof specs / sizeof specs[0] + 1];
+	size_t used = 0;
+
+	buf[0] = '\0';
+	subs_of(cmd, cand);
+	for (const char *const *c = cand; *c && used < n; c++)
+		used += (size_t)snprintf(buf + used, n - used, "%s%s", c == cand ? "" : ", ", *c);
+	return buf;
+}
+
+/* 2: w is no subcommand of cmd; says so with a hint and cmd's list. */
+static int unknown_sub(const char *cmd, const char *w)
+{
+	char hint[96], list[160];
+
+	return fw_cli_usage_error(cmd, "unknown subcommand '%s'%s; `fairway %s` has: %s", w,
+				  sub_hint(cmd, w, hint, sizeof hint), cmd, sub_list(cmd, list, sizeof list));
 }
 
 /* The row for CMD SUB; for a command without subcommands, its only row. */
@@ -2497,6 +2723,36 @@ static const struct spec *find_spec(const char *cmd, const char *sub)
 		if (!strcmp(specs[i].cmd, cmd) && (!specs[i].sub || (sub && !strcmp(specs[i].sub, sub))))
 			return &specs[i];
 	return NULL;
+}
+
+/* The subcommand among a command line's words (the common flags taken
+ * out): the first that is neither a flag nor the value of one of the
+ * flags that may come before it, the command's own or its list's
+ * (`fairway jobs --state all --help`); NULL when none. */
+static const char *subcommand_of(const char *cmd, char **words, int n)
+{
+	const struct spec *sp = find_spec(cmd, NULL) ? find_spec(cmd, NULL) : find_spec(cmd, "list");
+
+	for (int i = 0; i < n; i++) {
+		if (!(words[i][0] == '-' && words[i][1]))
+			return words[i];
+		if (sp && !strchr(words[i], '=') && listed(sp->valued, words[i]))
+			i++;
+	}
+	return NULL;
+}
+
+/* `fairway help CMD SUB` (`fairway CMD SUB --help`): 0 when SUB is one
+ * of CMD's subcommands, or none is given; else 2, naming the word and
+ * CMD's subcommands (a command without any takes only flags). */
+static int help_sub_ok(const char *cmd, const char *sub)
+{
+	if (!sub)
+		return 0;
+	if (find_spec(cmd, NULL)) /* its only row, whatever sub is */
+		return fw_cli_usage_error(cmd, "unexpected argument '%s' (`fairway %s` has no subcommands; it takes "
+					  "only flags)", sub, cmd);
+	return find_spec(cmd, sub) ? 0 : unknown_sub(cmd, sub);
 }
 
 /* One positional word: the subcommand, then its NAMEs. */
@@ -2509,12 +2765,12 @@ static int take_word(struct opts *o, const struct spec **sp, bool implicit, char
 		const char *by_name = find_spec(o->cmd, "show") ? "show" : find_spec(o->cmd, "explain") ? "explain" : NULL;
 		char hint[96];
 		if (!s && *sub_hint(o->cmd, w, hint, sizeof hint)) /* `fairway jobs lsit` */
-			return fw_cli_usage_error(o->cmd, "unknown subcommand '%s'%s", w, hint);
+			return unknown_sub(o->cmd, w);
 		if (!s && by_name) /* `fairway nodes h100-000`: a name where the subcommand goes */
 			return fw_cli_usage_error(o->cmd, "unknown subcommand '%s' (for the one named so: `fairway %s %s %s`)",
 						  w, o->cmd, by_name, w);
 		if (!s)
-			return fw_cli_usage_error(o->cmd, "unknown subcommand '%s'", w);
+			return unknown_sub(o->cmd, w);
 		if (implicit && strcmp(w, "list"))
 			return fw_cli_usage_error(o->cmd, "'%s' goes before its flags: fairway %s %s [flags]", w, o->cmd, w);
 		*sp = s;
@@ -2607,16 +2863,16 @@ int fw_cmd_client(const char *what, int argc, char **argv)
 	const char *env = getenv("FAIRWAY_SERVER");
 	struct opts o = { env && *env ? env : "http://127.0.0.1:8642", /* empty: unset */
 			  getenv("FAIRWAY_TOKEN_FILE") ? getenv("FAIRWAY_TOKEN_FILE") : "fairway-state/token", what, false,
-			  0, flags, 0, pos };
+			  NULL, NULL, 0, flags, 0, pos };
 	int rc, n = 0;
+	bool help = false;
 
 	if (argc > 255)
 		return fw_cli_usage_error(what, "too many arguments (%d)", argc - 1);
-	for (int i = 1; i < argc; i++) {
+	for (int i = 1; i < argc && !help; i++) {
 		char *eq = fw_cli_split_eq(argv[i]);
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			print_help(what, subcommand_of(argc, argv));
-			return 0;
+			help = true;
 		} else if (!strcmp(argv[i], "--json")) {
 			if (eq)
 				return fw_cli_usage_error(what, "--json takes no value");
@@ -2632,6 +2888,12 @@ int fw_cmd_client(const char *what, int argc, char **argv)
 				eq[-1] = '='; /* check_args splits the command's own flags */
 			words[n++] = argv[i];
 		}
+	}
+	if (help) {
+		const char *sub = subcommand_of(what, words, n);
+		if (!(rc = help_sub_ok(what, sub)))
+			print_help(what, sub);
+		return rc;
 	}
 	if ((rc = check_args(&o, words, n)) || (rc = server_base(&o, base, sizeof base)))
 		return rc;

@@ -3,6 +3,7 @@
  * Each subcommand lives in tools/cmd_<name>.c and parses its own flags.
  */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -42,6 +43,12 @@ static const char usage[] =
 	"              convert `sacct --parsable2` output to fairway's trace format\n"
 	"  help [CMD]  this help, or a command's: `fairway help sim run` is\n"
 	"              `fairway sim run --help`\n"
+	"\n"
+	"The commands that talk to `fairway serve` (queues, jobs, nodes, reservations,\n"
+	"fairshare, decisions, stats, plan --server) share --server URL, --token-file\n"
+	"FILE and --json, before the command or after it:\n"
+	"  fairway --server http://head:8642 jobs list\n"
+	"  is  fairway jobs list --server http://head:8642\n"
 	"\n"
 	"Start here:  fairway plan          (runs on the built-in example cluster)\n"
 	"Docs:        README.md, docs/ARCHITECTURE.md, docs/config.md\n";
@@ -229,6 +236,21 @@ int fw_cmd_trace(int argc, char **argv)
 
 static int dispatch(int argc, char **argv);
 
+/* The commands that talk to `fairway serve` (tools/cmd_client.c), and
+ * every command, for the hint after an unknown one. */
+static const char *const client_cmds[] = { "queues", "jobs", "nodes", "reservations", "fairshare", "decisions",
+					   "stats", NULL };
+static const char *const commands[] = { "plan", "serve", "queues", "jobs", "nodes", "reservations", "fairshare",
+					"decisions", "stats", "policies", "sim", "trace", "help", NULL };
+
+static bool one_of(const char *w, const char *const *set)
+{
+	for (; *set; set++)
+		if (!strcmp(w, *set))
+			return true;
+	return false;
+}
+
 /* `fairway help CMD [SUB]` is `fairway CMD [SUB] --help`, as git does. */
 static int help_for(int argc, char **argv)
 {
@@ -242,8 +264,105 @@ static int help_for(int argc, char **argv)
 	return dispatch(argc, args);
 }
 
+/* --- the client's shared flags before the command ---------------------------------------------------
+ * `fairway --server URL jobs list` is `fairway jobs --server URL list`,
+ * as kubectl and git take their global flags: the flags every client
+ * command shares (--server URL, --token-file FILE, --json; cmd_client.c)
+ * may come before the command, and are moved to just after it.  Any
+ * other flag there is refused, saying that it goes after the command. */
+
+/* The words shared flag w takes (2: w and its value), 0 when w is none. */
+static int shared_words(const char *w)
+{
+	if (!strcmp(w, "--json") || !strncmp(w, "--server=", 9) || !strncmp(w, "--token-file=", 13))
+		return 1;
+	return !strcmp(w, "--server") || !strcmp(w, "--token-file") ? 2 : 0;
+}
+
+/* 2: flag w came before the command, where only the shared flags go:
+ * a near miss of one of them is named, any other flag goes after the
+ * command (the first word of the line that is one, if any). */
+static int misplaced(const char *w, int argc, char **argv)
+{
+	static const char *const shared[] = { "--server", "--token-file", "--json", "--help", "--version", NULL };
+	const char *cmd = "COMMAND";
+	char hint[96];
+
+	for (int i = 1; i < argc; i++)
+		if (one_of(argv[i], commands)) {
+			cmd = argv[i];
+			break;
+		}
+	if (*fw_cli_hint(w, shared, hint, sizeof hint))
+		fprintf(stderr, "fairway: error: unknown option '%s' before the command%s\n", w, hint);
+	else
+		fprintf(stderr, "fairway: error: option '%s' before the command: only the flags every client command "
+				"takes (--server URL, --token-file FILE, --json) may come before it; a command's own "
+				"flags go after it: fairway %s %s ...\n", w, cmd, w);
+	fputs("run `fairway --help` for the commands\n", stderr);
+	return 2;
+}
+
+/* How many words of shared flags open the line (argv[1]...); -1 after
+ * an error (another flag there, or one without its value). */
+static int leading_flags(int argc, char **argv)
+{
+	int i = 1;
+
+	while (i < argc && argv[i][0] == '-' && strcmp(argv[i], "--help") && strcmp(argv[i], "-h") &&
+	       strcmp(argv[i], "--version")) {
+		int k = shared_words(argv[i]);
+		if (!k)
+			return misplaced(argv[i], argc, argv), -1;
+		if (i + k > argc) {
+			fprintf(stderr, "fairway: error: %s needs a value, then the command: fairway %s VALUE COMMAND ...\n",
+				argv[i], argv[i]);
+			return -1;
+		}
+		i += k;
+	}
+	return i - 1;
+}
+
+/* The line with its lead words of shared flags moved after the command;
+ * refused for a command that is not a client's (fairway policies
+ * --server would be no less wrong). */
+static int flags_after(int argc, char **argv, int lead)
+{
+	char *args[argc + 1], *cmd = lead + 1 < argc ? argv[lead + 1] : NULL;
+	int k = 0;
+
+	if (cmd && one_of(cmd, commands) && !one_of(cmd, client_cmds) && strcmp(cmd, "plan")) {
+		fprintf(stderr, "fairway: error: %s before `%s`: only the client commands (%s, plan) take --server, "
+				"--token-file and --json before the command; put it after: fairway %s %s ...\n"
+				"run `fairway %s --help` for its options\n",
+			argv[1], cmd, "queues, jobs, nodes, reservations, fairshare, decisions, stats", cmd, argv[1], cmd);
+		return 2;
+	}
+	args[k++] = argv[0];
+	if (cmd)
+		args[k++] = cmd;
+	for (int i = 1; i <= lead; i++)
+		args[k++] = argv[i];
+	for (int i = lead + 2; i < argc; i++)
+		args[k++] = argv[i];
+	args[k] = NULL;
+	if (!cmd) {
+		fprintf(stderr, "fairway: error: missing the command after the flags: fairway [--server URL] "
+				"[--token-file FILE] [--json] COMMAND ...\n\n%s", usage);
+		return 2;
+	}
+	return dispatch(argc, args);
+}
+
 int main(int argc, char **argv)
 {
+	int lead = leading_flags(argc, argv);
+
+	if (lead < 0)
+		return 2;
+	if (lead > 0)
+		return flags_after(argc, argv, lead);
 	if (argc > 2 && !strcmp(argv[1], "help"))
 		return help_for(argc, argv);
 	return dispatch(argc, argv);
@@ -255,6 +374,8 @@ static int dispatch(int argc, char **argv)
 		fprintf(stderr, "fairway: error: missing the command\n\n%s", usage);
 		return 2;
 	}
+	if (!strcmp(argv[1], "help") && argc > 2 && strcmp(argv[2], "--help"))
+		return help_for(argc, argv); /* `fairway help help jobs` */
 	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		fputs(usage, stdout);
 		return 0;
@@ -271,19 +392,14 @@ static int dispatch(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "serve"))
 		return fw_cmd_serve(argc - 1, argv + 1);
-	static const char *const client_cmds[] = { "queues", "jobs", "nodes", "reservations", "fairshare", "decisions",
-						   "stats", NULL };
-	for (int i = 0; client_cmds[i]; i++)
-		if (!strcmp(argv[1], client_cmds[i]))
-			return fw_cmd_client(argv[1], argc - 1, argv + 1);
+	if (one_of(argv[1], client_cmds))
+		return fw_cmd_client(argv[1], argc - 1, argv + 1);
 	if (!strcmp(argv[1], "policies"))
 		return fw_cmd_policies(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "sim"))
 		return fw_cmd_sim(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "trace"))
 		return fw_cmd_trace(argc - 1, argv + 1);
-	static const char *const commands[] = { "plan", "serve", "queues", "jobs", "nodes", "reservations",
-						"fairshare", "decisions", "stats", "policies", "sim", "trace", "help", NULL };
 	char hint[96];
 	fprintf(stderr, "fairway: error: unknown command '%s'%s\nrun `fairway --help` for the commands\n", argv[1],
 		fw_cli_hint(argv[1], commands, hint, sizeof hint));

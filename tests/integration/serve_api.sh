@@ -714,6 +714,48 @@ RUN_NODE=$(jfield '[x["nodes"][0] for x in j["jobs"] if x.get("nodes")][0]')
 "$FW" jobs why "$RUN" "${C[@]}" >"$T/whyrun" 2>&1
 check "fairway jobs why: a running job says where it started" \
 	bash -c "[ -n '$RUN' ] && grep -qx 'state: running' '$T/whyrun' && grep -q '^started .* on .*\\b$RUN_NODE\\b' '$T/whyrun'"
+# jobs show NAME: the job in words, as jobs why and as an array's show
+# (the API's JSON with --json)
+"$FW" jobs show "$RUN" "${C[@]}" >"$T/showrun" 2>&1
+check "fairway jobs show RUNNING: the job in words: state, where it runs, submitted, priority (no JSON)" \
+	bash -c "head -1 '$T/showrun' | grep -q '^job $RUN  (queue ' && grep -qx 'state: running' '$T/showrun' &&
+		grep -q '^started .* on .*\\b$RUN_NODE\\b' '$T/showrun' && grep -q '^submitted: .* (t=[0-9]*)\$' '$T/showrun' &&
+		grep -q '^priority: -\\?[0-9]*\$' '$T/showrun' && ! grep -q '^[{}]' '$T/showrun'"
+"$FW" jobs show "$RUN" --json "${C[@]}" >"$T/showrun" 2>&1
+check "fairway jobs show RUNNING --json: the API's job" \
+	[ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["name"])' "$T/showrun")" = "$RUN" ]
+"$FW" jobs show llm-pretrain-64 "${C[@]}" >"$T/showpend" 2>&1
+check "fairway jobs show PENDING: why it waits and when it should start, in words" \
+	bash -c "grep -qx 'state: pending' '$T/showpend' && grep -q '^why it waits: ' '$T/showpend' && grep -q '^expected start: ' '$T/showpend'"
+# the client's shared flags before the command, as kubectl's: the same
+# request as with them after it
+"$FW" --server "http://127.0.0.1:$PORT" --json jobs list --queue llm >"$T/lead1" 2>&1
+"$FW" jobs list --queue llm --json --server "http://127.0.0.1:$PORT" >"$T/lead2" 2>&1
+check "fairway --server URL --json jobs list: the same jobs as with the flags after the command" \
+	[ "$(python3 -c 'import json,sys; print(sorted(x["name"] for x in json.load(open(sys.argv[1]))["jobs"]))' "$T/lead1")" = \
+	  "$(python3 -c 'import json,sys; print(sorted(x["name"] for x in json.load(open(sys.argv[1]))["jobs"]))' "$T/lead2")" ]
+env -u FAIRWAY_TOKEN_FILE "$FW" --server="http://127.0.0.1:$PORT" --token-file "$S/token" jobs submit --queue llm --gpus 1 \
+	--test-only >"$T/lead1" 2>&1
+check "fairway --server=URL --token-file F jobs submit --test-only: the token read from before the command" \
+	bash -c "[ $? = 0 ] && grep -qx '(not submitted: --test-only)' '$T/lead1'"
+# a 400 about a field the client set from a flag names the flag too;
+# from --file, the field alone
+"$FW" reservations create --kind maintenance --nodes "$RUN_NODE" --start +2h --end +1h "${C[@]}" >"$T/flagerr" 2>&1
+check "fairway reservations create --end before --start: the 400 names field end and --end" \
+	bash -c "[ $? = 2 ] && grep -qx 'fairway reservations: error: 400: field end (--end): must be after start' '$T/flagerr'"
+"$FW" reservations create --kind maintenance --nodes "$RUN_NODE,no-such-node" --start +1h --end +2h "${C[@]}" >"$T/flagerr" 2>&1
+check "fairway reservations create --nodes with a node unknown: field nodes[1] (--nodes)" \
+	bash -c "[ $? = 2 ] && grep -q '^fairway reservations: error: 400: field nodes\[1\] (--nodes): no node named \"no-such-node\"' '$T/flagerr'"
+"$FW" queues create cli-orphan --parent no-such-parent "${C[@]}" >"$T/flagerr" 2>&1
+check "fairway queues create --parent unknown: field parent (--parent)" \
+	bash -c "[ $? = 2 ] && grep -q '^fairway queues: error: 400: field parent (--parent): no queue named \"no-such-parent\"' '$T/flagerr'"
+"$FW" jobs submit --queue no-such-queue --gpus 1 "${C[@]}" >"$T/flagerr" 2>&1
+check "fairway jobs submit --queue unknown: field queue (--queue)" \
+	bash -c "[ $? = 2 ] && grep -q '^fairway jobs: error: 400: field queue (--queue): no queue named \"no-such-queue\"' '$T/flagerr'"
+echo '{"queue": "no-such-queue", "tasks": [{"gpus": 1}]}' >"$T/flagerr.json"
+"$FW" jobs submit --file "$T/flagerr.json" "${C[@]}" >"$T/flagerr" 2>&1
+check "fairway jobs submit --file: the field alone, no flag (the file set it)" \
+	bash -c "[ $? = 2 ] && grep -q '^fairway jobs: error: 400: field queue: no queue named' '$T/flagerr'"
 "$FW" jobs list "${C[@]}" >"$T/jl" 2>&1
 check "fairway jobs list: running jobs (started) and waiting ones (expected start), or unknown alone" \
 	bash -c "grep -q '^$RUN .* running .*(started)\$' '$T/jl' &&
@@ -741,14 +783,14 @@ check "fairway plan --server --kind pending --limit 1: stderr names only the lis
 	bash -c "grep -q '^fairway plan: the first 1 waiting job only, more match' '$T/planlim.err' && ! grep -q decision '$T/planlim.err'"
 "$FW" plan --kind strat "${C[@]}" >"$T/planbad" 2>&1
 check "fairway plan --server --kind strat: exit 2, the daemon's refusal with its nearest kind" \
-	bash -c "[ $? = 2 ] && grep -q 'error: 400: field kind: \"strat\" is not a kind (did you mean \"start\"?)' '$T/planbad'"
+	bash -c "[ $? = 2 ] && grep -q 'error: 400: field kind (--kind): \"strat\" is not a kind (did you mean \"start\"?)' '$T/planbad'"
 "$FW" jobs list --reason has_reservation,gpu_model --json "${C[@]}" >"$T/jlr" 2>&1
 check "fairway jobs list --reason has_reservation,gpu_model: the jobs with those reasons only" \
 	python3 -c 'import json, sys; l = json.load(open(sys.argv[1]))["jobs"]
 assert l and all(x["reason"] in ("has_reservation", "gpu_model") for x in l), l' "$T/jlr"
 "$FW" jobs list --reason gpu_modle "${C[@]}" >"$T/jlrbad" 2>&1
 check "... --reason gpu_modle: exit 2, the daemon's refusal saying did you mean gpu_model" \
-	bash -c "[ $? = 2 ] && grep -q 'error: 400: field reason: \"gpu_modle\" is not a reason (did you mean \"gpu_model\"?)' '$T/jlrbad'"
+	bash -c "[ $? = 2 ] && grep -q 'error: 400: field reason (--reason): \"gpu_modle\" is not a reason (did you mean \"gpu_model\"?)' '$T/jlrbad'"
 "$FW" jobs list --limit 2 "${C[@]}" >"$T/jllim" 2>"$T/jllim.err"
 check "fairway jobs list --limit 2: two rows, and stderr says more match" \
 	bash -c "[ \$(wc -l <'$T/jllim') = 3 ] && grep -q 'the first 2 jobs only, more match: --limit N' '$T/jllim.err'"
@@ -825,16 +867,16 @@ check "docs/serve.md's example '${doc[*]:0:3} ... --test-only' runs as written (
 	bash -c "[ $? -eq 0 ] && grep -qx '(not submitted: --test-only)' '$T/testonly'"
 "$FW" jobs submit --queue llm --gpus 8 --count 1000 --name cli-huge --test-only --json "${C[@]}" >"$T/testonly" 2>&1
 check "... a gang larger than the cluster: refused as a submission would be (400 naming tasks[0].count)" \
-	grep -q 'error: 400: field tasks\[0\].count: the job needs 1000 tasks of 8 GPUs all at once and the fleet holds at most [0-9]* of them, so it could never start' "$T/testonly"
+	grep -q 'error: 400: field tasks\[0\].count (--count): the job needs 1000 tasks of 8 GPUs all at once and the fleet holds at most [0-9]* of them, so it could never start' "$T/testonly"
 "$FW" jobs submit --queue llm --gpus 8 --slice 4:galaxy --count 4 --name cli-gal --test-only "${C[@]}" >"$T/testonly" 2>&1
-check "... --slice 4:galaxy: exit 2, naming the cluster's levels" bash -c "[ $? -eq 2 ] && grep -q 'field tasks\[0\].slice.required: \"galaxy\" is not a topology level of this cluster (its levels: block, rack, nvlink); use one of them or \"node\"' '$T/testonly'"
+check "... --slice 4:galaxy: exit 2, naming the cluster's levels" bash -c "[ $? -eq 2 ] && grep -q 'field tasks\[0\].slice.required (--slice): \"galaxy\" is not a topology level of this cluster (its levels: block, rack, nvlink); use one of them or \"node\"' '$T/testonly'"
 "$FW" jobs submit --queue llm --gpus 8 --gpu-model h100 --runtime 60 --name cli-lower --json "${C[@]}" >"$T/lower" 2>&1
 check "fairway jobs submit --gpu-model h100 on H100 nodes: taken (exit 0), kept in the fleet's spelling" \
 	bash -c "[ $? -eq 0 ] && grep -q '\"gpuModel\": *\"H100\"' '$T/lower'"
 "$FW" jobs cancel cli-lower "${C[@]}" >/dev/null 2>&1
 "$FW" queues set research --parent vision "${C[@]}" >"$T/qcycle" 2>&1 # vision is research's child
 check "fairway queues set research --parent vision (a cycle): exit 2, told from research with the path" \
-	bash -c "[ $? -eq 2 ] && grep -qF 'field parent: queue \"research\" would be its own ancestor (research -> vision -> research); give it another parent (or none: top-level), or first move \"vision\" out from under it' '$T/qcycle'"
+	bash -c "[ $? -eq 2 ] && grep -qF 'field parent (--parent): queue \"research\" would be its own ancestor (research -> vision -> research); give it another parent (or none: top-level), or first move \"vision\" out from under it' '$T/qcycle'"
 "$FW" queues set vision --parent '' "${C[@]}" >"$T/qtop" 2>&1
 rc=$?
 req GET /v1/queues/vision
@@ -844,7 +886,7 @@ req GET /v1/queues/vision
 check "... and back under research" [ "$(jfield 'j.get("parent")')" = research ]
 "$FW" jobs submit --queue llm --gpus 8 --cpu 100000 --name cli-fat --test-only --json "${C[@]}" >"$T/testonly" 2>&1
 check "... a task no node has the CPUs for: refused too, naming tasks[0].cpu" \
-	grep -q 'field tasks\[0\].cpu: a task asks 100000 CPUs and no node with its GPUs has more than' "$T/testonly"
+	grep -q 'field tasks\[0\].cpu (--cpu): a task asks 100000 CPUs and no node with its GPUs has more than' "$T/testonly"
 req POST "/v1/jobs?dryRun=true" '{"name":"two-groups","queue":"llm","tasks":[{"count":18,"gpus":4,"cpu":50},{"count":18,"gpus":4,"cpu":50}]}'
 check "a dry run of two groups that each fit the fleet alone, never together (by CPU): 200, pending with an unknown start, saying why" \
 	[ "$CODE" = 200 ] && check "... (the dry run's answer)" python3 -c 'import json, sys
@@ -938,7 +980,7 @@ check "POST /v1/reservations kind job, job arr (an array): 400 naming job, sayin
 	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], "names a job array (4 tasks)" in j["error"]["message"], "arr_<index>" in j["error"]["message"], "\"kind\": \"queue\"" in j["error"]["message"]')" = "job True True True" ]
 "$FW" reservations create --kind job --job arr --nodes h100-013 --start +1h --end +2h "${C[@]}" >"$T/rsvarr" 2>&1
 check "fairway reservations create --kind job --job arr: exit 2, the 400 naming job" \
-	bash -c "[ $? = 2 ] && grep -q 'error: 400: field job: \"arr\" names a job array' '$T/rsvarr'"
+	bash -c "[ $? = 2 ] && grep -q 'error: 400: field job (--job): \"arr\" names a job array' '$T/rsvarr'"
 req GET /v1/reservations
 check "... and neither made a reservation for arr" [ "$(jfield 'any(r.get("job") == "arr" for r in j["reservations"])')" = False ]
 req GET "/v1/jobs?array="
@@ -1071,7 +1113,7 @@ check "fairway jobs cancel cliarr (the array's name): cancels its 3 tasks" \
 	grep -qx 'cliarr: cancelled 3 tasks of the array (cliarr_0 .. cliarr_2)' "$T/arr"
 "$FW" jobs submit --queue llm --gpus 1 --name cliarr2 --array '0-9%2' "${C[@]}" >"$T/arr" 2>&1
 check "fairway jobs submit --array 0-9%2: exit 1, the daemon's 400 naming array" \
-	bash -c "[ $? -ne 0 ] && grep -q 'field array: a throttle' '$T/arr'"
+	bash -c "[ $? -ne 0 ] && grep -q 'field array (--array): a throttle' '$T/arr'"
 # Array name clashes (QA): a job never takes a remembered array's name,
 # nor does an array's task; an unnamed array skips taken names.
 req POST /v1/jobs '{"name":"rem","queue":"llm","tasks":[{"gpus":1}],"array":"0-1"}'
@@ -1303,7 +1345,7 @@ req DELETE /v1/jobs/cli-flags
 req DELETE /v1/jobs/cli-pre
 "$FW" jobs submit --queue llm --gpus 1 --preferred-level galaxy --test-only "${C[@]}" >"$T/flags" 2>&1
 check "... --preferred-level galaxy: exit 2, the daemon's 400 naming preferredLevel and the cluster's levels" \
-	bash -c "[ $? -eq 2 ] && grep -qF 'field preferredLevel: \"galaxy\" is not a topology level of this cluster (its levels: block, rack, nvlink)' '$T/flags'"
+	bash -c "[ $? -eq 2 ] && grep -qF 'field preferredLevel (--preferred-level): \"galaxy\" is not a topology level of this cluster (its levels: block, rack, nvlink)' '$T/flags'"
 same_range minMember POST /v1/jobs '{"queue":"llm","minMember":1000001,"tasks":[{"gpus":1}]}' -- \
 	jobs submit --queue llm --gpus 1 --min-member 1000001
 "$FW" queues create cliq --parent product --deserved-gpus 2 --weight 3 --priority 5 "${C[@]}" >/dev/null 2>&1
@@ -1487,7 +1529,7 @@ rc=0
 check "fairway jobs cancel of a cancelled job: exit 2, nothing on stdout, the daemon's words on stderr" \
 	bash -c "[ $rc = 2 ] && [ ! -s '$T/cx' ] && grep -q '^fairway jobs: error: 409: field name: job \"cx1\" has already ended (cancelled at .*Z): there is nothing to cancel' '$T/cx.err'"
 "$FW" decisions --kind begin "${C[@]}" >"$T/decbad" 2>&1
-check "fairway decisions --kind begin: refused naming kind" grep -q "field kind: must be start, evict, reserve, drain or requeue" "$T/decbad"
+check "fairway decisions --kind begin: refused naming kind" grep -q "field kind (--kind): must be start, evict, reserve, drain or requeue" "$T/decbad"
 "$FW" nodes "${C[@]}" >"$T/n" 2>&1
 check "fairway nodes shows the unhealthy node" grep -q "h100-015.*UNHEALTHY" "$T/n"
 post_health h100-013 '{"healthy":true,"reason":"healthy: bad GPUs 2","badGpus":[2]}'
