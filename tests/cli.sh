@@ -2507,7 +2507,11 @@ rm -rf "$HS_TMP"
 # fairway-agent and fairway-slurm take --flag=value too; bare flags refuse one
 AG=$B/agent/fairway-agent
 if [ -x "$AG" ]; then
-	expect "agent-equals-value" 0 '"node":"n-eq"' "$AG" --nvml=/nonexistent/libnvidia-ml.so.1 --node=n-eq --wait=0
+	expect "agent-equals-value" 0 '"node":"n-eq"' env FAKE_NVML_GPUS=1 "$AG" --nvml="$B/agent/libfake_nvml.so" --node=n-eq --wait=0
+	# an --nvml library that cannot be loaded is named, with dlopen's reason and what to do
+	expect "agent-nvml-typo" 2 "--nvml /typo/libnvidia-ml.so.1: dlopen: /typo/libnvidia-ml.so.1: cannot open shared object file" \
+		"$AG" --nvml /typo/libnvidia-ml.so.1
+	expect "agent-nvml-not-a-library" 2 "or drop --nvml to load it from the library path" "$AG" --nvml /etc/passwd --watch
 	expect "agent-equals-range" 2 "--interval needs a whole number from 1 to 86400" "$AG" --watch --interval=0
 	expect "agent-equals-empty" 2 "--server= has an empty value" "$AG" --server=
 	expect "agent-bare-flag-with-value" 2 "--watch takes no value" "$AG" --watch=1
