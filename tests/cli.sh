@@ -2530,6 +2530,15 @@ if [ -x "$AG" ]; then
 		env -u FAIRWAY_TOKEN_FILE "$AG" --assess /nonexistent.json --server http://127.0.0.1:1
 	expect "agent-assess-takes-damping" 1 "--assess /nonexistent.json: cannot read: No such file or directory" \
 		"$AG" --assess /nonexistent.json --probation 60
+	# a report with impossible values is refused, naming the field with the GPU's place in the list
+	AC=tests/fuzz/corpus/agent
+	expect "agent-assess-negative-ecc" 1 "$AC/ecc_negative.json: gpus[3].ecc_uncorrectable.volatile: must be >= 0" \
+		"$AG" --assess "$AC/ecc_negative.json"
+	expect "agent-assess-index-twice" 1 "gpus[1].index: GPU 0 is listed twice (also gpus[0]); list each GPU once" \
+		"$AG" --assess "$AC/index_twice.json"
+	expect "agent-assess-index-beyond" 1 "gpus[1].index: must be a GPU index from 0 to 1 (the report lists 2 GPUs)" \
+		"$AG" --assess "$AC/index_beyond.json"
+	expect "agent-assess-negative-time" 1 "time_negative.json: time: must be >= 0" "$AG" --assess "$AC/time_negative.json"
 	# what cannot be read is named with its flag and why, not as line -1 or "empty"
 	AG_TMP=$(mktemp -d)
 	expect "agent-assess-directory" 1 "--assess $AG_TMP: cannot read: Is a directory" "$AG" --assess "$AG_TMP"
