@@ -1418,17 +1418,40 @@ static const char *node_health(json_t *n)
 	return json_array_size(json_object_get(n, "badGpus")) ? "degraded" : "healthy";
 }
 
-/* A row of `fairway nodes list`: the health word in its column and the
- * last report's reason in REASON ("-" for none), so a healthy node with
- * a note reads "healthy   fairway: 1 job failure ...", never as one phrase. */
+/* A node's BAD column: its badGpus as "1", "1,3" or "0-7" (runs of three
+ * or more as a range), "-" for none. */
+static const char *bad_gpus(json_t *n, char *buf, size_t len)
+{
+	json_t *bad = json_object_get(n, "badGpus");
+	size_t k = 0, m = json_array_size(bad), used = 0;
+
+	snprintf(buf, len, "-");
+	while (k < m && used < len) {
+		long long a = json_integer_value(json_array_get(bad, k)), b = a;
+		size_t e = k;
+		while (e + 1 < m && json_integer_value(json_array_get(bad, e + 1)) == b + 1)
+			b++, e++;
+		if (b - a >= 2)
+			used += (size_t)snprintf(buf + used, len - used, "%s%lld-%lld", k ? "," : "", a, b), k = e + 1;
+		else
+			used += (size_t)snprintf(buf + used, len - used, "%s%lld", k ? "," : "", a), k++;
+	}
+	return buf;
+}
+
+/* A row of `fairway nodes list`: the health word in its column, the bad
+ * GPUs in BAD, and in REASON why the node is in that health state ("-"
+ * for none), so a healthy node with a note reads "healthy  -  fairway: 1
+ * job failure ...", never as one phrase. */
 static void print_node_row(json_t *n)
 {
-	char inc[32], state[48];
+	char inc[32], state[48], bad[64];
 
 	snprintf(inc, sizeof inc, "%.0f%s", num(n, "incidents"),
 		 json_is_true(json_object_get(n, "lemon")) ? " lemon" : "");
-	printf("%-16s %-8s %5.0f %6.2f %-17s %-9s %-9s %s\n", str(n, "name"), str(n, "gpuModel"), num(n, "gpus"),
-	       num(n, "gpusAllocated"), node_state(n, state, sizeof state), inc, node_health(n), str(n, "healthReason"));
+	printf("%-16s %-8s %5.0f %6.2f %-17s %-9s %-9s %-7s %s\n", str(n, "name"), str(n, "gpuModel"),
+	       num(n, "gpus"), num(n, "gpusAllocated"), node_state(n, state, sizeof state), inc, node_health(n),
+	       bad_gpus(n, bad, sizeof bad), str(n, "healthReason"));
 }
 
 static int cmd_nodes(struct opts *o)
@@ -1451,8 +1474,8 @@ static int cmd_nodes(struct opts *o)
 		else {
 			size_t i;
 			json_t *n;
-			printf("%-16s %-8s %5s %6s %-17s %-9s %-9s %s\n", "NODE", "MODEL", "GPUS", "USED", "STATE",
-			       "INCIDENTS", "HEALTH", "REASON");
+			printf("%-16s %-8s %5s %6s %-17s %-9s %-9s %-7s %s\n", "NODE", "MODEL", "GPUS", "USED", "STATE",
+			       "INCIDENTS", "HEALTH", "BAD", "REASON");
 			json_array_foreach(json_object_get(r, "nodes"), i, n)
 				print_node_row(n);
 			json_t *f = json_object_get(r, "figures");
@@ -2234,8 +2257,12 @@ static const char nodes_help[] =
 	"                     come in the backend, e.g. Slurm's); HEALTH is UNHEALTHY\n"
 	"                     (takes no work), suspect (on probation: no big gangs),\n"
 	"                     degraded (healthy, some GPUs bad and left out) or\n"
-	"                     healthy; REASON is what the last report said (- for\n"
-	"                     none), e.g. fairway's note of a job failure\n"
+	"                     healthy (a report with every GPU bad makes a node\n"
+	"                     UNHEALTHY); BAD is the GPUs reported bad (e.g. 1,3 or\n"
+	"                     0-7; - for none); REASON is why the node is in its\n"
+	"                     HEALTH: the reason of the report that explains it\n"
+	"                     (an agent's, `nodes health --reason`), else fairway's\n"
+	"                     own note, e.g. of job failures on the node (- for none)\n"
 	"nodes health NAME:   a health report: --healthy or --unhealthy (it takes no\n"
 	"                     work), [--reason R] (shown as REASON), [--bad-gpus 0,3]\n"
 	"                     (GPUs that must not be used: the rest stay in use)\n"
