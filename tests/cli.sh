@@ -419,6 +419,22 @@ grep -qF "unknown option '--frobnicate'" <<<"$out" && ! grep -q "did you mean" <
 expect "client-name-as-subcommand-shows-the-command" 2 "(for the one named so: \`fairway nodes show h100-000\`)" \
 	"$FW" nodes h100-000
 expect "client-subcommand-after-flags" 2 "'submit' goes before its flags" "$FW" jobs --state running submit
+# jobs cancel of several names stops at the first token error, or at no daemon: said once, not per name
+cx_once() { # NAME EXIT PATTERN TOKEN-FILE
+	local out rc
+	out=$(env -u FAIRWAY_TOKEN_FILE "$FW" jobs cancel job-1 job-2 job-3 --server http://127.0.0.1:1 --token-file "$4" 2>&1)
+	rc=$?
+	if [ "$rc" = "$2" ] && [ "$(grep -c -- "$3" <<<"$out")" = 1 ] && [ "$(wc -l <<<"$out")" = 1 ]; then
+		ok "$1"
+	else
+		bad "$1: exit $rc: $out"
+	fi
+}
+cx_once "client-cancel-no-token-said-once" 2 "cannot read the token from /nonexistent/token" /nonexistent/token
+CX_TOK=$(mktemp)
+echo token >"$CX_TOK"
+cx_once "client-cancel-no-daemon-said-once" 1 "cannot reach http://127.0.0.1:1" "$CX_TOK"
+rm -f "$CX_TOK"
 expect "client-flag-of-another-subcommand" 2 "unknown option '--reason' for \`fairway jobs cancel\`" \
 	"$FW" jobs cancel j1 --reason x
 expect "client-fraction-of-whole-flag" 2 "--gpus 0.5: must be a whole number; for a fraction of a GPU use --gpus 1 --gpu-fraction" \

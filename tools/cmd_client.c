@@ -74,8 +74,11 @@ static int read_token(const struct opts *o, char *tok, size_t n)
 	return 0;
 }
 
-/* Send; on success *out holds the parsed JSON (or NULL for text). */
-static int call(const struct opts *o, const char *method, const char *path, json_t *body, json_t **out)
+/* Send; on success *out holds the parsed JSON (or NULL for text).
+ * *status (when not NULL): the HTTP status, 0 when the daemon was not
+ * reached, -1 when the token could not be read (nothing was sent). */
+static int call_st(const struct opts *o, const char *method, const char *path, json_t *body, json_t **out,
+		   long *status)
 {
 	CURL *c = curl_easy_init();
 	struct curl_slist *h = NULL;
@@ -85,11 +88,16 @@ static int call(const struct opts *o, const char *method, const char *path, json
 	int rc = 1;
 
 	*out = NULL;
+	if (status)
+		*status = 0;
 	if (!c)
 		goto done;
 	if (strcmp(method, "GET")) {
-		if ((rc = read_token(o, tok, sizeof tok)))
+		if ((rc = read_token(o, tok, sizeof tok))) {
+			if (status)
+				*status = -1;
 			goto done;
+		}
 		snprintf(auth, sizeof auth, "Authorization: Bearer %s", tok);
 		h = curl_slist_append(h, auth);
 	}
@@ -114,6 +122,8 @@ static int call(const struct opts *o, const char *method, const char *path, json
 		goto done;
 	}
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r.status);
+	if (status)
+		*status = r.status;
 	json_t *j = r.body ? json_loads(r.body, 0, NULL) : NULL;
 	if (r.status >= 400) {
 		json_t *e = json_object_get(j, "error");
@@ -135,6 +145,11 @@ done:
 	if (c)
 		curl_easy_cleanup(c);
 	return rc;
+}
+
+static int call(const struct opts *o, const char *method, const char *path, json_t *body, json_t **out)
+{
+	return call_st(o, method, path, body, out, NULL);
 }
 
 /* --- output helpers ----------------------------------------------------------- */
@@ -1204,6 +1219,9 @@ static void print_submitted(json_t *r)
 	printf("\n");
 }
 
+/* jobs cancel NAME...: each in turn; a job's own refusal (404, 409) is
+ * said and the rest go on, but a missing or refused token, or no daemon,
+ * stops at the first name: it is said once, exit non-zero. */
 static int cancel_jobs(struct opts *o)
 {
 	json_t *all = json_array(), *r;
@@ -1211,13 +1229,16 @@ static int cancel_jobs(struct opts *o)
 	int first = 0, rc;
 
 	for (int k = 1; arg(o, k); k++) {
+		long st = 1;
 		if (!(rc = name_path(o, path, sizeof path, "/v1/jobs/", arg(o, k), "")) &&
-		    !(rc = call(o, "DELETE", path, NULL, &r))) {
+		    !(rc = call_st(o, "DELETE", path, NULL, &r, &st))) {
 			if (!o->json)
 				print_cancelled(arg(o, k), r);
 			json_array_append_new(all, r);
 		}
 		first = first ? first : rc;
+		if (rc && (st <= 0 || st == 401 || st == 403))
+			break; /* no token, refused or no daemon: the same for every name, said once */
 	}
 	if (o->json && !arg(o, 2)) /* one name: its answer, as ever */
 		json_array_size(all) ? dump(json_array_get(all, 0)) : (void)0;

@@ -2763,6 +2763,19 @@ req POST /v1/cycle
 check "fairway jobs: a wait with no estimate reads START unknown, alone" \
 	grep -Eq '^waiter .* pending .* unknown$' "$T/cols"
 check "... and a running job's START says (started)" grep -Eq '^hog .* running .* (now|[0-9]+s ago) +\(started\)$' "$T/cols"
+# cancelling several jobs stops at the first token error: said once, exit 2, nothing cancelled
+rc=0
+env -u FAIRWAY_TOKEN_FILE "$FW" jobs cancel hog waiter nobody --server "http://127.0.0.1:$PORT" \
+	--token-file "$T/no-such-token" >"$T/cx" 2>"$T/cx.err" || rc=$?
+check "fairway jobs cancel a b c without a token: the token error once, exit 2, nothing on stdout" \
+	bash -c "[ $rc = 2 ] && [ ! -s '$T/cx' ] && [ \"\$(wc -l <'$T/cx.err')\" = 1 ] && grep -q 'cannot read the token from $T/no-such-token' '$T/cx.err'"
+echo wrong-token-wrong-token >"$T/wrong-token"
+rc=0
+"$FW" jobs cancel hog waiter nobody --server "http://127.0.0.1:$PORT" --token-file "$T/wrong-token" >"$T/cx" 2>"$T/cx.err" || rc=$?
+check "fairway jobs cancel a b c with a refused token: the 401 once, exit 2" \
+	bash -c "[ $rc = 2 ] && [ ! -s '$T/cx' ] && [ \"\$(grep -c ': 401: ' '$T/cx.err')\" = 1 ]"
+req GET /v1/jobs/hog
+check "... and hog still runs" [ "$(jfield 'j["state"]')" = running ]
 # a report with every GPU bad: the node is unhealthy, takes no work; BAD shows the GPUs
 "$FW" nodes health solo --healthy --bad-gpus 0,1,2,3,4,5,6,7 --reason 'XID 79' --server "http://127.0.0.1:$PORT" \
 	--token-file "$S/token" >/dev/null 2>&1
