@@ -1542,7 +1542,9 @@ static int cmd_nodes(struct opts *o)
 		}
 		rc = call(o, "POST", path, b, &r);
 		json_decref(b);
-		if (!rc)
+		if (!rc && !o->json && has(o, "--healthy") && !json_is_true(json_object_get(r, "healthy")))
+			printf("%s: health recorded as unhealthy: %s\n", name, str(r, "reason")); /* every GPU bad */
+		else if (!rc)
 			o->json ? dump(r) : (void)printf("%s: health recorded\n", name);
 	} else
 		return fw_cli_usage_error(o->cmd, "unknown subcommand '%s'", sub);

@@ -2778,7 +2778,9 @@ req GET /v1/jobs/hog
 check "... and hog still runs" [ "$(jfield 'j["state"]')" = running ]
 # a report with every GPU bad: the node is unhealthy, takes no work; BAD shows the GPUs
 "$FW" nodes health solo --healthy --bad-gpus 0,1,2,3,4,5,6,7 --reason 'XID 79' --server "http://127.0.0.1:$PORT" \
-	--token-file "$S/token" >/dev/null 2>&1
+	--token-file "$S/token" >"$T/solo-health" 2>&1
+check "fairway nodes health --healthy with every GPU bad: says it was recorded as unhealthy, and why" \
+	grep -qx "solo: health recorded as unhealthy: every GPU bad (8 of 8): XID 79" "$T/solo-health"
 req POST /v1/cycle
 req GET /v1/nodes/solo
 check "every GPU bad in a healthy report: unhealthy, not schedulable, the reason says so" \
