@@ -20,11 +20,15 @@
  * Without NVML (no library, no driver, no GPUs) the agent prints a report
  * with "available": false and the reason, says so on stderr, and exits 0:
  * a node without NVIDIA GPUs is not an error; with --server it sends
- * nothing (the daemon's view of the node is left as it is).
+ * nothing (the daemon's view of the node is left as it is).  But a library
+ * named with --nvml PATH that cannot be loaded (missing, not a library,
+ * not NVML) is the operator's mistake: exit 2, naming it and dlopen's or
+ * dlsym's reason.  A driver not loaded (nvmlInit fails) is the machine's
+ * state either way: exit 0.
  *
  * Exit status: 0 ok (also: no NVIDIA GPUs here), 1 runtime error (also: a
  * report not delivered; in --watch, the last one), 2 usage (also: the
- * token file cannot be read).
+ * token file cannot be read, the --nvml library cannot be loaded).
  */
 #include <errno.h>
 #include <signal.h>
@@ -102,7 +106,9 @@ static void usage(FILE *f)
 		"there makes it unhealthy again.\n"
 		"\n"
 		"NVML is loaded at run time (dlopen), so the agent runs anywhere: on a\n"
-		"machine without NVIDIA GPUs or driver it says so and exits 0.\n"
+		"machine without NVIDIA GPUs or driver it says so and exits 0.  A library\n"
+		"named with --nvml that cannot be loaded (no such file, not a library,\n"
+		"not NVML) is an error, exit 2.\n"
 		"\n"
 		"With --server, every report is also sent to `fairway serve` as\n"
 		"POST /v1/nodes/NODE/health: healthy false when the node is unhealthy,\n"
@@ -119,7 +125,8 @@ static void usage(FILE *f)
 		"                 only with --watch)\n"
 		"  --wait MS      how long to listen for XID events per report\n"
 		"                 (default 500 one-shot; the interval in --watch)\n"
-		"  --nvml PATH    the NVML library (default libnvidia-ml.so.1)\n"
+		"  --nvml PATH    the NVML library (default libnvidia-ml.so.1, searched\n"
+		"                 as dlopen does; a PATH that cannot be loaded: exit 2)\n"
 		"  --nvlinks N    every GPU has links 0..N-1 up (e.g. 18 on HGX H100/H200);\n"
 		"                 fewer is a fault even when every GPU lost them at once\n"
 		"                 (default 0: learn from the node's GPUs and earlier reports)\n"
@@ -416,6 +423,17 @@ static int no_nvml(const struct opts *o, const char *why)
 	return 0;
 }
 
+/* --nvml PATH that is not NVML (missing, not a library, lacking a
+ * symbol): the operator's mistake, not a machine without GPUs.  A unit
+ * with Restart=always would otherwise report "no GPUs" forever. */
+static int bad_nvml(const struct opts *o, const char *why)
+{
+	fprintf(stderr, "fairway-agent: --nvml %s: %s; give the path of the driver's libnvidia-ml.so.1 "
+			"(ldconfig -p | grep libnvidia-ml), or drop --nvml to load it from the library path\n",
+		o->nvml, why);
+	return 2;
+}
+
 /* --watch: sleep out the rest of the interval (an XID ends the wait for
  * events early), unless this was the last report. */
 static void pace(const struct opts *o, int64_t started, long k)
@@ -509,8 +527,8 @@ int main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGUSR1, on_signal);
-	if (fw_nvml_open(&n, o.nvml, why, sizeof why) != FW_OK)
-		return no_nvml(&o, why);
+	if ((rc = fw_nvml_open(&n, o.nvml, why, sizeof why)) != FW_OK)
+		return rc == FW_ENOENT && o.nvml ? bad_nvml(&o, why) : no_nvml(&o, why);
 	if (o.server.url)
 		curl_global_init(CURL_GLOBAL_DEFAULT);
 	rc = run(&o, &n);

@@ -8,13 +8,13 @@
 #include "fairway/err.h"
 #include "nvml.h"
 
-static int load_symbols(struct fw_nvml *n, char *why, size_t whylen)
+static int load_symbols(struct fw_nvml *n, const char *lib, char *why, size_t whylen)
 {
 	void *p;
 
 #define FW__NVML_SYM(f, sym, args)                                                        \
 	if (!(p = dlsym(n->lib, sym))) {                                                   \
-		snprintf(why, whylen, "the NVML library has no %s (driver too old?)", sym); \
+		snprintf(why, whylen, "%s has no %s: not NVIDIA's NVML, or a driver too old", lib, sym); \
 		return FW_ENOENT;                                                          \
 	}                                                                                  \
 	memcpy(&n->f, &p, sizeof p);
@@ -36,10 +36,10 @@ int fw_nvml_open(struct fw_nvml *n, const char *path, char *why, size_t whylen)
 	n->lib = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
 	if (!n->lib) {
 		const char *e = dlerror();
-		snprintf(why, whylen, "cannot load %s: %s", lib, e ? e : "not found");
+		snprintf(why, whylen, "dlopen: %s", e ? e : "not found"); /* dlerror names lib */
 		return FW_ENOENT;
 	}
-	if (load_symbols(n, why, whylen) != FW_OK) {
+	if (load_symbols(n, lib, why, whylen) != FW_OK) {
 		dlclose(n->lib);
 		n->lib = NULL;
 		return FW_ENOENT;
@@ -49,7 +49,7 @@ int fw_nvml_open(struct fw_nvml *n, const char *path, char *why, size_t whylen)
 			 fw_nvml_error(n, rc));
 		dlclose(n->lib);
 		n->lib = NULL;
-		return FW_ENOENT;
+		return FW_EIO;
 	}
 	return FW_OK;
 }

@@ -79,9 +79,12 @@ struct fw_nvml {
 	nvmlReturn_t (*remapped_rows)(nvmlDevice_t, unsigned *, unsigned *, unsigned *, unsigned *);
 };
 
-/* Load path (NULL = "libnvidia-ml.so.1") and call nvmlInit.  FW_OK, or
- * FW_ENOENT with why[] saying what is missing (no library, no symbol,
- * init failed: driver not loaded, no GPUs). */
+/* Load path (NULL = "libnvidia-ml.so.1") and call nvmlInit.  FW_OK;
+ * FW_ENOENT when the library is not there or not NVML (dlopen's reason,
+ * or the symbol it lacks, in why[], naming the library); FW_EIO when it
+ * loaded but nvmlInit failed (driver not loaded, no GPUs: NVML's text).
+ * The agent tells them apart: an explicit --nvml PATH that is not NVML is
+ * the operator's mistake (exit 2), a machine without a driver is not. */
 int fw_nvml_open(struct fw_nvml *n, const char *path, char *why, size_t whylen);
 void fw_nvml_close(struct fw_nvml *n);
 /* NVML's text for a code (never NULL). */

@@ -2,6 +2,7 @@
  * report.c — collect a report from NVML, fold it into health, JSON both
  * ways (report.h).
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -390,80 +391,218 @@ static const char *str_or(const json_t *v)
 	return s ? s : "";
 }
 
-static int64_t int_or(const json_t *v, int64_t dflt)
+/* ---- read: every refusal names the field by its path ------------------ */
+
+static int refuse(char *why, size_t whylen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int refuse(char *why, size_t whylen, const char *fmt, ...)
 {
-	return json_is_integer(v) ? (int64_t)json_integer_value(v) : dflt;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, whylen, fmt, ap);
+	va_end(ap);
+	return FW_EINVAL;
+}
+
+/* o[key] as a whole number from lo to hi into *out; absent or null is
+ * dflt.  The refusal names "at.key" (at: the path of o). */
+static int whole(const json_t *o, const char *at, const char *key, int64_t lo, int64_t hi, int64_t dflt,
+		 int64_t *out, char *why, size_t whylen)
+{
+	const json_t *v = json_object_get(o, key);
+	int64_t x = json_is_integer(v) ? (int64_t)json_integer_value(v) : 0;
+
+	*out = dflt;
+	if (!v || json_is_null(v))
+		return FW_OK;
+	if (json_is_integer(v) && x >= lo && x <= hi)
+		return *out = x, FW_OK;
+	if (hi == INT64_MAX)
+		return refuse(why, whylen, "%s.%s: must be %s>= %lld%s", at, key,
+			      json_is_integer(v) ? "" : "a whole number ", (long long)lo,
+			      dflt < 0 ? " (or null: not supported)" : "");
+	return refuse(why, whylen, "%s.%s: must be a whole number from %lld to %lld", at, key, (long long)lo,
+		      (long long)hi);
+}
+
+static int flag(const json_t *o, const char *at, const char *key, bool *out, char *why, size_t whylen)
+{
+	const json_t *v = json_object_get(o, key);
+
+	*out = json_is_true(v);
+	if (!v || json_is_boolean(v))
+		return FW_OK;
+	return refuse(why, whylen, "%s.%s: must be true or false", at, key);
 }
 
 /* "row_remap": null (not supported) or its four members; a report read
  * alone has every pending remap as news. */
-static void remap_from_json(const json_t *rm, struct fw_agent_gpu *g)
+static int remap_from_json(const json_t *rm, const char *at, struct fw_agent_gpu *g, char *why, size_t whylen)
 {
-	g->remap_corr = int_or(json_object_get(rm, "correctable"), -1);
-	g->remap_unc = -1;
-	if (g->remap_corr < 0) {
-		g->remap_corr = -1;
-		return;
-	}
-	g->remap_unc = int_or(json_object_get(rm, "uncorrectable"), -1);
-	if (g->remap_unc < 0)
-		g->remap_unc = -1;
-	g->remap_pending = g->remap_new = json_is_true(json_object_get(rm, "pending"));
-	g->remap_failed = json_is_true(json_object_get(rm, "failed"));
+	char p[64];
+	int rc;
+
+	snprintf(p, sizeof p, "%s.row_remap", at);
+	g->remap_corr = g->remap_unc = -1;
+	if (!rm || json_is_null(rm))
+		return FW_OK;
+	if (!json_is_object(rm) || !json_is_integer(json_object_get(rm, "correctable")))
+		return refuse(why, whylen, "%s: must be null (not supported) or an object with correctable, "
+					   "uncorrectable, pending and failed", p);
+	if ((rc = whole(rm, p, "correctable", 0, INT64_MAX, -1, &g->remap_corr, why, whylen)) ||
+	    (rc = whole(rm, p, "uncorrectable", 0, INT64_MAX, -1, &g->remap_unc, why, whylen)) ||
+	    (rc = flag(rm, p, "pending", &g->remap_pending, why, whylen)) ||
+	    (rc = flag(rm, p, "failed", &g->remap_failed, why, whylen)))
+		return rc;
+	g->remap_new = g->remap_pending;
+	return FW_OK;
 }
 
-static int gpu_from_json(const json_t *o, struct fw_agent_gpu *g, char *why, size_t whylen)
+/* A list of NVLink link numbers (0..17) at "at.nvlink.key". */
+static int links(const json_t *a, const char *at, const char *key, int *out, int *n, char *why, size_t whylen)
 {
-	const json_t *xids = json_object_get(o, "xid"), *nv = json_object_get(o, "nvlink");
-	const json_t *ecc = json_object_get(o, "ecc_uncorrectable"), *down = json_object_get(nv, "down"), *v;
+	const json_t *v;
 	size_t k;
 
-	if (!json_is_object(o) || !json_is_array(xids) || !json_is_array(down)) {
-		snprintf(why, whylen, "gpus[]: needs xid and nvlink.down lists");
-		return FW_EINVAL;
+	if (a && !json_is_array(a))
+		return refuse(why, whylen, "%s.nvlink.%s: must be a list of link numbers ([] for none)", at, key);
+	json_array_foreach(a, k, v) {
+		if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) >= NVML_NVLINK_MAX_LINKS)
+			return refuse(why, whylen, "%s.nvlink.%s[%zu]: must be a link number from 0 to %d", at, key, k,
+				      NVML_NVLINK_MAX_LINKS - 1);
+		if (*n < NVML_NVLINK_MAX_LINKS)
+			out[(*n)++] = (int)json_integer_value(v);
 	}
+	return FW_OK;
+}
+
+/* "xid": [{code, at}, ...]; an event without "at" is of the report's time. */
+static int xids(const json_t *a, const char *at, int64_t now, struct fw_agent_gpu *g, char *why, size_t whylen)
+{
+	const json_t *v;
+	char p[64];
+	size_t k;
+	int rc;
+
+	json_array_foreach(a, k, v) {
+		snprintf(p, sizeof p, "%s.xid[%zu]", at, k);
+		if (!json_is_object(v) || !json_is_integer(json_object_get(v, "code")))
+			return refuse(why, whylen, "%s: must be an object with code (the XID) and at (Unix seconds)", p);
+		if (g->nxid >= FW_AGENT_MAX_XID)
+			continue;
+		if ((rc = whole(v, p, "code", 0, INT64_MAX, 0, &g->xid[g->nxid], why, whylen)) ||
+		    (rc = whole(v, p, "at", 0, INT64_MAX, now, &g->xid_at[g->nxid], why, whylen)))
+			return rc;
+		g->nxid++;
+	}
+	return FW_OK;
+}
+
+/* The counters of gpus[pos] (at); -1: not supported (null). */
+static int counters(const json_t *o, const char *at, struct fw_agent_gpu *g, char *why, size_t whylen)
+{
+	const json_t *ecc = json_object_get(o, "ecc_uncorrectable");
+	int64_t up;
+	char p[64];
+	int rc;
+
+	snprintf(p, sizeof p, "%s.ecc_uncorrectable", at);
+	if (ecc && !json_is_object(ecc) && !json_is_null(ecc))
+		return refuse(why, whylen, "%s: must be an object with volatile and aggregate", p);
+	if ((rc = whole(o, at, "temperature_c", 0, INT64_MAX, -1, &g->temperature_c, why, whylen)) ||
+	    (rc = whole(ecc, p, "volatile", 0, INT64_MAX, -1, &g->ecc_volatile, why, whylen)) ||
+	    (rc = whole(ecc, p, "aggregate", 0, INT64_MAX, -1, &g->ecc_aggregate, why, whylen)))
+		return rc;
+	snprintf(p, sizeof p, "%s.nvlink", at);
+	if ((rc = whole(json_object_get(o, "nvlink"), p, "up", 0, NVML_NVLINK_MAX_LINKS, 0, &up, why, whylen)))
+		return rc;
+	g->nvlink_up = (int)up;
+	return flag(o, at, "lost", &g->lost, why, whylen);
+}
+
+static int gpu_from_json(const json_t *o, size_t pos, int64_t now, struct fw_agent_gpu *g, char *why,
+			 size_t whylen)
+{
+	const json_t *nv = json_object_get(o, "nvlink");
+	char at[32];
+	int rc;
+
+	snprintf(at, sizeof at, "gpus[%zu]", pos);
 	memset(g, 0, sizeof *g);
-	g->index = (unsigned)int_or(json_object_get(o, "index"), 0);
+	if (!json_is_object(o))
+		return refuse(why, whylen, "%s: must be an object (one GPU)", at);
+	if (!json_is_array(json_object_get(o, "xid")))
+		return refuse(why, whylen, "%s.xid: must be a list of XID events ([] for none)", at);
+	if (!json_is_array(json_object_get(nv, "down")))
+		return refuse(why, whylen, "%s.nvlink.down: must be a list of link numbers ([] for none)", at);
 	snprintf(g->name, sizeof g->name, "%s", str_or(json_object_get(o, "name")));
 	snprintf(g->uuid, sizeof g->uuid, "%s", str_or(json_object_get(o, "uuid")));
-	g->temperature_c = int_or(json_object_get(o, "temperature_c"), -1);
-	g->ecc_volatile = int_or(json_object_get(ecc, "volatile"), -1);
-	g->ecc_aggregate = int_or(json_object_get(ecc, "aggregate"), -1);
-	g->nvlink_up = (int)int_or(json_object_get(nv, "up"), 0);
-	remap_from_json(json_object_get(o, "row_remap"), g);
-	g->lost = json_is_true(json_object_get(o, "lost"));
 	snprintf(g->unread, sizeof g->unread, "%s", str_or(json_object_get(o, "unread")));
-	json_array_foreach(down, k, v) if (g->ndown < NVML_NVLINK_MAX_LINKS)
-		g->nvlink_down[g->ndown++] = (int)int_or(v, 0);
+	if ((rc = counters(o, at, g, why, whylen)) ||
+	    (rc = remap_from_json(json_object_get(o, "row_remap"), at, g, why, whylen)) ||
+	    (rc = links(json_object_get(nv, "down"), at, "down", g->nvlink_down, &g->ndown, why, whylen)) ||
+	    (rc = links(json_object_get(nv, "inactive"), at, "inactive", g->nvlink_inactive, &g->ninactive, why,
+			whylen)))
+		return rc;
 	g->down_new = ~0u; /* a report read alone: every link down is news */
-	json_array_foreach(json_object_get(nv, "inactive"), k, v) if (g->ninactive < NVML_NVLINK_MAX_LINKS)
-		g->nvlink_inactive[g->ninactive++] = (int)int_or(v, 0);
-	json_array_foreach(xids, k, v) if (g->nxid < FW_AGENT_MAX_XID) {
-		g->xid[g->nxid] = int_or(json_object_get(v, "code"), 0);
-		g->xid_at[g->nxid++] = int_or(json_object_get(v, "at"), 0);
+	return xids(json_object_get(o, "xid"), at, now, g, why, whylen);
+}
+
+/* gpus[pos].index: absent is pos; each GPU once, from 0 to n-1 (the
+ * masks are by index, and the agent lists every GPU of the node). */
+static int gpu_index(const json_t *o, size_t pos, size_t n, const int *seen, int64_t *idx, char *why,
+		     size_t whylen)
+{
+	char at[32];
+
+	snprintf(at, sizeof at, "gpus[%zu]", pos);
+	if (whole(o, at, "index", 0, (int64_t)n - 1, (int64_t)pos, idx, why, whylen) != FW_OK)
+		return refuse(why, whylen, "%s.index: must be a GPU index from 0 to %zu (the report lists %zu GPU%s)", at,
+			      n - 1, n, n == 1 ? "" : "s");
+	if (seen[*idx] >= 0)
+		return refuse(why, whylen, "%s.index: GPU %lld is listed twice (also gpus[%d]); list each GPU once", at,
+			      (long long)*idx, seen[*idx]);
+	return FW_OK;
+}
+
+static int gpus_from_json(const json_t *gpus, struct fw_agent_report *r, char *why, size_t whylen)
+{
+	struct fw_agent_gpu g;
+	int seen[FW_AGENT_MAX_GPUS];
+	size_t n = json_array_size(gpus), i;
+	const json_t *v;
+	int64_t idx;
+	int rc;
+
+	if (n > FW_AGENT_MAX_GPUS)
+		return refuse(why, whylen, "gpus: lists %zu GPUs, at most %d are read", n, FW_AGENT_MAX_GPUS);
+	for (i = 0; i < FW_AGENT_MAX_GPUS; i++)
+		seen[i] = -1;
+	json_array_foreach(gpus, i, v) {
+		if ((rc = gpu_from_json(v, i, r->time, &g, why, whylen)) ||
+		    (rc = gpu_index(v, i, n, seen, &idx, why, whylen)))
+			return rc;
+		seen[idx] = (int)i;
+		g.index = (unsigned)idx;
+		r->gpu[idx] = g;
 	}
+	r->ngpus = (int)n;
 	return FW_OK;
 }
 
 int fw_agent_from_json(const json_t *j, struct fw_agent_report *r, char *why, size_t whylen)
 {
-	const json_t *gpus = json_object_get(j, "gpus"), *v;
-	size_t i;
+	int64_t t;
 	int rc;
 
 	memset(r, 0, sizeof *r);
-	if (!json_is_object(j) || !json_is_array(gpus) || !json_is_integer(json_object_get(j, "time"))) {
-		snprintf(why, whylen, "not a fairway-agent report: needs time and gpus");
-		return FW_EINVAL;
-	}
+	if (!json_is_object(j) || !json_is_array(json_object_get(j, "gpus")) ||
+	    !json_is_integer(json_object_get(j, "time")))
+		return refuse(why, whylen, "not a fairway-agent report: needs time and gpus");
+	if ((rc = whole(j, "report", "time", 0, INT64_MAX, 0, &t, why, whylen)))
+		return refuse(why, whylen, "time: must be >= 0 (Unix seconds)");
 	snprintf(r->node, sizeof r->node, "%s", str_or(json_object_get(j, "node")));
-	r->time = json_integer_value(json_object_get(j, "time"));
+	r->time = t;
 	r->available = json_is_true(json_object_get(json_object_get(j, "nvml"), "available"));
-	json_array_foreach(gpus, i, v) {
-		if (r->ngpus >= FW_AGENT_MAX_GPUS)
-			break;
-		if ((rc = gpu_from_json(v, &r->gpu[r->ngpus++], why, whylen)) != FW_OK)
-			return rc;
-	}
-	return FW_OK;
+	return gpus_from_json(json_object_get(j, "gpus"), r, why, whylen);
 }

@@ -153,7 +153,13 @@ void fw_agent_fold(const struct fw_health_config *c, struct fw_health_rec *node,
 		   struct fw_health_rec *gpus, struct fw_agent_report *r);
 
 json_t *fw_agent_to_json(const struct fw_agent_report *r);
-/* FW_OK or FW_EINVAL with why (the field) filled. */
+/* FW_OK or FW_EINVAL with why filled: the field's path with the GPU's
+ * place in the list and what it must be ("gpus[2].ecc_uncorrectable.
+ * volatile: must be >= 0 ...").  Refused: a negative time, count, XID or
+ * its time; a GPU index listed twice or not in 0..n-1 (n GPUs listed,
+ * at most FW_AGENT_MAX_GPUS); a link outside 0..17; a GPU without its
+ * xid and nvlink.down lists; a non-boolean pending, failed or lost.
+ * GPUs are read into r->gpu[index] (an absent index is the place). */
 int fw_agent_from_json(const json_t *j, struct fw_agent_report *r, char *why, size_t whylen);
 
 #endif

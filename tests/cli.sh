@@ -468,6 +468,22 @@ expect "help-after-shared-flags" 0 "usage: fairway <command>" "$FW" --json --hel
 expect "client-name-as-subcommand-shows-the-command" 2 "(for the one named so: \`fairway nodes show h100-000\`)" \
 	"$FW" nodes h100-000
 expect "client-subcommand-after-flags" 2 "'submit' goes before its flags" "$FW" jobs --state running submit
+# jobs cancel of several names stops at the first token error, or at no daemon: said once, not per name
+cx_once() { # NAME EXIT PATTERN TOKEN-FILE
+	local out rc
+	out=$(env -u FAIRWAY_TOKEN_FILE "$FW" jobs cancel job-1 job-2 job-3 --server http://127.0.0.1:1 --token-file "$4" 2>&1)
+	rc=$?
+	if [ "$rc" = "$2" ] && [ "$(grep -c -- "$3" <<<"$out")" = 1 ] && [ "$(wc -l <<<"$out")" = 1 ]; then
+		ok "$1"
+	else
+		bad "$1: exit $rc: $out"
+	fi
+}
+cx_once "client-cancel-no-token-said-once" 2 "cannot read the token from /nonexistent/token" /nonexistent/token
+CX_TOK=$(mktemp)
+echo token >"$CX_TOK"
+cx_once "client-cancel-no-daemon-said-once" 1 "cannot reach http://127.0.0.1:1" "$CX_TOK"
+rm -f "$CX_TOK"
 expect "client-flag-of-another-subcommand" 2 "unknown option '--reason' for \`fairway jobs cancel\`" \
 	"$FW" jobs cancel j1 --reason x
 expect "client-fraction-of-whole-flag" 2 "--gpus 0.5: must be a whole number; for a fraction of a GPU use --gpus 1 --gpu-fraction" \
@@ -2579,7 +2595,11 @@ rm -rf "$HS_TMP"
 # fairway-agent and fairway-slurm take --flag=value too; bare flags refuse one
 AG=$B/agent/fairway-agent
 if [ -x "$AG" ]; then
-	expect "agent-equals-value" 0 '"node":"n-eq"' "$AG" --nvml=/nonexistent/libnvidia-ml.so.1 --node=n-eq --wait=0
+	expect "agent-equals-value" 0 '"node":"n-eq"' env FAKE_NVML_GPUS=1 "$AG" --nvml="$B/agent/libfake_nvml.so" --node=n-eq --wait=0
+	# an --nvml library that cannot be loaded is named, with dlopen's reason and what to do
+	expect "agent-nvml-typo" 2 "--nvml /typo/libnvidia-ml.so.1: dlopen: /typo/libnvidia-ml.so.1: cannot open shared object file" \
+		"$AG" --nvml /typo/libnvidia-ml.so.1
+	expect "agent-nvml-not-a-library" 2 "or drop --nvml to load it from the library path" "$AG" --nvml /etc/passwd --watch
 	expect "agent-equals-range" 2 "--interval needs a whole number from 1 to 86400" "$AG" --watch --interval=0
 	expect "agent-equals-empty" 2 "--server= has an empty value" "$AG" --server=
 	expect "agent-bare-flag-with-value" 2 "--watch takes no value" "$AG" --watch=1
@@ -2598,6 +2618,15 @@ if [ -x "$AG" ]; then
 		env -u FAIRWAY_TOKEN_FILE "$AG" --assess /nonexistent.json --server http://127.0.0.1:1
 	expect "agent-assess-takes-damping" 1 "--assess /nonexistent.json: cannot read: No such file or directory" \
 		"$AG" --assess /nonexistent.json --probation 60
+	# a report with impossible values is refused, naming the field with the GPU's place in the list
+	AC=tests/fuzz/corpus/agent
+	expect "agent-assess-negative-ecc" 1 "$AC/ecc_negative.json: gpus[3].ecc_uncorrectable.volatile: must be >= 0" \
+		"$AG" --assess "$AC/ecc_negative.json"
+	expect "agent-assess-index-twice" 1 "gpus[1].index: GPU 0 is listed twice (also gpus[0]); list each GPU once" \
+		"$AG" --assess "$AC/index_twice.json"
+	expect "agent-assess-index-beyond" 1 "gpus[1].index: must be a GPU index from 0 to 1 (the report lists 2 GPUs)" \
+		"$AG" --assess "$AC/index_beyond.json"
+	expect "agent-assess-negative-time" 1 "time_negative.json: time: must be >= 0" "$AG" --assess "$AC/time_negative.json"
 	# what cannot be read is named with its flag and why, not as line -1 or "empty"
 	AG_TMP=$(mktemp -d)
 	expect "agent-assess-directory" 1 "--assess $AG_TMP: cannot read: Is a directory" "$AG" --assess "$AG_TMP"

@@ -113,8 +113,11 @@ static void api_error(const struct opts *o, long status, json_t *j, const char *
 	fprintf(stderr, "%s\n", msg ? msg : body ? body : "");
 }
 
-/* Send; on success *out holds the parsed JSON (or NULL for text). */
-static int call(const struct opts *o, const char *method, const char *path, json_t *body, json_t **out)
+/* Send; on success *out holds the parsed JSON (or NULL for text).
+ * *status (when not NULL): the HTTP status, 0 when the daemon was not
+ * reached, -1 when the token could not be read (nothing was sent). */
+static int call_st(const struct opts *o, const char *method, const char *path, json_t *body, json_t **out,
+		   long *status)
 {
 	CURL *c = curl_easy_init();
 	struct curl_slist *h = NULL;
@@ -124,11 +127,16 @@ static int call(const struct opts *o, const char *method, const char *path, json
 	int rc = 1;
 
 	*out = NULL;
+	if (status)
+		*status = 0;
 	if (!c)
 		goto done;
 	if (strcmp(method, "GET")) {
-		if ((rc = read_token(o, tok, sizeof tok)))
+		if ((rc = read_token(o, tok, sizeof tok))) {
+			if (status)
+				*status = -1;
 			goto done;
+		}
 		snprintf(auth, sizeof auth, "Authorization: Bearer %s", tok);
 		h = curl_slist_append(h, auth);
 	}
@@ -153,6 +161,8 @@ static int call(const struct opts *o, const char *method, const char *path, json
 		goto done;
 	}
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r.status);
+	if (status)
+		*status = r.status;
 	json_t *j = r.body ? json_loads(r.body, 0, NULL) : NULL;
 	if (r.status >= 400) {
 		api_error(o, r.status, j, r.body);
@@ -169,6 +179,11 @@ done:
 	if (c)
 		curl_easy_cleanup(c);
 	return rc;
+}
+
+static int call(const struct opts *o, const char *method, const char *path, json_t *body, json_t **out)
+{
+	return call_st(o, method, path, body, out, NULL);
 }
 
 /* --- output helpers ----------------------------------------------------------- */
@@ -1381,6 +1396,9 @@ static void print_submitted(json_t *r)
 	printf("\n");
 }
 
+/* jobs cancel NAME...: each in turn; a job's own refusal (404, 409) is
+ * said and the rest go on, but a missing or refused token, or no daemon,
+ * stops at the first name: it is said once, exit non-zero. */
 static int cancel_jobs(struct opts *o)
 {
 	json_t *all = json_array(), *r;
@@ -1388,13 +1406,16 @@ static int cancel_jobs(struct opts *o)
 	int first = 0, rc;
 
 	for (int k = 1; arg(o, k); k++) {
+		long st = 1;
 		if (!(rc = name_path(o, path, sizeof path, "/v1/jobs/", arg(o, k), "")) &&
-		    !(rc = call(o, "DELETE", path, NULL, &r))) {
+		    !(rc = call_st(o, "DELETE", path, NULL, &r, &st))) {
 			if (!o->json)
 				print_cancelled(arg(o, k), r);
 			json_array_append_new(all, r);
 		}
 		first = first ? first : rc;
+		if (rc && (st <= 0 || st == 401 || st == 403))
+			break; /* no token, refused or no daemon: the same for every name, said once */
 	}
 	if (o->json && !arg(o, 2)) /* one name: its answer, as ever */
 		json_array_size(all) ? dump(json_array_get(all, 0)) : (void)0;
@@ -1597,17 +1618,40 @@ static const char *node_health(json_t *n)
 	return json_array_size(json_object_get(n, "badGpus")) ? "degraded" : "healthy";
 }
 
-/* A row of `fairway nodes list`: the health word in its column and the
- * last report's reason in REASON ("-" for none), so a healthy node with
- * a note reads "healthy   fairway: 1 job failure ...", never as one phrase. */
+/* A node's BAD column: its badGpus as "1", "1,3" or "0-7" (runs of three
+ * or more as a range), "-" for none. */
+static const char *bad_gpus(json_t *n, char *buf, size_t len)
+{
+	json_t *bad = json_object_get(n, "badGpus");
+	size_t k = 0, m = json_array_size(bad), used = 0;
+
+	snprintf(buf, len, "-");
+	while (k < m && used < len) {
+		long long a = json_integer_value(json_array_get(bad, k)), b = a;
+		size_t e = k;
+		while (e + 1 < m && json_integer_value(json_array_get(bad, e + 1)) == b + 1)
+			b++, e++;
+		if (b - a >= 2)
+			used += (size_t)snprintf(buf + used, len - used, "%s%lld-%lld", k ? "," : "", a, b), k = e + 1;
+		else
+			used += (size_t)snprintf(buf + used, len - used, "%s%lld", k ? "," : "", a), k++;
+	}
+	return buf;
+}
+
+/* A row of `fairway nodes list`: the health word in its column, the bad
+ * GPUs in BAD, and in REASON why the node is in that health state ("-"
+ * for none), so a healthy node with a note reads "healthy  -  fairway: 1
+ * job failure ...", never as one phrase. */
 static void print_node_row(json_t *n)
 {
-	char inc[32], state[48];
+	char inc[32], state[48], bad[64];
 
 	snprintf(inc, sizeof inc, "%.0f%s", num(n, "incidents"),
 		 json_is_true(json_object_get(n, "lemon")) ? " lemon" : "");
-	printf("%-16s %-8s %5.0f %6.2f %-17s %-9s %-9s %s\n", str(n, "name"), str(n, "gpuModel"), num(n, "gpus"),
-	       num(n, "gpusAllocated"), node_state(n, state, sizeof state), inc, node_health(n), str(n, "healthReason"));
+	printf("%-16s %-8s %5.0f %6.2f %-17s %-9s %-9s %-7s %s\n", str(n, "name"), str(n, "gpuModel"),
+	       num(n, "gpus"), num(n, "gpusAllocated"), node_state(n, state, sizeof state), inc, node_health(n),
+	       bad_gpus(n, bad, sizeof bad), str(n, "healthReason"));
 }
 
 static int cmd_nodes(struct opts *o)
@@ -1632,8 +1676,8 @@ static int cmd_nodes(struct opts *o)
 		else {
 			size_t i;
 			json_t *n;
-			printf("%-16s %-8s %5s %6s %-17s %-9s %-9s %s\n", "NODE", "MODEL", "GPUS", "USED", "STATE",
-			       "INCIDENTS", "HEALTH", "REASON");
+			printf("%-16s %-8s %5s %6s %-17s %-9s %-9s %-7s %s\n", "NODE", "MODEL", "GPUS", "USED", "STATE",
+			       "INCIDENTS", "HEALTH", "BAD", "REASON");
 			json_array_foreach(json_object_get(r, "nodes"), i, n)
 				print_node_row(n);
 			json_t *f = json_object_get(r, "figures");
@@ -1684,7 +1728,9 @@ static int cmd_nodes(struct opts *o)
 		}
 		rc = call(o, "POST", path, b, &r);
 		json_decref(b);
-		if (!rc)
+		if (!rc && !o->json && has(o, "--healthy") && !json_is_true(json_object_get(r, "healthy")))
+			printf("%s: health recorded as unhealthy: %s\n", name, str(r, "reason")); /* every GPU bad */
+		else if (!rc)
 			o->json ? dump(r) : (void)printf("%s: health recorded\n", name);
 	} else
 		return fw_cli_usage_error(o->cmd, "unknown subcommand '%s'", sub);
@@ -2442,8 +2488,12 @@ static const char nodes_help[] =
 	"                     come in the backend, e.g. Slurm's); HEALTH is UNHEALTHY\n"
 	"                     (takes no work), suspect (on probation: no big gangs),\n"
 	"                     degraded (healthy, some GPUs bad and left out) or\n"
-	"                     healthy; REASON is what the last report said (- for\n"
-	"                     none), e.g. fairway's note of a job failure\n"
+	"                     healthy (a report with every GPU bad makes a node\n"
+	"                     UNHEALTHY); BAD is the GPUs reported bad (e.g. 1,3 or\n"
+	"                     0-7; - for none); REASON is why the node is in its\n"
+	"                     HEALTH: the reason of the report that explains it\n"
+	"                     (an agent's, `nodes health --reason`), else fairway's\n"
+	"                     own note, e.g. of job failures on the node (- for none)\n"
 	"nodes health NAME:   a health report: --healthy or --unhealthy (it takes no\n"
 	"                     work), [--reason R] (shown as REASON), [--bad-gpus 0,3]\n"
 	"                     (GPUs that must not be used: the rest stay in use)\n"

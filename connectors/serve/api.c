@@ -2530,6 +2530,24 @@ static int node_gpus(struct fw_serve *d, const char *name)
 
 #define FW_NO_NODE_HINT "`fairway nodes` lists the nodes the daemon knows"
 
+/* A report that leaves the node no GPU (badGpus lists every one of its
+ * gpus) is an unhealthy report, whatever its "healthy" said: the node
+ * takes no work and is drained, as the agent's own verdict on a node has
+ * it (fw_health_node_view).  The reason says so, before the sender's. */
+static void no_gpu_left(struct fw_health_report *h, int gpus)
+{
+	uint32_t all = gpus >= 32 ? ~0u : (1u << gpus) - 1;
+	char was[sizeof h->reason];
+
+	if (gpus <= 0 || !h->healthy || (h->bad_gpu_mask & all) != all)
+		return;
+	snprintf(was, sizeof was, "%s", h->reason);
+	h->healthy = false;
+	h->suspect = false;
+	snprintf(h->reason, sizeof h->reason, "every GPU bad (%d of %d)%s%.80s", gpus, gpus, was[0] ? ": " : "",
+		 was); /* the sender's reason cut to fit: text for people */
+}
+
 static void h_node_health(struct ctx *c)
 {
 	struct fw_serve *d = c->d;
@@ -2548,6 +2566,7 @@ static void h_node_health(struct ctx *c)
 	if ((rc = fw_codec_health_parse_node(c->body, gpus, &h, &dg)) != FW_OK ||
 	    (rc = fw_codec_text_check(h.reason, "reason", false, &dg)) != FW_OK || (rc = check_health(&h, &dg)) != FW_OK)
 		return fail_diag(c, rc, &dg);
+	no_gpu_left(&h, gpus);
 	i = fw_serve_health_index(d, h.node);
 	fw_history_follow(i >= 0 ? &d->health[i] : NULL, &h); /* the daemon's history, not the body's */
 	if (!commit_or_fail(c, fw_store_begin(d->store) ?: fw_serve_save_health(d, &h)))

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/integration/agent_fake_nvml.sh BUILD_DIR — fairway-agent against the
 # fake NVML (tests/fake_nvml/fake_nvml.c, built as BUILD/agent/libfake_nvml.so):
-# no NVML at all, a healthy node, an injected XID that makes the node
+# no NVML at all, an --nvml that is not NVML (exit 2), a healthy node, an injected XID that makes the node
 # suspect (the report folded again with --assess says so too), a fatal
 # XID and ECC errors that exclude GPUs, row remapping (a failed remap
 # excludes a GPU, a pending one makes it suspect), an NVLink down, --watch,
@@ -37,12 +37,37 @@ if [ ! -x "$AGENT" ] || [ ! -f "$FAKE" ]; then
 	exit 1
 fi
 
-# 1. no NVML: clear message, exit 0
-"$AGENT" --nvml "$T/nope/libnvidia-ml.so.1" >"$T/out" 2>"$T/err"
-rc=$?
-[ $rc -eq 0 ] && ok no_nvml_exit_0 || bad no_nvml_exit_0 "exit $rc"
-has no_nvml_says_so "$T/err" "no NVIDIA GPUs"
-has no_nvml_report "$T/out" '"available":false' '"gpus":[]'
+# 1. no NVML on the library path (no --nvml): clear message, exit 0 --
+# only where this machine has no NVIDIA library of its own
+if ! ldconfig -p 2>/dev/null | grep -q 'libnvidia-ml\.so\.1'; then
+	"$AGENT" >"$T/out" 2>"$T/err"
+	rc=$?
+	[ $rc -eq 0 ] && ok no_nvml_exit_0 || bad no_nvml_exit_0 "exit $rc"
+	has no_nvml_says_so "$T/err" "no NVIDIA GPUs" "libnvidia-ml.so.1"
+	has no_nvml_report "$T/out" '"available":false' '"gpus":[]'
+fi
+
+# 1b. --nvml PATH that cannot be loaded is the operator's mistake: exit 2,
+# one line naming PATH, dlopen's (or the missing symbol's) reason and what
+# to do; no report on stdout -- one-shot and --watch alike
+NOTNVML=$(ldd "$AGENT" | awk '/libjansson/ {print $3}')
+bad_nvml() { # NAME REASON AGENT-ARGS...
+	local name=$1 reason=$2
+	shift 2
+	timeout 20 "$AGENT" "$@" >"$T/out" 2>"$T/err"
+	rc=$?
+	if [ $rc -eq 2 ] && [ ! -s "$T/out" ] && [ "$(wc -l <"$T/err")" -eq 1 ]; then
+		has "$name" "$T/err" "--nvml " "$reason" "drop --nvml"
+	else
+		bad "$name" "exit $rc, stdout $(head -c 200 "$T/out"), stderr $(cat "$T/err")"
+	fi
+}
+bad_nvml nvml_typo_exit_2 "$T/nope/libnvidia-ml.so.1: cannot open shared object file" --nvml "$T/nope/libnvidia-ml.so.1"
+bad_nvml nvml_typo_watch_exit_2 "cannot open shared object file" --nvml "$T/nope/libnvidia-ml.so.1" --watch --count 1
+bad_nvml nvml_not_a_library_exit_2 "--nvml /etc/passwd: dlopen: /etc/passwd: invalid ELF header" --nvml /etc/passwd
+if [ -n "$NOTNVML" ]; then
+	bad_nvml nvml_not_nvml_exit_2 "$NOTNVML has no nvmlInit_v2: not NVIDIA's NVML" --nvml "$NOTNVML"
+fi
 
 # 2. driver not loaded (nvmlInit fails): the same, exit 0
 FAKE_NVML_INIT_FAIL=1 "$AGENT" --nvml "$FAKE" >"$T/out" 2>"$T/err"

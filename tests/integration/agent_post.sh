@@ -54,10 +54,14 @@ agent() { # agent [ENV=V...] -- ARGS: the agent against the fake NVML; sets RC
 has() { grep -qF -- "$2" "$1"; }
 POST=(--node "$NODE" --server "$URL" --token-file "$S/token")
 
-# 1. no NVML: says so, sends nothing, exit 0
-agent -- "${POST[@]}" --nvml "$T/nope/libnvidia-ml.so.1"
+# 1. no NVML (the driver not loaded): says so, sends nothing, exit 0;
+# an --nvml library that cannot be loaded: exit 2, nothing sent either
+agent FAKE_NVML_INIT_FAIL=1 -- "${POST[@]}"
 check "no NVML with --server: exit 0" [ "$RC" -eq 0 ]
 check "no NVML with --server: says nothing was sent" has "$T/err" "nothing sent to $URL"
+agent -- "${POST[@]}" --nvml "$T/nope/libnvidia-ml.so.1"
+check "--nvml typo with --server: exit 2" [ "$RC" -eq 2 ]
+check "--nvml typo with --server: names the path" has "$T/err" "--nvml $T/nope/libnvidia-ml.so.1: dlopen: $T/nope/libnvidia-ml.so.1: cannot open shared object file"
 sleep 0.5
 node_is "no NVML: the node's health is untouched" "$NODE" 'j["healthy"] and j["healthReason"] == "" and j["badGpus"] == []'
 

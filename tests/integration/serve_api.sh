@@ -1535,10 +1535,10 @@ check "fairway nodes shows the unhealthy node" grep -q "h100-015.*UNHEALTHY" "$T
 post_health h100-013 '{"healthy":true,"reason":"healthy: bad GPUs 2","badGpus":[2]}'
 node_is "a healthy report with a bad GPU: badGpus [2], still healthy" h100-013 'j["badGpus"] == [2] and j["healthy"]'
 "$FW" nodes "${C[@]}" >"$T/n16" 2>&1
-check "fairway nodes: a healthy node with a bad GPU is degraded, the report's reason in REASON" \
-	grep -Eq "^h100-013 .* degraded +healthy: bad GPUs 2" "$T/n16"
-check "fairway nodes: a node without bad GPUs is healthy, with no reason (-)" grep -Eq "^h100-000 .* healthy +-$" "$T/n16"
-check "fairway nodes: HEALTH and REASON are columns of their own" grep -Eq "^NODE .* HEALTH +REASON$" "$T/n16"
+check "fairway nodes: a healthy node with a bad GPU is degraded, the GPU in BAD, the report's reason in REASON" \
+	grep -Eq "^h100-013 .* degraded +2 +healthy: bad GPUs 2" "$T/n16"
+check "fairway nodes: a node without bad GPUs is healthy, with no bad GPU and no reason (-)" grep -Eq "^h100-000 .* healthy +- +-$" "$T/n16"
+check "fairway nodes: HEALTH, BAD and REASON are columns of their own" grep -Eq "^NODE .* HEALTH +BAD +REASON$" "$T/n16"
 check "fairway nodes shows the lemon and its incidents" grep -q "^h100-012 .* 3 lemon " "$T/n"
 "$FW" nodes list --health degraded,lemon "${C[@]}" >"$T/nbad" 2>&1
 req GET /v1/nodes
@@ -1737,7 +1737,7 @@ check "GET /v1/jobs/fail3: failed, exitCode 3, an end time" [ "$(jfield 'j["stat
 check "GET /v1/jobs/fail3: an ended job keeps its queue, GPUs and runtime" \
 	[ "$(jfield 'j["queue"], j["gpus"], j["runtime"]')" = "q 1 1" ]
 "$FW" nodes --server "http://127.0.0.1:$PORT" >"$T/solo-nodes" 2>&1
-check "fairway nodes says suspect and why (REASON)" grep -Eq "^solo .* suspect +fairway: 3 job failures within 24 h" "$T/solo-nodes"
+check "fairway nodes says suspect and why (REASON)" grep -Eq "^solo .* suspect +- +fairway: 3 job failures within 24 h" "$T/solo-nodes"
 "$FW" jobs list --state failed --server "http://127.0.0.1:$PORT" >"$T/failed" 2>&1
 check "fairway jobs list --state failed shows them with their exit codes" \
 	bash -c "grep -q '^fail3 .* failed .*(exit 3)' '$T/failed' && [ \$(grep -c ' failed ' '$T/failed') = 3 ]"
@@ -2864,6 +2864,30 @@ req POST /v1/cycle
 check "fairway jobs: a wait with no estimate reads START unknown, alone" \
 	grep -Eq '^waiter .* pending .* unknown$' "$T/cols"
 check "... and a running job's START says (started)" grep -Eq '^hog .* running .* (now|[0-9]+s ago) +\(started\)$' "$T/cols"
+# cancelling several jobs stops at the first token error: said once, exit 2, nothing cancelled
+rc=0
+env -u FAIRWAY_TOKEN_FILE "$FW" jobs cancel hog waiter nobody --server "http://127.0.0.1:$PORT" \
+	--token-file "$T/no-such-token" >"$T/cx" 2>"$T/cx.err" || rc=$?
+check "fairway jobs cancel a b c without a token: the token error once, exit 2, nothing on stdout" \
+	bash -c "[ $rc = 2 ] && [ ! -s '$T/cx' ] && [ \"\$(wc -l <'$T/cx.err')\" = 1 ] && grep -q 'cannot read the token from $T/no-such-token' '$T/cx.err'"
+echo wrong-token-wrong-token >"$T/wrong-token"
+rc=0
+"$FW" jobs cancel hog waiter nobody --server "http://127.0.0.1:$PORT" --token-file "$T/wrong-token" >"$T/cx" 2>"$T/cx.err" || rc=$?
+check "fairway jobs cancel a b c with a refused token: the 401 once, exit 2" \
+	bash -c "[ $rc = 2 ] && [ ! -s '$T/cx' ] && [ \"\$(grep -c ': 401: ' '$T/cx.err')\" = 1 ]"
+req GET /v1/jobs/hog
+check "... and hog still runs" [ "$(jfield 'j["state"]')" = running ]
+# a report with every GPU bad: the node is unhealthy, takes no work; BAD shows the GPUs
+"$FW" nodes health solo --healthy --bad-gpus 0,1,2,3,4,5,6,7 --reason 'XID 79' --server "http://127.0.0.1:$PORT" \
+	--token-file "$S/token" >"$T/solo-health" 2>&1
+check "fairway nodes health --healthy with every GPU bad: says it was recorded as unhealthy, and why" \
+	grep -qx "solo: health recorded as unhealthy: every GPU bad (8 of 8): XID 79" "$T/solo-health"
+req POST /v1/cycle
+req GET /v1/nodes/solo
+check "every GPU bad in a healthy report: unhealthy, not schedulable, the reason says so" \
+	[ "$(jfield 'j["healthy"], j["schedulable"], j["healthReason"]')" = "False False every GPU bad (8 of 8): XID 79" ]
+"$FW" nodes --server "http://127.0.0.1:$PORT" >"$T/solo-bad" 2>&1
+check "fairway nodes: UNHEALTHY, BAD 0-7 and the reason" grep -Eq '^solo .* UNHEALTHY +0-7 +every GPU bad \(8 of 8\): XID 79$' "$T/solo-bad"
 stop_daemon
 
 if grep -E 'ERROR: AddressSanitizer|runtime error|LeakSanitizer' "$T/daemon.log"; then

@@ -7,8 +7,11 @@
  * seen reset goes on probation, or back to unhealthy if the fault stays;
  * a pending row remap is one transient fault while it stays, a failed one
  * is fatal and outlasts a reset, and an XID of the same fault in the same
- * report is not counted twice.
+ * report is not counted twice.  And how a saved report is read: a value
+ * no agent writes is refused, naming the field with the GPU's place in
+ * the list; GPUs are read into their index.
  */
+#include "fairway/err.h"
 #include "harness.h"
 #include "report.h"
 
@@ -270,7 +273,86 @@ TEST(a_remap_and_its_xid_or_ecc_error_in_one_report_are_one_fault)
 	ASSERT_EQ(r.gpu[0].health, FW_HEALTH_HEALTHY);
 }
 
+/* ---- reading a report (fw_agent_from_json): each refusal names the field
+ * with the GPU's position in the list ---------------------------------- */
+
+#define GPU(i, extra) "{\"index\":" #i ",\"xid\":[],\"nvlink\":{\"up\":0,\"down\":[]}" extra "}"
+
+/* The refusal of text as a report ("" when it was read). */
+static const char *refusal(const char *text)
+{
+	static char why[256];
+	static struct fw_agent_report r;
+	json_error_t je;
+	json_t *j = json_loads(text, 0, &je);
+
+	ASSERT(j != NULL);
+	why[0] = '\0';
+	if (fw_agent_from_json(j, &r, why, sizeof why) == FW_OK)
+		why[0] = '\0';
+	else
+		ASSERT(why[0] != '\0');
+	json_decref(j);
+	return why;
+}
+
+TEST(a_negative_ecc_count_is_refused_naming_the_gpu)
+{
+	ASSERT_STR_CONTAINS(refusal("{\"time\":5,\"gpus\":[" GPU(0, "") "," GPU(1, "") "," GPU(2, ",\"ecc_uncorrectable\":{\"volatile\":-1,\"aggregate\":0}") "]}"),
+			    "gpus[2].ecc_uncorrectable.volatile: must be >= 0");
+	ASSERT_STR_CONTAINS(refusal("{\"time\":5,\"gpus\":[" GPU(0, ",\"ecc_uncorrectable\":{\"volatile\":0,\"aggregate\":\"x\"}") "]}"),
+			    "gpus[0].ecc_uncorrectable.aggregate: must be a whole number >= 0");
+	ASSERT_STR_EQ(refusal("{\"time\":5,\"gpus\":[" GPU(0, ",\"ecc_uncorrectable\":{\"volatile\":null,\"aggregate\":3}") "]}"), "");
+}
+
+TEST(a_gpu_index_twice_or_beyond_the_list_is_refused)
+{
+	ASSERT_STR_CONTAINS(refusal("{\"time\":5,\"gpus\":[" GPU(0, "") "," GPU(0, "") "]}"),
+			    "gpus[1].index: GPU 0 is listed twice (also gpus[0])");
+	ASSERT_STR_CONTAINS(refusal("{\"time\":5,\"gpus\":[" GPU(0, "") "," GPU(99, "") "]}"),
+			    "gpus[1].index: must be a GPU index from 0 to 1 (the report lists 2 GPUs)");
+	ASSERT_STR_CONTAINS(refusal("{\"time\":5,\"gpus\":[" GPU(-1, "") "]}"), "gpus[0].index: must be a GPU index from 0 to 0");
+}
+
+TEST(a_negative_time_or_a_gpu_without_lists_is_refused_by_position)
+{
+	ASSERT_STR_CONTAINS(refusal("{\"time\":-1,\"gpus\":[]}"), "time: must be >= 0");
+	ASSERT_STR_CONTAINS(refusal("{\"time\":5,\"gpus\":[" GPU(0, "") ",{\"index\":1,\"nvlink\":{\"down\":[]}}]}"),
+			    "gpus[1].xid: must be a list");
+	ASSERT_STR_CONTAINS(refusal("{\"time\":5,\"gpus\":[" GPU(0, "") ",{\"index\":1,\"xid\":[]}]}"),
+			    "gpus[1].nvlink.down: must be a list");
+	ASSERT_STR_CONTAINS(refusal("{\"time\":5,\"gpus\":[" GPU(0, ",\"xid\":[{\"code\":79,\"at\":-4}]") "]}"),
+			    "gpus[0].xid[0].at: must be >= 0");
+	ASSERT_STR_CONTAINS(refusal("{\"time\":5,\"gpus\":[{\"index\":0,\"xid\":[],\"nvlink\":{\"down\":[18]}}]}"),
+			    "gpus[0].nvlink.down[0]: must be a link number from 0 to 17");
+	ASSERT_STR_CONTAINS(refusal("{\"time\":5,\"gpus\":[" GPU(0, ",\"row_remap\":{\"correctable\":0,\"pending\":1}") "]}"),
+			    "gpus[0].row_remap.pending: must be true or false");
+}
+
+/* GPUs listed out of order are read into their index: GPU 1's XID 79
+ * makes bad_gpus [1], whatever its place in the list. */
+TEST(gpus_are_read_by_index_and_the_verdict_names_the_index)
+{
+	struct agent a;
+	struct fw_agent_report r;
+	char why[256] = "";
+	json_t *j = json_loads("{\"time\":100,\"gpus\":[" GPU(1, ",\"xid\":[{\"code\":79,\"at\":100}]") "," GPU(0, "") "]}",
+			       0, NULL);
+
+	ASSERT(j != NULL);
+	ASSERT_EQ(fw_agent_from_json(j, &r, why, sizeof why), FW_OK);
+	json_decref(j);
+	ASSERT_EQ(r.ngpus, 2);
+	ASSERT_EQ(r.gpu[1].nxid, 1);
+	ASSERT_EQ(r.gpu[0].nxid, 0);
+	agent_init(&a);
+	fw_agent_fold(&a.c, &a.node, a.gpu, &r);
+	ASSERT_EQ(r.bad_mask, 1u << 1);
+}
+
 TEST_MAIN(a_pending_row_remap_is_one_transient_fault_until_a_reset, a_failed_row_remap_is_fatal_and_outlasts_a_reset,
 	  a_remap_and_its_xid_or_ecc_error_in_one_report_are_one_fault, a_gpu_lost_for_a_while_is_one_fault, a_gpu_seen_reset_goes_on_probation_or_back_to_unhealthy, a_link_that_stays_down_is_one_fault, a_link_still_down_when_probation_ends_is_asserted_again,
 	  a_link_that_comes_back_and_drops_again_is_a_second_fault,
-	  a_lost_gpu_is_unhealthy_and_an_unread_one_is_not_judged)
+	  a_lost_gpu_is_unhealthy_and_an_unread_one_is_not_judged, a_negative_ecc_count_is_refused_naming_the_gpu,
+	  a_gpu_index_twice_or_beyond_the_list_is_refused, a_negative_time_or_a_gpu_without_lists_is_refused_by_position,
+	  gpus_are_read_by_index_and_the_verdict_names_the_index)

@@ -930,6 +930,32 @@ TEST(the_node_list_filters_by_health)
 	served_down(&f);
 }
 
+/* A report with every GPU of the node in badGpus is unhealthy, whatever
+ * its "healthy" says: the node takes no work, the reason says why before
+ * the sender's; one GPU short of all stays a healthy report (degraded). */
+TEST(a_report_with_every_gpu_bad_makes_the_node_unhealthy)
+{
+	struct served f;
+	json_t *n;
+
+	served_up(&f);
+	ASSERT_EQ(post(&f.d, "/v1/nodes/n0/health", "{\"healthy\":true,\"reason\":\"XID 79\",\"badGpus\":[0,1,2,3,4,5,6]}"),
+		  200);
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	ASSERT_STR_EQ(nodes_in(&f.d, "degraded"), "200 n0 of 8 GPUs");
+	ASSERT_EQ(post(&f.d, "/v1/nodes/n0/health",
+		       "{\"healthy\":true,\"reason\":\"XID 79\",\"badGpus\":[0,1,2,3,4,5,6,7]}"),
+		  200);
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	ASSERT_STR_EQ(nodes_in(&f.d, "unhealthy"), "200 n0 of 8 GPUs");
+	n = get_json(&f.d, "/v1/nodes/n0");
+	ASSERT(!json_is_true(json_object_get(n, "healthy")));
+	ASSERT(!json_is_true(json_object_get(n, "schedulable")));
+	ASSERT_STR_EQ(json_string_value(json_object_get(n, "healthReason")), "every GPU bad (8 of 8): XID 79");
+	json_decref(n);
+	served_down(&f);
+}
+
 /* GET /v1/decisions with query arguments args (NULL-ended pairs) and
  * ?limit=: "STATUS kind:job,... [truncated]", or "STATUS body". */
 static const char *log_rows(struct fw_serve *d, const char *limit, const char *const *args)
@@ -2657,7 +2683,7 @@ TEST(a_model_in_another_case_is_the_fleets_and_a_bad_level_lists_the_levels)
 	served_down(&f);
 }
 
-TEST_MAIN(the_plan_filters_by_kind_queue_job_node_and_limit, the_job_list_filters_by_reason, a_job_array_is_shown_whole_and_its_tasks_listed, a_job_the_fleet_could_never_hold_is_refused, jobs_the_backend_keeps_aside_are_listed_with_their_reason, a_body_the_endpoint_does_not_read_is_refused_and_a_body_must_be_json, a_window_s_end_is_a_start_time, a_path_that_is_not_utf8_is_refused_not_failed, a_sub_cycle_reserves_no_job_the_cycle_starts, the_fit_check_reads_selectors_and_groups_together, a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
+TEST_MAIN(the_plan_filters_by_kind_queue_job_node_and_limit, a_report_with_every_gpu_bad_makes_the_node_unhealthy, the_job_list_filters_by_reason, a_job_array_is_shown_whole_and_its_tasks_listed, a_job_the_fleet_could_never_hold_is_refused, jobs_the_backend_keeps_aside_are_listed_with_their_reason, a_body_the_endpoint_does_not_read_is_refused_and_a_body_must_be_json, a_window_s_end_is_a_start_time, a_path_that_is_not_utf8_is_refused_not_failed, a_sub_cycle_reserves_no_job_the_cycle_starts, the_fit_check_reads_selectors_and_groups_together, a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
 	  an_unbounded_running_job_makes_left_unknown, no_left_without_budget_safe,
 	  before_the_first_cycle_jobs_are_whole_and_nodes_wait, a_cancelled_job_leaves_the_list_before_the_next_cycle,
 	  log_rows_older_than_log_keep_are_deleted_by_the_cycle, the_job_list_filters_by_queue_and_user,
