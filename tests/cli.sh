@@ -275,7 +275,7 @@ expect "plan-filter-without-server" 2 \
 expect "plan-limit-without-server" 2 "--limit narrows a running daemon's plan: give --server URL too" \
 	"$FW" plan --config examples/cluster.yaml --limit 3
 expect "plan-help-filters" 0 "--node N        only the decisions that name node N (no waiting job)" "$FW" plan --help
-expect "client-help-plan-filters" 0 "--kind start,evict,reserve,drain,pending" "$FW" plan --server http://127.0.0.1:1 --help
+expect "client-help-plan-filters" 0 "--kind start,evict,reserve,drain,timeout,pending" "$FW" plan --server http://127.0.0.1:1 --help
 # Each client command's --help is its own (as squeue --help is squeue's):
 # its usage line alone, its own flags, none of another command's, and a
 # last line pointing at `fairway help` for the rest.
@@ -561,7 +561,7 @@ expect "client-huge-runtime-says-range" 2 "--runtime 99999999999999999999: must 
 expect "client-negative-runtime-says-range" 2 "--runtime -5: must be from 0 to 31536000 seconds" \
 	"$FW" jobs submit --queue q --gpus 1 --runtime -5
 # seconds flags take the duration syntax of --start +10m (and serve --period)
-expect "client-runtime-not-a-duration" 2 "--runtime 'soon': expected seconds or a DURATION like 90s, 10m, 2h or 1d" \
+expect "client-runtime-not-a-duration" 2 "--runtime 'soon': expected seconds or a DURATION like 90s, 10m, 2h, 1d or 1h30m" \
 	"$FW" jobs submit --queue q --gpus 1 --runtime soon
 expect "client-runtime-fraction-of-a-second" 2 "--runtime 1.5s: must be a whole number of seconds" \
 	"$FW" jobs submit --queue q --gpus 1 --runtime 1.5s
@@ -591,8 +591,8 @@ expect "client-queue-set-nothing" 2 "fairway queues: error: nothing to change: g
 # --start/--end: a unit without "+" is not a Unix time, and no time is negative
 RS=(reservations create --kind maintenance --nodes n1 --server http://127.0.0.1:1 --token-file "$CL_TMP/token")
 expect "client-start-unit-needs-plus" 2 \
-	"--start 2h: a duration needs a leading + (in 2 h: +2h), or give a Unix time in seconds" "$FW" "${RS[@]}" --start 2h
-expect "client-end-unit-needs-plus" 2 "--end 30m: a duration needs a leading + (in 30 m: +30m)" \
+	"--start 2h: a duration needs a leading + (2h from now: +2h), or give a Unix time in seconds" "$FW" "${RS[@]}" --start 2h
+expect "client-end-unit-needs-plus" 2 "--end 30m: a duration needs a leading + (30m from now: +30m)" \
 	"$FW" "${RS[@]}" --start +1h --end 30m
 expect "client-start-negative-duration" 2 "--start -2h: a time is not negative" "$FW" "${RS[@]}" --start -2h
 expect "client-start-negative-time" 2 "--start -2: a time is not negative" "$FW" "${RS[@]}" --start -2
@@ -600,6 +600,40 @@ expect "client-start-plus-negative" 2 "--start '+-2h': expected +DURATION like +
 expect "client-start-huge" 2 "--start 99999999999999999999: times go up to 1099511627776" \
 	"$FW" "${RS[@]}" --start 99999999999999999999
 expect "client-start-unix-time-is-sent" 1 "cannot reach http://127.0.0.1:1" "$FW" "${RS[@]}" --start 1700000000 --end +2h
+# a reservation's times within 10 years of now, its end not past
+expect "client-start-1970" 2 "--start 1000: more than 10 years before now" "$FW" "${RS[@]}" --start 1000 --end +1h
+expect "client-start-far-future" 2 "--start +10000000d: more than 10 years after now" \
+	"$FW" "${RS[@]}" --start +10000000d --end +10000001d
+expect "client-end-past" 2 "--end 1700000000: is in the past" "$FW" "${RS[@]}" --start 1690000000 --end 1700000000
+expect "client-rsv-list-all-is-sent" 1 "cannot reach http://127.0.0.1:1" \
+	"$FW" reservations list --all --server http://127.0.0.1:1 --token-file "$CL_TMP/token"
+# durations: the config's compound forms, everywhere
+expect "client-start-compound-is-sent" 1 "cannot reach http://127.0.0.1:1" "$FW" "${RS[@]}" --start +1h30m --end +2h
+expect "client-max-runtime-compound-is-sent" 1 "cannot reach http://127.0.0.1:1" \
+	"$FW" jobs submit --queue q --gpus 1 --max-runtime 1h30m --server http://127.0.0.1:1 --token-file "$CL_TMP/token"
+expect "client-since-compound-is-sent" 1 "cannot reach http://127.0.0.1:1" \
+	"$FW" decisions --since 1h30m --server http://127.0.0.1:1 --token-file "$CL_TMP/token"
+expect "client-duration-unitless-tail" 2 "--runtime '1h30': expected seconds or a DURATION like 90s, 10m, 2h, 1d or 1h30m" \
+	"$FW" jobs submit --queue q --gpus 1 --runtime 1h30
+# GPUs and CPUs in thousandths: finer is refused, naming the flag and the precision, not rounded
+QS=(queues set q --server http://127.0.0.1:1 --token-file "$CL_TMP/token")
+JS=(jobs submit --queue q --gpus 1 --server http://127.0.0.1:1 --token-file "$CL_TMP/token")
+expect "client-deserved-gpus-4-decimals" 2 "--deserved-gpus 2.5555: at most 3 decimals (0.001 GPU)" \
+	"$FW" "${QS[@]}" --deserved-gpus 2.5555
+expect "client-deserved-gpus-below-a-milli" 2 "--deserved-gpus 0.0001: at most 3 decimals (0.001 GPU)" \
+	"$FW" "${QS[@]}" --deserved-gpus 0.0001
+expect "client-limit-gpus-below-a-milli" 2 "--limit-gpus 0.0004: at most 3 decimals (0.001 GPU)" \
+	"$FW" "${QS[@]}" --limit-gpus 0.0004
+expect "client-model-limits-4-decimals" 2 "--gpu-model-limits H100=1.0005: at most 3 decimals (0.001 GPU)" \
+	"$FW" "${QS[@]}" --gpu-model-limits A100=2,H100=1.0005
+expect "client-deserved-gpus-3-decimals-is-sent" 1 "cannot reach http://127.0.0.1:1" "$FW" "${QS[@]}" --deserved-gpus 2.555
+expect "client-gpu-fraction-4-decimals" 2 "--gpu-fraction 0.0015: at most 3 decimals (0.001 of a GPU)" \
+	"$FW" "${JS[@]}" --gpu-fraction 0.0015
+expect "client-cpu-below-a-millicore" 2 "--cpu 0.0001: at most 3 decimals (0.001 CPU, a millicore)" \
+	"$FW" "${JS[@]}" --cpu 0.0001
+expect "client-help-timeout-kind" 0 "--kind start|evict|timeout|reserve|drain|requeue" "$FW" decisions --help
+expect "client-help-rsv-list-all" 0 "reservations list:   those not yet ended; --all the ended ones too" \
+	"$FW" reservations --help
 rm -rf "$CL_TMP"
 expect "serve-help-backend-opt" 0 "--backend-opt K=V" "$FW" serve --help
 expect "serve-backend-opt-not-kv" 2 "--backend-opt 'conf': expected KEY=VALUE" "$FW" serve --backend-opt conf
@@ -656,7 +690,7 @@ expect "serve-period-1h-is-taken" 2 "--listen 'x'" "$FW" serve --period 1h --lis
 expect "serve-period-over-1h" 2 "--period '1.5h': expected a duration" "$FW" serve --period 1.5h
 # fairway decisions: the decision log's client; --since is a duration back from now
 expect "decisions-help" 0 "fairway decisions [--since DURATION] [--job NAME] [--kind K] [--limit N]" "$FW" decisions --help
-expect "decisions-since-not-a-duration" 2 "--since 'yesterday': expected a DURATION like 90s, 10m, 2h or 1d" \
+expect "decisions-since-not-a-duration" 2 "--since 'yesterday': expected a DURATION like 90s, 10m, 2h, 1d or 1h30m" \
 	"$FW" decisions --since yesterday
 expect "decisions-since-negative" 2 "--since '-1h': expected a DURATION" "$FW" decisions --since=-1h
 expect "decisions-takes-no-subcommand" 2 "unexpected argument 'list'" "$FW" decisions list

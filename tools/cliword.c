@@ -1,11 +1,14 @@
 /* cliword.c — see cliword.h. */
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cliword.h"
+#include "fairway/err.h"
+#include "fairway/scalar.h"
 
 char *fw_cli_split_eq(char *word)
 {
@@ -147,19 +150,15 @@ bool fw_cli_decimal(const char *v, double *x, const char **end)
 
 bool fw_cli_duration(const char *v, double *secs)
 {
-	const char *end;
-	double x, mul;
+	bool neg = *v == '-';
+	int64_t ms;
+	int rc = fw_parse_duration_ms(v + neg, &ms);
 
-	if (!fw_cli_decimal(v, &x, &end))
+	if (rc != FW_OK && rc != FW_ERANGE)
 		return false;
-	mul = !*end || !strcmp(end, "s") ? 1
-	      : !strcmp(end, "m")       ? 60
-	      : !strcmp(end, "h")       ? 3600
-	      : !strcmp(end, "d")       ? 86400
-					  : -1;
-	if (mul < 0)
-		return false;
-	*secs = x * mul;
+	*secs = rc == FW_ERANGE ? HUGE_VAL : (double)ms / 1000; /* past every caller's range */
+	if (neg)
+		*secs = -*secs;
 	return true;
 }
 

@@ -64,11 +64,17 @@ const char *fw_cli_nearest_name(const char *word, const char *const *cands);
  * would be a surprise.  No '+', inf or nan. */
 bool fw_cli_decimal(const char *v, double *x, const char **end);
 
-/* A duration: "90" or "90s", "10m", "2h", "1d" -> seconds in *secs (a
- * plain decimal, fw_cli_decimal, then at most one unit); false when v is
- * not one.
- * The syntax of `fairway jobs submit --runtime`, `--start +10m` and
- * `fairway serve --log-keep`; each caller bounds the value itself. */
+/* A duration: "90" or "90s", "10m", "1.5h", "1d", "1h30m" -> seconds in
+ * *secs; false when v is not one.  The config's grammar, one parser for
+ * both (fw_parse_duration_ms, fairway/scalar.h): a number, or one or more
+ * number+unit (s, m, h, d), whole milliseconds.  A leading '-' gives
+ * the negative, and a duration too long for the grammar's int64 of
+ * milliseconds HUGE_VAL, so that the caller's range check refuses them
+ * with the range ("--runtime -5: must be from 0 to ...") rather than
+ * call them no duration.
+ * The syntax of `fairway jobs submit --runtime`, `--start +10m`,
+ * `fairway decisions --since` and `fairway serve --log-keep`; each caller
+ * bounds the value itself. */
 bool fw_cli_duration(const char *v, double *secs);
 
 /* The length of the daemon's base URL in url, as `fairway --server URL`

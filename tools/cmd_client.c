@@ -28,6 +28,7 @@
 #include "cli.h"
 #include "render.h"
 #include "cmd_serve.h"
+#include "fairway/scalar.h" /* fw_parse_fixed: the precision GPUs and CPUs are kept in */
 #include "fairway/snapshot.h"
 #include "fwconfig.h" /* fw_config_parse_mib: --memory as the config writes it */
 
@@ -342,6 +343,30 @@ static const char *bound(double x, char *buf, size_t n)
 	return buf;
 }
 
+/* The daemon keeps GPUs and CPUs in thousandths (milli-GPU, millicore),
+ * as the config does: a value with more decimals would be rounded there
+ * (2.5555 saved as 2.556, 0.0001 as 0), so it is refused here, with the
+ * precision, as the config and the API refuse it (fw_parse_fixed). */
+static const struct milli_flag {
+	const char *flag, *unit;
+} milli_flags[] = {
+	{ "--deserved-gpus", "0.001 GPU" }, { "--limit-gpus", "0.001 GPU" },
+	{ "--gpu-fraction", "0.001 of a GPU" }, { "--cpu", "0.001 CPU, a millicore" },
+	{ "--gpu-model-limits", "0.001 GPU" }, { "--gpu-model-deserved", "0.001 GPU" },
+};
+
+/* 0, or 2 when flag fl's number num (in its value v: "2.5", or
+ * "H100=2.5" of a list) has more decimals than it is kept in. */
+static int milli_ok(struct opts *o, const char *fl, const char *v, const char *num)
+{
+	int64_t m;
+
+	for (size_t i = 0; i < sizeof milli_flags / sizeof milli_flags[0]; i++)
+		if (!strcmp(fl, milli_flags[i].flag) && fw_parse_fixed(num, 3, &m) == FW_EINVAL)
+			return fw_cli_usage_error(o->cmd, "%s %s: at most 3 decimals (%s)", fl, v, milli_flags[i].unit);
+	return 0;
+}
+
 /* A number flag into obj[key]; 2 on a bad value.  The number is plain
  * decimal (fw_cli_decimal: no exponent, no hex, so --priority 0x10 is not
  * 16).  A whole-number flag refuses a fraction rather than cut it (--gpus
@@ -366,6 +391,8 @@ static int set_num(struct opts *o, json_t *obj, const char *key, const char *fl,
 	if (r && (x < r->lo || x > r->hi))
 		return fw_cli_usage_error(o->cmd, "%s %s: must be from %s to %s", fl, v, bound(r->lo, a, sizeof a),
 					  bound(r->hi, b, sizeof b));
+	if (milli_ok(o, fl, v, v))
+		return 2;
 	json_object_set_new(obj, key, integer ? json_integer((json_int_t)x) : json_real(x));
 	return 0;
 }
@@ -405,7 +432,7 @@ static int set_secs(struct opts *o, json_t *obj, const char *key, const char *fl
 	if (!v)
 		return 0;
 	if (!fw_cli_duration(v, &x))
-		return fw_cli_usage_error(o->cmd, "%s '%s': expected seconds or a DURATION like 90s, 10m, 2h or 1d", fl, v);
+		return fw_cli_usage_error(o->cmd, "%s '%s': expected seconds or a DURATION like 90s, 10m, 2h, 1d or 1h30m", fl, v);
 	if (x != floor(x))
 		return fw_cli_usage_error(o->cmd, "%s %s: must be a whole number of seconds", fl, v);
 	if (x < 0 || x > SECS_MAX)
@@ -416,6 +443,24 @@ static int set_secs(struct opts *o, json_t *obj, const char *key, const char *fl
 }
 
 #define TIME_MAX ((double)FW_API_TIME_MAX) /* the daemon's bound on a time, Unix seconds */
+
+/* A reservation's time x (flag fl's value v) as the daemon takes it
+ * (check_rsv in connectors/serve/api.c, by this machine's clock here):
+ * within FW_API_HORIZON_S (10 years) of now either way, so --start 1000
+ * (1970) or +10000000d is no typo taken; --end not past.  0, or 2. */
+static int time_sane(struct opts *o, const char *fl, const char *v, double x)
+{
+	double now = (double)time(NULL), h = (double)FW_API_HORIZON_S;
+
+	if (x < now - h || x > now + h)
+		return fw_cli_usage_error(o->cmd, "%s %s: more than 10 years %s now; give +DURATION from now (+10m, "
+					  "+2d) or a Unix time within 10 years of now (%.0f)", fl, v,
+					  x < now ? "before" : "after", now);
+	if (!strcmp(fl, "--end") && x <= now)
+		return fw_cli_usage_error(o->cmd, "%s %s: is in the past (now is %.0f); a reservation must end in the "
+					  "future", fl, v, now);
+	return 0;
+}
 
 /* A time flag (--start, --end) into obj[key]: "+10m", "+2h", "+30s"
  * from now, or a Unix time in whole seconds; 2 on a bad value.  A number
@@ -431,7 +476,7 @@ static int parse_time(struct opts *o, const char *fl, json_t *obj, const char *k
 	unit = v + strspn(v, "0123456789.");
 	if (*v == '+') {
 		if (!(v[1] >= '0' && v[1] <= '9') || !fw_cli_duration(v + 1, &x))
-			return fw_cli_usage_error(o->cmd, "%s '%s': expected +DURATION like +10m, +2h or +1d", fl, v);
+			return fw_cli_usage_error(o->cmd, "%s '%s': expected +DURATION like +10m, +2h or +1h30m", fl, v);
 		x = floor(x + (double)time(NULL));
 	} else if (*v == '-')
 		return fw_cli_usage_error(o->cmd, "%s %s: a time is not negative; give a Unix time in seconds, or "
@@ -439,13 +484,15 @@ static int parse_time(struct opts *o, const char *fl, json_t *obj, const char *k
 	else if (unit != v && !*unit && !strchr(v, '.'))
 		x = strtod(v, NULL);
 	else if (unit != v && *unit && fw_cli_duration(v, &x))
-		return fw_cli_usage_error(o->cmd, "%s %s: a duration needs a leading + (in %.*s %s: +%s), or give a "
-					  "Unix time in seconds", fl, v, (int)(unit - v), v, unit, v);
+		return fw_cli_usage_error(o->cmd, "%s %s: a duration needs a leading + (%s from now: +%s), or give a "
+					  "Unix time in seconds", fl, v, v, v);
 	else
 		return fw_cli_usage_error(o->cmd, "%s '%s': expected a Unix time in whole seconds or +DURATION like +10m",
 					  fl, v);
 	if (x > TIME_MAX)
 		return fw_cli_usage_error(o->cmd, "%s %s: times go up to %.0f (Unix seconds)", fl, v, TIME_MAX);
+	if (time_sane(o, fl, v, x))
+		return 2;
 	json_object_set_new(obj, key, json_integer((json_int_t)x));
 	return 0;
 }
@@ -612,6 +659,11 @@ static int set_model_table(struct opts *o, json_t *q, const char *name, const ch
 			free(dup);
 			json_decref(m);
 			return rc;
+		}
+		if (!lift && milli_ok(o, name, t, eq + 1)) {
+			free(dup);
+			json_decref(m);
+			return 2;
 		}
 		*eq = 0;
 		json_object_set_new(m, t, lift ? json_null() : json_real(x));
@@ -1766,44 +1818,84 @@ static const char *const rsv_flags[][2] = {
 	{ NULL, NULL },
 };
 
-static int cmd_reservations(struct opts *o)
+/* The widest of the START or END cells ("in 3d4h", "12m5s ago"), at
+ * least 10: a column as wide as its longest entry. */
+static int when_width(json_t *rs, const char *key)
 {
-	const char *sub = arg(o, 0) ? arg(o, 0) : "list";
-	char path[256], a[32], b[32], f[256];
-	json_t *r = NULL;
-	int rc;
+	char w[32];
+	size_t i;
+	json_t *x;
+	int wid = 10;
 
-	if (!strcmp(sub, "list")) {
-		if ((rc = call(o, "GET", "/v1/reservations", NULL, &r)))
-			return rc;
-		if (o->json)
-			dump(r);
-		else {
-			size_t i, k;
-			int wid = 12, wfor = 16; /* columns as wide as their longest entry */
-			json_t *x, *n, *more = json_object_get(r, "backendNotListed");
-			json_array_foreach(json_object_get(r, "reservations"), i, x) {
-				int l1 = (int)strlen(str(x, "id")), l2 = (int)strlen(rsv_for(x, f, sizeof f));
-				wid = l1 > wid ? l1 : wid;
-				wfor = l2 > wfor ? l2 : wfor;
-			}
-			printf("%-*s %-12s %-*s %-10s %-10s %s\n", wid, "ID", "KIND", wfor, "FOR", "START", "END", "NODES");
-			json_array_foreach(json_object_get(r, "reservations"), i, x) {
-				when(a, sizeof a, json_object_get(x, "start"));
-				when(b, sizeof b, json_object_get(x, "end"));
-				printf("%-*s %-12s %-*s %-10s %-10s ", wid, str(x, "id"), str(x, "kind"), wfor,
-				       rsv_for(x, f, sizeof f), a, b);
-				json_array_foreach(json_object_get(x, "nodes"), k, n) /* comma-separated, as --nodes takes them */
-					printf("%s%s", k ? "," : "", json_string_value(n));
-				printf("\n");
-			}
-			if (json_integer_value(more) > 0)
-				printf("\n%lld more of the backend's not listed (scontrol show res lists them all)\n",
-				       (long long)json_integer_value(more));
-		}
+	json_array_foreach(rs, i, x) {
+		when(w, sizeof w, json_object_get(x, key));
+		wid = (int)strlen(w) > wid ? (int)strlen(w) : wid;
+	}
+	return wid;
+}
+
+static void print_rsv_table(json_t *rs)
+{
+	char f[256], a[32], b[32];
+	int wid = 12, wfor = 16, ws = when_width(rs, "start"), we = when_width(rs, "end");
+	size_t i, k;
+	json_t *x, *n;
+
+	json_array_foreach(rs, i, x) {
+		int l1 = (int)strlen(str(x, "id")), l2 = (int)strlen(rsv_for(x, f, sizeof f));
+		wid = l1 > wid ? l1 : wid;
+		wfor = l2 > wfor ? l2 : wfor;
+	}
+	printf("%-*s %-12s %-*s %-*s %-*s %s\n", wid, "ID", "KIND", wfor, "FOR", ws, "START", we, "END", "NODES");
+	json_array_foreach(rs, i, x) {
+		when(a, sizeof a, json_object_get(x, "start"));
+		when(b, sizeof b, json_object_get(x, "end"));
+		printf("%-*s %-12s %-*s %-*s %-*s ", wid, str(x, "id"), str(x, "kind"), wfor, rsv_for(x, f, sizeof f),
+		       ws, a, we, b);
+		json_array_foreach(json_object_get(x, "nodes"), k, n) /* comma-separated, as --nodes takes them */
+			printf("%s%s", k ? "," : "", json_string_value(n));
+		printf("\n");
+	}
+}
+
+/* `fairway reservations list [--all]`: those not yet ended (as jobs list
+ * shows the jobs not yet ended), with --all the ended ones too
+ * (GET /v1/reservations?state=all); a line says how many ended ones were
+ * left out. */
+static int list_reservations(struct opts *o)
+{
+	json_t *r, *more, *ended;
+	int rc = call(o, "GET", has(o, "--all") ? "/v1/reservations?state=all" : "/v1/reservations", NULL, &r);
+
+	if (rc)
+		return rc;
+	if (o->json) {
+		dump(r);
 		json_decref(r);
 		return 0;
 	}
+	more = json_object_get(r, "backendNotListed");
+	ended = json_object_get(r, "endedNotListed");
+	print_rsv_table(json_object_get(r, "reservations"));
+	if (json_integer_value(ended) > 0)
+		printf("\n%lld ended reservation%s not listed (--all lists them)\n", (long long)json_integer_value(ended),
+		       json_integer_value(ended) == 1 ? "" : "s");
+	if (json_integer_value(more) > 0)
+		printf("\n%lld more of the backend's not listed (scontrol show res lists them all)\n",
+		       (long long)json_integer_value(more));
+	json_decref(r);
+	return 0;
+}
+
+static int cmd_reservations(struct opts *o)
+{
+	const char *sub = arg(o, 0) ? arg(o, 0) : "list";
+	char path[256];
+	json_t *r = NULL;
+	int rc;
+
+	if (!strcmp(sub, "list"))
+		return list_reservations(o);
 	if (!strcmp(sub, "create")) {
 		if ((rc = need(o, "--kind", flag(o, "--kind"))) || (rc = need(o, "--nodes", flag(o, "--nodes"))))
 			return rc;
@@ -2047,6 +2139,13 @@ static void note_plan_cut(struct opts *o, json_t *r)
 			"--kind/--queue/--job/--node fewer\n", what);
 }
 
+/* A decision's job, or for a drain (which has none: "job" is "") its
+ * node. */
+static const char *job_or_node(json_t *x)
+{
+	return json_string_length(json_object_get(x, "job")) ? str(x, "job") : str(x, "node");
+}
+
 /* `fairway plan --server URL`: the daemon's last plan (GET /v1/plan),
  * narrowed by --kind, --queue, --job, --node and --limit; the fair share
  * stays whole. */
@@ -2068,8 +2167,7 @@ static int cmd_plan(struct opts *o)
 	}
 	printf("cycle %.0f at t=%.0f (%.1f ms)\n\nDECISIONS\n", num(r, "cycle"), num(r, "at"), num(r, "seconds") * 1000);
 	json_array_foreach(json_object_get(r, "decisions"), i, x)
-		printf("  %-8s %-24s %-8s %s\n", str(x, "kind"), *str(x, "job") ? str(x, "job") : str(x, "node"),
-		       str(x, "outcome"), str(x, "text"));
+		printf("  %-8s %-24s %-8s %s\n", str(x, "kind"), job_or_node(x), str(x, "outcome"), str(x, "text"));
 	printf("\nWAITING\n");
 	json_array_foreach(json_object_get(r, "pending"), i, x)
 		printf("  %-24s %-12s %s\n", str(x, "name"), str(x, "queue"),
@@ -2096,7 +2194,7 @@ static int cmd_decisions(struct opts *o)
 
 	if (flag(o, "--since")) {
 		if (!fw_cli_duration(flag(o, "--since"), &ago) || ago < 0 || ago != floor(ago) || ago > 10 * SECS_MAX)
-			return fw_cli_usage_error(o->cmd, "--since '%s': expected a DURATION like 90s, 10m, 2h or 1d "
+			return fw_cli_usage_error(o->cmd, "--since '%s': expected a DURATION like 90s, 10m, 2h, 1d or 1h30m "
 							  "(the rows of that last stretch), at most 3650d",
 						  flag(o, "--since"));
 		/* counted back from the daemon's clock, not this machine's */
@@ -2504,15 +2602,17 @@ static const char nodes_help[] =
 	"\n";
 
 static const char reservations_help[] =
-	"usage: fairway reservations [list | show ID | create FLAGS | delete ID]\n"
+	"usage: fairway reservations [list [--all] | show ID | create FLAGS | delete ID]\n"
 	"\n"
 	"Maintenance windows and queue or job reservations (as scontrol create\n"
 	"reservation): list, show one, create one, delete one.\n"
 	"\n"
+	"reservations list:   those not yet ended; --all the ended ones too\n"
 	"reservations create: --kind maintenance|queue|job --nodes a,b --start +10m --end +2h\n"
 	"                     [--queue Q | --job J] [--reason TEXT]\n"
-	"                     (--start, --end: +DURATION from now, or a Unix time in\n"
-	"                     whole seconds; 2h without the + is refused)\n"
+	"                     (--start, --end: +DURATION from now (+1h30m), or a Unix\n"
+	"                     time in whole seconds, within 10 years of now; 2h\n"
+	"                     without the + is refused; --end not past)\n"
 	"                     [--id ID] (default: the daemon names it rsv-N)\n"
 	"\n"
 	"examples:\n"
@@ -2538,7 +2638,8 @@ static const char plan_help[] =
 	"usage: fairway plan --server URL [--kind K,...] [--queue Q] [--job NAME] [--node N] [--limit N]\n"
 	"\n"
 	"plan --server URL:   the daemon's last plan: its decisions and waiting jobs,\n"
-	"                     --kind start,evict,reserve,drain,pending (some of them),\n"
+	"                     --kind start,evict,reserve,drain,timeout,pending (some\n"
+	"                     of them; timeout: a run-time limit's ending),\n"
 	"                     --queue Q, --job NAME (their decisions and waiting\n"
 	"                     jobs), --node N (the decisions that name node N; no\n"
 	"                     waiting job), --limit N (at most N of each; when more\n"
@@ -2556,8 +2657,10 @@ static const char decisions_help[] =
 	"\n"
 	"decisions:           what the daemon decided and applied, from its decision log\n"
 	"                     (the last --limit rows, default 100): --since 1h (that\n"
-	"                     last stretch, by the daemon's clock), --job NAME, --kind start|evict|reserve|\n"
-	"                     drain|requeue.  WHEN is relative (--json: Unix times)\n"
+	"                     last stretch, by the daemon's clock; 1h30m too), --job NAME,\n"
+	"                     --kind start|evict|timeout|reserve|drain|requeue (timeout:\n"
+	"                     a job ended by its run-time limit, not an eviction).\n"
+	"                     WHEN is relative (--json: Unix times)\n"
 	"\n"
 	"examples:\n"
 	"  fairway decisions --since 1h --kind evict\n"
@@ -2576,18 +2679,23 @@ static const char stats_help[] =
 /* The rules of each command's number and duration flags. */
 static const char queues_numbers_help[] =
 	"Numbers are decimal digits (no exponent, no hex); --priority is a whole\n"
-	"number and refuses fractions and numbers out of its range.  Seconds flags\n"
-	"(--min-runtime, --default-runtime, --max-runtime,\n"
-	"--default-checkpoint-interval) also take a DURATION: 90s, 10m, 2h, 1d;\n"
-	"at most 365 days.\n"
+	"number and refuses fractions and numbers out of its range.  GPUs\n"
+	"(--deserved-gpus, --limit-gpus, --gpu-model-limits, --gpu-model-deserved)\n"
+	"take at most 3 decimals (0.001 GPU, as the daemon keeps them): 2.5555 is\n"
+	"refused, not rounded.  Seconds flags (--min-runtime, --default-runtime,\n"
+	"--max-runtime, --default-checkpoint-interval) also take a DURATION: 90s,\n"
+	"10m, 2h, 1d, 1h30m (as the config's); at most 365 days.\n"
 	"\n";
 
 static const char jobs_numbers_help[] =
 	"Numbers are decimal digits (no exponent, no hex).  Whole-number flags\n"
 	"(--gpus 0..16, --count 1..100000, --priority, --exit-code, --min-member)\n"
 	"refuse fractions and numbers out of their range.  --memory takes MiB (512)\n"
-	"or 512Mi, 80Gi, 1Ti.  Seconds flags (--runtime, --checkpoint-interval,\n"
-	"--max-runtime) also take a DURATION: 90s, 10m, 2h, 1d; at most 365 days.\n"
+	"or 512Mi, 80Gi, 1Ti.  --gpu-fraction and --cpu take at most 3 decimals\n"
+	"(0.001, as the daemon keeps them): 0.0015 is refused, not rounded.\n"
+	"Seconds flags (--runtime, --checkpoint-interval, --max-runtime)\n"
+	"also take a DURATION: 90s, 10m, 2h, 1d, 1h30m (as the config's); at most\n"
+	"365 days.\n"
 	"\n";
 
 static const char common_help[] =
@@ -2672,7 +2780,7 @@ static const struct spec {
 	{ "nodes", "list", 0, " --health ", "" },
 	{ "nodes", "show", 1, "", "" },
 	{ "nodes", "health", 1, " --reason --bad-gpus ", " --healthy --unhealthy " },
-	{ "reservations", "list", 0, "", "" },
+	{ "reservations", "list", 0, "", " --all " },
 	{ "reservations", "create", 0, " --kind --nodes --queue --job --reason --id --start --end ", "" },
 	{ "reservations", "show", 1, "", "" },
 	{ "reservations", "delete", 1, "", "" },

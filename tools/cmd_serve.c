@@ -79,26 +79,22 @@ static const char serve_usage[] =
 	"Stop it with SIGINT or SIGTERM.  As a service: contrib/systemd/fairway.service.\n"
 	"Docs: docs/serve.md\n";
 
-/* "1s", "500ms", "2.5", "1m", "1h" -> seconds; < 0 when invalid.  The
- * number is plain digits and a point: strtod's sign, exponent, hex, inf
- * and nan are refused (a nan period would pass every range check). */
+/* "1s", "500ms", "2.5", "1m", "1h", "1m30s" -> seconds; < 0 when
+ * invalid.  The duration grammar of every other flag (fw_cli_duration:
+ * plain digits and a point, units s, m, h, d, one after another) and
+ * milliseconds alone ("500ms"). */
 static double parse_period(const char *s)
 {
 	size_t n = strspn(s, "0123456789.");
-	char *end;
-	double v = strtod(s, &end);
+	char num[32];
+	double v;
 
-	if (n == 0 || end != s + n || !(v > 0))
-		return -1;
-	if (!*end || !strcmp(end, "s"))
-		return v;
-	if (!strcmp(end, "ms"))
-		return v / 1000;
-	if (!strcmp(end, "m"))
-		return v * 60;
-	if (!strcmp(end, "h"))
-		return v * 3600;
-	return -1;
+	if (n > 0 && n < sizeof num && !strcmp(s + n, "ms")) { /* "500ms": the number, in milliseconds */
+		memcpy(num, s, n);
+		num[n] = '\0';
+		return fw_cli_duration(num, &v) && v > 0 ? v / 1000 : -1;
+	}
+	return fw_cli_duration(s, &v) && v > 0 ? v : -1;
 }
 
 /* --log-keep: a whole number of seconds from 0 to 3650 days in the

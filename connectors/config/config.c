@@ -207,7 +207,7 @@ static yaml_node_t *origin_in(const struct cfg *c, const yaml_node_t *root,
 		yaml_node_t *cnt = groups ? cfg_get(c, item, "count") : NULL;
 		int64_t count = groups ? 0 : 1;
 		if (cnt && cnt->type == YAML_SCALAR_NODE &&
-		    fwc_parse_int((char *)cnt->data.scalar.value, &count))
+		    fw_parse_int((char *)cnt->data.scalar.value, &count))
 			count = 0;
 		if (*i < count)
 			return item;

@@ -1,8 +1,8 @@
 /*
  * config_int.h — internals shared by the YAML loader's files.
  *
- * The loader is split by section of the schema:
- *   scalar.c   pure string -> number parsers (quantities, durations, ...)
+ * The loader is split by section of the schema (its scalar syntaxes are
+ * the core's, lib/scalar.c, fairway/scalar.h):
  *   yamlget.c  typed access to a libyaml document: keys, paths, diagnostics
  *   nameix.c   a name -> index hash over the snapshot's arrays
  *   config.c   entry points, top level, scheduler, topology, validation
@@ -24,22 +24,11 @@
 #include <yaml.h>
 
 #include "fairway/err.h"
+#include "fairway/scalar.h"
 #include "fairway/snapshot.h"
 
 #define CFG_PATH 128 /* == sizeof(struct fw_diag.field) */
 #define CFG_MAX_TASKS 65536 /* tasks in one group */
-
-/* ---- scalar.c: return FW_OK, FW_EINVAL (syntax) or FW_ERANGE ---- */
-int fwc_parse_int(const char *s, int64_t *out);
-/* Decimal number scaled by 10^digits, exactly: ("0.5", 3) -> 500. */
-int fwc_parse_fixed(const char *s, int digits, int64_t *out);
-/* "96" / "0.5" cores or "500m" -> millicores. */
-int fwc_parse_cpu(const char *s, int64_t *milli);
-/* "512" (MiB), "512Mi", "80Gi", "1.5Ti", "1048576Ki" -> MiB (whole). */
-int fwc_parse_mib(const char *s, int64_t *mib);
-/* "30", "30s", "15m", "2h", "7d", "1h30m", "1.5h" -> milliseconds. */
-int fwc_parse_duration_ms(const char *s, int64_t *ms);
-int fwc_parse_bool(const char *s, bool *out);
 
 /* ---- nameix.c ---- */
 struct nameix {

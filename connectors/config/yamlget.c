@@ -355,7 +355,7 @@ int cfg_int_node(struct cfg *c, const yaml_node_t *v, const char *fp,
 
 	if (rc)
 		return rc;
-	rc = fwc_parse_int(t, &x);
+	rc = fw_parse_int(t, &x);
 	if (rc == FW_EINVAL)
 		return cfg_fail(c, v, FW_EINVAL, fp,
 				"\"%s\" is not a whole number; write an "
@@ -402,7 +402,7 @@ int cfg_bool(struct cfg *c, const yaml_node_t *map, const char *path,
 
 	if (rc <= 0)
 		return rc;
-	if (fwc_parse_bool(t, out))
+	if (fw_parse_bool(t, out))
 		return cfg_fail(c, v, FW_EINVAL, fp,
 				"\"%s\" is not a boolean; write true or false",
 				t);

@@ -2,8 +2,9 @@
  * yamlnum.c — getters for the config's units: GPUs, CPUs, memory,
  * durations, times and plain decimals.
  *
- * Each converts with the exact parsers of scalar.c into the core's integer
- * unit (milli-GPU, millicore, MiB, seconds) and range-checks the result.
+ * Each converts with the exact parsers of lib/scalar.c (fairway/scalar.h,
+ * the command line's too) into the core's integer unit (milli-GPU,
+ * millicore, MiB, seconds) and range-checks the result.
  * Amounts are capped at AMOUNT_MAX so that summing every node's capacity
  * (FW_CONFIG_MAX_NODES of them) can never overflow an int64 in the core.
  * Where a limit may be unlimited, the literal -1 is FW_UNLIMITED.
@@ -22,11 +23,11 @@ static int parse_amount(enum amount_kind k, const char *t, int64_t *out)
 {
 	switch (k) {
 	case AM_GPU:
-		return fwc_parse_fixed(t, 3, out);
+		return fw_parse_fixed(t, 3, out);
 	case AM_CPU:
-		return fwc_parse_cpu(t, out);
+		return fw_parse_cpu(t, out);
 	default:
-		return fwc_parse_mib(t, out);
+		return fw_parse_mib(t, out);
 	}
 }
 
@@ -37,8 +38,8 @@ static const char *amount_help(enum amount_kind k)
 		return "is not a GPU amount; write GPUs as a number with at "
 		       "most 3 decimals (8, 0.5)";
 	case AM_CPU:
-		return "is not a CPU amount; write cores (8, 0.5) or "
-		       "millicores (\"500m\")";
+		return "is not a CPU amount; write cores with at most 3 "
+		       "decimals (8, 0.5) or millicores (\"500m\")";
 	default:
 		return "is not a memory amount; write MiB (512) or a binary "
 		       "quantity (\"512Mi\", \"80Gi\", \"1Ti\"; decimal "
@@ -85,7 +86,7 @@ static int amount(struct cfg *c, const yaml_node_t *map, const char *path,
 
 int fw_config_parse_mib(const char *text, int64_t *mib)
 {
-	return fwc_parse_mib(text, mib);
+	return fw_parse_mib(text, mib);
 }
 
 int cfg_cpu(struct cfg *c, const yaml_node_t *map, const char *path,
@@ -117,7 +118,7 @@ int cfg_duration(struct cfg *c, const yaml_node_t *map, const char *path,
 
 	if (rc <= 0)
 		return rc;
-	rc = fwc_parse_duration_ms(t, &x);
+	rc = fw_parse_duration_ms(t, &x);
 	if (rc == FW_EINVAL)
 		return cfg_fail(c, v, rc, fp,
 				"\"%s\" is not a duration; write seconds (30) "
@@ -181,7 +182,7 @@ int cfg_double(struct cfg *c, const yaml_node_t *map, const char *path,
 
 	if (rc <= 0)
 		return rc;
-	rc = fwc_parse_fixed(t, 6, &micro);
+	rc = fw_parse_fixed(t, 6, &micro);
 	if (rc == FW_EINVAL)
 		return cfg_fail(c, v, rc, fp,
 				"\"%s\" is not a number; write a decimal with "

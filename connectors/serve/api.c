@@ -31,6 +31,7 @@
 #include "cliword.h"
 #include "history.h"
 #include "local.h"
+#include "reason.h"
 #include "serve_int.h"
 
 /* Room for a {name} path segment: a longer one is kept cut to this, and
@@ -78,7 +79,7 @@ enum body { NOBODY, JSON, MERGE };
 	X(GET, "/v1/nodes", h_nodes_list, OPEN, NOBODY, "health")          \
 	X(GET, "/v1/nodes/{name}", h_node_get, OPEN, NOBODY, "")           \
 	X(POST, "/v1/nodes/{name}/health", h_node_health, HEALTH, JSON, "") \
-	X(GET, "/v1/reservations", h_rsv_list, OPEN, NOBODY, "")           \
+	X(GET, "/v1/reservations", h_rsv_list, OPEN, NOBODY, "state")      \
 	X(POST, "/v1/reservations", h_rsv_create, ADMIN, JSON, "")         \
 	X(GET, "/v1/reservations/{name}", h_rsv_get, OPEN, NOBODY, "")     \
 	X(DELETE, "/v1/reservations/{name}", h_rsv_delete, ADMIN, NOBODY, "") \
@@ -752,8 +753,8 @@ static void h_queue_delete(struct ctx *c)
 	for (int32_t k = 0; k < d->nrsv; k++)
 		if (d->rsv[k].kind == FW_RSV_QUEUE && !strcmp(d->rsv[k].queue, c->name))
 			return fail(c, 409, "EBUSY", "name",
-				    "queue \"%s\" has reservation %s; delete it first (DELETE /v1/reservations/%s)",
-				    c->name, d->rsv[k].id, d->rsv[k].id);
+				    "queue \"%s\" has reservation %s; delete it first (fairway reservations delete %s, "
+				    "or DELETE /v1/reservations/%s)", c->name, d->rsv[k].id, d->rsv[k].id, d->rsv[k].id);
 	struct fw_queue_spec *cand = calloc((size_t)d->nqueues + 1, sizeof *cand);
 	if (!cand)
 		return fail(c, 500, "ENOMEM", "", "out of memory");
@@ -2633,14 +2634,34 @@ static const struct fw_backend_rsv *backend_rsv(const struct fw_serve *d, const 
 	return NULL;
 }
 
+/* GET /v1/reservations: those not yet ended, as the job list shows the
+ * jobs not yet ended ("endedNotListed" counts the others); ?state=all
+ * every one. */
 static void h_rsv_list(struct ctx *c)
 {
-	json_t *a = json_array(), *o;
+	const char *state = c->rq->query_state;
+	bool all = state && !strcmp(state, "all");
+	fw_time now = fw_serve_now();
+	json_t *a, *o;
+	int64_t ended = 0;
+
+	if (state && !all)
+		return fail(c, 400, "EINVAL", "state",
+			    "must be all (every reservation, the ended ones too), or left out (those not yet ended)");
+	a = json_array();
 	for (int32_t i = 0; i < c->d->nrsv; i++)
-		json_array_append_new(a, own_rsv_dump(&c->d->rsv[i]));
+		if (all || c->d->rsv[i].end > now)
+			json_array_append_new(a, own_rsv_dump(&c->d->rsv[i]));
+		else
+			ended++;
 	for (int32_t i = 0; i < c->d->nbrsv; i++)
-		json_array_append_new(a, backend_rsv_dump(c->d, &c->d->brsv[i]));
+		if (all || c->d->brsv[i].end > now)
+			json_array_append_new(a, backend_rsv_dump(c->d, &c->d->brsv[i]));
+		else
+			ended++;
 	o = json_pack("{s:o}", "reservations", a);
+	if (o && ended > 0)
+		json_object_set_new(o, "endedNotListed", json_integer(ended));
 	if (o && c->d->brsv_more > 0) /* past FW_BACKEND_RSV_MAX: said, not hidden */
 		json_object_set_new(o, "backendNotListed", json_integer(c->d->brsv_more));
 	reply(c, 200, o);
@@ -2681,6 +2702,24 @@ static int check_rsv_job(struct fw_serve *d, const struct fw_reservation *r, str
 			   r->job, n, n == 1 ? "" : "s", r->job, r->job);
 }
 
+/* It ends in the future, and starts and ends within FW_API_HORIZON_S
+ * (10 years) of now: a start in 1970 or an end in 30000 is a typo (a
+ * duration given as a Unix time), not a window. */
+static int check_rsv_times(const struct fw_reservation *r, fw_time now, struct fw_diag *dg)
+{
+	bool start_out = r->start < now - FW_API_HORIZON_S || r->start > now + FW_API_HORIZON_S;
+	fw_time t = start_out ? r->start : r->end;
+
+	if (r->end <= now)
+		return fw_diag_set(dg, FW_ERANGE, "", 0, 0, "end", "%lld is in the past (the daemon's clock says %lld): "
+				   "a reservation must end in the future", (long long)r->end, (long long)now);
+	if (start_out || r->end > now + FW_API_HORIZON_S)
+		return fw_diag_set(dg, FW_ERANGE, "", 0, 0, start_out ? "start" : "end",
+				   "%lld is more than 10 years %s the daemon's clock (%lld): give a Unix time within "
+				   "10 years of now", (long long)t, t < now ? "before" : "after", (long long)now);
+	return FW_OK;
+}
+
 /* It ends in the future, nodes exist and are listed once, the queue
  * exists, a job's is no job array (check_rsv_job), no node is in two
  * overlapping windows. */
@@ -2690,9 +2729,8 @@ static int check_rsv(struct fw_serve *d, const struct fw_reservation *r, struct 
 	char f[32];
 	int rc;
 
-	if (r->end <= now)
-		return fw_diag_set(dg, FW_ERANGE, "", 0, 0, "end", "%lld is in the past (the daemon's clock says %lld): "
-				   "a reservation must end in the future", (long long)r->end, (long long)now);
+	if ((rc = check_rsv_times(r, now, dg)) != FW_OK)
+		return rc;
 	if (r->kind == FW_RSV_QUEUE && fw_serve_queue_index(d, r->queue) < 0)
 		return fw_diag_set(dg, FW_EINVAL, "", 0, 0, "queue", "no queue named \"%s\"", r->queue);
 	if ((rc = check_rsv_job(d, r, dg)) != FW_OK)
@@ -2822,7 +2860,8 @@ static bool log_kind_ok(const char *kind)
 	for (int k = 0; k < FW_DECIDE_COUNT; k++)
 		if (!strcmp(kind, fw_decision_name((enum fw_decision_kind)k)))
 			return true;
-	return !strcmp(kind, "requeue"); /* the local backend's, at a fleet change */
+	return !strcmp(kind, FW_SERVE_KIND_TIMEOUT) || /* a run-time limit's ending (reason.h) */
+	       !strcmp(kind, "requeue");               /* the local backend's, at a fleet change */
 }
 
 /* A whole number from lo to hi in v (a leading '-' only when lo < 0);
@@ -2865,8 +2904,8 @@ static int read_log(struct fw_serve *d, fw_time since, const char *job, const ch
  * decision log (the store's; --log-keep bounds it): the last ?limit=
  * rows (default 100), oldest first, at or after ?since= (a Unix time;
  * -N: N seconds before the daemon's clock, so a client's own clock does
- * not shift the window), of ?job= and of ?kind= (start, evict, reserve,
- * drain, requeue); "truncated" when more rows match. */
+ * not shift the window), of ?job= and of ?kind= (start, evict, timeout,
+ * reserve, drain, requeue); "truncated" when more rows match. */
 static void h_decisions(struct ctx *c)
 {
 	const char *job = arg(c, "job"), *kind = arg(c, "kind");
@@ -2884,7 +2923,7 @@ static void h_decisions(struct ctx *c)
 	if (c->rq->query_limit && !whole_in(c->rq->query_limit, 1, 100000, &limit))
 		return fail(c, 400, "ERANGE", "limit", "must be a whole number from 1 to 100000");
 	if (kind && !log_kind_ok(kind))
-		return fail(c, 400, "EINVAL", "kind", "must be start, evict, reserve, drain or requeue");
+		return fail(c, 400, "EINVAL", "kind", "must be start, evict, timeout, reserve, drain or requeue");
 	if (!(rows = json_array()))
 		return fail(c, 500, "ENOMEM", "", "out of memory");
 	if (read_log(c->d, since, job, kind, (int)limit + 1, rows, why, sizeof why) != FW_OK) {
@@ -2901,13 +2940,14 @@ static void h_decisions(struct ctx *c)
 }
 
 /* --- the plan ------------------------------------------------------------------ */
-/* The words of GET /v1/plan's ?kind=: the decisions' kinds, and pending
- * for the waiting jobs. */
+/* The words of GET /v1/plan's ?kind=: the decisions' kinds (timeout: a
+ * run-time limit's ending, fw_serve_kind_name), and pending for the
+ * waiting jobs. */
 static const char *const PLAN_KINDS[] = {
 #define FW__KIND_WORD(U, l) #l,
 	FW_DECISION_MAP(FW__KIND_WORD)
 #undef FW__KIND_WORD
-	"pending", NULL
+	FW_SERVE_KIND_TIMEOUT, "pending", NULL
 };
 
 /* GET /v1/plan's filters: an entry is listed when it passes every one

@@ -23,6 +23,8 @@
 #define FW_API_MEMORY_MAX 1000000000000LL    /* MiB; from 0 */
 #define FW_API_SECS_MAX (365LL * 86400)      /* a duration; from 0 */
 #define FW_API_TIME_MAX (1LL << 40)          /* a time; from 0 */
+#define FW_API_HORIZON_S (3653LL * 86400)    /* a reservation's start and end: within
+					      * 10 years of the daemon's clock */
 #define FW_API_GPUS_MAX 1000000              /* a queue's GPUs (deserved, limit, a model's); from 0 */
 #define FW_API_CPUS_MAX 10000000             /* CPUs: a task's, a queue's; from 0 */
 #define FW_API_WEIGHT_MAX 1000000            /* overQuotaWeight; from 0 */

@@ -211,6 +211,42 @@ static int get_num(json_t *o, const char *path, const char *key, bool req, doubl
 	return FW_OK;
 }
 
+/* x, member key of path, in units of 1/scale into *dst, exactly: the
+ * store keeps GPUs and CPUs in thousandths (milli-GPU, millicore; scale
+ * 1000) and a queue's memory in whole MiB (scale 1), so a value finer
+ * than that (2.5555 GPUs, 0.0001 CPU) would be rounded; it is refused
+ * instead, naming the precision (`unit`), as the config and the client
+ * refuse it (fw_parse_fixed).  The slack allows for binary doubles only
+ * (2.555 * 1000 is 2554.9999999999995). */
+static int exact(double x, int64_t scale, const char *path, const char *key, const char *unit, int64_t *dst,
+		 struct fw_diag *d)
+{
+	double m = x * (double)scale;
+	int64_t r = (int64_t)llround(m);
+	char f[128], b[32];
+
+	if (fabs(m - (double)r) <= 1e-6 + fabs(m) * 1e-14) {
+		*dst = r;
+		return FW_OK;
+	}
+	path_of(f, sizeof f, path, key);
+	if (scale == 1)
+		return BAD(d, FW_EINVAL, f, "must be a whole number of %s; got %s", unit, plain(x, b, sizeof b));
+	return BAD(d, FW_EINVAL, f, "must have at most 3 decimals (%s); got %s", unit, plain(x, b, sizeof b));
+}
+
+/* A number from lo to hi, exact in units of 1/scale (exact), into *dst. */
+static int get_exact(json_t *o, const char *path, const char *key, bool req, double lo, double hi, int64_t scale,
+		     const char *unit, int64_t *dst, struct fw_diag *d)
+{
+	double x = 0;
+	int rc = get_num(o, path, key, req, lo, hi, &x, d);
+
+	if (rc || !json_object_get(o, key))
+		return rc;
+	return exact(x, scale, path, key, unit, dst, d);
+}
+
 /* v as a whole number from lo to hi into *dst: FW_EINVAL when it is not
  * one, FW_ERANGE when it is one out of range; the caller words the
  * message.  1.0 is whole too: many JSON encoders write every number so. */
@@ -383,7 +419,8 @@ static int get_res(json_t *o, const char *path, const char *key, int64_t dflt, b
 		   struct fw_res *r, struct fw_diag *d)
 {
 	static const char *const keys[] = { "gpu", "cpu", "memory", NULL };
-	static const double scale[FW_RES_COUNT] = { 1000, 1000, 1 };
+	static const int64_t scale[FW_RES_COUNT] = { 1000, 1000, 1 };
+	static const char *const unit[FW_RES_COUNT] = { "0.001 GPU", "0.001 CPU, a millicore", "MiB" };
 	static const double max[FW_RES_COUNT] = { GPU_MAX, CPU_MAX, MEM_MAX };
 	json_t *v = json_object_get(o, key);
 	char f[128];
@@ -397,14 +434,12 @@ static int get_res(json_t *o, const char *path, const char *key, int64_t dflt, b
 	if ((rc = only_keys(v, f, keys, d)))
 		return rc;
 	for (int i = 0; i < FW_RES_COUNT; i++) {
-		double x = 0;
 		if (!json_object_get(v, keys[i]))
 			continue;
 		if (allow_unlimited && json_is_null(json_object_get(v, keys[i])))
 			continue; /* null = unlimited */
-		if ((rc = get_num(v, f, keys[i], true, 0, max[i], &x, d)))
+		if ((rc = get_exact(v, f, keys[i], true, 0, max[i], scale[i], unit[i], &r->v[i], d)))
 			return rc;
-		r->v[i] = (int64_t)llround(x * scale[i]);
 	}
 	return FW_OK;
 }
@@ -465,12 +500,11 @@ static int get_model_table(json_t *o, const char *key, const char *verb, int32_t
 			   (int)cap);
 	json_object_foreach(v, model, x) {
 		struct fw_spec_model_limit *m = &t[*n];
-		double gpus = 0;
 		path_of(f, sizeof f, key, model);
-		if ((rc = fw_codec_name_check(model, f, d)) || (rc = get_num(v, key, model, true, 0, GPU_MAX, &gpus, d)))
+		if ((rc = fw_codec_name_check(model, f, d)) ||
+		    (rc = get_exact(v, key, model, true, 0, GPU_MAX, 1000, "0.001 GPU", &m->gpus, d)))
 			return rc;
 		snprintf(m->model, sizeof m->model, "%s", model);
-		m->gpus = (int64_t)llround(gpus * 1000);
 		(*n)++;
 	}
 	return FW_OK;
@@ -713,21 +747,21 @@ static int get_group(json_t *g, int i, const struct fw_topology *levels, struct 
 					    "nodeSelector", "slice", NULL };
 	struct fw_task_group *t = &bj->job.groups[i];
 	char p[32];
-	int64_t count = 1, gpus = 0, mem = 0;
-	double frac = 1.0, cpu = 0;
+	int64_t count = 1, gpus = 0, mem = 0, frac = 1000, cpu = 0;
 	int rc, nsel = 0;
 
 	snprintf(p, sizeof p, "tasks[%d]", i);
 	if ((rc = only_keys(g, p, keys, d)) || (rc = get_int(g, p, "count", false, 1, FW_API_COUNT_MAX, &count, d)) ||
 	    (rc = get_int(g, p, "gpus", false, 0, FW_MAX_GPUS_PER_NODE, &gpus, d)) ||
-	    (rc = get_num(g, p, "gpuFraction", false, FW_API_GPU_FRACTION_MIN, 1.0, &frac, d)) ||
-	    (rc = get_num(g, p, "cpu", false, 0, CPU_MAX, &cpu, d)) ||
+	    (rc = get_exact(g, p, "gpuFraction", false, FW_API_GPU_FRACTION_MIN, 1.0, 1000, "0.001 of a GPU", &frac,
+			    d)) ||
+	    (rc = get_exact(g, p, "cpu", false, 0, CPU_MAX, 1000, "0.001 CPU, a millicore", &cpu, d)) ||
 	    (rc = get_int(g, p, "memory", false, 0, FW_API_MEMORY_MAX, &mem, d)) ||
 	    (rc = get_str(g, p, "gpuModel", false, t->gpu_model, sizeof t->gpu_model, d)) ||
 	    (rc = get_selector(g, p, bj, &nsel, d)) ||
 	    (rc = get_slice(g, p, levels, (int32_t)count, &bj->slice[i], &bj->slice_level[i], d)))
 		return rc;
-	if (frac < 1.0 && gpus != 1) {
+	if (frac < 1000 && gpus != 1) {
 		char f[64];
 		snprintf(f, sizeof f, "%s.gpuFraction", p);
 		return BAD(d, FW_EINVAL, f, "a GPU fraction needs exactly one GPU per task (gpus: 1)");
@@ -735,8 +769,8 @@ static int get_group(json_t *g, int i, const struct fw_topology *levels, struct 
 	bj->ngsel[i] = (uint8_t)nsel;
 	t->count = (int32_t)count;
 	t->gpus = (int32_t)gpus;
-	t->gpu_milli = (int32_t)lround(frac * 1000);
-	t->cpu_milli = (int64_t)llround(cpu * 1000);
+	t->gpu_milli = (int32_t)frac;
+	t->cpu_milli = cpu;
 	t->mem_mib = mem;
 	return FW_OK;
 }

@@ -1312,7 +1312,8 @@ static int log_applied(struct fw_serve *d, const struct actlist *l, const int *s
 		const struct fw_backend_action *a = &l->a[i];
 		if (status[i] != FW_OK)
 			continue;
-		struct fw_store_decision dec = { d->cycle_base + (int64_t)d->m.cycles + 1, now, wgen, fw_decision_name(a->kind),
+		struct fw_store_decision dec = { d->cycle_base + (int64_t)d->m.cycles + 1, now, wgen,
+						 fw_serve_kind_name(a->kind, a->reason),
 						 a->job, a->node, fw_reason_name(a->reason), a->why };
 		rc = fw_store_log_decision(d->store, &dec);
 	}

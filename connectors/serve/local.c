@@ -146,6 +146,7 @@
 #include "codec.h"
 #include "fairway/health.h"
 #include "local.h"
+#include "reason.h"
 #include "store.h"
 
 #define LJOB_STATES(X) \
@@ -743,14 +744,15 @@ static struct ljob ended_as(const struct ljob *lj, enum lstate st, fw_time end)
 
 /* The decision-log row of a job the backend ended at its limit (read(),
  * or open() for one the fleet change would requeue): the cycle's
- * (evict, time_limit, fw_serve_evict_text with a = b = its limit: it ran
+ * (timeout, time_limit, fw_serve_evict_text with a = b = its limit: it ran
  * exactly that), at its end; cycle 0, as the backend's own. */
 static int log_timeout(struct fw_backend *b, const struct fw_snapshot *s, const struct ljob *lj, fw_time end)
 {
 	struct fw_job j = job_in(s, lj);
 	char text[FW_SERVE_EVICT_MAX];
 	fw_time lim = end - lj->start;
-	struct fw_store_decision dec = { 0, end, b->gen, fw_decision_name(FW_DECIDE_EVICT), lj->bj.job.name, "",
+	struct fw_store_decision dec = { 0, end, b->gen, fw_serve_kind_name(FW_DECIDE_EVICT, FW_REASON_TIME_LIMIT),
+					 lj->bj.job.name, "",
 					 fw_reason_name(FW_REASON_TIME_LIMIT), text };
 
 	fw_serve_evict_text(s, &j, FW_REASON_TIME_LIMIT, lim, lim, text, sizeof text);

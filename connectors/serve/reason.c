@@ -77,6 +77,11 @@ static bool job_text(const struct fw_snapshot *s, enum fw_reason r, int64_t a, i
 	return true;
 }
 
+const char *fw_serve_kind_name(enum fw_decision_kind k, enum fw_reason r)
+{
+	return k == FW_DECIDE_EVICT && r == FW_REASON_TIME_LIMIT ? FW_SERVE_KIND_TIMEOUT : fw_decision_name(k);
+}
+
 char *fw_serve_reason_text(const struct fw_snapshot *s, enum fw_reason r, int64_t a, int64_t b, char *buf, size_t n)
 {
 	switch (r) {

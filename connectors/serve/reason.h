@@ -76,6 +76,16 @@
 #define FW_SERVE_REASON_MAX (FW_REASON_TEXT_MAX + 3 * (FW_NAME_MAX - 1) + 96)
 #define FW_SERVE_EVICT_MAX (FW_SERVE_REASON_MAX + 96)
 
+/* The kind the daemon names a decision by (its decision log, GET
+ * /v1/decisions?kind=, /v1/plan): the core's (start, evict, reserve,
+ * drain), except that an eviction at a run-time limit (EVICT,
+ * TIME_LIMIT) is "timeout": the job ends, nothing is requeued, and
+ * /metrics and `fairway stats` count it apart from the evictions
+ * (fairway_jobs_timed_out_total).  Rows the log kept from before (evict,
+ * time_limit) were renamed by the store's migration 4 -> 5. */
+#define FW_SERVE_KIND_TIMEOUT "timeout"
+const char *fw_serve_kind_name(enum fw_decision_kind k, enum fw_reason r);
+
 /* Render reason r with its arguments a, b, the indices among them looked
  * up in s (the snapshot the plan was made for); returns buf. */
 char *fw_serve_reason_text(const struct fw_snapshot *s, enum fw_reason r, int64_t a, int64_t b, char *buf,

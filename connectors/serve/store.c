@@ -36,6 +36,10 @@ static const char *const migrations[] = {
 	("CREATE INDEX decisions_at ON decisions (at);"
 	 "CREATE INDEX decisions_kind ON decisions (kind, at);"
 	 "CREATE INDEX usage_at ON usage_history (at);"),
+	/* 4 -> 5: a run-time limit's ending is kind timeout, no more evict
+	 * (reason time_limit), as the cycle logs it now (reason.h
+	 * fw_serve_kind_name): the older rows named alike */
+	"UPDATE decisions SET kind = 'timeout' WHERE kind = 'evict' AND reason = 'time_limit';",
 };
 #define NMIGRATIONS ((int)(sizeof migrations / sizeof migrations[0]))
 

@@ -42,7 +42,7 @@ static json_t *decisions_json(const struct fw_backend_action *acts, const int *s
 			if (k == 0 || strcmp(x->placements[k].node, x->placements[k - 1].node))
 				json_array_append_new(nodes, json_string(x->placements[k].node));
 		json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:I,s:s,s:s,s:o,s:s}", "kind",
-						   fw_decision_name(x->kind), "job", x->job, "node", x->node, "at",
+						   fw_serve_kind_name(x->kind, x->reason), "job", x->job, "node", x->node, "at",
 						   (json_int_t)x->at, "reason", fw_reason_name(x->reason), "text",
 						   x->why, "nodes", nodes, "outcome", outcome(status[i])));
 	}

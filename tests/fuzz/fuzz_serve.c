@@ -516,9 +516,10 @@ static char *reading(struct session *x, enum scope sc)
 	json_t *all = json_object();
 
 	for (size_t i = 0; i < sizeof PATHS / sizeof PATHS[0] - model_only; i++) {
-		/* every job, ended ones too: the default list shows a job the
-		 * last plan timed out only until the next plan */
-		struct answer a = call_as(x, "GET", PATHS[i], i == 1 ? "all" : NULL, NULL, 0, NULL);
+		/* every job and reservation, ended ones too: the default list
+		 * shows a job the last plan timed out only until the next plan,
+		 * a reservation only until its end */
+		struct answer a = call_as(x, "GET", PATHS[i], i == 1 || i == 2 ? "all" : NULL, NULL, 0, NULL);
 		json_t *o = json_loads(a.body, 0, NULL);
 		if ((a.status != 200 && a.status != 503) || !o)
 			die("a listing failed", PATHS[i], a.body);

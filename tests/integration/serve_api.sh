@@ -487,7 +487,7 @@ plan_narrowed() {
 w, f, jobs = json.loads(sys.argv[1]), json.loads(sys.argv[2]), json.loads(sys.argv[3])["jobs"]
 q = dict(a.split("=", 1) for a in sys.argv[4].split("&"))
 queue_of = {x["name"]: x["queue"] for x in jobs}
-kinds = q.get("kind", "start,evict,reserve,drain,pending").split(",")
+kinds = q.get("kind", "start,evict,reserve,drain,timeout,pending").split(",")
 def d_ok(d):
     return (d["kind"] in kinds and q.get("job", d["job"]) == d["job"]
             and ("queue" not in q or (d["job"] != "" and queue_of.get(d["job"]) == q["queue"]))
@@ -517,7 +517,7 @@ check "GET /v1/plan?kind=pending&queue=llm&limit=1: the filters together" plan_n
 req GET "/v1/plan?kind=strat"
 check "GET /v1/plan?kind=strat: 400 naming kind, the nearest kind and every one" \
 	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], j["error"]["message"]')" = \
-	  "kind \"strat\" is not a kind (did you mean \"start\"?); give a comma-separated list of start, evict, reserve, drain, pending" ]
+	  "kind \"strat\" is not a kind (did you mean \"start\"?); give a comma-separated list of start, evict, reserve, drain, timeout, pending" ]
 for qp in "kind=start, kind" "kind= kind" "limit=0 limit" "limit=100001 limit" "state=pending state" "reason=gpu_model reason" \
 	"queue=nosuch queue" "node=nosuch node"; do
 	req GET "/v1/plan?${qp% *}"
@@ -1529,7 +1529,7 @@ rc=0
 check "fairway jobs cancel of a cancelled job: exit 2, nothing on stdout, the daemon's words on stderr" \
 	bash -c "[ $rc = 2 ] && [ ! -s '$T/cx' ] && grep -q '^fairway jobs: error: 409: field name: job \"cx1\" has already ended (cancelled at .*Z): there is nothing to cancel' '$T/cx.err'"
 "$FW" decisions --kind begin "${C[@]}" >"$T/decbad" 2>&1
-check "fairway decisions --kind begin: refused naming kind" grep -q "field kind (--kind): must be start, evict, reserve, drain or requeue" "$T/decbad"
+check "fairway decisions --kind begin: refused naming kind" grep -q "field kind (--kind): must be start, evict, timeout, reserve, drain or requeue" "$T/decbad"
 "$FW" nodes "${C[@]}" >"$T/n" 2>&1
 check "fairway nodes shows the unhealthy node" grep -q "h100-015.*UNHEALTHY" "$T/n"
 post_health h100-013 '{"healthy":true,"reason":"healthy: bad GPUs 2","badGpus":[2]}'
@@ -1617,7 +1617,7 @@ req DELETE /v1/jobs/short
 check "cancel a done job: 409 EENDED saying it is done" [ "$CODE" = 409 -a "$(jfield 'j["error"]["code"]')" = EENDED ] &&
 	check "... (the message)" grep -q '^job "short" has already ended (done at .*Z): there is nothing to cancel' <<<"$(jfield 'j["error"]["message"]')"
 req GET /v1/health
-check "the store is at schema version 4" [ "$(jfield 'j["schemaVersion"]')" = 4 ]
+check "the store is at schema version 5" [ "$(jfield 'j["schemaVersion"]')" = 5 ]
 # A restart plans the jobs in the order they were submitted (the store's
 # rowid, an update keeping a row's place), not by name: lex_2 before lex_10.
 req PUT /v1/queues/lexq '{"limit":{"gpu":0}}'
@@ -2311,7 +2311,8 @@ import json, sys
 j = json.loads(sys.argv[1])
 assert j["reason"] == "time_limit", j
 assert "run-time limit (maxRuntime) of its queue \"capped\" is 2 s; it is stopped, not requeued" in j["reasonText"], j
-assert [d["reason"] for d in j["decisions"] if d["kind"] == "evict"] == ["time_limit"], j' "$BODY"
+assert [d["reason"] for d in j["decisions"] if d["kind"] == "timeout"] == ["time_limit"], j
+assert not [d for d in j["decisions"] if d["kind"] == "evict"], j' "$BODY"
 sleep 0.6 # cycles more: it stays ended
 req GET /v1/jobs/capped-long
 check "not requeued: still timeout cycles later" [ "$(jfield 'j["state"]')" = timeout ]
@@ -2394,7 +2395,8 @@ assert j["reason"] == "time_limit", j
 assert "its own run-time limit (maxRuntime) is 4 s; it is stopped, not requeued" in j["reasonText"], j
 assert "its queue" not in j["reasonText"], j
 assert j["maxRuntime"] == 4, j
-assert [d["reason"] for d in j["decisions"] if d["kind"] == "evict"] == ["time_limit"], j' "$BODY"
+assert [d["reason"] for d in j["decisions"] if d["kind"] == "timeout"] == ["time_limit"], j
+assert not [d for d in j["decisions"] if d["kind"] == "evict"], j' "$BODY"
 "$FW" jobs why own-long "${C[@]}" >"$T/why" 2>&1
 check "fairway jobs why: state timeout, why it ended: its own run-time limit" bash -c \
 	"grep -q '^state: timeout$' '$T/why' && grep -q '^why it ended: ended: it has run [0-9]* s and its own run-time limit (maxRuntime) is 4 s' '$T/why'"
@@ -2437,6 +2439,147 @@ check "restart: the job its own limit ended is still timeout, maxRuntime 4" \
 	[ "$(jfield 'j["state"], j["maxRuntime"]')" = "timeout 4" ]
 job_is "restart: a job's own maxRuntime is back (cli-own: 7200, running)" cli-own \
 	'j["state"] == "running" and j["maxRuntime"] == 7200 and j["timeLimit"] == 7200'
+stop_daemon
+
+# --- numbers, durations, times and decision kinds, as the client and the API take them -----------
+# Ten starts in two queues: the per-queue stats add up to the totals.  An
+# open maintenance window drains m1: `fairway plan --kind drain` names the
+# node.  GPUs and CPUs are kept in thousandths: a finer value is refused
+# (the client naming the flag, the API the member), not rounded.
+# Durations take the config's compound forms (1h30m) everywhere.  A
+# reservation's times are within 10 years of now, its end not past; an
+# ended one leaves the list (?state=all, --all lists it).  A run-time
+# limit's ending is decision kind timeout, not evict.
+fleet_daemon numbers state-numbers <<'EOF2'
+now: 0
+nodes:
+  - {name: m0, gpus: 8, cpu: 64, memory: 512Gi}
+  - {name: m1, gpus: 8, cpu: 64, memory: 512Gi}
+queues:
+  - {name: qa, resources: {gpu: {quota: 8}}}
+  - {name: qb, resources: {gpu: {quota: 8}}}
+EOF2
+C=(--server "http://127.0.0.1:$PORT" --token-file "$S/token")
+for i in 0 1 2 3 4; do
+	req POST /v1/jobs "{\"name\":\"sa-$i\",\"queue\":\"qa\",\"tasks\":[{\"gpus\":2}]}"
+	req POST /v1/jobs "{\"name\":\"sb-$i\",\"queue\":\"qb\",\"tasks\":[{\"gpus\":1}]}"
+done
+req POST /v1/cycle
+req GET /v1/stats
+check "stats: ten starts, and the per-queue starts add up to them (qa 5, qb 5)" \
+	[ "$(jfield 'j["decisions"]["starts"], sum(q["starts"] for q in j["queues"]), sorted((q["queue"], q["starts"]) for q in j["queues"] if q["starts"])')" = "10 10 [('qa', 5), ('qb', 5)]" ]
+"$FW" stats "${C[@]}" >"$T/nstats" 2>&1
+check "fairway stats: qa and qb with 5 starts each, as the totals' 10" bash -c \
+	"grep -q '^decisions   10 starts' '$T/nstats' && grep -Eq '^qa +[0-9.]+ +[0-9.]+ +0 +5 ' '$T/nstats' && grep -Eq '^qb +[0-9.]+ +[0-9.]+ +0 +5 ' '$T/nstats'"
+now=$(date +%s)
+req POST /v1/reservations "{\"kind\":\"maintenance\",\"nodes\":[\"m1\"],\"start\":$((now - 1)),\"end\":$((now + 3))}"
+short=$(jfield 'j["id"]')
+for _ in $(seq 1 20); do
+	req POST /v1/cycle
+	"$FW" plan --kind drain "${C[@]}" >"$T/pdrain" 2>&1
+	grep -q '^  drain ' "$T/pdrain" && break
+	sleep 0.1
+done
+check "fairway plan --kind drain: the row names the node (m1), not -" grep -Eq '^  drain +m1 ' "$T/pdrain"
+sleep 3.2
+req GET /v1/reservations
+check "an ended reservation leaves GET /v1/reservations; endedNotListed counts it" \
+	[ "$(jfield '[r["id"] for r in j["reservations"]], j.get("endedNotListed")')" = "[] 1" ]
+req GET "/v1/reservations?state=all"
+check "... ?state=all lists it" [ "$(jfield '[r["id"] for r in j["reservations"]]')" = "['$short']" ]
+req GET "/v1/reservations?state=ended"
+check "... ?state=ended: 400 naming state" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = state ]
+"$FW" reservations list "${C[@]}" >"$T/rl" 2>&1
+check "fairway reservations list: no row for it, a line says 1 ended is not listed" bash -c \
+	"! grep -q '^$short ' '$T/rl' && grep -q '^1 ended reservation not listed (--all lists them)$' '$T/rl'"
+"$FW" reservations list --all "${C[@]}" >"$T/rl" 2>&1
+check "fairway reservations list --all: its row, ended (... ago)" grep -Eq "^$short +maintenance .* ago +m1$" "$T/rl"
+req DELETE "/v1/reservations/$short"
+for i in 0 1 2 3 4; do req DELETE "/v1/jobs/sa-$i"; req DELETE "/v1/jobs/sb-$i"; done
+# thousandths: refused past them, by the API and by the client
+while IFS='|' read -r res key val unit; do
+	req PATCH /v1/queues/qa "{\"$res\":{\"$key\":$val}}"
+	check "PATCH a queue's $res.$key $val: 400 naming it and the precision" \
+		[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], j["error"]["message"]')" = "$res.$key must have at most 3 decimals ($unit); got $val" ]
+done <<'LIST'
+deserved|gpu|2.5555|0.001 GPU
+deserved|gpu|0.0001|0.001 GPU
+limit|gpu|0.0004|0.001 GPU
+deserved|cpu|0.0001|0.001 CPU, a millicore
+LIST
+req PATCH /v1/queues/qa '{"deserved":{"memory":1.5}}'
+check "PATCH a queue's deserved.memory 1.5: 400, whole MiB" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["message"]')" = "must be a whole number of MiB; got 1.5" ]
+req PATCH /v1/queues/qa '{"gpuModelLimits":{"H100":1.0005}}'
+check "PATCH gpuModelLimits H100 1.0005: 400 naming gpuModelLimits.H100 and the precision" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], j["error"]["message"]')" = "gpuModelLimits.H100 must have at most 3 decimals (0.001 GPU); got 1.0005" ]
+req GET /v1/queues/qa
+check "... none of them changed the queue (deserved 8 GPUs, no limit, no model limit)" \
+	[ "$(jfield 'j["deserved"]["gpu"], j["limit"]["gpu"], "gpuModelLimits" in j')" = "8.0 None False" ]
+req POST /v1/jobs '{"name":"fine","queue":"qa","tasks":[{"gpus":1,"gpuFraction":0.0015}]}'
+check "a job's gpuFraction 0.0015: 400 naming tasks[0].gpuFraction, not 0.002" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], j["error"]["message"]')" = "tasks[0].gpuFraction must have at most 3 decimals (0.001 of a GPU); got 0.0015" ]
+req POST /v1/jobs '{"name":"fine","queue":"qa","tasks":[{"gpus":1,"cpu":0.0001}]}'
+check "a job's cpu 0.0001: 400 naming tasks[0].cpu" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = "tasks[0].cpu" ]
+"$FW" queues set qa --deserved-gpus 2.5555 "${C[@]}" >"$T/out" 2>&1
+check "fairway queues set --deserved-gpus 2.5555: exit 2, the flag and the precision" \
+	bash -c "[ $? -eq 2 ] && grep -q -- '--deserved-gpus 2.5555: at most 3 decimals (0.001 GPU)' '$T/out'"
+"$FW" queues set qa --deserved-gpus 2.555 "${C[@]}" >/dev/null 2>&1
+req GET /v1/queues/qa
+check "fairway queues set --deserved-gpus 2.555: kept as it is" [ "$(jfield 'j["deserved"]["gpu"]')" = 2.555 ]
+"$FW" jobs submit --queue qa --gpus 1 --gpu-fraction 0.0015 "${C[@]}" >"$T/out" 2>&1
+check "fairway jobs submit --gpu-fraction 0.0015: exit 2, the flag and the precision" \
+	bash -c "[ $? -eq 2 ] && grep -q -- '--gpu-fraction 0.0015: at most 3 decimals (0.001 of a GPU)' '$T/out'"
+# durations: the config's compound forms
+"$FW" jobs submit --queue qa --gpus 1 --runtime 2h --max-runtime 1h30m --name dur "${C[@]}" >"$T/out" 2>&1
+req GET /v1/jobs/dur
+check "fairway jobs submit --max-runtime 1h30m: 5400 s (--runtime 2h: 7200)" \
+	[ "$(jfield 'j["maxRuntime"], j["runtime"]')" = "5400 7200" ]
+"$FW" queues set qb --min-runtime 1m30s "${C[@]}" >/dev/null 2>&1
+req GET /v1/queues/qb
+check "fairway queues set --min-runtime 1m30s: 90 s" [ "$(jfield 'j["minRuntime"]')" = 90 ]
+"$FW" decisions --since 1h30m "${C[@]}" >"$T/out" 2>&1
+check "fairway decisions --since 1h30m: the last 90 minutes' rows" grep -Eq '^([0-9a-z]+ ago|now) +[0-9]+ start +sa-0 ' "$T/out"
+now=$(date +%s)
+"$FW" reservations create --kind maintenance --nodes m1 --start +1h30m --end +2h --id dur-rsv "${C[@]}" >"$T/out" 2>&1
+req GET /v1/reservations/dur-rsv
+check "fairway reservations create --start +1h30m: 5400 s from now" \
+	[ "$(jfield 'abs(j["start"] - '"$now"' - 5400) <= 5 and abs(j["end"] - '"$now"' - 7200) <= 5')" = True ]
+req DELETE /v1/reservations/dur-rsv
+# a reservation's times: within 10 years of now
+req POST /v1/reservations "{\"kind\":\"maintenance\",\"nodes\":[\"m1\"],\"start\":1000,\"end\":$((now + 3600))}"
+check "a reservation from 1970 (start 1000): 400 naming start, more than 10 years before now" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], "more than 10 years before" in j["error"]["message"]')" = "start True" ]
+req POST /v1/reservations "{\"kind\":\"maintenance\",\"nodes\":[\"m1\"],\"start\":$((now + 864000000000)),\"end\":$((now + 864000086400))}"
+check "a reservation 10000000 days on: 400 naming start, more than 10 years after now" \
+	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], "more than 10 years after" in j["error"]["message"]')" = "start True" ]
+"$FW" reservations create --kind maintenance --nodes m1 --start 1000 --end +1h "${C[@]}" >"$T/out" 2>&1
+check "fairway reservations create --start 1000: exit 2 naming --start" \
+	bash -c "[ $? -eq 2 ] && grep -q -- '--start 1000: more than 10 years before now' '$T/out'"
+req GET "/v1/reservations?state=all"
+check "... and none was made" [ "$(jfield 'len(j["reservations"])')" = 0 ]
+req POST /v1/reservations "{\"kind\":\"queue\",\"queue\":\"qb\",\"nodes\":[\"m1\"],\"start\":$((now + 9000)),\"end\":$((now + 9060))}"
+qbr=$(jfield 'j["id"]')
+req DELETE /v1/queues/qb
+check "delete a queue with a reservation: 409, naming fairway reservations delete ID" \
+	[ "$CODE" = 409 ] && check "... (the message)" grep -q "delete it first (fairway reservations delete $qbr, or DELETE /v1/reservations/$qbr)" <<<"$BODY"
+req DELETE "/v1/reservations/$qbr"
+# a run-time limit's ending: kind timeout, not evict
+req DELETE /v1/jobs/dur
+req POST /v1/jobs '{"name":"capped","queue":"qb","runtime":3600,"maxRuntime":1,"tasks":[{"gpus":1}]}'
+job_is "a job with maxRuntime 1 ends: timeout" capped 'j["state"] == "timeout"'
+req GET "/v1/decisions?kind=timeout"
+check "GET /v1/decisions?kind=timeout: its ending, reason time_limit" \
+	[ "$(jfield '[(d["job"], d["reason"]) for d in j["decisions"]]')" = "[('capped', 'time_limit')]" ]
+req GET "/v1/decisions?kind=evict"
+check "... ?kind=evict: not it (no eviction at all)" [ "$(jfield 'j["decisions"]')" = "[]" ]
+"$FW" decisions --kind evict "${C[@]}" >"$T/out" 2>&1
+check "fairway decisions --kind evict: no row for it" bash -c "! grep -q capped '$T/out'"
+"$FW" decisions --kind timeout "${C[@]}" >"$T/out" 2>&1
+check "fairway decisions --kind timeout: its row" grep -Eq '^([0-9a-z]+ ago|now) +[0-9]+ timeout +capped ' "$T/out"
+"$FW" stats "${C[@]}" >"$T/out" 2>&1
+check "... as fairway stats counts it: 0 evictions, 1 ended at a run-time limit" \
+	grep -q ' 0 evictions, 1 ended at a run-time limit,' "$T/out"
 stop_daemon
 
 # --- GPU-hour budgets: a queue that has used its gpuHourBudget starts nothing ------------------

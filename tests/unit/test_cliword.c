@@ -1,6 +1,7 @@
 /* test_cliword.c — one command-line word (tools/cliword.h): "--flag=value"
  * splitting, joined values, the hint for a mistyped flag, durations, and
  * the base of a --server URL. */
+#include <math.h>
 #include <string.h>
 
 #include "cliword.h"
@@ -84,6 +85,32 @@ TEST(durations_take_one_unit_of_s_m_h_or_d)
 	ASSERT(x == -1); /* untouched when refused */
 }
 
+/* The config's grammar (fw_parse_duration_ms): units may follow one
+ * another, as YAML's "1h30m"; a number without a unit only alone; no
+ * sign; nothing finer than a millisecond. */
+TEST(durations_take_the_configs_compound_forms)
+{
+	double x = -1;
+
+	ASSERT(fw_cli_duration("1h30m", &x) && x == 5400);
+	ASSERT(fw_cli_duration("2d12h", &x) && x == 2.5 * 86400);
+	ASSERT(fw_cli_duration("1m30s", &x) && x == 90);
+	ASSERT(fw_cli_duration("1h0.5m", &x) && x == 3630);
+	ASSERT(fw_cli_duration("0.5", &x) && x == 0.5);
+	/* a '-' and an overflow come back out of any range, for the caller to say it */
+	ASSERT(fw_cli_duration("-1h30m", &x) && x == -5400);
+	ASSERT(fw_cli_duration("99999999999999999999", &x) && x == HUGE_VAL);
+	x = -1;
+	ASSERT(!fw_cli_duration("1h30", &x));  /* a unitless number only alone */
+	ASSERT(!fw_cli_duration("--5", &x));
+	ASSERT(!fw_cli_duration("+5m", &x));
+	ASSERT(!fw_cli_duration("1h-5m", &x));
+	ASSERT(!fw_cli_duration("0.0001s", &x)); /* under a millisecond */
+	ASSERT(!fw_cli_duration("1hh", &x));
+	ASSERT(!fw_cli_duration("1h 30m", &x));
+	ASSERT(x == -1);
+}
+
 /* Numbers are plain decimal: an exponent or hex, which strtod reads, is
  * refused rather than read as 10 or 16; so are '+', inf and nan. */
 TEST(decimals_have_no_exponent_or_hex)
@@ -158,5 +185,6 @@ TEST(nearest_name_reads_case_as_no_edit)
 
 TEST_MAIN(split_eq_cuts_the_word_at_the_first_equals, joined_values_of_switches_and_empty_ones_are_refused,
 	  hint_names_the_one_flag_a_typo_is_near, hint_is_cut_to_its_buffer_and_long_words_are_out_of_reach,
-	  durations_take_one_unit_of_s_m_h_or_d, decimals_have_no_exponent_or_hex,
+	  durations_take_one_unit_of_s_m_h_or_d, durations_take_the_configs_compound_forms,
+	  decimals_have_no_exponent_or_hex,
 	  server_base_drops_trailing_slashes_and_one_v1, nearest_name_reads_case_as_no_edit)

@@ -228,86 +228,86 @@ TEST(defaults)
 TEST(durations)
 {
 	int64_t ms;
-	ASSERT_OK(fwc_parse_duration_ms("30", &ms));
+	ASSERT_OK(fw_parse_duration_ms("30", &ms));
 	ASSERT_EQ(ms, 30000);
-	ASSERT_OK(fwc_parse_duration_ms("30s", &ms));
+	ASSERT_OK(fw_parse_duration_ms("30s", &ms));
 	ASSERT_EQ(ms, 30000);
-	ASSERT_OK(fwc_parse_duration_ms("15m", &ms));
+	ASSERT_OK(fw_parse_duration_ms("15m", &ms));
 	ASSERT_EQ(ms, 900000);
-	ASSERT_OK(fwc_parse_duration_ms("2h", &ms));
+	ASSERT_OK(fw_parse_duration_ms("2h", &ms));
 	ASSERT_EQ(ms, 7200000);
-	ASSERT_OK(fwc_parse_duration_ms("7d", &ms));
+	ASSERT_OK(fw_parse_duration_ms("7d", &ms));
 	ASSERT_EQ(ms, 7 * 86400000LL);
-	ASSERT_OK(fwc_parse_duration_ms("1h30m", &ms));
+	ASSERT_OK(fw_parse_duration_ms("1h30m", &ms));
 	ASSERT_EQ(ms, 5400000);
-	ASSERT_OK(fwc_parse_duration_ms("1.5h", &ms));
+	ASSERT_OK(fw_parse_duration_ms("1.5h", &ms));
 	ASSERT_EQ(ms, 5400000);
-	ASSERT_OK(fwc_parse_duration_ms("0.5", &ms));
+	ASSERT_OK(fw_parse_duration_ms("0.5", &ms));
 	ASSERT_EQ(ms, 500);
-	ASSERT_EQ(fwc_parse_duration_ms("", &ms), FW_EINVAL);
-	ASSERT_EQ(fwc_parse_duration_ms("-5s", &ms), FW_EINVAL);
-	ASSERT_EQ(fwc_parse_duration_ms("1h-5m", &ms), FW_EINVAL);
-	ASSERT_EQ(fwc_parse_duration_ms("1week", &ms), FW_EINVAL);
-	ASSERT_EQ(fwc_parse_duration_ms("1h5", &ms), FW_EINVAL);
-	ASSERT_EQ(fwc_parse_duration_ms("s", &ms), FW_EINVAL);
-	ASSERT_EQ(fwc_parse_duration_ms("0.0001s", &ms), FW_EINVAL);
-	ASSERT_EQ(fwc_parse_duration_ms("99999999999999999999d", &ms),
+	ASSERT_EQ(fw_parse_duration_ms("", &ms), FW_EINVAL);
+	ASSERT_EQ(fw_parse_duration_ms("-5s", &ms), FW_EINVAL);
+	ASSERT_EQ(fw_parse_duration_ms("1h-5m", &ms), FW_EINVAL);
+	ASSERT_EQ(fw_parse_duration_ms("1week", &ms), FW_EINVAL);
+	ASSERT_EQ(fw_parse_duration_ms("1h5", &ms), FW_EINVAL);
+	ASSERT_EQ(fw_parse_duration_ms("s", &ms), FW_EINVAL);
+	ASSERT_EQ(fw_parse_duration_ms("0.0001s", &ms), FW_EINVAL);
+	ASSERT_EQ(fw_parse_duration_ms("99999999999999999999d", &ms),
 		  FW_ERANGE);
 }
 
 TEST(quantities)
 {
 	int64_t v;
-	ASSERT_OK(fwc_parse_mib("512", &v));
+	ASSERT_OK(fw_parse_mib("512", &v));
 	ASSERT_EQ(v, 512);
-	ASSERT_OK(fwc_parse_mib("512Mi", &v));
+	ASSERT_OK(fw_parse_mib("512Mi", &v));
 	ASSERT_EQ(v, 512);
-	ASSERT_OK(fwc_parse_mib("80Gi", &v));
+	ASSERT_OK(fw_parse_mib("80Gi", &v));
 	ASSERT_EQ(v, 81920);
-	ASSERT_OK(fwc_parse_mib("1Ti", &v));
+	ASSERT_OK(fw_parse_mib("1Ti", &v));
 	ASSERT_EQ(v, 1048576);
-	ASSERT_OK(fwc_parse_mib("1.5Ti", &v));
+	ASSERT_OK(fw_parse_mib("1.5Ti", &v));
 	ASSERT_EQ(v, 1572864);
-	ASSERT_OK(fwc_parse_mib("2048Ki", &v));
+	ASSERT_OK(fw_parse_mib("2048Ki", &v));
 	ASSERT_EQ(v, 2);
-	ASSERT_OK(fwc_parse_mib("1Pi", &v));
+	ASSERT_OK(fw_parse_mib("1Pi", &v));
 	ASSERT_EQ(v, 1024LL * 1024 * 1024);
-	ASSERT_EQ(fwc_parse_mib("100Ki", &v), FW_EINVAL); /* not whole MiB */
-	ASSERT_EQ(fwc_parse_mib("80G", &v), FW_EINVAL);
-	ASSERT_EQ(fwc_parse_mib("80 Gi", &v), FW_EINVAL);
-	ASSERT_EQ(fwc_parse_mib("0.5", &v), FW_EINVAL);
-	ASSERT_EQ(fwc_parse_mib("1e3", &v), FW_EINVAL);
-	ASSERT_EQ(fwc_parse_mib("9999999999999999Pi", &v), FW_ERANGE);
-	ASSERT_OK(fwc_parse_cpu("96", &v));
+	ASSERT_EQ(fw_parse_mib("100Ki", &v), FW_EINVAL); /* not whole MiB */
+	ASSERT_EQ(fw_parse_mib("80G", &v), FW_EINVAL);
+	ASSERT_EQ(fw_parse_mib("80 Gi", &v), FW_EINVAL);
+	ASSERT_EQ(fw_parse_mib("0.5", &v), FW_EINVAL);
+	ASSERT_EQ(fw_parse_mib("1e3", &v), FW_EINVAL);
+	ASSERT_EQ(fw_parse_mib("9999999999999999Pi", &v), FW_ERANGE);
+	ASSERT_OK(fw_parse_cpu("96", &v));
 	ASSERT_EQ(v, 96000);
-	ASSERT_OK(fwc_parse_cpu("0.5", &v));
+	ASSERT_OK(fw_parse_cpu("0.5", &v));
 	ASSERT_EQ(v, 500);
-	ASSERT_OK(fwc_parse_cpu("500m", &v));
+	ASSERT_OK(fw_parse_cpu("500m", &v));
 	ASSERT_EQ(v, 500);
-	ASSERT_EQ(fwc_parse_cpu("0.5m", &v), FW_EINVAL);
-	ASSERT_EQ(fwc_parse_cpu("m", &v), FW_EINVAL);
-	ASSERT_EQ(fwc_parse_cpu("0.0001", &v), FW_EINVAL);
-	ASSERT_OK(fwc_parse_fixed("0.25", 3, &v));
+	ASSERT_EQ(fw_parse_cpu("0.5m", &v), FW_EINVAL);
+	ASSERT_EQ(fw_parse_cpu("m", &v), FW_EINVAL);
+	ASSERT_EQ(fw_parse_cpu("0.0001", &v), FW_EINVAL);
+	ASSERT_OK(fw_parse_fixed("0.25", 3, &v));
 	ASSERT_EQ(v, 250);
-	ASSERT_OK(fwc_parse_int("8.0", &v));
+	ASSERT_OK(fw_parse_int("8.0", &v));
 	ASSERT_EQ(v, 8);
-	ASSERT_OK(fwc_parse_int("-1", &v));
+	ASSERT_OK(fw_parse_int("-1", &v));
 	ASSERT_EQ(v, -1);
-	ASSERT_EQ(fwc_parse_int("8.5", &v), FW_EINVAL);
-	ASSERT_EQ(fwc_parse_int("0x10", &v), FW_EINVAL);
-	ASSERT_EQ(fwc_parse_int("99999999999999999999", &v), FW_ERANGE);
+	ASSERT_EQ(fw_parse_int("8.5", &v), FW_EINVAL);
+	ASSERT_EQ(fw_parse_int("0x10", &v), FW_EINVAL);
+	ASSERT_EQ(fw_parse_int("99999999999999999999", &v), FW_ERANGE);
 	/* more than 9 decimals is a syntax error, not "too large"; zeros past
 	 * the ninth change nothing */
-	ASSERT_EQ(fwc_parse_mib("1.00000000001Gi", &v), FW_EINVAL);
-	ASSERT_EQ(fwc_parse_fixed("0.0000000001", 3, &v), FW_EINVAL);
-	ASSERT_OK(fwc_parse_int("8.000000000000000000000", &v));
+	ASSERT_EQ(fw_parse_mib("1.00000000001Gi", &v), FW_EINVAL);
+	ASSERT_EQ(fw_parse_fixed("0.0000000001", 3, &v), FW_EINVAL);
+	ASSERT_OK(fw_parse_int("8.000000000000000000000", &v));
 	ASSERT_EQ(v, 8);
-	ASSERT_OK(fwc_parse_fixed("0.1234567890000", 9, &v));
+	ASSERT_OK(fw_parse_fixed("0.1234567890000", 9, &v));
 	ASSERT_EQ(v, 123456789);
 	bool b;
-	ASSERT_OK(fwc_parse_bool("True", &b));
+	ASSERT_OK(fw_parse_bool("True", &b));
 	ASSERT(b);
-	ASSERT_EQ(fwc_parse_bool("yes", &b), FW_EINVAL);
+	ASSERT_EQ(fw_parse_bool("yes", &b), FW_EINVAL);
 }
 
 TEST(quantities_in_yaml)

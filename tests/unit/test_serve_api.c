@@ -1104,7 +1104,7 @@ TEST(the_plan_filters_by_kind_queue_job_node_and_limit)
 	ASSERT_STR_EQ(plan_rows(&f.d, NULL, (const char *const[]){ "kind", "strat", NULL }),
 		      "400 {\"error\":{\"status\":400,\"code\":\"EINVAL\",\"field\":\"kind\",\"message\":\"\\\"strat\\\" is "
 		      "not a kind (did you mean \\\"start\\\"?); give a comma-separated list of start, evict, reserve, "
-		      "drain, pending\"}}");
+		      "drain, timeout, pending\"}}");
 	static const char *const bad[] = { "", ",", "start,", ",start", "start,,evict", "Start", "requeue", "starts" };
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
 		ASSERT_STR_CONTAINS(plan_rows(&f.d, NULL, (const char *const[]){ "kind", bad[i], NULL }),

@@ -1149,7 +1149,7 @@ static fw_time end_of(struct fw_backend *b, const char *job)
 	} while (0)
 
 /* The row of a job that queue "top"'s limit of 100 s ended (the read's). */
-static const char top_limited_row[] = "evict time_limit 0 | ended: it has run 100 s and the run-time limit "
+static const char top_limited_row[] = "timeout time_limit 0 | ended: it has run 100 s and the run-time limit "
 				      "(maxRuntime) of queue \"top\", above its queue \"q\", is 100 s; it is "
 				      "stopped, not requeued";
 
@@ -1236,7 +1236,7 @@ TEST(a_jobs_own_limit_passed_while_the_daemon_was_down_ends_it_at_it)
 	fw_snapshot_free(s);
 	ASSERT_ENDED(b, "capped", "timeout", 1100);
 	ASSERT_ENDED(b, "forever", "timeout", 1200);
-	ASSERT_LAST_ROW("capped", "evict time_limit 0 | ended: it has run 100 s and its own run-time limit (maxRuntime) "
+	ASSERT_LAST_ROW("capped", "timeout time_limit 0 | ended: it has run 100 s and its own run-time limit (maxRuntime) "
 			"is 100 s; it is stopped, not requeued");
 	ASSERT_EQ(fw_store_job_decisions(store, "forever", INT64_MIN, 10, last_decision, last), FW_OK);
 	ASSERT_STR_CONTAINS(last, "it has run 200 s and its own run-time limit (maxRuntime) is 200 s");
@@ -1344,7 +1344,7 @@ TEST(a_job_a_fleet_change_would_requeue_ends_at_a_limit_that_passed)
 	ASSERT_EQ(fw_local_timed_out(b), 2);
 	ASSERT_LAST_ROW("q-limited", top_limited_row);
 	ASSERT_ROWS("q-limited", 1); /* no requeue row */
-	ASSERT_LAST_ROW("own-limited", "evict time_limit 0 | ended: it has run 50 s and its own run-time limit "
+	ASSERT_LAST_ROW("own-limited", "timeout time_limit 0 | ended: it has run 50 s and its own run-time limit "
 					"(maxRuntime) is 50 s; it is stopped, not requeued");
 	for (int k = 0; k < 2; k++) {
 		const char *job = k ? "late" : "edge";

@@ -48,7 +48,7 @@ TEST(migrates_to_current_version_in_wal_mode)
 	memset(&d, 0, sizeof d);
 	ASSERT_EQ(fw_store_open(dir, false, &st, &d), FW_OK);
 	ASSERT(fw_store_created(st));
-	ASSERT_EQ(fw_store_schema_version(st), 4);
+	ASSERT_EQ(fw_store_schema_version(st), 5);
 	fw_store_close(st);
 	snprintf(path, sizeof path, "%s/fairway.db", dir);
 	ASSERT_EQ(sqlite3_open(path, &db), SQLITE_OK);
@@ -199,7 +199,7 @@ TEST(a_version_3_store_gains_the_time_indexes)
 	ASSERT_EQ(count_rows(TIME_INDEXES), 0);
 	ASSERT_EQ(fw_store_open(dir, false, &st, NULL), FW_OK);
 	ASSERT(!fw_store_created(st));
-	ASSERT_EQ(fw_store_schema_version(st), 4);
+	ASSERT_EQ(fw_store_schema_version(st), 5);
 	fw_store_close(st);
 	ASSERT_EQ(count_rows(TIME_INDEXES), 3);
 	/* the trim's delete: a range of decisions_at in its order */
@@ -401,9 +401,39 @@ TEST(temporary_directory_removed)
 	ASSERT(access(dir, F_OK) != 0);
 }
 
+/* A store of schema 4 logged a run-time limit's ending as kind evict
+ * (reason time_limit): on open those rows become kind timeout, as the
+ * daemon logs them now (reason.h fw_serve_kind_name), and no other row
+ * changes, so GET /v1/decisions?kind=evict lists evictions only. */
+TEST(a_version_4_store_names_its_time_limit_endings_timeout)
+{
+	struct fw_serve_store *st = NULL;
+	sqlite3 *db = made_store_raw();
+
+	ASSERT(db != NULL);
+	ASSERT_EQ(sqlite3_exec(db,
+			       "INSERT INTO decisions (cycle, at, generation, kind, job, node, reason, text) VALUES"
+			       " (1, 10, 1, 'evict', 'capped', '', 'time_limit', 'ended'),"
+			       " (1, 10, 1, 'evict', 'victim', '', 'reclaimed', 'evicted'),"
+			       " (1, 10, 1, 'start', 'capped', '', 'started', 'started');"
+			       " UPDATE schema_version SET version = 4",
+			       NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	ASSERT_EQ(count_rows("SELECT count(*) FROM decisions WHERE kind = 'timeout'"), 0);
+	ASSERT_EQ(fw_store_open(dir, false, &st, NULL), FW_OK);
+	ASSERT_EQ(fw_store_schema_version(st), 5);
+	fw_store_close(st);
+	ASSERT_EQ(count_rows("SELECT count(*) FROM decisions WHERE kind = 'timeout' AND job = 'capped'"
+			     " AND reason = 'time_limit'"), 1);
+	ASSERT_EQ(count_rows("SELECT count(*) FROM decisions WHERE kind = 'evict'"), 1);
+	ASSERT_EQ(count_rows("SELECT count(*) FROM decisions WHERE kind = 'evict' AND job = 'victim'"), 1);
+	ASSERT_EQ(count_rows("SELECT count(*) FROM decisions WHERE kind = 'start'"), 1);
+}
+
 TEST_MAIN(migrates_to_current_version_in_wal_mode, documents_survive_reopen_and_rollback_leaves_nothing,
 	  jobs_come_back_in_submission_order_other_documents_by_key,
 	  decision_log_rows_are_written, a_version_3_store_gains_the_time_indexes,
+	  a_version_4_store_names_its_time_limit_endings_timeout,
 	  trim_deletes_old_log_rows_oldest_first_within_the_limit, the_decision_log_answers_by_time_job_and_kind,
 	  the_reader_sees_committed_rows_only_and_reads_during_a_write, newer_schema_is_refused,
 	  temporary_directory_removed)

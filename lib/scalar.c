@@ -1,26 +1,8 @@
-/*
- * scalar.c — exact parsers for the config's scalar syntaxes.
- *
- * Every amount in a config ends up as an integer in the core's unit
- * (milli-GPU, millicore, MiB, seconds), so numbers are parsed as fixed-point
- * decimals (an int64 numerator and a power-of-ten scale) and converted with
- * integer arithmetic: "0.5" GPU is exactly 500 milli, "1.5Ti" exactly
- * 1572864 MiB.  A value that does not land on a whole unit ("0.0005" GPU,
- * "100Ki") is a syntax error rather than a silent rounding.
- *
- * Accepted forms (no exponents, no hex, no surrounding spaces):
- *   number    [+-]digits[.digits]  or  [+-].digits, at most 9 decimals
- *             that are not trailing zeros
- *   cpu       number (cores) | digits "m" (millicores)
- *   memory    number (MiB) | number Ki|Mi|Gi|Ti|Pi (binary only)
- *   duration  number (seconds) | one or more number+unit, unit s|m|h|d
- *   bool      true|True|TRUE|false|False|FALSE
- * Results: FW_OK, FW_EINVAL (not this syntax, or not a whole unit) or
- * FW_ERANGE (does not fit an int64).
- */
+/* scalar.c — see fairway/scalar.h. */
 #include <string.h>
 
-#include "config_int.h"
+#include "fairway/err.h"
+#include "fairway/scalar.h"
 
 #define MAX_FRAC 9
 
@@ -84,7 +66,7 @@ static int scale_exact(int64_t num, int scale, int64_t mul, int64_t div,
 	return FW_OK;
 }
 
-int fwc_parse_fixed(const char *s, int digits, int64_t *out)
+int fw_parse_fixed(const char *s, int digits, int64_t *out)
 {
 	const char *end;
 	int64_t num;
@@ -97,12 +79,12 @@ int fwc_parse_fixed(const char *s, int digits, int64_t *out)
 	return scale_exact(num, scale, pow10i(digits), 1, out);
 }
 
-int fwc_parse_int(const char *s, int64_t *out)
+int fw_parse_int(const char *s, int64_t *out)
 {
-	return fwc_parse_fixed(s, 0, out);
+	return fw_parse_fixed(s, 0, out);
 }
 
-int fwc_parse_cpu(const char *s, int64_t *milli)
+int fw_parse_cpu(const char *s, int64_t *milli)
 {
 	size_t n = strlen(s);
 	const char *end;
@@ -110,7 +92,7 @@ int fwc_parse_cpu(const char *s, int64_t *milli)
 	int scale, rc;
 
 	if (n < 2 || s[n - 1] != 'm')
-		return fwc_parse_fixed(s, 3, milli);
+		return fw_parse_fixed(s, 3, milli);
 	rc = parse_decimal(s, &end, &num, &scale);
 	if (rc)
 		return rc;
@@ -119,7 +101,7 @@ int fwc_parse_cpu(const char *s, int64_t *milli)
 	return scale_exact(num, scale, 1, 1, milli);
 }
 
-int fwc_parse_mib(const char *s, int64_t *mib)
+int fw_parse_mib(const char *s, int64_t *mib)
 {
 	/* Multipliers in KiB; the result is divided by 1024 KiB per MiB. */
 	static const struct {
@@ -159,7 +141,7 @@ static int64_t duration_unit_ms(char u)
 	}
 }
 
-int fwc_parse_duration_ms(const char *s, int64_t *ms)
+int fw_parse_duration_ms(const char *s, int64_t *ms)
 {
 	const char *start = s, *end;
 	int64_t total = 0, num, part, unit;
@@ -188,7 +170,7 @@ int fwc_parse_duration_ms(const char *s, int64_t *ms)
 	return FW_OK;
 }
 
-int fwc_parse_bool(const char *s, bool *out)
+int fw_parse_bool(const char *s, bool *out)
 {
 	if (!strcmp(s, "true") || !strcmp(s, "True") || !strcmp(s, "TRUE"))
 		*out = true;
