@@ -104,6 +104,9 @@ struct fw_share {
 					* resource of its remaining demand */
 	double weight_eff;             /* weight after decayed usage: the one
 					* the over-quota split used */
+	int32_t limited_by;            /* FW_RES_* that ran out among its
+					* siblings while it still wanted more
+					* (its growth stopped there), or -1 */
 };
 
 /* Decay `usage` recorded at `at` to time `now` with half-life h (seconds);
