@@ -77,6 +77,15 @@
  * is given back.  The result is minimal (no victim can be spared) and the
  * spared ones are the costliest; it approximates "the fewest GPUs that
  * free a domain where the preemptor fits" without a per-domain search.
+ * A victim whose eviction makes no room for the preemptor near its nodes
+ * (helps) is kept on the off chance a later one beside it does; but it
+ * counts against its queue's share for the candidates after it.  When
+ * such idle victims were taken and a later candidate was refused (or
+ * they filled the eviction budget), the gather runs again without them,
+ * at most MAX_PASSES times, in the same order: a job that had just saved
+ * on a node the preemptor cannot use no longer keeps the costlier job that
+ * would make room from being evicted.  A pass only adds to what the
+ * first could do, so plans where the first succeeded are unchanged.
  *
  * No thrashing.  Victims are evicted only when the preemptor then places
  * (with the ordinary placement, so reservations are honoured); otherwise
