@@ -85,7 +85,8 @@
  * at most MAX_PASSES times, in the same order: a job that had just saved
  * on a node the preemptor cannot use no longer keeps the costlier job that
  * would make room from being evicted.  A pass only adds to what the
- * first could do, so plans where the first succeeded are unchanged.
+ * first could do: a preemptor the first pass placed is placed as before
+ * (later preemptors may see a different eviction budget).
  *
  * No thrashing.  Victims are evicted only when the preemptor then places
  * (with the ordinary placement, so reservations are honoured); otherwise
