@@ -32,6 +32,7 @@ struct fs_kid {
 	double f;         /* phase 2: fraction of rem granted */
 	double delta;     /* phase 2: dominant share of rem against A */
 	double speed;     /* phase 2: growth of the dominant share */
+	int32_t bound;    /* the resource whose end stopped its growth, or -1 */
 	bool active;
 };
 
@@ -42,6 +43,8 @@ struct fs_ctx {
 	struct fs_kid *kid; /* the current parent's children */
 	int32_t *ord;       /* kid positions, priority tiers first */
 	int nk;
+	bool free_r[FS_R];  /* CPU or memory no queue sets a quota for:
+			     * not divided by DRF (fs_mark_free) */
 	double a[FS_R];     /* the parent's share being split */
 	double left[FS_R];  /* what of a is still unassigned */
 };
@@ -58,9 +61,11 @@ static double fs_tol(const struct fs_ctx *c, int r)
 	return FS_EPS * c->a[r];
 }
 
+/* Does k still want r in the DRF split?  A free resource is split apart
+ * (fs_split_free), so it neither blocks nor weighs. */
 static bool fs_needs(const struct fs_ctx *c, const struct fs_kid *k, int r)
 {
-	return k->rem[r] > fs_tol(c, r);
+	return !c->free_r[r] && k->rem[r] > fs_tol(c, r);
 }
 
 /* ---- the tree --------------------------------------------------------- */
@@ -206,7 +211,7 @@ static double fs_base_weight(const struct fs_ctx *c, const struct fs_kid *k)
 	double best = 0, w;
 
 	for (int r = 0; r < FS_R; r++) {
-		if (c->a[r] > 0 && k->rem[r] / c->a[r] > best) {
+		if (!c->free_r[r] && c->a[r] > 0 && k->rem[r] / c->a[r] > best) {
 			best = k->rem[r] / c->a[r];
 			dom = r;
 		}
@@ -261,19 +266,26 @@ static void fs_sort_tiers(struct fs_ctx *c)
 	}
 }
 
+/* The first resource k still wants that is exhausted, or -1. */
+static int fs_blocker(const struct fs_ctx *c, const struct fs_kid *k)
+{
+	for (int r = 0; r < FS_R; r++)
+		if (fs_needs(c, k, r) && c->left[r] <= fs_tol(c, r))
+			return r;
+	return -1;
+}
+
 /* Dominant share of k's remaining demand against a; 0 when k needs nothing
  * or needs a resource that is already exhausted. */
 static double fs_delta(const struct fs_ctx *c, const struct fs_kid *k)
 {
 	double d = 0;
 
-	for (int r = 0; r < FS_R; r++) {
-		if (!fs_needs(c, k, r))
-			continue;
-		if (c->left[r] <= fs_tol(c, r))
-			return 0;
-		d = fmax(d, k->rem[r] / c->a[r]);
-	}
+	if (fs_blocker(c, k) >= 0)
+		return 0;
+	for (int r = 0; r < FS_R; r++)
+		if (fs_needs(c, k, r))
+			d = fmax(d, k->rem[r] / c->a[r]);
 	return d;
 }
 
@@ -291,6 +303,8 @@ static int fs_fill_start(struct fs_ctx *c, int lo, int hi, bool zero_pass)
 			continue;
 		k->speed = zero_pass ? 1.0 : k->w;
 		k->delta = fs_delta(c, k);
+		if (k->delta == 0 && k->bound < 0)
+			k->bound = fs_blocker(c, k); /* blocked from the start */
 		if (k->delta > 0 && k->speed > 0) {
 			k->active = true;
 			n++;
@@ -351,6 +365,8 @@ static int fs_fill_step(struct fs_ctx *c, int lo, int hi, const double *rate,
 		if (i == ev_kid || k->f >= 1 - FS_EPS)
 			k->f = 1;
 		if (k->f == 1 || fs_delta(c, k) == 0) {
+			if (k->f < 1)
+				k->bound = fs_blocker(c, k);
 			k->active = false;
 			retired++;
 		}
@@ -371,6 +387,8 @@ static void fs_fill(struct fs_ctx *c, int lo, int hi, bool zero_pass)
 	for (int i = lo; i < hi; i++) { /* commit */
 		struct fs_kid *k = &c->kid[c->ord[i]];
 		for (int r = 0; r < FS_R && k->f > 0; r++) {
+			if (c->free_r[r])
+				continue;
 			double x = k->f == 1 ? k->rem[r] : k->rem[r] * k->f;
 			k->got[r] += x;
 			k->rem[r] -= x;
@@ -388,6 +406,35 @@ static void fs_phase_over_quota(struct fs_ctx *c)
 			;
 		fs_fill(c, lo, hi, false);
 		fs_fill(c, lo, hi, true);
+	}
+}
+
+/* ---- free resources ---------------------------------------------------- */
+
+/* CPU and memory that no queue sets a quota for are free: the DRF split
+ * leaves them out (fs_needs, fs_base_weight), so one that nobody guards
+ * never stops a queue's growth in GPUs, and each child's fair share of
+ * it is its demand, scaled down in proportion (fs_store) where the
+ * children ask more than the parent's share.  GPUs are always split. */
+static void fs_mark_free(struct fs_ctx *c)
+{
+	for (int r = 0; r < FS_R; r++) {
+		c->free_r[r] = r != FW_RES_GPU;
+		for (int32_t q = 0; q < c->s->nqueues && c->free_r[r]; q++)
+			if (c->s->queues[q].deserved.v[r] > 0)
+				c->free_r[r] = false;
+	}
+}
+
+static void fs_split_free(struct fs_ctx *c)
+{
+	for (int r = 0; r < FS_R; r++) {
+		if (!c->free_r[r])
+			continue;
+		for (int i = 0; i < c->nk; i++) {
+			c->kid[i].got[r] += c->kid[i].rem[r];
+			c->kid[i].rem[r] = 0;
+		}
 	}
 }
 
@@ -416,6 +463,8 @@ static void fs_store(struct fs_ctx *c)
 			o->guaranteed[r] = fmin(o->guaranteed[r] * scale, o->fair[r]);
 		}
 	}
+	for (int i = 0; i < c->nk; i++)
+		c->out[c->kid[i].q].limited_by = c->kid[i].bound;
 }
 
 /* Split share a of slot (0 = the cluster, q + 1 = queue q) among its
@@ -432,12 +481,14 @@ static void fs_split(struct fs_ctx *c, int32_t slot, const double *a)
 	for (int i = 0; i < c->nk; i++) {
 		struct fs_kid *k = &c->kid[i];
 		memset(k, 0, sizeof *k);
+		k->bound = -1;
 		k->q = c->t.kids[lo + i];
 		memcpy(k->rem, c->out[k->q].demand, sizeof k->rem);
 	}
 	fs_phase_deserved(c);
 	fs_phase_weights(c);
 	fs_phase_over_quota(c);
+	fs_split_free(c);
 	fs_store(c);
 }
 
@@ -461,6 +512,7 @@ int fw_fairshare_compute(const struct fw_snapshot *s,
 	if (!c.kid || !c.ord)
 		return FW_ENOMEM;
 	fs_rollup(&c, demand);
+	fs_mark_free(&c);
 	for (int r = 0; r < FS_R; r++)
 		cap[r] = (double)capacity.v[r];
 	fs_split(&c, 0, cap);

@@ -324,6 +324,7 @@ static int emit_queues(struct cyc *y, struct fw_plan *p)
 		memcpy(r->guaranteed, y->share[q].guaranteed, sizeof r->guaranteed);
 		r->weight = y->share[q].weight;
 		r->weight_eff = y->share[q].weight_eff;
+		r->limited_by = y->share[q].limited_by;
 		r->allocated = y->alloc[q];
 		for (int k = 0; k < FW_RES_COUNT; k++)
 			r->demand.v[k] = (int64_t)(y->share[q].demand[k] + 0.5);

@@ -77,6 +77,16 @@
  * is given back.  The result is minimal (no victim can be spared) and the
  * spared ones are the costliest; it approximates "the fewest GPUs that
  * free a domain where the preemptor fits" without a per-domain search.
+ * A victim whose eviction makes no room for the preemptor near its nodes
+ * (helps) is kept on the off chance a later one beside it does; but it
+ * counts against its queue's share for the candidates after it.  When
+ * such idle victims were taken and a later candidate was refused (or
+ * they filled the eviction budget), the gather runs again without them,
+ * at most MAX_PASSES times, in the same order: a job that had just saved
+ * on a node the preemptor cannot use no longer keeps the costlier job that
+ * would make room from being evicted.  A pass only adds to what the
+ * first could do: a preemptor the first pass placed is placed as before
+ * (later preemptors may see a different eviction budget).
  *
  * No thrashing.  Victims are evicted only when the preemptor then places
  * (with the ordinary placement, so reservations are honoured); otherwise
@@ -114,6 +124,7 @@
 
 #define DEFAULT_MAX_EVICTIONS 32
 #define MAX_PROBES 8 /* placement searches per preemptor while gathering */
+#define MAX_PASSES 3 /* gather passes per preemptor (idle victims skipped) */
 
 struct cand {
 	int64_t work;   /* fw_job_lost_work(): the run since its last checkpoint */
@@ -129,6 +140,10 @@ struct rc {
 	int32_t *vict;          /* this attempt's victims */
 	enum fw_reason *why;
 	int32_t nvict;
+	int32_t *idle;          /* the last pass's victims that made no room */
+	int32_t nidle;
+	bool *skip;             /* per job: left out of this gather's passes */
+	int32_t *skipped;       /* the jobs skip marks, to clear them */
 	int32_t budget;         /* evictions left this cycle */
 	int32_t *failed;        /* per interned shape: queue + 1 it failed in */
 	int32_t *failed_prio;   /* ... and the preemptor's priority then */
@@ -395,38 +410,69 @@ static bool within_filter(const struct rc *x, int32_t p, int32_t v)
 	return false;
 }
 
-/* Evict candidates, cheapest first, until p fits.  1: it fits (victims in
- * x->vict); 0: it does not, and every victim is back. */
-static int gather(struct rc *x, int32_t p, int64_t need)
+/* One pass of gather: candidates not in x->skip, cheapest first.  A
+ * victim taken without making room near its nodes (helps) is "idle":
+ * only a later victim beside it can make it useful.  *idle says whether
+ * the pass took one and then refused a candidate it may have cost its
+ * queue's margin (eligible counts the victims taken before). */
+static int gather_pass(struct rc *x, int32_t p, int64_t need, bool *idle)
 {
 	struct fw__placement pl;
-	int32_t probes = 0;
+	int32_t probes = 0, nidle = 0;
 	int rc;
 
 	int32_t most = x->moving && x->moves < x->budget ? x->moves : x->budget;
 
 	x->nvict = 0;
+	*idle = false;
 	for (int32_t i = 0; i < x->ncand && x->nvict < most && probes < MAX_PROBES; i++) {
 		int32_t v = x->cand[i].job;
-		if (x->held && x->held[v])
-			continue; /* another preemptor waits for its checkpoint */
+		if ((x->held && x->held[v]) || x->skip[v])
+			continue; /* another preemptor waits for its checkpoint, or idle before */
 		enum fw_reason why = x->moving ? movable(x, v) : eligible(x, p, v);
-		if (why == FW_REASON_NONE || !within_filter(x, p, v))
+		if (why == FW_REASON_NONE || !within_filter(x, p, v)) {
+			*idle = *idle || (nidle > 0 && why == FW_REASON_NONE);
 			continue;
+		}
 		sim(x, v, true);
 		x->vict[x->nvict] = v;
 		x->why[x->nvict++] = why;
-		if (!helps(x, &x->y->s->jobs[p], v, need))
+		if (!helps(x, &x->y->s->jobs[p], v, need)) {
+			x->idle[nidle++] = v;
 			continue;
+		}
 		probes++;
 		if ((rc = fits(x, p, true, &pl)) == FW_OK)
 			return 1;
 		if (rc != FW_EDECLINED)
 			return rc;
 	}
+	*idle = !x->moving && (*idle || (nidle > 0 && x->nvict >= most));
 	while (x->nvict > 0)
 		sim(x, x->vict[--x->nvict], false);
+	x->nidle = nidle;
 	return 0;
+}
+
+/* Evict candidates, cheapest first, until p fits.  1: it fits (victims in
+ * x->vict); 0: it does not, and every victim is back.  A pass that failed
+ * after idle victims used up a queue's margin (or the eviction budget) is
+ * run again without them, at most MAX_PASSES times: the order stays the
+ * cheapest first, and a pass only adds to what the first could do. */
+static int gather(struct rc *x, int32_t p, int64_t need)
+{
+	int32_t nskip = 0;
+	bool idle = true;
+	int rc = 0;
+
+	for (int pass = 0; pass < MAX_PASSES && idle && rc == 0; pass++) {
+		rc = gather_pass(x, p, need, &idle);
+		for (int32_t k = 0; rc == 0 && idle && k < x->nidle; k++)
+			x->skip[x->skipped[nskip++] = x->idle[k]] = true;
+	}
+	while (nskip > 0)
+		x->skip[x->skipped[--nskip]] = false;
+	return rc;
 }
 
 /* Spare every victim the preemptor can do without, costliest first. */
@@ -633,6 +679,9 @@ static int rc_init(struct rc *x, struct cyc *y)
 	x->fair_dom = FW_ARENA_NEW(y->a, double, s->nqueues + 1);
 	x->vict = FW_ARENA_NEW(y->a, int32_t, maxev + 1);
 	x->why = FW_ARENA_NEW(y->a, enum fw_reason, maxev + 1);
+	x->idle = FW_ARENA_NEW(y->a, int32_t, maxev + 1);
+	x->skip = FW_ARENA_NEW(y->a, bool, s->njobs + 1);
+	x->skipped = FW_ARENA_NEW(y->a, int32_t, MAX_PASSES * (maxev + 1));
 	if (!y->evicted) /* else run-time limits ended some (cycle.c) */
 		y->evicted = FW_ARENA_NEW(y->a, bool, s->njobs + 1);
 	for (int32_t i = 0; y->pos_shape && i < y->qfirst[s->nqueues]; i++)
@@ -640,7 +689,8 @@ static int rc_init(struct rc *x, struct cyc *y)
 			x->nshapes = y->pos_shape[i] + 1;
 	x->failed = FW_ARENA_NEW(y->a, int32_t, x->nshapes + 1);
 	x->failed_prio = FW_ARENA_NEW(y->a, int32_t, x->nshapes + 1);
-	if (!x->fair_dom || !x->vict || !x->why || !y->evicted || !x->failed || !x->failed_prio)
+	if (!x->fair_dom || !x->vict || !x->why || !x->idle || !x->skip || !x->skipped || !y->evicted || !x->failed ||
+	    !x->failed_prio)
 		return FW_ENOMEM;
 	for (int32_t q = 0; q < s->nqueues; q++) {
 		struct fw_res f;

@@ -2021,6 +2021,26 @@ static void explain_over_quota(json_t *all, json_t *q)
 		       num(q, "weightEffective") / num(q, "weight"));
 }
 
+/* Which resource ran out among its siblings while it still wanted more
+ * (limitedBy): GPUs, or the CPU or memory its jobs ask for, where a queue
+ * sets a quota on them (include/fairway/fairshare.h). */
+static void explain_limited(json_t *q)
+{
+	const char *r = str(q, "limitedBy"), *parent = str(q, "parent");
+	bool top = !strcmp(parent, "-");
+
+	if (!strcmp(r, "-"))
+		return;
+	if (!strcmp(r, "gpu"))
+		printf("  limited by  gpu: the GPUs of %s%s ran out among its siblings before its demand was met\n",
+		       top ? "the cluster" : parent, top ? "" : "'s fair share");
+	else
+		printf("  limited by  %s: the %s of %s%s ran out among its siblings; a share grows only with the\n"
+		       "              %s its jobs ask for (a queue sets a %s quota, so %s is divided with the GPUs),\n"
+		       "              so its GPUs stopped there too\n",
+		       r, r, top ? "the cluster" : parent, top ? "" : "'s fair share", r, r, r);
+}
+
 /* `fairway fairshare explain NAME`: where the queue's fair share comes from. */
 /* Its users' decayed usage, most first (at most 8 named): what users
  * take turns by inside the queue, with scheduler.userFairShare. */
@@ -2092,6 +2112,7 @@ static int explain_fairshare(struct opts *o, json_t *all, const char *name)
 	       num(hit, "guaranteed"), num(hit, "overQuota"), num(hit, "allocated"));
 	explain_guaranteed(hit);
 	explain_over_quota(all, hit);
+	explain_limited(hit);
 	if (json_is_number(json_object_get(hit, "limit")))
 		printf("  limit       %8.1f  GPUs at most, whatever the split gives\n", num(hit, "limit"));
 	explain_models(hit);

@@ -541,6 +541,8 @@ static json_t *fairshare_json(const struct fw_snapshot *s, const struct fw_plan 
 		}
 		json_object_set_new(o, "weight", json_real(r->weight));
 		json_object_set_new(o, "weightEffective", json_real(r->weight_eff));
+		json_object_set_new(o, "limitedBy",
+				    r->limited_by >= 0 ? json_string(fw_res_name(r->limited_by)) : json_null());
 		json_object_set_new(o, "limit", sq->limit.v[FW_RES_GPU] == FW_UNLIMITED
 							 ? json_null()
 							 : json_real(sq->limit.v[FW_RES_GPU] / 1000.0));

@@ -22,12 +22,25 @@
  *                       at a speed proportional to its effective weight, until
  *                       its demand is met or a resource it needs runs out.
  *                       Children of weight 0 fill last in their tier, equally.
+ * Free resources.  GPUs are always divided as above; CPU and memory only
+ * when some queue of the snapshot sets a quota (deserved) on them.  One
+ * that no queue sets a quota for is free: it takes no part in the DRF
+ * filling (it neither stops a child's growth nor decides its dominant
+ * resource), and each child's share of it is its demand, scaled down in
+ * proportion when the children ask more than A of it (KAI divides each
+ * resource on its own).  Without it, phase 1 hands out GPUs with no CPU
+ * (nobody deserves CPU), a child whose GPU demand is not met by then is
+ * stopped by the exhausted GPUs before phase 2 gives it any CPU, and its
+ * children, whose tasks ask CPU, cannot grow at all: GPUs left to nobody.
+ * With a CPU quota somewhere the same can still happen to a queue that
+ * sets none; `limited_by` says so.
  * Demand is the subtree's (own + children's), capped per resource by the
  * queue's limit, so no child ever exceeds its limit or demand.  An inner
  * queue's own demand is served from what its children leave.  Choices:
  *   - base weight w = over_quota_weight[r*], r* the dominant resource of the
  *     child's remaining demand against A (GPU when nothing remains), so a
- *     CPU-heavy queue competes with its CPU weight;
+ *     CPU-heavy queue competes with its CPU weight (where CPU is divided:
+ *     free resources below);
  *   - an inner queue's usage is its own plus all its descendants' (a team is
  *     charged for what its sub-teams burned, as in Slurm's account tree).
  *
@@ -71,7 +84,9 @@
  * not reorder whole subtrees.  Slurm's PriorityDecayHalfLife is the same
  * decay as ours.
  *
- * What it reports.  Per queue, besides the fair share: the phase-1 part
+ * What it reports.  Per queue, besides the fair share: the resource that
+ * ran out among its siblings while it still wanted more (`limited_by`:
+ * where its growth stopped, -1 when its demand was met), the phase-1 part
  * (`guaranteed`, scaled with the share when the final clamp scales it, so
  * never above it), the base weight and the effective weight the phase-2
  * split used.  They answer "why does my queue get X?" without re-deriving
@@ -104,6 +119,9 @@ struct fw_share {
 					* resource of its remaining demand */
 	double weight_eff;             /* weight after decayed usage: the one
 					* the over-quota split used */
+	int32_t limited_by;            /* FW_RES_* that ran out among its
+					* siblings while it still wanted more
+					* (its growth stopped there), or -1 */
 };
 
 /* Decay `usage` recorded at `at` to time `now` with half-life h (seconds);

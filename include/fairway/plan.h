@@ -278,6 +278,9 @@ struct fw_queue_result {
 	struct fw_res demand;           /* subtree demand */
 	double usage;                   /* decayed usage at now */
 	double weight, weight_eff;      /* over-quota weight, and after usage */
+	int32_t limited_by;             /* FW_RES_* whose end among its
+					 * siblings stopped its share short
+					 * of its demand, or -1 (fairshare.h) */
 };
 
 struct fw_plan {

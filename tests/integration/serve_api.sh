@@ -830,6 +830,15 @@ req GET /v1/fairshare
 want2=$(jfield "$fsparts")
 check "fairway fairshare explain: the queue's parts, its siblings and weights" \
 	bash -c "(grep -qF '$want1' '$T/fsx' || grep -qF '$want2' '$T/fsx') && grep -q '^  guaranteed ' '$T/fsx' && grep -q '^    vision .*weight .*<-' '$T/fsx'"
+# a queue whose share stops short of its GPU demand names the resource that ran out
+req GET /v1/fairshare
+check "fair share: limitedBy names gpu/cpu/mem, and every queue short of its demand has one" \
+	[ "$(jfield 'all(q["limitedBy"] in (None, "gpu", "cpu", "mem") and (q["limitedBy"] is not None or q["fairShare"] >= q["demand"] - 1e-3) for q in j["queues"])')" = True ]
+lq=$(jfield 'next((q["queue"] + " " + q["limitedBy"] for q in j["queues"] if q["limitedBy"]), "")')
+if [ -n "$lq" ]; then
+	"$FW" fairshare explain "${lq% *}" "${C[@]}" >"$T/fsx" 2>&1
+	check "fairway fairshare explain ${lq% *}: a limited by line naming ${lq#* }" grep -q "^  limited by  ${lq#* }: " "$T/fsx"
+fi
 "$FW" fairshare explain no-such-queue "${C[@]}" >/dev/null 2>"$T/fsx"
 check "fairway fairshare explain of an unknown queue: exit 2, error: 404 naming it, as any unknown name" \
 	bash -c "[ $? -eq 2 ] && grep -q '^fairway fairshare: error: 404: field name: no queue named \"no-such-queue\"' '$T/fsx'"

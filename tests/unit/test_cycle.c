@@ -3179,6 +3179,55 @@ TEST(reclaim_prefers_the_victim_with_the_least_work_since_its_checkpoint)
 	fw_snapshot_free(s);
 }
 
+/* The QA repro (tests/scenario/reclaim_idle_victim.yaml): a victim that
+ * cannot make room must not use up its queue's margin.  A (deserved 4)
+ * runs `old` (8 GPUs, n0) and `ck` (4 GPUs, n1, just checkpointed: the
+ * cheapest); B's non-preemptible `lo` holds n1's other 4.  B's 8-GPU
+ * job can start only on n0.  ck goes first in the cheapest order but
+ * frees nothing it could use, and counted against A it left A no margin
+ * for `old`: nothing was evicted.  Now `old` alone is, under both reclaim
+ * rules. */
+TEST(reclaim_skips_a_victim_that_makes_no_room)
+{
+	const char *pols[] = { "fairway", "kai" };
+	struct fw_snapshot *s = fw_snapshot_new();
+	int n0 = tb_node(s, "n0", 8, NULL, NULL, NULL, NULL), n1 = tb_node(s, "n1", 8, NULL, NULL, NULL, NULL);
+	int qa = tb_queue(s, "A", -1, 4, -1, 1), qb = tb_queue(s, "B", -1, 12, -1, 1);
+	int old = tb_job(s, "old", qa, 1, 8, 1000, 0), ck = tb_job(s, "ck", qa, 1, 4, 1000, 0);
+	int lo = tb_job(s, "lo", qb, 1, 4, 1000, 0), want = tb_job(s, "want", qb, 1, 8, 1000, 1000);
+
+	s->now = 300000;
+	tb_run(s, old, 1, &n0, 0xff);
+	tb_run(s, ck, 1, &n1, 0x0f);
+	tb_run(s, lo, 1, &n1, 0xf0);
+	s->jobs[old].start_time = 10;
+	s->jobs[ck].start_time = 0;
+	s->jobs[lo].start_time = 299990;
+	s->jobs[ck].checkpoint_s = 1000; /* saved at now: loses nothing */
+	s->jobs[old].preemptible = s->jobs[ck].preemptible = true;
+	s->jobs[lo].priority = 1;
+	s->jobs[want].priority = 5;
+	for (int i = 0; i < 2; i++) {
+		struct fw_plan *p = run(s, pols[i]);
+		ASSERT(p != NULL);
+		ASSERT_EQ(p->ndecisions, 2);
+		ASSERT_EQ(p->decisions[0].kind, FW_DECIDE_EVICT);
+		ASSERT_EQ(p->decisions[0].job, old);
+		ASSERT_EQ(p->decisions[1].kind, FW_DECIDE_START);
+		ASSERT_EQ(p->decisions[1].job, want);
+		ASSERT_EQ(node_of(p, want, 0), n0);
+	}
+	/* with room for ck to help (lo preemptible and older than want's
+	 * priority), ck and lo are the cheaper pair and old keeps running */
+	s->jobs[lo].preemptible = true;
+	s->jobs[lo].submit_time = 299990;
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	ASSERT_EQ(p->decisions[0].kind, FW_DECIDE_EVICT);
+	ASSERT(p->decisions[0].job != old && p->decisions[1].job != old);
+	fw_snapshot_free(s);
+}
+
 /* reclaim_case with every running job saving every 1200 s (none has yet:
  * they ran 1000, 900, 800 and 700 s) and a checkpoint grace of 600 s. */
 static struct fw_snapshot *checkpoint_case(int *a)
@@ -5381,7 +5430,7 @@ TEST(estimates_ahead_never_change_decisions)
 	slurm_priority_favours_age_fair_share_and_size, estimates_can_be_switched_off, \
 	reclaim_frees_a_queue_above_fair_share_for_a_starving_queue, estimate_sees_the_room_reclaim_left_at_now, \
 	reclaim_prefers_the_victim_with_the_least_work_since_start, \
-	reclaim_prefers_the_victim_with_the_least_work_since_its_checkpoint, reclaim_never_evicts_non_preemptible_jobs, \
+	reclaim_prefers_the_victim_with_the_least_work_since_its_checkpoint, reclaim_skips_a_victim_that_makes_no_room, reclaim_never_evicts_non_preemptible_jobs, \
 	reclaim_waits_for_a_checkpoint_within_the_grace, preemptors_wait_for_checkpoints_each_its_own_victims, \
 	checker_catches_a_bad_checkpoint_wait, checkpoint_waits_keep_every_invariant_on_random_snapshots, \
 	reclaim_honours_the_queue_min_runtime_protection, reclaim_evicts_whole_gangs, \

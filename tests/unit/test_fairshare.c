@@ -288,13 +288,15 @@ TEST(weights_proportional)
 }
 
 /* A GPU-heavy and a CPU-heavy queue: DRF equalises dominant shares, and
- * each queue's share keeps its demand's shape. */
+ * each queue's share keeps its demand's shape.  CPU is divided only
+ * because a queue (one with no demand, so phase 1 gives it nothing) sets
+ * a CPU quota. */
 TEST(drf_consistency)
 {
 	struct fw_snapshot *s = fw_snapshot_new();
-	struct fw_res dem[2], cap = fw_res_zero();
-	struct fw_share out[2];
-	int g = add_q(s, "gpu-heavy", -1), c = add_q(s, "cpu-heavy", -1);
+	struct fw_res dem[3], cap = fw_res_zero();
+	struct fw_share out[3];
+	int g = add_q(s, "gpu-heavy", -1), c = add_q(s, "cpu-heavy", -1), idle = add_q(s, "idle", -1);
 
 	cap.v[FW_RES_GPU] = GPU(16);
 	cap.v[FW_RES_CPU] = 128000;
@@ -303,7 +305,10 @@ TEST(drf_consistency)
 	dem[g].v[FW_RES_CPU] = 32000;
 	dem[c] = gpus(8);
 	dem[c].v[FW_RES_CPU] = 128000;
+	dem[idle] = fw_res_zero();
+	s->queues[idle].deserved.v[FW_RES_CPU] = 1000;
 	ASSERT_OK(run(s, dem, cap, out));
+	ASSERT(out[c].limited_by == FW_RES_GPU && out[g].limited_by == FW_RES_GPU);
 	/* g = 2c; GPUs run out at c = 16/3 */
 	ASSERT_NEAR(fair_gpus(&out[g]), 32.0 / 3, 1e-9);
 	ASSERT_NEAR(out[g].fair[FW_RES_CPU], 64000.0 / 3, 1e-6);
@@ -325,6 +330,72 @@ TEST(drf_consistency)
 	ASSERT_NEAR(out[c].fair[FW_RES_CPU], 1024000.0 / 9, 1e-6);
 	ASSERT_NEAR(out[g].fair[FW_RES_CPU] + out[c].fair[FW_RES_CPU], 128000,
 		    1e-6);
+	ASSERT(out[c].limited_by == FW_RES_CPU && out[g].limited_by == FW_RES_CPU);
+	fw_snapshot_free(s);
+}
+
+/* The same queues with no CPU quota anywhere: CPU is free.  The GPUs go
+ * by GPU weight alone (cpu-heavy is served its 8, gpu-heavy the rest)
+ * and each CPU share is the demand, scaled to the 128 CPUs. */
+TEST(free_resource_is_not_divided)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	struct fw_res dem[2], cap = fw_res_zero();
+	struct fw_share out[2];
+	int g = add_q(s, "gpu-heavy", -1), c = add_q(s, "cpu-heavy", -1);
+
+	cap.v[FW_RES_GPU] = GPU(16);
+	cap.v[FW_RES_CPU] = 128000;
+	dem[g] = gpus(16);
+	dem[g].v[FW_RES_CPU] = 32000;
+	dem[c] = gpus(8);
+	dem[c].v[FW_RES_CPU] = 128000;
+	ASSERT_OK(run(s, dem, cap, out));
+	ASSERT_NEAR(fair_gpus(&out[g]), 8, 1e-9);
+	ASSERT_NEAR(fair_gpus(&out[c]), 8, 1e-9);
+	ASSERT_NEAR(out[g].fair[FW_RES_CPU], 25600, 1e-6); /* x 128/160 */
+	ASSERT_NEAR(out[c].fair[FW_RES_CPU], 102400, 1e-6);
+	ASSERT(out[g].limited_by == FW_RES_GPU && out[c].limited_by == -1);
+	fw_snapshot_free(s);
+}
+
+/* The QA repro (tests/scenario/fairshare_free_cpu.yaml): org deserves
+ * 24 of 32 GPUs and gets them all in phase 1, with tasks that ask CPU
+ * and no CPU quota anywhere.  Its child a must still take the 4 GPUs
+ * its sibling b leaves: CPU nobody guards never caps a GPU share (a
+ * was left at 16, as if org had no CPU to hand down). */
+TEST(unquoted_cpu_never_strands_gpus)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	struct fw_res dem[4], cap = fw_res_zero();
+	struct fw_share out[4];
+	int org = add_q(s, "org", -1), other = add_q(s, "other", -1);
+	int a = add_q(s, "a", org), b = add_q(s, "b", org);
+
+	cap.v[FW_RES_GPU] = GPU(32);
+	cap.v[FW_RES_CPU] = 256000;
+	s->queues[org].deserved = gpus(24);
+	s->queues[other].deserved = gpus(8);
+	s->queues[a].deserved = gpus(16);
+	s->queues[b].deserved = gpus(8);
+	dem[org] = fw_res_zero();
+	dem[other] = gpus(8);
+	dem[other].v[FW_RES_CPU] = 4000;
+	dem[a] = gpus(24);
+	dem[a].v[FW_RES_CPU] = 24000;
+	dem[b] = gpus(4);
+	dem[b].v[FW_RES_CPU] = 4000;
+	ASSERT_OK(run(s, dem, cap, out));
+	ASSERT_NEAR(out[org].fair[FW_RES_CPU], 28000, 1e-6);
+	ASSERT_NEAR(fair_gpus(&out[a]), 20, 1e-9);
+	ASSERT_NEAR(fair_gpus(&out[b]), 4, 1e-9);
+	ASSERT_NEAR(out[a].fair[FW_RES_CPU], 24000, 1e-6);
+	ASSERT(out[a].limited_by == FW_RES_GPU && out[org].limited_by == FW_RES_GPU && out[b].limited_by == -1);
+	/* a CPU quota makes CPU divided again: phase 1 gives org none, and
+	 * org's unmet GPUs stop it before phase 2 hands it any */
+	s->queues[other].deserved.v[FW_RES_CPU] = 1000;
+	ASSERT_OK(run(s, dem, cap, out));
+	ASSERT(out[org].limited_by == FW_RES_GPU);
 	fw_snapshot_free(s);
 }
 
@@ -803,7 +874,7 @@ TEST(arena_exhaustion)
 	fw_snapshot_free(s);
 }
 
-TEST_MAIN(worked_example, guaranteed_part_is_deserved_capped_by_demand_and_parent, half_life_decay, deserved_guaranteed,
+TEST_MAIN(worked_example, free_resource_is_not_divided, unquoted_cpu_never_strands_gpus, guaranteed_part_is_deserved_capped_by_demand_and_parent, half_life_decay, deserved_guaranteed,
 	  limits_never_exceeded, priority_tiers, weights_proportional,
 	  drf_consistency, three_level_tree, decayed_usage_lowers_over_user,
 	  bad_input, random_vs_reference, random_invariants_three_resources,
