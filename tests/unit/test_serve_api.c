@@ -2358,6 +2358,45 @@ TEST(a_window_s_end_is_a_start_time)
 	served_down(&f);
 }
 
+/* A node in two maintenance windows to come is out for the first only
+ * (the core knows one departure a node): it leaves when the first opens
+ * and is back when it ends, not when the second (a day later) does, so
+ * the waiting job is expected at the first window's end (before, 41000:
+ * the busy node's end, the node being out until 95000); a window that
+ * opens as the first ends extends the stay (windows on a node never
+ * overlap: 409).
+ * The windows are made latest first, so their order is leave_all's. */
+TEST(a_node_in_two_windows_is_back_after_the_first)
+{
+	static const struct {
+		const char *second; /* the second window's start and end */
+		fw_time back;
+	} cases[] = { { "\"start\":90000,\"end\":95000", 5040 }, { "\"start\":5040,\"end\":5100", 5100 } };
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		struct served f;
+		char body[8192], rq[256], want[64];
+		two_nodes_up(&f);
+		submit(&f.d, "{\"name\":\"busy\",\"queue\":\"q\",\"runtime\":36000,\"tasks\":[{\"gpus\":8}]}");
+		ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar)); /* on n0 until 41000 */
+		snprintf(rq, sizeof rq, "{\"id\":\"mw2\",\"kind\":\"maintenance\",\"nodes\":[\"n1\"],%s}", cases[c].second);
+		ASSERT_EQ(post(&f.d, "/v1/reservations", rq), 201);
+		ASSERT_EQ(post(&f.d, "/v1/reservations",
+			       "{\"id\":\"mw1\",\"kind\":\"maintenance\",\"nodes\":[\"n1\"],\"start\":5020,\"end\":5040}"),
+			  201);
+		submit(&f.d, "{\"name\":\"w\",\"queue\":\"q\",\"runtime\":60,\"tasks\":[{\"gpus\":8}]}");
+		fixed_now = 5000;
+		ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+		ASSERT_EQ(request(&f.d, "GET", "/v1/nodes/n1", "", body, sizeof body), 200);
+		ASSERT_STR_CONTAINS(body, "\"leavesAt\":5020");
+		snprintf(want, sizeof want, "\"backAt\":%lld", (long long)cases[c].back);
+		ASSERT_STR_CONTAINS(body, want);
+		ASSERT_EQ(request(&f.d, "GET", "/v1/jobs/w", "", body, sizeof body), 200);
+		snprintf(want, sizeof want, "\"expectedStart\":%lld", (long long)cases[c].back);
+		ASSERT_STR_CONTAINS(body, want);
+		served_down(&f);
+	}
+}
+
 /* ---- answers a QA pass found misleading ------------------------------------ */
 
 /* method path body on a served daemon: "STATUS BODY" (a static buffer). */
@@ -2452,7 +2491,7 @@ TEST(a_model_in_another_case_is_the_fleets_and_a_bad_level_lists_the_levels)
 	served_down(&f);
 }
 
-TEST_MAIN(the_plan_filters_by_kind_queue_job_node_and_limit, the_job_list_filters_by_reason, a_job_array_is_shown_whole_and_its_tasks_listed, a_job_the_fleet_could_never_hold_is_refused, jobs_the_backend_keeps_aside_are_listed_with_their_reason, a_body_the_endpoint_does_not_read_is_refused_and_a_body_must_be_json, a_window_s_end_is_a_start_time, a_path_that_is_not_utf8_is_refused_not_failed, a_sub_cycle_reserves_no_job_the_cycle_starts, the_fit_check_reads_selectors_and_groups_together, a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
+TEST_MAIN(the_plan_filters_by_kind_queue_job_node_and_limit, the_job_list_filters_by_reason, a_job_array_is_shown_whole_and_its_tasks_listed, a_job_the_fleet_could_never_hold_is_refused, jobs_the_backend_keeps_aside_are_listed_with_their_reason, a_body_the_endpoint_does_not_read_is_refused_and_a_body_must_be_json, a_window_s_end_is_a_start_time, a_node_in_two_windows_is_back_after_the_first, a_path_that_is_not_utf8_is_refused_not_failed, a_sub_cycle_reserves_no_job_the_cycle_starts, the_fit_check_reads_selectors_and_groups_together, a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
 	  an_unbounded_running_job_makes_left_unknown, no_left_without_budget_safe,
 	  before_the_first_cycle_jobs_are_whole_and_nodes_wait, a_cancelled_job_leaves_the_list_before_the_next_cycle,
 	  log_rows_older_than_log_keep_are_deleted_by_the_cycle, the_job_list_filters_by_queue_and_user,
