@@ -256,6 +256,13 @@ char *fw_reason_format_job(const struct fw_snapshot *s, int32_t job, enum fw_rea
 		singular(buf);
 		return buf;
 	}
+	if (r == FW_REASON_MIN_RUNTIME && s && a >= 0 && a < s->nqueues) {
+		snprintf(buf, n, "reclaim waits: the GPUs it needs are held by jobs of queue %s, above its fair share, "
+				 "that have not run its minimum runtime (minRuntime) of %lld s yet; reclaim may take them "
+				 "at t=%lld (in %lld s)", s->queues[a].name, (long long)s->queues[a].min_runtime_s,
+			 (long long)b, (long long)(b - s->now));
+		return buf;
+	}
 	if (r == FW_REASON_CHECKPOINT_WAIT && s && a >= 0 && a < s->njobs) {
 		snprintf(buf, n, "it takes the GPUs of job %s, which saves a checkpoint at t=%lld: it waits for it rather "
 				 "than throw that job's work away", s->jobs[a].name, (long long)b);

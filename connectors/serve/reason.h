@@ -31,6 +31,10 @@
  *   MODEL_LIMIT                  a = the excess in milli-GPU, b = the
  *                                queue and its limit (plan.h): the
  *                                queue's name and the model's
+ *   MIN_RUNTIME                  a = the queue whose jobs' minimum
+ *                                runtime holds the room, b = when it
+ *                                ends (lib/minrun.c): the queue's name,
+ *                                its minRuntime and the time from now
  *   TIME_LIMIT                   a = the seconds the job ran, b = its
  *                                run-time limit (lib/cycle.c): as an
  *                                eviction's text (fw_serve_evict_text)

@@ -63,6 +63,10 @@
  *     starving time, from its starving time on, if that is sooner than
  *     its reservation (the checker allows a reserved job's estimate
  *     before its reservation for such a gang only).
+ *   - a job below its queue's fair share that reclaim would make room
+ *     for but for its victims' minimum runtime (MIN_RUNTIME: a = the
+ *     queue of the last victim it counts, b = the time the room is
+ *     theirs to take, lib/minrun.c): no later than b.
  *   - a preemptor that waits for its victims' checkpoints
  *     (CHECKPOINT_WAIT, config checkpoint_grace_s: a = the victim whose
  *     checkpoint comes last, b = that time): no later than b.
@@ -235,7 +239,9 @@ enum fw_decision_kind {
 	X(QUEUE_LIMIT, queue_limit,                                            \
 	  "over a queue limit for good: it needs %lld units of limit #%lld alone, more than the limit, so it can never start while that limit holds (rendered specially)") \
 	X(UNKNOWN_RESERVED, unknown_reserved,                                  \
-	  "it needs %lld GPUs, which no running job holds for ever, but the nodes with room for it are reserved for %lld jobs with no expected runtime, held for ever from their reservation on (give those a runtime)")
+	  "it needs %lld GPUs, which no running job holds for ever, but the nodes with room for it are reserved for %lld jobs with no expected runtime, held for ever from their reservation on (give those a runtime)") \
+	X(MIN_RUNTIME, min_runtime,                                            \
+	  "reclaim waits: the GPUs it needs are held by jobs of queue #%lld, above its fair share, that have not run their queue's minimum runtime (minRuntime) yet; reclaim may take them from t=%lld")
 
 enum fw_reason {
 #define FW__REASON_ENUM(U, l, t) FW_REASON_##U,

@@ -3423,9 +3423,10 @@ TEST(reclaim_never_evicts_jobs_of_a_nonpreemptible_queue)
 TEST(reclaim_honours_the_queue_min_runtime_protection)
 {
 	int a[4];
+	char m[FW_REASON_TEXT_MAX + FW_NAME_MAX];
 	struct fw_snapshot *s = reclaim_case(a);
 	s->queues[0].min_runtime_s = 800; /* a3 has run 700 s, a2 800 s */
-	tb_job(s, "b", 1, 1, 4, 1000, 500);
+	int b = tb_job(s, "b", 1, 1, 4, 1000, 500);
 	struct fw_plan *p = run(s, NULL);
 	ASSERT(p != NULL);
 	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 1);
@@ -3434,6 +3435,25 @@ TEST(reclaim_honours_the_queue_min_runtime_protection)
 	p = run(s, NULL);
 	ASSERT(p != NULL);
 	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 0);
+	/* b waits for the protection, not for room (lib/minrun.c): a0's
+	 * ends first, at 0 + 5000, and holds b's 4 GPUs; A's jobs have no
+	 * runtime, so that is also its expected start */
+	const struct fw_pending *r = pending_of(p, b);
+	ASSERT_EQ(r->reason, FW_REASON_MIN_RUNTIME);
+	ASSERT_EQ(r->a, 0);
+	ASSERT_EQ(r->b, 5000);
+	ASSERT_EQ(r->expected_start, 5000);
+	ASSERT_STR_EQ(fw_reason_format_job(s, b, r->reason, r->a, r->b, m, sizeof m),
+		      "reclaim waits: the GPUs it needs are held by jobs of queue A, above its fair share, that have "
+		      "not run its minimum runtime (minRuntime) of 5000 s yet; reclaim may take them at t=5000 (in "
+		      "4000 s)");
+	/* 8 GPUs: a0's and a1's, the latter's ends at 5100 */
+	s->jobs[b].groups[0].gpus = 8;
+	ASSERT((p = run(s, NULL)) != NULL);
+	ASSERT_EQ(pending_of(p, b)->b, 5100);
+	/* without reclaim, no such wait */
+	ASSERT((p = run(s, "fifo")) != NULL);
+	ASSERT(pending_of(p, b)->reason != FW_REASON_MIN_RUNTIME);
 	fw_snapshot_free(s);
 }
 
