@@ -299,7 +299,12 @@ static int memo_init(struct cyc *y, struct memo *m)
 
 /* ---- one job --------------------------------------------------------- */
 
-static bool over_limit(struct cyc *y, int32_t q, struct fw_res req, struct fw_pending *r)
+/* The first queue on q's way up (leaf first) whose limit on some
+ * resource req passes with what the queue holds (alone: only one that
+ * req itself is more than; the job never starts while it holds).  r gets
+ * OVER_QUOTA, a = the excess, b = the queue and the resource
+ * (FW_LIMIT_ARG, plan.h). */
+static bool limit_hit(struct cyc *y, int32_t q, struct fw_res req, bool alone, struct fw_pending *r)
 {
 	for (; q >= 0; q = y->s->queues[q].parent) {
 		const struct fw_queue *qq = &y->s->queues[q];
@@ -307,15 +312,25 @@ static bool over_limit(struct cyc *y, int32_t q, struct fw_res req, struct fw_pe
 			if (qq->limit.v[k] == FW_UNLIMITED)
 				continue;
 			int64_t over = y->alloc[q].v[k] + req.v[k] - qq->limit.v[k];
-			if (over > 0) {
+			if (over > 0 && (!alone || req.v[k] > qq->limit.v[k])) {
 				r->reason = FW_REASON_OVER_QUOTA;
 				r->a = over;
-				r->b = k;
+				r->b = FW_LIMIT_ARG(q, k);
 				return true;
 			}
 		}
 	}
 	return false;
+}
+
+/* Over a limit on q's way up?  r names the first that req passes alone,
+ * else the first it passes with what the queue holds. */
+static bool over_limit(struct cyc *y, int32_t q, struct fw_res req, struct fw_pending *r)
+{
+	if (!limit_hit(y, q, req, false, r))
+		return false;
+	limit_hit(y, q, req, true, r); /* a limit it passes alone names itself */
+	return true;
 }
 
 static int32_t largest_model_free(const struct cyc *y, const struct fw_job *j, bool *constrained)

@@ -878,5 +878,7 @@ int fw_cycle_run(const struct fw_snapshot *s, const struct fw_policy_ops *pol,
 			return rc;
 		fw__checkpoint_estimates(&y);
 	}
+	if ((rc = fw__minrun_waits(&y)) != FW_OK)
+		return rc;
 	return fw__phase_emit(&y, out);
 }

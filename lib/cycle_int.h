@@ -537,6 +537,10 @@ int fw__claim(struct cyc *y, int32_t jx);
 /* Expected start time, or why unknown, for every job that did not start
  * (estimate.c); fills y->reason[j].expected_start/unknown_why/ahead. */
 int fw__phase_estimate(struct cyc *y);
+/* lib/minrun.c: a waiting job below its share whose room reclaim would
+ * take but for its victims' minimum runtime: reason MIN_RUNTIME, and
+ * expected no later than their protection ends (after the estimates). */
+int fw__minrun_waits(struct cyc *y);
 int fw__phase_emit(struct cyc *y, struct fw_plan **out);
 /* Health (drain.c): the HEALTH reason for a job placement refused;
  * fw__drain_mark (before the build, after the run-time limits) marks the

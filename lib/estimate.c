@@ -82,7 +82,10 @@
  *      once health gave back the nodes it holds out (HEALTH when it
  *      would: drain.c's mend, tried only when health holds some node
  *      out), UNKNOWN_RUNTIME otherwise (jobs that never end hold what
- *      it needs);
+ *      it needs), UNKNOWN_RESERVED when the running ones among them
+ *      leave room for it: reservations for jobs that never end hold
+ *      their nodes from their time on (a reserved node is held whole
+ *      until its job ends);
  *   4. queue:    walk each line (leaf queue, or the global order) in try
  *      order: count the waiting jobs ahead of each job; under a
  *      strict-order policy, raise its estimate to the latest estimate
@@ -645,6 +648,21 @@ static void set_unknown(struct fw_pending *r, enum fw_reason why, int64_t a, int
 	r->why_b = b;
 }
 
+/* An over-quota job's unknown start: QUEUE_LIMIT when it alone needs
+ * more than the limit that binds (allocate's over_limit names that one
+ * first), a = its need: it never starts while that limit holds. */
+static void quota_unknown(const struct cyc *y, int32_t j, struct fw_pending *r)
+{
+	int32_t q = r->reason == FW_REASON_OVER_QUOTA ? FW_LIMIT_QUEUE(r->b) : -1;
+	int k = FW_LIMIT_RES(r->b);
+	int64_t need = q >= 0 && q < y->s->nqueues ? fw_job_request(&y->s->jobs[j]).v[k] : 0;
+
+	if (q >= 0 && q < y->s->nqueues && need > y->s->queues[q].limit.v[k])
+		set_unknown(r, FW_REASON_QUEUE_LIMIT, need, r->b);
+	else
+		set_unknown(r, r->reason, r->a, r->b);
+}
+
 /* The shape of the job at position i of y->jobs: the allocate memo's
  * shape when it has one (no need to read the 576-byte job record). */
 static int32_t shape_at(struct est *e, int32_t i)
@@ -700,7 +718,9 @@ static int sort_out(struct est *e, int32_t n)
 			e->floor[i] = short_at(e, j);
 		else if (over)
 			e->floor[i] = e->refill ? e->refill[y->ji[j].queue] : FW_TIME_UNKNOWN;
-		if (quota || ((over || shrt) && e->floor[i] == FW_TIME_UNKNOWN)) {
+		if (quota) {
+			quota_unknown(y, j, r);
+		} else if ((over || shrt) && e->floor[i] == FW_TIME_UNKNOWN) {
 			set_unknown(r, w->reason, w->a, w->b);
 		} else if ((e->shape[i] = shape_at(e, i)) < 0) {
 			return FW_ENOMEM;
@@ -1458,6 +1478,43 @@ static struct fw__hopeless never_why(const struct cyc *y, int32_t jx)
 	return (struct fw__hopeless){ true, FW_REASON_NEVER_FITS, fw_job_gpus(job), place_cap(y, jx, job, dl) };
 }
 
+/* What holds GPUs for ever in the walk: *gpus, those of the running jobs
+ * (not evicted) and this plan's starts with no expected end; *resv, the
+ * reservations of such jobs (each holds its nodes from its time on). */
+static void held_for_ever(const struct cyc *y, int64_t *gpus, int64_t *resv)
+{
+	const struct fw_snapshot *s = y->s;
+
+	*gpus = *resv = 0;
+	for (int32_t j = 0; j < s->njobs; j++) {
+		const struct fw_job *job = &s->jobs[j];
+		bool runs = (!y->ji[j].pending && job->alloc_count > 0 && !(y->evicted && y->evicted[j])) || y->started[j];
+		if (runs && fw__job_end(y, job, s->now) == FW__NEVER)
+			*gpus += fw_job_gpus(job);
+	}
+	for (int32_t i = 0; i < y->ndec; i++)
+		if (y->dec[i].kind == FW_DECIDE_RESERVE && fw__job_end(y, &s->jobs[y->dec[i].job], s->now) == FW__NEVER)
+			(*resv)++;
+}
+
+/* A shape that fits the empty cluster but never the walk's: jobs with no
+ * expected end hold what it needs, running (UNKNOWN_RUNTIME, b = the
+ * free GPUs at the walk's end), or, when the running ones leave room for
+ * it, reserved (UNKNOWN_RESERVED, b = their reservations: the walk holds
+ * a reserved node until its job ends). */
+static void unknown_why(struct est *e, int32_t sh, int64_t free_end, int64_t *forever, int64_t *resv)
+{
+	const struct fw_job *job = &e->y->s->jobs[e->rep[sh]];
+
+	if (*forever < 0)
+		held_for_ever(e->y, forever, resv);
+	bool reserved = *resv > 0 && e->y->c.dom[0].cap_whole - *forever >= e->need[sh] &&
+			e->y->c.dom[0].cap_whole - *forever >= fw_job_gpus(job);
+	e->why[sh] = reserved ? FW_REASON_UNKNOWN_RESERVED : FW_REASON_UNKNOWN_RUNTIME;
+	e->why_a[sh] = fw_job_gpus(job);
+	e->why_b[sh] = reserved ? *resv : free_end;
+}
+
 /* Step 3: why each shape left open has no time.  The O(1) bounds of
  * reserve.c first; a shape they let through is tried on the empty
  * cluster, which the walk's last state is not when jobs with no expected
@@ -1470,6 +1527,7 @@ static int explain_open(struct est *e, int64_t free_end)
 	struct fw__cstate empty;
 	struct fw__mend mended;
 	bool have_empty = false;
+	int64_t forever = -1, resv = 0; /* held_for_ever, once */
 
 	e->why = FW_ARENA_NEW(e->y->a, enum fw_reason, e->cap);
 	e->why_a = FW_ARENA_NEW(e->y->a, int64_t, e->cap);
@@ -1506,9 +1564,13 @@ static int explain_open(struct est *e, int64_t free_end)
 			else if (rc != FW_EDECLINED)
 				return rc;
 		}
-		e->why[sh] = h.never ? h.why : FW_REASON_UNKNOWN_RUNTIME;
-		e->why_a[sh] = h.never ? h.need : fw_job_gpus(job);
-		e->why_b[sh] = h.never ? h.cap : free_end;
+		if (!h.never) {
+			unknown_why(e, sh, free_end, &forever, &resv);
+			continue;
+		}
+		e->why[sh] = h.why;
+		e->why_a[sh] = h.need;
+		e->why_b[sh] = h.cap;
 	}
 	return FW_OK;
 }

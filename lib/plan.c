@@ -49,18 +49,62 @@ static void format_amount(int64_t a, int64_t scale, char *buf, size_t n)
 
 /* Over-quota amounts are in the resource's own unit; say them in the
  * unit a user thinks in. */
-static void format_over_quota(int64_t a, int64_t b, char *buf, size_t n)
+static const char *const lim_what[] = { "GPU", "CPU", "memory" };
+static const int64_t lim_scale[] = { 1000, 1000, 1024 };
+static const char *const lim_unit[] = { "GPUs", "cores", "GiB" };
+
+/* The queue whose limit binds (FW_LIMIT_ARG, plan.h), in words: "its
+ * queue q" or "queue dept (above its queue x)"; by number without the
+ * snapshot, "its queue (or a parent queue)" when b names none. */
+static void limit_queue_words(const struct fw_snapshot *s, int32_t job, int64_t b, char *buf, size_t n)
 {
-	static const char *const what[] = { "GPU", "CPU", "memory" };
-	static const int64_t scale[] = { 1000, 1000, 1024 };
-	static const char *const unit[] = { "GPUs", "cores", "GiB" };
-	int k = b >= 0 && b < FW_RES_COUNT ? (int)b : 0;
+	int32_t q = b >= FW_RES_COUNT ? FW_LIMIT_QUEUE(b) : -1;
+	int32_t own = s && job >= 0 && job < s->njobs ? s->jobs[job].queue : -1;
 
-	char amount[32];
+	if (q < 0)
+		snprintf(buf, n, "its queue (or a parent queue)");
+	else if (!s || q >= s->nqueues)
+		snprintf(buf, n, "queue #%d", (int)q);
+	else if (own < 0 || own == q)
+		snprintf(buf, n, "%squeue %s", own == q ? "its " : "", s->queues[q].name);
+	else
+		snprintf(buf, n, "queue %s (above its queue %s)", s->queues[q].name, s->queues[own].name);
+}
 
-	format_amount(a, scale[k], amount, sizeof amount);
-	snprintf(buf, n, "over quota: starting it would put its queue (or a parent queue) %s %s over its %s limit",
-		 amount, unit[k], what[k]);
+/* OVER_QUOTA and QUEUE_LIMIT (a = the excess, or the job's need; b =
+ * FW_LIMIT_ARG), naming the queue and, with the snapshot, its limit.
+ * A job that alone needs more than the limit never starts under it. */
+static void format_over_quota(const struct fw_snapshot *s, int32_t job, enum fw_reason r, int64_t a, int64_t b,
+			      char *buf, size_t n)
+{
+	int k = b >= 0 ? FW_LIMIT_RES(b) : 0;
+	int32_t q = b >= FW_RES_COUNT ? FW_LIMIT_QUEUE(b) : -1;
+	bool known = s && q >= 0 && q < s->nqueues;
+	int64_t need = known && job >= 0 && job < s->njobs ? fw_job_request(&s->jobs[job]).v[k] : -1;
+	char amount[32], who[2 * FW_NAME_MAX + 32], cap[32] = "";
+
+	limit_queue_words(s, job, b, who, sizeof who);
+	format_amount(a, lim_scale[k], amount, sizeof amount);
+	if (known)
+		format_amount(s->queues[q].limit.v[k], lim_scale[k], cap, sizeof cap);
+	if (r == FW_REASON_OVER_QUOTA && known && need > s->queues[q].limit.v[k]) {
+		r = FW_REASON_QUEUE_LIMIT;
+		format_amount(need, lim_scale[k], amount, sizeof amount);
+	}
+	if (r == FW_REASON_QUEUE_LIMIT && known)
+		snprintf(buf, n, "over a queue limit for good: it needs %s %s and %s has a %s limit of %s %s: it can never "
+				 "start while that limit holds (raise it, or resubmit the job smaller)",
+			 amount, lim_unit[k], who, lim_what[k], cap, lim_unit[k]);
+	else if (r == FW_REASON_QUEUE_LIMIT)
+		snprintf(buf, n, "over a queue limit for good: it needs %s %s, more than the %s limit of %s: it can never "
+				 "start while that limit holds (raise it, or resubmit the job smaller)",
+			 amount, lim_unit[k], lim_what[k], who);
+	else if (known)
+		snprintf(buf, n, "over quota: starting it would put %s %s %s over its %s limit of %s %s", who, amount,
+			 lim_unit[k], lim_what[k], cap, lim_unit[k]);
+	else
+		snprintf(buf, n, "over quota: starting it would put %s %s %s over its %s limit", who, amount, lim_unit[k],
+			 lim_what[k]);
 }
 
 /* Each template's two %lld (4 characters) become at most 20; the
@@ -133,9 +177,9 @@ char *fw_reason_format(enum fw_reason r, int64_t a, int64_t b, char *buf, size_t
 		singular(buf);
 		return buf;
 	}
-	if (r == FW_REASON_OVER_QUOTA || r == FW_REASON_MODEL_LIMIT) {
-		if (r == FW_REASON_OVER_QUOTA)
-			format_over_quota(a, b, buf, n);
+	if (r == FW_REASON_OVER_QUOTA || r == FW_REASON_QUEUE_LIMIT || r == FW_REASON_MODEL_LIMIT) {
+		if (r != FW_REASON_MODEL_LIMIT)
+			format_over_quota(NULL, -1, r, a, b, buf, n);
 		else
 			format_model_limit(NULL, a, b, buf, n);
 		singular(buf);
@@ -212,6 +256,18 @@ char *fw_reason_format_job(const struct fw_snapshot *s, int32_t job, enum fw_rea
 	if (r == FW_REASON_MODEL_LIMIT) {
 		format_model_limit(s, a, b, buf, n);
 		singular(buf);
+		return buf;
+	}
+	if (r == FW_REASON_OVER_QUOTA || r == FW_REASON_QUEUE_LIMIT) {
+		format_over_quota(s, job, r, a, b, buf, n);
+		singular(buf);
+		return buf;
+	}
+	if (r == FW_REASON_MIN_RUNTIME && s && a >= 0 && a < s->nqueues) {
+		snprintf(buf, n, "reclaim waits: the GPUs it needs are held by jobs of queue %s, above its fair share, "
+				 "that have not run its minimum runtime (minRuntime) of %lld s yet; reclaim may take them "
+				 "at t=%lld (in %lld s)", s->queues[a].name, (long long)s->queues[a].min_runtime_s,
+			 (long long)b, (long long)(b - s->now));
 		return buf;
 	}
 	if (r == FW_REASON_CHECKPOINT_WAIT && s && a >= 0 && a < s->njobs) {

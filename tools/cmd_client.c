@@ -1434,18 +1434,22 @@ static void print_cancelled(const char *name, json_t *r)
 	printf("\n");
 }
 
-/* A submitted job's name, or an array's tasks'. */
+/* A submitted job's name, or an array's tasks', and the daemon's
+ * warning (a limit the job alone passes: it never starts under it). */
 static void print_submitted(json_t *r)
 {
 	json_t *names = json_object_get(r, "names");
 
 	if (!names) {
 		printf("submitted %s\n", str(r, "name"));
-		return;
+	} else {
+		printf("submitted array %s: ", str(r, "arrayOf"));
+		print_tasks(str(r, "arrayOf"), names, "");
+		printf("\n");
 	}
-	printf("submitted array %s: ", str(r, "arrayOf"));
-	print_tasks(str(r, "arrayOf"), names, "");
-	printf("\n");
+	fflush(stdout);
+	if (json_is_string(json_object_get(r, "warning")))
+		fprintf(stderr, "fairway jobs submit: warning: %s\n", str(r, "warning"));
 }
 
 /* jobs cancel NAME...: each in turn; a job's own refusal (404, 409) is

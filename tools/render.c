@@ -173,9 +173,10 @@ static char *why_text(const struct fw_snapshot *s, const struct fw_pending *r, c
 
 	reason_text(s, r, buf, n);
 	if (r->expected_start != FW_TIME_UNKNOWN || r->unknown_why == FW_REASON_NONE ||
-	    r->unknown_why == r->reason)
+	    r->unknown_why == r->reason ||
+	    (r->unknown_why == FW_REASON_QUEUE_LIMIT && r->reason == FW_REASON_OVER_QUOTA)) /* said already */
 		return buf;
-	fw_reason_format(r->unknown_why, r->why_a, r->why_b, est, sizeof est);
+	fw_reason_format_job(s, r->job, r->unknown_why, r->why_a, r->why_b, est, sizeof est);
 	len = strlen(buf);
 	snprintf(buf + len, n - len, "; no start time: %s", est);
 	return buf;
@@ -311,8 +312,8 @@ static json_t *json_pending(const struct fw_snapshot *s, const struct fw_plan *p
 		if (r->expected_start == FW_TIME_UNKNOWN) {
 			json_object_set_new(o, "expectedStartWhy", json_string(fw_reason_name(r->unknown_why)));
 			json_object_set_new(o, "expectedStartMessage",
-					    json_string(fw_reason_format(r->unknown_why, r->why_a, r->why_b, msg,
-									 sizeof msg)));
+					    json_string(fw_reason_format_job(s, r->job, r->unknown_why, r->why_a,
+									     r->why_b, msg, sizeof msg)));
 		}
 		json_array_append_new(arr, o);
 	}

@@ -1912,6 +1912,35 @@ static json_t *array_json(const char *base, const struct fw_job_array *a, fw_tim
 			 "pending", "submitTime", (json_int_t)now);
 }
 
+/* A job that alone needs more than a limit of its queue, or of one above
+ * it: accepted (a limit can be raised, as Slurm keeps such a job pending,
+ * QOSMaxGRESPerJob), but the answer warns that it never starts while
+ * that limit holds (the first such limit, leaf first, as the cycle's
+ * reason names it: lib/allocate.c over_limit). */
+static void limit_warning(const struct fw_serve *d, const struct fw_backend_job *j, json_t *o)
+{
+	static const char *const what[] = { "GPU", "CPU", "memory" }, *const unit[] = { "GPUs", "cores", "GiB" };
+	static const double scale[] = { 1000, 1000, 1024 };
+	struct fw_res need = fw_job_request(&j->job);
+	int q = fw_serve_queue_index(d, j->queue);
+	char buf[FW_SERVE_REASON_MAX];
+
+	for (int32_t hops = 0; q >= 0 && hops <= d->nqueues; hops++) {
+		const struct fw_queue_spec *qs = &d->queues[q];
+		for (int k = 0; k < FW_RES_COUNT; k++) {
+			if (qs->limit.v[k] == FW_UNLIMITED || need.v[k] <= qs->limit.v[k])
+				continue;
+			snprintf(buf, sizeof buf, "it needs %g %s and queue \"%s\" has a %s limit of %g %s: it can never "
+				 "start while that limit holds (raise it: PATCH /v1/queues/%s, or resubmit the job "
+				 "smaller)", need.v[k] / scale[k], unit[k], qs->name, what[k],
+				 qs->limit.v[k] / scale[k], unit[k], qs->name);
+			json_object_set_new(o, "warning", json_string(buf));
+			return;
+		}
+		q = qs->parent[0] ? fw_serve_queue_index(d, qs->parent) : -1;
+	}
+}
+
 /* POST /v1/jobs with "array" (sbatch --array): one job per index, named
  * NAME_<index> with arrayOf NAME, all or none: every task checked first
  * (array_check), then all submitted in one store transaction, which a
@@ -1945,7 +1974,9 @@ static void submit_array(struct ctx *c, struct fw_backend_job *bj, const struct 
 		return array_withdraw(d, base, a, a->n, now);
 	if (!named)
 		d->next_job = n + 1;
-	reply(c, 201, array_json(base, a, now));
+	json_t *o = array_json(base, a, now);
+	limit_warning(d, bj, o); /* the tasks share the queue and the request */
+	reply(c, 201, o);
 }
 
 /* One job, checked (check_job) and planned (dry: dryRun=true) or stored. */
@@ -1983,6 +2014,7 @@ static void submit_one(struct ctx *c, struct fw_backend_job *bj, bool named, int
 	json_object_set_new(o, "submitTime", json_integer(now));
 	if (time_limit(d, bj) > 0) /* the one that binds: its own or a queue's */
 		json_object_set_new(o, "timeLimit", json_integer(time_limit(d, bj)));
+	limit_warning(d, bj, o);
 	reply(c, 201, o);
 }
 

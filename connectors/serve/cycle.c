@@ -778,10 +778,14 @@ static bool to_come(const struct fw_snapshot *s, const struct fw_reservation *r)
  * when r opens and is back when r ends (fw_node.away_at, back_at), so the
  * main cycle puts there only work planned to end before r opens, and
  * counts on the node from r's end in reservations and estimates.  The
- * core knows one departure a node: of two windows, the node leaves at the
- * first to open and is back when the last ends.  A node out of service
- * now (held by an active reservation, unhealthy, draining, down) is back
- * no earlier than r's end. */
+ * core knows one departure a node: the first.  Called in start order
+ * (leave_all), a later reservation that opens by the node's return
+ * (overlapping or touching) extends the stay to its end; one that opens
+ * after it is left for the cycles after the return (it is then the
+ * first), so a window next week does not hide a return in a minute.  A
+ * node out of service now (held by an active reservation, unhealthy,
+ * draining, down) with a known return is back after r's end when r
+ * opens by then. */
 static void leave_for(struct fw_snapshot *s, const struct fw_reservation *r)
 {
 	for (int32_t k = 0; k < r->nnodes; k++) {
@@ -789,15 +793,37 @@ static void leave_for(struct fw_snapshot *s, const struct fw_reservation *r)
 		if (n < 0)
 			continue;
 		struct fw_node *x = &s->nodes[n];
-		if (!x->schedulable || x->health == FW_HEALTH_UNHEALTHY || x->health == FW_HEALTH_DRAINING) {
-			back_at(x, false, r->end);
+		bool out = !x->schedulable || x->health == FW_HEALTH_UNHEALTHY || x->health == FW_HEALTH_DRAINING;
+		if (out || x->away_at) { /* r extends a stay out only if it opens by its end */
+			if (x->back_at && r->start <= x->back_at && r->end > x->back_at)
+				x->back_at = r->end;
 			continue;
 		}
-		if (!x->away_at || r->start < x->away_at)
-			x->away_at = r->start;
-		if (r->end > x->back_at)
-			x->back_at = r->end;
+		x->away_at = r->start;
+		x->back_at = r->end;
 	}
+}
+
+/* The reservations to come, by start (then t->rsv's order): leave_for's
+ * order.  Selection by repeated minimum: a handful a cycle. */
+static int leave_all(struct fw_snapshot *s, const struct fw_reservation *rsv, int32_t nrsv)
+{
+	bool *done = calloc((size_t)nrsv + 1, sizeof *done);
+
+	if (!done)
+		return FW_ENOMEM;
+	for (;;) {
+		int32_t m = -1;
+		for (int32_t i = 0; i < nrsv; i++)
+			if (!done[i] && to_come(s, &rsv[i]) && (m < 0 || rsv[i].start < rsv[m].start))
+				m = i;
+		if (m < 0)
+			break;
+		done[m] = true;
+		leave_for(s, &rsv[m]);
+	}
+	free(done);
+	return FW_OK;
 }
 
 /* Job j ends before r opens (r to come), by its expected runtime. */
@@ -1102,11 +1128,11 @@ static int plan(struct fw_serve *d, struct taken *t, struct fw_arena *ar, struct
 		if (rc)
 			return rc;
 	}
-	for (int32_t i = 0; i < t->nrsv; i++) /* active reservations first: t->rsv's order */
-		if (to_come(t->s, &t->rsv[i]))
-			leave_for(t->s, &t->rsv[i]);
-		else
+	for (int32_t i = 0; i < t->nrsv; i++) /* active reservations first, then those to come */
+		if (!to_come(t->s, &t->rsv[i]))
 			mark_nodes(t->s, &t->rsv[i]);
+	if ((rc = leave_all(t->s, t->rsv, t->nrsv)) != FW_OK)
+		return rc;
 	if ((rc = plan_one(d, t->s, ar, mainp, err, errn)))
 		return rc;
 	if ((rc = add_actions(acts, t->s, *mainp, t)) == FW_OK)

@@ -104,7 +104,13 @@ char *fw_serve_reason_text(const struct fw_snapshot *s, enum fw_reason r, int64_
 		if (job_text(s, r, a, b, buf, n))
 			return buf;
 		break;
+	case FW_REASON_MIN_RUNTIME: /* a = the victims' queue, b = when */
+		if (queue_name(s, a))
+			return fw_reason_format_job(s, -1, r, a, b, buf, n);
+		break;
 	case FW_REASON_MODEL_LIMIT: /* names the queue and the model */
+	case FW_REASON_OVER_QUOTA:  /* names the queue and its limit */
+	case FW_REASON_QUEUE_LIMIT:
 		return fw_reason_format_job(s, -1, r, a, b, buf, n);
 	default:
 		break;

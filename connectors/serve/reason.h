@@ -20,13 +20,21 @@
  *   DRAINED                      a = the node, b = a count (lib/drain.c)
  *   STARTED                      a = the job's GPUs; b is never set (0),
  *                                so it is left out
- *   OVER_QUOTA                   a = the excess in the resource's own
- *                                unit, b = the resource; the amount is
- *                                written in full (the core's text rounds
- *                                it to 3 significant digits: "8e+05")
+ *   OVER_QUOTA, QUEUE_LIMIT      a = the excess (QUEUE_LIMIT: the job's
+ *                                need) in the resource's own unit, b =
+ *                                the queue whose limit binds and the
+ *                                resource (plan.h FW_LIMIT_ARG): the
+ *                                queue's name and its limit; the amount
+ *                                is written in full (the core's text
+ *                                rounds it to 3 significant digits:
+ *                                "8e+05")
  *   MODEL_LIMIT                  a = the excess in milli-GPU, b = the
  *                                queue and its limit (plan.h): the
  *                                queue's name and the model's
+ *   MIN_RUNTIME                  a = the queue whose jobs' minimum
+ *                                runtime holds the room, b = when it
+ *                                ends (lib/minrun.c): the queue's name,
+ *                                its minRuntime and the time from now
  *   TIME_LIMIT                   a = the seconds the job ran, b = its
  *                                run-time limit (lib/cycle.c): as an
  *                                eviction's text (fw_serve_evict_text)

@@ -83,7 +83,9 @@ static json_t *job_nodes(const struct fw_snapshot *s, const struct fw_job *j)
 
 /* A waiting job's text for reason r with a, b (reason.h): an over-budget
  * job's names the queue over its budget by p's usage, a budget-short
- * one's the queue whose budget is short by left (fw_serve_budget_left). */
+ * one's the queue whose budget is short by left (fw_serve_budget_left),
+ * an over-quota one's the queue whose limit binds, and that it never
+ * starts while the limit holds when it alone needs more. */
 static void waiting_text(const struct fw_snapshot *s, const struct fw_plan *p, const struct fw_serve_left *left,
 			 int32_t job, enum fw_reason r, int64_t a, int64_t b, char *buf, size_t n)
 {
@@ -91,6 +93,8 @@ static void waiting_text(const struct fw_snapshot *s, const struct fw_plan *p, c
 		fw_serve_budget_text(s, p, job, a, b, buf, n);
 	else if (r == FW_REASON_BUDGET_SHORT)
 		fw_serve_short_text(s, left, job, a, b, buf, n);
+	else if (r == FW_REASON_OVER_QUOTA || r == FW_REASON_QUEUE_LIMIT) /* the queue, its limit */
+		fw_reason_format_job(s, job, r, a, b, buf, n);
 	else
 		fw_serve_reason_text(s, r, a, b, buf, n);
 }

@@ -63,6 +63,10 @@
  *     starving time, from its starving time on, if that is sooner than
  *     its reservation (the checker allows a reserved job's estimate
  *     before its reservation for such a gang only).
+ *   - a job below its queue's fair share that reclaim would make room
+ *     for but for its victims' minimum runtime (MIN_RUNTIME: a = the
+ *     queue of the last victim it counts, b = the time the room is
+ *     theirs to take, lib/minrun.c): no later than b.
  *   - a preemptor that waits for its victims' checkpoints
  *     (CHECKPOINT_WAIT, config checkpoint_grace_s: a = the victim whose
  *     checkpoint comes last, b = that time): no later than b.
@@ -80,7 +84,10 @@
  *     promise (a job that arrives later or ends sooner changes it).
  *     `ahead` counts the jobs ahead in its line still waiting.
  * Unknown (FW_TIME_UNKNOWN, with unknown_why and its arguments) when the
- * job is over quota (OVER_QUOTA, or MODEL_LIMIT: over a queue's limit on
+ * job is over quota (OVER_QUOTA: a = the excess in the resource's unit,
+ * b = FW_LIMIT_ARG(the queue whose limit binds, the resource); QUEUE_LIMIT
+ * when the job alone needs more than that limit, which it can then never
+ * start under while the limit holds, a = its need, b the same; or MODEL_LIMIT: over a queue's limit on
  * a GPU model, a = the excess in milli-GPU, b = the limit's index in
  * snapshot.model_limits; OVER_BUDGET: its queue or an ancestor has used
  * its gpu_hour_budget and, as above, never falls below it, a = the used
@@ -93,7 +100,10 @@
  * fw_job_bound; budget.h); a BUDGET_SHORT job is otherwise expected no
  * sooner than the first second its run fits what is left, counted alone),
  * when the GPUs it needs are held by jobs
- * with no expected runtime (UNKNOWN_RUNTIME), or when the cluster can
+ * with no expected runtime (UNKNOWN_RUNTIME: running; UNKNOWN_RESERVED:
+ * the running ones leave room for it, but nodes are reserved for such
+ * jobs, which the walk holds for ever from their reservation, a = its
+ * GPUs, b = those reservations), or when the cluster can
  * never hold it (NEVER_FITS: its GPUs, in the cluster, of its model, in
  * one domain of its required level, or one task's on one node; TASK_CPU,
  * TASK_MEM: one task's CPU or memory, more than any usable node where
@@ -237,7 +247,13 @@ enum fw_decision_kind {
 	X(LEAVING, leaving,                                                    \
 	  "it fits now only on nodes that leave at t=%lld (in %lld s: a maintenance window or a reservation made outside fairway) and it would not end by then; it waits for other room or for their return") \
 	X(GPUS_BUSY, gpus_busy,                                                \
-	  "GPUs busy: it needs %lld GPUs on one node and the cluster has %lld free now; running jobs hold the rest")
+	  "GPUs busy: it needs %lld GPUs on one node and the cluster has %lld free now; running jobs hold the rest") \
+	X(QUEUE_LIMIT, queue_limit,                                            \
+	  "over a queue limit for good: it needs %lld units of limit #%lld alone, more than the limit, so it can never start while that limit holds (rendered specially)") \
+	X(UNKNOWN_RESERVED, unknown_reserved,                                  \
+	  "it needs %lld GPUs, which no running job holds for ever, but the nodes with room for it are reserved for %lld jobs with no expected runtime, held for ever from their reservation on (give those a runtime)") \
+	X(MIN_RUNTIME, min_runtime,                                            \
+	  "reclaim waits: the GPUs it needs are held by jobs of queue #%lld, above its fair share, that have not run their queue's minimum runtime (minRuntime) yet; reclaim may take them from t=%lld")
 
 enum fw_reason {
 #define FW__REASON_ENUM(U, l, t) FW_REASON_##U,
@@ -313,6 +329,14 @@ char *fw_reason_format(enum fw_reason r, int64_t a, int64_t b, char *buf,
  * one rack").  Other reasons read as fw_reason_format's. */
 char *fw_reason_format_job(const struct fw_snapshot *s, int32_t job, enum fw_reason r, int64_t a, int64_t b,
 			   char *buf, size_t n);
+
+/* An OVER_QUOTA or QUEUE_LIMIT reason's b: the resource k (enum fw_res)
+ * of queue q's limit, q the queue whose limit binds (the job's own, or an
+ * ancestor).  A b under FW_RES_COUNT names the resource alone ("its
+ * queue (or a parent queue)"). */
+#define FW_LIMIT_ARG(q, k) (((int64_t)(q) + 1) * FW_RES_COUNT + (k))
+#define FW_LIMIT_QUEUE(b) ((int32_t)((b) / FW_RES_COUNT) - 1)
+#define FW_LIMIT_RES(b) ((int)((b) % FW_RES_COUNT))
 
 /* Find the pending entry for job j (binary search); NULL if it started. */
 const struct fw_pending *fw_plan_pending_for(const struct fw_plan *p, int32_t j);

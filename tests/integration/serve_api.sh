@@ -2979,6 +2979,40 @@ req GET /v1/jobs/late
 check "... no job late" [ "$CODE" = 404 ]
 stop_daemon
 
+# --- estimate texts a QA pass found misleading (two windows, a limit, minRuntime) -----------------
+fleet_daemon qa-two state-qa <<'EOF2'
+now: 0
+nodes:
+  - {name: n0, gpus: 8, cpu: 64, memory: 512Gi}
+queues:
+  - {name: team-a, resources: {gpu: {quota: 4}}, minRuntime: 1h}
+  - {name: team-b, resources: {gpu: {quota: 4}}}
+EOF2
+C=(--server "http://127.0.0.1:$PORT" --token-file "$S/token")
+now=$(date +%s)
+req POST /v1/reservations "{\"kind\":\"maintenance\",\"nodes\":[\"n0\"],\"start\":$((now + 86400)),\"end\":$((now + 90000))}"
+req POST /v1/reservations "{\"kind\":\"maintenance\",\"nodes\":[\"n0\"],\"start\":$((now + 60)),\"end\":$((now + 120))}"
+req POST /v1/cycle
+node_is "two windows to come: n0 leaves at the first and is back at its end, not the second's" n0 \
+	"j['leavesAt'] == $((now + 60)) and abs(j['backAt'] - $((now + 120))) <= 2"
+req DELETE /v1/reservations/rsv-1
+req DELETE /v1/reservations/rsv-2
+"$FW" queues set team-b --limit-gpus 4 "${C[@]}" >/dev/null 2>&1
+"$FW" jobs submit --name wide --queue team-b --gpus 8 "${C[@]}" >"$T/qa-out" 2>"$T/qa-err"
+check "jobs submit over a queue's GPU limit: submitted, with a warning that it never starts while the limit holds" \
+	bash -c "grep -q '^submitted wide' '$T/qa-out' && grep -q 'warning: it needs 8 GPUs and queue \"team-b\" has a GPU limit of 4 GPUs: it can never start while that limit holds' '$T/qa-err'"
+req POST /v1/cycle
+job_is "... and its reason names the queue and its limit, start unknown (queue_limit)" wide \
+	'j["reason"] == "over_quota" and "its queue team-b has a GPU limit of 4 GPUs: it can never start" in j["reasonText"] and j["unknownWhy"] == "queue_limit"'
+req DELETE /v1/jobs/wide
+req POST /v1/jobs '{"name":"a-fill","queue":"team-a","tasks":[{"gpus":8}],"preemptible":true}'
+req POST /v1/cycle
+req POST /v1/jobs '{"name":"b-wait","queue":"team-b","tasks":[{"gpus":4}]}'
+req POST /v1/cycle
+job_is "a reclaim held back by minRuntime: reason min_runtime naming team-a, expected when it ends" b-wait \
+	'j["reason"] == "min_runtime" and "jobs of queue team-a," in j["reasonText"] and abs(j["expectedStart"] - '$((now + 3600))') <= 5'
+stop_daemon
+
 # --- the client's --server and its jobs table ---------------------------------------------------
 # A period of an hour: after the first cycle, nothing is planned until
 # POST /v1/cycle, so a job submitted meanwhile stays not_yet_considered.

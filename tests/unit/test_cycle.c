@@ -2409,11 +2409,53 @@ TEST(estimate_is_unknown_over_quota_and_when_it_can_never_fit)
 	struct fw_plan *p = run(s, NULL);
 	ASSERT(p != NULL);
 	ASSERT_EQ(fw_plan_pending_for(p, over)->expected_start, FW_TIME_UNKNOWN);
-	ASSERT_EQ(fw_plan_pending_for(p, over)->unknown_why, FW_REASON_OVER_QUOTA);
-	ASSERT_EQ(fw_plan_pending_for(p, over)->why_a, 8000); /* 8 GPUs over, in milli */
+	ASSERT_EQ(fw_plan_pending_for(p, over)->reason, FW_REASON_OVER_QUOTA);
+	ASSERT_EQ(fw_plan_pending_for(p, over)->a, 8000); /* 8 GPUs over, in milli */
+	/* 16 GPUs alone, over the limit of 8: never while it holds */
+	ASSERT_EQ(fw_plan_pending_for(p, over)->unknown_why, FW_REASON_QUEUE_LIMIT);
+	ASSERT_EQ(fw_plan_pending_for(p, over)->why_a, 16000);
+	ASSERT_EQ(fw_plan_pending_for(p, over)->why_b, FW_LIMIT_ARG(capped, FW_RES_GPU));
 	ASSERT_EQ(fw_plan_pending_for(p, huge)->expected_start, FW_TIME_UNKNOWN);
 	ASSERT_EQ(fw_plan_pending_for(p, huge)->unknown_why, FW_REASON_NEVER_FITS);
 	ASSERT_EQ(fw_plan_pending_for(p, huge)->why_b, 32);
+	fw_snapshot_free(s);
+}
+
+/* An over-quota job's reason names the queue whose limit binds and its
+ * limit (FW_LIMIT_ARG): its own queue's, or a parent's (the QA pass's
+ * lim3.yaml: dept limited to 16, x under it asking 24 at once), and says
+ * it never starts while the limit holds when the job alone needs more;
+ * one that fits the limit alone waits for the queue's running jobs. */
+TEST(over_quota_names_the_queue_whose_limit_binds)
+{
+	struct fw_snapshot *s = two_racks();
+	int dept = tb_queue(s, "dept", -1, 8, 16, 1), x = tb_queue(s, "x", dept, 8, -1, 1);
+	int lim = tb_queue(s, "lim", -1, 0, 4, 1);
+	int x1 = tb_job(s, "x1", x, 3, 8, 1000, 0);
+	int run4 = tb_job(s, "run4", lim, 1, 4, 1000, 0);
+	int more = tb_job(s, "more", lim, 1, 2, 1000, 1);
+	char m[FW_REASON_TEXT_MAX + 2 * FW_NAME_MAX];
+	struct fw_plan *p;
+
+	int n0[] = { 0 };
+	tb_run(s, run4, 1, n0, 0xf); /* lim holds its 4 GPUs */
+	ASSERT((p = run(s, NULL)) != NULL);
+	const struct fw_pending *r = fw_plan_pending_for(p, x1);
+	ASSERT_EQ(r->reason, FW_REASON_OVER_QUOTA);
+	ASSERT_EQ(r->b, FW_LIMIT_ARG(dept, FW_RES_GPU));
+	ASSERT_EQ(r->unknown_why, FW_REASON_QUEUE_LIMIT);
+	ASSERT_STR_EQ(fw_reason_format_job(s, x1, r->reason, r->a, r->b, m, sizeof m),
+		      "over a queue limit for good: it needs 24 GPUs and queue dept (above its queue x) has a GPU "
+		      "limit of 16 GPUs: it can never start while that limit holds (raise it, or resubmit the job "
+		      "smaller)");
+	ASSERT_STR_CONTAINS(fw_reason_format(r->unknown_why, r->why_a, r->why_b, m, sizeof m),
+			    "it needs 24 GPUs, more than the GPU limit of queue #");
+	r = fw_plan_pending_for(p, more);
+	ASSERT_EQ(r->reason, FW_REASON_OVER_QUOTA);
+	ASSERT_EQ(r->unknown_why, FW_REASON_OVER_QUOTA);
+	ASSERT_EQ(r->b, FW_LIMIT_ARG(lim, FW_RES_GPU));
+	ASSERT_STR_EQ(fw_reason_format_job(s, more, r->reason, r->a, r->b, m, sizeof m),
+		      "over quota: starting it would put its queue lim 2 GPUs over its GPU limit of 4 GPUs");
 	fw_snapshot_free(s);
 }
 
@@ -3465,9 +3507,10 @@ TEST(reclaim_never_evicts_jobs_of_a_nonpreemptible_queue)
 TEST(reclaim_honours_the_queue_min_runtime_protection)
 {
 	int a[4];
+	char m[FW_REASON_TEXT_MAX + FW_NAME_MAX];
 	struct fw_snapshot *s = reclaim_case(a);
 	s->queues[0].min_runtime_s = 800; /* a3 has run 700 s, a2 800 s */
-	tb_job(s, "b", 1, 1, 4, 1000, 500);
+	int b = tb_job(s, "b", 1, 1, 4, 1000, 500);
 	struct fw_plan *p = run(s, NULL);
 	ASSERT(p != NULL);
 	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 1);
@@ -3476,6 +3519,25 @@ TEST(reclaim_honours_the_queue_min_runtime_protection)
 	p = run(s, NULL);
 	ASSERT(p != NULL);
 	ASSERT_EQ(count_kind(p, FW_DECIDE_EVICT), 0);
+	/* b waits for the protection, not for room (lib/minrun.c): a0's
+	 * ends first, at 0 + 5000, and holds b's 4 GPUs; A's jobs have no
+	 * runtime, so that is also its expected start */
+	const struct fw_pending *r = pending_of(p, b);
+	ASSERT_EQ(r->reason, FW_REASON_MIN_RUNTIME);
+	ASSERT_EQ(r->a, 0);
+	ASSERT_EQ(r->b, 5000);
+	ASSERT_EQ(r->expected_start, 5000);
+	ASSERT_STR_EQ(fw_reason_format_job(s, b, r->reason, r->a, r->b, m, sizeof m),
+		      "reclaim waits: the GPUs it needs are held by jobs of queue A, above its fair share, that have "
+		      "not run its minimum runtime (minRuntime) of 5000 s yet; reclaim may take them at t=5000 (in "
+		      "4000 s)");
+	/* 8 GPUs: a0's and a1's, the latter's ends at 5100 */
+	s->jobs[b].groups[0].gpus = 8;
+	ASSERT((p = run(s, NULL)) != NULL);
+	ASSERT_EQ(pending_of(p, b)->b, 5100);
+	/* without reclaim, no such wait */
+	ASSERT((p = run(s, "fifo")) != NULL);
+	ASSERT(pending_of(p, b)->reason != FW_REASON_MIN_RUNTIME);
 	fw_snapshot_free(s);
 }
 
@@ -4705,6 +4767,62 @@ TEST(a_node_that_leaves_takes_only_work_that_ends_before)
 	fw_snapshot_free(s);
 }
 
+/* The QA pass's solo.yaml: one 8-GPU node leaving at 1600 for a window
+ * until 4600; a 4-GPU job of an hour (reserved from the window's end), a
+ * 2-GPU job with no runtime, then a 1-GPU job of an hour. */
+static struct fw_snapshot *solo_window(int *a, int *b, int *c)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	tb_node(s, "solo", 8, NULL, NULL, NULL, NULL);
+	int q = tb_queue(s, "q", -1, 8, -1, 1);
+	*a = tb_job(s, "a", q, 1, 4, 1000, 0);
+	*b = tb_job(s, "b", q, 1, 2, 1000, 1);
+	*c = tb_job(s, "c", q, 1, 1, 1000, 2);
+	s->jobs[*a].expected_runtime = 3600;
+	s->jobs[*c].expected_runtime = 3600;
+	s->nodes[0].away_at = 1600;
+	s->nodes[0].back_at = 4600;
+	s->now = 1000;
+	return s;
+}
+
+/* Why c's start is unknown there (the QA pass read "held by jobs with
+ * no expected runtime" with no GPU in use): not running jobs, but b's
+ * reservation, which the walk holds whole for ever (a reserved node is
+ * held until its job ends, and b never does): UNKNOWN_RESERVED, with
+ * c's GPUs and the one such reservation.  A running job with no runtime
+ * that leaves no room still reads UNKNOWN_RUNTIME. */
+TEST(an_unknown_start_behind_a_reservation_says_so)
+{
+	int a, b, c;
+	struct fw_snapshot *s = solo_window(&a, &b, &c);
+	struct fw_plan *p;
+	char m[FW_REASON_TEXT_MAX];
+
+	s->config.reserve_depth = 2; /* a and b reserved, c (tried last) not */
+	s->jobs[c].priority = -1;
+	ASSERT((p = run(s, NULL)) != NULL);
+	ASSERT_EQ(pending_of(p, a)->reason, FW_REASON_HAS_RESERVATION);
+	ASSERT_EQ(pending_of(p, b)->reason, FW_REASON_HAS_RESERVATION);
+	const struct fw_pending *r = pending_of(p, c);
+	ASSERT_EQ(r->expected_start, FW_TIME_UNKNOWN);
+	ASSERT_EQ(r->unknown_why, FW_REASON_UNKNOWN_RESERVED);
+	ASSERT_EQ(r->why_a, 1);
+	ASSERT_EQ(r->why_b, 1);
+	ASSERT_STR_CONTAINS(fw_reason_format(r->unknown_why, r->why_a, r->why_b, m, sizeof m),
+			    "it needs 1 GPU, which no running job holds for ever, but the nodes with room for it are "
+			    "reserved for 1 job with no expected runtime, held for ever from their reservation on");
+	/* b running for ever on 7 GPUs: the running job is the reason */
+	s->config.reserve_depth = 0;
+	s->jobs[b].groups[0].gpus = 7;
+	s->nodes[0].away_at = s->nodes[0].back_at = 0;
+	tb_run(s, b, 1, (int[]){ 0 }, 0x7f);
+	s->jobs[c].groups[0].gpus = 2;
+	ASSERT((p = run(s, NULL)) != NULL);
+	ASSERT_EQ(pending_of(p, c)->unknown_why, FW_REASON_UNKNOWN_RUNTIME);
+	fw_snapshot_free(s);
+}
+
 /* A departure far ahead (a maintenance window next week) does not push a
  * gang's reservation past it: the gang is reserved before it when its run
  * ends by then, after the return when it does not.  n0 is busy until
@@ -5421,7 +5539,7 @@ TEST(estimates_ahead_never_change_decisions)
 	checker_catches_a_backfill_that_delays_a_reservation, checker_catches_a_reservation_for_a_job_that_does_not_wait, estimates_follow_the_reservation_walk, \
 	estimate_is_unknown_when_blockers_never_end, queue_default_runtime_gives_unknown_runtimes_an_end, \
 	estimates_follow_backfill_not_queue_position, \
-	estimate_is_unknown_over_quota_and_when_it_can_never_fit, estimate_never_fits_names_the_binding_bound, estimate_never_fits_a_task_no_node_can_hold, \
+	estimate_is_unknown_over_quota_and_when_it_can_never_fit, an_unknown_start_behind_a_reservation_says_so, over_quota_names_the_queue_whose_limit_binds, estimate_never_fits_names_the_binding_bound, estimate_never_fits_a_task_no_node_can_hold, \
 	estimate_never_fits_a_job_no_node_can_ever_host, \
 	no_resources_says_what_the_first_task_lacks, no_resources_says_the_model_or_the_tasks_together, \
 	no_model_counts_this_cycles_starts, a_model_gang_packs_tasks_on_one_node_of_the_model, \

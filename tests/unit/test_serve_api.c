@@ -1155,7 +1155,7 @@ TEST(the_job_list_filters_by_reason)
 			    "400 {\"error\":{\"status\":400,\"code\":\"EINVAL\",\"field\":\"reason\",\"message\":\"\\\""
 			    "gpu_modle\\\" is not a reason (did you mean \\\"gpu_model\\\"?); give a comma-separated list "
 			    "of fairshare_order, over_quota, ");
-	ASSERT_STR_CONTAINS(by_reason(&f.d, NULL, "gpu_modle", NULL), ", leaving, gpus_busy, not_yet_considered, held\"}}");
+	ASSERT_STR_CONTAINS(by_reason(&f.d, NULL, "gpu_modle", NULL), ", leaving, gpus_busy, queue_limit, unknown_reserved, min_runtime, not_yet_considered, held\"}}");
 	ASSERT_STR_EQ(by_reason(&f.d, NULL, "held", NULL), "200"); /* Slurm's, on every backend: none held here */
 	static const char *const bad[] = { "", "drained,", "none", "started", "hold", "Drained", "drained,,moved" };
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
@@ -2384,6 +2384,45 @@ TEST(a_window_s_end_is_a_start_time)
 	served_down(&f);
 }
 
+/* A node in two maintenance windows to come is out for the first only
+ * (the core knows one departure a node): it leaves when the first opens
+ * and is back when it ends, not when the second (a day later) does, so
+ * the waiting job is expected at the first window's end (before, 41000:
+ * the busy node's end, the node being out until 95000); a window that
+ * opens as the first ends extends the stay (windows on a node never
+ * overlap: 409).
+ * The windows are made latest first, so their order is leave_all's. */
+TEST(a_node_in_two_windows_is_back_after_the_first)
+{
+	static const struct {
+		const char *second; /* the second window's start and end */
+		fw_time back;
+	} cases[] = { { "\"start\":90000,\"end\":95000", 5040 }, { "\"start\":5040,\"end\":5100", 5100 } };
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		struct served f;
+		char body[8192], rq[256], want[64];
+		two_nodes_up(&f);
+		submit(&f.d, "{\"name\":\"busy\",\"queue\":\"q\",\"runtime\":36000,\"tasks\":[{\"gpus\":8}]}");
+		ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar)); /* on n0 until 41000 */
+		snprintf(rq, sizeof rq, "{\"id\":\"mw2\",\"kind\":\"maintenance\",\"nodes\":[\"n1\"],%s}", cases[c].second);
+		ASSERT_EQ(post(&f.d, "/v1/reservations", rq), 201);
+		ASSERT_EQ(post(&f.d, "/v1/reservations",
+			       "{\"id\":\"mw1\",\"kind\":\"maintenance\",\"nodes\":[\"n1\"],\"start\":5020,\"end\":5040}"),
+			  201);
+		submit(&f.d, "{\"name\":\"w\",\"queue\":\"q\",\"runtime\":60,\"tasks\":[{\"gpus\":8}]}");
+		fixed_now = 5000;
+		ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+		ASSERT_EQ(request(&f.d, "GET", "/v1/nodes/n1", "", body, sizeof body), 200);
+		ASSERT_STR_CONTAINS(body, "\"leavesAt\":5020");
+		snprintf(want, sizeof want, "\"backAt\":%lld", (long long)cases[c].back);
+		ASSERT_STR_CONTAINS(body, want);
+		ASSERT_EQ(request(&f.d, "GET", "/v1/jobs/w", "", body, sizeof body), 200);
+		snprintf(want, sizeof want, "\"expectedStart\":%lld", (long long)cases[c].back);
+		ASSERT_STR_CONTAINS(body, want);
+		served_down(&f);
+	}
+}
+
 /* ---- answers a QA pass found misleading ------------------------------------ */
 
 /* method path body on a served daemon: "STATUS BODY" (a static buffer). */
@@ -2606,6 +2645,46 @@ TEST(queue_model_keys_take_the_fleets_spelling_and_typos_are_named)
 	served_down(&f);
 }
 
+/* A job bigger than its queue's GPU limit is accepted (a limit can be
+ * raised) with a warning that it never starts while the limit holds; a
+ * dry run and the waiting job's reason name the queue and its limit (the
+ * QA pass read "over quota ... its queue (or a parent queue) 12 GPUs over
+ * its GPU limit", start unknown).  A job within the limit gets no
+ * warning. */
+TEST(a_job_over_its_queue_limit_is_warned_and_told_why)
+{
+	struct served f;
+	const char *a;
+
+	up_yaml = limited_yaml;
+	served_up(&f);
+	up_yaml = NULL;
+	a = answer(&f.d, "POST", "/v1/jobs", "{\"name\":\"ok\",\"queue\":\"q\",\"tasks\":[{\"gpus\":4}]}");
+	ASSERT(!strncmp(a, "201 ", 4) && !strstr(a, "warning"));
+	const char *big = "{\"name\":\"big\",\"queue\":\"q\",\"tasks\":[{\"gpus\":8}]}";
+	const char *const args[] = { "dryRun", "true", NULL };
+	char auth[300];
+	struct fw_api_req rq = { "POST", "/v1/jobs", NULL, NULL, auth, big, strlen(big), args, NULL };
+	struct fw_api_resp rs;
+	snprintf(auth, sizeof auth, "Bearer %s", f.d.token);
+	fw_api_handle(&f.d, &rq, &rs);
+	ASSERT_EQ(rs.status, 200);
+	ASSERT_STR_CONTAINS(rs.body, "it needs 8 GPUs and its queue q has a GPU limit of 4 GPUs: it can never start "
+				     "while that limit holds");
+	ASSERT_STR_CONTAINS(rs.body, "\"unknownWhy\":\"queue_limit\"");
+	free(rs.body);
+	a = answer(&f.d, "POST", "/v1/jobs", big);
+	ASSERT(!strncmp(a, "201 ", 4));
+	ASSERT_STR_CONTAINS(a, "\"warning\":\"it needs 8 GPUs and queue \\\"q\\\" has a GPU limit of 4 GPUs: it can "
+			       "never start while that limit holds");
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	a = answer(&f.d, "GET", "/v1/jobs/big", "");
+	ASSERT_STR_CONTAINS(a, "\"reason\":\"over_quota\"");
+	ASSERT_STR_CONTAINS(a, "its queue q has a GPU limit of 4 GPUs: it can never start");
+	ASSERT_STR_CONTAINS(a, "\"unknownWhy\":\"queue_limit\"");
+	served_down(&f);
+}
+
 /* A parent that would make a cycle is refused (400, field parent) told
  * from the queue the request changes, whichever queue of the cycle the
  * core's validation meets first, with the path and what to do; nothing
@@ -2683,7 +2762,7 @@ TEST(a_model_in_another_case_is_the_fleets_and_a_bad_level_lists_the_levels)
 	served_down(&f);
 }
 
-TEST_MAIN(the_plan_filters_by_kind_queue_job_node_and_limit, a_report_with_every_gpu_bad_makes_the_node_unhealthy, the_job_list_filters_by_reason, a_job_array_is_shown_whole_and_its_tasks_listed, a_job_the_fleet_could_never_hold_is_refused, jobs_the_backend_keeps_aside_are_listed_with_their_reason, a_body_the_endpoint_does_not_read_is_refused_and_a_body_must_be_json, a_window_s_end_is_a_start_time, a_path_that_is_not_utf8_is_refused_not_failed, a_sub_cycle_reserves_no_job_the_cycle_starts, the_fit_check_reads_selectors_and_groups_together, a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
+TEST_MAIN(the_plan_filters_by_kind_queue_job_node_and_limit, a_report_with_every_gpu_bad_makes_the_node_unhealthy, the_job_list_filters_by_reason, a_job_array_is_shown_whole_and_its_tasks_listed, a_job_the_fleet_could_never_hold_is_refused, jobs_the_backend_keeps_aside_are_listed_with_their_reason, a_body_the_endpoint_does_not_read_is_refused_and_a_body_must_be_json, a_window_s_end_is_a_start_time, a_node_in_two_windows_is_back_after_the_first, a_job_over_its_queue_limit_is_warned_and_told_why, a_path_that_is_not_utf8_is_refused_not_failed, a_sub_cycle_reserves_no_job_the_cycle_starts, the_fit_check_reads_selectors_and_groups_together, a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
 	  an_unbounded_running_job_makes_left_unknown, no_left_without_budget_safe,
 	  before_the_first_cycle_jobs_are_whole_and_nodes_wait, a_cancelled_job_leaves_the_list_before_the_next_cycle,
 	  log_rows_older_than_log_keep_are_deleted_by_the_cycle, the_job_list_filters_by_queue_and_user,
