@@ -12,8 +12,10 @@
  *               read's four loads, into a buffer of its own, which read()
  *               adopts); then under the lock (take_locked): the
  *               skeleton (queues), the backend's world (read(); or, a
- *               backend that reads in two halves, backend.h capture, the
- *               local one, only its capture: a copy of its live jobs),
+ *               backend that reads in two halves, backend.h capture, only
+ *               its capture: the local one a copy of its live jobs, the
+ *               Slurm one the fetch's messages pinned and a shadow
+ *               handle to build on, copy.c),
  *               the local backend's list of restarted jobs' submitted
  *               runtimes, for the view (after a read; from the copy
  *               after a capture), health reports and windows copied,
@@ -45,7 +47,10 @@
  *               (drop_moot_reserves); every plan passes fw_plan_check
  *               before it is used;
  *   3. apply    under the lock: if either generation moved, drop the plan
- *               (stale) and go round again; else, in one store
+ *               (stale) and go round again (a backend with adopt, Slurm,
+ *               says whether its own moved since the capture, and else
+ *               makes its build's findings its own, then aside() lists
+ *               the jobs it left out for the view); else, in one store
  *               transaction, the backend applies the actions and every
  *               applied action is logged (a failed write or commit rolls
  *               back both: fw_serve_rollback re-reads the backend);
@@ -99,6 +104,8 @@ struct taken {
 	int32_t skipped;
 	struct fw_backend_copy *copy;   /* a split read's capture, until its
 					 * build (backend.h capture) */
+	struct fw_backend_copy *kept;   /* ... then, for a backend with
+					 * adopt, until the apply adopts it */
 	void (*discard)(struct fw_backend_copy *c);
 	/* Copies of the model's queues and users' usage: a dry run's,
 	 * accrued and thrown away; a split read's (adopt), copied under the
@@ -554,9 +561,28 @@ static int take_usage_dry(struct fw_serve *d, struct taken *t)
 	return rc == FW_OK ? take_usage(d, t->qs, &t->users, &t->nusers, &t->capu, t->s) : rc;
 }
 
+/* A split read's usage, under the lock: the backend's, where its cluster
+ * manager keeps it (Slurm's associations: backend.h usage, onto the
+ * skeleton), the model's own as after a whole read; else copies of the
+ * model's, accrued after the build (accrue_copies) for the apply to
+ * adopt. */
+static int take_usage_split(struct fw_serve *d, struct taken *t)
+{
+	struct fw_diag dg;
+	int rc;
+
+	memset(&dg, 0, sizeof dg);
+	rc = d->bops->usage ? d->bops->usage(d->be, t->s, &dg) : FW_ENOENT;
+	if (rc == FW_OK)
+		return fw_serve_adopt_usage(&d->users, &d->nusers, &d->capu, d->queues, d->nqueues, t->s);
+	if (rc != FW_ENOENT)
+		return rc;
+	t->adopt = true;
+	return copy_usage(d, t);
+}
+
 /* A split read's usage, on the copies taken under the lock, now without
- * it: the daemon's own accrual from the built snapshot (a backend with
- * capture keeps no usage of its own: backend.h). */
+ * it: the daemon's own accrual from the built snapshot. */
 static int accrue_copies(struct taken *t)
 {
 	int rc = fw_serve_accrue_users(&t->users, &t->nusers, &t->capu, t->qs, t->nq, t->s);
@@ -692,16 +718,14 @@ static int take_locked(struct fw_serve *d, struct taken *t, bool dry, char *err,
 		return rc;
 	if (!dry && d->bops->reservations)
 		backend_reservations(d);
-	if (!dry && d->bops->aside)
+	if (!dry && d->bops->aside && !(t->copy && d->bops->adopt)) /* else after the adopt */
 		backend_aside(d, t);
 	if ((rc = gather_health(d, t)) || (rc = open_windows(d, t, now)))
 		return rc;
-	if (t->copy) {
-		t->adopt = true;
-		rc = copy_usage(d, t);
-	} else {
+	if (t->copy)
+		rc = take_usage_split(d, t);
+	else
 		rc = dry ? take_usage_dry(d, t) : take_usage(d, d->queues, &d->users, &d->nusers, &d->capu, t->s);
-	}
 	if (rc != FW_OK)
 		return rc;
 	t->dgen = d->gen;
@@ -711,7 +735,8 @@ static int take_locked(struct fw_serve *d, struct taken *t, bool dry, char *err,
 
 /* A split read's second half: the snapshot built from the capture (and,
  * for the view, the local backend's restarted jobs' runtimes from it),
- * the copy then let go. */
+ * the copy then let go, or kept for the apply to adopt (backend.h
+ * adopt). */
 static int build_world(struct fw_serve *d, struct taken *t, char *err, size_t errn)
 {
 	struct fw_backend_world w = { 0, 0 };
@@ -729,7 +754,10 @@ static int build_world(struct fw_serve *d, struct taken *t, char *err, size_t er
 		t->nrt = rc;
 		rc = FW_OK;
 	}
-	t->discard(t->copy);
+	if (d->bops->adopt)
+		t->kept = t->copy;
+	else
+		t->discard(t->copy);
 	t->copy = NULL;
 	return rc;
 }
@@ -1442,6 +1470,8 @@ static int apply(struct fw_serve *d, struct taken *t, const struct actlist *l, i
 
 	if (d->gen != t->dgen)
 		return FW_EAGAIN;
+	if (t->kept && !d->bops->adopt(d->be, t->kept)) /* the backend's world moved */
+		return FW_EAGAIN;
 	adopt_copies(d, t);
 	u = usage_due(d, t->s->now);
 	if ((rc = fw_store_begin(d->store)) != FW_OK) {
@@ -1593,6 +1623,8 @@ static void free_taken(struct taken *t)
 {
 	if (t->copy)
 		t->discard(t->copy);
+	if (t->kept)
+		t->discard(t->kept);
 	free(t->qs);
 	free(t->users);
 	fw_snapshot_free(t->s);
@@ -1766,6 +1798,8 @@ static int pass_apply(struct fw_serve *d, struct pass *x, int rc)
 	} else {
 		note_failure(d, NULL, x->attempt);
 		d->m.cycles++;
+		if (x->t.kept && d->bops->aside) /* as of the build the apply adopted */
+			backend_aside(d, &x->t);
 		if (x->notes)
 			explain(d, x->notes, x->nnotes);
 		if (d->bops->windows)

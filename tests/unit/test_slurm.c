@@ -2068,6 +2068,56 @@ TEST(jobs_left_out_are_listed_aside_with_their_reason)
 	fake_free(&f);
 }
 
+/* The read in two halves (copy.c): the capture's shadow builds from the
+ * handle's messages, pinned, into tables of its own, while a read on the
+ * handle meanwhile (an API thread's, here with no queue for the jobs'
+ * accounts: both waiting jobs left out) rebuilds the handle's; the
+ * build's snapshot is a read's at the capture.  Its jobs left out become
+ * the handle's (what apply, aside and explain use) only while the
+ * handle's generation is the capture's: after a read that moved it,
+ * adopt refuses (the plan is stale) and the handle keeps that read's. */
+TEST(a_capture_builds_apart_and_is_adopted_only_unmoved)
+{
+	struct fake f;
+	struct fw_slurm_copy *c;
+	struct fw_snapshot *api = fw_snapshot_new();
+	struct fw_backend_aside a[4];
+
+	fake_init(&f, 2, 3);
+	pthread_mutex_init(&f.h->mu, NULL);
+	fake_job(&f.jobs.job_array[0], 300, "gpu001", "gpu:h100:2(IDX:0-1)", 8);
+	fake_pending(&f.jobs.job_array[1], 301, 1, NULL);
+	fake_pending(&f.jobs.job_array[2], 302, 1, NULL);
+	f.jobs.job_array[2].account = (char *)"nobody";
+	f.h->st.generation = f.h->read_gen = 7;
+	ASSERT((c = fw__slurm_copy_of(f.h)) != NULL);
+	ASSERT_EQ(f.h->pins, 1);
+	api->now = 1000;
+	ASSERT_OK(fw__slurm_build(f.h, api, &f.w, &f.d)); /* the API's read */
+	ASSERT_EQ(api->njobs, 0);
+	ASSERT_EQ(f.h->norphans, 2);
+	ASSERT_OK(fw_slurm_build(c, f.s, &f.w, &f.d));
+	ASSERT_OK(fw_snapshot_validate(f.s, &f.d));
+	ASSERT_EQ(f.w.generation, 7);
+	ASSERT_EQ(f.s->njobs, 2);
+	ASSERT_STR_EQ(f.s->jobs[0].name, "300");
+	ASSERT_EQ(f.s->jobs[0].state, FW_JOB_RUNNING);
+	ASSERT_STR_EQ(f.s->jobs[1].name, "301");
+	ASSERT_EQ(f.h->norphans, 2); /* the build wrote none of the handle's */
+	f.h->st.generation = 8;      /* a read moved the world */
+	ASSERT(!fw_slurm_adopt(f.h, c));
+	ASSERT_EQ(fw_slurm_aside(f.h, a, 4), 2);
+	f.h->st.generation = 7;
+	ASSERT(fw_slurm_adopt(f.h, c));
+	ASSERT_EQ(fw_slurm_aside(f.h, a, 4), 1);
+	ASSERT_STR_EQ(a[0].job, "302");
+	ASSERT_STR_EQ(a[0].reason, "not_plannable");
+	fw_slurm_discard(c);
+	ASSERT_EQ(f.h->pins, 0);
+	fw_snapshot_free(api);
+	fake_free(&f);
+}
+
 /* fairway's own reservation for a waiting job starts no earlier than a
  * minute after the end Slurm would give each job fairway released onto
  * its nodes and Slurm has not started, counted from now (seen in a lab:
@@ -2409,7 +2459,7 @@ TEST(a_node_full_of_foreign_work_is_not_drained)
 	fake_free(&f);
 }
 
-TEST_MAIN(a_run_time_limit_ends_a_job_and_bounds_a_start, the_reservation_filter_names_the_reservation_that_took_the_nodes, jobs_left_out_are_listed_aside_with_their_reason, a_job_its_user_requeue_held_is_not_planned, gres_counts_and_models, gres_index_masks, options, managed_partitions,
+TEST_MAIN(a_run_time_limit_ends_a_job_and_bounds_a_start, a_capture_builds_apart_and_is_adopted_only_unmoved, the_reservation_filter_names_the_reservation_that_took_the_nodes, jobs_left_out_are_listed_aside_with_their_reason, a_job_its_user_requeue_held_is_not_planned, gres_counts_and_models, gres_index_masks, options, managed_partitions,
 	  plan_to_actions_and_notes, action_reasons_name_nodes_and_jobs, a_snapshot_from_slurm_never_overbooks_a_node,
 	  a_job_fairway_cannot_place_stops_no_cycle, every_gpu_request_form_is_gpus_per_node,
 	  jobs_slurm_would_not_run_stay_held, constraint_forms, pending_jobs_start_only_on_nodes_they_accept,
