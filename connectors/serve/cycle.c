@@ -314,40 +314,60 @@ static void stale(const struct fw_health_config *c, struct fw_health_report *h, 
 
 /* The API's reports (a silent reporter's as not responding), then what
  * the backend knows (Slurm: DOWN/DRAIN, repeated job failures). */
+/* The backend's node health (backend.h health), all of it: a capture's
+ * snapshot has no nodes yet, and its backend may have more than the
+ * fleet's config (Slurm: its own nodes), so the room doubles until the
+ * answer fits with one to spare.  Its count (>= 0), *out the entries. */
+static int backend_health(struct fw_serve *d, int32_t nn, struct fw_node_health **out)
+{
+	int32_t room = nn > 0 ? nn + 1 : 16;
+	int n;
+
+	for (;; room *= 2) {
+		free(*out);
+		if (!(*out = calloc((size_t)room, sizeof **out)))
+			return FW_ENOMEM; /* the caller frees *out (NULL) */
+		if ((n = d->bops->health(d->be, *out, room)) < room || room >= INT32_MAX / 2)
+			return n;
+	}
+}
+
+/* One node's health from the backend as a report of the model's. */
+static void backend_report(struct fw_health_report *r, const struct fw_node_health *h, const char *backend,
+			   fw_time now)
+{
+	memset(r, 0, sizeof *r);
+	snprintf(r->node, sizeof r->node, "%s", h->node);
+	r->healthy = h->healthy;
+	r->suspect = h->suspect;
+	r->bad_gpu_mask = h->bad_gpu_mask;
+	r->ours = h->ours;
+	if (h->reason[0] && snprintf(r->reason, sizeof r->reason, "%.100s (%s)", h->reason, backend) >=
+				    (int)sizeof r->reason) {
+		/* a long reason is cut (the backend's name kept): text for people */
+	}
+	r->at = now;
+}
+
 static int gather_health(struct fw_serve *d, struct taken *t)
 {
-	int32_t nn = t->copy ? d->fleet->nnodes : t->s->nnodes; /* a capture's nodes: the fleet's (backend.h) */
-	int32_t cap = d->nhealth + (d->bops->health ? nn : 0) + 1;
+	int32_t nn = t->copy ? d->fleet->nnodes : t->s->nnodes; /* a capture's: at least the fleet's (backend.h) */
 	struct fw_node_health *bh = NULL;
 	int n = 0;
 
-	if (!(t->health = calloc((size_t)cap, sizeof *t->health)))
+	if (d->bops->health && (n = backend_health(d, nn, &bh)) < 0)
+		n = 0; /* a failed health op: the API's reports alone */
+	if (!(t->health = calloc((size_t)d->nhealth + (size_t)n + 1, sizeof *t->health))) {
+		free(bh);
 		return FW_ENOMEM;
+	}
 	if (d->nhealth)
 		memcpy(t->health, d->health, (size_t)d->nhealth * sizeof *t->health);
 	t->nhealth = t->napi = d->nhealth;
 	for (int32_t i = 0; i < t->nhealth; i++)
 		stale(&d->hcfg, &t->health[i], t->s->now);
-	if (!d->bops->health)
-		return FW_OK;
-	if (!(bh = calloc((size_t)nn + 1, sizeof *bh)))
-		return FW_ENOMEM;
-	n = d->bops->health(d->be, bh, nn);
-	for (int i = 0; i < n && t->nhealth < cap; i++) {
-		struct fw_health_report *r = &t->health[t->nhealth++];
-		memset(r, 0, sizeof *r);
-		snprintf(r->node, sizeof r->node, "%s", bh[i].node);
-		r->healthy = bh[i].healthy;
-		r->suspect = bh[i].suspect;
-		r->bad_gpu_mask = bh[i].bad_gpu_mask;
-		r->ours = bh[i].ours;
-		if (bh[i].reason[0] &&
-		    snprintf(r->reason, sizeof r->reason, "%s (%s)", bh[i].reason, d->bops->name) >=
-			    (int)sizeof r->reason) {
-			/* a long reason is cut: it is text for people */
-		}
-		r->at = t->s->now;
-	}
+	for (int i = 0; i < n; i++)
+		backend_report(&t->health[t->nhealth++], &bh[i], d->bops->name, t->s->now);
 	free(bh);
 	return FW_OK;
 }

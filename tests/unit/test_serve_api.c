@@ -1822,6 +1822,49 @@ TEST(a_cycle_fetches_its_read_without_the_state_lock)
 	served_down(&f);
 }
 
+/* A backend's health op may know more nodes than the fleet's config
+ * (Slurm: every node of its cluster, other partitions too), and a
+ * capture's snapshot has none yet: the cycle takes all it reports, so a
+ * node of the fleet reported after others is still overlaid (the cap was
+ * the fleet's node count: n1, after three others, was cut and stayed
+ * healthy, as gpu016 in slurm_serve.sh serve_job_failures_suspect). */
+static int many_health(struct fw_backend *b, struct fw_node_health *out, int cap)
+{
+	static const char *const names[] = { "other1", "other2", "other3", "n0", "n1" };
+	int n = 0;
+
+	(void)b;
+	for (; n < 5 && n < cap; n++) {
+		memset(&out[n], 0, sizeof out[n]);
+		snprintf(out[n].node, sizeof out[n].node, "%s", names[n]);
+		out[n].healthy = true;
+		out[n].suspect = !strcmp(names[n], "n1"); /* on probation: jobs failed there */
+		snprintf(out[n].reason, sizeof out[n].reason, "%s", out[n].suspect ? "3 jobs failed (test)" : "");
+	}
+	return n;
+}
+
+TEST(every_node_the_backend_reports_is_overlaid_past_the_fleets_count)
+{
+	struct served f;
+	struct fw_backend_ops ops;
+	json_t *j;
+
+	two_nodes_up(&f);
+	ops = fw_backend_local;
+	ops.health = many_health;
+	f.d.bops = &ops;
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	j = get_json(&f.d, "/v1/nodes/n1");
+	ASSERT_STR_EQ(json_string_value(json_object_get(j, "health")), "suspect");
+	json_decref(j);
+	j = get_json(&f.d, "/v1/nodes/n0");
+	ASSERT_STR_EQ(json_string_value(json_object_get(j, "health")), "healthy");
+	json_decref(j);
+	f.d.bops = &fw_backend_local;
+	served_down(&f);
+}
+
 /* A backend whose build finds what its other ops use after it (backend.h
  * adopt: Slurm's jobs left out, for apply, aside and explain) keeps its
  * copy until the apply, which adopts it once the daemon's generation
@@ -2543,7 +2586,7 @@ TEST(a_model_in_another_case_is_the_fleets_and_a_bad_level_lists_the_levels)
 	served_down(&f);
 }
 
-TEST_MAIN(the_plan_filters_by_kind_queue_job_node_and_limit, a_backend_adopts_its_build_at_the_apply_or_the_plan_is_stale, the_job_list_filters_by_reason, a_job_array_is_shown_whole_and_its_tasks_listed, a_job_the_fleet_could_never_hold_is_refused, jobs_the_backend_keeps_aside_are_listed_with_their_reason, a_body_the_endpoint_does_not_read_is_refused_and_a_body_must_be_json, a_window_s_end_is_a_start_time, a_path_that_is_not_utf8_is_refused_not_failed, a_sub_cycle_reserves_no_job_the_cycle_starts, the_fit_check_reads_selectors_and_groups_together, a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
+TEST_MAIN(the_plan_filters_by_kind_queue_job_node_and_limit, every_node_the_backend_reports_is_overlaid_past_the_fleets_count, a_backend_adopts_its_build_at_the_apply_or_the_plan_is_stale, the_job_list_filters_by_reason, a_job_array_is_shown_whole_and_its_tasks_listed, a_job_the_fleet_could_never_hold_is_refused, jobs_the_backend_keeps_aside_are_listed_with_their_reason, a_body_the_endpoint_does_not_read_is_refused_and_a_body_must_be_json, a_window_s_end_is_a_start_time, a_path_that_is_not_utf8_is_refused_not_failed, a_sub_cycle_reserves_no_job_the_cycle_starts, the_fit_check_reads_selectors_and_groups_together, a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
 	  an_unbounded_running_job_makes_left_unknown, no_left_without_budget_safe,
 	  before_the_first_cycle_jobs_are_whole_and_nodes_wait, a_cancelled_job_leaves_the_list_before_the_next_cycle,
 	  log_rows_older_than_log_keep_are_deleted_by_the_cycle, the_job_list_filters_by_queue_and_user,
