@@ -62,15 +62,10 @@ static void *dup_of(const void *p, size_t n, size_t sz, bool *ok)
 	return memcpy(q, p, n * sz);
 }
 
-/* The shadow of h (caller holds the daemon's lock): shares its pinned
- * messages and its topology, owns copies of the rest the build reads. */
-static struct fw_slurm *shadow_of(const struct fw_slurm *h)
+/* What the shadow shares with h: the options, the four messages (pinned
+ * by the caller) and the topology, read at open and never changed. */
+static void share(struct fw_slurm *v, const struct fw_slurm *h)
 {
-	struct fw_slurm *v = calloc(1, sizeof *v);
-	bool ok = true;
-
-	if (!v)
-		return NULL;
 	v->o = h->o;
 	memcpy(v->conf, h->conf, sizeof v->conf);
 	memcpy(v->parts, h->parts, sizeof v->parts);
@@ -85,23 +80,24 @@ static struct fw_slurm *shadow_of(const struct fw_slurm *h)
 	v->topo_depth = h->topo_depth;
 	v->st = h->st;
 	v->read_gen = h->read_gen;
+	v->budget_read = h->budget_read;
+	v->enforce_safe = h->enforce_safe;
+}
+
+/* What the shadow owns copies of: the tables a read under the lock may
+ * replace or grow meanwhile.  false without memory. */
+static bool copy_tables(struct fw_slurm *v, const struct fw_slurm *h)
+{
+	bool ok = true;
+
 	v->qos = dup_of(h->qos, (size_t)h->nqos, sizeof *h->qos, &ok);
-	v->nqos = h->qos ? h->nqos : 0;
+	v->nqos = v->qos ? h->nqos : 0;
 	v->unames = dup_of(h->unames, h->cap_unames, sizeof *h->unames, &ok);
 	v->cap_unames = v->unames ? h->cap_unames : 0;
 	v->nunames = v->unames ? h->nunames : 0;
 	v->budgets = dup_of(h->budgets, (size_t)h->nbudgets, sizeof *h->budgets, &ok);
 	v->nbudgets = v->budgets ? h->nbudgets : 0;
-	v->budget_read = h->budget_read;
-	v->enforce_safe = h->enforce_safe;
-	if (!ok) {
-		free(v->qos);
-		free(v->unames);
-		free(v->budgets);
-		free(v);
-		return NULL;
-	}
-	return v;
+	return ok;
 }
 
 /* What the shadow owns (its topology and messages are the handle's). */
@@ -116,6 +112,21 @@ static void shadow_free(struct fw_slurm *v)
 	free(v->unames);
 	free(v->budgets);
 	free(v);
+}
+
+/* The shadow of h (caller holds the daemon's lock), or NULL. */
+static struct fw_slurm *shadow_of(const struct fw_slurm *h)
+{
+	struct fw_slurm *v = calloc(1, sizeof *v);
+
+	if (!v)
+		return NULL;
+	share(v, h);
+	if (!copy_tables(v, h)) {
+		shadow_free(v);
+		return NULL;
+	}
+	return v;
 }
 
 struct fw_slurm_copy *fw__slurm_copy_of(struct fw_slurm *h)

@@ -2068,6 +2068,65 @@ TEST(jobs_left_out_are_listed_aside_with_their_reason)
 	fake_free(&f);
 }
 
+/* The 30 s tables (QOS, budgets, usage) are asked by the daemon's fetch
+ * without its lock, or by a read under it, whichever finds them due
+ * first: fw__slurm_due claims a period once, so the two never both ask.
+ * A budget read made apart is then taken as the read made it: a failed
+ * one keeps the last (and frees its rows), FW_ENOENT (no slurmdbd) is
+ * an outcome with its reason, and the note's generation moves only when
+ * what was read changed. */
+TEST(the_tables_period_is_claimed_once_and_a_failed_read_keeps_the_last)
+{
+	struct fw_slurm *h = calloc(1, sizeof *h);
+	struct fw__budget_ask a;
+	double next = 0;
+
+	pthread_mutex_init(&h->mu, NULL);
+	ASSERT(fw__slurm_due(h, &next, 1000, 30));
+	ASSERT(!fw__slurm_due(h, &next, 1000, 30));
+	ASSERT(!fw__slurm_due(h, &next, 30999, 30));
+	ASSERT(fw__slurm_due(h, &next, 31000, 30));
+	memset(&a, 0, sizeof a);
+	a.asked = true;
+	a.rc = FW_OK;
+	a.n = 1;
+	a.rows = calloc(1, sizeof *a.rows);
+	snprintf(a.rows[0].acct, sizeof a.rows[0].acct, "team_a");
+	a.rows[0].minutes = 600;
+	a.rows[0].gpu_h = 10;
+	fw__slurm_budget_take(h, &a);
+	ASSERT(h->budget_read);
+	ASSERT_EQ(h->nbudgets, 1);
+	ASSERT_EQ(h->budget_gen, 1);
+	ASSERT(a.rows == NULL);
+	a.asked = true; /* not now: the last read stands */
+	a.rc = FW_EIO;
+	a.rows = calloc(1, sizeof *a.rows);
+	fw__slurm_budget_take(h, &a);
+	ASSERT_EQ(h->nbudgets, 1);
+	ASSERT_EQ(h->budget_gen, 1);
+	a.asked = true; /* the same rows again: nothing new to say */
+	a.rc = FW_OK;
+	a.n = 1;
+	a.rows = calloc(1, sizeof *a.rows);
+	a.rows[0] = h->budgets[0];
+	fw__slurm_budget_take(h, &a);
+	ASSERT_EQ(h->budget_gen, 1);
+	a.asked = true;
+	a.rc = FW_ENOENT;
+	snprintf(a.why, sizeof a.why, "no slurmdbd (test)");
+	fw__slurm_budget_take(h, &a);
+	ASSERT_EQ(h->nbudgets, 0);
+	ASSERT_EQ(h->budget_rc, FW_ENOENT);
+	ASSERT_STR_EQ(h->budget_why, "no slurmdbd (test)");
+	ASSERT_EQ(h->budget_gen, 2);
+	fw__slurm_budget_take(h, &a); /* nothing asked: nothing taken */
+	ASSERT_EQ(h->budget_gen, 2);
+	free(h->budgets);
+	pthread_mutex_destroy(&h->mu);
+	free(h);
+}
+
 /* The read in two halves (copy.c): the capture's shadow builds from the
  * handle's messages, pinned, into tables of its own, while a read on the
  * handle meanwhile (an API thread's, here with no queue for the jobs'
@@ -2459,7 +2518,7 @@ TEST(a_node_full_of_foreign_work_is_not_drained)
 	fake_free(&f);
 }
 
-TEST_MAIN(a_run_time_limit_ends_a_job_and_bounds_a_start, a_capture_builds_apart_and_is_adopted_only_unmoved, the_reservation_filter_names_the_reservation_that_took_the_nodes, jobs_left_out_are_listed_aside_with_their_reason, a_job_its_user_requeue_held_is_not_planned, gres_counts_and_models, gres_index_masks, options, managed_partitions,
+TEST_MAIN(a_run_time_limit_ends_a_job_and_bounds_a_start, the_tables_period_is_claimed_once_and_a_failed_read_keeps_the_last, a_capture_builds_apart_and_is_adopted_only_unmoved, the_reservation_filter_names_the_reservation_that_took_the_nodes, jobs_left_out_are_listed_aside_with_their_reason, a_job_its_user_requeue_held_is_not_planned, gres_counts_and_models, gres_index_masks, options, managed_partitions,
 	  plan_to_actions_and_notes, action_reasons_name_nodes_and_jobs, a_snapshot_from_slurm_never_overbooks_a_node,
 	  a_job_fairway_cannot_place_stops_no_cycle, every_gpu_request_form_is_gpus_per_node,
 	  jobs_slurm_would_not_run_stay_held, constraint_forms, pending_jobs_start_only_on_nodes_they_accept,
