@@ -112,9 +112,11 @@
  * busy) may offer fetch(): the cycle calls it without the lock, after
  * reachable(), and the backend keeps the answers in a buffer of its own
  * (a mutex of its own guards it), touching nothing read(), apply() and
- * the other ops use.  The cycle's read() under the lock then adopts them
- * (the messages it builds from, and that reservations(), aside(),
- * apply() and explain() then use, swapped in there) instead of asking.
+ * the other ops use (Slurm: also its QOS table, budgets and usage, when
+ * their period is up).  The cycle's read() (or capture()) under the
+ * lock then adopts them (the messages it builds from, and that
+ * reservations(), aside(), apply() and explain() then use, swapped in
+ * there) instead of asking.
  * So apply() always sees the world its plan was made from, as before.  A
  * read() from an API thread (a queue change's check) may meanwhile call
  * read() itself; it asks the manager anew (under the lock, as it always
@@ -139,10 +141,19 @@
  * started; a job submitted meanwhile is not in the copy and waits for the
  * next cycle, which sees it (a submission moves no generation).  read()
  * stays for the callers that hold the lock throughout (the API's checks
- * of a queue change, a dry run).  A backend with capture() keeps no
- * usage of its own (usage NULL): the daemon accrues its queues' and
- * users' usage from the built snapshot, on copies, outside the lock, and
- * makes them its own when it applies that cycle's plan.
+ * of a queue change, a dry run).  Usage: a backend with capture() whose
+ * usage() gives its manager's (Slurm's associations) gets it called
+ * under the lock right after capture(), on the skeleton, and the daemon
+ * takes it as after a whole read; otherwise (usage NULL, or FW_ENOENT:
+ * local) the daemon accrues its queues' and users' usage from the built
+ * snapshot, on copies, outside the lock, and makes them its own when it
+ * applies that cycle's plan.  What build() finds that the backend's
+ * other ops use after a read (Slurm: the jobs it left out, for aside(),
+ * apply() and explain()) it keeps in the copy, which the optional
+ * adopt() makes the backend's at the apply, when the world has not
+ * moved (below).  The copy may share what the backend would otherwise
+ * free while build() runs (Slurm: slurmctld's messages) only if a read
+ * meanwhile then keeps it alive (Slurm: pinned, read.c).
  *
  * Errors: the fw_err vocabulary (include/fairway/err.h).  Functions that
  * take a struct fw_diag fill it on failure with a field and message that
@@ -533,6 +544,16 @@ struct fw_backend_ops {
 	int (*build)(const struct fw_backend_copy *c, struct fw_snapshot *s, struct fw_backend_world *w,
 		     struct fw_diag *d);
 	void (*discard)(struct fw_backend_copy *c);
+	/* Optional, with capture: what build() found that the backend's
+	 * other ops use after a read (Slurm: the jobs it left out, for
+	 * aside(), apply() and explain()) made the backend's, under the
+	 * lock, at the apply of the plan made from c, once the daemon's
+	 * generation is found unmoved, before apply() (see "A read in two
+	 * halves").  false, adopting nothing, when the backend's world moved
+	 * since the capture: the plan is stale (FW_EAGAIN).  The daemon then
+	 * calls aside() after it, not after the capture.  NULL: build() finds
+	 * nothing the backend keeps (local); c is discarded after build(). */
+	bool (*adopt)(struct fw_backend *b, struct fw_backend_copy *c);
 };
 
 /* The built-in virtual cluster (local.c). */

@@ -12,8 +12,10 @@
  *               read's four loads, into a buffer of its own, which read()
  *               adopts); then under the lock (take_locked): the
  *               skeleton (queues), the backend's world (read(); or, a
- *               backend that reads in two halves, backend.h capture, the
- *               local one, only its capture: a copy of its live jobs),
+ *               backend that reads in two halves, backend.h capture, only
+ *               its capture: the local one a copy of its live jobs, the
+ *               Slurm one the fetch's messages pinned and a shadow
+ *               handle to build on, copy.c),
  *               the local backend's list of restarted jobs' submitted
  *               runtimes, for the view (after a read; from the copy
  *               after a capture), health reports and windows copied,
@@ -45,7 +47,10 @@
  *               (drop_moot_reserves); every plan passes fw_plan_check
  *               before it is used;
  *   3. apply    under the lock: if either generation moved, drop the plan
- *               (stale) and go round again; else, in one store
+ *               (stale) and go round again (a backend with adopt, Slurm,
+ *               says whether its own moved since the capture, and else
+ *               makes its build's findings its own, then aside() lists
+ *               the jobs it left out for the view); else, in one store
  *               transaction, the backend applies the actions and every
  *               applied action is logged (a failed write or commit rolls
  *               back both: fw_serve_rollback re-reads the backend);
@@ -99,6 +104,8 @@ struct taken {
 	int32_t skipped;
 	struct fw_backend_copy *copy;   /* a split read's capture, until its
 					 * build (backend.h capture) */
+	struct fw_backend_copy *kept;   /* ... then, for a backend with
+					 * adopt, until the apply adopts it */
 	void (*discard)(struct fw_backend_copy *c);
 	/* Copies of the model's queues and users' usage: a dry run's,
 	 * accrued and thrown away; a split read's (adopt), copied under the
@@ -307,40 +314,60 @@ static void stale(const struct fw_health_config *c, struct fw_health_report *h, 
 
 /* The API's reports (a silent reporter's as not responding), then what
  * the backend knows (Slurm: DOWN/DRAIN, repeated job failures). */
+/* The backend's node health (backend.h health), all of it: a capture's
+ * snapshot has no nodes yet, and its backend may have more than the
+ * fleet's config (Slurm: its own nodes), so the room doubles until the
+ * answer fits with one to spare.  Its count (>= 0), *out the entries. */
+static int backend_health(struct fw_serve *d, int32_t nn, struct fw_node_health **out)
+{
+	int32_t room = nn > 0 ? nn + 1 : 16;
+	int n;
+
+	for (;; room *= 2) {
+		free(*out);
+		if (!(*out = calloc((size_t)room, sizeof **out)))
+			return FW_ENOMEM; /* the caller frees *out (NULL) */
+		if ((n = d->bops->health(d->be, *out, room)) < room || room >= INT32_MAX / 2)
+			return n;
+	}
+}
+
+/* One node's health from the backend as a report of the model's. */
+static void backend_report(struct fw_health_report *r, const struct fw_node_health *h, const char *backend,
+			   fw_time now)
+{
+	memset(r, 0, sizeof *r);
+	snprintf(r->node, sizeof r->node, "%s", h->node);
+	r->healthy = h->healthy;
+	r->suspect = h->suspect;
+	r->bad_gpu_mask = h->bad_gpu_mask;
+	r->ours = h->ours;
+	if (h->reason[0] && snprintf(r->reason, sizeof r->reason, "%.100s (%s)", h->reason, backend) >=
+				    (int)sizeof r->reason) {
+		/* a long reason is cut (the backend's name kept): text for people */
+	}
+	r->at = now;
+}
+
 static int gather_health(struct fw_serve *d, struct taken *t)
 {
-	int32_t nn = t->copy ? d->fleet->nnodes : t->s->nnodes; /* a capture's nodes: the fleet's (backend.h) */
-	int32_t cap = d->nhealth + (d->bops->health ? nn : 0) + 1;
+	int32_t nn = t->copy ? d->fleet->nnodes : t->s->nnodes; /* a capture's: at least the fleet's (backend.h) */
 	struct fw_node_health *bh = NULL;
 	int n = 0;
 
-	if (!(t->health = calloc((size_t)cap, sizeof *t->health)))
+	if (d->bops->health && (n = backend_health(d, nn, &bh)) < 0)
+		n = 0; /* a failed health op: the API's reports alone */
+	if (!(t->health = calloc((size_t)d->nhealth + (size_t)n + 1, sizeof *t->health))) {
+		free(bh);
 		return FW_ENOMEM;
+	}
 	if (d->nhealth)
 		memcpy(t->health, d->health, (size_t)d->nhealth * sizeof *t->health);
 	t->nhealth = t->napi = d->nhealth;
 	for (int32_t i = 0; i < t->nhealth; i++)
 		stale(&d->hcfg, &t->health[i], t->s->now);
-	if (!d->bops->health)
-		return FW_OK;
-	if (!(bh = calloc((size_t)nn + 1, sizeof *bh)))
-		return FW_ENOMEM;
-	n = d->bops->health(d->be, bh, nn);
-	for (int i = 0; i < n && t->nhealth < cap; i++) {
-		struct fw_health_report *r = &t->health[t->nhealth++];
-		memset(r, 0, sizeof *r);
-		snprintf(r->node, sizeof r->node, "%s", bh[i].node);
-		r->healthy = bh[i].healthy;
-		r->suspect = bh[i].suspect;
-		r->bad_gpu_mask = bh[i].bad_gpu_mask;
-		r->ours = bh[i].ours;
-		if (bh[i].reason[0] &&
-		    snprintf(r->reason, sizeof r->reason, "%s (%s)", bh[i].reason, d->bops->name) >=
-			    (int)sizeof r->reason) {
-			/* a long reason is cut: it is text for people */
-		}
-		r->at = t->s->now;
-	}
+	for (int i = 0; i < n; i++)
+		backend_report(&t->health[t->nhealth++], &bh[i], d->bops->name, t->s->now);
 	free(bh);
 	return FW_OK;
 }
@@ -554,9 +581,28 @@ static int take_usage_dry(struct fw_serve *d, struct taken *t)
 	return rc == FW_OK ? take_usage(d, t->qs, &t->users, &t->nusers, &t->capu, t->s) : rc;
 }
 
+/* A split read's usage, under the lock: the backend's, where its cluster
+ * manager keeps it (Slurm's associations: backend.h usage, onto the
+ * skeleton), the model's own as after a whole read; else copies of the
+ * model's, accrued after the build (accrue_copies) for the apply to
+ * adopt. */
+static int take_usage_split(struct fw_serve *d, struct taken *t)
+{
+	struct fw_diag dg;
+	int rc;
+
+	memset(&dg, 0, sizeof dg);
+	rc = d->bops->usage ? d->bops->usage(d->be, t->s, &dg) : FW_ENOENT;
+	if (rc == FW_OK)
+		return fw_serve_adopt_usage(&d->users, &d->nusers, &d->capu, d->queues, d->nqueues, t->s);
+	if (rc != FW_ENOENT)
+		return rc;
+	t->adopt = true;
+	return copy_usage(d, t);
+}
+
 /* A split read's usage, on the copies taken under the lock, now without
- * it: the daemon's own accrual from the built snapshot (a backend with
- * capture keeps no usage of its own: backend.h). */
+ * it: the daemon's own accrual from the built snapshot. */
 static int accrue_copies(struct taken *t)
 {
 	int rc = fw_serve_accrue_users(&t->users, &t->nusers, &t->capu, t->qs, t->nq, t->s);
@@ -692,16 +738,14 @@ static int take_locked(struct fw_serve *d, struct taken *t, bool dry, char *err,
 		return rc;
 	if (!dry && d->bops->reservations)
 		backend_reservations(d);
-	if (!dry && d->bops->aside)
+	if (!dry && d->bops->aside && !(t->copy && d->bops->adopt)) /* else after the adopt */
 		backend_aside(d, t);
 	if ((rc = gather_health(d, t)) || (rc = open_windows(d, t, now)))
 		return rc;
-	if (t->copy) {
-		t->adopt = true;
-		rc = copy_usage(d, t);
-	} else {
+	if (t->copy)
+		rc = take_usage_split(d, t);
+	else
 		rc = dry ? take_usage_dry(d, t) : take_usage(d, d->queues, &d->users, &d->nusers, &d->capu, t->s);
-	}
 	if (rc != FW_OK)
 		return rc;
 	t->dgen = d->gen;
@@ -711,7 +755,8 @@ static int take_locked(struct fw_serve *d, struct taken *t, bool dry, char *err,
 
 /* A split read's second half: the snapshot built from the capture (and,
  * for the view, the local backend's restarted jobs' runtimes from it),
- * the copy then let go. */
+ * the copy then let go, or kept for the apply to adopt (backend.h
+ * adopt). */
 static int build_world(struct fw_serve *d, struct taken *t, char *err, size_t errn)
 {
 	struct fw_backend_world w = { 0, 0 };
@@ -729,7 +774,10 @@ static int build_world(struct fw_serve *d, struct taken *t, char *err, size_t er
 		t->nrt = rc;
 		rc = FW_OK;
 	}
-	t->discard(t->copy);
+	if (d->bops->adopt)
+		t->kept = t->copy;
+	else
+		t->discard(t->copy);
 	t->copy = NULL;
 	return rc;
 }
@@ -1469,6 +1517,8 @@ static int apply(struct fw_serve *d, struct taken *t, const struct actlist *l, i
 
 	if (d->gen != t->dgen)
 		return FW_EAGAIN;
+	if (t->kept && !d->bops->adopt(d->be, t->kept)) /* the backend's world moved */
+		return FW_EAGAIN;
 	adopt_copies(d, t);
 	u = usage_due(d, t->s->now);
 	if ((rc = fw_store_begin(d->store)) != FW_OK) {
@@ -1620,6 +1670,8 @@ static void free_taken(struct taken *t)
 {
 	if (t->copy)
 		t->discard(t->copy);
+	if (t->kept)
+		t->discard(t->kept);
 	free(t->qs);
 	free(t->users);
 	fw_snapshot_free(t->s);
@@ -1793,6 +1845,8 @@ static int pass_apply(struct fw_serve *d, struct pass *x, int rc)
 	} else {
 		note_failure(d, NULL, x->attempt);
 		d->m.cycles++;
+		if (x->t.kept && d->bops->aside) /* as of the build the apply adopted */
+			backend_aside(d, &x->t);
 		if (x->notes)
 			explain(d, x->notes, x->nnotes);
 		if (d->bops->windows)

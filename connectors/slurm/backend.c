@@ -3,8 +3,8 @@
  * (connectors/serve/backend.h): `fairway serve --backend slurm
  * --backend-opt conf=/etc/slurm/slurm.conf,partitions=gpu`.
  *
- * read, fetch, apply, health, explain, windows, release, reservations and
- * aside map one to one onto fwslurm.h;
+ * read, fetch, capture, build, adopt, discard, apply, health, explain,
+ * windows, release, reservations and aside map one to one onto fwslurm.h;
  * submission and cancellation stay with sbatch and scancel (NULL ops).
  * The daemon's fleet snapshot is not used: Slurm is the world.
  */
@@ -14,6 +14,16 @@
 #include <time.h>
 
 #include "slurm_int.h"
+
+/* One read of Slurm's usage (fw_slurm_usage_fetch), the RPC made ahead
+ * by the fetch, without the daemon's lock. */
+struct use_read {
+	struct fw_slurm_usage *rows;
+	int32_t n;
+	int rc;
+	char msg[512];                  /* why it failed */
+	bool ready;
+};
 
 struct fw_backend {
 	struct fw_slurm *h;
@@ -25,6 +35,9 @@ struct fw_backend {
 	double use_next_ms;             /* the next read (monotonic) */
 	int use_rc;                     /* its outcome; 1 before the first */
 	uint64_t budget_gen;            /* the budget note last logged */
+	pthread_mutex_t mu;             /* guards use_next_ms and fetched: the
+					 * fetch runs without the daemon's lock */
+	struct use_read fetched;        /* a fetch's read, for the next usage() */
 };
 
 static int sb_open(const struct fw_backend_config *cfg, struct fw_backend **out,
@@ -47,24 +60,62 @@ static int sb_open(const struct fw_backend_config *cfg, struct fw_backend **out,
 	}
 	b->usage_own = o.usage_own;
 	b->use_rc = 1;
+	pthread_mutex_init(&b->mu, NULL);
 	*out = b;
 	return FW_OK;
 }
 
+/* What Slurm's GPU-hour budgets are, logged once per change. */
+static void budget_log(struct fw_backend *b)
+{
+	uint64_t gen;
+	const char *note = fw_slurm_budget_note(b->h, &gen);
+
+	if (gen != b->budget_gen && *note) {
+		b->budget_gen = gen;
+		fprintf(stderr, "fairway serve: %s\n", note);
+	}
+}
+
 /* Slurm's GPU-hour budgets come with the read (usage.c), onto s's queues
- * that have none of their own; what they are is logged once per change. */
+ * that have none of their own. */
 static int sb_read(struct fw_backend *b, struct fw_snapshot *s,
 		   struct fw_backend_world *w, struct fw_diag *d)
 {
 	int rc = fw_slurm_read(b->h, s, w, d);
-	uint64_t gen;
-	const char *note = fw_slurm_budget_note(b->h, &gen);
 
-	if (rc == FW_OK && gen != b->budget_gen && *note) {
-		b->budget_gen = gen;
-		fprintf(stderr, "fairway serve: %s\n", note);
-	}
+	if (rc == FW_OK)
+		budget_log(b);
 	return rc;
+}
+
+/* The read in two halves (copy.c): the backend's copy is the handle's. */
+static int sb_capture(struct fw_backend *b, const struct fw_snapshot *s, struct fw_backend_copy **out,
+		      struct fw_diag *d)
+{
+	struct fw_slurm_copy *c = NULL;
+	int rc = fw_slurm_capture(b->h, s, &c, d);
+
+	if (rc == FW_OK)
+		budget_log(b);
+	*out = (struct fw_backend_copy *)c;
+	return rc;
+}
+
+static int sb_build(const struct fw_backend_copy *c, struct fw_snapshot *s, struct fw_backend_world *w,
+		    struct fw_diag *d)
+{
+	return fw_slurm_build((const struct fw_slurm_copy *)c, s, w, d);
+}
+
+static bool sb_adopt(struct fw_backend *b, struct fw_backend_copy *c)
+{
+	return fw_slurm_adopt(b->h, (struct fw_slurm_copy *)c);
+}
+
+static void sb_discard(struct fw_backend_copy *c)
+{
+	fw_slurm_discard((struct fw_slurm_copy *)c);
 }
 
 static int sb_apply(struct fw_backend *b, uint64_t gen,
@@ -124,6 +175,8 @@ static void sb_close(struct fw_backend *b)
 		return;
 	fw_slurm_close(b->h);
 	free(b->use);
+	free(b->fetched.rows);
+	pthread_mutex_destroy(&b->mu);
 	free(b);
 }
 
@@ -135,42 +188,79 @@ static double mono_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/* Is a read of Slurm's usage due (one per FW_SLURM_USAGE_PERIOD_S)?  A
+ * true answer claims the period. */
+static bool use_due(struct fw_backend *b)
+{
+	double now = mono_ms();
+	bool due;
+
+	pthread_mutex_lock(&b->mu);
+	if ((due = now >= b->use_next_ms))
+		b->use_next_ms = now + FW_SLURM_USAGE_PERIOD_S * 1e3;
+	pthread_mutex_unlock(&b->mu);
+	return due;
+}
+
+/* The RPC alone, into r: touches nothing of b's but the handle's
+ * configuration. */
+static void use_ask(struct fw_backend *b, struct use_read *r)
+{
+	struct fw_diag dg;
+	double hl = 0;
+
+	memset(r, 0, sizeof *r);
+	memset(&dg, 0, sizeof dg);
+	r->rc = fw_slurm_usage_fetch(b->h, &r->rows, &r->n, &hl, &dg);
+	if (r->rc != FW_OK)
+		fw_diag_format(&dg, r->msg, sizeof r->msg);
+	r->ready = true;
+}
+
+/* A read made b's (under the daemon's lock): its rows when it succeeded
+ * (r keeps none), its outcome logged once per change. */
+static void use_take(struct fw_backend *b, struct use_read *r, fw_time now)
+{
+	if (r->rc != b->use_rc && r->rc == FW_OK)
+		fprintf(stderr, "fairway serve: fair share reads Slurm's decayed GPU usage every %d s\n",
+			FW_SLURM_USAGE_PERIOD_S);
+	else if (r->rc != b->use_rc)
+		fprintf(stderr, "fairway serve: Slurm's usage not read (%.400s): the daemon's own usage stands\n",
+			r->msg);
+	if (r->rc == FW_OK) {
+		free(b->use);
+		b->use = r->rows;
+		b->nuse = r->n;
+		b->use_at = now;
+		r->rows = NULL;
+	}
+	if (r->rc == FW_OK || r->rc == FW_ENOENT)
+		b->use_rc = r->rc; /* FW_EIO: the last read stands */
+	free(r->rows);
+	r->rows = NULL;
+}
+
 /* Slurm's decayed usage (usage.c) over s's: read at the first call and
- * then every FW_SLURM_USAGE_PERIOD_S; a failed read keeps the last one
+ * then every FW_SLURM_USAGE_PERIOD_S, by the fetch ahead when the daemon
+ * calls it (sb_fetch), else here; a failed read keeps the last one
  * (FW_ENOENT until one succeeds); FW_ENOENT with usage=own or where Slurm
  * keeps none, and the daemon accrues its own.  A change of outcome is
  * logged once. */
 static int sb_usage(struct fw_backend *b, struct fw_snapshot *s, struct fw_diag *d)
 {
-	double now = mono_ms(), hl = 0;
+	struct use_read r;
 	int32_t unmatched = 0;
-	char msg[512];
-	int rc;
 
 	if (b->usage_own)
 		return fw_diag_set(d, FW_ENOENT, "--backend-opt", 0, 0, "usage", "usage=own");
-	if (now >= b->use_next_ms) {
-		struct fw_slurm_usage *rows = NULL;
-		int32_t n = 0;
-		b->use_next_ms = now + FW_SLURM_USAGE_PERIOD_S * 1e3;
-		rc = fw_slurm_usage_fetch(b->h, &rows, &n, &hl, d);
-		if (rc != b->use_rc && rc == FW_OK)
-			fprintf(stderr, "fairway serve: fair share reads Slurm's decayed GPU usage every %d s\n",
-				FW_SLURM_USAGE_PERIOD_S);
-		else if (rc != b->use_rc) {
-			fw_diag_format(d, msg, sizeof msg);
-			fprintf(stderr, "fairway serve: Slurm's usage not read (%.400s): the daemon's own usage stands\n",
-				msg);
-		}
-		if (rc == FW_OK) {
-			free(b->use);
-			b->use = rows;
-			b->nuse = n;
-			b->use_at = s->now;
-		}
-		if (rc == FW_OK || rc == FW_ENOENT)
-			b->use_rc = rc; /* FW_EIO: the last read stands */
-	}
+	pthread_mutex_lock(&b->mu);
+	r = b->fetched;
+	memset(&b->fetched, 0, sizeof b->fetched);
+	pthread_mutex_unlock(&b->mu);
+	if (!r.ready && use_due(b))
+		use_ask(b, &r);
+	if (r.ready)
+		use_take(b, &r, s->now);
 	if (b->use_rc != FW_OK)
 		return FW_ENOENT;
 	return fw_slurm_usage_apply(s, b->use, b->nuse, b->use_at, &unmatched);
@@ -182,10 +272,23 @@ static int sb_reachable(struct fw_backend *b, struct fw_diag *d)
 	return fw_slurm_ping(b->h, d);
 }
 
-/* The read's RPCs, without the daemon's lock (fwslurm.h fw_slurm_fetch). */
+/* The read's RPCs, without the daemon's lock (fwslurm.h fw_slurm_fetch),
+ * and Slurm's usage when due (for sb_usage; a read no usage() took yet
+ * is replaced, its rows let go). */
 static int sb_fetch(struct fw_backend *b, struct fw_diag *d)
 {
-	return fw_slurm_fetch(b->h, d);
+	struct use_read r, old;
+	int rc = fw_slurm_fetch(b->h, d);
+
+	if (rc != FW_OK || b->usage_own || !use_due(b))
+		return rc;
+	use_ask(b, &r);
+	pthread_mutex_lock(&b->mu);
+	old = b->fetched;
+	b->fetched = r;
+	pthread_mutex_unlock(&b->mu);
+	free(old.rows);
+	return FW_OK;
 }
 
 const struct fw_backend_ops fw_backend_slurm = {
@@ -205,4 +308,8 @@ const struct fw_backend_ops fw_backend_slurm = {
 	.aside_reasons = fw_slurm_aside_reasons,
 	.reachable = sb_reachable,
 	.fetch = sb_fetch,
+	.capture = sb_capture,
+	.build = sb_build,
+	.adopt = sb_adopt,
+	.discard = sb_discard,
 };

@@ -199,6 +199,27 @@ int fw_slurm_read(struct fw_slurm *h, struct fw_snapshot *s,
  * FW_EIO with *d filled (nothing kept). */
 int fw_slurm_fetch(struct fw_slurm *h, struct fw_diag *d);
 
+/* fw_slurm_read in two halves (backend.h "A read in two halves";
+ * copy.c).  fw_slurm_capture, where the read would run (the daemon's
+ * lock held): the read's loads (or the fetch adopted), and a copy of all
+ * its build needs, Slurm's messages kept alive while the copy lives.
+ * fw_slurm_build, from any thread, while others call the handle's other
+ * functions (fw_slurm_read too): s filled and *w set as fw_slurm_read
+ * would have at the capture.  fw_slurm_adopt, where the read would run
+ * again, before the fw_slurm_apply of a plan so built: what the build
+ * found that apply, fw_slurm_aside and fw_slurm_annotate use (the jobs it
+ * left out) made the handle's, as a read makes it; false, adopting
+ * nothing, when the handle's world moved since the capture (that apply
+ * answers FW_EAGAIN).  fw_slurm_discard frees c (NULL is fine), before
+ * fw_slurm_close. */
+struct fw_slurm_copy;
+int fw_slurm_capture(struct fw_slurm *h, const struct fw_snapshot *s, struct fw_slurm_copy **out,
+		     struct fw_diag *d);
+int fw_slurm_build(const struct fw_slurm_copy *c, struct fw_snapshot *s, struct fw_backend_world *w,
+		   struct fw_diag *d);
+bool fw_slurm_adopt(struct fw_slurm *h, struct fw_slurm_copy *c);
+void fw_slurm_discard(struct fw_slurm_copy *c);
+
 /* backend.h apply(): FW_EAGAIN when gen is not the last read's. */
 int fw_slurm_apply(struct fw_slurm *h, uint64_t gen,
 		   const struct fw_backend_action *acts, int32_t n,

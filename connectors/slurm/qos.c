@@ -54,18 +54,18 @@ uint32_t fw__slurm_qos_priority(const struct fw_slurm *h, const char *qos)
 	return 0;
 }
 
-/* The table from a message's QOS list; FW_OK or FW_ENOMEM (h unchanged). */
-static int take(struct fw_slurm *h, List list)
+/* The table from a message's QOS list into *out, *n; FW_OK or FW_ENOMEM. */
+static int table_of(List list, struct fw__qos **out, int32_t *n)
 {
-	int32_t n = list ? slurm_list_count(list) : 0, k = 0;
-	struct fw__qos *t = n > 0 ? calloc((size_t)n, sizeof *t) : NULL;
+	int32_t cnt = list ? slurm_list_count(list) : 0, k = 0;
+	struct fw__qos *t = cnt > 0 ? calloc((size_t)cnt, sizeof *t) : NULL;
 	ListIterator it;
 	slurmdb_qos_rec_t *r;
 
-	if (n > 0 && !t)
+	if (cnt > 0 && !t)
 		return FW_ENOMEM;
-	if (n > 0 && (it = slurm_list_iterator_create(list))) {
-		while ((r = slurm_list_next(it)) && k < n)
+	if (cnt > 0 && (it = slurm_list_iterator_create(list))) {
+		while ((r = slurm_list_next(it)) && k < cnt)
 			if (r->name && strlen(r->name) < FW_NAME_MAX && r->priority != NO_VAL &&
 			    r->priority != INFINITE) {
 				snprintf(t[k].name, sizeof t[k].name, "%s", r->name);
@@ -73,24 +73,51 @@ static int take(struct fw_slurm *h, List list)
 			}
 		slurm_list_iterator_destroy(it);
 	}
+	*out = t;
+	*n = k;
+	return FW_OK;
+}
+
+int fw__slurm_qos_ask(struct fw__qos **t, int32_t *n)
+{
+	assoc_mgr_info_request_msg_t req;
+	assoc_mgr_info_msg_t *m = NULL;
+	int rc;
+
+	*t = NULL;
+	*n = 0;
+	memset(&req, 0, sizeof req);
+	req.flags = ASSOC_MGR_INFO_FLAG_QOS;
+	if (slurm_load_assoc_mgr_info(&req, &m) != SLURM_SUCCESS || !m)
+		return FW_EIO; /* no slurmdbd, or not now: the last table stands */
+	rc = table_of(m->qos_list, t, n);
+	slurm_free_assoc_mgr_info_msg(m);
+	return rc;
+}
+
+void fw__slurm_qos_take(struct fw_slurm *h, struct fw__qos *t, int32_t n)
+{
 	free(h->qos);
 	h->qos = t;
-	h->nqos = k;
-	return FW_OK;
+	h->nqos = n;
+}
+
+bool fw__slurm_due(struct fw_slurm *h, double *next_ms, double now_ms, int period_s)
+{
+	bool due;
+
+	pthread_mutex_lock(&h->mu);
+	if ((due = now_ms >= *next_ms))
+		*next_ms = now_ms + period_s * 1e3;
+	pthread_mutex_unlock(&h->mu);
+	return due;
 }
 
 void fw__slurm_qos_refresh(struct fw_slurm *h, double now_ms)
 {
-	assoc_mgr_info_request_msg_t req;
-	assoc_mgr_info_msg_t *m = NULL;
+	struct fw__qos *t;
+	int32_t n;
 
-	if (now_ms < h->qos_next_ms)
-		return;
-	h->qos_next_ms = now_ms + FW_SLURM_QOS_PERIOD_S * 1e3;
-	memset(&req, 0, sizeof req);
-	req.flags = ASSOC_MGR_INFO_FLAG_QOS;
-	if (slurm_load_assoc_mgr_info(&req, &m) != SLURM_SUCCESS || !m)
-		return; /* no slurmdbd, or not now: the last table stands */
-	take(h, m->qos_list);
-	slurm_free_assoc_mgr_info_msg(m);
+	if (fw__slurm_due(h, &h->qos_next_ms, now_ms, FW_SLURM_QOS_PERIOD_S) && fw__slurm_qos_ask(&t, &n) == FW_OK)
+		fw__slurm_qos_take(h, t, n);
 }

@@ -163,6 +163,8 @@ void fw_slurm_close(struct fw_slurm *h)
 	slurm_free_job_info_msg(h->jobs);
 	slurm_free_reservation_info_msg(h->resv);
 	fetched_free(&h->fetched);
+	h->pins = 1; /* what is retired, freed (no copy outlives the handle) */
+	fw__slurm_unpin(h);
 	pthread_mutex_destroy(&h->mu);
 	free(h->topo);
 	free(h->jhash);
@@ -207,11 +209,12 @@ const struct fw_slurm_stats *fw_slurm_stats(const struct fw_slurm *h)
 		}                                                              \
 	} while (0)
 
-/* Adopt one class: a new message replaces the handle's. */
-#define FW__ADOPT(h, f, field, freer, changed)                                 \
+/* Adopt one class: a new message replaces the handle's, which goes to
+ * old (freed, or retired while pinned: retire). */
+#define FW__ADOPT(h, f, field, old, changed)                                   \
 	do {                                                                   \
 		if ((f)->field) {                                              \
-			freer((h)->field);                                     \
+			(old).field = (h)->field;                              \
 			(h)->field = (f)->field;                               \
 			(f)->field = NULL;                                     \
 			(changed) = true;                                      \
@@ -262,12 +265,75 @@ int fw__slurm_index(struct fw_slurm *h)
 	return FW_OK;
 }
 
-static void fetched_free(struct fw__fetched *f)
+static void retired_free(struct fw__retired *r)
+{
+	slurm_free_node_info_msg(r->nodes);
+	slurm_free_partition_info_msg(r->partitions);
+	slurm_free_job_info_msg(r->jobs);
+	slurm_free_reservation_info_msg(r->resv);
+}
+
+/* The messages a read replaced, under h->mu: kept while a copy pins the
+ * handle's (old emptied; out of memory, they are let leak rather than
+ * freed under the copy), else left in old for the caller to free after
+ * the lock. */
+static void retire(struct fw_slurm *h, struct fw__retired *old)
+{
+	struct fw__retired *k;
+
+	if (!h->pins || !(old->nodes || old->partitions || old->jobs || old->resv))
+		return;
+	if ((k = malloc(sizeof *k))) {
+		*k = *old;
+		k->next = h->retired;
+		h->retired = k;
+	}
+	memset(old, 0, sizeof *old);
+}
+
+void fw__slurm_pin(struct fw_slurm *h)
+{
+	pthread_mutex_lock(&h->mu);
+	h->pins++;
+	pthread_mutex_unlock(&h->mu);
+}
+
+void fw__slurm_unpin(struct fw_slurm *h)
+{
+	struct fw__retired *r = NULL, *next;
+
+	pthread_mutex_lock(&h->mu);
+	if (--h->pins == 0) {
+		r = h->retired;
+		h->retired = NULL;
+	}
+	pthread_mutex_unlock(&h->mu);
+	for (; r; r = next) {
+		next = r->next;
+		retired_free(r);
+		free(r);
+	}
+}
+
+/* The fetch's messages freed (the QOS table and budgets stay). */
+static void fetched_free_msgs(struct fw__fetched *f)
 {
 	slurm_free_node_info_msg(f->nodes);
 	slurm_free_partition_info_msg(f->partitions);
 	slurm_free_job_info_msg(f->jobs);
 	slurm_free_reservation_info_msg(f->resv);
+	f->nodes = NULL;
+	f->partitions = NULL;
+	f->jobs = NULL;
+	f->resv = NULL;
+	f->ready = false;
+}
+
+static void fetched_free(struct fw__fetched *f)
+{
+	fetched_free_msgs(f);
+	free(f->qos);
+	free(f->budget.rows);
 	memset(f, 0, sizeof *f);
 }
 
@@ -311,6 +377,36 @@ static int ask(struct fw_slurm *h, struct fw__fetched *f, struct fw_diag *d)
 	return FW_OK;
 }
 
+/* The QOS table and the budgets, when due, asked into f too (RPCs to
+ * slurmctld's association manager; a failed one keeps the last). */
+static void ask_tables(struct fw_slurm *h, struct fw__fetched *f)
+{
+	double t0 = now_ms();
+
+	if (fw__slurm_due(h, &h->qos_next_ms, t0, FW_SLURM_QOS_PERIOD_S))
+		f->qos_asked = fw__slurm_qos_ask(&f->qos, &f->nqos) == FW_OK;
+	if (fw__slurm_due(h, &h->budget_next_ms, t0, FW_SLURM_BUDGET_PERIOD_S))
+		fw__slurm_budget_ask(&f->budget);
+	f->ms += now_ms() - t0;
+}
+
+/* The tables of a fetch no read took, into the one that replaces it
+ * (their period was claimed: else lost until the next). */
+static void carry_tables(struct fw__fetched *to, struct fw__fetched *from)
+{
+	if (!to->qos_asked && from->qos_asked) {
+		to->qos = from->qos;
+		to->nqos = from->nqos;
+		to->qos_asked = true;
+		from->qos = NULL;
+		from->qos_asked = false;
+	}
+	if (!to->budget.asked && from->budget.asked) {
+		to->budget = from->budget;
+		memset(&from->budget, 0, sizeof from->budget);
+	}
+}
+
 int fw_slurm_fetch(struct fw_slurm *h, struct fw_diag *d)
 {
 	struct fw__fetched f, old;
@@ -321,16 +417,19 @@ int fw_slurm_fetch(struct fw_slurm *h, struct fw_diag *d)
 		fetched_free(&f);
 		return rc;
 	}
+	ask_tables(h, &f);
 	pthread_mutex_lock(&h->mu);
 	old = h->fetched;
+	carry_tables(&f, &old);
 	h->fetched = f;
 	pthread_mutex_unlock(&h->mu);
 	fetched_free(&old);
 	return FW_OK;
 }
 
-/* 2. take: the fetch waiting for this read, if it asked from the
- * messages the handle holds now (no read adopted another since). */
+/* 2. take: the fetch waiting for this read; its messages only if it
+ * asked from those the handle holds now (no read adopted another since),
+ * its tables whatever it asked from. */
 static bool take_fetched(struct fw_slurm *h, struct fw__fetched *f)
 {
 	bool ok;
@@ -341,39 +440,58 @@ static bool take_fetched(struct fw_slurm *h, struct fw__fetched *f)
 	ok = f->ready && f->epoch == h->epoch;
 	pthread_mutex_unlock(&h->mu);
 	if (!ok)
-		fetched_free(f);
+		fetched_free_msgs(f);
 	return ok;
+}
+
+/* The tables a fetch asked, made the handle's (f keeps none). */
+static void adopt_tables(struct fw_slurm *h, struct fw__fetched *f)
+{
+	if (f->qos_asked)
+		fw__slurm_qos_take(h, f->qos, f->nqos);
+	else
+		free(f->qos);
+	f->qos = NULL;
+	fw__slurm_budget_take(h, &f->budget);
 }
 
 /* 3. adopt: f's new messages become the handle's (a new epoch), its
  * counts the stats'; the generation moves when any class changed. */
 static void adopt(struct fw_slurm *h, struct fw__fetched *f)
 {
+	struct fw__retired old = { 0 };
 	bool changed = false, jobs_changed = false;
 
 	pthread_mutex_lock(&h->mu);
-	FW__ADOPT(h, f, nodes, slurm_free_node_info_msg, changed);
-	FW__ADOPT(h, f, partitions, slurm_free_partition_info_msg, changed);
-	FW__ADOPT(h, f, jobs, slurm_free_job_info_msg, jobs_changed);
-	FW__ADOPT(h, f, resv, slurm_free_reservation_info_msg, changed);
+	FW__ADOPT(h, f, nodes, old, changed);
+	FW__ADOPT(h, f, partitions, old, changed);
+	FW__ADOPT(h, f, jobs, old, jobs_changed);
+	FW__ADOPT(h, f, resv, old, changed);
 	h->epoch++;
+	retire(h, &old);
 	pthread_mutex_unlock(&h->mu);
+	retired_free(&old);
 	h->st.loads += f->loads;
 	h->st.unchanged += f->unchanged;
 	if (changed || jobs_changed || !h->st.generation)
 		h->st.generation++;
 }
 
-/* A fetch made for this read, or the loads now; then the QOS table and
- * the budgets when theirs are due (RPCs of their own, under the caller's
- * lock still: every 30 s). */
+/* A fetch made for this read, or the loads now; the QOS table and the
+ * budgets that fetch asked; then, when theirs are still due (no fetch
+ * asked them: the driver, an API read), those asked now (RPCs of their
+ * own, under the caller's lock: every 30 s). */
 int fw__slurm_load(struct fw_slurm *h, struct fw_diag *d)
 {
 	struct fw__fetched f;
 	double t0, ms;
+	bool ok = take_fetched(h, &f);
 	int rc;
 
-	if (!take_fetched(h, &f) && (rc = ask(h, &f, d)) != FW_OK) {
+	adopt_tables(h, &f);
+	if (!ok)
+		memset(&f, 0, sizeof f);
+	if (!ok && (rc = ask(h, &f, d)) != FW_OK) {
 		fetched_free(&f);
 		return rc;
 	}

@@ -129,6 +129,17 @@ struct fw__qos {
 };
 #define FW_SLURM_QOS_PERIOD_S 30 /* the QOS table is read this often */
 
+/* One read of Slurm's GPU-hour budgets (usage.c), made without the
+ * daemon's lock, for fw__slurm_budget_take under it. */
+struct fw__budget_ask {
+	struct fw_slurm_budget *rows;   /* malloc'd */
+	int32_t n;
+	bool safe;
+	int rc;                         /* FW_OK, FW_ENOENT (why), else not now */
+	char why[512];
+	bool asked;
+};
+
 /* slurmctld's answers to one round of loads (read.c): for each class a
  * new message, or NULL when slurmctld said "no change" since the update
  * time of the handle's message as of epoch.  Made by fw_slurm_fetch
@@ -143,6 +154,13 @@ struct fw__fetched {
 	uint32_t loads, unchanged;      /* for fw_slurm_stats */
 	double ms;                      /* the RPCs' time */
 	bool ready;                     /* a whole round, not yet adopted */
+	/* The QOS table and the budgets, when they were due at the fetch
+	 * (qos_asked: qos and nqos hold a new table); adopted by the next
+	 * load whatever its epoch (they depend on no message). */
+	struct fw__qos *qos;
+	int32_t nqos;
+	bool qos_asked;
+	struct fw__budget_ask budget;
 };
 
 struct fw_slurm {
@@ -160,6 +178,13 @@ struct fw_slurm {
 	pthread_mutex_t mu;
 	uint64_t epoch;
 	struct fw__fetched fetched;
+	/* A capture's copy (copy.c) builds from the four messages above
+	 * without the daemon's lock, while a read under it may adopt new
+	 * ones: while pins > 0 a message so replaced is not freed but kept
+	 * in retired, freed when the last pin goes (fw__slurm_unpin).  mu
+	 * guards both. */
+	int32_t pins;
+	struct fw__retired *retired;
 	struct fw_slurm_topo *topo;     /* sorted by node name */
 	int ntopo, topo_depth;
 	uint32_t *jhash;                /* job id -> index+1 in jobs, 0 = empty */
@@ -205,6 +230,15 @@ struct fw_slurm {
 	uint64_t note_gen;              /* the budget_gen it was made for */
 };
 
+/* A message a read replaced while a copy still builds from it (read.c). */
+struct fw__retired {
+	node_info_msg_t *nodes;
+	partition_info_msg_t *partitions;
+	job_info_msg_t *jobs;
+	reserve_info_msg_t *resv;
+	struct fw__retired *next;
+};
+
 /* A string Slurm set: not NULL, not "", not "(null)". */
 static inline bool fw__set(const char *s)
 {
@@ -213,6 +247,11 @@ static inline bool fw__set(const char *s)
 
 /* read.c */
 int fw__slurm_load(struct fw_slurm *h, struct fw_diag *d);
+/* Keep the handle's four messages alive (a read that replaces one
+ * retires it instead of freeing it) until the matching unpin, which frees
+ * what was retired once no pin is left.  Either thread, under h->mu. */
+void fw__slurm_pin(struct fw_slurm *h);
+void fw__slurm_unpin(struct fw_slurm *h);
 /* A job's user name: Slurm's user_name when it sends one (22.05 does not),
  * else the uid's name on this machine (getpwuid_r, remembered), else
  * "uid<N>": the name Slurm's associations and sshare use, which users'
@@ -223,6 +262,18 @@ bool fw__slurm_user(struct fw_slurm *h, const slurm_job_info_t *j, char *out, si
  * unknown or qos is NULL); a job's fairway priority from its QOS's
  * Priority and its nice (QOS first, then -nice; qos.c has the formula). */
 void fw__slurm_qos_refresh(struct fw_slurm *h, double now_ms);
+/* The same in halves, for a fetch without the daemon's lock:
+ * fw__slurm_due claims a period (true once per period_s from now_ms
+ * past *next_ms, under h->mu: a fetch and a read may ask together);
+ * fw__slurm_qos_ask is the RPC alone (FW_OK: *t, *n a new table, else
+ * FW_EIO or FW_ENOMEM), fw__slurm_qos_take makes its table the handle's;
+ * fw__slurm_budget_ask and _take alike (take frees what it does not
+ * keep: a read that failed keeps the last). */
+bool fw__slurm_due(struct fw_slurm *h, double *next_ms, double now_ms, int period_s);
+int fw__slurm_qos_ask(struct fw__qos **t, int32_t *n);
+void fw__slurm_qos_take(struct fw_slurm *h, struct fw__qos *t, int32_t n);
+void fw__slurm_budget_ask(struct fw__budget_ask *a);
+void fw__slurm_budget_take(struct fw_slurm *h, struct fw__budget_ask *a);
 uint32_t fw__slurm_qos_priority(const struct fw_slurm *h, const char *qos);
 int32_t fw__slurm_job_priority(uint32_t qos_priority, int64_t nice);
 /* usage.c: read Slurm's GPU-hour budgets and AccountingStorageEnforce
@@ -448,6 +499,11 @@ int fw__constraint_match(const char *expr, const char *features);
 const char *fw__slurm_nodelist_record(const slurm_job_info_t *j);
 const char *fw__slurm_nodelist(const slurm_job_info_t *j);
 int32_t fw__slurm_nodelist_count(const char *list);
+
+/* copy.c: the shadow of h that fw_slurm_build fills (h's messages
+ * pinned), as fw_slurm_capture makes it after its load; NULL without
+ * memory.  fw_slurm_discard frees it. */
+struct fw_slurm_copy *fw__slurm_copy_of(struct fw_slurm *h);
 
 /* build.c */
 int fw__slurm_build(struct fw_slurm *h, struct fw_snapshot *s,

@@ -383,36 +383,48 @@ static bool same_rows(const struct fw_slurm_budget *a, int32_t na, const struct 
 	return true;
 }
 
-void fw__slurm_budget_refresh(struct fw_slurm *h, double now_ms)
+void fw__slurm_budget_ask(struct fw__budget_ask *a)
 {
-	struct fw_slurm_budget *rows = NULL;
-	int32_t n = 0;
-	bool safe = false, changed;
-	char why[sizeof h->budget_why] = "";
 	struct fw_diag d;
-	int rc;
 
-	if (now_ms < h->budget_next_ms)
-		return;
-	h->budget_next_ms = now_ms + FW_SLURM_BUDGET_PERIOD_S * 1e3;
+	memset(a, 0, sizeof *a);
 	memset(&d, 0, sizeof d);
-	rc = budget_fetch(&rows, &n, &safe, &d);
-	if (rc != FW_OK && rc != FW_ENOENT) { /* not now: the last read stands */
-		free(rows);
+	a->asked = true;
+	a->rc = budget_fetch(&a->rows, &a->n, &a->safe, &d);
+	if (a->rc == FW_ENOENT)
+		fw_diag_format(&d, a->why, sizeof a->why);
+}
+
+void fw__slurm_budget_take(struct fw_slurm *h, struct fw__budget_ask *a)
+{
+	bool changed;
+
+	if (!a->asked || (a->rc != FW_OK && a->rc != FW_ENOENT)) { /* not now: the last read stands */
+		free(a->rows);
+		memset(a, 0, sizeof *a);
 		return;
 	}
-	if (rc != FW_OK)
-		fw_diag_format(&d, why, sizeof why);
-	changed = !h->budget_read || rc != h->budget_rc || safe != h->enforce_safe ||
-		  !same_rows(rows, n, h->budgets, h->nbudgets) || strcmp(why, h->budget_why);
+	changed = !h->budget_read || a->rc != h->budget_rc || a->safe != h->enforce_safe ||
+		  !same_rows(a->rows, a->n, h->budgets, h->nbudgets) || strcmp(a->why, h->budget_why);
 	free(h->budgets);
-	h->budgets = rows;
-	h->nbudgets = n;
-	h->enforce_safe = safe;
-	h->budget_rc = rc;
+	h->budgets = a->rows;
+	h->nbudgets = a->n;
+	h->enforce_safe = a->safe;
+	h->budget_rc = a->rc;
 	h->budget_read = true;
-	memcpy(h->budget_why, why, sizeof why);
+	memcpy(h->budget_why, a->why, sizeof a->why);
 	h->budget_gen += changed;
+	memset(a, 0, sizeof *a);
+}
+
+void fw__slurm_budget_refresh(struct fw_slurm *h, double now_ms)
+{
+	struct fw__budget_ask a;
+
+	if (!fw__slurm_due(h, &h->budget_next_ms, now_ms, FW_SLURM_BUDGET_PERIOD_S))
+		return;
+	fw__slurm_budget_ask(&a);
+	fw__slurm_budget_take(h, &a);
 }
 
 /* printf onto the note at *at; past its end, "..." ends it. */

@@ -1848,6 +1848,140 @@ TEST(a_cycle_fetches_its_read_without_the_state_lock)
 	served_down(&f);
 }
 
+/* A backend's health op may know more nodes than the fleet's config
+ * (Slurm: every node of its cluster, other partitions too), and a
+ * capture's snapshot has none yet: the cycle takes all it reports, so a
+ * node of the fleet reported after others is still overlaid (the cap was
+ * the fleet's node count: n1, after three others, was cut and stayed
+ * healthy, as gpu016 in slurm_serve.sh serve_job_failures_suspect). */
+static int many_health(struct fw_backend *b, struct fw_node_health *out, int cap)
+{
+	static const char *const names[] = { "other1", "other2", "other3", "n0", "n1" };
+	int n = 0;
+
+	(void)b;
+	for (; n < 5 && n < cap; n++) {
+		memset(&out[n], 0, sizeof out[n]);
+		snprintf(out[n].node, sizeof out[n].node, "%s", names[n]);
+		out[n].healthy = true;
+		out[n].suspect = !strcmp(names[n], "n1"); /* on probation: jobs failed there */
+		snprintf(out[n].reason, sizeof out[n].reason, "%s", out[n].suspect ? "3 jobs failed (test)" : "");
+	}
+	return n;
+}
+
+TEST(every_node_the_backend_reports_is_overlaid_past_the_fleets_count)
+{
+	struct served f;
+	struct fw_backend_ops ops;
+	json_t *j;
+
+	two_nodes_up(&f);
+	ops = fw_backend_local;
+	ops.health = many_health;
+	f.d.bops = &ops;
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	j = get_json(&f.d, "/v1/nodes/n1");
+	ASSERT_STR_EQ(json_string_value(json_object_get(j, "health")), "suspect");
+	json_decref(j);
+	j = get_json(&f.d, "/v1/nodes/n0");
+	ASSERT_STR_EQ(json_string_value(json_object_get(j, "health")), "healthy");
+	json_decref(j);
+	f.d.bops = &fw_backend_local;
+	served_down(&f);
+}
+
+/* A backend whose build finds what its other ops use after it (backend.h
+ * adopt: Slurm's jobs left out, for apply, aside and explain) keeps its
+ * copy until the apply, which adopts it once the daemon's generation
+ * held, before apply(): a backend that says its world moved since the
+ * capture makes the plan stale (nothing started; planned again), and
+ * aside() is asked after the adopt, never after the capture (it would
+ * answer from the read before).  Its usage op, where it keeps usage
+ * (Slurm's associations), still makes the model's usage in a split
+ * read, not the daemon's accrual. */
+static struct adopting {
+	int adopts, refusals, asides, asides_unadopted;
+	const struct fw_backend_copy *seen;
+} adopting;
+
+static bool watched_adopt(struct fw_backend *b, struct fw_backend_copy *c)
+{
+	(void)b;
+	adopting.seen = c;
+	if (adopting.refusals > 0) {
+		adopting.refusals--;
+		return false;
+	}
+	adopting.adopts++;
+	return true;
+}
+
+static int watched_aside(struct fw_backend *b, struct fw_backend_aside *out, int32_t cap)
+{
+	(void)b;
+	adopting.asides += cap > 0; /* the daemon counts first (cap 0) */
+	adopting.asides_unadopted += !adopting.adopts;
+	if (cap > 0) {
+		memset(out, 0, sizeof *out);
+		snprintf(out->job, sizeof out->job, "held1");
+		snprintf(out->queue, sizeof out->queue, "q");
+		snprintf(out->reason, sizeof out->reason, "held");
+		snprintf(out->text, sizeof out->text, "held by its user (test)");
+	}
+	return 1;
+}
+
+static int managers_usage(struct fw_backend *b, struct fw_snapshot *s, struct fw_diag *d)
+{
+	(void)b;
+	(void)d;
+	for (int32_t q = 0; q < s->nqueues; q++) {
+		s->queues[q].usage = 777;
+		s->queues[q].usage_at = s->now;
+	}
+	return FW_OK;
+}
+
+TEST(a_backend_adopts_its_build_at_the_apply_or_the_plan_is_stale)
+{
+	struct served f;
+	struct fw_backend_ops ops;
+	json_t *j;
+	int q;
+
+	served_up(&f);
+	submit(&f.d, "{\"name\":\"a\",\"queue\":\"q\",\"tasks\":[{\"gpus\":4}]}");
+	ops = fw_backend_local;
+	ops.name = "remote";
+	ops.adopt = watched_adopt;
+	ops.aside = watched_aside;
+	ops.usage = managers_usage;
+	f.d.bops = &ops;
+	memset(&adopting, 0, sizeof adopting);
+	adopting.refusals = 1;
+	ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+	ASSERT_EQ(f.d.m.stale, 1); /* the first plan: its world moved */
+	ASSERT_EQ(adopting.adopts, 1);
+	ASSERT(adopting.seen != NULL);
+	ASSERT_EQ(adopting.asides, 1); /* once, after the adopt */
+	ASSERT_EQ(adopting.asides_unadopted, 0);
+	ASSERT_STR_EQ(state_of(&f.d, "a"), "running");
+	ASSERT_EQ(starts_of(&f.d, "a"), 1);
+	ASSERT((q = fw_serve_queue_index(&f.d, "q")) >= 0);
+	ASSERT(fabs(f.d.queues[q].usage - 777.0) < 1e-6); /* the manager's, not accrued */
+	j = get_json(&f.d, "/v1/jobs/held1");
+	ASSERT_STR_EQ(json_string_value(json_object_get(j, "reason")), "held");
+	json_decref(j);
+	adopting.refusals = 4; /* every attempt stale: nothing applied */
+	submit(&f.d, "{\"name\":\"b\",\"queue\":\"q\",\"tasks\":[{\"gpus\":4}]}");
+	ASSERT_EQ(fw_serve_cycle_once(&f.d, &f.ar), FW_EAGAIN);
+	ASSERT_EQ(starts_of(&f.d, "b"), 0);
+	ASSERT_STR_EQ(state_of(&f.d, "b"), "pending");
+	f.d.bops = &fw_backend_local;
+	served_down(&f);
+}
+
 /* POST /v1/jobs?dryRun=VAL with body: "STATUS state expectedStart-or-nodes",
  * or "STATUS body" when it is not a 200. */
 static const char *dry_run(struct fw_serve *d, const char *val, const char *body)
@@ -2762,7 +2896,7 @@ TEST(a_model_in_another_case_is_the_fleets_and_a_bad_level_lists_the_levels)
 	served_down(&f);
 }
 
-TEST_MAIN(the_plan_filters_by_kind_queue_job_node_and_limit, a_report_with_every_gpu_bad_makes_the_node_unhealthy, the_job_list_filters_by_reason, a_job_array_is_shown_whole_and_its_tasks_listed, a_job_the_fleet_could_never_hold_is_refused, jobs_the_backend_keeps_aside_are_listed_with_their_reason, a_body_the_endpoint_does_not_read_is_refused_and_a_body_must_be_json, a_window_s_end_is_a_start_time, a_node_in_two_windows_is_back_after_the_first, a_job_over_its_queue_limit_is_warned_and_told_why, a_path_that_is_not_utf8_is_refused_not_failed, a_sub_cycle_reserves_no_job_the_cycle_starts, the_fit_check_reads_selectors_and_groups_together, a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
+TEST_MAIN(the_plan_filters_by_kind_queue_job_node_and_limit, every_node_the_backend_reports_is_overlaid_past_the_fleets_count, a_backend_adopts_its_build_at_the_apply_or_the_plan_is_stale, a_report_with_every_gpu_bad_makes_the_node_unhealthy, the_job_list_filters_by_reason, a_job_array_is_shown_whole_and_its_tasks_listed, a_job_the_fleet_could_never_hold_is_refused, jobs_the_backend_keeps_aside_are_listed_with_their_reason, a_body_the_endpoint_does_not_read_is_refused_and_a_body_must_be_json, a_window_s_end_is_a_start_time, a_node_in_two_windows_is_back_after_the_first, a_job_over_its_queue_limit_is_warned_and_told_why, a_path_that_is_not_utf8_is_refused_not_failed, a_sub_cycle_reserves_no_job_the_cycle_starts, the_fit_check_reads_selectors_and_groups_together, a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
 	  an_unbounded_running_job_makes_left_unknown, no_left_without_budget_safe,
 	  before_the_first_cycle_jobs_are_whole_and_nodes_wait, a_cancelled_job_leaves_the_list_before_the_next_cycle,
 	  log_rows_older_than_log_keep_are_deleted_by_the_cycle, the_job_list_filters_by_queue_and_user,

@@ -2068,6 +2068,115 @@ TEST(jobs_left_out_are_listed_aside_with_their_reason)
 	fake_free(&f);
 }
 
+/* The 30 s tables (QOS, budgets, usage) are asked by the daemon's fetch
+ * without its lock, or by a read under it, whichever finds them due
+ * first: fw__slurm_due claims a period once, so the two never both ask.
+ * A budget read made apart is then taken as the read made it: a failed
+ * one keeps the last (and frees its rows), FW_ENOENT (no slurmdbd) is
+ * an outcome with its reason, and the note's generation moves only when
+ * what was read changed. */
+TEST(the_tables_period_is_claimed_once_and_a_failed_read_keeps_the_last)
+{
+	struct fw_slurm *h = calloc(1, sizeof *h);
+	struct fw__budget_ask a;
+	double next = 0;
+
+	pthread_mutex_init(&h->mu, NULL);
+	ASSERT(fw__slurm_due(h, &next, 1000, 30));
+	ASSERT(!fw__slurm_due(h, &next, 1000, 30));
+	ASSERT(!fw__slurm_due(h, &next, 30999, 30));
+	ASSERT(fw__slurm_due(h, &next, 31000, 30));
+	memset(&a, 0, sizeof a);
+	a.asked = true;
+	a.rc = FW_OK;
+	a.n = 1;
+	a.rows = calloc(1, sizeof *a.rows);
+	snprintf(a.rows[0].acct, sizeof a.rows[0].acct, "team_a");
+	a.rows[0].minutes = 600;
+	a.rows[0].gpu_h = 10;
+	fw__slurm_budget_take(h, &a);
+	ASSERT(h->budget_read);
+	ASSERT_EQ(h->nbudgets, 1);
+	ASSERT_EQ(h->budget_gen, 1);
+	ASSERT(a.rows == NULL);
+	a.asked = true; /* not now: the last read stands */
+	a.rc = FW_EIO;
+	a.rows = calloc(1, sizeof *a.rows);
+	fw__slurm_budget_take(h, &a);
+	ASSERT_EQ(h->nbudgets, 1);
+	ASSERT_EQ(h->budget_gen, 1);
+	a.asked = true; /* the same rows again: nothing new to say */
+	a.rc = FW_OK;
+	a.n = 1;
+	a.rows = calloc(1, sizeof *a.rows);
+	a.rows[0] = h->budgets[0];
+	fw__slurm_budget_take(h, &a);
+	ASSERT_EQ(h->budget_gen, 1);
+	a.asked = true;
+	a.rc = FW_ENOENT;
+	snprintf(a.why, sizeof a.why, "no slurmdbd (test)");
+	fw__slurm_budget_take(h, &a);
+	ASSERT_EQ(h->nbudgets, 0);
+	ASSERT_EQ(h->budget_rc, FW_ENOENT);
+	ASSERT_STR_EQ(h->budget_why, "no slurmdbd (test)");
+	ASSERT_EQ(h->budget_gen, 2);
+	fw__slurm_budget_take(h, &a); /* nothing asked: nothing taken */
+	ASSERT_EQ(h->budget_gen, 2);
+	free(h->budgets);
+	pthread_mutex_destroy(&h->mu);
+	free(h);
+}
+
+/* The read in two halves (copy.c): the capture's shadow builds from the
+ * handle's messages, pinned, into tables of its own, while a read on the
+ * handle meanwhile (an API thread's, here with no queue for the jobs'
+ * accounts: both waiting jobs left out) rebuilds the handle's; the
+ * build's snapshot is a read's at the capture.  Its jobs left out become
+ * the handle's (what apply, aside and explain use) only while the
+ * handle's generation is the capture's: after a read that moved it,
+ * adopt refuses (the plan is stale) and the handle keeps that read's. */
+TEST(a_capture_builds_apart_and_is_adopted_only_unmoved)
+{
+	struct fake f;
+	struct fw_slurm_copy *c;
+	struct fw_snapshot *api = fw_snapshot_new();
+	struct fw_backend_aside a[4];
+
+	fake_init(&f, 2, 3);
+	pthread_mutex_init(&f.h->mu, NULL);
+	fake_job(&f.jobs.job_array[0], 300, "gpu001", "gpu:h100:2(IDX:0-1)", 8);
+	fake_pending(&f.jobs.job_array[1], 301, 1, NULL);
+	fake_pending(&f.jobs.job_array[2], 302, 1, NULL);
+	f.jobs.job_array[2].account = (char *)"nobody";
+	f.h->st.generation = f.h->read_gen = 7;
+	ASSERT((c = fw__slurm_copy_of(f.h)) != NULL);
+	ASSERT_EQ(f.h->pins, 1);
+	api->now = 1000;
+	ASSERT_OK(fw__slurm_build(f.h, api, &f.w, &f.d)); /* the API's read */
+	ASSERT_EQ(api->njobs, 0);
+	ASSERT_EQ(f.h->norphans, 2);
+	ASSERT_OK(fw_slurm_build(c, f.s, &f.w, &f.d));
+	ASSERT_OK(fw_snapshot_validate(f.s, &f.d));
+	ASSERT_EQ(f.w.generation, 7);
+	ASSERT_EQ(f.s->njobs, 2);
+	ASSERT_STR_EQ(f.s->jobs[0].name, "300");
+	ASSERT_EQ(f.s->jobs[0].state, FW_JOB_RUNNING);
+	ASSERT_STR_EQ(f.s->jobs[1].name, "301");
+	ASSERT_EQ(f.h->norphans, 2); /* the build wrote none of the handle's */
+	f.h->st.generation = 8;      /* a read moved the world */
+	ASSERT(!fw_slurm_adopt(f.h, c));
+	ASSERT_EQ(fw_slurm_aside(f.h, a, 4), 2);
+	f.h->st.generation = 7;
+	ASSERT(fw_slurm_adopt(f.h, c));
+	ASSERT_EQ(fw_slurm_aside(f.h, a, 4), 1);
+	ASSERT_STR_EQ(a[0].job, "302");
+	ASSERT_STR_EQ(a[0].reason, "not_plannable");
+	fw_slurm_discard(c);
+	ASSERT_EQ(f.h->pins, 0);
+	fw_snapshot_free(api);
+	fake_free(&f);
+}
+
 /* fairway's own reservation for a waiting job starts no earlier than a
  * minute after the end Slurm would give each job fairway released onto
  * its nodes and Slurm has not started, counted from now (seen in a lab:
@@ -2409,7 +2518,7 @@ TEST(a_node_full_of_foreign_work_is_not_drained)
 	fake_free(&f);
 }
 
-TEST_MAIN(a_run_time_limit_ends_a_job_and_bounds_a_start, the_reservation_filter_names_the_reservation_that_took_the_nodes, jobs_left_out_are_listed_aside_with_their_reason, a_job_its_user_requeue_held_is_not_planned, gres_counts_and_models, gres_index_masks, options, managed_partitions,
+TEST_MAIN(a_run_time_limit_ends_a_job_and_bounds_a_start, the_tables_period_is_claimed_once_and_a_failed_read_keeps_the_last, a_capture_builds_apart_and_is_adopted_only_unmoved, the_reservation_filter_names_the_reservation_that_took_the_nodes, jobs_left_out_are_listed_aside_with_their_reason, a_job_its_user_requeue_held_is_not_planned, gres_counts_and_models, gres_index_masks, options, managed_partitions,
 	  plan_to_actions_and_notes, action_reasons_name_nodes_and_jobs, a_snapshot_from_slurm_never_overbooks_a_node,
 	  a_job_fairway_cannot_place_stops_no_cycle, every_gpu_request_form_is_gpus_per_node,
 	  jobs_slurm_would_not_run_stay_held, constraint_forms, pending_jobs_start_only_on_nodes_they_accept,
