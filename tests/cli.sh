@@ -1343,6 +1343,31 @@ expect "sim-run-skip-bad-rows-counts" 0 "skipped 1 bad rows" \
 	"$FW" sim run --trace tests/data/bad_itp.csv --nodes 2x8 --policies fifo --skip-bad-rows
 expect "sim-run-synthetic-summary" 0 "summary (* = best)" \
 	"$FW" sim run --trace synthetic:3 --nodes 13x8 --policies fifo,kai --tick 600
+# each row of the summary reads in one unit and one precision (this run
+# has waits from a minute to days and lost GPU-h from 3.8 to 15.8)
+SU=${TMPDIR:-/tmp}/fw-cli-su.$$.out
+"$FW" sim run --trace synthetic:3 --nodes 13x8 --policies fifo,kai,fairway --failures 5 >"$SU" 2>&1
+if python3 - "$SU" <<'PY'
+import re, sys
+rows = open(sys.argv[1]).read().split("summary (* = best)", 1)[1].splitlines()[1:]
+rows = [r for r in rows if r.strip()]
+cell = re.compile(r"(\d+(?:\.(\d+))?)(?: (s|min|h|d))?\*?")
+units_seen = set()
+for r in rows:
+    cells = cell.findall(re.split(r"\s{2,}", r.strip(), 1)[1])  # after the label
+    units = {u for _, _, u in cells}
+    places = {len(d) for _, d, _ in cells}
+    units_seen |= units
+    if len(units) > 1 or len(places) > 1:
+        sys.exit("mixed: " + r)
+sys.exit(0 if len(rows) >= 19 and {"min", "h", "d"} <= units_seen else "too few rows or units: %d %s" % (len(rows), units_seen))
+PY
+then
+	ok "sim-run-summary-one-unit-and-precision-a-row"
+else
+	bad "sim-run-summary-one-unit-and-precision-a-row"; sed -n '/^summary/,$p' "$SU"
+fi
+rm -f "$SU"
 expect "sim-run-bad-synthetic-seed" 2 "--trace 'synthetic:abc': the seed is a whole number 0..18446744073709551615" \
 	"$FW" sim run --trace synthetic:abc
 expect "sim-run-negative-synthetic-seed" 2 "--trace 'synthetic:-1': the seed is a whole number" "$FW" sim run --trace synthetic:-1
