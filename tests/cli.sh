@@ -1411,6 +1411,21 @@ else
 	bad "sim-run-verbose-failure-evictions"; grep evictions "${TMPDIR:-/tmp}/fw-cli-fail.out"
 fi
 rm -f "${TMPDIR:-/tmp}/fw-cli-fail.json" "${TMPDIR:-/tmp}/fw-cli-fail.out"
+# evictions without node failures say nothing of failures ("0 by 0 node
+# failures" read oddly); a count of one is singular
+"$FW" sim run --trace synthetic:3 --nodes 13x8 --tick 600 --policies kai --preemptible --verbose \
+	>"${TMPDIR:-/tmp}/fw-cli-ev.out" 2>&1
+if grep -Eq '^  [1-9][0-9]* evictions, [0-9]+ GPU-s of work lost$' "${TMPDIR:-/tmp}/fw-cli-ev.out" &&
+	! grep -q 'node failure' "${TMPDIR:-/tmp}/fw-cli-ev.out"; then
+	ok "sim-run-verbose-evictions-without-failures"
+else
+	bad "sim-run-verbose-evictions-without-failures"; grep evictions "${TMPDIR:-/tmp}/fw-cli-ev.out"
+fi
+rm -f "${TMPDIR:-/tmp}/fw-cli-ev.out"
+expect "sim-run-one-node-failure-is-singular" 0 "  1 node failure hit 0 running jobs;" \
+	"$FW" sim run --trace synthetic:3 --nodes 2x8 --tick 3600 --policies fifo --failures 20
+expect "sim-run-one-running-job-is-singular" 0 "  2 node failures hit 1 running job;" \
+	"$FW" sim run --trace synthetic:3 --nodes 13x8 --policies fifo --failures 3
 # Fleets from files, team files and the tick rule, as a user runs them:
 # an openb node list of mixed sizes is described as it is (not as 1-GPU
 # nodes), a topology file makes one node per host, a team file makes the
