@@ -3231,6 +3231,17 @@ static bool flag_given(const struct cli *c, const char *f)
 	return false;
 }
 
+/* --checkpoint S sets how much an evicted job keeps, and without
+ * --preemptible or --failures no job is evicted: say so, as
+ * note_inert_flags does for --min-runtime (a note, not an error). */
+static void note_inert_checkpoint(const struct cli *c)
+{
+	if (flag_given(c, "--checkpoint") && !c->o.preemptible && !(c->fail.rate_per_1000 > 0))
+		fprintf(stderr, "fairway sim run: note: --checkpoint acts only on evicted jobs, and without "
+				"--preemptible or --failures no job is evicted: add --preemptible or --failures R "
+				"to see it\n");
+}
+
 /* --config brings the fleet, the queues and each queue's settings: a flag
  * that would replace one of them is refused, saying why (exit 2). */
 static int config_conflicts(const struct cli *c)
@@ -3313,6 +3324,7 @@ static int parse_args(struct cli *c, int argc, char **argv)
 	if (check_budget_safe(c) || check_paths(c))
 		return 2;
 	note_inert_flags(c);
+	note_inert_checkpoint(c);
 	return check_seed(c->trace);
 }
 

@@ -1731,6 +1731,19 @@ expect "sim-run-variant-checkpoint-grace-needs-evictions" 2 \
 expect "sim-run-checkpoint-grace-without-preemptible-says-so" 0 \
 	"note: checkpoint-grace acts only on evictions for a waiting job, and without --preemptible no job may be evicted" \
 	"$FW" sim run --trace synthetic:3 --nodes 13x8 --tick 3600 --policies fairway --checkpoint-grace 600
+# --checkpoint alone acts on no eviction: a note, as for --min-runtime;
+# none once --preemptible or --failures may evict
+expect "sim-run-checkpoint-without-evictions-says-so" 0 \
+	"fairway sim run: note: --checkpoint acts only on evicted jobs, and without --preemptible or --failures no job is evicted" \
+	"$FW" sim run --trace synthetic:3 --nodes 13x8 --tick 3600 --policies fifo --checkpoint 600
+for ev in --preemptible "--failures 3"; do
+	if "$FW" sim run --trace synthetic:3 --nodes 13x8 --tick 3600 --policies fifo --checkpoint 600 $ev 2>&1 |
+		grep -q -- "--checkpoint acts only"; then
+		bad "sim-run-checkpoint-with-$(echo ${ev#--} | cut -d' ' -f1)-no-note"
+	else
+		ok "sim-run-checkpoint-with-$(echo ${ev#--} | cut -d' ' -f1)-no-note"
+	fi
+done
 cgo="--trace synthetic:3 --nodes 13x8 --tick 300 --preemptible --min-runtime 3600 --checkpoint 1800"
 "$FW" sim run $cgo --policies fairway,fairway:checkpoint-grace=900 --json "$SV/cgvar.json" >/dev/null 2>&1
 "$FW" sim run $cgo --policies fairway --checkpoint-grace 900 --json "$SV/cg.json" >/dev/null 2>&1
