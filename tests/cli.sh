@@ -335,6 +335,27 @@ if rows tests/scenario/reclaim_checkpoint.yaml | grep -qx ' old team-a 8.00 1 re
 else
 	bad "plan-table-evicted"; rows tests/scenario/reclaim_checkpoint.yaml | head -8
 fi
+# the NODES cell names each node once, with its count of tasks when more
+# than one ("h100-009×2", not the name twice); --json still lists every
+# task with its node
+nd=$(mktemp)
+cat >"$nd" <<'EOF'
+nodes: [{name: h100-009, gpus: 8}, {name: h100-010, gpus: 8}]
+queues: [{name: q}]
+jobs:
+  - {name: spread, queue: q, tasks: [{count: 3, gpus: 4}]}
+  - {name: one, queue: q, tasks: [{count: 1, gpus: 2}]}
+EOF
+if "$FW" plan --config "$nd" | grep -qx '  spread  *q  *12.00  *3  h100-009×2,h100-010' &&
+	"$FW" plan --config "$nd" | grep -qx '  one  *q  *2.00  *1  h100-010' &&
+	[ "$("$FW" plan --config "$nd" --json | python3 -c 'import json,sys
+print(",".join(t["node"] for d in json.load(sys.stdin)["decisions"] if d["job"] == "spread" for t in d["tasks"]))')" = \
+		h100-009,h100-009,h100-010 ]; then
+	ok "plan-nodes-once-with-their-task-count"
+else
+	bad "plan-nodes-once-with-their-task-count"; "$FW" plan --config "$nd" | sed -n '/STARTED/,/^$/p'
+fi
+rm -f "$nd"
 # scheduler.checkpointGrace: b waits for old's checkpoint at t=40300 (the
 # golden reclaim_at_checkpoint.json); a plan after it evicts old, which
 # then loses one minute of work instead of 25
