@@ -3231,6 +3231,17 @@ static bool flag_given(const struct cli *c, const char *f)
 	return false;
 }
 
+/* --checkpoint S sets how much an evicted job keeps, and without
+ * --preemptible or --failures no job is evicted: say so, as
+ * note_inert_flags does for --min-runtime (a note, not an error). */
+static void note_inert_checkpoint(const struct cli *c)
+{
+	if (flag_given(c, "--checkpoint") && !c->o.preemptible && !(c->fail.rate_per_1000 > 0))
+		fprintf(stderr, "fairway sim run: note: --checkpoint acts only on evicted jobs, and without "
+				"--preemptible or --failures no job is evicted: add --preemptible or --failures R "
+				"to see it\n");
+}
+
 /* --config brings the fleet, the queues and each queue's settings: a flag
  * that would replace one of them is refused, saying why (exit 2). */
 static int config_conflicts(const struct cli *c)
@@ -3313,6 +3324,7 @@ static int parse_args(struct cli *c, int argc, char **argv)
 	if (check_budget_safe(c) || check_paths(c))
 		return 2;
 	note_inert_flags(c);
+	note_inert_checkpoint(c);
 	return check_seed(c->trace);
 }
 
@@ -3471,6 +3483,24 @@ static void print_stats_row(const char *name, const struct fw_sim_stats *st, con
 	       secs(e, sizeof e, (double)st->jct_p95), tail);
 }
 
+static const char *plural(int64_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
+/* "3 evictions (1 by 2 node failures), ..." of the verbose summary; the
+ * parenthesis only when a node failed. */
+static void print_evictions(const struct fw_sim_result *r)
+{
+	char by[96] = "";
+
+	if (r->failures)
+		snprintf(by, sizeof by, " (%lld by %lld node failure%s)", (long long)r->failure_hits,
+			 (long long)r->failures, plural(r->failures));
+	printf("  %lld eviction%s%s, %.0f GPU-s of work lost\n", (long long)r->evictions,
+	       plural(r->evictions), by, r->lost_gpu_s);
+}
+
 static void print_summary(const struct fw_sim_result *r, const struct fw_sim_metrics *m,
 			  const struct fw_teams *teams)
 {
@@ -3487,9 +3517,7 @@ static void print_summary(const struct fw_sim_result *r, const struct fw_sim_met
 		printf("  %lld evicted and never restarted (waiting at the end; not counted as started "
 		       "below)\n", (long long)stranded);
 	if (r->evictions || r->failures)
-		printf("  %lld evictions (%lld by %lld node failures), %.0f GPU-s of work lost\n",
-		       (long long)r->evictions, (long long)r->failure_hits, (long long)r->failures,
-		       r->lost_gpu_s);
+		print_evictions(r);
 	if (r->ckpt_waits)
 		printf("  %lld waits for a victim's checkpoint (checkpoint_wait), %.1f job-hours in all\n",
 		       (long long)r->ckpt_waits, r->ckpt_wait_s / 3600.0);
@@ -4082,8 +4110,9 @@ static int run_policy(struct cli *c, const struct variant *w, const struct fw_it
 		print_limits(c, w, &r);
 		print_budget(c, &r);
 		if (!c->verbose && r.failures)
-			printf("  %lld node failures hit %lld running jobs; %.1f GPU-h of work lost to evictions\n",
-			       (long long)r.failures, (long long)r.failure_hits, r.lost_gpu_s / 3600.0);
+			printf("  %lld node failure%s hit %lld running job%s; %.1f GPU-h of work lost to evictions\n",
+			       (long long)r.failures, plural(r.failures), (long long)r.failure_hits,
+			       plural(r.failure_hits), r.lost_gpu_s / 3600.0);
 		if (fw_met_add(mr, t, &r, m, pj) != FW_OK)
 			rc = io_error("compute the metrics of", name, FW_EIO);
 		else if (c->verbose)

@@ -1183,19 +1183,47 @@ int fw_met_write_csv(const struct fw_met_run *mr, FILE *f)
 
 /* ---- the one-screen comparison ------------------------------------------------ */
 
-/* "2.6 d", "3.5 h", "118 min", "45 s"; "-" for none. */
-static void human_s(double s, char *buf, size_t n)
+/* A row's duration unit, so that the row reads in one unit: the unit
+ * of its smallest value above 0 (days from 1 d, hours from 1 h, minutes
+ * from 1 min, else seconds), so that the small values keep their
+ * digits, but at most one step below the unit its largest value would
+ * read in alone (days from 2 d, hours from 2 h, minutes from 2 min), so
+ * that none runs long: "2.6 d" beside "118 min" gives "62.4 h" and
+ * "2.0 h"; "42.3 h" beside "55 s" gives "2538 min" and "1 min". */
+struct time_unit {
+	double div;
+	const char *fmt;
+};
+
+static const struct time_unit units[] = {
+	{ 1, "%.0f s" }, { 60, "%.0f min" }, { 3600, "%.1f h" }, { 86400, "%.1f d" },
+};
+
+/* The largest unit u with s >= at_least * u. */
+static int unit_rank(double s, double at_least)
+{
+	int k = 3;
+
+	while (k > 0 && s < at_least * units[k].div)
+		k--;
+	return k;
+}
+
+static struct time_unit unit_for(double min_s, double max_s)
+{
+	int lo = unit_rank(min_s > 0 ? min_s : max_s, 1);
+	int hi = unit_rank(max_s, 2) - 1;
+
+	return units[lo > hi ? lo : hi];
+}
+
+/* "2.6 d", "3.5 h", "118 min", "45 s" in the row's unit; "-" for none. */
+static void human_s(double s, struct time_unit u, char *buf, size_t n)
 {
 	if (s < 0)
 		snprintf(buf, n, "-");
-	else if (s >= 86400 * 2)
-		snprintf(buf, n, "%.1f d", s / 86400);
-	else if (s >= 3600 * 2)
-		snprintf(buf, n, "%.1f h", s / 3600);
-	else if (s >= 120)
-		snprintf(buf, n, "%.0f min", s / 60);
 	else
-		snprintf(buf, n, "%.0f s", s);
+		snprintf(buf, n, u.fmt, s / u.div);
 }
 
 struct cmp_row {
@@ -1281,6 +1309,38 @@ static int cmp_best(const struct fw_met_run *mr, const struct cmp_row *r)
 	return -1;
 }
 
+/* The largest value of a row over the policies (-1 when none has one),
+ * and into *min its smallest above 0 (0 when none is). */
+static double row_range(const struct fw_met_run *mr, const struct cmp_row *r, double *min)
+{
+	double max = -1;
+
+	*min = 0;
+	for (int i = 0; i < mr->npol; i++) {
+		double v = r->get(mr->pol[i]);
+		max = fmax(max, v);
+		*min = v > 0 && (*min == 0 || v < *min) ? v : *min;
+	}
+	return max;
+}
+
+/* One cell of the comparison, in the row's unit and precision: a row
+ * whose every value is under 10 shows three decimals, else one, so that
+ * "9.624" never sits beside "47.9". */
+static void cmp_cell(const struct cmp_row *r, double v, double min, double max, char *cell, size_t n)
+{
+	if (v < 0 && (r->get == g_bigratio || r->get == g_bigerr || r->get == g_esterr))
+		snprintf(cell, n, "n/a");
+	else if (r->is_time == 1)
+		human_s(v, unit_for(min, max), cell, n);
+	else if (r->is_time == 2)
+		snprintf(cell, n, "%.0f", v);
+	else if (v < 0)
+		snprintf(cell, n, "-");
+	else
+		snprintf(cell, n, r->dir && fabs(max) < 10 ? "%.3f" : "%.1f", v);
+}
+
 void fw_met_print_compare(const struct fw_met_run *mr, FILE *f)
 {
 	char cell[32];
@@ -1296,22 +1356,14 @@ void fw_met_print_compare(const struct fw_met_run *mr, FILE *f)
 	for (size_t k = 0; k < sizeof cmp_rows / sizeof cmp_rows[0]; k++) {
 		const struct cmp_row *r = &cmp_rows[k];
 		int best = cmp_best(mr, r);
+		double min, max = row_range(mr, r, &min);
 		fprintf(f, "%-30s", r->label);
 		for (int i = 0; i < mr->npol; i++) {
 			double v = r->get(mr->pol[i]);
 			/* every policy tied with the best gets its star, as in the report */
 			bool star = best >= 0 && v >= 0 && (!r->started || fw_met_may_win(mr, i)) &&
 				    fabs(v - r->get(mr->pol[best])) <= 1e-9;
-			if (v < 0 && (r->get == g_bigratio || r->get == g_bigerr || r->get == g_esterr))
-				snprintf(cell, sizeof cell, "n/a");
-			else if (r->is_time == 1)
-				human_s(v, cell, sizeof cell);
-			else if (r->is_time == 2)
-				snprintf(cell, sizeof cell, "%.0f", v);
-			else if (v < 0)
-				snprintf(cell, sizeof cell, "-");
-			else
-				snprintf(cell, sizeof cell, r->dir && fabs(v) < 10 ? "%.3f" : "%.1f", v);
+			cmp_cell(r, v, min, max, cell, sizeof cell);
 			fprintf(f, " %*s%c", w[i] - 1, cell, star ? '*' : ' ');
 		}
 		fprintf(f, "\n");

@@ -335,6 +335,27 @@ if rows tests/scenario/reclaim_checkpoint.yaml | grep -qx ' old team-a 8.00 1 re
 else
 	bad "plan-table-evicted"; rows tests/scenario/reclaim_checkpoint.yaml | head -8
 fi
+# the NODES cell names each node once, with its count of tasks when more
+# than one ("h100-009×2", not the name twice); --json still lists every
+# task with its node
+nd=$(mktemp)
+cat >"$nd" <<'EOF'
+nodes: [{name: h100-009, gpus: 8}, {name: h100-010, gpus: 8}]
+queues: [{name: q}]
+jobs:
+  - {name: spread, queue: q, tasks: [{count: 3, gpus: 4}]}
+  - {name: one, queue: q, tasks: [{count: 1, gpus: 2}]}
+EOF
+if "$FW" plan --config "$nd" | grep -qx '  spread  *q  *12.00  *3  h100-009×2,h100-010' &&
+	"$FW" plan --config "$nd" | grep -qx '  one  *q  *2.00  *1  h100-010' &&
+	[ "$("$FW" plan --config "$nd" --json | python3 -c 'import json,sys
+print(",".join(t["node"] for d in json.load(sys.stdin)["decisions"] if d["job"] == "spread" for t in d["tasks"]))')" = \
+		h100-009,h100-009,h100-010 ]; then
+	ok "plan-nodes-once-with-their-task-count"
+else
+	bad "plan-nodes-once-with-their-task-count"; "$FW" plan --config "$nd" | sed -n '/STARTED/,/^$/p'
+fi
+rm -f "$nd"
 # scheduler.checkpointGrace: b waits for old's checkpoint at t=40300 (the
 # golden reclaim_at_checkpoint.json); a plan after it evicts old, which
 # then loses one minute of work instead of 25
@@ -1343,6 +1364,31 @@ expect "sim-run-skip-bad-rows-counts" 0 "skipped 1 bad rows" \
 	"$FW" sim run --trace tests/data/bad_itp.csv --nodes 2x8 --policies fifo --skip-bad-rows
 expect "sim-run-synthetic-summary" 0 "summary (* = best)" \
 	"$FW" sim run --trace synthetic:3 --nodes 13x8 --policies fifo,kai --tick 600
+# each row of the summary reads in one unit and one precision (this run
+# has waits from a minute to days and lost GPU-h from 3.8 to 15.8)
+SU=${TMPDIR:-/tmp}/fw-cli-su.$$.out
+"$FW" sim run --trace synthetic:3 --nodes 13x8 --policies fifo,kai,fairway --failures 5 >"$SU" 2>&1
+if python3 - "$SU" <<'PY'
+import re, sys
+rows = open(sys.argv[1]).read().split("summary (* = best)", 1)[1].splitlines()[1:]
+rows = [r for r in rows if r.strip()]
+cell = re.compile(r"(\d+(?:\.(\d+))?)(?: (s|min|h|d))?\*?")
+units_seen = set()
+for r in rows:
+    cells = cell.findall(re.split(r"\s{2,}", r.strip(), 1)[1])  # after the label
+    units = {u for _, _, u in cells}
+    places = {len(d) for _, d, _ in cells}
+    units_seen |= units
+    if len(units) > 1 or len(places) > 1:
+        sys.exit("mixed: " + r)
+sys.exit(0 if len(rows) >= 19 and {"min", "h", "d"} <= units_seen else "too few rows or units: %d %s" % (len(rows), units_seen))
+PY
+then
+	ok "sim-run-summary-one-unit-and-precision-a-row"
+else
+	bad "sim-run-summary-one-unit-and-precision-a-row"; sed -n '/^summary/,$p' "$SU"
+fi
+rm -f "$SU"
 expect "sim-run-bad-synthetic-seed" 2 "--trace 'synthetic:abc': the seed is a whole number 0..18446744073709551615" \
 	"$FW" sim run --trace synthetic:abc
 expect "sim-run-negative-synthetic-seed" 2 "--trace 'synthetic:-1': the seed is a whole number" "$FW" sim run --trace synthetic:-1
@@ -1386,6 +1432,21 @@ else
 	bad "sim-run-verbose-failure-evictions"; grep evictions "${TMPDIR:-/tmp}/fw-cli-fail.out"
 fi
 rm -f "${TMPDIR:-/tmp}/fw-cli-fail.json" "${TMPDIR:-/tmp}/fw-cli-fail.out"
+# evictions without node failures say nothing of failures ("0 by 0 node
+# failures" read oddly); a count of one is singular
+"$FW" sim run --trace synthetic:3 --nodes 13x8 --tick 600 --policies kai --preemptible --verbose \
+	>"${TMPDIR:-/tmp}/fw-cli-ev.out" 2>&1
+if grep -Eq '^  [1-9][0-9]* evictions, [0-9]+ GPU-s of work lost$' "${TMPDIR:-/tmp}/fw-cli-ev.out" &&
+	! grep -q 'node failure' "${TMPDIR:-/tmp}/fw-cli-ev.out"; then
+	ok "sim-run-verbose-evictions-without-failures"
+else
+	bad "sim-run-verbose-evictions-without-failures"; grep evictions "${TMPDIR:-/tmp}/fw-cli-ev.out"
+fi
+rm -f "${TMPDIR:-/tmp}/fw-cli-ev.out"
+expect "sim-run-one-node-failure-is-singular" 0 "  1 node failure hit 0 running jobs;" \
+	"$FW" sim run --trace synthetic:3 --nodes 2x8 --tick 3600 --policies fifo --failures 20
+expect "sim-run-one-running-job-is-singular" 0 "  2 node failures hit 1 running job;" \
+	"$FW" sim run --trace synthetic:3 --nodes 13x8 --policies fifo --failures 3
 # Fleets from files, team files and the tick rule, as a user runs them:
 # an openb node list of mixed sizes is described as it is (not as 1-GPU
 # nodes), a topology file makes one node per host, a team file makes the
@@ -1691,6 +1752,19 @@ expect "sim-run-variant-checkpoint-grace-needs-evictions" 2 \
 expect "sim-run-checkpoint-grace-without-preemptible-says-so" 0 \
 	"note: checkpoint-grace acts only on evictions for a waiting job, and without --preemptible no job may be evicted" \
 	"$FW" sim run --trace synthetic:3 --nodes 13x8 --tick 3600 --policies fairway --checkpoint-grace 600
+# --checkpoint alone acts on no eviction: a note, as for --min-runtime;
+# none once --preemptible or --failures may evict
+expect "sim-run-checkpoint-without-evictions-says-so" 0 \
+	"fairway sim run: note: --checkpoint acts only on evicted jobs, and without --preemptible or --failures no job is evicted" \
+	"$FW" sim run --trace synthetic:3 --nodes 13x8 --tick 3600 --policies fifo --checkpoint 600
+for ev in --preemptible "--failures 3"; do
+	if "$FW" sim run --trace synthetic:3 --nodes 13x8 --tick 3600 --policies fifo --checkpoint 600 $ev 2>&1 |
+		grep -q -- "--checkpoint acts only"; then
+		bad "sim-run-checkpoint-with-$(echo ${ev#--} | cut -d' ' -f1)-no-note"
+	else
+		ok "sim-run-checkpoint-with-$(echo ${ev#--} | cut -d' ' -f1)-no-note"
+	fi
+done
 cgo="--trace synthetic:3 --nodes 13x8 --tick 300 --preemptible --min-runtime 3600 --checkpoint 1800"
 "$FW" sim run $cgo --policies fairway,fairway:checkpoint-grace=900 --json "$SV/cgvar.json" >/dev/null 2>&1
 "$FW" sim run $cgo --policies fairway --checkpoint-grace 900 --json "$SV/cg.json" >/dev/null 2>&1

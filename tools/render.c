@@ -2,25 +2,52 @@
  * render.c — plan renderers (render.h).
  */
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "reason.h"
 #include "render.h"
 
+/* Was the node of task k placed by an earlier task of the decision? */
+static bool node_seen(const struct fw_plan *p, const struct fw_decision *d, int32_t k)
+{
+	for (int32_t i = 0; i < k; i++)
+		if (p->allocs[d->alloc_first + i].node == p->allocs[d->alloc_first + k].node)
+			return true;
+	return false;
+}
+
+/* How many tasks of the decision, from task k on, sit on task k's node. */
+static int32_t node_tasks(const struct fw_plan *p, const struct fw_decision *d, int32_t k)
+{
+	int32_t n = 0;
+
+	for (int32_t i = k; i < d->alloc_count; i++)
+		n += p->allocs[d->alloc_first + i].node == p->allocs[d->alloc_first + k].node;
+	return n;
+}
+
+/* The NODES cell: each node once, in the order of its first task, with
+ * its count of tasks when more than one ("h100-009×4,h100-010"). */
 static void task_nodes(const struct fw_snapshot *s, const struct fw_plan *p,
 		       const struct fw_decision *d, char *buf, size_t n)
 {
 	size_t at = 0;
+	bool first = true;
 
 	buf[0] = 0;
 	for (int32_t k = 0; k < d->alloc_count && at + 1 < n; k++) {
-		const struct fw_task_alloc *t = &p->allocs[d->alloc_first + k];
-		int w = snprintf(buf + at, n - at, "%s%s", k ? "," : "", s->nodes[t->node].name);
+		int32_t tasks = node_seen(p, d, k) ? 0 : node_tasks(p, d, k);
+		const char *name = s->nodes[p->allocs[d->alloc_first + k].node].name;
+		int w = !tasks ? 0
+			: tasks > 1 ? snprintf(buf + at, n - at, "%s%s×%d", first ? "" : ",", name, (int)tasks)
+				    : snprintf(buf + at, n - at, "%s%s", first ? "" : ",", name);
 		if (w < 0 || (size_t)w >= n - at) {
 			snprintf(buf + (n > 4 ? n - 4 : 0), 4, "...");
 			return;
 		}
 		at += (size_t)w;
+		first = first && !tasks;
 	}
 }
 

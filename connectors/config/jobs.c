@@ -73,6 +73,38 @@ static int task_gpu(struct cfg *c, const yaml_node_t *m, const char *path,
 	return FW_OK;
 }
 
+/* gpus: a whole number of GPUs.  A fraction there ("gpus: 0.5") is
+ * refused naming gpu:, the member that asks for a fraction of one GPU,
+ * rather than with the plain "write an integer". */
+static int task_gpus(struct cfg *c, const yaml_node_t *m, const char *path,
+		     struct fw_task_group *g)
+{
+	char fp[CFG_PATH], *end = NULL;
+	yaml_node_t *v;
+	const char *t;
+	int rc = cfg_get_text(c, m, path, "gpus", fp, &v, &t);
+	double x = rc > 0 ? strtod(t, &end) : 0;
+	bool part = rc > 0 && end != t && !*end && x > 0 && x < 1e6 &&
+		    x != (double)(int64_t)x;
+
+	if (part && x < 1)
+		return cfg_fail(c, v, FW_EINVAL, fp,
+				"\"%s\" is not a whole number of GPUs; for a "
+				"fraction of one GPU write gpu: %s in place of "
+				"gpus (fractions from 0.001 to 1; docs/config.md)",
+				t, t);
+	if (part)
+		return cfg_fail(c, v, FW_EINVAL, fp,
+				"\"%s\" is not a whole number of GPUs; a task "
+				"holds whole GPUs (gpus: N) or a fraction of one "
+				"(gpu: 0.5, docs/config.md)",
+				t);
+	if (rc < 0)
+		return rc;
+	return cfg_int32(c, m, path, "gpus", 0, FW_MAX_GPUS_PER_NODE,
+			 &g->gpus);
+}
+
 static bool node_fits(const struct fw_node *n, const struct fw_task_group *g)
 {
 	return g->gpus <= n->gpu_count && g->cpu_milli <= n->cpu_milli &&
@@ -166,8 +198,7 @@ static int load_task_group(struct cfg *c, const yaml_node_t *m,
 	if ((rc = cfg_keys(c, m, path, keys)) ||
 	    (rc = cfg_int32(c, m, path, "count", 1, CFG_MAX_TASKS,
 			    &g->count)) ||
-	    (rc = cfg_int32(c, m, path, "gpus", 0, FW_MAX_GPUS_PER_NODE,
-			    &g->gpus)) ||
+	    (rc = task_gpus(c, m, path, g)) ||
 	    (rc = task_gpu(c, m, path, g)) ||
 	    (rc = cfg_cpu(c, m, path, "cpu", false, &g->cpu_milli)) ||
 	    (rc = cfg_mib(c, m, path, "memory", false, &g->mem_mib)) ||
@@ -213,6 +244,11 @@ static int job_queue(struct cfg *c, const yaml_node_t *m, const char *path,
 	if (rc)
 		return rc;
 	j->queue = nameix_find(&c->queues, s->queues, sizeof *s->queues, name);
+	if (j->queue < 0 && !s->nqueues)
+		return cfg_fail(c, v, FW_ENOENT, fp,
+				"unknown queue \"%s\": no queues are defined; "
+				"add a queues: list with a queue named \"%s\"",
+				name, name);
 	if (j->queue < 0) {
 		cfg_join(list, sizeof list, s->queues, sizeof *s->queues,
 			 s->nqueues, 8);

@@ -460,6 +460,29 @@ TEST(fractional_gpu)
 		    FW_EBUSY, 9, "jobs[0].allocation[2].gpus");
 }
 
+/* gpus counts whole GPUs; a fraction there is refused naming gpu:, the
+ * member that asks for a fraction of one GPU (docs/config.md). */
+TEST(task_gpus_fraction_names_gpu)
+{
+	struct fw_snapshot *s = NULL;
+	struct fw_diag d;
+
+	ASSERT_EQ(load("nodes: [{name: n, gpus: 8}]\nqueues: [{name: q}]\n"
+		       "jobs: [{name: a, queue: q, tasks: [{gpus: 0.25}]}]\n", &s, &d), FW_EINVAL);
+	ASSERT_STR_EQ(d.field, "jobs[0].tasks[0].gpus");
+	ASSERT(strstr(d.msg, "for a fraction of one GPU write gpu: 0.25 in place of gpus") != NULL);
+	ASSERT_EQ(load("nodes: [{name: n, gpus: 8}]\nqueues: [{name: q}]\n"
+		       "jobs: [{name: a, queue: q, tasks: [{gpus: 1.5}]}]\n", &s, &d), FW_EINVAL);
+	ASSERT(strstr(d.msg, "a task holds whole GPUs (gpus: N) or a fraction of one (gpu: 0.5") != NULL);
+	ASSERT_EQ(load("nodes: [{name: n, gpus: 8}]\nqueues: [{name: q}]\n"
+		       "jobs: [{name: a, queue: q, tasks: [{gpus: lots}]}]\n", &s, &d), FW_EINVAL);
+	ASSERT(strstr(d.msg, "write an integer") != NULL);
+	ASSERT_EQ(load("nodes: [{name: n, gpus: 8}]\nqueues: [{name: q}]\n"
+		       "jobs: [{name: a, queue: q, tasks: [{gpus: 2}]}]\n", &s, &d), FW_OK);
+	ASSERT_EQ(s->jobs[0].groups[0].gpus, 2);
+	fw_snapshot_free(s);
+}
+
 TEST(type_and_range_errors)
 {
 	EXPECT_FAIL("nodes: [{name: n, gpus: lots}]\n", FW_EINVAL, 1,
@@ -810,6 +833,8 @@ static const struct {
 	{ "unknown_key", FW_EINVAL, 4, "nodes[0].gpuz" },
 	{ "non_leaf_queue", FW_EINVAL, 10, "jobs[0].queue" },
 	{ "unknown_queue", FW_ENOENT, 8, "jobs[0].queue" },
+	{ "unknown_queue_no_queues", FW_ENOENT, 7, "jobs[0].queue" },
+	{ "task_gpus_fraction", FW_EINVAL, 10, "jobs[0].tasks[0].gpus" },
 	{ "alloc_unknown_node", FW_ENOENT, 12, "jobs[0].allocation[0].node" },
 	{ "alloc_gpu_out_of_range", FW_ERANGE, 12,
 	  "jobs[0].allocation[0].gpus[1]" },
@@ -1433,7 +1458,7 @@ TEST_MAIN(setup, full_example, full_example_queues, full_example_jobs,
 	  node_groups_errors, fractional_gpu, type_and_range_errors,
 	  yaml_level_errors, aliases_are_safe,
 	  hostile_nesting_and_anchors_fail_fast, queue_tree, unknown_keys_suggest_the_nearest, load_file,
-	  bad_input_files, bad_input_cases_txt, docs_example, yaml_hidden_line_breaks_are_refused_at_their_place,
+	  bad_input_files, bad_input_cases_txt, docs_example, task_gpus_fraction_names_gpu, yaml_hidden_line_breaks_are_refused_at_their_place,
 	  queue_min_runtime, scheduler_reserve_depth, scheduler_estimate_depth, scheduler_xfactor_cap, scheduler_starve_after_and_drain_running,
 	  job_node_selector, queue_gpu_model_limits, queue_user_usage, a_label_without_a_value,
 	  caller_now_is_checked_like_now, a_bad_name_points_at_real_commands,
