@@ -4,11 +4,12 @@
  *
  * Each command is: parse flags (the common ones: --server, --token-file,
  * --json), build a request (method, path, JSON body), send it, then print
- * either the JSON as the server sent it (--json) or a human table.  An
- * API error prints the server's message with the field it names, and the
- * flag that set the field when a flag did (o->field_flags, query_flags:
- * "field end (--end): must be after start"), and exits 2 (4xx) or 1 (5xx,
- * or the server cannot be reached).
+ * either the JSON as the server sent it (--json) or for people: a table
+ * (a list) or words (one object, `show`).  An API error prints the
+ * server's message with the field it names, and the flag that set the
+ * field when a flag did (o->field_flags, query_flags: "field end (--end):
+ * must be after start"), and exits 2 (4xx) or 1 (5xx, or the server
+ * cannot be reached).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -750,6 +751,95 @@ static json_t *queue_body(struct opts *o, int *rc)
 	return q;
 }
 
+/* "LABEL: N s" for a queue's seconds member, "LABEL: none" for 0 or
+ * absent. */
+static void print_secs(const char *label, json_t *q, const char *key)
+{
+	if (num(q, key) > 0)
+		printf("%s: %.0f s\n", label, num(q, key));
+	else
+		printf("%s: none\n", label);
+}
+
+/* A queue's own settings (GET /v1/queues/{name}), as queues set takes
+ * them. */
+static void queue_settings(json_t *q)
+{
+	json_t *lim = json_object_get(json_object_get(q, "limit"), "gpu");
+	char m[160], used[32] = "-";
+
+	printf("queue: %s\n", str(q, "name"));
+	printf("parent: %s\n", strcmp(str(q, "parent"), "-") ? str(q, "parent") : "- (a top-level queue)");
+	printf("deserved GPUs: %g\n", num(json_object_get(q, "deserved"), "gpu"));
+	printf(json_is_number(lim) ? "limit GPUs: %g\n" : "limit GPUs: none\n", json_number_value(lim));
+	printf("weight: %g\n", num(json_object_get(q, "overQuotaWeight"), "gpu"));
+	printf("priority: %.0f\n", num(q, "priority"));
+	print_secs("minRuntime", q, "minRuntime");
+	print_secs("maxRuntime", q, "maxRuntime");
+	print_secs("defaultRuntime", q, "defaultRuntime");
+	print_secs("defaultCheckpointInterval", q, "defaultCheckpointInterval");
+	printf("preemptible: %s\n", json_is_false(json_object_get(q, "preemptible")) ? "false (its running jobs, and "
+	       "those of the queues under it, are never evicted)" : "true");
+	if (json_is_number(json_object_get(q, "usageGpuHours")))
+		gpu_hours(used, sizeof used, num(q, "usageGpuHours"));
+	if (num(q, "gpuHourBudget") > 0)
+		printf("GPU-hour budget: %.15g (used %s)\n", num(q, "gpuHourBudget"), used);
+	else
+		printf("GPU-hour budget: none (used %s)\n", used);
+	model_list(q, "gpuModelDeserved", m, sizeof m);
+	printf("deserved by model: %s\n", m);
+	model_list(q, "gpuModelLimits", m, sizeof m);
+	printf("GPU model limits: %s\n", m);
+}
+
+/* A queue's fair share, allocated GPUs and demand as the last cycle's
+ * plan has them (GET /v1/fairshare). */
+static void queue_figures(struct opts *o, const char *name)
+{
+	json_t *r, *x, *f = NULL;
+	size_t i;
+
+	if (call(o, "GET", "/v1/fairshare", NULL, &r)) {
+		printf("fair share: not known (the error above says why)\n");
+		return;
+	}
+	json_array_foreach(json_object_get(r, "queues"), i, x)
+		if (!strcmp(str(x, "queue"), name))
+			f = x;
+	if (f)
+		printf("fair share: %.1f GPUs (guaranteed %.1f, over quota %.1f); `fairway fairshare explain %s` "
+		       "says why\nallocated: %.1f GPUs\ndemand: %.1f GPUs\n", num(f, "fairShare"), num(f, "guaranteed"),
+		       num(f, "overQuota"), name, num(f, "allocated"), num(f, "demand"));
+	else
+		printf("fair share: not known yet (the queue is newer than the last cycle)\n");
+	json_decref(r);
+}
+
+/* The queues whose parent is name (GET /v1/queues). */
+static void queue_children(struct opts *o, const char *name)
+{
+	json_t *r, *q;
+	size_t i, n = 0;
+
+	if (call(o, "GET", "/v1/queues", NULL, &r))
+		return;
+	printf("children:");
+	json_array_foreach(json_object_get(r, "queues"), i, q)
+		if (!strcmp(str(q, "parent"), name))
+			printf(" %s", str(q, "name")), n++;
+	printf(n ? "\n" : " none (a leaf queue: jobs are submitted to it)\n");
+	json_decref(r);
+}
+
+/* `fairway queues show NAME`: the queue in words (--json: the API's
+ * JSON): its settings, then the last plan's figures and its children. */
+static void queue_show(struct opts *o, json_t *q)
+{
+	queue_settings(q);
+	queue_figures(o, str(q, "name"));
+	queue_children(o, str(q, "name"));
+}
+
 static int cmd_queues(struct opts *o)
 {
 	const char *sub = arg(o, 0) ? arg(o, 0) : "list", *name = arg(o, 1);
@@ -799,8 +889,10 @@ static int cmd_queues(struct opts *o)
 	json_decref(body);
 	if (rc)
 		return rc;
-	if (o->json || !strcmp(sub, "show"))
+	if (o->json)
 		dump(r);
+	else if (!strcmp(sub, "show"))
+		queue_show(o, r);
 	else
 		printf("%s: %s\n", name, !strcmp(sub, "delete") ? "deleted" : "saved");
 	json_decref(r);
@@ -1710,6 +1802,40 @@ static void print_node_row(json_t *n)
 	       bad_gpus(n, bad, sizeof bad), str(n, "healthReason"));
 }
 
+/* "LABEL: k=v,k=v" of a node's topology or labels; "none" for none. */
+static void print_pairs(const char *label, json_t *pairs)
+{
+	printf("%s: ", label);
+	if (json_object_size(pairs))
+		print_selector(pairs);
+	else
+		printf("none");
+	printf("\n");
+}
+
+/* `fairway nodes show NAME`: the node in words (--json: the API's
+ * JSON), as a row of nodes list spelled out. */
+static void node_show(json_t *n)
+{
+	char bad[64];
+
+	printf("node: %s\n", str(n, "name"));
+	printf("model: %s\n", str(n, "gpuModel"));
+	printf("GPUs: %g of %.0f allocated\n", num(n, "gpusAllocated"), num(n, "gpus"));
+	printf("schedulable: %s\n", json_is_true(json_object_get(n, "schedulable")) ? "yes" : "no (held: takes no work)");
+	if (json_object_get(n, "leavesAt"))
+		print_at("leaves", json_object_get(n, "leavesAt"));
+	if (json_object_get(n, "backAt"))
+		print_at("back", json_object_get(n, "backAt"));
+	printf("health: %s\n", node_health(n));
+	printf("reason: %s\n", str(n, "healthReason"));
+	printf("bad GPUs: %s\n", strcmp(bad_gpus(n, bad, sizeof bad), "-") ? bad : "none");
+	printf("incidents: %.0f%s\n", num(n, "incidents"),
+	       json_is_true(json_object_get(n, "lemon")) ? " (a lemon: fails again and again)" : "");
+	print_pairs("topology", json_object_get(n, "topology"));
+	print_pairs("labels", json_object_get(n, "labels"));
+}
+
 static int cmd_nodes(struct opts *o)
 {
 	const char *sub = arg(o, 0) ? arg(o, 0) : "list", *name = arg(o, 1);
@@ -1749,7 +1875,7 @@ static int cmd_nodes(struct opts *o)
 		if ((rc = name_path(o, path, sizeof path, "/v1/nodes/", name, "")))
 			return rc;
 		if (!(rc = call(o, "GET", path, NULL, &r)))
-			dump(r);
+			o->json ? dump(r) : node_show(r);
 	} else if (!strcmp(sub, "health")) {
 		if (has(o, "--healthy") && has(o, "--unhealthy"))
 			return fw_cli_usage_error(o->cmd, "--healthy and --unhealthy conflict: give one of them");
@@ -1891,6 +2017,28 @@ static int list_reservations(struct opts *o)
 	return 0;
 }
 
+/* `fairway reservations show ID`: the reservation in words (--json: the
+ * API's JSON), its times relative as the list has them. */
+static void rsv_show(json_t *x)
+{
+	char f[256];
+	size_t k;
+	json_t *n;
+
+	printf("reservation: %s\n", str(x, "id"));
+	printf("kind: %s\n", str(x, "kind"));
+	printf("for: %s\n", rsv_for(x, f, sizeof f));
+	print_at("start", json_object_get(x, "start"));
+	print_at("end", json_object_get(x, "end"));
+	printf("nodes:");
+	json_array_foreach(json_object_get(x, "nodes"), k, n)
+		printf("%s%s", k ? "," : " ", json_string_value(n));
+	printf("%s\n", json_is_true(json_object_get(x, "nodesCut")) ? " (the first only)" : "");
+	if (json_object_get(x, "nodeList"))
+		printf("node list (the cluster's): %s\n", str(x, "nodeList"));
+	printf("reason: %s\n", str(x, "reason"));
+}
+
 static int cmd_reservations(struct opts *o)
 {
 	const char *sub = arg(o, 0) ? arg(o, 0) : "list";
@@ -1928,7 +2076,7 @@ static int cmd_reservations(struct opts *o)
 			o->json ? dump(r) : (void)printf("%s: deleted\n", arg(o, 1));
 	} else if (!strcmp(sub, "show")) {
 		if (!(rc = call(o, "GET", path, NULL, &r)))
-			dump(r);
+			o->json ? dump(r) : rsv_show(r);
 	} else
 		return fw_cli_usage_error(o->cmd, "unknown subcommand '%s'", sub);
 	json_decref(r);
@@ -2338,9 +2486,14 @@ static int cmd_stats(struct opts *o)
 static const char queues_help[] =
 	"usage: fairway queues [list | show NAME | set NAME [flags] | create NAME [flags] | delete NAME]\n"
 	"\n"
-	"The daemon's queues: list them (a table), show one (its JSON), change one,\n"
+	"The daemon's queues: list them (a table), show one (in words), change one,\n"
 	"create or replace one, delete one.\n"
 	"\n"
+	"queues show NAME:    its parent, deserved and limit GPUs, weight, priority,\n"
+	"                     minRuntime, maxRuntime, budget and GPU-hours used,\n"
+	"                     model tables; the last plan's fair share, allocated\n"
+	"                     GPUs and demand; its children (--json: the API's\n"
+	"                     GET /v1/queues/NAME)\n"
 	"queues set NAME:     --parent P (--parent '' makes it top-level)\n"
 	"                     --deserved-gpus N --limit-gpus N --weight W\n"
 	"                     --priority P --min-runtime S\n"
@@ -2596,9 +2749,14 @@ static const char nodes_help[] =
 	"usage: fairway nodes [list [--health S,...] | show NAME |\n"
 	"                      health NAME --healthy|--unhealthy [--reason R] [--bad-gpus 0,3]]\n"
 	"\n"
-	"The fleet as the daemon's last cycle saw it (as sinfo), one node's JSON,\n"
-	"or a health report for one node (as scontrol update state=drain).\n"
+	"The fleet as the daemon's last cycle saw it (as sinfo), one node in words\n"
+	"(as scontrol show node), or a health report for one node (as scontrol\n"
+	"update state=drain).\n"
 	"\n"
+	"nodes show NAME:     its model, GPUs allocated of its total, whether it takes\n"
+	"                     work and when it leaves or comes back, its health word\n"
+	"                     and reason, bad GPUs, incidents, topology and labels\n"
+	"                     (--json: the API's GET /v1/nodes/NAME)\n"
 	"nodes list --health S: only the nodes in the states S, comma-separated, of\n"
 	"                     healthy, suspect, unhealthy, draining, degraded (some GPUs\n"
 	"                     bad), lemon (fails again and again): all but healthy is\n"
@@ -2633,6 +2791,9 @@ static const char reservations_help[] =
 	"reservation): list, show one, create one, delete one.\n"
 	"\n"
 	"reservations list:   those not yet ended; --all the ended ones too\n"
+	"reservations show ID: its kind, what it is for, start and end (relative, as\n"
+	"                     the list has them, and as Unix times), nodes and\n"
+	"                     reason (--json: the API's GET /v1/reservations/ID)\n"
 	"reservations create: --kind maintenance|queue|job --nodes a,b --start +10m --end +2h\n"
 	"                     [--queue Q | --job J] [--reason TEXT]\n"
 	"                     (--start, --end: +DURATION from now (+1h30m), or a Unix\n"

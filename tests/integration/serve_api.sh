@@ -414,6 +414,10 @@ check "... the job that would run into it is expected from the window's end, not
 	[ "$(jfield 'j.get("expectedStart", 0) >= '$((now + 900)))" = True ]
 "$FW" nodes list --server "http://127.0.0.1:$PORT" >"$T/nodes-leaving" 2>&1
 check "... fairway nodes: the node leaves in 5m (or 4m59s)" grep -Eq "^a100-0 .* leaves in (5m|4m5[0-9]s) " "$T/nodes-leaving"
+"$FW" nodes show a100-0 --server "http://127.0.0.1:$PORT" >"$T/node-leaving" 2>&1
+check "... fairway nodes show: when it leaves and when it is back, relative as the list has them, and as Unix times" \
+	bash -c "grep -Eq '^leaves: in (5m|4m5[0-9]s) \(t=$((now + 300))\)$' '$T/node-leaving' &&
+		grep -Eq '^back: in (15m|14m5[0-9]s) \(t=$((now + 900))\)$' '$T/node-leaving' && grep -qx 'schedulable: yes' '$T/node-leaving'"
 req DELETE /v1/jobs/fits-before
 req POST /v1/reservations "{\"kind\":\"queue\",\"queue\":\"product\",\"nodes\":[\"a100-0\"],\"start\":$((now - 1)),\"end\":$((now + 200))}"
 check "a queue reservation before the window on the same node: 201" [ "$CODE" = 201 ]
@@ -1280,7 +1284,7 @@ check "fairway jobs submit --runtime 1h --checkpoint-interval 1.5m: 3600 s and 9
 	[ "$(jfield 'j["runtime"], j["checkpointInterval"]')" = "3600 90" ]
 req DELETE /v1/jobs/cli-dur
 "$FW" reservations create --kind maintenance --nodes h100-008,h100-009 --start +100d --end +101d --id cli-rsv \
-	"${C[@]}" >/dev/null 2>&1
+	--reason 'BIOS update' "${C[@]}" >/dev/null 2>&1
 "$FW" reservations "${C[@]}" >"$T/rsv" 2>&1
 check "fairway reservations: NODES comma-separated, as --nodes takes them" grep -q '^cli-rsv .* h100-008,h100-009$' "$T/rsv"
 "$FW" reservations --json "${C[@]}" >"$T/rsvj" 2>&1
@@ -1288,6 +1292,20 @@ check "fairway reservations --json: nodes still a JSON array" python3 -c '
 import json, sys
 r = [x for x in json.load(open(sys.argv[1]))["reservations"] if x["id"] == "cli-rsv"]
 sys.exit(not (r and r[0]["nodes"] == ["h100-008", "h100-009"]))' "$T/rsvj"
+"$FW" reservations show cli-rsv "${C[@]}" >"$T/rsvs" 2>&1
+check "fairway reservations show: in words: kind, for, start and end relative as the list has them, nodes, reason" \
+	bash -c "grep -qx 'reservation: cli-rsv' '$T/rsvs' && grep -qx 'kind: maintenance' '$T/rsvs' && grep -qx 'for: -' '$T/rsvs' &&
+		grep -Eq '^start: in (99d23h|100d) \(t=[0-9]+\)$' '$T/rsvs' && grep -Eq '^end: in (100d23h|101d) \(t=[0-9]+\)$' '$T/rsvs' &&
+		grep -qx 'nodes: h100-008,h100-009' '$T/rsvs' && grep -qx 'reason: BIOS update' '$T/rsvs'"
+"$FW" reservations show cli-rsv --json "${C[@]}" >"$T/rsvsj" 2>&1
+check "fairway reservations show --json: the API's JSON (the default is words, not JSON)" python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+try:
+    json.load(open(sys.argv[2])); words = False
+except ValueError:
+    words = True
+sys.exit(not (words and r["id"] == "cli-rsv" and r["reason"] == "BIOS update" and r["nodes"] == ["h100-008", "h100-009"]))' "$T/rsvsj" "$T/rsvs"
 req DELETE /v1/reservations/cli-rsv
 req POST /v1/jobs '{"name":"real-gpus","queue":"llm","runtime":60.0,"tasks":[{"gpus":1.0,"count":1.0}]}'
 check "the API takes 1.0 as a whole number (201)" [ "$CODE" = 201 -a "$(jfield 'j["tasks"][0]["gpus"]')" = 1 ]
@@ -1387,6 +1405,19 @@ req GET /v1/queues/cliq
 check "fairway queues set --gpu-model-limits H100=4,A100=2.5: in the document, the rest kept" \
 	[ "$(jfield 'j["gpuModelLimits"], j["minRuntime"]')" = "{'H100': 4.0, 'A100': 2.5} 60" ]
 check "fairway queues list shows them" bash -c "'$FW' queues list ${C[*]} | grep -q '^cliq .*H100=4,A100=2.5$'"
+"$FW" queues show cliq "${C[@]}" >"$T/qshow" 2>&1
+check "fairway queues show cliq: in words: parent, deserved, limit, weight, priority, runtimes, model limits, no children" \
+	bash -c "grep -qx 'parent: product' '$T/qshow' && grep -qx 'deserved GPUs: 2' '$T/qshow' && grep -qx 'limit GPUs: 8' '$T/qshow' &&
+		grep -qx 'weight: 3' '$T/qshow' && grep -qx 'priority: 5' '$T/qshow' && grep -qx 'minRuntime: 60 s' '$T/qshow' &&
+		grep -qx 'maxRuntime: none' '$T/qshow' && grep -qx 'GPU model limits: H100=4,A100=2.5' '$T/qshow' &&
+		grep -qx 'GPU-hour budget: none (used [0-9.e+-]*)' '$T/qshow' && grep -qx 'children: none (a leaf queue: jobs are submitted to it)' '$T/qshow'"
+"$FW" queues show product "${C[@]}" >"$T/qshowp" 2>&1
+req GET /v1/queues
+kids=$(jfield '" ".join(q["name"] for q in j["queues"] if q.get("parent") == "product")')
+check "fairway queues show product: the last plan's fair share, allocated and demand; its children ($kids)" \
+	bash -c "grep -Eq '^fair share: [0-9.]+ GPUs \(guaranteed [0-9.]+, over quota [0-9.]+\)' '$T/qshowp' &&
+		grep -Eqx 'allocated: [0-9.]+ GPUs' '$T/qshowp' && grep -Eqx 'demand: [0-9.]+ GPUs' '$T/qshowp' &&
+		grep -qx 'children: $kids' '$T/qshowp' && [[ ' $kids ' == *' cliq '* ]] && grep -qx 'parent: - (a top-level queue)' '$T/qshowp'"
 req PATCH /v1/queues/cliq '{"gpuModelLimits":{"h100":3}}'
 check "a limit on h100 is a limit on the fleet's H100 (one entry, changed, in the fleet's spelling)" \
 	[ "$CODE" = 200 -a "$(jfield 'j["gpuModelLimits"]')" = "{'H100': 3.0, 'A100': 2.5}" ]
@@ -1503,8 +1534,12 @@ done
 req POST /v1/reservations "{\"id\":\"..\",\"kind\":\"maintenance\",\"nodes\":[\"h100-000\"],\"start\":$((now + 90000)),\"end\":$((now + 90060))}"
 check "a reservation with id \"..\": 400 naming id" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = id ]
 "$FW" queues create v1.2 --parent product "${C[@]}" >/dev/null 2>&1
-"$FW" queues show v1.2 "${C[@]}" >"$T/dot" 2>&1
+"$FW" queues show v1.2 --json "${C[@]}" >"$T/dot" 2>&1
 check "a name with dots still works through the client (encoded, decoded by the daemon)" grep -q '"name": "v1.2"' "$T/dot"
+"$FW" queues show v1.2 "${C[@]}" >"$T/dotw" 2>&1
+check "fairway queues show --json: the API's JSON; without it, words (queue: v1.2), not JSON" \
+	bash -c "python3 -c 'import json,sys; json.load(open(sys.argv[1]))' '$T/dot' && grep -qx 'queue: v1.2' '$T/dotw' &&
+		! python3 -c 'import json,sys; json.load(open(sys.argv[1]))' '$T/dotw' 2>/dev/null"
 "$FW" queues delete v1.2 "${C[@]}" >/dev/null 2>&1
 "$FW" queues delete keep-me "${C[@]}" >/dev/null 2>&1
 req GET /v1/queues/keep-me
@@ -1548,6 +1583,19 @@ check "fairway nodes: a healthy node with a bad GPU is degraded, the GPU in BAD,
 	grep -Eq "^h100-013 .* degraded +2 +healthy: bad GPUs 2" "$T/n16"
 check "fairway nodes: a node without bad GPUs is healthy, with no bad GPU and no reason (-)" grep -Eq "^h100-000 .* healthy +- +-$" "$T/n16"
 check "fairway nodes: HEALTH, BAD and REASON are columns of their own" grep -Eq "^NODE .* HEALTH +BAD +REASON$" "$T/n16"
+"$FW" nodes show h100-013 "${C[@]}" >"$T/nshow" 2>&1
+req GET /v1/nodes/h100-013
+topo=$(jfield '",".join(k + "=" + v for k, v in j.get("topology", {}).items()) or "none"')
+check "fairway nodes show h100-013: in words: model, GPUs of its total, health word and reason, bad GPUs, topology ($topo)" \
+	bash -c "grep -qx 'node: h100-013' '$T/nshow' && grep -qx 'model: $(jfield 'j["gpuModel"]')' '$T/nshow' &&
+		grep -Eqx 'GPUs: [0-9.]+ of $(jfield 'j["gpus"]') allocated' '$T/nshow' && grep -qx 'health: degraded' '$T/nshow' &&
+		grep -qx 'reason: healthy: bad GPUs 2' '$T/nshow' && grep -qx 'bad GPUs: 2' '$T/nshow' &&
+		grep -qx 'topology: $topo' '$T/nshow' && [ '$topo' != none ] && grep -q '^labels: ' '$T/nshow'"
+"$FW" nodes show h100-012 "${C[@]}" >"$T/nshow12" 2>&1
+"$FW" nodes show h100-012 --json "${C[@]}" >"$T/nshow12j" 2>&1
+check "fairway nodes show h100-012: a lemon with its incidents; --json: the API's JSON" \
+	bash -c "grep -qx 'incidents: 3 (a lemon: fails again and again)' '$T/nshow12' &&
+		python3 -c 'import json,sys; n = json.load(open(sys.argv[1])); sys.exit(not (n[\"lemon\"] is True and n[\"incidents\"] == 3))' '$T/nshow12j'"
 check "fairway nodes shows the lemon and its incidents" grep -q "^h100-012 .* 3 lemon " "$T/n"
 "$FW" nodes list --health degraded,lemon "${C[@]}" >"$T/nbad" 2>&1
 req GET /v1/nodes
