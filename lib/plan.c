@@ -248,6 +248,17 @@ static bool topology_text(const struct fw_snapshot *s, int32_t job, int64_t a, i
 	return true;
 }
 
+/* Seconds from now to t, held at the int64 bounds (a reason's number
+ * may be any value: never an overflow). */
+static int64_t until(int64_t t, int64_t now)
+{
+	if (now < 0 && t > INT64_MAX + now)
+		return INT64_MAX;
+	if (now > 0 && t < INT64_MIN + now)
+		return INT64_MIN;
+	return t - now;
+}
+
 char *fw_reason_format_job(const struct fw_snapshot *s, int32_t job, enum fw_reason r, int64_t a, int64_t b,
 			   char *buf, size_t n)
 {
@@ -267,7 +278,7 @@ char *fw_reason_format_job(const struct fw_snapshot *s, int32_t job, enum fw_rea
 		snprintf(buf, n, "reclaim waits: the GPUs it needs are held by jobs of queue %s, above its fair share, "
 				 "that have not run its minimum runtime (minRuntime) of %lld s yet; reclaim may take them "
 				 "at t=%lld (in %lld s)", s->queues[a].name, (long long)s->queues[a].min_runtime_s,
-			 (long long)b, (long long)(b - s->now));
+			 (long long)b, (long long)until(b, s->now));
 		return buf;
 	}
 	if (r == FW_REASON_CHECKPOINT_WAIT && s && a >= 0 && a < s->njobs) {
