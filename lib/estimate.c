@@ -72,8 +72,13 @@
  *      job past the depth (or never placed before
  *      the events ran out) keeps its shape's answer, but no earlier than
  *      the latest held job of its shape: an identical job tried first
- *      starts first.  Nothing is held in the plan; decisions do not
- *      change;
+ *      starts first.  A job whose shape the walk left unknown is in this
+ *      line too when a reservation is held for a job with no expected end
+ *      (unbounded_resv) and the reserved nodes take work until their
+ *      reservation (backfill mode): the shape walk held those nodes out
+ *      from now on, so a job that ends before such a reservation starts
+ *      is placed there and held, its estimate known.  Nothing is held in
+ *      the plan; decisions do not change;
  *   3. unknown:  a shape still open when the events run out is unknown:
  *      NEVER_FITS (or TASK_CPU / TASK_MEM) when the cluster could not
  *      hold it empty (more GPUs than it has, reserve.c's hopeless test,
@@ -83,9 +88,11 @@
  *      would: drain.c's mend, tried only when health holds some node
  *      out), UNKNOWN_RUNTIME otherwise (jobs that never end hold what
  *      it needs), UNKNOWN_RESERVED when the running ones among them
- *      leave room for it: reservations for jobs that never end hold
- *      their nodes from their time on (a reserved node is held whole
- *      until its job ends);
+ *      leave room for it: reservations for jobs that never end (no
+ *      runtime, no run-time limit, no queue defaultRuntime: fw__job_end)
+ *      hold their nodes from their time on (a reserved node is held whole
+ *      until its job ends); a job of such a shape that 2b placed before
+ *      such a reservation keeps that time;
  *   4. queue:    walk each line (leaf queue, or the global order) in try
  *      order: count the waiting jobs ahead of each job; under a
  *      strict-order policy, raise its estimate to the latest estimate
@@ -1074,9 +1081,26 @@ static struct ev end_pop(struct ahead *a)
 	return top;
 }
 
+static bool backfill_mode(const struct cyc *y);
+
+/* Is some reservation held for a job with no expected end (no runtime,
+ * no limit, no queue default: fw__job_end)?  Its nodes never come back
+ * in the shape walk, which holds them from now on. */
+static bool unbounded_resv(const struct cyc *y)
+{
+	for (int32_t i = 0; i < y->ndec; i++)
+		if (y->dec[i].kind == FW_DECIDE_RESERVE &&
+		    fw__job_end(y, &y->s->jobs[y->dec[i].job], y->dec[i].at) == FW__NEVER)
+			return true;
+	return false;
+}
+
 /* Which jobs: the positions allocate tried (y->tried), in that order,
  * that did not start and hold no reservation and whose shape fits some
- * time (an unknown shape stays unknown), up to the depth; jobs a budget
+ * time (an unknown shape stays unknown, unless a reservation for a job
+ * with no end holds nodes the shape walk kept from it: in backfill mode
+ * this walk gives them, until their reservation, to the jobs that end
+ * by then, as allocate does), up to the depth; jobs a budget
  * floors aside (their floor is their estimate's rule, and the simulator
  * wakes at a budget-short job's: des.c short_wake); gangs (more
  * than one task) aside: the reservations and the starving pass keep
@@ -1100,9 +1124,10 @@ static int ahead_init(struct est *e, struct ahead *a)
 	e->hfloor = FW_ARENA_NEW(y->a, fw_time, (size_t)e->nshp + 1);
 	if (!a->pos || !a->end || !a->cur || !a->prev || !e->held || !e->hfloor)
 		return FW_ENOMEM;
+	bool before_resv = unbounded_resv(y) && backfill_mode(y);
 	for (int32_t k = 0; k < y->ntried && a->n < cap; k++) {
 		int32_t i = y->tried[k], sh = e->shape[i];
-		if (sh >= 0 && !y->started[y->jobs[i]] && e->at[sh] != FW_TIME_UNKNOWN && !e->floor[i] &&
+		if (sh >= 0 && !y->started[y->jobs[i]] && (e->at[sh] != FW_TIME_UNKNOWN || before_resv) && !e->floor[i] &&
 		    y->reason[y->jobs[i]].reason != FW_REASON_HAS_RESERVATION && e->shp[sh].ngroups == 1 &&
 		    e->shp[sh].g[0].count == 1)
 			a->pos[a->n++] = i;
@@ -1623,7 +1648,7 @@ static void queue_pass(struct est *e)
 				FW__PREFETCH(&y->reason[y->jobs[i + FW__AHEAD]], 1);
 			if (y->started[y->jobs[i]])
 				continue;
-			if (sh >= 0 && e->at[sh] == FW_TIME_UNKNOWN)
+			if (sh >= 0 && e->at[sh] == FW_TIME_UNKNOWN && !(e->held && e->held[i]))
 				set_unknown(r, e->why[sh], e->why_a[sh], e->why_b[sh]);
 			else if (sh >= 0)
 				r->expected_start = walk_estimate(e, i, sh);
