@@ -3541,6 +3541,44 @@ TEST(reclaim_honours_the_queue_min_runtime_protection)
 	fw_snapshot_free(s);
 }
 
+/* A min_runtime estimate is a time the job would be placed (lib/minrun.c
+ * step 3), not only one at which enough GPUs are protected no more. */
+TEST(min_runtime_estimate_checks_placement)
+{
+	int a[4];
+	struct fw_snapshot *s = reclaim_case(a);
+	s->queues[0].min_runtime_s = 5000;
+	s->jobs[a[2]].start_time = 50; /* protections end: a0 5000, a2 5050, a1 5100, a3 5300 */
+	int b = tb_job(s, "b", 1, 1, 8, 1000, 500);
+	s->jobs[b].expected_runtime = 500;
+	struct fw_plan *p = run(s, NULL);
+	ASSERT(p != NULL);
+	/* 8 GPUs are out of protection at 5050 (a0's on n0, a2's on n1), but
+	 * b's one task needs a whole node: n0's at 5100 */
+	const struct fw_pending *r = pending_of(p, b);
+	ASSERT_EQ(r->reason, FW_REASON_MIN_RUNTIME);
+	ASSERT_EQ(r->b, 5100);
+	ASSERT_EQ(r->expected_start, 5100);
+	/* n0 leaves at 5080 until 9000: b's run [5100, 5600) reaches into
+	 * that window, so n1, whole at 5300 */
+	s->nodes[0].away_at = 5080;
+	s->nodes[0].back_at = 9000;
+	ASSERT((p = run(s, NULL)) != NULL);
+	r = pending_of(p, b);
+	ASSERT_EQ(r->reason, FW_REASON_MIN_RUNTIME);
+	ASSERT_EQ(r->b, 5300);
+	ASSERT_EQ(r->expected_start, 5300);
+	/* n1 leaves too: no protection end lets b in, so neither the reason
+	 * nor the estimate claims one (A's jobs never end: unknown) */
+	s->nodes[1].away_at = 5080;
+	s->nodes[1].back_at = 9000;
+	ASSERT((p = run(s, NULL)) != NULL);
+	r = pending_of(p, b);
+	ASSERT(r->reason != FW_REASON_MIN_RUNTIME);
+	ASSERT(r->expected_start == FW_TIME_UNKNOWN || r->expected_start >= 9000);
+	fw_snapshot_free(s);
+}
+
 TEST(reclaim_evicts_whole_gangs)
 {
 	struct fw_snapshot *s = fw_snapshot_new();
@@ -5551,7 +5589,8 @@ TEST(estimates_ahead_never_change_decisions)
 	reclaim_prefers_the_victim_with_the_least_work_since_its_checkpoint, reclaim_skips_a_victim_that_makes_no_room, reclaim_never_evicts_non_preemptible_jobs, \
 	reclaim_waits_for_a_checkpoint_within_the_grace, preemptors_wait_for_checkpoints_each_its_own_victims, \
 	checker_catches_a_bad_checkpoint_wait, checkpoint_waits_keep_every_invariant_on_random_snapshots, \
-	reclaim_honours_the_queue_min_runtime_protection, reclaim_evicts_whole_gangs, \
+	reclaim_honours_the_queue_min_runtime_protection, min_runtime_estimate_checks_placement,             \
+	reclaim_evicts_whole_gangs, \
 	reclaim_evicts_nothing_when_the_preemptor_would_not_fit_anyway, preemption_within_a_queue_by_priority, \
 	reclaim_never_takes_a_queue_over_its_fair_share, narrowing_reclaim_never_inverts_two_queues, \
 	narrowing_reclaim_compares_the_children_of_the_common_ancestor, reclaim_stops_at_the_start_budget, no_waiting_job_is_expected_at_now, a_fractional_job_is_not_told_gang_no_fit, a_one_task_job_waits_for_busy_gpus_and_a_gang_for_its_fit, queues_tied_on_share_go_by_priority, reclaim_starts_an_elastic_gang_at_its_minimum, \
