@@ -192,22 +192,27 @@ static int fits_at(struct cyc *y, const struct prot *v, int32_t upto, int32_t p,
 static int room_at(struct cyc *y, const struct prot *v, int32_t n, int32_t p, int32_t *q, fw_time *t)
 {
 	int64_t need = fw_job_gpus(&y->s->jobs[p]), have = y->c.dom[0].free_whole;
+	int32_t lastq = -1;
 	int tries = 0;
+	bool fresh = false; /* a job counted since the last try */
 
 	*t = FW_TIME_UNKNOWN;
 	for (int32_t i = 0; i < n && tries < FW__MINRUN_TRIES; i++) {
-		if (!counts(y, p, v[i].job))
-			continue;
-		have += fw_job_gpus(&y->s->jobs[v[i].job]);
-		if (have < need || (i + 1 < n && v[i + 1].until == v[i].until))
-			continue; /* not enough yet, or more end at the same time */
+		if (counts(y, p, v[i].job)) {
+			have += fw_job_gpus(&y->s->jobs[v[i].job]);
+			lastq = y->s->jobs[v[i].job].queue;
+			fresh = true;
+		}
+		if (!fresh || have < need || (i + 1 < n && v[i + 1].until == v[i].until))
+			continue; /* nothing new, not enough yet, or more end then */
 		bool fits;
 		int rc = fits_at(y, v, i + 1, p, v[i].until, &fits);
 		tries++;
+		fresh = false;
 		if (rc != FW_OK)
 			return rc;
 		if (fits) {
-			*q = y->s->jobs[v[i].job].queue;
+			*q = lastq;
 			*t = v[i].until;
 			return FW_OK;
 		}
