@@ -325,19 +325,19 @@ static int32_t snap_node(const struct build *b, const char *name)
  * nodes not in the snapshot.  Returns how many hosts the list has. */
 static int hosts(const struct build *b, const char *list, int32_t *out, int cap)
 {
-	hostlist_t hl = list && *list ? slurm_hostlist_create(list) : NULL;
+	hostlist_t hl = list && *list ? FW__SLP(slurm_hostlist_create(list)) : NULL;
 	char *h;
 	int n = 0;
 
 	if (!hl)
 		return 0;
-	while ((h = slurm_hostlist_shift(hl))) {
+	while ((h = FW__SLP(slurm_hostlist_shift(hl)))) {
 		if (n < cap)
 			out[n] = snap_node(b, h);
 		n++;
 		free(h);
 	}
-	slurm_hostlist_destroy(hl);
+	FW__SLV(slurm_hostlist_destroy(hl));
 	return n;
 }
 

@@ -390,35 +390,35 @@ static int32_t node_named(struct fw__slurm_filter *f, const char *name)
 /* Phase 3: unmark the nodes the hostlist names. */
 static void exclude(struct fw__slurm_filter *f, const char *list)
 {
-	hostlist_t hl = slurm_hostlist_create(list);
+	hostlist_t hl = FW__SLP(slurm_hostlist_create(list));
 	char *name;
 
 	if (!hl)
 		return;
-	while ((name = slurm_hostlist_shift(hl))) {
+	while ((name = FW__SLP(slurm_hostlist_shift(hl)))) {
 		int32_t k = node_named(f, name);
 		if (k >= 0)
 			f->ok[k] = 0;
 		free(name);
 	}
-	slurm_hostlist_destroy(hl);
+	FW__SLV(slurm_hostlist_destroy(hl));
 }
 
 /* Phase 5: keep only the nodes the hostlist names. */
 static void nodelist(struct fw__slurm_filter *f, const char *list)
 {
-	hostlist_t hl = slurm_hostlist_create(list);
+	hostlist_t hl = FW__SLP(slurm_hostlist_create(list));
 	char *name;
 
 	memset(f->keep, 0, (size_t)f->s->nnodes);
-	while (hl && (name = slurm_hostlist_shift(hl))) {
+	while (hl && (name = FW__SLP(slurm_hostlist_shift(hl)))) {
 		int32_t k = node_named(f, name);
 		if (k >= 0)
 			f->keep[k] = 1;
 		free(name);
 	}
 	if (hl)
-		slurm_hostlist_destroy(hl);
+		FW__SLV(slurm_hostlist_destroy(hl));
 	for (int32_t k = 0; k < f->s->nnodes; k++)
 		f->ok[k] &= f->keep[k];
 }
@@ -484,14 +484,14 @@ const char *fw__slurm_nodelist(const slurm_job_info_t *j)
 
 int32_t fw__slurm_nodelist_count(const char *list)
 {
-	hostlist_t hl = slurm_hostlist_create(list);
+	hostlist_t hl = FW__SLP(slurm_hostlist_create(list));
 	int32_t n;
 
 	if (!hl)
 		return 0;
-	slurm_hostlist_uniq(hl);
-	n = slurm_hostlist_count(hl);
-	slurm_hostlist_destroy(hl);
+	FW__SLV(slurm_hostlist_uniq(hl));
+	n = FW__SL(slurm_hostlist_count(hl));
+	FW__SLV(slurm_hostlist_destroy(hl));
 	return n > 0 ? n : 0;
 }
 

@@ -7,6 +7,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../harness.h"
 #include "fairway/fairway.h"
@@ -1957,6 +1958,46 @@ TEST(slurm_reservations_close_their_nodes_and_admit_their_jobs)
 	fake_free(&f);
 }
 
+/* libslurm is called from the daemon's cycle thread (ping, fetch, build,
+ * without the state lock) and from an API thread (a whole read, under
+ * it) at once, and documents no call thread-safe: each call goes through
+ * one lock (serial.c), held for the call alone.  A call made while
+ * another holds it waits; the value comes back and the lock is free
+ * after it. */
+struct lib_probe {
+	int count;
+	bool done;
+};
+
+static void *lib_call(void *arg)
+{
+	struct lib_probe *p = arg;
+	hostlist_t hl = FW__SLP(slurm_hostlist_create("gpu[001-003],gpu007"));
+
+	p->count = FW__SL(slurm_hostlist_count(hl));
+	FW__SLV(slurm_hostlist_destroy(hl));
+	__atomic_store_n(&p->done, true, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+TEST(libslurm_calls_are_serialized_one_at_a_time)
+{
+	struct lib_probe p = { 0, false };
+	struct timespec pause = { 0, 50 * 1000 * 1000 };
+	pthread_t t;
+
+	fw__slurm_lib_lock(); /* as a call on another thread would */
+	ASSERT_EQ(pthread_create(&t, NULL, lib_call, &p), 0);
+	nanosleep(&pause, NULL);
+	ASSERT(!__atomic_load_n(&p.done, __ATOMIC_SEQ_CST)); /* it waits */
+	fw__slurm_lib_unlock();
+	ASSERT_EQ(pthread_join(t, NULL), 0);
+	ASSERT(p.done);
+	ASSERT_EQ(p.count, 4);
+	lib_call(&p); /* the lock was let go after each call: no deadlock */
+	ASSERT_EQ(p.count, 4);
+}
+
 /* Filter phase 5b names what left a job no node: the first reservation
  * to come that took one of its nodes, and how many more did (the job's
  * reason then names it: FW__ORPHAN_RESERVED).  The build models every
@@ -2518,7 +2559,7 @@ TEST(a_node_full_of_foreign_work_is_not_drained)
 	fake_free(&f);
 }
 
-TEST_MAIN(a_run_time_limit_ends_a_job_and_bounds_a_start, the_tables_period_is_claimed_once_and_a_failed_read_keeps_the_last, a_capture_builds_apart_and_is_adopted_only_unmoved, the_reservation_filter_names_the_reservation_that_took_the_nodes, jobs_left_out_are_listed_aside_with_their_reason, a_job_its_user_requeue_held_is_not_planned, gres_counts_and_models, gres_index_masks, options, managed_partitions,
+TEST_MAIN(a_run_time_limit_ends_a_job_and_bounds_a_start, libslurm_calls_are_serialized_one_at_a_time, the_tables_period_is_claimed_once_and_a_failed_read_keeps_the_last, a_capture_builds_apart_and_is_adopted_only_unmoved, the_reservation_filter_names_the_reservation_that_took_the_nodes, jobs_left_out_are_listed_aside_with_their_reason, a_job_its_user_requeue_held_is_not_planned, gres_counts_and_models, gres_index_masks, options, managed_partitions,
 	  plan_to_actions_and_notes, action_reasons_name_nodes_and_jobs, a_snapshot_from_slurm_never_overbooks_a_node,
 	  a_job_fairway_cannot_place_stops_no_cycle, every_gpu_request_form_is_gpus_per_node,
 	  jobs_slurm_would_not_run_stay_held, constraint_forms, pending_jobs_start_only_on_nodes_they_accept,
