@@ -93,21 +93,21 @@ static bool same_hosts(const char *a, const char *b)
 
 	if (!a || !b || !*a || !*b)
 		return false;
-	ha = slurm_hostlist_create(a);
-	hb = slurm_hostlist_create(b);
+	ha = FW__SLP(slurm_hostlist_create(a));
+	hb = FW__SLP(slurm_hostlist_create(b));
 	if (!ha || !hb) {
 		if (ha)
-			slurm_hostlist_destroy(ha);
+			FW__SLV(slurm_hostlist_destroy(ha));
 		if (hb)
-			slurm_hostlist_destroy(hb);
+			FW__SLV(slurm_hostlist_destroy(hb));
 		return false;
 	}
-	slurm_hostlist_uniq(ha);
-	slurm_hostlist_uniq(hb);
-	slurm_hostlist_ranged_string(ha, sizeof sa, sa);
-	slurm_hostlist_ranged_string(hb, sizeof sb, sb);
-	slurm_hostlist_destroy(ha);
-	slurm_hostlist_destroy(hb);
+	FW__SLV(slurm_hostlist_uniq(ha));
+	FW__SLV(slurm_hostlist_uniq(hb));
+	FW__SLV(slurm_hostlist_ranged_string(ha, sizeof sa, sa));
+	FW__SLV(slurm_hostlist_ranged_string(hb, sizeof sb, sb));
+	FW__SLV(slurm_hostlist_destroy(ha));
+	FW__SLV(slurm_hostlist_destroy(hb));
 	return !strcmp(sa, sb);
 }
 
@@ -225,7 +225,7 @@ static void explain_stale_start(struct fw_slurm *h, const slurm_job_info_t *j, c
 	job_info_msg_t *m = NULL;
 	const char *was = fw__slurm_nodelist(j), *now;
 
-	if (slurm_load_job(&m, j->job_id, SHOW_DETAIL) != SLURM_SUCCESS || !m)
+	if (FW__SL(slurm_load_job(&m, j->job_id, SHOW_DETAIL)) != SLURM_SUCCESS || !m)
 		return;
 	if (m->record_count == 1) {
 		now = fw__slurm_nodelist(&m->job_array[0]);
@@ -234,7 +234,7 @@ static void explain_stale_start(struct fw_slurm *h, const slurm_job_info_t *j, c
 				 "start %.40s: job_submit.lua refused it: its -w is now (%.56s), not (%.56s) as "
 				 "read; fairway plans it again next cycle", name, now ? now : "none", was ? was : "none");
 	}
-	slurm_free_job_info_msg(m);
+	FW__SLV(slurm_free_job_info_msg(m));
 }
 
 /* Slurm's time limit (minutes) is "none" in these two. */
@@ -481,13 +481,13 @@ static bool meets(hostlist_t hl, const char *list)
 	char *host;
 	bool hit = false;
 
-	if (!fw__set(list) || !(l = slurm_hostlist_create(list)))
+	if (!fw__set(list) || !(l = FW__SLP(slurm_hostlist_create(list))))
 		return false;
-	while (!hit && (host = slurm_hostlist_shift(l))) {
-		hit = slurm_hostlist_find(hl, host) >= 0;
+	while (!hit && (host = FW__SLP(slurm_hostlist_shift(l)))) {
+		hit = FW__SL(slurm_hostlist_find(hl, host)) >= 0;
 		free(host);
 	}
-	slurm_hostlist_destroy(l);
+	FW__SLV(slurm_hostlist_destroy(l));
 	return hit;
 }
 
@@ -514,7 +514,7 @@ static time_t start_end(struct fw_slurm *h, const struct fw_backend_action *a, h
 	if (a->kind != FW_DECIDE_START || !(j = job_of(h, a->job, &task)))
 		return 0;
 	for (int32_t p = 0; p < a->nplacements && !on; p++)
-		on = slurm_hostlist_find(hl, a->placements[p].node) >= 0;
+		on = FW__SL(slurm_hostlist_find(hl, a->placements[p].node)) >= 0;
 	if (!on)
 		return 0;
 	if (fw__het_job(j) || (limit = start_limit(j, a->limit_s)) == NO_VAL)
@@ -548,11 +548,11 @@ static time_t latest_end(struct fw_slurm *h, hostlist_t hl, const struct fw_back
 time_t fw__slurm_resv_not_before(struct fw_slurm *h, const char *nodes, const struct fw_backend_action *acts,
 				 int32_t n, time_t now, time_t *end)
 {
-	hostlist_t hl = fw__set(nodes) ? slurm_hostlist_create(nodes) : NULL;
+	hostlist_t hl = fw__set(nodes) ? FW__SLP(slurm_hostlist_create(nodes)) : NULL;
 
 	*end = hl ? latest_end(h, hl, acts, n, now) : 0;
 	if (hl)
-		slurm_hostlist_destroy(hl);
+		FW__SLV(slurm_hostlist_destroy(hl));
 	return *end ? *end + FW__RESV_MARGIN_S : 0;
 }
 

@@ -198,10 +198,15 @@ static void closed_nodes(struct build *b)
  * whose limit would then reach into the reservation; seen in a lab) and
  * is back at its end (fw_node.away_at, back_at), so the core puts there
  * only work whose time limit ends by then, and plans on the node again
- * from its end.  The core knows one departure a node, so every later
- * reservation to come on it extends the stay to its end, gap or not (a
- * gap between two is lost, never overlapped); a node out now with a
- * known return (closed_nodes) is back only after the last of them. */
+ * from its end.  The core knows one departure a node: the first, as the
+ * daemon's windows (connectors/serve/cycle.c leave_for).  Taken in start
+ * order, a later reservation that opens by the node's return (less the
+ * margin: a shorter gap is none) extends the stay to its end; one after
+ * a gap is left for the cycles after the return (it is then the first),
+ * and until then filter.c keeps off its nodes the jobs that would run
+ * into it from the return (find_soon).  A node out now with a known
+ * return (closed_nodes) is back after a reservation to come that opens
+ * by then, alike. */
 static int by_resv_start(const void *a, const void *b)
 {
 	const reserve_info_t *x = *(const reserve_info_t *const *)a, *y = *(const reserve_info_t *const *)b;
@@ -209,6 +214,13 @@ static int by_resv_start(const void *a, const void *b)
 	if (x->start_time != y->start_time)
 		return x->start_time < y->start_time ? -1 : 1;
 	return strcmp(x->name, y->name); /* names are unique: total */
+}
+
+/* Does r open by t, or within the margin after it (no gap Slurm would
+ * run a job in)? */
+static bool opens_by(const reserve_info_t *r, fw_time t)
+{
+	return (fw_time)r->start_time - FW__RESV_MARGIN_S <= t;
 }
 
 static void leave_node(struct build *b, uint32_t i, const reserve_info_t *r)
@@ -219,18 +231,14 @@ static void leave_node(struct build *b, uint32_t i, const reserve_info_t *r)
 	if (x < 0)
 		return;
 	n = &b->s->nodes[x];
-	if (!n->schedulable) { /* out now: a known return moves past it */
-		if (n->back_at && (fw_time)r->end_time > n->back_at)
+	if (!n->schedulable || n->away_at) { /* out now, or leaving for an earlier one */
+		if (n->back_at && opens_by(r, n->back_at) && (fw_time)r->end_time > n->back_at)
 			n->back_at = (fw_time)r->end_time;
 		return;
 	}
-	if (!n->away_at) {
-		fw_time at = (fw_time)r->start_time - FW__RESV_MARGIN_S;
-		n->away_at = at > b->s->now ? at : b->s->now + 1;
-		n->back_at = (fw_time)r->end_time;
-	} else if ((fw_time)r->end_time > n->back_at) {
-		n->back_at = (fw_time)r->end_time;
-	}
+	fw_time at = (fw_time)r->start_time - FW__RESV_MARGIN_S;
+	n->away_at = at > b->s->now ? at : b->s->now + 1;
+	n->back_at = (fw_time)r->end_time;
 }
 
 static int leaving_nodes(struct build *b)
@@ -325,19 +333,19 @@ static int32_t snap_node(const struct build *b, const char *name)
  * nodes not in the snapshot.  Returns how many hosts the list has. */
 static int hosts(const struct build *b, const char *list, int32_t *out, int cap)
 {
-	hostlist_t hl = list && *list ? slurm_hostlist_create(list) : NULL;
+	hostlist_t hl = list && *list ? FW__SLP(slurm_hostlist_create(list)) : NULL;
 	char *h;
 	int n = 0;
 
 	if (!hl)
 		return 0;
-	while ((h = slurm_hostlist_shift(hl))) {
+	while ((h = FW__SLP(slurm_hostlist_shift(hl)))) {
 		if (n < cap)
 			out[n] = snap_node(b, h);
 		n++;
 		free(h);
 	}
-	slurm_hostlist_destroy(hl);
+	FW__SLV(slurm_hostlist_destroy(hl));
 	return n;
 }
 

@@ -19,8 +19,9 @@
  *   4. features   less the nodes without the features asked;
  *   5. nodelist   less the nodes -w does not name;
  *   5b. reserved  less the nodes of an admin's reservations to come
- *                 that the job, from now, would still hold when they
- *                 begin (by its time limit; none: it would): Slurm runs
+ *                 that the job, from now or from the nodes' return
+ *                 before them, would still hold when they begin (by
+ *                 its time limit; none: it would): Slurm runs
  *                 no job there that overlaps one (docs/slurm.md
  *                 "Reservations");
  *   6. collect    the nodes left, or "any" when that is every node; the
@@ -47,7 +48,8 @@
  * and --constraint, and ending before the same reservations to come: a
  * job's class, how many of them, by start, its time limit overlaps;
  * only the reservations the core does not know count (find_soon: those
- * on a node out now or after a gap; the rest are its nodes' away_at);
+ * on a node out now or after a gap, reached from the node's return; the
+ * rest are its nodes' away_at);
  * a batch of sbatch scripts, a job array) share one
  * answer and one node list in the snapshot (fw_snapshot_restrict_job_as),
  * through a cache of the last answers by what they asked (CACHE slots,
@@ -89,9 +91,11 @@ struct answer {
 				 * reservation message), and how many did */
 };
 
-/* An admin's reservation to come (fw__slurm_admin_resv), by start. */
+/* An admin's reservation to come (fw__slurm_admin_resv) the core does
+ * not know, by start. */
 struct soon {
-	fw_time start;
+	fw_time start; /* its start, less how far after now a node of it the
+			* core does not know comes back before it (find_soon) */
 	const reserve_info_t *r;
 };
 
@@ -211,44 +215,69 @@ static int by_start(const void *a, const void *b)
 	return strcmp(x->r->name, y->r->name); /* names are unique: total */
 }
 
-/* Does the core know reservation r's nodes are away while it lasts?
- * Each of its nodes in the snapshot is in service and leaves by its
- * start and is back no earlier than its end (build.c leaving_nodes:
- * fw_node.away_at, back_at), or is out now and back no earlier than its
- * end, or not known to come back.  Then the core itself keeps off them
- * every job that would still run at its start, and plans on them again
- * from its end: no node filter is needed, and none would let a job plan
- * on a node after the reservation ends.  (leaving_nodes makes it so for
- * every reservation to come; the filters remain the net.) */
-static bool modelled(const struct fw__slurm_filter *f, const reserve_info_t *r)
+/* Does the core know node x (snapshot node, or NULL: not one) is away
+ * while reservation r lasts?  In service, it leaves by r's start and is
+ * back no earlier than its end (build.c leaving_nodes: fw_node.away_at,
+ * back_at), or it is out now and back no earlier than r's end, or not
+ * known to come back.  Then the core itself keeps off it every job that
+ * would still run at r's start, and plans on it again from r's end: no
+ * node filter is needed there, and none would let a job plan on it after
+ * r ends. */
+static bool covers(const struct fw_node *x, const reserve_info_t *r)
 {
-	uint32_t n = f->h->nodes->record_count;
+	bool out = !x->schedulable && (!x->back_at || x->back_at >= (fw_time)r->end_time);
+	bool away = x->schedulable && x->away_at && x->away_at <= (fw_time)r->start_time &&
+		    x->back_at >= (fw_time)r->end_time;
 
-	for (int p = 0; r->node_inx && r->node_inx[p] >= 0 && r->node_inx[p + 1] >= 0; p += 2)
-		for (int32_t i = r->node_inx[p]; i <= r->node_inx[p + 1] && (uint32_t)i < n; i++) {
-			const struct fw_node *x = f->inx[i] >= 0 ? &f->s->nodes[f->inx[i]] : NULL;
-			bool out = x && !x->schedulable && (!x->back_at || x->back_at >= (fw_time)r->end_time);
-			bool away = x && x->schedulable && x->away_at && x->away_at <= (fw_time)r->start_time &&
-				    x->back_at >= (fw_time)r->end_time;
-			if (x && !out && !away)
-				return false;
-		}
-	return true;
+	return out || away;
 }
 
-/* The admin's reservations that begin after now, by start, but those
- * the core knows of (modelled). */
+static const struct fw_node *snap_node(const struct fw__slurm_filter *f, int32_t i)
+{
+	return f->inx[i] >= 0 ? &f->s->nodes[f->inx[i]] : NULL;
+}
+
+/* From when a job placed on r's nodes may reach into r: the latest
+ * return before r of a node of r that the core does not keep away for r
+ * itself (covers: a reservation after a gap, build.c keeping a node's
+ * first stay only), else now.  *modelled: every node of r is covered. */
+static fw_time reach_from(const struct fw__slurm_filter *f, const reserve_info_t *r, bool *modelled)
+{
+	uint32_t n = f->h->nodes->record_count;
+	fw_time from = f->s->now;
+
+	*modelled = true;
+	for (int p = 0; r->node_inx && r->node_inx[p] >= 0 && r->node_inx[p + 1] >= 0; p += 2)
+		for (int32_t i = r->node_inx[p]; i <= r->node_inx[p + 1] && (uint32_t)i < n; i++) {
+			const struct fw_node *x = snap_node(f, i);
+			if (!x || covers(x, r))
+				continue;
+			*modelled = false;
+			if (x->back_at > from && x->back_at < (fw_time)r->start_time)
+				from = x->back_at;
+		}
+	return from;
+}
+
+/* The admin's reservations that begin after now, by the time a job
+ * would have to start from now to reach them as it may from the nodes'
+ * returns before them (reach_from: soon.start, what class_of compares),
+ * but those the core knows of (each of their nodes covered). */
 static int find_soon(struct fw__slurm_filter *f)
 {
 	const reserve_info_msg_t *m = f->h->resv;
 	uint32_t n = m ? m->record_count : 0;
+	bool modelled;
 
 	if (!(f->soon = malloc((n ? n : 1) * sizeof *f->soon)))
 		return FW_ENOMEM;
 	for (uint32_t k = 0; k < n; k++) {
 		const reserve_info_t *r = &m->reservation_array[k];
-		if (fw__slurm_admin_resv(r) && r->start_time > f->s->now && !modelled(f, r))
-			f->soon[f->nsoon++] = (struct soon){ (fw_time)r->start_time, r };
+		if (!fw__slurm_admin_resv(r) || r->start_time <= f->s->now)
+			continue;
+		fw_time from = reach_from(f, r, &modelled);
+		if (!modelled)
+			f->soon[f->nsoon++] = (struct soon){ (fw_time)r->start_time - (from - f->s->now), r };
 	}
 	qsort(f->soon, (size_t)f->nsoon, sizeof *f->soon, by_start);
 	return FW_OK;
@@ -390,41 +419,41 @@ static int32_t node_named(struct fw__slurm_filter *f, const char *name)
 /* Phase 3: unmark the nodes the hostlist names. */
 static void exclude(struct fw__slurm_filter *f, const char *list)
 {
-	hostlist_t hl = slurm_hostlist_create(list);
+	hostlist_t hl = FW__SLP(slurm_hostlist_create(list));
 	char *name;
 
 	if (!hl)
 		return;
-	while ((name = slurm_hostlist_shift(hl))) {
+	while ((name = FW__SLP(slurm_hostlist_shift(hl)))) {
 		int32_t k = node_named(f, name);
 		if (k >= 0)
 			f->ok[k] = 0;
 		free(name);
 	}
-	slurm_hostlist_destroy(hl);
+	FW__SLV(slurm_hostlist_destroy(hl));
 }
 
 /* Phase 5: keep only the nodes the hostlist names. */
 static void nodelist(struct fw__slurm_filter *f, const char *list)
 {
-	hostlist_t hl = slurm_hostlist_create(list);
+	hostlist_t hl = FW__SLP(slurm_hostlist_create(list));
 	char *name;
 
 	memset(f->keep, 0, (size_t)f->s->nnodes);
-	while (hl && (name = slurm_hostlist_shift(hl))) {
+	while (hl && (name = FW__SLP(slurm_hostlist_shift(hl)))) {
 		int32_t k = node_named(f, name);
 		if (k >= 0)
 			f->keep[k] = 1;
 		free(name);
 	}
 	if (hl)
-		slurm_hostlist_destroy(hl);
+		FW__SLV(slurm_hostlist_destroy(hl));
 	for (int32_t k = 0; k < f->s->nnodes; k++)
 		f->ok[k] &= f->keep[k];
 }
 
-/* Phase 5b: unmark the nodes of the first cls reservations to come,
- * noting the first that takes a node still marked (f->took, its index in
+/* Phase 5b: unmark the nodes of the first cls reservations to come
+ * that the core does not keep away for them itself (covers), noting the first that takes a node still marked (f->took, its index in
  * the reservation message) and how many do (f->ntook; both reset by
  * compute). */
 static void reserved(struct fw__slurm_filter *f, int32_t cls)
@@ -432,11 +461,12 @@ static void reserved(struct fw__slurm_filter *f, int32_t cls)
 	uint32_t n = f->h->nodes->record_count;
 
 	for (int32_t k = 0; k < cls; k++) {
-		const int32_t *inx = f->soon[k].r->node_inx;
+		const reserve_info_t *r = f->soon[k].r;
+		const int32_t *inx = r->node_inx;
 		bool took = false;
 		for (int p = 0; inx[p] >= 0 && inx[p + 1] >= 0; p += 2)
 			for (int32_t i = inx[p]; i <= inx[p + 1] && (uint32_t)i < n; i++)
-				if (f->inx[i] >= 0 && f->ok[f->inx[i]]) {
+				if (f->inx[i] >= 0 && f->ok[f->inx[i]] && !covers(snap_node(f, i), r)) {
 					f->ok[f->inx[i]] = 0;
 					took = true;
 				}
@@ -445,8 +475,9 @@ static void reserved(struct fw__slurm_filter *f, int32_t cls)
 	}
 }
 
-/* How many reservations to come job j would overlap, run from now: those
- * that begin before its time limit ends (no limit: all of them). */
+/* How many reservations to come job j would overlap, run from now (or
+ * from its nodes' return before them: soon.start): those that begin
+ * before its time limit ends (no limit: all of them). */
 static int32_t class_of(const struct fw__slurm_filter *f, const slurm_job_info_t *j)
 {
 	fw_time end = j->time_limit == INFINITE || j->time_limit == NO_VAL
@@ -484,14 +515,14 @@ const char *fw__slurm_nodelist(const slurm_job_info_t *j)
 
 int32_t fw__slurm_nodelist_count(const char *list)
 {
-	hostlist_t hl = slurm_hostlist_create(list);
+	hostlist_t hl = FW__SLP(slurm_hostlist_create(list));
 	int32_t n;
 
 	if (!hl)
 		return 0;
-	slurm_hostlist_uniq(hl);
-	n = slurm_hostlist_count(hl);
-	slurm_hostlist_destroy(hl);
+	FW__SLV(slurm_hostlist_uniq(hl));
+	n = FW__SL(slurm_hostlist_count(hl));
+	FW__SLV(slurm_hostlist_destroy(hl));
 	return n > 0 ? n : 0;
 }
 

@@ -93,19 +93,19 @@ static bool blames(const slurm_job_info_t *j)
 
 static void count_job(struct fw__jobfail *f, const slurm_job_info_t *j)
 {
-	hostlist_t hl = slurm_hostlist_create(j->nodes);
+	hostlist_t hl = FW__SLP(slurm_hostlist_create(j->nodes));
 	struct fw_health_event ev = { FW_HEV_JOB_FAILURE, j->end_time, (int64_t)j->job_id };
 	char *host;
 
 	if (!hl)
 		return;
-	while ((host = slurm_hostlist_shift(hl))) {
+	while ((host = FW__SLP(slurm_hostlist_shift(hl)))) {
 		struct fw_health_rec *r = rec_of(f, host, true);
 		if (r)
 			fw_health_step(&f->cfg, r, &ev);
 		free(host);
 	}
-	slurm_hostlist_destroy(hl);
+	FW__SLV(slurm_hostlist_destroy(hl));
 }
 
 /* Fold the failures of the last read in, once each (phase 1: count the

@@ -57,21 +57,21 @@ uint32_t fw__slurm_qos_priority(const struct fw_slurm *h, const char *qos)
 /* The table from a message's QOS list into *out, *n; FW_OK or FW_ENOMEM. */
 static int table_of(List list, struct fw__qos **out, int32_t *n)
 {
-	int32_t cnt = list ? slurm_list_count(list) : 0, k = 0;
+	int32_t cnt = list ? FW__SL(slurm_list_count(list)) : 0, k = 0;
 	struct fw__qos *t = cnt > 0 ? calloc((size_t)cnt, sizeof *t) : NULL;
 	ListIterator it;
 	slurmdb_qos_rec_t *r;
 
 	if (cnt > 0 && !t)
 		return FW_ENOMEM;
-	if (cnt > 0 && (it = slurm_list_iterator_create(list))) {
-		while ((r = slurm_list_next(it)) && k < cnt)
+	if (cnt > 0 && (it = FW__SLP(slurm_list_iterator_create(list)))) {
+		while ((r = FW__SLP(slurm_list_next(it))) && k < cnt)
 			if (r->name && strlen(r->name) < FW_NAME_MAX && r->priority != NO_VAL &&
 			    r->priority != INFINITE) {
 				snprintf(t[k].name, sizeof t[k].name, "%s", r->name);
 				t[k++].priority = r->priority;
 			}
-		slurm_list_iterator_destroy(it);
+		FW__SLV(slurm_list_iterator_destroy(it));
 	}
 	*out = t;
 	*n = k;
@@ -88,10 +88,10 @@ int fw__slurm_qos_ask(struct fw__qos **t, int32_t *n)
 	*n = 0;
 	memset(&req, 0, sizeof req);
 	req.flags = ASSOC_MGR_INFO_FLAG_QOS;
-	if (slurm_load_assoc_mgr_info(&req, &m) != SLURM_SUCCESS || !m)
+	if (FW__SL(slurm_load_assoc_mgr_info(&req, &m)) != SLURM_SUCCESS || !m)
 		return FW_EIO; /* no slurmdbd, or not now: the last table stands */
 	rc = table_of(m->qos_list, t, n);
-	slurm_free_assoc_mgr_info_msg(m);
+	FW__SLV(slurm_free_assoc_mgr_info_msg(m));
 	return rc;
 }
 

@@ -158,10 +158,10 @@ void fw_slurm_close(struct fw_slurm *h)
 {
 	if (!h)
 		return;
-	slurm_free_node_info_msg(h->nodes);
-	slurm_free_partition_info_msg(h->partitions);
-	slurm_free_job_info_msg(h->jobs);
-	slurm_free_reservation_info_msg(h->resv);
+	FW__SLV(slurm_free_node_info_msg(h->nodes));
+	FW__SLV(slurm_free_partition_info_msg(h->partitions));
+	FW__SLV(slurm_free_job_info_msg(h->jobs));
+	FW__SLV(slurm_free_reservation_info_msg(h->resv));
 	fetched_free(&h->fetched);
 	h->pins = 1; /* what is retired, freed (no copy outlives the handle) */
 	fw__slurm_unpin(h);
@@ -183,7 +183,7 @@ int fw_slurm_ping(struct fw_slurm *h, struct fw_diag *d)
 	(void)h;
 	/* index 0 = the primary controller; slurm_ping() answers fast (one
 	 * connect) where a load would retry for MessageTimeout */
-	if (slurm_ping(0) != SLURM_SUCCESS)
+	if (FW__SL(slurm_ping(0)) != SLURM_SUCCESS)
 		return fw__slurm_eio(d, "cannot reach slurmctld");
 	return FW_OK;
 }
@@ -267,10 +267,10 @@ int fw__slurm_index(struct fw_slurm *h)
 
 static void retired_free(struct fw__retired *r)
 {
-	slurm_free_node_info_msg(r->nodes);
-	slurm_free_partition_info_msg(r->partitions);
-	slurm_free_job_info_msg(r->jobs);
-	slurm_free_reservation_info_msg(r->resv);
+	FW__SLV(slurm_free_node_info_msg(r->nodes));
+	FW__SLV(slurm_free_partition_info_msg(r->partitions));
+	FW__SLV(slurm_free_job_info_msg(r->jobs));
+	FW__SLV(slurm_free_reservation_info_msg(r->resv));
 }
 
 /* The messages a read replaced, under h->mu: kept while a copy pins the
@@ -318,10 +318,10 @@ void fw__slurm_unpin(struct fw_slurm *h)
 /* The fetch's messages freed (the QOS table and budgets stay). */
 static void fetched_free_msgs(struct fw__fetched *f)
 {
-	slurm_free_node_info_msg(f->nodes);
-	slurm_free_partition_info_msg(f->partitions);
-	slurm_free_job_info_msg(f->jobs);
-	slurm_free_reservation_info_msg(f->resv);
+	FW__SLV(slurm_free_node_info_msg(f->nodes));
+	FW__SLV(slurm_free_partition_info_msg(f->partitions));
+	FW__SLV(slurm_free_job_info_msg(f->jobs));
+	FW__SLV(slurm_free_reservation_info_msg(f->resv));
 	f->nodes = NULL;
 	f->partitions = NULL;
 	f->jobs = NULL;
@@ -365,13 +365,13 @@ static int ask(struct fw_slurm *h, struct fw__fetched *f, struct fw_diag *d)
 	double t0 = now_ms();
 	struct since t = since_of(h, &f->epoch);
 
-	FW__ASK(f, nodes, slurm_load_node(t.nodes, &f->nodes, SHOW_ALL | SHOW_DETAIL), d,
+	FW__ASK(f, nodes, FW__SL(slurm_load_node(t.nodes, &f->nodes, SHOW_ALL | SHOW_DETAIL)), d,
 		"slurm_load_node");
-	FW__ASK(f, partitions, slurm_load_partitions(t.partitions, &f->partitions, SHOW_ALL), d,
+	FW__ASK(f, partitions, FW__SL(slurm_load_partitions(t.partitions, &f->partitions, SHOW_ALL)), d,
 		"slurm_load_partitions");
-	FW__ASK(f, jobs, slurm_load_jobs(t.jobs, &f->jobs, SHOW_ALL | SHOW_DETAIL), d,
+	FW__ASK(f, jobs, FW__SL(slurm_load_jobs(t.jobs, &f->jobs, SHOW_ALL | SHOW_DETAIL)), d,
 		"slurm_load_jobs");
-	FW__ASK(f, resv, slurm_load_reservations(t.resv, &f->resv), d, "slurm_load_reservations");
+	FW__ASK(f, resv, FW__SL(slurm_load_reservations(t.resv, &f->resv)), d, "slurm_load_reservations");
 	f->ms = now_ms() - t0;
 	f->ready = true;
 	return FW_OK;

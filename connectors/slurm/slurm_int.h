@@ -26,6 +26,21 @@
 
 #include "fwslurm.h"
 
+/* libslurm is called from two threads at once under `fairway serve`
+ * (serial.c says which and why): each call on the paths that may run
+ * together, and each hostlist call, goes through one process-wide mutex
+ * held for that call alone.  FW__SL(call) for a call that returns an
+ * int, FW__SLP for a pointer, FW__SLV for one whose value is not used:
+ * the lock is taken before the call is evaluated (the comma operator's
+ * order) and let go as its value is handed back. */
+void fw__slurm_lib_lock(void);
+void fw__slurm_lib_unlock(void);
+int fw__slurm_lib_int(int rc);
+void *fw__slurm_lib_ptr(void *p);
+#define FW__SL(call) (fw__slurm_lib_lock(), fw__slurm_lib_int(call))
+#define FW__SLP(call) (fw__slurm_lib_lock(), fw__slurm_lib_ptr(call))
+#define FW__SLV(call) (fw__slurm_lib_lock(), (void)(call), fw__slurm_lib_unlock())
+
 /* exported by libslurm.so but not declared in slurm.h: strings libslurm
  * xmalloc'd must be freed with it (plain free() corrupts the heap) */
 extern void slurm_xfree(void **item);

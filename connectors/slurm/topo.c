@@ -27,13 +27,13 @@ static int parent_of(const topo_info_response_msg_t *t, const char *sw)
 		char *k;
 		int found = 0;
 
-		if (!kids || !*kids || !(hl = slurm_hostlist_create(kids)))
+		if (!kids || !*kids || !(hl = FW__SLP(slurm_hostlist_create(kids))))
 			continue;
-		while (!found && (k = slurm_hostlist_shift(hl))) {
+		while (!found && (k = FW__SLP(slurm_hostlist_shift(hl)))) {
 			found = !strcmp(k, sw);
 			free(k);
 		}
-		slurm_hostlist_destroy(hl);
+		FW__SLV(slurm_hostlist_destroy(hl));
 		if (found)
 			return (int)i;
 	}
@@ -43,12 +43,12 @@ static int parent_of(const topo_info_response_msg_t *t, const char *sw)
 static int add_leaf(struct fw_slurm *h, const topo_info_response_msg_t *t,
 		    uint32_t leaf, int *cap)
 {
-	hostlist_t hl = slurm_hostlist_create(t->topo_array[leaf].nodes);
+	hostlist_t hl = FW__SLP(slurm_hostlist_create(t->topo_array[leaf].nodes));
 	char *n;
 
 	if (!hl)
 		return FW_ENOMEM;
-	while ((n = slurm_hostlist_shift(hl))) {
+	while ((n = FW__SLP(slurm_hostlist_shift(hl)))) {
 		struct fw_slurm_topo *e;
 		int sw = (int)leaf;
 
@@ -56,7 +56,7 @@ static int add_leaf(struct fw_slurm *h, const topo_info_response_msg_t *t,
 			void *p = realloc(h->topo, (size_t)(*cap = *cap ? 2 * *cap : 64) * sizeof *h->topo);
 			if (!p) {
 				free(n);
-				slurm_hostlist_destroy(hl);
+				FW__SLV(slurm_hostlist_destroy(hl));
 				return FW_ENOMEM;
 			}
 			h->topo = p;
@@ -71,7 +71,7 @@ static int add_leaf(struct fw_slurm *h, const topo_info_response_msg_t *t,
 		if (e->depth > h->topo_depth)
 			h->topo_depth = e->depth;
 	}
-	slurm_hostlist_destroy(hl);
+	FW__SLV(slurm_hostlist_destroy(hl));
 	return FW_OK;
 }
 
@@ -80,12 +80,12 @@ int fw__slurm_topo_load(struct fw_slurm *h, struct fw_diag *d)
 	topo_info_response_msg_t *t = NULL;
 	int cap = 0, rc = FW_OK;
 
-	if (slurm_load_topo(&t) != SLURM_SUCCESS)
+	if (FW__SL(slurm_load_topo(&t)) != SLURM_SUCCESS)
 		return fw__slurm_eio(d, "slurm_load_topo");
 	for (uint32_t i = 0; t && i < t->record_count && rc == FW_OK; i++)
 		if (t->topo_array[i].level == 0 && t->topo_array[i].nodes)
 			rc = add_leaf(h, t, i, &cap);
-	slurm_free_topo_info_msg(t);
+	FW__SLV(slurm_free_topo_info_msg(t));
 	if (h->ntopo)
 		qsort(h->topo, (size_t)h->ntopo, sizeof *h->topo, topo_cmp);
 	return rc;

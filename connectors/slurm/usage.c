@@ -76,7 +76,7 @@ static int conf_keeps_usage(double *half_life_s, struct fw_diag *d)
 	slurm_conf_t *c = NULL;
 	int rc = FW_OK;
 
-	if (slurm_load_ctl_conf(0, &c) != SLURM_SUCCESS)
+	if (FW__SL(slurm_load_ctl_conf(0, &c)) != SLURM_SUCCESS)
 		return fw__slurm_eio(d, "slurm_load_ctl_conf");
 	*half_life_s = c->priority_decay_hl;
 	if (!c->priority_type || !strstr(c->priority_type, "multifactor"))
@@ -94,7 +94,7 @@ static int conf_keeps_usage(double *half_life_s, struct fw_diag *d)
 		rc = fw_diag_set(d, FW_ENOENT, "slurm.conf", 0, 0, "PriorityDecayHalfLife",
 				 "PriorityDecayHalfLife=0: Slurm's usage never decays (fairway's does), so it is "
 				 "not read");
-	slurm_free_ctl_conf(c);
+	FW__SLV(slurm_free_ctl_conf(c));
 	return rc;
 }
 
@@ -120,12 +120,12 @@ static int add_row(struct fw_slurm_usage **rows, int32_t *n, int32_t *cap,
 /* The user associations' GPU usage (tres index gi) as rows. */
 static int collect(List assocs, int gi, struct fw_slurm_usage **rows, int32_t *n)
 {
-	ListIterator it = slurm_list_iterator_create(assocs);
+	ListIterator it = FW__SLP(slurm_list_iterator_create(assocs));
 	slurmdb_assoc_rec_t *r;
 	int32_t cap = 0;
 	int rc = FW_OK;
 
-	while (rc == FW_OK && (r = slurm_list_next(it))) {
+	while (rc == FW_OK && (r = FW__SLP(slurm_list_next(it)))) {
 		if (!r->user || !*r->user || !r->acct || !r->usage || !r->usage->usage_tres_raw ||
 		    (uint32_t)gi >= r->usage->tres_cnt)
 			continue;
@@ -134,7 +134,7 @@ static int collect(List assocs, int gi, struct fw_slurm_usage **rows, int32_t *n
 			continue; /* nothing used (or a value no usage can be) */
 		rc = add_row(rows, n, &cap, r, u);
 	}
-	slurm_list_iterator_destroy(it);
+	FW__SLV(slurm_list_iterator_destroy(it));
 	return rc;
 }
 
@@ -161,14 +161,14 @@ static int assoc_read(int (*rows_of)(List, int, void *), void *out, const char *
 
 	memset(&req, 0, sizeof req);
 	req.flags = ASSOC_MGR_INFO_FLAG_ASSOC;
-	if (slurm_load_assoc_mgr_info(&req, &m) != SLURM_SUCCESS || !m)
+	if (FW__SL(slurm_load_assoc_mgr_info(&req, &m)) != SLURM_SUCCESS || !m)
 		return fw__slurm_eio(d, "slurm_load_assoc_mgr_info");
 	gi = fw_slurm_gpu_tres_index(m->tres_names, m->tres_cnt);
 	if (gi < 0)
 		rc = fw_diag_set(d, FW_ENOENT, "slurm.conf", 0, 0, "AccountingStorageTRES", "%s", no_gpu);
 	else if (m->assoc_list)
 		rc = rows_of(m->assoc_list, gi, out);
-	slurm_free_assoc_mgr_info_msg(m);
+	FW__SLV(slurm_free_assoc_mgr_info_msg(m));
 	return rc;
 }
 
@@ -293,11 +293,11 @@ static int conf_budgets(bool *safe, struct fw_diag *d)
 	slurm_conf_t *c = NULL;
 	bool dbd;
 
-	if (slurm_load_ctl_conf(0, &c) != SLURM_SUCCESS)
+	if (FW__SL(slurm_load_ctl_conf(0, &c)) != SLURM_SUCCESS)
 		return fw__slurm_eio(d, "slurm_load_ctl_conf");
 	*safe = (c->accounting_storage_enforce & FW_SLURM_ENFORCE_SAFE) != 0;
 	dbd = c->accounting_storage_type && strstr(c->accounting_storage_type, "slurmdbd");
-	slurm_free_ctl_conf(c);
+	FW__SLV(slurm_free_ctl_conf(c));
 	return dbd ? FW_OK
 		   : fw_diag_set(d, FW_ENOENT, "slurm.conf", 0, 0, "AccountingStorageType",
 				 "no slurmdbd, so no account has a GrpTRESMins");
@@ -308,12 +308,12 @@ static int conf_budgets(bool *safe, struct fw_diag *d)
  * another queue). */
 static int budget_rows(List assocs, int gi, struct fw_slurm_budget **rows, int32_t *n)
 {
-	ListIterator it = slurm_list_iterator_create(assocs);
+	ListIterator it = FW__SLP(slurm_list_iterator_create(assocs));
 	slurmdb_assoc_rec_t *r;
 	int32_t cap = 0;
 	int rc = FW_OK;
 
-	while (rc == FW_OK && (r = slurm_list_next(it))) {
+	while (rc == FW_OK && (r = FW__SLP(slurm_list_next(it)))) {
 		uint64_t m;
 		if ((r->user && *r->user) || !r->acct || !*r->acct || strlen(r->acct) >= FW_NAME_MAX || !r->usage)
 			continue;
@@ -336,7 +336,7 @@ static int budget_rows(List assocs, int gi, struct fw_slurm_budget **rows, int32
 		(*rows)[*n].minutes = m;
 		(*n)++;
 	}
-	slurm_list_iterator_destroy(it);
+	FW__SLV(slurm_list_iterator_destroy(it));
 	return rc;
 }
 

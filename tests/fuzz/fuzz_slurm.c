@@ -802,11 +802,14 @@ static bool resv_holds(const reserve_info_t *r, int i)
 
 /* Reservations: a node an open one closes takes no work now (and one
  * coming back is back after now: fw_snapshot_validate); a node in
- * service that one to come holds leaves by its start (away_at), and one
- * out now with a known return is back after its end; a
- * pending job uses no node of an admin's one to come that begins before
- * its time limit would end, unless the node's departure covers it (the
- * core keeps the job off it then), and none asks for a reservation. */
+ * service that one to come holds leaves by its start (away_at); a node
+ * with a known return is never back while one to come lasts, nor within
+ * the margin before it (back after its end, or before it: a gap, the
+ * core knowing the first stay only); a pending job uses no node of an
+ * admin's one to come that begins before its time limit would end, run
+ * from now or from the node's return before it, unless the node's
+ * departure covers it (the core keeps the job off it then), and none
+ * asks for a reservation. */
 static void reserved_holds(const struct world *w, const struct fw_snapshot *s)
 {
 	for (int r = 0; r < w->nr; r++) {
@@ -826,16 +829,19 @@ static void reserved_holds(const struct world *w, const struct fw_snapshot *s)
 			bool covered = n->schedulable ? n->away_at && n->away_at <= (fw_time)v->start_time &&
 								n->back_at >= (fw_time)v->end_time
 						      : !n->back_at || n->back_at >= (fw_time)v->end_time;
-			/* a node out now with a known return is back only after
-			 * every reservation to come on it */
-			if (soon && fw__slurm_closing_resv(v) && !n->schedulable && n->back_at &&
-			    n->back_at < (fw_time)v->end_time)
+			/* never back inside it, or just before it */
+			if (soon && fw__slurm_closing_resv(v) && (!n->schedulable || n->away_at) && n->back_at &&
+			    n->back_at < (fw_time)v->end_time &&
+			    n->back_at >= (fw_time)v->start_time - FW__RESV_MARGIN_S)
 				abort();
+			fw_time from = !covered && n->back_at > s->now && n->back_at < (fw_time)v->start_time
+					       ? n->back_at
+					       : s->now;
 			for (int32_t x = 0; !open && fw__slurm_admin_resv(v) && v->start_time > s->now && x < s->njobs;
 			     x++) {
 				const slurm_job_info_t *j = job_named(w, s->jobs[x].name);
 				uint32_t tl = j->time_limit;
-				bool reaches = tl == INFINITE || tl == NO_VAL || s->now + (fw_time)tl * 60 > v->start_time;
+				bool reaches = tl == INFINITE || tl == NO_VAL || from + (fw_time)tl * 60 > v->start_time;
 				if (s->jobs[x].state != FW_JOB_PENDING || fw__het_job(j) || !reaches)
 					continue;
 				if (fw_snapshot_job_may_use(s, x, k) && !covered)

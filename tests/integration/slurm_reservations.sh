@@ -81,6 +81,22 @@
 #                            lists it; fairway released it into adm_soon
 #                            (its comment), where Slurm keeps it waiting
 #   cli_reserved_why         `fairway jobs why ID` prints the reason, exit 0
+# Two reservations on one node with a gap (before, gpu003 stayed out to
+# the end of the last, while the daemon's own windows take the first
+# only): adm_later on gpu003 two hours after adm_soon ends:
+#   serve_node_back_in_gap   GET /v1/nodes/gpu003 still leaves a minute
+#                            before adm_soon and is back at its end, not
+#                            adm_later's
+#   serve_gap_job_estimated  a -t 90 job that may use gpu003 alone (too
+#                            long to end before adm_soon) is expected at
+#                            adm_soon's end (GET /v1/jobs/ID), and
+#                            fairway's Slurm reservation for it ends
+#                            before adm_later begins
+#   serve_gap_too_short_held a -t 150 job on gpu003 alone, which from now
+#                            would end before adm_later but from
+#                            adm_soon's end would run into it, waits with
+#                            reason slurm_reservation naming adm_later (no
+#                            reservation of fairway's across it)
 . "$(dirname "$0")/../slurm/lib.sh"
 TEST_NAME=slurm_reservations
 GPUS=8 SWITCHES=1 lab_up 4
@@ -274,9 +290,47 @@ else
 	bad cli_reserved_why "exit $rc: $out"
 fi
 scancel "$rj"
+later_start=$((soon_end + 7200))
+scontrol create reservation reservationname=adm_later starttime="$(date -d "@$later_start" +%FT%T)" duration=60 \
+	nodes=gpu003 users=root >/dev/null || bad setup "adm_later"
+wait_until 10 'curl -s "$API/reservations" | grep -q adm_later' || bad setup "adm_later not listed"
+sleep 2 # a cycle or more after the read that saw it
+node=$(curl -s "$API/nodes/gpu003")
+if python3 -c 'import json,sys; j = json.loads(sys.argv[1]); assert j["schedulable"] and j["leavesAt"] == int(sys.argv[2]) - 60 and j["backAt"] == int(sys.argv[3]), j' \
+	"$node" "$soon_start" "$soon_end"; then
+	ok serve_node_back_in_gap
+else
+	bad serve_node_back_in_gap "GET /v1/nodes/gpu003: $node; adm_soon $soon_start..$soon_end, adm_later from $later_start"
+fi
+gap=$(sbatch --parsable -A team_a --gres=gpu:8 -t 90 --exclude=gpu001,gpu002,gpu004 -o /dev/null --wrap 'sleep 1')
+long2=$(sbatch --parsable -A team_a --gres=gpu:8 -t 150 --exclude=gpu001,gpu002,gpu004 -o /dev/null --wrap 'sleep 1')
+gap_estimated() {
+	curl -s "$API/jobs/$gap" >"$T/gap.json" &&
+		python3 -c 'import json,sys; j = json.load(open(sys.argv[1])); assert j["state"] == "pending" and abs(j["expectedStart"] - int(sys.argv[2])) <= 120, j' \
+			"$T/gap.json" "$soon_end" &&
+		r=$(scontrol -o show res "fairway-$gap" 2>/dev/null) &&
+		e=$(date -u -d "$(sed -n 's/.*EndTime=\([^ ]*\).*/\1/p' <<<"$r")" +%s) && [ "$e" -le "$later_start" ]
+}
+if wait_until 15 'gap_estimated 2>/dev/null'; then
+	ok serve_gap_job_estimated
+else
+	bad serve_gap_job_estimated "GET: $(cat "$T/gap.json"); Slurm: $(scontrol -o show res "fairway-$gap" 2>&1); adm_soon ends $soon_end, adm_later from $later_start"
+fi
+long2_held() {
+	curl -s "$API/jobs/$long2" >"$T/long2.json" &&
+		python3 -c 'import json,sys; j = json.load(open(sys.argv[1])); assert j["reason"] == "slurm_reservation" and "adm_later" in j["reasonText"], j' "$T/long2.json" &&
+		! scontrol show res "fairway-$long2" >/dev/null 2>&1
+}
+if wait_until 15 'long2_held 2>/dev/null'; then
+	ok serve_gap_too_short_held
+else
+	bad serve_gap_too_short_held "GET: $(cat "$T/long2.json"); Slurm: $(scontrol -o show res "fairway-$long2" 2>&1)"
+fi
+scancel "$gap" "$long2"
 serve_down
 cancel_all
 scontrol delete reservationname=adm_maint >/dev/null 2>&1
 scontrol delete reservationname=adm_soon >/dev/null 2>&1
+scontrol delete reservationname=adm_later >/dev/null 2>&1
 scontrol delete reservationname=fairway-lab >/dev/null 2>&1
 finish

@@ -7,6 +7,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../harness.h"
 #include "fairway/fairway.h"
@@ -1909,12 +1910,14 @@ TEST(slurm_reservations_close_their_nodes_and_admit_their_jobs)
 	ASSERT_EQ(starts, 2);
 	ASSERT_EQ(reserved705, 1);
 	fw_arena_release(&ar);
-	/* Every later reservation to come on a node extends its stay, gap or
-	 * not (the core knows one departure a node: a gap is lost, never
-	 * overlapped; seen in a lab: fairway reserved a job across one after
-	 * a gap), and a node out now (gpu001, "maint" until 5000) is back
-	 * only after the last one ("after", 6000..7000); so no job needs a
-	 * node filter for them. */
+	/* The core knows one departure a node, the first, as the daemon's
+	 * windows: a later reservation to come that opens by the node's
+	 * return extends its stay ("soon-too" right after "soon": gpu003 back
+	 * at 9500), one after a gap does not ("later", 12000..13000: gpu003
+	 * is back in the gap, and a node out now, gpu001 until 5000, is back
+	 * before "after", 6000..7000).  Those two are node filters' to keep:
+	 * counted from the node's return before them (9500, 5000), 701 and
+	 * 702 would run into them, 700 (-t 10) into neither. */
 	reserve_info_t rv2[7];
 	memcpy(rv2, rv, sizeof rv);
 	fake_resv(&rv2[4], "soon-too", 9000, 9500, 2);
@@ -1925,13 +1928,13 @@ TEST(slurm_reservations_close_their_nodes_and_admit_their_jobs)
 	fake_renew(&f);
 	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
 	ASSERT_EQ(f.s->nodes[2].away_at, 4600 - FW__RESV_MARGIN_S);
-	ASSERT_EQ(f.s->nodes[2].back_at, 13000);
+	ASSERT_EQ(f.s->nodes[2].back_at, 9500);
 	ASSERT(!f.s->nodes[0].schedulable);
-	ASSERT_EQ(f.s->nodes[0].back_at, 7000);
+	ASSERT_EQ(f.s->nodes[0].back_at, 5000);
 	held = x = 0;
 	answer_is(&f, 0, 700, "gpu001,gpu002,gpu003", &held, &x);
-	answer_is(&f, 1, 701, "*", &held, &x);
-	answer_is(&f, 2, 702, "*", &held, &x);
+	answer_is(&f, 1, 701, "gpu002,gpu004", &held, &x);
+	answer_is(&f, 2, 702, "gpu002,gpu004", &held, &x);
 	rm.reservation_array = rv;
 	rm.record_count = 4;
 	/* A node out for its own sake (drained) is not known to come back;
@@ -1953,6 +1956,108 @@ TEST(slurm_reservations_close_their_nodes_and_admit_their_jobs)
 	x = 1;
 	held = 0;
 	answer_is(&f, 1, 701, "*", &held, &x); /* no filter now */
+	f.h->resv = NULL;
+	fake_free(&f);
+}
+
+/* libslurm is called from the daemon's cycle thread (ping, fetch, build,
+ * without the state lock) and from an API thread (a whole read, under
+ * it) at once, and documents no call thread-safe: each call goes through
+ * one lock (serial.c), held for the call alone.  A call made while
+ * another holds it waits; the value comes back and the lock is free
+ * after it. */
+struct lib_probe {
+	int count;
+	bool done;
+};
+
+static void *lib_call(void *arg)
+{
+	struct lib_probe *p = arg;
+	hostlist_t hl = FW__SLP(slurm_hostlist_create("gpu[001-003],gpu007"));
+
+	p->count = FW__SL(slurm_hostlist_count(hl));
+	FW__SLV(slurm_hostlist_destroy(hl));
+	__atomic_store_n(&p->done, true, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+TEST(libslurm_calls_are_serialized_one_at_a_time)
+{
+	struct lib_probe p = { 0, false };
+	struct timespec pause = { 0, 50 * 1000 * 1000 };
+	pthread_t t;
+
+	fw__slurm_lib_lock(); /* as a call on another thread would */
+	ASSERT_EQ(pthread_create(&t, NULL, lib_call, &p), 0);
+	nanosleep(&pause, NULL);
+	ASSERT(!__atomic_load_n(&p.done, __ATOMIC_SEQ_CST)); /* it waits */
+	fw__slurm_lib_unlock();
+	ASSERT_EQ(pthread_join(t, NULL), 0);
+	ASSERT(p.done);
+	ASSERT_EQ(p.count, 4);
+	lib_call(&p); /* the lock was let go after each call: no deadlock */
+	ASSERT_EQ(p.count, 4);
+}
+
+/* Two admin reservations to come on one node, with a gap between them
+ * (seen in a lab: the node stayed out to the end of the second, and the
+ * daemon's own windows are out for the first only): the node leaves for
+ * the first, is back at its end, and the second is left to the cycles
+ * after it (build.c leave_node).  A job that fits in the gap is reserved
+ * there (800: -t 30, at the first's end); one that would run into the
+ * second from that return is kept off the node by its node filter,
+ * though from now it would end before the second (801: -t 90, 1000 +
+ * 5400 + 60 < 6600, but 3000 + 5460 > 6600; fairway once reserved such a
+ * job across the second).  A second that opens within the margin of the
+ * first's end leaves no gap: one stay, to its end. */
+TEST(a_node_is_back_between_two_reservations)
+{
+	struct fake f;
+	reserve_info_t rv[2];
+	reserve_info_msg_t rm = { .record_count = 2, .reservation_array = rv };
+	struct fw_backend_action *acts;
+	struct fw_arena ar;
+	char text[240];
+	int32_t na, reserved800 = 0;
+
+	fake_init(&f, 1, 2);
+	f.h->resv = &rm;
+	fake_resv(&rv[0], "second", 6600, 8000, 0);
+	fake_resv(&rv[1], "first", 2000, 3000, 0);
+	fake_pending(&f.jobs.job_array[0], 800, 4, "gres:gpu:8");
+	f.jobs.job_array[0].time_limit = 30;
+	fake_pending(&f.jobs.job_array[1], 801, 4, "gres:gpu:8");
+	f.jobs.job_array[1].time_limit = 90;
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	ASSERT_OK(fw_snapshot_validate(f.s, &f.d));
+	ASSERT(f.s->nodes[0].schedulable);
+	ASSERT_EQ(f.s->nodes[0].away_at, 2000 - FW__RESV_MARGIN_S);
+	ASSERT_EQ(f.s->nodes[0].back_at, 3000); /* not 8000 */
+	ASSERT_EQ(f.s->njobs, 1);
+	ASSERT_EQ(f.h->norphans, 1);
+	ASSERT_EQ(f.h->orphans[0].job, 801);
+	ASSERT_EQ(f.h->orphans[0].why, FW__ORPHAN_RESERVED);
+	fw__orphan_text(&f.h->orphans[0], &f.jobs.job_array[1], text, sizeof text);
+	ASSERT(strstr(text, "reservation second (") != NULL);
+	na = plan_actions(&f, &ar, &acts);
+	for (int32_t k = 0; k < na; k++) {
+		ASSERT(acts[k].kind != FW_DECIDE_START); /* 800 would not end by 1940 */
+		if (acts[k].kind == FW_DECIDE_RESERVE && !strcmp(acts[k].job, "800")) {
+			ASSERT_EQ(acts[k].at, 3000);
+			ASSERT_STR_EQ(acts[k].placements[0].node, "gpu001");
+			reserved800++;
+		}
+	}
+	ASSERT_EQ(reserved800, 1);
+	fw_arena_release(&ar);
+	/* 30 s after the first's end, inside the margin: no gap */
+	rv[0].start_time = 3000 + FW__RESV_MARGIN_S / 2;
+	fake_renew(&f);
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	ASSERT_EQ(f.s->nodes[0].away_at, 2000 - FW__RESV_MARGIN_S);
+	ASSERT_EQ(f.s->nodes[0].back_at, 8000);
+	ASSERT_EQ(f.s->njobs, 2); /* both the core's to keep: no filter */
 	f.h->resv = NULL;
 	fake_free(&f);
 }
@@ -2518,7 +2623,8 @@ TEST(a_node_full_of_foreign_work_is_not_drained)
 	fake_free(&f);
 }
 
-TEST_MAIN(a_run_time_limit_ends_a_job_and_bounds_a_start, the_tables_period_is_claimed_once_and_a_failed_read_keeps_the_last, a_capture_builds_apart_and_is_adopted_only_unmoved, the_reservation_filter_names_the_reservation_that_took_the_nodes, jobs_left_out_are_listed_aside_with_their_reason, a_job_its_user_requeue_held_is_not_planned, gres_counts_and_models, gres_index_masks, options, managed_partitions,
+TEST_MAIN(a_run_time_limit_ends_a_job_and_bounds_a_start, a_node_is_back_between_two_reservations,
+	  libslurm_calls_are_serialized_one_at_a_time, the_tables_period_is_claimed_once_and_a_failed_read_keeps_the_last, a_capture_builds_apart_and_is_adopted_only_unmoved, the_reservation_filter_names_the_reservation_that_took_the_nodes, jobs_left_out_are_listed_aside_with_their_reason, a_job_its_user_requeue_held_is_not_planned, gres_counts_and_models, gres_index_masks, options, managed_partitions,
 	  plan_to_actions_and_notes, action_reasons_name_nodes_and_jobs, a_snapshot_from_slurm_never_overbooks_a_node,
 	  a_job_fairway_cannot_place_stops_no_cycle, every_gpu_request_form_is_gpus_per_node,
 	  jobs_slurm_would_not_run_stay_held, constraint_forms, pending_jobs_start_only_on_nodes_they_accept,
