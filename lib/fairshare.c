@@ -33,6 +33,8 @@ struct fs_kid {
 	double delta;     /* phase 2: dominant share of rem against A */
 	double speed;     /* phase 2: growth of the dominant share */
 	int32_t bound;    /* the resource whose end stopped its growth, or -1 */
+	bool free[FS_R];  /* CPU or memory it sets no quota for: not divided
+			   * with its siblings' by DRF (fs_split_free) */
 	bool active;
 };
 
@@ -43,8 +45,6 @@ struct fs_ctx {
 	struct fs_kid *kid; /* the current parent's children */
 	int32_t *ord;       /* kid positions, priority tiers first */
 	int nk;
-	bool free_r[FS_R];  /* CPU or memory no queue sets a quota for:
-			     * not divided by DRF (fs_mark_free) */
 	double a[FS_R];     /* the parent's share being split */
 	double left[FS_R];  /* what of a is still unassigned */
 };
@@ -61,11 +61,11 @@ static double fs_tol(const struct fs_ctx *c, int r)
 	return FS_EPS * c->a[r];
 }
 
-/* Does k still want r in the DRF split?  A free resource is split apart
- * (fs_split_free), so it neither blocks nor weighs. */
+/* Does k still want r in the DRF split?  A resource free for k is split
+ * apart (fs_split_free), so it neither blocks k nor weighs. */
 static bool fs_needs(const struct fs_ctx *c, const struct fs_kid *k, int r)
 {
-	return !c->free_r[r] && k->rem[r] > fs_tol(c, r);
+	return !k->free[r] && k->rem[r] > fs_tol(c, r);
 }
 
 /* ---- the tree --------------------------------------------------------- */
@@ -211,7 +211,7 @@ static double fs_base_weight(const struct fs_ctx *c, const struct fs_kid *k)
 	double best = 0, w;
 
 	for (int r = 0; r < FS_R; r++) {
-		if (!c->free_r[r] && c->a[r] > 0 && k->rem[r] / c->a[r] > best) {
+		if (!k->free[r] && c->a[r] > 0 && k->rem[r] / c->a[r] > best) {
 			best = k->rem[r] / c->a[r];
 			dom = r;
 		}
@@ -387,7 +387,7 @@ static void fs_fill(struct fs_ctx *c, int lo, int hi, bool zero_pass)
 	for (int i = lo; i < hi; i++) { /* commit */
 		struct fs_kid *k = &c->kid[c->ord[i]];
 		for (int r = 0; r < FS_R && k->f > 0; r++) {
-			if (c->free_r[r])
+			if (k->free[r])
 				continue;
 			double x = k->f == 1 ? k->rem[r] : k->rem[r] * k->f;
 			k->got[r] += x;
@@ -411,30 +411,35 @@ static void fs_phase_over_quota(struct fs_ctx *c)
 
 /* ---- free resources ---------------------------------------------------- */
 
-/* CPU and memory that no queue sets a quota for are free: the DRF split
- * leaves them out (fs_needs, fs_base_weight), so one that nobody guards
- * never stops a queue's growth in GPUs, and each child's fair share of
- * it is its demand, scaled down in proportion (fs_store) where the
- * children ask more than the parent's share.  GPUs are always split. */
-static void fs_mark_free(struct fs_ctx *c)
+/* CPU and memory a child sets no quota for are free for it: the DRF
+ * split leaves them out of its growth (fs_needs, fs_base_weight), so its
+ * siblings' quotas never stop its growth in GPUs.  Its fair share of one
+ * is its demand, from what the quota holders leave (phase 1 and 2),
+ * scaled down in proportion where the free children ask more.  GPUs are
+ * always split. */
+static void fs_mark_free(struct fs_ctx *c, struct fs_kid *k)
 {
-	for (int r = 0; r < FS_R; r++) {
-		c->free_r[r] = r != FW_RES_GPU;
-		for (int32_t q = 0; q < c->s->nqueues && c->free_r[r]; q++)
-			if (c->s->queues[q].deserved.v[r] > 0)
-				c->free_r[r] = false;
-	}
+	for (int r = 0; r < FS_R; r++)
+		k->free[r] = r != FW_RES_GPU && fs_deserved(c, k, r) <= 0;
 }
 
 static void fs_split_free(struct fs_ctx *c)
 {
 	for (int r = 0; r < FS_R; r++) {
-		if (!c->free_r[r])
-			continue;
+		double want = 0, scale = 1;
+		for (int i = 0; i < c->nk; i++)
+			if (c->kid[i].free[r])
+				want += c->kid[i].rem[r];
+		if (want > c->left[r])
+			scale = c->left[r] / want;
 		for (int i = 0; i < c->nk; i++) {
-			c->kid[i].got[r] += c->kid[i].rem[r];
-			c->kid[i].rem[r] = 0;
+			struct fs_kid *k = &c->kid[i];
+			if (!k->free[r])
+				continue;
+			k->got[r] += k->rem[r] * scale;
+			k->rem[r] -= k->rem[r] * scale;
 		}
+		c->left[r] = fmax(0, c->left[r] - want * scale);
 	}
 }
 
@@ -484,6 +489,7 @@ static void fs_split(struct fs_ctx *c, int32_t slot, const double *a)
 		k->bound = -1;
 		k->q = c->t.kids[lo + i];
 		memcpy(k->rem, c->out[k->q].demand, sizeof k->rem);
+		fs_mark_free(c, k);
 	}
 	fs_phase_deserved(c);
 	fs_phase_weights(c);
@@ -512,7 +518,6 @@ int fw_fairshare_compute(const struct fw_snapshot *s,
 	if (!c.kid || !c.ord)
 		return FW_ENOMEM;
 	fs_rollup(&c, demand);
-	fs_mark_free(&c);
 	for (int r = 0; r < FS_R; r++)
 		cap[r] = (double)capacity.v[r];
 	fs_split(&c, 0, cap);

@@ -593,7 +593,7 @@ static void print_queue_row(json_t *q)
 		snprintf(budget, sizeof budget, "%.15g", num(q, "gpuHourBudget"));
 	model_list(q, "gpuModelDeserved", des, sizeof des);
 	model_list(q, "gpuModelLimits", m, sizeof m);
-	printf("%-20s %-14s %8.1f %8s %8.1f %6.0f %11s %10s %12s  %-18s %s\n", str(q, "name"),
+	printf("%-20s %-14s %8.1f %8s %9.1f %6.0f %11s %10s %12s  %-18s %s\n", str(q, "name"),
 	       json_object_get(q, "parent") ? str(q, "parent") : "-", num(json_object_get(q, "deserved"), "gpu"), l,
 	       num(json_object_get(q, "overQuotaWeight"), "gpu"), num(q, "priority"), maxrt, used, budget, des, m);
 }
@@ -855,8 +855,8 @@ static int cmd_queues(struct opts *o)
 		else {
 			size_t i;
 			json_t *q;
-			printf("%-20s %-14s %8s %8s %8s %6s %11s %10s %12s  %-18s %s\n", "QUEUE", "PARENT", "DESERVED",
-			       "LIMIT", "WEIGHT", "PRIO", "MAX RUNTIME", "GPU-H USED", "GPU-H BUDGET",
+			printf("%-20s %-14s %8s %8s %9s %6s %11s %10s %12s  %-18s %s\n", "QUEUE", "PARENT", "DESERVED",
+			       "LIMIT", "OQ-WEIGHT", "PRIO", "MAX RUNTIME", "GPU-H USED", "GPU-H BUDGET",
 			       "DESERVED BY MODEL", "GPU MODEL LIMITS");
 			json_array_foreach(json_object_get(r, "queues"), i, q)
 				print_queue_row(q);
@@ -2114,8 +2114,8 @@ static void print_fairshare(json_t *qs)
 	json_t *q;
 	bool left = any_left(qs);
 
-	printf("%-20s %-14s %9s %9s %10s %10s %9s %9s %7s %12s %12s%s\n", "QUEUE", "PARENT", "DESERVED", "FAIR",
-	       "GUARANTEED", "OVER QUOTA", "ALLOCATED", "DEMAND", "WEIGHT", "USAGE(GPUh)", "BUDGET(GPUh)",
+	printf("%-20s %-14s %9s %9s %10s %10s %9s %9s %10s %12s %12s%s\n", "QUEUE", "PARENT", "DESERVED", "FAIR",
+	       "GUARANTEED", "OVER QUOTA", "ALLOCATED", "DEMAND", "EFF-WEIGHT", "USAGE(GPUh)", "BUDGET(GPUh)",
 	       left ? "   LEFT(GPUh)" : "");
 	json_array_foreach(qs, i, q) {
 		char budget[40] = "-", used[32], rest[32] = ""; /* the subtree's usage is what it is held to */
@@ -2128,7 +2128,7 @@ static void print_fairshare(json_t *qs)
 			left_cell(q, cell, sizeof cell);
 			snprintf(rest, sizeof rest, " %12s", cell);
 		}
-		printf("%-20s %-14s %9.1f %9.1f %10.1f %10.1f %9.1f %9.1f %7.2f %12s %12s%s\n", str(q, "queue"),
+		printf("%-20s %-14s %9.1f %9.1f %10.1f %10.1f %9.1f %9.1f %10.2f %12s %12s%s\n", str(q, "queue"),
 		       *str(q, "parent") ? str(q, "parent") : "-", num(q, "deserved"), num(q, "fairShare"),
 		       num(q, "guaranteed"), num(q, "overQuota"), num(q, "allocated"), num(q, "demand"),
 		       num(q, "weightEffective"), used, budget, rest);
@@ -2188,7 +2188,7 @@ static void explain_limited(json_t *q)
 		       top ? "the cluster" : parent, top ? "" : "'s fair share");
 	else
 		printf("  limited by  %s: the %s of %s%s ran out among its siblings; a share grows only with the\n"
-		       "              %s its jobs ask for (a queue sets a %s quota, so %s is divided with the GPUs),\n"
+		       "              %s its jobs ask for (it sets a %s quota, so %s is divided with the GPUs),\n"
 		       "              so its GPUs stopped there too\n",
 		       r, r, top ? "the cluster" : parent, top ? "" : "'s fair share", r, r, r);
 }
@@ -2240,6 +2240,32 @@ static void explain_models(json_t *q)
 		       str(e, "model"), num(e, "allocated"));
 }
 
+/* The siblings the text's over-quota lines show (q itself among them),
+ * for --json: each one's weights, over-quota part, demand, guaranteed
+ * part and decayed usage, under the API's names. */
+static json_t *explain_siblings(json_t *all, json_t *q)
+{
+	static const char *const keys[] = { "weight", "weightEffective", "overQuota", "demand", "guaranteed",
+					    "usageGpuHours", NULL };
+	const char *parent = str(q, "parent");
+	json_t *out = json_array(), *s;
+	size_t i;
+
+	json_array_foreach(all, i, s) {
+		json_t *e = json_object();
+		if (strcmp(str(s, "parent"), parent)) {
+			json_decref(e);
+			continue;
+		}
+		json_object_set_new(e, "queue", json_string(str(s, "queue")));
+		for (int k = 0; keys[k]; k++)
+			if (json_object_get(s, keys[k]))
+				json_object_set(e, keys[k], json_object_get(s, keys[k]));
+		json_array_append_new(out, e);
+	}
+	return out;
+}
+
 static int explain_fairshare(struct opts *o, json_t *all, const char *name)
 {
 	size_t i;
@@ -2253,8 +2279,11 @@ static int explain_fairshare(struct opts *o, json_t *all, const char *name)
 			"them)\n", o->cmd, name);
 		return 2;
 	}
-	if (o->json) {
-		dump(hit);
+	if (o->json) { /* the queue's entry, with the siblings the text shows */
+		json_t *x = json_copy(hit);
+		json_object_set_new(x, "siblings", explain_siblings(all, hit));
+		dump(x);
+		json_decref(x);
 		return 0;
 	}
 	bool top = !strcmp(str(hit, "parent"), "-");
@@ -2489,6 +2518,9 @@ static const char queues_help[] =
 	"The daemon's queues: list them (a table), show one (in words), change one,\n"
 	"create or replace one, delete one.\n"
 	"\n"
+	"queues list:         OQ-WEIGHT is the configured GPU over-quota weight\n"
+	"                     (--weight); `fairway fairshare`'s EFF-WEIGHT is the\n"
+	"                     one the last split used, after decayed usage\n"
 	"queues show NAME:    its parent, deserved and limit GPUs, weight, priority,\n"
 	"                     minRuntime, maxRuntime, budget and GPU-hours used,\n"
 	"                     model tables; the last plan's fair share, allocated\n"
@@ -2810,6 +2842,8 @@ static const char fairshare_help[] =
 	"usage: fairway fairshare [list | explain NAME]\n"
 	"\n"
 	"fairshare list:       each queue's deserved GPUs, fair share, allocation,\n"
+	"                      EFF-WEIGHT (the over-quota weight the split used:\n"
+	"                      that of its dominant resource, after decayed usage),\n"
 	"                      decayed usage and budget (as sshare)\n"
 	"fairshare explain Q:  how queue Q's fair share was reached: what it is\n"
 	"                      guaranteed, its over-quota weight and why, its users'\n"

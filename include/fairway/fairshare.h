@@ -22,25 +22,33 @@
  *                       at a speed proportional to its effective weight, until
  *                       its demand is met or a resource it needs runs out.
  *                       Children of weight 0 fill last in their tier, equally.
- * Free resources.  GPUs are always divided as above; CPU and memory only
- * when some queue of the snapshot sets a quota (deserved) on them.  One
- * that no queue sets a quota for is free: it takes no part in the DRF
- * filling (it neither stops a child's growth nor decides its dominant
- * resource), and each child's share of it is its demand, scaled down in
- * proportion when the children ask more than A of it (KAI divides each
- * resource on its own).  Without it, phase 1 hands out GPUs with no CPU
- * (nobody deserves CPU), a child whose GPU demand is not met by then is
- * stopped by the exhausted GPUs before phase 2 gives it any CPU, and its
- * children, whose tasks ask CPU, cannot grow at all: GPUs left to nobody.
- * With a CPU quota somewhere the same can still happen to a queue that
- * sets none; `limited_by` says so.
+ * Free resources.  GPUs are always divided as above; CPU and memory
+ * only among the children that set a quota (deserved > 0) on them.  For
+ * a child that sets none (unset and 0 are the same) the resource is
+ * free: it takes no part in that child's DRF filling (it neither stops
+ * the child's growth nor decides its dominant resource), and the child's
+ * share of it is its demand, out of what its quota-holding siblings leave
+ * after both phases, scaled down in proportion when the free children
+ * ask more than that.  So a sibling's CPU quota never holds back a queue
+ * that sets none: it still gets its GPU share, and KAI, which divides
+ * each resource on its own (its deserved -1, unlimited, takes up to the
+ * demand), would give it the same GPUs.  Without this, phase 1 hands out
+ * GPUs with no CPU to a queue that deserves no CPU, a child whose GPU
+ * demand is not met by then is stopped by the exhausted GPUs, or by the
+ * CPU its siblings' quotas took, before phase 2 gives it any CPU, and
+ * its children, whose tasks ask CPU, cannot grow at all: GPUs left to
+ * nobody.  Among quota holders the DRF coupling stays (a share usable as
+ * a whole), and `limited_by` says which resource stopped a child.  The
+ * free children take their CPU after every priority tier of the quota
+ * holders: a quota is worth more than a priority in a resource one does
+ * not guard.
  * Demand is the subtree's (own + children's), capped per resource by the
  * queue's limit, so no child ever exceeds its limit or demand.  An inner
  * queue's own demand is served from what its children leave.  Choices:
  *   - base weight w = over_quota_weight[r*], r* the dominant resource of the
  *     child's remaining demand against A (GPU when nothing remains), so a
- *     CPU-heavy queue competes with its CPU weight (where CPU is divided:
- *     free resources below);
+ *     CPU-heavy queue competes with its CPU weight (where it sets a CPU
+ *     quota: free resources above);
  *   - an inner queue's usage is its own plus all its descendants' (a team is
  *     charged for what its sub-teams burned, as in Slurm's account tree).
  *

@@ -825,6 +825,8 @@ check "fairway queues: a table" grep -q "^llm " "$T/q"
 check "fairway fairshare --json is JSON" [ $? -eq 0 ]
 "$FW" fairshare "${C[@]}" >"$T/fs" 2>&1
 check "fairway fairshare: guaranteed and over-quota columns" grep -q "GUARANTEED OVER QUOTA" "$T/fs"
+check "fairway fairshare: EFF-WEIGHT, the effective weight; fairway queues: OQ-WEIGHT, the configured one" \
+	bash -c "grep -q ' EFF-WEIGHT ' '$T/fs' && grep -q ' OQ-WEIGHT ' '$T/q' && ! grep -qE '(^| )WEIGHT( |\$)' '$T/fs' '$T/q'"
 # (the numbers read before and after: a job may end between the two calls)
 fsparts='"fair share %.1f GPUs = guaranteed %.1f + over quota %.1f" % next((q["fairShare"], q["guaranteed"], q["overQuota"]) for q in j["queues"] if q["queue"] == "vision")'
 req GET /v1/fairshare
@@ -834,6 +836,17 @@ req GET /v1/fairshare
 want2=$(jfield "$fsparts")
 check "fairway fairshare explain: the queue's parts, its siblings and weights" \
 	bash -c "(grep -qF '$want1' '$T/fsx' || grep -qF '$want2' '$T/fsx') && grep -q '^  guaranteed ' '$T/fsx' && grep -q '^    vision .*weight .*<-' '$T/fsx'"
+"$FW" fairshare explain vision --json "${C[@]}" >"$T/fsxj" 2>&1
+req GET /v1/fairshare
+check "fairway fairshare explain --json: the queue's entry with its siblings (itself among them), as the text shows" \
+	python3 -c '
+import json, sys
+x = json.load(open(sys.argv[1])); qs = json.loads(sys.argv[2])["queues"]
+want = sorted(q["queue"] for q in qs if q.get("parent") == x.get("parent"))
+sib = x["siblings"]
+assert x["queue"] == "vision" and sorted(s["queue"] for s in sib) == want and "vision" in want, (want, sib)
+assert all(k in s for s in sib for k in ("weight", "weightEffective", "overQuota", "demand", "guaranteed", "usageGpuHours")), sib
+' "$T/fsxj" "$BODY"
 # a queue whose share stops short of its GPU demand names the resource that ran out
 req GET /v1/fairshare
 check "fair share: limitedBy names gpu/cpu/mem, and every queue short of its demand has one" \

@@ -287,16 +287,17 @@ TEST(weights_proportional)
 	fw_snapshot_free(s);
 }
 
-/* A GPU-heavy and a CPU-heavy queue: DRF equalises dominant shares, and
- * each queue's share keeps its demand's shape.  CPU is divided only
- * because a queue (one with no demand, so phase 1 gives it nothing) sets
- * a CPU quota. */
+/* A GPU-heavy and a CPU-heavy queue, both with a CPU quota of 8 cores:
+ * CPU is divided with the GPUs among them.  Phase 1 gives each its 8
+ * cores; then DRF equalises the dominant shares of what they still want
+ * (g: 16 GPUs, 24 cores, dominant GPU 1; c: 8 GPUs, 120 cores, dominant
+ * CPU 120/128), and each over-quota part keeps that demand's shape. */
 TEST(drf_consistency)
 {
 	struct fw_snapshot *s = fw_snapshot_new();
-	struct fw_res dem[3], cap = fw_res_zero();
-	struct fw_share out[3];
-	int g = add_q(s, "gpu-heavy", -1), c = add_q(s, "cpu-heavy", -1), idle = add_q(s, "idle", -1);
+	struct fw_res dem[2], cap = fw_res_zero();
+	struct fw_share out[2];
+	int g = add_q(s, "gpu-heavy", -1), c = add_q(s, "cpu-heavy", -1);
 
 	cap.v[FW_RES_GPU] = GPU(16);
 	cap.v[FW_RES_CPU] = 128000;
@@ -305,32 +306,77 @@ TEST(drf_consistency)
 	dem[g].v[FW_RES_CPU] = 32000;
 	dem[c] = gpus(8);
 	dem[c].v[FW_RES_CPU] = 128000;
-	dem[idle] = fw_res_zero();
-	s->queues[idle].deserved.v[FW_RES_CPU] = 1000;
+	s->queues[g].deserved.v[FW_RES_CPU] = 8000;
+	s->queues[c].deserved.v[FW_RES_CPU] = 8000;
 	ASSERT_OK(run(s, dem, cap, out));
 	ASSERT(out[c].limited_by == FW_RES_GPU && out[g].limited_by == FW_RES_GPU);
-	/* g = 2c; GPUs run out at c = 16/3 */
-	ASSERT_NEAR(fair_gpus(&out[g]), 32.0 / 3, 1e-9);
-	ASSERT_NEAR(out[g].fair[FW_RES_CPU], 64000.0 / 3, 1e-6);
-	ASSERT_NEAR(fair_gpus(&out[c]), 16.0 / 3, 1e-9);
-	ASSERT_NEAR(out[c].fair[FW_RES_CPU], 256000.0 / 3, 1e-6);
-	ASSERT_NEAR(out[g].fair[FW_RES_GPU] / 16000,
-		    out[c].fair[FW_RES_CPU] / 128000, 1e-12);
-	/* shape: fair is a multiple of the demand vector */
-	ASSERT_NEAR(out[g].fair[FW_RES_CPU] / out[g].fair[FW_RES_GPU], 2, 1e-12);
-	ASSERT_NEAR(out[c].fair[FW_RES_CPU] / out[c].fair[FW_RES_GPU], 16, 1e-12);
+	/* dominant shares grow together: g's 16t GPUs, c's 8t/(15/16);
+	 * GPUs run out at t = 15/23 */
+	ASSERT_NEAR(fair_gpus(&out[g]), 240.0 / 23, 1e-9);
+	ASSERT_NEAR(fair_gpus(&out[c]), 128.0 / 23, 1e-9);
+	ASSERT_NEAR(out[g].fair[FW_RES_CPU], 8000 + 24000 * 15.0 / 23, 1e-6);
+	ASSERT_NEAR(out[c].fair[FW_RES_CPU], 8000 + 120000 * 16.0 / 23, 1e-6);
+	ASSERT_NEAR(out[g].guaranteed[FW_RES_CPU], 8000, 1e-6);
+	/* shape: the over-quota part is a multiple of the remaining demand */
+	ASSERT_NEAR((out[g].fair[FW_RES_CPU] - 8000) / out[g].fair[FW_RES_GPU], 1.5, 1e-12);
+	ASSERT_NEAR((out[c].fair[FW_RES_CPU] - 8000) / out[c].fair[FW_RES_GPU], 15, 1e-12);
 
 	/* the CPU-heavy queue competes with its CPU weight: 2x speed, and CPU
-	 * runs out first at a = 4/9 */
+	 * runs out first, at t = 112/280 */
 	s->queues[c].over_quota_weight[FW_RES_CPU] = 2;
 	ASSERT_OK(run(s, dem, cap, out));
 	ASSERT_NEAR(out[c].weight_eff, 2, 1e-12);
-	ASSERT_NEAR(fair_gpus(&out[g]), 64.0 / 9, 1e-9);
-	ASSERT_NEAR(fair_gpus(&out[c]), 64.0 / 9, 1e-9);
-	ASSERT_NEAR(out[c].fair[FW_RES_CPU], 1024000.0 / 9, 1e-6);
-	ASSERT_NEAR(out[g].fair[FW_RES_CPU] + out[c].fair[FW_RES_CPU], 128000,
-		    1e-6);
+	ASSERT_NEAR(fair_gpus(&out[g]), 6.4, 1e-9);
+	ASSERT_NEAR(fair_gpus(&out[c]), 512.0 / 75, 1e-9);
+	ASSERT_NEAR(out[g].fair[FW_RES_CPU] + out[c].fair[FW_RES_CPU], 128000, 1e-6);
 	ASSERT(out[c].limited_by == FW_RES_CPU && out[g].limited_by == FW_RES_CPU);
+	fw_snapshot_free(s);
+}
+
+/* One sibling sets a CPU quota and the others set none: CPU is divided
+ * only among the quota holders.  The others are not held back in CPU by
+ * their sibling's quota: their GPUs go by GPU weight alone, and their
+ * share of CPU is what the quota holders leave, scaled to their demand.
+ * (They were capped by the CPU left after phase 1: b at 3.56 GPUs and
+ * c at 5.33 instead of 8 and 8.) */
+TEST(sibling_cpu_quota_never_holds_back_unquoted)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	struct fw_res dem[3], cap = fw_res_zero();
+	struct fw_share out[3];
+	int a = add_q(s, "a", -1), b = add_q(s, "b", -1), c = add_q(s, "c", -1);
+
+	cap.v[FW_RES_GPU] = GPU(16);
+	cap.v[FW_RES_CPU] = 64000;
+	s->queues[a].deserved.v[FW_RES_CPU] = 32000;
+	dem[a] = fw_res_zero();
+	dem[a].v[FW_RES_CPU] = 32000; /* CPU only */
+	dem[b] = gpus(8);
+	dem[b].v[FW_RES_CPU] = 48000;
+	dem[c] = gpus(8);
+	dem[c].v[FW_RES_CPU] = 16000;
+	ASSERT_OK(run(s, dem, cap, out));
+	ASSERT_NEAR(out[a].fair[FW_RES_CPU], 32000, 1e-6);
+	ASSERT_NEAR(out[a].guaranteed[FW_RES_CPU], 32000, 1e-6);
+	ASSERT_NEAR(fair_gpus(&out[b]), 8, 1e-9);
+	ASSERT_NEAR(fair_gpus(&out[c]), 8, 1e-9);
+	ASSERT_NEAR(out[b].fair[FW_RES_CPU], 24000, 1e-6); /* 32 left x 48/64 */
+	ASSERT_NEAR(out[c].fair[FW_RES_CPU], 8000, 1e-6);
+	ASSERT(out[a].limited_by == -1 && out[b].limited_by == -1 && out[c].limited_by == -1);
+
+	/* the quota holder wants more than its quota: its over-quota CPU
+	 * grows with the GPUs it asks, b's and c's GPUs still do not wait */
+	dem[a] = gpus(2);
+	dem[a].v[FW_RES_CPU] = 48000;
+	ASSERT_OK(run(s, dem, cap, out));
+	ASSERT_NEAR(fair_gpus(&out[a]) + fair_gpus(&out[b]) + fair_gpus(&out[c]), 16, 1e-9);
+	ASSERT_NEAR(fair_gpus(&out[a]), 2, 1e-9);
+	ASSERT_NEAR(fair_gpus(&out[b]), 7, 1e-9);
+	ASSERT_NEAR(fair_gpus(&out[c]), 7, 1e-9);
+	ASSERT_NEAR(out[a].fair[FW_RES_CPU], 48000, 1e-6);
+	ASSERT_NEAR(out[b].fair[FW_RES_CPU] + out[c].fair[FW_RES_CPU], 16000, 1e-6);
+	ASSERT_NEAR(out[b].fair[FW_RES_CPU] / out[c].fair[FW_RES_CPU], 3, 1e-9);
+	ASSERT(out[b].limited_by == FW_RES_GPU && out[c].limited_by == FW_RES_GPU);
 	fw_snapshot_free(s);
 }
 
@@ -391,11 +437,17 @@ TEST(unquoted_cpu_never_strands_gpus)
 	ASSERT_NEAR(fair_gpus(&out[b]), 4, 1e-9);
 	ASSERT_NEAR(out[a].fair[FW_RES_CPU], 24000, 1e-6);
 	ASSERT(out[a].limited_by == FW_RES_GPU && out[org].limited_by == FW_RES_GPU && out[b].limited_by == -1);
-	/* a CPU quota makes CPU divided again: phase 1 gives org none, and
-	 * org's unmet GPUs stop it before phase 2 hands it any */
+	/* a CPU quota on org's sibling divides CPU between the two, but org
+	 * sets none: it is not held back in CPU (once, phase 1 gave it none
+	 * and its unmet GPUs stopped it before phase 2 handed it any), so a
+	 * still takes b's 4 GPUs */
 	s->queues[other].deserved.v[FW_RES_CPU] = 1000;
 	ASSERT_OK(run(s, dem, cap, out));
 	ASSERT(out[org].limited_by == FW_RES_GPU);
+	ASSERT_NEAR(out[other].fair[FW_RES_CPU], 4000, 1e-6);
+	ASSERT_NEAR(out[org].fair[FW_RES_CPU], 28000, 1e-6);
+	ASSERT_NEAR(fair_gpus(&out[a]), 20, 1e-9);
+	ASSERT_NEAR(out[a].fair[FW_RES_CPU], 24000, 1e-6);
 	fw_snapshot_free(s);
 }
 
@@ -874,7 +926,7 @@ TEST(arena_exhaustion)
 	fw_snapshot_free(s);
 }
 
-TEST_MAIN(worked_example, free_resource_is_not_divided, unquoted_cpu_never_strands_gpus, guaranteed_part_is_deserved_capped_by_demand_and_parent, half_life_decay, deserved_guaranteed,
+TEST_MAIN(worked_example, free_resource_is_not_divided, sibling_cpu_quota_never_holds_back_unquoted, unquoted_cpu_never_strands_gpus, guaranteed_part_is_deserved_capped_by_demand_and_parent, half_life_decay, deserved_guaranteed,
 	  limits_never_exceeded, priority_tiers, weights_proportional,
 	  drf_consistency, three_level_tree, decayed_usage_lowers_over_user,
 	  bad_input, random_vs_reference, random_invariants_three_resources,
