@@ -1247,12 +1247,17 @@ TEST(cli_checkpoint_flag_takes_seconds_or_zero)
 	bad[3] = zero[3] = t.trace;
 	zero[9] = t.js;
 	ASSERT_EQ(fw_sim_cli(6, bad), 2);
-	bad[5] = "1h";
+	bad[5] = "1.5s"; /* whole seconds */
 	ASSERT_EQ(fw_sim_cli(6, bad), 2);
 	ASSERT_EQ(fw_sim_cli(10, zero), 0);
 	json_t *root = json_load_file(t.js, 0, &e);
 	ASSERT(root);
 	ASSERT_EQ(json_integer_value(json_object_get(root, "checkpoint_s")), 0);
+	json_decref(root);
+	zero[7] = "30m"; /* a duration, as the config's checkpointInterval */
+	ASSERT_EQ(fw_sim_cli(10, zero), 0);
+	ASSERT(root = json_load_file(t.js, 0, &e));
+	ASSERT_EQ(json_integer_value(json_object_get(root, "checkpoint_s")), 1800);
 	json_decref(root);
 	tmpf_drop(&t);
 }
