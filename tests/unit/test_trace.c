@@ -139,6 +139,29 @@ TEST(generic_header_errors_are_never_skipped)
 		      sizeof why), FW_EINVAL);
 	ASSERT_STR_EQ(why, "t.csv:1:8: header: unknown column 'submit'; the columns are job_id, submit_time, duration, expected_runtime, queue, user, priority, tasks, gpus_per_task, gpu_milli, cpu_milli, mem_mib, min_member, topology_required, topology_preferred, gpu_model, max_runtime "
 			   "(docs/trace-format.md): rename it or remove it");
+	/* a file without its header line: its first row is read as one, and
+	 * the error says so and lists the columns */
+	ASSERT_EQ(csv("a,0,100,1,1\n", FW_TRACE_SKIP_BAD, &t, why, sizeof why), FW_EINVAL);
+	ASSERT_STR_EQ(why, "t.csv:1:1: header: unknown column 'a': the first line is read as the header and "
+			   "names no column; add a header line first. The columns: job_id, submit_time, duration, "
+			   "gpus_per_task, expected_runtime, queue, user, priority, tasks, gpu_milli, cpu_milli, "
+			   "mem_mib, min_member, topology_required, topology_preferred, gpu_model, max_runtime (the "
+			   "first 4 required; docs/trace-format.md)");
+	/* names, no number: a header of unknown names, not a row */
+	ASSERT_EQ(csv("a,b\n", 0, &t, why, sizeof why), FW_EINVAL);
+	ASSERT_STR_CONTAINS(why, "header: unknown column 'a'; the columns are job_id");
+	/* the same for an ITP trace */
+	{
+		struct fw_itp_trace in;
+		struct fw_diag d;
+		const char *row = "a,0,100,1\n";
+		memset(&d, 0, sizeof d);
+		ASSERT_EQ(fw_itp_parse(row, strlen(row), "i.csv", 0, &in, &d), FW_EINVAL);
+		fw_itp_diag_str(&d, why, sizeof why);
+		ASSERT_STR_EQ(why, "i.csv:1:1: header: no column 'job_id': the first line is read as the header "
+				   "and names no column; add a header line first: job_id,submission_time,duration,"
+				   "num_gpu (any order; docs/trace-format.md)");
+	}
 	/* a comment line: no such thing in the format, and the fix is to delete it */
 	ASSERT_EQ(csv("# my trace\njob_id,submit_time,duration,gpus_per_task\n", 0, &t, why, sizeof why), FW_EINVAL);
 	ASSERT_STR_EQ(why, "t.csv:1:1: header: a comment line: the trace format has no comments; delete the line "
