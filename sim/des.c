@@ -2604,8 +2604,8 @@ static int64_t duration_s(const char *v, int64_t lo, int64_t hi)
 {
 	double x;
 
-	if (!fw_cli_duration(v, &x) || x != floor(x) || x < (double)lo || x > (double)hi)
-		return -1;
+	if (*v == '-' || !fw_cli_duration(v, &x) || x != floor(x) || x < (double)lo || x > (double)hi)
+		return -1; /* no sign, "-0" included */
 	return (int64_t)x;
 }
 
