@@ -2365,6 +2365,10 @@ static const char usage_text[] =
 	"run per policy, and report waiting times, completion times and GPU\n"
 	"occupancy.  Every plan is checked against the engine's invariants.\n"
 	"\n"
+	"A time S is whole seconds, written as seconds or as a duration with a\n"
+	"unit s, m, h or d (90, 90s, 10m, 1.5h, 1h30m, 7d), as the config and\n"
+	"every other fairway command take it.\n"
+	"\n"
 	"options:\n"
 	"  --trace FILE        the trace (required), e.g.\n"
 	"                      ../shared/traces/microsoft-itp/cluster06.csv, or\n"
@@ -2592,6 +2596,22 @@ static int64_t whole0(const char *v, int64_t hi)
 	return !strcmp(v, "0") ? 0 : posint(v, strlen(v), hi);
 }
 
+/* A duration flag's or setting's value, lo..hi whole seconds: seconds
+ * ("90") or numbers with a unit s, m, h, d ("90s", "10m", "1.5h",
+ * "1h30m", "7d"), the grammar of the YAML config and every other
+ * `fairway` flag (fw_cli_duration, fairway/scalar.h); -1 if not. */
+static int64_t duration_s(const char *v, int64_t lo, int64_t hi)
+{
+	double x;
+
+	if (*v == '-' || !fw_cli_duration(v, &x) || x != floor(x) || x < (double)lo || x > (double)hi)
+		return -1; /* no sign, "-0" included */
+	return (int64_t)x;
+}
+
+/* What a duration may be written as, for the refusals. */
+#define DURATION_SAYS "seconds or a duration like 90s, 10m, 2h, 1d or 1h30m"
+
 static int parse_nodes(struct cli *c, const char *v)
 {
 	const char *x = strchr(v, 'x');
@@ -2711,8 +2731,9 @@ static int variant_setting(struct variant *w, char *kv, unsigned *seen)
 	if (setting_applies(w, bit))
 		return 2;
 	if (!strcmp(kv, "starve-after")) {
-		if ((x = whole0(v, 31536000)) < 0)
-			return usage_error("--policies: starve-after=%s: whole seconds from 0 (off) to 31536000", v);
+		if ((x = duration_s(v, 0, 31536000)) < 0)
+			return usage_error("--policies: starve-after=%s: " DURATION_SAYS ", whole seconds from 0 (off) "
+					   "to 31536000 (365d)", v);
 		w->starve_after_s = x ? x : -1;
 	} else if (!strcmp(kv, "backfill")) {
 		if (strcmp(v, "easy") && strcmp(v, "conservative"))
@@ -2727,16 +2748,18 @@ static int variant_setting(struct variant *w, char *kv, unsigned *seen)
 			return usage_error("--policies: estimate-depth=%s: a whole number from 0 (none) to 100000", v);
 		w->estimate_depth = x ? (int32_t)x : -1;
 	} else if (!strcmp(kv, "xfactor-cap")) {
-		if ((x = whole0(v, 31536000)) < 0 || (x != 0 && x < FW_XFACTOR_MIN_RUNTIME))
-			return usage_error("--policies: xfactor-cap=%s: whole seconds, 0 (submit order) or 60 to 31536000", v);
+		if ((x = duration_s(v, 0, 31536000)) < 0 || (x != 0 && x < FW_XFACTOR_MIN_RUNTIME))
+			return usage_error("--policies: xfactor-cap=%s: " DURATION_SAYS ", whole seconds: 0 (submit "
+					   "order) or 60 to 31536000 (365d)", v);
 		w->xfactor_cap_s = x ? x : -1;
 	} else if (!strcmp(kv, "user-fair-share")) {
 		if (strcmp(v, "on") && strcmp(v, "off"))
 			return usage_error("--policies: user-fair-share=%s: use on or off", v);
 		w->users = !strcmp(v, "on");
 	} else if (!strcmp(kv, "checkpoint-grace")) {
-		if ((x = whole0(v, FW_CHECKPOINT_GRACE_MAX)) < 0)
-			return usage_error("--policies: checkpoint-grace=%s: whole seconds from 0 (off) to 86400", v);
+		if ((x = duration_s(v, 0, FW_CHECKPOINT_GRACE_MAX)) < 0)
+			return usage_error("--policies: checkpoint-grace=%s: " DURATION_SAYS ", whole seconds from 0 "
+					   "(off) to 86400 (1d)", v);
 		w->grace_s = x;
 	} else if (!strcmp(kv, "slices")) {
 		if (strcmp(v, "on") && strcmp(v, "off"))
@@ -2748,8 +2771,9 @@ static int variant_setting(struct variant *w, char *kv, unsigned *seen)
 					   "--model-deserved M=P)", v);
 		w->model_deserved = !strcmp(v, "on");
 	} else if (!strcmp(kv, "max-runtime")) {
-		if ((x = whole0(v, 31536000)) < 0)
-			return usage_error("--policies: max-runtime=%s: whole seconds from 0 (none) to 31536000", v);
+		if ((x = duration_s(v, 0, 31536000)) < 0)
+			return usage_error("--policies: max-runtime=%s: " DURATION_SAYS ", whole seconds from 0 "
+					   "(none) to 31536000 (365d)", v);
 		w->max_runtime_s = x;
 	} else if (!strcmp(kv, "gpu-hour-budget")) {
 		if (parse_budget(v, &w->budget) != 0)
@@ -2893,12 +2917,13 @@ static int set_slices(struct cli *c, const char *v)
 }
 
 /* Whole seconds 0..hi, for the flags where 0 means "none" or "off". */
-static int set_seconds(const char *flag, const char *v, int64_t hi, int64_t *out)
+static int set_seconds(const char *flag, const char *v, int64_t lo, int64_t hi, int64_t *out)
 {
-	int64_t x = whole0(v, hi);
+	int64_t x = duration_s(v, lo, hi);
 
 	if (x < 0) {
-		return usage_error("%s '%s': expected whole seconds 0..%lld", flag, v, (long long)hi);
+		return usage_error("%s '%s': expected " DURATION_SAYS ", whole seconds %lld..%lld", flag, v,
+				   (long long)lo, (long long)hi);
 	}
 	*out = x;
 	return 0;
@@ -2910,11 +2935,11 @@ _Static_assert(HALF_LIFE_MAX_S == 3153600000LL, "--help and the --usage-half-lif
  * options' "the engine's default", is not a half-life to ask for). */
 static int set_half_life(struct cli *c, const char *v)
 {
-	int64_t x = posint(v, strlen(v), HALF_LIFE_MAX_S);
+	int64_t x = duration_s(v, 1, HALF_LIFE_MAX_S);
 
 	if (x < 0)
-		return usage_error("--usage-half-life '%s': expected whole seconds 1..%lld, the half-life of queue "
-				   "usage (default 604800, 7 days)", v, (long long)HALF_LIFE_MAX_S);
+		return usage_error("--usage-half-life '%s': expected " DURATION_SAYS ", whole seconds 1..%lld, "
+				   "the half-life of queue usage (default 604800, 7d)", v, (long long)HALF_LIFE_MAX_S);
 	c->o.usage_half_life_s = (double)x;
 	return 0;
 }
@@ -2944,7 +2969,7 @@ static int failure_flag(struct cli *c, const char *f, const char *v)
 		return c->fail_flags = true, set_real(f, v, 0, 1, &c->fail.flaky_fraction);
 	if (!strcmp(f, "--repair"))
 		return c->fail_flags = true,
-		       (rc = set_number(f, v, 31536000, &x)) ? rc : (c->fail.repair_s = x, 0);
+		       (rc = set_seconds(f, v, 1, 31536000, &x)) ? rc : (c->fail.repair_s = x, 0);
 	if (!strcmp(f, "--failure-seed"))
 		return c->fail_flags = true,
 		       (rc = set_number(f, v, INT64_MAX / 2, &x)) ? rc : (c->fail.seed = (uint64_t)x, 0);
@@ -3083,15 +3108,15 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 	else if (!strcmp(f, "--policies"))
 		return parse_policies(c, v);
 	else if (!strcmp(f, "--tick"))
-		return (rc = set_number(f, v, 31536000, &x)) ? rc : (c->o.tick_s = x, 0);
+		return (rc = set_seconds(f, v, 1, 31536000, &x)) ? rc : (c->o.tick_s = x, 0);
 	else if (!strcmp(f, "--checkpoint"))
-		return (rc = set_seconds(f, v, 31536000, &x)) ? rc : (c->checkpoint_s = x, 0);
+		return (rc = set_seconds(f, v, 0, 31536000, &x)) ? rc : (c->checkpoint_s = x, 0);
 	else if (!strcmp(f, "--checkpoint-grace"))
-		return (rc = set_seconds(f, v, FW_CHECKPOINT_GRACE_MAX, &x)) ? rc : (c->o.checkpoint_grace_s = x, 0);
+		return (rc = set_seconds(f, v, 0, FW_CHECKPOINT_GRACE_MAX, &x)) ? rc : (c->o.checkpoint_grace_s = x, 0);
 	else if (!strcmp(f, "--min-runtime"))
-		return (rc = set_seconds(f, v, 31536000, &x)) ? rc : (c->o.min_runtime_s = x, 0);
+		return (rc = set_seconds(f, v, 0, 31536000, &x)) ? rc : (c->o.min_runtime_s = x, 0);
 	else if (!strcmp(f, "--max-runtime"))
-		return (rc = set_seconds(f, v, 31536000, &x)) ? rc : (c->o.max_runtime_s = x, 0);
+		return (rc = set_seconds(f, v, 0, 31536000, &x)) ? rc : (c->o.max_runtime_s = x, 0);
 	else if (!strcmp(f, "--gpu-hour-budget")) {
 		if (parse_budget(v, &c->o.gpu_hour_budget) != 0)
 			return usage_error("%s '%s': expected GPU-hours from 0 (none) to %.0f, e.g. 500 or 0.5", f, v,
@@ -3106,9 +3131,9 @@ static int one_flag(struct cli *c, const char *f, const char *v)
 	else if (!strcmp(f, "--name-models"))
 		return parse_model_map(c, v, MAP_NAMES);
 	else if (!strcmp(f, "--starve-after")) /* 0: off */
-		return (rc = set_seconds(f, v, 31536000, &x)) ? rc : (c->o.starve_after_s = x ? x : -1, 0);
+		return (rc = set_seconds(f, v, 0, 31536000, &x)) ? rc : (c->o.starve_after_s = x ? x : -1, 0);
 	else if (!strcmp(f, "--xfactor-cap")) { /* 0: off */
-		if ((rc = set_seconds(f, v, 31536000, &x)))
+		if ((rc = set_seconds(f, v, 0, 31536000, &x)))
 			return rc;
 		if (x != 0 && x < FW_XFACTOR_MIN_RUNTIME)
 			return usage_error("--xfactor-cap %s: 0 (submit order) or at least 60 seconds", v);

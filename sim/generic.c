@@ -37,6 +37,11 @@ enum gcol {
 	"priority, tasks, gpus_per_task, gpu_milli, cpu_milli, mem_mib, "    \
 	"min_member, topology_required, topology_preferred, gpu_model, "     \
 	"max_runtime"
+/* The optional ones (every column but the four required()). */
+#define OTHER_COLUMNS                                                        \
+	"expected_runtime, queue, user, priority, tasks, gpu_milli, "        \
+	"cpu_milli, mem_mib, min_member, topology_required, "                \
+	"topology_preferred, gpu_model, max_runtime"
 
 static const char *const gname[G_COUNT] = {
 	"job_id", "submit_time", "duration", "expected_runtime", "queue",
@@ -324,9 +329,35 @@ static int bad_row(struct gparser *ps, int rc, struct fw_diag *d)
 
 /* ---- CSV ---------------------------------------------------------------- */
 
+/* Is the header line a data row: no field names a column, and one is a
+ * number?  So it reads when the file has no header line, its first row
+ * taken for one (a header of another format names no number). */
+static bool looks_like_a_row(const struct fw_csv_rec *r)
+{
+	bool number = false;
+
+	for (size_t i = 0; i < r->nf; i++) {
+		size_t n = strlen(r->f[i]);
+		if (col_index(r->f[i], n) >= 0)
+			return false;
+		number |= n && strspn(r->f[i], "0123456789") == n;
+	}
+	return number;
+}
+
 static int csv_header(struct gparser *ps, const struct fw_csv_rec *r, int lno,
 		      struct fw_diag *d)
 {
+	char first[48];
+
+	show(r->f[0], strlen(r->f[0]), first, sizeof first);
+	if (r->f[0][0] && looks_like_a_row(r))
+		return fw_diag_set(d, FW_EINVAL, ps->fname, lno, r->col[0], "header",
+				   "unknown column '%.20s': the first line is read as the "
+				   "header and names no column; add a header line first. "
+				   "The columns: %s (the first 4 required; "
+				   "docs/trace-format.md)", first,
+				   "job_id, submit_time, duration, gpus_per_task, " OTHER_COLUMNS);
 	for (int c = 0; c < G_COUNT; c++)
 		ps->pos[c] = -1;
 	for (size_t i = 0; i < r->nf; i++) {

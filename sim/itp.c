@@ -204,6 +204,24 @@ static bool names(const char *p, size_t n, const char *nm)
 	return nm && n == strlen(nm) && !memcmp(p, nm, n);
 }
 
+/* Is the header line a data row: no column found in it, and a field a
+ * number?  So it reads when the file has no header line. */
+static bool looks_like_a_row(const struct parser *ps, const struct fields *f)
+{
+	bool number = false;
+
+	for (int c = 0; c < C_COUNT; c++)
+		if (ps->pos[c] >= 0)
+			return false;
+	for (int i = 0; i < f->n; i++) {
+		size_t k = 0;
+		while (k < f->len[i] && f->p[i][k] >= '0' && f->p[i][k] <= '9')
+			k++;
+		number |= f->len[i] && k == f->len[i];
+	}
+	return number;
+}
+
 static int parse_header(struct parser *ps, const char *line, size_t n, int lno,
 			struct fw_diag *d)
 {
@@ -228,6 +246,11 @@ static int parse_header(struct parser *ps, const char *line, size_t n, int lno,
 						   col_alias[c] ? "')" : "");
 			ps->pos[c] = i;
 		}
+	if (looks_like_a_row(ps, &f))
+		return fw_diag_set(d, FW_EINVAL, ps->fname, lno, 1, "header",
+				   "no column '%s': the first line is read as the header and "
+				   "names no column; add a header line first: " ITP_HEADER
+				   " (any order; docs/trace-format.md)", col_name[0]);
 	for (int c = 0; c < C_COUNT; c++)
 		if (ps->pos[c] < 0)
 			return fw_diag_set(d, FW_EINVAL, ps->fname, lno, 1, "header",

@@ -164,6 +164,8 @@ struct fw_met_run {
 	char trace[256];
 	int32_t nodes, gpus_per_node, nodes_per_rack; /* capacity as nodes x GPUs */
 	int32_t fleet_nodes;             /* the fleet's real node count */
+	int32_t node_gpus_max;           /* the largest node's GPUs: a job of more
+					  * spans nodes (fw_met_b9_label) */
 	char shape[FW_FLEET_SHAPE_MAX];  /* fw_fleet_shape(): "13x8", or mixed sizes */
 	const struct fw_snapshot *config; /* --config's snapshot (fw_sim_opts.config), or NULL */
 	int64_t tick_s, capacity_gpus;   /* capacity: the usable GPUs of a fleet
@@ -181,6 +183,12 @@ struct fw_met_run {
 					  * NULL: then a job asking more GPUs than
 					  * capacity_gpus */
 };
+
+/* The name of the 9+ GPU bucket (FW_SIM_B9, issue 4's "multi-node jobs"
+ * on 8-GPU nodes): "9+ GPUs (multi-node)" when no node has more than 8
+ * GPUs, so that every such job spans nodes; else "9+ GPUs", as on 16-GPU
+ * nodes a job of 9 to 16 GPUs fits one. */
+const char *fw_met_b9_label(const struct fw_met_run *mr);
 
 /* The hook (des.h struct fw_sim_hooks): ctx is a struct fw_met_rec. */
 void fw_met_on_plan(void *ctx, const struct fw_snapshot *s, const struct fw_plan *p,

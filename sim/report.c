@@ -286,7 +286,7 @@ static const struct row rows[] = {
 	{ NULL, "2\xe2\x80\x93" "8 GPUs", -1, 'd', M_WB2 },
 	{ NULL, "9\xe2\x80\x93" "32 GPUs", -1, 'd', M_WB9 },
 	{ NULL, "33+ GPUs", -1, 'd', M_WB33 },
-	{ NULL, "9+ GPUs (multi-node)", -1, 'd', M_WB9P },
+	{ NULL, "9+ GPUs", -1, 'd', M_WB9P }, /* fw_met_b9_label */
 	{ "Completion", "JCT mean", -1, 'd', M_JCT },
 	{ NULL, "JCT p95", -1, 'd', M_JCT95 },
 	{ NULL, "Makespan", -1, 'd', M_MAKE },
@@ -472,6 +472,8 @@ static const char *row_label(const struct fw_met_run *mr, const struct row *r)
 		return "Each queue's limit (the config's maxRuntime)";
 	if (mr->config && r->id == M_BUDGET)
 		return "Each queue's budget, GPU-hours (the config's gpuHourBudget)";
+	if (r->id == M_WB9P)
+		return fw_met_b9_label(mr);
 	return r->label;
 }
 
@@ -647,14 +649,14 @@ static void cdf_cell(FILE *f, const struct fw_met_run *mr, int b, double xmax)
 {
 	static const char *const title[FW_SIM_NBUCKETS] = {
 		"1 GPU", "2\xe2\x80\x93" "8 GPUs", "9\xe2\x80\x93" "32 GPUs", "33+ GPUs",
-		"9+ GPUs (multi-node)", "all jobs" };
+		"9+ GPUs", "all jobs" }; /* FW_SIM_B9's: fw_met_b9_label */
 	struct plot p = { 52, 8, 306, 170, 1, xmax, 0, 100, true };
 	char sub[64];
 	int64_t jobs = mr->npol ? mr->pol[0]->base.bucket[b].jobs : 0;
 
 	snprintf(sub, sizeof sub, " \xc2\xb7 %lld jobs", (long long)jobs);
 	fputs("<div class=\"cell\"><h3>", f);
-	esc(f, title[b]);
+	esc(f, b == FW_SIM_B9 ? fw_met_b9_label(mr) : title[b]);
 	fprintf(f, "<span>%s</span></h3>\n", sub);
 	svg_open(f, 368, 222, "time-to-start CDF");
 	grid_y(f, &p, 4, "%g%%", 1);

@@ -126,11 +126,16 @@ static const char *fld(const struct sctx *x, int c)
 	return i >= 0 && i < x->f->n ? x->f->f[i] : "";
 }
 
-static int bad(const struct sctx *x, int c, const char *fmt, const char *v)
+/* The 1-based column where column c's field starts (1 if none). */
+static int col(const struct sctx *x, int c)
 {
 	int i = x->c->pos[c];
-	return fw_diag_set(x->d, FW_EINVAL, x->c->fname, x->lno,
-			   i >= 0 && i < x->f->n ? x->f->col[i] : 1, sname[c], fmt, v);
+	return i >= 0 && i < x->f->n ? x->f->col[i] : 1;
+}
+
+static int bad(const struct sctx *x, int c, const char *fmt, const char *v)
+{
+	return fw_diag_set(x->d, FW_EINVAL, x->c->fname, x->lno, col(x, c), sname[c], fmt, v);
 }
 
 /* Digits only, at most 15 of them. */
@@ -167,12 +172,18 @@ static int64_t month_days(int64_t y, int64_t m)
 	return days[m - 1] + (m == 2 && leap_year(y));
 }
 
-enum { ISO_OK, ISO_FORM, ISO_NO_DAY };
+enum { ISO_OK, ISO_FORM, ISO_NO_DAY, ISO_RANGE };
+
+/* The parts of "YYYY-MM-DDTHH:MM:SS" and the range each must be in (a
+ * day past its month's end is ISO_NO_DAY, the leap second 60 is kept). */
+static const char *const iso_part[6] = { "year", "month", "day", "hour", "minute", "second" };
+static const int64_t iso_lo[6] = { 0, 1, 1, 0, 0, 0 }, iso_hi[6] = { 9999, 12, 31, 23, 59, 60 };
 
 /* "YYYY-MM-DDTHH:MM:SS" -> seconds since 1970 (no zone); ISO_FORM if the
- * text is not of that form, ISO_NO_DAY if the day is not in the calendar
- * (2024-02-30, 2023-02-29, 2024-04-31). */
-static int iso_time(const char *s, int64_t *t)
+ * text is not of that form, ISO_RANGE if a part is out of its range
+ * (month 13, hour 25: its index in *part), ISO_NO_DAY if the day is not
+ * in the calendar (2024-02-30, 2023-02-29, 2024-04-31). */
+static int iso_time(const char *s, int64_t *t, int *part)
 {
 	static const int at[6] = { 0, 5, 8, 11, 14, 17 }, len[6] = { 4, 2, 2, 2, 2, 2 };
 	static const char sep[6] = { '-', '-', 'T', ':', ':', 0 };
@@ -183,8 +194,9 @@ static int iso_time(const char *s, int64_t *t)
 	for (int i = 0; i < 6; i++)
 		if (!digits(s + at[i], (size_t)len[i], &v[i]) || s[at[i] + len[i]] != sep[i])
 			return ISO_FORM;
-	if (v[1] < 1 || v[1] > 12 || v[2] < 1 || v[3] > 23 || v[4] > 59 || v[5] > 60)
-		return ISO_FORM;
+	for (*part = 1; *part < 6; ++*part) /* any 4 digits are a year */
+		if (v[*part] < iso_lo[*part] || v[*part] > iso_hi[*part])
+			return ISO_RANGE;
 	if (v[2] > month_days(v[0], v[1]))
 		return ISO_NO_DAY;
 	*t = days_from_civil(v[0], v[1], v[2]) * 86400 + v[3] * 3600 + v[4] * 60 + v[5];
@@ -399,17 +411,26 @@ static bool unfinished(const struct sctx *x)
 	return !strcmp(fld(x, S_END), "Unknown");
 }
 
-/* An ISO time column -> seconds; an impossible date is named as such. */
+/* An ISO time column -> seconds; an impossible date, or a part out of
+ * its range, is named as such (the export's format is right then). */
 static int time_col(const struct sctx *x, int c, int64_t *t)
 {
 	const char *v = fld(x, c);
+	char what[32];
+	int part = 0;
 
-	switch (iso_time(v, t)) {
+	switch (iso_time(v, t, &part)) {
 	case ISO_OK:
 		return FW_OK;
 	case ISO_NO_DAY:
 		return bad(x, c, "'%.40s' is not a calendar date (that month has no "
 			   "such day); fix the date, or drop the row", v);
+	case ISO_RANGE: /* the part's digits: v + 0, 5, 8, 11, 14, 17 */
+		snprintf(what, sizeof what, "%s %.2s", iso_part[part], v + 2 + 3 * part);
+		return fw_diag_set(x->d, FW_EINVAL, x->c->fname, x->lno, col(x, c), sname[c],
+				   "'%.40s': %s is out of range (%lld..%lld); fix the "
+				   "time, or drop the row", v, what, (long long)iso_lo[part],
+				   (long long)iso_hi[part]);
 	default:
 		return bad(x, c, "'%.40s' is not YYYY-MM-DDTHH:MM:SS; export with "
 			   "SLURM_TIME_FORMAT=standard in sacct's environment, so it "
@@ -427,15 +448,19 @@ static int times(const struct sctx *x, struct sjob *j)
 	const char *el = fld(x, S_ELAPSED), *tl = fld(x, S_TIMELIMIT);
 	int rc;
 
-	if ((rc = time_col(x, S_SUBMIT, &j->submit)))
+	if ((rc = time_col(x, S_SUBMIT, &j->submit)) || (rc = time_col(x, S_START, &s)))
 		return rc;
+	if (s < j->submit) /* Slurm resets Submit at a requeue, Start after it */
+		return bad(x, S_START, "'%.40s' is before Submit (a job starts after it is "
+			   "submitted, a requeued one after its new Submit); fix Submit "
+			   "or Start, or drop the row", fld(x, S_START));
 	if (x->c->pos[S_ELAPSED] >= 0) {
 		if (no_duration(el))
 			return bad(x, S_ELAPSED, "'%.40s': the job has no elapsed time; "
 				   "fix the row or leave it out", el);
 		if (!slurm_duration(el, &j->duration))
 			return bad(x, S_ELAPSED, "'%.40s' is not " DURATION_FORMS DURATION_FIX, el);
-	} else if ((rc = time_col(x, S_START, &s)) || (rc = time_col(x, S_END, &e))) {
+	} else if ((rc = time_col(x, S_END, &e))) {
 		return rc;
 	} else if (e < s) {
 		return bad(x, S_END, "'%.40s' is before Start; fix Start or End, or "

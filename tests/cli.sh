@@ -1547,9 +1547,37 @@ expect "sim-run-bad-format" 2 "--format 'csv': use itp, openb or fairway" "$FW" 
 expect "sim-run-stray-argument" 2 "unexpected argument 'extra'" "$FW" sim run --trace x extra
 rm -rf "$FT"
 # 0 is accepted by these (none / off), so the message states 0..
-expect "sim-run-checkpoint-range" 2 "--checkpoint '-1': expected whole seconds 0..31536000" "$FW" sim run --trace x --checkpoint -1
-expect "sim-run-min-runtime-range" 2 "--min-runtime '-5': expected whole seconds 0..31536000" "$FW" sim run --trace x --min-runtime -5
-expect "sim-run-starve-after-range" 2 "--starve-after '-5': expected whole seconds 0..31536000" "$FW" sim run --trace x --starve-after -5
+expect "sim-run-checkpoint-range" 2 "--checkpoint '-1': expected seconds or a duration like 90s, 10m, 2h, 1d or 1h30m, whole seconds 0..31536000" "$FW" sim run --trace x --checkpoint -1
+expect "sim-run-min-runtime-range" 2 "--min-runtime '-5': expected seconds or a duration like 90s, 10m, 2h, 1d or 1h30m, whole seconds 0..31536000" "$FW" sim run --trace x --min-runtime -5
+expect "sim-run-starve-after-range" 2 "--starve-after '-5': expected seconds or a duration like 90s, 10m, 2h, 1d or 1h30m, whole seconds 0..31536000" "$FW" sim run --trace x --starve-after -5
+# every time flag of sim run takes the durations the config and the other
+# fairway flags take (fw_parse_duration_ms): 1h is 3600 s, echoed so in
+# the JSON; a fraction of a second, a unit past 365 d, or no duration is
+# refused naming the flag
+printf 'job_id,submission_time,duration,num_gpu\nA,0,100,1\n' >"$FT.dur.csv"
+"$FW" sim run --trace "$FT.dur.csv" --nodes 1x8 --policies fairway --tick 1h --min-runtime 1h \
+	--checkpoint 30m --checkpoint-grace 10m --max-runtime 2d --starve-after 1d12h --xfactor-cap 6h \
+	--usage-half-life 7d --json "$FT.dur.json" >/dev/null 2>&1
+if python3 - "$FT.dur.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+want = dict(tick_s=3600, min_runtime_s=3600, checkpoint_s=1800, checkpoint_grace_s=600, max_runtime_s=172800,
+            starve_after_s=129600, xfactor_cap_s=21600, usage_half_life_s=604800)
+got = {k: d[k] for k in want}
+assert got == want, got
+PY
+then ok "sim-run-time-flags-take-durations"; else bad "sim-run-time-flags-take-durations"; fi
+rm -f "$FT.dur.csv" "$FT.dur.json"
+expect "sim-run-tick-fraction-refused" 2 "--tick '1.5s': expected seconds or a duration like 90s, 10m, 2h, 1d or 1h30m, whole seconds 1..31536000" \
+	"$FW" sim run --trace x --tick 1.5s
+expect "sim-run-tick-zero-refused" 2 "--tick '0m': expected seconds or a duration like 90s, 10m, 2h, 1d or 1h30m, whole seconds 1..31536000" \
+	"$FW" sim run --trace x --tick 0m
+expect "sim-run-min-runtime-too-long" 2 "--min-runtime '366d': expected seconds or a duration like 90s, 10m, 2h, 1d or 1h30m, whole seconds 0..31536000" \
+	"$FW" sim run --trace x --min-runtime 366d
+expect "sim-run-repair-takes-a-duration" 2 "--repair '1x': expected seconds or a duration like 90s, 10m, 2h, 1d or 1h30m, whole seconds 1..31536000" \
+	"$FW" sim run --trace x --failures 1 --repair 1x
+expect "sim-run-half-life-fraction-refused" 2 "--usage-half-life '1.5': expected seconds or a duration like 90s, 10m, 2h, 1d or 1h30m, whole seconds 1..3153600000" \
+	"$FW" sim run --trace x --usage-half-life 1.5
 # --starve-after and --backfill reach the engine: with fairway's starvation
 # pass off the gangs' p95 wait grows; conservative backfill changes slurm's
 # replay (EASY reserves for one job); bad values are refused.
@@ -1611,8 +1639,12 @@ grep -q "^summary (\* = best) .*fairway:starve-after=0 slurm:backfill=conservati
 	ok "sim-run-policy-variants-compared" || bad "sim-run-policy-variants-compared: $(grep summary "$SV/var.out")"
 expect "sim-run-variant-unknown-setting" 2 "unknown setting 'depth' (starve-after, backfill, reserve-depth, " \
 	"$FW" sim run --trace x --policies fairway:depth=4
-expect "sim-run-variant-bad-value" 2 "starve-after=1h: whole seconds" "$FW" sim run --trace x --policies fairway:starve-after=1h
-# every numeric setting takes digits only, as its flag does (--starve-after +5 is refused)
+expect "sim-run-variant-bad-value" 2 "starve-after=1x: seconds or a duration like 90s, 10m, 2h, 1d or 1h30m, whole seconds from 0 (off)" \
+	"$FW" sim run --trace x --policies fairway:starve-after=1x
+# a time setting takes a duration as its flag does (--starve-after 1h)
+expect "sim-run-variant-takes-a-duration" 0 "fairway:starve-after=1h" \
+	"$FW" sim run --trace synthetic:3 --nodes 13x8 --tick 600 --policies fairway:starve-after=1h
+# every numeric setting takes no sign, as its flag does (--starve-after +5 is refused)
 for v in "starve-after=+5" "starve-after= 5" "starve-after=-0" "reserve-depth=+3" "max-runtime=-0" "checkpoint-grace=+1" \
 	"xfactor-cap=+60"; do
 	expect "sim-run-variant-digits-only ($v)" 2 "--policies: $v: " "$FW" sim run --trace x --policies "fairway:$v"
@@ -1718,8 +1750,8 @@ then ok "sim-run-estimate-depth-changes-estimates-only"; else bad "sim-run-estim
 # each queue's jobs; 0 = submit order; fifo and slurm keep their own
 expect "sim-run-xfactor-cap-too-small" 2 "--xfactor-cap 59: 0 (submit order) or at least 60 seconds" \
 	"$FW" sim run --trace x --xfactor-cap 59
-expect "sim-run-variant-bad-xfactor-cap" 2 "xfactor-cap=6h: whole seconds, 0 (submit order) or 60 to 31536000" \
-	"$FW" sim run --trace x --policies fairway:xfactor-cap=6h
+expect "sim-run-variant-bad-xfactor-cap" 2 "xfactor-cap=30s: seconds or a duration like 90s, 10m, 2h, 1d or 1h30m, whole seconds: 0 (submit order) or 60 to 31536000 (365d)" \
+	"$FW" sim run --trace x --policies fairway:xfactor-cap=30s
 expect "sim-run-variant-xfactor-cap-needs-the-order" 2 \
 	"--policies 'slurm:xfactor-cap=3600': slurm orders jobs its own way, so xfactor-cap means nothing to it (policies that do: fairway, kai)" \
 	"$FW" sim run --trace x --policies slurm:xfactor-cap=3600
@@ -1742,10 +1774,10 @@ then ok "sim-run-xfactor-cap-reaches-the-engine"; else bad "sim-run-xfactor-cap-
 # --checkpoint-grace S / checkpoint-grace=S (YAML scheduler.checkpointGrace):
 # an eviction whose victims save within S waits for them; only policies
 # that evict take it
-expect "sim-run-checkpoint-grace-too-long" 2 "--checkpoint-grace '86401': expected whole seconds 0..86400" \
+expect "sim-run-checkpoint-grace-too-long" 2 "--checkpoint-grace '86401': expected seconds or a duration like 90s, 10m, 2h, 1d or 1h30m, whole seconds 0..86400" \
 	"$FW" sim run --trace x --checkpoint-grace 86401
-expect "sim-run-variant-bad-checkpoint-grace" 2 "checkpoint-grace=10m: whole seconds from 0 (off) to 86400" \
-	"$FW" sim run --trace x --policies fairway:checkpoint-grace=10m
+expect "sim-run-variant-bad-checkpoint-grace" 2 "checkpoint-grace=1d1s: seconds or a duration like 90s, 10m, 2h, 1d or 1h30m, whole seconds from 0 (off) to 86400 (1d)" \
+	"$FW" sim run --trace x --policies fairway:checkpoint-grace=1d1s
 expect "sim-run-variant-checkpoint-grace-needs-evictions" 2 \
 	"--policies 'slurm:checkpoint-grace=600': slurm never evicts, so checkpoint-grace means nothing to it (policies that do: fairway, kai)" \
 	"$FW" sim run --trace x --policies slurm:checkpoint-grace=600
@@ -2059,12 +2091,12 @@ expect "fairness-bound-no-such-policy" 1 "has no rows of policy 'q'" \
 # C (95 s) and D (98 s, done before the tick past its limit) complete; the
 # variant max-runtime=0 replays without the limit, the variant
 # fifo:max-runtime=95 as the flag does
-expect "sim-run-max-runtime-negative" 2 "--max-runtime '-5': expected whole seconds 0..31536000" \
+expect "sim-run-max-runtime-negative" 2 "--max-runtime '-5': expected seconds or a duration like 90s, 10m, 2h, 1d or 1h30m, whole seconds 0..31536000" \
 	"$FW" sim run --trace x --max-runtime -5
-expect "sim-run-max-runtime-not-a-number" 2 "--max-runtime 'abc': expected whole seconds 0..31536000" \
+expect "sim-run-max-runtime-not-a-number" 2 "--max-runtime 'abc': expected seconds or a duration like 90s, 10m, 2h, 1d or 1h30m, whole seconds 0..31536000" \
 	"$FW" sim run --trace x --max-runtime abc
-expect "sim-run-max-runtime-variant-bad-value" 2 "--policies: max-runtime=1h: whole seconds from 0 (none) to 31536000" \
-	"$FW" sim run --trace x --policies fifo:max-runtime=1h
+expect "sim-run-max-runtime-variant-bad-value" 2 "--policies: max-runtime=1h1.5s: seconds or a duration like 90s, 10m, 2h, 1d or 1h30m, whole seconds from 0 (none) to 31536000 (365d)" \
+	"$FW" sim run --trace x --policies fifo:max-runtime=1h1.5s
 expect "sim-run-max-runtime-in-help" 0 "--max-runtime S     run-time limit of every queue" "$FW" sim run --help
 printf 'job_id,submission_time,duration,num_gpu\nA,0,1000,8\nB,5,50,8\nC,20,95,8\nD,30,98,4\n' >"$SV/lim.csv"
 expect "sim-run-max-runtime-summary-line" 0 "run-time limit 95 s: 1 job ended by it (0.2 GPU-h run, 2.0 GPU-h of their work cut)" \
@@ -2408,6 +2440,39 @@ expect "trace-sacct-het-part-running-counts-one-job" 0 "1 job written; 1 left ou
 	"$FW" trace sacct2fairway "$HT.txt" "$HT.csv"
 if [ "$(cut -d, -f1 "$HT.csv" 2>/dev/null | tr '\n' ' ')" = "job_id 1 " ]; then ok "trace-sacct-het-part-running-left-out-whole"
 else bad "trace-sacct-het-part-running-left-out-whole: $(cut -d, -f1 "$HT.csv" 2>&1 | tr '\n' ' ')"; fi
+rm -f "$HT.txt" "$HT.csv"
+# a time of the right form with a part out of range names the part (the
+# export's format is right); a Start before its Submit is refused as an
+# End before its Start is (Slurm resets a requeued job's Submit)
+printf '%s\n' 'JobID|Submit|Start|Elapsed|AllocTRES|State' \
+	'1|2024-13-01T10:00:00|2024-03-01T10:00:00|01:00:00|gres/gpu=1|COMPLETED' >"$HT.txt"
+expect "trace-sacct-month-13-out-of-range" 1 "$(basename "$HT").txt:2:3: Submit: '2024-13-01T10:00:00': month 13 is out of range (1..12); fix the time, or drop the row" \
+	"$FW" trace sacct2fairway "$HT.txt" "$HT.csv"
+printf '%s\n' 'JobID|Submit|Start|Elapsed|AllocTRES|State' \
+	'1|2024-02-03T10:00:00|2024-02-03T25:00:00|01:00:00|gres/gpu=1|COMPLETED' >"$HT.txt"
+expect "trace-sacct-hour-25-out-of-range" 1 "Start: '2024-02-03T25:00:00': hour 25 is out of range (0..23)" \
+	"$FW" trace sacct2fairway "$HT.txt" "$HT.csv"
+printf '%s\n' 'JobID|Submit|Start|Elapsed|AllocTRES|State' \
+	'1|2024-03-01T10:00:00|2024-03-01T09:05:00|02:00:00|gres/gpu=2|COMPLETED' >"$HT.txt"
+expect "trace-sacct-start-before-submit" 1 "$(basename "$HT").txt:2:23: Start: '2024-03-01T09:05:00' is before Submit" \
+	"$FW" trace sacct2fairway "$HT.txt" "$HT.csv"
+if [ -e "$HT.csv" ]; then bad "trace-sacct-start-before-submit-writes-nothing"; else ok "trace-sacct-start-before-submit-writes-nothing"; fi
+# a trace without its header line: its first row is read as the header,
+# and the error says so and lists the columns (fairway and ITP formats)
+printf 'a,0,100,1,1\n' >"$HT.csv"
+expect "sim-run-trace-without-header-fairway" 1 "header: unknown column 'a': the first line is read as the header and names no column; add a header line first. The columns: job_id, submit_time, duration, gpus_per_task," \
+	"$FW" sim run --trace "$HT.csv" --format fairway --nodes 2x8
+expect "sim-run-trace-without-header-itp" 1 "header: no column 'job_id': the first line is read as the header and names no column; add a header line first: job_id,submission_time,duration,num_gpu" \
+	"$FW" sim run --trace "$HT.csv" --nodes 2x8
+# "multi-node" only where 9 GPUs span nodes: on 16-GPU nodes the 9+ row
+# says "9+ GPUs" alone; on 8-GPU nodes "(multi-node)", as docs/results.md
+printf 'job_id,submission_time,duration,num_gpu\na,0,100,12\nb,0,100,1\n' >"$HT.csv"
+expect "sim-run-9-gpus-multi-node-on-8-gpu-nodes" 0 "  p95, 9+ GPUs (multi-node)" \
+	"$FW" sim run --trace "$HT.csv" --nodes 2x8 --policies fifo
+if "$FW" sim run --trace "$HT.csv" --nodes 2x16 --policies fifo 2>&1 | grep -q '^  p95, 9+ GPUs  *[0-9]' &&
+	! "$FW" sim run --trace "$HT.csv" --nodes 2x16 --policies fifo 2>&1 | grep -q 'multi-node'; then
+	ok "sim-run-9-gpus-not-multi-node-on-16-gpu-nodes"
+else bad "sim-run-9-gpus-not-multi-node-on-16-gpu-nodes"; fi
 rm -f "$HT.txt" "$HT.csv"
 expect "jobs-list-empty-array-refused" 2 "--array is empty: give a job array's name" \
 	"$FW" jobs list --array "" --server http://127.0.0.1:9

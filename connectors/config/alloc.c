@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cliword.h"
 #include "config_int.h"
 
 static int alloc_gpus(struct cfg *c, const yaml_node_t *e, const char *path,
@@ -111,6 +112,52 @@ static bool model_matches(const struct fw_node *n,
 	       strcmp(n->gpu_model, g->gpu_model) == 0;
 }
 
+/* name's length without its trailing digits (the digits at name + it). */
+static size_t stem(const char *name)
+{
+	size_t n = strlen(name);
+
+	while (n && name[n - 1] >= '0' && name[n - 1] <= '9')
+		n--;
+	return n;
+}
+
+/* Do a and b name one number, zero padding aside ("0", "000"; "7", "007")? */
+static bool same_number(const char *a, const char *b)
+{
+	a += strspn(a, "0");
+	b += strspn(b, "0");
+	return !strcmp(a, b);
+}
+
+/* The node name was probably meant to be: one with its stem and number
+ * but another zero padding (nodeGroups pads the index: "n0" for "n000"),
+ * else one of its number a typo away in the stem ("gpu_n1" for
+ * "gpu-n1"; fw_cli_nearest_name): another number is another node, not a
+ * typo.  NULL when none. */
+static const char *near_node(const struct fw_snapshot *s, const char *name)
+{
+	size_t k = stem(name), n = 0;
+	const char **names, *near;
+
+	for (int32_t i = 0; name[k] && i < s->nnodes; i++) {
+		const char *o = s->nodes[i].name;
+		if (stem(o) == k && !strncmp(o, name, k) && o[k] && same_number(o + k, name + k))
+			return o;
+	}
+	if (!(names = malloc(((size_t)s->nnodes + 1) * sizeof *names)))
+		return NULL;
+	for (int32_t i = 0; i < s->nnodes; i++) {
+		const char *o = s->nodes[i].name;
+		if (!o[stem(o)] == !name[k] && same_number(o + stem(o), name + k))
+			names[n++] = o;
+	}
+	names[n] = NULL;
+	near = fw_cli_nearest_name(name, names);
+	free(names);
+	return near;
+}
+
 static int alloc_node(struct cfg *c, const yaml_node_t *e, const char *path,
 		      int32_t *node)
 {
@@ -122,12 +169,15 @@ static int alloc_node(struct cfg *c, const yaml_node_t *e, const char *path,
 	if (rc)
 		return rc;
 	*node = nameix_find(&c->nodes, s->nodes, sizeof *s->nodes, name);
-	if (*node < 0)
-		return cfg_fail(c, v, FW_ENOENT, fp,
-				"unknown node \"%s\"; an allocation must name "
-				"a node from nodes: or nodeGroups:",
-				name);
-	return FW_OK;
+	if (*node >= 0)
+		return FW_OK;
+	const char *near = near_node(s, name);
+	return cfg_fail(c, v, FW_ENOENT, fp,
+			"unknown node \"%s\"%s%s%s; an allocation must name "
+			"a node from nodes: or nodeGroups: (a group's nodes "
+			"are namePrefix + the zero-padded index)",
+			name, near ? " (did you mean \"" : "", near ? near : "",
+			near ? "\"?)" : "");
 }
 
 static int load_alloc(struct cfg *c, const yaml_node_t *e, const char *path,

@@ -137,15 +137,32 @@ static int fit_error(struct cfg *c, const yaml_node_t *m, const char *path,
 	if (g->cpu_milli > x->cpu) {
 		cores(a, sizeof a, g->cpu_milli);
 		cores(b, sizeof b, x->cpu);
+		if (!x->cpu) /* a node's cpu defaults to 0 */
+			return cfg_fail(c, cfg_get(c, m, "cpu"), FW_ERANGE,
+					cfg_path(fp, path, "cpu"),
+					"a task needs %s core%s but the nodes "
+					"have no `cpu` set (a node's cpu is 0 "
+					"without it); set cpu: N in nodeGroups "
+					"(or nodes) or drop the task's cpu",
+					a, strcmp(a, "1") ? "s" : "");
 		return cfg_fail(c, cfg_get(c, m, "cpu"), FW_ERANGE,
 				cfg_path(fp, path, "cpu"),
-				"a task needs %s cores but the largest node "
+				"a task needs %s core%s but the largest node "
 				"has %s; lower cpu or add bigger nodes",
-				a, b);
+				a, strcmp(a, "1") ? "s" : "", b);
 	}
 	if (g->mem_mib > x->mem) {
 		mib(a, sizeof a, g->mem_mib);
 		mib(b, sizeof b, x->mem);
+		if (!x->mem) /* a node's memory defaults to 0 */
+			return cfg_fail(c, cfg_get(c, m, "memory"), FW_ERANGE,
+					cfg_path(fp, path, "memory"),
+					"a task needs %s of memory but the nodes "
+					"have no `memory` set (a node's memory "
+					"is 0 without it); set memory: N in "
+					"nodeGroups (or nodes) or drop the "
+					"task's memory",
+					a);
 		return cfg_fail(c, cfg_get(c, m, "memory"), FW_ERANGE,
 				cfg_path(fp, path, "memory"),
 				"a task needs %s of memory but the largest "

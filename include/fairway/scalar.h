@@ -11,7 +11,8 @@
  *
  * One grammar for every front end: the YAML loader (connectors/config),
  * the command line (tools/cliword.c fw_cli_duration: `--runtime 1h30m`,
- * `--since 1h30m`, `--start +1h30m`, `fairway serve --log-keep 30d`) and
+ * `--since 1h30m`, `--start +1h30m`, `fairway serve --log-keep 30d`,
+ * `fairway sim run --tick 1h` and its other time flags) and
  * the command-line client's amount flags (`--deserved-gpus 2.5`), so a
  * value one of them takes the others take too, and one refuses the
  * others refuse.  Pure: no I/O, no locale, no allocation.

@@ -818,6 +818,8 @@ static const struct {
 	{ "task_too_many_gpus", FW_ERANGE, 12, "jobs[0].tasks[0].gpus" },
 	{ "task_too_much_cpu", FW_ERANGE, 10, "jobs[0].tasks[0].cpu" },
 	{ "task_too_much_memory", FW_ERANGE, 11, "jobs[0].tasks[1].memory" },
+	{ "task_cpu_on_nodes_without_cpu", FW_ERANGE, 11, "jobs[0].tasks[0].cpu" },
+	{ "task_memory_on_nodes_without_memory", FW_ERANGE, 11, "jobs[0].tasks[0].memory" },
 	{ "task_no_single_node", FW_ERANGE, 11, "jobs[0].tasks[0]" },
 	{ "unknown_level_node", FW_EINVAL, 7, "nodes[0].topology.row" },
 	{ "unknown_level_job", FW_EINVAL, 11, "jobs[0].topology.required" },
@@ -836,6 +838,7 @@ static const struct {
 	{ "unknown_queue_no_queues", FW_ENOENT, 7, "jobs[0].queue" },
 	{ "task_gpus_fraction", FW_EINVAL, 10, "jobs[0].tasks[0].gpus" },
 	{ "alloc_unknown_node", FW_ENOENT, 12, "jobs[0].allocation[0].node" },
+	{ "alloc_unpadded_node", FW_ENOENT, 13, "jobs[0].allocation[0].node" },
 	{ "alloc_gpu_out_of_range", FW_ERANGE, 12,
 	  "jobs[0].allocation[0].gpus[1]" },
 	{ "alloc_double_booked", FW_EBUSY, 16, "jobs[1].allocation[0].gpus" },
@@ -1453,6 +1456,36 @@ TEST(a_level_typo_names_the_level)
 	ASSERT(strstr(d.msg, "did you mean") == NULL);
 }
 
+/* An allocation's unknown node names the one it was meant to be: a
+ * group's node of the same number but another zero padding, or one of
+ * the same number a typo away in its stem; another number is another
+ * node, no guess. */
+TEST(an_unknown_allocation_node_names_the_near_one)
+{
+	static const struct { const char *name, *hint; } c[] = {
+		{ "n0", " (did you mean \"n000\"?)" },
+		{ "n03", " (did you mean \"n003\"?)" },
+		{ "gpu_n001", " (did you mean \"gpu-n001\"?)" },
+		{ "n9", NULL },
+		{ "n004", NULL },
+		{ "m0", NULL },
+	};
+	struct fw_snapshot *s;
+	struct fw_diag d;
+	char y[512], want[96];
+
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		snprintf(y, sizeof y, "nodeGroups:\n  - {count: 4, namePrefix: n, gpus: 8}\n"
+			 "  - {count: 2, namePrefix: gpu-n, gpus: 8}\nqueues: [{name: q}]\n"
+			 "jobs:\n  - {name: j, queue: q, state: running, tasks: [{gpus: 1}],"
+			 " allocation: [{node: %s, gpus: [0]}]}\n", c[i].name);
+		ASSERT_EQ(load(y, &s, &d), FW_ENOENT);
+		snprintf(want, sizeof want, "unknown node \"%s\"%s; an allocation must name", c[i].name,
+			 c[i].hint ? c[i].hint : "");
+		ASSERT_STR_CONTAINS(d.msg, want);
+	}
+}
+
 TEST_MAIN(setup, full_example, full_example_queues, full_example_jobs,
 	  defaults, durations, quantities, quantities_in_yaml, node_groups,
 	  node_groups_errors, fractional_gpu, type_and_range_errors,
@@ -1462,4 +1495,5 @@ TEST_MAIN(setup, full_example, full_example_queues, full_example_jobs,
 	  queue_min_runtime, scheduler_reserve_depth, scheduler_estimate_depth, scheduler_xfactor_cap, scheduler_starve_after_and_drain_running,
 	  job_node_selector, queue_gpu_model_limits, queue_user_usage, a_label_without_a_value,
 	  caller_now_is_checked_like_now, a_bad_name_points_at_real_commands,
-	  decimals_by_kind_as_config_md_says, a_level_typo_names_the_level)
+	  decimals_by_kind_as_config_md_says, a_level_typo_names_the_level,
+	  an_unknown_allocation_node_names_the_near_one)

@@ -217,6 +217,52 @@ TEST(compare_table_prints_the_eviction_and_estimate_rows)
 	free(mr);
 }
 
+/* The comparison of two policies' p95 time to start: 27.7 h and 20 s. */
+static char *compare_p95(int32_t node_gpus_max)
+{
+	struct fw_met_policy a, b;
+	struct fw_met_run *mr = calloc(1, sizeof *mr);
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	ASSERT(mr);
+	memset(&a, 0, sizeof a);
+	memset(&b, 0, sizeof b);
+	snprintf(a.name, sizeof a.name, "fifo");
+	snprintf(b.name, sizeof b.name, "fairway");
+	a.base.bucket[FW_SIM_BALL].tts_p95 = 99720;
+	b.base.bucket[FW_SIM_BALL].tts_p95 = 20;
+	a.est = b.est = (struct fw_met_est){ 0, -1, 0, -1, -1 };
+	mr->pol[0] = &a;
+	mr->pol[1] = &b;
+	mr->npol = 2;
+	mr->node_gpus_max = node_gpus_max;
+	ASSERT(f = open_memstream(&out, &len));
+	fw_met_print_compare(mr, f);
+	fclose(f);
+	free(mr);
+	return out;
+}
+
+/* A row reads in one unit, and a value above 0 that the unit rounds to
+ * 0 reads "<1 min", not "0 min" (which says none); the 9+ GPU row says
+ * "multi-node" only when no node holds 9 GPUs. */
+TEST(compare_rows_never_show_a_wait_as_zero_and_multi_node_follows_the_nodes)
+{
+	char *out = compare_p95(8), *row;
+
+	ASSERT(row = strstr(out, "time to start p95"));
+	ASSERT_STR_CONTAINS(row, "1662 min       <1 min*\n");
+	ASSERT(!strstr(out, " 0 min"));
+	ASSERT_STR_CONTAINS(out, "\n  p95, 9+ GPUs (multi-node)   ");
+	free(out);
+	out = compare_p95(16);
+	ASSERT_STR_CONTAINS(out, "\n  p95, 9+ GPUs                ");
+	ASSERT(!strstr(out, "multi-node"));
+	free(out);
+}
+
 TEST(percentiles_are_nearest_rank)
 {
 	int64_t v[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 };
@@ -1247,12 +1293,17 @@ TEST(cli_checkpoint_flag_takes_seconds_or_zero)
 	bad[3] = zero[3] = t.trace;
 	zero[9] = t.js;
 	ASSERT_EQ(fw_sim_cli(6, bad), 2);
-	bad[5] = "1h";
+	bad[5] = "1.5s"; /* whole seconds */
 	ASSERT_EQ(fw_sim_cli(6, bad), 2);
 	ASSERT_EQ(fw_sim_cli(10, zero), 0);
 	json_t *root = json_load_file(t.js, 0, &e);
 	ASSERT(root);
 	ASSERT_EQ(json_integer_value(json_object_get(root, "checkpoint_s")), 0);
+	json_decref(root);
+	zero[7] = "30m"; /* a duration, as the config's checkpointInterval */
+	ASSERT_EQ(fw_sim_cli(10, zero), 0);
+	ASSERT(root = json_load_file(t.js, 0, &e));
+	ASSERT_EQ(json_integer_value(json_object_get(root, "checkpoint_s")), 1800);
 	json_decref(root);
 	tmpf_drop(&t);
 }
@@ -1279,6 +1330,7 @@ TEST_MAIN(progress_line_has_bar_percent_and_thousands,
 	  metrics_of_a_replay_with_evictions_use_checkpoints_and_runs,
 	  elastic_jobs_count_the_gpus_they_started_with,
 	  idle_while_waiting_leaves_out_the_jobs_that_can_never_start, fractional_gpus_are_measured_in_one_unit,
+	  compare_rows_never_show_a_wait_as_zero_and_multi_node_follows_the_nodes,
 	  never_started_jobs_keep_the_window_open_and_win_no_star,
 	  a_job_evicted_and_never_restarted_waits_to_the_end,
 	  a_replay_that_ends_with_an_eviction_ends_there,

@@ -2077,15 +2077,17 @@ static int cli_fd(int fd, char *out, size_t n, const char *a0, const char *a1, c
 	return rc;
 }
 
-/* --usage-half-life S: whole seconds 1..3153600000 (100 years); anything
- * else is a usage error naming the flag and the value, before any
- * replay; a good value is the replay's half-life (the JSON's
- * usage_half_life_s), and without the flag it is the engine's default. */
+/* --usage-half-life S: whole seconds 1..3153600000 (100 years), as
+ * seconds or a duration (7d, 10m: the config's grammar); anything else
+ * is a usage error naming the flag and the value, before any replay; a
+ * good value is the replay's half-life (the JSON's usage_half_life_s),
+ * and without the flag it is the engine's default. */
 TEST(cli_usage_half_life_takes_whole_seconds)
 {
-	static const char *const bad[] = { "-5", "0", "abc", "1e3", "7d", "1.5", " 60", "60s",
-					   "99999999999999999999", "3153600001" };
-	static const char *const good[] = { "1", "600", "3153600000", NULL };
+	static const char *const bad[] = { "-5", "0", "0d", "abc", "1e3", "1.5", "1.5s", " 60", "60x",
+					   "99999999999999999999", "3153600001", "36501d" };
+	static const char *const good[] = { "1", "10m", "3153600000", NULL };
+	static const double good_s[] = { 1, 600, 3153600000.0 };
 	char dir[] = "/tmp/fw_test_sim_XXXXXX", trace[128], js[128], err[1024], want[160], flag[64];
 	static char help[32768];
 	struct fw_sched_config def;
@@ -2096,8 +2098,8 @@ TEST(cli_usage_half_life_takes_whole_seconds)
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		ASSERT_EQ(cli_fd(2, err, sizeof err, "fairway-sim", "run", "--trace", "x", "--usage-half-life", bad[i],
 				 NULL, NULL, NULL), 2);
-		snprintf(want, sizeof want, "fairway sim run: error: --usage-half-life '%s': expected whole seconds "
-			 "1..3153600000", bad[i]);
+		snprintf(want, sizeof want, "fairway sim run: error: --usage-half-life '%s': expected seconds or a "
+			 "duration like 90s, 10m, 2h, 1d or 1h30m, whole seconds 1..3153600000", bad[i]);
 		ASSERT_STR_CONTAINS(err, want);
 	}
 	ASSERT_EQ(cli_fd(2, err, sizeof err, "fairway-sim", "run", "--trace", "x", "--usage-half-life", NULL, NULL,
@@ -2121,7 +2123,7 @@ TEST(cli_usage_half_life_takes_whole_seconds)
 		ASSERT((root = json_load_file(js, 0, &e)) != NULL);
 		double h = (double)json_integer_value(json_object_get(root, "usage_half_life_s"));
 		json_decref(root);
-		ASSERT_NEAR(h, good[i] ? strtod(good[i], NULL) : def.usage_half_life_s, 0);
+		ASSERT_NEAR(h, good[i] ? good_s[i] : def.usage_half_life_s, 0);
 	}
 	ASSERT_NEAR(def.usage_half_life_s, 7 * 86400.0, 0); /* what --help says */
 	unlink(trace);

@@ -139,6 +139,29 @@ TEST(generic_header_errors_are_never_skipped)
 		      sizeof why), FW_EINVAL);
 	ASSERT_STR_EQ(why, "t.csv:1:8: header: unknown column 'submit'; the columns are job_id, submit_time, duration, expected_runtime, queue, user, priority, tasks, gpus_per_task, gpu_milli, cpu_milli, mem_mib, min_member, topology_required, topology_preferred, gpu_model, max_runtime "
 			   "(docs/trace-format.md): rename it or remove it");
+	/* a file without its header line: its first row is read as one, and
+	 * the error says so and lists the columns */
+	ASSERT_EQ(csv("a,0,100,1,1\n", FW_TRACE_SKIP_BAD, &t, why, sizeof why), FW_EINVAL);
+	ASSERT_STR_EQ(why, "t.csv:1:1: header: unknown column 'a': the first line is read as the header and "
+			   "names no column; add a header line first. The columns: job_id, submit_time, duration, "
+			   "gpus_per_task, expected_runtime, queue, user, priority, tasks, gpu_milli, cpu_milli, "
+			   "mem_mib, min_member, topology_required, topology_preferred, gpu_model, max_runtime (the "
+			   "first 4 required; docs/trace-format.md)");
+	/* names, no number: a header of unknown names, not a row */
+	ASSERT_EQ(csv("a,b\n", 0, &t, why, sizeof why), FW_EINVAL);
+	ASSERT_STR_CONTAINS(why, "header: unknown column 'a'; the columns are job_id");
+	/* the same for an ITP trace */
+	{
+		struct fw_itp_trace in;
+		struct fw_diag d;
+		const char *row = "a,0,100,1\n";
+		memset(&d, 0, sizeof d);
+		ASSERT_EQ(fw_itp_parse(row, strlen(row), "i.csv", 0, &in, &d), FW_EINVAL);
+		fw_itp_diag_str(&d, why, sizeof why);
+		ASSERT_STR_EQ(why, "i.csv:1:1: header: no column 'job_id': the first line is read as the header "
+				   "and names no column; add a header line first: job_id,submission_time,duration,"
+				   "num_gpu (any order; docs/trace-format.md)");
+	}
 	/* a comment line: no such thing in the format, and the fix is to delete it */
 	ASSERT_EQ(csv("# my trace\njob_id,submit_time,duration,gpus_per_task\n", 0, &t, why, sizeof why), FW_EINVAL);
 	ASSERT_STR_EQ(why, "t.csv:1:1: header: a comment line: the trace format has no comments; delete the line "
@@ -983,7 +1006,7 @@ static int sacct_one(const char *submit, const char *elapsed, const char *limit,
 	int rc;
 
 	snprintf(text, sizeof text, "JobID|Submit|Start|Elapsed|Timelimit|AllocTRES\n"
-		 "7|%s|2024-03-01T10:00:00|%s|%s|gres/gpu=1\n", submit, elapsed, limit);
+		 "7|%s|2024-12-31T23:59:59|%s|%s|gres/gpu=1\n", submit, elapsed, limit);
 	memset(&d, 0, sizeof d);
 	rc = fw_sacct_convert(text, strlen(text), "s.txt", 0, &out, &olen, &sk, &d);
 	if (rc != FW_OK) {
@@ -1062,8 +1085,67 @@ TEST(sacct_impossible_dates_are_refused)
 	}
 	for (size_t i = 0; i < sizeof real / sizeof real[0]; i++)
 		ASSERT_OK(sacct_one(real[i], "01:00", "", &dur, &exp, why, sizeof why));
-	ASSERT_EQ(sacct_one("2024-13-01T00:00:00", "01:00", "", &dur, &exp, why, 512), FW_EINVAL);
+	ASSERT_EQ(sacct_one("2024-3-01T00:00:00", "01:00", "", &dur, &exp, why, 512), FW_EINVAL);
 	ASSERT_STR_CONTAINS(why, "is not YYYY-MM-DDTHH:MM:SS");
+}
+
+/* A time of the right form with a part out of its range names the part,
+ * not the export's format (SLURM_TIME_FORMAT is right then). */
+TEST(sacct_out_of_range_time_parts_are_named)
+{
+	static const struct { const char *t, *says; } bad[] = {
+		{ "2024-13-01T10:00:00", "month 13 is out of range (1..12)" },
+		{ "2024-00-01T10:00:00", "month 00 is out of range (1..12)" },
+		{ "2024-01-00T10:00:00", "day 00 is out of range (1..31)" },
+		{ "2024-01-32T10:00:00", "day 32 is out of range (1..31)" },
+		{ "2024-02-03T25:00:00", "hour 25 is out of range (0..23)" },
+		{ "2024-02-03T10:60:00", "minute 60 is out of range (0..59)" },
+		{ "2024-02-03T10:00:61", "second 61 is out of range (0..60)" },
+	};
+	long long dur, exp;
+	char why[512], want[256];
+
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		ASSERT_EQ(sacct_one(bad[i].t, "01:00", "", &dur, &exp, why, sizeof why), FW_EINVAL);
+		snprintf(want, sizeof want, "s.txt:2:3: Submit: '%s': %s; fix the time, or drop "
+			 "the row", bad[i].t, bad[i].says);
+		ASSERT_STR_EQ(why, want);
+	}
+	/* the leap second Slurm may print, and the edges, are times */
+	ASSERT_OK(sacct_one("2016-12-31T23:59:60", "01:00", "", &dur, &exp, why, sizeof why));
+	ASSERT_OK(sacct_one("2024-01-01T00:00:00", "01:00", "", &dur, &exp, why, sizeof why));
+}
+
+/* Slurm resets a requeued job's Submit, so a record starts after its own
+ * Submit: an earlier Start is an edited or joined row, refused as End
+ * before Start is, with Elapsed given or not. */
+TEST(sacct_start_before_submit_is_refused)
+{
+	static const char *const text[] = {
+		"JobID|Submit|Start|Elapsed|AllocTRES\n"
+		"1|2024-03-01T10:00:00|2024-03-01T09:05:00|02:00:00|gres/gpu=2\n",
+		"JobID|Submit|Start|End|AllocTRES\n"
+		"1|2024-03-01T10:00:00|2024-03-01T09:05:00|2024-03-01T12:05:00|gres/gpu=2\n",
+	};
+	const char *same = "JobID|Submit|Start|Elapsed|AllocTRES\n"
+			   "1|2024-03-01T10:00:00|2024-03-01T10:00:00|02:00:00|gres/gpu=2\n";
+	struct fw_sacct_counts k;
+	struct fw_diag d;
+	char *out, why[512];
+	size_t olen;
+
+	for (size_t i = 0; i < sizeof text / sizeof text[0]; i++) {
+		memset(&d, 0, sizeof d);
+		ASSERT_EQ(fw_sacct_convert(text[i], strlen(text[i]), "s.txt", 0, &out, &olen, &k, &d),
+			  FW_EINVAL);
+		fw_itp_diag_str(&d, why, sizeof why);
+		ASSERT_STR_EQ(why, "s.txt:2:23: Start: '2024-03-01T09:05:00' is before Submit (a job "
+			      "starts after it is submitted, a requeued one after its new Submit); "
+			      "fix Submit or Start, or drop the row");
+	}
+	ASSERT_OK(fw_sacct_convert(same, strlen(same), "s.txt", 0, &out, &olen, &k, &d));
+	ASSERT_STR_CONTAINS(out, "\n1,0,7200,");
+	free(out);
 }
 
 /* The sample, converted with flags and read back. */
@@ -1410,6 +1492,7 @@ int main(void)
 		sacct_sample_converts_and_reads_back, sacct_time_limits_fill_max_runtime_only_when_asked,
 		sacct_bad_values_name_line_and_column, sacct_decimal_sizes_and_bad_tres_values,
 		sacct_end_minus_start_and_malformed_rows, sacct_refusals_say_what_to_do, sacct_durations_follow_slurm, sacct_impossible_dates_are_refused,
+		sacct_out_of_range_time_parts_are_named, sacct_start_before_submit_is_refused,
 		sacct_huge_typed_gpu_sum_is_refused, control_bytes_are_masked_in_messages,
 		sacct_bom_gpu_types_and_no_jobs, sacct_repeated_job_id_is_refused_at_its_line,
 		sacct_jobs_not_ended_at_the_dump_are_left_out, sacct_het_job_parts_join_into_one_gang, sacct_het_job_with_a_part_not_ended_is_left_out_whole, jobs_larger_than_the_fleet_are_named, gangs_the_nodes_cannot_hold_are_named, typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, a_header_of_another_format_is_named, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes,
@@ -1427,6 +1510,7 @@ int main(void)
 		"sacct_bad_values_name_line_and_column, sacct_decimal_sizes_and_bad_tres_values, "
 		"sacct_end_minus_start_and_malformed_rows, sacct_refusals_say_what_to_do, "
 		"sacct_durations_follow_slurm, sacct_impossible_dates_are_refused, "
+		"sacct_out_of_range_time_parts_are_named, sacct_start_before_submit_is_refused, "
 		"sacct_huge_typed_gpu_sum_is_refused, control_bytes_are_masked_in_messages, "
 		"sacct_bom_gpu_types_and_no_jobs, sacct_repeated_job_id_is_refused_at_its_line, "
 		"sacct_jobs_not_ended_at_the_dump_are_left_out, sacct_het_job_parts_join_into_one_gang, sacct_het_job_with_a_part_not_ended_is_left_out_whole, jobs_larger_than_the_fleet_are_named, gangs_the_nodes_cannot_hold_are_named, typed_gpu_jobs_a_fleet_cannot_run_are_named, format_names, a_header_of_another_format_is_named, queues_from_names_share_by_demand, make_job_maps_levels_and_shapes, "
