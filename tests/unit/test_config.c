@@ -1401,6 +1401,18 @@ TEST(decimals_by_kind_as_config_md_says)
 	fw_snapshot_free(s);
 	ASSERT_EQ(load("scheduler: {usageWeight: 0.1234567}\n", &s, &d), FW_EINVAL);
 	ASSERT_STR_CONTAINS(d.msg, "at most 6 decimals");
+	/* a queue's weight and budget too (the API refuses the same:
+	 * test_serve_codec.c) */
+	ASSERT_OK(load("queues: [{name: q, gpuHourBudget: 0.000001, resources: {gpu: {overQuotaWeight: 0.123456}}}]\n",
+		       &s, &d));
+	ASSERT(s->queues[0].gpu_hour_budget == 0.000001 && s->queues[0].over_quota_weight[FW_RES_GPU] == 0.123456);
+	fw_snapshot_free(s);
+	ASSERT_EQ(load("queues: [{name: q, gpuHourBudget: 0.0000001}]\n", &s, &d), FW_EINVAL);
+	ASSERT_STR_EQ(d.field, "queues[0].gpuHourBudget");
+	ASSERT_STR_CONTAINS(d.msg, "at most 6 decimals");
+	ASSERT_EQ(load("queues: [{name: q, resources: {gpu: {overQuotaWeight: 0.1234567}}}]\n", &s, &d), FW_EINVAL);
+	ASSERT_STR_EQ(d.field, "queues[0].resources.gpu.overQuotaWeight");
+	ASSERT_STR_CONTAINS(d.msg, "at most 6 decimals");
 	ASSERT_OK(load("queues: [{name: q, resources: {gpu: {quota: 0.125}}}]\n", &s, &d));
 	fw_snapshot_free(s);
 	ASSERT_EQ(load("queues: [{name: q, resources: {gpu: {quota: 0.0005}}}]\n", &s, &d), FW_EINVAL);
