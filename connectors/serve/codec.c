@@ -990,7 +990,7 @@ int fw_codec_job_parse(json_t *o, const struct fw_topology *levels, struct fw_ba
 	memset(bj, 0, sizeof *bj);
 	bj->sel = room;
 	fw_job_init(j);
-	j->preemptible = true;
+	j->preemptible = FW_JOB_PREEMPTIBLE_DEFAULT;
 	if ((rc = only_keys(o, "", keys, d)) || (rc = get_name(o, "", "name", false, j->name, d)) ||
 	    (rc = array_valid(o, d)) ||
 	    (rc = get_name(o, "", "queue", true, bj->queue, d)) ||

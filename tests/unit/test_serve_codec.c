@@ -346,7 +346,8 @@ TEST(job_parse_and_round_trip)
 	ASSERT_EQ(j.job.groups[1].gpu_milli, 250);
 	ASSERT_EQ(j.job.required_level, 1);
 	ASSERT_EQ(j.job.expected_runtime, 600);
-	ASSERT(j.job.preemptible); /* the default */
+	ASSERT(j.job.preemptible); /* the default, the config's too (test_config.c) */
+	ASSERT(j.job.preemptible == FW_JOB_PREEMPTIBLE_DEFAULT);
 	o = fw_codec_job_dump(&j, &levels);
 	ASSERT_EQ(fw_codec_job_parse(o, &levels, &k, &d), FW_OK);
 	json_decref(o);
