@@ -1190,8 +1190,8 @@ req POST /v1/jobs '{"name":"lz_01","queue":"llm","tasks":[{"gpus":1}]}'
 check "a job named lz_01 while array lz is remembered: 409 naming name, the task it reads as (lz_1)" \
 	[ "$CODE" = 409 -a "$(jfield 'j["error"]["field"], j["error"]["message"].startswith("\"lz_01\" reads as task 1 of job array \"lz\" (named \"lz_1\")")')" = "name True" ]
 "$FW" jobs submit --queue llm --gpus 1 --name lz_007 "${C[@]}" >"$T/arr" 2>&1
-check "fairway jobs submit --name lz_007: exit 1, the daemon's 409 naming name (--name) and the array" \
-	bash -c "[ $? = 1 ] && grep -q '^fairway jobs: error: 409: field name (--name): \"lz_007\" reads as task 7 of job array \"lz\" (named \"lz_7\")' '$T/arr'"
+check "fairway jobs submit --name lz_007: exit 2, the daemon's 409 naming name (--name) and the array" \
+	bash -c "[ $? = 2 ] && grep -q '^fairway jobs: error: 409: field name (--name): \"lz_007\" reads as task 7 of job array \"lz\" (named \"lz_7\")' '$T/arr'"
 req DELETE /v1/jobs/lz
 req POST /v1/jobs '{"name":"cl_7","queue":"llm","tasks":[{"gpus":1}]}'
 req POST /v1/jobs '{"name":"cl","queue":"llm","tasks":[{"gpus":1}],"array":"0-3"}'
@@ -1200,8 +1200,8 @@ check "an array cl (0-3) while a job of its own is named cl_7: 409 naming name a
 req GET /v1/jobs/cl_0
 check "... all or nothing: cl_0 not submitted" [ "$CODE" = 404 ]
 "$FW" jobs submit --queue llm --gpus 1 --name cl --array 0-1 "${C[@]}" >"$T/arr" 2>&1
-check "fairway jobs submit --name cl --array 0-1: exit 1, the daemon's 409 naming the job cl_7 and what to do" \
-	bash -c "[ $? = 1 ] && grep -q '^fairway jobs: error: 409: field name (--name): job \"cl_7\" exists and reads as task 7 of an array named \"cl\" .*give the array another name' '$T/arr'"
+check "fairway jobs submit --name cl --array 0-1: exit 2, the daemon's 409 naming the job cl_7 and what to do" \
+	bash -c "[ $? = 2 ] && grep -q '^fairway jobs: error: 409: field name (--name): job \"cl_7\" exists and reads as task 7 of an array named \"cl\" .*give the array another name' '$T/arr'"
 req DELETE /v1/jobs/cl_7
 req POST /v1/jobs '{"name":"bad-arr","queue":"llm","tasks":[{"gpus":1}],"array":""}'
 check "array \"\": 400 naming array, saying it is empty and what to write" \
