@@ -760,14 +760,19 @@ if "$FW" policies --json | python3 -c '
 import json, sys
 rows = {l.split()[0]: l.split() for l in open(sys.argv[1]).read().splitlines()[1:]}
 dur = lambda s: "off" if s <= 0 else "%dh" % (s // 3600) if s % 3600 == 0 else "%dm" % (s // 60) if s % 60 == 0 else "%ds" % s
+import re
+keys = {"name", "summary", "default", "queueOrder", "strictOrder", "jobOrder", "reserveDepth", "starveAfter",
+        "xfactorCap", "reclaim", "reclaimRule", "maxEvictions", "maxMoves", "spread"}
 for p in json.load(sys.stdin):
+    assert all(re.fullmatch("[a-z]+([A-Z][a-z]*)*", k) for k in p), sorted(p)  # camelCase, as every --json
+    assert set(p) <= keys and set(p) >= keys - {"reclaimRule"}, sorted(p)
     r = rows[p["name"]]
-    assert int(r[2]) == p["reserve_depth"], p["name"]
-    assert r[3] == dur(p["starve_after_s"]), p["name"]
-    assert r[4] == (dur(p["xfactor_cap_s"]) if p["job_order"] in ("expansion factor", "submit time") else "off"), p["name"]
+    assert int(r[2]) == p["reserveDepth"], p["name"]
+    assert r[3] == dur(p["starveAfter"]), p["name"]
+    assert r[4] == (dur(p["xfactorCap"]) if p["jobOrder"] in ("expansion factor", "submit time") else "off"), p["name"]
     assert (r[5] == "no") == (not p["reclaim"]), p["name"]
-    assert p["reclaim"] == (p["reclaim_rule"] is not None), p["name"]
-    assert r[1] == ("strict" if p["strict_order"] else "global" if p["queue_order"] == "global" else "fair-share")
+    assert p["reclaim"] == (p.get("reclaimRule") is not None), p["name"]
+    assert r[1] == ("strict" if p["strictOrder"] else "global" if p["queueOrder"] == "global" else "fair-share")
 assert len(rows) == 4
 ' "$pol"; then ok "policies-settings-agree"; else bad "policies-settings-agree"; fi
 rm -f "$pol"

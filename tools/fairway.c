@@ -93,13 +93,13 @@ static const char *policy_job_order(const struct fw_policy_ops *p)
 static json_t *policy_json(const struct fw_policy_ops *p)
 {
 	return json_pack("{s:s,s:s,s:b,s:s,s:b,s:s,s:i,s:I,s:I,s:b,s:s?,s:i,s:i,s:b}", "name", p->name, "summary",
-			 p->summary, "default", p == fw_policy_default(), "queue_order",
-			 p->queue_order == FW_QORDER_GLOBAL ? "global" : "fair_share", "strict_order", p->strict_order,
-			 "job_order", policy_job_order(p), "reserve_depth", p->reserve_depth, "starve_after_s",
-			 (json_int_t)p->starve_after_s, "xfactor_cap_s", (json_int_t)p->xfactor_cap_s, "reclaim",
-			 p->reclaim, "reclaim_rule",
+			 p->summary, "default", p == fw_policy_default(), "queueOrder",
+			 p->queue_order == FW_QORDER_GLOBAL ? "global" : "fair_share", "strictOrder", p->strict_order,
+			 "jobOrder", policy_job_order(p), "reserveDepth", p->reserve_depth, "starveAfter",
+			 (json_int_t)p->starve_after_s, "xfactorCap", (json_int_t)p->xfactor_cap_s, "reclaim",
+			 p->reclaim, "reclaimRule",
 			 !p->reclaim ? NULL : p->reclaim_rule == FW_RECLAIM_NARROW ? "narrow" : "keep_share",
-			 "max_evictions", p->reclaim ? p->max_evictions : 0, "max_moves", p->max_moves, "spread",
+			 "maxEvictions", p->reclaim ? p->max_evictions : 0, "maxMoves", p->max_moves, "spread",
 			 p->spread_default);
 }
 

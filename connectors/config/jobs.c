@@ -567,6 +567,7 @@ static int load_job(struct cfg *c, const yaml_node_t *m, const char *path)
 	int rc;
 
 	fw_job_init(&j);
+	j.preemptible = FW_JOB_PREEMPTIBLE_DEFAULT;
 	if ((rc = cfg_keys(c, m, path, keys)) ||
 	    (rc = cfg_require(c, m, path, "name")) ||
 	    (rc = cfg_require(c, m, path, "queue")) ||

@@ -1709,35 +1709,96 @@ static bool name_free(struct fw_serve *d, json_t *arrays, const char *name)
 	return !job_name_taken(d, name) && !array_size(arrays, name);
 }
 
-/* Is name the name of a task of a remembered job array (arrays), BASE_<index>
- * as array_task writes it (no leading zero), whether that task is still
- * remembered or not?  Its array's name into base (FW_NAME_MAX bytes) and
- * the index into *idx when it is. */
-static bool array_task_name(json_t *arrays, const char *name, char *base, long *idx)
+/* Does name read as task *idx of an array named base, BASE_<index>
+ * with an index an array may have (0 .. FW_ARRAY_INDEX_MAX)?  Leading
+ * zeros are read through, as Slurm reads 12_03 as task 3 of job 12:
+ * "fa_03" reads as task 3 of "fa" (whose task array_task names "fa_3").
+ * Its base into base (FW_NAME_MAX bytes) and the index into *idx when it
+ * does. */
+static bool task_form(const char *name, char *base, long *idx)
 {
 	const char *u = strrchr(name, '_'), *p;
+	long v = 0;
 
-	if (!u || u == name || !u[1] || (u[1] == '0' && u[2]))
+	if (!u || u == name || !u[1])
 		return false;
 	for (p = u + 1; *p >= '0' && *p <= '9'; p++)
-		;
-	if (*p || p - u - 1 > 4 || (*idx = strtol(u + 1, NULL, 10)) > FW_ARRAY_INDEX_MAX)
+		v = v > FW_ARRAY_INDEX_MAX ? v : v * 10 + (*p - '0');
+	if (*p || v > FW_ARRAY_INDEX_MAX)
 		return false;
 	snprintf(base, FW_NAME_MAX, "%.*s", (int)(u - name), name);
-	return array_size(arrays, base) > 0;
+	*idx = v;
+	return true;
 }
 
-/* job-N free for a job, or, for the array a (a->n > 0), for an array:
- * its tasks' names job-N_<index> free too. */
-static bool auto_name_free(struct fw_serve *d, json_t *arrays, const struct fw_job_array *a, const char *name)
+/* Is name the name of a task of a remembered job array (arrays), or does
+ * it read as one (task_form: "fa_03" as "fa_3"), whether that task is
+ * still remembered or not?  Its array's name into base (FW_NAME_MAX
+ * bytes) and the index into *idx when it is. */
+static bool array_task_name(json_t *arrays, const char *name, char *base, long *idx)
 {
-	char task[FW_NAME_MAX + 8];
+	return task_form(name, base, idx) && array_size(arrays, base) > 0;
+}
 
-	if (!name_free(d, arrays, name))
+/* The jobs of their own (no arrayOf) whose names read as an array's
+ * tasks (task_form): each BASE with the name of the first such job, so
+ * that an array named BASE is refused while one is remembered
+ * (array_like_free), as such a job is while the array is. */
+static int add_task_like(void *ctx, const struct fw_backend_job *j, const char *state, fw_time submit,
+			 fw_time start, fw_time end)
+{
+	json_t *like = ctx;
+	char base[FW_NAME_MAX];
+	long idx;
+
+	(void)state, (void)submit, (void)start, (void)end;
+	if (j->array_of[0] || !task_form(j->job.name, base, &idx) || json_object_get(like, base))
+		return 0;
+	return json_object_set_new(like, base, json_string(j->job.name)) ? FW_ENOMEM : 0;
+}
+
+/* NULL when out of memory. */
+static json_t *task_like_jobs(struct fw_serve *d)
+{
+	json_t *like = json_object();
+
+	if (like && d->bops == &fw_backend_local && fw_local_each_job(d->be, add_task_like, like) != FW_OK) {
+		json_decref(like);
+		return NULL;
+	}
+	return like;
+}
+
+/* The job of its own whose name reads as a task of an array named base
+ * (task_like_jobs' like), or NULL. */
+static const char *task_like(json_t *like, const char *base)
+{
+	return json_string_value(json_object_get(like, base));
+}
+
+/* The names a submission is checked against, taken in one pass each
+ * over the local backend's jobs: the remembered job arrays
+ * (remembered_arrays) and the jobs of their own whose names read as an
+ * array's tasks (task_like_jobs). */
+struct taken {
+	json_t *arrays, *like;
+};
+
+/* job-N free for a job (nor a task's name of a remembered array), or, for
+ * the array a (a->n > 0), for an array: its tasks' names job-N_<index>
+ * free too, and no job named as one of its tasks could be. */
+static bool auto_name_free(struct fw_serve *d, const struct taken *t, const struct fw_job_array *a,
+			   const char *name)
+{
+	char task[FW_NAME_MAX + 8], base[FW_NAME_MAX];
+	long idx;
+
+	if (!name_free(d, t->arrays, name) || (!a->n && array_task_name(t->arrays, name, base, &idx)) ||
+	    (a->n && task_like(t->like, name)))
 		return false;
 	for (int32_t k = 0; k < a->n; k++) {
 		snprintf(task, sizeof task, "%s_%d", name, (int)a->idx[k]);
-		if (!name_free(d, arrays, task))
+		if (!name_free(d, t->arrays, task))
 			return false;
 	}
 	return true;
@@ -1745,12 +1806,12 @@ static bool auto_name_free(struct fw_serve *d, json_t *arrays, const struct fw_j
 
 /* The first free job-N from the counter on (auto_name_free); *n is that
  * N.  false when FW_AUTO_NAME_TRIES names in a row are taken. */
-static bool auto_job_name(struct fw_serve *d, json_t *arrays, const struct fw_job_array *a, char *name, size_t len,
-			  int64_t *n)
+static bool auto_job_name(struct fw_serve *d, const struct taken *t, const struct fw_job_array *a, char *name,
+			  size_t len, int64_t *n)
 {
 	for (*n = d->next_job; *n < d->next_job + FW_AUTO_NAME_TRIES; (*n)++) {
 		snprintf(name, len, "job-%lld", (long long)*n);
-		if (auto_name_free(d, arrays, a, name))
+		if (auto_name_free(d, t, a, name))
 			return true;
 	}
 	return false;
@@ -1847,6 +1908,24 @@ static bool array_base_free(struct ctx *c, json_t *arrays, const char *base)
 	return true;
 }
 
+/* No job of its own reads as a task of an array named base (task_like:
+ * "fa_7", "fa_07"), whether the array would have that index or not: it
+ * would pass for one of the array's tasks, as a job so named is refused
+ * while the array is remembered (job_name_free).  false once refused. */
+static bool array_like_free(struct ctx *c, const char *base, json_t *like)
+{
+	const char *job = task_like(like, base);
+	char b[FW_NAME_MAX];
+	long idx;
+
+	if (!job || !task_form(job, b, &idx))
+		return true;
+	return fail(c, 409, "EEXIST", "name", "job \"%s\" exists and reads as task %ld of an array named \"%s\" "
+		    "(NAME_<index>), so it would pass for one of the array's tasks; give the array another name, or "
+		    "submit it once job \"%s\" has ended and been forgotten (min-job-age; nothing was submitted)",
+		    job, idx, base, job), false;
+}
+
 /* Every task's name free: no job's, no remembered array's.  false once
  * refused. */
 static bool array_tasks_free(struct ctx *c, struct fw_backend_job *bj, const struct fw_job_array *a,
@@ -1868,11 +1947,11 @@ static bool array_tasks_free(struct ctx *c, struct fw_backend_job *bj, const str
 
 /* Every task of the array checked before any is stored: its names fit
  * and are free (the array's own name too: `cancel NAME` must mean the
- * array), and the job is valid (check_job, once: the tasks differ only
- * by name).  arrays: the remembered ones (remembered_arrays).  false
+ * array; and no job reads as one of its tasks, array_like_free), and the
+ * job is valid (check_job, once: the tasks differ only by name).  false
  * once refused. */
 static bool array_check(struct ctx *c, struct fw_backend_job *bj, const struct fw_job_array *a, const char *base,
-			json_t *arrays)
+			const struct taken *t)
 {
 	struct fw_diag dg;
 	int rc;
@@ -1881,7 +1960,8 @@ static bool array_check(struct ctx *c, struct fw_backend_job *bj, const struct f
 	if (strlen(base) + 1 + (size_t)snprintf(NULL, 0, "%d", (int)a->idx[a->n - 1]) > FW_NAME_MAX - 1)
 		return fail(c, 400, "ERANGE", "name", "\"%s\" is too long for an array: its tasks are named NAME_<index>, "
 			    "at most %d bytes; shorten the name", base, FW_NAME_MAX - 1), false;
-	if (!array_base_free(c, arrays, base) || !array_tasks_free(c, bj, a, base, arrays))
+	if (!array_base_free(c, t->arrays, base) || !array_tasks_free(c, bj, a, base, t->arrays) ||
+	    !array_like_free(c, base, t->like))
 		return false;
 	if ((rc = check_job(c->d, array_task(bj, base, a->idx[0]), &dg)) != FW_OK)
 		return fail_diag(c, rc, &dg), false;
@@ -1947,7 +2027,7 @@ static void limit_warning(const struct fw_serve *d, const struct fw_backend_job 
  * refusal of any task rolls back whole (fw_serve_rollback re-reads the
  * backend), so no task of a refused array stays. */
 static void submit_array(struct ctx *c, struct fw_backend_job *bj, const struct fw_job_array *a, bool named,
-			 int64_t n, json_t *arrays)
+			 int64_t n, const struct taken *t)
 {
 	struct fw_serve *d = c->d;
 	char base[FW_NAME_MAX];
@@ -1958,7 +2038,7 @@ static void submit_array(struct ctx *c, struct fw_backend_job *bj, const struct 
 
 	memset(&dg, 0, sizeof dg);
 	snprintf(base, sizeof base, "%s", bj->job.name);
-	if (!array_check(c, bj, a, base, arrays))
+	if (!array_check(c, bj, a, base, t))
 		return;
 	if ((rc = fw_store_begin(d->store)) != FW_OK ||
 	    (rc = named ? FW_OK : fw_store_meta_put(d->store, "next_job", n + 1)) != FW_OK)
@@ -2018,36 +2098,53 @@ static void submit_one(struct ctx *c, struct fw_backend_job *bj, bool named, int
 	reply(c, 201, o);
 }
 
+/* A job of its own named name: not a remembered array's name (`cancel
+ * NAME` must mean one thing), nor one that is, or reads as (task_form:
+ * "fa_03"), a task of one.  false once refused. */
+static bool job_name_free(struct ctx *c, json_t *arrays, const char *name)
+{
+	int all = array_size(arrays, name);
+	char base[FW_NAME_MAX], task[FW_NAME_MAX + 8];
+	long idx;
+
+	if (all)
+		return fail(c, 409, "EEXIST", "name", "job array \"%s\" exists (%d task%s), and `cancel %s` would then "
+			    "not reach it; give the job another name (nothing was submitted)", name, all,
+			    all == 1 ? "" : "s", name), false;
+	if (!array_task_name(arrays, name, base, &idx))
+		return true;
+	snprintf(task, sizeof task, "%s_%ld", base, idx);
+	if (strcmp(task, name))
+		return fail(c, 409, "EEXIST", "name", "\"%s\" reads as task %ld of job array \"%s\" (named \"%s\"), "
+			    "which the daemon remembers (GET /v1/jobs/%s): a job of its own by that name would make "
+			    "the array's tasks ambiguous; give the job another name (nothing was submitted)", name,
+			    idx, base, task, base), false;
+	return fail(c, 409, "EEXIST", "name", "\"%s\" is the name of task %ld of job array \"%s\", which the "
+		    "daemon remembers (GET /v1/jobs/%s): a job of its own by that name would make the array's "
+		    "tasks ambiguous; give the job another name (nothing was submitted)", name, idx, base, base),
+	       false;
+}
+
 /* A parsed job or array (arr->n > 0) named (its name, or the first free
- * job-N) against the names taken now: jobs' and the remembered arrays'
- * (arrays), then submitted.  Submissions hold the state lock, so two at
- * once see each other's names. */
-static void submit_named(struct ctx *c, struct fw_backend_job *bj, const struct fw_job_array *arr, json_t *arrays,
-			 bool dry)
+ * job-N) against the names taken now (t: the remembered arrays, and the
+ * jobs that read as an array's tasks), then submitted.  Submissions hold
+ * the state lock, so two at once see each other's names. */
+static void submit_named(struct ctx *c, struct fw_backend_job *bj, const struct fw_job_array *arr,
+			 const struct taken *t, bool dry)
 {
 	struct fw_serve *d = c->d;
 	bool named = bj->job.name[0] != '\0';
 	int64_t n = d->next_job;
-	char base[FW_NAME_MAX];
-	long idx;
 
-	if (!arrays)
+	if (!t->arrays || !t->like)
 		return fail(c, 500, "ENOMEM", "", "out of memory listing the job arrays; try again");
-	if (!named && !auto_job_name(d, arrays, arr, bj->job.name, sizeof bj->job.name, &n))
+	if (!named && !auto_job_name(d, t, arr, bj->job.name, sizeof bj->job.name, &n))
 		return fail(c, 409, "EEXIST", "name", "job-%lld to job-%lld are all taken: give the job a name",
 			    (long long)d->next_job, (long long)n - 1);
 	if (arr->n)
-		return submit_array(c, bj, arr, named, n, arrays);
-	if (named && array_size(arrays, bj->job.name))
-		return fail(c, 409, "EEXIST", "name", "job array \"%s\" exists (%d task%s), and `cancel %s` would then "
-			    "not reach it; give the job another name (nothing was submitted)", bj->job.name,
-			    array_size(arrays, bj->job.name), array_size(arrays, bj->job.name) == 1 ? "" : "s",
-			    bj->job.name);
-	if (named && array_task_name(arrays, bj->job.name, base, &idx))
-		return fail(c, 409, "EEXIST", "name", "\"%s\" is the name of task %ld of job array \"%s\", which the "
-			    "daemon remembers (GET /v1/jobs/%s): a job of its own by that name would make the array's "
-			    "tasks ambiguous; give the job another name (nothing was submitted)", bj->job.name, idx,
-			    base, base);
+		return submit_array(c, bj, arr, named, n, t);
+	if (named && !job_name_free(c, t->arrays, bj->job.name))
+		return;
 	submit_one(c, bj, named, n, dry);
 }
 
@@ -2094,9 +2191,10 @@ static void h_job_submit(struct ctx *c)
 	    (rc = check_asks(&bj->job, &dg)) != FW_OK)
 		return fail_diag(c, rc, &dg);
 	spell_models(d->fleet, &bj->job);
-	json_t *arrays = remembered_arrays(d);
-	submit_named(c, bj, &arr, arrays, dry && !strcmp(dry, "true"));
-	json_decref(arrays);
+	struct taken t = { remembered_arrays(d), arr.n ? task_like_jobs(d) : json_object() }; /* like: arrays' */
+	submit_named(c, bj, &arr, &t, dry && !strcmp(dry, "true"));
+	json_decref(t.arrays);
+	json_decref(t.like);
 }
 
 /* One job: the last plan's view of it, unless the local backend knows it

@@ -185,11 +185,20 @@ static int get_name(json_t *o, const char *path, const char *key, bool req, char
 }
 
 /* x as a message writes a number: a whole one in full (1000000, not
- * 1e+06, as a client flag takes it), others in at most 15 digits
- * (0.001, 2.5). */
+ * 1e+06, as a client flag takes it), others in the fewest digits, from
+ * 15, that read back as x (0.001, 2.5; 100000000.0000004, not the
+ * 100000000 of 15 digits that a refusal of its decimals would show). */
 static const char *plain(double x, char *buf, size_t n)
 {
-	snprintf(buf, n, x == floor(x) && fabs(x) <= 1e18 ? "%.0f" : "%.15g", x);
+	if (x == floor(x) && fabs(x) <= 1e18) {
+		snprintf(buf, n, "%.0f", x);
+		return buf;
+	}
+	for (int digits = 15; digits <= 17; digits++) {
+		snprintf(buf, n, "%.*g", digits, x);
+		if (strtod(buf, NULL) == x)
+			break;
+	}
 	return buf;
 }
 
@@ -217,23 +226,35 @@ static int get_num(json_t *o, const char *path, const char *key, bool req, doubl
  * than that (2.5555 GPUs, 0.0001 CPU) would be rounded; it is refused
  * instead, naming the precision (`unit`), as the config and the client
  * refuse it (fw_parse_fixed).  The slack allows for binary doubles only
- * (2.555 * 1000 is 2554.9999999999995). */
+ * (2.555 * 1000 is 2554.9999999999995): a decimal read into a double and
+ * scaled is off by at most about 2^-52 of itself, so twice that (and
+ * 1e-6 near 0) still refuses 100000000.0000004 at scale 10^6. */
 static int exact(double x, int64_t scale, const char *path, const char *key, const char *unit, int64_t *dst,
 		 struct fw_diag *d)
 {
 	double m = x * (double)scale;
 	int64_t r = (int64_t)llround(m);
 	char f[128], b[32];
+	int places = 0;
 
-	if (fabs(m - (double)r) <= 1e-6 + fabs(m) * 1e-14) {
+	if (fabs(m - (double)r) <= 1e-6 + fabs(m) * 0x1p-51) {
 		*dst = r;
 		return FW_OK;
 	}
+	for (int64_t s = scale; s >= 10; s /= 10)
+		places++;
 	path_of(f, sizeof f, path, key);
 	if (scale == 1)
 		return BAD(d, FW_EINVAL, f, "must be a whole number of %s; got %s", unit, plain(x, b, sizeof b));
-	return BAD(d, FW_EINVAL, f, "must have at most 3 decimals (%s); got %s", unit, plain(x, b, sizeof b));
+	return BAD(d, FW_EINVAL, f, "must have at most %d decimals (%s); got %s", places, unit,
+		   plain(x, b, sizeof b));
 }
+
+/* A queue's plain decimals (overQuotaWeight, gpuHourBudget) have at
+ * most 6 decimals, as the config reads them (cfg_double: millionths,
+ * docs/config.md); a finer one is refused, not rounded, as exact refuses
+ * a finer amount. */
+#define FINE_SCALE 1000000
 
 /* A number from lo to hi, exact in units of 1/scale (exact), into *dst. */
 static int get_exact(json_t *o, const char *path, const char *key, bool req, double lo, double hi, int64_t scale,
@@ -245,6 +266,21 @@ static int get_exact(json_t *o, const char *path, const char *key, bool req, dou
 	if (rc || !json_object_get(o, key))
 		return rc;
 	return exact(x, scale, path, key, unit, dst, d);
+}
+
+/* A plain decimal from lo to hi with at most 6 decimals (FINE_SCALE),
+ * into *dst as it was written. */
+static int get_fine(json_t *o, const char *path, const char *key, double lo, double hi, const char *unit,
+		    double *dst, struct fw_diag *d)
+{
+	int64_t fine;
+	double x = *dst;
+	int rc = get_num(o, path, key, false, lo, hi, &x, d);
+
+	if (rc || !json_object_get(o, key) || (rc = exact(x, FINE_SCALE, path, key, unit, &fine, d)))
+		return rc;
+	*dst = x;
+	return FW_OK;
 }
 
 /* v as a whole number from lo to hi into *dst: FW_EINVAL when it is not
@@ -475,7 +511,7 @@ static int get_weights(json_t *o, struct fw_queue_spec *q, struct fw_diag *d)
 	if ((rc = only_keys(v, "overQuotaWeight", keys, d)))
 		return rc;
 	for (int i = 0; i < FW_RES_COUNT; i++)
-		if ((rc = get_num(v, "overQuotaWeight", keys[i], false, 0, FW_API_WEIGHT_MAX, &q->weight[i], d)))
+		if ((rc = get_fine(v, "overQuotaWeight", keys[i], 0, FW_API_WEIGHT_MAX, "0.000001", &q->weight[i], d)))
 			return rc;
 	return FW_OK;
 }
@@ -559,7 +595,7 @@ int fw_codec_queue_parse(json_t *o, const char *name_in_path, struct fw_queue_sp
 	    (rc = get_int(o, "", "defaultCheckpointInterval", false, 0, FW_API_SECS_MAX, &defcp, d)) ||
 	    (rc = get_num(o, "", "usage", false, 0, 1e18, &usage, d)) ||
 	    (rc = get_int(o, "", "usageAt", false, 0, FW_API_TIME_MAX, &uat, d)) ||
-	    (rc = get_num(o, "", "gpuHourBudget", false, 0, FW_BUDGET_MAX_GPU_H, &budget, d)) ||
+	    (rc = get_fine(o, "", "gpuHourBudget", 0, FW_BUDGET_MAX_GPU_H, "0.000001 GPU-hour", &budget, d)) ||
 	    (rc = get_num(o, "", "usageGpuHours", false, 0, 1e18, &used_h, d)) || /* a view's; dropped */
 	    (rc = get_bool(o, "", "preemptible", &pre, d)) || (rc = get_model_limits(o, q, d)) ||
 	    (rc = get_model_deserved(o, q, d)))
@@ -954,7 +990,7 @@ int fw_codec_job_parse(json_t *o, const struct fw_topology *levels, struct fw_ba
 	memset(bj, 0, sizeof *bj);
 	bj->sel = room;
 	fw_job_init(j);
-	j->preemptible = true;
+	j->preemptible = FW_JOB_PREEMPTIBLE_DEFAULT;
 	if ((rc = only_keys(o, "", keys, d)) || (rc = get_name(o, "", "name", false, j->name, d)) ||
 	    (rc = array_valid(o, d)) ||
 	    (rc = get_name(o, "", "queue", true, bj->queue, d)) ||

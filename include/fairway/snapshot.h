@@ -122,6 +122,15 @@ typedef int64_t fw_time; /* seconds; the epoch is the adapter's choice */
 #define FW_SPAN32_MAX INT32_MAX
 /* fw_queue.gpu_hour_budget's bound: a billion GPU-hours. */
 #define FW_BUDGET_MAX_GPU_H 1e9
+/* A job that does not say whether it may be evicted (the YAML's and
+ * the API's `preemptible` left out) may: as the API always took it, as a
+ * Slurm job is requeued unless it says --no-requeue (the Slurm adapter's
+ * fw_job.preemptible), and as KAI treats a training job.  A queue's own
+ * `preemptible: false` shelters its jobs (fw_queue.nonpreemptible).  The
+ * one place users read it: docs/config.md, "jobs".  fw_job_init leaves a
+ * job false, for the core's own callers (the simulator's --preemptible,
+ * tests' builders). */
+#define FW_JOB_PREEMPTIBLE_DEFAULT true
 
 #define FW_MAX_LEVELS 8
 #define FW_MAX_GPUS_PER_NODE 16
@@ -300,7 +309,10 @@ struct fw_job {
 	int ngroups;            /* 1..FW_MAX_GROUPS */
 	int8_t required_level;  /* FW_LEVEL_NONE/NODE or a level index */
 	int8_t preferred_level; /* FW_LEVEL_NONE/NODE or a level index */
-	bool preemptible;
+	bool preemptible;       /* may be evicted to make room (reclaim,
+				 * preemption, consolidation); a job that
+				 * does not say is FW_JOB_PREEMPTIBLE_DEFAULT
+				 * in the YAML and the API */
 	bool spread;            /* place tasks on the emptiest nodes */
 	fw_time submit_time;
 	fw_time expected_runtime; /* seconds; 0 = unknown */

@@ -1197,6 +1197,25 @@ check "... and the next unnamed array: job-$((k + 3)) (the counter moves on)" \
 req DELETE "/v1/jobs/job-$((k + 2))"
 req DELETE "/v1/jobs/job-$((k + 3))"
 req DELETE "/v1/jobs/job-$((k + 1))_0"
+# Leading zeros read through (Slurm reads 12_03 as task 3), both ways
+req POST /v1/jobs '{"name":"lz","queue":"llm","tasks":[{"gpus":1}],"array":"0-1"}'
+req POST /v1/jobs '{"name":"lz_01","queue":"llm","tasks":[{"gpus":1}]}'
+check "a job named lz_01 while array lz is remembered: 409 naming name, the task it reads as (lz_1)" \
+	[ "$CODE" = 409 -a "$(jfield 'j["error"]["field"], j["error"]["message"].startswith("\"lz_01\" reads as task 1 of job array \"lz\" (named \"lz_1\")")')" = "name True" ]
+"$FW" jobs submit --queue llm --gpus 1 --name lz_007 "${C[@]}" >"$T/arr" 2>&1
+check "fairway jobs submit --name lz_007: exit 2, the daemon's 409 naming name (--name) and the array" \
+	bash -c "[ $? = 2 ] && grep -q '^fairway jobs: error: 409: field name (--name): \"lz_007\" reads as task 7 of job array \"lz\" (named \"lz_7\")' '$T/arr'"
+req DELETE /v1/jobs/lz
+req POST /v1/jobs '{"name":"cl_7","queue":"llm","tasks":[{"gpus":1}]}'
+req POST /v1/jobs '{"name":"cl","queue":"llm","tasks":[{"gpus":1}],"array":"0-3"}'
+check "an array cl (0-3) while a job of its own is named cl_7: 409 naming name and the job cl_7" \
+	[ "$CODE" = 409 -a "$(jfield 'j["error"]["field"], j["error"]["message"].startswith("job \"cl_7\" exists and reads as task 7 of an array named \"cl\"")')" = "name True" ]
+req GET /v1/jobs/cl_0
+check "... all or nothing: cl_0 not submitted" [ "$CODE" = 404 ]
+"$FW" jobs submit --queue llm --gpus 1 --name cl --array 0-1 "${C[@]}" >"$T/arr" 2>&1
+check "fairway jobs submit --name cl --array 0-1: exit 2, the daemon's 409 naming the job cl_7 and what to do" \
+	bash -c "[ $? = 2 ] && grep -q '^fairway jobs: error: 409: field name (--name): job \"cl_7\" exists and reads as task 7 of an array named \"cl\" .*give the array another name' '$T/arr'"
+req DELETE /v1/jobs/cl_7
 req POST /v1/jobs '{"name":"bad-arr","queue":"llm","tasks":[{"gpus":1}],"array":""}'
 check "array \"\": 400 naming array, saying it is empty and what to write" \
 	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], "is empty" in j["error"]["message"], "0-99" in j["error"]["message"]')" = "array True True" ]

@@ -217,12 +217,40 @@ TEST(defaults)
 	ASSERT_EQ(s->jobs[0].groups[0].count, 1);
 	ASSERT_EQ(s->jobs[0].groups[0].gpus, 0);
 	ASSERT_EQ(s->jobs[0].state, FW_JOB_PENDING);
-	ASSERT(!s->jobs[0].preemptible);
 	fw_snapshot_free(s);
 	/* null values are the same as absent keys */
 	ASSERT_OK(load("now: ~\nnodes:\nqueues: []\n", &s, &d));
 	ASSERT_EQ(s->now, 0);
 	fw_snapshot_free(s);
+}
+
+static char *slurp(const char *path);
+
+/* A job that does not say whether it may be evicted may, as the API's
+ * (test_serve_codec.c job_parse_and_round_trip): one default,
+ * FW_JOB_PREEMPTIBLE_DEFAULT, which docs/config.md's jobs table states;
+ * it once was false here and true there.  `preemptible: false` says no. */
+TEST(a_job_is_preemptible_unless_it_says_not)
+{
+	struct fw_snapshot *s;
+	struct fw_diag d;
+	char *md = slurp("docs/config.md"), *row = md ? strstr(md, "\n## jobs\n") : NULL;
+
+	ASSERT_OK(load("nodes: [{name: n, gpus: 8}]\n"
+		       "queues: [{name: q}]\n"
+		       "jobs:\n"
+		       "  - {name: j, queue: q, tasks: [{gpus: 1}]}\n"
+		       "  - {name: k, queue: q, preemptible: false, tasks: [{gpus: 1}]}\n"
+		       "  - {name: l, queue: q, preemptible: true, tasks: [{gpus: 1}]}\n",
+		       &s, &d));
+	ASSERT(FW_JOB_PREEMPTIBLE_DEFAULT == true);
+	ASSERT(s->jobs[0].preemptible);
+	ASSERT(!s->jobs[1].preemptible);
+	ASSERT(s->jobs[2].preemptible);
+	fw_snapshot_free(s);
+	ASSERT(row && (row = strstr(row, "\n| `preemptible` |")));
+	ASSERT(!strncmp(row, "\n| `preemptible` | boolean | `true` |", strlen("\n| `preemptible` | boolean | `true` |")));
+	free(md);
 }
 
 TEST(durations)
@@ -1404,6 +1432,18 @@ TEST(decimals_by_kind_as_config_md_says)
 	fw_snapshot_free(s);
 	ASSERT_EQ(load("scheduler: {usageWeight: 0.1234567}\n", &s, &d), FW_EINVAL);
 	ASSERT_STR_CONTAINS(d.msg, "at most 6 decimals");
+	/* a queue's weight and budget too (the API refuses the same:
+	 * test_serve_codec.c) */
+	ASSERT_OK(load("queues: [{name: q, gpuHourBudget: 0.000001, resources: {gpu: {overQuotaWeight: 0.123456}}}]\n",
+		       &s, &d));
+	ASSERT(s->queues[0].gpu_hour_budget == 0.000001 && s->queues[0].over_quota_weight[FW_RES_GPU] == 0.123456);
+	fw_snapshot_free(s);
+	ASSERT_EQ(load("queues: [{name: q, gpuHourBudget: 0.0000001}]\n", &s, &d), FW_EINVAL);
+	ASSERT_STR_EQ(d.field, "queues[0].gpuHourBudget");
+	ASSERT_STR_CONTAINS(d.msg, "at most 6 decimals");
+	ASSERT_EQ(load("queues: [{name: q, resources: {gpu: {overQuotaWeight: 0.1234567}}}]\n", &s, &d), FW_EINVAL);
+	ASSERT_STR_EQ(d.field, "queues[0].resources.gpu.overQuotaWeight");
+	ASSERT_STR_CONTAINS(d.msg, "at most 6 decimals");
 	ASSERT_OK(load("queues: [{name: q, resources: {gpu: {quota: 0.125}}}]\n", &s, &d));
 	fw_snapshot_free(s);
 	ASSERT_EQ(load("queues: [{name: q, resources: {gpu: {quota: 0.0005}}}]\n", &s, &d), FW_EINVAL);
@@ -1487,7 +1527,7 @@ TEST(an_unknown_allocation_node_names_the_near_one)
 }
 
 TEST_MAIN(setup, full_example, full_example_queues, full_example_jobs,
-	  defaults, durations, quantities, quantities_in_yaml, node_groups,
+	  defaults, a_job_is_preemptible_unless_it_says_not, durations, quantities, quantities_in_yaml, node_groups,
 	  node_groups_errors, fractional_gpu, type_and_range_errors,
 	  yaml_level_errors, aliases_are_safe,
 	  hostile_nesting_and_anchors_fail_fast, queue_tree, unknown_keys_suggest_the_nearest, load_file,

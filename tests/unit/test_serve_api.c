@@ -2721,8 +2721,51 @@ TEST(a_job_may_not_take_an_array_tasks_name)
 	json_t *a = get_json(&f.d, "/v1/jobs/fa");
 	ASSERT_EQ(json_integer_value(json_object_get(a, "count")), 4); /* unchanged */
 	json_decref(a);
-	ASSERT_EQ(post(&f.d, "/v1/jobs", "{\"name\":\"fa_03\",\"queue\":\"q\",\"tasks\":[{\"gpus\":1}]}"), 201);
+	/* a leading zero reads through, as Slurm reads 12_03 as task 3 */
+	ASSERT_STR_CONTAINS(answer(&f.d, "POST", "/v1/jobs", "{\"name\":\"fa_03\",\"queue\":\"q\",\"tasks\":[{\"gpus\":1}]}"),
+			    "409 {\"error\":{\"status\":409,\"code\":\"EEXIST\",\"field\":\"name\",\"message\":\"\\\"fa_03\\\" "
+			    "reads as task 3 of job array \\\"fa\\\" (named \\\"fa_3\\\"), which the daemon remembers");
+	ASSERT_STR_CONTAINS(answer(&f.d, "POST", "/v1/jobs", "{\"name\":\"fa_0007\",\"queue\":\"q\",\"tasks\":[{\"gpus\":1}]}"),
+			    "\"fa_0007\\\" reads as task 7 of job array \\\"fa\\\" (named \\\"fa_7\\\")");
+	ASSERT_EQ(post(&f.d, "/v1/jobs", "{\"name\":\"fa_1001\",\"queue\":\"q\",\"tasks\":[{\"gpus\":1}]}"), 201);
+	ASSERT_EQ(post(&f.d, "/v1/jobs", "{\"name\":\"fa_3x\",\"queue\":\"q\",\"tasks\":[{\"gpus\":1}]}"), 201);
 	ASSERT_EQ(post(&f.d, "/v1/jobs", "{\"name\":\"fb_3\",\"queue\":\"q\",\"tasks\":[{\"gpus\":1}]}"), 201);
+	served_down(&f);
+}
+
+/* The reverse: no array may be named BASE while a job of its own reads
+ * as one of its tasks, BASE_<index> (leading zeros read through), whether
+ * the array would have that index or not: 409 naming the job; nothing of
+ * the array is submitted.  An unnamed array skips such a job-N. */
+TEST(an_array_may_not_be_named_as_a_jobs_base)
+{
+	struct served f;
+	char body[256];
+
+	two_nodes_up(&f);
+	ASSERT_EQ(post(&f.d, "/v1/jobs", "{\"name\":\"ga_7\",\"queue\":\"q\",\"tasks\":[{\"gpus\":1}]}"), 201);
+	ASSERT_EQ(post(&f.d, "/v1/jobs", "{\"name\":\"hb_07\",\"queue\":\"q\",\"tasks\":[{\"gpus\":1}]}"), 201);
+	ASSERT_STR_CONTAINS(answer(&f.d, "POST", "/v1/jobs", "{\"name\":\"ga\",\"queue\":\"q\",\"tasks\":[{\"gpus\":1}],"
+				   "\"array\":\"0-3\"}"),
+			    "409 {\"error\":{\"status\":409,\"code\":\"EEXIST\",\"field\":\"name\",\"message\":\"job "
+			    "\\\"ga_7\\\" exists and reads as task 7 of an array named \\\"ga\\\"");
+	ASSERT_STR_CONTAINS(answer(&f.d, "POST", "/v1/jobs", "{\"name\":\"hb\",\"queue\":\"q\",\"tasks\":[{\"gpus\":1}],"
+				   "\"array\":\"0-9\"}"),
+			    "job \\\"hb_07\\\" exists and reads as task 7 of an array named \\\"hb\\\"");
+	ASSERT_EQ(get_as(&f.d, "/v1/jobs/ga_0", NULL, body, sizeof body), 404);
+	ASSERT_EQ(get_as(&f.d, "/v1/jobs/hb_0", NULL, body, sizeof body), 404);
+	ASSERT_EQ(post(&f.d, "/v1/jobs", "{\"name\":\"ga_7x\",\"queue\":\"q\",\"tasks\":[{\"gpus\":1}],\"array\":\"0-1\"}"),
+		  201);
+	/* job-N while job-N_5 is a job of its own: skipped */
+	snprintf(body, sizeof body, "{\"name\":\"job-%lld_5\",\"queue\":\"q\",\"tasks\":[{\"gpus\":1}]}",
+		 (long long)f.d.next_job);
+	int64_t n = f.d.next_job;
+	ASSERT_EQ(post(&f.d, "/v1/jobs", body), 201);
+	ASSERT_EQ(post(&f.d, "/v1/jobs", "{\"queue\":\"q\",\"tasks\":[{\"gpus\":1}],\"array\":\"0-1\"}"), 201);
+	snprintf(body, sizeof body, "/v1/jobs/job-%lld", (long long)n + 1);
+	json_t *a = get_json(&f.d, body);
+	ASSERT_STR_EQ(json_string_value(json_object_get(a, "kind")), "array");
+	json_decref(a);
 	served_down(&f);
 }
 
@@ -2912,4 +2955,4 @@ TEST_MAIN(the_plan_filters_by_kind_queue_job_node_and_limit, every_node_the_back
 	  a_parent_cycle_is_told_from_the_queue_changed,
 	  a_model_in_another_case_is_the_fleets_and_a_bad_level_lists_the_levels,
 	  a_job_shows_every_member_it_was_submitted_with, an_over_long_name_is_refused_on_every_path,
-	  a_job_may_not_take_an_array_tasks_name, queue_model_keys_take_the_fleets_spelling_and_typos_are_named)
+	  a_job_may_not_take_an_array_tasks_name, an_array_may_not_be_named_as_a_jobs_base, queue_model_keys_take_the_fleets_spelling_and_typos_are_named)

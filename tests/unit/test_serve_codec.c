@@ -216,6 +216,51 @@ TEST(queue_gpu_hour_budget)
 	ASSERT_STR_EQ(queue_field("{\"name\":\"a\",\"usageGpuHours\":\"x\"}", &q), "usageGpuHours");
 }
 
+/* A queue's plain decimals, "overQuotaWeight" and "gpuHourBudget", take
+ * at most 6 decimals, as the config does (millionths): a finer one is
+ * refused naming its member and the precision, as a finer GPU amount is,
+ * not rounded; at most 6 come back exactly. */
+TEST(queue_weight_and_budget_refuse_finer_than_millionths)
+{
+	static const char *const fine[][3] = {
+		{ "gpuHourBudget", "0.0000001", "1e-07" },
+		{ "gpuHourBudget", "12.3456789", "12.3456789" },
+		{ "gpuHourBudget", "100000000.0000004", "100000000.0000004" },
+		{ "overQuotaWeight", "{\"gpu\":0.1234567}", "0.1234567" },
+		{ "overQuotaWeight", "{\"cpu\":2.0000001}", "2.0000001" },
+	};
+	static const double good[] = { 0.000001, 12.345678, 100000000.000001, 999999999.999999 };
+	struct fw_queue_spec q;
+	struct fw_diag d;
+	char doc[256], want[128];
+	json_t *o;
+
+	for (size_t i = 0; i < sizeof fine / sizeof *fine; i++) {
+		snprintf(doc, sizeof doc, "{\"name\":\"a\",\"%s\":%s}", fine[i][0], fine[i][1]);
+		o = body(doc);
+		memset(&d, 0, sizeof d);
+		ASSERT_EQ(fw_codec_queue_parse(o, NULL, &q, &d), FW_EINVAL);
+		json_decref(o);
+		ASSERT(!strncmp(d.field, fine[i][0], strlen(fine[i][0])));
+		snprintf(want, sizeof want, "must have at most 6 decimals (0.000001%s); got %s",
+			 fine[i][0][0] == 'g' ? " GPU-hour" : "", fine[i][2]);
+		ASSERT_STR_EQ(d.msg, want);
+	}
+	ASSERT_STR_EQ(queue_field("{\"name\":\"a\",\"overQuotaWeight\":{\"cpu\":2.0000001}}", &q), "overQuotaWeight.cpu");
+	for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+		snprintf(doc, sizeof doc, "{\"name\":\"a\",\"gpuHourBudget\":%.17g,\"overQuotaWeight\":{\"gpu\":%.17g}}",
+			 good[i], good[i] > 1e6 ? 1e6 : good[i]);
+		ASSERT_STR_EQ(queue_field(doc, &q), "");
+		ASSERT(q.gpu_hour_budget == good[i]);
+		ASSERT(q.weight[0] == (good[i] > 1e6 ? 1e6 : good[i]));
+	}
+	/* a GPU amount keeps its own precision and words */
+	o = body("{\"name\":\"a\",\"deserved\":{\"gpu\":2.5555}}");
+	ASSERT_NE(fw_codec_queue_parse(o, NULL, &q, &d), FW_OK);
+	json_decref(o);
+	ASSERT_STR_EQ(d.msg, "must have at most 3 decimals (0.001 GPU); got 2.5555");
+}
+
 /* "gpuModelDeserved": which models a queue's deserved GPUs are, kept
  * apart from its limits, in the document's order through a dump and
  * back; left out when none; refusals name the field, and entries summing
@@ -301,7 +346,8 @@ TEST(job_parse_and_round_trip)
 	ASSERT_EQ(j.job.groups[1].gpu_milli, 250);
 	ASSERT_EQ(j.job.required_level, 1);
 	ASSERT_EQ(j.job.expected_runtime, 600);
-	ASSERT(j.job.preemptible); /* the default */
+	ASSERT(j.job.preemptible); /* the default, the config's too (test_config.c) */
+	ASSERT(j.job.preemptible == FW_JOB_PREEMPTIBLE_DEFAULT);
 	o = fw_codec_job_dump(&j, &levels);
 	ASSERT_EQ(fw_codec_job_parse(o, &levels, &k, &d), FW_OK);
 	json_decref(o);
@@ -1210,7 +1256,8 @@ TEST(range_refusals_write_plain_numbers)
 		      "limit.gpu (2.5) is below deserved.gpu (1000000): raise the limit, or lower deserved");
 }
 
-TEST_MAIN(queue_units_and_defaults, queue_refusals_name_the_field, queue_gpu_model_limits, queue_gpu_hour_budget, queue_gpu_model_deserved, job_parse_and_round_trip, job_node_selector, job_slices, job_exit_code, job_checkpoint_interval, job_max_runtime,
+TEST_MAIN(queue_units_and_defaults, queue_refusals_name_the_field, queue_gpu_model_limits, queue_gpu_hour_budget,
+	  queue_weight_and_budget_refuse_finer_than_millionths, queue_gpu_model_deserved, job_parse_and_round_trip, job_node_selector, job_slices, job_exit_code, job_checkpoint_interval, job_max_runtime,
 	  whole_reals_are_whole_numbers, bad_gpus_whole_reals_and_the_nodes_range, reservation_and_health_refusals, every_refusal_names_its_field, health_incidents_stored_form, history_incidents_and_lemon,
 	  history_keeps_the_last_eight, names_are_one_path_segment, body_number_out_of_range_names_its_member,
 	  free_text_has_no_control_characters, free_text_has_no_unicode_controls_or_odd_spaces, job_array_forms,
