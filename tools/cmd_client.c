@@ -3213,18 +3213,20 @@ int fw_cmd_client(const char *what, int argc, char **argv)
 
 	if (argc > 255)
 		return fw_cli_usage_error(what, "too many arguments (%d)", argc - 1);
-	for (int i = 1; i < argc && !help; i++) {
+	for (int i = 1; i < argc; i++) /* --help anywhere: `jobs --help submit` is submit's */
+		help = help || !strcmp(argv[i], "--help") || !strcmp(argv[i], "-h");
+	for (int i = 1; i < argc; i++) {
 		char *eq = fw_cli_split_eq(argv[i]);
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			help = true;
+			continue;
 		} else if (!strcmp(argv[i], "--json")) {
-			if (eq)
+			if (eq && !help)
 				return fw_cli_usage_error(what, "--json takes no value");
 			o.json = true;
 		} else if (!strcmp(argv[i], "--server") || !strcmp(argv[i], "--token-file")) {
 			const char **dst = !strcmp(argv[i], "--server") ? &o.server : &o.token_file;
 			const char *flag = argv[i], *v = eq ? eq : i + 1 < argc ? argv[++i] : NULL;
-			if (!v || !*v)
+			if ((!v || !*v) && !help)
 				return fw_cli_usage_error(what, "%s needs a value", flag);
 			*dst = v;
 		} else {
