@@ -793,51 +793,44 @@ static void queue_settings(json_t *q)
 }
 
 /* A queue's fair share, allocated GPUs and demand as the last cycle's
- * plan has them (GET /v1/fairshare). */
-static void queue_figures(struct opts *o, const char *name)
+ * plan has them (GET /v1/queues/NAME's "fairshare": null before the
+ * first plan, or for a queue newer than it). */
+static void queue_figures(json_t *q)
 {
-	json_t *r, *x, *f = NULL;
-	size_t i;
+	json_t *f = json_object_get(q, "fairshare");
+	char at[48];
 
-	if (call(o, "GET", "/v1/fairshare", NULL, &r)) {
-		printf("fair share: not known (the error above says why)\n");
+	if (!json_is_object(f)) {
+		printf("fair share: not known yet (the queue is newer than the last cycle)\n");
 		return;
 	}
-	json_array_foreach(json_object_get(r, "queues"), i, x)
-		if (!strcmp(str(x, "queue"), name))
-			f = x;
-	if (f)
-		printf("fair share: %.1f GPUs (guaranteed %.1f, over quota %.1f); `fairway fairshare explain %s` "
-		       "says why\nallocated: %.1f GPUs\ndemand: %.1f GPUs\n", num(f, "fairShare"), num(f, "guaranteed"),
-		       num(f, "overQuota"), name, num(f, "allocated"), num(f, "demand"));
-	else
-		printf("fair share: not known yet (the queue is newer than the last cycle)\n");
-	json_decref(r);
+	when(at, sizeof at, json_object_get(f, "at"));
+	printf("fair share: %.1f GPUs (guaranteed %.1f, over quota %.1f) as of the last plan (%s); `fairway "
+	       "fairshare explain %s` says why\nallocated: %.1f GPUs\ndemand: %.1f GPUs\n",
+	       num(f, "fairShare"), num(f, "guaranteed"), num(f, "overQuota"), at, str(q, "name"), num(f, "allocated"),
+	       num(f, "demand"));
 }
 
-/* The queues whose parent is name (GET /v1/queues). */
-static void queue_children(struct opts *o, const char *name)
+/* The queues whose parent it is (GET /v1/queues/NAME's "children"). */
+static void queue_children(json_t *q)
 {
-	json_t *r, *q;
-	size_t i, n = 0;
+	json_t *c;
+	size_t i;
 
-	if (call(o, "GET", "/v1/queues", NULL, &r))
-		return;
 	printf("children:");
-	json_array_foreach(json_object_get(r, "queues"), i, q)
-		if (!strcmp(str(q, "parent"), name))
-			printf(" %s", str(q, "name")), n++;
-	printf(n ? "\n" : " none (a leaf queue: jobs are submitted to it)\n");
-	json_decref(r);
+	json_array_foreach(json_object_get(q, "children"), i, c)
+		printf(" %s", json_string_value(c));
+	printf(json_array_size(json_object_get(q, "children")) ? "\n" : " none (a leaf queue: jobs are submitted to it)\n");
 }
 
 /* `fairway queues show NAME`: the queue in words (--json: the API's
- * JSON): its settings, then the last plan's figures and its children. */
-static void queue_show(struct opts *o, json_t *q)
+ * JSON), from one GET, so its settings, the last plan's figures and its
+ * children are of one moment. */
+static void queue_show(json_t *q)
 {
 	queue_settings(q);
-	queue_figures(o, str(q, "name"));
-	queue_children(o, str(q, "name"));
+	queue_figures(q);
+	queue_children(q);
 }
 
 static int cmd_queues(struct opts *o)
@@ -892,7 +885,7 @@ static int cmd_queues(struct opts *o)
 	if (o->json)
 		dump(r);
 	else if (!strcmp(sub, "show"))
-		queue_show(o, r);
+		queue_show(r);
 	else
 		printf("%s: %s\n", name, !strcmp(sub, "delete") ? "deleted" : "saved");
 	json_decref(r);

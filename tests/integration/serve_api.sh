@@ -1418,6 +1418,27 @@ check "fairway queues show product: the last plan's fair share, allocated and de
 	bash -c "grep -Eq '^fair share: [0-9.]+ GPUs \(guaranteed [0-9.]+, over quota [0-9.]+\)' '$T/qshowp' &&
 		grep -Eqx 'allocated: [0-9.]+ GPUs' '$T/qshowp' && grep -Eqx 'demand: [0-9.]+ GPUs' '$T/qshowp' &&
 		grep -qx 'children: $kids' '$T/qshowp' && [[ ' $kids ' == *' cliq '* ]] && grep -qx 'parent: - (a top-level queue)' '$T/qshowp'"
+# GET /v1/queues/NAME carries the last plan's figures and the children, so
+# that `queues show` reads settings, figures and children of one moment in
+# one GET (it made three: /v1/queues/NAME, /v1/fairshare, /v1/queues)
+req GET /v1/queues/product
+check "GET /v1/queues/product: its children, as the listing's parents say ($kids)" \
+	[ "$(jfield '" ".join(j["children"])')" = "$kids" ]
+qf=$(jfield 'sorted(j["fairshare"].items())')
+qat=$(jfield 'j["fairshare"]["at"]')
+req GET /v1/fairshare
+check "GET /v1/queues/product: \"fairshare\" is its GET /v1/fairshare entry with the plan's \"at\"" \
+	[ -n "$qat" -a "$qf" = "$(jfield 'sorted(dict(next(q for q in j["queues"] if q["queue"] == "product"), at=j["at"]).items())')" ]
+req GET /v1/queues/cliq
+check "GET /v1/queues/cliq: a leaf, no children" [ "$(jfield 'j["children"]')" = "[]" ]
+stats_requests() { curl -s "http://127.0.0.1:$PORT/v1/stats" | python3 -c 'import json,sys; print(json.load(sys.stdin)["api"]["requests"])'; }
+r0=$(stats_requests); r1=$(stats_requests)
+"$FW" queues show product "${C[@]}" >"$T/qshow1" 2>&1
+r2=$(stats_requests)
+check "fairway queues show: one GET (requests between two stats reads: $((r1 - r0)), with a show between: $((r2 - r1)))" \
+	[ $((r2 - r1)) -eq $((r1 - r0 + 1)) ]
+check "fairway queues show: the figures say the plan they are of" \
+	grep -Eq '^fair share: [0-9.]+ GPUs \(guaranteed [0-9.]+, over quota [0-9.]+\) as of the last plan \((now|[0-9a-z]+ ago)\);' "$T/qshow1"
 req PATCH /v1/queues/cliq '{"gpuModelLimits":{"h100":3}}'
 check "a limit on h100 is a limit on the fleet's H100 (one entry, changed, in the fleet's spelling)" \
 	[ "$CODE" = 200 -a "$(jfield 'j["gpuModelLimits"]')" = "{'H100': 3.0, 'A100': 2.5}" ]
