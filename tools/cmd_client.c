@@ -206,6 +206,13 @@ static double num(json_t *o, const char *k)
 	return json_number_value(json_object_get(o, k));
 }
 
+/* A set duration in seconds as the plan's tables write it, to the
+ * second: "90s", "1m40s", "1h30m", "2h00m" (fw_render_span_exact). */
+static const char *dur(double secs, char *buf, size_t n)
+{
+	return fw_render_span_exact((fw_time)llround(secs), buf, n);
+}
+
 /* "in 5m", "12 s ago", "unknown" relative to now. */
 static void when(char *buf, size_t n, json_t *t)
 {
@@ -219,11 +226,12 @@ static void when(char *buf, size_t n, json_t *t)
 	d = (long long)json_integer_value(t) - (long long)time(NULL);
 	a = d < 0 ? -d : d;
 	/* two units, the smaller cut (never rounded up): 7143 s is 1h59m,
-	 * not 1h; a whole unit alone (2h) */
+	 * not 1h; minutes in two digits, as the tables (1h05m, 2h00m); a
+	 * whole day or minute alone (2d, 5m) */
 	if (a >= 86400)
 		snprintf(span, sizeof span, a % 86400 / 3600 ? "%lldd%lldh" : "%lldd", a / 86400, a % 86400 / 3600);
 	else if (a >= 3600)
-		snprintf(span, sizeof span, a % 3600 / 60 ? "%lldh%lldm" : "%lldh", a / 3600, a % 3600 / 60);
+		snprintf(span, sizeof span, "%lldh%02lldm", a / 3600, a % 3600 / 60); /* as the tables: 2h05m */
 	else if (a >= 60)
 		snprintf(span, sizeof span, a % 60 ? "%lldm%llds" : "%lldm", a / 60, a % 60);
 	else
@@ -586,7 +594,7 @@ static void print_queue_row(json_t *q)
 	else
 		snprintf(l, sizeof l, "-");
 	if (num(q, "maxRuntime") > 0)
-		snprintf(maxrt, sizeof maxrt, "%.0f", num(q, "maxRuntime"));
+		dur(num(q, "maxRuntime"), maxrt, sizeof maxrt);
 	if (json_is_number(json_object_get(q, "usageGpuHours")))
 		gpu_hours(used, sizeof used, num(q, "usageGpuHours"));
 	if (num(q, "gpuHourBudget") > 0)
@@ -755,8 +763,10 @@ static json_t *queue_body(struct opts *o, int *rc)
  * absent. */
 static void print_secs(const char *label, json_t *q, const char *key)
 {
+	char d[32];
+
 	if (num(q, key) > 0)
-		printf("%s: %.0f s\n", label, num(q, key));
+		printf("%s: %s\n", label, dur(num(q, key), d, sizeof d));
 	else
 		printf("%s: none\n", label);
 }
@@ -979,17 +989,17 @@ static void history(json_t *j)
  * (its own, if any, is the larger). */
 static void run_limit(json_t *j)
 {
-	char whose[96] = "its queue's maxRuntime, or that of a queue above it";
+	char whose[96] = "its queue's maxRuntime, or that of a queue above it", d[32];
 
 	if (!json_object_get(j, "timeLimit"))
 		return;
 	if (json_object_get(j, "maxRuntime") && num(j, "maxRuntime") == num(j, "timeLimit"))
 		snprintf(whose, sizeof whose, "its own maxRuntime");
 	else if (json_object_get(j, "maxRuntime"))
-		snprintf(whose, sizeof whose, "its queue's, or a queue's above it; its own, %.0f s, is larger",
-			 num(j, "maxRuntime"));
-	printf("run-time limit: %.0f s (%s): it ends, timeout, once it has run this long\n", num(j, "timeLimit"),
-	       whose);
+		snprintf(whose, sizeof whose, "its queue's, or a queue's above it; its own, %s, is larger",
+			 dur(num(j, "maxRuntime"), d, sizeof d));
+	printf("run-time limit: %s (%s): it ends, timeout, once it has run this long\n",
+	       dur(num(j, "timeLimit"), d, sizeof d), whose);
 }
 
 static int job_state(json_t *j)
@@ -997,10 +1007,10 @@ static int job_state(json_t *j)
 	char w[32];
 	const char *st = str(j, "state");
 
-	char rt[48] = "runtime not given", g[32];
+	char rt[48] = "runtime not given", g[32], d[32];
 
 	if (num(j, "runtime") > 0) /* 0: none given (openapi.yaml) */
-		snprintf(rt, sizeof rt, "runtime %.0f s", num(j, "runtime"));
+		snprintf(rt, sizeof rt, "runtime %s", dur(num(j, "runtime"), d, sizeof d));
 	job_gpus(j, g, sizeof g); /* before gpu_noun reads it */
 	printf("job %s  (queue %s, user %s, %s %s, %s)\n", str(j, "name"), str(j, "queue"), str(j, "user"), g,
 	       gpu_noun(g), rt);
@@ -1139,11 +1149,13 @@ static void job_times(json_t *j)
  * array. */
 static void job_asks(json_t *j)
 {
+	char d[32];
+
 	printf("priority: %.0f\n", num(j, "priority"));
 	if (json_object_get(j, "maxRuntime") && !json_object_get(j, "timeLimit")) /* else run_limit said it */
-		printf("its own run-time limit (maxRuntime): %.0f s\n", num(j, "maxRuntime"));
+		printf("its own run-time limit (maxRuntime): %s\n", dur(num(j, "maxRuntime"), d, sizeof d));
 	if (json_object_get(j, "checkpointInterval"))
-		printf("checkpoint interval: %.0f s\n", num(j, "checkpointInterval"));
+		printf("checkpoint interval: %s\n", dur(num(j, "checkpointInterval"), d, sizeof d));
 	if (json_object_size(json_object_get(j, "nodeSelector"))) {
 		printf("node selector: ");
 		print_selector(json_object_get(j, "nodeSelector"));
@@ -2693,7 +2705,7 @@ static const char jobs_show_help[] =
 	JOBS_SHOW_WHY
 	"\n"
 	"what a job prints (jobs show):\n"
-	"  job job-7  (queue llm, user alice, 8 GPUs, runtime 3600 s)\n"
+	"  job job-7  (queue llm, user alice, 8 GPUs, runtime 1h00m)\n"
 	"  state: running\n"
 	"  started 5m ago on h100-003                  where it runs; a waiting job:\n"
 	"  expected to end in 55m                      why it waits, when it should start\n"

@@ -1408,7 +1408,7 @@ check "fairway queues list shows them" bash -c "'$FW' queues list ${C[*]} | grep
 "$FW" queues show cliq "${C[@]}" >"$T/qshow" 2>&1
 check "fairway queues show cliq: in words: parent, deserved, limit, weight, priority, runtimes, model limits, no children" \
 	bash -c "grep -qx 'parent: product' '$T/qshow' && grep -qx 'deserved GPUs: 2' '$T/qshow' && grep -qx 'limit GPUs: 8' '$T/qshow' &&
-		grep -qx 'weight: 3' '$T/qshow' && grep -qx 'priority: 5' '$T/qshow' && grep -qx 'minRuntime: 60 s' '$T/qshow' &&
+		grep -qx 'weight: 3' '$T/qshow' && grep -qx 'priority: 5' '$T/qshow' && grep -qx 'minRuntime: 1m' '$T/qshow' &&
 		grep -qx 'maxRuntime: none' '$T/qshow' && grep -qx 'GPU model limits: H100=4,A100=2.5' '$T/qshow' &&
 		grep -qx 'GPU-hour budget: none (used [0-9.e+-]*)' '$T/qshow' && grep -qx 'children: none (a leaf queue: jobs are submitted to it)' '$T/qshow'"
 "$FW" queues show product "${C[@]}" >"$T/qshowp" 2>&1
@@ -2433,7 +2433,7 @@ req GET /v1/queues/capped
 check "fairway queues set --max-runtime 1h: maxRuntime 3600, the rest kept" \
 	[ "$(jfield 'j["maxRuntime"], j["deserved"]["gpu"]')" = "3600 4.0" ]
 check "fairway queues list shows it (MAX RUNTIME)" bash -c \
-	"'$FW' queues list ${C[*]} | grep -q '^capped .* 3600  *[0-9.e+-]*  *-  *-  *-$' && '$FW' queues list ${C[*]} | grep -q 'MAX RUNTIME'"
+	"'$FW' queues list ${C[*]} | grep -q '^capped .* 1h00m  *[0-9.e+-]*  *-  *-  *-$' && '$FW' queues list ${C[*]} | grep -q 'MAX RUNTIME'"
 check "fairway queues list --json has it" bash -c \
 	"'$FW' queues list --json ${C[*]} | grep -q '\"maxRuntime\": 3600'"
 "$FW" queues set capped --max-runtime -5 "${C[@]}" >/dev/null 2>"$T/err"
@@ -2501,9 +2501,9 @@ check "a job's maxRuntime 7200 in capped (300): timeLimit 300, the smaller" \
 job_is "... it starts, its view saying timeLimit 300" capped-own 'j["state"] == "running" and j["timeLimit"] == 300'
 "$FW" jobs why capped-own "${C[@]}" >"$T/why" 2>&1
 check "fairway jobs why: the queue's limit binds, its own is larger" \
-	grep -q "^run-time limit: 300 s (its queue's, or a queue's above it; its own, 7200 s, is larger)" "$T/why"
+	grep -q "^run-time limit: 5m (its queue's, or a queue's above it; its own, 2h00m, is larger)" "$T/why"
 "$FW" jobs why cli-own "${C[@]}" >"$T/why" 2>&1
-check "fairway jobs why: its own limit binds" grep -q '^run-time limit: 7200 s (its own maxRuntime)' "$T/why"
+check "fairway jobs why: its own limit binds" grep -q '^run-time limit: 2h00m (its own maxRuntime)' "$T/why"
 stop_daemon
 start_daemon "$S" "$PORT" --config "$T/limits.yaml" || bad "daemon restarts on limits.yaml"
 req GET /v1/jobs/capped-long
