@@ -101,7 +101,8 @@ static const char *flag_of(const struct opts *o, const char *field)
 
 /* An API error on stderr: the status, the field the daemon names and the
  * flag that set it ("field end (--end): must be after start"), and its
- * message (the body as it came when it is not the API's error). */
+ * message (the body as it came when it is not the API's error); a name
+ * not found, where to find the names. */
 static void api_error(const struct opts *o, long status, json_t *j, const char *body)
 {
 	json_t *e = json_object_get(j, "error");
@@ -112,7 +113,11 @@ static void api_error(const struct opts *o, long status, json_t *j, const char *
 	fprintf(stderr, "fairway %s: error: %ld: ", o->cmd, status);
 	if (field && *field)
 		fprintf(stderr, fl ? "field %s (%s): " : "field %s: ", field, fl);
-	fprintf(stderr, "%s\n", msg ? msg : body ? body : "");
+	fprintf(stderr, "%s", msg ? msg : body ? body : "");
+	if (status == 404 && field && !strcmp(field, "name") && msg && !strstr(msg, "lists them") &&
+	    strcmp(o->cmd, "plan")) /* what to do: the names there are */
+		fprintf(stderr, " (`fairway %s list%s` lists them)", o->cmd, !strcmp(o->cmd, "jobs") ? " --state all" : "");
+	fputc('\n', stderr);
 }
 
 /* Send; on success *out holds the parsed JSON (or NULL for text).

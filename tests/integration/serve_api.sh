@@ -1418,6 +1418,14 @@ check "fairway queues show product: the last plan's fair share, allocated and de
 	bash -c "grep -Eq '^fair share: [0-9.]+ GPUs \(guaranteed [0-9.]+, over quota [0-9.]+\)' '$T/qshowp' &&
 		grep -Eqx 'allocated: [0-9.]+ GPUs' '$T/qshowp' && grep -Eqx 'demand: [0-9.]+ GPUs' '$T/qshowp' &&
 		grep -qx 'children: $kids' '$T/qshowp' && [[ ' $kids ' == *' cliq '* ]] && grep -qx 'parent: - (a top-level queue)' '$T/qshowp'"
+for c in queues nodes reservations; do
+	"$FW" $c show nosuch "${C[@]}" >/dev/null 2>"$T/err"
+	check "fairway $c show nosuch: exit 2, says where the names are" \
+		bash -c "[ $? -eq 2 ] && grep -q ' (\`fairway $c list\` lists them)\$' '$T/err'"
+done
+"$FW" jobs show nosuch "${C[@]}" >/dev/null 2>"$T/err"
+check "fairway jobs show nosuch: exit 2, says where the names are" \
+	bash -c "[ $? -eq 2 ] && grep -q ' (\`fairway jobs list --state all\` lists them)\$' '$T/err'"
 # GET /v1/queues/NAME carries the last plan's figures and the children, so
 # that `queues show` reads settings, figures and children of one moment in
 # one GET (it made three: /v1/queues/NAME, /v1/fairshare, /v1/queues)
