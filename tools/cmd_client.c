@@ -586,7 +586,7 @@ static void gpu_hours(char *buf, size_t n, double h)
 		snprintf(buf, n, "%.3g", h);
 }
 
-/* MAX RUNTIME: the queue's own run-time limit in whole seconds, "-" for
+/* MAX RUNTIME: the queue's own run-time limit as a duration (1h30m), "-" for
  * none (maxRuntime absent: 0).  GPU-H USED: the decayed usage of it and
  * the queues under it (usageGpuHours; "-" from a daemon that does not
  * say), which GPU-H BUDGET (gpuHourBudget, as set; "-" for none) holds. */
