@@ -361,7 +361,7 @@ rm -f "$nd"
 # then loses one minute of work instead of 25
 cg=$(mktemp)
 sed 's/^now: 40000$/now: 40360/' tests/scenario/reclaim_at_checkpoint.yaml >"$cg"
-if rows tests/scenario/reclaim_at_checkpoint.yaml | grep -q 'b team-b checkpoint_wait t=40300 (+300s) 0 it takes the GPUs of job old' &&
+if rows tests/scenario/reclaim_at_checkpoint.yaml | grep -q 'b team-b checkpoint_wait t=40300 (+5m) 0 it takes the GPUs of job old' &&
 	rows "$cg" | grep -qx ' old team-a 8.00 1 reclaimed b 1m n0'; then
 	ok "plan-checkpoint-wait-then-evict"
 else
@@ -384,7 +384,7 @@ else
 fi
 rm -f "$sl"
 expect "plan-slices-reason" 0 \
-	"late                 train          slices           t=8200 (+7200s)                 0  slices: it needs 1 slice of 3 tasks, each inside one rack, and the racks have room for 0 slices now" \
+	"late                 train          slices           t=8200 (+2h00m)                 0  slices: it needs 1 slice of 3 tasks, each inside one rack, and the racks have room for 0 slices now" \
 	"$FW" plan --config tests/scenario/slices.yaml
 expect "plan-slice-size-must-divide-count" 2 \
 	":47:48: field jobs[2].tasks[0].slice.size: slices of 2 tasks for a group of 3; make count a multiple of size" \
@@ -401,7 +401,7 @@ expect "plan-slice-unknown-level" 2 \
 # EASY backfill (slurm) reserves for one job: the next one, which would fit
 # now but run past that reservation, waits and names it
 expect "plan-reason-reserved-names-the-job" 0 \
-	"long                 team           reserved         t=2500 (+1500s)                 1  it fits now but would delay the reservation of big (due at t=2000)" \
+	"long                 team           reserved         t=2500 (+25m)                   1  it fits now but would delay the reservation of big (due at t=2000)" \
 	"$FW" plan --config tests/scenario/backfill_reservation.yaml --policy slurm
 if rows tests/scenario/health_drain.yaml | grep -qx 'DRAINED NODES (1)' &&
 	rows tests/scenario/health_drain.yaml | grep -q '^ n0 drain: node "n0" is unhealthy; its 1 running job is evicted and requeued$' &&
