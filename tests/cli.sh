@@ -361,7 +361,7 @@ rm -f "$nd"
 # then loses one minute of work instead of 25
 cg=$(mktemp)
 sed 's/^now: 40000$/now: 40360/' tests/scenario/reclaim_at_checkpoint.yaml >"$cg"
-if rows tests/scenario/reclaim_at_checkpoint.yaml | grep -q 'b team-b checkpoint_wait t=40300 (+300s) 0 it takes the GPUs of job old' &&
+if rows tests/scenario/reclaim_at_checkpoint.yaml | grep -q 'b team-b checkpoint_wait t=40300 (+5m) 0 it takes the GPUs of job old' &&
 	rows "$cg" | grep -qx ' old team-a 8.00 1 reclaimed b 1m n0'; then
 	ok "plan-checkpoint-wait-then-evict"
 else
@@ -384,7 +384,7 @@ else
 fi
 rm -f "$sl"
 expect "plan-slices-reason" 0 \
-	"late                 train          slices           t=8200 (+7200s)                 0  slices: it needs 1 slice of 3 tasks, each inside one rack, and the racks have room for 0 slices now" \
+	"late                 train          slices           t=8200 (+2h00m)                 0  slices: it needs 1 slice of 3 tasks, each inside one rack, and the racks have room for 0 slices now" \
 	"$FW" plan --config tests/scenario/slices.yaml
 expect "plan-slice-size-must-divide-count" 2 \
 	":47:48: field jobs[2].tasks[0].slice.size: slices of 2 tasks for a group of 3; make count a multiple of size" \
@@ -401,7 +401,7 @@ expect "plan-slice-unknown-level" 2 \
 # EASY backfill (slurm) reserves for one job: the next one, which would fit
 # now but run past that reservation, waits and names it
 expect "plan-reason-reserved-names-the-job" 0 \
-	"long                 team           reserved         t=2500 (+1500s)                 1  it fits now but would delay the reservation of big (due at t=2000)" \
+	"long                 team           reserved         t=2500 (+25m)                   1  it fits now but would delay the reservation of big (due at t=2000)" \
 	"$FW" plan --config tests/scenario/backfill_reservation.yaml --policy slurm
 if rows tests/scenario/health_drain.yaml | grep -qx 'DRAINED NODES (1)' &&
 	rows tests/scenario/health_drain.yaml | grep -q '^ n0 drain: node "n0" is unhealthy; its 1 running job is evicted and requeued$' &&
@@ -460,6 +460,52 @@ expect "help-jobs-submit" 0 "usage: fairway jobs submit" "$FW" help jobs submit
 expect "help-jobs-show-name" 0 "usage: fairway jobs show NAME" "$FW" help jobs show job-1
 expect "help-after-list-flag-value" 0 "usage: fairway jobs [list" "$FW" jobs --state all --help
 expect "help-after-list-flag-value-eq" 0 "usage: fairway jobs [list" "$FW" jobs --state=all --server=http://127.0.0.1:1 --help
+# --help anywhere on the line is the help of the deepest command the line
+# names, before or after it: every form of `X --help Y`, `X Y --help`,
+# `help X Y` and `--help X Y` prints the same text (exit 0); an unknown
+# subcommand is refused in every form (exit 2, with the near one)
+help_same() { # help_same NAME USAGE-LINE FORM...: each form (a quoted line) prints the first's text
+	local name=$1 want=$2 first="" h rc
+	shift 2
+	for f in "$@"; do
+		h=$(eval "\"\$FW\" $f" 2>&1); rc=$?
+		[ -z "$first" ] && first=$h
+		if [ "$rc" -ne 0 ] || [ "$(head -1 <<<"$h")" != "$want" ] || [ "$h" != "$first" ]; then
+			bad "$name: \`fairway $f\` exit $rc: $(head -1 <<<"$h")"; return
+		fi
+	done
+	ok "$name"
+}
+for sub in submit list show why cancel; do
+	u=$("$FW" jobs "$sub" --help | head -1)
+	help_same "help-anywhere-jobs-$sub" "$u" "jobs $sub --help" "jobs --help $sub" "help jobs $sub" \
+		"--help jobs $sub" "jobs -h $sub" "--server http://127.0.0.1:1 jobs --help $sub" "help help jobs $sub"
+done
+help_same "help-anywhere-jobs-show-name" "usage: fairway jobs show NAME | fairway jobs why NAME" \
+	"jobs show job-1 --help" "jobs --help show job-1" "help jobs show job-1"
+for c in queues nodes reservations fairshare; do
+	for sub in $(sed -n "s/^\t{ \"$c\", \"\([a-z]*\)\".*/\1/p" tools/cmd_client.c); do
+		help_same "help-anywhere-$c-$sub" "$("$FW" "$c" --help | head -1)" "$c $sub --help" "$c --help $sub" \
+			"help $c $sub" "--help $c $sub"
+	done
+done
+help_same "help-anywhere-sim-run" "usage: fairway sim run --trace FILE [options]" "sim run --help" "sim --help run" \
+	"help sim run" "--help sim run" "sim run --trace x.csv --help"
+help_same "help-anywhere-sim-fgd" "$("$FW" sim fgd --help | head -1)" "sim fgd --help" "sim --help fgd" "help sim fgd"
+help_same "help-anywhere-trace-sacct2fairway" "$("$FW" trace sacct2fairway --help | head -1)" \
+	"trace sacct2fairway --help" "trace --help sacct2fairway" "help trace sacct2fairway" \
+	"help trace sacct2fairway x" "trace sacct2fairway x y --help" "trace sacct2fairway --no-gpu-model --help"
+help_same "help-anywhere-plan-server" "$("$FW" plan --server http://127.0.0.1:1 --help | head -1)" \
+	"plan --server http://127.0.0.1:1 --help" "--server http://127.0.0.1:1 plan --help" \
+	"help plan --server http://127.0.0.1:1" "plan --help --server=http://127.0.0.1:1"
+expect "help-anywhere-unknown-jobs-sub" 2 "unknown subcommand 'sbumit' (did you mean 'submit'?)" "$FW" jobs --help sbumit
+expect "help-anywhere-unknown-jobs-sub-front" 2 "unknown subcommand 'sbumit' (did you mean 'submit'?)" \
+	"$FW" --help jobs sbumit
+expect "help-anywhere-unknown-sim-sub" 2 "unknown experiment 'rn' (did you mean 'run'?)" "$FW" sim --help rn
+expect "help-anywhere-unknown-trace-sub" 2 "unknown subcommand 'sact2fairway' (did you mean 'sacct2fairway'?)" \
+	"$FW" trace --help sact2fairway
+expect "help-anywhere-unknown-command" 2 "unknown command 'jbos' (did you mean 'jobs'?)" "$FW" --help jbos submit
+expect "help-anywhere-stats-word" 2 "unexpected argument 'x'" "$FW" stats --help x
 # the client's shared flags before the command are as good as after it
 # (a port nobody listens on: the flag reached the client)
 expect "shared-flags-before-command-server" 1 "cannot reach http://127.0.0.1:1:" \

@@ -101,7 +101,8 @@ static const char *flag_of(const struct opts *o, const char *field)
 
 /* An API error on stderr: the status, the field the daemon names and the
  * flag that set it ("field end (--end): must be after start"), and its
- * message (the body as it came when it is not the API's error). */
+ * message (the body as it came when it is not the API's error); a name
+ * not found, where to find the names. */
 static void api_error(const struct opts *o, long status, json_t *j, const char *body)
 {
 	json_t *e = json_object_get(j, "error");
@@ -112,7 +113,11 @@ static void api_error(const struct opts *o, long status, json_t *j, const char *
 	fprintf(stderr, "fairway %s: error: %ld: ", o->cmd, status);
 	if (field && *field)
 		fprintf(stderr, fl ? "field %s (%s): " : "field %s: ", field, fl);
-	fprintf(stderr, "%s\n", msg ? msg : body ? body : "");
+	fprintf(stderr, "%s", msg ? msg : body ? body : "");
+	if (status == 404 && field && !strcmp(field, "name") && msg && !strstr(msg, "lists them") &&
+	    strcmp(o->cmd, "plan")) /* what to do: the names there are */
+		fprintf(stderr, " (`fairway %s list%s` lists them)", o->cmd, !strcmp(o->cmd, "jobs") ? " --state all" : "");
+	fputc('\n', stderr);
 }
 
 /* Send; on success *out holds the parsed JSON (or NULL for text).
@@ -206,6 +211,13 @@ static double num(json_t *o, const char *k)
 	return json_number_value(json_object_get(o, k));
 }
 
+/* A set duration in seconds as the plan's tables write it, to the
+ * second: "90s", "1m40s", "1h30m", "2h00m" (fw_render_span_exact). */
+static const char *dur(double secs, char *buf, size_t n)
+{
+	return fw_render_span_exact((fw_time)llround(secs), buf, n);
+}
+
 /* "in 5m", "12 s ago", "unknown" relative to now. */
 static void when(char *buf, size_t n, json_t *t)
 {
@@ -219,11 +231,12 @@ static void when(char *buf, size_t n, json_t *t)
 	d = (long long)json_integer_value(t) - (long long)time(NULL);
 	a = d < 0 ? -d : d;
 	/* two units, the smaller cut (never rounded up): 7143 s is 1h59m,
-	 * not 1h; a whole unit alone (2h) */
+	 * not 1h; minutes in two digits, as the tables (1h05m, 2h00m); a
+	 * whole day or minute alone (2d, 5m) */
 	if (a >= 86400)
 		snprintf(span, sizeof span, a % 86400 / 3600 ? "%lldd%lldh" : "%lldd", a / 86400, a % 86400 / 3600);
 	else if (a >= 3600)
-		snprintf(span, sizeof span, a % 3600 / 60 ? "%lldh%lldm" : "%lldh", a / 3600, a % 3600 / 60);
+		snprintf(span, sizeof span, "%lldh%02lldm", a / 3600, a % 3600 / 60); /* as the tables: 2h05m */
 	else if (a >= 60)
 		snprintf(span, sizeof span, a % 60 ? "%lldm%llds" : "%lldm", a / 60, a % 60);
 	else
@@ -573,7 +586,7 @@ static void gpu_hours(char *buf, size_t n, double h)
 		snprintf(buf, n, "%.3g", h);
 }
 
-/* MAX RUNTIME: the queue's own run-time limit in whole seconds, "-" for
+/* MAX RUNTIME: the queue's own run-time limit as a duration (1h30m), "-" for
  * none (maxRuntime absent: 0).  GPU-H USED: the decayed usage of it and
  * the queues under it (usageGpuHours; "-" from a daemon that does not
  * say), which GPU-H BUDGET (gpuHourBudget, as set; "-" for none) holds. */
@@ -586,7 +599,7 @@ static void print_queue_row(json_t *q)
 	else
 		snprintf(l, sizeof l, "-");
 	if (num(q, "maxRuntime") > 0)
-		snprintf(maxrt, sizeof maxrt, "%.0f", num(q, "maxRuntime"));
+		dur(num(q, "maxRuntime"), maxrt, sizeof maxrt);
 	if (json_is_number(json_object_get(q, "usageGpuHours")))
 		gpu_hours(used, sizeof used, num(q, "usageGpuHours"));
 	if (num(q, "gpuHourBudget") > 0)
@@ -755,8 +768,10 @@ static json_t *queue_body(struct opts *o, int *rc)
  * absent. */
 static void print_secs(const char *label, json_t *q, const char *key)
 {
+	char d[32];
+
 	if (num(q, key) > 0)
-		printf("%s: %.0f s\n", label, num(q, key));
+		printf("%s: %s\n", label, dur(num(q, key), d, sizeof d));
 	else
 		printf("%s: none\n", label);
 }
@@ -793,51 +808,44 @@ static void queue_settings(json_t *q)
 }
 
 /* A queue's fair share, allocated GPUs and demand as the last cycle's
- * plan has them (GET /v1/fairshare). */
-static void queue_figures(struct opts *o, const char *name)
+ * plan has them (GET /v1/queues/NAME's "fairshare": null before the
+ * first plan, or for a queue newer than it). */
+static void queue_figures(json_t *q)
 {
-	json_t *r, *x, *f = NULL;
-	size_t i;
+	json_t *f = json_object_get(q, "fairshare");
+	char at[48];
 
-	if (call(o, "GET", "/v1/fairshare", NULL, &r)) {
-		printf("fair share: not known (the error above says why)\n");
+	if (!json_is_object(f)) {
+		printf("fair share: not known yet (the queue is newer than the last cycle)\n");
 		return;
 	}
-	json_array_foreach(json_object_get(r, "queues"), i, x)
-		if (!strcmp(str(x, "queue"), name))
-			f = x;
-	if (f)
-		printf("fair share: %.1f GPUs (guaranteed %.1f, over quota %.1f); `fairway fairshare explain %s` "
-		       "says why\nallocated: %.1f GPUs\ndemand: %.1f GPUs\n", num(f, "fairShare"), num(f, "guaranteed"),
-		       num(f, "overQuota"), name, num(f, "allocated"), num(f, "demand"));
-	else
-		printf("fair share: not known yet (the queue is newer than the last cycle)\n");
-	json_decref(r);
+	when(at, sizeof at, json_object_get(f, "at"));
+	printf("fair share: %.1f GPUs (guaranteed %.1f, over quota %.1f) as of the last plan (%s); `fairway "
+	       "fairshare explain %s` says why\nallocated: %.1f GPUs\ndemand: %.1f GPUs\n",
+	       num(f, "fairShare"), num(f, "guaranteed"), num(f, "overQuota"), at, str(q, "name"), num(f, "allocated"),
+	       num(f, "demand"));
 }
 
-/* The queues whose parent is name (GET /v1/queues). */
-static void queue_children(struct opts *o, const char *name)
+/* The queues whose parent it is (GET /v1/queues/NAME's "children"). */
+static void queue_children(json_t *q)
 {
-	json_t *r, *q;
-	size_t i, n = 0;
+	json_t *c;
+	size_t i;
 
-	if (call(o, "GET", "/v1/queues", NULL, &r))
-		return;
 	printf("children:");
-	json_array_foreach(json_object_get(r, "queues"), i, q)
-		if (!strcmp(str(q, "parent"), name))
-			printf(" %s", str(q, "name")), n++;
-	printf(n ? "\n" : " none (a leaf queue: jobs are submitted to it)\n");
-	json_decref(r);
+	json_array_foreach(json_object_get(q, "children"), i, c)
+		printf(" %s", json_string_value(c));
+	printf(json_array_size(json_object_get(q, "children")) ? "\n" : " none (a leaf queue: jobs are submitted to it)\n");
 }
 
 /* `fairway queues show NAME`: the queue in words (--json: the API's
- * JSON): its settings, then the last plan's figures and its children. */
-static void queue_show(struct opts *o, json_t *q)
+ * JSON), from one GET, so its settings, the last plan's figures and its
+ * children are of one moment. */
+static void queue_show(json_t *q)
 {
 	queue_settings(q);
-	queue_figures(o, str(q, "name"));
-	queue_children(o, str(q, "name"));
+	queue_figures(q);
+	queue_children(q);
 }
 
 static int cmd_queues(struct opts *o)
@@ -892,7 +900,7 @@ static int cmd_queues(struct opts *o)
 	if (o->json)
 		dump(r);
 	else if (!strcmp(sub, "show"))
-		queue_show(o, r);
+		queue_show(r);
 	else
 		printf("%s: %s\n", name, !strcmp(sub, "delete") ? "deleted" : "saved");
 	json_decref(r);
@@ -986,17 +994,17 @@ static void history(json_t *j)
  * (its own, if any, is the larger). */
 static void run_limit(json_t *j)
 {
-	char whose[96] = "its queue's maxRuntime, or that of a queue above it";
+	char whose[96] = "its queue's maxRuntime, or that of a queue above it", d[32];
 
 	if (!json_object_get(j, "timeLimit"))
 		return;
 	if (json_object_get(j, "maxRuntime") && num(j, "maxRuntime") == num(j, "timeLimit"))
 		snprintf(whose, sizeof whose, "its own maxRuntime");
 	else if (json_object_get(j, "maxRuntime"))
-		snprintf(whose, sizeof whose, "its queue's, or a queue's above it; its own, %.0f s, is larger",
-			 num(j, "maxRuntime"));
-	printf("run-time limit: %.0f s (%s): it ends, timeout, once it has run this long\n", num(j, "timeLimit"),
-	       whose);
+		snprintf(whose, sizeof whose, "its queue's, or a queue's above it; its own, %s, is larger",
+			 dur(num(j, "maxRuntime"), d, sizeof d));
+	printf("run-time limit: %s (%s): it ends, timeout, once it has run this long\n",
+	       dur(num(j, "timeLimit"), d, sizeof d), whose);
 }
 
 static int job_state(json_t *j)
@@ -1004,10 +1012,10 @@ static int job_state(json_t *j)
 	char w[32];
 	const char *st = str(j, "state");
 
-	char rt[48] = "runtime not given", g[32];
+	char rt[48] = "runtime not given", g[32], d[32];
 
 	if (num(j, "runtime") > 0) /* 0: none given (openapi.yaml) */
-		snprintf(rt, sizeof rt, "runtime %.0f s", num(j, "runtime"));
+		snprintf(rt, sizeof rt, "runtime %s", dur(num(j, "runtime"), d, sizeof d));
 	job_gpus(j, g, sizeof g); /* before gpu_noun reads it */
 	printf("job %s  (queue %s, user %s, %s %s, %s)\n", str(j, "name"), str(j, "queue"), str(j, "user"), g,
 	       gpu_noun(g), rt);
@@ -1146,11 +1154,13 @@ static void job_times(json_t *j)
  * array. */
 static void job_asks(json_t *j)
 {
+	char d[32];
+
 	printf("priority: %.0f\n", num(j, "priority"));
 	if (json_object_get(j, "maxRuntime") && !json_object_get(j, "timeLimit")) /* else run_limit said it */
-		printf("its own run-time limit (maxRuntime): %.0f s\n", num(j, "maxRuntime"));
+		printf("its own run-time limit (maxRuntime): %s\n", dur(num(j, "maxRuntime"), d, sizeof d));
 	if (json_object_get(j, "checkpointInterval"))
-		printf("checkpoint interval: %.0f s\n", num(j, "checkpointInterval"));
+		printf("checkpoint interval: %s\n", dur(num(j, "checkpointInterval"), d, sizeof d));
 	if (json_object_size(json_object_get(j, "nodeSelector"))) {
 		printf("node selector: ");
 		print_selector(json_object_get(j, "nodeSelector"));
@@ -2732,7 +2742,7 @@ static const char jobs_show_help[] =
 	JOBS_SHOW_WHY
 	"\n"
 	"what a job prints (jobs show):\n"
-	"  job job-7  (queue llm, user alice, 8 GPUs, runtime 3600 s)\n"
+	"  job job-7  (queue llm, user alice, 8 GPUs, runtime 1h00m)\n"
 	"  state: running\n"
 	"  started 5m ago on h100-003                  where it runs; a waiting job:\n"
 	"  expected to end in 55m                      why it waits, when it should start\n"
@@ -3247,18 +3257,20 @@ int fw_cmd_client(const char *what, int argc, char **argv)
 
 	if (argc > 255)
 		return fw_cli_usage_error(what, "too many arguments (%d)", argc - 1);
-	for (int i = 1; i < argc && !help; i++) {
+	for (int i = 1; i < argc; i++) /* --help anywhere: `jobs --help submit` is submit's */
+		help = help || !strcmp(argv[i], "--help") || !strcmp(argv[i], "-h");
+	for (int i = 1; i < argc; i++) {
 		char *eq = fw_cli_split_eq(argv[i]);
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			help = true;
+			continue;
 		} else if (!strcmp(argv[i], "--json")) {
-			if (eq)
+			if (eq && !help)
 				return fw_cli_usage_error(what, "--json takes no value");
 			o.json = true;
 		} else if (!strcmp(argv[i], "--server") || !strcmp(argv[i], "--token-file")) {
 			const char **dst = !strcmp(argv[i], "--server") ? &o.server : &o.token_file;
 			const char *flag = argv[i], *v = eq ? eq : i + 1 < argc ? argv[++i] : NULL;
-			if (!v || !*v)
+			if ((!v || !*v) && !help)
 				return fw_cli_usage_error(what, "%s needs a value", flag);
 			*dst = v;
 		} else {

@@ -42,7 +42,8 @@ static const char usage[] =
 	"  trace sacct2fairway [--no-gpu-model] [--time-limits] IN OUT\n"
 	"              convert `sacct --parsable2` output to fairway's trace format\n"
 	"  help [CMD]  this help, or a command's: `fairway help sim run` is\n"
-	"              `fairway sim run --help`\n"
+	"              `fairway sim run --help` (--help may go anywhere on the line:\n"
+	"              `fairway jobs --help submit` is submit's help)\n"
 	"\n"
 	"The commands that talk to `fairway serve` (queues, jobs, nodes, reservations,\n"
 	"fairshare, decisions, stats, plan --server) share --server URL, --token-file\n"
@@ -251,19 +252,6 @@ static bool one_of(const char *w, const char *const *set)
 	return false;
 }
 
-/* `fairway help CMD [SUB]` is `fairway CMD [SUB] --help`, as git does. */
-static int help_for(int argc, char **argv)
-{
-	char *args[argc + 1], flag[] = "--help";
-
-	args[0] = argv[0];
-	for (int i = 2; i < argc; i++)
-		args[i - 1] = argv[i];
-	args[argc - 1] = flag;
-	args[argc] = NULL;
-	return dispatch(argc, args);
-}
-
 /* --- the client's shared flags before the command ---------------------------------------------------
  * `fairway --server URL jobs list` is `fairway jobs --server URL list`,
  * as kubectl and git take their global flags: the flags every client
@@ -355,16 +343,122 @@ static int flags_after(int argc, char **argv, int lead)
 	return dispatch(argc, args);
 }
 
+/* --- --help anywhere ------------------------------------------------------------------------------
+ * `fairway --help jobs submit`, `fairway jobs --help submit`, `fairway
+ * jobs submit --help` and `fairway help jobs submit` (as git's) all print
+ * `jobs submit`'s help: the deepest command the line names, wherever the
+ * --help (or -h) is; the words after it are its own (`fairway help trace
+ * sacct2fairway IN` is sacct2fairway's help).  An unknown command or
+ * subcommand is refused, exit 2, naming the nearest one; the client
+ * commands also refuse a word where none goes (cmd_client.c). */
+
+static bool is_help(const char *w)
+{
+	return !strcmp(w, "--help") || !strcmp(w, "-h");
+}
+
+static bool wants_help(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (is_help(argv[i]))
+			return true;
+	return argc > 1 && !strcmp(argv[1], "help");
+}
+
+/* Gather phase: the line's words into w (n), without "help" before the
+ * command, --help and -h; *lead: how many shared flags' words open it.
+ * 2 after an error (a flag before the command that is no shared one). */
+static int help_words(int argc, char **argv, char **w, int *n, int *lead)
+{
+	int i = 1, k;
+
+	*n = 0;
+	while (i < argc && (!strcmp(argv[i], "help") || is_help(argv[i])))
+		i++;
+	for (; i < argc; i++)
+		if (!is_help(argv[i]))
+			w[(*n)++] = argv[i];
+	for (*lead = 0; *lead < *n && w[*lead][0] == '-'; *lead += k)
+		if (!(k = shared_words(w[*lead])))
+			return misplaced(w[*lead], argc, argv);
+	if (*lead > *n)
+		*lead = *n; /* `fairway --server --help`: no command */
+	return 0;
+}
+
+/* Does the line give --server (plan's help is then the client's)? */
+static bool gives_server(char **w, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(w[i], "--server") || !strncmp(w[i], "--server=", 9))
+			return true;
+	return false;
+}
+
+/* The first word of w (n) that is no flag: a subcommand, or NULL. */
+static char *first_word(char **w, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (w[i][0] != '-')
+			return w[i];
+	return NULL;
+}
+
+/* Print phase: the help of command cmd (lead: the shared flags before
+ * it, rest: the words after it). */
+static int help_of(char *cmd, char **lead, int nlead, char **rest, int n)
+{
+	char *args[nlead + n + 4], flag[] = "--help", *sub = first_word(rest, n);
+	int k = 0;
+
+	if (one_of(cmd, client_cmds) || (!strcmp(cmd, "plan") && (gives_server(lead, nlead) || gives_server(rest, n)))) {
+		args[k++] = cmd;
+		for (int i = 0; i < nlead; i++)
+			args[k++] = lead[i];
+		for (int i = 0; i < n; i++)
+			args[k++] = rest[i];
+		args[k++] = flag;
+		args[k] = NULL;
+		return fw_cmd_client(cmd, k, args);
+	}
+	args[k++] = (char *)"fairway";
+	args[k++] = cmd;
+	if (sub && (!strcmp(cmd, "sim") || !strcmp(cmd, "trace")))
+		args[k++] = sub; /* the subcommand: run, fgd, sacct2fairway, or a near miss refused */
+	args[k++] = flag;
+	args[k] = NULL;
+	return dispatch(k, args);
+}
+
+static int help_line(int argc, char **argv)
+{
+	char *w[argc + 1], hint[96];
+	int n, lead, rc;
+
+	if ((rc = help_words(argc, argv, w, &n, &lead)))
+		return rc;
+	if (lead == n) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	if (!one_of(w[lead], commands) || !strcmp(w[lead], "help")) {
+		fprintf(stderr, "fairway: error: unknown command '%s'%s\nrun `fairway --help` for the commands\n", w[lead],
+			fw_cli_hint(w[lead], commands, hint, sizeof hint));
+		return 2;
+	}
+	return help_of(w[lead], w, lead, w + lead + 1, n - lead - 1);
+}
+
 int main(int argc, char **argv)
 {
-	int lead = leading_flags(argc, argv);
+	int lead;
 
-	if (lead < 0)
+	if (wants_help(argc, argv))
+		return help_line(argc, argv);
+	if ((lead = leading_flags(argc, argv)) < 0)
 		return 2;
 	if (lead > 0)
 		return flags_after(argc, argv, lead);
-	if (argc > 2 && !strcmp(argv[1], "help"))
-		return help_for(argc, argv);
 	return dispatch(argc, argv);
 }
 
@@ -374,8 +468,6 @@ static int dispatch(int argc, char **argv)
 		fprintf(stderr, "fairway: error: missing the command\n\n%s", usage);
 		return 2;
 	}
-	if (!strcmp(argv[1], "help") && argc > 2 && strcmp(argv[2], "--help"))
-		return help_for(argc, argv); /* `fairway help help jobs` */
 	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		fputs(usage, stdout);
 		return 0;

@@ -178,14 +178,17 @@ static void table_drains(FILE *f, const struct fw_snapshot *s, const struct fw_p
 	}
 }
 
-/* "t=1234 (+34s)" or "unknown (over_quota)". */
+/* "t=1234 (+34s)", "t=36100 (+8h01m40s)" (the wait as every duration
+ * here reads, fw_render_span_exact) or "unknown (over_quota)". */
 static char *expected_text(const struct fw_plan *p, const struct fw_pending *r, char *buf, size_t n)
 {
+	char wait[32];
+
 	if (r->expected_start == FW_TIME_UNKNOWN)
 		snprintf(buf, n, "unknown (%s)", fw_reason_name(r->unknown_why));
 	else
-		snprintf(buf, n, "t=%lld (+%llds)", (long long)r->expected_start,
-			 (long long)(r->expected_start - p->now));
+		snprintf(buf, n, "t=%lld (+%s)", (long long)r->expected_start,
+			 fw_render_span_exact(r->expected_start - p->now, wait, sizeof wait));
 	return buf;
 }
 

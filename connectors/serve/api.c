@@ -388,16 +388,54 @@ static void h_queues_list(struct ctx *c)
 	reply(c, 200, json_pack("{s:o}", "queues", a));
 }
 
+/* The last plan's figures for queue name: its GET /v1/fairshare entry
+ * with the plan's time "at" (a copy: the view is shared); null before
+ * the first plan, or for a queue newer than it. */
+static json_t *queue_figures(struct fw_serve *d, const char *name)
+{
+	json_t *v = view_ref(d), *e, *out = NULL;
+	size_t k;
+
+	json_array_foreach(json_object_get(v, "fairshare"), k, e)
+		if (!out && !strcmp(json_string_value(json_object_get(e, "queue")) ?: "", name))
+			out = json_copy(e);
+	if (out)
+		json_object_set(out, "at", json_object_get(v, "at"));
+	json_decref(v);
+	return out ? out : json_null();
+}
+
+/* The names of the queues whose parent is queue i, in the daemon's order. */
+static json_t *queue_children(const struct fw_serve *d, int32_t i)
+{
+	json_t *a = json_array();
+
+	for (int32_t k = 0; k < d->nqueues; k++)
+		if (!strcmp(d->queues[k].parent, d->queues[i].name))
+			json_array_append_new(a, json_string(d->queues[k].name));
+	return a;
+}
+
+/* One queue: its document, "usageGpuHours", and, read under the same
+ * lock so that they are of one moment, the last plan's figures
+ * ("fairshare") and its children: all of `fairway queues show` in one
+ * GET.  A PUT of the answer drops the three (fw_codec_queue_parse). */
 static void h_queue_get(struct ctx *c)
 {
 	int i = fw_serve_queue_index(c->d, c->name);
 	double *u;
+	json_t *o;
 
 	if (i < 0)
 		return fail(c, 404, "ENOENT", "name", "no queue named \"%s\"", c->name);
 	u = subtree_usage(c->d, fw_serve_now());
-	reply(c, 200, queue_view(c->d, i, u));
+	o = queue_view(c->d, i, u);
 	free(u);
+	if (o) {
+		json_object_set_new(o, "fairshare", queue_figures(c->d, c->name));
+		json_object_set_new(o, "children", queue_children(c->d, i));
+	}
+	reply(c, 200, o);
 }
 
 static int fw_serve_queue_index_in(const struct fw_queue_spec *qs, int32_t n, const char *name)

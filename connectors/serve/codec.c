@@ -577,7 +577,7 @@ int fw_codec_queue_parse(json_t *o, const char *name_in_path, struct fw_queue_sp
 					    "overQuotaWeight", "minRuntime", "defaultRuntime", "maxRuntime",
 					    "defaultCheckpointInterval", "usage", "usageAt", "preemptible",
 					    "gpuModelLimits", "gpuModelDeserved", "gpuHourBudget", "usageGpuHours",
-					    NULL };
+					    "fairshare", "children", NULL }; /* the last three: a GET's, dropped */
 	int64_t prio = 0, minrt = 0, uat = 0, defrt = 0, maxrt = 0, defcp = 0;
 	double usage = 0, budget = 0, used_h = 0;
 	bool pre = true;

@@ -171,7 +171,7 @@ check "unknown parent: 400 naming parent (the core's validation)" [ "$CODE" = 40
 req POST /v1/queues '{"name":"bad","colour":"red"}'
 check "unknown field: 400 naming it" [ "$CODE" = 400 -a "$(jfield 'j["error"]["field"]')" = colour ]
 check "... the message names it and lists a queue's valid fields" [ "$(jfield 'j["error"]["message"]')" = \
-	'unknown field "colour"; the valid fields are name, parent, priority, deserved, limit, overQuotaWeight, minRuntime, defaultRuntime, maxRuntime, defaultCheckpointInterval, usage, usageAt, preemptible, gpuModelLimits, gpuModelDeserved, gpuHourBudget, usageGpuHours' ]
+	'unknown field "colour"; the valid fields are name, parent, priority, deserved, limit, overQuotaWeight, minRuntime, defaultRuntime, maxRuntime, defaultCheckpointInterval, usage, usageAt, preemptible, gpuModelLimits, gpuModelDeserved, gpuHourBudget, usageGpuHours, fairshare, children' ]
 req POST /v1/queues '{"name":"bad","deserved":{"gpus":2}}'
 check "a typo in a nested member: 400 naming deserved.gpus, the nearest field and deserved's" \
 	[ "$CODE" = 400 -a "$(jfield 'j["error"]["field"], j["error"]["message"]')" = \
@@ -1440,7 +1440,7 @@ check "fairway queues list shows them" bash -c "'$FW' queues list ${C[*]} | grep
 "$FW" queues show cliq "${C[@]}" >"$T/qshow" 2>&1
 check "fairway queues show cliq: in words: parent, deserved, limit, weight, priority, runtimes, model limits, no children" \
 	bash -c "grep -qx 'parent: product' '$T/qshow' && grep -qx 'deserved GPUs: 2' '$T/qshow' && grep -qx 'limit GPUs: 8' '$T/qshow' &&
-		grep -qx 'weight: 3' '$T/qshow' && grep -qx 'priority: 5' '$T/qshow' && grep -qx 'minRuntime: 60 s' '$T/qshow' &&
+		grep -qx 'weight: 3' '$T/qshow' && grep -qx 'priority: 5' '$T/qshow' && grep -qx 'minRuntime: 1m' '$T/qshow' &&
 		grep -qx 'maxRuntime: none' '$T/qshow' && grep -qx 'GPU model limits: H100=4,A100=2.5' '$T/qshow' &&
 		grep -qx 'GPU-hour budget: none (used [0-9.e+-]*)' '$T/qshow' && grep -qx 'children: none (a leaf queue: jobs are submitted to it)' '$T/qshow'"
 "$FW" queues show product "${C[@]}" >"$T/qshowp" 2>&1
@@ -1450,6 +1450,41 @@ check "fairway queues show product: the last plan's fair share, allocated and de
 	bash -c "grep -Eq '^fair share: [0-9.]+ GPUs \(guaranteed [0-9.]+, over quota [0-9.]+\)' '$T/qshowp' &&
 		grep -Eqx 'allocated: [0-9.]+ GPUs' '$T/qshowp' && grep -Eqx 'demand: [0-9.]+ GPUs' '$T/qshowp' &&
 		grep -qx 'children: $kids' '$T/qshowp' && [[ ' $kids ' == *' cliq '* ]] && grep -qx 'parent: - (a top-level queue)' '$T/qshowp'"
+for c in queues nodes reservations; do
+	"$FW" $c show nosuch "${C[@]}" >/dev/null 2>"$T/err"
+	check "fairway $c show nosuch: exit 2, says where the names are" \
+		bash -c "[ $? -eq 2 ] && grep -q ' (\`fairway $c list\` lists them)\$' '$T/err'"
+done
+"$FW" jobs show nosuch "${C[@]}" >/dev/null 2>"$T/err"
+check "fairway jobs show nosuch: exit 2, says where the names are" \
+	bash -c "[ $? -eq 2 ] && grep -q ' (\`fairway jobs list --state all\` lists them)\$' '$T/err'"
+# GET /v1/queues/NAME carries the last plan's figures and the children, so
+# that `queues show` reads settings, figures and children of one moment in
+# one GET (it made three: /v1/queues/NAME, /v1/fairshare, /v1/queues)
+req GET /v1/queues/product
+check "GET /v1/queues/product: its children, as the listing's parents say ($kids)" \
+	[ "$(jfield '" ".join(j["children"])')" = "$kids" ]
+same_fs=no # two GETs: a cycle between them may move the figures; a few tries find two of one plan
+for _ in 1 2 3 4 5 6 7 8 9 10; do
+	req GET /v1/queues/product
+	qf=$(jfield 'sorted(j["fairshare"].items())')
+	req GET /v1/fairshare
+	[ "$qf" = "$(jfield 'sorted(dict(next(q for q in j["queues"] if q["queue"] == "product"), at=j["at"]).items())')" ] &&
+		same_fs=yes && break
+done
+[[ $qf == *"('at', "[0-9]* ]] && same_fs+=-at
+check "GET /v1/queues/product: \"fairshare\" is its GET /v1/fairshare entry with the plan's \"at\"" \
+	[ "$same_fs" = yes-at ]
+req GET /v1/queues/cliq
+check "GET /v1/queues/cliq: a leaf, no children" [ "$(jfield 'j["children"]')" = "[]" ]
+stats_requests() { curl -s "http://127.0.0.1:$PORT/v1/stats" | python3 -c 'import json,sys; print(json.load(sys.stdin)["api"]["requests"])'; }
+r0=$(stats_requests); r1=$(stats_requests)
+"$FW" queues show product "${C[@]}" >"$T/qshow1" 2>&1
+r2=$(stats_requests)
+check "fairway queues show: one GET (requests between two stats reads: $((r1 - r0)), with a show between: $((r2 - r1)))" \
+	[ $((r2 - r1)) -eq $((r1 - r0 + 1)) ]
+check "fairway queues show: the figures say the plan they are of" \
+	grep -Eq '^fair share: [0-9.]+ GPUs \(guaranteed [0-9.]+, over quota [0-9.]+\) as of the last plan \((now|[0-9a-z]+ ago)\);' "$T/qshow1"
 req PATCH /v1/queues/cliq '{"gpuModelLimits":{"h100":3}}'
 check "a limit on h100 is a limit on the fleet's H100 (one entry, changed, in the fleet's spelling)" \
 	[ "$CODE" = 200 -a "$(jfield 'j["gpuModelLimits"]')" = "{'H100': 3.0, 'A100': 2.5}" ]
@@ -2444,7 +2479,7 @@ req GET /v1/queues/capped
 check "fairway queues set --max-runtime 1h: maxRuntime 3600, the rest kept" \
 	[ "$(jfield 'j["maxRuntime"], j["deserved"]["gpu"]')" = "3600 4.0" ]
 check "fairway queues list shows it (MAX RUNTIME)" bash -c \
-	"'$FW' queues list ${C[*]} | grep -q '^capped .* 3600  *[0-9.e+-]*  *-  *-  *-$' && '$FW' queues list ${C[*]} | grep -q 'MAX RUNTIME'"
+	"'$FW' queues list ${C[*]} | grep -q '^capped .* 1h00m  *[0-9.e+-]*  *-  *-  *-$' && '$FW' queues list ${C[*]} | grep -q 'MAX RUNTIME'"
 check "fairway queues list --json has it" bash -c \
 	"'$FW' queues list --json ${C[*]} | grep -q '\"maxRuntime\": 3600'"
 "$FW" queues set capped --max-runtime -5 "${C[@]}" >/dev/null 2>"$T/err"
@@ -2512,9 +2547,9 @@ check "a job's maxRuntime 7200 in capped (300): timeLimit 300, the smaller" \
 job_is "... it starts, its view saying timeLimit 300" capped-own 'j["state"] == "running" and j["timeLimit"] == 300'
 "$FW" jobs why capped-own "${C[@]}" >"$T/why" 2>&1
 check "fairway jobs why: the queue's limit binds, its own is larger" \
-	grep -q "^run-time limit: 300 s (its queue's, or a queue's above it; its own, 7200 s, is larger)" "$T/why"
+	grep -q "^run-time limit: 5m (its queue's, or a queue's above it; its own, 2h00m, is larger)" "$T/why"
 "$FW" jobs why cli-own "${C[@]}" >"$T/why" 2>&1
-check "fairway jobs why: its own limit binds" grep -q '^run-time limit: 7200 s (its own maxRuntime)' "$T/why"
+check "fairway jobs why: its own limit binds" grep -q '^run-time limit: 2h00m (its own maxRuntime)' "$T/why"
 stop_daemon
 start_daemon "$S" "$PORT" --config "$T/limits.yaml" || bad "daemon restarts on limits.yaml"
 req GET /v1/jobs/capped-long

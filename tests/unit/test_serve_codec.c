@@ -213,6 +213,15 @@ TEST(queue_gpu_hour_budget)
 	ASSERT_NEAR(q.usage, 3600, 1e-9);
 	ASSERT(!json_object_get(o = fw_codec_queue_dump(&q), "usageGpuHours"));
 	json_decref(o);
+	/* GET /v1/queues/NAME's "fairshare" and "children" (api.c): taken,
+	 * dropped, so that answer PUTs back too */
+	ASSERT_STR_EQ(queue_field("{\"name\":\"a\",\"priority\":3,\"fairshare\":{\"fairShare\":2,\"at\":5},"
+				  "\"children\":[\"b\"]}", &q), "");
+	ASSERT_EQ(q.priority, 3);
+	o = fw_codec_queue_dump(&q);
+	ASSERT(!json_object_get(o, "fairshare") && !json_object_get(o, "children"));
+	json_decref(o);
+	ASSERT_STR_EQ(queue_field("{\"name\":\"a\",\"fairshares\":null}", &q), "fairshares");
 	ASSERT_STR_EQ(queue_field("{\"name\":\"a\",\"usageGpuHours\":\"x\"}", &q), "usageGpuHours");
 }
 
