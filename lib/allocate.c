@@ -711,6 +711,11 @@ static int maybe_reserve(struct cyc *y, int32_t jx, struct fw_pending *r, struct
 		return FW_OK;
 	}
 	if (rc == FW_OK) {
+		/* why not now (plan.h): the reservation a start would delay,
+		 * or (-1) why it did not fit */
+		bool held = r->reason == FW_REASON_RESERVED;
+		r->why_a = held ? r->a : -1;
+		r->why_b = held ? r->b : r->reason;
 		r->reason = FW_REASON_HAS_RESERVATION;
 		r->a = y->dec[y->ndec - 1].at;
 		r->b = r->a - y->s->now;

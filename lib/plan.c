@@ -192,6 +192,12 @@ char *fw_reason_format(enum fw_reason r, int64_t a, int64_t b, char *buf, size_t
 		singular(buf);
 		return buf;
 	}
+	if (r == FW_REASON_HEALTH && a >= b) { /* none left to lack the GPUs */
+		snprintf(buf, n, "nodes unhealthy: all %lld nodes with GPUs (cordoned ones aside) are unhealthy, draining, "
+				 "suspect (on probation) or have bad GPUs: none is whole and healthy", (long long)b);
+		singular(buf);
+		return buf;
+	}
 	if (r == FW_REASON_GPUS_BUSY && a <= b) { /* enough free, none on one node */
 		snprintf(buf, n, "GPUs busy: it needs %lld GPUs on one node and the cluster has %lld free now, but no "
 				 "node has that many free; running jobs hold the rest",
@@ -248,6 +254,67 @@ static bool topology_text(const struct fw_snapshot *s, int32_t job, int64_t a, i
 	return true;
 }
 
+/* The nodes health holds from job, by kind, and the cordoned ones. */
+struct health_count {
+	int64_t unhealthy, draining, bad, short_of, cordoned;
+};
+
+static struct health_count count_health(const struct fw_snapshot *s, int32_t job)
+{
+	struct health_count c = { 0 };
+	int32_t task = 0;
+
+	for (int g = 0; g < s->jobs[job].ngroups; g++)
+		if (s->jobs[job].groups[g].gpus > task)
+			task = s->jobs[job].groups[g].gpus;
+	for (int32_t i = 0; i < s->nnodes; i++) {
+		const struct fw_node *x = &s->nodes[i];
+		int good = x->gpu_count - __builtin_popcount(x->bad_gpu_mask & ((1u << x->gpu_count) - 1));
+		if (x->gpu_count <= 0)
+			continue;
+		if (x->health == FW_HEALTH_UNHEALTHY || x->health == FW_HEALTH_DRAINING)
+			*(x->health == FW_HEALTH_UNHEALTHY ? &c.unhealthy : &c.draining) += 1;
+		else if (!x->schedulable) /* the operator's, not health's */
+			c.cordoned++;
+		else if (good < x->gpu_count)
+			c.bad++, c.short_of += good < task;
+	}
+	return c;
+}
+
+/* HEALTH with the job at hand (a of the b schedulable nodes with GPUs
+ * held back, plan.h): which kinds they are, whether any whole, healthy
+ * node is left, and the cordoned nodes, which health does not count. */
+static void health_text(const struct fw_snapshot *s, int32_t job, int64_t a, int64_t b, char *buf, size_t n)
+{
+	struct health_count c = count_health(s, job);
+	int64_t v[] = { c.unhealthy, c.draining, c.bad, a - c.unhealthy - c.draining - c.bad };
+	static const char *const what[] = { "unhealthy", "draining", "with bad GPUs", "suspect" };
+	char kinds[192] = "", tail[96] = "";
+	size_t k = 0;
+
+	for (int i = 0; i < 4 && k < sizeof kinds; i++) {
+		/* bad GPUs that leave too few good ones for its largest task */
+		const char *w = i == 2 && c.short_of == v[i] ? "with too few good GPUs left for it" : what[i];
+		if (v[i] > 0)
+			k += (size_t)snprintf(kinds + k, sizeof kinds - k, "%s%lld %s", k ? ", " : " (", (long long)v[i], w);
+		if (i == 2 && c.short_of && c.short_of < v[i] && k < sizeof kinds)
+			k += (size_t)snprintf(kinds + k, sizeof kinds - k, ", %lld of them with too few left for it",
+					      (long long)c.short_of);
+	}
+	if (k && k < sizeof kinds)
+		snprintf(kinds + k, sizeof kinds - k, ")");
+	if (c.cordoned)
+		snprintf(tail, sizeof tail, "; set aside: %lld nodes cordoned (schedulable: false)", (long long)c.cordoned);
+	if (a >= b)
+		snprintf(buf, n, "nodes unhealthy: all %lld nodes with GPUs (cordoned ones aside) are held back by health%s: "
+				 "none is whole and healthy%s", (long long)b, kinds, tail);
+	else
+		snprintf(buf, n, "nodes unhealthy: %lld of the %lld nodes with GPUs (cordoned ones aside) are held back by "
+				 "health%s; the others lack the free GPUs for it%s", (long long)a, (long long)b, kinds, tail);
+	singular(buf);
+}
+
 /* Seconds from now to t, held at the int64 bounds (a reason's number
  * may be any value: never an overflow). */
 static int64_t until(int64_t t, int64_t now)
@@ -288,6 +355,10 @@ char *fw_reason_format_job(const struct fw_snapshot *s, int32_t job, enum fw_rea
 	}
 	if (r == FW_REASON_SLICES && s && job >= 0 && job < s->njobs && slices_text(s, job, a, b, buf, n))
 		return buf;
+	if (r == FW_REASON_HEALTH && s && job >= 0 && job < s->njobs) {
+		health_text(s, job, a, b, buf, n);
+		return buf;
+	}
 	if (r == FW_REASON_TOPOLOGY && s && job >= 0 && job < s->njobs && topology_text(s, job, a, b, buf, n))
 		return buf;
 	if (r == FW_REASON_GPU_MODEL && s && job >= 0 && job < s->njobs)
@@ -303,6 +374,48 @@ char *fw_reason_format_job(const struct fw_snapshot *s, int32_t job, enum fw_rea
 		snprintf(buf, n, "GPU model: it needs %lld GPUs of model %s and only %lld are free", (long long)a,
 			 model, (long long)b);
 	singular(buf);
+	return buf;
+}
+
+/* Why a reserved job did not fit now (its reason before it reserved,
+ * fw_pending.why_b), in a few words; NULL: its name only. */
+static const char *no_room_words(int64_t r)
+{
+	switch (r) {
+	case FW_REASON_GANG_NO_FIT:
+		return "too few whole GPUs are free at once";
+	case FW_REASON_GPUS_BUSY:
+		return "no node has the GPUs free";
+	case FW_REASON_FAIRSHARE_ORDER:
+		return "jobs served before it in fair-share order took the room";
+	case FW_REASON_TOPOLOGY:
+		return "no domain of its required level has the GPUs free";
+	case FW_REASON_NODE_FILTER:
+		return "the nodes it may use lack the room";
+	case FW_REASON_HEALTH:
+		return "health holds back the nodes it needs";
+	case FW_REASON_LEAVING:
+		return "the only room is on nodes that leave before it would end";
+	default:
+		return NULL;
+	}
+}
+
+char *fw_pending_format(const struct fw_snapshot *s, const struct fw_pending *r, char *buf, size_t n)
+{
+	const char *words;
+	size_t k;
+
+	fw_reason_format_job(s, r->job, r->reason, r->a, r->b, buf, n);
+	if (r->reason != FW_REASON_HAS_RESERVATION || (k = strlen(buf)) + 1 >= n)
+		return buf;
+	if (r->why_a >= 0 && r->why_a < s->njobs)
+		snprintf(buf + k, n - k, "; not now: it fits, but would delay the reservation of %s (due at t=%lld)",
+			 s->jobs[r->why_a].name, (long long)r->why_b);
+	else if (r->why_a < 0 && (words = no_room_words(r->why_b)) != NULL)
+		snprintf(buf + k, n - k, "; not now: %s", words);
+	else if (r->why_a < 0 && r->why_b > FW_REASON_STARTED && r->why_b < FW_REASON_COUNT)
+		snprintf(buf + k, n - k, "; not now: no room for it (%s)", fw_reason_name((enum fw_reason)r->why_b));
 	return buf;
 }
 

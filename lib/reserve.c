@@ -274,6 +274,27 @@ static void ev_sort(struct ev *v, struct ev *tmp, int32_t n, int32_t njobs)
 	}
 }
 
+/* When a running job is expected to end: at its expected end
+ * (fw__job_end); once past it, still running, as long again from now as
+ * it has run (the longer a job has overrun, the longer it is likely to
+ * go on), but no later than its run-time limit, where the cycle ends it.
+ * Not "now" for ever: a reservation on its node at now would read "in 0
+ * s" cycle after cycle while the node's other GPUs, held for it, stayed
+ * idle; from its expected end on, a job that ends before it backfills
+ * them. */
+static fw_time running_end(const struct cyc *y, const struct fw_job *job)
+{
+	fw_time end = fw__job_end(y, job, job->start_time), now = y->s->now, m = fw__limit(y, job);
+	fw_time ran = now - job->start_time;
+
+	if (end == FW__NEVER || end >= now)
+		return end;
+	end = ran < FW__NEVER - now ? now + ran : FW__NEVER;
+	if (m > 0 && m < FW__NEVER - job->start_time && job->start_time + m < end)
+		end = job->start_time + m;
+	return end > now ? end : now + 1;
+}
+
 /* Running jobs of the snapshot, by end time: the same for every
  * reservation of the cycle, so sorted once and kept in y. */
 static int running_events(struct cyc *y)
@@ -298,10 +319,10 @@ static int running_events(struct cyc *y)
 		if (y->ji[j].pending || (y->evicted && y->evicted[j]))
 			continue;
 		const struct fw_job *job = &s->jobs[j];
-		fw_time end = fw__job_end(y, job, job->start_time);
+		fw_time end = running_end(y, job);
 		if (end == FW__NEVER)
 			continue;
-		v[n++] = (struct ev){ .end = end < s->now ? s->now : end, .job = j,
+		v[n++] = (struct ev){ .end = end, .job = j,
 				      .tasks = s->allocs + job->alloc_first, .ntasks = job->alloc_count };
 	}
 	ev_sort(v, tmp, n, s->njobs);

@@ -67,7 +67,7 @@ static char *reason_text(const struct fw_snapshot *s, const struct fw_pending *r
 				 (long long)r->b);
 		return buf;
 	}
-	return fw_reason_format_job(s, r->job, r->reason, r->a, r->b, buf, n);
+	return fw_pending_format(s, r, buf, n); /* a reserved job's: and why not now */
 }
 
 static double gpus(int64_t milli)

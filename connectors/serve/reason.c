@@ -36,9 +36,12 @@ static bool node_text(const struct fw_snapshot *s, enum fw_reason r, int64_t a, 
 	if (r == FW_REASON_DRAIN_REQUEUE)
 		snprintf(buf, n, "drain: node \"%s\" is unhealthy; its %lld running job%s evicted and requeued", node, k,
 			 k == 1 ? " is" : "s are");
-	else if (r == FW_REASON_DRAIN_FINISH)
-		snprintf(buf, n, "drain: node \"%s\" is unhealthy or draining; nothing new lands and its %lld running job%s "
-				 "may finish", node, k, k == 1 ? "" : "s");
+	else if (r == FW_REASON_DRAIN_FINISH) /* which of the two: the snapshot's */
+		snprintf(buf, n, "drain: node \"%s\" is %s; nothing new lands and its %lld running job%s may finish", node,
+			 s->nodes[a].health == FW_HEALTH_UNHEALTHY  ? "unhealthy"
+			 : s->nodes[a].health == FW_HEALTH_DRAINING ? "draining"
+								    : "unhealthy or draining",
+			 k, k == 1 ? "" : "s");
 	else
 		snprintf(buf, n, "evicted: node \"%s\" it runs on is unhealthy and drained; the job is requeued (%lld of "
 				 "its tasks %s there)", node, k, k == 1 ? "was" : "were");

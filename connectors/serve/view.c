@@ -93,8 +93,8 @@ static void waiting_text(const struct fw_snapshot *s, const struct fw_plan *p, c
 		fw_serve_budget_text(s, p, job, a, b, buf, n);
 	else if (r == FW_REASON_BUDGET_SHORT)
 		fw_serve_short_text(s, left, job, a, b, buf, n);
-	else if (r == FW_REASON_OVER_QUOTA || r == FW_REASON_QUEUE_LIMIT) /* the queue, its limit */
-		fw_reason_format_job(s, job, r, a, b, buf, n);
+	else if (r == FW_REASON_OVER_QUOTA || r == FW_REASON_QUEUE_LIMIT || r == FW_REASON_HEALTH)
+		fw_reason_format_job(s, job, r, a, b, buf, n); /* the queue, its limit; the nodes' kinds */
 	else
 		fw_serve_reason_text(s, r, a, b, buf, n);
 }
@@ -148,6 +148,8 @@ static void pending_fields(json_t *o, const struct fw_snapshot *s, const struct 
 	if (pe->reason == FW_REASON_GPU_MODEL || pe->reason == FW_REASON_SLICES ||
 	    pe->reason == FW_REASON_TOPOLOGY) /* names the model, the level */
 		fw_reason_format_job(s, pe->job, pe->reason, pe->a, pe->b, buf, sizeof buf);
+	else if (pe->reason == FW_REASON_HAS_RESERVATION) /* and why not now */
+		fw_pending_format(s, pe, buf, sizeof buf);
 	else
 		waiting_text(s, p, left, pe->job, pe->reason, pe->a, pe->b, buf, sizeof buf);
 	json_object_set_new(o, "reason", json_string(fw_reason_name(pe->reason)));

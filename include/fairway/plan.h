@@ -15,14 +15,20 @@
  * expected to start (lib/estimate.c), always after now: this plan does
  * not start it, so the next cycle is its earliest (now + 1 where any rule
  * below gives now: room this plan frees but does not fill, that of
- * evicted victims their preemptors left or of running jobs past their
- * expected ends, or a start bound that stopped the cycle):
+ * evicted victims their preemptors left or of running jobs expected to
+ * end just now, or a start bound that stopped the cycle):
  *   - a job with a reservation: the reservation's time (its pending
  *     entry's `a`), or sooner for a gang that starves first (below);
  *   - any other job: the earliest time its shape fits once running jobs
  *     and this plan's starts end at their expected end times, with every
  *     reserved node held until its reserved job is expected to end (the
- *     reservation walk of reserve.c, run dry, once for all shapes);
+ *     reservation walk of reserve.c, run dry, once for all shapes).  A
+ *     running job past its expected end is expected to run as long again
+ *     from now as it has run, but no later than its run-time limit (the
+ *     smallest of its own and its queues' maxRuntime, where the cycle
+ *     ends it): reservations, backfill and estimates all count on that
+ *     end, so a reservation on its node is not at now cycle after cycle
+ *     while the node's other GPUs stay idle;
  *   - and the jobs ahead count: the first config.estimate_depth blocked
  *     jobs of one task without a reservation (snapshot.h; default
  *     FW_ESTIMATE_DEPTH_DEFAULT), in the order allocate tried them, are
@@ -52,13 +58,18 @@
  *   - under a policy with a starvation age (policy.h starve_after_s), a
  *     gang is tried ahead of the fair-share order once it has waited that
  *     long, behind the older gangs.  The 64 oldest waiting gangs are
- *     placed, oldest first, in a time profile of free task slots (whole
+ *     placed one after another in a time profile of free task slots (whole
  *     free GPUs, or whole free g-GPU slots per node when every one of
  *     them asks for tasks of g GPUs: two 8-GPU tasks need two free nodes,
  *     not 16 GPUs; running jobs' and this plan's ends, reservations
  *     held), topology aside, each at the first time it fits for its
- *     runtime: a gang with no reservation no earlier than its estimate
- *     above and its starving time (submit + the age); a reserved gang
+ *     runtime, in the order the cycle tried them: a gang with no
+ *     reservation no earlier than its estimate above and the sooner of
+ *     its starving time (submit + the age) and its turn to reserve (a
+ *     cycle reserves for the first reserve_depth blocked jobs it tries,
+ *     so a gang's turn comes when fewer than that many of the jobs tried
+ *     before it still wait: the depth-th latest of their estimates; now
+ *     when fewer wait ahead); a reserved gang
  *     that is not starving yet and whose reservation lies beyond its
  *     starving time, from its starving time on, if that is sooner than
  *     its reservation (the checker allows a reserved job's estimate
@@ -209,7 +220,7 @@ enum fw_decision_kind {
 	X(PREEMPTED, preempted,                                                \
 	  "evicted: job #%lld of higher priority in the same queue (#%lld) takes its GPUs") \
 	X(HEALTH, health,                                                      \
-	  "nodes unhealthy: %lld of the %lld nodes that could fit it are unhealthy, suspect (on probation) or have bad GPUs; the healthy ones lack the free GPUs") \
+	  "nodes unhealthy: %lld of the %lld nodes with GPUs (cordoned ones aside) are unhealthy, draining, suspect (on probation) or have bad GPUs; the others lack the free GPUs for it") \
 	X(DRAIN_REQUEUE, drain_requeue,                                        \
 	  "drain: node #%lld is unhealthy; its %lld running jobs are evicted and requeued") \
 	X(DRAIN_FINISH, drain_finish,                                          \
@@ -282,7 +293,15 @@ struct fw_pending {
 	fw_time expected_start;     /* > now (a later cycle), or FW_TIME_UNKNOWN */
 	enum fw_reason unknown_why; /* NONE when expected_start is known */
 	int32_t ahead;              /* jobs ahead of it in its line, waiting */
-	int64_t why_a, why_b;       /* unknown_why's arguments */
+	int64_t why_a, why_b;       /* unknown_why's arguments; for a job
+				     * with a reservation (HAS_RESERVATION,
+				     * its start known), why it did not
+				     * start now: why_a the job whose
+				     * reservation it would have delayed
+				     * and why_b that one's time (it fit,
+				     * reason RESERVED before it reserved),
+				     * else why_a -1 and why_b the reason
+				     * it did not fit (GANG_NO_FIT, ...) */
 };
 
 struct fw_queue_result {
@@ -329,6 +348,13 @@ char *fw_reason_format(enum fw_reason r, int64_t a, int64_t b, char *buf,
  * one rack").  Other reasons read as fw_reason_format's. */
 char *fw_reason_format_job(const struct fw_snapshot *s, int32_t job, enum fw_reason r, int64_t a, int64_t b,
 			   char *buf, size_t n);
+/* A pending entry's reason for job r->job of s, as fw_reason_format_job,
+ * and for a job with a reservation why it did not start now (why_a,
+ * why_b): "...; not now: it fits, but would delay the reservation of j4
+ * (due at t=9000)", or "...; not now: too few whole GPUs are free at
+ * once" (GANG_NO_FIT; a reason without such words by its name).
+ * Bytes: FW_REASON_TEXT_MAX + FW_NAME_MAX hold it. */
+char *fw_pending_format(const struct fw_snapshot *s, const struct fw_pending *r, char *buf, size_t n);
 
 /* An OVER_QUOTA or QUEUE_LIMIT reason's b: the resource k (enum fw_res)
  * of queue q's limit, q the queue whose limit binds (the job's own, or an

@@ -2984,8 +2984,8 @@ TEST(reclaim_stops_at_the_start_budget)
 }
 
 /* A waiting job is never expected at now: this plan does not start it.
- * A running job past its expected end ends "now" in the estimate walk,
- * where w (tried, no room) then fits; its estimate is the next second,
+ * A running job due to end now ends "now" in the estimate walk, where w
+ * (tried, no room) then fits; its estimate is the next second,
  * under a policy that reserves (the reservation at now) and one that
  * does not.  It read "now" before, as did thousands of jobs on a full
  * fleet each cycle (evicted victims' room that their preemptors left). */
@@ -3000,7 +3000,7 @@ TEST(no_waiting_job_is_expected_at_now)
 		s->now = 1000;
 		int r = tb_job(s, "late", 0, 1, 8, 1000, 0), w = tb_job(s, "w", 0, 1, 8, 1000, 500);
 		tb_run(s, r, 1, &n0, 0xff);
-		s->jobs[r].expected_runtime = 100; /* due at t=100: overdue */
+		s->jobs[r].expected_runtime = 1000; /* due at t=1000: now */
 		s->jobs[r].preemptible = false;
 		s->jobs[w].expected_runtime = 100;
 		struct fw_plan *p = run(s, pols[k]);
@@ -3008,6 +3008,11 @@ TEST(no_waiting_job_is_expected_at_now)
 		ASSERT(decision(p, w, FW_DECIDE_START) == NULL); /* fairway reserves it at now */
 		ASSERT(fw_plan_pending_for(p, w) != NULL);
 		ASSERT_EQ(fw_plan_pending_for(p, w)->expected_start, s->now + 1);
+		/* overdue (due at t=100): it runs as long again, 1000 s more */
+		s->jobs[r].expected_runtime = 100;
+		p = run(s, pols[k]);
+		ASSERT(p != NULL);
+		ASSERT_EQ(fw_plan_pending_for(p, w)->expected_start, 2000);
 		fw_snapshot_free(s);
 	}
 }
@@ -3888,9 +3893,11 @@ TEST(checker_catches_a_start_of_a_running_job)
 }
 
 /* Estimates under a starvation age: a gang that earned no reservation is
- * expected no earlier than when it starves, and then behind older gangs
- * (a time profile of free GPUs, oldest first). */
-TEST(unreserved_gangs_are_expected_in_age_order_after_starving)
+ * expected once the cycles to come reserve for it (when the jobs ahead of
+ * it within the reservation depth have started), or when it starves if
+ * that is sooner, behind the gangs tried before it (a time profile of
+ * free GPUs). */
+TEST(unreserved_gangs_are_expected_when_their_turn_to_reserve_comes)
 {
 	struct fw_snapshot *s = two_busy_nodes(100);
 	s->config.starve_after_s = 3600;
@@ -3906,9 +3913,11 @@ TEST(unreserved_gangs_are_expected_in_age_order_after_starving)
 	ASSERT(reservation_of(p, b) != NULL);
 	ASSERT_EQ(reservation_of(p, b)->at, 2000);
 	ASSERT(reservation_of(p, a1) == NULL && reservation_of(p, a2) == NULL);
-	/* a1 starves at 3600 (b holds both nodes 2000..3000), then a2 after it */
-	ASSERT_EQ(fw_plan_pending_for(p, a1)->expected_start, 3600);
-	ASSERT_EQ(fw_plan_pending_for(p, a2)->expected_start, 4100);
+	/* b starts at 2000 and a1 reserves then: it fits once b ends, at
+	 * 3000; a2 reserves once a1 starts and fits after it, at 3500 (both
+	 * before they starve, at 3600 and 3610) */
+	ASSERT_EQ(fw_plan_pending_for(p, a1)->expected_start, 3000);
+	ASSERT_EQ(fw_plan_pending_for(p, a2)->expected_start, 3500);
 	/* without a starvation age: the walk alone, once b's reservation
 	 * ends (gangs keep their shape's time at any estimate depth) */
 	s->config.starve_after_s = -1;
@@ -4029,6 +4038,133 @@ TEST(the_gang_queue_counts_free_task_slots_not_gpus)
 	p = run(s, "fairway");
 	ASSERT(p != NULL);
 	ASSERT(fw_plan_pending_for(p, g) == NULL);
+	fw_snapshot_free(s);
+}
+
+/* Two 8-GPU nodes a and b, one queue; a busy until 3600 (QA's gest.yaml). */
+static struct fw_snapshot *gang_line(fw_time now)
+{
+	struct fw_snapshot *s = fw_snapshot_new();
+	tb_node(s, "a", 8, NULL, NULL, NULL, NULL);
+	tb_node(s, "b", 8, NULL, NULL, NULL, NULL);
+	tb_queue(s, "q", -1, 16, -1, 1);
+	s->now = now;
+	s->config.reserve_depth = 1;
+	return s;
+}
+
+/* With one reservation a cycle, a gang behind the reserved one reserves
+ * in the cycle that starts the one ahead, after it: its estimate is that
+ * reservation, not its starving time a day after its submission (g2
+ * read t=86400, then held a reservation at 10800 one cycle later). */
+TEST(a_gang_is_expected_when_the_reservation_ahead_lets_it_reserve)
+{
+	struct fw_snapshot *s = gang_line(0);
+	int zero = 0, both[] = { 0, 1 };
+	int run0 = tb_job(s, "run", 0, 1, 8, 1000, 0);
+	tb_run(s, run0, 1, &zero, 0xff);
+	s->jobs[run0].start_time = 0;
+	s->jobs[run0].expected_runtime = 3600;
+	int g1 = tb_job(s, "g1", 0, 2, 8, 1000, 0), g2 = tb_job(s, "g2", 0, 2, 8, 1000, 0);
+	int g3 = tb_job(s, "g3", 0, 2, 4, 1000, 0), s1 = tb_job(s, "s1", 0, 1, 8, 1000, 0);
+	for (int j = g1; j <= s1; j++)
+		s->jobs[j].expected_runtime = 7200;
+	struct fw_plan *p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT(reservation_of(p, g1) != NULL && reservation_of(p, g2) == NULL);
+	ASSERT_EQ(reservation_of(p, g1)->at, 3600);
+	ASSERT_EQ(fw_plan_pending_for(p, g2)->expected_start, 10800); /* once g1 ends */
+	ASSERT_EQ(fw_plan_pending_for(p, g3)->expected_start, 18000); /* once g2 ends */
+	/* the next cycle: g1 runs, g2 holds the reservation the estimate said */
+	struct fw_snapshot *t = gang_line(3600);
+	g1 = tb_job(t, "g1", 0, 2, 8, 1000, 0);
+	tb_run(t, g1, 2, both, 0xff);
+	t->jobs[g1].start_time = 3600;
+	g2 = tb_job(t, "g2", 0, 2, 8, 1000, 0);
+	g3 = tb_job(t, "g3", 0, 2, 4, 1000, 0);
+	s1 = tb_job(t, "s1", 0, 1, 8, 1000, 0);
+	for (int j = g1; j <= s1; j++)
+		t->jobs[j].expected_runtime = 7200;
+	p = run(t, "fairway");
+	ASSERT(p != NULL);
+	ASSERT(reservation_of(p, g2) != NULL);
+	ASSERT_EQ(reservation_of(p, g2)->at, 10800);
+	ASSERT_EQ(fw_plan_pending_for(p, g3)->expected_start, 18000);
+	fw_snapshot_free(t);
+	fw_snapshot_free(s);
+}
+
+/* A running job past its expected end (QA's over.yaml): it is expected to
+ * run as long again as it has run, at most to its run-time limit.  Not
+ * "now" for ever: the reservation and the estimate agree, and the idle
+ * node takes a job that ends before the reservation. */
+TEST(a_job_past_its_expected_end_is_expected_to_run_as_long_again)
+{
+	struct fw_snapshot *s = gang_line(7200);
+	int zero = 0;
+	s->config.reserve_depth = 0; /* the policy's */
+	int o = tb_job(s, "overrun", 0, 1, 8, 1000, 0);
+	tb_run(s, o, 1, &zero, 0xff);
+	s->jobs[o].start_time = 0;
+	s->jobs[o].expected_runtime = 600;
+	int big = tb_job(s, "big", 0, 2, 8, 1000, 0), fill = tb_job(s, "filler", 0, 1, 8, 1000, 100);
+	s->jobs[big].expected_runtime = s->jobs[fill].expected_runtime = 3600;
+	struct fw_plan *p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT(reservation_of(p, big) != NULL);
+	ASSERT_EQ(reservation_of(p, big)->at, 14400);
+	ASSERT_EQ(fw_plan_pending_for(p, big)->expected_start, 14400);
+	ASSERT(decision(p, fill, FW_DECIDE_START) != NULL);
+	ASSERT_EQ(node_of(p, fill, 0), 1);
+	/* a run-time limit bounds it: the cycle ends it at 9000 */
+	s->jobs[o].max_runtime_s = 9000;
+	p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT_EQ(reservation_of(p, big)->at, 9000);
+	ASSERT_EQ(fw_plan_pending_for(p, big)->expected_start, 9000);
+	ASSERT(decision(p, fill, FW_DECIDE_START) == NULL); /* it would run past 9000 */
+	fw_snapshot_free(s);
+}
+
+/* A reserved job that could start now but for an earlier reservation
+ * says so (QA's est2.yaml: j3 fits on a's free GPUs, which j4 holds from
+ * t=9000), as it does with one reservation a cycle (reason reserved). */
+TEST(a_reserved_job_says_why_it_did_not_start_now)
+{
+	struct fw_snapshot *s = gang_line(7200);
+	int one = 1;
+	char buf[FW_REASON_TEXT_MAX + FW_NAME_MAX];
+	s->config.reserve_depth = 0; /* the policy's */
+	int rb = tb_job(s, "runB", 0, 1, 6, 1000, 0);
+	tb_run(s, rb, 1, &one, 0x3f);
+	s->jobs[rb].start_time = 0;
+	s->jobs[rb].expected_runtime = 10800;
+	int j2 = tb_job(s, "j2", 0, 1, 4, 1000, 0), j3 = tb_job(s, "j3", 0, 1, 4, 1000, 0);
+	int j4 = tb_job(s, "j4", 0, 1, 8, 1000, 0), j6 = tb_job(s, "j6", 0, 1, 2, 1000, 0);
+	s->jobs[j2].expected_runtime = 1800;
+	s->jobs[j3].expected_runtime = 7200;
+	s->jobs[j4].expected_runtime = 3600;
+	s->jobs[j6].expected_runtime = 18000;
+	struct fw_plan *p = run(s, "fairway");
+	ASSERT(p != NULL);
+	ASSERT(start_of(p, j2) != NULL);
+	ASSERT_EQ(reservation_of(p, j4)->at, 9000);
+	const struct fw_pending *r = fw_plan_pending_for(p, j3);
+	ASSERT_EQ(r->reason, FW_REASON_HAS_RESERVATION);
+	ASSERT_EQ(r->why_a, j4);
+	ASSERT_EQ(r->why_b, 9000);
+	ASSERT_STR_EQ(fw_pending_format(s, r, buf, sizeof buf),
+		      "reserved: nodes are held for it from t=10800 (in 3600 s); not now: it fits, but would delay "
+		      "the reservation of j4 (due at t=9000)");
+	/* j4 (8 GPUs) fit on a at the cycle's start, but j2, served first,
+	 * took half of it: no room now, and why */
+	r = fw_plan_pending_for(p, j4);
+	ASSERT_EQ(r->reason, FW_REASON_HAS_RESERVATION);
+	ASSERT_EQ(r->why_a, -1);
+	ASSERT_EQ(r->why_b, FW_REASON_FAIRSHARE_ORDER);
+	ASSERT_STR_EQ(fw_pending_format(s, r, buf, sizeof buf),
+		      "reserved: nodes are held for it from t=9000 (in 1800 s); not now: jobs served before it in "
+		      "fair-share order took the room");
 	fw_snapshot_free(s);
 }
 
@@ -5602,8 +5738,9 @@ TEST(estimates_ahead_never_change_decisions)
 	reclaim_evicts_nothing_when_the_preemptor_would_not_fit_anyway, preemption_within_a_queue_by_priority, \
 	reclaim_never_takes_a_queue_over_its_fair_share, narrowing_reclaim_never_inverts_two_queues, \
 	narrowing_reclaim_compares_the_children_of_the_common_ancestor, reclaim_stops_at_the_start_budget, no_waiting_job_is_expected_at_now, a_fractional_job_is_not_told_gang_no_fit, a_one_task_job_waits_for_busy_gpus_and_a_gang_for_its_fit, queues_tied_on_share_go_by_priority, reclaim_starts_an_elastic_gang_at_its_minimum, \
-	unreserved_gangs_are_expected_in_age_order_after_starving, a_gang_reserved_beyond_its_starving_time_is_expected_sooner, a_starving_gangs_reservation_outlives_the_start_limit, \
-	the_gang_queue_counts_free_task_slots_not_gpus, conservative_backfill_reserves_for_every_blocked_job, the_config_sets_how_many_blocked_jobs_get_a_reservation, consolidation_moves_small_jobs_to_free_nodes_for_a_gang, \
+	unreserved_gangs_are_expected_when_their_turn_to_reserve_comes, a_gang_reserved_beyond_its_starving_time_is_expected_sooner, a_starving_gangs_reservation_outlives_the_start_limit, \
+	the_gang_queue_counts_free_task_slots_not_gpus, a_gang_is_expected_when_the_reservation_ahead_lets_it_reserve, \
+	a_job_past_its_expected_end_is_expected_to_run_as_long_again, a_reserved_job_says_why_it_did_not_start_now, conservative_backfill_reserves_for_every_blocked_job, the_config_sets_how_many_blocked_jobs_get_a_reservation, consolidation_moves_small_jobs_to_free_nodes_for_a_gang, \
 	checker_catches_a_start_of_a_running_job, a_starving_gang_is_tried_first_and_reserved, reclaim_spares_a_job_that_started_after_starving, \
 	evictions_are_bounded_per_cycle, reclaim_is_deterministic_and_keeps_every_invariant_on_random_snapshots, \
 	reclaim_never_takes_back_what_the_last_cycle_reclaimed, \

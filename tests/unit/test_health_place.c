@@ -125,7 +125,11 @@ TEST(unhealthy_node_excluded)
 	ASSERT_EQ(r->a, 1);
 	ASSERT_EQ(r->b, 2);
 	fw_reason_format(r->reason, r->a, r->b, buf, sizeof buf);
-	ASSERT_STR_CONTAINS(buf, "nodes unhealthy: 1 of the 2 nodes");
+	ASSERT_STR_CONTAINS(buf, "nodes unhealthy: 1 of the 2 nodes with GPUs");
+	/* with the snapshot: which kind the node is */
+	fw_reason_format_job(s, 1, r->reason, r->a, r->b, buf, sizeof buf);
+	ASSERT_STR_EQ(buf, "nodes unhealthy: 1 of the 2 nodes with GPUs (cordoned ones aside) are held back by health "
+			   "(1 unhealthy); the others lack the free GPUs for it");
 	ASSERT_STR_EQ(fw_reason_name(FW_REASON_HEALTH), "health");
 	fw_snapshot_free(s);
 }
@@ -985,6 +989,10 @@ TEST(a_gang_health_holds_back_is_not_never_fits)
 	}
 	fw_reason_format(FW_REASON_HEALTH, 2, 4, buf, sizeof buf);
 	ASSERT_STR_CONTAINS(buf, "2 of the 4 nodes");
+	/* all of them held back: no "others" to lack the GPUs */
+	fw_reason_format(FW_REASON_HEALTH, 4, 4, buf, sizeof buf);
+	ASSERT_STR_CONTAINS(buf, "all 4 nodes with GPUs (cordoned ones aside) are unhealthy");
+	ASSERT(strstr(buf, "others") == NULL);
 
 	s->nodes[2].health = FW_HEALTH_HEALTHY; /* cordoned, healthy: not coming back */
 	s->nodes[3].health = FW_HEALTH_HEALTHY;

@@ -110,6 +110,13 @@ TEST(drains_name_the_node)
 		      "drain: node \"h100-014\" is unhealthy; its 1 running job is evicted and requeued");
 	ASSERT_STR_EQ(text(s, FW_REASON_DRAIN_FINISH, 0, 1),
 		      "drain: node \"n0\" is unhealthy or draining; nothing new lands and its 1 running job may finish");
+	/* the node's health says which of the two */
+	s->nodes[0].health = FW_HEALTH_DRAINING;
+	ASSERT_STR_EQ(text(s, FW_REASON_DRAIN_FINISH, 0, 1),
+		      "drain: node \"n0\" is draining; nothing new lands and its 1 running job may finish");
+	s->nodes[0].health = FW_HEALTH_UNHEALTHY;
+	ASSERT_STR_EQ(text(s, FW_REASON_DRAIN_FINISH, 0, 2),
+		      "drain: node \"n0\" is unhealthy; nothing new lands and its 2 running jobs may finish");
 	fw_snapshot_free(s);
 }
 
