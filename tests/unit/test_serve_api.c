@@ -2594,6 +2594,16 @@ static void shows_body(json_t *got, json_t *body)
 	}
 }
 
+/* Two racks of one node each, an H100 node and an A100 node, and one
+ * queue q: the fleet of the gpuModel and topology level tests below. */
+static const char two_racks_yaml[] = "now: 0\n"
+				     "topology: {levels: [rack]}\n"
+				     "nodes:\n"
+				     "  - {name: a0, gpus: 8, gpuModel: H100, cpu: 64, memory: 512Gi, topology: {rack: r0}}\n"
+				     "  - {name: b0, gpus: 4, gpuModel: A100, cpu: 32, memory: 256Gi, topology: {rack: r1}}\n"
+				     "queues:\n"
+				     "  - {name: q, resources: {gpu: {quota: 12}}}\n";
+
 /* GET /v1/jobs/NAME and the job's row of GET /v1/jobs show every member
  * the job was submitted with, under the body's names, before the first
  * cycle (the local backend's copy), once planned (the view) and once
@@ -2603,13 +2613,6 @@ static void shows_body(json_t *got, json_t *body)
  * post back as a new job. */
 TEST(a_job_shows_every_member_it_was_submitted_with)
 {
-	static const char racks[] = "now: 0\n"
-				    "topology: {levels: [rack]}\n"
-				    "nodes:\n"
-				    "  - {name: a0, gpus: 8, gpuModel: H100, cpu: 64, memory: 512Gi, topology: {rack: r0}}\n"
-				    "  - {name: b0, gpus: 4, gpuModel: A100, cpu: 32, memory: 256Gi, topology: {rack: r1}}\n"
-				    "queues:\n"
-				    "  - {name: q, resources: {gpu: {quota: 12}}}\n";
 	static const char sent[] = "{\"name\":\"full\",\"queue\":\"q\",\"user\":\"ann\",\"priority\":3,\"preemptible\":false,"
 				   "\"spread\":true,\"runtime\":600,\"minMember\":1,\"preferredLevel\":\"rack\","
 				   "\"checkpointInterval\":60,\"maxRuntime\":3600,\"exitCode\":2,"
@@ -2620,7 +2623,7 @@ TEST(a_job_shows_every_member_it_was_submitted_with)
 	size_t i;
 
 	json_object_set_new(json_array_get(json_object_get(body, "tasks"), 0), "gpuModel", json_string("H100"));
-	up_yaml = racks;
+	up_yaml = two_racks_yaml;
 	served_up(&f);
 	up_yaml = NULL;
 	ASSERT_STR_CONTAINS(answer(&f.d, "POST", "/v1/jobs", sent), "201 ");
@@ -2776,17 +2779,10 @@ TEST(an_array_may_not_be_named_as_a_jobs_base)
  * one model are refused.  A topology level typo names the level. */
 TEST(queue_model_keys_take_the_fleets_spelling_and_typos_are_named)
 {
-	static const char racks[] = "now: 0\n"
-				    "topology: {levels: [rack]}\n"
-				    "nodes:\n"
-				    "  - {name: a0, gpus: 8, gpuModel: H100, cpu: 64, memory: 512Gi, topology: {rack: r0}}\n"
-				    "  - {name: b0, gpus: 4, gpuModel: A100, cpu: 32, memory: 256Gi, topology: {rack: r1}}\n"
-				    "queues:\n"
-				    "  - {name: q, resources: {gpu: {quota: 12}}}\n";
 	struct served f;
 	json_t *q;
 
-	up_yaml = racks;
+	up_yaml = two_racks_yaml;
 	served_up(&f);
 	up_yaml = NULL;
 	ASSERT_STR_CONTAINS(answer(&f.d, "POST", "/v1/queues", "{\"name\":\"m\",\"deserved\":{\"gpu\":2},"
@@ -2899,17 +2895,10 @@ TEST(a_parent_cycle_is_told_from_the_queue_changed)
  * listing the cluster's levels. */
 TEST(a_model_in_another_case_is_the_fleets_and_a_bad_level_lists_the_levels)
 {
-	static const char racks[] = "now: 0\n"
-				    "topology: {levels: [rack]}\n"
-				    "nodes:\n"
-				    "  - {name: a0, gpus: 8, gpuModel: H100, cpu: 64, memory: 512Gi, topology: {rack: r0}}\n"
-				    "  - {name: b0, gpus: 4, gpuModel: A100, cpu: 32, memory: 256Gi, topology: {rack: r1}}\n"
-				    "queues:\n"
-				    "  - {name: q, resources: {gpu: {quota: 12}}}\n";
 	struct served f;
 	char body[512];
 
-	up_yaml = racks;
+	up_yaml = two_racks_yaml;
 	served_up(&f);
 	up_yaml = NULL;
 	const char *got = answer(&f.d, "POST", "/v1/jobs",
