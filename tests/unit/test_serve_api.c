@@ -1318,6 +1318,46 @@ static void served_restart(struct served *f)
 	}
 }
 
+/* A queue a store written before the API became strict holds with more
+ * than 6 decimals (its overQuotaWeight, its gpuHourBudget) is restored,
+ * rounded to 6, with one warning line on stderr naming the queue and the
+ * fields; the API still refuses such a value. */
+TEST(a_stored_queue_with_seven_decimals_is_restored_rounded)
+{
+	struct served f;
+	char err[4096];
+	FILE *tmp = tmpfile();
+	size_t got;
+	int keep;
+
+	ASSERT(tmp != NULL);
+	served_up(&f);
+	ASSERT_OK(fw_store_put(f.d.store, FW_STORE_QUEUES, "old",
+			       "{\"name\":\"old\",\"deserved\":{\"gpu\":1},\"overQuotaWeight\":{\"gpu\":1.2345678},"
+			       "\"gpuHourBudget\":50.0000004}"));
+	fflush(stderr);
+	keep = dup(2);
+	dup2(fileno(tmp), 2);
+	served_restart(&f);
+	fflush(stderr);
+	dup2(keep, 2);
+	close(keep);
+	rewind(tmp);
+	got = fread(err, 1, sizeof err - 1, tmp);
+	err[got] = '\0';
+	fclose(tmp);
+	ASSERT(strstr(err, "fairway serve: warning: queue \"old\" in the store has more than 6 decimals: "
+			   "overQuotaWeight.gpu 1.2345678 -> 1.234568; gpuHourBudget 50.0000004 -> 50; restored rounded") != NULL);
+	int i = fw_serve_queue_index(&f.d, "old");
+	ASSERT(i >= 0);
+	ASSERT(f.d.queues[i].weight[FW_RES_GPU] == 1.234568);
+	ASSERT(f.d.queues[i].gpu_hour_budget == 50);
+	/* the API stays strict: a seventh decimal is refused, nothing changed */
+	ASSERT_EQ(send_as(&f.d, "PATCH", "/v1/queues/old", "{\"overQuotaWeight\":{\"gpu\":2.1234567}}"), 400);
+	ASSERT(f.d.queues[fw_serve_queue_index(&f.d, "old")].weight[FW_RES_GPU] == 1.234568);
+	served_down(&f);
+}
+
 /* A restart on a config whose queues or jobs are not the store's: the
  * store wins, and fw_serve_config_drift names each difference (what
  * `fairway serve` warns of): a queue only the config has, one only the
@@ -2934,7 +2974,7 @@ TEST_MAIN(the_plan_filters_by_kind_queue_job_node_and_limit, every_node_the_back
 	  log_rows_older_than_log_keep_are_deleted_by_the_cycle, the_job_list_filters_by_queue_and_user,
 	  a_cut_job_list_says_it_is_truncated, the_node_list_filters_by_health,
 	  the_decision_log_is_served_with_its_filters, time_to_start_counts_from_the_last_requeue_and_gpu_hours_accrue,
-	  a_drained_job_restarts_on_a_healthy_node_in_the_same_cycle, requeue_times_survive_a_restart, a_restart_names_what_the_config_says_and_the_store_overrides, requeue_times_of_jobs_gone_are_pruned, a_log_read_lets_the_state_lock_go,
+	  a_drained_job_restarts_on_a_healthy_node_in_the_same_cycle, requeue_times_survive_a_restart, a_stored_queue_with_seven_decimals_is_restored_rounded, a_restart_names_what_the_config_says_and_the_store_overrides, requeue_times_of_jobs_gone_are_pruned, a_log_read_lets_the_state_lock_go,
 	  a_restarted_job_keeps_its_submitted_runtime_in_the_view, health_answers_while_a_cycle_holds_the_state_lock,
 	  a_cycle_whose_backend_does_not_answer_fails_before_the_read, a_cycle_fetches_its_read_without_the_state_lock,
 	  a_job_cancelled_while_the_world_is_built_is_never_started,
