@@ -80,6 +80,14 @@ expect "plan-now-checks-start-times" 2 \
 expect "plan-now-after-every-job" 0 "now 5000," "$FW" plan --now 5000
 # GNU-style --flag=value everywhere, and a bare flag refuses one
 expect "plan-flag-equals-value" 0 "policy fifo" "$FW" plan --config=examples/cluster.yaml --policy=fifo
+# the QUEUES table names its weight column as `fairway fairshare` does: the
+# effective weight (after decayed usage) is EFF-WEIGHT, never a bare WEIGHT
+if out=$("$FW" plan --config examples/cluster.yaml 2>&1) &&
+	grep -qE '^  QUEUE .* DEMAND +EFF-WEIGHT$' <<<"$out" && ! grep -qE '(^| )WEIGHT( |$)' <<<"$out"; then
+	ok "plan-queues-column-eff-weight"
+else
+	bad "plan-queues-column-eff-weight"; grep -A1 '^QUEUES' <<<"$out"
+fi
 expect "plan-empty-value" 2 "--config needs a value" "$FW" plan --config=
 expect "plan-bare-flag-with-value" 2 "--json takes no value" "$FW" plan --json=yes
 expect "client-server-equals" 1 "cannot reach http://127.0.0.1:1" "$FW" jobs --server=http://127.0.0.1:1
