@@ -503,6 +503,17 @@ help_same "help-anywhere-sim-fgd" "$("$FW" sim fgd --help | head -1)" "sim fgd -
 help_same "help-anywhere-trace-sacct2fairway" "$("$FW" trace sacct2fairway --help | head -1)" \
 	"trace sacct2fairway --help" "trace --help sacct2fairway" "help trace sacct2fairway" \
 	"help trace sacct2fairway x" "trace sacct2fairway x y --help" "trace sacct2fairway --no-gpu-model --help"
+# every help's first word is a lower-case "usage:", and `fairway trace
+# --help` names sacct2fairway's arguments as its own help does
+expect "help-sim-fgd-lower-case-usage" 0 "usage: fairway sim fgd --pods FILE" "$FW" sim fgd --help
+expect "help-trace-names-sacct-file" 0 \
+	"usage: fairway trace sacct2fairway [--no-gpu-model] [--time-limits] SACCT_FILE OUT.csv|-" "$FW" trace --help
+if [ "$("$FW" trace --help | head -1)" = "$("$FW" trace sacct2fairway --help | head -1)" ] &&
+	! "$FW" sim fgd --help | grep -q 'Usage:' && ! "$FW" --help | grep -q ' IN OUT'; then
+	ok "help-trace-agrees-with-sacct2fairway"
+else
+	bad "help-trace-agrees-with-sacct2fairway"
+fi
 help_same "help-anywhere-plan-server" "$("$FW" plan --server http://127.0.0.1:1 --help | head -1)" \
 	"plan --server http://127.0.0.1:1 --help" "--server http://127.0.0.1:1 plan --help" \
 	"help plan --server http://127.0.0.1:1" "plan --help --server=http://127.0.0.1:1"
