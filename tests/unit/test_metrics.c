@@ -256,6 +256,10 @@ TEST(compare_rows_never_show_a_wait_as_zero_and_multi_node_follows_the_nodes)
 	ASSERT_STR_CONTAINS(row, "1662 min       <1 min*\n");
 	ASSERT(!strstr(out, " 0 min"));
 	ASSERT_STR_CONTAINS(out, "\n  p95, 9+ GPUs (multi-node)   ");
+	/* its label 30 wide as every row's, so its values line up under theirs:
+	 * its line as long as the row above's */
+	char *b9 = strstr(out, "\n  p95, 9+ GPUs (multi-node)") + 1;
+	ASSERT_EQ(strcspn(b9, "\n"), strcspn(row, "\n"));
 	free(out);
 	out = compare_p95(16);
 	ASSERT_STR_CONTAINS(out, "\n  p95, 9+ GPUs                ");
