@@ -116,8 +116,8 @@ def small_queues(P, starts, dur):
     the share of the run during which the queue holds twice its share or
     more.  Only queues where that instant's Jain is below 0.99."""
     fw = P["fairway"]
-    dq = {q: v["deserved_gpus"] for q, v in fw["by_queue"].items()}
-    window = fw["window_s"][1] - fw["window_s"][0]
+    dq = {q: v["deservedGpus"] for q, v in fw["byQueue"].items()}
+    window = fw["windowS"][1] - fw["windowS"][0]
     k, rows = len(dq), []
     for q in sorted(dq, key=lambda q: (dq[q], q)):
         sizes = sorted(g for qq, g, t, j in starts if qq == q)
@@ -132,18 +132,18 @@ def small_queues(P, starts, dur):
 
 
 def p95_multi(p):
-    return p["by_gpus"]["9+"]["time_to_start_s"]["p95"]
+    return p["byGpus"]["9+"]["timeToStartS"]["p95"]
 
 
 def est_ratio(p):
-    m = p["start_estimates"].get("multi_node_waited_1h") or {}
-    return m.get("abs_err_over_wait_p50"), m.get("jobs", 0)
+    m = p["startEstimates"].get("multiNodeWaited1h") or {}
+    return m.get("absErrOverWaitP50"), m.get("jobs", 0)
 
 
 def run_jain(p):
     """Jain over leaf queues of (time-mean allocated / time-mean fair)."""
-    xs = [q["alloc_gpus_mean"] / q["fair_gpus_mean"] for q in p["by_queue"].values()
-          if q.get("fair_gpus_mean", 0) > 1e-9]
+    xs = [q["allocGpusMean"] / q["fairGpusMean"] for q in p["byQueue"].values()
+          if q.get("fairGpusMean", 0) > 1e-9]
     return sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs)) if xs else float("nan")
 
 
@@ -161,16 +161,16 @@ def targets(P):
     a, f, s = p95_multi(fw), p95_multi(fifo), p95_multi(sl)
     r.append(("p95 time-to-start, 9+ GPUs: <= 0.7 x fifo and <= slurm",
               "%s (fifo %s, slurm %s)" % (days(a), days(f), days(s)), a <= 0.7 * f and a <= s))
-    j, js = fw["jct_mean_s"], sl["jct_mean_s"]
+    j, js = fw["jctMeanS"], sl["jctMeanS"]
     r.append(("mean JCT <= 1.02 x slurm", "%.3f x slurm" % (j / js), j <= 1.02 * js))
     r.append(("fairness_jain >= 0.95", "%.3f (slurm %.3f, fifo %.3f)" % (
-        fw["fairness_jain"], sl["fairness_jain"], fifo["fairness_jain"]), fw["fairness_jain"] >= 0.95))
+        fw["fairnessJain"], sl["fairnessJain"], fifo["fairnessJain"]), fw["fairnessJain"] >= 0.95))
     best = max(fifo["occupancy"], sl["occupancy"])
     r.append(("occupancy within 1 pp of the best baseline", "%.1f%% (best %.1f%%)" % (
         100 * fw["occupancy"], 100 * best), fw["occupancy"] >= best - 0.01))
-    lost = fw["lost_gpu_h"] / fw["used_gpu_h"] if fw["used_gpu_h"] else 0.0
+    lost = fw["lostGpuH"] / fw["usedGpuH"] if fw["usedGpuH"] else 0.0
     r.append(("GPU-h lost to preemption < 2% of used", "%.2f%% (%.1f GPU-h, %d evictions)" % (
-        100 * lost, fw["lost_gpu_h"], fw["evictions"]), lost < 0.02))
+        100 * lost, fw["lostGpuH"], fw["evictions"]), lost < 0.02))
     e, n = est_ratio(fw)
     es, _ = est_ratio(sl)
     r.append(("estimates, 9+ GPU jobs that waited 1 h+: median abs. error <= 25% of wait",
@@ -182,19 +182,19 @@ def targets(P):
 def table(P):
     rows = [
         ("occupancy (%)", lambda p: "%.1f" % (100 * p["occupancy"])),
-        ("GPU-h idle while jobs wait", lambda p: "%.0f" % p["idle_while_waiting_gpu_h"]),
-        ("time to start p50", lambda p: days(p["by_gpus"]["all"]["time_to_start_s"]["p50"])),
+        ("GPU-h idle while jobs wait", lambda p: "%.0f" % p["idleWhileWaitingGpuH"]),
+        ("time to start p50", lambda p: days(p["byGpus"]["all"]["timeToStartS"]["p50"])),
         ("time to start p95, 9+ GPUs", lambda p: days(p95_multi(p))),
-        ("time to start p95, 33+ GPUs", lambda p: days(p["by_gpus"]["33+"]["time_to_start_s"]["p95"])),
-        ("JCT mean", lambda p: days(p["jct_mean_s"])),
-        ("JCT p95", lambda p: days(p["jct_p95_s"])),
-        ("fairness (Jain, per instant, time-averaged)", lambda p: "%.3f" % p["fairness_jain"]),
+        ("time to start p95, 33+ GPUs", lambda p: days(p["byGpus"]["33+"]["timeToStartS"]["p95"])),
+        ("JCT mean", lambda p: days(p["jctMeanS"])),
+        ("JCT p95", lambda p: days(p["jctP95S"])),
+        ("fairness (Jain, per instant, time-averaged)", lambda p: "%.3f" % p["fairnessJain"]),
         ("fairness (Jain over the run's mean shares)", lambda p: "%.3f" % run_jain(p)),
         ("evictions", lambda p: "%d" % p["evictions"]),
-        ("GPU-h lost to evictions", lambda p: "%.1f" % p["lost_gpu_h"]),
+        ("GPU-h lost to evictions", lambda p: "%.1f" % p["lostGpuH"]),
         ("estimate abs. error / wait, 9+ GPUs waited 1 h+ (p50)",
          lambda p: "%.0f%%" % (100 * (est_ratio(p)[0] or 0))),
-        ("replay wall time (s)", lambda p: "%.2f" % p["replay_s"]),
+        ("replay wall time (s)", lambda p: "%.2f" % p["replayS"]),
     ]
     out = ["| metric | " + " | ".join(POLICIES) + " |", "|---|" + "---:|" * len(POLICIES)]
     for name, f in rows:
@@ -372,7 +372,7 @@ def windows_section(fair_runs):
     out = ["### The same index over longer windows", "",
            "A queue that takes its turn with an indivisible job counts as unfair at every instant of",
            "the turn, even when the turns even out.  So the JSON also gives the index over fixed windows",
-           "(`fairness_jain_windows`: per window, GPU-time received / fair GPU-time per queue, then",
+           "(`fairnessJainWindows`: per window, GPU-time received / fair GPU-time per queue, then",
            "Jain; docs/metrics.md), and the last column takes the whole run as one window (the queues'",
            "mean allocation over their mean fair share).  The fair share in every plan (the engine's,",
            "for every policy) is capped by each queue's demand, waiting jobs included, so a policy that",
@@ -386,19 +386,19 @@ def windows_section(fair_runs):
     for (label, trace), P in zip(labels, fair_runs):
         for pol in POLICIES:
             p = P[pol]
-            w = p.get("fairness_jain_windows", {})
+            w = p.get("fairnessJainWindows", {})
             out.append("| %s | %s | %s | %.3f | %s | %.3f |" % (
-                label, trace, pol, p["fairness_jain"],
+                label, trace, pol, p["fairnessJain"],
                 " | ".join("%.3f" % w[k] if w.get(k) is not None else "-" for k in WINDOWS),
                 run_jain(p)))
-        w7 = P["fairway"].get("fairness_jain_windows", {}).get("7d")
+        w7 = P["fairway"].get("fairnessJainWindows", {}).get("7d")
         if w7 is not None:
             best7.append(w7)
-    behind = ["%s %s (%.3f vs %.3f)" % (l, t, P["slurm"]["fairness_jain_windows"]["7d"],
-                                        P["fairway"]["fairness_jain_windows"]["7d"])
+    behind = ["%s %s (%.3f vs %.3f)" % (l, t, P["slurm"]["fairnessJainWindows"]["7d"],
+                                        P["fairway"]["fairnessJainWindows"]["7d"])
               for (l, t), P in zip(labels, fair_runs)
-              if (P["slurm"].get("fairness_jain_windows", {}).get("7d") or 0) >
-              (P["fairway"].get("fairness_jain_windows", {}).get("7d") or 0)]
+              if (P["slurm"].get("fairnessJainWindows", {}).get("7d") or 0) >
+              (P["fairway"].get("fairnessJainWindows", {}).get("7d") or 0)]
     fifo_run = [run_jain(P["fifo"]) for P in fair_runs]
     out += ["", "fifo, which keeps jobs waiting longest, scores %.3f to %.3f over the whole run: that column" % (
         min(fifo_run), max(fifo_run)), "says little about how fairly GPUs were shared."]
@@ -428,16 +428,16 @@ def jct_section(misses):
            "|---|---|---|---:|---:|---:|---:|"]
     single_up = multi_down = True
     for label, trace, P in misses:
-        fw, sl = P["fairway"]["by_gpus"], P["slurm"]["by_gpus"]
+        fw, sl = P["fairway"]["byGpus"], P["slurm"]["byGpus"]
         n = fw["all"]["jobs"]
         part = {}
         for b in ["1", "2-8", "9-32", "33+", "all"]:
             f, s = fw[b], sl[b]
             if not f["jobs"]:
                 continue
-            part[b] = (f["jct_mean_s"] - s["jct_mean_s"]) * f["jobs"] / n / 86400.0
+            part[b] = (f["jctMeanS"] - s["jctMeanS"]) * f["jobs"] / n / 86400.0
             out.append("| %s | %s | %s | %d | %s | %s | %+.3f d |" % (
-                label, trace, b, f["jobs"], days(f["jct_mean_s"]), days(s["jct_mean_s"]), part[b]))
+                label, trace, b, f["jobs"], days(f["jctMeanS"]), days(s["jctMeanS"]), part[b]))
         single_up &= part.get("1", 0) + part.get("2-8", 0) > part.get("all", 0)
         multi_down &= part.get("9-32", 0) + part.get("33+", 0) < 0
     if single_up and multi_down:
@@ -451,25 +451,25 @@ def jct_section(misses):
             "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     notes = []
     for label, trace, P in misses:
-        fw, sl = P["fairway"]["by_queue"], P["slurm"]["by_queue"]
-        n = P["fairway"]["by_gpus"]["all"]["jobs"]
-        qs = sorted(fw, key=lambda q: (fw[q]["deserved_gpus"], q))
-        half = [fw[q]["deserved_gpus"] for q in qs][len(qs) // 2]
+        fw, sl = P["fairway"]["byQueue"], P["slurm"]["byQueue"]
+        n = P["fairway"]["byGpus"]["all"]["jobs"]
+        qs = sorted(fw, key=lambda q: (fw[q]["deservedGpus"], q))
+        half = [fw[q]["deservedGpus"] for q in qs][len(qs) // 2]
         grp = {True: [], False: []}
         for q in qs:
             f, s_ = fw[q], sl[q]
             out.append("| %s | %s | %s | %.1f | %d | %s | %s | %s | %s | %.2f | %.2f | %+.3f d |" % (
-                label, trace, q, f["deserved_gpus"], f["jobs"], days(f["jct_mean_s"]), days(s_["jct_mean_s"]),
-                days(f["time_to_start_s"]["p50"]), days(s_["time_to_start_s"]["p50"]),
-                f["share_ratio_mean"] or 0, s_["share_ratio_mean"] or 0,
-                (f["jct_mean_s"] - s_["jct_mean_s"]) * f["jobs"] / n / 86400.0))
-            grp[f["deserved_gpus"] < half].append(q)
+                label, trace, q, f["deservedGpus"], f["jobs"], days(f["jctMeanS"]), days(s_["jctMeanS"]),
+                days(f["timeToStartS"]["p50"]), days(s_["timeToStartS"]["p50"]),
+                f["shareRatioMean"] or 0, s_["shareRatioMean"] or 0,
+                (f["jctMeanS"] - s_["jctMeanS"]) * f["jobs"] / n / 86400.0))
+            grp[f["deservedGpus"] < half].append(q)
 
         def held(byq, qq):
-            return sum(byq[q]["alloc_gpus_mean"] for q in qq) / max(1e-9, sum(byq[q]["fair_gpus_mean"] for q in qq))
+            return sum(byq[q]["allocGpusMean"] for q in qq) / max(1e-9, sum(byq[q]["fairGpusMean"] for q in qq))
 
         def agg(qq):
-            part = sum((fw[q]["jct_mean_s"] - sl[q]["jct_mean_s"]) * fw[q]["jobs"] for q in qq) / n / 86400.0
+            part = sum((fw[q]["jctMeanS"] - sl[q]["jctMeanS"]) * fw[q]["jobs"] for q in qq) / n / 86400.0
             return sum(fw[q]["jobs"] for q in qq), part, held(fw, qq), held(sl, qq)
         js, ps, hfs, hss = agg(grp[True])
         jb, pb, hfb, hsb = agg(grp[False])
@@ -504,7 +504,7 @@ def ticks_section(binary, traces_dir):
             for tick in TICKS:
                 _, _, P, _ = run(binary, traces_dir, trace, nodes, extra + ["--tick", str(tick)])
                 fw, sl, fifo = P["fairway"], P["slurm"], P["fifo"]
-                jr = fw["jct_mean_s"] / sl["jct_mean_s"]
+                jr = fw["jctMeanS"] / sl["jctMeanS"]
                 occ = 100 * (fw["occupancy"] - max(fifo["occupancy"], sl["occupancy"]))
                 met = sum(1 for _, _, ok in targets(P) if ok)
                 spans.setdefault((label, trace), []).append(jr)
@@ -563,7 +563,7 @@ def trade_row(label, trace, shown, P, met):
     """A row of the variant tables: JCT and p95 9+ ratios, occupancy gap."""
     fw, sl, fifo = P["fairway"], P["slurm"], P["fifo"]
     return "| %s | %s | %s | %.3f | %.2f | %.2f | %+.1f | %d |" % (
-        label, trace, shown, fw["jct_mean_s"] / sl["jct_mean_s"], p95_multi(fw) / p95_multi(sl),
+        label, trace, shown, fw["jctMeanS"] / sl["jctMeanS"], p95_multi(fw) / p95_multi(sl),
         p95_multi(fw) / p95_multi(fifo),
         100 * (fw["occupancy"] - max(fifo["occupancy"], sl["occupancy"])), met)
 
@@ -690,10 +690,10 @@ def xfactor_section(binary, traces_dir, fair_runs):
     for label, trace, k, _, P, t, met in variant_runs(binary, traces_dir, fair_runs, "xfactor-cap", XCAP):
         met_by[k] = met_by.get(k, 0) + met
         fw = P["fairway"]
-        jct.setdefault(k, []).append(fw["jct_mean_s"] / P["slurm"]["jct_mean_s"])
+        jct.setdefault(k, []).append(fw["jctMeanS"] / P["slurm"]["jctMeanS"])
         out.append(trade_row(label, trace, "off" if k == 0 else "%g h%s" % (
             k / 3600, " (default)" if k == XDEFAULT else ""), P, met) + " %.0f%% | %.3f |" % (
-                100 * (est_ratio(fw)[0] or 0), fw["fairness_jain"]))
+                100 * (est_ratio(fw)[0] or 0), fw["fairnessJain"]))
     name = lambda k: "off" if k == 0 else "%g h" % (k / 3600)
     out += ["", "Targets met over the six runs, per cap: " + ", ".join(
         "%s %d" % (name(k), met_by[k]) for k in XCAP) + ".  fairway's mean JCT over slurm's, "
@@ -733,7 +733,7 @@ def grace_section(binary, traces_dir):
            "T = %s s.  Per trace and grace: the GPU-hours lost to evictions and the evictions, as the mean" % (
                ", ".join(str(t) for t in TICKS)),
            "over the periods (lowest-highest), the job-hours preemptors spent waiting for checkpoints",
-           "(`checkpoint_wait_job_h`: each such pending entry until the next cycle), fairway's mean JCT",
+           "(`checkpointWaitJobH`: each such pending entry until the next cycle), fairway's mean JCT",
            "over slurm's and its p50 time to start of all jobs, the same way.", "",
            "| trace | grace | GPU-h lost | evictions | job-h waiting for checkpoints | JCT fairway / slurm "
            "| p50 time to start (h) |",
@@ -746,8 +746,8 @@ def grace_section(binary, traces_dir):
                              ["slurm"] + variants)
             for g, v in zip(GRACE, variants):
                 fw = P[v]
-                rows[g].append((fw["lost_gpu_h"], fw["evictions"], fw["jct_mean_s"] / P["slurm"]["jct_mean_s"],
-                                fw["by_gpus"]["all"]["time_to_start_s"]["p50"] / 3600, fw["checkpoint_wait_job_h"]))
+                rows[g].append((fw["lostGpuH"], fw["evictions"], fw["jctMeanS"] / P["slurm"]["jctMeanS"],
+                                fw["byGpus"]["all"]["timeToStartS"]["p50"] / 3600, fw["checkpointWaitJobH"]))
         span = lambda xs, f: ("%s (%s-%s)" % (f % (sum(xs) / len(xs)), f % min(xs), f % max(xs)))
         for g in GRACE:
             cols = list(zip(*rows[g]))
@@ -791,7 +791,7 @@ def slices_section(binary, traces_dir):
            "period: `fairway sim run ... --racks 4 --slices 2:rack --tick T --policies %s`," % ",".join(pols),
            "T = %s s; means over the periods (lowest-highest).  \"Split\" counts the gangs' starts with" % (
                ", ".join(str(t) for t in TICKS)),
-           "a replica across two racks (`slice_starts_split` over `slice_starts`); with slices it is 0,",
+           "a replica across two racks (`sliceStartsSplit` over `sliceStarts`); with slices it is 0,",
            "as the plan checker verifies at every cycle.", "",
            "| trace | policy | gang starts | split without slices | mean JCT, slices / without "
            "| p95 time to start 9+ GPUs (h), slices / without | occupancy, slices / without |",
@@ -804,11 +804,11 @@ def slices_section(binary, traces_dir):
                              ["--racks", "4", "--slices", "2:rack", "--tick", str(tick)], pols)
             for p in rows:
                 on, off = P[p], P[p + ":slices=off"]
-                assert on["slice_starts_split"] == 0
-                rows[p].append((on["slice_starts"], off["slice_starts_split"] / max(off["slice_starts"], 1),
-                                on["jct_mean_s"] / off["jct_mean_s"],
-                                on["by_gpus"]["9+"]["time_to_start_s"]["p95"] / 3600,
-                                off["by_gpus"]["9+"]["time_to_start_s"]["p95"] / 3600,
+                assert on["sliceStartsSplit"] == 0
+                rows[p].append((on["sliceStarts"], off["sliceStartsSplit"] / max(off["sliceStarts"], 1),
+                                on["jctMeanS"] / off["jctMeanS"],
+                                on["byGpus"]["9+"]["timeToStartS"]["p95"] / 3600,
+                                off["byGpus"]["9+"]["timeToStartS"]["p95"] / 3600,
                                 on["occupancy"], off["occupancy"]))
         span = lambda xs, f: ("%s (%s-%s)" % (f % (sum(xs) / len(xs)), f % min(xs), f % max(xs)))
         for p in rows:
@@ -855,7 +855,7 @@ def model_section(binary, traces_dir):
            "without the entries.  One run per trace: `fairway sim run ... --fleet F --policies",
            "%s %s`." % (",".join(pols), " ".join(extra)),
            "\"Short\" is what the entries are for: the GPU-hours by which queues with a job naming a",
-           "model waiting held less of it than they deserve (`model_deserved_short_gpu_h`), measured",
+           "model waiting held less of it than they deserve (`modelDeservedShortGpuH`), measured",
            "against the entries in both replays.", "",
            "| trace | short (GPU-h), with / without | evictions | GPU-h lost | mean wait naming H100 (h) "
            "| mean wait naming A100 (h) | mean JCT (d) |",
@@ -881,10 +881,10 @@ def model_section(binary, traces_dir):
         on, off = P[pols[0]], P[pols[1]]
         out.append("| %s (%d + %d nodes) | %.0f / %.0f | %d / %d | %.1f / %.1f | %.1f / %.1f | %.1f / %.1f "
                    "| %.3f / %.3f |" % (
-                       trace, (nodes + 1) // 2, nodes // 2, on["model_deserved_short_gpu_h"],
-                       off["model_deserved_short_gpu_h"], on["evictions"], off["evictions"], on["lost_gpu_h"],
-                       off["lost_gpu_h"], wait(pols[0], "H100"), wait(pols[1], "H100"), wait(pols[0], "A100"),
-                       wait(pols[1], "A100"), on["jct_mean_s"] / 86400, off["jct_mean_s"] / 86400))
+                       trace, (nodes + 1) // 2, nodes // 2, on["modelDeservedShortGpuH"],
+                       off["modelDeservedShortGpuH"], on["evictions"], off["evictions"], on["lostGpuH"],
+                       off["lostGpuH"], wait(pols[0], "H100"), wait(pols[1], "H100"), wait(pols[0], "A100"),
+                       wait(pols[1], "A100"), on["jctMeanS"] / 86400, off["jctMeanS"] / 86400))
     out += ["", "With the Philly team mapping most queues deserve 2.4 to 9.5 GPUs, so half of them as one",
             "model holds no 8-GPU job, and a claim must fit whole in what its queue deserves of the model:",
             "the shortfall falls only a little.  The waits move between queues rather than shrink, and",
@@ -931,12 +931,12 @@ def limits_section(binary, traces_dir):
             p = P[pol]
             rest = [int(r["jct_s"]) for r in rows
                     if r["policy"] == pol and r["end_state"] == "completed" and r["jct_s"]]
-            lim = p["max_runtime_s"]
+            lim = p["maxRuntimeS"]
             out.append("| %s | %s | %s | %d | %.0f GPU-h (%.1f%%) | %.1f | %s | %.3f | %.3f |" % (
-                trace, pol.split(":")[0], "%d d" % (lim // 86400) if lim else "none", p["timed_out_jobs"],
-                p["timed_out_cut_gpu_h"], 100 * p["timed_out_cut_gpu_h"] / work, 100 * p["occupancy"],
+                trace, pol.split(":")[0], "%d d" % (lim // 86400) if lim else "none", p["timedOutJobs"],
+                p["timedOutCutGpuH"], 100 * p["timedOutCutGpuH"] / work, 100 * p["occupancy"],
                 days(p95_multi(p)), sum(rest) / len(rest) / 86400 if rest else float("nan"),
-                p["jct_mean_s"] / 86400))
+                p["jctMeanS"] / 86400))
     out += ["", "A limit longer than every job changes nothing (tests/unit/test_sim.c pins the decision",
             "log).  On these traces a week ends a handful of jobs; shorter limits cut more work and the",
             "waits of the rest fall with the load that is no longer there: a limit trades the longest",
@@ -984,12 +984,12 @@ def kai_section(binary, traces_dir, fair_runs):
     for (trace, nodes), P in zip(TRACES, fair_runs):
         _, _, K, _ = run(binary, traces_dir, trace, nodes, [], ["kai"])
         k, fw = K["kai"], P["fairway"]
-        p33 = lambda p: p["by_gpus"]["33+"]["time_to_start_s"]["p95"]
+        p33 = lambda p: p["byGpus"]["33+"]["timeToStartS"]["p95"]
         out.append("| %s | %s / %s | %s / %s | %s / %s | %.1f%% / %.1f%% | %.3f / %.3f | %.0f%% / %.0f%% |" % (
-            trace, days(k["jct_mean_s"]), days(fw["jct_mean_s"]), days(p95_multi(k)), days(p95_multi(fw)),
+            trace, days(k["jctMeanS"]), days(fw["jctMeanS"]), days(p95_multi(k)), days(p95_multi(fw)),
             days(p33(k)), days(p33(fw)), 100 * k["occupancy"], 100 * fw["occupancy"],
-            k["fairness_jain"], fw["fairness_jain"], 100 * (est_ratio(k)[0] or 0), 100 * (est_ratio(fw)[0] or 0)))
-        if k["jct_mean_s"] < fw["jct_mean_s"]:
+            k["fairnessJain"], fw["fairnessJain"], 100 * (est_ratio(k)[0] or 0), 100 * (est_ratio(fw)[0] or 0)))
+        if k["jctMeanS"] < fw["jctMeanS"]:
             wins.append(trace)
         if p95_multi(k) > p95_multi(fw):
             slow.append(trace)
@@ -1026,33 +1026,33 @@ def other_section(binary, traces_dir):
         checks = [(n, ok) for n, _, ok in (targets(P) if multi else targets_single(P))]
         met = sum(1 for _, ok in checks if ok)
         out.append("| %s | %d | %.0f%% | %.0f%% / %.0f%% | %.3f | %s | %+.1f | %.3f (%.3f) | %d of %d |" % (
-            trace, nodes, 100 * load, 100 * p9, 100 * p33, fw["jct_mean_s"] / sl["jct_mean_s"],
+            trace, nodes, 100 * load, 100 * p9, 100 * p33, fw["jctMeanS"] / sl["jctMeanS"],
             "%.2f" % (p95_multi(fw) / p95_multi(sl)) if multi and p95_multi(sl) else "n/a",
             100 * (fw["occupancy"] - max(fifo["occupancy"], sl["occupancy"])),
-            fw["fairness_jain"], sl["fairness_jain"], met, len(checks)))
-        if fw["jct_mean_s"] > 1.02 * sl["jct_mean_s"] and multi:
+            fw["fairnessJain"], sl["fairnessJain"], met, len(checks)))
+        if fw["jctMeanS"] > 1.02 * sl["jctMeanS"] and multi:
             whole, big = whole_cluster_jobs(os.path.join(traces_dir, "microsoft-itp", trace + ".csv"), 8 * nodes)
             rows = []
             for a in STARVE:
                 v = fw if a == 86400 else P["fairway:starve-after=%d" % a]
                 rows.append("%s: JCT %.2f x slurm, p95 9+ %.2f x slurm" % (
-                    "off" if a == 0 else "%g h" % (a / 3600), v["jct_mean_s"] / sl["jct_mean_s"],
+                    "off" if a == 0 else "%g h" % (a / 3600), v["jctMeanS"] / sl["jctMeanS"],
                     p95_multi(v) / p95_multi(sl)))
             ok = [r for a, r in zip(STARVE, rows) if float(r.split("JCT ")[1].split(" x")[0]) <= 1.02]
             notes.append("- %s: fairway's mean JCT is %.2f x slurm's; its gangs' p95 wait %.2f x slurm's.  "
                          "Jobs of 33+ GPUs hold %.0f%% of the GPU-hours%s.  %s  By starvation age: %s." % (
-                             trace, fw["jct_mean_s"] / sl["jct_mean_s"], p95_multi(fw) / p95_multi(sl),
+                             trace, fw["jctMeanS"] / sl["jctMeanS"], p95_multi(fw) / p95_multi(sl),
                              100 * p33,
                              ", and %d of its %d jobs of 33+ GPUs ask for all %d GPUs of the cluster: each "
                              "that starts holds every node, so while such gangs start one after another no "
                              "other job runs (1-GPU jobs' median wait: fairway %.1f h, slurm %.1f h)" % (
-                                 whole, big, 8 * nodes, fw["by_gpus"]["1"]["time_to_start_s"]["p50"] / 3600,
-                                 sl["by_gpus"]["1"]["time_to_start_s"]["p50"] / 3600) if whole else "",
+                                 whole, big, 8 * nodes, fw["byGpus"]["1"]["timeToStartS"]["p50"] / 3600,
+                                 sl["byGpus"]["1"]["timeToStartS"]["p50"] / 3600) if whole else "",
                              "Once a gang has waited 24 h it is tried first and holds a reservation, so the "
                              "small jobs queue behind each burst of gangs; %d of %d ages meet the JCT target." % (
                                  len(ok), len(STARVE)) if ok else
                              "No starvation age brings the JCT within 2%% of slurm's (%d jobs in all)." % (
-                                 fw["by_gpus"]["all"]["jobs"]),
+                                 fw["byGpus"]["all"]["jobs"]),
                              "; ".join(rows)))
     out += [""] + (notes + [""] if notes else []) + [
         "The starvation age is the operator's (YAML `scheduler.starveAfter`): where the gangs' wait",
@@ -1068,9 +1068,9 @@ def targets_single(P):
 def targets_safe(P):
     fw, fifo, sl = P["fairway"], P["fifo"], P["slurm"]
     best = max(fifo["occupancy"], sl["occupancy"])
-    lost = fw["lost_gpu_h"] / fw["used_gpu_h"] if fw["used_gpu_h"] else 0.0
-    return [("mean JCT", "", fw["jct_mean_s"] <= 1.02 * sl["jct_mean_s"]),
-            ("fairness_jain", "", fw["fairness_jain"] >= 0.95),
+    lost = fw["lostGpuH"] / fw["usedGpuH"] if fw["usedGpuH"] else 0.0
+    return [("mean JCT", "", fw["jctMeanS"] <= 1.02 * sl["jctMeanS"]),
+            ("fairness_jain", "", fw["fairnessJain"] >= 0.95),
             ("occupancy", "", fw["occupancy"] >= best - 0.01),
             ("GPU-h lost", "", lost < 0.02)]
 
@@ -1135,7 +1135,7 @@ def main():
         for q, d, n, over, g, j, t in rows:
             lines.append("| %s | %s | %.1f | %d | %d (%.0f%%) | %d GPUs | %.3f | %.0f%% |" % (
                 trace, q, d, n, over, 100.0 * over / n, g, j, 100.0 * t))
-    best = all(P["fairway"]["fairness_jain"] >= max(P[k]["fairness_jain"] for k in POLICIES)
+    best = all(P["fairway"]["fairnessJain"] >= max(P[k]["fairnessJain"] for k in POLICIES)
                for P in fair_runs)
     lines += ["", "Starving those queues instead would keep their jobs waiting without end, and splitting a",
               "job is not the scheduler's to do.  By the per-instant index fairway is %s" % (

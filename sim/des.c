@@ -3599,10 +3599,10 @@ static json_t *stats_json(const struct fw_sim_stats *st)
 	json_object_set_new(w, "p50", jint(st->tts_p50));
 	json_object_set_new(w, "p95", jint(st->tts_p95));
 	json_object_set_new(w, "p99", jint(st->tts_p99));
-	json_object_set_new(o, "time_to_start_s", w);
-	json_object_set_new(o, "jct_mean_s", st->jct_mean < 0 ? json_null() : json_real(st->jct_mean));
-	json_object_set_new(o, "jct_p95_s", jint(st->jct_p95));
-	json_object_set_new(o, "gpu_s", json_real(st->gpu_s));
+	json_object_set_new(o, "timeToStartS", w);
+	json_object_set_new(o, "jctMeanS", st->jct_mean < 0 ? json_null() : json_real(st->jct_mean));
+	json_object_set_new(o, "jctP95S", jint(st->jct_p95));
+	json_object_set_new(o, "gpuS", json_real(st->gpu_s));
 	return o;
 }
 
@@ -3631,14 +3631,14 @@ static void tree_json(const struct fw_sim_result *r, const struct fw_snapshot *c
 
 	json_object_set_new(s, "parent", p >= 0 && p < r->nqueues ? json_string(r->qname[p]) : json_null());
 	json_object_set_new(s, "leaf", json_boolean(result_leaf(r, q)));
-	json_object_set_new(s, "limit_gpus", lim == FW_UNLIMITED ? json_null() : json_real((double)lim / 1000.0));
-	json_object_set_new(s, "over_quota_weight", json_real(Q->over_quota_weight[FW_RES_GPU]));
+	json_object_set_new(s, "limitGpus", lim == FW_UNLIMITED ? json_null() : json_real((double)lim / 1000.0));
+	json_object_set_new(s, "overQuotaWeight", json_real(Q->over_quota_weight[FW_RES_GPU]));
 	json_object_set_new(s, "priority", json_integer(Q->priority));
 	json_object_set_new(s, "preemptible", json_boolean(!Q->nonpreemptible));
-	json_object_set_new(s, "min_runtime_s", Q->min_runtime_s ? json_integer(Q->min_runtime_s) : json_null());
-	json_object_set_new(s, "max_runtime_s", Q->max_runtime_s ? json_integer(Q->max_runtime_s) : json_null());
-	json_object_set_new(s, "gpu_hour_budget", Q->gpu_hour_budget > 0 ? json_real(Q->gpu_hour_budget) : json_null());
-	json_object_set_new(s, "over_budget_jobs", json_integer(subtree_held(r, q)));
+	json_object_set_new(s, "minRuntimeS", Q->min_runtime_s ? json_integer(Q->min_runtime_s) : json_null());
+	json_object_set_new(s, "maxRuntimeS", Q->max_runtime_s ? json_integer(Q->max_runtime_s) : json_null());
+	json_object_set_new(s, "gpuHourBudget", Q->gpu_hour_budget > 0 ? json_real(Q->gpu_hour_budget) : json_null());
+	json_object_set_new(s, "overBudgetJobs", json_integer(subtree_held(r, q)));
 }
 
 static json_t *policy_json(const struct fw_sim_result *r, const struct fw_sim_metrics *m,
@@ -3649,33 +3649,33 @@ static json_t *policy_json(const struct fw_sim_result *r, const struct fw_sim_me
 
 	json_object_set_new(o, "policy", json_string(r->policy));
 	json_object_set_new(o, "decisions", json_integer(r->decisions));
-	json_object_set_new(o, "never_started", json_integer(r->never_started));
+	json_object_set_new(o, "neverStarted", json_integer(r->never_started));
 	json_object_set_new(o, "cycles", json_integer(r->cycles));
 	json_object_set_new(o, "evictions", json_integer(r->evictions));
-	json_object_set_new(o, "lost_gpu_s", json_real(r->lost_gpu_s));
-	json_object_set_new(o, "timed_out_jobs", json_integer(r->timed_out));
-	json_object_set_new(o, "timed_out_gpu_h", json_real(r->timed_out_gpu_s / 3600.0));
-	json_object_set_new(o, "timed_out_cut_gpu_h", json_real(r->cut_gpu_s / 3600.0));
-	json_object_set_new(o, "over_budget_jobs", json_integer(r->over_budget_jobs));
-	json_object_set_new(o, "checkpoint_waits", json_integer(r->ckpt_waits));
-	json_object_set_new(o, "checkpoint_wait_job_h", json_real(r->ckpt_wait_s / 3600.0));
-	json_object_set_new(o, "slice_starts", json_integer(r->slice_starts));
+	json_object_set_new(o, "lostGpuS", json_real(r->lost_gpu_s));
+	json_object_set_new(o, "timedOutJobs", json_integer(r->timed_out));
+	json_object_set_new(o, "timedOutGpuH", json_real(r->timed_out_gpu_s / 3600.0));
+	json_object_set_new(o, "timedOutCutGpuH", json_real(r->cut_gpu_s / 3600.0));
+	json_object_set_new(o, "overBudgetJobs", json_integer(r->over_budget_jobs));
+	json_object_set_new(o, "checkpointWaits", json_integer(r->ckpt_waits));
+	json_object_set_new(o, "checkpointWaitJobH", json_real(r->ckpt_wait_s / 3600.0));
+	json_object_set_new(o, "sliceStarts", json_integer(r->slice_starts));
 	if (r->model_short_gpu_s > 0 || r->model_deserved_measured)
-		json_object_set_new(o, "model_deserved_short_gpu_h", json_real(r->model_short_gpu_s / 3600.0));
-	json_object_set_new(o, "slice_starts_split", json_integer(r->slice_split));
+		json_object_set_new(o, "modelDeservedShortGpuH", json_real(r->model_short_gpu_s / 3600.0));
+	json_object_set_new(o, "sliceStartsSplit", json_integer(r->slice_split));
 	json_object_set_new(o, "failures", json_integer(r->failures));
-	json_object_set_new(o, "failure_hits", json_integer(r->failure_hits));
-	json_object_set_new(o, "replay_s", json_real(r->wall_s));
-	json_object_set_new(o, "engine_s", json_real(r->engine_s));
-	json_object_set_new(o, "check_s", json_real(r->check_s));
+	json_object_set_new(o, "failureHits", json_integer(r->failure_hits));
+	json_object_set_new(o, "replayS", json_real(r->wall_s));
+	json_object_set_new(o, "engineS", json_real(r->engine_s));
+	json_object_set_new(o, "checkS", json_real(r->check_s));
 	json_object_set_new(o, "occupancy", json_real(m->occupancy));
-	json_object_set_new(o, "makespan_s", json_integer(m->makespan_s));
-	json_object_set_new(o, "jct_mean_s", m->bucket[FW_SIM_BALL].jct_mean < 0 ? json_null()
+	json_object_set_new(o, "makespanS", json_integer(m->makespan_s));
+	json_object_set_new(o, "jctMeanS", m->bucket[FW_SIM_BALL].jct_mean < 0 ? json_null()
 				: json_real(m->bucket[FW_SIM_BALL].jct_mean));
-	json_object_set_new(o, "jct_p95_s", jint(m->bucket[FW_SIM_BALL].jct_p95));
+	json_object_set_new(o, "jctP95S", jint(m->bucket[FW_SIM_BALL].jct_p95));
 	for (int k = 0; k < FW_SIM_NBUCKETS; k++)
 		json_object_set_new(b, fw_sim_bucket_name(k), stats_json(&m->bucket[k]));
-	json_object_set_new(o, "by_gpus", b);
+	json_object_set_new(o, "byGpus", b);
 	if (teams->n > 0) /* none with --config */
 		fw_teams_quota(teams, gpus, quota);
 	for (int k = 0; k < m->nqueues; k++) {
@@ -3684,11 +3684,11 @@ static json_t *policy_json(const struct fw_sim_result *r, const struct fw_sim_me
 			json_object_set_new(s, "weight", json_integer(teams->v[k].weight));
 		if (cfg && k < cfg->nqueues) /* a config's tree: where the queue is in it */
 			tree_json(r, cfg, k, s);
-		json_object_set_new(s, "deserved_gpus", json_real(
+		json_object_set_new(s, "deservedGpus", json_real(
 			(double)(r->nqueues == r->nteam ? quota[k] : r->qdeserved_milli[k]) / 1000.0));
 		json_object_set_new(q, r->qname[k], s);
 	}
-	json_object_set_new(o, "by_queue", q);
+	json_object_set_new(o, "byQueue", q);
 	return o;
 }
 
@@ -3738,30 +3738,30 @@ static json_t *sched_json(const struct fw_sched_config *k)
 {
 	json_t *o = json_object();
 
-	json_object_set_new(o, "usage_half_life_s", json_real(k->usage_half_life_s));
-	json_object_set_new(o, "usage_weight", json_real(k->usage_weight));
-	json_object_set_new(o, "max_starts", json_integer(k->max_starts));
-	json_object_set_new(o, "estimate_starts", json_boolean(k->estimate_starts));
-	json_object_set_new(o, "suspect_gang_gpus", json_integer(k->suspect_gang_gpus));
-	json_object_set_new(o, "lemon_gang_gpus", json_integer(k->lemon_gang_gpus));
+	json_object_set_new(o, "usageHalfLifeS", json_real(k->usage_half_life_s));
+	json_object_set_new(o, "usageWeight", json_real(k->usage_weight));
+	json_object_set_new(o, "maxStarts", json_integer(k->max_starts));
+	json_object_set_new(o, "estimateStarts", json_boolean(k->estimate_starts));
+	json_object_set_new(o, "suspectGangGpus", json_integer(k->suspect_gang_gpus));
+	json_object_set_new(o, "lemonGangGpus", json_integer(k->lemon_gang_gpus));
 	json_object_set_new(o, "backfill", json_string(k->backfill_conservative ? "conservative" : "easy"));
-	json_object_set_new(o, "starve_after_s", json_integer(k->starve_after_s));
-	json_object_set_new(o, "xfactor_cap_s", json_integer(k->xfactor_cap_s));
-	json_object_set_new(o, "reserve_depth", json_integer(k->reserve_depth));
-	json_object_set_new(o, "estimate_depth", json_integer(k->estimate_depth));
-	json_object_set_new(o, "drain_requeue", json_boolean(k->drain_requeue));
-	json_object_set_new(o, "user_fair_share", json_boolean(k->user_fair_share));
-	json_object_set_new(o, "checkpoint_grace_s", json_integer(k->checkpoint_grace_s));
-	json_object_set_new(o, "budget_safe", json_boolean(k->budget_safe));
+	json_object_set_new(o, "starveAfterS", json_integer(k->starve_after_s));
+	json_object_set_new(o, "xfactorCapS", json_integer(k->xfactor_cap_s));
+	json_object_set_new(o, "reserveDepth", json_integer(k->reserve_depth));
+	json_object_set_new(o, "estimateDepth", json_integer(k->estimate_depth));
+	json_object_set_new(o, "drainRequeue", json_boolean(k->drain_requeue));
+	json_object_set_new(o, "userFairShare", json_boolean(k->user_fair_share));
+	json_object_set_new(o, "checkpointGraceS", json_integer(k->checkpoint_grace_s));
+	json_object_set_new(o, "budgetSafe", json_boolean(k->budget_safe));
 	return o;
 }
 
-/* --config: which file exactly (config_sha256) and its scheduler block
- * (config_scheduler), settings no other key echoes among them. */
+/* --config: which file exactly (configSha256) and its scheduler block
+ * (configScheduler), settings no other key echoes among them. */
 static void config_json(const struct cli *c, json_t *o)
 {
-	json_object_set_new(o, "config_sha256", file_sha256(c->config));
-	json_object_set_new(o, "config_scheduler", sched_json(&c->fleetsnap->config));
+	json_object_set_new(o, "configSha256", file_sha256(c->config));
+	json_object_set_new(o, "configScheduler", sched_json(&c->fleetsnap->config));
 }
 
 static json_t *run_json(const struct cli *c, const struct fw_itp_trace *t,
@@ -3773,57 +3773,57 @@ static json_t *run_json(const struct cli *c, const struct fw_itp_trace *t,
 	fw_fleet_shape(c->fleetsnap, nodes, sizeof nodes);
 	json_object_set_new(o, "trace", json_string(c->trace));
 	json_object_set_new(o, "jobs", json_integer((json_int_t)t->n));
-	json_object_set_new(o, "skipped_rows", json_integer((json_int_t)t->skipped));
+	json_object_set_new(o, "skippedRows", json_integer((json_int_t)t->skipped));
 	json_object_set_new(o, "nodes", json_string(nodes));
 	json_object_set_new(o, "gpus", json_integer((json_int_t)fw_fleet_gpus(c->fleetsnap)));
 	/* those that can run a job (capacity, occupancy): closed nodes and badGpus left out */
-	json_object_set_new(o, "usable_gpus", json_integer((json_int_t)fw_fleet_usable_gpus(c->fleetsnap)));
+	json_object_set_new(o, "usableGpus", json_integer((json_int_t)fw_fleet_usable_gpus(c->fleetsnap)));
 	/* the files the fleet came from, as given (null: not given) */
 	json_object_set_new(o, "fleet", c->fleet ? json_string(c->fleet) : json_null());
-	json_object_set_new(o, "fleet_openb", c->fleet_openb ? json_string(c->fleet_openb) : json_null());
+	json_object_set_new(o, "fleetOpenb", c->fleet_openb ? json_string(c->fleet_openb) : json_null());
 	json_object_set_new(o, "topo", c->topo ? json_string(c->topo) : json_null());
 	json_object_set_new(o, "config", c->config ? json_string(c->config) : json_null());
-	json_object_set_new(o, "racks_of", json_integer(c->o.nodes_per_rack));
-	json_object_set_new(o, "tick_s", json_integer(c->o.tick_s));
-	json_object_set_new(o, "checkpoint_s", json_integer(c->checkpoint_s));
+	json_object_set_new(o, "racksOf", json_integer(c->o.nodes_per_rack));
+	json_object_set_new(o, "tickS", json_integer(c->o.tick_s));
+	json_object_set_new(o, "checkpointS", json_integer(c->checkpoint_s));
 	json_object_set_new(o, "preemptible", json_boolean(c->o.preemptible));
-	json_object_set_new(o, "min_runtime_s", json_integer(c->o.min_runtime_s));
-	/* null under --config: no flag set them, its queues did (by_queue) */
-	json_object_set_new(o, "max_runtime_s", c->config ? json_null() : json_integer(c->o.max_runtime_s));
-	json_object_set_new(o, "gpu_hour_budget", c->config ? json_null() : json_real(c->o.gpu_hour_budget));
+	json_object_set_new(o, "minRuntimeS", json_integer(c->o.min_runtime_s));
+	/* null under --config: no flag set them, its queues did (byQueue) */
+	json_object_set_new(o, "maxRuntimeS", c->config ? json_null() : json_integer(c->o.max_runtime_s));
+	json_object_set_new(o, "gpuHourBudget", c->config ? json_null() : json_real(c->o.gpu_hour_budget));
 	if (c->config)
 		config_json(c, o);
-	json_object_set_new(o, "usage_half_life_s", json_integer((json_int_t)half_life_of(&c->o)));
-	json_object_set_new(o, "job_limits", json_integer((json_int_t)job_limits(&c->tr)));
-	model_pct_json(o, "model_limits_pct", c->o.model_limits, c->o.nmodel_limits);
-	model_pct_json(o, "model_deserved_pct", c->o.model_deserved, c->o.nmodel_deserved);
-	model_pct_json(o, "name_models_pct", c->name_models, c->nname_models);
+	json_object_set_new(o, "usageHalfLifeS", json_integer((json_int_t)half_life_of(&c->o)));
+	json_object_set_new(o, "jobLimits", json_integer((json_int_t)job_limits(&c->tr)));
+	model_pct_json(o, "modelLimitsPct", c->o.model_limits, c->o.nmodel_limits);
+	model_pct_json(o, "modelDeservedPct", c->o.model_deserved, c->o.nmodel_deserved);
+	model_pct_json(o, "nameModelsPct", c->name_models, c->nname_models);
 	/* null: each policy's own starvation age; 0: off */
-	json_object_set_new(o, "starve_after_s", !c->o.starve_after_s ? json_null() :
+	json_object_set_new(o, "starveAfterS", !c->o.starve_after_s ? json_null() :
 				  json_integer(c->o.starve_after_s < 0 ? 0 : c->o.starve_after_s));
 	json_object_set_new(o, "backfill", json_string(c->o.backfill_conservative ? "conservative" : "easy"));
 	/* null: each policy's own reservation depth; 0: none */
-	json_object_set_new(o, "reserve_depth", !c->o.reserve_depth ? json_null() :
+	json_object_set_new(o, "reserveDepth", !c->o.reserve_depth ? json_null() :
 				  json_integer(c->o.reserve_depth < 0 ? 0 : c->o.reserve_depth));
 	/* null: the engine's default estimate depth; 0: none */
-	json_object_set_new(o, "estimate_depth", !c->o.estimate_depth ? json_null() :
+	json_object_set_new(o, "estimateDepth", !c->o.estimate_depth ? json_null() :
 				  json_integer(c->o.estimate_depth < 0 ? 0 : c->o.estimate_depth));
 	/* null: each policy's own expansion-factor cap; 0: off */
-	json_object_set_new(o, "xfactor_cap_s", !c->o.xfactor_cap_s ? json_null() :
+	json_object_set_new(o, "xfactorCapS", !c->o.xfactor_cap_s ? json_null() :
 				  json_integer(c->o.xfactor_cap_s < 0 ? 0 : c->o.xfactor_cap_s));
-	json_object_set_new(o, "user_fair_share", json_boolean(c->o.user_fair_share));
-	json_object_set_new(o, "budget_safe", json_boolean(c->o.budget_safe));
-	json_object_set_new(o, "checkpoint_grace_s", json_integer(c->o.checkpoint_grace_s));
+	json_object_set_new(o, "userFairShare", json_boolean(c->o.user_fair_share));
+	json_object_set_new(o, "budgetSafe", json_boolean(c->o.budget_safe));
+	json_object_set_new(o, "checkpointGraceS", json_integer(c->o.checkpoint_grace_s));
 	if (c->o.slice_tasks > 0)
 		json_object_set_new(o, "slices", json_pack("{s:i,s:s}", "tasks", c->o.slice_tasks, "level",
 							   c->o.slice_level));
 	json_object_set_new(o, "teams", c->config ? json_null() : json_string(teams->source));
-	json_object_set_new(o, "teams_source", json_string(teams_source(c, teams)));
+	json_object_set_new(o, "teamsSource", json_string(teams_source(c, teams)));
 	if (c->fail.rate_per_1000 > 0)
-		json_object_set_new(o, "failure_model",
-				    json_pack("{s:f,s:f,s:f,s:I,s:I,s:I}", "rate_per_1000", c->fail.rate_per_1000,
-					      "flaky_fraction", c->fail.flaky_fraction, "flaky_factor",
-					      c->fail.flaky_factor, "repair_s", (json_int_t)c->fail.repair_s, "seed",
+		json_object_set_new(o, "failureModel",
+				    json_pack("{s:f,s:f,s:f,s:I,s:I,s:I}", "ratePer1000", c->fail.rate_per_1000,
+					      "flakyFraction", c->fail.flaky_fraction, "flakyFactor",
+					      c->fail.flaky_factor, "repairS", (json_int_t)c->fail.repair_s, "seed",
 					      (json_int_t)c->fail.seed, "failures", (json_int_t)c->nfails));
 	json_object_set_new(o, "policies", json_array());
 	return o;
@@ -3945,22 +3945,22 @@ static void variant_json(const struct cli *c, const struct variant *w, json_t *p
 	int64_t xc = w->xfactor_cap_s ? w->xfactor_cap_s : c->o.xfactor_cap_s;
 	int32_t ed = w->estimate_depth ? w->estimate_depth : c->o.estimate_depth;
 
-	json_object_set_new(pj, "base_policy", json_string(w->name));
-	json_object_set_new(pj, "estimate_depth", !ed ? json_null() : json_integer(ed < 0 ? 0 : ed));
-	set_taken(pj, p, 1, "starve_after_s", !sa ? json_null() : json_integer(sa < 0 ? 0 : sa));
+	json_object_set_new(pj, "basePolicy", json_string(w->name));
+	json_object_set_new(pj, "estimateDepth", !ed ? json_null() : json_integer(ed < 0 ? 0 : ed));
+	set_taken(pj, p, 1, "starveAfterS", !sa ? json_null() : json_integer(sa < 0 ? 0 : sa));
 	set_taken(pj, p, 2, "backfill", json_string(cons ? "conservative" : "easy"));
-	set_taken(pj, p, 4, "reserve_depth", !rd ? json_null() : json_integer(rd < 0 ? 0 : rd));
-	set_taken(pj, p, 8, "xfactor_cap_s", !xc ? json_null() : json_integer(xc < 0 ? 0 : xc));
-	set_taken(pj, p, 16, "user_fair_share",
+	set_taken(pj, p, 4, "reserveDepth", !rd ? json_null() : json_integer(rd < 0 ? 0 : rd));
+	set_taken(pj, p, 8, "xfactorCapS", !xc ? json_null() : json_integer(xc < 0 ? 0 : xc));
+	set_taken(pj, p, 16, "userFairShare",
 		  json_boolean(w->users >= 0 ? w->users == 1 : c->o.user_fair_share));
-	set_taken(pj, p, 32, "checkpoint_grace_s",
+	set_taken(pj, p, 32, "checkpointGraceS",
 		  json_integer(w->grace_s >= 0 ? w->grace_s : c->o.checkpoint_grace_s));
 	json_object_set_new(pj, "slices", json_boolean(c->o.slice_tasks > 0 && w->slices != 0));
-	json_object_set_new(pj, "max_runtime_s", c->config ? json_null() :
+	json_object_set_new(pj, "maxRuntimeS", c->config ? json_null() :
 			    json_integer(w->max_runtime_s >= 0 ? w->max_runtime_s : c->o.max_runtime_s));
-	json_object_set_new(pj, "gpu_hour_budget", c->config ? json_null() :
+	json_object_set_new(pj, "gpuHourBudget", c->config ? json_null() :
 			    json_real(w->budget >= 0 ? w->budget : c->o.gpu_hour_budget));
-	json_object_set_new(pj, "budget_safe", json_boolean(w->budget_safe >= 0 ? w->budget_safe == 1 : c->o.budget_safe));
+	json_object_set_new(pj, "budgetSafe", json_boolean(w->budget_safe >= 0 ? w->budget_safe == 1 : c->o.budget_safe));
 }
 
 /* The run-time limits' line of the summary, only when the replay had one:

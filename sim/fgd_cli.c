@@ -65,7 +65,7 @@ static void help(const char *prog)
 	size_t n;
 	const struct fw_scorer_ops *const *v = fw_scorer_list(&n);
 	printf(
-"Usage: %s --pods FILE --nodes FILE [options]\n"
+"usage: %s --pods FILE --nodes FILE [options]\n"
 "\n"
 "Re-runs the openb experiment of the FGD paper (Weng et al., USENIX ATC '23:\n"
 "GPU allocation at 130%% arrived workload) for each scorer and seed, and puts\n"

@@ -858,7 +858,7 @@ static void subtree_totals(struct fw_met_policy *p, const struct fw_sim_result *
 }
 
 /* Under --config, each queue's own run-time limit and budget (the CSV's
- * queue rows; the JSON's by_queue has them from des.c). */
+ * queue rows; the JSON's byQueue has them from des.c). */
 static void config_limits(struct fw_met_policy *p, const struct fw_snapshot *cfg)
 {
 	p->by_config = cfg != NULL;
@@ -968,23 +968,23 @@ static json_t *series_json(const struct fw_met_policy *p)
 {
 	json_t *s = json_object();
 
-	json_object_set_new(s, "t0_s", json_integer(p->t0));
-	json_object_set_new(s, "bin_s", json_real(p->nbins ? (double)(p->t1 - p->t0) / p->nbins : 0));
+	json_object_set_new(s, "t0S", json_integer(p->t0));
+	json_object_set_new(s, "binS", json_real(p->nbins ? (double)(p->t1 - p->t0) / p->nbins : 0));
 	json_object_set_new(s, "occupancy", float_array(p->occupancy_series, p->nbins, 1));
-	json_object_set_new(s, "time_to_start_percentiles_s", cdf_json(p));
+	json_object_set_new(s, "timeToStartPercentilesS", cdf_json(p));
 	return s;
 }
 
 static void queue_json(const struct fw_met_queue *q, json_t *o)
 {
-	json_object_set_new(o, "gpu_h", json_real(q->gpu_h));
+	json_object_set_new(o, "gpuH", json_real(q->gpu_h));
 	json_object_set_new(o, "occupancy", json_real(q->occupancy));
-	json_object_set_new(o, "idle_while_waiting_gpu_h", json_real(q->idle_while_waiting_gpu_h));
+	json_object_set_new(o, "idleWhileWaitingGpuH", json_real(q->idle_while_waiting_gpu_h));
 	json_object_set_new(o, "evictions", json_integer(q->evictions));
-	json_object_set_new(o, "lost_gpu_h", json_real(q->lost_gpu_h));
-	json_object_set_new(o, "fair_gpus_mean", json_real(q->fair_gpus_mean));
-	json_object_set_new(o, "alloc_gpus_mean", json_real(q->alloc_gpus_mean));
-	json_object_set_new(o, "share_ratio_mean", jreal(q->share_ratio_mean));
+	json_object_set_new(o, "lostGpuH", json_real(q->lost_gpu_h));
+	json_object_set_new(o, "fairGpusMean", json_real(q->fair_gpus_mean));
+	json_object_set_new(o, "allocGpusMean", json_real(q->alloc_gpus_mean));
+	json_object_set_new(o, "shareRatioMean", jreal(q->share_ratio_mean));
 }
 
 static json_t *est_json(const struct fw_met_est *e)
@@ -992,36 +992,36 @@ static json_t *est_json(const struct fw_met_est *e)
 	json_t *o = json_object(), *b = json_object();
 
 	json_object_set_new(o, "jobs", json_integer(e->n));
-	json_object_set_new(o, "abs_err_p50_s", e->n ? json_integer(e->err_p50_s) : json_null());
+	json_object_set_new(o, "absErrP50S", e->n ? json_integer(e->err_p50_s) : json_null());
 	json_object_set_new(b, "jobs", json_integer(e->big_n));
-	json_object_set_new(b, "abs_err_p50_s", e->big_n ? json_integer(e->big_err_p50_s) : json_null());
-	json_object_set_new(b, "abs_err_over_wait_p50", jreal(e->big_ratio_p50));
-	json_object_set_new(o, "multi_node_waited_1h", b);
+	json_object_set_new(b, "absErrP50S", e->big_n ? json_integer(e->big_err_p50_s) : json_null());
+	json_object_set_new(b, "absErrOverWaitP50", jreal(e->big_ratio_p50));
+	json_object_set_new(o, "multiNodeWaited1h", b);
 	return o;
 }
 
 static void policy_json(const struct fw_met_policy *p, json_t *o)
 {
-	json_t *bq = json_object_get(o, "by_queue");
+	json_t *bq = json_object_get(o, "byQueue");
 
-	json_object_set_new(o, "evicted_waiting", json_integer(p->evicted_waiting));
-	json_object_set_new(o, "lost_gpu_h", json_real(p->lost_gpu_h));
-	json_object_set_new(o, "evictions_per_job_mean", json_real(p->evictions_per_job_mean));
-	json_object_set_new(o, "evictions_per_job_max", json_integer(p->evictions_per_job_max));
-	json_object_set_new(o, "start_estimates", est_json(&p->est));
+	json_object_set_new(o, "evictedWaiting", json_integer(p->evicted_waiting));
+	json_object_set_new(o, "lostGpuH", json_real(p->lost_gpu_h));
+	json_object_set_new(o, "evictionsPerJobMean", json_real(p->evictions_per_job_mean));
+	json_object_set_new(o, "evictionsPerJobMax", json_integer(p->evictions_per_job_max));
+	json_object_set_new(o, "startEstimates", est_json(&p->est));
 
-	json_object_set_new(o, "window_s", json_pack("[I,I]", (json_int_t)p->t0, (json_int_t)p->t1));
-	json_object_set_new(o, "capacity_gpu_h", json_real(p->capacity_gpu_h));
-	json_object_set_new(o, "used_gpu_h", json_real(p->used_gpu_h));
-	json_object_set_new(o, "goodput_gpu_h", json_real(p->goodput_gpu_h));
-	json_object_set_new(o, "idle_while_waiting_gpu_h", json_real(p->idle_while_waiting_gpu_h));
-	json_object_set_new(o, "fairness_jain", jreal(p->fairness_jain));
+	json_object_set_new(o, "windowS", json_pack("[I,I]", (json_int_t)p->t0, (json_int_t)p->t1));
+	json_object_set_new(o, "capacityGpuH", json_real(p->capacity_gpu_h));
+	json_object_set_new(o, "usedGpuH", json_real(p->used_gpu_h));
+	json_object_set_new(o, "goodputGpuH", json_real(p->goodput_gpu_h));
+	json_object_set_new(o, "idleWhileWaitingGpuH", json_real(p->idle_while_waiting_gpu_h));
+	json_object_set_new(o, "fairnessJain", jreal(p->fairness_jain));
 	json_t *jw = json_object();
 	for (int w = 0; w < FW_MET_NWIN; w++)
 		json_object_set_new(jw, fw_met_jain_window_name[w], jreal(p->fairness_jain_win[w]));
-	json_object_set_new(o, "fairness_jain_windows", jw);
-	json_object_set_new(o, "fairness_max_dev", jreal(p->fairness_max_dev));
-	json_object_set_new(o, "fairness_max_dev_queue", p->fairness_max_dev_queue < 0 ? json_null()
+	json_object_set_new(o, "fairnessJainWindows", jw);
+	json_object_set_new(o, "fairnessMaxDev", jreal(p->fairness_max_dev));
+	json_object_set_new(o, "fairnessMaxDevQueue", p->fairness_max_dev_queue < 0 ? json_null()
 				: json_string(p->q[p->fairness_max_dev_queue].name));
 	for (int q = 0; q < p->nq; q++) {
 		json_t *qo = bq ? json_object_get(bq, p->q[q].name) : NULL;
@@ -1377,8 +1377,8 @@ void fw_met_print_compare(const struct fw_met_run *mr, FILE *f)
 		const struct cmp_row *r = &cmp_rows[k];
 		int best = cmp_best(mr, r);
 		double min, max = row_range(mr, r, &min);
-		if (r->get == g_w95_9) /* "multi-node" only where 9 GPUs span nodes */
-			fprintf(f, "  p95, %-24s", fw_met_b9_label(mr));
+		if (r->get == g_w95_9) /* "multi-node" only where 9 GPUs span nodes; 30 wide as the rest */
+			fprintf(f, "  p95, %-23s", fw_met_b9_label(mr));
 		else
 			fprintf(f, "%-30s", r->label);
 		for (int i = 0; i < mr->npol; i++) {

@@ -999,7 +999,7 @@ static const char sacct_help[] =
 	"  %s sacct.txt jobs.csv          # typed GPUs (gres/gpu:h100): add --no-gpu-model\n"
 	"  fairway sim run --trace jobs.csv --format fairway --nodes 16x8 --policies slurm,fairway\n";
 
-/* [--no-gpu-model] [--time-limits] IN OUT: NULL and the names, or why it
+/* [--no-gpu-model] [--time-limits] SACCT_FILE OUT: NULL and the names, or why it
  * is a usage error. */
 static const char *sacct_args(int argc, char **argv, unsigned *flags, const char **in,
 			      const char **out, char *why, size_t n)

@@ -254,7 +254,7 @@ void fw_trace_warn_models(const struct fw_trace *t, const struct fw_snapshot *fl
 int fw_trace_model_case(struct fw_trace *t, const struct fw_snapshot *fleet, size_t *changed,
 			struct fw_diag *d);
 
-/* `fairway trace sacct2fairway IN OUT` (sim/sacct.c); argv[0] is the
+/* `fairway trace sacct2fairway SACCT_FILE OUT.csv|-` (sim/sacct.c); argv[0] is the
  * program name.  0 ok, 1 input error, 2 usage error. */
 int fw_sacct_convert_cli(int argc, char **argv);
 

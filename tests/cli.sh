@@ -80,6 +80,14 @@ expect "plan-now-checks-start-times" 2 \
 expect "plan-now-after-every-job" 0 "now 5000," "$FW" plan --now 5000
 # GNU-style --flag=value everywhere, and a bare flag refuses one
 expect "plan-flag-equals-value" 0 "policy fifo" "$FW" plan --config=examples/cluster.yaml --policy=fifo
+# the QUEUES table names its weight column as `fairway fairshare` does: the
+# effective weight (after decayed usage) is EFF-WEIGHT, never a bare WEIGHT
+if out=$("$FW" plan --config examples/cluster.yaml 2>&1) &&
+	grep -qE '^  QUEUE .* DEMAND +EFF-WEIGHT$' <<<"$out" && ! grep -qE '(^| )WEIGHT( |$)' <<<"$out"; then
+	ok "plan-queues-column-eff-weight"
+else
+	bad "plan-queues-column-eff-weight"; grep -A1 '^QUEUES' <<<"$out"
+fi
 expect "plan-empty-value" 2 "--config needs a value" "$FW" plan --config=
 expect "plan-bare-flag-with-value" 2 "--json takes no value" "$FW" plan --json=yes
 expect "client-server-equals" 1 "cannot reach http://127.0.0.1:1" "$FW" jobs --server=http://127.0.0.1:1
@@ -495,6 +503,17 @@ help_same "help-anywhere-sim-fgd" "$("$FW" sim fgd --help | head -1)" "sim fgd -
 help_same "help-anywhere-trace-sacct2fairway" "$("$FW" trace sacct2fairway --help | head -1)" \
 	"trace sacct2fairway --help" "trace --help sacct2fairway" "help trace sacct2fairway" \
 	"help trace sacct2fairway x" "trace sacct2fairway x y --help" "trace sacct2fairway --no-gpu-model --help"
+# every help's first word is a lower-case "usage:", and `fairway trace
+# --help` names sacct2fairway's arguments as its own help does
+expect "help-sim-fgd-lower-case-usage" 0 "usage: fairway sim fgd --pods FILE" "$FW" sim fgd --help
+expect "help-trace-names-sacct-file" 0 \
+	"usage: fairway trace sacct2fairway [--no-gpu-model] [--time-limits] SACCT_FILE OUT.csv|-" "$FW" trace --help
+if [ "$("$FW" trace --help | head -1)" = "$("$FW" trace sacct2fairway --help | head -1)" ] &&
+	! "$FW" sim fgd --help | grep -q 'Usage:' && ! "$FW" --help | grep -q ' IN OUT'; then
+	ok "help-trace-agrees-with-sacct2fairway"
+else
+	bad "help-trace-agrees-with-sacct2fairway"
+fi
 help_same "help-anywhere-plan-server" "$("$FW" plan --server http://127.0.0.1:1 --help | head -1)" \
 	"plan --server http://127.0.0.1:1 --help" "--server http://127.0.0.1:1 plan --help" \
 	"help plan --server http://127.0.0.1:1" "plan --help --server=http://127.0.0.1:1"
@@ -1045,22 +1064,22 @@ if python3 - "$SC" "$CF" <<'PY'
 import collections, csv, json, sys
 d, cf = sys.argv[1], sys.argv[2]
 r = json.load(open(d + "/r.json"))
-assert r["config"] == cf and r["teams"] is None and r["teams_source"] == "config queues", r["config"]
+assert r["config"] == cf and r["teams"] is None and r["teamsSource"] == "config queues", r["config"]
 # the config's scheduler block: reserveDepth 4, starveAfter 2h, backfill conservative, usageHalfLife 1d
-assert (r["reserve_depth"], r["starve_after_s"], r["backfill"], r["usage_half_life_s"]) == (4, 7200, "conservative", 86400), r
-assert r["estimate_depth"] == 64, r["estimate_depth"]
+assert (r["reserveDepth"], r["starveAfterS"], r["backfill"], r["usageHalfLifeS"]) == (4, 7200, "conservative", 86400), r
+assert r["estimateDepth"] == 64, r["estimateDepth"]
 p = {x["policy"]: x for x in r["policies"]}
-assert p["fairway"]["reserve_depth"] == 4 and p["fairway:reserve-depth=32"]["reserve_depth"] == 32
+assert p["fairway"]["reserveDepth"] == 4 and p["fairway:reserve-depth=32"]["reserveDepth"] == 32
 o = json.load(open(d + "/o.json"))
 po = {x["policy"]: x for x in o["policies"]}
-assert (o["reserve_depth"], o["backfill"], o["starve_after_s"], o["estimate_depth"]) == (3, "easy", 7200, 5), o
-assert po["fairway"]["reserve_depth"] == 3 and po["fairway:reserve-depth=32"]["reserve_depth"] == 32
-q = p["fairway"]["by_queue"]
+assert (o["reserveDepth"], o["backfill"], o["starveAfterS"], o["estimateDepth"]) == (3, "easy", 7200, 5), o
+assert po["fairway"]["reserveDepth"] == 3 and po["fairway:reserve-depth=32"]["reserveDepth"] == 32
+q = p["fairway"]["byQueue"]
 assert set(q) == {"research", "llm", "vision", "product"}, set(q)
 assert q["vision"]["parent"] == "research" and q["vision"]["leaf"] and q["product"]["parent"] is None
 assert not q["research"]["leaf"] and q["research"]["jobs"] == 0
 assert sum(v["jobs"] for v in q.values()) == r["jobs"]
-assert p["fairway"]["timed_out_jobs"] >= 1, "product's maxRuntime 4h ends its 6h job"
+assert p["fairway"]["timedOutJobs"] >= 1, "product's maxRuntime 4h ends its 6h job"
 # the limits hold at every plan: vision 8 GPUs, research (llm + vision) 24
 rows = list(csv.DictReader(open(d + "/s.csv")))
 assert {x["queue"] for x in rows} == {"llm", "vision", "product"}, "leaves only"
@@ -1078,7 +1097,7 @@ for pol in p:
         xs = [a / f for f, a in v.values() if f > 1e-9]
         if xs and sum(x * x for x in xs) > 0:
             acc += (u - t) * sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs)); tot += u - t
-    assert abs(acc / tot - p[pol]["fairness_jain"]) < 1e-6, (acc / tot, p[pol]["fairness_jain"])
+    assert abs(acc / tot - p[pol]["fairnessJain"]) < 1e-6, (acc / tot, p[pol]["fairnessJain"])
 # every start in the log names a leaf queue
 assert {json.loads(l)["queue"] for l in open(d + "/l.jsonl")} <= {"llm", "vision", "product"}
 PY
@@ -1140,8 +1159,8 @@ import json, sys
 d, big = sys.argv[1], int(sys.argv[2])
 a, b = json.load(open(d + "/l12.json")), json.load(open(d + "/fit12.json"))
 for p, q in zip(a["policies"], b["policies"]):
-    assert p["never_started"] == q["never_started"] + big, (p["never_started"], q["never_started"])
-    for k in ("fairness_jain", "idle_while_waiting_gpu_h", "used_gpu_h", "decisions"):
+    assert p["neverStarted"] == q["neverStarted"] + big, (p["neverStarted"], q["neverStarted"])
+    for k in ("fairnessJain", "idleWhileWaitingGpuH", "usedGpuH", "decisions"):
         assert abs(p[k] - q[k]) < 1e-9, (p["policy"], k, p[k], q[k])
 PY
 then ok "sim-run-config-over-limit-jobs-weigh-on-nothing"; else bad "sim-run-config-over-limit-jobs-weigh-on-nothing"; tail -3 "$SC/l12.out"; fi
@@ -1158,8 +1177,8 @@ import json, sys
 d, big = sys.argv[1], int(sys.argv[2])
 a, b = json.load(open(d + "/m12.json")), json.load(open(d + "/mfit12.json"))
 for p, q in zip(a["policies"], b["policies"]):
-    assert p["never_started"] == q["never_started"] + big, (p["never_started"], q["never_started"])
-    for k in ("fairness_jain", "idle_while_waiting_gpu_h", "used_gpu_h", "decisions"):
+    assert p["neverStarted"] == q["neverStarted"] + big, (p["neverStarted"], q["neverStarted"])
+    for k in ("fairnessJain", "idleWhileWaitingGpuH", "usedGpuH", "decisions"):
         assert abs(p[k] - q[k]) < 1e-9, (p["policy"], k, p[k], q[k])
 PY
 then ok "sim-run-config-over-model-limit-jobs-weigh-on-nothing"; else bad "sim-run-config-over-model-limit-jobs-weigh-on-nothing"; tail -3 "$SC/m12.out"; fi
@@ -1174,18 +1193,18 @@ if python3 - "$SC" <<'PY'
 import json, sys
 d = sys.argv[1]
 a, b = json.load(open(d + "/closed.json")), json.load(open(d + "/open.json"))
-assert (a["gpus"], a["usable_gpus"]) == (b["gpus"] + 16, b["usable_gpus"]), (a["gpus"], a["usable_gpus"])
+assert (a["gpus"], a["usableGpus"]) == (b["gpus"] + 16, b["usableGpus"]), (a["gpus"], a["usableGpus"])
 assert len(a["policies"]) == 2, len(a["policies"])
 for p, q in zip(a["policies"], b["policies"]):
-    for k in ("capacity_gpu_h", "occupancy", "used_gpu_h", "idle_while_waiting_gpu_h", "fairness_jain", "cycles"):
+    for k in ("capacityGpuH", "occupancy", "usedGpuH", "idleWhileWaitingGpuH", "fairnessJain", "cycles"):
         assert abs(p[k] - q[k]) < 1e-9, (p["policy"], k, p[k], q[k])
-    for name, v in p["by_queue"].items():
-        for k in ("fair_gpus_mean", "alloc_gpus_mean"):
-            assert abs(v[k] - q["by_queue"][name][k]) < 1e-9, (p["policy"], name, k, v[k], q["by_queue"][name][k])
+    for name, v in p["byQueue"].items():
+        for k in ("fairGpusMean", "allocGpusMean"):
+            assert abs(v[k] - q["byQueue"][name][k]) < 1e-9, (p["policy"], name, k, v[k], q["byQueue"][name][k])
 PY
 then ok "sim-run-config-closed-nodes-are-no-capacity"; else bad "sim-run-config-closed-nodes-are-no-capacity"; fi
 # the echo: no run-wide limits (null), the file's digest and scheduler
-# block; per-queue limits in the CSV as in by_queue; parents' usage is
+# block; per-queue limits in the CSV as in byQueue; parents' usage is
 # their subtree's
 "$FW" sim run --config "$SC/budget.yaml" --trace "$CT" --format fairway --policies fifo,fairway \
 	--json "$SC/echo.json" --csv "$SC/echo.csv" --report "$SC/echo.html" >/dev/null 2>&1
@@ -1193,36 +1212,36 @@ if python3 - "$SC" <<'PY'
 import csv, hashlib, json, sys
 d = sys.argv[1]
 r = json.load(open(d + "/echo.json"))
-assert r["max_runtime_s"] is None and r["gpu_hour_budget"] is None, r["max_runtime_s"]
-assert r["config_sha256"] == hashlib.sha256(open(d + "/budget.yaml", "rb").read()).hexdigest()
-k = r["config_scheduler"]
-assert (k["reserve_depth"], k["starve_after_s"], k["backfill"], k["usage_half_life_s"]) == \
-    (r["reserve_depth"], r["starve_after_s"], r["backfill"], r["usage_half_life_s"]), k
-assert "max_starts" in k and "usage_weight" in k, k
+assert r["maxRuntimeS"] is None and r["gpuHourBudget"] is None, r["maxRuntimeS"]
+assert r["configSha256"] == hashlib.sha256(open(d + "/budget.yaml", "rb").read()).hexdigest()
+k = r["configScheduler"]
+assert (k["reserveDepth"], k["starveAfterS"], k["backfill"], k["usageHalfLifeS"]) == \
+    (r["reserveDepth"], r["starveAfterS"], r["backfill"], r["usageHalfLifeS"]), k
+assert "maxStarts" in k and "usageWeight" in k, k
 rows = list(csv.DictReader(open(d + "/echo.csv")))
 for p in r["policies"]:
-    assert p["max_runtime_s"] is None and p["gpu_hour_budget"] is None, p["policy"]
-    q = p["by_queue"]
+    assert p["maxRuntimeS"] is None and p["gpuHourBudget"] is None, p["policy"]
+    q = p["byQueue"]
     tot = [x for x in rows if x["policy"] == p["policy"] and x["scope"] == "total"][0]
     assert tot["max_runtime_s"] == "" and tot["gpu_hour_budget"] == "", tot
     qr = {x["name"]: x for x in rows if x["policy"] == p["policy"] and x["scope"] == "queue"}
     for name, v in q.items():
-        want = "" if v["max_runtime_s"] is None else str(v["max_runtime_s"])
+        want = "" if v["maxRuntimeS"] is None else str(v["maxRuntimeS"])
         assert qr[name]["max_runtime_s"] == want, (name, qr[name]["max_runtime_s"], want)
-        want = None if v["gpu_hour_budget"] is None else v["gpu_hour_budget"]
+        want = None if v["gpuHourBudget"] is None else v["gpuHourBudget"]
         got = qr[name]["gpu_hour_budget"]
         assert (got == "" and want is None) or abs(float(got) - want) < 1e-9, (name, got, want)
-    assert q["product"]["max_runtime_s"] and q["vision"]["gpu_hour_budget"], "the config's limits"
+    assert q["product"]["maxRuntimeS"] and q["vision"]["gpuHourBudget"], "the config's limits"
     # the jobs each budget held, by queue (a parent: its subtree's)
-    assert q["vision"]["over_budget_jobs"] == p["over_budget_jobs"] > 0, (q["vision"], p["over_budget_jobs"])
-    assert (q["research"]["over_budget_jobs"], q["llm"]["over_budget_jobs"]) == (p["over_budget_jobs"], 0), q["research"]
+    assert q["vision"]["overBudgetJobs"] == p["overBudgetJobs"] > 0, (q["vision"], p["overBudgetJobs"])
+    assert (q["research"]["overBudgetJobs"], q["llm"]["overBudgetJobs"]) == (p["overBudgetJobs"], 0), q["research"]
     kids = [n for n, v in q.items() if v["parent"] == "research"]
-    assert kids and q["research"]["gpu_h"] > 0, q["research"]["gpu_h"]
-    for key in ("gpu_h", "occupancy", "gpu_s", "lost_gpu_h"):
+    assert kids and q["research"]["gpuH"] > 0, q["research"]["gpuH"]
+    for key in ("gpuH", "occupancy", "gpuS", "lostGpuH"):
         assert abs(q["research"][key] - sum(q[n][key] for n in kids)) < 1e-6, key
     assert abs(float(qr["research"]["gpu_h"]) - sum(float(qr[n]["gpu_h"]) for n in kids)) < 1e-6
     # a parent waits while its subtree does: at least each child, at most their sum
-    idle = {n: q[n]["idle_while_waiting_gpu_h"] for n in kids + ["research"]}
+    idle = {n: q[n]["idleWhileWaitingGpuH"] for n in kids + ["research"]}
     assert max(idle[n] for n in kids) > 0, idle
     assert max(idle[n] for n in kids) - 1e-9 <= idle["research"] <= sum(idle[n] for n in kids) + 1e-9, idle
     assert abs(float(qr["research"]["idle_while_waiting_gpu_h"]) - idle["research"]) < 1e-6, idle
@@ -1241,7 +1260,7 @@ fi
 printf 'job_id,submit_time,duration,queue,gpus_per_task,gpu_model\nx,0,60,llm,1,h100\ny,0,60,vision,1,a100\n' >"$SC/models.csv"
 expect "sim-run-config-unknown-model-names-the-config" 0 "give the config's nodes (gpuModel) that model" \
 	"$FW" sim run --config "$CF" --trace "$SC/models.csv" --format fairway --policies fifo --json "$SC/models.json"
-if python3 -c 'import json, sys; p = json.load(open(sys.argv[1]))["policies"][0]; assert p["never_started"] == 1, p["never_started"]' \
+if python3 -c 'import json, sys; p = json.load(open(sys.argv[1]))["policies"][0]; assert p["neverStarted"] == 1, p["neverStarted"]' \
 	"$SC/models.json" && ! "$FW" sim run --config "$CF" --trace "$SC/models.csv" --format fairway --policies fifo 2>&1 | grep -q "(h100"; then
 	ok "sim-run-config-model-case-aside"
 else
@@ -1333,10 +1352,10 @@ expect "sim-run-one-vc-relative-path" 0 "teams: one team, vc-103959: philly_1039
 if python3 -c '
 import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:3])
-assert a["teams_source"] == b["teams_source"] == "one VC", (a["teams_source"], b["teams_source"])
+assert a["teamsSource"] == b["teamsSource"] == "one VC", (a["teamsSource"], b["teamsSource"])
 assert a["teams"] == b["teams"] and "one virtual cluster" in a["teams"], (a["teams"], b["teams"])
-assert [p["by_queue"] for p in a["policies"] if p["policy"] == "fifo"] == \
-    [p["by_queue"] for p in b["policies"] if p["policy"] == "fifo"]
+assert [p["byQueue"] for p in a["policies"] if p["policy"] == "fifo"] == \
+    [p["byQueue"] for p in b["policies"] if p["policy"] == "fifo"]
 ' "$WF/one.json" "$WF/elsewhere.json"; then ok "sim-run-one-vc-same-result-anywhere"; else bad "sim-run-one-vc-same-result-anywhere"; fi
 printf 'vc,node num\nmine,1\n' >"$WF/one.csv"
 expect "sim-run-one-line-teams-file-is-one-team" 0 "teams: one team, vc-mine (--teams $WF/one.csv): the jobs share one queue" \
@@ -1347,13 +1366,13 @@ if ! grep -q "^teams:" "$WF/q.out" && python3 - "$WF" <<'PY'
 import json, sys
 d = sys.argv[1]
 one, split, copy, q = (json.load(open(d + f)) for f in ("/one.json", "/split.json", "/copy.json", "/q.json"))
-assert (one["teams_source"], split["teams_source"], copy["teams_source"], q["teams_source"]) == \
-    ("one VC", "hash split of one VC", "hash split", "trace queues"), one["teams_source"]
+assert (one["teamsSource"], split["teamsSource"], copy["teamsSource"], q["teamsSource"]) == \
+    ("one VC", "hash split of one VC", "hash split", "trace queues"), one["teamsSource"]
 for p in one["policies"]:
-    assert list(p["by_queue"]) == ["vc-103959"] and p["by_queue"]["vc-103959"]["jobs"] == 40, list(p["by_queue"])
-    assert p["fairness_jain"] == 1, p["fairness_jain"]
+    assert list(p["byQueue"]) == ["vc-103959"] and p["byQueue"]["vc-103959"]["jobs"] == 40, list(p["byQueue"])
+    assert p["fairnessJain"] == 1, p["fairnessJain"]
 for p, c in zip(split["policies"], copy["policies"]):
-    assert len(p["by_queue"]) == 3 and p["by_queue"] == c["by_queue"], p["policy"]
+    assert len(p["byQueue"]) == 3 and p["byQueue"] == c["byQueue"], p["policy"]
 PY
 then ok "sim-run-teams-source-in-the-json"; else bad "sim-run-teams-source-in-the-json"; cat "$WF/q.out" | head -3; fi
 rm -rf "$WF"
@@ -1391,7 +1410,7 @@ if "$FW" sim run --trace "$HO/ns.csv" --format fairway --nodes 2x8 --policies fi
 	--json "$HO/ns.json" >/dev/null 2>&1 && python3 -c '
 import json, sys
 p = {x["policy"]: x for x in json.load(open(sys.argv[1]))["policies"]}
-idle = {k: round(v["idle_while_waiting_gpu_h"] * 3600, 3) for k, v in p.items()}
+idle = {k: round(v["idleWhileWaitingGpuH"] * 3600, 3) for k, v in p.items()}
 assert idle == {"fifo": 0, "fairway": 880}, idle
 ' "$HO/ns.json"; then
 	ok "sim-run-idle-while-waiting-leaves-out-jobs-that-never-fit"
@@ -1475,8 +1494,8 @@ rm -rf "$MY"
 if python3 -c 'import json,re,sys
 p = json.load(open(sys.argv[1]))["policies"][0]
 m = re.search(r"^  (\d+) evictions \((\d+) by (\d+) node failures\), (\d+) GPU-s of work lost$", open(sys.argv[2]).read(), re.M)
-sys.exit(not (m and p["evictions"] > 0 and int(m[1]) == p["evictions"] and int(m[2]) == p["failure_hits"]
-              and int(m[3]) == p["failures"] and abs(int(m[4]) - p["lost_gpu_s"]) <= 1))' \
+sys.exit(not (m and p["evictions"] > 0 and int(m[1]) == p["evictions"] and int(m[2]) == p["failureHits"]
+              and int(m[3]) == p["failures"] and abs(int(m[4]) - p["lostGpuS"]) <= 1))' \
 	"${TMPDIR:-/tmp}/fw-cli-fail.json" "${TMPDIR:-/tmp}/fw-cli-fail.out"; then
 	ok "sim-run-verbose-failure-evictions"
 else
@@ -1525,7 +1544,7 @@ expect "sim-run-nodes-from-topo" 0 "cluster 4x8 = 32 GPUs" \
 if python3 - "$FT" <<'PY'
 import json, sys
 d = {k: json.load(open("%s/%s.json" % (sys.argv[1], k))) for k in ("topo", "fleet", "o")}
-f = lambda k: (d[k]["fleet"], d[k]["fleet_openb"], d[k]["topo"])
+f = lambda k: (d[k]["fleet"], d[k]["fleetOpenb"], d[k]["topo"])
 assert f("topo") == (None, None, sys.argv[1] + "/topo.csv"), f("topo")
 assert f("fleet") == ("tests/data/fleet.yaml", None, None), f("fleet")
 assert f("o") == (None, sys.argv[1] + "/n.csv", None), f("o")
@@ -1546,8 +1565,8 @@ expect "sim-run-one-fleet-only" 2 "use one of --nodes, --fleet, --fleet-openb, -
 	--json "$FT/t.json" >/dev/null 2>&1
 if python3 -c 'import json,sys
 d = json.load(open(sys.argv[1]))
-q = d["policies"][0]["by_queue"]
-sys.exit(not (sorted(q) == ["vc-6214e9", "vc-7f04ca"] and abs(q["vc-6214e9"]["deserved_gpus"] - 2 * q["vc-7f04ca"]["deserved_gpus"]) < 0.01))' \
+q = d["policies"][0]["byQueue"]
+sys.exit(not (sorted(q) == ["vc-6214e9", "vc-7f04ca"] and abs(q["vc-6214e9"]["deservedGpus"] - 2 * q["vc-7f04ca"]["deservedGpus"]) < 0.01))' \
 	"$FT/t.json"; then
 	ok "sim-run-teams-file-makes-the-queues"
 else
@@ -1586,8 +1605,8 @@ for mr in 3600 31536000; do
 done
 if python3 -c 'import json,sys
 a, b = (json.load(open(f)) for f in sys.argv[1:3])
-sys.exit(not (a["preemptible"] and a["min_runtime_s"] == 3600 and a["policies"][0]["evictions"] > 0
-              and a["policies"][0]["lost_gpu_h"] > 0 and b["policies"][0]["evictions"] == 0))' \
+sys.exit(not (a["preemptible"] and a["minRuntimeS"] == 3600 and a["policies"][0]["evictions"] > 0
+              and a["policies"][0]["lostGpuH"] > 0 and b["policies"][0]["evictions"] == 0))' \
 	"$FT/pre-3600.json" "$FT/pre-31536000.json"; then
 	ok "sim-run-preemptible-and-min-runtime-reach-the-engine"
 else
@@ -1612,8 +1631,8 @@ printf 'job_id,submission_time,duration,num_gpu\nA,0,100,1\n' >"$FT.dur.csv"
 if python3 - "$FT.dur.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-want = dict(tick_s=3600, min_runtime_s=3600, checkpoint_s=1800, checkpoint_grace_s=600, max_runtime_s=172800,
-            starve_after_s=129600, xfactor_cap_s=21600, usage_half_life_s=604800)
+want = dict(tickS=3600, minRuntimeS=3600, checkpointS=1800, checkpointGraceS=600, maxRuntimeS=172800,
+            starveAfterS=129600, xfactorCapS=21600, usageHalfLifeS=604800)
 got = {k: d[k] for k in want}
 assert got == want, got
 PY
@@ -1646,11 +1665,11 @@ done
 if python3 - "$SV" <<'PY'
 import json, sys
 d = {k: json.load(open("%s/%s.json" % (sys.argv[1], k))) for k in ("default", "off", "cons", "easy")}
-p95 = lambda k: d[k]["policies"][0]["by_gpus"]["9+"]["time_to_start_s"]["p95"]
-assert d["default"]["starve_after_s"] is None and d["off"]["starve_after_s"] == 0, "starve_after_s echoed"
+p95 = lambda k: d[k]["policies"][0]["byGpus"]["9+"]["timeToStartS"]["p95"]
+assert d["default"]["starveAfterS"] is None and d["off"]["starveAfterS"] == 0, "starve_after_s echoed"
 assert p95("off") > 2 * p95("default"), (p95("off"), p95("default"))
 assert d["cons"]["backfill"] == "conservative" and d["easy"]["backfill"] == "easy"
-assert d["cons"]["policies"][0]["jct_mean_s"] != d["easy"]["policies"][0]["jct_mean_s"], "backfill mode ignored"
+assert d["cons"]["policies"][0]["jctMeanS"] != d["easy"]["policies"][0]["jctMeanS"], "backfill mode ignored"
 PY
 then ok "sim-run-starve-after-and-backfill-reach-the-engine"; else bad "sim-run-starve-after-and-backfill-reach-the-engine"; fi
 # a replay echoes only the settings its policy reads: fifo and kai make no
@@ -1659,10 +1678,10 @@ then ok "sim-run-starve-after-and-backfill-reach-the-engine"; else bad "sim-run-
 	--backfill conservative --reserve-depth 4 --json "$SV/echo.json" >/dev/null 2>&1
 if python3 - "$SV/echo.json" <<'PY'
 import json, sys
-keys = ("starve_after_s", "backfill", "reserve_depth", "xfactor_cap_s", "user_fair_share", "checkpoint_grace_s")
+keys = ("starveAfterS", "backfill", "reserveDepth", "xfactorCapS", "userFairShare", "checkpointGraceS")
 got = {p["policy"]: sorted(k for k in keys if k in p) for p in json.load(open(sys.argv[1]))["policies"]}
-assert got == {"fifo": [], "slurm": ["backfill", "reserve_depth"],
-               "kai": ["checkpoint_grace_s", "user_fair_share", "xfactor_cap_s"],
+assert got == {"fifo": [], "slurm": ["backfill", "reserveDepth"],
+               "kai": ["checkpointGraceS", "userFairShare", "xfactorCapS"],
                "fairway": sorted(keys)}, got
 PY
 then ok "sim-run-json-echoes-only-settings-the-policy-reads"; else bad "sim-run-json-echoes-only-settings-the-policy-reads"; fi
@@ -1676,9 +1695,9 @@ import json, sys
 d = {k: json.load(open("%s/%s.json" % (sys.argv[1], k))) for k in ("default", "off", "cons", "var")}
 v = {p["policy"]: p for p in d["var"]["policies"]}
 assert list(v) == ["fairway", "fairway:starve-after=0", "slurm:backfill=conservative"], list(v)
-assert v["fairway:starve-after=0"]["base_policy"] == "fairway" and v["fairway:starve-after=0"]["starve_after_s"] == 0
-assert v["fairway"]["starve_after_s"] is None and v["slurm:backfill=conservative"]["backfill"] == "conservative"
-same = lambda a, b: all(a[k] == b[k] for k in ("jct_mean_s", "occupancy", "by_gpus", "fairness_jain"))
+assert v["fairway:starve-after=0"]["basePolicy"] == "fairway" and v["fairway:starve-after=0"]["starveAfterS"] == 0
+assert v["fairway"]["starveAfterS"] is None and v["slurm:backfill=conservative"]["backfill"] == "conservative"
+same = lambda a, b: all(a[k] == b[k] for k in ("jctMeanS", "occupancy", "byGpus", "fairnessJain"))
 assert same(v["fairway"], d["default"]["policies"][0]), "the plain entry is the plain run"
 assert same(v["fairway:starve-after=0"], d["off"]["policies"][0]), "the variant is the run with --starve-after 0"
 assert same(v["slurm:backfill=conservative"], d["cons"]["policies"][0]), "the variant is the run with --backfill conservative"
@@ -1751,10 +1770,10 @@ if python3 - "$SV" <<'PY'
 import json, sys
 d = {k: json.load(open("%s/%s.json" % (sys.argv[1], k))) for k in ("default", "d1", "dvar")}
 v = {p["policy"]: p for p in d["dvar"]["policies"]}
-same = lambda a, b: all(a[k] == b[k] for k in ("jct_mean_s", "occupancy", "by_gpus", "fairness_jain"))
-assert d["d1"]["reserve_depth"] == 1 and d["default"]["reserve_depth"] is None, "reserve_depth echoed"
-assert v["fairway:reserve-depth=1"]["reserve_depth"] == 1 and v["fairway:reserve-depth=0"]["reserve_depth"] == 0
-assert v["fairway"]["reserve_depth"] is None
+same = lambda a, b: all(a[k] == b[k] for k in ("jctMeanS", "occupancy", "byGpus", "fairnessJain"))
+assert d["d1"]["reserveDepth"] == 1 and d["default"]["reserveDepth"] is None, "reserve_depth echoed"
+assert v["fairway:reserve-depth=1"]["reserveDepth"] == 1 and v["fairway:reserve-depth=0"]["reserveDepth"] == 0
+assert v["fairway"]["reserveDepth"] is None
 assert same(v["fairway:reserve-depth=1"], d["d1"]["policies"][0]), "the variant is the run with --reserve-depth 1"
 assert same(v["fairway"], d["default"]["policies"][0]), "the plain entry is the plain run"
 assert not same(v["fairway:reserve-depth=0"], v["fairway"]), "no reservations changed nothing"
@@ -1778,9 +1797,9 @@ if python3 - "$SV" <<'PY'
 import csv, json, sys
 d = {k: json.load(open("%s/%s.json" % (sys.argv[1], k))) for k in ("evar", "e0")}
 v = {p["policy"]: p for p in d["evar"]["policies"]}
-same = lambda a, b: all(a[k] == b[k] for k in ("jct_mean_s", "occupancy", "by_gpus", "fairness_jain", "decisions"))
-assert d["evar"]["estimate_depth"] is None and d["e0"]["estimate_depth"] == 0, "estimate_depth echoed"
-assert v["fairway"]["estimate_depth"] is None and v["fairway:estimate-depth=0"]["estimate_depth"] == 0
+same = lambda a, b: all(a[k] == b[k] for k in ("jctMeanS", "occupancy", "byGpus", "fairnessJain", "decisions"))
+assert d["evar"]["estimateDepth"] is None and d["e0"]["estimateDepth"] == 0, "estimate_depth echoed"
+assert v["fairway"]["estimateDepth"] is None and v["fairway:estimate-depth=0"]["estimateDepth"] == 0
 assert same(v["fairway"], v["fairway:estimate-depth=0"]), "the depth changed a decision"
 assert same(v["fairway:estimate-depth=0"], d["e0"]["policies"][0]), "the variant is the run with --estimate-depth 0"
 rows = lambda f: {(r["policy"], r["job"]): r for r in csv.DictReader(open("%s/%s.csv" % (sys.argv[1], f)))}
@@ -1814,9 +1833,9 @@ if python3 - "$SV" <<'PY'
 import json, sys
 d = {k: json.load(open("%s/%s.json" % (sys.argv[1], k))) for k in ("default", "x0", "xvar")}
 v = {p["policy"]: p for p in d["xvar"]["policies"]}
-same = lambda a, b: all(a[k] == b[k] for k in ("jct_mean_s", "occupancy", "by_gpus", "fairness_jain"))
-assert d["x0"]["xfactor_cap_s"] == 0 and d["default"]["xfactor_cap_s"] is None, "xfactor_cap_s echoed"
-assert v["fairway:xfactor-cap=0"]["xfactor_cap_s"] == 0 and v["fairway"]["xfactor_cap_s"] is None
+same = lambda a, b: all(a[k] == b[k] for k in ("jctMeanS", "occupancy", "byGpus", "fairnessJain"))
+assert d["x0"]["xfactorCapS"] == 0 and d["default"]["xfactorCapS"] is None, "xfactor_cap_s echoed"
+assert v["fairway:xfactor-cap=0"]["xfactorCapS"] == 0 and v["fairway"]["xfactorCapS"] is None
 assert same(v["fairway:xfactor-cap=0"], d["x0"]["policies"][0]), "the variant is the run with --xfactor-cap 0"
 assert same(v["fairway:xfactor-cap=43200"], v["fairway"]), "12 h is fairway's own cap"
 assert not same(v["fairway:xfactor-cap=0"], v["fairway"]), "submit order changed nothing"
@@ -1856,19 +1875,19 @@ import json, sys
 d = {k: json.load(open("%s/%s.json" % (sys.argv[1], k))) for k in ("cg", "cgvar")}
 v = {p["policy"]: p for p in d["cgvar"]["policies"]}
 off, on = v["fairway"], v["fairway:checkpoint-grace=900"]
-assert d["cg"]["checkpoint_grace_s"] == 900 and d["cgvar"]["checkpoint_grace_s"] == 0, "the run's grace echoed"
-assert off["checkpoint_grace_s"] == 0 and on["checkpoint_grace_s"] == 900, "each variant's grace echoed"
-assert on["lost_gpu_s"] == d["cg"]["policies"][0]["lost_gpu_s"], "the variant is the run with --checkpoint-grace 900"
+assert d["cg"]["checkpointGraceS"] == 900 and d["cgvar"]["checkpointGraceS"] == 0, "the run's grace echoed"
+assert off["checkpointGraceS"] == 0 and on["checkpointGraceS"] == 900, "each variant's grace echoed"
+assert on["lostGpuS"] == d["cg"]["policies"][0]["lostGpuS"], "the variant is the run with --checkpoint-grace 900"
 assert off["evictions"] > 10 and on["evictions"] > 10, (off["evictions"], on["evictions"])
 # waiting for checkpoints loses less than half the work (121,500 -> 17,700 GPU-s when written)
-assert on["lost_gpu_s"] * 2 < off["lost_gpu_s"], (on["lost_gpu_s"], off["lost_gpu_s"])
+assert on["lostGpuS"] * 2 < off["lostGpuS"], (on["lostGpuS"], off["lostGpuS"])
 # the preemptors' wait is counted, and only with the grace
-assert off["checkpoint_waits"] == 0 and off["checkpoint_wait_job_h"] == 0, off["checkpoint_waits"]
-assert on["checkpoint_waits"] > 0 and 0 < on["checkpoint_wait_job_h"] <= on["checkpoint_waits"] * 300 / 3600 + 1e-6
+assert off["checkpointWaits"] == 0 and off["checkpointWaitJobH"] == 0, off["checkpointWaits"]
+assert on["checkpointWaits"] > 0 and 0 < on["checkpointWaitJobH"] <= on["checkpointWaits"] * 300 / 3600 + 1e-6
 # goodput per queue: its jobs' evictions and lost work add up to the run's
 for p in (off, on):
-    assert sum(q["evictions"] for q in p["by_queue"].values()) == p["evictions"]
-    assert abs(sum(q["lost_gpu_h"] for q in p["by_queue"].values()) - p["lost_gpu_h"]) < 1e-6
+    assert sum(q["evictions"] for q in p["byQueue"].values()) == p["evictions"]
+    assert abs(sum(q["lostGpuH"] for q in p["byQueue"].values()) - p["lostGpuH"]) < 1e-6
 PY
 then ok "sim-run-checkpoint-grace-reaches-the-engine"; else bad "sim-run-checkpoint-grace-reaches-the-engine"; fi
 # --slices K:LEVEL / slices=on|off (YAML tasks[i].slice): gangs in slices,
@@ -1899,9 +1918,9 @@ v = {p["policy"]: p for p in d["policies"]}
 assert d["slices"] == {"tasks": 2, "level": "rack"}, d.get("slices")
 on, off = v["fairway"], v["fairway:slices=off"]
 assert on["slices"] and not off["slices"] and v["slurm"]["slices"], "each variant's slices echoed"
-assert on["slice_starts"] > 20 and on["slice_starts"] == off["slice_starts"], (on["slice_starts"], off["slice_starts"])
-assert on["slice_starts_split"] == 0 and v["slurm"]["slice_starts_split"] == 0, "a split slice"
-assert off["slice_starts_split"] > 0, "without slices no gang split a pair: the measure measures nothing"
+assert on["sliceStarts"] > 20 and on["sliceStarts"] == off["sliceStarts"], (on["sliceStarts"], off["sliceStarts"])
+assert on["sliceStartsSplit"] == 0 and v["slurm"]["sliceStartsSplit"] == 0, "a split slice"
+assert off["sliceStartsSplit"] > 0, "without slices no gang split a pair: the measure measures nothing"
 PY
 then ok "sim-run-slices-reach-the-engine"; else bad "sim-run-slices-reach-the-engine"; fi
 # --user-fair-share / user-fair-share=on|off (YAML scheduler.userFairShare):
@@ -1929,9 +1948,9 @@ if python3 - "$SV" <<'PY'
 import csv, json, statistics, sys
 d = {k: json.load(open("%s/%s.json" % (sys.argv[1], k))) for k in ("u1", "uvar")}
 v = {p["policy"]: p for p in d["uvar"]["policies"]}
-same = lambda a, b: all(a[k] == b[k] for k in ("jct_mean_s", "occupancy", "by_gpus", "fairness_jain"))
-assert d["u1"]["user_fair_share"] is True and d["uvar"]["user_fair_share"] is False, "user_fair_share echoed"
-assert v["fairway:user-fair-share=on"]["user_fair_share"] is True and v["fairway"]["user_fair_share"] is False
+same = lambda a, b: all(a[k] == b[k] for k in ("jctMeanS", "occupancy", "byGpus", "fairnessJain"))
+assert d["u1"]["userFairShare"] is True and d["uvar"]["userFairShare"] is False, "user_fair_share echoed"
+assert v["fairway:user-fair-share=on"]["userFairShare"] is True and v["fairway"]["userFairShare"] is False
 assert same(v["fairway:user-fair-share=on"], d["u1"]["policies"][0]), "the variant is the run with --user-fair-share"
 user = {r["job_id"]: r["user"] for r in csv.DictReader(open("%s/users.csv" % sys.argv[1]))}
 wait = {}
@@ -1978,7 +1997,7 @@ def on_h100(f):
 n0, h0 = on_h100(sys.argv[1] + "/ml0.jsonl")
 n1, h1 = on_h100(sys.argv[1] + "/ml1.jsonl")
 assert n0 > 1000 and h0 == 0 and h1 > 100, (n0, h0, n1, h1)
-assert json.load(open(sys.argv[1] + "/ml0.json"))["model_limits_pct"] == {"H100": 0.0}
+assert json.load(open(sys.argv[1] + "/ml0.json"))["modelLimitsPct"] == {"H100": 0.0}
 PY
 then ok "sim-run-model-limits-keep-jobs-off-a-model"; else bad "sim-run-model-limits-keep-jobs-off-a-model"; fi
 expect "sim-run-model-limits-bad-pair" 2 "--model-limits 'H100': expected MODEL=PCT pairs" \
@@ -2004,7 +2023,7 @@ def r3(v):
 off, on = json.load(open(d + "/md-off.json")), json.load(open(d + "/md-on.json"))
 assert int(r3("off")["wait_s"]) == 99020 and off["policies"][0]["evictions"] == 0, (r3("off"), off["policies"][0]["evictions"])
 assert int(r3("on")["wait_s"]) == 20 and on["policies"][0]["evictions"] == 1, (r3("on"), on["policies"][0]["evictions"])
-assert on["model_deserved_pct"] == {"H100": 50.0} and "model_deserved_pct" not in off
+assert on["modelDeservedPct"] == {"H100": 50.0} and "modelDeservedPct" not in off
 PY
 then ok "sim-run-model-deserved-claims-h100s-back"; else bad "sim-run-model-deserved-claims-h100s-back"; fi
 # the variant model-deserved=off replays without the entries; both are
@@ -2019,10 +2038,10 @@ assert on["evictions"] == 1 and off["evictions"] == 0, (on["evictions"], off["ev
 # without: r3 waits from t=1020 (its first plan) to 100020 with research
 # short of all it deserves as H100s (half its deserved GPUs, in milli-GPU
 # rounded down); with: not at all
-due = int(off["by_queue"]["research"]["deserved_gpus"] * 1000 * 0.5) / 1000
-assert 7.9 < due < 8.1 and abs(off["model_deserved_short_gpu_h"] - due * 99000 / 3600) < 1e-6, \
-    (due, off["model_deserved_short_gpu_h"])
-assert on["model_deserved_short_gpu_h"] == 0, on["model_deserved_short_gpu_h"]
+due = int(off["byQueue"]["research"]["deservedGpus"] * 1000 * 0.5) / 1000
+assert 7.9 < due < 8.1 and abs(off["modelDeservedShortGpuH"] - due * 99000 / 3600) < 1e-6, \
+    (due, off["modelDeservedShortGpuH"])
+assert on["modelDeservedShortGpuH"] == 0, on["modelDeservedShortGpuH"]
 PY
 then ok "sim-run-model-deserved-variant-and-shortfall"; else bad "sim-run-model-deserved-variant-and-shortfall"; fi
 expect "sim-run-model-deserved-variant-needs-the-flag" 2 \
@@ -2051,7 +2070,7 @@ n = len(one)
 share = lambda m: sum(1 for x, g in one.values() if x == m) / n
 assert 0.25 < share("H100") < 0.35 and 0.15 < share("A100") < 0.25, (share("H100"), share("A100"))
 assert all(g <= 16 for m, g in one.values() if m), "a job larger than a model's 16 GPUs names it"
-assert json.load(open(d + "/nm1.json"))["name_models_pct"] == {"H100": 30.0, "A100": 20.0}
+assert json.load(open(d + "/nm1.json"))["nameModelsPct"] == {"H100": 30.0, "A100": 20.0}
 PY
 then ok "sim-run-name-models"; else bad "sim-run-name-models"; fi
 expect "sim-run-name-models-over-100" 2 "--name-models: the shares add up to 110 %, more than all the jobs; keep them to 100 in all" \
@@ -2068,7 +2087,7 @@ for p in d["policies"]:
     mine = [r for r in rows if r["policy"] == p["policy"]]
     assert sum(1 for r in mine if r["start"]) == p["decisions"] - sum(int(r["evictions"]) for r in mine)
     e = sorted(abs(int(r["estimate_err_s"])) for r in mine if r["estimate_err_s"])
-    assert e and e[(len(e) + 1) // 2 - 1] == p["start_estimates"]["abs_err_p50_s"], p["policy"]
+    assert e and e[(len(e) + 1) // 2 - 1] == p["startEstimates"]["absErrP50S"], p["policy"]
 PY
 then ok "sim-run-jobs-csv"; else bad "sim-run-jobs-csv"; fi
 # --shares: the plans' fair shares and allocations give the JSON's fairness_jain,
@@ -2085,20 +2104,20 @@ for p in d["policies"]:
             plans.setdefault((int(r["t"]), int(r["until"])), []).append((float(r["fair_gpus"]), float(r["alloc_gpus"])))
     keys = list(plans)
     assert all(a[1] == b[0] for a, b in zip(keys, keys[1:])), "each plan holds until the next"
-    assert all(len(q) == len(d["policies"][0]["by_queue"]) for q in plans.values()), "a row per queue"
+    assert all(len(q) == len(d["policies"][0]["byQueue"]) for q in plans.values()), "a row per queue"
     assert all(sum(a for _, a in q) <= 104 + 1e-6 for q in plans.values()), "allocations fit"
     acc = tot = 0.0
     for (t, u), q in plans.items():
         xs = [a / f for f, a in q if f > 1e-9]
         if xs and sum(x * x for x in xs) > 0:
             acc += (u - t) * sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs)); tot += u - t
-    assert abs(acc / tot - p["fairness_jain"]) < 1e-6, (acc / tot, p["fairness_jain"])
+    assert abs(acc / tot - p["fairnessJain"]) < 1e-6, (acc / tot, p["fairnessJain"])
     if p["policy"] != "fairway":
         continue
     b = json.loads(subprocess.run([sys.executable, "scripts/fairness_bound.py", "--shares",
                                    "%s/shares.csv" % sys.argv[1], "--jobs", "%s/jobs.csv" % sys.argv[1],
                                    "--policy", p["policy"]], check=True, capture_output=True, text=True).stdout)
-    assert abs(b["fairness_jain"] - p["fairness_jain"]) < 1e-6, b
+    assert abs(b["fairness_jain"] - p["fairnessJain"]) < 1e-6, b
     assert b["sizes_pack"] and b["fairest_choice_jain"] >= b["fairness_jain"] - 1e-12, b
 PY
 then ok "sim-run-shares-csv"; else bad "sim-run-shares-csv"; fi
@@ -2110,9 +2129,9 @@ if python3 - "$SV" <<'PY'
 import csv, json, sys
 p = json.load(open("%s/m1x8.json" % sys.argv[1]))["policies"][0]
 rows = list(csv.DictReader(open("%s/s1x8.csv" % sys.argv[1])))
-assert p["never_started"] > 0, "jobs never start"
-assert rows and all(int(r["t"]) < int(r["until"]) <= p["window_s"][1] for r in rows), p["window_s"]
-assert max(int(r["until"]) for r in rows) == p["window_s"][1], "the last plan holds until the window end"
+assert p["neverStarted"] > 0, "jobs never start"
+assert rows and all(int(r["t"]) < int(r["until"]) <= p["windowS"][1] for r in rows), p["windowS"]
+assert max(int(r["until"]) for r in rows) == p["windowS"][1], "the last plan holds until the window end"
 PY
 then ok "sim-run-shares-within-the-window"; else bad "sim-run-shares-within-the-window"; fi
 # fairness_bound.py by hand: queues a and b, fair share 4 each; a runs its
@@ -2163,16 +2182,16 @@ d = sys.argv[1]
 j = json.load(open(d + "/lim.json"))
 p = {x["policy"]: x for x in j["policies"]}
 on, off = p["fifo"], p["fifo:max-runtime=0"]
-assert j["max_runtime_s"] == 95 and on["max_runtime_s"] == 95 and off["max_runtime_s"] == 0
-assert on["timed_out_jobs"] == 1 and off["timed_out_jobs"] == 0, (on["timed_out_jobs"], off["timed_out_jobs"])
-assert abs(on["timed_out_gpu_h"] - 8 * 100 / 3600) < 1e-9 and abs(on["timed_out_cut_gpu_h"] - 8 * 900 / 3600) < 1e-9
-assert off["timed_out_gpu_h"] == 0 and off["timed_out_cut_gpu_h"] == 0
+assert j["maxRuntimeS"] == 95 and on["maxRuntimeS"] == 95 and off["maxRuntimeS"] == 0
+assert on["timedOutJobs"] == 1 and off["timedOutJobs"] == 0, (on["timedOutJobs"], off["timedOutJobs"])
+assert abs(on["timedOutGpuH"] - 8 * 100 / 3600) < 1e-9 and abs(on["timedOutCutGpuH"] - 8 * 900 / 3600) < 1e-9
+assert off["timedOutGpuH"] == 0 and off["timedOutCutGpuH"] == 0
 assert on["evictions"] == 0, on["evictions"]
 # A counts as ended at 100 (JCTs 100, 145, 225, 318); the GPU-hours of the
 # queues (work done) equal those of the runs
-assert on["jct_mean_s"] == (100 + 145 + 225 + 318) / 4 and off["jct_mean_s"] == (1000 + 1045 + 1125 + 1218) / 4
+assert on["jctMeanS"] == (100 + 145 + 225 + 318) / 4 and off["jctMeanS"] == (1000 + 1045 + 1125 + 1218) / 4
 for x in (on, off):
-    assert abs(sum(q["gpu_h"] for q in x["by_queue"].values()) - x["used_gpu_h"]) < 1e-6, x["policy"]
+    assert abs(sum(q["gpuH"] for q in x["byQueue"].values()) - x["usedGpuH"]) < 1e-6, x["policy"]
 rows = {(r["policy"], r["job"]): r for r in csv.DictReader(open(d + "/limj.csv"))}
 a, b = rows[("fifo", "A")], rows[("fifo", "B")]
 assert (a["end"], a["jct_s"], a["end_state"]) == ("100", "100", "timed_out"), a
@@ -2180,8 +2199,8 @@ assert (b["start"], b["end_state"]) == ("100", "completed"), b
 assert [rows[("fifo", k)]["end_state"] for k in "CD"] == ["completed", "completed"]
 assert rows[("fifo:max-runtime=0", "A")]["end"] == "1000" and rows[("fifo:max-runtime=0", "A")]["end_state"] == "completed"
 v = json.load(open(d + "/limv.json"))
-assert v["max_runtime_s"] == 0 and v["policies"][0]["max_runtime_s"] == 95
-assert all(v["policies"][0][k] == on[k] for k in ("timed_out_jobs", "jct_mean_s", "occupancy", "by_gpus")), "variant = flag"
+assert v["maxRuntimeS"] == 0 and v["policies"][0]["maxRuntimeS"] == 95
+assert all(v["policies"][0][k] == on[k] for k in ("timedOutJobs", "jctMeanS", "occupancy", "byGpus")), "variant = flag"
 PY
 then ok "sim-run-max-runtime-ends-jobs"; else bad "sim-run-max-runtime-ends-jobs"; fi
 if grep -qF "run-time limit 95 s: 1 job ended by it" "$SV/limv.out" && ! grep -qF "run-time limit" "$SV/lim0.out"; then
@@ -2222,9 +2241,9 @@ import csv, json, sys
 d = sys.argv[1]
 j = json.load(open(d + "/own.json"))
 p = j["policies"][0]
-assert j["max_runtime_s"] == 0 and j["job_limits"] == 1 and p["max_runtime_s"] == 0, (j["job_limits"], p["max_runtime_s"])
-assert p["timed_out_jobs"] == 1 and abs(p["timed_out_gpu_h"] - 4 * 100 / 3600) < 1e-9, p["timed_out_jobs"]
-assert abs(p["timed_out_cut_gpu_h"] - 4 * 900 / 3600) < 1e-9 and p["evictions"] == 0
+assert j["maxRuntimeS"] == 0 and j["jobLimits"] == 1 and p["maxRuntimeS"] == 0, (j["jobLimits"], p["maxRuntimeS"])
+assert p["timedOutJobs"] == 1 and abs(p["timedOutGpuH"] - 4 * 100 / 3600) < 1e-9, p["timedOutJobs"]
+assert abs(p["timedOutCutGpuH"] - 4 * 900 / 3600) < 1e-9 and p["evictions"] == 0
 rows = {r["job"]: r for r in csv.DictReader(open(d + "/ownj.csv"))}
 assert (rows["A"]["start"], rows["A"]["end"], rows["A"]["end_state"]) == ("0", "100", "timed_out"), rows["A"]
 assert (rows["B"]["start"], rows["B"]["end"], rows["B"]["end_state"]) == ("0", "1000", "completed"), rows["B"]
@@ -2275,19 +2294,19 @@ assert want == 251320, want
 j = json.load(open(d + "/bud.json"))
 p = {x["policy"]: x for x in j["policies"]}
 on, off = p["kai"], p["kai:gpu-hour-budget=0"]
-assert j["gpu_hour_budget"] == 1 and on["gpu_hour_budget"] == 1 and off["gpu_hour_budget"] == 0, j["gpu_hour_budget"]
-assert on["over_budget_jobs"] == 1 and off["over_budget_jobs"] == 0, (on["over_budget_jobs"], off["over_budget_jobs"])
+assert j["gpuHourBudget"] == 1 and on["gpuHourBudget"] == 1 and off["gpuHourBudget"] == 0, j["gpuHourBudget"]
+assert on["overBudgetJobs"] == 1 and off["overBudgetJobs"] == 0, (on["overBudgetJobs"], off["overBudgetJobs"])
 rows = {(r["policy"], r["job"]): r for r in csv.DictReader(open(d + "/budj.csv"))}
 assert rows[("kai", "B")]["start"] == str(want), rows[("kai", "B")]
 assert rows[("kai", "C")]["start"] == "700" and rows[("kai", "A")]["end"] == "600"
 assert rows[("kai:gpu-hour-budget=0", "B")]["start"] == "600", rows[("kai:gpu-hour-budget=0", "B")]
 v = json.load(open(d + "/budv.json"))
-assert v["gpu_hour_budget"] == 0 and v["policies"][0]["gpu_hour_budget"] == 1
-assert all(v["policies"][0][k] == on[k] for k in ("over_budget_jobs", "jct_mean_s", "makespan_s", "by_gpus")), "variant = flag"
+assert v["gpuHourBudget"] == 0 and v["policies"][0]["gpuHourBudget"] == 1
+assert all(v["policies"][0][k] == on[k] for k in ("overBudgetJobs", "jctMeanS", "makespanS", "byGpus")), "variant = flag"
 vr = {r["job"]: r["start"] for r in csv.DictReader(open(d + "/budvj.csv"))}
 assert vr["B"] == str(want), vr
 z = json.load(open(d + "/bud0.json"))
-assert z["gpu_hour_budget"] == 0 and z["policies"][0]["over_budget_jobs"] == 0
+assert z["gpuHourBudget"] == 0 and z["policies"][0]["overBudgetJobs"] == 0
 PY
 then ok "sim-run-gpu-hour-budget-holds-a-queue"; else bad "sim-run-gpu-hour-budget-holds-a-queue"; fi
 if grep -qF "GPU-hour budget 1 per queue: 1 job held over it" "$SV/budv.out" && ! grep -qF "GPU-hour budget" "$SV/bud0.out"; then
@@ -2307,7 +2326,7 @@ if python3 - "$SV" <<'PY'
 import csv, json, sys
 d = sys.argv[1]
 j = json.load(open(d + "/safe.json"))
-assert j["budget_safe"] is True and j["policies"][0]["over_budget_jobs"] == 1, j["budget_safe"]
+assert j["budgetSafe"] is True and j["policies"][0]["overBudgetJobs"] == 1, j["budgetSafe"]
 rows = {r["job"]: r for r in csv.DictReader(open(d + "/safej.csv"))}
 assert rows["B"]["start"] == "300" and rows["A"]["start"] == "0", rows
 PY
@@ -2321,7 +2340,7 @@ import csv, json, sys
 d = sys.argv[1]
 j = json.load(open(d + "/safev.json"))
 p = {x["policy"]: x for x in j["policies"]}
-assert j["budget_safe"] is False and p["kai"]["budget_safe"] is False and p["kai:budget-safe=on"]["budget_safe"] is True
+assert j["budgetSafe"] is False and p["kai"]["budgetSafe"] is False and p["kai:budget-safe=on"]["budgetSafe"] is True
 rows = {(r["policy"], r["job"]): r["start"] for r in csv.DictReader(open(d + "/safevj.csv"))}
 assert rows[("kai", "B")] == "0" and rows[("kai:budget-safe=on", "B")] == "300", rows
 PY
@@ -2351,9 +2370,9 @@ expect "sim-run-failures" 0 "node failures hit" "$FW" sim run --trace synthetic:
 	--policies fifo,fairway --failures 300 --repair 3600 --json "$FJ"
 if python3 -c 'import json,sys
 d = json.load(open(sys.argv[1]))
-f = d["failure_model"]; p = d["policies"]
-sys.exit(not (f["failures"] > 0 and f["rate_per_1000"] == 300 and f["repair_s"] == 3600 and
-              all(0 < x["failures"] <= f["failures"] and x["failure_hits"] > 0 and x["lost_gpu_h"] > 0
+f = d["failureModel"]; p = d["policies"]
+sys.exit(not (f["failures"] > 0 and f["ratePer1000"] == 300 and f["repairS"] == 3600 and
+              all(0 < x["failures"] <= f["failures"] and x["failureHits"] > 0 and x["lostGpuH"] > 0
                   for x in p)))' "$FJ"; then
 	ok "sim-run-failures-json"
 else

@@ -39,7 +39,7 @@ static const char usage[] =
 	"  policies    list the scheduling policies\n"
 	"  sim run     replay a GPU-cluster trace through several policies\n"
 	"  sim fgd     reproduce the FGD (ATC '23) fragmentation experiment\n"
-	"  trace sacct2fairway [--no-gpu-model] [--time-limits] IN OUT\n"
+	"  trace sacct2fairway [--no-gpu-model] [--time-limits] SACCT_FILE OUT.csv|-\n"
 	"              convert `sacct --parsable2` output to fairway's trace format\n"
 	"  help [CMD]  this help, or a command's: `fairway help sim run` is\n"
 	"              `fairway sim run --help` (--help may go anywhere on the line:\n"
@@ -213,11 +213,11 @@ int fw_cmd_trace(int argc, char **argv)
 	if (argc < 2)
 		return fw_cli_usage_error("trace", "missing the subcommand: sacct2fairway");
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		puts("usage: fairway trace sacct2fairway [--no-gpu-model] [--time-limits] IN OUT\n\n"
+		puts("usage: fairway trace sacct2fairway [--no-gpu-model] [--time-limits] SACCT_FILE OUT.csv|-\n\n"
 		     "Convert Slurm accounting output (sacct --parsable2 --allusers\n"
 		     "--format=JobID,User,Account,Submit,Start,End,Timelimit,AllocTRES,...)\n"
 		     "into fairway's generic trace CSV (docs/trace-format.md), for\n"
-		     "`fairway sim run --format fairway --trace OUT`.\n"
+		     "`fairway sim run --format fairway --trace OUT.csv`; OUT - writes to stdout.\n"
 		     "  --no-gpu-model  leave GPU types out (the jobs run on any GPU)\n"
 		     "  --time-limits   write each job's Timelimit as its own run-time\n"
 		     "                  limit too (column max_runtime), so the replay ends\n"

@@ -233,14 +233,14 @@ static void table_pending(FILE *f, const struct fw_snapshot *s, const struct fw_
 
 static void table_queues(FILE *f, const struct fw_snapshot *s, const struct fw_plan *p)
 {
-	fprintf(f, "\nQUEUES (GPUs; FAIR = GUARANTEED, its deserved share up to its demand, + OVER QUOTA, split by WEIGHT)\n");
-	fprintf(f, "  %-20s %-14s %9s %9s %10s %10s %9s %9s %7s\n", "QUEUE", "PARENT", "DESERVED", "FAIR",
-		"GUARANTEED", "OVER QUOTA", "ALLOCATED", "DEMAND", "WEIGHT");
+	fprintf(f, "\nQUEUES (GPUs; FAIR = GUARANTEED, its deserved share up to its demand, + OVER QUOTA, split by EFF-WEIGHT)\n");
+	fprintf(f, "  %-20s %-14s %9s %9s %10s %10s %9s %9s %10s\n", "QUEUE", "PARENT", "DESERVED", "FAIR",
+		"GUARANTEED", "OVER QUOTA", "ALLOCATED", "DEMAND", "EFF-WEIGHT");
 	for (int32_t q = 0; q < p->nqueues; q++) {
 		const struct fw_queue *qq = &s->queues[q];
 		const struct fw_queue_result *r = &p->queues[q];
 		double fair = r->fair[FW_RES_GPU] / 1000.0, g = r->guaranteed[FW_RES_GPU] / 1000.0;
-		fprintf(f, "  %-20s %-14s %9.2f %9.2f %10.2f %10.2f %9.2f %9.2f %7.2f\n", qq->name,
+		fprintf(f, "  %-20s %-14s %9.2f %9.2f %10.2f %10.2f %9.2f %9.2f %10.2f\n", qq->name,
 			qq->parent >= 0 ? s->queues[qq->parent].name : "-", gpus(qq->deserved.v[FW_RES_GPU]), fair, g,
 			fair - g, gpus(r->allocated.v[FW_RES_GPU]), gpus(r->demand.v[FW_RES_GPU]), r->weight_eff);
 	}

@@ -1,5 +1,5 @@
 /*
- * sacct2fairway.c — `fairway-sacct2fairway IN OUT`: convert Slurm
+ * sacct2fairway.c — `fairway-sacct2fairway SACCT_FILE OUT.csv|-`: convert Slurm
  * `sacct --parsable2` output to fairway's generic trace CSV.  All logic is
  * in sim/sacct.c (fw_sacct_convert_cli), which `fairway trace
  * sacct2fairway` calls too.

@@ -630,6 +630,39 @@ int fw_codec_queue_parse(json_t *o, const char *name_in_path, struct fw_queue_sp
 	return FW_OK;
 }
 
+/* Round member key of o (a finite number) to 6 decimals when it has
+ * more, noting "FIELD OLD -> NEW" in what; 1 when it did, else 0. */
+static int round_fine(json_t *o, const char *path, const char *key, char *what, size_t n)
+{
+	json_t *v = json_object_get(o, key);
+	double x = v ? json_number_value(v) : 0, r = round(x * FINE_SCALE) / FINE_SCALE;
+	char f[128], a[32], b[32];
+	size_t used = strlen(what);
+	int64_t fine;
+
+	if (!json_is_number(v) || !isfinite(x) || exact(x, FINE_SCALE, path, key, "", &fine, NULL) == FW_OK)
+		return 0;
+	path_of(f, sizeof f, path, key);
+	json_object_set_new(o, key, json_real(r));
+	if (used < n)
+		snprintf(what + used, n - used, "%s%s %s -> %s", used ? "; " : "", f, plain(x, a, sizeof a),
+			 plain(r, b, sizeof b));
+	return 1;
+}
+
+int fw_codec_queue_round_fine(json_t *o, char *what, size_t n)
+{
+	static const char *const keys[] = { "gpu", "cpu", "memory" };
+	json_t *w = json_object_get(o, "overQuotaWeight");
+	int k = 0;
+
+	if (n)
+		what[0] = '\0';
+	for (size_t i = 0; json_is_object(w) && i < sizeof keys / sizeof keys[0]; i++)
+		k += round_fine(w, "overQuotaWeight", keys[i], what, n);
+	return k + (json_is_object(o) ? round_fine(o, "", "gpuHourBudget", what, n) : 0);
+}
+
 static json_t *dump_model_table(const struct fw_spec_model_limit *t, int32_t n)
 {
 	json_t *m = json_object();

@@ -156,6 +156,15 @@ int fw_codec_queue_parse(json_t *o, const char *name_in_path, struct fw_queue_sp
 			 struct fw_diag *d);
 json_t *fw_codec_queue_dump(const struct fw_queue_spec *q);
 
+/* A stored queue document (a store row, before fw_codec_queue_parse) whose
+ * overQuotaWeight.gpu/.cpu/.memory or gpuHourBudget has more than the 6
+ * decimals the API takes (a store written before the API refused them)
+ * gets that value rounded to 6 decimals in place, so nothing stored is
+ * lost on restore.  The API stays strict: only the restore calls this.
+ * Returns how many values it rounded; each "FIELD OLD -> NEW" joined by
+ * "; " into what (n bytes; "" when none). */
+int fw_codec_queue_round_fine(json_t *o, char *what, size_t n);
+
 /* Topology names requiredLevel/preferredLevel; levels may be NULL.
  * j->sel must point at room for FW_BACKEND_SEL_MAX pairs (backend.h,
  * struct fw_backend_job_room); the parse keeps that pointer and clears

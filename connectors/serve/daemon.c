@@ -288,12 +288,33 @@ int fw_serve_backend_ready(struct fw_serve *d, char *err, size_t errn)
 }
 
 /* --- restore ------------------------------------------------------------------- */
+/* A queue a store written before the API took at most 6 decimals keeps
+ * with more (fw_codec_queue_round_fine) comes back rounded, with one line
+ * on stderr naming the queue and the fields: nothing stored is lost, and
+ * the site learns the value it runs with. */
+static void round_stored_queue(json_t *o, const char *key)
+{
+	char what[512];
+
+	if (fw_codec_queue_round_fine(o, what, sizeof what))
+		fprintf(stderr,
+			"fairway serve: warning: queue \"%s\" in the store has more than 6 decimals: %s; restored "
+			"rounded, as the API now takes it: to keep another value set it (fairway queues set %s, or "
+			"PATCH /v1/queues/%s)\n",
+			key, what, key, key);
+}
+
 static int restore_queue(void *ctx, const char *key, const char *doc)
 {
 	struct fw_serve *d = ctx;
 	json_t *o = json_loads(doc, 0, NULL);
 	struct fw_queue_spec *q = o ? fw_serve_grow(&d->queues, &d->nqueues, &d->capq, sizeof *q) : NULL;
-	int rc = q ? fw_codec_queue_parse(o, key, q, NULL) : FW_EINVAL;
+	int rc = FW_EINVAL;
+
+	if (q) {
+		round_stored_queue(o, key);
+		rc = fw_codec_queue_parse(o, key, q, NULL);
+	}
 	json_decref(o);
 	return rc;
 }

@@ -256,6 +256,10 @@ TEST(compare_rows_never_show_a_wait_as_zero_and_multi_node_follows_the_nodes)
 	ASSERT_STR_CONTAINS(row, "1662 min       <1 min*\n");
 	ASSERT(!strstr(out, " 0 min"));
 	ASSERT_STR_CONTAINS(out, "\n  p95, 9+ GPUs (multi-node)   ");
+	/* its label 30 wide as every row's, so its values line up under theirs:
+	 * its line as long as the row above's */
+	char *b9 = strstr(out, "\n  p95, 9+ GPUs (multi-node)") + 1;
+	ASSERT_EQ(strcspn(b9, "\n"), strcspn(row, "\n"));
 	free(out);
 	out = compare_p95(16);
 	ASSERT_STR_CONTAINS(out, "\n  p95, 9+ GPUs                ");
@@ -584,33 +588,33 @@ static json_t *replay_cli(struct tmpf *t, const char *trace, char **argv)
 static void check_policy_json(json_t *p)
 {
 	double occ = json_real_value(json_object_get(p, "occupancy"));
-	double cap = json_real_value(json_object_get(p, "capacity_gpu_h"));
-	double used = json_real_value(json_object_get(p, "used_gpu_h"));
-	double idle = json_real_value(json_object_get(p, "idle_while_waiting_gpu_h"));
-	double jain = json_real_value(json_object_get(p, "fairness_jain"));
+	double cap = json_real_value(json_object_get(p, "capacityGpuH"));
+	double used = json_real_value(json_object_get(p, "usedGpuH"));
+	double idle = json_real_value(json_object_get(p, "idleWhileWaitingGpuH"));
+	double jain = json_real_value(json_object_get(p, "fairnessJain"));
 
 	ASSERT_NEAR(used / cap, occ, 1e-9);
 	ASSERT(idle >= 0 && idle <= cap - used + 1e-9);
 	ASSERT(jain > 0 && jain <= 1 + 1e-12);
-	ASSERT_NEAR(json_real_value(json_object_get(p, "goodput_gpu_h")), used, 1e-9);
-	ASSERT(json_is_number(json_object_get(p, "fairness_max_dev")));
+	ASSERT_NEAR(json_real_value(json_object_get(p, "goodputGpuH")), used, 1e-9);
+	ASSERT(json_is_number(json_object_get(p, "fairnessMaxDev")));
 	json_t *s = json_object_get(p, "series");
 	ASSERT_EQ(json_array_size(json_object_get(s, "occupancy")), FW_MET_BINS);
-	json_t *cdf = json_object_get(json_object_get(s, "time_to_start_percentiles_s"), "all");
+	json_t *cdf = json_object_get(json_object_get(s, "timeToStartPercentilesS"), "all");
 	ASSERT_EQ(json_array_size(cdf), 101);
-	json_t *q = json_object_get(json_object_get(p, "by_queue"), "vc-6214e9");
-	ASSERT(json_object_get(q, "share_ratio_mean"));
-	ASSERT(json_object_get(q, "idle_while_waiting_gpu_h"));
-	ASSERT(json_is_number(json_object_get(p, "lost_gpu_h")));
-	ASSERT(json_is_number(json_object_get(p, "evictions_per_job_mean")));
-	ASSERT(json_is_integer(json_object_get(p, "evictions_per_job_max")));
-	json_t *est = json_object_get(p, "start_estimates");
+	json_t *q = json_object_get(json_object_get(p, "byQueue"), "vc-6214e9");
+	ASSERT(json_object_get(q, "shareRatioMean"));
+	ASSERT(json_object_get(q, "idleWhileWaitingGpuH"));
+	ASSERT(json_is_number(json_object_get(p, "lostGpuH")));
+	ASSERT(json_is_number(json_object_get(p, "evictionsPerJobMean")));
+	ASSERT(json_is_integer(json_object_get(p, "evictionsPerJobMax")));
+	json_t *est = json_object_get(p, "startEstimates");
 	ASSERT(json_is_integer(json_object_get(est, "jobs")));
-	ASSERT(json_object_get(est, "abs_err_p50_s"));
-	json_t *big = json_object_get(est, "multi_node_waited_1h");
+	ASSERT(json_object_get(est, "absErrP50S"));
+	json_t *big = json_object_get(est, "multiNodeWaited1h");
 	ASSERT(json_is_integer(json_object_get(big, "jobs")));
-	ASSERT(json_object_get(big, "abs_err_p50_s"));
-	ASSERT(json_object_get(big, "abs_err_over_wait_p50"));
+	ASSERT(json_object_get(big, "absErrP50S"));
+	ASSERT(json_object_get(big, "absErrOverWaitP50"));
 }
 
 TEST(cli_writes_json_csv_and_a_deterministic_report)
@@ -625,7 +629,7 @@ TEST(cli_writes_json_csv_and_a_deterministic_report)
 	ASSERT(root);
 	json_t *pols = json_object_get(root, "policies");
 	ASSERT_EQ(json_array_size(pols), 3);
-	ASSERT_EQ(json_integer_value(json_object_get(root, "checkpoint_s")), FW_SIM_CHECKPOINT_S);
+	ASSERT_EQ(json_integer_value(json_object_get(root, "checkpointS")), FW_SIM_CHECKPOINT_S);
 	for (size_t i = 0; i < 3; i++)
 		check_policy_json(json_array_get(pols, i));
 	json_decref(root);
@@ -1161,10 +1165,10 @@ TEST(limits_reach_the_csv_and_the_report)
 				  argv);
 
 	ASSERT(root);
-	ASSERT_EQ(json_integer_value(json_object_get(root, "job_limits")), 1);
+	ASSERT_EQ(json_integer_value(json_object_get(root, "jobLimits")), 1);
 	json_t *p0 = json_array_get(json_object_get(root, "policies"), 0);
-	ASSERT_EQ(json_integer_value(json_object_get(p0, "timed_out_jobs")), 1);
-	ASSERT_NEAR(json_real_value(json_object_get(p0, "timed_out_cut_gpu_h")), 1.0, 1e-12);
+	ASSERT_EQ(json_integer_value(json_object_get(p0, "timedOutJobs")), 1);
+	ASSERT_NEAR(json_real_value(json_object_get(p0, "timedOutCutGpuH")), 1.0, 1e-12);
 	json_decref(root);
 	char *csv = slurp(t.csv, &n);
 	ASSERT(csv);
@@ -1214,14 +1218,14 @@ TEST(budgets_reach_the_csv)
 	json_t *root = replay_cli(&t, BUDGET_TRACE, argv);
 
 	ASSERT(root);
-	ASSERT_NEAR(json_real_value(json_object_get(root, "gpu_hour_budget")), 1, 0);
+	ASSERT_NEAR(json_real_value(json_object_get(root, "gpuHourBudget")), 1, 0);
 	json_t *p0 = json_array_get(json_object_get(root, "policies"), 0);
 	json_t *p1 = json_array_get(json_object_get(root, "policies"), 1);
-	ASSERT_EQ(json_integer_value(json_object_get(p0, "over_budget_jobs")), 1);
-	ASSERT_EQ(json_integer_value(json_object_get(p1, "over_budget_jobs")), 0);
-	ASSERT_NEAR(json_real_value(json_object_get(p1, "gpu_hour_budget")), 0, 0);
-	ASSERT(json_integer_value(json_object_get(p0, "makespan_s")) > 2 * 86400);
-	ASSERT_EQ(json_integer_value(json_object_get(p1, "makespan_s")), 700);
+	ASSERT_EQ(json_integer_value(json_object_get(p0, "overBudgetJobs")), 1);
+	ASSERT_EQ(json_integer_value(json_object_get(p1, "overBudgetJobs")), 0);
+	ASSERT_NEAR(json_real_value(json_object_get(p1, "gpuHourBudget")), 0, 0);
+	ASSERT(json_integer_value(json_object_get(p0, "makespanS")) > 2 * 86400);
+	ASSERT_EQ(json_integer_value(json_object_get(p1, "makespanS")), 700);
 	json_decref(root);
 	char *csv = slurp(t.csv, &n);
 	ASSERT(csv);
@@ -1259,10 +1263,10 @@ TEST(budgets_and_the_half_life_reach_the_report)
 	ASSERT(start > 600 && start < 2 * 86400);
 	json_t *root = replay_cli(&t, BUDGET_TRACE, argv);
 	ASSERT(root);
-	ASSERT_EQ(json_integer_value(json_object_get(root, "usage_half_life_s")), 86400);
+	ASSERT_EQ(json_integer_value(json_object_get(root, "usageHalfLifeS")), 86400);
 	json_t *p0 = json_array_get(json_object_get(root, "policies"), 0);
-	ASSERT_EQ(json_integer_value(json_object_get(p0, "makespan_s")), start + 100);
-	ASSERT_EQ(json_integer_value(json_object_get(p0, "over_budget_jobs")), 1);
+	ASSERT_EQ(json_integer_value(json_object_get(p0, "makespanS")), start + 100);
+	ASSERT_EQ(json_integer_value(json_object_get(p0, "overBudgetJobs")), 1);
 	json_decref(root);
 	char *html = slurp(t.html, &n);
 	ASSERT(html);
@@ -1298,12 +1302,12 @@ TEST(cli_checkpoint_flag_takes_seconds_or_zero)
 	ASSERT_EQ(fw_sim_cli(10, zero), 0);
 	json_t *root = json_load_file(t.js, 0, &e);
 	ASSERT(root);
-	ASSERT_EQ(json_integer_value(json_object_get(root, "checkpoint_s")), 0);
+	ASSERT_EQ(json_integer_value(json_object_get(root, "checkpointS")), 0);
 	json_decref(root);
 	zero[7] = "30m"; /* a duration, as the config's checkpointInterval */
 	ASSERT_EQ(fw_sim_cli(10, zero), 0);
 	ASSERT(root = json_load_file(t.js, 0, &e));
-	ASSERT_EQ(json_integer_value(json_object_get(root, "checkpoint_s")), 1800);
+	ASSERT_EQ(json_integer_value(json_object_get(root, "checkpointS")), 1800);
 	json_decref(root);
 	tmpf_drop(&t);
 }

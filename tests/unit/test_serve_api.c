@@ -1318,6 +1318,46 @@ static void served_restart(struct served *f)
 	}
 }
 
+/* A queue a store written before the API became strict holds with more
+ * than 6 decimals (its overQuotaWeight, its gpuHourBudget) is restored,
+ * rounded to 6, with one warning line on stderr naming the queue and the
+ * fields; the API still refuses such a value. */
+TEST(a_stored_queue_with_seven_decimals_is_restored_rounded)
+{
+	struct served f;
+	char err[4096];
+	FILE *tmp = tmpfile();
+	size_t got;
+	int keep;
+
+	ASSERT(tmp != NULL);
+	served_up(&f);
+	ASSERT_OK(fw_store_put(f.d.store, FW_STORE_QUEUES, "old",
+			       "{\"name\":\"old\",\"deserved\":{\"gpu\":1},\"overQuotaWeight\":{\"gpu\":1.2345678},"
+			       "\"gpuHourBudget\":50.0000004}"));
+	fflush(stderr);
+	keep = dup(2);
+	dup2(fileno(tmp), 2);
+	served_restart(&f);
+	fflush(stderr);
+	dup2(keep, 2);
+	close(keep);
+	rewind(tmp);
+	got = fread(err, 1, sizeof err - 1, tmp);
+	err[got] = '\0';
+	fclose(tmp);
+	ASSERT(strstr(err, "fairway serve: warning: queue \"old\" in the store has more than 6 decimals: "
+			   "overQuotaWeight.gpu 1.2345678 -> 1.234568; gpuHourBudget 50.0000004 -> 50; restored rounded") != NULL);
+	int i = fw_serve_queue_index(&f.d, "old");
+	ASSERT(i >= 0);
+	ASSERT(f.d.queues[i].weight[FW_RES_GPU] == 1.234568);
+	ASSERT(f.d.queues[i].gpu_hour_budget == 50);
+	/* the API stays strict: a seventh decimal is refused, nothing changed */
+	ASSERT_EQ(send_as(&f.d, "PATCH", "/v1/queues/old", "{\"overQuotaWeight\":{\"gpu\":2.1234567}}"), 400);
+	ASSERT(f.d.queues[fw_serve_queue_index(&f.d, "old")].weight[FW_RES_GPU] == 1.234568);
+	served_down(&f);
+}
+
 /* A restart on a config whose queues or jobs are not the store's: the
  * store wins, and fw_serve_config_drift names each difference (what
  * `fairway serve` warns of): a queue only the config has, one only the
@@ -2594,6 +2634,16 @@ static void shows_body(json_t *got, json_t *body)
 	}
 }
 
+/* Two racks of one node each, an H100 node and an A100 node, and one
+ * queue q: the fleet of the gpuModel and topology level tests below. */
+static const char two_racks_yaml[] = "now: 0\n"
+				     "topology: {levels: [rack]}\n"
+				     "nodes:\n"
+				     "  - {name: a0, gpus: 8, gpuModel: H100, cpu: 64, memory: 512Gi, topology: {rack: r0}}\n"
+				     "  - {name: b0, gpus: 4, gpuModel: A100, cpu: 32, memory: 256Gi, topology: {rack: r1}}\n"
+				     "queues:\n"
+				     "  - {name: q, resources: {gpu: {quota: 12}}}\n";
+
 /* GET /v1/jobs/NAME and the job's row of GET /v1/jobs show every member
  * the job was submitted with, under the body's names, before the first
  * cycle (the local backend's copy), once planned (the view) and once
@@ -2603,13 +2653,6 @@ static void shows_body(json_t *got, json_t *body)
  * post back as a new job. */
 TEST(a_job_shows_every_member_it_was_submitted_with)
 {
-	static const char racks[] = "now: 0\n"
-				    "topology: {levels: [rack]}\n"
-				    "nodes:\n"
-				    "  - {name: a0, gpus: 8, gpuModel: H100, cpu: 64, memory: 512Gi, topology: {rack: r0}}\n"
-				    "  - {name: b0, gpus: 4, gpuModel: A100, cpu: 32, memory: 256Gi, topology: {rack: r1}}\n"
-				    "queues:\n"
-				    "  - {name: q, resources: {gpu: {quota: 12}}}\n";
 	static const char sent[] = "{\"name\":\"full\",\"queue\":\"q\",\"user\":\"ann\",\"priority\":3,\"preemptible\":false,"
 				   "\"spread\":true,\"runtime\":600,\"minMember\":1,\"preferredLevel\":\"rack\","
 				   "\"checkpointInterval\":60,\"maxRuntime\":3600,\"exitCode\":2,"
@@ -2620,7 +2663,7 @@ TEST(a_job_shows_every_member_it_was_submitted_with)
 	size_t i;
 
 	json_object_set_new(json_array_get(json_object_get(body, "tasks"), 0), "gpuModel", json_string("H100"));
-	up_yaml = racks;
+	up_yaml = two_racks_yaml;
 	served_up(&f);
 	up_yaml = NULL;
 	ASSERT_STR_CONTAINS(answer(&f.d, "POST", "/v1/jobs", sent), "201 ");
@@ -2776,17 +2819,10 @@ TEST(an_array_may_not_be_named_as_a_jobs_base)
  * one model are refused.  A topology level typo names the level. */
 TEST(queue_model_keys_take_the_fleets_spelling_and_typos_are_named)
 {
-	static const char racks[] = "now: 0\n"
-				    "topology: {levels: [rack]}\n"
-				    "nodes:\n"
-				    "  - {name: a0, gpus: 8, gpuModel: H100, cpu: 64, memory: 512Gi, topology: {rack: r0}}\n"
-				    "  - {name: b0, gpus: 4, gpuModel: A100, cpu: 32, memory: 256Gi, topology: {rack: r1}}\n"
-				    "queues:\n"
-				    "  - {name: q, resources: {gpu: {quota: 12}}}\n";
 	struct served f;
 	json_t *q;
 
-	up_yaml = racks;
+	up_yaml = two_racks_yaml;
 	served_up(&f);
 	up_yaml = NULL;
 	ASSERT_STR_CONTAINS(answer(&f.d, "POST", "/v1/queues", "{\"name\":\"m\",\"deserved\":{\"gpu\":2},"
@@ -2899,17 +2935,10 @@ TEST(a_parent_cycle_is_told_from_the_queue_changed)
  * listing the cluster's levels. */
 TEST(a_model_in_another_case_is_the_fleets_and_a_bad_level_lists_the_levels)
 {
-	static const char racks[] = "now: 0\n"
-				    "topology: {levels: [rack]}\n"
-				    "nodes:\n"
-				    "  - {name: a0, gpus: 8, gpuModel: H100, cpu: 64, memory: 512Gi, topology: {rack: r0}}\n"
-				    "  - {name: b0, gpus: 4, gpuModel: A100, cpu: 32, memory: 256Gi, topology: {rack: r1}}\n"
-				    "queues:\n"
-				    "  - {name: q, resources: {gpu: {quota: 12}}}\n";
 	struct served f;
 	char body[512];
 
-	up_yaml = racks;
+	up_yaml = two_racks_yaml;
 	served_up(&f);
 	up_yaml = NULL;
 	const char *got = answer(&f.d, "POST", "/v1/jobs",
@@ -2945,7 +2974,7 @@ TEST_MAIN(the_plan_filters_by_kind_queue_job_node_and_limit, every_node_the_back
 	  log_rows_older_than_log_keep_are_deleted_by_the_cycle, the_job_list_filters_by_queue_and_user,
 	  a_cut_job_list_says_it_is_truncated, the_node_list_filters_by_health,
 	  the_decision_log_is_served_with_its_filters, time_to_start_counts_from_the_last_requeue_and_gpu_hours_accrue,
-	  a_drained_job_restarts_on_a_healthy_node_in_the_same_cycle, requeue_times_survive_a_restart, a_restart_names_what_the_config_says_and_the_store_overrides, requeue_times_of_jobs_gone_are_pruned, a_log_read_lets_the_state_lock_go,
+	  a_drained_job_restarts_on_a_healthy_node_in_the_same_cycle, requeue_times_survive_a_restart, a_stored_queue_with_seven_decimals_is_restored_rounded, a_restart_names_what_the_config_says_and_the_store_overrides, requeue_times_of_jobs_gone_are_pruned, a_log_read_lets_the_state_lock_go,
 	  a_restarted_job_keeps_its_submitted_runtime_in_the_view, health_answers_while_a_cycle_holds_the_state_lock,
 	  a_cycle_whose_backend_does_not_answer_fails_before_the_read, a_cycle_fetches_its_read_without_the_state_lock,
 	  a_job_cancelled_while_the_world_is_built_is_never_started,

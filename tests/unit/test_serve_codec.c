@@ -1265,8 +1265,35 @@ TEST(range_refusals_write_plain_numbers)
 		      "limit.gpu (2.5) is below deserved.gpu (1000000): raise the limit, or lower deserved");
 }
 
+/* A stored queue (not an API body) with more than 6 decimals comes back
+ * rounded to 6 (fw_codec_queue_round_fine: the restore's, so a store
+ * written before the API refused them loses nothing), naming each value
+ * it rounded; 6 decimals or fewer, and values not numbers, stay as they
+ * are (the parse then names what is wrong). */
+TEST(a_stored_queue_finer_than_millionths_is_rounded_not_refused)
+{
+	json_t *o = body("{\"name\":\"a\",\"overQuotaWeight\":{\"gpu\":1.2345678,\"cpu\":2.5},"
+			 "\"gpuHourBudget\":10.0000004}");
+	struct fw_queue_spec q;
+	struct fw_diag d;
+	char what[256];
+
+	ASSERT_EQ(fw_codec_queue_round_fine(o, what, sizeof what), 2);
+	ASSERT_STR_EQ(what, "overQuotaWeight.gpu 1.2345678 -> 1.234568; gpuHourBudget 10.0000004 -> 10");
+	memset(&d, 0, sizeof d);
+	ASSERT_EQ(fw_codec_queue_parse(o, NULL, &q, &d), FW_OK);
+	ASSERT(q.weight[FW_RES_GPU] == 1.234568 && q.weight[FW_RES_CPU] == 2.5 && q.gpu_hour_budget == 10);
+	ASSERT_EQ(fw_codec_queue_round_fine(o, what, sizeof what), 0); /* rounded once is exact */
+	ASSERT_STR_EQ(what, "");
+	json_decref(o);
+	o = body("{\"name\":\"a\",\"overQuotaWeight\":{\"gpu\":\"x\"},\"gpuHourBudget\":12.345678}");
+	ASSERT_EQ(fw_codec_queue_round_fine(o, what, sizeof what), 0);
+	ASSERT(json_number_value(json_object_get(o, "gpuHourBudget")) == 12.345678);
+	json_decref(o);
+}
+
 TEST_MAIN(queue_units_and_defaults, queue_refusals_name_the_field, queue_gpu_model_limits, queue_gpu_hour_budget,
-	  queue_weight_and_budget_refuse_finer_than_millionths, queue_gpu_model_deserved, job_parse_and_round_trip, job_node_selector, job_slices, job_exit_code, job_checkpoint_interval, job_max_runtime,
+	  queue_weight_and_budget_refuse_finer_than_millionths, a_stored_queue_finer_than_millionths_is_rounded_not_refused, queue_gpu_model_deserved, job_parse_and_round_trip, job_node_selector, job_slices, job_exit_code, job_checkpoint_interval, job_max_runtime,
 	  whole_reals_are_whole_numbers, bad_gpus_whole_reals_and_the_nodes_range, reservation_and_health_refusals, every_refusal_names_its_field, health_incidents_stored_form, history_incidents_and_lemon,
 	  history_keeps_the_last_eight, names_are_one_path_segment, body_number_out_of_range_names_its_member,
 	  free_text_has_no_control_characters, free_text_has_no_unicode_controls_or_odd_spaces, job_array_forms,

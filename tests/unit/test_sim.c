@@ -1979,9 +1979,9 @@ TEST(cli_usage_errors_exit_2_and_a_run_writes_json_and_log)
 	ASSERT_EQ(json_array_size(pols), 2);
 	json_t *fair = json_array_get(pols, 1);
 	ASSERT_STR_EQ(json_string_value(json_object_get(fair, "policy")), "fairway");
-	ASSERT_EQ(json_integer_value(json_object_get(fair, "never_started")), 1);
-	ASSERT(json_object_get(json_object_get(json_object_get(fair, "by_gpus"), "9+"), "time_to_start_s"));
-	ASSERT_EQ(json_object_size(json_object_get(fair, "by_queue")), 11);
+	ASSERT_EQ(json_integer_value(json_object_get(fair, "neverStarted")), 1);
+	ASSERT(json_object_get(json_object_get(json_object_get(fair, "byGpus"), "9+"), "timeToStartS"));
+	ASSERT_EQ(json_object_size(json_object_get(fair, "byQueue")), 11);
 	json_decref(root);
 	unlink(trace);
 	unlink(js);
@@ -2121,7 +2121,7 @@ TEST(cli_usage_half_life_takes_whole_seconds)
 					 "--json", js, NULL, NULL), 0);
 		}
 		ASSERT((root = json_load_file(js, 0, &e)) != NULL);
-		double h = (double)json_integer_value(json_object_get(root, "usage_half_life_s"));
+		double h = (double)json_integer_value(json_object_get(root, "usageHalfLifeS"));
 		json_decref(root);
 		ASSERT_NEAR(h, good[i] ? good_s[i] : def.usage_half_life_s, 0);
 	}
