@@ -1998,11 +1998,6 @@ static int gang_turns(struct est *e, struct profile *pr, bool *queued, const int
 		return FW_ENOMEM;
 	for (int32_t k = 0; k < m && left > 0; k++) {
 		int32_t pos = y->tried ? y->tried[k] : k;
-		if (k + FW__AHEAD < m) { /* try order is not job order: ask early */
-			int32_t ahead = y->jobs[y->tried ? y->tried[k + FW__AHEAD] : k + FW__AHEAD];
-			FW__PREFETCH(&y->reason[ahead], 0);
-			FW__PREFETCH(&y->started[ahead], 0);
-		}
 		if (queued[pos]) {
 			gang_place(y, pr, y->jobs[pos], sa, slot, latest_turn(&l, y->s->now));
 			queued[pos] = false;
