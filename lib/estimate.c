@@ -21,9 +21,7 @@
  *   2. walk:     one dry reservation walk for all shapes together (the
  *      machinery of reserve.c): clone the state, try every open shape at
  *      now, then release the running jobs and this cycle's starts at their
- *      expected ends (a running job past its expected end: as long again
- *      from now as it has run, no later than its run-time limit;
- *      reserve.c running_end), and each reservation's nodes when its reserved job
+ *      expected ends, and each reservation's nodes when its reserved job
  *      is expected to end, in time order; after each distinct end time t
  *      try every shape still open.  A shape's estimate is the first t at
  *      which it fits, never now (now + 1, the next cycle: not_now; this
@@ -101,13 +99,9 @@
  *      ahead (behind a job whose start is unknown, unknown too:
  *      HEAD_OF_LINE);
  *   5. gangs:    under a starvation age, the oldest waiting gangs in a
- *      time profile of free task slots, in the order allocate tried them
- *      (gang_queue()): an unreserved gang no earlier than its turn to
- *      reserve (the cycle that finds fewer waiting jobs ahead of it in
- *      that order than the reservation depth: the depth-th latest of
- *      their estimates, gang_turns) or, if sooner, when it starves; a
- *      reserved one sooner than its reservation if it starves first and
- *      fits then.
+ *      time profile of free task slots, oldest first (gang_queue()): an
+ *      unreserved gang no earlier than when it starves; a reserved one
+ *      sooner than its reservation if it starves first and fits then.
  * Cost: the shapes come from allocate's memo (no job record is read for
  * them); one clone (only what changed since the last reservation's); the
  * end events the reservations already sorted; per distinct end time an
@@ -645,9 +639,8 @@ static fw_time short_at(struct est *e, int32_t j)
  * now in the walk only on room this plan frees without filling it: the
  * victims' room its preemptors left (the reclaim phase runs after
  * allocate; the shapes that failed there are retried then, see
- * sort_out), a running job's expected to end just now (its end event is
- * at now; one past it is expected later, reserve.c running_end), or when
- * the cycle's start bound stopped allocate (CYCLE_LIMIT,
+ * sort_out), a running job's past its expected end (its end event is at
+ * now), or when the cycle's start bound stopped allocate (CYCLE_LIMIT,
  * untried); a reservation at now is one such too. */
 static fw_time not_now(const struct fw_snapshot *s, fw_time t)
 {
@@ -1893,10 +1886,8 @@ static int32_t slot_gpus(const struct cyc *y, const int32_t *g, int32_t ng)
 	return size > 0 ? size : 1;
 }
 
-/* Place one gang in the profile; its estimate is where it lands.  turn:
- * when a cycle to come reserves for it (gang_queue), if it has no
- * reservation now. */
-static void gang_place(struct cyc *y, struct profile *pr, int32_t j, fw_time sa, int32_t slot, fw_time turn)
+/* Place one gang in the profile; its estimate is where it lands. */
+static void gang_place(struct cyc *y, struct profile *pr, int32_t j, fw_time sa, int32_t slot)
 {
 	const struct fw_job *job = &y->s->jobs[j];
 	struct fw_pending *r = &y->reason[j];
@@ -1923,9 +1914,6 @@ static void gang_place(struct cyc *y, struct profile *pr, int32_t j, fw_time sa,
 		profile_add(pr, r->expected_start, hold, -need);
 		return;
 	}
-	/* no sooner than its turn to reserve, or its starving time */
-	if (turn < starve)
-		starve = turn;
 	if (starve < r->expected_start)
 		starve = r->expected_start;
 	if ((t = profile_fit(pr, starve, need, dur)) < 0)
@@ -1934,103 +1922,20 @@ static void gang_place(struct cyc *y, struct profile *pr, int32_t j, fw_time sa,
 	profile_add(pr, t, hold, -need);
 }
 
-/* The latest estimates of the waiting jobs seen so far, at most cap of
- * them (a min-heap: h[0] the earliest of them). */
-struct latest {
-	fw_time *h;
-	int32_t n, cap;
-};
-
-static void latest_push(struct latest *l, fw_time t)
-{
-	int32_t i = l->n, c;
-
-	if (l->n == l->cap) {
-		if (t <= l->h[0])
-			return;
-		for (i = 0; (c = 2 * i + 1) < l->n; i = c) { /* sift the new root down */
-			if (c + 1 < l->n && l->h[c + 1] < l->h[c])
-				c++;
-			if (l->h[c] >= t)
-				break;
-			l->h[i] = l->h[c];
-		}
-		l->h[i] = t;
-		return;
-	}
-	for (l->n++; i > 0 && l->h[(i - 1) / 2] > t; i = (i - 1) / 2)
-		l->h[i] = l->h[(i - 1) / 2];
-	l->h[i] = t;
-}
-
-/* When a gang behind the jobs seen earns a reservation: each cycle
- * reserves for the first cap blocked jobs it tries, so once all but
- * cap - 1 of the waiting jobs ahead have started, at the cap-th latest
- * of their estimates; now while fewer than cap wait ahead. */
-static fw_time latest_turn(const struct latest *l, fw_time now)
-{
-	return l->n < l->cap ? now : l->h[0];
-}
-
-/* Does the job at pos take a reservation in the cycles to come (waiting,
- * with a start that is known and not a budget's floor)? */
-static bool takes_turn(const struct cyc *y, int32_t pos)
-{
-	const struct fw_pending *r = &y->reason[y->jobs[pos]];
-
-	return !y->started[y->jobs[pos]] && r->expected_start != FW_TIME_UNKNOWN &&
-	       r->reason != FW_REASON_OVER_BUDGET && r->reason != FW_REASON_BUDGET_SHORT;
-}
-
-/* Place the queued gangs (queued[pos]) in the order allocate tried them
- * (position order without the record), each after the jobs tried before
- * it; one never tried (a start bound stopped the cycle) after them all,
- * in age order (g: positions). */
-static int gang_turns(struct est *e, struct profile *pr, bool *queued, const int32_t *g, int32_t ng, int32_t slot)
-{
-	struct cyc *y = e->y;
-	int32_t attempts, depth = fw__resv_depth(y, &attempts), npos = y->qfirst[y->s->nqueues];
-	int32_t m = y->tried ? y->ntried : npos, left = ng;
-	struct latest l = { NULL, 0, depth < m + 1 ? depth : m + 1 };
-	fw_time sa = fw__starve_after(y);
-
-	if (!(l.h = FW_ARENA_RAW(y->a, fw_time, (size_t)l.cap + 1)))
-		return FW_ENOMEM;
-	for (int32_t k = 0; k < m && left > 0; k++) {
-		int32_t pos = y->tried ? y->tried[k] : k;
-		if (queued[pos]) {
-			gang_place(y, pr, y->jobs[pos], sa, slot, latest_turn(&l, y->s->now));
-			queued[pos] = false;
-			left--;
-		}
-		if (takes_turn(y, pos))
-			latest_push(&l, y->reason[y->jobs[pos]].expected_start);
-	}
-	for (int32_t i = 0; i < ng && left > 0; i++)
-		if (queued[g[i]])
-			gang_place(y, pr, y->jobs[g[i]], sa, slot, latest_turn(&l, y->s->now));
-	return FW_OK;
-}
-
 /* Under a policy with starve_after_s, a gang is tried ahead of the
- * fair-share order once it has waited that long, behind the older gangs;
- * and any blocked gang earns a reservation in the first cycle that finds
- * fewer blocked jobs ahead of it than the reservation depth.  Place the
- * oldest waiting gangs in the order the cycle tried them in a time
- * profile of free slots (topology aside): one with no reservation no
- * earlier than its estimate so far and the sooner of its turn to reserve
- * (gang_turns) and its starving time, where it fits; one whose
+ * fair-share order once it has waited that long, behind the older gangs.
+ * Place the oldest waiting gangs, in age order, in a time profile of free
+ * slots (topology aside): one with no reservation no earlier than its
+ * estimate so far and its starving time, where it fits; one whose
  * reservation lies beyond its starving time where it fits from that time
- * on, if that is sooner; one reserved before it starves stays where it
- * is.  Each one's time there is its estimate, and holds its slots from
- * then. */
+ * on, if that is sooner; one reserved before it starves stays where it is.
+ * Each one's time there is its estimate, and holds its slots from then. */
 static int gang_queue(struct est *e)
 {
 	struct cyc *y = e->y;
 	fw_time sa = fw__starve_after(y);
-	int32_t *g, *gj, ng;
+	int32_t *g, ng;
 	struct profile pr;
-	bool *queued;
 	int rc;
 
 	if (sa <= 0 || fw__easy_depth(y) <= 0 || y->oldest_gang == INT64_MAX)
@@ -2039,19 +1944,16 @@ static int gang_queue(struct est *e)
 		return FW_ENOMEM;
 	if ((ng = fw__oldest_gangs(y, GANG_QUEUE_MAX, waiting, g)) == 0)
 		return FW_OK;
-	if (!(queued = FW_ARENA_NEW(y->a, bool, (size_t)y->qfirst[y->s->nqueues] + 1)) ||
-	    !(gj = FW_ARENA_RAW(y->a, int32_t, GANG_QUEUE_MAX)))
-		return FW_ENOMEM;
-	for (int32_t i = 0; i < ng; i++) {
-		queued[g[i]] = true;
-		gj[i] = y->jobs[g[i]]; /* positions to jobs */
-	}
-	int32_t slot = slot_gpus(y, gj, ng);
+	for (int32_t i = 0; i < ng; i++)
+		g[i] = y->jobs[g[i]]; /* positions to jobs */
+	int32_t slot = slot_gpus(y, g, ng);
 	/* room: each gang_place splits at most 4 breakpoints (a reserved
 	 * gang's own times are breakpoints already, so in practice 2) */
 	if ((rc = fw__resv_events(y)) != FW_OK || (rc = profile_build(y, &pr, 4 * ng + 2, slot)) != FW_OK)
 		return rc;
-	return gang_turns(e, &pr, queued, g, ng, slot);
+	for (int32_t i = 0; i < ng; i++)
+		gang_place(y, &pr, g[i], sa, slot);
+	return FW_OK;
 }
 
 int fw__phase_estimate(struct cyc *y)
