@@ -58,18 +58,13 @@
  *   - under a policy with a starvation age (policy.h starve_after_s), a
  *     gang is tried ahead of the fair-share order once it has waited that
  *     long, behind the older gangs.  The 64 oldest waiting gangs are
- *     placed one after another in a time profile of free task slots (whole
+ *     placed, oldest first, in a time profile of free task slots (whole
  *     free GPUs, or whole free g-GPU slots per node when every one of
  *     them asks for tasks of g GPUs: two 8-GPU tasks need two free nodes,
  *     not 16 GPUs; running jobs' and this plan's ends, reservations
  *     held), topology aside, each at the first time it fits for its
- *     runtime, in the order the cycle tried them: a gang with no
- *     reservation no earlier than its estimate above and the sooner of
- *     its starving time (submit + the age) and its turn to reserve (a
- *     cycle reserves for the first reserve_depth blocked jobs it tries,
- *     so a gang's turn comes when fewer than that many of the jobs tried
- *     before it still wait: the depth-th latest of their estimates; now
- *     when fewer wait ahead); a reserved gang
+ *     runtime: a gang with no reservation no earlier than its estimate
+ *     above and its starving time (submit + the age); a reserved gang
  *     that is not starving yet and whose reservation lies beyond its
  *     starving time, from its starving time on, if that is sooner than
  *     its reservation (the checker allows a reserved job's estimate

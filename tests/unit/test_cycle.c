@@ -3893,11 +3893,9 @@ TEST(checker_catches_a_start_of_a_running_job)
 }
 
 /* Estimates under a starvation age: a gang that earned no reservation is
- * expected once the cycles to come reserve for it (when the jobs ahead of
- * it within the reservation depth have started), or when it starves if
- * that is sooner, behind the gangs tried before it (a time profile of
- * free GPUs). */
-TEST(unreserved_gangs_are_expected_when_their_turn_to_reserve_comes)
+ * expected no earlier than when it starves, and then behind older gangs
+ * (a time profile of free GPUs, oldest first). */
+TEST(unreserved_gangs_are_expected_in_age_order_after_starving)
 {
 	struct fw_snapshot *s = two_busy_nodes(100);
 	s->config.starve_after_s = 3600;
@@ -3913,11 +3911,9 @@ TEST(unreserved_gangs_are_expected_when_their_turn_to_reserve_comes)
 	ASSERT(reservation_of(p, b) != NULL);
 	ASSERT_EQ(reservation_of(p, b)->at, 2000);
 	ASSERT(reservation_of(p, a1) == NULL && reservation_of(p, a2) == NULL);
-	/* b starts at 2000 and a1 reserves then: it fits once b ends, at
-	 * 3000; a2 reserves once a1 starts and fits after it, at 3500 (both
-	 * before they starve, at 3600 and 3610) */
-	ASSERT_EQ(fw_plan_pending_for(p, a1)->expected_start, 3000);
-	ASSERT_EQ(fw_plan_pending_for(p, a2)->expected_start, 3500);
+	/* a1 starves at 3600 (b holds both nodes 2000..3000), then a2 after it */
+	ASSERT_EQ(fw_plan_pending_for(p, a1)->expected_start, 3600);
+	ASSERT_EQ(fw_plan_pending_for(p, a2)->expected_start, 4100);
 	/* without a starvation age: the walk alone, once b's reservation
 	 * ends (gangs keep their shape's time at any estimate depth) */
 	s->config.starve_after_s = -1;
@@ -4053,46 +4049,6 @@ static struct fw_snapshot *gang_line(fw_time now)
 	return s;
 }
 
-/* With one reservation a cycle, a gang behind the reserved one reserves
- * in the cycle that starts the one ahead, after it: its estimate is that
- * reservation, not its starving time a day after its submission (g2
- * read t=86400, then held a reservation at 10800 one cycle later). */
-TEST(a_gang_is_expected_when_the_reservation_ahead_lets_it_reserve)
-{
-	struct fw_snapshot *s = gang_line(0);
-	int zero = 0, both[] = { 0, 1 };
-	int run0 = tb_job(s, "run", 0, 1, 8, 1000, 0);
-	tb_run(s, run0, 1, &zero, 0xff);
-	s->jobs[run0].start_time = 0;
-	s->jobs[run0].expected_runtime = 3600;
-	int g1 = tb_job(s, "g1", 0, 2, 8, 1000, 0), g2 = tb_job(s, "g2", 0, 2, 8, 1000, 0);
-	int g3 = tb_job(s, "g3", 0, 2, 4, 1000, 0), s1 = tb_job(s, "s1", 0, 1, 8, 1000, 0);
-	for (int j = g1; j <= s1; j++)
-		s->jobs[j].expected_runtime = 7200;
-	struct fw_plan *p = run(s, "fairway");
-	ASSERT(p != NULL);
-	ASSERT(reservation_of(p, g1) != NULL && reservation_of(p, g2) == NULL);
-	ASSERT_EQ(reservation_of(p, g1)->at, 3600);
-	ASSERT_EQ(fw_plan_pending_for(p, g2)->expected_start, 10800); /* once g1 ends */
-	ASSERT_EQ(fw_plan_pending_for(p, g3)->expected_start, 18000); /* once g2 ends */
-	/* the next cycle: g1 runs, g2 holds the reservation the estimate said */
-	struct fw_snapshot *t = gang_line(3600);
-	g1 = tb_job(t, "g1", 0, 2, 8, 1000, 0);
-	tb_run(t, g1, 2, both, 0xff);
-	t->jobs[g1].start_time = 3600;
-	g2 = tb_job(t, "g2", 0, 2, 8, 1000, 0);
-	g3 = tb_job(t, "g3", 0, 2, 4, 1000, 0);
-	s1 = tb_job(t, "s1", 0, 1, 8, 1000, 0);
-	for (int j = g1; j <= s1; j++)
-		t->jobs[j].expected_runtime = 7200;
-	p = run(t, "fairway");
-	ASSERT(p != NULL);
-	ASSERT(reservation_of(p, g2) != NULL);
-	ASSERT_EQ(reservation_of(p, g2)->at, 10800);
-	ASSERT_EQ(fw_plan_pending_for(p, g3)->expected_start, 18000);
-	fw_snapshot_free(t);
-	fw_snapshot_free(s);
-}
 
 /* A running job past its expected end (QA's over.yaml): it is expected to
  * run as long again as it has run, at most to its run-time limit.  Not
@@ -5738,8 +5694,8 @@ TEST(estimates_ahead_never_change_decisions)
 	reclaim_evicts_nothing_when_the_preemptor_would_not_fit_anyway, preemption_within_a_queue_by_priority, \
 	reclaim_never_takes_a_queue_over_its_fair_share, narrowing_reclaim_never_inverts_two_queues, \
 	narrowing_reclaim_compares_the_children_of_the_common_ancestor, reclaim_stops_at_the_start_budget, no_waiting_job_is_expected_at_now, a_fractional_job_is_not_told_gang_no_fit, a_one_task_job_waits_for_busy_gpus_and_a_gang_for_its_fit, queues_tied_on_share_go_by_priority, reclaim_starts_an_elastic_gang_at_its_minimum, \
-	unreserved_gangs_are_expected_when_their_turn_to_reserve_comes, a_gang_reserved_beyond_its_starving_time_is_expected_sooner, a_starving_gangs_reservation_outlives_the_start_limit, \
-	the_gang_queue_counts_free_task_slots_not_gpus, a_gang_is_expected_when_the_reservation_ahead_lets_it_reserve, \
+	unreserved_gangs_are_expected_in_age_order_after_starving, a_gang_reserved_beyond_its_starving_time_is_expected_sooner, a_starving_gangs_reservation_outlives_the_start_limit, \
+	the_gang_queue_counts_free_task_slots_not_gpus, \
 	a_job_past_its_expected_end_is_expected_to_run_as_long_again, a_reserved_job_says_why_it_did_not_start_now, conservative_backfill_reserves_for_every_blocked_job, the_config_sets_how_many_blocked_jobs_get_a_reservation, consolidation_moves_small_jobs_to_free_nodes_for_a_gang, \
 	checker_catches_a_start_of_a_running_job, a_starving_gang_is_tried_first_and_reserved, reclaim_spares_a_job_that_started_after_starving, \
 	evictions_are_bounded_per_cycle, reclaim_is_deterministic_and_keeps_every_invariant_on_random_snapshots, \
