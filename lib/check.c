@@ -445,9 +445,9 @@ static int check_evict(const struct fw_snapshot *s, const struct fw_plan *p, int
 	else if (!fw_job_evictable(s, j))
 		return FAILAT(d, f, "job %s was evicted, but its queue %s (or one above it) is not preemptible", j->name,
 			      s->queues[j->queue].name);
-	else if (s->now - j->start_time < s->queues[j->queue].min_runtime_s)
+	else if (s->now - j->start_time < fw_queue_min_runtime(s, j->queue))
 		return FAILAT(d, f, "job %s was evicted after %lld s, inside its queue's %lld s protection", j->name,
-			    (long long)(s->now - j->start_time), (long long)s->queues[j->queue].min_runtime_s);
+			    (long long)(s->now - j->start_time), (long long)fw_queue_min_runtime(s, j->queue));
 	if (evicted[dc->job]++)
 		return FAILAT(d, f, "job %s evicted twice", j->name);
 	for (int32_t k = 0; k < j->alloc_count; k++) {

@@ -78,7 +78,7 @@ static int protected_jobs(struct cyc *y, struct prot **out, int32_t *n)
 	*n = 0;
 	for (int32_t j = 0; j < s->njobs; j++) {
 		const struct fw_job *job = &s->jobs[j];
-		fw_time until = job->start_time + s->queues[job->queue].min_runtime_s;
+		fw_time until = job->start_time + fw_queue_min_runtime(s, job->queue);
 		if (y->ji[j].pending || job->alloc_count == 0 || until <= s->now || (y->evicted && y->evicted[j]) ||
 		    !fw_job_evictable(s, job) || !above_share(y, job->queue))
 			continue;

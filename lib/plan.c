@@ -344,7 +344,7 @@ char *fw_reason_format_job(const struct fw_snapshot *s, int32_t job, enum fw_rea
 	if (r == FW_REASON_MIN_RUNTIME && s && a >= 0 && a < s->nqueues) {
 		snprintf(buf, n, "reclaim waits: the GPUs it needs are held by jobs of queue %s, above its fair share, "
 				 "that have not run its minimum runtime (minRuntime) of %lld s yet; reclaim may take them "
-				 "at t=%lld (in %lld s)", s->queues[a].name, (long long)s->queues[a].min_runtime_s,
+				 "at t=%lld (in %lld s)", s->queues[a].name, (long long)fw_queue_min_runtime(s, a),
 			 (long long)b, (long long)until(b, s->now));
 		return buf;
 	}

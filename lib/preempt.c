@@ -12,8 +12,9 @@
  *   - v runs on a node p may start on (p's node filter, snapshot.h);
  *   - v is preemptible and so are its queue and the queues above it
  *     (fw_job_evictable: a queue may be nonpreemptible), not evicted
- *     already this cycle, has run at
- *     least its queue's min_runtime_s (now - start_time), and did not
+ *     already this cycle, has run at least its queue's minimum runtime
+ *     (now - start_time; fw_queue_min_runtime: the queue's min_runtime_s,
+ *     else its nearest ancestor's), and did not
  *     start after starving (start_time - submit_time < the cycle's
  *     starvation age, policy starve_after_s);
  *   - and either (reclaim, reason RECLAIMED) v's leaf queue differs from
@@ -345,7 +346,7 @@ static int build_cands(struct rc *x)
 		if (x->y->ji[j].pending || job->alloc_count == 0 || !fw_job_evictable(s, job) ||
 		    x->y->evicted[j])
 			continue;
-		if (s->now - job->start_time < s->queues[job->queue].min_runtime_s)
+		if (s->now - job->start_time < fw_queue_min_runtime(s, job->queue))
 			continue;
 		if (x->starve_after > 0 && job->start_time - job->submit_time >= x->starve_after)
 			continue; /* it waited its turn as a starving job */

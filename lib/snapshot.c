@@ -672,6 +672,14 @@ fw_time fw_queue_limit(const struct fw_snapshot *s, int32_t q)
 	return m;
 }
 
+fw_time fw_queue_min_runtime(const struct fw_snapshot *s, int32_t q)
+{
+	for (int32_t steps = 0; q >= 0 && q < s->nqueues && steps <= s->nqueues; q = s->queues[q].parent, steps++)
+		if (s->queues[q].min_runtime_s > 0)
+			return s->queues[q].min_runtime_s;
+	return 0;
+}
+
 fw_time fw_job_limit(const struct fw_snapshot *s, const struct fw_job *j)
 {
 	fw_time m = fw_queue_limit(s, j->queue);

@@ -205,9 +205,12 @@ struct fw_queue {
 	double usage;                   /* decayed GPU-seconds as of usage_at */
 	fw_time usage_at;               /* when `usage` was last decayed */
 	fw_time min_runtime_s;          /* reclaim/preemption protection: a
-					 * running job of this queue is never
-					 * evicted before it has run this many
-					 * seconds (now - start_time); 0 = none */
+					 * running job of this queue or of one
+					 * under it is never evicted before it
+					 * has run this many seconds (now -
+					 * start_time); 0 = inherit the
+					 * parent's, none anywhere = none
+					 * (fw_queue_min_runtime) */
 	fw_time default_runtime_s;      /* planning: the runtime assumed for a
 					 * job that gives none (expected_runtime
 					 * <= 0); 0 = inherit the parent's, and
@@ -660,6 +663,11 @@ fw_time fw_job_limit(const struct fw_snapshot *s, const struct fw_job *j);
 fw_time fw_job_bound(const struct fw_snapshot *s, const struct fw_job *j);
 /* The same for the jobs of queue q. */
 fw_time fw_queue_limit(const struct fw_snapshot *s, int32_t q);
+/* The minimum runtime that protects queue q's running jobs from reclaim
+ * and preemption: the min_runtime_s of q or of its nearest ancestor that
+ * sets one (> 0); 0 when none does.  A parent's minRuntime covers the
+ * queues under it unless one of them sets its own. */
+fw_time fw_queue_min_runtime(const struct fw_snapshot *s, int32_t q);
 /* The checkpoint interval of j: its checkpoint_s when > 0, else the
  * default_checkpoint_s of its queue or nearest ancestor that has one; 0
  * when none does. */
