@@ -90,6 +90,8 @@ has xid_reported "$T/xid.json" '"xid":[{"code":62' '"node_health":"suspect"' '"s
 has xid_assess_suspect "$T/assess" '"node":"n002"' '"node_health":"suspect"' '"suspect_gpus":[1]'
 
 # ... and the scheduler, given that verdict, keeps a 16-GPU gang off the node
+# (a job that may not be preempted: suspect nodes take preemptible work, and
+# jobs are preemptible unless they say not)
 state=$(sed -n 's/.*"node_health":"\([a-z]*\)".*/\1/p' "$T/assess")
 cat >"$T/snap.yaml" <<YAML
 now: 100
@@ -99,7 +101,7 @@ nodes:
 queues:
   - {name: q, resources: {gpu: {quota: 16}}}
 jobs:
-  - {name: gang, queue: q, submitTime: 1, tasks: [{count: 2, gpus: 8}]}
+  - {name: gang, queue: q, submitTime: 1, preemptible: false, tasks: [{count: 2, gpus: 8}]}
   - {name: eval, queue: q, submitTime: 2, tasks: [{count: 1, gpus: 1}]}
 YAML
 if [ -x "$B/tools/fairway" ]; then
