@@ -19,11 +19,14 @@
  *   4. features   less the nodes without the features asked;
  *   5. nodelist   less the nodes -w does not name;
  *   5b. reserved  less the nodes of an admin's reservations to come
- *                 that the job, from now or from the nodes' return
- *                 before them, would still hold when they begin (by
- *                 its time limit; none: it would): Slurm runs
- *                 no job there that overlaps one (docs/slurm.md
- *                 "Reservations");
+ *                 that the job, from now or from
+ *                 that node's own return before them, would still hold
+ *                 when they begin (by its time limit; none: it would):
+ *                 Slurm runs no job there that overlaps one
+ *                 (docs/slurm.md "Reservations").  Per node: a node of
+ *                 a reservation that is back well before it keeps a job
+ *                 that fits the gap there, though another node of the
+ *                 same reservation comes back too late for it;
  *   6. collect    the nodes left, or "any" when that is every node; the
  *                 list is the nodes left out instead when they are fewer
  *                 (an except filter: a job excluding one node of 10,000
@@ -46,10 +49,11 @@
  *
  * Cost and memory: jobs that ask alike (the same partitions, --exclude
  * and --constraint, and ending before the same reservations to come: a
- * job's class, how many of them, by start, its time limit overlaps;
- * only the reservations the core does not know count (find_soon: those
- * on a node out now or after a gap, reached from the node's return; the
- * rest are its nodes' away_at);
+ * job's class, how many soon entries, by start, its time limit reaches:
+ * an entry is the nodes of one reservation that come back at one time,
+ * and only the nodes the core does not keep away for it count
+ * (find_soon: those out now or back before it after a gap, reached from
+ * their return; the rest are their away_at);
  * a batch of sbatch scripts, a job array) share one
  * answer and one node list in the snapshot (fw_snapshot_restrict_job_as),
  * through a cache of the last answers by what they asked (CACHE slots,
@@ -83,7 +87,7 @@ struct answer {
 	int32_t nlist;          /* its list: the n nodes, or when except the
 				 * others (fewer: a job excluding a few nodes
 				 * of many lists those) */
-	int32_t cls;            /* reservations to come it overlaps */
+	int32_t cls;            /* soon entries it reaches (class_of) */
 	bool except;
 	bool reserved;          /* n = 0 only by phase 5b */
 	int32_t took, ntook;    /* phase 5b: the first reservation that took
@@ -91,12 +95,23 @@ struct answer {
 				 * reservation message), and how many did */
 };
 
-/* An admin's reservation to come (fw__slurm_admin_resv) the core does
- * not know, by start. */
+/* A node of a reservation to come that the core does not keep away for
+ * it (covers), with its return before it: from then a job placed on the
+ * node may run into the reservation (node_from). */
+struct resv_node {
+	fw_time from;
+	int32_t node; /* Slurm node index */
+};
+
+/* The nodes of an admin's reservation to come the core does not know
+ * that come back at one time, by start: a reservation's nodes that come
+ * back at unlike times are entries apart, so a job that fits the gap on
+ * one is kept off the others only. */
 struct soon {
-	fw_time start; /* its start, less how far after now a node of it the
-			* core does not know comes back before it (find_soon) */
+	fw_time start; /* the reservation's start, less how far after now its
+			* nodes here come back before it (find_soon) */
 	const reserve_info_t *r;
+	int32_t first, n; /* its nodes: fw__slurm_filter.rnodes[first..+n) */
 };
 
 struct fw__slurm_filter {
@@ -122,6 +137,10 @@ struct fw__slurm_filter {
 	bool except;            /* ... which names the nodes left out */
 	struct soon *soon;      /* reservations to come, by start */
 	int32_t nsoon;
+	struct resv_node *rnodes; /* their nodes, by reservation, by return */
+	int32_t nrnodes;
+	uint32_t *stamp, tick;  /* per reservation record: the reserved()
+				 * call (tick) that counted it in ntook */
 	bool reserved;          /* the last compute(): phase 5b left none */
 	int32_t took, ntook;    /* ... and which reservations took nodes */
 	struct answer cache[CACHE];
@@ -209,10 +228,13 @@ int fw__constraint_match(const char *expr, const char *features)
 static int by_start(const void *a, const void *b)
 {
 	const struct soon *x = a, *y = b;
+	int c;
 
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
-	return strcmp(x->r->name, y->r->name); /* names are unique: total */
+	if ((c = strcmp(x->r->name, y->r->name))) /* names are unique */
+		return c;
+	return (x->first > y->first) - (x->first < y->first); /* one's entries: total */
 }
 
 /* Does the core know node x (snapshot node, or NULL: not one) is away
@@ -237,47 +259,90 @@ static const struct fw_node *snap_node(const struct fw__slurm_filter *f, int32_t
 	return f->inx[i] >= 0 ? &f->s->nodes[f->inx[i]] : NULL;
 }
 
-/* From when a job placed on r's nodes may reach into r: the latest
- * return before r of a node of r that the core does not keep away for r
- * itself (covers: a reservation after a gap, build.c keeping a node's
- * first stay only), else now.  *modelled: every node of r is covered. */
-static fw_time reach_from(const struct fw__slurm_filter *f, const reserve_info_t *r, bool *modelled)
+/* From when a job placed on node x may run into a reservation the core
+ * does not keep it away for (covers): its return before it (out now, or
+ * away for an earlier stay: build.c keeps a node's first stay only),
+ * else now. */
+static fw_time node_from(const struct fw__slurm_filter *f, const struct fw_node *x)
 {
-	uint32_t n = f->h->nodes->record_count;
-	fw_time from = f->s->now;
-
-	*modelled = true;
-	for (int p = 0; r->node_inx && r->node_inx[p] >= 0 && r->node_inx[p + 1] >= 0; p += 2)
-		for (int32_t i = r->node_inx[p]; i <= r->node_inx[p + 1] && (uint32_t)i < n; i++) {
-			const struct fw_node *x = snap_node(f, i);
-			if (!x || covers(x, r))
-				continue;
-			*modelled = false;
-			if (x->back_at > from && x->back_at < (fw_time)r->start_time)
-				from = x->back_at;
-		}
-	return from;
+	return x->back_at > f->s->now ? x->back_at : f->s->now;
 }
 
-/* The admin's reservations that begin after now, by the time a job
- * would have to start from now to reach them as it may from the nodes'
- * returns before them (reach_from: soon.start, what class_of compares),
- * but those the core knows of (each of their nodes covered). */
+static int by_from(const void *a, const void *b)
+{
+	const struct resv_node *x = a, *y = b;
+
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	return (x->node > y->node) - (x->node < y->node);
+}
+
+/* How many node slots r's index ranges name (an upper bound on its
+ * nodes the filter lists). */
+static size_t resv_span(const reserve_info_t *r, uint32_t n)
+{
+	size_t c = 0;
+
+	for (int p = 0; r->node_inx[p] >= 0 && r->node_inx[p + 1] >= 0; p += 2)
+		for (int32_t i = r->node_inx[p]; i <= r->node_inx[p + 1] && (uint32_t)i < n; i++)
+			c++;
+	return c;
+}
+
+/* r's nodes the core does not keep away for it, by return, into
+ * f->rnodes; one soon entry per distinct return (its start: r's, less
+ * how far after now those nodes come back). */
+static void soon_of(struct fw__slurm_filter *f, const reserve_info_t *r)
+{
+	uint32_t n = f->h->nodes->record_count;
+	int32_t base = f->nrnodes;
+
+	for (int p = 0; r->node_inx[p] >= 0 && r->node_inx[p + 1] >= 0; p += 2)
+		for (int32_t i = r->node_inx[p]; i <= r->node_inx[p + 1] && (uint32_t)i < n; i++) {
+			const struct fw_node *x = snap_node(f, i);
+			if (x && !covers(x, r))
+				f->rnodes[f->nrnodes++] = (struct resv_node){ node_from(f, x), i };
+		}
+	qsort(f->rnodes + base, (size_t)(f->nrnodes - base), sizeof *f->rnodes, by_from);
+	for (int32_t k = base; k < f->nrnodes; k++) {
+		if (k == base || f->rnodes[k].from != f->rnodes[k - 1].from)
+			f->soon[f->nsoon++] = (struct soon){
+				(fw_time)r->start_time - (f->rnodes[k].from - f->s->now), r, k, 0
+			};
+		f->soon[f->nsoon - 1].n++;
+	}
+}
+
+/* An admin's reservation to come: Slurm keeps jobs off it. */
+static bool to_come(const struct fw__slurm_filter *f, const reserve_info_t *r)
+{
+	return fw__slurm_admin_resv(r) && r->start_time > f->s->now;
+}
+
+/* The reservations to come that the core does not know on some of
+ * their nodes (covers), a soon entry per return of those nodes, by the
+ * time a job would have to start from now to reach them as it may from
+ * that return (soon.start, what class_of compares). */
 static int find_soon(struct fw__slurm_filter *f)
 {
 	const reserve_info_msg_t *m = f->h->resv;
 	uint32_t n = m ? m->record_count : 0;
-	bool modelled;
+	size_t slots = 0;
 
-	if (!(f->soon = malloc((n ? n : 1) * sizeof *f->soon)))
+	for (uint32_t k = 0; k < n; k++) {
+		const reserve_info_t *r = &m->reservation_array[k];
+		if (to_come(f, r))
+			slots += resv_span(r, f->h->nodes->record_count);
+	}
+	f->soon = malloc((slots ? slots : 1) * sizeof *f->soon);
+	f->rnodes = malloc((slots ? slots : 1) * sizeof *f->rnodes);
+	f->stamp = calloc(n ? n : 1, sizeof *f->stamp);
+	if (!f->soon || !f->rnodes || !f->stamp)
 		return FW_ENOMEM;
 	for (uint32_t k = 0; k < n; k++) {
 		const reserve_info_t *r = &m->reservation_array[k];
-		if (!fw__slurm_admin_resv(r) || r->start_time <= f->s->now)
-			continue;
-		fw_time from = reach_from(f, r, &modelled);
-		if (!modelled)
-			f->soon[f->nsoon++] = (struct soon){ (fw_time)r->start_time - (from - f->s->now), r };
+		if (to_come(f, r))
+			soon_of(f, r);
 	}
 	qsort(f->soon, (size_t)f->nsoon, sizeof *f->soon, by_start);
 	return FW_OK;
@@ -360,6 +425,8 @@ void fw__slurm_filter_free(struct fw__slurm_filter *f)
 	free(f->keep);
 	free(f->out);
 	free(f->soon);
+	free(f->rnodes);
+	free(f->stamp);
 	free(f);
 }
 
@@ -452,32 +519,35 @@ static void nodelist(struct fw__slurm_filter *f, const char *list)
 		f->ok[k] &= f->keep[k];
 }
 
-/* Phase 5b: unmark the nodes of the first cls reservations to come
- * that the core does not keep away for them itself (covers), noting the first that takes a node still marked (f->took, its index in
- * the reservation message) and how many do (f->ntook; both reset by
- * compute). */
+/* Phase 5b: unmark the nodes of the first cls soon entries (the nodes of
+ * reservations to come the core does not keep away for them, from whose
+ * return the job would reach into them), noting the first reservation
+ * that takes a node still marked (f->took, its index in the reservation
+ * message) and how many do (f->ntook, each reservation once; both reset
+ * by compute). */
 static void reserved(struct fw__slurm_filter *f, int32_t cls)
 {
-	uint32_t n = f->h->nodes->record_count;
-
+	f->tick++;
 	for (int32_t k = 0; k < cls; k++) {
-		const reserve_info_t *r = f->soon[k].r;
-		const int32_t *inx = r->node_inx;
+		const struct soon *e = &f->soon[k];
+		int32_t r = (int32_t)(e->r - f->h->resv->reservation_array);
 		bool took = false;
-		for (int p = 0; inx[p] >= 0 && inx[p + 1] >= 0; p += 2)
-			for (int32_t i = inx[p]; i <= inx[p + 1] && (uint32_t)i < n; i++)
-				if (f->inx[i] >= 0 && f->ok[f->inx[i]] && !covers(snap_node(f, i), r)) {
-					f->ok[f->inx[i]] = 0;
-					took = true;
-				}
-		if (took && f->ntook++ == 0)
-			f->took = (int32_t)(f->soon[k].r - f->h->resv->reservation_array);
+		for (int32_t m = e->first; m < e->first + e->n; m++) {
+			int32_t x = f->inx[f->rnodes[m].node];
+			took |= f->ok[x] != 0;
+			f->ok[x] = 0;
+		}
+		if (!took || f->stamp[r] == f->tick)
+			continue;
+		f->stamp[r] = f->tick;
+		if (f->ntook++ == 0)
+			f->took = r;
 	}
 }
 
-/* How many reservations to come job j would overlap, run from now (or
- * from its nodes' return before them: soon.start): those that begin
- * before its time limit ends (no limit: all of them). */
+/* How many soon entries job j would reach, run from now (or from the
+ * entry's nodes' return before its reservation: soon.start): those that
+ * begin before its time limit ends (no limit: all of them). */
 static int32_t class_of(const struct fw__slurm_filter *f, const slurm_job_info_t *j)
 {
 	fw_time end = j->time_limit == INFINITE || j->time_limit == NO_VAL

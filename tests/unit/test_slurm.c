@@ -2105,6 +2105,85 @@ TEST(the_reservation_filter_names_the_reservation_that_took_the_nodes)
 	fake_free(&f);
 }
 
+/* A reservation to come on two nodes that the core cannot know on either
+ * (each out now and back before it, after a gap: "a" holds gpu001 to
+ * 3000, "b" gpu002 to 5000, "pair" both from 6600) is taken node by
+ * node: a job is kept off a node of it when, run from that node's own
+ * return, it would reach into it.  Before, every node of "pair" counted
+ * from the latest return of any (5000), so 820 (-t 40), which fits the
+ * gap on gpu001 (3000 + 2460 < 6600) but not on gpu002 (5000 + 2460 >
+ * 6600), was kept off both and held.  Now it may use gpu001 alone and is
+ * reserved there at its return, ending before "pair"; 821 (-t 90) reaches
+ * "pair" from either return: held, naming it once though both of its
+ * nodes were taken.  The bounds, from the filter itself: a limit that
+ * ends at "pair"'s start from a node's return (margin included) keeps
+ * the node; a minute more does not. */
+TEST(each_node_of_a_reservation_counts_from_its_own_return)
+{
+	static int32_t both[3] = { 0, 1, -1 };
+	int32_t node_of[2] = { 0, 1 }, more = -1, na, reserved820 = 0;
+	struct fake f;
+	reserve_info_t rv[3];
+	reserve_info_msg_t rm = { .record_count = 3, .reservation_array = rv };
+	struct fw__slurm_filter *flt;
+	struct fw_backend_action *acts;
+	struct fw_arena ar;
+	slurm_job_info_t *j;
+	char buf[240];
+
+	fake_init(&f, 2, 2);
+	f.h->resv = &rm;
+	fake_resv(&rv[0], "a", 500, 3000, 0);
+	fake_resv(&rv[1], "b", 500, 5000, 1);
+	fake_resv(&rv[2], "pair", 6600, 8000, 0);
+	rv[2].node_inx = both;
+	rv[2].node_list = (char *)"gpu[001-002]";
+	fake_pending(&f.jobs.job_array[0], 820, 4, "gres:gpu:8");
+	f.jobs.job_array[0].time_limit = 40;
+	fake_pending(&f.jobs.job_array[1], 821, 4, "gres:gpu:8");
+	f.jobs.job_array[1].time_limit = 90;
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	ASSERT_OK(fw_snapshot_validate(f.s, &f.d));
+	ASSERT_EQ(f.s->nodes[0].back_at, 3000);
+	ASSERT_EQ(f.s->nodes[1].back_at, 5000); /* both back before "pair": a gap */
+	ASSERT_EQ(f.s->njobs, 1);
+	ASSERT_STR_EQ(f.s->jobs[0].name, "820");
+	ASSERT_STR_EQ(filter_of(f.s, 0, buf, sizeof buf), "gpu001");
+	ASSERT_EQ(f.h->norphans, 1);
+	ASSERT_EQ(f.h->orphans[0].job, 821);
+	ASSERT_EQ(f.h->orphans[0].why, FW__ORPHAN_RESERVED);
+	ASSERT_STR_EQ(f.h->orphans[0].resv, "pair");
+	ASSERT_EQ(f.h->orphans[0].m, 0); /* one reservation, though two returns */
+	na = plan_actions(&f, &ar, &acts);
+	for (int32_t k = 0; k < na; k++) {
+		ASSERT(acts[k].kind != FW_DECIDE_START); /* both nodes out now */
+		if (acts[k].kind == FW_DECIDE_RESERVE && !strcmp(acts[k].job, "820")) {
+			ASSERT_EQ(acts[k].at, 3000);
+			ASSERT(acts[k].at + 40 * 60 + FW__RESV_MARGIN_S <= 6600);
+			ASSERT_STR_EQ(acts[k].placements[0].node, "gpu001");
+			reserved820++;
+		}
+	}
+	ASSERT_EQ(reserved820, 1);
+	fw_arena_release(&ar);
+	ASSERT((flt = fw__slurm_filter_new(f.h, f.s, node_of)) != NULL);
+	j = &f.jobs.job_array[0];
+	j->time_limit = 25; /* 5000 + 1500 + 60 = 6560: ends before "pair" from either */
+	ASSERT_EQ(fw__slurm_filter_job(flt, j), FW__NODES_ANY);
+	j->time_limit = 26; /* 5000 + 1560 + 60 > 6600: off gpu002 */
+	ASSERT_EQ(fw__slurm_filter_job(flt, j), 1);
+	ASSERT_EQ(fw__slurm_filter_reserved(flt, &more), -1); /* a node left: not held */
+	j->time_limit = 59; /* 3000 + 3540 + 60 = 6600: gpu001 still */
+	ASSERT_EQ(fw__slurm_filter_job(flt, j), 1);
+	j->time_limit = 60;
+	ASSERT_EQ(fw__slurm_filter_job(flt, j), 0);
+	ASSERT_EQ(fw__slurm_filter_reserved(flt, &more), 2); /* "pair" */
+	ASSERT_EQ(more, 0);
+	fw__slurm_filter_free(flt);
+	f.h->resv = NULL;
+	fake_free(&f);
+}
+
 /* The waiting jobs the build leaves out are listed for the daemon
  * (fw_slurm_aside; GET /v1/jobs, `fairway jobs why`: before, a held job
  * was in no list and answered 404), each with a reason and what to do:
@@ -2624,6 +2703,7 @@ TEST(a_node_full_of_foreign_work_is_not_drained)
 }
 
 TEST_MAIN(a_run_time_limit_ends_a_job_and_bounds_a_start, a_node_is_back_between_two_reservations,
+	  each_node_of_a_reservation_counts_from_its_own_return,
 	  libslurm_calls_are_serialized_one_at_a_time, the_tables_period_is_claimed_once_and_a_failed_read_keeps_the_last, a_capture_builds_apart_and_is_adopted_only_unmoved, the_reservation_filter_names_the_reservation_that_took_the_nodes, jobs_left_out_are_listed_aside_with_their_reason, a_job_its_user_requeue_held_is_not_planned, gres_counts_and_models, gres_index_masks, options, managed_partitions,
 	  plan_to_actions_and_notes, action_reasons_name_nodes_and_jobs, a_snapshot_from_slurm_never_overbooks_a_node,
 	  a_job_fairway_cannot_place_stops_no_cycle, every_gpu_request_form_is_gpus_per_node,
