@@ -8,9 +8,10 @@
  *   held               its user or an administrator holds it (scontrol
  *                      hold/uhold, sbatch --hold: fw__slurm_user_held);
  *                      whatever else would keep it, the hold comes first
- *   slurm_reservation  every node it may use is in an admin's reservation
- *                      to come before its time limit would end (filter.c
- *                      phase 5b), named
+ *   slurm_reservation  every node it may use is in a reservation to come
+ *                      before its time limit would end (filter.c phase
+ *                      5b): an admin's, named, or a daemon's maintenance
+ *                      window's mirror, named as the window
  *   in_reservation     it asks for a reservation (--reservation), named:
  *                      Slurm places it there (released into it)
  *   dependency         released, its dependency unmet
@@ -65,19 +66,29 @@ static void held_text(const slurm_job_info_t *j, char *buf, size_t n)
 			 "it is held; an administrator's scontrol release %u lets fairway plan it", (unsigned)j->job_id);
 }
 
-/* Every node it may use is in reservation NAME before its limit ends. */
+/* Every node it may use is in reservation NAME before its limit ends:
+ * an admin's, or a daemon's maintenance window's mirror
+ * (fairway-maint-<id>), which is named as the window. */
 static void reserved_text(const struct fw__orphan *o, const slurm_job_info_t *j, char *buf, size_t n)
 {
 	const char *r = o->resv[0] ? o->resv : "?";
-	char more[48] = "";
+	size_t mp = strlen(FW_SLURM_MAINT_PREFIX);
+	char more[48] = "", what[80], see[108];
 
 	if (o->m > 0)
 		snprintf(more, sizeof more, " (and %d more)", (int)o->m);
-	snprintf(buf, n, "every node it may use is in Slurm reservation %.60s%s from before its time limit would "
-		 "end, and Slurm runs no job there that would overlap it: fairway does not plan it until %.60s is "
-		 "over (scontrol show res %.60s); a shorter time limit (scontrol update jobid=%u timelimit=MINUTES) "
-		 "may let it run before, or other nodes (a partition or --exclude that leaves some out of it)",
-		 r, more, r, r, (unsigned)j->job_id);
+	if (!strncmp(r, FW_SLURM_MAINT_PREFIX, mp)) {
+		snprintf(what, sizeof what, "maintenance window %.60s", r + mp);
+		snprintf(see, sizeof see, "fairway reservations; in Slurm, reservation %.60s", r);
+	} else {
+		snprintf(what, sizeof what, "Slurm reservation %.60s", r);
+		snprintf(see, sizeof see, "scontrol show res %.60s", r);
+	}
+	snprintf(buf, n, "every node it may use is in %s%s from before its time limit would end, and Slurm runs no "
+		 "job there that would overlap it: fairway does not plan it until that is over (%s); a shorter time "
+		 "limit (scontrol update jobid=%u timelimit=MINUTES) may let it run before, or other nodes (a "
+		 "partition or --exclude that leaves some out of it)",
+		 what, more, see, (unsigned)j->job_id);
 }
 
 /* It asks for a reservation (--reservation): Slurm's to place there. */

@@ -18,8 +18,9 @@
  *   3. exclude    less the nodes --exclude names;
  *   4. features   less the nodes without the features asked;
  *   5. nodelist   less the nodes -w does not name;
- *   5b. reserved  less the nodes of an admin's reservations to come
- *                 that the job, from now or from
+ *   5b. reserved  less the nodes of reservations to come (an admin's,
+ *                 or the Slurm mirror of a daemon's maintenance window,
+ *                 fairway-maint-<id>) that the job, from now or from
  *                 that node's own return before them, would still hold
  *                 when they begin (by its time limit; none: it would):
  *                 Slurm runs no job there that overlaps one
@@ -103,7 +104,8 @@ struct resv_node {
 	int32_t node; /* Slurm node index */
 };
 
-/* The nodes of an admin's reservation to come the core does not know
+/* The nodes of a reservation to come (fw__slurm_closing_resv: an
+ * admin's, or a fairway-maint- window's mirror) the core does not know
  * that come back at one time, by start: a reservation's nodes that come
  * back at unlike times are entries apart, so a job that fits the gap on
  * one is kept off the others only. */
@@ -313,10 +315,12 @@ static void soon_of(struct fw__slurm_filter *f, const reserve_info_t *r)
 	}
 }
 
-/* An admin's reservation to come: Slurm keeps jobs off it. */
+/* A reservation to come that Slurm keeps jobs off: an admin's, or a
+ * daemon's maintenance window's mirror (fairway-maint-<id>; the daemon
+ * keeps its first stay on a node only, as build.c does). */
 static bool to_come(const struct fw__slurm_filter *f, const reserve_info_t *r)
 {
-	return fw__slurm_admin_resv(r) && r->start_time > f->s->now;
+	return fw__slurm_closing_resv(r) && r->start_time > f->s->now;
 }
 
 /* The reservations to come that the core does not know on some of

@@ -2184,6 +2184,66 @@ TEST(each_node_of_a_reservation_counts_from_its_own_return)
 	fake_free(&f);
 }
 
+/* The daemon's maintenance windows are Slurm reservations,
+ * fairway-maint-<id> (fw_slurm_windows); the core knows a node's first
+ * stay out only, so a window after a gap is the node filters' to keep, as
+ * an admin's reservation is (before, the filter read the admin's alone: a
+ * job that would run from the node's return into the window was planned
+ * there, and fairway's reservation for it ran across the window).  The
+ * job is held naming the window; one that fits the gap is reserved in it;
+ * a window that is the node's first stay is the core's (away_at), no
+ * filter's. */
+TEST(a_maintenance_window_after_a_gap_keeps_long_jobs_off)
+{
+	struct fake f;
+	reserve_info_t rv[2];
+	reserve_info_msg_t rm = { .record_count = 2, .reservation_array = rv };
+	struct fw_backend_aside a[2];
+	struct fw_backend_action *acts;
+	struct fw_arena ar;
+	char buf[240];
+	int32_t na, reserved830 = 0;
+
+	fake_init(&f, 1, 2);
+	f.h->resv = &rm;
+	fake_resv(&rv[0], "fairway-maint-bios", 6600, 8000, 0);
+	fake_resv(&rv[1], "first", 2000, 3000, 0);
+	fake_pending(&f.jobs.job_array[0], 830, 4, "gres:gpu:8");
+	f.jobs.job_array[0].time_limit = 30; /* 3000 + 1860 < 6600: the gap */
+	fake_pending(&f.jobs.job_array[1], 831, 4, "gres:gpu:8");
+	f.jobs.job_array[1].time_limit = 90; /* 3000 + 5460 > 6600 */
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	ASSERT_EQ(f.s->nodes[0].away_at, 2000 - FW__RESV_MARGIN_S);
+	ASSERT_EQ(f.s->nodes[0].back_at, 3000);
+	ASSERT_EQ(f.s->njobs, 1);
+	ASSERT_EQ(f.h->norphans, 1);
+	ASSERT_EQ(f.h->orphans[0].job, 831);
+	ASSERT_EQ(f.h->orphans[0].why, FW__ORPHAN_RESERVED);
+	ASSERT_STR_EQ(f.h->orphans[0].resv, "fairway-maint-bios");
+	ASSERT_EQ(fw_slurm_aside(f.h, a, 2), 1);
+	ASSERT_STR_EQ(a[0].reason, "slurm_reservation");
+	ASSERT_STR_CONTAINS(a[0].text, "every node it may use is in maintenance window bios from before its time");
+	ASSERT_STR_CONTAINS(a[0].text, "(fairway reservations; in Slurm, reservation fairway-maint-bios)");
+	ASSERT_STR_CONTAINS(a[0].text, "scontrol update jobid=831 timelimit=MINUTES");
+	na = plan_actions(&f, &ar, &acts);
+	for (int32_t k = 0; k < na; k++)
+		if (acts[k].kind == FW_DECIDE_RESERVE && !strcmp(acts[k].job, "830")) {
+			ASSERT_EQ(acts[k].at, 3000);
+			reserved830++;
+		}
+	ASSERT_EQ(reserved830, 1);
+	fw_arena_release(&ar);
+	/* the window alone: the node's first stay, the core's */
+	rm.record_count = 1;
+	fake_renew(&f);
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	ASSERT_EQ(f.s->nodes[0].away_at, 6600 - FW__RESV_MARGIN_S);
+	ASSERT_EQ(f.s->njobs, 2);
+	ASSERT_STR_EQ(filter_of(f.s, 1, buf, sizeof buf), "*");
+	f.h->resv = NULL;
+	fake_free(&f);
+}
+
 /* The waiting jobs the build leaves out are listed for the daemon
  * (fw_slurm_aside; GET /v1/jobs, `fairway jobs why`: before, a held job
  * was in no list and answered 404), each with a reason and what to do:
@@ -2703,7 +2763,7 @@ TEST(a_node_full_of_foreign_work_is_not_drained)
 }
 
 TEST_MAIN(a_run_time_limit_ends_a_job_and_bounds_a_start, a_node_is_back_between_two_reservations,
-	  each_node_of_a_reservation_counts_from_its_own_return,
+	  each_node_of_a_reservation_counts_from_its_own_return, a_maintenance_window_after_a_gap_keeps_long_jobs_off,
 	  libslurm_calls_are_serialized_one_at_a_time, the_tables_period_is_claimed_once_and_a_failed_read_keeps_the_last, a_capture_builds_apart_and_is_adopted_only_unmoved, the_reservation_filter_names_the_reservation_that_took_the_nodes, jobs_left_out_are_listed_aside_with_their_reason, a_job_its_user_requeue_held_is_not_planned, gres_counts_and_models, gres_index_masks, options, managed_partitions,
 	  plan_to_actions_and_notes, action_reasons_name_nodes_and_jobs, a_snapshot_from_slurm_never_overbooks_a_node,
 	  a_job_fairway_cannot_place_stops_no_cycle, every_gpu_request_form_is_gpus_per_node,
