@@ -97,6 +97,30 @@
 #                            adm_soon's end would run into it, waits with
 #                            reason slurm_reservation naming adm_later (no
 #                            reservation of fairway's across it)
+# A daemon's maintenance window after a gap (before, the Slurm node
+# filters kept an admin's reservations only: a job that would run from the
+# node's return into the window was reserved across it): window fw_later
+# on gpu003 80 minutes after adm_soon ends (its Slurm mirror
+# fairway-maint-fw_later):
+#   serve_window_gap_fits    a -t 70 job on gpu003 alone is expected at
+#                            adm_soon's end, and fairway's Slurm
+#                            reservation for it ends before the window
+#   serve_window_after_gap_held  a -t 100 job on gpu003 alone, which from
+#                            adm_soon's end would run into the window (not
+#                            into adm_later), waits with reason
+#                            slurm_reservation naming "maintenance window
+#                            fw_later", with no reservation of fairway's
+# A reservation on two nodes that come back at unlike times, taken node
+# by node (before, both counted from the later return): adm_pair on
+# gpu001 (back at adm_maint's end) and gpu002 (in adm_b, open now for an
+# hour), 10 minutes after adm_b ends:
+#   serve_pair_node_by_node  a -t 20 job on gpu001 or gpu002, which fits
+#                            the gap on gpu001 but would run into adm_pair
+#                            from gpu002's return, is expected at
+#                            adm_maint's end, with fairway's Slurm
+#                            reservation for it on gpu001, ending before
+#                            adm_pair (it was held, reason
+#                            slurm_reservation)
 . "$(dirname "$0")/../slurm/lib.sh"
 TEST_NAME=slurm_reservations
 GPUS=8 SWITCHES=1 lab_up 4
@@ -327,10 +351,66 @@ else
 	bad serve_gap_too_short_held "GET: $(cat "$T/long2.json"); Slurm: $(scontrol -o show res "fairway-$long2" 2>&1)"
 fi
 scancel "$gap" "$long2"
+# a daemon's window after a gap: kept through its Slurm mirror
+win_start=$((soon_end + 4800))
+curl -s -o /dev/null -X POST -H "$AUTH" "$API/reservations" \
+	-d "{\"id\": \"fw_later\", \"kind\": \"maintenance\", \"nodes\": [\"gpu003\"], \"start\": $win_start, \"end\": $((win_start + 600))}"
+wait_until 10 'scontrol show res fairway-maint-fw_later >/dev/null 2>&1' || bad setup "no fairway-maint-fw_later in Slurm"
+sleep 2 # a cycle or more after the read that saw it
+wfit=$(sbatch --parsable -A team_a --gres=gpu:8 -t 70 --exclude=gpu001,gpu002,gpu004 -o /dev/null --wrap 'sleep 1')
+wlong=$(sbatch --parsable -A team_a --gres=gpu:8 -t 100 --exclude=gpu001,gpu002,gpu004 -o /dev/null --wrap 'sleep 1')
+# reserved_by CHECK_FILE JOB WANT END NODE: GET /v1/jobs/JOB expects it
+# within 2 minutes of WANT, and fairway's Slurm reservation for it is on
+# NODE and ends by END
+reserved_by() {
+	curl -s "$API/jobs/$2" >"$1" &&
+		python3 -c 'import json,sys; j = json.load(open(sys.argv[1])); assert j["state"] == "pending" and abs(j["expectedStart"] - int(sys.argv[2])) <= 120, j' \
+			"$1" "$3" &&
+		r=$(scontrol -o show res "fairway-$2" 2>/dev/null) && grep -q " Nodes=$5 " <<<"$r" &&
+		e=$(date -u -d "$(sed -n 's/.*EndTime=\([^ ]*\).*/\1/p' <<<"$r")" +%s) && [ "$e" -le "$4" ]
+}
+if wait_until 15 'reserved_by "$T/wfit.json" "$wfit" "$soon_end" "$win_start" gpu003 2>/dev/null'; then
+	ok serve_window_gap_fits
+else
+	bad serve_window_gap_fits "GET: $(cat "$T/wfit.json"); Slurm: $(scontrol -o show res "fairway-$wfit" 2>&1); adm_soon ends $soon_end, fw_later from $win_start"
+fi
+wlong_held() {
+	curl -s "$API/jobs/$wlong" >"$T/wlong.json" &&
+		python3 -c 'import json,sys; j = json.load(open(sys.argv[1])); assert j["reason"] == "slurm_reservation" and "maintenance window fw_later" in j["reasonText"], j' "$T/wlong.json" &&
+		! scontrol show res "fairway-$wlong" >/dev/null 2>&1
+}
+if wait_until 15 'wlong_held 2>/dev/null'; then
+	ok serve_window_after_gap_held
+else
+	bad serve_window_after_gap_held "GET: $(cat "$T/wlong.json"); Slurm: $(scontrol -o show res "fairway-$wlong" 2>&1)"
+fi
+scancel "$wfit" "$wlong"
+# one reservation on two nodes that come back at unlike times
+scancel "$fill" "$whole" "$part"
+wait_until 20 "gone $fill && gone $whole && gone $part" || bad setup "fill, whole and part did not end"
+maint_at=$(date -u -d "$maint_end" +%s)
+[ $((maint_at - $(date +%s))) -ge 300 ] || bad setup "adm_maint ends in under 5 minutes: the lab ran too long"
+scontrol create reservation reservationname=adm_b starttime=now duration=60 nodes=gpu002 users=root \
+	flags=ignore_jobs >/dev/null || bad setup "adm_b"
+b_end=$(date -u -d "$(scontrol show res adm_b | sed -n 's/.*EndTime=\([^ ]*\).*/\1/p')" +%s)
+pair_start=$((b_end + 600))
+scontrol create reservation reservationname=adm_pair starttime="$(date -d "@$pair_start" +%FT%T)" duration=30 \
+	nodes=gpu001,gpu002 users=root >/dev/null || bad setup "adm_pair"
+wait_until 10 'curl -s "$API/reservations" | grep -q adm_pair' || bad setup "adm_pair not listed"
+sleep 2
+pj=$(sbatch --parsable -A team_a --gres=gpu:8 -t 20 --exclude=gpu003,gpu004 -o /dev/null --wrap 'sleep 1')
+if wait_until 15 'reserved_by "$T/pj.json" "$pj" "$maint_at" "$pair_start" gpu001 2>/dev/null'; then
+	ok serve_pair_node_by_node
+else
+	bad serve_pair_node_by_node "GET: $(cat "$T/pj.json"); Slurm: $(scontrol -o show res "fairway-$pj" 2>&1); adm_maint ends $maint_at, adm_b $b_end, adm_pair from $pair_start"
+fi
+scancel "$pj"
 serve_down
 cancel_all
 scontrol delete reservationname=adm_maint >/dev/null 2>&1
 scontrol delete reservationname=adm_soon >/dev/null 2>&1
 scontrol delete reservationname=adm_later >/dev/null 2>&1
+scontrol delete reservationname=adm_b >/dev/null 2>&1
+scontrol delete reservationname=adm_pair >/dev/null 2>&1
 scontrol delete reservationname=fairway-lab >/dev/null 2>&1
 finish
