@@ -953,6 +953,11 @@ static const char *begin_text(time_t t, char *buf, size_t len)
 	return buf;
 }
 
+const char *fw__slurm_minute_text(time_t t, char *buf, size_t len)
+{
+	return begin_text(t, buf, len);
+}
+
 /* No node of the job's partitions is left by its --exclude and
  * --constraint (filter.c): say which of them it asked. */
 static void no_node_text(const slurm_job_info_t *j, char *buf, size_t len)

@@ -15,15 +15,18 @@
  *   in_reservation     it asks for a reservation (--reservation), named:
  *                      Slurm places it there (released into it)
  *   dependency         released, its dependency unmet
- *   begin_time         --begin ahead
+ *   begin_time         its begin time ahead: a requeued job's (Slurm
+ *                      starts it again only from then: fairway's evict
+ *                      is such a requeue) or its --begin
  *   array_throttle     its array's %N throttle is full
  *   slurm_limit        released, and a limit of Slurm's own holds it back
  *   released           a heterogeneous job's component released onto
  *                      nodes others hold now
  *   not_plannable      a request fairway cannot plan (its comment's words)
- * The texts of the first three are written for the API (what to run,
- * with the job's id or the reservation's name); the others are the job's
- * Slurm comment without its "fairway: " mark.  No RPC: everything comes from the last read.
+ * The texts of the first three and of begin_time are written for the API
+ * (what to run, with the job's id or the reservation's name); the others
+ * are the job's Slurm comment without its "fairway: " mark.  No RPC:
+ * everything comes from the last read.
  */
 #include <stdio.h>
 #include <string.h>
@@ -91,6 +94,23 @@ static void reserved_text(const struct fw__orphan *o, const slurm_job_info_t *j,
 		 what, more, see, (unsigned)j->job_id);
 }
 
+/* Slurm starts it only from its begin time (EligibleTime): a requeued
+ * job's (Slurm sets it to the requeue plus AuthInfo's cred_expire, 120 s
+ * by default: slurm.conf), or its --begin. */
+static void begin_text(const slurm_job_info_t *j, char *buf, size_t n)
+{
+	char at[40];
+
+	fw__slurm_minute_text(j->eligible_time, at, sizeof at);
+	if (j->restart_cnt > 0)
+		snprintf(buf, n, "requeued (%u time%s): Slurm starts a requeued job again only from its begin time, %s "
+			 "(EligibleTime: the requeue plus AuthInfo's cred_expire, 120 s by default), and fairway plans it "
+			 "again from then: nothing to do", (unsigned)j->restart_cnt, j->restart_cnt == 1 ? "" : "s", at);
+	else
+		snprintf(buf, n, "its begin time (--begin) is %s: Slurm starts it only from then, and fairway plans it "
+			 "from then (scontrol update jobid=%u starttime=now brings it forward)", at, (unsigned)j->job_id);
+}
+
 /* It asks for a reservation (--reservation): Slurm's to place there. */
 static void in_resv_text(const struct fw__orphan *o, const slurm_job_info_t *j, char *buf, size_t n)
 {
@@ -114,6 +134,8 @@ static void text_of(const struct fw__orphan *o, const slurm_job_info_t *j, char 
 		reserved_text(o, j, buf, n);
 	} else if (o->why == FW__ORPHAN_TO_RESV || o->why == FW__ORPHAN_IN_RESV) {
 		in_resv_text(o, j, buf, n);
+	} else if (o->why == FW__ORPHAN_BEGIN) {
+		begin_text(j, buf, n);
 	} else {
 		fw__orphan_text(o, j, c, sizeof c);
 		snprintf(buf, n, "%s", strncmp(c, MARK, strlen(MARK)) ? c : c + strlen(MARK));

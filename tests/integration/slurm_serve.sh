@@ -17,8 +17,14 @@
 #                              refusal is logged once, naming --requeue, and
 #                              counted (fairway_actions_failed_total)
 #   serve_requeue_refusal_cleared   ... and the log says when it clears
-#   serve_restart_logged_once  a --requeue job on a node reported unhealthy
-#                              runs again on another node; its decision log
+#   serve_requeued_waits_listed  a --requeue job fairway requeued off a node
+#                              reported unhealthy waits for the begin time
+#                              Slurm gives a requeued job: GET /v1/jobs/ID
+#                              lists it with reason begin_time and a text
+#                              that says it was requeued and names that
+#                              time (Slurm's EligibleTime, to the minute;
+#                              before, the words of a --begin job)
+#   serve_restart_logged_once  ... it runs again on another node; its decision log
 #                              reads start, evict, start (the restart the
 #                              plan made in the eviction's cycle is applied
 #                              at the next, and logged once)
@@ -231,6 +237,20 @@ if wait_until 30 "test -n \"\$(squeue -h -j $rq -t R -o %N)\""; then
 		-d '{"healthy": false, "reason": "xid 79"}' "http://127.0.0.1:$PORT/v1/nodes/$rqnode/health"
 	wait_until 30 "test \"\$(squeue -h -j $rq -o %T)\" = PENDING"
 	begin=$(scontrol -o show job "$rq" | grep -o 'EligibleTime=[^ ]*')
+	at=$(date -d "${begin#EligibleTime=}" +%s 2>/dev/null || echo 0)
+	at=$(date -u -d "@$(((at + 59) / 60 * 60))" +%FT%H:%MZ) # the texts' minute, rounded up
+	requeued_listed() {
+		curl -s "http://127.0.0.1:$PORT/v1/jobs/$rq" >"$T/rq.json" &&
+			python3 -c 'import json,sys; j = json.load(open(sys.argv[1])); t = j["reasonText"]
+assert j["state"] == "pending" and j["reason"] == "begin_time", j
+assert t.startswith("requeued (1 time): Slurm starts a requeued job again only from its begin time, " + sys.argv[2] + " "), t' \
+				"$T/rq.json" "$at"
+	}
+	if wait_until 10 'requeued_listed 2>/dev/null'; then
+		ok serve_requeued_waits_listed
+	else
+		bad serve_requeued_waits_listed "GET: $(cat "$T/rq.json"); Slurm: $begin"
+	fi
 	scontrol update jobid="$rq" starttime=now
 	if wait_until 30 "n=\$(squeue -h -j $rq -t R -o %N); test -n \"\$n\" -a \"\$n\" != $rqnode"; then
 		sleep 2 # a few more cycles: no second start logged

@@ -2627,6 +2627,55 @@ TEST(a_job_its_user_requeue_held_is_not_planned)
 	fake_free(&f);
 }
 
+/* A job fairway evicted is requeued, and Slurm starts a requeued job
+ * again only from its begin time (EligibleTime: the requeue plus
+ * AuthInfo's cred_expire, 120 s by default, slurm.conf; about two minutes
+ * in the lab).  Until then it is left out of the snapshot (a start then
+ * would be Slurm's to refuse), and the daemon lists it with reason
+ * begin_time and a text that says it was requeued and when it may start
+ * (before, the words of a --begin job: "waits for its begin time");
+ * from its begin time on it is planned, and started.  A --begin job's
+ * text names its begin time and how to bring it forward. */
+TEST(a_requeued_job_waits_for_its_begin_time)
+{
+	struct fake f;
+	struct fw_backend_aside a[2];
+	struct fw_backend_action *acts;
+	struct fw_arena ar;
+	int32_t na, started = 0;
+
+	fake_init(&f, 1, 2);
+	fake_pending(&f.jobs.job_array[0], 840, 4, "gres:gpu:8");
+	f.jobs.job_array[0].restart_cnt = 1;
+	f.jobs.job_array[0].comment = (char *)FW__REQUEUED_TEXT; /* fairway's EVICT */
+	f.jobs.job_array[0].eligible_time = 1000 + 120 + 1;      /* requeued at 1000 */
+	fake_pending(&f.jobs.job_array[1], 841, 4, "gres:gpu:8");
+	f.jobs.job_array[1].eligible_time = 3600;                 /* --begin */
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	ASSERT_EQ(f.s->njobs, 0);
+	ASSERT_EQ(f.h->norphans, 2);
+	ASSERT_EQ(f.h->orphans[0].why, FW__ORPHAN_BEGIN);
+	ASSERT_EQ(fw_slurm_aside(f.h, a, 2), 2);
+	ASSERT_STR_EQ(a[0].job, "840");
+	ASSERT_STR_EQ(a[0].reason, "begin_time");
+	ASSERT_STR_CONTAINS(a[0].text, "requeued (1 time): Slurm starts a requeued job again only from its begin "
+				       "time, 1970-01-01T00:19Z (EligibleTime: the requeue plus AuthInfo's cred_expire");
+	ASSERT_STR_EQ(a[1].reason, "begin_time");
+	ASSERT_STR_CONTAINS(a[1].text, "its begin time (--begin) is 1970-01-01T01:00Z: Slurm starts it only from then");
+	ASSERT_STR_CONTAINS(a[1].text, "scontrol update jobid=841 starttime=now");
+	fake_renew(&f);
+	f.s->now = 1121; /* its begin time: planned, and started */
+	ASSERT_OK(fw__slurm_build(f.h, f.s, &f.w, &f.d));
+	ASSERT_EQ(f.s->njobs, 1);
+	ASSERT_STR_EQ(f.s->jobs[0].name, "840");
+	na = plan_actions(&f, &ar, &acts);
+	for (int32_t k = 0; k < na; k++)
+		started += acts[k].kind == FW_DECIDE_START && !strcmp(acts[k].job, "840");
+	ASSERT_EQ(started, 1);
+	fw_arena_release(&ar);
+	fake_free(&f);
+}
+
 /* A job fairway released onto a node that was then taken out (drained,
  * down, reserved) before Slurm ran it: Slurm never runs it there
  * ("ReqNodeNotAvail"), and fairway booked it there as running, for as
@@ -2764,6 +2813,7 @@ TEST(a_node_full_of_foreign_work_is_not_drained)
 
 TEST_MAIN(a_run_time_limit_ends_a_job_and_bounds_a_start, a_node_is_back_between_two_reservations,
 	  each_node_of_a_reservation_counts_from_its_own_return, a_maintenance_window_after_a_gap_keeps_long_jobs_off,
+	  a_requeued_job_waits_for_its_begin_time,
 	  libslurm_calls_are_serialized_one_at_a_time, the_tables_period_is_claimed_once_and_a_failed_read_keeps_the_last, a_capture_builds_apart_and_is_adopted_only_unmoved, the_reservation_filter_names_the_reservation_that_took_the_nodes, jobs_left_out_are_listed_aside_with_their_reason, a_job_its_user_requeue_held_is_not_planned, gres_counts_and_models, gres_index_masks, options, managed_partitions,
 	  plan_to_actions_and_notes, action_reasons_name_nodes_and_jobs, a_snapshot_from_slurm_never_overbooks_a_node,
 	  a_job_fairway_cannot_place_stops_no_cycle, every_gpu_request_form_is_gpus_per_node,
