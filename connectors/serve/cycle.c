@@ -821,6 +821,23 @@ static bool to_come(const struct fw_snapshot *s, const struct fw_reservation *r)
 	return s->now < r->start;
 }
 
+/* Node x leaves for r, which opens before any departure the backend
+ * gave it (Slurm's reservations to come, build.c: a window the daemon
+ * just made has no Slurm mirror until this cycle's apply): r's stay is
+ * the node's, merged with the later one if r runs into it; after a gap
+ * the later one is the backend's to keep (Slurm's filter keeps the jobs
+ * that would reach it off the node). */
+static void leave_sooner(struct fw_node *x, const struct fw_reservation *r)
+{
+	if (x->away_at && r->end >= x->away_at) {
+		if (x->back_at && r->end > x->back_at)
+			x->back_at = r->end;
+	} else {
+		x->back_at = r->end;
+	}
+	x->away_at = r->start;
+}
+
 /* A reservation to come (r: a maintenance window, or a queue's or a job's
  * reservation): each of its nodes in service leaves
  * when r opens and is back when r ends (fw_node.away_at, back_at), so the
@@ -842,13 +859,12 @@ static void leave_for(struct fw_snapshot *s, const struct fw_reservation *r)
 			continue;
 		struct fw_node *x = &s->nodes[n];
 		bool out = !x->schedulable || x->health == FW_HEALTH_UNHEALTHY || x->health == FW_HEALTH_DRAINING;
-		if (out || x->away_at) { /* r extends a stay out only if it opens by its end */
+		if (out || (x->away_at && x->away_at <= r->start)) { /* r extends a stay out only if it opens by its end */
 			if (x->back_at && r->start <= x->back_at && r->end > x->back_at)
 				x->back_at = r->end;
 			continue;
 		}
-		x->away_at = r->start;
-		x->back_at = r->end;
+		leave_sooner(x, r);
 	}
 }
 

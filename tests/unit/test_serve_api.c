@@ -2597,6 +2597,63 @@ TEST(a_node_in_two_windows_is_back_after_the_first)
 	}
 }
 
+/* A backend that gives node n1 a departure of its own (Slurm: an
+ * admin's reservation to come, build.c) at 90000, back at 95000. */
+static int later_departure_build(const struct fw_backend_copy *c, struct fw_snapshot *s, struct fw_backend_world *w,
+				 struct fw_diag *d)
+{
+	int rc = fw_backend_local.build(c, s, w, d);
+	int n = fw_snapshot_find_node(s, "n1");
+
+	if (rc == FW_OK && n >= 0) {
+		s->nodes[n].away_at = 90000;
+		s->nodes[n].back_at = 95000;
+	}
+	return rc;
+}
+
+/* A daemon window that opens before the departure the backend gave the
+ * node (Slurm: the window's mirror is made at this cycle's apply, so the
+ * build sees only the admin's later reservation) is the node's stay: it
+ * leaves when the window opens and a job that would run into the window
+ * does not start there.  Before, leave_for skipped a node the backend
+ * had sent away: the node read as leaving at 90000 and w (60 s from
+ * 5000) started on n1 across the window at 5020.  A window that runs
+ * into the later departure merges with it. */
+TEST(a_window_before_the_backends_departure_is_the_nodes_stay)
+{
+	static const struct {
+		const char *window;
+		fw_time leaves, back;
+	} cases[] = { { "\"start\":5020,\"end\":5040", 5020, 5040 }, { "\"start\":5020,\"end\":90000", 5020, 95000 } };
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		struct served f;
+		struct fw_backend_ops ops;
+		char body[8192], rq[256], want[64];
+
+		two_nodes_up(&f);
+		ops = fw_backend_local;
+		ops.build = later_departure_build;
+		f.d.bops = &ops;
+		submit(&f.d, "{\"name\":\"busy\",\"queue\":\"q\",\"runtime\":36000,\"tasks\":[{\"gpus\":8}]}");
+		ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar)); /* on one node until 41000 */
+		snprintf(rq, sizeof rq, "{\"id\":\"mw\",\"kind\":\"maintenance\",\"nodes\":[\"n1\"],%s}", cases[c].window);
+		ASSERT_EQ(post(&f.d, "/v1/reservations", rq), 201);
+		submit(&f.d, "{\"name\":\"w\",\"queue\":\"q\",\"runtime\":60,\"tasks\":[{\"gpus\":8}]}");
+		fixed_now = 5000;
+		ASSERT_OK(fw_serve_cycle_once(&f.d, &f.ar));
+		ASSERT_EQ(request(&f.d, "GET", "/v1/nodes/n1", "", body, sizeof body), 200);
+		snprintf(want, sizeof want, "\"leavesAt\":%lld", (long long)cases[c].leaves);
+		ASSERT_STR_CONTAINS(body, want);
+		snprintf(want, sizeof want, "\"backAt\":%lld", (long long)cases[c].back);
+		ASSERT_STR_CONTAINS(body, want);
+		ASSERT_EQ(request(&f.d, "GET", "/v1/jobs/w", "", body, sizeof body), 200);
+		ASSERT_STR_CONTAINS(body, "\"state\":\"pending\"");
+		f.d.bops = &fw_backend_local;
+		served_down(&f);
+	}
+}
+
 /* ---- answers a QA pass found misleading ------------------------------------ */
 
 /* method path body on a served daemon: "STATUS BODY" (a static buffer). */
@@ -2968,7 +3025,7 @@ TEST(a_model_in_another_case_is_the_fleets_and_a_bad_level_lists_the_levels)
 	served_down(&f);
 }
 
-TEST_MAIN(the_plan_filters_by_kind_queue_job_node_and_limit, every_node_the_backend_reports_is_overlaid_past_the_fleets_count, a_backend_adopts_its_build_at_the_apply_or_the_plan_is_stale, a_report_with_every_gpu_bad_makes_the_node_unhealthy, the_job_list_filters_by_reason, a_job_array_is_shown_whole_and_its_tasks_listed, a_job_the_fleet_could_never_hold_is_refused, jobs_the_backend_keeps_aside_are_listed_with_their_reason, a_body_the_endpoint_does_not_read_is_refused_and_a_body_must_be_json, a_window_s_end_is_a_start_time, a_node_in_two_windows_is_back_after_the_first, a_job_over_its_queue_limit_is_warned_and_told_why, a_path_that_is_not_utf8_is_refused_not_failed, a_sub_cycle_reserves_no_job_the_cycle_starts, the_fit_check_reads_selectors_and_groups_together, a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
+TEST_MAIN(the_plan_filters_by_kind_queue_job_node_and_limit, every_node_the_backend_reports_is_overlaid_past_the_fleets_count, a_backend_adopts_its_build_at_the_apply_or_the_plan_is_stale, a_report_with_every_gpu_bad_makes_the_node_unhealthy, the_job_list_filters_by_reason, a_job_array_is_shown_whole_and_its_tasks_listed, a_job_the_fleet_could_never_hold_is_refused, jobs_the_backend_keeps_aside_are_listed_with_their_reason, a_body_the_endpoint_does_not_read_is_refused_and_a_body_must_be_json, a_window_s_end_is_a_start_time, a_node_in_two_windows_is_back_after_the_first, a_window_before_the_backends_departure_is_the_nodes_stay, a_job_over_its_queue_limit_is_warned_and_told_why, a_path_that_is_not_utf8_is_refused_not_failed, a_sub_cycle_reserves_no_job_the_cycle_starts, the_fit_check_reads_selectors_and_groups_together, a_refused_queue_change_ends_no_job, budget_safe_left_in_fairshare_metrics_and_health,
 	  an_unbounded_running_job_makes_left_unknown, no_left_without_budget_safe,
 	  before_the_first_cycle_jobs_are_whole_and_nodes_wait, a_cancelled_job_leaves_the_list_before_the_next_cycle,
 	  log_rows_older_than_log_keep_are_deleted_by_the_cycle, the_job_list_filters_by_queue_and_user,
