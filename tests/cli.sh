@@ -2426,6 +2426,28 @@ sys.exit(not (a == b and a.get("scorers")))' "$FD/cache.json" "$FD/no-cache.json
 else
 	bad "sim-fgd-no-cache-same-runs"
 fi
+# sim fgd --json's keys are camelCase, as every --json of fairway (the CSVs keep theirs)
+if python3 -c 'import json, re, sys
+def keys(v):
+    if isinstance(v, dict):
+        for k, x in v.items():
+            yield k
+            yield from keys(x)
+    elif isinstance(v, list):
+        for x in v:
+            yield from keys(x)
+d = json.load(open(sys.argv[1]))
+ks = set(keys(d))
+bad = sorted(k for k in ks if not re.fullmatch("[a-z]+([A-Z][a-z]*)*", k))
+assert not bad, bad
+assert {"podsFile", "seedFirst", "typicalPods", "publishedFgdMean", "paperName", "publishedMean",
+        "diffPp", "allocPct", "finalAllocPct", "curveAllocPctByArrivedPct"} <= ks, sorted(ks)
+run = d["scorers"][0]["runs"][0]
+assert len(run["curveAllocPctByArrivedPct"]) == 131 and run["placed"] + run["failed"] == run["pods"], run' "$FD/cache.json"; then
+	ok "sim-fgd-json-camel-case"
+else
+	bad "sim-fgd-json-camel-case"
+fi
 expect "sim-fgd-bad-tolerance" 2 "--tolerance wants a number of percentage points >= 0, not '-1'" \
 	"$FW" sim fgd --pods "$FD/p3.csv" --nodes "$FD/n2.csv" --tolerance -1
 # an unwritable --json is refused before the experiment runs, with the OS
