@@ -3125,15 +3125,14 @@ static const char *subcommand_of(const char *cmd, char **words, int n)
 }
 
 /* `fairway help CMD SUB` (`fairway CMD SUB --help`): 0 when SUB is one
- * of CMD's subcommands, or none is given; else 2, naming the word and
- * CMD's subcommands (a command without any takes only flags). */
+ * of CMD's subcommands, or none is given, or CMD has none (`fairway stats
+ * --help x` is stats' help, as `fairway plan --help x` is plan's: --help
+ * wins over the words it would refuse); else 2, naming the word and CMD's
+ * subcommands. */
 static int help_sub_ok(const char *cmd, const char *sub)
 {
-	if (!sub)
+	if (!sub || find_spec(cmd, NULL)) /* its only row, whatever sub is */
 		return 0;
-	if (find_spec(cmd, NULL)) /* its only row, whatever sub is */
-		return fw_cli_usage_error(cmd, "unexpected argument '%s' (`fairway %s` has no subcommands; it takes "
-					  "only flags)", sub, cmd);
 	return find_spec(cmd, sub) ? 0 : unknown_sub(cmd, sub);
 }
 
