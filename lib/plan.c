@@ -396,6 +396,14 @@ static const char *no_room_words(int64_t r)
 		return "health holds back the nodes it needs";
 	case FW_REASON_LEAVING:
 		return "the only room is on nodes that leave before it would end";
+	case FW_REASON_NO_CPU: /* the nodes, not its turn: say which resource */
+		return "no node with its GPUs free has the CPU its first task asks";
+	case FW_REASON_NO_MEM:
+		return "no node with its GPUs free has the memory its first task asks";
+	case FW_REASON_NO_RESOURCES:
+		return "no set of nodes has the CPU, memory and GPUs for all its tasks at once";
+	case FW_REASON_NO_MODEL:
+		return "no node of the GPU model it asks for has the GPUs free";
 	default:
 		return NULL;
 	}

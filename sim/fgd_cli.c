@@ -687,9 +687,9 @@ static json_t *json_run(const struct fw_fgd_run *r)
 	json_object_set_new(o, "pods", json_integer((json_int_t)r->pods));
 	json_object_set_new(o, "placed", json_integer((json_int_t)r->placed));
 	json_object_set_new(o, "failed", json_integer((json_int_t)r->failed));
-	json_object_set_new(o, "alloc_pct", jnum(r->headline));
-	json_object_set_new(o, "final_alloc_pct", jnum(r->final_alloc));
-	json_object_set_new(o, "curve_alloc_pct_by_arrived_pct", curve);
+	json_object_set_new(o, "allocPct", jnum(r->headline));
+	json_object_set_new(o, "finalAllocPct", jnum(r->final_alloc));
+	json_object_set_new(o, "curveAllocPctByArrivedPct", curve);
 	return o;
 }
 
@@ -700,13 +700,13 @@ static json_t *json_result(const struct result *r)
 	for (size_t i = 0; i < r->nruns; i++)
 		json_array_append_new(runs, json_run(&r->runs[i]));
 	json_object_set_new(o, "name", json_string(r->ops->name));
-	json_object_set_new(o, "paper_name", paper ? json_string(paper)
+	json_object_set_new(o, "paperName", paper ? json_string(paper)
 						   : json_null());
 	json_object_set_new(o, "mean", jnum(r->mean));
 	json_object_set_new(o, "std", jnum(r->std));
-	json_object_set_new(o, "published_mean", jnum(r->pub_mean));
-	json_object_set_new(o, "published_std", jnum(r->pub_std));
-	json_object_set_new(o, "diff_pp", jnum(r->mean - r->pub_mean));
+	json_object_set_new(o, "publishedMean", jnum(r->pub_mean));
+	json_object_set_new(o, "publishedStd", jnum(r->pub_std));
+	json_object_set_new(o, "diffPp", jnum(r->mean - r->pub_mean));
 	json_object_set_new(o, "ok", json_boolean(r->ok));
 	json_object_set_new(o, "runs", runs);
 	return o;
@@ -758,18 +758,18 @@ static int write_json(const struct cli *c, struct fw_outfile *out, const struct 
 	for (size_t i = 0; i < nres; i++)
 		json_array_append_new(sc, json_result(&res[i]));
 	json_object_set_new(o, "experiment", json_string("fgd-openb"));
-	json_object_set_new(o, "pods_file", json_string(c->pods));
-	json_object_set_new(o, "nodes_file", json_string(c->nodes));
-	json_object_set_new(o, "published_file", pub->file[0]
+	json_object_set_new(o, "podsFile", json_string(c->pods));
+	json_object_set_new(o, "nodesFile", json_string(c->nodes));
+	json_object_set_new(o, "publishedFile", pub->file[0]
 				    ? json_string(pub->file) : json_null());
 	json_object_set_new(o, "pods", json_integer((json_int_t)w->npods));
 	json_object_set_new(o, "nodes", json_integer((json_int_t)w->nnodes));
 	json_object_set_new(o, "gpus", json_integer(w->total_gpus));
 	json_object_set_new(o, "tune", json_real(c->tune));
-	json_object_set_new(o, "seed_first", json_integer((json_int_t)c->seed_lo));
-	json_object_set_new(o, "seed_last", json_integer((json_int_t)c->seed_hi));
-	json_object_set_new(o, "typical_pods", json_integer((json_int_t)w->typical.n));
-	json_object_set_new(o, "published_fgd_mean", jnum(pub->fgd_mean));
+	json_object_set_new(o, "seedFirst", json_integer((json_int_t)c->seed_lo));
+	json_object_set_new(o, "seedLast", json_integer((json_int_t)c->seed_hi));
+	json_object_set_new(o, "typicalPods", json_integer((json_int_t)w->typical.n));
+	json_object_set_new(o, "publishedFgdMean", jnum(pub->fgd_mean));
 	json_object_set_new(o, "seconds", json_real(seconds));
 	json_object_set_new(o, "scorers", sc);
 	rc = json_dumpf(o, out->f, JSON_INDENT(1) | JSON_REAL_PRECISION(10));

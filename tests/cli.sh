@@ -456,11 +456,11 @@ expect "help-unknown-subcommand-as-flag" 2 "unknown subcommand 'nosuch'; \`fairw
 for c in nodes reservations fairshare; do
 	expect "help-$c-unknown-subcommand" 2 "unknown subcommand 'nosuch'; \`fairway $c\` has: list" "$FW" help $c nosuch
 done
-expect "help-stats-takes-no-subcommand" 2 "unexpected argument 'nosuch' (\`fairway stats\` has no subcommands" \
-	"$FW" help stats nosuch
-expect "help-decisions-takes-no-subcommand" 2 "unexpected argument 'x' (\`fairway decisions\` has no subcommands" \
-	"$FW" help decisions x
-expect "help-plan-server-takes-no-subcommand" 2 "unexpected argument 'x'" "$FW" help plan --server http://127.0.0.1:1 x
+# a command without subcommands: --help wins over the words beside it, as
+# plan's, serve's and sacct2fairway's (help_same below checks each form)
+expect "help-stats-ignores-a-word" 0 "usage: fairway stats" "$FW" help stats nosuch
+expect "help-decisions-ignores-a-word" 0 "usage: fairway decisions" "$FW" help decisions x
+expect "help-plan-server-ignores-a-word" 0 "usage: fairway plan --server URL" "$FW" help plan --server http://127.0.0.1:1 x
 expect "help-help-nosuch" 2 "unknown command 'nosuch'" "$FW" help help nosuch
 expect "help-help-jobs" 0 "usage: fairway jobs" "$FW" help help jobs
 # a known subcommand, and a flag's value before it, still give the help
@@ -524,7 +524,15 @@ expect "help-anywhere-unknown-sim-sub" 2 "unknown experiment 'rn' (did you mean 
 expect "help-anywhere-unknown-trace-sub" 2 "unknown subcommand 'sact2fairway' (did you mean 'sacct2fairway'?)" \
 	"$FW" trace --help sact2fairway
 expect "help-anywhere-unknown-command" 2 "unknown command 'jbos' (did you mean 'jobs'?)" "$FW" --help jbos submit
-expect "help-anywhere-stats-word" 2 "unexpected argument 'x'" "$FW" stats --help x
+for c in stats decisions policies serve plan; do
+	help_same "help-anywhere-$c-word" "$("$FW" $c --help | head -1)" "$c --help" "$c --help x" "$c x --help" \
+		"help $c x" "--help $c x y" "$c --help --json x"
+done
+help_same "help-anywhere-plan-server-word" "$("$FW" plan --server http://127.0.0.1:1 --help | head -1)" \
+	"plan --server http://127.0.0.1:1 --help" "plan --server http://127.0.0.1:1 --help x" "plan --server http://127.0.0.1:1 x --help"
+for c in "sim run" "sim fgd"; do
+	help_same "help-anywhere-${c/ /-}-word" "$("$FW" $c --help | head -1)" "$c --help" "$c --help x" "$c x --help" "help $c x"
+done
 # the client's shared flags before the command are as good as after it
 # (a port nobody listens on: the flag reached the client)
 expect "shared-flags-before-command-server" 1 "cannot reach http://127.0.0.1:1:" \
@@ -2425,6 +2433,28 @@ sys.exit(not (a == b and a.get("scorers")))' "$FD/cache.json" "$FD/no-cache.json
 	ok "sim-fgd-no-cache-same-runs"
 else
 	bad "sim-fgd-no-cache-same-runs"
+fi
+# sim fgd --json's keys are camelCase, as every --json of fairway (the CSVs keep theirs)
+if python3 -c 'import json, re, sys
+def keys(v):
+    if isinstance(v, dict):
+        for k, x in v.items():
+            yield k
+            yield from keys(x)
+    elif isinstance(v, list):
+        for x in v:
+            yield from keys(x)
+d = json.load(open(sys.argv[1]))
+ks = set(keys(d))
+bad = sorted(k for k in ks if not re.fullmatch("[a-z]+([A-Z][a-z]*)*", k))
+assert not bad, bad
+assert {"podsFile", "seedFirst", "typicalPods", "publishedFgdMean", "paperName", "publishedMean",
+        "diffPp", "allocPct", "finalAllocPct", "curveAllocPctByArrivedPct"} <= ks, sorted(ks)
+run = d["scorers"][0]["runs"][0]
+assert len(run["curveAllocPctByArrivedPct"]) == 131 and run["placed"] + run["failed"] == run["pods"], run' "$FD/cache.json"; then
+	ok "sim-fgd-json-camel-case"
+else
+	bad "sim-fgd-json-camel-case"
 fi
 expect "sim-fgd-bad-tolerance" 2 "--tolerance wants a number of percentage points >= 0, not '-1'" \
 	"$FW" sim fgd --pods "$FD/p3.csv" --nodes "$FD/n2.csv" --tolerance -1

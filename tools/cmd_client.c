@@ -218,30 +218,23 @@ static const char *dur(double secs, char *buf, size_t n)
 	return fw_render_span_exact((fw_time)llround(secs), buf, n);
 }
 
-/* "in 5m", "12 s ago", "unknown" relative to now. */
+/* "in 5m", "12s ago", "in 26h03m", "now", "unknown": t relative to now,
+ * as the plan writes a span (fw_render_span_exact: "+43m20s"), cut to
+ * the minute from an hour on (7143 s is 1h59m, never rounded up to 2h;
+ * 26 hours are 26h00m, not a day: one form, as the tables). */
 static void when(char *buf, size_t n, json_t *t)
 {
 	long long d, a;
-	char span[24];
+	char span[32];
 
-	if (!json_is_integer(t)) {
-		snprintf(buf, n, "unknown");
+	if (!json_is_integer(t) || json_integer_value(t) > FW_TIME_MAX || json_integer_value(t) < -FW_TIME_MAX) {
+		snprintf(buf, n, "unknown"); /* not a time fairway writes: no overflow below */
 		return;
 	}
 	d = (long long)json_integer_value(t) - (long long)time(NULL);
 	a = d < 0 ? -d : d;
-	/* two units, the smaller cut (never rounded up): 7143 s is 1h59m,
-	 * not 1h; minutes in two digits, as the tables (1h05m, 2h00m); a
-	 * whole day or minute alone (2d, 5m) */
-	if (a >= 86400)
-		snprintf(span, sizeof span, a % 86400 / 3600 ? "%lldd%lldh" : "%lldd", a / 86400, a % 86400 / 3600);
-	else if (a >= 3600)
-		snprintf(span, sizeof span, "%lldh%02lldm", a / 3600, a % 3600 / 60); /* as the tables: 2h05m */
-	else if (a >= 60)
-		snprintf(span, sizeof span, a % 60 ? "%lldm%llds" : "%lldm", a / 60, a % 60);
-	else
-		snprintf(span, sizeof span, "%llds", a);
-	if (d <= 0 && a == 0)
+	fw_render_span_exact((fw_time)(a < 3600 ? a : a - a % 60), span, sizeof span);
+	if (a == 0)
 		snprintf(buf, n, "now");
 	else
 		snprintf(buf, n, d < 0 ? "%s ago" : "in %s", span);
@@ -1958,7 +1951,7 @@ static const char *const rsv_flags[][2] = {
 	{ NULL, NULL },
 };
 
-/* The widest of the START or END cells ("in 3d4h", "12m5s ago"), at
+/* The widest of the START or END cells ("in 76h00m", "12m05s ago"), at
  * least 10: a column as wide as its longest entry. */
 static int when_width(json_t *rs, const char *key)
 {
@@ -2449,8 +2442,9 @@ static const char *span_of(json_t *v, bool ms, char *buf, size_t n)
 	return buf;
 }
 
-/* A quantile's bound ("<= 5m"): "-" with no start, "> 7d" past the last
- * bucket. */
+/* A quantile's bound ("<= 5m", "<= 24h00m"): "-" with no start, "> 168h00m"
+ * past the last bucket (7 days, FW_WAIT_BUCKETS in connectors/serve
+ * serve_int.h), in hours as every span of the client. */
 static const char *bound_of(json_t *w, const char *key, char *buf, size_t n)
 {
 	char t[32];
@@ -2458,7 +2452,7 @@ static const char *bound_of(json_t *w, const char *key, char *buf, size_t n)
 	if (num(w, "starts") == 0)
 		snprintf(buf, n, "-");
 	else if (!json_is_integer(json_object_get(w, key)))
-		snprintf(buf, n, "> 7d");
+		snprintf(buf, n, "> %s", fw_render_span(7 * 86400, t, sizeof t));
 	else
 		snprintf(buf, n, "<= %s", fw_render_span(json_integer_value(json_object_get(w, key)), t, sizeof t));
 	return buf;
@@ -3131,15 +3125,14 @@ static const char *subcommand_of(const char *cmd, char **words, int n)
 }
 
 /* `fairway help CMD SUB` (`fairway CMD SUB --help`): 0 when SUB is one
- * of CMD's subcommands, or none is given; else 2, naming the word and
- * CMD's subcommands (a command without any takes only flags). */
+ * of CMD's subcommands, or none is given, or CMD has none (`fairway stats
+ * --help x` is stats' help, as `fairway plan --help x` is plan's: --help
+ * wins over the words it would refuse); else 2, naming the word and CMD's
+ * subcommands. */
 static int help_sub_ok(const char *cmd, const char *sub)
 {
-	if (!sub)
+	if (!sub || find_spec(cmd, NULL)) /* its only row, whatever sub is */
 		return 0;
-	if (find_spec(cmd, NULL)) /* its only row, whatever sub is */
-		return fw_cli_usage_error(cmd, "unexpected argument '%s' (`fairway %s` has no subcommands; it takes "
-					  "only flags)", sub, cmd);
 	return find_spec(cmd, sub) ? 0 : unknown_sub(cmd, sub);
 }
 

@@ -348,9 +348,10 @@ static int flags_after(int argc, char **argv, int lead)
  * jobs submit --help` and `fairway help jobs submit` (as git's) all print
  * `jobs submit`'s help: the deepest command the line names, wherever the
  * --help (or -h) is; the words after it are its own (`fairway help trace
- * sacct2fairway IN` is sacct2fairway's help).  An unknown command or
- * subcommand is refused, exit 2, naming the nearest one; the client
- * commands also refuse a word where none goes (cmd_client.c). */
+ * sacct2fairway IN` is sacct2fairway's help, `fairway stats --help x`
+ * stats', exit 0, as a command without subcommands ignores what follows
+ * it).  An unknown command, or an unknown subcommand of one that has
+ * some, is refused, exit 2, naming the nearest one (cmd_client.c). */
 
 static bool is_help(const char *w)
 {

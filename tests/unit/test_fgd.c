@@ -674,16 +674,16 @@ TEST(cli_runs_and_writes_json)
 	ASSERT_STR_EQ(json_string_value(json_object_get(
 			      json_array_get(sc, 1), "name")), "fgd");
 	ASSERT_NEAR(json_real_value(json_object_get(json_array_get(sc, 1),
-						    "published_mean")),
+						    "publishedMean")),
 		    90.0, 0);
 	ASSERT(json_is_null(json_object_get(json_array_get(sc, 2),
-					    "published_mean")));
+					    "publishedMean")));
 	ASSERT_EQ(json_array_size(json_object_get(json_array_get(sc, 0),
 						  "runs")), 2);
 	ASSERT_EQ(json_array_size(json_object_get(
 			  json_array_get(json_object_get(json_array_get(sc, 0),
 							 "runs"), 0),
-			  "curve_alloc_pct_by_arrived_pct")), 131);
+			  "curveAllocPctByArrivedPct")), 131);
 	json_decref(j);
 	unlink(np);
 	unlink(pp);
