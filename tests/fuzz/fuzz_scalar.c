@@ -36,7 +36,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-typedef __int128 i128;
+__extension__ typedef __int128 i128; /* gcc and clang both have it */
 
 #define WORD_MAX 256
 #define NEAR_EDGE ((i128)1 << 62) /* "far from the int64 edge" below this */
