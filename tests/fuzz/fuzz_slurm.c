@@ -43,7 +43,9 @@
  *                                  less 10^6 (so 1000000 is now), nodes
  *                                  a comma list of node numbers (0 the
  *                                  first N line), flags Slurm's; a name
- *                                  "fairway-..." is fairway's own.  A
+ *                                  fairway-<job> or fairway-maint-...
+ *                                  is fairway's own (any other
+ *                                  "fairway-..." an admin's).  A
  *                                  node of an open one fairway may
  *                                  close (never start a job there) is
  *                                  not schedulable; a pending job may
@@ -760,17 +762,49 @@ static void aside_holds(struct fw_slurm *h)
 }
 
 /* The daemon's list of Slurm's reservations (fw_slurm_reservations):
- * every one but fairway's own ("fairway-..."; a name too long for the
- * list is left out), with its times, and node names that are nodes of
- * the world, each a node the reservation holds (resv_holds). */
+ * every one but fairway's own (fairway-maint-<id>, a window's mirror,
+ * and fairway-<job>, a job's, the job named A or A_T in decimal; an
+ * admin's "fairway-test" is the admin's, docs/slurm.md; a name too long
+ * for the list is left out), with its times, and node names that are
+ * nodes of the world, each a node the reservation holds (resv_holds). */
 static bool resv_holds(const reserve_info_t *r, int i);
+
+/* A decimal at *p no more than max, *p moved past it. */
+static bool decimal_upto(const char **p, uint64_t max)
+{
+	const char *s = *p;
+	uint64_t v = 0;
+
+	for (; **p >= '0' && **p <= '9'; (*p)++)
+		v = v > max ? v : v * 10 + (uint64_t)(**p - '0');
+	return *p != s && v <= max;
+}
+
+static bool fairways_resv(const char *name)
+{
+	const char *p = name + 8;
+
+	if (strncmp(name, "fairway-", 8))
+		return false;
+	if (!strncmp(p, "maint-", 6))
+		return true;
+	if (!decimal_upto(&p, UINT32_MAX))
+		return false;
+	if (*p == '_') {
+		p++;
+		if (!decimal_upto(&p, (uint64_t)NO_VAL - 1))
+			return false;
+	}
+	return *p == '\0';
+}
+
 static void listed_holds(const struct world *w, const struct fw_slurm *h)
 {
 	struct fw_backend_rsv out[4];
 	int n = fw_slurm_reservations(h, out, 4), want = 0;
 
 	for (int i = 0; i < w->nr; i++)
-		want += strncmp(w->resv[i].name, "fairway-", 8) && strlen(w->resv[i].name) < FW_NAME_MAX;
+		want += !fairways_resv(w->resv[i].name) && strlen(w->resv[i].name) < FW_NAME_MAX;
 	if (n != want)
 		abort();
 	for (int k = 0; k < n && k < 4; k++) {
