@@ -2693,13 +2693,16 @@ static const char *const variant_keys[] = { "starve-after", "backfill", "reserve
 enum { SET_STARVE = 1u, SET_BACKFILL = 2u, SET_RESERVE = 4u, SET_XFACTOR = 8u, SET_USERS = 16u,
        SET_GRACE = 32u, SET_SLICES = 64u, SET_DESERVED = 128u, SET_MAX_RUNTIME = 256u, SET_BUDGET = 512u,
        SET_BUDGET_SAFE = 1024u, SET_ESTIMATE = 2048u };
+_Static_assert(SET_ESTIMATE == 1u << (sizeof variant_keys / sizeof *variant_keys - 1),
+	       "one bit per key of variant_keys, in its order");
 
 /* Does policy p take the variant setting `bit` (1 starve-after: it has a
  * starvation pass; 2 backfill and 4 reserve-depth: it makes reservations,
  * which backfill=easy|conservative is the rule of)? */
 static bool takes_setting(const struct fw_policy_ops *p, unsigned bit)
 {
-	return bit == SET_STARVE ? p->starve_after_s > 0 : bit == SET_BACKFILL || bit == SET_RESERVE ? p->reserve_depth > 0
+	return bit == SET_STARVE ? p->starve_after_s > 0
+	       : bit == SET_BACKFILL || bit == SET_RESERVE ? p->reserve_depth > 0
 	       : bit == SET_XFACTOR ? !p->job_before && !p->job_score
 	       : bit == SET_USERS ? p->queue_order != FW_QORDER_GLOBAL
 	       : bit == SET_GRACE ? p->reclaim : true;
